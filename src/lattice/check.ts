@@ -1,0 +1,277 @@
+/**
+ * Proof and quality of a reduced basis, independent of the algorithm that produced it:
+ *  - the LLL conditions (|mu_ij| <= eta, Lovasz with delta) re-checked in float64;
+ *  - the pairwise Lagrange conditions that the Jacobi method guarantees;
+ *  - exact unimodularity of Z (integer entries, |det Z| = 1) in integer arithmetic;
+ *  - B_in Z = B_out (exactly, in integers, when B_in is integral);
+ *  - Hadamard ratio, orthogonality defect and root Hermite factor.
+ */
+
+/** Gram-Schmidt in float64 (modified Gram-Schmidt, on a copy). mu is m x m column-major: mu[i + j*m] = mu_{i,j}, j < i. */
+export function gramSchmidt(B: ArrayLike<number>, n: number, m: number): { mu: Float64Array; r: Float64Array } {
+  const q = Float64Array.from(B as ArrayLike<number>);
+  const mu = new Float64Array(m * m);
+  const r = new Float64Array(m); // r[j] = ||b*_j||^2
+  for (let j = 0; j < m; j++) {
+    const qj = j * n;
+    for (let i = 0; i < j; i++) {
+      // mu_{j,i} = <b_j, b*_i> / ||b*_i||^2, with b_j already orthogonalised against b*_0..b*_{i-1}
+      const qi = i * n;
+      let dot = 0;
+      for (let t = 0; t < n; t++) dot += q[qj + t]! * q[qi + t]!;
+      const c = r[i]! > 0 ? dot / r[i]! : 0;
+      mu[j + i * m] = c;
+      for (let t = 0; t < n; t++) q[qj + t]! -= c * q[qi + t]!;
+    }
+    let s = 0;
+    for (let t = 0; t < n; t++) s += q[qj + t]! * q[qj + t]!;
+    r[j] = s;
+  }
+  return { mu, r };
+}
+
+export interface LLLCheck {
+  ok: boolean;
+  /** max |mu_ij| over j < i. */
+  maxMu: number;
+  /** min over k of (||b*_k||^2 + mu_{k,k-1}^2 ||b*_{k-1}||^2) / ||b*_{k-1}||^2 - delta (>= 0 when Lovasz holds). */
+  lovaszSlack: number;
+  /** First violations found, as text. */
+  violations: string[];
+}
+
+/** Relative tolerance of the float64 re-check (rounding in the check itself). */
+export const CHECK_TOLERANCE = 1e-9;
+
+export function checkLLL(B: ArrayLike<number>, n: number, m: number, delta: number, eta: number, tol = CHECK_TOLERANCE): LLLCheck {
+  const { mu, r } = gramSchmidt(B, n, m);
+  const violations: string[] = [];
+  let maxMu = 0;
+  let lovaszSlack = Infinity;
+  for (let i = 0; i < m; i++) {
+    if (!(r[i]! > 0)) violations.push(`||b*_${i}||^2 = ${r[i]} (dependent vectors)`);
+    for (let j = 0; j < i; j++) {
+      const a = Math.abs(mu[i + j * m]!);
+      if (a > maxMu) maxMu = a;
+      if (a > eta + tol && violations.length < 5) violations.push(`|mu_${i},${j}| = ${a} > eta = ${eta}`);
+    }
+  }
+  for (let k = 1; k < m; k++) {
+    const m1 = mu[k + (k - 1) * m]!;
+    const slack = (r[k]! + m1 * m1 * r[k - 1]!) / r[k - 1]! - delta;
+    if (slack < lovaszSlack) lovaszSlack = slack;
+    if (slack < -tol && violations.length < 5) violations.push(`Lovasz fails at k = ${k}: slack ${slack}`);
+  }
+  if (m === 1) lovaszSlack = 0;
+  return { ok: violations.length === 0 && Number.isFinite(maxMu), maxMu, lovaszSlack, violations };
+}
+
+export interface LagrangeCheck {
+  ok: boolean;
+  /** max over pairs of |b_i . b_j| / min(||b_i||^2, ||b_j||^2); at most 1/2 when every pair is Lagrange-reduced. */
+  maxRatio: number;
+  violations: string[];
+}
+
+/** Every pair of columns Lagrange-reduced: |b_i . b_j| <= min(||b_i||^2, ||b_j||^2) / 2. */
+export function checkLagrangePairs(B: ArrayLike<number>, n: number, m: number, tol = CHECK_TOLERANCE): LagrangeCheck {
+  const norms = new Float64Array(m);
+  for (let j = 0; j < m; j++) {
+    let s = 0;
+    for (let t = 0; t < n; t++) s += B[j * n + t]! * B[j * n + t]!;
+    norms[j] = s;
+  }
+  let maxRatio = 0;
+  const violations: string[] = [];
+  for (let i = 0; i < m; i++) {
+    if (!(norms[i]! > 0)) violations.push(`column ${i} is zero`);
+    for (let j = i + 1; j < m; j++) {
+      let d = 0;
+      for (let t = 0; t < n; t++) d += B[i * n + t]! * B[j * n + t]!;
+      const ratio = Math.abs(d) / Math.min(norms[i]!, norms[j]!);
+      if (ratio > maxRatio) maxRatio = ratio;
+      if (ratio > 0.5 + tol && violations.length < 5) violations.push(`pair (${i}, ${j}): |b_i.b_j| / min norm^2 = ${ratio} > 1/2`);
+    }
+  }
+  return { ok: violations.length === 0, maxRatio, violations };
+}
+
+export interface UnimodularCheck {
+  ok: boolean;
+  integer: boolean;
+  /** det Z, exactly (when integer). */
+  det: bigint | null;
+  method: 'inverse' | 'bareiss' | 'none';
+}
+
+/** Exact determinant of an integer matrix by fraction-free (Bareiss) elimination on BigInt. */
+export function bareissDet(a: ArrayLike<number>, m: number): bigint {
+  const M: bigint[] = Array.from(a as ArrayLike<number>, (v) => BigInt(v));
+  let sign = 1n;
+  let prev = 1n;
+  for (let k = 0; k < m - 1; k++) {
+    // pivot: a nonzero entry in column k at or below row k (column-major: M[i + k*m])
+    let p = k;
+    while (p < m && M[p + k * m] === 0n) p++;
+    if (p === m) return 0n;
+    if (p !== k) {
+      for (let j = 0; j < m; j++) { const t = M[k + j * m]!; M[k + j * m] = M[p + j * m]!; M[p + j * m] = t; }
+      sign = -sign;
+    }
+    const pkk = M[k + k * m]!;
+    for (let i = k + 1; i < m; i++) {
+      const aik = M[i + k * m]!;
+      for (let j = k + 1; j < m; j++) M[i + j * m] = (M[i + j * m]! * pkk - aik * M[k + j * m]!) / prev;
+      M[i + k * m] = 0n;
+    }
+    prev = pkk;
+  }
+  return sign * M[m * m - 1]!;
+}
+
+/** Float64 inverse by Gauss-Jordan with partial pivoting, rounded to integers; null when singular. */
+function roundedInverse(z: ArrayLike<number>, m: number): Float64Array | null {
+  const a = Float64Array.from(z as ArrayLike<number>);
+  const inv = new Float64Array(m * m);
+  for (let i = 0; i < m; i++) inv[i + i * m] = 1;
+  for (let k = 0; k < m; k++) {
+    let p = k, best = Math.abs(a[k + k * m]!);
+    for (let i = k + 1; i < m; i++) { const v = Math.abs(a[i + k * m]!); if (v > best) { best = v; p = i; } }
+    if (best === 0) return null;
+    if (p !== k) for (let j = 0; j < m; j++) {
+      let t = a[k + j * m]!; a[k + j * m] = a[p + j * m]!; a[p + j * m] = t;
+      t = inv[k + j * m]!; inv[k + j * m] = inv[p + j * m]!; inv[p + j * m] = t;
+    }
+    const piv = a[k + k * m]!;
+    for (let j = 0; j < m; j++) { a[k + j * m]! /= piv; inv[k + j * m]! /= piv; }
+    for (let i = 0; i < m; i++) {
+      if (i === k) continue;
+      const f = a[i + k * m]!;
+      if (f === 0) continue;
+      for (let j = 0; j < m; j++) { a[i + j * m]! -= f * a[k + j * m]!; inv[i + j * m]! -= f * inv[k + j * m]!; }
+    }
+  }
+  for (let i = 0; i < inv.length; i++) inv[i] = Math.round(inv[i]!);
+  return inv;
+}
+
+/** Z * W == I exactly, in integer arithmetic (doubles where every partial sum is below 2^53, BigInt otherwise). */
+function isExactInverse(z: ArrayLike<number>, w: Float64Array, m: number): boolean {
+  let maxZ = 0, maxW = 0;
+  for (let i = 0; i < m * m; i++) { maxZ = Math.max(maxZ, Math.abs(z[i]!)); maxW = Math.max(maxW, Math.abs(w[i]!)); }
+  const exactInDouble = maxZ * maxW * m < 2 ** 53;
+  for (let j = 0; j < m; j++) {
+    for (let i = 0; i < m; i++) {
+      if (exactInDouble) {
+        let s = 0;
+        for (let k = 0; k < m; k++) s += z[i + k * m]! * w[k + j * m]!;
+        if (s !== (i === j ? 1 : 0)) return false;
+      } else {
+        let s = 0n;
+        for (let k = 0; k < m; k++) { const a = z[i + k * m]!, b = w[k + j * m]!; if (a !== 0 && b !== 0) s += BigInt(a) * BigInt(b); }
+        if (s !== (i === j ? 1n : 0n)) return false;
+      }
+    }
+  }
+  return true;
+}
+
+/**
+ * Exact unimodularity: every entry an integer and |det Z| = 1. First tries to exhibit an integer
+ * inverse W (the float64 inverse, rounded) with Z W = I checked exactly: then det Z * det W = 1 with
+ * both integers, so |det Z| = 1. If that fails, falls back to the exact Bareiss determinant.
+ */
+export function checkUnimodular(Z: ArrayLike<number>, m: number): UnimodularCheck {
+  for (let i = 0; i < m * m; i++) {
+    const v = Z[i]!;
+    if (!Number.isSafeInteger(v)) return { ok: false, integer: false, det: null, method: 'none' };
+  }
+  const w = roundedInverse(Z, m);
+  if (w && isExactInverse(Z, w, m)) {
+    // |det| = 1; its sign from the float64 LU is reliable here, but the exact value is what we report
+    return { ok: true, integer: true, det: detSignFromInverse(Z, m), method: 'inverse' };
+  }
+  const det = bareissDet(Z, m);
+  return { ok: det === 1n || det === -1n, integer: true, det, method: 'bareiss' };
+}
+
+/** Sign of det Z (|det Z| = 1 is already proven) from a float64 LU: the product of pivots cannot be near 0. */
+function detSignFromInverse(Z: ArrayLike<number>, m: number): bigint {
+  const a = Float64Array.from(Z as ArrayLike<number>);
+  let sign = 1;
+  for (let k = 0; k < m; k++) {
+    let p = k, best = Math.abs(a[k + k * m]!);
+    for (let i = k + 1; i < m; i++) { const v = Math.abs(a[i + k * m]!); if (v > best) { best = v; p = i; } }
+    if (p !== k) { sign = -sign; for (let j = 0; j < m; j++) { const t = a[k + j * m]!; a[k + j * m] = a[p + j * m]!; a[p + j * m] = t; } }
+    const piv = a[k + k * m]!;
+    if (piv < 0) sign = -sign;
+    for (let i = k + 1; i < m; i++) {
+      const f = a[i + k * m]! / piv;
+      if (f !== 0) for (let j = k; j < m; j++) a[i + j * m]! -= f * a[k + j * m]!;
+    }
+  }
+  return BigInt(sign);
+}
+
+export function isIntegral(a: ArrayLike<number>): boolean {
+  for (let i = 0; i < a.length; i++) if (!Number.isInteger(a[i]!)) return false;
+  return true;
+}
+
+/**
+ * B_in Z, exactly when B_in is integral (BigInt where doubles could round), else in float64.
+ * Returns null when an exact integer entry does not fit a double exactly (|v| > 2^53).
+ */
+export function applyTransform(Bin: ArrayLike<number>, Z: ArrayLike<number>, n: number, m: number): Float64Array | null {
+  const out = new Float64Array(n * m);
+  const integral = isIntegral(Bin);
+  let maxB = 0, maxZ = 0;
+  for (let i = 0; i < n * m; i++) maxB = Math.max(maxB, Math.abs(Bin[i]!));
+  for (let i = 0; i < m * m; i++) maxZ = Math.max(maxZ, Math.abs(Z[i]!));
+  if (!integral || maxB * maxZ * m < 2 ** 53) {
+    for (let j = 0; j < m; j++) for (let k = 0; k < m; k++) {
+      const zkj = Z[k + j * m]!;
+      if (zkj === 0) continue;
+      for (let i = 0; i < n; i++) out[i + j * n]! += Bin[i + k * n]! * zkj;
+    }
+    return out;
+  }
+  for (let j = 0; j < m; j++) for (let i = 0; i < n; i++) {
+    let s = 0n;
+    for (let k = 0; k < m; k++) { const z = Z[k + j * m]!; if (z !== 0) s += BigInt(Bin[i + k * n]!) * BigInt(z); }
+    const v = Number(s);
+    if (BigInt(v) !== s) return null;
+    out[i + j * n] = v;
+  }
+  return out;
+}
+
+export interface QualityMetrics {
+  /** (det L / prod ||b_i||)^(1/m), in (0, 1]; 1 for an orthogonal basis (the Jacobi paper's measure). */
+  hadamardRatio: number;
+  /** prod ||b_i|| / det L, >= 1. */
+  orthogonalityDefect: number;
+  /** (||b_1|| / det L^(1/m))^(1/m), the first basis vector (fplll's convention). */
+  rootHermiteFactor: number;
+  /** log2 of the lattice determinant sqrt(det B^T B). */
+  log2Det: number;
+}
+
+export function qualityMetrics(B: ArrayLike<number>, n: number, m: number): QualityMetrics {
+  const { r } = gramSchmidt(B, n, m);
+  let logDet = 0, logProd = 0;
+  for (let j = 0; j < m; j++) {
+    logDet += 0.5 * Math.log(r[j]!);
+    let s = 0;
+    for (let t = 0; t < n; t++) s += B[j * n + t]! * B[j * n + t]!;
+    logProd += 0.5 * Math.log(s);
+  }
+  let b1 = 0;
+  for (let t = 0; t < n; t++) b1 += B[t]! * B[t]!;
+  return {
+    hadamardRatio: Math.exp((logDet - logProd) / m),
+    orthogonalityDefect: Math.exp(logProd - logDet),
+    rootHermiteFactor: Math.exp((0.5 * Math.log(b1) - logDet / m) / m),
+    log2Det: logDet / Math.LN2,
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * Types shared by every lattice-reduction algorithm and engine.
+ *
+ * Bases are column-major n x m (n = dimension of the space, m = number of basis vectors, m <= n);
+ * the basis vectors are the columns. Z is m x m, column-major, integer valued, with B' = B Z.
+ */
+import type { MatrixBatch, Precision, RealArray } from '../core/matrix.js';
+
+export const ALGORITHMS = ['lll', 'allswap', 'block', 'cr-block', 'jacobi', 'jacobi-parallel'] as const;
+export type Algorithm = (typeof ALGORITHMS)[number];
+export type Engine = 'auto' | 'cpu' | 'cuda';
+
+/** The numeric parameters every algorithm sees (defaults filled in, validated). */
+export interface AlgoParams {
+  /** Lovasz parameter, in (0.25, 1). Default 0.75 as in the papers. */
+  readonly delta: number;
+  /** Size-reduction bound |mu_ij| <= eta, in [0.5, sqrt(delta)). Default 0.51. */
+  readonly eta: number;
+  /** Sub-basis size (columns) for the block algorithms. */
+  readonly blockSize: number;
+  /** Upper bound on the main loop's iterations (each algorithm says what it counts). */
+  readonly maxIterations: number;
+}
+
+/** What one run of an algorithm on one basis reports. */
+export interface BasisStats {
+  /** Main-loop iterations (LLL: k-steps; all-swap: phases; block: block rounds; Jacobi: sweeps). */
+  iterations: number;
+  /** Column swaps performed. */
+  swaps: number;
+  /** Size-reduction steps (integer column updates) performed. */
+  sizeReductions: number;
+}
+
+/**
+ * A CPU reducer works in place on one basis:
+ *  - B: n x m column-major; its array kind is the working precision (a Float32Array means every
+ *    stored intermediate is rounded to float32, as on the GPU); allocate scratch with allocLike(B).
+ *  - Z: m x m column-major Float64Array, the identity on entry; every integer column operation on
+ *    B is applied to Z too, so that on return B_in * Z = B (up to rounding) and Z is unimodular.
+ * Throws IterationLimitError past p.maxIterations; never loops forever.
+ */
+export type CpuReducer = (B: RealArray, Z: Float64Array, n: number, m: number, p: AlgoParams) => BasisStats;
+
+export interface ReduceOptions {
+  algorithm?: Algorithm;
+  delta?: number;
+  eta?: number;
+  blockSize?: number;
+  /** Working precision; default float64. A float32 run whose check fails is redone in float64. */
+  precision?: Precision;
+  engine?: Engine;
+  maxIterations?: number;
+  /** Re-check every output in float64 (LLL / Lagrange conditions, exact unimodularity). Default true. */
+  check?: boolean;
+  /** Worker threads for batches on the CPU engine; default: all cores (1 for small batches). */
+  threads?: number;
+  /** Called with (basesDone, basesTotal) as a batch progresses. */
+  onProgress?: (done: number, total: number) => void;
+}

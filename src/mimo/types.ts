@@ -1,0 +1,64 @@
+/**
+ * Types shared by the MIMO part: modulation, channel, detectors and simulation.
+ *
+ * System model (per received vector): y = H s + w, H is n_r x n_t complex (column-major,
+ * interleaved re/im), s holds n_t QAM symbols of unit average energy, w ~ CN(0, N0 I).
+ * SNR: Es/N0 = 1 / N0 per stream (E|s|^2 = 1); Eb/N0 = Es/N0 - 10 log10(bitsPerSymbol * codeRate).
+ * LLR(b) = ln P(b=0 | y) / P(b=1 | y): positive means 0.
+ */
+export const MODULATIONS = ['bpsk', 'qpsk', '16qam', '64qam', '256qam'] as const;
+export type Modulation = (typeof MODULATIONS)[number];
+
+export const DETECTORS = [
+  'zf', 'mmse', 'sic', 'ml', 'sphere', 'psd', 'kbest', 'ssfe', 'nway', 'lr-zf', 'lr-mmse', 'lr-sic',
+] as const;
+export type Detector = (typeof DETECTORS)[number];
+
+/** Detectors that return LLRs. */
+export const SOFT_DETECTORS: readonly Detector[] = ['ml', 'kbest', 'ssfe', 'nway'];
+
+/**
+ * A batch of detection problems. Complex arrays are interleaved (re, im).
+ *  - H: `channels` matrices of nr x nt, column-major: entry (i, j) of channel c at
+ *    2 * (c * nr * nt + i + j * nr) (re) and +1 (im).
+ *  - y: `vectors` received vectors of length nr: element i of vector v at 2 * (v * nr + i).
+ *  - Vector v uses channel floor(v / vectorsPerChannel) (one channel serves a group of vectors,
+ *    as over an OFDM coherence block); vectors = channels * vectorsPerChannel.
+ *  - noiseVar: N0, the complex noise variance per receive antenna (one value, or one per vector).
+ */
+export interface DetectionInput {
+  readonly nt: number;
+  readonly nr: number;
+  readonly H: Float64Array;
+  readonly y: Float64Array;
+  readonly vectorsPerChannel?: number;
+  readonly noiseVar: number | Float64Array;
+}
+
+export interface DetectOptions {
+  detector: Detector;
+  modulation: Modulation;
+  engine?: 'auto' | 'cpu' | 'cuda';
+  /** K for kbest. */
+  k?: number;
+  /** Passes (rotated detection orders) for nway; 1 equals SSFE. */
+  passes?: number;
+  /** |LLR| clipping value for soft detectors. */
+  llrClip?: number;
+  /** Soft output: 'maxlog' (default) or 'logmap' (exact, for ml). */
+  soft?: 'maxlog' | 'logmap';
+  /** Sphere decoder's initial radius: 'infinity' (default) or 'babai'. */
+  initialRadius?: 'infinity' | 'babai';
+  /** PSD configuration (levels and paths); defaults from the paper's Table 1. */
+  psd?: { levels?: number[]; paths?: number[] };
+}
+
+export interface DetectionResult {
+  /** Symbol indices, vectors x nt (index = integer whose binary digits, MSB first, are the bit label). */
+  readonly symbols: Int32Array;
+  /** Hard bits, vectors x nt x bitsPerSymbol, stream-major within a vector (stream 0's bits first). */
+  readonly bits: Uint8Array;
+  /** LLRs in the same layout as bits, for soft detectors. */
+  readonly llr?: Float64Array;
+  readonly stats: { detector: Detector; engine: 'cpu' | 'cuda'; vectors: number; timeMs: number; nodesVisited?: number };
+}
