@@ -1,0 +1,90 @@
+/**
+ * Runs a CPU reducer over a batch of bases: in this thread for small batches, on worker threads
+ * (src/lattice/cpu-worker.ts) for large ones. The working array's kind is the precision.
+ */
+import { allocLike, identity, type RealArray } from '../core/matrix.js';
+import { defaultThreads, runOnWorkers } from '../core/worker-pool.js';
+import { CPU_REDUCERS } from './cpu-registry.js';
+import type { AlgoParams, Algorithm, BasisStats } from './types.js';
+
+export interface BatchOutcome {
+  /** The bases as the algorithm left them (working precision). */
+  work: RealArray;
+  /** batch x m x m transforms. */
+  Z: Float64Array;
+  stats: BasisStats[];
+}
+
+/** Reduces one basis in place; Z starts as the identity. */
+export function reduceOneCpu(algorithm: Algorithm, B: RealArray, n: number, m: number, p: AlgoParams): { Z: Float64Array; stats: BasisStats } {
+  const Z = identity(m);
+  const stats = CPU_REDUCERS[algorithm](B, Z, n, m, p);
+  return { Z, stats };
+}
+
+export interface ChunkTask { algorithm: Algorithm; params: AlgoParams; n: number; m: number; work: RealArray; count: number }
+export interface ChunkResult { work: RealArray; Z: Float64Array; stats: BasisStats[] }
+
+export function reduceChunk(t: ChunkTask): ChunkResult {
+  const size = t.n * t.m;
+  const Z = new Float64Array(t.count * t.m * t.m);
+  const stats: BasisStats[] = [];
+  for (let k = 0; k < t.count; k++) {
+    const one = reduceOneCpu(t.algorithm, t.work.subarray(k * size, (k + 1) * size), t.n, t.m, t.params);
+    Z.set(one.Z, k * t.m * t.m);
+    stats.push(one.stats);
+  }
+  return { work: t.work, Z, stats };
+}
+
+/** Rough work estimate (flops) of one basis, to decide whether threads pay. */
+function workOf(n: number, m: number): number {
+  return n * m * m * 4;
+}
+
+export async function reduceBatchCpu(
+  algorithm: Algorithm, data: RealArray, batch: number, n: number, m: number, p: AlgoParams,
+  threads = defaultThreads(), onProgress?: (done: number, total: number) => void,
+): Promise<BatchOutcome> {
+  const useThreads = Math.min(threads, batch);
+  if (useThreads <= 1 || batch * workOf(n, m) < 2e6) {
+    const size = n * m;
+    const Z = new Float64Array(batch * m * m);
+    const stats: BasisStats[] = [];
+    for (let k = 0; k < batch; k++) {
+      const one = reduceOneCpu(algorithm, data.subarray(k * size, (k + 1) * size), n, m, p);
+      Z.set(one.Z, k * m * m);
+      stats.push(one.stats);
+      if (onProgress && (k % 64 === 63 || k === batch - 1)) onProgress(k + 1, batch);
+    }
+    return { work: data, Z, stats };
+  }
+  // Chunks small enough to balance the load, large enough that messaging is cheap.
+  const chunks = Math.min(batch, useThreads * 8);
+  const per = Math.ceil(batch / chunks);
+  const size = n * m;
+  const tasks: ChunkTask[] = [];
+  for (let start = 0; start < batch; start += per) {
+    const count = Math.min(per, batch - start);
+    const work = allocLike(data, count * size);
+    work.set(data.subarray(start * size, (start + count) * size));
+    tasks.push({ algorithm, params: p, n, m, work, count });
+  }
+  let done = 0;
+  const results = await runOnWorkers<ChunkTask, ChunkResult>(
+    new URL('./cpu-worker.js', import.meta.url), tasks, useThreads,
+    (t) => [t.work.buffer as ArrayBuffer],
+    (i) => { done += tasks[i]!.count; onProgress?.(done, batch); },
+  );
+  const Z = new Float64Array(batch * m * m);
+  const stats: BasisStats[] = [];
+  let offset = 0;
+  for (const r of results) {
+    const count = r.stats.length;
+    data.set(r.work, offset * size);
+    Z.set(r.Z, offset * m * m);
+    stats.push(...r.stats);
+    offset += count;
+  }
+  return { work: data, Z, stats };
+}

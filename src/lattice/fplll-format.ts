@@ -1,0 +1,242 @@
+/**
+ * fplll's matrix text format, `[[1 2 3]\n[4 5 6]\n]`, where each row is a basis vector, plus the
+ * JSON form `{"basis": [[...], ...]}` (rows are basis vectors too).
+ *
+ * Our bases are column-major n x m with the basis vectors as columns; fplll's m x n matrix has
+ * them as rows. The row-major data of fplll's matrix is exactly the column-major data of ours, so
+ * converting is a flatten, never a transpose of the numbers.
+ *
+ * Every entry must be a finite number of magnitude at most 2^53 - 1: larger integers cannot be
+ * held exactly in a double, and we reject them rather than round them silently.
+ */
+import { InvalidInputError } from '../core/errors.js';
+import { allocReal, makeBatch, type MatrixBatch, type Precision } from '../core/matrix.js';
+
+export interface ParsedMatrix {
+  /** Number of rows = number of basis vectors (m). */
+  rows: number;
+  /** Entries per row = dimension of the space (n). */
+  cols: number;
+  /** values[i] is basis vector i. */
+  values: number[][];
+  /** Every entry is an integer. */
+  integral: boolean;
+}
+
+const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+const NON_FINITE_WORD = /^[+-]?(?:nan|inf|infinity)$/i;
+
+/** Entry check shared by the text and JSON readers and the writers. */
+function checkEntry(v: number, where: string, token: string): number {
+  if (!Number.isFinite(v)) {
+    throw new InvalidInputError('NON_FINITE', `entry ${where} is not finite ('${token}')`, { where, token });
+  }
+  if (Math.abs(v) > Number.MAX_SAFE_INTEGER) {
+    throw new InvalidInputError('INVALID_INPUT',
+      `entry ${where} = ${token} exceeds 2^53 - 1 in magnitude and cannot be held exactly in a double; not rounding it`,
+      { where, token });
+  }
+  return v === 0 ? 0 : v; // no -0
+}
+
+/** Position of a character as "line L, column C" (1-based), for error messages. */
+class Cursor {
+  pos = 0;
+  line = 1;
+  col = 1;
+  constructor(readonly text: string) {}
+  get done(): boolean { return this.pos >= this.text.length; }
+  peek(): string { return this.text[this.pos]!; }
+  advance(): void {
+    if (this.text[this.pos] === '\n') { this.line++; this.col = 1; } else this.col++;
+    this.pos++;
+  }
+  skipSpace(): void {
+    while (!this.done && /\s/.test(this.peek())) this.advance();
+  }
+  where(): string { return `line ${this.line}, column ${this.col}`; }
+  at(): { line: number; column: number } { return { line: this.line, column: this.col }; }
+}
+
+function parseError(message: string, c: Cursor): InvalidInputError {
+  return new InvalidInputError('PARSE_ERROR', `${message} at ${c.where()}`, c.at());
+}
+
+/**
+ * Reads one matrix in fplll's format (also what `latticegen` and `fplll` print). Whitespace,
+ * newlines included, may appear anywhere between tokens; entries are integers or decimals, with an
+ * optional sign and exponent. Commas are not part of the format and are rejected.
+ */
+export function parseFplll(text: string): ParsedMatrix {
+  if (typeof text !== 'string') throw new InvalidInputError('INVALID_INPUT', `fplll input must be a string, got ${typeof text}`);
+  const c = new Cursor(text);
+  c.skipSpace();
+  if (c.done) throw new InvalidInputError('PARSE_ERROR', 'empty input: expected a matrix such as [[1 2]\\n[3 4]\\n]');
+  if (c.peek() !== '[') throw parseError(`expected '[' opening the matrix, found '${c.peek()}'`, c);
+  const open = c.at();
+  c.advance();
+
+  const values: number[][] = [];
+  const rowLines: number[] = [];
+  // Bounded: every iteration consumes at least one character.
+  for (;;) {
+    c.skipSpace();
+    if (c.done) {
+      throw new InvalidInputError('PARSE_ERROR',
+        `unbalanced brackets: input ends before the ']' closing the matrix opened at line ${open.line}, column ${open.column}`, open);
+    }
+    const ch = c.peek();
+    if (ch === ']') { c.advance(); break; }
+    if (ch !== '[') throw parseError(`expected '[' starting row ${values.length} or ']' closing the matrix, found '${ch}'`, c);
+    rowLines.push(c.line);
+    values.push(parseRow(c, values.length));
+  }
+
+  c.skipSpace();
+  if (!c.done) throw parseError(`unexpected text '${c.peek()}' after the ']' closing the matrix (unbalanced brackets?)`, c);
+  if (values.length === 0) throw new InvalidInputError('PARSE_ERROR', 'the matrix has no rows', open);
+
+  const cols = values[0]!.length;
+  let integral = true;
+  values.forEach((row, i) => {
+    if (row.length !== cols) {
+      throw new InvalidInputError('SHAPE_MISMATCH',
+        `ragged rows: row ${i} (line ${rowLines[i]}) has ${row.length} entries but row 0 (line ${rowLines[0]}) has ${cols}`,
+        { row: i, line: rowLines[i], entries: row.length, expected: cols });
+    }
+    for (const v of row) if (!Number.isInteger(v)) integral = false;
+  });
+  return { rows: values.length, cols, values, integral };
+}
+
+/** One row `[a b c]`, cursor on its '['; leaves the cursor after its ']'. */
+function parseRow(c: Cursor, rowIndex: number): number[] {
+  const start = c.at();
+  c.advance();
+  const row: number[] = [];
+  for (;;) {
+    c.skipSpace();
+    if (c.done) {
+      throw new InvalidInputError('PARSE_ERROR',
+        `unbalanced brackets: input ends inside row ${rowIndex} opened at line ${start.line}, column ${start.column}`,
+        { row: rowIndex, ...start });
+    }
+    const ch = c.peek();
+    if (ch === ']') { c.advance(); break; }
+    if (ch === '[') throw parseError(`unexpected '[' inside row ${rowIndex} (rows cannot nest; missing ']'?)`, c);
+    const tokStart = c.at();
+    let token = '';
+    while (!c.done && !/[\s[\]]/.test(c.peek())) { token += c.peek(); c.advance(); }
+    const where = `(row ${rowIndex}, column ${row.length}) at line ${tokStart.line}, column ${tokStart.column}`;
+    if (NON_FINITE_WORD.test(token)) {
+      throw new InvalidInputError('NON_FINITE', `entry ${where} is not finite ('${token}')`, { row: rowIndex, entry: row.length, ...tokStart });
+    }
+    if (!NUMBER.test(token)) {
+      throw new InvalidInputError('PARSE_ERROR', `non-numeric token '${token}' ${where}`, { row: rowIndex, entry: row.length, token, ...tokStart });
+    }
+    row.push(checkEntry(Number(token), where, token));
+  }
+  if (row.length === 0) throw new InvalidInputError('PARSE_ERROR', `row ${rowIndex} at line ${start.line}, column ${start.column} is empty`, { row: rowIndex, ...start });
+  return row;
+}
+
+/** Anything with a basis in it: fplll rows (values[i] = basis vector i) or our column-major batch. */
+export type BasisLike = readonly (readonly number[])[] | MatrixBatch;
+
+function isBatch(x: BasisLike): x is MatrixBatch {
+  return !Array.isArray(x) && typeof (x as MatrixBatch).rows === 'number';
+}
+
+/** Rows (basis vectors) of a BasisLike, validated: non-empty, rectangular, finite, |v| <= 2^53 - 1. */
+function basisRows(input: BasisLike, index: number): number[][] {
+  const rows = isBatch(input) ? rowsFromBasis(input, index) : input.map((r) => Array.from(r));
+  if (rows.length === 0 || rows[0]!.length === 0) throw new InvalidInputError('INVALID_INPUT', 'cannot write an empty matrix');
+  const cols = rows[0]!.length;
+  rows.forEach((r, i) => {
+    if (r.length !== cols) throw new InvalidInputError('SHAPE_MISMATCH', `ragged rows: row ${i} has ${r.length} entries but row 0 has ${cols}`);
+    r.forEach((v, j) => { checkEntry(v, `(row ${i}, column ${j})`, String(v)); });
+  });
+  return rows;
+}
+
+/** Integers as integers; other values in the shortest form that reads back to the same double. */
+function formatNumber(v: number): string {
+  return v === 0 ? '0' : String(v);
+}
+
+export interface FormatOptions {
+  /**
+   * 'fplll' (default): what the `fplll` binary prints, `[[a b c ]\n[d e f ]\n]\n` (each entry
+   * followed by a space, the closing bracket on its own line). 'latticegen': what `latticegen`
+   * (and `fplll -z double`) prints, `[[a b c]\n[d e f]]\n`.
+   */
+  style?: 'fplll' | 'latticegen';
+  /** Which matrix of a batch to write; default 0. */
+  index?: number;
+}
+
+/** Writes a basis in fplll's format, byte for byte as the tool prints it. */
+export function formatFplll(input: BasisLike, opts: FormatOptions = {}): string {
+  const rows = basisRows(input, opts.index ?? 0);
+  const style = opts.style ?? 'fplll';
+  if (style === 'latticegen') return '[' + rows.map((r) => '[' + r.map(formatNumber).join(' ') + ']').join('\n') + ']\n';
+  if (style !== 'fplll') throw new InvalidInputError('INVALID_INPUT', `unknown fplll format style '${String(style)}'`);
+  return '[' + rows.map((r) => '[' + r.map((v) => formatNumber(v) + ' ').join('') + ']\n').join('') + ']\n';
+}
+
+/** Our n x m column-major basis from fplll rows (m basis vectors of length n). */
+export function basisFromRows(values: readonly (readonly number[])[], precision: Precision = 'float64'): MatrixBatch {
+  const rows = basisRows(values, 0);
+  const m = rows.length, n = rows[0]!.length;
+  const data = allocReal(precision, n * m);
+  // row-major data of fplll's m x n matrix = column-major data of our n x m basis
+  rows.forEach((r, j) => r.forEach((v, i) => { data[i + j * n] = v; }));
+  return makeBatch(data, 1, n, m);
+}
+
+/** fplll rows (row j = basis vector j = our column j) of matrix `index` of a batch. */
+export function rowsFromBasis(basis: MatrixBatch, index = 0): number[][] {
+  const { batch, rows: n, cols: m, data } = basis;
+  if (!Number.isInteger(index) || index < 0 || index >= batch) {
+    throw new InvalidInputError('INVALID_INPUT', `matrix index ${index} is outside the batch of ${batch}`);
+  }
+  const off = index * n * m;
+  const out: number[][] = [];
+  for (let j = 0; j < m; j++) out.push(Array.from(data.subarray(off + j * n, off + (j + 1) * n)));
+  return out;
+}
+
+/** parseFplll, then our column-major basis. */
+export function parseFplllBasis(text: string, precision: Precision = 'float64'): MatrixBatch {
+  return basisFromRows(parseFplll(text).values, precision);
+}
+
+/** Reads `{"basis": [[...], ...]}` (rows are basis vectors); same entry rules as parseFplll. */
+export function parseBasisJson(text: string): ParsedMatrix {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw new InvalidInputError('PARSE_ERROR', `invalid JSON: ${(e as Error).message}`);
+  }
+  const basis = (doc !== null && typeof doc === 'object' && !Array.isArray(doc)) ? (doc as Record<string, unknown>).basis : undefined;
+  if (!Array.isArray(basis)) throw new InvalidInputError('INVALID_INPUT', 'JSON must be an object with a "basis" array of rows');
+  if (basis.length === 0) throw new InvalidInputError('INVALID_INPUT', '"basis" has no rows');
+  const values: number[][] = basis.map((row: unknown, i: number) => {
+    if (!Array.isArray(row) || row.length === 0) throw new InvalidInputError('INVALID_INPUT', `basis[${i}] must be a non-empty array of numbers`);
+    return row.map((v: unknown, j: number) => {
+      if (typeof v !== 'number') throw new InvalidInputError('PARSE_ERROR', `basis[${i}][${j}] is not a number (${JSON.stringify(v)})`);
+      return checkEntry(v, `basis[${i}][${j}]`, String(v));
+    });
+  });
+  const cols = values[0]!.length;
+  values.forEach((r, i) => {
+    if (r.length !== cols) throw new InvalidInputError('SHAPE_MISMATCH', `ragged rows: basis[${i}] has ${r.length} entries but basis[0] has ${cols}`);
+  });
+  return { rows: values.length, cols, values, integral: values.every((r) => r.every(Number.isInteger)) };
+}
+
+/** Writes `{"basis": [[...], ...]}` (rows are basis vectors); numbers round-trip exactly. */
+export function formatBasisJson(input: BasisLike, opts: { index?: number } = {}): string {
+  return JSON.stringify({ basis: basisRows(input, opts.index ?? 0) }) + '\n';
+}

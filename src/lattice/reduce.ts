@@ -1,0 +1,175 @@
+/**
+ * reduce(): one API for a single basis and for a batch, on any engine. Every output is B_in Z with
+ * Z integer (exact for integer input), re-checked in float64 against the algorithm's conditions,
+ * with Z proven unimodular in integer arithmetic. A float32 result that fails its check is redone in
+ * float64 (counted in stats.redoneInFloat64); a result that still fails raises CheckFailedError,
+ * so no unreduced basis is returned as reduced.
+ */
+import { CheckFailedError, EngineUnavailableError, InvalidInputError } from '../core/errors.js';
+import { makeBatch, matrixAt, precisionOf, toPrecision, type MatrixBatch, type RealArray } from '../core/matrix.js';
+import {
+  applyTransform, checkLagrangePairs, checkLLL, checkUnimodular, qualityMetrics,
+  type LagrangeCheck, type LLLCheck, type QualityMetrics, type UnimodularCheck,
+} from './check.js';
+import { reduceBatchCpu, reduceOneCpu } from './cpu-batch.js';
+import type { Algorithm, BasisStats, ReduceOptions } from './types.js';
+import { resolveOptions, validateBases, type ResolvedOptions } from './validate.js';
+
+export interface BasisCheck {
+  ok: boolean;
+  /** Which conditions were checked: LLL (size reduction + Lovasz) or pairwise Lagrange (Jacobi). */
+  kind: 'lll' | 'lagrange';
+  conditions: LLLCheck | LagrangeCheck;
+  unimodular: UnimodularCheck;
+  metrics: QualityMetrics;
+  /** True when this basis was redone in float64 after its float32 result failed. */
+  redoneInFloat64: boolean;
+}
+
+export interface ReduceStats {
+  algorithm: Algorithm;
+  engine: 'cpu' | 'cuda';
+  precision: 'float32' | 'float64';
+  batch: number;
+  n: number;
+  m: number;
+  iterations: number;
+  swaps: number;
+  sizeReductions: number;
+  /** float32 results that failed the float64 check and were redone in float64. */
+  redoneInFloat64: number;
+  timeMs: number;
+  perBasis: BasisStats[];
+}
+
+export interface ReduceResult {
+  /** The reduced bases B_in Z (same array kind as the input). */
+  basis: MatrixBatch;
+  /** The unimodular transforms Z (batch x m x m, integer valued). */
+  transform: MatrixBatch<Float64Array>;
+  stats: ReduceStats;
+  /** Per-basis proof and quality (absent when opts.check === false). */
+  checks?: BasisCheck[];
+}
+
+export function isJacobiFamily(a: Algorithm): boolean {
+  return a === 'jacobi' || a === 'jacobi-parallel';
+}
+
+/** Proof of one output basis: conditions in float64, Z unimodular exactly, quality metrics. */
+export function checkBasis(out: ArrayLike<number>, Z: ArrayLike<number>, n: number, m: number, o: Pick<ResolvedOptions, 'algorithm' | 'delta' | 'eta'>): BasisCheck {
+  const lagrange = isJacobiFamily(o.algorithm);
+  const conditions = lagrange ? checkLagrangePairs(out, n, m) : checkLLL(out, n, m, o.delta, o.eta);
+  const unimodular = checkUnimodular(Z, m);
+  return {
+    ok: conditions.ok && unimodular.ok,
+    kind: lagrange ? 'lagrange' : 'lll',
+    conditions,
+    unimodular,
+    metrics: qualityMetrics(out, n, m),
+    redoneInFloat64: false,
+  };
+}
+
+function outputOf(Bin: ArrayLike<number>, Z: Float64Array, n: number, m: number, index: number): Float64Array {
+  const out = applyTransform(Bin, Z, n, m);
+  if (!out) throw new InvalidInputError('INVALID_INPUT', `basis ${index}: an entry of B Z exceeds 2^53 and cannot be represented exactly`);
+  return out;
+}
+
+function describeFailure(c: BasisCheck): string {
+  const v = c.conditions.violations.slice(0, 2).join('; ');
+  return c.unimodular.ok ? v : `Z is not unimodular (det ${c.unimodular.det ?? 'not integer'})${v ? '; ' + v : ''}`;
+}
+
+/** Turns the algorithm's raw Z into checked outputs, redoing failed float32 bases in float64. */
+function finish(bases: MatrixBatch, o: ResolvedOptions, Zall: Float64Array, perBasis: BasisStats[]): { out: Float64Array; checks?: BasisCheck[]; redone: number } {
+  const { batch, rows: n, cols: m } = bases;
+  const out = new Float64Array(batch * n * m);
+  const checks: BasisCheck[] = [];
+  let redone = 0;
+  for (let k = 0; k < batch; k++) {
+    const Bin = matrixAt(bases, k);
+    let Z = Zall.subarray(k * m * m, (k + 1) * m * m);
+    let Bk = outputOf(Bin, Z, n, m, k);
+    if (o.check) {
+      let c = checkBasis(Bk, Z, n, m, o);
+      if (!c.ok && o.precision === 'float32') {
+        const again = reduceOneCpu(o.algorithm, Float64Array.from(Bin), n, m, o);
+        Zall.set(again.Z, k * m * m);
+        Z = Zall.subarray(k * m * m, (k + 1) * m * m);
+        perBasis[k] = again.stats;
+        Bk = outputOf(Bin, Z, n, m, k);
+        c = { ...checkBasis(Bk, Z, n, m, o), redoneInFloat64: true };
+        redone++;
+      }
+      if (!c.ok) {
+        throw new CheckFailedError(`basis ${k}: the ${o.algorithm} output failed its float64 check: ${describeFailure(c)}`, { basis: k });
+      }
+      checks.push(c);
+    }
+    out.set(Bk, k * n * m);
+  }
+  return { out, checks: o.check ? checks : undefined, redone };
+}
+
+function sumStats(s: BasisStats[]): Pick<ReduceStats, 'iterations' | 'swaps' | 'sizeReductions'> {
+  let iterations = 0, swaps = 0, sizeReductions = 0;
+  for (const b of s) { iterations += b.iterations; swaps += b.swaps; sizeReductions += b.sizeReductions; }
+  return { iterations, swaps, sizeReductions };
+}
+
+function packResult(bases: MatrixBatch, o: ResolvedOptions, engine: 'cpu' | 'cuda', Z: Float64Array, perBasis: BasisStats[], t0: number): ReduceResult {
+  const { batch, rows: n, cols: m } = bases;
+  const { out, checks, redone } = finish(bases, o, Z, perBasis);
+  const data: RealArray = precisionOf(bases.data) === 'float32' ? Float32Array.from(out) : out;
+  return {
+    basis: makeBatch(data, batch, n, m),
+    transform: makeBatch(Z, batch, m, m),
+    stats: {
+      algorithm: o.algorithm, engine, precision: o.precision, batch, n, m, ...sumStats(perBasis),
+      redoneInFloat64: redone, timeMs: performance.now() - t0, perBasis,
+    },
+    checks,
+  };
+}
+
+/** Which engine runs this call: 'cpu' always can; 'cuda' only where a device answers. */
+function pickEngine(o: ResolvedOptions): 'cpu' | 'cuda' {
+  if (o.engine === 'cuda') {
+    throw new EngineUnavailableError(`the CUDA engine for '${o.algorithm}' is not available in this build (use --engine cpu or auto)`);
+  }
+  return 'cpu';
+}
+
+/**
+ * Reduces every basis of the batch. Options: algorithm (default 'lll'), delta (0.75), eta (0.51),
+ * blockSize, precision ('float64'), engine ('auto'), maxIterations, check (true), threads, onProgress.
+ */
+export async function reduce(bases: MatrixBatch, opts: ReduceOptions = {}): Promise<ReduceResult> {
+  const t0 = performance.now();
+  validateBases(bases);
+  const o = resolveOptions(opts, bases.cols);
+  const engine = pickEngine(o);
+  const { batch, rows: n, cols: m } = bases;
+  const work = toPrecision(bases.data, o.precision);
+  const run = await reduceBatchCpu(o.algorithm, work, batch, n, m, o, opts.threads, opts.onProgress);
+  return packResult(bases, o, engine, run.Z, run.stats, t0);
+}
+
+/** Synchronous CPU reduction in this thread (for small work, e.g. LR-aided detection per channel). */
+export function reduceSync(bases: MatrixBatch, opts: Omit<ReduceOptions, 'engine' | 'threads'> = {}): ReduceResult {
+  const t0 = performance.now();
+  validateBases(bases);
+  const o = resolveOptions({ ...opts, engine: 'cpu' }, bases.cols);
+  const { batch, rows: n, cols: m } = bases;
+  const work = toPrecision(bases.data, o.precision);
+  const Z = new Float64Array(batch * m * m);
+  const stats: BasisStats[] = [];
+  for (let k = 0; k < batch; k++) {
+    const one = reduceOneCpu(o.algorithm, work.subarray(k * n * m, (k + 1) * n * m), n, m, o);
+    Z.set(one.Z, k * m * m);
+    stats.push(one.stats);
+  }
+  return packResult(bases, o, 'cpu', Z, stats, t0);
+}

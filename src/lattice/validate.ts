@@ -1,0 +1,76 @@
+/** Validation of reduce() inputs and options: every problem gets a typed error naming it. */
+import { InvalidArgumentError, InvalidInputError, RankDeficientError } from '../core/errors.js';
+import { matrixAt, type MatrixBatch } from '../core/matrix.js';
+import { assertFinite, assertInRange, assertOneOf, assertPositiveInt } from '../core/validate.js';
+import { gramSchmidt } from './check.js';
+import { ALGORITHMS, type AlgoParams, type Algorithm, type Engine, type ReduceOptions } from './types.js';
+
+export const DEFAULTS = { algorithm: 'lll' as Algorithm, delta: 0.75, eta: 0.51, blockSize: 8 };
+
+/** Loop bound used when the caller gives none: generous, but a bound. */
+export function defaultMaxIterations(m: number): number {
+  return Math.max(1_000_000, 200 * m * m);
+}
+
+export interface ResolvedOptions extends AlgoParams {
+  algorithm: Algorithm;
+  engine: Engine;
+  precision: 'float32' | 'float64';
+  check: boolean;
+}
+
+export function resolveOptions(opts: ReduceOptions, m: number): ResolvedOptions {
+  const algorithm = opts.algorithm ?? DEFAULTS.algorithm;
+  assertOneOf(algorithm, 'algorithm', ALGORITHMS);
+  const engine = opts.engine ?? 'auto';
+  assertOneOf(engine, 'engine', ['auto', 'cpu', 'cuda'] as const);
+  const precision = opts.precision ?? 'float64';
+  assertOneOf(precision, 'precision', ['float32', 'float64'] as const);
+  const delta = opts.delta ?? DEFAULTS.delta;
+  assertInRange(delta, 'delta', 0.25, 1, true, true);
+  const eta = opts.eta ?? DEFAULTS.eta;
+  if (typeof eta !== 'number' || !(eta >= 0.5) || !(eta < Math.sqrt(delta))) {
+    throw new InvalidArgumentError(`eta must be in [0.5, sqrt(delta)) = [0.5, ${Math.sqrt(delta).toFixed(6)}), got ${String(eta)}`);
+  }
+  const blockSize = opts.blockSize ?? DEFAULTS.blockSize;
+  assertPositiveInt(blockSize, 'blockSize');
+  if (blockSize < 2) throw new InvalidArgumentError(`blockSize must be at least 2, got ${blockSize}`);
+  const maxIterations = opts.maxIterations ?? defaultMaxIterations(m);
+  assertPositiveInt(maxIterations, 'maxIterations');
+  return { algorithm, engine, precision, delta, eta, blockSize, maxIterations, check: opts.check ?? true };
+}
+
+/** Shape, finiteness and linear independence of every basis in the batch. */
+export function validateBases(b: MatrixBatch): void {
+  if (!b || typeof b !== 'object' || !(b.data instanceof Float64Array || b.data instanceof Float32Array)) {
+    throw new InvalidInputError('INVALID_INPUT', 'bases must be {batch, rows, cols, data: Float64Array | Float32Array}');
+  }
+  for (const [k, v] of [['batch', b.batch], ['rows', b.rows], ['cols', b.cols]] as const) {
+    if (!Number.isInteger(v) || v < 1) throw new InvalidInputError('INVALID_INPUT', `${k} must be a positive integer, got ${v} (empty input?)`);
+  }
+  const { batch, rows: n, cols: m } = b;
+  if (m > n) throw new InvalidInputError('SHAPE_MISMATCH', `a basis has m = ${m} vectors in dimension n = ${n}: m vectors in R^n are dependent when m > n`);
+  if (b.data.length !== batch * n * m) {
+    throw new InvalidInputError('SHAPE_MISMATCH', `data has ${b.data.length} elements, batch x n x m = ${batch} x ${n} x ${m} = ${batch * n * m}`);
+  }
+  assertFinite(b.data, 'basis data');
+  for (let k = 0; k < batch; k++) assertIndependent(matrixAt(b, k), n, m, batch > 1 ? `basis ${k}: ` : '');
+}
+
+/** Rejects zero vectors and (numerically) dependent ones, by float64 Gram-Schmidt. */
+export function assertIndependent(B: ArrayLike<number>, n: number, m: number, prefix = ''): void {
+  for (let j = 0; j < m; j++) {
+    let s = 0;
+    for (let t = 0; t < n; t++) s += B[j * n + t]! * B[j * n + t]!;
+    if (s === 0) throw new RankDeficientError('ZERO_VECTOR', `${prefix}basis vector ${j} is zero`, { vector: j });
+  }
+  const { r } = gramSchmidt(B, n, m);
+  for (let j = 0; j < m; j++) {
+    let s = 0;
+    for (let t = 0; t < n; t++) s += B[j * n + t]! * B[j * n + t]!;
+    // Independent vectors keep a Gram-Schmidt residual far above rounding (relative 1e-12 in norm).
+    if (!(r[j]! > 1e-24 * s)) {
+      throw new RankDeficientError('RANK_DEFICIENT', `${prefix}basis vector ${j} is linearly dependent on the vectors before it`, { vector: j });
+    }
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * One chunk of the uncoded link: random symbols, Rayleigh channels, y = H s + w.
+ *
+ * Every chunk draws from its own three Philox streams, derived from (SNR index, chunk index,
+ * purpose), so a chunk's data depends only on the seed and those indices: not on which worker
+ * runs it, nor on how many threads there are. Separate streams per purpose keep the symbols and
+ * channels of a chunk independent of how much noise is drawn (and a GPU generator can reproduce
+ * any of them alone). The draw order within each stream is channel.ts's.
+ */
+import { InvalidArgumentError } from '../core/errors.js';
+import { Philox } from '../core/rng.js';
+import { addNoise, randomSymbols, rayleighChannels, transmit } from '../mimo/channel.js';
+import type { Modulation } from '../mimo/types.js';
+
+/** What a stream of a chunk is used for (the low two bits of the stream number). */
+export const STREAM_PURPOSE = { symbols: 0, channels: 1, noise: 2 } as const;
+
+/** Chunk indices below 2^32, SNR indices below 2^19: stream numbers stay exact doubles (< 2^53). */
+const MAX_CHUNK_INDEX = 2 ** 32;
+const MAX_SNR_INDEX = 2 ** 19;
+
+/** The Philox stream number of (snrIndex, chunkIndex, purpose): snrIndex * 2^34 + chunkIndex * 4 + purpose. */
+export function chunkStream(snrIndex: number, chunkIndex: number, purpose: number): number {
+  if (!Number.isInteger(snrIndex) || snrIndex < 0 || snrIndex >= MAX_SNR_INDEX) throw new InvalidArgumentError(`SNR index ${snrIndex} outside [0, 2^19)`);
+  if (!Number.isInteger(chunkIndex) || chunkIndex < 0 || chunkIndex >= MAX_CHUNK_INDEX) throw new InvalidArgumentError(`chunk index ${chunkIndex} outside [0, 2^32)`);
+  return snrIndex * 2 ** 34 + chunkIndex * 4 + purpose;
+}
+
+export interface LinkChunkSpec {
+  nt: number;
+  nr: number;
+  modulation: Modulation;
+  vectorsPerChannel: number;
+  seed: number;
+  snrIndex: number;
+  chunkIndex: number;
+  /** Vectors in this chunk, a multiple of vectorsPerChannel. */
+  vectors: number;
+  noiseVar: number;
+}
+
+export interface LinkChunk {
+  /** Transmitted symbol indices, vectors x nt. */
+  txIndices: Int32Array;
+  /** Channels, (vectors / vectorsPerChannel) x nr x nt complex, column-major. */
+  H: Float64Array;
+  /** Received vectors, vectors x nr complex. */
+  y: Float64Array;
+}
+
+export function generateLinkChunk(spec: LinkChunkSpec): LinkChunk {
+  const { nt, nr, modulation, vectorsPerChannel, seed, snrIndex, chunkIndex, vectors, noiseVar } = spec;
+  if (vectors % vectorsPerChannel !== 0) throw new InvalidArgumentError(`chunk of ${vectors} vectors is not a multiple of vectorsPerChannel = ${vectorsPerChannel}`);
+  const rngFor = (purpose: number) => new Philox(seed, chunkStream(snrIndex, chunkIndex, purpose));
+  const { indices, symbols } = randomSymbols(rngFor(STREAM_PURPOSE.symbols), vectors * nt, modulation);
+  const H = rayleighChannels(rngFor(STREAM_PURPOSE.channels), vectors / vectorsPerChannel, nr, nt);
+  const y = addNoise(rngFor(STREAM_PURPOSE.noise), transmit(H, symbols, nr, nt, vectorsPerChannel), noiseVar);
+  return { txIndices: indices, H, y };
+}
