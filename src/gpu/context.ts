@@ -1,0 +1,143 @@
+/**
+ * The CUDA device and its primary context (cuDevicePrimaryCtxRetain + cuCtxSetCurrent): one per
+ * process, made current on first use. `cudaAvailable()` probes without ever throwing.
+ */
+import { EngineUnavailableError } from '../core/errors.js';
+import { CU_DEVICE_ATTRIBUTE as A, check, getDriver, outHandle, type DriverApi } from './driver.js';
+
+export interface DeviceProperties {
+  ordinal: number;
+  name: string;
+  /** Compute capability, e.g. 9.0 as { major: 9, minor: 0 }. */
+  major: number;
+  minor: number;
+  /** 'sm_90' for compute capability 9.0. */
+  arch: string;
+  totalMemBytes: number;
+  multiprocessors: number;
+  maxThreadsPerBlock: number;
+  maxThreadsPerMultiprocessor: number;
+  warpSize: number;
+  sharedPerBlockBytes: number;
+  /** The most dynamic shared memory a block can get after cuFuncSetAttribute raises its limit. */
+  sharedPerBlockOptinBytes: number;
+  sharedPerMultiprocessorBytes: number;
+  l2CacheBytes: number;
+  clockKHz: number;
+  /** Driver's CUDA version, e.g. 13000 for 13.0. */
+  driverVersion: number;
+}
+
+export class CudaContext {
+  private constructor(
+    readonly driver: DriverApi,
+    readonly device: number,
+    readonly handle: bigint,
+    readonly props: DeviceProperties,
+  ) {}
+
+  /** Makes this context current on the calling thread (cheap; done before every batch of calls). */
+  makeCurrent(): void {
+    check(this.driver.cuCtxSetCurrent(this.handle), 'cuCtxSetCurrent');
+  }
+
+  /** Waits for all work in the context to finish. */
+  synchronize(): void {
+    check(this.driver.cuCtxSynchronize(), 'cuCtxSynchronize');
+  }
+
+  /** Free and total device memory in bytes. */
+  memInfo(): { freeBytes: number; totalBytes: number } {
+    const free = [0], total = [0];
+    check(this.driver.cuMemGetInfo(free, total), 'cuMemGetInfo');
+    return { freeBytes: Number(free[0]), totalBytes: Number(total[0]) };
+  }
+
+  private static instances = new Map<number, CudaContext>();
+
+  /** The primary context of device `ordinal` (0 by default), created once and kept. */
+  static get(ordinal = 0): CudaContext {
+    const have = CudaContext.instances.get(ordinal);
+    if (have) {
+      have.makeCurrent();
+      return have;
+    }
+    const d = getDriver();
+    check(d.cuInit(0), 'cuInit');
+    const count = [0];
+    check(d.cuDeviceGetCount(count), 'cuDeviceGetCount');
+    if (count[0]! <= ordinal) {
+      throw new EngineUnavailableError(`no CUDA device ${ordinal}: the driver reports ${count[0]} device(s)`);
+    }
+    const dev = [0];
+    check(d.cuDeviceGet(dev, ordinal), 'cuDeviceGet');
+    const device = dev[0]!;
+    const ctxOut = [0];
+    check(d.cuDevicePrimaryCtxRetain(ctxOut, device), 'cuDevicePrimaryCtxRetain');
+    const handle = outHandle(ctxOut);
+    check(d.cuCtxSetCurrent(handle), 'cuCtxSetCurrent');
+    const ctx = new CudaContext(d, device, handle, readProperties(d, device, ordinal));
+    CudaContext.instances.set(ordinal, ctx);
+    return ctx;
+  }
+}
+
+function readProperties(d: DriverApi, device: number, ordinal: number): DeviceProperties {
+  const attr = (a: number): number => {
+    const v = [0];
+    check(d.cuDeviceGetAttribute(v, a, device), 'cuDeviceGetAttribute');
+    return v[0]!;
+  };
+  const nameBuf = Buffer.alloc(256);
+  check(d.cuDeviceGetName(nameBuf, nameBuf.length, device), 'cuDeviceGetName');
+  const mem = [0];
+  check(d.cuDeviceTotalMem(mem, device), 'cuDeviceTotalMem');
+  const ver = [0];
+  check(d.cuDriverGetVersion(ver), 'cuDriverGetVersion');
+  const major = attr(A.COMPUTE_CAPABILITY_MAJOR), minor = attr(A.COMPUTE_CAPABILITY_MINOR);
+  return {
+    ordinal,
+    name: nameBuf.toString('utf8').replace(/\0.*$/s, ''),
+    major,
+    minor,
+    arch: `sm_${major}${minor}`,
+    totalMemBytes: Number(mem[0]),
+    multiprocessors: attr(A.MULTIPROCESSOR_COUNT),
+    maxThreadsPerBlock: attr(A.MAX_THREADS_PER_BLOCK),
+    maxThreadsPerMultiprocessor: attr(A.MAX_THREADS_PER_MULTIPROCESSOR),
+    warpSize: attr(A.WARP_SIZE),
+    sharedPerBlockBytes: attr(A.MAX_SHARED_MEMORY_PER_BLOCK),
+    sharedPerBlockOptinBytes: attr(A.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN),
+    sharedPerMultiprocessorBytes: attr(A.MAX_SHARED_MEMORY_PER_MULTIPROCESSOR),
+    l2CacheBytes: attr(A.L2_CACHE_SIZE),
+    clockKHz: attr(A.CLOCK_RATE),
+    driverVersion: ver[0]!,
+  };
+}
+
+export type CudaAvailability =
+  | { ok: true; device: DeviceProperties }
+  | { ok: false; reason: string };
+
+let availability: CudaAvailability | undefined;
+
+/**
+ * Whether a CUDA device answers: loads libcuda, initialises it and opens device 0's primary
+ * context. Never throws; the answer is computed once per process.
+ */
+export function cudaAvailable(): CudaAvailability {
+  if (availability) return availability;
+  try {
+    availability = { ok: true, device: CudaContext.get(0).props };
+  } catch (e) {
+    availability = { ok: false, reason: (e as Error).message };
+  }
+  return availability;
+}
+
+/** The context to use, or an EngineUnavailableError saying why there is none. */
+export function requireCuda(): CudaContext {
+  const a = cudaAvailable();
+  if (!a.ok) throw new EngineUnavailableError(`the CUDA engine was asked for but is not available: ${a.reason}`);
+  return CudaContext.get(0);
+}

@@ -1,0 +1,12 @@
+/** lattice-mimo: the public API. */
+export * from './core/errors.js';
+export * from './core/matrix.js';
+export { Philox, philox4x32 } from './core/rng.js';
+export { reduce, reduceSync, checkBasis, type ReduceResult, type ReduceStats, type BasisCheck } from './lattice/reduce.js';
+export { ALGORITHMS, type Algorithm, type AlgoParams, type BasisStats, type ReduceOptions, type Engine } from './lattice/types.js';
+export {
+  checkLLL, checkLagrangePairs, checkUnimodular, applyTransform, qualityMetrics, gramSchmidt,
+  type LLLCheck, type LagrangeCheck, type UnimodularCheck, type QualityMetrics,
+} from './lattice/check.js';
+export { gaussianBases, blockToeplitzBases, integerScale } from './lattice/generators.js';
+export { parseFplll, parseFplllBasis, formatFplll, parseBasisJson, formatBasisJson } from './lattice/fplll-format.js';

@@ -1,0 +1,57 @@
+/**
+ * The interface every CPU detector implements (src/mimo/detectors/<name>/cpu.ts exports
+ * `export const detector: CpuDetector<...>`), so detect() can dispatch to any of them.
+ *
+ * Life cycle, per detect() call (one batch):
+ *   1. `create(setup)` once: allocate every scratch buffer the detector needs (no allocation per
+ *      vector afterwards).
+ *   2. `prepare(H, hOff, noiseVar)` once per channel (QR, filters, LLL, ...): H is the whole
+ *      complex channel batch (interleaved re/im), the channel's nr x nt column-major matrix starts
+ *      at H[hOff]. detect() calls prepare again if the noise variance changes inside a channel's
+ *      group of vectors (per-vector noise), so a prepared state may depend on noiseVar.
+ *   3. `detect(prep, y, yOff, noiseVar, out, v)` once per received vector: y is the whole complex
+ *      vector batch, this vector's nr entries start at y[yOff]. Write the nt symbol indices to
+ *      out.symbols[v * nt ..] and, when out.llr is non-null, the nt * bitsPerSymbol LLRs to
+ *      out.llr[v * nt * bps ..] (stream-major, LLR = ln P(b=0|y)/P(b=1|y), positive means 0,
+ *      scaled by 1/N0 with N0 the complex noise variance). Return the number of tree nodes visited
+ *      (0 for detectors without a tree search).
+ *
+ * detect() derives the hard bits from the symbols, applies opts.llrClip (|LLR| <= clip) after the
+ * detector, and validates all input before any of this runs: a detector may assume finite data,
+ * noiseVar >= 0 (> 0 where setup.soft), and shapes that match.
+ */
+import type { Constellation } from '../modulation.js';
+import type { DetectOptions, Detector, Modulation } from '../types.js';
+
+export interface DetectorSetup {
+  readonly nr: number;
+  readonly nt: number;
+  readonly modulation: Modulation;
+  readonly constellation: Constellation;
+  readonly opts: DetectOptions;
+  /** True when the caller wants LLRs (only asked of detectors with `soft: true`). */
+  readonly soft: boolean;
+}
+
+export interface DetectorOutput {
+  /** vectors x nt symbol indices. */
+  readonly symbols: Int32Array;
+  /** vectors x nt x bitsPerSymbol LLRs, or null when no soft output is wanted. */
+  readonly llr: Float64Array | null;
+}
+
+export interface DetectorInstance<P = unknown> {
+  prepare(H: Float64Array, hOff: number, noiseVar: number): P;
+  detect(prep: P, y: Float64Array, yOff: number, noiseVar: number, out: DetectorOutput, v: number): number;
+}
+
+export interface CpuDetector<P = unknown> {
+  readonly name: Detector;
+  /** Whether it can produce LLRs. */
+  readonly soft: boolean;
+  /**
+   * Checks the sizes and options it supports (throwing UnsupportedError / InvalidArgumentError with
+   * a clear message) and returns an instance holding its scratch buffers.
+   */
+  create(setup: DetectorSetup): DetectorInstance<P>;
+}

@@ -1,0 +1,102 @@
+/**
+ * Error-rate curves: BER and FER (or any of ber/ser/fer) against SNR, one line per detector,
+ * log-scale y axis. Vega-Lite spec -> Vega -> SVG (headless, no canvas), and SVG -> PNG with resvg.
+ * Points with zero errors have no place on a log axis: they are left out, and the plot says so.
+ * vega, vega-lite and resvg are loaded only when a plot is made.
+ */
+import { writeFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { InvalidArgumentError } from '../core/errors.js';
+import { snrTypeName } from './table.js';
+import type { SimulationResult } from './types.js';
+
+export type PlotMetric = 'ber' | 'ser' | 'fer';
+
+export interface PlotOptions {
+  /** Panels side by side, one per metric (default ['ber', 'fer']). */
+  metrics?: PlotMetric[];
+  title?: string;
+  /** Width and height of each panel in px (default 360 x 300). */
+  width?: number;
+  height?: number;
+}
+
+const METRIC_TITLE: Record<PlotMetric, string> = { ber: 'BER (bit error rate)', ser: 'SER (symbol error rate)', fer: 'FER (frame error rate)' };
+const METRIC_ERRORS: Record<PlotMetric, 'bitErrors' | 'symbolErrors' | 'frameErrors'> = { ber: 'bitErrors', ser: 'symbolErrors', fer: 'frameErrors' };
+
+/** The Vega-Lite spec of the plot (a plain object, JSON-serialisable). */
+export function plotSpec(result: SimulationResult, opts: PlotOptions = {}): Record<string, unknown> {
+  const metrics = opts.metrics ?? ['ber', 'fer'];
+  if (metrics.length === 0) throw new InvalidArgumentError('a plot needs at least one metric');
+  const width = opts.width ?? 360, height = opts.height ?? 300;
+  const snrTitle = `${snrTypeName(result.snrType)} (dB)`;
+  const detectorOrder = [...new Set(result.points.map((p) => p.detector))];
+  const omitted = new Set<string>();
+  const panels = metrics.map((m) => {
+    const values = [];
+    for (const p of result.points) {
+      if (p[METRIC_ERRORS[m]] === 0) { omitted.add(m); continue; }
+      values.push({ detector: p.detector, snr: p.snr, value: p[m], errors: p[METRIC_ERRORS[m]] });
+    }
+    return {
+      width, height,
+      data: { values },
+      mark: { type: 'line', point: { filled: true, size: 45 }, strokeWidth: 1.8 },
+      encoding: {
+        x: { field: 'snr', type: 'quantitative', title: snrTitle, scale: { zero: false, nice: false, padding: 10 }, axis: { grid: true } },
+        y: {
+          field: 'value', type: 'quantitative', title: METRIC_TITLE[m],
+          scale: { type: 'log', nice: true }, axis: { grid: true, format: '.0e' },
+        },
+        color: { field: 'detector', type: 'nominal', title: 'detector', sort: detectorOrder },
+        shape: { field: 'detector', type: 'nominal', title: 'detector', sort: detectorOrder },
+      },
+    };
+  });
+  const subtitle = [`uncoded, iid Rayleigh fading, ${result.points.length} points, seed ${result.seed}`];
+  if (omitted.size > 0) subtitle.push('points with zero errors are not drawn (no place on a log axis)');
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title: {
+      text: opts.title ?? `${result.nt}x${result.nr} MIMO, ${result.modulation.toUpperCase()}`,
+      subtitle, anchor: 'start', fontSize: 15,
+    },
+    background: 'white',
+    padding: 12,
+    hconcat: panels,
+    resolve: { scale: { color: 'shared', shape: 'shared' } },
+    config: { font: 'DejaVu Sans, Arial, sans-serif', axis: { labelFontSize: 11, titleFontSize: 12 }, legend: { labelFontSize: 11, titleFontSize: 12 } },
+  };
+}
+
+/** The plot as an SVG document. */
+export async function renderPlotSvg(result: SimulationResult, opts: PlotOptions = {}): Promise<string> {
+  const [vega, vegaLite] = await Promise.all([import('vega'), import('vega-lite')]);
+  // vega-lite's TopLevelSpec type is much stricter than a plain object; the spec above is valid.
+  const compiled = vegaLite.compile(plotSpec(result, opts) as unknown as Parameters<typeof vegaLite.compile>[0]);
+  const view = new vega.View(vega.parse(compiled.spec), { renderer: 'none' });
+  try {
+    return await view.toSVG();
+  } finally {
+    view.finalize();
+  }
+}
+
+/** Rasterises an SVG to PNG bytes (`scale` times the SVG's own size). */
+export async function svgToPng(svg: string, scale = 2): Promise<Uint8Array> {
+  const { Resvg } = await import('@resvg/resvg-js');
+  const resvg = new Resvg(svg, {
+    fitTo: { mode: 'zoom', value: scale },
+    background: 'white',
+    font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans', sansSerifFamily: 'DejaVu Sans' },
+  });
+  return resvg.render().asPng();
+}
+
+/** Writes the plot to `file`: SVG or PNG, by its extension. */
+export async function writePlot(file: string, result: SimulationResult, opts: PlotOptions = {}): Promise<void> {
+  const ext = extname(file).toLowerCase();
+  if (ext !== '.svg' && ext !== '.png') throw new InvalidArgumentError(`plot file '${file}' must end in .svg or .png`);
+  const svg = await renderPlotSvg(result, opts);
+  await writeFile(file, ext === '.svg' ? svg : await svgToPng(svg));
+}

@@ -1,0 +1,229 @@
+/**
+ * The Monte Carlo engine: BER / SER / FER against SNR for several detectors on the same data.
+ *
+ * Work is cut into chunks of vectors (the unit handed to a worker). At each SNR point the chunks
+ * are merged strictly in chunk order, and each detector's stop rule (enough bit errors, or the
+ * vector limit) is checked after each merged chunk, so the counts are those of chunks 0..c for
+ * some c that depends only on the data: identical for a seed whatever the number of threads or
+ * the order in which workers finish. Chunks computed past a detector's stop are thrown away.
+ */
+import { availableParallelism } from 'node:os';
+import { EngineUnavailableError, InvalidArgumentError } from '../core/errors.js';
+import { snrToNoiseVar } from '../mimo/channel.js';
+import { bitsPerSymbolOf } from '../mimo/modulation.js';
+import { DETECTORS, MODULATIONS, type DetectOptions } from '../mimo/types.js';
+import { runChunk, type ChunkResult, type ChunkTask } from './chunk.js';
+import { MAX_SNR_POINTS, toEbN0Db, toEsN0Db } from './snr.js';
+import type { SimDetector, SimPoint, SimulationOptions, SimulationResult, SnrType } from './types.js';
+import { InThreadExecutor, WorkerPool, type ChunkExecutor } from './worker-pool.js';
+
+export const DEFAULT_MAX_ERRORS = 200;
+export const DEFAULT_MAX_VECTORS = 1_000_000;
+export const DEFAULT_CHUNK_VECTORS = 1024;
+/** Limits that keep every loop bounded and every stream number exact. */
+const MAX_ANTENNAS = 64;
+const MAX_THREADS = 256;
+const MAX_CHUNKS_PER_POINT = 2 ** 32;
+
+function positiveInt(name: string, v: unknown, max = Number.MAX_SAFE_INTEGER): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > max) {
+    throw new InvalidArgumentError(`${name} must be an integer in [1, ${max}], got ${String(v)}`);
+  }
+  return v;
+}
+
+/** The name a detector goes by in tables and plots: its algorithm and the parameters that matter. */
+export function detectorLabel(d: SimDetector): string {
+  if (d.label) return d.label;
+  const parts: string[] = [d.detector];
+  if (d.detector === 'kbest' && d.k !== undefined) parts.push(`K=${d.k}`);
+  if (d.detector === 'nway' && d.passes !== undefined) parts.push(`N=${d.passes}`);
+  if (d.initialRadius === 'babai' && (d.detector === 'sphere' || d.detector === 'psd')) parts.push('babai');
+  if (d.soft === 'logmap') parts.push('logmap');
+  return parts.join(' ');
+}
+
+/** Labels made unique ("mmse", "mmse #2") so every curve and table row can be told apart. */
+function uniqueLabels(detectors: SimDetector[]): string[] {
+  const seen = new Map<string, number>();
+  return detectors.map((d) => {
+    const base = detectorLabel(d);
+    const n = (seen.get(base) ?? 0) + 1;
+    seen.set(base, n);
+    return n === 1 ? base : `${base} #${n}`;
+  });
+}
+
+interface Plan {
+  opts: SimulationOptions;
+  snrType: SnrType;
+  maxErrors: number;
+  maxVectors: number;
+  vectorsPerChannel: number;
+  chunkVectors: number;
+  seed: number;
+  threads: number;
+  bitsPerSymbol: number;
+  detectors: DetectOptions[];
+  labels: string[];
+}
+
+function plan(opts: SimulationOptions): Plan {
+  positiveInt('nt', opts.nt, MAX_ANTENNAS);
+  positiveInt('nr', opts.nr, MAX_ANTENNAS);
+  if (!(MODULATIONS as readonly string[]).includes(opts.modulation)) {
+    throw new InvalidArgumentError(`unknown modulation '${String(opts.modulation)}' (one of ${MODULATIONS.join(', ')})`);
+  }
+  if (opts.engine === 'cuda') {
+    throw new EngineUnavailableError("no CUDA engine for MIMO simulation yet: use --engine cpu (or auto, which picks cpu)");
+  }
+  if (opts.engine !== undefined && opts.engine !== 'auto' && opts.engine !== 'cpu') {
+    throw new InvalidArgumentError(`engine must be auto, cpu or cuda, got '${String(opts.engine)}'`);
+  }
+  if (!Array.isArray(opts.detectors) || opts.detectors.length === 0) throw new InvalidArgumentError('at least one detector is needed');
+  for (const d of opts.detectors) {
+    if (!(DETECTORS as readonly string[]).includes(d.detector)) {
+      throw new InvalidArgumentError(`unknown detector '${String(d.detector)}' (one of ${DETECTORS.join(', ')})`);
+    }
+  }
+  if (!Array.isArray(opts.snrs) || opts.snrs.length === 0) throw new InvalidArgumentError('at least one SNR point is needed');
+  if (opts.snrs.length > MAX_SNR_POINTS) throw new InvalidArgumentError(`at most ${MAX_SNR_POINTS} SNR points, got ${opts.snrs.length}`);
+  for (const s of opts.snrs) if (!Number.isFinite(s)) throw new InvalidArgumentError(`SNR values must be finite, got ${s}`);
+  const snrType = opts.snrType ?? 'esn0';
+  if (snrType !== 'esn0' && snrType !== 'ebn0') throw new InvalidArgumentError(`SNR type must be esn0 or ebn0, got '${String(snrType)}'`);
+  const maxErrors = positiveInt('maxErrors', opts.maxErrors ?? DEFAULT_MAX_ERRORS);
+  const vectorsPerChannel = positiveInt('vectorsPerChannel', opts.vectorsPerChannel ?? 1, 1 << 20);
+  const chunkVectors = opts.chunkVectors === undefined
+    ? vectorsPerChannel * Math.max(1, Math.round(DEFAULT_CHUNK_VECTORS / vectorsPerChannel))
+    : positiveInt('chunkVectors', opts.chunkVectors, 1 << 24);
+  if (chunkVectors % vectorsPerChannel !== 0) {
+    throw new InvalidArgumentError(`chunkVectors (${chunkVectors}) must be a multiple of vectorsPerChannel (${vectorsPerChannel})`);
+  }
+  // A channel group is never split: the vector limit is rounded up to whole groups.
+  const maxVectorsAsked = positiveInt('maxVectors', opts.maxVectors ?? DEFAULT_MAX_VECTORS);
+  const maxVectors = Math.ceil(maxVectorsAsked / vectorsPerChannel) * vectorsPerChannel;
+  if (maxVectors / chunkVectors > MAX_CHUNKS_PER_POINT) throw new InvalidArgumentError(`maxVectors / chunkVectors must be below 2^32`);
+  const seed = opts.seed ?? 1;
+  if (!Number.isSafeInteger(seed) || seed < 0) throw new InvalidArgumentError(`seed must be a non-negative safe integer, got ${seed}`);
+  const threads = positiveInt('threads', opts.threads ?? Math.max(1, availableParallelism()), MAX_THREADS);
+  const detectors = opts.detectors.map((d): DetectOptions => {
+    const { label: _label, ...rest } = d;
+    return { ...rest, modulation: opts.modulation, engine: 'cpu' };
+  });
+  return {
+    opts, snrType, maxErrors, maxVectors, vectorsPerChannel, chunkVectors, seed, threads,
+    bitsPerSymbol: bitsPerSymbolOf(opts.modulation), detectors, labels: uniqueLabels(opts.detectors),
+  };
+}
+
+/** Running totals of one detector at one point. */
+interface Tally { bitErrors: number; symbolErrors: number; frameErrors: number; vectors: number; timeMs: number; stoppedBy: 'errors' | 'vectors' | null }
+
+function toPoint(p: Plan, d: number, snr: number, noiseVar: number, t: Tally): SimPoint {
+  const bits = t.vectors * p.opts.nt * p.bitsPerSymbol;
+  const symbols = t.vectors * p.opts.nt;
+  return {
+    detector: p.labels[d]!, algorithm: p.detectors[d]!.detector,
+    snr, snrType: p.snrType,
+    esn0Db: toEsN0Db(snr, p.snrType, p.bitsPerSymbol), ebn0Db: toEbN0Db(snr, p.snrType, p.bitsPerSymbol), noiseVar,
+    ber: bits > 0 ? t.bitErrors / bits : 0,
+    ser: symbols > 0 ? t.symbolErrors / symbols : 0,
+    fer: t.vectors > 0 ? t.frameErrors / t.vectors : 0,
+    bitErrors: t.bitErrors, symbolErrors: t.symbolErrors, frameErrors: t.frameErrors,
+    bits, symbols, frames: t.vectors, vectors: t.vectors, timeMs: t.timeMs,
+    stoppedBy: t.stoppedBy ?? 'vectors',
+  };
+}
+
+async function simulatePoint(p: Plan, exec: ChunkExecutor<ChunkTask, ChunkResult>, snrIndex: number): Promise<SimPoint[]> {
+  const snr = p.opts.snrs[snrIndex]!;
+  const noiseVar = snrToNoiseVar(snr, p.snrType, p.bitsPerSymbol);
+  const start = performance.now();
+  const nDet = p.detectors.length;
+  const tallies: Tally[] = p.detectors.map(() => ({ bitErrors: 0, symbolErrors: 0, frameErrors: 0, vectors: 0, timeMs: 0, stoppedBy: null }));
+  const isActive = (d: number) => tallies[d]!.stoppedBy === null;
+  const maxChunks = Math.ceil(p.maxVectors / p.chunkVectors);
+  const window = 2 * p.threads;
+  const inflight = new Map<number, { promise: Promise<ChunkResult>; vectors: number }>();
+  let nextChunk = 0;
+  let mergedVectors = 0;
+
+  // More chunks are worth handing out while some active detector is not expected to reach its
+  // error limit within the chunks already in flight (at its error rate so far). This only decides
+  // how much work is done ahead, never which chunks are counted, so it cannot change the results.
+  const worthDispatching = (): boolean => {
+    if (inflight.size === 0) return true;
+    if (mergedVectors === 0) return inflight.size < p.threads;
+    let inflightVectors = 0;
+    for (const c of inflight.values()) inflightVectors += c.vectors;
+    for (let d = 0; d < nDet; d++) {
+      if (!isActive(d)) continue;
+      const t = tallies[d]!;
+      if (t.bitErrors + (t.bitErrors / mergedVectors) * inflightVectors < p.maxErrors) return true;
+    }
+    return false;
+  };
+
+  const dispatch = (): void => {
+    while (nextChunk < maxChunks && inflight.size < window && worthDispatching()) {
+      const chunkIndex = nextChunk++;
+      const vectors = Math.min(p.chunkVectors, p.maxVectors - chunkIndex * p.chunkVectors);
+      const active = p.detectors.map((_, d) => d).filter(isActive);
+      const task: ChunkTask = {
+        nt: p.opts.nt, nr: p.opts.nr, modulation: p.opts.modulation, vectorsPerChannel: p.vectorsPerChannel,
+        seed: p.seed, detectors: p.detectors, active, snrIndex, chunkIndex, vectors, noiseVar,
+      };
+      const promise = exec.run(task);
+      promise.catch(() => {}); // a chunk past every stop may fail unobserved; merged chunks rethrow below
+      inflight.set(chunkIndex, { promise, vectors });
+    }
+  };
+
+  const emit = (type: 'update' | 'point') => p.opts.onProgress?.({
+    type, snrIndex, snr, snrType: p.snrType,
+    points: tallies.map((t, d) => toPoint(p, d, snr, noiseVar, t)),
+    finished: tallies.map((t) => t.stoppedBy !== null),
+    pointWallMs: performance.now() - start,
+  });
+
+  for (let merged = 0; merged < maxChunks && tallies.some((t) => t.stoppedBy === null); merged++) {
+    dispatch();
+    const entry = inflight.get(merged)!;
+    const result = await entry.promise;
+    inflight.delete(merged);
+    mergedVectors += result.vectors;
+    for (let d = 0; d < nDet; d++) {
+      if (!isActive(d)) continue;
+      const c = result.counts[d];
+      if (!c) throw new Error(`internal: chunk ${merged} lacks counts of active detector ${p.labels[d]}`);
+      const t = tallies[d]!;
+      t.bitErrors += c.bitErrors; t.symbolErrors += c.symbolErrors; t.frameErrors += c.frameErrors;
+      t.vectors += result.vectors; t.timeMs += c.timeMs;
+      if (t.bitErrors >= p.maxErrors) t.stoppedBy = 'errors';
+      else if (t.vectors >= p.maxVectors) t.stoppedBy = 'vectors';
+    }
+    emit('update');
+  }
+  emit('point');
+  return tallies.map((t, d) => toPoint(p, d, snr, noiseVar, t));
+}
+
+/** Runs the whole simulation: every SNR point in order, every detector on the same data. */
+export async function simulate(opts: SimulationOptions): Promise<SimulationResult> {
+  const p = plan(opts);
+  const start = performance.now();
+  const exec: ChunkExecutor<ChunkTask, ChunkResult> = p.threads === 1
+    ? new InThreadExecutor(runChunk)
+    : new WorkerPool<ChunkTask, ChunkResult>(new URL('./worker.js', import.meta.url), p.threads);
+  const points: SimPoint[] = [];
+  try {
+    for (let i = 0; i < opts.snrs.length; i++) points.push(...await simulatePoint(p, exec, i));
+  } finally {
+    await exec.close();
+  }
+  return {
+    nt: opts.nt, nr: opts.nr, modulation: opts.modulation, snrType: p.snrType, seed: p.seed, threads: p.threads,
+    engine: 'cpu', maxErrors: p.maxErrors, maxVectors: p.maxVectors, vectorsPerChannel: p.vectorsPerChannel,
+    chunkVectors: p.chunkVectors, wallMs: performance.now() - start, points,
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * The live table on stderr: one row per detector at each SNR point. On a terminal the rows of the
+ * point being simulated are redrawn in place (ANSI cursor-up and clear-line) as chunks merge; when
+ * the stream is not a terminal (a log file, CI) each point's rows are printed once, when it ends.
+ */
+import type { SimPoint, SimProgressEvent, SimulationResult, SnrType } from './types.js';
+
+const COLUMNS = ['SNR', 'detector', 'BER', 'SER', 'FER', 'errors', 'vectors', 'vectors/s', 'time'] as const;
+const WIDTHS = [7, 14, 9, 9, 9, 8, 10, 10, 8];
+/** Redraws at most this often on a terminal (the last state of a point is always drawn). */
+const REDRAW_INTERVAL_MS = 100;
+
+export interface TableStream {
+  write(text: string): unknown;
+  isTTY?: boolean;
+}
+
+function rate(v: number): string {
+  if (v === 0) return '0';
+  return v < 1e-3 ? v.toExponential(2) : v.toPrecision(3);
+}
+
+function count(n: number): string {
+  if (n < 1e5) return String(n);
+  if (n < 1e8) return `${(n / 1e3).toFixed(0)}k`;
+  return `${(n / 1e6).toFixed(0)}M`;
+}
+
+function perSecond(v: number): string {
+  if (!Number.isFinite(v)) return '-';
+  if (v >= 1e6) return `${(v / 1e6).toFixed(2)}M`;
+  if (v >= 1e3) return `${(v / 1e3).toFixed(1)}k`;
+  return v.toFixed(0);
+}
+
+function duration(ms: number): string {
+  if (ms < 1000) return `${ms.toFixed(0)} ms`;
+  if (ms < 600_000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${(ms / 60_000).toFixed(1)} min`;
+}
+
+function row(cells: readonly string[]): string {
+  return cells.map((c, i) => (i === 1 ? c.padEnd(WIDTHS[i]!) : c.padStart(WIDTHS[i]!))).join(' | ');
+}
+
+export function snrTypeName(t: SnrType): string {
+  return t === 'esn0' ? 'Es/N0' : 'Eb/N0';
+}
+
+/** One table row for a detector at a point; `running` marks a row still being counted. */
+export function formatPointRow(p: SimPoint, running = false): string {
+  const vps = p.timeMs > 0 ? p.vectors / (p.timeMs / 1000) : NaN;
+  return row([
+    p.snr.toFixed(1), p.detector.slice(0, WIDTHS[1]!), rate(p.ber), rate(p.ser), rate(p.fer),
+    count(p.bitErrors), count(p.vectors), perSecond(vps), duration(p.timeMs),
+  ]) + (running ? ' ...' : '');
+}
+
+export function tableHeader(snrType: SnrType): string {
+  const head = row(COLUMNS.map((c) => (c === 'SNR' ? 'SNR dB' : c)));
+  return [
+    `SNR is ${snrTypeName(snrType)} in dB; errors = bit errors; vectors/s and time are detection only, per core (summed over workers)`,
+    head,
+    '-'.repeat(head.length),
+  ].join('\n');
+}
+
+export class LiveTable {
+  private readonly tty: boolean;
+  /** Rows of the current point already on screen (terminal mode). */
+  private drawn = 0;
+  private lastDraw = 0;
+
+  constructor(private readonly out: TableStream, private readonly snrType: SnrType, opts: { tty?: boolean } = {}) {
+    this.tty = opts.tty ?? this.out.isTTY === true;
+  }
+
+  start(): void {
+    this.out.write(tableHeader(this.snrType) + '\n');
+  }
+
+  /** Pass as `onProgress` (or call from it). */
+  update(ev: SimProgressEvent): void {
+    if (!this.tty) {
+      if (ev.type === 'point') this.out.write(ev.points.map((p) => formatPointRow(p)).join('\n') + '\n');
+      return;
+    }
+    const now = performance.now();
+    if (ev.type === 'update' && now - this.lastDraw < REDRAW_INTERVAL_MS) return;
+    this.lastDraw = now;
+    const lines = ev.points.map((p, d) => formatPointRow(p, ev.type === 'update' && !ev.finished[d]));
+    let text = this.drawn > 0 ? `\x1b[${this.drawn}A` : '';
+    for (const line of lines) text += `\r\x1b[2K${line}\n`;
+    this.out.write(text);
+    this.drawn = ev.type === 'point' ? 0 : lines.length;
+  }
+
+  /** The closing notes: zero-error points and the run's totals. */
+  finish(result: SimulationResult): void {
+    const zero = result.points.filter((p) => p.bitErrors === 0).length;
+    const notes = [`${result.points.length} points in ${duration(result.wallMs)} on ${result.threads} thread(s), engine ${result.engine}`];
+    if (zero > 0) notes.push(`${zero} point(s) with no bit errors: BER 0 means below 1 / bits (omitted from log-scale plots)`);
+    this.out.write(notes.join('\n') + '\n');
+  }
+}

@@ -1,0 +1,86 @@
+/** `lattice-mimo reduce` and `info` end to end, through the built CLI. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Philox } from '../../src/core/rng.js';
+import { parseFplll } from '../../src/lattice/fplll-format.js';
+import { checkLLL, checkUnimodular } from '../../src/lattice/check.js';
+
+const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+const cli = (args: string[], input?: string) => spawnSync(process.execPath, [CLI, ...args], { input, encoding: 'utf8', timeout: 60_000 });
+
+const seed = Math.floor(Math.random() * 2 ** 31);
+const rng = new Philox(seed, 5);
+
+function randomIntegerBasisText(m: number, n: number): { text: string; rows: number[][] } {
+  const rows: number[][] = [];
+  for (let i = 0; i < m; i++) rows.push(Array.from({ length: n }, () => rng.int(2001) - 1000));
+  return { rows, text: '[' + rows.map((r) => '[' + r.join(' ') + ']').join('\n') + ']\n' };
+}
+
+test('reduce -of bu: integer in, integer out, U B_in = B_out exactly, U unimodular, output LLL-reduced', () => {
+  for (let trial = 0; trial < 4; trial++) {
+    const n = 3 + rng.int(10), m = 2 + rng.int(n - 1);
+    const { text, rows } = randomIntegerBasisText(m, n);
+    const r = cli(['reduce', '-of', 'bu', '-d', '0.99'], text);
+    assert.equal(r.status, 0, `seed ${seed}: ${r.stderr}`);
+    const parts = r.stdout.trim().split(/\n(?=\[\[)/);
+    assert.equal(parts.length, 2, r.stdout);
+    const B = parseFplll(parts[0]!), U = parseFplll(parts[1]!);
+    assert.ok(B.integral && U.integral);
+    assert.equal(B.rows, m); assert.equal(B.cols, n); assert.equal(U.rows, m); assert.equal(U.cols, m);
+    for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) {
+      let s = 0n;
+      for (let k = 0; k < m; k++) s += BigInt(U.values[i]![k]!) * BigInt(rows[k]![j]!);
+      assert.equal(BigInt(B.values[i]![j]!), s);
+    }
+    assert.ok(checkUnimodular(Float64Array.from(U.values.flat()), m).ok);
+    assert.ok(checkLLL(Float64Array.from(B.values.flat()), n, m, 0.99, 0.51).ok, `seed ${seed}`);
+  }
+});
+
+test('reduce --check reports PASS and the metrics on stderr; --json works; every algorithm runs', () => {
+  const { text } = randomIntegerBasisText(6, 6);
+  for (const a of ['lll', 'allswap', 'block', 'cr-block', 'jacobi', 'jacobi-parallel']) {
+    const r = cli(['reduce', '-a', a, '--check', '-b', '3'], text);
+    assert.equal(r.status, 0, `${a}: ${r.stderr}`);
+    assert.match(r.stderr, /check: PASS/);
+    assert.match(r.stderr, /Hadamard ratio/);
+  }
+  const j = cli(['reduce', '--json', '-of', 'bu'], text);
+  assert.equal(j.status, 0, j.stderr);
+  const doc = JSON.parse(j.stdout);
+  assert.equal(doc.check.ok, true);
+  assert.equal(doc.basis.length, 6);
+  assert.equal(doc.transform.length, 6);
+});
+
+test('reduce errors: one line on stderr, exit code 2', () => {
+  const cases: [string[], string, RegExp][] = [
+    [['reduce'], '', /empty input/],
+    [['reduce'], '[[1 2][3 nan]]', /NaN|nan|non-finite|number/i],
+    [['reduce'], '[[1 2][3]]', /ragged|entries/i],
+    [['reduce'], '[[1 2][2 4]]', /dependent/],
+    [['reduce'], '[[0 0][1 2]]', /zero/],
+    [['reduce', '-d', '1.2'], '[[1 2][3 4]]', /delta/],
+    [['reduce', '-e', '0.3'], '[[1 2][3 4]]', /eta/],
+    [['reduce', '-a', 'bkz'], '[[1 2][3 4]]', /algorithm/],
+    [['reduce', '--bogus'], '[[1 2][3 4]]', /bogus/],
+    [['reduce', '--engine', 'cuda', '--engine', 'warp'], '[[1 2][3 4]]', /engine/],
+    [['nonsense'], '', /unknown command/],
+  ];
+  for (const [args, input, pattern] of cases) {
+    const r = cli(args, input);
+    assert.equal(r.status, 2, `${args.join(' ')}: status ${r.status}, stderr ${r.stderr}`);
+    const lines = r.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(lines[0]!, pattern);
+  }
+});
+
+test('info lists the engines', () => {
+  const r = cli(['info']);
+  assert.equal(r.status, 0);
+  assert.match(r.stdout, /cpu/);
+});

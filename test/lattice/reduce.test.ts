@@ -1,0 +1,140 @@
+/**
+ * reduce() on fresh random bases, for every algorithm: the float64 check passes, Z is exactly
+ * unimodular, and the output equals B_in Z (exactly for integer input), re-verified here
+ * independently of reduce()'s own checks.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Philox } from '../../src/core/rng.js';
+import { makeBatch, matrixAt, type MatrixBatch } from '../../src/core/matrix.js';
+import { LatticeMimoError } from '../../src/core/errors.js';
+import { checkLagrangePairs, checkLLL, checkUnimodular } from '../../src/lattice/check.js';
+import { blockToeplitzBases, gaussianBases, integerScale } from '../../src/lattice/generators.js';
+import { reduce, reduceSync } from '../../src/lattice/reduce.js';
+import { ALGORITHMS, type Algorithm } from '../../src/lattice/types.js';
+
+const seed = Math.floor(Math.random() * 2 ** 31);
+const rng = new Philox(seed, 99);
+const why = (s: string) => `${s} [seed ${seed}]`;
+
+/** Independent verification of one reduce() output against its input. */
+function verify(input: MatrixBatch, out: MatrixBatch, Z: Float64Array, k: number, alg: Algorithm, delta: number, eta: number, label: string): void {
+  const { rows: n, cols: m } = input;
+  const Bin = matrixAt(input, k);
+  const Bout = matrixAt(out, k);
+  const Zk = Z.subarray(k * m * m, (k + 1) * m * m);
+  assert.ok(checkUnimodular(Zk, m).ok, why(`${label}: Z unimodular`));
+  const integral = Bin.every(Number.isInteger);
+  let maxErr = 0, scale = 0;
+  for (let j = 0; j < m; j++) for (let i = 0; i < n; i++) {
+    if (integral) {
+      let s = 0n;
+      for (let t = 0; t < m; t++) s += BigInt(Bin[i + t * n]!) * BigInt(Zk[t + j * m]!);
+      assert.equal(BigInt(Bout[i + j * n]!), s, why(`${label}: B Z exact at (${i}, ${j})`));
+    } else {
+      let s = 0;
+      for (let t = 0; t < m; t++) s += Bin[i + t * n]! * Zk[t + j * m]!;
+      maxErr = Math.max(maxErr, Math.abs(s - Bout[i + j * n]!));
+      scale = Math.max(scale, Math.abs(s));
+    }
+  }
+  assert.ok(maxErr <= 1e-9 * Math.max(1, scale), why(`${label}: B Z = output (err ${maxErr})`));
+  const ok = alg === 'jacobi' || alg === 'jacobi-parallel'
+    ? checkLagrangePairs(Bout, n, m).ok
+    : checkLLL(Bout, n, m, delta, eta).ok;
+  assert.ok(ok, why(`${label}: conditions hold`));
+}
+
+function randomFamily(n: number, m: number): { basis: MatrixBatch; family: string } {
+  const s = rng.int(2 ** 30);
+  switch (rng.int(4)) {
+    case 0: return { basis: gaussianBases({ batch: 1, n, m, seed: s }), family: 'gaussian' };
+    case 1: return { basis: integerScale(gaussianBases({ batch: 1, n, m, seed: s }), 1 + rng.int(1000)), family: 'integer' };
+    case 2: {
+      const b = 1 + rng.int(2);
+      const blocks = Math.max(1, Math.floor(n / b));
+      return { basis: blockToeplitzBases({ batch: 1, blocks, blockSize: b, taps: Math.min(blocks, 1 + rng.int(3)), seed: s }), family: 'block-toeplitz' };
+    }
+    default: {
+      // integer entries with a knapsack-like first row: hard for reduction, exact arithmetic
+      const data = new Float64Array(n * m);
+      for (let j = 0; j < m; j++) { data[j * n + (j % n)] = 1; data[j * n + ((j + 1) % n)] += rng.int(2 ** 16); }
+      return { basis: makeBatch(data, 1, n, m), family: 'integer-knapsack' };
+    }
+  }
+}
+
+for (const algorithm of ALGORITHMS) {
+  test(`${algorithm}: fresh random bases, n = 2..64, square and rectangular, pass every check`, async () => {
+    const cases = 14;
+    for (let c = 0; c < cases; c++) {
+      const n = c < 10 ? 2 + rng.int(23) : 32 + rng.int(33);
+      const rect = rng.int(3) === 0;
+      const m = rect ? Math.max(1, n - 1 - rng.int(Math.max(1, n - 1))) : n;
+      let { basis, family } = randomFamily(n, m);
+      if (basis.rows !== n) ({ basis, family } = { basis: gaussianBases({ batch: 1, n, m, seed: rng.int(1e9) }), family: 'gaussian' });
+      const delta = rng.int(2) ? 0.75 : 0.99;
+      const eta = 0.51;
+      const label = `${algorithm} ${family} n=${basis.rows} m=${basis.cols} delta=${delta}`;
+      let res;
+      try {
+        res = await reduce(basis, { algorithm, delta, eta, blockSize: 2 + rng.int(6), engine: 'cpu' });
+      } catch (e) {
+        assert.fail(why(`${label}: ${(e as Error).message}`));
+      }
+      assert.ok(res.checks!.every((x) => x.ok), why(label));
+      verify(basis, res.basis, res.transform.data, 0, algorithm, delta, eta, label);
+    }
+  });
+}
+
+test('float32 runs return checked results (failed float32 bases are redone in float64)', async () => {
+  for (const algorithm of ALGORITHMS) {
+    const basis = gaussianBases({ batch: 6, n: 12, seed: rng.int(1e9) });
+    const res = await reduce(basis, { algorithm, precision: 'float32', engine: 'cpu' });
+    assert.equal(res.stats.precision, 'float32');
+    for (let k = 0; k < 6; k++) verify(basis, res.basis, res.transform.data, k, algorithm, 0.75, 0.51, `${algorithm} float32 #${k}`);
+    assert.ok(res.stats.redoneInFloat64 >= 0 && res.stats.redoneInFloat64 <= 6);
+  }
+});
+
+test('a batch on worker threads gives exactly the single-thread result', async () => {
+  const basis = gaussianBases({ batch: 64, n: 16, seed: rng.int(1e9) });
+  const one = await reduce(basis, { threads: 1 });
+  const two = await reduce(basis, { threads: 2 });
+  assert.deepEqual(two.transform.data, one.transform.data);
+  assert.deepEqual(two.basis.data, one.basis.data);
+  const sync = reduceSync(basis);
+  assert.deepEqual(sync.transform.data, one.transform.data);
+});
+
+function expectCode(fn: () => unknown, code: string) {
+  return assert.rejects(async () => { await fn(); }, (e: unknown) => e instanceof LatticeMimoError && e.code === code);
+}
+
+test('bad input gets typed errors naming the problem', async () => {
+  const ok = gaussianBases({ batch: 1, n: 3, seed: 1 });
+  const bad = (f: (d: Float64Array) => void) => { const d = Float64Array.from(ok.data); f(d); return makeBatch(d, 1, 3, 3); };
+  await expectCode(() => reduce(bad((d) => { d[4] = NaN; })), 'NON_FINITE');
+  await expectCode(() => reduce(bad((d) => { d[2] = Infinity; })), 'NON_FINITE');
+  await expectCode(() => reduce(bad((d) => { d.fill(0, 3, 6); })), 'ZERO_VECTOR');
+  await expectCode(() => reduce(bad((d) => { for (let i = 0; i < 3; i++) d[6 + i] = 2 * d[i]! - d[3 + i]!; })), 'RANK_DEFICIENT');
+  await expectCode(() => reduce({ batch: 1, rows: 3, cols: 3, data: new Float64Array(8) }), 'SHAPE_MISMATCH');
+  await expectCode(() => reduce({ batch: 1, rows: 2, cols: 3, data: new Float64Array(6) }), 'SHAPE_MISMATCH');
+  await expectCode(() => reduce({ batch: 0, rows: 2, cols: 2, data: new Float64Array(0) }), 'INVALID_INPUT');
+  for (const delta of [0.25, 1, 1.5, -1, NaN]) await expectCode(() => reduce(ok, { delta }), 'INVALID_ARGUMENT');
+  for (const eta of [0.49, 0.87, NaN]) await expectCode(() => reduce(ok, { eta }), 'INVALID_ARGUMENT');
+  await expectCode(() => reduce(ok, { algorithm: 'bkz' as Algorithm }), 'INVALID_ARGUMENT');
+  await expectCode(() => reduce(ok, { blockSize: 1 }), 'INVALID_ARGUMENT');
+  await expectCode(() => reduce(ok, { maxIterations: 0 }), 'INVALID_ARGUMENT');
+});
+
+test('maxIterations bounds every algorithm: a hard basis with a tiny bound is an ITERATION_LIMIT error', async () => {
+  const n = 24;
+  const d = new Float64Array(n * n);
+  for (let j = 0; j < n; j++) { d[j * n + j] = 1; d[j * n] += 2 ** 20 + rng.int(2 ** 20); }
+  const hard = makeBatch(d, 1, n, n);
+  for (const algorithm of ALGORITHMS) {
+    await expectCode(() => reduce(hard, { algorithm, maxIterations: 2 }), 'ITERATION_LIMIT');
+  }
+});
