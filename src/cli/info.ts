@@ -1,5 +1,18 @@
-/** `lattice-mimo info`: placeholder until the engine probe lands. */
-export async function run(_argv: string[]): Promise<number> {
-  process.stdout.write('engines: cpu\n');
+/** `lattice-mimo info`: the engines found on this machine (CPU always; CUDA where a device answers). */
+import { availableParallelism, cpus } from 'node:os';
+import { describeCuda } from '../gpu/index.js';
+
+export async function run(argv: string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write('usage: lattice-mimo info\n\nLists the engines found: the CPU engine (cores) and the CUDA device, driver and NVRTC version.\n');
+    return 0;
+  }
+  const model = cpus()[0]?.model.trim() ?? 'unknown CPU';
+  const lines = [
+    `lattice-mimo on Node ${process.version} (${process.platform}-${process.arch})`,
+    `cpu: ${availableParallelism()} threads, ${model}`,
+    ...(await describeCuda()),
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
   return 0;
 }

@@ -106,7 +106,8 @@ function loadFirst(names: readonly string[]): { lib: ReturnType<typeof koffi.loa
       errors.push(`${name}: ${(e as Error).message.split('\n')[0]}`);
     }
   }
-  throw new Error(errors.join('; '));
+  // the first name is the one a working install has; the others only repeat 'not found'
+  throw new Error(errors[0] ?? 'no library name to try');
 }
 
 function bind(lib: ReturnType<typeof koffi.load>): DriverApi {

@@ -79,14 +79,23 @@ export interface BlockToeplitzOptions {
   taps: number;
   /** Complex taps CN(0, 1) in their real-valued decomposition [[Re, -Im], [Im, Re]]. */
   complex?: boolean;
+  /**
+   * 'square' (default): blocks x blocks block rows/columns, the convolution truncated at the last
+   * transmitted block. 'full': blocks + L - 1 block rows (the whole linear convolution, tail
+   * included), a tall matrix. The square one is ill-conditioned, exponentially in `blocks`, when
+   * the channel polynomial H_0 + H_1 z + ... has roots inside the unit circle (often, for random
+   * taps); the full one stays well-conditioned.
+   */
+  shape?: 'square' | 'full';
   seed: number | bigint;
   precision?: Precision;
 }
 
 /**
  * Block-Toeplitz (block lower-triangular, banded) channel matrices of MIMO with ISI: block (i, j)
- * is H_{i-j} for 0 <= i - j < L, zero elsewhere. Square, n = blocks * b (real) or blocks * 2b
- * (complex); nonsingular almost surely (its determinant is det(H_0)^blocks).
+ * is H_{i-j} for 0 <= i - j < L, zero elsewhere. m = blocks * rb columns with rb = b (real) or 2b
+ * (complex); rows n = m ('square', determinant det(H_0)^blocks, nonzero almost surely) or
+ * (blocks + L - 1) * rb ('full').
  *
  * Draw order of matrix k (Philox stream k): taps H_0 .. H_{L-1}, each column-major; a complex tap
  * entry takes two normals (re, then im), each scaled by 1/sqrt(2) so that E|h|^2 = 1.
@@ -101,14 +110,18 @@ export function blockToeplitzBases(opts: BlockToeplitzOptions): MatrixBatch {
   }
   const complex = opts.complex ?? false;
   if (typeof complex !== 'boolean') throw new InvalidArgumentError(`complex must be a boolean, got ${String(complex)}`);
+  const shape = opts.shape ?? 'square';
+  if (shape !== 'square' && shape !== 'full') throw new InvalidArgumentError(`shape must be 'square' or 'full', got ${String(shape)}`);
   const seed = checkSeed(opts.seed);
   const precision = checkPrecision(opts.precision);
   const rb = complex ? 2 * b : b; // rows/cols of one real block
-  const n = blocks * rb;
+  const m = blocks * rb;
+  const blockRows = shape === 'full' ? blocks + taps - 1 : blocks;
+  const n = blockRows * rb;
   if (n > MAX_DIM) throw new InvalidArgumentError(`matrix size ${n} exceeds ${MAX_DIM}`);
-  checkSize(batch, n, n);
+  checkSize(batch, n, m);
 
-  const size = n * n;
+  const size = n * m;
   const data = allocReal(precision, batch * size);
   const tapData = new Float64Array(taps * rb * rb); // real blocks, each rb x rb column-major
   for (let k = 0; k < batch; k++) {
@@ -116,7 +129,7 @@ export function blockToeplitzBases(opts: BlockToeplitzOptions): MatrixBatch {
     const base = k * size;
     // block (i, j) = tap i - j: element (r, c) of that block lands at (i*rb + r, j*rb + c)
     for (let j = 0; j < blocks; j++) {
-      for (let l = 0; l < taps && j + l < blocks; l++) {
+      for (let l = 0; l < taps && j + l < blockRows; l++) {
         const i = j + l;
         const t0 = l * rb * rb;
         for (let c = 0; c < rb; c++) {
@@ -126,7 +139,7 @@ export function blockToeplitzBases(opts: BlockToeplitzOptions): MatrixBatch {
       }
     }
   }
-  return makeBatch(data, batch, n, n);
+  return makeBatch(data, batch, n, m);
 }
 
 /** Fills `out` with `taps` real blocks (rb x rb, column-major), real-decomposing complex taps. */

@@ -2,7 +2,8 @@
 import { InvalidArgumentError, InvalidInputError, RankDeficientError } from '../core/errors.js';
 import { matrixAt, type MatrixBatch } from '../core/matrix.js';
 import { assertFinite, assertInRange, assertOneOf, assertPositiveInt } from '../core/validate.js';
-import { gramSchmidt } from './check.js';
+import { gramSchmidt, isIntegral } from './check.js';
+import { provablyFullRank } from './exact-rank.js';
 import { ALGORITHMS, type AlgoParams, type Algorithm, type Engine, type ReduceOptions } from './types.js';
 
 export const DEFAULTS = { algorithm: 'lll' as Algorithm, delta: 0.75, eta: 0.51, blockSize: 8 };
@@ -57,20 +58,27 @@ export function validateBases(b: MatrixBatch): void {
   for (let k = 0; k < batch; k++) assertIndependent(matrixAt(b, k), n, m, batch > 1 ? `basis ${k}: ` : '');
 }
 
-/** Rejects zero vectors and (numerically) dependent ones, by float64 Gram-Schmidt. */
+/**
+ * Rejects zero vectors and dependent ones. Float64 Gram-Schmidt decides for real bases; an integer
+ * basis that it flags is tested exactly (rank modulo primes), so badly conditioned but independent
+ * integer bases are accepted.
+ */
 export function assertIndependent(B: ArrayLike<number>, n: number, m: number, prefix = ''): void {
+  const norms = new Float64Array(m);
   for (let j = 0; j < m; j++) {
     let s = 0;
     for (let t = 0; t < n; t++) s += B[j * n + t]! * B[j * n + t]!;
     if (s === 0) throw new RankDeficientError('ZERO_VECTOR', `${prefix}basis vector ${j} is zero`, { vector: j });
+    norms[j] = s;
   }
   const { r } = gramSchmidt(B, n, m);
   for (let j = 0; j < m; j++) {
-    let s = 0;
-    for (let t = 0; t < n; t++) s += B[j * n + t]! * B[j * n + t]!;
     // Independent vectors keep a Gram-Schmidt residual far above rounding (relative 1e-12 in norm).
-    if (!(r[j]! > 1e-24 * s)) {
-      throw new RankDeficientError('RANK_DEFICIENT', `${prefix}basis vector ${j} is linearly dependent on the vectors before it`, { vector: j });
-    }
+    if (r[j]! > 1e-24 * norms[j]!) continue;
+    if (isIntegral(B) && provablyFullRank(B, n, m)) return;
+    const ratio = Math.sqrt(Math.max(0, r[j]!) / norms[j]!);
+    throw new RankDeficientError('RANK_DEFICIENT',
+      `${prefix}basis vector ${j} is linearly dependent on the vectors before it (Gram-Schmidt residual ${ratio.toExponential(2)} of its length${isIntegral(B) ? ', confirmed exactly' : ', below float64 resolution'})`,
+      { vector: j, residual: ratio });
   }
 }

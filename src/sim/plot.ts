@@ -24,6 +24,16 @@ export interface PlotOptions {
 const METRIC_TITLE: Record<PlotMetric, string> = { ber: 'BER (bit error rate)', ser: 'SER (symbol error rate)', fer: 'FER (frame error rate)' };
 const METRIC_ERRORS: Record<PlotMetric, 'bitErrors' | 'symbolErrors' | 'frameErrors'> = { ber: 'bitErrors', ser: 'symbolErrors', fer: 'frameErrors' };
 
+/** Powers of ten spanning the values (labels on decades only: 1e-1, 1e-2, ...), up to 1. */
+function decadeTicks(values: number[]): number[] {
+  const lo = values.length ? Math.floor(Math.log10(Math.min(...values)) + 1e-9) : -3;
+  const hi = values.length ? Math.max(0, Math.ceil(Math.log10(Math.max(...values)) - 1e-9)) : 0;
+  const ticks: number[] = [];
+  for (let k = Math.max(lo, -330); k <= hi; k++) ticks.push(Number(`1e${k}`));
+  if (ticks.length === 1) ticks.unshift(ticks[0]! / 10);
+  return ticks;
+}
+
 /** The Vega-Lite spec of the plot (a plain object, JSON-serialisable). */
 export function plotSpec(result: SimulationResult, opts: PlotOptions = {}): Record<string, unknown> {
   const metrics = opts.metrics ?? ['ber', 'fer'];
@@ -38,6 +48,7 @@ export function plotSpec(result: SimulationResult, opts: PlotOptions = {}): Reco
       if (p[METRIC_ERRORS[m]] === 0) { omitted.add(m); continue; }
       values.push({ detector: p.detector, snr: p.snr, value: p[m], errors: p[METRIC_ERRORS[m]] });
     }
+    const decades = decadeTicks(values.map((v) => v.value));
     return {
       width, height,
       data: { values },
@@ -46,7 +57,8 @@ export function plotSpec(result: SimulationResult, opts: PlotOptions = {}): Reco
         x: { field: 'snr', type: 'quantitative', title: snrTitle, scale: { zero: false, nice: false, padding: 10 }, axis: { grid: true } },
         y: {
           field: 'value', type: 'quantitative', title: METRIC_TITLE[m],
-          scale: { type: 'log', nice: true }, axis: { grid: true, format: '.0e' },
+          scale: { type: 'log', domain: [decades[0], decades[decades.length - 1]] },
+          axis: { grid: true, format: '.0e', values: decades },
         },
         color: { field: 'detector', type: 'nominal', title: 'detector', sort: detectorOrder },
         shape: { field: 'detector', type: 'nominal', title: 'detector', sort: detectorOrder },

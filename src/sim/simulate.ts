@@ -54,6 +54,17 @@ function uniqueLabels(detectors: SimDetector[]): string[] {
   });
 }
 
+/** The engine a simulation runs on: 'auto' and 'cpu' give cpu; 'cuda' has no MIMO simulation engine yet. */
+export function resolveEngine(engine: SimulationOptions['engine']): 'cpu' {
+  if (engine === 'cuda') {
+    throw new EngineUnavailableError("no CUDA engine for MIMO simulation yet: use --engine cpu (or auto, which picks cpu)");
+  }
+  if (engine !== undefined && engine !== 'auto' && engine !== 'cpu') {
+    throw new InvalidArgumentError(`engine must be auto, cpu or cuda, got '${String(engine)}'`);
+  }
+  return 'cpu';
+}
+
 interface Plan {
   opts: SimulationOptions;
   snrType: SnrType;
@@ -74,12 +85,7 @@ function plan(opts: SimulationOptions): Plan {
   if (!(MODULATIONS as readonly string[]).includes(opts.modulation)) {
     throw new InvalidArgumentError(`unknown modulation '${String(opts.modulation)}' (one of ${MODULATIONS.join(', ')})`);
   }
-  if (opts.engine === 'cuda') {
-    throw new EngineUnavailableError("no CUDA engine for MIMO simulation yet: use --engine cpu (or auto, which picks cpu)");
-  }
-  if (opts.engine !== undefined && opts.engine !== 'auto' && opts.engine !== 'cpu') {
-    throw new InvalidArgumentError(`engine must be auto, cpu or cuda, got '${String(opts.engine)}'`);
-  }
+  resolveEngine(opts.engine);
   if (!Array.isArray(opts.detectors) || opts.detectors.length === 0) throw new InvalidArgumentError('at least one detector is needed');
   for (const d of opts.detectors) {
     if (!(DETECTORS as readonly string[]).includes(d.detector)) {

@@ -61,17 +61,19 @@ function blockOf(a: ArrayLike<number>, n: number, rb: number, bi: number, bj: nu
   return out;
 }
 
-test('blockToeplitzBases (real taps): banded block-Toeplitz structure, nonsingular, N(0,1) taps', () => {
+test('blockToeplitzBases (real taps): banded block-Toeplitz structure, square or full, full rank, N(0,1) taps', () => {
   const blocks = 3 + randomInt(0, 6), b = 1 + randomInt(0, 4), taps = 1 + randomInt(0, blocks);
+  const shape = randomInt(0, 2) ? 'full' : 'square';
   const batch = 5;
-  const t = blockToeplitzBases({ batch, blocks, blockSize: b, taps, seed: SEED });
-  const n = blocks * b;
-  const ctx = `blocks ${blocks}, b ${b}, L ${taps} ${at}`;
-  assert.equal(t.rows, n); assert.equal(t.cols, n);
+  const t = blockToeplitzBases({ batch, blocks, blockSize: b, taps, shape, seed: SEED });
+  const blockRows = shape === 'full' ? blocks + taps - 1 : blocks;
+  const n = blockRows * b, m = blocks * b;
+  const ctx = `blocks ${blocks}, b ${b}, L ${taps}, ${shape} ${at}`;
+  assert.equal(t.rows, n); assert.equal(t.cols, m);
   const tapValues: number[] = [];
   for (let k = 0; k < batch; k++) {
     const a = matrixAt(t, k);
-    for (let bi = 0; bi < blocks; bi++) for (let bj = 0; bj < blocks; bj++) {
+    for (let bi = 0; bi < blockRows; bi++) for (let bj = 0; bj < blocks; bj++) {
       const blk = blockOf(a, n, b, bi, bj);
       const l = bi - bj;
       if (l < 0 || l >= taps) assert.ok(blk.every((v) => v === 0), `block (${bi}, ${bj}) should be zero, ${ctx}`);
@@ -80,8 +82,15 @@ test('blockToeplitzBases (real taps): banded block-Toeplitz structure, nonsingul
         if (bj === 0) tapValues.push(...blk);
       }
     }
-    const { r } = gramSchmidt(a, n, n);
-    assert.ok(r.every((x) => x > 0), `singular block-Toeplitz matrix ${k}, ${ctx}`);
+    const { r } = gramSchmidt(a, n, m);
+    assert.ok(r.every((x) => x > 0), `rank-deficient block-Toeplitz matrix ${k}, ${ctx}`);
+  }
+  if (shape === 'square') {
+    const sq = blockToeplitzBases({ batch, blocks, blockSize: b, taps, seed: SEED, shape: 'full' });
+    // the square matrix is the top of the full one: same taps, same columns
+    for (let k = 0; k < batch; k++) for (let j = 0; j < m; j++) for (let i = 0; i < n; i++) {
+      assert.equal(matrixAt(t, k)[i + j * n], matrixAt(sq, k)[i + j * sq.rows], `square != top of full, ${ctx}`);
+    }
   }
   assert.ok(tapValues.every((v) => v !== 0), `a tap entry is exactly zero, ${ctx}`);
   const { mean, variance } = meanVar(tapValues);
@@ -123,6 +132,7 @@ test('blockToeplitzBases: bad parameters get typed errors', () => {
   assert.equal(code(() => blockToeplitzBases({ batch: 1, blocks: 3, blockSize: -2, taps: 1, seed: 1 })), 'INVALID_ARGUMENT');
   assert.equal(code(() => blockToeplitzBases({ batch: 1, blocks: 3, blockSize: 2, taps: 1, seed: 1, complex: 'yes' as never })), 'INVALID_ARGUMENT');
   assert.equal(code(() => blockToeplitzBases({ batch: 1, blocks: 3, blockSize: 2, taps: 1, seed: 0.5 })), 'INVALID_ARGUMENT');
+  assert.equal(code(() => blockToeplitzBases({ batch: 1, blocks: 3, blockSize: 2, taps: 1, seed: 1, shape: 'tall' as never })), 'INVALID_ARGUMENT');
 });
 
 test('integerScale: nearest integers of scale * B, float64, typed errors', () => {

@@ -6,15 +6,19 @@
  * State: G (m x m, working precision), Z (m x m), the chess arrays arr1/arr2 (chess-ordering.ts)
  * and a permutation array perm: logical column c of G and Z lives in physical column perm[c] (and
  * logical row c of G in physical row perm[c]). Swaps exchange perm entries instead of moving data,
- * as in the paper's GPU implementation. One round = the phases between the paper's barriers, each
+ * as in the paper's GPU implementation (which also settles the paper's line 31: it re-tests
+ * G(i,i) > G(j,j) after line 25 has swapped the columns; the one decision swaps both). One round = the phases between the paper's barriers, each
  * over the pairs k = 0..half-1 of the round (a pair with the dummy player of odd m is a bye):
  *
  *   phase 1 (lines 2-14):  (i, j) = (min, max)(arr1[k], arr2[k]);  pi = perm[i], pj = perm[j]
  *                          if |G(pi,pj)| > G(pi,pi)/2:  r_k = round(G(pi,pj) / G(pi,pi))   else r_k = 0
  *                          G(:,pj) -= r_k G(:,pi);  Z(:,pj) -= r_k Z(:,pi)               [barrier]
- *   phase 2 (lines 18-20): G(pj,:) -= r_k G(pi,:)                                         [barrier]
+ *                          E[pj] = max(E[pj], r_k^2 E[pi])   (drift scale, jacobi/driver.ts)
+ *   phase 2 (lines 18-20): G(pj,:) -= r_k G(pi,:);  drift if G(pj,pj) <= E[pj] * driftRatio  [barrier]
  *   phase 3 (lines 24-33): if G(pi,pi) > G(pj,pj): swap perm[i], perm[j]                   [barrier]
  *   then (line 35) rotate arr1/arr2                                                        [barrier]
+ *   and if any pair of the round drifted, the sweep ends here (the driver recomputes G); a pair
+ *   whose update would take Z past 2^53 makes no update (r_k = 0) and ends the run after the round.
  *
  * Within a phase every thread writes only its own column (phase 1) or row (phase 2) pj and reads
  * only columns / rows that no thread writes in that phase, so the result does not depend on the
@@ -25,13 +29,13 @@
  * final check are those of the serial method (jacobi/cpu.ts, jacobi/driver.ts), including the
  * correction of the quotient's denominator to G(i,i) explained in jacobi/cpu.ts.
  */
-import type { RealArray } from '../../core/matrix.js';
-import type { BasisStats, CpuReducer } from '../types.js';
-import { roundHalfAway } from '../jacobi/arith.js';
-import { runJacobi, type JacobiSweeper } from '../jacobi/driver.js';
+import type { CpuReducer } from '../types.js';
+import { roundHalfAway, transformUpdateFits } from '../jacobi/arith.js';
+import { runJacobi, type JacobiState, type JacobiSweeper, type SweepOutcome } from '../jacobi/driver.js';
 import { chessPlayers, chessRoundsPerSweep, initChessArrays, rotateChessArrays } from './chess-ordering.js';
 
-function chessSweeper(m: number): JacobiSweeper {
+/** The chess-tournament rounds of Algorithm 3 as a sweeper for driver.ts (exported for tests). */
+export function chessSweeper(m: number): JacobiSweeper {
   const { arr1, arr2 } = initChessArrays(m);
   const half = chessPlayers(m) / 2;
   const rounds = chessRoundsPerSweep(m);
@@ -40,7 +44,11 @@ function chessSweeper(m: number): JacobiSweeper {
   // per thread: logical pair and multiplier of the current round
   const li = new Int32Array(half), lj = new Int32Array(half), mult = new Float64Array(half);
 
-  function round(G: RealArray, Z: Float64Array, stats: BasisStats): boolean {
+  let drift = false; // set by a round when a reduction cancelled most of a norm
+  let overflow = false; // set by a round when a reduction would have put Z beyond 2^53 (not made)
+
+  /** One round: the three phases, then the rotation; true when something changed. */
+  function round({ G, Z, E, driftRatio, stats }: JacobiState): boolean {
     const f32 = G instanceof Float32Array;
     let changed = false;
     // phase 1: multipliers, column updates of G and Z
@@ -54,21 +62,24 @@ function chessSweeper(m: number): JacobiSweeper {
       const gij = G[pi + pj * m]!, gii = G[pi + pi * m]!;
       if (!(Math.abs(gij) > 0.5 * gii)) continue;
       const r = roundHalfAway(f32 ? Math.fround(gij / gii) : gij / gii);
-      mult[k] = r;
       const ci = pi * m, cj = pj * m;
+      if (!transformUpdateFits(Z, m, ci, cj, r)) { overflow = true; continue; }
+      mult[k] = r;
       if (f32) for (let t = 0; t < m; t++) G[cj + t]! -= Math.fround(r * G[ci + t]!);
       else for (let t = 0; t < m; t++) G[cj + t]! -= r * G[ci + t]!;
       for (let t = 0; t < m; t++) Z[cj + t]! -= r * Z[ci + t]!;
+      E[pj] = Math.max(E[pj]!, r * r * E[pi]!);
       stats.sizeReductions++;
       changed = true;
     }
-    // phase 2: row updates of G
+    // phase 2: row updates of G, then the drift test on the finished diagonal entries
     for (let k = 0; k < half; k++) {
       const r = mult[k]!;
       if (r === 0) continue;
       const pi = perm[li[k]!]!, pj = perm[lj[k]!]!;
       if (f32) for (let c = 0; c < m; c++) G[pj + c * m]! -= Math.fround(r * G[pi + c * m]!);
       else for (let c = 0; c < m; c++) G[pj + c * m]! -= r * G[pi + c * m]!;
+      if (!(G[pj + pj * m]! > E[pj]! * driftRatio)) drift = true;
     }
     // phase 3: swaps, through the permutation array
     for (let k = 0; k < half; k++) {
@@ -87,20 +98,31 @@ function chessSweeper(m: number): JacobiSweeper {
   }
 
   return {
-    sweep(G, Z, stats): boolean {
+    sweep(s: JacobiState): SweepOutcome {
       let changed = false;
-      for (let r = 0; r < rounds; r++) if (round(G, Z, stats)) changed = true;
-      return changed;
+      drift = false;
+      overflow = false;
+      for (let r = 0; r < rounds; r++) {
+        if (round(s)) changed = true;
+        // after the round's last barrier, as a kernel would
+        if (overflow) return 'overflow';
+        if (drift) return 'drift';
+      }
+      return changed ? 'changed' : 'unchanged';
     },
-    finish(G, Z): void {
+    finish({ G, Z, E }: JacobiState): void {
       // gather logical column c from physical column perm[c] (rows of G too), then perm = identity
-      const Zp = Z.slice(), Gp = G.slice();
+      const Zp = Z.slice(), Gp = G.slice(), Ep = E.slice();
       for (let c = 0; c < m; c++) {
         const pc = perm[c]!;
         for (let t = 0; t < m; t++) Z[t + c * m] = Zp[t + pc * m]!;
         for (let t = 0; t < m; t++) G[t + c * m] = Gp[perm[t]! + pc * m]!;
+        E[c] = Ep[pc]!;
       }
       for (let c = 0; c < m; c++) perm[c] = c;
+      const fresh = initChessArrays(m); // a sweep cut short by drift leaves the arrays mid-way
+      arr1.set(fresh.arr1);
+      arr2.set(fresh.arr2);
     },
   };
 }

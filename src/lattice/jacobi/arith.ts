@@ -51,19 +51,17 @@ export function basisTimesZ(Bin: ArrayLike<number>, Z: Float64Array, n: number, 
   }
 }
 
+/** Largest magnitude below which every integer is exact in a double. */
+const EXACT_INTEGER_LIMIT = 2 ** 53;
+
 /**
- * The final check on a freshly computed Gram matrix: does some pair violate the Lagrange condition
- * |G(i,j)| <= min(G(i,i), G(j,j)) / 2 by more than the relative slack tau? (The slack absorbs the
- * rounding of the fresh Gram matrix itself, so two bases that differ only by rounding cannot make
- * the reducer bounce between them.)
+ * Does Z(:, j) - r Z(:, i) (columns starting at ci and cj) keep every entry an exact integer? A
+ * false answer means the basis is too ill-conditioned for the transform to be represented.
  */
-export function hasLagrangeViolation(G: ArrayLike<number>, m: number, tau: number): boolean {
-  for (let j = 1; j < m; j++) {
-    const gjj = G[j + j * m]!;
-    for (let i = 0; i < j; i++) {
-      const lim = 0.5 * Math.min(G[i + i * m]!, gjj) * (1 + tau);
-      if (Math.abs(G[i + j * m]!) > lim) return true;
-    }
+export function transformUpdateFits(Z: Float64Array, m: number, ci: number, cj: number, r: number): boolean {
+  const ar = Math.abs(r);
+  for (let t = 0; t < m; t++) {
+    if (!(Math.abs(Z[cj + t]!) + ar * Math.abs(Z[ci + t]!) < EXACT_INTEGER_LIMIT)) return false;
   }
-  return false;
+  return true;
 }

@@ -8,8 +8,9 @@
  *                               G(:,j) -= r G(:,i);  G(j,:) -= r G(i,:);  Z(:,j) -= r Z(:,i)
  *     if G(i,i) > G(j,j):       swap columns i, j of G and Z and rows i, j of G
  *
- * Sweeps repeat until one changes nothing (see driver.ts for the stopping rule, the final B = B_in Z
- * and the check on a recomputed Gram matrix). At that point every pair satisfies condition (1):
+ * Sweeps repeat until one changes nothing (see driver.ts for the stopping rule, the final B = B_in Z,
+ * the check on a recomputed Gram matrix, and the drift test that cuts a sweep short when a
+ * reduction cancels most of a norm, or one would overflow Z). At that point every pair satisfies condition (1):
  * |b_i.b_j| <= ||b_i||^2 / 2 with ||b_i|| <= ||b_j||.
  *
  * One correction to the paper's text: it writes q = G(i,j)/G(j,j) but subtracts q times column i
@@ -19,12 +20,12 @@
  * is exact (no rounded quotient), and with the strict inequalities ties never cause cycling.
  */
 import type { RealArray } from '../../core/matrix.js';
-import type { BasisStats, CpuReducer } from '../types.js';
-import { roundHalfAway } from './arith.js';
-import { runJacobi, type JacobiSweeper } from './driver.js';
+import type { CpuReducer } from '../types.js';
+import { roundHalfAway, transformUpdateFits } from './arith.js';
+import { runJacobi, type JacobiState, type JacobiSweeper, type SweepOutcome } from './driver.js';
 
 /** b_j -= r b_i on G (column j, then row j) and Z (column j), in the working precision of G. */
-export function reducePair(G: RealArray, Z: Float64Array, m: number, i: number, j: number, r: number): void {
+function reducePair(G: RealArray, Z: Float64Array, m: number, i: number, j: number, r: number): void {
   const ci = i * m, cj = j * m;
   if (G instanceof Float32Array) {
     for (let t = 0; t < m; t++) G[cj + t]! -= Math.fround(r * G[ci + t]!);
@@ -36,8 +37,8 @@ export function reducePair(G: RealArray, Z: Float64Array, m: number, i: number, 
   for (let t = 0; t < m; t++) Z[cj + t]! -= r * Z[ci + t]!;
 }
 
-/** Swaps columns i, j of G and Z and rows i, j of G (exact). */
-function swapPair(G: RealArray, Z: Float64Array, m: number, i: number, j: number): void {
+/** Swaps columns i, j of G and Z, rows i, j of G, and the scales E (exact). */
+function swapPair(G: RealArray, Z: Float64Array, E: Float64Array, m: number, i: number, j: number): void {
   const ci = i * m, cj = j * m;
   for (let t = 0; t < m; t++) {
     let x = G[ci + t]!; G[ci + t] = G[cj + t]!; G[cj + t] = x;
@@ -46,32 +47,38 @@ function swapPair(G: RealArray, Z: Float64Array, m: number, i: number, j: number
   for (let t = 0; t < m; t++) {
     const x = G[i + t * m]!; G[i + t * m] = G[j + t * m]!; G[j + t * m] = x;
   }
+  const e = E[i]!; E[i] = E[j]!; E[j] = e;
 }
 
-function cyclicByRowSweeper(m: number): JacobiSweeper {
+/** The cyclic-by-row ordering of Algorithm 2 as a sweeper for driver.ts (exported for tests). */
+export function cyclicByRowSweeper(m: number): JacobiSweeper {
   return {
-    sweep(G: RealArray, Z: Float64Array, stats: BasisStats): boolean {
+    sweep({ G, Z, E, driftRatio, stats }: JacobiState): SweepOutcome {
       const f32 = G instanceof Float32Array;
       let changed = false;
       for (let i = 0; i < m - 1; i++) {
         for (let j = i + 1; j < m; j++) {
           const gij = G[i + j * m]!, gii = G[i + i * m]!;
           if (Math.abs(gij) > 0.5 * gii) {
-            const q = f32 ? Math.fround(gij / gii) : gij / gii;
-            reducePair(G, Z, m, i, j, roundHalfAway(q));
+            const r = roundHalfAway(f32 ? Math.fround(gij / gii) : gij / gii);
+            if (!transformUpdateFits(Z, m, i * m, j * m, r)) return 'overflow';
+            reducePair(G, Z, m, i, j, r);
+            E[j] = Math.max(E[j]!, r * r * E[i]!);
             stats.sizeReductions++;
             changed = true;
+            // most of b_j cancelled: G(:, j) is no longer trusted, recompute it from the basis
+            if (!(G[j + j * m]! > E[j]! * driftRatio)) return 'drift';
           }
           if (G[i + i * m]! > G[j + j * m]!) {
-            swapPair(G, Z, m, i, j);
+            swapPair(G, Z, E, m, i, j);
             stats.swaps++;
             changed = true;
           }
         }
       }
-      return changed;
+      return changed ? 'changed' : 'unchanged';
     },
-    finish(): void { /* swaps were done in place: Z is in order */ },
+    finish(): void { /* swaps were done in place: G, Z, E are in order */ },
   };
 }
 

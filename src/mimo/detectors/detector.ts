@@ -8,7 +8,9 @@
  *   2. `prepare(H, hOff, noiseVar)` once per channel (QR, filters, LLL, ...): H is the whole
  *      complex channel batch (interleaved re/im), the channel's nr x nt column-major matrix starts
  *      at H[hOff]. detect() calls prepare again if the noise variance changes inside a channel's
- *      group of vectors (per-vector noise), so a prepared state may depend on noiseVar.
+ *      group of vectors (per-vector noise), so a prepared state may depend on noiseVar. A prepared
+ *      state is used only until the next prepare() on the same instance, so an instance may return
+ *      the same (reused) buffers every time: no allocation per channel either.
  *   3. `detect(prep, y, yOff, noiseVar, out, v)` once per received vector: y is the whole complex
  *      vector batch, this vector's nr entries start at y[yOff]. Write the nt symbol indices to
  *      out.symbols[v * nt ..] and, when out.llr is non-null, the nt * bitsPerSymbol LLRs to

@@ -39,8 +39,9 @@ function checkShape(len: number, off: number, m: number, n: number): void {
  * column-major) = [R | Q^T V[:, n..)].
  */
 export function mgsInPlace(V: Float64Array, vOff: number, m: number, ncols: number, n: number, E: Float64Array, eOff = 0): void {
-  checkShape(V.length, vOff, m, ncols);
-  if (n > ncols) throw new InvalidArgumentError(`cannot factor ${n} of ${ncols} columns`);
+  if (!Number.isInteger(ncols) || !(ncols >= n)) throw new InvalidArgumentError(`cannot factor ${n} of ${ncols} columns`);
+  checkShape(V.length, vOff, m, n);
+  if (vOff + m * ncols > V.length) throw new InvalidInputError('SHAPE_MISMATCH', `matrix ${m} x ${ncols} at offset ${vOff} does not fit in ${V.length} elements`);
   for (let k = 0; k < ncols; k++) for (let i = 0; i < n; i++) E[eOff + i + k * n] = 0;
   for (let i = 0; i < n; i++) {
     const ci = vOff + i * m;
@@ -69,7 +70,7 @@ export function mgsInPlace(V: Float64Array, vOff: number, m: number, ncols: numb
  */
 export function qrInto(
   A: ArrayLike<number>, aOff: number, m: number, n: number, ordering: QrOrdering,
-  Q: Float64Array, R: Float64Array, perm: Int32Array, norms?: Float64Array,
+  Q: Float64Array, R: Float64Array, perm: Int32Array, norms?: Float64Array, resid?: Float64Array,
 ): void {
   checkShape(A.length, aOff, m, n);
   const orig = norms ?? new Float64Array(n);
@@ -85,20 +86,23 @@ export function qrInto(
     orig[k] = Math.sqrt(nn);
     for (let i = 0; i < n; i++) R[i + k * n] = 0;
   }
+  // Residual squared norms of the columns not yet factored (downdated after each step, as in SQRD).
+  const res = resid ?? new Float64Array(n);
+  for (let k = 0; k < n; k++) res[k] = orig[k]! * orig[k]!;
   for (let i = 0; i < n; i++) {
     if (ordering !== 'none') {
       // Pick the pivot among the residual columns i..n-1 and swap it (Q, R's rows above i, perm).
-      let best = i, bestVal = ordering === 'ascending' ? Infinity : -Infinity;
-      for (let k = i; k < n; k++) {
-        let nn = 0;
-        for (let r = 0; r < m; r++) nn += Q[r + k * m]! * Q[r + k * m]!;
-        if (ordering === 'ascending' ? nn < bestVal : nn > bestVal) { bestVal = nn; best = k; }
+      let best = i, bestVal = res[i]!;
+      for (let k = i + 1; k < n; k++) {
+        const v = res[k]!;
+        if (ordering === 'ascending' ? v < bestVal : v > bestVal) { bestVal = v; best = k; }
       }
       if (best !== i) {
         for (let r = 0; r < m; r++) { const t = Q[r + i * m]!; Q[r + i * m] = Q[r + best * m]!; Q[r + best * m] = t; }
         for (let r = 0; r < i; r++) { const t = R[r + i * n]!; R[r + i * n] = R[r + best * n]!; R[r + best * n] = t; }
         const tp = perm[i]!; perm[i] = perm[best]!; perm[best] = tp;
         const tn = orig[i]!; orig[i] = orig[best]!; orig[best] = tn;
+        const tr = res[i]!; res[i] = res[best]!; res[best] = tr;
       }
     }
     let nn = 0;
@@ -116,6 +120,7 @@ export function qrInto(
       for (let r = 0; r < m; r++) d += Q[r + i * m]! * Q[r + k * m]!;
       R[i + k * n] = d;
       for (let r = 0; r < m; r++) Q[r + k * m] = Q[r + k * m]! - d * Q[r + i * m]!;
+      res[k] = res[k]! - d * d;
     }
   }
 }

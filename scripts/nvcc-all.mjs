@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+// Compiles every CUDA kernel under src/ with nvcc (no GPU needed), so that a broken kernel fails CI.
+//
+// Each .cu file is compiled once per variant: the lines `// nvcc-variant: <flags>` in the file name
+// the -D defines (and other flags) the host code compiles it with at run time through NVRTC; a file
+// without such lines is compiled with -DREAL=float and -DREAL=double (the package's convention for
+// the element type). Every compile uses -arch=sm_90 -cubin --std=c++17.
+//
+// Usage: node scripts/nvcc-all.mjs [--resource-usage] [--arch=sm_90] [files...]
+// Exits 1 when any compile fails (or nvcc is missing), after printing a summary.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+
+const args = process.argv.slice(2);
+const resourceUsage = args.includes('--resource-usage');
+const arch = (args.find((a) => a.startsWith('--arch=')) ?? '--arch=sm_90').slice('--arch='.length);
+const named = args.filter((a) => !a.startsWith('--'));
+const nvcc = process.env.NVCC ?? 'nvcc';
+
+function findCu(dir) {
+  const out = [];
+  for (const name of readdirSync(dir).sort()) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...findCu(path));
+    else if (name.endsWith('.cu')) out.push(path);
+  }
+  return out;
+}
+
+function variantsOf(file) {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const declared = lines
+    .map((l) => /^\s*\/\/\s*nvcc-variant:\s*(.*)$/.exec(l))
+    .filter(Boolean)
+    .map((m) => m[1].trim().split(/\s+/).filter(Boolean));
+  return declared.length > 0 ? declared : [['-DREAL=float'], ['-DREAL=double']];
+}
+
+const probe = spawnSync(nvcc, ['--version'], { encoding: 'utf8' });
+if (probe.error || probe.status !== 0) {
+  console.error(`nvcc-all: cannot run '${nvcc}' (${probe.error?.message ?? probe.stderr.trim()}); set NVCC or put nvcc on PATH`);
+  process.exit(1);
+}
+
+const files = named.length > 0 ? named : findCu('src');
+const outDir = mkdtempSync(join(tmpdir(), 'nvcc-all-'));
+const results = [];
+try {
+  for (const file of files) {
+    variantsOf(file).forEach((flags, v) => {
+      const cubin = join(outDir, `${relative('src', file).replace(/[\\/]/g, '_')}.${v}.cubin`);
+      const cmd = [`-arch=${arch}`, '-cubin', '--std=c++17', ...flags, ...(resourceUsage ? ['--resource-usage'] : []), '-o', cubin, file];
+      const t0 = Date.now();
+      const r = spawnSync(nvcc, cmd, { encoding: 'utf8' });
+      const ok = r.status === 0;
+      results.push({ file, flags: flags.join(' '), ok, ms: Date.now() - t0 });
+      const text = `${r.stdout ?? ''}${r.stderr ?? ''}`.trim();
+      if (!ok) console.error(`FAIL ${file} ${flags.join(' ')}\n${text}\n`);
+      else if (resourceUsage && text) console.log(`${file} ${flags.join(' ')}\n${text}\n`);
+    });
+  }
+} finally {
+  rmSync(outDir, { recursive: true, force: true });
+}
+
+const failed = results.filter((r) => !r.ok);
+for (const r of results) console.log(`${r.ok ? 'ok  ' : 'FAIL'} ${r.file} [${r.flags}] ${r.ms} ms`);
+console.log(`nvcc-all: ${results.length - failed.length} of ${results.length} compiles succeeded (${files.length} files, ${arch})`);
+process.exit(failed.length > 0 ? 1 : 0);

@@ -1,0 +1,63 @@
+/**
+ * Parallel Jacobi (chess-tournament ordering, permutation array) on the GPU: one thread block per
+ * basis, kernel.cu beside this file. The kernel mirrors cpu.ts step for step; compiled with
+ * -fmad=false (no fused multiply-add, as JavaScript computes) it gives the same Z, bit for bit.
+ */
+import type { AlgoParams } from '../types.js';
+import type { DeviceProperties } from '../../gpu/context.js';
+import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
+import { runLatticeBatch, type CudaBatchResult, type LatticeKernelSpec, type LaunchPlan, type RealArray } from '../../gpu/lattice-batch.js';
+
+const KERNEL_URL = new URL('./kernel.cu', import.meta.url);
+
+/** Threads per block; 0 picks from the size (for measurements; leave at 0). */
+export const jacobiParallelTuning = { threads: 0 };
+
+const align16 = (x: number): number => Math.ceil(x / 16) * 16;
+
+/** Shared-memory layout of kernel.cu: G and Z where they fit, then the per-round arrays. */
+export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties): LaunchPlan {
+  const elt = precision === 'float32' ? 4 : 8;
+  const ldg = m | 1;
+  const half = (m + (m & 1)) / 2;
+  const gBytes = align16(m * ldg * elt);
+  const zBytes = m * m * 8;
+  const small = align16(half * elt) + m * 4 + 2 * half * 4;
+  const limit = device.sharedPerBlockOptinBytes;
+  const gInShared = small + gBytes <= limit;
+  const zInShared = gInShared && small + gBytes + zBytes <= limit;
+  const sharedBytes = small + (gInShared ? gBytes : 0) + (zInShared ? zBytes : 0);
+  const perPhase = half * m;  // (pair, element) updates in one phase of a round
+  const auto = Math.min(512, Math.max(32, Math.ceil(perPhase / 2 / 32) * 32));
+  const threads = jacobiParallelTuning.threads > 0 ? jacobiParallelTuning.threads : auto;
+  return {
+    threads,
+    sharedBytes,
+    scratchBytesPerBasis: [zInShared ? 0 : zBytes, gInShared ? 0 : m * ldg * elt],
+    extraArgs: [p.maxIterations, gInShared ? 1 : 0, zInShared ? 1 : 0],
+  };
+}
+
+const spec: LatticeKernelSpec = {
+  name: 'jacobi-parallel',
+  kernel(ctx, precision) {
+    const mod = loadModule(ctx, {
+      source: readKernelSource(KERNEL_URL),
+      name: 'jacobi-parallel/kernel.cu',
+      defines: { REAL: precision === 'float32' ? 'float' : 'double' },
+      options: ['-fmad=false'],
+    });
+    return mod.kernel('jacobi_parallel', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32']);
+  },
+  plan: jacobiParallelPlan,
+};
+
+/**
+ * Reduces `batch` bases (column-major n x m each, back to back in `data`) on the GPU. Returns the
+ * reduced bases (same precision as `data`), the transforms Z (batch m x m, B' = B Z) and per-basis
+ * counts with kernel and total times. Throws the CPU reducer's typed errors (NON_FINITE,
+ * ZERO_VECTOR, ITERATION_LIMIT) naming the basis, and EngineUnavailableError without a device.
+ */
+export function reduceBatchCuda<A extends RealArray>(data: A, batch: number, n: number, m: number, params: AlgoParams): Promise<CudaBatchResult<A>> {
+  return runLatticeBatch(spec, data, batch, n, m, params);
+}

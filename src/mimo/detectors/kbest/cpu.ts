@@ -1,0 +1,71 @@
+/**
+ * K-best detector (K = opts.k, default 16) on the sorted-QR real-valued system: the MRVD channel is
+ * factored once per channel by SQRD (weakest real dimension first, so the strongest are detected
+ * first at the root), each vector is searched breadth-first keeping K paths per level, the best of
+ * the final list is the hard decision, and the list gives max-log LLRs (a bit without a
+ * counter-hypothesis in the list gets +-opts.llrClip, default 8).
+ */
+import { InvalidArgumentError, UnsupportedError } from '../../../core/errors.js';
+import { applyQt, qrInto } from '../../preprocess/qr.js';
+import { BitMetricMinima, llrClipOf } from '../../soft/maxlog.js';
+import { fillRealMatrix, naturalDimOrder, realModel, symbolsOfLevels } from '../../soft/real-model.js';
+import type { CpuDetector, DetectorInstance } from '../detector.js';
+import { KBestScratch } from './search.js';
+
+export const DEFAULT_K = 16;
+/** Largest K x Q x nd the search buffers may hold. */
+const MAX_WORK = 1 << 26;
+
+/** opts.k validated: a positive integer (default 16). */
+export function kOf(k: number | undefined): number {
+  if (k === undefined) return DEFAULT_K;
+  if (!Number.isInteger(k) || k < 1) throw new InvalidArgumentError(`k (K-best list size) must be a positive integer, got ${k}`);
+  return k;
+}
+
+interface KBestPrep {
+  readonly Q: Float64Array;
+  readonly R: Float64Array;
+  /** perm[k]: the real dimension in column k. */
+  readonly perm: Int32Array;
+}
+
+export const detector: CpuDetector<KBestPrep> = {
+  name: 'kbest',
+  soft: true,
+  create(setup): DetectorInstance<KBestPrep> {
+    const model = realModel(setup.constellation, setup.nr, setup.nt);
+    if (model.rows < model.nd) throw new UnsupportedError(`kbest needs nr >= nt (got ${setup.nr} x ${setup.nt})`);
+    const { rows, nd, q } = model;
+    // More survivors than the tree has leaves changes nothing: cap K at Q^nd.
+    const k = Math.min(kOf(setup.opts.k), q ** nd);
+    if (k * q * nd > MAX_WORK) throw new UnsupportedError(`kbest with K = ${k} on ${nd} real levels of ${q} needs too much memory (K x Q x levels > ${MAX_WORK})`);
+    const clip = llrClipOf(setup.opts.llrClip);
+    const search = new KBestScratch(k, nd, q);
+    const realH = new Float64Array(rows * nd);
+    const natural = naturalDimOrder(model);
+    const z = new Float64Array(nd);
+    const symbols = new Int32Array(model.nt);
+    const minima = new BitMetricMinima(model.nt, model.bitsPerSymbol, model.bitTable);
+    return {
+      prepare(H, hOff) {
+        fillRealMatrix(model, H, hOff, natural, realH);
+        const prep = { Q: new Float64Array(rows * nd), R: new Float64Array(nd * nd), perm: new Int32Array(nd) };
+        qrInto(realH, 0, rows, nd, 'ascending', prep.Q, prep.R, prep.perm);
+        return prep;
+      },
+      detect(prep, y, yOff, noiseVar, out, v) {
+        applyQt(prep.Q, rows, nd, y, yOff, z);
+        search.search(prep.R, z);
+        minima.reset();
+        for (let c = 0; c < search.count; c++) {
+          symbolsOfLevels(model, search.levels, c * nd, prep.perm, symbols, 0);
+          minima.add(symbols, 0, search.metric[c]!);
+        }
+        out.symbols.set(minima.bestSymbols, v * model.nt);
+        if (out.llr) minima.writeLlr(noiseVar, clip, out.llr, v * minima.nbits);
+        return search.nodes;
+      },
+    };
+  },
+};

@@ -1,0 +1,58 @@
+/**
+ * The N-way soft detector (the N-way paper, section IV-C/D): N = opts.passes search passes, pass p
+ * detecting the streams in the channel's column order rotated by p (its own MGS QR of the permuted
+ * MRVD channel, computed once per channel), each an SSFE search with M candidate paths. Every pass
+ * yields a hypothesis and a counter-hypothesis per bit; the minimum across passes of each is taken
+ * and the max-log LLR clipped at opts.llrClip (default 8). N = 1 is SSFE exactly; N = nt gives
+ * every stream the fully expanded root once. Default N = nt.
+ */
+import { InvalidArgumentError, UnsupportedError } from '../../../core/errors.js';
+import { BitMetricMinima, llrClipOf } from '../../soft/maxlog.js';
+import { realModel } from '../../soft/real-model.js';
+import type { CpuDetector, DetectorInstance } from '../detector.js';
+import { prepareSsfePass, rotatedDimOrder, runSsfePass, SsfeScratch, type SsfePass } from '../ssfe/search.js';
+
+/** opts.passes validated: an integer in [1, nt] (rotations repeat after nt); default nt. */
+export function passesOf(passes: number | undefined, nt: number): number {
+  if (passes === undefined) return nt;
+  if (!Number.isInteger(passes) || passes < 1 || passes > nt) {
+    throw new InvalidArgumentError(`passes must be an integer in [1, nt = ${nt}] (distinct rotations of the detection order), got ${passes}`);
+  }
+  return passes;
+}
+
+export const detector: CpuDetector<SsfePass[]> = {
+  name: 'nway',
+  soft: true,
+  create(setup): DetectorInstance<SsfePass[]> {
+    const model = realModel(setup.constellation, setup.nr, setup.nt);
+    if (model.rows < model.nd) throw new UnsupportedError(`nway needs nr >= nt (got ${setup.nr} x ${setup.nt})`);
+    const passes = passesOf(setup.opts.passes, setup.nt);
+    const clip = llrClipOf(setup.opts.llrClip);
+    const scratch = new SsfeScratch(model);
+    const realH = new Float64Array(model.rows * model.nd), perm = new Int32Array(model.nd);
+    const orders: Int32Array[] = [];
+    for (let p = 0; p < passes; p++) orders.push(rotatedDimOrder(model, p));
+    const merged = new BitMetricMinima(model.nt, model.bitsPerSymbol, model.bitTable);
+    const perPass = new BitMetricMinima(model.nt, model.bitsPerSymbol, model.bitTable);
+    return {
+      prepare(H, hOff) {
+        const list: SsfePass[] = [];
+        for (const order of orders) list.push(prepareSsfePass(model, H, hOff, order, realH, perm));
+        return list;
+      },
+      detect(list, y, yOff, noiseVar, out, v) {
+        merged.reset();
+        let nodes = 0;
+        for (const pass of list) {
+          perPass.reset();
+          nodes += runSsfePass(pass, y, yOff, scratch, perPass);
+          merged.merge(perPass);
+        }
+        out.symbols.set(merged.bestSymbols, v * model.nt);
+        if (out.llr) merged.writeLlr(noiseVar, clip, out.llr, v * merged.nbits);
+        return nodes;
+      },
+    };
+  },
+};

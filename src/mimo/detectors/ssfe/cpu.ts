@@ -1,0 +1,35 @@
+/**
+ * SSFE soft detector (selective spanning with fast enumeration, as the N-way paper uses it): one
+ * search pass over the channel's own detection order, M candidate paths, max-log LLRs from them
+ * with clipping (opts.llrClip, default 8). Preprocessing (MGS QR of the MRVD channel) runs once
+ * per channel. The N-way detector with one pass is exactly this.
+ */
+import { UnsupportedError } from '../../../core/errors.js';
+import { BitMetricMinima, llrClipOf } from '../../soft/maxlog.js';
+import { realModel } from '../../soft/real-model.js';
+import type { CpuDetector, DetectorInstance } from '../detector.js';
+import { prepareSsfePass, rotatedDimOrder, runSsfePass, SsfeScratch, type SsfePass } from './search.js';
+
+export const detector: CpuDetector<SsfePass> = {
+  name: 'ssfe',
+  soft: true,
+  create(setup): DetectorInstance<SsfePass> {
+    const model = realModel(setup.constellation, setup.nr, setup.nt);
+    if (model.rows < model.nd) throw new UnsupportedError(`ssfe needs nr >= nt (got ${setup.nr} x ${setup.nt})`);
+    const clip = llrClipOf(setup.opts.llrClip);
+    const scratch = new SsfeScratch(model);
+    const realH = new Float64Array(model.rows * model.nd), perm = new Int32Array(model.nd);
+    const order = rotatedDimOrder(model, 0);
+    const minima = new BitMetricMinima(model.nt, model.bitsPerSymbol, model.bitTable);
+    return {
+      prepare: (H, hOff) => prepareSsfePass(model, H, hOff, order, realH, perm),
+      detect(pass, y, yOff, noiseVar, out, v) {
+        minima.reset();
+        const nodes = runSsfePass(pass, y, yOff, scratch, minima);
+        out.symbols.set(minima.bestSymbols, v * model.nt);
+        if (out.llr) minima.writeLlr(noiseVar, clip, out.llr, v * minima.nbits);
+        return nodes;
+      },
+    };
+  },
+};

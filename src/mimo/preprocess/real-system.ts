@@ -1,0 +1,102 @@
+/**
+ * The real-valued tree-search model shared by the sphere decoder and the PSD: y_r = H_r x + w_r
+ * with every x_d drawn from one equally spaced real alphabet, and its (sorted) QR H_r P = Q R, so
+ * that ||y_r - H_r x||^2 = ||Q^T y_r - R x_P||^2 + const.
+ *
+ *  - Square QAM: the RVD of the PSD paper, x = [Re s; Im s] (2 nt dims), alphabet = the PAM levels.
+ *  - BPSK: s = a (1 + j)/sqrt2 with a = +-1, so x = a (nt dims) and H_r = [Re H'; Im H'] with
+ *    H' = H (1 + j)/sqrt2; alphabet {-1, +1} (level 0 = -1 is symbol 1, level 1 = +1 is symbol 0).
+ *
+ * Levels are indexed 0 .. q-1 in ascending amplitude: amplitude(i) = (2 i - (q - 1)) * scale.
+ */
+import type { Constellation } from '../modulation.js';
+import { realMatrix, realVector } from './rvd.js';
+import { applyQt, qrInto, type QrOrdering } from './qr.js';
+
+export interface RealModel {
+  readonly nr: number;
+  readonly nt: number;
+  /** Rows of H_r (2 nr). */
+  readonly m: number;
+  /** Real dimensions (2 nt, or nt for BPSK). */
+  readonly n: number;
+  /** Alphabet size per dimension. */
+  readonly q: number;
+  /** Half the spacing of the alphabet. */
+  readonly scale: number;
+  readonly constellation: Constellation;
+}
+
+export function realModel(nr: number, nt: number, c: Constellation): RealModel {
+  if (c.pam === null) return { nr, nt, m: 2 * nr, n: nt, q: 2, scale: 1, constellation: c };
+  return { nr, nt, m: 2 * nr, n: 2 * nt, q: c.pam.size, scale: c.pam.scale, constellation: c };
+}
+
+/** Writes H_r (m x n column-major) of the complex channel at H[hOff] into out. */
+export function realChannelInto(model: RealModel, H: Float64Array, hOff: number, out: Float64Array): void {
+  const { nr, nt, m } = model;
+  if (model.constellation.pam !== null) {
+    realMatrix('rvd', H, hOff, nr, nt, out, 0);
+    return;
+  }
+  const a = Math.SQRT1_2;
+  for (let j = 0; j < nt; j++) {
+    for (let i = 0; i < nr; i++) {
+      const hr = H[hOff + 2 * (i + j * nr)]!, hi = H[hOff + 2 * (i + j * nr) + 1]!;
+      out[i + j * m] = a * (hr - hi); // Re(h (1 + j)/sqrt2)
+      out[nr + i + j * m] = a * (hr + hi); // Im(h (1 + j)/sqrt2)
+    }
+  }
+}
+
+/** Writes y_r (length m) of the complex received vector at y[yOff] into out. */
+export function realReceivedInto(model: RealModel, y: Float64Array, yOff: number, out: Float64Array): void {
+  realVector('rvd', y, yOff, model.nr, out, 0);
+}
+
+/** Per-channel triangular form: H_r[:, perm] = Q R. */
+export interface TriangularChannel {
+  readonly Hr: Float64Array;
+  readonly Q: Float64Array;
+  readonly R: Float64Array;
+  readonly perm: Int32Array;
+  /** QR scratch (column norms, residual norms). */
+  readonly norms: Float64Array;
+  readonly resid: Float64Array;
+}
+
+export function allocTriangular(model: RealModel): TriangularChannel {
+  const { m, n } = model;
+  return {
+    Hr: new Float64Array(m * n), Q: new Float64Array(m * n), R: new Float64Array(n * n), perm: new Int32Array(n),
+    norms: new Float64Array(n), resid: new Float64Array(n),
+  };
+}
+
+/** Builds H_r and its QR (sorted by `ordering`) for the channel at H[hOff], into t (no allocation). */
+export function triangularizeInto(model: RealModel, H: Float64Array, hOff: number, ordering: QrOrdering, t: TriangularChannel): void {
+  realChannelInto(model, H, hOff, t.Hr);
+  qrInto(t.Hr, 0, model.m, model.n, ordering, t.Q, t.R, t.perm, t.norms, t.resid);
+}
+
+/** yHat = Q^T y_r for the vector at y[yOff]; yr is scratch of length m. */
+export function rotateReceived(model: RealModel, t: TriangularChannel, y: Float64Array, yOff: number, yr: Float64Array, yHat: Float64Array): void {
+  realReceivedInto(model, y, yOff, yr);
+  applyQt(t.Q, model.m, model.n, yr, 0, yHat, 0);
+}
+
+/**
+ * Symbol indices of a real solution: levelAt[k] is the level index of tree position k (column
+ * perm[k] of H_r). Writes nt symbols to out[off ..].
+ */
+export function symbolsFromLevels(model: RealModel, perm: Int32Array, levelAt: Int32Array, out: Int32Array, off: number, scratch: Int32Array): void {
+  const { nt, n, q } = model;
+  for (let k = 0; k < n; k++) scratch[perm[k]!] = levelAt[k]!;
+  const c = model.constellation;
+  if (c.pam === null) {
+    for (let j = 0; j < nt; j++) out[off + j] = scratch[j] === 1 ? 0 : 1;
+    return;
+  }
+  const table = c.symbolOfLevels!;
+  for (let j = 0; j < nt; j++) out[off + j] = table[scratch[j]! * q + scratch[nt + j]!]!;
+}

@@ -1,0 +1,104 @@
+/**
+ * Runs a CUDA kernel on the CPU, for CI machines without a GPU: the .cu file is compiled as C++
+ * with g++ against a small emulation of the CUDA execution model (one std::thread per CUDA thread,
+ * one block at a time, __syncthreads as a std::barrier, dynamic shared memory as one static array).
+ * That is faithful for kernels whose threads meet only at block-wide barriers (no warp-synchronous
+ * code, no shuffles), which is what the lattice kernels are written to; it catches logic errors,
+ * wrong indices and missing barriers that show up as different results, not performance problems.
+ *
+ * Arithmetic: g++ with -ffp-contract=off does what nvcc does with -fmad=false (every product and
+ * sum rounded on its own), so results can be compared bit for bit with the GPU and with the CPU
+ * reference in TypeScript.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const EMULATION_HEADER = String.raw`
+#pragma once
+#include <atomic>
+#include <barrier>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+#include <vector>
+using std::fabs; using std::isfinite; using std::round; using std::sqrt; using std::floor; using std::fmin; using std::fmax;
+struct dim3 { unsigned x = 1, y = 1, z = 1; };
+thread_local dim3 threadIdx;
+static dim3 emu_block_idx, blockDim, gridDim;
+#define blockIdx emu_block_idx
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __noinline__
+#define __restrict__
+#define __shared__
+#define __align__(x) __attribute__((aligned(x)))
+alignas(16) unsigned char smem[1 << 22];
+static std::barrier<>* emu_barrier;
+static std::atomic<int> emu_or[3];
+thread_local int emu_generation = 0;
+inline void __syncthreads() { emu_barrier->arrive_and_wait(); }
+inline int __syncthreads_or(int p) {
+  const int g = emu_generation; emu_generation = (emu_generation + 1) % 3;
+  if (p) emu_or[g].store(1);
+  emu_barrier->arrive_and_wait();
+  const int r = emu_or[g].load();
+  if (threadIdx.x == 0 && threadIdx.y == 0) emu_or[(g + 2) % 3].store(0);
+  return r;
+}
+inline int atomicAdd(int* a, int v) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); }
+inline int atomicOr(int* a, int v) { return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); }
+inline float roundf(float x) { return std::round(x); }
+template <class F> void emu_launch(unsigned grid, dim3 block, F kernel) {
+  gridDim = dim3{grid, 1, 1}; blockDim = block;
+  const unsigned nt = block.x * block.y;
+  for (unsigned b = 0; b < grid; b++) {
+    emu_block_idx.x = b;
+    std::barrier<> bar(nt); emu_barrier = &bar;
+    for (auto& o : emu_or) o = 0;
+    std::vector<std::thread> threads;
+    for (unsigned t = 0; t < nt; t++) threads.emplace_back([&, t] {
+      threadIdx = dim3{t % block.x, t / block.x, 1}; emu_generation = 0; kernel();
+    });
+    for (auto& t : threads) t.join();
+  }
+}
+`;
+
+/** Why the emulator cannot run here (no g++ with C++20), or null when it can. */
+export function emulatorUnavailable(): string | null {
+  const r = spawnSync('g++', ['--version'], { encoding: 'utf8' });
+  if (r.error || r.status !== 0) return 'no g++ on this machine';
+  const probe = compileEmulated('int main() { std::barrier<> b(1); b.arrive_and_wait(); return 0; }', '', []);
+  return probe.error;
+}
+
+/**
+ * Compiles `main` (C++ that includes the kernel through KERNEL_PATH and calls emu_launch) into an
+ * executable, cached by content under the temp directory.
+ */
+export function compileEmulated(main: string, kernelPath: string, defines: readonly string[]): { exe: string; error: string | null } {
+  const dir = join(tmpdir(), 'lattice-mimo-emu');
+  mkdirSync(dir, { recursive: true });
+  const key = createHash('sha256').update(EMULATION_HEADER).update(main).update(kernelPath).update(defines.join(' '))
+    .update(kernelPath && existsSync(kernelPath) ? readFileSync(kernelPath) : '').digest('hex').slice(0, 24);
+  const exe = join(dir, `emu-${key}`);
+  if (existsSync(exe)) return { exe, error: null };
+  writeFileSync(join(dir, 'cuda_emulation.hpp'), EMULATION_HEADER);
+  const src = join(dir, `emu-${key}.cpp`);
+  writeFileSync(src, `#include "cuda_emulation.hpp"\n${kernelPath ? `#include "${kernelPath}"\n` : ''}${main}\n`);
+  const r = spawnSync('g++', ['-std=c++20', '-O1', '-ffp-contract=off', '-pthread', ...defines, '-o', exe, src], { encoding: 'utf8' });
+  if (r.status !== 0) return { exe, error: `g++ failed: ${(r.stderr || r.error?.message || '').slice(0, 2000)}` };
+  return { exe, error: null };
+}
+
+/** Runs an emulated kernel program: binary input on stdin, binary output from stdout. */
+export function runEmulated(exe: string, input: Uint8Array): Buffer {
+  return execFileSync(exe, { input, maxBuffer: 1 << 28 });
+}

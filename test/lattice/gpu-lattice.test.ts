@@ -1,0 +1,142 @@
+/**
+ * The GPU lattice algorithms against their CPU references, on fresh random bases (Gaussian and
+ * block-Toeplitz, n = 4..64, float64 and float32): the same Z and the same basis bit for bit (the
+ * kernels mirror the references' step order and rounding), the same counts, and independent proof
+ * of the output (pairwise Lagrange / LLL conditions in float64, exact unimodularity of Z).
+ * Skips, saying why, where no CUDA device answers.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomInt } from 'node:crypto';
+import { InvalidInputError, IterationLimitError, RankDeficientError } from '../../src/core/errors.js';
+import type { RealArray } from '../../src/core/matrix.js';
+import { Philox } from '../../src/core/rng.js';
+import { checkLagrangePairs, checkLLL, checkUnimodular } from '../../src/lattice/check.js';
+import { blockToeplitzBases, gaussianBases } from '../../src/lattice/generators.js';
+import type { AlgoParams, CpuReducer } from '../../src/lattice/types.js';
+import { jacobiParallelCpu } from '../../src/lattice/jacobi-parallel/cpu.js';
+import { reduceBatchCuda as jacobiParallelCuda } from '../../src/lattice/jacobi-parallel/cuda.js';
+import { cudaAvailable } from '../../src/gpu/index.js';
+import { latticeBatchTuning } from '../../src/gpu/lattice-batch.js';
+
+const cuda = cudaAvailable();
+const skip = cuda.ok ? false : `no CUDA device: ${cuda.reason}`;
+
+type GpuReducer = (data: RealArray, batch: number, n: number, m: number, p: AlgoParams) => Promise<{
+  basis: RealArray; Z: Float64Array; stats: { iterations: Int32Array; swaps: Int32Array; sizeReductions: Int32Array; kernelMs: number; totalMs: number; chunks: number };
+}>;
+
+interface Algo {
+  name: string;
+  gpu: GpuReducer;
+  cpu: CpuReducer;
+  /** The float64 proof of the output: 'lagrange' (every pair) or 'lll' (delta, eta). */
+  proof: 'lagrange' | 'lll';
+}
+
+const ALGOS: Algo[] = [
+  { name: 'jacobi-parallel', gpu: jacobiParallelCuda, cpu: jacobiParallelCpu, proof: 'lagrange' },
+];
+
+const PARAMS: AlgoParams = { delta: 0.75, eta: 0.51, blockSize: 8, maxIterations: 100_000 };
+
+interface Case { family: string; data: RealArray; batch: number; n: number; m: number }
+
+/** Random sizes 4..64 from both families; each case a small batch (CPU reference time stays low). */
+function randomCases(seed: number, precision: 'float32' | 'float64'): Case[] {
+  const rng = new Philox(seed, precision === 'float64' ? 11 : 12);
+  const cases: Case[] = [];
+  for (const n of [4 + rng.int(5), 9 + rng.int(12), 21 + rng.int(20), 41 + rng.int(24)]) {
+    const m = n - rng.int(Math.min(4, n - 1)); // sometimes m < n
+    const batch = n <= 20 ? 6 : n <= 40 ? 3 : 2;
+    const g = gaussianBases({ batch, n, m, seed: seed + n, precision });
+    cases.push({ family: 'gaussian', data: g.data, batch, n, m });
+  }
+  for (const [blockSize, blocks] of [[2, 2 + rng.int(4)], [2 + rng.int(2), 4 + rng.int(5)], [4, 8 + rng.int(7)]] as const) {
+    const taps = 1 + rng.int(Math.min(3, blocks));
+    const t = blockToeplitzBases({ batch: 3, blocks, blockSize, taps, shape: 'full', seed: seed + 1000 * blocks + blockSize, precision });
+    cases.push({ family: `block-toeplitz(${blocks}x${blockSize}, L=${taps})`, data: t.data, batch: 3, n: t.rows, m: t.cols });
+  }
+  return cases;
+}
+
+function cpuReference(algo: Algo, c: Case, k: number): { B: RealArray; Z: Float64Array; stats: ReturnType<CpuReducer> } {
+  const B = c.data.slice(k * c.n * c.m, (k + 1) * c.n * c.m) as RealArray;
+  const Z = new Float64Array(c.m * c.m);
+  for (let i = 0; i < c.m; i++) Z[i + i * c.m] = 1;
+  const stats = algo.cpu(B, Z, c.n, c.m, PARAMS);
+  return { B, Z, stats };
+}
+
+for (const algo of ALGOS) {
+  for (const precision of ['float64', 'float32'] as const) {
+    test(`${algo.name} on the GPU equals its CPU reference bit for bit (${precision}, Gaussian and block-Toeplitz, n = 4..64)`, { skip }, async () => {
+      const seed = randomInt(2 ** 40);
+      for (const c of randomCases(seed, precision)) {
+        const what = `seed ${seed}, ${c.family}, n = ${c.n}, m = ${c.m}, ${precision}`;
+        const input = c.data.slice() as RealArray;
+        const gpu = await algo.gpu(input, c.batch, c.n, c.m, PARAMS);
+        assert.deepEqual(input, c.data, `${what}: the input was modified`);
+        assert.equal(gpu.basis.constructor, c.data.constructor, what);
+        for (let k = 0; k < c.batch; k++) {
+          const ref = cpuReference(algo, c, k);
+          const Zk = gpu.Z.subarray(k * c.m * c.m, (k + 1) * c.m * c.m);
+          const Bk = gpu.basis.subarray(k * c.n * c.m, (k + 1) * c.n * c.m);
+          assert.deepEqual(Zk, ref.Z, `${what}, basis ${k}: Z differs from the CPU reference`);
+          assert.deepEqual(Bk, ref.B, `${what}, basis ${k}: reduced basis differs from the CPU reference`);
+          assert.deepEqual(
+            [gpu.stats.iterations[k], gpu.stats.swaps[k], gpu.stats.sizeReductions[k]],
+            [ref.stats.iterations, ref.stats.swaps, ref.stats.sizeReductions],
+            `${what}, basis ${k}: counts differ`,
+          );
+          // proof independent of both implementations
+          const uni = checkUnimodular(Zk, c.m);
+          assert.ok(uni.ok, `${what}, basis ${k}: Z is not unimodular (det ${uni.det})`);
+          if (precision === 'float64') {
+            const proof = algo.proof === 'lagrange' ? checkLagrangePairs(Bk, c.n, c.m, 1e-9) : checkLLL(Bk, c.n, c.m, PARAMS.delta, PARAMS.eta, 1e-9);
+            assert.ok(proof.ok, `${what}, basis ${k}: ${proof.violations.join('; ')}`);
+          }
+        }
+        assert.ok(gpu.stats.kernelMs > 0 && gpu.stats.totalMs >= gpu.stats.kernelMs, `${what}: times ${gpu.stats.kernelMs} / ${gpu.stats.totalMs}`);
+      }
+    });
+  }
+
+  test(`${algo.name} on the GPU: chunked batches give the same results as one launch`, { skip }, async () => {
+    const seed = randomInt(2 ** 40);
+    const g = gaussianBases({ batch: 7, n: 10, m: 9, seed, precision: 'float64' });
+    const whole = await algo.gpu(g.data, 7, 10, 9, PARAMS);
+    assert.equal(whole.stats.chunks, 1);
+    latticeBatchTuning.maxChunk = 3;
+    try {
+      const chunked = await algo.gpu(g.data, 7, 10, 9, PARAMS);
+      assert.equal(chunked.stats.chunks, 3, `seed ${seed}`);
+      assert.deepEqual(chunked.Z, whole.Z, `seed ${seed}`);
+      assert.deepEqual(chunked.basis, whole.basis, `seed ${seed}`);
+    } finally {
+      latticeBatchTuning.maxChunk = 0;
+    }
+  });
+
+  test(`${algo.name} on the GPU: bad bases and the iteration limit give typed errors naming the basis`, { skip }, async () => {
+    const seed = randomInt(2 ** 40);
+    const n = 6, m = 5, batch = 4;
+    const bad = randomInt(batch);
+    const zero = gaussianBases({ batch, n, m, seed, precision: 'float64' }).data;
+    zero.fill(0, bad * n * m + 2 * n, bad * n * m + 3 * n); // column 2 of basis `bad`
+    await assert.rejects(algo.gpu(zero, batch, n, m, PARAMS), (e: unknown) => {
+      assert.ok(e instanceof RankDeficientError, String(e));
+      assert.equal(e.code, 'ZERO_VECTOR');
+      assert.equal(e.details?.basis, bad, `seed ${seed}`);
+      assert.equal(e.details?.vector, 2);
+      return true;
+    });
+    const nan = gaussianBases({ batch, n, m, seed: seed + 1, precision: 'float32' }).data;
+    nan[bad * n * m + 1] = NaN;
+    await assert.rejects(algo.gpu(nan, batch, n, m, PARAMS), (e: unknown) => e instanceof InvalidInputError && e.code === 'NON_FINITE' && e.details?.basis === bad);
+    // large random bases need more than one iteration
+    const big = gaussianBases({ batch: 2, n: 24, m: 24, seed: seed + 2, precision: 'float64' }).data;
+    for (let i = 0; i < big.length; i++) big[i]! *= 1 + (i % 7) * 1000;
+    await assert.rejects(algo.gpu(big, 2, 24, 24, { ...PARAMS, maxIterations: 1 }), IterationLimitError);
+  });
+}
