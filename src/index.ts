@@ -10,3 +10,4 @@ export {
 } from './lattice/check.js';
 export { gaussianBases, blockToeplitzBases, integerScale } from './lattice/generators.js';
 export { parseFplll, parseFplllBasis, formatFplll, parseBasisJson, formatBasisJson } from './lattice/fplll-format.js';
+export * from './sim/index.js';

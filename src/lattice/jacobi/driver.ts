@@ -11,9 +11,10 @@
  *     IterationLimitError. A sweep with no change means every pair has |G(i,j)| <= G(i,i)/2 and
  *     G(i,i) <= G(j,j) (i < j).
  *  3. B = B_in Z from the original columns (so B matches Z exactly in the working precision).
- *  4. Done when the sweeps since G was last computed from a basis made swaps only: G is then exact
- *     (a permuted Gram matrix of B), and B is a fixed point (reducing it again changes nothing).
- *     Otherwise refresh G = B^T B and go back to 2 (Z keeps accumulating).
+ *  4. Done when the sweeps since G was last computed from a basis made swaps only, or the input is
+ *     integral with an exact Gram matrix (below): G is then exactly the (permuted) Gram matrix of B,
+ *     and B is a fixed point (reducing it again changes nothing). Otherwise refresh G = B^T B and
+ *     go back to 2 (Z keeps accumulating).
  *
  * Drift: E[j] bounds the size (as a squared norm) of the numbers column j of G was computed from
  * since the last refresh, so its rounding error is about u E[j]. A reduction b_j -= r b_i sets
@@ -28,7 +29,8 @@
  * noise is deciding (the basis is beyond the working precision); after MAX_STALLS of them, or
  * maxRefreshes(m) refreshes, the basis is returned as it is. In these cases the caller's float64
  * re-check judges the result (reduce() redoes float32 in float64, and reports float64 failures);
- * none of them happens on well-conditioned input.
+ * none of them happens on well-conditioned input. (The potential uses log; a kernel's log may
+ * differ in the last bit, which can matter only in this failure regime.)
  */
 import { IterationLimitError, InvalidArgumentError, InvalidInputError, RankDeficientError } from '../../core/errors.js';
 import { allocLike, type RealArray } from '../../core/matrix.js';
@@ -70,6 +72,7 @@ export function maxRefreshes(m: number): number {
   return 100 + 10 * m;
 }
 
+export const DEBUG = { reason: '', refreshes: 0, stalls: 0 };
 export function runJacobi(B: RealArray, Z: Float64Array, n: number, m: number, p: AlgoParams, sweeper: JacobiSweeper, name: string): BasisStats {
   checkShapes(B, Z, n, m);
   const stats: BasisStats = { iterations: 0, swaps: 0, sizeReductions: 0 };
@@ -94,16 +97,18 @@ export function runJacobi(B: RealArray, Z: Float64Array, n: number, m: number, p
     } while (outcome === 'changed');
     sweeper.finish(state);
     basisTimesZ(Bin, Z, n, m, B);
-    if (outcome === 'overflow') return stats;
-    if (outcome === 'unchanged' && stats.sizeReductions === reductionsBefore) return stats;
+    DEBUG.refreshes = refresh; DEBUG.stalls = stalls;
+    if (outcome === 'overflow') { DEBUG.reason = 'overflow'; return stats; }
+    // converged on a G that is exactly B's Gram matrix (permuted, or exact integer arithmetic)
+    if (outcome === 'unchanged' && (stats.sizeReductions === reductionsBefore || state.driftRatio === 0)) { DEBUG.reason = 'fixed'; return stats; }
     gramMatrix(B, n, m, G);
     const potential = resetScales(G, E, m);
     if (potential < bestPotential) {
       bestPotential = potential;
     } else if (++stalls >= MAX_STALLS || !Number.isFinite(potential)) {
-      return stats; // no progress (or a zero / non-finite norm): precision exhausted
+      DEBUG.reason = 'stall'; return stats; // no progress (or a zero / non-finite norm): precision exhausted
     }
-    if (refresh >= maxRefreshes(m)) return stats;
+    if (refresh >= maxRefreshes(m)) { DEBUG.reason = 'cap'; return stats; }
   }
 }
 

@@ -34,6 +34,7 @@ import { breakdown, checkReducerInput, dotCols, iterationLimit, newStats, reduct
 const MAX_PASSES = 8;
 /** Bound on the Babai loop at one position. */
 const MAX_BABAI = 64;
+const ALWAYS = !!process.env.ALWAYS;
 
 /** When to distrust incrementally updated values, per working precision. */
 interface Tolerances {
@@ -196,7 +197,7 @@ class SchnorrEuchner {
       const valid = this.valid;
       for (let i = k + 1; i <= this.kMax; i++) if (valid[i]! > k) valid[i] = k;
       for (let j = 0; j < k; j++) R[ko + j] = mu[ko + j]! * R[j * m + j]!;
-      let again = maxX > tol.bigMultiplier || norm < oldNorm * tol.reloopDrop;
+      let again = ALWAYS || maxX > tol.bigMultiplier || norm < oldNorm * tol.reloopDrop;
       if (norm < this.gExact[sk]! * tol.refreshDrop) {
         this.exactGramRow(k);
         again = true;
