@@ -6,8 +6,13 @@
 // without such lines is compiled with -DREAL=float and -DREAL=double (the package's convention for
 // the element type). Every compile uses -arch=sm_90 -cubin --std=c++17.
 //
+// nvcc pre-includes the CUDA runtime and C headers; NVRTC, which compiles the kernels at run time,
+// does not. So each file is also checked for what only those headers give: #include of a system
+// header, and macros such as NAN, INFINITY, M_PI, FLT_MAX, INT_MAX (write device functions or
+// literals instead); such a use fails like a compile error.
+//
 // Usage: node scripts/nvcc-all.mjs [--resource-usage] [--arch=sm_90] [files...]
-// Exits 1 when any compile fails (or nvcc is missing), after printing a summary.
+// Exits 1 when any compile or check fails (or nvcc is missing), after printing a summary.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,6 +43,17 @@ function variantsOf(file) {
   return declared.length > 0 ? declared : [['-DREAL=float'], ['-DREAL=double']];
 }
 
+/** Uses of host-header names that NVRTC does not know, as 'line N: text'. */
+function nvrtcProblems(file) {
+  const bad = /(^\s*#\s*include\s*<)|\b(NAN|INFINITY|HUGE_VALF?|M_PI\w*|M_SQRT\w*|M_LN\w*|M_E|FLT_(MAX|MIN|EPSILON)|DBL_(MAX|MIN|EPSILON)|INT_(MAX|MIN)|UINT_MAX|LLONG_(MAX|MIN))\b/;
+  const out = [];
+  readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
+    const code = line.replace(/\/\/.*$/, '');
+    if (bad.test(code)) out.push(`line ${i + 1}: ${line.trim()}`);
+  });
+  return out;
+}
+
 const probe = spawnSync(nvcc, ['--version'], { encoding: 'utf8' });
 if (probe.error || probe.status !== 0) {
   console.error(`nvcc-all: cannot run '${nvcc}' (${probe.error?.message ?? probe.stderr.trim()}); set NVCC or put nvcc on PATH`);
@@ -49,6 +65,9 @@ const outDir = mkdtempSync(join(tmpdir(), 'nvcc-all-'));
 const results = [];
 try {
   for (const file of files) {
+    const problems = nvrtcProblems(file);
+    results.push({ file, flags: 'NVRTC header check', ok: problems.length === 0, ms: 0 });
+    if (problems.length > 0) console.error(`FAIL ${file}: names that NVRTC lacks (no host headers at run time)\n  ${problems.join('\n  ')}\n`);
     variantsOf(file).forEach((flags, v) => {
       const cubin = join(outDir, `${relative('src', file).replace(/[\\/]/g, '_')}.${v}.cubin`);
       const cmd = [`-arch=${arch}`, '-cubin', '--std=c++17', ...flags, ...(resourceUsage ? ['--resource-usage'] : []), '-o', cubin, file];
@@ -67,5 +86,5 @@ try {
 
 const failed = results.filter((r) => !r.ok);
 for (const r of results) console.log(`${r.ok ? 'ok  ' : 'FAIL'} ${r.file} [${r.flags}] ${r.ms} ms`);
-console.log(`nvcc-all: ${results.length - failed.length} of ${results.length} compiles succeeded (${files.length} files, ${arch})`);
+console.log(`nvcc-all: ${results.length - failed.length} of ${results.length} checks and compiles passed (${files.length} files, ${arch})`);
 process.exit(failed.length > 0 ? 1 : 0);

@@ -11,3 +11,4 @@ export {
 export { gaussianBases, blockToeplitzBases, integerScale } from './lattice/generators.js';
 export { parseFplll, parseFplllBasis, formatFplll, parseBasisJson, formatBasisJson } from './lattice/fplll-format.js';
 export * from './sim/index.js';
+export * from './mimo/index.js';

@@ -55,6 +55,7 @@ inline int __syncthreads_or(int p) {
 inline int atomicAdd(int* a, int v) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); }
 inline int atomicOr(int* a, int v) { return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); }
 inline float roundf(float x) { return std::round(x); }
+inline double __longlong_as_double(long long x) { double d; std::memcpy(&d, &x, 8); return d; }
 template <class F> void emu_launch(unsigned grid, dim3 block, F kernel) {
   gridDim = dim3{grid, 1, 1}; blockDim = block;
   const unsigned nt = block.x * block.y;

@@ -13,7 +13,7 @@ import { Philox } from '../../src/core/rng.js';
 import { applyTransform, checkLagrangePairs, checkUnimodular, gramSchmidt, qualityMetrics } from '../../src/lattice/check.js';
 import type { AlgoParams, CpuReducer } from '../../src/lattice/types.js';
 import { jacobiCpu } from '../../src/lattice/jacobi/cpu.js';
-import { gramMatrix, roundHalfAway } from '../../src/lattice/jacobi/arith.js';
+import { gramMatrix, reductionLimit, roundHalfAway } from '../../src/lattice/jacobi/arith.js';
 import { jacobiParallelCpu, chessSweeper } from '../../src/lattice/jacobi-parallel/cpu.js';
 import { chessRounds, chessRoundsPerSweep, initChessArrays, rotateChessArrays } from '../../src/lattice/jacobi-parallel/chess-ordering.js';
 
@@ -288,7 +288,7 @@ function plainParallelSweep(G: RealArray, Z: Float64Array, m: number): void {
   for (const pairs of chessRounds(m)) {
     const r = pairs.map(([i, j]) => {
       const gij = G[i + j * m]!, gii = G[i + i * m]!;
-      return Math.abs(gij) > 0.5 * gii ? roundHalfAway(fl(gij / gii)) : 0;
+      return Math.abs(gij) > reductionLimit(gii, f32) ? roundHalfAway(fl(gij / gii)) : 0;
     });
     pairs.forEach(([i, j], k) => {
       for (let t = 0; t < m; t++) {

@@ -170,3 +170,18 @@ test('LR-aided detectors beat plain ZF on 4x4 QPSK at 15 dB', () => {
     assert.ok(e * 4 <= zf, tag(`${detector}: ${e} symbol errors vs ZF ${zf}`));
   }
 });
+
+test('unsupported sizes and bad options give typed errors', () => {
+  const p = problem(4, 4, '16qam', 1, 2, 10);
+  assert.throws(() => detect(p.input, { detector: 'nway', modulation: '16qam', passes: 5 }), { name: 'InvalidArgumentError', message: /passes/ });
+  const wide = problem(4, 2, 'qpsk', 1, 2, 10);
+  for (const detector of ['kbest', 'ssfe', 'nway', 'lr-zf', 'lr-mmse', 'lr-sic'] as const) {
+    assert.throws(() => detect(wide.input, { detector, modulation: 'qpsk' }), { name: 'UnsupportedError' }, detector);
+  }
+  // A rank-deficient channel (two equal columns) is named, not silently detected.
+  const H = p.input.H.slice();
+  for (let i = 0; i < 8; i++) H[8 + i] = H[i]!;
+  for (const detector of ['kbest', 'ssfe', 'nway', 'lr-zf'] as const) {
+    assert.throws(() => detect({ ...p.input, H }, { detector, modulation: '16qam' }), { name: 'RankDeficientError' }, detector);
+  }
+});

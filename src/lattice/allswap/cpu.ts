@@ -1,5 +1,46 @@
-import { UnsupportedError } from '../../core/errors.js';
+/**
+ * CR-AS-LLL, the cost-reduced all-swap LLL (Algorithm 1 of the CR-MB-LLL paper), on the CPU: the
+ * exact reference for the GPU kernel.
+ *
+ * One round:
+ *  1. Gram-Schmidt of the current basis: B* and ||b*_j||^2 (modified Gram-Schmidt, working precision).
+ *  2. Odd/even all-swap phases over all pairs until neither parity swaps (allswap/phases.ts):
+ *     SimpleSizeReduce of mu_{k,k-1} and SimpleSwap, the other GS coefficients left stale.
+ *  3. The delayed GS-coefficient update and size reduction of everything: for each column k (from
+ *     the last), for j = k-1 .. 0, mu_{k,j} = <b_k, b*_j> / ||b*_j||^2 and b_k -= round(mu) b_j
+ *     where |mu| > eta (lll/gso.ts: sizeReduceFromBstar; column-parallel on a GPU).
+ * In exact arithmetic one round ends LLL-reduced: after step 2 every adjacent pair satisfies Lovasz
+ * with |mu_{k,k-1}| <= eta, and step 3 changes no b*_j and no mu_{k,k-1}. In floating point B*
+ * drifts over many SimpleSwaps, so rounds repeat, each from a fresh Gram-Schmidt, until a round
+ * changes nothing: that round has verified every condition on freshly computed values. At most
+ * MAX_ROUNDS rounds; past them the basis is returned as it is and the caller's float64 check
+ * judges it (float32 runs may end there; float64 has not on our test families).
+ *
+ * iterations counts phases (over all rounds) and is bounded by p.maxIterations.
+ */
+import { allocLike } from '../../core/matrix.js';
 import type { CpuReducer } from '../types.js';
+import { checkReducerInput, gramSchmidtInto, newStats, normsInto, reductionBound, sizeReduceFromBstar } from '../lll/gso.js';
+import { runPhases, type PairState } from './phases.js';
 
-// Placeholder until the implementation lands.
-export const allswapCpu: CpuReducer = () => { throw new UnsupportedError('allswap is not implemented yet'); };
+/** Rounds from a fresh Gram-Schmidt before the result is handed to the caller's check. */
+export const MAX_ROUNDS = 8;
+
+export const allswapCpu: CpuReducer = (B, Z, n, m, p) => {
+  checkReducerInput(B, Z, n, m, p, 'allswap');
+  const stats = newStats();
+  if (m < 2) return stats;
+  const s: PairState = {
+    B, Z, n, m, Bs: allocLike(B, n * m), sup: allocLike(B, m), delta: p.delta, bound: reductionBound(p.eta, B),
+  };
+  const r = allocLike(B, m);
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const before = stats.swaps + stats.sizeReductions;
+    gramSchmidtInto(B, n, m, s.Bs, r, null);
+    runPhases(s, 0, m, stats, p, true, 'allswap');
+    normsInto(s.Bs, n, m, r);
+    stats.sizeReductions += sizeReduceFromBstar(B, s.Bs, r, Z, n, m, 1, m, 0, s.bound);
+    if (stats.swaps + stats.sizeReductions === before) break;
+  }
+  return stats;
+};

@@ -1,6 +1,142 @@
-import { UnsupportedError } from '../../core/errors.js';
-import type { CpuReducer } from '../types.js';
+/**
+ * The block LLL reducers of the CR-MB-LLL paper (Section 3.2, Algorithm 3), on the CPU: MB-LLL and
+ * the cost-reduced CR-MB-LLL. The basis is split into sub-bases of p.blockSize consecutive columns
+ * (the last one may be shorter). Sub-bases are reduced as projected lattices: every quantity is the
+ * global Gram-Schmidt of the whole basis (explicit B*), so a reduced sub-basis means that the pairs
+ * inside it satisfy the LLL conditions. Each step below touches disjoint columns per sub-basis or
+ * per boundary, which is what one GPU thread block per sub-basis (and a boundary-check kernel)
+ * computes; the CPU runs them in increasing order.
+ *
+ * CR-MB-LLL, one round (from a fresh Gram-Schmidt):
+ *   repeat (a block round, counted in iterations):
+ *     a. every flagged sub-basis: the all-swap phases (allswap/phases.ts) until neither parity
+ *        swaps, with condition (1) relaxed: only mu_{k,k-1} is size-reduced, no GS update;
+ *     b. boundary check of each pair (e-1, e) across adjacent sub-bases: SimpleSizeReduce of
+ *        mu_{e,e-1} and, when Lovasz fails, SimpleSwap; both neighbours are flagged;
+ *   until no boundary swap; then the GS-coefficient update and size reduction of everything.
+ * MB-LLL keeps the full GS-coefficient matrix U valid instead and every sub-basis LLL-reduced:
+ *     a. phases of the flagged sub-bases; then the GS-coefficient update of U for the rows and
+ *        columns of the sub-bases whose phases changed anything, and size reduction with U inside
+ *        each flagged sub-basis (condition (1) within it);
+ *     b. boundary checks with Swap (Procedure 3, which keeps U valid) instead of SimpleSwap;
+ *   until no boundary swap; then size reduction of everything with U.
+ * The boundary steps commute (each is a 2 x 2 column operation on its own pair, and their updates of
+ * U act on different rows and columns), so any order, or all at once, gives the same result.
+ *
+ * As in allswap/cpu.ts, rounds repeat from a fresh Gram-Schmidt until one changes nothing (at most
+ * MAX_ROUNDS); that last round has verified every condition. iterations counts block rounds and is
+ * bounded by p.maxIterations; so is the number of phases of each sub-basis reduction.
+ */
+import { InvalidArgumentError } from '../../core/errors.js';
+import { allocLike, type RealArray } from '../../core/matrix.js';
+import type { AlgoParams, BasisStats, CpuReducer } from '../types.js';
+import { checkReducerInput, gramSchmidtInto, iterationLimit, newStats, normsInto, reductionBound, sizeReduceFromBstar } from '../lll/gso.js';
+import { MAX_ROUNDS } from '../allswap/cpu.js';
+import { pairStep, runPhases, type PairState } from '../allswap/phases.js';
+import { boundaryStepWithU, sizeReduceWithU, updateCoefficients } from './coefficients.js';
 
-// Placeholders until the implementation lands.
-export const blockCpu: CpuReducer = () => { throw new UnsupportedError('block is not implemented yet'); };
-export const crBlockCpu: CpuReducer = () => { throw new UnsupportedError('cr-block is not implemented yet'); };
+interface BlockSetup {
+  s: PairState;
+  r: RealArray;
+  /** Columns per sub-basis and the number of sub-bases. */
+  size: number;
+  count: number;
+}
+
+function setup(B: RealArray, Z: Float64Array, n: number, m: number, p: AlgoParams, name: string): BlockSetup {
+  checkReducerInput(B, Z, n, m, p, name);
+  if (!Number.isInteger(p.blockSize) || p.blockSize < 2) {
+    throw new InvalidArgumentError(`${name}: blockSize must be an integer >= 2, got ${p.blockSize}`);
+  }
+  const s: PairState = {
+    B, Z, n, m, Bs: allocLike(B, n * m), sup: allocLike(B, m), delta: p.delta, bound: reductionBound(p.eta, B),
+  };
+  const size = Math.min(p.blockSize, m);
+  return { s, r: allocLike(B, m), size, count: Math.ceil(m / size) };
+}
+
+function nextRound(stats: BasisStats, p: AlgoParams, name: string): void {
+  if (stats.iterations >= p.maxIterations) throw iterationLimit(name, 'block rounds', p, stats);
+  stats.iterations++;
+}
+
+/**
+ * Boundary checks of all pairs across sub-basis boundaries; flags both neighbours of every swap.
+ * `step` is SimpleSwap's pair step (CR-MB-LLL) or the Swap one (MB-LLL). True if any swap.
+ */
+function boundaryChecks(g: BlockSetup, flagged: boolean[], step: (k: number) => boolean): boolean {
+  let any = false;
+  for (let b = 1; b < g.count; b++) {
+    if (step(b * g.size)) {
+      flagged[b - 1] = true;
+      flagged[b] = true;
+      any = true;
+    }
+  }
+  return any;
+}
+
+/** CR-MB-LLL: sub-bases reduced with condition (1) relaxed, SimpleSwap at the boundaries. */
+export const crBlockCpu: CpuReducer = (B, Z, n, m, p) => {
+  const g = setup(B, Z, n, m, p, 'cr-block');
+  const { s, r, size, count } = g;
+  const stats = newStats();
+  if (m < 2) return stats;
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const before = stats.swaps + stats.sizeReductions;
+    gramSchmidtInto(B, n, m, s.Bs, r, null);
+    const flagged = new Array<boolean>(count).fill(true);
+    for (;;) {
+      nextRound(stats, p, 'cr-block');
+      for (let b = 0; b < count; b++) {
+        if (!flagged[b]) continue;
+        runPhases(s, b * size, Math.min(m, (b + 1) * size), stats, p, false, 'cr-block');
+        flagged[b] = false;
+      }
+      if (!boundaryChecks(g, flagged, (k) => pairStep(s, k, stats))) break;
+    }
+    normsInto(s.Bs, n, m, r);
+    stats.sizeReductions += sizeReduceFromBstar(B, s.Bs, r, Z, n, m, 1, m, 0, s.bound);
+    if (stats.swaps + stats.sizeReductions === before) break;
+  }
+  return stats;
+};
+
+/** MB-LLL: every sub-basis kept LLL-reduced with the full GS coefficients U; Swap at the boundaries. */
+export const blockCpu: CpuReducer = (B, Z, n, m, p) => {
+  const g = setup(B, Z, n, m, p, 'block');
+  const { s, r, size, count } = g;
+  const stats = newStats();
+  if (m < 2) return stats;
+  const U = allocLike(B, m * m);
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const before = stats.swaps + stats.sizeReductions;
+    gramSchmidtInto(B, n, m, s.Bs, r, U);
+    const flagged = new Array<boolean>(count).fill(true);
+    const stale = new Array<boolean>(count).fill(false);
+    for (;;) {
+      nextRound(stats, p, 'block');
+      let anyStale = false;
+      for (let b = 0; b < count; b++) {
+        if (!flagged[b]) { stale[b] = false; continue; }
+        const run = runPhases(s, b * size, Math.min(m, (b + 1) * size), stats, p, false, 'block');
+        stale[b] = run.swaps + run.sizeReductions > 0;
+        anyStale ||= stale[b]!;
+      }
+      if (anyStale) {
+        normsInto(s.Bs, n, m, r);
+        updateCoefficients(s, r, U, stale, size);
+      }
+      for (let b = 0; b < count; b++) {
+        if (!flagged[b]) continue;
+        const lo = b * size;
+        stats.sizeReductions += sizeReduceWithU(s, U, lo + 1, Math.min(m, lo + size), lo);
+        flagged[b] = false;
+      }
+      if (!boundaryChecks(g, flagged, (k) => boundaryStepWithU(s, U, k, stats))) break;
+    }
+    stats.sizeReductions += sizeReduceWithU(s, U, 1, m, 0);
+    if (stats.swaps + stats.sizeReductions === before) break;
+  }
+  return stats;
+};

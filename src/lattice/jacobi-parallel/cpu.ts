@@ -11,7 +11,7 @@
  * over the pairs k = 0..half-1 of the round (a pair with the dummy player of odd m is a bye):
  *
  *   phase 1 (lines 2-14):  (i, j) = (min, max)(arr1[k], arr2[k]);  pi = perm[i], pj = perm[j]
- *                          if |G(pi,pj)| > G(pi,pi)/2:  r_k = round(G(pi,pj) / G(pi,pi))   else r_k = 0
+ *                          if |G(pi,pj)| > G(pi,pi)/2 (*):  r_k = round(G(pi,pj) / G(pi,pi))   else r_k = 0
  *                          G(:,pj) -= r_k G(:,pi);  Z(:,pj) -= r_k Z(:,pi)               [barrier]
  *                          E[pj] = max(E[pj], r_k^2 E[pi])   (drift scale, jacobi/driver.ts)
  *   phase 2 (lines 18-20): G(pj,:) -= r_k G(pi,:);  drift if G(pj,pj) <= E[pj] * driftRatio  [barrier]
@@ -19,6 +19,8 @@
  *   then (line 35) rotate arr1/arr2                                                        [barrier]
  *   and if any pair of the round drifted, the sweep ends here (the driver recomputes G); a pair
  *   whose update would take Z past 2^53 makes no update (r_k = 0) and ends the run after the round.
+ *
+ * (*) with the slack of reductionLimit in arith.ts.
  *
  * Within a phase every thread writes only its own column (phase 1) or row (phase 2) pj and reads
  * only columns / rows that no thread writes in that phase, so the result does not depend on the
@@ -30,7 +32,7 @@
  * correction of the quotient's denominator to G(i,i) explained in jacobi/cpu.ts.
  */
 import type { CpuReducer } from '../types.js';
-import { roundHalfAway, transformUpdateFits } from '../jacobi/arith.js';
+import { reductionLimit, roundHalfAway, transformUpdateFits } from '../jacobi/arith.js';
 import { runJacobi, type JacobiState, type JacobiSweeper, type SweepOutcome } from '../jacobi/driver.js';
 import { chessPlayers, chessRoundsPerSweep, initChessArrays, rotateChessArrays } from './chess-ordering.js';
 
@@ -60,7 +62,7 @@ export function chessSweeper(m: number): JacobiSweeper {
       li[k] = i; lj[k] = j;
       const pi = perm[i]!, pj = perm[j]!;
       const gij = G[pi + pj * m]!, gii = G[pi + pi * m]!;
-      if (!(Math.abs(gij) > 0.5 * gii)) continue;
+      if (!(Math.abs(gij) > reductionLimit(gii, f32))) continue;
       const r = roundHalfAway(f32 ? Math.fround(gij / gii) : gij / gii);
       const ci = pi * m, cj = pj * m;
       if (!transformUpdateFits(Z, m, ci, cj, r)) { overflow = true; continue; }

@@ -7,7 +7,8 @@
 //   E = diag(G) (drift scales), potential = sum log G(j,j).
 //   repeat sweeps of players - 1 chess-tournament rounds until a sweep changes nothing; a round:
 //     phase a: thread k < half takes pair k of the round, (i, j) = (min, max), pi = perm[i],
-//              pj = perm[j]; if |G(pi,pj)| > G(pi,pi)/2: r_k = round(G(pi,pj) / G(pi,pi)), vetoed
+//              pj = perm[j]; if |G(pi,pj)| > G(pi,pi)/2 (with a tiny slack, reduction_limit):
+//              r_k = round(G(pi,pj) / G(pi,pi)), vetoed
 //              (r_k = 0, overflow) when Z(:,pj) - r_k Z(:,pi) would leave the exact integers;
 //              E[pj] = max(E[pj], r_k^2 E[pi])
 //     phase b: G(:,pj) -= r_k G(:,pi), Z(:,pj) -= r_k Z(:,pi)     (every (pair, element) update
@@ -19,7 +20,7 @@
 //   writes, so the order of the pairs does not matter.
 //   Then Z is gathered into logical order and B = B_in Z (summed over k in order, zero entries of
 //   Z skipped). Done on overflow, or when the sweeps converged with no size reduction since the
-//   last refresh; otherwise G is recomputed from B (a refresh), E = diag(G), and the sweeps go on
+//   last refresh (or in exact integer arithmetic); otherwise G is recomputed from B (a refresh), E = diag(G), and the sweeps go on
 //   unless the potential stopped falling MAX_STALLS times or the refreshes ran out.
 //
 // The chess-tournament pairs are computed in closed form from the round number (the arrays of the
@@ -60,6 +61,15 @@ __device__ __forceinline__ double drift_ratio(float) { return 1.0 / 4096.0; }   
 __device__ __forceinline__ double drift_ratio(double) { return 1.0 / 67108864.0; }       // 2^-26
 __device__ __forceinline__ double exact_gram_limit(float) { return 4194304.0; }          // 2^22
 __device__ __forceinline__ double exact_gram_limit(double) { return 2251799813685248.0; } // 2^51
+
+// NaN without host headers (NVRTC has no NAN macro).
+__device__ __forceinline__ double quiet_nan() { return __longlong_as_double(0x7ff8000000000000LL); }
+
+// The size-reduction test |G(i,j)| > G(i,i) * bound, bound = 1/2 (1 + 2^-40) in float64 and
+// 1/2 (1 + 2^-20) in float32, the product rounded to the working precision (reductionLimit in
+// arith.ts: a slack above rounding noise, so that pairs tied at 1/2 are not flipped by noise).
+__device__ __forceinline__ float reduction_limit(float gii) { return gii * (0.5f + 1.0f / 2097152.0f); }              // 2^-21
+__device__ __forceinline__ double reduction_limit(double gii) { return gii * (0.5 + 1.0 / 2199023255552.0); }       // 2^-41
 
 // Round halves away from zero (C's round; roundHalfAway in arith.ts).
 __device__ __forceinline__ float round_half_away(float q) { return roundf(q); }
@@ -193,7 +203,7 @@ extern "C" __global__ void jacobi_parallel(
   // E = diag(G) and the potential sum log G(j,j) (resetScales in driver.ts); thread 0 keeps it
   for (int c = tid; c < m; c += nt) E[c] = (double)G[c + c * ldg];
   if (tid == 0) {
-    for (int c = 0; c < m; c++) { const double g = (double)G[c + c * ldg]; potential += g > 0 ? log(g) : NAN; }
+    for (int c = 0; c < m; c++) { const double g = (double)G[c + c * ldg]; potential += g > 0 ? log(g) : quiet_nan(); }
     bestPotential = potential;
   }
   __syncthreads();
@@ -223,7 +233,7 @@ extern "C" __global__ void jacobi_parallel(
             li[k] = i; lj[k] = j;
             const int pi = perm[i], pj = perm[j];
             const real gij = G[pi + pj * ldg], gii = G[pi + pi * ldg];
-            if (fabs(gij) > (real)0.5 * gii) {
+            if (fabs(gij) > reduction_limit(gii)) {
               const real q = round_half_away(gij / gii);
               const double rq = (double)q;
               if (!transform_update_fits(Z, zbound, m, pi, pj, rq)) {
@@ -291,8 +301,10 @@ extern "C" __global__ void jacobi_parallel(
     __syncthreads();
     basis_times_z(B0, Zo, B1, n, m);
     if (outcome == OUTCOME_OVERFLOW) break;
-    // swaps only since G was last computed from a basis: G is exact and the result final
+    // converged on a G that is exactly B's Gram matrix (only swaps since it was computed from a
+    // basis, or exact integer arithmetic): the result is final
     if (!__syncthreads_or(passReductions) && outcome == OUTCOME_UNCHANGED) break;
+    if (outcome == OUTCOME_UNCHANGED && driftRatio == 0) break;
     // refresh: G from the new basis, E = diag(G), working Z = logical Z, identity permutation,
     // and the bounds on |Z| recomputed from Z itself
     __syncthreads();
@@ -308,7 +320,7 @@ extern "C" __global__ void jacobi_parallel(
     for (int c = tid; c < m; c += nt) E[c] = (double)G[c + c * ldg];
     if (tid == 0) {
       potential = 0;
-      for (int c = 0; c < m; c++) { const double g = (double)G[c + c * ldg]; potential += g > 0 ? log(g) : NAN; }
+      for (int c = 0; c < m; c++) { const double g = (double)G[c + c * ldg]; potential += g > 0 ? log(g) : quiet_nan(); }
       int stop = 0;
       if (potential < bestPotential) bestPotential = potential;
       else if (++stalls >= MAX_STALLS || !isfinite(potential)) stop = 1;  // precision exhausted

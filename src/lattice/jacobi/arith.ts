@@ -8,6 +8,19 @@
  */
 import type { RealArray } from '../../core/matrix.js';
 
+/**
+ * The size-reduction test: reduce b_j by b_i when |G(i,j)| > G(i,i) * reductionBound, with the
+ * bound 1/2 (1 + 2^-40) in float64 and 1/2 (1 + 2^-20) in float32 (both exact in their precision;
+ * the product G(i,i) * bound is rounded to the working precision). The paper's test is |q| > 1/2;
+ * the relative slack is far above the rounding noise of G and far below the float64 check's 1e-9,
+ * so pairs tied at exactly 1/2 (structured bases have them) are not flipped back and forth by noise.
+ */
+export function reductionLimit(gii: number, f32: boolean): number {
+  return f32 ? Math.fround(gii * REDUCTION_BOUND_F32) : gii * REDUCTION_BOUND_F64;
+}
+export const REDUCTION_BOUND_F64 = 0.5 + 2 ** -41;
+export const REDUCTION_BOUND_F32 = 0.5 + 2 ** -21;
+
 /** Nearest integer, halves away from zero (C's round / CUDA's round and roundf). */
 export function roundHalfAway(q: number): number {
   return q < 0 ? -Math.round(-q) : Math.round(q);

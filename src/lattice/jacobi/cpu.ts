@@ -4,7 +4,8 @@
  * Works on the Gram matrix G = B^T B and the transform Z. A sweep visits the pairs (i, j), i < j, row
  * by row, and applies one step of Lagrange's algorithm (Algorithm 1) to each:
  *
- *     if |G(i,j)| > G(i,i)/2:   r = round(G(i,j) / G(i,i))        (halves away from zero)
+ *     if |G(i,j)| > G(i,i)/2:   r = round(G(i,j) / G(i,i))        (halves away from zero; the 1/2
+ *                                                                 carries a 2^-40 slack: arith.ts)
  *                               G(:,j) -= r G(:,i);  G(j,:) -= r G(i,:);  Z(:,j) -= r Z(:,i)
  *     if G(i,i) > G(j,j):       swap columns i, j of G and Z and rows i, j of G
  *
@@ -16,12 +17,12 @@
  * One correction to the paper's text: it writes q = G(i,j)/G(j,j) but subtracts q times column i
  * from column j. Lagrange's step divides by the norm of the vector whose multiple is subtracted,
  * G(i,i); with G(j,j) the loop can stop at a pair that is not reduced (G = [1 0.9; 0.9 4] gives
- * q = 0.225: no step, no swap, yet |G(1,2)| = 0.9 > G(1,1)/2). Testing |G(i,j)| > G(i,i)/2 directly
- * is exact (no rounded quotient), and with the strict inequalities ties never cause cycling.
+ * q = 0.225: no step, no swap, yet |G(1,2)| = 0.9 > G(1,1)/2). Testing |G(i,j)| against G(i,i)/2
+ * directly avoids a rounded quotient; with strict inequalities and the slack, ties never cycle.
  */
 import type { RealArray } from '../../core/matrix.js';
 import type { CpuReducer } from '../types.js';
-import { roundHalfAway, transformUpdateFits } from './arith.js';
+import { reductionLimit, roundHalfAway, transformUpdateFits } from './arith.js';
 import { runJacobi, type JacobiState, type JacobiSweeper, type SweepOutcome } from './driver.js';
 
 /** b_j -= r b_i on G (column j, then row j) and Z (column j), in the working precision of G. */
@@ -59,7 +60,7 @@ export function cyclicByRowSweeper(m: number): JacobiSweeper {
       for (let i = 0; i < m - 1; i++) {
         for (let j = i + 1; j < m; j++) {
           const gij = G[i + j * m]!, gii = G[i + i * m]!;
-          if (Math.abs(gij) > 0.5 * gii) {
+          if (Math.abs(gij) > reductionLimit(gii, f32)) {
             const r = roundHalfAway(f32 ? Math.fround(gij / gii) : gij / gii);
             if (!transformUpdateFits(Z, m, i * m, j * m, r)) return 'overflow';
             reducePair(G, Z, m, i, j, r);

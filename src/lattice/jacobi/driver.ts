@@ -72,7 +72,6 @@ export function maxRefreshes(m: number): number {
   return 100 + 10 * m;
 }
 
-export const DEBUG = { reason: '', refreshes: 0, stalls: 0 };
 export function runJacobi(B: RealArray, Z: Float64Array, n: number, m: number, p: AlgoParams, sweeper: JacobiSweeper, name: string): BasisStats {
   checkShapes(B, Z, n, m);
   const stats: BasisStats = { iterations: 0, swaps: 0, sizeReductions: 0 };
@@ -97,18 +96,17 @@ export function runJacobi(B: RealArray, Z: Float64Array, n: number, m: number, p
     } while (outcome === 'changed');
     sweeper.finish(state);
     basisTimesZ(Bin, Z, n, m, B);
-    DEBUG.refreshes = refresh; DEBUG.stalls = stalls;
-    if (outcome === 'overflow') { DEBUG.reason = 'overflow'; return stats; }
+    if (outcome === 'overflow') return stats;
     // converged on a G that is exactly B's Gram matrix (permuted, or exact integer arithmetic)
-    if (outcome === 'unchanged' && (stats.sizeReductions === reductionsBefore || state.driftRatio === 0)) { DEBUG.reason = 'fixed'; return stats; }
+    if (outcome === 'unchanged' && (stats.sizeReductions === reductionsBefore || state.driftRatio === 0)) return stats;
     gramMatrix(B, n, m, G);
     const potential = resetScales(G, E, m);
     if (potential < bestPotential) {
       bestPotential = potential;
     } else if (++stalls >= MAX_STALLS || !Number.isFinite(potential)) {
-      DEBUG.reason = 'stall'; return stats; // no progress (or a zero / non-finite norm): precision exhausted
+      return stats; // no progress (or a zero / non-finite norm): precision exhausted
     }
-    if (refresh >= maxRefreshes(m)) { DEBUG.reason = 'cap'; return stats; }
+    if (refresh >= maxRefreshes(m)) return stats;
   }
 }
 

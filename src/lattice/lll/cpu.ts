@@ -28,25 +28,34 @@
 import type { RealArray } from '../../core/matrix.js';
 import { allocLike } from '../../core/matrix.js';
 import type { AlgoParams, BasisStats, CpuReducer } from '../types.js';
-import { breakdown, checkReducerInput, dotCols, iterationLimit, newStats, reductionBound, subMulCol } from './gso.js';
+import { isIntegral } from '../check.js';
+import { breakdown, checkReducerInput, dotCols, EXACT_INTEGER_LIMIT, gramInto, iterationLimit, newStats, reductionBound, subMulCol, subMulColExact } from './gso.js';
+
+/** sum_{i<len} a[ao+i] * b[bo+i] (the same four partial sums as dotCols). */
+const dotRows = dotCols;
 
 /** Passes over the whole basis on a fresh Gram matrix before giving up (the caller's check judges). */
 const MAX_PASSES = 8;
 /** Bound on the Babai loop at one position. */
 const MAX_BABAI = 64;
-const ALWAYS = !!process.env.ALWAYS;
 
-/** When to distrust incrementally updated values, per working precision. */
+/**
+ * When to distrust values computed in floating point, per working precision. A row of mu computed
+ * from G carries an absolute error of about u ||b_k|| ||b_j|| / r_j (u the unit roundoff) and r_k a
+ * relative one of about u ||b_k||^2 / r_k; size reduction shrinks ||b_k||, so recomputing the row
+ * after it shrinks these errors (fplll's Babai loop recomputes always; we do when they matter).
+ */
 interface Tolerances {
-  /** ||b_k||^2 fell below this fraction of its value before the reduction: recompute the row. */
-  readonly reloopDrop: number;
+  readonly unitRoundoff: number;
+  /** Recompute the row when the estimated error of a coefficient exceeds this. */
+  readonly maxMuError: number;
   /** ||b_k||^2 fell below this fraction of its last exact value: recompute its row of G. */
   readonly refreshDrop: number;
   /** A multiplier this large leaves the updated mu row inexact: recompute the row. */
   readonly bigMultiplier: number;
 }
-const TOL64: Tolerances = { reloopDrop: Number(process.env.RELOOP ?? 2 ** -8), refreshDrop: 2 ** -20, bigMultiplier: 2 ** 20 };
-const TOL32: Tolerances = { reloopDrop: 2 ** -2, refreshDrop: 2 ** -6, bigMultiplier: 2 ** 6 };
+const TOL64: Tolerances = { unitRoundoff: 2 ** -53, maxMuError: 2 ** -30, refreshDrop: 2 ** -20, bigMultiplier: 2 ** 20 };
+const TOL32: Tolerances = { unitRoundoff: 2 ** -24, maxMuError: 2 ** -12, refreshDrop: 2 ** -6, bigMultiplier: 2 ** 6 };
 
 class SchnorrEuchner {
   /** Gram matrix, m x m symmetric, indexed by slot: <b_i, b_j> = G[slot[i] * m + slot[j]]. */
@@ -64,6 +73,14 @@ class SchnorrEuchner {
   private readonly rowR: RealArray;
   private readonly colB: RealArray;
   private readonly colZ: Float64Array;
+  /**
+   * True while G is exactly B^T B: B integral and every value met below 2^53. Partial sums of a
+   * dot product are bounded by ||b_i|| ||b_j|| <= normBound and an update of G by
+   * |X| * normBound, so both stay exact integers in float64 while those bounds are below 2^53.
+   */
+  private integerGram = false;
+  /** An upper bound on every ||b_k||^2 since G was last computed from the basis. */
+  private normBound = 0;
   /** Highest position whose row was ever computed (rows above it hold nothing valid). */
   private kMax = 0;
   private readonly bound: number;
@@ -91,15 +108,15 @@ class SchnorrEuchner {
   /** LLL passes until one pass on a fresh Gram matrix changes nothing (at most MAX_PASSES). */
   run(): void {
     for (let pass = 0; pass < MAX_PASSES; pass++) {
-      if (!this.pass()) return;
-      if (process.env.LLLDBG) console.error("pass", pass, JSON.stringify(this.stats));
+      if (!this.pass(pass === 0)) return;
     }
   }
 
   /** One run of the main loop from k = 1 on a freshly computed G. True when anything changed. */
-  private pass(): boolean {
+  private pass(first: boolean): boolean {
     const { m, stats, p, R, valid } = this;
-    this.exactGram();
+    // an exact integer G needs no recomputation: the pass then re-verifies every row from it
+    if (first || !this.integerGram) this.exactGram();
     valid.fill(0);
     this.kMax = 0;
     R[0] = this.G[this.slot[0]! * m + this.slot[0]!]!;
@@ -119,15 +136,15 @@ class SchnorrEuchner {
   /** G = B^T B from dot products; slots back to the identity. */
   private exactGram(): void {
     const { B, G, n, m, slot, gExact } = this;
+    gramInto(B, n, m, G);
+    let maxNorm = 0;
     for (let i = 0; i < m; i++) {
       slot[i] = i;
-      for (let j = 0; j <= i; j++) {
-        const d = dotCols(B, i * n, B, j * n, n);
-        G[i * m + j] = d;
-        G[j * m + i] = d;
-      }
       gExact[i] = G[i * m + i]!;
+      if (gExact[i]! > maxNorm) maxNorm = gExact[i]!;
     }
+    this.normBound = maxNorm;
+    this.integerGram = B instanceof Float64Array && maxNorm < EXACT_INTEGER_LIMIT && isIntegral(B);
   }
 
   /** Row of G for the vector at position k, from dot products. */
@@ -149,15 +166,11 @@ class SchnorrEuchner {
     const gk = slot[k]! * m;
     for (let j = this.valid[k]!; j < k; j++) {
       const jo = j * m;
-      let s = G[gk + slot[j]!]!;
-      for (let i = 0; i < j; i++) s -= mu[jo + i]! * R[ko + i]!;
-      R[ko + j] = s;
-      mu[ko + j] = s / R[jo + j]!;
+      R[ko + j] = G[gk + slot[j]!]! - dotRows(mu, jo, R, ko, j);
+      mu[ko + j] = R[ko + j]! / R[jo + j]!;
     }
     this.valid[k] = k;
-    let s = G[gk + slot[k]!]!;
-    for (let i = 0; i < k; i++) s -= mu[ko + i]! * R[ko + i]!;
-    R[ko + k] = s;
+    R[ko + k] = G[gk + slot[k]!]! - dotRows(mu, ko, R, ko, k);
   }
 
   /** Babai's nearest plane for b_k against b_{k-1}..b_0, repeated while the row may be inexact. */
@@ -180,24 +193,28 @@ class SchnorrEuchner {
         const jo = j * m;
         for (let i = 0; i < j; i++) mu[ko + i] = mu[ko + i]! - X * mu[jo + i]!;
         subMulCol(B, k * n, j * n, X, n);
-        subMulCol(Z, k * m, j * m, X, m);
+        subMulColExact(Z, k * m, j * m, X, m);
         // row k of G follows b_k (its diagonal entry is recomputed below)
         const gj = slot[j]! * m;
         for (let t = 0; t < m; t++) G[gk + t] = G[gk + t]! - X * G[gj + t]!;
         const ax = Math.abs(X);
         if (ax > maxX) maxX = ax;
+        if (ax * this.normBound >= EXACT_INTEGER_LIMIT) this.integerGram = false;
         stats.sizeReductions++;
       }
       if (maxX === 0) return;
       const norm = dotCols(B, k * n, B, k * n, n);
       G[gk + sk] = norm;
-      if (process.env.LLLDBG && (norm > oldNorm * 1.01 || !(norm < 2 ** 60))) console.error('grow', k, round, oldNorm, norm, maxX, 'rkk', R[ko + k], 'kMax', this.kMax, 'iter', stats.iterations);
+      if (norm > this.normBound) {
+        this.normBound = norm;
+        if (norm >= EXACT_INTEGER_LIMIT) this.integerGram = false;
+      }
       for (let t = 0; t < m; t++) G[t * m + sk] = G[gk + t]!;
       // b_k changed: every later row loses its coefficients from column k on
       const valid = this.valid;
       for (let i = k + 1; i <= this.kMax; i++) if (valid[i]! > k) valid[i] = k;
       for (let j = 0; j < k; j++) R[ko + j] = mu[ko + j]! * R[j * m + j]!;
-      let again = ALWAYS || maxX > tol.bigMultiplier || norm < oldNorm * tol.reloopDrop;
+      let again = maxX > tol.bigMultiplier || this.rowMayBeInexact(k, oldNorm);
       if (norm < this.gExact[sk]! * tol.refreshDrop) {
         this.exactGramRow(k);
         again = true;
@@ -205,6 +222,25 @@ class SchnorrEuchner {
       if (!again) return;
       this.valid[k] = 0;
     }
+  }
+
+  /**
+   * Whether the row of b_k, computed while ||b_k||^2 was oldNorm, may be off by more than
+   * tol.maxMuError in a coefficient or relatively in r_k (error estimates in the Tolerances note).
+   */
+  private rowMayBeInexact(k: number, oldNorm: number): boolean {
+    const { G, R, m, slot, tol } = this;
+    const u2 = tol.unitRoundoff * tol.unitRoundoff;
+    const limit = tol.maxMuError * tol.maxMuError;
+    const rk = R[k * m + k]!;
+    if (u2 * oldNorm * oldNorm > limit * rk * rk) return true;
+    let worst = 0; // max_j ||b_j||^2 / r_j^2
+    for (let j = 0; j < k; j++) {
+      const rj = R[j * m + j]!;
+      const v = G[slot[j]! * (m + 1)]! / (rj * rj);
+      if (v > worst) worst = v;
+    }
+    return u2 * oldNorm * worst > limit;
   }
 
   /**

@@ -7,7 +7,7 @@
  * (column j at j*m); B* has B's shape; r[j] = ||b*_j||^2; a full mu matrix is m x m row-major with
  * mu_{i,j} at i*m + j (j < i), so the row of one vector is contiguous.
  */
-import { InvalidArgumentError, InvalidInputError, IterationLimitError, LatticeMimoError, RankDeficientError } from '../../core/errors.js';
+import { InvalidArgumentError, InvalidInputError, IterationLimitError, LatticeMimoError, RankDeficientError, UnsupportedError } from '../../core/errors.js';
 import type { RealArray } from '../../core/matrix.js';
 import type { AlgoParams, BasisStats } from '../types.js';
 
@@ -55,16 +55,77 @@ export function roundMu(x: number): number {
   return Math.round(x);
 }
 
-/** <A[:, a], C[:, c]> over n entries; a and c are column offsets. Accumulates in float64. */
+/**
+ * <A[:, a], C[:, c]> over n entries; a and c are column offsets. Accumulates in float64 with four
+ * partial sums, which breaks the add-latency chain (about 3x faster than one running sum).
+ */
 export function dotCols(A: RealArray, a: number, C: RealArray, c: number, n: number): number {
-  let s = 0;
-  for (let t = 0; t < n; t++) s += A[a + t]! * C[c + t]!;
-  return s;
+  let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  let t = 0;
+  for (; t + 3 < n; t += 4) {
+    s0 += A[a + t]! * C[c + t]!;
+    s1 += A[a + t + 1]! * C[c + t + 1]!;
+    s2 += A[a + t + 2]! * C[c + t + 2]!;
+    s3 += A[a + t + 3]! * C[c + t + 3]!;
+  }
+  for (; t < n; t++) s0 += A[a + t]! * C[c + t]!;
+  return (s0 + s1) + (s2 + s3);
+}
+
+/**
+ * G = B^T B (m x m, symmetric, both triangles) from dot products, four columns at a time so that
+ * each entry of b_i is loaded once per four products.
+ */
+export function gramInto(B: RealArray, n: number, m: number, G: RealArray): void {
+  for (let i = 0; i < m; i++) {
+    const io = i * n;
+    let j = 0;
+    for (; j + 3 <= i; j += 4) {
+      const j0 = j * n, j1 = j0 + n, j2 = j1 + n, j3 = j2 + n;
+      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      for (let t = 0; t < n; t++) {
+        const v = B[io + t]!;
+        s0 += v * B[j0 + t]!;
+        s1 += v * B[j1 + t]!;
+        s2 += v * B[j2 + t]!;
+        s3 += v * B[j3 + t]!;
+      }
+      G[i * m + j] = s0; G[j * m + i] = s0;
+      G[i * m + j + 1] = s1; G[(j + 1) * m + i] = s1;
+      G[i * m + j + 2] = s2; G[(j + 2) * m + i] = s2;
+      G[i * m + j + 3] = s3; G[(j + 3) * m + i] = s3;
+    }
+    for (; j <= i; j++) {
+      const d = dotCols(B, io, B, j * n, n);
+      G[i * m + j] = d;
+      G[j * m + i] = d;
+    }
+  }
 }
 
 /** A[:, dst] -= x * A[:, src] (column offsets, length len): the integer column operation. */
 export function subMulCol(A: RealArray | Float64Array, dst: number, src: number, x: number, len: number): void {
   for (let t = 0; t < len; t++) A[dst + t] = A[dst + t]! - x * A[src + t]!;
+}
+
+/** The largest integer magnitude a float64 holds exactly (2^53). */
+export const EXACT_INTEGER_LIMIT = 2 ** 53;
+
+/**
+ * Z[:, dst] -= x * Z[:, src] on the integer transform, which must stay exact: an entry past 2^53
+ * can no longer be represented, so the transform would silently stop being B_in^-1 B.
+ */
+export function subMulColExact(Z: Float64Array, dst: number, src: number, x: number, len: number): void {
+  let big = 0;
+  for (let t = 0; t < len; t++) {
+    const v = Z[dst + t]! - x * Z[src + t]!;
+    Z[dst + t] = v;
+    const a = Math.abs(v);
+    if (a > big) big = a;
+  }
+  if (big >= EXACT_INTEGER_LIMIT) {
+    throw new UnsupportedError(`an entry of the unimodular transform Z reached ${big.toExponential(3)} >= 2^53: it cannot be held exactly in float64 (the basis is too ill-conditioned for this engine)`);
+  }
 }
 
 export function swapCols(A: RealArray | Float64Array, a: number, b: number, len: number): void {
@@ -78,7 +139,7 @@ export function swapCols(A: RealArray | Float64Array, a: number, b: number, len:
 /** b_k -= x b_j on B (n x m) and Z (m x m) together: one integer column operation. */
 export function reduceColumn(B: RealArray, Z: Float64Array, n: number, m: number, k: number, j: number, x: number): void {
   subMulCol(B, k * n, j * n, x, n);
-  subMulCol(Z, k * m, j * m, x, m);
+  subMulColExact(Z, k * m, j * m, x, m);
 }
 
 /** Swap columns k and j of B and Z. */

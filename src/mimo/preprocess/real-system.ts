@@ -12,6 +12,7 @@
 import type { Constellation } from '../modulation.js';
 import { realMatrix, realVector } from './rvd.js';
 import { applyQt, qrInto, type QrOrdering } from './qr.js';
+import { complexSortedQrInto } from './complex.js';
 
 export interface RealModel {
   readonly nr: number;
@@ -54,10 +55,18 @@ export function realReceivedInto(model: RealModel, y: Float64Array, yOff: number
   realVector('rvd', y, yOff, model.nr, out, 0);
 }
 
-/** Per-channel triangular form: H_r[:, perm] = Q R. */
+/**
+ * Per-channel triangular form: H_r[:, perm] = Q R (real R, n x n). With the 'real' method Q is the
+ * real m x n factor of H_r; with 'complex' (square QAM) Q holds the complex nr x nt factor of H
+ * and tree positions 2k, 2k+1 are Re and Im of stream perm[2k] (the MRVD of the complex QR).
+ */
 export interface TriangularChannel {
   readonly Hr: Float64Array;
+  /** Which factorisation filled Q (set by triangularizeInto). */
+  complex: boolean;
   readonly Q: Float64Array;
+  /** Complex R (nt x nt) for the 'complex' method. */
+  readonly Rc: Float64Array;
   readonly R: Float64Array;
   readonly perm: Int32Array;
   /** QR scratch (column norms, residual norms). */
@@ -68,19 +77,61 @@ export interface TriangularChannel {
 export function allocTriangular(model: RealModel): TriangularChannel {
   const { m, n } = model;
   return {
-    Hr: new Float64Array(m * n), Q: new Float64Array(m * n), R: new Float64Array(n * n), perm: new Int32Array(n),
-    norms: new Float64Array(n), resid: new Float64Array(n),
+    Hr: new Float64Array(m * n), complex: false, Q: new Float64Array(m * n), Rc: new Float64Array(2 * model.nt * model.nt),
+    R: new Float64Array(n * n), perm: new Int32Array(n), norms: new Float64Array(n), resid: new Float64Array(n),
   };
 }
 
-/** Builds H_r and its QR (sorted by `ordering`) for the channel at H[hOff], into t (no allocation). */
-export function triangularizeInto(model: RealModel, H: Float64Array, hOff: number, ordering: QrOrdering, t: TriangularChannel): void {
+/**
+ * Builds the triangular form of the channel at H[hOff] into t (no allocation).
+ *  - 'real': H_r by RVD and its real QR sorted by `ordering` (the PSD paper's model);
+ *  - 'complex': the complex SQRD of H, expanded to the real R by MRVD (square QAM only; BPSK falls
+ *    back to 'real'). Same search tree up to the order of the real positions, a third of the work.
+ */
+export function triangularizeInto(
+  model: RealModel, H: Float64Array, hOff: number, ordering: QrOrdering, t: TriangularChannel, method: 'real' | 'complex' = 'real',
+): void {
+  if (method === 'complex' && model.constellation.pam !== null) {
+    const { nr, nt, n } = model;
+    complexSortedQrInto(H, hOff, nr, nt, t.Q, t.Rc, t.perm, t.resid);
+    // perm holds the stream order in its first nt entries: spread it to the 2nt real positions.
+    for (let k = nt - 1; k >= 0; k--) {
+      const s = t.perm[k]!;
+      t.perm[2 * k] = s; t.perm[2 * k + 1] = nt + s; // RVD numbering: Re s -> s, Im s -> nt + s
+    }
+    const R = t.R, Rc = t.Rc;
+    R.fill(0);
+    for (let j = 0; j < nt; j++) {
+      for (let i = 0; i <= j; i++) {
+        const re = Rc[2 * (i + j * nt)]!, im = Rc[2 * (i + j * nt) + 1]!;
+        R[2 * i + 2 * j * n] = re; R[2 * i + (2 * j + 1) * n] = -im;
+        R[2 * i + 1 + 2 * j * n] = im; R[2 * i + 1 + (2 * j + 1) * n] = re;
+      }
+    }
+    t.complex = true;
+    return;
+  }
   realChannelInto(model, H, hOff, t.Hr);
   qrInto(t.Hr, 0, model.m, model.n, ordering, t.Q, t.R, t.perm, t.norms, t.resid);
+  t.complex = false;
 }
 
-/** yHat = Q^T y_r for the vector at y[yOff]; yr is scratch of length m. */
+/** yHat = Q^T y_r for the vector at y[yOff] (interleaved Q^H y for the complex method); yr is scratch of length m. */
 export function rotateReceived(model: RealModel, t: TriangularChannel, y: Float64Array, yOff: number, yr: Float64Array, yHat: Float64Array): void {
+  if (t.complex) {
+    const { nr, nt } = model, Q = t.Q;
+    for (let k = 0; k < nt; k++) {
+      let re = 0, im = 0;
+      const c = 2 * k * nr;
+      for (let i = 0; i < nr; i++) {
+        const qr = Q[c + 2 * i]!, qi = Q[c + 2 * i + 1]!, a = y[yOff + 2 * i]!, b = y[yOff + 2 * i + 1]!;
+        re += qr * a + qi * b;
+        im += qr * b - qi * a;
+      }
+      yHat[2 * k] = re; yHat[2 * k + 1] = im;
+    }
+    return;
+  }
   realReceivedInto(model, y, yOff, yr);
   applyQt(t.Q, model.m, model.n, yr, 0, yHat, 0);
 }

@@ -31,10 +31,23 @@ export class BitMetricMinima {
   /** symbolMin[j * M + s]: least metric of a candidate with symbol s on stream j (Infinity: none). */
   private readonly symbolMin: Float64Array;
   private readonly m: number;
+  /** withZero[b * M/2 + t] / withOne[..]: the symbols whose bit b is 0 / 1. */
+  private readonly withZero: Int32Array;
+  private readonly withOne: Int32Array;
 
-  constructor(readonly nt: number, readonly bitsPerSymbol: number, private readonly bitTable: Uint8Array) {
+  constructor(readonly nt: number, readonly bitsPerSymbol: number, bitTable: Uint8Array) {
     this.nbits = nt * bitsPerSymbol;
     this.m = 1 << bitsPerSymbol;
+    const half = this.m >> 1;
+    this.withZero = new Int32Array(bitsPerSymbol * half);
+    this.withOne = new Int32Array(bitsPerSymbol * half);
+    for (let b = 0; b < bitsPerSymbol; b++) {
+      let zeros = 0, ones = 0;
+      for (let sym = 0; sym < this.m; sym++) {
+        if (bitTable[sym * bitsPerSymbol + b]) this.withOne[b * half + ones++] = sym;
+        else this.withZero[b * half + zeros++] = sym;
+      }
+    }
     this.symbolMin = new Float64Array(nt * this.m);
     this.bestSymbols = new Int32Array(nt);
     this.reset();
@@ -73,14 +86,16 @@ export class BitMetricMinima {
    * with no candidate being Infinity, so the LLR clips to +-clip.
    */
   writeLlr(noiseVar: number, clip: number, out: Float64Array, off: number): void {
-    const { nt, m, bitsPerSymbol: bps, bitTable, symbolMin } = this;
-    const inv = 1 / noiseVar;
+    const { nt, m, bitsPerSymbol: bps, symbolMin, withZero, withOne } = this;
+    const inv = 1 / noiseVar, half = m >> 1;
     for (let j = 0; j < nt; j++) {
+      const base = j * m;
       for (let b = 0; b < bps; b++) {
         let d0 = Infinity, d1 = Infinity;
-        for (let s = 0; s < m; s++) {
-          const d = symbolMin[j * m + s]!;
-          if (bitTable[s * bps + b]) { if (d < d1) d1 = d; } else if (d < d0) d0 = d;
+        for (let t = b * half; t < (b + 1) * half; t++) {
+          const z = symbolMin[base + withZero[t]!]!, o = symbolMin[base + withOne[t]!]!;
+          if (z < d0) d0 = z;
+          if (o < d1) d1 = o;
         }
         const l = (d1 - d0) * inv;
         out[off + j * bps + b] = l > clip ? clip : l < -clip ? -clip : l;

@@ -35,7 +35,7 @@ export const detector: CpuDetector<KBestPrep> = {
   soft: true,
   create(setup): DetectorInstance<KBestPrep> {
     const model = realModel(setup.constellation, setup.nr, setup.nt);
-    if (model.rows < model.nd) throw new UnsupportedError(`kbest needs nr >= nt (got ${setup.nr} x ${setup.nt})`);
+    if (model.rows < model.nd) throw new UnsupportedError(`kbest needs at least as many real receive dimensions (2 nr = ${model.rows}) as real unknowns (${model.nd})`);
     const { rows, nd, q } = model;
     // More survivors than the tree has leaves changes nothing: cap K at Q^nd.
     const k = Math.min(kOf(setup.opts.k), q ** nd);

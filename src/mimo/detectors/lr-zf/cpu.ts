@@ -13,7 +13,7 @@ export const detector: CpuDetector<LrPrep> = {
   soft: false,
   create(setup): DetectorInstance<LrPrep> {
     const model = realModel(setup.constellation, setup.nr, setup.nt);
-    if (model.rows < model.nd) throw new UnsupportedError(`lr-zf needs nr >= nt (got ${setup.nr} x ${setup.nt})`);
+    if (model.rows < model.nd) throw new UnsupportedError(`lr-zf needs at least as many real receive dimensions (2 nr = ${model.rows}) as real unknowns (${model.nd})`);
     const scratch = new LrScratch(model);
     const prepScratch = new LrPrepScratch(model, 'zf');
     return {

@@ -10,7 +10,7 @@ import { InvalidArgumentError, UnsupportedError } from '../../../core/errors.js'
 import { BitMetricMinima, llrClipOf } from '../../soft/maxlog.js';
 import { realModel } from '../../soft/real-model.js';
 import type { CpuDetector, DetectorInstance } from '../detector.js';
-import { prepareSsfePass, rotatedDimOrder, runSsfePass, SsfeScratch, type SsfePass } from '../ssfe/search.js';
+import { prepareSsfePass, rotatedStreams, runSsfePass, SsfeScratch, type SsfePass } from '../ssfe/search.js';
 
 /** opts.passes validated: an integer in [1, nt] (rotations repeat after nt); default nt. */
 export function passesOf(passes: number | undefined, nt: number): number {
@@ -26,13 +26,13 @@ export const detector: CpuDetector<SsfePass[]> = {
   soft: true,
   create(setup): DetectorInstance<SsfePass[]> {
     const model = realModel(setup.constellation, setup.nr, setup.nt);
-    if (model.rows < model.nd) throw new UnsupportedError(`nway needs nr >= nt (got ${setup.nr} x ${setup.nt})`);
+    if (model.rows < model.nd) throw new UnsupportedError(`nway needs at least as many real receive dimensions (2 nr = ${model.rows}) as real unknowns (${model.nd})`);
     const passes = passesOf(setup.opts.passes, setup.nt);
     const clip = llrClipOf(setup.opts.llrClip);
     const scratch = new SsfeScratch(model);
     const realH = new Float64Array(model.rows * model.nd), perm = new Int32Array(model.nd);
     const orders: Int32Array[] = [];
-    for (let p = 0; p < passes; p++) orders.push(rotatedDimOrder(model, p));
+    for (let p = 0; p < passes; p++) orders.push(rotatedStreams(model.nt, p));
     const merged = new BitMetricMinima(model.nt, model.bitsPerSymbol, model.bitTable);
     const perPass = new BitMetricMinima(model.nt, model.bitsPerSymbol, model.bitTable);
     return {

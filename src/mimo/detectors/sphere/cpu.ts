@@ -1,7 +1,8 @@
 /**
  * Depth-first Schnorr-Euchner sphere decoder (exact ML) on the real-valued model.
  *
- * Per channel: RVD and sorted QR (SQRD), so the tree's top levels are the strongest layers.
+ * Per channel: sorted QR (SQRD) of the complex channel, expanded to the real model by MRVD (Re and
+ * Im of a stream at neighbouring tree levels), so the tree's top levels are the strongest layers.
  * Per vector: yHat = Q^T y_r, then a depth-first search from position n-1 down to 0; at each
  * level the candidates are visited in increasing distance from the level's centre (zig-zag, clamped
  * to the alphabet), a branch is cut as soon as its partial metric reaches the squared radius, and
@@ -38,7 +39,7 @@ export function allocSpherePrep(model: RealModel): SpherePrep {
 export function prepareSphere(model: RealModel, H: Float64Array, hOff: number, p: SpherePrep): SpherePrep {
   const n = model.n;
   const { tri, rows, invDiag, weight } = p;
-  triangularizeInto(model, H, hOff, 'ascending', tri);
+  triangularizeInto(model, H, hOff, 'ascending', tri, 'complex');
   for (let k = 0; k < n; k++) {
     for (let j = k; j < n; j++) rows[k * n + j] = tri.R[k + j * n]!;
     const d = tri.R[k + k * n]!;

@@ -8,18 +8,18 @@ import { UnsupportedError } from '../../../core/errors.js';
 import { BitMetricMinima, llrClipOf } from '../../soft/maxlog.js';
 import { realModel } from '../../soft/real-model.js';
 import type { CpuDetector, DetectorInstance } from '../detector.js';
-import { prepareSsfePass, rotatedDimOrder, runSsfePass, SsfeScratch, type SsfePass } from './search.js';
+import { prepareSsfePass, rotatedStreams, runSsfePass, SsfeScratch, type SsfePass } from './search.js';
 
 export const detector: CpuDetector<SsfePass> = {
   name: 'ssfe',
   soft: true,
   create(setup): DetectorInstance<SsfePass> {
     const model = realModel(setup.constellation, setup.nr, setup.nt);
-    if (model.rows < model.nd) throw new UnsupportedError(`ssfe needs nr >= nt (got ${setup.nr} x ${setup.nt})`);
+    if (model.rows < model.nd) throw new UnsupportedError(`ssfe needs at least as many real receive dimensions (2 nr = ${model.rows}) as real unknowns (${model.nd})`);
     const clip = llrClipOf(setup.opts.llrClip);
     const scratch = new SsfeScratch(model);
     const realH = new Float64Array(model.rows * model.nd), perm = new Int32Array(model.nd);
-    const order = rotatedDimOrder(model, 0);
+    const order = rotatedStreams(model.nt, 0);
     const minima = new BitMetricMinima(model.nt, model.bitsPerSymbol, model.bitTable);
     return {
       prepare: (H, hOff) => prepareSsfePass(model, H, hOff, order, realH, perm),

@@ -7,7 +7,7 @@
  * The surviving M complete paths are the candidate list.
  */
 import { qrInto, applyQt } from '../../preprocess/qr.js';
-import { fillRealMatrix, dimOrderOfStreams, symbolsOfLevels, type RealModel } from '../../soft/real-model.js';
+import { fillRealMatrix, dimOrderOfStreams, type RealModel } from '../../soft/real-model.js';
 import type { BitMetricMinima } from '../../soft/maxlog.js';
 
 /** Candidate paths of one pass: Q^2 (Q when there is a single real level). */
@@ -16,43 +16,53 @@ export function ssfePaths(nd: number, q: number): number {
 }
 
 /**
- * The search on R (nd x nd upper triangular, column-major; invDiag[i] = 1 / R_ii) and z. Writes
- * each path's level indices (column order, p = 2i - (Q-1)) to levels[k * nd ..] and its metric
- * |z - R p|^2 to metric[k]; returns the number of paths. `p` is nd scratch.
+ * The search on R (nd x nd upper triangular, column-major; invDiag[i] = 1 / R_ii) and z, into
+ * s.levels (each path's level indices in column order, p = 2i - (Q-1), at k * nd ..) and s.metric
+ * (|z - R p|^2 of path k); returns the number of paths.
  */
-export function ssfeSearch(
-  R: Float64Array, invDiag: Float64Array, z: Float64Array, nd: number, q: number,
-  levels: Int32Array, metric: Float64Array, p: Float64Array,
-): number {
-  const top = nd - 1;
-  const expanded = nd >= 2 ? 2 : 1;
-  const paths = ssfePaths(nd, q);
+export function ssfeSearch(R: Float64Array, invDiag: Float64Array, z: Float64Array, nd: number, q: number, s: SsfeScratch): number {
+  const { levels, metric, p, zTop, rSecond } = s;
   const half = q - 1;
+  if (nd === 1) {
+    for (let k = 0; k < q; k++) {
+      const e = z[0]! - R[0]! * (2 * k - half);
+      metric[k] = e * e;
+      levels[k] = k;
+    }
+    return q;
+  }
+  const top = nd - 1, second = nd - 2;
+  // The two fully expanded levels' contributions to every lower level, once per vector:
+  // zTop[i q + a] = z_i - R_{i,top} p(a), rSecond[i q + b] = R_{i,second} p(b).
+  for (let a = 0; a < q; a++) {
+    const pa = 2 * a - half;
+    for (let i = 0; i < top; i++) zTop[i * q + a] = z[i]! - R[i + top * nd]! * pa;
+    for (let i = 0; i < second; i++) rSecond[i * q + a] = R[i + second * nd]! * pa;
+  }
+  const rTopTop = R[top + top * nd]!, rSecSec = R[second + second * nd]!;
+  const paths = q * q;
   for (let k = 0; k < paths; k++) {
     // Levels nd-1 and nd-2: path k takes point (k div Q, k mod Q) (Alg. 2, lines 3-4).
-    const i0 = expanded === 2 ? (k / q) | 0 : k;
-    p[top] = 2 * i0 - half;
-    let e = z[top]! - R[top + top * nd]! * p[top]!;
+    const i0 = (k / q) | 0, i1 = k - i0 * q;
+    let e = z[top]! - rTopTop * (2 * i0 - half);
     let d = e * e;
-    if (expanded === 2) {
-      p[top - 1] = 2 * (k - i0 * q) - half;
-      e = z[top - 1]! - R[top - 1 + top * nd]! * p[top]! - R[top - 1 + (top - 1) * nd]! * p[top - 1]!;
-      d += e * e;
-    }
+    e = zTop[second * q + i0]! - rSecSec * (2 * i1 - half);
+    d += e * e;
     // Later levels: the best child only (Alg. 2, lines 5-14): round gamma = b_i / R_ii and clip.
-    for (let i = nd - 1 - expanded; i >= 0; i--) {
-      let b = z[i]!;
-      for (let j = i + 1; j < nd; j++) b -= R[i + j * nd]! * p[j]!;
-      let li = Math.round((b * invDiag[i]! + half) * 0.5);
+    for (let i = second - 1; i >= 0; i--) {
+      let b = zTop[i * q + i0]! - rSecond[i * q + i1]!;
+      for (let j = i + 1; j < second; j++) b -= R[i + j * nd]! * p[j]!;
+      let li = Math.floor((b * invDiag[i]! + half) * 0.5 + 0.5);
       if (li < 0) li = 0; else if (li > half) li = half;
       const pi = 2 * li - half;
       p[i] = pi;
+      levels[k * nd + i] = li;
       e = b - R[i + i * nd]! * pi;
       d += e * e;
     }
+    levels[k * nd + second] = i1;
+    levels[k * nd + top] = i0;
     metric[k] = d;
-    const base = k * nd;
-    for (let i = 0; i < nd; i++) levels[base + i] = (p[i]! + half) >> 1;
   }
   return paths;
 }
@@ -61,6 +71,8 @@ export function ssfeSearch(
 export interface SsfePass {
   /** dimOrder[k]: the real dimension in column k. */
   readonly dimOrder: Int32Array;
+  /** streamOrder[c]: the stream whose real dimension(s) are column c (QAM: columns 2c, 2c+1). */
+  readonly streamOrder: Int32Array;
   /** rows x nd, orthonormal columns. */
   readonly Q: Float64Array;
   /** nd x nd upper triangular, and the inverses of its diagonal. */
@@ -68,24 +80,25 @@ export interface SsfePass {
   readonly invDiag: Float64Array;
 }
 
-/** The real dimension order of pass `rotation`: column c holds stream (c + rotation) mod nt. */
-export function rotatedDimOrder(m: RealModel, rotation: number): Int32Array {
-  const streams = new Int32Array(m.nt);
-  for (let c = 0; c < m.nt; c++) streams[c] = (c + rotation) % m.nt;
-  return dimOrderOfStreams(m, streams);
+/** The stream order of pass `rotation`: column c holds stream (c + rotation) mod nt. */
+export function rotatedStreams(nt: number, rotation: number): Int32Array {
+  const streams = new Int32Array(nt);
+  for (let c = 0; c < nt; c++) streams[c] = (c + rotation) % nt;
+  return streams;
 }
 
 /**
- * A pass's preprocessing for one channel: the MRVD channel with its columns in `dimOrder`
- * (from rotatedDimOrder; rotation 0 is the channel as given) factored by MGS QR (the paper's
+ * A pass's preprocessing for one channel: the MRVD channel with its streams in `streamOrder`
+ * (from rotatedStreams; rotation 0 is the channel as given) factored by MGS QR (the paper's
  * Alg. 1). `scratch` holds rows x nd reals, `perm` nd integers.
  */
-export function prepareSsfePass(m: RealModel, H: Float64Array, hOff: number, dimOrder: Int32Array, scratch: Float64Array, perm: Int32Array): SsfePass {
+export function prepareSsfePass(m: RealModel, H: Float64Array, hOff: number, streamOrder: Int32Array, scratch: Float64Array, perm: Int32Array): SsfePass {
+  const dimOrder = dimOrderOfStreams(m, streamOrder);
   fillRealMatrix(m, H, hOff, dimOrder, scratch);
   const Q = new Float64Array(m.rows * m.nd), R = new Float64Array(m.nd * m.nd), invDiag = new Float64Array(m.nd);
   qrInto(scratch, 0, m.rows, m.nd, 'none', Q, R, perm);
   for (let i = 0; i < m.nd; i++) invDiag[i] = 1 / R[i + i * m.nd]!;
-  return { dimOrder, Q, R, invDiag };
+  return { dimOrder, streamOrder, Q, R, invDiag };
 }
 
 /** Scratch for running passes on one vector (allocated once per detector instance). */
@@ -95,6 +108,8 @@ export class SsfeScratch {
   readonly metric: Float64Array;
   readonly symbols: Int32Array;
   readonly p: Float64Array;
+  readonly zTop: Float64Array;
+  readonly rSecond: Float64Array;
   constructor(readonly model: RealModel) {
     const paths = ssfePaths(model.nd, model.q);
     this.z = new Float64Array(model.nd);
@@ -102,6 +117,8 @@ export class SsfeScratch {
     this.metric = new Float64Array(paths);
     this.symbols = new Int32Array(model.nt);
     this.p = new Float64Array(model.nd);
+    this.zTop = new Float64Array(model.nd * model.q);
+    this.rSecond = new Float64Array(model.nd * model.q);
   }
 }
 
@@ -113,10 +130,16 @@ export class SsfeScratch {
 export function runSsfePass(pass: SsfePass, y: Float64Array, yOff: number, s: SsfeScratch, minima: BitMetricMinima): number {
   const m = s.model;
   applyQt(pass.Q, m.rows, m.nd, y, yOff, s.z);
-  const paths = ssfeSearch(pass.R, pass.invDiag, s.z, m.nd, m.q, s.levels, s.metric, s.p);
+  const paths = ssfeSearch(pass.R, pass.invDiag, s.z, m.nd, m.q, s);
+  const { levels, symbols } = s, { streamOrder } = pass, table = m.symbolOfLevels, q = m.q, nd = m.nd;
   for (let k = 0; k < paths; k++) {
-    symbolsOfLevels(m, s.levels, k * m.nd, pass.dimOrder, s.symbols, 0);
-    minima.add(s.symbols, 0, s.metric[k]!);
+    // Column pair (2c, 2c+1) holds (Re, Im) of stream streamOrder[c] (one column per stream for BPSK).
+    if (m.dimsPerStream === 2) {
+      for (let c = 0; c < m.nt; c++) symbols[streamOrder[c]!] = table[levels[k * nd + 2 * c]! * q + levels[k * nd + 2 * c + 1]!]!;
+    } else {
+      for (let c = 0; c < m.nt; c++) symbols[streamOrder[c]!] = table[levels[k * nd + c]!]!;
+    }
+    minima.add(symbols, 0, s.metric[k]!);
   }
   const expanded = m.nd >= 2 ? 2 : 1;
   return (expanded === 2 ? m.q : 0) + paths * (m.nd - expanded + 1);

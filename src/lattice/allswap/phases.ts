@@ -1,0 +1,123 @@
+/**
+ * The odd/even all-swap phases of CR-AS-LLL (Algorithm 1 and the CUDA kernel of Algorithm 2 of the
+ * CR-MB-LLL paper), shared by the all-swap and block reducers.
+ *
+ * State: the basis B, its explicit Gram-Schmidt basis B* and the superdiagonal U\ of the GS
+ * coefficients (sup[k] = mu_{k,k-1}). The other coefficients are not maintained during the phases
+ * (the "delayed GS update" that makes the algorithm cost-reduced): a pair (k-1, k) only needs
+ * b*_{k-1}, b*_k and mu_{k,k-1}, and only operations on that pair change them, so all pairs of one
+ * parity are independent and a phase may process them in any order (the GPU runs them at once).
+ *
+ * One pair step (the loop body of Algorithm 2), for pair (k-1, k), 0-based:
+ *   mu = <b_k, b*_{k-1}> / ||b*_{k-1}||^2                       (update mu_{k,k-1})
+ *   if |mu| > eta: b_k -= round(mu) b_{k-1}, mu -= round(mu)      (SimpleSizeReduce)
+ *   if ||b*_k||^2 < (delta - mu^2) ||b*_{k-1}||^2: SimpleSwap      (Lovasz fails)
+ * SimpleSwap (Procedure 2) swaps b_{k-1} and b_k and updates the two GS vectors in place:
+ *   b*'_{k-1} = b*_k + mu b*_{k-1},  mu' = mu ||b*_{k-1}||^2 / ||b*'_{k-1}||^2,
+ *   b*'_k = b*_{k-1} - mu' b*'_{k-1} = (||b*_k||^2 / ||b*'_{k-1}||^2) b*_{k-1} - mu' b*_k.
+ * The last form (a combination of two orthogonal vectors, no cancellation) is the one computed:
+ * the paper's b*_{k-1} - mu' b*'_{k-1} cancels badly when ||b*'_k|| << ||b*_{k-1}||. The squared
+ * norms come from the two-dimensional identities (||b*'_{k-1}||^2 = ||b*_k||^2 + mu^2 ||b*_{k-1}||^2)
+ * instead of two more dot products.
+ *
+ * A phase processes every pair (k-1, k) with k of one parity (k odd: pairs (0,1), (2,3), ...; k
+ * even: (1,2), (3,4), ...) inside a column range, in increasing k. Phases alternate, odd first,
+ * until the latest phase of each parity made no swap (Algorithm 1's odd/even flags).
+ */
+import type { RealArray } from '../../core/matrix.js';
+import type { AlgoParams, BasisStats } from '../types.js';
+import { dotCols, iterationLimit, reduceColumn, swapColumns } from '../lll/gso.js';
+
+export interface PairState {
+  readonly B: RealArray;
+  /** Explicit Gram-Schmidt basis, same shape and precision as B. */
+  readonly Bs: RealArray;
+  readonly Z: Float64Array;
+  readonly n: number;
+  readonly m: number;
+  /** U\: sup[k] = mu_{k,k-1} as last computed (working precision, like the kernel's shared array). */
+  readonly sup: RealArray;
+  readonly delta: number;
+  /** |mu| above this is rounded away (reductionBound). */
+  readonly bound: number;
+}
+
+/**
+ * SimpleSwap's update of the GS vectors at column offsets a (b*_{k-1}) and b (b*_k); the basis
+ * columns are swapped by the caller. mu = mu_{k,k-1}, r1 = ||b*_{k-1}||^2, rk = ||b*_k||^2 before
+ * the swap. Returns the new mu_{k,k-1}.
+ */
+export function simpleSwapBstar(Bs: RealArray, a: number, b: number, n: number, mu: number, r1: number, rk: number): number {
+  const r1New = rk + mu * mu * r1;
+  const muNew = (mu * r1) / r1New;
+  const c = rk / r1New;
+  for (let t = 0; t < n; t++) {
+    const x = Bs[a + t]!, y = Bs[b + t]!;
+    Bs[a + t] = y + mu * x;
+    Bs[b + t] = c * x - muNew * y;
+  }
+  return muNew;
+}
+
+/** One pair step on (k-1, k): SimpleSizeReduce of mu_{k,k-1}, Lovasz test, SimpleSwap. True on a swap. */
+export function pairStep(s: PairState, k: number, stats: BasisStats): boolean {
+  const { B, Bs, Z, n, m, sup } = s;
+  const a = (k - 1) * n, b = k * n;
+  const r1 = dotCols(Bs, a, Bs, a, n);
+  sup[k] = dotCols(B, b, Bs, a, n) / r1;
+  let mu = sup[k]!;
+  if (Math.abs(mu) > s.bound) {
+    const X = Math.round(mu);
+    reduceColumn(B, Z, n, m, k, k - 1, X);
+    sup[k] = mu - X;
+    mu = sup[k]!;
+    stats.sizeReductions++;
+  }
+  const rk = dotCols(Bs, b, Bs, b, n);
+  if (!(rk < (s.delta - mu * mu) * r1)) return false;
+  swapColumns(B, Z, n, m, k, k - 1);
+  sup[k] = simpleSwapBstar(Bs, a, b, n, mu, r1, rk);
+  stats.swaps++;
+  return true;
+}
+
+/** One phase over the pairs (k-1, k) with lo < k < hi and k % 2 === parity. Returns its swap count. */
+export function allSwapPhase(s: PairState, lo: number, hi: number, parity: 0 | 1, stats: BasisStats): number {
+  let swaps = 0;
+  let k = lo + 1;
+  if ((k & 1) !== parity) k++;
+  for (; k < hi; k += 2) if (pairStep(s, k, stats)) swaps++;
+  return swaps;
+}
+
+/** What one run of phases did. */
+export interface PhaseRun {
+  phases: number;
+  swaps: number;
+  sizeReductions: number;
+}
+
+/**
+ * Odd and even phases over the columns [lo, hi) until the latest phase of each parity made no swap.
+ * Then every pair (k-1, k) inside the range satisfies Lovasz with |mu_{k,k-1}| <= eta. At most
+ * p.maxIterations phases (IterationLimitError past that); `countPhases` adds each phase to
+ * stats.iterations (the all-swap reducer counts phases, the block reducers count rounds).
+ */
+export function runPhases(s: PairState, lo: number, hi: number, stats: BasisStats, p: AlgoParams, countPhases: boolean, name: string): PhaseRun {
+  const swaps0 = stats.swaps, red0 = stats.sizeReductions;
+  let oddDirty = true, evenDirty = true;
+  let parity: 0 | 1 = 1;
+  let phases = 0;
+  while (oddDirty || evenDirty) {
+    if (phases >= p.maxIterations || (countPhases && stats.iterations >= p.maxIterations)) {
+      throw iterationLimit(name, 'phases', p, stats);
+    }
+    phases++;
+    if (countPhases) stats.iterations++;
+    const swapped = allSwapPhase(s, lo, hi, parity, stats) > 0;
+    if (parity === 1) oddDirty = swapped;
+    else evenDirty = swapped;
+    parity = parity === 1 ? 0 : 1;
+  }
+  return { phases, swaps: stats.swaps - swaps0, sizeReductions: stats.sizeReductions - red0 };
+}

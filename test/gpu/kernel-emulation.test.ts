@@ -1,0 +1,118 @@
+/**
+ * The lattice kernels run on the CPU through the CUDA emulator (cuda-emulator.ts), for machines
+ * without a GPU (CI): each kernel must give the same Z, basis and counts as its CPU reference, bit
+ * for bit, on fresh random bases, with G and Z in shared memory and in global scratch, several
+ * block sizes, odd and even m, float64 and float32. Skips where g++ (C++20) is missing.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomInt } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import type { RealArray } from '../../src/core/matrix.js';
+import { Philox } from '../../src/core/rng.js';
+import { blockToeplitzBases, gaussianBases } from '../../src/lattice/generators.js';
+import type { AlgoParams, CpuReducer } from '../../src/lattice/types.js';
+import { jacobiParallelCpu } from '../../src/lattice/jacobi-parallel/cpu.js';
+import { compileEmulated, emulatorUnavailable, runEmulated } from './cuda-emulator.js';
+
+const unavailable = emulatorUnavailable();
+const skip = unavailable ? `CUDA emulator unavailable: ${unavailable}` : false;
+
+const STATS_WIDTH = 5;
+const PARAMS: AlgoParams = { delta: 0.75, eta: 0.51, blockSize: 8, maxIterations: 10_000 };
+
+/**
+ * The emulated program: reads [batch, n, m, maxIterations, threads, flagA, flagB] (int32) and the
+ * bases, launches one block per basis, writes Bout, Zout and the stats.
+ */
+const JACOBI_MAIN = String.raw`
+int main() {
+  int h[7];
+  if (fread(h, 4, 7, stdin) != 7) return 1;
+  const int batch = h[0], n = h[1], m = h[2], maxIter = h[3], nt = h[4], gs = h[5], zs = h[6];
+  std::vector<real> B((size_t)batch * n * m), Bo((size_t)batch * n * m, (real)-1e30);
+  if (fread(B.data(), sizeof(real), B.size(), stdin) != B.size()) return 1;
+  std::vector<double> Z((size_t)batch * m * m, -1e30), Zs((size_t)batch * m * m, -1e30);
+  std::vector<real> Gs((size_t)batch * m * (m | 1), (real)-1e30);
+  std::vector<int> st((size_t)batch * 5, 0);
+  emu_launch(batch, dim3{(unsigned)nt, 1, 1}, [&] { jacobi_parallel(B.data(), Bo.data(), Z.data(), Zs.data(), Gs.data(), st.data(), n, m, maxIter, gs, zs); });
+  fwrite(Bo.data(), sizeof(real), Bo.size(), stdout);
+  fwrite(Z.data(), 8, Z.size(), stdout);
+  fwrite(st.data(), 4, st.size(), stdout);
+  return 0;
+}
+`;
+
+interface EmuKernel {
+  name: string;
+  cpu: CpuReducer;
+  kernelFile: string;
+  main: string;
+  /** Launch variants: [threads, flagA, flagB] for the program's header. */
+  variants(m: number): Array<[number, number, number]>;
+}
+
+const KERNELS: EmuKernel[] = [
+  {
+    name: 'jacobi-parallel',
+    cpu: jacobiParallelCpu,
+    kernelFile: fileURLToPath(new URL('../../src/lattice/jacobi-parallel/kernel.cu', import.meta.url)),
+    main: JACOBI_MAIN,
+    // threads, G in shared, Z in shared: fewer threads than pairs, and every layout
+    variants: (m) => [[32, 1, 1], [64, 0, 1], [m > 8 ? 8 : 4, 1, 0], [96, 0, 0]],
+  },
+];
+
+function runKernel(k: EmuKernel, precision: 'float32' | 'float64', data: RealArray, batch: number, n: number, m: number, v: [number, number, number]) {
+  const { exe, error } = compileEmulated(k.main, k.kernelFile, [`-DREAL=${precision === 'float32' ? 'float' : 'double'}`]);
+  if (error) throw new Error(error);
+  const header = new Int32Array([batch, n, m, PARAMS.maxIterations, ...v]);
+  const out = runEmulated(exe, Buffer.concat([Buffer.from(header.buffer), Buffer.from(data.buffer, data.byteOffset, data.byteLength)]));
+  const eb = data.BYTES_PER_ELEMENT;
+  const bytes = new Uint8Array(out.buffer, out.byteOffset, out.byteLength).slice();
+  const basis = precision === 'float32' ? new Float32Array(bytes.buffer, 0, batch * n * m) : new Float64Array(bytes.buffer, 0, batch * n * m);
+  const zOff = batch * n * m * eb;
+  const Z = new Float64Array(bytes.slice(zOff, zOff + batch * m * m * 8).buffer);
+  const stats = new Int32Array(bytes.slice(zOff + batch * m * m * 8).buffer);
+  return { basis, Z, stats };
+}
+
+function compare(k: EmuKernel, what: string, data: RealArray, batch: number, n: number, m: number, got: ReturnType<typeof runKernel>): void {
+  for (let b = 0; b < batch; b++) {
+    const B = data.slice(b * n * m, (b + 1) * n * m) as RealArray;
+    const Z = new Float64Array(m * m);
+    for (let i = 0; i < m; i++) Z[i + i * m] = 1;
+    const s = k.cpu(B, Z, n, m, PARAMS);
+    const where = `${what}, basis ${b}`;
+    assert.deepEqual(got.Z.subarray(b * m * m, (b + 1) * m * m), Z, `${where}: Z`);
+    assert.deepEqual(got.basis.subarray(b * n * m, (b + 1) * n * m), B, `${where}: basis`);
+    const st = Array.from(got.stats.subarray(b * STATS_WIDTH, b * STATS_WIDTH + 4));
+    assert.deepEqual(st, [s.iterations, s.swaps, s.sizeReductions, 0], `${where}: [iterations, swaps, sizeReductions, status]`);
+  }
+}
+
+for (const k of KERNELS) {
+  for (const precision of ['float64', 'float32'] as const) {
+    test(`${k.name} kernel, emulated on the CPU, equals the CPU reference bit for bit (${precision})`, { skip }, () => {
+      const seed = randomInt(2 ** 40);
+      const rng = new Philox(seed, 5);
+      // Gaussian, odd and even m, m < n too
+      for (const [n, m] of [[2 + rng.int(4), 2], [5 + rng.int(4), 5], [9 + rng.int(4), 8], [12 + rng.int(6), 11 + rng.int(2)]]) {
+        const g = gaussianBases({ batch: 2, n, m, seed: seed + n * 31 + m, precision });
+        for (const v of k.variants(m)) {
+          compare(k, `seed ${seed}, gaussian n = ${n}, m = ${m}, launch ${v}`, g.data, 2, n, m, runKernel(k, precision, g.data, 2, n, m, v));
+        }
+      }
+      // block-Toeplitz, square (often ill-conditioned: drift and refreshes) and full
+      for (const shape of ['square', 'full'] as const) {
+        const t = blockToeplitzBases({ batch: 2, blocks: 3 + rng.int(3), blockSize: 2, taps: 2, shape, seed: seed + 7, precision });
+        compare(k, `seed ${seed}, block-Toeplitz ${shape} ${t.rows} x ${t.cols}`, t.data, 2, t.rows, t.cols, runKernel(k, precision, t.data, 2, t.rows, t.cols, [64, 1, 1]));
+      }
+      // integer bases (the exact-arithmetic path) and large entries
+      const n = 6 + rng.int(5), m = n - rng.int(2);
+      const ints = precision === 'float32' ? new Float32Array(2 * n * m) : new Float64Array(2 * n * m);
+      for (let i = 0; i < ints.length; i++) ints[i] = Math.round(rng.normal() * 40);
+      compare(k, `seed ${seed}, integer n = ${n}, m = ${m}`, ints, 2, n, m, runKernel(k, precision, ints, 2, n, m, [32, 1, 0]));
+    });
+  }
+}
