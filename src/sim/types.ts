@@ -4,7 +4,8 @@
  */
 import type { DetectOptions, Detector, Modulation } from '../mimo/types.js';
 
-export type SnrType = 'esn0' | 'ebn0';
+export type { SnrType } from '../mimo/channel.js';
+import type { SnrType } from '../mimo/channel.js';
 
 /** One detector to simulate: DetectOptions without the modulation (the simulation fixes it). */
 export interface SimDetector extends Omit<DetectOptions, 'modulation' | 'engine'> {
