@@ -26,6 +26,7 @@ export const EMULATION_HEADER = String.raw`
 #include <cstring>
 #include <thread>
 #include <vector>
+#include <sys/mman.h>
 using std::fabs; using std::isfinite; using std::round; using std::sqrt; using std::floor; using std::fmin; using std::fmax;
 struct dim3 { unsigned x = 1, y = 1, z = 1; };
 thread_local dim3 threadIdx;
@@ -39,7 +40,9 @@ static dim3 emu_block_idx, blockDim, gridDim;
 #define __restrict__
 #define __shared__
 #define __align__(x) __attribute__((aligned(x)))
-alignas(16) unsigned char smem[1 << 22];
+// dynamic shared memory: the kernel's "extern __shared__ unsigned char smem[]" names this pointer
+unsigned char (*emu_smem)[];
+#define smem (*emu_smem)
 static std::barrier<>* emu_barrier;
 static std::atomic<int> emu_or[3];
 thread_local int emu_generation = 0;
@@ -56,11 +59,21 @@ inline int atomicAdd(int* a, int v) { return __atomic_fetch_add(a, v, __ATOMIC_S
 inline int atomicOr(int* a, int v) { return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); }
 inline float roundf(float x) { return std::round(x); }
 inline double __longlong_as_double(long long x) { double d; std::memcpy(&d, &x, 8); return d; }
-template <class F> void emu_launch(unsigned grid, dim3 block, F kernel) {
+// Runs the grid block after block. The dynamic shared memory (sharedBytes, what the host asks
+// for) ends exactly at an inaccessible page, so a kernel that uses more than the host gave it
+// crashes here as it would fault on the GPU; it is filled with 0xff bytes (NaN) before each block,
+// so reads of shared memory the kernel never wrote show up in the results.
+template <class F> int emu_launch(unsigned grid, dim3 block, size_t sharedBytes, F kernel) {
   gridDim = dim3{grid, 1, 1}; blockDim = block;
   const unsigned nt = block.x * block.y;
+  const size_t page = 4096, body = (sharedBytes + page - 1) / page * page + page;
+  unsigned char* base = (unsigned char*)mmap(nullptr, body + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base == MAP_FAILED || mprotect(base + body, page, PROT_NONE) != 0) return 1;
+  unsigned char* start = base + body - sharedBytes;
+  emu_smem = (unsigned char (*)[])start;
   for (unsigned b = 0; b < grid; b++) {
     emu_block_idx.x = b;
+    std::memset(start, 0xff, sharedBytes);
     std::barrier<> bar(nt); emu_barrier = &bar;
     for (auto& o : emu_or) o = 0;
     std::vector<std::thread> threads;
@@ -69,6 +82,8 @@ template <class F> void emu_launch(unsigned grid, dim3 block, F kernel) {
     });
     for (auto& t : threads) t.join();
   }
+  munmap(base, body + page);
+  return 0;
 }
 `;
 

@@ -13,6 +13,9 @@ import { Philox } from '../../src/core/rng.js';
 import { blockToeplitzBases, gaussianBases } from '../../src/lattice/generators.js';
 import type { AlgoParams, CpuReducer } from '../../src/lattice/types.js';
 import { jacobiParallelCpu } from '../../src/lattice/jacobi-parallel/cpu.js';
+import { jacobiParallelPlan, jacobiParallelTuning } from '../../src/lattice/jacobi-parallel/cuda.js';
+import type { DeviceProperties } from '../../src/gpu/context.js';
+import type { LaunchPlan } from '../../src/gpu/lattice-batch.js';
 import { compileEmulated, emulatorUnavailable, runEmulated } from './cuda-emulator.js';
 
 const unavailable = emulatorUnavailable();
@@ -22,20 +25,20 @@ const STATS_WIDTH = 5;
 const PARAMS: AlgoParams = { delta: 0.75, eta: 0.51, blockSize: 8, maxIterations: 10_000 };
 
 /**
- * The emulated program: reads [batch, n, m, maxIterations, threads, flagA, flagB] (int32) and the
- * bases, launches one block per basis, writes Bout, Zout and the stats.
+ * The emulated program: reads [batch, n, m, maxIterations, threads, sharedBytes, flagA, flagB]
+ * (int32) and the bases, launches one block per basis, writes Bout, Zout and the stats.
  */
 const JACOBI_MAIN = String.raw`
 int main() {
-  int h[7];
-  if (fread(h, 4, 7, stdin) != 7) return 1;
-  const int batch = h[0], n = h[1], m = h[2], maxIter = h[3], nt = h[4], gs = h[5], zs = h[6];
+  int h[8];
+  if (fread(h, 4, 8, stdin) != 8) return 1;
+  const int batch = h[0], n = h[1], m = h[2], maxIter = h[3], nt = h[4], shared = h[5], gs = h[6], zs = h[7];
   std::vector<real> B((size_t)batch * n * m), Bo((size_t)batch * n * m, (real)-1e30);
   if (fread(B.data(), sizeof(real), B.size(), stdin) != B.size()) return 1;
   std::vector<double> Z((size_t)batch * m * m, -1e30), Zs((size_t)batch * m * m, -1e30);
   std::vector<real> Gs((size_t)batch * m * (m | 1), (real)-1e30);
   std::vector<int> st((size_t)batch * 5, 0);
-  emu_launch(batch, dim3{(unsigned)nt, 1, 1}, [&] { jacobi_parallel(B.data(), Bo.data(), Z.data(), Zs.data(), Gs.data(), st.data(), n, m, maxIter, gs, zs); });
+  if (emu_launch(batch, dim3{(unsigned)nt, 1, 1}, shared, [&] { jacobi_parallel(B.data(), Bo.data(), Z.data(), Zs.data(), Gs.data(), st.data(), n, m, maxIter, gs, zs); })) return 2;
   fwrite(Bo.data(), sizeof(real), Bo.size(), stdout);
   fwrite(Z.data(), 8, Z.size(), stdout);
   fwrite(st.data(), 4, st.size(), stdout);
@@ -43,14 +46,27 @@ int main() {
 }
 `;
 
+/** An H100 as the launch plans see it; `sharedPerBlockOptinBytes` is lowered to force other layouts. */
+function device(sharedLimit: number): DeviceProperties {
+  return {
+    ordinal: 0, name: 'emulated', major: 9, minor: 0, arch: 'sm_90', totalMemBytes: 80e9, multiprocessors: 132,
+    maxThreadsPerBlock: 1024, maxThreadsPerMultiprocessor: 2048, warpSize: 32, sharedPerBlockBytes: 49152,
+    sharedPerBlockOptinBytes: sharedLimit, sharedPerMultiprocessorBytes: 233472, l2CacheBytes: 50 << 20, clockKHz: 1980000, driverVersion: 13000,
+  };
+}
+
 interface EmuKernel {
   name: string;
   cpu: CpuReducer;
   kernelFile: string;
   main: string;
-  /** Launch variants: [threads, flagA, flagB] for the program's header. */
-  variants(m: number): Array<[number, number, number]>;
+  /** The host's launch plan (the code the GPU path runs) for a thread count (0: the host's choice) and shared-memory limit. */
+  plan(n: number, m: number, precision: 'float32' | 'float64', threads: number, sharedLimit: number): LaunchPlan;
+  /** Launch variants [threads, shared-memory limit] covering every layout of the kernel. */
+  variants(n: number, m: number, precision: 'float32' | 'float64'): Array<[number, number]>;
 }
+
+const H100_SHARED = 232448;
 
 const KERNELS: EmuKernel[] = [
   {
@@ -58,15 +74,31 @@ const KERNELS: EmuKernel[] = [
     cpu: jacobiParallelCpu,
     kernelFile: fileURLToPath(new URL('../../src/lattice/jacobi-parallel/kernel.cu', import.meta.url)),
     main: JACOBI_MAIN,
-    // threads, G in shared, Z in shared: fewer threads than pairs, and every layout
-    variants: (m) => [[32, 1, 1], [64, 0, 1], [m > 8 ? 8 : 4, 1, 0], [96, 0, 0]],
+    plan(n, m, precision, threads, sharedLimit) {
+      jacobiParallelTuning.threads = threads;
+      try {
+        return jacobiParallelPlan(n, m, precision, PARAMS, device(sharedLimit));
+      } finally {
+        jacobiParallelTuning.threads = 0;
+      }
+    },
+    variants(n, m, precision) {
+      // everything in shared memory; G only (Z one byte short); neither
+      const all = this.plan(n, m, precision, 0, H100_SHARED).sharedBytes;
+      const gOnly = all - 1;
+      const none = this.plan(n, m, precision, 0, gOnly).sharedBytes - 1;
+      return [[0, H100_SHARED], [32, gOnly], [m > 8 ? 8 : 4, none], [96, H100_SHARED]];
+    },
   },
 ];
 
-function runKernel(k: EmuKernel, precision: 'float32' | 'float64', data: RealArray, batch: number, n: number, m: number, v: [number, number, number]) {
+function runKernel(k: EmuKernel, precision: 'float32' | 'float64', data: RealArray, batch: number, n: number, m: number, v: [number, number]) {
   const { exe, error } = compileEmulated(k.main, k.kernelFile, [`-DREAL=${precision === 'float32' ? 'float' : 'double'}`]);
   if (error) throw new Error(error);
-  const header = new Int32Array([batch, n, m, PARAMS.maxIterations, ...v]);
+  const plan = k.plan(n, m, precision, v[0], v[1]);
+  const threads = typeof plan.threads === 'number' ? plan.threads : plan.threads[0] * plan.threads[1];
+  const flags = plan.extraArgs.slice(1).map(Number);
+  const header = new Int32Array([batch, n, m, PARAMS.maxIterations, threads, plan.sharedBytes, ...flags]);
   const out = runEmulated(exe, Buffer.concat([Buffer.from(header.buffer), Buffer.from(data.buffer, data.byteOffset, data.byteLength)]));
   const eb = data.BYTES_PER_ELEMENT;
   const bytes = new Uint8Array(out.buffer, out.byteOffset, out.byteLength).slice();
@@ -99,20 +131,20 @@ for (const k of KERNELS) {
       // Gaussian, odd and even m, m < n too
       for (const [n, m] of [[2 + rng.int(4), 2], [5 + rng.int(4), 5], [9 + rng.int(4), 8], [12 + rng.int(6), 11 + rng.int(2)]]) {
         const g = gaussianBases({ batch: 2, n, m, seed: seed + n * 31 + m, precision });
-        for (const v of k.variants(m)) {
+        for (const v of k.variants(n, m, precision)) {
           compare(k, `seed ${seed}, gaussian n = ${n}, m = ${m}, launch ${v}`, g.data, 2, n, m, runKernel(k, precision, g.data, 2, n, m, v));
         }
       }
       // block-Toeplitz, square (often ill-conditioned: drift and refreshes) and full
       for (const shape of ['square', 'full'] as const) {
         const t = blockToeplitzBases({ batch: 2, blocks: 3 + rng.int(3), blockSize: 2, taps: 2, shape, seed: seed + 7, precision });
-        compare(k, `seed ${seed}, block-Toeplitz ${shape} ${t.rows} x ${t.cols}`, t.data, 2, t.rows, t.cols, runKernel(k, precision, t.data, 2, t.rows, t.cols, [64, 1, 1]));
+        compare(k, `seed ${seed}, block-Toeplitz ${shape} ${t.rows} x ${t.cols}`, t.data, 2, t.rows, t.cols, runKernel(k, precision, t.data, 2, t.rows, t.cols, [64, H100_SHARED]));
       }
       // integer bases (the exact-arithmetic path) and large entries
       const n = 6 + rng.int(5), m = n - rng.int(2);
       const ints = precision === 'float32' ? new Float32Array(2 * n * m) : new Float64Array(2 * n * m);
       for (let i = 0; i < ints.length; i++) ints[i] = Math.round(rng.normal() * 40);
-      compare(k, `seed ${seed}, integer n = ${n}, m = ${m}`, ints, 2, n, m, runKernel(k, precision, ints, 2, n, m, [32, 1, 0]));
+      compare(k, `seed ${seed}, integer n = ${n}, m = ${m}`, ints, 2, n, m, runKernel(k, precision, ints, 2, n, m, [32, H100_SHARED]));
     });
   }
 }

@@ -3,7 +3,8 @@
  * exact reference for the GPU kernel.
  *
  * One round:
- *  1. Gram-Schmidt of the current basis: B* and ||b*_j||^2 (modified Gram-Schmidt, working precision).
+ *  1. Gram-Schmidt of the current basis (from round 2 on, of B = B_in Z recomputed, for
+ *     non-integral input, so that rounding of the in-place column operations does not accumulate): B* and ||b*_j||^2 (modified Gram-Schmidt, working precision).
  *  2. Odd/even all-swap phases over all pairs until neither parity swaps (allswap/phases.ts):
  *     SimpleSizeReduce of mu_{k,k-1} and SimpleSwap, the other GS coefficients left stale.
  *  3. The delayed GS-coefficient update and size reduction of everything: for each column k (from
@@ -20,7 +21,7 @@
  */
 import { allocLike } from '../../core/matrix.js';
 import type { CpuReducer } from '../types.js';
-import { checkReducerInput, gramSchmidtInto, newStats, normsInto, reductionBound, sizeReduceFromBstar } from '../lll/gso.js';
+import { basisFromTransform, checkReducerInput, gramSchmidtInto, keepInput, newStats, normsInto, reductionBound, sizeReduceFromBstar } from '../lll/gso.js';
 import { runPhases, type PairState } from './phases.js';
 
 /** Rounds from a fresh Gram-Schmidt before the result is handed to the caller's check. */
@@ -31,11 +32,13 @@ export const allswapCpu: CpuReducer = (B, Z, n, m, p) => {
   const stats = newStats();
   if (m < 2) return stats;
   const s: PairState = {
-    B, Z, n, m, Bs: allocLike(B, n * m), sup: allocLike(B, m), delta: p.delta, bound: reductionBound(p.eta, B),
+    B, Z, n, m, Bs: allocLike(B, n * m), sup: allocLike(B, m), delta: p.delta, bound: reductionBound(p.eta, B), zPeak: 0,
   };
   const r = allocLike(B, m);
+  const Bin = keepInput(B);
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const before = stats.swaps + stats.sizeReductions;
+    if (round > 0 && Bin) basisFromTransform(Bin, Z, n, m, B);
     gramSchmidtInto(B, n, m, s.Bs, r, null);
     runPhases(s, 0, m, stats, p, true, 'allswap');
     normsInto(s.Bs, n, m, r);

@@ -40,6 +40,8 @@ export interface PairState {
   readonly delta: number;
   /** |mu| above this is rounded away (reductionBound). */
   readonly bound: number;
+  /** Largest |Z_ij| written by a column operation since the caller last reset it (growth watch). */
+  zPeak: number;
 }
 
 /**
@@ -68,7 +70,8 @@ export function pairStep(s: PairState, k: number, stats: BasisStats): boolean {
   let mu = sup[k]!;
   if (Math.abs(mu) > s.bound) {
     const X = Math.round(mu);
-    reduceColumn(B, Z, n, m, k, k - 1, X);
+    const big = reduceColumn(B, Z, n, m, k, k - 1, X);
+    if (big > s.zPeak) s.zPeak = big;
     sup[k] = mu - X;
     mu = sup[k]!;
     stats.sizeReductions++;

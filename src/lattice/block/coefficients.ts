@@ -39,7 +39,8 @@ export function sizeReduceWithU(s: PairState, U: RealArray, kLo: number, kHi: nu
       const x = U[ko + j]!;
       if (!(Math.abs(x) > bound)) continue;
       const X = Math.round(x);
-      reduceColumn(B, Z, n, m, k, j, X);
+      const big = reduceColumn(B, Z, n, m, k, j, X);
+      if (big > s.zPeak) s.zPeak = big;
       U[ko + j] = x - X;
       const jo = j * m;
       for (let i = 0; i < j; i++) U[ko + i] = U[ko + i]! - X * U[jo + i]!;
@@ -66,7 +67,8 @@ export function boundaryStepWithU(s: PairState, U: RealArray, k: number, stats: 
   let mu = U[ko + k - 1]!;
   if (Math.abs(mu) > s.bound) {
     const X = Math.round(mu);
-    reduceColumn(B, Z, n, m, k, k - 1, X);
+    const big = reduceColumn(B, Z, n, m, k, k - 1, X);
+    if (big > s.zPeak) s.zPeak = big;
     for (let i = 0; i < k - 1; i++) U[ko + i] = U[ko + i]! - X * U[po + i]!;
     U[ko + k - 1] = mu - X;
     mu = U[ko + k - 1]!;

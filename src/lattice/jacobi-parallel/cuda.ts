@@ -15,14 +15,19 @@ export const jacobiParallelTuning = { threads: 0 };
 
 const align16 = (x: number): number => Math.ceil(x / 16) * 16;
 
-/** Shared-memory layout of kernel.cu: G and Z where they fit, then the per-round arrays. */
+/**
+ * Launch plan for kernel.cu: G (m x (m|1)) and the working Z (m x m doubles) in shared memory
+ * where they fit, then the small arrays, in the kernel's order: E and zbound (m doubles each),
+ * mult (half reals, padded to 16 bytes), perm (m ints), li and lj (half ints each), flags (2 ints),
+ * decision (1 int).
+ */
 export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties): LaunchPlan {
   const elt = precision === 'float32' ? 4 : 8;
   const ldg = m | 1;
   const half = (m + (m & 1)) / 2;
   const gBytes = align16(m * ldg * elt);
   const zBytes = m * m * 8;
-  const small = align16(half * elt) + m * 4 + 2 * half * 4;
+  const small = 2 * m * 8 + align16(half * elt) + m * 4 + 2 * half * 4 + 2 * 4 + 4;
   const limit = device.sharedPerBlockOptinBytes;
   const gInShared = small + gBytes <= limit;
   const zInShared = gInShared && small + gBytes + zBytes <= limit;

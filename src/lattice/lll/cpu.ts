@@ -19,7 +19,8 @@
  *    row of G is recomputed from dot products; when it falls by a large factor within one
  *    reduction (or a multiplier is huge), the row is recomputed and b_k reduced again (fplll's
  *    Babai loop, bounded).
- *  - After the loop ends, a pass from k = 1 on a freshly computed G re-verifies every condition;
+ *  - After the loop ends, a pass from k = 1 on a freshly computed G (of B = B_in Z recomputed, for
+ *    non-integral input, so that what is verified is the output itself) re-verifies every condition;
  *    any violation is repaired by the same loop, until a pass changes nothing (bounded). So the
  *    result satisfies |mu_ij| <= eta and Lovasz on a fresh floating-point Gram-Schmidt.
  *
@@ -29,7 +30,7 @@ import type { RealArray } from '../../core/matrix.js';
 import { allocLike } from '../../core/matrix.js';
 import type { AlgoParams, BasisStats, CpuReducer } from '../types.js';
 import { isIntegral } from '../check.js';
-import { breakdown, checkReducerInput, dotCols, EXACT_INTEGER_LIMIT, gramInto, iterationLimit, newStats, reductionBound, subMulCol, subMulColExact } from './gso.js';
+import { basisFromTransform, breakdown, checkReducerInput, keepInput, dotCols, EXACT_INTEGER_LIMIT, gramInto, iterationLimit, newStats, reductionBound, subMulCol, subMulColExact } from './gso.js';
 
 /** sum_{i<len} a[ao+i] * b[bo+i] (the same four partial sums as dotCols). */
 const dotRows = dotCols;
@@ -85,6 +86,8 @@ class SchnorrEuchner {
   private kMax = 0;
   private readonly bound: number;
   private readonly tol: Tolerances;
+  /** The input when it is not integral: verification passes start from B = B_in Z. */
+  private readonly input: RealArray | null;
 
   constructor(
     private readonly B: RealArray, private readonly Z: Float64Array,
@@ -103,6 +106,7 @@ class SchnorrEuchner {
     this.colZ = new Float64Array(m);
     this.bound = reductionBound(p.eta, B);
     this.tol = B instanceof Float32Array ? TOL32 : TOL64;
+    this.input = keepInput(B);
   }
 
   /** LLL passes until one pass on a fresh Gram matrix changes nothing (at most MAX_PASSES). */
@@ -116,6 +120,7 @@ class SchnorrEuchner {
   private pass(first: boolean): boolean {
     const { m, stats, p, R, valid } = this;
     // an exact integer G needs no recomputation: the pass then re-verifies every row from it
+    if (!first && this.input) basisFromTransform(this.input, this.Z, this.n, m, this.B);
     if (first || !this.integerGram) this.exactGram();
     valid.fill(0);
     this.kMax = 0;

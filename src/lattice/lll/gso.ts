@@ -9,6 +9,7 @@
  */
 import { InvalidArgumentError, InvalidInputError, IterationLimitError, LatticeMimoError, RankDeficientError, UnsupportedError } from '../../core/errors.js';
 import type { RealArray } from '../../core/matrix.js';
+import { isIntegral } from '../check.js';
 import type { AlgoParams, BasisStats } from '../types.js';
 
 export function newStats(): BasisStats {
@@ -115,7 +116,7 @@ export const EXACT_INTEGER_LIMIT = 2 ** 53;
  * Z[:, dst] -= x * Z[:, src] on the integer transform, which must stay exact: an entry past 2^53
  * can no longer be represented, so the transform would silently stop being B_in^-1 B.
  */
-export function subMulColExact(Z: Float64Array, dst: number, src: number, x: number, len: number): void {
+export function subMulColExact(Z: Float64Array, dst: number, src: number, x: number, len: number): number {
   let big = 0;
   for (let t = 0; t < len; t++) {
     const v = Z[dst + t]! - x * Z[src + t]!;
@@ -126,6 +127,7 @@ export function subMulColExact(Z: Float64Array, dst: number, src: number, x: num
   if (big >= EXACT_INTEGER_LIMIT) {
     throw new UnsupportedError(`an entry of the unimodular transform Z reached ${big.toExponential(3)} >= 2^53: it cannot be held exactly in float64 (the basis is too ill-conditioned for this engine)`);
   }
+  return big;
 }
 
 export function swapCols(A: RealArray | Float64Array, a: number, b: number, len: number): void {
@@ -136,10 +138,23 @@ export function swapCols(A: RealArray | Float64Array, a: number, b: number, len:
   }
 }
 
-/** b_k -= x b_j on B (n x m) and Z (m x m) together: one integer column operation. */
-export function reduceColumn(B: RealArray, Z: Float64Array, n: number, m: number, k: number, j: number, x: number): void {
+/**
+ * b_k -= x b_j on B (n x m) and Z (m x m) together: one integer column operation. Returns the
+ * largest |entry| of the new column of Z (a measure of coefficient growth).
+ */
+export function reduceColumn(B: RealArray, Z: Float64Array, n: number, m: number, k: number, j: number, x: number): number {
   subMulCol(B, k * n, j * n, x, n);
-  subMulColExact(Z, k * m, j * m, x, m);
+  return subMulColExact(Z, k * m, j * m, x, m);
+}
+
+/** max |Z_ij|. */
+export function maxAbs(Z: Float64Array): number {
+  let big = 0;
+  for (let i = 0; i < Z.length; i++) {
+    const a = Math.abs(Z[i]!);
+    if (a > big) big = a;
+  }
+  return big;
 }
 
 /** Swap columns k and j of B and Z. */
@@ -180,6 +195,33 @@ export function breakdown(B: RealArray, j: number, zero: boolean): LatticeMimoEr
   }
   return new RankDeficientError(zero ? 'ZERO_VECTOR' : 'RANK_DEFICIENT',
     `basis vector ${j} is ${zero ? 'zero' : 'linearly dependent on the vectors before it (numerically)'}`, { vector: j });
+}
+
+/**
+ * The input basis kept for re-anchoring, or null when B is integral: column operations on integers
+ * are exact (below 2^53), so B always equals B_in Z there.
+ */
+export function keepInput(B: RealArray): RealArray | null {
+  return isIntegral(B) ? null : (B.slice() as RealArray);
+}
+
+/**
+ * B = B_in Z, accumulated in float64 and stored in the working precision. The in-place column
+ * operations round at every step; a verification round starts from this product instead, which is
+ * what the caller returns, so that what is verified is the output itself.
+ */
+export function basisFromTransform(Bin: RealArray, Z: Float64Array, n: number, m: number, B: RealArray): void {
+  const col = new Float64Array(n);
+  for (let j = 0; j < m; j++) {
+    col.fill(0);
+    for (let k = 0; k < m; k++) {
+      const z = Z[k + j * m]!;
+      if (z === 0) continue;
+      const ko = k * n;
+      for (let t = 0; t < n; t++) col[t] = col[t]! + Bin[ko + t]! * z;
+    }
+    B.set(col, j * n);
+  }
 }
 
 /** r[j] = ||b*_j||^2 for every column of B*, in the working precision. */
