@@ -12,10 +12,9 @@
  * (start, parse, reduce, print, exit), each run bounded by --timeout. Progress goes to stderr; the
  * markdown table to stdout and into a marked section of --out.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { gitCommit, median, writeResultsSection } from '../src/core/bench-report.js';
 import { LatticeMimoError } from '../src/core/errors.js';
 import { matrixAt, type MatrixBatch } from '../src/core/matrix.js';
 import { checkLLL, checkUnimodular, qualityMetrics } from '../src/lattice/check.js';
@@ -26,8 +25,6 @@ import { reduceSync } from '../src/lattice/reduce.js';
 
 const ETA = 0.51;
 const SCALE = 2 ** 20;
-const MARK_START = '<!-- fplll-compare:start -->';
-const MARK_END = '<!-- fplll-compare:end -->';
 type Family = 'gaussian' | 'toeplitz' | 'toeplitz-full';
 const FAMILIES: readonly Family[] = ['gaussian', 'toeplitz', 'toeplitz-full'];
 
@@ -67,12 +64,6 @@ function parseArgs(argv: string[]): Args {
     }
   }
   return a;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((p, q) => p - q);
-  const h = s.length >> 1;
-  return s.length % 2 ? s[h]! : (s[h - 1]! + s[h]!) / 2;
 }
 
 function progress(msg: string): void { process.stderr.write(`[fplll-compare] ${msg}\n`); }
@@ -128,25 +119,6 @@ async function timeFplll(text: string, opts: FplllOptions, a: Args, label: strin
 
 const fmtMs = (v: number | null) => (v === null ? 'n/a' : v < 10 ? v.toFixed(2) : v < 1000 ? v.toFixed(1) : v.toFixed(0));
 
-/** The commit, marked when the tracked files differ from it (read-only git calls, no index refresh). */
-function gitCommit(): string {
-  const git = (args: string[]) => execFileSync('git', ['--no-optional-locks', ...args], { encoding: 'utf8', timeout: 10_000 }).trim();
-  try {
-    const head = git(['rev-parse', '--short', 'HEAD']);
-    return git(['status', '--porcelain', '--untracked-files=no']) ? `${head} + uncommitted changes` : head;
-  } catch { return 'unknown'; }
-}
-
-function writeSection(path: string, section: string): void {
-  const block = `${MARK_START}\n${section}\n${MARK_END}\n`;
-  const old = existsSync(path) ? readFileSync(path, 'utf8') : '# Benchmark results\n';
-  const s = old.indexOf(MARK_START), e = old.indexOf(MARK_END);
-  const next = s >= 0 && e > s
-    ? old.slice(0, s) + block + old.slice(e + MARK_END.length).replace(/^\n/, '')
-    : old.replace(/\n*$/, '\n\n') + block;
-  writeFileSync(path, next);
-}
-
 async function main(): Promise<number> {
   const a = parseArgs(process.argv.slice(2));
   const refs = availableReferences();
@@ -196,7 +168,7 @@ async function main(): Promise<number> {
     ...rows,
   ].join('\n');
   process.stdout.write(section + '\n');
-  if (a.out !== '-') { writeSection(a.out, section); progress(`wrote ${a.out}`); }
+  if (a.out !== '-') { writeResultsSection(a.out, 'fplll-compare', section); progress(`wrote ${a.out}`); }
   return 0;
 }
 

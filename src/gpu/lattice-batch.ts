@@ -14,6 +14,7 @@ import {
   IterationLimitError,
   LatticeMimoError,
   RankDeficientError,
+  UnsupportedError,
 } from '../core/errors.js';
 import type { AlgoParams } from '../lattice/types.js';
 import { requireCuda, type CudaContext, type DeviceProperties } from './context.js';
@@ -22,7 +23,9 @@ import type { Kernel, ParamValue } from './launch.js';
 import { CudaEvent, Stream } from './stream.js';
 
 export const STATS_WIDTH = 5;
-export const STATUS = { OK: 0, NON_FINITE: 1, ZERO_VECTOR: 2, ITERATION_LIMIT: 3 } as const;
+export const STATUS = {
+  OK: 0, NON_FINITE: 1, ZERO_VECTOR: 2, ITERATION_LIMIT: 3, RANK_DEFICIENT: 4, PRECISION_FAILURE: 5, TRANSFORM_OVERFLOW: 6,
+} as const;
 
 export type RealArray = Float32Array | Float64Array;
 
@@ -115,7 +118,10 @@ async function runExclusive<A extends RealArray>(
   const precision = data instanceof Float32Array ? 'float32' : 'float64';
   const elt = data.BYTES_PER_ELEMENT;
   const kernel = spec.kernel(ctx, precision);
-  const plan = spec.plan(n, m, precision, params, ctx.props);
+  const planned = spec.plan(n, m, precision, params, ctx.props);
+  // the kernel's own limit (its register use) caps the block; the kernels loop over their work, so any size is correct
+  const limit = kernel.attributes().maxThreadsPerBlock;
+  const plan: LaunchPlan = typeof planned.threads === 'number' && planned.threads > limit ? { ...planned, threads: limit } : planned;
   if (plan.sharedBytes > 48 * 1024) kernel.setMaxDynamicShared(plan.sharedBytes);
 
   const basis = (precision === 'float32' ? new Float32Array(batch * n * m) : new Float64Array(batch * n * m)) as A;
@@ -195,17 +201,26 @@ function raiseStatus(name: string, index: number, s: Int32Array, params: AlgoPar
   const detail = s[4]!;
   const where = `basis ${index} of the batch`;
   if (status === STATUS.NON_FINITE) {
-    throw new InvalidInputError('NON_FINITE', `${where}: basis vector ${detail} has a non-finite norm (NaN/Inf entries or overflow)`, { basis: index, vector: detail });
+    throw new InvalidInputError('NON_FINITE', `${where}: basis vector ${detail} has non-finite entries or a non-finite norm (NaN/Inf or overflow)`, { basis: index, vector: detail });
   }
   if (status === STATUS.ZERO_VECTOR) {
     throw new RankDeficientError('ZERO_VECTOR', `${where}: basis vector ${detail} is zero`, { basis: index, vector: detail });
+  }
+  if (status === STATUS.RANK_DEFICIENT) {
+    throw new RankDeficientError('RANK_DEFICIENT', `${where}: basis vector ${detail} is linearly dependent on the vectors before it (numerically)`, { basis: index, vector: detail });
+  }
+  if (status === STATUS.PRECISION_FAILURE) {
+    throw new LatticeMimoError('PRECISION_FAILURE', `${where}: Gram-Schmidt vector ${detail} vanished in float32 (redo in float64)`, { basis: index, vector: detail });
   }
   if (status === STATUS.ITERATION_LIMIT) {
     throw new IterationLimitError(`${name}: ${where}: no convergence within maxIterations = ${params.maxIterations}`, {
       basis: index, iterations: s[0], swaps: s[1], sizeReductions: s[2],
     });
   }
-  throw new RankDeficientError('RANK_DEFICIENT', `${name}: ${where}: the kernel reported status ${status}`, { basis: index, status });
+  if (status === STATUS.TRANSFORM_OVERFLOW) {
+    throw new UnsupportedError(`${name}: ${where}: an entry of the unimodular transform Z reached 2^53: it cannot be held exactly in float64 (the basis is too ill-conditioned for this engine)`, { basis: index });
+  }
+  throw new UnsupportedError(`${name}: ${where}: the kernel reported an unknown status ${status}`, { basis: index, status });
 }
 
 interface Layout {

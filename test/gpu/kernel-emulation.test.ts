@@ -16,6 +16,8 @@ import { jacobiParallelCpu } from '../../src/lattice/jacobi-parallel/cpu.js';
 import { jacobiParallelPlan, jacobiParallelTuning } from '../../src/lattice/jacobi-parallel/cuda.js';
 import type { DeviceProperties } from '../../src/gpu/context.js';
 import type { LaunchPlan } from '../../src/gpu/lattice-batch.js';
+import { allswapCpu } from '../../src/lattice/allswap/cpu.js';
+import { allswapPlan, allswapTuning } from '../../src/lattice/allswap/cuda.js';
 import { compileEmulated, emulatorUnavailable, runEmulated } from './cuda-emulator.js';
 
 const unavailable = emulatorUnavailable();
@@ -55,6 +57,25 @@ function device(sharedLimit: number): DeviceProperties {
   };
 }
 
+/** allswap: header [batch, n, m, maxIterations, threads, sharedBytes, wsInShared, wsBytes] and delta, bound (float64). */
+const ALLSWAP_MAIN = String.raw`
+int main() {
+  int h[8]; double dp[2];
+  if (fread(h, 4, 8, stdin) != 8 || fread(dp, 8, 2, stdin) != 2) return 1;
+  const int batch = h[0], n = h[1], m = h[2], maxIter = h[3], nt = h[4], shared = h[5], inShared = h[6], ws = h[7];
+  std::vector<real> B((size_t)batch * n * m), Bo((size_t)batch * n * m, (real)-1e30);
+  if (fread(B.data(), sizeof(real), B.size(), stdin) != B.size()) return 1;
+  std::vector<double> Z((size_t)batch * m * m, -1e30);
+  std::vector<unsigned char> W((size_t)batch * ws + 16, 0xff);
+  std::vector<int> st((size_t)batch * 5, 0);
+  if (emu_launch(batch, dim3{(unsigned)nt, 1, 1}, shared, [&] { allswap(B.data(), Bo.data(), Z.data(), W.data(), st.data(), n, m, maxIter, dp[0], dp[1], inShared, ws); })) return 2;
+  fwrite(Bo.data(), sizeof(real), Bo.size(), stdout);
+  fwrite(Z.data(), 8, Z.size(), stdout);
+  fwrite(st.data(), 4, st.size(), stdout);
+  return 0;
+}
+`;
+
 interface EmuKernel {
   name: string;
   cpu: CpuReducer;
@@ -64,6 +85,8 @@ interface EmuKernel {
   plan(n: number, m: number, precision: 'float32' | 'float64', threads: number, sharedLimit: number): LaunchPlan;
   /** Launch variants [threads, shared-memory limit] covering every layout of the kernel. */
   variants(n: number, m: number, precision: 'float32' | 'float64'): Array<[number, number]>;
+  /** Header ints after [batch, n, m, maxIterations, threads, sharedBytes], and float64 parameters. */
+  header(plan: LaunchPlan): { ints: number[]; doubles: number[] };
 }
 
 const H100_SHARED = 232448;
@@ -89,6 +112,24 @@ const KERNELS: EmuKernel[] = [
       const none = this.plan(n, m, precision, 0, gOnly).sharedBytes - 1;
       return [[0, H100_SHARED], [32, gOnly], [m > 8 ? 8 : 4, none], [96, H100_SHARED]];
     },
+    header: (plan) => ({ ints: plan.extraArgs.slice(1).map(Number), doubles: [] }),
+  },
+  {
+    name: 'allswap',
+    cpu: allswapCpu,
+    kernelFile: fileURLToPath(new URL('../../src/lattice/allswap/kernel.cu', import.meta.url)),
+    main: ALLSWAP_MAIN,
+    plan(n, m, precision, threads, sharedLimit) {
+      allswapTuning.threads = threads;
+      try {
+        return allswapPlan(n, m, precision, PARAMS, device(sharedLimit));
+      } finally {
+        allswapTuning.threads = 0;
+      }
+    },
+    // workspace in shared memory with the host's block size, with fewer threads than pairs, and in global memory
+    variants: (n, m) => [[0, H100_SHARED], [m > 8 ? 8 : 4, H100_SHARED], [64, 0]],
+    header: (plan) => ({ ints: [Number(plan.extraArgs[3]), Number(plan.extraArgs[4])], doubles: [Number(plan.extraArgs[1]), Number(plan.extraArgs[2])] }),
   },
 ];
 
@@ -97,9 +138,10 @@ function runKernel(k: EmuKernel, precision: 'float32' | 'float64', data: RealArr
   if (error) throw new Error(error);
   const plan = k.plan(n, m, precision, v[0], v[1]);
   const threads = typeof plan.threads === 'number' ? plan.threads : plan.threads[0] * plan.threads[1];
-  const flags = plan.extraArgs.slice(1).map(Number);
-  const header = new Int32Array([batch, n, m, PARAMS.maxIterations, threads, plan.sharedBytes, ...flags]);
-  const out = runEmulated(exe, Buffer.concat([Buffer.from(header.buffer), Buffer.from(data.buffer, data.byteOffset, data.byteLength)]));
+  const extra = k.header(plan);
+  const header = new Int32Array([batch, n, m, PARAMS.maxIterations, threads, plan.sharedBytes, ...extra.ints]);
+  const doubles = new Float64Array(extra.doubles);
+  const out = runEmulated(exe, Buffer.concat([Buffer.from(header.buffer), Buffer.from(doubles.buffer), Buffer.from(data.buffer, data.byteOffset, data.byteLength)]));
   const eb = data.BYTES_PER_ELEMENT;
   const bytes = new Uint8Array(out.buffer, out.byteOffset, out.byteLength).slice();
   const basis = precision === 'float32' ? new Float32Array(bytes.buffer, 0, batch * n * m) : new Float64Array(bytes.buffer, 0, batch * n * m);

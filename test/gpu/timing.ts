@@ -12,16 +12,16 @@ import type { AlgoParams, CpuReducer } from '../../src/lattice/types.js';
 import type { RealArray } from '../../src/core/matrix.js';
 import { reduceBatchCuda as jacobiParallelCuda, jacobiParallelTuning } from '../../src/lattice/jacobi-parallel/cuda.js';
 import { jacobiParallelCpu } from '../../src/lattice/jacobi-parallel/cpu.js';
+import { reduceBatchCuda as allswapCuda, allswapTuning } from '../../src/lattice/allswap/cuda.js';
+import { allswapCpu } from '../../src/lattice/allswap/cpu.js';
 
 type Gpu = (d: RealArray, batch: number, n: number, m: number, p: AlgoParams) => Promise<{ stats: { kernelMs: number; totalMs: number; iterations: Int32Array; threadsPerBlock: number } }>;
 interface AlgoEntry { gpu: Gpu; cpu: CpuReducer; setThreads?: (t: number) => void }
 
 const ALGOS: Record<string, AlgoEntry> = {
   'jacobi-parallel': { gpu: jacobiParallelCuda, cpu: jacobiParallelCpu, setThreads: (t) => { jacobiParallelTuning.threads = t; } },
+  allswap: { gpu: allswapCuda, cpu: allswapCpu, setThreads: (t) => { allswapTuning.threads = t; } },
 };
-
-/** Lets other modules (allswap) register themselves without this file importing what does not exist yet. */
-export function registerAlgo(name: string, entry: AlgoEntry): void { ALGOS[name] = entry; }
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');

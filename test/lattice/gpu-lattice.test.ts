@@ -16,6 +16,8 @@ import { blockToeplitzBases, gaussianBases } from '../../src/lattice/generators.
 import type { AlgoParams, CpuReducer } from '../../src/lattice/types.js';
 import { jacobiParallelCpu } from '../../src/lattice/jacobi-parallel/cpu.js';
 import { reduceBatchCuda as jacobiParallelCuda } from '../../src/lattice/jacobi-parallel/cuda.js';
+import { allswapCpu } from '../../src/lattice/allswap/cpu.js';
+import { reduceBatchCuda as allswapCuda } from '../../src/lattice/allswap/cuda.js';
 import { cudaAvailable } from '../../src/gpu/index.js';
 import { latticeBatchTuning } from '../../src/gpu/lattice-batch.js';
 
@@ -36,6 +38,7 @@ interface Algo {
 
 const ALGOS: Algo[] = [
   { name: 'jacobi-parallel', gpu: jacobiParallelCuda, cpu: jacobiParallelCpu, proof: 'lagrange' },
+  { name: 'allswap', gpu: allswapCuda, cpu: allswapCpu, proof: 'lll' },
 ];
 
 const PARAMS: AlgoParams = { delta: 0.75, eta: 0.51, blockSize: 8, maxIterations: 100_000 };

@@ -10,6 +10,7 @@
  *  3. The delayed GS-coefficient update and size reduction of everything: for each column k (from
  *     the last), for j = k-1 .. 0, mu_{k,j} = <b_k, b*_j> / ||b*_j||^2 and b_k -= round(mu) b_j
  *     where |mu| > eta (lll/gso.ts: sizeReduceFromBstar; column-parallel on a GPU).
+ * Between phases, the growth watch (allswap/phases.ts: growthFactor) may run step 3 early.
  * In exact arithmetic one round ends LLL-reduced: after step 2 every adjacent pair satisfies Lovasz
  * with |mu_{k,k-1}| <= eta, and step 3 changes no b*_j and no mu_{k,k-1}. In floating point B*
  * drifts over many SimpleSwaps, so rounds repeat, each from a fresh Gram-Schmidt, until a round
@@ -21,8 +22,8 @@
  */
 import { allocLike } from '../../core/matrix.js';
 import type { CpuReducer } from '../types.js';
-import { basisFromTransform, checkReducerInput, gramSchmidtInto, keepInput, newStats, normsInto, reductionBound, sizeReduceFromBstar } from '../lll/gso.js';
-import { runPhases, type PairState } from './phases.js';
+import { basisFromTransform, checkReducerInput, gramSchmidtInto, keepInput, maxAbs, newStats, normsInto, reductionBound, sizeReduceFromBstar } from '../lll/gso.js';
+import { growthFactor, runPhases, type PairState } from './phases.js';
 
 /** Rounds from a fresh Gram-Schmidt before the result is handed to the caller's check. */
 export const MAX_ROUNDS = 8;
@@ -32,7 +33,7 @@ export const allswapCpu: CpuReducer = (B, Z, n, m, p) => {
   const stats = newStats();
   if (m < 2) return stats;
   const s: PairState = {
-    B, Z, n, m, Bs: allocLike(B, n * m), sup: allocLike(B, m), delta: p.delta, bound: reductionBound(p.eta, B), zPeak: 0,
+    B, Z, n, m, Bs: allocLike(B, n * m), sup: allocLike(B, m), delta: p.delta, bound: reductionBound(p.eta, B), zPeak: 0, zLimit: 0,
   };
   const r = allocLike(B, m);
   const Bin = keepInput(B);
@@ -40,9 +41,20 @@ export const allswapCpu: CpuReducer = (B, Z, n, m, p) => {
     const before = stats.swaps + stats.sizeReductions;
     if (round > 0 && Bin) basisFromTransform(Bin, Z, n, m, B);
     gramSchmidtInto(B, n, m, s.Bs, r, null);
-    runPhases(s, 0, m, stats, p, true, 'allswap');
-    normsInto(s.Bs, n, m, r);
-    stats.sizeReductions += sizeReduceFromBstar(B, s.Bs, r, Z, n, m, 1, m, 0, s.bound);
+    const reduceAll = (): void => {
+      normsInto(s.Bs, n, m, r);
+      stats.sizeReductions += sizeReduceFromBstar(B, s.Bs, r, Z, n, m, 1, m, 0, s.bound);
+      s.zLimit = growthFactor(B) * maxAbs(Z);
+      s.zPeak = 0;
+    };
+    const growthWatch = (): void => {
+      reduceAll();
+      gramSchmidtInto(B, n, m, s.Bs, r, null);
+    };
+    s.zLimit = growthFactor(B) * maxAbs(Z);
+    s.zPeak = 0;
+    runPhases(s, 0, m, stats, p, true, 'allswap', growthWatch);
+    reduceAll();
     if (stats.swaps + stats.sizeReductions === before) break;
   }
   return stats;

@@ -42,6 +42,26 @@ export interface PairState {
   readonly bound: number;
   /** Largest |Z_ij| written by a column operation since the caller last reset it (growth watch). */
   zPeak: number;
+  /** zPeak above this calls for the early size reduction (see growthFactor). */
+  zLimit: number;
+}
+
+/**
+ * Growth watch. The delayed size reduction lets the coefficients of a vector along non-adjacent GS
+ * vectors grow: a vector moving down by swaps is only reduced against its current neighbour, and
+ * each multiplier carries into the coefficients it drags along, so they can grow exponentially with
+ * the path (seen on ill-conditioned block-Toeplitz bases, and on Gaussian ones with 2- or 4-column
+ * sub-bases: |Z| past 2^53). When |Z| has grown by this factor since the last full size reduction,
+ * the algorithm's closing step (GS-coefficient update and size reduction of everything) is run
+ * early, at the next point where B* is consistent (between phases, between boundary steps), and
+ * B* is recomputed from the basis (it drifts fastest exactly when vectors have grown, since the
+ * pair steps' dot products then lose accuracy). Size reduction changes no b*_j and reduces only
+ * coefficients, so every pair's state and every odd/even flag stays valid: the schedule of the
+ * algorithm is unchanged, only the growth (and the drift) is cut. The factor keeps the rounding of
+ * the grown vectors well inside the working precision.
+ */
+export function growthFactor(B: RealArray): number {
+  return B instanceof Float32Array ? 2 ** 6 : 2 ** 16;
 }
 
 /**
@@ -105,8 +125,12 @@ export interface PhaseRun {
  * Then every pair (k-1, k) inside the range satisfies Lovasz with |mu_{k,k-1}| <= eta. At most
  * p.maxIterations phases (IterationLimitError past that); `countPhases` adds each phase to
  * stats.iterations (the all-swap reducer counts phases, the block reducers count rounds).
+ * `onGrowth` is called between phases once s.zPeak passes s.zLimit (the growth watch).
  */
-export function runPhases(s: PairState, lo: number, hi: number, stats: BasisStats, p: AlgoParams, countPhases: boolean, name: string): PhaseRun {
+export function runPhases(
+  s: PairState, lo: number, hi: number, stats: BasisStats, p: AlgoParams, countPhases: boolean, name: string,
+  onGrowth?: () => void,
+): PhaseRun {
   const swaps0 = stats.swaps, red0 = stats.sizeReductions;
   let oddDirty = true, evenDirty = true;
   let parity: 0 | 1 = 1;
@@ -121,6 +145,7 @@ export function runPhases(s: PairState, lo: number, hi: number, stats: BasisStat
     if (parity === 1) oddDirty = swapped;
     else evenDirty = swapped;
     parity = parity === 1 ? 0 : 1;
+    if (onGrowth && s.zPeak > s.zLimit) onGrowth();
   }
   return { phases, swaps: stats.swaps - swaps0, sizeReductions: stats.sizeReductions - red0 };
 }

@@ -23,6 +23,10 @@
  * The boundary steps commute (each is a 2 x 2 column operation on its own pair, and their updates of
  * U act on different rows and columns), so any order, or all at once, gives the same result.
  *
+ * The growth watch of allswap/phases.ts (growthFactor) runs the closing step early where the
+ * coefficients grow: between phases, after each sub-basis and each boundary step (MB-LLL then
+ * recomputes U whole).
+ *
  * As in allswap/cpu.ts, rounds repeat from a fresh Gram-Schmidt (of B = B_in Z for non-integral input) until one changes nothing (at most
  * MAX_ROUNDS); that last round has verified every condition. iterations counts block rounds and is
  * bounded by p.maxIterations; so is the number of phases of each sub-basis reduction.
@@ -32,7 +36,7 @@ import { allocLike, type RealArray } from '../../core/matrix.js';
 import type { AlgoParams, BasisStats, CpuReducer } from '../types.js';
 import { basisFromTransform, checkReducerInput, gramSchmidtInto, keepInput, iterationLimit, maxAbs, newStats, normsInto, reductionBound, sizeReduceFromBstar } from '../lll/gso.js';
 import { MAX_ROUNDS } from '../allswap/cpu.js';
-import { pairStep, runPhases, type PairState } from '../allswap/phases.js';
+import { growthFactor, pairStep, runPhases, type PairState } from '../allswap/phases.js';
 import { boundaryStepWithU, sizeReduceWithU, updateCoefficients } from './coefficients.js';
 
 interface BlockSetup {
@@ -49,24 +53,10 @@ function setup(B: RealArray, Z: Float64Array, n: number, m: number, p: AlgoParam
     throw new InvalidArgumentError(`${name}: blockSize must be an integer >= 2, got ${p.blockSize}`);
   }
   const s: PairState = {
-    B, Z, n, m, Bs: allocLike(B, n * m), sup: allocLike(B, m), delta: p.delta, bound: reductionBound(p.eta, B), zPeak: 0,
+    B, Z, n, m, Bs: allocLike(B, n * m), sup: allocLike(B, m), delta: p.delta, bound: reductionBound(p.eta, B), zPeak: 0, zLimit: 0,
   };
   const size = Math.min(p.blockSize, m);
   return { s, r: allocLike(B, m), size, count: Math.ceil(m / size) };
-}
-
-/**
- * Growth watch. Without size reduction against the earlier sub-bases, the coefficients of a vector
- * along earlier GS vectors are multiplied at every boundary reduction and can grow exponentially
- * over block rounds (seen on 20 x 20 Gaussian bases with 2- and 4-column sub-bases: |Z| past 2^53).
- * When |Z| has grown by this factor since the last full size reduction, the GS-coefficient update
- * and size reduction of everything (the closing step) is run early. It changes no b*_j and no
- * mu_{k,k-1}, so the state of every pair and every flag stays as it was: the algorithm's steps are
- * unchanged, only the growth is cut. The factor keeps the rounding of the grown vectors far below
- * the working precision.
- */
-function growthFactor(B: RealArray): number {
-  return B instanceof Float32Array ? 2 ** 6 : 2 ** 16;
 }
 
 function nextRound(stats: BasisStats, p: AlgoParams, name: string): void {
@@ -105,20 +95,18 @@ export const crBlockCpu: CpuReducer = (B, Z, n, m, p) => {
     const reduceAll = (): void => {
       normsInto(s.Bs, n, m, r);
       stats.sizeReductions += sizeReduceFromBstar(B, s.Bs, r, Z, n, m, 1, m, 0, s.bound);
-    };
-    let zLimit = growthFactor(B) * maxAbs(Z);
-    s.zPeak = 0;
-    const watchGrowth = (): void => {
-      if (s.zPeak <= zLimit) return;
-      reduceAll();
-      zLimit = growthFactor(B) * maxAbs(Z);
+      gramSchmidtInto(B, n, m, s.Bs, r, null);
+      s.zLimit = growthFactor(B) * maxAbs(Z);
       s.zPeak = 0;
     };
+    const watchGrowth = (): void => { if (s.zPeak > s.zLimit) reduceAll(); };
+    s.zLimit = growthFactor(B) * maxAbs(Z);
+    s.zPeak = 0;
     for (;;) {
       nextRound(stats, p, 'cr-block');
       for (let b = 0; b < count; b++) {
         if (!flagged[b]) continue;
-        runPhases(s, b * size, Math.min(m, (b + 1) * size), stats, p, false, 'cr-block');
+        runPhases(s, b * size, Math.min(m, (b + 1) * size), stats, p, false, 'cr-block', reduceAll);
         flagged[b] = false;
         watchGrowth();
       }
@@ -144,14 +132,22 @@ export const blockCpu: CpuReducer = (B, Z, n, m, p) => {
     gramSchmidtInto(B, n, m, s.Bs, r, U);
     const flagged = new Array<boolean>(count).fill(true);
     const stale = new Array<boolean>(count).fill(false);
-    let zLimit = growthFactor(B) * maxAbs(Z);
+    // growth watch: everything reduced from B*, then B* and U recomputed whole (valid for all blocks)
+    const reduceAll = (): void => {
+      normsInto(s.Bs, n, m, r);
+      stats.sizeReductions += sizeReduceFromBstar(B, s.Bs, r, Z, n, m, 1, m, 0, s.bound);
+      gramSchmidtInto(B, n, m, s.Bs, r, U);
+      s.zLimit = growthFactor(B) * maxAbs(Z);
+      s.zPeak = 0;
+    };
+    s.zLimit = growthFactor(B) * maxAbs(Z);
     s.zPeak = 0;
     for (;;) {
       nextRound(stats, p, 'block');
       let anyStale = false;
       for (let b = 0; b < count; b++) {
         if (!flagged[b]) { stale[b] = false; continue; }
-        const run = runPhases(s, b * size, Math.min(m, (b + 1) * size), stats, p, false, 'block');
+        const run = runPhases(s, b * size, Math.min(m, (b + 1) * size), stats, p, false, 'block', reduceAll);
         stale[b] = run.swaps + run.sizeReductions > 0;
         anyStale ||= stale[b]!;
       }
@@ -166,11 +162,7 @@ export const blockCpu: CpuReducer = (B, Z, n, m, p) => {
         flagged[b] = false;
       }
       if (!boundaryChecks(g, flagged, (k) => boundaryStepWithU(s, U, k, stats))) break;
-      if (s.zPeak > zLimit) {
-        stats.sizeReductions += sizeReduceWithU(s, U, 1, m, 0);
-        zLimit = growthFactor(B) * maxAbs(Z);
-        s.zPeak = 0;
-      }
+      if (s.zPeak > s.zLimit) reduceAll();
     }
     stats.sizeReductions += sizeReduceWithU(s, U, 1, m, 0);
     if (stats.swaps + stats.sizeReductions === before) break;
