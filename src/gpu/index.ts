@@ -9,6 +9,8 @@ export { Stream, CudaEvent, timeOnStream, type TimingResult } from './stream.js'
 export { loadModule, readKernelSource, moduleCacheStats, CudaModule, type ModuleSpec } from './module-cache.js';
 export { compile as nvrtcCompile, nvrtcVersion, nvrtcSupportedArchs } from './nvrtc.js';
 export { check as checkCuda } from './driver.js';
+export { releaseCudaWorkspace } from './workspace.js';
+export { latticeBatchTuning, type CudaBatchResult, type CudaBatchStats } from './lattice-batch.js';
 
 import { cudaAvailable } from './context.js';
 import { nvrtcVersion } from './nvrtc.js';

@@ -1,8 +1,8 @@
 /**
  * Runs a batched lattice-reduction kernel over a batch of bases: validation, module and launch
- * plan, chunking (a chunk that does not fit in device memory is halved until it does), pinned
- * staging buffers with asynchronous copies on one stream, event timing, and the per-basis status
- * words turned into the same typed errors the CPU reducers throw.
+ * plan, chunking (a chunk that does not fit in device memory is halved until it does), staging
+ * through pinned memory with asynchronous copies on one stream (workspace.ts), event timing, and
+ * the per-basis status words turned into the same typed errors the CPU reducers throw.
  *
  * Every lattice kernel of this package has the same shape: one thread block per basis, arguments
  * (Bin, Bout, Zout, scratch..., stats, n, m, ...), and STATS_WIDTH ints per basis:
@@ -18,9 +18,8 @@ import {
 } from '../core/errors.js';
 import type { AlgoParams } from '../lattice/types.js';
 import { requireCuda, type CudaContext, type DeviceProperties } from './context.js';
-import { DeviceBuffer, PinnedBuffer } from './memory.js';
 import type { Kernel, ParamValue } from './launch.js';
-import { CudaEvent, Stream } from './stream.js';
+import { BatchWorkspace } from './workspace.js';
 
 export const STATS_WIDTH = 5;
 export const STATUS = {
@@ -35,7 +34,7 @@ export interface LaunchPlan {
   sharedBytes: number;
   /** Extra device scratch per basis, in bytes, one entry per scratch argument (0 = not used). */
   scratchBytesPerBasis: readonly number[];
-  /** Integer arguments after (n, m): iteration limit, layout flags... */
+  /** Arguments after (n, m), in the kernel's order: iteration limit, parameters, layout flags... */
   extraArgs: readonly ParamValue[];
 }
 
@@ -44,7 +43,8 @@ export interface LatticeKernelSpec {
   name: string;
   /** The kernel for this precision (compiled or cached). */
   kernel(ctx: CudaContext, precision: 'float32' | 'float64'): Kernel;
-  plan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties): LaunchPlan;
+  /** `batch` lets a plan trade blocks per multiprocessor (large batches) for threads per basis (a few bases). */
+  plan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties, batch: number): LaunchPlan;
 }
 
 export interface CudaBatchStats {
@@ -118,9 +118,9 @@ async function runExclusive<A extends RealArray>(
   const precision = data instanceof Float32Array ? 'float32' : 'float64';
   const elt = data.BYTES_PER_ELEMENT;
   const kernel = spec.kernel(ctx, precision);
-  const planned = spec.plan(n, m, precision, params, ctx.props);
+  const planned = spec.plan(n, m, precision, params, ctx.props, batch);
   // the kernel's own limit (its register use) caps the block; the kernels loop over their work, so any size is correct
-  const limit = kernel.attributes().maxThreadsPerBlock;
+  const limit = kernelThreadLimit(kernel);
   const plan: LaunchPlan = typeof planned.threads === 'number' && planned.threads > limit ? { ...planned, threads: limit } : planned;
   if (plan.sharedBytes > 48 * 1024) kernel.setMaxDynamicShared(plan.sharedBytes);
 
@@ -129,62 +129,52 @@ async function runExclusive<A extends RealArray>(
   const iterations = new Int32Array(batch), swaps = new Int32Array(batch), sizeReductions = new Int32Array(batch);
 
   const layout = bufferLayout(n, m, elt, plan);
-  let chunk = Math.max(1, Math.min(batch, Math.floor((0.5 * ctx.memInfo().freeBytes) / layout.deviceBytesPerBasis)));
+  const ws = BatchWorkspace.of(ctx);
+  let chunk = Math.max(1, Math.min(batch, Math.floor((0.5 * (ctx.memInfo().freeBytes + ws.deviceBytes)) / layout.deviceBytesPerBasis)));
   if (latticeBatchTuning.maxChunk > 0) chunk = Math.min(chunk, latticeBatchTuning.maxChunk);
-  const stream = Stream.create(ctx);
-  const start = CudaEvent.create(ctx), end = CudaEvent.create(ctx);
   let kernelMs = 0, chunks = 0;
-  try {
-    for (let first = 0; first < batch;) {
-      const count = Math.min(chunk, batch - first);
-      let buffers: ChunkBuffers;
-      try {
-        buffers = ChunkBuffers.alloc(ctx, layout, count);
-      } catch (e) {
-        if (e instanceof LatticeMimoError && e.code === 'OUT_OF_MEMORY' && count > 1) {
-          chunk = Math.ceil(count / 2);  // does not fit: split and retry
-          continue;
-        }
-        throw e;
+  for (let first = 0; first < batch;) {
+    const count = Math.min(chunk, batch - first);
+    const at = chunkLayout(layout, count);
+    try {
+      ws.ensure(at.hostTotal, at.deviceTotal);
+    } catch (e) {
+      if (e instanceof LatticeMimoError && e.code === 'OUT_OF_MEMORY' && count > 1) {
+        chunk = Math.ceil(count / 2);  // does not fit: split and retry
+        continue;
       }
-      try {
-        const { dev, host } = buffers;
-        host.u8(0, count * layout.inBytes).set(new Uint8Array(data.buffer, data.byteOffset + first * layout.inBytes, count * layout.inBytes));
-        dev.bin.uploadAsync(host, stream, count * layout.inBytes);
-        dev.stats.fill(0, stream);
-        start.record(stream);
-        kernel.launch(
-          { grid: count, block: plan.threads, sharedBytes: plan.sharedBytes, stream },
-          [dev.bin, dev.bout, dev.zout, ...dev.scratch, dev.stats, n, m, ...plan.extraArgs],
-        );
-        end.record(stream);
-        // outputs come back into the same pinned buffer (the stream orders them after the upload)
-        const at = hostOffsets(layout, count);
-        dev.bout.downloadAsync(host, stream, count * layout.inBytes, 0, at.basis);
-        dev.zout.downloadAsync(host, stream, count * layout.zBytes, 0, at.z);
-        dev.stats.downloadAsync(host, stream, count * layout.statsBytes, 0, at.stats);
-        await stream.wait();
-        kernelMs += end.elapsedSince(start);
-        chunks++;
-        new Uint8Array(basis.buffer, first * layout.inBytes, count * layout.inBytes).set(host.u8(at.basis, count * layout.inBytes));
-        Z.set(host.f64(at.z, count * m * m), first * m * m);
-        const st = host.i32(at.stats, count * STATS_WIDTH);
-        for (let b = 0; b < count; b++) {
-          const s = st.subarray(b * STATS_WIDTH, (b + 1) * STATS_WIDTH);
-          raiseStatus(spec.name, first + b, s, params);
-          iterations[first + b] = s[0]!;
-          swaps[first + b] = s[1]!;
-          sizeReductions[first + b] = s[2]!;
-        }
-      } finally {
-        buffers.free();
-      }
-      first += count;
+      throw e;
     }
-  } finally {
-    start.destroy();
-    end.destroy();
-    stream.destroy();
+    const { dev, host, stream, start, end } = ws;
+    const inBytes = count * layout.inBytes;
+    host.u8(0, inBytes).set(new Uint8Array(data.buffer, data.byteOffset + first * layout.inBytes, inBytes));
+    dev.uploadAsync(host, stream, inBytes, 0, at.bin);
+    dev.fillRange(at.stats, count * layout.statsBytes, 0, stream);
+    start.record(stream);
+    kernel.launch(
+      { grid: count, block: plan.threads, sharedBytes: plan.sharedBytes, stream },
+      [dev.ptr + BigInt(at.bin), dev.ptr + BigInt(at.bout), dev.ptr + BigInt(at.zout), ...at.scratch.map((o) => dev.ptr + BigInt(o)),
+        dev.ptr + BigInt(at.stats), n, m, ...plan.extraArgs],
+    );
+    end.record(stream);
+    // outputs come back into the same pinned buffer (the stream orders them after the upload)
+    dev.downloadAsync(host, stream, inBytes, at.bout, at.hostBasis);
+    dev.downloadAsync(host, stream, count * layout.zBytes, at.zout, at.hostZ);
+    dev.downloadAsync(host, stream, count * layout.statsBytes, at.stats, at.hostStats);
+    await stream.wait();
+    kernelMs += end.elapsedSince(start);
+    chunks++;
+    new Uint8Array(basis.buffer, first * layout.inBytes, inBytes).set(host.u8(at.hostBasis, inBytes));
+    Z.set(host.f64(at.hostZ, count * m * m), first * m * m);
+    const st = host.i32(at.hostStats, count * STATS_WIDTH);
+    for (let b = 0; b < count; b++) {
+      const s = st.subarray(b * STATS_WIDTH, (b + 1) * STATS_WIDTH);
+      raiseStatus(spec.name, first + b, s, params);
+      iterations[first + b] = s[0]!;
+      swaps[first + b] = s[1]!;
+      sizeReductions[first + b] = s[2]!;
+    }
+    first += count;
   }
   const threadsPerBlock = typeof plan.threads === 'number' ? plan.threads : plan.threads[0] * plan.threads[1];
   return {
@@ -192,6 +182,16 @@ async function runExclusive<A extends RealArray>(
     Z,
     stats: { iterations, swaps, sizeReductions, kernelMs, totalMs: performance.now() - t0, chunks, threadsPerBlock, sharedBytesPerBlock: plan.sharedBytes },
   };
+}
+
+const threadLimits = new WeakMap<Kernel, number>();
+function kernelThreadLimit(kernel: Kernel): number {
+  let v = threadLimits.get(kernel);
+  if (v === undefined) {
+    v = kernel.attributes().maxThreadsPerBlock;
+    threadLimits.set(kernel, v);
+  }
+  return v;
 }
 
 /** The typed error the CPU reducer would have thrown for this basis. */
@@ -231,15 +231,6 @@ interface Layout {
   deviceBytesPerBasis: number;
 }
 
-const align8 = (x: number): number => Math.ceil(x / 8) * 8;
-
-/** Byte offsets in the pinned buffer of a chunk of `count` bases: the basis (input, then output), Z, stats. */
-function hostOffsets(layout: Layout, count: number): { basis: number; z: number; stats: number; total: number } {
-  const z = align8(count * layout.inBytes);
-  const stats = z + count * layout.zBytes;
-  return { basis: 0, z, stats, total: stats + count * layout.statsBytes };
-}
-
 function bufferLayout(n: number, m: number, elt: number, plan: LaunchPlan): Layout {
   const inBytes = n * m * elt;
   const zBytes = m * m * 8;
@@ -251,33 +242,22 @@ function bufferLayout(n: number, m: number, elt: number, plan: LaunchPlan): Layo
   };
 }
 
-/** Device buffers of one chunk, and one pinned host buffer used for the input, then the outputs. */
-class ChunkBuffers {
-  private constructor(
-    readonly dev: { bin: DeviceBuffer; bout: DeviceBuffer; zout: DeviceBuffer; scratch: DeviceBuffer[]; stats: DeviceBuffer },
-    readonly host: PinnedBuffer,
-    private readonly all: Array<DeviceBuffer | PinnedBuffer>,
-  ) {}
+const align256 = (x: number): number => Math.ceil(x / 256) * 256;
 
-  static alloc(ctx: CudaContext, layout: Layout, count: number): ChunkBuffers {
-    const all: Array<DeviceBuffer | PinnedBuffer> = [];
-    const d = (bytes: number): DeviceBuffer => { const b = DeviceBuffer.alloc(ctx, bytes); all.push(b); return b; };
-    try {
-      const bin = d(count * layout.inBytes);
-      const bout = d(count * layout.inBytes);
-      const zout = d(count * layout.zBytes);
-      const scratch = layout.scratch.map((s) => d(Math.max(s, 1) * count));
-      const stats = d(count * layout.statsBytes);
-      const host = PinnedBuffer.alloc(ctx, hostOffsets(layout, count).total);
-      all.push(host);
-      return new ChunkBuffers({ bin, bout, zout, scratch, stats }, host, all);
-    } catch (e) {
-      for (const b of all) b.free();
-      throw e;
-    }
-  }
-
-  free(): void {
-    for (const b of this.all) b.free();
-  }
+/**
+ * Byte offsets of one chunk of `count` bases: in the device arena (input, output, Z, scratch
+ * buffers, stats, each 256-byte aligned) and in the pinned buffer (the basis, input then output;
+ * Z; stats).
+ */
+function chunkLayout(layout: Layout, count: number) {
+  let d = 0;
+  const take = (bytes: number): number => { const o = d; d += align256(Math.max(bytes, 1)); return o; };
+  const bin = take(count * layout.inBytes);
+  const bout = take(count * layout.inBytes);
+  const zout = take(count * layout.zBytes);
+  const scratch = layout.scratch.map((s) => take(s * count));
+  const stats = take(count * layout.statsBytes);
+  const hostZ = Math.ceil((count * layout.inBytes) / 8) * 8;
+  const hostStats = hostZ + count * layout.zBytes;
+  return { bin, bout, zout, scratch, stats, deviceTotal: d, hostBasis: 0, hostZ, hostStats, hostTotal: hostStats + count * layout.statsBytes };
 }

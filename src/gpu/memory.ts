@@ -82,6 +82,14 @@ export class DeviceBuffer {
     );
   }
 
+  /** Sets `bytes` bytes from `offset` to `value`, asynchronously on `stream`. */
+  fillRange(offset: number, bytes: number, value: number, stream: Stream): void {
+    this.live();
+    checkRange(offset, bytes, this.bytes, 'fillRange');
+    if (bytes === 0) return;
+    check(this.ctx.driver.cuMemsetD8Async(this.ptr + BigInt(offset), value & 0xff, bytes, stream.handle), 'cuMemsetD8Async');
+  }
+
   /** Sets every byte to `value` (to poison outputs before a kernel writes them). */
   fill(value: number, stream?: Stream): void {
     this.live();

@@ -12,6 +12,7 @@ import {
   type LagrangeCheck, type LLLCheck, type QualityMetrics, type UnimodularCheck,
 } from './check.js';
 import { reduceBatchCpu, reduceOneCpu } from './cpu-batch.js';
+import { CUDA_ALGORITHMS, CUDA_REDUCERS, cudaDeviceAvailable } from './cuda-registry.js';
 import type { Algorithm, BasisStats, ReduceOptions } from './types.js';
 import { resolveOptions, validateBases, type ResolvedOptions } from './validate.js';
 
@@ -40,6 +41,8 @@ export interface ReduceStats {
   redoneInFloat64: number;
   timeMs: number;
   perBasis: BasisStats[];
+  /** CUDA engine only: device time of the kernels (events), the GPU call's wall time, chunks the batch was split into. */
+  gpu?: { kernelMs: number; totalMs: number; chunks: number };
 }
 
 export interface ReduceResult {
@@ -134,11 +137,21 @@ function packResult(bases: MatrixBatch, o: ResolvedOptions, engine: 'cpu' | 'cud
   };
 }
 
-/** Which engine runs this call: 'cpu' always can; 'cuda' only where a device answers. */
-function pickEngine(o: ResolvedOptions): 'cpu' | 'cuda' {
-  if (o.engine === 'cuda') {
-    throw new EngineUnavailableError(`the CUDA engine for '${o.algorithm}' is not available in this build (use --engine cpu or auto)`);
+/**
+ * Which engine runs this call. 'cpu' always can. 'cuda' must: an algorithm without a GPU version,
+ * or no device, is an EngineUnavailableError (never a silent fallback). 'auto' takes the GPU where
+ * the algorithm has a GPU version and a device answers, the CPU otherwise.
+ */
+async function pickEngine(o: ResolvedOptions): Promise<'cpu' | 'cuda'> {
+  if (o.engine === 'cpu') return 'cpu';
+  const hasKernel = CUDA_REDUCERS[o.algorithm] !== undefined;
+  if (o.engine === 'cuda' && !hasKernel) {
+    throw new EngineUnavailableError(`'${o.algorithm}' has no CUDA implementation yet (CUDA algorithms: ${CUDA_ALGORITHMS.join(', ')}); use engine 'cpu' or 'auto'`);
   }
+  if (!hasKernel) return 'cpu';
+  const dev = await cudaDeviceAvailable();
+  if (dev.ok) return 'cuda';
+  if (o.engine === 'cuda') throw new EngineUnavailableError(`the CUDA engine was asked for but is not available: ${dev.reason}`);
   return 'cpu';
 }
 
@@ -150,9 +163,20 @@ export async function reduce(bases: MatrixBatch, opts: ReduceOptions = {}): Prom
   const t0 = performance.now();
   validateBases(bases);
   const o = resolveOptions(opts, bases.cols);
-  const engine = pickEngine(o);
+  const engine = await pickEngine(o);
   const { batch, rows: n, cols: m } = bases;
   const work = toPrecision(bases.data, o.precision);
+  if (engine === 'cuda') {
+    const reducer = await CUDA_REDUCERS[o.algorithm]!();
+    const r = await reducer(work, batch, n, m, o);
+    const perBasis: BasisStats[] = [];
+    for (let k = 0; k < batch; k++) {
+      perBasis.push({ iterations: r.stats.iterations[k]!, swaps: r.stats.swaps[k]!, sizeReductions: r.stats.sizeReductions[k]! });
+    }
+    const res = packResult(bases, o, 'cuda', r.Z, perBasis, t0);
+    res.stats.gpu = { kernelMs: r.stats.kernelMs, totalMs: r.stats.totalMs, chunks: r.stats.chunks };
+    return res;
+  }
   const run = await reduceBatchCpu(o.algorithm, work, batch, n, m, o, opts.threads, opts.onProgress);
   return packResult(bases, o, engine, run.Z, run.stats, t0);
 }

@@ -57,6 +57,12 @@ inline int __syncthreads_or(int p) {
 }
 inline int atomicAdd(int* a, int v) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); }
 inline int atomicOr(int* a, int v) { return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); }
+inline unsigned long long atomicMax(unsigned long long* a, unsigned long long v) {
+  unsigned long long old = __atomic_load_n(a, __ATOMIC_SEQ_CST);
+  while (old < v && !__atomic_compare_exchange_n(a, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {}
+  return old;
+}
+inline long long __double_as_longlong(double x) { long long r; std::memcpy(&r, &x, 8); return r; }
 inline float roundf(float x) { return std::round(x); }
 inline double __longlong_as_double(long long x) { double d; std::memcpy(&d, &x, 8); return d; }
 // Runs the grid block after block. The dynamic shared memory (sharedBytes, what the host asks

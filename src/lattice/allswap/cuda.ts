@@ -24,6 +24,7 @@ export function allswapWorkspaceBytes(n: number, m: number, elt: number): number
     2 * m * m * 8 +             // Zw, Zold
     12 * slots * 8 +            // partial sums
     6 * slots * 8 +             // norm0, dX, dMu, dMuNew, dC, cval
+    16 +                        // zstat
     3 * align16(n * m * elt) +  // B, Bs, Bold
     align16(slots * elt) +      // r
     slots * 4 +                 // dSwap

@@ -8,7 +8,7 @@
 // t >= 4 floor(n/4) goes to s_0) combined as (s_0 + s_1) + (s_2 + s_3), exactly the reference's
 // dotCols; the partial sums go through shared memory and block-wide barriers (no warp shuffles).
 //
-// One round (at most MAX_ROUNDS, until one changes nothing):
+// One round (at most MAX_ROUNDS, until one changes nothing; the growth watch is allswap/phases.ts'):
 //   0. from the second round on, non-integral input: B = B_in Z (double accumulation, zero
 //      entries of Z skipped)
 //   1. modified Gram-Schmidt, right-looking: for i = 0..m-1, r_i = ||b*_i||^2 (stored REAL; a
@@ -20,7 +20,10 @@
 //      mu = <b_k, b*_{k-1}> / ||b*_{k-1}||^2, SimpleSizeReduce, the Lovasz test and SimpleSwap's
 //      coefficients, then every element of B, B* and Z at once.
 //   3. r_j = ||b*_j||^2, then the delayed size reduction of every column k at once against the
-//      columns j < k as they were before this step (a snapshot), j from k-1 down.
+//      columns j < k as they were before this step (a snapshot), j from k-1 down; zLimit =
+//      growthFactor * max |Z|.
+//   Growth watch: when a phase's size reductions wrote an entry of Z larger than zLimit (set at the
+//   round's start and by each step 3), step 3 and then step 1 run right after that phase.
 //
 // -D parameters: REAL = float | double. The workspace (B, B*, snapshots, Z, partial sums, per-pair
 // decisions) lives in shared memory when the host found room (wsInShared), else in global scratch;
@@ -70,6 +73,119 @@ __device__ __forceinline__ double dot_partial(const real* a, const real* c, int 
 
 __device__ __forceinline__ double combine4(const double* s) { return (s[0] + s[1]) + (s[2] + s[3]); }
 
+// 2^6 in float32, 2^16 in float64 (growthFactor in allswap/phases.ts).
+__device__ __forceinline__ double growth_factor(float) { return 64.0; }
+__device__ __forceinline__ double growth_factor(double) { return 65536.0; }
+
+// One basis' state: the workspace arrays and the sizes. Every function below is called by all the
+// threads of the block (it contains barriers).
+struct Work {
+  real *B, *Bs, *Bold, *r;
+  double *Zw, *Zold, *part, *norm0, *dX, *dMu, *dMuNew, *dC, *cval;
+  int *dSwap, *flags;
+  unsigned long long *zstat;  // [0] zPeak, [1] the max |Z| being accumulated (non-negative doubles' bits order like the doubles)
+  int n, m, tid, nt;
+};
+
+// max |Z_ij| over the block; also resets zPeak (nobody reads it between a phase's test and here).
+__device__ double z_max_abs(Work& w) {
+  if (w.tid == 0) { w.zstat[0] = 0ull; w.zstat[1] = 0ull; }
+  __syncthreads();
+  unsigned long long mine = 0ull;
+  for (int e = w.tid; e < w.m * w.m; e += w.nt) {
+    const unsigned long long b = (unsigned long long)__double_as_longlong(fabs(w.Zw[e]));
+    if (b > mine) mine = b;
+  }
+  if (mine) atomicMax(&w.zstat[1], mine);
+  __syncthreads();
+  const double v = __longlong_as_double((long long)w.zstat[1]);
+  __syncthreads();
+  return v;
+}
+
+// Step 1: modified Gram-Schmidt, right-looking. Returns a status (STATUS_OK or a breakdown) and the column.
+__device__ int gram_schmidt(Work& w, bool f32, int* column) {
+  const int n = w.n, m = w.m, tid = w.tid, nt = w.nt;
+  for (int e = tid; e < n * m; e += nt) w.Bs[e] = w.B[e];
+  for (int e = tid; e < 4 * m; e += nt) w.part[e] = dot_partial(w.B + (size_t)(e >> 2) * n, w.B + (size_t)(e >> 2) * n, n, e & 3);
+  __syncthreads();
+  for (int j = tid; j < m; j += nt) w.norm0[j] = combine4(w.part + 4 * j);
+  __syncthreads();
+  for (int i = 0; i < m; i++) {
+    // dot 0: <b*_i, b*_i>; dot d >= 1: <b*_{i+d}, b*_i>
+    const int dots = m - i;
+    for (int e = tid; e < 4 * dots; e += nt) {
+      const int d = e >> 2;
+      w.part[e] = dot_partial(w.Bs + (size_t)(i + d) * n, w.Bs + (size_t)i * n, n, e & 3);
+    }
+    __syncthreads();
+    // every thread computes r_i from the same partial sums: the breakdown test is uniform
+    const double ri = combine4(w.part);
+    const real rStored = (real)ri;
+    if (!(rStored > 0) || !(ri > 1e-28 * w.norm0[i])) {
+      const bool zero = w.norm0[i] == 0;
+      *column = i;
+      return f32 && !zero ? STATUS_PRECISION_FAILURE : zero ? STATUS_ZERO_VECTOR : STATUS_RANK_DEFICIENT;
+    }
+    if (tid == 0) w.r[i] = rStored;
+    for (int d = 1 + tid; d < dots; d += nt) w.cval[d] = combine4(w.part + 4 * d) / (double)rStored;
+    __syncthreads();
+    for (int e = tid; e < (dots - 1) * n; e += nt) {
+      const int d = 1 + e / n, t = e - (d - 1) * n;
+      real* bj = w.Bs + (size_t)(i + d) * n;
+      bj[t] = (real)((double)bj[t] - w.cval[d] * (double)w.Bs[(size_t)i * n + t]);
+    }
+    __syncthreads();
+  }
+  return STATUS_OK;
+}
+
+// Step 3: r_j = ||b*_j||^2 and the size reduction of every column against the snapshot. Adds its
+// column operations to *reductions; returns STATUS_OK or STATUS_TRANSFORM_OVERFLOW.
+__device__ int reduce_all(Work& w, double bound, int* reductions) {
+  const int n = w.n, m = w.m, tid = w.tid, nt = w.nt;
+  for (int e = tid; e < 4 * m; e += nt) w.part[e] = dot_partial(w.Bs + (size_t)(e >> 2) * n, w.Bs + (size_t)(e >> 2) * n, n, e & 3);
+  for (int e = tid; e < n * m; e += nt) w.Bold[e] = w.B[e];
+  for (int e = tid; e < m * m; e += nt) w.Zold[e] = w.Zw[e];
+  __syncthreads();
+  for (int j = tid; j < m; j += nt) w.r[j] = (real)combine4(w.part + 4 * j);
+  __syncthreads();
+  for (int step = 0; step < m - 1; step++) {
+    // column k (1 <= k < m) works on j = k - 1 - step: the columns k = step + 1 .. m - 1
+    const int active = m - 1 - step;
+    for (int e = tid; e < 4 * active; e += nt) {
+      const int k = step + 1 + (e >> 2), j = k - 1 - step;
+      w.part[e] = dot_partial(w.B + (size_t)k * n, w.Bs + (size_t)j * n, n, e & 3);
+    }
+    __syncthreads();
+    for (int a = tid; a < active; a += nt) {
+      const int k = step + 1 + a, j = k - 1 - step;
+      const double mu = combine4(w.part + 4 * a) / (double)w.r[j];
+      double X = 0;
+      if (fabs(mu) > bound) { X = round_half_up(mu); (*reductions)++; }
+      w.dX[a] = X;
+    }
+    __syncthreads();
+    for (int e = tid; e < active * (n + m); e += nt) {
+      const int a = e / (n + m), t = e - a * (n + m);
+      const double X = w.dX[a];
+      if (X == 0) continue;
+      const int k = step + 1 + a, j = k - 1 - step;
+      if (t < n) {
+        w.B[(size_t)k * n + t] = (real)((double)w.B[(size_t)k * n + t] - X * (double)w.Bold[(size_t)j * n + t]);
+      } else {
+        const int u = t - n;
+        const double v = w.Zw[(size_t)k * m + u] - X * w.Zold[(size_t)j * m + u];
+        w.Zw[(size_t)k * m + u] = v;
+        if (fabs(v) >= EXACT_INTEGER_LIMIT) atomicOr(&w.flags[2], 1);
+      }
+    }
+    __syncthreads();
+    if (w.flags[2]) return STATUS_TRANSFORM_OVERFLOW;
+  }
+  return STATUS_OK;
+}
+
 extern "C" __global__ void allswap(
     const real* __restrict__ Bin,   // batch x n x m, column-major bases
     real* __restrict__ Bout,        // batch x n x m, reduced bases
@@ -83,32 +199,41 @@ extern "C" __global__ void allswap(
   const int nt = blockDim.x;
   const int slots = m > 2 ? m : 2;  // per-column arrays (pairs <= m / 2, columns m)
 
-  // workspace: [Zw, Zold (m*m doubles each)][part (12 * slots doubles)][norm0, dX, dMu, dMuNew,
-  //             dC, cval (slots doubles each)][B, Bs, Bold (n*m reals each, padded to 16)]
-  //             [r (slots reals, padded)][dSwap (slots ints)][flags (4 ints)]
+  // workspace (allswapWorkspaceBytes in cuda.ts sizes it): [Zw, Zold (m*m doubles each)]
+  //   [part (12 * slots doubles)][norm0, dX, dMu, dMuNew, dC, cval (slots doubles each)]
+  //   [zstat (2 x 8 bytes)][B, Bs, Bold (n*m reals each, padded to 16)][r (slots reals, padded)]
+  //   [dSwap (slots ints)][flags (4 ints)]
+  Work w;
   unsigned char* p = wsInShared ? smem : wsGlobal + (size_t)basis * wsBytes;
-  double* Zw = (double*)p; p += (size_t)m * m * 8;
-  double* Zold = (double*)p; p += (size_t)m * m * 8;
-  double* part = (double*)p; p += (size_t)12 * slots * 8;
-  double* norm0 = (double*)p; p += (size_t)slots * 8;
-  double* dX = (double*)p; p += (size_t)slots * 8;
-  double* dMu = (double*)p; p += (size_t)slots * 8;
-  double* dMuNew = (double*)p; p += (size_t)slots * 8;
-  double* dC = (double*)p; p += (size_t)slots * 8;
-  double* cval = (double*)p; p += (size_t)slots * 8;
+  w.Zw = (double*)p; p += (size_t)m * m * 8;
+  w.Zold = (double*)p; p += (size_t)m * m * 8;
+  w.part = (double*)p; p += (size_t)12 * slots * 8;
+  w.norm0 = (double*)p; p += (size_t)slots * 8;
+  w.dX = (double*)p; p += (size_t)slots * 8;
+  w.dMu = (double*)p; p += (size_t)slots * 8;
+  w.dMuNew = (double*)p; p += (size_t)slots * 8;
+  w.dC = (double*)p; p += (size_t)slots * 8;
+  w.cval = (double*)p; p += (size_t)slots * 8;
+  w.zstat = (unsigned long long*)p; p += 16;
   const size_t basisBytes = ((size_t)n * m * sizeof(real) + 15) & ~(size_t)15;
-  real* B = (real*)p; p += basisBytes;
-  real* Bs = (real*)p; p += basisBytes;
-  real* Bold = (real*)p; p += basisBytes;
-  real* r = (real*)p; p += ((size_t)slots * sizeof(real) + 15) & ~(size_t)15;
-  int* dSwap = (int*)p; p += (size_t)slots * 4;
-  int* flags = (int*)p;  // [0], [1]: swap flag by phase parity; [2]: transform overflow; [3]: spare
+  w.B = (real*)p; p += basisBytes;
+  w.Bs = (real*)p; p += basisBytes;
+  w.Bold = (real*)p; p += basisBytes;
+  w.r = (real*)p; p += ((size_t)slots * sizeof(real) + 15) & ~(size_t)15;
+  w.dSwap = (int*)p; p += (size_t)slots * 4;
+  w.flags = (int*)p;  // [0], [1]: swap flag by phase parity; [2]: transform overflow; [3]: spare
+  w.n = n; w.m = m; w.tid = tid; w.nt = nt;
+  real* B = w.B;
+  real* Bs = w.Bs;
+  double* Zw = w.Zw;
+  double* part = w.part;
 
   const real* B0 = Bin + (size_t)basis * n * m;
   real* B1 = Bout + (size_t)basis * n * m;
   double* Zo = Zout + (size_t)basis * m * m;
   int* st = stats + (size_t)basis * STATS_WIDTH;
   const bool f32 = is_float((real)0);
+  const double growth = growth_factor((real)0);
 
   // load, identity Z, input checks (non-finite entries; integral input needs no re-anchoring)
   int nonFinite = 0, nonInteger = 0;
@@ -119,7 +244,7 @@ extern "C" __global__ void allswap(
     else if (x != floor(x)) nonInteger = 1;
   }
   for (int e = tid; e < m * m; e += nt) Zw[e] = (e % (m + 1) == 0) ? 1.0 : 0.0;
-  if (tid < 4) flags[tid] = 0;
+  if (tid < 4) w.flags[tid] = 0;
   if (__syncthreads_or(nonFinite)) {
     if (tid == 0) {
       int c = 0;
@@ -134,7 +259,7 @@ extern "C" __global__ void allswap(
   unsigned phaseCount = 0;  // phases run so far: picks the swap-flag word
   if (m >= 2) {
     for (int round = 0; round < MAX_ROUNDS; round++) {
-      int changed = 0;  // this thread's swaps or size reductions in this round
+      const int reductionsBefore = myReductions, swapsBefore = mySwaps;
       // 0. re-anchor: B = B_in Z
       if (round > 0 && !integral) {
         for (int e = tid; e < n * m; e += nt) {
@@ -149,40 +274,10 @@ extern "C" __global__ void allswap(
         }
         __syncthreads();
       }
-      // 1. Gram-Schmidt: B* = B, norm0_j = ||b_j||^2, then right-looking MGS
-      for (int e = tid; e < n * m; e += nt) Bs[e] = B[e];
-      for (int e = tid; e < 4 * m; e += nt) part[e] = dot_partial(B + (size_t)(e >> 2) * n, B + (size_t)(e >> 2) * n, n, e & 3);
-      __syncthreads();
-      for (int j = tid; j < m; j += nt) norm0[j] = combine4(part + 4 * j);
-      __syncthreads();
-      for (int i = 0; i < m && status == STATUS_OK; i++) {
-        // dot 0: <b*_i, b*_i>; dot d >= 1: <b*_{i+d}, b*_i>
-        const int dots = m - i;
-        for (int e = tid; e < 4 * dots; e += nt) {
-          const int d = e >> 2;
-          part[e] = dot_partial(Bs + (size_t)(i + d) * n, Bs + (size_t)i * n, n, e & 3);
-        }
-        __syncthreads();
-        // every thread computes r_i from the same partial sums: the breakdown test is uniform
-        const double ri = combine4(part);
-        const real rStored = (real)ri;
-        if (!(rStored > 0) || !(ri > 1e-28 * norm0[i])) {
-          const bool zero = norm0[i] == 0;
-          status = f32 && !zero ? STATUS_PRECISION_FAILURE : zero ? STATUS_ZERO_VECTOR : STATUS_RANK_DEFICIENT;
-          detail = i;
-          break;
-        }
-        if (tid == 0) r[i] = rStored;
-        for (int d = 1 + tid; d < dots; d += nt) cval[d] = combine4(part + 4 * d) / (double)rStored;
-        __syncthreads();
-        for (int e = tid; e < (dots - 1) * n; e += nt) {
-          const int d = 1 + e / n, t = e - (d - 1) * n;
-          real* bj = Bs + (size_t)(i + d) * n;
-          bj[t] = (real)((double)bj[t] - cval[d] * (double)Bs[(size_t)i * n + t]);
-        }
-        __syncthreads();
-      }
+      // 1. Gram-Schmidt; the growth watch's limit
+      status = gram_schmidt(w, f32, &detail);
       if (status != STATUS_OK) break;
+      double zLimit = growth * z_max_abs(w);
 
       // 2. all-swap phases, odd first, until the last phase of each parity swapped nothing
       bool oddDirty = true, evenDirty = true;
@@ -190,7 +285,7 @@ extern "C" __global__ void allswap(
       while (oddDirty || evenDirty) {
         if (phases >= maxIterations) { status = STATUS_ITERATION_LIMIT; break; }
         phases++;
-        int* swapFlag = flags + (phaseCount & 1);
+        int* swapFlag = w.flags + (phaseCount & 1);
         const int first = parity == 1 ? 1 : 2;
         const int pairs = first < m ? (m - first + 1) / 2 : 0;
         // dots of pair p (k = first + 2p): 0 <b_k, b*_{k-1}>, 1 ||b*_{k-1}||^2, 2 ||b*_k||^2
@@ -202,7 +297,7 @@ extern "C" __global__ void allswap(
           part[e] = dot_partial(c, a, n, q);
         }
         __syncthreads();
-        if (tid == 0) flags[(phaseCount + 1) & 1] = 0;  // the next phase's word, last read a phase ago
+        if (tid == 0) w.flags[(phaseCount + 1) & 1] = 0;  // the next phase's word, last read a phase ago
         // per pair: SimpleSizeReduce of mu_{k,k-1}, Lovasz test, SimpleSwap's coefficients
         for (int pr = tid; pr < pairs; pr += nt) {
           const double d0 = combine4(part + 12 * pr), r1 = combine4(part + 12 * pr + 4), rk = combine4(part + 12 * pr + 8);
@@ -212,30 +307,29 @@ extern "C" __global__ void allswap(
             X = round_half_up(mu);
             mu = (double)(real)(mu - X);
             myReductions++;
-            changed = 1;
           }
           const int swap = rk < (delta - mu * mu) * r1;
-          dX[pr] = X;
-          dSwap[pr] = swap;
+          w.dX[pr] = X;
+          w.dSwap[pr] = swap;
           if (swap) {
             const double r1New = rk + mu * mu * r1;
-            dMu[pr] = mu;
-            dMuNew[pr] = (mu * r1) / r1New;
-            dC[pr] = rk / r1New;
+            w.dMu[pr] = mu;
+            w.dMuNew[pr] = (mu * r1) / r1New;
+            w.dC[pr] = rk / r1New;
             mySwaps++;
-            changed = 1;
             atomicOr(swapFlag, 1);
           }
         }
         __syncthreads();
         // every element of the pairs' columns: size reduction, then the swap of B and Z and the
-        // new GS vectors
+        // new GS vectors; the largest new |Z| entry feeds the growth watch
         const int perPair = n + m;
+        unsigned long long zPeakMine = 0ull;
         for (int e = tid; e < pairs * perPair; e += nt) {
           const int pr = e / perPair, t = e - pr * perPair;
           const int k = first + 2 * pr;
-          const double X = dX[pr];
-          const int swap = dSwap[pr];
+          const double X = w.dX[pr];
+          const int swap = w.dSwap[pr];
           if (t < n) {
             real* bk = B + (size_t)k * n;
             real* bk1 = B + (size_t)(k - 1) * n;
@@ -247,8 +341,8 @@ extern "C" __global__ void allswap(
               real* sk = Bs + (size_t)k * n;
               real* sk1 = Bs + (size_t)(k - 1) * n;
               const double x = (double)sk1[t], y = (double)sk[t];
-              sk1[t] = (real)(y + dMu[pr] * x);
-              sk[t] = (real)(dC[pr] * x - dMuNew[pr] * y);
+              sk1[t] = (real)(y + w.dMu[pr] * x);
+              sk[t] = (real)(w.dC[pr] * x - w.dMuNew[pr] * y);
             } else {
               bk[t] = vk;
             }
@@ -259,62 +353,36 @@ extern "C" __global__ void allswap(
             double vk = zk[u];
             if (X != 0) {
               vk = vk - X * zk1[u];
-              if (fabs(vk) >= EXACT_INTEGER_LIMIT) atomicOr(&flags[2], 1);
+              const unsigned long long b = (unsigned long long)__double_as_longlong(fabs(vk));
+              if (b > zPeakMine) zPeakMine = b;
+              if (fabs(vk) >= EXACT_INTEGER_LIMIT) atomicOr(&w.flags[2], 1);
             }
             if (swap) { zk[u] = zk1[u]; zk1[u] = vk; } else zk[u] = vk;
           }
         }
+        if (zPeakMine) atomicMax(&w.zstat[0], zPeakMine);
         __syncthreads();
         const bool swapped = *swapFlag != 0;
-        if (flags[2]) { status = STATUS_TRANSFORM_OVERFLOW; break; }
+        if (w.flags[2]) { status = STATUS_TRANSFORM_OVERFLOW; break; }
         phaseCount++;
         if (parity == 1) oddDirty = swapped; else evenDirty = swapped;
         parity = parity == 1 ? 0 : 1;
+        // growth watch: step 3 now, then a fresh Gram-Schmidt
+        if (__longlong_as_double((long long)w.zstat[0]) > zLimit) {
+          status = reduce_all(w, bound, &myReductions);
+          if (status != STATUS_OK) break;
+          zLimit = growth * z_max_abs(w);
+          status = gram_schmidt(w, f32, &detail);
+          if (status != STATUS_OK) break;
+        }
       }
       if (status != STATUS_OK) break;
 
-      // 3. r_j = ||b*_j||^2, snapshot of B and Z, then every column k against j = k-1 .. 0
-      for (int e = tid; e < 4 * m; e += nt) part[e] = dot_partial(Bs + (size_t)(e >> 2) * n, Bs + (size_t)(e >> 2) * n, n, e & 3);
-      for (int e = tid; e < n * m; e += nt) Bold[e] = B[e];
-      for (int e = tid; e < m * m; e += nt) Zold[e] = Zw[e];
-      __syncthreads();
-      for (int j = tid; j < m; j += nt) r[j] = (real)combine4(part + 4 * j);
-      __syncthreads();
-      for (int step = 0; step < m - 1; step++) {
-        // column k (1 <= k < m) works on j = k - 1 - step while that is >= 0: columns k > step
-        const int active = m - 1 - step;  // columns k = step + 1 .. m - 1
-        for (int e = tid; e < 4 * active; e += nt) {
-          const int k = step + 1 + (e >> 2), j = k - 1 - step;
-          part[e] = dot_partial(B + (size_t)k * n, Bs + (size_t)j * n, n, e & 3);
-        }
-        __syncthreads();
-        for (int a = tid; a < active; a += nt) {
-          const int k = step + 1 + a, j = k - 1 - step;
-          const double mu = combine4(part + 4 * a) / (double)r[j];
-          double X = 0;
-          if (fabs(mu) > bound) { X = round_half_up(mu); myReductions++; changed = 1; }
-          dX[a] = X;
-        }
-        __syncthreads();
-        for (int e = tid; e < active * (n + m); e += nt) {
-          const int a = e / (n + m), t = e - a * (n + m);
-          const double X = dX[a];
-          if (X == 0) continue;
-          const int k = step + 1 + a, j = k - 1 - step;
-          if (t < n) {
-            B[(size_t)k * n + t] = (real)((double)B[(size_t)k * n + t] - X * (double)Bold[(size_t)j * n + t]);
-          } else {
-            const int u = t - n;
-            const double v = Zw[(size_t)k * m + u] - X * Zold[(size_t)j * m + u];
-            Zw[(size_t)k * m + u] = v;
-            if (fabs(v) >= EXACT_INTEGER_LIMIT) atomicOr(&flags[2], 1);
-          }
-        }
-        __syncthreads();
-        if (flags[2]) { status = STATUS_TRANSFORM_OVERFLOW; break; }
-      }
+      // 3. the delayed GS-coefficient update and size reduction of everything
+      status = reduce_all(w, bound, &myReductions);
       if (status != STATUS_OK) break;
-      if (!__syncthreads_or(changed)) break;
+      z_max_abs(w);  // (the reference's zLimit after step 3: unused before the next round's reset)
+      if (!__syncthreads_or(myReductions != reductionsBefore || mySwaps != swapsBefore)) break;
     }
   }
 

@@ -11,8 +11,8 @@
 //              r_k = round(G(pi,pj) / G(pi,pi)), vetoed
 //              (r_k = 0, overflow) when Z(:,pj) - r_k Z(:,pi) would leave the exact integers;
 //              E[pj] = max(E[pj], r_k^2 E[pi])
-//     phase b: G(:,pj) -= r_k G(:,pi), Z(:,pj) -= r_k Z(:,pi)     (every (pair, element) update
-//     phase c: G(pj,:) -= r_k G(pi,:)                              on a thread of its own)
+//     phase b: G(:,pj) -= r_k G(:,pi), Z(:,pj) -= r_k Z(:,pi)     (a group of up to 32 lanes
+//     phase c: G(pj,:) -= r_k G(pi,:)                              per pair, lanes along the vector)
 //     phase d: drift if G(pj,pj) <= E[pj] * driftRatio; if G(pi,pi) > G(pj,pj) swap perm[i],
 //              perm[j] (the paper's permutation array: swaps move indices, not data)
 //   with a barrier after each phase; a round with drift or overflow ends the sweep. Within a
@@ -143,9 +143,13 @@ extern "C" __global__ void jacobi_parallel(
   const int players = m + (m & 1);
   const int half = players / 2;
   const int rounds = players - 1;
+  // lanes per pair in the update phases: a power of two up to a warp, no more than m needs
+  int width = 1;
+  while (width < 32 && width < m && 2 * width <= nt) width <<= 1;
+  const int groups = nt / width, grp = tid / width, lane = tid - grp * width;
 
-  // shared layout: [G][Z][E (m doubles)][zbound (m doubles)][mult (half reals)][perm (m)]
-  //                [li (half)][lj (half)][flags (2)][decision (1)]
+  // shared layout (jacobiParallelPlan in cuda.ts sizes it): [G][Z][E (m doubles)]
+  //   [zbound (m doubles)][mult (half reals)][perm (m)][li (half)][lj (half)][flags (2)][decision (1)]
   unsigned char* p = smem;
   real* G;
   if (gInShared) { G = (real*)p; p += ((size_t)m * ldg * sizeof(real) + 15) & ~(size_t)15; }
@@ -251,24 +255,30 @@ extern "C" __global__ void jacobi_parallel(
           mult[k] = rk;
         }
         __syncthreads();
-        // phase b: column updates of G and Z
+        // phase b: column updates of G and Z; a group of g lanes per pair (pairs without a
+        // reduction cost their group one test)
         if (tid == 0) flags[(roundCount + 1) & 1] = 0;  // next round's word; last read a round ago
-        for (int e = tid; e < half * m; e += nt) {
-          const int k = e / m, t = e - k * m;
-          const real rk = mult[k];
-          if (rk == 0) continue;
-          const int pi = perm[li[k]], pj = perm[lj[k]];
-          G[t + pj * ldg] = G[t + pj * ldg] - rk * G[t + pi * ldg];
-          Z[t + pj * m] = Z[t + pj * m] - (double)rk * Z[t + pi * m];
+        if (grp < groups) {
+          for (int k = grp; k < half; k += groups) {
+            const real rk = mult[k];
+            if (rk == 0) continue;
+            const int pi = perm[li[k]], pj = perm[lj[k]];
+            const double rz = (double)rk;
+            for (int t = lane; t < m; t += width) {
+              G[t + pj * ldg] = G[t + pj * ldg] - rk * G[t + pi * ldg];
+              Z[t + pj * m] = Z[t + pj * m] - rz * Z[t + pi * m];
+            }
+          }
         }
         __syncthreads();
         // phase c: row updates of G
-        for (int e = tid; e < half * m; e += nt) {
-          const int k = e / m, c = e - k * m;
-          const real rk = mult[k];
-          if (rk == 0) continue;
-          const int pi = perm[li[k]], pj = perm[lj[k]];
-          G[pj + c * ldg] = G[pj + c * ldg] - rk * G[pi + c * ldg];
+        if (grp < groups) {
+          for (int k = grp; k < half; k += groups) {
+            const real rk = mult[k];
+            if (rk == 0) continue;
+            const int pi = perm[li[k]], pj = perm[lj[k]];
+            for (int c = lane; c < m; c += width) G[pj + c * ldg] = G[pj + c * ldg] - rk * G[pi + c * ldg];
+          }
         }
         __syncthreads();
         // phase d: drift test of the updated norms, then swaps through the permutation array

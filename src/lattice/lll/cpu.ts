@@ -9,17 +9,22 @@
  *  - Swap and step back, repeated: when b_k fails the Lovasz test it is swapped down while the
  *    test keeps failing. Stepping back to k - 1 after a swap would find the new b_{k-1} (the old
  *    b_k) already size-reduced, so the test there only needs the projected norms
- *    S_i = ||pi_i(b_k)||^2 of b_k, known from its row: the whole descent costs O(k) (fplll does
- *    the same with move_row).
+ *    S_i = ||pi_i(b_k)||^2 of b_k, known from its row: the whole descent costs O(k) plus moving
+ *    the columns (fplll does the same with move_row).
  *  - Rows are kept between visits with the number of their leading coefficients that are still
  *    valid (fplll's gso_valid_cols): a row is only recomputed from the first column that changed.
- *  - G is updated along with each column operation (O(m) instead of n dot products) and swaps
- *    only permute it (an index array, slot[], maps positions to G's rows). Each update is checked
- *    for cancellation: when ||b_k||^2 falls far below its value at the last exact computation, the
- *    row of G is recomputed from dot products; when it falls by a large factor within one
- *    reduction (or a multiplier is huge), the row is recomputed and b_k reduced again (fplll's
- *    Babai loop, bounded).
- *  - After the loop ends, a pass from k = 1 on a freshly computed G (of B = B_in Z recomputed, for
+ *  - Swaps only permute G (an index array, slot[], maps positions to G's rows). While B is integral
+ *    with every value below 2^53, G is exact: computed in full once and updated along with each
+ *    column operation (O(m) per operation). Otherwise it is computed lazily from dot products, as
+ *    fplll does: an entry marked unknown (NaN) is computed when first read, and b_k's row and
+ *    column are marked unknown after b_k was reduced. (An incremental update of a float G is not
+ *    an option: its rounding errors accumulate and, squared by the Cholesky-style recurrence,
+ *    ruined scrambled bases in testing.)
+ *  - Babai's loop: after a sweep that reduced b_k, the row is recomputed and b_k swept again until
+ *    a sweep changes nothing (bounded).
+ *  - The Lovasz test uses the projected norms computed from the top (||b_k||^2 minus the
+ *    projections), accurate where the descent needs them.
+ *  - After the loop ends, a pass from k = 1 on a fresh G (of B = B_in Z recomputed, for
  *    non-integral input, so that what is verified is the output itself) re-verifies every condition;
  *    any violation is repaired by the same loop, until a pass changes nothing (bounded). So the
  *    result satisfies |mu_ij| <= eta and Lovasz on a fresh floating-point Gram-Schmidt.
@@ -28,42 +33,23 @@
  */
 import type { RealArray } from '../../core/matrix.js';
 import { allocLike } from '../../core/matrix.js';
+import { LatticeMimoError } from '../../core/errors.js';
 import type { AlgoParams, BasisStats, CpuReducer } from '../types.js';
 import { isIntegral } from '../check.js';
-import { basisFromTransform, breakdown, checkReducerInput, keepInput, dotCols, EXACT_INTEGER_LIMIT, gramInto, iterationLimit, newStats, reductionBound, subMulCol, subMulColExact } from './gso.js';
+import { basisFromTransform, breakdown, checkReducerInput, columnMax, dotCols, EXACT_INTEGER_LIMIT, gramInto, iterationLimit, keepInput, newStats, reductionBound, subMulCol, subMulColBigInt, subMulColExact } from './gso.js';
 
 /** sum_{i<len} a[ao+i] * b[bo+i] (the same four partial sums as dotCols). */
 const dotRows = dotCols;
 
 /** Passes over the whole basis on a fresh Gram matrix before giving up (the caller's check judges). */
 const MAX_PASSES = 8;
-/** Bound on the Babai loop at one position. */
+/** Bound on the Babai loop at one position (each round shrinks the coefficients by a large factor). */
 const MAX_BABAI = 64;
-
-/**
- * When to distrust values computed in floating point, per working precision. A row of mu computed
- * from G carries an absolute error of about u ||b_k|| ||b_j|| / r_j (u the unit roundoff) and r_k a
- * relative one of about u ||b_k||^2 / r_k; size reduction shrinks ||b_k||, so recomputing the row
- * after it shrinks these errors (fplll's Babai loop recomputes always; we do when they matter).
- */
-interface Tolerances {
-  readonly unitRoundoff: number;
-  /** Recompute the row when the estimated error of a coefficient exceeds this. */
-  readonly maxMuError: number;
-  /** ||b_k||^2 fell below this fraction of its last exact value: recompute its row of G. */
-  readonly refreshDrop: number;
-  /** A multiplier this large leaves the updated mu row inexact: recompute the row. */
-  readonly bigMultiplier: number;
-}
-const TOL64: Tolerances = { unitRoundoff: 2 ** -53, maxMuError: 2 ** -30, refreshDrop: 2 ** -20, bigMultiplier: 2 ** 20 };
-const TOL32: Tolerances = { unitRoundoff: 2 ** -24, maxMuError: 2 ** -12, refreshDrop: 2 ** -6, bigMultiplier: 2 ** 6 };
 
 class SchnorrEuchner {
   /** Gram matrix, m x m symmetric, indexed by slot: <b_i, b_j> = G[slot[i] * m + slot[j]]. */
   private readonly G: RealArray;
   private readonly slot: Int32Array;
-  /** ||b||^2 of each slot when its row of G was last computed from dot products. */
-  private readonly gExact: Float64Array;
   /** mu_{k,j} at k*m + j (row-major by position). */
   private readonly mu: RealArray;
   /** r_{k,j} = <b_k, b*_j> at k*m + j, and r_k = ||b*_k||^2 at k*m + k. */
@@ -74,18 +60,25 @@ class SchnorrEuchner {
   private readonly rowR: RealArray;
   private readonly colB: RealArray;
   private readonly colZ: Float64Array;
+  /** Projected norms of b_k for the Lovasz test (lovasz()). */
+  private readonly S: Float64Array;
   /**
-   * True while G is exactly B^T B: B integral and every value met below 2^53. Partial sums of a
-   * dot product are bounded by ||b_i|| ||b_j|| <= normBound and an update of G by
-   * |X| * normBound, so both stay exact integers in float64 while those bounds are below 2^53.
+   * True while G is exactly B^T B: B integral and every value met below 2^53. By Cauchy-Schwarz,
+   * every entry of G, every partial sum of a dot product and every entry of B is bounded through
+   * the norms: while b_k is reduced, ||b_k|| <= sqrt(oldNorm) + sum |X| ||b_j|| =: S, so the
+   * entries of its row of G stay below S sqrt(normBound); below 2^53 they are exact integers.
    */
   private integerGram = false;
   /** An upper bound on every ||b_k||^2 since G was last computed from the basis. */
   private normBound = 0;
+  /**
+   * Upper bounds on max |Z_ij| of each column (by position), so that the exactness of Z is checked
+   * in O(1) per column operation; a column is rescanned only when its bound nears 2^53.
+   */
+  private readonly zBound: Float64Array;
   /** Highest position whose row was ever computed (rows above it hold nothing valid). */
   private kMax = 0;
   private readonly bound: number;
-  private readonly tol: Tolerances;
   /** The input when it is not integral: verification passes start from B = B_in Z. */
   private readonly input: RealArray | null;
 
@@ -96,7 +89,6 @@ class SchnorrEuchner {
   ) {
     this.G = allocLike(B, m * m);
     this.slot = new Int32Array(m);
-    this.gExact = new Float64Array(m);
     this.mu = allocLike(B, m * m);
     this.R = allocLike(B, m * m);
     this.valid = new Int32Array(m);
@@ -104,8 +96,9 @@ class SchnorrEuchner {
     this.rowR = allocLike(B, m);
     this.colB = allocLike(B, n);
     this.colZ = new Float64Array(m);
+    this.S = new Float64Array(m + 1);
+    this.zBound = new Float64Array(m).fill(1);
     this.bound = reductionBound(p.eta, B);
-    this.tol = B instanceof Float32Array ? TOL32 : TOL64;
     this.input = keepInput(B);
   }
 
@@ -116,15 +109,23 @@ class SchnorrEuchner {
     }
   }
 
-  /** One run of the main loop from k = 1 on a freshly computed G. True when anything changed. */
+  /**
+   * One run of the main loop from k = 1 on a fresh G (all of it for an exact integer G, else
+   * computed lazily: each position's row when it is first visited). True when anything changed.
+   */
   private pass(first: boolean): boolean {
     const { m, stats, p, R, valid } = this;
-    // an exact integer G needs no recomputation: the pass then re-verifies every row from it
-    if (!first && this.input) basisFromTransform(this.input, this.Z, this.n, m, this.B);
-    if (first || !this.integerGram) this.exactGram();
     valid.fill(0);
     this.kMax = 0;
-    R[0] = this.G[this.slot[0]! * m + this.slot[0]!]!;
+    if (first) this.startGram();
+    else if (!this.integerGram) {
+      // a float G is recomputed (lazily), on the basis re-anchored on the input
+      if (this.input) basisFromTransform(this.input, this.Z, this.n, m, this.B);
+      for (let i = 0; i < m; i++) this.slot[i] = i;
+      this.G.fill(NaN);
+    }
+    // an exact integer G is kept: the pass then re-verifies every row from it
+    R[0] = this.gram(0, 0);
     if (!(R[0]! > 0)) throw breakdown(this.B, 0, true);
     const before = stats.swaps + stats.sizeReductions;
     let k = 1;
@@ -138,30 +139,45 @@ class SchnorrEuchner {
     return stats.swaps + stats.sizeReductions !== before;
   }
 
-  /** G = B^T B from dot products; slots back to the identity. */
-  private exactGram(): void {
-    const { B, G, n, m, slot, gExact } = this;
-    gramInto(B, n, m, G);
+  /**
+   * G at the start: exactly B^T B in full when B is integral with every ||b_j||^2 below 2^53
+   * (then dot products and all later updates are exact integers), else nothing yet (computed
+   * lazily, see gram()). Slots back to the identity.
+   */
+  private startGram(): void {
+    const { B, G, n, m, slot } = this;
     let maxNorm = 0;
     for (let i = 0; i < m; i++) {
       slot[i] = i;
-      gExact[i] = G[i * m + i]!;
-      if (gExact[i]! > maxNorm) maxNorm = gExact[i]!;
+      maxNorm = Math.max(maxNorm, dotCols(B, i * n, B, i * n, n));
     }
     this.normBound = maxNorm;
     this.integerGram = B instanceof Float64Array && maxNorm < EXACT_INTEGER_LIMIT && isIntegral(B);
+    if (this.integerGram) gramInto(B, n, m, G);
+    else G.fill(NaN);
   }
 
-  /** Row of G for the vector at position k, from dot products. */
-  private exactGramRow(k: number): void {
-    const { B, G, n, m, slot } = this;
-    const s = slot[k]!;
-    for (let i = 0; i < m; i++) {
-      const d = dotCols(B, k * n, B, i * n, n);
-      G[s * m + slot[i]!] = d;
-      G[slot[i]! * m + s] = d;
-    }
-    this.gExact[s] = G[s * m + s]!;
+  /**
+   * <b_i, b_j> from G; an entry marked unknown (NaN, a float G only) is computed from the basis
+   * first (fplll's lazy Gram matrix: after b_k changes its row and column are only marked).
+   */
+  private gram(i: number, j: number): number {
+    const { G, m, slot } = this;
+    const a = slot[i]! * m + slot[j]!;
+    const g = G[a]!;
+    if (g === g) return g;
+    const d = dotCols(this.B, i * this.n, this.B, j * this.n, this.n);
+    G[a] = d;
+    G[slot[j]! * m + slot[i]!] = d;
+    return G[a]!;
+  }
+
+  /** Marks the row and column of b_k's slot in G unknown (a float G after b_k changed). */
+  private forgetGramRow(k: number): void {
+    const { G, m } = this;
+    const s = this.slot[k]!;
+    G.fill(NaN, s * m, s * m + m);
+    for (let t = 0; t < m; t++) G[t * m + s] = NaN;
   }
 
   /** Completes row k of mu and R from its first invalid column, and r_k. Rows below k are complete. */
@@ -171,81 +187,106 @@ class SchnorrEuchner {
     const gk = slot[k]! * m;
     for (let j = this.valid[k]!; j < k; j++) {
       const jo = j * m;
-      R[ko + j] = G[gk + slot[j]!]! - dotRows(mu, jo, R, ko, j);
+      let g = G[gk + slot[j]!]!;
+      if (g !== g) g = this.gram(k, j);
+      R[ko + j] = g - dotRows(mu, jo, R, ko, j);
       mu[ko + j] = R[ko + j]! / R[jo + j]!;
     }
     this.valid[k] = k;
-    R[ko + k] = G[gk + slot[k]!]! - dotRows(mu, ko, R, ko, k);
-  }
-
-  /** Babai's nearest plane for b_k against b_{k-1}..b_0, repeated while the row may be inexact. */
-  private sizeReduce(k: number): void {
-    const { B, Z, G, mu, R, n, m, slot, bound, tol, stats } = this;
-    const ko = k * m;
-    const sk = slot[k]!;
-    const gk = sk * m;
-    for (let round = 0; ; round++) {
-      this.computeRow(k);
-      if (!(R[ko + k]! > 0)) this.recoverRow(k);
-      if (round >= MAX_BABAI) return;
-      const oldNorm = G[gk + sk]!; // exact or updated: the sweep below overwrites it
-      let maxX = 0;
-      for (let j = k - 1; j >= 0; j--) {
-        const x = mu[ko + j]!;
-        if (!(Math.abs(x) > bound)) continue;
-        const X = Math.round(x);
-        mu[ko + j] = x - X;
-        const jo = j * m;
-        for (let i = 0; i < j; i++) mu[ko + i] = mu[ko + i]! - X * mu[jo + i]!;
-        subMulCol(B, k * n, j * n, X, n);
-        subMulColExact(Z, k * m, j * m, X, m);
-        // row k of G follows b_k (its diagonal entry is recomputed below)
-        const gj = slot[j]! * m;
-        for (let t = 0; t < m; t++) G[gk + t] = G[gk + t]! - X * G[gj + t]!;
-        const ax = Math.abs(X);
-        if (ax > maxX) maxX = ax;
-        if (ax * this.normBound >= EXACT_INTEGER_LIMIT) this.integerGram = false;
-        stats.sizeReductions++;
-      }
-      if (maxX === 0) return;
-      const norm = dotCols(B, k * n, B, k * n, n);
-      G[gk + sk] = norm;
-      if (norm > this.normBound) {
-        this.normBound = norm;
-        if (norm >= EXACT_INTEGER_LIMIT) this.integerGram = false;
-      }
-      for (let t = 0; t < m; t++) G[t * m + sk] = G[gk + t]!;
-      // b_k changed: every later row loses its coefficients from column k on
-      const valid = this.valid;
-      for (let i = k + 1; i <= this.kMax; i++) if (valid[i]! > k) valid[i] = k;
-      for (let j = 0; j < k; j++) R[ko + j] = mu[ko + j]! * R[j * m + j]!;
-      let again = maxX > tol.bigMultiplier || this.rowMayBeInexact(k, oldNorm);
-      if (norm < this.gExact[sk]! * tol.refreshDrop) {
-        this.exactGramRow(k);
-        again = true;
-      }
-      if (!again) return;
-      this.valid[k] = 0;
-    }
+    R[ko + k] = this.gram(k, k) - dotRows(mu, ko, R, ko, k);
   }
 
   /**
-   * Whether the row of b_k, computed while ||b_k||^2 was oldNorm, may be off by more than
-   * tol.maxMuError in a coefficient or relatively in r_k (error estimates in the Tolerances note).
+   * Babai's nearest plane for b_k against b_{k-1}..b_0, repeated until a sweep on a freshly
+   * computed row changes nothing (fplll's Babai loop): the updated coefficients of one sweep are
+   * only approximate (mu_{k,i} -= X mu_{j,i} carries the errors of row j, times X), and deciding on
+   * them alone let vectors grow without bound on q-ary bases in testing.
    */
-  private rowMayBeInexact(k: number, oldNorm: number): boolean {
-    const { G, R, m, slot, tol } = this;
-    const u2 = tol.unitRoundoff * tol.unitRoundoff;
-    const limit = tol.maxMuError * tol.maxMuError;
-    const rk = R[k * m + k]!;
-    if (u2 * oldNorm * oldNorm > limit * rk * rk) return true;
-    let worst = 0; // max_j ||b_j||^2 / r_j^2
-    for (let j = 0; j < k; j++) {
-      const rj = R[j * m + j]!;
-      const v = G[slot[j]! * (m + 1)]! / (rj * rj);
-      if (v > worst) worst = v;
+  private sizeReduce(k: number): void {
+    const { G, R, m, slot } = this;
+    const gd = slot[k]! * (m + 1); // ||b_k||^2 in G
+    for (let round = 0; round < MAX_BABAI; round++) {
+      this.computeRow(k);
+      if (!(R[k * m + k]! > 0)) this.recoverRow(k);
+      if (this.sweep(k, G[gd]!) === 0) return;
+      this.afterSweep(k);
+      this.valid[k] = 0;
     }
-    return u2 * oldNorm * worst > limit;
+    throw new LatticeMimoError('PRECISION_FAILURE', `lll: size reduction of vector ${k} did not settle within ${MAX_BABAI} rounds (floating-point breakdown)`, { vector: k });
+  }
+
+  /**
+   * One Babai sweep: for j = k-1 .. 0, b_k -= round(mu_{k,j}) b_j where |mu_{k,j}| > eta, with the
+   * row of mu updated approximately (mu_{k,i} -= X mu_{j,i}) and, while it is exact, the row of G.
+   * Returns the largest |X| (0: nothing to do).
+   */
+  private sweep(k: number, oldNorm: number): number {
+    const { B, G, mu, n, m, slot, bound, stats } = this;
+    const ko = k * m;
+    const gk = slot[k]! * m;
+    let maxX = 0;
+    let normK = Math.sqrt(oldNorm); // bound on ||b_k|| along the sweep
+    for (let j = k - 1; j >= 0; j--) {
+      const x = mu[ko + j]!;
+      if (!(Math.abs(x) > bound)) continue;
+      const X = Math.round(x);
+      mu[ko + j] = x - X;
+      const jo = j * m;
+      for (let i = 0; i < j; i++) mu[ko + i] = mu[ko + i]! - X * mu[jo + i]!;
+      const ax = Math.abs(X);
+      if (ax > maxX) maxX = ax;
+      subMulCol(B, k * n, j * n, X, n);
+      this.transformOp(k, j, X);
+      if (this.integerGram) {
+        const gj = slot[j]! * m;
+        normK += ax * Math.sqrt(G[gj + slot[j]!]!);
+        if (normK * Math.sqrt(this.normBound) >= EXACT_INTEGER_LIMIT) this.integerGram = false;
+        // row k of G follows b_k exactly (its diagonal entry is recomputed after the sweep)
+        else for (let t = 0; t < m; t++) G[gk + t] = G[gk + t]! - X * G[gj + t]!;
+      }
+      stats.sizeReductions++;
+    }
+    return maxX;
+  }
+
+  /** After a sweep that changed b_k: its row of G (exact update or dot products), the later rows' validity. */
+  private afterSweep(k: number): void {
+    const { B, G, n, m, slot, valid } = this;
+    const sk = slot[k]!;
+    const norm = dotCols(B, k * n, B, k * n, n);
+    if (norm > this.normBound) {
+      this.normBound = norm;
+      if (norm >= EXACT_INTEGER_LIMIT) this.integerGram = false;
+    }
+    if (this.integerGram) {
+      G[sk * m + sk] = norm;
+      for (let t = 0; t < m; t++) G[t * m + sk] = G[sk * m + t]!;
+    } else {
+      this.forgetGramRow(k);
+      G[sk * m + sk] = norm;
+    }
+    // b_k changed: every later row loses its coefficients from column k on
+    for (let i = k + 1; i <= this.kMax; i++) if (valid[i]! > k) valid[i] = k;
+  }
+
+  /**
+   * Z[:, k] -= X Z[:, j], kept exact: with the column bounds below 2^53 every product and sum is an
+   * exact integer; near 2^53 column j is rescanned, products past 2^53 are formed in BigInt, and
+   * UnsupportedError is thrown if an entry of the result would pass 2^53.
+   */
+  private transformOp(k: number, j: number, X: number): void {
+    const { Z, m, zBound } = this;
+    const ax = Math.abs(X);
+    const next = zBound[k]! + ax * zBound[j]!;
+    if (next < EXACT_INTEGER_LIMIT) {
+      subMulCol(Z, k * m, j * m, X, m);
+      zBound[k] = next;
+      return;
+    }
+    zBound[j] = columnMax(Z, j * m, m);
+    zBound[k] = ax * zBound[j]! < EXACT_INTEGER_LIMIT
+      ? subMulColExact(Z, k * m, j * m, X, m)
+      : subMulColBigInt(Z, k * m, j * m, X, m);
   }
 
   /**
@@ -255,31 +296,41 @@ class SchnorrEuchner {
    * exactly zero vector is an error (the input was dependent).
    */
   private recoverRow(k: number): void {
-    this.exactGramRow(k);
-    const s = this.slot[k]!;
-    if (this.G[s * this.m + s] === 0) throw breakdown(this.B, k, true);
+    const { B, G, n, m, slot } = this;
+    for (let i = 0; i < m; i++) {
+      const d = dotCols(B, k * n, B, i * n, n);
+      G[slot[k]! * m + slot[i]!] = d;
+      G[slot[i]! * m + slot[k]!] = d;
+    }
+    if (G[slot[k]! * (m + 1)] === 0) throw breakdown(B, k, true);
     this.valid[k] = 0;
     this.computeRow(k);
   }
 
   /**
    * Lovasz test at k; on failure b_k moves down to the first position i where it holds (a run of
-   * swaps with step back). Returns the next position to visit.
+   * swaps with step back). The test at position i needs S_{i-1} = ||pi_{i-1}(b_k)||^2 (the norm of
+   * b_k projected orthogonally to b_0..b_{i-2}), computed from the top as fplll does:
+   * S_0 = ||b_k||^2, S_i = S_{i-1} - mu_{k,i-1} r_{k,i-1}, so that the values used deep down are
+   * the accurate ones. Returns the next position to visit.
    */
   private lovasz(k: number): number {
-    const { mu, R, m, p } = this;
+    const { G, mu, R, m, p, slot, S } = this;
     const delta = p.delta;
     const ko = k * m;
-    let S = R[ko + k]!;
-    let i = k;
-    while (i > 0) {
-      const next = S + mu[ko + i - 1]! * R[ko + i - 1]!;
-      if (delta * R[(i - 1) * m + i - 1]! <= next) break;
-      S = next;
-      i--;
+    let s = this.gram(k, k);
+    S[0] = s;
+    for (let i = 1; i <= k; i++) {
+      s -= mu[ko + i - 1]! * R[ko + i - 1]!;
+      S[i] = s;
     }
-    if (i === k) return k + 1;
-    this.insert(k, i, S);
+    R[ko + k] = S[k]!;
+    if (delta * R[(k - 1) * m + k - 1]! <= S[k - 1]!) return k + 1;
+    let i = k - 1;
+    while (i > 0 && delta * R[(i - 1) * m + i - 1]! > S[i - 1]!) i--;
+    // with |mu_{k,i}| <= eta < sqrt(delta), S_i >= (delta - eta^2) r_i > 0 unless b_k is (numerically) dependent
+    if (!(S[i]! > 0)) throw breakdown(this.B, k, false);
+    this.insert(k, i, S[i]!);
     this.stats.swaps += k - i;
     return i + 1;
   }
@@ -302,8 +353,10 @@ class SchnorrEuchner {
     valid[i] = i;
     for (let t = k + 1; t <= this.kMax; t++) if (valid[t]! > i) valid[t] = i;
     const s = slot[k]!;
-    for (let t = k; t > i; t--) slot[t] = slot[t - 1]!;
+    const zb = this.zBound[k]!;
+    for (let t = k; t > i; t--) { slot[t] = slot[t - 1]!; this.zBound[t] = this.zBound[t - 1]!; }
     slot[i] = s;
+    this.zBound[i] = zb;
     colB.set(B.subarray(k * n, k * n + n));
     B.copyWithin((i + 1) * n, i * n, k * n);
     B.set(colB, i * n);
