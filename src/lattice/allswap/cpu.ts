@@ -20,8 +20,8 @@
  *
  * iterations counts phases (over all rounds) and is bounded by p.maxIterations.
  */
-import { allocLike } from '../../core/matrix.js';
-import type { CpuReducer } from '../types.js';
+import { allocLike, type RealArray } from '../../core/matrix.js';
+import type { AlgoParams, BasisStats, CpuReducer } from '../types.js';
 import { basisFromTransform, checkReducerInput, gramSchmidtInto, keepInput, maxAbs, newStats, normsInto, reductionBound, sizeReduceFromBstar } from '../lll/gso.js';
 import { growthFactor, runPhases, type PairState } from './phases.js';
 
@@ -31,31 +31,39 @@ export const MAX_ROUNDS = 8;
 export const allswapCpu: CpuReducer = (B, Z, n, m, p) => {
   checkReducerInput(B, Z, n, m, p, 'allswap');
   const stats = newStats();
-  if (m < 2) return stats;
+  if (m >= 2) allSwapRounds(B, Z, n, m, p, stats, keepInput(B), 'allswap');
+  return stats;
+};
+
+/**
+ * The rounds of CR-AS-LLL on B (with Z) until one changes nothing, at most MAX_ROUNDS. `input` is
+ * the caller's original basis when it is not integral (rounds after the first start from
+ * B = input Z), else null. Adds to stats (iterations: phases). Also used by lllCpu to verify and
+ * polish its result on a modified Gram-Schmidt when its own Gram-based one may be inexact.
+ */
+export function allSwapRounds(B: RealArray, Z: Float64Array, n: number, m: number, p: AlgoParams, stats: BasisStats, input: RealArray | null, name: string): void {
   const s: PairState = {
     B, Z, n, m, Bs: allocLike(B, n * m), sup: allocLike(B, m), delta: p.delta, bound: reductionBound(p.eta, B), zPeak: 0, zLimit: 0,
   };
   const r = allocLike(B, m);
-  const Bin = keepInput(B);
-  for (let round = 0; round < MAX_ROUNDS; round++) {
-    const before = stats.swaps + stats.sizeReductions;
-    if (round > 0 && Bin) basisFromTransform(Bin, Z, n, m, B);
-    gramSchmidtInto(B, n, m, s.Bs, r, null);
-    const reduceAll = (): void => {
-      normsInto(s.Bs, n, m, r);
-      stats.sizeReductions += sizeReduceFromBstar(B, s.Bs, r, Z, n, m, 1, m, 0, s.bound);
-      s.zLimit = growthFactor(B) * maxAbs(Z);
-      s.zPeak = 0;
-    };
-    const growthWatch = (): void => {
-      reduceAll();
-      gramSchmidtInto(B, n, m, s.Bs, r, null);
-    };
+  const reduceAll = (): void => {
+    normsInto(s.Bs, n, m, r);
+    stats.sizeReductions += sizeReduceFromBstar(B, s.Bs, r, Z, n, m, 1, m, 0, s.bound);
     s.zLimit = growthFactor(B) * maxAbs(Z);
     s.zPeak = 0;
-    runPhases(s, 0, m, stats, p, true, 'allswap', growthWatch);
+  };
+  const growthWatch = (): void => {
     reduceAll();
-    if (stats.swaps + stats.sizeReductions === before) break;
+    gramSchmidtInto(B, n, m, s.Bs, r, null);
+  };
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const before = stats.swaps + stats.sizeReductions;
+    if (round > 0 && input) basisFromTransform(input, Z, n, m, B);
+    gramSchmidtInto(B, n, m, s.Bs, r, null);
+    s.zLimit = growthFactor(B) * maxAbs(Z);
+    s.zPeak = 0;
+    runPhases(s, 0, m, stats, p, true, name, growthWatch);
+    reduceAll();
+    if (stats.swaps + stats.sizeReductions === before) return;
   }
-  return stats;
-};
+}
