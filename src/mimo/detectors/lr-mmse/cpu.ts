@@ -1,27 +1,7 @@
 /**
- * LR-aided MMSE: LLL on the MMSE-extended shifted and scaled basis, rounding of the MMSE estimate in the reduced domain,
- * back-transformation with Z and quantisation to the constellation (../lr/lattice-aided.ts). LLL
- * (src/lattice/lll/cpu.ts) runs once per channel; hard output only.
+ * LR-aided MMSE: LLL on the MMSE-extended shifted and scaled basis, rounding of the MMSE estimate in the reduced domain;
+ * the shared factory is ../lr/detector.ts).
  */
-import { UnsupportedError } from '../../../core/errors.js';
-import { realModel } from '../../soft/real-model.js';
-import type { CpuDetector, DetectorInstance } from '../detector.js';
-import { detectLr, LrPrepScratch, LrScratch, prepareLr, type LrPrep } from '../lr/lattice-aided.js';
+import { lrDetector } from '../lr/detector.js';
 
-export const detector: CpuDetector<LrPrep> = {
-  name: 'lr-mmse',
-  soft: false,
-  create(setup): DetectorInstance<LrPrep> {
-    const model = realModel(setup.constellation, setup.nr, setup.nt);
-    if (model.rows < model.nd) throw new UnsupportedError(`lr-mmse needs at least as many real receive dimensions (2 nr = ${model.rows}) as real unknowns (${model.nd})`);
-    const scratch = new LrScratch(model);
-    const prepScratch = new LrPrepScratch(model, 'mmse');
-    return {
-      prepare: (H, hOff, noiseVar) => prepareLr(prepScratch, H, hOff, noiseVar),
-      detect(prep, y, yOff, _noiseVar, out, v) {
-        detectLr(prep, 'mmse', y, yOff, scratch, out.symbols, v * model.nt);
-        return 0;
-      },
-    };
-  },
-};
+export const detector = lrDetector('mmse');
