@@ -1,7 +1,6 @@
 /**
- * A small pool of worker threads for batched CPU work. Tasks are independent messages; results come
- * back in task order whatever the scheduling. Errors thrown in a worker come back as the same typed
- * LatticeMimoError (code, message, details), not as a crash.
+ * Worker threads for batched CPU work (lattice batches, simulation chunks). Errors thrown in a
+ * worker come back as the same typed LatticeMimoError (code, message, details), not as a crash.
  */
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
@@ -30,11 +29,89 @@ export function defaultThreads(): number {
   return Math.max(1, availableParallelism());
 }
 
+interface Job<T, R> { id: number; task: T; transfer: ArrayBuffer[]; resolve: (r: R) => void; reject: (e: Error) => void }
 interface Reply<R> { id: number; ok: boolean; result?: R; error?: SerializedError }
 
 /**
- * Runs `tasks` on up to `threads` workers started from `workerUrl`; each worker answers
- * `{id, ok, result | error}` to each `{id, task}` it receives. Resolves with results in task order.
+ * A persistent pool of worker threads started from one module; each worker answers
+ * `{id, ok, result | error}` to each `{id, task}` it receives. Tasks queue until a worker is idle.
+ * Errors thrown in a worker come back as the same typed LatticeMimoError; a worker that dies fails
+ * every task in flight.
+ */
+export class WorkerPool<T, R> {
+  private readonly workers: Worker[] = [];
+  private readonly idle: Worker[] = [];
+  private readonly busy = new Map<Worker, Job<T, R>>();
+  private readonly queue: Job<T, R>[] = [];
+  private nextId = 0;
+  private broken: Error | null = null;
+  private closed = false;
+
+  constructor(workerUrl: URL, size: number) {
+    for (let i = 0; i < size; i++) {
+      const w = new Worker(workerUrl);
+      w.on('message', (msg: Reply<R>) => this.onReply(w, msg));
+      w.on('error', (err) => this.fail(err));
+      w.on('exit', (code) => { if (!this.closed) this.fail(new Error(`worker exited with code ${code}`)); });
+      this.workers.push(w);
+      this.idle.push(w);
+    }
+  }
+
+  /** Runs one task on the next idle worker; `transfer` lists buffers moved (not copied) to it. */
+  run(task: T, transfer: ArrayBuffer[] = []): Promise<R> {
+    if (this.broken) return Promise.reject(this.broken);
+    if (this.closed) return Promise.reject(new Error('worker pool is closed'));
+    return new Promise<R>((resolve, reject) => {
+      this.queue.push({ id: this.nextId++, task, transfer, resolve, reject });
+      this.pump();
+    });
+  }
+
+  /** Tasks waiting for a worker (not yet started). */
+  get queued(): number {
+    return this.queue.length;
+  }
+
+  private pump(): void {
+    while (this.idle.length > 0 && this.queue.length > 0) {
+      const w = this.idle.pop()!;
+      const job = this.queue.shift()!;
+      this.busy.set(w, job);
+      w.postMessage({ id: job.id, task: job.task }, job.transfer);
+    }
+  }
+
+  private onReply(w: Worker, msg: Reply<R>): void {
+    const job = this.busy.get(w);
+    this.busy.delete(w);
+    this.idle.push(w);
+    if (job && job.id === msg.id) {
+      if (msg.ok) job.resolve(msg.result as R);
+      else job.reject(deserializeError(msg.error!));
+    }
+    this.pump();
+  }
+
+  private fail(err: Error): void {
+    if (this.broken) return;
+    this.broken = err;
+    for (const job of [...this.busy.values(), ...this.queue]) job.reject(err);
+    this.busy.clear();
+    this.queue.length = 0;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue) job.reject(new Error('worker pool closed'));
+    this.queue.length = 0;
+    await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+}
+
+/**
+ * Runs a fixed list of tasks on up to `threads` workers and resolves with the results in task
+ * order, whatever the scheduling.
  */
 export async function runOnWorkers<T, R>(
   workerUrl: URL,
@@ -43,39 +120,11 @@ export async function runOnWorkers<T, R>(
   transfer: (t: T) => ArrayBuffer[] = () => [],
   onResult?: (index: number, result: R) => void,
 ): Promise<R[]> {
-  const results: R[] = new Array(tasks.length);
-  if (tasks.length === 0) return results;
-  const count = Math.max(1, Math.min(threads, tasks.length));
-  const workers = Array.from({ length: count }, () => new Worker(workerUrl));
-  let next = 0;
+  if (tasks.length === 0) return [];
+  const pool = new WorkerPool<T, R>(workerUrl, Math.max(1, Math.min(threads, tasks.length)));
   try {
-    await new Promise<void>((resolve, reject) => {
-      let pending = tasks.length;
-      let failed = false;
-      const feed = (w: Worker): void => {
-        if (failed || next >= tasks.length) return;
-        const id = next++;
-        const task = tasks[id]!;
-        w.postMessage({ id, task }, transfer(task));
-      };
-      for (const w of workers) {
-        w.on('message', (msg: Reply<R>) => {
-          if (failed) return;
-          if (!msg.ok) { failed = true; reject(deserializeError(msg.error!)); return; }
-          results[msg.id] = msg.result as R;
-          onResult?.(msg.id, msg.result as R);
-          if (--pending === 0) resolve();
-          else feed(w);
-        });
-        w.on('error', (err) => { if (!failed) { failed = true; reject(err); } });
-        w.on('exit', (code) => {
-          if (!failed && pending > 0 && code !== 0) { failed = true; reject(new Error(`worker exited with code ${code}`)); }
-        });
-        feed(w);
-      }
-    });
+    return await Promise.all(tasks.map((t, i) => pool.run(t, transfer(t)).then((r) => { onResult?.(i, r); return r; })));
   } finally {
-    await Promise.all(workers.map((w) => w.terminate()));
+    await pool.close();
   }
-  return results;
 }
