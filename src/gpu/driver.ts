@@ -35,6 +35,7 @@ export interface DriverApi {
   cuMemcpyHtoD: Fn;
   cuMemcpyDtoH: Fn;
   cuMemcpyDtoD: Fn;
+  cuMemcpyDtoDAsync: Fn;
   cuMemcpyHtoDAsync: Fn;
   cuMemcpyDtoHAsync: Fn;
   cuMemsetD8: Fn;
@@ -139,6 +140,7 @@ function bind(lib: ReturnType<typeof koffi.load>): DriverApi {
     cuMemcpyHtoD: f('int cuMemcpyHtoD_v2(uint64_t dst, void *src, size_t bytes)'),
     cuMemcpyDtoH: f('int cuMemcpyDtoH_v2(void *dst, uint64_t src, size_t bytes)'),
     cuMemcpyDtoD: f('int cuMemcpyDtoD_v2(uint64_t dst, uint64_t src, size_t bytes)'),
+    cuMemcpyDtoDAsync: f('int cuMemcpyDtoDAsync_v2(uint64_t dst, uint64_t src, size_t bytes, uint64_t stream)'),
     cuMemcpyHtoDAsync: f('int cuMemcpyHtoDAsync_v2(uint64_t dst, uint64_t src, size_t bytes, uint64_t stream)'),
     cuMemcpyDtoHAsync: f('int cuMemcpyDtoHAsync_v2(uint64_t dst, uint64_t src, size_t bytes, uint64_t stream)'),
     cuMemsetD8: f('int cuMemsetD8_v2(uint64_t dst, uint8_t value, size_t count)'),

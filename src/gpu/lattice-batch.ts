@@ -1,12 +1,17 @@
 /**
  * Runs a batched lattice-reduction kernel over a batch of bases: validation, module and launch
- * plan, chunking (a chunk that does not fit in device memory is halved until it does), staging
- * through pinned memory with asynchronous copies on one stream (workspace.ts), event timing, and
- * the per-basis status words turned into the same typed errors the CPU reducers throw.
+ * plan, chunking, staging through pinned memory with asynchronous copies, event timing, and the
+ * per-basis status words turned into the same typed errors the CPU reducers throw.
  *
- * Every lattice kernel of this package has the same shape: one thread block per basis, arguments
- * (Bin, Bout, Zout, scratch..., stats, n, m, ...), and STATS_WIDTH ints per basis:
- * [iterations, swaps, sizeReductions, status, detail].
+ * Chunks and streams: a large batch is cut into chunks of at least one full wave of the device
+ * (about eight chunks), spread over up to three streams (workspace.ts: PipelineLane), so that the
+ * upload of one chunk and the download of another overlap the kernel of a third; a batch larger
+ * than half the free device memory is cut into chunks that fit (and halved again on OUT_OF_MEMORY).
+ *
+ * Every lattice kernel of this package has the same arguments (Bin, Bout, Zout, scratch...,
+ * stats, n, m, ...) and writes STATS_WIDTH ints per basis: [iterations, swaps, sizeReductions,
+ * status, detail]. Most give each basis a thread block; the per-thread ones (LaunchPlan's
+ * basesPerBlock) take the number of bases as their last argument.
  */
 import {
   InvalidArgumentError,
@@ -19,7 +24,8 @@ import {
 import type { AlgoParams } from '../lattice/types.js';
 import { requireCuda, type CudaContext, type DeviceProperties } from './context.js';
 import type { Kernel, ParamValue } from './launch.js';
-import { BatchWorkspace } from './workspace.js';
+import type { Stream } from './stream.js';
+import { BatchWorkspace, type PipelineLane } from './workspace.js';
 
 export const STATS_WIDTH = 5;
 export const STATUS = {
@@ -30,8 +36,16 @@ export type RealArray = Float32Array | Float64Array;
 
 /** What the kernel needs per basis and per launch, decided by the algorithm for (n, m, device). */
 export interface LaunchPlan {
+  /** Which of the algorithm's kernels runs (the spec's default when absent). */
+  variant?: string;
   threads: number | readonly [number, number];
   sharedBytes: number;
+  /**
+   * Bases per thread block: absent or 1 for the kernels that give each basis a block; L for the
+   * kernels that give each basis one thread (L = threads). Those get the number of bases in the
+   * launch as their last argument, and their scratch is allocated for whole blocks.
+   */
+  basesPerBlock?: number;
   /** Extra device scratch per basis, in bytes, one entry per scratch argument (0 = not used). */
   scratchBytesPerBasis: readonly number[];
   /** Arguments after (n, m), in the kernel's order: iteration limit, parameters, layout flags... */
@@ -41,8 +55,8 @@ export interface LaunchPlan {
 export interface LatticeKernelSpec {
   /** Name for messages ('jacobi-parallel', 'allswap'). */
   name: string;
-  /** The kernel for this precision (compiled or cached). */
-  kernel(ctx: CudaContext, precision: 'float32' | 'float64'): Kernel;
+  /** The kernel for this precision and plan variant (compiled or cached). */
+  kernel(ctx: CudaContext, precision: 'float32' | 'float64', variant?: string): Kernel;
   /** `batch` lets a plan trade blocks per multiprocessor (large batches) for threads per basis (a few bases). */
   plan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties, batch: number): LaunchPlan;
 }
@@ -56,10 +70,14 @@ export interface CudaBatchStats {
   kernelMs: number;
   /** Wall time of the whole call: staging, copies, kernels, results. */
   totalMs: number;
-  /** How many chunks the batch was split into (more than 1 when it did not fit on the device). */
+  /** How many chunks the batch was split into (more than 1 when it did not fit on the device, or to overlap copies with kernels). */
   chunks: number;
+  /** Streams the chunks were spread over (copies of one chunk overlap the kernel of another). */
+  streams: number;
   threadsPerBlock: number;
   sharedBytesPerBlock: number;
+  /** Which kernel ran (the plan's variant). */
+  variant: string;
 }
 
 export interface CudaBatchResult<A extends RealArray> {
@@ -68,10 +86,14 @@ export interface CudaBatchResult<A extends RealArray> {
   stats: CudaBatchStats;
 }
 
-/** Largest chunk of bases per launch (0: as many as half the free device memory holds); tests lower it to exercise chunking. */
-export const latticeBatchTuning = { maxChunk: 0 };
+/**
+ * Tuning of the batch runner (tests and benchmarks set these; leave at 0 otherwise).
+ * maxChunk: largest chunk of bases per launch (0: what memory and the pipeline decide);
+ * streams: pipeline lanes (0: up to 3 when the batch has several chunks).
+ */
+export const latticeBatchTuning = { maxChunk: 0, streams: 0 };
 
-/** One GPU batch at a time: the staging buffers and the stream are shared. */
+/** One GPU batch at a time: the staging buffers and the streams are shared. */
 let queue: Promise<unknown> = Promise.resolve();
 
 export function runLatticeBatch<A extends RealArray>(
@@ -103,6 +125,87 @@ function validate(data: RealArray, batch: number, n: number, m: number, params: 
   }
 }
 
+/** A kernel with its launch plan for one (n, m, precision, batch): what a chunk needs to launch. */
+export interface PreparedLattice {
+  spec: LatticeKernelSpec;
+  kernel: Kernel;
+  plan: LaunchPlan;
+  n: number;
+  m: number;
+  precision: 'float32' | 'float64';
+  params: AlgoParams;
+  layout: Layout;
+  /** Bases one full wave of the device holds (resident blocks x bases per block): a chunk at least this large fills the GPU. */
+  wave: number;
+}
+
+/** Device addresses of one chunk's buffers. */
+export interface ChunkPointers {
+  bin: bigint;
+  bout: bigint;
+  zout: bigint;
+  scratch: readonly bigint[];
+  stats: bigint;
+}
+
+/** Compiles (or finds) the kernel and decides the launch plan. */
+export function prepareLattice(
+  ctx: CudaContext, spec: LatticeKernelSpec, precision: 'float32' | 'float64', batch: number, n: number, m: number, params: AlgoParams,
+): PreparedLattice {
+  const planned = spec.plan(n, m, precision, params, ctx.props, batch);
+  const kernel = spec.kernel(ctx, precision, planned.variant);
+  // the kernel's own limit (its register use) caps the block; the block kernels loop over their
+  // work, so any size is correct (the per-thread kernels plan within the limit themselves)
+  const limit = kernelThreadLimit(kernel);
+  const plan: LaunchPlan = typeof planned.threads === 'number' && planned.threads > limit && !(planned.basesPerBlock! > 1)
+    ? { ...planned, threads: limit } : planned;
+  if (plan.sharedBytes > 48 * 1024) kernel.setMaxDynamicShared(plan.sharedBytes);
+  const threads = typeof plan.threads === 'number' ? plan.threads : plan.threads[0] * plan.threads[1];
+  const resident = Math.max(1, kernel.occupancy(threads, plan.sharedBytes)) * ctx.props.multiprocessors;
+  return {
+    spec, kernel, plan, n, m, precision, params,
+    layout: bufferLayout(n, m, precision === 'float32' ? 4 : 8, plan),
+    wave: resident * (plan.basesPerBlock ?? 1),
+  };
+}
+
+/** Enqueues the kernel on `stream` for `count` bases at the given device addresses (stats zeroed by the caller). */
+export function enqueueLattice(p: PreparedLattice, stream: Stream, ptr: ChunkPointers, count: number): void {
+  const per = p.plan.basesPerBlock ?? 1;
+  const grid = per > 1 ? Math.ceil(count / per) : count;
+  p.kernel.launch(
+    { grid, block: p.plan.threads, sharedBytes: p.plan.sharedBytes, stream },
+    [ptr.bin, ptr.bout, ptr.zout, ...ptr.scratch, ptr.stats, p.n, p.m, ...p.plan.extraArgs, ...(per > 1 ? [count] : [])],
+  );
+}
+
+/** Device bytes a chunk of `count` bases needs (inputs, outputs, scratch, stats). */
+export function chunkDeviceBytes(p: PreparedLattice, count: number): number {
+  return chunkLayout(p.layout, count).deviceTotal;
+}
+
+/** The device addresses of a chunk of `count` bases laid out from `base`. */
+export function chunkPointers(p: PreparedLattice, base: bigint, count: number): ChunkPointers {
+  const at = chunkLayout(p.layout, count);
+  return { bin: base + BigInt(at.bin), bout: base + BigInt(at.bout), zout: base + BigInt(at.zout), scratch: at.scratch.map((o) => base + BigInt(o)), stats: base + BigInt(at.stats) };
+}
+
+/**
+ * Chunk size and lane count for a batch: chunks of at least one full wave of the device, about
+ * eight of them when the batch is large (so that copies of one overlap the kernel of another), on
+ * up to three streams; no more than half the free device memory in all.
+ */
+function pipelineShape(p: PreparedLattice, batch: number, freeBytes: number): { chunk: number; lanes: number } {
+  let chunk = Math.min(batch, Math.max(p.wave, Math.ceil(batch / 8)));
+  if (latticeBatchTuning.maxChunk > 0) chunk = Math.min(chunk, latticeBatchTuning.maxChunk);
+  const chunks = Math.ceil(batch / chunk);
+  let lanes = latticeBatchTuning.streams > 0 ? latticeBatchTuning.streams : Math.min(BatchWorkspace.MAX_LANES, chunks);
+  lanes = Math.max(1, Math.min(lanes, chunks));
+  const fit = Math.floor((0.5 * freeBytes) / lanes / p.layout.deviceBytesPerBasis);
+  if (fit < chunk) chunk = Math.max(1, fit);
+  return { chunk, lanes };
+}
+
 async function runExclusive<A extends RealArray>(
   spec: LatticeKernelSpec,
   data: A,
@@ -116,57 +219,45 @@ async function runExclusive<A extends RealArray>(
   const ctx = requireCuda();
   ctx.makeCurrent();
   const precision = data instanceof Float32Array ? 'float32' : 'float64';
-  const elt = data.BYTES_PER_ELEMENT;
-  const kernel = spec.kernel(ctx, precision);
-  const planned = spec.plan(n, m, precision, params, ctx.props, batch);
-  // the kernel's own limit (its register use) caps the block; the kernels loop over their work, so any size is correct
-  const limit = kernelThreadLimit(kernel);
-  const plan: LaunchPlan = typeof planned.threads === 'number' && planned.threads > limit ? { ...planned, threads: limit } : planned;
-  if (plan.sharedBytes > 48 * 1024) kernel.setMaxDynamicShared(plan.sharedBytes);
+  const p = prepareLattice(ctx, spec, precision, batch, n, m, params);
+  const { layout } = p;
 
   const basis = (precision === 'float32' ? new Float32Array(batch * n * m) : new Float64Array(batch * n * m)) as A;
   const Z = new Float64Array(batch * m * m);
   const iterations = new Int32Array(batch), swaps = new Int32Array(batch), sizeReductions = new Int32Array(batch);
 
-  const layout = bufferLayout(n, m, elt, plan);
   const ws = BatchWorkspace.of(ctx);
-  let chunk = Math.max(1, Math.min(batch, Math.floor((0.5 * (ctx.memInfo().freeBytes + ws.deviceBytes)) / layout.deviceBytesPerBasis)));
-  if (latticeBatchTuning.maxChunk > 0) chunk = Math.min(chunk, latticeBatchTuning.maxChunk);
-  let kernelMs = 0, chunks = 0;
-  for (let first = 0; first < batch;) {
-    const count = Math.min(chunk, batch - first);
-    const at = chunkLayout(layout, count);
+  let { chunk, lanes: laneCount } = pipelineShape(p, batch, ctx.memInfo().freeBytes + ws.deviceBytes);
+  let lanes: PipelineLane[];
+  for (;;) {
     try {
-      ws.ensure(at.hostTotal, at.deviceTotal);
+      const at = chunkLayout(layout, chunk);
+      lanes = ws.lanes(laneCount, at.hostTotal, at.deviceTotal);
+      break;
     } catch (e) {
-      if (e instanceof LatticeMimoError && e.code === 'OUT_OF_MEMORY' && count > 1) {
-        chunk = Math.ceil(count / 2);  // does not fit: split and retry
+      if (e instanceof LatticeMimoError && e.code === 'OUT_OF_MEMORY' && (chunk > 1 || laneCount > 1)) {
+        ws.release();  // does not fit: fewer lanes, then smaller chunks
+        if (laneCount > 1) laneCount--; else chunk = Math.ceil(chunk / 2);
         continue;
       }
       throw e;
     }
-    const { dev, host, stream, start, end } = ws;
-    const inBytes = count * layout.inBytes;
-    host.u8(0, inBytes).set(new Uint8Array(data.buffer, data.byteOffset + first * layout.inBytes, inBytes));
-    dev.uploadAsync(host, stream, inBytes, 0, at.bin);
-    dev.fillRange(at.stats, count * layout.statsBytes, 0, stream);
-    start.record(stream);
-    kernel.launch(
-      { grid: count, block: plan.threads, sharedBytes: plan.sharedBytes, stream },
-      [dev.ptr + BigInt(at.bin), dev.ptr + BigInt(at.bout), dev.ptr + BigInt(at.zout), ...at.scratch.map((o) => dev.ptr + BigInt(o)),
-        dev.ptr + BigInt(at.stats), n, m, ...plan.extraArgs],
-    );
-    end.record(stream);
-    // outputs come back into the same pinned buffer (the stream orders them after the upload)
-    dev.downloadAsync(host, stream, inBytes, at.bout, at.hostBasis);
-    dev.downloadAsync(host, stream, count * layout.zBytes, at.zout, at.hostZ);
-    dev.downloadAsync(host, stream, count * layout.statsBytes, at.stats, at.hostStats);
-    await stream.wait();
-    kernelMs += end.elapsedSince(start);
+  }
+
+  let kernelMs = 0, chunks = 0;
+  const pending: Array<{ lane: PipelineLane; first: number; count: number }> = [];
+  // reads one finished chunk back into the outputs; raises the first bad basis' error
+  const collect = async (job: { lane: PipelineLane; first: number; count: number }): Promise<void> => {
+    const { lane, first, count } = job;
+    await lane.stream.wait();
+    lane.busy = false;
+    kernelMs += lane.end.elapsedSince(lane.start);
     chunks++;
-    new Uint8Array(basis.buffer, first * layout.inBytes, inBytes).set(host.u8(at.hostBasis, inBytes));
-    Z.set(host.f64(at.hostZ, count * m * m), first * m * m);
-    const st = host.i32(at.hostStats, count * STATS_WIDTH);
+    const at = chunkLayout(layout, count);
+    const inBytes = count * layout.inBytes;
+    new Uint8Array(basis.buffer, first * layout.inBytes, inBytes).set(lane.host.u8(at.hostBasis, inBytes));
+    Z.set(lane.host.f64(at.hostZ, count * m * m), first * m * m);
+    const st = lane.host.i32(at.hostStats, count * STATS_WIDTH);
     for (let b = 0; b < count; b++) {
       const s = st.subarray(b * STATS_WIDTH, (b + 1) * STATS_WIDTH);
       raiseStatus(spec.name, first + b, s, params);
@@ -174,13 +265,44 @@ async function runExclusive<A extends RealArray>(
       swaps[first + b] = s[1]!;
       sizeReductions[first + b] = s[2]!;
     }
-    first += count;
+  };
+  try {
+    for (let first = 0, i = 0; first < batch; i++) {
+      const count = Math.min(chunk, batch - first);
+      const lane = lanes[i % lanes.length]!;
+      // the lane's previous chunk must be read back before its staging buffer is reused
+      const prev = pending.findIndex((j) => j.lane === lane);
+      if (prev >= 0) await collect(pending.splice(prev, 1)[0]!);
+      const at = chunkLayout(layout, count);
+      const { dev, host, stream } = lane;
+      const inBytes = count * layout.inBytes;
+      host.u8(0, inBytes).set(new Uint8Array(data.buffer, data.byteOffset + first * layout.inBytes, inBytes));
+      dev.uploadAsync(host, stream, inBytes, 0, at.bin);
+      dev.fillRange(at.stats, count * layout.statsBytes, 0, stream);
+      lane.start.record(stream);
+      enqueueLattice(p, stream, chunkPointers(p, dev.ptr, count), count);
+      lane.end.record(stream);
+      // outputs come back into the same pinned buffer (the stream orders them after the upload)
+      dev.downloadAsync(host, stream, inBytes, at.bout, at.hostBasis);
+      dev.downloadAsync(host, stream, count * layout.zBytes, at.zout, at.hostZ);
+      dev.downloadAsync(host, stream, count * layout.statsBytes, at.stats, at.hostStats);
+      lane.busy = true;
+      pending.push({ lane, first, count });
+      first += count;
+    }
+    while (pending.length > 0) await collect(pending.shift()!);
+  } finally {
+    // on an error, let every lane finish before its buffers are reused
+    for (const l of lanes) if (l.busy) { l.stream.synchronize(); l.busy = false; }
   }
-  const threadsPerBlock = typeof plan.threads === 'number' ? plan.threads : plan.threads[0] * plan.threads[1];
+  const threadsPerBlock = typeof p.plan.threads === 'number' ? p.plan.threads : p.plan.threads[0] * p.plan.threads[1];
   return {
     basis,
     Z,
-    stats: { iterations, swaps, sizeReductions, kernelMs, totalMs: performance.now() - t0, chunks, threadsPerBlock, sharedBytesPerBlock: plan.sharedBytes },
+    stats: {
+      iterations, swaps, sizeReductions, kernelMs, totalMs: performance.now() - t0, chunks, streams: lanes.length,
+      threadsPerBlock, sharedBytesPerBlock: p.plan.sharedBytes, variant: p.plan.variant ?? 'default',
+    },
   };
 }
 
@@ -223,11 +345,13 @@ function raiseStatus(name: string, index: number, s: Int32Array, params: AlgoPar
   throw new UnsupportedError(`${name}: ${where}: the kernel reported an unknown status ${status}`, { basis: index, status });
 }
 
-interface Layout {
+export interface Layout {
   inBytes: number;
   zBytes: number;
   statsBytes: number;
   scratch: readonly number[];
+  /** Scratch is allocated for whole blocks of this many bases. */
+  basesPerBlock: number;
   deviceBytesPerBasis: number;
 }
 
@@ -237,7 +361,7 @@ function bufferLayout(n: number, m: number, elt: number, plan: LaunchPlan): Layo
   const statsBytes = STATS_WIDTH * 4;
   const scratchTotal = plan.scratchBytesPerBasis.reduce((a, b) => a + b, 0);
   return {
-    inBytes, zBytes, statsBytes, scratch: plan.scratchBytesPerBasis,
+    inBytes, zBytes, statsBytes, scratch: plan.scratchBytesPerBasis, basesPerBlock: Math.max(1, plan.basesPerBlock ?? 1),
     deviceBytesPerBasis: 2 * inBytes + zBytes + statsBytes + scratchTotal,
   };
 }
@@ -255,7 +379,8 @@ function chunkLayout(layout: Layout, count: number) {
   const bin = take(count * layout.inBytes);
   const bout = take(count * layout.inBytes);
   const zout = take(count * layout.zBytes);
-  const scratch = layout.scratch.map((s) => take(s * count));
+  const blocksOf = Math.ceil(count / layout.basesPerBlock) * layout.basesPerBlock;
+  const scratch = layout.scratch.map((s) => take(s * blocksOf));
   const stats = take(count * layout.statsBytes);
   const hostZ = Math.ceil((count * layout.inBytes) / 8) * 8;
   const hostStats = hostZ + count * layout.zBytes;

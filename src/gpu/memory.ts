@@ -82,6 +82,18 @@ export class DeviceBuffer {
     );
   }
 
+  /** Asynchronous copy on `stream` of `bytes` bytes from another device buffer. */
+  copyFromAsync(src: DeviceBuffer, stream: Stream, bytes = src.bytes, srcOffset = 0, dstOffset = 0): void {
+    this.live();
+    checkRange(srcOffset, bytes, src.bytes, 'copyFromAsync (source)');
+    checkRange(dstOffset, bytes, this.bytes, 'copyFromAsync (destination)');
+    if (bytes === 0) return;
+    check(
+      this.ctx.driver.cuMemcpyDtoDAsync(this.ptr + BigInt(dstOffset), src.ptr + BigInt(srcOffset), bytes, stream.handle),
+      'cuMemcpyDtoDAsync',
+    );
+  }
+
   /** Sets `bytes` bytes from `offset` to `value`, asynchronously on `stream`. */
   fillRange(offset: number, bytes: number, value: number, stream: Stream): void {
     this.live();

@@ -1,36 +1,28 @@
 /**
- * The memory and stream that batched kernels reuse from call to call (see BatchWorkspace).
+ * The memory and streams that batched kernels reuse from call to call (see BatchWorkspace).
  */
 import type { CudaContext } from './context.js';
 import { DeviceBuffer, PinnedBuffer } from './memory.js';
 import { CudaEvent, Stream } from './stream.js';
 
 /**
- * What every batch reuses, per context: a stream, two timing events, one device arena and one
- * pinned staging buffer, grown when a batch needs more (allocating pinned memory costs about a
- * millisecond per call, more than a small batch's kernel). releaseCudaWorkspace() gives it back.
+ * One lane of the copy/compute pipeline: a stream, two timing events around its kernel, a device
+ * arena and a pinned staging buffer for one chunk of a batch. While one lane's kernel runs, another
+ * lane's chunk is being copied in or out and a third is being staged by the host.
  */
-export class BatchWorkspace {
-  private static readonly byContext = new Map<CudaContext, BatchWorkspace>();
+export class PipelineLane {
   private device: DeviceBuffer | null = null;
   private pinned: PinnedBuffer | null = null;
   readonly stream: Stream;
   readonly start: CudaEvent;
   readonly end: CudaEvent;
+  /** Whether a chunk was enqueued on this lane and its results not yet read back. */
+  busy = false;
 
-  private constructor(private readonly ctx: CudaContext) {
+  constructor(private readonly ctx: CudaContext) {
     this.stream = Stream.create(ctx);
     this.start = CudaEvent.create(ctx);
     this.end = CudaEvent.create(ctx);
-  }
-
-  static of(ctx: CudaContext): BatchWorkspace {
-    let w = BatchWorkspace.byContext.get(ctx);
-    if (!w) {
-      w = new BatchWorkspace(ctx);
-      BatchWorkspace.byContext.set(ctx, w);
-    }
-    return w;
   }
 
   get deviceBytes(): number { return this.device?.bytes ?? 0; }
@@ -56,6 +48,46 @@ export class BatchWorkspace {
     this.pinned?.free();
     this.device = null;
     this.pinned = null;
+  }
+}
+
+/**
+ * What every batch reuses, per context: up to MAX_LANES pipeline lanes, grown when a batch needs
+ * more memory (allocating pinned memory costs about a millisecond per call, more than a small
+ * batch's kernel). releaseCudaWorkspace() gives the memory back.
+ */
+export class BatchWorkspace {
+  static readonly MAX_LANES = 3;
+  private static readonly byContext = new Map<CudaContext, BatchWorkspace>();
+  private readonly all: PipelineLane[] = [];
+
+  private constructor(private readonly ctx: CudaContext) {}
+
+  static of(ctx: CudaContext): BatchWorkspace {
+    let w = BatchWorkspace.byContext.get(ctx);
+    if (!w) {
+      w = new BatchWorkspace(ctx);
+      BatchWorkspace.byContext.set(ctx, w);
+    }
+    return w;
+  }
+
+  /** Device bytes held by all lanes (counted as free when a batch sizes its chunks). */
+  get deviceBytes(): number { return this.all.reduce((s, l) => s + l.deviceBytes, 0); }
+
+  /** The first `count` lanes (created on demand), each with at least the given memory. */
+  lanes(count: number, hostBytes: number, deviceBytes: number): PipelineLane[] {
+    const k = Math.max(1, Math.min(BatchWorkspace.MAX_LANES, count));
+    while (this.all.length < k) this.all.push(new PipelineLane(this.ctx));
+    // lanes beyond k keep nothing while a larger chunk is allocated
+    for (let i = k; i < this.all.length; i++) this.all[i]!.release();
+    const out = this.all.slice(0, k);
+    for (const l of out) l.ensure(hostBytes, deviceBytes);
+    return out;
+  }
+
+  release(): void {
+    for (const l of this.all) l.release();
   }
 
   static releaseAll(): void {

@@ -76,6 +76,31 @@ int main() {
 }
 `;
 
+/**
+ * allswap_lane: header [batch, n, m, maxIterations, threads (= bases per block), sharedBytes,
+ * zInShared, bInShared, scratch bytes per basis] and delta, bound (float64).
+ */
+const ALLSWAP_LANE_MAIN = String.raw`
+int main() {
+  int h[9]; double dp[2];
+  if (fread(h, 4, 9, stdin) != 9 || fread(dp, 8, 2, stdin) != 2) return 1;
+  const int batch = h[0], n = h[1], m = h[2], maxIter = h[3], nt = h[4], shared = h[5], zs = h[6], bs = h[7], scratch = h[8];
+  std::vector<real> B((size_t)batch * n * m), Bo((size_t)batch * n * m, (real)-1e30);
+  if (fread(B.data(), sizeof(real), B.size(), stdin) != B.size()) return 1;
+  std::vector<double> Z((size_t)batch * m * m, -1e30);
+  const int blocks = (batch + nt - 1) / nt;
+  std::vector<unsigned char> W((size_t)blocks * nt * scratch + 16, 0xff);
+  std::vector<int> st((size_t)batch * 5, 0);
+  if (emu_launch(blocks, dim3{(unsigned)nt, 1, 1}, shared, [&] { allswap_lane(B.data(), Bo.data(), Z.data(), W.data(), st.data(), n, m, maxIter, dp[0], dp[1], zs, bs, batch); })) return 2;
+  fwrite(Bo.data(), sizeof(real), Bo.size(), stdout);
+  fwrite(Z.data(), 8, Z.size(), stdout);
+  fwrite(st.data(), 4, st.size(), stdout);
+  return 0;
+}
+`;
+
+const LANE_MEMORY = ['shared', 'z-global', 'global'] as const;
+
 interface EmuKernel {
   name: string;
   cpu: CpuReducer;
@@ -121,15 +146,43 @@ const KERNELS: EmuKernel[] = [
     main: ALLSWAP_MAIN,
     plan(n, m, precision, threads, sharedLimit) {
       allswapTuning.threads = threads;
+      allswapTuning.kernel = 'block';
       try {
         return allswapPlan(n, m, precision, PARAMS, device(sharedLimit));
       } finally {
         allswapTuning.threads = 0;
+        allswapTuning.kernel = 'auto';
       }
     },
     // workspace in shared memory with the host's block size, with fewer threads than pairs, and in global memory
     variants: (n, m) => [[0, H100_SHARED], [m > 8 ? 8 : 4, H100_SHARED], [64, 0]],
     header: (plan) => ({ ints: [Number(plan.extraArgs[3]), Number(plan.extraArgs[4])], doubles: [Number(plan.extraArgs[1]), Number(plan.extraArgs[2])] }),
+  },
+  {
+    name: 'allswap (one thread per basis)',
+    cpu: allswapCpu,
+    kernelFile: fileURLToPath(new URL('../../src/lattice/allswap/kernel.cu', import.meta.url)),
+    main: ALLSWAP_LANE_MAIN,
+    // threads = bases per block; the second number picks where the arrays live
+    plan(n, m, precision, threads, memory) {
+      allswapTuning.kernel = 'lane';
+      allswapTuning.laneThreads = threads;
+      allswapTuning.laneMemory = LANE_MEMORY[memory] ?? 'auto';
+      try {
+        return allswapPlan(n, m, precision, PARAMS, device(H100_SHARED));
+      } finally {
+        allswapTuning.kernel = 'auto';
+        allswapTuning.laneThreads = 0;
+        allswapTuning.laneMemory = 'auto';
+      }
+    },
+    // all in shared memory (one block of 32 lanes, mostly empty); Z, then everything in global
+    // scratch with one basis per block (several blocks); blocks of 3 lanes, partly empty
+    variants: () => [[32, 0], [1, 1], [1, 2], [3, 2]],
+    header: (plan) => ({
+      ints: [Number(plan.extraArgs[3]), Number(plan.extraArgs[4]), plan.scratchBytesPerBasis[0]!],
+      doubles: [Number(plan.extraArgs[1]), Number(plan.extraArgs[2])],
+    }),
   },
 ];
 

@@ -17,7 +17,7 @@ import type { AlgoParams, CpuReducer } from '../../src/lattice/types.js';
 import { jacobiParallelCpu } from '../../src/lattice/jacobi-parallel/cpu.js';
 import { reduceBatchCuda as jacobiParallelCuda } from '../../src/lattice/jacobi-parallel/cuda.js';
 import { allswapCpu } from '../../src/lattice/allswap/cpu.js';
-import { reduceBatchCuda as allswapCuda } from '../../src/lattice/allswap/cuda.js';
+import { allswapTuning, reduceBatchCuda as allswapCuda } from '../../src/lattice/allswap/cuda.js';
 import { cudaAvailable } from '../../src/gpu/index.js';
 import { latticeBatchTuning } from '../../src/gpu/lattice-batch.js';
 
@@ -25,7 +25,7 @@ const cuda = cudaAvailable();
 const skip = cuda.ok ? false : `no CUDA device: ${cuda.reason}`;
 
 type GpuReducer = (data: RealArray, batch: number, n: number, m: number, p: AlgoParams) => Promise<{
-  basis: RealArray; Z: Float64Array; stats: { iterations: Int32Array; swaps: Int32Array; sizeReductions: Int32Array; kernelMs: number; totalMs: number; chunks: number };
+  basis: RealArray; Z: Float64Array; stats: { iterations: Int32Array; swaps: Int32Array; sizeReductions: Int32Array; kernelMs: number; totalMs: number; chunks: number; streams: number; variant: string };
 }>;
 
 interface Algo {
@@ -36,9 +36,22 @@ interface Algo {
   proof: 'lagrange' | 'lll';
 }
 
+/** The per-thread all-swap kernel (chosen by the host for large batches of small bases), forced on small batches. */
+const allswapLaneCuda: GpuReducer = async (data, batch, n, m, p) => {
+  allswapTuning.kernel = 'lane';
+  try {
+    const r = await allswapCuda(data, batch, n, m, p);
+    assert.equal(r.stats.variant, 'lane');
+    return r;
+  } finally {
+    allswapTuning.kernel = 'auto';
+  }
+};
+
 const ALGOS: Algo[] = [
   { name: 'jacobi-parallel', gpu: jacobiParallelCuda, cpu: jacobiParallelCpu, proof: 'lagrange' },
   { name: 'allswap', gpu: allswapCuda, cpu: allswapCpu, proof: 'lll' },
+  { name: 'allswap (one thread per basis)', gpu: allswapLaneCuda, cpu: allswapCpu, proof: 'lll' },
 ];
 
 const PARAMS: AlgoParams = { delta: 0.75, eta: 0.51, blockSize: 8, maxIterations: 100_000 };
@@ -105,19 +118,28 @@ for (const algo of ALGOS) {
     });
   }
 
-  test(`${algo.name} on the GPU: chunked batches give the same results as one launch`, { skip }, async () => {
+  test(`${algo.name} on the GPU: chunked batches on one, two and three streams give the same results as one launch`, { skip }, async () => {
     const seed = randomInt(2 ** 40);
-    const g = gaussianBases({ batch: 7, n: 10, m: 9, seed, precision: 'float64' });
-    const whole = await algo.gpu(g.data, 7, 10, 9, PARAMS);
+    const batch = 7 + randomInt(20);
+    const g = gaussianBases({ batch, n: 10, m: 9, seed, precision: 'float64' });
+    const whole = await algo.gpu(g.data, batch, 10, 9, PARAMS);
     assert.equal(whole.stats.chunks, 1);
-    latticeBatchTuning.maxChunk = 3;
-    try {
-      const chunked = await algo.gpu(g.data, 7, 10, 9, PARAMS);
-      assert.equal(chunked.stats.chunks, 3, `seed ${seed}`);
-      assert.deepEqual(chunked.Z, whole.Z, `seed ${seed}`);
-      assert.deepEqual(chunked.basis, whole.basis, `seed ${seed}`);
-    } finally {
-      latticeBatchTuning.maxChunk = 0;
+    for (const streams of [1, 2, 3]) {
+      latticeBatchTuning.maxChunk = 1 + randomInt(4);
+      latticeBatchTuning.streams = streams;
+      const what = `seed ${seed}, batch ${batch}, chunks of ${latticeBatchTuning.maxChunk} on ${streams} stream(s)`;
+      try {
+        const chunked = await algo.gpu(g.data, batch, 10, 9, PARAMS);
+        const chunks = Math.ceil(batch / latticeBatchTuning.maxChunk);
+        assert.equal(chunked.stats.chunks, chunks, what);
+        assert.equal(chunked.stats.streams, Math.min(streams, chunks), what);
+        assert.deepEqual(chunked.Z, whole.Z, what);
+        assert.deepEqual(chunked.basis, whole.basis, what);
+        assert.deepEqual(chunked.stats.swaps, whole.stats.swaps, what);
+      } finally {
+        latticeBatchTuning.maxChunk = 0;
+        latticeBatchTuning.streams = 0;
+      }
     }
   });
 

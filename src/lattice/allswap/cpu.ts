@@ -3,14 +3,16 @@
  * exact reference for the GPU kernel.
  *
  * One round:
- *  1. Gram-Schmidt of the current basis (from round 2 on, of B = B_in Z recomputed, for
- *     non-integral input, so that rounding of the in-place column operations does not accumulate): B* and ||b*_j||^2 (modified Gram-Schmidt, working precision).
+ *  1. Modified Gram-Schmidt (working precision) of the current basis: B* and ||b*_j||^2. From
+ *     round 2 on, for non-integral input, of B = B_in Z recomputed, so that the rounding of the
+ *     in-place column operations does not accumulate.
  *  2. Odd/even all-swap phases over all pairs until neither parity swaps (allswap/phases.ts):
  *     SimpleSizeReduce of mu_{k,k-1} and SimpleSwap, the other GS coefficients left stale.
  *  3. The delayed GS-coefficient update and size reduction of everything: for each column k (from
  *     the last), for j = k-1 .. 0, mu_{k,j} = <b_k, b*_j> / ||b*_j||^2 and b_k -= round(mu) b_j
  *     where |mu| > eta (lll/gso.ts: sizeReduceFromBstar; column-parallel on a GPU).
- * Between phases, the growth watch (allswap/phases.ts: growthFactor) may run step 3 early.
+ * Between phases, the growth watch (allswap/phases.ts: growthFactor) may run step 3 early and
+ * recompute B*.
  * In exact arithmetic one round ends LLL-reduced: after step 2 every adjacent pair satisfies Lovasz
  * with |mu_{k,k-1}| <= eta, and step 3 changes no b*_j and no mu_{k,k-1}. In floating point B*
  * drifts over many SimpleSwaps, so rounds repeat, each from a fresh Gram-Schmidt, until a round
@@ -22,7 +24,8 @@
  */
 import { allocLike, type RealArray } from '../../core/matrix.js';
 import type { AlgoParams, BasisStats, CpuReducer } from '../types.js';
-import { basisFromTransform, checkReducerInput, gramSchmidtInto, keepInput, maxAbs, newStats, normsInto, reductionBound, sizeReduceFromBstar } from '../lll/gso.js';
+import { maxAbs } from '../lll/columns.js';
+import { basisFromTransform, checkReducerInput, gramSchmidtInto, keepInput, newStats, normsInto, reductionBound, sizeReduceFromBstar } from '../lll/gso.js';
 import { growthFactor, runPhases, type PairState } from './phases.js';
 
 /** Rounds from a fresh Gram-Schmidt before the result is handed to the caller's check. */

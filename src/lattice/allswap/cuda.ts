@@ -1,8 +1,9 @@
 /**
- * CR-AS-LLL (the all-swap LLL of the CR-MB-LLL paper, Algorithm 2) on the GPU: one thread block per
- * basis, kernel.cu beside this file. The kernel mirrors cpu.ts step for step (double arithmetic,
- * stored values rounded to the working precision, four-way dot products); compiled with
- * -fmad=false it gives the same Z, bit for bit.
+ * CR-AS-LLL (the all-swap LLL of the CR-MB-LLL paper, Algorithm 2) on the GPU, kernel.cu beside this
+ * file: one thread block per basis (the paper's mapping), or, for batches of small bases, one thread
+ * per basis (allswap_lane: the reference's serial order, 32 bases per warp in lockstep). Both mirror
+ * cpu.ts step for step (double arithmetic, stored values rounded to the working precision,
+ * four-way dot products); compiled with -fmad=false they give the same Z, bit for bit.
  */
 import type { AlgoParams } from '../types.js';
 import type { DeviceProperties } from '../../gpu/context.js';
@@ -12,8 +13,15 @@ import { reductionBound } from '../lll/gso.js';
 
 const KERNEL_URL = new URL('./kernel.cu', import.meta.url);
 
-/** Threads per block; 0 picks from the size (for measurements; leave at 0). */
-export const allswapTuning = { threads: 0 };
+/**
+ * Measurement knobs (leave at their defaults): threads per block of the block kernel (0: from the
+ * size); which kernel ('auto': the per-thread kernel for small bases); lanes per block of the
+ * per-thread kernel (0: 32); where the per-thread kernel keeps its arrays ('auto', 'shared': all in
+ * shared memory, 'z-global': Z in global scratch, 'global': everything in global scratch).
+ */
+export const allswapTuning: { threads: number; kernel: 'auto' | 'block' | 'lane'; laneThreads: number; laneMemory: 'auto' | 'shared' | 'z-global' | 'global' } = {
+  threads: 0, kernel: 'auto', laneThreads: 0, laneMemory: 'auto',
+};
 
 const align16 = (x: number): number => Math.ceil(x / 16) * 16;
 
@@ -32,14 +40,49 @@ export function allswapWorkspaceBytes(n: number, m: number, elt: number): number
   );
 }
 
-/** The workspace goes to shared memory when it fits there, else to global scratch. */
-export function allswapPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties): LaunchPlan {
+/** Per-thread kernel: bytes one basis keeps in Z (m*m doubles) and in B, B*, r (working precision). */
+export function allswapLaneBytes(n: number, m: number, elt: number): { z: number; b: number } {
+  return { z: m * m * 8, b: (2 * n * m + m) * elt };
+}
+
+/** Largest bytes per thread the per-thread kernel keeps in shared memory (about 7 warps per multiprocessor). */
+const LANE_SHARED_PER_THREAD = 1100;
+
+/**
+ * Launch plan of the per-thread kernel (allswap_lane): L bases per block of L threads; Z and
+ * B, B*, r in shared memory while they fit LANE_SHARED_PER_THREAD per thread (B first: it is read
+ * most), the rest in global scratch, interleaved by lane as kernel.cu lays it out.
+ */
+export function allswapLanePlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties): LaunchPlan {
+  const elt = precision === 'float32' ? 4 : 8;
+  const { z, b } = allswapLaneBytes(n, m, elt);
+  const L = allswapTuning.laneThreads > 0 ? allswapTuning.laneThreads : 32;
+  let mem = allswapTuning.laneMemory;
+  if (mem === 'auto') mem = z + b <= LANE_SHARED_PER_THREAD ? 'shared' : b <= LANE_SHARED_PER_THREAD ? 'z-global' : 'global';
+  const zInShared = mem === 'shared', bInShared = mem !== 'global';
+  const shared = L * ((zInShared ? z : 0) + (bInShared ? b : 0));
+  if (shared > device.sharedPerBlockOptinBytes) mem = 'global';
+  const zs = mem === 'shared', bs = mem !== 'global';
+  const bound = reductionBound(p.eta, precision === 'float32' ? new Float32Array(0) : new Float64Array(0));
+  return {
+    variant: 'lane',
+    threads: L,
+    basesPerBlock: L,
+    sharedBytes: L * ((zs ? z : 0) + (bs ? b : 0)),
+    scratchBytesPerBasis: [(zs ? 0 : z) + (bs ? 0 : b)],
+    extraArgs: [p.maxIterations, p.delta, bound, zs ? 1 : 0, bs ? 1 : 0],
+  };
+}
+
+/** Block kernel: the workspace goes to shared memory when it fits there, else to global scratch. */
+export function allswapBlockPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties): LaunchPlan {
   const elt = precision === 'float32' ? 4 : 8;
   const ws = allswapWorkspaceBytes(n, m, elt);
   const inShared = ws <= device.sharedPerBlockOptinBytes;
   const auto = Math.min(1024, Math.max(32, Math.ceil((6 * m) / 32) * 32));
   const bound = reductionBound(p.eta, precision === 'float32' ? new Float32Array(0) : new Float64Array(0));
   return {
+    variant: 'block',
     threads: allswapTuning.threads > 0 ? allswapTuning.threads : auto,
     sharedBytes: inShared ? ws : 0,
     scratchBytesPerBasis: [inShared ? 0 : ws],
@@ -47,15 +90,25 @@ export function allswapPlan(n: number, m: number, precision: 'float32' | 'float6
   };
 }
 
-const spec: LatticeKernelSpec = {
+/** Largest m for which the per-thread kernel is chosen ('auto'). */
+export const LANE_MAX_M = 16;
+
+/** The per-thread kernel for small bases (m <= LANE_MAX_M) in batches that fill the device, else the block kernel. */
+export function allswapPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties, batch = 1 << 20): LaunchPlan {
+  const choice = allswapTuning.kernel === 'auto' ? (m <= LANE_MAX_M && batch >= 4 * device.multiprocessors ? 'lane' : 'block') : allswapTuning.kernel;
+  return choice === 'lane' ? allswapLanePlan(n, m, precision, p, device) : allswapBlockPlan(n, m, precision, p, device);
+}
+
+export const allswapSpec: LatticeKernelSpec = {
   name: 'allswap',
-  kernel(ctx, precision) {
+  kernel(ctx, precision, variant) {
     const mod = loadModule(ctx, {
       source: readKernelSource(KERNEL_URL),
       name: 'allswap/kernel.cu',
       defines: { REAL: precision === 'float32' ? 'float' : 'double' },
       options: ['-fmad=false'],
     });
+    if (variant === 'lane') return mod.kernel('allswap_lane', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'f64', 'f64', 'i32', 'i32', 'i32']);
     return mod.kernel('allswap', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'f64', 'f64', 'i32', 'i32']);
   },
   plan: allswapPlan,
@@ -68,5 +121,5 @@ const spec: LatticeKernelSpec = {
  * CPU reducer's typed errors naming the basis, and EngineUnavailableError without a device.
  */
 export function reduceBatchCuda<A extends RealArray>(data: A, batch: number, n: number, m: number, params: AlgoParams): Promise<CudaBatchResult<A>> {
-  return runLatticeBatch(spec, data, batch, n, m, params);
+  return runLatticeBatch(allswapSpec, data, batch, n, m, params);
 }

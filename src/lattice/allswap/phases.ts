@@ -26,7 +26,8 @@
  */
 import type { RealArray } from '../../core/matrix.js';
 import type { AlgoParams, BasisStats } from '../types.js';
-import { dotCols, iterationLimit, reduceColumn, swapColumns } from '../lll/gso.js';
+import { dotCols, reduceColumn, swapColumns } from '../lll/columns.js';
+import { iterationLimit } from '../lll/gso.js';
 
 export interface PairState {
   readonly B: RealArray;

@@ -5,7 +5,7 @@
  */
 import type { RealArray } from '../../core/matrix.js';
 import type { BasisStats } from '../types.js';
-import { dotCols, reduceColumn, swapColumns } from '../lll/gso.js';
+import { dotCols, reduceColumn, swapColumns } from '../lll/columns.js';
 import { simpleSwapBstar, type PairState } from '../allswap/phases.js';
 
 /**

@@ -13,6 +13,9 @@ const KERNEL_URL = new URL('./kernel.cu', import.meta.url);
 /** Threads per block; 0 picks from the size (for measurements; leave at 0). */
 export const jacobiParallelTuning = { threads: 0 };
 
+/** Most threads per block when a few bases run alone. */
+const SINGLE_MAX_THREADS = 256;
+
 const align16 = (x: number): number => Math.ceil(x / 16) * 16;
 
 /**
@@ -35,11 +38,12 @@ export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 
   // the update phases run a group of up to 32 lanes per pair: half * lanes threads keep every pair
   // busy. Many bases: a quarter of that (at least a warp, at most 256; measured best on the H100
   // for 16 x 16 and 64 x 64 batches) leaves room for more blocks per multiprocessor. Fewer bases
-  // than multiprocessors: as many threads as help one basis.
+  // than multiprocessors: a thread per pair (at most SINGLE_MAX_THREADS), since most rounds of a
+  // large basis reduce nothing and cost their two barriers, which grow with the block.
   const lanes = Math.min(32, 2 ** Math.ceil(Math.log2(Math.max(m, 1))));
   const full = half * lanes;
   const auto = batch < device.multiprocessors
-    ? Math.min(1024, Math.max(32, Math.ceil(full / 32) * 32))
+    ? Math.min(SINGLE_MAX_THREADS, Math.max(32, Math.ceil(half / 32) * 32))
     : Math.min(256, Math.max(32, Math.ceil(full / 4 / 32) * 32));
   const threads = jacobiParallelTuning.threads > 0 ? jacobiParallelTuning.threads : auto;
   return {
@@ -50,7 +54,7 @@ export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 
   };
 }
 
-const spec: LatticeKernelSpec = {
+export const jacobiParallelSpec: LatticeKernelSpec = {
   name: 'jacobi-parallel',
   kernel(ctx, precision) {
     const mod = loadModule(ctx, {
@@ -71,5 +75,5 @@ const spec: LatticeKernelSpec = {
  * ZERO_VECTOR, ITERATION_LIMIT) naming the basis, and EngineUnavailableError without a device.
  */
 export function reduceBatchCuda<A extends RealArray>(data: A, batch: number, n: number, m: number, params: AlgoParams): Promise<CudaBatchResult<A>> {
-  return runLatticeBatch(spec, data, batch, n, m, params);
+  return runLatticeBatch(jacobiParallelSpec, data, batch, n, m, params);
 }

@@ -77,28 +77,51 @@ __device__ __forceinline__ double round_half_away(double q) { return round(q); }
 
 // Player at position s of the tournament circle in round r (see chess-ordering.ts): the circle of
 // players - 1 places holds arr1[1..half-1] then arr2[half-1..0] and turns one place per round.
+// Both s and r lie in [0, players - 1), so one conditional add replaces the modulo.
 __device__ __forceinline__ int circle_at(int s, int r, int players, int half) {
   const int len = players - 1;
-  int s0 = (s - r) % len;
+  int s0 = s - r;
   if (s0 < 0) s0 += len;
   return s0 < half - 1 ? s0 + 1 : players + half - 2 - s0;
 }
 
 // G = B^T B into g (leading dimension ldg), both triangles; entry (i, j) summed in order over t.
+// A thread computes a 4 x 4 tile of entries at once (tiles on and above the diagonal): eight loads
+// feed sixteen independent sums, a quarter of the loads and four times the independent work of one
+// entry per thread; each entry's own sum keeps the reference's order. Diagonal tiles compute
+// (i, j) and (j, i) alike (same products, same order, same value).
 __device__ void gram(const real* __restrict__ B, real* g, int ldg, int n, int m) {
-  const int entries = m * (m + 1) / 2;
-  for (int e = threadIdx.x; e < entries; e += blockDim.x) {
-    // e enumerates (i, j), i <= j, column by column: the j with j(j+1)/2 <= e < (j+1)(j+2)/2
-    int j = (int)((sqrt(8.0 * e + 1.0) - 1.0) * 0.5);
-    while ((j + 1) * (j + 2) / 2 <= e) j++;
-    while (j * (j + 1) / 2 > e) j--;
-    const int i = e - j * (j + 1) / 2;
-    const real* bi = B + (size_t)i * n;
-    const real* bj = B + (size_t)j * n;
-    real s = 0;
-    for (int t = 0; t < n; t++) s = s + bi[t] * bj[t];
-    g[i + j * ldg] = s;
-    g[j + i * ldg] = s;
+  const int T = (m + 3) >> 2;
+  const int tiles = T * (T + 1) / 2;
+  for (int e = threadIdx.x; e < tiles; e += blockDim.x) {
+    // e enumerates tiles (I, J), I <= J, tile column by tile column
+    int J = (int)((sqrt(8.0 * e + 1.0) - 1.0) * 0.5);
+    while ((J + 1) * (J + 2) / 2 <= e) J++;
+    while (J * (J + 1) / 2 > e) J--;
+    const int I = e - J * (J + 1) / 2;
+    // columns past the last one repeat it (their sums are computed and never stored)
+    int oi[4], oj[4];
+    for (int q = 0; q < 4; q++) {
+      oi[q] = (4 * I + q < m ? 4 * I + q : m - 1) * n;
+      oj[q] = (4 * J + q < m ? 4 * J + q : m - 1) * n;
+    }
+    real s[4][4];
+    for (int a = 0; a < 4; a++) for (int b = 0; b < 4; b++) s[a][b] = 0;
+    for (int t = 0; t < n; t++) {
+      real x[4], y[4];
+      for (int q = 0; q < 4; q++) { x[q] = B[oi[q] + t]; y[q] = B[oj[q] + t]; }
+      for (int a = 0; a < 4; a++) for (int b = 0; b < 4; b++) s[a][b] = s[a][b] + x[a] * y[b];
+    }
+    for (int a = 0; a < 4; a++) {
+      const int i = 4 * I + a;
+      if (i >= m) break;
+      for (int b = 0; b < 4; b++) {
+        const int j = 4 * J + b;
+        if (j >= m) break;
+        g[i + j * ldg] = s[a][b];
+        g[j + i * ldg] = s[a][b];
+      }
+    }
   }
 }
 
@@ -214,6 +237,7 @@ extern "C" __global__ void jacobi_parallel(
 
   int sweeps = 0, mySwaps = 0, myReductions = 0, status = STATUS_OK;
   int stalls = 0;
+  int anyMult = 0;  // this thread gave a pair of the current round a multiplier
   unsigned roundCount = 0;  // rounds run so far, all sweeps: picks the flag word
   for (int refresh = 0;; refresh++) {
     int passReductions = 0;  // this thread's size reductions since the last refresh
@@ -253,11 +277,16 @@ extern "C" __global__ void jacobi_parallel(
             }
           }
           mult[k] = rk;
+          if (rk != 0) anyMult = 1;
         }
-        __syncthreads();
+        // (the barrier after phase a, which also tells every thread whether any pair reduces)
+        const int reducing = __syncthreads_or(anyMult);
+        anyMult = 0;
+        if (tid == 0) flags[(roundCount + 1) & 1] = 0;  // next round's word; last read a round ago
+        // phases b and c change nothing when no pair reduces: skipped with their barriers
+        if (reducing) {
         // phase b: column updates of G and Z; a group of g lanes per pair (pairs without a
         // reduction cost their group one test)
-        if (tid == 0) flags[(roundCount + 1) & 1] = 0;  // next round's word; last read a round ago
         if (grp < groups) {
           for (int k = grp; k < half; k += groups) {
             const real rk = mult[k];
@@ -281,6 +310,7 @@ extern "C" __global__ void jacobi_parallel(
           }
         }
         __syncthreads();
+        }
         // phase d: drift test of the updated norms, then swaps through the permutation array
         for (int k = tid; k < half; k += nt) {
           const int i = li[k];

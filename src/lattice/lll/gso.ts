@@ -1,16 +1,17 @@
 /**
- * Helpers the LLL family shares: input checks, column arithmetic on column-major bases, the
- * rounding rule of size reduction, Gram-Schmidt with an explicit orthogonal basis B*, and the
- * closing "GS-coefficient update and size reduction" pass of the parallel algorithms.
+ * Helpers the LLL family shares: input checks, the rounding rule of size reduction, Gram-Schmidt
+ * with an explicit orthogonal basis B*, re-anchoring B on B_in Z, and the closing "GS-coefficient
+ * update and size reduction" pass of the parallel algorithms (column arithmetic: columns.ts).
  *
  * Conventions: a basis B is n x m column-major (column j at offset j*n); Z is m x m column-major
  * (column j at j*m); B* has B's shape; r[j] = ||b*_j||^2; a full mu matrix is m x m row-major with
  * mu_{i,j} at i*m + j (j < i), so the row of one vector is contiguous.
  */
-import { InvalidArgumentError, InvalidInputError, IterationLimitError, LatticeMimoError, RankDeficientError, UnsupportedError } from '../../core/errors.js';
+import { InvalidArgumentError, InvalidInputError, IterationLimitError, LatticeMimoError, RankDeficientError } from '../../core/errors.js';
 import type { RealArray } from '../../core/matrix.js';
 import { isIntegral } from '../check.js';
 import type { AlgoParams, BasisStats } from '../types.js';
+import { dotCols, reduceColumn, subMulCol } from './columns.js';
 
 export function newStats(): BasisStats {
   return { iterations: 0, swaps: 0, sizeReductions: 0 };
@@ -54,165 +55,6 @@ export function reductionBound(eta: number, B: RealArray): number {
 /** Nearest integer (halves up); callers only round values with |x| > 1/2. */
 export function roundMu(x: number): number {
   return Math.round(x);
-}
-
-/**
- * <A[:, a], C[:, c]> over n entries; a and c are column offsets. Accumulates in float64 with four
- * partial sums, which breaks the add-latency chain (about 3x faster than one running sum).
- */
-export function dotCols(A: RealArray, a: number, C: RealArray, c: number, n: number): number {
-  let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  let t = 0;
-  for (; t + 3 < n; t += 4) {
-    s0 += A[a + t]! * C[c + t]!;
-    s1 += A[a + t + 1]! * C[c + t + 1]!;
-    s2 += A[a + t + 2]! * C[c + t + 2]!;
-    s3 += A[a + t + 3]! * C[c + t + 3]!;
-  }
-  for (; t < n; t++) s0 += A[a + t]! * C[c + t]!;
-  return (s0 + s1) + (s2 + s3);
-}
-
-/**
- * G = B^T B (m x m, symmetric, both triangles) from dot products, in 4 x 4 tiles: each pass over
- * the rows loads eight entries for sixteen products (about 2x faster than column pairs in V8).
- */
-export function gramInto(B: RealArray, n: number, m: number, G: RealArray): void {
-  for (let i = 0; i < m; i += 4) {
-    for (let j = 0; j <= i; j += 4) {
-      if (i + 3 < m && j + 3 < i) gramTile(B, n, m, G, i, j);
-      else {
-        for (let a = i; a < Math.min(i + 4, m); a++) {
-          for (let b = j; b <= Math.min(a, j + 3); b++) G[a * m + b] = dotCols(B, a * n, B, b * n, n);
-        }
-      }
-    }
-  }
-  for (let i = 0; i < m; i++) for (let j = 0; j < i; j++) G[j * m + i] = G[i * m + j]!;
-}
-
-/** Rows i..i+3, columns j..j+3 of B^T B (lower triangle, j + 3 < i). */
-function gramTile(B: RealArray, n: number, m: number, G: RealArray, i: number, j: number): void {
-  const a0 = i * n, a1 = a0 + n, a2 = a1 + n, a3 = a2 + n;
-  const b0 = j * n, b1 = b0 + n, b2 = b1 + n, b3 = b2 + n;
-  let s00 = 0, s01 = 0, s02 = 0, s03 = 0, s10 = 0, s11 = 0, s12 = 0, s13 = 0;
-  let s20 = 0, s21 = 0, s22 = 0, s23 = 0, s30 = 0, s31 = 0, s32 = 0, s33 = 0;
-  for (let t = 0; t < n; t++) {
-    const x0 = B[a0 + t]!, x1 = B[a1 + t]!, x2 = B[a2 + t]!, x3 = B[a3 + t]!;
-    const y0 = B[b0 + t]!, y1 = B[b1 + t]!, y2 = B[b2 + t]!, y3 = B[b3 + t]!;
-    s00 += x0 * y0; s01 += x0 * y1; s02 += x0 * y2; s03 += x0 * y3;
-    s10 += x1 * y0; s11 += x1 * y1; s12 += x1 * y2; s13 += x1 * y3;
-    s20 += x2 * y0; s21 += x2 * y1; s22 += x2 * y2; s23 += x2 * y3;
-    s30 += x3 * y0; s31 += x3 * y1; s32 += x3 * y2; s33 += x3 * y3;
-  }
-  let o = i * m + j;
-  G[o] = s00; G[o + 1] = s01; G[o + 2] = s02; G[o + 3] = s03; o += m;
-  G[o] = s10; G[o + 1] = s11; G[o + 2] = s12; G[o + 3] = s13; o += m;
-  G[o] = s20; G[o + 1] = s21; G[o + 2] = s22; G[o + 3] = s23; o += m;
-  G[o] = s30; G[o + 1] = s31; G[o + 2] = s32; G[o + 3] = s33;
-}
-
-/**
- * A[:, dst] -= x * A[:, src] (column offsets, length len): the integer column operation. Unrolled
- * by four (about 20% faster in V8 than the plain loop).
- */
-export function subMulCol(A: RealArray | Float64Array, dst: number, src: number, x: number, len: number): void {
-  let t = 0;
-  for (; t + 3 < len; t += 4) {
-    const a0 = A[dst + t]! - x * A[src + t]!;
-    const a1 = A[dst + t + 1]! - x * A[src + t + 1]!;
-    const a2 = A[dst + t + 2]! - x * A[src + t + 2]!;
-    const a3 = A[dst + t + 3]! - x * A[src + t + 3]!;
-    A[dst + t] = a0;
-    A[dst + t + 1] = a1;
-    A[dst + t + 2] = a2;
-    A[dst + t + 3] = a3;
-  }
-  for (; t < len; t++) A[dst + t] = A[dst + t]! - x * A[src + t]!;
-}
-
-/** The largest integer magnitude a float64 holds exactly (2^53). */
-export const EXACT_INTEGER_LIMIT = 2 ** 53;
-
-/**
- * Z[:, dst] -= x * Z[:, src] on the integer transform, which must stay exact: an entry past 2^53
- * can no longer be represented, so the transform would silently stop being B_in^-1 B.
- */
-export function subMulColExact(Z: Float64Array, dst: number, src: number, x: number, len: number): number {
-  let big = 0;
-  for (let t = 0; t < len; t++) {
-    const v = Z[dst + t]! - x * Z[src + t]!;
-    Z[dst + t] = v;
-    const a = Math.abs(v);
-    if (a > big) big = a;
-  }
-  if (big >= EXACT_INTEGER_LIMIT) throw transformOverflow(big);
-  return big;
-}
-
-/**
- * Z[:, dst] -= x * Z[:, src] where x * Z[:, src] may pass 2^53 while the result does not: the
- * products are formed exactly in BigInt. Throws UnsupportedError if a result passes 2^53.
- */
-export function subMulColBigInt(Z: Float64Array, dst: number, src: number, x: number, len: number): number {
-  if (!Number.isSafeInteger(x)) throw transformOverflow(Math.abs(x));
-  const bx = BigInt(x);
-  let big = 0;
-  for (let t = 0; t < len; t++) {
-    const v = Number(BigInt(Z[dst + t]!) - bx * BigInt(Z[src + t]!));
-    Z[dst + t] = v;
-    const a = Math.abs(v);
-    if (a > big) big = a;
-  }
-  if (big >= EXACT_INTEGER_LIMIT) throw transformOverflow(big);
-  return big;
-}
-
-function transformOverflow(big: number): UnsupportedError {
-  return new UnsupportedError(`an entry of the unimodular transform Z reached ${big.toExponential(3)} >= 2^53: it cannot be held exactly in float64 (the basis is too ill-conditioned for this engine)`);
-}
-
-export function swapCols(A: RealArray | Float64Array, a: number, b: number, len: number): void {
-  for (let t = 0; t < len; t++) {
-    const v = A[a + t]!;
-    A[a + t] = A[b + t]!;
-    A[b + t] = v;
-  }
-}
-
-/**
- * b_k -= x b_j on B (n x m) and Z (m x m) together: one integer column operation. Returns the
- * largest |entry| of the new column of Z (a measure of coefficient growth).
- */
-export function reduceColumn(B: RealArray, Z: Float64Array, n: number, m: number, k: number, j: number, x: number): number {
-  subMulCol(B, k * n, j * n, x, n);
-  return subMulColExact(Z, k * m, j * m, x, m);
-}
-
-/** max |A[off .. off + len)|. */
-export function columnMax(A: Float64Array, off: number, len: number): number {
-  let big = 0;
-  for (let t = 0; t < len; t++) {
-    const a = Math.abs(A[off + t]!);
-    if (a > big) big = a;
-  }
-  return big;
-}
-
-/** max |Z_ij|. */
-export function maxAbs(Z: Float64Array): number {
-  let big = 0;
-  for (let i = 0; i < Z.length; i++) {
-    const a = Math.abs(Z[i]!);
-    if (a > big) big = a;
-  }
-  return big;
-}
-
-/** Swap columns k and j of B and Z. */
-export function swapColumns(B: RealArray, Z: Float64Array, n: number, m: number, k: number, j: number): void {
-  swapCols(B, k * n, j * n, n);
-  swapCols(Z, k * m, j * m, m);
 }
 
 /**

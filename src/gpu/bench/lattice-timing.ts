@@ -1,0 +1,89 @@
+/**
+ * Kernel-only timing of a batched lattice kernel with its data already on the device: the same
+ * kernel and launch plan as reduce() uses (lattice-batch.ts: prepareLattice, enqueueLattice), the
+ * whole batch uploaded once, then `reps` launches each between two CUDA events (after one untimed
+ * warm-up launch that also loads the module). Before every launch, outside the timed region, the
+ * outputs are poisoned (all bits set: NaN) and the status words zeroed, so the results read back
+ * after the last launch are that launch's own.
+ */
+import { requireCuda } from '../context.js';
+import { DeviceBuffer } from '../memory.js';
+import { CudaEvent, Stream } from '../stream.js';
+import {
+  STATS_WIDTH, chunkDeviceBytes, chunkPointers, enqueueLattice, prepareLattice,
+  type LatticeKernelSpec, type LaunchPlan, type RealArray,
+} from '../lattice-batch.js';
+import type { AlgoParams } from '../../lattice/types.js';
+
+export interface KernelTiming<A extends RealArray> {
+  /** Event times of the timed launches, ms. */
+  samplesMs: number[];
+  medianMs: number;
+  minMs: number;
+  /** Outputs of the last launch: reduced bases, transforms, and STATS_WIDTH ints per basis. */
+  basis: A;
+  Z: Float64Array;
+  stats: Int32Array;
+  plan: LaunchPlan;
+  threadsPerBlock: number;
+  /** Bases one full wave of the device holds with this plan. */
+  wave: number;
+}
+
+/** Times `reps` launches over the whole batch (which must fit in device memory at once). */
+export function timeLatticeKernel<A extends RealArray>(
+  spec: LatticeKernelSpec, data: A, batch: number, n: number, m: number, params: AlgoParams, reps: number,
+): KernelTiming<A> {
+  const ctx = requireCuda();
+  ctx.makeCurrent();
+  const precision = data instanceof Float32Array ? 'float32' : 'float64';
+  const p = prepareLattice(ctx, spec, precision, batch, n, m, params);
+  const arena = DeviceBuffer.alloc(ctx, chunkDeviceBytes(p, batch));
+  const stream = Stream.create(ctx);
+  const start = CudaEvent.create(ctx), end = CudaEvent.create(ctx);
+  try {
+    const ptr = chunkPointers(p, arena.ptr, batch);
+    const off = (x: bigint): number => Number(x - arena.ptr);
+    const inBytes = batch * n * m * data.BYTES_PER_ELEMENT;
+    arena.upload(data, off(ptr.bin));
+    const prepare = (): void => {
+      arena.fillRange(off(ptr.bout), inBytes, 0xff, stream);
+      arena.fillRange(off(ptr.zout), batch * m * m * 8, 0xff, stream);
+      arena.fillRange(off(ptr.stats), batch * STATS_WIDTH * 4, 0, stream);
+    };
+    prepare();
+    enqueueLattice(p, stream, ptr, batch);
+    stream.synchronize();
+    const samplesMs: number[] = [];
+    for (let r = 0; r < reps; r++) {
+      prepare();
+      start.record(stream);
+      enqueueLattice(p, stream, ptr, batch);
+      end.record(stream);
+      end.synchronize();
+      samplesMs.push(end.elapsedSince(start));
+    }
+    const basis = (precision === 'float32' ? new Float32Array(batch * n * m) : new Float64Array(batch * n * m)) as A;
+    const Z = new Float64Array(batch * m * m);
+    const stats = new Int32Array(batch * STATS_WIDTH);
+    arena.download(basis, off(ptr.bout));
+    arena.download(Z, off(ptr.zout));
+    arena.download(stats, off(ptr.stats));
+    const sorted = [...samplesMs].sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    return {
+      samplesMs,
+      medianMs: sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2,
+      minMs: sorted[0]!,
+      basis, Z, stats,
+      plan: p.plan,
+      threadsPerBlock: typeof p.plan.threads === 'number' ? p.plan.threads : p.plan.threads[0] * p.plan.threads[1],
+      wave: p.wave,
+    };
+  } finally {
+    start.destroy();
+    end.destroy();
+    stream.destroy();
+    arena.free();
+  }
+}
