@@ -43,8 +43,11 @@ export interface LLLCheck {
 /** Relative tolerance of the float64 re-check (rounding in the check itself). */
 export const CHECK_TOLERANCE = 1e-9;
 
-export function checkLLL(B: ArrayLike<number>, n: number, m: number, delta: number, eta: number, tol = CHECK_TOLERANCE): LLLCheck {
-  const { mu, r } = gramSchmidt(B, n, m);
+export type GramSchmidt = ReturnType<typeof gramSchmidt>;
+
+/** `gs`: the basis's Gram-Schmidt data when the caller has it already (it is computed otherwise). */
+export function checkLLL(B: ArrayLike<number>, n: number, m: number, delta: number, eta: number, tol = CHECK_TOLERANCE, gs?: GramSchmidt): LLLCheck {
+  const { mu, r } = gs ?? gramSchmidt(B, n, m);
   const violations: string[] = [];
   let maxMu = 0;
   let lovaszSlack = Infinity;
@@ -257,8 +260,8 @@ export interface QualityMetrics {
   log2Det: number;
 }
 
-export function qualityMetrics(B: ArrayLike<number>, n: number, m: number): QualityMetrics {
-  const { r } = gramSchmidt(B, n, m);
+export function qualityMetrics(B: ArrayLike<number>, n: number, m: number, gs?: GramSchmidt): QualityMetrics {
+  const { r } = gs ?? gramSchmidt(B, n, m);
   let logDet = 0, logProd = 0;
   for (let j = 0; j < m; j++) {
     logDet += 0.5 * Math.log(r[j]!);

@@ -1,7 +1,12 @@
 /**
  * Runs a CPU reducer over a batch of bases: in this thread for small batches, on worker threads
  * (src/lattice/cpu-worker.ts) for large ones. The working array's kind is the precision.
+ *
+ * A float32 basis whose reduction breaks down (precision failure, a transform past 2^53, no
+ * convergence) is not an error yet: it is marked (`float32Failure`) and reduce() redoes it in
+ * float64. Any other error names its basis (`details.basis`).
  */
+import { LatticeMimoError } from '../core/errors.js';
 import { allocLike, identity, type RealArray } from '../core/matrix.js';
 import { defaultThreads, runOnWorkers } from '../core/worker-pool.js';
 import { CPU_REDUCERS } from './cpu-registry.js';
@@ -22,17 +27,35 @@ export function reduceOneCpu(algorithm: Algorithm, B: RealArray, n: number, m: n
   return { Z, stats };
 }
 
-export interface ChunkTask { algorithm: Algorithm; params: AlgoParams; n: number; m: number; work: RealArray; count: number }
+/** Breakdowns of a float32 run that float64 may not have. */
+const FLOAT32_RETRYABLE = new Set(['PRECISION_FAILURE', 'UNSUPPORTED', 'ITERATION_LIMIT', 'RANK_DEFICIENT', 'ZERO_VECTOR']);
+
+/** Adds the basis index to an error's details (the batch may be large). */
+export function withBasisIndex(err: unknown, index: number): unknown {
+  if (err instanceof LatticeMimoError && (err.details as { basis?: number } | undefined)?.basis === undefined) {
+    (err as { details?: Record<string, unknown> }).details = { ...err.details, basis: index };
+  }
+  return err;
+}
+
+export interface ChunkTask { algorithm: Algorithm; params: AlgoParams; n: number; m: number; work: RealArray; count: number; offset: number }
 export interface ChunkResult { work: RealArray; Z: Float64Array; stats: BasisStats[] }
 
-export function reduceChunk(t: ChunkTask): ChunkResult {
-  const size = t.n * t.m;
-  const Z = new Float64Array(t.count * t.m * t.m);
+export function reduceChunk(t: ChunkTask, onBasis?: (k: number) => void): ChunkResult {
+  const size = t.n * t.m, mm = t.m * t.m;
+  const Z = new Float64Array(t.count * mm);
   const stats: BasisStats[] = [];
   for (let k = 0; k < t.count; k++) {
-    const one = reduceOneCpu(t.algorithm, t.work.subarray(k * size, (k + 1) * size), t.n, t.m, t.params);
-    Z.set(one.Z, k * t.m * t.m);
-    stats.push(one.stats);
+    try {
+      const one = reduceOneCpu(t.algorithm, t.work.subarray(k * size, (k + 1) * size), t.n, t.m, t.params);
+      Z.set(one.Z, k * mm);
+      stats.push(one.stats);
+    } catch (err) {
+      if (!(t.work instanceof Float32Array && err instanceof LatticeMimoError && FLOAT32_RETRYABLE.has(err.code))) throw withBasisIndex(err, t.offset + k);
+      Z.set(identity(t.m), k * mm);
+      stats.push({ iterations: 0, swaps: 0, sizeReductions: 0, float32Failure: `${err.code}: ${err.message}` });
+    }
+    onBasis?.(k);
   }
   return { work: t.work, Z, stats };
 }
@@ -48,16 +71,9 @@ export async function reduceBatchCpu(
 ): Promise<BatchOutcome> {
   const useThreads = Math.min(threads, batch);
   if (useThreads <= 1 || batch * workOf(n, m) < 2e6) {
-    const size = n * m;
-    const Z = new Float64Array(batch * m * m);
-    const stats: BasisStats[] = [];
-    for (let k = 0; k < batch; k++) {
-      const one = reduceOneCpu(algorithm, data.subarray(k * size, (k + 1) * size), n, m, p);
-      Z.set(one.Z, k * m * m);
-      stats.push(one.stats);
-      if (onProgress && (k % 64 === 63 || k === batch - 1)) onProgress(k + 1, batch);
-    }
-    return { work: data, Z, stats };
+    const r = reduceChunk({ algorithm, params: p, n, m, work: data, count: batch, offset: 0 },
+      (k) => { if (onProgress && (k % 64 === 63 || k === batch - 1)) onProgress(k + 1, batch); });
+    return r;
   }
   // Chunks small enough to balance the load, large enough that messaging is cheap.
   const chunks = Math.min(batch, useThreads * 8);
@@ -68,7 +84,7 @@ export async function reduceBatchCpu(
     const count = Math.min(per, batch - start);
     const work = allocLike(data, count * size);
     work.set(data.subarray(start * size, (start + count) * size));
-    tasks.push({ algorithm, params: p, n, m, work, count });
+    tasks.push({ algorithm, params: p, n, m, work, count, offset: start });
   }
   let done = 0;
   const results = await runOnWorkers<ChunkTask, ChunkResult>(
@@ -78,13 +94,11 @@ export async function reduceBatchCpu(
   );
   const Z = new Float64Array(batch * m * m);
   const stats: BasisStats[] = [];
-  let offset = 0;
-  for (const r of results) {
-    const count = r.stats.length;
+  results.forEach((r, i) => {
+    const offset = tasks[i]!.offset;
     data.set(r.work, offset * size);
     Z.set(r.Z, offset * m * m);
     stats.push(...r.stats);
-    offset += count;
-  }
+  });
   return { work: data, Z, stats };
 }

@@ -5,16 +5,16 @@
  * float64 (counted in stats.redoneInFloat64); a result that still fails raises CheckFailedError,
  * so no unreduced basis is returned as reduced.
  */
-import { CheckFailedError, EngineUnavailableError, InvalidInputError } from '../core/errors.js';
+import { CheckFailedError, EngineUnavailableError, InvalidInputError, LatticeMimoError } from '../core/errors.js';
 import { makeBatch, matrixAt, precisionOf, toPrecision, type MatrixBatch, type RealArray } from '../core/matrix.js';
 import {
-  applyTransform, checkLagrangePairs, checkLLL, checkUnimodular, qualityMetrics,
+  applyTransform, CHECK_TOLERANCE, checkLagrangePairs, checkLLL, checkUnimodular, gramSchmidt, qualityMetrics,
   type LagrangeCheck, type LLLCheck, type QualityMetrics, type UnimodularCheck,
 } from './check.js';
-import { reduceBatchCpu, reduceOneCpu } from './cpu-batch.js';
+import { reduceBatchCpu, reduceChunk, reduceOneCpu, withBasisIndex } from './cpu-batch.js';
 import { CUDA_ALGORITHMS, CUDA_REDUCERS, cudaDeviceAvailable } from './cuda-registry.js';
 import type { Algorithm, BasisStats, ReduceOptions } from './types.js';
-import { resolveOptions, validateBases, type ResolvedOptions } from './validate.js';
+import { assertIndependent, resolveOptions, validateBases, type ResolvedOptions } from './validate.js';
 
 export interface BasisCheck {
   ok: boolean;
@@ -62,14 +62,15 @@ export function isJacobiFamily(a: Algorithm): boolean {
 /** Proof of one output basis: conditions in float64, Z unimodular exactly, quality metrics. */
 export function checkBasis(out: ArrayLike<number>, Z: ArrayLike<number>, n: number, m: number, o: Pick<ResolvedOptions, 'algorithm' | 'delta' | 'eta'>): BasisCheck {
   const lagrange = isJacobiFamily(o.algorithm);
-  const conditions = lagrange ? checkLagrangePairs(out, n, m) : checkLLL(out, n, m, o.delta, o.eta);
+  const gs = gramSchmidt(out, n, m);
+  const conditions = lagrange ? checkLagrangePairs(out, n, m) : checkLLL(out, n, m, o.delta, o.eta, CHECK_TOLERANCE, gs);
   const unimodular = checkUnimodular(Z, m);
   return {
     ok: conditions.ok && unimodular.ok,
     kind: lagrange ? 'lagrange' : 'lll',
     conditions,
     unimodular,
-    metrics: qualityMetrics(out, n, m),
+    metrics: qualityMetrics(out, n, m, gs),
     redoneInFloat64: false,
   };
 }
@@ -85,7 +86,36 @@ function describeFailure(c: BasisCheck): string {
   return c.unimodular.ok ? v : `Z is not unimodular (det ${c.unimodular.det ?? 'not integer'})${v ? '; ' + v : ''}`;
 }
 
-/** Turns the algorithm's raw Z into checked outputs, redoing failed float32 bases in float64. */
+function hasZeroColumn(B: ArrayLike<number>, n: number, m: number): boolean {
+  for (let j = 0; j < m; j++) {
+    let zero = true;
+    for (let t = 0; t < n && zero; t++) if (B[j * n + t] !== 0) zero = false;
+    if (zero) return true;
+  }
+  return false;
+}
+
+/**
+ * After a breakdown (an error, a zero output vector, a failed float64 check) on basis k: if its
+ * vectors are dependent, that is the error to report (RankDeficientError, exact for integer bases).
+ */
+function diagnose(bases: MatrixBatch, k: number): void {
+  assertIndependent(matrixAt(bases, k), bases.rows, bases.cols, bases.batch > 1 ? `basis ${k}: ` : '');
+}
+
+/** Rethrows an algorithm's error, replaced by the dependence diagnosis where that is the cause. */
+function explainFailure(bases: MatrixBatch, err: unknown): never {
+  const k = err instanceof LatticeMimoError ? (err.details as { basis?: number } | undefined)?.basis : undefined;
+  if (k !== undefined && err instanceof LatticeMimoError && BREAKDOWNS.has(err.code)) diagnose(bases, k);
+  throw err;
+}
+
+const BREAKDOWNS = new Set(['RANK_DEFICIENT', 'ZERO_VECTOR', 'PRECISION_FAILURE', 'UNSUPPORTED', 'ITERATION_LIMIT', 'CHECK_FAILED']);
+
+/**
+ * Turns the algorithm's raw Z into checked outputs. A float32 basis that broke down or failed its
+ * check is redone in float64; a float64 failure is explained (dependence) or raised.
+ */
 function finish(bases: MatrixBatch, o: ResolvedOptions, Zall: Float64Array, perBasis: BasisStats[]): { out: Float64Array; checks?: BasisCheck[]; redone: number } {
   const { batch, rows: n, cols: m } = bases;
   const out = new Float64Array(batch * n * m);
@@ -95,22 +125,28 @@ function finish(bases: MatrixBatch, o: ResolvedOptions, Zall: Float64Array, perB
     const Bin = matrixAt(bases, k);
     let Z = Zall.subarray(k * m * m, (k + 1) * m * m);
     let Bk = outputOf(Bin, Z, n, m, k);
-    if (o.check) {
-      let c = checkBasis(Bk, Z, n, m, o);
-      if (!c.ok && o.precision === 'float32') {
-        const again = reduceOneCpu(o.algorithm, Float64Array.from(Bin), n, m, o);
-        Zall.set(again.Z, k * m * m);
-        Z = Zall.subarray(k * m * m, (k + 1) * m * m);
-        perBasis[k] = again.stats;
-        Bk = outputOf(Bin, Z, n, m, k);
-        c = { ...checkBasis(Bk, Z, n, m, o), redoneInFloat64: true };
-        redone++;
+    let c = o.check && !perBasis[k]!.float32Failure ? checkBasis(Bk, Z, n, m, o) : undefined;
+    if (o.precision === 'float32' && (perBasis[k]!.float32Failure || (c && !c.ok) || hasZeroColumn(Bk, n, m))) {
+      let again;
+      try {
+        again = reduceOneCpu(o.algorithm, Float64Array.from(Bin), n, m, o);
+      } catch (err) {
+        explainFailure(bases, withBasisIndex(err, k));
       }
-      if (!c.ok) {
-        throw new CheckFailedError(`basis ${k}: the ${o.algorithm} output failed its float64 check: ${describeFailure(c)}`, { basis: k });
-      }
-      checks.push(c);
+      Zall.set(again.Z, k * m * m);
+      Z = Zall.subarray(k * m * m, (k + 1) * m * m);
+      perBasis[k] = again.stats;
+      Bk = outputOf(Bin, Z, n, m, k);
+      c = o.check ? { ...checkBasis(Bk, Z, n, m, o), redoneInFloat64: true } : undefined;
+      redone++;
     }
+    if (hasZeroColumn(Bk, n, m) || (c && !c.ok)) {
+      diagnose(bases, k);
+      if (c && !c.ok) {
+        throw new CheckFailedError(`basis ${k}: the ${o.algorithm} output failed its float64 check (${describeFailure(c)}); the basis may be too ill-conditioned for float64`, { basis: k });
+      }
+    }
+    if (c) checks.push(c);
     out.set(Bk, k * n * m);
   }
   return { out, checks: o.check ? checks : undefined, redone };
@@ -168,7 +204,7 @@ export async function reduce(bases: MatrixBatch, opts: ReduceOptions = {}): Prom
   const work = toPrecision(bases.data, o.precision);
   if (engine === 'cuda') {
     const reducer = await CUDA_REDUCERS[o.algorithm]!();
-    const r = await reducer(work, batch, n, m, o);
+    const r = await reducer(work, batch, n, m, o).catch((err: unknown) => explainFailure(bases, err));
     const perBasis: BasisStats[] = [];
     for (let k = 0; k < batch; k++) {
       perBasis.push({ iterations: r.stats.iterations[k]!, swaps: r.stats.swaps[k]!, sizeReductions: r.stats.sizeReductions[k]! });
@@ -177,7 +213,8 @@ export async function reduce(bases: MatrixBatch, opts: ReduceOptions = {}): Prom
     res.stats.gpu = { kernelMs: r.stats.kernelMs, totalMs: r.stats.totalMs, chunks: r.stats.chunks };
     return res;
   }
-  const run = await reduceBatchCpu(o.algorithm, work, batch, n, m, o, opts.threads, opts.onProgress);
+  const run = await reduceBatchCpu(o.algorithm, work, batch, n, m, o, opts.threads, opts.onProgress)
+    .catch((err: unknown) => explainFailure(bases, err));
   return packResult(bases, o, engine, run.Z, run.stats, t0);
 }
 
@@ -188,12 +225,12 @@ export function reduceSync(bases: MatrixBatch, opts: Omit<ReduceOptions, 'engine
   const o = resolveOptions({ ...opts, engine: 'cpu' }, bases.cols);
   const { batch, rows: n, cols: m } = bases;
   const work = toPrecision(bases.data, o.precision);
-  const Z = new Float64Array(batch * m * m);
-  const stats: BasisStats[] = [];
-  for (let k = 0; k < batch; k++) {
-    const one = reduceOneCpu(o.algorithm, work.subarray(k * n * m, (k + 1) * n * m), n, m, o);
-    Z.set(one.Z, k * m * m);
-    stats.push(one.stats);
+  let run;
+  try {
+    run = reduceChunk({ algorithm: o.algorithm, params: o, n, m, work, count: batch, offset: 0 });
+  } catch (err) {
+    explainFailure(bases, err);
   }
+  const { Z, stats } = run;
   return packResult(bases, o, 'cpu', Z, stats, t0);
 }

@@ -30,6 +30,8 @@ export interface BasisStats {
   swaps: number;
   /** Size-reduction steps (integer column updates) performed. */
   sizeReductions: number;
+  /** Set when a float32 run broke down (the reason); reduce() then redoes the basis in float64. */
+  float32Failure?: string;
 }
 
 /**

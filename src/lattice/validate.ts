@@ -55,7 +55,20 @@ export function validateBases(b: MatrixBatch): void {
     throw new InvalidInputError('SHAPE_MISMATCH', `data has ${b.data.length} elements, batch x n x m = ${batch} x ${n} x ${m} = ${batch * n * m}`);
   }
   assertFinite(b.data, 'basis data');
-  for (let k = 0; k < batch; k++) assertIndependent(matrixAt(b, k), n, m, batch > 1 ? `basis ${k}: ` : '');
+  for (let k = 0; k < batch; k++) assertNoZeroVector(matrixAt(b, k), n, m, batch > 1 ? `basis ${k}: ` : '');
+}
+
+/**
+ * Zero vectors are caught up front (O(nm)). Linear dependence costs a Gram-Schmidt (as much as an
+ * LLL of an easy basis), so it is diagnosed only when a reduction breaks down or its output has a
+ * zero vector: see reduce.ts, which then calls assertIndependent.
+ */
+export function assertNoZeroVector(B: ArrayLike<number>, n: number, m: number, prefix = ''): void {
+  for (let j = 0; j < m; j++) {
+    let zero = true;
+    for (let t = 0; t < n && zero; t++) if (B[j * n + t] !== 0) zero = false;
+    if (zero) throw new RankDeficientError('ZERO_VECTOR', `${prefix}basis vector ${j} is zero`, { vector: j });
+  }
 }
 
 /**

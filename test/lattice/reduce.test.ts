@@ -132,6 +132,20 @@ test('bad input gets typed errors naming the problem', async () => {
   await expectCode(() => reduce(ok, { maxIterations: 0 }), 'INVALID_ARGUMENT');
 });
 
+test('every algorithm reports dependent vectors as RANK_DEFICIENT (float64 and float32), never a basis with a zero vector', async () => {
+  for (const algorithm of ALGORITHMS) {
+    for (const precision of ['float64', 'float32'] as const) {
+      const n = 3 + rng.int(6), m = 2 + rng.int(n - 1);
+      const d = Float64Array.from({ length: n * m }, () => rng.int(41) - 20);
+      const k = 1 + rng.int(m - 1), c = 1 + rng.int(3);
+      for (let i = 0; i < n; i++) d[i + k * n] = c * d[i]! - d[i + (k - 1) * n]!;
+      await assert.rejects(reduce(makeBatch(d, 1, n, m), { algorithm, precision, engine: 'cpu' }),
+        (e: unknown) => e instanceof LatticeMimoError && (e.code === 'RANK_DEFICIENT' || e.code === 'ZERO_VECTOR'),
+        why(`${algorithm} ${precision} n=${n} m=${m}`));
+    }
+  }
+});
+
 test('maxIterations bounds every algorithm: a hard basis with a tiny bound is an ITERATION_LIMIT error', async () => {
   const n = 24;
   const d = new Float64Array(n * n);

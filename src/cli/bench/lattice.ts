@@ -35,9 +35,9 @@ const HELP = `usage: lattice-mimo bench lattice [options]
   --engine cuda|cpu       cuda (default where a device answers): GPU figures, with the CPU engine
                           and fplll beside them; cpu: the CPU engine and fplll alone
   --quick                 fewer sizes, bases and repetitions (a smoke run)
-  --batched LIST          all-swap batched sizes n (default 8,16,32,64)
-  --single LIST           all-swap single-basis sizes n (default 128,256,512,1024)
-  --jacobi LIST           Jacobi single-basis sizes n (default 10,20,30,40,50,100,200)
+  --batched LIST          all-swap batched sizes n (default 8,16,32,64; none: skip the table)
+  --single LIST           all-swap single-basis sizes n (default 128,256,512,1024; none: skip)
+  --jacobi LIST           Jacobi single-basis sizes n (default 10,20,30,40,50,100,200; none: skip)
   --families LIST         gaussian,toeplitz (default both)
   --precisions LIST       float32,float64 (default both)
   --reps N                timed kernel launches per figure (default 10; single large bases: 3)
@@ -90,6 +90,7 @@ interface Opts {
 const progress = (s: string): void => { process.stderr.write(`[bench lattice] ${s}\n`); };
 
 function intList(s: string, what: string): number[] {
+  if (s === 'none') return [];
   const v = s.split(',').map(Number);
   if (v.some((x) => !Number.isInteger(x) || x < 2 || x > 4096)) throw new InvalidArgumentError(`${what} must be a comma list of integers in [2, 4096], got '${s}'`);
   return v;
@@ -264,8 +265,11 @@ async function fplllTime(data: RealArray, n: number, m: number, timeoutS: number
 
 /** Runs one figure; an error becomes a table row saying what failed, and the benchmark goes on. */
 async function guarded(lines: string[], what: string, f: () => Promise<void>): Promise<void> {
+  const before = lines.length;
   try {
     await f();
+    // the finished row on stderr too, so that a run cut short keeps what it measured
+    for (const l of lines.slice(before)) progress(`row: ${l}`);
   } catch (e) {
     const msg = `${(e as Error).name}: ${(e as Error).message}`.replace(/\s+/g, ' ').slice(0, 300);
     progress(`${what}: FAILED: ${msg}`);
@@ -333,7 +337,7 @@ export async function run(argv: string[]): Promise<number> {
   const targetsMet: string[] = [];
 
   // ---- 1. batched all-swap
-  {
+  if (o.batched.length > 0) {
     const head = gpu
       ? ['n x m', 'family', 'precision', 'batch', 'kernel (threads)', 'kernel / basis', 'floor / basis', 'x floor', 'with transfers / basis (chunks x streams)', 'link floor', 'CPU engine / basis', 'paper CR-AS-LLL / CR-MB-LLL', 'checks']
       : ['n x m', 'family', 'precision', 'CPU engine / basis', 'paper CR-AS-LLL / CR-MB-LLL (GPU)'];
@@ -401,7 +405,7 @@ export async function run(argv: string[]): Promise<number> {
   }
 
   // ---- 2. single large bases, all-swap
-  {
+  if (o.single.length > 0) {
     const head = gpu
       ? ['n x m', 'family', 'precision', 'kernel (threads)', 'kernel', 'floor', 'x floor', 'with transfers', 'link floor', 'CPU engine', 'fplll fast-double', 'paper CR-AS-LLL / CR-MB-LLL', 'checks']
       : ['n x m', 'family', 'precision', 'CPU engine', 'fplll fast-double', 'paper CR-AS-LLL / CR-MB-LLL (GPU)'];
@@ -451,7 +455,7 @@ export async function run(argv: string[]): Promise<number> {
   }
 
   // ---- 3. Jacobi, single bases
-  {
+  if (o.jacobi.length > 0) {
     const head = gpu
       ? ['n x m', 'family', 'precision', 'threads', 'kernel', 'floor', 'x floor', 'with transfers', 'link floor', 'CPU engine', 'paper GPU / CPU', 'sweeps', 'checks']
       : ['n x m', 'family', 'precision', 'CPU engine', 'paper GPU / CPU'];
