@@ -11,6 +11,8 @@ export type CudaReducer = <A extends RealArray>(data: A, batch: number, n: numbe
 export const CUDA_REDUCERS: Partial<Record<Algorithm, () => Promise<CudaReducer>>> = {
   allswap: async () => (await import('./allswap/cuda.js')).reduceBatchCuda,
   'jacobi-parallel': async () => (await import('./jacobi-parallel/cuda.js')).reduceBatchCuda,
+  block: async () => (await import('./block/cuda.js')).reduceBatchCudaBlock,
+  'cr-block': async () => (await import('./block/cuda.js')).reduceBatchCudaCrBlock,
 };
 
 export const CUDA_ALGORITHMS = Object.keys(CUDA_REDUCERS) as Algorithm[];

@@ -1,0 +1,123 @@
+/**
+ * MB-LLL and CR-MB-LLL (the block reducers of the CR-MB-LLL paper, Section 3.2) on the GPU,
+ * kernel.cu beside this file, equal bit for bit to blockCpu / crBlockCpu (-fmad=false). Two
+ * schedulings (blockCudaTuning.scheduling):
+ *  - 'persistent' (default): one kernel, one thread block per basis looping over its block rounds
+ *    on the device (the paper's dynamic-parallelism scheduling of Fig. 1 without child launches);
+ *    runs through the shared batch runner (chunks, pinned staging, streams).
+ *  - 'host-streams': Algorithm 3 / Fig. 2, a host loop over CUDA streams (gpu-host-streams.ts).
+ */
+import type { AlgoParams } from '../types.js';
+import type { DeviceProperties } from '../../gpu/context.js';
+import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
+import type { CudaContext } from '../../gpu/context.js';
+import type { Kernel } from '../../gpu/launch.js';
+import { runLatticeBatch, type CudaBatchResult, type LatticeKernelSpec, type LaunchPlan, type RealArray } from '../../gpu/lattice-batch.js';
+import { InvalidArgumentError } from '../../core/errors.js';
+import { reductionBound } from '../lll/gso.js';
+import { runHostStreams } from './gpu-host-streams.js';
+
+const KERNEL_URL = new URL('./kernel.cu', import.meta.url);
+
+/**
+ * scheduling: see above; streams: CUDA streams of 'host-streams' (0: up to 4, one per group of
+ * bases); threads: threads per block of the per-basis kernels (0: from m); subThreads: of the
+ * per-sub-basis kernel (0: from the block size).
+ */
+export const blockCudaTuning: { scheduling: 'persistent' | 'host-streams'; streams: number; threads: number; subThreads: number } = {
+  scheduling: 'persistent', streams: 0, threads: 0, subThreads: 0,
+};
+
+const align16 = (x: number): number => Math.ceil(x / 16) * 16;
+
+/** Bytes of one scratch region (per sub-basis), as kernel.cu's region_bytes. */
+export function blockRegionBytes(m: number): number {
+  const slots = Math.max(m, 2);
+  return align16(18 * slots * 8 + 16 + 16 + slots * 4);
+}
+
+/** Columns per sub-basis and their number, as blockCpu's setup. */
+export function subBases(m: number, blockSize: number): { size: number; count: number } {
+  const size = Math.min(blockSize, m);
+  return { size, count: Math.ceil(m / size) };
+}
+
+/** Global scratch of one basis, in the order kernel.cu's carve lays it out (256-byte multiple). */
+export function blockWorkspaceBytes(n: number, m: number, elt: number, blockSize: number): number {
+  const { count } = subBases(m, blockSize);
+  const slots = Math.max(m, 2);
+  const bytes = 3 * m * m * 8 + 16 + count * 8 + count * blockRegionBytes(m) +
+    5 * align16(n * m * elt) + align16(m * m * elt) + align16(slots * elt) + (10 + 6 * count) * 4;
+  return Math.ceil(bytes / 256) * 256;
+}
+
+/** Typed errors for parameters the kernels rely on (the CPU reference throws the same). */
+export function checkBlockParams(name: string, p: AlgoParams): void {
+  if (!Number.isInteger(p.blockSize) || p.blockSize < 2) {
+    throw new InvalidArgumentError(`${name}: blockSize must be an integer >= 2, got ${p.blockSize}`);
+  }
+  if (!(p.delta > 0.25 && p.delta < 1)) throw new InvalidArgumentError(`${name}: delta must be in (0.25, 1), got ${p.delta}`);
+  if (!(p.eta >= 0.5 && p.eta < Math.sqrt(p.delta))) throw new InvalidArgumentError(`${name}: eta must be in [0.5, sqrt(delta)), got ${p.eta}`);
+}
+
+/** Threads of a per-basis block (m columns) or of a per-sub-basis block (size columns). */
+export function blockThreads(cols: number, tuned: number): number {
+  return tuned > 0 ? tuned : Math.min(1024, Math.max(32, Math.ceil((6 * cols) / 32) * 32));
+}
+
+/** Kernel arguments after (n, m): maxIterations, delta, bound, size, mb, wsBytes. */
+export function blockExtraArgs(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, mb: boolean): [number, number, number, number, number, number] {
+  const elt = precision === 'float32' ? 4 : 8;
+  const bound = reductionBound(p.eta, precision === 'float32' ? new Float32Array(0) : new Float64Array(0));
+  return [p.maxIterations, p.delta, bound, subBases(m, p.blockSize).size, mb ? 1 : 0, blockWorkspaceBytes(n, m, elt, p.blockSize)];
+}
+
+export function blockModule(ctx: CudaContext, precision: 'float32' | 'float64') {
+  return loadModule(ctx, {
+    source: readKernelSource(KERNEL_URL),
+    name: 'block/kernel.cu',
+    defines: { REAL: precision === 'float32' ? 'float' : 'double' },
+    options: ['-fmad=false'],
+  });
+}
+
+const TAIL = ['i32', 'i32', 'i32', 'f64', 'f64', 'i32', 'i32', 'i32'] as const;
+
+/** The host-stream kernels (block_init, block_sub, block_rest): Bin, Bout, Zout, ws, stats, active, exch, n, m, ... */
+export function hostStreamKernel(ctx: CudaContext, precision: 'float32' | 'float64', name: 'block_init' | 'block_sub' | 'block_rest'): Kernel {
+  return blockModule(ctx, precision).kernel(name, ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', ...TAIL]);
+}
+
+function persistentSpec(name: string, mb: boolean): LatticeKernelSpec {
+  return {
+    name,
+    kernel: (ctx, precision) => blockModule(ctx, precision).kernel('block_persistent', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', ...TAIL]),
+    plan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, _device: DeviceProperties): LaunchPlan {
+      const extra = blockExtraArgs(n, m, precision, p, mb);
+      return { variant: 'persistent', threads: blockThreads(m, blockCudaTuning.threads), sharedBytes: 0, scratchBytesPerBasis: [extra[5]], extraArgs: extra };
+    },
+  };
+}
+
+const SPECS = { block: persistentSpec('block', true), 'cr-block': persistentSpec('cr-block', false) };
+
+function reduce<A extends RealArray>(name: 'block' | 'cr-block', data: A, batch: number, n: number, m: number, params: AlgoParams): Promise<CudaBatchResult<A>> {
+  checkBlockParams(name, params);
+  if (blockCudaTuning.scheduling === 'host-streams') return runHostStreams(name, name === 'block', data, batch, n, m, params);
+  return runLatticeBatch(SPECS[name], data, batch, n, m, params);
+}
+
+/**
+ * Reduces `batch` bases (column-major n x m each, back to back) with CR-MB-LLL on the GPU: the
+ * reduced bases, the transforms Z (B' = B Z) and per-basis counts (iterations = block rounds),
+ * equal to crBlockCpu's. Throws crBlockCpu's typed errors naming the basis, and
+ * EngineUnavailableError without a device.
+ */
+export function reduceBatchCudaCrBlock<A extends RealArray>(data: A, batch: number, n: number, m: number, params: AlgoParams): Promise<CudaBatchResult<A>> {
+  return reduce('cr-block', data, batch, n, m, params);
+}
+
+/** MB-LLL on the GPU, equal to blockCpu's result; as reduceBatchCudaCrBlock otherwise. */
+export function reduceBatchCudaBlock<A extends RealArray>(data: A, batch: number, n: number, m: number, params: AlgoParams): Promise<CudaBatchResult<A>> {
+  return reduce('block', data, batch, n, m, params);
+}

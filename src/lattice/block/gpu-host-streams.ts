@@ -1,0 +1,170 @@
+/**
+ * The heterogeneous scheduling of CR-MB-LLL (Algorithm 3, Fig. 2 of the paper): the batch is split
+ * into up to four groups, one CUDA stream each. Per host round, on each stream with unfinished
+ * bases: the list of unfinished bases (matInd) goes up asynchronously, block_sub reduces their
+ * sub-bases (one thread block per sub-basis), block_rest runs the boundary checks and the round
+ * logic (one thread block per basis), and the small exch flags (boundaryExch: 1 = another block
+ * round needed) come back asynchronously; the host then drops the finished bases, so the next
+ * launch shrinks. The closing step runs inside block_rest when a basis finishes.
+ */
+import { InvalidArgumentError, InvalidInputError, IterationLimitError, LatticeMimoError, RankDeficientError, UnsupportedError } from '../../core/errors.js';
+import { requireCuda } from '../../gpu/context.js';
+import { DeviceBuffer, PinnedBuffer } from '../../gpu/memory.js';
+import { CudaEvent, Stream } from '../../gpu/stream.js';
+import { STATS_WIDTH, STATUS, type CudaBatchResult, type RealArray } from '../../gpu/lattice-batch.js';
+import type { AlgoParams } from '../types.js';
+import { blockCudaTuning, blockExtraArgs, blockThreads, hostStreamKernel, subBases } from './cuda.js';
+
+const MAX_STREAMS = 4;
+
+function validate(data: RealArray, batch: number, n: number, m: number, params: AlgoParams): void {
+  if (!(data instanceof Float32Array) && !(data instanceof Float64Array)) throw new InvalidArgumentError('bases must be a Float32Array or a Float64Array');
+  for (const [what, v] of [['batch', batch], ['n', n], ['m', m]] as const) {
+    if (!Number.isSafeInteger(v) || v < 1) throw new InvalidArgumentError(`${what} must be a positive integer, got ${v}`);
+  }
+  if (m > n) throw new InvalidArgumentError(`need m <= n (columns no more than rows), got n = ${n}, m = ${m}`);
+  if (data.length !== batch * n * m) throw new InvalidInputError('SHAPE_MISMATCH', `data has ${data.length} elements, batch x n x m = ${batch * n * m}`);
+  if (!Number.isInteger(params.maxIterations) || params.maxIterations < 1) {
+    throw new InvalidArgumentError(`maxIterations must be a positive integer, got ${params.maxIterations}`);
+  }
+}
+
+/** The typed error of a basis' status word (as lattice-batch.ts raises them; that helper is not exported). */
+function raiseStatus(name: string, index: number, s: Int32Array, params: AlgoParams): void {
+  const status = s[3]!, detail = s[4]!;
+  if (status === STATUS.OK) return;
+  const where = `basis ${index} of the batch`;
+  if (status === STATUS.NON_FINITE) throw new InvalidInputError('NON_FINITE', `${where}: basis vector ${detail} has non-finite entries`, { basis: index, vector: detail });
+  if (status === STATUS.ZERO_VECTOR) throw new RankDeficientError('ZERO_VECTOR', `${where}: basis vector ${detail} is zero`, { basis: index, vector: detail });
+  if (status === STATUS.RANK_DEFICIENT) {
+    throw new RankDeficientError('RANK_DEFICIENT', `${where}: basis vector ${detail} is linearly dependent on the vectors before it (numerically)`, { basis: index, vector: detail });
+  }
+  if (status === STATUS.PRECISION_FAILURE) {
+    throw new LatticeMimoError('PRECISION_FAILURE', `${where}: Gram-Schmidt vector ${detail} vanished in float32 (redo in float64)`, { basis: index, vector: detail });
+  }
+  if (status === STATUS.ITERATION_LIMIT) {
+    throw new IterationLimitError(`${name}: ${where}: no convergence within maxIterations = ${params.maxIterations}`, { basis: index, iterations: s[0], swaps: s[1], sizeReductions: s[2] });
+  }
+  if (status === STATUS.TRANSFORM_OVERFLOW) {
+    throw new UnsupportedError(`${name}: ${where}: an entry of the unimodular transform Z reached 2^53: it cannot be held exactly in float64`, { basis: index });
+  }
+  throw new UnsupportedError(`${name}: ${where}: the kernel reported an unknown status ${status}`, { basis: index, status });
+}
+
+interface Group { first: number; stream: Stream; start: CudaEvent; end: CudaEvent; active: number[] }
+
+export async function runHostStreams<A extends RealArray>(
+  name: string, mb: boolean, data: A, batch: number, n: number, m: number, params: AlgoParams,
+): Promise<CudaBatchResult<A>> {
+  const t0 = performance.now();
+  validate(data, batch, n, m, params);
+  const ctx = requireCuda();
+  ctx.makeCurrent();
+  const precision = data instanceof Float32Array ? 'float32' : 'float64';
+  const elt = precision === 'float32' ? 4 : 8;
+  const init = hostStreamKernel(ctx, precision, 'block_init');
+  const sub = hostStreamKernel(ctx, precision, 'block_sub');
+  const rest = hostStreamKernel(ctx, precision, 'block_rest');
+  const extra = blockExtraArgs(n, m, precision, params, mb);
+  const wsBytes = extra[5];
+  const { size, count } = subBases(m, params.blockSize);
+  const threads = Math.min(blockThreads(m, blockCudaTuning.threads), rest.attributes().maxThreadsPerBlock, init.attributes().maxThreadsPerBlock);
+  const subThreads = Math.min(blockThreads(size, blockCudaTuning.subThreads), sub.attributes().maxThreadsPerBlock);
+
+  const basis = (precision === 'float32' ? new Float32Array(batch * n * m) : new Float64Array(batch * n * m)) as A;
+  const Z = new Float64Array(batch * m * m);
+  const iterations = new Int32Array(batch), swaps = new Int32Array(batch), sizeReductions = new Int32Array(batch);
+  const perBasis = 2 * n * m * elt + m * m * 8 + wsBytes + STATS_WIDTH * 4 + 8;
+  const chunk = Math.max(1, Math.min(batch, Math.floor((0.5 * ctx.memInfo().freeBytes) / perBasis)));
+  const streamCount = Math.max(1, Math.min(blockCudaTuning.streams > 0 ? blockCudaTuning.streams : MAX_STREAMS, chunk));
+  const groups: Group[] = [];
+  for (let g = 0; g < streamCount; g++) groups.push({ first: 0, stream: Stream.create(ctx), start: CudaEvent.create(ctx), end: CudaEvent.create(ctx), active: [] });
+  let kernelMs = 0, chunks = 0;
+  const bufs: Array<DeviceBuffer | PinnedBuffer> = [];
+  try {
+    const dIn = DeviceBuffer.alloc(ctx, chunk * n * m * elt); bufs.push(dIn);
+    const dOut = DeviceBuffer.alloc(ctx, chunk * n * m * elt); bufs.push(dOut);
+    const dZ = DeviceBuffer.alloc(ctx, chunk * m * m * 8); bufs.push(dZ);
+    const dWs = DeviceBuffer.alloc(ctx, chunk * wsBytes); bufs.push(dWs);
+    const dStats = DeviceBuffer.alloc(ctx, chunk * STATS_WIDTH * 4); bufs.push(dStats);
+    const dIdx = DeviceBuffer.alloc(ctx, 2 * chunk * 4); bufs.push(dIdx);  // matInd, then boundaryExch
+    const hIdx = PinnedBuffer.alloc(ctx, 2 * chunk * 4); bufs.push(hIdx);
+    const hOut = PinnedBuffer.alloc(ctx, chunk * (n * m * elt + m * m * 8 + STATS_WIDTH * 4)); bufs.push(hOut);
+    const idx = hIdx.i32(0, 2 * chunk);
+    for (let first = 0; first < batch; first += chunk) {
+      const len = Math.min(chunk, batch - first);
+      dIn.upload(new Uint8Array(data.buffer, data.byteOffset + first * n * m * elt, len * n * m * elt));
+      dStats.fill(0);
+      const per = Math.ceil(len / streamCount);
+      for (let g = 0; g < streamCount; g++) {
+        const grp = groups[g]!;
+        grp.first = Math.min(len, g * per);
+        grp.active = [];
+        for (let i = grp.first; i < Math.min(len, grp.first + per); i++) grp.active.push(i);
+      }
+      // one host round: on every stream with unfinished bases, matInd up, kernels, boundaryExch back
+      const round = (kernels: 'init' | 'round'): void => {
+        for (const grp of groups) {
+          const k = grp.active.length;
+          if (k === 0) continue;
+          for (let i = 0; i < k; i++) idx[grp.first + i] = grp.active[i]!;
+          dIdx.uploadAsync(hIdx, grp.stream, k * 4, grp.first * 4, grp.first * 4);
+          const act = dIdx.ptr + BigInt(grp.first * 4), exch = dIdx.ptr + BigInt((chunk + grp.first) * 4);
+          const args = [dIn.ptr, dOut.ptr, dZ.ptr, dWs.ptr, dStats.ptr, act, exch, n, m, ...extra];
+          if (kernels === 'init') {
+            grp.start.record(grp.stream);
+            init.launch({ grid: k, block: threads, stream: grp.stream }, args);
+          } else {
+            sub.launch({ grid: k * count, block: subThreads, stream: grp.stream }, args);
+            rest.launch({ grid: k, block: threads, stream: grp.stream }, args);
+          }
+          grp.end.record(grp.stream);
+          dIdx.downloadAsync(hIdx, grp.stream, k * 4, (chunk + grp.first) * 4, (chunk + grp.first) * 4);
+        }
+      };
+      const collect = async (): Promise<void> => {
+        for (const grp of groups) {
+          if (grp.active.length === 0) continue;
+          await grp.stream.wait();
+          grp.active = grp.active.filter((_, i) => idx[chunk + grp.first + i] !== 0);
+        }
+      };
+      const used = groups.filter((g) => g.active.length > 0);
+      round('init');
+      await collect();
+      // every host round is one block round of each unfinished basis, which maxIterations bounds
+      for (let r = 0; r <= params.maxIterations + 1 && groups.some((g) => g.active.length > 0); r++) {
+        round('round');
+        await collect();
+      }
+      for (const grp of used) kernelMs += grp.end.elapsedSince(grp.start);
+      if (groups.some((g) => g.active.length > 0)) throw new UnsupportedError(`${name}: the host loop did not finish within maxIterations + 2 rounds`);
+      const s = groups[0]!.stream;
+      const bBytes = len * n * m * elt, zBytes = len * m * m * 8;
+      dOut.downloadAsync(hOut, s, bBytes, 0, 0);
+      dZ.downloadAsync(hOut, s, zBytes, 0, bBytes);
+      dStats.downloadAsync(hOut, s, len * STATS_WIDTH * 4, 0, bBytes + zBytes);
+      await s.wait();
+      chunks++;
+      new Uint8Array(basis.buffer, first * n * m * elt, bBytes).set(hOut.u8(0, bBytes));
+      Z.set(hOut.f64(bBytes, len * m * m), first * m * m);
+      const st = hOut.i32(bBytes + zBytes, len * STATS_WIDTH);
+      for (let b = 0; b < len; b++) {
+        const w = st.subarray(b * STATS_WIDTH, (b + 1) * STATS_WIDTH);
+        raiseStatus(name, first + b, w, params);
+        iterations[first + b] = w[0]!; swaps[first + b] = w[1]!; sizeReductions[first + b] = w[2]!;
+      }
+    }
+  } finally {
+    for (const grp of groups) grp.stream.synchronize();
+    for (const b of bufs) b.free();
+    for (const grp of groups) { grp.stream.destroy(); grp.start.destroy(); grp.end.destroy(); }
+  }
+  return {
+    basis, Z,
+    stats: {
+      iterations, swaps, sizeReductions, kernelMs, totalMs: performance.now() - t0, chunks, streams: streamCount,
+      threadsPerBlock: threads, sharedBytesPerBlock: 0, variant: 'host-streams',
+    },
+  };
+}

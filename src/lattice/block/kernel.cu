@@ -1,0 +1,806 @@
+// MB-LLL and CR-MB-LLL (Section 3.2 and Algorithm 3 of the CR-MB-LLL paper), batched, mirroring the
+// CPU references (block/cpu.ts, block/coefficients.ts, allswap/phases.ts, lll/gso.ts) step for step:
+// all arithmetic in double, stored values rounded to REAL, four-way dot products (dotCols); with
+// -fmad=false the result (basis, Z, counts) equals the reference bit for bit.
+//
+// Two schedulings over the same device functions (the per-basis state lives in global scratch):
+//  - persistent (block_persistent): one thread block per basis loops over block rounds internally:
+//    sub-bases in order, GS-coefficient update (MB-LLL), boundary checks, closing step, rounds.
+//  - host streams (Algorithm 3): block_init once, then per host round on each stream
+//    block_sub (one thread block per (unfinished basis, sub-basis): the all-swap phases of that
+//    sub-basis) and block_rest (one thread block per unfinished basis: the boundary checks and the
+//    control logic), and the exch flags back to the host, which shrinks the next launch.
+//    Sub-bases touch disjoint columns, so running them at once equals the reference's in-order loop
+//    except when the growth watch (allswap/phases.ts) fires inside one: it runs the closing step on
+//    the whole basis, which the later sub-bases see. So block_sub runs speculatively: it snapshots its
+//    columns and stops where the reference would run the closing step; block_rest accepts the
+//    sub-bases before the first stopped one, restores the later ones, and runs the rest of the
+//    round's sub-bases in order (the persistent code path). The result is the same either way.
+//    The boundary checks stay in order inside block_rest for the same reason (the growth watch runs
+//    between them in CR-MB-LLL); each is one pair step.
+//
+// nvcc-variant: -DREAL=float -fmad=false
+// nvcc-variant: -DREAL=double -fmad=false
+
+#ifndef REAL
+#define REAL double
+#endif
+
+typedef REAL real;
+
+#define MAX_ROUNDS 8
+#define STATUS_OK 0
+#define STATUS_NON_FINITE 1
+#define STATUS_ZERO_VECTOR 2
+#define STATUS_ITERATION_LIMIT 3
+#define STATUS_RANK_DEFICIENT 4
+#define STATUS_PRECISION_FAILURE 5
+#define STATUS_TRANSFORM_OVERFLOW 6
+#define STATUS_STOPPED 100  // internal: a speculative sub-basis run reached the growth watch
+#define STATS_WIDTH 5
+#define EXACT_INTEGER_LIMIT 9007199254740992.0  // 2^53
+
+// control words per basis
+#define C_STATUS 0
+#define C_DETAIL 1
+#define C_DONE 2
+#define C_ROUND 3
+#define C_BEFORE 4
+#define C_ITER 5
+#define C_SWAPS 6
+#define C_REDS 7
+#define C_INTEGRAL 8
+#define C_WORDS 10
+// then flagged[count], stale[count], records[count][4]: swaps, reductions, stopped, status
+#define R_SWAPS 0
+#define R_REDS 1
+#define R_STOPPED 2
+#define R_STATUS 3
+
+__device__ __forceinline__ bool is_float(float) { return true; }
+__device__ __forceinline__ bool is_float(double) { return false; }
+__device__ __forceinline__ double growth_factor(float) { return 64.0; }
+__device__ __forceinline__ double growth_factor(double) { return 65536.0; }
+
+__device__ __forceinline__ int imin(int a, int b) { return a < b ? a : b; }
+
+__device__ __forceinline__ double round_half_up(double x) {
+  const double f = floor(x);
+  return x - f >= 0.5 ? f + 1.0 : f;
+}
+
+__device__ __forceinline__ double dot_partial(const real* a, const real* c, int n, int q) {
+  double s = 0;
+  const int main = n & ~3;
+  for (int t = q; t < main; t += 4) s += (double)a[t] * (double)c[t];
+  if (q == 0) for (int t = main; t < n; t++) s += (double)a[t] * (double)c[t];
+  return s;
+}
+__device__ __forceinline__ double combine4(const double* s) { return (s[0] + s[1]) + (s[2] + s[3]); }
+
+// dotCols by one thread.
+__device__ double dot_serial(const real* a, const real* c, int n) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  int t = 0;
+  for (; t + 3 < n; t += 4) {
+    s0 += (double)a[t] * (double)c[t];
+    s1 += (double)a[t + 1] * (double)c[t + 1];
+    s2 += (double)a[t + 2] * (double)c[t + 2];
+    s3 += (double)a[t + 3] * (double)c[t + 3];
+  }
+  for (; t < n; t++) s0 += (double)a[t] * (double)c[t];
+  return (s0 + s1) + (s2 + s3);
+}
+
+__device__ __forceinline__ unsigned long long dbits(double x) { return (unsigned long long)__double_as_longlong(x); }
+__device__ __forceinline__ double bitsd(unsigned long long x) { return __longlong_as_double((long long)x); }
+
+struct Work {
+  real *B, *Bs, *Bold, *Bsnap, *Bssnap, *U, *r;
+  double *Z, *Zold, *Zsnap;
+  // region (per sub-basis in block_sub, region 0 otherwise)
+  double *part, *norm0, *dX, *dMu, *dMuNew, *dC, *cval;
+  unsigned long long* zstat;  // [1]: max |Z| being accumulated
+  int *flags, *dSwap;
+  int* cnt;                   // [0] swaps, [1] size reductions (counters this code adds to)
+  unsigned long long* zPeak;  // bits of the growth watch's peak (non-negative doubles order like their bits)
+  double* zLimit;
+  int* ctl;
+  unsigned long long* regionPeak;  // per sub-basis peak of block_sub
+  int n, m, tid, nt, size, count, mb, maxIter;
+  double delta, bound;
+  bool f32;
+};
+
+__device__ __forceinline__ int* flagged(Work& w) { return w.ctl + C_WORDS; }
+__device__ __forceinline__ int* stale(Work& w) { return w.ctl + C_WORDS + w.count; }
+__device__ __forceinline__ int* record(Work& w, int b) { return w.ctl + C_WORDS + 2 * w.count + 4 * b; }
+
+__device__ __forceinline__ size_t a16(size_t x) { return (x + 15) & ~(size_t)15; }
+
+// Bytes of one region; must match blockRegionBytes in cuda.ts.
+__device__ __forceinline__ size_t region_bytes(int m) {
+  const int slots = m > 2 ? m : 2;
+  return a16((size_t)18 * slots * 8 + 16 + 16 + (size_t)slots * 4);
+}
+
+// Carves basis `basis`'s workspace (layout: blockWorkspaceBytes in cuda.ts).
+__device__ void carve(Work& w, unsigned char* ws, size_t wsBytes, int basis, int region, int n, int m, int size) {
+  const int count = (m + size - 1) / size;
+  const int slots = m > 2 ? m : 2;
+  unsigned char* p = ws + (size_t)basis * wsBytes;
+  w.Z = (double*)p; p += (size_t)m * m * 8;
+  w.Zold = (double*)p; p += (size_t)m * m * 8;
+  w.Zsnap = (double*)p; p += (size_t)m * m * 8;
+  w.zLimit = (double*)p; p += 8;
+  w.zPeak = (unsigned long long*)p; p += 8;
+  w.regionPeak = (unsigned long long*)p; p += (size_t)count * 8;
+  unsigned char* regions = p; p += (size_t)count * region_bytes(m);
+  const size_t nb = a16((size_t)n * m * sizeof(real));
+  w.B = (real*)p; p += nb;
+  w.Bs = (real*)p; p += nb;
+  w.Bold = (real*)p; p += nb;
+  w.Bsnap = (real*)p; p += nb;
+  w.Bssnap = (real*)p; p += nb;
+  w.U = (real*)p; p += a16((size_t)m * m * sizeof(real));
+  w.r = (real*)p; p += a16((size_t)slots * sizeof(real));
+  w.ctl = (int*)p;
+  unsigned char* q = regions + (size_t)region * region_bytes(m);
+  w.part = (double*)q; q += (size_t)12 * slots * 8;
+  w.norm0 = (double*)q; q += (size_t)slots * 8;
+  w.dX = (double*)q; q += (size_t)slots * 8;
+  w.dMu = (double*)q; q += (size_t)slots * 8;
+  w.dMuNew = (double*)q; q += (size_t)slots * 8;
+  w.dC = (double*)q; q += (size_t)slots * 8;
+  w.cval = (double*)q; q += (size_t)slots * 8;
+  w.zstat = (unsigned long long*)q; q += 16;
+  w.flags = (int*)q; q += 16;
+  w.dSwap = (int*)q;
+  w.n = n; w.m = m; w.size = size; w.count = count;
+  w.tid = threadIdx.x; w.nt = blockDim.x;
+  w.f32 = is_float((real)0);
+}
+
+__device__ __forceinline__ double peak(Work& w) { return bitsd(*(volatile unsigned long long*)w.zPeak); }
+
+// max |Z_ij|.
+__device__ double z_max_abs(Work& w) {
+  if (w.tid == 0) w.zstat[1] = 0ull;
+  __syncthreads();
+  unsigned long long mine = 0ull;
+  for (int e = w.tid; e < w.m * w.m; e += w.nt) {
+    const unsigned long long b = dbits(fabs(w.Z[e]));
+    if (b > mine) mine = b;
+  }
+  if (mine) atomicMax(&w.zstat[1], mine);
+  __syncthreads();
+  const double v = bitsd(*(volatile unsigned long long*)&w.zstat[1]);
+  __syncthreads();
+  return v;
+}
+
+// gramSchmidtInto (with U when withU), right-looking; a breakdown returns its status and column.
+__device__ int gram_schmidt(Work& w, bool withU, int* column) {
+  const int n = w.n, m = w.m, tid = w.tid, nt = w.nt;
+  for (int e = tid; e < n * m; e += nt) w.Bs[e] = w.B[e];
+  for (int e = tid; e < 4 * m; e += nt) w.part[e] = dot_partial(w.B + (size_t)(e >> 2) * n, w.B + (size_t)(e >> 2) * n, n, e & 3);
+  __syncthreads();
+  for (int j = tid; j < m; j += nt) w.norm0[j] = combine4(w.part + 4 * j);
+  __syncthreads();
+  for (int i = 0; i < m; i++) {
+    const int dots = m - i;
+    for (int e = tid; e < 4 * dots; e += nt) {
+      const int d = e >> 2;
+      w.part[e] = dot_partial(w.Bs + (size_t)(i + d) * n, w.Bs + (size_t)i * n, n, e & 3);
+    }
+    __syncthreads();
+    const double ri = combine4(w.part);
+    const real rStored = (real)ri;
+    if (!(rStored > 0) || !(ri > 1e-28 * w.norm0[i])) {
+      const bool zero = w.norm0[i] == 0;
+      *column = i;
+      __syncthreads();
+      return w.f32 && !zero ? STATUS_PRECISION_FAILURE : zero ? STATUS_ZERO_VECTOR : STATUS_RANK_DEFICIENT;
+    }
+    if (tid == 0) w.r[i] = rStored;
+    for (int d = 1 + tid; d < dots; d += nt) {
+      const double c = combine4(w.part + 4 * d) / (double)rStored;
+      w.cval[d] = c;
+      if (withU) w.U[(size_t)(i + d) * m + i] = (real)c;
+    }
+    __syncthreads();
+    for (int e = tid; e < (dots - 1) * n; e += nt) {
+      const int d = 1 + e / n, t = e - (d - 1) * n;
+      real* bj = w.Bs + (size_t)(i + d) * n;
+      bj[t] = (real)((double)bj[t] - w.cval[d] * (double)w.Bs[(size_t)i * n + t]);
+    }
+    __syncthreads();
+  }
+  return STATUS_OK;
+}
+
+// reduceAll of cpu.ts: r from B*, size reduction of everything from B* (column-parallel form with a
+// snapshot), a fresh Gram-Schmidt (and U for MB-LLL), zLimit = growth * max |Z|, zPeak = 0.
+__device__ int reduce_all(Work& w, int* column) {
+  const int n = w.n, m = w.m, tid = w.tid, nt = w.nt;
+  int myReductions = 0;
+  for (int e = tid; e < 4 * m; e += nt) w.part[e] = dot_partial(w.Bs + (size_t)(e >> 2) * n, w.Bs + (size_t)(e >> 2) * n, n, e & 3);
+  for (int e = tid; e < n * m; e += nt) w.Bold[e] = w.B[e];
+  for (int e = tid; e < m * m; e += nt) w.Zold[e] = w.Z[e];
+  if (tid == 0) w.flags[2] = 0;
+  __syncthreads();
+  for (int j = tid; j < m; j += nt) w.r[j] = (real)combine4(w.part + 4 * j);
+  __syncthreads();
+  for (int step = 0; step < m - 1; step++) {
+    const int active = m - 1 - step;
+    for (int e = tid; e < 4 * active; e += nt) {
+      const int k = step + 1 + (e >> 2), j = k - 1 - step;
+      w.part[e] = dot_partial(w.B + (size_t)k * n, w.Bs + (size_t)j * n, n, e & 3);
+    }
+    __syncthreads();
+    for (int a = tid; a < active; a += nt) {
+      const int k = step + 1 + a, j = k - 1 - step;
+      const double mu = combine4(w.part + 4 * a) / (double)w.r[j];
+      double X = 0;
+      if (fabs(mu) > w.bound) { X = round_half_up(mu); myReductions++; }
+      w.dX[a] = X;
+    }
+    __syncthreads();
+    for (int e = tid; e < active * (n + m); e += nt) {
+      const int a = e / (n + m), t = e - a * (n + m);
+      const double X = w.dX[a];
+      if (X == 0) continue;
+      const int k = step + 1 + a, j = k - 1 - step;
+      if (t < n) {
+        w.B[(size_t)k * n + t] = (real)((double)w.B[(size_t)k * n + t] - X * (double)w.Bold[(size_t)j * n + t]);
+      } else {
+        const int u = t - n;
+        const double v = w.Z[(size_t)k * m + u] - X * w.Zold[(size_t)j * m + u];
+        w.Z[(size_t)k * m + u] = v;
+        if (fabs(v) >= EXACT_INTEGER_LIMIT) atomicOr(&w.flags[2], 1);
+      }
+    }
+    __syncthreads();
+    if (w.flags[2]) { if (myReductions) atomicAdd(&w.cnt[1], myReductions); __syncthreads(); return STATUS_TRANSFORM_OVERFLOW; }
+  }
+  if (myReductions) atomicAdd(&w.cnt[1], myReductions);
+  __syncthreads();
+  const int st = gram_schmidt(w, w.mb != 0, column);
+  if (st != STATUS_OK) return st;
+  const double limit = growth_factor((real)0) * z_max_abs(w);
+  if (tid == 0) { *w.zLimit = limit; *w.zPeak = 0ull; }
+  __syncthreads();
+  return STATUS_OK;
+}
+
+// One all-swap phase over the pairs (k-1, k), lo < k < hi, k % 2 == parity (allSwapPhase).
+__device__ int phase(Work& w, int lo, int hi, int parity, bool* swapped) {
+  const int n = w.n, m = w.m, tid = w.tid, nt = w.nt;
+  real* B = w.B;
+  real* Bs = w.Bs;
+  double* Z = w.Z;
+  if (tid == 0) { w.flags[0] = 0; w.flags[2] = 0; }
+  int first = lo + 1;
+  if ((first & 1) != parity) first++;
+  const int pairs = first < hi ? (hi - first + 1) / 2 : 0;
+  for (int e = tid; e < 12 * pairs; e += nt) {
+    const int pr = e / 12, d = (e >> 2) % 3, q = e & 3;
+    const int k = first + 2 * pr;
+    const real* a = d == 2 ? Bs + (size_t)k * n : Bs + (size_t)(k - 1) * n;
+    const real* c = d == 0 ? B + (size_t)k * n : d == 1 ? Bs + (size_t)(k - 1) * n : Bs + (size_t)k * n;
+    w.part[e] = dot_partial(c, a, n, q);
+  }
+  __syncthreads();
+  int mySwaps = 0, myReductions = 0;
+  for (int pr = tid; pr < pairs; pr += nt) {
+    const double d0 = combine4(w.part + 12 * pr), r1 = combine4(w.part + 12 * pr + 4), rk = combine4(w.part + 12 * pr + 8);
+    double mu = (double)(real)(d0 / r1);
+    double X = 0;
+    if (fabs(mu) > w.bound) {
+      X = round_half_up(mu);
+      mu = (double)(real)(mu - X);
+      myReductions++;
+    }
+    const int swap = rk < (w.delta - mu * mu) * r1;
+    w.dX[pr] = X;
+    w.dSwap[pr] = swap;
+    if (swap) {
+      const double r1New = rk + mu * mu * r1;
+      w.dMu[pr] = mu;
+      w.dMuNew[pr] = (mu * r1) / r1New;
+      w.dC[pr] = rk / r1New;
+      mySwaps++;
+      atomicOr(&w.flags[0], 1);
+    }
+  }
+  __syncthreads();
+  const int perPair = n + m;
+  unsigned long long zPeakMine = 0ull;
+  for (int e = tid; e < pairs * perPair; e += nt) {
+    const int pr = e / perPair, t = e - pr * perPair;
+    const int k = first + 2 * pr;
+    const double X = w.dX[pr];
+    const int swap = w.dSwap[pr];
+    if (t < n) {
+      real* bk = B + (size_t)k * n;
+      real* bk1 = B + (size_t)(k - 1) * n;
+      real vk = bk[t];
+      if (X != 0) vk = (real)((double)vk - X * (double)bk1[t]);
+      if (swap) {
+        bk[t] = bk1[t];
+        bk1[t] = vk;
+        real* sk = Bs + (size_t)k * n;
+        real* sk1 = Bs + (size_t)(k - 1) * n;
+        const double x = (double)sk1[t], y = (double)sk[t];
+        sk1[t] = (real)(y + w.dMu[pr] * x);
+        sk[t] = (real)(w.dC[pr] * x - w.dMuNew[pr] * y);
+      } else {
+        bk[t] = vk;
+      }
+    } else {
+      const int u = t - n;
+      double* zk = Z + (size_t)k * m;
+      double* zk1 = Z + (size_t)(k - 1) * m;
+      double vk = zk[u];
+      if (X != 0) {
+        vk = vk - X * zk1[u];
+        const unsigned long long b = dbits(fabs(vk));
+        if (b > zPeakMine) zPeakMine = b;
+        if (fabs(vk) >= EXACT_INTEGER_LIMIT) atomicOr(&w.flags[2], 1);
+      }
+      if (swap) { zk[u] = zk1[u]; zk1[u] = vk; } else zk[u] = vk;
+    }
+  }
+  if (zPeakMine) atomicMax(w.zPeak, zPeakMine);
+  if (mySwaps) atomicAdd(&w.cnt[0], mySwaps);
+  if (myReductions) atomicAdd(&w.cnt[1], myReductions);
+  __syncthreads();
+  *swapped = *(volatile int*)&w.flags[0] != 0;
+  const bool overflow = *(volatile int*)&w.flags[2] != 0;
+  __syncthreads();
+  return overflow ? STATUS_TRANSFORM_OVERFLOW : STATUS_OK;
+}
+
+// runPhases over [lo, hi); speculative: stop (STATUS_STOPPED) where the growth watch would fire.
+__device__ int run_phases(Work& w, int lo, int hi, bool speculative, int* column) {
+  bool oddDirty = true, evenDirty = true;
+  int parity = 1, phases = 0;
+  while (oddDirty || evenDirty) {
+    if (phases >= w.maxIter) return STATUS_ITERATION_LIMIT;
+    phases++;
+    bool swapped;
+    const int st = phase(w, lo, hi, parity, &swapped);
+    if (st != STATUS_OK) return st;
+    if (parity == 1) oddDirty = swapped; else evenDirty = swapped;
+    parity = parity == 1 ? 0 : 1;
+    if (peak(w) > *w.zLimit) {
+      if (speculative) return STATUS_STOPPED;
+      const int s2 = reduce_all(w, column);
+      if (s2 != STATUS_OK) return s2;
+    }
+  }
+  return STATUS_OK;
+}
+
+// Reads a global counter after a barrier.
+__device__ __forceinline__ int vread(int* p) { return *(volatile int*)p; }
+
+// The sub-bases from `from` on, in order (the reference's loop). Returns a status.
+__device__ int sub_bases_seq(Work& w, int from, int* column) {
+  for (int b = from; b < w.count; b++) {
+    const int lo = b * w.size, hi = imin(w.m, (b + 1) * w.size);
+    __syncthreads();
+    if (!vread(flagged(w) + b)) {
+      if (w.mb && w.tid == 0) stale(w)[b] = 0;
+      continue;
+    }
+    const int before = vread(&w.cnt[0]) + vread(&w.cnt[1]);
+    __syncthreads();
+    const int st = run_phases(w, lo, hi, false, column);
+    if (st != STATUS_OK) return st;
+    const int after = vread(&w.cnt[0]) + vread(&w.cnt[1]);
+    __syncthreads();
+    if (w.mb) {
+      if (w.tid == 0) stale(w)[b] = after != before;
+    } else {
+      if (w.tid == 0) flagged(w)[b] = 0;
+      if (peak(w) > *w.zLimit) {  // watchGrowth
+        const int s2 = reduce_all(w, column);
+        if (s2 != STATUS_OK) return s2;
+      }
+    }
+  }
+  __syncthreads();
+  return STATUS_OK;
+}
+
+// U's rows and columns of stale blocks: mu_{i,j} = <b_i, b*_j> / r_j (updateCoefficients).
+__device__ void update_coefficients(Work& w) {
+  const int n = w.n, m = w.m;
+  for (int e = w.tid; e < m * m; e += w.nt) {
+    const int i = e / m, j = e - i * m;
+    if (j >= i) continue;
+    if (stale(w)[i / w.size] || stale(w)[j / w.size]) {
+      w.U[(size_t)i * m + j] = (real)(dot_serial(w.B + (size_t)i * n, w.Bs + (size_t)j * n, n) / (double)w.r[j]);
+    }
+  }
+  __syncthreads();
+}
+
+// sizeReduceWithU: columns k in [kLo, kHi) against j in [jLo, k), k and j descending, in order.
+__device__ int size_reduce_with_u(Work& w, int kLo, int kHi, int jLo) {
+  const int n = w.n, m = w.m, tid = w.tid, nt = w.nt;
+  int count = 0;
+  if (tid == 0) w.flags[2] = 0;
+  __syncthreads();
+  for (int k = kHi - 1; k >= kLo && k > jLo; k--) {
+    for (int j = k - 1; j >= jLo; j--) {
+      const double x = (double)*(volatile real*)&w.U[(size_t)k * m + j];
+      if (!(fabs(x) > w.bound)) continue;
+      const double X = round_half_up(x);
+      unsigned long long mine = 0ull;
+      for (int e = tid; e < n + m + j; e += nt) {
+        if (e < n) {
+          w.B[(size_t)k * n + e] = (real)((double)w.B[(size_t)k * n + e] - X * (double)w.B[(size_t)j * n + e]);
+        } else if (e < n + m) {
+          const int u = e - n;
+          const double v = w.Z[(size_t)k * m + u] - X * w.Z[(size_t)j * m + u];
+          w.Z[(size_t)k * m + u] = v;
+          const unsigned long long bb = dbits(fabs(v));
+          if (bb > mine) mine = bb;
+          if (fabs(v) >= EXACT_INTEGER_LIMIT) atomicOr(&w.flags[2], 1);
+        } else {
+          const int i = e - n - m;
+          w.U[(size_t)k * m + i] = (real)((double)w.U[(size_t)k * m + i] - X * (double)w.U[(size_t)j * m + i]);
+        }
+      }
+      if (mine) atomicMax(w.zPeak, mine);
+      count++;
+      __syncthreads();
+      // written after the barrier: every thread has read x (nothing reads this entry again)
+      if (tid == 0) w.U[(size_t)k * m + j] = (real)(x - X);
+      if (vread(&w.flags[2])) {
+        if (tid == 0) w.cnt[1] += count;
+        __syncthreads();
+        return STATUS_TRANSFORM_OVERFLOW;
+      }
+    }
+  }
+  if (tid == 0) w.cnt[1] += count;
+  __syncthreads();
+  return STATUS_OK;
+}
+
+// boundaryStepWithU on (k-1, k) (MB-LLL: Swap, Procedure 3).
+__device__ int boundary_u(Work& w, int k, bool* swapped) {
+  const int n = w.n, m = w.m, tid = w.tid, nt = w.nt;
+  const int a = k - 1;
+  const size_t ko = (size_t)k * m, po = (size_t)a * m;
+  if (tid == 0) w.flags[2] = 0;
+  for (int e = tid; e < 12; e += nt) {
+    const int d = e >> 2, q = e & 3;
+    const real* x = d == 0 ? w.Bs + (size_t)a * n : d == 1 ? w.B + (size_t)k * n : w.Bs + (size_t)k * n;
+    const real* y = d == 2 ? w.Bs + (size_t)k * n : w.Bs + (size_t)a * n;
+    w.part[e] = dot_partial(x, y, n, q);
+  }
+  __syncthreads();
+  const double r1 = combine4(w.part), d1 = combine4(w.part + 4), rk = combine4(w.part + 8);
+  double mu = (double)(real)(d1 / r1);
+  if (fabs(mu) > w.bound) {
+    const double X = round_half_up(mu);
+    unsigned long long mine = 0ull;
+    for (int e = tid; e < n + m + a; e += nt) {
+      if (e < n) {
+        w.B[(size_t)k * n + e] = (real)((double)w.B[(size_t)k * n + e] - X * (double)w.B[(size_t)a * n + e]);
+      } else if (e < n + m) {
+        const int u = e - n;
+        const double v = w.Z[ko + u] - X * w.Z[po + u];
+        w.Z[ko + u] = v;
+        const unsigned long long bb = dbits(fabs(v));
+        if (bb > mine) mine = bb;
+        if (fabs(v) >= EXACT_INTEGER_LIMIT) atomicOr(&w.flags[2], 1);
+      } else {
+        const int i = e - n - m;
+        w.U[ko + i] = (real)((double)w.U[ko + i] - X * (double)w.U[po + i]);
+      }
+    }
+    if (mine) atomicMax(w.zPeak, mine);
+    mu = (double)(real)(mu - X);
+    if (tid == 0) w.cnt[1]++;
+  }
+  if (tid == 0) w.U[ko + a] = (real)mu;
+  __syncthreads();
+  if (vread(&w.flags[2])) return STATUS_TRANSFORM_OVERFLOW;
+  *swapped = rk < (w.delta - mu * mu) * r1;
+  if (!*swapped) return STATUS_OK;
+  const double r1New = rk + mu * mu * r1;
+  const double muNew = (mu * r1) / r1New;
+  const double c = rk / r1New;
+  const double ratio = rk / (rk + mu * mu * r1);
+  // columns of B, Z and B*; rows k-1, k of U (j < k-1); columns k-1, k of the later rows
+  const int later = m - k - 1;
+  for (int e = tid; e < n + m + a + later; e += nt) {
+    if (e < n) {
+      const real v = w.B[(size_t)a * n + e];
+      w.B[(size_t)a * n + e] = w.B[(size_t)k * n + e];
+      w.B[(size_t)k * n + e] = v;
+      const double x = (double)w.Bs[(size_t)a * n + e], y = (double)w.Bs[(size_t)k * n + e];
+      w.Bs[(size_t)a * n + e] = (real)(y + mu * x);
+      w.Bs[(size_t)k * n + e] = (real)(c * x - muNew * y);
+    } else if (e < n + m) {
+      const int u = e - n;
+      const double v = w.Z[po + u];
+      w.Z[po + u] = w.Z[ko + u];
+      w.Z[ko + u] = v;
+    } else if (e < n + m + a) {
+      const int j = e - n - m;
+      const real t = w.U[ko + j];
+      w.U[ko + j] = w.U[po + j];
+      w.U[po + j] = t;
+    } else {
+      const size_t io = (size_t)(k + 1 + e - n - m - a) * m;
+      const double x = (double)w.U[io + a], y = (double)w.U[io + k];
+      w.U[io + a] = (real)(x * muNew + y * ratio);
+      w.U[io + k] = (real)(x - y * mu);
+    }
+  }
+  if (tid == 0) { w.U[ko + a] = (real)muNew; w.cnt[0]++; }
+  __syncthreads();
+  return STATUS_OK;
+}
+
+// Counts a block round (nextRound): ITERATION_LIMIT past maxIterations.
+__device__ int next_round(Work& w) {
+  const int it = vread(w.ctl + C_ITER);
+  __syncthreads();
+  if (it >= w.maxIter) return STATUS_ITERATION_LIMIT;
+  if (w.tid == 0) w.ctl[C_ITER] = it + 1;
+  __syncthreads();
+  return STATUS_OK;
+}
+
+// Start of a round: re-anchor B = B_in Z (non-integral input, round > 0), Gram-Schmidt (and U),
+// every sub-basis flagged, zLimit, zPeak = 0, then the first block round.
+__device__ int round_start(Work& w, const real* B0, int* column) {
+  const int n = w.n, m = w.m, tid = w.tid, nt = w.nt;
+  if (tid == 0) w.ctl[C_BEFORE] = w.ctl[C_SWAPS] + w.ctl[C_REDS];
+  if (vread(w.ctl + C_ROUND) > 0 && !vread(w.ctl + C_INTEGRAL)) {
+    for (int e = tid; e < n * m; e += nt) {
+      const int j = e / n, t = e - j * n;
+      double acc = 0;
+      for (int k = 0; k < m; k++) {
+        const double z = w.Z[k + j * m];
+        if (z == 0) continue;
+        acc = acc + (double)B0[t + (size_t)k * n] * z;
+      }
+      w.B[e] = (real)acc;
+    }
+  }
+  __syncthreads();
+  const int st = gram_schmidt(w, w.mb != 0, column);
+  if (st != STATUS_OK) return st;
+  for (int b = tid; b < w.count; b += nt) { flagged(w)[b] = 1; stale(w)[b] = 0; }
+  const double limit = growth_factor((real)0) * z_max_abs(w);
+  if (tid == 0) { *w.zLimit = limit; *w.zPeak = 0ull; }
+  __syncthreads();
+  return next_round(w);
+}
+
+// Everything of a block round after the sub-bases, and the round logic. Sets *done when the basis
+// is finished (or failed: status).
+__device__ int after_sub_bases(Work& w, const real* B0, bool* done, int* column) {
+  *done = false;
+  int st;
+  if (w.mb) {
+    int anyStale = 0;
+    for (int b = 0; b < w.count; b++) anyStale |= vread(stale(w) + b);
+    if (anyStale) {
+      for (int e = w.tid; e < 4 * w.m; e += w.nt) w.part[e] = dot_partial(w.Bs + (size_t)(e >> 2) * w.n, w.Bs + (size_t)(e >> 2) * w.n, w.n, e & 3);
+      __syncthreads();
+      for (int j = w.tid; j < w.m; j += w.nt) w.r[j] = (real)combine4(w.part + 4 * j);
+      __syncthreads();
+      update_coefficients(w);
+    }
+    for (int b = 0; b < w.count; b++) {
+      if (!vread(flagged(w) + b)) continue;
+      const int lo = b * w.size;
+      st = size_reduce_with_u(w, lo + 1, imin(w.m, lo + w.size), lo);
+      if (st != STATUS_OK) return st;
+      if (w.tid == 0) flagged(w)[b] = 0;
+    }
+  }
+  __syncthreads();
+  bool any = false;
+  for (int b = 1; b < w.count; b++) {
+    const int k = b * w.size;
+    bool swapped;
+    if (w.mb) {
+      st = boundary_u(w, k, &swapped);
+    } else {
+      st = phase(w, k - 1, k + 1, k & 1, &swapped);
+      if (st == STATUS_OK && peak(w) > *w.zLimit) st = reduce_all(w, column);
+    }
+    if (st != STATUS_OK) return st;
+    if (swapped) {
+      any = true;
+      if (w.tid == 0) { flagged(w)[b - 1] = 1; flagged(w)[b] = 1; }
+    }
+  }
+  __syncthreads();
+  if (any) {
+    if (w.mb && peak(w) > *w.zLimit) {
+      st = reduce_all(w, column);
+      if (st != STATUS_OK) return st;
+    }
+    return next_round(w);
+  }
+  // the closing step, then the round's verdict
+  st = w.mb ? size_reduce_with_u(w, 1, w.m, 0) : reduce_all(w, column);
+  if (st != STATUS_OK) return st;
+  const int total = vread(w.ctl + C_SWAPS) + vread(w.ctl + C_REDS);
+  const int round = vread(w.ctl + C_ROUND) + 1;
+  __syncthreads();
+  if (total == vread(w.ctl + C_BEFORE) || round >= MAX_ROUNDS) { *done = true; return STATUS_OK; }
+  if (w.tid == 0) w.ctl[C_ROUND] = round;
+  __syncthreads();
+  return round_start(w, B0, column);
+}
+
+// Load, checks, identity Z, first round's start. Sets *done for m < 2 or a failure.
+__device__ int init_basis(Work& w, const real* B0, bool* done, int* column) {
+  const int n = w.n, m = w.m, tid = w.tid, nt = w.nt;
+  int nonFinite = 0, nonInteger = 0;
+  for (int e = tid; e < n * m; e += nt) {
+    const real x = B0[e];
+    w.B[e] = x;
+    if (!isfinite(x)) nonFinite = 1;
+    else if (x != floor(x)) nonInteger = 1;
+  }
+  for (int e = tid; e < m * m; e += nt) w.Z[e] = (e % (m + 1) == 0) ? 1.0 : 0.0;
+  for (int e = tid; e < C_WORDS + 6 * w.count; e += nt) w.ctl[e] = 0;
+  if (__syncthreads_or(nonFinite)) {
+    int c = 0;
+    for (int e = 0; e < n * m; e++) if (!isfinite(B0[e])) { c = e / n; break; }
+    *column = c;
+    *done = true;
+    return STATUS_NON_FINITE;
+  }
+  const int integral = !__syncthreads_or(nonInteger);
+  if (tid == 0) w.ctl[C_INTEGRAL] = integral;
+  __syncthreads();
+  *done = m < 2;
+  if (*done) return STATUS_OK;
+  return round_start(w, B0, column);
+}
+
+// Writes the result and stats of a finished basis.
+__device__ void finish(Work& w, int status, int detail, real* B1, double* Zo, int* st) {
+  if (status == STATUS_OK) {
+    for (int e = w.tid; e < w.n * w.m; e += w.nt) B1[e] = w.B[e];
+    for (int e = w.tid; e < w.m * w.m; e += w.nt) Zo[e] = w.Z[e];
+  }
+  if (w.tid == 0) {
+    st[0] = w.ctl[C_ITER]; st[1] = w.ctl[C_SWAPS]; st[2] = w.ctl[C_REDS]; st[3] = status; st[4] = detail;
+    w.ctl[C_DONE] = 1; w.ctl[C_STATUS] = status; w.ctl[C_DETAIL] = detail;
+  }
+  __syncthreads();
+}
+
+__device__ void setup(Work& w, unsigned char* ws, int wsBytes, int basis, int region, int n, int m, int maxIterations,
+                      double delta, double bound, int size, int mb) {
+  carve(w, ws, (size_t)wsBytes, basis, region, n, m, size);
+  w.mb = mb; w.maxIter = maxIterations; w.delta = delta; w.bound = bound;
+  w.cnt = w.ctl + C_SWAPS;
+}
+
+// Persistent scheduling: one block per basis, the whole algorithm.
+extern "C" __global__ void block_persistent(
+    const real* __restrict__ Bin, real* __restrict__ Bout, double* __restrict__ Zout, unsigned char* __restrict__ ws,
+    int* __restrict__ stats, int n, int m, int maxIterations, double delta, double bound, int size, int mb, int wsBytes) {
+  const int basis = blockIdx.x;
+  Work w;
+  setup(w, ws, wsBytes, basis, 0, n, m, maxIterations, delta, bound, size, mb);
+  const real* B0 = Bin + (size_t)basis * n * m;
+  int column = 0;
+  bool done = false;
+  int status = init_basis(w, B0, &done, &column);
+  // each pass is one block round; after_sub_bases bounds them (maxIterations, MAX_ROUNDS)
+  while (status == STATUS_OK && !done) {
+    status = sub_bases_seq(w, 0, &column);
+    if (status == STATUS_OK) status = after_sub_bases(w, B0, &done, &column);
+  }
+  finish(w, status, column, Bout + (size_t)basis * n * m, Zout + (size_t)basis * m * m, stats + (size_t)basis * STATS_WIDTH);
+}
+
+// Host-stream scheduling, step 0: block i initialises basis active[i].
+extern "C" __global__ void block_init(
+    const real* __restrict__ Bin, real* __restrict__ Bout, double* __restrict__ Zout, unsigned char* __restrict__ ws,
+    int* __restrict__ stats, const int* __restrict__ active, int* __restrict__ exch,
+    int n, int m, int maxIterations, double delta, double bound, int size, int mb, int wsBytes) {
+  const int basis = active[blockIdx.x];
+  Work w;
+  setup(w, ws, wsBytes, basis, 0, n, m, maxIterations, delta, bound, size, mb);
+  const real* B0 = Bin + (size_t)basis * n * m;
+  int column = 0;
+  bool done = false;
+  const int status = init_basis(w, B0, &done, &column);
+  if (status != STATUS_OK || done) finish(w, status, column, Bout + (size_t)basis * n * m, Zout + (size_t)basis * m * m, stats + (size_t)basis * STATS_WIDTH);
+  if (w.tid == 0) exch[blockIdx.x] = (status != STATUS_OK || done) ? 0 : 1;
+}
+
+// Host-stream scheduling, step 1: block (i, b) runs the phases of sub-basis b of basis active[i],
+// speculatively (see the top of the file).
+extern "C" __global__ void block_sub(
+    const real* __restrict__ Bin, real* __restrict__ Bout, double* __restrict__ Zout, unsigned char* __restrict__ ws,
+    int* __restrict__ stats, const int* __restrict__ active, int* __restrict__ exch,
+    int n, int m, int maxIterations, double delta, double bound, int size, int mb, int wsBytes) {
+  const int count = (m + size - 1) / size;
+  const int b = blockIdx.x % count;
+  const int basis = active[blockIdx.x / count];
+  Work w;
+  setup(w, ws, wsBytes, basis, b, n, m, maxIterations, delta, bound, size, mb);
+  if (w.ctl[C_DONE] || !flagged(w)[b]) return;
+  int* rec = record(w, b);
+  const int lo = b * size, hi = imin(m, (b + 1) * size);
+  for (int e = w.tid; e < (hi - lo) * n; e += w.nt) {
+    const size_t o = (size_t)lo * n + e;
+    w.Bsnap[o] = w.B[o];
+    w.Bssnap[o] = w.Bs[o];
+  }
+  for (int e = w.tid; e < (hi - lo) * m; e += w.nt) w.Zsnap[(size_t)lo * m + e] = w.Z[(size_t)lo * m + e];
+  if (w.tid == 0) { rec[R_SWAPS] = 0; rec[R_REDS] = 0; w.regionPeak[b] = *w.zPeak; }
+  __syncthreads();
+  w.cnt = rec;
+  w.zPeak = &w.regionPeak[b];
+  int column = 0;
+  const int st = run_phases(w, lo, hi, true, &column);
+  if (w.tid == 0) { rec[R_STOPPED] = st == STATUS_STOPPED; rec[R_STATUS] = st == STATUS_STOPPED ? 0 : st; }
+}
+
+// Host-stream scheduling, step 2: block i takes the sub-bases' results of basis active[i] (up to
+// the first that stopped; the later ones are restored and rerun in order), then the boundary
+// checks and the round logic; exch[i] = 1 while the basis needs another block round.
+extern "C" __global__ void block_rest(
+    const real* __restrict__ Bin, real* __restrict__ Bout, double* __restrict__ Zout, unsigned char* __restrict__ ws,
+    int* __restrict__ stats, const int* __restrict__ active, int* __restrict__ exch,
+    int n, int m, int maxIterations, double delta, double bound, int size, int mb, int wsBytes) {
+  const int basis = active[blockIdx.x];
+  Work w;
+  setup(w, ws, wsBytes, basis, 0, n, m, maxIterations, delta, bound, size, mb);
+  if (w.ctl[C_DONE]) { if (w.tid == 0) exch[blockIdx.x] = 0; return; }
+  const real* B0 = Bin + (size_t)basis * n * m;
+  const int count = w.count;
+  int first = count;
+  for (int b = 0; b < count; b++) {
+    const int* rec = record(w, b);
+    if (flagged(w)[b] && (rec[R_STOPPED] || rec[R_STATUS])) { first = b; break; }
+  }
+  __syncthreads();
+  if (w.tid == 0) {
+    for (int b = 0; b < first; b++) {
+      if (!flagged(w)[b]) { if (mb) stale(w)[b] = 0; continue; }
+      const int* rec = record(w, b);
+      w.ctl[C_SWAPS] += rec[R_SWAPS];
+      w.ctl[C_REDS] += rec[R_REDS];
+      if (w.regionPeak[b] > *w.zPeak) *w.zPeak = w.regionPeak[b];
+      if (mb) stale(w)[b] = rec[R_SWAPS] + rec[R_REDS] > 0; else flagged(w)[b] = 0;
+    }
+  }
+  for (int b = first; b < count; b++) {
+    if (!flagged(w)[b]) continue;
+    const int lo = b * size, hi = imin(m, (b + 1) * size);
+    for (int e = w.tid; e < (hi - lo) * n; e += w.nt) {
+      const size_t o = (size_t)lo * n + e;
+      w.B[o] = w.Bsnap[o];
+      w.Bs[o] = w.Bssnap[o];
+    }
+    for (int e = w.tid; e < (hi - lo) * m; e += w.nt) w.Z[(size_t)lo * m + e] = w.Zsnap[(size_t)lo * m + e];
+  }
+  __syncthreads();
+  int column = 0;
+  bool done = false;
+  int status = sub_bases_seq(w, first, &column);
+  if (status == STATUS_OK) status = after_sub_bases(w, B0, &done, &column);
+  if (status != STATUS_OK || done) finish(w, status, column, Bout + (size_t)basis * n * m, Zout + (size_t)basis * m * m, stats + (size_t)basis * STATS_WIDTH);
+  if (w.tid == 0) exch[blockIdx.x] = (status != STATUS_OK || done) ? 0 : 1;
+}
