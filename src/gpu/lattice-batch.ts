@@ -38,6 +38,8 @@ export type RealArray = Float32Array | Float64Array;
 export interface LaunchPlan {
   /** Which of the algorithm's kernels runs (the spec's default when absent). */
   variant?: string;
+  /** Extra -D defines of the kernel's module (a module specialised to the size, say). */
+  defines?: Readonly<Record<string, number>>;
   threads: number | readonly [number, number];
   sharedBytes: number;
   /**
@@ -55,8 +57,8 @@ export interface LaunchPlan {
 export interface LatticeKernelSpec {
   /** Name for messages ('jacobi-parallel', 'allswap'). */
   name: string;
-  /** The kernel for this precision and plan variant (compiled or cached). */
-  kernel(ctx: CudaContext, precision: 'float32' | 'float64', variant?: string): Kernel;
+  /** The kernel for this precision and plan (its variant and defines; compiled or cached). */
+  kernel(ctx: CudaContext, precision: 'float32' | 'float64', plan: LaunchPlan): Kernel;
   /** `batch` lets a plan trade blocks per multiprocessor (large batches) for threads per basis (a few bases). */
   plan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties, batch: number): LaunchPlan;
 }
@@ -153,7 +155,7 @@ export function prepareLattice(
   ctx: CudaContext, spec: LatticeKernelSpec, precision: 'float32' | 'float64', batch: number, n: number, m: number, params: AlgoParams,
 ): PreparedLattice {
   const planned = spec.plan(n, m, precision, params, ctx.props, batch);
-  const kernel = spec.kernel(ctx, precision, planned.variant);
+  const kernel = spec.kernel(ctx, precision, planned);
   // the kernel's own limit (its register use) caps the block; the block kernels loop over their
   // work, so any size is correct (the per-thread kernels plan within the limit themselves)
   const limit = kernelThreadLimit(kernel);
@@ -258,12 +260,11 @@ async function runExclusive<A extends RealArray>(
     new Uint8Array(basis.buffer, first * layout.inBytes, inBytes).set(lane.host.u8(at.hostBasis, inBytes));
     Z.set(lane.host.f64(at.hostZ, count * m * m), first * m * m);
     const st = lane.host.i32(at.hostStats, count * STATS_WIDTH);
-    for (let b = 0; b < count; b++) {
-      const s = st.subarray(b * STATS_WIDTH, (b + 1) * STATS_WIDTH);
-      raiseStatus(spec.name, first + b, s, params);
-      iterations[first + b] = s[0]!;
-      swaps[first + b] = s[1]!;
-      sizeReductions[first + b] = s[2]!;
+    for (let b = 0, o = 0; b < count; b++, o += STATS_WIDTH) {
+      if (st[o + 3] !== STATUS.OK) raiseStatus(spec.name, first + b, st.subarray(o, o + STATS_WIDTH), params);
+      iterations[first + b] = st[o]!;
+      swaps[first + b] = st[o + 1]!;
+      sizeReductions[first + b] = st[o + 2]!;
     }
   };
   try {
@@ -317,7 +318,7 @@ function kernelThreadLimit(kernel: Kernel): number {
 }
 
 /** The typed error the CPU reducer would have thrown for this basis. */
-function raiseStatus(name: string, index: number, s: Int32Array, params: AlgoParams): void {
+export function raiseStatus(name: string, index: number, s: Int32Array, params: AlgoParams): void {
   const status = s[3]!;
   if (status === STATUS.OK) return;
   const detail = s[4]!;

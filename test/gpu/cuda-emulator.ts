@@ -2,9 +2,10 @@
  * Runs a CUDA kernel on the CPU, for CI machines without a GPU: the .cu file is compiled as C++
  * with g++ against a small emulation of the CUDA execution model (one std::thread per CUDA thread,
  * one block at a time, __syncthreads as a std::barrier, dynamic shared memory as one static array).
- * That is faithful for kernels whose threads meet only at block-wide barriers (no warp-synchronous
- * code, no shuffles), which is what the lattice kernels are written to; it catches logic errors,
- * wrong indices and missing barriers that show up as different results, not performance problems.
+ * That is faithful for kernels whose threads meet only at block-wide barriers and at __syncwarp()
+ * called by every thread of a warp (no shuffles, no implicit warp lockstep), which is what the
+ * lattice kernels are written to; it catches logic errors, wrong indices and missing barriers that
+ * show up as different results, not performance problems.
  *
  * Arithmetic: g++ with -ffp-contract=off does what nvcc does with -fmad=false (every product and
  * sum rounded on its own), so results can be compared bit for bit with the GPU and with the CPU
@@ -24,6 +25,7 @@ export const EMULATION_HEADER = String.raw`
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <thread>
 #include <vector>
 #include <sys/mman.h>
@@ -40,6 +42,7 @@ static dim3 emu_block_idx, blockDim, gridDim;
 #define __restrict__
 #define __shared__
 #define __align__(x) __attribute__((aligned(x)))
+#define __launch_bounds__(...)
 // dynamic shared memory: the kernel's "extern __shared__ unsigned char smem[]" names this pointer
 unsigned char (*emu_smem)[];
 #define smem (*emu_smem)
@@ -47,6 +50,10 @@ static std::barrier<>* emu_barrier;
 static std::atomic<int> emu_or[3];
 thread_local int emu_generation = 0;
 inline void __syncthreads() { emu_barrier->arrive_and_wait(); }
+// __syncwarp: a barrier over the threads of the caller's warp (all of them must call it, which is
+// how the kernels here use it: the whole first warp, or the whole block when it is smaller)
+static std::vector<std::barrier<>*> emu_warp_barriers;
+inline void __syncwarp(unsigned = 0xffffffffu) { emu_warp_barriers[(threadIdx.x + threadIdx.y * blockDim.x) / 32]->arrive_and_wait(); }
 inline int __syncthreads_or(int p) {
   const int g = emu_generation; emu_generation = (emu_generation + 1) % 3;
   if (p) emu_or[g].store(1);
@@ -81,6 +88,12 @@ template <class F> int emu_launch(unsigned grid, dim3 block, size_t sharedBytes,
     emu_block_idx.x = b;
     std::memset(start, 0xff, sharedBytes);
     std::barrier<> bar(nt); emu_barrier = &bar;
+    std::vector<std::unique_ptr<std::barrier<>>> warps;
+    emu_warp_barriers.clear();
+    for (unsigned w0 = 0; w0 < nt; w0 += 32) {
+      warps.emplace_back(new std::barrier<>(nt - w0 < 32 ? nt - w0 : 32));
+      emu_warp_barriers.push_back(warps.back().get());
+    }
     for (auto& o : emu_or) o = 0;
     std::vector<std::thread> threads;
     for (unsigned t = 0; t < nt; t++) threads.emplace_back([&, t] {

@@ -163,22 +163,26 @@ const KERNELS: EmuKernel[] = [
     cpu: allswapCpu,
     kernelFile: fileURLToPath(new URL('../../src/lattice/allswap/kernel.cu', import.meta.url)),
     main: ALLSWAP_LANE_MAIN,
-    // threads = bases per block; the second number picks where the arrays live
+    // threads = bases per block; the second number picks where the arrays live (plus 10: the
+    // module specialised to the size, as the host compiles it; else the generic one)
     plan(n, m, precision, threads, memory) {
       allswapTuning.kernel = 'lane';
       allswapTuning.laneThreads = threads;
-      allswapTuning.laneMemory = LANE_MEMORY[memory] ?? 'auto';
+      allswapTuning.laneMemory = LANE_MEMORY[memory % 10] ?? 'auto';
+      allswapTuning.laneSpecialise = memory >= 10;
       try {
         return allswapPlan(n, m, precision, PARAMS, device(H100_SHARED));
       } finally {
         allswapTuning.kernel = 'auto';
         allswapTuning.laneThreads = 0;
         allswapTuning.laneMemory = 'auto';
+        allswapTuning.laneSpecialise = true;
       }
     },
-    // all in shared memory (one block of 32 lanes, mostly empty); Z, then everything in global
-    // scratch with one basis per block (several blocks); blocks of 3 lanes, partly empty
-    variants: () => [[32, 0], [1, 1], [1, 2], [3, 2]],
+    // all in shared memory (one block of 32 lanes, mostly empty; specialised to the size for the
+    // small sizes, which keeps the compiles few); Z, then everything in global scratch with one
+    // basis per block (several blocks); blocks of 3 lanes, partly empty
+    variants: (n, m) => [[32, m <= 5 ? 10 : 0], [1, 1], [1, 2], [3, 2]],
     header: (plan) => ({
       ints: [Number(plan.extraArgs[3]), Number(plan.extraArgs[4]), plan.scratchBytesPerBasis[0]!],
       doubles: [Number(plan.extraArgs[1]), Number(plan.extraArgs[2])],
@@ -187,9 +191,10 @@ const KERNELS: EmuKernel[] = [
 ];
 
 function runKernel(k: EmuKernel, precision: 'float32' | 'float64', data: RealArray, batch: number, n: number, m: number, v: [number, number]) {
-  const { exe, error } = compileEmulated(k.main, k.kernelFile, [`-DREAL=${precision === 'float32' ? 'float' : 'double'}`]);
-  if (error) throw new Error(error);
   const plan = k.plan(n, m, precision, v[0], v[1]);
+  const defines = Object.entries(plan.defines ?? {}).map(([name, value]) => `-D${name}=${value}`);
+  const { exe, error } = compileEmulated(k.main, k.kernelFile, [`-DREAL=${precision === 'float32' ? 'float' : 'double'}`, ...defines]);
+  if (error) throw new Error(error);
   const threads = typeof plan.threads === 'number' ? plan.threads : plan.threads[0] * plan.threads[1];
   const extra = k.header(plan);
   const header = new Int32Array([batch, n, m, PARAMS.maxIterations, threads, plan.sharedBytes, ...extra.ints]);

@@ -32,6 +32,8 @@
 // The variants the host compiles (cuda.ts), which scripts/nvcc-all.mjs also compiles in CI:
 // nvcc-variant: -DREAL=float -fmad=false
 // nvcc-variant: -DREAL=double -fmad=false
+// nvcc-variant: -DREAL=float -fmad=false -DLANE_N=12 -DLANE_M=8 -DLANE_L=32
+// nvcc-variant: -DREAL=double -fmad=false -DLANE_N=8 -DLANE_M=8 -DLANE_L=32
 
 #ifndef REAL
 #define REAL double
@@ -85,6 +87,8 @@ struct Work {
   int *dSwap, *flags;
   unsigned long long *zstat;  // [0] zPeak, [1] the max |Z| being accumulated (non-negative doubles' bits order like the doubles)
   int n, m, tid, nt;
+  int ld;  // leading dimension of B, B*, Bold in the workspace: n | 1 (odd: the columns that the
+           // dot products of one warp read at once fall in different shared-memory banks)
 };
 
 // max |Z_ij| over the block; also resets zPeak (nobody reads it between a phase's test and here).
@@ -105,9 +109,9 @@ __device__ double z_max_abs(Work& w) {
 
 // Step 1: modified Gram-Schmidt, right-looking. Returns a status (STATUS_OK or a breakdown) and the column.
 __device__ int gram_schmidt(Work& w, bool f32, int* column) {
-  const int n = w.n, m = w.m, tid = w.tid, nt = w.nt;
-  for (int e = tid; e < n * m; e += nt) w.Bs[e] = w.B[e];
-  for (int e = tid; e < 4 * m; e += nt) w.part[e] = dot_partial(w.B + (size_t)(e >> 2) * n, w.B + (size_t)(e >> 2) * n, n, e & 3);
+  const int n = w.n, m = w.m, tid = w.tid, nt = w.nt, ld = w.ld;
+  for (int e = tid; e < ld * m; e += nt) w.Bs[e] = w.B[e];
+  for (int e = tid; e < 4 * m; e += nt) w.part[e] = dot_partial(w.B + (size_t)(e >> 2) * ld, w.B + (size_t)(e >> 2) * ld, n, e & 3);
   __syncthreads();
   for (int j = tid; j < m; j += nt) w.norm0[j] = combine4(w.part + 4 * j);
   __syncthreads();
@@ -116,7 +120,7 @@ __device__ int gram_schmidt(Work& w, bool f32, int* column) {
     const int dots = m - i;
     for (int e = tid; e < 4 * dots; e += nt) {
       const int d = e >> 2;
-      w.part[e] = dot_partial(w.Bs + (size_t)(i + d) * n, w.Bs + (size_t)i * n, n, e & 3);
+      w.part[e] = dot_partial(w.Bs + (size_t)(i + d) * ld, w.Bs + (size_t)i * ld, n, e & 3);
     }
     __syncthreads();
     // every thread computes r_i from the same partial sums: the breakdown test is uniform
@@ -130,10 +134,13 @@ __device__ int gram_schmidt(Work& w, bool f32, int* column) {
     if (tid == 0) w.r[i] = rStored;
     for (int d = 1 + tid; d < dots; d += nt) w.cval[d] = combine4(w.part + 4 * d) / (double)rStored;
     __syncthreads();
-    for (int e = tid; e < (dots - 1) * n; e += nt) {
-      const int d = 1 + e / n, t = e - (d - 1) * n;
-      real* bj = w.Bs + (size_t)(i + d) * n;
-      bj[t] = (real)((double)bj[t] - w.cval[d] * (double)w.Bs[(size_t)i * n + t]);
+    // element t of column i + d, d >= 1, walked without a division per element
+    const real* bi = w.Bs + (size_t)i * ld;
+    for (int d = 1 + tid / n, t = tid % n, dq = nt / n, dr = nt % n; d < dots;) {
+      real* bj = w.Bs + (size_t)(i + d) * ld;
+      bj[t] = (real)((double)bj[t] - w.cval[d] * (double)bi[t]);
+      t += dr; d += dq;
+      if (t >= n) { t -= n; d++; }
     }
     __syncthreads();
   }
@@ -143,9 +150,9 @@ __device__ int gram_schmidt(Work& w, bool f32, int* column) {
 // Step 3: r_j = ||b*_j||^2 and the size reduction of every column against the snapshot. Adds its
 // column operations to *reductions; returns STATUS_OK or STATUS_TRANSFORM_OVERFLOW.
 __device__ int reduce_all(Work& w, double bound, int* reductions) {
-  const int n = w.n, m = w.m, tid = w.tid, nt = w.nt;
-  for (int e = tid; e < 4 * m; e += nt) w.part[e] = dot_partial(w.Bs + (size_t)(e >> 2) * n, w.Bs + (size_t)(e >> 2) * n, n, e & 3);
-  for (int e = tid; e < n * m; e += nt) w.Bold[e] = w.B[e];
+  const int n = w.n, m = w.m, tid = w.tid, nt = w.nt, ld = w.ld;
+  for (int e = tid; e < 4 * m; e += nt) w.part[e] = dot_partial(w.Bs + (size_t)(e >> 2) * ld, w.Bs + (size_t)(e >> 2) * ld, n, e & 3);
+  for (int e = tid; e < ld * m; e += nt) w.Bold[e] = w.B[e];
   for (int e = tid; e < m * m; e += nt) w.Zold[e] = w.Zw[e];
   __syncthreads();
   for (int j = tid; j < m; j += nt) w.r[j] = (real)combine4(w.part + 4 * j);
@@ -153,32 +160,39 @@ __device__ int reduce_all(Work& w, double bound, int* reductions) {
   for (int step = 0; step < m - 1; step++) {
     // column k (1 <= k < m) works on j = k - 1 - step: the columns k = step + 1 .. m - 1
     const int active = m - 1 - step;
+    if (tid == 0) w.flags[3] = 0;  // the list of reducing columns (its readers passed the last barrier)
     for (int e = tid; e < 4 * active; e += nt) {
       const int k = step + 1 + (e >> 2), j = k - 1 - step;
-      w.part[e] = dot_partial(w.B + (size_t)k * n, w.Bs + (size_t)j * n, n, e & 3);
+      w.part[e] = dot_partial(w.B + (size_t)k * ld, w.Bs + (size_t)j * ld, n, e & 3);
     }
     __syncthreads();
+    // the columns that reduce go to a list (in any order: each column's update is its own)
     for (int a = tid; a < active; a += nt) {
       const int k = step + 1 + a, j = k - 1 - step;
       const double mu = combine4(w.part + 4 * a) / (double)w.r[j];
-      double X = 0;
-      if (fabs(mu) > bound) { X = round_half_up(mu); (*reductions)++; }
-      w.dX[a] = X;
+      if (fabs(mu) > bound) {
+        (*reductions)++;
+        w.dX[a] = round_half_up(mu);
+        w.dSwap[atomicAdd(&w.flags[3], 1)] = a;
+      }
     }
     __syncthreads();
-    for (int e = tid; e < active * (n + m); e += nt) {
-      const int a = e / (n + m), t = e - a * (n + m);
+    // element t of listed column c (B then Z: n + m elements), walked without a division per element
+    const int listed = w.flags[3], per = n + m;
+    for (int c = tid / per, t = tid % per, dq = nt / per, dr = nt % per; c < listed;) {
+      const int a = w.dSwap[c];
       const double X = w.dX[a];
-      if (X == 0) continue;
       const int k = step + 1 + a, j = k - 1 - step;
       if (t < n) {
-        w.B[(size_t)k * n + t] = (real)((double)w.B[(size_t)k * n + t] - X * (double)w.Bold[(size_t)j * n + t]);
+        w.B[(size_t)k * ld + t] = (real)((double)w.B[(size_t)k * ld + t] - X * (double)w.Bold[(size_t)j * ld + t]);
       } else {
         const int u = t - n;
         const double v = w.Zw[(size_t)k * m + u] - X * w.Zold[(size_t)j * m + u];
         w.Zw[(size_t)k * m + u] = v;
         if (fabs(v) >= EXACT_INTEGER_LIMIT) atomicOr(&w.flags[2], 1);
       }
+      t += dr; c += dq;
+      if (t >= per) { t -= per; c++; }
     }
     __syncthreads();
     if (w.flags[2]) return STATUS_TRANSFORM_OVERFLOW;
@@ -201,7 +215,7 @@ extern "C" __global__ void allswap(
 
   // workspace (allswapWorkspaceBytes in cuda.ts sizes it): [Zw, Zold (m*m doubles each)]
   //   [part (12 * slots doubles)][norm0, dX, dMu, dMuNew, dC, cval (slots doubles each)]
-  //   [zstat (2 x 8 bytes)][B, Bs, Bold (n*m reals each, padded to 16)][r (slots reals, padded)]
+  //   [zstat (2 x 8 bytes)][B, Bs, Bold ((n|1)*m reals each, padded to 16)][r (slots reals, padded)]
   //   [dSwap (slots ints)][flags (4 ints)]
   Work w;
   unsigned char* p = wsInShared ? smem : wsGlobal + (size_t)basis * wsBytes;
@@ -215,14 +229,15 @@ extern "C" __global__ void allswap(
   w.dC = (double*)p; p += (size_t)slots * 8;
   w.cval = (double*)p; p += (size_t)slots * 8;
   w.zstat = (unsigned long long*)p; p += 16;
-  const size_t basisBytes = ((size_t)n * m * sizeof(real) + 15) & ~(size_t)15;
+  const int ld = n | 1;
+  const size_t basisBytes = ((size_t)ld * m * sizeof(real) + 15) & ~(size_t)15;
   w.B = (real*)p; p += basisBytes;
   w.Bs = (real*)p; p += basisBytes;
   w.Bold = (real*)p; p += basisBytes;
   w.r = (real*)p; p += ((size_t)slots * sizeof(real) + 15) & ~(size_t)15;
   w.dSwap = (int*)p; p += (size_t)slots * 4;
-  w.flags = (int*)p;  // [0], [1]: swap flag by phase parity; [2]: transform overflow; [3]: spare
-  w.n = n; w.m = m; w.tid = tid; w.nt = nt;
+  w.flags = (int*)p;  // [0], [1]: swap flag by phase parity; [2]: transform overflow; [3]: length of step 3's list
+  w.n = n; w.m = m; w.tid = tid; w.nt = nt; w.ld = ld;
   real* B = w.B;
   real* Bs = w.Bs;
   double* Zw = w.Zw;
@@ -239,7 +254,8 @@ extern "C" __global__ void allswap(
   int nonFinite = 0, nonInteger = 0;
   for (int e = tid; e < n * m; e += nt) {
     const real x = B0[e];
-    B[e] = x;
+    const int j = e / n;
+    B[e + j * (ld - n)] = x;
     if (!isfinite(x)) nonFinite = 1;
     else if (x != floor(x)) nonInteger = 1;
   }
@@ -270,7 +286,7 @@ extern "C" __global__ void allswap(
             if (z == 0) continue;
             acc = acc + (double)B0[t + (size_t)k * n] * z;
           }
-          B[e] = (real)acc;
+          B[t + (size_t)j * ld] = (real)acc;
         }
         __syncthreads();
       }
@@ -292,8 +308,8 @@ extern "C" __global__ void allswap(
         for (int e = tid; e < 12 * pairs; e += nt) {
           const int pr = e / 12, d = (e >> 2) % 3, q = e & 3;
           const int k = first + 2 * pr;
-          const real* a = d == 2 ? Bs + (size_t)k * n : Bs + (size_t)(k - 1) * n;
-          const real* c = d == 0 ? B + (size_t)k * n : d == 1 ? Bs + (size_t)(k - 1) * n : Bs + (size_t)k * n;
+          const real* a = d == 2 ? Bs + (size_t)k * ld : Bs + (size_t)(k - 1) * ld;
+          const real* c = d == 0 ? B + (size_t)k * ld : d == 1 ? Bs + (size_t)(k - 1) * ld : Bs + (size_t)k * ld;
           part[e] = dot_partial(c, a, n, q);
         }
         __syncthreads();
@@ -325,21 +341,21 @@ extern "C" __global__ void allswap(
         // new GS vectors; the largest new |Z| entry feeds the growth watch
         const int perPair = n + m;
         unsigned long long zPeakMine = 0ull;
-        for (int e = tid; e < pairs * perPair; e += nt) {
-          const int pr = e / perPair, t = e - pr * perPair;
+        // element t of pair pr (B then Z), walked without a division per element
+        for (int pr = tid / perPair, t = tid % perPair, dq = nt / perPair, dr = nt % perPair; pr < pairs;) {
           const int k = first + 2 * pr;
           const double X = w.dX[pr];
           const int swap = w.dSwap[pr];
           if (t < n) {
-            real* bk = B + (size_t)k * n;
-            real* bk1 = B + (size_t)(k - 1) * n;
+            real* bk = B + (size_t)k * ld;
+            real* bk1 = B + (size_t)(k - 1) * ld;
             real vk = bk[t];
             if (X != 0) vk = (real)((double)vk - X * (double)bk1[t]);
             if (swap) {
               bk[t] = bk1[t];
               bk1[t] = vk;
-              real* sk = Bs + (size_t)k * n;
-              real* sk1 = Bs + (size_t)(k - 1) * n;
+              real* sk = Bs + (size_t)k * ld;
+              real* sk1 = Bs + (size_t)(k - 1) * ld;
               const double x = (double)sk1[t], y = (double)sk[t];
               sk1[t] = (real)(y + w.dMu[pr] * x);
               sk[t] = (real)(w.dC[pr] * x - w.dMuNew[pr] * y);
@@ -359,6 +375,8 @@ extern "C" __global__ void allswap(
             }
             if (swap) { zk[u] = zk1[u]; zk1[u] = vk; } else zk[u] = vk;
           }
+          t += dr; pr += dq;
+          if (t >= perPair) { t -= perPair; pr++; }
         }
         if (zPeakMine) atomicMax(&w.zstat[0], zPeakMine);
         __syncthreads();
@@ -387,7 +405,7 @@ extern "C" __global__ void allswap(
   }
 
   if (status == STATUS_OK) {
-    for (int e = tid; e < n * m; e += nt) B1[e] = B[e];
+    for (int e = tid; e < n * m; e += nt) B1[e] = B[e + (e / n) * (ld - n)];
     for (int e = tid; e < m * m; e += nt) Zo[e] = Zw[e];
   }
   if (mySwaps) atomicAdd(&st[1], mySwaps);
@@ -413,11 +431,24 @@ extern "C" __global__ void allswap(
 // order (allswapLanePlan in cuda.ts sizes both).
 // ------------------------------------------------------------------------------------------------
 
+// Specialisation: with -DLANE_N=n -DLANE_M=m -DLANE_L=L (the host compiles one module per small
+// size) the sizes are compile-time constants: every loop over a column unrolls, and every offset
+// into the interleaved workspace is an immediate of the load or store.
+#ifdef LANE_N
+#define LANE_SIZE_N LANE_N
+#define LANE_SIZE_M LANE_M
+#define LANE_STRIDE LANE_L
+#else
+#define LANE_SIZE_N w.n
+#define LANE_SIZE_M w.m
+#define LANE_STRIDE L
+#endif
+
 // One thread's view of an interleaved array.
 template <typename T> struct Strided {
   T* p;
   int L;
-  __device__ __forceinline__ T& operator[](int e) const { return p[(size_t)e * L]; }
+  __device__ __forceinline__ T& operator[](int e) const { return p[(size_t)e * LANE_STRIDE]; }
 };
 
 // dotCols: four partial sums over t = q (mod 4), the tail into s_0, combined (s0 + s1) + (s2 + s3).
@@ -446,8 +477,8 @@ struct LaneWork {
 
 // b_k -= x b_j on B and Z (reduceColumn: subMulCol, subMulColExact). Returns the largest new |Z|
 // entry of column k; a value >= 2^53 is the reference's transform overflow.
-__device__ double lane_reduce_column(LaneWork& w, int k, int j, double x) {
-  const int n = w.n, m = w.m;
+__device__ __forceinline__ double lane_reduce_column(LaneWork& w, int k, int j, double x) {
+  const int n = LANE_SIZE_N, m = LANE_SIZE_M;
   for (int t = 0; t < n; t++) w.B[k * n + t] = (real)((double)w.B[k * n + t] - x * (double)w.B[j * n + t]);
   double big = 0;
   for (int t = 0; t < m; t++) {
@@ -459,9 +490,10 @@ __device__ double lane_reduce_column(LaneWork& w, int k, int j, double x) {
   return big;
 }
 
-__device__ double lane_max_abs_z(const LaneWork& w) {
+__device__ __forceinline__ double lane_max_abs_z(const LaneWork& w) {
+  const int m = LANE_SIZE_M;
   double big = 0;
-  for (int e = 0; e < w.m * w.m; e++) {
+  for (int e = 0; e < m * m; e++) {
     const double a = fabs(w.Z[e]);
     if (a > big) big = a;
   }
@@ -469,8 +501,8 @@ __device__ double lane_max_abs_z(const LaneWork& w) {
 }
 
 // gramSchmidtInto (left-looking modified Gram-Schmidt); a breakdown returns its status and column.
-__device__ int lane_gram_schmidt(LaneWork& w, bool f32, int* column) {
-  const int n = w.n, m = w.m;
+__device__ __forceinline__ int lane_gram_schmidt(LaneWork& w, bool f32, int* column) {
+  const int n = LANE_SIZE_N, m = LANE_SIZE_M;
   for (int e = 0; e < n * m; e++) w.Bs[e] = w.B[e];
   for (int j = 0; j < m; j++) {
     const int jo = j * n;
@@ -493,8 +525,8 @@ __device__ int lane_gram_schmidt(LaneWork& w, bool f32, int* column) {
 
 // The closing step (reduceAll in cpu.ts): r_j = ||b*_j||^2, then sizeReduceFromBstar over every
 // column, k from the last down, j from k-1 down; then the growth watch's new limit.
-__device__ int lane_reduce_all(LaneWork& w) {
-  const int n = w.n, m = w.m;
+__device__ __forceinline__ int lane_reduce_all(LaneWork& w) {
+  const int n = LANE_SIZE_N, m = LANE_SIZE_M;
   for (int j = 0; j < m; j++) w.r[j] = (real)lane_dot(w.Bs, j * n, w.Bs, j * n, n);
   for (int k = m - 1; k >= 1; k--) {
     for (int j = k - 1; j >= 0; j--) {
@@ -512,8 +544,8 @@ __device__ int lane_reduce_all(LaneWork& w) {
 
 // pairStep (phases.ts) on the pair (k-1, k): SimpleSizeReduce, the Lovasz test, SimpleSwap.
 // Returns 1 on a swap, 0 without, or -1 on a transform overflow.
-__device__ int lane_pair_step(LaneWork& w, int k) {
-  const int n = w.n, m = w.m;
+__device__ __forceinline__ int lane_pair_step(LaneWork& w, int k) {
+  const int n = LANE_SIZE_N, m = LANE_SIZE_M;
   const int a = (k - 1) * n, b = k * n;
   const double r1 = lane_dot(w.Bs, a, w.Bs, a, n);
   double mu = (double)(real)(lane_dot(w.B, b, w.Bs, a, n) / r1);
@@ -550,24 +582,28 @@ extern "C" __global__ void allswap_lane(
     int* __restrict__ stats,        // batch x STATS_WIDTH
     int n, int m, int maxIterations, double delta, double bound, int zInShared, int bInShared, int count) {
   extern __shared__ __align__(16) unsigned char smem[];
-  const int L = blockDim.x, lane = threadIdx.x;
+#ifdef LANE_N
+  n = LANE_N; m = LANE_M;  // the host launches a specialised module only for its own size
+  const int L = LANE_L;
+#else
+  const int L = blockDim.x;
+#endif
+  const int lane = threadIdx.x;
   const int basis = blockIdx.x * L + lane;
   if (basis >= count) return;
   const size_t zBytes = (size_t)m * m * 8 * L;
   const size_t bBytes = (size_t)n * m * sizeof(real) * L;
   const size_t globalPerBlock = (zInShared ? 0 : zBytes) + (bInShared ? 0 : 2 * bBytes + (size_t)m * sizeof(real) * L);
-  unsigned char* sh = smem;
   unsigned char* gl = wsGlobal + (size_t)blockIdx.x * globalPerBlock;
-  unsigned char*& zp = zInShared ? sh : gl;
+  // Z first in whichever space holds it, then B, B*, r after Z when they share the space
+  unsigned char* zp = zInShared ? smem : gl;
+  unsigned char* bp = bInShared ? smem : gl;
+  if (zInShared == bInShared) bp += zBytes;
   LaneWork w;
   w.Z = Strided<double>{(double*)zp + lane, L};
-  zp += zBytes;
-  unsigned char*& bp = bInShared ? sh : gl;
   w.B = Strided<real>{(real*)bp + lane, L};
-  bp += bBytes;
-  w.Bs = Strided<real>{(real*)bp + lane, L};
-  bp += bBytes;
-  w.r = Strided<real>{(real*)bp + lane, L};
+  w.Bs = Strided<real>{(real*)(bp + bBytes) + lane, L};
+  w.r = Strided<real>{(real*)(bp + 2 * bBytes) + lane, L};
   w.n = n; w.m = m; w.delta = delta; w.bound = bound;
   w.growth = growth_factor((real)0);
   w.zPeak = 0; w.zLimit = 0; w.swaps = 0; w.reductions = 0;

@@ -13,8 +13,13 @@ const KERNEL_URL = new URL('./kernel.cu', import.meta.url);
 /** Threads per block; 0 picks from the size (for measurements; leave at 0). */
 export const jacobiParallelTuning = { threads: 0 };
 
-/** Most threads per block when a few bases run alone. */
-const SINGLE_MAX_THREADS = 256;
+/**
+ * Threads per block when a few bases run alone (the host caps it at the kernel's register limit).
+ * Measured on the H100 (200 x 200, one basis): 128 threads 6.3 ms, 256 3.9 ms, 512 2.9 ms, 1024
+ * 2.5 ms: the whole-block steps (G = B^T B, B_in Z, copies of Z) weigh more than the rounds'
+ * barriers (and running the rounds on one warp, without block barriers, was slower: 5.2 ms).
+ */
+const SINGLE_THREADS = 1024;
 
 const align16 = (x: number): number => Math.ceil(x / 16) * 16;
 
@@ -38,12 +43,11 @@ export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 
   // the update phases run a group of up to 32 lanes per pair: half * lanes threads keep every pair
   // busy. Many bases: a quarter of that (at least a warp, at most 256; measured best on the H100
   // for 16 x 16 and 64 x 64 batches) leaves room for more blocks per multiprocessor. Fewer bases
-  // than multiprocessors: a thread per pair (at most SINGLE_MAX_THREADS), since most rounds of a
-  // large basis reduce nothing and cost their two barriers, which grow with the block.
+  // than multiprocessors: as many threads as help one basis (SINGLE_THREADS at most).
   const lanes = Math.min(32, 2 ** Math.ceil(Math.log2(Math.max(m, 1))));
   const full = half * lanes;
   const auto = batch < device.multiprocessors
-    ? Math.min(SINGLE_MAX_THREADS, Math.max(32, Math.ceil(half / 32) * 32))
+    ? Math.min(SINGLE_THREADS, Math.max(32, Math.ceil(full / 32) * 32))
     : Math.min(256, Math.max(32, Math.ceil(full / 4 / 32) * 32));
   const threads = jacobiParallelTuning.threads > 0 ? jacobiParallelTuning.threads : auto;
   return {
@@ -56,7 +60,7 @@ export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 
 
 export const jacobiParallelSpec: LatticeKernelSpec = {
   name: 'jacobi-parallel',
-  kernel(ctx, precision) {
+  kernel(ctx, precision, _plan) {
     const mod = loadModule(ctx, {
       source: readKernelSource(KERNEL_URL),
       name: 'jacobi-parallel/kernel.cu',

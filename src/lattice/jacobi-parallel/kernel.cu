@@ -15,7 +15,9 @@
 //     phase c: G(pj,:) -= r_k G(pi,:)                              per pair, lanes along the vector)
 //     phase d: drift if G(pj,pj) <= E[pj] * driftRatio; if G(pi,pi) > G(pj,pj) swap perm[i],
 //              perm[j] (the paper's permutation array: swaps move indices, not data)
-//   with a barrier after each phase; a round with drift or overflow ends the sweep. Within a
+//   with a barrier after each phase; a round with drift or overflow ends the sweep. Phases b and
+//   c (and their barriers) are skipped in a round where no pair has a multiplier (the barrier
+//   after phase a is a __syncthreads_or that says so): most rounds of a large basis. Within a
 //   phase each pair writes only its own column / row pj and reads only columns / rows no pair
 //   writes, so the order of the pairs does not matter.
 //   Then Z is gathered into logical order and B = B_in Z (summed over k in order, zero entries of
@@ -86,12 +88,16 @@ __device__ __forceinline__ int circle_at(int s, int r, int players, int half) {
 }
 
 // G = B^T B into g (leading dimension ldg), both triangles; entry (i, j) summed in order over t.
-// A thread computes a 4 x 4 tile of entries at once (tiles on and above the diagonal): eight loads
-// feed sixteen independent sums, a quarter of the loads and four times the independent work of one
-// entry per thread; each entry's own sum keeps the reference's order. Diagonal tiles compute
-// (i, j) and (j, i) alike (same products, same order, same value).
+// A thread computes a GT x GT tile of entries at once (tiles on and above the diagonal): 2 GT
+// loads feed GT^2 independent sums, fewer loads and more independent work than one entry per
+// thread; each entry's own sum keeps the reference's order. Diagonal tiles compute (i, j) and
+// (j, i) alike (same products, same order, same value). GT = 4 in float32, 2 in float64 (the
+// registers of 1024 threads).
+#ifndef GT
+#define GT (sizeof(real) == 4 ? 4 : 2)
+#endif
 __device__ void gram(const real* __restrict__ B, real* g, int ldg, int n, int m) {
-  const int T = (m + 3) >> 2;
+  const int T = (m + GT - 1) / GT;
   const int tiles = T * (T + 1) / 2;
   for (int e = threadIdx.x; e < tiles; e += blockDim.x) {
     // e enumerates tiles (I, J), I <= J, tile column by tile column
@@ -100,40 +106,57 @@ __device__ void gram(const real* __restrict__ B, real* g, int ldg, int n, int m)
     while (J * (J + 1) / 2 > e) J--;
     const int I = e - J * (J + 1) / 2;
     // columns past the last one repeat it (their sums are computed and never stored)
-    int oi[4], oj[4];
-    for (int q = 0; q < 4; q++) {
-      oi[q] = (4 * I + q < m ? 4 * I + q : m - 1) * n;
-      oj[q] = (4 * J + q < m ? 4 * J + q : m - 1) * n;
+    int oi[GT], oj[GT];
+#pragma unroll
+    for (int q = 0; q < GT; q++) {
+      oi[q] = (GT * I + q < m ? GT * I + q : m - 1) * n;
+      oj[q] = (GT * J + q < m ? GT * J + q : m - 1) * n;
     }
-    real s[4][4];
-    for (int a = 0; a < 4; a++) for (int b = 0; b < 4; b++) s[a][b] = 0;
+    real s[GT][GT];
+#pragma unroll
+    for (int a = 0; a < GT; a++)
+#pragma unroll
+      for (int b = 0; b < GT; b++) s[a][b] = 0;
     for (int t = 0; t < n; t++) {
-      real x[4], y[4];
-      for (int q = 0; q < 4; q++) { x[q] = B[oi[q] + t]; y[q] = B[oj[q] + t]; }
-      for (int a = 0; a < 4; a++) for (int b = 0; b < 4; b++) s[a][b] = s[a][b] + x[a] * y[b];
+      real x[GT], y[GT];
+#pragma unroll
+      for (int q = 0; q < GT; q++) { x[q] = B[oi[q] + t]; y[q] = B[oj[q] + t]; }
+#pragma unroll
+      for (int a = 0; a < GT; a++)
+#pragma unroll
+        for (int b = 0; b < GT; b++) s[a][b] = s[a][b] + x[a] * y[b];
     }
-    for (int a = 0; a < 4; a++) {
-      const int i = 4 * I + a;
-      if (i >= m) break;
-      for (int b = 0; b < 4; b++) {
-        const int j = 4 * J + b;
-        if (j >= m) break;
-        g[i + j * ldg] = s[a][b];
-        g[j + i * ldg] = s[a][b];
+#pragma unroll
+    for (int a = 0; a < GT; a++) {
+      const int i = GT * I + a;
+#pragma unroll
+      for (int b = 0; b < GT; b++) {
+        const int j = GT * J + b;
+        if (i < m && j < m) {
+          g[i + j * ldg] = s[a][b];
+          g[j + i * ldg] = s[a][b];
+        }
       }
     }
   }
 }
 
 // out = B_in Z: column j sums B_in(:, k) Z(k, j) over k in order, skipping zero entries of Z.
+// Z is mostly zeros (near a permutation): the entries are loaded eight at a time, all eight loads
+// in flight before the first test, instead of one dependent load per k.
 __device__ void basis_times_z(const real* __restrict__ Bin, const double* Z, real* out, int n, int m) {
   for (int e = threadIdx.x; e < n * m; e += blockDim.x) {
     const int j = e / n, t = e - j * n;
+    const double* zj = Z + (size_t)j * m;
     real acc = 0;
-    for (int k = 0; k < m; k++) {
-      const double z = Z[k + j * m];
-      if (z == 0) continue;
-      acc = acc + (real)((double)Bin[t + (size_t)k * n] * z);
+    for (int k0 = 0; k0 < m; k0 += 8) {
+      double z[8];
+#pragma unroll
+      for (int q = 0; q < 8; q++) z[q] = k0 + q < m ? zj[k0 + q] : 0.0;
+#pragma unroll
+      for (int q = 0; q < 8; q++) {
+        if (z[q] != 0) acc = acc + (real)((double)Bin[t + (size_t)(k0 + q) * n] * z[q]);
+      }
     }
     out[e] = acc;
   }
@@ -150,7 +173,8 @@ __device__ bool transform_update_fits(const double* Z, const double* zbound, int
   return true;
 }
 
-extern "C" __global__ void jacobi_parallel(
+// 1024 threads fit the register file (a single basis uses them all).
+extern "C" __global__ void __launch_bounds__(1024, 1) jacobi_parallel(
     const real* __restrict__ Bin,   // batch x n x m, column-major bases
     real* __restrict__ Bout,        // batch x n x m, reduced bases
     double* __restrict__ Zout,      // batch x m x m, unimodular transforms (logical order)
