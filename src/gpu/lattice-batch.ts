@@ -111,7 +111,8 @@ export function runLatticeBatch<A extends RealArray>(
   return job;
 }
 
-function validate(data: RealArray, batch: number, n: number, m: number, params: AlgoParams): void {
+/** Shapes and parameters of a batched lattice call (the engines' own entry check). */
+export function validateLatticeBatch(data: RealArray, batch: number, n: number, m: number, params: AlgoParams): void {
   if (!(data instanceof Float32Array) && !(data instanceof Float64Array)) {
     throw new InvalidArgumentError('bases must be a Float32Array or a Float64Array');
   }
@@ -217,7 +218,7 @@ async function runExclusive<A extends RealArray>(
   params: AlgoParams,
 ): Promise<CudaBatchResult<A>> {
   const t0 = performance.now();
-  validate(data, batch, n, m, params);
+  validateLatticeBatch(data, batch, n, m, params);
   const ctx = requireCuda();
   ctx.makeCurrent();
   const precision = data instanceof Float32Array ? 'float32' : 'float64';

@@ -7,49 +7,15 @@
  * round needed) come back asynchronously; the host then drops the finished bases, so the next
  * launch shrinks. The closing step runs inside block_rest when a basis finishes.
  */
-import { InvalidArgumentError, InvalidInputError, IterationLimitError, LatticeMimoError, RankDeficientError, UnsupportedError } from '../../core/errors.js';
+import { UnsupportedError } from '../../core/errors.js';
 import { requireCuda } from '../../gpu/context.js';
 import { DeviceBuffer, PinnedBuffer } from '../../gpu/memory.js';
 import { CudaEvent, Stream } from '../../gpu/stream.js';
-import { STATS_WIDTH, STATUS, type CudaBatchResult, type RealArray } from '../../gpu/lattice-batch.js';
+import { raiseStatus, STATS_WIDTH, validateLatticeBatch, type CudaBatchResult, type RealArray } from '../../gpu/lattice-batch.js';
 import type { AlgoParams } from '../types.js';
 import { blockCudaTuning, blockExtraArgs, blockThreads, hostStreamKernel, subBases } from './cuda.js';
 
 const MAX_STREAMS = 4;
-
-function validate(data: RealArray, batch: number, n: number, m: number, params: AlgoParams): void {
-  if (!(data instanceof Float32Array) && !(data instanceof Float64Array)) throw new InvalidArgumentError('bases must be a Float32Array or a Float64Array');
-  for (const [what, v] of [['batch', batch], ['n', n], ['m', m]] as const) {
-    if (!Number.isSafeInteger(v) || v < 1) throw new InvalidArgumentError(`${what} must be a positive integer, got ${v}`);
-  }
-  if (m > n) throw new InvalidArgumentError(`need m <= n (columns no more than rows), got n = ${n}, m = ${m}`);
-  if (data.length !== batch * n * m) throw new InvalidInputError('SHAPE_MISMATCH', `data has ${data.length} elements, batch x n x m = ${batch * n * m}`);
-  if (!Number.isInteger(params.maxIterations) || params.maxIterations < 1) {
-    throw new InvalidArgumentError(`maxIterations must be a positive integer, got ${params.maxIterations}`);
-  }
-}
-
-/** The typed error of a basis' status word (as lattice-batch.ts raises them; that helper is not exported). */
-function raiseStatus(name: string, index: number, s: Int32Array, params: AlgoParams): void {
-  const status = s[3]!, detail = s[4]!;
-  if (status === STATUS.OK) return;
-  const where = `basis ${index} of the batch`;
-  if (status === STATUS.NON_FINITE) throw new InvalidInputError('NON_FINITE', `${where}: basis vector ${detail} has non-finite entries`, { basis: index, vector: detail });
-  if (status === STATUS.ZERO_VECTOR) throw new RankDeficientError('ZERO_VECTOR', `${where}: basis vector ${detail} is zero`, { basis: index, vector: detail });
-  if (status === STATUS.RANK_DEFICIENT) {
-    throw new RankDeficientError('RANK_DEFICIENT', `${where}: basis vector ${detail} is linearly dependent on the vectors before it (numerically)`, { basis: index, vector: detail });
-  }
-  if (status === STATUS.PRECISION_FAILURE) {
-    throw new LatticeMimoError('PRECISION_FAILURE', `${where}: Gram-Schmidt vector ${detail} vanished in float32 (redo in float64)`, { basis: index, vector: detail });
-  }
-  if (status === STATUS.ITERATION_LIMIT) {
-    throw new IterationLimitError(`${name}: ${where}: no convergence within maxIterations = ${params.maxIterations}`, { basis: index, iterations: s[0], swaps: s[1], sizeReductions: s[2] });
-  }
-  if (status === STATUS.TRANSFORM_OVERFLOW) {
-    throw new UnsupportedError(`${name}: ${where}: an entry of the unimodular transform Z reached 2^53: it cannot be held exactly in float64`, { basis: index });
-  }
-  throw new UnsupportedError(`${name}: ${where}: the kernel reported an unknown status ${status}`, { basis: index, status });
-}
 
 interface Group { first: number; stream: Stream; start: CudaEvent; end: CudaEvent; active: number[] }
 
@@ -57,7 +23,7 @@ export async function runHostStreams<A extends RealArray>(
   name: string, mb: boolean, data: A, batch: number, n: number, m: number, params: AlgoParams,
 ): Promise<CudaBatchResult<A>> {
   const t0 = performance.now();
-  validate(data, batch, n, m, params);
+  validateLatticeBatch(data, batch, n, m, params);
   const ctx = requireCuda();
   ctx.makeCurrent();
   const precision = data instanceof Float32Array ? 'float32' : 'float64';
