@@ -1,19 +1,19 @@
 /**
  * Timing of the CUDA engine on the device machine (not a test; run by hand there):
- *   node dist/test/gpu/timing.js [--quick] [--out file.json] [--algos jacobi-parallel,allswap]
+ *   node dist/bench/gpu-timing.js [--quick] [--out file.json] [--algos jacobi-parallel,allswap]
  * Prints a table and writes every figure as JSON. Kernel times are CUDA-event times (median of
  * repeated calls after a warm-up call that compiles and loads the module); total times are wall
  * times of the whole reduceBatchCuda call (staging, copies, kernel, results).
  */
 import { writeFileSync } from 'node:fs';
-import { CudaContext, Stream, cudaAvailable, describeCuda, loadModule, timeOnStream } from '../../src/gpu/index.js';
-import { gaussianBases, blockToeplitzBases } from '../../src/lattice/generators.js';
-import type { AlgoParams, CpuReducer } from '../../src/lattice/types.js';
-import type { RealArray } from '../../src/core/matrix.js';
-import { reduceBatchCuda as jacobiParallelCuda, jacobiParallelTuning } from '../../src/lattice/jacobi-parallel/cuda.js';
-import { jacobiParallelCpu } from '../../src/lattice/jacobi-parallel/cpu.js';
-import { reduceBatchCuda as allswapCuda, allswapTuning } from '../../src/lattice/allswap/cuda.js';
-import { allswapCpu } from '../../src/lattice/allswap/cpu.js';
+import { CudaContext, Stream, cudaAvailable, describeCuda, loadModule, timeOnStream } from '../src/gpu/index.js';
+import { gaussianBases, blockToeplitzBases } from '../src/lattice/generators.js';
+import type { AlgoParams, CpuReducer } from '../src/lattice/types.js';
+import type { RealArray } from '../src/core/matrix.js';
+import { reduceBatchCuda as jacobiParallelCuda, jacobiParallelTuning } from '../src/lattice/jacobi-parallel/cuda.js';
+import { jacobiParallelCpu } from '../src/lattice/jacobi-parallel/cpu.js';
+import { reduceBatchCuda as allswapCuda, allswapTuning } from '../src/lattice/allswap/cuda.js';
+import { allswapCpu } from '../src/lattice/allswap/cpu.js';
 
 type Gpu = (d: RealArray, batch: number, n: number, m: number, p: AlgoParams) => Promise<{ stats: { kernelMs: number; totalMs: number; iterations: Int32Array; threadsPerBlock: number } }>;
 interface AlgoEntry { gpu: Gpu; cpu: CpuReducer; setThreads?: (t: number) => void }
