@@ -16,7 +16,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 
 const args = process.argv.slice(2);
 const resourceUsage = args.includes('--resource-usage');
@@ -43,15 +43,22 @@ function variantsOf(file) {
   return declared.length > 0 ? declared : [['-DREAL=float'], ['-DREAL=double']];
 }
 
-/** Uses of host-header names that NVRTC does not know, as 'line N: text'. */
+/** Lines of a kernel file and of the files it includes with `#include "..."` (NVRTC gets them inlined). */
+function sourceLines(file, seen = new Set()) {
+  if (seen.has(file)) return [];
+  seen.add(file);
+  return readFileSync(file, 'utf8').split('\n').flatMap((text, i) => {
+    const inc = /^\s*#\s*include\s*"([^"]+)"/.exec(text);
+    return inc ? sourceLines(join(dirname(file), inc[1]), seen) : [{ file, line: i + 1, text }];
+  });
+}
+
+/** Uses of host-header names that NVRTC does not know, as 'file:line: text'. */
 function nvrtcProblems(file) {
   const bad = /(^\s*#\s*include\s*<)|\b(NAN|INFINITY|HUGE_VALF?|M_PI\w*|M_SQRT\w*|M_LN\w*|M_E|FLT_(MAX|MIN|EPSILON)|DBL_(MAX|MIN|EPSILON)|INT_(MAX|MIN)|UINT_MAX|LLONG_(MAX|MIN))\b/;
-  const out = [];
-  readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
-    const code = line.replace(/\/\/.*$/, '');
-    if (bad.test(code)) out.push(`line ${i + 1}: ${line.trim()}`);
-  });
-  return out;
+  return sourceLines(file)
+    .filter(({ text }) => bad.test(text.replace(/\/\/.*$/, '')))
+    .map(({ file: f, line, text }) => `${f}:${line}: ${text.trim()}`);
 }
 
 const probe = spawnSync(nvcc, ['--version'], { encoding: 'utf8' });

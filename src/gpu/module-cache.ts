@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InvalidArgumentError } from '../core/errors.js';
 import { check, outHandle } from './driver.js';
@@ -58,12 +58,28 @@ const loaded = new Map<string, CudaModule>();
 const sourceCache = new Map<string, string>();
 export const moduleCacheStats = { memoryHits: 0, diskHits: 0, compiles: 0, compileMs: 0 };
 
-/** The text of a kernel file shipped beside the compiled JS, e.g. readKernelSource(new URL('./kernel.cu', import.meta.url)). */
+const QUOTED_INCLUDE = /^\s*#\s*include\s*"([^"]+)"\s*$/;
+
+/** A kernel file's text with its `#include "relative/path"` lines replaced by the files (each once). */
+function inlineIncludes(path: string, seen: Set<string>): string {
+  if (seen.has(path)) return '';
+  seen.add(path);
+  return readFileSync(path, 'utf8').split('\n').map((line) => {
+    const m = QUOTED_INCLUDE.exec(line);
+    return m ? inlineIncludes(resolve(dirname(path), m[1]!), seen) : line;
+  }).join('\n');
+}
+
+/**
+ * The text of a kernel file shipped beside the compiled JS, e.g.
+ * readKernelSource(new URL('./kernel.cu', import.meta.url)), with its quoted includes inlined
+ * (NVRTC gets one self-contained source; nvcc and the emulator resolve the same includes themselves).
+ */
 export function readKernelSource(url: URL): string {
   const path = fileURLToPath(url);
   let text = sourceCache.get(path);
   if (text === undefined) {
-    text = readFileSync(path, 'utf8');
+    text = inlineIncludes(path, new Set());
     sourceCache.set(path, text);
   }
   return text;

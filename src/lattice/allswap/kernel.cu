@@ -53,31 +53,7 @@ typedef REAL real;
 // stats per basis: [iterations (phases), swaps, size reductions, status, detail (a column)]
 #define STATS_WIDTH 5
 
-#define EXACT_INTEGER_LIMIT 9007199254740992.0  // 2^53
-
-__device__ __forceinline__ bool is_float(float) { return true; }
-__device__ __forceinline__ bool is_float(double) { return false; }
-
-// JavaScript's Math.round: nearest integer, halves towards +infinity (exact for every double).
-__device__ __forceinline__ double round_half_up(double x) {
-  const double f = floor(x);
-  return x - f >= 0.5 ? f + 1.0 : f;
-}
-
-// The four partial sums of dotCols for lane q of a dot product of length n.
-__device__ __forceinline__ double dot_partial(const real* a, const real* c, int n, int q) {
-  double s = 0;
-  const int main = n & ~3;
-  for (int t = q; t < main; t += 4) s += (double)a[t] * (double)c[t];
-  if (q == 0) for (int t = main; t < n; t++) s += (double)a[t] * (double)c[t];
-  return s;
-}
-
-__device__ __forceinline__ double combine4(const double* s) { return (s[0] + s[1]) + (s[2] + s[3]); }
-
-// 2^6 in float32, 2^16 in float64 (growthFactor in allswap/phases.ts).
-__device__ __forceinline__ double growth_factor(float) { return 64.0; }
-__device__ __forceinline__ double growth_factor(double) { return 65536.0; }
+#include "../lll-common.cuh"
 
 // One basis' state: the workspace arrays and the sizes. Every function below is called by all the
 // threads of the block (it contains barriers).
@@ -346,35 +322,7 @@ extern "C" __global__ void allswap(
           const int k = first + 2 * pr;
           const double X = w.dX[pr];
           const int swap = w.dSwap[pr];
-          if (t < n) {
-            real* bk = B + (size_t)k * ld;
-            real* bk1 = B + (size_t)(k - 1) * ld;
-            real vk = bk[t];
-            if (X != 0) vk = (real)((double)vk - X * (double)bk1[t]);
-            if (swap) {
-              bk[t] = bk1[t];
-              bk1[t] = vk;
-              real* sk = Bs + (size_t)k * ld;
-              real* sk1 = Bs + (size_t)(k - 1) * ld;
-              const double x = (double)sk1[t], y = (double)sk[t];
-              sk1[t] = (real)(y + w.dMu[pr] * x);
-              sk[t] = (real)(w.dC[pr] * x - w.dMuNew[pr] * y);
-            } else {
-              bk[t] = vk;
-            }
-          } else {
-            const int u = t - n;
-            double* zk = Zw + (size_t)k * m;
-            double* zk1 = Zw + (size_t)(k - 1) * m;
-            double vk = zk[u];
-            if (X != 0) {
-              vk = vk - X * zk1[u];
-              const unsigned long long b = (unsigned long long)__double_as_longlong(fabs(vk));
-              if (b > zPeakMine) zPeakMine = b;
-              if (fabs(vk) >= EXACT_INTEGER_LIMIT) atomicOr(&w.flags[2], 1);
-            }
-            if (swap) { zk[u] = zk1[u]; zk1[u] = vk; } else zk[u] = vk;
-          }
+          pair_element(B, Bs, Zw, ld, n, m, k, t, X, swap, w.dMu[pr], w.dMuNew[pr], w.dC[pr], &zPeakMine, &w.flags[2]);
           t += dr; pr += dq;
           if (t >= perPair) { t -= perPair; pr++; }
         }

@@ -38,7 +38,6 @@ typedef REAL real;
 #define STATUS_TRANSFORM_OVERFLOW 6
 #define STATUS_STOPPED 100  // internal: a speculative sub-basis run reached the growth watch
 #define STATS_WIDTH 5
-#define EXACT_INTEGER_LIMIT 9007199254740992.0  // 2^53
 
 // control words per basis
 #define C_STATUS 0
@@ -57,26 +56,10 @@ typedef REAL real;
 #define R_STOPPED 2
 #define R_STATUS 3
 
-__device__ __forceinline__ bool is_float(float) { return true; }
-__device__ __forceinline__ bool is_float(double) { return false; }
-__device__ __forceinline__ double growth_factor(float) { return 64.0; }
-__device__ __forceinline__ double growth_factor(double) { return 65536.0; }
+#include "../lll-common.cuh"
 
 __device__ __forceinline__ int imin(int a, int b) { return a < b ? a : b; }
 
-__device__ __forceinline__ double round_half_up(double x) {
-  const double f = floor(x);
-  return x - f >= 0.5 ? f + 1.0 : f;
-}
-
-__device__ __forceinline__ double dot_partial(const real* a, const real* c, int n, int q) {
-  double s = 0;
-  const int main = n & ~3;
-  for (int t = q; t < main; t += 4) s += (double)a[t] * (double)c[t];
-  if (q == 0) for (int t = main; t < n; t++) s += (double)a[t] * (double)c[t];
-  return s;
-}
-__device__ __forceinline__ double combine4(const double* s) { return (s[0] + s[1]) + (s[2] + s[3]); }
 
 // dotCols by one thread.
 __device__ double dot_serial(const real* a, const real* c, int n) {
@@ -321,35 +304,7 @@ __device__ int phase(Work& w, int lo, int hi, int parity, bool* swapped) {
     const int k = first + 2 * pr;
     const double X = w.dX[pr];
     const int swap = w.dSwap[pr];
-    if (t < n) {
-      real* bk = B + (size_t)k * n;
-      real* bk1 = B + (size_t)(k - 1) * n;
-      real vk = bk[t];
-      if (X != 0) vk = (real)((double)vk - X * (double)bk1[t]);
-      if (swap) {
-        bk[t] = bk1[t];
-        bk1[t] = vk;
-        real* sk = Bs + (size_t)k * n;
-        real* sk1 = Bs + (size_t)(k - 1) * n;
-        const double x = (double)sk1[t], y = (double)sk[t];
-        sk1[t] = (real)(y + w.dMu[pr] * x);
-        sk[t] = (real)(w.dC[pr] * x - w.dMuNew[pr] * y);
-      } else {
-        bk[t] = vk;
-      }
-    } else {
-      const int u = t - n;
-      double* zk = Z + (size_t)k * m;
-      double* zk1 = Z + (size_t)(k - 1) * m;
-      double vk = zk[u];
-      if (X != 0) {
-        vk = vk - X * zk1[u];
-        const unsigned long long b = dbits(fabs(vk));
-        if (b > zPeakMine) zPeakMine = b;
-        if (fabs(vk) >= EXACT_INTEGER_LIMIT) atomicOr(&w.flags[2], 1);
-      }
-      if (swap) { zk[u] = zk1[u]; zk1[u] = vk; } else zk[u] = vk;
-    }
+    pair_element(B, Bs, Z, n, n, m, k, t, X, swap, w.dMu[pr], w.dMuNew[pr], w.dC[pr], &zPeakMine, &w.flags[2]);
   }
   if (zPeakMine) atomicMax(w.zPeak, zPeakMine);
   if (mySwaps) atomicAdd(&w.cnt[0], mySwaps);

@@ -1,0 +1,69 @@
+// Device primitives shared by the LLL-family kernels (allswap/kernel.cu, block/kernel.cu), each
+// the exact counterpart of a CPU reference function, so that the kernels round as the references
+// do. Included textually: readKernelSource (src/gpu/module-cache.ts) inlines it for NVRTC, and nvcc
+// and the g++ emulator resolve the #include themselves. Needs `real` (the element type) defined.
+
+#define EXACT_INTEGER_LIMIT 9007199254740992.0  // 2^53
+
+__device__ __forceinline__ bool is_float(float) { return true; }
+__device__ __forceinline__ bool is_float(double) { return false; }
+
+// 2^6 in float32, 2^16 in float64 (growthFactor in allswap/phases.ts).
+__device__ __forceinline__ double growth_factor(float) { return 64.0; }
+__device__ __forceinline__ double growth_factor(double) { return 65536.0; }
+
+// JavaScript's Math.round: nearest integer, halves towards +infinity (exact for every double).
+__device__ __forceinline__ double round_half_up(double x) {
+  const double f = floor(x);
+  return x - f >= 0.5 ? f + 1.0 : f;
+}
+
+// The four partial sums of dotCols (lll/columns.ts) for lane q of a dot product of length n.
+__device__ __forceinline__ double dot_partial(const real* a, const real* c, int n, int q) {
+  double s = 0;
+  const int main = n & ~3;
+  for (int t = q; t < main; t += 4) s += (double)a[t] * (double)c[t];
+  if (q == 0) for (int t = main; t < n; t++) s += (double)a[t] * (double)c[t];
+  return s;
+}
+
+__device__ __forceinline__ double combine4(const double* s) { return (s[0] + s[1]) + (s[2] + s[3]); }
+
+// Element t of pair k-1, k in an all-swap phase (pairStep in allswap/phases.ts, applied to one
+// entry): t < n is a row of B (and of B* when swapping), t >= n a row of Z. SimpleSizeReduce with
+// multiplier X, then SimpleSwap with the new Gram-Schmidt vectors
+// b*_{k-1}' = b*_k + mu b*_{k-1}, b*_k' = c b*_{k-1} - muNew b*_k. Z entries feed the growth watch
+// (*zPeak, the largest |z| as bits) and raise *overflow past 2^53.
+__device__ __forceinline__ void pair_element(real* B, real* Bs, double* Z, size_t ld, int n, int m, int k, int t,
+                                             double X, int swap, double mu, double muNew, double c,
+                                             unsigned long long* zPeak, int* overflow) {
+  if (t < n) {
+    real* bk = B + (size_t)k * ld;
+    real* bk1 = B + (size_t)(k - 1) * ld;
+    real vk = bk[t];
+    if (X != 0) vk = (real)((double)vk - X * (double)bk1[t]);
+    if (swap) {
+      bk[t] = bk1[t];
+      bk1[t] = vk;
+      real* sk = Bs + (size_t)k * ld;
+      real* sk1 = Bs + (size_t)(k - 1) * ld;
+      const double x = (double)sk1[t], y = (double)sk[t];
+      sk1[t] = (real)(y + mu * x);
+      sk[t] = (real)(c * x - muNew * y);
+    } else {
+      bk[t] = vk;
+    }
+  } else {
+    const int u = t - n;
+    double* zk = Z + (size_t)k * m;
+    double* zk1 = Z + (size_t)(k - 1) * m;
+    double vk = zk[u];
+    if (X != 0) {
+      vk = vk - X * zk1[u];
+      const unsigned long long b = (unsigned long long)__double_as_longlong(fabs(vk));
+      if (b > *zPeak) *zPeak = b;
+      if (fabs(vk) >= EXACT_INTEGER_LIMIT) atomicOr(overflow, 1);
+    }
+    if (swap) { zk[u] = zk1[u]; zk1[u] = vk; } else zk[u] = vk;
+  }
+}
