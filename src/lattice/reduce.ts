@@ -65,8 +65,12 @@ export function checkBasis(out: ArrayLike<number>, Z: ArrayLike<number>, n: numb
   const gs = gramSchmidt(out, n, m);
   const conditions = lagrange ? checkLagrangePairs(out, n, m) : checkLLL(out, n, m, o.delta, o.eta, CHECK_TOLERANCE, gs);
   const unimodular = checkUnimodular(Z, m);
+  // Pairwise Lagrange conditions can hold for dependent vectors (three at 120 degrees in a plane),
+  // so independence is part of the proof: every Gram-Schmidt vector keeps a residual far above rounding.
+  const independent = gramSchmidtIndependent(out, n, m, gs);
+  if (!independent) conditions.violations.push('the output vectors are linearly dependent');
   return {
-    ok: conditions.ok && unimodular.ok,
+    ok: conditions.ok && unimodular.ok && independent,
     kind: lagrange ? 'lagrange' : 'lll',
     conditions,
     unimodular,
@@ -84,6 +88,16 @@ function outputOf(Bin: ArrayLike<number>, Z: Float64Array, n: number, m: number,
 function describeFailure(c: BasisCheck): string {
   const v = c.conditions.violations.slice(0, 2).join('; ');
   return c.unimodular.ok ? v : `Z is not unimodular (det ${c.unimodular.det ?? 'not integer'})${v ? '; ' + v : ''}`;
+}
+
+/** Every ||b*_j||^2 above 1e-24 ||b_j||^2 (the float64 independence test of validate.ts). */
+function gramSchmidtIndependent(B: ArrayLike<number>, n: number, m: number, gs: { r: Float64Array }): boolean {
+  for (let j = 0; j < m; j++) {
+    let s = 0;
+    for (let t = 0; t < n; t++) s += B[j * n + t]! * B[j * n + t]!;
+    if (!(gs.r[j]! > 1e-24 * s)) return false;
+  }
+  return true;
 }
 
 function hasZeroColumn(B: ArrayLike<number>, n: number, m: number): boolean {
@@ -140,6 +154,9 @@ function finish(bases: MatrixBatch, o: ResolvedOptions, Zall: Float64Array, perB
       c = o.check ? { ...checkBasis(Bk, Z, n, m, o), redoneInFloat64: true } : undefined;
       redone++;
     }
+    // Without the check, the Jacobi family (whose conditions say nothing of independence) still
+    // gets the input's independence test; the LLL family breaks down on dependent input by itself.
+    if (!c && isJacobiFamily(o.algorithm)) diagnose(bases, k);
     if (hasZeroColumn(Bk, n, m) || (c && !c.ok)) {
       diagnose(bases, k);
       if (c && !c.ok) {
