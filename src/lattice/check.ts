@@ -132,48 +132,70 @@ export function bareissDet(a: ArrayLike<number>, m: number): bigint {
   return sign * M[m * m - 1]!;
 }
 
-/** Float64 inverse by Gauss-Jordan with partial pivoting, rounded to integers; null when singular. */
-function roundedInverse(z: ArrayLike<number>, m: number): Float64Array | null {
-  const a = Float64Array.from(z as ArrayLike<number>);
-  const inv = new Float64Array(m * m);
-  for (let i = 0; i < m; i++) inv[i + i * m] = 1;
+/**
+ * Float64 inverse by Gauss-Jordan with partial pivoting, rounded to integers, and the sign of the
+ * determinant (from the pivots and the row swaps); null when singular. Works on row-major copies so
+ * that the row operations run over contiguous memory; returns the inverse column-major.
+ */
+function roundedInverse(z: ArrayLike<number>, m: number): { inv: Float64Array; sign: number } | null {
+  const a = new Float64Array(m * m), w = new Float64Array(m * m);
+  for (let i = 0; i < m; i++) {
+    for (let j = 0; j < m; j++) a[i * m + j] = z[i + j * m]!;
+    w[i * m + i] = 1;
+  }
+  let sign = 1;
   for (let k = 0; k < m; k++) {
-    let p = k, best = Math.abs(a[k + k * m]!);
-    for (let i = k + 1; i < m; i++) { const v = Math.abs(a[i + k * m]!); if (v > best) { best = v; p = i; } }
+    let p = k, best = Math.abs(a[k * m + k]!);
+    for (let i = k + 1; i < m; i++) { const v = Math.abs(a[i * m + k]!); if (v > best) { best = v; p = i; } }
     if (best === 0) return null;
-    if (p !== k) for (let j = 0; j < m; j++) {
-      let t = a[k + j * m]!; a[k + j * m] = a[p + j * m]!; a[p + j * m] = t;
-      t = inv[k + j * m]!; inv[k + j * m] = inv[p + j * m]!; inv[p + j * m] = t;
+    if (p !== k) {
+      sign = -sign;
+      for (let j = 0; j < m; j++) {
+        let t = a[k * m + j]!; a[k * m + j] = a[p * m + j]!; a[p * m + j] = t;
+        t = w[k * m + j]!; w[k * m + j] = w[p * m + j]!; w[p * m + j] = t;
+      }
     }
-    const piv = a[k + k * m]!;
-    for (let j = 0; j < m; j++) { a[k + j * m]! /= piv; inv[k + j * m]! /= piv; }
+    const piv = a[k * m + k]!;
+    if (piv < 0) sign = -sign;
+    const rk = k * m;
+    for (let j = 0; j < m; j++) { a[rk + j]! /= piv; w[rk + j]! /= piv; }
     for (let i = 0; i < m; i++) {
       if (i === k) continue;
-      const f = a[i + k * m]!;
+      const ri = i * m, f = a[ri + k]!;
       if (f === 0) continue;
-      for (let j = 0; j < m; j++) { a[i + j * m]! -= f * a[k + j * m]!; inv[i + j * m]! -= f * inv[k + j * m]!; }
+      for (let j = k; j < m; j++) a[ri + j]! -= f * a[rk + j]!;
+      for (let j = 0; j < m; j++) w[ri + j]! -= f * w[rk + j]!;
     }
   }
-  for (let i = 0; i < inv.length; i++) inv[i] = Math.round(inv[i]!);
-  return inv;
+  const inv = new Float64Array(m * m);
+  for (let i = 0; i < m; i++) for (let j = 0; j < m; j++) inv[i + j * m] = Math.round(w[i * m + j]!);
+  return { inv, sign };
 }
 
 /** Z * W == I exactly, in integer arithmetic (doubles where every partial sum is below 2^53, BigInt otherwise). */
 function isExactInverse(z: ArrayLike<number>, w: Float64Array, m: number): boolean {
   let maxZ = 0, maxW = 0;
   for (let i = 0; i < m * m; i++) { maxZ = Math.max(maxZ, Math.abs(z[i]!)); maxW = Math.max(maxW, Math.abs(w[i]!)); }
-  const exactInDouble = maxZ * maxW * m < 2 ** 53;
+  if (maxZ * maxW * m < 2 ** 53) {
+    // column j of Z W, accumulated over the columns of Z (contiguous); every partial sum is exact
+    const col = new Float64Array(m);
+    for (let j = 0; j < m; j++) {
+      col.fill(0);
+      for (let k = 0; k < m; k++) {
+        const wkj = w[k + j * m]!;
+        if (wkj === 0) continue;
+        const zo = k * m;
+        for (let i = 0; i < m; i++) col[i]! += z[zo + i]! * wkj;
+      }
+      for (let i = 0; i < m; i++) if (col[i] !== (i === j ? 1 : 0)) return false;
+    }
+    return true;
+  }
   for (let j = 0; j < m; j++) {
     for (let i = 0; i < m; i++) {
-      if (exactInDouble) {
-        let s = 0;
-        for (let k = 0; k < m; k++) s += z[i + k * m]! * w[k + j * m]!;
-        if (s !== (i === j ? 1 : 0)) return false;
-      } else {
-        let s = 0n;
-        for (let k = 0; k < m; k++) { const a = z[i + k * m]!, b = w[k + j * m]!; if (a !== 0 && b !== 0) s += BigInt(a) * BigInt(b); }
-        if (s !== (i === j ? 1n : 0n)) return false;
-      }
+      let s = 0n;
+      for (let k = 0; k < m; k++) { const a = z[i + k * m]!, b = w[k + j * m]!; if (a !== 0 && b !== 0) s += BigInt(a) * BigInt(b); }
+      if (s !== (i === j ? 1n : 0n)) return false;
     }
   }
   return true;
@@ -182,38 +204,18 @@ function isExactInverse(z: ArrayLike<number>, w: Float64Array, m: number): boole
 /**
  * Exact unimodularity: every entry an integer and |det Z| = 1. First tries to exhibit an integer
  * inverse W (the float64 inverse, rounded) with Z W = I checked exactly: then det Z * det W = 1 with
- * both integers, so |det Z| = 1. If that fails, falls back to the exact Bareiss determinant.
+ * both integers, so |det Z| = 1, and its sign is the float64 elimination's (a determinant of
+ * magnitude 1 cannot change sign through rounding). If that fails, the exact Bareiss determinant.
  */
 export function checkUnimodular(Z: ArrayLike<number>, m: number): UnimodularCheck {
   for (let i = 0; i < m * m; i++) {
     const v = Z[i]!;
     if (!Number.isSafeInteger(v)) return { ok: false, integer: false, det: null, method: 'none' };
   }
-  const w = roundedInverse(Z, m);
-  if (w && isExactInverse(Z, w, m)) {
-    // |det| = 1; its sign from the float64 LU is reliable here, but the exact value is what we report
-    return { ok: true, integer: true, det: detSignFromInverse(Z, m), method: 'inverse' };
-  }
+  const r = roundedInverse(Z, m);
+  if (r && isExactInverse(Z, r.inv, m)) return { ok: true, integer: true, det: BigInt(r.sign), method: 'inverse' };
   const det = bareissDet(Z, m);
   return { ok: det === 1n || det === -1n, integer: true, det, method: 'bareiss' };
-}
-
-/** Sign of det Z (|det Z| = 1 is already proven) from a float64 LU: the product of pivots cannot be near 0. */
-function detSignFromInverse(Z: ArrayLike<number>, m: number): bigint {
-  const a = Float64Array.from(Z as ArrayLike<number>);
-  let sign = 1;
-  for (let k = 0; k < m; k++) {
-    let p = k, best = Math.abs(a[k + k * m]!);
-    for (let i = k + 1; i < m; i++) { const v = Math.abs(a[i + k * m]!); if (v > best) { best = v; p = i; } }
-    if (p !== k) { sign = -sign; for (let j = 0; j < m; j++) { const t = a[k + j * m]!; a[k + j * m] = a[p + j * m]!; a[p + j * m] = t; } }
-    const piv = a[k + k * m]!;
-    if (piv < 0) sign = -sign;
-    for (let i = k + 1; i < m; i++) {
-      const f = a[i + k * m]! / piv;
-      if (f !== 0) for (let j = k; j < m; j++) a[i + j * m]! -= f * a[k + j * m]!;
-    }
-  }
-  return BigInt(sign);
 }
 
 export function isIntegral(a: ArrayLike<number>): boolean {
