@@ -14,7 +14,7 @@ import {
 import { reduceBatchCpu, reduceChunk, reduceOneCpu, withBasisIndex } from './cpu-batch.js';
 import { CUDA_ALGORITHMS, CUDA_REDUCERS, cudaDeviceAvailable } from './cuda-registry.js';
 import type { Algorithm, BasisStats, ReduceOptions } from './types.js';
-import { assertIndependent, resolveOptions, validateBases, type ResolvedOptions } from './validate.js';
+import { assertIndependent, firstDependentColumn, firstZeroColumn, resolveOptions, validateBases, type ResolvedOptions } from './validate.js';
 
 export interface BasisCheck {
   ok: boolean;
@@ -67,7 +67,7 @@ export function checkBasis(out: ArrayLike<number>, Z: ArrayLike<number>, n: numb
   const unimodular = checkUnimodular(Z, m);
   // Pairwise Lagrange conditions can hold for dependent vectors (three at 120 degrees in a plane),
   // so independence is part of the proof: every Gram-Schmidt vector keeps a residual far above rounding.
-  const independent = gramSchmidtIndependent(out, n, m, gs);
+  const independent = firstDependentColumn(out, n, m, gs.r) < 0;
   if (!independent) conditions.violations.push('the output vectors are linearly dependent');
   return {
     ok: conditions.ok && unimodular.ok && independent,
@@ -88,25 +88,6 @@ function outputOf(Bin: ArrayLike<number>, Z: Float64Array, n: number, m: number,
 function describeFailure(c: BasisCheck): string {
   const v = c.conditions.violations.slice(0, 2).join('; ');
   return c.unimodular.ok ? v : `Z is not unimodular (det ${c.unimodular.det ?? 'not integer'})${v ? '; ' + v : ''}`;
-}
-
-/** Every ||b*_j||^2 above 1e-24 ||b_j||^2 (the float64 independence test of validate.ts). */
-function gramSchmidtIndependent(B: ArrayLike<number>, n: number, m: number, gs: { r: Float64Array }): boolean {
-  for (let j = 0; j < m; j++) {
-    let s = 0;
-    for (let t = 0; t < n; t++) s += B[j * n + t]! * B[j * n + t]!;
-    if (!(gs.r[j]! > 1e-24 * s)) return false;
-  }
-  return true;
-}
-
-function hasZeroColumn(B: ArrayLike<number>, n: number, m: number): boolean {
-  for (let j = 0; j < m; j++) {
-    let zero = true;
-    for (let t = 0; t < n && zero; t++) if (B[j * n + t] !== 0) zero = false;
-    if (zero) return true;
-  }
-  return false;
 }
 
 /**
@@ -140,7 +121,7 @@ function finish(bases: MatrixBatch, o: ResolvedOptions, Zall: Float64Array, perB
     let Z = Zall.subarray(k * m * m, (k + 1) * m * m);
     let Bk = outputOf(Bin, Z, n, m, k);
     let c = o.check && !perBasis[k]!.float32Failure ? checkBasis(Bk, Z, n, m, o) : undefined;
-    if (o.precision === 'float32' && (perBasis[k]!.float32Failure || (c && !c.ok) || hasZeroColumn(Bk, n, m))) {
+    if (o.precision === 'float32' && (perBasis[k]!.float32Failure || (c && !c.ok) || firstZeroColumn(Bk, n, m) >= 0)) {
       let again;
       try {
         again = reduceOneCpu(o.algorithm, Float64Array.from(Bin), n, m, o);
@@ -157,7 +138,7 @@ function finish(bases: MatrixBatch, o: ResolvedOptions, Zall: Float64Array, perB
     // Without the check, the Jacobi family (whose conditions say nothing of independence) still
     // gets the input's independence test; the LLL family breaks down on dependent input by itself.
     if (!c && isJacobiFamily(o.algorithm)) diagnose(bases, k);
-    if (hasZeroColumn(Bk, n, m) || (c && !c.ok)) {
+    if (firstZeroColumn(Bk, n, m) >= 0 || (c && !c.ok)) {
       diagnose(bases, k);
       if (c && !c.ok) {
         throw new CheckFailedError(`basis ${k}: the ${o.algorithm} output failed its float64 check (${describeFailure(c)}); the basis may be too ill-conditioned for float64`, { basis: k });

@@ -64,11 +64,32 @@ export function validateBases(b: MatrixBatch): void {
  * zero vector: see reduce.ts, which then calls assertIndependent.
  */
 export function assertNoZeroVector(B: ArrayLike<number>, n: number, m: number, prefix = ''): void {
+  const j = firstZeroColumn(B, n, m);
+  if (j >= 0) throw new RankDeficientError('ZERO_VECTOR', `${prefix}basis vector ${j} is zero`, { vector: j });
+}
+
+/** Index of the first all-zero column, or -1. */
+export function firstZeroColumn(B: ArrayLike<number>, n: number, m: number): number {
   for (let j = 0; j < m; j++) {
     let zero = true;
     for (let t = 0; t < n && zero; t++) if (B[j * n + t] !== 0) zero = false;
-    if (zero) throw new RankDeficientError('ZERO_VECTOR', `${prefix}basis vector ${j} is zero`, { vector: j });
+    if (zero) return j;
   }
+  return -1;
+}
+
+/**
+ * The float64 independence test: index of the first column whose Gram-Schmidt residual is not far
+ * above rounding (||b*_j||^2 <= 1e-24 ||b_j||^2, i.e. relative 1e-12 in norm), or -1.
+ * `r` are the squared Gram-Schmidt norms (gramSchmidt(B).r).
+ */
+export function firstDependentColumn(B: ArrayLike<number>, n: number, m: number, r: Float64Array): number {
+  for (let j = 0; j < m; j++) {
+    let s = 0;
+    for (let t = 0; t < n; t++) s += B[j * n + t]! * B[j * n + t]!;
+    if (!(r[j]! > 1e-24 * s)) return j;
+  }
+  return -1;
 }
 
 /**
@@ -77,21 +98,16 @@ export function assertNoZeroVector(B: ArrayLike<number>, n: number, m: number, p
  * integer bases are accepted.
  */
 export function assertIndependent(B: ArrayLike<number>, n: number, m: number, prefix = ''): void {
-  const norms = new Float64Array(m);
-  for (let j = 0; j < m; j++) {
-    let s = 0;
-    for (let t = 0; t < n; t++) s += B[j * n + t]! * B[j * n + t]!;
-    if (s === 0) throw new RankDeficientError('ZERO_VECTOR', `${prefix}basis vector ${j} is zero`, { vector: j });
-    norms[j] = s;
-  }
+  assertNoZeroVector(B, n, m, prefix);
   const { r } = gramSchmidt(B, n, m);
-  for (let j = 0; j < m; j++) {
-    // Independent vectors keep a Gram-Schmidt residual far above rounding (relative 1e-12 in norm).
-    if (r[j]! > 1e-24 * norms[j]!) continue;
-    if (isIntegral(B) && provablyFullRank(B, n, m)) return;
-    const ratio = Math.sqrt(Math.max(0, r[j]!) / norms[j]!);
-    throw new RankDeficientError('RANK_DEFICIENT',
-      `${prefix}basis vector ${j} is linearly dependent on the vectors before it (Gram-Schmidt residual ${ratio.toExponential(2)} of its length${isIntegral(B) ? ', confirmed exactly' : ', below float64 resolution'})`,
-      { vector: j, residual: ratio });
-  }
+  const j = firstDependentColumn(B, n, m, r);
+  if (j < 0) return;
+  const integral = isIntegral(B);
+  if (integral && provablyFullRank(B, n, m)) return;
+  let s = 0;
+  for (let t = 0; t < n; t++) s += B[j * n + t]! * B[j * n + t]!;
+  const ratio = Math.sqrt(Math.max(0, r[j]!) / s);
+  throw new RankDeficientError('RANK_DEFICIENT',
+    `${prefix}basis vector ${j} is linearly dependent on the vectors before it (Gram-Schmidt residual ${ratio.toExponential(2)} of its length${integral ? ', confirmed exactly' : ', below float64 resolution'})`,
+    { vector: j, residual: ratio });
 }
