@@ -29,6 +29,7 @@ options:
   --k K               K for kbest
   --passes N          passes for nway
   --llr-clip C        |LLR| clipping for soft detectors
+  --soft S            maxlog (default) | logmap (exact, ml) | none (hard decisions only, no llr)
   --engine auto|cpu|cuda   (default auto)
   --input FILE        read the JSON from FILE instead of stdin
   --output FILE       write the JSON to FILE instead of stdout
@@ -37,7 +38,7 @@ options:
 
 const OPTIONS = {
   detector: { type: 'string' }, mod: { type: 'string' }, 'noise-var': { type: 'string' }, k: { type: 'string' },
-  passes: { type: 'string' }, 'llr-clip': { type: 'string' }, engine: { type: 'string' }, input: { type: 'string' },
+  passes: { type: 'string' }, 'llr-clip': { type: 'string' }, soft: { type: 'string' }, engine: { type: 'string' }, input: { type: 'string' },
   output: { type: 'string' }, help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -124,6 +125,7 @@ export async function run(argv: string[]): Promise<number> {
   if (v.passes !== undefined) opts.passes = intOption('passes', v.passes, 0, 1, 64);
   const clip = numberOption('llr-clip', v['llr-clip'], { above: 0 });
   if (clip !== undefined) opts.llrClip = clip;
+  if (v.soft !== undefined) opts.soft = v.soft as DetectOptions['soft']; // validated by detect()
 
   const text = v.input !== undefined ? await readFile(v.input, 'utf8') : await readStdin();
   const input = parseDetectionJson(text);

@@ -4,7 +4,7 @@
  * detector: its per-channel preprocessing once per channel (again only if the noise variance
  * changes inside a channel's group of vectors), its per-vector search for every vector.
  *
- * Soft detectors (SOFT_DETECTORS) always return LLRs ('maxlog' unless opts.soft = 'logmap'), in
+ * Soft detectors (SOFT_DETECTORS) return LLRs ('maxlog' unless opts.soft is 'logmap'; none when it is 'none'), in
  * the bits' layout; opts.llrClip then clips them to [-clip, clip]. Hard bits come from the symbols.
  */
 import { EngineUnavailableError, InvalidArgumentError, InvalidInputError, LatticeMimoError } from '../core/errors.js';
@@ -74,7 +74,7 @@ export function validateDetection(input: DetectionInput, opts: DetectOptions): V
   assertOneOf(opts.detector, 'detector', DETECTORS);
   const modulation = parseModulation(opts.modulation);
   if (opts.engine !== undefined) assertOneOf(opts.engine, 'engine', ['auto', 'cpu', 'cuda'] as const);
-  if (opts.soft !== undefined) assertOneOf(opts.soft, 'soft output', ['maxlog', 'logmap'] as const);
+  if (opts.soft !== undefined) assertOneOf(opts.soft, 'soft output', ['maxlog', 'logmap', 'none'] as const);
   if (opts.initialRadius !== undefined) assertOneOf(opts.initialRadius, 'initial radius', ['infinity', 'babai'] as const);
   for (const [name, v] of [['k', opts.k], ['passes', opts.passes]] as const) {
     if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < 1)) throw new InvalidArgumentError(`${name} must be a positive integer, got ${String(v)}`);
@@ -106,7 +106,7 @@ export function validateDetection(input: DetectionInput, opts: DetectOptions): V
   }
   checkFinite(input.H, 'H');
   checkFinite(input.y, 'y');
-  const soft = SOFT_DETECTORS.includes(opts.detector);
+  const soft = SOFT_DETECTORS.includes(opts.detector) && opts.soft !== 'none';
   let noiseAt: (v: number) => number;
   const nv = input.noiseVar;
   if (typeof nv === 'number') {
@@ -133,7 +133,7 @@ export function detect(input: DetectionInput, opts: DetectOptions): DetectionRes
   const mod = val.opts.modulation;
   const con = constellation(mod);
   const impl = CPU_DETECTORS[val.opts.detector];
-  const soft = SOFT_DETECTORS.includes(val.opts.detector) && impl.soft;
+  const soft = SOFT_DETECTORS.includes(val.opts.detector) && impl.soft && val.opts.soft !== 'none';
   const setup: DetectorSetup = { nr, nt, modulation: mod, constellation: con, opts: val.opts, soft };
   const instance = impl.create(setup);
   const out: DetectorOutput = {

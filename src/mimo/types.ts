@@ -41,12 +41,15 @@ export interface DetectOptions {
   engine?: 'auto' | 'cpu' | 'cuda';
   /** K for kbest. */
   k?: number;
-  /** Passes (rotated detection orders) for nway; 1 equals SSFE. */
+  /** Passes (rotated detection orders) for nway, default nt; 1 equals SSFE. */
   passes?: number;
   /** |LLR| clipping value for soft detectors. */
   llrClip?: number;
-  /** Soft output: 'maxlog' (default) or 'logmap' (exact, for ml). */
-  soft?: 'maxlog' | 'logmap';
+  /**
+   * Soft output of the soft detectors (ml, kbest, ssfe, nway): 'maxlog' (default), 'logmap' (exact,
+   * for ml) or 'none' (hard decisions only: no LLRs are computed, which makes ml faster).
+   */
+  soft?: 'maxlog' | 'logmap' | 'none';
   /** Sphere decoder's initial radius: 'infinity' (default) or 'babai'. */
   initialRadius?: 'infinity' | 'babai';
   /** PSD configuration (levels and paths); defaults from the paper's Table 1. */

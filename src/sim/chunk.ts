@@ -70,7 +70,8 @@ export function runChunk(task: ChunkTask): ChunkResult {
   const link = generateLinkChunk(task);
   const counts: (DetectorCounts | null)[] = task.detectors.map(() => null);
   for (const d of task.active) {
-    const opts = task.detectors[d]!;
+    // Uncoded links count hard decisions only: the soft detectors skip their LLRs.
+    const opts = { ...task.detectors[d]!, soft: 'none' as const };
     const t0 = performance.now();
     const out = detect({ nt: task.nt, nr: task.nr, H: link.H, y: link.y, vectorsPerChannel: task.vectorsPerChannel, noiseVar: task.noiseVar }, opts);
     const timeMs = performance.now() - t0;

@@ -182,3 +182,18 @@ test('bad input gets typed errors that name the problem', () => {
   ];
   for (const [name, f, check] of cases) assert.throws(f, check, name);
 });
+
+test("soft: 'none' gives the same hard decisions without LLRs, for every soft detector", () => {
+  const rng = new Philox(seed, 77);
+  for (const detector of ['ml', 'kbest', 'ssfe', 'nway'] as Detector[]) {
+    const { H, y, noiseVar } = link(rng, 300, 2, 2, '16qam', 12);
+    const input: DetectionInput = { nt: 2, nr: 2, H, y, noiseVar };
+    const soft = detect(input, { detector, modulation: '16qam' });
+    const hard = detect(input, { detector, modulation: '16qam', soft: 'none' });
+    assert.ok(soft.llr, msg(`${detector}: LLRs by default`));
+    assert.equal(hard.llr, undefined, msg(`${detector}: no LLRs with soft 'none'`));
+    assert.deepEqual(hard.symbols, soft.symbols, msg(`${detector}: same decisions`));
+    assert.deepEqual(hard.bits, soft.bits, msg(`${detector}: same bits`));
+  }
+  assert.throws(() => detect({ nt: 1, nr: 1, H: new Float64Array(2).fill(1), y: new Float64Array(2), noiseVar: 1 }, { detector: 'ml', modulation: 'qpsk', soft: 'exact' as 'none' }), /soft output/);
+});
