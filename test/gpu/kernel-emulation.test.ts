@@ -6,6 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { assertMatchesReference } from './match-reference.js';
 import { randomInt } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { RealArray } from '../../src/core/matrix.js';
@@ -209,31 +210,6 @@ function runKernel(k: EmuKernel, precision: 'float32' | 'float64', data: RealArr
   return { basis, Z, stats };
 }
 
-/** The error code each kernel status stands for (lattice-batch.ts raises these). */
-const STATUS_CODES = ['', 'NON_FINITE', 'ZERO_VECTOR', 'ITERATION_LIMIT', 'RANK_DEFICIENT', 'PRECISION_FAILURE', 'UNSUPPORTED'];
-
-function compare(k: EmuKernel, what: string, data: RealArray, batch: number, n: number, m: number, got: ReturnType<typeof runKernel>): void {
-  for (let b = 0; b < batch; b++) {
-    const B = data.slice(b * n * m, (b + 1) * n * m) as RealArray;
-    const Z = new Float64Array(m * m);
-    for (let i = 0; i < m; i++) Z[i + i * m] = 1;
-    const where = `${what}, basis ${b}`;
-    const status = got.stats[b * STATS_WIDTH + 3]!;
-    let s;
-    try {
-      s = k.cpu(B, Z, n, m, PARAMS);
-    } catch (e) {
-      // the reference gave up on this basis (too ill-conditioned): the kernel must say so too
-      assert.equal(STATUS_CODES[status], (e as { code?: string }).code, `${where}: the CPU threw ${String(e)}, the kernel's status is ${status}`);
-      continue;
-    }
-    assert.deepEqual(got.Z.subarray(b * m * m, (b + 1) * m * m), Z, `${where}: Z`);
-    assert.deepEqual(got.basis.subarray(b * n * m, (b + 1) * n * m), B, `${where}: basis`);
-    const st = Array.from(got.stats.subarray(b * STATS_WIDTH, b * STATS_WIDTH + 4));
-    assert.deepEqual(st, [s.iterations, s.swaps, s.sizeReductions, 0], `${where}: [iterations, swaps, sizeReductions, status]`);
-  }
-}
-
 for (const k of KERNELS) {
   for (const precision of ['float64', 'float32'] as const) {
     test(`${k.name} kernel, emulated on the CPU, equals the CPU reference bit for bit (${precision})`, { skip }, () => {
@@ -243,20 +219,20 @@ for (const k of KERNELS) {
       for (const [n, m] of [[2 + rng.int(4), 2], [5 + rng.int(4), 5], [9 + rng.int(4), 8], [12 + rng.int(6), 11 + rng.int(2)]]) {
         const g = gaussianBases({ batch: 2, n, m, seed: seed + n * 31 + m, precision });
         for (const v of k.variants(n, m, precision)) {
-          compare(k, `seed ${seed}, gaussian n = ${n}, m = ${m}, launch ${v}`, g.data, 2, n, m, runKernel(k, precision, g.data, 2, n, m, v));
+          assertMatchesReference(k.cpu, PARAMS, `seed ${seed}, gaussian n = ${n}, m = ${m}, launch ${v}`, g.data, 2, n, m, runKernel(k, precision, g.data, 2, n, m, v));
         }
       }
       // block-Toeplitz, full and square; the square ones are often ill-conditioned (Jacobi's drift
       // and refreshes, all-swap's growth watch: about one 12 x 12 basis in five needs it)
       for (const [shape, batch, blocks] of [['full', 2, 3 + rng.int(3)], ['square', 12, 6]] as const) {
         const t = blockToeplitzBases({ batch, blocks, blockSize: 2, taps: 2, shape, seed: seed + 7, precision });
-        compare(k, `seed ${seed}, block-Toeplitz ${shape} ${t.rows} x ${t.cols}`, t.data, batch, t.rows, t.cols, runKernel(k, precision, t.data, batch, t.rows, t.cols, [64, H100_SHARED]));
+        assertMatchesReference(k.cpu, PARAMS, `seed ${seed}, block-Toeplitz ${shape} ${t.rows} x ${t.cols}`, t.data, batch, t.rows, t.cols, runKernel(k, precision, t.data, batch, t.rows, t.cols, [64, H100_SHARED]));
       }
       // integer bases (the exact-arithmetic path) and large entries
       const n = 6 + rng.int(5), m = n - rng.int(2);
       const ints = precision === 'float32' ? new Float32Array(2 * n * m) : new Float64Array(2 * n * m);
       for (let i = 0; i < ints.length; i++) ints[i] = Math.round(rng.normal() * 40);
-      compare(k, `seed ${seed}, integer n = ${n}, m = ${m}`, ints, 2, n, m, runKernel(k, precision, ints, 2, n, m, [32, H100_SHARED]));
+      assertMatchesReference(k.cpu, PARAMS, `seed ${seed}, integer n = ${n}, m = ${m}`, ints, 2, n, m, runKernel(k, precision, ints, 2, n, m, [32, H100_SHARED]));
     });
   }
 }

@@ -8,6 +8,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { assertMatchesReference } from '../gpu/match-reference.js';
 import { randomInt } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { RealArray } from '../../src/core/matrix.js';
@@ -76,31 +77,6 @@ function runEmu(mb: boolean, sched: Scheduling, p: AlgoParams, data: RealArray, 
   return { basis, Z: new Float64Array(bytes.slice(zOff, zOff + batch * m * m * 8).buffer), stats: new Int32Array(bytes.slice(zOff + batch * m * m * 8).buffer) };
 }
 
-const STATUS_CODES = ['', 'NON_FINITE', 'ZERO_VECTOR', 'ITERATION_LIMIT', 'RANK_DEFICIENT', 'PRECISION_FAILURE', 'UNSUPPORTED'];
-
-/** Each basis against the CPU reference: same Z, basis and [iterations, swaps, sizeReductions], or the same error. */
-function compare(cpu: CpuReducer, what: string, p: AlgoParams, data: RealArray, batch: number, n: number, m: number,
-  got: { basis: RealArray; Z: Float64Array; stats: Int32Array }): void {
-  for (let b = 0; b < batch; b++) {
-    const B = data.slice(b * n * m, (b + 1) * n * m) as RealArray;
-    const Z = new Float64Array(m * m);
-    for (let i = 0; i < m; i++) Z[i + i * m] = 1;
-    const where = `${what}, basis ${b}`;
-    const status = got.stats[b * STATS_WIDTH + 3]!;
-    let s;
-    try {
-      s = cpu(B, Z, n, m, p);
-    } catch (e) {
-      assert.equal(STATUS_CODES[status], (e as { code?: string }).code, `${where}: the CPU threw ${String(e)}, the kernel's status is ${status}`);
-      continue;
-    }
-    assert.equal(status, 0, `${where}: kernel status ${status}, the CPU succeeded`);
-    assert.deepEqual(got.Z.subarray(b * m * m, (b + 1) * m * m), Z, `${where}: Z`);
-    assert.deepEqual(got.basis.subarray(b * n * m, (b + 1) * n * m), B, `${where}: basis`);
-    assert.deepEqual(Array.from(got.stats.subarray(b * STATS_WIDTH, b * STATS_WIDTH + 3)), [s.iterations, s.swaps, s.sizeReductions], `${where}: counts`);
-  }
-}
-
 const ALGOS: Array<{ name: string; mb: boolean; cpu: CpuReducer }> = [
   { name: 'cr-block', mb: false, cpu: crBlockCpu },
   { name: 'block', mb: true, cpu: blockCpu },
@@ -125,7 +101,7 @@ for (const algo of ALGOS) {
         for (const sched of ['persistent', 'host-streams'] as const) {
           const threads = sched === 'persistent' ? 0 : 8 + rng.int(3) * 8;
           const what = `seed ${seed}, ${c.what}, blockSize ${c.blockSize}, ${sched}`;
-          compare(algo.cpu, what, p, c.data, c.batch, c.n, c.m, runEmu(algo.mb, sched, p, c.data, c.batch, c.n, c.m, threads));
+          assertMatchesReference(algo.cpu, p, what, c.data, c.batch, c.n, c.m, runEmu(algo.mb, sched, p, c.data, c.batch, c.n, c.m, threads));
         }
       }
     });
@@ -165,7 +141,7 @@ for (const algo of ALGOS) {
         const g = gaussianBases({ batch, n, m, seed, precision });
         const got = await withScheduling(sched, () => REDUCERS[algo.name as 'block'](g.data, batch, n, m, p));
         const what = `seed ${seed}, ${precision} gaussian ${n} x ${m}, batch ${batch}, blockSize ${p.blockSize}`;
-        compare(algo.cpu, what, p, g.data, batch, n, m, { basis: got.basis, Z: got.Z, stats: statsWords(got.stats, batch) });
+        assertMatchesReference(algo.cpu, p, what, g.data, batch, n, m, { basis: got.basis, Z: got.Z, stats: statsWords(got.stats, batch) });
         for (let b = 0; b < batch; b++) {
           const B = Array.from(got.basis.subarray(b * n * m, (b + 1) * n * m));
           // float32 may stop after MAX_ROUNDS unverified, like the CPU reference (which it equals, above)
@@ -174,7 +150,7 @@ for (const algo of ALGOS) {
         }
         const t = blockToeplitzBases({ batch: 16, blocks: 4 + rng.int(8), blockSize: 2, taps: 3, shape: 'full', seed: seed + 3, precision });
         const tg = await withScheduling(sched, () => REDUCERS[algo.name as 'block'](t.data, 16, t.rows, t.cols, p));
-        compare(algo.cpu, `seed ${seed}, ${precision} block-Toeplitz ${t.rows} x ${t.cols}`, p, t.data, 16, t.rows, t.cols, { basis: tg.basis, Z: tg.Z, stats: statsWords(tg.stats, 16) });
+        assertMatchesReference(algo.cpu, p, `seed ${seed}, ${precision} block-Toeplitz ${t.rows} x ${t.cols}`, t.data, 16, t.rows, t.cols, { basis: tg.basis, Z: tg.Z, stats: statsWords(tg.stats, 16) });
       }
     });
 

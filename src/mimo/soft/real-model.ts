@@ -110,3 +110,15 @@ export function symbolsOfLevels(m: RealModel, levels: ArrayLike<number>, lOff: n
   }
   for (let j = 0; j < nt; j++) out[oOff + j] = m.symbolOfLevels[out[oOff + j]!]!;
 }
+
+/**
+ * The real model of a tree-search or lattice detector, which needs at least as many real receive
+ * dimensions as real unknowns (its QR would be rank deficient otherwise).
+ */
+export function detectorRealModel(detector: string, c: Constellation, nr: number, nt: number): RealModel {
+  const model = realModel(c, nr, nt);
+  if (model.rows < model.nd) {
+    throw new UnsupportedError(`${detector} needs at least as many real receive dimensions (2 nr = ${model.rows}) as real unknowns (${model.nd})`);
+  }
+  return model;
+}

@@ -8,7 +8,7 @@
 import { InvalidArgumentError, UnsupportedError } from '../../../core/errors.js';
 import { applyQt, qrInto } from '../../preprocess/qr.js';
 import { BitMetricMinima, llrClipOf } from '../../soft/maxlog.js';
-import { fillRealMatrix, naturalDimOrder, realModel, symbolsOfLevels } from '../../soft/real-model.js';
+import { fillRealMatrix, naturalDimOrder, detectorRealModel, symbolsOfLevels } from '../../soft/real-model.js';
 import type { CpuDetector, DetectorInstance } from '../detector.js';
 import { KBestScratch } from './search.js';
 
@@ -34,8 +34,7 @@ export const detector: CpuDetector<KBestPrep> = {
   name: 'kbest',
   soft: true,
   create(setup): DetectorInstance<KBestPrep> {
-    const model = realModel(setup.constellation, setup.nr, setup.nt);
-    if (model.rows < model.nd) throw new UnsupportedError(`kbest needs at least as many real receive dimensions (2 nr = ${model.rows}) as real unknowns (${model.nd})`);
+    const model = detectorRealModel('kbest', setup.constellation, setup.nr, setup.nt);
     const { rows, nd, q } = model;
     // More survivors than the tree has leaves changes nothing: cap K at Q^nd.
     const k = Math.min(kOf(setup.opts.k), q ** nd);

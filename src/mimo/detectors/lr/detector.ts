@@ -4,9 +4,8 @@
  * domain (see lattice-aided.ts), back-transformation with Z and quantisation to the constellation.
  * Hard output only.
  */
-import { UnsupportedError } from '../../../core/errors.js';
 import type { Detector } from '../../types.js';
-import { realModel } from '../../soft/real-model.js';
+import { detectorRealModel } from '../../soft/real-model.js';
 import type { CpuDetector, DetectorInstance } from '../detector.js';
 import { detectLr, LrPrepScratch, LrScratch, prepareLr, type LrPrep, type LrVariant } from './lattice-aided.js';
 
@@ -16,8 +15,7 @@ export function lrDetector(variant: LrVariant): CpuDetector<LrPrep> {
     name,
     soft: false,
     create(setup): DetectorInstance<LrPrep> {
-      const model = realModel(setup.constellation, setup.nr, setup.nt);
-      if (model.rows < model.nd) throw new UnsupportedError(`${name} needs at least as many real receive dimensions (2 nr = ${model.rows}) as real unknowns (${model.nd})`);
+      const model = detectorRealModel(name, setup.constellation, setup.nr, setup.nt);
       const scratch = new LrScratch(model);
       const prepScratch = new LrPrepScratch(model, variant);
       return {

@@ -8,7 +8,7 @@
  */
 import { InvalidArgumentError, UnsupportedError } from '../../../core/errors.js';
 import { BitMetricMinima, llrClipOf } from '../../soft/maxlog.js';
-import { realModel } from '../../soft/real-model.js';
+import { detectorRealModel } from '../../soft/real-model.js';
 import type { CpuDetector, DetectorInstance } from '../detector.js';
 import { prepareSsfePass, rotatedStreams, runSsfePass, SsfeScratch, type SsfePass } from '../ssfe/search.js';
 
@@ -25,8 +25,7 @@ export const detector: CpuDetector<SsfePass[]> = {
   name: 'nway',
   soft: true,
   create(setup): DetectorInstance<SsfePass[]> {
-    const model = realModel(setup.constellation, setup.nr, setup.nt);
-    if (model.rows < model.nd) throw new UnsupportedError(`nway needs at least as many real receive dimensions (2 nr = ${model.rows}) as real unknowns (${model.nd})`);
+    const model = detectorRealModel('nway', setup.constellation, setup.nr, setup.nt);
     const passes = passesOf(setup.opts.passes, setup.nt);
     const clip = llrClipOf(setup.opts.llrClip);
     const scratch = new SsfeScratch(model);

@@ -4,9 +4,8 @@
  * with clipping (opts.llrClip, default 8). Preprocessing (MGS QR of the MRVD channel) runs once
  * per channel. The N-way detector with one pass is exactly this.
  */
-import { UnsupportedError } from '../../../core/errors.js';
 import { BitMetricMinima, llrClipOf } from '../../soft/maxlog.js';
-import { realModel } from '../../soft/real-model.js';
+import { detectorRealModel } from '../../soft/real-model.js';
 import type { CpuDetector, DetectorInstance } from '../detector.js';
 import { prepareSsfePass, rotatedStreams, runSsfePass, SsfeScratch, type SsfePass } from './search.js';
 
@@ -14,8 +13,7 @@ export const detector: CpuDetector<SsfePass> = {
   name: 'ssfe',
   soft: true,
   create(setup): DetectorInstance<SsfePass> {
-    const model = realModel(setup.constellation, setup.nr, setup.nt);
-    if (model.rows < model.nd) throw new UnsupportedError(`ssfe needs at least as many real receive dimensions (2 nr = ${model.rows}) as real unknowns (${model.nd})`);
+    const model = detectorRealModel('ssfe', setup.constellation, setup.nr, setup.nt);
     const clip = llrClipOf(setup.opts.llrClip);
     const scratch = new SsfeScratch(model);
     const realH = new Float64Array(model.rows * model.nd), perm = new Int32Array(model.nd);
