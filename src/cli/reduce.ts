@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
 import { makeBatch } from '../core/matrix.js';
-import { formatFplll, parseBasisJson, parseFplll } from '../lattice/fplll-format.js';
+import { formatFplll, formatIntegerRows, parseBasisJson, parseFplll } from '../lattice/fplll-format.js';
 import { reduce, type BasisCheck } from '../lattice/reduce.js';
 import { ALGORITHMS, type Algorithm, type Engine } from '../lattice/types.js';
 
@@ -47,7 +47,7 @@ export function readBasisText(text: string): number[][] {
 }
 
 function checkLines(c: BasisCheck, algorithm: Algorithm): string[] {
-  const lines = [`check: ${c.ok ? 'PASS' : 'FAIL'} (${c.kind === 'lll' ? 'LLL conditions' : 'pairwise Lagrange conditions'} re-checked in float64; Z exactly unimodular: ${c.unimodular.ok}, det Z = ${c.unimodular.det})`];
+  const lines = [`check: ${c.ok ? 'PASS' : 'FAIL'} (${c.kind === 'lll' ? 'LLL conditions' : 'pairwise Lagrange conditions'} re-checked in float64; Z exactly unimodular: ${c.unimodular.ok}, det Z = ${c.unimodular.det}${c.unimodular.method === 'lattice' ? '; Z passed 2^53 and was rebuilt exactly from B_in and B_out' : ''})`];
   if ('maxMu' in c.conditions) lines.push(`  max |mu_ij| = ${c.conditions.maxMu.toFixed(6)}, min Lovasz slack = ${c.conditions.lovaszSlack.toExponential(3)}`);
   else lines.push(`  max |b_i.b_j| / min(|b_i|^2, |b_j|^2) = ${c.conditions.maxRatio.toFixed(6)}`);
   const q = c.metrics;
@@ -102,13 +102,16 @@ export async function run(argv: string[]): Promise<number> {
   });
   const outRows: number[][] = [];
   for (let j = 0; j < m; j++) outRows.push(Array.from(res.basis.data.subarray(j * n, (j + 1) * n)));
-  const uRows: number[][] = [];
-  for (let j = 0; j < m; j++) uRows.push(Array.from(res.transform.data.subarray(j * m, (j + 1) * m)));
+  // U's rows are Z's columns; a Z past 2^53 (integral input) comes exact, as BigInts
+  const wide = res.wideTransforms?.get(0);
+  const uRows: (number | bigint)[][] = [];
+  for (let j = 0; j < m; j++) uRows.push(wide ? wide.slice(j * m, (j + 1) * m) : Array.from(res.transform.data.subarray(j * m, (j + 1) * m)));
   const check = res.checks![0]!;
   if (values.json) {
     const doc: Record<string, unknown> = { stats: { ...res.stats, perBasis: undefined } };
     if (of.includes('b')) doc.basis = outRows;
-    if (of.includes('u')) doc.transform = uRows;
+    // JSON numbers past 2^53 would round when read back: such entries are strings of digits
+    if (of.includes('u')) doc.transform = uRows.map((r) => r.map((v) => (typeof v === 'bigint' ? v.toString() : v)));
     doc.check = {
       ok: check.ok, kind: check.kind, unimodular: check.unimodular.ok, det: String(check.unimodular.det),
       ...('maxMu' in check.conditions ? { maxMu: check.conditions.maxMu, lovaszSlack: check.conditions.lovaszSlack } : { maxRatio: check.conditions.maxRatio }),
@@ -117,7 +120,7 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(JSON.stringify(doc) + '\n');
   } else {
     if (of.includes('b')) process.stdout.write(formatFplll(outRows));
-    if (of.includes('u')) process.stdout.write(formatFplll(uRows));
+    if (of.includes('u')) process.stdout.write(formatIntegerRows(uRows));
   }
   if (values.check) {
     const s = res.stats;

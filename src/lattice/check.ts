@@ -104,7 +104,11 @@ export interface UnimodularCheck {
   integer: boolean;
   /** det Z, exactly (when integer). */
   det: bigint | null;
-  method: 'inverse' | 'bareiss' | 'none';
+  /**
+   * inverse: an integer inverse checked exactly; bareiss: the exact determinant; lattice: a wide Z
+   * (past 2^53) with B_in Z = B_out and B_out W = B_in proven for integers Z, W (exact-transform.ts).
+   */
+  method: 'inverse' | 'bareiss' | 'lattice' | 'none';
 }
 
 /** Exact determinant of an integer matrix by fraction-free (Bareiss) elimination on BigInt. */

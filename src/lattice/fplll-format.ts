@@ -177,11 +177,26 @@ export interface FormatOptions {
 
 /** Writes a basis in fplll's format, byte for byte as the tool prints it. */
 export function formatFplll(input: BasisLike, opts: FormatOptions = {}): string {
-  const rows = basisRows(input, opts.index ?? 0);
-  const style = opts.style ?? 'fplll';
-  if (style === 'latticegen') return '[' + rows.map((r) => '[' + r.map(formatNumber).join(' ') + ']').join('\n') + ']\n';
+  return writeRows(basisRows(input, opts.index ?? 0).map((r) => r.map(formatNumber)), opts.style);
+}
+
+/**
+ * Writes an integer matrix whose entries may pass 2^53 (BigInt entries, e.g. a wide transform) in
+ * fplll's format; number entries must be integers.
+ */
+export function formatIntegerRows(rows: readonly (readonly (number | bigint)[])[], opts: Pick<FormatOptions, 'style'> = {}): string {
+  const text = rows.map((r, i) => r.map((v, j) => {
+    if (typeof v === 'number' && !Number.isSafeInteger(v)) throw new InvalidInputError('INVALID_INPUT', `entry (row ${i}, column ${j}) is ${v}, not an exact integer`);
+    return v === 0 || v === 0n ? '0' : v.toString(); // no -0
+  }));
+  if (text.length === 0 || text[0]!.length === 0) throw new InvalidInputError('INVALID_INPUT', 'cannot write an empty matrix');
+  return writeRows(text, opts.style);
+}
+
+function writeRows(rows: string[][], style: FormatOptions['style'] = 'fplll'): string {
+  if (style === 'latticegen') return '[' + rows.map((r) => '[' + r.join(' ') + ']').join('\n') + ']\n';
   if (style !== 'fplll') throw new InvalidInputError('INVALID_INPUT', `unknown fplll format style '${String(style)}'`);
-  return '[' + rows.map((r) => '[' + r.map((v) => formatNumber(v) + ' ').join('') + ']\n').join('') + ']\n';
+  return '[' + rows.map((r) => '[' + r.map((v) => v + ' ').join('') + ']\n').join('') + ']\n';
 }
 
 /** Our n x m column-major basis from fplll rows (m basis vectors of length n). */

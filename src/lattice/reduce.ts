@@ -7,8 +7,10 @@
  */
 import { CheckFailedError, EngineUnavailableError, InvalidInputError, LatticeMimoError } from '../core/errors.js';
 import { makeBatch, matrixAt, precisionOf, toPrecision, type MatrixBatch, type RealArray } from '../core/matrix.js';
+import { rebuildTransform, type ExactTransform } from './exact-transform.js';
+import { transformLost, transformOverflow } from './lll/columns.js';
 import {
-  applyTransform, CHECK_TOLERANCE, checkLagrangePairs, checkLLL, checkUnimodular, gramSchmidt, qualityMetrics,
+  applyTransform, CHECK_TOLERANCE, checkLagrangePairs, checkLLL, checkUnimodular, gramSchmidt, isIntegral, qualityMetrics,
   type LagrangeCheck, type LLLCheck, type QualityMetrics, type UnimodularCheck,
 } from './check.js';
 import { reduceBatchCpu, reduceChunk, reduceOneCpu, withBasisIndex } from './cpu-batch.js';
@@ -48,11 +50,17 @@ export interface ReduceStats {
 export interface ReduceResult {
   /** The reduced bases B_in Z (same array kind as the input). */
   basis: MatrixBatch;
-  /** The unimodular transforms Z (batch x m x m, integer valued). */
+  /** The unimodular transforms Z (batch x m x m, integer valued; NaN for a basis in wideTransforms). */
   transform: MatrixBatch<Float64Array>;
   stats: ReduceStats;
   /** Per-basis proof and quality (absent when opts.check === false). */
   checks?: BasisCheck[];
+  /**
+   * Integral input only: the exact Z (column-major m x m BigInts) of each basis whose transform
+   * has an entry past 2^53, keyed by basis index; `transform` holds NaN for those bases. Each is
+   * proven: B_in Z = B_out exactly, and (with the check) unimodular. See exact-transform.ts.
+   */
+  wideTransforms?: Map<number, bigint[]>;
 }
 
 export function isJacobiFamily(a: Algorithm): boolean {
@@ -60,11 +68,14 @@ export function isJacobiFamily(a: Algorithm): boolean {
 }
 
 /** Proof of one output basis: conditions in float64, Z unimodular exactly, quality metrics. */
-export function checkBasis(out: ArrayLike<number>, Z: ArrayLike<number>, n: number, m: number, o: Pick<ResolvedOptions, 'algorithm' | 'delta' | 'eta'>): BasisCheck {
+export function checkBasis(
+  out: ArrayLike<number>, Z: ArrayLike<number>, n: number, m: number, o: Pick<ResolvedOptions, 'algorithm' | 'delta' | 'eta'>,
+  provenUnimodular?: UnimodularCheck,
+): BasisCheck {
   const lagrange = isJacobiFamily(o.algorithm);
   const gs = gramSchmidt(out, n, m);
   const conditions = lagrange ? checkLagrangePairs(out, n, m) : checkLLL(out, n, m, o.delta, o.eta, CHECK_TOLERANCE, gs);
-  const unimodular = checkUnimodular(Z, m);
+  const unimodular = provenUnimodular ?? checkUnimodular(Z, m);
   // Pairwise Lagrange conditions can hold for dependent vectors (three at 120 degrees in a plane),
   // so independence is part of the proof: every Gram-Schmidt vector keeps a residual far above rounding.
   const independent = firstDependentColumn(out, n, m, gs.r) < 0;
@@ -79,10 +90,28 @@ export function checkBasis(out: ArrayLike<number>, Z: ArrayLike<number>, n: numb
   };
 }
 
-function outputOf(Bin: ArrayLike<number>, Z: Float64Array, n: number, m: number, index: number): Float64Array {
-  const out = applyTransform(Bin, Z, n, m);
-  if (!out) throw new InvalidInputError('INVALID_INPUT', `basis ${index}: an entry of B Z exceeds 2^53 and cannot be represented exactly`);
-  return out;
+/**
+ * The output basis of basis `index` and, when its Z passed 2^53 (NaN entries, see columns.ts), the
+ * exact wide Z rebuilt from the reducer's own output (integral float64 input only: B is then exact
+ * by itself). `null` asks the caller to redo a float32 run in float64.
+ */
+function outputOf(
+  Bin: ArrayLike<number>, Z: Float64Array, reduced: RealArray | undefined, n: number, m: number, index: number, prove: boolean,
+): { B: Float64Array; wide?: ExactTransform & { det: bigint | null } } | null {
+  if (!transformLost(Z)) {
+    const out = applyTransform(Bin, Z, n, m);
+    if (!out) throw new InvalidInputError('INVALID_INPUT', `basis ${index}: an entry of B Z exceeds 2^53 and cannot be represented exactly`);
+    return { B: out };
+  }
+  if (reduced instanceof Float32Array) return null;
+  if (!reduced || !isIntegral(Bin) || !isSafeIntegral(reduced)) throw withBasisIndex(transformOverflow(), index);
+  const B = Float64Array.from(reduced);
+  return { B, wide: rebuildTransform(Bin, B, n, m, prove) };
+}
+
+function isSafeIntegral(a: ArrayLike<number>): boolean {
+  for (let i = 0; i < a.length; i++) if (!Number.isSafeInteger(a[i]!)) return false;
+  return true;
 }
 
 function describeFailure(c: BasisCheck): string {
@@ -101,7 +130,13 @@ function diagnose(bases: MatrixBatch, k: number): void {
 /** Rethrows an algorithm's error, replaced by the dependence diagnosis where that is the cause. */
 function explainFailure(bases: MatrixBatch, err: unknown): never {
   const k = err instanceof LatticeMimoError ? (err.details as { basis?: number } | undefined)?.basis : undefined;
-  if (k !== undefined && err instanceof LatticeMimoError && BREAKDOWNS.has(err.code)) diagnose(bases, k);
+  if (k !== undefined && err instanceof LatticeMimoError && BREAKDOWNS.has(err.code)) {
+    diagnose(bases, k);
+    // independent after all: the "dependence" was floating point losing the basis
+    if (err.code === 'RANK_DEFICIENT' || err.code === 'ZERO_VECTOR') {
+      throw new LatticeMimoError('PRECISION_FAILURE', `basis ${k} is linearly independent, but the reduction lost it in floating point (${err.message}): it is too ill-conditioned for this algorithm in this precision (lll with float64 is the most robust)`, { ...err.details, basis: k });
+    }
+  }
   throw err;
 }
 
@@ -111,30 +146,36 @@ const BREAKDOWNS = new Set(['RANK_DEFICIENT', 'ZERO_VECTOR', 'PRECISION_FAILURE'
  * Turns the algorithm's raw Z into checked outputs. A float32 basis that broke down or failed its
  * check is redone in float64; a float64 failure is explained (dependence) or raised.
  */
-function finish(bases: MatrixBatch, o: ResolvedOptions, Zall: Float64Array, perBasis: BasisStats[]): { out: Float64Array; checks?: BasisCheck[]; redone: number } {
+function finish(
+  bases: MatrixBatch, o: ResolvedOptions, Zall: Float64Array, perBasis: BasisStats[], reducedAll?: RealArray,
+): { out: Float64Array; checks?: BasisCheck[]; redone: number; wide: Map<number, bigint[]> } {
   const { batch, rows: n, cols: m } = bases;
   const out = new Float64Array(batch * n * m);
   const checks: BasisCheck[] = [];
+  const wide = new Map<number, bigint[]>();
   let redone = 0;
+  const proofOf = (w: ExactTransform & { det: bigint | null }): UnimodularCheck => ({ ok: true, integer: true, det: w.det, method: 'lattice' });
   for (let k = 0; k < batch; k++) {
     const Bin = matrixAt(bases, k);
     let Z = Zall.subarray(k * m * m, (k + 1) * m * m);
-    let Bk = outputOf(Bin, Z, n, m, k);
-    let c = o.check && !perBasis[k]!.float32Failure ? checkBasis(Bk, Z, n, m, o) : undefined;
-    if (o.precision === 'float32' && (perBasis[k]!.float32Failure || (c && !c.ok) || firstZeroColumn(Bk, n, m) >= 0)) {
+    let res = perBasis[k]!.float32Failure ? null : outputOf(Bin, Z, reducedAll?.subarray(k * n * m, (k + 1) * n * m), n, m, k, o.check);
+    let c = o.check && res ? checkBasis(res.B, Z, n, m, o, res.wide && proofOf(res.wide)) : undefined;
+    if (o.precision === 'float32' && (!res || (c && !c.ok) || firstZeroColumn(res.B, n, m) >= 0)) {
       let again;
+      const B64 = Float64Array.from(Bin);
       try {
-        again = reduceOneCpu(o.algorithm, Float64Array.from(Bin), n, m, o);
+        again = reduceOneCpu(o.algorithm, B64, n, m, o);
       } catch (err) {
         explainFailure(bases, withBasisIndex(err, k));
       }
       Zall.set(again.Z, k * m * m);
       Z = Zall.subarray(k * m * m, (k + 1) * m * m);
       perBasis[k] = again.stats;
-      Bk = outputOf(Bin, Z, n, m, k);
-      c = o.check ? { ...checkBasis(Bk, Z, n, m, o), redoneInFloat64: true } : undefined;
+      res = outputOf(Bin, Z, B64, n, m, k, o.check)!;
+      c = o.check ? { ...checkBasis(res.B, Z, n, m, o, res.wide && proofOf(res.wide)), redoneInFloat64: true } : undefined;
       redone++;
     }
+    const Bk = res!.B;
     // Without the check, the Jacobi family (whose conditions say nothing of independence) still
     // gets the input's independence test; the LLL family breaks down on dependent input by itself.
     if (!c && isJacobiFamily(o.algorithm)) diagnose(bases, k);
@@ -144,10 +185,14 @@ function finish(bases: MatrixBatch, o: ResolvedOptions, Zall: Float64Array, perB
         throw new CheckFailedError(`basis ${k}: the ${o.algorithm} output failed its float64 check (${describeFailure(c)}); the basis may be too ill-conditioned for float64`, { basis: k });
       }
     }
+    if (res!.wide) {
+      wide.set(k, res!.wide.Z);
+      perBasis[k]!.wideTransformBits = res!.wide.maxBits;
+    }
     if (c) checks.push(c);
     out.set(Bk, k * n * m);
   }
-  return { out, checks: o.check ? checks : undefined, redone };
+  return { out, checks: o.check ? checks : undefined, redone, wide };
 }
 
 function sumStats(s: BasisStats[]): Pick<ReduceStats, 'iterations' | 'swaps' | 'sizeReductions'> {
@@ -156,9 +201,11 @@ function sumStats(s: BasisStats[]): Pick<ReduceStats, 'iterations' | 'swaps' | '
   return { iterations, swaps, sizeReductions };
 }
 
-function packResult(bases: MatrixBatch, o: ResolvedOptions, engine: 'cpu' | 'cuda', Z: Float64Array, perBasis: BasisStats[], t0: number): ReduceResult {
+function packResult(
+  bases: MatrixBatch, o: ResolvedOptions, engine: 'cpu' | 'cuda', Z: Float64Array, perBasis: BasisStats[], t0: number, reduced?: RealArray,
+): ReduceResult {
   const { batch, rows: n, cols: m } = bases;
-  const { out, checks, redone } = finish(bases, o, Z, perBasis);
+  const { out, checks, redone, wide } = finish(bases, o, Z, perBasis, reduced);
   const data: RealArray = precisionOf(bases.data) === 'float32' ? Float32Array.from(out) : out;
   return {
     basis: makeBatch(data, batch, n, m),
@@ -168,6 +215,7 @@ function packResult(bases: MatrixBatch, o: ResolvedOptions, engine: 'cpu' | 'cud
       redoneInFloat64: redone, timeMs: performance.now() - t0, perBasis,
     },
     checks,
+    ...(wide.size > 0 ? { wideTransforms: wide } : {}),
   };
 }
 
@@ -213,7 +261,7 @@ export async function reduce(bases: MatrixBatch, opts: ReduceOptions = {}): Prom
   }
   const run = await reduceBatchCpu(o.algorithm, work, batch, n, m, o, opts.threads, opts.onProgress)
     .catch((err: unknown) => explainFailure(bases, err));
-  return packResult(bases, o, engine, run.Z, run.stats, t0);
+  return packResult(bases, o, engine, run.Z, run.stats, t0, run.work);
 }
 
 /** Synchronous CPU reduction in this thread (for small work, e.g. LR-aided detection per channel). */
@@ -229,6 +277,5 @@ export function reduceSync(bases: MatrixBatch, opts: Omit<ReduceOptions, 'engine
   } catch (err) {
     explainFailure(bases, err);
   }
-  const { Z, stats } = run;
-  return packResult(bases, o, 'cpu', Z, stats, t0);
+  return packResult(bases, o, 'cpu', run.Z, run.stats, t0, run.work);
 }

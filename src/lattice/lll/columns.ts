@@ -1,7 +1,7 @@
 /**
  * Column arithmetic on column-major bases and on the integer transform Z: dot products, the Gram
  * matrix, the integer column operation b_k -= x b_j, swaps, and the exactness of Z (an entry past
- * 2^53 can no longer be held in a float64, so it is an UnsupportedError, never a silent rounding).
+ * 2^53 can no longer be held in a float64: it becomes NaN, never a silent rounding).
  */
 import { UnsupportedError } from '../../core/errors.js';
 import type { RealArray } from '../../core/matrix.js';
@@ -101,41 +101,54 @@ export function subMulRowExact(A: RealArray, dst: number, src: number, x: number
 export const EXACT_INTEGER_LIMIT = 2 ** 53;
 
 /**
- * Z[:, dst] -= x * Z[:, src] on the integer transform, which must stay exact: an entry past 2^53
- * can no longer be represented, so the transform would silently stop being B_in^-1 B.
+ * Z[:, dst] -= x * Z[:, src] on the integer transform. An entry that reaches 2^53 can no longer be
+ * held exactly in a float64: it becomes NaN (unknown) rather than silently rounded, and NaN stays
+ * NaN through later operations. reduce() then rebuilds Z exactly from the bases where the input is
+ * integral (exact-transform.ts) and raises UnsupportedError otherwise. Returns the largest finite
+ * |entry| of the new column.
  */
 export function subMulColExact(Z: Float64Array, dst: number, src: number, x: number, len: number): number {
   let big = 0;
   for (let t = 0; t < len; t++) {
     const v = Z[dst + t]! - x * Z[src + t]!;
-    Z[dst + t] = v;
     const a = Math.abs(v);
+    if (a >= EXACT_INTEGER_LIMIT) { Z[dst + t] = NaN; continue; }
+    Z[dst + t] = v;
     if (a > big) big = a;
   }
-  if (big >= EXACT_INTEGER_LIMIT) throw transformOverflow(big);
   return big;
 }
 
 /**
  * Z[:, dst] -= x * Z[:, src] where x * Z[:, src] may pass 2^53 while the result does not: the
- * products are formed exactly in BigInt. Throws UnsupportedError if a result passes 2^53.
+ * products are formed exactly in BigInt. Entries past 2^53 become NaN as in subMulColExact.
  */
 export function subMulColBigInt(Z: Float64Array, dst: number, src: number, x: number, len: number): number {
-  if (!Number.isSafeInteger(x)) throw transformOverflow(Math.abs(x));
-  const bx = BigInt(x);
+  const safeX = Number.isSafeInteger(x);
+  const bx = safeX ? BigInt(x) : 0n;
   let big = 0;
   for (let t = 0; t < len; t++) {
-    const v = Number(BigInt(Z[dst + t]!) - bx * BigInt(Z[src + t]!));
-    Z[dst + t] = v;
+    const zs = Z[src + t]!, zd = Z[dst + t]!;
+    if (zs === 0) continue;
+    if (!safeX || zs !== zs || zd !== zd) { Z[dst + t] = NaN; continue; }
+    const v = Number(BigInt(zd) - bx * BigInt(zs));
     const a = Math.abs(v);
+    if (a >= EXACT_INTEGER_LIMIT) { Z[dst + t] = NaN; continue; }
+    Z[dst + t] = v;
     if (a > big) big = a;
   }
-  if (big >= EXACT_INTEGER_LIMIT) throw transformOverflow(big);
   return big;
 }
 
-function transformOverflow(big: number): UnsupportedError {
-  return new UnsupportedError(`an entry of the unimodular transform Z reached ${big.toExponential(3)} >= 2^53: it cannot be held exactly in float64 (the basis is too ill-conditioned for this engine)`);
+/** True when an entry of the transform passed 2^53 and was marked unknown (NaN). */
+export function transformLost(Z: ArrayLike<number>): boolean {
+  for (let i = 0; i < Z.length; i++) if (Z[i] !== Z[i]) return true;
+  return false;
+}
+
+/** The error for a transform past 2^53 on input that is not integral (so it cannot be rebuilt exactly). */
+export function transformOverflow(): UnsupportedError {
+  return new UnsupportedError('an entry of the unimodular transform Z passed 2^53 and cannot be held exactly in float64; for input that is not integral it cannot be rebuilt either (scale the basis to integers, e.g. with integerScale, to get an exact wide transform)');
 }
 
 export function swapCols(A: RealArray | Float64Array, a: number, b: number, len: number): void {

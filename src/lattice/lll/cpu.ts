@@ -37,7 +37,7 @@ import { LatticeMimoError } from '../../core/errors.js';
 import type { AlgoParams, BasisStats, CpuReducer } from '../types.js';
 import { isIntegral } from '../check.js';
 import { allSwapRounds } from '../allswap/cpu.js';
-import { columnMax, dotCols, EXACT_INTEGER_LIMIT, gramInto, subMulCol, subMulColBigInt, subMulColExact, subMulRowExact } from './columns.js';
+import { columnMax, dotCols, EXACT_INTEGER_LIMIT, gramInto, subMulCol, subMulColBigInt, subMulColExact, subMulRowExact, transformLost, transformOverflow } from './columns.js';
 import { basisFromTransform, breakdown, checkReducerInput, gramSchmidtInto, iterationLimit, keepInput, newStats, reductionBound } from './gso.js';
 
 /** sum_{i<len} a[ao+i] * b[bo+i] (the same four partial sums as dotCols). */
@@ -87,6 +87,8 @@ class SchnorrEuchner {
    * in O(1) per column operation; a column is rescanned only when its bound nears 2^53.
    */
   private readonly zBound: Float64Array;
+  /** Set once Z passed 2^53 on integral input: Z is no longer tracked (all NaN). */
+  private zLost = false;
   /** Highest position whose row was ever computed (rows above it hold nothing valid). */
   private kMax = 0;
   private readonly bound: number;
@@ -404,11 +406,13 @@ class SchnorrEuchner {
 
   /**
    * Z[:, k] -= X Z[:, j], kept exact: with the column bounds below 2^53 every product and sum is an
-   * exact integer; near 2^53 column j is rescanned, products past 2^53 are formed in BigInt, and
-   * UnsupportedError is thrown if an entry of the result would pass 2^53.
+   * exact integer; near 2^53 column j is rescanned and products past 2^53 are formed in BigInt. An
+   * entry past 2^53 cannot be held: for integral input Z is then dropped (B stays exact on its own,
+   * and reduce() rebuilds Z exactly from B_in and B), otherwise it is an UnsupportedError.
    */
   private transformOp(k: number, j: number, X: number): void {
     const { Z, m, zBound } = this;
+    if (this.zLost) return;
     const ax = Math.abs(X);
     const next = zBound[k]! + ax * zBound[j]!;
     if (next < EXACT_INTEGER_LIMIT) {
@@ -420,6 +424,11 @@ class SchnorrEuchner {
     zBound[k] = ax * zBound[j]! < EXACT_INTEGER_LIMIT
       ? subMulColExact(Z, k * m, j * m, X, m)
       : subMulColBigInt(Z, k * m, j * m, X, m);
+    if (transformLost(Z.subarray(k * m, k * m + m))) {
+      if (this.input) throw transformOverflow();
+      this.zLost = true;
+      Z.fill(NaN);
+    }
   }
 
   /**
@@ -493,6 +502,7 @@ class SchnorrEuchner {
     colB.set(B.subarray(k * n, k * n + n));
     B.copyWithin((i + 1) * n, i * n, k * n);
     B.set(colB, i * n);
+    if (this.zLost) return;
     colZ.set(Z.subarray(k * m, k * m + m));
     Z.copyWithin((i + 1) * m, i * m, k * m);
     Z.set(colZ, i * m);

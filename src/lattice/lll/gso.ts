@@ -11,7 +11,7 @@ import { InvalidArgumentError, InvalidInputError, IterationLimitError, LatticeMi
 import type { RealArray } from '../../core/matrix.js';
 import { isIntegral } from '../check.js';
 import type { AlgoParams, BasisStats } from '../types.js';
-import { dotCols, reduceColumn, subMulCol } from './columns.js';
+import { dotCols, reduceColumn, subMulCol, transformLost, transformOverflow } from './columns.js';
 
 export function newStats(): BasisStats {
   return { iterations: 0, swaps: 0, sizeReductions: 0 };
@@ -105,6 +105,7 @@ export function keepInput(B: RealArray): RealArray | null {
  * what the caller returns, so that what is verified is the output itself.
  */
 export function basisFromTransform(Bin: RealArray, Z: Float64Array, n: number, m: number, B: RealArray): void {
+  if (transformLost(Z)) throw transformOverflow();
   const col = new Float64Array(n);
   for (let j = 0; j < m; j++) {
     col.fill(0);

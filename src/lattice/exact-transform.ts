@@ -1,0 +1,239 @@
+/**
+ * The exact transform of an integral reduction whose Z outgrew float64 (an entry past 2^53).
+ *
+ * For integral input the reducers keep B exact on its own (integer column operations below 2^53),
+ * so Z can be dropped during the reduction and rebuilt afterwards as the integer solution of
+ * B_in Z = B_out. It is found modulo word-sized primes (Gaussian elimination on the augmented
+ * [B_in | B_out], one prime at a time) and lifted by Garner's mixed-radix Chinese remaindering,
+ * with as many primes as the proof needs:
+ *   - every prime's solution satisfies B_in X = B_out on *all* rows mod p (the pivot rows by the
+ *     elimination, the remaining rows of a tall basis are checked to reduce to zero), so the lifted
+ *     Z satisfies B_in Z = B_out mod P, P the product of the primes;
+ *   - primes are added until Z stops changing and P > 2 D, D = m max|B_in| max|Z| + max|B_out|
+ *     bounding |B_in Z - B_out|: then B_in Z = B_out holds exactly, over the integers.
+ * Unimodularity follows the same way from W with B_out W = B_in (exact): B_in Z W = B_in and B_in
+ * has full column rank, so Z W = I with Z and W integral, hence det Z = +-1. The sign of det Z is
+ * read from det(Z mod p), which can only be 1 or p - 1.
+ */
+import { CheckFailedError } from '../core/errors.js';
+
+/** What rebuilding gives: Z (column-major, m x m) and how it was proven. */
+export interface ExactTransform {
+  /** Column-major m x m. */
+  Z: bigint[];
+  /** Bits of the largest |Z_ij|. */
+  maxBits: number;
+  /** Primes used for Z. */
+  primes: number;
+}
+
+/** Primes below `limit`, largest first (trial division: the limit is at most 2^26). */
+function* primesBelow(limit: number): Generator<number> {
+  for (let c = (limit - 1) | 1; c > 3; c -= 2) {
+    let prime = true;
+    for (let d = 3; d * d <= c; d += 2) if (c % d === 0) { prime = false; break; }
+    if (prime) yield c;
+  }
+}
+
+/**
+ * The largest prime size for which the lazy elimination stays exact: entries grow by less than p^2
+ * per elimination step and see at most m + 1 steps before being reduced, all below 2^53.
+ */
+function primeLimit(m: number): number {
+  return Math.min(2 ** 26, Math.floor(Math.sqrt((2 ** 53 - 2 ** 27) / (m + 2))));
+}
+
+function mod(v: number, p: number): number {
+  const r = v % p;
+  return r < 0 ? r + p : r;
+}
+
+function invMod(a: number, p: number): number {
+  let t = 0, nt = 1, r = p, nr = a;
+  while (nr !== 0) {
+    const q = Math.floor(r / nr);
+    [t, nt] = [nt, t - q * nt];
+    [r, nr] = [nr, r - q * nr];
+  }
+  return t < 0 ? t + p : t;
+}
+
+/**
+ * X (m x m, column-major residues in [0, p)) with A X = C mod p, A and C n x m column-major
+ * integer matrices; null when A has rank < m mod p (an unlucky prime). Throws when the system is
+ * inconsistent mod p (some row outside the pivot rows does not reduce to zero): then C is not in
+ * the lattice of A.
+ */
+function solveModP(A: ArrayLike<number>, C: ArrayLike<number>, n: number, m: number, p: number): Float64Array | null {
+  const w = 2 * m; // row-major augmented rows [A_i | C_i]
+  const M = new Float64Array(n * w);
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < m; j++) {
+      M[i * w + j] = mod(A[i + j * n]!, p);
+      M[i * w + m + j] = mod(C[i + j * n]!, p);
+    }
+  }
+  const tmp = new Float64Array(w);
+  for (let c = 0; c < m; c++) {
+    let piv = -1;
+    for (let i = c; i < n; i++) {
+      const v = mod(M[i * w + c]!, p);
+      M[i * w + c] = v;
+      if (v !== 0) { piv = i; break; }
+    }
+    if (piv < 0) return null;
+    if (piv !== c) {
+      tmp.set(M.subarray(piv * w, piv * w + w));
+      M.copyWithin(piv * w, c * w, c * w + w);
+      M.set(tmp, c * w);
+    }
+    // the pivot row, reduced and scaled to a unit pivot
+    const ro = c * w;
+    const inv = invMod(M[ro + c]!, p);
+    for (let j = c; j < w; j++) M[ro + j] = (mod(M[ro + j]!, p) * inv) % p;
+    for (let i = c + 1; i < n; i++) {
+      const io = i * w;
+      const f = mod(M[io + c]!, p);
+      if (f === 0) continue;
+      const g = p - f; // row_i += (p - f) row_c: nonnegative, lazily reduced
+      for (let j = c + 1; j < w; j++) M[io + j]! += g * M[ro + j]!;
+      M[io + c] = 0;
+    }
+  }
+  // rows below the pivots must have reduced to zero on the C side
+  for (let i = m; i < n; i++) {
+    const io = i * w;
+    for (let j = m; j < w; j++) {
+      if (mod(M[io + j]!, p) !== 0) throw notInLattice();
+    }
+  }
+  // back substitution on the C side: row_i -= U_ic row_c, c from the last pivot up
+  for (let c = m - 1; c >= 0; c--) {
+    const ro = c * w;
+    for (let j = m; j < w; j++) M[ro + j] = mod(M[ro + j]!, p);
+    for (let i = 0; i < c; i++) {
+      const io = i * w;
+      const u = M[io + c]!; // reduced when row i was the pivot
+      if (u === 0) continue;
+      const g = p - u;
+      for (let j = m; j < w; j++) M[io + j]! += g * M[ro + j]!;
+    }
+  }
+  const X = new Float64Array(m * m);
+  for (let i = 0; i < m; i++) for (let j = 0; j < m; j++) X[i + j * m] = mod(M[i * w + m + j]!, p);
+  return X;
+}
+
+function notInLattice(): CheckFailedError {
+  return new CheckFailedError('the reduced basis is not in the lattice of the input (B_in Z = B_out has no integer solution): the reduction lost exactness');
+}
+
+/** det(X) mod p of an m x m residue matrix (column-major), by elimination. */
+function detModP(X: Float64Array, m: number, p: number): number {
+  const a = Float64Array.from(X);
+  let det = 1;
+  for (let c = 0; c < m; c++) {
+    let piv = -1;
+    for (let i = c; i < m; i++) if (a[i + c * m] !== 0) { piv = i; break; }
+    if (piv < 0) return 0;
+    if (piv !== c) {
+      for (let j = 0; j < m; j++) { const t = a[c + j * m]!; a[c + j * m] = a[piv + j * m]!; a[piv + j * m] = t; }
+      det = p - det;
+    }
+    const d = a[c + c * m]!;
+    det = (det * d) % p;
+    const inv = invMod(d, p);
+    for (let i = c + 1; i < m; i++) {
+      const f = (a[i + c * m]! * inv) % p;
+      if (f === 0) continue;
+      for (let j = c; j < m; j++) a[i + j * m] = mod(a[i + j * m]! - ((f * a[c + j * m]!) % p), p);
+    }
+  }
+  return det;
+}
+
+function maxAbs(a: ArrayLike<number>): number {
+  let big = 0;
+  for (let i = 0; i < a.length; i++) big = Math.max(big, Math.abs(a[i]!));
+  return big;
+}
+
+/** Bound on the primes tried before giving up (each adds about 20 bits: Z up to about 1200 bits). */
+const MAX_PRIMES = 64;
+
+/**
+ * The integer X with A X = C exactly (A: n x m integral of full column rank, C: n x m integral),
+ * proven as the module comment says; also det(X mod p) for the first prime p used.
+ */
+function liftSolution(A: ArrayLike<number>, C: ArrayLike<number>, n: number, m: number): ExactTransform & { detMod: { p: number; det: number } } {
+  const mm = m * m;
+  const used: number[] = [];
+  // mixed-radix digits, centered: X = d_0 + d_1 p_0 + d_2 p_0 p_1 + ...; digits[t][e]
+  const digits: Float64Array[] = [];
+  let log2P = 0;
+  let topDigit = -1; // highest digit index that is nonzero for some entry
+  const logA = Math.log2(Math.max(1, maxAbs(A))), logC = Math.log2(Math.max(1, maxAbs(C)));
+  let detMod: { p: number; det: number } | undefined;
+  let unlucky = 0;
+  for (const p of primesBelow(primeLimit(m))) {
+    if (used.length >= MAX_PRIMES || unlucky > 20) break;
+    const X = solveModP(A, C, n, m, p);
+    if (!X) { unlucky++; continue; }
+    detMod ??= { p, det: detModP(X, m, p) };
+    // Garner: the value so far mod p (Horner over the digits), then the new centered digit
+    const t = used.length;
+    const red = used.map((q) => q % p);
+    let radix = 1;
+    for (const q of red) radix = (radix * q) % p;
+    const radixInv = invMod(radix, p);
+    const d = new Float64Array(mm);
+    let changed = false;
+    for (let e = 0; e < mm; e++) {
+      let v = 0;
+      for (let s = t - 1; s >= 0; s--) v = mod(v * red[s]! + digits[s]![e]!, p);
+      let dig = (mod(X[e]! - v, p) * radixInv) % p;
+      if (dig > p / 2) dig -= p;
+      d[e] = dig;
+      if (dig !== 0) changed = true;
+    }
+    digits.push(d);
+    used.push(p);
+    log2P += Math.log2(p);
+    if (changed) topDigit = t;
+    // |X| < (P up to the top digit) / 2 + 1; the proof needs P > 2 (m max|A| max|X| + max|C|)
+    let log2Top = 0;
+    for (let s = 0; s <= topDigit; s++) log2Top += Math.log2(used[s]!);
+    const log2D = Math.max(Math.log2(m) + logA + log2Top, logC) + 1;
+    if (!changed && log2P > log2D + 2) {
+      return { Z: toBigInt(digits, used, topDigit, mm), maxBits: Math.ceil(log2Top), primes: used.length, detMod: detMod! };
+    }
+  }
+  throw new CheckFailedError(`could not rebuild the transform exactly (${used.length} primes, ${unlucky} unlucky): the reduced basis may not be in the input's lattice`);
+}
+
+function toBigInt(digits: Float64Array[], primes: number[], top: number, mm: number): bigint[] {
+  const radix: bigint[] = [1n];
+  for (let s = 0; s < top; s++) radix.push(radix[s]! * BigInt(primes[s]!));
+  const Z: bigint[] = new Array<bigint>(mm);
+  for (let e = 0; e < mm; e++) {
+    let v = 0n;
+    for (let s = top; s >= 0; s--) { const dg = digits[s]![e]!; if (dg !== 0) v += BigInt(dg) * radix[s]!; }
+    Z[e] = v;
+  }
+  return Z;
+}
+
+/**
+ * Rebuilds the exact transform Z with B_in Z = B_out (B_in, B_out: n x m integral, column-major,
+ * B_in of full column rank) and, when `proveUnimodular`, shows it unimodular through the integer
+ * W with B_out W = B_in. Throws CheckFailedError when either has no integer solution.
+ */
+export function rebuildTransform(Bin: ArrayLike<number>, Bout: ArrayLike<number>, n: number, m: number, proveUnimodular: boolean): ExactTransform & { det: bigint | null } {
+  const z = liftSolution(Bin, Bout, n, m);
+  if (!proveUnimodular) return { Z: z.Z, maxBits: z.maxBits, primes: z.primes, det: null };
+  liftSolution(Bout, Bin, n, m); // throws when B_in is not in the lattice of B_out
+  const { p, det } = z.detMod;
+  if (det !== 1 && det !== p - 1) throw new CheckFailedError(`det Z mod ${p} is ${det}, not +-1, although Z W = I was proven`);
+  return { Z: z.Z, maxBits: z.maxBits, primes: z.primes, det: det === 1 ? 1n : -1n };
+}

@@ -1,0 +1,79 @@
+/**
+ * rebuildTransform: the exact integer Z with B_in Z = B_out, past 2^53, on fresh random lattices
+ * built so that Z is known (block-diagonal 2 x 2 unimodular blocks with 30-bit entries, whose
+ * products have about 60-bit entries), square and tall; and its refusals.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Philox } from '../../src/core/rng.js';
+import { CheckFailedError } from '../../src/core/errors.js';
+import { rebuildTransform } from '../../src/lattice/exact-transform.js';
+
+const seed = Math.floor(Math.random() * 2 ** 31);
+const rng = new Philox(seed, 7);
+const why = (s: string) => `${s} [seed ${seed}]`;
+
+/** A random 2 x 2 integer matrix [[a, b], [c, d]] with ad - bc = 1 and |a|, |b| about 2^30. */
+function unimodular2(): [bigint, bigint, bigint, bigint] {
+  for (;;) {
+    const a = BigInt(2 ** 29 + rng.int(2 ** 29)), b = BigInt(2 ** 29 + rng.int(2 ** 29));
+    // extended Euclid: x a - y b = 1 with gcd(a, b) = 1
+    let [r0, r1, s0, s1, t0, t1] = [a, b, 1n, 0n, 0n, 1n];
+    while (r1 !== 0n) { const q = r0 / r1; [r0, r1] = [r1, r0 - q * r1]; [s0, s1] = [s1, s0 - q * s1]; [t0, t1] = [t1, t0 - q * t1]; }
+    if (r0 !== 1n) continue;
+    // s0 a + t0 b = 1: [[a, b], [-t0, s0]] has det a s0 + b t0 = 1
+    return [a, b, -t0, s0];
+  }
+}
+
+/** n x m column-major Float64Array with 2 x 2 blocks on the diagonal (m even), plus tall rows = row sums. */
+function blockDiagonal(blocks: [bigint, bigint, bigint, bigint][], extraRows: number): { data: Float64Array; n: number; m: number } {
+  const m = 2 * blocks.length, n = m + extraRows;
+  const data = new Float64Array(n * m);
+  blocks.forEach(([a, b, c, d], i) => {
+    const r = 2 * i;
+    data[r + r * n] = Number(a); data[r + (r + 1) * n] = Number(b);
+    data[r + 1 + r * n] = Number(c); data[r + 1 + (r + 1) * n] = Number(d);
+  });
+  for (let e = 0; e < extraRows; e++) for (let j = 0; j < m; j++) {
+    let s = 0;
+    for (let i = e; i < m; i += extraRows + 1) s += data[i + j * n]!;
+    data[m + e + j * n] = s;
+  }
+  return { data, n, m };
+}
+
+test('rebuildTransform finds the exact Z past 2^53, square and tall, with det Z', () => {
+  for (let rep = 0; rep < 6; rep++) {
+    const k = 1 + rng.int(6), extra = rng.int(3);
+    const M1 = Array.from({ length: k }, unimodular2), M2 = Array.from({ length: k }, unimodular2);
+    const A = blockDiagonal(M1, extra), C = blockDiagonal(M2, extra);
+    const res = rebuildTransform(A.data, C.data, A.n, A.m, true);
+    // the expected Z: blockdiag(M1_i^-1 M2_i), M1^-1 = [[d, -b], [-c, a]]
+    const m = A.m;
+    for (let i = 0; i < k; i++) {
+      const [a, b, c, d] = M1[i]!, [e, f, g, h] = M2[i]!;
+      const z = [d * e - b * g, -c * e + a * g, d * f - b * h, -c * f + a * h]; // (0,0), (1,0), (0,1), (1,1)
+      const r = 2 * i;
+      assert.equal(res.Z[r + r * m], z[0], why(`Z(${r},${r})`));
+      assert.equal(res.Z[r + 1 + r * m], z[1], why(`Z(${r + 1},${r})`));
+      assert.equal(res.Z[r + (r + 1) * m], z[2], why(`Z(${r},${r + 1})`));
+      assert.equal(res.Z[r + 1 + (r + 1) * m], z[3], why(`Z(${r + 1},${r + 1})`));
+    }
+    const big = res.Z.reduce((x, v) => (v < 0n ? -v : v) > x ? (v < 0n ? -v : v) : x, 0n);
+    assert.ok(big > 2n ** 53n, why(`the test wants Z past 2^53, got ${big}`));
+    assert.equal(res.det, 1n, why('det Z = det M2 / det M1 = 1'));
+  }
+});
+
+test('rebuildTransform refuses a B_out outside the lattice of B_in, and a transform that is not unimodular', () => {
+  const M1 = [unimodular2(), unimodular2()], M2 = [unimodular2(), unimodular2()];
+  const A = blockDiagonal(M1, 1), C = blockDiagonal(M2, 1);
+  const bad = Float64Array.from(C.data);
+  bad[0]! += 1; // no longer B_in times an integer matrix (nor consistent with the tall row)
+  assert.throws(() => rebuildTransform(A.data, bad, A.n, A.m, false), CheckFailedError);
+  // B_out = 2 B_in: Z = 2 I is integral but not unimodular; B_in is not in the lattice of B_out
+  const twice = A.data.map((v) => 2 * v);
+  assert.equal(rebuildTransform(A.data, twice, A.n, A.m, false).Z[0], 2n);
+  assert.throws(() => rebuildTransform(A.data, twice, A.n, A.m, true), CheckFailedError);
+});
