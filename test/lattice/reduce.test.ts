@@ -135,6 +135,15 @@ test('square block-Toeplitz bases whose Z outgrows float64 get the exact wide Z 
   }
 });
 
+test('lll goes on in double-double where float64 breaks down on an integral basis (fplll fast: "infinite loop in babai")', async () => {
+  // a square block-Toeplitz channel found to break float64 Gram-Schmidt at delta 0.99
+  const basis = integerScale(blockToeplitzBases({ batch: 1, blocks: 64, blockSize: 1, taps: 3, complex: true, seed: 14 }), 2 ** 20);
+  const res = await reduce(basis, { algorithm: 'lll', delta: 0.99, engine: 'cpu' });
+  assert.equal(res.stats.perBasis[0]!.extendedPrecision, 'double-double');
+  assert.ok(res.checks![0]!.ok);
+  verify(basis, res, 0, 'lll', 0.99, 0.51, 'square toeplitz n=128 seed 14');
+});
+
 test('float32 runs return checked results (failed float32 bases are redone in float64)', async () => {
   for (const algorithm of ALGORITHMS) {
     const basis = gaussianBases({ batch: 6, n: 12, seed: rng.int(1e9) });

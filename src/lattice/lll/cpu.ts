@@ -38,6 +38,7 @@ import type { AlgoParams, BasisStats, CpuReducer } from '../types.js';
 import { isIntegral } from '../check.js';
 import { allSwapRounds } from '../allswap/cpu.js';
 import { columnMax, dotCols, EXACT_INTEGER_LIMIT, gramInto, subMulCol, subMulColBigInt, subMulColExact, subMulRowExact, transformLost, transformOverflow } from './columns.js';
+import { doubleDoubleProjections, doubleDoubleRow } from './double-double.js';
 import { basisFromTransform, breakdown, checkReducerInput, gramSchmidtInto, iterationLimit, keepInput, newStats, reductionBound } from './gso.js';
 
 /** sum_{i<len} a[ao+i] * b[bo+i] (the same four partial sums as dotCols). */
@@ -89,6 +90,11 @@ class SchnorrEuchner {
   private readonly zBound: Float64Array;
   /** Set once Z passed 2^53 on integral input: Z is no longer tracked (all NaN). */
   private zLost = false;
+  /**
+   * Extended-precision mode (see double-double.ts): low parts of mu, R, the projections and the
+   * moved row, allocated when float64 breaks down on an integral basis with an exact Gram matrix.
+   */
+  private dd: { muLo: Float64Array; RLo: Float64Array; SLo: Float64Array; rowMuLo: Float64Array; rowRLo: Float64Array } | null = null;
   /** Highest position whose row was ever computed (rows above it hold nothing valid). */
   private kMax = 0;
   private readonly bound: number;
@@ -124,11 +130,41 @@ class SchnorrEuchner {
    */
   run(): void {
     for (let pass = 0; pass < MAX_PASSES; pass++) {
-      if (!this.pass(pass === 0)) break;
+      try {
+        if (!this.pass(pass === 0)) break;
+      } catch (err) {
+        if (!this.canExtendPrecision(err)) throw err;
+        // carry on from the partly reduced basis (exact: integral) with double-double rows
+        this.extendPrecision();
+        pass = -1;
+      }
     }
-    if (this.gramErrorEstimate() > GRAM_TRUST && !this.reducedOnModifiedGramSchmidt()) {
+    if (!this.dd && this.gramErrorEstimate() > GRAM_TRUST && !this.reducedOnModifiedGramSchmidt()) {
       allSwapRounds(this.B, this.Z, this.n, this.m, this.p, this.stats, this.input, 'lll');
     }
+  }
+
+  /**
+   * A float64 breakdown (Babai's loop not settling, a projection that vanished numerically) that
+   * double-double rows can cure: the basis is integral and float64 with an exact Gram matrix, so
+   * the only inexact step was the Gram-Schmidt recurrence itself. (fplll's fast mode stops here
+   * with "infinite loop in babai"; its wrapper restarts in higher precision.)
+   */
+  private canExtendPrecision(err: unknown): boolean {
+    if (this.dd || this.input || !(this.B instanceof Float64Array)) return false;
+    if (!(err instanceof LatticeMimoError) || !(err.code === 'PRECISION_FAILURE' || err.code === 'RANK_DEFICIENT')) return false;
+    let maxNorm = 0;
+    for (let i = 0; i < this.m; i++) maxNorm = Math.max(maxNorm, dotCols(this.B, i * this.n, this.B, i * this.n, this.n));
+    return maxNorm < EXACT_INTEGER_LIMIT;
+  }
+
+  private extendPrecision(): void {
+    const m = this.m;
+    this.dd = {
+      muLo: new Float64Array(m * m), RLo: new Float64Array(m * m), SLo: new Float64Array(m + 1),
+      rowMuLo: new Float64Array(m), rowRLo: new Float64Array(m),
+    };
+    this.stats.extendedPrecision = 'double-double';
   }
 
   /** Whether B satisfies both LLL conditions on a modified Gram-Schmidt (the float64 re-check's). */
@@ -303,6 +339,12 @@ class SchnorrEuchner {
     const ko = k * m;
     const gk = slot[k]! * m;
     let j = this.valid[k]!;
+    if (this.dd) {
+      if (!this.integerGram) this.fetchGramRow(k, j);
+      doubleDoubleRow(mu as Float64Array, this.dd.muLo, R as Float64Array, this.dd.RLo, m, k, j, (i) => G[gk + slot[i]!]!);
+      this.valid[k] = k;
+      return;
+    }
     if (!this.integerGram) this.fetchGramRow(k, j);
     for (; j + 1 < k; j += 2) {
       const jo = j * m, jo1 = jo + m;
@@ -460,11 +502,16 @@ class SchnorrEuchner {
     const { G, mu, R, m, p, slot, S } = this;
     const delta = p.delta;
     const ko = k * m;
-    let s = this.gram(k, k);
-    S[0] = s;
-    for (let i = 1; i <= k; i++) {
-      s -= mu[ko + i - 1]! * R[ko + i - 1]!;
-      S[i] = s;
+    if (this.dd) {
+      doubleDoubleProjections(mu as Float64Array, this.dd.muLo, R as Float64Array, this.dd.RLo, m, k, this.gram(k, k), S, this.dd.SLo);
+      this.dd.RLo[ko + k] = this.dd.SLo[k]!;
+    } else {
+      let s = this.gram(k, k);
+      S[0] = s;
+      for (let i = 1; i <= k; i++) {
+        s -= mu[ko + i - 1]! * R[ko + i - 1]!;
+        S[i] = s;
+      }
     }
     R[ko + k] = S[k]!;
     if (delta * R[(k - 1) * m + k - 1]! <= S[k - 1]!) return k + 1;
@@ -472,13 +519,13 @@ class SchnorrEuchner {
     while (i > 0 && delta * R[(i - 1) * m + i - 1]! > S[i - 1]!) i--;
     // with |mu_{k,i}| <= eta < sqrt(delta), S_i >= (delta - eta^2) r_i > 0 unless b_k is (numerically) dependent
     if (!(S[i]! > 0)) throw breakdown(this.B, k, false);
-    this.insert(k, i, S[i]!);
+    this.insert(k, i, S[i]!, this.dd ? this.dd.SLo[i]! : 0);
     this.stats.swaps += k - i;
     return i + 1;
   }
 
   /** Moves b_k to position i (b_i..b_{k-1} shift up); S = its new ||b*_i||^2. */
-  private insert(k: number, i: number, S: number): void {
+  private insert(k: number, i: number, S: number, SLo: number): void {
     const { B, Z, mu, R, n, m, slot, valid, rowMu, rowR, colB, colZ } = this;
     const ko = k * m;
     for (let t = 0; t < i; t++) { rowMu[t] = mu[ko + t]!; rowR[t] = R[ko + t]!; }
@@ -492,6 +539,7 @@ class SchnorrEuchner {
     const io = i * m;
     for (let t = 0; t < i; t++) { mu[io + t] = rowMu[t]!; R[io + t] = rowR[t]!; }
     R[io + i] = S;
+    if (this.dd) this.moveLowParts(k, i, SLo);
     valid[i] = i;
     for (let t = k + 1; t <= this.kMax; t++) if (valid[t]! > i) valid[t] = i;
     const s = slot[k]!;
@@ -507,6 +555,23 @@ class SchnorrEuchner {
     Z.copyWithin((i + 1) * m, i * m, k * m);
     Z.set(colZ, i * m);
   }
+  /** insert()'s row moves for the low parts (double-double mode). */
+  private moveLowParts(k: number, i: number, SLo: number): void {
+    const { m, valid } = this;
+    const { muLo, RLo, rowMuLo, rowRLo } = this.dd!;
+    const ko = k * m;
+    for (let t = 0; t < i; t++) { rowMuLo[t] = muLo[ko + t]!; rowRLo[t] = RLo[ko + t]!; }
+    // valid[] was already updated by insert(): row t + 1 holds the first valid[t + 1] entries of row t
+    for (let t = k - 1; t >= i; t--) {
+      const len = valid[t + 1]!;
+      const src = t * m, dst = src + m;
+      for (let q = 0; q < len; q++) { muLo[dst + q] = muLo[src + q]!; RLo[dst + q] = RLo[src + q]!; }
+    }
+    const io = i * m;
+    for (let t = 0; t < i; t++) { muLo[io + t] = rowMuLo[t]!; RLo[io + t] = rowRLo[t]!; }
+    RLo[io + i] = SLo;
+  }
+
 }
 
 export const lllCpu: CpuReducer = (B, Z, n, m, p) => {

@@ -1,0 +1,101 @@
+/**
+ * Double-double (about 106-bit) Gram-Schmidt rows for the LLL's extended-precision mode.
+ *
+ * A value is an unevaluated sum hi + lo of two float64s with |lo| <= ulp(hi) / 2. JavaScript has
+ * no fused multiply-add, so exact products use Dekker's splitting (each factor cut into two 26-bit
+ * halves whose products are exact); sums use Knuth's two-sum. The LLL switches to these rows only
+ * when float64 breaks down on an integral basis with an exact integer Gram matrix: then every input
+ * of the recurrence (G) is exact and the rows are accurate to about 2^-100 relative to their terms.
+ *
+ * Layout as in cpu.ts: mu_{k,j} and r_{k,j} at k*m + j (row-major by position), high parts in
+ * mu / R, low parts in muLo / RLo; r_k = ||b*_k||^2 at k*m + k.
+ */
+
+/** 2^27 + 1: Dekker's splitter for float64. */
+const SPLIT = 134217729;
+
+/**
+ * Row k of mu and R from column `from` on, and r_k, in double-double:
+ *   r_{k,j} = G_{kj} - sum_{i<j} mu_{j,i} r_{k,i},  mu_{k,j} = r_{k,j} / r_j,
+ *   r_k = G_{kk} - sum_{i<k} mu_{k,i} r_{k,i}.
+ * `gram(j)` returns the exact G_{kj} (an integer below 2^53).
+ */
+export function doubleDoubleRow(
+  mu: Float64Array, muLo: Float64Array, R: Float64Array, RLo: Float64Array,
+  m: number, k: number, from: number, gram: (j: number) => number,
+): void {
+  const ko = k * m;
+  for (let j = from; j <= k; j++) {
+    const jo = j * m;
+    // a row's own coefficients (j = k) for the diagonal, row j's for the others
+    const co = j === k ? ko : jo;
+    let sh = gram(j), sl = 0;
+    for (let i = 0; i < j; i++) {
+      const ah = mu[co + i]!, al = muLo[co + i]!, bh = R[ko + i]!, bl = RLo[ko + i]!;
+      // (ph, pl) = (ah + al)(bh + bl), the high product exact by Dekker's splitting
+      const ph = ah * bh;
+      let t = SPLIT * ah;
+      const ahh = t - (t - ah), ahl = ah - ahh;
+      t = SPLIT * bh;
+      const bhh = t - (t - bh), bhl = bh - bhh;
+      const pl = ((ahh * bhh - ph) + ahh * bhl + ahl * bhh) + ahl * bhl + (ah * bl + al * bh);
+      // (sh, sl) -= (ph, pl): two-sum of the high parts, then the low parts, renormalised
+      const v = sh - ph;
+      const bb = v - sh;
+      const err = (sh - (v - bb)) - (ph + bb) + (sl - pl);
+      sh = v + err;
+      sl = err - (sh - v);
+    }
+    if (j === k) {
+      R[ko + k] = sh;
+      RLo[ko + k] = sl;
+      break;
+    }
+    R[ko + j] = sh;
+    RLo[ko + j] = sl;
+    // mu_{k,j} = (sh + sl) / (rh + rl): a first quotient, then one correction from the remainder
+    const rh = R[jo + j]!, rl = RLo[jo + j]!;
+    const q1 = sh / rh;
+    const ph = q1 * rh;
+    let t = SPLIT * q1;
+    const qh = t - (t - q1), ql = q1 - qh;
+    t = SPLIT * rh;
+    const rhh = t - (t - rh), rhl = rh - rhh;
+    const pl = ((qh * rhh - ph) + qh * rhl + ql * rhh) + ql * rhl + q1 * rl;
+    const rem = ((sh - ph) - pl) + sl;
+    const q2 = rem / rh;
+    const s = q1 + q2;
+    mu[ko + j] = s;
+    muLo[ko + j] = q2 - (s - q1);
+  }
+}
+
+/**
+ * The projected norms S_i = ||pi_i(b_k)||^2 for the Lovasz test, in double-double from the top:
+ * S_0 = G_kk, S_i = S_{i-1} - mu_{k,i-1} r_{k,i-1} (high parts in S, low parts in SLo).
+ */
+export function doubleDoubleProjections(
+  mu: Float64Array, muLo: Float64Array, R: Float64Array, RLo: Float64Array,
+  m: number, k: number, gkk: number, S: Float64Array, SLo: Float64Array,
+): void {
+  const ko = k * m;
+  let sh = gkk, sl = 0;
+  S[0] = sh;
+  SLo[0] = 0;
+  for (let i = 1; i <= k; i++) {
+    const ah = mu[ko + i - 1]!, al = muLo[ko + i - 1]!, bh = R[ko + i - 1]!, bl = RLo[ko + i - 1]!;
+    const ph = ah * bh;
+    let t = SPLIT * ah;
+    const ahh = t - (t - ah), ahl = ah - ahh;
+    t = SPLIT * bh;
+    const bhh = t - (t - bh), bhl = bh - bhh;
+    const pl = ((ahh * bhh - ph) + ahh * bhl + ahl * bhh) + ahl * bhl + (ah * bl + al * bh);
+    const v = sh - ph;
+    const bb = v - sh;
+    const err = (sh - (v - bb)) - (ph + bb) + (sl - pl);
+    sh = v + err;
+    sl = err - (sh - v);
+    S[i] = sh;
+    SLo[i] = sl;
+  }
+}
