@@ -1,7 +1,8 @@
 /**
  * Runs a batched lattice-reduction kernel over a batch of bases: validation, module and launch
  * plan, chunking, staging through pinned memory with asynchronous copies, event timing, and the
- * per-basis status words turned into the same typed errors the CPU reducers throw.
+ * per-basis status words turned into the same typed errors the CPU reducers throw (or, for a
+ * float32 breakdown, into a basis for reduce() to redo in float64).
  *
  * Chunks and streams: a large batch is cut into chunks of at least one full wave of the device
  * (about eight chunks), spread over up to three streams (workspace.ts: PipelineLane), so that the
@@ -68,6 +69,11 @@ export interface CudaBatchStats {
   iterations: Int32Array;
   swaps: Int32Array;
   sizeReductions: Int32Array;
+  /**
+   * float32 runs: the bases that broke down in float32 (index to reason); their outputs are not
+   * reduced, and reduce() redoes them in float64. Empty for float64 runs, which raise instead.
+   */
+  float32Failures: Map<number, string>;
   /** Device time of the kernels alone (CUDA events), summed over chunks. */
   kernelMs: number;
   /** Wall time of the whole call: staging, copies, kernels, results. */
@@ -228,6 +234,7 @@ async function runExclusive<A extends RealArray>(
   const basis = (precision === 'float32' ? new Float32Array(batch * n * m) : new Float64Array(batch * n * m)) as A;
   const Z = new Float64Array(batch * m * m);
   const iterations = new Int32Array(batch), swaps = new Int32Array(batch), sizeReductions = new Int32Array(batch);
+  const float32Failures = new Map<number, string>();
 
   const ws = BatchWorkspace.of(ctx);
   let { chunk, lanes: laneCount } = pipelineShape(p, batch, ctx.memInfo().freeBytes + ws.deviceBytes);
@@ -262,7 +269,7 @@ async function runExclusive<A extends RealArray>(
     Z.set(lane.host.f64(at.hostZ, count * m * m), first * m * m);
     const st = lane.host.i32(at.hostStats, count * STATS_WIDTH);
     for (let b = 0, o = 0; b < count; b++, o += STATS_WIDTH) {
-      if (st[o + 3] !== STATUS.OK) raiseStatus(spec.name, first + b, st.subarray(o, o + STATS_WIDTH), params);
+      settleStatus(spec.name, first + b, st.subarray(o, o + STATS_WIDTH), params, precision === 'float32' ? float32Failures : null);
       iterations[first + b] = st[o]!;
       swaps[first + b] = st[o + 1]!;
       sizeReductions[first + b] = st[o + 2]!;
@@ -302,7 +309,7 @@ async function runExclusive<A extends RealArray>(
     basis,
     Z,
     stats: {
-      iterations, swaps, sizeReductions, kernelMs, totalMs: performance.now() - t0, chunks, streams: lanes.length,
+      iterations, swaps, sizeReductions, float32Failures, kernelMs, totalMs: performance.now() - t0, chunks, streams: lanes.length,
       threadsPerBlock, sharedBytesPerBlock: p.plan.sharedBytes, variant: p.plan.variant ?? 'default',
     },
   };
@@ -318,33 +325,52 @@ function kernelThreadLimit(kernel: Kernel): number {
   return v;
 }
 
-/** The typed error the CPU reducer would have thrown for this basis. */
-export function raiseStatus(name: string, index: number, s: Int32Array, params: AlgoParams): void {
+/** Breakdowns of a float32 run that float64 may not have (as on the CPU engine): redone in float64 by reduce(). */
+const FLOAT32_RETRYABLE: ReadonlySet<number> = new Set([STATUS.PRECISION_FAILURE, STATUS.RANK_DEFICIENT, STATUS.ITERATION_LIMIT, STATUS.TRANSFORM_OVERFLOW]);
+
+/**
+ * Settles one basis' status word: nothing for OK; for a float32 breakdown that float64 may not
+ * have, when `float32Failures` is given, its message goes there (reduce() redoes that basis in
+ * float64 on the CPU, and the rest of the batch stands); otherwise the typed error the CPU reducer
+ * would have thrown.
+ */
+export function settleStatus(name: string, index: number, s: Int32Array, params: AlgoParams, float32Failures: Map<number, string> | null): void {
   const status = s[3]!;
   if (status === STATUS.OK) return;
+  const err = statusError(name, index, s, params);
+  if (float32Failures && FLOAT32_RETRYABLE.has(status)) {
+    float32Failures.set(index, `${err.code}: ${err.message}`);
+    return;
+  }
+  throw err;
+}
+
+/** The typed error the CPU reducer would have thrown for this basis. */
+function statusError(name: string, index: number, s: Int32Array, params: AlgoParams): LatticeMimoError {
+  const status = s[3]!;
   const detail = s[4]!;
   const where = `basis ${index} of the batch`;
   if (status === STATUS.NON_FINITE) {
-    throw new InvalidInputError('NON_FINITE', `${where}: basis vector ${detail} has non-finite entries or a non-finite norm (NaN/Inf or overflow)`, { basis: index, vector: detail });
+    return new InvalidInputError('NON_FINITE', `${where}: basis vector ${detail} has non-finite entries or a non-finite norm (NaN/Inf or overflow)`, { basis: index, vector: detail });
   }
   if (status === STATUS.ZERO_VECTOR) {
-    throw new RankDeficientError('ZERO_VECTOR', `${where}: basis vector ${detail} is zero`, { basis: index, vector: detail });
+    return new RankDeficientError('ZERO_VECTOR', `${where}: basis vector ${detail} is zero`, { basis: index, vector: detail });
   }
   if (status === STATUS.RANK_DEFICIENT) {
-    throw new RankDeficientError('RANK_DEFICIENT', `${where}: basis vector ${detail} is linearly dependent on the vectors before it (numerically)`, { basis: index, vector: detail });
+    return new RankDeficientError('RANK_DEFICIENT', `${where}: basis vector ${detail} is linearly dependent on the vectors before it (numerically)`, { basis: index, vector: detail });
   }
   if (status === STATUS.PRECISION_FAILURE) {
-    throw new LatticeMimoError('PRECISION_FAILURE', `${where}: Gram-Schmidt vector ${detail} vanished in float32 (redo in float64)`, { basis: index, vector: detail });
+    return new LatticeMimoError('PRECISION_FAILURE', `${where}: Gram-Schmidt vector ${detail} vanished in float32 (redo in float64)`, { basis: index, vector: detail });
   }
   if (status === STATUS.ITERATION_LIMIT) {
-    throw new IterationLimitError(`${name}: ${where}: no convergence within maxIterations = ${params.maxIterations}`, {
+    return new IterationLimitError(`${name}: ${where}: no convergence within maxIterations = ${params.maxIterations}`, {
       basis: index, iterations: s[0], swaps: s[1], sizeReductions: s[2],
     });
   }
   if (status === STATUS.TRANSFORM_OVERFLOW) {
-    throw new UnsupportedError(`${name}: ${where}: an entry of the unimodular transform Z reached 2^53: it cannot be held exactly in float64 (the basis is too ill-conditioned for this engine)`, { basis: index });
+    return new UnsupportedError(`${name}: ${where}: an entry of the unimodular transform Z reached 2^53: it cannot be held exactly in float64 (the basis is too ill-conditioned for this engine)`, { basis: index });
   }
-  throw new UnsupportedError(`${name}: ${where}: the kernel reported an unknown status ${status}`, { basis: index, status });
+  return new UnsupportedError(`${name}: ${where}: the kernel reported an unknown status ${status}`, { basis: index, status });
 }
 
 export interface Layout {

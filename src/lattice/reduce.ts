@@ -253,7 +253,8 @@ export async function reduce(bases: MatrixBatch, opts: ReduceOptions = {}): Prom
     const r = await reducer(work, batch, n, m, o).catch((err: unknown) => explainFailure(bases, err));
     const perBasis: BasisStats[] = [];
     for (let k = 0; k < batch; k++) {
-      perBasis.push({ iterations: r.stats.iterations[k]!, swaps: r.stats.swaps[k]!, sizeReductions: r.stats.sizeReductions[k]! });
+      const failure = r.stats.float32Failures.get(k);
+      perBasis.push({ iterations: r.stats.iterations[k]!, swaps: r.stats.swaps[k]!, sizeReductions: r.stats.sizeReductions[k]!, ...(failure ? { float32Failure: failure } : {}) });
     }
     const res = packResult(bases, o, 'cuda', r.Z, perBasis, t0);
     res.stats.gpu = { kernelMs: r.stats.kernelMs, totalMs: r.stats.totalMs, chunks: r.stats.chunks };

@@ -225,3 +225,19 @@ test("engine 'cuda' never falls back silently: no GPU version or no device is EN
     }
   }
 });
+
+test('GPU float32: a basis that breaks down in float32 is redone in float64, the rest of the batch stands', async (t) => {
+  const dev = await cudaDeviceAvailable();
+  if (!dev.ok) { t.skip(`no CUDA device: ${dev.reason}`); return; }
+  const batch = 6, n = 24, hard = rng.int(batch);
+  const basis = gaussianBases({ batch, n, seed: rng.int(1e9), precision: 'float32' });
+  // a square block-Toeplitz channel whose transform passes 2^53 in float32 (checked on the CPU reference)
+  basis.data.set(blockToeplitzBases({ batch: 1, blocks: 12, blockSize: 1, taps: 3, complex: true, seed: 1, precision: 'float32' }).data, hard * n * n);
+  for (const algorithm of ['allswap', 'block', 'cr-block'] as const) {
+    const res = await reduce(basis, { algorithm, precision: 'float32', engine: 'cuda' });
+    assert.equal(res.stats.engine, 'cuda');
+    assert.ok(res.checks![hard]!.redoneInFloat64, why(`${algorithm}: basis ${hard} redone in float64`));
+    assert.ok(res.stats.redoneInFloat64 >= 1);
+    for (let k = 0; k < batch; k++) verify(basis, res, k, algorithm, 0.75, 0.51, `${algorithm} cuda float32 #${k}`);
+  }
+});
