@@ -4,6 +4,7 @@
  *   node dist/bench/fplll-compare.js [--sizes 16,32,64,128,256,512] [--families gaussian,toeplitz,toeplitz-full]
  *        [--reps 3] [--delta 0.75] [--seed S] [--timeout 300] [--out bench/RESULTS.md | --out -]
  *        [--section fplll-compare] [--title TEXT]   (the marked section of --out, and a heading suffix)
+ *        [--input-seed S]   (every size from generator seed S; default seed + n)
  *
  * Inputs: round(2^20 * N(0,1)) Gaussian bases and round(2^20 * H) block-Toeplitz bases (complex
  * 1x1 taps, real-decomposed: b = 2, L = 3), square n x n or the full (n + 4) x n convolution. Ours: reduce() in this process
@@ -30,15 +31,15 @@ const SCALE = 2 ** 20;
 type Family = 'gaussian' | 'toeplitz' | 'toeplitz-full';
 const FAMILIES: readonly Family[] = ['gaussian', 'toeplitz', 'toeplitz-full'];
 
-interface Args { sizes: number[]; families: Family[]; reps: number; delta: number; seed: number; timeoutS: number; out: string; section: string; title: string }
+interface Args { sizes: number[]; families: Family[]; reps: number; delta: number; seed: number; inputSeed: number | null; timeoutS: number; out: string; section: string; title: string }
 
 function usage(msg: string): never {
-  process.stderr.write(`fplll-compare: ${msg}\nusage: node dist/bench/fplll-compare.js [--sizes 16,32,...] [--families gaussian,toeplitz,toeplitz-full] [--reps N] [--delta 0.75] [--seed S] [--timeout seconds] [--out bench/RESULTS.md | -] [--section NAME] [--title TEXT]\n`);
+  process.stderr.write(`fplll-compare: ${msg}\nusage: node dist/bench/fplll-compare.js [--sizes 16,32,...] [--families gaussian,toeplitz,toeplitz-full] [--reps N] [--delta 0.75] [--seed S] [--input-seed S] [--timeout seconds] [--out bench/RESULTS.md | -] [--section NAME] [--title TEXT]\n`);
   process.exit(2);
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { sizes: [16, 32, 64, 128, 256, 512], families: [...FAMILIES], reps: 3, delta: 0.75, seed: Date.now() % 2 ** 31, timeoutS: 300, out: 'bench/RESULTS.md', section: 'fplll-compare', title: '' };
+  const a: Args = { sizes: [16, 32, 64, 128, 256, 512], families: [...FAMILIES], reps: 3, delta: 0.75, seed: Date.now() % 2 ** 31, inputSeed: null, timeoutS: 300, out: 'bench/RESULTS.md', section: 'fplll-compare', title: '' };
   for (let i = 0; i < argv.length; i++) {
     const key = argv[i]!, val = argv[i + 1];
     if (val === undefined) usage(`${key} needs a value`);
@@ -60,6 +61,7 @@ function parseArgs(argv: string[]): Args {
       case '--reps': a.reps = Math.round(num(1, 100)); break;
       case '--delta': a.delta = num(0.26, 0.999); break;
       case '--seed': a.seed = Math.round(num(0, 2 ** 52)); break;
+      case '--input-seed': a.inputSeed = Math.round(num(0, 2 ** 52)); break;
       case '--timeout': a.timeoutS = num(1, 86400); break;
       case '--out': a.out = val; break;
       case '--section': a.section = val; break;
@@ -148,7 +150,7 @@ async function main(): Promise<number> {
   for (const n of a.sizes) {
     for (const family of a.families) {
       const label = `n=${n} ${family}`;
-      const basis = makeInput(family, n, a.seed + n);
+      const basis = makeInput(family, n, a.inputSeed ?? a.seed + n);
       if (!basis) { progress(`${label}: skipped (odd n)`); continue; }
       const text = formatFplll(basis);
       const ours = timeOurs(basis, a, label);
@@ -172,7 +174,7 @@ async function main(): Promise<number> {
     '',
     `- Device: ${cpu[0]?.model ?? 'unknown CPU'} (${cpu.length} logical cores), Node ${process.version}, ${process.platform}/${process.arch}`,
     `- Date: ${started.toISOString()}; commit ${gitCommit()}`,
-    `- Command: \`node dist/bench/fplll-compare.js ${process.argv.slice(2).join(' ')}\` (seed ${a.seed})`,
+    `- Command: \`node dist/bench/fplll-compare.js ${process.argv.slice(2).join(' ')}\` (${a.inputSeed === null ? `inputs from generator seed ${a.seed} + n` : `every input from generator seed ${a.inputSeed}`})`,
     `- Inputs: gaussian = round(2^20 N(0,1)), n x n; toeplitz = round(2^20 H), square n x n block-Toeplitz with complex 1x1 taps real-decomposed (b = 2), L = 3 (ill-conditioned, exponentially in n, whenever the channel polynomial has a root inside the unit circle); toeplitz-full = the same channel's whole convolution, (n + 4) x n. delta ${a.delta}, eta ${ETA}.`,
     `- ours: reduceSync(lll, float64, check off) in this process (after one untimed warm-up call), median of ${a.reps}; "check" is the float64 LLL re-check plus exact unimodularity of Z, run once after timing. Ours always returns Z (fplll here does not compute U); where Z passed 2^53 its exact rebuild is inside our time.`,
     `- fplll: \`fplll -a lll -d ${a.delta} -e ${ETA}\` (default = wrapper, mpz) and with \`-m fast -z double\`; median of ${a.reps} process wall times, which include process start, parsing the text matrix and printing the result. Timeout ${a.timeoutS} s per run. A 2 x 2 identity takes ${fmtMs(baseline.ms)} ms this way (the floor of every fplll figure).`,
