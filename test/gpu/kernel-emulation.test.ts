@@ -155,8 +155,13 @@ const KERNELS: EmuKernel[] = [
         allswapTuning.kernel = 'auto';
       }
     },
-    // workspace in shared memory with the host's block size, with fewer threads than pairs, and in global memory
-    variants: (n, m) => [[0, H100_SHARED], [m > 8 ? 8 : 4, H100_SHARED], [64, 0]],
+    // workspace in shared memory with the host's block size, with fewer threads than pairs, in
+    // global memory, and Z alone in global memory (a shared limit one byte short of the whole
+    // workspace) with a block size that is a multiple of n and one that is not
+    variants(n, m, precision) {
+      const zGlobal = this.plan(n, m, precision, 0, H100_SHARED).sharedBytes - 1;
+      return [[0, H100_SHARED], [m > 8 ? 8 : 4, H100_SHARED], [64, 0], [2 * n, zGlobal], [n + 3, zGlobal]];
+    },
     header: (plan) => ({ ints: [Number(plan.extraArgs[3]), Number(plan.extraArgs[4])], doubles: [Number(plan.extraArgs[1]), Number(plan.extraArgs[2])] }),
   },
   {
