@@ -27,6 +27,25 @@ __device__ __forceinline__ double dot_partial(const real* a, const real* c, int 
   return s;
 }
 
+// dot_partial of two columns a1, a2 against one column c (c read and widened once per term); each
+// sum is accumulated in the same order as dot_partial's.
+__device__ __forceinline__ void dot_partial2(const real* a1, const real* a2, const real* c, int n, int q, double* s1, double* s2) {
+  double u = 0, v = 0;
+  const int main = n & ~3;
+  for (int t = q; t < main; t += 4) {
+    const double x = (double)c[t];
+    u += (double)a1[t] * x;
+    v += (double)a2[t] * x;
+  }
+  if (q == 0) for (int t = main; t < n; t++) {
+    const double x = (double)c[t];
+    u += (double)a1[t] * x;
+    v += (double)a2[t] * x;
+  }
+  *s1 = u;
+  *s2 = v;
+}
+
 __device__ __forceinline__ double combine4(const double* s) { return (s[0] + s[1]) + (s[2] + s[3]); }
 
 // Element t of pair k-1, k in an all-swap phase (pairStep in allswap/phases.ts, applied to one
@@ -37,6 +56,7 @@ __device__ __forceinline__ double combine4(const double* s) { return (s[0] + s[1
 __device__ __forceinline__ void pair_element(real* B, real* Bs, double* Z, size_t ld, int n, int m, int k, int t,
                                              double X, int swap, double mu, double muNew, double c,
                                              unsigned long long* zPeak, int* overflow) {
+  if (X == 0 && !swap) return;  // nothing changes in this pair
   if (t < n) {
     real* bk = B + (size_t)k * ld;
     real* bk1 = B + (size_t)(k - 1) * ld;

@@ -18,7 +18,7 @@ import { jacobiParallelPlan, jacobiParallelTuning } from '../../src/lattice/jaco
 import type { DeviceProperties } from '../../src/gpu/context.js';
 import type { LaunchPlan } from '../../src/gpu/lattice-batch.js';
 import { allswapCpu } from '../../src/lattice/allswap/cpu.js';
-import { allswapPlan, allswapTuning } from '../../src/lattice/allswap/cuda.js';
+import { ALLSWAP_TUNING_DEFAULTS, allswapPlan, allswapTuning } from '../../src/lattice/allswap/cuda.js';
 import { compileEmulated, emulatorUnavailable, runEmulated } from './cuda-emulator.js';
 
 const unavailable = emulatorUnavailable();
@@ -145,18 +145,22 @@ const KERNELS: EmuKernel[] = [
     cpu: allswapCpu,
     kernelFile: fileURLToPath(new URL('../../src/lattice/allswap/kernel.cu', import.meta.url)),
     main: ALLSWAP_MAIN,
+    // a negative shared limit: Z in global scratch, the rest in shared memory (the layout the host
+    // picks for 64 x 64 bases, several per multiprocessor)
     plan(n, m, precision, threads, sharedLimit) {
       allswapTuning.threads = threads;
       allswapTuning.kernel = 'block';
+      if (sharedLimit < 0) allswapTuning.blockMemory = 'z-global';
       try {
-        return allswapPlan(n, m, precision, PARAMS, device(sharedLimit));
+        return allswapPlan(n, m, precision, PARAMS, device(sharedLimit < 0 ? H100_SHARED : sharedLimit));
       } finally {
-        allswapTuning.threads = 0;
-        allswapTuning.kernel = 'auto';
+        Object.assign(allswapTuning, ALLSWAP_TUNING_DEFAULTS);
       }
     },
-    // workspace in shared memory with the host's block size, with fewer threads than pairs, and in global memory
-    variants: (n, m) => [[0, H100_SHARED], [m > 8 ? 8 : 4, H100_SHARED], [64, 0]],
+    // workspace in shared memory with the host's block size, with fewer threads than pairs, in
+    // global memory, and Z alone in global memory with a block size that is a multiple of n and
+    // one that is not
+    variants: (n, m) => [[0, H100_SHARED], [m > 8 ? 8 : 4, H100_SHARED], [64, 0], [2 * n, -1], [n + 3, -1]],
     header: (plan) => ({ ints: [Number(plan.extraArgs[3]), Number(plan.extraArgs[4])], doubles: [Number(plan.extraArgs[1]), Number(plan.extraArgs[2])] }),
   },
   {

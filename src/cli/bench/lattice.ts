@@ -241,13 +241,16 @@ async function loadGpuKit(): Promise<GpuKit> {
     },
     setVariant(v) {
       if ('kernel' in v) as.allswapTuning.kernel = v.kernel as 'block' | 'lane';
+      if ('threads' in v) as.allswapTuning.threads = Number(v.threads);
+      if ('blockMemory' in v) as.allswapTuning.blockMemory = v.blockMemory as 'shared';
+      if ('minBlocks' in v) as.allswapTuning.minBlocks = Number(v.minBlocks);
       if ('laneThreads' in v) as.allswapTuning.laneThreads = Number(v.laneThreads);
       if ('laneMemory' in v) as.allswapTuning.laneMemory = v.laneMemory as 'shared';
       if ('laneSpecialise' in v) as.allswapTuning.laneSpecialise = Boolean(v.laneSpecialise);
       if ('jacobiThreads' in v) jp.jacobiParallelTuning.threads = Number(v.jacobiThreads);
     },
     resetVariant() {
-      Object.assign(as.allswapTuning, { threads: 0, kernel: 'auto', laneThreads: 0, laneMemory: 'auto', laneSpecialise: true });
+      Object.assign(as.allswapTuning, as.ALLSWAP_TUNING_DEFAULTS);
       jp.jacobiParallelTuning.threads = 0;
     },
   };
@@ -423,8 +426,18 @@ export async function run(argv: string[]): Promise<number> {
         const target = n === 8 ? TARGETS.batched8 : TARGETS.batched64;
         targetsMet.push(`batched ${inp.rows}x${n} block-Toeplitz float32, kernel: ${fmtTime(perBasis)} per basis against the target ${fmtTime(target)} (${perBasis <= target ? 'met' : `${fmtX(perBasis / target)}x over`}); paper CR-AS-LLL ${fmtTime(PAPER_CRMB.crAs[n]!)}`);
       }
-      if (o.variants && family === 'gaussian') {
-        const variants: Array<Record<string, string | number>> = n > 16 ? [{ kernel: 'block' }] : [
+      if (o.variants && (family === 'gaussian' || (n >= 64 && precision === 'float32'))) {
+        const variants: Array<Record<string, string | number>> = n >= 64 ? [
+          { kernel: 'block' }, { kernel: 'block', blockMemory: 'shared', threads: 384, minBlocks: 0 },
+          { kernel: 'block', blockMemory: 'z-global', threads: 384, minBlocks: 0 },
+          { kernel: 'block', blockMemory: 'z-global', threads: 128, minBlocks: 0 },
+          { kernel: 'block', blockMemory: 'z-global', threads: 128, minBlocks: 4 },
+          { kernel: 'block', blockMemory: 'z-global', threads: 192, minBlocks: 3 },
+          { kernel: 'block', blockMemory: 'z-global', threads: 256, minBlocks: 3 },
+          { kernel: 'block', blockMemory: 'z-global', threads: 256, minBlocks: 2 },
+          { kernel: 'block', blockMemory: 'z-global', threads: 384, minBlocks: 2 },
+          { kernel: 'block', blockMemory: 'z-global', threads: 96, minBlocks: 4 },
+        ] : n > 16 ? [{ kernel: 'block' }] : [
           { kernel: 'block' }, { kernel: 'lane' }, { kernel: 'lane', laneSpecialise: 0 }, { kernel: 'lane', laneMemory: 'shared' },
           { kernel: 'lane', laneMemory: 'z-global' }, { kernel: 'lane', laneThreads: 64 },
         ];
@@ -433,7 +446,9 @@ export async function run(argv: string[]): Promise<number> {
           try {
             const kv = await gpu.timeKernel('allswap', inp.data, batch, inp.rows, inp.cols, Math.max(3, o.reps >> 1));
             const cv = checkOutputs('allswap', inp.data, kv.Z, kv.basis, kv.stats, Math.min(batch, 256), inp.rows, inp.cols);
-            variantRows.push(`| all-swap ${inp.rows}x${n} ${precision} batch ${batch} | ${JSON.stringify(v)} | ${fmtTime(kv.medianS / batch)} per basis | ${kv.threads} thr | ${describeChecks(cv, precision)} (first 256) |`);
+            let same = kv.Z.length === k.Z.length;
+            for (let i = 0; same && i < k.Z.length; i++) same = Object.is(kv.Z[i], k.Z[i]);
+            variantRows.push(`| all-swap ${inp.rows}x${n} ${family} ${precision} batch ${batch} | ${JSON.stringify(v)} | ${fmtTime(kv.medianS / batch)} per basis | ${kv.threads} thr, wave ${kv.wave} | ${describeChecks(cv, precision)} (first 256); Z ${same ? 'equal to' : 'DIFFERS from'} the default's |`);
           } catch (e) {
             variantRows.push(`| all-swap ${inp.rows}x${n} ${precision} batch ${batch} | ${JSON.stringify(v)} | failed: ${(e as Error).message.slice(0, 120)} | | |`);
           } finally {

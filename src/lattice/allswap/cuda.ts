@@ -22,9 +22,13 @@ const KERNEL_URL = new URL('./kernel.cu', import.meta.url);
  */
 export const allswapTuning: {
   threads: number; kernel: 'auto' | 'block' | 'lane'; laneThreads: number; laneMemory: 'auto' | 'shared' | 'z-global' | 'global'; laneSpecialise: boolean;
+  blockMemory: 'auto' | 'shared' | 'z-global' | 'global'; minBlocks: number;
 } = {
-  threads: 0, kernel: 'auto', laneThreads: 0, laneMemory: 'auto', laneSpecialise: true,
+  threads: 0, kernel: 'auto', laneThreads: 0, laneMemory: 'auto', laneSpecialise: true, blockMemory: 'auto', minBlocks: -1,
 };
+
+/** The defaults of allswapTuning (measurement code resets to these). */
+export const ALLSWAP_TUNING_DEFAULTS = { ...allswapTuning };
 
 const align16 = (x: number): number => Math.ceil(x / 16) * 16;
 
@@ -33,7 +37,7 @@ export function allswapWorkspaceBytes(n: number, m: number, elt: number): number
   const slots = Math.max(m, 2);
   return align16(
     2 * m * m * 8 +             // Zw, Zold
-    12 * slots * 8 +            // partial sums
+    6 * slots * 8 +             // partial sums (12 per pair, 4 per column)
     6 * slots * 8 +             // norm0, dX, dMu, dMuNew, dC, cval
     16 +                        // zstat
     3 * align16((n | 1) * m * elt) +  // B, Bs, Bold (leading dimension n | 1)
@@ -79,19 +83,47 @@ export function allswapLanePlan(n: number, m: number, precision: 'float32' | 'fl
   };
 }
 
-/** Block kernel: the workspace goes to shared memory when it fits there, else to global scratch. */
+/**
+ * Block kernel: where its workspace lives ('shared': all of it in shared memory; 'z-global': Z and
+ * its snapshot in global scratch, the rest in shared memory; 'global': all in global scratch), the
+ * block size and the resident blocks per multiprocessor the module is built for (minBlocks: the
+ * registers are capped so that this many blocks fit; 0: no cap; -1: the plan's choice). 'auto'
+ * puts Z alone in global scratch when only that makes room for several blocks per multiprocessor,
+ * else everything in shared memory when it fits, else everything in global scratch ('z-global' for
+ * larger bases, e.g. 128 x 128 float32, is not measured yet).
+ */
 export function allswapBlockPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties): LaunchPlan {
   const elt = precision === 'float32' ? 4 : 8;
   const ws = allswapWorkspaceBytes(n, m, elt);
-  const inShared = ws <= device.sharedPerBlockOptinBytes;
-  const auto = Math.min(1024, Math.max(32, Math.ceil((6 * m) / 32) * 32));
+  const zBytes = 2 * m * m * 8;
+  const rest = ws - zBytes;
+  const limit = device.sharedPerBlockOptinBytes;
+  let mem = allswapTuning.blockMemory;
+  if (mem === 'shared' && ws > limit) mem = 'auto';
+  if (mem === 'z-global' && rest > limit) mem = 'auto';
+  // resident blocks per multiprocessor that shared memory allows (1 KB reserved per block)
+  const perSM = (bytes: number): number => Math.floor(device.sharedPerMultiprocessorBytes / (bytes + 1024));
+  // several bases per multiprocessor: when the whole workspace allows one block and the workspace
+  // without Z allows more (64 x 64 float32: 3 or 4, float64: 2), Z goes to global scratch (it stays
+  // in L2) and the module is built for that many blocks (v4 in bench/gpu-notes.md: 68 x 64
+  // block-Toeplitz float32 2.63 us to 1.47 us per basis with 256 threads and 3 blocks)
+  const several = allswapTuning.blockMemory === 'auto' && ws <= limit && perSM(ws) <= 1 && rest <= limit && perSM(rest) >= 2;
+  if (mem === 'auto') mem = several ? 'z-global' : ws <= limit ? 'shared' : 'global';
+  const mode = mem === 'shared' ? 1 : mem === 'z-global' ? 2 : 0;
+  const shared = mode === 1 ? ws : mode === 2 ? rest : 0;
+  const scratch = mode === 1 ? 0 : mode === 2 ? zBytes : ws;
+  const blocks = several ? Math.min(3, perSM(rest)) : 0;
+  const auto = blocks >= 3 ? 256 : Math.min(1024, Math.max(32, Math.ceil((6 * m) / 32) * 32));
+  const threads = allswapTuning.threads > 0 ? allswapTuning.threads : auto;
+  const minBlocks = allswapTuning.minBlocks >= 0 ? allswapTuning.minBlocks : blocks;
   const bound = reductionBound(p.eta, precision === 'float32' ? new Float32Array(0) : new Float64Array(0));
   return {
-    variant: 'block',
-    threads: allswapTuning.threads > 0 ? allswapTuning.threads : auto,
-    sharedBytes: inShared ? ws : 0,
-    scratchBytesPerBasis: [inShared ? 0 : ws],
-    extraArgs: [p.maxIterations, p.delta, bound, inShared ? 1 : 0, ws],
+    variant: minBlocks > 0 ? `block-${mem}-${minBlocks}` : `block-${mem}`,
+    defines: minBlocks > 0 ? { ALLSWAP_THREADS: threads, ALLSWAP_MIN_BLOCKS: minBlocks } : undefined,
+    threads,
+    sharedBytes: shared,
+    scratchBytesPerBasis: [scratch],
+    extraArgs: [p.maxIterations, p.delta, bound, mode, scratch],
   };
 }
 

@@ -32,6 +32,7 @@
 // The variants the host compiles (cuda.ts), which scripts/nvcc-all.mjs also compiles in CI:
 // nvcc-variant: -DREAL=float -fmad=false
 // nvcc-variant: -DREAL=double -fmad=false
+// nvcc-variant: -DREAL=float -fmad=false -DALLSWAP_THREADS=128 -DALLSWAP_MIN_BLOCKS=4
 // nvcc-variant: -DREAL=float -fmad=false -DLANE_N=12 -DLANE_M=8 -DLANE_L=32
 // nvcc-variant: -DREAL=double -fmad=false -DLANE_N=8 -DLANE_M=8 -DLANE_L=32
 
@@ -94,7 +95,20 @@ __device__ int gram_schmidt(Work& w, bool f32, int* column) {
   for (int i = 0; i < m; i++) {
     // dot 0: <b*_i, b*_i>; dot d >= 1: <b*_{i+d}, b*_i>
     const int dots = m - i;
-    for (int e = tid; e < 4 * dots; e += nt) {
+    if (4 * dots > nt) {
+      // more partial sums than threads: two columns per thread, b*_i loaded and widened once
+      for (int e = tid; e < 4 * ((dots + 1) >> 1); e += nt) {
+        const int d = 2 * (e >> 2), q = e & 3;
+        if (d + 1 < dots) {
+          double s0, s1;
+          dot_partial2(w.Bs + (size_t)(i + d) * ld, w.Bs + (size_t)(i + d + 1) * ld, w.Bs + (size_t)i * ld, n, q, &s0, &s1);
+          w.part[4 * d + q] = s0;
+          w.part[4 * d + 4 + q] = s1;
+        } else {
+          w.part[4 * d + q] = dot_partial(w.Bs + (size_t)(i + d) * ld, w.Bs + (size_t)i * ld, n, q);
+        }
+      }
+    } else for (int e = tid; e < 4 * dots; e += nt) {
       const int d = e >> 2;
       w.part[e] = dot_partial(w.Bs + (size_t)(i + d) * ld, w.Bs + (size_t)i * ld, n, e & 3);
     }
@@ -112,7 +126,15 @@ __device__ int gram_schmidt(Work& w, bool f32, int* column) {
     __syncthreads();
     // element t of column i + d, d >= 1, walked without a division per element
     const real* bi = w.Bs + (size_t)i * ld;
-    for (int d = 1 + tid / n, t = tid % n, dq = nt / n, dr = nt % n; d < dots;) {
+    if (nt % n == 0) {
+      // each thread keeps its row t: b*_i[t] loaded and widened once
+      const int t = tid % n, dq = nt / n;
+      const double xi = (double)bi[t];
+      for (int d = 1 + tid / n; d < dots; d += dq) {
+        real* bj = w.Bs + (size_t)(i + d) * ld;
+        bj[t] = (real)((double)bj[t] - w.cval[d] * xi);
+      }
+    } else for (int d = 1 + tid / n, t = tid % n, dq = nt / n, dr = nt % n; d < dots;) {
       real* bj = w.Bs + (size_t)(i + d) * ld;
       bj[t] = (real)((double)bj[t] - w.cval[d] * (double)bi[t]);
       t += dr; d += dq;
@@ -176,13 +198,25 @@ __device__ int reduce_all(Work& w, double bound, int* reductions) {
   return STATUS_OK;
 }
 
-extern "C" __global__ void allswap(
+// -DALLSWAP_THREADS=T -DALLSWAP_MIN_BLOCKS=b (the host passes both or neither): the module is built
+// for blocks of T threads with b of them resident per multiprocessor (the compiler caps the registers
+// at 65536 / (T b)), so that several bases share a multiprocessor when their workspaces fit.
+#if defined(ALLSWAP_THREADS) && defined(ALLSWAP_MIN_BLOCKS)
+#define ALLSWAP_BOUNDS __launch_bounds__(ALLSWAP_THREADS, ALLSWAP_MIN_BLOCKS)
+#else
+#define ALLSWAP_BOUNDS
+#endif
+
+extern "C" __global__ void ALLSWAP_BOUNDS allswap(
     const real* __restrict__ Bin,   // batch x n x m, column-major bases
     real* __restrict__ Bout,        // batch x n x m, reduced bases
     double* __restrict__ Zout,      // batch x m x m, unimodular transforms
     unsigned char* __restrict__ wsGlobal,  // batch x wsBytes, used when the workspace is not in shared memory
     int* __restrict__ stats,        // batch x STATS_WIDTH, zero on entry
     int n, int m, int maxIterations, double delta, double bound, int wsInShared, int wsBytes) {
+  // wsInShared: 0 the whole workspace in global scratch, 1 all in shared memory, 2 Z and its
+  // snapshot (Zw, Zold) in global scratch and the rest in shared memory (a smaller block footprint:
+  // several bases per multiprocessor). wsBytes: the global scratch of one basis.
   extern __shared__ __align__(16) unsigned char smem[];
   const int basis = blockIdx.x;
   const int tid = threadIdx.x;
@@ -190,14 +224,17 @@ extern "C" __global__ void allswap(
   const int slots = m > 2 ? m : 2;  // per-column arrays (pairs <= m / 2, columns m)
 
   // workspace (allswapWorkspaceBytes in cuda.ts sizes it): [Zw, Zold (m*m doubles each)]
-  //   [part (12 * slots doubles)][norm0, dX, dMu, dMuNew, dC, cval (slots doubles each)]
+  //   [part (6 * slots doubles: 12 per pair, 4 per column)][norm0, dX, dMu, dMuNew, dC, cval (slots doubles each)]
   //   [zstat (2 x 8 bytes)][B, Bs, Bold ((n|1)*m reals each, padded to 16)][r (slots reals, padded)]
   //   [dSwap (slots ints)][flags (4 ints)]
   Work w;
-  unsigned char* p = wsInShared ? smem : wsGlobal + (size_t)basis * wsBytes;
-  w.Zw = (double*)p; p += (size_t)m * m * 8;
-  w.Zold = (double*)p; p += (size_t)m * m * 8;
-  w.part = (double*)p; p += (size_t)12 * slots * 8;
+  unsigned char* g = wsGlobal + (size_t)basis * wsBytes;
+  unsigned char* p = wsInShared == 0 ? g : smem;
+  unsigned char* pz = wsInShared == 2 ? g : p;
+  w.Zw = (double*)pz; pz += (size_t)m * m * 8;
+  w.Zold = (double*)pz; pz += (size_t)m * m * 8;
+  if (wsInShared != 2) p = pz;
+  w.part = (double*)p; p += (size_t)6 * slots * 8;
   w.norm0 = (double*)p; p += (size_t)slots * 8;
   w.dX = (double*)p; p += (size_t)slots * 8;
   w.dMu = (double*)p; p += (size_t)slots * 8;
