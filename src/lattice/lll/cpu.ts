@@ -404,6 +404,9 @@ class SchnorrEuchner {
     const ko = k * m;
     const gk = slot[k]! * m;
     let maxX = 0;
+    // bounds for the exact G update: ||b_i|| <= rootNorm for every i != k, ||b_k|| <= normK (triangle inequality)
+    const rootNorm = Math.sqrt(this.normBound);
+    let normK = this.integerGram ? Math.sqrt(G[gk + slot[k]!]!) : Infinity;
     for (let j = k - 1; j >= 0; j--) {
       const x = mu[ko + j]!;
       if (!(Math.abs(x) > bound)) continue;
@@ -419,7 +422,12 @@ class SchnorrEuchner {
         // row k of G follows b_k exactly (its diagonal entry is recomputed after the sweep) while
         // every entry of X b_j and every product and result stays below 2^53
         const gj = slot[j]! * m;
-        if (ax * Math.sqrt(G[gj + slot[j]!]!) >= EXACT_INTEGER_LIMIT || !subMulRowExact(G, gk, gj, X, m)) this.integerGram = false;
+        const step = ax * Math.sqrt(G[gj + slot[j]!]!);
+        normK += step;
+        // |X G_ji| <= step rootNorm and |new G_ki| <= normK rootNorm (i != k; the diagonal is
+        // recomputed after the sweep): below 2^53, the plain update is exact, no entry check needed
+        if (normK * rootNorm < EXACT_INTEGER_LIMIT) subMulCol(G, gk, gj, X, m);
+        else if (step >= EXACT_INTEGER_LIMIT || !subMulRowExact(G, gk, gj, X, m)) this.integerGram = false;
       }
       stats.sizeReductions++;
     }
