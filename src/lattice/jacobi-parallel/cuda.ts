@@ -15,31 +15,43 @@ export const jacobiParallelTuning = { threads: 0 };
 
 /**
  * Threads per block when a few bases run alone (the host caps it at the kernel's register limit).
- * Measured on the H100 (200 x 200, one basis): 128 threads 6.3 ms, 256 3.9 ms, 512 2.9 ms, 1024
- * 2.5 ms: the whole-block steps (G = B^T B, B_in Z, copies of Z) weigh more than the rounds'
- * barriers (and running the rounds on one warp, without block barriers, was slower: 5.2 ms).
+ * The rounds run on the first warp alone; the other threads help with G = B^T B, B_in Z and the
+ * update phases of the rounds with multipliers, so a single basis takes as many as fit.
  */
 const SINGLE_THREADS = 1024;
+
+/** Rows of B that G = B^T B stages through shared memory at a time (fewer where room is short). */
+const STAGE_ROWS = 16;
+
+/** The kernel's JacobiShared block at the start of the shared memory (JACOBI_SHARED_BYTES). */
+const HEAD_BYTES = 128;
 
 const align16 = (x: number): number => Math.ceil(x / 16) * 16;
 
 /**
- * Launch plan for kernel.cu: G (m x (m|1)) and the working Z (m x m doubles) in shared memory
- * where they fit, then the small arrays, in the kernel's order: E and zbound (m doubles each),
- * mult (half reals, padded to 16 bytes), perm (m ints), li and lj (half ints each), flags (2 ints),
- * decision (1 int).
+ * Launch plan for kernel.cu: [JacobiShared][G (m x (m|1))][working Z (m x m doubles)][stage], G
+ * and Z in shared memory where they fit (G first), then the stage of STAGE_ROWS rows of B (fewer
+ * where room is short, at least one), then the small arrays in the kernel's order: E, zbound and
+ * the logs (m doubles each), mult (half reals, padded to 16 bytes), perm (m ints), lpi and lpj
+ * (half ints each). The module is compiled with JQ pairs per lane of the first warp.
  */
 export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties, batch = 1 << 20): LaunchPlan {
   const elt = precision === 'float32' ? 4 : 8;
   const ldg = m | 1;
   const half = (m + (m & 1)) / 2;
+  const tile = precision === 'float32' ? 5 : 3;  // GT in kernel.cu
+  const stageRow = ((Math.ceil(m / tile) * tile) | 1) * elt;
   const gBytes = align16(m * ldg * elt);
   const zBytes = m * m * 8;
-  const small = 2 * m * 8 + align16(half * elt) + m * 4 + 2 * half * 4 + 2 * 4 + 4;
+  const small = HEAD_BYTES + 3 * m * 8 + align16(half * elt) + m * 4 + 2 * half * 4;
   const limit = device.sharedPerBlockOptinBytes;
-  const gInShared = small + gBytes <= limit;
-  const zInShared = gInShared && small + gBytes + zBytes <= limit;
-  const sharedBytes = small + (gInShared ? gBytes : 0) + (zInShared ? zBytes : 0);
+  const stage1 = align16(stageRow);
+  const gInShared = small + stage1 + gBytes <= limit;
+  const zInShared = gInShared && small + stage1 + gBytes + zBytes <= limit;
+  const fixed = small + (gInShared ? gBytes : 0) + (zInShared ? zBytes : 0);
+  let rows = Math.max(1, Math.min(STAGE_ROWS, n));
+  while (rows > 1 && fixed + align16(rows * stageRow) > limit) rows--;
+  const sharedBytes = fixed + align16(rows * stageRow);
   // the update phases run a group of up to 32 lanes per pair: half * lanes threads keep every pair
   // busy. Many bases: a quarter of that (at least a warp, at most 256; measured best on the H100
   // for 16 x 16 and 64 x 64 batches) leaves room for more blocks per multiprocessor. Fewer bases
@@ -50,24 +62,27 @@ export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 
     ? Math.min(SINGLE_THREADS, Math.max(32, Math.ceil(full / 32) * 32))
     : Math.min(256, Math.max(32, Math.ceil(full / 4 / 32) * 32));
   const threads = jacobiParallelTuning.threads > 0 ? jacobiParallelTuning.threads : auto;
+  // pairs per lane of the first warp, a power of two (fewer modules)
+  const slots = 2 ** Math.ceil(Math.log2(Math.max(1, Math.ceil(half / Math.min(32, threads)))));
   return {
     threads,
     sharedBytes,
     scratchBytesPerBasis: [zInShared ? 0 : zBytes, gInShared ? 0 : m * ldg * elt],
-    extraArgs: [p.maxIterations, gInShared ? 1 : 0, zInShared ? 1 : 0],
+    extraArgs: [p.maxIterations, gInShared ? 1 : 0, zInShared ? 1 : 0, rows],
+    defines: { JQ: slots },
   };
 }
 
 export const jacobiParallelSpec: LatticeKernelSpec = {
   name: 'jacobi-parallel',
-  kernel(ctx, precision, _plan) {
+  kernel(ctx, precision, plan) {
     const mod = loadModule(ctx, {
       source: readKernelSource(KERNEL_URL),
       name: 'jacobi-parallel/kernel.cu',
-      defines: { REAL: precision === 'float32' ? 'float' : 'double' },
+      defines: { REAL: precision === 'float32' ? 'float' : 'double', ...plan.defines },
       options: ['-fmad=false'],
     });
-    return mod.kernel('jacobi_parallel', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32']);
+    return mod.kernel('jacobi_parallel', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32']);
   },
   plan: jacobiParallelPlan,
 };
