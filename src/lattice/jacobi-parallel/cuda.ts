@@ -16,9 +16,10 @@ export const jacobiParallelTuning = { threads: 0 };
 /**
  * Threads per block when a few bases run alone (the host caps it at the kernel's register limit).
  * The rounds run on the first warp alone; the other threads help with G = B^T B, B_in Z and the
- * update phases of the rounds with multipliers, so a single basis takes as many as fit.
+ * update phases of the rounds with multipliers. 512 rather than 1024: up to 128 registers per
+ * thread (launch bounds), so that the first warp keeps its pairs in registers without spilling.
  */
-const SINGLE_THREADS = 1024;
+const SINGLE_THREADS = 512;
 
 /** Rows of B that G = B^T B stages through shared memory at a time (fewer where room is short). */
 const STAGE_ROWS = 16;
@@ -33,13 +34,33 @@ const align16 = (x: number): number => Math.ceil(x / 16) * 16;
  * and Z in shared memory where they fit (G first), then the stage of STAGE_ROWS rows of B (fewer
  * where room is short, at least one), then the small arrays in the kernel's order: E, zbound and
  * the logs (m doubles each), mult (half reals, padded to 16 bytes), perm (m ints), lpi and lpj
- * (half ints each). The module is compiled with JQ pairs per lane of the first warp.
+ * (half ints each). The module is compiled with JQ pairs per lane of the first warp, GT x GT tiles
+ * of G per thread and launch bounds JT threads, JB blocks per multiprocessor.
  */
 export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties, batch = 1 << 20): LaunchPlan {
   const elt = precision === 'float32' ? 4 : 8;
   const ldg = m | 1;
   const half = (m + (m & 1)) / 2;
-  const tile = precision === 'float32' ? 5 : 3;  // GT in kernel.cu
+  const single = batch < device.multiprocessors;
+  // the update phases run a group of up to 32 lanes per pair: half * lanes threads keep every pair
+  // busy. Many bases: a quarter of that (at least a warp, at most 256; measured best on the H100
+  // for 16 x 16 and 64 x 64 batches) leaves room for more blocks per multiprocessor. Fewer bases
+  // than multiprocessors: as many threads as help one basis (SINGLE_THREADS at most).
+  const lanes = Math.min(32, 2 ** Math.ceil(Math.log2(Math.max(m, 1))));
+  const full = half * lanes;
+  const auto = single
+    ? Math.min(SINGLE_THREADS, Math.max(32, Math.ceil(full / 32) * 32))
+    : Math.min(256, Math.max(32, Math.ceil(full / 4 / 32) * 32));
+  const threads = jacobiParallelTuning.threads > 0 ? jacobiParallelTuning.threads : auto;
+  // launch bounds: one block of up to 128 registers per thread for a single basis, else at most
+  // 64 per thread (several blocks per multiprocessor)
+  const minBlocks = single ? 1 : Math.max(1, Math.floor(1024 / threads));
+  const regs = Math.min(255, Math.floor(65536 / (threads * minBlocks) / 8) * 8);
+  // G's tiles (GT x GT sums per thread): the smallest that gives every tile a thread, within
+  // what the registers hold
+  const maxTile = regs >= 128 ? (elt === 4 ? 7 : 5) : (elt === 4 ? 5 : 3);
+  let tile = 1;
+  while (tile < maxTile && (Math.ceil(m / tile) * (Math.ceil(m / tile) + 1)) / 2 > threads) tile++;
   const stageRow = ((Math.ceil(m / tile) * tile) | 1) * elt;
   const gBytes = align16(m * ldg * elt);
   const zBytes = m * m * 8;
@@ -52,16 +73,6 @@ export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 
   let rows = Math.max(1, Math.min(STAGE_ROWS, n));
   while (rows > 1 && fixed + align16(rows * stageRow) > limit) rows--;
   const sharedBytes = fixed + align16(rows * stageRow);
-  // the update phases run a group of up to 32 lanes per pair: half * lanes threads keep every pair
-  // busy. Many bases: a quarter of that (at least a warp, at most 256; measured best on the H100
-  // for 16 x 16 and 64 x 64 batches) leaves room for more blocks per multiprocessor. Fewer bases
-  // than multiprocessors: as many threads as help one basis (SINGLE_THREADS at most).
-  const lanes = Math.min(32, 2 ** Math.ceil(Math.log2(Math.max(m, 1))));
-  const full = half * lanes;
-  const auto = batch < device.multiprocessors
-    ? Math.min(SINGLE_THREADS, Math.max(32, Math.ceil(full / 32) * 32))
-    : Math.min(256, Math.max(32, Math.ceil(full / 4 / 32) * 32));
-  const threads = jacobiParallelTuning.threads > 0 ? jacobiParallelTuning.threads : auto;
   // pairs per lane of the first warp, a power of two (fewer modules)
   const slots = 2 ** Math.ceil(Math.log2(Math.max(1, Math.ceil(half / Math.min(32, threads)))));
   return {
@@ -69,7 +80,7 @@ export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 
     sharedBytes,
     scratchBytesPerBasis: [zInShared ? 0 : zBytes, gInShared ? 0 : m * ldg * elt],
     extraArgs: [p.maxIterations, gInShared ? 1 : 0, zInShared ? 1 : 0, rows],
-    defines: { JQ: slots },
+    defines: { JQ: slots, GT: tile, JT: threads, JB: minBlocks },
   };
 }
 

@@ -115,7 +115,7 @@ __device__ __forceinline__ unsigned warp_members() {
 // alike (same products, same order, same value). Every thread of the block calls it (it has
 // barriers). `nonInteger` (when not null) collects whether an entry of B is not a finite integer.
 #ifndef GT
-#define GT (sizeof(real) == 4 ? 5 : 3)
+#define GT (sizeof(real) == 4 ? 5 : 3)  // the host picks it (tiles for every thread, registers)
 #endif
 // The stage's leading dimension: whole tiles (the columns past m are read, never stored), odd.
 __device__ __forceinline__ int stage_ld(int m) { return ((m + GT - 1) / GT * GT) | 1; }
@@ -394,8 +394,12 @@ struct MasterCounts { int sweeps, swaps, reductions; };
 // The sweeps of one refresh, by the first warp (its W = min(32, blockDim.x) lanes); on return the
 // permutation is back in perm and the outcome and status in the shared words, and the other warps
 // are released.
-__device__ __noinline__ MasterCounts master_sweeps(const real* G, int maxIterations, int sweeps) {
+// GS: G lies at the start of the shared memory after JacobiShared (derived from smem here, so
+// that its loads are shared-memory loads with 32-bit addresses), else at Gglobal.
+template <bool GS>
+__device__ __noinline__ MasterCounts master_sweeps(const real* Gglobal, int maxIterations, int sweeps) {
   JacobiShared* sh = jshared();
+  const real* G = GS ? (const real*)(smem + JACOBI_SHARED_BYTES) : Gglobal;
   const int lane = threadIdx.x;
   const int m = sh->m, ldg = sh->ldg, half = sh->half, W = sh->W;
   const int rounds = 2 * half - 1;
@@ -483,8 +487,16 @@ __device__ __noinline__ MasterCounts master_sweeps(const real* G, int maxIterati
   return MasterCounts{sweeps, mySwaps, myReductions};
 }
 
-// 1024 threads fit the register file (a single basis uses them all).
-extern "C" __global__ void __launch_bounds__(1024, 1) jacobi_parallel(
+// Launch bounds (the host passes its block size and blocks per multiprocessor): a single basis
+// runs JT = 512 threads with up to 128 registers each (the first warp's rounds keep their pairs
+// in registers), batches at most 64 registers per thread (JB blocks of JT threads).
+#ifndef JT
+#define JT 1024
+#endif
+#ifndef JB
+#define JB 1
+#endif
+extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
     const real* __restrict__ Bin,   // batch x n x m, column-major bases
     real* __restrict__ Bout,        // batch x n x m, reduced bases
     double* __restrict__ Zout,      // batch x m x m, unimodular transforms (logical order)
@@ -574,7 +586,7 @@ extern "C" __global__ void __launch_bounds__(1024, 1) jacobi_parallel(
     int passReductions = 0;  // this thread's size reductions since the last refresh
     if (tid < 32) {
       // the first warp runs the sweeps
-      const MasterCounts c = master_sweeps(G, maxIterations, sweeps);
+      const MasterCounts c = gInShared ? master_sweeps<true>(G, maxIterations, sweeps) : master_sweeps<false>(G, maxIterations, sweeps);
       sweeps = c.sweeps;
       mySwaps += c.swaps;
       myReductions += c.reductions;
