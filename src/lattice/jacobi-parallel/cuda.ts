@@ -15,7 +15,7 @@ export const jacobiParallelTuning = { threads: 0 };
 
 /**
  * Threads per block when a few bases run alone (the host caps it at the kernel's register limit).
- * The rounds run on the first warp alone; the other threads help with G = B^T B, B_in Z and the
+ * The rounds run on a group of up to four warps; the other threads help with G = B^T B, B_in Z and the
  * update phases of the rounds with multipliers. 512 rather than 1024: up to 128 registers per
  * thread (launch bounds), so that the first warp keeps its pairs in registers without spilling.
  */
@@ -33,9 +33,10 @@ const align16 = (x: number): number => Math.ceil(x / 16) * 16;
  * Launch plan for kernel.cu: [JacobiShared][G (m x (m|1))][working Z (m x m doubles)][stage], G
  * and Z in shared memory where they fit (G first), then the stage of STAGE_ROWS rows of B (fewer
  * where room is short, at least one), then the small arrays in the kernel's order: E, zbound and
- * the logs (m doubles each), mult (half reals, padded to 16 bytes), perm (m ints), lpi and lpj
- * (half ints each). The module is compiled with JQ pairs per lane of the first warp, GT x GT tiles
- * of G per thread and launch bounds JT threads, JB blocks per multiprocessor.
+ * the logs (m doubles each), mult (half reals, padded to 16 bytes), perm and perm2 (m ints each),
+ * lpi and lpj (half ints each). The module is compiled with a group of up to JG threads that run
+ * the rounds, JQ pairs per thread, GT x GT tiles of G per thread and launch bounds JT threads, JB
+ * blocks per multiprocessor.
  */
 export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties, batch = 1 << 20): LaunchPlan {
   const elt = precision === 'float32' ? 4 : 8;
@@ -64,7 +65,7 @@ export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 
   const stageRow = ((Math.ceil(m / tile) * tile) | 1) * elt;
   const gBytes = align16(m * ldg * elt);
   const zBytes = m * m * 8;
-  const small = HEAD_BYTES + 3 * m * 8 + align16(half * elt) + m * 4 + 2 * half * 4;
+  const small = HEAD_BYTES + 3 * m * 8 + align16(half * elt) + 2 * m * 4 + 2 * half * 4;
   const limit = device.sharedPerBlockOptinBytes;
   const stage1 = align16(stageRow);
   const gInShared = small + stage1 + gBytes <= limit;
@@ -73,14 +74,17 @@ export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 
   let rows = Math.max(1, Math.min(STAGE_ROWS, n));
   while (rows > 1 && fixed + align16(rows * stageRow) > limit) rows--;
   const sharedBytes = fixed + align16(rows * stageRow);
-  // pairs per lane of the first warp, a power of two (fewer modules)
-  const slots = 2 ** Math.ceil(Math.log2(Math.max(1, Math.ceil(half / Math.min(32, threads)))));
+  // the group that runs the rounds: whole warps, up to four (a warp per scheduler), no more than
+  // the pairs need (group_threads() in kernel.cu); pairs per thread a power of two (fewer modules)
+  const groupMax = Math.min(128, Math.ceil(half / 32) * 32);
+  const group = threads < 32 ? threads : Math.min(Math.floor(threads / 32) * 32, groupMax);
+  const slots = 2 ** Math.ceil(Math.log2(Math.max(1, Math.ceil(half / group))));
   return {
     threads,
     sharedBytes,
     scratchBytesPerBasis: [zInShared ? 0 : zBytes, gInShared ? 0 : m * ldg * elt],
     extraArgs: [p.maxIterations, gInShared ? 1 : 0, zInShared ? 1 : 0, rows],
-    defines: { JQ: slots, GT: tile, JT: threads, JB: minBlocks },
+    defines: { JG: groupMax, JQ: slots, GT: tile, JT: threads, JB: minBlocks },
   };
 }
 

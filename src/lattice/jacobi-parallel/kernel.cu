@@ -23,20 +23,23 @@
 //   last refresh (or in exact integer arithmetic); otherwise G is recomputed from B (a refresh), E = diag(G), and the sweeps go on
 //   unless the potential stopped falling MAX_STALLS times or the refreshes ran out.
 //
-// Mapping: the rounds run on the first warp alone. Lane l holds pairs l JQ .. l JQ + JQ - 1 of the
-// round in registers (each player as its logical column and its perm entry), so that phase a is
-// three independent loads of G per pair, phase d a compare and an exchange of perm entries in
-// registers, and the turn of the tournament four shuffles: a round without a size reduction (all
-// but a few of a large basis) costs no block barrier and no shared-memory store. A round with a
-// multiplier hands phases b and c to the whole block (the other warps wait at a block barrier for
-// that command, or for the end of the sweeps). G = B^T B stages B through shared memory; the
-// closing B_in Z takes a column per warp and only the nonzero entries of Z.
+// Mapping: the rounds run on a group of up to four warps at the start of the block (JG threads,
+// one warp per scheduler), JQ pairs per thread. Phase a's test and phase d's swap decision (on
+// the norms as they stand) are made together, the permutation entries written to a second perm
+// array, and one barrier over the group (named barrier 1, which also ORs the tests) ends the
+// round: a round without a size reduction (all but a few of a large basis) costs that one small
+// barrier and no block barrier. A round with a multiplier is redone from the first perm array:
+// phases b and c by the whole block (the other warps wait at a block barrier for that command,
+// or for the end of the sweeps), then the drift test and the swaps on the updated norms. G = B^T B
+// stages B through shared memory; the closing B_in Z takes a column per warp and only the nonzero
+// entries of Z.
 //
-// The chess-tournament arrays of the paper turn one place round a circle each round, arr1[0] fixed
-// (see chess-ordering.ts); the first warp turns them with shuffles.
+// The chess-tournament pairs are computed in closed form from the round number (the arrays of the
+// paper turn one place round a circle each round, arr1[0] fixed; see chess-ordering.ts).
 //
 // -D parameters: REAL = float | double, the working precision of B and G (Z is always double);
-// JQ = pairs per lane of the first warp (the host compiles JQ >= half / 32, a power of two).
+// JG, JQ: threads of the group that runs the rounds and pairs per thread (JQ JG >= half); GT:
+// tile of G per thread; JT, JB: launch bounds.
 // G and the working Z (in permuted column order) live in shared memory when the host found room
 // (flags gInShared, zInShared), else in global scratch; generic pointers reach either.
 //
@@ -88,10 +91,9 @@ __device__ __forceinline__ double round_half_away(double q) { return round(q); }
 // The dynamic shared memory (the host sizes it; see the layout in jacobi_parallel).
 extern __shared__ __align__(16) unsigned char smem[];
 
-// Warp and block primitives. The rounds run on the first warp alone (lanes exchange the pairs'
-// state through shuffles); the other warps wait at a block barrier that the first warp reaches
+// Block primitives. The warps outside the group wait at a block barrier that the group reaches
 // from another place in the code (bar.sync counts threads, not code locations, on sm_70 and up;
-// the CPU emulator's barrier likewise). W = min(32, blockDim.x) lanes take part in warp 0.
+// the CPU emulator's barrier likewise).
 #ifdef __CUDA_ARCH__
 __device__ __forceinline__ void block_sync() { asm volatile("bar.sync 0;" ::: "memory"); }
 __device__ __forceinline__ void kernel_trap() { asm volatile("trap;"); }
@@ -272,20 +274,63 @@ __device__ __noinline__ void update_phases(real* G, double* Z, const real* mult,
   block_sync();
 }
 
-// Slots per lane of the first warp (the host compiles a module with JQ >= half / W).
+// The rounds run on a group of NG = group_threads() threads at the start of the block (up to four
+// warps, one per scheduler; JG from the host); each takes JQ pairs of a round (slot k = q NG + t).
 #ifndef JQ
-#define JQ 4
+#define JQ 1
 #endif
+#ifndef JG
+#define JG 128
+#endif
+__device__ __forceinline__ int group_threads() {
+  const int nt = blockDim.x;
+  if (nt < 32) return nt;
+  const int whole = nt / 32 * 32;
+  return whole < JG ? whole : JG;
+}
+
+// A barrier over the group that also ORs p over it. One warp (or less): __syncwarp orders its
+// shared-memory accesses and a vote ORs; several warps: named barrier 1 with a reduction.
+#ifdef __CUDA_ARCH__
+__device__ __forceinline__ int group_sync_or(int p, int ng) {
+  if (ng <= 32) {
+    const unsigned mask = ng == 32 ? 0xffffffffu : (1u << ng) - 1u;
+    __syncwarp(mask);
+    return __any_sync(mask, p);
+  }
+  int r;
+  asm volatile("{\n\t.reg .pred q, o;\n\tsetp.ne.s32 q, %1, 0;\n\tbar.red.or.pred o, 1, %2, q;\n\tselp.s32 %0, 1, 0, o;\n\t}"
+               : "=r"(r) : "r"(p), "r"(ng) : "memory");
+  return r;
+}
+#else
+inline int group_sync_or(int p, int ng) { return emu_bar_red_or(1, ng, p); }
+#endif
+
+// Player at position s of the tournament circle in round r (see chess-ordering.ts): the circle of
+// players - 1 places holds arr1[1..half-1] then arr2[half-1..0] and turns one place per round.
+// Both s and r lie in [0, players - 1), so one conditional add replaces the modulo.
+__device__ __forceinline__ int circle_at(int s, int r, int players, int half) {
+  const int len = players - 1;
+  int s0 = s - r;
+  if (s0 < 0) s0 += len;
+  return s0 < half - 1 ? s0 + 1 : players + half - 2 - s0;
+}
+
+// Pair k of round r: (i, j) = (min, max) of its players; false for a bye or an empty slot.
+__device__ __forceinline__ bool round_pair(int k, int r, int m, int players, int half, int& i, int& j) {
+  const int a = k == 0 ? 0 : circle_at(k - 1, r, players, half);
+  const int b = circle_at(k == 0 ? players - 2 : players - 2 - k, r, players, half);
+  i = a < b ? a : b;
+  j = a < b ? b : a;
+  return k < half && j < m;
+}
 
 #define CMD_UPDATE 1
 #define CMD_DONE 2
 
-// A player's state in the first warp: (logical column << 16) | physical column (perm entry).
-#define PLAYER(s) ((int)((s) >> 16))
-#define PHYS(s) ((int)((s) & 0xffffu))
-
-// What the rounds share, at the start of the dynamic shared memory (the first warp's functions
-// find it there instead of keeping the pointers in registers).
+// What the rounds share, at the start of the dynamic shared memory (the group's functions find it
+// there instead of keeping the pointers in registers).
 struct JacobiShared {
   real* G;
   double* Z;
@@ -296,58 +341,39 @@ struct JacobiShared {
   int* lpi;
   int* lpj;
   double driftRatio;
-  int m, ldg, half, W;
+  int m, ldg, half, ng;
   int cmd, outcome, status, decision;
 };
 #define JACOBI_SHARED_BYTES 128
 static_assert(sizeof(JacobiShared) <= JACOBI_SHARED_BYTES, "JacobiShared outgrew its place");
 __device__ __forceinline__ JacobiShared* jshared() { return (JacobiShared*)smem; }
 
-// The pairs a lane of the first warp holds: slot k = lane JQ + q holds pair k of the round, its
-// arr1 player in a[q], its arr2 player in b[q].
-struct Slots { unsigned a[JQ], b[JQ]; };
-struct RoundOut { Slots s; int swaps, reductions, end; };
+struct RoundOut { int swaps, reductions, end; };
 
-// The pair in slot (a, b): (i, j) = (min, max) of the logical columns, pi / pj their perm entries;
-// false for a bye or an empty slot.
-__device__ __forceinline__ bool slot_pair(unsigned a, unsigned b, int k, int half, int m, int& pi, int& pj) {
-  const int ia = PLAYER(a), ib = PLAYER(b);
-  const bool aFirst = ia < ib;
-  pi = aFirst ? PHYS(a) : PHYS(b);
-  pj = aFirst ? PHYS(b) : PHYS(a);
-  const bool live = k < half && ia < m && ib < m;
-  if (!live) { pi = 0; pj = 0; }
-  return live;
-}
-
-// Exchanges the perm entries of the slot's two players (a swap through the permutation array).
-__device__ __forceinline__ void slot_swap(unsigned& a, unsigned& b) {
-  const unsigned x = a;
-  a = (a & 0xffff0000u) | (b & 0xffffu);
-  b = (b & 0xffff0000u) | (x & 0xffffu);
-}
-
-// A whole round with size reductions (rare on large bases), by the first warp: multipliers, the
-// transform's overflow check and the drift scales as the reference does them, phases b and c by
-// the whole block (the other warps are called in), then the drift test and the swaps on the
-// updated norms. end: OUTCOME_OVERFLOW / OUTCOME_DRIFT when the sweep ends after this round.
-__device__ __noinline__ RoundOut reduction_round(Slots s) {
+// A whole round with size reductions (rare on large bases), by the group, on the permutation cur
+// (the swaps go to next): multipliers, the transform's overflow check and the drift scales as the
+// reference does them, phases b and c by the whole block (the other warps are called in), then
+// the drift test and the swaps on the updated norms. end: OUTCOME_OVERFLOW / OUTCOME_DRIFT when
+// the sweep ends after this round (the same in every thread of the group).
+__device__ __noinline__ RoundOut reduction_round(int r, const int* cur, int* next) {
   JacobiShared* sh = jshared();
   real* G = sh->G;
-  const int m = sh->m, ldg = sh->ldg, half = sh->half, W = sh->W, lane = threadIdx.x;
-  const unsigned wmask = W == 32 ? 0xffffffffu : (1u << W) - 1u;
+  const int m = sh->m, ldg = sh->ldg, half = sh->half, ng = sh->ng, t = threadIdx.x;
+  const int players = 2 * half;
   RoundOut o;
   o.swaps = 0; o.reductions = 0; o.end = 0;
   int ovf = 0, anyMult = 0;
   real rk[JQ];
-  int pi[JQ], pj[JQ];
+  int pi[JQ], pj[JQ], li[JQ], lj[JQ];
   bool live[JQ];
 #pragma unroll
   for (int q = 0; q < JQ; q++) {
-    const int k = lane * JQ + q;
-    live[q] = slot_pair(s.a[q], s.b[q], k, half, m, pi[q], pj[q]);
+    const int k = q * ng + t;
+    live[q] = round_pair(k, r, m, players, half, li[q], lj[q]);
     rk[q] = 0;
+    pi[q] = 0; pj[q] = 0;
     if (live[q]) {
+      pi[q] = cur[li[q]]; pj[q] = cur[lj[q]];
       const real gij = G[pi[q] + pj[q] * ldg], gii = G[pi[q] + pi[q] * ldg];
       if (fabs(gij) > reduction_limit(gii)) {
         const real qq = round_half_away(gij / gii);
@@ -365,13 +391,12 @@ __device__ __noinline__ RoundOut reduction_round(Slots s) {
     }
     if (k < half) { sh->mult[k] = rk[q]; sh->lpi[k] = pi[q]; sh->lpj[k] = pj[q]; }
   }
-  ovf = __any_sync(wmask, ovf);
-  if (__any_sync(wmask, anyMult)) {
-    if (lane == 0) sh->cmd = CMD_UPDATE;
+  ovf = group_sync_or(ovf, ng);
+  if (group_sync_or(anyMult, ng)) {
+    if (t == 0) sh->cmd = CMD_UPDATE;
     block_sync();  // the command: the other warps join phases b and c
     update_phases(G, sh->Z, sh->mult, sh->lpi, sh->lpj, ldg, m, half);
   }
-  __syncwarp(wmask);
   int drift = 0;
   const double driftRatio = sh->driftRatio;
 #pragma unroll
@@ -380,43 +405,36 @@ __device__ __noinline__ RoundOut reduction_round(Slots s) {
     const real gii = G[pi[q] + pi[q] * ldg], gjj = G[pj[q] + pj[q] * ldg];
     if (rk[q] != 0 && !((double)gjj > sh->E[pj[q]] * driftRatio)) drift = 1;
     // phase d: swaps through the permutation
-    if (gii > gjj) { slot_swap(s.a[q], s.b[q]); o.swaps++; }
+    const bool sw = gii > gjj;
+    next[li[q]] = sw ? pj[q] : pi[q];
+    next[lj[q]] = sw ? pi[q] : pj[q];
+    if (sw) o.swaps++;
   }
-  drift = __any_sync(wmask, drift);
-  o.s = s;
+  drift = group_sync_or(drift, ng);
   o.end = ovf ? OUTCOME_OVERFLOW : drift ? OUTCOME_DRIFT : 0;
   return o;
 }
 
-// Counts of one call of master_sweeps (per lane).
+// Counts of one call of group_sweeps (per thread).
 struct MasterCounts { int sweeps, swaps, reductions; };
 
-// The sweeps of one refresh, by the first warp (its W = min(32, blockDim.x) lanes); on return the
-// permutation is back in perm and the outcome and status in the shared words, and the other warps
-// are released.
-// GS: G lies at the start of the shared memory after JacobiShared (derived from smem here, so
-// that its loads are shared-memory loads with 32-bit addresses), else at Gglobal.
+// The sweeps of one refresh, by the group. The permutation is double-buffered (perm, perm2): a
+// round reads cur and writes every player's entry, swapped or not, to next, and the barrier that
+// ORs the reduction tests over the group also orders those writes before the next round's reads.
+// On return the permutation is in perm and the outcome and status in the shared words, and the
+// other warps are released. GS: G lies at the start of the shared memory after JacobiShared
+// (derived from smem here, so that its loads are shared-memory loads with 32-bit addresses),
+// else at Gglobal.
 template <bool GS>
-__device__ __noinline__ MasterCounts master_sweeps(const real* Gglobal, int maxIterations, int sweeps) {
+__device__ __noinline__ MasterCounts group_sweeps(const real* Gglobal, int* perm2, int maxIterations, int sweeps) {
   JacobiShared* sh = jshared();
   const real* G = GS ? (const real*)(smem + JACOBI_SHARED_BYTES) : Gglobal;
-  const int lane = threadIdx.x;
-  const int m = sh->m, ldg = sh->ldg, half = sh->half, W = sh->W;
-  const int rounds = 2 * half - 1;
-  const unsigned wmask = W == 32 ? 0xffffffffu : (1u << W) - 1u;
-  const int lastLane = (half - 1) / JQ, lastQ = (half - 1) - lastLane * JQ;
+  const int t = threadIdx.x;
+  const int m = sh->m, ldg = sh->ldg, half = sh->half, ng = sh->ng;
+  const int players = 2 * half, rounds = players - 1;
+  int* cur = sh->perm;
+  int* next = perm2;
   int mySwaps = 0, myReductions = 0;
-  Slots s;
-  {
-    const int* perm = sh->perm;
-#pragma unroll
-    for (int q = 0; q < JQ; q++) {
-      const int k = lane * JQ + q;
-      const int a = k < half ? k : 0, b = k < half ? k + half : 0;
-      s.a[q] = ((unsigned)a << 16) | (unsigned)(a < m ? perm[a] : 0);
-      s.b[q] = ((unsigned)b << 16) | (unsigned)(b < m ? perm[b] : 0);
-    }
-  }
   int status = STATUS_OK, outcome = OUTCOME_UNCHANGED;
   do {
     if (sweeps >= maxIterations) { status = STATUS_ITERATION_LIMIT; break; }
@@ -424,72 +442,54 @@ __device__ __noinline__ MasterCounts master_sweeps(const real* Gglobal, int maxI
     int changed = 0;
     outcome = OUTCOME_UNCHANGED;
     for (int r = 0; r < rounds; r++) {
-      // phase a: the reduction test of every pair (no pair of the round shares a column)
-      int anyRed = 0;
-      bool sw[JQ];
+      // phase a: the reduction test of every pair (no pair of the round shares a column), and
+      // phase d's swap decision on the same (so far unchanged) norms, into next
+      int anyRed = 0, swaps = 0;
 #pragma unroll
       for (int q = 0; q < JQ; q++) {
-        int pi, pj;
-        const bool live = slot_pair(s.a[q], s.b[q], lane * JQ + q, half, m, pi, pj);
-        const real gij = G[pi + pj * ldg], gii = G[pi + pi * ldg], gjj = G[pj + pj * ldg];
-        anyRed |= live && fabs(gij) > reduction_limit(gii);
-        sw[q] = live && gii > gjj;
+        int i, j;
+        const int k = q * ng + t;
+        const bool live = round_pair(k, r, m, players, half, i, j);
+        if (live) {
+          const int pi = cur[i], pj = cur[j];
+          const real gij = G[pi + pj * ldg], gii = G[pi + pi * ldg], gjj = G[pj + pj * ldg];
+          anyRed |= fabs(gij) > reduction_limit(gii);
+          const bool sw = gii > gjj;
+          next[i] = sw ? pj : pi;
+          next[j] = sw ? pi : pj;
+          swaps += sw;
+        } else if (k < half) {
+          if (i < m) next[i] = cur[i];  // a bye: the real player keeps its entry
+          if (j < m) next[j] = cur[j];
+        }
       }
-      if (__any_sync(wmask, anyRed)) {
-        const RoundOut o = reduction_round(s);
-        s = o.s;
+      if (!group_sync_or(anyRed, ng)) {
+        mySwaps += swaps;
+        if (swaps) changed = 1;
+      } else {
+        // a round with size reductions: redone from cur
+        const RoundOut o = reduction_round(r, cur, next);
         mySwaps += o.swaps;
         myReductions += o.reductions;
         if (o.swaps || o.reductions) changed = 1;
-        if (o.end) { outcome = o.end; break; }
-      } else {
-        // phase d: swaps through the permutation (G unchanged)
-#pragma unroll
-        for (int q = 0; q < JQ; q++) {
-          if (sw[q]) { slot_swap(s.a[q], s.b[q]); mySwaps++; changed = 1; }
-        }
+        if (o.end) { outcome = o.end; int* x = cur; cur = next; next = x; break; }
       }
-      // the tournament turns: arr2[0] -> arr1[1] -> ... -> arr1[half-1] -> arr2[half-1] -> ...
-      // -> arr2[0], arr1[0] fixed
-      if (half >= 2) {
-        const unsigned prevA = __shfl_sync(wmask, s.a[JQ - 1], lane > 0 ? lane - 1 : 0);
-        const unsigned nextB = __shfl_sync(wmask, s.b[0], lane + 1 < W ? lane + 1 : W - 1);
-        const unsigned b0 = __shfl_sync(wmask, s.b[0], 0);
-        unsigned mine = 0;
-#pragma unroll
-        for (int q = 0; q < JQ; q++) if (q == lastQ) mine = s.a[q];
-        const unsigned aLast = __shfl_sync(wmask, mine, lastLane);
-        Slots t;
-#pragma unroll
-        for (int q = 0; q < JQ; q++) {
-          const int k = lane * JQ + q;
-          const unsigned before = q == 0 ? prevA : s.a[q > 0 ? q - 1 : 0];
-          const unsigned after = q == JQ - 1 ? nextB : s.b[q < JQ - 1 ? q + 1 : 0];
-          t.a[q] = k == 0 ? s.a[q] : k == 1 ? b0 : before;
-          t.b[q] = k == half - 1 ? aLast : after;
-        }
-        s = t;
-      }
+      int* x = cur; cur = next; next = x;
     }
-    if (outcome == OUTCOME_UNCHANGED && __any_sync(wmask, changed)) outcome = OUTCOME_CHANGED;
+    if (outcome == OUTCOME_UNCHANGED && group_sync_or(changed, ng)) outcome = OUTCOME_CHANGED;
   } while (outcome == OUTCOME_CHANGED);
-  // the permutation back to shared memory, then the other warps are released
-  int* perm = sh->perm;
-#pragma unroll
-  for (int q = 0; q < JQ; q++) {
-    if (lane * JQ + q < half) {
-      if (PLAYER(s.a[q]) < m) perm[PLAYER(s.a[q])] = PHYS(s.a[q]);
-      if (PLAYER(s.b[q]) < m) perm[PLAYER(s.b[q])] = PHYS(s.b[q]);
-    }
+  // the permutation into perm, then the other warps are released
+  if (cur != sh->perm) {
+    for (int c = t; c < m; c += ng) sh->perm[c] = cur[c];
   }
-  if (lane == 0) { sh->cmd = CMD_DONE; sh->outcome = outcome; sh->status = status; }
+  if (t == 0) { sh->cmd = CMD_DONE; sh->outcome = outcome; sh->status = status; }
   block_sync();
   return MasterCounts{sweeps, mySwaps, myReductions};
 }
 
 // Launch bounds (the host passes its block size and blocks per multiprocessor): a single basis
-// runs JT = 512 threads with up to 128 registers each (the first warp's rounds keep their pairs
-// in registers), batches at most 64 registers per thread (JB blocks of JT threads).
+// runs JT = 512 threads with up to 128 registers each (no spills in the rounds' code), batches
+// at most 64 registers per thread (JB blocks of JT threads).
 #ifndef JT
 #define JT 1024
 #endif
@@ -510,11 +510,11 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
   const int ldg = m | 1;  // odd leading dimension: a row's elements fall in different banks
   const int players = m + (m & 1);
   const int half = players / 2;
-  const int W = nt < 32 ? nt : 32;  // lanes of the first warp
+  const int NG = group_threads();  // the threads that run the rounds
 
   // shared layout (jacobiParallelPlan in cuda.ts sizes it): [JacobiShared (128 bytes)][G][Z]
   //   [stage (stageRows x stage_ld(m) reals)][E (m doubles)][zbound (m doubles)][lg (m doubles)]
-  //   [mult (half reals)][perm (m)][lpi (half)][lpj (half)]
+  //   [mult (half reals)][perm (m)][perm2 (m)][lpi (half)][lpj (half)]
   JacobiShared* sh = jshared();
   unsigned char* p = smem + JACOBI_SHARED_BYTES;
   real* G;
@@ -529,6 +529,7 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
   double* lg = (double*)p; p += (size_t)m * sizeof(double);
   real* mult = (real*)p; p += ((size_t)half * sizeof(real) + 15) & ~(size_t)15;
   int* perm = (int*)p; p += (size_t)m * sizeof(int);
+  int* perm2 = (int*)p; p += (size_t)m * sizeof(int);
   int* lpi = (int*)p; p += (size_t)half * sizeof(int);
   int* lpj = (int*)p;
 
@@ -545,7 +546,7 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
     for (int e = tid; e < m * m; e += nt) Zo[e] = Z[e];
     return;
   }
-  if (JQ * W < half) kernel_trap();  // the host compiled too few slots per lane
+  if (JQ * NG < half) kernel_trap();  // the host compiled too few slots per thread
 
   // integer input whose Gram entries stay small updates G exactly: no drift test then
   int nonInteger = 0;
@@ -573,7 +574,7 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
     bestPotential = potential;
     sh->G = G; sh->Z = Z; sh->E = E; sh->zbound = zbound; sh->mult = mult; sh->perm = perm; sh->lpi = lpi; sh->lpj = lpj;
     sh->driftRatio = decision ? 0.0 : drift_ratio((real)0);
-    sh->m = m; sh->ldg = ldg; sh->half = half; sh->W = W;
+    sh->m = m; sh->ldg = ldg; sh->half = half; sh->ng = NG;
     sh->decision = decision;
   }
   __syncthreads();
@@ -584,9 +585,9 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
   int stalls = 0;
   for (int refresh = 0;; refresh++) {
     int passReductions = 0;  // this thread's size reductions since the last refresh
-    if (tid < 32) {
-      // the first warp runs the sweeps
-      const MasterCounts c = gInShared ? master_sweeps<true>(G, maxIterations, sweeps) : master_sweeps<false>(G, maxIterations, sweeps);
+    if (tid < NG) {
+      // the group runs the sweeps
+      const MasterCounts c = gInShared ? group_sweeps<true>(G, perm2, maxIterations, sweeps) : group_sweeps<false>(G, perm2, maxIterations, sweeps);
       sweeps = c.sweeps;
       mySwaps += c.swaps;
       myReductions += c.reductions;
