@@ -10,8 +10,11 @@ import { runLatticeBatch, type CudaBatchResult, type LatticeKernelSpec, type Lau
 
 const KERNEL_URL = new URL('./kernel.cu', import.meta.url);
 
-/** Threads per block; 0 picks from the size (for measurements; leave at 0). */
-export const jacobiParallelTuning = { threads: 0 };
+/**
+ * Threads per block, and threads of the group that runs the rounds (a multiple of 32, at most the
+ * block); 0 picks from the size (for measurements; leave at 0).
+ */
+export const jacobiParallelTuning = { threads: 0, group: 0 };
 
 /**
  * Threads per block when a few bases run alone (the host caps it at the kernel's register limit).
@@ -76,7 +79,7 @@ export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 
   const sharedBytes = fixed + align16(rows * stageRow);
   // the group that runs the rounds: whole warps, up to four (a warp per scheduler), no more than
   // the pairs need (group_threads() in kernel.cu); pairs per thread a power of two (fewer modules)
-  const groupMax = Math.min(128, Math.ceil(half / 32) * 32);
+  const groupMax = jacobiParallelTuning.group > 0 ? jacobiParallelTuning.group : Math.min(128, Math.ceil(half / 32) * 32);
   const group = threads < 32 ? threads : Math.min(Math.floor(threads / 32) * 32, groupMax);
   const slots = 2 ** Math.ceil(Math.log2(Math.max(1, Math.ceil(half / group))));
   return {

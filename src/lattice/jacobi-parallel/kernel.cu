@@ -119,6 +119,7 @@ __device__ __forceinline__ unsigned warp_members() {
 #ifndef GT
 #define GT (sizeof(real) == 4 ? 5 : 3)  // the host picks it (tiles for every thread, registers)
 #endif
+#define GRAM_PREFETCH 8
 // The stage's leading dimension: whole tiles (the columns past m are read, never stored), odd.
 __device__ __forceinline__ int stage_ld(int m) { return ((m + GT - 1) / GT * GT) | 1; }
 __device__ __noinline__ void gram(const real* __restrict__ B, real* g, int ldg, int n, int m, real* stage, int R, int* nonInteger) {
@@ -143,16 +144,45 @@ __device__ __noinline__ void gram(const real* __restrict__ B, real* g, int ldg, 
     for (int a = 0; a < GT; a++)
 #pragma unroll
       for (int b = 0; b < GT; b++) s[a][b] = 0;
+    // the next chunk's first GRAM_PREFETCH nt elements are loaded into registers before the
+    // current chunk is summed (their latency hidden behind the sums), the rest when stored
+    real pre[GRAM_PREFETCH];
+    {
+      const int rows = n < R ? n : R;
+#pragma unroll
+      for (int u = 0; u < GRAM_PREFETCH; u++) {
+        const int x = tid + u * nt;
+        if (x < rows * m) { const int c = x / rows; pre[u] = B[(size_t)c * n + (x - c * rows)]; }
+      }
+    }
     for (int t0 = 0; t0 < n; t0 += R) {
       const int rows = n - t0 < R ? n - t0 : R;
       __syncthreads();  // the previous chunk is consumed
-      for (int x = tid; x < rows * m; x += nt) {
+#pragma unroll
+      for (int u = 0; u < GRAM_PREFETCH; u++) {
+        const int x = tid + u * nt;
+        if (x < rows * m) {
+          const int c = x / rows, tt = x - c * rows;
+          const real v = pre[u];
+          stage[tt * lds + c] = v;
+          if (nonInteger && base == 0 && !(isfinite(v) && v == floor(v))) *nonInteger = 1;
+        }
+      }
+      for (int x = tid + GRAM_PREFETCH * nt; x < rows * m; x += nt) {
         const int c = x / rows, tt = x - c * rows;
         const real v = B[(size_t)c * n + t0 + tt];
         stage[tt * lds + c] = v;
         if (nonInteger && base == 0 && !(isfinite(v) && v == floor(v))) *nonInteger = 1;
       }
       __syncthreads();
+      if (t0 + R < n) {
+        const int t1 = t0 + R, rows1 = n - t1 < R ? n - t1 : R;
+#pragma unroll
+        for (int u = 0; u < GRAM_PREFETCH; u++) {
+          const int x = tid + u * nt;
+          if (x < rows1 * m) { const int c = x / rows1; pre[u] = B[(size_t)c * n + t1 + (x - c * rows1)]; }
+        }
+      }
       if (active) {
         for (int tt = 0; tt < rows; tt++) {
           const real* row = stage + tt * lds;
@@ -343,6 +373,7 @@ struct JacobiShared {
   double driftRatio;
   int m, ldg, half, ng;
   int cmd, outcome, status, decision;
+  int permOff, perm2Off;  // byte offsets of perm and perm2 in the shared memory
 };
 #define JACOBI_SHARED_BYTES 128
 static_assert(sizeof(JacobiShared) <= JACOBI_SHARED_BYTES, "JacobiShared outgrew its place");
@@ -426,14 +457,14 @@ struct MasterCounts { int sweeps, swaps, reductions; };
 // (derived from smem here, so that its loads are shared-memory loads with 32-bit addresses),
 // else at Gglobal.
 template <bool GS>
-__device__ __noinline__ MasterCounts group_sweeps(const real* Gglobal, int* perm2, int maxIterations, int sweeps) {
+__device__ __noinline__ MasterCounts group_sweeps(const real* Gglobal, int maxIterations, int sweeps) {
   JacobiShared* sh = jshared();
   const real* G = GS ? (const real*)(smem + JACOBI_SHARED_BYTES) : Gglobal;
   const int t = threadIdx.x;
   const int m = sh->m, ldg = sh->ldg, half = sh->half, ng = sh->ng;
   const int players = 2 * half, rounds = players - 1;
-  int* cur = sh->perm;
-  int* next = perm2;
+  // the two perm arrays through offsets from smem: shared-memory accesses, 32-bit addresses
+  int curOff = sh->permOff, nextOff = sh->perm2Off;
   int mySwaps = 0, myReductions = 0;
   int status = STATUS_OK, outcome = OUTCOME_UNCHANGED;
   do {
@@ -441,15 +472,22 @@ __device__ __noinline__ MasterCounts group_sweeps(const real* Gglobal, int* perm
     sweeps++;
     int changed = 0;
     outcome = OUTCOME_UNCHANGED;
+    // the pairs of the next round are computed ahead (before the barrier that ends a round)
+    int pairI[JQ], pairJ[JQ];
+    bool plive[JQ];
+#pragma unroll
+    for (int q = 0; q < JQ; q++) plive[q] = round_pair(q * ng + t, 0, m, players, half, pairI[q], pairJ[q]);
     for (int r = 0; r < rounds; r++) {
+      int* cur = (int*)(smem + curOff);
+      int* next = (int*)(smem + nextOff);
       // phase a: the reduction test of every pair (no pair of the round shares a column), and
       // phase d's swap decision on the same (so far unchanged) norms, into next
       int anyRed = 0, swaps = 0;
 #pragma unroll
       for (int q = 0; q < JQ; q++) {
-        int i, j;
+        const int i = pairI[q], j = pairJ[q];
         const int k = q * ng + t;
-        const bool live = round_pair(k, r, m, players, half, i, j);
+        const bool live = plive[q];
         if (live) {
           const int pi = cur[i], pj = cur[j];
           const real gij = G[pi + pj * ldg], gii = G[pi + pi * ldg], gjj = G[pj + pj * ldg];
@@ -463,6 +501,10 @@ __device__ __noinline__ MasterCounts group_sweeps(const real* Gglobal, int* perm
           if (j < m) next[j] = cur[j];
         }
       }
+      if (r + 1 < rounds) {
+#pragma unroll
+        for (int q = 0; q < JQ; q++) plive[q] = round_pair(q * ng + t, r + 1, m, players, half, pairI[q], pairJ[q]);
+      }
       if (!group_sync_or(anyRed, ng)) {
         mySwaps += swaps;
         if (swaps) changed = 1;
@@ -472,15 +514,17 @@ __device__ __noinline__ MasterCounts group_sweeps(const real* Gglobal, int* perm
         mySwaps += o.swaps;
         myReductions += o.reductions;
         if (o.swaps || o.reductions) changed = 1;
-        if (o.end) { outcome = o.end; int* x = cur; cur = next; next = x; break; }
+        if (o.end) { outcome = o.end; const int x = curOff; curOff = nextOff; nextOff = x; break; }
       }
-      int* x = cur; cur = next; next = x;
+      const int x = curOff; curOff = nextOff; nextOff = x;
     }
     if (outcome == OUTCOME_UNCHANGED && group_sync_or(changed, ng)) outcome = OUTCOME_CHANGED;
   } while (outcome == OUTCOME_CHANGED);
   // the permutation into perm, then the other warps are released
-  if (cur != sh->perm) {
-    for (int c = t; c < m; c += ng) sh->perm[c] = cur[c];
+  if (curOff != sh->permOff) {
+    const int* cur = (const int*)(smem + curOff);
+    int* perm = (int*)(smem + sh->permOff);
+    for (int c = t; c < m; c += ng) perm[c] = cur[c];
   }
   if (t == 0) { sh->cmd = CMD_DONE; sh->outcome = outcome; sh->status = status; }
   block_sync();
@@ -575,6 +619,7 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
     sh->G = G; sh->Z = Z; sh->E = E; sh->zbound = zbound; sh->mult = mult; sh->perm = perm; sh->lpi = lpi; sh->lpj = lpj;
     sh->driftRatio = decision ? 0.0 : drift_ratio((real)0);
     sh->m = m; sh->ldg = ldg; sh->half = half; sh->ng = NG;
+    sh->permOff = (int)((unsigned char*)perm - smem); sh->perm2Off = (int)((unsigned char*)perm2 - smem);
     sh->decision = decision;
   }
   __syncthreads();
@@ -587,7 +632,7 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
     int passReductions = 0;  // this thread's size reductions since the last refresh
     if (tid < NG) {
       // the group runs the sweeps
-      const MasterCounts c = gInShared ? group_sweeps<true>(G, perm2, maxIterations, sweeps) : group_sweeps<false>(G, perm2, maxIterations, sweeps);
+      const MasterCounts c = gInShared ? group_sweeps<true>(G, maxIterations, sweeps) : group_sweeps<false>(G, maxIterations, sweeps);
       sweeps = c.sweeps;
       mySwaps += c.swaps;
       myReductions += c.reductions;
