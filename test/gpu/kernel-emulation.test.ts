@@ -41,8 +41,10 @@ int main() {
   if (fread(B.data(), sizeof(real), B.size(), stdin) != B.size()) return 1;
   std::vector<double> Z((size_t)batch * m * m, -1e30), Zs((size_t)batch * m * m, -1e30);
   std::vector<real> Gs((size_t)batch * m * (m | 1), (real)-1e30);
+  const int players = m + (m & 1);
+  std::vector<unsigned> Hs((size_t)batch * (players - 1) * (players / 2) + 1, 0xffffffffu);
   std::vector<int> st((size_t)batch * 5, 0);
-  if (emu_launch(batch, dim3{(unsigned)nt, 1, 1}, shared, [&] { jacobi_parallel(B.data(), Bo.data(), Z.data(), Zs.data(), Gs.data(), st.data(), n, m, maxIter, gs, zs, rows); })) return 2;
+  if (emu_launch(batch, dim3{(unsigned)nt, 1, 1}, shared, [&] { jacobi_parallel(B.data(), Bo.data(), Z.data(), Zs.data(), Gs.data(), Hs.data(), st.data(), n, m, maxIter, gs, zs, rows); })) return 2;
   fwrite(Bo.data(), sizeof(real), Bo.size(), stdout);
   fwrite(Z.data(), 8, Z.size(), stdout);
   fwrite(st.data(), 4, st.size(), stdout);
