@@ -5,7 +5,7 @@
  * That is faithful for kernels whose threads meet only at block-wide barriers (from any place in the
  * code: the barrier counts threads) and at warp-wide calls made by every thread of a warp together
  * (__syncwarp, __shfl_sync, __ballot_sync, __any_sync: each a barrier over the warp's threads; no
- * implicit warp lockstep), which is what the lattice kernels are written to; it catches logic errors, wrong indices and missing barriers that
+ * implicit warp lockstep) or of a named barrier's group (emu_bar_red_or), which is what the lattice kernels are written to; it catches logic errors, wrong indices and missing barriers that
  * show up as different results, not performance problems.
  *
  * Arithmetic: g++ with -ffp-contract=off does what nvcc does with -fmad=false (every product and
@@ -28,6 +28,7 @@ export const EMULATION_HEADER = String.raw`
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 #include <sys/mman.h>
@@ -87,6 +88,21 @@ inline int __any_sync(unsigned mask, int p) { return __ballot_sync(mask, p) != 0
 inline int __ffs(unsigned x) { return __builtin_ffs((int)x); }
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 [[noreturn]] inline void __trap() { std::abort(); }
+// Named barriers with an OR over the arriving threads (bar.red.or.pred id, count): made by the
+// first caller of each launch with its count.
+struct EmuNamed { std::mutex mu; std::unique_ptr<std::barrier<>> bar; std::atomic<int> orv[3]; };
+static EmuNamed emu_named[4];
+thread_local int emu_named_gen[4];
+inline int emu_bar_red_or(int id, unsigned count, int p) {
+  EmuNamed& e = emu_named[id];
+  { std::lock_guard<std::mutex> lock(e.mu); if (!e.bar) e.bar.reset(new std::barrier<>(count)); }
+  const int g = emu_named_gen[id]; emu_named_gen[id] = (g + 1) % 3;
+  if (p) e.orv[g].store(1);
+  e.bar->arrive_and_wait();
+  const int r = e.orv[g].load();
+  if (threadIdx.x == 0 && threadIdx.y == 0) e.orv[(g + 2) % 3].store(0);
+  return r;
+}
 inline int __syncthreads_or(int p) {
   const int g = emu_generation; emu_generation = (emu_generation + 1) % 3;
   if (p) emu_or[g].store(1);
@@ -97,11 +113,6 @@ inline int __syncthreads_or(int p) {
 }
 inline int atomicAdd(int* a, int v) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); }
 inline int atomicOr(int* a, int v) { return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); }
-inline int atomicMin(int* a, int v) {
-  int old = __atomic_load_n(a, __ATOMIC_SEQ_CST);
-  while (old > v && !__atomic_compare_exchange_n(a, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {}
-  return old;
-}
 inline unsigned long long atomicMax(unsigned long long* a, unsigned long long v) {
   unsigned long long old = __atomic_load_n(a, __ATOMIC_SEQ_CST);
   while (old < v && !__atomic_compare_exchange_n(a, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {}
@@ -134,9 +145,11 @@ template <class F> int emu_launch(unsigned grid, dim3 block, size_t sharedBytes,
       emu_warp_barriers.push_back(warps.back().get());
     }
     for (auto& o : emu_or) o = 0;
+    for (auto& e : emu_named) { e.bar.reset(); for (auto& o : e.orv) o = 0; }
     std::vector<std::thread> threads;
     for (unsigned t = 0; t < nt; t++) threads.emplace_back([&, t] {
       threadIdx = dim3{t % block.x, t / block.x, 1}; emu_generation = 0;
+      for (auto& g : emu_named_gen) g = 0;
       kernel();
     });
     for (auto& t : threads) t.join();

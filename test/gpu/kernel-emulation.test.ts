@@ -41,10 +41,8 @@ int main() {
   if (fread(B.data(), sizeof(real), B.size(), stdin) != B.size()) return 1;
   std::vector<double> Z((size_t)batch * m * m, -1e30), Zs((size_t)batch * m * m, -1e30);
   std::vector<real> Gs((size_t)batch * m * (m | 1), (real)-1e30);
-  const int players = m + (m & 1);
-  std::vector<unsigned> Hs((size_t)batch * (players - 1) * (players / 2) + 1, 0xffffffffu);
   std::vector<int> st((size_t)batch * 5, 0);
-  if (emu_launch(batch, dim3{(unsigned)nt, 1, 1}, shared, [&] { jacobi_parallel(B.data(), Bo.data(), Z.data(), Zs.data(), Gs.data(), Hs.data(), st.data(), n, m, maxIter, gs, zs, rows); })) return 2;
+  if (emu_launch(batch, dim3{(unsigned)nt, 1, 1}, shared, [&] { jacobi_parallel(B.data(), Bo.data(), Z.data(), Zs.data(), Gs.data(), st.data(), n, m, maxIter, gs, zs, rows); })) return 2;
   fwrite(Bo.data(), sizeof(real), Bo.size(), stdout);
   fwrite(Z.data(), 8, Z.size(), stdout);
   fwrite(st.data(), 4, st.size(), stdout);
@@ -119,6 +117,8 @@ interface EmuKernel {
 }
 
 const H100_SHARED = 232448;
+/** Added to a Jacobi launch variant's thread count: the rounds on a group of two warps (mode 1). */
+const GROUP_MODE = 10000;
 
 const KERNELS: EmuKernel[] = [
   {
@@ -126,17 +126,23 @@ const KERNELS: EmuKernel[] = [
     cpu: jacobiParallelCpu,
     kernelFile: fileURLToPath(new URL('../../src/lattice/jacobi-parallel/kernel.cu', import.meta.url)),
     main: JACOBI_MAIN,
+    // threads + GROUP_MODE: the rounds on a group of two warps (mode 1, which the host picks from
+    // 65 pairs on), else the host's mode (the first warp alone for these sizes)
     plan(n, m, precision, threads, sharedLimit) {
-      jacobiParallelTuning.threads = threads;
+      jacobiParallelTuning.threads = threads % GROUP_MODE;
+      if (threads >= GROUP_MODE) { jacobiParallelTuning.mode = 1; jacobiParallelTuning.group = 64; }
       try {
         return jacobiParallelPlan(n, m, precision, PARAMS, device(sharedLimit));
       } finally {
         jacobiParallelTuning.threads = 0;
+        jacobiParallelTuning.mode = -1;
+        jacobiParallelTuning.group = 0;
       }
     },
     variants(n, m, precision) {
       // everything in shared memory; G only (Z one byte short); neither; neither, and B staged
-      // one row at a time for G = B^T B (the rounds on a first warp of 8 or 4 lanes, of 96 lanes)
+      // one row at a time for G = B^T B (the rounds on a first warp of 8 or 4 lanes, of 96 lanes);
+      // the rounds on a group of two warps, with everything in shared memory and with neither
       const at = (limit: number) => this.plan(n, m, precision, 0, limit);
       const all = at(H100_SHARED).sharedBytes;
       const gOnly = all - 1;
@@ -144,7 +150,7 @@ const KERNELS: EmuKernel[] = [
       while (at(none).scratchBytesPerBasis[1] === 0) none -= 16;
       let tight = none;
       while (Number(at(tight).extraArgs[3]) > 1) tight -= 4;
-      return [[0, H100_SHARED], [32, gOnly], [m > 8 ? 8 : 4, none], [96, tight]];
+      return [[0, H100_SHARED], [32, gOnly], [m > 8 ? 8 : 4, none], [96, tight], [GROUP_MODE + 96, H100_SHARED], [GROUP_MODE + 64, none]];
     },
     header: (plan) => ({ ints: plan.extraArgs.slice(1).map(Number), doubles: [] }),
   },

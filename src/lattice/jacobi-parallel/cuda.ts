@@ -3,7 +3,6 @@
  * basis, kernel.cu beside this file. The kernel mirrors cpu.ts step for step; compiled with
  * -fmad=false (no fused multiply-add, as JavaScript computes) it gives the same Z, bit for bit.
  */
-import { InvalidArgumentError } from '../../core/errors.js';
 import type { AlgoParams } from '../types.js';
 import type { DeviceProperties } from '../../gpu/context.js';
 import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
@@ -11,13 +10,17 @@ import { runLatticeBatch, type CudaBatchResult, type LatticeKernelSpec, type Lau
 
 const KERNEL_URL = new URL('./kernel.cu', import.meta.url);
 
-/** Threads per block; 0 picks from the size (for measurements; leave at 0). */
-export const jacobiParallelTuning = { threads: 0 };
+/**
+ * Threads per block, threads of the group that runs the rounds in mode 1 (a multiple of 32, at
+ * most the block), and the mode (0: the first warp alone, 1: the group); 0 / -1 pick from the size
+ * (for measurements; leave them).
+ */
+export const jacobiParallelTuning = { threads: 0, group: 0, mode: -1 };
 
 /**
  * Threads per block when a few bases run alone (the host caps it at the kernel's register limit).
- * The first warp simulates the rounds; the whole block checks them, and computes G = B^T B, B_in Z and
- * the rounds with multipliers. 512 rather than 1024: up to 128 registers per
+ * The rounds run on a group of up to four warps; the other threads help with G = B^T B, B_in Z and the
+ * update phases of the rounds with multipliers. 512 rather than 1024: up to 128 registers per
  * thread (launch bounds), so that the first warp keeps its pairs in registers without spilling.
  */
 const SINGLE_THREADS = 512;
@@ -35,12 +38,11 @@ const align16 = (x: number): number => Math.ceil(x / 16) * 16;
  * and Z in shared memory where they fit (G first), then the stage of STAGE_ROWS rows of B (fewer
  * where room is short, at least one), then the small arrays in the kernel's order: E, zbound and
  * the logs (m doubles each), mult (half reals, padded to 16 bytes), perm and perm2 (m ints each),
- * lpi and lpj (half ints each); the history of the simulated rounds in global scratch. The module is
- * compiled with JQ pairs per lane of the first warp, GT x GT tiles of G per thread and launch
- * bounds JT threads, JB blocks per multiprocessor.
+ * lpi and lpj (half ints each). The module is compiled with the mode JMODE, a group of up to JG
+ * threads that run the rounds (mode 1), JQ pairs per thread, GT x GT tiles of G per thread and launch bounds JT threads, JB
+ * blocks per multiprocessor.
  */
 export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties, batch = 1 << 20): LaunchPlan {
-  if (m > 32767) throw new InvalidArgumentError(`jacobi-parallel on the GPU takes at most 32767 columns, got ${m}`);
   const elt = precision === 'float32' ? 4 : 8;
   const ldg = m | 1;
   const half = (m + (m & 1)) / 2;
@@ -76,16 +78,21 @@ export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 
   let rows = Math.max(1, Math.min(STAGE_ROWS, n));
   while (rows > 1 && fixed + align16(rows * stageRow) > limit) rows--;
   const sharedBytes = fixed + align16(rows * stageRow);
-  // pairs per lane of the first warp, which simulates the rounds: a power of two (fewer modules)
-  const slots = 2 ** Math.ceil(Math.log2(Math.max(1, Math.ceil(half / Math.min(32, threads)))));
-  // the simulated rounds' history: one word per pair and round
-  const histBytes = (2 * half - 1) * half * 4;
+  // who runs the rounds (JMODE in kernel.cu): up to 64 pairs the first warp alone (mode 0, pairs
+  // in registers, shuffles); more, a group of whole warps, up to four (a warp per scheduler), no
+  // more than the pairs need (mode 1, group_threads() in kernel.cu; measured on the H100: 200 x 200
+  // 0.62 ms against 0.74 ms in mode 0, 100 x 100 0.21 ms against 0.19 ms). Pairs per thread a
+  // power of two (fewer modules).
+  const mode = jacobiParallelTuning.mode >= 0 ? jacobiParallelTuning.mode : half <= 64 ? 0 : 1;
+  const groupMax = jacobiParallelTuning.group > 0 ? jacobiParallelTuning.group : Math.min(128, Math.ceil(half / 32) * 32);
+  const group = threads < 32 ? threads : mode === 0 ? 32 : Math.min(Math.floor(threads / 32) * 32, groupMax);
+  const slots = 2 ** Math.ceil(Math.log2(Math.max(1, Math.ceil(half / group))));
   return {
     threads,
     sharedBytes,
-    scratchBytesPerBasis: [zInShared ? 0 : zBytes, gInShared ? 0 : m * ldg * elt, histBytes],
+    scratchBytesPerBasis: [zInShared ? 0 : zBytes, gInShared ? 0 : m * ldg * elt],
     extraArgs: [p.maxIterations, gInShared ? 1 : 0, zInShared ? 1 : 0, rows],
-    defines: { JQ: slots, GT: tile, JT: threads, JB: minBlocks },
+    defines: { JMODE: mode, JG: groupMax, JQ: slots, GT: tile, JT: threads, JB: minBlocks },
   };
 }
 
@@ -98,7 +105,7 @@ export const jacobiParallelSpec: LatticeKernelSpec = {
       defines: { REAL: precision === 'float32' ? 'float' : 'double', ...plan.defines },
       options: ['-fmad=false'],
     });
-    return mod.kernel('jacobi_parallel', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32']);
+    return mod.kernel('jacobi_parallel', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32']);
   },
   plan: jacobiParallelPlan,
 };

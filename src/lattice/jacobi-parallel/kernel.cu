@@ -23,24 +23,23 @@
 //   last refresh (or in exact integer arithmetic); otherwise G is recomputed from B (a refresh), E = diag(G), and the sweeps go on
 //   unless the potential stopped falling MAX_STALLS times or the refreshes ran out.
 //
-// Mapping (speculation): a round without a size reduction leaves G as it is and only swaps perm
-// entries where G(pi,pi) > G(pj,pj); all but a few rounds of a large basis are such. So the first
-// warp runs the rest of the sweep as if no round had a reduction, with each pair's players, perm
-// entries and norms in registers (the tournament turns by shuffles; no barrier, no shared
-// memory), writing each pair's perm entries before the round to a history. Then the whole block
-// checks every (round, pair) of the history for a size reduction in parallel. If none, the
-// simulation stands; else the rounds before the first such round rs stand, the permutation is set
-// back to the history's entry for rs, and the block runs round rs as the reference does (phases
-// a-d with block barriers; b and c only when a pair has a multiplier), and the first warp goes on
-// from rs + 1. The results are those of running every round in order. G = B^T B stages B through
-// shared memory; the closing B_in Z takes a column per warp and only the nonzero entries of Z.
+// Mapping: the rounds run on a group of up to four warps at the start of the block (JG threads,
+// one warp per scheduler), JQ pairs per thread. Phase a's test and phase d's swap decision (on
+// the norms as they stand) are made together, the permutation entries written to a second perm
+// array, and one barrier over the group (named barrier 1, which also ORs the tests) ends the
+// round: a round without a size reduction (all but a few of a large basis) costs that one small
+// barrier and no block barrier. A round with a multiplier is redone from the first perm array:
+// phases b and c by the whole block (the other warps wait at a block barrier for that command,
+// or for the end of the sweeps), then the drift test and the swaps on the updated norms. G = B^T B
+// stages B through shared memory; the closing B_in Z takes a column per warp and only the nonzero
+// entries of Z.
 //
 // The chess-tournament pairs are computed in closed form from the round number (the arrays of the
 // paper turn one place round a circle each round, arr1[0] fixed; see chess-ordering.ts).
 //
 // -D parameters: REAL = float | double, the working precision of B and G (Z is always double);
-// JQ: pairs per lane of the first warp in the simulation (JQ min(32, threads) >= half); GT: tile
-// of G per thread; JT, JB: launch bounds.
+// JG, JQ: threads of the group that runs the rounds and pairs per thread (JQ JG >= half); GT:
+// tile of G per thread; JT, JB: launch bounds.
 // G and the working Z (in permuted column order) live in shared memory when the host found room
 // (flags gInShared, zInShared), else in global scratch; generic pointers reach either.
 //
@@ -92,8 +91,9 @@ __device__ __forceinline__ double round_half_away(double q) { return round(q); }
 // The dynamic shared memory (the host sizes it; see the layout in jacobi_parallel).
 extern __shared__ __align__(16) unsigned char smem[];
 
-// Block primitives (bar.sync counts threads, not code locations, on sm_70 and up; the CPU
-// emulator's barrier likewise).
+// Block primitives. The warps outside the group wait at a block barrier that the group reaches
+// from another place in the code (bar.sync counts threads, not code locations, on sm_70 and up;
+// the CPU emulator's barrier likewise).
 #ifdef __CUDA_ARCH__
 __device__ __forceinline__ void block_sync() { asm volatile("bar.sync 0;" ::: "memory"); }
 __device__ __forceinline__ void kernel_trap() { asm volatile("trap;"); }
@@ -304,15 +304,41 @@ __device__ __noinline__ void update_phases(real* G, double* Z, const real* mult,
   block_sync();
 }
 
-// Shared words at the start of the dynamic shared memory.
-struct JacobiShared {
-  int firstRed;  // the first round of the simulated ones with a size reduction (rounds: none)
-  int flags;     // of a round run by the block: 1 overflow, 2 drift
-  int decision;
-};
-#define JACOBI_SHARED_BYTES 128
-static_assert(sizeof(JacobiShared) <= JACOBI_SHARED_BYTES, "JacobiShared outgrew its place");
-__device__ __forceinline__ JacobiShared* jshared() { return (JacobiShared*)smem; }
+// The rounds run on a group of NG = group_threads() threads at the start of the block (up to four
+// warps, one per scheduler; JG from the host); each takes JQ pairs of a round (slot k = q NG + t).
+#ifndef JQ
+#define JQ 1
+#endif
+#ifndef JG
+#define JG 128
+#endif
+#ifndef JMODE
+#define JMODE 1
+#endif
+__device__ __forceinline__ int group_threads() {
+  const int nt = blockDim.x;
+  if (nt < 32) return nt;
+  const int whole = nt / 32 * 32;
+  return whole < JG ? whole : JG;
+}
+
+// A barrier over the group that also ORs p over it. One warp (or less): __syncwarp orders its
+// shared-memory accesses and a vote ORs; several warps: named barrier 1 with a reduction.
+#ifdef __CUDA_ARCH__
+__device__ __forceinline__ int group_sync_or(int p, int ng) {
+  if (ng <= 32) {
+    const unsigned mask = ng == 32 ? 0xffffffffu : (1u << ng) - 1u;
+    __syncwarp(mask);
+    return __any_sync(mask, p);
+  }
+  int r;
+  asm volatile("{\n\t.reg .pred q, o;\n\tsetp.ne.s32 q, %1, 0;\n\tbar.red.or.pred o, 1, %2, q;\n\tselp.s32 %0, 1, 0, o;\n\t}"
+               : "=r"(r) : "r"(p), "r"(ng) : "memory");
+  return r;
+}
+#else
+inline int group_sync_or(int p, int ng) { return emu_bar_red_or(1, ng, p); }
+#endif
 
 // Player at position s of the tournament circle in round r (see chess-ordering.ts): the circle of
 // players - 1 places holds arr1[1..half-1] then arr2[half-1..0] and turns one place per round.
@@ -324,120 +350,383 @@ __device__ __forceinline__ int circle_at(int s, int r, int players, int half) {
   return s0 < half - 1 ? s0 + 1 : players + half - 2 - s0;
 }
 
-// The players of pair k in round r: a = arr1[k], b = arr2[k].
-__device__ __forceinline__ void round_players(int k, int r, int players, int half, int& a, int& b) {
-  a = k == 0 ? 0 : circle_at(k - 1, r, players, half);
-  b = circle_at(k == 0 ? players - 2 : players - 2 - k, r, players, half);
+// Pair k of round r: (i, j) = (min, max) of its players; false for a bye or an empty slot.
+__device__ __forceinline__ bool round_pair(int k, int r, int m, int players, int half, int& i, int& j) {
+  const int a = k == 0 ? 0 : circle_at(k - 1, r, players, half);
+  const int b = circle_at(k == 0 ? players - 2 : players - 2 - k, r, players, half);
+  i = a < b ? a : b;
+  j = a < b ? b : a;
+  return k < half && j < m;
 }
 
-// Slots per lane of the first warp in the simulation (the host compiles JQ >= half / 32).
-#ifndef JQ
-#define JQ 4
-#endif
+#define CMD_UPDATE 1
+#define CMD_DONE 2
 
-// A history entry (one per pair and round): the perm entries of the pair's arr1 and arr2 players
-// before the round, and whether the round swapped them.
-#define HIST_A(h) ((int)((h) & 0x7fffu))
-#define HIST_B(h) ((int)(((h) >> 15) & 0x7fffu))
-#define HIST_SWAP(h) ((int)(((h) >> 30) & 1u))
+// What the rounds share, at the start of the dynamic shared memory (the group's functions find it
+// there instead of keeping the pointers in registers).
+struct JacobiShared {
+  real* G;
+  double* Z;
+  double* E;
+  double* zbound;
+  real* mult;
+  int* perm;
+  int* lpi;
+  int* lpj;
+  double driftRatio;
+  int m, ldg, half, ng;
+  int cmd, outcome, status, decision;
+  int permOff, perm2Off;  // byte offsets of perm and perm2 in the shared memory
+};
+#define JACOBI_SHARED_BYTES 128
+static_assert(sizeof(JacobiShared) <= JACOBI_SHARED_BYTES, "JacobiShared outgrew its place");
+__device__ __forceinline__ JacobiShared* jshared() { return (JacobiShared*)smem; }
 
-// A player's state in the simulation: (logical column << 16) | physical column (perm entry).
-#define PLAYER(s) ((int)((s) >> 16))
-#define PHYS(s) ((int)((s) & 0xffffu))
+struct RoundOut { int swaps, reductions, end; };
 
-// The rounds r0 .. rounds - 1 of a sweep as they go when no pair of them has a size reduction, by
-// the first warp alone (W = min(32, blockDim.x) lanes), from the permutation perm: then G does
-// not change, and a round only swaps perm entries where G(pi,pi) > G(pj,pj). Lane l holds pairs
-// l JQ .. l JQ + JQ - 1 in registers, each player as its logical column, its perm entry and its
-// norm G(p,p); the tournament turns by shuffles; no memory access but the history (hist, global)
-// on the way. The permutation after the last round goes to perm2. Whether the rounds had size
-// reductions after all is checked afterwards by the whole block, from the history.
-template <bool GS>
-__device__ __noinline__ void simulate(const real* Gany, const int* perm, int* perm2, unsigned* hist, int r0, int m, int ldg) {
-  const real* G = GS ? (const real*)(smem + JACOBI_SHARED_BYTES) : Gany;
-  const int lane = threadIdx.x;
-  const int nt = blockDim.x;
-  const int W = nt < 32 ? nt : 32;
-  const unsigned wmask = W == 32 ? 0xffffffffu : (1u << W) - 1u;
-  const int players = m + (m & 1), half = players / 2, rounds = players - 1;
-  const int lastLane = (half - 1) / JQ, lastQ = (half - 1) - lastLane * JQ;
-  unsigned sa[JQ], sb[JQ];
-  real da[JQ], db[JQ];
+// A whole round with size reductions (rare on large bases), by the group, on the permutation cur
+// (the swaps go to next): multipliers, the transform's overflow check and the drift scales as the
+// reference does them, phases b and c by the whole block (the other warps are called in), then
+// the drift test and the swaps on the updated norms. end: OUTCOME_OVERFLOW / OUTCOME_DRIFT when
+// the sweep ends after this round (the same in every thread of the group).
+__device__ __noinline__ RoundOut reduction_round(int r, const int* cur, int* next) {
+  JacobiShared* sh = jshared();
+  real* G = sh->G;
+  const int m = sh->m, ldg = sh->ldg, half = sh->half, ng = sh->ng, t = threadIdx.x;
+  const int players = 2 * half;
+  RoundOut o;
+  o.swaps = 0; o.reductions = 0; o.end = 0;
+  int ovf = 0, anyMult = 0;
+  real rk[JQ];
+  int pi[JQ], pj[JQ], li[JQ], lj[JQ];
+  bool live[JQ];
 #pragma unroll
   for (int q = 0; q < JQ; q++) {
-    const int k = lane * JQ + q;
-    int a = 0, b = 0;
-    if (k < half) round_players(k, r0, players, half, a, b);
-    const int pa = a < m ? perm[a] : 0, pb = b < m ? perm[b] : 0;
-    sa[q] = ((unsigned)a << 16) | (unsigned)pa;
-    sb[q] = ((unsigned)b << 16) | (unsigned)pb;
-    da[q] = G[pa + pa * ldg];
-    db[q] = G[pb + pb * ldg];
-  }
-  for (int r = r0; r < rounds; r++) {
-    unsigned* hr = hist + (size_t)r * half;
-#pragma unroll
-    for (int q = 0; q < JQ; q++) {
-      const int k = lane * JQ + q;
-      if (k < half) {
-        const int ia = PLAYER(sa[q]), ib = PLAYER(sb[q]);
-        const bool aFirst = ia < ib;  // (i, j) = (min, max) of the logical columns
-        const real gi = aFirst ? da[q] : db[q], gj = aFirst ? db[q] : da[q];
-        const bool sw = ia < m && ib < m && gi > gj;
-        hr[k] = (sa[q] & 0xffffu) | ((sb[q] & 0xffffu) << 15) | ((unsigned)sw << 30);
-        if (sw) {
-          const unsigned x = sa[q];
-          sa[q] = (sa[q] & 0xffff0000u) | (sb[q] & 0xffffu);
-          sb[q] = (sb[q] & 0xffff0000u) | (x & 0xffffu);
-          const real y = da[q]; da[q] = db[q]; db[q] = y;
+    const int k = q * ng + t;
+    live[q] = round_pair(k, r, m, players, half, li[q], lj[q]);
+    rk[q] = 0;
+    pi[q] = 0; pj[q] = 0;
+    if (live[q]) {
+      pi[q] = cur[li[q]]; pj[q] = cur[lj[q]];
+      const real gij = G[pi[q] + pj[q] * ldg], gii = G[pi[q] + pi[q] * ldg];
+      if (fabs(gij) > reduction_limit(gii)) {
+        const real qq = round_half_away(gij / gii);
+        const double rq = (double)qq;
+        if (!transform_update_fits(sh->Z, sh->zbound, m, pi[q], pj[q], rq)) {
+          ovf = 1;  // overflow: no update, the run ends after this round
+        } else {
+          rk[q] = qq;
+          sh->E[pj[q]] = fmax(sh->E[pj[q]], rq * rq * sh->E[pi[q]]);
+          sh->zbound[pj[q]] = (sh->zbound[pj[q]] + fabs(rq) * sh->zbound[pi[q]]) * (1.0 + 1.0 / 1125899906842624.0);
+          o.reductions++;
+          anyMult = 1;
         }
       }
     }
-    // the tournament turns: arr2[0] -> arr1[1] -> ... -> arr1[half-1] -> arr2[half-1] -> ...
-    // -> arr2[0], arr1[0] fixed
-    if (half >= 2) {
-      const int left = lane > 0 ? lane - 1 : 0, right = lane + 1 < W ? lane + 1 : W - 1;
-      const unsigned prevA = __shfl_sync(wmask, sa[JQ - 1], left);
-      const real prevDa = __shfl_sync(wmask, da[JQ - 1], left);
-      const unsigned nextB = __shfl_sync(wmask, sb[0], right);
-      const real nextDb = __shfl_sync(wmask, db[0], right);
-      const unsigned b0 = __shfl_sync(wmask, sb[0], 0);
-      const real db0 = __shfl_sync(wmask, db[0], 0);
-      unsigned mine = 0;
-      real mineD = 0;
+    if (k < half) { sh->mult[k] = rk[q]; sh->lpi[k] = pi[q]; sh->lpj[k] = pj[q]; }
+  }
+  ovf = group_sync_or(ovf, ng);
+  if (group_sync_or(anyMult, ng)) {
+    if (t == 0) sh->cmd = CMD_UPDATE;
+    block_sync();  // the command: the other warps join phases b and c
+    update_phases(G, sh->Z, sh->mult, sh->lpi, sh->lpj, ldg, m, half);
+  }
+  int drift = 0;
+  const double driftRatio = sh->driftRatio;
 #pragma unroll
-      for (int q = 0; q < JQ; q++) if (q == lastQ) { mine = sa[q]; mineD = da[q]; }
-      const unsigned aLast = __shfl_sync(wmask, mine, lastLane);
-      const real daLast = __shfl_sync(wmask, mineD, lastLane);
-      unsigned na[JQ], nb[JQ];
-      real nda[JQ], ndb[JQ];
+  for (int q = 0; q < JQ; q++) {
+    if (!live[q]) continue;
+    const real gii = G[pi[q] + pi[q] * ldg], gjj = G[pj[q] + pj[q] * ldg];
+    if (rk[q] != 0 && !((double)gjj > sh->E[pj[q]] * driftRatio)) drift = 1;
+    // phase d: swaps through the permutation
+    const bool sw = gii > gjj;
+    next[li[q]] = sw ? pj[q] : pi[q];
+    next[lj[q]] = sw ? pi[q] : pj[q];
+    if (sw) o.swaps++;
+  }
+  drift = group_sync_or(drift, ng);
+  o.end = ovf ? OUTCOME_OVERFLOW : drift ? OUTCOME_DRIFT : 0;
+  return o;
+}
+
+// Counts of one call of group_sweeps (per thread).
+struct MasterCounts { int sweeps, swaps, reductions; };
+
+// The sweeps of one refresh, by the group. The permutation is double-buffered (perm, perm2): a
+// round reads cur and writes every player's entry, swapped or not, to next, and the barrier that
+// ORs the reduction tests over the group also orders those writes before the next round's reads.
+// On return the permutation is in perm and the outcome and status in the shared words, and the
+// other warps are released. GS: G lies at the start of the shared memory after JacobiShared
+// (derived from smem here, so that its loads are shared-memory loads with 32-bit addresses),
+// else at Gglobal.
+template <bool GS>
+__device__ __noinline__ MasterCounts group_sweeps(const real* Gglobal, int maxIterations, int sweeps) {
+  JacobiShared* sh = jshared();
+  const real* G = GS ? (const real*)(smem + JACOBI_SHARED_BYTES) : Gglobal;
+  const int t = threadIdx.x;
+  const int m = sh->m, ldg = sh->ldg, half = sh->half, ng = sh->ng;
+  const int players = 2 * half, rounds = players - 1;
+  // the two perm arrays through offsets from smem: shared-memory accesses, 32-bit addresses
+  int curOff = sh->permOff, nextOff = sh->perm2Off;
+  int mySwaps = 0, myReductions = 0;
+  int status = STATUS_OK, outcome = OUTCOME_UNCHANGED;
+  do {
+    if (sweeps >= maxIterations) { status = STATUS_ITERATION_LIMIT; break; }
+    sweeps++;
+    int changed = 0;
+    outcome = OUTCOME_UNCHANGED;
+    // the pairs of the next round are computed ahead (before the barrier that ends a round)
+    int pairI[JQ], pairJ[JQ];
+    bool plive[JQ];
+#pragma unroll
+    for (int q = 0; q < JQ; q++) plive[q] = round_pair(q * ng + t, 0, m, players, half, pairI[q], pairJ[q]);
+    for (int r = 0; r < rounds; r++) {
+      int* cur = (int*)(smem + curOff);
+      int* next = (int*)(smem + nextOff);
+      // phase a: the reduction test of every pair (no pair of the round shares a column), and
+      // phase d's swap decision on the same (so far unchanged) norms, into next
+      int anyRed = 0, swaps = 0;
 #pragma unroll
       for (int q = 0; q < JQ; q++) {
-        const int k = lane * JQ + q;
-        const unsigned before = q == 0 ? prevA : sa[q > 0 ? q - 1 : 0];
-        const real beforeD = q == 0 ? prevDa : da[q > 0 ? q - 1 : 0];
-        const unsigned after = q == JQ - 1 ? nextB : sb[q < JQ - 1 ? q + 1 : 0];
-        const real afterD = q == JQ - 1 ? nextDb : db[q < JQ - 1 ? q + 1 : 0];
-        na[q] = k == 0 ? sa[q] : k == 1 ? b0 : before;
-        nda[q] = k == 0 ? da[q] : k == 1 ? db0 : beforeD;
-        nb[q] = k == half - 1 ? aLast : after;
-        ndb[q] = k == half - 1 ? daLast : afterD;
+        const int i = pairI[q], j = pairJ[q];
+        const int k = q * ng + t;
+        const bool live = plive[q];
+        if (live) {
+          const int pi = cur[i], pj = cur[j];
+          const real gij = G[pi + pj * ldg], gii = G[pi + pi * ldg], gjj = G[pj + pj * ldg];
+          anyRed |= fabs(gij) > reduction_limit(gii);
+          const bool sw = gii > gjj;
+          next[i] = sw ? pj : pi;
+          next[j] = sw ? pi : pj;
+          swaps += sw;
+        } else if (k < half) {
+          if (i < m) next[i] = cur[i];  // a bye: the real player keeps its entry
+          if (j < m) next[j] = cur[j];
+        }
       }
+      if (r + 1 < rounds) {
 #pragma unroll
-      for (int q = 0; q < JQ; q++) { sa[q] = na[q]; sb[q] = nb[q]; da[q] = nda[q]; db[q] = ndb[q]; }
+        for (int q = 0; q < JQ; q++) plive[q] = round_pair(q * ng + t, r + 1, m, players, half, pairI[q], pairJ[q]);
+      }
+      if (!group_sync_or(anyRed, ng)) {
+        mySwaps += swaps;
+        if (swaps) changed = 1;
+      } else {
+        // a round with size reductions: redone from cur
+        const RoundOut o = reduction_round(r, cur, next);
+        mySwaps += o.swaps;
+        myReductions += o.reductions;
+        if (o.swaps || o.reductions) changed = 1;
+        if (o.end) { outcome = o.end; const int x = curOff; curOff = nextOff; nextOff = x; break; }
+      }
+      const int x = curOff; curOff = nextOff; nextOff = x;
+    }
+    if (outcome == OUTCOME_UNCHANGED && group_sync_or(changed, ng)) outcome = OUTCOME_CHANGED;
+  } while (outcome == OUTCOME_CHANGED);
+  // the permutation into perm, then the other warps are released
+  if (curOff != sh->permOff) {
+    const int* cur = (const int*)(smem + curOff);
+    int* perm = (int*)(smem + sh->permOff);
+    for (int c = t; c < m; c += ng) perm[c] = cur[c];
+  }
+  if (t == 0) { sh->cmd = CMD_DONE; sh->outcome = outcome; sh->status = status; }
+  block_sync();
+  return MasterCounts{sweeps, mySwaps, myReductions};
+}
+
+// ---- mode 0 (JMODE 0, for up to 64 pairs): the first warp alone runs the rounds, JQ pairs per
+// lane in registers, the tournament turned by shuffles, no barrier in a round without a
+// multiplier. (Mode 1, above, spreads a round over up to four warps at one barrier per round:
+// faster from about 100 pairs on, where one warp's issue rate limits mode 0.)
+
+// A player's state in the first warp: (logical column << 16) | physical column (perm entry).
+#define PLAYER(s) ((int)((s) >> 16))
+#define PHYS(s) ((int)((s) & 0xffffu))
+
+// The pairs a lane of the first warp holds: slot k = lane JQ + q holds pair k of the round, its
+// arr1 player in a[q], its arr2 player in b[q].
+struct Slots { unsigned a[JQ], b[JQ]; };
+struct WarpRoundOut { Slots s; int swaps, reductions, end; };
+
+// The pair in slot (a, b): (i, j) = (min, max) of the logical columns, pi / pj their perm entries;
+// false for a bye or an empty slot.
+__device__ __forceinline__ bool slot_pair(unsigned a, unsigned b, int k, int half, int m, int& pi, int& pj) {
+  const int ia = PLAYER(a), ib = PLAYER(b);
+  const bool aFirst = ia < ib;
+  pi = aFirst ? PHYS(a) : PHYS(b);
+  pj = aFirst ? PHYS(b) : PHYS(a);
+  const bool live = k < half && ia < m && ib < m;
+  if (!live) { pi = 0; pj = 0; }
+  return live;
+}
+
+// Exchanges the perm entries of the slot's two players (a swap through the permutation array).
+__device__ __forceinline__ void slot_swap(unsigned& a, unsigned& b) {
+  const unsigned x = a;
+  a = (a & 0xffff0000u) | (b & 0xffffu);
+  b = (b & 0xffff0000u) | (x & 0xffffu);
+}
+
+// A whole round with size reductions (rare on large bases), by the first warp: multipliers, the
+// transform's overflow check and the drift scales as the reference does them, phases b and c by
+// the whole block (the other warps are called in), then the drift test and the swaps on the
+// updated norms. end: OUTCOME_OVERFLOW / OUTCOME_DRIFT when the sweep ends after this round.
+__device__ __noinline__ WarpRoundOut warp_reduction_round(Slots s) {
+  JacobiShared* sh = jshared();
+  real* G = sh->G;
+  const int m = sh->m, ldg = sh->ldg, half = sh->half, W = blockDim.x < 32 ? blockDim.x : 32, lane = threadIdx.x;
+  const unsigned wmask = W == 32 ? 0xffffffffu : (1u << W) - 1u;
+  WarpRoundOut o;
+  o.swaps = 0; o.reductions = 0; o.end = 0;
+  int ovf = 0, anyMult = 0;
+  real rk[JQ];
+  int pi[JQ], pj[JQ];
+  bool live[JQ];
+#pragma unroll
+  for (int q = 0; q < JQ; q++) {
+    const int k = lane * JQ + q;
+    live[q] = slot_pair(s.a[q], s.b[q], k, half, m, pi[q], pj[q]);
+    rk[q] = 0;
+    if (live[q]) {
+      const real gij = G[pi[q] + pj[q] * ldg], gii = G[pi[q] + pi[q] * ldg];
+      if (fabs(gij) > reduction_limit(gii)) {
+        const real qq = round_half_away(gij / gii);
+        const double rq = (double)qq;
+        if (!transform_update_fits(sh->Z, sh->zbound, m, pi[q], pj[q], rq)) {
+          ovf = 1;  // overflow: no update, the run ends after this round
+        } else {
+          rk[q] = qq;
+          sh->E[pj[q]] = fmax(sh->E[pj[q]], rq * rq * sh->E[pi[q]]);
+          sh->zbound[pj[q]] = (sh->zbound[pj[q]] + fabs(rq) * sh->zbound[pi[q]]) * (1.0 + 1.0 / 1125899906842624.0);
+          o.reductions++;
+          anyMult = 1;
+        }
+      }
+    }
+    if (k < half) { sh->mult[k] = rk[q]; sh->lpi[k] = pi[q]; sh->lpj[k] = pj[q]; }
+  }
+  ovf = __any_sync(wmask, ovf);
+  if (__any_sync(wmask, anyMult)) {
+    if (lane == 0) sh->cmd = CMD_UPDATE;
+    block_sync();  // the command: the other warps join phases b and c
+    update_phases(G, sh->Z, sh->mult, sh->lpi, sh->lpj, ldg, m, half);
+  }
+  __syncwarp(wmask);
+  int drift = 0;
+  const double driftRatio = sh->driftRatio;
+#pragma unroll
+  for (int q = 0; q < JQ; q++) {
+    if (!live[q]) continue;
+    const real gii = G[pi[q] + pi[q] * ldg], gjj = G[pj[q] + pj[q] * ldg];
+    if (rk[q] != 0 && !((double)gjj > sh->E[pj[q]] * driftRatio)) drift = 1;
+    // phase d: swaps through the permutation
+    if (gii > gjj) { slot_swap(s.a[q], s.b[q]); o.swaps++; }
+  }
+  drift = __any_sync(wmask, drift);
+  o.s = s;
+  o.end = ovf ? OUTCOME_OVERFLOW : drift ? OUTCOME_DRIFT : 0;
+  return o;
+}
+
+
+// The sweeps of one refresh, by the first warp (its W = min(32, blockDim.x) lanes); on return the
+// permutation is back in perm and the outcome and status in the shared words, and the other warps
+// are released.
+// GS: G lies at the start of the shared memory after JacobiShared (derived from smem here, so
+// that its loads are shared-memory loads with 32-bit addresses), else at Gglobal.
+template <bool GS>
+__device__ __noinline__ MasterCounts warp_sweeps(const real* Gglobal, int maxIterations, int sweeps) {
+  JacobiShared* sh = jshared();
+  const real* G = GS ? (const real*)(smem + JACOBI_SHARED_BYTES) : Gglobal;
+  const int lane = threadIdx.x;
+  const int m = sh->m, ldg = sh->ldg, half = sh->half, W = blockDim.x < 32 ? blockDim.x : 32;
+  const int rounds = 2 * half - 1;
+  const unsigned wmask = W == 32 ? 0xffffffffu : (1u << W) - 1u;
+  const int lastLane = (half - 1) / JQ, lastQ = (half - 1) - lastLane * JQ;
+  int mySwaps = 0, myReductions = 0;
+  Slots s;
+  {
+    const int* perm = sh->perm;
+#pragma unroll
+    for (int q = 0; q < JQ; q++) {
+      const int k = lane * JQ + q;
+      const int a = k < half ? k : 0, b = k < half ? k + half : 0;
+      s.a[q] = ((unsigned)a << 16) | (unsigned)(a < m ? perm[a] : 0);
+      s.b[q] = ((unsigned)b << 16) | (unsigned)(b < m ? perm[b] : 0);
     }
   }
+  int status = STATUS_OK, outcome = OUTCOME_UNCHANGED;
+  do {
+    if (sweeps >= maxIterations) { status = STATUS_ITERATION_LIMIT; break; }
+    sweeps++;
+    int changed = 0;
+    outcome = OUTCOME_UNCHANGED;
+    for (int r = 0; r < rounds; r++) {
+      // phase a: the reduction test of every pair (no pair of the round shares a column)
+      int anyRed = 0;
+      bool sw[JQ];
+#pragma unroll
+      for (int q = 0; q < JQ; q++) {
+        int pi, pj;
+        const bool live = slot_pair(s.a[q], s.b[q], lane * JQ + q, half, m, pi, pj);
+        const real gij = G[pi + pj * ldg], gii = G[pi + pi * ldg], gjj = G[pj + pj * ldg];
+        anyRed |= live && fabs(gij) > reduction_limit(gii);
+        sw[q] = live && gii > gjj;
+      }
+      if (__any_sync(wmask, anyRed)) {
+        const WarpRoundOut o = warp_reduction_round(s);
+        s = o.s;
+        mySwaps += o.swaps;
+        myReductions += o.reductions;
+        if (o.swaps || o.reductions) changed = 1;
+        if (o.end) { outcome = o.end; break; }
+      } else {
+        // phase d: swaps through the permutation (G unchanged)
+#pragma unroll
+        for (int q = 0; q < JQ; q++) {
+          if (sw[q]) { slot_swap(s.a[q], s.b[q]); mySwaps++; changed = 1; }
+        }
+      }
+      // the tournament turns: arr2[0] -> arr1[1] -> ... -> arr1[half-1] -> arr2[half-1] -> ...
+      // -> arr2[0], arr1[0] fixed
+      if (half >= 2) {
+        const unsigned prevA = __shfl_sync(wmask, s.a[JQ - 1], lane > 0 ? lane - 1 : 0);
+        const unsigned nextB = __shfl_sync(wmask, s.b[0], lane + 1 < W ? lane + 1 : W - 1);
+        const unsigned b0 = __shfl_sync(wmask, s.b[0], 0);
+        unsigned mine = 0;
+#pragma unroll
+        for (int q = 0; q < JQ; q++) if (q == lastQ) mine = s.a[q];
+        const unsigned aLast = __shfl_sync(wmask, mine, lastLane);
+        Slots t;
+#pragma unroll
+        for (int q = 0; q < JQ; q++) {
+          const int k = lane * JQ + q;
+          const unsigned before = q == 0 ? prevA : s.a[q > 0 ? q - 1 : 0];
+          const unsigned after = q == JQ - 1 ? nextB : s.b[q < JQ - 1 ? q + 1 : 0];
+          t.a[q] = k == 0 ? s.a[q] : k == 1 ? b0 : before;
+          t.b[q] = k == half - 1 ? aLast : after;
+        }
+        s = t;
+      }
+    }
+    if (outcome == OUTCOME_UNCHANGED && __any_sync(wmask, changed)) outcome = OUTCOME_CHANGED;
+  } while (outcome == OUTCOME_CHANGED);
+  // the permutation back to shared memory, then the other warps are released
+  int* perm = sh->perm;
 #pragma unroll
   for (int q = 0; q < JQ; q++) {
     if (lane * JQ + q < half) {
-      if (PLAYER(sa[q]) < m) perm2[PLAYER(sa[q])] = PHYS(sa[q]);
-      if (PLAYER(sb[q]) < m) perm2[PLAYER(sb[q])] = PHYS(sb[q]);
+      if (PLAYER(s.a[q]) < m) perm[PLAYER(s.a[q])] = PHYS(s.a[q]);
+      if (PLAYER(s.b[q]) < m) perm[PLAYER(s.b[q])] = PHYS(s.b[q]);
     }
   }
+  if (lane == 0) { sh->cmd = CMD_DONE; sh->outcome = outcome; sh->status = status; }
+  block_sync();
+  return MasterCounts{sweeps, mySwaps, myReductions};
 }
 
 // Launch bounds (the host passes its block size and blocks per multiprocessor): a single basis
-// runs JT = 512 threads with up to 128 registers each (no spills in the simulation), batches
+// runs JT = 512 threads with up to 128 registers each (no spills in the rounds' code), batches
 // at most 64 registers per thread (JB blocks of JT threads).
 #ifndef JT
 #define JT 1024
@@ -451,7 +740,6 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
     double* __restrict__ Zout,      // batch x m x m, unimodular transforms (logical order)
     double* __restrict__ Zscratch,  // batch x m x m, used when Z is not in shared memory
     real* __restrict__ Gscratch,    // batch x m x (m|1), used when G is not in shared memory
-    unsigned* __restrict__ Hscratch,  // batch x rounds x half, the simulated rounds' history
     int* __restrict__ stats,        // batch x STATS_WIDTH, zero on entry
     int n, int m, int maxIterations, int gInShared, int zInShared, int stageRows) {
   const int basis = blockIdx.x;
@@ -460,8 +748,7 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
   const int ldg = m | 1;  // odd leading dimension: a row's elements fall in different banks
   const int players = m + (m & 1);
   const int half = players / 2;
-  const int rounds = players - 1;
-  const int W = nt < 32 ? nt : 32;  // lanes of the first warp
+  const int NG = JMODE == 0 ? (nt < 32 ? nt : 32) : group_threads();  // the threads that run the rounds
 
   // shared layout (jacobiParallelPlan in cuda.ts sizes it): [JacobiShared (128 bytes)][G][Z]
   //   [stage (stageRows x stage_ld(m) reals)][E (m doubles)][zbound (m doubles)][lg (m doubles)]
@@ -483,7 +770,6 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
   int* perm2 = (int*)p; p += (size_t)m * sizeof(int);
   int* lpi = (int*)p; p += (size_t)half * sizeof(int);
   int* lpj = (int*)p;
-  unsigned* hist = Hscratch + (size_t)basis * rounds * half;
 
   const real* B0 = Bin + (size_t)basis * n * m;
   real* B1 = Bout + (size_t)basis * n * m;
@@ -498,7 +784,7 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
     for (int e = tid; e < m * m; e += nt) Zo[e] = Z[e];
     return;
   }
-  if (JQ * W < half) kernel_trap();  // the host compiled too few slots per lane
+  if (JQ * NG < half) kernel_trap();  // the host compiled too few slots per thread
 
   // integer input whose Gram entries stay small updates G exactly: no drift test then
   int nonInteger = 0;
@@ -521,137 +807,41 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
       if (bad) { st[3] = bad; st[4] = c; }
       if (!((double)d < exact_gram_limit((real)0))) small = 0;
     }
-    sh->decision = bad ? -1 : (!anyNonInteger && small);
+    const int decision = bad ? -1 : (!anyNonInteger && small);
     for (int c = 0; c < m; c++) potential += lg[c];
     bestPotential = potential;
+    sh->G = G; sh->Z = Z; sh->E = E; sh->zbound = zbound; sh->mult = mult; sh->perm = perm; sh->lpi = lpi; sh->lpj = lpj;
+    sh->driftRatio = decision ? 0.0 : drift_ratio((real)0);
+    sh->m = m; sh->ldg = ldg; sh->half = half; sh->ng = NG;
+    sh->permOff = (int)((unsigned char*)perm - smem); sh->perm2Off = (int)((unsigned char*)perm2 - smem);
+    sh->decision = decision;
   }
   __syncthreads();
   if (sh->decision < 0) return;
-  const double driftRatio = sh->decision ? 0.0 : drift_ratio((real)0);
+  const double driftRatio = sh->driftRatio;
 
-  int sweeps = 0, mySwaps = 0, myReductions = 0, status = STATUS_OK;
+  int sweeps = 0, mySwaps = 0, myReductions = 0;
   int stalls = 0;
   for (int refresh = 0;; refresh++) {
     int passReductions = 0;  // this thread's size reductions since the last refresh
-    int outcome;
-    do {
-      if (sweeps >= maxIterations) { status = STATUS_ITERATION_LIMIT; break; }
-      sweeps++;
-      int changed = 0;
-      outcome = OUTCOME_UNCHANGED;
-      for (int r0 = 0; r0 < rounds;) {
-        // 1. the first warp runs rounds r0 .. rounds - 1 as if none had a size reduction
-        if (tid == 0) sh->firstRed = rounds;
-        if (tid < 32) {
-          if (gInShared) simulate<true>(G, perm, perm2, hist, r0, m, ldg);
-          else simulate<false>(G, perm, perm2, hist, r0, m, ldg);
-        }
-        __syncthreads();
-        // 2. the block checks every pair of those rounds for a size reduction, from the history
-        const int total = (rounds - r0) * half;
-        int sw = 0;
-        for (int e0 = tid; e0 < total; e0 += 4 * nt) {
-          unsigned h[4];
-          int rr[4], kk[4];
-#pragma unroll
-          for (int u = 0; u < 4; u++) {
-            const int e = e0 + u * nt;
-            rr[u] = e < total ? r0 + e / half : rounds;
-            kk[u] = e < total ? e - (rr[u] - r0) * half : 0;
-            h[u] = e < total ? hist[(size_t)rr[u] * half + kk[u]] : 0u;
-          }
-#pragma unroll
-          for (int u = 0; u < 4; u++) {
-            if (rr[u] >= rounds) continue;
-            int a, b;
-            round_players(kk[u], rr[u], players, half, a, b);
-            if (a >= m || b >= m) continue;  // a bye
-            const int pi = a < b ? HIST_A(h[u]) : HIST_B(h[u]), pj = a < b ? HIST_B(h[u]) : HIST_A(h[u]);
-            const real gij = G[pi + pj * ldg], gii = G[pi + pi * ldg];
-            if (fabs(gij) > reduction_limit(gii)) atomicMin(&sh->firstRed, rr[u]);
-            sw += HIST_SWAP(h[u]);
-          }
-        }
-        __syncthreads();
-        const int rs = sh->firstRed;
-        if (rs == rounds) {
-          // none: the simulation stands
-          mySwaps += sw;
-          if (sw) changed = 1;
-          for (int c = tid; c < m; c += nt) perm[c] = perm2[c];
-          __syncthreads();
-          break;
-        }
-        // 3. round rs has a size reduction: the simulated rounds before it stand (their swaps
-        // counted), the permutation is set back to what it was before round rs, and the block
-        // runs round rs as the reference does
-        for (int e = tid; e < (rs - r0) * half; e += nt) {
-          const int swp = HIST_SWAP(hist[(size_t)r0 * half + e]);
-          mySwaps += swp;
-          if (swp) changed = 1;
-        }
-        for (int k = tid; k < half; k += nt) {
-          const unsigned hk = hist[(size_t)rs * half + k];
-          int a, b;
-          round_players(k, rs, players, half, a, b);
-          if (a < m) perm[a] = HIST_A(hk);
-          if (b < m) perm[b] = HIST_B(hk);
-        }
-        if (tid == 0) sh->flags = 0;
-        __syncthreads();
-        // phase a: thread k < half takes pair k of the round and decides its multiplier
-        int anyMult = 0;
-        for (int k = tid; k < half; k += nt) {
-          int a, b;
-          round_players(k, rs, players, half, a, b);
-          real rk = 0;
-          int pi = 0, pj = 0;
-          if (a < m && b < m) {
-            const int i = a < b ? a : b, j = a < b ? b : a;
-            pi = perm[i]; pj = perm[j];
-            const real gij = G[pi + pj * ldg], gii = G[pi + pi * ldg];
-            if (fabs(gij) > reduction_limit(gii)) {
-              const real q = round_half_away(gij / gii);
-              const double rq = (double)q;
-              if (!transform_update_fits(Z, zbound, m, pi, pj, rq)) {
-                atomicOr(&sh->flags, 1);  // overflow: no update, the run ends after this round
-              } else {
-                rk = q;
-                E[pj] = fmax(E[pj], rq * rq * E[pi]);
-                zbound[pj] = (zbound[pj] + fabs(rq) * zbound[pi]) * (1.0 + 1.0 / 1125899906842624.0);
-                myReductions++;
-                passReductions++;
-                changed = 1;
-                anyMult = 1;
-              }
-            }
-          }
-          mult[k] = rk; lpi[k] = pi; lpj[k] = pj;
-        }
-        // phases b and c (with their barriers) only when some pair has a multiplier
-        if (__syncthreads_or(anyMult)) update_phases(G, Z, mult, lpi, lpj, ldg, m, half);
-        // phase d: drift test of the updated norms, then swaps through the permutation array
-        for (int k = tid; k < half; k += nt) {
-          int a, b;
-          round_players(k, rs, players, half, a, b);
-          if (a >= m || b >= m) continue;
-          const int i = a < b ? a : b, j = a < b ? b : a;
-          const int pi = lpi[k], pj = lpj[k];
-          if (mult[k] != 0 && !((double)G[pj + pj * ldg] > E[pj] * driftRatio)) atomicOr(&sh->flags, 2);
-          if (G[pi + pi * ldg] > G[pj + pj * ldg]) {
-            perm[i] = pj; perm[j] = pi;
-            mySwaps++;
-            changed = 1;
-          }
-        }
-        __syncthreads();
-        const int f = sh->flags;
-        if (f & 1) { outcome = OUTCOME_OVERFLOW; break; }
-        if (f & 2) { outcome = OUTCOME_DRIFT; break; }
-        r0 = rs + 1;
+    if (tid < NG) {
+      // the group runs the sweeps
+      const MasterCounts c = JMODE == 0
+          ? (gInShared ? warp_sweeps<true>(G, maxIterations, sweeps) : warp_sweeps<false>(G, maxIterations, sweeps))
+          : (gInShared ? group_sweeps<true>(G, maxIterations, sweeps) : group_sweeps<false>(G, maxIterations, sweeps));
+      sweeps = c.sweeps;
+      mySwaps += c.swaps;
+      myReductions += c.reductions;
+      passReductions = c.reductions;
+    } else {
+      // the other warps: phases b and c of the rounds that have multipliers
+      for (;;) {
+        block_sync();
+        if (sh->cmd == CMD_DONE) break;
+        update_phases(G, Z, mult, lpi, lpj, ldg, m, half);
       }
-      if (outcome == OUTCOME_UNCHANGED && __syncthreads_or(changed)) outcome = OUTCOME_CHANGED;
-    } while (outcome == OUTCOME_CHANGED);
+    }
+    const int outcome = sh->outcome, status = sh->status;
     if (status != STATUS_OK) { if (tid == 0) st[3] = status; break; }
 
     // Z in logical order and B = B_in Z
