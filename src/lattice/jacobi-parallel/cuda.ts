@@ -19,9 +19,11 @@ export const jacobiParallelTuning = { threads: 0, group: 0, mode: -1 };
 
 /**
  * Threads per block when a few bases run alone (the host caps it at the kernel's register limit).
- * The rounds run on a group of up to four warps; the other threads help with G = B^T B, B_in Z and the
- * update phases of the rounds with multipliers. 512 rather than 1024: up to 128 registers per
- * thread (launch bounds), so that the first warp keeps its pairs in registers without spilling.
+ * The rounds run on the first warp or on a group of up to four warps; the other threads help with
+ * G = B^T B, B_in Z and the update phases of the rounds with multipliers. 512 rather than 1024: up
+ * to 128 registers per thread (launch bounds), so that the rounds' code does not spill (measured
+ * on the H100, one 200 x 200 basis: 0.57 ms with 512 threads, 0.63 ms with 256, where G = B^T B
+ * takes longer; bench/gpu-notes.md, v4).
  */
 const SINGLE_THREADS = 512;
 
@@ -39,8 +41,8 @@ const align16 = (x: number): number => Math.ceil(x / 16) * 16;
  * where room is short, at least one), then the small arrays in the kernel's order: E, zbound and
  * the logs (m doubles each), mult (half reals, padded to 16 bytes), perm and perm2 (m ints each),
  * lpi and lpj (half ints each). The module is compiled with the mode JMODE, a group of up to JG
- * threads that run the rounds (mode 1), JQ pairs per thread, GT x GT tiles of G per thread and launch bounds JT threads, JB
- * blocks per multiprocessor.
+ * threads that run the rounds (mode 1), JQ pairs per thread, GT x GT tiles of G per thread and
+ * launch bounds JT threads, JB blocks per multiprocessor.
  */
 export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties, batch = 1 << 20): LaunchPlan {
   const elt = precision === 'float32' ? 4 : 8;

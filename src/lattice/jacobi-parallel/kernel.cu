@@ -23,23 +23,24 @@
 //   last refresh (or in exact integer arithmetic); otherwise G is recomputed from B (a refresh), E = diag(G), and the sweeps go on
 //   unless the potential stopped falling MAX_STALLS times or the refreshes ran out.
 //
-// Mapping: the rounds run on a group of up to four warps at the start of the block (JG threads,
-// one warp per scheduler), JQ pairs per thread. Phase a's test and phase d's swap decision (on
-// the norms as they stand) are made together, the permutation entries written to a second perm
-// array, and one barrier over the group (named barrier 1, which also ORs the tests) ends the
-// round: a round without a size reduction (all but a few of a large basis) costs that one small
-// barrier and no block barrier. A round with a multiplier is redone from the first perm array:
+// Mapping: the rounds run apart from the rest of the block, in one of two modes (JMODE, the host
+// picks by size). Mode 0 (up to 64 pairs): the first warp alone, lane l holding pairs
+// l JQ .. l JQ + JQ - 1 in registers (each player as its logical column and its perm entry), the
+// tournament turned by four shuffles: a round without a size reduction costs no barrier and no
+// shared-memory store. Mode 1: a group of up to four warps at the start of the block (a warp per
+// scheduler; JQ pairs per thread, pairs in closed form from the round number); phase a's test and
+// phase d's swap decision (on the norms as they stand) are made together, the permutation written
+// to a second perm array, and one barrier over the group (named barrier 1, which also ORs the
+// tests) ends the round. In both, a round without a size reduction (all but a few of a large
+// basis) needs no block barrier; a round with one is redone the reference's way: multipliers,
 // phases b and c by the whole block (the other warps wait at a block barrier for that command,
 // or for the end of the sweeps), then the drift test and the swaps on the updated norms. G = B^T B
 // stages B through shared memory; the closing B_in Z takes a column per warp and only the nonzero
 // entries of Z.
 //
-// The chess-tournament pairs are computed in closed form from the round number (the arrays of the
-// paper turn one place round a circle each round, arr1[0] fixed; see chess-ordering.ts).
-//
 // -D parameters: REAL = float | double, the working precision of B and G (Z is always double);
-// JG, JQ: threads of the group that runs the rounds and pairs per thread (JQ JG >= half); GT:
-// tile of G per thread; JT, JB: launch bounds.
+// JMODE: 0 or 1 (above); JG, JQ: threads of the group in mode 1 and pairs per thread (JQ times
+// the threads that run the rounds >= half); GT: tile of G per thread; JT, JB: launch bounds.
 // G and the working Z (in permuted column order) live in shared memory when the host found room
 // (flags gInShared, zInShared), else in global scratch; generic pointers reach either.
 //
