@@ -2,9 +2,10 @@
  * Runs a CUDA kernel on the CPU, for CI machines without a GPU: the .cu file is compiled as C++
  * with g++ against a small emulation of the CUDA execution model (one std::thread per CUDA thread,
  * one block at a time, __syncthreads as a std::barrier, dynamic shared memory as one static array).
- * That is faithful for kernels whose threads meet only at block-wide barriers and at __syncwarp()
- * called by every thread of a warp (no shuffles, no implicit warp lockstep), which is what the
- * lattice kernels are written to; it catches logic errors, wrong indices and missing barriers that
+ * That is faithful for kernels whose threads meet only at block-wide barriers (from any place in the
+ * code: the barrier counts threads) and at warp-wide calls made by every thread of a warp together
+ * (__syncwarp, __shfl_sync, __ballot_sync, __any_sync: each a barrier over the warp's threads; no
+ * implicit warp lockstep) or of a named barrier's group (emu_bar_red_or), which is what the lattice kernels are written to; it catches logic errors, wrong indices and missing barriers that
  * show up as different results, not performance problems.
  *
  * Arithmetic: g++ with -ffp-contract=off does what nvcc does with -fmad=false (every product and
@@ -24,8 +25,10 @@ export const EMULATION_HEADER = String.raw`
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 #include <sys/mman.h>
@@ -54,6 +57,52 @@ inline void __syncthreads() { emu_barrier->arrive_and_wait(); }
 // how the kernels here use it: the whole first warp, or the whole block when it is smaller)
 static std::vector<std::barrier<>*> emu_warp_barriers;
 inline void __syncwarp(unsigned = 0xffffffffu) { emu_warp_barriers[(threadIdx.x + threadIdx.y * blockDim.x) / 32]->arrive_and_wait(); }
+// Warp exchanges: every thread of the warp writes its value, all meet, each reads the one it asked
+// for, all meet again (the mask is not checked: all threads of the warp must call, as on the GPU
+// with a full mask).
+struct EmuWarpSlots { unsigned long long v[32]; };
+static std::vector<EmuWarpSlots> emu_warp_slots;
+inline int emu_warp() { return (threadIdx.x + threadIdx.y * blockDim.x) / 32; }
+inline int emu_lane() { return (threadIdx.x + threadIdx.y * blockDim.x) % 32; }
+inline unsigned emu_warp_size() { const unsigned nt = blockDim.x * blockDim.y, w0 = emu_warp() * 32; return nt - w0 < 32 ? nt - w0 : 32; }
+template <class T> T __shfl_sync(unsigned, T v, int src, int = 32) {
+  static_assert(sizeof(T) <= 8, "shuffle of a value wider than 8 bytes");
+  unsigned long long bits = 0; std::memcpy(&bits, &v, sizeof(T));
+  const int w = emu_warp();
+  emu_warp_slots[w].v[emu_lane()] = bits;
+  emu_warp_barriers[w]->arrive_and_wait();
+  const unsigned long long got = emu_warp_slots[w].v[src & 31];
+  emu_warp_barriers[w]->arrive_and_wait();
+  T r; std::memcpy(&r, &got, sizeof(T)); return r;
+}
+inline unsigned __ballot_sync(unsigned, int p) {
+  const int w = emu_warp();
+  emu_warp_slots[w].v[emu_lane()] = p ? 1 : 0;
+  emu_warp_barriers[w]->arrive_and_wait();
+  unsigned r = 0;
+  for (unsigned l = 0; l < emu_warp_size(); l++) if (emu_warp_slots[w].v[l]) r |= 1u << l;
+  emu_warp_barriers[w]->arrive_and_wait();
+  return r;
+}
+inline int __any_sync(unsigned mask, int p) { return __ballot_sync(mask, p) != 0; }
+inline int __ffs(unsigned x) { return __builtin_ffs((int)x); }
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+[[noreturn]] inline void __trap() { std::abort(); }
+// Named barriers with an OR over the arriving threads (bar.red.or.pred id, count): made by the
+// first caller of each launch with its count.
+struct EmuNamed { std::mutex mu; std::unique_ptr<std::barrier<>> bar; std::atomic<int> orv[3]; };
+static EmuNamed emu_named[4];
+thread_local int emu_named_gen[4];
+inline int emu_bar_red_or(int id, unsigned count, int p) {
+  EmuNamed& e = emu_named[id];
+  { std::lock_guard<std::mutex> lock(e.mu); if (!e.bar) e.bar.reset(new std::barrier<>(count)); }
+  const int g = emu_named_gen[id]; emu_named_gen[id] = (g + 1) % 3;
+  if (p) e.orv[g].store(1);
+  e.bar->arrive_and_wait();
+  const int r = e.orv[g].load();
+  if (threadIdx.x == 0 && threadIdx.y == 0) e.orv[(g + 2) % 3].store(0);
+  return r;
+}
 inline int __syncthreads_or(int p) {
   const int g = emu_generation; emu_generation = (emu_generation + 1) % 3;
   if (p) emu_or[g].store(1);
@@ -90,14 +139,18 @@ template <class F> int emu_launch(unsigned grid, dim3 block, size_t sharedBytes,
     std::barrier<> bar(nt); emu_barrier = &bar;
     std::vector<std::unique_ptr<std::barrier<>>> warps;
     emu_warp_barriers.clear();
+    emu_warp_slots.assign((nt + 31) / 32, EmuWarpSlots{});
     for (unsigned w0 = 0; w0 < nt; w0 += 32) {
       warps.emplace_back(new std::barrier<>(nt - w0 < 32 ? nt - w0 : 32));
       emu_warp_barriers.push_back(warps.back().get());
     }
     for (auto& o : emu_or) o = 0;
+    for (auto& e : emu_named) { e.bar.reset(); for (auto& o : e.orv) o = 0; }
     std::vector<std::thread> threads;
     for (unsigned t = 0; t < nt; t++) threads.emplace_back([&, t] {
-      threadIdx = dim3{t % block.x, t / block.x, 1}; emu_generation = 0; kernel();
+      threadIdx = dim3{t % block.x, t / block.x, 1}; emu_generation = 0;
+      for (auto& g : emu_named_gen) g = 0;
+      kernel();
     });
     for (auto& t : threads) t.join();
   }

@@ -28,20 +28,21 @@ const STATS_WIDTH = 5;
 const PARAMS: AlgoParams = { delta: 0.75, eta: 0.51, blockSize: 8, maxIterations: 10_000 };
 
 /**
- * The emulated program: reads [batch, n, m, maxIterations, threads, sharedBytes, flagA, flagB]
- * (int32) and the bases, launches one block per basis, writes Bout, Zout and the stats.
+ * The emulated program: reads [batch, n, m, maxIterations, threads, sharedBytes, gInShared,
+ * zInShared, stageRows] (int32) and the bases, launches one block per basis, writes Bout, Zout
+ * and the stats.
  */
 const JACOBI_MAIN = String.raw`
 int main() {
-  int h[8];
-  if (fread(h, 4, 8, stdin) != 8) return 1;
-  const int batch = h[0], n = h[1], m = h[2], maxIter = h[3], nt = h[4], shared = h[5], gs = h[6], zs = h[7];
+  int h[9];
+  if (fread(h, 4, 9, stdin) != 9) return 1;
+  const int batch = h[0], n = h[1], m = h[2], maxIter = h[3], nt = h[4], shared = h[5], gs = h[6], zs = h[7], rows = h[8];
   std::vector<real> B((size_t)batch * n * m), Bo((size_t)batch * n * m, (real)-1e30);
   if (fread(B.data(), sizeof(real), B.size(), stdin) != B.size()) return 1;
   std::vector<double> Z((size_t)batch * m * m, -1e30), Zs((size_t)batch * m * m, -1e30);
   std::vector<real> Gs((size_t)batch * m * (m | 1), (real)-1e30);
   std::vector<int> st((size_t)batch * 5, 0);
-  if (emu_launch(batch, dim3{(unsigned)nt, 1, 1}, shared, [&] { jacobi_parallel(B.data(), Bo.data(), Z.data(), Zs.data(), Gs.data(), st.data(), n, m, maxIter, gs, zs); })) return 2;
+  if (emu_launch(batch, dim3{(unsigned)nt, 1, 1}, shared, [&] { jacobi_parallel(B.data(), Bo.data(), Z.data(), Zs.data(), Gs.data(), st.data(), n, m, maxIter, gs, zs, rows); })) return 2;
   fwrite(Bo.data(), sizeof(real), Bo.size(), stdout);
   fwrite(Z.data(), 8, Z.size(), stdout);
   fwrite(st.data(), 4, st.size(), stdout);
@@ -116,6 +117,8 @@ interface EmuKernel {
 }
 
 const H100_SHARED = 232448;
+/** Added to a Jacobi launch variant's thread count: the rounds on a group of two warps (mode 1). */
+const GROUP_MODE = 10000;
 
 const KERNELS: EmuKernel[] = [
   {
@@ -123,20 +126,31 @@ const KERNELS: EmuKernel[] = [
     cpu: jacobiParallelCpu,
     kernelFile: fileURLToPath(new URL('../../src/lattice/jacobi-parallel/kernel.cu', import.meta.url)),
     main: JACOBI_MAIN,
+    // threads + GROUP_MODE: the rounds on a group of two warps (mode 1, which the host picks from
+    // 65 pairs on), else the host's mode (the first warp alone for these sizes)
     plan(n, m, precision, threads, sharedLimit) {
-      jacobiParallelTuning.threads = threads;
+      jacobiParallelTuning.threads = threads % GROUP_MODE;
+      if (threads >= GROUP_MODE) { jacobiParallelTuning.mode = 1; jacobiParallelTuning.group = 64; }
       try {
         return jacobiParallelPlan(n, m, precision, PARAMS, device(sharedLimit));
       } finally {
         jacobiParallelTuning.threads = 0;
+        jacobiParallelTuning.mode = -1;
+        jacobiParallelTuning.group = 0;
       }
     },
     variants(n, m, precision) {
-      // everything in shared memory; G only (Z one byte short); neither
-      const all = this.plan(n, m, precision, 0, H100_SHARED).sharedBytes;
+      // everything in shared memory; G only (Z one byte short); neither; neither, and B staged
+      // one row at a time for G = B^T B (the rounds on a first warp of 8 or 4 lanes, of 96 lanes);
+      // the rounds on a group of two warps, with everything in shared memory and with neither
+      const at = (limit: number) => this.plan(n, m, precision, 0, limit);
+      const all = at(H100_SHARED).sharedBytes;
       const gOnly = all - 1;
-      const none = this.plan(n, m, precision, 0, gOnly).sharedBytes - 1;
-      return [[0, H100_SHARED], [32, gOnly], [m > 8 ? 8 : 4, none], [96, H100_SHARED]];
+      let none = gOnly;
+      while (at(none).scratchBytesPerBasis[1] === 0) none -= 16;
+      let tight = none;
+      while (Number(at(tight).extraArgs[3]) > 1) tight -= 4;
+      return [[0, H100_SHARED], [32, gOnly], [m > 8 ? 8 : 4, none], [96, tight], [GROUP_MODE + 96, H100_SHARED], [GROUP_MODE + 64, none]];
     },
     header: (plan) => ({ ints: plan.extraArgs.slice(1).map(Number), doubles: [] }),
   },

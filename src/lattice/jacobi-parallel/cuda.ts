@@ -10,64 +10,104 @@ import { runLatticeBatch, type CudaBatchResult, type LatticeKernelSpec, type Lau
 
 const KERNEL_URL = new URL('./kernel.cu', import.meta.url);
 
-/** Threads per block; 0 picks from the size (for measurements; leave at 0). */
-export const jacobiParallelTuning = { threads: 0 };
+/**
+ * Threads per block, threads of the group that runs the rounds in mode 1 (a multiple of 32, at
+ * most the block), and the mode (0: the first warp alone, 1: the group); 0 / -1 pick from the size
+ * (for measurements; leave them).
+ */
+export const jacobiParallelTuning = { threads: 0, group: 0, mode: -1 };
 
 /**
  * Threads per block when a few bases run alone (the host caps it at the kernel's register limit).
- * Measured on the H100 (200 x 200, one basis): 128 threads 6.3 ms, 256 3.9 ms, 512 2.9 ms, 1024
- * 2.5 ms: the whole-block steps (G = B^T B, B_in Z, copies of Z) weigh more than the rounds'
- * barriers (and running the rounds on one warp, without block barriers, was slower: 5.2 ms).
+ * The rounds run on the first warp or on a group of up to four warps; the other threads help with
+ * G = B^T B, B_in Z and the update phases of the rounds with multipliers. 512 rather than 1024: up
+ * to 128 registers per thread (launch bounds), so that the rounds' code does not spill (measured
+ * on the H100, one 200 x 200 basis: 0.57 ms with 512 threads, 0.63 ms with 256, where G = B^T B
+ * takes longer; bench/gpu-notes.md, v4).
  */
-const SINGLE_THREADS = 1024;
+const SINGLE_THREADS = 512;
+
+/** Rows of B that G = B^T B stages through shared memory at a time (fewer where room is short). */
+const STAGE_ROWS = 16;
+
+/** The kernel's JacobiShared block at the start of the shared memory (JACOBI_SHARED_BYTES). */
+const HEAD_BYTES = 128;
 
 const align16 = (x: number): number => Math.ceil(x / 16) * 16;
 
 /**
- * Launch plan for kernel.cu: G (m x (m|1)) and the working Z (m x m doubles) in shared memory
- * where they fit, then the small arrays, in the kernel's order: E and zbound (m doubles each),
- * mult (half reals, padded to 16 bytes), perm (m ints), li and lj (half ints each), flags (2 ints),
- * decision (1 int).
+ * Launch plan for kernel.cu: [JacobiShared][G (m x (m|1))][working Z (m x m doubles)][stage], G
+ * and Z in shared memory where they fit (G first), then the stage of STAGE_ROWS rows of B (fewer
+ * where room is short, at least one), then the small arrays in the kernel's order: E, zbound and
+ * the logs (m doubles each), mult (half reals, padded to 16 bytes), perm and perm2 (m ints each),
+ * lpi and lpj (half ints each). The module is compiled with the mode JMODE, a group of up to JG
+ * threads that run the rounds (mode 1), JQ pairs per thread, GT x GT tiles of G per thread and
+ * launch bounds JT threads, JB blocks per multiprocessor.
  */
 export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties, batch = 1 << 20): LaunchPlan {
   const elt = precision === 'float32' ? 4 : 8;
   const ldg = m | 1;
   const half = (m + (m & 1)) / 2;
-  const gBytes = align16(m * ldg * elt);
-  const zBytes = m * m * 8;
-  const small = 2 * m * 8 + align16(half * elt) + m * 4 + 2 * half * 4 + 2 * 4 + 4;
-  const limit = device.sharedPerBlockOptinBytes;
-  const gInShared = small + gBytes <= limit;
-  const zInShared = gInShared && small + gBytes + zBytes <= limit;
-  const sharedBytes = small + (gInShared ? gBytes : 0) + (zInShared ? zBytes : 0);
+  const single = batch < device.multiprocessors;
   // the update phases run a group of up to 32 lanes per pair: half * lanes threads keep every pair
   // busy. Many bases: a quarter of that (at least a warp, at most 256; measured best on the H100
   // for 16 x 16 and 64 x 64 batches) leaves room for more blocks per multiprocessor. Fewer bases
   // than multiprocessors: as many threads as help one basis (SINGLE_THREADS at most).
   const lanes = Math.min(32, 2 ** Math.ceil(Math.log2(Math.max(m, 1))));
   const full = half * lanes;
-  const auto = batch < device.multiprocessors
+  const auto = single
     ? Math.min(SINGLE_THREADS, Math.max(32, Math.ceil(full / 32) * 32))
     : Math.min(256, Math.max(32, Math.ceil(full / 4 / 32) * 32));
   const threads = jacobiParallelTuning.threads > 0 ? jacobiParallelTuning.threads : auto;
+  // launch bounds: one block of up to 128 registers per thread for a single basis, else at most
+  // 64 per thread (several blocks per multiprocessor)
+  const minBlocks = single ? 1 : Math.max(1, Math.floor(1024 / threads));
+  const regs = Math.min(255, Math.floor(65536 / (threads * minBlocks) / 8) * 8);
+  // G's tiles (GT x GT sums per thread): the smallest that gives every tile a thread, within
+  // what the registers hold
+  const maxTile = regs >= 128 ? (elt === 4 ? 7 : 5) : (elt === 4 ? 5 : 3);
+  let tile = 1;
+  while (tile < maxTile && (Math.ceil(m / tile) * (Math.ceil(m / tile) + 1)) / 2 > threads) tile++;
+  const stageRow = ((Math.ceil(m / tile) * tile) | 1) * elt;
+  const gBytes = align16(m * ldg * elt);
+  const zBytes = m * m * 8;
+  const small = HEAD_BYTES + 3 * m * 8 + align16(half * elt) + 2 * m * 4 + 2 * half * 4;
+  const limit = device.sharedPerBlockOptinBytes;
+  const stage1 = align16(stageRow);
+  const gInShared = small + stage1 + gBytes <= limit;
+  const zInShared = gInShared && small + stage1 + gBytes + zBytes <= limit;
+  const fixed = small + (gInShared ? gBytes : 0) + (zInShared ? zBytes : 0);
+  let rows = Math.max(1, Math.min(STAGE_ROWS, n));
+  while (rows > 1 && fixed + align16(rows * stageRow) > limit) rows--;
+  const sharedBytes = fixed + align16(rows * stageRow);
+  // who runs the rounds (JMODE in kernel.cu): up to 64 pairs the first warp alone (mode 0, pairs
+  // in registers, shuffles); more, a group of whole warps, up to four (a warp per scheduler), no
+  // more than the pairs need (mode 1, group_threads() in kernel.cu; measured on the H100: 200 x 200
+  // 0.62 ms against 0.74 ms in mode 0, 100 x 100 0.21 ms against 0.19 ms). Pairs per thread a
+  // power of two (fewer modules).
+  const mode = jacobiParallelTuning.mode >= 0 ? jacobiParallelTuning.mode : half <= 64 ? 0 : 1;
+  const groupMax = jacobiParallelTuning.group > 0 ? jacobiParallelTuning.group : Math.min(128, Math.ceil(half / 32) * 32);
+  const group = threads < 32 ? threads : mode === 0 ? 32 : Math.min(Math.floor(threads / 32) * 32, groupMax);
+  const slots = 2 ** Math.ceil(Math.log2(Math.max(1, Math.ceil(half / group))));
   return {
     threads,
     sharedBytes,
     scratchBytesPerBasis: [zInShared ? 0 : zBytes, gInShared ? 0 : m * ldg * elt],
-    extraArgs: [p.maxIterations, gInShared ? 1 : 0, zInShared ? 1 : 0],
+    extraArgs: [p.maxIterations, gInShared ? 1 : 0, zInShared ? 1 : 0, rows],
+    defines: { JMODE: mode, JG: groupMax, JQ: slots, GT: tile, JT: threads, JB: minBlocks },
   };
 }
 
 export const jacobiParallelSpec: LatticeKernelSpec = {
   name: 'jacobi-parallel',
-  kernel(ctx, precision, _plan) {
+  kernel(ctx, precision, plan) {
     const mod = loadModule(ctx, {
       source: readKernelSource(KERNEL_URL),
       name: 'jacobi-parallel/kernel.cu',
-      defines: { REAL: precision === 'float32' ? 'float' : 'double' },
+      defines: { REAL: precision === 'float32' ? 'float' : 'double', ...plan.defines },
       options: ['-fmad=false'],
     });
-    return mod.kernel('jacobi_parallel', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32']);
+    return mod.kernel('jacobi_parallel', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32']);
   },
   plan: jacobiParallelPlan,
 };

@@ -15,20 +15,32 @@
 //     phase c: G(pj,:) -= r_k G(pi,:)                              per pair, lanes along the vector)
 //     phase d: drift if G(pj,pj) <= E[pj] * driftRatio; if G(pi,pi) > G(pj,pj) swap perm[i],
 //              perm[j] (the paper's permutation array: swaps move indices, not data)
-//   with a barrier after each phase; a round with drift or overflow ends the sweep. Phases b and
-//   c (and their barriers) are skipped in a round where no pair has a multiplier (the barrier
-//   after phase a is a __syncthreads_or that says so): most rounds of a large basis. Within a
-//   phase each pair writes only its own column / row pj and reads only columns / rows no pair
-//   writes, so the order of the pairs does not matter.
+//   A round with drift or overflow ends the sweep. Within a phase each pair writes only its own
+//   column / row pj and reads only columns / rows no pair writes, so the order of the pairs does
+//   not matter.
 //   Then Z is gathered into logical order and B = B_in Z (summed over k in order, zero entries of
 //   Z skipped). Done on overflow, or when the sweeps converged with no size reduction since the
 //   last refresh (or in exact integer arithmetic); otherwise G is recomputed from B (a refresh), E = diag(G), and the sweeps go on
 //   unless the potential stopped falling MAX_STALLS times or the refreshes ran out.
 //
-// The chess-tournament pairs are computed in closed form from the round number (the arrays of the
-// paper turn one place round a circle each round, arr1[0] fixed; see chess-ordering.ts).
+// Mapping: the rounds run apart from the rest of the block, in one of two modes (JMODE, the host
+// picks by size). Mode 0 (up to 64 pairs): the first warp alone, lane l holding pairs
+// l JQ .. l JQ + JQ - 1 in registers (each player as its logical column and its perm entry), the
+// tournament turned by four shuffles: a round without a size reduction costs no barrier and no
+// shared-memory store. Mode 1: a group of up to four warps at the start of the block (a warp per
+// scheduler; JQ pairs per thread, pairs in closed form from the round number); phase a's test and
+// phase d's swap decision (on the norms as they stand) are made together, the permutation written
+// to a second perm array, and one barrier over the group (named barrier 1, which also ORs the
+// tests) ends the round. In both, a round without a size reduction (all but a few of a large
+// basis) needs no block barrier; a round with one is redone the reference's way: multipliers,
+// phases b and c by the whole block (the other warps wait at a block barrier for that command,
+// or for the end of the sweeps), then the drift test and the swaps on the updated norms. G = B^T B
+// stages B through shared memory; the closing B_in Z takes a column per warp and only the nonzero
+// entries of Z.
 //
-// -D parameters: REAL = float | double, the working precision of B and G (Z is always double).
+// -D parameters: REAL = float | double, the working precision of B and G (Z is always double);
+// JMODE: 0 or 1 (above); JG, JQ: threads of the group in mode 1 and pairs per thread (JQ times
+// the threads that run the rounds >= half); GT: tile of G per thread; JT, JB: launch bounds.
 // G and the working Z (in permuted column order) live in shared memory when the host found room
 // (flags gInShared, zInShared), else in global scratch; generic pointers reach either.
 //
@@ -77,88 +89,177 @@ __device__ __forceinline__ double reduction_limit(double gii) { return gii * (0.
 __device__ __forceinline__ float round_half_away(float q) { return roundf(q); }
 __device__ __forceinline__ double round_half_away(double q) { return round(q); }
 
-// Player at position s of the tournament circle in round r (see chess-ordering.ts): the circle of
-// players - 1 places holds arr1[1..half-1] then arr2[half-1..0] and turns one place per round.
-// Both s and r lie in [0, players - 1), so one conditional add replaces the modulo.
-__device__ __forceinline__ int circle_at(int s, int r, int players, int half) {
-  const int len = players - 1;
-  int s0 = s - r;
-  if (s0 < 0) s0 += len;
-  return s0 < half - 1 ? s0 + 1 : players + half - 2 - s0;
+// The dynamic shared memory (the host sizes it; see the layout in jacobi_parallel).
+extern __shared__ __align__(16) unsigned char smem[];
+
+// Block primitives. The warps outside the group wait at a block barrier that the group reaches
+// from another place in the code (bar.sync counts threads, not code locations, on sm_70 and up;
+// the CPU emulator's barrier likewise).
+#ifdef __CUDA_ARCH__
+__device__ __forceinline__ void block_sync() { asm volatile("bar.sync 0;" ::: "memory"); }
+__device__ __forceinline__ void kernel_trap() { asm volatile("trap;"); }
+#else
+#define block_sync __syncthreads
+#define kernel_trap __trap
+#endif
+
+// Lanes of the caller's warp that exist (the last warp of a block of, say, 8 threads has 8).
+__device__ __forceinline__ unsigned warp_members() {
+  const int w0 = (int)(threadIdx.x & ~31u), left = (int)blockDim.x - w0;
+  return left >= 32 ? 0xffffffffu : (1u << left) - 1u;
 }
 
 // G = B^T B into g (leading dimension ldg), both triangles; entry (i, j) summed in order over t.
-// A thread computes a GT x GT tile of entries at once (tiles on and above the diagonal): 2 GT
-// loads feed GT^2 independent sums, fewer loads and more independent work than one entry per
-// thread; each entry's own sum keeps the reference's order. Diagonal tiles compute (i, j) and
-// (j, i) alike (same products, same order, same value). GT = 4 in float32, 2 in float64 (the
-// registers of 1024 threads).
+// B is staged through shared memory `stage` (rows t0..t0+R-1 of every column, row-major with
+// leading dimension stage_ld(m), so that the loads of a warp fall in different banks) R rows at a
+// time; each thread computes a GT x GT tile of entries (tiles on and above the diagonal) in
+// registers across the chunks, so every entry's sum keeps the reference's order. The stage's
+// columns past m (to whole tiles) hold whatever was there: their sums are never stored. Diagonal tiles compute (i, j) and (j, i)
+// alike (same products, same order, same value). Every thread of the block calls it (it has
+// barriers). `nonInteger` (when not null) collects whether an entry of B is not a finite integer.
 #ifndef GT
-#define GT (sizeof(real) == 4 ? 4 : 2)
+#define GT (sizeof(real) == 4 ? 5 : 3)  // the host picks it (tiles for every thread, registers)
 #endif
-__device__ void gram(const real* __restrict__ B, real* g, int ldg, int n, int m) {
+#define GRAM_PREFETCH 8
+// The stage's leading dimension: whole tiles (the columns past m are read, never stored), odd.
+__device__ __forceinline__ int stage_ld(int m) { return ((m + GT - 1) / GT * GT) | 1; }
+__device__ __noinline__ void gram(const real* __restrict__ B, real* g, int ldg, int n, int m, real* stage, int R, int* nonInteger) {
+  const int lds = stage_ld(m);
   const int T = (m + GT - 1) / GT;
   const int tiles = T * (T + 1) / 2;
-  for (int e = threadIdx.x; e < tiles; e += blockDim.x) {
+  const int tid = threadIdx.x, nt = blockDim.x;
+  for (int base = 0; base < tiles; base += nt) {
+    const int e = base + tid;
+    const bool active = e < tiles;
     // e enumerates tiles (I, J), I <= J, tile column by tile column
-    int J = (int)((sqrt(8.0 * e + 1.0) - 1.0) * 0.5);
-    while ((J + 1) * (J + 2) / 2 <= e) J++;
-    while (J * (J + 1) / 2 > e) J--;
-    const int I = e - J * (J + 1) / 2;
-    // columns past the last one repeat it (their sums are computed and never stored)
-    int oi[GT], oj[GT];
-#pragma unroll
-    for (int q = 0; q < GT; q++) {
-      oi[q] = (GT * I + q < m ? GT * I + q : m - 1) * n;
-      oj[q] = (GT * J + q < m ? GT * J + q : m - 1) * n;
+    int I = 0, J = 0;
+    if (active) {
+      J = (int)((sqrt(8.0 * e + 1.0) - 1.0) * 0.5);
+      while ((J + 1) * (J + 2) / 2 <= e) J++;
+      while (J * (J + 1) / 2 > e) J--;
+      I = e - J * (J + 1) / 2;
     }
+    const int oi = GT * I, oj = GT * J;
     real s[GT][GT];
 #pragma unroll
     for (int a = 0; a < GT; a++)
 #pragma unroll
       for (int b = 0; b < GT; b++) s[a][b] = 0;
-    for (int t = 0; t < n; t++) {
-      real x[GT], y[GT];
+    // the next chunk's first GRAM_PREFETCH nt elements are loaded into registers before the
+    // current chunk is summed (their latency hidden behind the sums), the rest when stored
+    real pre[GRAM_PREFETCH];
+    {
+      const int rows = n < R ? n : R;
 #pragma unroll
-      for (int q = 0; q < GT; q++) { x[q] = B[oi[q] + t]; y[q] = B[oj[q] + t]; }
-#pragma unroll
-      for (int a = 0; a < GT; a++)
-#pragma unroll
-        for (int b = 0; b < GT; b++) s[a][b] = s[a][b] + x[a] * y[b];
+      for (int u = 0; u < GRAM_PREFETCH; u++) {
+        const int x = tid + u * nt;
+        if (x < rows * m) { const int c = x / rows; pre[u] = B[(size_t)c * n + (x - c * rows)]; }
+      }
     }
+    for (int t0 = 0; t0 < n; t0 += R) {
+      const int rows = n - t0 < R ? n - t0 : R;
+      __syncthreads();  // the previous chunk is consumed
 #pragma unroll
-    for (int a = 0; a < GT; a++) {
-      const int i = GT * I + a;
+      for (int u = 0; u < GRAM_PREFETCH; u++) {
+        const int x = tid + u * nt;
+        if (x < rows * m) {
+          const int c = x / rows, tt = x - c * rows;
+          const real v = pre[u];
+          stage[tt * lds + c] = v;
+          if (nonInteger && base == 0 && !(isfinite(v) && v == floor(v))) *nonInteger = 1;
+        }
+      }
+      for (int x = tid + GRAM_PREFETCH * nt; x < rows * m; x += nt) {
+        const int c = x / rows, tt = x - c * rows;
+        const real v = B[(size_t)c * n + t0 + tt];
+        stage[tt * lds + c] = v;
+        if (nonInteger && base == 0 && !(isfinite(v) && v == floor(v))) *nonInteger = 1;
+      }
+      __syncthreads();
+      if (t0 + R < n) {
+        const int t1 = t0 + R, rows1 = n - t1 < R ? n - t1 : R;
 #pragma unroll
-      for (int b = 0; b < GT; b++) {
-        const int j = GT * J + b;
-        if (i < m && j < m) {
-          g[i + j * ldg] = s[a][b];
-          g[j + i * ldg] = s[a][b];
+        for (int u = 0; u < GRAM_PREFETCH; u++) {
+          const int x = tid + u * nt;
+          if (x < rows1 * m) { const int c = x / rows1; pre[u] = B[(size_t)c * n + t1 + (x - c * rows1)]; }
+        }
+      }
+      if (active) {
+        for (int tt = 0; tt < rows; tt++) {
+          const real* row = stage + tt * lds;
+          real x[GT], y[GT];
+#pragma unroll
+          for (int q = 0; q < GT; q++) { x[q] = row[oi + q]; y[q] = row[oj + q]; }
+#pragma unroll
+          for (int a = 0; a < GT; a++)
+#pragma unroll
+            for (int b = 0; b < GT; b++) s[a][b] = s[a][b] + x[a] * y[b];
+        }
+      }
+    }
+    if (active) {
+#pragma unroll
+      for (int a = 0; a < GT; a++) {
+        const int i = GT * I + a;
+#pragma unroll
+        for (int b = 0; b < GT; b++) {
+          const int j = GT * J + b;
+          if (i < m && j < m) {
+            g[i + j * ldg] = s[a][b];
+            g[j + i * ldg] = s[a][b];
+          }
         }
       }
     }
   }
+  __syncthreads();
 }
 
-// out = B_in Z: column j sums B_in(:, k) Z(k, j) over k in order, skipping zero entries of Z.
-// Z is mostly zeros (near a permutation): the entries are loaded eight at a time, all eight loads
-// in flight before the first test, instead of one dependent load per k.
-__device__ void basis_times_z(const real* __restrict__ Bin, const double* Z, real* out, int n, int m) {
-  for (int e = threadIdx.x; e < n * m; e += blockDim.x) {
-    const int j = e / n, t = e - j * n;
-    const double* zj = Z + (size_t)j * m;
-    real acc = 0;
-    for (int k0 = 0; k0 < m; k0 += 8) {
-      double z[8];
+// Zo(:, j) = Z(:, perm[j]) (the transform in logical order) and out = B_in Zo: column j sums
+// B_in(:, k) Zo(k, j) over k in order, skipping zero entries of Zo. A warp takes a column: it
+// gathers 32 entries of Zo at a time (four loads in flight), and a ballot lists the nonzero ones
+// (Zo is mostly zeros, near a permutation); for each, in order, every lane adds the product for
+// its rows (up to BZ_ROWS rows per lane: row blocks of 32 BZ_ROWS, the gather written once).
+#define BZ_ROWS 8
+__device__ __noinline__ void gather_times_z(const real* __restrict__ Bin, const double* Z, const int* perm, double* Zo, real* out, int n, int m) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = (blockDim.x + 31) >> 5;
+  const unsigned mask = warp_members();
+  const int wl = __popc(mask);
+  for (int j = warp; j < m; j += nw) {
+    const double* zj = Z + (size_t)perm[j] * m;
+    double* zo = Zo + (size_t)j * m;
+    for (int t0 = 0; t0 < n; t0 += BZ_ROWS * wl) {
+      real acc[BZ_ROWS];
 #pragma unroll
-      for (int q = 0; q < 8; q++) z[q] = k0 + q < m ? zj[k0 + q] : 0.0;
+      for (int u = 0; u < BZ_ROWS; u++) acc[u] = 0;
+      for (int k0 = 0; k0 < m; k0 += 4 * wl) {
+        double z[4];
 #pragma unroll
-      for (int q = 0; q < 8; q++) {
-        if (z[q] != 0) acc = acc + (real)((double)Bin[t + (size_t)(k0 + q) * n] * z[q]);
+        for (int q = 0; q < 4; q++) { const int k = k0 + q * wl + lane; z[q] = k < m ? zj[k] : 0.0; }
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+          const int kb = k0 + q * wl;
+          if (t0 == 0 && kb + lane < m) zo[kb + lane] = z[q];
+          unsigned bits = __ballot_sync(mask, z[q] != 0);
+          while (bits) {
+            const int b = __ffs(bits) - 1;
+            bits &= bits - 1;
+            const double zk = __shfl_sync(mask, z[q], b);
+            const real* bk = Bin + (size_t)(kb + b) * n;
+#pragma unroll
+            for (int u = 0; u < BZ_ROWS; u++) {
+              const int t = t0 + u * wl + lane;
+              if (t < n) acc[u] = acc[u] + (real)((double)bk[t] * zk);
+            }
+          }
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < BZ_ROWS; u++) {
+        const int t = t0 + u * wl + lane;
+        if (t < n) out[(size_t)j * n + t] = acc[u];
       }
     }
-    out[e] = acc;
   }
 }
 
@@ -173,45 +274,503 @@ __device__ bool transform_update_fits(const double* Z, const double* zbound, int
   return true;
 }
 
-// 1024 threads fit the register file (a single basis uses them all).
-extern "C" __global__ void __launch_bounds__(1024, 1) jacobi_parallel(
+// Phases b and c of a round with multipliers, by every thread of the block (groups of `width`
+// lanes per pair): columns pj of G and Z, barrier, rows pj of G, barrier.
+__device__ __noinline__ void update_phases(real* G, double* Z, const real* mult, const int* lpi, const int* lpj, int ldg, int m, int half) {
+  const int nt = blockDim.x, tid = threadIdx.x;
+  int width = 1;
+  while (width < 32 && width < m && 2 * width <= nt) width <<= 1;
+  const int groups = nt / width, grp = tid / width, lane = tid - grp * width;
+  if (grp < groups) {
+    for (int k = grp; k < half; k += groups) {
+      const real rk = mult[k];
+      if (rk == 0) continue;
+      const int pi = lpi[k], pj = lpj[k];
+      const double rz = (double)rk;
+      for (int t = lane; t < m; t += width) {
+        G[t + pj * ldg] = G[t + pj * ldg] - rk * G[t + pi * ldg];
+        Z[t + pj * m] = Z[t + pj * m] - rz * Z[t + pi * m];
+      }
+    }
+  }
+  block_sync();
+  if (grp < groups) {
+    for (int k = grp; k < half; k += groups) {
+      const real rk = mult[k];
+      if (rk == 0) continue;
+      const int pi = lpi[k], pj = lpj[k];
+      for (int c = lane; c < m; c += width) G[pj + c * ldg] = G[pj + c * ldg] - rk * G[pi + c * ldg];
+    }
+  }
+  block_sync();
+}
+
+// The rounds run on a group of NG = group_threads() threads at the start of the block (up to four
+// warps, one per scheduler; JG from the host); each takes JQ pairs of a round (slot k = q NG + t).
+#ifndef JQ
+#define JQ 1
+#endif
+#ifndef JG
+#define JG 128
+#endif
+#ifndef JMODE
+#define JMODE 1
+#endif
+__device__ __forceinline__ int group_threads() {
+  const int nt = blockDim.x;
+  if (nt < 32) return nt;
+  const int whole = nt / 32 * 32;
+  return whole < JG ? whole : JG;
+}
+
+// A barrier over the group that also ORs p over it. One warp (or less): __syncwarp orders its
+// shared-memory accesses and a vote ORs; several warps: named barrier 1 with a reduction.
+#ifdef __CUDA_ARCH__
+__device__ __forceinline__ int group_sync_or(int p, int ng) {
+  if (ng <= 32) {
+    const unsigned mask = ng == 32 ? 0xffffffffu : (1u << ng) - 1u;
+    __syncwarp(mask);
+    return __any_sync(mask, p);
+  }
+  int r;
+  asm volatile("{\n\t.reg .pred q, o;\n\tsetp.ne.s32 q, %1, 0;\n\tbar.red.or.pred o, 1, %2, q;\n\tselp.s32 %0, 1, 0, o;\n\t}"
+               : "=r"(r) : "r"(p), "r"(ng) : "memory");
+  return r;
+}
+#else
+inline int group_sync_or(int p, int ng) { return emu_bar_red_or(1, ng, p); }
+#endif
+
+// Player at position s of the tournament circle in round r (see chess-ordering.ts): the circle of
+// players - 1 places holds arr1[1..half-1] then arr2[half-1..0] and turns one place per round.
+// Both s and r lie in [0, players - 1), so one conditional add replaces the modulo.
+__device__ __forceinline__ int circle_at(int s, int r, int players, int half) {
+  const int len = players - 1;
+  int s0 = s - r;
+  if (s0 < 0) s0 += len;
+  return s0 < half - 1 ? s0 + 1 : players + half - 2 - s0;
+}
+
+// Pair k of round r: (i, j) = (min, max) of its players; false for a bye or an empty slot.
+__device__ __forceinline__ bool round_pair(int k, int r, int m, int players, int half, int& i, int& j) {
+  const int a = k == 0 ? 0 : circle_at(k - 1, r, players, half);
+  const int b = circle_at(k == 0 ? players - 2 : players - 2 - k, r, players, half);
+  i = a < b ? a : b;
+  j = a < b ? b : a;
+  return k < half && j < m;
+}
+
+#define CMD_UPDATE 1
+#define CMD_DONE 2
+
+// What the rounds share, at the start of the dynamic shared memory (the group's functions find it
+// there instead of keeping the pointers in registers).
+struct JacobiShared {
+  real* G;
+  double* Z;
+  double* E;
+  double* zbound;
+  real* mult;
+  int* perm;
+  int* lpi;
+  int* lpj;
+  double driftRatio;
+  int m, ldg, half, ng;
+  int cmd, outcome, status, decision;
+  int permOff, perm2Off;  // byte offsets of perm and perm2 in the shared memory
+};
+#define JACOBI_SHARED_BYTES 128
+static_assert(sizeof(JacobiShared) <= JACOBI_SHARED_BYTES, "JacobiShared outgrew its place");
+__device__ __forceinline__ JacobiShared* jshared() { return (JacobiShared*)smem; }
+
+struct RoundOut { int swaps, reductions, end; };
+
+// A whole round with size reductions (rare on large bases), by the group, on the permutation cur
+// (the swaps go to next): multipliers, the transform's overflow check and the drift scales as the
+// reference does them, phases b and c by the whole block (the other warps are called in), then
+// the drift test and the swaps on the updated norms. end: OUTCOME_OVERFLOW / OUTCOME_DRIFT when
+// the sweep ends after this round (the same in every thread of the group).
+__device__ __noinline__ RoundOut reduction_round(int r, const int* cur, int* next) {
+  JacobiShared* sh = jshared();
+  real* G = sh->G;
+  const int m = sh->m, ldg = sh->ldg, half = sh->half, ng = sh->ng, t = threadIdx.x;
+  const int players = 2 * half;
+  RoundOut o;
+  o.swaps = 0; o.reductions = 0; o.end = 0;
+  int ovf = 0, anyMult = 0;
+  real rk[JQ];
+  int pi[JQ], pj[JQ], li[JQ], lj[JQ];
+  bool live[JQ];
+#pragma unroll
+  for (int q = 0; q < JQ; q++) {
+    const int k = q * ng + t;
+    live[q] = round_pair(k, r, m, players, half, li[q], lj[q]);
+    rk[q] = 0;
+    pi[q] = 0; pj[q] = 0;
+    if (live[q]) {
+      pi[q] = cur[li[q]]; pj[q] = cur[lj[q]];
+      const real gij = G[pi[q] + pj[q] * ldg], gii = G[pi[q] + pi[q] * ldg];
+      if (fabs(gij) > reduction_limit(gii)) {
+        const real qq = round_half_away(gij / gii);
+        const double rq = (double)qq;
+        if (!transform_update_fits(sh->Z, sh->zbound, m, pi[q], pj[q], rq)) {
+          ovf = 1;  // overflow: no update, the run ends after this round
+        } else {
+          rk[q] = qq;
+          sh->E[pj[q]] = fmax(sh->E[pj[q]], rq * rq * sh->E[pi[q]]);
+          sh->zbound[pj[q]] = (sh->zbound[pj[q]] + fabs(rq) * sh->zbound[pi[q]]) * (1.0 + 1.0 / 1125899906842624.0);
+          o.reductions++;
+          anyMult = 1;
+        }
+      }
+    }
+    if (k < half) { sh->mult[k] = rk[q]; sh->lpi[k] = pi[q]; sh->lpj[k] = pj[q]; }
+  }
+  ovf = group_sync_or(ovf, ng);
+  if (group_sync_or(anyMult, ng)) {
+    if (t == 0) sh->cmd = CMD_UPDATE;
+    block_sync();  // the command: the other warps join phases b and c
+    update_phases(G, sh->Z, sh->mult, sh->lpi, sh->lpj, ldg, m, half);
+  }
+  int drift = 0;
+  const double driftRatio = sh->driftRatio;
+#pragma unroll
+  for (int q = 0; q < JQ; q++) {
+    if (!live[q]) continue;
+    const real gii = G[pi[q] + pi[q] * ldg], gjj = G[pj[q] + pj[q] * ldg];
+    if (rk[q] != 0 && !((double)gjj > sh->E[pj[q]] * driftRatio)) drift = 1;
+    // phase d: swaps through the permutation
+    const bool sw = gii > gjj;
+    next[li[q]] = sw ? pj[q] : pi[q];
+    next[lj[q]] = sw ? pi[q] : pj[q];
+    if (sw) o.swaps++;
+  }
+  drift = group_sync_or(drift, ng);
+  o.end = ovf ? OUTCOME_OVERFLOW : drift ? OUTCOME_DRIFT : 0;
+  return o;
+}
+
+// Counts of one call of group_sweeps (per thread).
+struct MasterCounts { int sweeps, swaps, reductions; };
+
+// The sweeps of one refresh, by the group. The permutation is double-buffered (perm, perm2): a
+// round reads cur and writes every player's entry, swapped or not, to next, and the barrier that
+// ORs the reduction tests over the group also orders those writes before the next round's reads.
+// On return the permutation is in perm and the outcome and status in the shared words, and the
+// other warps are released. GS: G lies at the start of the shared memory after JacobiShared
+// (derived from smem here, so that its loads are shared-memory loads with 32-bit addresses),
+// else at Gglobal.
+template <bool GS>
+__device__ __noinline__ MasterCounts group_sweeps(const real* Gglobal, int maxIterations, int sweeps) {
+  JacobiShared* sh = jshared();
+  const real* G = GS ? (const real*)(smem + JACOBI_SHARED_BYTES) : Gglobal;
+  const int t = threadIdx.x;
+  const int m = sh->m, ldg = sh->ldg, half = sh->half, ng = sh->ng;
+  const int players = 2 * half, rounds = players - 1;
+  // the two perm arrays through offsets from smem: shared-memory accesses, 32-bit addresses
+  int curOff = sh->permOff, nextOff = sh->perm2Off;
+  int mySwaps = 0, myReductions = 0;
+  int status = STATUS_OK, outcome = OUTCOME_UNCHANGED;
+  do {
+    if (sweeps >= maxIterations) { status = STATUS_ITERATION_LIMIT; break; }
+    sweeps++;
+    int changed = 0;
+    outcome = OUTCOME_UNCHANGED;
+    // the pairs of the next round are computed ahead (before the barrier that ends a round)
+    int pairI[JQ], pairJ[JQ];
+    bool plive[JQ];
+#pragma unroll
+    for (int q = 0; q < JQ; q++) plive[q] = round_pair(q * ng + t, 0, m, players, half, pairI[q], pairJ[q]);
+    for (int r = 0; r < rounds; r++) {
+      int* cur = (int*)(smem + curOff);
+      int* next = (int*)(smem + nextOff);
+      // phase a: the reduction test of every pair (no pair of the round shares a column), and
+      // phase d's swap decision on the same (so far unchanged) norms, into next
+      int anyRed = 0, swaps = 0;
+#pragma unroll
+      for (int q = 0; q < JQ; q++) {
+        const int i = pairI[q], j = pairJ[q];
+        const int k = q * ng + t;
+        const bool live = plive[q];
+        if (live) {
+          const int pi = cur[i], pj = cur[j];
+          const real gij = G[pi + pj * ldg], gii = G[pi + pi * ldg], gjj = G[pj + pj * ldg];
+          anyRed |= fabs(gij) > reduction_limit(gii);
+          const bool sw = gii > gjj;
+          next[i] = sw ? pj : pi;
+          next[j] = sw ? pi : pj;
+          swaps += sw;
+        } else if (k < half) {
+          if (i < m) next[i] = cur[i];  // a bye: the real player keeps its entry
+          if (j < m) next[j] = cur[j];
+        }
+      }
+      if (r + 1 < rounds) {
+#pragma unroll
+        for (int q = 0; q < JQ; q++) plive[q] = round_pair(q * ng + t, r + 1, m, players, half, pairI[q], pairJ[q]);
+      }
+      if (!group_sync_or(anyRed, ng)) {
+        mySwaps += swaps;
+        if (swaps) changed = 1;
+      } else {
+        // a round with size reductions: redone from cur
+        const RoundOut o = reduction_round(r, cur, next);
+        mySwaps += o.swaps;
+        myReductions += o.reductions;
+        if (o.swaps || o.reductions) changed = 1;
+        if (o.end) { outcome = o.end; const int x = curOff; curOff = nextOff; nextOff = x; break; }
+      }
+      const int x = curOff; curOff = nextOff; nextOff = x;
+    }
+    if (outcome == OUTCOME_UNCHANGED && group_sync_or(changed, ng)) outcome = OUTCOME_CHANGED;
+  } while (outcome == OUTCOME_CHANGED);
+  // the permutation into perm, then the other warps are released
+  if (curOff != sh->permOff) {
+    const int* cur = (const int*)(smem + curOff);
+    int* perm = (int*)(smem + sh->permOff);
+    for (int c = t; c < m; c += ng) perm[c] = cur[c];
+  }
+  if (t == 0) { sh->cmd = CMD_DONE; sh->outcome = outcome; sh->status = status; }
+  block_sync();
+  return MasterCounts{sweeps, mySwaps, myReductions};
+}
+
+// ---- mode 0 (JMODE 0, for up to 64 pairs): the first warp alone runs the rounds, JQ pairs per
+// lane in registers, the tournament turned by shuffles, no barrier in a round without a
+// multiplier. (Mode 1, above, spreads a round over up to four warps at one barrier per round:
+// faster from about 100 pairs on, where one warp's issue rate limits mode 0.)
+
+// A player's state in the first warp: (logical column << 16) | physical column (perm entry).
+#define PLAYER(s) ((int)((s) >> 16))
+#define PHYS(s) ((int)((s) & 0xffffu))
+
+// The pairs a lane of the first warp holds: slot k = lane JQ + q holds pair k of the round, its
+// arr1 player in a[q], its arr2 player in b[q].
+struct Slots { unsigned a[JQ], b[JQ]; };
+struct WarpRoundOut { Slots s; int swaps, reductions, end; };
+
+// The pair in slot (a, b): (i, j) = (min, max) of the logical columns, pi / pj their perm entries;
+// false for a bye or an empty slot.
+__device__ __forceinline__ bool slot_pair(unsigned a, unsigned b, int k, int half, int m, int& pi, int& pj) {
+  const int ia = PLAYER(a), ib = PLAYER(b);
+  const bool aFirst = ia < ib;
+  pi = aFirst ? PHYS(a) : PHYS(b);
+  pj = aFirst ? PHYS(b) : PHYS(a);
+  const bool live = k < half && ia < m && ib < m;
+  if (!live) { pi = 0; pj = 0; }
+  return live;
+}
+
+// Exchanges the perm entries of the slot's two players (a swap through the permutation array).
+__device__ __forceinline__ void slot_swap(unsigned& a, unsigned& b) {
+  const unsigned x = a;
+  a = (a & 0xffff0000u) | (b & 0xffffu);
+  b = (b & 0xffff0000u) | (x & 0xffffu);
+}
+
+// A whole round with size reductions (rare on large bases), by the first warp: multipliers, the
+// transform's overflow check and the drift scales as the reference does them, phases b and c by
+// the whole block (the other warps are called in), then the drift test and the swaps on the
+// updated norms. end: OUTCOME_OVERFLOW / OUTCOME_DRIFT when the sweep ends after this round.
+__device__ __noinline__ WarpRoundOut warp_reduction_round(Slots s) {
+  JacobiShared* sh = jshared();
+  real* G = sh->G;
+  const int m = sh->m, ldg = sh->ldg, half = sh->half, W = blockDim.x < 32 ? blockDim.x : 32, lane = threadIdx.x;
+  const unsigned wmask = W == 32 ? 0xffffffffu : (1u << W) - 1u;
+  WarpRoundOut o;
+  o.swaps = 0; o.reductions = 0; o.end = 0;
+  int ovf = 0, anyMult = 0;
+  real rk[JQ];
+  int pi[JQ], pj[JQ];
+  bool live[JQ];
+#pragma unroll
+  for (int q = 0; q < JQ; q++) {
+    const int k = lane * JQ + q;
+    live[q] = slot_pair(s.a[q], s.b[q], k, half, m, pi[q], pj[q]);
+    rk[q] = 0;
+    if (live[q]) {
+      const real gij = G[pi[q] + pj[q] * ldg], gii = G[pi[q] + pi[q] * ldg];
+      if (fabs(gij) > reduction_limit(gii)) {
+        const real qq = round_half_away(gij / gii);
+        const double rq = (double)qq;
+        if (!transform_update_fits(sh->Z, sh->zbound, m, pi[q], pj[q], rq)) {
+          ovf = 1;  // overflow: no update, the run ends after this round
+        } else {
+          rk[q] = qq;
+          sh->E[pj[q]] = fmax(sh->E[pj[q]], rq * rq * sh->E[pi[q]]);
+          sh->zbound[pj[q]] = (sh->zbound[pj[q]] + fabs(rq) * sh->zbound[pi[q]]) * (1.0 + 1.0 / 1125899906842624.0);
+          o.reductions++;
+          anyMult = 1;
+        }
+      }
+    }
+    if (k < half) { sh->mult[k] = rk[q]; sh->lpi[k] = pi[q]; sh->lpj[k] = pj[q]; }
+  }
+  ovf = __any_sync(wmask, ovf);
+  if (__any_sync(wmask, anyMult)) {
+    if (lane == 0) sh->cmd = CMD_UPDATE;
+    block_sync();  // the command: the other warps join phases b and c
+    update_phases(G, sh->Z, sh->mult, sh->lpi, sh->lpj, ldg, m, half);
+  }
+  __syncwarp(wmask);
+  int drift = 0;
+  const double driftRatio = sh->driftRatio;
+#pragma unroll
+  for (int q = 0; q < JQ; q++) {
+    if (!live[q]) continue;
+    const real gii = G[pi[q] + pi[q] * ldg], gjj = G[pj[q] + pj[q] * ldg];
+    if (rk[q] != 0 && !((double)gjj > sh->E[pj[q]] * driftRatio)) drift = 1;
+    // phase d: swaps through the permutation
+    if (gii > gjj) { slot_swap(s.a[q], s.b[q]); o.swaps++; }
+  }
+  drift = __any_sync(wmask, drift);
+  o.s = s;
+  o.end = ovf ? OUTCOME_OVERFLOW : drift ? OUTCOME_DRIFT : 0;
+  return o;
+}
+
+
+// The sweeps of one refresh, by the first warp (its W = min(32, blockDim.x) lanes); on return the
+// permutation is back in perm and the outcome and status in the shared words, and the other warps
+// are released.
+// GS: G lies at the start of the shared memory after JacobiShared (derived from smem here, so
+// that its loads are shared-memory loads with 32-bit addresses), else at Gglobal.
+template <bool GS>
+__device__ __noinline__ MasterCounts warp_sweeps(const real* Gglobal, int maxIterations, int sweeps) {
+  JacobiShared* sh = jshared();
+  const real* G = GS ? (const real*)(smem + JACOBI_SHARED_BYTES) : Gglobal;
+  const int lane = threadIdx.x;
+  const int m = sh->m, ldg = sh->ldg, half = sh->half, W = blockDim.x < 32 ? blockDim.x : 32;
+  const int rounds = 2 * half - 1;
+  const unsigned wmask = W == 32 ? 0xffffffffu : (1u << W) - 1u;
+  const int lastLane = (half - 1) / JQ, lastQ = (half - 1) - lastLane * JQ;
+  int mySwaps = 0, myReductions = 0;
+  Slots s;
+  {
+    const int* perm = sh->perm;
+#pragma unroll
+    for (int q = 0; q < JQ; q++) {
+      const int k = lane * JQ + q;
+      const int a = k < half ? k : 0, b = k < half ? k + half : 0;
+      s.a[q] = ((unsigned)a << 16) | (unsigned)(a < m ? perm[a] : 0);
+      s.b[q] = ((unsigned)b << 16) | (unsigned)(b < m ? perm[b] : 0);
+    }
+  }
+  int status = STATUS_OK, outcome = OUTCOME_UNCHANGED;
+  do {
+    if (sweeps >= maxIterations) { status = STATUS_ITERATION_LIMIT; break; }
+    sweeps++;
+    int changed = 0;
+    outcome = OUTCOME_UNCHANGED;
+    for (int r = 0; r < rounds; r++) {
+      // phase a: the reduction test of every pair (no pair of the round shares a column)
+      int anyRed = 0;
+      bool sw[JQ];
+#pragma unroll
+      for (int q = 0; q < JQ; q++) {
+        int pi, pj;
+        const bool live = slot_pair(s.a[q], s.b[q], lane * JQ + q, half, m, pi, pj);
+        const real gij = G[pi + pj * ldg], gii = G[pi + pi * ldg], gjj = G[pj + pj * ldg];
+        anyRed |= live && fabs(gij) > reduction_limit(gii);
+        sw[q] = live && gii > gjj;
+      }
+      if (__any_sync(wmask, anyRed)) {
+        const WarpRoundOut o = warp_reduction_round(s);
+        s = o.s;
+        mySwaps += o.swaps;
+        myReductions += o.reductions;
+        if (o.swaps || o.reductions) changed = 1;
+        if (o.end) { outcome = o.end; break; }
+      } else {
+        // phase d: swaps through the permutation (G unchanged)
+#pragma unroll
+        for (int q = 0; q < JQ; q++) {
+          if (sw[q]) { slot_swap(s.a[q], s.b[q]); mySwaps++; changed = 1; }
+        }
+      }
+      // the tournament turns: arr2[0] -> arr1[1] -> ... -> arr1[half-1] -> arr2[half-1] -> ...
+      // -> arr2[0], arr1[0] fixed
+      if (half >= 2) {
+        const unsigned prevA = __shfl_sync(wmask, s.a[JQ - 1], lane > 0 ? lane - 1 : 0);
+        const unsigned nextB = __shfl_sync(wmask, s.b[0], lane + 1 < W ? lane + 1 : W - 1);
+        const unsigned b0 = __shfl_sync(wmask, s.b[0], 0);
+        unsigned mine = 0;
+#pragma unroll
+        for (int q = 0; q < JQ; q++) if (q == lastQ) mine = s.a[q];
+        const unsigned aLast = __shfl_sync(wmask, mine, lastLane);
+        Slots t;
+#pragma unroll
+        for (int q = 0; q < JQ; q++) {
+          const int k = lane * JQ + q;
+          const unsigned before = q == 0 ? prevA : s.a[q > 0 ? q - 1 : 0];
+          const unsigned after = q == JQ - 1 ? nextB : s.b[q < JQ - 1 ? q + 1 : 0];
+          t.a[q] = k == 0 ? s.a[q] : k == 1 ? b0 : before;
+          t.b[q] = k == half - 1 ? aLast : after;
+        }
+        s = t;
+      }
+    }
+    if (outcome == OUTCOME_UNCHANGED && __any_sync(wmask, changed)) outcome = OUTCOME_CHANGED;
+  } while (outcome == OUTCOME_CHANGED);
+  // the permutation back to shared memory, then the other warps are released
+  int* perm = sh->perm;
+#pragma unroll
+  for (int q = 0; q < JQ; q++) {
+    if (lane * JQ + q < half) {
+      if (PLAYER(s.a[q]) < m) perm[PLAYER(s.a[q])] = PHYS(s.a[q]);
+      if (PLAYER(s.b[q]) < m) perm[PLAYER(s.b[q])] = PHYS(s.b[q]);
+    }
+  }
+  if (lane == 0) { sh->cmd = CMD_DONE; sh->outcome = outcome; sh->status = status; }
+  block_sync();
+  return MasterCounts{sweeps, mySwaps, myReductions};
+}
+
+// Launch bounds (the host passes its block size and blocks per multiprocessor): a single basis
+// runs JT = 512 threads with up to 128 registers each (no spills in the rounds' code), batches
+// at most 64 registers per thread (JB blocks of JT threads).
+#ifndef JT
+#define JT 1024
+#endif
+#ifndef JB
+#define JB 1
+#endif
+extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
     const real* __restrict__ Bin,   // batch x n x m, column-major bases
     real* __restrict__ Bout,        // batch x n x m, reduced bases
     double* __restrict__ Zout,      // batch x m x m, unimodular transforms (logical order)
     double* __restrict__ Zscratch,  // batch x m x m, used when Z is not in shared memory
     real* __restrict__ Gscratch,    // batch x m x (m|1), used when G is not in shared memory
     int* __restrict__ stats,        // batch x STATS_WIDTH, zero on entry
-    int n, int m, int maxIterations, int gInShared, int zInShared) {
-  extern __shared__ __align__(16) unsigned char smem[];
+    int n, int m, int maxIterations, int gInShared, int zInShared, int stageRows) {
   const int basis = blockIdx.x;
   const int tid = threadIdx.x;
   const int nt = blockDim.x;
   const int ldg = m | 1;  // odd leading dimension: a row's elements fall in different banks
   const int players = m + (m & 1);
   const int half = players / 2;
-  const int rounds = players - 1;
-  // lanes per pair in the update phases: a power of two up to a warp, no more than m needs
-  int width = 1;
-  while (width < 32 && width < m && 2 * width <= nt) width <<= 1;
-  const int groups = nt / width, grp = tid / width, lane = tid - grp * width;
+  const int NG = JMODE == 0 ? (nt < 32 ? nt : 32) : group_threads();  // the threads that run the rounds
 
-  // shared layout (jacobiParallelPlan in cuda.ts sizes it): [G][Z][E (m doubles)]
-  //   [zbound (m doubles)][mult (half reals)][perm (m)][li (half)][lj (half)][flags (2)][decision (1)]
-  unsigned char* p = smem;
+  // shared layout (jacobiParallelPlan in cuda.ts sizes it): [JacobiShared (128 bytes)][G][Z]
+  //   [stage (stageRows x stage_ld(m) reals)][E (m doubles)][zbound (m doubles)][lg (m doubles)]
+  //   [mult (half reals)][perm (m)][perm2 (m)][lpi (half)][lpj (half)]
+  JacobiShared* sh = jshared();
+  unsigned char* p = smem + JACOBI_SHARED_BYTES;
   real* G;
   if (gInShared) { G = (real*)p; p += ((size_t)m * ldg * sizeof(real) + 15) & ~(size_t)15; }
   else G = Gscratch + (size_t)basis * m * ldg;
   double* Z;
   if (zInShared) { Z = (double*)p; p += (size_t)m * m * sizeof(double); }
   else Z = Zscratch + (size_t)basis * m * m;
+  real* stage = (real*)p; p += ((size_t)stageRows * stage_ld(m) * sizeof(real) + 15) & ~(size_t)15;
   double* E = (double*)p; p += (size_t)m * sizeof(double);
   double* zbound = (double*)p; p += (size_t)m * sizeof(double);
+  double* lg = (double*)p; p += (size_t)m * sizeof(double);
   real* mult = (real*)p; p += ((size_t)half * sizeof(real) + 15) & ~(size_t)15;
   int* perm = (int*)p; p += (size_t)m * sizeof(int);
-  int* li = (int*)p; p += (size_t)half * sizeof(int);
-  int* lj = (int*)p; p += (size_t)half * sizeof(int);
-  int* flags = (int*)p; p += 2 * sizeof(int);  // per round parity: 1 = overflow, 2 = drift
-  int* decision = (int*)p;
+  int* perm2 = (int*)p; p += (size_t)m * sizeof(int);
+  int* lpi = (int*)p; p += (size_t)half * sizeof(int);
+  int* lpj = (int*)p;
 
   const real* B0 = Bin + (size_t)basis * n * m;
   real* B1 = Bout + (size_t)basis * n * m;
@@ -220,22 +779,25 @@ extern "C" __global__ void __launch_bounds__(1024, 1) jacobi_parallel(
 
   for (int e = tid; e < m * m; e += nt) Z[e] = (e % (m + 1) == 0) ? 1.0 : 0.0;
   for (int c = tid; c < m; c += nt) { perm[c] = c; zbound[c] = 1.0; }
-  if (tid == 0) { flags[0] = 0; flags[1] = 0; }
 
   if (m < 2) {
     for (int e = tid; e < n * m; e += nt) B1[e] = B0[e];
     for (int e = tid; e < m * m; e += nt) Zo[e] = Z[e];
     return;
   }
+  if (JQ * NG < half) kernel_trap();  // the host compiled too few slots per thread
 
-  gram(B0, G, ldg, n, m);
   // integer input whose Gram entries stay small updates G exactly: no drift test then
   int nonInteger = 0;
-  for (int e = tid; e < n * m; e += nt) {
-    const real x = B0[e];
-    if (!(isfinite(x) && x == floor(x))) nonInteger = 1;
+  gram(B0, G, ldg, n, m, stage, stageRows, &nonInteger);
+  const int anyNonInteger = __syncthreads_or(nonInteger);
+  // the logs of the norms in parallel, their sum in column order by thread 0
+  for (int c = tid; c < m; c += nt) {
+    const double g = (double)G[c + c * ldg];
+    E[c] = g;
+    lg[c] = g > 0 ? log(g) : quiet_nan();
   }
-  const int anyNonInteger = __syncthreads_or(nonInteger);  // also the barrier after gram()
+  __syncthreads();
   double potential = 0, bestPotential = 0;
   if (tid == 0) {
     // the first zero or non-finite norm, in column order (as the CPU reference reports it)
@@ -246,124 +808,45 @@ extern "C" __global__ void __launch_bounds__(1024, 1) jacobi_parallel(
       if (bad) { st[3] = bad; st[4] = c; }
       if (!((double)d < exact_gram_limit((real)0))) small = 0;
     }
-    decision[0] = bad ? -1 : (!anyNonInteger && small);
-  }
-  __syncthreads();
-  if (decision[0] < 0) return;
-  const double driftRatio = decision[0] ? 0.0 : drift_ratio((real)0);
-  // E = diag(G) and the potential sum log G(j,j) (resetScales in driver.ts); thread 0 keeps it
-  for (int c = tid; c < m; c += nt) E[c] = (double)G[c + c * ldg];
-  if (tid == 0) {
-    for (int c = 0; c < m; c++) { const double g = (double)G[c + c * ldg]; potential += g > 0 ? log(g) : quiet_nan(); }
+    const int decision = bad ? -1 : (!anyNonInteger && small);
+    for (int c = 0; c < m; c++) potential += lg[c];
     bestPotential = potential;
+    sh->G = G; sh->Z = Z; sh->E = E; sh->zbound = zbound; sh->mult = mult; sh->perm = perm; sh->lpi = lpi; sh->lpj = lpj;
+    sh->driftRatio = decision ? 0.0 : drift_ratio((real)0);
+    sh->m = m; sh->ldg = ldg; sh->half = half; sh->ng = NG;
+    sh->permOff = (int)((unsigned char*)perm - smem); sh->perm2Off = (int)((unsigned char*)perm2 - smem);
+    sh->decision = decision;
   }
   __syncthreads();
+  if (sh->decision < 0) return;
+  const double driftRatio = sh->driftRatio;
 
-  int sweeps = 0, mySwaps = 0, myReductions = 0, status = STATUS_OK;
+  int sweeps = 0, mySwaps = 0, myReductions = 0;
   int stalls = 0;
-  int anyMult = 0;  // this thread gave a pair of the current round a multiplier
-  unsigned roundCount = 0;  // rounds run so far, all sweeps: picks the flag word
   for (int refresh = 0;; refresh++) {
     int passReductions = 0;  // this thread's size reductions since the last refresh
-    int outcome;
-    do {
-      if (sweeps >= maxIterations) { status = STATUS_ITERATION_LIMIT; break; }
-      sweeps++;
-      int changed = 0;
-      outcome = OUTCOME_UNCHANGED;
-      for (int r = 0; r < rounds; r++, roundCount++) {
-        int* flag = flags + (roundCount & 1);
-        // phase a: one thread per pair decides the multiplier
-        for (int k = tid; k < half; k += nt) {
-          const int a = k == 0 ? 0 : circle_at(k - 1, r, players, half);
-          const int b = circle_at(k == 0 ? players - 2 : players - 2 - k, r, players, half);
-          real rk = 0;
-          if (a >= m || b >= m) {
-            li[k] = -1;  // bye
-          } else {
-            const int i = a < b ? a : b, j = a < b ? b : a;
-            li[k] = i; lj[k] = j;
-            const int pi = perm[i], pj = perm[j];
-            const real gij = G[pi + pj * ldg], gii = G[pi + pi * ldg];
-            if (fabs(gij) > reduction_limit(gii)) {
-              const real q = round_half_away(gij / gii);
-              const double rq = (double)q;
-              if (!transform_update_fits(Z, zbound, m, pi, pj, rq)) {
-                atomicOr(flag, 1);  // overflow: no update, the run ends after this round
-              } else {
-                rk = q;
-                E[pj] = fmax(E[pj], rq * rq * E[pi]);
-                zbound[pj] = (zbound[pj] + fabs(rq) * zbound[pi]) * (1.0 + 1.0 / 1125899906842624.0);
-                myReductions++;
-                passReductions++;
-                changed = 1;
-              }
-            }
-          }
-          mult[k] = rk;
-          if (rk != 0) anyMult = 1;
-        }
-        // (the barrier after phase a, which also tells every thread whether any pair reduces)
-        const int reducing = __syncthreads_or(anyMult);
-        anyMult = 0;
-        if (tid == 0) flags[(roundCount + 1) & 1] = 0;  // next round's word; last read a round ago
-        // phases b and c change nothing when no pair reduces: skipped with their barriers
-        if (reducing) {
-        // phase b: column updates of G and Z; a group of g lanes per pair (pairs without a
-        // reduction cost their group one test)
-        if (grp < groups) {
-          for (int k = grp; k < half; k += groups) {
-            const real rk = mult[k];
-            if (rk == 0) continue;
-            const int pi = perm[li[k]], pj = perm[lj[k]];
-            const double rz = (double)rk;
-            for (int t = lane; t < m; t += width) {
-              G[t + pj * ldg] = G[t + pj * ldg] - rk * G[t + pi * ldg];
-              Z[t + pj * m] = Z[t + pj * m] - rz * Z[t + pi * m];
-            }
-          }
-        }
-        __syncthreads();
-        // phase c: row updates of G
-        if (grp < groups) {
-          for (int k = grp; k < half; k += groups) {
-            const real rk = mult[k];
-            if (rk == 0) continue;
-            const int pi = perm[li[k]], pj = perm[lj[k]];
-            for (int c = lane; c < m; c += width) G[pj + c * ldg] = G[pj + c * ldg] - rk * G[pi + c * ldg];
-          }
-        }
-        __syncthreads();
-        }
-        // phase d: drift test of the updated norms, then swaps through the permutation array
-        for (int k = tid; k < half; k += nt) {
-          const int i = li[k];
-          if (i < 0) continue;
-          const int j = lj[k];
-          const int pi = perm[i], pj = perm[j];
-          if (mult[k] != 0 && !((double)G[pj + pj * ldg] > E[pj] * driftRatio)) atomicOr(flag, 2);
-          if (G[pi + pi * ldg] > G[pj + pj * ldg]) {
-            perm[i] = pj; perm[j] = pi;
-            mySwaps++;
-            changed = 1;
-          }
-        }
-        __syncthreads();
-        const int f = *flag;
-        if (f & 1) { outcome = OUTCOME_OVERFLOW; roundCount++; break; }
-        if (f & 2) { outcome = OUTCOME_DRIFT; roundCount++; break; }
+    if (tid < NG) {
+      // the group runs the sweeps
+      const MasterCounts c = JMODE == 0
+          ? (gInShared ? warp_sweeps<true>(G, maxIterations, sweeps) : warp_sweeps<false>(G, maxIterations, sweeps))
+          : (gInShared ? group_sweeps<true>(G, maxIterations, sweeps) : group_sweeps<false>(G, maxIterations, sweeps));
+      sweeps = c.sweeps;
+      mySwaps += c.swaps;
+      myReductions += c.reductions;
+      passReductions = c.reductions;
+    } else {
+      // the other warps: phases b and c of the rounds that have multipliers
+      for (;;) {
+        block_sync();
+        if (sh->cmd == CMD_DONE) break;
+        update_phases(G, Z, mult, lpi, lpj, ldg, m, half);
       }
-      if (outcome == OUTCOME_UNCHANGED && __syncthreads_or(changed)) outcome = OUTCOME_CHANGED;
-    } while (outcome == OUTCOME_CHANGED);
-    if (status != STATUS_OK) break;
-
-    // Z in logical order: Zo(:, c) = Z(:, perm[c]); the bounds follow their columns
-    for (int e = tid; e < m * m; e += nt) {
-      const int c = e / m, t = e - c * m;
-      Zo[e] = Z[t + perm[c] * m];
     }
-    __syncthreads();
-    basis_times_z(B0, Zo, B1, n, m);
+    const int outcome = sh->outcome, status = sh->status;
+    if (status != STATUS_OK) { if (tid == 0) st[3] = status; break; }
+
+    // Z in logical order and B = B_in Z
+    gather_times_z(B0, Z, perm, Zo, B1, n, m);
     if (outcome == OUTCOME_OVERFLOW) break;
     // converged on a G that is exactly B's Gram matrix (only swaps since it was computed from a
     // basis, or exact integer arithmetic): the result is final
@@ -371,31 +854,32 @@ extern "C" __global__ void __launch_bounds__(1024, 1) jacobi_parallel(
     if (outcome == OUTCOME_UNCHANGED && driftRatio == 0) break;
     // refresh: G from the new basis, E = diag(G), working Z = logical Z, identity permutation,
     // and the bounds on |Z| recomputed from Z itself
-    __syncthreads();
-    gram(B1, G, ldg, n, m);
+    gram(B1, G, ldg, n, m, stage, stageRows, nullptr);
     for (int e = tid; e < m * m; e += nt) Z[e] = Zo[e];
     for (int c = tid; c < m; c += nt) {
       perm[c] = c;
       double mx = 0;
       for (int t = 0; t < m; t++) mx = fmax(mx, fabs(Zo[t + c * m]));
       zbound[c] = mx;
+      const double g = (double)G[c + c * ldg];
+      E[c] = g;
+      lg[c] = g > 0 ? log(g) : quiet_nan();
     }
     __syncthreads();
-    for (int c = tid; c < m; c += nt) E[c] = (double)G[c + c * ldg];
     if (tid == 0) {
       potential = 0;
-      for (int c = 0; c < m; c++) { const double g = (double)G[c + c * ldg]; potential += g > 0 ? log(g) : quiet_nan(); }
+      for (int c = 0; c < m; c++) potential += lg[c];
       int stop = 0;
       if (potential < bestPotential) bestPotential = potential;
       else if (++stalls >= MAX_STALLS || !isfinite(potential)) stop = 1;  // precision exhausted
       if (refresh >= 100 + 10 * m) stop = 1;
-      decision[0] = stop;
+      sh->decision = stop;
     }
     __syncthreads();
-    if (decision[0]) break;
+    if (sh->decision) break;
   }
 
   if (mySwaps) atomicAdd(&st[1], mySwaps);
   if (myReductions) atomicAdd(&st[2], myReductions);
-  if (tid == 0) { st[0] = sweeps; st[3] = status; }
+  if (tid == 0) st[0] = sweeps;
 }
