@@ -230,9 +230,10 @@ test('GPU float32: a basis that breaks down in float32 is redone in float64, the
   const dev = await cudaDeviceAvailable();
   if (!dev.ok) { t.skip(`no CUDA device: ${dev.reason}`); return; }
   const batch = 6, n = 24, hard = rng.int(batch);
-  const basis = gaussianBases({ batch, n, seed: rng.int(1e9), precision: 'float32' });
+  // float64 data, float32 working precision (the outputs are B_in Z in float64)
+  const basis = gaussianBases({ batch, n, seed: rng.int(1e9) });
   // a square block-Toeplitz channel whose transform passes 2^53 in float32 (checked on the CPU reference)
-  basis.data.set(blockToeplitzBases({ batch: 1, blocks: 12, blockSize: 1, taps: 3, complex: true, seed: 1, precision: 'float32' }).data, hard * n * n);
+  basis.data.set(blockToeplitzBases({ batch: 1, blocks: 12, blockSize: 1, taps: 3, complex: true, seed: 1 }).data, hard * n * n);
   for (const algorithm of ['allswap', 'block', 'cr-block'] as const) {
     const res = await reduce(basis, { algorithm, precision: 'float32', engine: 'cuda' });
     assert.equal(res.stats.engine, 'cuda');

@@ -56,7 +56,8 @@ export async function runHostStreams<A extends RealArray>(
     const dStats = DeviceBuffer.alloc(ctx, chunk * STATS_WIDTH * 4); bufs.push(dStats);
     const dIdx = DeviceBuffer.alloc(ctx, 2 * chunk * 4); bufs.push(dIdx);  // matInd, then boundaryExch
     const hIdx = PinnedBuffer.alloc(ctx, 2 * chunk * 4); bufs.push(hIdx);
-    const hOut = PinnedBuffer.alloc(ctx, chunk * (n * m * elt + m * m * 8 + STATS_WIDTH * 4)); bufs.push(hOut);
+    // Z starts at the next multiple of 8 bytes after the basis (a float32 basis of odd size would misalign it)
+    const hOut = PinnedBuffer.alloc(ctx, chunk * (n * m * elt + m * m * 8 + STATS_WIDTH * 4) + 8); bufs.push(hOut);
     const idx = hIdx.i32(0, 2 * chunk);
     for (let first = 0; first < batch; first += chunk) {
       const len = Math.min(chunk, batch - first);
@@ -108,14 +109,15 @@ export async function runHostStreams<A extends RealArray>(
       if (groups.some((g) => g.active.length > 0)) throw new UnsupportedError(`${name}: the host loop did not finish within maxIterations + 2 rounds`);
       const s = groups[0]!.stream;
       const bBytes = len * n * m * elt, zBytes = len * m * m * 8;
+      const zAt = Math.ceil(bBytes / 8) * 8;
       dOut.downloadAsync(hOut, s, bBytes, 0, 0);
-      dZ.downloadAsync(hOut, s, zBytes, 0, bBytes);
-      dStats.downloadAsync(hOut, s, len * STATS_WIDTH * 4, 0, bBytes + zBytes);
+      dZ.downloadAsync(hOut, s, zBytes, 0, zAt);
+      dStats.downloadAsync(hOut, s, len * STATS_WIDTH * 4, 0, zAt + zBytes);
       await s.wait();
       chunks++;
       new Uint8Array(basis.buffer, first * n * m * elt, bBytes).set(hOut.u8(0, bBytes));
-      Z.set(hOut.f64(bBytes, len * m * m), first * m * m);
-      const st = hOut.i32(bBytes + zBytes, len * STATS_WIDTH);
+      Z.set(hOut.f64(zAt, len * m * m), first * m * m);
+      const st = hOut.i32(zAt + zBytes, len * STATS_WIDTH);
       for (let b = 0; b < len; b++) {
         const w = st.subarray(b * STATS_WIDTH, (b + 1) * STATS_WIDTH);
         settleStatus(name, first + b, w, params, precision === 'float32' ? float32Failures : null);
