@@ -245,12 +245,61 @@ export function applyTransform(Bin: ArrayLike<number>, Z: ArrayLike<number>, n: 
     }
     return out;
   }
-  for (let j = 0; j < m; j++) for (let i = 0; i < n; i++) {
+  return exactProduct(Bin, Z, n, m, maxB, maxZ);
+}
+
+/**
+ * B Z exactly for integral B and Z whose float64 product could round: Z is cut into signed limbs
+ * of LIMB_BITS bits (Z = sum_l Z_l 2^(LIMB_BITS l)), each B Z_l is exact in float64 when
+ * m max|B| 2^LIMB_BITS < 2^53, and the partial results are combined exactly (in doubles when the
+ * sum provably fits, in BigInt otherwise). Falls back to BigInt products when B is too large.
+ * Null when an entry of B Z does not fit a double exactly.
+ */
+function exactProduct(Bin: ArrayLike<number>, Z: ArrayLike<number>, n: number, m: number, maxB: number, maxZ: number): Float64Array | null {
+  const out = new Float64Array(n * m);
+  const limbBits = Math.floor(52 - Math.log2(Math.max(1, m * maxB)));
+  if (limbBits < 8) {
+    for (let j = 0; j < m; j++) for (let i = 0; i < n; i++) {
+      let s = 0n;
+      for (let k = 0; k < m; k++) { const z = Z[k + j * m]!; if (z !== 0) s += BigInt(Bin[i + k * n]!) * BigInt(z); }
+      const v = Number(s);
+      if (BigInt(v) !== s) return null;
+      out[i + j * n] = v;
+    }
+    return out;
+  }
+  const base = 2 ** limbBits;
+  let limbs = 1;
+  while ((base ** limbs) / 2 <= maxZ) limbs++;
+  // limb l of every entry of Z, balanced (|digit| <= base / 2) so that negative entries need no borrow chains
+  const digits: Float64Array[] = Array.from({ length: limbs }, () => new Float64Array(m * m));
+  for (let e = 0; e < m * m; e++) {
+    let v = Z[e]!;
+    for (let l = 0; l < limbs; l++) {
+      const r = v - base * Math.round(v / base); // exact: v is an integer below 2^53
+      digits[l]![e] = r;
+      v = (v - r) / base;
+    }
+  }
+  const part: Float64Array[] = digits.map(() => new Float64Array(n * m));
+  digits.forEach((d, l) => {
+    const P = part[l]!;
+    for (let j = 0; j < m; j++) for (let k = 0; k < m; k++) {
+      const z = d[k + j * m]!;
+      if (z === 0) continue;
+      const ko = k * n, jo = j * n;
+      for (let i = 0; i < n; i++) P[jo + i]! += Bin[ko + i]! * z;
+    }
+  });
+  for (let e = 0; e < n * m; e++) {
+    let bound = 0, v = 0;
+    for (let l = limbs - 1; l >= 0; l--) { v = v * base + part[l]![e]!; bound = bound * base + Math.abs(part[l]![e]!); }
+    if (bound < 2 ** 53) { out[e] = v; continue; }
     let s = 0n;
-    for (let k = 0; k < m; k++) { const z = Z[k + j * m]!; if (z !== 0) s += BigInt(Bin[i + k * n]!) * BigInt(z); }
-    const v = Number(s);
-    if (BigInt(v) !== s) return null;
-    out[i + j * n] = v;
+    for (let l = limbs - 1; l >= 0; l--) s = s * BigInt(base) + BigInt(part[l]![e]!);
+    const w = Number(s);
+    if (BigInt(w) !== s) return null;
+    out[e] = w;
   }
   return out;
 }

@@ -21,7 +21,7 @@ import { CheckFailedError } from '../core/errors.js';
 export interface ExactTransform {
   /** Column-major m x m. */
   Z: bigint[];
-  /** Bits of the largest |Z_ij|. */
+  /** Bits of the largest |Z_ij| (its binary length). */
   maxBits: number;
   /** Primes used for Z. */
   primes: number;
@@ -49,6 +49,15 @@ function mod(v: number, p: number): number {
   return r < 0 ? r + p : r;
 }
 
+/**
+ * v mod p in [0, p) for an integer |v| < 2^53, by a multiplication with invP = 1 / p (much faster
+ * than the floating-point remainder): the quotient's floor is off by at most one, then corrected.
+ */
+function modMul(v: number, p: number, invP: number): number {
+  const r = v - p * Math.floor(v * invP);
+  return r < 0 ? r + p : r >= p ? r - p : r;
+}
+
 function invMod(a: number, p: number): number {
   let t = 0, nt = 1, r = p, nr = a;
   while (nr !== 0) {
@@ -68,17 +77,19 @@ function invMod(a: number, p: number): number {
 function solveModP(A: ArrayLike<number>, C: ArrayLike<number>, n: number, m: number, p: number): Float64Array | null {
   const w = 2 * m; // row-major augmented rows [A_i | C_i]
   const M = new Float64Array(n * w);
-  for (let i = 0; i < n; i++) {
-    for (let j = 0; j < m; j++) {
-      M[i * w + j] = mod(A[i + j * n]!, p);
-      M[i * w + m + j] = mod(C[i + j * n]!, p);
+  const invP = 1 / p;
+  for (let j = 0; j < m; j++) {
+    const jo = j * n;
+    for (let i = 0; i < n; i++) {
+      M[i * w + j] = modMul(A[jo + i]!, p, invP);
+      M[i * w + m + j] = modMul(C[jo + i]!, p, invP);
     }
   }
   const tmp = new Float64Array(w);
   for (let c = 0; c < m; c++) {
     let piv = -1;
     for (let i = c; i < n; i++) {
-      const v = mod(M[i * w + c]!, p);
+      const v = modMul(M[i * w + c]!, p, invP);
       M[i * w + c] = v;
       if (v !== 0) { piv = i; break; }
     }
@@ -91,10 +102,10 @@ function solveModP(A: ArrayLike<number>, C: ArrayLike<number>, n: number, m: num
     // the pivot row, reduced and scaled to a unit pivot
     const ro = c * w;
     const inv = invMod(M[ro + c]!, p);
-    for (let j = c; j < w; j++) M[ro + j] = (mod(M[ro + j]!, p) * inv) % p;
+    for (let j = c; j < w; j++) M[ro + j] = modMul(modMul(M[ro + j]!, p, invP) * inv, p, invP);
     for (let i = c + 1; i < n; i++) {
       const io = i * w;
-      const f = mod(M[io + c]!, p);
+      const f = modMul(M[io + c]!, p, invP);
       if (f === 0) continue;
       const g = p - f; // row_i += (p - f) row_c: nonnegative, lazily reduced
       for (let j = c + 1; j < w; j++) M[io + j]! += g * M[ro + j]!;
@@ -105,13 +116,13 @@ function solveModP(A: ArrayLike<number>, C: ArrayLike<number>, n: number, m: num
   for (let i = m; i < n; i++) {
     const io = i * w;
     for (let j = m; j < w; j++) {
-      if (mod(M[io + j]!, p) !== 0) throw notInLattice();
+      if (modMul(M[io + j]!, p, invP) !== 0) throw notInLattice();
     }
   }
   // back substitution on the C side: row_i -= U_ic row_c, c from the last pivot up
   for (let c = m - 1; c >= 0; c--) {
     const ro = c * w;
-    for (let j = m; j < w; j++) M[ro + j] = mod(M[ro + j]!, p);
+    for (let j = m; j < w; j++) M[ro + j] = modMul(M[ro + j]!, p, invP);
     for (let i = 0; i < c; i++) {
       const io = i * w;
       const u = M[io + c]!; // reduced when row i was the pivot
@@ -121,7 +132,7 @@ function solveModP(A: ArrayLike<number>, C: ArrayLike<number>, n: number, m: num
     }
   }
   const X = new Float64Array(m * m);
-  for (let i = 0; i < m; i++) for (let j = 0; j < m; j++) X[i + j * m] = mod(M[i * w + m + j]!, p);
+  for (let i = 0; i < m; i++) for (let j = 0; j < m; j++) X[i + j * m] = modMul(M[i * w + m + j]!, p, invP);
   return X;
 }
 
@@ -181,18 +192,20 @@ function liftSolution(A: ArrayLike<number>, C: ArrayLike<number>, n: number, m: 
     const X = solveModP(A, C, n, m, p);
     if (!X) { unlucky++; continue; }
     detMod ??= { p, det: detModP(X, m, p) };
-    // Garner: the value so far mod p (Horner over the digits), then the new centered digit
+    // Garner: the value so far mod p, sum_s d_s (p_0 ... p_{s-1} mod p) (each term below 2^43,
+    // the sum of at most MAX_PRIMES terms below 2^50: exact), then the new centered digit
     const t = used.length;
-    const red = used.map((q) => q % p);
+    const weight = new Float64Array(t);
     let radix = 1;
-    for (const q of red) radix = (radix * q) % p;
+    for (let s = 0; s < t; s++) { weight[s] = radix; radix = (radix * (used[s]! % p)) % p; }
     const radixInv = invMod(radix, p);
     const d = new Float64Array(mm);
+    const invP = 1 / p;
     let changed = false;
     for (let e = 0; e < mm; e++) {
       let v = 0;
-      for (let s = t - 1; s >= 0; s--) v = mod(v * red[s]! + digits[s]![e]!, p);
-      let dig = (mod(X[e]! - v, p) * radixInv) % p;
+      for (let s = 0; s < t; s++) v += digits[s]![e]! * weight[s]!;
+      let dig = modMul(modMul(X[e]! - v, p, invP) * radixInv, p, invP);
       if (dig > p / 2) dig -= p;
       d[e] = dig;
       if (dig !== 0) changed = true;
@@ -206,22 +219,26 @@ function liftSolution(A: ArrayLike<number>, C: ArrayLike<number>, n: number, m: 
     for (let s = 0; s <= topDigit; s++) log2Top += Math.log2(used[s]!);
     const log2D = Math.max(Math.log2(m) + logA + log2Top, logC) + 1;
     if (!changed && log2P > log2D + 2) {
-      return { Z: toBigInt(digits, used, topDigit, mm), maxBits: Math.ceil(log2Top), primes: used.length, detMod: detMod! };
+      return { ...toBigInt(digits, used, topDigit, mm), primes: used.length, detMod: detMod! };
     }
   }
   throw new CheckFailedError(`could not rebuild the transform exactly (${used.length} primes, ${unlucky} unlucky): the reduced basis may not be in the input's lattice`);
 }
 
-function toBigInt(digits: Float64Array[], primes: number[], top: number, mm: number): bigint[] {
+/** The BigInt values of the mixed-radix digits, and the bits of the largest |value|. */
+function toBigInt(digits: Float64Array[], primes: number[], top: number, mm: number): { Z: bigint[]; maxBits: number } {
   const radix: bigint[] = [1n];
   for (let s = 0; s < top; s++) radix.push(radix[s]! * BigInt(primes[s]!));
   const Z: bigint[] = new Array<bigint>(mm);
+  let big = 0n;
   for (let e = 0; e < mm; e++) {
     let v = 0n;
     for (let s = top; s >= 0; s--) { const dg = digits[s]![e]!; if (dg !== 0) v += BigInt(dg) * radix[s]!; }
     Z[e] = v;
+    const a = v < 0n ? -v : v;
+    if (a > big) big = a;
   }
-  return Z;
+  return { Z, maxBits: big.toString(2).length };
 }
 
 /**

@@ -98,6 +98,25 @@ test('applyTransform is exact on integer bases where float64 partial sums would 
   assert.equal(out !== null, fits, msg('null exactly when an entry does not fit a double'));
 });
 
+test('applyTransform is exact on random integer B and Z of every size (the limb path and the BigInt path)', () => {
+  for (let rep = 0; rep < 150; rep++) {
+    const n = 1 + rng.int(16), m = 1 + rng.int(n);
+    const bitsB = rng.int(40), bitsZ = rng.int(53);
+    const draw = (bits: number) => Math.floor(rng.uniform() * 2 ** bits) * (rng.int(2) ? 1 : -1);
+    const B = Float64Array.from({ length: n * m }, () => draw(bitsB));
+    const Z = Float64Array.from({ length: m * m }, () => draw(bitsZ));
+    const out = applyTransform(B, Z, n, m);
+    let fits = true;
+    for (let j = 0; j < m; j++) for (let i = 0; i < n; i++) {
+      let s = 0n;
+      for (let k = 0; k < m; k++) s += BigInt(B[i + k * n]!) * BigInt(Z[k + j * m]!);
+      if (BigInt(Number(s)) !== s) fits = false;
+      else if (out) assert.equal(BigInt(out[i + j * n]!), s, msg(`exact entry, B ${bitsB} bits, Z ${bitsZ} bits`));
+    }
+    assert.equal(out !== null, fits, msg(`null exactly when an entry does not fit a double, B ${bitsB} bits, Z ${bitsZ} bits`));
+  }
+});
+
 test('qualityMetrics: an orthogonal basis has Hadamard ratio 1 and defect 1; a skewed one less', () => {
   const q = qualityMetrics(Float64Array.from([2, 0, 0, 3]), 2, 2);
   assert.ok(Math.abs(q.hadamardRatio - 1) < 1e-12 && Math.abs(q.orthogonalityDefect - 1) < 1e-12);

@@ -84,6 +84,11 @@ class SchnorrEuchner {
   /** An upper bound on every ||b_k||^2 since G was last computed from the basis. */
   private normBound = 0;
   /**
+   * While G is exact: an upper bound on max_t |G(s, t)| of each row of G (by slot), so that the
+   * exactness of a row update in a sweep is decided in O(1) (like zBound for Z).
+   */
+  private readonly gBound: Float64Array;
+  /**
    * Upper bounds on max |Z_ij| of each column (by position), so that the exactness of Z is checked
    * in O(1) per column operation; a column is rescanned only when its bound nears 2^53.
    */
@@ -118,6 +123,7 @@ class SchnorrEuchner {
     this.S = new Float64Array(m + 1);
     this.pending = new Int32Array(m + 1);
     this.zBound = new Float64Array(m).fill(1);
+    this.gBound = new Float64Array(m);
     this.bound = reductionBound(p.eta, B);
     this.input = keepInput(B);
   }
@@ -262,8 +268,22 @@ class SchnorrEuchner {
     }
     this.normBound = maxNorm;
     this.integerGram = B instanceof Float64Array && maxNorm < EXACT_INTEGER_LIMIT && isIntegral(B);
-    if (this.integerGram) gramInto(B, n, m, G);
-    else G.fill(NaN);
+    if (this.integerGram) {
+      gramInto(B, n, m, G);
+      for (let s = 0; s < m; s++) this.gBound[s] = columnMax(G as Float64Array, s * m, m);
+    } else G.fill(NaN);
+  }
+
+  /** After row sk of G was set and mirrored into its column: the row bounds it touched. */
+  private refreshRowBounds(sk: number): void {
+    const { G, m, gBound } = this;
+    let big = 0;
+    for (let t = 0; t < m; t++) {
+      const a = Math.abs(G[sk * m + t]!);
+      if (a > big) big = a;
+      if (a > gBound[t]!) gBound[t] = a;
+    }
+    gBound[sk] = big;
   }
 
   /**
@@ -403,10 +423,8 @@ class SchnorrEuchner {
     const { B, G, mu, n, m, slot, bound, stats } = this;
     const ko = k * m;
     const gk = slot[k]! * m;
+    const { gBound } = this;
     let maxX = 0;
-    // bounds for the exact G update: ||b_i|| <= rootNorm for every i != k, ||b_k|| <= normK (triangle inequality)
-    const rootNorm = Math.sqrt(this.normBound);
-    let normK = this.integerGram ? Math.sqrt(G[gk + slot[k]!]!) : Infinity;
     for (let j = k - 1; j >= 0; j--) {
       const x = mu[ko + j]!;
       if (!(Math.abs(x) > bound)) continue;
@@ -421,13 +439,18 @@ class SchnorrEuchner {
       if (this.integerGram) {
         // row k of G follows b_k exactly (its diagonal entry is recomputed after the sweep) while
         // every entry of X b_j and every product and result stays below 2^53
-        const gj = slot[j]! * m;
-        const step = ax * Math.sqrt(G[gj + slot[j]!]!);
-        normK += step;
-        // |X G_ji| <= step rootNorm and |new G_ki| <= normK rootNorm (i != k; the diagonal is
-        // recomputed after the sweep): below 2^53, the plain update is exact, no entry check needed
-        if (normK * rootNorm < EXACT_INTEGER_LIMIT) subMulCol(G, gk, gj, X, m);
-        else if (step >= EXACT_INTEGER_LIMIT || !subMulRowExact(G, gk, gj, X, m)) this.integerGram = false;
+        const sj = slot[j]!, gj = sj * m, sk = slot[k]!;
+        // |X G_jt| <= ax gBound(j) and |G_kt - X G_jt| <= gBound(k) + ax gBound(j): below 2^53
+        // the plain update is exact, without a check per entry
+        const step = ax * gBound[sj]!;
+        if (gBound[sk]! + step < EXACT_INTEGER_LIMIT) {
+          subMulCol(G, gk, gj, X, m);
+          gBound[sk] = gBound[sk]! + step;
+        } else if (ax * Math.sqrt(G[gj + sj]!) >= EXACT_INTEGER_LIMIT || !subMulRowExact(G, gk, gj, X, m)) {
+          this.integerGram = false;
+        } else {
+          gBound[sk] = columnMax(G as Float64Array, gk, m);
+        }
       }
       stats.sizeReductions++;
     }
@@ -446,6 +469,7 @@ class SchnorrEuchner {
     if (this.integerGram) {
       G[sk * m + sk] = norm;
       for (let t = 0; t < m; t++) G[t * m + sk] = G[sk * m + t]!;
+      this.refreshRowBounds(sk);
     } else {
       this.forgetGramRow(k);
       G[sk * m + sk] = norm;
@@ -495,6 +519,7 @@ class SchnorrEuchner {
       G[slot[i]! * m + slot[k]!] = d;
     }
     if (G[slot[k]! * (m + 1)] === 0) throw breakdown(B, k, true);
+    if (this.integerGram) this.refreshRowBounds(slot[k]!);
     this.valid[k] = 0;
     this.computeRow(k);
   }
