@@ -27,6 +27,9 @@ import { reduceSync } from '../src/lattice/reduce.js';
 import { rebuildTransform } from '../src/lattice/exact-transform.js';
 
 const ETA = 0.51;
+/** Untimed runs of ours on each input before timing it, and the time they may take together. */
+const WARM_UP_RUNS = 5;
+const WARM_UP_MS = 2000;
 const SCALE = 2 ** 20;
 type Family = 'gaussian' | 'toeplitz' | 'toeplitz-full';
 const FAMILIES: readonly Family[] = ['gaussian', 'toeplitz', 'toeplitz-full'];
@@ -88,11 +91,18 @@ function timeOurs(basis: MatrixBatch, a: Args, label: string): OursResult {
   const opts = { algorithm: 'lll' as const, delta: a.delta, eta: ETA, check: false };
   const times: number[] = [];
   let last: ReturnType<typeof reduceSync> | undefined;
-  // one untimed run on the same input first (n <= 256, where a run is short enough for JIT
-  // compilation to matter): the code paths this input takes (the wide-transform rebuild,
-  // double-double rows) are compiled before they are timed
-  for (let r = basis.cols <= 256 ? -1 : 0; r < a.reps; r++) {
-    progress(`${label}: ours ${r < 0 ? 'warm-up' : `rep ${r + 1}/${a.reps}`}`);
+  // untimed runs on the same input first, while a run is short enough for JIT compilation to
+  // matter (V8 needs about four runs of a code path, the wide-transform rebuild say, before its
+  // optimised code runs): up to WARM_UP_RUNS of them, within WARM_UP_MS
+  let warmUps = 0;
+  for (let spent = 0; warmUps < WARM_UP_RUNS && spent < WARM_UP_MS; warmUps++) {
+    progress(`${label}: ours warm-up ${warmUps + 1}`);
+    const t0 = performance.now();
+    try { reduceSync(basis, opts); } catch { break; } // the timed runs below report it
+    spent += performance.now() - t0;
+  }
+  for (let r = 0; r < a.reps; r++) {
+    progress(`${label}: ours rep ${r + 1}/${a.reps}`);
     const t0 = performance.now();
     try {
       last = reduceSync(basis, opts);
@@ -101,7 +111,7 @@ function timeOurs(basis: MatrixBatch, a: Args, label: string): OursResult {
       if (e instanceof LatticeMimoError) return { ms: null, check: `FAIL: ${e.code}: ${e.message.slice(0, 120)}`, rhf: null };
       throw e;
     }
-    if (r >= 0) times.push(performance.now() - t0);
+    times.push(performance.now() - t0);
   }
   const { rows: n, cols: m } = basis;
   const out = matrixAt(last!.basis, 0), Z = matrixAt(last!.transform, 0);
@@ -179,7 +189,7 @@ async function main(): Promise<number> {
     `- Date: ${started.toISOString()}; commit ${gitCommit()}`,
     `- Command: \`node dist/bench/fplll-compare.js ${process.argv.slice(2).join(' ')}\` (${a.inputSeed === null ? `inputs from generator seed ${a.seed} + n` : `every input from generator seed ${a.inputSeed}`})`,
     `- Inputs: gaussian = round(2^20 N(0,1)), n x n; toeplitz = round(2^20 H), square n x n block-Toeplitz with complex 1x1 taps real-decomposed (b = 2), L = 3 (ill-conditioned, exponentially in n, whenever the channel polynomial has a root inside the unit circle); toeplitz-full = the same channel's whole convolution, (n + 4) x n. delta ${a.delta}, eta ${ETA}.`,
-    `- ours: reduceSync(lll, float64, check off) in this process (after one untimed warm-up run on the same input for n <= 256), median of ${a.reps}; "check" is the float64 LLL re-check plus exact unimodularity of Z, run once after timing. Ours always returns Z (fplll here does not compute U); where Z passed 2^53 its exact rebuild is inside our time.`,
+    `- ours: reduceSync(lll, float64, check off) in this process after up to ${WARM_UP_RUNS} untimed warm-up runs on the same input (while they take less than ${WARM_UP_MS / 1000} s together: V8 compiles a code path after a few runs), median of ${a.reps}; "check" is the float64 LLL re-check plus exact unimodularity of Z, run once after timing. Ours always returns Z (fplll here does not compute U); where Z passed 2^53 its exact rebuild is inside our time.`,
     `- fplll: \`fplll -a lll -d ${a.delta} -e ${ETA}\` (default = wrapper, mpz) and with \`-m fast -z double\`; median of ${a.reps} process wall times, which include process start, parsing the text matrix and printing the result. Timeout ${a.timeoutS} s per run. A 2 x 2 identity takes ${fmtMs(baseline.ms)} ms this way (the floor of every fplll figure).`,
     ...[...oursNotes].map((s) => `- ${s}`),
     '',

@@ -30,7 +30,9 @@ options:
       --check           print the proof (conditions, |det Z| = 1) and quality metrics on stderr
   -h, --help            this text
 
-Integer input gives integer output (B_in Z computed exactly). Errors: one line on stderr, exit 2.`;
+Integer input gives integer output (B_in Z computed exactly). For integer input a U with entries
+past 2^53 is rebuilt exactly and printed in full (in --json as strings of digits), and lll goes on
+in double-double where float64 Gram-Schmidt breaks down. Errors: one line on stderr, exit 2.`;
 
 function num(v: string | undefined, what: string): number | undefined {
   if (v === undefined) return undefined;

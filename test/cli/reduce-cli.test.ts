@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Philox } from '../../src/core/rng.js';
-import { parseFplll } from '../../src/lattice/fplll-format.js';
+import { formatFplll, parseFplll } from '../../src/lattice/fplll-format.js';
+import { blockToeplitzBases, integerScale } from '../../src/lattice/generators.js';
 import { checkLLL, checkUnimodular } from '../../src/lattice/check.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
@@ -37,6 +38,27 @@ test('reduce -of bu: integer in, integer out, U B_in = B_out exactly, U unimodul
     }
     assert.ok(checkUnimodular(Float64Array.from(U.values.flat()), m).ok);
     assert.ok(checkLLL(Float64Array.from(B.values.flat()), n, m, 0.99, 0.51).ok, `seed ${seed}`);
+  }
+});
+
+test('reduce -of bu on a square block-Toeplitz basis whose U passes 2^53: U printed exactly, U B_in = B_out in BigInt', () => {
+  // a channel found to need U past 2^53 at delta 0.99 (72 bits)
+  const basis = integerScale(blockToeplitzBases({ batch: 1, blocks: 24, blockSize: 1, taps: 3, complex: true, seed: 7 }), 2 ** 20);
+  const text = formatFplll(basis);
+  const rows = parseFplll(text).values;
+  const m = rows.length, n = rows[0]!.length;
+  const r = cli(['reduce', '-of', 'bu', '-d', '0.99', '--check'], text);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stderr, /rebuilt exactly/);
+  const [bText, uText] = r.stdout.trim().split(/\n(?=\[\[)/);
+  const bigRows = (t: string) => t.split('\n').filter((l) => /\d/.test(l)).map((l) => (l.match(/-?\d+/g) ?? []).map((v) => BigInt(v)));
+  const B = bigRows(bText!), U = bigRows(uText!);
+  assert.equal(U.length, m);
+  assert.ok(U.some((row) => row.some((v) => (v < 0n ? -v : v) > 2n ** 53n)), 'this channel needs U past 2^53');
+  for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) {
+    let s = 0n;
+    for (let k = 0; k < m; k++) s += U[i]![k]! * BigInt(rows[k]![j]!);
+    assert.equal(B[i]![j], s, `(U B_in)(${i}, ${j})`);
   }
 });
 
