@@ -12,7 +12,7 @@ import { defaultThreads, runOnWorkers } from '../core/worker-pool.js';
 import { CPU_REDUCERS } from './cpu-registry.js';
 import type { AlgoParams, Algorithm, BasisStats } from './types.js';
 import { isIntegral } from './check.js';
-import { transformLost, transformOverflow } from './lll/columns.js';
+import { allowTransformLoss } from './lll/columns.js';
 
 export interface BatchOutcome {
   /** The bases as the algorithm left them (working precision). */
@@ -23,15 +23,14 @@ export interface BatchOutcome {
 }
 
 /**
- * Reduces one basis in place; Z starts as the identity. A Z that passed 2^53 (NaN entries) is kept
- * only for integral float64 input, which reduce() rebuilds exactly; otherwise it is UNSUPPORTED
- * (a float32 run is then redone in float64, as for the GPU's TRANSFORM_OVERFLOW status).
+ * Reduces one basis in place; Z starts as the identity. A Z that passes 2^53 may lose entries (NaN)
+ * only for integral float64 input, which reduce() rebuilds exactly; otherwise it is UNSUPPORTED at
+ * once (a float32 run is then redone in float64, as for the GPU's TRANSFORM_OVERFLOW status).
  */
 export function reduceOneCpu(algorithm: Algorithm, B: RealArray, n: number, m: number, p: AlgoParams): { Z: Float64Array; stats: BasisStats } {
   const Z = identity(m);
-  const rebuildable = B instanceof Float64Array && isIntegral(B);
+  if (B instanceof Float64Array && isIntegral(B)) allowTransformLoss(Z);
   const stats = CPU_REDUCERS[algorithm](B, Z, n, m, p);
-  if (!rebuildable && transformLost(Z)) throw transformOverflow();
   return { Z, stats };
 }
 

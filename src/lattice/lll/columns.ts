@@ -102,21 +102,34 @@ export const EXACT_INTEGER_LIMIT = 2 ** 53;
 
 /**
  * Z[:, dst] -= x * Z[:, src] on the integer transform. An entry that reaches 2^53 can no longer be
- * held exactly in a float64: it becomes NaN (unknown) rather than silently rounded, and NaN stays
- * NaN through later operations. reduce() then rebuilds Z exactly from the bases where the input is
- * integral (exact-transform.ts) and raises UnsupportedError otherwise. Returns the largest finite
- * |entry| of the new column.
+ * held exactly in a float64: in a transform registered with allowTransformLoss it becomes NaN
+ * (unknown) rather than silently rounded, and NaN stays NaN through later operations (reduce()
+ * then rebuilds Z exactly from the bases); in any other it is an UnsupportedError. Returns the
+ * largest finite |entry| of the new column.
  */
 export function subMulColExact(Z: Float64Array, dst: number, src: number, x: number, len: number): number {
-  let big = 0;
+  let big = 0, lost = false;
   for (let t = 0; t < len; t++) {
     const v = Z[dst + t]! - x * Z[src + t]!;
     const a = Math.abs(v);
-    if (a >= EXACT_INTEGER_LIMIT) { Z[dst + t] = NaN; continue; }
+    if (!(a < EXACT_INTEGER_LIMIT)) { Z[dst + t] = NaN; lost = true; continue; }
     Z[dst + t] = v;
     if (a > big) big = a;
   }
+  if (lost && !REBUILDABLE.has(Z)) throw transformOverflow();
   return big;
+}
+
+/**
+ * The transforms that may lose entries past 2^53 and go on: reduce() registers the Z of each
+ * integral float64 input (whose basis stays exact on its own, so that Z can be rebuilt afterwards,
+ * exact-transform.ts). In any other Z an entry past 2^53 throws at once, as the GPU kernels stop
+ * with their TRANSFORM_OVERFLOW status.
+ */
+const REBUILDABLE = new WeakSet<Float64Array>();
+
+export function allowTransformLoss(Z: Float64Array): void {
+  REBUILDABLE.add(Z);
 }
 
 /**
@@ -126,17 +139,18 @@ export function subMulColExact(Z: Float64Array, dst: number, src: number, x: num
 export function subMulColBigInt(Z: Float64Array, dst: number, src: number, x: number, len: number): number {
   const safeX = Number.isSafeInteger(x);
   const bx = safeX ? BigInt(x) : 0n;
-  let big = 0;
+  let big = 0, lost = false;
   for (let t = 0; t < len; t++) {
     const zs = Z[src + t]!, zd = Z[dst + t]!;
     if (zs === 0) continue;
-    if (!safeX || zs !== zs || zd !== zd) { Z[dst + t] = NaN; continue; }
+    if (!safeX || zs !== zs || zd !== zd) { Z[dst + t] = NaN; lost = true; continue; }
     const v = Number(BigInt(zd) - bx * BigInt(zs));
     const a = Math.abs(v);
-    if (a >= EXACT_INTEGER_LIMIT) { Z[dst + t] = NaN; continue; }
+    if (a >= EXACT_INTEGER_LIMIT) { Z[dst + t] = NaN; lost = true; continue; }
     Z[dst + t] = v;
     if (a > big) big = a;
   }
+  if (lost && !REBUILDABLE.has(Z)) throw transformOverflow();
   return big;
 }
 
