@@ -6,6 +6,7 @@
  *  - B_in Z = B_out (exactly, in integers, when B_in is integral);
  *  - Hadamard ratio, orthogonality defect and root Hermite factor.
  */
+import { addProduct } from './lll/columns.js';
 
 /** Gram-Schmidt in float64 (modified Gram-Schmidt, on a copy). mu is m x m column-major: mu[i + j*m] = mu_{i,j}, j < i. */
 export function gramSchmidt(B: ArrayLike<number>, n: number, m: number): { mu: Float64Array; r: Float64Array } {
@@ -181,18 +182,10 @@ function isExactInverse(z: ArrayLike<number>, w: Float64Array, m: number): boole
   let maxZ = 0, maxW = 0;
   for (let i = 0; i < m * m; i++) { maxZ = Math.max(maxZ, Math.abs(z[i]!)); maxW = Math.max(maxW, Math.abs(w[i]!)); }
   if (maxZ * maxW * m < 2 ** 53) {
-    // column j of Z W, accumulated over the columns of Z (contiguous); every partial sum is exact
-    const col = new Float64Array(m);
-    for (let j = 0; j < m; j++) {
-      col.fill(0);
-      for (let k = 0; k < m; k++) {
-        const wkj = w[k + j * m]!;
-        if (wkj === 0) continue;
-        const zo = k * m;
-        for (let i = 0; i < m; i++) col[i]! += z[zo + i]! * wkj;
-      }
-      for (let i = 0; i < m; i++) if (col[i] !== (i === j ? 1 : 0)) return false;
-    }
+    // every partial sum is an exact integer
+    const zw = new Float64Array(m * m);
+    addProduct(z, w, m, m, zw);
+    for (let j = 0; j < m; j++) for (let i = 0; i < m; i++) if (zw[i + j * m] !== (i === j ? 1 : 0)) return false;
     return true;
   }
   for (let j = 0; j < m; j++) {
@@ -238,11 +231,7 @@ export function applyTransform(Bin: ArrayLike<number>, Z: ArrayLike<number>, n: 
   for (let i = 0; i < n * m; i++) maxB = Math.max(maxB, Math.abs(Bin[i]!));
   for (let i = 0; i < m * m; i++) maxZ = Math.max(maxZ, Math.abs(Z[i]!));
   if (!integral || maxB * maxZ * m < 2 ** 53) {
-    for (let j = 0; j < m; j++) for (let k = 0; k < m; k++) {
-      const zkj = Z[k + j * m]!;
-      if (zkj === 0) continue;
-      for (let i = 0; i < n; i++) out[i + j * n]! += Bin[i + k * n]! * zkj;
-    }
+    addProduct(Bin, Z, n, m, out);
     return out;
   }
   return exactProduct(Bin, Z, n, m, maxB, maxZ);
@@ -281,15 +270,10 @@ function exactProduct(Bin: ArrayLike<number>, Z: ArrayLike<number>, n: number, m
       v = (v - r) / base;
     }
   }
-  const part: Float64Array[] = digits.map(() => new Float64Array(n * m));
-  digits.forEach((d, l) => {
-    const P = part[l]!;
-    for (let j = 0; j < m; j++) for (let k = 0; k < m; k++) {
-      const z = d[k + j * m]!;
-      if (z === 0) continue;
-      const ko = k * n, jo = j * n;
-      for (let i = 0; i < n; i++) P[jo + i]! += Bin[ko + i]! * z;
-    }
+  const part = digits.map((d) => {
+    const P = new Float64Array(n * m);
+    addProduct(Bin, d, n, m, P);
+    return P;
   });
   for (let e = 0; e < n * m; e++) {
     let bound = 0, v = 0;

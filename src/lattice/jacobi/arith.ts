@@ -7,6 +7,7 @@
  * result of +, -, *, / on float32 operands to float32 gives the correctly rounded float32 result.)
  */
 import type { RealArray } from '../../core/matrix.js';
+import { addProduct } from '../lll/columns.js';
 
 /**
  * The size-reduction test: reduce b_j by b_i when |G(i,j)| > G(i,i) * reductionBound, with the
@@ -46,10 +47,15 @@ export function gramMatrix(B: ArrayLike<number>, n: number, m: number, G: RealAr
 
 /**
  * out = Bin Z (n x m): column j of out is the sum over k = 0..m-1, in order, of Bin(:, k) Z(k, j),
- * skipping zero entries of Z (the order of applyTransform in check.ts, so float64 agrees exactly).
+ * skipping zero entries of Z (addProduct, the order of applyTransform in check.ts, so float64
+ * agrees exactly); in float32 every product and partial sum is rounded, as on the GPU.
  */
 export function basisTimesZ(Bin: ArrayLike<number>, Z: Float64Array, n: number, m: number, out: RealArray): void {
-  const f32 = out instanceof Float32Array;
+  if (!(out instanceof Float32Array)) {
+    out.fill(0);
+    addProduct(Bin, Z, n, m, out);
+    return;
+  }
   const acc = new Float64Array(n);
   for (let j = 0; j < m; j++) {
     acc.fill(0);
@@ -57,8 +63,7 @@ export function basisTimesZ(Bin: ArrayLike<number>, Z: Float64Array, n: number, 
       const z = Z[k + j * m]!;
       if (z === 0) continue;
       const ok = k * n;
-      if (f32) for (let t = 0; t < n; t++) acc[t] = Math.fround(acc[t]! + Math.fround(Bin[ok + t]! * z));
-      else for (let t = 0; t < n; t++) acc[t]! += Bin[ok + t]! * z;
+      for (let t = 0; t < n; t++) acc[t] = Math.fround(acc[t]! + Math.fround(Bin[ok + t]! * z));
     }
     out.set(acc, j * n);
   }

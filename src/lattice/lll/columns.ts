@@ -182,6 +182,23 @@ export function reduceColumn(B: RealArray, Z: Float64Array, n: number, m: number
   return subMulColExact(Z, k * m, j * m, x, m);
 }
 
+/**
+ * out += A X for A n x m and X m x m, column-major: column j of out gathers the columns of A
+ * (contiguous) times X's column j, in order, skipping X's zeros. In float64 the result is exact
+ * while every partial sum is an integer below 2^53.
+ */
+export function addProduct(A: ArrayLike<number>, X: ArrayLike<number>, n: number, m: number, out: Float64Array): void {
+  for (let j = 0; j < m; j++) {
+    const jo = j * n;
+    for (let k = 0; k < m; k++) {
+      const x = X[k + j * m]!;
+      if (x === 0) continue;
+      const ko = k * n;
+      for (let i = 0; i < n; i++) out[jo + i]! += A[ko + i]! * x;
+    }
+  }
+}
+
 /** max |A[off .. off + len)|. */
 export function columnMax(A: Float64Array, off: number, len: number): number {
   let big = 0;

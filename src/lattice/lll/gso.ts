@@ -11,7 +11,7 @@ import { InvalidArgumentError, InvalidInputError, IterationLimitError, LatticeMi
 import type { RealArray } from '../../core/matrix.js';
 import { isIntegral } from '../check.js';
 import type { AlgoParams, BasisStats } from '../types.js';
-import { dotCols, reduceColumn, subMulCol, transformLost, transformOverflow } from './columns.js';
+import { addProduct, dotCols, reduceColumn, subMulCol, transformLost, transformOverflow } from './columns.js';
 
 export function newStats(): BasisStats {
   return { iterations: 0, swaps: 0, sizeReductions: 0 };
@@ -106,17 +106,9 @@ export function keepInput(B: RealArray): RealArray | null {
  */
 export function basisFromTransform(Bin: RealArray, Z: Float64Array, n: number, m: number, B: RealArray): void {
   if (transformLost(Z)) throw transformOverflow();
-  const col = new Float64Array(n);
-  for (let j = 0; j < m; j++) {
-    col.fill(0);
-    for (let k = 0; k < m; k++) {
-      const z = Z[k + j * m]!;
-      if (z === 0) continue;
-      const ko = k * n;
-      for (let t = 0; t < n; t++) col[t] = col[t]! + Bin[ko + t]! * z;
-    }
-    B.set(col, j * n);
-  }
+  const out = new Float64Array(n * m);
+  addProduct(Bin, Z, n, m, out);
+  B.set(out);
 }
 
 /** r[j] = ||b*_j||^2 for every column of B*, in the working precision. */
