@@ -14,6 +14,27 @@
 /** 2^27 + 1: Dekker's splitter for float64. */
 const SPLIT = 134217729;
 
+/** A double-double accumulator (hi + lo), updated in place by subProduct. */
+interface Acc { hi: number; lo: number }
+
+/**
+ * s -= (ah + al)(bh + bl) in double-double: the high product exact by Dekker's splitting, the
+ * subtraction by Knuth's two-sum, then renormalised.
+ */
+function subProduct(s: Acc, ah: number, al: number, bh: number, bl: number): void {
+  const ph = ah * bh;
+  let t = SPLIT * ah;
+  const ahh = t - (t - ah), ahl = ah - ahh;
+  t = SPLIT * bh;
+  const bhh = t - (t - bh), bhl = bh - bhh;
+  const pl = ((ahh * bhh - ph) + ahh * bhl + ahl * bhh) + ahl * bhl + (ah * bl + al * bh);
+  const v = s.hi - ph;
+  const bb = v - s.hi;
+  const err = (s.hi - (v - bb)) - (ph + bb) + (s.lo - pl);
+  s.hi = v + err;
+  s.lo = err - (s.hi - v);
+}
+
 /**
  * Row k of mu and R from column `from` on, and r_k, in double-double:
  *   r_{k,j} = G_{kj} - sum_{i<j} mu_{j,i} r_{k,i},  mu_{k,j} = r_{k,j} / r_j,
@@ -25,34 +46,18 @@ export function doubleDoubleRow(
   m: number, k: number, from: number, gram: (j: number) => number,
 ): void {
   const ko = k * m;
+  const s: Acc = { hi: 0, lo: 0 };
   for (let j = from; j <= k; j++) {
     const jo = j * m;
     // a row's own coefficients (j = k) for the diagonal, row j's for the others
     const co = j === k ? ko : jo;
-    let sh = gram(j), sl = 0;
-    for (let i = 0; i < j; i++) {
-      const ah = mu[co + i]!, al = muLo[co + i]!, bh = R[ko + i]!, bl = RLo[ko + i]!;
-      // (ph, pl) = (ah + al)(bh + bl), the high product exact by Dekker's splitting
-      const ph = ah * bh;
-      let t = SPLIT * ah;
-      const ahh = t - (t - ah), ahl = ah - ahh;
-      t = SPLIT * bh;
-      const bhh = t - (t - bh), bhl = bh - bhh;
-      const pl = ((ahh * bhh - ph) + ahh * bhl + ahl * bhh) + ahl * bhl + (ah * bl + al * bh);
-      // (sh, sl) -= (ph, pl): two-sum of the high parts, then the low parts, renormalised
-      const v = sh - ph;
-      const bb = v - sh;
-      const err = (sh - (v - bb)) - (ph + bb) + (sl - pl);
-      sh = v + err;
-      sl = err - (sh - v);
-    }
-    if (j === k) {
-      R[ko + k] = sh;
-      RLo[ko + k] = sl;
-      break;
-    }
+    s.hi = gram(j);
+    s.lo = 0;
+    for (let i = 0; i < j; i++) subProduct(s, mu[co + i]!, muLo[co + i]!, R[ko + i]!, RLo[ko + i]!);
+    const sh = s.hi, sl = s.lo;
     R[ko + j] = sh;
     RLo[ko + j] = sl;
+    if (j === k) break;
     // mu_{k,j} = (sh + sl) / (rh + rl): a first quotient, then one correction from the remainder
     const rh = R[jo + j]!, rl = RLo[jo + j]!;
     const q1 = sh / rh;
@@ -64,9 +69,9 @@ export function doubleDoubleRow(
     const pl = ((qh * rhh - ph) + qh * rhl + ql * rhh) + ql * rhl + q1 * rl;
     const rem = ((sh - ph) - pl) + sl;
     const q2 = rem / rh;
-    const s = q1 + q2;
-    mu[ko + j] = s;
-    muLo[ko + j] = q2 - (s - q1);
+    const q = q1 + q2;
+    mu[ko + j] = q;
+    muLo[ko + j] = q2 - (q - q1);
   }
 }
 
@@ -79,23 +84,12 @@ export function doubleDoubleProjections(
   m: number, k: number, gkk: number, S: Float64Array, SLo: Float64Array,
 ): void {
   const ko = k * m;
-  let sh = gkk, sl = 0;
-  S[0] = sh;
+  const s: Acc = { hi: gkk, lo: 0 };
+  S[0] = gkk;
   SLo[0] = 0;
   for (let i = 1; i <= k; i++) {
-    const ah = mu[ko + i - 1]!, al = muLo[ko + i - 1]!, bh = R[ko + i - 1]!, bl = RLo[ko + i - 1]!;
-    const ph = ah * bh;
-    let t = SPLIT * ah;
-    const ahh = t - (t - ah), ahl = ah - ahh;
-    t = SPLIT * bh;
-    const bhh = t - (t - bh), bhl = bh - bhh;
-    const pl = ((ahh * bhh - ph) + ahh * bhl + ahl * bhh) + ahl * bhl + (ah * bl + al * bh);
-    const v = sh - ph;
-    const bb = v - sh;
-    const err = (sh - (v - bb)) - (ph + bb) + (sl - pl);
-    sh = v + err;
-    sl = err - (sh - v);
-    S[i] = sh;
-    SLo[i] = sl;
+    subProduct(s, mu[ko + i - 1]!, muLo[ko + i - 1]!, R[ko + i - 1]!, RLo[ko + i - 1]!);
+    S[i] = s.hi;
+    SLo[i] = s.lo;
   }
 }
