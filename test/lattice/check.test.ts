@@ -82,20 +82,25 @@ test('checkLagrangePairs detects a pair that is not Lagrange-reduced', () => {
   assert.equal(checkLagrangePairs(Float64Array.from([1, 0, 0.7, 1]), 2, 2).ok, false);
 });
 
-test('applyTransform is exact on integer bases where float64 partial sums would round', () => {
-  const n = 3, m = 3;
-  // entries near 2^48 times |z| up to ~20 pass 2^53 in the bound, so the BigInt path runs
-  const B = Float64Array.from({ length: n * m }, () => 2 ** 48 + rng.int(1000) * (rng.int(2) ? 1 : -1));
-  const Z = randomUnimodular(m, 6);
+/** applyTransform(B, Z) against B Z in BigInt: every entry exact, null exactly when one does not fit a double. */
+function assertExactProduct(B: Float64Array, Z: Float64Array, n: number, m: number, what: string): void {
   const out = applyTransform(B, Z, n, m);
   let fits = true;
   for (let j = 0; j < m; j++) for (let i = 0; i < n; i++) {
     let s = 0n;
     for (let k = 0; k < m; k++) s += BigInt(B[i + k * n]!) * BigInt(Z[k + j * m]!);
     if (BigInt(Number(s)) !== s) fits = false;
-    else if (out) assert.equal(BigInt(out[i + j * n]!), s, msg('exact entry'));
+    else if (out) assert.equal(BigInt(out[i + j * n]!), s, msg(`exact entry${what}`));
   }
-  assert.equal(out !== null, fits, msg('null exactly when an entry does not fit a double'));
+  assert.equal(out !== null, fits, msg(`null exactly when an entry does not fit a double${what}`));
+}
+
+test('applyTransform is exact on integer bases where float64 partial sums would round', () => {
+  const n = 3, m = 3;
+  // entries near 2^48 times |z| up to ~20 pass 2^53 in the bound, so the BigInt path runs
+  const B = Float64Array.from({ length: n * m }, () => 2 ** 48 + rng.int(1000) * (rng.int(2) ? 1 : -1));
+  const Z = randomUnimodular(m, 6);
+  assertExactProduct(B, Z, n, m, '');
 });
 
 test('applyTransform is exact on random integer B and Z of every size (the limb path and the BigInt path)', () => {
@@ -105,15 +110,7 @@ test('applyTransform is exact on random integer B and Z of every size (the limb 
     const draw = (bits: number) => Math.floor(rng.uniform() * 2 ** bits) * (rng.int(2) ? 1 : -1);
     const B = Float64Array.from({ length: n * m }, () => draw(bitsB));
     const Z = Float64Array.from({ length: m * m }, () => draw(bitsZ));
-    const out = applyTransform(B, Z, n, m);
-    let fits = true;
-    for (let j = 0; j < m; j++) for (let i = 0; i < n; i++) {
-      let s = 0n;
-      for (let k = 0; k < m; k++) s += BigInt(B[i + k * n]!) * BigInt(Z[k + j * m]!);
-      if (BigInt(Number(s)) !== s) fits = false;
-      else if (out) assert.equal(BigInt(out[i + j * n]!), s, msg(`exact entry, B ${bitsB} bits, Z ${bitsZ} bits`));
-    }
-    assert.equal(out !== null, fits, msg(`null exactly when an entry does not fit a double, B ${bitsB} bits, Z ${bitsZ} bits`));
+    assertExactProduct(B, Z, n, m, `, B ${bitsB} bits, Z ${bitsZ} bits`);
   }
 });
 
