@@ -385,6 +385,27 @@ __device__ __forceinline__ JacobiShared* jshared() { return (JacobiShared*)smem;
 
 struct RoundOut { int swaps, reductions, end; };
 
+// One pair's size-reduction multiplier as the reference computes it, shared by both round modes:
+// round(g_ij / g_ii) where |g_ij| passes the reduction limit, then the transform's overflow check
+// (overflow: ovf = 1, no update, the run ends after this round) and column pj's drift scale and Z
+// bound. 0 when the pair needs no reduction.
+__device__ __forceinline__ real pair_multiplier(JacobiShared* sh, const real* G, int ldg, int m, int pi, int pj,
+                                                int& reductions, int& ovf, int& anyMult) {
+  const real gij = G[pi + pj * ldg], gii = G[pi + pi * ldg];
+  if (!(fabs(gij) > reduction_limit(gii))) return 0;
+  const real qq = round_half_away(gij / gii);
+  const double rq = (double)qq;
+  if (!transform_update_fits(sh->Z, sh->zbound, m, pi, pj, rq)) {
+    ovf = 1;
+    return 0;
+  }
+  sh->E[pj] = fmax(sh->E[pj], rq * rq * sh->E[pi]);
+  sh->zbound[pj] = (sh->zbound[pj] + fabs(rq) * sh->zbound[pi]) * (1.0 + 1.0 / 1125899906842624.0);
+  reductions++;
+  anyMult = 1;
+  return qq;
+}
+
 // A whole round with size reductions (rare on large bases), by the group, on the permutation cur
 // (the swaps go to next): multipliers, the transform's overflow check and the drift scales as the
 // reference does them, phases b and c by the whole block (the other warps are called in), then
@@ -409,20 +430,7 @@ __device__ __noinline__ RoundOut reduction_round(int r, const int* cur, int* nex
     pi[q] = 0; pj[q] = 0;
     if (live[q]) {
       pi[q] = cur[li[q]]; pj[q] = cur[lj[q]];
-      const real gij = G[pi[q] + pj[q] * ldg], gii = G[pi[q] + pi[q] * ldg];
-      if (fabs(gij) > reduction_limit(gii)) {
-        const real qq = round_half_away(gij / gii);
-        const double rq = (double)qq;
-        if (!transform_update_fits(sh->Z, sh->zbound, m, pi[q], pj[q], rq)) {
-          ovf = 1;  // overflow: no update, the run ends after this round
-        } else {
-          rk[q] = qq;
-          sh->E[pj[q]] = fmax(sh->E[pj[q]], rq * rq * sh->E[pi[q]]);
-          sh->zbound[pj[q]] = (sh->zbound[pj[q]] + fabs(rq) * sh->zbound[pi[q]]) * (1.0 + 1.0 / 1125899906842624.0);
-          o.reductions++;
-          anyMult = 1;
-        }
-      }
+      rk[q] = pair_multiplier(sh, G, ldg, m, pi[q], pj[q], o.reductions, ovf, anyMult);
     }
     if (k < half) { sh->mult[k] = rk[q]; sh->lpi[k] = pi[q]; sh->lpj[k] = pj[q]; }
   }
@@ -588,22 +596,7 @@ __device__ __noinline__ WarpRoundOut warp_reduction_round(Slots s) {
     const int k = lane * JQ + q;
     live[q] = slot_pair(s.a[q], s.b[q], k, half, m, pi[q], pj[q]);
     rk[q] = 0;
-    if (live[q]) {
-      const real gij = G[pi[q] + pj[q] * ldg], gii = G[pi[q] + pi[q] * ldg];
-      if (fabs(gij) > reduction_limit(gii)) {
-        const real qq = round_half_away(gij / gii);
-        const double rq = (double)qq;
-        if (!transform_update_fits(sh->Z, sh->zbound, m, pi[q], pj[q], rq)) {
-          ovf = 1;  // overflow: no update, the run ends after this round
-        } else {
-          rk[q] = qq;
-          sh->E[pj[q]] = fmax(sh->E[pj[q]], rq * rq * sh->E[pi[q]]);
-          sh->zbound[pj[q]] = (sh->zbound[pj[q]] + fabs(rq) * sh->zbound[pi[q]]) * (1.0 + 1.0 / 1125899906842624.0);
-          o.reductions++;
-          anyMult = 1;
-        }
-      }
-    }
+    if (live[q]) rk[q] = pair_multiplier(sh, G, ldg, m, pi[q], pj[q], o.reductions, ovf, anyMult);
     if (k < half) { sh->mult[k] = rk[q]; sh->lpi[k] = pi[q]; sh->lpj[k] = pj[q]; }
   }
   ovf = __any_sync(wmask, ovf);
