@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'CUDA_ERROR'
   | 'NVRTC_ERROR'
   | 'OUT_OF_MEMORY'
+  | 'KERNEL_TIMEOUT'
   | 'EXTERNAL_TOOL';
 
 export class LatticeMimoError extends Error {

@@ -54,6 +54,7 @@ export interface DriverApi {
   cuModuleUnload: Fn;
   cuModuleGetFunction: Fn;
   cuLaunchKernel: Fn;
+  cuLaunchCooperativeKernel: Fn;
   cuFuncSetAttribute: Fn;
   cuFuncGetAttribute: Fn;
   cuOccupancyMaxActiveBlocksPerMultiprocessor: Fn;
@@ -161,6 +162,11 @@ function bind(lib: ReturnType<typeof koffi.load>): DriverApi {
     cuLaunchKernel: f(
       'int cuLaunchKernel(uint64_t fn, unsigned int gx, unsigned int gy, unsigned int gz, ' +
         'unsigned int bx, unsigned int by, unsigned int bz, unsigned int sharedBytes, uint64_t stream, void *params, void *extra)',
+    ),
+    // every block resident at once (the persistent kernels' grid barriers rely on it)
+    cuLaunchCooperativeKernel: f(
+      'int cuLaunchCooperativeKernel(uint64_t fn, unsigned int gx, unsigned int gy, unsigned int gz, ' +
+        'unsigned int bx, unsigned int by, unsigned int bz, unsigned int sharedBytes, uint64_t stream, void *params)',
     ),
     cuFuncSetAttribute: f('int cuFuncSetAttribute(uint64_t fn, int attrib, int value)'),
     cuFuncGetAttribute: f('int cuFuncGetAttribute(_Out_ int *value, int attrib, uint64_t fn)'),

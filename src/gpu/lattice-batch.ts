@@ -24,6 +24,7 @@ import {
 } from '../core/errors.js';
 import type { AlgoParams } from '../lattice/types.js';
 import { requireCuda, type CudaContext, type DeviceProperties } from './context.js';
+import { check } from './driver.js';
 import type { Kernel, ParamValue } from './launch.js';
 import type { Stream } from './stream.js';
 import { BatchWorkspace, type PipelineLane } from './workspace.js';
@@ -31,6 +32,8 @@ import { BatchWorkspace, type PipelineLane } from './workspace.js';
 export const STATS_WIDTH = 5;
 export const STATUS = {
   OK: 0, NON_FINITE: 1, ZERO_VECTOR: 2, ITERATION_LIMIT: 3, RANK_DEFICIENT: 4, PRECISION_FAILURE: 5, TRANSFORM_OVERFLOW: 6,
+  /** A persistent kernel's wait (grid barrier, flag) passed its time limit: it gave up instead of hanging. */
+  TIMEOUT: 7,
 } as const;
 
 export type RealArray = Float32Array | Float64Array;
@@ -53,6 +56,13 @@ export interface LaunchPlan {
   scratchBytesPerBasis: readonly number[];
   /** Arguments after (n, m), in the kernel's order: iteration limit, parameters, layout flags... */
   extraArgs: readonly ParamValue[];
+  /**
+   * A persistent kernel that spreads each basis over the whole device: one cooperative launch of as
+   * many blocks as can be resident (grid-wide barriers need them all at once) reduces the chunk's
+   * bases one after another; it takes the number of bases as its last argument, and its first
+   * scratch buffer (control words) is zeroed before each launch. Chunks run on one stream.
+   */
+  persistent?: boolean;
 }
 
 export interface LatticeKernelSpec {
@@ -146,6 +156,8 @@ export interface PreparedLattice {
   layout: Layout;
   /** Bases one full wave of the device holds (resident blocks x bases per block): a chunk at least this large fills the GPU. */
   wave: number;
+  /** Blocks of each launch: the whole device for a persistent plan, else 0 (one per basis, or per basesPerBlock bases). */
+  grid: number;
 }
 
 /** Device addresses of one chunk's buffers. */
@@ -170,16 +182,30 @@ export function prepareLattice(
     ? { ...planned, threads: limit } : planned;
   if (plan.sharedBytes > 48 * 1024) kernel.setMaxDynamicShared(plan.sharedBytes);
   const threads = typeof plan.threads === 'number' ? plan.threads : plan.threads[0] * plan.threads[1];
-  const resident = Math.max(1, kernel.occupancy(threads, plan.sharedBytes)) * ctx.props.multiprocessors;
+  const perSM = kernel.occupancy(threads, plan.sharedBytes);
+  if (plan.persistent && perSM < 1) {
+    throw new UnsupportedError(`${spec.name}: the ${plan.variant ?? 'persistent'} kernel does not fit on a multiprocessor (${threads} threads, ${plan.sharedBytes} bytes of shared memory)`);
+  }
+  const resident = Math.max(1, perSM) * ctx.props.multiprocessors;
   return {
     spec, kernel, plan, n, m, precision, params,
     layout: bufferLayout(n, m, precision === 'float32' ? 4 : 8, plan),
-    wave: resident * (plan.basesPerBlock ?? 1),
+    wave: plan.persistent ? 1 : resident * (plan.basesPerBlock ?? 1),
+    grid: plan.persistent ? resident : 0,
   };
 }
 
 /** Enqueues the kernel on `stream` for `count` bases at the given device addresses (stats zeroed by the caller). */
 export function enqueueLattice(p: PreparedLattice, stream: Stream, ptr: ChunkPointers, count: number): void {
+  if (p.plan.persistent) {
+    const ctlBytes = count * p.plan.scratchBytesPerBasis[0]!;
+    check(p.kernel.ctx.driver.cuMemsetD8Async(ptr.scratch[0]!, 0, ctlBytes, stream.handle), 'cuMemsetD8Async');
+    p.kernel.launch(
+      { grid: p.grid, block: p.plan.threads, sharedBytes: p.plan.sharedBytes, stream, cooperative: true },
+      [ptr.bin, ptr.bout, ptr.zout, ...ptr.scratch, ptr.stats, p.n, p.m, ...p.plan.extraArgs, count],
+    );
+    return;
+  }
   const per = p.plan.basesPerBlock ?? 1;
   const grid = per > 1 ? Math.ceil(count / per) : count;
   p.kernel.launch(
@@ -210,6 +236,8 @@ function pipelineShape(p: PreparedLattice, batch: number, freeBytes: number): { 
   const chunks = Math.ceil(batch / chunk);
   let lanes = latticeBatchTuning.streams > 0 ? latticeBatchTuning.streams : Math.min(BatchWorkspace.MAX_LANES, chunks);
   lanes = Math.max(1, Math.min(lanes, chunks));
+  // a persistent kernel holds the whole device: cooperative launches on two streams would only queue
+  if (p.plan.persistent) lanes = 1;
   const fit = Math.floor((0.5 * freeBytes) / lanes / p.layout.deviceBytesPerBasis);
   if (fit < chunk) chunk = Math.max(1, fit);
   return { chunk, lanes };
@@ -369,6 +397,9 @@ function statusError(name: string, index: number, s: Int32Array, params: AlgoPar
   }
   if (status === STATUS.TRANSFORM_OVERFLOW) {
     return new UnsupportedError(`${name}: ${where}: an entry of the unimodular transform Z reached 2^53: it cannot be held exactly in float64 (the basis is too ill-conditioned for this engine)`, { basis: index });
+  }
+  if (status === STATUS.TIMEOUT) {
+    return new LatticeMimoError('KERNEL_TIMEOUT', `${name}: ${where}: a wait inside the kernel passed its time limit; the kernel gave up (a bug, or a device shared with other work)`, { basis: index });
   }
   return new UnsupportedError(`${name}: ${where}: the kernel reported an unknown status ${status}`, { basis: index, status });
 }

@@ -22,6 +22,11 @@ export interface LaunchConfig {
   /** Dynamic shared memory in bytes (beyond 48 KiB needs setMaxDynamicShared first). */
   sharedBytes?: number;
   stream?: Stream;
+  /**
+   * cuLaunchCooperativeKernel: every block is resident at once, or the launch fails
+   * (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE); kernels with grid-wide barriers need it.
+   */
+  cooperative?: boolean;
 }
 
 const SLOT = 8;
@@ -81,9 +86,13 @@ export class Kernel {
     const [bx, by, bz] = dims(cfg.block, 'block');
     const shared = cfg.sharedBytes ?? 0;
     const stream = cfg.stream?.handle ?? 0n;
+    const pointers = this.block + BigInt(Math.max(this.params.length, 1) * SLOT);
+    const d = this.ctx.driver;
     check(
-      this.ctx.driver.cuLaunchKernel(this.handle, gx, gy, gz, bx, by, bz, shared, stream, this.block + BigInt(Math.max(this.params.length, 1) * SLOT), null),
-      `launching ${this.name}`,
+      cfg.cooperative
+        ? d.cuLaunchCooperativeKernel(this.handle, gx, gy, gz, bx, by, bz, shared, stream, pointers)
+        : d.cuLaunchKernel(this.handle, gx, gy, gz, bx, by, bz, shared, stream, pointers, null),
+      `launching ${this.name}${cfg.cooperative ? ' (cooperative)' : ''}`,
     );
   }
 

@@ -10,18 +10,21 @@ import type { DeviceProperties } from '../../gpu/context.js';
 import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
 import { runLatticeBatch, type CudaBatchResult, type LatticeKernelSpec, type LaunchPlan, type RealArray } from '../../gpu/lattice-batch.js';
 import { reductionBound } from '../lll/gso.js';
+import { allswapGridPlan } from './grid.js';
 
 const KERNEL_URL = new URL('./kernel.cu', import.meta.url);
+const GRID_KERNEL_URL = new URL('./grid-kernel.cu', import.meta.url);
 
 /**
  * Measurement knobs (leave at their defaults): threads per block of the block kernel (0: from the
- * size); which kernel ('auto': the per-thread kernel for small bases); lanes per block of the
+ * size); which kernel ('auto': the per-thread kernel for small bases, the whole-device kernel for
+ * a few large ones); lanes per block of the
  * per-thread kernel (0: 32); where the per-thread kernel keeps its arrays ('auto', 'shared': all in
  * shared memory, 'z-global': Z in global scratch, 'global': everything in global scratch); whether
  * the per-thread kernel's module is specialised to the size (true) or generic.
  */
 export const allswapTuning: {
-  threads: number; kernel: 'auto' | 'block' | 'lane'; laneThreads: number; laneMemory: 'auto' | 'shared' | 'z-global' | 'global'; laneSpecialise: boolean;
+  threads: number; kernel: 'auto' | 'block' | 'lane' | 'grid'; laneThreads: number; laneMemory: 'auto' | 'shared' | 'z-global' | 'global'; laneSpecialise: boolean;
   blockMemory: 'auto' | 'shared' | 'z-global' | 'global'; minBlocks: number;
 } = {
   threads: 0, kernel: 'auto', laneThreads: 0, laneMemory: 'auto', laneSpecialise: true, blockMemory: 'auto', minBlocks: -1,
@@ -134,15 +137,36 @@ export function allswapBlockPlan(n: number, m: number, precision: 'float32' | 'f
  */
 export const LANE_MAX_M = 12;
 
-/** The per-thread kernel for small bases (m <= LANE_MAX_M) in batches that fill the device, else the block kernel. */
+/** Smallest m for which a few bases go to the whole-device kernel ('auto'). */
+export const GRID_MIN_M = 96;
+
+/**
+ * The per-thread kernel for small bases (m <= LANE_MAX_M) in batches that fill the device; the
+ * whole-device kernel for large bases (m >= GRID_MIN_M) in batches that would occupy less than
+ * half the multiprocessors with a block each; else the block kernel.
+ */
 export function allswapPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties, batch = 1 << 20): LaunchPlan {
-  const choice = allswapTuning.kernel === 'auto' ? (m <= LANE_MAX_M && batch >= 4 * device.multiprocessors ? 'lane' : 'block') : allswapTuning.kernel;
+  const auto = m <= LANE_MAX_M && batch >= 4 * device.multiprocessors ? 'lane'
+    : m >= GRID_MIN_M && 2 * batch <= device.multiprocessors ? 'grid' : 'block';
+  const choice = allswapTuning.kernel === 'auto' ? auto : allswapTuning.kernel;
+  if (choice === 'grid') {
+    const grid = allswapGridPlan(n, m, precision, p, device);
+    if (grid) return grid;
+  }
   return choice === 'lane' ? allswapLanePlan(n, m, precision, p, device) : allswapBlockPlan(n, m, precision, p, device);
 }
 
 export const allswapSpec: LatticeKernelSpec = {
   name: 'allswap',
   kernel(ctx, precision, plan) {
+    if (plan.variant === 'grid') {
+      const grid = loadModule(ctx, {
+        source: readKernelSource(GRID_KERNEL_URL),
+        name: 'allswap/grid-kernel.cu',
+        defines: { REAL: precision === 'float32' ? 'float' : 'double' },
+      });
+      return grid.kernel('allswap_grid', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'f64', 'f64', 'i32', 'i64', 'i32']);
+    }
     const mod = loadModule(ctx, {
       source: readKernelSource(KERNEL_URL),
       name: 'allswap/kernel.cu',

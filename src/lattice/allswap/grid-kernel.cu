@@ -1,0 +1,623 @@
+// CR-AS-LLL (Algorithm 1/2 of the CR-MB-LLL paper) on the whole GPU for one large basis at a time:
+// a persistent cooperative kernel (every block resident, launched with cuLaunchCooperativeKernel)
+// whose blocks share the basis and meet at grid-wide barriers between the algorithm's steps. The
+// batched kernel (kernel.cu) gives a basis one thread block, which leaves 131 of the H100's 132
+// multiprocessors idle on a single 1024 x 1024 basis; here every warp of the device works on it.
+//
+// Same algorithm and step order as the CPU reference (allswap/cpu.ts, phases.ts, lll/gso.ts), but
+// not the same rounding: a dot product here is summed by the 32 lanes of a warp (and FMA is
+// allowed), where the reference sums four serial partial sums. So the output is not bit-identical
+// to the reference; it is proven like any other output (float64 LLL check, exact unimodularity),
+// and a float32 result that fails that check is redone in float64 by reduce(), as for every kernel.
+//
+// One round (at most MAX_ROUNDS, until one changes nothing):
+//   0. from the second round on, non-integral input: B = B_in Z (a warp per column, Z's zeros skipped)
+//   1. modified Gram-Schmidt as a dataflow: column k is projected against b*_0 .. b*_{k-1} in that
+//      order (the reference's left-looking loop), each b*_i as soon as it is published. Columns are
+//      taken in panels of one column per warp of a block: the panel's block stages finished vectors
+//      of earlier panels through shared memory (one flag per column, readiness is monotone in the
+//      column index, so the block waits on the chunk's last column only), then finishes its own
+//      columns in order with block barriers, publishing each (store, fence, release flag). The
+//      same stage takes max |Z| for the growth watch's limit.
+//   2. odd/even phases: a warp per pair (k-1, k) of the phase's parity: the three dot products,
+//      SimpleSizeReduce, the Lovasz test, SimpleSwap of B, Z and B*; a grid barrier per phase.
+//   3. r_j = ||b*_j||^2 (a stage of its own), then the size reduction of every column k against
+//      the columns j < k as they were before this step, j from k-1 down: a warp per column, its
+//      column in shared memory, the b*_j staged by its block; results go to the other buffer of B
+//      and Z (ping-pong), which is the snapshot semantics of the reference without copies.
+//   Growth watch: when a phase's size reductions wrote an entry of Z past zLimit, step 3 and step 1
+//   run right after that phase (allswap/phases.ts: growthFactor).
+//
+// Grid-wide decisions (status, swaps, the growth watch, whether a round changed anything) are read
+// from a stage slot right after a barrier: stage s writes slot s % 3, and resets slot (s + 1) % 3,
+// which every block finished reading before it arrived at the previous barrier; so every block
+// takes the same branch and calls the same barriers. Every wait (barrier, column flag) gives up
+// after WAIT_LIMIT_NS and reports STATUS_TIMEOUT instead of hanging.
+//
+// Arguments: Bin, Bout, Zout (count bases), ctlAll (count x CTL_BYTES, zeroed by the host), wsAll
+// (count x wsBytes), stats, n, m, maxIterations, delta, bound, staged (S, vectors per staging
+// chunk), wsBytes, count. Block: P warps (P = blockDim.x / 32); dynamic shared memory
+// (P + S) n reals + S doubles (gridPlan in grid.ts sizes it).
+//
+// nvcc-variant: -DREAL=float
+// nvcc-variant: -DREAL=double
+
+#ifndef REAL
+#define REAL double
+#endif
+
+typedef REAL real;
+
+#define MAX_ROUNDS 8
+#define STATUS_OK 0
+#define STATUS_NON_FINITE 1
+#define STATUS_ZERO_VECTOR 2
+#define STATUS_ITERATION_LIMIT 3
+#define STATUS_RANK_DEFICIENT 4
+#define STATUS_PRECISION_FAILURE 5
+#define STATUS_TRANSFORM_OVERFLOW 6
+#define STATUS_TIMEOUT 7
+#define STATS_WIDTH 5
+
+#define WAIT_LIMIT_NS 20000000000ull  // 20 s: no single wait of a correct run comes near it
+#define NONE 0xffffffffffffffffull
+
+#include "../lll-common.cuh"
+
+// Control block of a basis (CTL_BYTES = 512, zeroed by the host): 64-bit words.
+#define C_BAR_COUNT 0   // grid barrier (basis 0's block serves every basis of the launch)
+#define C_BAR_GEN 1
+#define C_ABORT 2       // a wait timed out: every block leaves
+#define C_SWAPS 3       // totals for the stats
+#define C_REDS 4
+#define C_SLOTS 8       // three stage slots of SLOT_WORDS words
+#define SLOT_WORDS 8
+#define S_FAIL 0        // ~(column << 8 | status) of this stage's first failure (atomicMax of the
+                        // complement: the smallest column wins), 0 if none
+#define S_SWAPS 1       // swaps in this stage
+#define S_CHANGES 2     // swaps + size reductions in this stage
+#define S_ZPEAK 3       // bits of the largest |Z| written by a size reduction in this stage
+#define S_ZMAX 4        // bits of max |Z| (taken by the Gram-Schmidt stage)
+#define S_NONINT 5      // input not integral (the load stage)
+
+struct Grid {
+  unsigned long long* bar;  // basis 0's control block
+  unsigned long long* ctl;  // this basis' control block
+  int stage;                // stages completed (the same in every block)
+  int nblocks;
+};
+
+__device__ __forceinline__ unsigned long long ld_acquire(const unsigned long long* p) {
+  unsigned long long v;
+  asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ void st_release(unsigned long long* p, unsigned long long v) {
+  asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ unsigned long long now_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__device__ __forceinline__ unsigned long long* slot(Grid& g, int s) { return g.ctl + C_SLOTS + SLOT_WORDS * (s % 3); }
+__device__ __forceinline__ unsigned long long dbits(double x) { return (unsigned long long)__double_as_longlong(x); }
+
+// True when the kernel must give up (another block timed out, or this wait did).
+__device__ bool waited_too_long(Grid& g, unsigned long long t0, unsigned spins) {
+  if ((spins & 255) != 255) return false;
+  if (ld_acquire(g.bar + C_ABORT)) return true;
+  if (now_ns() - t0 > WAIT_LIMIT_NS) {
+    atomicExch(g.bar + C_ABORT, 1ull);
+    return true;
+  }
+  return false;
+}
+
+// Grid-wide barrier (sense by generation). Also resets the slot the next stage will write.
+// Returns false when the kernel aborts (a wait timed out somewhere).
+__device__ bool grid_sync(Grid& g) {
+  if (blockIdx.x == 0 && threadIdx.x < SLOT_WORDS) {
+    unsigned long long* next = slot(g, g.stage + 1);
+    next[threadIdx.x] = 0ull;
+  }
+  __syncthreads();
+  __shared__ int aborted;
+  if (threadIdx.x == 0) {
+    aborted = 0;
+    const unsigned long long gen = ld_acquire(g.bar + C_BAR_GEN);
+    __threadfence();
+    if (atomicAdd(g.bar + C_BAR_COUNT, 1ull) == (unsigned long long)(g.nblocks - 1)) {
+      atomicExch(g.bar + C_BAR_COUNT, 0ull);
+      __threadfence();
+      st_release(g.bar + C_BAR_GEN, gen + 1);
+    } else {
+      const unsigned long long t0 = now_ns();
+      unsigned spins = 0;
+      while (ld_acquire(g.bar + C_BAR_GEN) == gen) {
+        if (waited_too_long(g, t0, ++spins)) { aborted = 1; break; }
+      }
+    }
+    if (ld_acquire(g.bar + C_ABORT)) aborted = 1;
+    __threadfence();
+  }
+  __syncthreads();
+  g.stage++;
+  return !aborted;
+}
+
+// Sum over the warp; every lane gets the total.
+__device__ __forceinline__ double warp_sum(double s) {
+  for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+  return s;
+}
+__device__ __forceinline__ unsigned long long warp_max(unsigned long long v) {
+  for (int o = 16; o > 0; o >>= 1) {
+    const unsigned long long u = __shfl_xor_sync(0xffffffffu, v, o);
+    v = u > v ? u : v;
+  }
+  return v;
+}
+
+// <a, c> over n elements by one warp (lanes over rows); a, c in shared or global (L2) memory.
+__device__ __forceinline__ double warp_dot(const real* a, const real* c, int n, int lane) {
+  double s0 = 0, s1 = 0;
+  int t = lane;
+  for (; t + 32 < n; t += 64) {
+    s0 += (double)a[t] * (double)c[t];
+    s1 += (double)a[t + 32] * (double)c[t + 32];
+  }
+  if (t < n) s0 += (double)a[t] * (double)c[t];
+  return warp_sum(s0 + s1);
+}
+
+// Global loads that bypass L1: other multiprocessors write these arrays inside the kernel.
+__device__ __forceinline__ real ldg2(const real* p) { return __ldcg(p); }
+
+// Copies columns [c0, c0 + cnt) of a global n-row array into shared memory (all threads of the block).
+__device__ void stage_columns(real* dst, const real* src, int n, int c0, int cnt) {
+  const size_t total = (size_t)n * cnt;
+  const real* s = src + (size_t)c0 * n;
+  for (size_t e = threadIdx.x; e < total; e += blockDim.x) dst[e] = ldg2(s + e);
+}
+
+struct Basis {
+  real *B[2], *Bs;     // B ping-pong (size reduction writes the other one), B*
+  double *Z[2];        // Z ping-pong, m x m column-major
+  double* r;           // ||b*_j||^2 as stored in the working precision (then widened)
+  unsigned long long* ready;  // per column: the Gram-Schmidt epoch that published it
+  int cur;             // which of B[], Z[] is current
+  int n, m;
+};
+
+// Step 1 (and max |Z|): dataflow modified Gram-Schmidt. Failures go to the stage slot.
+__device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, real* own, real* stage, double* stageR, int S) {
+  const int n = w.n, m = w.m;
+  const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, P = blockDim.x >> 5;
+  const real* B = w.B[w.cur];
+  unsigned long long* sl = slot(g, g.stage);
+  // max |Z| for the growth watch (Z does not change in this stage)
+  {
+    const double* Z = w.Z[w.cur];
+    unsigned long long mine = 0ull;
+    const size_t mm = (size_t)m * m;
+    for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < mm; e += (size_t)gridDim.x * blockDim.x) {
+      const unsigned long long b = dbits(fabs(__ldcg(Z + e)));
+      if (b > mine) mine = b;
+    }
+    mine = warp_max(mine);
+    if (lane == 0 && mine) atomicMax(sl + S_ZMAX, mine);
+  }
+  __shared__ double ownR[32];
+  __shared__ int abortFlag;
+  const int panels = (m + P - 1) / P;
+  for (int pnl = blockIdx.x; pnl < panels; pnl += gridDim.x) {
+    const int c0 = pnl * P, cols = min(P, m - c0);
+    const int k = c0 + wid;
+    real* v = own + (size_t)wid * n;
+    __syncthreads();  // the previous panel's readers of own[] are done
+    stage_columns(own, B, n, c0, cols);
+    __syncthreads();
+    double norm0 = 0;
+    if (wid < cols) norm0 = warp_dot(v, v, n, lane);
+    // earlier panels, in chunks of S finished vectors
+    for (int i0 = 0; i0 < c0; i0 += S) {
+      const int cnt = min(S, c0 - i0);
+      if (threadIdx.x == 0) {
+        abortFlag = 0;
+        const unsigned long long t0 = now_ns();
+        unsigned spins = 0;
+        while (ld_acquire(w.ready + i0 + cnt - 1) < epoch) {
+          if (waited_too_long(g, t0, ++spins)) { abortFlag = 1; break; }
+        }
+      }
+      __syncthreads();
+      if (abortFlag) return;
+      stage_columns(stage, w.Bs, n, i0, cnt);
+      if (threadIdx.x < cnt) stageR[threadIdx.x] = __ldcg(w.r + i0 + threadIdx.x);
+      __syncthreads();
+      if (wid < cols) {
+        for (int i = 0; i < cnt; i++) {
+          const real* bi = stage + (size_t)i * n;
+          const double c = warp_dot(v, bi, n, lane) / stageR[i];
+          for (int t = lane; t < n; t += 32) v[t] = (real)((double)v[t] - c * (double)bi[t]);
+        }
+      }
+      __syncthreads();  // stage[] is rewritten by the next chunk
+    }
+    // this panel's columns in order: finish column c0 + j, then project the later ones on it
+    for (int j = 0; j < cols; j++) {
+      if (wid == j) {
+        const double rj = warp_dot(v, v, n, lane);
+        const real rStored = (real)rj;
+        if (!(rStored > 0) || !(rj > 1e-28 * norm0)) {
+          const int code = norm0 == 0 ? STATUS_ZERO_VECTOR : is_float((real)0) ? STATUS_PRECISION_FAILURE : STATUS_RANK_DEFICIENT;
+          if (lane == 0) atomicMax(sl + S_FAIL, ~(((unsigned long long)k << 8) | code));
+        }
+        for (int t = lane; t < n; t += 32) w.Bs[(size_t)k * n + t] = v[t];
+        __syncwarp();  // every lane's stores before lane 0's release
+        if (lane == 0) {
+          w.r[k] = (double)rStored;
+          ownR[j] = (double)rStored;
+          __threadfence();
+          st_release(w.ready + k, epoch);
+        }
+      }
+      __syncthreads();
+      if (wid > j && wid < cols) {
+        const real* bj = own + (size_t)j * n;
+        const double c = warp_dot(v, bj, n, lane) / ownR[j];
+        for (int t = lane; t < n; t += 32) v[t] = (real)((double)v[t] - c * (double)bj[t]);
+      }
+    }
+  }
+}
+
+// Step 2, one phase: pairs (k-1, k), k = first + 2p, a warp each. Reductions are counted in *reds.
+__device__ void phase(Grid& g, Basis& w, int first, double delta, double bound, int* swaps, int* reds) {
+  const int n = w.n, m = w.m;
+  const int lane = threadIdx.x & 31;
+  const int gw = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, W = (gridDim.x * blockDim.x) >> 5;
+  const int pairs = first < m ? (m - first + 1) / 2 : 0;
+  real* B = w.B[w.cur];
+  double* Z = w.Z[w.cur];
+  real* Bs = w.Bs;
+  unsigned long long* sl = slot(g, g.stage);
+  unsigned long long zPeak = 0ull;
+  int overflow = 0;
+  for (int p = gw; p < pairs; p += W) {
+    const int k = first + 2 * p;
+    real* bk = B + (size_t)k * n;
+    real* bk1 = B + (size_t)(k - 1) * n;
+    real* sk = Bs + (size_t)k * n;
+    real* sk1 = Bs + (size_t)(k - 1) * n;
+    double d0 = 0, r1 = 0, rk = 0;
+    for (int t = lane; t < n; t += 32) {
+      const double x = (double)ldg2(sk1 + t), y = (double)ldg2(sk + t);
+      d0 += (double)ldg2(bk + t) * x;
+      r1 += x * x;
+      rk += y * y;
+    }
+    d0 = warp_sum(d0); r1 = warp_sum(r1); rk = warp_sum(rk);
+    double mu = (double)(real)(d0 / r1);
+    double X = 0;
+    if (fabs(mu) > bound) {
+      X = round_half_up(mu);
+      mu = (double)(real)(mu - X);
+      (*reds)++;
+    }
+    const bool swap = rk < (delta - mu * mu) * r1;
+    if (X == 0 && !swap) continue;
+    double muNew = 0, c = 0;
+    if (swap) {
+      const double r1New = rk + mu * mu * r1;
+      muNew = (mu * r1) / r1New;
+      c = rk / r1New;
+      (*swaps)++;
+    }
+    for (int t = lane; t < n; t += 32) {
+      real vk = bk[t];
+      if (X != 0) vk = (real)((double)vk - X * (double)bk1[t]);
+      if (swap) {
+        bk[t] = bk1[t];
+        bk1[t] = vk;
+        const double x = (double)sk1[t], y = (double)sk[t];
+        sk1[t] = (real)(y + mu * x);
+        sk[t] = (real)(c * x - muNew * y);
+      } else {
+        bk[t] = vk;
+      }
+    }
+    double* zk = Z + (size_t)k * m;
+    double* zk1 = Z + (size_t)(k - 1) * m;
+    for (int u = lane; u < m; u += 32) {
+      double vk = zk[u];
+      if (X != 0) {
+        vk = vk - X * zk1[u];
+        const unsigned long long b = dbits(fabs(vk));
+        if (b > zPeak) zPeak = b;
+        if (fabs(vk) >= EXACT_INTEGER_LIMIT) overflow = 1;
+      }
+      if (swap) { zk[u] = zk1[u]; zk1[u] = vk; } else zk[u] = vk;
+    }
+  }
+  zPeak = warp_max(zPeak);
+  if (lane == 0 && zPeak) atomicMax(sl + S_ZPEAK, zPeak);
+  if (__any_sync(0xffffffffu, overflow) && lane == 0) atomicMax(sl + S_FAIL, ~(unsigned long long)STATUS_TRANSFORM_OVERFLOW);
+}
+
+// Step 3a: r_j = ||b*_j||^2 in the working precision (a warp per column).
+__device__ void norms(Basis& w) {
+  const int lane = threadIdx.x & 31;
+  const int gw = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, W = (gridDim.x * blockDim.x) >> 5;
+  for (int j = gw; j < w.m; j += W) {
+    const real* s = w.Bs + (size_t)j * w.n;
+    double acc = 0;
+    for (int t = lane; t < w.n; t += 32) { const double x = (double)ldg2(s + t); acc += x * x; }
+    acc = warp_sum(acc);
+    if (lane == 0) w.r[j] = (double)(real)acc;
+  }
+}
+
+// Step 3b: size reduction of every column against the unreduced columns to its left, into the other
+// buffers. Column k belongs to warp (m-1-k) / G of block (m-1-k) % G (every block gets columns from
+// the top, so the blocks' loops are about equally long; blocks past G sit this stage out).
+__device__ void size_reduce(Grid& g, Basis& w, double bound, real* own, real* stage, double* stageR, int S, int* reds) {
+  const int n = w.n, m = w.m;
+  const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, P = blockDim.x >> 5;
+  // as few blocks as hold every column: each block stages every b*_j below its columns, so more
+  // blocks than that would only multiply the traffic
+  const int G = min((int)gridDim.x, (m + P - 1) / P);
+  const real* B = w.B[w.cur];
+  real* Bn = w.B[w.cur ^ 1];
+  const double* Z = w.Z[w.cur];
+  double* Zn = w.Z[w.cur ^ 1];
+  unsigned long long* sl = slot(g, g.stage);
+  unsigned long long zPeak = 0ull;
+  int overflow = 0;
+  for (int base = 0; base < m && (int)blockIdx.x < G; base += G * P) {
+    // this block's columns in this sweep: k = m - 1 - (base + wid * G + blockIdx.x)
+    const int idx = base + wid * G + blockIdx.x;
+    const int k = idx < m ? m - 1 - idx : -1;
+    const int top = m - 1 - (base + blockIdx.x);  // the block's largest column this sweep
+    if (top < 0) break;
+    real* v = own + (size_t)wid * n;
+    if (k >= 0) {
+      for (int t = lane; t < n; t += 32) v[t] = ldg2(B + (size_t)k * n + t);
+      for (int u = lane; u < m; u += 32) Zn[(size_t)k * m + u] = __ldcg(Z + (size_t)k * m + u);
+    }
+    // j from top - 1 down, in chunks of S staged vectors
+    for (int hi = top; hi > 0; hi -= S) {
+      const int lo = max(0, hi - S), cnt = hi - lo;
+      __syncthreads();
+      stage_columns(stage, w.Bs, n, lo, cnt);
+      if (threadIdx.x < cnt) stageR[threadIdx.x] = __ldcg(w.r + lo + threadIdx.x);
+      __syncthreads();
+      if (k < 0) continue;
+      for (int j = min(hi, k) - 1; j >= lo; j--) {
+        const double mu = warp_dot(v, stage + (size_t)(j - lo) * n, n, lane) / stageR[j - lo];
+        if (!(fabs(mu) > bound)) continue;
+        const double X = round_half_up(mu);
+        (*reds)++;
+        const real* bj = B + (size_t)j * n;
+        for (int t = lane; t < n; t += 32) v[t] = (real)((double)v[t] - X * (double)ldg2(bj + t));
+        const double* zj = Z + (size_t)j * m;
+        double* zk = Zn + (size_t)k * m;
+        for (int u = lane; u < m; u += 32) {
+          const double z = zk[u] - X * __ldcg(zj + u);
+          zk[u] = z;
+          const unsigned long long b = dbits(fabs(z));
+          if (b > zPeak) zPeak = b;
+          if (fabs(z) >= EXACT_INTEGER_LIMIT) overflow = 1;
+        }
+      }
+    }
+    __syncwarp();
+    if (k >= 0) for (int t = lane; t < n; t += 32) Bn[(size_t)k * n + t] = v[t];
+    __syncthreads();
+  }
+  zPeak = warp_max(zPeak);
+  if (lane == 0 && zPeak) atomicMax(sl + S_ZPEAK, zPeak);
+  if (__any_sync(0xffffffffu, overflow) && lane == 0) atomicMax(sl + S_FAIL, ~(unsigned long long)STATUS_TRANSFORM_OVERFLOW);
+}
+
+// Step 0: B = B_in Z (current buffers), a warp per column, rows in register tiles of 8 x 32.
+__device__ void from_transform(Basis& w, const real* B0) {
+  const int n = w.n, m = w.m;
+  const int lane = threadIdx.x & 31;
+  const int gw = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, W = (gridDim.x * blockDim.x) >> 5;
+  real* B = w.B[w.cur];
+  const double* Z = w.Z[w.cur];
+  for (int k = gw; k < m; k += W) {
+    const double* zk = Z + (size_t)k * m;
+    for (int t0 = 0; t0 < n; t0 += 256) {
+      double acc[8];
+      for (int q = 0; q < 8; q++) acc[q] = 0;
+      for (int j0 = 0; j0 < m; j0 += 32) {
+        const double zl = j0 + lane < m ? __ldcg(zk + j0 + lane) : 0.0;
+        unsigned mask = __ballot_sync(0xffffffffu, zl != 0);
+        while (mask) {
+          const int b = __ffs(mask) - 1;
+          mask &= mask - 1;
+          const double z = __shfl_sync(0xffffffffu, zl, b);
+          const real* col = B0 + (size_t)(j0 + b) * n;
+          for (int q = 0; q < 8; q++) {
+            const int t = t0 + lane + 32 * q;
+            if (t < n) acc[q] += (double)col[t] * z;
+          }
+        }
+      }
+      for (int q = 0; q < 8; q++) {
+        const int t = t0 + lane + 32 * q;
+        if (t < n) B[(size_t)k * n + t] = (real)acc[q];
+      }
+    }
+  }
+}
+
+extern "C" __global__ void allswap_grid(
+    const real* __restrict__ Bin, real* __restrict__ Bout, double* __restrict__ Zout,
+    unsigned char* ctlAll,     // count x CTL_BYTES, zeroed by the host
+    unsigned char* wsAll,      // count x wsBytes
+    int* __restrict__ stats,   // count x STATS_WIDTH
+    int n, int m, int maxIterations, double delta, double bound, int S, long long wsBytes, int count) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const int P = blockDim.x >> 5;
+  real* own = (real*)smem;
+  real* stage = own + (size_t)P * n;
+  double* stageR = (double*)(((size_t)(stage + (size_t)S * n) + 15) & ~(size_t)15);
+  const double growth = growth_factor((real)0);
+  const size_t nthreads = (size_t)gridDim.x * blockDim.x;
+  const size_t gtid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned long long epoch = 0;
+  __shared__ int blockReds;
+  Grid g;
+  g.bar = (unsigned long long*)ctlAll;
+  g.nblocks = gridDim.x;
+  g.stage = 0;
+  bool alive = true;
+
+  for (int basis = 0; basis < count && alive; basis++) {
+    g.ctl = (unsigned long long*)(ctlAll + (size_t)basis * 512);
+    unsigned char* ws = wsAll + (size_t)basis * wsBytes;
+    const size_t nm = (size_t)n * m, mm = (size_t)m * m;
+    const size_t bBytes = (nm * sizeof(real) + 255) & ~(size_t)255;
+    Basis w;
+    w.n = n; w.m = m; w.cur = 0;
+    w.Z[0] = (double*)ws; w.Z[1] = w.Z[0] + mm;
+    unsigned char* p = ws + 2 * mm * 8;
+    w.r = (double*)p; p += (((size_t)m * 8 + 255) & ~(size_t)255);
+    w.ready = (unsigned long long*)p; p += (((size_t)m * 8 + 255) & ~(size_t)255);
+    w.B[0] = (real*)p; p += bBytes;
+    w.B[1] = (real*)p; p += bBytes;
+    w.Bs = (real*)p;
+    const real* B0 = Bin + (size_t)basis * nm;
+    int* st = stats + (size_t)basis * STATS_WIDTH;
+
+    // load: B = B_in, Z = I, ready = 0; non-finite entries (first column) and integrality
+    {
+      unsigned long long* sl = slot(g, g.stage);
+      int nonInt = 0;
+      unsigned long long bad = NONE;
+      for (size_t e = gtid; e < nm; e += nthreads) {
+        const real x = B0[e];
+        w.B[0][e] = x;
+        if (!isfinite(x)) { const unsigned long long c = e / n; if (c < bad) bad = c; }
+        else if (x != floor(x)) nonInt = 1;
+      }
+      for (size_t e = gtid; e < mm; e += nthreads) w.Z[0][e] = (e % (m + 1) == 0) ? 1.0 : 0.0;
+      for (size_t e = gtid; e < (size_t)m; e += nthreads) w.ready[e] = 0ull;
+      if (bad != NONE) atomicMax(sl + S_FAIL, ~((bad << 8) | STATUS_NON_FINITE));
+      if (nonInt) atomicOr(sl + S_NONINT, 1ull);
+    }
+    int stageAtLoad = g.stage;
+    if (!grid_sync(g)) { alive = false; break; }
+    const unsigned long long* loaded = slot(g, stageAtLoad);
+    const unsigned long long fail = ~__ldcg(loaded + S_FAIL);
+    const bool integral = __ldcg(loaded + S_NONINT) == 0;
+
+    int phases = 0, swaps = 0, reds = 0, status = STATUS_OK, detail = 0;
+    // reads a finished stage's slot: the first failure becomes the status
+    auto failed = [&](const unsigned long long* sl) -> bool {
+      const unsigned long long f = ~__ldcg(sl + S_FAIL);
+      if (f == NONE) return false;
+      status = (int)(f & 255);
+      detail = (int)(f >> 8);
+      return true;
+    };
+    if (fail != NONE) { status = (int)(fail & 255); detail = (int)(fail >> 8); }
+
+    if (status == STATUS_OK && m >= 2) {
+      double zLimit = 0, zPeakRun = 0;
+      // Gram-Schmidt stage + barrier; sets zLimit. False: stop (status set or aborted).
+      auto gs = [&]() -> bool {
+        const int s = g.stage;
+        epoch++;
+        gram_schmidt(g, w, epoch, own, stage, stageR, S);
+        if (!grid_sync(g)) { alive = false; return false; }
+        const unsigned long long* sl = slot(g, s);
+        if (failed(sl)) return false;
+        zLimit = growth * __longlong_as_double((long long)__ldcg(sl + S_ZMAX));
+        zPeakRun = 0;
+        return true;
+      };
+      // step 3 (two stages); counts changes into *changes
+      auto reduceAll = [&](unsigned long long* changes) -> bool {
+        norms(w);
+        if (!grid_sync(g)) { alive = false; return false; }
+        const int s = g.stage;
+        int mine = 0;
+        size_reduce(g, w, bound, own, stage, stageR, S, &mine);
+        reds += mine;
+        if (threadIdx.x == 0) blockReds = 0;
+        __syncthreads();
+        if (mine && (threadIdx.x & 31) == 0) atomicAdd(&blockReds, mine);
+        __syncthreads();
+        if (threadIdx.x == 0 && blockReds) atomicAdd(slot(g, s) + S_CHANGES, (unsigned long long)blockReds);
+        if (!grid_sync(g)) { alive = false; return false; }
+        w.cur ^= 1;
+        const unsigned long long* sl = slot(g, s);
+        *changes += __ldcg(sl + S_CHANGES);
+        return !failed(sl);
+      };
+
+      for (int round = 0; round < MAX_ROUNDS; round++) {
+        unsigned long long changes = 0;
+        if (round > 0 && !integral) {
+          from_transform(w, B0);
+          if (!grid_sync(g)) { alive = false; break; }
+        }
+        if (!gs()) break;
+        bool oddDirty = true, evenDirty = true;
+        int parity = 1;
+        bool stop = false;
+        while (oddDirty || evenDirty) {
+          if (phases >= maxIterations) { status = STATUS_ITERATION_LIMIT; stop = true; break; }
+          phases++;
+          const int s = g.stage;
+          int mySwaps = 0, myReds = 0;
+          phase(g, w, parity == 1 ? 1 : 2, delta, bound, &mySwaps, &myReds);
+          swaps += mySwaps;
+          reds += myReds;
+          if ((threadIdx.x & 31) == 0 && (mySwaps | myReds)) {
+            unsigned long long* sl = slot(g, s);
+            if (mySwaps) atomicAdd(sl + S_SWAPS, (unsigned long long)mySwaps);
+            atomicAdd(sl + S_CHANGES, (unsigned long long)(mySwaps + myReds));
+          }
+          if (!grid_sync(g)) { alive = false; stop = true; break; }
+          const unsigned long long* sl = slot(g, s);
+          if (failed(sl)) { stop = true; break; }
+          const bool swapped = __ldcg(sl + S_SWAPS) != 0;
+          changes += __ldcg(sl + S_CHANGES);
+          const double peak = __longlong_as_double((long long)__ldcg(sl + S_ZPEAK));
+          if (peak > zPeakRun) zPeakRun = peak;
+          if (parity == 1) oddDirty = swapped; else evenDirty = swapped;
+          parity ^= 1;
+          if (zPeakRun > zLimit) {  // growth watch
+            if (!reduceAll(&changes) || !gs()) { stop = true; break; }
+          }
+        }
+        if (stop) break;
+        if (!reduceAll(&changes)) break;
+        if (changes == 0) break;
+      }
+    }
+
+    // outputs and stats
+    if (!alive) status = STATUS_TIMEOUT;
+    if (status == STATUS_OK) {
+      const real* B = w.B[w.cur];
+      const double* Z = w.Z[w.cur];
+      for (size_t e = gtid; e < nm; e += nthreads) Bout[(size_t)basis * nm + e] = ldg2(B + e);
+      for (size_t e = gtid; e < mm; e += nthreads) Zout[(size_t)basis * mm + e] = __ldcg(Z + e);
+    }
+    // counts: per warp, so lane 0 of each warp adds its own (phases counted by every block alike)
+    if ((threadIdx.x & 31) == 0) {
+      if (swaps) atomicAdd(&st[1], swaps);
+      if (reds) atomicAdd(&st[2], reds);
+    }
+    if (gtid == 0) { st[0] = phases; st[3] = status; st[4] = detail; }
+    if (alive && basis + 1 < count && !grid_sync(g)) alive = false;
+  }
+}

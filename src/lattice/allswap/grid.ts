@@ -1,0 +1,56 @@
+/**
+ * Launch plan of the whole-device all-swap kernel (grid-kernel.cu): one large basis at a time spread
+ * over every multiprocessor, for the single bases (n = 128 to 1024 and more) where one thread block
+ * per basis would leave the rest of the GPU idle.
+ */
+import type { AlgoParams } from '../types.js';
+import type { DeviceProperties } from '../../gpu/context.js';
+import type { LaunchPlan } from '../../gpu/lattice-batch.js';
+import { reductionBound } from '../lll/gso.js';
+
+/** Control words per basis (grid-kernel.cu: the barrier, totals and three stage slots). */
+export const GRID_CTL_BYTES = 512;
+
+const align256 = (x: number): number => Math.ceil(x / 256) * 256;
+
+/** Global scratch of one basis, in the order grid-kernel.cu carves it: Z twice, r, ready flags, B twice, B*. */
+export function gridWorkspaceBytes(n: number, m: number, elt: number): number {
+  return 2 * m * m * 8 + 2 * align256(m * 8) + 3 * align256(n * m * elt);
+}
+
+/** Dynamic shared memory of a block: its own columns (one per warp), the staged vectors and their norms. */
+export function gridSharedBytes(n: number, warps: number, staged: number, elt: number): number {
+  return (warps + staged) * n * elt + 16 + staged * 8;
+}
+
+/**
+ * Warps per block and staged vectors: 8 and 8 while that leaves room for two blocks per
+ * multiprocessor, fewer for long columns; null when not even two warps and two staged vectors fit
+ * (then the block kernel takes the basis).
+ */
+export function gridShape(n: number, elt: number, device: DeviceProperties): { warps: number; staged: number } | null {
+  const perSM = device.sharedPerMultiprocessorBytes;
+  const limit = device.sharedPerBlockOptinBytes;
+  for (const [warps, staged] of [[8, 8], [8, 4], [4, 4], [4, 2], [2, 2]] as const) {
+    const bytes = gridSharedBytes(n, warps, staged, elt);
+    if (2 * (bytes + 1024) <= perSM || (warps === 2 && bytes <= limit)) return { warps, staged };
+  }
+  return null;
+}
+
+/** The plan of the whole-device kernel, or null when its shared memory does not fit (very long columns). */
+export function allswapGridPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties): LaunchPlan | null {
+  const elt = precision === 'float32' ? 4 : 8;
+  const shape = gridShape(n, elt, device);
+  if (!shape) return null;
+  const ws = gridWorkspaceBytes(n, m, elt);
+  const bound = reductionBound(p.eta, precision === 'float32' ? new Float32Array(0) : new Float64Array(0));
+  return {
+    variant: 'grid',
+    threads: 32 * shape.warps,
+    sharedBytes: gridSharedBytes(n, shape.warps, shape.staged, elt),
+    scratchBytesPerBasis: [GRID_CTL_BYTES, ws],
+    extraArgs: [p.maxIterations, p.delta, bound, shape.staged, ws],
+    persistent: true,
+  };
+}
