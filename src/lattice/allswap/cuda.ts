@@ -163,7 +163,7 @@ export const allswapSpec: LatticeKernelSpec = {
       const grid = loadModule(ctx, {
         source: readKernelSource(GRID_KERNEL_URL),
         name: 'allswap/grid-kernel.cu',
-        defines: { REAL: precision === 'float32' ? 'float' : 'double' },
+        defines: { REAL: precision === 'float32' ? 'float' : 'double', ...plan.defines },
       });
       return grid.kernel('allswap_grid', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'f64', 'f64', 'i32', 'i64', 'i32']);
     }

@@ -41,6 +41,7 @@
 //
 // nvcc-variant: -DREAL=float
 // nvcc-variant: -DREAL=double
+// nvcc-variant: -DREAL=float -DGRID_TRACE=4096
 
 #ifndef REAL
 #define REAL double
@@ -85,7 +86,19 @@ struct Grid {
   unsigned long long* ctl;  // this basis' control block
   int stage;                // stages completed (the same in every block)
   int nblocks;
+  unsigned long long t0;    // when this block started (the trace's zero)
 };
+
+// -DGRID_TRACE=N (measurement builds, grid.ts: gridTuning.trace): block 0 records the end of each
+// of the first N stages of a basis after its control words, as kind << 56 | ns since the start.
+// Kinds: the TRACE_* below.
+#define TRACE_LOAD 1
+#define TRACE_GS 2
+#define TRACE_PHASE 3
+#define TRACE_NORMS 4
+#define TRACE_REDUCE 5
+#define TRACE_ANCHOR 6
+#define TRACE_END 7
 
 __device__ __forceinline__ unsigned long long ld_acquire(const unsigned long long* p) {
   unsigned long long v;
@@ -117,7 +130,7 @@ __device__ bool waited_too_long(Grid& g, unsigned long long t0, unsigned spins) 
 
 // Grid-wide barrier (sense by generation). Also resets the slot the next stage will write.
 // Returns false when the kernel aborts (a wait timed out somewhere).
-__device__ bool grid_sync(Grid& g) {
+__device__ bool grid_sync(Grid& g, int kind) {
   if (blockIdx.x == 0 && threadIdx.x < SLOT_WORDS) {
     unsigned long long* next = slot(g, g.stage + 1);
     next[threadIdx.x] = 0ull;
@@ -143,6 +156,13 @@ __device__ bool grid_sync(Grid& g) {
     __threadfence();
   }
   __syncthreads();
+#ifdef GRID_TRACE
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    unsigned long long* trace = g.ctl + 64;
+    const unsigned long long i = trace[-1]++;
+    if (i < GRID_TRACE) trace[i] = ((unsigned long long)kind << 56) | (now_ns() - g.t0);
+  }
+#endif
   g.stage++;
   return !aborted;
 }
@@ -476,6 +496,7 @@ extern "C" __global__ void allswap_grid(
   g.bar = (unsigned long long*)ctlAll;
   g.nblocks = gridDim.x;
   g.stage = 0;
+  g.t0 = now_ns();
   bool alive = true;
 
   for (int basis = 0; basis < count && alive; basis++) {
@@ -512,7 +533,7 @@ extern "C" __global__ void allswap_grid(
       if (nonInt) atomicOr(sl + S_NONINT, 1ull);
     }
     int stageAtLoad = g.stage;
-    if (!grid_sync(g)) { alive = false; break; }
+    if (!grid_sync(g, TRACE_LOAD)) { alive = false; break; }
     const unsigned long long* loaded = slot(g, stageAtLoad);
     const unsigned long long fail = ~__ldcg(loaded + S_FAIL);
     const bool integral = __ldcg(loaded + S_NONINT) == 0;
@@ -535,7 +556,7 @@ extern "C" __global__ void allswap_grid(
         const int s = g.stage;
         epoch++;
         gram_schmidt(g, w, epoch, own, stage, stageR, S);
-        if (!grid_sync(g)) { alive = false; return false; }
+        if (!grid_sync(g, TRACE_GS)) { alive = false; return false; }
         const unsigned long long* sl = slot(g, s);
         if (failed(sl)) return false;
         zLimit = growth * __longlong_as_double((long long)__ldcg(sl + S_ZMAX));
@@ -545,7 +566,7 @@ extern "C" __global__ void allswap_grid(
       // step 3 (two stages); counts changes into *changes
       auto reduceAll = [&](unsigned long long* changes) -> bool {
         norms(w);
-        if (!grid_sync(g)) { alive = false; return false; }
+        if (!grid_sync(g, TRACE_NORMS)) { alive = false; return false; }
         const int s = g.stage;
         int mine = 0;
         size_reduce(g, w, bound, own, stage, stageR, S, &mine);
@@ -555,7 +576,7 @@ extern "C" __global__ void allswap_grid(
         if (mine && (threadIdx.x & 31) == 0) atomicAdd(&blockReds, mine);
         __syncthreads();
         if (threadIdx.x == 0 && blockReds) atomicAdd(slot(g, s) + S_CHANGES, (unsigned long long)blockReds);
-        if (!grid_sync(g)) { alive = false; return false; }
+        if (!grid_sync(g, TRACE_REDUCE)) { alive = false; return false; }
         w.cur ^= 1;
         const unsigned long long* sl = slot(g, s);
         *changes += __ldcg(sl + S_CHANGES);
@@ -566,7 +587,7 @@ extern "C" __global__ void allswap_grid(
         unsigned long long changes = 0;
         if (round > 0 && !integral) {
           from_transform(w, B0);
-          if (!grid_sync(g)) { alive = false; break; }
+          if (!grid_sync(g, TRACE_ANCHOR)) { alive = false; break; }
         }
         if (!gs()) break;
         bool oddDirty = true, evenDirty = true;
@@ -585,7 +606,7 @@ extern "C" __global__ void allswap_grid(
             if (mySwaps) atomicAdd(sl + S_SWAPS, (unsigned long long)mySwaps);
             atomicAdd(sl + S_CHANGES, (unsigned long long)(mySwaps + myReds));
           }
-          if (!grid_sync(g)) { alive = false; stop = true; break; }
+          if (!grid_sync(g, TRACE_PHASE)) { alive = false; stop = true; break; }
           const unsigned long long* sl = slot(g, s);
           if (failed(sl)) { stop = true; break; }
           const bool swapped = __ldcg(sl + S_SWAPS) != 0;
@@ -618,6 +639,6 @@ extern "C" __global__ void allswap_grid(
       if (reds) atomicAdd(&st[2], reds);
     }
     if (gtid == 0) { st[0] = phases; st[3] = status; st[4] = detail; }
-    if (alive && basis + 1 < count && !grid_sync(g)) alive = false;
+    if (alive && basis + 1 < count && !grid_sync(g, TRACE_END)) alive = false;
   }
 }

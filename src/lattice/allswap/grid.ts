@@ -11,6 +11,12 @@ import { reductionBound } from '../lll/gso.js';
 /** Control words per basis (grid-kernel.cu: the barrier, totals and three stage slots). */
 export const GRID_CTL_BYTES = 512;
 
+/**
+ * Measurement knob (leave at 0): trace the first `trace` stages of each basis (grid-kernel.cu:
+ * GRID_TRACE; bench/grid-trace.ts reads them back after the control words).
+ */
+export const gridTuning = { trace: 0 };
+
 const align256 = (x: number): number => Math.ceil(x / 256) * 256;
 
 /** Global scratch of one basis, in the order grid-kernel.cu carves it: Z twice, r, ready flags, B twice, B*. */
@@ -45,11 +51,13 @@ export function allswapGridPlan(n: number, m: number, precision: 'float32' | 'fl
   if (!shape) return null;
   const ws = gridWorkspaceBytes(n, m, elt);
   const bound = reductionBound(p.eta, precision === 'float32' ? new Float32Array(0) : new Float64Array(0));
+  const trace = gridTuning.trace;
   return {
     variant: 'grid',
+    defines: trace > 0 ? { GRID_TRACE: trace } : undefined,
     threads: 32 * shape.warps,
     sharedBytes: gridSharedBytes(n, shape.warps, shape.staged, elt),
-    scratchBytesPerBasis: [GRID_CTL_BYTES, ws],
+    scratchBytesPerBasis: [GRID_CTL_BYTES + 8 * trace, ws],
     extraArgs: [p.maxIterations, p.delta, bound, shape.staged, ws],
     persistent: true,
   };
