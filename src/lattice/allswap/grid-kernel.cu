@@ -150,6 +150,7 @@ __device__ bool grid_sync(Grid& g, int kind) {
       unsigned spins = 0;
       while (ld_acquire(g.bar + C_BAR_GEN) == gen) {
         if (waited_too_long(g, t0, ++spins)) { aborted = 1; break; }
+        __nanosleep(32);  // fewer polls of one hot line by up to a few hundred blocks
       }
     }
     if (ld_acquire(g.bar + C_ABORT)) aborted = 1;
@@ -195,11 +196,28 @@ __device__ __forceinline__ double warp_dot(const real* a, const real* c, int n, 
 // Global loads that bypass L1: other multiprocessors write these arrays inside the kernel.
 __device__ __forceinline__ real ldg2(const real* p) { return __ldcg(p); }
 
-// Copies columns [c0, c0 + cnt) of a global n-row array into shared memory (all threads of the block).
+// Copies columns [c0, c0 + cnt) of a global n-row array into shared memory (all threads of the
+// block). Sixteen loads per thread are in flight before the first store: one L2 round trip per
+// batch instead of one per element (the compiler cannot reorder loads past stores it cannot
+// prove apart, and these pointers are generic).
+#define STAGE_BATCH 16
 __device__ void stage_columns(real* dst, const real* src, int n, int c0, int cnt) {
-  const size_t total = (size_t)n * cnt;
+  const int total = n * cnt;
   const real* s = src + (size_t)c0 * n;
-  for (size_t e = threadIdx.x; e < total; e += blockDim.x) dst[e] = ldg2(s + e);
+  const int nt = blockDim.x;
+  for (int e0 = threadIdx.x; e0 < total; e0 += STAGE_BATCH * nt) {
+    real v[STAGE_BATCH];
+#pragma unroll
+    for (int q = 0; q < STAGE_BATCH; q++) {
+      const int e = e0 + q * nt;
+      v[q] = e < total ? ldg2(s + e) : (real)0;
+    }
+#pragma unroll
+    for (int q = 0; q < STAGE_BATCH; q++) {
+      const int e = e0 + q * nt;
+      if (e < total) dst[e] = v[q];
+    }
+  }
 }
 
 struct Basis {
@@ -250,6 +268,7 @@ __device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, real* 
         unsigned spins = 0;
         while (ld_acquire(w.ready + i0 + cnt - 1) < epoch) {
           if (waited_too_long(g, t0, ++spins)) { abortFlag = 1; break; }
+          __nanosleep(32);
         }
       }
       __syncthreads();
@@ -276,13 +295,14 @@ __device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, real* 
           if (lane == 0) atomicMax(sl + S_FAIL, ~(((unsigned long long)k << 8) | code));
         }
         for (int t = lane; t < n; t += 32) w.Bs[(size_t)k * n + t] = v[t];
-        __syncwarp();  // every lane's stores before lane 0's release
         if (lane == 0) {
           w.r[k] = (double)rStored;
           ownR[j] = (double)rStored;
-          __threadfence();
-          st_release(w.ready + k, epoch);
         }
+        // every lane's stores before lane 0's release (bar.warp.sync orders the warp's memory
+        // operations; the release is cumulative over what lane 0 has observed)
+        __syncwarp();
+        if (lane == 0) st_release(w.ready + k, epoch);
       }
       __syncthreads();
       if (wid > j && wid < cols) {
@@ -442,41 +462,56 @@ __device__ void size_reduce(Grid& g, Basis& w, double bound, real* own, real* st
   if (__any_sync(0xffffffffu, overflow) && lane == 0) atomicMax(sl + S_FAIL, ~(unsigned long long)STATUS_TRANSFORM_OVERFLOW);
 }
 
-// Step 0: B = B_in Z (current buffers), a warp per column, rows in register tiles of 8 x 32.
+// Step 0: B = B_in Z (current buffers). Work items (column k, 256 rows) over the warps; each
+// lane sums 8 rows over Z's nonzeros in column k, four nonzeros at a time (their loads in flight
+// together).
 __device__ void from_transform(Basis& w, const real* B0) {
   const int n = w.n, m = w.m;
   const int lane = threadIdx.x & 31;
   const int gw = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, W = (gridDim.x * blockDim.x) >> 5;
   real* B = w.B[w.cur];
   const double* Z = w.Z[w.cur];
-  for (int k = gw; k < m; k += W) {
+  const int rowBlocks = (n + 255) / 256;
+  for (int item = gw; item < m * rowBlocks; item += W) {
+    const int k = item / rowBlocks, t0 = (item - k * rowBlocks) * 256;
     const double* zk = Z + (size_t)k * m;
-    for (int t0 = 0; t0 < n; t0 += 256) {
-      double acc[8];
-      for (int q = 0; q < 8; q++) acc[q] = 0;
-      for (int j0 = 0; j0 < m; j0 += 32) {
-        const double zl = j0 + lane < m ? __ldcg(zk + j0 + lane) : 0.0;
-        unsigned mask = __ballot_sync(0xffffffffu, zl != 0);
-        while (mask) {
-          const int b = __ffs(mask) - 1;
-          mask &= mask - 1;
-          const double z = __shfl_sync(0xffffffffu, zl, b);
-          const real* col = B0 + (size_t)(j0 + b) * n;
-          for (int q = 0; q < 8; q++) {
-            const int t = t0 + lane + 32 * q;
-            if (t < n) acc[q] += (double)col[t] * z;
-          }
+    double acc[8];
+#pragma unroll
+    for (int q = 0; q < 8; q++) acc[q] = 0;
+    for (int j0 = 0; j0 < m; j0 += 32) {
+      const double zl = j0 + lane < m ? __ldcg(zk + j0 + lane) : 0.0;
+      unsigned mask = __ballot_sync(0xffffffffu, zl != 0);
+      while (mask) {
+        int bs[4];
+        double zs[4];
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+          bs[q] = mask ? __ffs(mask) - 1 : -1;
+          if (mask) mask &= mask - 1;
+          zs[q] = __shfl_sync(0xffffffffu, zl, bs[q] < 0 ? 0 : bs[q]);
+        }
+#pragma unroll
+        for (int r = 0; r < 8; r++) {
+          const int t = t0 + lane + 32 * r;
+          if (t >= n) continue;
+          double a = acc[r];
+#pragma unroll
+          for (int q = 0; q < 4; q++) if (bs[q] >= 0) a += (double)B0[(size_t)(j0 + bs[q]) * n + t] * zs[q];
+          acc[r] = a;
         }
       }
-      for (int q = 0; q < 8; q++) {
-        const int t = t0 + lane + 32 * q;
-        if (t < n) B[(size_t)k * n + t] = (real)acc[q];
-      }
+    }
+#pragma unroll
+    for (int r = 0; r < 8; r++) {
+      const int t = t0 + lane + 32 * r;
+      if (t < n) B[(size_t)k * n + t] = (real)acc[r];
     }
   }
 }
 
-extern "C" __global__ void allswap_grid(
+// Two blocks of up to 256 threads per multiprocessor: the registers are capped at 128 so that
+// they fit (the host plans 256 threads and shared memory for two blocks).
+extern "C" __global__ void __launch_bounds__(256, 2) allswap_grid(
     const real* __restrict__ Bin, real* __restrict__ Bout, double* __restrict__ Zout,
     unsigned char* ctlAll,     // count x CTL_BYTES, zeroed by the host
     unsigned char* wsAll,      // count x wsBytes
