@@ -65,5 +65,9 @@ console.log(`${family} ${input.rows}x${input.cols} ${precision}: grid ${p.grid} 
 console.log(`last launch: ${prev.toFixed(3)} ms over ${count} stages`);
 for (const [kind, t] of total) console.log(`  ${kind.padEnd(13)} ${t.ms.toFixed(3)} ms in ${t.times} stage(s)`);
 console.log(`sequence (ms): ${sequence.join(' | ')}`);
+// the block with the last panel, summed over the Gram-Schmidt stages of the last basis (clock64)
+const parts = ['waiting for flags', 'staging', 'earlier panels', 'own columns'];
+const khz = ctx.props.clockKHz;
+console.log(`last panel's block in Gram-Schmidt (all GS stages): ${parts.map((name, i) => `${name} ${(Number(ctl[64 + TRACE - 4 + i]!) / khz).toFixed(3)} ms`).join(', ')}`);
 arena.free();
 stream.destroy();

@@ -99,6 +99,13 @@ struct Grid {
 #define TRACE_REDUCE 5
 #define TRACE_ANCHOR 6
 #define TRACE_END 7
+#ifdef GRID_TRACE
+// cycles of the block that owns the last panel in Gram-Schmidt, by part: [0] waiting for flags,
+// [1] staging, [2] projections on earlier panels, [3] the panel's own columns (thread 0's clock)
+#define GS_MARK(part) do { if (threadIdx.x == 0) { const long long c_ = clock64(); gsCycles[part] += c_ - gsLast; gsLast = c_; } } while (0)
+#else
+#define GS_MARK(part) do { } while (0)
+#endif
 
 __device__ __forceinline__ unsigned long long ld_acquire(const unsigned long long* p) {
   unsigned long long v;
@@ -181,16 +188,37 @@ __device__ __forceinline__ unsigned long long warp_max(unsigned long long v) {
   return v;
 }
 
-// <a, c> over n elements by one warp (lanes over rows); a, c in shared or global (L2) memory.
+// <a, c> over n elements by one warp (lanes over rows); a, c in shared or global (L2) memory. Four
+// independent partial sums per lane, so that the loads and multiplies overlap.
 __device__ __forceinline__ double warp_dot(const real* a, const real* c, int n, int lane) {
-  double s0 = 0, s1 = 0;
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
   int t = lane;
-  for (; t + 32 < n; t += 64) {
+  for (; t + 96 < n; t += 128) {
     s0 += (double)a[t] * (double)c[t];
     s1 += (double)a[t + 32] * (double)c[t + 32];
+    s2 += (double)a[t + 64] * (double)c[t + 64];
+    s3 += (double)a[t + 96] * (double)c[t + 96];
   }
-  if (t < n) s0 += (double)a[t] * (double)c[t];
-  return warp_sum(s0 + s1);
+  for (; t < n; t += 32) s0 += (double)a[t] * (double)c[t];
+  return warp_sum((s0 + s1) + (s2 + s3));
+}
+
+// Largest staging chunk (the host's `staged` is at most this).
+#define S_MAX 8
+
+// <v, c_q> / r_q for the cnt <= S_MAX consecutive columns c_q = cs + q n, all at once by one warp
+// (v read once per row; the cnt sums and their shuffles are independent): out[q].
+__device__ __forceinline__ void warp_dots(const real* v, const real* cs, const double* r, int cnt, int n, int lane, double* out) {
+  double acc[S_MAX];
+#pragma unroll
+  for (int q = 0; q < S_MAX; q++) acc[q] = 0;
+  for (int t = lane; t < n; t += 32) {
+    const double x = (double)v[t];
+#pragma unroll
+    for (int q = 0; q < S_MAX; q++) if (q < cnt) acc[q] += x * (double)cs[(size_t)q * n + t];
+  }
+#pragma unroll
+  for (int q = 0; q < S_MAX; q++) out[q] = q < cnt ? warp_sum(acc[q]) / r[q] : 0.0;
 }
 
 // Global loads that bypass L1: other multiprocessors write these arrays inside the kernel.
@@ -250,6 +278,10 @@ __device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, real* 
   __shared__ double ownR[32];
   __shared__ int abortFlag;
   const int panels = (m + P - 1) / P;
+#ifdef GRID_TRACE
+  long long gsCycles[4] = {0, 0, 0, 0};
+  long long gsLast = clock64();
+#endif
   for (int pnl = blockIdx.x; pnl < panels; pnl += gridDim.x) {
     const int c0 = pnl * P, cols = min(P, m - c0);
     const int k = c0 + wid;
@@ -266,25 +298,34 @@ __device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, real* 
         abortFlag = 0;
         const unsigned long long t0 = now_ns();
         unsigned spins = 0;
+        GS_MARK(2);
         while (ld_acquire(w.ready + i0 + cnt - 1) < epoch) {
           if (waited_too_long(g, t0, ++spins)) { abortFlag = 1; break; }
           __nanosleep(32);
         }
+        GS_MARK(0);
       }
       __syncthreads();
       if (abortFlag) return;
       stage_columns(stage, w.Bs, n, i0, cnt);
       if (threadIdx.x < cnt) stageR[threadIdx.x] = __ldcg(w.r + i0 + threadIdx.x);
       __syncthreads();
+      GS_MARK(1);
       if (wid < cols) {
-        for (int i = 0; i < cnt; i++) {
-          const real* bi = stage + (size_t)i * n;
-          const double c = warp_dot(v, bi, n, lane) / stageR[i];
-          for (int t = lane; t < n; t += 32) v[t] = (real)((double)v[t] - c * (double)bi[t]);
+        // the chunk's b*_i are orthogonal: every coefficient from the same v (classical within
+        // the chunk, modified across chunks), then one pass of updates
+        double c[S_MAX];
+        warp_dots(v, stage, stageR, cnt, n, lane, c);
+        for (int t = lane; t < n; t += 32) {
+          double x = (double)v[t];
+#pragma unroll
+          for (int q = 0; q < S_MAX; q++) if (q < cnt) x -= c[q] * (double)stage[(size_t)q * n + t];
+          v[t] = (real)x;
         }
       }
       __syncthreads();  // stage[] is rewritten by the next chunk
     }
+    GS_MARK(2);
     // this panel's columns in order: finish column c0 + j, then project the later ones on it
     for (int j = 0; j < cols; j++) {
       if (wid == j) {
@@ -311,7 +352,15 @@ __device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, real* 
         for (int t = lane; t < n; t += 32) v[t] = (real)((double)v[t] - c * (double)bj[t]);
       }
     }
+    __syncthreads();
+    GS_MARK(3);
   }
+#ifdef GRID_TRACE
+  if (threadIdx.x == 0 && blockIdx.x == (panels - 1) % gridDim.x) {
+    unsigned long long* out = g.ctl + 64 + GRID_TRACE - 4;
+    for (int q = 0; q < 4; q++) out[q] = (unsigned long long)gsCycles[q];
+  }
+#endif
 }
 
 // Step 2, one phase: pairs (k-1, k), k = first + 2p, a warp each. Reductions are counted in *reds.
@@ -435,8 +484,14 @@ __device__ void size_reduce(Grid& g, Basis& w, double bound, real* own, real* st
       if (threadIdx.x < cnt) stageR[threadIdx.x] = __ldcg(w.r + lo + threadIdx.x);
       __syncthreads();
       if (k < 0) continue;
-      for (int j = min(hi, k) - 1; j >= lo; j--) {
-        const double mu = warp_dot(v, stage + (size_t)(j - lo) * n, n, lane) / stageR[j - lo];
+      // every mu of the chunk from the current column at once; after a reduction, the rest again
+      const int jt = min(hi, k);
+      double mus[S_MAX];
+      if (jt > lo) warp_dots(v, stage, stageR, jt - lo, n, lane, mus);
+      for (int j = jt - 1; j >= lo; j--) {
+        double mu = 0;
+#pragma unroll
+        for (int q = 0; q < S_MAX; q++) if (q == j - lo) mu = mus[q];
         if (!(fabs(mu) > bound)) continue;
         const double X = round_half_up(mu);
         (*reds)++;
@@ -451,6 +506,8 @@ __device__ void size_reduce(Grid& g, Basis& w, double bound, real* own, real* st
           if (b > zPeak) zPeak = b;
           if (fabs(z) >= EXACT_INTEGER_LIMIT) overflow = 1;
         }
+        __syncwarp();
+        if (j > lo) warp_dots(v, stage, stageR, j - lo, n, lane, mus);
       }
     }
     __syncwarp();
