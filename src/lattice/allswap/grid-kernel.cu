@@ -12,13 +12,14 @@
 //
 // One round (at most MAX_ROUNDS, until one changes nothing):
 //   0. from the second round on, non-integral input: B = B_in Z (a warp per column, Z's zeros skipped)
-//   1. modified Gram-Schmidt as a dataflow: column k is projected against b*_0 .. b*_{k-1} in that
-//      order (the reference's left-looking loop), each b*_i as soon as it is published. Columns are
-//      taken in panels of one column per warp of a block: the panel's block stages finished vectors
-//      of earlier panels through shared memory (one flag per column, readiness is monotone in the
-//      column index, so the block waits on the chunk's last column only), then finishes its own
-//      columns in order with block barriers, publishing each (store, fence, release flag). The
-//      same stage takes max |Z| for the growth watch's limit.
+//   1. Gram-Schmidt as a dataflow: column k is projected against b*_0 .. b*_{k-1} in that order
+//      (the reference's left-looking loop), each b*_i once it is published. Columns are taken in
+//      panels of one column per warp of a block: the panel's block stages finished vectors of
+//      earlier panels through shared memory in chunks of S (classical projection within a chunk,
+//      whose vectors are orthogonal; modified across chunks), then finishes its own columns in
+//      order, one block barrier each, and publishes the panel (one release of a flag per panel;
+//      panels finish in order, so a chunk waits on its last panel's flag). The same stage takes
+//      max |Z| for the growth watch's limit.
 //   2. odd/even phases: a warp per pair (k-1, k) of the phase's parity: the three dot products,
 //      SimpleSizeReduce, the Lovasz test, SimpleSwap of B, Z and B*; a grid barrier per phase.
 //   3. r_j = ||b*_j||^2 (a stage of its own), then the size reduction of every column k against
@@ -275,7 +276,6 @@ __device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, real* 
     mine = warp_max(mine);
     if (lane == 0 && mine) atomicMax(sl + S_ZMAX, mine);
   }
-  __shared__ double ownR[32];
   __shared__ int abortFlag;
   const int panels = (m + P - 1) / P;
 #ifdef GRID_TRACE
@@ -299,7 +299,9 @@ __device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, real* 
         const unsigned long long t0 = now_ns();
         unsigned spins = 0;
         GS_MARK(2);
-        while (ld_acquire(w.ready + i0 + cnt - 1) < epoch) {
+        // the panel holding the chunk's last column: its last column carries the panel's flag
+        const int flag = min(m, ((i0 + cnt - 1) / P + 1) * P) - 1;
+        while (ld_acquire(w.ready + flag) < epoch) {
           if (waited_too_long(g, t0, ++spins)) { abortFlag = 1; break; }
           __nanosleep(32);
         }
@@ -326,33 +328,40 @@ __device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, real* 
       __syncthreads();  // stage[] is rewritten by the next chunk
     }
     GS_MARK(2);
-    // this panel's columns in order: finish column c0 + j, then project the later ones on it
+    // this panel's columns in order: at step j, v_j is final; every warp w >= j computes
+    // <v_w, v_j> and ||v_j||^2 in one pass (the same sums in every warp, so the same r_j), warp j
+    // stores b*_j and r_j, the later warps project on it. One block barrier per column; the
+    // panel is published once, at its end (earlier panels' waits are for a panel's last column).
     for (int j = 0; j < cols; j++) {
-      if (wid == j) {
-        const double rj = warp_dot(v, v, n, lane);
-        const real rStored = (real)rj;
-        if (!(rStored > 0) || !(rj > 1e-28 * norm0)) {
-          const int code = norm0 == 0 ? STATUS_ZERO_VECTOR : is_float((real)0) ? STATUS_PRECISION_FAILURE : STATUS_RANK_DEFICIENT;
-          if (lane == 0) atomicMax(sl + S_FAIL, ~(((unsigned long long)k << 8) | code));
+      if (wid >= j && wid < cols) {
+        const real* bj = own + (size_t)j * n;
+        double dv = 0, dn = 0, ev = 0, en = 0;
+        int t = lane;
+        for (; t + 32 < n; t += 64) {
+          const double x = (double)bj[t], y = (double)bj[t + 32];
+          dv += (double)v[t] * x; dn += x * x;
+          ev += (double)v[t + 32] * y; en += y * y;
         }
-        for (int t = lane; t < n; t += 32) w.Bs[(size_t)k * n + t] = v[t];
-        if (lane == 0) {
-          w.r[k] = (double)rStored;
-          ownR[j] = (double)rStored;
+        if (t < n) { const double x = (double)bj[t]; dv += (double)v[t] * x; dn += x * x; }
+        dv = warp_sum(dv + ev);
+        dn = warp_sum(dn + en);
+        const real rStored = (real)dn;
+        if (wid == j) {
+          if (!(rStored > 0) || !(dn > 1e-28 * norm0)) {
+            const int code = norm0 == 0 ? STATUS_ZERO_VECTOR : is_float((real)0) ? STATUS_PRECISION_FAILURE : STATUS_RANK_DEFICIENT;
+            if (lane == 0) atomicMax(sl + S_FAIL, ~(((unsigned long long)k << 8) | code));
+          }
+          for (int u = lane; u < n; u += 32) w.Bs[(size_t)k * n + u] = v[u];
+          if (lane == 0) w.r[k] = (double)rStored;
+        } else {
+          const double c = dv / (double)rStored;
+          for (int u = lane; u < n; u += 32) v[u] = (real)((double)v[u] - c * (double)bj[u]);
         }
-        // every lane's stores before lane 0's release (bar.warp.sync orders the warp's memory
-        // operations; the release is cumulative over what lane 0 has observed)
-        __syncwarp();
-        if (lane == 0) st_release(w.ready + k, epoch);
       }
       __syncthreads();
-      if (wid > j && wid < cols) {
-        const real* bj = own + (size_t)j * n;
-        const double c = warp_dot(v, bj, n, lane) / ownR[j];
-        for (int t = lane; t < n; t += 32) v[t] = (real)((double)v[t] - c * (double)bj[t]);
-      }
     }
-    __syncthreads();
+    // publish: every warp's stores are ordered before thread 0's release by the barrier above
+    if (threadIdx.x == 0) st_release(w.ready + c0 + cols - 1, epoch);
     GS_MARK(3);
   }
 #ifdef GRID_TRACE
