@@ -254,6 +254,7 @@ struct Basis {
   double *Z[2];        // Z ping-pong, m x m column-major
   double* r;           // ||b*_j||^2 as stored in the working precision (then widened)
   unsigned long long* ready;  // per column: the Gram-Schmidt epoch that published it
+  double *mu, *muN;    // GS coefficients, row k = mu_{k,0..k-1} (m x m), and the reducing rows' copies
   int cur;             // which of B[], Z[] is current
   int n, m;
 };
@@ -318,6 +319,8 @@ __device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, real* 
         // the chunk, modified across chunks), then one pass of updates
         double c[S_MAX];
         warp_dots(v, stage, stageR, cnt, n, lane, c);
+#pragma unroll
+        for (int q = 0; q < S_MAX; q++) if (q < cnt && lane == q) w.mu[(size_t)k * m + i0 + q] = c[q];
         for (int t = lane; t < n; t += 32) {
           double x = (double)v[t];
 #pragma unroll
@@ -355,6 +358,7 @@ __device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, real* 
           if (lane == 0) w.r[k] = (double)rStored;
         } else {
           const double c = dv / (double)rStored;
+          if (lane == 0) w.mu[(size_t)k * m + c0 + j] = c;
           for (int u = lane; u < n; u += 32) v[u] = (real)((double)v[u] - c * (double)bj[u]);
         }
       }
@@ -406,6 +410,14 @@ __device__ void phase(Grid& g, Basis& w, int first, double delta, double bound, 
       (*reds)++;
     }
     const bool swap = rk < (delta - mu * mu) * r1;
+    if (X != 0) {
+      // b_k -= X b_{k-1}: row k of the coefficients follows (read by the coefficient-space size
+      // reduction while no swap has made them stale)
+      double* muk = w.mu + (size_t)k * m;
+      const double* muk1 = w.mu + (size_t)(k - 1) * m;
+      for (int i = lane; i < k - 1; i += 32) muk[i] -= X * muk1[i];
+      if (lane == 0) muk[k - 1] = d0 / r1 - X;
+    }
     if (X == 0 && !swap) continue;
     double muNew = 0, c = 0;
     if (swap) {
@@ -528,6 +540,67 @@ __device__ void size_reduce(Grid& g, Basis& w, double bound, real* own, real* st
   if (__any_sync(0xffffffffu, overflow) && lane == 0) atomicMax(sl + S_FAIL, ~(unsigned long long)STATUS_TRANSFORM_OVERFLOW);
 }
 
+// Step 3b in coefficient space, when the Gram-Schmidt coefficients of this basis are current (no
+// swap since the last Gram-Schmidt): for column k (a warp each), j from k-1 down, X = round(mu_kj)
+// where |mu_kj| > bound, then mu_k,i -= X mu_j,i (i < j), b_k -= X b_j, z_k -= X z_j, all against
+// the unreduced columns (the reducing row is copied to muN first; B, Z go to the other buffers).
+// The same operations as size_reduce, without its dot products: b_k's coefficients along b*_j are
+// exactly what mu holds, updated in place of recomputing them.
+__device__ void size_reduce_mu(Grid& g, Basis& w, double bound, int* reds) {
+  const int n = w.n, m = w.m;
+  const int lane = threadIdx.x & 31;
+  const int gw = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, W = (gridDim.x * blockDim.x) >> 5;
+  const real* B = w.B[w.cur];
+  real* Bn = w.B[w.cur ^ 1];
+  const double* Z = w.Z[w.cur];
+  double* Zn = w.Z[w.cur ^ 1];
+  unsigned long long* sl = slot(g, g.stage);
+  unsigned long long zPeak = 0ull;
+  int overflow = 0;
+  for (int k = gw; k < m; k += W) {
+    real* bk = Bn + (size_t)k * n;
+    double* zk = Zn + (size_t)k * m;
+    for (int t = lane; t < n; t += 32) bk[t] = ldg2(B + (size_t)k * n + t);
+    for (int u = lane; u < m; u += 32) zk[u] = __ldcg(Z + (size_t)k * m + u);
+    const double* row = w.mu + (size_t)k * m;  // becomes muN's row at the first reduction
+    double* own = w.muN + (size_t)k * m;
+    int j = k - 1;
+    while (j >= 0) {
+      // the highest i <= j in this 32-row window with |mu_ki| > bound
+      const int lo = max(0, j - 31);
+      const int i = lo + lane;
+      const double x = i <= j ? __ldcg(row + i) : 0.0;
+      const unsigned hit = __ballot_sync(0xffffffffu, fabs(x) > bound);
+      if (!hit) { j = lo - 1; continue; }
+      const int top = 31 - __clz(hit);
+      j = lo + top;
+      const double X = round_half_up(__shfl_sync(0xffffffffu, x, top));
+      (*reds)++;
+      if (row != own) {
+        for (int u = lane; u < j; u += 32) own[u] = __ldcg(row + u);
+        row = own;
+      }
+      const double* muj = w.mu + (size_t)j * m;
+      for (int u = lane; u < j; u += 32) own[u] -= X * __ldcg(muj + u);
+      const real* bj = B + (size_t)j * n;
+      for (int t = lane; t < n; t += 32) bk[t] = (real)((double)bk[t] - X * (double)ldg2(bj + t));
+      const double* zj = Z + (size_t)j * m;
+      for (int u = lane; u < m; u += 32) {
+        const double z = zk[u] - X * __ldcg(zj + u);
+        zk[u] = z;
+        const unsigned long long b = dbits(fabs(z));
+        if (b > zPeak) zPeak = b;
+        if (fabs(z) >= EXACT_INTEGER_LIMIT) overflow = 1;
+      }
+      __syncwarp();
+      j--;
+    }
+  }
+  zPeak = warp_max(zPeak);
+  if (lane == 0 && zPeak) atomicMax(sl + S_ZPEAK, zPeak);
+  if (__any_sync(0xffffffffu, overflow) && lane == 0) atomicMax(sl + S_FAIL, ~(unsigned long long)STATUS_TRANSFORM_OVERFLOW);
+}
+
 // Step 0: B = B_in Z (current buffers). Work items (column k, 256 rows) over the warps; each
 // lane sums 8 rows over Z's nonzeros in column k, four nonzeros at a time (their loads in flight
 // together).
@@ -613,7 +686,9 @@ extern "C" __global__ void __launch_bounds__(256, 2) allswap_grid(
     w.ready = (unsigned long long*)p; p += (((size_t)m * 8 + 255) & ~(size_t)255);
     w.B[0] = (real*)p; p += bBytes;
     w.B[1] = (real*)p; p += bBytes;
-    w.Bs = (real*)p;
+    w.Bs = (real*)p; p += bBytes;
+    w.mu = (double*)p; p += mm * 8;
+    w.muN = (double*)p;
     const real* B0 = Bin + (size_t)basis * nm;
     int* st = stats + (size_t)basis * STATS_WIDTH;
 
@@ -652,6 +727,7 @@ extern "C" __global__ void __launch_bounds__(256, 2) allswap_grid(
 
     if (status == STATUS_OK && m >= 2) {
       double zLimit = 0, zPeakRun = 0;
+      bool muCurrent = false;  // the GS coefficients describe the current basis (no swap since GS)
       // Gram-Schmidt stage + barrier; sets zLimit. False: stop (status set or aborted).
       auto gs = [&]() -> bool {
         const int s = g.stage;
@@ -662,6 +738,7 @@ extern "C" __global__ void __launch_bounds__(256, 2) allswap_grid(
         if (failed(sl)) return false;
         zLimit = growth * __longlong_as_double((long long)__ldcg(sl + S_ZMAX));
         zPeakRun = 0;
+        muCurrent = true;
         return true;
       };
       // step 3 (two stages); counts changes into *changes
@@ -670,7 +747,8 @@ extern "C" __global__ void __launch_bounds__(256, 2) allswap_grid(
         if (!grid_sync(g, TRACE_NORMS)) { alive = false; return false; }
         const int s = g.stage;
         int mine = 0;
-        size_reduce(g, w, bound, own, stage, stageR, S, &mine);
+        if (muCurrent) size_reduce_mu(g, w, bound, &mine);
+        else size_reduce(g, w, bound, own, stage, stageR, S, &mine);
         reds += mine;
         if (threadIdx.x == 0) blockReds = 0;
         __syncthreads();
@@ -711,6 +789,7 @@ extern "C" __global__ void __launch_bounds__(256, 2) allswap_grid(
           const unsigned long long* sl = slot(g, s);
           if (failed(sl)) { stop = true; break; }
           const bool swapped = __ldcg(sl + S_SWAPS) != 0;
+          if (swapped) muCurrent = false;
           changes += __ldcg(sl + S_CHANGES);
           const double peak = __longlong_as_double((long long)__ldcg(sl + S_ZPEAK));
           if (peak > zPeakRun) zPeakRun = peak;

@@ -19,9 +19,9 @@ export const gridTuning = { trace: 0 };
 
 const align256 = (x: number): number => Math.ceil(x / 256) * 256;
 
-/** Global scratch of one basis, in the order grid-kernel.cu carves it: Z twice, r, ready flags, B twice, B*. */
+/** Global scratch of one basis, in the order grid-kernel.cu carves it: Z twice, r, ready flags, B twice, B*, mu twice. */
 export function gridWorkspaceBytes(n: number, m: number, elt: number): number {
-  return 2 * m * m * 8 + 2 * align256(m * 8) + 3 * align256(n * m * elt);
+  return 4 * m * m * 8 + 2 * align256(m * 8) + 3 * align256(n * m * elt);
 }
 
 /** Dynamic shared memory of a block: its own columns (one per warp), the staged vectors and their norms. */
