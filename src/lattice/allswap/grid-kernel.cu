@@ -38,7 +38,7 @@
 // Arguments: Bin, Bout, Zout (count bases), ctlAll (count x CTL_BYTES, zeroed by the host), wsAll
 // (count x wsBytes), stats, n, m, maxIterations, delta, bound, staged (S, vectors per staging
 // chunk), wsBytes, count. Block: P warps (P = blockDim.x / 32); dynamic shared memory
-// (P + S) n reals + S doubles (gridPlan in grid.ts sizes it).
+// (P + S) n + S doubles (allswapGridPlan in grid.ts sizes it).
 //
 // nvcc-variant: -DREAL=float
 // nvcc-variant: -DREAL=double
@@ -191,16 +191,16 @@ __device__ __forceinline__ unsigned long long warp_max(unsigned long long v) {
 
 // <a, c> over n elements by one warp (lanes over rows); a, c in shared or global (L2) memory. Four
 // independent partial sums per lane, so that the loads and multiplies overlap.
-__device__ __forceinline__ double warp_dot(const real* a, const real* c, int n, int lane) {
+__device__ __forceinline__ double warp_dot(const double* a, const double* c, int n, int lane) {
   double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
   int t = lane;
   for (; t + 96 < n; t += 128) {
-    s0 += (double)a[t] * (double)c[t];
-    s1 += (double)a[t + 32] * (double)c[t + 32];
-    s2 += (double)a[t + 64] * (double)c[t + 64];
-    s3 += (double)a[t + 96] * (double)c[t + 96];
+    s0 += a[t] * c[t];
+    s1 += a[t + 32] * c[t + 32];
+    s2 += a[t + 64] * c[t + 64];
+    s3 += a[t + 96] * c[t + 96];
   }
-  for (; t < n; t += 32) s0 += (double)a[t] * (double)c[t];
+  for (; t < n; t += 32) s0 += a[t] * c[t];
   return warp_sum((s0 + s1) + (s2 + s3));
 }
 
@@ -209,14 +209,14 @@ __device__ __forceinline__ double warp_dot(const real* a, const real* c, int n, 
 
 // <v, c_q> / r_q for the cnt <= S_MAX consecutive columns c_q = cs + q n, all at once by one warp
 // (v read once per row; the cnt sums and their shuffles are independent): out[q].
-__device__ __forceinline__ void warp_dots(const real* v, const real* cs, const double* r, int cnt, int n, int lane, double* out) {
+__device__ __forceinline__ void warp_dots(const double* v, const double* cs, const double* r, int cnt, int n, int lane, double* out) {
   double acc[S_MAX];
 #pragma unroll
   for (int q = 0; q < S_MAX; q++) acc[q] = 0;
   for (int t = lane; t < n; t += 32) {
-    const double x = (double)v[t];
+    const double x = v[t];
 #pragma unroll
-    for (int q = 0; q < S_MAX; q++) if (q < cnt) acc[q] += x * (double)cs[(size_t)q * n + t];
+    for (int q = 0; q < S_MAX; q++) if (q < cnt) acc[q] += x * cs[(size_t)q * n + t];
   }
 #pragma unroll
   for (int q = 0; q < S_MAX; q++) out[q] = q < cnt ? warp_sum(acc[q]) / r[q] : 0.0;
@@ -225,12 +225,13 @@ __device__ __forceinline__ void warp_dots(const real* v, const real* cs, const d
 // Global loads that bypass L1: other multiprocessors write these arrays inside the kernel.
 __device__ __forceinline__ real ldg2(const real* p) { return __ldcg(p); }
 
-// Copies columns [c0, c0 + cnt) of a global n-row array into shared memory (all threads of the
-// block). Sixteen loads per thread are in flight before the first store: one L2 round trip per
+// Copies columns [c0, c0 + cnt) of a global n-row array into shared memory, widened to double
+// (all threads of the block; the working copies are double, so the loops that reuse them convert
+// nothing). Sixteen loads per thread are in flight before the first store: one L2 round trip per
 // batch instead of one per element (the compiler cannot reorder loads past stores it cannot
 // prove apart, and these pointers are generic).
 #define STAGE_BATCH 16
-__device__ void stage_columns(real* dst, const real* src, int n, int c0, int cnt) {
+__device__ void stage_columns(double* dst, const real* src, int n, int c0, int cnt) {
   const int total = n * cnt;
   const real* s = src + (size_t)c0 * n;
   const int nt = blockDim.x;
@@ -244,7 +245,7 @@ __device__ void stage_columns(real* dst, const real* src, int n, int c0, int cnt
 #pragma unroll
     for (int q = 0; q < STAGE_BATCH; q++) {
       const int e = e0 + q * nt;
-      if (e < total) dst[e] = v[q];
+      if (e < total) dst[e] = (double)v[q];
     }
   }
 }
@@ -260,7 +261,7 @@ struct Basis {
 };
 
 // Step 1 (and max |Z|): dataflow modified Gram-Schmidt. Failures go to the stage slot.
-__device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, real* own, real* stage, double* stageR, int S) {
+__device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, double* own, double* stage, double* stageR, int S) {
   const int n = w.n, m = w.m;
   const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, P = blockDim.x >> 5;
   const real* B = w.B[w.cur];
@@ -286,7 +287,7 @@ __device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, real* 
   for (int pnl = blockIdx.x; pnl < panels; pnl += gridDim.x) {
     const int c0 = pnl * P, cols = min(P, m - c0);
     const int k = c0 + wid;
-    real* v = own + (size_t)wid * n;
+    double* v = own + (size_t)wid * n;
     __syncthreads();  // the previous panel's readers of own[] are done
     stage_columns(own, B, n, c0, cols);
     __syncthreads();
@@ -322,10 +323,10 @@ __device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, real* 
 #pragma unroll
         for (int q = 0; q < S_MAX; q++) if (q < cnt && lane == q) w.mu[(size_t)k * m + i0 + q] = c[q];
         for (int t = lane; t < n; t += 32) {
-          double x = (double)v[t];
+          double x = v[t];
 #pragma unroll
-          for (int q = 0; q < S_MAX; q++) if (q < cnt) x -= c[q] * (double)stage[(size_t)q * n + t];
-          v[t] = (real)x;
+          for (int q = 0; q < S_MAX; q++) if (q < cnt) x -= c[q] * stage[(size_t)q * n + t];
+          v[t] = x;
         }
       }
       __syncthreads();  // stage[] is rewritten by the next chunk
@@ -337,15 +338,15 @@ __device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, real* 
     // panel is published once, at its end (earlier panels' waits are for a panel's last column).
     for (int j = 0; j < cols; j++) {
       if (wid >= j && wid < cols) {
-        const real* bj = own + (size_t)j * n;
+        const double* bj = own + (size_t)j * n;
         double dv = 0, dn = 0, ev = 0, en = 0;
         int t = lane;
         for (; t + 32 < n; t += 64) {
-          const double x = (double)bj[t], y = (double)bj[t + 32];
-          dv += (double)v[t] * x; dn += x * x;
-          ev += (double)v[t + 32] * y; en += y * y;
+          const double x = bj[t], y = bj[t + 32];
+          dv += v[t] * x; dn += x * x;
+          ev += v[t + 32] * y; en += y * y;
         }
-        if (t < n) { const double x = (double)bj[t]; dv += (double)v[t] * x; dn += x * x; }
+        if (t < n) { const double x = bj[t]; dv += v[t] * x; dn += x * x; }
         dv = warp_sum(dv + ev);
         dn = warp_sum(dn + en);
         const real rStored = (real)dn;
@@ -354,12 +355,12 @@ __device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, real* 
             const int code = norm0 == 0 ? STATUS_ZERO_VECTOR : is_float((real)0) ? STATUS_PRECISION_FAILURE : STATUS_RANK_DEFICIENT;
             if (lane == 0) atomicMax(sl + S_FAIL, ~(((unsigned long long)k << 8) | code));
           }
-          for (int u = lane; u < n; u += 32) w.Bs[(size_t)k * n + u] = v[u];
+          for (int u = lane; u < n; u += 32) w.Bs[(size_t)k * n + u] = (real)v[u];
           if (lane == 0) w.r[k] = (double)rStored;
         } else {
           const double c = dv / (double)rStored;
           if (lane == 0) w.mu[(size_t)k * m + c0 + j] = c;
-          for (int u = lane; u < n; u += 32) v[u] = (real)((double)v[u] - c * (double)bj[u]);
+          for (int u = lane; u < n; u += 32) v[u] -= c * bj[u];
         }
       }
       __syncthreads();
@@ -473,7 +474,7 @@ __device__ void norms(Basis& w) {
 // Step 3b: size reduction of every column against the unreduced columns to its left, into the other
 // buffers. Column k belongs to warp (m-1-k) / G of block (m-1-k) % G (every block gets columns from
 // the top, so the blocks' loops are about equally long; blocks past G sit this stage out).
-__device__ void size_reduce(Grid& g, Basis& w, double bound, real* own, real* stage, double* stageR, int S, int* reds) {
+__device__ void size_reduce(Grid& g, Basis& w, double bound, double* own, double* stage, double* stageR, int S, int* reds) {
   const int n = w.n, m = w.m;
   const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, P = blockDim.x >> 5;
   // as few blocks as hold every column: each block stages every b*_j below its columns, so more
@@ -492,9 +493,9 @@ __device__ void size_reduce(Grid& g, Basis& w, double bound, real* own, real* st
     const int k = idx < m ? m - 1 - idx : -1;
     const int top = m - 1 - (base + blockIdx.x);  // the block's largest column this sweep
     if (top < 0) break;
-    real* v = own + (size_t)wid * n;
+    double* v = own + (size_t)wid * n;
     if (k >= 0) {
-      for (int t = lane; t < n; t += 32) v[t] = ldg2(B + (size_t)k * n + t);
+      for (int t = lane; t < n; t += 32) v[t] = (double)ldg2(B + (size_t)k * n + t);
       for (int u = lane; u < m; u += 32) Zn[(size_t)k * m + u] = __ldcg(Z + (size_t)k * m + u);
     }
     // j from top - 1 down, in chunks of S staged vectors
@@ -517,7 +518,7 @@ __device__ void size_reduce(Grid& g, Basis& w, double bound, real* own, real* st
         const double X = round_half_up(mu);
         (*reds)++;
         const real* bj = B + (size_t)j * n;
-        for (int t = lane; t < n; t += 32) v[t] = (real)((double)v[t] - X * (double)ldg2(bj + t));
+        for (int t = lane; t < n; t += 32) v[t] = (double)(real)(v[t] - X * (double)ldg2(bj + t));
         const double* zj = Z + (size_t)j * m;
         double* zk = Zn + (size_t)k * m;
         for (int u = lane; u < m; u += 32) {
@@ -532,7 +533,7 @@ __device__ void size_reduce(Grid& g, Basis& w, double bound, real* own, real* st
       }
     }
     __syncwarp();
-    if (k >= 0) for (int t = lane; t < n; t += 32) Bn[(size_t)k * n + t] = v[t];
+    if (k >= 0) for (int t = lane; t < n; t += 32) Bn[(size_t)k * n + t] = (real)v[t];
     __syncthreads();
   }
   zPeak = warp_max(zPeak);
@@ -648,9 +649,9 @@ __device__ void from_transform(Basis& w, const real* B0) {
   }
 }
 
-// Two blocks of up to 256 threads per multiprocessor: the registers are capped at 128 so that
-// they fit (the host plans 256 threads and shared memory for two blocks).
-extern "C" __global__ void __launch_bounds__(256, 2) allswap_grid(
+// Blocks of up to 256 threads, one per multiprocessor (the plan's shared memory is sized for one:
+// the working columns are double), so the registers need no cap below the hardware's.
+extern "C" __global__ void __launch_bounds__(256, 1) allswap_grid(
     const real* __restrict__ Bin, real* __restrict__ Bout, double* __restrict__ Zout,
     unsigned char* ctlAll,     // count x CTL_BYTES, zeroed by the host
     unsigned char* wsAll,      // count x wsBytes
@@ -658,9 +659,9 @@ extern "C" __global__ void __launch_bounds__(256, 2) allswap_grid(
     int n, int m, int maxIterations, double delta, double bound, int S, long long wsBytes, int count) {
   extern __shared__ __align__(16) unsigned char smem[];
   const int P = blockDim.x >> 5;
-  real* own = (real*)smem;
-  real* stage = own + (size_t)P * n;
-  double* stageR = (double*)(((size_t)(stage + (size_t)S * n) + 15) & ~(size_t)15);
+  double* own = (double*)smem;
+  double* stage = own + (size_t)P * n;
+  double* stageR = stage + (size_t)S * n;
   const double growth = growth_factor((real)0);
   const size_t nthreads = (size_t)gridDim.x * blockDim.x;
   const size_t gtid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;

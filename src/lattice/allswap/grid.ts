@@ -24,22 +24,19 @@ export function gridWorkspaceBytes(n: number, m: number, elt: number): number {
   return 4 * m * m * 8 + 2 * align256(m * 8) + 3 * align256(n * m * elt);
 }
 
-/** Dynamic shared memory of a block: its own columns (one per warp), the staged vectors and their norms. */
-export function gridSharedBytes(n: number, warps: number, staged: number, elt: number): number {
-  return (warps + staged) * n * elt + 16 + staged * 8;
+/** Dynamic shared memory of a block (doubles): its own columns (one per warp), the staged vectors and their norms. */
+export function gridSharedBytes(n: number, warps: number, staged: number): number {
+  return (warps + staged) * n * 8 + staged * 8;
 }
 
 /**
- * Warps per block and staged vectors: 8 and 8 while that leaves room for two blocks per
- * multiprocessor, fewer for long columns; null when not even two warps and two staged vectors fit
- * (then the block kernel takes the basis).
+ * Warps per block and staged vectors: 8 and 8 where they fit in one block's shared memory, fewer
+ * for long columns; null when not even two warps and two staged vectors fit (then the block kernel
+ * takes the basis).
  */
-export function gridShape(n: number, elt: number, device: DeviceProperties): { warps: number; staged: number } | null {
-  const perSM = device.sharedPerMultiprocessorBytes;
-  const limit = device.sharedPerBlockOptinBytes;
+export function gridShape(n: number, device: DeviceProperties): { warps: number; staged: number } | null {
   for (const [warps, staged] of [[8, 8], [8, 4], [4, 4], [4, 2], [2, 2]] as const) {
-    const bytes = gridSharedBytes(n, warps, staged, elt);
-    if (2 * (bytes + 1024) <= perSM || (warps === 2 && bytes <= limit)) return { warps, staged };
+    if (gridSharedBytes(n, warps, staged) <= device.sharedPerBlockOptinBytes) return { warps, staged };
   }
   return null;
 }
@@ -47,7 +44,7 @@ export function gridShape(n: number, elt: number, device: DeviceProperties): { w
 /** The plan of the whole-device kernel, or null when its shared memory does not fit (very long columns). */
 export function allswapGridPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties): LaunchPlan | null {
   const elt = precision === 'float32' ? 4 : 8;
-  const shape = gridShape(n, elt, device);
+  const shape = gridShape(n, device);
   if (!shape) return null;
   const ws = gridWorkspaceBytes(n, m, elt);
   const bound = reductionBound(p.eta, precision === 'float32' ? new Float32Array(0) : new Float64Array(0));
@@ -56,7 +53,7 @@ export function allswapGridPlan(n: number, m: number, precision: 'float32' | 'fl
     variant: 'grid',
     defines: trace > 0 ? { GRID_TRACE: trace } : undefined,
     threads: 32 * shape.warps,
-    sharedBytes: gridSharedBytes(n, shape.warps, shape.staged, elt),
+    sharedBytes: gridSharedBytes(n, shape.warps, shape.staged),
     scratchBytesPerBasis: [GRID_CTL_BYTES + 8 * trace, ws],
     extraArgs: [p.maxIterations, p.delta, bound, shape.staged, ws],
     persistent: true,
