@@ -40,9 +40,9 @@
 // chunk), wsBytes, count. Block: P warps (P = blockDim.x / 32); dynamic shared memory
 // (P + S) n + S doubles (allswapGridPlan in grid.ts sizes it).
 //
-// nvcc-variant: -DREAL=float
-// nvcc-variant: -DREAL=double
-// nvcc-variant: -DREAL=float -DGRID_TRACE=4096
+// nvcc-variant: -DREAL=float -DGRID_N=1028
+// nvcc-variant: -DREAL=double -DGRID_N=1028
+// nvcc-variant: -DREAL=float -DGRID_N=130 -DGRID_TRACE=4096
 
 #ifndef REAL
 #define REAL double
@@ -100,6 +100,13 @@ struct Grid {
 #define TRACE_REDUCE 5
 #define TRACE_ANCHOR 6
 #define TRACE_END 7
+
+// -DGRID_N=n: the module is specialised to the column length (the host builds one per n): a
+// column lives in registers, GRID_NPL rows per lane, and every row loop unrolls.
+#ifndef GRID_N
+#define GRID_N 1028
+#endif
+#define GRID_NPL ((GRID_N + 31) / 32)
 #ifdef GRID_TRACE
 // cycles of the block that owns the last panel in Gram-Schmidt, by part: [0] waiting for flags,
 // [1] staging, [2] projections on earlier panels, [3] the panel's own columns (thread 0's clock)
@@ -204,8 +211,11 @@ __device__ __forceinline__ double warp_dot(const double* a, const double* c, int
   return warp_sum((s0 + s1) + (s2 + s3));
 }
 
-// Largest staging chunk (the host's `staged` is at most this).
-#define S_MAX 8
+// Vectors per staging chunk (-DGRID_S from the host, which passes the same value as `staged`).
+#ifndef GRID_S
+#define GRID_S 8
+#endif
+#define S_MAX GRID_S
 
 // <v, c_q> / r_q for the cnt <= S_MAX consecutive columns c_q = cs + q n, all at once by one warp
 // (v read once per row; the cnt sums and their shuffles are independent): out[q].
@@ -279,6 +289,7 @@ __device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, double
     if (lane == 0 && mine) atomicMax(sl + S_ZMAX, mine);
   }
   __shared__ int abortFlag;
+  __shared__ double ownR[32];
   const int panels = (m + P - 1) / P;
 #ifdef GRID_TRACE
   long long gsCycles[4] = {0, 0, 0, 0};
@@ -287,12 +298,18 @@ __device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, double
   for (int pnl = blockIdx.x; pnl < panels; pnl += gridDim.x) {
     const int c0 = pnl * P, cols = min(P, m - c0);
     const int k = c0 + wid;
-    double* v = own + (size_t)wid * n;
-    __syncthreads();  // the previous panel's readers of own[] are done
-    stage_columns(own, B, n, c0, cols);
-    __syncthreads();
+    const bool mine = wid < cols;
+    // this warp's column in registers: row lane + 32 i in v[i]
+    double v[GRID_NPL];
+#pragma unroll
+    for (int i = 0; i < GRID_NPL; i++) {
+      const int t = lane + 32 * i;
+      v[i] = mine && t < n ? (double)ldg2(B + (size_t)k * n + t) : 0.0;
+    }
     double norm0 = 0;
-    if (wid < cols) norm0 = warp_dot(v, v, n, lane);
+#pragma unroll
+    for (int i = 0; i < GRID_NPL; i++) norm0 += v[i] * v[i];
+    norm0 = warp_sum(norm0);
     // earlier panels, in chunks of S finished vectors
     for (int i0 = 0; i0 < c0; i0 += S) {
       const int cnt = min(S, c0 - i0);
@@ -312,59 +329,91 @@ __device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, double
       __syncthreads();
       if (abortFlag) return;
       stage_columns(stage, w.Bs, n, i0, cnt);
-      if (threadIdx.x < cnt) stageR[threadIdx.x] = __ldcg(w.r + i0 + threadIdx.x);
+      // a short chunk is padded with zero vectors (norm 1): the loops below always take S_MAX
+      for (int e = cnt * n + threadIdx.x; e < S_MAX * n; e += blockDim.x) stage[e] = 0.0;
+      if (threadIdx.x < S_MAX) stageR[threadIdx.x] = threadIdx.x < cnt ? __ldcg(w.r + i0 + threadIdx.x) : 1.0;
       __syncthreads();
       GS_MARK(1);
-      if (wid < cols) {
+      if (mine) {
         // the chunk's b*_i are orthogonal: every coefficient from the same v (classical within
         // the chunk, modified across chunks), then one pass of updates
+        double acc[S_MAX];
+#pragma unroll
+        for (int q = 0; q < S_MAX; q++) acc[q] = 0;
+#pragma unroll
+        for (int i = 0; i < GRID_NPL; i++) {
+          const int t = lane + 32 * i;
+          if (t < n) {
+#pragma unroll
+            for (int q = 0; q < S_MAX; q++) acc[q] += v[i] * stage[q * GRID_N + t];
+          }
+        }
         double c[S_MAX];
-        warp_dots(v, stage, stageR, cnt, n, lane, c);
+#pragma unroll
+        for (int q = 0; q < S_MAX; q++) c[q] = warp_sum(acc[q]) / stageR[q];
 #pragma unroll
         for (int q = 0; q < S_MAX; q++) if (q < cnt && lane == q) w.mu[(size_t)k * m + i0 + q] = c[q];
-        for (int t = lane; t < n; t += 32) {
-          double x = v[t];
 #pragma unroll
-          for (int q = 0; q < S_MAX; q++) if (q < cnt) x -= c[q] * stage[(size_t)q * n + t];
-          v[t] = x;
+        for (int i = 0; i < GRID_NPL; i++) {
+          const int t = lane + 32 * i;
+          if (t < n) {
+            double x = v[i];
+#pragma unroll
+            for (int q = 0; q < S_MAX; q++) x -= c[q] * stage[q * GRID_N + t];
+            v[i] = x;
+          }
         }
       }
       __syncthreads();  // stage[] is rewritten by the next chunk
     }
     GS_MARK(2);
-    // this panel's columns in order: at step j, v_j is final; every warp w >= j computes
-    // <v_w, v_j> and ||v_j||^2 in one pass (the same sums in every warp, so the same r_j), warp j
-    // stores b*_j and r_j, the later warps project on it. One block barrier per column; the
-    // panel is published once, at its end (earlier panels' waits are for a panel's last column).
+    // this panel's columns in order: at step j, warp j's column is final: it stores b*_j (to
+    // own[] for this block, to B* for the others) and r_j, and after one block barrier the later
+    // warps project on it. The panel is published once, at its end (earlier panels' waits are for
+    // a panel's last column).
     for (int j = 0; j < cols; j++) {
-      if (wid >= j && wid < cols) {
-        const double* bj = own + (size_t)j * n;
-        double dv = 0, dn = 0, ev = 0, en = 0;
-        int t = lane;
-        for (; t + 32 < n; t += 64) {
-          const double x = bj[t], y = bj[t + 32];
-          dv += v[t] * x; dn += x * x;
-          ev += v[t + 32] * y; en += y * y;
+      if (wid == j) {
+        double rj = 0;
+#pragma unroll
+        for (int i = 0; i < GRID_NPL; i++) rj += v[i] * v[i];
+        rj = warp_sum(rj);
+        const real rStored = (real)rj;
+        if (!(rStored > 0) || !(rj > 1e-28 * norm0)) {
+          const int code = norm0 == 0 ? STATUS_ZERO_VECTOR : is_float((real)0) ? STATUS_PRECISION_FAILURE : STATUS_RANK_DEFICIENT;
+          if (lane == 0) atomicMax(sl + S_FAIL, ~(((unsigned long long)k << 8) | code));
         }
-        if (t < n) { const double x = bj[t]; dv += v[t] * x; dn += x * x; }
-        dv = warp_sum(dv + ev);
-        dn = warp_sum(dn + en);
-        const real rStored = (real)dn;
-        if (wid == j) {
-          if (!(rStored > 0) || !(dn > 1e-28 * norm0)) {
-            const int code = norm0 == 0 ? STATUS_ZERO_VECTOR : is_float((real)0) ? STATUS_PRECISION_FAILURE : STATUS_RANK_DEFICIENT;
-            if (lane == 0) atomicMax(sl + S_FAIL, ~(((unsigned long long)k << 8) | code));
+#pragma unroll
+        for (int i = 0; i < GRID_NPL; i++) {
+          const int t = lane + 32 * i;
+          if (t < n) {
+            own[(size_t)j * n + t] = v[i];
+            w.Bs[(size_t)k * n + t] = (real)v[i];
           }
-          for (int u = lane; u < n; u += 32) w.Bs[(size_t)k * n + u] = (real)v[u];
-          if (lane == 0) w.r[k] = (double)rStored;
-        } else {
-          const double c = dv / (double)rStored;
-          if (lane == 0) w.mu[(size_t)k * m + c0 + j] = c;
-          for (int u = lane; u < n; u += 32) v[u] -= c * bj[u];
+        }
+        if (lane == 0) {
+          w.r[k] = (double)rStored;
+          ownR[j] = (double)rStored;
         }
       }
       __syncthreads();
+      if (wid > j && mine) {
+        const double* bj = own + (size_t)j * n;
+        double d0 = 0, d1 = 0;
+#pragma unroll
+        for (int i = 0; i < GRID_NPL; i++) {
+          const int t = lane + 32 * i;
+          if (t < n) { if (i & 1) d1 += v[i] * bj[t]; else d0 += v[i] * bj[t]; }
+        }
+        const double c = warp_sum(d0 + d1) / ownR[j];
+        if (lane == 0) w.mu[(size_t)k * m + c0 + j] = c;
+#pragma unroll
+        for (int i = 0; i < GRID_NPL; i++) {
+          const int t = lane + 32 * i;
+          if (t < n) v[i] -= c * bj[t];
+        }
+      }
     }
+    __syncthreads();
     // publish: every warp's stores are ordered before thread 0's release by the barrier above
     if (threadIdx.x == 0) st_release(w.ready + c0 + cols - 1, epoch);
     GS_MARK(3);
@@ -658,6 +707,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) allswap_grid(
     int* __restrict__ stats,   // count x STATS_WIDTH
     int n, int m, int maxIterations, double delta, double bound, int S, long long wsBytes, int count) {
   extern __shared__ __align__(16) unsigned char smem[];
+  n = GRID_N;  // the host launches a module specialised to its own n
   const int P = blockDim.x >> 5;
   double* own = (double*)smem;
   double* stage = own + (size_t)P * n;

@@ -24,6 +24,13 @@ export function gridWorkspaceBytes(n: number, m: number, elt: number): number {
   return 4 * m * m * 8 + 2 * align256(m * 8) + 3 * align256(n * m * elt);
 }
 
+/**
+ * Longest column the whole-device kernel takes: a column lives in the registers of a warp
+ * (GRID_N / 32 doubles per lane); past this it spills heavily (measured with ptxas: 108 bytes at
+ * n = 1028, 2.5 KB at 2048), and the block kernel takes the basis instead.
+ */
+export const GRID_MAX_N = 1280;
+
 /** Dynamic shared memory of a block (doubles): its own columns (one per warp), the staged vectors and their norms. */
 export function gridSharedBytes(n: number, warps: number, staged: number): number {
   return (warps + staged) * n * 8 + staged * 8;
@@ -35,6 +42,7 @@ export function gridSharedBytes(n: number, warps: number, staged: number): numbe
  * takes the basis).
  */
 export function gridShape(n: number, device: DeviceProperties): { warps: number; staged: number } | null {
+  if (n > GRID_MAX_N) return null;
   for (const [warps, staged] of [[8, 8], [8, 4], [4, 4], [4, 2], [2, 2]] as const) {
     if (gridSharedBytes(n, warps, staged) <= device.sharedPerBlockOptinBytes) return { warps, staged };
   }
@@ -51,7 +59,7 @@ export function allswapGridPlan(n: number, m: number, precision: 'float32' | 'fl
   const trace = gridTuning.trace;
   return {
     variant: 'grid',
-    defines: trace > 0 ? { GRID_TRACE: trace } : undefined,
+    defines: { GRID_N: n, GRID_S: shape.staged, ...(trace > 0 ? { GRID_TRACE: trace } : {}) },
     threads: 32 * shape.warps,
     sharedBytes: gridSharedBytes(n, shape.warps, shape.staged),
     scratchBytesPerBasis: [GRID_CTL_BYTES + 8 * trace, ws],
