@@ -102,11 +102,15 @@ struct Grid {
 #define TRACE_END 7
 
 // -DGRID_N=n: the module is specialised to the column length (the host builds one per n): a
-// column lives in registers, GRID_NPL rows per lane, and every row loop unrolls.
+// Gram-Schmidt panel lives in registers and every row loop unrolls.
 #ifndef GRID_N
 #define GRID_N 1028
 #endif
-#define GRID_NPL ((GRID_N + 31) / 32)
+// Threads per block (the host launches exactly this many) and columns per Gram-Schmidt panel.
+#define GRID_T 256
+#define GRID_P 8
+// Rows per thread of a panel held in registers.
+#define GRID_R ((GRID_N + GRID_T - 1) / GRID_T)
 #ifdef GRID_TRACE
 // cycles of the block that owns the last panel in Gram-Schmidt, by part: [0] waiting for flags,
 // [1] staging, [2] projections on earlier panels, [3] the panel's own columns (thread 0's clock)
@@ -216,6 +220,7 @@ __device__ __forceinline__ double warp_dot(const double* a, const double* c, int
 #define GRID_S 8
 #endif
 #define S_MAX GRID_S
+#define S_HALF (S_MAX / 2 > 0 ? S_MAX / 2 : 1)
 
 // <v, c_q> / r_q for the cnt <= S_MAX consecutive columns c_q = cs + q n, all at once by one warp
 // (v read once per row; the cnt sums and their shuffles are independent): out[q].
@@ -270,10 +275,33 @@ struct Basis {
   int n, m;
 };
 
-// Step 1 (and max |Z|): dataflow modified Gram-Schmidt. Failures go to the stage slot.
-__device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, double* own, double* stage, double* stageR, int S) {
-  const int n = w.n, m = w.m;
-  const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, P = blockDim.x >> 5;
+// Sums K values of every thread over the block (blockDim.x = GRID_T); the totals land in tot[]
+// (shared), visible to every thread on return. red: shared scratch of (GRID_T / 32) x K doubles.
+template <int K>
+__device__ __forceinline__ void block_sums(double* vals, double* red, double* tot) {
+  const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+#pragma unroll
+  for (int q = 0; q < K; q++) vals[q] = warp_sum(vals[q]);
+  if (lane == 0) {
+#pragma unroll
+    for (int q = 0; q < K; q++) red[wid * K + q] = vals[q];
+  }
+  __syncthreads();
+  if (threadIdx.x < K) {
+    double s = 0;
+    for (int u = 0; u < GRID_T / 32; u++) s += red[u * K + threadIdx.x];
+    tot[threadIdx.x] = s;
+  }
+  __syncthreads();
+}
+
+// Step 1 (and max |Z|): dataflow Gram-Schmidt. A block takes a panel of GRID_P consecutive columns
+// and holds them in registers spread over its threads by rows (thread t: rows t + GRID_T i, all
+// GRID_P columns), so each staged value is read from shared memory once for the whole panel, and
+// each dot product is a block sum. Failures go to the stage slot.
+__device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, double* stage, double* stageR) {
+  const int n = GRID_N, m = w.m;
+  const int lane = threadIdx.x & 31;
   const real* B = w.B[w.cur];
   unsigned long long* sl = slot(g, g.stage);
   // max |Z| for the growth watch (Z does not change in this stage)
@@ -289,37 +317,49 @@ __device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, double
     if (lane == 0 && mine) atomicMax(sl + S_ZMAX, mine);
   }
   __shared__ int abortFlag;
-  __shared__ double ownR[32];
-  const int panels = (m + P - 1) / P;
+  __shared__ double red[(GRID_T / 32) * GRID_P * S_HALF];
+  __shared__ double tot[GRID_P * S_MAX];
+  const int panels = (m + GRID_P - 1) / GRID_P;
 #ifdef GRID_TRACE
   long long gsCycles[4] = {0, 0, 0, 0};
   long long gsLast = clock64();
 #endif
   for (int pnl = blockIdx.x; pnl < panels; pnl += gridDim.x) {
-    const int c0 = pnl * P, cols = min(P, m - c0);
-    const int k = c0 + wid;
-    const bool mine = wid < cols;
-    // this warp's column in registers: row lane + 32 i in v[i]
-    double v[GRID_NPL];
+    const int c0 = pnl * GRID_P, cols = min(GRID_P, m - c0);
+    // the panel in registers: v[c][i] = row threadIdx.x + GRID_T i of column c0 + c (0 past the end)
+    double v[GRID_P][GRID_R];
 #pragma unroll
-    for (int i = 0; i < GRID_NPL; i++) {
-      const int t = lane + 32 * i;
-      v[i] = mine && t < n ? (double)ldg2(B + (size_t)k * n + t) : 0.0;
+    for (int c = 0; c < GRID_P; c++)
+#pragma unroll
+      for (int i = 0; i < GRID_R; i++) {
+        const int t = threadIdx.x + GRID_T * i;
+        v[c][i] = c < cols && t < n ? (double)ldg2(B + (size_t)(c0 + c) * n + t) : 0.0;
+      }
+    double norm0[GRID_P];
+    {
+      double part[GRID_P];
+#pragma unroll
+      for (int c = 0; c < GRID_P; c++) {
+        part[c] = 0;
+#pragma unroll
+        for (int i = 0; i < GRID_R; i++) part[c] += v[c][i] * v[c][i];
+      }
+      block_sums<GRID_P>(part, red, tot);
+#pragma unroll
+      for (int c = 0; c < GRID_P; c++) norm0[c] = tot[c];
+      __syncthreads();  // tot[] is rewritten below
     }
-    double norm0 = 0;
-#pragma unroll
-    for (int i = 0; i < GRID_NPL; i++) norm0 += v[i] * v[i];
-    norm0 = warp_sum(norm0);
-    // earlier panels, in chunks of S finished vectors
-    for (int i0 = 0; i0 < c0; i0 += S) {
-      const int cnt = min(S, c0 - i0);
+    // earlier panels, in chunks of S_MAX finished vectors: every coefficient of the chunk from the
+    // same v (its b*_i are orthogonal: classical within a chunk, modified across chunks)
+    for (int i0 = 0; i0 < c0; i0 += S_MAX) {
+      const int cnt = min(S_MAX, c0 - i0);
       if (threadIdx.x == 0) {
         abortFlag = 0;
         const unsigned long long t0 = now_ns();
         unsigned spins = 0;
         GS_MARK(2);
         // the panel holding the chunk's last column: its last column carries the panel's flag
-        const int flag = min(m, ((i0 + cnt - 1) / P + 1) * P) - 1;
+        const int flag = min(m, ((i0 + cnt - 1) / GRID_P + 1) * GRID_P) - 1;
         while (ld_acquire(w.ready + flag) < epoch) {
           if (waited_too_long(g, t0, ++spins)) { abortFlag = 1; break; }
           __nanosleep(32);
@@ -334,87 +374,93 @@ __device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, double
       if (threadIdx.x < S_MAX) stageR[threadIdx.x] = threadIdx.x < cnt ? __ldcg(w.r + i0 + threadIdx.x) : 1.0;
       __syncthreads();
       GS_MARK(1);
-      if (mine) {
-        // the chunk's b*_i are orthogonal: every coefficient from the same v (classical within
-        // the chunk, modified across chunks), then one pass of updates
-        double acc[S_MAX];
+      // dots <v_c, b*_q> in two halves of the chunk (GRID_P x S_HALF partial sums per thread)
 #pragma unroll
-        for (int q = 0; q < S_MAX; q++) acc[q] = 0;
+      for (int h = 0; h < S_MAX; h += S_HALF) {
+        double part[GRID_P * S_HALF];
 #pragma unroll
-        for (int i = 0; i < GRID_NPL; i++) {
-          const int t = lane + 32 * i;
+        for (int e = 0; e < GRID_P * S_HALF; e++) part[e] = 0;
+#pragma unroll
+        for (int i = 0; i < GRID_R; i++) {
+          const int t = threadIdx.x + GRID_T * i;
           if (t < n) {
 #pragma unroll
-            for (int q = 0; q < S_MAX; q++) acc[q] += v[i] * stage[q * GRID_N + t];
+            for (int q = 0; q < S_HALF; q++) {
+              const double x = stage[(h + q) * GRID_N + t];
+#pragma unroll
+              for (int c = 0; c < GRID_P; c++) part[c * S_HALF + q] += v[c][i] * x;
+            }
           }
         }
-        double c[S_MAX];
-#pragma unroll
-        for (int q = 0; q < S_MAX; q++) c[q] = warp_sum(acc[q]) / stageR[q];
-#pragma unroll
-        for (int q = 0; q < S_MAX; q++) if (q < cnt && lane == q) w.mu[(size_t)k * m + i0 + q] = c[q];
-#pragma unroll
-        for (int i = 0; i < GRID_NPL; i++) {
-          const int t = lane + 32 * i;
-          if (t < n) {
-            double x = v[i];
-#pragma unroll
-            for (int q = 0; q < S_MAX; q++) x -= c[q] * stage[q * GRID_N + t];
-            v[i] = x;
-          }
-        }
+        block_sums<GRID_P * S_HALF>(part, red, tot + h * GRID_P);
       }
-      __syncthreads();  // stage[] is rewritten by the next chunk
-    }
-    GS_MARK(2);
-    // this panel's columns in order: at step j, warp j's column is final: it stores b*_j (to
-    // own[] for this block, to B* for the others) and r_j, and after one block barrier the later
-    // warps project on it. The panel is published once, at its end (earlier panels' waits are for
-    // a panel's last column).
-    for (int j = 0; j < cols; j++) {
-      if (wid == j) {
-        double rj = 0;
-#pragma unroll
-        for (int i = 0; i < GRID_NPL; i++) rj += v[i] * v[i];
-        rj = warp_sum(rj);
-        const real rStored = (real)rj;
-        if (!(rStored > 0) || !(rj > 1e-28 * norm0)) {
-          const int code = norm0 == 0 ? STATUS_ZERO_VECTOR : is_float((real)0) ? STATUS_PRECISION_FAILURE : STATUS_RANK_DEFICIENT;
-          if (lane == 0) atomicMax(sl + S_FAIL, ~(((unsigned long long)k << 8) | code));
-        }
-#pragma unroll
-        for (int i = 0; i < GRID_NPL; i++) {
-          const int t = lane + 32 * i;
-          if (t < n) {
-            own[(size_t)j * n + t] = v[i];
-            w.Bs[(size_t)k * n + t] = (real)v[i];
-          }
-        }
-        if (lane == 0) {
-          w.r[k] = (double)rStored;
-          ownR[j] = (double)rStored;
-        }
+      // tot[h * P + c * S_HALF + q]: coefficient of column c on vector h + q (divide by r)
+      if (threadIdx.x < GRID_P * S_MAX) {
+        const int h = (threadIdx.x / (GRID_P * S_HALF)) * S_HALF, rest = threadIdx.x % (GRID_P * S_HALF);
+        const int c = rest / S_HALF, q = h + rest % S_HALF;
+        const double coef = tot[threadIdx.x] / stageR[q];
+        tot[threadIdx.x] = coef;
+        if (c < cols && q < cnt) w.mu[(size_t)(c0 + c) * m + i0 + q] = coef;
       }
       __syncthreads();
-      if (wid > j && mine) {
-        const double* bj = own + (size_t)j * n;
-        double d0 = 0, d1 = 0;
 #pragma unroll
-        for (int i = 0; i < GRID_NPL; i++) {
-          const int t = lane + 32 * i;
-          if (t < n) { if (i & 1) d1 += v[i] * bj[t]; else d0 += v[i] * bj[t]; }
-        }
-        const double c = warp_sum(d0 + d1) / ownR[j];
-        if (lane == 0) w.mu[(size_t)k * m + c0 + j] = c;
+      for (int q = 0; q < S_MAX; q++) {
+        const int h = (q / S_HALF) * S_HALF;
+        double cq[GRID_P];
 #pragma unroll
-        for (int i = 0; i < GRID_NPL; i++) {
-          const int t = lane + 32 * i;
-          if (t < n) v[i] -= c * bj[t];
+        for (int c = 0; c < GRID_P; c++) cq[c] = tot[h * GRID_P + c * S_HALF + (q - h)];
+#pragma unroll
+        for (int i = 0; i < GRID_R; i++) {
+          const int t = threadIdx.x + GRID_T * i;
+          if (t < n) {
+            const double x = stage[q * GRID_N + t];
+#pragma unroll
+            for (int c = 0; c < GRID_P; c++) v[c][i] -= cq[c] * x;
+          }
         }
       }
+      __syncthreads();  // stage[] and tot[] are rewritten by the next chunk
     }
-    __syncthreads();
-    // publish: every warp's stores are ordered before thread 0's release by the barrier above
+    GS_MARK(2);
+    // this panel's columns in order: at step j, column j is final; one block sum gives <v_c, v_j>
+    // for every c (c = j: r_j), column j is stored (B*, r), the later ones are projected on it
+#pragma unroll
+    for (int j = 0; j < GRID_P; j++) {
+      if (j < cols) {
+        double part[GRID_P];
+#pragma unroll
+        for (int c = 0; c < GRID_P; c++) {
+          part[c] = 0;
+#pragma unroll
+          for (int i = 0; i < GRID_R; i++) part[c] += v[c][i] * v[j][i];
+        }
+        block_sums<GRID_P>(part, red, tot);
+        const double rj = tot[j];
+        const real rStored = (real)rj;
+        const int k = c0 + j;
+        if (threadIdx.x == 0) {
+          if (!(rStored > 0) || !(rj > 1e-28 * norm0[j])) {
+            const int code = norm0[j] == 0 ? STATUS_ZERO_VECTOR : is_float((real)0) ? STATUS_PRECISION_FAILURE : STATUS_RANK_DEFICIENT;
+            atomicMax(sl + S_FAIL, ~(((unsigned long long)k << 8) | code));
+          }
+          w.r[k] = (double)rStored;
+        }
+        if (threadIdx.x > j && threadIdx.x < cols) w.mu[(size_t)(c0 + threadIdx.x) * m + k] = tot[threadIdx.x] / (double)rStored;
+#pragma unroll
+        for (int i = 0; i < GRID_R; i++) {
+          const int t = threadIdx.x + GRID_T * i;
+          if (t < n) w.Bs[(size_t)k * n + t] = (real)v[j][i];
+        }
+#pragma unroll
+        for (int c = j + 1; c < GRID_P; c++) {
+          const double cc = tot[c] / (double)rStored;
+#pragma unroll
+          for (int i = 0; i < GRID_R; i++) v[c][i] -= cc * v[j][i];
+        }
+        __syncthreads();  // tot[] is rewritten by the next step
+      }
+    }
+    // publish: every thread's stores are ordered before thread 0's release by the barrier above
     if (threadIdx.x == 0) st_release(w.ready + c0 + cols - 1, epoch);
     GS_MARK(3);
   }
@@ -783,7 +829,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) allswap_grid(
       auto gs = [&]() -> bool {
         const int s = g.stage;
         epoch++;
-        gram_schmidt(g, w, epoch, own, stage, stageR, S);
+        gram_schmidt(g, w, epoch, stage, stageR);
         if (!grid_sync(g, TRACE_GS)) { alive = false; return false; }
         const unsigned long long* sl = slot(g, s);
         if (failed(sl)) return false;

@@ -25,9 +25,9 @@ export function gridWorkspaceBytes(n: number, m: number, elt: number): number {
 }
 
 /**
- * Longest column the whole-device kernel takes: a column lives in the registers of a warp
- * (GRID_N / 32 doubles per lane); past this it spills heavily (measured with ptxas: 108 bytes at
- * n = 1028, 2.5 KB at 2048), and the block kernel takes the basis instead.
+ * Longest column the whole-device kernel takes: a Gram-Schmidt panel lives in registers (8 columns,
+ * n / 256 rows per thread); past this it spills (ptxas: 60 bytes at n = 1028, 28 at 1280), and the
+ * block kernel takes the basis instead.
  */
 export const GRID_MAX_N = 1280;
 
@@ -37,16 +37,13 @@ export function gridSharedBytes(n: number, warps: number, staged: number): numbe
 }
 
 /**
- * Warps per block and staged vectors: 8 and 8 where they fit in one block's shared memory, fewer
- * for long columns; null when not even two warps and two staged vectors fit (then the block kernel
- * takes the basis).
+ * Warps per block and staged vectors: 8 and 8 (grid-kernel.cu's GRID_T = 256 threads and GRID_S);
+ * null for columns longer than GRID_MAX_N or shared memory too small (then the block kernel takes
+ * the basis).
  */
 export function gridShape(n: number, device: DeviceProperties): { warps: number; staged: number } | null {
-  if (n > GRID_MAX_N) return null;
-  for (const [warps, staged] of [[8, 8], [8, 4], [4, 4], [4, 2], [2, 2]] as const) {
-    if (gridSharedBytes(n, warps, staged) <= device.sharedPerBlockOptinBytes) return { warps, staged };
-  }
-  return null;
+  if (n > GRID_MAX_N || gridSharedBytes(n, 8, 8) > device.sharedPerBlockOptinBytes) return null;
+  return { warps: 8, staged: 8 };
 }
 
 /** The plan of the whole-device kernel, or null when its shared memory does not fit (very long columns). */
