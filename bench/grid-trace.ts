@@ -21,7 +21,7 @@ const family = arg('family', 'toeplitz');
 const precision = arg('precision', 'float32') as 'float32' | 'float64';
 const seed = Number(arg('seed', '1'));
 const TRACE = 4096;
-const KINDS = ['', 'load', 'gram-schmidt', 'phase', 'norms', 'size-reduce', 'B_in Z', 'end'];
+const KINDS = ['', 'load', 'gram-schmidt', 'phase', '', 'size-reduce', 'B_in Z', 'end', 'phase columns'];
 
 const input = family === 'gaussian'
   ? { data: gaussianBases({ batch: 1, n, seed, precision }).data, rows: n, cols: n }

@@ -5,29 +5,36 @@
 // multiprocessors idle on a single 1024 x 1024 basis; here every warp of the device works on it.
 //
 // Same algorithm and step order as the CPU reference (allswap/cpu.ts, phases.ts, lll/gso.ts), but
-// not the same rounding: a dot product here is summed by the 32 lanes of a warp (and FMA is
-// allowed), where the reference sums four serial partial sums. So the output is not bit-identical
-// to the reference; it is proven like any other output (float64 LLL check, exact unimodularity),
-// and a float32 result that fails that check is redone in float64 by reduce(), as for every kernel.
+// not the same rounding: dot products here are summed over warps and blocks (FMA allowed), the
+// working copies are double, and size reduction works on the GS coefficients (below) where the
+// reference recomputes each mu from b*_j. So the output is not bit-identical to the reference; it
+// is proven like any other output (float64 LLL check, exact unimodularity), and a float32 result
+// that fails that check is redone in float64 by reduce(), as for every kernel.
 //
 // One round (at most MAX_ROUNDS, until one changes nothing):
-//   0. from the second round on, non-integral input: B = B_in Z (a warp per column, Z's zeros skipped)
+//   0. from the second round on, non-integral input: B = B_in Z (warps over (column, 256 rows),
+//      Z's zeros skipped)
 //   1. Gram-Schmidt as a dataflow: column k is projected against b*_0 .. b*_{k-1} in that order
-//      (the reference's left-looking loop), each b*_i once it is published. Columns are taken in
-//      panels of one column per warp of a block: the panel's block stages finished vectors of
-//      earlier panels through shared memory in chunks of S (classical projection within a chunk,
-//      whose vectors are orthogonal; modified across chunks), then finishes its own columns in
-//      order, one block barrier each, and publishes the panel (one release of a flag per panel;
-//      panels finish in order, so a chunk waits on its last panel's flag). The same stage takes
-//      max |Z| for the growth watch's limit.
+//      (the reference's left-looking loop), each b*_i once it is published. A block takes a panel
+//      of GRID_P columns, held in registers by rows over its threads; it stages finished vectors
+//      of earlier panels through shared memory in chunks of S (classical projection within a
+//      chunk, whose vectors are orthogonal; modified across chunks; each staged value read once
+//      per panel, each dot product a block sum), then finishes its own columns in order and
+//      publishes the panel (one release of a flag; panels finish in order, so a chunk waits on
+//      its last panel's flag). The coefficients are kept: mu (m x m). The same stage takes max |Z|
+//      for the growth watch's limit.
 //   2. odd/even phases: a warp per pair (k-1, k) of the phase's parity: the three dot products,
-//      SimpleSizeReduce, the Lovasz test, SimpleSwap of B, Z and B*; a grid barrier per phase.
-//   3. r_j = ||b*_j||^2 (a stage of its own), then the size reduction of every column k against
-//      the columns j < k as they were before this step, j from k-1 down: a warp per column, its
-//      column in shared memory, the b*_j staged by its block; results go to the other buffer of B
-//      and Z (ping-pong), which is the snapshot semantics of the reference without copies.
+//      SimpleSizeReduce, the Lovasz test, SimpleSwap of B, Z and B*, and the rows k-1, k of mu;
+//      a grid barrier; then, if anything swapped, the columns k-1, k of mu below each swapped pair
+//      (the LLL swap update) and another barrier. So mu stays the GS coefficients of the basis.
+//   3. size reduction of every column k against the columns j < k as they were before this step,
+//      j from k-1 down, on mu (a warp per column: X = round(mu_kj), row k -= X row j, b_k -= X b_j,
+//      z_k -= X z_j); results go to the other buffer of B and Z (ping-pong), which is the
+//      reference's snapshot semantics without copies.
 //   Growth watch: when a phase's size reductions wrote an entry of Z past zLimit, step 3 and step 1
 //   run right after that phase (allswap/phases.ts: growthFactor).
+//   A round that changed nothing started from a fresh Gram-Schmidt and found every condition
+//   holding, so it ends the reduction.
 //
 // Grid-wide decisions (status, swaps, the growth watch, whether a round changed anything) are read
 // from a stage slot right after a barrier: stage s writes slot s % 3, and resets slot (s + 1) % 3,
@@ -37,8 +44,8 @@
 //
 // Arguments: Bin, Bout, Zout (count bases), ctlAll (count x CTL_BYTES, zeroed by the host), wsAll
 // (count x wsBytes), stats, n, m, maxIterations, delta, bound, staged (S, vectors per staging
-// chunk), wsBytes, count. Block: P warps (P = blockDim.x / 32); dynamic shared memory
-// (P + S) n + S doubles (allswapGridPlan in grid.ts sizes it).
+// chunk, = GRID_S), wsBytes, count. Blocks of GRID_T threads; dynamic shared memory S n + S doubles
+// (allswapGridPlan in grid.ts sizes it).
 //
 // nvcc-variant: -DREAL=float -DGRID_N=1028
 // nvcc-variant: -DREAL=double -DGRID_N=1028
@@ -96,10 +103,10 @@ struct Grid {
 #define TRACE_LOAD 1
 #define TRACE_GS 2
 #define TRACE_PHASE 3
-#define TRACE_NORMS 4
 #define TRACE_REDUCE 5
 #define TRACE_ANCHOR 6
 #define TRACE_END 7
+#define TRACE_COLUMNS 8
 
 // -DGRID_N=n: the module is specialised to the column length (the host builds one per n): a
 // Gram-Schmidt panel lives in registers and every row loop unrolls.
@@ -271,6 +278,8 @@ struct Basis {
   double* r;           // ||b*_j||^2 as stored in the working precision (then widened)
   unsigned long long* ready;  // per column: the Gram-Schmidt epoch that published it
   double *mu, *muN;    // GS coefficients, row k = mu_{k,0..k-1} (m x m), and the reducing rows' copies
+  double *pairMu, *pairMuNew;  // per pair (k-1, k) that swapped: mu_{k,k-1} before and after
+  int* pairSwap;               // per pair: the id of the phase in which it last swapped (0: none)
   int cur;             // which of B[], Z[] is current
   int n, m;
 };
@@ -473,7 +482,7 @@ __device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, double
 }
 
 // Step 2, one phase: pairs (k-1, k), k = first + 2p, a warp each. Reductions are counted in *reds.
-__device__ void phase(Grid& g, Basis& w, int first, double delta, double bound, int* swaps, int* reds) {
+__device__ void phase(Grid& g, Basis& w, int first, double delta, double bound, int phaseId, int* swaps, int* reds) {
   const int n = w.n, m = w.m;
   const int lane = threadIdx.x & 31;
   const int gw = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, W = (gridDim.x * blockDim.x) >> 5;
@@ -506,15 +515,6 @@ __device__ void phase(Grid& g, Basis& w, int first, double delta, double bound, 
       (*reds)++;
     }
     const bool swap = rk < (delta - mu * mu) * r1;
-    if (X != 0) {
-      // b_k -= X b_{k-1}: row k of the coefficients follows (read by the coefficient-space size
-      // reduction while no swap has made them stale)
-      double* muk = w.mu + (size_t)k * m;
-      const double* muk1 = w.mu + (size_t)(k - 1) * m;
-      for (int i = lane; i < k - 1; i += 32) muk[i] -= X * muk1[i];
-      if (lane == 0) muk[k - 1] = d0 / r1 - X;
-    }
-    if (X == 0 && !swap) continue;
     double muNew = 0, c = 0;
     if (swap) {
       const double r1New = rk + mu * mu * r1;
@@ -522,6 +522,23 @@ __device__ void phase(Grid& g, Basis& w, int first, double delta, double bound, 
       c = rk / r1New;
       (*swaps)++;
     }
+    // the GS coefficients follow (rows k-1, k here; the columns of a swap in phase_columns):
+    // b_k -= X b_{k-1} is row k -= X row k-1; a swap exchanges rows k-1 and k left of column k-1
+    // and sets mu_{k,k-1} to muNew (the LLL swap update, Cohen's Algorithm 2.6.3)
+    if (X != 0 || swap) {
+      double* muk = w.mu + (size_t)k * m;
+      double* muk1 = w.mu + (size_t)(k - 1) * m;
+      for (int i = lane; i < k - 1; i += 32) {
+        const double a = muk1[i], b = muk[i] - X * a;
+        if (swap) { muk1[i] = b; muk[i] = a; } else muk[i] = b;
+      }
+      if (lane == 0) {
+        muk[k - 1] = swap ? muNew : d0 / r1 - X;
+        if (swap) { w.pairMu[k] = mu; w.pairMuNew[k] = muNew; }
+        w.pairSwap[k] = swap ? phaseId : 0;
+      }
+    }
+    if (X == 0 && !swap) continue;
     for (int t = lane; t < n; t += 32) {
       real vk = bk[t];
       if (X != 0) vk = (real)((double)vk - X * (double)bk1[t]);
@@ -553,87 +570,27 @@ __device__ void phase(Grid& g, Basis& w, int first, double delta, double bound, 
   if (__any_sync(0xffffffffu, overflow) && lane == 0) atomicMax(sl + S_FAIL, ~(unsigned long long)STATUS_TRANSFORM_OVERFLOW);
 }
 
-// Step 3a: r_j = ||b*_j||^2 in the working precision (a warp per column).
-__device__ void norms(Basis& w) {
+// Step 2, second half of a phase with swaps: the columns k-1, k of the GS coefficients below each
+// swapped pair (rows i > k): t = mu_ik, mu_ik = mu_i,k-1 - mu t, mu_i,k-1 = t + muNew mu_ik. Row
+// exchanges (phase) and these column updates commute; the barrier between them keeps two pairs
+// from writing one entry at once. A warp per swapped pair, lanes over rows.
+__device__ void phase_columns(Basis& w, int first, int phaseId) {
+  const int m = w.m;
   const int lane = threadIdx.x & 31;
   const int gw = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, W = (gridDim.x * blockDim.x) >> 5;
-  for (int j = gw; j < w.m; j += W) {
-    const real* s = w.Bs + (size_t)j * w.n;
-    double acc = 0;
-    for (int t = lane; t < w.n; t += 32) { const double x = (double)ldg2(s + t); acc += x * x; }
-    acc = warp_sum(acc);
-    if (lane == 0) w.r[j] = (double)(real)acc;
-  }
-}
-
-// Step 3b: size reduction of every column against the unreduced columns to its left, into the other
-// buffers. Column k belongs to warp (m-1-k) / G of block (m-1-k) % G (every block gets columns from
-// the top, so the blocks' loops are about equally long; blocks past G sit this stage out).
-__device__ void size_reduce(Grid& g, Basis& w, double bound, double* own, double* stage, double* stageR, int S, int* reds) {
-  const int n = w.n, m = w.m;
-  const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, P = blockDim.x >> 5;
-  // as few blocks as hold every column: each block stages every b*_j below its columns, so more
-  // blocks than that would only multiply the traffic
-  const int G = min((int)gridDim.x, (m + P - 1) / P);
-  const real* B = w.B[w.cur];
-  real* Bn = w.B[w.cur ^ 1];
-  const double* Z = w.Z[w.cur];
-  double* Zn = w.Z[w.cur ^ 1];
-  unsigned long long* sl = slot(g, g.stage);
-  unsigned long long zPeak = 0ull;
-  int overflow = 0;
-  for (int base = 0; base < m && (int)blockIdx.x < G; base += G * P) {
-    // this block's columns in this sweep: k = m - 1 - (base + wid * G + blockIdx.x)
-    const int idx = base + wid * G + blockIdx.x;
-    const int k = idx < m ? m - 1 - idx : -1;
-    const int top = m - 1 - (base + blockIdx.x);  // the block's largest column this sweep
-    if (top < 0) break;
-    double* v = own + (size_t)wid * n;
-    if (k >= 0) {
-      for (int t = lane; t < n; t += 32) v[t] = (double)ldg2(B + (size_t)k * n + t);
-      for (int u = lane; u < m; u += 32) Zn[(size_t)k * m + u] = __ldcg(Z + (size_t)k * m + u);
+  const int pairs = first < m ? (m - first + 1) / 2 : 0;
+  for (int p = gw; p < pairs; p += W) {
+    const int k = first + 2 * p;
+    if (__ldcg(w.pairSwap + k) != phaseId) continue;
+    const double mu = __ldcg(w.pairMu + k), muNew = __ldcg(w.pairMuNew + k);
+    for (int i = k + 1 + lane; i < m; i += 32) {
+      double* row = w.mu + (size_t)i * m;
+      const double t = __ldcg(row + k), a = __ldcg(row + k - 1);
+      const double b = a - mu * t;
+      row[k] = b;
+      row[k - 1] = t + muNew * b;
     }
-    // j from top - 1 down, in chunks of S staged vectors
-    for (int hi = top; hi > 0; hi -= S) {
-      const int lo = max(0, hi - S), cnt = hi - lo;
-      __syncthreads();
-      stage_columns(stage, w.Bs, n, lo, cnt);
-      if (threadIdx.x < cnt) stageR[threadIdx.x] = __ldcg(w.r + lo + threadIdx.x);
-      __syncthreads();
-      if (k < 0) continue;
-      // every mu of the chunk from the current column at once; after a reduction, the rest again
-      const int jt = min(hi, k);
-      double mus[S_MAX];
-      if (jt > lo) warp_dots(v, stage, stageR, jt - lo, n, lane, mus);
-      for (int j = jt - 1; j >= lo; j--) {
-        double mu = 0;
-#pragma unroll
-        for (int q = 0; q < S_MAX; q++) if (q == j - lo) mu = mus[q];
-        if (!(fabs(mu) > bound)) continue;
-        const double X = round_half_up(mu);
-        (*reds)++;
-        const real* bj = B + (size_t)j * n;
-        for (int t = lane; t < n; t += 32) v[t] = (double)(real)(v[t] - X * (double)ldg2(bj + t));
-        const double* zj = Z + (size_t)j * m;
-        double* zk = Zn + (size_t)k * m;
-        for (int u = lane; u < m; u += 32) {
-          const double z = zk[u] - X * __ldcg(zj + u);
-          zk[u] = z;
-          const unsigned long long b = dbits(fabs(z));
-          if (b > zPeak) zPeak = b;
-          if (fabs(z) >= EXACT_INTEGER_LIMIT) overflow = 1;
-        }
-        __syncwarp();
-        if (j > lo) warp_dots(v, stage, stageR, j - lo, n, lane, mus);
-      }
-    }
-    __syncwarp();
-    if (k >= 0) for (int t = lane; t < n; t += 32) Bn[(size_t)k * n + t] = (real)v[t];
-    __syncthreads();
   }
-  zPeak = warp_max(zPeak);
-  if (lane == 0 && zPeak) atomicMax(sl + S_ZPEAK, zPeak);
-  if (__any_sync(0xffffffffu, overflow) && lane == 0) atomicMax(sl + S_FAIL, ~(unsigned long long)STATUS_TRANSFORM_OVERFLOW);
 }
 
 // Step 3b in coefficient space, when the Gram-Schmidt coefficients of this basis are current (no
@@ -754,9 +711,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) allswap_grid(
     int n, int m, int maxIterations, double delta, double bound, int S, long long wsBytes, int count) {
   extern __shared__ __align__(16) unsigned char smem[];
   n = GRID_N;  // the host launches a module specialised to its own n
-  const int P = blockDim.x >> 5;
-  double* own = (double*)smem;
-  double* stage = own + (size_t)P * n;
+  double* stage = (double*)smem;
   double* stageR = stage + (size_t)S * n;
   const double growth = growth_factor((real)0);
   const size_t nthreads = (size_t)gridDim.x * blockDim.x;
@@ -785,7 +740,10 @@ extern "C" __global__ void __launch_bounds__(256, 1) allswap_grid(
     w.B[1] = (real*)p; p += bBytes;
     w.Bs = (real*)p; p += bBytes;
     w.mu = (double*)p; p += mm * 8;
-    w.muN = (double*)p;
+    w.muN = (double*)p; p += mm * 8;
+    w.pairMu = (double*)p; p += (size_t)m * 8;
+    w.pairMuNew = (double*)p; p += (size_t)m * 8;
+    w.pairSwap = (int*)p;
     const real* B0 = Bin + (size_t)basis * nm;
     int* st = stats + (size_t)basis * STATS_WIDTH;
 
@@ -801,7 +759,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) allswap_grid(
         else if (x != floor(x)) nonInt = 1;
       }
       for (size_t e = gtid; e < mm; e += nthreads) w.Z[0][e] = (e % (m + 1) == 0) ? 1.0 : 0.0;
-      for (size_t e = gtid; e < (size_t)m; e += nthreads) w.ready[e] = 0ull;
+      for (size_t e = gtid; e < (size_t)m; e += nthreads) { w.ready[e] = 0ull; w.pairSwap[e] = 0; }
       if (bad != NONE) atomicMax(sl + S_FAIL, ~((bad << 8) | STATUS_NON_FINITE));
       if (nonInt) atomicOr(sl + S_NONINT, 1ull);
     }
@@ -824,7 +782,6 @@ extern "C" __global__ void __launch_bounds__(256, 1) allswap_grid(
 
     if (status == STATUS_OK && m >= 2) {
       double zLimit = 0, zPeakRun = 0;
-      bool muCurrent = false;  // the GS coefficients describe the current basis (no swap since GS)
       // Gram-Schmidt stage + barrier; sets zLimit. False: stop (status set or aborted).
       auto gs = [&]() -> bool {
         const int s = g.stage;
@@ -835,17 +792,13 @@ extern "C" __global__ void __launch_bounds__(256, 1) allswap_grid(
         if (failed(sl)) return false;
         zLimit = growth * __longlong_as_double((long long)__ldcg(sl + S_ZMAX));
         zPeakRun = 0;
-        muCurrent = true;
         return true;
       };
       // step 3 (two stages); counts changes into *changes
       auto reduceAll = [&](unsigned long long* changes) -> bool {
-        norms(w);
-        if (!grid_sync(g, TRACE_NORMS)) { alive = false; return false; }
         const int s = g.stage;
         int mine = 0;
-        if (muCurrent) size_reduce_mu(g, w, bound, &mine);
-        else size_reduce(g, w, bound, own, stage, stageR, S, &mine);
+        size_reduce_mu(g, w, bound, &mine);
         reds += mine;
         if (threadIdx.x == 0) blockReds = 0;
         __syncthreads();
@@ -874,7 +827,8 @@ extern "C" __global__ void __launch_bounds__(256, 1) allswap_grid(
           phases++;
           const int s = g.stage;
           int mySwaps = 0, myReds = 0;
-          phase(g, w, parity == 1 ? 1 : 2, delta, bound, &mySwaps, &myReds);
+          const int phaseId = phases;  // >= 1; pairSwap[] was zeroed at the load
+          phase(g, w, parity == 1 ? 1 : 2, delta, bound, phaseId, &mySwaps, &myReds);
           swaps += mySwaps;
           reds += myReds;
           if ((threadIdx.x & 31) == 0 && (mySwaps | myReds)) {
@@ -886,8 +840,11 @@ extern "C" __global__ void __launch_bounds__(256, 1) allswap_grid(
           const unsigned long long* sl = slot(g, s);
           if (failed(sl)) { stop = true; break; }
           const bool swapped = __ldcg(sl + S_SWAPS) != 0;
-          if (swapped) muCurrent = false;
           changes += __ldcg(sl + S_CHANGES);
+          if (swapped) {
+            phase_columns(w, parity == 1 ? 1 : 2, phaseId);
+            if (!grid_sync(g, TRACE_COLUMNS)) { alive = false; stop = true; break; }
+          }
           const double peak = __longlong_as_double((long long)__ldcg(sl + S_ZPEAK));
           if (peak > zPeakRun) zPeakRun = peak;
           if (parity == 1) oddDirty = swapped; else evenDirty = swapped;

@@ -19,9 +19,12 @@ export const gridTuning = { trace: 0 };
 
 const align256 = (x: number): number => Math.ceil(x / 256) * 256;
 
-/** Global scratch of one basis, in the order grid-kernel.cu carves it: Z twice, r, ready flags, B twice, B*, mu twice. */
+/**
+ * Global scratch of one basis, in the order grid-kernel.cu carves it: Z twice, r, ready flags,
+ * B twice, B*, the GS coefficients and the reducing rows' copies, per-pair swap records.
+ */
 export function gridWorkspaceBytes(n: number, m: number, elt: number): number {
-  return 4 * m * m * 8 + 2 * align256(m * 8) + 3 * align256(n * m * elt);
+  return 4 * m * m * 8 + 2 * align256(m * 8) + 3 * align256(n * m * elt) + 2 * m * 8 + m * 4;
 }
 
 /**
@@ -31,9 +34,9 @@ export function gridWorkspaceBytes(n: number, m: number, elt: number): number {
  */
 export const GRID_MAX_N = 1280;
 
-/** Dynamic shared memory of a block (doubles): its own columns (one per warp), the staged vectors and their norms. */
-export function gridSharedBytes(n: number, warps: number, staged: number): number {
-  return (warps + staged) * n * 8 + staged * 8;
+/** Dynamic shared memory of a block (doubles): the staged vectors of a Gram-Schmidt chunk and their norms. */
+export function gridSharedBytes(n: number, staged: number): number {
+  return staged * n * 8 + staged * 8;
 }
 
 /**
@@ -42,7 +45,7 @@ export function gridSharedBytes(n: number, warps: number, staged: number): numbe
  * the basis).
  */
 export function gridShape(n: number, device: DeviceProperties): { warps: number; staged: number } | null {
-  if (n > GRID_MAX_N || gridSharedBytes(n, 8, 8) > device.sharedPerBlockOptinBytes) return null;
+  if (n > GRID_MAX_N || gridSharedBytes(n, 8) > device.sharedPerBlockOptinBytes) return null;
   return { warps: 8, staged: 8 };
 }
 
@@ -58,7 +61,7 @@ export function allswapGridPlan(n: number, m: number, precision: 'float32' | 'fl
     variant: 'grid',
     defines: { GRID_N: n, GRID_S: shape.staged, ...(trace > 0 ? { GRID_TRACE: trace } : {}) },
     threads: 32 * shape.warps,
-    sharedBytes: gridSharedBytes(n, shape.warps, shape.staged),
+    sharedBytes: gridSharedBytes(n, shape.staged),
     scratchBytesPerBasis: [GRID_CTL_BYTES + 8 * trace, ws],
     extraArgs: [p.maxIterations, p.delta, bound, shape.staged, ws],
     persistent: true,
