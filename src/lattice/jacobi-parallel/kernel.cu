@@ -47,6 +47,7 @@
 // The variants the host compiles (cuda.ts), which scripts/nvcc-all.mjs also compiles in CI:
 // nvcc-variant: -DREAL=float -fmad=false
 // nvcc-variant: -DREAL=double -fmad=false
+// nvcc-variant: -DREAL=float -fmad=false -DJMODE=2 -DJQ=1 -DJG=128 -DJT=512
 
 #ifndef REAL
 #define REAL double
@@ -263,6 +264,64 @@ __device__ __noinline__ void gather_times_z(const real* __restrict__ Bin, const 
   }
 }
 
+// gather_times_z when Z is the identity (no size reduction yet): Zo(:, j) = e_perm[j] and
+// out(:, j) = 0 + B_in(:, perm[j]) (what the sum gives: 0 + (real)((double)b * 1.0)), every thread
+// over the flat index, eight loads in flight.
+__device__ __noinline__ void permuted_copy(const real* __restrict__ Bin, const int* perm, double* Zo, real* out, int n, int m) {
+  const int tid = threadIdx.x, nt = blockDim.x, be = n * m;
+  for (int e0 = 0; e0 < be; e0 += 8 * nt) {
+    real v[8];
+#pragma unroll
+    for (int u = 0; u < 8; u++) {
+      const int e = e0 + u * nt + tid;
+      v[u] = 0;
+      if (e < be) { const int j = e / n; v[u] = Bin[(size_t)perm[j] * n + (e - j * n)]; }
+    }
+#pragma unroll
+    for (int u = 0; u < 8; u++) { const int e = e0 + u * nt + tid; if (e < be) out[e] = (real)0 + v[u]; }
+  }
+  for (int e = tid; e < m * m; e += nt) { const int j = e / m; Zo[e] = e - j * m == perm[j] ? 1.0 : 0.0; }
+}
+
+// G = B^T B by many blocks, before jacobi_parallel on the same stream, for a few large bases (one
+// block's gram() keeps a single multiprocessor busy for about 100 us at 200 x 200): block b takes
+// tile b % (T T) of basis b / (T T), GP x GP entries (I, J) with I <= J (the others return), one
+// entry per thread, summed over t in order with the same products as gram() (so the same value;
+// both triangles written from one sum). B is staged GR rows at a time through the dynamic shared
+// memory (2 GR GP reals); the results go to Gscratch (leading dimension m | 1).
+#define GP 16
+#define GR 32
+extern "C" __global__ void __launch_bounds__(GP * GP) jacobi_gram(const real* __restrict__ Bin, real* __restrict__ Gscratch, int n, int m) {
+  const int T = (m + GP - 1) / GP;
+  const int basis = blockIdx.x / (T * T), tile = blockIdx.x - basis * T * T;
+  const int I = tile / T, J = tile - I * T;
+  if (I > J) return;
+  const int tid = threadIdx.x, ti = tid % GP, tj = tid / GP;
+  const int ldg = m | 1;
+  real* si = (real*)smem;
+  real* sj = si + GR * GP;
+  const real* B = Bin + (size_t)basis * n * m;
+  real s = 0;
+  for (int t0 = 0; t0 < n; t0 += GR) {
+    const int rows = n - t0 < GR ? n - t0 : GR;
+    __syncthreads();
+    for (int x = tid; x < rows * GP; x += GP * GP) {
+      const int c = x / rows, tt = x - c * rows;
+      const int ci = I * GP + c, cj = J * GP + c;
+      si[tt * GP + c] = ci < m ? B[(size_t)ci * n + t0 + tt] : (real)0;
+      sj[tt * GP + c] = cj < m ? B[(size_t)cj * n + t0 + tt] : (real)0;
+    }
+    __syncthreads();
+    for (int tt = 0; tt < rows; tt++) s = s + si[tt * GP + ti] * sj[tt * GP + tj];
+  }
+  const int i = I * GP + ti, j = J * GP + tj;
+  if (i < m && j < m) {
+    real* g = Gscratch + (size_t)basis * m * ldg;
+    g[i + j * ldg] = s;
+    g[j + i * ldg] = s;
+  }
+}
+
 // Does Z(:, cj) - r Z(:, ci) keep every entry an exact integer (transformUpdateFits in arith.ts)?
 // zbound[c] bounds max |Z(:, c)| from above, so most calls answer without looking at Z.
 __device__ bool transform_update_fits(const double* Z, const double* zbound, int m, int ci, int cj, double r) {
@@ -378,6 +437,7 @@ struct JacobiShared {
   int m, ldg, half, ng;
   int cmd, outcome, status, decision;
   int permOff, perm2Off;  // byte offsets of perm and perm2 in the shared memory
+  int xchOff;             // byte offset of mode 2's exchange words (48 XCH_SEGS bytes)
 };
 #define JACOBI_SHARED_BYTES 128
 static_assert(sizeof(JacobiShared) <= JACOBI_SHARED_BYTES, "JacobiShared outgrew its place");
@@ -537,6 +597,131 @@ __device__ __noinline__ MasterCounts group_sweeps(const real* Gglobal, int maxIt
     const int* cur = (const int*)(smem + curOff);
     int* perm = (int*)(smem + sh->permOff);
     for (int c = t; c < m; c += ng) perm[c] = cur[c];
+  }
+  if (t == 0) { sh->cmd = CMD_DONE; sh->outcome = outcome; sh->status = status; }
+  block_sync();
+  return MasterCounts{sweeps, mySwaps, myReductions};
+}
+
+// ---- mode 2 (JMODE 2, a group of whole warps, one pair per thread): the players in registers.
+// Thread k holds pair k of the round: its two players as (logical column << 16) | perm entry, with
+// their norms G(p, p) beside them (G's diagonal changes only in a round with a size reduction, after
+// which every norm is reloaded). A round without a size reduction reads one entry of G per pair
+// (G(pi, pj) for the test; the swap decision is made on the carried norms), and the tournament
+// turns by shuffles inside a warp and, between warps, through exchange words in shared memory
+// (double-buffered by the round's parity) that the round's one group barrier orders. No
+// permutation array is read or written in such a round. A round with a size reduction writes the
+// permutation as it stands to perm and is redone by reduction_round (as in mode 1), whose result
+// in perm2 gives the players' new entries.
+// JW: the lanes of a segment, the unit that shuffles (32, a warp; the emulation test makes it
+// smaller, so that its small bases cross segments). Exchange words: [parity][direction][segment],
+// 4 JG / JW unsigned words, then as many reals (the host sizes them: 48 JG / JW bytes).
+#ifndef JW
+#define JW 32
+#endif
+#define XCH_SEGS (JG / JW)
+template <bool GS>
+__device__ __noinline__ MasterCounts reg_sweeps(const real* Gglobal, int maxIterations, int sweeps) {
+  JacobiShared* sh = jshared();
+  const real* G = GS ? (const real*)(smem + JACOBI_SHARED_BYTES) : Gglobal;
+  const int t = threadIdx.x, lane = t % JW, warp = t / JW;  // warp: the segment
+  const int m = sh->m, ldg = sh->ldg, half = sh->half, ng = sh->ng;
+  const int nw = (ng + JW - 1) / JW, rounds = 2 * half - 1;
+  const unsigned wmask = ng >= 32 ? 0xffffffffu : (1u << ng) - 1u;
+  const int wl = ng >= JW ? JW : ng;  // lanes of a segment
+  int* perm = (int*)(smem + sh->permOff);
+  const int* perm2 = (const int*)(smem + sh->perm2Off);
+  unsigned* xu = (unsigned*)(smem + sh->xchOff);
+  real* xd = (real*)(smem + sh->xchOff + 16 * XCH_SEGS);
+  const bool mine = t < half;
+  const int base = (t & 31) - lane;  // the segment's first lane in the warp
+  const int up = base + (lane > 0 ? lane - 1 : 0), down = base + (lane + 1 < wl ? lane + 1 : wl - 1);
+  const bool fromLeft = lane == 0 && warp > 0, fromRight = lane == wl - 1 && warp + 1 < nw;
+  // the players of the first round: arr1[k] = k, arr2[k] = k + half; threads past half hold none
+  unsigned ua, ub;
+  real da, db;
+  {
+    const int a = mine ? t : 0xffff, b = mine ? t + half : 0xffff;
+    const int pa = a < m ? perm[a] : 0, pb = b < m ? perm[b] : 0;
+    ua = ((unsigned)a << 16) | (unsigned)pa;
+    ub = ((unsigned)b << 16) | (unsigned)pb;
+    da = G[pa + pa * ldg];
+    db = G[pb + pb * ldg];
+  }
+  int mySwaps = 0, myReductions = 0;
+  int status = STATUS_OK, outcome = OUTCOME_UNCHANGED;
+  do {
+    if (sweeps >= maxIterations) { status = STATUS_ITERATION_LIMIT; break; }
+    sweeps++;
+    int changed = 0;
+    outcome = OUTCOME_UNCHANGED;
+    for (int r = 0; r < rounds; r++) {
+      const int La = (int)(ua >> 16), Lb = (int)(ub >> 16);
+      const bool aFirst = La < Lb;
+      const int pi = (int)((aFirst ? ua : ub) & 0xffffu), pj = (int)((aFirst ? ub : ua) & 0xffffu);
+      const real dii = aFirst ? da : db, djj = aFirst ? db : da;
+      const bool live = mine && La < m && Lb < m;
+      // phase a's test, and phase d's swap on the (unchanged) norms
+      const real gij = G[pi + pj * ldg];
+      const int red = live && fabs(gij) > reduction_limit(dii);
+      const bool sw = live && dii > djj;
+      unsigned na = sw ? (ua & 0xffff0000u) | (ub & 0xffffu) : ua;
+      unsigned nb = sw ? (ub & 0xffff0000u) | (ua & 0xffffu) : ub;
+      real nda = sw ? db : da, ndb = sw ? da : db;
+      // the tournament turns: thread k takes arr1 from k - 1 (thread 1: arr2 of thread 0) and arr2
+      // from k + 1; thread 0 keeps its arr1, thread half - 1 takes its own arr1 as arr2
+      const int xo = (r & 1) * 2 * XCH_SEGS + warp;
+      unsigned su = t == 0 ? nb : na;
+      real sdu = t == 0 ? ndb : nda;
+      if (lane == wl - 1) { xu[xo] = su; xd[xo] = sdu; }
+      if (lane == 0) { xu[xo + XCH_SEGS] = nb; xd[xo + XCH_SEGS] = ndb; }
+      unsigned ru = __shfl_sync(wmask, su, up), rd = __shfl_sync(wmask, nb, down);
+      real rdu = __shfl_sync(wmask, sdu, up), rdd = __shfl_sync(wmask, ndb, down);
+      if (!group_sync_or(red, ng)) {
+        if (sw) { mySwaps++; changed = 1; }
+      } else {
+        // a round with size reductions: redone from the permutation before it
+        if (mine) {
+          if (La < m) perm[La] = (int)(ua & 0xffffu);
+          if (Lb < m) perm[Lb] = (int)(ub & 0xffffu);
+        }
+        const RoundOut o = reduction_round(r, perm, (int*)perm2);
+        mySwaps += o.swaps;
+        myReductions += o.reductions;
+        if (o.swaps || o.reductions) changed = 1;
+        // the players' entries after the round, every norm reloaded (G changed)
+        const int pa = live ? perm2[La] : (int)(ua & 0xffffu), pb = live ? perm2[Lb] : (int)(ub & 0xffffu);
+        na = (ua & 0xffff0000u) | (unsigned)pa;
+        nb = (ub & 0xffff0000u) | (unsigned)pb;
+        nda = G[pa + pa * ldg];
+        ndb = G[pb + pb * ldg];
+        if (o.end) { outcome = o.end; ua = na; ub = nb; break; }
+        su = t == 0 ? nb : na;
+        sdu = t == 0 ? ndb : nda;
+        if (lane == wl - 1) { xu[xo] = su; xd[xo] = sdu; }
+        if (lane == 0) { xu[xo + XCH_SEGS] = nb; xd[xo + XCH_SEGS] = ndb; }
+        ru = __shfl_sync(wmask, su, up); rd = __shfl_sync(wmask, nb, down);
+        rdu = __shfl_sync(wmask, sdu, up); rdd = __shfl_sync(wmask, ndb, down);
+        group_sync_or(0, ng);
+      }
+      if (fromLeft) { ru = xu[xo - 1]; rdu = xd[xo - 1]; }
+      if (fromRight) { rd = xu[xo + XCH_SEGS + 1]; rdd = xd[xo + XCH_SEGS + 1]; }
+      if (half >= 2) {
+        ua = t == 0 ? na : ru;
+        da = t == 0 ? nda : rdu;
+        ub = t == half - 1 ? na : rd;
+        db = t == half - 1 ? nda : rdd;
+      } else {
+        ua = na; da = nda; ub = nb; db = ndb;
+      }
+    }
+    if (outcome == OUTCOME_UNCHANGED && group_sync_or(changed, ng)) outcome = OUTCOME_CHANGED;
+  } while (outcome == OUTCOME_CHANGED);
+  // the permutation into perm, then the other warps are released
+  if (mine) {
+    const int La = (int)(ua >> 16), Lb = (int)(ub >> 16);
+    if (La < m) perm[La] = (int)(ua & 0xffffu);
+    if (Lb < m) perm[Lb] = (int)(ub & 0xffffu);
   }
   if (t == 0) { sh->cmd = CMD_DONE; sh->outcome = outcome; sh->status = status; }
   block_sync();
@@ -735,7 +920,7 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
     double* __restrict__ Zscratch,  // batch x m x m, used when Z is not in shared memory
     real* __restrict__ Gscratch,    // batch x m x (m|1), used when G is not in shared memory
     int* __restrict__ stats,        // batch x STATS_WIDTH, zero on entry
-    int n, int m, int maxIterations, int gInShared, int zInShared, int stageRows) {
+    int n, int m, int maxIterations, int gInShared, int zInShared, int stageRows, int preGram) {
   const int basis = blockIdx.x;
   const int tid = threadIdx.x;
   const int nt = blockDim.x;
@@ -746,7 +931,7 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
 
   // shared layout (jacobiParallelPlan in cuda.ts sizes it): [JacobiShared (128 bytes)][G][Z]
   //   [stage (stageRows x stage_ld(m) reals)][E (m doubles)][zbound (m doubles)][lg (m doubles)]
-  //   [mult (half reals)][perm (m)][perm2 (m)][lpi (half)][lpj (half)]
+  //   [mult (half reals)][perm (m)][perm2 (m)][lpi (half)][lpj (half)][xch (48 JG / JW bytes, 16-aligned)]
   JacobiShared* sh = jshared();
   unsigned char* p = smem + JACOBI_SHARED_BYTES;
   real* G;
@@ -763,7 +948,8 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
   int* perm = (int*)p; p += (size_t)m * sizeof(int);
   int* perm2 = (int*)p; p += (size_t)m * sizeof(int);
   int* lpi = (int*)p; p += (size_t)half * sizeof(int);
-  int* lpj = (int*)p;
+  int* lpj = (int*)p; p += (size_t)half * sizeof(int);
+  unsigned char* xch = smem + (((size_t)(p - smem) + 15) & ~(size_t)15);
 
   const real* B0 = Bin + (size_t)basis * n * m;
   real* B1 = Bout + (size_t)basis * n * m;
@@ -779,10 +965,35 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
     return;
   }
   if (JQ * NG < half) kernel_trap();  // the host compiled too few slots per thread
+  if (JMODE == 2 && (JQ != 1 || NG > JG)) kernel_trap();  // mode 2: one pair per thread, XCH_SEGS segments
 
   // integer input whose Gram entries stay small updates G exactly: no drift test then
   int nonInteger = 0;
-  gram(B0, G, ldg, n, m, stage, stageRows, &nonInteger);
+  if (preGram) {
+    // G came from jacobi_gram (same sums) in Gscratch: copied into shared memory where it lives
+    // there; B scanned for non-integers (eight loads in flight per thread)
+    const real* Gp = Gscratch + (size_t)basis * m * ldg;
+    const int ge = m * ldg;
+    if (gInShared) {
+      for (int e0 = 0; e0 < ge; e0 += 8 * nt) {
+        real v[8];
+#pragma unroll
+        for (int u = 0; u < 8; u++) { const int e = e0 + u * nt + tid; v[u] = e < ge ? Gp[e] : (real)0; }
+#pragma unroll
+        for (int u = 0; u < 8; u++) { const int e = e0 + u * nt + tid; if (e < ge) G[e] = v[u]; }
+      }
+    }
+    const int be = n * m;
+    for (int e0 = 0; e0 < be; e0 += 8 * nt) {
+      real v[8];
+#pragma unroll
+      for (int u = 0; u < 8; u++) { const int e = e0 + u * nt + tid; v[u] = e < be ? B0[e] : (real)0; }
+#pragma unroll
+      for (int u = 0; u < 8; u++) if (!(isfinite(v[u]) && v[u] == floor(v[u]))) nonInteger = 1;
+    }
+  } else {
+    gram(B0, G, ldg, n, m, stage, stageRows, &nonInteger);
+  }
   const int anyNonInteger = __syncthreads_or(nonInteger);
   // the logs of the norms in parallel, their sum in column order by thread 0
   for (int c = tid; c < m; c += nt) {
@@ -808,6 +1019,7 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
     sh->driftRatio = decision ? 0.0 : drift_ratio((real)0);
     sh->m = m; sh->ldg = ldg; sh->half = half; sh->ng = NG;
     sh->permOff = (int)((unsigned char*)perm - smem); sh->perm2Off = (int)((unsigned char*)perm2 - smem);
+    sh->xchOff = (int)(xch - smem);
     sh->decision = decision;
   }
   __syncthreads();
@@ -822,6 +1034,8 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
       // the group runs the sweeps
       const MasterCounts c = JMODE == 0
           ? (gInShared ? warp_sweeps<true>(G, maxIterations, sweeps) : warp_sweeps<false>(G, maxIterations, sweeps))
+          : JMODE == 2
+          ? (gInShared ? reg_sweeps<true>(G, maxIterations, sweeps) : reg_sweeps<false>(G, maxIterations, sweeps))
           : (gInShared ? group_sweeps<true>(G, maxIterations, sweeps) : group_sweeps<false>(G, maxIterations, sweeps));
       sweeps = c.sweeps;
       mySwaps += c.swaps;
@@ -838,12 +1052,16 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
     const int outcome = sh->outcome, status = sh->status;
     if (status != STATUS_OK) { if (tid == 0) st[3] = status; break; }
 
-    // Z in logical order and B = B_in Z
-    gather_times_z(B0, Z, perm, Zo, B1, n, m);
+    // Z in logical order and B = B_in Z; with no size reduction since the identity (the first
+    // pass), Z is the identity and Zo its columns permuted: out(:, j) = 0 + B_in(:, perm[j])
+    const int anyReductions = __syncthreads_or(passReductions);
+    if (refresh == 0 && !anyReductions) permuted_copy(B0, perm, Zo, B1, n, m);
+    else gather_times_z(B0, Z, perm, Zo, B1, n, m);
+    __syncthreads();  // B1 and Zo written before a refresh reads them
     if (outcome == OUTCOME_OVERFLOW) break;
     // converged on a G that is exactly B's Gram matrix (only swaps since it was computed from a
     // basis, or exact integer arithmetic): the result is final
-    if (!__syncthreads_or(passReductions) && outcome == OUTCOME_UNCHANGED) break;
+    if (!anyReductions && outcome == OUTCOME_UNCHANGED) break;
     if (outcome == OUTCOME_UNCHANGED && driftRatio == 0) break;
     // refresh: G from the new basis, E = diag(G), working Z = logical Z, identity permutation,
     // and the bounds on |Z| recomputed from Z itself
