@@ -122,10 +122,9 @@ interface EmuKernel {
 const H100_SHARED = 232448;
 /**
  * Added to a Jacobi launch variant's thread count: the rounds on a group of two warps (mode 1);
- * mode 2 on a group of two warps (REG_MODE), the same with segments of 4 lanes (REG_SEG: the small
- * bases here cross segments); PRE_GRAM: G from jacobi_gram.
+ * mode 2 on a group of two warps (REG_MODE); PRE_GRAM: G from jacobi_gram.
  */
-const GROUP_MODE = 10000, REG_MODE = 20000, REG_SEG = 30000, PRE_GRAM = 100000;
+const GROUP_MODE = 10000, REG_MODE = 20000, PRE_GRAM = 100000;
 
 const KERNELS: EmuKernel[] = [
   {
@@ -139,7 +138,6 @@ const KERNELS: EmuKernel[] = [
       jacobiParallelTuning.threads = threads % GROUP_MODE;
       const mode = Math.floor((threads % PRE_GRAM) / GROUP_MODE);
       if (mode >= 1) { jacobiParallelTuning.mode = mode >= 2 ? 2 : 1; jacobiParallelTuning.group = 64; }
-      if (mode === 3) jacobiParallelTuning.segment = 4;
       jacobiParallelTuning.preGram = threads >= PRE_GRAM ? 1 : 0;
       try {
         const plan = jacobiParallelPlan(n, m, precision, PARAMS, device(sharedLimit));
@@ -149,7 +147,6 @@ const KERNELS: EmuKernel[] = [
         jacobiParallelTuning.threads = 0;
         jacobiParallelTuning.mode = -1;
         jacobiParallelTuning.group = 0;
-        jacobiParallelTuning.segment = 0;
         jacobiParallelTuning.preGram = -1;
       }
     },
@@ -165,7 +162,7 @@ const KERNELS: EmuKernel[] = [
       let tight = none;
       while (Number(at(tight).extraArgs[3]) > 1) tight -= 4;
       return [[0, H100_SHARED], [32, gOnly], [m > 8 ? 8 : 4, none], [96, tight], [GROUP_MODE + 96, H100_SHARED], [GROUP_MODE + 64, none],
-        [REG_MODE + 96, H100_SHARED], [REG_SEG + 64, H100_SHARED], [PRE_GRAM + REG_SEG + 96, none], [PRE_GRAM + 0, H100_SHARED], [PRE_GRAM + 32, gOnly]];
+        [REG_MODE + 96, H100_SHARED], [REG_MODE + 64, H100_SHARED], [PRE_GRAM + REG_MODE + 96, none], [PRE_GRAM + 0, H100_SHARED], [PRE_GRAM + 32, gOnly]];
     },
     header: (plan) => ({ ints: plan.extraArgs.slice(1).map(Number), doubles: [] }),
   },
@@ -233,7 +230,12 @@ function runKernel(k: EmuKernel, precision: 'float32' | 'float64', data: RealArr
   const extra = k.header(plan);
   const header = new Int32Array([batch, n, m, PARAMS.maxIterations, threads, plan.sharedBytes, ...extra.ints]);
   const doubles = new Float64Array(extra.doubles);
-  const out = runEmulated(exe, Buffer.concat([Buffer.from(header.buffer), Buffer.from(doubles.buffer), Buffer.from(data.buffer, data.byteOffset, data.byteLength)]));
+  let out: Buffer;
+  try {
+    out = runEmulated(exe, Buffer.concat([Buffer.from(header.buffer), Buffer.from(doubles.buffer), Buffer.from(data.buffer, data.byteOffset, data.byteLength)]));
+  } catch (e) {
+    throw new Error(`${k.name}, n = ${n}, m = ${m}, ${precision}, launch ${v}: ${(e as Error).message} ${String((e as { stderr?: unknown }).stderr ?? "").slice(0, 500)}`);
+  }
   const eb = data.BYTES_PER_ELEMENT;
   const bytes = new Uint8Array(out.buffer, out.byteOffset, out.byteLength).slice();
   const basis = precision === 'float32' ? new Float32Array(bytes.buffer, 0, batch * n * m) : new Float64Array(bytes.buffer, 0, batch * n * m);
@@ -260,7 +262,7 @@ for (const k of KERNELS) {
       for (const [shape, batch, blocks] of [['full', 2, 3 + rng.int(3)], ['square', 12, 6]] as const) {
         const t = blockToeplitzBases({ batch, blocks, blockSize: 2, taps: 2, shape, seed: seed + 7, precision });
         // (Jacobi: also mode 2 across segments with G from jacobi_gram: its rounds with reductions)
-        for (const v of k.name === 'jacobi-parallel' ? [64, PRE_GRAM + REG_SEG + 64] : [64]) {
+        for (const v of k.name === 'jacobi-parallel' ? [64, PRE_GRAM + REG_MODE + 64] : [64]) {
           assertMatchesReference(k.cpu, PARAMS, `seed ${seed}, block-Toeplitz ${shape} ${t.rows} x ${t.cols}, launch ${v}`, t.data, batch, t.rows, t.cols, runKernel(k, precision, t.data, batch, t.rows, t.cols, [v, H100_SHARED]));
         }
       }
@@ -268,7 +270,7 @@ for (const k of KERNELS) {
       const n = 6 + rng.int(5), m = n - rng.int(2);
       const ints = precision === 'float32' ? new Float32Array(2 * n * m) : new Float64Array(2 * n * m);
       for (let i = 0; i < ints.length; i++) ints[i] = Math.round(rng.normal() * 40);
-      for (const v of k.name === 'jacobi-parallel' ? [32, PRE_GRAM + REG_SEG + 32] : [32]) {
+      for (const v of k.name === 'jacobi-parallel' ? [32, PRE_GRAM + REG_MODE + 32] : [32]) {
         assertMatchesReference(k.cpu, PARAMS, `seed ${seed}, integer n = ${n}, m = ${m}, launch ${v}`, ints, 2, n, m, runKernel(k, precision, ints, 2, n, m, [v, H100_SHARED]));
       }
     });

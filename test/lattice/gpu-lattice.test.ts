@@ -205,7 +205,7 @@ test('jacobi-parallel on the GPU, single large bases (rounds in mode 2, G from j
     try {
       gpu = await jacobiParallelCuda(c.data.slice() as RealArray, 1, c.n, c.m, PARAMS);
     } finally {
-      Object.assign(jacobiParallelTuning, { threads: 0, group: 0, mode: -1, preGram: -1, segment: 0 });
+      Object.assign(jacobiParallelTuning, { threads: 0, group: 0, mode: -1, preGram: -1 });
     }
     const ref = cpuReference(ALGOS[0]!, c, 0);
     assert.deepEqual(gpu.Z, ref.Z, `${what}: Z differs from the CPU reference`);

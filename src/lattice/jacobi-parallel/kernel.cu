@@ -34,12 +34,17 @@
 // tests) ends the round. In both, a round without a size reduction (all but a few of a large
 // basis) needs no block barrier; a round with one is redone the reference's way: multipliers,
 // phases b and c by the whole block (the other warps wait at a block barrier for that command,
-// or for the end of the sweeps), then the drift test and the swaps on the updated norms. G = B^T B
-// stages B through shared memory; the closing B_in Z takes a column per warp and only the nonzero
-// entries of Z.
+// or for the end of the sweeps), then the drift test and the swaps on the updated norms. Mode 2
+// (the host's choice from 65 pairs on, where the group gives every pair a thread): as mode 1, but
+// each thread carries its two players and their norms in registers and passes them to its
+// neighbours through exchange slots in shared memory (no permutation array, one load of G per pair
+// in a round without a size reduction). G = B^T B stages B through shared memory; for a few large
+// bases the host launches jacobi_gram (G by many blocks, same sums) before this kernel instead
+// (preGram). The closing B_in Z takes a column per warp and only the nonzero entries of Z; while Z
+// is still the identity it is a permuted copy of B_in.
 //
 // -D parameters: REAL = float | double, the working precision of B and G (Z is always double);
-// JMODE: 0 or 1 (above); JG, JQ: threads of the group in mode 1 and pairs per thread (JQ times
+// JMODE: 0, 1 or 2 (above); JG, JQ: threads of the group in mode 1 and pairs per thread (JQ times
 // the threads that run the rounds >= half); GT: tile of G per thread; JT, JB: launch bounds.
 // G and the working Z (in permuted column order) live in shared memory when the host found room
 // (flags gInShared, zInShared), else in global scratch; generic pointers reach either.
@@ -437,7 +442,7 @@ struct JacobiShared {
   int m, ldg, half, ng;
   int cmd, outcome, status, decision;
   int permOff, perm2Off;  // byte offsets of perm and perm2 in the shared memory
-  int xchOff;             // byte offset of mode 2's exchange words (48 XCH_SEGS bytes)
+  int xchOff;             // byte offset of mode 2's exchange slots
 };
 #define JACOBI_SHARED_BYTES 128
 static_assert(sizeof(JacobiShared) <= JACOBI_SHARED_BYTES, "JacobiShared outgrew its place");
@@ -603,50 +608,66 @@ __device__ __noinline__ MasterCounts group_sweeps(const real* Gglobal, int maxIt
   return MasterCounts{sweeps, mySwaps, myReductions};
 }
 
-// ---- mode 2 (JMODE 2, a group of whole warps, one pair per thread): the players in registers.
-// Thread k holds pair k of the round: its two players as (logical column << 16) | perm entry, with
-// their norms G(p, p) beside them (G's diagonal changes only in a round with a size reduction, after
-// which every norm is reloaded). A round without a size reduction reads one entry of G per pair
-// (G(pi, pj) for the test; the swap decision is made on the carried norms), and the tournament
-// turns by shuffles inside a warp and, between warps, through exchange words in shared memory
-// (double-buffered by the round's parity) that the round's one group barrier orders. No
-// permutation array is read or written in such a round. A round with a size reduction writes the
-// permutation as it stands to perm and is redone by reduction_round (as in mode 1), whose result
-// in perm2 gives the players' new entries.
-// JW: the lanes of a segment, the unit that shuffles (32, a warp; the emulation test makes it
-// smaller, so that its small bases cross segments). Exchange words: [parity][direction][segment],
-// 4 JG / JW unsigned words, then as many reals (the host sizes them: 48 JG / JW bytes).
-#ifndef JW
-#define JW 32
-#endif
-#define XCH_SEGS (JG / JW)
+// ---- mode 2 (JMODE 2, a group of up to JG threads, one pair per thread): the players in
+// registers. Thread k holds pair k of the round: its two players as (logical column << 16) | perm
+// entry, with their norms G(p, p) beside them (G's diagonal changes only in a round with a size
+// reduction, after which every norm is reloaded). A round without a size reduction reads one entry
+// of G per thread (G(pi, pj) for the test; the swap is decided on the carried norms) and no
+// permutation array: each thread writes its two players after the swap to exchange slots in shared
+// memory (double-buffered by the round's parity), the round's one group barrier (which also ORs the
+// tests) orders them, and each thread reads its next players from its neighbours' slots. No
+// shuffles and no divergent branches on that path. A round with a size reduction writes the
+// permutation as it stands to perm and is redone by reduction_round (as in mode 1), whose result in
+// perm2 gives the players' new entries. Exchange slots: [parity][arr1, arr2][JG] words, then as
+// many reals (the host sizes them: 16 JG + 4 JG sizeof(real) bytes).
+struct RegState { unsigned a, b; real da, db; };
+
+// Phase a's test and phase d's swap for state s (the norms as carried): red = the reduction test,
+// sw = the swap; returns the state after the swap. G(pi, pj) is read by every thread (the entries
+// of a non-live slot are valid columns), so that the warp does not diverge.
+__device__ __forceinline__ RegState reg_test(const RegState& s, const real* G, int ldg, int m, bool mine, int& red, bool& sw) {
+  const int La = (int)(s.a >> 16), Lb = (int)(s.b >> 16);
+  const bool aFirst = La < Lb;
+  const int pi = (int)((aFirst ? s.a : s.b) & 0xffffu), pj = (int)((aFirst ? s.b : s.a) & 0xffffu);
+  const real dii = aFirst ? s.da : s.db, djj = aFirst ? s.db : s.da;
+  const bool live = mine && La < m && Lb < m;
+  const real gij = G[pi + pj * ldg];
+  red = live && fabs(gij) > reduction_limit(dii);
+  sw = live && dii > djj;
+  RegState n;
+  n.a = sw ? (s.a & 0xffff0000u) | (s.b & 0xffffu) : s.a;
+  n.b = sw ? (s.b & 0xffff0000u) | (s.a & 0xffffu) : s.b;
+  n.da = sw ? s.db : s.da;
+  n.db = sw ? s.da : s.db;
+  return n;
+}
+
 template <bool GS>
 __device__ __noinline__ MasterCounts reg_sweeps(const real* Gglobal, int maxIterations, int sweeps) {
   JacobiShared* sh = jshared();
   const real* G = GS ? (const real*)(smem + JACOBI_SHARED_BYTES) : Gglobal;
-  const int t = threadIdx.x, lane = t % JW, warp = t / JW;  // warp: the segment
+  const int t = threadIdx.x;
   const int m = sh->m, ldg = sh->ldg, half = sh->half, ng = sh->ng;
-  const int nw = (ng + JW - 1) / JW, rounds = 2 * half - 1;
-  const unsigned wmask = ng >= 32 ? 0xffffffffu : (1u << ng) - 1u;
-  const int wl = ng >= JW ? JW : ng;  // lanes of a segment
+  const int rounds = 2 * half - 1;
   int* perm = (int*)(smem + sh->permOff);
-  const int* perm2 = (const int*)(smem + sh->perm2Off);
+  int* perm2 = (int*)(smem + sh->perm2Off);
   unsigned* xu = (unsigned*)(smem + sh->xchOff);
-  real* xd = (real*)(smem + sh->xchOff + 16 * XCH_SEGS);
+  real* xd = (real*)(smem + sh->xchOff + 16 * JG);
   const bool mine = t < half;
-  const int base = (t & 31) - lane;  // the segment's first lane in the warp
-  const int up = base + (lane > 0 ? lane - 1 : 0), down = base + (lane + 1 < wl ? lane + 1 : wl - 1);
-  const bool fromLeft = lane == 0 && warp > 0, fromRight = lane == wl - 1 && warp + 1 < nw;
+  // where the next players come from: thread k takes arr1 from k - 1 (thread 1: arr2 of thread
+  // 0) and arr2 from k + 1; thread 0 keeps its arr1, thread half - 1 takes its own arr1 as arr2
+  const int fromA = t == 1 ? JG : t > 0 ? t - 1 : 0;
+  const int fromB = JG + (t + 1 < ng ? t + 1 : t);  // (slots past the group are never written)
+  const bool keepA = t == 0 || half < 2, ownB = t == half - 1 || half < 2;
   // the players of the first round: arr1[k] = k, arr2[k] = k + half; threads past half hold none
-  unsigned ua, ub;
-  real da, db;
+  RegState s;
   {
     const int a = mine ? t : 0xffff, b = mine ? t + half : 0xffff;
     const int pa = a < m ? perm[a] : 0, pb = b < m ? perm[b] : 0;
-    ua = ((unsigned)a << 16) | (unsigned)pa;
-    ub = ((unsigned)b << 16) | (unsigned)pb;
-    da = G[pa + pa * ldg];
-    db = G[pb + pb * ldg];
+    s.a = ((unsigned)a << 16) | (unsigned)pa;
+    s.b = ((unsigned)b << 16) | (unsigned)pb;
+    s.da = G[pa + pa * ldg];
+    s.db = G[pb + pb * ldg];
   }
   int mySwaps = 0, myReductions = 0;
   int status = STATUS_OK, outcome = OUTCOME_UNCHANGED;
@@ -656,72 +677,52 @@ __device__ __noinline__ MasterCounts reg_sweeps(const real* Gglobal, int maxIter
     int changed = 0;
     outcome = OUTCOME_UNCHANGED;
     for (int r = 0; r < rounds; r++) {
-      const int La = (int)(ua >> 16), Lb = (int)(ub >> 16);
-      const bool aFirst = La < Lb;
-      const int pi = (int)((aFirst ? ua : ub) & 0xffffu), pj = (int)((aFirst ? ub : ua) & 0xffffu);
-      const real dii = aFirst ? da : db, djj = aFirst ? db : da;
-      const bool live = mine && La < m && Lb < m;
-      // phase a's test, and phase d's swap on the (unchanged) norms
-      const real gij = G[pi + pj * ldg];
-      const int red = live && fabs(gij) > reduction_limit(dii);
-      const bool sw = live && dii > djj;
-      unsigned na = sw ? (ua & 0xffff0000u) | (ub & 0xffffu) : ua;
-      unsigned nb = sw ? (ub & 0xffff0000u) | (ua & 0xffffu) : ub;
-      real nda = sw ? db : da, ndb = sw ? da : db;
-      // the tournament turns: thread k takes arr1 from k - 1 (thread 1: arr2 of thread 0) and arr2
-      // from k + 1; thread 0 keeps its arr1, thread half - 1 takes its own arr1 as arr2
-      const int xo = (r & 1) * 2 * XCH_SEGS + warp;
-      unsigned su = t == 0 ? nb : na;
-      real sdu = t == 0 ? ndb : nda;
-      if (lane == wl - 1) { xu[xo] = su; xd[xo] = sdu; }
-      if (lane == 0) { xu[xo + XCH_SEGS] = nb; xd[xo + XCH_SEGS] = ndb; }
-      unsigned ru = __shfl_sync(wmask, su, up), rd = __shfl_sync(wmask, nb, down);
-      real rdu = __shfl_sync(wmask, sdu, up), rdd = __shfl_sync(wmask, ndb, down);
+      int red;
+      bool sw;
+      RegState post = reg_test(s, G, ldg, m, mine, red, sw);
+      const int xo = (r & 1) * 2 * JG;
+      xu[xo + t] = post.a; xd[xo + t] = post.da;
+      xu[xo + JG + t] = post.b; xd[xo + JG + t] = post.db;
       if (!group_sync_or(red, ng)) {
         if (sw) { mySwaps++; changed = 1; }
       } else {
         // a round with size reductions: redone from the permutation before it
+        const int La = (int)(s.a >> 16), Lb = (int)(s.b >> 16);
+        const bool live = mine && La < m && Lb < m;
         if (mine) {
-          if (La < m) perm[La] = (int)(ua & 0xffffu);
-          if (Lb < m) perm[Lb] = (int)(ub & 0xffffu);
+          if (La < m) perm[La] = (int)(s.a & 0xffffu);
+          if (Lb < m) perm[Lb] = (int)(s.b & 0xffffu);
         }
-        const RoundOut o = reduction_round(r, perm, (int*)perm2);
+        const RoundOut o = reduction_round(r, perm, perm2);
         mySwaps += o.swaps;
         myReductions += o.reductions;
         if (o.swaps || o.reductions) changed = 1;
         // the players' entries after the round, every norm reloaded (G changed)
-        const int pa = live ? perm2[La] : (int)(ua & 0xffffu), pb = live ? perm2[Lb] : (int)(ub & 0xffffu);
-        na = (ua & 0xffff0000u) | (unsigned)pa;
-        nb = (ub & 0xffff0000u) | (unsigned)pb;
-        nda = G[pa + pa * ldg];
-        ndb = G[pb + pb * ldg];
-        if (o.end) { outcome = o.end; ua = na; ub = nb; break; }
-        su = t == 0 ? nb : na;
-        sdu = t == 0 ? ndb : nda;
-        if (lane == wl - 1) { xu[xo] = su; xd[xo] = sdu; }
-        if (lane == 0) { xu[xo + XCH_SEGS] = nb; xd[xo + XCH_SEGS] = ndb; }
-        ru = __shfl_sync(wmask, su, up); rd = __shfl_sync(wmask, nb, down);
-        rdu = __shfl_sync(wmask, sdu, up); rdd = __shfl_sync(wmask, ndb, down);
+        const int pa = live ? perm2[La] : (int)(s.a & 0xffffu), pb = live ? perm2[Lb] : (int)(s.b & 0xffffu);
+        post.a = (s.a & 0xffff0000u) | (unsigned)pa;
+        post.b = (s.b & 0xffff0000u) | (unsigned)pb;
+        post.da = G[pa + pa * ldg];
+        post.db = G[pb + pb * ldg];
+        if (o.end) { outcome = o.end; s = post; break; }
+        xu[xo + t] = post.a; xd[xo + t] = post.da;
+        xu[xo + JG + t] = post.b; xd[xo + JG + t] = post.db;
         group_sync_or(0, ng);
       }
-      if (fromLeft) { ru = xu[xo - 1]; rdu = xd[xo - 1]; }
-      if (fromRight) { rd = xu[xo + XCH_SEGS + 1]; rdd = xd[xo + XCH_SEGS + 1]; }
-      if (half >= 2) {
-        ua = t == 0 ? na : ru;
-        da = t == 0 ? nda : rdu;
-        ub = t == half - 1 ? na : rd;
-        db = t == half - 1 ? nda : rdd;
-      } else {
-        ua = na; da = nda; ub = nb; db = ndb;
-      }
+      // the tournament turns
+      const unsigned ua = xu[xo + fromA], ub = xu[xo + fromB];
+      const real da = xd[xo + fromA], db = xd[xo + fromB];
+      s.a = keepA ? post.a : ua;
+      s.da = keepA ? post.da : da;
+      s.b = ownB ? (half < 2 ? post.b : post.a) : ub;
+      s.db = ownB ? (half < 2 ? post.db : post.da) : db;
     }
     if (outcome == OUTCOME_UNCHANGED && group_sync_or(changed, ng)) outcome = OUTCOME_CHANGED;
   } while (outcome == OUTCOME_CHANGED);
   // the permutation into perm, then the other warps are released
   if (mine) {
-    const int La = (int)(ua >> 16), Lb = (int)(ub >> 16);
-    if (La < m) perm[La] = (int)(ua & 0xffffu);
-    if (Lb < m) perm[Lb] = (int)(ub & 0xffffu);
+    const int La = (int)(s.a >> 16), Lb = (int)(s.b >> 16);
+    if (La < m) perm[La] = (int)(s.a & 0xffffu);
+    if (Lb < m) perm[Lb] = (int)(s.b & 0xffffu);
   }
   if (t == 0) { sh->cmd = CMD_DONE; sh->outcome = outcome; sh->status = status; }
   block_sync();
@@ -931,7 +932,7 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
 
   // shared layout (jacobiParallelPlan in cuda.ts sizes it): [JacobiShared (128 bytes)][G][Z]
   //   [stage (stageRows x stage_ld(m) reals)][E (m doubles)][zbound (m doubles)][lg (m doubles)]
-  //   [mult (half reals)][perm (m)][perm2 (m)][lpi (half)][lpj (half)][xch (48 JG / JW bytes, 16-aligned)]
+  //   [mult (half reals)][perm (m)][perm2 (m)][lpi (half)][lpj (half)][xch (mode 2's slots, 16-aligned)]
   JacobiShared* sh = jshared();
   unsigned char* p = smem + JACOBI_SHARED_BYTES;
   real* G;
@@ -965,7 +966,7 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
     return;
   }
   if (JQ * NG < half) kernel_trap();  // the host compiled too few slots per thread
-  if (JMODE == 2 && (JQ != 1 || NG > JG)) kernel_trap();  // mode 2: one pair per thread, XCH_SEGS segments
+  if (JMODE == 2 && (JQ != 1 || NG > JG)) kernel_trap();  // mode 2: one pair per thread, JG slots
 
   // integer input whose Gram entries stay small updates G exactly: no drift test then
   int nonInteger = 0;
