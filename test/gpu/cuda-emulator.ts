@@ -119,8 +119,6 @@ inline unsigned long long atomicMax(unsigned long long* a, unsigned long long v)
   return old;
 }
 inline long long __double_as_longlong(double x) { long long r; std::memcpy(&r, &x, 8); return r; }
-inline unsigned __float_as_uint(float x) { unsigned r; std::memcpy(&r, &x, 4); return r; }
-inline float __uint_as_float(unsigned x) { float r; std::memcpy(&r, &x, 4); return r; }
 inline float roundf(float x) { return std::round(x); }
 inline double __longlong_as_double(long long x) { double d; std::memcpy(&d, &x, 8); return d; }
 // Runs the grid block after block. The dynamic shared memory (sharedBytes, what the host asks

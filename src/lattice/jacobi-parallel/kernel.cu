@@ -619,18 +619,8 @@ __device__ __noinline__ MasterCounts group_sweeps(const real* Gglobal, int maxIt
 // shuffles and no divergent branches on that path. A round with a size reduction writes the
 // permutation as it stands to perm and is redone by reduction_round (as in mode 1), whose result in
 // perm2 gives the players' new entries. Exchange slots: [parity][arr1, arr2][JG] words, then as
-// many reals (the host sizes them: 16 JG + 4 JG sizeof(real) bytes); float32 packs a word and its
-// norm into one 64-bit slot (the same 32 JG bytes).
+// many reals (the host sizes them: 16 JG + 4 JG sizeof(real) bytes).
 struct RegState { unsigned a, b; real da, db; };
-
-// float32: a player's word and norm travel as one 64-bit slot (one store and one load each);
-// float64: words and norms in two arrays.
-__device__ __forceinline__ unsigned long long reg_pack(unsigned u, float d) { return ((unsigned long long)__float_as_uint(d) << 32) | u; }
-__device__ __forceinline__ void reg_unpack(unsigned long long w, unsigned& u, float& d) { u = (unsigned)w; d = __uint_as_float((unsigned)(w >> 32)); }
-__device__ __forceinline__ void reg_put(unsigned long long* xw, unsigned*, float*, int i, unsigned u, float d) { xw[i] = reg_pack(u, d); }
-__device__ __forceinline__ void reg_put(unsigned long long*, unsigned* xu, double* xd, int i, unsigned u, double d) { xu[i] = u; xd[i] = d; }
-__device__ __forceinline__ void reg_get(const unsigned long long* xw, const unsigned*, const float*, int i, unsigned& u, float& d) { reg_unpack(xw[i], u, d); }
-__device__ __forceinline__ void reg_get(const unsigned long long*, const unsigned* xu, const double* xd, int i, unsigned& u, double& d) { u = xu[i]; d = xd[i]; }
 
 // Phase a's test and phase d's swap for state s (the norms as carried): red = the reduction test,
 // sw = the swap; returns the state after the swap. G(pi, pj) is read by every thread (the entries
@@ -663,7 +653,6 @@ __device__ __noinline__ MasterCounts reg_sweeps(const real* Gglobal, int maxIter
   int* perm2 = (int*)(smem + sh->perm2Off);
   unsigned* xu = (unsigned*)(smem + sh->xchOff);
   real* xd = (real*)(smem + sh->xchOff + 16 * JG);
-  unsigned long long* xw = (unsigned long long*)(smem + sh->xchOff);  // float32: [parity][arr1, arr2][JG]
   const bool mine = t < half;
   // where the next players come from: thread k takes arr1 from k - 1 (thread 1: arr2 of thread
   // 0) and arr2 from k + 1; thread 0 keeps its arr1, thread half - 1 takes its own arr1 as arr2
@@ -692,8 +681,8 @@ __device__ __noinline__ MasterCounts reg_sweeps(const real* Gglobal, int maxIter
       bool sw;
       RegState post = reg_test(s, G, ldg, m, mine, red, sw);
       const int xo = (r & 1) * 2 * JG;
-      reg_put(xw, xu, xd, xo + t, post.a, post.da);
-      reg_put(xw, xu, xd, xo + JG + t, post.b, post.db);
+      xu[xo + t] = post.a; xd[xo + t] = post.da;
+      xu[xo + JG + t] = post.b; xd[xo + JG + t] = post.db;
       if (!group_sync_or(red, ng)) {
         if (sw) { mySwaps++; changed = 1; }
       } else {
@@ -715,15 +704,13 @@ __device__ __noinline__ MasterCounts reg_sweeps(const real* Gglobal, int maxIter
         post.da = G[pa + pa * ldg];
         post.db = G[pb + pb * ldg];
         if (o.end) { outcome = o.end; s = post; break; }
-        reg_put(xw, xu, xd, xo + t, post.a, post.da);
-        reg_put(xw, xu, xd, xo + JG + t, post.b, post.db);
+        xu[xo + t] = post.a; xd[xo + t] = post.da;
+        xu[xo + JG + t] = post.b; xd[xo + JG + t] = post.db;
         group_sync_or(0, ng);
       }
       // the tournament turns
-      unsigned ua, ub;
-      real da, db;
-      reg_get(xw, xu, xd, xo + fromA, ua, da);
-      reg_get(xw, xu, xd, xo + fromB, ub, db);
+      const unsigned ua = xu[xo + fromA], ub = xu[xo + fromB];
+      const real da = xd[xo + fromA], db = xd[xo + fromB];
       s.a = keepA ? post.a : ua;
       s.da = keepA ? post.da : da;
       s.b = ownB ? (half < 2 ? post.b : post.a) : ub;
