@@ -63,6 +63,13 @@ export interface LaunchPlan {
    * scratch buffer (control words) is zeroed before each launch. Chunks run on one stream.
    */
   persistent?: boolean;
+  /**
+   * A kernel launched before the main one on the same stream (the spec's preKernel), with
+   * blocksPerBasis x bases blocks of `threads` threads and `sharedBytes` of dynamic shared memory,
+   * arguments (Bin, scratch[scratchIndex], n, m): say, a product spread over the device that one
+   * block per basis would compute slowly. Inside the timed region with the main kernel.
+   */
+  pre?: { blocksPerBasis: number; threads: number; sharedBytes: number; scratchIndex: number };
 }
 
 export interface LatticeKernelSpec {
@@ -70,6 +77,8 @@ export interface LatticeKernelSpec {
   name: string;
   /** The kernel for this precision and plan (its variant and defines; compiled or cached). */
   kernel(ctx: CudaContext, precision: 'float32' | 'float64', plan: LaunchPlan): Kernel;
+  /** The kernel of plan.pre (same module), when the plan has one. */
+  preKernel?(ctx: CudaContext, precision: 'float32' | 'float64', plan: LaunchPlan): Kernel;
   /** `batch` lets a plan trade blocks per multiprocessor (large batches) for threads per basis (a few bases). */
   plan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties, batch: number): LaunchPlan;
 }
@@ -148,6 +157,8 @@ export function validateLatticeBatch(data: RealArray, batch: number, n: number, 
 export interface PreparedLattice {
   spec: LatticeKernelSpec;
   kernel: Kernel;
+  /** plan.pre's kernel, when the plan has one. */
+  preKernel: Kernel | null;
   plan: LaunchPlan;
   n: number;
   m: number;
@@ -181,6 +192,9 @@ export function prepareLattice(
   const plan: LaunchPlan = typeof planned.threads === 'number' && planned.threads > limit && !(planned.basesPerBlock! > 1)
     ? { ...planned, threads: limit } : planned;
   if (plan.sharedBytes > 48 * 1024) kernel.setMaxDynamicShared(plan.sharedBytes);
+  const preKernel = plan.pre && spec.preKernel ? spec.preKernel(ctx, precision, plan) : null;
+  if (plan.pre && !preKernel) throw new UnsupportedError(`${spec.name}: the plan has a pre-kernel that the spec does not provide`);
+  if (preKernel && plan.pre!.sharedBytes > 48 * 1024) preKernel.setMaxDynamicShared(plan.pre!.sharedBytes);
   const threads = typeof plan.threads === 'number' ? plan.threads : plan.threads[0] * plan.threads[1];
   const perSM = kernel.occupancy(threads, plan.sharedBytes);
   if (plan.persistent && perSM < 1) {
@@ -188,7 +202,7 @@ export function prepareLattice(
   }
   const resident = Math.max(1, perSM) * ctx.props.multiprocessors;
   return {
-    spec, kernel, plan, n, m, precision, params,
+    spec, kernel, preKernel, plan, n, m, precision, params,
     layout: bufferLayout(n, m, precision === 'float32' ? 4 : 8, plan),
     wave: plan.persistent ? 1 : resident * (plan.basesPerBlock ?? 1),
     grid: plan.persistent ? resident : 0,
@@ -208,6 +222,13 @@ export function enqueueLattice(p: PreparedLattice, stream: Stream, ptr: ChunkPoi
   }
   const per = p.plan.basesPerBlock ?? 1;
   const grid = per > 1 ? Math.ceil(count / per) : count;
+  const pre = p.plan.pre;
+  if (pre && p.preKernel) {
+    p.preKernel.launch(
+      { grid: pre.blocksPerBasis * count, block: pre.threads, sharedBytes: pre.sharedBytes, stream },
+      [ptr.bin, ptr.scratch[pre.scratchIndex]!, p.n, p.m],
+    );
+  }
   p.kernel.launch(
     { grid, block: p.plan.threads, sharedBytes: p.plan.sharedBytes, stream },
     [ptr.bin, ptr.bout, ptr.zout, ...ptr.scratch, ptr.stats, p.n, p.m, ...p.plan.extraArgs, ...(per > 1 ? [count] : [])],

@@ -29,20 +29,23 @@ const PARAMS: AlgoParams = { delta: 0.75, eta: 0.51, blockSize: 8, maxIterations
 
 /**
  * The emulated program: reads [batch, n, m, maxIterations, threads, sharedBytes, gInShared,
- * zInShared, stageRows] (int32) and the bases, launches one block per basis, writes Bout, Zout
- * and the stats.
+ * zInShared, stageRows, preGram] (int32) and the bases, launches jacobi_gram over the batch when
+ * preGram is set (16 x 16 tiles, 32 staged rows, as the host's plan), then one block per basis,
+ * writes Bout, Zout and the stats.
  */
 const JACOBI_MAIN = String.raw`
 int main() {
-  int h[9];
-  if (fread(h, 4, 9, stdin) != 9) return 1;
-  const int batch = h[0], n = h[1], m = h[2], maxIter = h[3], nt = h[4], shared = h[5], gs = h[6], zs = h[7], rows = h[8];
+  int h[10];
+  if (fread(h, 4, 10, stdin) != 10) return 1;
+  const int batch = h[0], n = h[1], m = h[2], maxIter = h[3], nt = h[4], shared = h[5], gs = h[6], zs = h[7], rows = h[8], pre = h[9];
   std::vector<real> B((size_t)batch * n * m), Bo((size_t)batch * n * m, (real)-1e30);
   if (fread(B.data(), sizeof(real), B.size(), stdin) != B.size()) return 1;
   std::vector<double> Z((size_t)batch * m * m, -1e30), Zs((size_t)batch * m * m, -1e30);
   std::vector<real> Gs((size_t)batch * m * (m | 1), (real)-1e30);
   std::vector<int> st((size_t)batch * 5, 0);
-  if (emu_launch(batch, dim3{(unsigned)nt, 1, 1}, shared, [&] { jacobi_parallel(B.data(), Bo.data(), Z.data(), Zs.data(), Gs.data(), st.data(), n, m, maxIter, gs, zs, rows); })) return 2;
+  const int T = (m + 15) / 16;
+  if (pre && emu_launch(batch * T * T, dim3{256, 1, 1}, 2 * 32 * 16 * sizeof(real), [&] { jacobi_gram(B.data(), Gs.data(), n, m); })) return 2;
+  if (emu_launch(batch, dim3{(unsigned)nt, 1, 1}, shared, [&] { jacobi_parallel(B.data(), Bo.data(), Z.data(), Zs.data(), Gs.data(), st.data(), n, m, maxIter, gs, zs, rows, pre); })) return 2;
   fwrite(Bo.data(), sizeof(real), Bo.size(), stdout);
   fwrite(Z.data(), 8, Z.size(), stdout);
   fwrite(st.data(), 4, st.size(), stdout);
@@ -117,8 +120,11 @@ interface EmuKernel {
 }
 
 const H100_SHARED = 232448;
-/** Added to a Jacobi launch variant's thread count: the rounds on a group of two warps (mode 1). */
-const GROUP_MODE = 10000;
+/**
+ * Added to a Jacobi launch variant's thread count: the rounds on a group of two warps (mode 1);
+ * mode 2 on a group of two warps (REG_MODE); PRE_GRAM: G from jacobi_gram.
+ */
+const GROUP_MODE = 10000, REG_MODE = 20000, PRE_GRAM = 100000;
 
 const KERNELS: EmuKernel[] = [
   {
@@ -130,13 +136,18 @@ const KERNELS: EmuKernel[] = [
     // 65 pairs on), else the host's mode (the first warp alone for these sizes)
     plan(n, m, precision, threads, sharedLimit) {
       jacobiParallelTuning.threads = threads % GROUP_MODE;
-      if (threads >= GROUP_MODE) { jacobiParallelTuning.mode = 1; jacobiParallelTuning.group = 64; }
+      const mode = Math.floor((threads % PRE_GRAM) / GROUP_MODE);
+      if (mode >= 1) { jacobiParallelTuning.mode = mode >= 2 ? 2 : 1; jacobiParallelTuning.group = 64; }
+      jacobiParallelTuning.preGram = threads >= PRE_GRAM ? 1 : 0;
       try {
-        return jacobiParallelPlan(n, m, precision, PARAMS, device(sharedLimit));
+        const plan = jacobiParallelPlan(n, m, precision, PARAMS, device(sharedLimit));
+        if (mode >= 2) assert.equal(plan.defines?.JMODE, 2, 'mode 2 planned');
+        return plan;
       } finally {
         jacobiParallelTuning.threads = 0;
         jacobiParallelTuning.mode = -1;
         jacobiParallelTuning.group = 0;
+        jacobiParallelTuning.preGram = -1;
       }
     },
     variants(n, m, precision) {
@@ -150,7 +161,8 @@ const KERNELS: EmuKernel[] = [
       while (at(none).scratchBytesPerBasis[1] === 0) none -= 16;
       let tight = none;
       while (Number(at(tight).extraArgs[3]) > 1) tight -= 4;
-      return [[0, H100_SHARED], [32, gOnly], [m > 8 ? 8 : 4, none], [96, tight], [GROUP_MODE + 96, H100_SHARED], [GROUP_MODE + 64, none]];
+      return [[0, H100_SHARED], [32, gOnly], [m > 8 ? 8 : 4, none], [96, tight], [GROUP_MODE + 96, H100_SHARED], [GROUP_MODE + 64, none],
+        [REG_MODE + 96, H100_SHARED], [REG_MODE + 64, H100_SHARED], [PRE_GRAM + REG_MODE + 96, none], [PRE_GRAM + 0, H100_SHARED], [PRE_GRAM + 32, gOnly]];
     },
     header: (plan) => ({ ints: plan.extraArgs.slice(1).map(Number), doubles: [] }),
   },
@@ -218,7 +230,12 @@ function runKernel(k: EmuKernel, precision: 'float32' | 'float64', data: RealArr
   const extra = k.header(plan);
   const header = new Int32Array([batch, n, m, PARAMS.maxIterations, threads, plan.sharedBytes, ...extra.ints]);
   const doubles = new Float64Array(extra.doubles);
-  const out = runEmulated(exe, Buffer.concat([Buffer.from(header.buffer), Buffer.from(doubles.buffer), Buffer.from(data.buffer, data.byteOffset, data.byteLength)]));
+  let out: Buffer;
+  try {
+    out = runEmulated(exe, Buffer.concat([Buffer.from(header.buffer), Buffer.from(doubles.buffer), Buffer.from(data.buffer, data.byteOffset, data.byteLength)]));
+  } catch (e) {
+    throw new Error(`${k.name}, n = ${n}, m = ${m}, ${precision}, launch ${v}: ${(e as Error).message} ${String((e as { stderr?: unknown }).stderr ?? "").slice(0, 500)}`);
+  }
   const eb = data.BYTES_PER_ELEMENT;
   const bytes = new Uint8Array(out.buffer, out.byteOffset, out.byteLength).slice();
   const basis = precision === 'float32' ? new Float32Array(bytes.buffer, 0, batch * n * m) : new Float64Array(bytes.buffer, 0, batch * n * m);
@@ -231,7 +248,7 @@ function runKernel(k: EmuKernel, precision: 'float32' | 'float64', data: RealArr
 for (const k of KERNELS) {
   for (const precision of ['float64', 'float32'] as const) {
     test(`${k.name} kernel, emulated on the CPU, equals the CPU reference bit for bit (${precision})`, { skip }, () => {
-      const seed = randomInt(2 ** 40);
+      const seed = process.env.EMU_SEED ? Number(process.env.EMU_SEED) : randomInt(2 ** 40);
       const rng = new Philox(seed, 5);
       // Gaussian, odd and even m, m < n too
       for (const [n, m] of [[2 + rng.int(4), 2], [5 + rng.int(4), 5], [9 + rng.int(4), 8], [12 + rng.int(6), 11 + rng.int(2)]]) {
@@ -244,13 +261,18 @@ for (const k of KERNELS) {
       // and refreshes, all-swap's growth watch: about one 12 x 12 basis in five needs it)
       for (const [shape, batch, blocks] of [['full', 2, 3 + rng.int(3)], ['square', 12, 6]] as const) {
         const t = blockToeplitzBases({ batch, blocks, blockSize: 2, taps: 2, shape, seed: seed + 7, precision });
-        assertMatchesReference(k.cpu, PARAMS, `seed ${seed}, block-Toeplitz ${shape} ${t.rows} x ${t.cols}`, t.data, batch, t.rows, t.cols, runKernel(k, precision, t.data, batch, t.rows, t.cols, [64, H100_SHARED]));
+        // (Jacobi: also mode 2 across segments with G from jacobi_gram: its rounds with reductions)
+        for (const v of k.name === 'jacobi-parallel' ? [64, PRE_GRAM + REG_MODE + 64] : [64]) {
+          assertMatchesReference(k.cpu, PARAMS, `seed ${seed}, block-Toeplitz ${shape} ${t.rows} x ${t.cols}, launch ${v}`, t.data, batch, t.rows, t.cols, runKernel(k, precision, t.data, batch, t.rows, t.cols, [v, H100_SHARED]));
+        }
       }
       // integer bases (the exact-arithmetic path) and large entries
       const n = 6 + rng.int(5), m = n - rng.int(2);
       const ints = precision === 'float32' ? new Float32Array(2 * n * m) : new Float64Array(2 * n * m);
       for (let i = 0; i < ints.length; i++) ints[i] = Math.round(rng.normal() * 40);
-      assertMatchesReference(k.cpu, PARAMS, `seed ${seed}, integer n = ${n}, m = ${m}`, ints, 2, n, m, runKernel(k, precision, ints, 2, n, m, [32, H100_SHARED]));
+      for (const v of k.name === 'jacobi-parallel' ? [32, PRE_GRAM + REG_MODE + 32] : [32]) {
+        assertMatchesReference(k.cpu, PARAMS, `seed ${seed}, integer n = ${n}, m = ${m}, launch ${v}`, ints, 2, n, m, runKernel(k, precision, ints, 2, n, m, [v, H100_SHARED]));
+      }
     });
   }
 }

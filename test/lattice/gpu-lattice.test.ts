@@ -15,7 +15,7 @@ import { checkLagrangePairs, checkLLL, checkUnimodular } from '../../src/lattice
 import { blockToeplitzBases, gaussianBases } from '../../src/lattice/generators.js';
 import type { AlgoParams, CpuReducer } from '../../src/lattice/types.js';
 import { jacobiParallelCpu } from '../../src/lattice/jacobi-parallel/cpu.js';
-import { reduceBatchCuda as jacobiParallelCuda } from '../../src/lattice/jacobi-parallel/cuda.js';
+import { jacobiParallelTuning, reduceBatchCuda as jacobiParallelCuda } from '../../src/lattice/jacobi-parallel/cuda.js';
 import { allswapCpu } from '../../src/lattice/allswap/cpu.js';
 import { allswapTuning, reduceBatchCuda as allswapCuda } from '../../src/lattice/allswap/cuda.js';
 import { cudaAvailable } from '../../src/gpu/index.js';
@@ -182,5 +182,34 @@ test('allswap on the GPU, 64 x 64 bases several per multiprocessor (Z in global 
         assert.deepEqual([gpu.stats.iterations[k], gpu.stats.swaps[k], gpu.stats.sizeReductions[k]], [ref.stats.iterations, ref.stats.swaps, ref.stats.sizeReductions], `${what}, basis ${k}: counts differ`);
       }
     }
+  }
+});
+
+test('jacobi-parallel on the GPU, single large bases (rounds in mode 2, G from jacobi_gram), equals its CPU reference bit for bit', { skip }, async () => {
+  const seed = randomInt(2 ** 40);
+  // [family, n, precision, tuning]: the host's choices (mode 2 and jacobi_gram from 65 pairs), odd
+  // m (a bye), block-Toeplitz (rounds with size reductions, refreshes), and forced variants
+  const cases: Array<[string, number, 'float32' | 'float64', Partial<typeof jacobiParallelTuning>]> = [
+    ['gaussian', 200, 'float32', {}], ['gaussian', 200, 'float64', {}], ['gaussian', 151, 'float32', {}],
+    ['toeplitz', 140, 'float32', {}], ['toeplitz', 140, 'float64', {}],
+    ['gaussian', 100, 'float32', { mode: 2 }], ['toeplitz', 100, 'float32', { mode: 2 }],
+    ['gaussian', 200, 'float32', { preGram: 0 }], ['gaussian', 130, 'float32', { mode: 1 }],
+  ];
+  for (const [family, size, precision, tuning] of cases) {
+    const c = family === 'gaussian'
+      ? { family, batch: 1, n: size, m: size, data: gaussianBases({ batch: 1, n: size, m: size, seed: seed + size, precision }).data }
+      : (() => { const t = blockToeplitzBases({ batch: 1, blocks: size / 2, blockSize: 2, taps: 2, shape: 'square', seed: seed + size, precision }); return { family, batch: 1, n: t.rows, m: t.cols, data: t.data }; })();
+    const what = `seed ${seed}, ${family}, n = ${c.n}, m = ${c.m}, ${precision}, tuning ${JSON.stringify(tuning)}`;
+    Object.assign(jacobiParallelTuning, tuning);
+    let gpu;
+    try {
+      gpu = await jacobiParallelCuda(c.data.slice() as RealArray, 1, c.n, c.m, PARAMS);
+    } finally {
+      Object.assign(jacobiParallelTuning, { threads: 0, group: 0, mode: -1, preGram: -1 });
+    }
+    const ref = cpuReference(ALGOS[0]!, c, 0);
+    assert.deepEqual(gpu.Z, ref.Z, `${what}: Z differs from the CPU reference`);
+    assert.deepEqual(gpu.basis, ref.B, `${what}: reduced basis differs from the CPU reference`);
+    assert.deepEqual([gpu.stats.iterations[0], gpu.stats.swaps[0], gpu.stats.sizeReductions[0]], [ref.stats.iterations, ref.stats.swaps, ref.stats.sizeReductions], `${what}: counts differ`);
   }
 });

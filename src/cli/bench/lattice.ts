@@ -248,10 +248,12 @@ async function loadGpuKit(): Promise<GpuKit> {
       if ('laneMemory' in v) as.allswapTuning.laneMemory = v.laneMemory as 'shared';
       if ('laneSpecialise' in v) as.allswapTuning.laneSpecialise = Boolean(v.laneSpecialise);
       if ('jacobiThreads' in v) jp.jacobiParallelTuning.threads = Number(v.jacobiThreads);
+      if ('jacobiMode' in v) jp.jacobiParallelTuning.mode = Number(v.jacobiMode);
+      if ('jacobiPreGram' in v) jp.jacobiParallelTuning.preGram = Number(v.jacobiPreGram);
     },
     resetVariant() {
       Object.assign(as.allswapTuning, as.ALLSWAP_TUNING_DEFAULTS);
-      jp.jacobiParallelTuning.threads = 0;
+      Object.assign(jp.jacobiParallelTuning, { threads: 0, mode: -1, preGram: -1 });
     },
   };
 }
@@ -585,13 +587,21 @@ export async function run(argv: string[]): Promise<number> {
       }
       if (o.variants && family === 'gaussian' && precision === 'float32' && n >= 50) {
         const one = inp.data.subarray(0, size) as RealArray;
-        for (const t of [256, 512, 1024]) {
-          gpu.setVariant({ jacobiThreads: t });
+        // block sizes; round modes (0: first warp, 1: group with perm arrays, 2: group with the
+        // players in registers); G by the block instead of jacobi_gram
+        const jv: Array<Record<string, number>> = [
+          { jacobiThreads: 256 }, { jacobiThreads: 512 }, { jacobiThreads: 1024 },
+          { jacobiMode: 0 }, { jacobiMode: 1 }, { jacobiMode: 2 }, { jacobiPreGram: 0 },
+        ];
+        for (const v of jv) {
+          gpu.setVariant(v);
+          const name = Object.entries(v).map(([a, b]) => `${a} ${b}`).join(', ');
           try {
             const kv = await gpu.timeKernel('jacobi-parallel', one, 1, inp.rows, inp.cols, 3);
-            variantRows.push(`| jacobi ${inp.rows}x${n} ${precision} single | threads ${t} | ${fmtTime(kv.medianS)} | ${kv.threads} thr | |`);
+            const c = checkOutputs('jacobi-parallel', one, kv.Z, kv.basis, kv.stats, 1, inp.rows, inp.cols);
+            variantRows.push(`| jacobi ${inp.rows}x${n} ${precision} single | ${name} | ${fmtTime(kv.medianS)} | ${kv.threads} thr | ${c.failed === 0 && c.unwritten === 0 ? 'ok' : 'FAILED'} |`);
           } catch (e) {
-            variantRows.push(`| jacobi ${inp.rows}x${n} ${precision} single | threads ${t} | failed: ${(e as Error).message.slice(0, 120)} | | |`);
+            variantRows.push(`| jacobi ${inp.rows}x${n} ${precision} single | ${name} | failed: ${(e as Error).message.slice(0, 120)} | | |`);
           } finally {
             gpu.resetVariant();
           }

@@ -11,11 +11,13 @@ import { runLatticeBatch, type CudaBatchResult, type LatticeKernelSpec, type Lau
 const KERNEL_URL = new URL('./kernel.cu', import.meta.url);
 
 /**
- * Threads per block, threads of the group that runs the rounds in mode 1 (a multiple of 32, at
- * most the block), and the mode (0: the first warp alone, 1: the group); 0 / -1 pick from the size
- * (for measurements; leave them).
+ * Threads per block, threads of the group that runs the rounds in modes 1 and 2 (a multiple of
+ * 32, at most the block), the mode (0: the first warp alone, 1: the group with the permutation in
+ * shared memory, 2: the group with the players in registers) and preGram (1: G = B^T B by the
+ * many-block kernel jacobi_gram before the main one, 0: by the block); 0 / -1 pick from the size
+ * (for measurements and tests; leave them).
  */
-export const jacobiParallelTuning = { threads: 0, group: 0, mode: -1 };
+export const jacobiParallelTuning = { threads: 0, group: 0, mode: -1, preGram: -1 };
 
 /**
  * Threads per block when a few bases run alone (the host caps it at the kernel's register limit).
@@ -32,6 +34,11 @@ const STAGE_ROWS = 16;
 
 /** The kernel's JacobiShared block at the start of the shared memory (JACOBI_SHARED_BYTES). */
 const HEAD_BYTES = 128;
+
+
+/** jacobi_gram's tile of G (GP x GP entries, one per thread) and its stage of B (GR rows). */
+const GRAM_TILE = 16;
+const GRAM_ROWS = 32;
 
 const align16 = (x: number): number => Math.ceil(x / 16) * 16;
 
@@ -71,7 +78,20 @@ export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 
   const stageRow = ((Math.ceil(m / tile) * tile) | 1) * elt;
   const gBytes = align16(m * ldg * elt);
   const zBytes = m * m * 8;
-  const small = HEAD_BYTES + 3 * m * 8 + align16(half * elt) + 2 * m * 4 + 2 * half * 4;
+  // who runs the rounds (JMODE in kernel.cu): up to 64 pairs the first warp alone (mode 0, pairs
+  // in registers, shuffles); more, a group of whole warps, up to four (a warp per scheduler), no
+  // more than the pairs need: mode 2 (the players in registers, one pair per thread; mode 1, the
+  // permutation in shared memory, where the group cannot give every pair a thread). Pairs per
+  // thread a power of two (fewer modules).
+  const groupMax = jacobiParallelTuning.group > 0 ? jacobiParallelTuning.group : Math.min(128, Math.ceil(half / 32) * 32);
+  const regsOk = threads >= 32 && Math.min(Math.floor(threads / 32) * 32, groupMax) >= half;
+  let mode = jacobiParallelTuning.mode >= 0 ? jacobiParallelTuning.mode : half <= 64 ? 0 : regsOk ? 2 : 1;
+  if (mode === 2 && !regsOk) mode = 1;
+  const group = threads < 32 ? threads : mode === 0 ? 32 : Math.min(Math.floor(threads / 32) * 32, groupMax);
+  const slots = mode === 2 ? 1 : 2 ** Math.ceil(Math.log2(Math.max(1, Math.ceil(half / group))));
+  // mode 2's exchange slots (kernel.cu): [parity][arr1, arr2][JG] words and as many reals
+  const xchBytes = mode === 2 ? 16 * groupMax + 4 * groupMax * elt : 0;
+  const small = HEAD_BYTES + 3 * m * 8 + align16(half * elt) + align16(2 * m * 4 + 2 * half * 4) + 16 + xchBytes;
   const limit = device.sharedPerBlockOptinBytes;
   const stage1 = align16(stageRow);
   const gInShared = small + stage1 + gBytes <= limit;
@@ -80,21 +100,17 @@ export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 
   let rows = Math.max(1, Math.min(STAGE_ROWS, n));
   while (rows > 1 && fixed + align16(rows * stageRow) > limit) rows--;
   const sharedBytes = fixed + align16(rows * stageRow);
-  // who runs the rounds (JMODE in kernel.cu): up to 64 pairs the first warp alone (mode 0, pairs
-  // in registers, shuffles); more, a group of whole warps, up to four (a warp per scheduler), no
-  // more than the pairs need (mode 1, group_threads() in kernel.cu; measured on the H100: 200 x 200
-  // 0.62 ms against 0.74 ms in mode 0, 100 x 100 0.21 ms against 0.19 ms). Pairs per thread a
-  // power of two (fewer modules).
-  const mode = jacobiParallelTuning.mode >= 0 ? jacobiParallelTuning.mode : half <= 64 ? 0 : 1;
-  const groupMax = jacobiParallelTuning.group > 0 ? jacobiParallelTuning.group : Math.min(128, Math.ceil(half / 32) * 32);
-  const group = threads < 32 ? threads : mode === 0 ? 32 : Math.min(Math.floor(threads / 32) * 32, groupMax);
-  const slots = 2 ** Math.ceil(Math.log2(Math.max(1, Math.ceil(half / group))));
+  // G = B^T B by jacobi_gram over the device (many blocks) for a few large bases; the block's own
+  // gram() otherwise (many bases keep the device busy anyway)
+  const preGram = jacobiParallelTuning.preGram >= 0 ? jacobiParallelTuning.preGram === 1 : single && m >= 64;
+  const gTiles = Math.ceil(m / GRAM_TILE);
   return {
     threads,
     sharedBytes,
-    scratchBytesPerBasis: [zInShared ? 0 : zBytes, gInShared ? 0 : m * ldg * elt],
-    extraArgs: [p.maxIterations, gInShared ? 1 : 0, zInShared ? 1 : 0, rows],
+    scratchBytesPerBasis: [zInShared ? 0 : zBytes, gInShared && !preGram ? 0 : m * ldg * elt],
+    extraArgs: [p.maxIterations, gInShared ? 1 : 0, zInShared ? 1 : 0, rows, preGram ? 1 : 0],
     defines: { JMODE: mode, JG: groupMax, JQ: slots, GT: tile, JT: threads, JB: minBlocks },
+    ...(preGram ? { pre: { blocksPerBasis: gTiles * gTiles, threads: GRAM_TILE * GRAM_TILE, sharedBytes: 2 * GRAM_ROWS * GRAM_TILE * elt, scratchIndex: 1 } } : {}),
   };
 }
 
@@ -107,7 +123,16 @@ export const jacobiParallelSpec: LatticeKernelSpec = {
       defines: { REAL: precision === 'float32' ? 'float' : 'double', ...plan.defines },
       options: ['-fmad=false'],
     });
-    return mod.kernel('jacobi_parallel', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32']);
+    return mod.kernel('jacobi_parallel', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32']);
+  },
+  preKernel(ctx, precision, plan) {
+    const mod = loadModule(ctx, {
+      source: readKernelSource(KERNEL_URL),
+      name: 'jacobi-parallel/kernel.cu',
+      defines: { REAL: precision === 'float32' ? 'float' : 'double', ...plan.defines },
+      options: ['-fmad=false'],
+    });
+    return mod.kernel('jacobi_gram', ['ptr', 'ptr', 'i32', 'i32']);
   },
   plan: jacobiParallelPlan,
 };

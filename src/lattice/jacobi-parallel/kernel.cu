@@ -34,12 +34,17 @@
 // tests) ends the round. In both, a round without a size reduction (all but a few of a large
 // basis) needs no block barrier; a round with one is redone the reference's way: multipliers,
 // phases b and c by the whole block (the other warps wait at a block barrier for that command,
-// or for the end of the sweeps), then the drift test and the swaps on the updated norms. G = B^T B
-// stages B through shared memory; the closing B_in Z takes a column per warp and only the nonzero
-// entries of Z.
+// or for the end of the sweeps), then the drift test and the swaps on the updated norms. Mode 2
+// (the host's choice from 65 pairs on, where the group gives every pair a thread): as mode 1, but
+// each thread carries its two players and their norms in registers and passes them to its
+// neighbours through exchange slots in shared memory (no permutation array, one load of G per pair
+// in a round without a size reduction). G = B^T B stages B through shared memory; for a few large
+// bases the host launches jacobi_gram (G by many blocks, same sums) before this kernel instead
+// (preGram). The closing B_in Z takes a column per warp and only the nonzero entries of Z; while Z
+// is still the identity it is a permuted copy of B_in.
 //
 // -D parameters: REAL = float | double, the working precision of B and G (Z is always double);
-// JMODE: 0 or 1 (above); JG, JQ: threads of the group in mode 1 and pairs per thread (JQ times
+// JMODE: 0, 1 or 2 (above); JG, JQ: threads of the group in mode 1 and pairs per thread (JQ times
 // the threads that run the rounds >= half); GT: tile of G per thread; JT, JB: launch bounds.
 // G and the working Z (in permuted column order) live in shared memory when the host found room
 // (flags gInShared, zInShared), else in global scratch; generic pointers reach either.
@@ -47,6 +52,7 @@
 // The variants the host compiles (cuda.ts), which scripts/nvcc-all.mjs also compiles in CI:
 // nvcc-variant: -DREAL=float -fmad=false
 // nvcc-variant: -DREAL=double -fmad=false
+// nvcc-variant: -DREAL=float -fmad=false -DJMODE=2 -DJQ=1 -DJG=128 -DJT=512
 
 #ifndef REAL
 #define REAL double
@@ -263,6 +269,64 @@ __device__ __noinline__ void gather_times_z(const real* __restrict__ Bin, const 
   }
 }
 
+// gather_times_z when Z is the identity (no size reduction yet): Zo(:, j) = e_perm[j] and
+// out(:, j) = 0 + B_in(:, perm[j]) (what the sum gives: 0 + (real)((double)b * 1.0)), every thread
+// over the flat index, eight loads in flight.
+__device__ __noinline__ void permuted_copy(const real* __restrict__ Bin, const int* perm, double* Zo, real* out, int n, int m) {
+  const int tid = threadIdx.x, nt = blockDim.x, be = n * m;
+  for (int e0 = 0; e0 < be; e0 += 8 * nt) {
+    real v[8];
+#pragma unroll
+    for (int u = 0; u < 8; u++) {
+      const int e = e0 + u * nt + tid;
+      v[u] = 0;
+      if (e < be) { const int j = e / n; v[u] = Bin[(size_t)perm[j] * n + (e - j * n)]; }
+    }
+#pragma unroll
+    for (int u = 0; u < 8; u++) { const int e = e0 + u * nt + tid; if (e < be) out[e] = (real)0 + v[u]; }
+  }
+  for (int e = tid; e < m * m; e += nt) { const int j = e / m; Zo[e] = e - j * m == perm[j] ? 1.0 : 0.0; }
+}
+
+// G = B^T B by many blocks, before jacobi_parallel on the same stream, for a few large bases (one
+// block's gram() keeps a single multiprocessor busy for about 100 us at 200 x 200): block b takes
+// tile b % (T T) of basis b / (T T), GP x GP entries (I, J) with I <= J (the others return), one
+// entry per thread, summed over t in order with the same products as gram() (so the same value;
+// both triangles written from one sum). B is staged GR rows at a time through the dynamic shared
+// memory (2 GR GP reals); the results go to Gscratch (leading dimension m | 1).
+#define GP 16
+#define GR 32
+extern "C" __global__ void __launch_bounds__(GP * GP) jacobi_gram(const real* __restrict__ Bin, real* __restrict__ Gscratch, int n, int m) {
+  const int T = (m + GP - 1) / GP;
+  const int basis = blockIdx.x / (T * T), tile = blockIdx.x - basis * T * T;
+  const int I = tile / T, J = tile - I * T;
+  if (I > J) return;
+  const int tid = threadIdx.x, ti = tid % GP, tj = tid / GP;
+  const int ldg = m | 1;
+  real* si = (real*)smem;
+  real* sj = si + GR * GP;
+  const real* B = Bin + (size_t)basis * n * m;
+  real s = 0;
+  for (int t0 = 0; t0 < n; t0 += GR) {
+    const int rows = n - t0 < GR ? n - t0 : GR;
+    __syncthreads();
+    for (int x = tid; x < rows * GP; x += GP * GP) {
+      const int c = x / rows, tt = x - c * rows;
+      const int ci = I * GP + c, cj = J * GP + c;
+      si[tt * GP + c] = ci < m ? B[(size_t)ci * n + t0 + tt] : (real)0;
+      sj[tt * GP + c] = cj < m ? B[(size_t)cj * n + t0 + tt] : (real)0;
+    }
+    __syncthreads();
+    for (int tt = 0; tt < rows; tt++) s = s + si[tt * GP + ti] * sj[tt * GP + tj];
+  }
+  const int i = I * GP + ti, j = J * GP + tj;
+  if (i < m && j < m) {
+    real* g = Gscratch + (size_t)basis * m * ldg;
+    g[i + j * ldg] = s;
+    g[j + i * ldg] = s;
+  }
+}
+
 // Does Z(:, cj) - r Z(:, ci) keep every entry an exact integer (transformUpdateFits in arith.ts)?
 // zbound[c] bounds max |Z(:, c)| from above, so most calls answer without looking at Z.
 __device__ bool transform_update_fits(const double* Z, const double* zbound, int m, int ci, int cj, double r) {
@@ -378,6 +442,7 @@ struct JacobiShared {
   int m, ldg, half, ng;
   int cmd, outcome, status, decision;
   int permOff, perm2Off;  // byte offsets of perm and perm2 in the shared memory
+  int xchOff;             // byte offset of mode 2's exchange slots
 };
 #define JACOBI_SHARED_BYTES 128
 static_assert(sizeof(JacobiShared) <= JACOBI_SHARED_BYTES, "JacobiShared outgrew its place");
@@ -537,6 +602,127 @@ __device__ __noinline__ MasterCounts group_sweeps(const real* Gglobal, int maxIt
     const int* cur = (const int*)(smem + curOff);
     int* perm = (int*)(smem + sh->permOff);
     for (int c = t; c < m; c += ng) perm[c] = cur[c];
+  }
+  if (t == 0) { sh->cmd = CMD_DONE; sh->outcome = outcome; sh->status = status; }
+  block_sync();
+  return MasterCounts{sweeps, mySwaps, myReductions};
+}
+
+// ---- mode 2 (JMODE 2, a group of up to JG threads, one pair per thread): the players in
+// registers. Thread k holds pair k of the round: its two players as (logical column << 16) | perm
+// entry, with their norms G(p, p) beside them (G's diagonal changes only in a round with a size
+// reduction, after which every norm is reloaded). A round without a size reduction reads one entry
+// of G per thread (G(pi, pj) for the test; the swap is decided on the carried norms) and no
+// permutation array: each thread writes its two players after the swap to exchange slots in shared
+// memory (double-buffered by the round's parity), the round's one group barrier (which also ORs the
+// tests) orders them, and each thread reads its next players from its neighbours' slots. No
+// shuffles and no divergent branches on that path. A round with a size reduction writes the
+// permutation as it stands to perm and is redone by reduction_round (as in mode 1), whose result in
+// perm2 gives the players' new entries. Exchange slots: [parity][arr1, arr2][JG] words, then as
+// many reals (the host sizes them: 16 JG + 4 JG sizeof(real) bytes).
+struct RegState { unsigned a, b; real da, db; };
+
+// Phase a's test and phase d's swap for state s (the norms as carried): red = the reduction test,
+// sw = the swap; returns the state after the swap. G(pi, pj) is read by every thread (the entries
+// of a non-live slot are valid columns), so that the warp does not diverge.
+__device__ __forceinline__ RegState reg_test(const RegState& s, const real* G, int ldg, int m, bool mine, int& red, bool& sw) {
+  const int La = (int)(s.a >> 16), Lb = (int)(s.b >> 16);
+  const bool aFirst = La < Lb;
+  const int pi = (int)((aFirst ? s.a : s.b) & 0xffffu), pj = (int)((aFirst ? s.b : s.a) & 0xffffu);
+  const real dii = aFirst ? s.da : s.db, djj = aFirst ? s.db : s.da;
+  const bool live = mine && La < m && Lb < m;
+  const real gij = G[pi + pj * ldg];
+  red = live && fabs(gij) > reduction_limit(dii);
+  sw = live && dii > djj;
+  RegState n;
+  n.a = sw ? (s.a & 0xffff0000u) | (s.b & 0xffffu) : s.a;
+  n.b = sw ? (s.b & 0xffff0000u) | (s.a & 0xffffu) : s.b;
+  n.da = sw ? s.db : s.da;
+  n.db = sw ? s.da : s.db;
+  return n;
+}
+
+template <bool GS>
+__device__ __noinline__ MasterCounts reg_sweeps(const real* Gglobal, int maxIterations, int sweeps) {
+  JacobiShared* sh = jshared();
+  const real* G = GS ? (const real*)(smem + JACOBI_SHARED_BYTES) : Gglobal;
+  const int t = threadIdx.x;
+  const int m = sh->m, ldg = sh->ldg, half = sh->half, ng = sh->ng;
+  const int rounds = 2 * half - 1;
+  int* perm = (int*)(smem + sh->permOff);
+  int* perm2 = (int*)(smem + sh->perm2Off);
+  unsigned* xu = (unsigned*)(smem + sh->xchOff);
+  real* xd = (real*)(smem + sh->xchOff + 16 * JG);
+  const bool mine = t < half;
+  // where the next players come from: thread k takes arr1 from k - 1 (thread 1: arr2 of thread
+  // 0) and arr2 from k + 1; thread 0 keeps its arr1, thread half - 1 takes its own arr1 as arr2
+  const int fromA = t == 1 ? JG : t > 0 ? t - 1 : 0;
+  const int fromB = JG + (t + 1 < ng ? t + 1 : t);  // (slots past the group are never written)
+  const bool keepA = t == 0 || half < 2, ownB = t == half - 1 || half < 2;
+  // the players of the first round: arr1[k] = k, arr2[k] = k + half; threads past half hold none
+  RegState s;
+  {
+    const int a = mine ? t : 0xffff, b = mine ? t + half : 0xffff;
+    const int pa = a < m ? perm[a] : 0, pb = b < m ? perm[b] : 0;
+    s.a = ((unsigned)a << 16) | (unsigned)pa;
+    s.b = ((unsigned)b << 16) | (unsigned)pb;
+    s.da = G[pa + pa * ldg];
+    s.db = G[pb + pb * ldg];
+  }
+  int mySwaps = 0, myReductions = 0;
+  int status = STATUS_OK, outcome = OUTCOME_UNCHANGED;
+  do {
+    if (sweeps >= maxIterations) { status = STATUS_ITERATION_LIMIT; break; }
+    sweeps++;
+    int changed = 0;
+    outcome = OUTCOME_UNCHANGED;
+    for (int r = 0; r < rounds; r++) {
+      int red;
+      bool sw;
+      RegState post = reg_test(s, G, ldg, m, mine, red, sw);
+      const int xo = (r & 1) * 2 * JG;
+      xu[xo + t] = post.a; xd[xo + t] = post.da;
+      xu[xo + JG + t] = post.b; xd[xo + JG + t] = post.db;
+      if (!group_sync_or(red, ng)) {
+        if (sw) { mySwaps++; changed = 1; }
+      } else {
+        // a round with size reductions: redone from the permutation before it
+        const int La = (int)(s.a >> 16), Lb = (int)(s.b >> 16);
+        const bool live = mine && La < m && Lb < m;
+        if (mine) {
+          if (La < m) perm[La] = (int)(s.a & 0xffffu);
+          if (Lb < m) perm[Lb] = (int)(s.b & 0xffffu);
+        }
+        const RoundOut o = reduction_round(r, perm, perm2);
+        mySwaps += o.swaps;
+        myReductions += o.reductions;
+        if (o.swaps || o.reductions) changed = 1;
+        // the players' entries after the round, every norm reloaded (G changed)
+        const int pa = live ? perm2[La] : (int)(s.a & 0xffffu), pb = live ? perm2[Lb] : (int)(s.b & 0xffffu);
+        post.a = (s.a & 0xffff0000u) | (unsigned)pa;
+        post.b = (s.b & 0xffff0000u) | (unsigned)pb;
+        post.da = G[pa + pa * ldg];
+        post.db = G[pb + pb * ldg];
+        if (o.end) { outcome = o.end; s = post; break; }
+        xu[xo + t] = post.a; xd[xo + t] = post.da;
+        xu[xo + JG + t] = post.b; xd[xo + JG + t] = post.db;
+        group_sync_or(0, ng);
+      }
+      // the tournament turns
+      const unsigned ua = xu[xo + fromA], ub = xu[xo + fromB];
+      const real da = xd[xo + fromA], db = xd[xo + fromB];
+      s.a = keepA ? post.a : ua;
+      s.da = keepA ? post.da : da;
+      s.b = ownB ? (half < 2 ? post.b : post.a) : ub;
+      s.db = ownB ? (half < 2 ? post.db : post.da) : db;
+    }
+    if (outcome == OUTCOME_UNCHANGED && group_sync_or(changed, ng)) outcome = OUTCOME_CHANGED;
+  } while (outcome == OUTCOME_CHANGED);
+  // the permutation into perm, then the other warps are released
+  if (mine) {
+    const int La = (int)(s.a >> 16), Lb = (int)(s.b >> 16);
+    if (La < m) perm[La] = (int)(s.a & 0xffffu);
+    if (Lb < m) perm[Lb] = (int)(s.b & 0xffffu);
   }
   if (t == 0) { sh->cmd = CMD_DONE; sh->outcome = outcome; sh->status = status; }
   block_sync();
@@ -735,7 +921,7 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
     double* __restrict__ Zscratch,  // batch x m x m, used when Z is not in shared memory
     real* __restrict__ Gscratch,    // batch x m x (m|1), used when G is not in shared memory
     int* __restrict__ stats,        // batch x STATS_WIDTH, zero on entry
-    int n, int m, int maxIterations, int gInShared, int zInShared, int stageRows) {
+    int n, int m, int maxIterations, int gInShared, int zInShared, int stageRows, int preGram) {
   const int basis = blockIdx.x;
   const int tid = threadIdx.x;
   const int nt = blockDim.x;
@@ -746,7 +932,7 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
 
   // shared layout (jacobiParallelPlan in cuda.ts sizes it): [JacobiShared (128 bytes)][G][Z]
   //   [stage (stageRows x stage_ld(m) reals)][E (m doubles)][zbound (m doubles)][lg (m doubles)]
-  //   [mult (half reals)][perm (m)][perm2 (m)][lpi (half)][lpj (half)]
+  //   [mult (half reals)][perm (m)][perm2 (m)][lpi (half)][lpj (half)][xch (mode 2's slots, 16-aligned)]
   JacobiShared* sh = jshared();
   unsigned char* p = smem + JACOBI_SHARED_BYTES;
   real* G;
@@ -763,7 +949,8 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
   int* perm = (int*)p; p += (size_t)m * sizeof(int);
   int* perm2 = (int*)p; p += (size_t)m * sizeof(int);
   int* lpi = (int*)p; p += (size_t)half * sizeof(int);
-  int* lpj = (int*)p;
+  int* lpj = (int*)p; p += (size_t)half * sizeof(int);
+  unsigned char* xch = smem + (((size_t)(p - smem) + 15) & ~(size_t)15);
 
   const real* B0 = Bin + (size_t)basis * n * m;
   real* B1 = Bout + (size_t)basis * n * m;
@@ -779,10 +966,35 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
     return;
   }
   if (JQ * NG < half) kernel_trap();  // the host compiled too few slots per thread
+  if (JMODE == 2 && (JQ != 1 || NG > JG)) kernel_trap();  // mode 2: one pair per thread, JG slots
 
   // integer input whose Gram entries stay small updates G exactly: no drift test then
   int nonInteger = 0;
-  gram(B0, G, ldg, n, m, stage, stageRows, &nonInteger);
+  if (preGram) {
+    // G came from jacobi_gram (same sums) in Gscratch: copied into shared memory where it lives
+    // there; B scanned for non-integers (eight loads in flight per thread)
+    const real* Gp = Gscratch + (size_t)basis * m * ldg;
+    const int ge = m * ldg;
+    if (gInShared) {
+      for (int e0 = 0; e0 < ge; e0 += 8 * nt) {
+        real v[8];
+#pragma unroll
+        for (int u = 0; u < 8; u++) { const int e = e0 + u * nt + tid; v[u] = e < ge ? Gp[e] : (real)0; }
+#pragma unroll
+        for (int u = 0; u < 8; u++) { const int e = e0 + u * nt + tid; if (e < ge) G[e] = v[u]; }
+      }
+    }
+    const int be = n * m;
+    for (int e0 = 0; e0 < be; e0 += 8 * nt) {
+      real v[8];
+#pragma unroll
+      for (int u = 0; u < 8; u++) { const int e = e0 + u * nt + tid; v[u] = e < be ? B0[e] : (real)0; }
+#pragma unroll
+      for (int u = 0; u < 8; u++) if (!(isfinite(v[u]) && v[u] == floor(v[u]))) nonInteger = 1;
+    }
+  } else {
+    gram(B0, G, ldg, n, m, stage, stageRows, &nonInteger);
+  }
   const int anyNonInteger = __syncthreads_or(nonInteger);
   // the logs of the norms in parallel, their sum in column order by thread 0
   for (int c = tid; c < m; c += nt) {
@@ -808,6 +1020,7 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
     sh->driftRatio = decision ? 0.0 : drift_ratio((real)0);
     sh->m = m; sh->ldg = ldg; sh->half = half; sh->ng = NG;
     sh->permOff = (int)((unsigned char*)perm - smem); sh->perm2Off = (int)((unsigned char*)perm2 - smem);
+    sh->xchOff = (int)(xch - smem);
     sh->decision = decision;
   }
   __syncthreads();
@@ -822,6 +1035,8 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
       // the group runs the sweeps
       const MasterCounts c = JMODE == 0
           ? (gInShared ? warp_sweeps<true>(G, maxIterations, sweeps) : warp_sweeps<false>(G, maxIterations, sweeps))
+          : JMODE == 2
+          ? (gInShared ? reg_sweeps<true>(G, maxIterations, sweeps) : reg_sweeps<false>(G, maxIterations, sweeps))
           : (gInShared ? group_sweeps<true>(G, maxIterations, sweeps) : group_sweeps<false>(G, maxIterations, sweeps));
       sweeps = c.sweeps;
       mySwaps += c.swaps;
@@ -838,12 +1053,16 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
     const int outcome = sh->outcome, status = sh->status;
     if (status != STATUS_OK) { if (tid == 0) st[3] = status; break; }
 
-    // Z in logical order and B = B_in Z
-    gather_times_z(B0, Z, perm, Zo, B1, n, m);
+    // Z in logical order and B = B_in Z; with no size reduction since the identity (the first
+    // pass), Z is the identity and Zo its columns permuted: out(:, j) = 0 + B_in(:, perm[j])
+    const int anyReductions = __syncthreads_or(passReductions);
+    if (refresh == 0 && !anyReductions) permuted_copy(B0, perm, Zo, B1, n, m);
+    else gather_times_z(B0, Z, perm, Zo, B1, n, m);
+    __syncthreads();  // B1 and Zo written before a refresh reads them
     if (outcome == OUTCOME_OVERFLOW) break;
     // converged on a G that is exactly B's Gram matrix (only swaps since it was computed from a
     // basis, or exact integer arithmetic): the result is final
-    if (!__syncthreads_or(passReductions) && outcome == OUTCOME_UNCHANGED) break;
+    if (!anyReductions && outcome == OUTCOME_UNCHANGED) break;
     if (outcome == OUTCOME_UNCHANGED && driftRatio == 0) break;
     // refresh: G from the new basis, E = diag(G), working Z = logical Z, identity permutation,
     // and the bounds on |Z| recomputed from Z itself
