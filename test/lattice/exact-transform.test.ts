@@ -44,16 +44,27 @@ function blockDiagonal(blocks: [bigint, bigint, bigint, bigint][], extraRows: nu
 }
 
 test('rebuildTransform finds the exact Z past 2^53, square and tall, with det Z', () => {
+  // the expected Z: blockdiag(M1_i^-1 M2_i), M1^-1 = [[d, -b], [-c, a]]; entries (0,0), (1,0), (0,1), (1,1)
+  const expected = (M1: ReturnType<typeof unimodular2>[], M2: ReturnType<typeof unimodular2>[]): bigint[][] => M1.map(([a, b, c, d], i) => {
+    const [e, f, g, h] = M2[i]!;
+    return [d * e - b * g, -c * e + a * g, d * f - b * h, -c * f + a * h];
+  });
+  const abs = (v: bigint): bigint => (v < 0n ? -v : v);
   for (let rep = 0; rep < 6; rep++) {
     const k = 1 + rng.int(6), extra = rng.int(3);
-    const M1 = Array.from({ length: k }, unimodular2), M2 = Array.from({ length: k }, unimodular2);
+    // redraw until the expected Z has an entry past 2^53 (cancellation, or a small Bezout
+    // coefficient, can keep all of a small draw below it): that is what this test is about
+    let M1: ReturnType<typeof unimodular2>[], M2: ReturnType<typeof unimodular2>[], zs: bigint[][];
+    do {
+      M1 = Array.from({ length: k }, unimodular2);
+      M2 = Array.from({ length: k }, unimodular2);
+      zs = expected(M1, M2);
+    } while (!zs.some((z) => z.some((v) => abs(v) > 2n ** 53n)));
     const A = blockDiagonal(M1, extra), C = blockDiagonal(M2, extra);
     const res = rebuildTransform(A.data, C.data, A.n, A.m, true);
-    // the expected Z: blockdiag(M1_i^-1 M2_i), M1^-1 = [[d, -b], [-c, a]]
     const m = A.m;
     for (let i = 0; i < k; i++) {
-      const [a, b, c, d] = M1[i]!, [e, f, g, h] = M2[i]!;
-      const z = [d * e - b * g, -c * e + a * g, d * f - b * h, -c * f + a * h]; // (0,0), (1,0), (0,1), (1,1)
+      const z = zs[i]!;
       const r = 2 * i;
       assert.equal(res.Z[r + r * m], z[0], why(`Z(${r},${r})`));
       assert.equal(res.Z[r + 1 + r * m], z[1], why(`Z(${r + 1},${r})`));
