@@ -599,6 +599,34 @@ __device__ void phase_columns(Basis& w, int first, int phaseId) {
 // the unreduced columns (the reducing row is copied to muN first; B, Z go to the other buffers).
 // The same operations as size_reduce, without its dot products: b_k's coefficients along b*_j are
 // exactly what mu holds, updated in place of recomputing them.
+// dst[u] = a[u] - X b[u] for u < len by one warp (lanes over u; b unread when X = 0), eight loads
+// per lane in flight before the stores (the compiler cannot move loads past stores to memory it
+// cannot prove apart). Returns the bits of the largest |dst[u]| written.
+template <typename T>
+__device__ __forceinline__ unsigned long long sub_scaled(T* dst, const T* a, const T* b, double X, int len, int lane) {
+  unsigned long long peak = 0ull;
+  for (int u0 = lane; u0 < len; u0 += 32 * 8) {
+    double x[8], y[8];
+#pragma unroll
+    for (int q = 0; q < 8; q++) {
+      const int u = u0 + 32 * q;
+      x[q] = u < len ? (double)__ldcg(a + u) : 0.0;
+      y[q] = u < len && X != 0 ? (double)__ldcg(b + u) : 0.0;
+    }
+#pragma unroll
+    for (int q = 0; q < 8; q++) {
+      const int u = u0 + 32 * q;
+      if (u < len) {
+        const T v = (T)(x[q] - X * y[q]);
+        dst[u] = v;
+        const unsigned long long bits = dbits(fabs((double)v));
+        if (bits > peak) peak = bits;
+      }
+    }
+  }
+  return peak;
+}
+
 __device__ void size_reduce_mu(Grid& g, Basis& w, double bound, int* reds) {
   const int n = w.n, m = w.m;
   const int lane = threadIdx.x & 31;
@@ -609,49 +637,48 @@ __device__ void size_reduce_mu(Grid& g, Basis& w, double bound, int* reds) {
   double* Zn = w.Z[w.cur ^ 1];
   unsigned long long* sl = slot(g, g.stage);
   unsigned long long zPeak = 0ull;
-  int overflow = 0;
   for (int k = gw; k < m; k += W) {
     real* bk = Bn + (size_t)k * n;
     double* zk = Zn + (size_t)k * m;
-    for (int t = lane; t < n; t += 32) bk[t] = ldg2(B + (size_t)k * n + t);
-    for (int u = lane; u < m; u += 32) zk[u] = __ldcg(Z + (size_t)k * m + u);
+    sub_scaled<real>(bk, B + (size_t)k * n, nullptr, 0.0, n, lane);
+    sub_scaled<double>(zk, Z + (size_t)k * m, nullptr, 0.0, m, lane);
     const double* row = w.mu + (size_t)k * m;  // becomes muN's row at the first reduction
     double* own = w.muN + (size_t)k * m;
     int j = k - 1;
+    // the window below j, loaded one step ahead
+    double next = j >= 0 && lane <= j ? __ldcg(row + max(0, j - 31) + lane) : 0.0;
     while (j >= 0) {
       // the highest i <= j in this 32-row window with |mu_ki| > bound
       const int lo = max(0, j - 31);
-      const int i = lo + lane;
-      const double x = i <= j ? __ldcg(row + i) : 0.0;
-      const unsigned hit = __ballot_sync(0xffffffffu, fabs(x) > bound);
+      const double x = next;
+      if (lo > 0) {
+        const int lo2 = max(0, lo - 32);
+        next = lo2 + lane <= lo - 1 ? __ldcg(row + lo2 + lane) : 0.0;
+      }
+      const unsigned hit = __ballot_sync(0xffffffffu, lo + lane <= j && fabs(x) > bound);
       if (!hit) { j = lo - 1; continue; }
       const int top = 31 - __clz(hit);
       j = lo + top;
       const double X = round_half_up(__shfl_sync(0xffffffffu, x, top));
       (*reds)++;
       if (row != own) {
-        for (int u = lane; u < j; u += 32) own[u] = __ldcg(row + u);
+        sub_scaled<double>(own, row, nullptr, 0.0, j, lane);
         row = own;
       }
-      const double* muj = w.mu + (size_t)j * m;
-      for (int u = lane; u < j; u += 32) own[u] -= X * __ldcg(muj + u);
-      const real* bj = B + (size_t)j * n;
-      for (int t = lane; t < n; t += 32) bk[t] = (real)((double)bk[t] - X * (double)ldg2(bj + t));
-      const double* zj = Z + (size_t)j * m;
-      for (int u = lane; u < m; u += 32) {
-        const double z = zk[u] - X * __ldcg(zj + u);
-        zk[u] = z;
-        const unsigned long long b = dbits(fabs(z));
-        if (b > zPeak) zPeak = b;
-        if (fabs(z) >= EXACT_INTEGER_LIMIT) overflow = 1;
-      }
+      sub_scaled<double>(own, own, w.mu + (size_t)j * m, X, j, lane);
+      sub_scaled<real>(bk, bk, B + (size_t)j * n, X, n, lane);
+      const unsigned long long zb = sub_scaled<double>(zk, zk, Z + (size_t)j * m, X, m, lane);
+      if (zb > zPeak) zPeak = zb;
       __syncwarp();
       j--;
+      // the rows below j changed: reload the window that holds j
+      if (j >= 0) next = lane <= j - max(0, j - 31) ? __ldcg(row + max(0, j - 31) + lane) : 0.0;
     }
   }
   zPeak = warp_max(zPeak);
   if (lane == 0 && zPeak) atomicMax(sl + S_ZPEAK, zPeak);
-  if (__any_sync(0xffffffffu, overflow) && lane == 0) atomicMax(sl + S_FAIL, ~(unsigned long long)STATUS_TRANSFORM_OVERFLOW);
+  // |Z| past 2^53 (exact integers end there): the bits of a non-negative double order like its value
+  if (lane == 0 && zPeak >= dbits(EXACT_INTEGER_LIMIT)) atomicMax(sl + S_FAIL, ~(unsigned long long)STATUS_TRANSFORM_OVERFLOW);
 }
 
 // Step 0: B = B_in Z (current buffers). Work items (column k, 256 rows) over the warps; each
