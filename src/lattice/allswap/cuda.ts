@@ -4,6 +4,8 @@
  * per basis (allswap_lane: the reference's serial order, 32 bases per warp in lockstep). Both mirror
  * cpu.ts step for step (double arithmetic, stored values rounded to the working precision,
  * four-way dot products); compiled with -fmad=false they give the same Z, bit for bit.
+ * A few large bases go to grid-kernel.cu instead (plan in grid.ts): one basis at a time over every
+ * multiprocessor, the same algorithm with its own rounding, each output proven by the check.
  */
 import type { AlgoParams } from '../types.js';
 import type { DeviceProperties } from '../../gpu/context.js';
