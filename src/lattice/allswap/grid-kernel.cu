@@ -249,27 +249,38 @@ __device__ __forceinline__ real ldg2(const real* p) { return __ldcg(p); }
 
 // Copies columns [c0, c0 + cnt) of a global n-row array into shared memory, widened to double
 // (all threads of the block; the working copies are double, so the loops that reuse them convert
-// nothing). Sixteen loads per thread are in flight before the first store: one L2 round trip per
-// batch instead of one per element (the compiler cannot reorder loads past stores it cannot
-// prove apart, and these pointers are generic).
-#define STAGE_BATCH 16
-__device__ void stage_columns(double* dst, const real* src, int n, int c0, int cnt) {
-  const int total = n * cnt;
-  const real* s = src + (size_t)c0 * n;
-  const int nt = blockDim.x;
-  for (int e0 = threadIdx.x; e0 < total; e0 += STAGE_BATCH * nt) {
-    real v[STAGE_BATCH];
+// nothing). 16-byte loads, all of a thread's in flight before its first store (the compiler cannot
+// move loads past stores to memory it cannot prove apart): one L2 round trip for a chunk of 8
+// columns of 1028 floats. The source must be 16-byte aligned (Gram-Schmidt's chunks start at
+// multiples of 8 columns of a 256-byte aligned array).
+template <typename V, int PER>
+__device__ __forceinline__ void stage_vec(double* dst, const real* s, int total) {
+  constexpr int W = (int)(sizeof(V) / sizeof(real));  // reals per 16-byte load
+  const int nvec = total / W, nt = blockDim.x;
+  const V* sv = (const V*)s;
+  for (int e0 = threadIdx.x; e0 < nvec; e0 += PER * nt) {
+    V v[PER];
 #pragma unroll
-    for (int q = 0; q < STAGE_BATCH; q++) {
+    for (int q = 0; q < PER; q++) {
       const int e = e0 + q * nt;
-      v[q] = e < total ? ldg2(s + e) : (real)0;
+      if (e < nvec) v[q] = __ldcg(sv + e);
     }
 #pragma unroll
-    for (int q = 0; q < STAGE_BATCH; q++) {
+    for (int q = 0; q < PER; q++) {
       const int e = e0 + q * nt;
-      if (e < total) dst[e] = (double)v[q];
+      if (e < nvec) {
+        const real* x = (const real*)&v[q];
+#pragma unroll
+        for (int u = 0; u < W; u++) dst[e * W + u] = (double)x[u];
+      }
     }
   }
+  for (int e = nvec * W + threadIdx.x; e < total; e += nt) dst[e] = (double)ldg2(s + e);
+}
+__device__ __forceinline__ void stage_columns(double* dst, const real* src, int n, int c0, int cnt) {
+  const real* s = src + (size_t)c0 * n;
+  if (is_float((real)0)) stage_vec<float4, 4>(dst, s, n * cnt);
+  else stage_vec<double2, 8>(dst, s, n * cnt);
 }
 
 struct Basis {
@@ -289,12 +300,25 @@ struct Basis {
 template <int K>
 __device__ __forceinline__ void block_sums(double* vals, double* red, double* tot) {
   const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+  // reduce-scatter over the warp (K a power of two, at most 32): at each level a lane keeps one
+  // half of its values and sends the other half to its partner, so K - 1 shuffles leave each lane
+  // one partial sum (of value idx below); plain shuffles finish it over the remaining lanes
+  int idx = 0;
 #pragma unroll
-  for (int q = 0; q < K; q++) vals[q] = warp_sum(vals[q]);
-  if (lane == 0) {
+  for (int c = K, o = 16; c > 1; c >>= 1, o >>= 1) {
+    const int h = c >> 1;
+    const bool upper = (lane & o) != 0;
 #pragma unroll
-    for (int q = 0; q < K; q++) red[wid * K + q] = vals[q];
+    for (int j = 0; j < h; j++) {
+      const double mine = upper ? vals[j + h] : vals[j], theirs = upper ? vals[j] : vals[j + h];
+      vals[j] = mine + __shfl_xor_sync(0xffffffffu, theirs, o);
+    }
+    if (upper) idx += h;
   }
+  constexpr int LEVELS = K >= 32 ? 5 : K >= 16 ? 4 : K >= 8 ? 3 : K >= 4 ? 2 : K >= 2 ? 1 : 0;
+#pragma unroll
+  for (int o = 16 >> LEVELS; o > 0; o >>= 1) vals[0] += __shfl_xor_sync(0xffffffffu, vals[0], o);
+  if ((lane & ((32 >> LEVELS) - 1)) == 0) red[wid * K + idx] = vals[0];
   __syncthreads();
   if (threadIdx.x < K) {
     double s = 0;
