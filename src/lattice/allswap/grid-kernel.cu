@@ -295,41 +295,38 @@ struct Basis {
   int n, m;
 };
 
-// Sums K values of every thread over the block (blockDim.x = GRID_T); the totals land in tot[]
-// (shared), visible to every thread on return. red: shared scratch of (GRID_T / 32) x K doubles.
+// Reduce-scatter of 8 values over a warp: at each of three levels a lane keeps one half of its
+// values and sends the other half to its partner (7 shuffles), then two plain shuffles finish the
+// sum; returns value (lane >> 2) & 7's warp total (vals[] is consumed).
+__device__ __forceinline__ double warp_reduce_scatter8(double* vals, int lane) {
+#pragma unroll
+  for (int c = 8, o = 16; c > 1; c >>= 1, o >>= 1) {
+    const int h = c >> 1;
+    const bool upper = (lane & o) != 0;
+#pragma unroll
+    for (int j = 0; j < h; j++) {
+      const double mine = upper ? vals[j + h] : vals[j], theirs = upper ? vals[j] : vals[j + h];
+      vals[j] = mine + __shfl_xor_sync(0xffffffffu, theirs, o);
+    }
+  }
+  double v = vals[0];
+  v += __shfl_xor_sync(0xffffffffu, v, 2);
+  v += __shfl_xor_sync(0xffffffffu, v, 1);
+  return v;
+}
+
+// Sums K values (a multiple of 8) of every thread over the block (blockDim.x = GRID_T): reduce-
+// scatters of 8 per warp (9 shuffles for 8 sums where plain warp sums take 40: the panel's own
+// columns went from 10 to 8 us a panel at 1028 x 1024), then the warps' partial sums through
+// shared memory. The totals land in tot[] (shared), visible to every thread on return. red: shared
+// scratch of (GRID_T / 32) x K doubles.
 template <int K>
 __device__ __forceinline__ void block_sums(double* vals, double* red, double* tot) {
   const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
-  if (K > 8) {
-    // plain warp sums (measured: for 32 values the reduce-scatter's selects cost more than its
-    // fewer shuffles save; the chunk projections went from 1.2 to 2.9 ms at 1028 x 1024)
 #pragma unroll
-    for (int q = 0; q < K; q++) vals[q] = warp_sum(vals[q]);
-    if (lane == 0) {
-#pragma unroll
-      for (int q = 0; q < K; q++) red[wid * K + q] = vals[q];
-    }
-  } else {
-    // reduce-scatter (K a power of two): at each level a lane keeps one half of its values and
-    // sends the other half to its partner, so K - 1 shuffles leave each lane one partial sum (of
-    // value idx); plain shuffles finish it over the remaining lanes (the panel's own columns:
-    // 10 to 8 us a panel at 1028 x 1024)
-    int idx = 0;
-#pragma unroll
-    for (int c = K, o = 16; c > 1; c >>= 1, o >>= 1) {
-      const int h = c >> 1;
-      const bool upper = (lane & o) != 0;
-#pragma unroll
-      for (int j = 0; j < h; j++) {
-        const double mine = upper ? vals[j + h] : vals[j], theirs = upper ? vals[j] : vals[j + h];
-        vals[j] = mine + __shfl_xor_sync(0xffffffffu, theirs, o);
-      }
-      if (upper) idx += h;
-    }
-    constexpr int LEVELS = K >= 8 ? 3 : K >= 4 ? 2 : K >= 2 ? 1 : 0;
-#pragma unroll
-    for (int o = 16 >> LEVELS; o > 0; o >>= 1) vals[0] += __shfl_xor_sync(0xffffffffu, vals[0], o);
-    if ((lane & ((32 >> LEVELS) - 1)) == 0) red[wid * K + idx] = vals[0];
+  for (int g = 0; g < K; g += 8) {
+    const double v = warp_reduce_scatter8(vals + g, lane);
+    if ((lane & 3) == 0) red[wid * K + g + (lane >> 2)] = v;
   }
   __syncthreads();
   if (threadIdx.x < K) {
