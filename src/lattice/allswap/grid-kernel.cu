@@ -337,26 +337,6 @@ __device__ __forceinline__ void block_sums(double* vals, double* red, double* to
   __syncthreads();
 }
 
-// The 8 sums of block_sums<8>, returned to every thread in vals[] with one barrier: each thread
-// adds the warps' partial sums itself. Two scratch halves of red alternate (parity), so a call
-// never overwrites what a slower thread is still reading from the previous one (a thread reaches
-// the call after next only past the next call's barrier).
-__device__ __forceinline__ void block_sums8_all(double* vals, double* red, int& parity) {
-  const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
-  const double v = warp_reduce_scatter8(vals, lane);
-  double* r = red + parity * (GRID_T / 32) * 8;
-  parity ^= 1;
-  if ((lane & 3) == 0) r[wid * 8 + (lane >> 2)] = v;
-  __syncthreads();
-#pragma unroll
-  for (int q = 0; q < 8; q++) {
-    double s = 0;
-#pragma unroll
-    for (int u = 0; u < GRID_T / 32; u++) s += r[u * 8 + q];
-    vals[q] = s;
-  }
-}
-
 // Step 1 (and max |Z|): dataflow Gram-Schmidt. A block takes a panel of GRID_P consecutive columns
 // and holds them in registers spread over its threads by rows (thread t: rows t + GRID_T i, all
 // GRID_P columns), so each staged value is read from shared memory once for the whole panel, and
@@ -485,9 +465,7 @@ __device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, double
     }
     GS_MARK(2);
     // this panel's columns in order: at step j, column j is final; one block sum gives <v_c, v_j>
-    // for every c (c = j: r_j), column j is stored (B*, r), the later ones are projected on it;
-    // one block barrier a step
-    int parity = 0;
+    // for every c (c = j: r_j), column j is stored (B*, r), the later ones are projected on it
 #pragma unroll
     for (int j = 0; j < GRID_P; j++) {
       if (j < cols) {
@@ -498,8 +476,8 @@ __device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, double
 #pragma unroll
           for (int i = 0; i < GRID_R; i++) part[c] += v[c][i] * v[j][i];
         }
-        block_sums8_all(part, red, parity);
-        const double rj = part[j];
+        block_sums<GRID_P>(part, red, tot);
+        const double rj = tot[j];
         const real rStored = (real)rj;
         const int k = c0 + j;
         if (threadIdx.x == 0) {
@@ -509,8 +487,7 @@ __device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, double
           }
           w.r[k] = (double)rStored;
         }
-#pragma unroll
-        for (int c = j + 1; c < GRID_P; c++) if (threadIdx.x == c && c < cols) w.mu[(size_t)(c0 + c) * m + k] = part[c] / (double)rStored;
+        if (threadIdx.x > j && threadIdx.x < cols) w.mu[(size_t)(c0 + threadIdx.x) * m + k] = tot[threadIdx.x] / (double)rStored;
 #pragma unroll
         for (int i = 0; i < GRID_R; i++) {
           const int t = threadIdx.x + GRID_T * i;
@@ -518,14 +495,14 @@ __device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, double
         }
 #pragma unroll
         for (int c = j + 1; c < GRID_P; c++) {
-          const double cc = part[c] / (double)rStored;
+          const double cc = tot[c] / (double)rStored;
 #pragma unroll
           for (int i = 0; i < GRID_R; i++) v[c][i] -= cc * v[j][i];
         }
+        __syncthreads();  // tot[] is rewritten by the next step
       }
     }
-    // publish: every thread's stores are ordered before thread 0's release by this barrier
-    __syncthreads();
+    // publish: every thread's stores are ordered before thread 0's release by the barrier above
     if (threadIdx.x == 0) st_release(w.ready + c0 + cols - 1, epoch);
     GS_MARK(3);
   }
