@@ -77,8 +77,6 @@ typedef REAL real;
 #define C_BAR_COUNT 0   // grid barrier (basis 0's block serves every basis of the launch)
 #define C_BAR_GEN 1
 #define C_ABORT 2       // a wait timed out: every block leaves
-#define C_SWAPS 3       // totals for the stats
-#define C_REDS 4
 #define C_SLOTS 8       // three stage slots of SLOT_WORDS words
 #define SLOT_WORDS 8
 #define S_FAIL 0        // ~(column << 8 | status) of this stage's first failure (atomicMax of the
@@ -207,21 +205,6 @@ __device__ __forceinline__ unsigned long long warp_max(unsigned long long v) {
   return v;
 }
 
-// <a, c> over n elements by one warp (lanes over rows); a, c in shared or global (L2) memory. Four
-// independent partial sums per lane, so that the loads and multiplies overlap.
-__device__ __forceinline__ double warp_dot(const double* a, const double* c, int n, int lane) {
-  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  int t = lane;
-  for (; t + 96 < n; t += 128) {
-    s0 += a[t] * c[t];
-    s1 += a[t + 32] * c[t + 32];
-    s2 += a[t + 64] * c[t + 64];
-    s3 += a[t + 96] * c[t + 96];
-  }
-  for (; t < n; t += 32) s0 += a[t] * c[t];
-  return warp_sum((s0 + s1) + (s2 + s3));
-}
-
 // Vectors per staging chunk (-DGRID_S from the host, which passes the same value as `staged`).
 #ifndef GRID_S
 #define GRID_S 8
@@ -229,28 +212,13 @@ __device__ __forceinline__ double warp_dot(const double* a, const double* c, int
 #define S_MAX GRID_S
 #define S_HALF (S_MAX / 2 > 0 ? S_MAX / 2 : 1)
 
-// <v, c_q> / r_q for the cnt <= S_MAX consecutive columns c_q = cs + q n, all at once by one warp
-// (v read once per row; the cnt sums and their shuffles are independent): out[q].
-__device__ __forceinline__ void warp_dots(const double* v, const double* cs, const double* r, int cnt, int n, int lane, double* out) {
-  double acc[S_MAX];
-#pragma unroll
-  for (int q = 0; q < S_MAX; q++) acc[q] = 0;
-  for (int t = lane; t < n; t += 32) {
-    const double x = v[t];
-#pragma unroll
-    for (int q = 0; q < S_MAX; q++) if (q < cnt) acc[q] += x * cs[(size_t)q * n + t];
-  }
-#pragma unroll
-  for (int q = 0; q < S_MAX; q++) out[q] = q < cnt ? warp_sum(acc[q]) / r[q] : 0.0;
-}
-
 // Global loads that bypass L1: other multiprocessors write these arrays inside the kernel.
 __device__ __forceinline__ real ldg2(const real* p) { return __ldcg(p); }
 
 // Copies columns [c0, c0 + cnt) of a global n-row array into shared memory, widened to double
 // (all threads of the block; the working copies are double, so the loops that reuse them convert
 // nothing). 16-byte loads, all of a thread's in flight before its first store (the compiler cannot
-// move loads past stores to memory it cannot prove apart): one L2 round trip for a chunk of 8
+// move loads past stores to memory it cannot prove apart): two L2 round trips for a chunk of 8
 // columns of 1028 floats. The source must be 16-byte aligned (Gram-Schmidt's chunks start at
 // multiples of 8 columns of a 256-byte aligned array).
 template <typename V, int PER>
@@ -287,7 +255,7 @@ struct Basis {
   real *B[2], *Bs;     // B ping-pong (size reduction writes the other one), B*
   double *Z[2];        // Z ping-pong, m x m column-major
   double* r;           // ||b*_j||^2 as stored in the working precision (then widened)
-  unsigned long long* ready;  // per column: the Gram-Schmidt epoch that published it
+  unsigned long long* ready;  // per panel, at its last column: the Gram-Schmidt epoch that published it
   double *mu, *muN;    // GS coefficients, row k = mu_{k,0..k-1} (m x m), and the reducing rows' copies
   double *pairMu, *pairMuNew;  // per pair (k-1, k) that swapped: mu_{k,k-1} before and after
   int* pairSwap;               // per pair: the id of the phase in which it last swapped (0: none)
@@ -626,12 +594,6 @@ __device__ void phase_columns(Basis& w, int first, int phaseId) {
   }
 }
 
-// Step 3b in coefficient space, when the Gram-Schmidt coefficients of this basis are current (no
-// swap since the last Gram-Schmidt): for column k (a warp each), j from k-1 down, X = round(mu_kj)
-// where |mu_kj| > bound, then mu_k,i -= X mu_j,i (i < j), b_k -= X b_j, z_k -= X z_j, all against
-// the unreduced columns (the reducing row is copied to muN first; B, Z go to the other buffers).
-// The same operations as size_reduce, without its dot products: b_k's coefficients along b*_j are
-// exactly what mu holds, updated in place of recomputing them.
 // dst[u] = a[u] - X b[u] for u < len by one warp (lanes over u; b unread when X = 0), eight loads
 // per lane in flight before the stores (the compiler cannot move loads past stores to memory it
 // cannot prove apart). Returns the bits of the largest |dst[u]| written.
@@ -660,6 +622,11 @@ __device__ __forceinline__ unsigned long long sub_scaled(T* dst, const T* a, con
   return peak;
 }
 
+// Step 3, in coefficient space (mu is kept current by Gram-Schmidt and the phases): for column k
+// (a warp each), j from k-1 down, X = round(mu_kj) where |mu_kj| > bound, then mu_k,i -= X mu_j,i
+// (i < j), b_k -= X b_j, z_k -= X z_j, all against the unreduced columns (the reducing row is
+// copied to muN first; B, Z go to the other buffers). The reference's operations without its dot
+// products: b_k's coefficients along b*_j are what mu holds, updated instead of recomputed.
 __device__ void size_reduce_mu(Grid& g, Basis& w, double bound, int* reds) {
   const int n = w.n, m = w.m;
   const int lane = threadIdx.x & 31;
