@@ -19,11 +19,11 @@ const GRID_KERNEL_URL = new URL('./grid-kernel.cu', import.meta.url);
 
 /**
  * Measurement knobs (leave at their defaults): threads per block of the block kernel (0: from the
- * size); which kernel ('auto': the per-thread kernel for small bases, the whole-device kernel for
- * a few large ones); lanes per block of the
- * per-thread kernel (0: 32); where the per-thread kernel keeps its arrays ('auto', 'shared': all in
- * shared memory, 'z-global': Z in global scratch, 'global': everything in global scratch); whether
- * the per-thread kernel's module is specialised to the size (true) or generic.
+ * size); which kernel ('auto': the per-thread kernel for small bases, the whole-device kernel for a
+ * few large ones); lanes per block of the per-thread kernel (0: 32); where the per-thread kernel
+ * keeps its arrays ('auto', 'shared': all in shared memory, 'z-global': Z in global scratch,
+ * 'global': everything in global scratch); whether the per-thread kernel's module is specialised to
+ * the size (true) or generic.
  */
 export const allswapTuning: {
   threads: number; kernel: 'auto' | 'block' | 'lane' | 'grid'; laneThreads: number; laneMemory: 'auto' | 'shared' | 'z-global' | 'global'; laneSpecialise: boolean;
@@ -144,12 +144,15 @@ export const GRID_MIN_M = 96;
 
 /**
  * The per-thread kernel for small bases (m <= LANE_MAX_M) in batches that fill the device; the
- * whole-device kernel for large bases (m >= GRID_MIN_M) in batches that would occupy less than
- * half the multiprocessors with a block each; else the block kernel.
+ * whole-device kernel for large bases (m >= GRID_MIN_M) in batches of at most m / 64 bases; else
+ * the block kernel. The whole-device kernel takes the bases one after another, the block kernel
+ * all at once on separate multiprocessors; measured on the H100 (bench/RESULTS.md) one basis took
+ * 1.0 ms against 2.7 ms at 128 x 128, and 2.0 ms against 306 ms at 1028 x 1024, so its lead grows
+ * with m faster than this bound.
  */
 export function allswapPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties, batch = 1 << 20): LaunchPlan {
   const auto = m <= LANE_MAX_M && batch >= 4 * device.multiprocessors ? 'lane'
-    : m >= GRID_MIN_M && 2 * batch <= device.multiprocessors ? 'grid' : 'block';
+    : m >= GRID_MIN_M && 64 * batch <= m ? 'grid' : 'block';
   const choice = allswapTuning.kernel === 'auto' ? auto : allswapTuning.kernel;
   if (choice === 'grid') {
     const grid = allswapGridPlan(n, m, precision, p, device);

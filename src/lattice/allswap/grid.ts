@@ -1,14 +1,14 @@
 /**
  * Launch plan of the whole-device all-swap kernel (grid-kernel.cu): one large basis at a time spread
- * over every multiprocessor, for the single bases (n = 128 to 1024 and more) where one thread block
- * per basis would leave the rest of the GPU idle.
+ * over every multiprocessor, for a few large bases (m >= 96, columns up to GRID_MAX_N) where one
+ * thread block per basis would leave the rest of the GPU idle.
  */
 import type { AlgoParams } from '../types.js';
 import type { DeviceProperties } from '../../gpu/context.js';
 import type { LaunchPlan } from '../../gpu/lattice-batch.js';
 import { reductionBound } from '../lll/gso.js';
 
-/** Control words per basis (grid-kernel.cu: the barrier, totals and three stage slots). */
+/** Control words per basis (grid-kernel.cu: the barrier, the abort flag and three stage slots). */
 export const GRID_CTL_BYTES = 512;
 
 /**
@@ -49,7 +49,7 @@ export function gridShape(n: number, device: DeviceProperties): { warps: number;
   return { warps: 8, staged: 8 };
 }
 
-/** The plan of the whole-device kernel, or null when its shared memory does not fit (very long columns). */
+/** The plan of the whole-device kernel, or null for columns it does not take (gridShape). */
 export function allswapGridPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties): LaunchPlan | null {
   const elt = precision === 'float32' ? 4 : 8;
   const shape = gridShape(n, device);
