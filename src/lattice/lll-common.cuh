@@ -1,7 +1,27 @@
-// Device primitives shared by the LLL-family kernels (allswap/kernel.cu, block/kernel.cu), each
-// the exact counterpart of a CPU reference function, so that the kernels round as the references
-// do. Included textually: readKernelSource (src/gpu/module-cache.ts) inlines it for NVRTC, and nvcc
-// and the g++ emulator resolve the #include themselves. Needs `real` (the element type) defined.
+// Device primitives shared by the LLL-family kernels (allswap/kernel.cu, allswap/grid-kernel.cu,
+// block/kernel.cu), each the exact counterpart of a CPU reference function, so that the kernels
+// round as the references do; and their common definitions: the element type `real` (-DREAL, double
+// by default), the rounds' bound, the status words (lattice-batch.ts: STATUS) and the stats layout.
+// Included textually: readKernelSource (src/gpu/module-cache.ts) inlines it for NVRTC, and nvcc and
+// the g++ emulator resolve the #include themselves.
+
+#ifndef REAL
+#define REAL double
+#endif
+
+typedef REAL real;
+
+#define MAX_ROUNDS 8  // allswap/cpu.ts: MAX_ROUNDS
+#define STATUS_OK 0
+#define STATUS_NON_FINITE 1
+#define STATUS_ZERO_VECTOR 2
+#define STATUS_ITERATION_LIMIT 3
+#define STATUS_RANK_DEFICIENT 4
+#define STATUS_PRECISION_FAILURE 5
+#define STATUS_TRANSFORM_OVERFLOW 6
+
+// stats per basis: [iterations, swaps, size reductions, status, detail (a column)]
+#define STATS_WIDTH 5
 
 #define EXACT_INTEGER_LIMIT 9007199254740992.0  // 2^53
 

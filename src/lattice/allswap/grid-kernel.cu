@@ -51,27 +51,11 @@
 // nvcc-variant: -DREAL=double -DGRID_N=1028
 // nvcc-variant: -DREAL=float -DGRID_N=130 -DGRID_TRACE=4096
 
-#ifndef REAL
-#define REAL double
-#endif
+#include "../lll-common.cuh"
 
-typedef REAL real;
-
-#define MAX_ROUNDS 8
-#define STATUS_OK 0
-#define STATUS_NON_FINITE 1
-#define STATUS_ZERO_VECTOR 2
-#define STATUS_ITERATION_LIMIT 3
-#define STATUS_RANK_DEFICIENT 4
-#define STATUS_PRECISION_FAILURE 5
-#define STATUS_TRANSFORM_OVERFLOW 6
-#define STATUS_TIMEOUT 7
-#define STATS_WIDTH 5
-
+#define STATUS_TIMEOUT 7  // a wait passed WAIT_LIMIT_NS (lattice-batch.ts: KERNEL_TIMEOUT)
 #define WAIT_LIMIT_NS 20000000000ull  // 20 s: no single wait of a correct run comes near it
 #define NONE 0xffffffffffffffffull
-
-#include "../lll-common.cuh"
 
 // Control block of a basis (CTL_BYTES = 512, zeroed by the host): 64-bit words.
 #define C_BAR_COUNT 0   // grid barrier (basis 0's block serves every basis of the launch)

@@ -36,24 +36,6 @@
 // nvcc-variant: -DREAL=float -fmad=false -DLANE_N=12 -DLANE_M=8 -DLANE_L=32
 // nvcc-variant: -DREAL=double -fmad=false -DLANE_N=8 -DLANE_M=8 -DLANE_L=32
 
-#ifndef REAL
-#define REAL double
-#endif
-
-typedef REAL real;
-
-#define MAX_ROUNDS 8
-#define STATUS_OK 0
-#define STATUS_NON_FINITE 1
-#define STATUS_ZERO_VECTOR 2
-#define STATUS_ITERATION_LIMIT 3
-#define STATUS_RANK_DEFICIENT 4
-#define STATUS_PRECISION_FAILURE 5
-#define STATUS_TRANSFORM_OVERFLOW 6
-
-// stats per basis: [iterations (phases), swaps, size reductions, status, detail (a column)]
-#define STATS_WIDTH 5
-
 #include "../lll-common.cuh"
 
 // One basis' state: the workspace arrays and the sizes. Every function below is called by all the

@@ -22,22 +22,9 @@
 // nvcc-variant: -DREAL=float -fmad=false
 // nvcc-variant: -DREAL=double -fmad=false
 
-#ifndef REAL
-#define REAL double
-#endif
+#include "../lll-common.cuh"
 
-typedef REAL real;
-
-#define MAX_ROUNDS 8
-#define STATUS_OK 0
-#define STATUS_NON_FINITE 1
-#define STATUS_ZERO_VECTOR 2
-#define STATUS_ITERATION_LIMIT 3
-#define STATUS_RANK_DEFICIENT 4
-#define STATUS_PRECISION_FAILURE 5
-#define STATUS_TRANSFORM_OVERFLOW 6
 #define STATUS_STOPPED 100  // internal: a speculative sub-basis run reached the growth watch
-#define STATS_WIDTH 5
 
 // control words per basis
 #define C_STATUS 0
@@ -55,8 +42,6 @@ typedef REAL real;
 #define R_REDS 1
 #define R_STOPPED 2
 #define R_STATUS 3
-
-#include "../lll-common.cuh"
 
 __device__ __forceinline__ int imin(int a, int b) { return a < b ? a : b; }
 
