@@ -4,7 +4,7 @@
  * -fmad=false (no fused multiply-add, as JavaScript computes) it gives the same Z, bit for bit.
  */
 import type { AlgoParams } from '../types.js';
-import type { DeviceProperties } from '../../gpu/context.js';
+import type { CudaContext, DeviceProperties } from '../../gpu/context.js';
 import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
 import { runLatticeBatch, type CudaBatchResult, type LatticeKernelSpec, type LaunchPlan, type RealArray } from '../../gpu/lattice-batch.js';
 
@@ -114,25 +114,24 @@ export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 
   };
 }
 
+/** kernel.cu's module for this precision and plan (both kernels come from the same one). */
+function jacobiModule(ctx: CudaContext, precision: 'float32' | 'float64', plan: LaunchPlan) {
+  return loadModule(ctx, {
+    source: readKernelSource(KERNEL_URL),
+    name: 'jacobi-parallel/kernel.cu',
+    defines: { REAL: precision === 'float32' ? 'float' : 'double', ...plan.defines },
+    options: ['-fmad=false'],
+  });
+}
+
 export const jacobiParallelSpec: LatticeKernelSpec = {
   name: 'jacobi-parallel',
   kernel(ctx, precision, plan) {
-    const mod = loadModule(ctx, {
-      source: readKernelSource(KERNEL_URL),
-      name: 'jacobi-parallel/kernel.cu',
-      defines: { REAL: precision === 'float32' ? 'float' : 'double', ...plan.defines },
-      options: ['-fmad=false'],
-    });
-    return mod.kernel('jacobi_parallel', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32']);
+    return jacobiModule(ctx, precision, plan)
+      .kernel('jacobi_parallel', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32']);
   },
   preKernel(ctx, precision, plan) {
-    const mod = loadModule(ctx, {
-      source: readKernelSource(KERNEL_URL),
-      name: 'jacobi-parallel/kernel.cu',
-      defines: { REAL: precision === 'float32' ? 'float' : 'double', ...plan.defines },
-      options: ['-fmad=false'],
-    });
-    return mod.kernel('jacobi_gram', ['ptr', 'ptr', 'i32', 'i32']);
+    return jacobiModule(ctx, precision, plan).kernel('jacobi_gram', ['ptr', 'ptr', 'i32', 'i32']);
   },
   plan: jacobiParallelPlan,
 };
