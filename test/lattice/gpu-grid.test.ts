@@ -15,7 +15,7 @@ import { Philox } from '../../src/core/rng.js';
 import { applyTransform, checkLLL, checkUnimodular } from '../../src/lattice/check.js';
 import { blockToeplitzBases, gaussianBases } from '../../src/lattice/generators.js';
 import type { AlgoParams } from '../../src/lattice/types.js';
-import { allswapTuning, reduceBatchCuda as allswapCuda } from '../../src/lattice/allswap/cuda.js';
+import { forcedAllswap } from '../gpu/match-reference.js';
 import { reduce } from '../../src/lattice/reduce.js';
 import { cudaAvailable } from '../../src/gpu/index.js';
 
@@ -24,16 +24,7 @@ const skip = cuda.ok ? false : `no CUDA device: ${cuda.reason}`;
 
 const PARAMS: AlgoParams = { delta: 0.75, eta: 0.51, blockSize: 8, maxIterations: 100_000 };
 
-async function gridCuda(data: RealArray, batch: number, n: number, m: number, p: AlgoParams) {
-  allswapTuning.kernel = 'grid';
-  try {
-    const r = await allswapCuda(data, batch, n, m, p);
-    assert.equal(r.stats.variant, 'grid');
-    return r;
-  } finally {
-    allswapTuning.kernel = 'auto';
-  }
-}
+const gridCuda = forcedAllswap('grid');
 
 /** Proves basis k of a GPU result; float32 outputs are held to a float32-sized tolerance. */
 function prove(input: RealArray, r: { basis: RealArray; Z: Float64Array }, k: number, n: number, m: number, what: string): void {

@@ -17,9 +17,10 @@ import type { AlgoParams, CpuReducer } from '../../src/lattice/types.js';
 import { jacobiParallelCpu } from '../../src/lattice/jacobi-parallel/cpu.js';
 import { jacobiParallelTuning, reduceBatchCuda as jacobiParallelCuda } from '../../src/lattice/jacobi-parallel/cuda.js';
 import { allswapCpu } from '../../src/lattice/allswap/cpu.js';
-import { allswapTuning, reduceBatchCuda as allswapCuda } from '../../src/lattice/allswap/cuda.js';
+import { reduceBatchCuda as allswapCuda } from '../../src/lattice/allswap/cuda.js';
 import { cudaAvailable } from '../../src/gpu/index.js';
 import { latticeBatchTuning } from '../../src/gpu/lattice-batch.js';
+import { forcedAllswap } from '../gpu/match-reference.js';
 
 const cuda = cudaAvailable();
 const skip = cuda.ok ? false : `no CUDA device: ${cuda.reason}`;
@@ -37,16 +38,7 @@ interface Algo {
 }
 
 /** The per-thread all-swap kernel (chosen by the host for large batches of small bases), forced on small batches. */
-const allswapLaneCuda: GpuReducer = async (data, batch, n, m, p) => {
-  allswapTuning.kernel = 'lane';
-  try {
-    const r = await allswapCuda(data, batch, n, m, p);
-    assert.equal(r.stats.variant, 'lane');
-    return r;
-  } finally {
-    allswapTuning.kernel = 'auto';
-  }
-};
+const allswapLaneCuda: GpuReducer = forcedAllswap('lane');
 
 const ALGOS: Algo[] = [
   { name: 'jacobi-parallel', gpu: jacobiParallelCuda, cpu: jacobiParallelCpu, proof: 'lagrange' },
