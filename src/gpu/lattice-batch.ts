@@ -211,17 +211,12 @@ export function prepareLattice(
 
 /** Enqueues the kernel on `stream` for `count` bases at the given device addresses (stats zeroed by the caller). */
 export function enqueueLattice(p: PreparedLattice, stream: Stream, ptr: ChunkPointers, count: number): void {
-  if (p.plan.persistent) {
-    const ctlBytes = count * p.plan.scratchBytesPerBasis[0]!;
-    check(p.kernel.ctx.driver.cuMemsetD8Async(ptr.scratch[0]!, 0, ctlBytes, stream.handle), 'cuMemsetD8Async');
-    p.kernel.launch(
-      { grid: p.grid, block: p.plan.threads, sharedBytes: p.plan.sharedBytes, stream, cooperative: true },
-      [ptr.bin, ptr.bout, ptr.zout, ...ptr.scratch, ptr.stats, p.n, p.m, ...p.plan.extraArgs, count],
-    );
-    return;
-  }
+  const persistent = p.plan.persistent === true;
   const per = p.plan.basesPerBlock ?? 1;
-  const grid = per > 1 ? Math.ceil(count / per) : count;
+  if (persistent) {
+    // the control words (barrier, stage slots) start at zero
+    check(p.kernel.ctx.driver.cuMemsetD8Async(ptr.scratch[0]!, 0, count * p.plan.scratchBytesPerBasis[0]!, stream.handle), 'cuMemsetD8Async');
+  }
   const pre = p.plan.pre;
   if (pre && p.preKernel) {
     p.preKernel.launch(
@@ -230,8 +225,8 @@ export function enqueueLattice(p: PreparedLattice, stream: Stream, ptr: ChunkPoi
     );
   }
   p.kernel.launch(
-    { grid, block: p.plan.threads, sharedBytes: p.plan.sharedBytes, stream },
-    [ptr.bin, ptr.bout, ptr.zout, ...ptr.scratch, ptr.stats, p.n, p.m, ...p.plan.extraArgs, ...(per > 1 ? [count] : [])],
+    { grid: persistent ? p.grid : per > 1 ? Math.ceil(count / per) : count, block: p.plan.threads, sharedBytes: p.plan.sharedBytes, stream, cooperative: persistent },
+    [ptr.bin, ptr.bout, ptr.zout, ...ptr.scratch, ptr.stats, p.n, p.m, ...p.plan.extraArgs, ...(persistent || per > 1 ? [count] : [])],
   );
 }
 
