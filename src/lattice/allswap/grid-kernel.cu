@@ -20,9 +20,12 @@
 //      of earlier panels through shared memory in chunks of S (classical projection within a
 //      chunk, whose vectors are orthogonal; modified across chunks; each staged value read once
 //      per panel, each dot product a block sum), then finishes its own columns in order and
-//      publishes the panel (one release of a flag; panels finish in order, so a chunk waits on
-//      its last panel's flag). The coefficients are kept: mu (m x m). The same stage takes max |Z|
-//      for the growth watch's limit.
+//      publishes them in two halves of GRID_P / 2 (a release of a flag each; half panels finish
+//      in order, so a chunk waits on the flag of its last half panel). The panel just before a
+//      block's own is taken half by half, so the next block starts on the first half while the
+//      second is being finished: the chain of panels is the kernel's critical path. The
+//      coefficients are kept: mu (m x m). The same stage takes max |Z| for the growth watch's
+//      limit.
 //   2. odd/even phases: a warp per pair (k-1, k) of the phase's parity: the three dot products,
 //      SimpleSizeReduce, the Lovasz test, SimpleSwap of B, Z and B*, and the rows k-1, k of mu;
 //      a grid barrier; then, if anything swapped, the columns k-1, k of mu below each swapped pair
@@ -104,8 +107,12 @@ struct Grid {
 // cycles of the block that owns the last panel in Gram-Schmidt, by part: [0] waiting for flags,
 // [1] staging, [2] projections on earlier panels, [3] the panel's own columns (thread 0's clock)
 #define GS_MARK(part) do { if (threadIdx.x == 0) { const long long c_ = clock64(); gsCycles[part] += c_ - gsLast; gsLast = c_; } } while (0)
+#define GS_TRACE_PARAM , long long (&gsCycles)[4], long long& gsLast
+#define GS_TRACE_ARGS , gsCycles, gsLast
 #else
 #define GS_MARK(part) do { } while (0)
+#define GS_TRACE_PARAM
+#define GS_TRACE_ARGS
 #endif
 
 __device__ __forceinline__ unsigned long long ld_acquire(const unsigned long long* p) {
@@ -195,6 +202,9 @@ __device__ __forceinline__ unsigned long long warp_max(unsigned long long v) {
 #endif
 #define S_MAX GRID_S
 #define S_HALF (S_MAX / 2 > 0 ? S_MAX / 2 : 1)
+// Gram-Schmidt panels are published in two halves (the next panel starts on the first while the
+// second is finished)
+#define GRID_HALF (GRID_P / 2)
 
 // Global loads that bypass L1: other multiprocessors write these arrays inside the kernel.
 __device__ __forceinline__ real ldg2(const real* p) { return __ldcg(p); }
@@ -289,6 +299,86 @@ __device__ __forceinline__ void block_sums(double* vals, double* red, double* to
   __syncthreads();
 }
 
+// Projects the panel v (columns c0 .. c0 + cols - 1, in registers) on the finished vectors
+// b*_i0 .. b*_{i0 + cnt - 1} (SC slots, cnt <= SC; SC a multiple of S_HALF) once their half panels
+// are published: classical within the chunk, whose vectors are orthogonal. Records the
+// coefficients in mu. False when the kernel aborts.
+template <int SC>
+__device__ __forceinline__ bool project_chunk(Grid& g, Basis& w, double (&v)[GRID_P][GRID_R], unsigned long long epoch,
+                                              double* stage, double* stageR, double* red, double* tot,
+                                              int c0, int cols, int i0, int cnt GS_TRACE_PARAM) {
+  const int n = GRID_N, m = w.m;
+  __shared__ int abortFlag;
+    if (threadIdx.x == 0) {
+      abortFlag = 0;
+      const unsigned long long t0 = now_ns();
+      unsigned spins = 0;
+      GS_MARK(2);
+      // the half panel holding the chunk's last column: its last column carries the flag
+      const int flag = min(m, ((i0 + cnt - 1) / GRID_HALF + 1) * GRID_HALF) - 1;
+      while (ld_acquire(w.ready + flag) < epoch) {
+        if (waited_too_long(g, t0, ++spins)) { abortFlag = 1; break; }
+        __nanosleep(32);
+      }
+      GS_MARK(0);
+    }
+    __syncthreads();
+    if (abortFlag) return false;
+    stage_columns(stage, w.Bs, n, i0, cnt);
+    // a short chunk is padded with zero vectors (norm 1): the loops below always take SC
+    for (int e = cnt * n + threadIdx.x; e < SC * n; e += blockDim.x) stage[e] = 0.0;
+    if (threadIdx.x < SC) stageR[threadIdx.x] = threadIdx.x < cnt ? __ldcg(w.r + i0 + threadIdx.x) : 1.0;
+    __syncthreads();
+    GS_MARK(1);
+    // dots <v_c, b*_q> in two halves of the chunk (GRID_P x S_HALF partial sums per thread)
+#pragma unroll
+    for (int h = 0; h < SC; h += S_HALF) {
+      double part[GRID_P * S_HALF];
+#pragma unroll
+      for (int e = 0; e < GRID_P * S_HALF; e++) part[e] = 0;
+#pragma unroll
+      for (int i = 0; i < GRID_R; i++) {
+        const int t = threadIdx.x + GRID_T * i;
+        if (t < n) {
+#pragma unroll
+          for (int q = 0; q < S_HALF; q++) {
+            const double x = stage[(h + q) * GRID_N + t];
+#pragma unroll
+            for (int c = 0; c < GRID_P; c++) part[c * S_HALF + q] += v[c][i] * x;
+          }
+        }
+      }
+      block_sums<GRID_P * S_HALF>(part, red, tot + h * GRID_P);
+    }
+    // tot[h * P + c * S_HALF + q]: coefficient of column c on vector h + q (divide by r)
+    if (threadIdx.x < GRID_P * SC) {
+      const int h = (threadIdx.x / (GRID_P * S_HALF)) * S_HALF, rest = threadIdx.x % (GRID_P * S_HALF);
+      const int c = rest / S_HALF, q = h + rest % S_HALF;
+      const double coef = tot[threadIdx.x] / stageR[q];
+      tot[threadIdx.x] = coef;
+      if (c < cols && q < cnt) w.mu[(size_t)(c0 + c) * m + i0 + q] = coef;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int q = 0; q < SC; q++) {
+      const int h = (q / S_HALF) * S_HALF;
+      double cq[GRID_P];
+#pragma unroll
+      for (int c = 0; c < GRID_P; c++) cq[c] = tot[h * GRID_P + c * S_HALF + (q - h)];
+#pragma unroll
+      for (int i = 0; i < GRID_R; i++) {
+        const int t = threadIdx.x + GRID_T * i;
+        if (t < n) {
+          const double x = stage[q * GRID_N + t];
+#pragma unroll
+          for (int c = 0; c < GRID_P; c++) v[c][i] -= cq[c] * x;
+        }
+      }
+    }
+    __syncthreads();  // stage[] and tot[] are rewritten by the next chunk
+  return true;
+}
+
 // Step 1 (and max |Z|): dataflow Gram-Schmidt. A block takes a panel of GRID_P consecutive columns
 // and holds them in registers spread over its threads by rows (thread t: rows t + GRID_T i, all
 // GRID_P columns), so each staged value is read from shared memory once for the whole panel, and
@@ -310,7 +400,6 @@ __device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, double
     mine = warp_max(mine);
     if (lane == 0 && mine) atomicMax(sl + S_ZMAX, mine);
   }
-  __shared__ int abortFlag;
   __shared__ double red[(GRID_T / 32) * GRID_P * S_HALF];
   __shared__ double tot[GRID_P * S_MAX];
   const int panels = (m + GRID_P - 1) / GRID_P;
@@ -343,77 +432,15 @@ __device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, double
       for (int c = 0; c < GRID_P; c++) norm0[c] = tot[c];
       __syncthreads();  // tot[] is rewritten below
     }
-    // earlier panels, in chunks of S_MAX finished vectors: every coefficient of the chunk from the
-    // same v (its b*_i are orthogonal: classical within a chunk, modified across chunks)
-    for (int i0 = 0; i0 < c0; i0 += S_MAX) {
-      const int cnt = min(S_MAX, c0 - i0);
-      if (threadIdx.x == 0) {
-        abortFlag = 0;
-        const unsigned long long t0 = now_ns();
-        unsigned spins = 0;
-        GS_MARK(2);
-        // the panel holding the chunk's last column: its last column carries the panel's flag
-        const int flag = min(m, ((i0 + cnt - 1) / GRID_P + 1) * GRID_P) - 1;
-        while (ld_acquire(w.ready + flag) < epoch) {
-          if (waited_too_long(g, t0, ++spins)) { abortFlag = 1; break; }
-          __nanosleep(32);
-        }
-        GS_MARK(0);
-      }
-      __syncthreads();
-      if (abortFlag) return;
-      stage_columns(stage, w.Bs, n, i0, cnt);
-      // a short chunk is padded with zero vectors (norm 1): the loops below always take S_MAX
-      for (int e = cnt * n + threadIdx.x; e < S_MAX * n; e += blockDim.x) stage[e] = 0.0;
-      if (threadIdx.x < S_MAX) stageR[threadIdx.x] = threadIdx.x < cnt ? __ldcg(w.r + i0 + threadIdx.x) : 1.0;
-      __syncthreads();
-      GS_MARK(1);
-      // dots <v_c, b*_q> in two halves of the chunk (GRID_P x S_HALF partial sums per thread)
-#pragma unroll
-      for (int h = 0; h < S_MAX; h += S_HALF) {
-        double part[GRID_P * S_HALF];
-#pragma unroll
-        for (int e = 0; e < GRID_P * S_HALF; e++) part[e] = 0;
-#pragma unroll
-        for (int i = 0; i < GRID_R; i++) {
-          const int t = threadIdx.x + GRID_T * i;
-          if (t < n) {
-#pragma unroll
-            for (int q = 0; q < S_HALF; q++) {
-              const double x = stage[(h + q) * GRID_N + t];
-#pragma unroll
-              for (int c = 0; c < GRID_P; c++) part[c * S_HALF + q] += v[c][i] * x;
-            }
-          }
-        }
-        block_sums<GRID_P * S_HALF>(part, red, tot + h * GRID_P);
-      }
-      // tot[h * P + c * S_HALF + q]: coefficient of column c on vector h + q (divide by r)
-      if (threadIdx.x < GRID_P * S_MAX) {
-        const int h = (threadIdx.x / (GRID_P * S_HALF)) * S_HALF, rest = threadIdx.x % (GRID_P * S_HALF);
-        const int c = rest / S_HALF, q = h + rest % S_HALF;
-        const double coef = tot[threadIdx.x] / stageR[q];
-        tot[threadIdx.x] = coef;
-        if (c < cols && q < cnt) w.mu[(size_t)(c0 + c) * m + i0 + q] = coef;
-      }
-      __syncthreads();
-#pragma unroll
-      for (int q = 0; q < S_MAX; q++) {
-        const int h = (q / S_HALF) * S_HALF;
-        double cq[GRID_P];
-#pragma unroll
-        for (int c = 0; c < GRID_P; c++) cq[c] = tot[h * GRID_P + c * S_HALF + (q - h)];
-#pragma unroll
-        for (int i = 0; i < GRID_R; i++) {
-          const int t = threadIdx.x + GRID_T * i;
-          if (t < n) {
-            const double x = stage[q * GRID_N + t];
-#pragma unroll
-            for (int c = 0; c < GRID_P; c++) v[c][i] -= cq[c] * x;
-          }
-        }
-      }
-      __syncthreads();  // stage[] and tot[] are rewritten by the next chunk
+    // earlier panels, in chunks of S_MAX finished vectors; the panel just before this one in its
+    // two halves, each as soon as it is published (the chain of panels runs through them)
+    const int whole = c0 >= GRID_P ? c0 - GRID_P : 0;
+    for (int i0 = 0; i0 < whole; i0 += S_MAX) {
+      if (!project_chunk<S_MAX>(g, w, v, epoch, stage, stageR, red, tot, c0, cols, i0, min(S_MAX, whole - i0) GS_TRACE_ARGS)) return;
+    }
+    if (c0 >= GRID_P) {
+      if (!project_chunk<GRID_HALF>(g, w, v, epoch, stage, stageR, red, tot, c0, cols, whole, GRID_HALF GS_TRACE_ARGS)) return;
+      if (!project_chunk<GRID_HALF>(g, w, v, epoch, stage, stageR, red, tot, c0, cols, whole + GRID_HALF, GRID_HALF GS_TRACE_ARGS)) return;
     }
     GS_MARK(2);
     // this panel's columns in order: at step j, column j is final; one block sum gives <v_c, v_j>
@@ -451,11 +478,15 @@ __device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, double
 #pragma unroll
           for (int i = 0; i < GRID_R; i++) v[c][i] -= cc * v[j][i];
         }
-        __syncthreads();  // tot[] is rewritten by the next step
+        // No barrier between steps: the next step's block sum writes tot[] only after its first
+        // barrier, which every thread reaches after its reads of tot[] here. Publishing a half
+        // panel needs one: it orders every thread's stores before thread 0's release.
+        if (j == GRID_HALF - 1 || j == cols - 1) {
+          __syncthreads();
+          if (threadIdx.x == 0) st_release(w.ready + k, epoch);
+        }
       }
     }
-    // publish: every thread's stores are ordered before thread 0's release by the barrier above
-    if (threadIdx.x == 0) st_release(w.ready + c0 + cols - 1, epoch);
     GS_MARK(3);
   }
 #ifdef GRID_TRACE
