@@ -43,8 +43,12 @@ export interface ReduceStats {
   redoneInFloat64: number;
   timeMs: number;
   perBasis: BasisStats[];
-  /** CUDA engine only: device time of the kernels (events), the GPU call's wall time, chunks the batch was split into. */
-  gpu?: { kernelMs: number; totalMs: number; chunks: number };
+  /**
+   * CUDA engine only: device time of the kernels (events), the GPU call's wall time, chunks the
+   * batch was split into, and which kernel ran (its plan's variant, e.g. 'grid' for the
+   * whole-device kernel).
+   */
+  gpu?: { kernelMs: number; totalMs: number; chunks: number; variant: string };
 }
 
 export interface ReduceResult {
@@ -257,7 +261,7 @@ export async function reduce(bases: MatrixBatch, opts: ReduceOptions = {}): Prom
       perBasis.push({ iterations: r.stats.iterations[k]!, swaps: r.stats.swaps[k]!, sizeReductions: r.stats.sizeReductions[k]!, ...(failure ? { float32Failure: failure } : {}) });
     }
     const res = packResult(bases, o, 'cuda', r.Z, perBasis, t0);
-    res.stats.gpu = { kernelMs: r.stats.kernelMs, totalMs: r.stats.totalMs, chunks: r.stats.chunks };
+    res.stats.gpu = { kernelMs: r.stats.kernelMs, totalMs: r.stats.totalMs, chunks: r.stats.chunks, variant: r.stats.variant };
     return res;
   }
   const run = await reduceBatchCpu(o.algorithm, work, batch, n, m, o, opts.threads, opts.onProgress)

@@ -12,10 +12,10 @@ import { randomInt } from 'node:crypto';
 import { InvalidInputError, IterationLimitError, RankDeficientError } from '../../src/core/errors.js';
 import type { RealArray } from '../../src/core/matrix.js';
 import { Philox } from '../../src/core/rng.js';
-import { applyTransform, checkLLL, checkUnimodular } from '../../src/lattice/check.js';
 import { blockToeplitzBases, gaussianBases } from '../../src/lattice/generators.js';
 import type { AlgoParams } from '../../src/lattice/types.js';
 import { forcedAllswap } from '../gpu/match-reference.js';
+import { proveOutput } from '../gpu/prove-output.js';
 import { reduce } from '../../src/lattice/reduce.js';
 import { cudaAvailable } from '../../src/gpu/index.js';
 
@@ -25,26 +25,6 @@ const skip = cuda.ok ? false : `no CUDA device: ${cuda.reason}`;
 const PARAMS: AlgoParams = { delta: 0.75, eta: 0.51, blockSize: 8, maxIterations: 100_000 };
 
 const gridCuda = forcedAllswap('grid');
-
-/** Proves basis k of a GPU result; float32 outputs are held to a float32-sized tolerance. */
-function prove(input: RealArray, r: { basis: RealArray; Z: Float64Array }, k: number, n: number, m: number, what: string): void {
-  const Z = r.Z.subarray(k * m * m, (k + 1) * m * m);
-  const Bin = input.subarray(k * n * m, (k + 1) * n * m);
-  const uni = checkUnimodular(Z, m);
-  assert.ok(uni.ok, `${what}: Z is not unimodular (det ${uni.det})`);
-  const out = applyTransform(Bin, Z, n, m);
-  assert.ok(out, `${what}: B_in Z is not representable`);
-  const f32 = input instanceof Float32Array;
-  const B = r.basis.subarray(k * n * m, (k + 1) * n * m);
-  let worst = 0, scale = 0;
-  for (let i = 0; i < n * m; i++) {
-    worst = Math.max(worst, Math.abs(B[i]! - out[i]!));
-    scale = Math.max(scale, Math.abs(out[i]!));
-  }
-  assert.ok(worst <= (f32 ? 1e-4 : 1e-10) * scale, `${what}: the returned basis differs from B_in Z by ${worst} (scale ${scale})`);
-  const c = checkLLL(out, n, m, PARAMS.delta, PARAMS.eta, f32 ? 1e-3 : 1e-9);
-  assert.ok(c.ok, `${what}: ${c.violations.join('; ')}`);
-}
 
 for (const precision of ['float64', 'float32'] as const) {
   test(`allswap on the whole GPU: every output proven (${precision}, Gaussian and block-Toeplitz, m = 2..300)`, { skip }, async () => {
@@ -67,7 +47,7 @@ for (const precision of ['float64', 'float32'] as const) {
       assert.deepEqual(input, c.data, `${what}: the input was modified`);
       for (let k = 0; k < c.batch; k++) {
         if (r.stats.float32Failures.has(k)) continue;  // reduce() redoes these in float64
-        prove(c.data, r, k, c.n, c.m, `${what}, basis ${k}`);
+        proveOutput(c.data, r, k, c.n, c.m, PARAMS, `${what}, basis ${k}`);
       }
       assert.ok(r.stats.kernelMs > 0, what);
     }
@@ -85,7 +65,7 @@ test('allswap on the whole GPU: large integer bases (knapsack-like) are reduced,
   }
   const r = await gridCuda(B, 1, n, m, PARAMS);
   assert.ok(r.stats.swaps[0]! > 0 && r.stats.sizeReductions[0]! > 0, `seed ${seed}: counts ${r.stats.swaps[0]} / ${r.stats.sizeReductions[0]}`);
-  prove(B, r, 0, n, m, `seed ${seed}, knapsack m = ${m}`);
+  proveOutput(B, r, 0, n, m, PARAMS, `seed ${seed}, knapsack m = ${m}`);
 });
 
 test('allswap on the whole GPU: bad bases and the iteration limit give typed errors naming the basis and vector', { skip }, async () => {

@@ -12,10 +12,9 @@ import type { DeviceProperties } from '../../gpu/context.js';
 import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
 import { runLatticeBatch, type CudaBatchResult, type LatticeKernelSpec, type LaunchPlan, type RealArray } from '../../gpu/lattice-batch.js';
 import { reductionBound } from '../lll/gso.js';
-import { allswapGridPlan } from './grid.js';
+import { allswapGridPlan, gridKernel, gridSuitsBatch } from './grid.js';
 
 const KERNEL_URL = new URL('./kernel.cu', import.meta.url);
-const GRID_KERNEL_URL = new URL('./grid-kernel.cu', import.meta.url);
 
 /**
  * Measurement knobs (leave at their defaults): threads per block of the block kernel (0: from the
@@ -139,20 +138,13 @@ export function allswapBlockPlan(n: number, m: number, precision: 'float32' | 'f
  */
 export const LANE_MAX_M = 12;
 
-/** Smallest m for which a few bases go to the whole-device kernel ('auto'). */
-export const GRID_MIN_M = 96;
-
 /**
  * The per-thread kernel for small bases (m <= LANE_MAX_M) in batches that fill the device; the
- * whole-device kernel for large bases (m >= GRID_MIN_M) in batches of at most m / 64 bases; else
- * the block kernel. The whole-device kernel takes the bases one after another, the block kernel
- * all at once on separate multiprocessors; measured on the H100 (bench/RESULTS.md) one basis took
- * 1.0 ms against 2.7 ms at 128 x 128, and 2.0 ms against 306 ms at 1028 x 1024, so its lead grows
- * with m faster than this bound.
+ * whole-device kernel for a few large bases (grid.ts: gridSuitsBatch); else the block kernel.
  */
 export function allswapPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties, batch = 1 << 20): LaunchPlan {
   const auto = m <= LANE_MAX_M && batch >= 4 * device.multiprocessors ? 'lane'
-    : m >= GRID_MIN_M && 64 * batch <= m ? 'grid' : 'block';
+    : gridSuitsBatch(m, batch) ? 'grid' : 'block';
   const choice = allswapTuning.kernel === 'auto' ? auto : allswapTuning.kernel;
   if (choice === 'grid') {
     const grid = allswapGridPlan(n, m, precision, p, device);
@@ -164,14 +156,7 @@ export function allswapPlan(n: number, m: number, precision: 'float32' | 'float6
 export const allswapSpec: LatticeKernelSpec = {
   name: 'allswap',
   kernel(ctx, precision, plan) {
-    if (plan.variant === 'grid') {
-      const grid = loadModule(ctx, {
-        source: readKernelSource(GRID_KERNEL_URL),
-        name: 'allswap/grid-kernel.cu',
-        defines: { REAL: precision === 'float32' ? 'float' : 'double', ...plan.defines },
-      });
-      return grid.kernel('allswap_grid', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'f64', 'f64', 'i32', 'i64', 'i32']);
-    }
+    if (plan.variant === 'grid') return gridKernel(ctx, precision, plan);
     const mod = loadModule(ctx, {
       source: readKernelSource(KERNEL_URL),
       name: 'allswap/kernel.cu',

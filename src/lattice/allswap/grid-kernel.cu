@@ -45,6 +45,9 @@
 // takes the same branch and calls the same barriers. Every wait (barrier, column flag) gives up
 // after WAIT_LIMIT_NS and reports STATUS_TIMEOUT instead of hanging.
 //
+// Block mode (-DGRID_BLOCK, below): MB-LLL and CR-MB-LLL with the same Gram-Schmidt, phases and
+// size reduction, the sub-bases reduced a thread block each.
+//
 // Arguments: Bin, Bout, Zout (count bases), ctlAll (count x CTL_BYTES, zeroed by the host), wsAll
 // (count x wsBytes), stats, n, m, maxIterations, delta, bound, staged (S, vectors per staging
 // chunk, = GRID_S), wsBytes, count. Blocks of GRID_T threads; dynamic shared memory S n + S doubles
@@ -53,6 +56,8 @@
 // nvcc-variant: -DREAL=float -DGRID_N=1028
 // nvcc-variant: -DREAL=double -DGRID_N=1028
 // nvcc-variant: -DREAL=float -DGRID_N=130 -DGRID_TRACE=4096
+// nvcc-variant: -DREAL=float -DGRID_N=1028 -DGRID_BLOCK=1 -DGRID_BLOCK_SIZE=8
+// nvcc-variant: -DREAL=double -DGRID_N=130 -DGRID_BLOCK=2 -DGRID_BLOCK_SIZE=64
 
 #include "../lll-common.cuh"
 
@@ -92,6 +97,8 @@ struct Grid {
 #define TRACE_ANCHOR 6
 #define TRACE_END 7
 #define TRACE_COLUMNS 8
+#define TRACE_LOCAL 9     // block mode: the sub-bases' local reductions
+#define TRACE_DEFERRED 10 // block mode: their deferred column updates
 
 // -DGRID_N=n: the module is specialised to the column length (the host builds one per n): a
 // Gram-Schmidt panel lives in registers and every row loop unrolls.
@@ -383,7 +390,7 @@ __device__ __forceinline__ bool project_chunk(Grid& g, Basis& w, double (&v)[GRI
 // and holds them in registers spread over its threads by rows (thread t: rows t + GRID_T i, all
 // GRID_P columns), so each staged value is read from shared memory once for the whole panel, and
 // each dot product is a block sum. Failures go to the stage slot.
-__device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, double* stage, double* stageR) {
+__device__ __noinline__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, double* stage, double* stageR) {
   const int n = GRID_N, m = w.m;
   const int lane = threadIdx.x & 31;
   const real* B = w.B[w.cur];
@@ -497,115 +504,151 @@ __device__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, double
 #endif
 }
 
-// Step 2, one phase: pairs (k-1, k), k = first + 2p, a warp each. Reductions are counted in *reds.
-__device__ void phase(Grid& g, Basis& w, int first, double delta, double bound, int phaseId, int* swaps, int* reds) {
+// What one warp's pair steps add up: swaps and size reductions (the same on every lane), the bits
+// of the largest |Z| a reduction wrote, and whether one passed 2^53 (per lane).
+struct PairCounts {
+  int swaps, reds;
+  unsigned long long zPeak;
+  int overflow;
+};
+
+// Step 2, one pair (k-1, k) by one warp: the three dot products, SimpleSizeReduce, the Lovasz test,
+// SimpleSwap of B, Z and B*, and the rows k-1, k of mu. Returns true on every lane when the pair
+// swapped, with the old and new mu_{k,k-1} in mu, muNew (the column update needs them).
+__device__ bool pair_step(Basis& w, int k, double delta, double bound, int lane, PairCounts& pc, double& mu, double& muNew) {
   const int n = w.n, m = w.m;
-  const int lane = threadIdx.x & 31;
-  const int gw = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, W = (gridDim.x * blockDim.x) >> 5;
-  const int pairs = first < m ? (m - first + 1) / 2 : 0;
   real* B = w.B[w.cur];
   double* Z = w.Z[w.cur];
   real* Bs = w.Bs;
-  unsigned long long* sl = slot(g, g.stage);
-  unsigned long long zPeak = 0ull;
-  int overflow = 0;
-  for (int p = gw; p < pairs; p += W) {
-    const int k = first + 2 * p;
-    real* bk = B + (size_t)k * n;
-    real* bk1 = B + (size_t)(k - 1) * n;
-    real* sk = Bs + (size_t)k * n;
-    real* sk1 = Bs + (size_t)(k - 1) * n;
-    double d0 = 0, r1 = 0, rk = 0;
-    for (int t = lane; t < n; t += 32) {
-      const double x = (double)ldg2(sk1 + t), y = (double)ldg2(sk + t);
-      d0 += (double)ldg2(bk + t) * x;
-      r1 += x * x;
-      rk += y * y;
-    }
-    d0 = warp_sum(d0); r1 = warp_sum(r1); rk = warp_sum(rk);
-    double mu = (double)(real)(d0 / r1);
-    double X = 0;
-    if (fabs(mu) > bound) {
-      X = round_half_up(mu);
-      mu = (double)(real)(mu - X);
-      (*reds)++;
-    }
-    const bool swap = rk < (delta - mu * mu) * r1;
-    double muNew = 0, c = 0;
+  real* bk = B + (size_t)k * n;
+  real* bk1 = B + (size_t)(k - 1) * n;
+  real* sk = Bs + (size_t)k * n;
+  real* sk1 = Bs + (size_t)(k - 1) * n;
+  double d0 = 0, r1 = 0, rk = 0;
+  for (int t = lane; t < n; t += 32) {
+    const double x = (double)ldg2(sk1 + t), y = (double)ldg2(sk + t);
+    d0 += (double)ldg2(bk + t) * x;
+    r1 += x * x;
+    rk += y * y;
+  }
+  d0 = warp_sum(d0); r1 = warp_sum(r1); rk = warp_sum(rk);
+  mu = (double)(real)(d0 / r1);
+  double X = 0;
+  if (fabs(mu) > bound) {
+    X = round_half_up(mu);
+    mu = (double)(real)(mu - X);
+    pc.reds++;
+  }
+  const bool swap = rk < (delta - mu * mu) * r1;
+  double c = 0;
+  muNew = 0;
+  if (swap) {
+    const double r1New = rk + mu * mu * r1;
+    muNew = (mu * r1) / r1New;
+    c = rk / r1New;
+    pc.swaps++;
+  }
+  if (X == 0 && !swap) return false;
+  // the GS coefficients follow (rows k-1, k here; the columns of a swap in pair_columns):
+  // b_k -= X b_{k-1} is row k -= X row k-1; a swap exchanges rows k-1 and k left of column k-1
+  // and sets mu_{k,k-1} to muNew (the LLL swap update, Cohen's Algorithm 2.6.3)
+  double* muk = w.mu + (size_t)k * m;
+  double* muk1 = w.mu + (size_t)(k - 1) * m;
+  for (int i = lane; i < k - 1; i += 32) {
+    const double a = muk1[i], b = muk[i] - X * a;
+    if (swap) { muk1[i] = b; muk[i] = a; } else muk[i] = b;
+  }
+  if (lane == 0) muk[k - 1] = swap ? muNew : d0 / r1 - X;
+  for (int t = lane; t < n; t += 32) {
+    real vk = bk[t];
+    if (X != 0) vk = (real)((double)vk - X * (double)bk1[t]);
     if (swap) {
-      const double r1New = rk + mu * mu * r1;
-      muNew = (mu * r1) / r1New;
-      c = rk / r1New;
-      (*swaps)++;
-    }
-    // the GS coefficients follow (rows k-1, k here; the columns of a swap in phase_columns):
-    // b_k -= X b_{k-1} is row k -= X row k-1; a swap exchanges rows k-1 and k left of column k-1
-    // and sets mu_{k,k-1} to muNew (the LLL swap update, Cohen's Algorithm 2.6.3)
-    if (X != 0 || swap) {
-      double* muk = w.mu + (size_t)k * m;
-      double* muk1 = w.mu + (size_t)(k - 1) * m;
-      for (int i = lane; i < k - 1; i += 32) {
-        const double a = muk1[i], b = muk[i] - X * a;
-        if (swap) { muk1[i] = b; muk[i] = a; } else muk[i] = b;
-      }
-      if (lane == 0) {
-        muk[k - 1] = swap ? muNew : d0 / r1 - X;
-        if (swap) { w.pairMu[k] = mu; w.pairMuNew[k] = muNew; }
-        w.pairSwap[k] = swap ? phaseId : 0;
-      }
-    }
-    if (X == 0 && !swap) continue;
-    for (int t = lane; t < n; t += 32) {
-      real vk = bk[t];
-      if (X != 0) vk = (real)((double)vk - X * (double)bk1[t]);
-      if (swap) {
-        bk[t] = bk1[t];
-        bk1[t] = vk;
-        const double x = (double)sk1[t], y = (double)sk[t];
-        sk1[t] = (real)(y + mu * x);
-        sk[t] = (real)(c * x - muNew * y);
-      } else {
-        bk[t] = vk;
-      }
-    }
-    double* zk = Z + (size_t)k * m;
-    double* zk1 = Z + (size_t)(k - 1) * m;
-    for (int u = lane; u < m; u += 32) {
-      double vk = zk[u];
-      if (X != 0) {
-        vk = vk - X * zk1[u];
-        const unsigned long long b = dbits(fabs(vk));
-        if (b > zPeak) zPeak = b;
-        if (fabs(vk) >= EXACT_INTEGER_LIMIT) overflow = 1;
-      }
-      if (swap) { zk[u] = zk1[u]; zk1[u] = vk; } else zk[u] = vk;
+      bk[t] = bk1[t];
+      bk1[t] = vk;
+      const double x = (double)sk1[t], y = (double)sk[t];
+      sk1[t] = (real)(y + mu * x);
+      sk[t] = (real)(c * x - muNew * y);
+    } else {
+      bk[t] = vk;
     }
   }
-  zPeak = warp_max(zPeak);
-  if (lane == 0 && zPeak) atomicMax(sl + S_ZPEAK, zPeak);
-  if (__any_sync(0xffffffffu, overflow) && lane == 0) atomicMax(sl + S_FAIL, ~(unsigned long long)STATUS_TRANSFORM_OVERFLOW);
+  double* zk = Z + (size_t)k * m;
+  double* zk1 = Z + (size_t)(k - 1) * m;
+  for (int u = lane; u < m; u += 32) {
+    double vk = zk[u];
+    if (X != 0) {
+      vk = vk - X * zk1[u];
+      const unsigned long long b = dbits(fabs(vk));
+      if (b > pc.zPeak) pc.zPeak = b;
+      if (fabs(vk) >= EXACT_INTEGER_LIMIT) pc.overflow = 1;
+    }
+    if (swap) { zk[u] = zk1[u]; zk1[u] = vk; } else zk[u] = vk;
+  }
+  return swap;
 }
 
-// Step 2, second half of a phase with swaps: the columns k-1, k of the GS coefficients below each
-// swapped pair (rows i > k): t = mu_ik, mu_ik = mu_i,k-1 - mu t, mu_i,k-1 = t + muNew mu_ik. Row
-// exchanges (phase) and these column updates commute; the barrier between them keeps two pairs
-// from writing one entry at once. A warp per swapped pair, lanes over rows.
-__device__ void phase_columns(Basis& w, int first, int phaseId) {
+// The LLL swap update of two columns (kl - 1, kl) of a row-major matrix for rows [i0, i1) (row
+// stride ld), lanes over rows: t = x_ik, x_ik = x_i,k-1 - mu t, x_i,k-1 = t + muNew x_ik.
+__device__ __forceinline__ void swap_columns_update(double* x, int ld, int kl, int i0, int i1, double mu, double muNew, int lane) {
+  for (int i = i0 + lane; i < i1; i += 32) {
+    double* row = x + (size_t)i * ld;
+    const double t = __ldcg(row + kl), a = __ldcg(row + kl - 1);
+    const double b = a - mu * t;
+    row[kl] = b;
+    row[kl - 1] = t + muNew * b;
+  }
+}
+
+// A warp's stage totals into the stage slot (lane 0 adds; zPeak and overflow taken over the warp).
+__device__ __forceinline__ void add_counts(unsigned long long* sl, PairCounts& pc, int lane) {
+  const unsigned long long zPeak = warp_max(pc.zPeak);
+  const bool overflow = __any_sync(0xffffffffu, pc.overflow);
+  if (lane != 0) return;
+  if (pc.swaps) atomicAdd(sl + S_SWAPS, (unsigned long long)pc.swaps);
+  if (pc.swaps | pc.reds) atomicAdd(sl + S_CHANGES, (unsigned long long)(pc.swaps + pc.reds));
+  if (zPeak) atomicMax(sl + S_ZPEAK, zPeak);
+  if (overflow) atomicMax(sl + S_FAIL, ~(unsigned long long)STATUS_TRANSFORM_OVERFLOW);
+}
+
+// Step 2, one phase over the grid: pairs (k-1, k), k = first + stride p < m, a warp each (stride 2:
+// all-swap's odd or even pairs; block mode: the pairs across sub-basis boundaries, whose swaps
+// flag both neighbouring sub-bases in `flags`). Counts go to *swaps, *reds and the stage slot.
+__device__ __noinline__ void phase(Grid& g, Basis& w, int first, int stride, double delta, double bound, int phaseId, int* swaps, int* reds, int* flags) {
   const int m = w.m;
   const int lane = threadIdx.x & 31;
   const int gw = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, W = (gridDim.x * blockDim.x) >> 5;
-  const int pairs = first < m ? (m - first + 1) / 2 : 0;
+  const int pairs = first < m ? (m - 1 - first) / stride + 1 : 0;
+  PairCounts pc = {0, 0, 0ull, 0};
   for (int p = gw; p < pairs; p += W) {
-    const int k = first + 2 * p;
-    if (__ldcg(w.pairSwap + k) != phaseId) continue;
-    const double mu = __ldcg(w.pairMu + k), muNew = __ldcg(w.pairMuNew + k);
-    for (int i = k + 1 + lane; i < m; i += 32) {
-      double* row = w.mu + (size_t)i * m;
-      const double t = __ldcg(row + k), a = __ldcg(row + k - 1);
-      const double b = a - mu * t;
-      row[k] = b;
-      row[k - 1] = t + muNew * b;
+    const int k = first + stride * p;
+    double mu, muNew;
+    const bool swapped = pair_step(w, k, delta, bound, lane, pc, mu, muNew);
+    if (lane == 0) {
+      if (swapped) {
+        w.pairMu[k] = mu;
+        w.pairMuNew[k] = muNew;
+        if (flags) { flags[k / stride - 1] = 1; flags[k / stride] = 1; }
+      }
+      w.pairSwap[k] = swapped ? phaseId : 0;
     }
+  }
+  *swaps += pc.swaps;
+  *reds += pc.reds;
+  add_counts(slot(g, g.stage), pc, lane);
+}
+
+// Step 2, second half of a phase with swaps: the columns k-1, k of the GS coefficients below each
+// swapped pair (rows i > k). Row exchanges (phase) and these column updates commute; the barrier
+// between them keeps two pairs from writing one entry at once. A warp per swapped pair.
+__device__ void phase_columns(Basis& w, int first, int stride, int phaseId) {
+  const int m = w.m;
+  const int lane = threadIdx.x & 31;
+  const int gw = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, W = (gridDim.x * blockDim.x) >> 5;
+  const int pairs = first < m ? (m - 1 - first) / stride + 1 : 0;
+  for (int p = gw; p < pairs; p += W) {
+    const int k = first + stride * p;
+    if (__ldcg(w.pairSwap + k) != phaseId) continue;
+    swap_columns_update(w.mu, m, k, k + 1, m, __ldcg(w.pairMu + k), __ldcg(w.pairMuNew + k), lane);
   }
 }
 
@@ -642,7 +685,7 @@ __device__ __forceinline__ unsigned long long sub_scaled(T* dst, const T* a, con
 // (i < j), b_k -= X b_j, z_k -= X z_j, all against the unreduced columns (the reducing row is
 // copied to muN first; B, Z go to the other buffers). The reference's operations without its dot
 // products: b_k's coefficients along b*_j are what mu holds, updated instead of recomputed.
-__device__ void size_reduce_mu(Grid& g, Basis& w, double bound, int* reds) {
+__device__ __noinline__ void size_reduce_mu(Grid& g, Basis& w, double bound, int* reds) {
   const int n = w.n, m = w.m;
   const int lane = threadIdx.x & 31;
   const int gw = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, W = (gridDim.x * blockDim.x) >> 5;
@@ -743,6 +786,169 @@ __device__ void from_transform(Basis& w, const real* B0) {
   }
 }
 
+#ifdef GRID_BLOCK
+// Block mode: MB-LLL (GRID_BLOCK 2) and CR-MB-LLL (GRID_BLOCK 1) of the CR-MB-LLL paper (Section 3.2,
+// block/cpu.ts) on the whole GPU. The basis is split into sub-bases of GRID_BLOCK_SIZE consecutive
+// columns; a thread block takes a flagged sub-basis [lo, hi) and runs the all-swap phases inside it
+// until neither parity swaps (a warp per pair, block barriers), then, for MB-LLL, size-reduces
+// it (condition (1) within it); the pairs across sub-basis boundaries follow as one grid-wide
+// phase. The GS coefficients mu stay current throughout, so MB-LLL's U is mu here and CR-MB-LLL
+// differs only in leaving the inside of a sub-basis unreduced until the closing size reduction.
+//
+// A swap inside [lo, hi) changes the columns k-1, k of mu in every later row. Rows in [lo, hi)
+// are the block's own and are updated at once; rows past hi belong to other sub-bases, whose
+// blocks are updating those rows at the same time. Row operations (theirs) and column operations
+// (these) commute, so the block only accumulates its column operations in G (s x s, mu[i, lo:hi]
+// becomes mu[i, lo:hi] G) and a grid-wide stage applies every G after a barrier.
+#define GB_SIZE GRID_BLOCK_SIZE
+#define GB_MAX_SIZE 64  // the deferred stage holds a row's s entries in two registers a lane
+#define S_PENDING 6     // a sub-basis stopped early for the growth watch (its flag stays set)
+
+struct Blocks {
+  int count;       // sub-bases
+  int* flag;       // per sub-basis: reduce it in the next local stage
+  int* changed;    // per sub-basis: its last local stage swapped (its G is pending)
+  double* G;       // per sub-basis: s x s row-major
+};
+
+// Size reduction of the columns k in (lo, hi) against j in [lo, k), k descending and j descending
+// (block/coefficients.ts: sizeReduceWithU's order), by the whole block one reduction at a time:
+// b_k -= X b_j, z_k -= X z_j, row k of mu -= X row j.
+__device__ void block_size_reduce(Basis& w, int lo, int hi, double bound, PairCounts& pc) {
+  const int n = w.n, m = w.m;
+  real* B = w.B[w.cur];
+  double* Z = w.Z[w.cur];
+  __shared__ double xs;
+  for (int k = hi - 1; k > lo; k--) {
+    double* rowK = w.mu + (size_t)k * m;
+    for (int j = k - 1; j >= lo; j--) {
+      if (threadIdx.x == 0) xs = __ldcg(rowK + j);
+      __syncthreads();
+      const double x = xs;
+      __syncthreads();  // xs is rewritten by the next step
+      if (!(fabs(x) > bound)) continue;
+      const double X = round_half_up(x);
+      if (threadIdx.x == 0) { pc.reds++; rowK[j] = x - X; }
+      const double* rowJ = w.mu + (size_t)j * m;
+      for (int i = threadIdx.x; i < j; i += blockDim.x) rowK[i] = __ldcg(rowK + i) - X * __ldcg(rowJ + i);
+      real* bk = B + (size_t)k * n;
+      const real* bj = B + (size_t)j * n;
+      for (int t = threadIdx.x; t < n; t += blockDim.x) bk[t] = (real)((double)bk[t] - X * (double)bj[t]);
+      double* zk = Z + (size_t)k * m;
+      const double* zj = Z + (size_t)j * m;
+      for (int u = threadIdx.x; u < m; u += blockDim.x) {
+        const double v = zk[u] - X * zj[u];
+        zk[u] = v;
+        const unsigned long long b = dbits(fabs(v));
+        if (b > pc.zPeak) pc.zPeak = b;
+        if (fabs(v) >= EXACT_INTEGER_LIMIT) pc.overflow = 1;
+      }
+      __syncthreads();
+    }
+  }
+}
+
+// The local stage: every flagged sub-basis, a thread block each. Counts, failures, the growth
+// watch's early stops (S_PENDING) go to the stage slot.
+__device__ __noinline__ void local_reductions(Grid& g, Basis& w, Blocks& bk, double delta, double bound, int maxIterations,
+                                 double zLimit, int* swaps, int* reds) {
+  const int m = w.m;
+  const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
+  unsigned long long* sl = slot(g, g.stage);
+  __shared__ int anySwap;
+  __shared__ unsigned long long blockPeak;
+  PairCounts pc = {0, 0, 0ull, 0};
+  for (int sb = blockIdx.x; sb < bk.count; sb += gridDim.x) {
+    if (!__ldcg(bk.flag + sb)) continue;
+    const int lo = sb * GB_SIZE, hi = min(m, lo + GB_SIZE), s = hi - lo;
+    double* G = bk.G + (size_t)sb * GB_SIZE * GB_SIZE;
+    for (int e = threadIdx.x; e < s * s; e += blockDim.x) G[e] = e % (s + 1) == 0 ? 1.0 : 0.0;
+    if (threadIdx.x == 0) blockPeak = 0ull;
+    bool swappedAny = false, growth = false, limit = false;
+    int localPhases = 0, parity = 1;
+    bool oddDirty = true, evenDirty = true;
+    while (oddDirty || evenDirty) {
+      if (localPhases >= maxIterations) { limit = true; break; }
+      localPhases++;
+      if (threadIdx.x == 0) anySwap = 0;
+      __syncthreads();
+      const int first = lo + (parity == 1 ? 1 : 2);
+      const int pairs = first < hi ? (hi - 1 - first) / 2 + 1 : 0;
+      unsigned mine = 0;  // bit q: this warp's q-th pair of the phase swapped
+      for (int p = wid, q = 0; p < pairs; p += nw, q++) {
+        const int k = first + 2 * p;
+        double mu, muNew;
+        if (pair_step(w, k, delta, bound, lane, pc, mu, muNew)) {
+          mine |= 1u << q;
+          if (lane == 0) { w.pairMu[k] = mu; w.pairMuNew[k] = muNew; anySwap = 1; }
+        }
+      }
+      {
+        const unsigned long long peak = warp_max(pc.zPeak);
+        if (lane == 0 && peak) atomicMax(&blockPeak, peak);
+      }
+      __syncthreads();
+      const bool swapped = anySwap != 0;
+      if (swapped) {
+        // the columns k-1, k below each swapped pair: the block's own rows now, G for the rest
+        for (int p = wid, q = 0; p < pairs; p += nw, q++) {
+          if (!((mine >> q) & 1u)) continue;
+          const int k = first + 2 * p;
+          const double mu = w.pairMu[k], muNew = w.pairMuNew[k];
+          swap_columns_update(w.mu + lo, m, k - lo, k + 1, hi, mu, muNew, lane);
+          swap_columns_update(G, s, k - lo, 0, s, mu, muNew, lane);
+        }
+        __syncthreads();
+        swappedAny = true;
+      }
+      if (parity == 1) oddDirty = swapped; else evenDirty = swapped;
+      parity ^= 1;
+      // growth watch between phases (allswap/phases.ts): stop here, the grid runs the closing
+      // size reduction and a fresh Gram-Schmidt, and this sub-basis stays flagged
+      if (__longlong_as_double((long long)blockPeak) > zLimit) { growth = true; break; }
+    }
+    if (limit && threadIdx.x == 0) atomicMax(sl + S_FAIL, ~(unsigned long long)STATUS_ITERATION_LIMIT);
+#if GRID_BLOCK == 2
+    if (!growth && !limit) block_size_reduce(w, lo, hi, bound, pc);
+#endif
+    if (threadIdx.x == 0) {
+      if (growth) atomicOr(sl + S_PENDING, 1ull); else bk.flag[sb] = 0;
+      bk.changed[sb] = swappedAny ? 1 : 0;
+    }
+    __syncthreads();  // blockPeak, anySwap and the shared scratch of the next sub-basis
+  }
+  *swaps += pc.swaps;
+  *reds += pc.reds;
+  add_counts(sl, pc, lane);
+}
+
+// The deferred stage: mu[i, lo:hi] = mu[i, lo:hi] G for every sub-basis whose local stage swapped
+// and every row i >= hi, a warp per (sub-basis, row), lanes over the s outputs.
+__device__ void apply_deferred(Basis& w, Blocks& bk) {
+  const int m = w.m;
+  const int lane = threadIdx.x & 31;
+  const int gw = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, W = (gridDim.x * blockDim.x) >> 5;
+  const size_t items = (size_t)bk.count * m;
+  for (size_t item = gw; item < items; item += W) {
+    const int sb = (int)(item / m), i = (int)(item % m);
+    const int lo = sb * GB_SIZE, hi = min(m, lo + GB_SIZE), s = hi - lo;
+    if (i < hi || !__ldcg(bk.changed + sb)) continue;
+    const double* G = bk.G + (size_t)sb * GB_SIZE * GB_SIZE;
+    double* row = w.mu + (size_t)i * m + lo;
+    const double x0 = lane < s ? __ldcg(row + lane) : 0.0;
+    const double x1 = lane + 32 < s ? __ldcg(row + lane + 32) : 0.0;
+    double y0 = 0, y1 = 0;
+    for (int a = 0; a < s; a++) {
+      const double xa = __shfl_sync(0xffffffffu, a < 32 ? x0 : x1, a & 31);
+      if (lane < s) y0 += xa * __ldcg(G + (size_t)a * s + lane);
+      if (lane + 32 < s) y1 += xa * __ldcg(G + (size_t)a * s + lane + 32);
+    }
+    if (lane < s) row[lane] = y0;
+    if (lane + 32 < s) row[lane + 32] = y1;
+  }
+}
+#endif
+
 // Blocks of up to 256 threads, one per multiprocessor (the plan's shared memory is sized for one:
 // the working columns are double), so the registers need no cap below the hardware's.
 extern "C" __global__ void __launch_bounds__(256, 1) allswap_grid(
@@ -786,6 +992,17 @@ extern "C" __global__ void __launch_bounds__(256, 1) allswap_grid(
     w.pairMu = (double*)p; p += (size_t)m * 8;
     w.pairMuNew = (double*)p; p += (size_t)m * 8;
     w.pairSwap = (int*)p;
+#ifdef GRID_BLOCK
+    // after the all-swap workspace (grid.ts: gridBlockWorkspaceBytes): flags, changed, the G's
+    Blocks blk;
+    blk.count = (m + GB_SIZE - 1) / GB_SIZE;
+    p += ((size_t)m * 4 + 255) & ~(size_t)255;
+    blk.flag = (int*)p;
+    blk.changed = blk.flag + blk.count;
+    p += ((size_t)blk.count * 8 + 255) & ~(size_t)255;
+    blk.G = (double*)p;
+    int boundaryPhases = 0;  // ids of the boundary phases (pairSwap[] was zeroed at the load)
+#endif
     const real* B0 = Bin + (size_t)basis * nm;
     int* st = stats + (size_t)basis * STATS_WIDTH;
 
@@ -860,31 +1077,64 @@ extern "C" __global__ void __launch_bounds__(256, 1) allswap_grid(
           from_transform(w, B0);
           if (!grid_sync(g, TRACE_ANCHOR)) { alive = false; break; }
         }
+#ifdef GRID_BLOCK
+        for (size_t e = gtid; e < (size_t)blk.count; e += nthreads) blk.flag[e] = 1;  // before gs's barrier
+#endif
         if (!gs()) break;
+        bool stop = false;
+#ifdef GRID_BLOCK
+        // block rounds (block/cpu.ts; iterations count them): the flagged sub-bases, their deferred
+        // columns, the boundary pairs; until no boundary swaps and no sub-basis stopped early
+        for (;;) {
+          if (phases >= maxIterations) { status = STATUS_ITERATION_LIMIT; stop = true; break; }
+          phases++;
+          int s = g.stage;
+          local_reductions(g, w, blk, delta, bound, maxIterations, zLimit, &swaps, &reds);
+          if (!grid_sync(g, TRACE_LOCAL)) { alive = false; stop = true; break; }
+          const unsigned long long* sl = slot(g, s);
+          if (failed(sl)) { stop = true; break; }
+          changes += __ldcg(sl + S_CHANGES);
+          const bool pending = __ldcg(sl + S_PENDING) != 0;
+          double peak = __longlong_as_double((long long)__ldcg(sl + S_ZPEAK));
+          if (peak > zPeakRun) zPeakRun = peak;
+          if (__ldcg(sl + S_SWAPS) != 0) {
+            apply_deferred(w, blk);
+            if (!grid_sync(g, TRACE_DEFERRED)) { alive = false; stop = true; break; }
+          }
+          if (zPeakRun > zLimit && (!reduceAll(&changes) || !gs())) { stop = true; break; }
+          s = g.stage;
+          boundaryPhases++;
+          phase(g, w, GB_SIZE, GB_SIZE, delta, bound, boundaryPhases, &swaps, &reds, blk.flag);
+          if (!grid_sync(g, TRACE_PHASE)) { alive = false; stop = true; break; }
+          sl = slot(g, s);
+          if (failed(sl)) { stop = true; break; }
+          changes += __ldcg(sl + S_CHANGES);
+          const bool boundarySwap = __ldcg(sl + S_SWAPS) != 0;
+          peak = __longlong_as_double((long long)__ldcg(sl + S_ZPEAK));
+          if (peak > zPeakRun) zPeakRun = peak;
+          if (boundarySwap) {
+            phase_columns(w, GB_SIZE, GB_SIZE, boundaryPhases);
+            if (!grid_sync(g, TRACE_COLUMNS)) { alive = false; stop = true; break; }
+          }
+          if (zPeakRun > zLimit && (!reduceAll(&changes) || !gs())) { stop = true; break; }
+          if (!boundarySwap && !pending) break;
+        }
+#else
         bool oddDirty = true, evenDirty = true;
         int parity = 1;
-        bool stop = false;
         while (oddDirty || evenDirty) {
           if (phases >= maxIterations) { status = STATUS_ITERATION_LIMIT; stop = true; break; }
           phases++;
           const int s = g.stage;
-          int mySwaps = 0, myReds = 0;
           const int phaseId = phases;  // >= 1; pairSwap[] was zeroed at the load
-          phase(g, w, parity == 1 ? 1 : 2, delta, bound, phaseId, &mySwaps, &myReds);
-          swaps += mySwaps;
-          reds += myReds;
-          if ((threadIdx.x & 31) == 0 && (mySwaps | myReds)) {
-            unsigned long long* sl = slot(g, s);
-            if (mySwaps) atomicAdd(sl + S_SWAPS, (unsigned long long)mySwaps);
-            atomicAdd(sl + S_CHANGES, (unsigned long long)(mySwaps + myReds));
-          }
+          phase(g, w, parity == 1 ? 1 : 2, 2, delta, bound, phaseId, &swaps, &reds, nullptr);
           if (!grid_sync(g, TRACE_PHASE)) { alive = false; stop = true; break; }
           const unsigned long long* sl = slot(g, s);
           if (failed(sl)) { stop = true; break; }
           const bool swapped = __ldcg(sl + S_SWAPS) != 0;
           changes += __ldcg(sl + S_CHANGES);
           if (swapped) {
-            phase_columns(w, parity == 1 ? 1 : 2, phaseId);
+            phase_columns(w, parity == 1 ? 1 : 2, 2, phaseId);
             if (!grid_sync(g, TRACE_COLUMNS)) { alive = false; stop = true; break; }
           }
           const double peak = __longlong_as_double((long long)__ldcg(sl + S_ZPEAK));
@@ -895,6 +1145,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) allswap_grid(
             if (!reduceAll(&changes) || !gs()) { stop = true; break; }
           }
         }
+#endif
         if (stop) break;
         if (!reduceAll(&changes)) break;
         if (changes == 0) break;

@@ -1,12 +1,51 @@
 /**
- * Launch plan of the whole-device all-swap kernel (grid-kernel.cu): one large basis at a time spread
- * over every multiprocessor, for a few large bases (m >= 96, columns up to GRID_MAX_N) where one
- * thread block per basis would leave the rest of the GPU idle.
+ * Launch plan of the whole-device kernel (grid-kernel.cu): one large basis at a time spread over
+ * every multiprocessor, for a few large bases (m >= 96, columns up to GRID_MAX_N) where one thread
+ * block per basis would leave the rest of the GPU idle. The same kernel runs CR-AS-LLL (allswap) and,
+ * in its block mode, MB-LLL and CR-MB-LLL (block/cuda.ts).
  */
 import type { AlgoParams } from '../types.js';
-import type { DeviceProperties } from '../../gpu/context.js';
+import type { CudaContext, DeviceProperties } from '../../gpu/context.js';
+import type { Kernel } from '../../gpu/launch.js';
 import type { LaunchPlan } from '../../gpu/lattice-batch.js';
+import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
 import { reductionBound } from '../lll/gso.js';
+
+const GRID_KERNEL_URL = new URL('./grid-kernel.cu', import.meta.url);
+
+/** Smallest m for which the whole-device kernel beats one thread block per basis (allswapPlan). */
+export const GRID_MIN_M = 96;
+
+/**
+ * Whether a batch is few enough large bases for the whole-device kernel, which takes them one
+ * after another: at most m / 64 bases (the per-basis kernels run them at once; measured ratios
+ * for one basis: 2.7x at 128, 150x at 1024).
+ */
+export function gridSuitsBatch(m: number, batch: number): boolean {
+  return m >= GRID_MIN_M && 64 * batch <= m;
+}
+
+/** The whole-device kernel of a plan made by allswapGridPlan (its defines pick the mode). */
+export function gridKernel(ctx: CudaContext, precision: 'float32' | 'float64', plan: LaunchPlan): Kernel {
+  const mod = loadModule(ctx, {
+    source: readKernelSource(GRID_KERNEL_URL),
+    name: 'allswap/grid-kernel.cu',
+    defines: { REAL: precision === 'float32' ? 'float' : 'double', ...plan.defines },
+  });
+  return mod.kernel('allswap_grid', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'f64', 'f64', 'i32', 'i64', 'i32']);
+}
+
+/**
+ * Block mode of the kernel: 'cr-block' (CR-MB-LLL) or 'block' (MB-LLL) with sub-bases of `size`
+ * columns (grid-kernel.cu: GRID_BLOCK, GRID_BLOCK_SIZE).
+ */
+export interface GridBlockMode {
+  algorithm: 'block' | 'cr-block';
+  size: number;
+}
+
+/** Largest sub-basis the block mode takes (grid-kernel.cu: GB_MAX_SIZE); larger ones run per basis. */
+export const GRID_BLOCK_MAX_SIZE = 64;
 
 /** Control words per basis (grid-kernel.cu: the barrier, the abort flag and three stage slots). */
 export const GRID_CTL_BYTES = 512;
@@ -25,6 +64,12 @@ const align256 = (x: number): number => Math.ceil(x / 256) * 256;
  */
 export function gridWorkspaceBytes(n: number, m: number, elt: number): number {
   return 4 * m * m * 8 + 2 * align256(m * 8) + 3 * align256(n * m * elt) + 2 * m * 8 + m * 4;
+}
+
+/** The block mode's scratch after the all-swap workspace: sub-basis flags and the deferred G's. */
+export function gridBlockWorkspaceBytes(n: number, m: number, elt: number, size: number): number {
+  const count = Math.ceil(m / size);
+  return gridWorkspaceBytes(n, m, elt) - m * 4 + align256(m * 4) + align256(count * 8) + count * size * size * 8;
 }
 
 /**
@@ -49,17 +94,26 @@ export function gridShape(n: number, device: DeviceProperties): { warps: number;
   return { warps: 8, staged: 8 };
 }
 
-/** The plan of the whole-device kernel, or null for columns it does not take (gridShape). */
-export function allswapGridPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties): LaunchPlan | null {
+/**
+ * The plan of the whole-device kernel (all-swap, or the block mode's algorithm), or null where it
+ * does not apply: columns it does not take (gridShape), sub-bases larger than GRID_BLOCK_MAX_SIZE.
+ */
+export function allswapGridPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties, block?: GridBlockMode): LaunchPlan | null {
   const elt = precision === 'float32' ? 4 : 8;
   const shape = gridShape(n, device);
   if (!shape) return null;
-  const ws = gridWorkspaceBytes(n, m, elt);
+  const size = block ? Math.min(block.size, m) : 0;
+  if (block && size > GRID_BLOCK_MAX_SIZE) return null;
+  const ws = block ? gridBlockWorkspaceBytes(n, m, elt, size) : gridWorkspaceBytes(n, m, elt);
   const bound = reductionBound(p.eta, precision === 'float32' ? new Float32Array(0) : new Float64Array(0));
   const trace = gridTuning.trace;
   return {
     variant: 'grid',
-    defines: { GRID_N: n, GRID_S: shape.staged, ...(trace > 0 ? { GRID_TRACE: trace } : {}) },
+    defines: {
+      GRID_N: n, GRID_S: shape.staged,
+      ...(block ? { GRID_BLOCK: block.algorithm === 'block' ? 2 : 1, GRID_BLOCK_SIZE: size } : {}),
+      ...(trace > 0 ? { GRID_TRACE: trace } : {}),
+    },
     threads: 32 * shape.warps,
     sharedBytes: gridSharedBytes(n, shape.staged),
     scratchBytesPerBasis: [GRID_CTL_BYTES + 8 * trace, ws],

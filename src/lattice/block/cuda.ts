@@ -4,7 +4,11 @@
  * schedulings (blockCudaTuning.scheduling):
  *  - 'persistent' (default): one kernel, one thread block per basis looping over its block rounds
  *    on the device (the paper's dynamic-parallelism scheduling of Fig. 1 without child launches);
- *    runs through the shared batch runner (chunks, pinned staging, streams).
+ *    runs through the shared batch runner (chunks, pinned staging, streams). A few large bases
+ *    (allswap/grid.ts: gridSuitsBatch, sub-bases of at most GRID_BLOCK_MAX_SIZE columns) go to the
+ *    whole-device kernel's block mode instead (allswap/grid-kernel.cu): every sub-basis on its own
+ *    multiprocessor, the boundaries over the grid. That one is not bit-identical to the CPU
+ *    reference (its sums run over warps); its outputs are proven by the checks instead.
  *  - 'host-streams': Algorithm 3 / Fig. 2, a host loop over CUDA streams (gpu-host-streams.ts).
  */
 import type { AlgoParams } from '../types.js';
@@ -16,16 +20,20 @@ import { runLatticeBatch, type CudaBatchResult, type LatticeKernelSpec, type Lau
 import { InvalidArgumentError } from '../../core/errors.js';
 import { reductionBound } from '../lll/gso.js';
 import { runHostStreams } from './gpu-host-streams.js';
+import { allswapGridPlan, gridKernel, gridSuitsBatch } from '../allswap/grid.js';
 
 const KERNEL_URL = new URL('./kernel.cu', import.meta.url);
 
 /**
- * scheduling: see above; streams: CUDA streams of 'host-streams' (0: up to 4, one per group of
- * bases); threads: threads per block of the per-basis kernels (0: from m); subThreads: of the
- * per-sub-basis kernel (0: from the block size).
+ * scheduling: see above; kernel: of 'persistent', 'auto' (the whole-device kernel for a few large
+ * bases), 'grid' (always where it applies) or 'basis' (one thread block per basis); streams: CUDA
+ * streams of 'host-streams' (0: up to 4, one per group of bases); threads: threads per block of
+ * the per-basis kernels (0: from m); subThreads: of the per-sub-basis kernel (0: from the block size).
  */
-export const blockCudaTuning: { scheduling: 'persistent' | 'host-streams'; streams: number; threads: number; subThreads: number } = {
-  scheduling: 'persistent', streams: 0, threads: 0, subThreads: 0,
+export const blockCudaTuning: {
+  scheduling: 'persistent' | 'host-streams'; kernel: 'auto' | 'grid' | 'basis'; streams: number; threads: number; subThreads: number;
+} = {
+  scheduling: 'persistent', kernel: 'auto', streams: 0, threads: 0, subThreads: 0,
 };
 
 const align16 = (x: number): number => Math.ceil(x / 16) * 16;
@@ -88,11 +96,18 @@ export function hostStreamKernel(ctx: CudaContext, precision: 'float32' | 'float
   return blockModule(ctx, precision).kernel(name, ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', ...TAIL]);
 }
 
-function persistentSpec(name: string, mb: boolean): LatticeKernelSpec {
+function persistentSpec(name: 'block' | 'cr-block', mb: boolean): LatticeKernelSpec {
   return {
     name,
-    kernel: (ctx, precision) => blockModule(ctx, precision).kernel('block_persistent', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', ...TAIL]),
-    plan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, _device: DeviceProperties): LaunchPlan {
+    kernel: (ctx, precision, plan) => plan.variant === 'grid'
+      ? gridKernel(ctx, precision, plan)
+      : blockModule(ctx, precision).kernel('block_persistent', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', ...TAIL]),
+    plan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties, batch: number): LaunchPlan {
+      const tuned = blockCudaTuning.kernel;
+      if (tuned === 'grid' || (tuned === 'auto' && gridSuitsBatch(m, batch))) {
+        const grid = allswapGridPlan(n, m, precision, p, device, { algorithm: name, size: p.blockSize });
+        if (grid) return grid;
+      }
       const extra = blockExtraArgs(n, m, precision, p, mb);
       return { variant: 'persistent', threads: blockThreads(m, blockCudaTuning.threads), sharedBytes: 0, scratchBytesPerBasis: [extra[5]], extraArgs: extra };
     },
