@@ -18,6 +18,7 @@ import { blockCudaTuning, reduceBatchCudaBlock, reduceBatchCudaCrBlock } from '.
 import { reduce } from '../../src/lattice/reduce.js';
 import { cudaAvailable } from '../../src/gpu/index.js';
 import { proveOutput } from '../gpu/prove-output.js';
+import { GRID_BLOCK_MAX_SIZE } from '../../src/lattice/allswap/grid.js';
 
 const cuda = cudaAvailable();
 const skip = cuda.ok ? false : `no CUDA device: ${cuda.reason}`;
@@ -45,8 +46,8 @@ for (const algo of ['block', 'cr-block'] as const) {
       for (const n of [2 + rng.int(3), 5 + rng.int(30), 64 + rng.int(80), 150 + rng.int(150)]) {
         const m = n - rng.int(Math.min(3, n - 1));
         const batch = 1 + rng.int(3);
-        // sizes that do and do not divide m, down to 2 and up to past m
-        const blockSize = [2, 3 + rng.int(14), 17 + rng.int(48), m + 1][rng.int(4)]!;
+        // sizes that do and do not divide m, from 2 up to the block mode's largest (64), past m where m < 64
+        const blockSize = [2, 3 + rng.int(14), 17 + rng.int(48), Math.min(GRID_BLOCK_MAX_SIZE, m + 1)][rng.int(4)]!;
         cases.push({ family: 'gaussian', data: gaussianBases({ batch, n, m, seed: seed + n, precision }).data, batch, n, m, blockSize });
       }
       for (const blocks of [8 + rng.int(20), 60 + rng.int(70)]) {
@@ -100,6 +101,12 @@ for (const algo of ['block', 'cr-block'] as const) {
     await assert.rejects(onGrid(algo, big, 1, n, m, { ...p, maxIterations: 1 }), IterationLimitError);
   });
 }
+
+test('block mode: sub-bases larger than it takes go to one thread block per basis', { skip }, async () => {
+  const g = gaussianBases({ batch: 1, n: 100, seed: randomInt(2 ** 40), precision: 'float64' });
+  const r = await reduceBatchCudaBlock(g.data, 1, 100, 100, { delta: 0.75, eta: 0.51, blockSize: GRID_BLOCK_MAX_SIZE + 1, maxIterations: 100_000 });
+  assert.equal(r.stats.variant, 'persistent');
+});
 
 test('reduce() with MB-LLL and CR-MB-LLL takes one 192 x 192 basis over the whole GPU, a batch of them one block each', { skip }, async () => {
   const seed = randomInt(2 ** 40);

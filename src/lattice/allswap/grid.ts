@@ -60,10 +60,10 @@ const align256 = (x: number): number => Math.ceil(x / 256) * 256;
 
 /**
  * Global scratch of one basis, in the order grid-kernel.cu carves it: Z twice, r, ready flags,
- * B twice, B*, the GS coefficients and the reducing rows' copies, per-pair swap records.
+ * B twice, B*, the GS coefficients, per-pair swap records.
  */
 export function gridWorkspaceBytes(n: number, m: number, elt: number): number {
-  return 4 * m * m * 8 + 2 * align256(m * 8) + 3 * align256(n * m * elt) + 2 * m * 8 + m * 4;
+  return 3 * m * m * 8 + 2 * align256(m * 8) + 3 * align256(n * m * elt) + 2 * m * 8 + m * 4;
 }
 
 /** The block mode's scratch after the all-swap workspace: sub-basis flags and the deferred G's. */
@@ -101,7 +101,9 @@ export function gridShape(n: number, device: DeviceProperties): { warps: number;
 export function allswapGridPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties, block?: GridBlockMode): LaunchPlan | null {
   const elt = precision === 'float32' ? 4 : 8;
   const shape = gridShape(n, device);
-  if (!shape) return null;
+  // m > n: the columns are dependent (the per-basis kernel reports it); size reduction keeps a
+  // GS row of m entries in a warp's n-double share of shared memory
+  if (!shape || m > n) return null;
   const size = block ? Math.min(block.size, m) : 0;
   if (block && size > GRID_BLOCK_MAX_SIZE) return null;
   const ws = block ? gridBlockWorkspaceBytes(n, m, elt, size) : gridWorkspaceBytes(n, m, elt);
