@@ -3,6 +3,7 @@
  * machine (not a test): builds the kernel with its stage trace, reduces one basis of the bench's
  * inputs (seed 1 as in `bench lattice`) and prints the time of every kind of stage.
  *   node dist/bench/grid-trace.js [--n 1024] [--family toeplitz|gaussian] [--precision float32|float64]
+ *     [--seed S] [--define NAME=VALUE] (a -D define of the kernel's module, for A/B measurements)
  */
 import { requireCuda } from '../src/gpu/context.js';
 import { DeviceBuffer } from '../src/gpu/memory.js';
@@ -30,6 +31,11 @@ const params = { delta: 0.75, eta: 0.51, blockSize: 8, maxIterations: 100_000 };
 
 allswapTuning.kernel = 'grid';
 gridTuning.trace = TRACE;
+const define = arg('define', '');
+if (define) {
+  const [name, value] = define.split('=');
+  gridTuning.defines = { [name!]: Number(value ?? 1) };
+}
 const ctx = requireCuda();
 ctx.makeCurrent();
 const p = prepareLattice(ctx, allswapSpec, precision, 1, input.rows, input.cols, params);

@@ -257,6 +257,12 @@ __device__ __forceinline__ void stage_columns(double* dst, const real* src, int 
   else stage_vec<double2, 8>(dst, s, n * cnt);
 }
 
+// The stage functions are not inlined (each gets the whole register file: Gram-Schmidt's panel
+// needs it), so they take the kernel's Grid and Basis by reference; working on copies keeps their
+// fields in registers, where reads through the references would be reloaded from the caller's
+// stack after every asm with a memory clobber (the acquire loads of the flag waits).
+#define LOCAL_COPIES() Grid g = gIn; Basis w = wIn
+
 struct Basis {
   real *B[2], *Bs;     // B ping-pong (size reduction writes the other one), B*
   double *Z[2];        // Z ping-pong, m x m column-major
@@ -395,7 +401,14 @@ __device__ __forceinline__ bool project_chunk(Grid& g, Basis& w, double (&v)[GRI
 // and holds them in registers spread over its threads by rows (thread t: rows t + GRID_T i, all
 // GRID_P columns), so each staged value is read from shared memory once for the whole panel, and
 // each dot product is a block sum. Failures go to the stage slot.
-__device__ __noinline__ void gram_schmidt(Grid& g, Basis& w, unsigned long long epoch, double* stage, double* stageR) {
+// Measurement switch (-DGRID_GS_INLINE=1, grid-trace.ts --define): the stage inlined into the kernel.
+#ifdef GRID_GS_INLINE
+#define GS_LINKAGE __forceinline__
+#else
+#define GS_LINKAGE __noinline__
+#endif
+__device__ GS_LINKAGE void gram_schmidt(const Grid& gIn, const Basis& wIn, unsigned long long epoch, double* stage, double* stageR) {
+  LOCAL_COPIES();
   const int n = GRID_N, m = w.m;
   const int lane = threadIdx.x & 31;
   const real* B = w.B[w.cur];
@@ -618,7 +631,8 @@ __device__ __forceinline__ void add_counts(unsigned long long* sl, PairCounts& p
 // Step 2, one phase over the grid: pairs (k-1, k), k = first + stride p < m, a warp each (stride 2:
 // all-swap's odd or even pairs; block mode: the pairs across sub-basis boundaries, whose swaps
 // flag both neighbouring sub-bases in `flags`). Counts go to *swaps, *reds and the stage slot.
-__device__ __noinline__ void phase(Grid& g, Basis& w, int first, int stride, double delta, double bound, int phaseId, int* swaps, int* reds, int* flags) {
+__device__ __noinline__ void phase(const Grid& gIn, const Basis& wIn, int first, int stride, double delta, double bound, int phaseId, int* swaps, int* reds, int* flags) {
+  LOCAL_COPIES();
   const int m = w.m;
   const int lane = threadIdx.x & 31;
   const int gw = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, W = (gridDim.x * blockDim.x) >> 5;
@@ -695,7 +709,8 @@ __device__ __forceinline__ unsigned long long sub_scaled(T* dst, const T* a, con
 // once at the end: a reduction costs one pass of independent loads instead of three chains of
 // loads and stores (the Gaussian 1024 x 1024 basis's closing steps spent 8.5 ms in the old form).
 // The row is scratch: the next stage is a fresh Gram-Schmidt or the end of the reduction.
-__device__ __noinline__ void size_reduce_mu(Grid& g, Basis& w, double bound, double* stage, int* reds) {
+__device__ __noinline__ void size_reduce_mu(const Grid& gIn, const Basis& wIn, double bound, double* stage, int* reds) {
+  LOCAL_COPIES();
   constexpr int NQ = (GRID_N + 31) / 32;  // entries of b_k (and of z_k, m <= n) per lane
   const int n = GRID_N, m = w.m;
   const int lane = threadIdx.x & 31;
@@ -873,8 +888,10 @@ __device__ void block_size_reduce(Basis& w, int lo, int hi, double bound, PairCo
 
 // The local stage: every flagged sub-basis, a thread block each. Counts, failures, the growth
 // watch's early stops (S_PENDING) go to the stage slot.
-__device__ __noinline__ void local_reductions(Grid& g, Basis& w, Blocks& bk, double delta, double bound, int maxIterations,
+__device__ __noinline__ void local_reductions(const Grid& gIn, const Basis& wIn, const Blocks& bkIn, double delta, double bound, int maxIterations,
                                  double zLimit, int* swaps, int* reds) {
+  LOCAL_COPIES();
+  Blocks bk = bkIn;
   const int m = w.m;
   const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
   unsigned long long* sl = slot(g, g.stage);

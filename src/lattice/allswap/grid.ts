@@ -51,10 +51,11 @@ export const GRID_BLOCK_MAX_SIZE = 64;
 export const GRID_CTL_BYTES = 512;
 
 /**
- * Measurement knob (leave at 0): trace the first `trace` stages of each basis (grid-kernel.cu:
- * GRID_TRACE; bench/grid-trace.ts reads them back after the control words).
+ * Measurement knobs (leave at 0 and empty): trace the first `trace` stages of each basis
+ * (grid-kernel.cu: GRID_TRACE; bench/grid-trace.ts reads them back after the control words), and
+ * extra -D defines of the module (grid-trace.ts --define).
  */
-export const gridTuning = { trace: 0 };
+export const gridTuning: { trace: number; defines: Record<string, number> } = { trace: 0, defines: {} };
 
 const align256 = (x: number): number => Math.ceil(x / 256) * 256;
 
@@ -115,6 +116,7 @@ export function allswapGridPlan(n: number, m: number, precision: 'float32' | 'fl
       GRID_N: n, GRID_S: shape.staged,
       ...(block ? { GRID_BLOCK: block.algorithm === 'block' ? 2 : 1, GRID_BLOCK_SIZE: size } : {}),
       ...(trace > 0 ? { GRID_TRACE: trace } : {}),
+      ...gridTuning.defines,
     },
     threads: 32 * shape.warps,
     sharedBytes: gridSharedBytes(n, shape.staged),
