@@ -36,6 +36,11 @@ for (const precision of ['float64', 'float32'] as const) {
       const batch = 1 + rng.int(3);
       cases.push({ family: 'gaussian', data: gaussianBases({ batch, n, m, seed: seed + n, precision }).data, batch, n, m });
     }
+    // long columns (past GRID_INLINE_MAX_N: Gram-Schmidt as a call), few of them
+    {
+      const n = 1281 + rng.int(700), m = 100 + rng.int(60);
+      cases.push({ family: 'gaussian (long columns)', data: gaussianBases({ batch: 1, n, m, seed: seed + n, precision }).data, batch: 1, n, m });
+    }
     for (const blocks of [8 + rng.int(20), 60 + rng.int(70)]) {
       const t = blockToeplitzBases({ batch: 2, blocks, blockSize: 1, complex: true, taps: 1 + rng.int(3), shape: 'full', seed: seed + blocks, precision });
       cases.push({ family: `block-toeplitz(${blocks})`, data: t.data, batch: 2, n: t.rows, m: t.cols });
