@@ -182,7 +182,11 @@ export function allswapColumnPlan(n: number, m: number, precision: 'float32' | '
   const bound = reductionBound(p.eta, precision === 'float32' ? new Float32Array(0) : new Float64Array(0));
   return {
     variant: `block-col-${mem}-${minBlocks}`,
-    defines: minBlocks > 0 ? { COL_N: n, ALLSWAP_THREADS: threads, ALLSWAP_MIN_BLOCKS: minBlocks } : { COL_N: n },
+    defines: {
+      COL_N: n, ...(minBlocks > 0 ? { ALLSWAP_THREADS: threads, ALLSWAP_MIN_BLOCKS: minBlocks } : {}),
+      // (a measurement build: block 0 prints the cycles of each section; bench/gpu-notes.md v9)
+      ...(process.env.LATTICE_MIMO_COL_PROFILE ? { COL_PROFILE: 1 } : {}),
+    },
     threads,
     sharedBytes: shared,
     scratchBytesPerBasis: [scratch],

@@ -229,6 +229,15 @@ __device__ int reduce_all(Work& w, double bound, int* reductions) {
 #define COL_T (COL_N % 4)
 #define COL_R (COL_K + COL_T)
 #define FULL_MASK 0xffffffffu
+#ifdef COL_PROFILE
+// (measurement build: cycles of thread 0 per section, printed by block 0 at the end)
+__shared__ long long col_prof[8];
+#define PROF_START long long prof_t0 = clock64()
+#define PROF_ADD(i) do { if (threadIdx.x == 0) { const long long t1 = clock64(); col_prof[i] += t1 - prof_t0; prof_t0 = t1; } } while (0)
+#else
+#define PROF_START
+#define PROF_ADD(i)
+#endif
 
 // s_q of the dot product of the registers x with the double column c.
 __device__ __forceinline__ double col_dot(const double (&x)[COL_R], const double* c, int q) {
@@ -336,6 +345,7 @@ __device__ int reduce_all(Work& w, double bound, int* reductions) {
   col_load(x, w.B + (size_t)(own ? j : 0) * ld, q);
   bool changed = false;
   __syncthreads();
+  PROF_START;
   for (int p = m - 2; p >= 0; p--) {
     if (warpLast <= p || warpLast - 7 >= m) continue;  // warp-uniform
     const double s = quad_sum(col_dot(x, w.Bs + (size_t)p * ld, q));
@@ -355,6 +365,7 @@ __device__ int reduce_all(Work& w, double bound, int* reductions) {
     }
   }
   __syncthreads();  // every reader of the snapshot B is done
+  PROF_ADD(4);
   if (changed) col_store(x, w.B + (size_t)j * ld, q);
   __syncthreads();  // the lists are complete
   int overflow = 0;
@@ -370,8 +381,9 @@ __device__ int reduce_all(Work& w, double bound, int* reductions) {
       w.Zw[(size_t)k * m + u] = v;
     }
   }
-  if (__syncthreads_or(overflow)) return STATUS_TRANSFORM_OVERFLOW;
-  return STATUS_OK;
+  const int of = __syncthreads_or(overflow);
+  PROF_ADD(5);
+  return of ? STATUS_TRANSFORM_OVERFLOW : STATUS_OK;
 }
 #endif  // COL_N
 
@@ -479,9 +491,22 @@ extern "C" __global__ void ALLSWAP_BOUNDS allswap(
 
   int phases = 0, mySwaps = 0, myReductions = 0, status = STATUS_OK, detail = 0;
   unsigned phaseCount = 0;  // phases run so far: picks the swap-flag word
+#ifdef COL_PROFILE
+  if (tid < 8) col_prof[tid] = 0;
+  __syncthreads();
+  const long long profBegin = clock64();
+#define KPROF_START long long kt0 = clock64()
+#define KPROF_RESTART kt0 = clock64()
+#define KPROF(i) do { if (tid == 0) { const long long t1 = clock64(); col_prof[i] += t1 - kt0; kt0 = t1; } } while (0)
+#else
+#define KPROF_START
+#define KPROF_RESTART
+#define KPROF(i)
+#endif
   if (m >= 2) {
     for (int round = 0; round < MAX_ROUNDS; round++) {
       const int reductionsBefore = myReductions, swapsBefore = mySwaps;
+      KPROF_START;
       // 0. re-anchor: B = B_in Z
       if (round > 0 && !integral) {
         for (int e = tid; e < n * m; e += nt) {
@@ -497,9 +522,12 @@ extern "C" __global__ void ALLSWAP_BOUNDS allswap(
         __syncthreads();
       }
       // 1. Gram-Schmidt; the growth watch's limit
+      KPROF(0);
       status = gram_schmidt(w, f32, &detail);
       if (status != STATUS_OK) break;
+      KPROF(1);
       double zLimit = growth * z_max_abs(w);
+      KPROF(2);
 
       // 2. all-swap phases, odd first, until the last phase of each parity swapped nothing
       bool oddDirty = true, evenDirty = true;
@@ -572,15 +600,27 @@ extern "C" __global__ void ALLSWAP_BOUNDS allswap(
         }
       }
       if (status != STATUS_OK) break;
+      KPROF(3);
 
       // 3. the delayed GS-coefficient update and size reduction of everything
       status = reduce_all(w, bound, &myReductions);
       if (status != STATUS_OK) break;
+      KPROF_RESTART;
       z_max_abs(w);  // (the reference's zLimit after step 3: unused before the next round's reset)
+      KPROF(2);
+#ifdef COL_PROFILE
+      if (tid == 0) col_prof[7]++;
+#endif
       if (!__syncthreads_or(myReductions != reductionsBefore || mySwaps != swapsBefore)) break;
     }
   }
 
+#ifdef COL_PROFILE
+  if (tid == 0 && basis == 0) {
+    printf("COLPROF total %lld rounds %lld anchor %lld gs %lld zmax %lld phases %lld s3dots %lld s3z %lld phasesN %d red %d\n", clock64() - profBegin, col_prof[7],
+           col_prof[0], col_prof[1], col_prof[2], col_prof[3], col_prof[4], col_prof[5], phases, myReductions);
+  }
+#endif
   if (status == STATUS_OK) {
     for (int e = tid; e < n * m; e += nt) B1[e] = B[e + (e / n) * (ld - n)];
     for (int e = tid; e < m * m; e += nt) Zo[e] = Zw[e];
