@@ -54,7 +54,7 @@ export function allswapWorkspaceBytes(n: number, m: number, elt: number): number
 
 /**
  * The block kernel's column-owner layout (-DCOL_N, kernel.cu): bytes of one basis in the part that
- * goes to global scratch first (Z, step 3's multipliers and their columns) and in the rest (partial
+ * goes to global scratch first (Z, step 3's multipliers, their columns, the new Z columns) and in the rest (partial
  * sums and per-pair arrays, B in the working precision, B* as doubles, r, flags), in kernel.cu's order.
  */
 export function allswapColumnBytes(n: number, m: number, elt: number): { z: number; rest: number } {
@@ -62,7 +62,7 @@ export function allswapColumnBytes(n: number, m: number, elt: number): { z: numb
   const ld = n | 1;
   const bs = ld * m * 8;
   return {
-    z: 2 * m * m * 8 + align16(m * m * 4),
+    z: 3 * m * m * 8 + align16(m * m * 4),
     rest: 6 * slots * 8 + 6 * slots * 8 + 16 + align16(ld * m * elt) + bs + (bs & 8) + align16(slots * elt) + 2 * slots * 4 + 4 * 4,
   };
 }
