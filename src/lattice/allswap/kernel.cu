@@ -299,24 +299,32 @@ __device__ __forceinline__ void col_axpy(double (&x)[COL_R], double f, const T* 
   }
 }
 
-// Step 0 (column owners): B = B_in Z, column j by its quad, each entry summed over k in order (zero
-// entries of Z skipped), as the generic loop; seventeen independent sums per thread at 68 x 64.
+// Step 0 (column owners): B = B_in Z, column j by its quad, each entry summed over k in order. B_in
+// is widened once into Bs (free until Gram-Schmidt rewrites it). The generic loop skips the zero
+// entries of Z; here every k is added: with b finite, b z = +-0 for z = 0, and acc + (+-0) = acc
+// bit for bit (acc starts at +0 and a sum that is exactly zero is +0), so the sums are the same,
+// and the quads of a warp do not diverge on Z's pattern.
 __device__ void col_reanchor(Work& w, const real* __restrict__ B0) {
-  const int m = w.m, tid = w.tid, ld = w.ld, q = tid & 3, j = tid >> 2;
+  const int m = w.m, tid = w.tid, nt = w.nt, ld = w.ld, q = tid & 3, j = tid >> 2;
+  for (int e = tid; e < COL_N * m; e += nt) {
+    const int k = e / COL_N, t = e - k * COL_N;
+    w.Bs[(size_t)k * ld + t] = (double)B0[e];
+  }
+  __syncthreads();
   if (j < m) {
     double acc[COL_R];
 #pragma unroll
     for (int s = 0; s < COL_R; s++) acc[s] = 0;
     const double* zj = w.Zw + (size_t)j * m;
+#pragma unroll 2
     for (int k = 0; k < m; k++) {
       const double z = zj[k];
-      if (z == 0) continue;
-      const real* b = B0 + (size_t)k * COL_N;
+      const double* b = w.Bs + (size_t)k * ld;
 #pragma unroll
-      for (int s = 0; s < COL_K; s++) acc[s] = acc[s] + (double)b[q + 4 * s] * z;
+      for (int s = 0; s < COL_K; s++) acc[s] = acc[s] + b[q + 4 * s] * z;
       if (COL_T && q == 0) {
 #pragma unroll
-        for (int s = 0; s < COL_T; s++) acc[COL_K + s] = acc[COL_K + s] + (double)b[4 * COL_K + s] * z;
+        for (int s = 0; s < COL_T; s++) acc[COL_K + s] = acc[COL_K + s] + b[4 * COL_K + s] * z;
       }
     }
     col_store(acc, w.B + (size_t)j * ld, q);  // (rounded to REAL by the store)
