@@ -35,6 +35,7 @@
 // nvcc-variant: -DREAL=float -fmad=false -DALLSWAP_THREADS=128 -DALLSWAP_MIN_BLOCKS=4
 // nvcc-variant: -DREAL=float -fmad=false -DCOL_N=68 -DALLSWAP_THREADS=256 -DALLSWAP_MIN_BLOCKS=3
 // nvcc-variant: -DREAL=double -fmad=false -DCOL_N=64 -DALLSWAP_THREADS=256 -DALLSWAP_MIN_BLOCKS=3
+// nvcc-variant: -DREAL=float -fmad=false -DCOL_N=66 -DCOL_ROUND=1
 // nvcc-variant: -DREAL=float -fmad=false -DLANE_N=12 -DLANE_M=8 -DLANE_L=32
 // nvcc-variant: -DREAL=double -fmad=false -DLANE_N=8 -DLANE_M=8 -DLANE_L=32
 
@@ -288,14 +289,32 @@ __device__ __forceinline__ void col_store(const double (&x)[COL_R], T* c, int q)
   }
 }
 
+// (double)(real)v. With -DCOL_ROUND and REAL = float, for v in float's normal range (binary
+// exponent E in [-126, 126]) without the two conversions: C = 1.5 2^(E+29) makes v + C a double whose
+// last place is 2^(E-23), float's last place at E, so the addition rounds v to float's precision,
+// to nearest with ties to even (C / 2^(E-23) is even, so parity is kept), and subtracting C is
+// exact. Other v (zero, subnormal in float, near float's top) take the conversions.
+__device__ __forceinline__ double to_real(double v) {
+#ifdef COL_ROUND
+  if (sizeof(real) == 4) {
+    const unsigned a = (unsigned)((unsigned long long)__double_as_longlong(v) >> 32) & 0x7FF00000u;
+    if (a - (897u << 20) <= (252u << 20)) {
+      const double C = __longlong_as_double((long long)((unsigned long long)(a + 0x01D80000u) << 32));
+      return (v + C) - C;
+    }
+  }
+#endif
+  return (double)(real)v;
+}
+
 // x -= f c, each entry rounded to REAL (and held widened).
 template <typename T>
 __device__ __forceinline__ void col_axpy(double (&x)[COL_R], double f, const T* c, int q) {
 #pragma unroll
-  for (int k = 0; k < COL_K; k++) x[k] = (double)(real)(x[k] - f * (double)c[q + 4 * k]);
+  for (int k = 0; k < COL_K; k++) x[k] = to_real(x[k] - f * (double)c[q + 4 * k]);
   if (COL_T && q == 0) {
 #pragma unroll
-    for (int u = 0; u < COL_T; u++) x[COL_K + u] = (double)(real)(x[COL_K + u] - f * (double)c[4 * COL_K + u]);
+    for (int u = 0; u < COL_T; u++) x[COL_K + u] = to_real(x[COL_K + u] - f * (double)c[4 * COL_K + u]);
   }
 }
 
