@@ -202,8 +202,7 @@ const KERNELS: EmuKernel[] = [
       allswapTuning.kernel = 'block';
       allswapTuning.blockColumns = 'on';
       allswapTuning.minBlocks = 0;
-      allswapTuning.blockMemory = memory % 10 === 1 ? 'shared' : memory % 10 === 2 ? 'global' : 'auto';
-      allswapTuning.columnRound = memory >= 10;
+      allswapTuning.blockMemory = memory === 1 ? 'shared' : memory === 2 ? 'global' : 'auto';
       try {
         const plan = allswapPlan(n, m, precision, PARAMS, device(H100_SHARED));
         assert.equal(plan.defines?.COL_N, n, 'column-owner layout planned');
@@ -212,9 +211,8 @@ const KERNELS: EmuKernel[] = [
         Object.assign(allswapTuning, ALLSWAP_TUNING_DEFAULTS);
       }
     },
-    // the host's block size (4 m rounded up to a warp), and one more warp of idle threads; plus 10:
-    // Gram-Schmidt's rounding to REAL by the addition of a constant (-DCOL_ROUND)
-    variants: (n, m) => [[0, 0], [Math.ceil((4 * m) / 32) * 32 + 32, 1], [0, 12]],
+    // the host's block size (4 m rounded up to a warp), and one more warp of idle threads
+    variants: (n, m) => [[0, 0], [Math.ceil((4 * m) / 32) * 32 + 32, 1], [0, 2]],
     header: (plan) => ({ ints: [Number(plan.extraArgs[3]), Number(plan.extraArgs[4])], doubles: [Number(plan.extraArgs[1]), Number(plan.extraArgs[2])] }),
   },
   {

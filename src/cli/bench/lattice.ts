@@ -245,7 +245,6 @@ async function loadGpuKit(): Promise<GpuKit> {
       if ('blockMemory' in v) as.allswapTuning.blockMemory = v.blockMemory as 'shared';
       if ('minBlocks' in v) as.allswapTuning.minBlocks = Number(v.minBlocks);
       if ('blockColumns' in v) as.allswapTuning.blockColumns = v.blockColumns as 'on';
-      if ('columnRound' in v) as.allswapTuning.columnRound = Boolean(v.columnRound);
       if ('laneThreads' in v) as.allswapTuning.laneThreads = Number(v.laneThreads);
       if ('laneMemory' in v) as.allswapTuning.laneMemory = v.laneMemory as 'shared';
       if ('laneSpecialise' in v) as.allswapTuning.laneSpecialise = Boolean(v.laneSpecialise);
@@ -433,7 +432,7 @@ export async function run(argv: string[]): Promise<number> {
       if (o.variants && (family === 'gaussian' || (n >= 64 && precision === 'float32'))) {
         // (v4's layouts of the generic block kernel are the blockColumns 'off' ones; gpu-notes v4 has their figures)
         const variants: Array<Record<string, string | number>> = n >= 64 ? [
-          { kernel: 'block' }, { kernel: 'block', blockColumns: 'off' }, { kernel: 'block', columnRound: 1 },
+          { kernel: 'block' }, { kernel: 'block', blockColumns: 'off' },
           { kernel: 'block', blockColumns: 'on', minBlocks: 2 }, { kernel: 'block', blockColumns: 'on', minBlocks: 0 },
           { kernel: 'block', blockColumns: 'on', blockMemory: 'global' },
           { kernel: 'block', blockColumns: 'off', blockMemory: 'z-global', threads: 384, minBlocks: 2 },

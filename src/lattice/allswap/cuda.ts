@@ -27,9 +27,9 @@ const GRID_KERNEL_URL = new URL('./grid-kernel.cu', import.meta.url);
  */
 export const allswapTuning: {
   threads: number; kernel: 'auto' | 'block' | 'lane' | 'grid'; laneThreads: number; laneMemory: 'auto' | 'shared' | 'z-global' | 'global'; laneSpecialise: boolean;
-  blockMemory: 'auto' | 'shared' | 'z-global' | 'global'; minBlocks: number; blockColumns: 'auto' | 'on' | 'off'; columnRound: boolean;
+  blockMemory: 'auto' | 'shared' | 'z-global' | 'global'; minBlocks: number; blockColumns: 'auto' | 'on' | 'off';
 } = {
-  threads: 0, kernel: 'auto', laneThreads: 0, laneMemory: 'auto', laneSpecialise: true, blockMemory: 'auto', minBlocks: -1, blockColumns: 'auto', columnRound: false,
+  threads: 0, kernel: 'auto', laneThreads: 0, laneMemory: 'auto', laneSpecialise: true, blockMemory: 'auto', minBlocks: -1, blockColumns: 'auto',
 };
 
 /** The defaults of allswapTuning (measurement code resets to these). */
@@ -184,7 +184,7 @@ export function allswapColumnPlan(n: number, m: number, precision: 'float32' | '
     variant: `block-col-${mem}-${minBlocks}`,
     defines: {
       COL_N: n, ...(minBlocks > 0 ? { ALLSWAP_THREADS: threads, ALLSWAP_MIN_BLOCKS: minBlocks } : {}),
-      ...(allswapTuning.columnRound ? { COL_ROUND: 1 } : {}),
+      ...(mode >= 1 ? { COL_SMEM: 1 } : {}),  // (the small arrays, B and B* in shared memory: no generic accesses)
       // (a measurement build: block 0 prints the cycles of each section; bench/gpu-notes.md v9)
       ...(process.env.LATTICE_MIMO_COL_PROFILE ? { COL_PROFILE: 1 } : {}),
     },

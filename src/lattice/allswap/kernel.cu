@@ -33,9 +33,9 @@
 // nvcc-variant: -DREAL=float -fmad=false
 // nvcc-variant: -DREAL=double -fmad=false
 // nvcc-variant: -DREAL=float -fmad=false -DALLSWAP_THREADS=128 -DALLSWAP_MIN_BLOCKS=4
-// nvcc-variant: -DREAL=float -fmad=false -DCOL_N=68 -DALLSWAP_THREADS=256 -DALLSWAP_MIN_BLOCKS=3
+// nvcc-variant: -DREAL=float -fmad=false -DCOL_N=68 -DCOL_SMEM=1 -DALLSWAP_THREADS=256 -DALLSWAP_MIN_BLOCKS=3
 // nvcc-variant: -DREAL=double -fmad=false -DCOL_N=64 -DALLSWAP_THREADS=256 -DALLSWAP_MIN_BLOCKS=3
-// nvcc-variant: -DREAL=float -fmad=false -DCOL_N=66 -DCOL_ROUND=1
+// nvcc-variant: -DREAL=float -fmad=false -DCOL_N=66
 // nvcc-variant: -DREAL=float -fmad=false -DLANE_N=12 -DLANE_M=8 -DLANE_L=32
 // nvcc-variant: -DREAL=double -fmad=false -DLANE_N=8 -DLANE_M=8 -DLANE_L=32
 
@@ -289,32 +289,14 @@ __device__ __forceinline__ void col_store(const double (&x)[COL_R], T* c, int q)
   }
 }
 
-// (double)(real)v. With -DCOL_ROUND and REAL = float, for v in float's normal range (binary
-// exponent E in [-126, 126]) without the two conversions: C = 1.5 2^(E+29) makes v + C a double whose
-// last place is 2^(E-23), float's last place at E, so the addition rounds v to float's precision,
-// to nearest with ties to even (C / 2^(E-23) is even, so parity is kept), and subtracting C is
-// exact. Other v (zero, subnormal in float, near float's top) take the conversions.
-__device__ __forceinline__ double to_real(double v) {
-#ifdef COL_ROUND
-  if (sizeof(real) == 4) {
-    const unsigned a = (unsigned)((unsigned long long)__double_as_longlong(v) >> 32) & 0x7FF00000u;
-    if (a - (897u << 20) <= (252u << 20)) {
-      const double C = __longlong_as_double((long long)((unsigned long long)(a + 0x01D80000u) << 32));
-      return (v + C) - C;
-    }
-  }
-#endif
-  return (double)(real)v;
-}
-
 // x -= f c, each entry rounded to REAL (and held widened).
 template <typename T>
 __device__ __forceinline__ void col_axpy(double (&x)[COL_R], double f, const T* c, int q) {
 #pragma unroll
-  for (int k = 0; k < COL_K; k++) x[k] = to_real(x[k] - f * (double)c[q + 4 * k]);
+  for (int k = 0; k < COL_K; k++) x[k] = (double)(real)(x[k] - f * (double)c[q + 4 * k]);
   if (COL_T && q == 0) {
 #pragma unroll
-    for (int u = 0; u < COL_T; u++) x[COL_K + u] = to_real(x[COL_K + u] - f * (double)c[4 * COL_K + u]);
+    for (int u = 0; u < COL_T; u++) x[COL_K + u] = (double)(real)(x[COL_K + u] - f * (double)c[4 * COL_K + u]);
   }
 }
 
@@ -480,7 +462,13 @@ extern "C" __global__ void ALLSWAP_BOUNDS allswap(
   //   [dSwap (slots ints)][flags (4 ints)]
   Work w;
   unsigned char* g = wsGlobal + (size_t)basis * wsBytes;
+#if defined(COL_N) && defined(COL_SMEM)
+  // (the host builds this module only for wsInShared 1 or 2: B, B* and the small arrays are known to
+  // be in shared memory, so their accesses compile to shared-memory loads and stores, not generic ones)
+  unsigned char* p = smem;
+#else
   unsigned char* p = wsInShared == 0 ? g : smem;
+#endif
   unsigned char* pz = wsInShared == 2 ? g : p;
   w.Zw = (double*)pz; pz += (size_t)m * m * 8;
 #ifdef COL_N
@@ -493,7 +481,11 @@ extern "C" __global__ void ALLSWAP_BOUNDS allswap(
   w.Zold = (double*)pz; pz += (size_t)m * m * 8;
   w.LX = nullptr; w.Lj = nullptr; w.cnt = nullptr; w.Zn = nullptr;
 #endif
+#if defined(COL_N) && defined(COL_SMEM)
+  if (wsInShared != 2) p = smem + (pz - smem);  // (p stays derived from smem alone)
+#else
   if (wsInShared != 2) p = pz;
+#endif
   w.part = (double*)p; p += (size_t)6 * slots * 8;
   w.norm0 = (double*)p; p += (size_t)slots * 8;
   w.dX = (double*)p; p += (size_t)slots * 8;
@@ -559,11 +551,9 @@ extern "C" __global__ void ALLSWAP_BOUNDS allswap(
   __syncthreads();
   const long long profBegin = clock64();
 #define KPROF_START long long kt0 = clock64()
-#define KPROF_RESTART kt0 = clock64()
 #define KPROF(i) do { if (tid == 0) { const long long t1 = clock64(); col_prof[i] += t1 - kt0; kt0 = t1; } } while (0)
 #else
 #define KPROF_START
-#define KPROF_RESTART
 #define KPROF(i)
 #endif
   if (m >= 2) {
@@ -672,9 +662,9 @@ extern "C" __global__ void ALLSWAP_BOUNDS allswap(
       // 3. the delayed GS-coefficient update and size reduction of everything
       status = reduce_all(w, bound, &myReductions);
       if (status != STATUS_OK) break;
-      KPROF_RESTART;
+#ifndef COL_N
       z_max_abs(w);  // (the reference's zLimit after step 3: unused before the next round's reset)
-      KPROF(2);
+#endif
 #ifdef COL_PROFILE
       if (tid == 0) col_prof[7]++;
 #endif
