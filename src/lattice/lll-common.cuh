@@ -73,7 +73,10 @@ __device__ __forceinline__ double combine4(const double* s) { return (s[0] + s[1
 // multiplier X, then SimpleSwap with the new Gram-Schmidt vectors
 // b*_{k-1}' = b*_k + mu b*_{k-1}, b*_k' = c b*_{k-1} - muNew b*_k. Z entries feed the growth watch
 // (*zPeak, the largest |z| as bits) and raise *overflow past 2^53.
-__device__ __forceinline__ void pair_element(real* B, real* Bs, double* Z, size_t ld, int n, int m, int k, int t,
+// Bs may be held as doubles (S = double: the column-owner layout of allswap/kernel.cu); every value
+// stored into it is first rounded to REAL, so it holds the same numbers either way.
+template <typename S>
+__device__ __forceinline__ void pair_element(real* B, S* Bs, double* Z, size_t ld, int n, int m, int k, int t,
                                              double X, int swap, double mu, double muNew, double c,
                                              unsigned long long* zPeak, int* overflow) {
   if (X == 0 && !swap) return;  // nothing changes in this pair
@@ -85,11 +88,11 @@ __device__ __forceinline__ void pair_element(real* B, real* Bs, double* Z, size_
     if (swap) {
       bk[t] = bk1[t];
       bk1[t] = vk;
-      real* sk = Bs + (size_t)k * ld;
-      real* sk1 = Bs + (size_t)(k - 1) * ld;
+      S* sk = Bs + (size_t)k * ld;
+      S* sk1 = Bs + (size_t)(k - 1) * ld;
       const double x = (double)sk1[t], y = (double)sk[t];
-      sk1[t] = (real)(y + mu * x);
-      sk[t] = (real)(c * x - muNew * y);
+      sk1[t] = (S)(real)(y + mu * x);
+      sk[t] = (S)(real)(c * x - muNew * y);
     } else {
       bk[t] = vk;
     }

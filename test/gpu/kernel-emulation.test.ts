@@ -190,6 +190,32 @@ const KERNELS: EmuKernel[] = [
     header: (plan) => ({ ints: [Number(plan.extraArgs[3]), Number(plan.extraArgs[4])], doubles: [Number(plan.extraArgs[1]), Number(plan.extraArgs[2])] }),
   },
   {
+    name: 'allswap (column owners)',
+    cpu: allswapCpu,
+    kernelFile: fileURLToPath(new URL('../../src/lattice/allswap/kernel.cu', import.meta.url)),
+    main: ALLSWAP_MAIN,
+    // the block kernel's column-owner layout (-DCOL_N, the host's choice for 64 x 64); the second
+    // number picks where Z and step 3's lists live (0: the host's choice, global scratch; 1: shared
+    // memory; 2: everything in global scratch); no register cap (one module per size)
+    plan(n, m, precision, threads, memory) {
+      allswapTuning.threads = threads >= 4 * m ? threads : 0;  // (the shared block sizes below may be too small)
+      allswapTuning.kernel = 'block';
+      allswapTuning.blockColumns = 'on';
+      allswapTuning.minBlocks = 0;
+      allswapTuning.blockMemory = memory === 1 ? 'shared' : memory === 2 ? 'global' : 'auto';
+      try {
+        const plan = allswapPlan(n, m, precision, PARAMS, device(H100_SHARED));
+        assert.equal(plan.defines?.COL_N, n, 'column-owner layout planned');
+        return plan;
+      } finally {
+        Object.assign(allswapTuning, ALLSWAP_TUNING_DEFAULTS);
+      }
+    },
+    // the host's block size (4 m rounded up to a warp), and one more warp of idle threads
+    variants: (n, m) => [[0, 0], [Math.ceil((4 * m) / 32) * 32 + 32, 1], [0, 2]],
+    header: (plan) => ({ ints: [Number(plan.extraArgs[3]), Number(plan.extraArgs[4])], doubles: [Number(plan.extraArgs[1]), Number(plan.extraArgs[2])] }),
+  },
+  {
     name: 'allswap (one thread per basis)',
     cpu: allswapCpu,
     kernelFile: fileURLToPath(new URL('../../src/lattice/allswap/kernel.cu', import.meta.url)),

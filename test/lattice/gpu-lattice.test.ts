@@ -17,7 +17,7 @@ import type { AlgoParams, CpuReducer } from '../../src/lattice/types.js';
 import { jacobiParallelCpu } from '../../src/lattice/jacobi-parallel/cpu.js';
 import { jacobiParallelTuning, reduceBatchCuda as jacobiParallelCuda } from '../../src/lattice/jacobi-parallel/cuda.js';
 import { allswapCpu } from '../../src/lattice/allswap/cpu.js';
-import { reduceBatchCuda as allswapCuda } from '../../src/lattice/allswap/cuda.js';
+import { ALLSWAP_TUNING_DEFAULTS, allswapTuning, reduceBatchCuda as allswapCuda } from '../../src/lattice/allswap/cuda.js';
 import { cudaAvailable } from '../../src/gpu/index.js';
 import { latticeBatchTuning } from '../../src/gpu/lattice-batch.js';
 import { forcedAllswap } from '../gpu/match-reference.js';
@@ -158,15 +158,21 @@ for (const algo of ALGOS) {
   });
 }
 
-test('allswap on the GPU, 64 x 64 bases several per multiprocessor (Z in global scratch, capped registers), equals its CPU reference bit for bit', { skip }, async () => {
+test('allswap on the GPU, 64 x 64 bases several per multiprocessor (Z in global scratch, capped registers; column owners and the generic layout), equals its CPU reference bit for bit', { skip }, async () => {
   const seed = randomInt(2 ** 40);
-  for (const precision of ['float32', 'float64'] as const) {
+  for (const [columns, variant] of [['auto', /^block-col-z-global-[23]$/], ['off', /^block-z-global-[23]$/]] as const) for (const precision of ['float32', 'float64'] as const) {
     const g = gaussianBases({ batch: 3, n: 64, seed, precision });
     const t = blockToeplitzBases({ batch: 3, blocks: 32, blockSize: 1, complex: true, taps: 3, shape: 'full', seed: seed + 1, precision });
     for (const c of [{ family: 'gaussian', data: g.data, batch: 3, n: 64, m: 64 }, { family: 'block-toeplitz', data: t.data, batch: 3, n: t.rows, m: t.cols }]) {
-      const what = `seed ${seed}, ${c.family}, n = ${c.n}, m = ${c.m}, ${precision}`;
-      const gpu = await allswapCuda(c.data.slice() as RealArray, c.batch, c.n, c.m, PARAMS);
-      assert.match(gpu.stats.variant, /^block-z-global-[23]$/, what);
+      const what = `seed ${seed}, ${c.family}, n = ${c.n}, m = ${c.m}, ${precision}, columns ${columns}`;
+      allswapTuning.blockColumns = columns;
+      let gpu;
+      try {
+        gpu = await allswapCuda(c.data.slice() as RealArray, c.batch, c.n, c.m, PARAMS);
+      } finally {
+        Object.assign(allswapTuning, ALLSWAP_TUNING_DEFAULTS);
+      }
+      assert.match(gpu.stats.variant, variant, what);
       for (let k = 0; k < c.batch; k++) {
         const ref = cpuReference(ALGOS[1]!, c, k);
         assert.deepEqual(gpu.Z.subarray(k * c.m * c.m, (k + 1) * c.m * c.m), ref.Z, `${what}, basis ${k}: Z differs from the CPU reference`);

@@ -244,6 +244,7 @@ async function loadGpuKit(): Promise<GpuKit> {
       if ('threads' in v) as.allswapTuning.threads = Number(v.threads);
       if ('blockMemory' in v) as.allswapTuning.blockMemory = v.blockMemory as 'shared';
       if ('minBlocks' in v) as.allswapTuning.minBlocks = Number(v.minBlocks);
+      if ('blockColumns' in v) as.allswapTuning.blockColumns = v.blockColumns as 'on';
       if ('laneThreads' in v) as.allswapTuning.laneThreads = Number(v.laneThreads);
       if ('laneMemory' in v) as.allswapTuning.laneMemory = v.laneMemory as 'shared';
       if ('laneSpecialise' in v) as.allswapTuning.laneSpecialise = Boolean(v.laneSpecialise);
@@ -429,17 +430,14 @@ export async function run(argv: string[]): Promise<number> {
         targetsMet.push(`batched ${inp.rows}x${n} block-Toeplitz float32, kernel: ${fmtTime(perBasis)} per basis against the target ${fmtTime(target)} (${perBasis <= target ? 'met' : `${fmtX(perBasis / target)}x over`}); paper CR-AS-LLL ${fmtTime(PAPER_CRMB.crAs[n]!)}`);
       }
       if (o.variants && (family === 'gaussian' || (n >= 64 && precision === 'float32'))) {
+        // (v4's layouts of the generic block kernel are the blockColumns 'off' ones; gpu-notes v4 has their figures)
         const variants: Array<Record<string, string | number>> = n >= 64 ? [
-          { kernel: 'block' }, { kernel: 'block', blockMemory: 'shared', threads: 384, minBlocks: 0 },
-          { kernel: 'block', blockMemory: 'z-global', threads: 384, minBlocks: 0 },
-          { kernel: 'block', blockMemory: 'z-global', threads: 128, minBlocks: 0 },
-          { kernel: 'block', blockMemory: 'z-global', threads: 128, minBlocks: 4 },
-          { kernel: 'block', blockMemory: 'z-global', threads: 192, minBlocks: 3 },
-          { kernel: 'block', blockMemory: 'z-global', threads: 256, minBlocks: 3 },
-          { kernel: 'block', blockMemory: 'z-global', threads: 256, minBlocks: 2 },
-          { kernel: 'block', blockMemory: 'z-global', threads: 384, minBlocks: 2 },
-          { kernel: 'block', blockMemory: 'z-global', threads: 96, minBlocks: 4 },
-        ] : n > 16 ? [{ kernel: 'block' }] : [
+          { kernel: 'block' }, { kernel: 'block', blockColumns: 'off' },
+          { kernel: 'block', blockColumns: 'on', minBlocks: 2 }, { kernel: 'block', blockColumns: 'on', minBlocks: 0 },
+          { kernel: 'block', blockColumns: 'on', blockMemory: 'global' },
+          { kernel: 'block', blockColumns: 'off', blockMemory: 'z-global', threads: 384, minBlocks: 2 },
+        ] : n > 16 ? [{ kernel: 'block' }, { kernel: 'block', blockColumns: 'off' }] : [
+          { kernel: 'block', blockColumns: 'off' },
           { kernel: 'block' }, { kernel: 'lane' }, { kernel: 'lane', laneSpecialise: 0 }, { kernel: 'lane', laneMemory: 'shared' },
           { kernel: 'lane', laneMemory: 'z-global' }, { kernel: 'lane', laneThreads: 64 },
         ];

@@ -26,9 +26,9 @@ const KERNEL_URL = new URL('./kernel.cu', import.meta.url);
  */
 export const allswapTuning: {
   threads: number; kernel: 'auto' | 'block' | 'lane' | 'grid'; laneThreads: number; laneMemory: 'auto' | 'shared' | 'z-global' | 'global'; laneSpecialise: boolean;
-  blockMemory: 'auto' | 'shared' | 'z-global' | 'global'; minBlocks: number;
+  blockMemory: 'auto' | 'shared' | 'z-global' | 'global'; minBlocks: number; blockColumns: 'auto' | 'on' | 'off';
 } = {
-  threads: 0, kernel: 'auto', laneThreads: 0, laneMemory: 'auto', laneSpecialise: true, blockMemory: 'auto', minBlocks: -1,
+  threads: 0, kernel: 'auto', laneThreads: 0, laneMemory: 'auto', laneSpecialise: true, blockMemory: 'auto', minBlocks: -1, blockColumns: 'auto',
 };
 
 /** The defaults of allswapTuning (measurement code resets to these). */
@@ -49,6 +49,21 @@ export function allswapWorkspaceBytes(n: number, m: number, elt: number): number
     slots * 4 +                 // dSwap
     4 * 4,                      // flags
   );
+}
+
+/**
+ * The block kernel's column-owner layout (-DCOL_N, kernel.cu): bytes of one basis in the part that
+ * goes to global scratch first (Z, step 3's multipliers, their columns, the new Z columns) and in the rest (partial
+ * sums and per-pair arrays, B in the working precision, B* as doubles, r, flags), in kernel.cu's order.
+ */
+export function allswapColumnBytes(n: number, m: number, elt: number): { z: number; rest: number } {
+  const slots = Math.max(m, 2);
+  const ld = n | 1;
+  const bs = ld * m * 8;
+  return {
+    z: 3 * m * m * 8 + align16(m * m * 4),
+    rest: 6 * slots * 8 + 6 * slots * 8 + 16 + align16(ld * m * elt) + bs + (bs & 8) + align16(slots * elt) + 2 * slots * 4 + 4 * 4,
+  };
 }
 
 /** Per-thread kernel: bytes one basis keeps in Z (m*m doubles) and in B, B*, r (working precision). */
@@ -97,6 +112,11 @@ export function allswapLanePlan(n: number, m: number, precision: 'float32' | 'fl
  * larger bases, e.g. 128 x 128 float32, is not measured yet).
  */
 export function allswapBlockPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties): LaunchPlan {
+  const cols = allswapTuning.blockColumns;
+  if (cols === 'on' || (cols === 'auto' && m > LANE_MAX_M && n <= COLUMN_MAX_N)) {
+    const plan = allswapColumnPlan(n, m, precision, p, device);
+    if (plan) return plan;
+  }
   const elt = precision === 'float32' ? 4 : 8;
   const ws = allswapWorkspaceBytes(n, m, elt);
   const zBytes = 2 * m * m * 8;
@@ -124,6 +144,49 @@ export function allswapBlockPlan(n: number, m: number, precision: 'float32' | 'f
   return {
     variant: minBlocks > 0 ? `block-${mem}-${minBlocks}` : `block-${mem}`,
     defines: minBlocks > 0 ? { ALLSWAP_THREADS: threads, ALLSWAP_MIN_BLOCKS: minBlocks } : undefined,
+    threads,
+    sharedBytes: shared,
+    scratchBytesPerBasis: [scratch],
+    extraArgs: [p.maxIterations, p.delta, bound, mode, scratch],
+  };
+}
+
+/** Largest n for which the block kernel takes the column-owner layout ('auto'): n / 4 doubles per thread in registers. */
+export const COLUMN_MAX_N = 96;
+
+/**
+ * Block kernel, column-owner layout (-DCOL_N = n, a module per n; kernel.cu, "Column owners"): 4
+ * threads per column (4 m rounded up to a warp multiple, unless allswapTuning.threads asks for
+ * more), Z and step 3's lists in global scratch ('auto', 'z-global'), in shared memory ('shared')
+ * or everything in global scratch ('global'); registers capped for as many resident blocks as shared
+ * memory, threads and about 2 n / 4 + 40 registers per thread allow. Null when the block size cannot
+ * hold 4 m threads.
+ */
+export function allswapColumnPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties): LaunchPlan | null {
+  const elt = precision === 'float32' ? 4 : 8;
+  const { z, rest } = allswapColumnBytes(n, m, elt);
+  const threads = allswapTuning.threads > 0 ? allswapTuning.threads : Math.max(32, Math.ceil((4 * m) / 32) * 32);
+  if (threads < 4 * m || threads % 32 !== 0 || threads > 1024) return null;
+  const limit = device.sharedPerBlockOptinBytes;
+  let mem = allswapTuning.blockMemory === 'auto' ? 'z-global' : allswapTuning.blockMemory;
+  if (mem === 'shared' && z + rest > limit) mem = 'z-global';
+  if (mem === 'z-global' && rest > limit) mem = 'global';
+  const mode = mem === 'shared' ? 1 : mem === 'z-global' ? 2 : 0;
+  const shared = mode === 1 ? z + rest : mode === 2 ? rest : 0;
+  const scratch = mode === 1 ? 0 : mode === 2 ? z : z + rest;
+  const regs = 2 * (Math.floor(n / 4) + (n % 4)) + 40;
+  const byShared = shared > 0 ? Math.floor(device.sharedPerMultiprocessorBytes / (shared + 1024)) : 32;
+  const blocks = Math.max(1, Math.min(byShared, Math.floor(2048 / threads), Math.floor(65536 / (threads * regs)), 32));
+  const minBlocks = allswapTuning.minBlocks >= 0 ? allswapTuning.minBlocks : blocks;
+  const bound = reductionBound(p.eta, precision === 'float32' ? new Float32Array(0) : new Float64Array(0));
+  return {
+    variant: `block-col-${mem}-${minBlocks}`,
+    defines: {
+      COL_N: n, ...(minBlocks > 0 ? { ALLSWAP_THREADS: threads, ALLSWAP_MIN_BLOCKS: minBlocks } : {}),
+      ...(mode >= 1 ? { COL_SMEM: 1 } : {}),  // (the small arrays, B and B* in shared memory: no generic accesses)
+      // (a measurement build: block 0 prints the cycles of each section; bench/gpu-notes.md v9)
+      ...(process.env.LATTICE_MIMO_COL_PROFILE ? { COL_PROFILE: 1 } : {}),
+    },
     threads,
     sharedBytes: shared,
     scratchBytesPerBasis: [scratch],

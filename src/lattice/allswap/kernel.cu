@@ -33,6 +33,9 @@
 // nvcc-variant: -DREAL=float -fmad=false
 // nvcc-variant: -DREAL=double -fmad=false
 // nvcc-variant: -DREAL=float -fmad=false -DALLSWAP_THREADS=128 -DALLSWAP_MIN_BLOCKS=4
+// nvcc-variant: -DREAL=float -fmad=false -DCOL_N=68 -DCOL_SMEM=1 -DALLSWAP_THREADS=256 -DALLSWAP_MIN_BLOCKS=3
+// nvcc-variant: -DREAL=double -fmad=false -DCOL_N=64 -DALLSWAP_THREADS=256 -DALLSWAP_MIN_BLOCKS=3
+// nvcc-variant: -DREAL=float -fmad=false -DCOL_N=66
 // nvcc-variant: -DREAL=float -fmad=false -DLANE_N=12 -DLANE_M=8 -DLANE_L=32
 // nvcc-variant: -DREAL=double -fmad=false -DLANE_N=8 -DLANE_M=8 -DLANE_L=32
 
@@ -40,10 +43,32 @@
 
 // One basis' state: the workspace arrays and the sizes. Every function below is called by all the
 // threads of the block (it contains barriers).
+// -DCOL_N=n: the column-owner layout (below, "Column owners"): B* held as doubles (bs_t), every
+// other function unchanged.
+#ifdef COL_N
+typedef double bs_t;
+#else
+typedef real bs_t;
+#endif
+
+// dot_partial for B* held as bs_t (the same sum: every operand widened to double).
+template <typename A, typename C>
+__device__ __forceinline__ double dot_partial_mixed(const A* a, const C* c, int n, int q) {
+  double s = 0;
+  const int main = n & ~3;
+  for (int t = q; t < main; t += 4) s += (double)a[t] * (double)c[t];
+  if (q == 0) for (int t = main; t < n; t++) s += (double)a[t] * (double)c[t];
+  return s;
+}
+
 struct Work {
-  real *B, *Bs, *Bold, *r;
+  real *B, *Bold, *r;
+  bs_t* Bs;
   double *Zw, *Zold, *part, *norm0, *dX, *dMu, *dMuNew, *dC, *cval;
   int *dSwap, *flags;
+  double* LX;  // column-owner step 3: the multipliers of column k at LX[k m + c], c < cnt[k]
+  int *Lj, *cnt;  // ... and their columns j (Lj, same index); cnt: per column
+  double* Zn;  // ... and the new columns of Z
   unsigned long long *zstat;  // [0] zPeak, [1] the max |Z| being accumulated (non-negative doubles' bits order like the doubles)
   int n, m, tid, nt;
   int ld;  // leading dimension of B, B*, Bold in the workspace: n | 1 (odd: the columns that the
@@ -66,6 +91,7 @@ __device__ double z_max_abs(Work& w) {
   return v;
 }
 
+#ifndef COL_N
 // Step 1: modified Gram-Schmidt, right-looking. Returns a status (STATUS_OK or a breakdown) and the column.
 __device__ int gram_schmidt(Work& w, bool f32, int* column) {
   const int n = w.n, m = w.m, tid = w.tid, nt = w.nt, ld = w.ld;
@@ -180,6 +206,231 @@ __device__ int reduce_all(Work& w, double bound, int* reductions) {
   return STATUS_OK;
 }
 
+#endif  // !COL_N
+
+#ifdef COL_N
+// ------------------------------------------------------------------------------------------------
+// Column owners (-DCOL_N=n, the host's choice for 64 x 64 and similar sizes; blockDim.x >= 4 m, a
+// multiple of 32): thread 4 j + q owns entries t = q, q + 4, ... (and, for q = 0, the tail
+// t >= 4 floor(n/4)) of column j, in registers as doubles, through Gram-Schmidt and step 3. Those
+// are exactly the terms of partial sum s_q of dotCols, so a quad's four partial sums combined by two
+// shuffles, (s0 + s1) + (s2 + s3), are the reference's dot product bit for bit: the arithmetic is
+// the generic path's, only where values live changes. B* is kept widened (bs_t = double, values
+// rounded to REAL before they are stored), so no dot product widens a float.
+//   Gram-Schmidt: step i, the owners of column i publish b*_i (their registers) into Bs and their
+//   partial norms; one barrier; every column j > i takes its dot with b*_i from Bs, its quad's sum
+//   by shuffles, and updates its registers.
+//   Step 3, pivots j = m-2 down to 0: every column k > j takes mu_{k,j} with b*_j (constant in step
+//   3) and its own b_k (registers); B in shared memory stays the snapshot (each column's own b_k is
+//   written back at the end), so no barrier between pivots. The Z updates are deferred: each column
+//   lists its (j, X); at the end a thread per row u of Z applies them, k from the last column down,
+//   j in the order listed: each entry sees the reference's operations in its order (the columns
+//   j < k of a row are still unchanged when k is done).
+// ------------------------------------------------------------------------------------------------
+#define COL_K (COL_N / 4)
+#define COL_T (COL_N % 4)
+#define COL_R (COL_K + COL_T)
+#define FULL_MASK 0xffffffffu
+#ifdef COL_PROFILE
+// (measurement build: cycles of thread 0 per section, printed by block 0 at the end)
+__shared__ long long col_prof[8];
+#define PROF_START long long prof_t0 = clock64()
+#define PROF_ADD(i) do { if (threadIdx.x == 0) { const long long t1 = clock64(); col_prof[i] += t1 - prof_t0; prof_t0 = t1; } } while (0)
+#else
+#define PROF_START
+#define PROF_ADD(i)
+#endif
+
+// s_q of the dot product of the registers x with the double column c.
+__device__ __forceinline__ double col_dot(const double (&x)[COL_R], const double* c, int q) {
+  double s = 0;
+#pragma unroll
+  for (int k = 0; k < COL_K; k++) s += x[k] * c[q + 4 * k];
+  if (COL_T && q == 0) {
+#pragma unroll
+    for (int u = 0; u < COL_T; u++) s += x[COL_K + u] * c[4 * COL_K + u];
+  }
+  return s;
+}
+
+__device__ __forceinline__ double col_norm(const double (&x)[COL_R], int q) {
+  double s = 0;
+#pragma unroll
+  for (int k = 0; k < COL_K; k++) s += x[k] * x[k];
+  if (COL_T && q == 0) {
+#pragma unroll
+    for (int u = 0; u < COL_T; u++) s += x[COL_K + u] * x[COL_K + u];
+  }
+  return s;
+}
+
+// (s0 + s1) + (s2 + s3) over the quad (every lane of the warp calls it).
+__device__ __forceinline__ double quad_sum(double s) {
+  const int lane = threadIdx.x & 31;
+  s = s + __shfl_sync(FULL_MASK, s, lane ^ 1);
+  return s + __shfl_sync(FULL_MASK, s, lane ^ 2);
+}
+
+template <typename T>
+__device__ __forceinline__ void col_load(double (&x)[COL_R], const T* c, int q) {
+#pragma unroll
+  for (int k = 0; k < COL_K; k++) x[k] = (double)c[q + 4 * k];
+#pragma unroll
+  for (int u = 0; u < COL_T; u++) x[COL_K + u] = q == 0 ? (double)c[4 * COL_K + u] : 0.0;
+}
+
+template <typename T>
+__device__ __forceinline__ void col_store(const double (&x)[COL_R], T* c, int q) {
+#pragma unroll
+  for (int k = 0; k < COL_K; k++) c[q + 4 * k] = (T)x[k];
+  if (COL_T && q == 0) {
+#pragma unroll
+    for (int u = 0; u < COL_T; u++) c[4 * COL_K + u] = (T)x[COL_K + u];
+  }
+}
+
+// x -= f c, each entry rounded to REAL (and held widened).
+template <typename T>
+__device__ __forceinline__ void col_axpy(double (&x)[COL_R], double f, const T* c, int q) {
+#pragma unroll
+  for (int k = 0; k < COL_K; k++) x[k] = (double)(real)(x[k] - f * (double)c[q + 4 * k]);
+  if (COL_T && q == 0) {
+#pragma unroll
+    for (int u = 0; u < COL_T; u++) x[COL_K + u] = (double)(real)(x[COL_K + u] - f * (double)c[4 * COL_K + u]);
+  }
+}
+
+// Step 0 (column owners): B = B_in Z, column j by its quad, each entry summed over k in order. B_in
+// is widened once into Bs (free until Gram-Schmidt rewrites it). The generic loop skips the zero
+// entries of Z; here every k is added: with b finite, b z = +-0 for z = 0, and acc + (+-0) = acc
+// bit for bit (acc starts at +0 and a sum that is exactly zero is +0), so the sums are the same,
+// and the quads of a warp do not diverge on Z's pattern.
+__device__ void col_reanchor(Work& w, const real* __restrict__ B0) {
+  const int m = w.m, tid = w.tid, nt = w.nt, ld = w.ld, q = tid & 3, j = tid >> 2;
+  for (int e = tid; e < COL_N * m; e += nt) {
+    const int k = e / COL_N, t = e - k * COL_N;
+    w.Bs[(size_t)k * ld + t] = (double)B0[e];
+  }
+  __syncthreads();
+  if (j < m) {
+    double acc[COL_R];
+#pragma unroll
+    for (int s = 0; s < COL_R; s++) acc[s] = 0;
+    const double* zj = w.Zw + (size_t)j * m;
+#pragma unroll 2
+    for (int k = 0; k < m; k++) {
+      const double z = zj[k];
+      const double* b = w.Bs + (size_t)k * ld;
+#pragma unroll
+      for (int s = 0; s < COL_K; s++) acc[s] = acc[s] + b[q + 4 * s] * z;
+      if (COL_T && q == 0) {
+#pragma unroll
+        for (int s = 0; s < COL_T; s++) acc[COL_K + s] = acc[COL_K + s] + b[4 * COL_K + s] * z;
+      }
+    }
+    col_store(acc, w.B + (size_t)j * ld, q);  // (rounded to REAL by the store)
+  }
+  __syncthreads();
+}
+
+// Step 1 (column owners). Same results as the generic gram_schmidt.
+__device__ int gram_schmidt(Work& w, bool f32, int* column) {
+  const int m = w.m, tid = w.tid, ld = w.ld, q = tid & 3, j = tid >> 2;
+  const bool own = j < m;
+  // the warp's columns: 8 w .. 8 w + 7 (the warp skips a step when none of them is right of the pivot)
+  const int warpLast = ((tid >> 5) << 3) + 7;
+  double x[COL_R];
+  col_load(x, w.B + (size_t)(own ? j : 0) * ld, q);
+  const double n0 = quad_sum(col_norm(x, q));
+  if (own && q == 0) w.norm0[j] = n0;
+  for (int i = 0; i < m; i++) {
+    double* part = w.part + 4 * (i & 1);  // double-buffered: the previous step's readers may lag
+    if (j == i) {
+      part[q] = col_norm(x, q);
+      col_store(x, w.Bs + (size_t)i * ld, q);
+    }
+    __syncthreads();
+    const double ri = combine4(part);
+    const real rStored = (real)ri;
+    if (!(rStored > 0) || !(ri > 1e-28 * w.norm0[i])) {
+      const bool zero = w.norm0[i] == 0;
+      *column = i;
+      return f32 && !zero ? STATUS_PRECISION_FAILURE : zero ? STATUS_ZERO_VECTOR : STATUS_RANK_DEFICIENT;
+    }
+    if (tid == 0) w.r[i] = rStored;
+    if (warpLast > i && (warpLast - 7) < m) {
+      const double* bi = w.Bs + (size_t)i * ld;
+      const double s = quad_sum(col_dot(x, bi, q));
+      if (own && j > i) col_axpy(x, s / (double)rStored, bi, q);
+    }
+  }
+  __syncthreads();
+  return STATUS_OK;
+}
+
+// Step 3 (column owners). Same results, counts and overflow status as the generic reduce_all.
+__device__ int reduce_all(Work& w, double bound, int* reductions) {
+  const int m = w.m, tid = w.tid, nt = w.nt, ld = w.ld, q = tid & 3, j = tid >> 2;
+  const bool own = j < m;
+  const int warpLast = ((tid >> 5) << 3) + 7;
+  double x[COL_R];
+  col_load(x, w.Bs + (size_t)(own ? j : 0) * ld, q);
+  const double rj = quad_sum(col_norm(x, q));
+  if (own && q == 0) { w.r[j] = (real)rj; w.cnt[j] = 0; }
+  col_load(x, w.B + (size_t)(own ? j : 0) * ld, q);
+  bool changed = false;
+  __syncthreads();
+  PROF_START;
+  for (int p = m - 2; p >= 0; p--) {
+    if (warpLast <= p || warpLast - 7 >= m) continue;  // warp-uniform
+    const double s = quad_sum(col_dot(x, w.Bs + (size_t)p * ld, q));
+    if (own && j > p) {
+      const double mu = s / (double)w.r[p];
+      if (fabs(mu) > bound) {
+        const double X = round_half_up(mu);
+        if (q == 0) {
+          (*reductions)++;
+          const int c = w.cnt[j]++;
+          w.Lj[(size_t)j * m + c] = p;
+          w.LX[(size_t)j * m + c] = X;
+        }
+        col_axpy(x, X, w.B + (size_t)p * ld, q);
+        changed = true;
+      }
+    }
+  }
+  __syncthreads();  // every reader of the snapshot B is done
+  PROF_ADD(4);
+  if (changed) col_store(x, w.B + (size_t)j * ld, q);
+  __syncthreads();  // the lists are complete
+  // Z: thread (u, g) = (tid % m, tid / m), g < 4, takes the columns k = g, g + 4, ... of row u:
+  // new values from the unchanged Z into Zn, one barrier, then copied back
+  int overflow = 0;
+  const int u = tid % m, g = tid / m;
+  if (tid < 4 * m) {
+    for (int k = g; k < m; k += 4) {
+      const int cn = w.cnt[k];
+      if (cn == 0) continue;
+      const double* lx = w.LX + (size_t)k * m;
+      const int* lj = w.Lj + (size_t)k * m;
+      double v = w.Zw[(size_t)k * m + u];
+      for (int e = 0; e < cn; e++) {
+        v = v - lx[e] * w.Zw[(size_t)lj[e] * m + u];
+        if (fabs(v) >= EXACT_INTEGER_LIMIT) overflow = 1;
+      }
+      w.Zn[(size_t)k * m + u] = v;
+    }
+  }
+  __syncthreads();
+  if (tid < 4 * m) {
+    for (int k = g; k < m; k += 4) if (w.cnt[k]) w.Zw[(size_t)k * m + u] = w.Zn[(size_t)k * m + u];
+  }
+  const int of = __syncthreads_or(overflow);
+  PROF_ADD(5);
+  return of ? STATUS_TRANSFORM_OVERFLOW : STATUS_OK;
+}
+#endif  // COL_N
+
 // -DALLSWAP_THREADS=T -DALLSWAP_MIN_BLOCKS=b (the host passes both or neither): the module is built
 // for blocks of T threads with b of them resident per multiprocessor (the compiler caps the registers
 // at 65536 / (T b)), so that several bases share a multiprocessor when their workspaces fit.
@@ -211,11 +462,30 @@ extern "C" __global__ void ALLSWAP_BOUNDS allswap(
   //   [dSwap (slots ints)][flags (4 ints)]
   Work w;
   unsigned char* g = wsGlobal + (size_t)basis * wsBytes;
+#if defined(COL_N) && defined(COL_SMEM)
+  // (the host builds this module only for wsInShared 1 or 2: B, B* and the small arrays are known to
+  // be in shared memory, so their accesses compile to shared-memory loads and stores, not generic ones)
+  unsigned char* p = smem;
+#else
   unsigned char* p = wsInShared == 0 ? g : smem;
+#endif
   unsigned char* pz = wsInShared == 2 ? g : p;
   w.Zw = (double*)pz; pz += (size_t)m * m * 8;
+#ifdef COL_N
+  // column owners: no snapshots; step 3's lists (multipliers, then their columns) instead
+  w.Zold = nullptr; w.Bold = nullptr;
+  w.LX = (double*)pz; pz += (size_t)m * m * 8;
+  w.Lj = (int*)pz; pz += ((size_t)m * m * 4 + 15) & ~(size_t)15;
+  w.Zn = (double*)pz; pz += (size_t)m * m * 8;
+#else
   w.Zold = (double*)pz; pz += (size_t)m * m * 8;
+  w.LX = nullptr; w.Lj = nullptr; w.cnt = nullptr; w.Zn = nullptr;
+#endif
+#if defined(COL_N) && defined(COL_SMEM)
+  if (wsInShared != 2) p = smem + (pz - smem);  // (p stays derived from smem alone)
+#else
   if (wsInShared != 2) p = pz;
+#endif
   w.part = (double*)p; p += (size_t)6 * slots * 8;
   w.norm0 = (double*)p; p += (size_t)slots * 8;
   w.dX = (double*)p; p += (size_t)slots * 8;
@@ -227,14 +497,22 @@ extern "C" __global__ void ALLSWAP_BOUNDS allswap(
   const int ld = n | 1;
   const size_t basisBytes = ((size_t)ld * m * sizeof(real) + 15) & ~(size_t)15;
   w.B = (real*)p; p += basisBytes;
+#ifdef COL_N
+  w.Bs = (bs_t*)p; p += (size_t)ld * m * 8;  // B* widened (a multiple of 16 bytes when m is even; else 8 more below)
+  p += ((size_t)ld * m * 8) & 8;
+#else
   w.Bs = (real*)p; p += basisBytes;
   w.Bold = (real*)p; p += basisBytes;
+#endif
   w.r = (real*)p; p += ((size_t)slots * sizeof(real) + 15) & ~(size_t)15;
   w.dSwap = (int*)p; p += (size_t)slots * 4;
+#ifdef COL_N
+  w.cnt = (int*)p; p += (size_t)slots * 4;
+#endif
   w.flags = (int*)p;  // [0], [1]: swap flag by phase parity; [2]: transform overflow; [3]: length of step 3's list
   w.n = n; w.m = m; w.tid = tid; w.nt = nt; w.ld = ld;
   real* B = w.B;
-  real* Bs = w.Bs;
+  bs_t* Bs = w.Bs;
   double* Zw = w.Zw;
   double* part = w.part;
 
@@ -268,11 +546,25 @@ extern "C" __global__ void ALLSWAP_BOUNDS allswap(
 
   int phases = 0, mySwaps = 0, myReductions = 0, status = STATUS_OK, detail = 0;
   unsigned phaseCount = 0;  // phases run so far: picks the swap-flag word
+#ifdef COL_PROFILE
+  if (tid < 8) col_prof[tid] = 0;
+  __syncthreads();
+  const long long profBegin = clock64();
+#define KPROF_START long long kt0 = clock64()
+#define KPROF(i) do { if (tid == 0) { const long long t1 = clock64(); col_prof[i] += t1 - kt0; kt0 = t1; } } while (0)
+#else
+#define KPROF_START
+#define KPROF(i)
+#endif
   if (m >= 2) {
     for (int round = 0; round < MAX_ROUNDS; round++) {
       const int reductionsBefore = myReductions, swapsBefore = mySwaps;
+      KPROF_START;
       // 0. re-anchor: B = B_in Z
       if (round > 0 && !integral) {
+#ifdef COL_N
+        col_reanchor(w, B0);
+#else
         for (int e = tid; e < n * m; e += nt) {
           const int j = e / n, t = e - j * n;
           double acc = 0;
@@ -284,11 +576,15 @@ extern "C" __global__ void ALLSWAP_BOUNDS allswap(
           B[t + (size_t)j * ld] = (real)acc;
         }
         __syncthreads();
+#endif
       }
       // 1. Gram-Schmidt; the growth watch's limit
+      KPROF(0);
       status = gram_schmidt(w, f32, &detail);
       if (status != STATUS_OK) break;
+      KPROF(1);
       double zLimit = growth * z_max_abs(w);
+      KPROF(2);
 
       // 2. all-swap phases, odd first, until the last phase of each parity swapped nothing
       bool oddDirty = true, evenDirty = true;
@@ -303,9 +599,8 @@ extern "C" __global__ void ALLSWAP_BOUNDS allswap(
         for (int e = tid; e < 12 * pairs; e += nt) {
           const int pr = e / 12, d = (e >> 2) % 3, q = e & 3;
           const int k = first + 2 * pr;
-          const real* a = d == 2 ? Bs + (size_t)k * ld : Bs + (size_t)(k - 1) * ld;
-          const real* c = d == 0 ? B + (size_t)k * ld : d == 1 ? Bs + (size_t)(k - 1) * ld : Bs + (size_t)k * ld;
-          part[e] = dot_partial(c, a, n, q);
+          const bs_t* a = d == 2 ? Bs + (size_t)k * ld : Bs + (size_t)(k - 1) * ld;
+          part[e] = d == 0 ? dot_partial_mixed(B + (size_t)k * ld, a, n, q) : dot_partial_mixed(a, a, n, q);
         }
         __syncthreads();
         if (tid == 0) w.flags[(phaseCount + 1) & 1] = 0;  // the next phase's word, last read a phase ago
@@ -362,15 +657,27 @@ extern "C" __global__ void ALLSWAP_BOUNDS allswap(
         }
       }
       if (status != STATUS_OK) break;
+      KPROF(3);
 
       // 3. the delayed GS-coefficient update and size reduction of everything
       status = reduce_all(w, bound, &myReductions);
       if (status != STATUS_OK) break;
+#ifndef COL_N
       z_max_abs(w);  // (the reference's zLimit after step 3: unused before the next round's reset)
+#endif
+#ifdef COL_PROFILE
+      if (tid == 0) col_prof[7]++;
+#endif
       if (!__syncthreads_or(myReductions != reductionsBefore || mySwaps != swapsBefore)) break;
     }
   }
 
+#ifdef COL_PROFILE
+  if (tid == 0 && basis == 0) {
+    printf("COLPROF total %lld rounds %lld anchor %lld gs %lld zmax %lld phases %lld s3dots %lld s3z %lld phasesN %d red %d\n", clock64() - profBegin, col_prof[7],
+           col_prof[0], col_prof[1], col_prof[2], col_prof[3], col_prof[4], col_prof[5], phases, myReductions);
+  }
+#endif
   if (status == STATUS_OK) {
     for (int e = tid; e < n * m; e += nt) B1[e] = B[e + (e / n) * (ld - n)];
     for (int e = tid; e < m * m; e += nt) Zo[e] = Zw[e];
