@@ -125,6 +125,11 @@ const H100_SHARED = 232448;
  * mode 2 on a group of two warps (REG_MODE); PRE_GRAM: G from jacobi_gram.
  */
 const GROUP_MODE = 10000, REG_MODE = 20000, PRE_GRAM = 100000;
+/**
+ * Mode 3 (several rounds per group barrier): HALO_MODE on three warps, at most two rounds per
+ * barrier (blocks of rounds, halos that go stale); HALO_WIDE on two warps with the host's hops.
+ */
+const HALO_MODE = 30000, HALO_WIDE = 40000;
 
 const KERNELS: EmuKernel[] = [
   {
@@ -137,17 +142,19 @@ const KERNELS: EmuKernel[] = [
     plan(n, m, precision, threads, sharedLimit) {
       jacobiParallelTuning.threads = threads % GROUP_MODE;
       const mode = Math.floor((threads % PRE_GRAM) / GROUP_MODE);
-      if (mode >= 1) { jacobiParallelTuning.mode = mode >= 2 ? 2 : 1; jacobiParallelTuning.group = 64; }
+      if (mode >= 1) { jacobiParallelTuning.mode = Math.min(mode, 3); jacobiParallelTuning.group = mode === 3 ? 96 : 64; }
+      if (mode === 3) jacobiParallelTuning.hops = 2;
       jacobiParallelTuning.preGram = threads >= PRE_GRAM ? 1 : 0;
       try {
         const plan = jacobiParallelPlan(n, m, precision, PARAMS, device(sharedLimit));
-        if (mode >= 2) assert.equal(plan.defines?.JMODE, 2, 'mode 2 planned');
+        if (mode >= 2) assert.equal(plan.defines?.JMODE, Math.min(mode, 3), `mode ${Math.min(mode, 3)} planned`);
         return plan;
       } finally {
         jacobiParallelTuning.threads = 0;
         jacobiParallelTuning.mode = -1;
         jacobiParallelTuning.group = 0;
         jacobiParallelTuning.preGram = -1;
+        jacobiParallelTuning.hops = 0;
       }
     },
     variants(n, m, precision) {
@@ -162,7 +169,8 @@ const KERNELS: EmuKernel[] = [
       let tight = none;
       while (Number(at(tight).extraArgs[3]) > 1) tight -= 4;
       return [[0, H100_SHARED], [32, gOnly], [m > 8 ? 8 : 4, none], [96, tight], [GROUP_MODE + 96, H100_SHARED], [GROUP_MODE + 64, none],
-        [REG_MODE + 96, H100_SHARED], [REG_MODE + 64, H100_SHARED], [PRE_GRAM + REG_MODE + 96, none], [PRE_GRAM + 0, H100_SHARED], [PRE_GRAM + 32, gOnly]];
+        [REG_MODE + 96, H100_SHARED], [REG_MODE + 64, H100_SHARED], [PRE_GRAM + REG_MODE + 96, none], [PRE_GRAM + 0, H100_SHARED], [PRE_GRAM + 32, gOnly],
+        [HALO_MODE + 128, H100_SHARED], [HALO_WIDE + 64, none], [PRE_GRAM + HALO_MODE + 96, H100_SHARED]];
     },
     header: (plan) => ({ ints: plan.extraArgs.slice(1).map(Number), doubles: [] }),
   },
@@ -262,7 +270,7 @@ for (const k of KERNELS) {
       for (const [shape, batch, blocks] of [['full', 2, 3 + rng.int(3)], ['square', 12, 6]] as const) {
         const t = blockToeplitzBases({ batch, blocks, blockSize: 2, taps: 2, shape, seed: seed + 7, precision });
         // (Jacobi: also mode 2 across segments with G from jacobi_gram: its rounds with reductions)
-        for (const v of k.name === 'jacobi-parallel' ? [64, PRE_GRAM + REG_MODE + 64] : [64]) {
+        for (const v of k.name === 'jacobi-parallel' ? [64, PRE_GRAM + REG_MODE + 64, PRE_GRAM + HALO_MODE + 96, HALO_WIDE + 64] : [64]) {
           assertMatchesReference(k.cpu, PARAMS, `seed ${seed}, block-Toeplitz ${shape} ${t.rows} x ${t.cols}, launch ${v}`, t.data, batch, t.rows, t.cols, runKernel(k, precision, t.data, batch, t.rows, t.cols, [v, H100_SHARED]));
         }
       }
@@ -270,7 +278,7 @@ for (const k of KERNELS) {
       const n = 6 + rng.int(5), m = n - rng.int(2);
       const ints = precision === 'float32' ? new Float32Array(2 * n * m) : new Float64Array(2 * n * m);
       for (let i = 0; i < ints.length; i++) ints[i] = Math.round(rng.normal() * 40);
-      for (const v of k.name === 'jacobi-parallel' ? [32, PRE_GRAM + REG_MODE + 32] : [32]) {
+      for (const v of k.name === 'jacobi-parallel' ? [32, PRE_GRAM + REG_MODE + 32, HALO_MODE + 96] : [32]) {
         assertMatchesReference(k.cpu, PARAMS, `seed ${seed}, integer n = ${n}, m = ${m}, launch ${v}`, ints, 2, n, m, runKernel(k, precision, ints, 2, n, m, [v, H100_SHARED]));
       }
     });

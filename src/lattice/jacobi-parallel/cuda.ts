@@ -14,10 +14,11 @@ const KERNEL_URL = new URL('./kernel.cu', import.meta.url);
  * Threads per block, threads of the group that runs the rounds in modes 1 and 2 (a multiple of
  * 32, at most the block), the mode (0: the first warp alone, 1: the group with the permutation in
  * shared memory, 2: the group with the players in registers) and preGram (1: G = B^T B by the
- * many-block kernel jacobi_gram before the main one, 0: by the block); 0 / -1 pick from the size
- * (for measurements and tests; leave them).
+ * many-block kernel jacobi_gram before the main one, 0: by the block) and hops (mode 3: at most
+ * this many rounds per group barrier); 0 / -1 pick from the size (for measurements and tests;
+ * leave them). In mode 3 group is the group's threads (whole warps).
  */
-export const jacobiParallelTuning = { threads: 0, group: 0, mode: -1, preGram: -1 };
+export const jacobiParallelTuning = { threads: 0, group: 0, mode: -1, preGram: -1, hops: 0 };
 
 /**
  * Threads per block when a few bases run alone (the host caps it at the kernel's register limit).
@@ -28,6 +29,13 @@ export const jacobiParallelTuning = { threads: 0, group: 0, mode: -1, preGram: -
  * takes longer; bench/gpu-notes.md, v4).
  */
 const SINGLE_THREADS = 512;
+
+/**
+ * Mode 3 (kernel.cu): the warps of the group (one per scheduler) and the most rounds per group
+ * barrier (the halo's width allows (32 - pairs per warp) / 2).
+ */
+const HALO_WARPS = 4;
+const HALO_HOPS = 16;
 
 /** Rows of B that G = B^T B stages through shared memory at a time (fewer where room is short). */
 const STAGE_ROWS = 16;
@@ -83,14 +91,25 @@ export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 
   // more than the pairs need: mode 2 (the players in registers, one pair per thread; mode 1, the
   // permutation in shared memory, where the group cannot give every pair a thread). Pairs per
   // thread a power of two (fewer modules).
+  // Mode 3 (several rounds per group barrier, the host's choice where mode 2 would run and the
+  // warps' halos fit): W warps (HALO_WARPS unless tuned), JP = ceil(half / W) pairs per warp and
+  // JH = (32 - JP) / 2 rounds per barrier (at most HALO_HOPS or the tuned hops), at least one.
+  const haloWarps = jacobiParallelTuning.group > 0 ? Math.max(1, Math.floor(jacobiParallelTuning.group / 32)) : HALO_WARPS;
+  const haloPairs = Math.ceil(half / haloWarps);
+  const haloHops = Math.min(jacobiParallelTuning.hops > 0 ? jacobiParallelTuning.hops : HALO_HOPS, Math.floor((32 - haloPairs) / 2));
+  const haloOk = haloHops >= 1 && threads >= 32 * haloWarps;
+  // (mode 3 is the default for a few bases, where the rounds' latency is the time; a large batch
+  // keeps mode 2, measured before it)
   const groupMax = jacobiParallelTuning.group > 0 ? jacobiParallelTuning.group : Math.min(128, Math.ceil(half / 32) * 32);
   const regsOk = threads >= 32 && Math.min(Math.floor(threads / 32) * 32, groupMax) >= half;
-  let mode = jacobiParallelTuning.mode >= 0 ? jacobiParallelTuning.mode : half <= 64 ? 0 : regsOk ? 2 : 1;
+  let mode = jacobiParallelTuning.mode >= 0 ? jacobiParallelTuning.mode : half <= 64 ? 0 : regsOk ? (haloOk && single ? 3 : 2) : 1;
+  if (mode === 3 && !haloOk) mode = 2;
   if (mode === 2 && !regsOk) mode = 1;
-  const group = threads < 32 ? threads : mode === 0 ? 32 : Math.min(Math.floor(threads / 32) * 32, groupMax);
-  const slots = mode === 2 ? 1 : 2 ** Math.ceil(Math.log2(Math.max(1, Math.ceil(half / group))));
-  // mode 2's exchange slots (kernel.cu): [parity][arr1, arr2][JG] words and as many reals
-  const xchBytes = mode === 2 ? 16 * groupMax + 4 * groupMax * elt : 0;
+  const groupThreads = mode === 3 ? 32 * haloWarps : groupMax;
+  const group = threads < 32 ? threads : mode === 0 ? 32 : Math.min(Math.floor(threads / 32) * 32, groupThreads);
+  const slots = mode >= 2 ? 1 : 2 ** Math.ceil(Math.log2(Math.max(1, Math.ceil(half / group))));
+  // modes 2 and 3's exchange slots (kernel.cu): [parity][arr1, arr2][JG] words and as many reals
+  const xchBytes = mode >= 2 ? 16 * groupThreads + 4 * groupThreads * elt : 0;
   const small = HEAD_BYTES + 3 * m * 8 + align16(half * elt) + align16(2 * m * 4 + 2 * half * 4) + 16 + xchBytes;
   const limit = device.sharedPerBlockOptinBytes;
   const stage1 = align16(stageRow);
@@ -109,7 +128,7 @@ export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 
     sharedBytes,
     scratchBytesPerBasis: [zInShared ? 0 : zBytes, gInShared && !preGram ? 0 : m * ldg * elt],
     extraArgs: [p.maxIterations, gInShared ? 1 : 0, zInShared ? 1 : 0, rows, preGram ? 1 : 0],
-    defines: { JMODE: mode, JG: groupMax, JQ: slots, GT: tile, JT: threads, JB: minBlocks },
+    defines: { JMODE: mode, JG: groupThreads, JQ: slots, GT: tile, JT: threads, JB: minBlocks, ...(mode === 3 ? { JP: haloPairs, JH: haloHops } : {}) },
     ...(preGram ? { pre: { blocksPerBasis: gTiles * gTiles, threads: GRAM_TILE * GRAM_TILE, sharedBytes: 2 * GRAM_ROWS * GRAM_TILE * elt, scratchIndex: 1 } } : {}),
   };
 }

@@ -53,6 +53,7 @@
 // nvcc-variant: -DREAL=float -fmad=false
 // nvcc-variant: -DREAL=double -fmad=false
 // nvcc-variant: -DREAL=float -fmad=false -DJMODE=2 -DJQ=1 -DJG=128 -DJT=512
+// nvcc-variant: -DREAL=float -fmad=false -DJMODE=3 -DJQ=1 -DJG=128 -DJP=25 -DJH=3 -DJT=512
 
 #ifndef REAL
 #define REAL double
@@ -729,6 +730,169 @@ __device__ __noinline__ MasterCounts reg_sweeps(const real* Gglobal, int maxIter
   return MasterCounts{sweeps, mySwaps, myReductions};
 }
 
+// ---- mode 3 (JMODE 3, a group of JG / 32 whole warps): several rounds per group barrier. Warp w
+// owns the JP pairs w JP .. w JP + JP - 1 (one per lane, lanes JH .. JH + JP - 1) and holds, besides,
+// the JH pairs on either side of them (lanes 0 .. JH - 1 and past JH + JP: a halo). A round without
+// a size reduction changes no norm, and its swaps are decided on the carried norms alone, so a warp
+// can run JH rounds in a row on its own: each lane swaps its pair's players on their norms and the
+// tournament turns by two shuffles (arr1 from the lane before, arr2 from the lane after; pair 0
+// keeps arr1[0] and hands its arr2 on as the next arr1[1], pair half - 1 takes its own arr1 as
+// arr2). After q rounds a lane's pair depends on the pairs within q of it, so the halo lanes go
+// stale from the edges inward while the owned pairs stay exact for JH rounds. Every owned pair
+// tests its G(pi, pj) in every round on the way (the loads off the round's chain) into a bit per
+// round; then the owners write their players to exchange slots, one group barrier ORs the tests,
+// and every lane reloads its pair (halo included) from the slots. A block of rounds with a
+// reduction is redone: the first round with one is found (one barrier per bit), the rounds before
+// it are run again from the block's start (kept in registers), the permutation is written as it
+// stands and reduction_round (mode 1's) runs that round; its result goes through the slots, turned
+// to the next round. Blocks do not cross a sweep's end. Slots as mode 2: [parity][arr1, arr2][JG]
+// words, then as many reals, indexed by pair.
+#ifndef JP
+#define JP 25
+#endif
+#ifndef JH
+#define JH 3
+#endif
+
+// One round of mode 3 on a lane's pair (s: its players at the round's start). test: the reduction
+// test of an owned pair into bit q of red; swaps: the owned pair's swaps. Then the turn.
+template <bool TEST>
+__device__ __forceinline__ void halo_round(RegState& s, const real* G, int ldg, int m, int p, int half, int lane,
+                                           bool own, int q, unsigned& red, int& swaps) {
+  const bool aFirst = s.a < s.b;  // the logical columns are the high halves and differ
+  const unsigned lo = aFirst ? s.a : s.b, hi = aFirst ? s.b : s.a;
+  const real dlo = aFirst ? s.da : s.db, dhi = aFirst ? s.db : s.da;
+  const bool live = (int)(hi >> 16) < m;  // (a pair with the dummy of odd m, or a stale lane's)
+  const bool sw = live && dlo > dhi;
+  if (TEST) {
+    const int pi = (int)(lo & 0xffffu), pj = (int)(hi & 0xffffu);
+    const real gij = own ? G[pi + pj * ldg] : (real)0;
+    if (own && live && fabs(gij) > reduction_limit(dlo)) red |= 1u << q;
+  }
+  if (own && sw) swaps++;
+  RegState n;
+  n.a = sw ? (s.a & 0xffff0000u) | (s.b & 0xffffu) : s.a;
+  n.b = sw ? (s.b & 0xffff0000u) | (s.a & 0xffffu) : s.b;
+  n.da = sw ? s.db : s.da;
+  n.db = sw ? s.da : s.db;
+  // the turn
+  const bool first = p == 0 && half >= 2;
+  const unsigned sendA = first ? n.b : n.a;
+  const real sendDa = first ? n.db : n.da;
+  const int up = lane > 0 ? lane - 1 : 0, down = lane < 31 ? lane + 1 : 31;
+  const unsigned ua = __shfl_sync(0xffffffffu, sendA, up);
+  const real uda = __shfl_sync(0xffffffffu, sendDa, up);
+  const unsigned ub = __shfl_sync(0xffffffffu, n.b, down);
+  const real udb = __shfl_sync(0xffffffffu, n.db, down);
+  const bool keepA = p == 0 || half < 2, ownB = p == half - 1 || half < 2;
+  s.a = keepA ? n.a : ua;
+  s.da = keepA ? n.da : uda;
+  s.b = ownB ? (half < 2 ? n.b : n.a) : ub;
+  s.db = ownB ? (half < 2 ? n.db : n.da) : udb;
+}
+
+template <bool GS>
+__device__ __noinline__ MasterCounts halo_sweeps(const real* Gglobal, int maxIterations, int sweeps) {
+  JacobiShared* sh = jshared();
+  const real* G = GS ? (const real*)(smem + JACOBI_SHARED_BYTES) : Gglobal;
+  const int t = threadIdx.x, lane = t & 31, w = t >> 5;
+  const int m = sh->m, ldg = sh->ldg, half = sh->half, ng = sh->ng;
+  const int rounds = 2 * half - 1;
+  int* perm = (int*)(smem + sh->permOff);
+  int* perm2 = (int*)(smem + sh->perm2Off);
+  unsigned* xu = (unsigned*)(smem + sh->xchOff);
+  real* xd = (real*)(smem + sh->xchOff + 16 * JG);
+  const int p = w * JP - JH + lane;  // this lane's pair
+  const bool valid = p >= 0 && p < half;
+  const bool own = valid && lane >= JH && lane < JH + JP;
+  // the players of the first round: arr1[k] = k, arr2[k] = k + half; lanes without a pair hold
+  // players past every column (never live, physical column 0)
+  RegState s;
+  {
+    const int a = valid ? p : 0xffff, b = valid ? p + half : 0xffff;
+    const int pa = a < m ? perm[a] : 0, pb = b < m ? perm[b] : 0;
+    s.a = ((unsigned)a << 16) | (unsigned)pa;
+    s.b = ((unsigned)b << 16) | (unsigned)pb;
+    s.da = G[pa + pa * ldg];
+    s.db = G[pb + pb * ldg];
+  }
+  int mySwaps = 0, myReductions = 0, par = 0;
+  int status = STATUS_OK, outcome = OUTCOME_UNCHANGED;
+  do {
+    if (sweeps >= maxIterations) { status = STATUS_ITERATION_LIMIT; break; }
+    sweeps++;
+    int changed = 0;
+    outcome = OUTCOME_UNCHANGED;
+    for (int r = 0; r < rounds;) {
+      const int hb = rounds - r < JH ? rounds - r : JH;
+      const RegState s0 = s;
+      unsigned red = 0;
+      int swaps = 0;
+      for (int q = 0; q < hb; q++) halo_round<true>(s, G, ldg, m, p, half, lane, own, q, red, swaps);
+      const int xo = par * 2 * JG;
+      if (own) { xu[xo + p] = s.a; xd[xo + p] = s.da; xu[xo + JG + p] = s.b; xd[xo + JG + p] = s.db; }
+      if (!group_sync_or(red != 0, ng)) {
+        if (valid) { s.a = xu[xo + p]; s.da = xd[xo + p]; s.b = xu[xo + JG + p]; s.db = xd[xo + JG + p]; }
+        mySwaps += swaps;
+        if (swaps) changed = 1;
+        r += hb;
+      } else {
+        // the first round of the block with a reduction: r + r0
+        int r0 = 0;
+        while (!group_sync_or((red >> r0) & 1u, ng)) r0++;
+        s = s0;
+        swaps = 0;
+        for (int q = 0; q < r0; q++) halo_round<false>(s, G, ldg, m, p, half, lane, own, q, red, swaps);
+        mySwaps += swaps;
+        if (swaps) changed = 1;
+        const int La = (int)(s.a >> 16), Lb = (int)(s.b >> 16);
+        if (own) {
+          if (La < m) perm[La] = (int)(s.a & 0xffffu);
+          if (Lb < m) perm[Lb] = (int)(s.b & 0xffffu);
+        }
+        group_sync_or(0, ng);  // the permutation written before reduction_round reads it
+        const RoundOut o = reduction_round(r + r0, perm, perm2);
+        mySwaps += o.swaps;
+        myReductions += o.reductions;
+        if (o.swaps || o.reductions) changed = 1;
+        // the owned pairs' players after the round, every norm reloaded (G changed)
+        RegState post = s;
+        if (own) {
+          const bool live = La < m && Lb < m;
+          const int pa = live ? perm2[La] : (int)(s.a & 0xffffu), pb = live ? perm2[Lb] : (int)(s.b & 0xffffu);
+          post.a = (s.a & 0xffff0000u) | (unsigned)pa;
+          post.b = (s.b & 0xffff0000u) | (unsigned)pb;
+          post.da = G[pa + pa * ldg];
+          post.db = G[pb + pb * ldg];
+        }
+        if (o.end) { outcome = o.end; s = post; break; }
+        if (own) { xu[xo + p] = post.a; xd[xo + p] = post.da; xu[xo + JG + p] = post.b; xd[xo + JG + p] = post.db; }
+        group_sync_or(0, ng);
+        // the turn through the slots: arr1 from pair p - 1 (pair 1: pair 0's arr2; pair 0 keeps its
+        // own), arr2 from pair p + 1 (pair half - 1: its own arr1)
+        if (valid) {
+          const int ia = p == 0 || half < 2 ? xo + p : p == 1 ? xo + JG : xo + p - 1;
+          const int ib = p == half - 1 || half < 2 ? (half < 2 ? xo + JG + p : xo + p) : xo + JG + p + 1;
+          s.a = xu[ia]; s.da = xd[ia];
+          s.b = xu[ib]; s.db = xd[ib];
+        }
+        r += r0 + 1;
+      }
+      par ^= 1;
+    }
+    if (outcome == OUTCOME_UNCHANGED && group_sync_or(changed, ng)) outcome = OUTCOME_CHANGED;
+  } while (outcome == OUTCOME_CHANGED);
+  // the permutation into perm, then the other warps are released
+  if (own) {
+    const int La = (int)(s.a >> 16), Lb = (int)(s.b >> 16);
+    if (La < m) perm[La] = (int)(s.a & 0xffffu);
+    if (Lb < m) perm[Lb] = (int)(s.b & 0xffffu);
+  }
+  if (t == 0) { sh->cmd = CMD_DONE; sh->outcome = outcome; sh->status = status; }
+  block_sync();
+  return MasterCounts{sweeps, mySwaps, myReductions};
+}
+
 // ---- mode 0 (JMODE 0, for up to 64 pairs): the first warp alone runs the rounds, JQ pairs per
 // lane in registers, the tournament turned by shuffles, no barrier in a round without a
 // multiplier. (Mode 1, above, spreads a round over up to four warps at one barrier per round:
@@ -967,6 +1131,8 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
   }
   if (JQ * NG < half) kernel_trap();  // the host compiled too few slots per thread
   if (JMODE == 2 && (JQ != 1 || NG > JG)) kernel_trap();  // mode 2: one pair per thread, JG slots
+  // mode 3: JG / 32 whole warps, JP pairs each covering every pair, JH halo lanes on either side
+  if (JMODE == 3 && (JQ != 1 || NG != JG || JG % 32 != 0 || JP * (JG / 32) < half || JH < 1 || JP + 2 * JH > 32)) kernel_trap();
 
   // integer input whose Gram entries stay small updates G exactly: no drift test then
   int nonInteger = 0;
@@ -1037,6 +1203,8 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
           ? (gInShared ? warp_sweeps<true>(G, maxIterations, sweeps) : warp_sweeps<false>(G, maxIterations, sweeps))
           : JMODE == 2
           ? (gInShared ? reg_sweeps<true>(G, maxIterations, sweeps) : reg_sweeps<false>(G, maxIterations, sweeps))
+          : JMODE == 3
+          ? (gInShared ? halo_sweeps<true>(G, maxIterations, sweeps) : halo_sweeps<false>(G, maxIterations, sweeps))
           : (gInShared ? group_sweeps<true>(G, maxIterations, sweeps) : group_sweeps<false>(G, maxIterations, sweeps));
       sweeps = c.sweeps;
       mySwaps += c.swaps;
