@@ -190,6 +190,8 @@ test('jacobi-parallel on the GPU, single large bases (rounds in modes 3 and 2, G
     ['gaussian', 200, 'float32', { mode: 2 }], ['toeplitz', 140, 'float32', { mode: 2 }],
     ['gaussian', 200, 'float32', { group: 256 }], ['toeplitz', 140, 'float64', { group: 256, hops: 2 }],
     ['gaussian', 151, 'float32', { hops: 1 }], ['toeplitz', 100, 'float32', { mode: 3, hops: 2 }],
+    ['gaussian', 200, 'float32', { lanePairs: 1 }], ['toeplitz', 140, 'float32', { lanePairs: 3 }],
+    ['gaussian', 151, 'float64', { lanePairs: 4, group: 96 }],
   ];
   for (const [family, size, precision, tuning] of cases) {
     const c = family === 'gaussian'
@@ -201,7 +203,7 @@ test('jacobi-parallel on the GPU, single large bases (rounds in modes 3 and 2, G
     try {
       gpu = await jacobiParallelCuda(c.data.slice() as RealArray, 1, c.n, c.m, PARAMS);
     } finally {
-      Object.assign(jacobiParallelTuning, { threads: 0, group: 0, mode: -1, preGram: -1, hops: 0 });
+      Object.assign(jacobiParallelTuning, { threads: 0, group: 0, mode: -1, preGram: -1, hops: 0, lanePairs: 0 });
     }
     const ref = cpuReference(ALGOS[0]!, c, 0);
     assert.deepEqual(gpu.Z, ref.Z, `${what}: Z differs from the CPU reference`);

@@ -14,11 +14,12 @@ const KERNEL_URL = new URL('./kernel.cu', import.meta.url);
  * Threads per block, threads of the group that runs the rounds in modes 1 and 2 (a multiple of
  * 32, at most the block), the mode (0: the first warp alone, 1: the group with the permutation in
  * shared memory, 2: the group with the players in registers) and preGram (1: G = B^T B by the
- * many-block kernel jacobi_gram before the main one, 0: by the block) and hops (mode 3: at most
- * this many rounds per group barrier); 0 / -1 pick from the size (for measurements and tests;
- * leave them). In mode 3 group is the group's threads (whole warps).
+ * many-block kernel jacobi_gram before the main one, 0: by the block), hops (mode 3: at most
+ * this many rounds per group barrier) and lanePairs (mode 3: pairs per lane); 0 / -1 pick from the
+ * size (for measurements and tests; leave them). In mode 3 group is the group's threads (whole
+ * warps).
  */
-export const jacobiParallelTuning = { threads: 0, group: 0, mode: -1, preGram: -1, hops: 0 };
+export const jacobiParallelTuning = { threads: 0, group: 0, mode: -1, preGram: -1, hops: 0, lanePairs: 0 };
 
 /**
  * Threads per block when a few bases run alone (the host caps it at the kernel's register limit).
@@ -36,6 +37,7 @@ const SINGLE_THREADS = 512;
  */
 const HALO_WARPS = 4;
 const HALO_HOPS = 16;
+const HALO_LANE_PAIRS = 2;
 
 /** Rows of B that G = B^T B stages through shared memory at a time (fewer where room is short). */
 const STAGE_ROWS = 16;
@@ -92,11 +94,14 @@ export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 
   // permutation in shared memory, where the group cannot give every pair a thread). Pairs per
   // thread a power of two (fewer modules).
   // Mode 3 (several rounds per group barrier, the host's choice where mode 2 would run and the
-  // warps' halos fit): W warps (HALO_WARPS unless tuned), JP = ceil(half / W) pairs per warp and
-  // JH = (32 - JP) / 2 rounds per barrier (at most HALO_HOPS or the tuned hops), at least one.
+  // warps' halos fit): W warps (HALO_WARPS unless tuned), JL pairs per lane (HALO_LANE_PAIRS unless
+  // tuned), JOL = ceil(half / W / JL) owned lanes per warp, JHL = (32 - JOL) / 2 halo lanes either
+  // side and JH = JHL JL rounds per barrier (at most HALO_HOPS or the tuned hops), at least one.
   const haloWarps = jacobiParallelTuning.group > 0 ? Math.max(1, Math.floor(jacobiParallelTuning.group / 32)) : HALO_WARPS;
-  const haloPairs = Math.ceil(half / haloWarps);
-  const haloHops = Math.min(jacobiParallelTuning.hops > 0 ? jacobiParallelTuning.hops : HALO_HOPS, Math.floor((32 - haloPairs) / 2));
+  const lanePairs = jacobiParallelTuning.lanePairs > 0 ? jacobiParallelTuning.lanePairs : HALO_LANE_PAIRS;
+  const ownLanes = Math.ceil(Math.ceil(half / haloWarps) / lanePairs);
+  const haloLanes = Math.floor((32 - ownLanes) / 2);
+  const haloHops = Math.min(jacobiParallelTuning.hops > 0 ? jacobiParallelTuning.hops : HALO_HOPS, haloLanes * lanePairs, 32);
   const haloOk = haloHops >= 1 && threads >= 32 * haloWarps;
   // (mode 3 is the default for a few bases, where the rounds' latency is the time; a large batch
   // keeps mode 2, measured before it)
@@ -128,7 +133,7 @@ export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 
     sharedBytes,
     scratchBytesPerBasis: [zInShared ? 0 : zBytes, gInShared && !preGram ? 0 : m * ldg * elt],
     extraArgs: [p.maxIterations, gInShared ? 1 : 0, zInShared ? 1 : 0, rows, preGram ? 1 : 0],
-    defines: { JMODE: mode, JG: groupThreads, JQ: slots, GT: tile, JT: threads, JB: minBlocks, ...(mode === 3 ? { JP: haloPairs, JH: haloHops } : {}) },
+    defines: { JMODE: mode, JG: groupThreads, JQ: slots, GT: tile, JT: threads, JB: minBlocks, ...(mode === 3 ? { JL: lanePairs, JOL: ownLanes, JHL: haloLanes, JH: haloHops } : {}) },
     ...(preGram ? { pre: { blocksPerBasis: gTiles * gTiles, threads: GRAM_TILE * GRAM_TILE, sharedBytes: 2 * GRAM_ROWS * GRAM_TILE * elt, scratchIndex: 1 } } : {}),
   };
 }
