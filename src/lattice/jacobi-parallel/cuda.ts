@@ -32,12 +32,15 @@ export const jacobiParallelTuning = { threads: 0, group: 0, mode: -1, preGram: -
 const SINGLE_THREADS = 512;
 
 /**
- * Mode 3 (kernel.cu): the warps of the group (one per scheduler) and the most rounds per group
- * barrier (the halo's width allows (32 - pairs per warp) / 2).
+ * Mode 3 (kernel.cu): owned pairs per warp (the group has as many warps as that needs; 13 pairs:
+ * a halo of 9 lanes either side, 9 rounds per barrier), the most rounds per group barrier and the
+ * pairs per lane. Measured on the H100 (bench/gpu-notes.md, v8), one 200 x 200 float32 basis: 8
+ * warps of 13 pairs 279 us, 4 warps of 25 (3 rounds per barrier) 319 us; two pairs per lane 376
+ * us (the per-round work doubles, the barriers were no longer the cost).
  */
-const HALO_WARPS = 4;
+const HALO_PAIRS_PER_WARP = 13;
 const HALO_HOPS = 16;
-const HALO_LANE_PAIRS = 2;
+const HALO_LANE_PAIRS = 1;
 
 /** Rows of B that G = B^T B stages through shared memory at a time (fewer where room is short). */
 const STAGE_ROWS = 16;
@@ -93,21 +96,22 @@ export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 
   // more than the pairs need: mode 2 (the players in registers, one pair per thread; mode 1, the
   // permutation in shared memory, where the group cannot give every pair a thread). Pairs per
   // thread a power of two (fewer modules).
-  // Mode 3 (several rounds per group barrier, the host's choice where mode 2 would run and the
-  // warps' halos fit): W warps (HALO_WARPS unless tuned), JL pairs per lane (HALO_LANE_PAIRS unless
-  // tuned), JOL = ceil(half / W / JL) owned lanes per warp, JHL = (32 - JOL) / 2 halo lanes either
-  // side and JH = JHL JL rounds per barrier (at most HALO_HOPS or the tuned hops), at least one.
-  const haloWarps = jacobiParallelTuning.group > 0 ? Math.max(1, Math.floor(jacobiParallelTuning.group / 32)) : HALO_WARPS;
+  // Mode 3 (several rounds per group barrier; the host's choice for a few bases of 33 to 128 pairs,
+  // where mode 0 or 2 ran before; larger bases keep mode 1, with G in global memory, not measured): W = ceil(half / HALO_PAIRS_PER_WARP) warps (or the tuned group),
+  // JL pairs per lane (HALO_LANE_PAIRS unless tuned), JOL = ceil(half / W / JL) owned lanes per
+  // warp, JHL = (32 - JOL) / 2 halo lanes either side and JH = JHL JL rounds per barrier (at most
+  // HALO_HOPS or the tuned hops), at least one.
+  const haloWarps = jacobiParallelTuning.group > 0 ? Math.max(1, Math.floor(jacobiParallelTuning.group / 32)) : Math.ceil(half / HALO_PAIRS_PER_WARP);
   const lanePairs = jacobiParallelTuning.lanePairs > 0 ? jacobiParallelTuning.lanePairs : HALO_LANE_PAIRS;
   const ownLanes = Math.ceil(Math.ceil(half / haloWarps) / lanePairs);
   const haloLanes = Math.floor((32 - ownLanes) / 2);
   const haloHops = Math.min(jacobiParallelTuning.hops > 0 ? jacobiParallelTuning.hops : HALO_HOPS, haloLanes * lanePairs, 32);
   const haloOk = haloHops >= 1 && threads >= 32 * haloWarps;
-  // (mode 3 is the default for a few bases, where the rounds' latency is the time; a large batch
-  // keeps mode 2, measured before it)
+  // (mode 3 is the default for a few bases, where the rounds' latency is the time; batches keep
+  // the modes measured before it)
   const groupMax = jacobiParallelTuning.group > 0 ? jacobiParallelTuning.group : Math.min(128, Math.ceil(half / 32) * 32);
   const regsOk = threads >= 32 && Math.min(Math.floor(threads / 32) * 32, groupMax) >= half;
-  let mode = jacobiParallelTuning.mode >= 0 ? jacobiParallelTuning.mode : half <= 64 ? 0 : regsOk ? (haloOk && single ? 3 : 2) : 1;
+  let mode = jacobiParallelTuning.mode >= 0 ? jacobiParallelTuning.mode : single && haloOk && half > 32 && half <= 128 ? 3 : half <= 64 ? 0 : regsOk ? 2 : 1;
   if (mode === 3 && !haloOk) mode = 2;
   if (mode === 2 && !regsOk) mode = 1;
   const groupThreads = mode === 3 ? 32 * haloWarps : groupMax;
