@@ -23,7 +23,7 @@
 //   last refresh (or in exact integer arithmetic); otherwise G is recomputed from B (a refresh), E = diag(G), and the sweeps go on
 //   unless the potential stopped falling MAX_STALLS times or the refreshes ran out.
 //
-// Mapping: the rounds run apart from the rest of the block, in one of two modes (JMODE, the host
+// Mapping: the rounds run apart from the rest of the block, in one of four modes (JMODE, the host
 // picks by size). Mode 0 (up to 64 pairs): the first warp alone, lane l holding pairs
 // l JQ .. l JQ + JQ - 1 in registers (each player as its logical column and its perm entry), the
 // tournament turned by four shuffles: a round without a size reduction costs no barrier and no
@@ -35,17 +35,22 @@
 // basis) needs no block barrier; a round with one is redone the reference's way: multipliers,
 // phases b and c by the whole block (the other warps wait at a block barrier for that command,
 // or for the end of the sweeps), then the drift test and the swaps on the updated norms. Mode 2
-// (the host's choice from 65 pairs on, where the group gives every pair a thread): as mode 1, but
-// each thread carries its two players and their norms in registers and passes them to its
-// neighbours through exchange slots in shared memory (no permutation array, one load of G per pair
-// in a round without a size reduction). G = B^T B stages B through shared memory; for a few large
+// (where the group gives every pair a thread): as mode 1, but each thread carries its two players
+// and their norms in registers and passes them to its neighbours through exchange slots in shared
+// memory (no permutation array, one load of G per pair in a round without a size reduction).
+// Mode 3 (the host's choice for a single basis of 33 to 128 pairs): as mode 2, but each warp also
+// holds a halo of the neighbouring warps' pairs and runs up to JH rounds between group barriers
+// (the tournament turned by shuffles, the tests checked at the barrier, a block with a reduction
+// rolled back to its first such round; see halo_sweeps). G = B^T B stages B through shared memory; for a few large
 // bases the host launches jacobi_gram (G by many blocks, same sums) before this kernel instead
 // (preGram). The closing B_in Z takes a column per warp and only the nonzero entries of Z; while Z
 // is still the identity it is a permuted copy of B_in.
 //
 // -D parameters: REAL = float | double, the working precision of B and G (Z is always double);
-// JMODE: 0, 1 or 2 (above); JG, JQ: threads of the group in mode 1 and pairs per thread (JQ times
-// the threads that run the rounds >= half); GT: tile of G per thread; JT, JB: launch bounds.
+// JMODE: 0, 1, 2 or 3 (above); JG, JQ: threads of the group in modes 1 to 3 and pairs per thread
+// (JQ times the threads that run the rounds >= half); mode 3: JL pairs per lane, JOL owned and JHL
+// halo lanes on either side per warp, JH rounds per barrier at most; GT: tile of G per thread; JT,
+// JB: launch bounds.
 // G and the working Z (in permuted column order) live in shared memory when the host found room
 // (flags gInShared, zInShared), else in global scratch; generic pointers reach either.
 //
