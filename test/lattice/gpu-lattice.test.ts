@@ -183,15 +183,23 @@ test('allswap on the GPU, 64 x 64 bases several per multiprocessor (Z in global 
   }
 });
 
-test('jacobi-parallel on the GPU, single large bases (rounds in mode 2, G from jacobi_gram), equals its CPU reference bit for bit', { skip }, async () => {
+test('jacobi-parallel on the GPU, single large bases (rounds in modes 3 and 2, G from jacobi_gram), equals its CPU reference bit for bit', { skip }, async () => {
   const seed = randomInt(2 ** 40);
-  // [family, n, precision, tuning]: the host's choices (mode 2 and jacobi_gram from 65 pairs), odd
-  // m (a bye), block-Toeplitz (rounds with size reductions, refreshes), and forced variants
+  // [family, n, precision, tuning]: the host's choices (mode 3 from 33 pairs, jacobi_gram from 64 columns), odd
+  // m (a bye), block-Toeplitz (rounds with size reductions, refreshes), and forced variants (mode 3
+  // on eight warps and with one or two rounds per barrier, mode 2)
   const cases: Array<[string, number, 'float32' | 'float64', Partial<typeof jacobiParallelTuning>]> = [
     ['gaussian', 200, 'float32', {}], ['gaussian', 200, 'float64', {}], ['gaussian', 151, 'float32', {}],
     ['toeplitz', 140, 'float32', {}], ['toeplitz', 140, 'float64', {}],
     ['gaussian', 100, 'float32', { mode: 2 }], ['toeplitz', 100, 'float32', { mode: 2 }],
     ['gaussian', 200, 'float32', { preGram: 0 }], ['gaussian', 130, 'float32', { mode: 1 }],
+    ['gaussian', 200, 'float32', { mode: 2 }], ['toeplitz', 140, 'float32', { mode: 2 }],
+    ['gaussian', 200, 'float32', { group: 128 }], ['toeplitz', 140, 'float64', { group: 256, hops: 2 }],
+    ['gaussian', 151, 'float32', { hops: 1 }], ['toeplitz', 100, 'float32', { hops: 2 }],
+    ['gaussian', 200, 'float32', { lanePairs: 2 }], ['toeplitz', 140, 'float32', { lanePairs: 3 }],
+    ['gaussian', 100, 'float32', {}], ['gaussian', 70, 'float64', {}], ['toeplitz', 68, 'float32', {}],
+    ['gaussian', 50, 'float32', { mode: 3 }], ['gaussian', 43, 'float64', { mode: 3 }], ['toeplitz', 44, 'float32', { mode: 3 }],
+    ['gaussian', 151, 'float64', { lanePairs: 4, group: 96 }],
   ];
   for (const [family, size, precision, tuning] of cases) {
     const c = family === 'gaussian'
@@ -203,7 +211,7 @@ test('jacobi-parallel on the GPU, single large bases (rounds in mode 2, G from j
     try {
       gpu = await jacobiParallelCuda(c.data.slice() as RealArray, 1, c.n, c.m, PARAMS);
     } finally {
-      Object.assign(jacobiParallelTuning, { threads: 0, group: 0, mode: -1, preGram: -1 });
+      Object.assign(jacobiParallelTuning, { threads: 0, group: 0, mode: -1, preGram: -1, hops: 0, lanePairs: 0 });
     }
     const ref = cpuReference(ALGOS[0]!, c, 0);
     assert.deepEqual(gpu.Z, ref.Z, `${what}: Z differs from the CPU reference`);

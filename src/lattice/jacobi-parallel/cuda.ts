@@ -14,10 +14,12 @@ const KERNEL_URL = new URL('./kernel.cu', import.meta.url);
  * Threads per block, threads of the group that runs the rounds in modes 1 and 2 (a multiple of
  * 32, at most the block), the mode (0: the first warp alone, 1: the group with the permutation in
  * shared memory, 2: the group with the players in registers) and preGram (1: G = B^T B by the
- * many-block kernel jacobi_gram before the main one, 0: by the block); 0 / -1 pick from the size
- * (for measurements and tests; leave them).
+ * many-block kernel jacobi_gram before the main one, 0: by the block), hops (mode 3: at most
+ * this many rounds per group barrier) and lanePairs (mode 3: pairs per lane); 0 / -1 pick from the
+ * size (for measurements and tests; leave them). In mode 3 group is the group's threads (whole
+ * warps).
  */
-export const jacobiParallelTuning = { threads: 0, group: 0, mode: -1, preGram: -1 };
+export const jacobiParallelTuning = { threads: 0, group: 0, mode: -1, preGram: -1, hops: 0, lanePairs: 0 };
 
 /**
  * Threads per block when a few bases run alone (the host caps it at the kernel's register limit).
@@ -28,6 +30,17 @@ export const jacobiParallelTuning = { threads: 0, group: 0, mode: -1, preGram: -
  * takes longer; bench/gpu-notes.md, v4).
  */
 const SINGLE_THREADS = 512;
+
+/**
+ * Mode 3 (kernel.cu): owned pairs per warp (the group has as many warps as that needs; 13 pairs:
+ * a halo of 9 lanes either side, 9 rounds per barrier), the most rounds per group barrier and the
+ * pairs per lane. Measured on the H100 (bench/gpu-notes.md, v8), one 200 x 200 float32 basis: 8
+ * warps of 13 pairs 279 us, 4 warps of 25 (3 rounds per barrier) 319 us; two pairs per lane 376
+ * us (the per-round work doubles, the barriers were no longer the cost).
+ */
+const HALO_PAIRS_PER_WARP = 13;
+const HALO_HOPS = 16;
+const HALO_LANE_PAIRS = 1;
 
 /** Rows of B that G = B^T B stages through shared memory at a time (fewer where room is short). */
 const STAGE_ROWS = 16;
@@ -83,14 +96,31 @@ export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 
   // more than the pairs need: mode 2 (the players in registers, one pair per thread; mode 1, the
   // permutation in shared memory, where the group cannot give every pair a thread). Pairs per
   // thread a power of two (fewer modules).
+  // Mode 3 (several rounds per group barrier): the host's choice for a few bases of 33 to 128
+  // pairs, where mode 0 or 2 ran before (larger bases keep mode 1, with G in global memory; not
+  // measured). Measured faster than mode 0 at 25 pairs too (50 x 50: 68.4 against 76.6 us), not the
+  // default there yet: the GPU tests have not run it at that size. W = ceil(half /
+  // HALO_PAIRS_PER_WARP) warps (or the tuned group), JL pairs per lane (HALO_LANE_PAIRS unless
+  // tuned), JOL = ceil(half / W / JL) owned lanes per warp, JHL = (32 - JOL) / 2 halo lanes either
+  // side and JH = JHL JL rounds per barrier (at most HALO_HOPS or the tuned hops), at least one.
+  const haloWarps = jacobiParallelTuning.group > 0 ? Math.max(1, Math.floor(jacobiParallelTuning.group / 32)) : Math.ceil(half / HALO_PAIRS_PER_WARP);
+  const lanePairs = jacobiParallelTuning.lanePairs > 0 ? jacobiParallelTuning.lanePairs : HALO_LANE_PAIRS;
+  const ownLanes = Math.ceil(Math.ceil(half / haloWarps) / lanePairs);
+  const haloLanes = Math.floor((32 - ownLanes) / 2);
+  const haloHops = Math.min(jacobiParallelTuning.hops > 0 ? jacobiParallelTuning.hops : HALO_HOPS, haloLanes * lanePairs, 32);
+  const haloOk = haloHops >= 1 && threads >= 32 * haloWarps;
+  // (mode 3 is the default for a few bases, where the rounds' latency is the time; batches keep
+  // the modes measured before it)
   const groupMax = jacobiParallelTuning.group > 0 ? jacobiParallelTuning.group : Math.min(128, Math.ceil(half / 32) * 32);
   const regsOk = threads >= 32 && Math.min(Math.floor(threads / 32) * 32, groupMax) >= half;
-  let mode = jacobiParallelTuning.mode >= 0 ? jacobiParallelTuning.mode : half <= 64 ? 0 : regsOk ? 2 : 1;
+  let mode = jacobiParallelTuning.mode >= 0 ? jacobiParallelTuning.mode : single && haloOk && half > 32 && half <= 128 ? 3 : half <= 64 ? 0 : regsOk ? 2 : 1;
+  if (mode === 3 && !haloOk) mode = 2;
   if (mode === 2 && !regsOk) mode = 1;
-  const group = threads < 32 ? threads : mode === 0 ? 32 : Math.min(Math.floor(threads / 32) * 32, groupMax);
-  const slots = mode === 2 ? 1 : 2 ** Math.ceil(Math.log2(Math.max(1, Math.ceil(half / group))));
-  // mode 2's exchange slots (kernel.cu): [parity][arr1, arr2][JG] words and as many reals
-  const xchBytes = mode === 2 ? 16 * groupMax + 4 * groupMax * elt : 0;
+  const groupThreads = mode === 3 ? 32 * haloWarps : groupMax;
+  const group = threads < 32 ? threads : mode === 0 ? 32 : Math.min(Math.floor(threads / 32) * 32, groupThreads);
+  const slots = mode >= 2 ? 1 : 2 ** Math.ceil(Math.log2(Math.max(1, Math.ceil(half / group))));
+  // modes 2 and 3's exchange slots (kernel.cu): [parity][arr1, arr2][JG] words and as many reals
+  const xchBytes = mode >= 2 ? 16 * groupThreads + 4 * groupThreads * elt : 0;
   const small = HEAD_BYTES + 3 * m * 8 + align16(half * elt) + align16(2 * m * 4 + 2 * half * 4) + 16 + xchBytes;
   const limit = device.sharedPerBlockOptinBytes;
   const stage1 = align16(stageRow);
@@ -109,7 +139,7 @@ export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 
     sharedBytes,
     scratchBytesPerBasis: [zInShared ? 0 : zBytes, gInShared && !preGram ? 0 : m * ldg * elt],
     extraArgs: [p.maxIterations, gInShared ? 1 : 0, zInShared ? 1 : 0, rows, preGram ? 1 : 0],
-    defines: { JMODE: mode, JG: groupMax, JQ: slots, GT: tile, JT: threads, JB: minBlocks },
+    defines: { JMODE: mode, JG: groupThreads, JQ: slots, GT: tile, JT: threads, JB: minBlocks, ...(mode === 3 ? { JL: lanePairs, JOL: ownLanes, JHL: haloLanes, JH: haloHops } : {}) },
     ...(preGram ? { pre: { blocksPerBasis: gTiles * gTiles, threads: GRAM_TILE * GRAM_TILE, sharedBytes: 2 * GRAM_ROWS * GRAM_TILE * elt, scratchIndex: 1 } } : {}),
   };
 }

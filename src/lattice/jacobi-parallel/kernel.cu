@@ -23,7 +23,7 @@
 //   last refresh (or in exact integer arithmetic); otherwise G is recomputed from B (a refresh), E = diag(G), and the sweeps go on
 //   unless the potential stopped falling MAX_STALLS times or the refreshes ran out.
 //
-// Mapping: the rounds run apart from the rest of the block, in one of two modes (JMODE, the host
+// Mapping: the rounds run apart from the rest of the block, in one of four modes (JMODE, the host
 // picks by size). Mode 0 (up to 64 pairs): the first warp alone, lane l holding pairs
 // l JQ .. l JQ + JQ - 1 in registers (each player as its logical column and its perm entry), the
 // tournament turned by four shuffles: a round without a size reduction costs no barrier and no
@@ -35,17 +35,22 @@
 // basis) needs no block barrier; a round with one is redone the reference's way: multipliers,
 // phases b and c by the whole block (the other warps wait at a block barrier for that command,
 // or for the end of the sweeps), then the drift test and the swaps on the updated norms. Mode 2
-// (the host's choice from 65 pairs on, where the group gives every pair a thread): as mode 1, but
-// each thread carries its two players and their norms in registers and passes them to its
-// neighbours through exchange slots in shared memory (no permutation array, one load of G per pair
-// in a round without a size reduction). G = B^T B stages B through shared memory; for a few large
+// (where the group gives every pair a thread): as mode 1, but each thread carries its two players
+// and their norms in registers and passes them to its neighbours through exchange slots in shared
+// memory (no permutation array, one load of G per pair in a round without a size reduction).
+// Mode 3 (the host's choice for a single basis of 33 to 128 pairs): as mode 2, but each warp also
+// holds a halo of the neighbouring warps' pairs and runs up to JH rounds between group barriers
+// (the tournament turned by shuffles, the tests checked at the barrier, a block with a reduction
+// rolled back to its first such round; see halo_sweeps). G = B^T B stages B through shared memory; for a few large
 // bases the host launches jacobi_gram (G by many blocks, same sums) before this kernel instead
 // (preGram). The closing B_in Z takes a column per warp and only the nonzero entries of Z; while Z
 // is still the identity it is a permuted copy of B_in.
 //
 // -D parameters: REAL = float | double, the working precision of B and G (Z is always double);
-// JMODE: 0, 1 or 2 (above); JG, JQ: threads of the group in mode 1 and pairs per thread (JQ times
-// the threads that run the rounds >= half); GT: tile of G per thread; JT, JB: launch bounds.
+// JMODE: 0, 1, 2 or 3 (above); JG, JQ: threads of the group in modes 1 to 3 and pairs per thread
+// (JQ times the threads that run the rounds >= half); mode 3: JL pairs per lane, JOL owned and JHL
+// halo lanes on either side per warp, JH rounds per barrier at most; GT: tile of G per thread; JT,
+// JB: launch bounds.
 // G and the working Z (in permuted column order) live in shared memory when the host found room
 // (flags gInShared, zInShared), else in global scratch; generic pointers reach either.
 //
@@ -53,6 +58,8 @@
 // nvcc-variant: -DREAL=float -fmad=false
 // nvcc-variant: -DREAL=double -fmad=false
 // nvcc-variant: -DREAL=float -fmad=false -DJMODE=2 -DJQ=1 -DJG=128 -DJT=512
+// nvcc-variant: -DREAL=float -fmad=false -DJMODE=3 -DJQ=1 -DJG=128 -DJL=2 -DJOL=13 -DJHL=9 -DJH=12 -DJT=512
+// nvcc-variant: -DREAL=double -fmad=false -DJMODE=3 -DJQ=1 -DJG=128 -DJL=1 -DJOL=25 -DJHL=3 -DJH=3 -DJT=512
 
 #ifndef REAL
 #define REAL double
@@ -270,22 +277,25 @@ __device__ __noinline__ void gather_times_z(const real* __restrict__ Bin, const 
 }
 
 // gather_times_z when Z is the identity (no size reduction yet): Zo(:, j) = e_perm[j] and
-// out(:, j) = 0 + B_in(:, perm[j]) (what the sum gives: 0 + (real)((double)b * 1.0)), every thread
-// over the flat index, eight loads in flight.
+// out(:, j) = 0 + B_in(:, perm[j]) (what the sum gives: 0 + (real)((double)b * 1.0)). A warp takes
+// a column of out and of Zo at a time (no division per element), eight loads in flight per lane.
 __device__ __noinline__ void permuted_copy(const real* __restrict__ Bin, const int* perm, double* Zo, real* out, int n, int m) {
-  const int tid = threadIdx.x, nt = blockDim.x, be = n * m;
-  for (int e0 = 0; e0 < be; e0 += 8 * nt) {
-    real v[8];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = (blockDim.x + 31) >> 5;
+  const int wl = __popc(warp_members());
+  for (int j = warp; j < m; j += nw) {
+    const int pj = perm[j];
+    const real* src = Bin + (size_t)pj * n;
+    real* dst = out + (size_t)j * n;
+    for (int t0 = 0; t0 < n; t0 += 8 * wl) {
+      real v[8];
 #pragma unroll
-    for (int u = 0; u < 8; u++) {
-      const int e = e0 + u * nt + tid;
-      v[u] = 0;
-      if (e < be) { const int j = e / n; v[u] = Bin[(size_t)perm[j] * n + (e - j * n)]; }
+      for (int u = 0; u < 8; u++) { const int t = t0 + u * wl + lane; v[u] = t < n ? src[t] : (real)0; }
+#pragma unroll
+      for (int u = 0; u < 8; u++) { const int t = t0 + u * wl + lane; if (t < n) dst[t] = (real)0 + v[u]; }
     }
-#pragma unroll
-    for (int u = 0; u < 8; u++) { const int e = e0 + u * nt + tid; if (e < be) out[e] = (real)0 + v[u]; }
+    double* zo = Zo + (size_t)j * m;
+    for (int t = lane; t < m; t += wl) zo[t] = t == pj ? 1.0 : 0.0;
   }
-  for (int e = tid; e < m * m; e += nt) { const int j = e / m; Zo[e] = e - j * m == perm[j] ? 1.0 : 0.0; }
 }
 
 // G = B^T B by many blocks, before jacobi_parallel on the same stream, for a few large bases (one
@@ -729,6 +739,246 @@ __device__ __noinline__ MasterCounts reg_sweeps(const real* Gglobal, int maxIter
   return MasterCounts{sweeps, mySwaps, myReductions};
 }
 
+// ---- mode 3 (JMODE 3, a group of JG / 32 whole warps): several rounds per group barrier. Lane l
+// of warp w holds JL consecutive pairs, p = w JP - JHL JL + l JL + j (j < JL): the warp owns the JP =
+// JOL JL pairs of its lanes JHL .. JHL + JOL - 1 and holds, besides, the JHL JL pairs on either
+// side of them (a halo). A round without a size reduction changes no norm, and its swaps are
+// decided on the carried norms alone, so a warp can run up to JH <= JHL JL rounds in a row on its
+// own: each pair swaps its players on their norms, then the tournament turns (arr1 from the pair
+// before, arr2 from the pair after, across lanes by two shuffles each way; pair 0 keeps arr1[0]
+// and hands its arr2 on as the next arr1[1], pair half - 1 takes its own arr1 as arr2). After q
+// rounds a pair depends on the pairs within q of it, so the halo goes stale from its edges inward
+// while the owned pairs stay exact for JHL JL rounds. Every owned pair loads its G(pi, pj) in every
+// round and tests it in the next (the load's latency off the round's chain) into a bit per round;
+// then the owners write their players to exchange slots, one group barrier ORs the tests, and
+// every lane reloads its pairs (halo included) from the slots. A block of rounds with a reduction
+// is redone: the first round with one is found (one barrier per bit), the rounds before it are
+// run again from the block's start (kept in registers), the permutation is written as it stands
+// and reduction_round (mode 1's) runs that round; its result goes through the slots, turned to the
+// next round. Blocks do not cross a sweep's end. The dummy player of odd m carries an infinite
+// norm (never swapped: it is always the pair's higher column). Slots as mode 2: [parity][arr1,
+// arr2][JG] words, then as many reals, indexed by pair.
+#ifndef JL
+#define JL 1
+#endif
+#ifndef JOL
+#define JOL 25
+#endif
+#ifndef JHL
+#define JHL 3
+#endif
+#ifndef JH
+#define JH 3
+#endif
+#define JP (JOL * JL)
+
+__device__ __forceinline__ real inf_norm() { return (real)__longlong_as_double(0x7ff0000000000000LL); }
+
+// The players of a lane's JL pairs.
+struct HaloState { unsigned a[JL], b[JL]; real da[JL], db[JL]; };
+
+// One round of mode 3 on a lane's pairs (s: their players at the round's start; p0: the lane's
+// first pair). TEST: the owned pairs' G(pi, pj) loaded into g / lim / ok (tested by the caller
+// in the next round); swaps: the owned pairs' swaps. Then the turn.
+template <bool TEST>
+__device__ __forceinline__ void halo_round(HaloState& s, const real* G, int ldg, int m, int p0, int half, int lane,
+                                           unsigned ownMask, real (&g)[JL], real (&lim)[JL], unsigned& ok, int& swaps) {
+  HaloState n;
+#pragma unroll
+  for (int j = 0; j < JL; j++) {
+    const bool aFirst = s.a[j] < s.b[j];  // the logical columns are the high halves and differ
+    const real dlo = aFirst ? s.da[j] : s.db[j], dhi = aFirst ? s.db[j] : s.da[j];
+    const bool sw = dlo > dhi;  // (false for a bye: the dummy's norm is infinite)
+    if (TEST) {
+      const unsigned lo = aFirst ? s.a[j] : s.b[j], hi = aFirst ? s.b[j] : s.a[j];
+      const bool mine = (ownMask >> j) & 1u;
+      const int pi = (int)(lo & 0xffffu), pj = (int)(hi & 0xffffu);
+      g[j] = mine ? G[pi + pj * ldg] : (real)0;
+      lim[j] = reduction_limit(dlo);
+      if (mine && (int)(hi >> 16) < m) ok |= 1u << j;
+    }
+    if (((ownMask >> j) & 1u) && sw) swaps++;
+    n.a[j] = sw ? (s.a[j] & 0xffff0000u) | (s.b[j] & 0xffffu) : s.a[j];
+    n.b[j] = sw ? (s.b[j] & 0xffff0000u) | (s.a[j] & 0xffffu) : s.b[j];
+    n.da[j] = sw ? s.db[j] : s.da[j];
+    n.db[j] = sw ? s.da[j] : s.db[j];
+  }
+  // the turn: arr1 moves to the next pair, arr2 to the pair before
+  const bool first = JL == 1 && p0 == 0 && half >= 2;  // (JL > 1: pair 0 is a lane's j = 0, pair 1 its j = 1)
+  const unsigned sendA = first ? n.b[0] : n.a[JL - 1];
+  const real sendDa = first ? n.db[0] : n.da[JL - 1];
+  const int up = lane > 0 ? lane - 1 : 0, down = lane < 31 ? lane + 1 : 31;
+  const unsigned ua = __shfl_sync(0xffffffffu, sendA, up);
+  const real uda = __shfl_sync(0xffffffffu, sendDa, up);
+  const unsigned ub = __shfl_sync(0xffffffffu, n.b[0], down);
+  const real udb = __shfl_sync(0xffffffffu, n.db[0], down);
+#pragma unroll
+  for (int j = 0; j < JL; j++) {
+    const int p = p0 + j;
+    if (half < 2) { s.a[j] = n.a[j]; s.da[j] = n.da[j]; s.b[j] = n.b[j]; s.db[j] = n.db[j]; continue; }
+    const bool keepA = p == 0, fromB = JL > 1 && p == 1, ownB = p == half - 1;
+    const unsigned pa = j == 0 ? ua : fromB ? n.b[j > 0 ? j - 1 : 0] : n.a[j > 0 ? j - 1 : 0];
+    const real pda = j == 0 ? uda : fromB ? n.db[j > 0 ? j - 1 : 0] : n.da[j > 0 ? j - 1 : 0];
+    s.a[j] = keepA ? n.a[j] : pa;
+    s.da[j] = keepA ? n.da[j] : pda;
+    const unsigned nb = j == JL - 1 ? ub : n.b[j < JL - 1 ? j + 1 : 0];
+    const real ndb = j == JL - 1 ? udb : n.db[j < JL - 1 ? j + 1 : 0];
+    s.b[j] = ownB ? n.a[j] : nb;
+    s.db[j] = ownB ? n.da[j] : ndb;
+  }
+}
+
+// The tests loaded in the previous round: bit q of red where an owned pair of round q reduces.
+__device__ __forceinline__ void halo_test(const real (&g)[JL], const real (&lim)[JL], unsigned ok, int q, unsigned& red) {
+#pragma unroll
+  for (int j = 0; j < JL; j++)
+    if (((ok >> j) & 1u) && fabs(g[j]) > lim[j]) red |= 1u << q;
+}
+
+// Slot writes and reads of a lane's pairs (o: the parity's offset).
+__device__ __forceinline__ void halo_store(const HaloState& s, unsigned* xu, real* xd, int o, int p0, unsigned mask) {
+#pragma unroll
+  for (int j = 0; j < JL; j++)
+    if ((mask >> j) & 1u) { const int p = p0 + j; xu[o + p] = s.a[j]; xd[o + p] = s.da[j]; xu[o + JG + p] = s.b[j]; xd[o + JG + p] = s.db[j]; }
+}
+
+template <bool GS>
+__device__ __noinline__ MasterCounts halo_sweeps(const real* Gglobal, int maxIterations, int sweeps) {
+  JacobiShared* sh = jshared();
+  const real* G = GS ? (const real*)(smem + JACOBI_SHARED_BYTES) : Gglobal;
+  const int t = threadIdx.x, lane = t & 31, w = t >> 5;
+  const int m = sh->m, ldg = sh->ldg, half = sh->half, ng = sh->ng;
+  const int rounds = 2 * half - 1;
+  int* perm = (int*)(smem + sh->permOff);
+  int* perm2 = (int*)(smem + sh->perm2Off);
+  unsigned* xu = (unsigned*)(smem + sh->xchOff);
+  real* xd = (real*)(smem + sh->xchOff + 16 * JG);
+  const int p0 = w * JP - JHL * JL + lane * JL;  // this lane's first pair
+  const bool ownLane = lane >= JHL && lane < JHL + JOL;
+  unsigned validMask = 0, ownMask = 0;
+#pragma unroll
+  for (int j = 0; j < JL; j++) {
+    if (p0 + j >= 0 && p0 + j < half) validMask |= 1u << j;
+  }
+  if (ownLane) ownMask = validMask;
+  // the players of the first round: arr1[k] = k, arr2[k] = k + half; slots without a pair hold
+  // players past every column (never live, physical column 0, infinite norms)
+  HaloState s;
+#pragma unroll
+  for (int j = 0; j < JL; j++) {
+    const bool v = (validMask >> j) & 1u;
+    const int a = v ? p0 + j : 0xffff, b = v ? p0 + j + half : 0xffff;
+    const int pa = a < m ? perm[a] : 0, pb = b < m ? perm[b] : 0;
+    s.a[j] = ((unsigned)a << 16) | (unsigned)pa;
+    s.b[j] = ((unsigned)b << 16) | (unsigned)pb;
+    s.da[j] = a < m ? G[pa + pa * ldg] : inf_norm();
+    s.db[j] = b < m ? G[pb + pb * ldg] : inf_norm();
+  }
+  int mySwaps = 0, myReductions = 0, par = 0;
+  int status = STATUS_OK, outcome = OUTCOME_UNCHANGED;
+  do {
+    if (sweeps >= maxIterations) { status = STATUS_ITERATION_LIMIT; break; }
+    sweeps++;
+    int changed = 0;
+    outcome = OUTCOME_UNCHANGED;
+    for (int r = 0; r < rounds;) {
+      const int hb = rounds - r < JH ? rounds - r : JH;
+      const HaloState s0 = s;
+      unsigned red = 0, ok = 0;
+      real g[JL], lim[JL];
+#pragma unroll
+      for (int j = 0; j < JL; j++) { g[j] = 0; lim[j] = 0; }
+      int swaps = 0;
+      for (int q = 0; q < hb; q++) {
+        const unsigned okPrev = ok;
+        real gPrev[JL], limPrev[JL];
+#pragma unroll
+        for (int j = 0; j < JL; j++) { gPrev[j] = g[j]; limPrev[j] = lim[j]; }
+        ok = 0;
+        halo_round<true>(s, G, ldg, m, p0, half, lane, ownMask, g, lim, ok, swaps);
+        if (q > 0) halo_test(gPrev, limPrev, okPrev, q - 1, red);
+      }
+      halo_test(g, lim, ok, hb - 1, red);
+      const int xo = par * 2 * JG;
+      halo_store(s, xu, xd, xo, p0, ownMask);
+      if (!group_sync_or(red != 0, ng)) {
+#pragma unroll
+        for (int j = 0; j < JL; j++) {
+          if ((validMask >> j) & 1u) { const int p = p0 + j; s.a[j] = xu[xo + p]; s.da[j] = xd[xo + p]; s.b[j] = xu[xo + JG + p]; s.db[j] = xd[xo + JG + p]; }
+        }
+        mySwaps += swaps;
+        if (swaps) changed = 1;
+        r += hb;
+      } else {
+        // the first round of the block with a reduction: r + r0
+        int r0 = 0;
+        while (!group_sync_or((red >> r0) & 1u, ng)) r0++;
+        s = s0;
+        swaps = 0;
+        for (int q = 0; q < r0; q++) halo_round<false>(s, G, ldg, m, p0, half, lane, ownMask, g, lim, ok, swaps);
+        mySwaps += swaps;
+        if (swaps) changed = 1;
+#pragma unroll
+        for (int j = 0; j < JL; j++) {
+          if ((ownMask >> j) & 1u) {
+            const int La = (int)(s.a[j] >> 16), Lb = (int)(s.b[j] >> 16);
+            if (La < m) perm[La] = (int)(s.a[j] & 0xffffu);
+            if (Lb < m) perm[Lb] = (int)(s.b[j] & 0xffffu);
+          }
+        }
+        group_sync_or(0, ng);  // the permutation written before reduction_round reads it
+        const RoundOut o = reduction_round(r + r0, perm, perm2);
+        mySwaps += o.swaps;
+        myReductions += o.reductions;
+        if (o.swaps || o.reductions) changed = 1;
+        // the owned pairs' players after the round, every norm reloaded (G changed)
+#pragma unroll
+        for (int j = 0; j < JL; j++) {
+          if ((ownMask >> j) & 1u) {
+            const int La = (int)(s.a[j] >> 16), Lb = (int)(s.b[j] >> 16);
+            const bool live = La < m && Lb < m;
+            const int pa = live ? perm2[La] : (int)(s.a[j] & 0xffffu), pb = live ? perm2[Lb] : (int)(s.b[j] & 0xffffu);
+            s.a[j] = (s.a[j] & 0xffff0000u) | (unsigned)pa;
+            s.b[j] = (s.b[j] & 0xffff0000u) | (unsigned)pb;
+            s.da[j] = La < m ? G[pa + pa * ldg] : inf_norm();
+            s.db[j] = Lb < m ? G[pb + pb * ldg] : inf_norm();
+          }
+        }
+        if (o.end) { outcome = o.end; break; }
+        halo_store(s, xu, xd, xo, p0, ownMask);
+        group_sync_or(0, ng);
+        // the turn through the slots: arr1 from pair p - 1 (pair 1: pair 0's arr2; pair 0 keeps its
+        // own), arr2 from pair p + 1 (pair half - 1: its own arr1)
+#pragma unroll
+        for (int j = 0; j < JL; j++) {
+          if ((validMask >> j) & 1u) {
+            const int p = p0 + j;
+            const int ia = p == 0 || half < 2 ? xo + p : p == 1 ? xo + JG : xo + p - 1;
+            const int ib = p == half - 1 || half < 2 ? (half < 2 ? xo + JG + p : xo + p) : xo + JG + p + 1;
+            s.a[j] = xu[ia]; s.da[j] = xd[ia];
+            s.b[j] = xu[ib]; s.db[j] = xd[ib];
+          }
+        }
+        r += r0 + 1;
+      }
+      par ^= 1;
+    }
+    if (outcome == OUTCOME_UNCHANGED && group_sync_or(changed, ng)) outcome = OUTCOME_CHANGED;
+  } while (outcome == OUTCOME_CHANGED);
+  // the permutation into perm, then the other warps are released
+#pragma unroll
+  for (int j = 0; j < JL; j++) {
+    if ((ownMask >> j) & 1u) {
+      const int La = (int)(s.a[j] >> 16), Lb = (int)(s.b[j] >> 16);
+      if (La < m) perm[La] = (int)(s.a[j] & 0xffffu);
+      if (Lb < m) perm[Lb] = (int)(s.b[j] & 0xffffu);
+    }
+  }
+  if (t == 0) { sh->cmd = CMD_DONE; sh->outcome = outcome; sh->status = status; }
+  block_sync();
+  return MasterCounts{sweeps, mySwaps, myReductions};
+}
+
 // ---- mode 0 (JMODE 0, for up to 64 pairs): the first warp alone runs the rounds, JQ pairs per
 // lane in registers, the tournament turned by shuffles, no barrier in a round without a
 // multiplier. (Mode 1, above, spreads a round over up to four warps at one barrier per round:
@@ -967,55 +1217,61 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
   }
   if (JQ * NG < half) kernel_trap();  // the host compiled too few slots per thread
   if (JMODE == 2 && (JQ != 1 || NG > JG)) kernel_trap();  // mode 2: one pair per thread, JG slots
+  // mode 3: JG / 32 whole warps of JOL owned and 2 JHL halo lanes, JL pairs a lane, covering every
+  // pair; at most as many rounds per barrier as the halo holds
+  if (JMODE == 3 && (JQ != 1 || NG != JG || JG % 32 != 0 || JP * (JG / 32) < half || JH < 1 || JH > 32 || JH > JHL * JL || JOL + 2 * JHL > 32)) kernel_trap();
 
   // integer input whose Gram entries stay small updates G exactly: no drift test then
   int nonInteger = 0;
   if (preGram) {
     // G came from jacobi_gram (same sums) in Gscratch: copied into shared memory where it lives
     // there; B scanned for non-integers (eight loads in flight per thread)
+    // (both in one loop: sixteen loads in flight per thread)
     const real* Gp = Gscratch + (size_t)basis * m * ldg;
-    const int ge = m * ldg;
-    if (gInShared) {
-      for (int e0 = 0; e0 < ge; e0 += 8 * nt) {
-        real v[8];
+    const int ge = gInShared ? m * ldg : 0, be = n * m, top = ge > be ? ge : be;
+    for (int e0 = 0; e0 < top; e0 += 8 * nt) {
+      real v[8], b[8];
 #pragma unroll
-        for (int u = 0; u < 8; u++) { const int e = e0 + u * nt + tid; v[u] = e < ge ? Gp[e] : (real)0; }
-#pragma unroll
-        for (int u = 0; u < 8; u++) { const int e = e0 + u * nt + tid; if (e < ge) G[e] = v[u]; }
+      for (int u = 0; u < 8; u++) {
+        const int e = e0 + u * nt + tid;
+        v[u] = e < ge ? Gp[e] : (real)0;
+        b[u] = e < be ? B0[e] : (real)0;
       }
-    }
-    const int be = n * m;
-    for (int e0 = 0; e0 < be; e0 += 8 * nt) {
-      real v[8];
 #pragma unroll
-      for (int u = 0; u < 8; u++) { const int e = e0 + u * nt + tid; v[u] = e < be ? B0[e] : (real)0; }
-#pragma unroll
-      for (int u = 0; u < 8; u++) if (!(isfinite(v[u]) && v[u] == floor(v[u]))) nonInteger = 1;
+      for (int u = 0; u < 8; u++) {
+        const int e = e0 + u * nt + tid;
+        if (e < ge) G[e] = v[u];
+        if (!(isfinite(b[u]) && b[u] == floor(b[u]))) nonInteger = 1;
+      }
     }
   } else {
     gram(B0, G, ldg, n, m, stage, stageRows, &nonInteger);
   }
   const int anyNonInteger = __syncthreads_or(nonInteger);
-  // the logs of the norms in parallel, their sum in column order by thread 0
+  // the logs of the norms in parallel (their sum, the potential, is needed only at the first
+  // refresh: thread 0 adds them in column order there); whether a norm is zero or not finite and
+  // whether every norm is below the exact-integer limit, ORed over the block
+  int badNorm = 0, bigNorm = 0;
   for (int c = tid; c < m; c += nt) {
-    const double g = (double)G[c + c * ldg];
+    const real d = G[c + c * ldg];
+    const double g = (double)d;
     E[c] = g;
     lg[c] = g > 0 ? log(g) : quiet_nan();
+    if (!isfinite(d) || d == 0) badNorm = 1;
+    if (!(g < exact_gram_limit((real)0))) bigNorm = 1;
   }
-  __syncthreads();
+  const int anyBad = __syncthreads_or(badNorm);
+  const int small = !__syncthreads_or(bigNorm);
   double potential = 0, bestPotential = 0;
   if (tid == 0) {
     // the first zero or non-finite norm, in column order (as the CPU reference reports it)
-    int bad = 0, small = 1;
-    for (int c = 0; c < m && !bad; c++) {
+    int bad = 0;
+    for (int c = 0; c < m && anyBad && !bad; c++) {
       const real d = G[c + c * ldg];
       if (!isfinite(d)) bad = STATUS_NON_FINITE; else if (d == 0) bad = STATUS_ZERO_VECTOR;
       if (bad) { st[3] = bad; st[4] = c; }
-      if (!((double)d < exact_gram_limit((real)0))) small = 0;
     }
     const int decision = bad ? -1 : (!anyNonInteger && small);
-    for (int c = 0; c < m; c++) potential += lg[c];
-    bestPotential = potential;
     sh->G = G; sh->Z = Z; sh->E = E; sh->zbound = zbound; sh->mult = mult; sh->perm = perm; sh->lpi = lpi; sh->lpj = lpj;
     sh->driftRatio = decision ? 0.0 : drift_ratio((real)0);
     sh->m = m; sh->ldg = ldg; sh->half = half; sh->ng = NG;
@@ -1037,6 +1293,8 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
           ? (gInShared ? warp_sweeps<true>(G, maxIterations, sweeps) : warp_sweeps<false>(G, maxIterations, sweeps))
           : JMODE == 2
           ? (gInShared ? reg_sweeps<true>(G, maxIterations, sweeps) : reg_sweeps<false>(G, maxIterations, sweeps))
+          : JMODE == 3
+          ? (gInShared ? halo_sweeps<true>(G, maxIterations, sweeps) : halo_sweeps<false>(G, maxIterations, sweeps))
           : (gInShared ? group_sweeps<true>(G, maxIterations, sweeps) : group_sweeps<false>(G, maxIterations, sweeps));
       sweeps = c.sweeps;
       mySwaps += c.swaps;
@@ -1065,7 +1323,12 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
     if (!anyReductions && outcome == OUTCOME_UNCHANGED) break;
     if (outcome == OUTCOME_UNCHANGED && driftRatio == 0) break;
     // refresh: G from the new basis, E = diag(G), working Z = logical Z, identity permutation,
-    // and the bounds on |Z| recomputed from Z itself
+    // and the bounds on |Z| recomputed from Z itself (the first: the potential of the input's
+    // norms first, from their logs)
+    if (refresh == 0 && tid == 0) {
+      for (int c = 0; c < m; c++) potential += lg[c];
+      bestPotential = potential;
+    }
     gram(B1, G, ldg, n, m, stage, stageRows, nullptr);
     for (int e = tid; e < m * m; e += nt) Z[e] = Zo[e];
     for (int c = tid; c < m; c += nt) {
