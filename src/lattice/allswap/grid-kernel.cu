@@ -58,7 +58,7 @@
 // nvcc-variant: -DREAL=float -DGRID_N=130 -DGRID_TRACE=4096
 // nvcc-variant: -DREAL=float -DGRID_N=1028 -DGRID_BLOCK=1 -DGRID_BLOCK_SIZE=8
 // nvcc-variant: -DREAL=double -DGRID_N=130 -DGRID_BLOCK=2 -DGRID_BLOCK_SIZE=64
-// nvcc-variant: -DREAL=float -DGRID_N=2048 -DGRID_GS_CALL=1
+// nvcc-variant: -DREAL=float -DGRID_N=2048
 
 #include "../lll-common.cuh"
 
@@ -402,13 +402,14 @@ __device__ __forceinline__ bool project_chunk(Grid& g, Basis& w, double (&v)[GRI
 // and holds them in registers spread over its threads by rows (thread t: rows t + GRID_T i, all
 // GRID_P columns), so each staged value is read from shared memory once for the whole panel, and
 // each dot product is a block sum. Failures go to the stage slot.
-// Inlined into the kernel: 2.4 % faster than a call at 1028 x 1024 (trace, H100), although the
-// kernel then spills about 90 bytes. -DGRID_GS_CALL=1 makes it a call with the whole register file
-// to itself: the host sets it past GRID_INLINE_MAX_N (grid.ts), where the inlined panel spills.
-#ifdef GRID_GS_CALL
-#define GS_LINKAGE __noinline__
-#else
+// A call, not inlined (trace, H100, 1024: inlined, the Gram-Schmidt stage itself ran 2.4 % faster
+// on the block-Toeplitz basis, but the rest of the kernel spilled and the Gaussian basis's size
+// reductions and B_in Z took 7.0 and 0.46 ms against 4.2 and 0.23: 11.2 against 8.3 ms in all).
+// -DGRID_GS_INLINE=1 (grid-trace.ts --define) inlines it for such comparisons.
+#ifdef GRID_GS_INLINE
 #define GS_LINKAGE __forceinline__
+#else
+#define GS_LINKAGE __noinline__
 #endif
 __device__ GS_LINKAGE void gram_schmidt(const Grid& gIn, const Basis& wIn, unsigned long long epoch, double* stage, double* stageR) {
   LOCAL_COPIES();

@@ -75,14 +75,12 @@ export function gridBlockWorkspaceBytes(n: number, m: number, elt: number, size:
 
 /**
  * Longest column the whole-device kernel takes. A Gram-Schmidt panel lives in registers (8 columns,
- * n / 256 rows per thread) and size reduction keeps b_k and z_k in registers (n / 32 each per
- * lane): up to GRID_INLINE_MAX_N the Gram-Schmidt stage is inlined into the kernel (faster), past
- * it a call with its own registers (ptxas, float32: no spills at 1536, 64 bytes at 2048; size
- * reduction spills about 800 bytes at 2048). Past GRID_MAX_N the spills grow to kilobytes and the
- * block kernel takes the basis instead.
+ * n / 256 rows per thread; the stage is a call with the register file to itself) and size
+ * reduction keeps b_k and z_k in registers (n / 32 each per lane). ptxas, float32: Gram-Schmidt
+ * spills nothing up to 1536 and 64 bytes at 2048, size reduction about 800 bytes at 2048; past
+ * GRID_MAX_N the spills grow to kilobytes and the block kernel takes the basis instead.
  */
 export const GRID_MAX_N = 2048;
-export const GRID_INLINE_MAX_N = 1280;
 
 /** Dynamic shared memory of a block (doubles): the staged vectors of a Gram-Schmidt chunk and their norms. */
 export function gridSharedBytes(n: number, staged: number): number {
@@ -118,7 +116,6 @@ export function allswapGridPlan(n: number, m: number, precision: 'float32' | 'fl
     variant: 'grid',
     defines: {
       GRID_N: n, GRID_S: shape.staged,
-      ...(n > GRID_INLINE_MAX_N ? { GRID_GS_CALL: 1 } : {}),
       ...(block ? { GRID_BLOCK: block.algorithm === 'block' ? 2 : 1, GRID_BLOCK_SIZE: size } : {}),
       ...(trace > 0 ? { GRID_TRACE: trace } : {}),
       ...gridTuning.defines,
