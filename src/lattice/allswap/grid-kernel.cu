@@ -903,7 +903,11 @@ __device__ __noinline__ void local_reductions(const Grid& gIn, const Basis& wIn,
   __shared__ unsigned long long blockPeak;
   PairCounts pc = {0, 0, 0ull, 0};
   for (int sb = blockIdx.x; sb < bk.count; sb += gridDim.x) {
-    if (!__ldcg(bk.flag + sb)) continue;
+    if (!__ldcg(bk.flag + sb)) {
+      // not reduced in this stage: its G from an earlier stage must not be applied again
+      if (threadIdx.x == 0) bk.changed[sb] = 0;
+      continue;
+    }
     const int lo = sb * GB_SIZE, hi = min(m, lo + GB_SIZE), s = hi - lo;
     double* G = bk.G + (size_t)sb * GB_SIZE * GB_SIZE;
     for (int e = threadIdx.x; e < s * s; e += blockDim.x) G[e] = e % (s + 1) == 0 ? 1.0 : 0.0;
