@@ -36,7 +36,7 @@ for (const precision of ['float64', 'float32'] as const) {
       const batch = 1 + rng.int(3);
       cases.push({ family: 'gaussian', data: gaussianBases({ batch, n, m, seed: seed + n, precision }).data, batch, n, m });
     }
-    // long columns (past GRID_INLINE_MAX_N: Gram-Schmidt as a call), few of them
+    // long columns (past 1280: larger register panels, the size reduction partly spilled), few of them
     {
       const n = 1281 + rng.int(700), m = 100 + rng.int(60);
       cases.push({ family: 'gaussian (long columns)', data: gaussianBases({ batch: 1, n, m, seed: seed + n, precision }).data, batch: 1, n, m });
