@@ -38,8 +38,11 @@ __device__ __forceinline__ double round_half_up(double x) {
   return x - f >= 0.5 ? f + 1.0 : f;
 }
 
-// The four partial sums of dotCols (lll/columns.ts) for lane q of a dot product of length n.
-__device__ __forceinline__ double dot_partial(const real* a, const real* c, int n, int q) {
+// The four partial sums of dotCols (lll/columns.ts) for lane q of a dot product of length n. The
+// operands may be held in either precision (allswap/kernel.cu keeps B* as doubles in its
+// column-owner layout): every term is widened to double, so the sum is the same.
+template <typename A, typename C>
+__device__ __forceinline__ double dot_partial(const A* a, const C* c, int n, int q) {
   double s = 0;
   const int main = n & ~3;
   for (int t = q; t < main; t += 4) s += (double)a[t] * (double)c[t];

@@ -51,16 +51,6 @@ typedef double bs_t;
 typedef real bs_t;
 #endif
 
-// dot_partial for B* held as bs_t (the same sum: every operand widened to double).
-template <typename A, typename C>
-__device__ __forceinline__ double dot_partial_mixed(const A* a, const C* c, int n, int q) {
-  double s = 0;
-  const int main = n & ~3;
-  for (int t = q; t < main; t += 4) s += (double)a[t] * (double)c[t];
-  if (q == 0) for (int t = main; t < n; t++) s += (double)a[t] * (double)c[t];
-  return s;
-}
-
 struct Work {
   real *B, *Bold, *r;
   bs_t* Bs;
@@ -370,7 +360,7 @@ __device__ int gram_schmidt(Work& w, bool f32, int* column) {
 
 // Step 3 (column owners). Same results, counts and overflow status as the generic reduce_all.
 __device__ int reduce_all(Work& w, double bound, int* reductions) {
-  const int m = w.m, tid = w.tid, nt = w.nt, ld = w.ld, q = tid & 3, j = tid >> 2;
+  const int m = w.m, tid = w.tid, ld = w.ld, q = tid & 3, j = tid >> 2;
   const bool own = j < m;
   const int warpLast = ((tid >> 5) << 3) + 7;
   double x[COL_R];
@@ -600,7 +590,7 @@ extern "C" __global__ void ALLSWAP_BOUNDS allswap(
           const int pr = e / 12, d = (e >> 2) % 3, q = e & 3;
           const int k = first + 2 * pr;
           const bs_t* a = d == 2 ? Bs + (size_t)k * ld : Bs + (size_t)(k - 1) * ld;
-          part[e] = d == 0 ? dot_partial_mixed(B + (size_t)k * ld, a, n, q) : dot_partial_mixed(a, a, n, q);
+          part[e] = d == 0 ? dot_partial(B + (size_t)k * ld, a, n, q) : dot_partial(a, a, n, q);
         }
         __syncthreads();
         if (tid == 0) w.flags[(phaseCount + 1) & 1] = 0;  // the next phase's word, last read a phase ago
