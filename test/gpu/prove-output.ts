@@ -28,3 +28,21 @@ export function proveOutput(input: RealArray, r: { basis: RealArray; Z: Float64A
   const c = checkLLL(out, n, m, p.delta, p.eta, f32 ? 1e-3 : 1e-9);
   assert.ok(c.ok, `${what}: ${c.violations.join('; ')}`);
 }
+
+/**
+ * Runs `call` on a copy of `input` (batch of n x m bases), asserts that the input was not modified,
+ * and proves every output except the float32 failures (reduce() redoes those in float64).
+ */
+export async function proveCall<R extends { basis: RealArray; Z: Float64Array; stats: { float32Failures: { has(k: number): boolean } } }>(
+  call: (data: RealArray, batch: number, n: number, m: number, p: AlgoParams) => Promise<R>,
+  input: RealArray, batch: number, n: number, m: number, p: AlgoParams, what: string,
+): Promise<R> {
+  const copy = input.slice() as RealArray;
+  const r = await call(copy, batch, n, m, p);
+  assert.deepEqual(copy, input, `${what}: the input was modified`);
+  for (let k = 0; k < batch; k++) {
+    if (r.stats.float32Failures.has(k)) continue;
+    proveOutput(input, r, k, n, m, p, `${what}, basis ${k}`);
+  }
+  return r;
+}

@@ -12,12 +12,13 @@ import { randomInt } from 'node:crypto';
 import { InvalidInputError, IterationLimitError, RankDeficientError } from '../../src/core/errors.js';
 import type { RealArray } from '../../src/core/matrix.js';
 import { Philox } from '../../src/core/rng.js';
-import { blockToeplitzBases, gaussianBases } from '../../src/lattice/generators.js';
+import { gaussianBases } from '../../src/lattice/generators.js';
 import type { AlgoParams } from '../../src/lattice/types.js';
 import { blockCudaTuning, reduceBatchCudaBlock, reduceBatchCudaCrBlock } from '../../src/lattice/block/cuda.js';
 import { reduce } from '../../src/lattice/reduce.js';
 import { cudaAvailable } from '../../src/gpu/index.js';
-import { proveOutput } from '../gpu/prove-output.js';
+import { proveCall, proveOutput } from '../gpu/prove-output.js';
+import { gridCases, knapsackBasis } from '../gpu/grid-cases.js';
 import { GRID_BLOCK_MAX_SIZE } from '../../src/lattice/allswap/grid.js';
 
 const cuda = cudaAvailable();
@@ -42,28 +43,14 @@ for (const algo of ['block', 'cr-block'] as const) {
     test(`${algo} on the whole GPU: every output proven (${precision}, Gaussian and block-Toeplitz, m = 2..300)`, { skip }, async () => {
       const seed = randomInt(2 ** 40);
       const rng = new Philox(seed, 31);
-      const cases: { family: string; data: RealArray; batch: number; n: number; m: number; blockSize: number }[] = [];
-      for (const n of [2 + rng.int(3), 5 + rng.int(30), 64 + rng.int(80), 150 + rng.int(150)]) {
-        const m = n - rng.int(Math.min(3, n - 1));
-        const batch = 1 + rng.int(3);
-        // sizes that do and do not divide m, from 2 up to the block mode's largest (64), past m where m < 64
-        const blockSize = [2, 3 + rng.int(14), 17 + rng.int(48), Math.min(GRID_BLOCK_MAX_SIZE, m + 1)][rng.int(4)]!;
-        cases.push({ family: 'gaussian', data: gaussianBases({ batch, n, m, seed: seed + n, precision }).data, batch, n, m, blockSize });
-      }
-      for (const blocks of [8 + rng.int(20), 60 + rng.int(70)]) {
-        const t = blockToeplitzBases({ batch: 2, blocks, blockSize: 1, complex: true, taps: 1 + rng.int(3), shape: 'full', seed: seed + blocks, precision });
-        cases.push({ family: `block-toeplitz(${blocks})`, data: t.data, batch: 2, n: t.rows, m: t.cols, blockSize: 2 + rng.int(15) });
-      }
-      for (const c of cases) {
-        const p: AlgoParams = { delta: 0.75, eta: 0.51, blockSize: c.blockSize, maxIterations: 100_000 };
-        const what = `seed ${seed}, ${c.family}, n = ${c.n}, m = ${c.m}, blockSize ${c.blockSize}, ${precision}`;
-        const input = c.data.slice() as RealArray;
-        const r = await onGrid(algo, input, c.batch, c.n, c.m, p);
-        assert.deepEqual(input, c.data, `${what}: the input was modified`);
-        for (let k = 0; k < c.batch; k++) {
-          if (r.stats.float32Failures.has(k)) continue;  // reduce() redoes these in float64
-          proveOutput(c.data, r, k, c.n, c.m, p, `${what}, basis ${k}`);
-        }
+      for (const c of gridCases(rng, seed, precision, false)) {
+        // sub-bases that do and do not divide m, from 2 up to the block mode's largest (64), past m where m < 64
+        const blockSize = c.family === 'gaussian'
+          ? [2, 3 + rng.int(14), 17 + rng.int(48), Math.min(GRID_BLOCK_MAX_SIZE, c.m + 1)][rng.int(4)]!
+          : 2 + rng.int(15);
+        const p: AlgoParams = { delta: 0.75, eta: 0.51, blockSize, maxIterations: 100_000 };
+        const what = `seed ${seed}, ${c.family}, n = ${c.n}, m = ${c.m}, blockSize ${blockSize}, ${precision}`;
+        await proveCall((d, batch, n, m, q) => onGrid(algo, d, batch, n, m, q), c.data, c.batch, c.n, c.m, p, what);
       }
     });
   }
@@ -71,12 +58,8 @@ for (const algo of ['block', 'cr-block'] as const) {
   test(`${algo} on the whole GPU: knapsack-like bases need swaps and size reductions inside and across sub-bases`, { skip }, async () => {
     const seed = randomInt(2 ** 40);
     const rng = new Philox(seed, 32);
-    const m = 100 + rng.int(60), n = m + 1;
-    const B = new Float64Array(n * m);
-    for (let j = 0; j < m; j++) {
-      B[j * n] = rng.int(1 << 20);
-      B[j * n + j + 1] = 1;
-    }
+    const m = 100 + rng.int(60);
+    const { B, n } = knapsackBasis(rng, m);
     const p: AlgoParams = { delta: 0.75, eta: 0.51, blockSize: 4 + rng.int(12), maxIterations: 100_000 };
     const r = await onGrid(algo, B, 1, n, m, p);
     const what = `seed ${seed}, knapsack m = ${m}, blockSize ${p.blockSize}`;

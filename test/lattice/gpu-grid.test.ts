@@ -10,12 +10,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { InvalidInputError, IterationLimitError, RankDeficientError } from '../../src/core/errors.js';
-import type { RealArray } from '../../src/core/matrix.js';
 import { Philox } from '../../src/core/rng.js';
-import { blockToeplitzBases, gaussianBases } from '../../src/lattice/generators.js';
+import { gaussianBases } from '../../src/lattice/generators.js';
 import type { AlgoParams } from '../../src/lattice/types.js';
 import { forcedAllswap } from '../gpu/match-reference.js';
-import { proveOutput } from '../gpu/prove-output.js';
+import { proveCall, proveOutput } from '../gpu/prove-output.js';
+import { gridCases, knapsackBasis } from '../gpu/grid-cases.js';
 import { reduce } from '../../src/lattice/reduce.js';
 import { cudaAvailable } from '../../src/gpu/index.js';
 
@@ -30,30 +30,9 @@ for (const precision of ['float64', 'float32'] as const) {
   test(`allswap on the whole GPU: every output proven (${precision}, Gaussian and block-Toeplitz, m = 2..300)`, { skip }, async () => {
     const seed = randomInt(2 ** 40);
     const rng = new Philox(seed, 21);
-    const cases: { family: string; data: RealArray; batch: number; n: number; m: number }[] = [];
-    for (const n of [2 + rng.int(3), 5 + rng.int(30), 64 + rng.int(80), 150 + rng.int(150)]) {
-      const m = n - rng.int(Math.min(3, n - 1));
-      const batch = 1 + rng.int(3);
-      cases.push({ family: 'gaussian', data: gaussianBases({ batch, n, m, seed: seed + n, precision }).data, batch, n, m });
-    }
-    // long columns (past 1280: larger register panels, the size reduction partly spilled), few of them
-    {
-      const n = 1281 + rng.int(700), m = 100 + rng.int(60);
-      cases.push({ family: 'gaussian (long columns)', data: gaussianBases({ batch: 1, n, m, seed: seed + n, precision }).data, batch: 1, n, m });
-    }
-    for (const blocks of [8 + rng.int(20), 60 + rng.int(70)]) {
-      const t = blockToeplitzBases({ batch: 2, blocks, blockSize: 1, complex: true, taps: 1 + rng.int(3), shape: 'full', seed: seed + blocks, precision });
-      cases.push({ family: `block-toeplitz(${blocks})`, data: t.data, batch: 2, n: t.rows, m: t.cols });
-    }
-    for (const c of cases) {
+    for (const c of gridCases(rng, seed, precision, true)) {
       const what = `seed ${seed}, ${c.family}, n = ${c.n}, m = ${c.m}, ${precision}`;
-      const input = c.data.slice() as RealArray;
-      const r = await gridCuda(input, c.batch, c.n, c.m, PARAMS);
-      assert.deepEqual(input, c.data, `${what}: the input was modified`);
-      for (let k = 0; k < c.batch; k++) {
-        if (r.stats.float32Failures.has(k)) continue;  // reduce() redoes these in float64
-        proveOutput(c.data, r, k, c.n, c.m, PARAMS, `${what}, basis ${k}`);
-      }
+      const r = await proveCall(gridCuda, c.data, c.batch, c.n, c.m, PARAMS, what);
       assert.ok(r.stats.kernelMs > 0, what);
     }
   });
@@ -62,12 +41,8 @@ for (const precision of ['float64', 'float32'] as const) {
 test('allswap on the whole GPU: large integer bases (knapsack-like) are reduced, with swaps and size reductions', { skip }, async () => {
   const seed = randomInt(2 ** 40);
   const rng = new Philox(seed, 22);
-  const m = 100 + rng.int(60), n = m + 1;
-  const B = new Float64Array(n * m);
-  for (let j = 0; j < m; j++) {
-    B[j * n] = rng.int(1 << 20);
-    B[j * n + j + 1] = 1;
-  }
+  const m = 100 + rng.int(60);
+  const { B, n } = knapsackBasis(rng, m);
   const r = await gridCuda(B, 1, n, m, PARAMS);
   assert.ok(r.stats.swaps[0]! > 0 && r.stats.sizeReductions[0]! > 0, `seed ${seed}: counts ${r.stats.swaps[0]} / ${r.stats.sizeReductions[0]}`);
   proveOutput(B, r, 0, n, m, PARAMS, `seed ${seed}, knapsack m = ${m}`);
