@@ -11,7 +11,7 @@ import type { AlgoParams } from '../types.js';
 import type { DeviceProperties } from '../../gpu/context.js';
 import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
 import { runLatticeBatch, type CudaBatchResult, type LatticeKernelSpec, type LaunchPlan, type RealArray } from '../../gpu/lattice-batch.js';
-import { reductionBound } from '../lll/gso.js';
+import { precisionReductionBound } from '../lll/gso.js';
 import { allswapGridPlan, gridKernel, gridSuitsBatch } from './grid.js';
 
 const KERNEL_URL = new URL('./kernel.cu', import.meta.url);
@@ -89,7 +89,7 @@ export function allswapLanePlan(n: number, m: number, precision: 'float32' | 'fl
   const shared = L * ((zInShared ? z : 0) + (bInShared ? b : 0));
   if (shared > device.sharedPerBlockOptinBytes) mem = 'global';
   const zs = mem === 'shared', bs = mem !== 'global';
-  const bound = reductionBound(p.eta, precision === 'float32' ? new Float32Array(0) : new Float64Array(0));
+  const bound = precisionReductionBound(p.eta, precision);
   return {
     variant: 'lane',
     // a module specialised to the size (compile-time loops and offsets), unless a test asks for the generic one
@@ -140,7 +140,7 @@ export function allswapBlockPlan(n: number, m: number, precision: 'float32' | 'f
   const auto = blocks >= 3 ? 256 : Math.min(1024, Math.max(32, Math.ceil((6 * m) / 32) * 32));
   const threads = allswapTuning.threads > 0 ? allswapTuning.threads : auto;
   const minBlocks = allswapTuning.minBlocks >= 0 ? allswapTuning.minBlocks : blocks;
-  const bound = reductionBound(p.eta, precision === 'float32' ? new Float32Array(0) : new Float64Array(0));
+  const bound = precisionReductionBound(p.eta, precision);
   return {
     variant: minBlocks > 0 ? `block-${mem}-${minBlocks}` : `block-${mem}`,
     defines: minBlocks > 0 ? { ALLSWAP_THREADS: threads, ALLSWAP_MIN_BLOCKS: minBlocks } : undefined,
@@ -178,7 +178,7 @@ export function allswapColumnPlan(n: number, m: number, precision: 'float32' | '
   const byShared = shared > 0 ? Math.floor(device.sharedPerMultiprocessorBytes / (shared + 1024)) : 32;
   const blocks = Math.max(1, Math.min(byShared, Math.floor(2048 / threads), Math.floor(65536 / (threads * regs)), 32));
   const minBlocks = allswapTuning.minBlocks >= 0 ? allswapTuning.minBlocks : blocks;
-  const bound = reductionBound(p.eta, precision === 'float32' ? new Float32Array(0) : new Float64Array(0));
+  const bound = precisionReductionBound(p.eta, precision);
   return {
     variant: `block-col-${mem}-${minBlocks}`,
     defines: {

@@ -9,7 +9,7 @@ import type { CudaContext, DeviceProperties } from '../../gpu/context.js';
 import type { Kernel } from '../../gpu/launch.js';
 import type { LaunchPlan } from '../../gpu/lattice-batch.js';
 import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
-import { reductionBound } from '../lll/gso.js';
+import { precisionReductionBound } from '../lll/gso.js';
 
 const GRID_KERNEL_URL = new URL('./grid-kernel.cu', import.meta.url);
 
@@ -110,7 +110,7 @@ export function allswapGridPlan(n: number, m: number, precision: 'float32' | 'fl
   const size = block ? Math.min(block.size, m) : 0;
   if (block && size > GRID_BLOCK_MAX_SIZE) return null;
   const ws = block ? gridBlockWorkspaceBytes(n, m, elt, size) : gridWorkspaceBytes(n, m, elt);
-  const bound = reductionBound(p.eta, precision === 'float32' ? new Float32Array(0) : new Float64Array(0));
+  const bound = precisionReductionBound(p.eta, precision);
   const trace = gridTuning.trace;
   return {
     variant: 'grid',

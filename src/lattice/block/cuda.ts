@@ -18,7 +18,7 @@ import type { CudaContext } from '../../gpu/context.js';
 import type { Kernel } from '../../gpu/launch.js';
 import { runLatticeBatch, type CudaBatchResult, type LatticeKernelSpec, type LaunchPlan, type RealArray } from '../../gpu/lattice-batch.js';
 import { InvalidArgumentError } from '../../core/errors.js';
-import { reductionBound } from '../lll/gso.js';
+import { precisionReductionBound } from '../lll/gso.js';
 import { runHostStreams } from './gpu-host-streams.js';
 import { allswapGridPlan, gridKernel, gridSuitsBatch } from '../allswap/grid.js';
 
@@ -76,7 +76,7 @@ export function blockThreads(cols: number, tuned: number): number {
 /** Kernel arguments after (n, m): maxIterations, delta, bound, size, mb, wsBytes. */
 export function blockExtraArgs(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, mb: boolean): [number, number, number, number, number, number] {
   const elt = precision === 'float32' ? 4 : 8;
-  const bound = reductionBound(p.eta, precision === 'float32' ? new Float32Array(0) : new Float64Array(0));
+  const bound = precisionReductionBound(p.eta, precision);
   return [p.maxIterations, p.delta, bound, subBases(m, p.blockSize).size, mb ? 1 : 0, blockWorkspaceBytes(n, m, elt, p.blockSize)];
 }
 

@@ -49,7 +49,12 @@ export function iterationLimit(name: string, what: string, p: AlgoParams, stats:
  * float64 re-check's tolerance (float32 needs a wider one).
  */
 export function reductionBound(eta: number, B: RealArray): number {
-  return Math.max(eta, 0.5 + (B instanceof Float32Array ? 2 ** -18 : 2 ** -40));
+  return precisionReductionBound(eta, B instanceof Float32Array ? 'float32' : 'float64');
+}
+
+/** reductionBound for a working precision named rather than held (the GPU plans pass it to their kernels). */
+export function precisionReductionBound(eta: number, precision: 'float32' | 'float64'): number {
+  return Math.max(eta, 0.5 + (precision === 'float32' ? 2 ** -18 : 2 ** -40));
 }
 
 /** Nearest integer (halves up); callers only round values with |x| > 1/2. */
