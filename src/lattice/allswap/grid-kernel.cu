@@ -675,34 +675,6 @@ __device__ void phase_columns(Basis& w, int first, int stride, int phaseId) {
   }
 }
 
-// dst[u] = a[u] - X b[u] for u < len by one warp (lanes over u; b unread when X = 0), eight loads
-// per lane in flight before the stores (the compiler cannot move loads past stores to memory it
-// cannot prove apart). Returns the bits of the largest |dst[u]| written.
-template <typename T>
-__device__ __forceinline__ unsigned long long sub_scaled(T* dst, const T* a, const T* b, double X, int len, int lane) {
-  unsigned long long peak = 0ull;
-  for (int u0 = lane; u0 < len; u0 += 32 * 8) {
-    double x[8], y[8];
-#pragma unroll
-    for (int q = 0; q < 8; q++) {
-      const int u = u0 + 32 * q;
-      x[q] = u < len ? (double)__ldcg(a + u) : 0.0;
-      y[q] = u < len && X != 0 ? (double)__ldcg(b + u) : 0.0;
-    }
-#pragma unroll
-    for (int q = 0; q < 8; q++) {
-      const int u = u0 + 32 * q;
-      if (u < len) {
-        const T v = (T)(x[q] - X * y[q]);
-        dst[u] = v;
-        const unsigned long long bits = dbits(fabs((double)v));
-        if (bits > peak) peak = bits;
-      }
-    }
-  }
-  return peak;
-}
-
 // Step 3, in coefficient space (mu is kept current by Gram-Schmidt and the phases): for column k
 // (a warp each), j from k-1 down, X = round(mu_kj) where |mu_kj| > bound, then mu_k,i -= X mu_j,i
 // (i < j), b_k -= X b_j, z_k -= X z_j, all against the unreduced columns (B, Z go to the other
@@ -844,6 +816,7 @@ __device__ void from_transform(Basis& w, const real* B0) {
 // becomes mu[i, lo:hi] G) and a grid-wide stage applies every G after a barrier.
 #define GB_SIZE GRID_BLOCK_SIZE
 #define GB_MAX_SIZE 64  // the deferred stage holds a row's s entries in two registers a lane
+static_assert(GB_SIZE >= 2 && GB_SIZE <= GB_MAX_SIZE, "sub-bases of 2 to GB_MAX_SIZE columns (grid.ts: GRID_BLOCK_MAX_SIZE)");
 #define S_PENDING 6     // a sub-basis stopped early for the growth watch (its flag stays set)
 
 struct Blocks {
