@@ -209,13 +209,15 @@ const KERNELS: EmuKernel[] = [
     main: ALLSWAP_MAIN,
     // the block kernel's column-owner layout (-DCOL_N, the host's choice for 64 x 64); the second
     // number picks where Z and step 3's lists live (0: the host's choice, global scratch; 1: shared
-    // memory; 2: everything in global scratch); no register cap (one module per size)
+    // memory; 2: everything in global scratch; 3: as 0, with B = B_in Z on the banded path whatever
+    // the density); no register cap (one module per size)
     plan(n, m, precision, threads, memory) {
       allswapTuning.threads = threads >= 4 * m ? threads : 0;  // (the shared block sizes below may be too small)
       allswapTuning.kernel = 'block';
       allswapTuning.blockColumns = 'on';
       allswapTuning.minBlocks = 0;
       allswapTuning.blockMemory = memory === 1 ? 'shared' : memory === 2 ? 'global' : 'auto';
+      allswapTuning.columnBand = memory === 3 ? 'always' : 'auto';
       try {
         const plan = allswapPlan(n, m, precision, PARAMS, device(H100_SHARED));
         assert.equal(plan.defines?.COL_N, n, 'column-owner layout planned');
@@ -225,7 +227,7 @@ const KERNELS: EmuKernel[] = [
       }
     },
     // the host's block size (4 m rounded up to a warp), and one more warp of idle threads
-    variants: (n, m) => [[0, 0], [Math.ceil((4 * m) / 32) * 32 + 32, 1], [0, 2]],
+    variants: (n, m) => [[0, 0], [Math.ceil((4 * m) / 32) * 32 + 32, 1], [0, 2], [0, 3]],
     header: (plan) => ({ ints: [Number(plan.extraArgs[3]), Number(plan.extraArgs[4])], doubles: [Number(plan.extraArgs[1]), Number(plan.extraArgs[2])] }),
   },
   {
@@ -304,6 +306,9 @@ for (const k of KERNELS) {
         for (const v of k.name === 'jacobi-parallel' ? [64, PRE_GRAM + REG_MODE + 64, PRE_GRAM + HALO_MODE + 96, HALO_WIDE + 64, HALO_THREE + 64] : [64]) {
           assertMatchesReference(k.cpu, PARAMS, `seed ${seed}, block-Toeplitz ${shape} ${t.rows} x ${t.cols}, launch ${v}`, t.data, batch, t.rows, t.cols, runKernel(k, precision, t.data, batch, t.rows, t.cols, [v, H100_SHARED]));
         }
+        if (k.name === 'allswap (column owners)') {  // (B = B_in Z on the banded path, with a real band)
+          assertMatchesReference(k.cpu, PARAMS, `seed ${seed}, block-Toeplitz ${shape} ${t.rows} x ${t.cols}, banded B_in Z`, t.data, batch, t.rows, t.cols, runKernel(k, precision, t.data, batch, t.rows, t.cols, [0, 3]));
+        }
       }
       // integer bases (the exact-arithmetic path) and large entries
       const n = 6 + rng.int(5), m = n - rng.int(2);
@@ -312,6 +317,11 @@ for (const k of KERNELS) {
       for (const v of k.name === 'jacobi-parallel' ? [32, PRE_GRAM + REG_MODE + 32, HALO_MODE + 96] : [32]) {
         assertMatchesReference(k.cpu, PARAMS, `seed ${seed}, integer n = ${n}, m = ${m}, launch ${v}`, ints, 2, n, m, runKernel(k, precision, ints, 2, n, m, [v, H100_SHARED]));
       }
+      // breakdowns: basis 0 with a column equal to an earlier one, basis 1 with a zero column
+      const broken = ints.slice();
+      broken.copyWithin((m - 2) * n, 0, n);
+      broken.fill(0, n * m + n, n * m + 2 * n);
+      assertMatchesReference(k.cpu, PARAMS, `seed ${seed}, dependent and zero columns n = ${n}, m = ${m}`, broken, 2, n, m, runKernel(k, precision, broken, 2, n, m, [32, H100_SHARED]));
     });
   }
 }

@@ -36,6 +36,7 @@
 // nvcc-variant: -DREAL=float -fmad=false -DCOL_N=68 -DCOL_SMEM=1 -DALLSWAP_THREADS=256 -DALLSWAP_MIN_BLOCKS=3
 // nvcc-variant: -DREAL=double -fmad=false -DCOL_N=64 -DALLSWAP_THREADS=256 -DALLSWAP_MIN_BLOCKS=3
 // nvcc-variant: -DREAL=float -fmad=false -DCOL_N=66
+// nvcc-variant: -DREAL=double -fmad=false -DCOL_N=13 -DCOL_BAND_ALWAYS=1
 // nvcc-variant: -DREAL=float -fmad=false -DLANE_N=12 -DLANE_M=8 -DLANE_L=32
 // nvcc-variant: -DREAL=double -fmad=false -DLANE_N=8 -DLANE_M=8 -DLANE_L=32
 
@@ -215,7 +216,10 @@ __device__ int reduce_all(Work& w, double bound, int* reductions) {
 //   written back at the end), so no barrier between pivots. The Z updates are deferred: each column
 //   lists its (j, X); at the end a thread per row u of Z applies them, k from the last column down,
 //   j in the order listed: each entry sees the reference's operations in its order (the columns
-//   j < k of a row are still unchanged when k is done).
+//   j < k of a row are still unchanged when k is done). A pivot whose |<b_k, b*_j>| is below
+//   bound r_j by a margin needs no division (no reduction).
+//   Zero entries: a warp skips a pivot its columns are disjoint from, and B = B_in Z follows the
+//   band of a sparse B_in (below, before col_support). Each is exact: the same B and Z bit for bit.
 // ------------------------------------------------------------------------------------------------
 #define COL_K (COL_N / 4)
 #define COL_T (COL_N % 4)
@@ -290,37 +294,134 @@ __device__ __forceinline__ void col_axpy(double (&x)[COL_R], double f, const T* 
   }
 }
 
-// Step 0 (column owners): B = B_in Z, column j by its quad, each entry summed over k in order. B_in
-// is widened once into Bs (free until Gram-Schmidt rewrites it). The generic loop skips the zero
-// entries of Z; here every k is added: with b finite, b z = +-0 for z = 0, and acc + (+-0) = acc
-// bit for bit (acc starts at +0 and a sum that is exactly zero is +0), so the sums are the same,
-// and the quads of a warp do not diverge on Z's pattern.
-__device__ void col_reanchor(Work& w, const real* __restrict__ B0) {
+// Zero entries and disjoint columns. Block-Toeplitz bases are banded (about six nonzero rows a
+// column), so many of the dot products below are sums of +-0 terms. Three exact shortcuts use that;
+// none changes B or Z, bit for bit:
+//   - the support of a column: rows lo..hi outside which its entries are zero (quad-uniform; lo > hi
+//     when the column is zero). The dot product of two columns with disjoint supports is +0 exactly
+//     (every term is +-0 and the sum starts at +0), so a warp whose columns are all disjoint from a
+//     pivot skips that step: Gram-Schmidt's update with c = +0 would change nothing but the sign of
+//     a zero entry (a zero's sign reaches only other zeros: no multiplier, test, B or Z sees it),
+//     step 3's mu would be 0 (no reduction). An update b -= c p keeps b within both supports' union.
+//   - a zero dot product gives c = s (0 / r is that for r > 0) without the division, whose slow
+//     path zero takes.
+//   - B = B_in Z over the band of each row of B_in only (the terms left out are b z with b = 0).
+__device__ __forceinline__ void col_support(const double (&x)[COL_R], int q, int* lo, int* hi) {
+  int l = COL_N, h = -1;
+#pragma unroll
+  for (int k = 0; k < COL_K; k++) if (x[k] != 0) { l = min(l, q + 4 * k); h = q + 4 * k; }
+  if (COL_T && q == 0) {
+#pragma unroll
+    for (int u = 0; u < COL_T; u++) if (x[COL_K + u] != 0) { l = min(l, 4 * COL_K + u); h = 4 * COL_K + u; }
+  }
+  const int lane = threadIdx.x & 31;
+  l = min(l, __shfl_sync(FULL_MASK, l, lane ^ 1));
+  h = max(h, __shfl_sync(FULL_MASK, h, lane ^ 1));
+  *lo = min(l, __shfl_sync(FULL_MASK, l, lane ^ 2));
+  *hi = max(h, __shfl_sync(FULL_MASK, h, lane ^ 2));
+}
+
+__device__ __forceinline__ bool col_overlap(int lo, int hi, int plo, int phi) { return lo <= phi && plo <= hi; }
+
+// Step 0 (column owners): B = B_in Z, each entry summed over k in order, B_in widened once into Bs
+// (free until Gram-Schmidt rewrites it). The generic loop skips the zero entries of Z; here zero
+// terms are added or skipped by the layout's convenience: with b and z finite a zero term is +-0,
+// and acc + (+-0) = acc bit for bit (acc starts at +0, and a sum that is exactly zero is +0, never
+// -0), so the sums are the same.
+//   Sparse B_in (at most a quarter nonzero; -DCOL_BAND_ALWAYS=1: always, for tests): thread (j, q)
+//   takes rows t0 .. t0 + COL_RB - 1 of column j (a quarter of it in one piece) and k over the union
+//   of those rows' bands (first .. last nonzero column of the row; shared atomics while widening).
+//   Dense B_in: thread (j, q) takes its own entries t = q (mod 4), every k.
+// Also returns max |Z| (read here anyway; the growth watch's limit needs it) and resets zPeak, as
+// z_max_abs does.
+#define COL_RB ((COL_N + 3) / 4)
+#ifndef COL_BAND_ALWAYS
+#define COL_BAND_ALWAYS 0
+#endif
+__device__ double col_reanchor(Work& w, const real* __restrict__ B0) {
   const int m = w.m, tid = w.tid, nt = w.nt, ld = w.ld, q = tid & 3, j = tid >> 2;
+  // row t's first and last nonzero column at band[2 t], band[2 t + 1], the nonzeros' count at
+  // band[2 n]: in the partial sums and per-column arrays (12 slots doubles), free during step 0
+  int* band = (int*)w.part;
+  const bool canBand = 2 * COL_N + 1 <= 24 * (m > 2 ? m : 2);
+  if (canBand) {
+    for (int t = tid; t < COL_N; t += nt) { band[2 * t] = m; band[2 * t + 1] = -1; }
+    if (tid == 0) band[2 * COL_N] = 0;
+  }
+  if (tid == 0) { w.zstat[0] = 0ull; w.zstat[1] = 0ull; }
+  __syncthreads();
+  int nonzeros = 0;
   for (int e = tid; e < COL_N * m; e += nt) {
     const int k = e / COL_N, t = e - k * COL_N;
-    w.Bs[(size_t)k * ld + t] = (double)B0[e];
+    const real v = B0[e];
+    w.Bs[(size_t)k * ld + t] = (double)v;
+    if (canBand && v != 0) { atomicMin(&band[2 * t], k); atomicMax(&band[2 * t + 1], k); nonzeros++; }
   }
+  if (nonzeros) atomicAdd(&band[2 * COL_N], nonzeros);
+  double zmax = 0;
   __syncthreads();
   if (j < m) {
-    double acc[COL_R];
-#pragma unroll
-    for (int s = 0; s < COL_R; s++) acc[s] = 0;
     const double* zj = w.Zw + (size_t)j * m;
-#pragma unroll 2
-    for (int k = 0; k < m; k++) {
-      const double z = zj[k];
-      const double* b = w.Bs + (size_t)k * ld;
+    if (canBand && (COL_BAND_ALWAYS || 4 * band[2 * COL_N] <= COL_N * m)) {  // (block-uniform)
+      const int t0 = q * COL_RB;
+      int klo = m, khi = -1;
+      for (int t = t0; t < t0 + COL_RB && t < COL_N; t++) { klo = min(klo, band[2 * t]); khi = max(khi, band[2 * t + 1]); }
+      double a[COL_RB];
 #pragma unroll
-      for (int s = 0; s < COL_K; s++) acc[s] = acc[s] + b[q + 4 * s] * z;
-      if (COL_T && q == 0) {
+      for (int s = 0; s < COL_RB; s++) a[s] = 0;
+      for (int k = klo; k <= khi; k++) {
+        const double z = zj[k];
+        const double* b = w.Bs + (size_t)k * ld + t0;
 #pragma unroll
-        for (int s = 0; s < COL_T; s++) acc[COL_K + s] = acc[COL_K + s] + b[4 * COL_K + s] * z;
+        for (int s = 0; s < COL_RB; s++) if (t0 + s < COL_N) a[s] = a[s] + b[s] * z;
       }
+      real* bj = w.B + (size_t)j * ld + t0;
+#pragma unroll
+      for (int s = 0; s < COL_RB; s++) if (t0 + s < COL_N) bj[s] = (real)a[s];
+      for (int k = q; k < m; k += 4) zmax = fmax(zmax, fabs(zj[k]));
+    } else {
+      double acc[COL_R];
+#pragma unroll
+      for (int s = 0; s < COL_R; s++) acc[s] = 0;
+#pragma unroll 2
+      for (int k = 0; k < m; k++) {
+        const double z = zj[k];
+        zmax = fmax(zmax, fabs(z));
+        const double* b = w.Bs + (size_t)k * ld;
+#pragma unroll
+        for (int s = 0; s < COL_K; s++) acc[s] = acc[s] + b[q + 4 * s] * z;
+        if (COL_T && q == 0) {
+#pragma unroll
+          for (int s = 0; s < COL_T; s++) acc[COL_K + s] = acc[COL_K + s] + b[4 * COL_K + s] * z;
+        }
+      }
+      col_store(acc, w.B + (size_t)j * ld, q);  // (rounded to REAL by the store)
     }
-    col_store(acc, w.B + (size_t)j * ld, q);  // (rounded to REAL by the store)
   }
+  if (zmax > 0) atomicMax(&w.zstat[1], (unsigned long long)__double_as_longlong(zmax));
   __syncthreads();
+  return __longlong_as_double((long long)w.zstat[1]);
+}
+
+// Gram-Schmidt's update of column j (when `active`) by pivot b*_i: c = s / r_i, b*_j -= c b*_i;
+// whether column j changed (c != 0). c = s when s = +-0. float32: c from y = 1 / r_i rounded to
+// nearest (taken beside the dot product, off the chain) by one correction: with y within half an
+// ulp of 1 / r and q0 = RN(s y) within an ulp of s / r, the remainder s - r q0 is exact in an FMA
+// and RN(q0 + rem y) is the correctly rounded s / r (Markstein's theorem; s and r lie far inside
+// double's range for float data; checked against the division on 4.4e9 pairs, bench/col-lab).
+// Three dependent operations instead of the division's ten.
+__device__ __forceinline__ bool col_gs_update(double (&x)[COL_R], bool active, double s, double r, double y, const double* bi, int q) {
+  double c = s;
+  if (active && s != 0) {
+    if (is_float((real)0)) {
+      const double q0 = s * y;
+      c = __fma_rn(__fma_rn(-r, q0, s), y, q0);
+    } else {
+      c = s / r;
+    }
+  }
+  if (active) col_axpy(x, c, bi, q);
+  return active && c != 0;
 }
 
 // Step 1 (column owners). Same results as the generic gram_schmidt.
@@ -333,11 +434,15 @@ __device__ int gram_schmidt(Work& w, bool f32, int* column) {
   col_load(x, w.B + (size_t)(own ? j : 0) * ld, q);
   const double n0 = quad_sum(col_norm(x, q));
   if (own && q == 0) w.norm0[j] = n0;
+  int lo, hi;
+  col_support(x, q, &lo, &hi);
+  int* sup = (int*)(w.part + 8);  // [2 i], [2 i + 1]: b*_i's support, published with it
   for (int i = 0; i < m; i++) {
     double* part = w.part + 4 * (i & 1);  // double-buffered: the previous step's readers may lag
     if (j == i) {
       part[q] = col_norm(x, q);
       col_store(x, w.Bs + (size_t)i * ld, q);
+      if (q == 0) { sup[2 * i] = lo; sup[2 * i + 1] = hi; }
     }
     __syncthreads();
     const double ri = combine4(part);
@@ -348,11 +453,13 @@ __device__ int gram_schmidt(Work& w, bool f32, int* column) {
       return f32 && !zero ? STATUS_PRECISION_FAILURE : zero ? STATUS_ZERO_VECTOR : STATUS_RANK_DEFICIENT;
     }
     if (tid == 0) w.r[i] = rStored;
-    if (warpLast > i && (warpLast - 7) < m) {
-      const double* bi = w.Bs + (size_t)i * ld;
-      const double s = quad_sum(col_dot(x, bi, q));
-      if (own && j > i) col_axpy(x, s / (double)rStored, bi, q);
-    }
+    if (warpLast <= i || warpLast - 7 >= m) continue;  // warp-uniform
+    const int plo = sup[2 * i], phi = sup[2 * i + 1];
+    if (!__any_sync(FULL_MASK, own && j > i && col_overlap(lo, hi, plo, phi))) continue;
+    const double y = is_float((real)0) ? __drcp_rn((double)rStored) : 0.0;
+    const double* bi = w.Bs + (size_t)i * ld;
+    const double s = quad_sum(col_dot(x, bi, q));
+    if (col_gs_update(x, own && j > i, s, (double)rStored, y, bi, q)) { lo = min(lo, plo); hi = max(hi, phi); }
   }
   __syncthreads();
   return STATUS_OK;
@@ -363,31 +470,41 @@ __device__ int reduce_all(Work& w, double bound, int* reductions) {
   const int m = w.m, tid = w.tid, ld = w.ld, q = tid & 3, j = tid >> 2;
   const bool own = j < m;
   const int warpLast = ((tid >> 5) << 3) + 7;
+  // supports of b*_j at sup[2 j], [2 j + 1] and of the snapshot's b_j at sup[2 m + 2 j], [.. + 1]
+  int* sup = (int*)(w.part + 8);
+  int lo, hi;
   double x[COL_R];
   col_load(x, w.Bs + (size_t)(own ? j : 0) * ld, q);
   const double rj = quad_sum(col_norm(x, q));
-  if (own && q == 0) { w.r[j] = (real)rj; w.cnt[j] = 0; }
+  col_support(x, q, &lo, &hi);
+  if (own && q == 0) { w.r[j] = (real)rj; w.cnt[j] = 0; sup[2 * j] = lo; sup[2 * j + 1] = hi; }
   col_load(x, w.B + (size_t)(own ? j : 0) * ld, q);
+  col_support(x, q, &lo, &hi);
+  if (own && q == 0) { sup[2 * m + 2 * j] = lo; sup[2 * m + 2 * j + 1] = hi; }
   bool changed = false;
   __syncthreads();
   PROF_START;
+  // |s| <= bm r implies |s / r| < bound, so RN(s / r) <= bound: no reduction, and no division
+  const double bm = bound * (1.0 - 0x1p-20);
   for (int p = m - 2; p >= 0; p--) {
     if (warpLast <= p || warpLast - 7 >= m) continue;  // warp-uniform
+    if (!__any_sync(FULL_MASK, own && j > p && col_overlap(lo, hi, sup[2 * p], sup[2 * p + 1]))) continue;
     const double s = quad_sum(col_dot(x, w.Bs + (size_t)p * ld, q));
-    if (own && j > p) {
-      const double mu = s / (double)w.r[p];
-      if (fabs(mu) > bound) {
-        const double X = round_half_up(mu);
-        if (q == 0) {
-          (*reductions)++;
-          const int c = w.cnt[j]++;
-          w.Lj[(size_t)j * m + c] = p;
-          w.LX[(size_t)j * m + c] = X;
-        }
-        col_axpy(x, X, w.B + (size_t)p * ld, q);
-        changed = true;
-      }
+    if (!own || j <= p) continue;
+    const double rp = (double)w.r[p];
+    if (fabs(s) <= bm * rp) continue;
+    const double mu = s / rp;
+    if (!(fabs(mu) > bound)) continue;
+    const double X = round_half_up(mu);
+    if (q == 0) {
+      (*reductions)++;
+      const int c = w.cnt[j]++;
+      w.Lj[(size_t)j * m + c] = p;
+      w.LX[(size_t)j * m + c] = X;
     }
+    col_axpy(x, X, w.B + (size_t)p * ld, q);
+    lo = min(lo, sup[2 * m + 2 * p]); hi = max(hi, sup[2 * m + 2 * p + 1]);
+    changed = true;
   }
   __syncthreads();  // every reader of the snapshot B is done
   PROF_ADD(4);
@@ -524,6 +641,7 @@ extern "C" __global__ void ALLSWAP_BOUNDS allswap(
   }
   for (int e = tid; e < m * m; e += nt) Zw[e] = (e % (m + 1) == 0) ? 1.0 : 0.0;
   if (tid < 4) w.flags[tid] = 0;
+  if (tid == 0) { w.zstat[0] = 0ull; w.zstat[1] = 0ull; }
   if (__syncthreads_or(nonFinite)) {
     if (tid == 0) {
       int c = 0;
@@ -551,9 +669,10 @@ extern "C" __global__ void ALLSWAP_BOUNDS allswap(
       const int reductionsBefore = myReductions, swapsBefore = mySwaps;
       KPROF_START;
       // 0. re-anchor: B = B_in Z
+      double zMaxKnown = -1;  // max |Z| when known without z_max_abs (zPeak then reset too)
       if (round > 0 && !integral) {
 #ifdef COL_N
-        col_reanchor(w, B0);
+        zMaxKnown = col_reanchor(w, B0);
 #else
         for (int e = tid; e < n * m; e += nt) {
           const int j = e / n, t = e - j * n;
@@ -573,7 +692,11 @@ extern "C" __global__ void ALLSWAP_BOUNDS allswap(
       status = gram_schmidt(w, f32, &detail);
       if (status != STATUS_OK) break;
       KPROF(1);
-      double zLimit = growth * z_max_abs(w);
+#ifdef COL_N
+      // round 0: Z is the identity (zPeak was cleared at the start)
+      if (round == 0) zMaxKnown = 1.0;
+#endif
+      double zLimit = growth * (zMaxKnown >= 0 ? zMaxKnown : z_max_abs(w));
       KPROF(2);
 
       // 2. all-swap phases, odd first, until the last phase of each parity swapped nothing

@@ -1,0 +1,27 @@
+#!/bin/bash
+# A/B runs of the column-owner kernel on the device machine (bench/gpu-notes.md v11), from the
+# repository root after ../shared/device/pack.sh (Node.js and dist/ for the inputs):
+#   bash bench/col-lab/run.sh NAME=FLAGS ...   (FLAGS: comma-separated -D's; the first is the reference)
+# builds the harness per variant for 68x64 block-Toeplitz and 64x64 Gaussian float32 (4096 bases each,
+# seed 1), prints ptxas' spills, the time per basis and how many bases differ from the first variant's.
+set -u
+H=bench/col-lab
+mkdir -p /tmp/col
+source .device/main/env.sh >/dev/null 2>&1
+export APP_DIST=/tmp/app/dist
+node $H/gen.mjs toeplitz 64 4096 /tmp/col/toep.bin
+node $H/gen.mjs gaussian 64 4096 /tmp/col/gauss.bin
+COMMON="-arch=sm_90 -fmad=false -std=c++17 -DREAL=float -DCOL_SMEM=1 -DALLSWAP_THREADS=256 -DALLSWAP_MIN_BLOCKS=3 -I src/lattice/allswap"
+for v in "$@"; do
+  name=${v%%=*}; flags=${v#*=}; flags=${flags//,/ }
+  (nvcc $COMMON -DCOL_N=68 $flags $H/harness.cu -o /tmp/col/t_$name -Xptxas -v > /tmp/col/t_$name.log 2>&1;
+   nvcc $COMMON -DCOL_N=64 $flags $H/harness.cu -o /tmp/col/g_$name > /dev/null 2>&1) &
+done
+wait
+for v in "$@"; do name=${v%%=*}; echo "$name: $(grep -A2 "entry function 'allswap'" /tmp/col/t_$name.log | tail -2 | tr '\n' ' ')"; done
+first=${1%%=*}
+for fam in t g; do
+  in=/tmp/col/toep.bin; [ $fam = g ] && in=/tmp/col/gauss.bin
+  /tmp/col/${fam}_$first $in --save /tmp/col/ref_$fam.bin --reps 10 | sed "s/^/$fam $first: /"
+  for v in "${@:2}"; do name=${v%%=*}; /tmp/col/${fam}_$name $in --ref /tmp/col/ref_$fam.bin --reps 10 | sed "s/^/$fam $name: /"; done
+done
