@@ -117,16 +117,6 @@ inline double __drcp_rn(double x) { return 1.0 / x; }
 inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
 inline int min(int a, int b) { return a < b ? a : b; }
 inline int max(int a, int b) { return a > b ? a : b; }
-inline int atomicMin(int* a, int v) {
-  int old = __atomic_load_n(a, __ATOMIC_SEQ_CST);
-  while (old > v && !__atomic_compare_exchange_n(a, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {}
-  return old;
-}
-inline int atomicMax(int* a, int v) {
-  int old = __atomic_load_n(a, __ATOMIC_SEQ_CST);
-  while (old < v && !__atomic_compare_exchange_n(a, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {}
-  return old;
-}
 inline unsigned long long atomicMax(unsigned long long* a, unsigned long long v) {
   unsigned long long old = __atomic_load_n(a, __ATOMIC_SEQ_CST);
   while (old < v && !__atomic_compare_exchange_n(a, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {}

@@ -209,15 +209,13 @@ const KERNELS: EmuKernel[] = [
     main: ALLSWAP_MAIN,
     // the block kernel's column-owner layout (-DCOL_N, the host's choice for 64 x 64); the second
     // number picks where Z and step 3's lists live (0: the host's choice, global scratch; 1: shared
-    // memory; 2: everything in global scratch; 3: as 0, with B = B_in Z on the banded path whatever
-    // the density); no register cap (one module per size)
+    // memory; 2: everything in global scratch); no register cap (one module per size)
     plan(n, m, precision, threads, memory) {
       allswapTuning.threads = threads >= 4 * m ? threads : 0;  // (the shared block sizes below may be too small)
       allswapTuning.kernel = 'block';
       allswapTuning.blockColumns = 'on';
       allswapTuning.minBlocks = 0;
       allswapTuning.blockMemory = memory === 1 ? 'shared' : memory === 2 ? 'global' : 'auto';
-      allswapTuning.columnBand = memory === 3 ? 'always' : 'auto';
       try {
         const plan = allswapPlan(n, m, precision, PARAMS, device(H100_SHARED));
         assert.equal(plan.defines?.COL_N, n, 'column-owner layout planned');
@@ -227,7 +225,7 @@ const KERNELS: EmuKernel[] = [
       }
     },
     // the host's block size (4 m rounded up to a warp), and one more warp of idle threads
-    variants: (n, m) => [[0, 0], [Math.ceil((4 * m) / 32) * 32 + 32, 1], [0, 2], [0, 3]],
+    variants: (n, m) => [[0, 0], [Math.ceil((4 * m) / 32) * 32 + 32, 1], [0, 2]],
     header: (plan) => ({ ints: [Number(plan.extraArgs[3]), Number(plan.extraArgs[4])], doubles: [Number(plan.extraArgs[1]), Number(plan.extraArgs[2])] }),
   },
   {
@@ -305,9 +303,6 @@ for (const k of KERNELS) {
         // (Jacobi: also mode 2 across segments with G from jacobi_gram: its rounds with reductions)
         for (const v of k.name === 'jacobi-parallel' ? [64, PRE_GRAM + REG_MODE + 64, PRE_GRAM + HALO_MODE + 96, HALO_WIDE + 64, HALO_THREE + 64] : [64]) {
           assertMatchesReference(k.cpu, PARAMS, `seed ${seed}, block-Toeplitz ${shape} ${t.rows} x ${t.cols}, launch ${v}`, t.data, batch, t.rows, t.cols, runKernel(k, precision, t.data, batch, t.rows, t.cols, [v, H100_SHARED]));
-        }
-        if (k.name === 'allswap (column owners)') {  // (B = B_in Z on the banded path, with a real band)
-          assertMatchesReference(k.cpu, PARAMS, `seed ${seed}, block-Toeplitz ${shape} ${t.rows} x ${t.cols}, banded B_in Z`, t.data, batch, t.rows, t.cols, runKernel(k, precision, t.data, batch, t.rows, t.cols, [0, 3]));
         }
       }
       // integer bases (the exact-arithmetic path) and large entries

@@ -22,16 +22,13 @@ const KERNEL_URL = new URL('./kernel.cu', import.meta.url);
  * few large ones); lanes per block of the per-thread kernel (0: 32); where the per-thread kernel
  * keeps its arrays ('auto', 'shared': all in shared memory, 'z-global': Z in global scratch,
  * 'global': everything in global scratch); whether the per-thread kernel's module is specialised to
- * the size (true) or generic; whether the column-owner layout's B = B_in Z takes the banded path
- * whatever the input's density ('always', for tests: small bases are too dense for 'auto').
+ * the size (true) or generic.
  */
 export const allswapTuning: {
   threads: number; kernel: 'auto' | 'block' | 'lane' | 'grid'; laneThreads: number; laneMemory: 'auto' | 'shared' | 'z-global' | 'global'; laneSpecialise: boolean;
   blockMemory: 'auto' | 'shared' | 'z-global' | 'global'; minBlocks: number; blockColumns: 'auto' | 'on' | 'off';
-  columnBand: 'auto' | 'always';
 } = {
   threads: 0, kernel: 'auto', laneThreads: 0, laneMemory: 'auto', laneSpecialise: true, blockMemory: 'auto', minBlocks: -1, blockColumns: 'auto',
-  columnBand: 'auto',
 };
 
 /** The defaults of allswapTuning (measurement code resets to these). */
@@ -189,7 +186,6 @@ export function allswapColumnPlan(n: number, m: number, precision: 'float32' | '
       ...(mode >= 1 ? { COL_SMEM: 1 } : {}),  // (the small arrays, B and B* in shared memory: no generic accesses)
       // (a measurement build: block 0 prints the cycles of each section; bench/gpu-notes.md v9)
       ...(process.env.LATTICE_MIMO_COL_PROFILE ? { COL_PROFILE: 1 } : {}),
-      ...(allswapTuning.columnBand === 'always' ? { COL_BAND_ALWAYS: 1 } : {}),
       // (A/B builds of a measurement: LATTICE_MIMO_COL_DEFINES="NAME=V,NAME=V")
       ...Object.fromEntries((process.env.LATTICE_MIMO_COL_DEFINES ?? '').split(',').filter(Boolean).map((d) => [d.split('=')[0]!, Number(d.split('=')[1] ?? 1)])),
     },

@@ -36,7 +36,6 @@
 // nvcc-variant: -DREAL=float -fmad=false -DCOL_N=68 -DCOL_SMEM=1 -DALLSWAP_THREADS=256 -DALLSWAP_MIN_BLOCKS=3
 // nvcc-variant: -DREAL=double -fmad=false -DCOL_N=64 -DALLSWAP_THREADS=256 -DALLSWAP_MIN_BLOCKS=3
 // nvcc-variant: -DREAL=float -fmad=false -DCOL_N=66
-// nvcc-variant: -DREAL=double -fmad=false -DCOL_N=13 -DCOL_BAND_ALWAYS=1
 // nvcc-variant: -DREAL=float -fmad=false -DLANE_N=12 -DLANE_M=8 -DLANE_L=32
 // nvcc-variant: -DREAL=double -fmad=false -DLANE_N=8 -DLANE_M=8 -DLANE_L=32
 
@@ -218,8 +217,8 @@ __device__ int reduce_all(Work& w, double bound, int* reductions) {
 //   j in the order listed: each entry sees the reference's operations in its order (the columns
 //   j < k of a row are still unchanged when k is done). A pivot whose |<b_k, b*_j>| is below
 //   bound r_j by a margin needs no division (no reduction).
-//   Zero entries: a warp skips a pivot its columns are disjoint from, and B = B_in Z follows the
-//   band of a sparse B_in (below, before col_support). Each is exact: the same B and Z bit for bit.
+//   Zero entries: a warp skips a pivot its columns are disjoint from (below, before col_support):
+//   exact, the same B and Z bit for bit.
 // ------------------------------------------------------------------------------------------------
 #define COL_K (COL_N / 4)
 #define COL_T (COL_N % 4)
@@ -295,7 +294,7 @@ __device__ __forceinline__ void col_axpy(double (&x)[COL_R], double f, const T* 
 }
 
 // Zero entries and disjoint columns. Block-Toeplitz bases are banded (about six nonzero rows a
-// column), so many of the dot products below are sums of +-0 terms. Three exact shortcuts use that;
+// column), so many of the dot products below are sums of +-0 terms. Two exact shortcuts use that;
 // none changes B or Z, bit for bit:
 //   - the support of a column: rows lo..hi outside which its entries are zero (quad-uniform; lo > hi
 //     when the column is zero). The dot product of two columns with disjoint supports is +0 exactly
@@ -305,7 +304,6 @@ __device__ __forceinline__ void col_axpy(double (&x)[COL_R], double f, const T* 
 //     step 3's mu would be 0 (no reduction). An update b -= c p keeps b within both supports' union.
 //   - a zero dot product gives c = s (0 / r is that for r > 0) without the division, whose slow
 //     path zero takes.
-//   - B = B_in Z over the band of each row of B_in only (the terms left out are b z with b = 0).
 __device__ __forceinline__ void col_support(const double (&x)[COL_R], int q, int* lo, int* hi) {
   int l = COL_N, h = -1;
 #pragma unroll
@@ -323,85 +321,55 @@ __device__ __forceinline__ void col_support(const double (&x)[COL_R], int q, int
 
 __device__ __forceinline__ bool col_overlap(int lo, int hi, int plo, int phi) { return lo <= phi && plo <= hi; }
 
-// Step 0 (column owners): B = B_in Z, each entry summed over k in order, B_in widened once into Bs
-// (free until Gram-Schmidt rewrites it). The generic loop skips the zero entries of Z; here zero
-// terms are added or skipped by the layout's convenience: with b and z finite a zero term is +-0,
-// and acc + (+-0) = acc bit for bit (acc starts at +0, and a sum that is exactly zero is +0, never
-// -0), so the sums are the same.
-//   Sparse B_in (at most a quarter nonzero; -DCOL_BAND_ALWAYS=1: always, for tests): thread (j, q)
-//   takes rows t0 .. t0 + COL_RB - 1 of column j (a quarter of it in one piece) and k over the union
-//   of those rows' bands (first .. last nonzero column of the row; shared atomics while widening).
-//   Dense B_in: thread (j, q) takes its own entries t = q (mod 4), every k.
+// Step 0 (column owners): B = B_in Z, column j by its quad, each entry summed over k in order. B_in
+// is widened once into Bs (free until Gram-Schmidt rewrites it). The generic loop skips the zero
+// entries of Z; here every k is added: with b finite, b z = +-0 for z = 0, and acc + (+-0) = acc
+// bit for bit (acc starts at +0 and a sum that is exactly zero is +0), so the sums are the same,
+// and the quads of a warp do not diverge on Z's pattern. (Summing each row over its band of a
+// sparse B_in only, with a quarter column per thread, was 2 % faster built by nvcc and 7 % slower
+// built by NVRTC, whose build of it spilled: bench/gpu-notes.md v11.)
 // Also returns max |Z| (read here anyway; the growth watch's limit needs it) and resets zPeak, as
 // z_max_abs does.
-#define COL_RB ((COL_N + 3) / 4)
-#ifndef COL_BAND_ALWAYS
-#define COL_BAND_ALWAYS 0
-#endif
 __device__ double col_reanchor(Work& w, const real* __restrict__ B0) {
   const int m = w.m, tid = w.tid, nt = w.nt, ld = w.ld, q = tid & 3, j = tid >> 2;
-  // row t's first and last nonzero column at band[2 t], band[2 t + 1], the nonzeros' count at
-  // band[2 n]: in the partial sums and per-column arrays (12 slots doubles), free during step 0
-  int* band = (int*)w.part;
-  const bool canBand = 2 * COL_N + 1 <= 24 * (m > 2 ? m : 2);
-  if (canBand) {
-    for (int t = tid; t < COL_N; t += nt) { band[2 * t] = m; band[2 * t + 1] = -1; }
-    if (tid == 0) band[2 * COL_N] = 0;
-  }
-  if (tid == 0) { w.zstat[0] = 0ull; w.zstat[1] = 0ull; }
-  __syncthreads();
-  int nonzeros = 0;
   for (int e = tid; e < COL_N * m; e += nt) {
     const int k = e / COL_N, t = e - k * COL_N;
-    const real v = B0[e];
-    w.Bs[(size_t)k * ld + t] = (double)v;
-    if (canBand && v != 0) { atomicMin(&band[2 * t], k); atomicMax(&band[2 * t + 1], k); nonzeros++; }
+    w.Bs[(size_t)k * ld + t] = (double)B0[e];
   }
-  if (nonzeros) atomicAdd(&band[2 * COL_N], nonzeros);
+  if (tid == 0) { w.zstat[0] = 0ull; w.zstat[1] = 0ull; }
   double zmax = 0;
   __syncthreads();
   if (j < m) {
+    double acc[COL_R];
+#pragma unroll
+    for (int s = 0; s < COL_R; s++) acc[s] = 0;
     const double* zj = w.Zw + (size_t)j * m;
-    if (canBand && (COL_BAND_ALWAYS || 4 * band[2 * COL_N] <= COL_N * m)) {  // (block-uniform)
-      const int t0 = q * COL_RB;
-      int klo = m, khi = -1;
-      for (int t = t0; t < t0 + COL_RB && t < COL_N; t++) { klo = min(klo, band[2 * t]); khi = max(khi, band[2 * t + 1]); }
-      double a[COL_RB];
-#pragma unroll
-      for (int s = 0; s < COL_RB; s++) a[s] = 0;
-      for (int k = klo; k <= khi; k++) {
-        const double z = zj[k];
-        const double* b = w.Bs + (size_t)k * ld + t0;
-#pragma unroll
-        for (int s = 0; s < COL_RB; s++) if (t0 + s < COL_N) a[s] = a[s] + b[s] * z;
-      }
-      real* bj = w.B + (size_t)j * ld + t0;
-#pragma unroll
-      for (int s = 0; s < COL_RB; s++) if (t0 + s < COL_N) bj[s] = (real)a[s];
-      for (int k = q; k < m; k += 4) zmax = fmax(zmax, fabs(zj[k]));
-    } else {
-      double acc[COL_R];
-#pragma unroll
-      for (int s = 0; s < COL_R; s++) acc[s] = 0;
 #pragma unroll 2
-      for (int k = 0; k < m; k++) {
-        const double z = zj[k];
-        zmax = fmax(zmax, fabs(z));
-        const double* b = w.Bs + (size_t)k * ld;
+    for (int k = 0; k < m; k++) {
+      const double z = zj[k];
+      zmax = fmax(zmax, fabs(z));
+      const double* b = w.Bs + (size_t)k * ld;
 #pragma unroll
-        for (int s = 0; s < COL_K; s++) acc[s] = acc[s] + b[q + 4 * s] * z;
-        if (COL_T && q == 0) {
+      for (int s = 0; s < COL_K; s++) acc[s] = acc[s] + b[q + 4 * s] * z;
+      if (COL_T && q == 0) {
 #pragma unroll
-          for (int s = 0; s < COL_T; s++) acc[COL_K + s] = acc[COL_K + s] + b[4 * COL_K + s] * z;
-        }
+        for (int s = 0; s < COL_T; s++) acc[COL_K + s] = acc[COL_K + s] + b[4 * COL_K + s] * z;
       }
-      col_store(acc, w.B + (size_t)j * ld, q);  // (rounded to REAL by the store)
     }
+    col_store(acc, w.B + (size_t)j * ld, q);  // (rounded to REAL by the store)
   }
-  if (zmax > 0) atomicMax(&w.zstat[1], (unsigned long long)__double_as_longlong(zmax));
+  if (q == 0 && zmax > 0) atomicMax(&w.zstat[1], (unsigned long long)__double_as_longlong(zmax));
   __syncthreads();
   return __longlong_as_double((long long)w.zstat[1]);
 }
+
+// (measurement switches, 0 in every build the host makes: bench/gpu-notes.md v11)
+#ifndef COL_NO_SUPPORT
+#define COL_NO_SUPPORT 0
+#endif
+#ifndef COL_NO_FASTDIV
+#define COL_NO_FASTDIV 0
+#endif
 
 // Gram-Schmidt's update of column j (when `active`) by pivot b*_i: c = s / r_i, b*_j -= c b*_i;
 // whether column j changed (c != 0). c = s when s = +-0. float32: c from y = 1 / r_i rounded to
@@ -413,7 +381,7 @@ __device__ double col_reanchor(Work& w, const real* __restrict__ B0) {
 __device__ __forceinline__ bool col_gs_update(double (&x)[COL_R], bool active, double s, double r, double y, const double* bi, int q) {
   double c = s;
   if (active && s != 0) {
-    if (is_float((real)0)) {
+    if (is_float((real)0) && !COL_NO_FASTDIV) {
       const double q0 = s * y;
       c = __fma_rn(__fma_rn(-r, q0, s), y, q0);
     } else {
@@ -455,8 +423,8 @@ __device__ int gram_schmidt(Work& w, bool f32, int* column) {
     if (tid == 0) w.r[i] = rStored;
     if (warpLast <= i || warpLast - 7 >= m) continue;  // warp-uniform
     const int plo = sup[2 * i], phi = sup[2 * i + 1];
-    if (!__any_sync(FULL_MASK, own && j > i && col_overlap(lo, hi, plo, phi))) continue;
-    const double y = is_float((real)0) ? __drcp_rn((double)rStored) : 0.0;
+    if (!COL_NO_SUPPORT && !__any_sync(FULL_MASK, own && j > i && col_overlap(lo, hi, plo, phi))) continue;
+    const double y = is_float((real)0) && !COL_NO_FASTDIV ? __drcp_rn((double)rStored) : 0.0;
     const double* bi = w.Bs + (size_t)i * ld;
     const double s = quad_sum(col_dot(x, bi, q));
     if (col_gs_update(x, own && j > i, s, (double)rStored, y, bi, q)) { lo = min(lo, plo); hi = max(hi, phi); }
@@ -488,7 +456,7 @@ __device__ int reduce_all(Work& w, double bound, int* reductions) {
   const double bm = bound * (1.0 - 0x1p-20);
   for (int p = m - 2; p >= 0; p--) {
     if (warpLast <= p || warpLast - 7 >= m) continue;  // warp-uniform
-    if (!__any_sync(FULL_MASK, own && j > p && col_overlap(lo, hi, sup[2 * p], sup[2 * p + 1]))) continue;
+    if (!COL_NO_SUPPORT && !__any_sync(FULL_MASK, own && j > p && col_overlap(lo, hi, sup[2 * p], sup[2 * p + 1]))) continue;
     const double s = quad_sum(col_dot(x, w.Bs + (size_t)p * ld, q));
     if (!own || j <= p) continue;
     const double rp = (double)w.r[p];
