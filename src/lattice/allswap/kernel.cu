@@ -405,6 +405,8 @@ __device__ int gram_schmidt(Work& w, bool f32, int* column) {
   int lo, hi;
   col_support(x, q, &lo, &hi);
   int* sup = (int*)(w.part + 8);  // [2 i], [2 i + 1]: b*_i's support, published with it
+  // (a basis without zero entries has nothing to skip: no votes then; block-uniform)
+  const bool sparse = !COL_NO_SUPPORT && __syncthreads_or(own && (lo > 0 || hi < COL_N - 1));
   for (int i = 0; i < m; i++) {
     double* part = w.part + 4 * (i & 1);  // double-buffered: the previous step's readers may lag
     if (j == i) {
@@ -423,7 +425,7 @@ __device__ int gram_schmidt(Work& w, bool f32, int* column) {
     if (tid == 0) w.r[i] = rStored;
     if (warpLast <= i || warpLast - 7 >= m) continue;  // warp-uniform
     const int plo = sup[2 * i], phi = sup[2 * i + 1];
-    if (!COL_NO_SUPPORT && !__any_sync(FULL_MASK, own && j > i && col_overlap(lo, hi, plo, phi))) continue;
+    if (sparse && !__any_sync(FULL_MASK, own && j > i && col_overlap(lo, hi, plo, phi))) continue;
     const double y = is_float((real)0) && !COL_NO_FASTDIV ? __drcp_rn((double)rStored) : 0.0;
     const double* bi = w.Bs + (size_t)i * ld;
     const double s = quad_sum(col_dot(x, bi, q));
@@ -450,13 +452,14 @@ __device__ int reduce_all(Work& w, double bound, int* reductions) {
   col_support(x, q, &lo, &hi);
   if (own && q == 0) { sup[2 * m + 2 * j] = lo; sup[2 * m + 2 * j + 1] = hi; }
   bool changed = false;
-  __syncthreads();
+  // (the barrier before the pivots; a basis without zero entries has nothing to skip)
+  const bool sparse = !COL_NO_SUPPORT && __syncthreads_or(own && (lo > 0 || hi < COL_N - 1));
   PROF_START;
   // |s| <= bm r implies |s / r| < bound, so RN(s / r) <= bound: no reduction, and no division
   const double bm = bound * (1.0 - 0x1p-20);
   for (int p = m - 2; p >= 0; p--) {
     if (warpLast <= p || warpLast - 7 >= m) continue;  // warp-uniform
-    if (!COL_NO_SUPPORT && !__any_sync(FULL_MASK, own && j > p && col_overlap(lo, hi, sup[2 * p], sup[2 * p + 1]))) continue;
+    if (sparse && !__any_sync(FULL_MASK, own && j > p && col_overlap(lo, hi, sup[2 * p], sup[2 * p + 1]))) continue;
     const double s = quad_sum(col_dot(x, w.Bs + (size_t)p * ld, q));
     if (!own || j <= p) continue;
     const double rp = (double)w.r[p];
