@@ -406,7 +406,7 @@ __device__ int gram_schmidt(Work& w, bool f32, int* column) {
   col_support(x, q, &lo, &hi);
   int* sup = (int*)(w.part + 8);  // [2 i], [2 i + 1]: b*_i's support, published with it
   // (a basis without zero entries has nothing to skip: no votes then; block-uniform)
-  const bool sparse = !COL_NO_SUPPORT && __syncthreads_or(own && (lo > 0 || hi < COL_N - 1));
+  const bool sparse = __syncthreads_or(own && (lo > 0 || hi < COL_N - 1)) && !COL_NO_SUPPORT;
   for (int i = 0; i < m; i++) {
     double* part = w.part + 4 * (i & 1);  // double-buffered: the previous step's readers may lag
     if (j == i) {
@@ -453,7 +453,7 @@ __device__ int reduce_all(Work& w, double bound, int* reductions) {
   if (own && q == 0) { sup[2 * m + 2 * j] = lo; sup[2 * m + 2 * j + 1] = hi; }
   bool changed = false;
   // (the barrier before the pivots; a basis without zero entries has nothing to skip)
-  const bool sparse = !COL_NO_SUPPORT && __syncthreads_or(own && (lo > 0 || hi < COL_N - 1));
+  const bool sparse = __syncthreads_or(own && (lo > 0 || hi < COL_N - 1)) && !COL_NO_SUPPORT;
   PROF_START;
   // |s| <= bm r implies |s / r| < bound, so RN(s / r) <= bound: no reduction, and no division
   const double bm = bound * (1.0 - 0x1p-20);
