@@ -652,17 +652,29 @@ __device__ __forceinline__ RegState reg_test(const RegState& s, const real* G, i
   return n;
 }
 
+// What both register-resident sweep loops (reg_sweeps, halo_sweeps) take from the block's shared
+// header: G (in shared memory when GS, else global), the sizes, the two permutation arrays and the
+// exchange slots (players, then their norms).
+struct SweepView {
+  const real* G;
+  int m, ldg, half, ng, rounds;
+  int* perm;
+  int* perm2;
+  unsigned* xu;
+  real* xd;
+};
+template <bool GS>
+__device__ __forceinline__ SweepView sweep_view(const JacobiShared* sh, const real* Gglobal) {
+  return SweepView{GS ? (const real*)(smem + JACOBI_SHARED_BYTES) : Gglobal, sh->m, sh->ldg, sh->half, sh->ng, 2 * sh->half - 1,
+                   (int*)(smem + sh->permOff), (int*)(smem + sh->perm2Off), (unsigned*)(smem + sh->xchOff),
+                   (real*)(smem + sh->xchOff + 16 * JG)};
+}
+
 template <bool GS>
 __device__ __noinline__ MasterCounts reg_sweeps(const real* Gglobal, int maxIterations, int sweeps) {
   JacobiShared* sh = jshared();
-  const real* G = GS ? (const real*)(smem + JACOBI_SHARED_BYTES) : Gglobal;
+  const auto [G, m, ldg, half, ng, rounds, perm, perm2, xu, xd] = sweep_view<GS>(sh, Gglobal);
   const int t = threadIdx.x;
-  const int m = sh->m, ldg = sh->ldg, half = sh->half, ng = sh->ng;
-  const int rounds = 2 * half - 1;
-  int* perm = (int*)(smem + sh->permOff);
-  int* perm2 = (int*)(smem + sh->perm2Off);
-  unsigned* xu = (unsigned*)(smem + sh->xchOff);
-  real* xd = (real*)(smem + sh->xchOff + 16 * JG);
   const bool mine = t < half;
   // where the next players come from: thread k takes arr1 from k - 1 (thread 1: arr2 of thread
   // 0) and arr2 from k + 1; thread 0 keeps its arr1, thread half - 1 takes its own arr1 as arr2
@@ -845,14 +857,8 @@ __device__ __forceinline__ void halo_store(const HaloState& s, unsigned* xu, rea
 template <bool GS>
 __device__ __noinline__ MasterCounts halo_sweeps(const real* Gglobal, int maxIterations, int sweeps) {
   JacobiShared* sh = jshared();
-  const real* G = GS ? (const real*)(smem + JACOBI_SHARED_BYTES) : Gglobal;
   const int t = threadIdx.x, lane = t & 31, w = t >> 5;
-  const int m = sh->m, ldg = sh->ldg, half = sh->half, ng = sh->ng;
-  const int rounds = 2 * half - 1;
-  int* perm = (int*)(smem + sh->permOff);
-  int* perm2 = (int*)(smem + sh->perm2Off);
-  unsigned* xu = (unsigned*)(smem + sh->xchOff);
-  real* xd = (real*)(smem + sh->xchOff + 16 * JG);
+  const auto [G, m, ldg, half, ng, rounds, perm, perm2, xu, xd] = sweep_view<GS>(sh, Gglobal);
   const int p0 = w * JP - JHL * JL + lane * JL;  // this lane's first pair
   const bool ownLane = lane >= JHL && lane < JHL + JOL;
   unsigned validMask = 0, ownMask = 0;
