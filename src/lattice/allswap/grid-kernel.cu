@@ -35,7 +35,8 @@
 //      z_k -= X z_j); results go to the other buffer of B and Z (ping-pong), which is the
 //      reference's snapshot semantics without copies.
 //   Growth watch: when a phase's size reductions wrote an entry of Z past zLimit, step 3 and step 1
-//   run right after that phase (allswap/phases.ts: growthFactor).
+//   run right after that phase (allswap/phases.ts: growthFactor). Drift watch: likewise when a pair
+//   step finds the tracked mu_{k,k-1} off the one its vectors give (pair_step: DRIFT_TOL).
 //   A round that changed nothing started from a fresh Gram-Schmidt and found every condition
 //   holding, so it ends the reduction.
 //
@@ -56,6 +57,7 @@
 // nvcc-variant: -DREAL=float -DGRID_N=1028
 // nvcc-variant: -DREAL=double -DGRID_N=1028
 // nvcc-variant: -DREAL=float -DGRID_N=130 -DGRID_TRACE=4096
+// nvcc-variant: -DREAL=double -DGRID_N=131 -DGRID_TRACE=4096 -DGRID_TRACE_COUNTS=1 -DGRID_BLOCK=2 -DGRID_BLOCK_SIZE=8
 // nvcc-variant: -DREAL=float -DGRID_N=1028 -DGRID_BLOCK=1 -DGRID_BLOCK_SIZE=8
 // nvcc-variant: -DREAL=double -DGRID_N=130 -DGRID_BLOCK=2 -DGRID_BLOCK_SIZE=64
 // nvcc-variant: -DREAL=float -DGRID_N=2048
@@ -79,6 +81,7 @@
 #define S_ZPEAK 3       // bits of the largest |Z| written by a size reduction in this stage
 #define S_ZMAX 4        // bits of max |Z| (taken by the Gram-Schmidt stage)
 #define S_NONINT 5      // input not integral (the load stage)
+#define S_DRIFT 7       // a pair step found the tracked GS coefficients drifted (pair_step: drift watch)
 
 struct Grid {
   unsigned long long* bar;  // basis 0's control block
@@ -184,7 +187,14 @@ __device__ bool grid_sync(Grid& g, int kind) {
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     unsigned long long* trace = g.ctl + 64;
     const unsigned long long i = trace[-1]++;
-    if (i < GRID_TRACE) trace[i] = ((unsigned long long)kind << 56) | (now_ns() - g.t0);
+#ifdef GRID_TRACE_COUNTS
+    // the finished stage's swaps and changes instead of the time (bench/grid-race.ts compares runs)
+    const unsigned long long* done = slot(g, g.stage);
+    const unsigned long long v = (__ldcg(done + S_SWAPS) & 0xfffffffull) << 28 | (__ldcg(done + S_CHANGES) & 0xfffffffull);
+#else
+    const unsigned long long v = now_ns() - g.t0;
+#endif
+    if (i < GRID_TRACE) trace[i] = ((unsigned long long)kind << 56) | v;
   }
 #endif
   g.stage++;
@@ -532,7 +542,22 @@ struct PairCounts {
   int swaps, reds;
   unsigned long long zPeak;
   int overflow;
+  int drift;  // a pair step met drifted coefficients (the same on every lane)
 };
+
+// Drift watch. B* and mu are not recomputed between fresh Gram-Schmidt stages: swaps update them
+// (pair_step, swap_columns_update, the deferred G's), and on bases whose Gram-Schmidt norms span
+// many orders (knapsack-like bases: r_0 = 2^38, the rest near 1) those updates lose every digit
+// within a few dozen swaps of one sub-basis; the size reductions that follow then work on wrong
+// coefficients and drove |Z| past 2^53 (bench/grid-race.ts: 1.5 % of random 131 x 130 knapsack
+// bases in block mode, CPU MB-LLL alike). Each pair step compares mu_{k,k-1} as tracked with the
+// one it computes from the vectors, <b_k, b*_{k-1}> / r_{k-1}; past DRIFT_TOL times the rounding
+// scale of that quotient (|mu| + |b_k| / |b*_{k-1}|) it does nothing and reports drift, and the grid
+// runs the closing size reduction and a fresh Gram-Schmidt before going on (as for the growth watch).
+// DRIFT_TOL is 2^12 (float32) and 2^17 (float64) times the unit roundoff: far above what rounding of
+// the quotients gives, far below the drift (a simulation of the block mode in numpy: 2^-36 in
+// float64 caught every knapsack failure above with 2 or 3 refreshes a basis).
+#define DRIFT_TOL (is_float((real)0) ? 0x1p-12 : 0x1p-36)
 
 // Step 2, one pair (k-1, k) by one warp: the three dot products, SimpleSizeReduce, the Lovasz test,
 // SimpleSwap of B, Z and B*, and the rows k-1, k of mu. Returns true on every lane when the pair
@@ -546,14 +571,22 @@ __device__ bool pair_step(Basis& w, int k, double delta, double bound, int lane,
   real* bk1 = B + (size_t)(k - 1) * n;
   real* sk = Bs + (size_t)k * n;
   real* sk1 = Bs + (size_t)(k - 1) * n;
-  double d0 = 0, r1 = 0, rk = 0;
+  double d0 = 0, r1 = 0, rk = 0, bb = 0;
   for (int t = lane; t < n; t += 32) {
-    const double x = (double)ldg2(sk1 + t), y = (double)ldg2(sk + t);
-    d0 += (double)ldg2(bk + t) * x;
+    const double x = (double)ldg2(sk1 + t), y = (double)ldg2(sk + t), b = (double)ldg2(bk + t);
+    d0 += b * x;
     r1 += x * x;
     rk += y * y;
+    bb += b * b;
   }
-  d0 = warp_sum(d0); r1 = warp_sum(r1); rk = warp_sum(rk);
+  d0 = warp_sum(d0); r1 = warp_sum(r1); rk = warp_sum(rk); bb = warp_sum(bb);
+  {
+    const double muVec = d0 / r1, muTracked = __ldcg(w.mu + (size_t)k * m + k - 1);
+    if (!(fabs(muVec - muTracked) <= DRIFT_TOL * (fabs(muVec) + sqrt(bb / r1)))) {
+      pc.drift = 1;
+      return false;
+    }
+  }
   mu = (double)(real)(d0 / r1);
   double X = 0;
   if (fabs(mu) > bound) {
@@ -626,6 +659,7 @@ __device__ __forceinline__ void add_counts(unsigned long long* sl, PairCounts& p
   const unsigned long long zPeak = warp_max(pc.zPeak);
   const bool overflow = __any_sync(0xffffffffu, pc.overflow);
   if (lane != 0) return;
+  if (pc.drift) atomicOr(sl + S_DRIFT, 1ull);
   if (pc.swaps) atomicAdd(sl + S_SWAPS, (unsigned long long)pc.swaps);
   if (pc.swaps | pc.reds) atomicAdd(sl + S_CHANGES, (unsigned long long)(pc.swaps + pc.reds));
   if (zPeak) atomicMax(sl + S_ZPEAK, zPeak);
@@ -641,7 +675,7 @@ __device__ __noinline__ void phase(const Grid& gIn, const Basis& wIn, int first,
   const int lane = threadIdx.x & 31;
   const int gw = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, W = (gridDim.x * blockDim.x) >> 5;
   const int pairs = first < m ? (m - 1 - first) / stride + 1 : 0;
-  PairCounts pc = {0, 0, 0ull, 0};
+  PairCounts pc = {0, 0, 0ull, 0, 0};
   for (int p = gw; p < pairs; p += W) {
     const int k = first + stride * p;
     double mu, muNew;
@@ -872,9 +906,9 @@ __device__ __noinline__ void local_reductions(const Grid& gIn, const Basis& wIn,
   const int m = w.m;
   const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
   unsigned long long* sl = slot(g, g.stage);
-  __shared__ int anySwap;
+  __shared__ int anySwap, anyDrift;
   __shared__ unsigned long long blockPeak;
-  PairCounts pc = {0, 0, 0ull, 0};
+  PairCounts pc = {0, 0, 0ull, 0, 0};
   for (int sb = blockIdx.x; sb < bk.count; sb += gridDim.x) {
     if (!__ldcg(bk.flag + sb)) {
       // not reduced in this stage: its G from an earlier stage must not be applied again
@@ -884,7 +918,7 @@ __device__ __noinline__ void local_reductions(const Grid& gIn, const Basis& wIn,
     const int lo = sb * GB_SIZE, hi = min(m, lo + GB_SIZE), s = hi - lo;
     double* G = bk.G + (size_t)sb * GB_SIZE * GB_SIZE;
     for (int e = threadIdx.x; e < s * s; e += blockDim.x) G[e] = e % (s + 1) == 0 ? 1.0 : 0.0;
-    if (threadIdx.x == 0) blockPeak = 0ull;
+    if (threadIdx.x == 0) { blockPeak = 0ull; anyDrift = 0; }
     bool swappedAny = false, growth = false, limit = false;
     int localPhases = 0, parity = 1;
     bool oddDirty = true, evenDirty = true;
@@ -907,6 +941,7 @@ __device__ __noinline__ void local_reductions(const Grid& gIn, const Basis& wIn,
       {
         const unsigned long long peak = warp_max(pc.zPeak);
         if (lane == 0 && peak) atomicMax(&blockPeak, peak);
+        if (lane == 0 && pc.drift) anyDrift = 1;
       }
       __syncthreads();
       const bool swapped = anySwap != 0;
@@ -924,9 +959,10 @@ __device__ __noinline__ void local_reductions(const Grid& gIn, const Basis& wIn,
       }
       if (parity == 1) oddDirty = swapped; else evenDirty = swapped;
       parity ^= 1;
-      // growth watch between phases (allswap/phases.ts): stop here, the grid runs the closing
-      // size reduction and a fresh Gram-Schmidt, and this sub-basis stays flagged
-      if (__longlong_as_double((long long)blockPeak) > zLimit) { growth = true; break; }
+      // growth watch between phases (allswap/phases.ts), and the drift watch (pair_step): stop
+      // here, the grid runs the closing size reduction and a fresh Gram-Schmidt, and this sub-basis
+      // stays flagged
+      if (__longlong_as_double((long long)blockPeak) > zLimit || anyDrift) { growth = true; break; }
     }
     if (limit && threadIdx.x == 0) atomicMax(sl + S_FAIL, ~(unsigned long long)STATUS_ITERATION_LIMIT);
 #if GRID_BLOCK == 2
@@ -1061,6 +1097,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) allswap_grid(
 
     if (status == STATUS_OK && m >= 2) {
       double zLimit = 0, zPeakRun = 0;
+      unsigned long long changesSinceGs = 0;  // swaps and size reductions since the last fresh Gram-Schmidt
       // Gram-Schmidt stage + barrier; sets zLimit. False: stop (status set or aborted).
       auto gs = [&]() -> bool {
         const int s = g.stage;
@@ -1071,6 +1108,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) allswap_grid(
         if (failed(sl)) return false;
         zLimit = growth * __longlong_as_double((long long)__ldcg(sl + S_ZMAX));
         zPeakRun = 0;
+        changesSinceGs = 0;
         return true;
       };
       // step 3 (two stages); counts changes into *changes
@@ -1102,6 +1140,15 @@ extern "C" __global__ void __launch_bounds__(256, 1) allswap_grid(
 #endif
         if (!gs()) break;
         bool stop = false;
+        // after a stage of pair steps: the growth watch (|Z| past zLimit) and the drift watch
+        // (pair_step) run the closing size reduction and a fresh Gram-Schmidt. Drift with nothing
+        // changed since the last fresh Gram-Schmidt means that fresh coefficients already disagree
+        // with the vectors: this precision does not hold the basis. False: stop.
+        auto watch = [&](bool drift) -> bool {
+          if (drift && changesSinceGs == 0) { status = STATUS_PRECISION_FAILURE; detail = -1; return false; }  // -1: drift (lattice-batch.ts)
+          if (zPeakRun > zLimit || drift) return reduceAll(&changes) && gs();
+          return true;
+        };
 #ifdef GRID_BLOCK
         // block rounds (block/cpu.ts; iterations count them): the flagged sub-bases, their deferred
         // columns, the boundary pairs; until no boundary swaps and no sub-basis stopped early
@@ -1114,14 +1161,16 @@ extern "C" __global__ void __launch_bounds__(256, 1) allswap_grid(
           const unsigned long long* sl = slot(g, s);
           if (failed(sl)) { stop = true; break; }
           changes += __ldcg(sl + S_CHANGES);
+          changesSinceGs += __ldcg(sl + S_CHANGES);
           const bool pending = __ldcg(sl + S_PENDING) != 0;
+          const bool localDrift = __ldcg(sl + S_DRIFT) != 0;
           double peak = __longlong_as_double((long long)__ldcg(sl + S_ZPEAK));
           if (peak > zPeakRun) zPeakRun = peak;
           if (__ldcg(sl + S_SWAPS) != 0) {
             apply_deferred(w, blk);
             if (!grid_sync(g, TRACE_DEFERRED)) { alive = false; stop = true; break; }
           }
-          if (zPeakRun > zLimit && (!reduceAll(&changes) || !gs())) { stop = true; break; }
+          if (!watch(localDrift)) { stop = true; break; }
           s = g.stage;
           boundaryPhases++;
           phase(g, w, GB_SIZE, GB_SIZE, delta, bound, boundaryPhases, &swaps, &reds, blk.flag);
@@ -1129,15 +1178,18 @@ extern "C" __global__ void __launch_bounds__(256, 1) allswap_grid(
           sl = slot(g, s);
           if (failed(sl)) { stop = true; break; }
           changes += __ldcg(sl + S_CHANGES);
+          changesSinceGs += __ldcg(sl + S_CHANGES);
           const bool boundarySwap = __ldcg(sl + S_SWAPS) != 0;
+          const bool boundaryDrift = __ldcg(sl + S_DRIFT) != 0;
           peak = __longlong_as_double((long long)__ldcg(sl + S_ZPEAK));
           if (peak > zPeakRun) zPeakRun = peak;
           if (boundarySwap) {
             phase_columns(w, GB_SIZE, GB_SIZE, boundaryPhases);
             if (!grid_sync(g, TRACE_COLUMNS)) { alive = false; stop = true; break; }
           }
-          if (zPeakRun > zLimit && (!reduceAll(&changes) || !gs())) { stop = true; break; }
-          if (!boundarySwap && !pending) break;
+          if (!watch(boundaryDrift)) { stop = true; break; }
+          // a pair skipped for drift is checked again (on fresh coefficients)
+          if (!boundarySwap && !pending && !boundaryDrift) break;
         }
 #else
         bool oddDirty = true, evenDirty = true;
@@ -1152,7 +1204,9 @@ extern "C" __global__ void __launch_bounds__(256, 1) allswap_grid(
           const unsigned long long* sl = slot(g, s);
           if (failed(sl)) { stop = true; break; }
           const bool swapped = __ldcg(sl + S_SWAPS) != 0;
+          const bool drift = __ldcg(sl + S_DRIFT) != 0;
           changes += __ldcg(sl + S_CHANGES);
+          changesSinceGs += __ldcg(sl + S_CHANGES);
           if (swapped) {
             phase_columns(w, parity == 1 ? 1 : 2, 2, phaseId);
             if (!grid_sync(g, TRACE_COLUMNS)) { alive = false; stop = true; break; }
@@ -1161,9 +1215,8 @@ extern "C" __global__ void __launch_bounds__(256, 1) allswap_grid(
           if (peak > zPeakRun) zPeakRun = peak;
           if (parity == 1) oddDirty = swapped; else evenDirty = swapped;
           parity ^= 1;
-          if (zPeakRun > zLimit) {  // growth watch
-            if (!reduceAll(&changes) || !gs()) { stop = true; break; }
-          }
+          if (!watch(drift)) { stop = true; break; }
+          if (drift) oddDirty = evenDirty = true;  // the pairs skipped for drift are checked again
         }
 #endif
         if (stop) break;
