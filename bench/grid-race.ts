@@ -109,11 +109,15 @@ function probe(): void {
   }
   if (out) writeFileSync(out, lines.join('\n') + '\n');
   const byStatus = new Map<number, number>();
+  let gsStages = 0, ms = 0;
   for (const l of lines) {
-    const st = (JSON.parse(l) as RunRecord).status;
-    byStatus.set(st, (byStatus.get(st) ?? 0) + 1);
+    const r = JSON.parse(l) as RunRecord;
+    byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1);
+    gsStages += r.trace.filter((t) => t.startsWith('gram-schmidt')).length;
+    ms += r.ms;
   }
-  console.log(`${algorithm}, m = ${m}, sub-bases of ${blockSize}: ${lines.length} runs; by status (0 = OK): ${[...byStatus].map(([st, c]) => `${st}: ${c}`).join(', ')}`);
+  console.log(`${algorithm}, m = ${m}, sub-bases of ${blockSize}: ${lines.length} runs; by status (0 = OK): ${[...byStatus].map(([st, c]) => `${st}: ${c}`).join(', ')}; `
+    + `${(gsStages / lines.length).toFixed(2)} Gram-Schmidt stages and ${(ms / lines.length).toFixed(2)} ms (host wall) a run`);
   arena.free();
   stream.destroy();
 }

@@ -550,19 +550,20 @@ struct PairCounts {
 // many orders (knapsack-like bases: r_0 = 2^38, the rest near 1) those updates lose every digit
 // within a few dozen swaps of one sub-basis; the size reductions that follow then work on wrong
 // coefficients and drove |Z| past 2^53 (bench/grid-race.ts: 1.5 % of random 131 x 130 knapsack
-// bases in block mode, CPU MB-LLL alike). Each pair step compares mu_{k,k-1} as tracked with the
-// one it computes from the vectors, <b_k, b*_{k-1}> / r_{k-1}; past DRIFT_TOL times the rounding
-// scale of that quotient (|mu| + |b_k| / |b*_{k-1}|) it does nothing and reports drift, and the grid
-// runs the closing size reduction and a fresh Gram-Schmidt before going on (as for the growth watch).
-// DRIFT_TOL is 2^12 (float32) and 2^17 (float64) times the unit roundoff: far above what rounding of
-// the quotients gives, far below the drift (a simulation of the block mode in numpy: 2^-36 in
-// float64 caught every knapsack failure above with 2 or 3 refreshes a basis).
-#define DRIFT_TOL (is_float((real)0) ? 0x1p-12 : 0x1p-36)
+// bases in block mode, CPU MB-LLL alike). So a pair step whose coefficients changed since the last
+// fresh Gram-Schmidt (watch) compares mu_{k,k-1} as tracked with the one it computes from the
+// vectors, <b_k, b*_{k-1}> / r_{k-1}; past DRIFT_TOL |b_k| |b_{k-1}| / r_{k-1} (the rounding scale
+// of both: b*_{k-1} carries the rounding of the columns it was projected from) it does nothing and
+// reports drift, and the grid runs the closing size reduction and a fresh Gram-Schmidt before going
+// on (as for the growth watch). DRIFT_TOL is 512 units of roundoff of the working vectors: a scale
+// of |b_k| / |b*_{k-1}| alone (no |b_{k-1}|) flagged 20 % of those bases right after a fresh
+// Gram-Schmidt, whose own rounding is that large.
+#define DRIFT_TOL (is_float((real)0) ? 0x1p-15 : 0x1p-44)
 
 // Step 2, one pair (k-1, k) by one warp: the three dot products, SimpleSizeReduce, the Lovasz test,
 // SimpleSwap of B, Z and B*, and the rows k-1, k of mu. Returns true on every lane when the pair
 // swapped, with the old and new mu_{k,k-1} in mu, muNew (the column update needs them).
-__device__ bool pair_step(Basis& w, int k, double delta, double bound, int lane, PairCounts& pc, double& mu, double& muNew) {
+__device__ bool pair_step(Basis& w, int k, double delta, double bound, bool watch, int lane, PairCounts& pc, double& mu, double& muNew) {
   const int n = w.n, m = w.m;
   real* B = w.B[w.cur];
   double* Z = w.Z[w.cur];
@@ -571,18 +572,23 @@ __device__ bool pair_step(Basis& w, int k, double delta, double bound, int lane,
   real* bk1 = B + (size_t)(k - 1) * n;
   real* sk = Bs + (size_t)k * n;
   real* sk1 = Bs + (size_t)(k - 1) * n;
-  double d0 = 0, r1 = 0, rk = 0, bb = 0;
+  double d0 = 0, r1 = 0, rk = 0, bb = 0, bb1 = 0;
   for (int t = lane; t < n; t += 32) {
     const double x = (double)ldg2(sk1 + t), y = (double)ldg2(sk + t), b = (double)ldg2(bk + t);
     d0 += b * x;
     r1 += x * x;
     rk += y * y;
-    bb += b * b;
+    if (watch) {
+      const double b1 = (double)ldg2(bk1 + t);
+      bb += b * b;
+      bb1 += b1 * b1;
+    }
   }
-  d0 = warp_sum(d0); r1 = warp_sum(r1); rk = warp_sum(rk); bb = warp_sum(bb);
-  {
+  d0 = warp_sum(d0); r1 = warp_sum(r1); rk = warp_sum(rk);
+  if (watch) {
+    bb = warp_sum(bb); bb1 = warp_sum(bb1);
     const double muVec = d0 / r1, muTracked = __ldcg(w.mu + (size_t)k * m + k - 1);
-    if (!(fabs(muVec - muTracked) <= DRIFT_TOL * (fabs(muVec) + sqrt(bb / r1)))) {
+    if (!(fabs(muVec - muTracked) <= DRIFT_TOL * (fabs(muVec) + sqrt(bb * bb1) / r1))) {
       pc.drift = 1;
       return false;
     }
@@ -669,7 +675,7 @@ __device__ __forceinline__ void add_counts(unsigned long long* sl, PairCounts& p
 // Step 2, one phase over the grid: pairs (k-1, k), k = first + stride p < m, a warp each (stride 2:
 // all-swap's odd or even pairs; block mode: the pairs across sub-basis boundaries, whose swaps
 // flag both neighbouring sub-bases in `flags`). Counts go to *swaps, *reds and the stage slot.
-__device__ __noinline__ void phase(const Grid& gIn, const Basis& wIn, int first, int stride, double delta, double bound, int phaseId, int* swaps, int* reds, int* flags) {
+__device__ __noinline__ void phase(const Grid& gIn, const Basis& wIn, int first, int stride, double delta, double bound, bool watch, int phaseId, int* swaps, int* reds, int* flags) {
   LOCAL_COPIES();
   const int m = w.m;
   const int lane = threadIdx.x & 31;
@@ -679,7 +685,7 @@ __device__ __noinline__ void phase(const Grid& gIn, const Basis& wIn, int first,
   for (int p = gw; p < pairs; p += W) {
     const int k = first + stride * p;
     double mu, muNew;
-    const bool swapped = pair_step(w, k, delta, bound, lane, pc, mu, muNew);
+    const bool swapped = pair_step(w, k, delta, bound, watch, lane, pc, mu, muNew);
     if (lane == 0) {
       if (swapped) {
         w.pairMu[k] = mu;
@@ -899,7 +905,7 @@ __device__ void block_size_reduce(Basis& w, int lo, int hi, double bound, PairCo
 
 // The local stage: every flagged sub-basis, a thread block each. Counts, failures, the growth
 // watch's early stops (S_PENDING) go to the stage slot.
-__device__ __noinline__ void local_reductions(const Grid& gIn, const Basis& wIn, const Blocks& bkIn, double delta, double bound, int maxIterations,
+__device__ __noinline__ void local_reductions(const Grid& gIn, const Basis& wIn, const Blocks& bkIn, double delta, double bound, bool watch, int maxIterations,
                                  double zLimit, int* swaps, int* reds) {
   LOCAL_COPIES();
   Blocks bk = bkIn;
@@ -933,7 +939,7 @@ __device__ __noinline__ void local_reductions(const Grid& gIn, const Basis& wIn,
       for (int p = wid, q = 0; p < pairs; p += nw, q++) {
         const int k = first + 2 * p;
         double mu, muNew;
-        if (pair_step(w, k, delta, bound, lane, pc, mu, muNew)) {
+        if (pair_step(w, k, delta, bound, watch || swappedAny, lane, pc, mu, muNew)) {
           mine |= 1u << q;
           if (lane == 0) { w.pairMu[k] = mu; w.pairMuNew[k] = muNew; anySwap = 1; }
         }
@@ -1141,11 +1147,8 @@ extern "C" __global__ void __launch_bounds__(256, 1) allswap_grid(
         if (!gs()) break;
         bool stop = false;
         // after a stage of pair steps: the growth watch (|Z| past zLimit) and the drift watch
-        // (pair_step) run the closing size reduction and a fresh Gram-Schmidt. Drift with nothing
-        // changed since the last fresh Gram-Schmidt means that fresh coefficients already disagree
-        // with the vectors: this precision does not hold the basis. False: stop.
+        // (pair_step) run the closing size reduction and a fresh Gram-Schmidt. False: stop.
         auto watch = [&](bool drift) -> bool {
-          if (drift && changesSinceGs == 0) { status = STATUS_PRECISION_FAILURE; detail = -1; return false; }  // -1: drift (lattice-batch.ts)
           if (zPeakRun > zLimit || drift) return reduceAll(&changes) && gs();
           return true;
         };
@@ -1156,7 +1159,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) allswap_grid(
           if (phases >= maxIterations) { status = STATUS_ITERATION_LIMIT; stop = true; break; }
           phases++;
           int s = g.stage;
-          local_reductions(g, w, blk, delta, bound, maxIterations, zLimit, &swaps, &reds);
+          local_reductions(g, w, blk, delta, bound, changesSinceGs > 0, maxIterations, zLimit, &swaps, &reds);
           if (!grid_sync(g, TRACE_LOCAL)) { alive = false; stop = true; break; }
           const unsigned long long* sl = slot(g, s);
           if (failed(sl)) { stop = true; break; }
@@ -1173,7 +1176,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) allswap_grid(
           if (!watch(localDrift)) { stop = true; break; }
           s = g.stage;
           boundaryPhases++;
-          phase(g, w, GB_SIZE, GB_SIZE, delta, bound, boundaryPhases, &swaps, &reds, blk.flag);
+          phase(g, w, GB_SIZE, GB_SIZE, delta, bound, changesSinceGs > 0, boundaryPhases, &swaps, &reds, blk.flag);
           if (!grid_sync(g, TRACE_PHASE)) { alive = false; stop = true; break; }
           sl = slot(g, s);
           if (failed(sl)) { stop = true; break; }
@@ -1199,7 +1202,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) allswap_grid(
           phases++;
           const int s = g.stage;
           const int phaseId = phases;  // >= 1; pairSwap[] was zeroed at the load
-          phase(g, w, parity == 1 ? 1 : 2, 2, delta, bound, phaseId, &swaps, &reds, nullptr);
+          phase(g, w, parity == 1 ? 1 : 2, 2, delta, bound, changesSinceGs > 0, phaseId, &swaps, &reds, nullptr);
           if (!grid_sync(g, TRACE_PHASE)) { alive = false; stop = true; break; }
           const unsigned long long* sl = slot(g, s);
           if (failed(sl)) { stop = true; break; }
