@@ -25,6 +25,9 @@ options:
       --precision P     float32 | float64 (default float64)
       --engine E        auto | cpu | cuda (default auto)
       --max-iterations N   bound on the main loop (default: 200 m^2, at least 10^6)
+      --no-drift-watch  allswap, block, cr-block on the CPU: the papers' algorithms as they are,
+                        without recomputing B* where its swap updates drifted (what the per-basis
+                        GPU kernels run; knapsack-like bases can then fail)
   -of, --output-format F   b (basis) | u (transform U, U B_in = B_out) | bu (both) (default b)
       --json            write JSON {basis, transform, stats, check} instead of fplll's format
       --check           print the proof (conditions, |det Z| = 1) and quality metrics on stderr
@@ -74,6 +77,7 @@ export async function run(argv: string[]): Promise<number> {
       'output-format': { type: 'string' },
       json: { type: 'boolean' },
       check: { type: 'boolean' },
+      'no-drift-watch': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -101,6 +105,7 @@ export async function run(argv: string[]): Promise<number> {
     engine: values.engine as Engine | undefined,
     maxIterations: num(values['max-iterations'], 'max iterations'),
     check: true,
+    driftWatch: !values['no-drift-watch'],
   });
   const outRows: number[][] = [];
   for (let j = 0; j < m; j++) outRows.push(Array.from(res.basis.data.subarray(j * n, (j + 1) * n)));

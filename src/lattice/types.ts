@@ -20,6 +20,12 @@ export interface AlgoParams {
   readonly blockSize: number;
   /** Upper bound on the main loop's iterations (each algorithm says what it counts). */
   readonly maxIterations: number;
+  /**
+   * The drift watch of the all-swap and block reducers on the CPU (allswap/phases.ts), default on.
+   * false runs the papers' algorithms as they are, which is what the per-basis GPU kernels equal bit
+   * for bit (their tests pass false); the whole-device GPU kernel has a watch of its own.
+   */
+  readonly driftWatch?: boolean;
 }
 
 /** What one run of an algorithm on one basis reports. */
@@ -59,6 +65,8 @@ export interface ReduceOptions {
   maxIterations?: number;
   /** Re-check every output in float64 (LLL / Lagrange conditions, exact unimodularity). Default true. */
   check?: boolean;
+  /** The drift watch of the all-swap and block reducers on the CPU engine (AlgoParams.driftWatch); default true. */
+  driftWatch?: boolean;
   /** Worker threads for batches on the CPU engine; default: all cores (1 for small batches). */
   threads?: number;
   /** Called with (basesDone, basesTotal) as a batch progresses. */

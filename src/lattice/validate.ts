@@ -38,7 +38,9 @@ export function resolveOptions(opts: ReduceOptions, m: number): ResolvedOptions 
   if (blockSize < 2) throw new InvalidArgumentError(`blockSize must be at least 2, got ${blockSize}`);
   const maxIterations = opts.maxIterations ?? defaultMaxIterations(m);
   assertPositiveInt(maxIterations, 'maxIterations');
-  return { algorithm, engine, precision, delta, eta, blockSize, maxIterations, check: opts.check ?? true };
+  const driftWatch = opts.driftWatch ?? true;
+  if (typeof driftWatch !== 'boolean') throw new InvalidArgumentError(`driftWatch must be true or false, got ${String(driftWatch)}`);
+  return { algorithm, engine, precision, delta, eta, blockSize, maxIterations, check: opts.check ?? true, driftWatch };
 }
 
 /** Shape, finiteness and linear independence of every basis in the batch. */

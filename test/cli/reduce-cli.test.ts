@@ -70,6 +70,9 @@ test('reduce --check reports PASS and the metrics on stderr; --json works; every
     assert.match(r.stderr, /check: PASS/);
     assert.match(r.stderr, /Hadamard ratio/);
   }
+  const plain = cli(['reduce', '-a', 'block', '--no-drift-watch', '--check', '-b', '3'], text);
+  assert.equal(plain.status, 0, `--no-drift-watch: ${plain.stderr}`);
+  assert.match(plain.stderr, /check: PASS/);
   const j = cli(['reduce', '--json', '-of', 'bu'], text);
   assert.equal(j.status, 0, j.stderr);
   const doc = JSON.parse(j.stdout);

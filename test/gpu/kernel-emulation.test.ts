@@ -25,7 +25,8 @@ const unavailable = emulatorUnavailable();
 const skip = unavailable ? `CUDA emulator unavailable: ${unavailable}` : false;
 
 const STATS_WIDTH = 5;
-const PARAMS: AlgoParams = { delta: 0.75, eta: 0.51, blockSize: 8, maxIterations: 10_000 };
+// the per-basis kernels run the papers' algorithms as they are: the reference without the CPU's drift watch
+const PARAMS: AlgoParams = { delta: 0.75, eta: 0.51, blockSize: 8, maxIterations: 10_000, driftWatch: false };
 
 /**
  * The emulated program: reads [batch, n, m, maxIterations, threads, sharedBytes, gInShared,

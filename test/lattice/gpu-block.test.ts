@@ -97,7 +97,7 @@ for (const algo of ALGOS) {
       const sq = blockToeplitzBases({ batch: 3, blocks: 5, blockSize: 2, taps: 2, shape: 'square', seed: seed + 9, precision });
       cases.push({ what: `block-Toeplitz square ${sq.rows}`, data: sq.data, batch: 3, n: sq.rows, m: sq.cols, blockSize: 2 + rng.int(3) });
       for (const c of cases) {
-        const p: AlgoParams = { delta: 0.75, eta: 0.51, blockSize: c.blockSize, maxIterations: 10_000 };
+        const p: AlgoParams = { delta: 0.75, eta: 0.51, blockSize: c.blockSize, maxIterations: 10_000, driftWatch: false };
         for (const sched of ['persistent', 'host-streams'] as const) {
           const threads = sched === 'persistent' ? 0 : 8 + rng.int(3) * 8;
           const what = `seed ${seed}, ${c.what}, blockSize ${c.blockSize}, ${sched}`;
@@ -137,7 +137,7 @@ for (const algo of ALGOS) {
       for (const precision of ['float64', 'float32'] as const) {
         const n = 8 + rng.int(40), m = Math.max(4, n - rng.int(4));
         const batch = 40 + rng.int(200);
-        const p: AlgoParams = { delta: 0.75, eta: 0.51, blockSize: 2 + rng.int(Math.min(15, m - 1)), maxIterations: 10_000 };
+        const p: AlgoParams = { delta: 0.75, eta: 0.51, blockSize: 2 + rng.int(Math.min(15, m - 1)), maxIterations: 10_000, driftWatch: false };
         const g = gaussianBases({ batch, n, m, seed, precision });
         const got = await withScheduling(sched, () => REDUCERS[algo.name as 'block'](g.data, batch, n, m, p));
         const what = `seed ${seed}, ${precision} gaussian ${n} x ${m}, batch ${batch}, blockSize ${p.blockSize}`;
@@ -157,7 +157,7 @@ for (const algo of ALGOS) {
     test(`${algo.name} on the GPU (${sched}): typed errors name the basis`, { skip: skipDev }, async () => {
       const seed = randomInt(2 ** 40);
       const n = 10, m = 10, batch = 5;
-      const p: AlgoParams = { delta: 0.75, eta: 0.51, blockSize: 3, maxIterations: 10_000 };
+      const p: AlgoParams = { delta: 0.75, eta: 0.51, blockSize: 3, maxIterations: 10_000, driftWatch: false };
       const g = gaussianBases({ batch, n, m, seed, precision: 'float64' });
       const bad = 1 + (seed % (batch - 1));
       const nan = g.data.slice();

@@ -13,6 +13,7 @@ import { blockToeplitzBases, gaussianBases, integerScale } from '../../src/latti
 import { reduce, reduceSync, type ReduceResult } from '../../src/lattice/reduce.js';
 import { ALGORITHMS, type Algorithm } from '../../src/lattice/types.js';
 import { CUDA_ALGORITHMS, cudaDeviceAvailable } from '../../src/lattice/cuda-registry.js';
+import { knapsackBasis } from '../gpu/grid-cases.js';
 
 const seed = Math.floor(Math.random() * 2 ** 31);
 const rng = new Philox(seed, 99);
@@ -183,6 +184,7 @@ test('bad input gets typed errors naming the problem', async () => {
   await expectCode(() => reduce(ok, { algorithm: 'bkz' as Algorithm }), 'INVALID_ARGUMENT');
   await expectCode(() => reduce(ok, { blockSize: 1 }), 'INVALID_ARGUMENT');
   await expectCode(() => reduce(ok, { maxIterations: 0 }), 'INVALID_ARGUMENT');
+  await expectCode(() => reduce(ok, { driftWatch: 'yes' as unknown as boolean }), 'INVALID_ARGUMENT');
 });
 
 test('every algorithm reports dependent vectors as RANK_DEFICIENT (float64 and float32), never a basis with a zero vector', async () => {
@@ -241,4 +243,16 @@ test('GPU float32: a basis that breaks down in float32 is redone in float64, the
     assert.ok(res.stats.redoneInFloat64 >= 1);
     for (let k = 0; k < batch; k++) verify(basis, res, k, algorithm, 0.75, 0.51, `${algorithm} cuda float32 #${k}`);
   }
+});
+
+// The drift watch (allswap/phases.ts) on the CPU engine: knapsack seed 108 (test/gpu/grid-cases.ts,
+// 131 x 130), on which MB-LLL as the paper has it loses B* to its swap updates and stops with a typed
+// error; with the watch it is reduced, and the output is proven.
+test('CPU MB-LLL: the drift watch turns a precision failure on a knapsack basis into a proven reduction', async () => {
+  const { B, n } = knapsackBasis(new Philox(108, 32), 130);
+  const basis = makeBatch(B, 1, n, 130);
+  const res = await reduce(basis, { algorithm: 'block', engine: 'cpu', blockSize: 8 });
+  assert.ok(res.checks![0]!.ok);
+  await assert.rejects(reduce(basis, { algorithm: 'block', engine: 'cpu', blockSize: 8, driftWatch: false }),
+    (e: unknown) => e instanceof LatticeMimoError && ['PRECISION_FAILURE', 'CHECK_FAILED'].includes(e.code));
 });

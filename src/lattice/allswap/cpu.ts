@@ -26,7 +26,7 @@ import { allocLike, type RealArray } from '../../core/matrix.js';
 import type { AlgoParams, BasisStats, CpuReducer } from '../types.js';
 import { maxAbs } from '../lll/columns.js';
 import { basisFromTransform, checkReducerInput, gramSchmidtInto, keepInput, newStats, normsInto, reductionBound, sizeReduceFromBstar } from '../lll/gso.js';
-import { growthFactor, runPhases, type PairState } from './phases.js';
+import { FRESH_BSTAR, growthFactor, runPhases, type PairState } from './phases.js';
 
 /** Rounds from a fresh Gram-Schmidt before the result is handed to the caller's check. */
 export const MAX_ROUNDS = 8;
@@ -47,6 +47,7 @@ export const allswapCpu: CpuReducer = (B, Z, n, m, p) => {
 export function allSwapRounds(B: RealArray, Z: Float64Array, n: number, m: number, p: AlgoParams, stats: BasisStats, input: RealArray | null, name: string): void {
   const s: PairState = {
     B, Z, n, m, Bs: allocLike(B, n * m), sup: allocLike(B, m), delta: p.delta, bound: reductionBound(p.eta, B), zPeak: 0, zLimit: 0,
+    watchDrift: p.driftWatch !== false, ...FRESH_BSTAR,
   };
   const r = allocLike(B, m);
   const reduceAll = (): void => {
@@ -55,14 +56,19 @@ export function allSwapRounds(B: RealArray, Z: Float64Array, n: number, m: numbe
     s.zLimit = growthFactor(B) * maxAbs(Z);
     s.zPeak = 0;
   };
+  const freshBstar = (): void => {
+    gramSchmidtInto(B, n, m, s.Bs, r, null);
+    Object.assign(s, FRESH_BSTAR);
+  };
+  // the growth and drift watches (phases.ts)
   const growthWatch = (): void => {
     reduceAll();
-    gramSchmidtInto(B, n, m, s.Bs, r, null);
+    freshBstar();
   };
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const before = stats.swaps + stats.sizeReductions;
     if (round > 0 && input) basisFromTransform(input, Z, n, m, B);
-    gramSchmidtInto(B, n, m, s.Bs, r, null);
+    freshBstar();
     s.zLimit = growthFactor(B) * maxAbs(Z);
     s.zPeak = 0;
     runPhases(s, 0, m, stats, p, true, name, growthWatch);

@@ -45,6 +45,42 @@ export interface PairState {
   zPeak: number;
   /** zPeak above this calls for the early size reduction (see growthFactor). */
   zLimit: number;
+  /** Whether the drift watch runs (AlgoParams.driftWatch). */
+  readonly watchDrift: boolean;
+  /** B* was changed by a swap since it was last computed from the basis (the drift watch looks only then). */
+  watch: boolean;
+  /** A pair step found B* drifted (bstarDrifted) and did nothing: the caller recomputes B*. */
+  drift: boolean;
+}
+
+/** A fresh PairState's watch fields; B* computed from the basis just now. */
+export const FRESH_BSTAR = { watch: false, drift: false } as const;
+
+/**
+ * Drift watch. SimpleSwap updates b*_{k-1}, b*_k through the formulas above instead of
+ * recomputing them, and where the Gram-Schmidt norms span many orders (knapsack-like bases: r_0
+ * near 2^38, the rest near 1) those updates lose every digit within a few dozen swaps of one
+ * sub-basis: MB-LLL failed on 8 of 60 random 131 x 130 knapsack bases (sub-bases of 8) with a
+ * precision failure or a failed check, and the whole-device kernel's block mode drove |Z| past
+ * 2^53 (bench/gpu-notes.md v12). A true b*_j satisfies <b_j, b*_j> = ||b*_j||^2 (b_j - b*_j lies in
+ * the span of the earlier ones); a pair step with B* changed since it was computed checks that for
+ * j = k-1, k within DRIFT_TOL ||b_j||^2 (the rounding of b*_j is relative to the columns it was
+ * projected from, at most about j units of ||b_j||) and otherwise does nothing and sets s.drift;
+ * the caller then runs the closing size reduction and a fresh Gram-Schmidt, as for the growth
+ * watch. Where it finds no drift nothing changes; it does find some on ill-conditioned bases where
+ * no reduction fails (square block-Toeplitz, 12 x 12), so the per-basis GPU kernels, which run the
+ * papers' algorithms as they are, equal the reducers with it off (AlgoParams.driftWatch false).
+ */
+export function driftTolerance(B: RealArray): number {
+  return B instanceof Float32Array ? 2 ** -8 : 2 ** -36;
+}
+
+export function bstarDrifted(s: PairState, k: number, r1: number, rk: number): boolean {
+  const { B, Bs, n } = s;
+  const tol = driftTolerance(B);
+  const a = (k - 1) * n, b = k * n;
+  return !(Math.abs(dotCols(B, a, Bs, a, n) - r1) <= tol * dotCols(B, a, B, a, n))
+    || !(Math.abs(dotCols(B, b, Bs, b, n) - rk) <= tol * dotCols(B, b, B, b, n));
 }
 
 /**
@@ -82,11 +118,19 @@ export function simpleSwapBstar(Bs: RealArray, a: number, b: number, n: number, 
   return muNew;
 }
 
-/** One pair step on (k-1, k): SimpleSizeReduce of mu_{k,k-1}, Lovasz test, SimpleSwap. True on a swap. */
+/**
+ * One pair step on (k-1, k): SimpleSizeReduce of mu_{k,k-1}, Lovasz test, SimpleSwap. True on a
+ * swap. With s.watch, first the drift watch (nothing done, s.drift set, where B* drifted).
+ */
 export function pairStep(s: PairState, k: number, stats: BasisStats): boolean {
   const { B, Bs, Z, n, m, sup } = s;
   const a = (k - 1) * n, b = k * n;
   const r1 = dotCols(Bs, a, Bs, a, n);
+  const rk = dotCols(Bs, b, Bs, b, n);  // the size reduction below does not change b*_k
+  if (s.watch && bstarDrifted(s, k, r1, rk)) {
+    s.drift = true;
+    return false;
+  }
   sup[k] = dotCols(B, b, Bs, a, n) / r1;
   let mu = sup[k]!;
   if (Math.abs(mu) > s.bound) {
@@ -97,10 +141,10 @@ export function pairStep(s: PairState, k: number, stats: BasisStats): boolean {
     mu = sup[k]!;
     stats.sizeReductions++;
   }
-  const rk = dotCols(Bs, b, Bs, b, n);
   if (!(rk < (s.delta - mu * mu) * r1)) return false;
   swapColumns(B, Z, n, m, k, k - 1);
   sup[k] = simpleSwapBstar(Bs, a, b, n, mu, r1, rk);
+  s.watch = s.watchDrift;
   stats.swaps++;
   return true;
 }
@@ -126,7 +170,9 @@ export interface PhaseRun {
  * Then every pair (k-1, k) inside the range satisfies Lovasz with |mu_{k,k-1}| <= eta. At most
  * p.maxIterations phases (IterationLimitError past that); `countPhases` adds each phase to
  * stats.iterations (the all-swap reducer counts phases, the block reducers count rounds).
- * `onGrowth` is called between phases once s.zPeak passes s.zLimit (the growth watch).
+ * `onGrowth` is called between phases once s.zPeak passes s.zLimit (the growth watch) or a pair
+ * step found B* drifted (the drift watch); it must recompute B* (and clear s.watch, s.drift). The
+ * pairs a drift skipped are taken again: both parities run once more.
  */
 export function runPhases(
   s: PairState, lo: number, hi: number, stats: BasisStats, p: AlgoParams, countPhases: boolean, name: string,
@@ -146,7 +192,11 @@ export function runPhases(
     if (parity === 1) oddDirty = swapped;
     else evenDirty = swapped;
     parity = parity === 1 ? 0 : 1;
-    if (onGrowth && s.zPeak > s.zLimit) onGrowth();
+    if (s.drift) {
+      oddDirty = evenDirty = true;
+      if (!onGrowth) Object.assign(s, FRESH_BSTAR);  // nobody recomputes B*: go on without the watch
+    }
+    if (onGrowth && (s.zPeak > s.zLimit || s.drift)) onGrowth();
   }
   return { phases, swaps: stats.swaps - swaps0, sizeReductions: stats.sizeReductions - red0 };
 }

@@ -6,7 +6,7 @@
 import type { RealArray } from '../../core/matrix.js';
 import type { BasisStats } from '../types.js';
 import { dotCols, reduceColumn, swapColumns } from '../lll/columns.js';
-import { simpleSwapBstar, type PairState } from '../allswap/phases.js';
+import { bstarDrifted, simpleSwapBstar, type PairState } from '../allswap/phases.js';
 
 /**
  * GS-coefficient update: mu_{i,j} = <b_i, b*_j> / r_j for every i > j where column i or column j
@@ -63,6 +63,11 @@ export function boundaryStepWithU(s: PairState, U: RealArray, k: number, stats: 
   const a = (k - 1) * n, b = k * n;
   const ko = k * m, po = (k - 1) * m;
   const r1 = dotCols(Bs, a, Bs, a, n);
+  const rk = dotCols(Bs, b, Bs, b, n);  // the size reduction below does not change b*_k
+  if (s.watch && bstarDrifted(s, k, r1, rk)) {  // the drift watch (phases.ts)
+    s.drift = true;
+    return false;
+  }
   U[ko + k - 1] = dotCols(B, b, Bs, a, n) / r1;
   let mu = U[ko + k - 1]!;
   if (Math.abs(mu) > s.bound) {
@@ -74,10 +79,10 @@ export function boundaryStepWithU(s: PairState, U: RealArray, k: number, stats: 
     mu = U[ko + k - 1]!;
     stats.sizeReductions++;
   }
-  const rk = dotCols(Bs, b, Bs, b, n);
   if (!(rk < (s.delta - mu * mu) * r1)) return false;
   swapColumns(B, Z, n, m, k, k - 1);
   const muNew = simpleSwapBstar(Bs, a, b, n, mu, r1, rk);
+  s.watch = s.watchDrift;
   for (let j = 0; j < k - 1; j++) {
     const t = U[ko + j]!;
     U[ko + j] = U[po + j]!;

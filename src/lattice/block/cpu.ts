@@ -40,7 +40,7 @@ import type { AlgoParams, BasisStats, CpuReducer } from '../types.js';
 import { maxAbs } from '../lll/columns.js';
 import { basisFromTransform, checkReducerInput, gramSchmidtInto, iterationLimit, keepInput, newStats, normsInto, reductionBound, sizeReduceFromBstar } from '../lll/gso.js';
 import { MAX_ROUNDS } from '../allswap/cpu.js';
-import { growthFactor, pairStep, runPhases, type PairState } from '../allswap/phases.js';
+import { FRESH_BSTAR, growthFactor, pairStep, runPhases, type PairState } from '../allswap/phases.js';
 import { boundaryStepWithU, sizeReduceWithU, updateCoefficients } from './coefficients.js';
 
 interface BlockSetup {
@@ -57,7 +57,7 @@ function setup(B: RealArray, Z: Float64Array, n: number, m: number, p: AlgoParam
     throw new InvalidArgumentError(`${name}: blockSize must be an integer >= 2, got ${p.blockSize}`);
   }
   const s: PairState = {
-    B, Z, n, m, Bs: allocLike(B, n * m), sup: allocLike(B, m), delta: p.delta, bound: reductionBound(p.eta, B), zPeak: 0, zLimit: 0,
+    B, Z, n, m, Bs: allocLike(B, n * m), sup: allocLike(B, m), delta: p.delta, bound: reductionBound(p.eta, B), zPeak: 0, zLimit: 0, watchDrift: p.driftWatch !== false, ...FRESH_BSTAR,
   };
   const size = Math.min(p.blockSize, m);
   return { s, r: allocLike(B, m), size, count: Math.ceil(m / size) };
@@ -95,15 +95,19 @@ export const crBlockCpu: CpuReducer = (B, Z, n, m, p) => {
     const before = stats.swaps + stats.sizeReductions;
     if (round > 0 && Bin) basisFromTransform(Bin, Z, n, m, B);
     gramSchmidtInto(B, n, m, s.Bs, r, null);
+    Object.assign(s, FRESH_BSTAR);
     const flagged = new Array<boolean>(count).fill(true);
     const reduceAll = (): void => {
       normsInto(s.Bs, n, m, r);
       stats.sizeReductions += sizeReduceFromBstar(B, s.Bs, r, Z, n, m, 1, m, 0, s.bound);
       gramSchmidtInto(B, n, m, s.Bs, r, null);
+      Object.assign(s, FRESH_BSTAR);
       s.zLimit = growthFactor(B) * maxAbs(Z);
       s.zPeak = 0;
     };
-    const watchGrowth = (): void => { if (s.zPeak > s.zLimit) reduceAll(); };
+    // the growth and drift watches (phases.ts); a boundary pair skipped for drift is checked again
+    // in the next round, which starts from a fresh Gram-Schmidt (the round changed B*, so it runs)
+    const watchGrowth = (): void => { if (s.zPeak > s.zLimit || s.drift) reduceAll(); };
     s.zLimit = growthFactor(B) * maxAbs(Z);
     s.zPeak = 0;
     for (;;) {
@@ -134,13 +138,15 @@ export const blockCpu: CpuReducer = (B, Z, n, m, p) => {
     const before = stats.swaps + stats.sizeReductions;
     if (round > 0 && Bin) basisFromTransform(Bin, Z, n, m, B);
     gramSchmidtInto(B, n, m, s.Bs, r, U);
+    Object.assign(s, FRESH_BSTAR);
     const flagged = new Array<boolean>(count).fill(true);
     const stale = new Array<boolean>(count).fill(false);
-    // growth watch: everything reduced from B*, then B* and U recomputed whole (valid for all blocks)
+    // growth and drift watches: everything reduced from B*, then B* and U recomputed whole (valid for all blocks)
     const reduceAll = (): void => {
       normsInto(s.Bs, n, m, r);
       stats.sizeReductions += sizeReduceFromBstar(B, s.Bs, r, Z, n, m, 1, m, 0, s.bound);
       gramSchmidtInto(B, n, m, s.Bs, r, U);
+      Object.assign(s, FRESH_BSTAR);
       s.zLimit = growthFactor(B) * maxAbs(Z);
       s.zPeak = 0;
     };
@@ -165,8 +171,10 @@ export const blockCpu: CpuReducer = (B, Z, n, m, p) => {
         stats.sizeReductions += sizeReduceWithU(s, U, lo + 1, Math.min(m, lo + size), lo);
         flagged[b] = false;
       }
-      if (!boundaryChecks(g, flagged, (k) => boundaryStepWithU(s, U, k, stats))) break;
-      if (s.zPeak > s.zLimit) reduceAll();
+      const boundarySwap = boundaryChecks(g, flagged, (k) => boundaryStepWithU(s, U, k, stats));
+      const drift = s.drift;  // a boundary pair skipped for drift is checked again on fresh B* and U
+      if (!boundarySwap && !drift) break;
+      if (s.zPeak > s.zLimit || drift) reduceAll();
     }
     stats.sizeReductions += sizeReduceWithU(s, U, 1, m, 0);
     if (stats.swaps + stats.sizeReductions === before) break;
