@@ -114,6 +114,20 @@ export interface CudaBatchResult<A extends RealArray> {
 }
 
 /**
+ * Arrays the caller gives for the outputs (filled and returned as `basis` and `Z`), for repeated
+ * calls on batches of one shape. Fresh output arrays cost their first-touch page faults, which
+ * dominate the engine call on large batches (bench/gpu-notes.md: about 0.7 ms per MiB on the
+ * development machine; 68x64 float32 x 4096: 205 MB of outputs); arrays that were written before
+ * cost a copy from the pinned staging buffer only.
+ */
+export interface CudaBatchOutputs<A extends RealArray> {
+  /** batch x n x m, the precision of the input. */
+  basis?: A;
+  /** batch x m x m. */
+  Z?: Float64Array;
+}
+
+/**
  * Tuning of the batch runner (tests and benchmarks set these; leave at 0 otherwise).
  * maxChunk: largest chunk of bases per launch (0: what memory and the pipeline decide);
  * streams: pipeline lanes (0: up to 3 when the batch has several chunks).
@@ -130,8 +144,9 @@ export function runLatticeBatch<A extends RealArray>(
   n: number,
   m: number,
   params: AlgoParams,
+  out?: CudaBatchOutputs<A>,
 ): Promise<CudaBatchResult<A>> {
-  const job = queue.then(() => runExclusive(spec, data, batch, n, m, params));
+  const job = queue.then(() => runExclusive(spec, data, batch, n, m, params, out));
   queue = job.catch(() => undefined);
   return job;
 }
@@ -151,6 +166,29 @@ export function validateLatticeBatch(data: RealArray, batch: number, n: number, 
   if (!Number.isInteger(params.maxIterations) || params.maxIterations < 1) {
     throw new InvalidArgumentError(`maxIterations must be a positive integer, got ${params.maxIterations}`);
   }
+}
+
+/** The caller's output arrays, checked against the batch, or fresh ones. */
+function outputArrays<A extends RealArray>(data: A, batch: number, n: number, m: number, out: CudaBatchOutputs<A> | undefined): { basis: A; Z: Float64Array } {
+  const basis = out?.basis;
+  if (basis !== undefined && (basis.constructor !== data.constructor || basis.length !== batch * n * m)) {
+    throw new InvalidArgumentError(`out.basis must be a ${data.constructor.name} of batch x n x m = ${batch * n * m} elements, got a ${basis.constructor.name} of ${basis.length}`);
+  }
+  const Z = out?.Z;
+  if (Z !== undefined && (!(Z instanceof Float64Array) || Z.length !== batch * m * m)) {
+    throw new InvalidArgumentError(`out.Z must be a Float64Array of batch x m x m = ${batch * m * m} elements`);
+  }
+  // out.basis may be the input itself (reduced in place: a chunk's input is staged before its
+  // outputs come back); otherwise no output may overlap the input or the other output
+  const overlap = (a: RealArray, b: RealArray) => a.buffer === b.buffer
+    && a.byteOffset < b.byteOffset + b.byteLength && b.byteOffset < a.byteOffset + a.byteLength;
+  if ((basis && basis !== data && overlap(basis, data)) || (Z && overlap(Z, data)) || (basis && Z && overlap(basis, Z))) {
+    throw new InvalidArgumentError('the output arrays must not overlap the input or each other (out.basis may be the input itself)');
+  }
+  return {
+    basis: basis ?? ((data instanceof Float32Array ? new Float32Array(batch * n * m) : new Float64Array(batch * n * m)) as A),
+    Z: Z ?? new Float64Array(batch * m * m),
+  };
 }
 
 /** A kernel with its launch plan for one (n, m, precision, batch): what a chunk needs to launch. */
@@ -266,17 +304,17 @@ async function runExclusive<A extends RealArray>(
   n: number,
   m: number,
   params: AlgoParams,
+  out: CudaBatchOutputs<A> | undefined,
 ): Promise<CudaBatchResult<A>> {
   const t0 = performance.now();
   validateLatticeBatch(data, batch, n, m, params);
+  const { basis, Z } = outputArrays(data, batch, n, m, out);
   const ctx = requireCuda();
   ctx.makeCurrent();
   const precision = data instanceof Float32Array ? 'float32' : 'float64';
   const p = prepareLattice(ctx, spec, precision, batch, n, m, params);
   const { layout } = p;
 
-  const basis = (precision === 'float32' ? new Float32Array(batch * n * m) : new Float64Array(batch * n * m)) as A;
-  const Z = new Float64Array(batch * m * m);
   const iterations = new Int32Array(batch), swaps = new Int32Array(batch), sizeReductions = new Int32Array(batch);
   const float32Failures = new Map<number, string>();
 
@@ -309,7 +347,7 @@ async function runExclusive<A extends RealArray>(
     chunks++;
     const at = chunkLayout(layout, count);
     const inBytes = count * layout.inBytes;
-    new Uint8Array(basis.buffer, first * layout.inBytes, inBytes).set(lane.host.u8(at.hostBasis, inBytes));
+    new Uint8Array(basis.buffer, basis.byteOffset + first * layout.inBytes, inBytes).set(lane.host.u8(at.hostBasis, inBytes));
     Z.set(lane.host.f64(at.hostZ, count * m * m), first * m * m);
     const st = lane.host.i32(at.hostStats, count * STATS_WIDTH);
     for (let b = 0, o = 0; b < count; b++, o += STATS_WIDTH) {

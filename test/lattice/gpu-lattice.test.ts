@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
-import { InvalidInputError, IterationLimitError, RankDeficientError } from '../../src/core/errors.js';
+import { InvalidArgumentError, InvalidInputError, IterationLimitError, RankDeficientError } from '../../src/core/errors.js';
 import type { RealArray } from '../../src/core/matrix.js';
 import { Philox } from '../../src/core/rng.js';
 import { checkLagrangePairs, checkLLL, checkUnimodular } from '../../src/lattice/check.js';
@@ -218,5 +218,41 @@ test('jacobi-parallel on the GPU, single large bases (rounds in modes 3 and 2, G
     assert.deepEqual(gpu.Z, ref.Z, `${what}: Z differs from the CPU reference`);
     assert.deepEqual(gpu.basis, ref.B, `${what}: reduced basis differs from the CPU reference`);
     assert.deepEqual([gpu.stats.iterations[0], gpu.stats.swaps[0], gpu.stats.sizeReductions[0]], [ref.stats.iterations, ref.stats.swaps, ref.stats.sizeReductions], `${what}: counts differ`);
+  }
+});
+
+test('the engine call writes into the caller\'s output arrays (reused over calls, or in place) with the results of fresh ones', { skip }, async () => {
+  const seed = randomInt(2 ** 40);
+  for (const [name, call] of [['allswap', allswapCuda], ['jacobi-parallel', jacobiParallelCuda]] as const) {
+    const batch = 5 + randomInt(40), n = 12, m = 10;
+    const g = gaussianBases({ batch, n, m, seed, precision: 'float32' });
+    const fresh = await call(g.data, batch, n, m, PARAMS);
+    const out = { basis: new Float32Array(batch * n * m).fill(NaN), Z: new Float64Array(batch * m * m).fill(NaN) };
+    for (let rep = 0; rep < 2; rep++) {
+      const r = await call(g.data, batch, n, m, PARAMS, out);
+      assert.ok(r.basis === out.basis && r.Z === out.Z, `${name}: the caller's arrays come back`);
+      assert.deepEqual(r.basis, fresh.basis, `seed ${seed}, ${name}, call ${rep}`);
+      assert.deepEqual(r.Z, fresh.Z, `seed ${seed}, ${name}, call ${rep}`);
+    }
+    const inPlace = g.data.slice();
+    const r = await call(inPlace, batch, n, m, PARAMS, { basis: inPlace });
+    assert.deepEqual(r.basis, fresh.basis, `seed ${seed}, ${name}, in place`);
+  }
+});
+
+test('output arrays of the wrong type, size or overlapping the input are typed errors (before any device is asked)', async () => {
+  const g = gaussianBases({ batch: 3, n: 6, m: 5, seed: randomInt(2 ** 40), precision: 'float64' });
+  const big = new Float64Array(91);
+  big.set(g.data);
+  const data = big.subarray(0, 90);
+  const bad = [
+    { basis: new Float32Array(3 * 30) },
+    { basis: new Float64Array(3 * 30 - 1) },
+    { Z: new Float64Array(3 * 25 + 1) },
+    { Z: data.subarray(0, 75) },
+    { basis: new Float64Array(big.buffer, 8, 90) },
+  ];
+  for (const out of bad) {
+    await assert.rejects(allswapCuda(data, 3, 6, 5, PARAMS, out as { basis?: Float64Array; Z?: Float64Array }), InvalidArgumentError);
   }
 });

@@ -10,7 +10,7 @@
 import type { AlgoParams } from '../types.js';
 import type { DeviceProperties } from '../../gpu/context.js';
 import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
-import { runLatticeBatch, type CudaBatchResult, type LatticeKernelSpec, type LaunchPlan, type RealArray } from '../../gpu/lattice-batch.js';
+import { runLatticeBatch, type CudaBatchOutputs, type CudaBatchResult, type LatticeKernelSpec, type LaunchPlan, type RealArray } from '../../gpu/lattice-batch.js';
 import { precisionReductionBound } from '../lll/gso.js';
 import { allswapGridPlan, gridKernel, gridSuitsBatch } from './grid.js';
 
@@ -239,7 +239,8 @@ export const allswapSpec: LatticeKernelSpec = {
  * GPU. Returns the reduced bases (same precision as `data`), the transforms Z (batch m x m,
  * B' = B Z) and per-basis counts (iterations = phases) with kernel and total times. Throws the
  * CPU reducer's typed errors naming the basis, and EngineUnavailableError without a device.
+ * `out`: arrays for the outputs, reused over calls (CudaBatchOutputs).
  */
-export function reduceBatchCuda<A extends RealArray>(data: A, batch: number, n: number, m: number, params: AlgoParams): Promise<CudaBatchResult<A>> {
-  return runLatticeBatch(allswapSpec, data, batch, n, m, params);
+export function reduceBatchCuda<A extends RealArray>(data: A, batch: number, n: number, m: number, params: AlgoParams, out?: CudaBatchOutputs<A>): Promise<CudaBatchResult<A>> {
+  return runLatticeBatch(allswapSpec, data, batch, n, m, params, out);
 }

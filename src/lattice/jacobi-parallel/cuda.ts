@@ -6,7 +6,7 @@
 import type { AlgoParams } from '../types.js';
 import type { CudaContext, DeviceProperties } from '../../gpu/context.js';
 import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
-import { runLatticeBatch, type CudaBatchResult, type LatticeKernelSpec, type LaunchPlan, type RealArray } from '../../gpu/lattice-batch.js';
+import { runLatticeBatch, type CudaBatchOutputs, type CudaBatchResult, type LatticeKernelSpec, type LaunchPlan, type RealArray } from '../../gpu/lattice-batch.js';
 
 const KERNEL_URL = new URL('./kernel.cu', import.meta.url);
 
@@ -171,7 +171,8 @@ export const jacobiParallelSpec: LatticeKernelSpec = {
  * reduced bases (same precision as `data`), the transforms Z (batch m x m, B' = B Z) and per-basis
  * counts with kernel and total times. Throws the CPU reducer's typed errors (NON_FINITE,
  * ZERO_VECTOR, ITERATION_LIMIT) naming the basis, and EngineUnavailableError without a device.
+ * `out`: arrays for the outputs, reused over calls (CudaBatchOutputs).
  */
-export function reduceBatchCuda<A extends RealArray>(data: A, batch: number, n: number, m: number, params: AlgoParams): Promise<CudaBatchResult<A>> {
-  return runLatticeBatch(jacobiParallelSpec, data, batch, n, m, params);
+export function reduceBatchCuda<A extends RealArray>(data: A, batch: number, n: number, m: number, params: AlgoParams, out?: CudaBatchOutputs<A>): Promise<CudaBatchResult<A>> {
+  return runLatticeBatch(jacobiParallelSpec, data, batch, n, m, params, out);
 }
