@@ -133,7 +133,7 @@ export async function run(argv: string[]): Promise<number> {
     const s = res.stats;
     process.stderr.write([
       ...checkLines(check, s.algorithm),
-      `  ${s.algorithm} on ${s.engine} (${s.precision}${s.redoneInFloat64 ? ', redone in float64' : ''}): n = ${n}, m = ${m}, ${s.iterations} iterations, ${s.swaps} swaps, ${s.timeMs.toFixed(2)} ms`,
+      `  ${s.algorithm} on ${s.engine} (${s.precision}${s.redoneInFloat64 ? ', redone in float64' : ''}${s.redoneOnCpu ? ', a GPU breakdown redone on the CPU' : ''}): n = ${n}, m = ${m}, ${s.iterations} iterations, ${s.swaps} swaps, ${s.timeMs.toFixed(2)} ms`,
     ].join('\n') + '\n');
   }
   return 0;

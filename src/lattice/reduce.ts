@@ -14,7 +14,7 @@ import {
   type LagrangeCheck, type LLLCheck, type QualityMetrics, type UnimodularCheck,
 } from './check.js';
 import { reduceBatchCpu, reduceChunk, reduceOneCpu, withBasisIndex } from './cpu-batch.js';
-import { CUDA_ALGORITHMS, CUDA_REDUCERS, cudaDeviceAvailable } from './cuda-registry.js';
+import { CUDA_ALGORITHMS, CUDA_REDUCERS, cudaDeviceAvailable, type CudaReducer } from './cuda-registry.js';
 import type { Algorithm, BasisStats, ReduceOptions } from './types.js';
 import { assertIndependent, firstDependentColumn, firstZeroColumn, resolveOptions, validateBases, type ResolvedOptions } from './validate.js';
 
@@ -27,6 +27,8 @@ export interface BasisCheck {
   metrics: QualityMetrics;
   /** True when this basis was redone in float64 after its float32 result failed. */
   redoneInFloat64: boolean;
+  /** True when a GPU float64 result of this basis broke down and the basis was redone on the CPU (drift watch). */
+  redoneOnCpu: boolean;
 }
 
 export interface ReduceStats {
@@ -41,6 +43,8 @@ export interface ReduceStats {
   sizeReductions: number;
   /** float32 results that failed the float64 check and were redone in float64. */
   redoneInFloat64: number;
+  /** CUDA engine, float64, allswap / block / cr-block: bases whose GPU run broke down and were redone on the CPU. */
+  redoneOnCpu: number;
   timeMs: number;
   perBasis: BasisStats[];
   /**
@@ -91,6 +95,7 @@ export function checkBasis(
     unimodular,
     metrics: qualityMetrics(out, n, m, gs),
     redoneInFloat64: false,
+    redoneOnCpu: false,
   };
 }
 
@@ -151,20 +156,23 @@ const BREAKDOWNS = new Set(['RANK_DEFICIENT', 'ZERO_VECTOR', 'PRECISION_FAILURE'
  * check is redone in float64; a float64 failure is explained (dependence) or raised.
  */
 function finish(
-  bases: MatrixBatch, o: ResolvedOptions, Zall: Float64Array, perBasis: BasisStats[], reducedAll?: RealArray,
-): { out: Float64Array; checks?: BasisCheck[]; redone: number; wide: Map<number, bigint[]> } {
+  bases: MatrixBatch, o: ResolvedOptions, engine: 'cpu' | 'cuda', Zall: Float64Array, perBasis: BasisStats[], reducedAll?: RealArray,
+): { out: Float64Array; checks?: BasisCheck[]; redone: number; redoneOnCpu: number; wide: Map<number, bigint[]> } {
   const { batch, rows: n, cols: m } = bases;
   const out = new Float64Array(batch * n * m);
   const checks: BasisCheck[] = [];
   const wide = new Map<number, bigint[]>();
-  let redone = 0;
+  let redone = 0, redoneOnCpu = 0;
+  // a float64 GPU result of a kernel without the drift watch that broke down is redone on the CPU
+  const cpuRedoable = engine === 'cuda' && driftRedoable(o);
   const proofOf = (w: ExactTransform & { det: bigint | null }): UnimodularCheck => ({ ok: true, integer: true, det: w.det, method: 'lattice' });
   for (let k = 0; k < batch; k++) {
     const Bin = matrixAt(bases, k);
     let Z = Zall.subarray(k * m * m, (k + 1) * m * m);
-    let res = perBasis[k]!.float32Failure ? null : outputOf(Bin, Z, reducedAll?.subarray(k * n * m, (k + 1) * n * m), n, m, k, o.check);
+    const failed = perBasis[k]!.float32Failure ?? perBasis[k]!.gpuBreakdown;
+    let res = failed ? null : outputOf(Bin, Z, reducedAll?.subarray(k * n * m, (k + 1) * n * m), n, m, k, o.check);
     let c = o.check && res ? checkBasis(res.B, Z, n, m, o, res.wide && proofOf(res.wide)) : undefined;
-    if (o.precision === 'float32' && (!res || (c && !c.ok) || firstZeroColumn(res.B, n, m) >= 0)) {
+    if ((o.precision === 'float32' || cpuRedoable) && (!res || (c && !c.ok) || firstZeroColumn(res.B, n, m) >= 0)) {
       let again;
       const B64 = Float64Array.from(Bin);
       try {
@@ -176,8 +184,9 @@ function finish(
       Z = Zall.subarray(k * m * m, (k + 1) * m * m);
       perBasis[k] = again.stats;
       res = outputOf(Bin, Z, B64, n, m, k, o.check)!;
-      c = o.check ? { ...checkBasis(res.B, Z, n, m, o, res.wide && proofOf(res.wide)), redoneInFloat64: true } : undefined;
-      redone++;
+      const float32 = o.precision === 'float32';
+      c = o.check ? { ...checkBasis(res.B, Z, n, m, o, res.wide && proofOf(res.wide)), redoneInFloat64: float32, redoneOnCpu: !float32 } : undefined;
+      if (float32) redone++; else redoneOnCpu++;
     }
     const Bk = res!.B;
     // Without the check, the Jacobi family (whose conditions say nothing of independence) still
@@ -196,7 +205,56 @@ function finish(
     if (c) checks.push(c);
     out.set(Bk, k * n * m);
   }
-  return { out, checks: o.check ? checks : undefined, redone, wide };
+  return { out, checks: o.check ? checks : undefined, redone, redoneOnCpu, wide };
+}
+
+/**
+ * The per-basis GPU kernels of these algorithms run the papers' algorithms without the drift watch
+ * (allswap/phases.ts); where the CPU engine has it on (the default), a float64 breakdown of theirs is
+ * redone on the CPU engine.
+ */
+function driftRedoable(o: ResolvedOptions): boolean {
+  return o.precision === 'float64' && o.driftWatch !== false && (o.algorithm === 'allswap' || o.algorithm === 'block' || o.algorithm === 'cr-block');
+}
+
+/** Breakdowns of those kernels that the drift watch can avoid (a typed error naming the basis). */
+const DRIFT_BREAKDOWNS = new Set(['PRECISION_FAILURE', 'RANK_DEFICIENT', 'ZERO_VECTOR', 'UNSUPPORTED']);
+
+/**
+ * The CUDA engine's call, where a float64 breakdown of one basis (a typed error naming it, which
+ * loses the whole call) is marked for the CPU redo of finish() and the other bases run on the GPU
+ * again, before and after it. Per-basis counts and Z of the whole batch, kernel times summed.
+ */
+async function cudaWithBreakdowns(
+  reducer: CudaReducer, work: RealArray, batch: number, n: number, m: number, o: ResolvedOptions,
+): Promise<{ Z: Float64Array; perBasis: BasisStats[]; kernelMs: number; chunks: number; variant: string }> {
+  try {
+    const r = await reducer(work, batch, n, m, o);
+    const perBasis: BasisStats[] = [];
+    for (let k = 0; k < batch; k++) {
+      const failure = r.stats.float32Failures.get(k);
+      perBasis.push({ iterations: r.stats.iterations[k]!, swaps: r.stats.swaps[k]!, sizeReductions: r.stats.sizeReductions[k]!, ...(failure ? { float32Failure: failure } : {}) });
+    }
+    return { Z: r.Z, perBasis, kernelMs: r.stats.kernelMs, chunks: r.stats.chunks, variant: r.stats.variant };
+  } catch (err) {
+    const k = err instanceof LatticeMimoError ? (err.details as { basis?: number } | undefined)?.basis : undefined;
+    if (!driftRedoable(o) || k === undefined || !(err instanceof LatticeMimoError) || !DRIFT_BREAKDOWNS.has(err.code)) throw err;
+    const size = n * m, mm = m * m;
+    const Z = new Float64Array(batch * mm);
+    const perBasis: BasisStats[] = [];
+    let kernelMs = 0, chunks = 0, variant = 'default';
+    const part = async (first: number, count: number) => {
+      if (count === 0) return;
+      const r = await cudaWithBreakdowns(reducer, work.subarray(first * size, (first + count) * size), count, n, m, o);
+      Z.set(r.Z, first * mm);
+      perBasis.push(...r.perBasis);
+      kernelMs += r.kernelMs; chunks += r.chunks; variant = r.variant;
+    };
+    await part(0, k);
+    perBasis.push({ iterations: 0, swaps: 0, sizeReductions: 0, gpuBreakdown: `${err.code}: ${err.message}` });
+    await part(k + 1, batch - k - 1);
+    return { Z, perBasis, kernelMs, chunks, variant };
+  }
 }
 
 function sumStats(s: BasisStats[]): Pick<ReduceStats, 'iterations' | 'swaps' | 'sizeReductions'> {
@@ -209,14 +267,14 @@ function packResult(
   bases: MatrixBatch, o: ResolvedOptions, engine: 'cpu' | 'cuda', Z: Float64Array, perBasis: BasisStats[], t0: number, reduced?: RealArray,
 ): ReduceResult {
   const { batch, rows: n, cols: m } = bases;
-  const { out, checks, redone, wide } = finish(bases, o, Z, perBasis, reduced);
+  const { out, checks, redone, redoneOnCpu, wide } = finish(bases, o, engine, Z, perBasis, reduced);
   const data: RealArray = precisionOf(bases.data) === 'float32' ? Float32Array.from(out) : out;
   return {
     basis: makeBatch(data, batch, n, m),
     transform: makeBatch(Z, batch, m, m),
     stats: {
       algorithm: o.algorithm, engine, precision: o.precision, batch, n, m, ...sumStats(perBasis),
-      redoneInFloat64: redone, timeMs: performance.now() - t0, perBasis,
+      redoneInFloat64: redone, redoneOnCpu, timeMs: performance.now() - t0, perBasis,
     },
     checks,
     ...(wide.size > 0 ? { wideTransforms: wide } : {}),
@@ -254,14 +312,11 @@ export async function reduce(bases: MatrixBatch, opts: ReduceOptions = {}): Prom
   const work = toPrecision(bases.data, o.precision);
   if (engine === 'cuda') {
     const reducer = await CUDA_REDUCERS[o.algorithm]!();
-    const r = await reducer(work, batch, n, m, o).catch((err: unknown) => explainFailure(bases, err));
-    const perBasis: BasisStats[] = [];
-    for (let k = 0; k < batch; k++) {
-      const failure = r.stats.float32Failures.get(k);
-      perBasis.push({ iterations: r.stats.iterations[k]!, swaps: r.stats.swaps[k]!, sizeReductions: r.stats.sizeReductions[k]!, ...(failure ? { float32Failure: failure } : {}) });
-    }
-    const res = packResult(bases, o, 'cuda', r.Z, perBasis, t0);
-    res.stats.gpu = { kernelMs: r.stats.kernelMs, totalMs: r.stats.totalMs, chunks: r.stats.chunks, variant: r.stats.variant };
+    const tGpu = performance.now();
+    const r = await cudaWithBreakdowns(reducer, work, batch, n, m, o).catch((err: unknown) => explainFailure(bases, err));
+    const totalMs = performance.now() - tGpu;
+    const res = packResult(bases, o, 'cuda', r.Z, r.perBasis, t0);
+    res.stats.gpu = { kernelMs: r.kernelMs, totalMs, chunks: r.chunks, variant: r.variant };
     return res;
   }
   const run = await reduceBatchCpu(o.algorithm, work, batch, n, m, o, opts.threads, opts.onProgress)

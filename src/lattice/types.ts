@@ -38,6 +38,12 @@ export interface BasisStats {
   sizeReductions: number;
   /** Set when a float32 run broke down (the reason); reduce() then redoes the basis in float64. */
   float32Failure?: string;
+  /**
+   * Set when a per-basis GPU kernel's float64 run of allswap, block or cr-block broke down (the
+   * reason): those kernels have no drift watch, so reduce() redoes the basis on the CPU engine, whose
+   * reducers have it (AlgoParams.driftWatch).
+   */
+  gpuBreakdown?: string;
   /** Set when float64 broke down on an integral basis and the LLL went on with double-double Gram-Schmidt rows. */
   extendedPrecision?: 'double-double';
   /** Set when Z outgrew float64 and was rebuilt exactly (reduce()'s wideTransforms): bits of its largest entry. */

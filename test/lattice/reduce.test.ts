@@ -256,3 +256,22 @@ test('CPU MB-LLL: the drift watch turns a precision failure on a knapsack basis 
   await assert.rejects(reduce(basis, { algorithm: 'block', engine: 'cpu', blockSize: 8, driftWatch: false }),
     (e: unknown) => e instanceof LatticeMimoError && ['PRECISION_FAILURE', 'CHECK_FAILED'].includes(e.code));
 });
+
+// The per-basis GPU kernels run MB-LLL as the paper has it, without the drift watch: on knapsack
+// seeds 108 and 120 it breaks down (as the CPU reference does with driftWatch false). reduce() redoes
+// such a basis on the CPU engine, whose reducers have the watch, and keeps the GPU's other results.
+test('GPU float64: a basis on which a per-basis kernel breaks down is redone on the CPU (drift watch), the rest of the batch stands', async (t) => {
+  const dev = await cudaDeviceAvailable();
+  if (!dev.ok) { t.skip(`no CUDA device: ${dev.reason}`); return; }
+  const m = 130, n = m + 1, seeds = [108, rng.int(1e9), 120];
+  const data = new Float64Array(seeds.length * n * m);
+  seeds.forEach((s, k) => data.set(knapsackBasis(new Philox(s, 32), m).B, k * n * m));
+  const basis = makeBatch(data, seeds.length, n, m);
+  for (const algorithm of ['block', 'cr-block'] as const) {
+    const res = await reduce(basis, { algorithm, engine: 'cuda', blockSize: 8 });
+    assert.equal(res.stats.gpu?.variant, 'persistent', `${algorithm}: three bases of 130 columns take the per-basis kernel`);
+    assert.ok(res.checks!.every((c) => c.ok), why(`${algorithm}: every output proven`));
+    if (algorithm === 'block') assert.ok(res.checks![0]!.redoneOnCpu && res.checks![2]!.redoneOnCpu && res.stats.redoneOnCpu >= 2, why(`${algorithm}: seeds 108 and 120 redone on the CPU`));
+    for (let k = 0; k < seeds.length; k++) verify(basis, res, k, algorithm, 0.75, 0.51, `${algorithm} cuda knapsack seed ${seeds[k]}`);
+  }
+});
