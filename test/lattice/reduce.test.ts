@@ -269,7 +269,9 @@ test('GPU float64: a basis on which a per-basis kernel breaks down is redone on 
   const basis = makeBatch(data, seeds.length, n, m);
   for (const algorithm of ['block', 'cr-block'] as const) {
     const res = await reduce(basis, { algorithm, engine: 'cuda', blockSize: 8 });
-    assert.equal(res.stats.gpu?.variant, 'persistent', `${algorithm}: three bases of 130 columns take the per-basis kernel`);
+    // three bases of 130 columns take the per-basis kernel; the parts around a breakdown may be few
+    // enough for the whole-device kernel ('grid')
+    assert.ok(['persistent', 'grid'].includes(res.stats.gpu!.variant), `${algorithm}: ${res.stats.gpu!.variant}`);
     assert.ok(res.checks!.every((c) => c.ok), why(`${algorithm}: every output proven`));
     if (algorithm === 'block') assert.ok(res.checks![0]!.redoneOnCpu && res.checks![2]!.redoneOnCpu && res.stats.redoneOnCpu >= 2, why(`${algorithm}: seeds 108 and 120 redone on the CPU`));
     for (let k = 0; k < seeds.length; k++) verify(basis, res, k, algorithm, 0.75, 0.51, `${algorithm} cuda knapsack seed ${seeds[k]}`);
