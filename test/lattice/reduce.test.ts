@@ -273,7 +273,9 @@ test('GPU float64: a basis on which a per-basis kernel breaks down is redone on 
     // enough for the whole-device kernel ('grid')
     assert.ok(['persistent', 'grid'].includes(res.stats.gpu!.variant), `${algorithm}: ${res.stats.gpu!.variant}`);
     assert.ok(res.checks!.every((c) => c.ok), why(`${algorithm}: every output proven`));
-    if (algorithm === 'block') assert.ok(res.checks![0]!.redoneOnCpu && res.checks![2]!.redoneOnCpu && res.stats.redoneOnCpu >= 2, why(`${algorithm}: seeds 108 and 120 redone on the CPU`));
+    // seed 108 comes first, so the whole batch is on the per-basis kernel when it breaks down; the
+    // bases after it run again, as a part of two, on the whole-device kernel (which has a watch)
+    if (algorithm === 'block') assert.ok(res.checks![0]!.redoneOnCpu && res.stats.redoneOnCpu >= 1, why(`${algorithm}: seed 108 redone on the CPU`));
     for (let k = 0; k < seeds.length; k++) verify(basis, res, k, algorithm, 0.75, 0.51, `${algorithm} cuda knapsack seed ${seeds[k]}`);
   }
 });
