@@ -8,14 +8,15 @@ import assert from 'node:assert/strict';
 import { Philox } from '../../src/core/rng.js';
 import { makeBatch, matrixAt, type MatrixBatch } from '../../src/core/matrix.js';
 import { LatticeMimoError } from '../../src/core/errors.js';
-import { bareissDet, checkLagrangePairs, checkLLL, checkUnimodular } from '../../src/lattice/check.js';
+import { bareissDet, checkLagrangePairs, checkLLL, checkUnimodular, gramSchmidt } from '../../src/lattice/check.js';
 import { blockToeplitzBases, gaussianBases, integerScale } from '../../src/lattice/generators.js';
 import { reduce, reduceSync, type ReduceResult } from '../../src/lattice/reduce.js';
 import { ALGORITHMS, type Algorithm } from '../../src/lattice/types.js';
 import { CUDA_ALGORITHMS, cudaDeviceAvailable } from '../../src/lattice/cuda-registry.js';
 import { knapsackBasis } from '../gpu/grid-cases.js';
 
-const seed = Math.floor(Math.random() * 2 ** 31);
+/** Fresh per run; replay a failure with REDUCE_TEST_SEED=<seed> (and the same --test-name-pattern). */
+const seed = process.env.REDUCE_TEST_SEED ? Number(process.env.REDUCE_TEST_SEED) : Math.floor(Math.random() * 2 ** 31);
 const rng = new Philox(seed, 99);
 const why = (s: string) => `${s} [seed ${seed}]`;
 
@@ -87,6 +88,18 @@ function randomFamily(n: number, m: number): { basis: MatrixBatch; family: strin
   }
 }
 
+/** Whether float64 Gram-Schmidt of the basis leaves some ||b*_k||^2 below 1e-28 ||b_k||^2 (lll/gso.ts: the reducers' breakdown test). */
+function float64LosesAVector(b: MatrixBatch): boolean {
+  const { rows: n, cols: m, data } = b;
+  const { r } = gramSchmidt(data, n, m);
+  for (let k = 0; k < m; k++) {
+    let norm = 0;
+    for (let t = 0; t < n; t++) norm += data[k * n + t]! ** 2;
+    if (!(r[k]! > 1e-28 * norm)) return true;
+  }
+  return false;
+}
+
 for (const algorithm of ALGORITHMS) {
   test(`${algorithm}: fresh random bases, n = 2..64, square and rectangular, pass every check`, async () => {
     const cases = 14;
@@ -103,6 +116,13 @@ for (const algorithm of ALGORITHMS) {
       try {
         res = await reduce(basis, { algorithm, delta, eta, blockSize: 2 + rng.int(6), engine: 'cpu' });
       } catch (e) {
+        // the documented limit (README, Limits): only lll goes on past float64 Gram-Schmidt; the
+        // others may stop with PRECISION_FAILURE, but only on an input whose own float64
+        // Gram-Schmidt already lost a vector (one of the knapsack-like family did: 1.8e-122)
+        if (algorithm !== 'lll' && e instanceof LatticeMimoError && e.code === 'PRECISION_FAILURE' && float64LosesAVector(basis)) {
+          process.stderr.write(`note: ${label}: too ill-conditioned for float64 Gram-Schmidt from the start; ${algorithm} says so (${why('')})\n`);
+          continue;
+        }
         assert.fail(why(`${label}: ${(e as Error).message}`));
       }
       if (res.wideTransforms) process.stderr.write(`note: ${label}: Z outgrew float64 (${res.stats.perBasis[0]!.wideTransformBits} bits) and was rebuilt exactly\n`);
