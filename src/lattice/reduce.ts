@@ -2,8 +2,10 @@
  * reduce(): one API for a single basis and for a batch, on any engine. Every output is B_in Z with
  * Z integer (exact for integer input), re-checked in float64 against the algorithm's conditions,
  * with Z proven unimodular in integer arithmetic. A float32 result that fails its check is redone in
- * float64 (counted in stats.redoneInFloat64); a result that still fails raises CheckFailedError,
- * so no unreduced basis is returned as reduced.
+ * float64 (counted in stats.redoneInFloat64); a float64 breakdown of a per-basis GPU kernel of
+ * allswap, block or cr-block is redone on the CPU engine, whose reducers have the drift watch
+ * (stats.redoneOnCpu); a result that still fails raises CheckFailedError, so no unreduced basis is
+ * returned as reduced.
  */
 import { CheckFailedError, EngineUnavailableError, InvalidInputError, LatticeMimoError } from '../core/errors.js';
 import { makeBatch, matrixAt, precisionOf, toPrecision, type MatrixBatch, type RealArray } from '../core/matrix.js';
