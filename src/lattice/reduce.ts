@@ -222,14 +222,23 @@ function driftRedoable(o: ResolvedOptions): boolean {
 /** Breakdowns of those kernels that the drift watch can avoid (a typed error naming the basis). */
 const DRIFT_BREAKDOWNS = new Set(['PRECISION_FAILURE', 'RANK_DEFICIENT', 'ZERO_VECTOR', 'UNSUPPORTED']);
 
+/** GPU re-runs around breakdowns in one reduce() call; past it, the bases left go to the CPU whole. */
+const MAX_GPU_RERUNS = 16;
+
 /**
  * The CUDA engine's call, where a float64 breakdown of one basis (a typed error naming it, which
  * loses the whole call) is marked for the CPU redo of finish() and the other bases run on the GPU
- * again, before and after it. Per-basis counts and Z of the whole batch, kernel times summed.
+ * again, before and after it (at most MAX_GPU_RERUNS times a call: each re-run repeats the GPU work
+ * of its part). Per-basis counts and Z of the whole batch, kernel times summed.
  */
-async function cudaWithBreakdowns(
-  reducer: CudaReducer, work: RealArray, batch: number, n: number, m: number, o: ResolvedOptions,
+export async function cudaWithBreakdowns(
+  reducer: CudaReducer, work: RealArray, batch: number, n: number, m: number, o: ResolvedOptions, reruns = { left: MAX_GPU_RERUNS },
 ): Promise<{ Z: Float64Array; perBasis: BasisStats[]; kernelMs: number; chunks: number; variant: string }> {
+  if (reruns.left < 0) {
+    // too many breakdowns: every basis of this part is redone on the CPU
+    const why = `the GPU broke down on more than ${MAX_GPU_RERUNS} bases of this call`;
+    return { Z: new Float64Array(batch * m * m), perBasis: Array.from({ length: batch }, () => ({ iterations: 0, swaps: 0, sizeReductions: 0, gpuBreakdown: why })), kernelMs: 0, chunks: 0, variant: 'default' };
+  }
   try {
     const r = await reducer(work, batch, n, m, o);
     const perBasis: BasisStats[] = [];
@@ -247,10 +256,12 @@ async function cudaWithBreakdowns(
     let kernelMs = 0, chunks = 0, variant = 'default';
     const part = async (first: number, count: number) => {
       if (count === 0) return;
-      const r = await cudaWithBreakdowns(reducer, work.subarray(first * size, (first + count) * size), count, n, m, o);
+      reruns.left--;
+      const r = await cudaWithBreakdowns(reducer, work.subarray(first * size, (first + count) * size), count, n, m, o, reruns);
       Z.set(r.Z, first * mm);
       perBasis.push(...r.perBasis);
-      kernelMs += r.kernelMs; chunks += r.chunks; variant = r.variant;
+      kernelMs += r.kernelMs; chunks += r.chunks;
+      if (r.chunks > 0) variant = r.variant;
     };
     await part(0, k);
     perBasis.push({ iterations: 0, swaps: 0, sizeReductions: 0, gpuBreakdown: `${err.code}: ${err.message}` });
