@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Packs the project for the H100 machine (../shared/device/pack.sh: Node.js, dist/, production
+# dependencies) and adds what the test suite needs beyond those: fast-check and its pure-rand (a
+# development dependency, which pack.sh's `npm ci --omit=dev` leaves out, so three test files failed
+# to load there). Then compresses the app into .device/main/app.tar.xz, beside Node.js and an
+# env.sh that unpacks both, for `run` with carry [".device/main"] (64 MiB at most travel).
+# Usage, from the project root: bash scripts/device-pack.sh
+set -euo pipefail
+root=$(git rev-parse --show-toplevel)
+cd "$root"
+rm -rf .device/app
+../shared/device/pack.sh
+for dep in fast-check pure-rand; do cp -r "node_modules/$dep" .device/app/node_modules/; done
+mkdir -p .device/main
+tar cf - -C .device app | xz -T0 -6 > .device/main/app.tar.xz
+[ -s .device/main/node.xz ] || cp .device/node.xz .device/main/node.xz
+# sourced on the device machine from the repository root: Node.js on PATH, the app in /tmp/app, and
+# fplll's tools on PATH where .device/main/fplll.tar.xz was put (optional: the cross-checks skip)
+cat > .device/main/env.sh <<'ENV'
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+[ -x /tmp/node-bin/node ] || { mkdir -p /tmp/node-bin && xz -dc "$here/node.xz" > /tmp/node-bin/node && chmod +x /tmp/node-bin/node; }
+rm -rf /tmp/app && tar xJf "$here/app.tar.xz" -C /tmp
+if [ -s "$here/fplll.tar.xz" ]; then mkdir -p /tmp/fplll && tar xJf "$here/fplll.tar.xz" -C /tmp/fplll; fi
+export PATH=/tmp/node-bin:/tmp/fplll:$PATH LD_LIBRARY_PATH=/tmp/fplll${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+ENV
+du -h .device/main/app.tar.xz | sed 's/^/app: /'
+# then: run with carry [".device/main"] and a command starting
+#   source .device/main/env.sh && cd /tmp/app && ...
