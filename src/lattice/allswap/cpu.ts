@@ -25,8 +25,8 @@
 import { allocLike, type RealArray } from '../../core/matrix.js';
 import type { AlgoParams, BasisStats, CpuReducer } from '../types.js';
 import { maxAbs } from '../lll/columns.js';
-import { basisFromTransform, checkReducerInput, gramSchmidtInto, keepInput, newStats, normsInto, reductionBound, sizeReduceFromBstar } from '../lll/gso.js';
-import { FRESH_BSTAR, growthFactor, runPhases, type PairState } from './phases.js';
+import { basisFromTransform, checkReducerInput, keepInput, newStats, normsInto, reductionBound, sizeReduceFromBstar } from '../lll/gso.js';
+import { FRESH_BSTAR, growthFactor, recomputeBstar, runPhases, type PairState } from './phases.js';
 
 /** Rounds from a fresh Gram-Schmidt before the result is handed to the caller's check. */
 export const MAX_ROUNDS = 8;
@@ -56,19 +56,15 @@ export function allSwapRounds(B: RealArray, Z: Float64Array, n: number, m: numbe
     s.zLimit = growthFactor(B) * maxAbs(Z);
     s.zPeak = 0;
   };
-  const freshBstar = (): void => {
-    gramSchmidtInto(B, n, m, s.Bs, r, null);
-    Object.assign(s, FRESH_BSTAR);
-  };
   // the growth and drift watches (phases.ts)
   const growthWatch = (): void => {
     reduceAll();
-    freshBstar();
+    recomputeBstar(s, r, null);
   };
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const before = stats.swaps + stats.sizeReductions;
     if (round > 0 && input) basisFromTransform(input, Z, n, m, B);
-    freshBstar();
+    recomputeBstar(s, r, null);
     s.zLimit = growthFactor(B) * maxAbs(Z);
     s.zPeak = 0;
     runPhases(s, 0, m, stats, p, true, name, growthWatch);

@@ -27,7 +27,7 @@
 import type { RealArray } from '../../core/matrix.js';
 import type { AlgoParams, BasisStats } from '../types.js';
 import { dotCols, reduceColumn, swapColumns } from '../lll/columns.js';
-import { iterationLimit } from '../lll/gso.js';
+import { gramSchmidtInto, iterationLimit } from '../lll/gso.js';
 
 export interface PairState {
   readonly B: RealArray;
@@ -55,6 +55,15 @@ export interface PairState {
 
 /** A fresh PairState's watch fields; B* computed from the basis just now. */
 export const FRESH_BSTAR = { watch: false, drift: false } as const;
+
+/**
+ * B* (r: its squared norms; mu: the GS coefficients, or null) computed from the basis, which clears
+ * the drift watch's state: every caller that recomputes B* goes through here.
+ */
+export function recomputeBstar(s: PairState, r: RealArray, mu: RealArray | null): void {
+  gramSchmidtInto(s.B, s.n, s.m, s.Bs, r, mu);
+  Object.assign(s, FRESH_BSTAR);
+}
 
 /**
  * Drift watch. SimpleSwap updates b*_{k-1}, b*_k through the formulas above instead of

@@ -38,9 +38,9 @@ import { InvalidArgumentError } from '../../core/errors.js';
 import { allocLike, type RealArray } from '../../core/matrix.js';
 import type { AlgoParams, BasisStats, CpuReducer } from '../types.js';
 import { maxAbs } from '../lll/columns.js';
-import { basisFromTransform, checkReducerInput, gramSchmidtInto, iterationLimit, keepInput, newStats, normsInto, reductionBound, sizeReduceFromBstar } from '../lll/gso.js';
+import { basisFromTransform, checkReducerInput, iterationLimit, keepInput, newStats, normsInto, reductionBound, sizeReduceFromBstar } from '../lll/gso.js';
 import { MAX_ROUNDS } from '../allswap/cpu.js';
-import { FRESH_BSTAR, growthFactor, pairStep, runPhases, type PairState } from '../allswap/phases.js';
+import { FRESH_BSTAR, growthFactor, pairStep, recomputeBstar, runPhases, type PairState } from '../allswap/phases.js';
 import { boundaryStepWithU, sizeReduceWithU, updateCoefficients } from './coefficients.js';
 
 interface BlockSetup {
@@ -94,14 +94,12 @@ export const crBlockCpu: CpuReducer = (B, Z, n, m, p) => {
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const before = stats.swaps + stats.sizeReductions;
     if (round > 0 && Bin) basisFromTransform(Bin, Z, n, m, B);
-    gramSchmidtInto(B, n, m, s.Bs, r, null);
-    Object.assign(s, FRESH_BSTAR);
+    recomputeBstar(s, r, null);
     const flagged = new Array<boolean>(count).fill(true);
     const reduceAll = (): void => {
       normsInto(s.Bs, n, m, r);
       stats.sizeReductions += sizeReduceFromBstar(B, s.Bs, r, Z, n, m, 1, m, 0, s.bound);
-      gramSchmidtInto(B, n, m, s.Bs, r, null);
-      Object.assign(s, FRESH_BSTAR);
+      recomputeBstar(s, r, null);
       s.zLimit = growthFactor(B) * maxAbs(Z);
       s.zPeak = 0;
     };
@@ -137,16 +135,14 @@ export const blockCpu: CpuReducer = (B, Z, n, m, p) => {
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const before = stats.swaps + stats.sizeReductions;
     if (round > 0 && Bin) basisFromTransform(Bin, Z, n, m, B);
-    gramSchmidtInto(B, n, m, s.Bs, r, U);
-    Object.assign(s, FRESH_BSTAR);
+    recomputeBstar(s, r, U);
     const flagged = new Array<boolean>(count).fill(true);
     const stale = new Array<boolean>(count).fill(false);
     // growth and drift watches: everything reduced from B*, then B* and U recomputed whole (valid for all blocks)
     const reduceAll = (): void => {
       normsInto(s.Bs, n, m, r);
       stats.sizeReductions += sizeReduceFromBstar(B, s.Bs, r, Z, n, m, 1, m, 0, s.bound);
-      gramSchmidtInto(B, n, m, s.Bs, r, U);
-      Object.assign(s, FRESH_BSTAR);
+      recomputeBstar(s, r, U);
       s.zLimit = growthFactor(B) * maxAbs(Z);
       s.zPeak = 0;
     };
