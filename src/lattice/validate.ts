@@ -82,14 +82,14 @@ export function firstZeroColumn(B: ArrayLike<number>, n: number, m: number): num
 
 /**
  * The float64 independence test: index of the first column whose Gram-Schmidt residual is not far
- * above rounding (||b*_j||^2 <= 1e-24 ||b_j||^2, i.e. relative 1e-12 in norm), or -1.
+ * above rounding (||b*_j||^2 <= relative ||b_j||^2; default 1e-24, i.e. 1e-12 in norm), or -1.
  * `r` are the squared Gram-Schmidt norms (gramSchmidt(B).r).
  */
-export function firstDependentColumn(B: ArrayLike<number>, n: number, m: number, r: Float64Array): number {
+export function firstDependentColumn(B: ArrayLike<number>, n: number, m: number, r: Float64Array, relative = 1e-24): number {
   for (let j = 0; j < m; j++) {
     let s = 0;
     for (let t = 0; t < n; t++) s += B[j * n + t]! * B[j * n + t]!;
-    if (!(r[j]! > 1e-24 * s)) return j;
+    if (!(r[j]! > relative * s)) return j;
   }
   return -1;
 }

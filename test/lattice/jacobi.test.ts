@@ -11,6 +11,7 @@ import { IterationLimitError, LatticeMimoError } from '../../src/core/errors.js'
 import { identity, type RealArray } from '../../src/core/matrix.js';
 import { Philox } from '../../src/core/rng.js';
 import { applyTransform, checkLagrangePairs, checkUnimodular, gramSchmidt, qualityMetrics } from '../../src/lattice/check.js';
+import { firstDependentColumn } from '../../src/lattice/validate.js';
 import type { AlgoParams, CpuReducer } from '../../src/lattice/types.js';
 import { jacobiCpu } from '../../src/lattice/jacobi/cpu.js';
 import { gramMatrix, reductionLimit, roundHalfAway } from '../../src/lattice/jacobi/arith.js';
@@ -43,13 +44,7 @@ function integerBasis(n: number, m: number, R: number): Float64Array {
 
 /** Numerically independent columns, by reduce()'s rule (validate.ts): Gram-Schmidt residual ||b*_j|| > 1e-12 ||b_j||. */
 function independent(B: Float64Array, n: number, m: number): boolean {
-  const { r } = gramSchmidt(B, n, m);
-  for (let j = 0; j < m; j++) {
-    let s = 0;
-    for (let t = 0; t < n; t++) s += B[j * n + t]! ** 2;
-    if (!(r[j]! > 1e-24 * s)) return false;
-  }
-  return true;
+  return firstDependentColumn(B, n, m, gramSchmidt(B, n, m).r) < 0;
 }
 
 /**

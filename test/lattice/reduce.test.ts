@@ -14,6 +14,7 @@ import { reduce, reduceSync, type ReduceResult } from '../../src/lattice/reduce.
 import { ALGORITHMS, type Algorithm } from '../../src/lattice/types.js';
 import { CUDA_ALGORITHMS, cudaDeviceAvailable } from '../../src/lattice/cuda-registry.js';
 import { knapsackBasis } from '../gpu/grid-cases.js';
+import { firstDependentColumn } from '../../src/lattice/validate.js';
 
 /** Fresh per run; replay a failure with REDUCE_TEST_SEED=<seed> (and the same --test-name-pattern). */
 const seed = process.env.REDUCE_TEST_SEED ? Number(process.env.REDUCE_TEST_SEED) : Math.floor(Math.random() * 2 ** 31);
@@ -91,13 +92,7 @@ function randomFamily(n: number, m: number): { basis: MatrixBatch; family: strin
 /** Whether float64 Gram-Schmidt of the basis leaves some ||b*_k||^2 below 1e-28 ||b_k||^2 (lll/gso.ts: the reducers' breakdown test). */
 function float64LosesAVector(b: MatrixBatch): boolean {
   const { rows: n, cols: m, data } = b;
-  const { r } = gramSchmidt(data, n, m);
-  for (let k = 0; k < m; k++) {
-    let norm = 0;
-    for (let t = 0; t < n; t++) norm += data[k * n + t]! ** 2;
-    if (!(r[k]! > 1e-28 * norm)) return true;
-  }
-  return false;
+  return firstDependentColumn(data, n, m, gramSchmidt(data, n, m).r, 1e-28) >= 0;
 }
 
 for (const algorithm of ALGORITHMS) {
