@@ -1152,6 +1152,14 @@ extern "C" __global__ void __launch_bounds__(256, 1) allswap_grid(
           if (zPeakRun > zLimit || drift) return reduceAll(&changes) && gs();
           return true;
         };
+        // a finished stage of pair steps (its slot): its changes and its |Z| peak into the tallies
+        auto tally = [&](const unsigned long long* sl) {
+          const unsigned long long c = __ldcg(sl + S_CHANGES);
+          changes += c;
+          changesSinceGs += c;
+          const double peak = __longlong_as_double((long long)__ldcg(sl + S_ZPEAK));
+          if (peak > zPeakRun) zPeakRun = peak;
+        };
 #ifdef GRID_BLOCK
         // block rounds (block/cpu.ts; iterations count them): the flagged sub-bases, their deferred
         // columns, the boundary pairs; until no boundary swaps and no sub-basis stopped early
@@ -1163,12 +1171,9 @@ extern "C" __global__ void __launch_bounds__(256, 1) allswap_grid(
           if (!grid_sync(g, TRACE_LOCAL)) { alive = false; stop = true; break; }
           const unsigned long long* sl = slot(g, s);
           if (failed(sl)) { stop = true; break; }
-          changes += __ldcg(sl + S_CHANGES);
-          changesSinceGs += __ldcg(sl + S_CHANGES);
+          tally(sl);
           const bool pending = __ldcg(sl + S_PENDING) != 0;
           const bool localDrift = __ldcg(sl + S_DRIFT) != 0;
-          double peak = __longlong_as_double((long long)__ldcg(sl + S_ZPEAK));
-          if (peak > zPeakRun) zPeakRun = peak;
           if (__ldcg(sl + S_SWAPS) != 0) {
             apply_deferred(w, blk);
             if (!grid_sync(g, TRACE_DEFERRED)) { alive = false; stop = true; break; }
@@ -1180,12 +1185,9 @@ extern "C" __global__ void __launch_bounds__(256, 1) allswap_grid(
           if (!grid_sync(g, TRACE_PHASE)) { alive = false; stop = true; break; }
           sl = slot(g, s);
           if (failed(sl)) { stop = true; break; }
-          changes += __ldcg(sl + S_CHANGES);
-          changesSinceGs += __ldcg(sl + S_CHANGES);
+          tally(sl);
           const bool boundarySwap = __ldcg(sl + S_SWAPS) != 0;
           const bool boundaryDrift = __ldcg(sl + S_DRIFT) != 0;
-          peak = __longlong_as_double((long long)__ldcg(sl + S_ZPEAK));
-          if (peak > zPeakRun) zPeakRun = peak;
           if (boundarySwap) {
             phase_columns(w, GB_SIZE, GB_SIZE, boundaryPhases);
             if (!grid_sync(g, TRACE_COLUMNS)) { alive = false; stop = true; break; }
@@ -1208,14 +1210,11 @@ extern "C" __global__ void __launch_bounds__(256, 1) allswap_grid(
           if (failed(sl)) { stop = true; break; }
           const bool swapped = __ldcg(sl + S_SWAPS) != 0;
           const bool drift = __ldcg(sl + S_DRIFT) != 0;
-          changes += __ldcg(sl + S_CHANGES);
-          changesSinceGs += __ldcg(sl + S_CHANGES);
+          tally(sl);
           if (swapped) {
             phase_columns(w, parity == 1 ? 1 : 2, 2, phaseId);
             if (!grid_sync(g, TRACE_COLUMNS)) { alive = false; stop = true; break; }
           }
-          const double peak = __longlong_as_double((long long)__ldcg(sl + S_ZPEAK));
-          if (peak > zPeakRun) zPeakRun = peak;
           if (parity == 1) oddDirty = swapped; else evenDirty = swapped;
           parity ^= 1;
           if (!watch(drift)) { stop = true; break; }
