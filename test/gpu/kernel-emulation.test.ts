@@ -299,7 +299,10 @@ for (const k of KERNELS) {
       }
       // block-Toeplitz, full and square; the square ones are often ill-conditioned (Jacobi's drift
       // and refreshes, all-swap's growth watch: about one 12 x 12 basis in five needs it)
-      for (const [shape, batch, blocks] of [['full', 2, 3 + rng.int(3)], ['square', 12, 6]] as const) {
+      // (the column owners get taller bases too: banded pivots whose rows start past the first
+      // register of a lane, for the dot products over a pivot's rows only)
+      const fullBlocks = k.name.includes('column owners') ? 3 + rng.int(10) : 3 + rng.int(3);
+      for (const [shape, batch, blocks] of [['full', 2, fullBlocks], ['square', 12, 6]] as const) {
         const t = blockToeplitzBases({ batch, blocks, blockSize: 2, taps: 2, shape, seed: seed + 7, precision });
         // (Jacobi: also mode 2 across segments with G from jacobi_gram: its rounds with reductions)
         for (const v of k.name === 'jacobi-parallel' ? [64, PRE_GRAM + REG_MODE + 64, PRE_GRAM + HALO_MODE + 96, HALO_WIDE + 64, HALO_THREE + 64] : [64]) {

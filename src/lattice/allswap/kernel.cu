@@ -319,6 +319,53 @@ __device__ __forceinline__ void col_support(const double (&x)[COL_R], int q, int
   *hi = max(h, __shfl_sync(FULL_MASK, h, lane ^ 2));
 }
 
+// The rows lo..hi of a pivot's support as the register indices k (t = q + 4 k) that any lane of a
+// quad holds there: klo..khi, and whether the tail (t >= 4 COL_K, lane q = 0) meets it. The
+// products outside are +-0 and leave a partial sum unchanged (it starts at +0 and is never -0:
+// x + (-x) is +0), so a sum over klo..khi is the full sum bit for bit; an update b -= c p outside
+// p's support changes only a zero entry's sign, which nothing reads (above). An empty support
+// gives klo > khi.
+struct ColRange { int klo, khi; bool tail; };
+__device__ __forceinline__ ColRange col_range(bool sparse, int plo, int phi) {
+  if (!sparse) return ColRange{0, COL_K - 1, true};
+  return ColRange{plo >> 2, min(phi >> 2, COL_K - 1), phi >= 4 * COL_K};
+}
+
+// Entries klo..khi only: a jump into the unrolled sequence, and out after khi (block-uniform
+// branches, so a banded pivot's dot product is a chain of two or three adds, not COL_K).
+static_assert(COL_K <= 24, "the column-owner layout takes n <= 96 (+3)");
+#define COL_CASES(BODY) \
+  BODY(0) BODY(1) BODY(2) BODY(3) BODY(4) BODY(5) BODY(6) BODY(7) BODY(8) BODY(9) BODY(10) BODY(11) \
+  BODY(12) BODY(13) BODY(14) BODY(15) BODY(16) BODY(17) BODY(18) BODY(19) BODY(20) BODY(21) BODY(22) BODY(23)
+#define COL_IX(k) ((k) < COL_K ? (k) : 0)
+
+__device__ __forceinline__ double col_dot_in(const double (&x)[COL_R], const double* c, int q, ColRange g) {
+  double s = 0;
+  if (g.klo <= g.khi) {
+#define COL_DOT_CASE(k) case k: if ((k) < COL_K) { s += x[COL_IX(k)] * c[q + 4 * COL_IX(k)]; if (g.khi <= (k)) break; }
+    switch (g.klo) { COL_CASES(COL_DOT_CASE) default: break; }
+#undef COL_DOT_CASE
+  }
+  if (COL_T && q == 0 && g.tail) {
+#pragma unroll
+    for (int u = 0; u < COL_T; u++) s += x[COL_K + u] * c[4 * COL_K + u];
+  }
+  return s;
+}
+
+template <typename T>
+__device__ __forceinline__ void col_axpy_in(double (&x)[COL_R], double f, const T* c, int q, ColRange g) {
+  if (g.klo <= g.khi) {
+#define COL_AXPY_CASE(k) case k: if ((k) < COL_K) { x[COL_IX(k)] = (double)(real)(x[COL_IX(k)] - f * (double)c[q + 4 * COL_IX(k)]); if (g.khi <= (k)) break; }
+    switch (g.klo) { COL_CASES(COL_AXPY_CASE) default: break; }
+#undef COL_AXPY_CASE
+  }
+  if (COL_T && q == 0 && g.tail) {
+#pragma unroll
+    for (int u = 0; u < COL_T; u++) x[COL_K + u] = (double)(real)(x[COL_K + u] - f * (double)c[4 * COL_K + u]);
+  }
+}
+
 __device__ __forceinline__ bool col_overlap(int lo, int hi, int plo, int phi) { return lo <= phi && plo <= hi; }
 
 // Step 0 (column owners): B = B_in Z, column j by its quad, each entry summed over k in order. B_in
@@ -370,33 +417,35 @@ __device__ double col_reanchor(Work& w, const real* __restrict__ B0) {
 #ifndef COL_NO_FASTDIV
 #define COL_NO_FASTDIV 0
 #endif
+#ifndef COL_NO_RANGE
+#define COL_NO_RANGE 0
+#endif
 
-// Gram-Schmidt's update of column j (when `active`) by pivot b*_i: c = s / r_i, b*_j -= c b*_i;
-// whether column j changed (c != 0). c = s when s = +-0. float32: c from y = 1 / r_i rounded to
-// nearest (taken beside the dot product, off the chain) by one correction: with y within half an
+// Gram-Schmidt's quotient c = s / r_i, and c = s when s = +-0. float32: from y = 1 / r_i rounded
+// to nearest (the pivot's quad takes it beside its norm) by one correction: with y within half an
 // ulp of 1 / r and q0 = RN(s y) within an ulp of s / r, the remainder s - r q0 is exact in an FMA
 // and RN(q0 + rem y) is the correctly rounded s / r (Markstein's theorem; s and r lie far inside
 // double's range for float data; checked against the division on 4.4e9 pairs, bench/col-lab).
 // Three dependent operations instead of the division's ten.
-__device__ __forceinline__ bool col_gs_update(double (&x)[COL_R], bool active, double s, double r, double y, const double* bi, int q) {
-  double c = s;
-  if (active && s != 0) {
-    if (is_float((real)0) && !COL_NO_FASTDIV) {
-      const double q0 = s * y;
-      c = __fma_rn(__fma_rn(-r, q0, s), y, q0);
-    } else {
-      c = s / r;
-    }
+__device__ __forceinline__ double col_gs_quotient(double s, double r, double y) {
+  if (s == 0) return s;
+  if (is_float((real)0) && !COL_NO_FASTDIV) {
+    const double q0 = s * y;
+    return __fma_rn(__fma_rn(-r, q0, s), y, q0);
   }
-  if (active) col_axpy(x, c, bi, q);
-  return active && c != 0;
+  return s / r;
 }
 
-// Step 1 (column owners). Same results as the generic gram_schmidt.
+// Step 1 (column owners). Same results as the generic gram_schmidt. Step i: the owners of column i
+// publish b*_i; one barrier; every column j >= i takes its dot with b*_i (for j = i that is
+// ||b*_i||^2: the same products in the same order), the pivot's quad publishes r_i (and 1 / r_i);
+// a second barrier; every j > i updates. The pivot's norm so runs beside the others' dot products
+// instead of ahead of them on the step's chain.
 __device__ int gram_schmidt(Work& w, bool f32, int* column) {
   const int m = w.m, tid = w.tid, ld = w.ld, q = tid & 3, j = tid >> 2;
   const bool own = j < m;
-  // the warp's columns: 8 w .. 8 w + 7 (the warp skips a step when none of them is right of the pivot)
+  // the warp's columns: 8 w .. 8 w + 7 (the warp skips a step when none of them is the pivot or
+  // right of it)
   const int warpLast = ((tid >> 5) << 3) + 7;
   double x[COL_R];
   col_load(x, w.B + (size_t)(own ? j : 0) * ld, q);
@@ -408,14 +457,28 @@ __device__ int gram_schmidt(Work& w, bool f32, int* column) {
   // (a basis without zero entries has nothing to skip: no votes then; block-uniform)
   const bool sparse = __syncthreads_or(own && (lo > 0 || hi < COL_N - 1)) && !COL_NO_SUPPORT;
   for (int i = 0; i < m; i++) {
-    double* part = w.part + 4 * (i & 1);  // double-buffered: the previous step's readers may lag
+    double* ry = w.part + 2 * (i & 1);  // r_i, 1 / r_i (double-buffered: the previous step's readers may lag)
     if (j == i) {
-      part[q] = col_norm(x, q);
       col_store(x, w.Bs + (size_t)i * ld, q);
       if (q == 0) { sup[2 * i] = lo; sup[2 * i + 1] = hi; }
     }
     __syncthreads();
-    const double ri = combine4(part);
+    const int plo = sup[2 * i], phi = sup[2 * i + 1];
+    const ColRange g = col_range(sparse && !COL_NO_RANGE, plo, phi);
+    const double* bi = w.Bs + (size_t)i * ld;
+    // warp-uniform: a warp with neither the pivot nor a column right of it that meets the pivot
+    const bool work = warpLast >= i && warpLast - 7 < m &&
+        (!sparse || __any_sync(FULL_MASK, own && (j == i || (j > i && col_overlap(lo, hi, plo, phi)))));
+    double s = 0;
+    if (work) {
+      s = quad_sum(g.klo == 0 && g.khi == COL_K - 1 ? col_dot(x, bi, q) : col_dot_in(x, bi, q, g));
+      if (j == i && q == 0) {
+        ry[0] = s;
+        ry[1] = is_float((real)0) && !COL_NO_FASTDIV ? __drcp_rn((double)(real)s) : 0.0;
+      }
+    }
+    __syncthreads();
+    const double ri = ry[0];
     const real rStored = (real)ri;
     if (!(rStored > 0) || !(ri > 1e-28 * w.norm0[i])) {
       const bool zero = w.norm0[i] == 0;
@@ -423,13 +486,13 @@ __device__ int gram_schmidt(Work& w, bool f32, int* column) {
       return f32 && !zero ? STATUS_PRECISION_FAILURE : zero ? STATUS_ZERO_VECTOR : STATUS_RANK_DEFICIENT;
     }
     if (tid == 0) w.r[i] = rStored;
-    if (warpLast <= i || warpLast - 7 >= m) continue;  // warp-uniform
-    const int plo = sup[2 * i], phi = sup[2 * i + 1];
-    if (sparse && !__any_sync(FULL_MASK, own && j > i && col_overlap(lo, hi, plo, phi))) continue;
-    const double y = is_float((real)0) && !COL_NO_FASTDIV ? __drcp_rn((double)rStored) : 0.0;
-    const double* bi = w.Bs + (size_t)i * ld;
-    const double s = quad_sum(col_dot(x, bi, q));
-    if (col_gs_update(x, own && j > i, s, (double)rStored, y, bi, q)) { lo = min(lo, plo); hi = max(hi, phi); }
+    if (work && own && j > i) {
+      const double c = col_gs_quotient(s, (double)rStored, ry[1]);
+      if (c != 0) {
+        col_axpy_in(x, c, bi, q, g);
+        lo = min(lo, plo); hi = max(hi, phi);
+      }
+    }
   }
   __syncthreads();
   return STATUS_OK;
@@ -459,8 +522,11 @@ __device__ int reduce_all(Work& w, double bound, int* reductions) {
   const double bm = bound * (1.0 - 0x1p-20);
   for (int p = m - 2; p >= 0; p--) {
     if (warpLast <= p || warpLast - 7 >= m) continue;  // warp-uniform
-    if (sparse && !__any_sync(FULL_MASK, own && j > p && col_overlap(lo, hi, sup[2 * p], sup[2 * p + 1]))) continue;
-    const double s = quad_sum(col_dot(x, w.Bs + (size_t)p * ld, q));
+    const int plo = sup[2 * p], phi = sup[2 * p + 1];
+    if (sparse && !__any_sync(FULL_MASK, own && j > p && col_overlap(lo, hi, plo, phi))) continue;
+    const ColRange g = col_range(sparse && !COL_NO_RANGE, plo, phi);
+    const double* bp = w.Bs + (size_t)p * ld;
+    const double s = quad_sum(g.klo == 0 && g.khi == COL_K - 1 ? col_dot(x, bp, q) : col_dot_in(x, bp, q, g));
     if (!own || j <= p) continue;
     const double rp = (double)w.r[p];
     if (fabs(s) <= bm * rp) continue;
