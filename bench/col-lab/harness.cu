@@ -35,9 +35,9 @@ int main(int argc, char** argv) {
   const size_t elt = sizeof(REAL);
   std::vector<REAL> dataR(data.begin(), data.end());
   // allswapColumnBytes in allswap/cuda.ts: the global part (z) and the shared part (rest)
-  const size_t slots = std::max(m, 2), ld = n | 1, bs = ld * m * 8;
+  const size_t slots = std::max(m, 2), ld = n | 1, bs = ld * m * sizeof(bs_t);
   const size_t z = 3 * (size_t)m * m * 8 + a16((size_t)m * m * 4);
-  const size_t rest = 6 * slots * 8 + 6 * slots * 8 + 16 + a16(ld * m * elt) + bs + (bs & 8) + a16(slots * elt) + 2 * slots * 4 + 16;
+  const size_t rest = 6 * slots * 8 + 6 * slots * 8 + 16 + a16(ld * m * elt) + a16(bs) + a16(slots * elt) + 2 * slots * 4 + 16;
   REAL *dBin, *dBout; double* dZ; unsigned char* dWs; int* dSt;
   CK(cudaMalloc(&dBin, dataR.size() * elt));
   CK(cudaMalloc(&dBout, dataR.size() * elt));

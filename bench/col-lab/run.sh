@@ -14,8 +14,11 @@ node $H/gen.mjs gaussian 64 4096 /tmp/col/gauss.bin
 COMMON="-arch=sm_90 -fmad=false -std=c++17 -DREAL=float -DCOL_SMEM=1 -DALLSWAP_THREADS=256 -DALLSWAP_MIN_BLOCKS=3 -I src/lattice/allswap"
 for v in "$@"; do
   name=${v%%=*}; flags=${v#*=}; flags=${flags//,/ }
-  (nvcc $flags $COMMON -DCOL_N=68 $H/harness.cu -o /tmp/col/t_$name -Xptxas -v > /tmp/col/t_$name.log 2>&1;
-   nvcc $flags $COMMON -DCOL_N=64 $H/harness.cu -o /tmp/col/g_$name > /dev/null 2>&1) &
+  # (a variant's -I goes ahead of the common include path, so that it can name another copy of the
+  # kernel; its -D's go after the common ones, which they override)
+  inc=$(for f in $flags; do case $f in -I*) echo -n "$f ";; esac; done)
+  (nvcc $inc $COMMON -DCOL_N=68 $flags $H/harness.cu -o /tmp/col/t_$name -Xptxas -v > /tmp/col/t_$name.log 2>&1;
+   nvcc $inc $COMMON -DCOL_N=64 $flags $H/harness.cu -o /tmp/col/g_$name > /dev/null 2>&1) &
 done
 wait
 for v in "$@"; do name=${v%%=*}; echo "$name: $(grep -A2 "entry function 'allswap'" /tmp/col/t_$name.log | tail -2 | tr '\n' ' ')"; done

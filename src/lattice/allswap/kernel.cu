@@ -46,7 +46,17 @@
 // -DCOL_N=n: the column-owner layout (below, "Column owners"): B* held as doubles (bs_t), every
 // other function unchanged.
 #ifdef COL_N
+#ifndef COL_BS_REAL
+#define COL_BS_REAL 0
+#endif
+#ifndef COL_X_REAL
+#define COL_X_REAL 0
+#endif
+#if COL_BS_REAL
+typedef real bs_t;
+#else
 typedef double bs_t;
+#endif
 #else
 typedef real bs_t;
 #endif
@@ -223,6 +233,13 @@ __device__ int reduce_all(Work& w, double bound, int* reductions) {
 #define COL_K (COL_N / 4)
 #define COL_T (COL_N % 4)
 #define COL_R (COL_K + COL_T)
+// a lane's entries of its column: held as REAL (exact: every value is rounded to REAL before it is
+// kept) or widened once as doubles (fewer conversions, twice the registers)
+#if COL_X_REAL
+typedef real colx_t;
+#else
+typedef double colx_t;
+#endif
 #define FULL_MASK 0xffffffffu
 #ifdef COL_PROFILE
 // (measurement build: cycles of thread 0 per section, printed by block 0 at the end)
@@ -235,24 +252,25 @@ __shared__ long long col_prof[8];
 #endif
 
 // s_q of the dot product of the registers x with the double column c.
-__device__ __forceinline__ double col_dot(const double (&x)[COL_R], const double* c, int q) {
+template <typename T>
+__device__ __forceinline__ double col_dot(const colx_t (&x)[COL_R], const T* c, int q) {
   double s = 0;
 #pragma unroll
-  for (int k = 0; k < COL_K; k++) s += x[k] * c[q + 4 * k];
+  for (int k = 0; k < COL_K; k++) s += (double)x[k] * (double)c[q + 4 * k];
   if (COL_T && q == 0) {
 #pragma unroll
-    for (int u = 0; u < COL_T; u++) s += x[COL_K + u] * c[4 * COL_K + u];
+    for (int u = 0; u < COL_T; u++) s += (double)x[COL_K + u] * (double)c[4 * COL_K + u];
   }
   return s;
 }
 
-__device__ __forceinline__ double col_norm(const double (&x)[COL_R], int q) {
+__device__ __forceinline__ double col_norm(const colx_t (&x)[COL_R], int q) {
   double s = 0;
 #pragma unroll
-  for (int k = 0; k < COL_K; k++) s += x[k] * x[k];
+  for (int k = 0; k < COL_K; k++) s += (double)x[k] * (double)x[k];
   if (COL_T && q == 0) {
 #pragma unroll
-    for (int u = 0; u < COL_T; u++) s += x[COL_K + u] * x[COL_K + u];
+    for (int u = 0; u < COL_T; u++) s += (double)x[COL_K + u] * (double)x[COL_K + u];
   }
   return s;
 }
@@ -265,15 +283,15 @@ __device__ __forceinline__ double quad_sum(double s) {
 }
 
 template <typename T>
-__device__ __forceinline__ void col_load(double (&x)[COL_R], const T* c, int q) {
+__device__ __forceinline__ void col_load(colx_t (&x)[COL_R], const T* c, int q) {
 #pragma unroll
-  for (int k = 0; k < COL_K; k++) x[k] = (double)c[q + 4 * k];
+  for (int k = 0; k < COL_K; k++) x[k] = (colx_t)c[q + 4 * k];
 #pragma unroll
-  for (int u = 0; u < COL_T; u++) x[COL_K + u] = q == 0 ? (double)c[4 * COL_K + u] : 0.0;
+  for (int u = 0; u < COL_T; u++) x[COL_K + u] = q == 0 ? (colx_t)c[4 * COL_K + u] : (colx_t)0;
 }
 
-template <typename T>
-__device__ __forceinline__ void col_store(const double (&x)[COL_R], T* c, int q) {
+template <typename X, typename T>
+__device__ __forceinline__ void col_store(const X (&x)[COL_R], T* c, int q) {
 #pragma unroll
   for (int k = 0; k < COL_K; k++) c[q + 4 * k] = (T)x[k];
   if (COL_T && q == 0) {
@@ -284,12 +302,12 @@ __device__ __forceinline__ void col_store(const double (&x)[COL_R], T* c, int q)
 
 // x -= f c, each entry rounded to REAL (and held widened).
 template <typename T>
-__device__ __forceinline__ void col_axpy(double (&x)[COL_R], double f, const T* c, int q) {
+__device__ __forceinline__ void col_axpy(colx_t (&x)[COL_R], double f, const T* c, int q) {
 #pragma unroll
-  for (int k = 0; k < COL_K; k++) x[k] = (double)(real)(x[k] - f * (double)c[q + 4 * k]);
+  for (int k = 0; k < COL_K; k++) x[k] = (colx_t)(real)((double)x[k] - f * (double)c[q + 4 * k]);
   if (COL_T && q == 0) {
 #pragma unroll
-    for (int u = 0; u < COL_T; u++) x[COL_K + u] = (double)(real)(x[COL_K + u] - f * (double)c[4 * COL_K + u]);
+    for (int u = 0; u < COL_T; u++) x[COL_K + u] = (colx_t)(real)((double)x[COL_K + u] - f * (double)c[4 * COL_K + u]);
   }
 }
 
@@ -304,7 +322,7 @@ __device__ __forceinline__ void col_axpy(double (&x)[COL_R], double f, const T* 
 //     step 3's mu would be 0 (no reduction). An update b -= c p keeps b within both supports' union.
 //   - a zero dot product gives c = s (0 / r is that for r > 0) without the division, whose slow
 //     path zero takes.
-__device__ __forceinline__ void col_support(const double (&x)[COL_R], int q, int* lo, int* hi) {
+__device__ __forceinline__ void col_support(const colx_t (&x)[COL_R], int q, int* lo, int* hi) {
   int l = COL_N, h = -1;
 #pragma unroll
   for (int k = 0; k < COL_K; k++) if (x[k] != 0) { l = min(l, q + 4 * k); h = q + 4 * k; }
@@ -319,50 +337,64 @@ __device__ __forceinline__ void col_support(const double (&x)[COL_R], int q, int
   *hi = max(h, __shfl_sync(FULL_MASK, h, lane ^ 2));
 }
 
-// The rows lo..hi of a pivot's support as the register indices k (t = q + 4 k) that any lane of a
-// quad holds there: klo..khi, and whether the tail (t >= 4 COL_K, lane q = 0) meets it. The
-// products outside are +-0 and leave a partial sum unchanged (it starts at +0 and is never -0:
-// x + (-x) is +0), so a sum over klo..khi is the full sum bit for bit; an update b -= c p outside
-// p's support changes only a zero entry's sign, which nothing reads (above). An empty support
-// gives klo > khi.
-struct ColRange { int klo, khi; bool tail; };
-__device__ __forceinline__ ColRange col_range(bool sparse, int plo, int phi) {
-  if (!sparse) return ColRange{0, COL_K - 1, true};
-  return ColRange{plo >> 2, min(phi >> 2, COL_K - 1), phi >= 4 * COL_K};
+// A pivot's rows 0..phi as register indices: entries k <= khi of every lane meet them (t = q + 4 k
+// <= phi), and the tail (t >= 4 COL_K, lane 0) when phi reaches it. Past phi the pivot is zero: the
+// products there are +-0 and leave a partial sum unchanged (it starts at +0 and is never -0, since
+// x + (-x) is +0), and an update b -= c p there changes at most a zero entry's sign, which nothing
+// reads (above). Gram-Schmidt's pivots fill in upwards (b*_i lies in rows 0..hi of b_0..b_i), so
+// only the end is cut.
+__device__ __forceinline__ int col_khi(int phi) { return min(phi >> 2, COL_K - 1); }
+
+// v is computed here, not later (an empty asm that reads it; nothing in the CPU emulation)
+__device__ __forceinline__ void col_ready(double v) {
+#ifdef __CUDA_ARCH__
+  asm volatile("" : : "d"(v));
+#else
+  (void)v;
+#endif
 }
 
-// Entries klo..khi only: a jump into the unrolled sequence, and out after khi (block-uniform
-// branches, so a banded pivot's dot product is a chain of two or three adds, not COL_K).
-static_assert(COL_K <= 24, "the column-owner layout takes n <= 96 (+3)");
-#define COL_CASES(BODY) \
-  BODY(0) BODY(1) BODY(2) BODY(3) BODY(4) BODY(5) BODY(6) BODY(7) BODY(8) BODY(9) BODY(10) BODY(11) \
-  BODY(12) BODY(13) BODY(14) BODY(15) BODY(16) BODY(17) BODY(18) BODY(19) BODY(20) BODY(21) BODY(22) BODY(23)
-#define COL_IX(k) ((k) < COL_K ? (k) : 0)
-
-__device__ __forceinline__ double col_dot_in(const double (&x)[COL_R], const double* c, int q, ColRange g) {
-  double s = 0;
-  if (g.klo <= g.khi) {
-#define COL_DOT_CASE(k) case k: if ((k) < COL_K) { s += x[COL_IX(k)] * c[q + 4 * COL_IX(k)]; if (g.khi <= (k)) break; }
-    switch (g.klo) { COL_CASES(COL_DOT_CASE) default: break; }
-#undef COL_DOT_CASE
-  }
-  if (COL_T && q == 0 && g.tail) {
+// The products first, all of them (the empty asm makes each one ready before the sum starts, so the
+// compiler does not sink its load behind the branches below), then the partial sum's chain of adds
+// up to khi only: a banded pivot's sum is shorter, the exit branches are block-uniform.
+template <typename T>
+__device__ __forceinline__ double col_dot_upto(const colx_t (&x)[COL_R], const T* c, int q, int khi, bool tail) {
+  double p[COL_K];
 #pragma unroll
-    for (int u = 0; u < COL_T; u++) s += x[COL_K + u] * c[4 * COL_K + u];
+  for (int k = 0; k < COL_K; k++) {
+    p[k] = (double)x[k] * (double)c[q + 4 * k];
+    col_ready(p[k]);
+  }
+  double s = 0;
+#pragma unroll
+  for (int k = 0; k < COL_K; k++) {
+    if (k > khi) break;
+    s += p[k];
+  }
+  if (COL_T && q == 0 && tail) {
+#pragma unroll
+    for (int u = 0; u < COL_T; u++) s += (double)x[COL_K + u] * (double)c[4 * COL_K + u];
   }
   return s;
 }
 
+// x -= f c over entries k <= khi (and the tail), each rounded to REAL.
 template <typename T>
-__device__ __forceinline__ void col_axpy_in(double (&x)[COL_R], double f, const T* c, int q, ColRange g) {
-  if (g.klo <= g.khi) {
-#define COL_AXPY_CASE(k) case k: if ((k) < COL_K) { x[COL_IX(k)] = (double)(real)(x[COL_IX(k)] - f * (double)c[q + 4 * COL_IX(k)]); if (g.khi <= (k)) break; }
-    switch (g.klo) { COL_CASES(COL_AXPY_CASE) default: break; }
-#undef COL_AXPY_CASE
-  }
-  if (COL_T && q == 0 && g.tail) {
+__device__ __forceinline__ void col_axpy_upto(colx_t (&x)[COL_R], double f, const T* c, int q, int khi, bool tail) {
+  double v[COL_K];
 #pragma unroll
-    for (int u = 0; u < COL_T; u++) x[COL_K + u] = (double)(real)(x[COL_K + u] - f * (double)c[4 * COL_K + u]);
+  for (int k = 0; k < COL_K; k++) {
+    v[k] = (double)c[q + 4 * k];
+    col_ready(v[k]);
+  }
+#pragma unroll
+  for (int k = 0; k < COL_K; k++) {
+    if (k > khi) break;
+    x[k] = (colx_t)(real)((double)x[k] - f * v[k]);
+  }
+  if (COL_T && q == 0 && tail) {
+#pragma unroll
+    for (int u = 0; u < COL_T; u++) x[COL_K + u] = (colx_t)(real)((double)x[COL_K + u] - f * (double)c[4 * COL_K + u]);
   }
 }
 
@@ -395,7 +427,7 @@ __device__ double col_reanchor(Work& w, const real* __restrict__ B0) {
     for (int k = 0; k < m; k++) {
       const double z = zj[k];
       zmax = fmax(zmax, fabs(z));
-      const double* b = w.Bs + (size_t)k * ld;
+      const bs_t* b = w.Bs + (size_t)k * ld;
 #pragma unroll
       for (int s = 0; s < COL_K; s++) acc[s] = acc[s] + b[q + 4 * s] * z;
       if (COL_T && q == 0) {
@@ -417,8 +449,8 @@ __device__ double col_reanchor(Work& w, const real* __restrict__ B0) {
 #ifndef COL_NO_FASTDIV
 #define COL_NO_FASTDIV 0
 #endif
-#ifndef COL_NO_RANGE
-#define COL_NO_RANGE 0
+#ifndef COL_NO_UPTO
+#define COL_NO_UPTO 0
 #endif
 
 // Gram-Schmidt's quotient c = s / r_i, and c = s when s = +-0. float32: from y = 1 / r_i rounded
@@ -447,7 +479,7 @@ __device__ int gram_schmidt(Work& w, bool f32, int* column) {
   // the warp's columns: 8 w .. 8 w + 7 (the warp skips a step when none of them is the pivot or
   // right of it)
   const int warpLast = ((tid >> 5) << 3) + 7;
-  double x[COL_R];
+  colx_t x[COL_R];
   col_load(x, w.B + (size_t)(own ? j : 0) * ld, q);
   const double n0 = quad_sum(col_norm(x, q));
   if (own && q == 0) w.norm0[j] = n0;
@@ -464,14 +496,16 @@ __device__ int gram_schmidt(Work& w, bool f32, int* column) {
     }
     __syncthreads();
     const int plo = sup[2 * i], phi = sup[2 * i + 1];
-    const ColRange g = col_range(sparse && !COL_NO_RANGE, plo, phi);
-    const double* bi = w.Bs + (size_t)i * ld;
+    const bs_t* bi = w.Bs + (size_t)i * ld;
     // warp-uniform: a warp with neither the pivot nor a column right of it that meets the pivot
     const bool work = warpLast >= i && warpLast - 7 < m &&
         (!sparse || __any_sync(FULL_MASK, own && (j == i || (j > i && col_overlap(lo, hi, plo, phi)))));
+    // (a basis without zero entries: the whole column, without the exit branches)
+    const int khi = sparse && !COL_NO_UPTO ? col_khi(phi) : COL_K - 1;
+    const bool tail = !sparse || COL_NO_UPTO || phi >= 4 * COL_K;
     double s = 0;
     if (work) {
-      s = quad_sum(g.klo == 0 && g.khi == COL_K - 1 ? col_dot(x, bi, q) : col_dot_in(x, bi, q, g));
+      s = quad_sum(khi == COL_K - 1 ? col_dot(x, bi, q) : col_dot_upto(x, bi, q, khi, tail));
       if (j == i && q == 0) {
         ry[0] = s;
         ry[1] = is_float((real)0) && !COL_NO_FASTDIV ? __drcp_rn((double)(real)s) : 0.0;
@@ -489,7 +523,7 @@ __device__ int gram_schmidt(Work& w, bool f32, int* column) {
     if (work && own && j > i) {
       const double c = col_gs_quotient(s, (double)rStored, ry[1]);
       if (c != 0) {
-        col_axpy_in(x, c, bi, q, g);
+        if (khi == COL_K - 1) col_axpy(x, c, bi, q); else col_axpy_upto(x, c, bi, q, khi, tail);
         lo = min(lo, plo); hi = max(hi, phi);
       }
     }
@@ -506,7 +540,7 @@ __device__ int reduce_all(Work& w, double bound, int* reductions) {
   // supports of b*_j at sup[2 j], [2 j + 1] and of the snapshot's b_j at sup[2 m + 2 j], [.. + 1]
   int* sup = (int*)(w.part + 8);
   int lo, hi;
-  double x[COL_R];
+  colx_t x[COL_R];
   col_load(x, w.Bs + (size_t)(own ? j : 0) * ld, q);
   const double rj = quad_sum(col_norm(x, q));
   col_support(x, q, &lo, &hi);
@@ -524,9 +558,9 @@ __device__ int reduce_all(Work& w, double bound, int* reductions) {
     if (warpLast <= p || warpLast - 7 >= m) continue;  // warp-uniform
     const int plo = sup[2 * p], phi = sup[2 * p + 1];
     if (sparse && !__any_sync(FULL_MASK, own && j > p && col_overlap(lo, hi, plo, phi))) continue;
-    const ColRange g = col_range(sparse && !COL_NO_RANGE, plo, phi);
-    const double* bp = w.Bs + (size_t)p * ld;
-    const double s = quad_sum(g.klo == 0 && g.khi == COL_K - 1 ? col_dot(x, bp, q) : col_dot_in(x, bp, q, g));
+    const int khi = sparse && !COL_NO_UPTO ? col_khi(phi) : COL_K - 1;
+    const bs_t* bp = w.Bs + (size_t)p * ld;
+    const double s = quad_sum(khi == COL_K - 1 ? col_dot(x, bp, q) : col_dot_upto(x, bp, q, khi, phi >= 4 * COL_K));
     if (!own || j <= p) continue;
     const double rp = (double)w.r[p];
     if (fabs(s) <= bm * rp) continue;
@@ -642,8 +676,7 @@ extern "C" __global__ void ALLSWAP_BOUNDS allswap(
   const size_t basisBytes = ((size_t)ld * m * sizeof(real) + 15) & ~(size_t)15;
   w.B = (real*)p; p += basisBytes;
 #ifdef COL_N
-  w.Bs = (bs_t*)p; p += (size_t)ld * m * 8;  // B* widened (a multiple of 16 bytes when m is even; else 8 more below)
-  p += ((size_t)ld * m * 8) & 8;
+  w.Bs = (bs_t*)p; p += ((size_t)ld * m * sizeof(bs_t) + 15) & ~(size_t)15;  // B* (widened unless COL_BS_REAL)
 #else
   w.Bs = (real*)p; p += basisBytes;
   w.Bold = (real*)p; p += basisBytes;
