@@ -1,9 +1,14 @@
 #!/bin/bash
 # A/B runs of the column-owner kernel on the device machine (bench/gpu-notes.md v11), from the
-# repository root after ../shared/device/pack.sh (Node.js and dist/ for the inputs):
+# repository root after scripts/device-pack.sh (Node.js and dist/ for the inputs; run with carry
+# [".device/main"]):
 #   bash bench/col-lab/run.sh NAME=FLAGS ...   (FLAGS: comma-separated -D's; the first is the reference)
 # builds the harness per variant for 68x64 block-Toeplitz and 64x64 Gaussian float32 (4096 bases each,
 # seed 1), prints ptxas' spills, the time per basis and how many bases differ from the first variant's.
+# Against an older kernel: put it in an untracked folder (it travels with the working tree), e.g.
+#   mkdir -p bench/col-lab/old/allswap && git show REV:src/lattice/allswap/kernel.cu > bench/col-lab/old/allswap/kernel.cu
+#   git show REV:src/lattice/lll-common.cuh > bench/col-lab/old/lll-common.cuh
+# and name it as a variant: old=-Ibench/col-lab/old/allswap
 set -u
 H=bench/col-lab
 mkdir -p /tmp/col

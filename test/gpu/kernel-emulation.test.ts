@@ -299,8 +299,8 @@ for (const k of KERNELS) {
       }
       // block-Toeplitz, full and square; the square ones are often ill-conditioned (Jacobi's drift
       // and refreshes, all-swap's growth watch: about one 12 x 12 basis in five needs it)
-      // (the column owners get taller bases too: banded pivots whose rows start past the first
-      // register of a lane, for the dot products over a pivot's rows only)
+      // (the column owners get taller bases too, up to 30 rows: several registers a lane, and
+      // warps whose columns are disjoint from a banded pivot, which skip it)
       const fullBlocks = k.name.includes('column owners') ? 3 + rng.int(10) : 3 + rng.int(3);
       for (const [shape, batch, blocks] of [['full', 2, fullBlocks], ['square', 12, 6]] as const) {
         const t = blockToeplitzBases({ batch, blocks, blockSize: 2, taps: 2, shape, seed: seed + 7, precision });

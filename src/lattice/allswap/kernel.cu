@@ -46,17 +46,7 @@
 // -DCOL_N=n: the column-owner layout (below, "Column owners"): B* held as doubles (bs_t), every
 // other function unchanged.
 #ifdef COL_N
-#ifndef COL_BS_REAL
-#define COL_BS_REAL 0
-#endif
-#ifndef COL_X_REAL
-#define COL_X_REAL 0
-#endif
-#if COL_BS_REAL
-typedef real bs_t;
-#else
 typedef double bs_t;
-#endif
 #else
 typedef real bs_t;
 #endif
@@ -233,13 +223,6 @@ __device__ int reduce_all(Work& w, double bound, int* reductions) {
 #define COL_K (COL_N / 4)
 #define COL_T (COL_N % 4)
 #define COL_R (COL_K + COL_T)
-// a lane's entries of its column: held as REAL (exact: every value is rounded to REAL before it is
-// kept) or widened once as doubles (fewer conversions, twice the registers)
-#if COL_X_REAL
-typedef real colx_t;
-#else
-typedef double colx_t;
-#endif
 #define FULL_MASK 0xffffffffu
 #ifdef COL_PROFILE
 // (measurement build: cycles of thread 0 per section, printed by block 0 at the end)
@@ -252,25 +235,24 @@ __shared__ long long col_prof[8];
 #endif
 
 // s_q of the dot product of the registers x with the double column c.
-template <typename T>
-__device__ __forceinline__ double col_dot(const colx_t (&x)[COL_R], const T* c, int q) {
+__device__ __forceinline__ double col_dot(const double (&x)[COL_R], const double* c, int q) {
   double s = 0;
 #pragma unroll
-  for (int k = 0; k < COL_K; k++) s += (double)x[k] * (double)c[q + 4 * k];
+  for (int k = 0; k < COL_K; k++) s += x[k] * c[q + 4 * k];
   if (COL_T && q == 0) {
 #pragma unroll
-    for (int u = 0; u < COL_T; u++) s += (double)x[COL_K + u] * (double)c[4 * COL_K + u];
+    for (int u = 0; u < COL_T; u++) s += x[COL_K + u] * c[4 * COL_K + u];
   }
   return s;
 }
 
-__device__ __forceinline__ double col_norm(const colx_t (&x)[COL_R], int q) {
+__device__ __forceinline__ double col_norm(const double (&x)[COL_R], int q) {
   double s = 0;
 #pragma unroll
-  for (int k = 0; k < COL_K; k++) s += (double)x[k] * (double)x[k];
+  for (int k = 0; k < COL_K; k++) s += x[k] * x[k];
   if (COL_T && q == 0) {
 #pragma unroll
-    for (int u = 0; u < COL_T; u++) s += (double)x[COL_K + u] * (double)x[COL_K + u];
+    for (int u = 0; u < COL_T; u++) s += x[COL_K + u] * x[COL_K + u];
   }
   return s;
 }
@@ -283,15 +265,15 @@ __device__ __forceinline__ double quad_sum(double s) {
 }
 
 template <typename T>
-__device__ __forceinline__ void col_load(colx_t (&x)[COL_R], const T* c, int q) {
+__device__ __forceinline__ void col_load(double (&x)[COL_R], const T* c, int q) {
 #pragma unroll
-  for (int k = 0; k < COL_K; k++) x[k] = (colx_t)c[q + 4 * k];
+  for (int k = 0; k < COL_K; k++) x[k] = (double)c[q + 4 * k];
 #pragma unroll
-  for (int u = 0; u < COL_T; u++) x[COL_K + u] = q == 0 ? (colx_t)c[4 * COL_K + u] : (colx_t)0;
+  for (int u = 0; u < COL_T; u++) x[COL_K + u] = q == 0 ? (double)c[4 * COL_K + u] : 0.0;
 }
 
-template <typename X, typename T>
-__device__ __forceinline__ void col_store(const X (&x)[COL_R], T* c, int q) {
+template <typename T>
+__device__ __forceinline__ void col_store(const double (&x)[COL_R], T* c, int q) {
 #pragma unroll
   for (int k = 0; k < COL_K; k++) c[q + 4 * k] = (T)x[k];
   if (COL_T && q == 0) {
@@ -302,12 +284,12 @@ __device__ __forceinline__ void col_store(const X (&x)[COL_R], T* c, int q) {
 
 // x -= f c, each entry rounded to REAL (and held widened).
 template <typename T>
-__device__ __forceinline__ void col_axpy(colx_t (&x)[COL_R], double f, const T* c, int q) {
+__device__ __forceinline__ void col_axpy(double (&x)[COL_R], double f, const T* c, int q) {
 #pragma unroll
-  for (int k = 0; k < COL_K; k++) x[k] = (colx_t)(real)((double)x[k] - f * (double)c[q + 4 * k]);
+  for (int k = 0; k < COL_K; k++) x[k] = (double)(real)(x[k] - f * (double)c[q + 4 * k]);
   if (COL_T && q == 0) {
 #pragma unroll
-    for (int u = 0; u < COL_T; u++) x[COL_K + u] = (colx_t)(real)((double)x[COL_K + u] - f * (double)c[4 * COL_K + u]);
+    for (int u = 0; u < COL_T; u++) x[COL_K + u] = (double)(real)(x[COL_K + u] - f * (double)c[4 * COL_K + u]);
   }
 }
 
@@ -322,7 +304,7 @@ __device__ __forceinline__ void col_axpy(colx_t (&x)[COL_R], double f, const T* 
 //     step 3's mu would be 0 (no reduction). An update b -= c p keeps b within both supports' union.
 //   - a zero dot product gives c = s (0 / r is that for r > 0) without the division, whose slow
 //     path zero takes.
-__device__ __forceinline__ void col_support(const colx_t (&x)[COL_R], int q, int* lo, int* hi) {
+__device__ __forceinline__ void col_support(const double (&x)[COL_R], int q, int* lo, int* hi) {
   int l = COL_N, h = -1;
 #pragma unroll
   for (int k = 0; k < COL_K; k++) if (x[k] != 0) { l = min(l, q + 4 * k); h = q + 4 * k; }
@@ -335,67 +317,6 @@ __device__ __forceinline__ void col_support(const colx_t (&x)[COL_R], int q, int
   h = max(h, __shfl_sync(FULL_MASK, h, lane ^ 1));
   *lo = min(l, __shfl_sync(FULL_MASK, l, lane ^ 2));
   *hi = max(h, __shfl_sync(FULL_MASK, h, lane ^ 2));
-}
-
-// A pivot's rows 0..phi as register indices: entries k <= khi of every lane meet them (t = q + 4 k
-// <= phi), and the tail (t >= 4 COL_K, lane 0) when phi reaches it. Past phi the pivot is zero: the
-// products there are +-0 and leave a partial sum unchanged (it starts at +0 and is never -0, since
-// x + (-x) is +0), and an update b -= c p there changes at most a zero entry's sign, which nothing
-// reads (above). Gram-Schmidt's pivots fill in upwards (b*_i lies in rows 0..hi of b_0..b_i), so
-// only the end is cut.
-__device__ __forceinline__ int col_khi(int phi) { return min(phi >> 2, COL_K - 1); }
-
-// v is computed here, not later (an empty asm that reads it; nothing in the CPU emulation)
-__device__ __forceinline__ void col_ready(double v) {
-#ifdef __CUDA_ARCH__
-  asm volatile("" : : "d"(v));
-#else
-  (void)v;
-#endif
-}
-
-// The products first, all of them (the empty asm makes each one ready before the sum starts, so the
-// compiler does not sink its load behind the branches below), then the partial sum's chain of adds
-// up to khi only: a banded pivot's sum is shorter, the exit branches are block-uniform.
-template <typename T>
-__device__ __forceinline__ double col_dot_upto(const colx_t (&x)[COL_R], const T* c, int q, int khi, bool tail) {
-  double p[COL_K];
-#pragma unroll
-  for (int k = 0; k < COL_K; k++) {
-    p[k] = (double)x[k] * (double)c[q + 4 * k];
-    col_ready(p[k]);
-  }
-  double s = 0;
-#pragma unroll
-  for (int k = 0; k < COL_K; k++) {
-    if (k > khi) break;
-    s += p[k];
-  }
-  if (COL_T && q == 0 && tail) {
-#pragma unroll
-    for (int u = 0; u < COL_T; u++) s += (double)x[COL_K + u] * (double)c[4 * COL_K + u];
-  }
-  return s;
-}
-
-// x -= f c over entries k <= khi (and the tail), each rounded to REAL.
-template <typename T>
-__device__ __forceinline__ void col_axpy_upto(colx_t (&x)[COL_R], double f, const T* c, int q, int khi, bool tail) {
-  double v[COL_K];
-#pragma unroll
-  for (int k = 0; k < COL_K; k++) {
-    v[k] = (double)c[q + 4 * k];
-    col_ready(v[k]);
-  }
-#pragma unroll
-  for (int k = 0; k < COL_K; k++) {
-    if (k > khi) break;
-    x[k] = (colx_t)(real)((double)x[k] - f * v[k]);
-  }
-  if (COL_T && q == 0 && tail) {
-#pragma unroll
-    for (int u = 0; u < COL_T; u++) x[COL_K + u] = (colx_t)(real)((double)x[COL_K + u] - f * (double)c[4 * COL_K + u]);
-  }
 }
 
 __device__ __forceinline__ bool col_overlap(int lo, int hi, int plo, int phi) { return lo <= phi && plo <= hi; }
@@ -427,7 +348,7 @@ __device__ double col_reanchor(Work& w, const real* __restrict__ B0) {
     for (int k = 0; k < m; k++) {
       const double z = zj[k];
       zmax = fmax(zmax, fabs(z));
-      const bs_t* b = w.Bs + (size_t)k * ld;
+      const double* b = w.Bs + (size_t)k * ld;
 #pragma unroll
       for (int s = 0; s < COL_K; s++) acc[s] = acc[s] + b[q + 4 * s] * z;
       if (COL_T && q == 0) {
@@ -449,37 +370,35 @@ __device__ double col_reanchor(Work& w, const real* __restrict__ B0) {
 #ifndef COL_NO_FASTDIV
 #define COL_NO_FASTDIV 0
 #endif
-#ifndef COL_NO_UPTO
-#define COL_NO_UPTO 0
-#endif
 
-// Gram-Schmidt's quotient c = s / r_i, and c = s when s = +-0. float32: from y = 1 / r_i rounded
-// to nearest (the pivot's quad takes it beside its norm) by one correction: with y within half an
+// Gram-Schmidt's update of column j (when `active`) by pivot b*_i: c = s / r_i, b*_j -= c b*_i;
+// whether column j changed (c != 0). c = s when s = +-0. float32: c from y = 1 / r_i rounded to
+// nearest (taken beside the dot product, off the chain) by one correction: with y within half an
 // ulp of 1 / r and q0 = RN(s y) within an ulp of s / r, the remainder s - r q0 is exact in an FMA
 // and RN(q0 + rem y) is the correctly rounded s / r (Markstein's theorem; s and r lie far inside
 // double's range for float data; checked against the division on 4.4e9 pairs, bench/col-lab).
 // Three dependent operations instead of the division's ten.
-__device__ __forceinline__ double col_gs_quotient(double s, double r, double y) {
-  if (s == 0) return s;
-  if (is_float((real)0) && !COL_NO_FASTDIV) {
-    const double q0 = s * y;
-    return __fma_rn(__fma_rn(-r, q0, s), y, q0);
+__device__ __forceinline__ bool col_gs_update(double (&x)[COL_R], bool active, double s, double r, double y, const double* bi, int q) {
+  double c = s;
+  if (active && s != 0) {
+    if (is_float((real)0) && !COL_NO_FASTDIV) {
+      const double q0 = s * y;
+      c = __fma_rn(__fma_rn(-r, q0, s), y, q0);
+    } else {
+      c = s / r;
+    }
   }
-  return s / r;
+  if (active) col_axpy(x, c, bi, q);
+  return active && c != 0;
 }
 
-// Step 1 (column owners). Same results as the generic gram_schmidt. Step i: the owners of column i
-// publish b*_i; one barrier; every column j >= i takes its dot with b*_i (for j = i that is
-// ||b*_i||^2: the same products in the same order), the pivot's quad publishes r_i (and 1 / r_i);
-// a second barrier; every j > i updates. The pivot's norm so runs beside the others' dot products
-// instead of ahead of them on the step's chain.
+// Step 1 (column owners). Same results as the generic gram_schmidt.
 __device__ int gram_schmidt(Work& w, bool f32, int* column) {
   const int m = w.m, tid = w.tid, ld = w.ld, q = tid & 3, j = tid >> 2;
   const bool own = j < m;
-  // the warp's columns: 8 w .. 8 w + 7 (the warp skips a step when none of them is the pivot or
-  // right of it)
+  // the warp's columns: 8 w .. 8 w + 7 (the warp skips a step when none of them is right of the pivot)
   const int warpLast = ((tid >> 5) << 3) + 7;
-  colx_t x[COL_R];
+  double x[COL_R];
   col_load(x, w.B + (size_t)(own ? j : 0) * ld, q);
   const double n0 = quad_sum(col_norm(x, q));
   if (own && q == 0) w.norm0[j] = n0;
@@ -489,30 +408,14 @@ __device__ int gram_schmidt(Work& w, bool f32, int* column) {
   // (a basis without zero entries has nothing to skip: no votes then; block-uniform)
   const bool sparse = __syncthreads_or(own && (lo > 0 || hi < COL_N - 1)) && !COL_NO_SUPPORT;
   for (int i = 0; i < m; i++) {
-    double* ry = w.part + 2 * (i & 1);  // r_i, 1 / r_i (double-buffered: the previous step's readers may lag)
+    double* part = w.part + 4 * (i & 1);  // double-buffered: the previous step's readers may lag
     if (j == i) {
+      part[q] = col_norm(x, q);
       col_store(x, w.Bs + (size_t)i * ld, q);
       if (q == 0) { sup[2 * i] = lo; sup[2 * i + 1] = hi; }
     }
     __syncthreads();
-    const int plo = sup[2 * i], phi = sup[2 * i + 1];
-    const bs_t* bi = w.Bs + (size_t)i * ld;
-    // warp-uniform: a warp with neither the pivot nor a column right of it that meets the pivot
-    const bool work = warpLast >= i && warpLast - 7 < m &&
-        (!sparse || __any_sync(FULL_MASK, own && (j == i || (j > i && col_overlap(lo, hi, plo, phi)))));
-    // (a basis without zero entries: the whole column, without the exit branches)
-    const int khi = sparse && !COL_NO_UPTO ? col_khi(phi) : COL_K - 1;
-    const bool tail = !sparse || COL_NO_UPTO || phi >= 4 * COL_K;
-    double s = 0;
-    if (work) {
-      s = quad_sum(khi == COL_K - 1 ? col_dot(x, bi, q) : col_dot_upto(x, bi, q, khi, tail));
-      if (j == i && q == 0) {
-        ry[0] = s;
-        ry[1] = is_float((real)0) && !COL_NO_FASTDIV ? __drcp_rn((double)(real)s) : 0.0;
-      }
-    }
-    __syncthreads();
-    const double ri = ry[0];
+    const double ri = combine4(part);
     const real rStored = (real)ri;
     if (!(rStored > 0) || !(ri > 1e-28 * w.norm0[i])) {
       const bool zero = w.norm0[i] == 0;
@@ -520,13 +423,13 @@ __device__ int gram_schmidt(Work& w, bool f32, int* column) {
       return f32 && !zero ? STATUS_PRECISION_FAILURE : zero ? STATUS_ZERO_VECTOR : STATUS_RANK_DEFICIENT;
     }
     if (tid == 0) w.r[i] = rStored;
-    if (work && own && j > i) {
-      const double c = col_gs_quotient(s, (double)rStored, ry[1]);
-      if (c != 0) {
-        if (khi == COL_K - 1) col_axpy(x, c, bi, q); else col_axpy_upto(x, c, bi, q, khi, tail);
-        lo = min(lo, plo); hi = max(hi, phi);
-      }
-    }
+    if (warpLast <= i || warpLast - 7 >= m) continue;  // warp-uniform
+    const int plo = sup[2 * i], phi = sup[2 * i + 1];
+    if (sparse && !__any_sync(FULL_MASK, own && j > i && col_overlap(lo, hi, plo, phi))) continue;
+    const double y = is_float((real)0) && !COL_NO_FASTDIV ? __drcp_rn((double)rStored) : 0.0;
+    const double* bi = w.Bs + (size_t)i * ld;
+    const double s = quad_sum(col_dot(x, bi, q));
+    if (col_gs_update(x, own && j > i, s, (double)rStored, y, bi, q)) { lo = min(lo, plo); hi = max(hi, phi); }
   }
   __syncthreads();
   return STATUS_OK;
@@ -540,7 +443,7 @@ __device__ int reduce_all(Work& w, double bound, int* reductions) {
   // supports of b*_j at sup[2 j], [2 j + 1] and of the snapshot's b_j at sup[2 m + 2 j], [.. + 1]
   int* sup = (int*)(w.part + 8);
   int lo, hi;
-  colx_t x[COL_R];
+  double x[COL_R];
   col_load(x, w.Bs + (size_t)(own ? j : 0) * ld, q);
   const double rj = quad_sum(col_norm(x, q));
   col_support(x, q, &lo, &hi);
@@ -556,11 +459,8 @@ __device__ int reduce_all(Work& w, double bound, int* reductions) {
   const double bm = bound * (1.0 - 0x1p-20);
   for (int p = m - 2; p >= 0; p--) {
     if (warpLast <= p || warpLast - 7 >= m) continue;  // warp-uniform
-    const int plo = sup[2 * p], phi = sup[2 * p + 1];
-    if (sparse && !__any_sync(FULL_MASK, own && j > p && col_overlap(lo, hi, plo, phi))) continue;
-    const int khi = sparse && !COL_NO_UPTO ? col_khi(phi) : COL_K - 1;
-    const bs_t* bp = w.Bs + (size_t)p * ld;
-    const double s = quad_sum(khi == COL_K - 1 ? col_dot(x, bp, q) : col_dot_upto(x, bp, q, khi, phi >= 4 * COL_K));
+    if (sparse && !__any_sync(FULL_MASK, own && j > p && col_overlap(lo, hi, sup[2 * p], sup[2 * p + 1]))) continue;
+    const double s = quad_sum(col_dot(x, w.Bs + (size_t)p * ld, q));
     if (!own || j <= p) continue;
     const double rp = (double)w.r[p];
     if (fabs(s) <= bm * rp) continue;
@@ -676,7 +576,8 @@ extern "C" __global__ void ALLSWAP_BOUNDS allswap(
   const size_t basisBytes = ((size_t)ld * m * sizeof(real) + 15) & ~(size_t)15;
   w.B = (real*)p; p += basisBytes;
 #ifdef COL_N
-  w.Bs = (bs_t*)p; p += ((size_t)ld * m * sizeof(bs_t) + 15) & ~(size_t)15;  // B* (widened unless COL_BS_REAL)
+  w.Bs = (bs_t*)p; p += (size_t)ld * m * 8;  // B* widened (a multiple of 16 bytes when m is even; else 8 more below)
+  p += ((size_t)ld * m * 8) & 8;
 #else
   w.Bs = (real*)p; p += basisBytes;
   w.Bold = (real*)p; p += basisBytes;
