@@ -36,9 +36,8 @@ int main(int argc, char** argv) {
   std::vector<REAL> dataR(data.begin(), data.end());
   // allswapColumnBytes in allswap/cuda.ts: the global part (z) and the shared part (rest)
   const size_t slots = std::max(m, 2), ld = n | 1, bs = ld * m * sizeof(bs_t);
-  const size_t bB = a16(ld * m * elt);  // B: in shared memory, or in the global part (COL_B_GLOBAL)
-  const size_t z = 3 * (size_t)m * m * 8 + a16((size_t)m * m * 4) + (COL_B_GLOBAL ? bB : 0);
-  const size_t rest = 6 * slots * 8 + 6 * slots * 8 + 16 + (COL_B_GLOBAL ? 0 : bB) + a16(bs) + a16(slots * elt) + 2 * slots * 4 + 16;
+  const size_t z = 3 * (size_t)m * m * 8 + a16((size_t)m * m * 4);
+  const size_t rest = 6 * slots * 8 + 6 * slots * 8 + 16 + a16(ld * m * elt) + a16(bs) + a16(slots * elt) + 2 * slots * 4 + 16;
   REAL *dBin, *dBout; double* dZ; unsigned char* dWs; int* dSt;
   CK(cudaMalloc(&dBin, dataR.size() * elt));
   CK(cudaMalloc(&dBout, dataR.size() * elt));
@@ -47,7 +46,7 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&dSt, (size_t)batch * STATS_WIDTH * 4));
   CK(cudaMemcpy(dBin, dataR.data(), dataR.size() * elt, cudaMemcpyHostToDevice));
   CK(cudaFuncSetAttribute(allswap, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(rest + pad)));
-  const int threads = std::max(32, (COL_L * m + 31) / 32 * 32);
+  const int threads = std::max(32, (4 * m + 31) / 32 * 32);
   cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
   std::vector<float> ms;
   for (int r = 0; r < reps + 2; r++) {

@@ -234,143 +234,89 @@ __shared__ long long col_prof[8];
 #define PROF_ADD(i)
 #endif
 
-// Lanes per column: COL_L = 4 (one partial sum a lane) or 2 (two a lane: lane p holds the sums
-// q = p and p + 2). COL_S partial sums a lane, COL_CPW columns a warp. x[s][k] is entry
-// t = q + 4 k of the lane's sum s (q = p + COL_L s); x[0][COL_K + u] the tail t = 4 COL_K + u (q = 0).
-#ifndef COL_L
-#define COL_L 4
-#endif
-static_assert(COL_L == 4 || COL_L == 2, "COL_L is 4 or 2");
-#define COL_S (4 / COL_L)
-#define COL_CPW (32 / COL_L)
-#define COL_FOR_SETS _Pragma("unroll") for (int si = 0; si < COL_S; si++)
-
-// the lane's partial sums of <x, c> (c a column of the workspace), the reference's order
-template <typename T>
-__device__ __forceinline__ void col_dot_parts(const double (&x)[COL_S][COL_R], const T* c, int p, double (&s)[COL_S]) {
-  COL_FOR_SETS {
-    const int q = p + COL_L * si;
-    double v = 0;
+// s_q of the dot product of the registers x with the double column c.
+__device__ __forceinline__ double col_dot(const double (&x)[COL_R], const double* c, int q) {
+  double s = 0;
 #pragma unroll
-    for (int k = 0; k < COL_K; k++) v += x[si][k] * (double)c[q + 4 * k];
-    if (COL_T && q == 0) {
+  for (int k = 0; k < COL_K; k++) s += x[k] * c[q + 4 * k];
+  if (COL_T && q == 0) {
 #pragma unroll
-      for (int u = 0; u < COL_T; u++) v += x[si][COL_K + u] * (double)c[4 * COL_K + u];
-    }
-    s[si] = v;
+    for (int u = 0; u < COL_T; u++) s += x[COL_K + u] * c[4 * COL_K + u];
   }
+  return s;
 }
 
-__device__ __forceinline__ void col_norm_parts(const double (&x)[COL_S][COL_R], int p, double (&s)[COL_S]) {
-  COL_FOR_SETS {
-    const int q = p + COL_L * si;
-    double v = 0;
+__device__ __forceinline__ double col_norm(const double (&x)[COL_R], int q) {
+  double s = 0;
 #pragma unroll
-    for (int k = 0; k < COL_K; k++) v += x[si][k] * x[si][k];
-    if (COL_T && q == 0) {
+  for (int k = 0; k < COL_K; k++) s += x[k] * x[k];
+  if (COL_T && q == 0) {
 #pragma unroll
-      for (int u = 0; u < COL_T; u++) v += x[si][COL_K + u] * x[si][COL_K + u];
-    }
-    s[si] = v;
+    for (int u = 0; u < COL_T; u++) s += x[COL_K + u] * x[COL_K + u];
   }
+  return s;
 }
 
-// (s0 + s1) + (s2 + s3) over the column's lanes (every lane of the warp calls it)
-__device__ __forceinline__ double col_combine(const double (&s)[COL_S]) {
+// (s0 + s1) + (s2 + s3) over the quad (every lane of the warp calls it).
+__device__ __forceinline__ double quad_sum(double s) {
   const int lane = threadIdx.x & 31;
-#if COL_L == 4
-  const double v = s[0] + __shfl_sync(FULL_MASK, s[0], lane ^ 1);
-  return v + __shfl_sync(FULL_MASK, v, lane ^ 2);
-#else
-  const double a = s[0] + __shfl_sync(FULL_MASK, s[0], lane ^ 1);
-  const double b = s[1] + __shfl_sync(FULL_MASK, s[1], lane ^ 1);
-  return a + b;
-#endif
+  s = s + __shfl_sync(FULL_MASK, s, lane ^ 1);
+  return s + __shfl_sync(FULL_MASK, s, lane ^ 2);
 }
 
 template <typename T>
-__device__ __forceinline__ double col_dot(const double (&x)[COL_S][COL_R], const T* c, int p) {
-  double s[COL_S];
-  col_dot_parts(x, c, p, s);
-  return col_combine(s);
-}
-
-__device__ __forceinline__ double col_norm(const double (&x)[COL_S][COL_R], int p) {
-  double s[COL_S];
-  col_norm_parts(x, p, s);
-  return col_combine(s);
+__device__ __forceinline__ void col_load(double (&x)[COL_R], const T* c, int q) {
+#pragma unroll
+  for (int k = 0; k < COL_K; k++) x[k] = (double)c[q + 4 * k];
+#pragma unroll
+  for (int u = 0; u < COL_T; u++) x[COL_K + u] = q == 0 ? (double)c[4 * COL_K + u] : 0.0;
 }
 
 template <typename T>
-__device__ __forceinline__ void col_load(double (&x)[COL_S][COL_R], const T* c, int p) {
-  COL_FOR_SETS {
-    const int q = p + COL_L * si;
+__device__ __forceinline__ void col_store(const double (&x)[COL_R], T* c, int q) {
 #pragma unroll
-    for (int k = 0; k < COL_K; k++) x[si][k] = (double)c[q + 4 * k];
+  for (int k = 0; k < COL_K; k++) c[q + 4 * k] = (T)x[k];
+  if (COL_T && q == 0) {
 #pragma unroll
-    for (int u = 0; u < COL_T; u++) x[si][COL_K + u] = q == 0 ? (double)c[4 * COL_K + u] : 0.0;
-  }
-}
-
-template <typename T>
-__device__ __forceinline__ void col_store(const double (&x)[COL_S][COL_R], T* c, int p) {
-  COL_FOR_SETS {
-    const int q = p + COL_L * si;
-#pragma unroll
-    for (int k = 0; k < COL_K; k++) c[q + 4 * k] = (T)x[si][k];
-    if (COL_T && q == 0) {
-#pragma unroll
-      for (int u = 0; u < COL_T; u++) c[4 * COL_K + u] = (T)x[si][COL_K + u];
-    }
+    for (int u = 0; u < COL_T; u++) c[4 * COL_K + u] = (T)x[COL_K + u];
   }
 }
 
 // x -= f c, each entry rounded to REAL (and held widened).
 template <typename T>
-__device__ __forceinline__ void col_axpy(double (&x)[COL_S][COL_R], double f, const T* c, int p) {
-  COL_FOR_SETS {
-    const int q = p + COL_L * si;
+__device__ __forceinline__ void col_axpy(double (&x)[COL_R], double f, const T* c, int q) {
 #pragma unroll
-    for (int k = 0; k < COL_K; k++) x[si][k] = (double)(real)(x[si][k] - f * (double)c[q + 4 * k]);
-    if (COL_T && q == 0) {
+  for (int k = 0; k < COL_K; k++) x[k] = (double)(real)(x[k] - f * (double)c[q + 4 * k]);
+  if (COL_T && q == 0) {
 #pragma unroll
-      for (int u = 0; u < COL_T; u++) x[si][COL_K + u] = (double)(real)(x[si][COL_K + u] - f * (double)c[4 * COL_K + u]);
-    }
+    for (int u = 0; u < COL_T; u++) x[COL_K + u] = (double)(real)(x[COL_K + u] - f * (double)c[4 * COL_K + u]);
   }
 }
 
 // Zero entries and disjoint columns. Block-Toeplitz bases are banded (about six nonzero rows a
 // column), so many of the dot products below are sums of +-0 terms. Two exact shortcuts use that;
 // none changes B or Z, bit for bit:
-//   - the support of a column: rows lo..hi outside which its entries are zero (uniform over the
-//     column's lanes; lo > hi when the column is zero). The dot product of two columns with
-//     disjoint supports is +0 exactly (every term is +-0 and the sum starts at +0), so a warp whose
-//     columns are all disjoint from a pivot skips that step: Gram-Schmidt's update with c = +0 would
-//     change nothing but the sign of a zero entry (a zero's sign reaches only other zeros: no
-//     multiplier, test, B or Z sees it), step 3's mu would be 0 (no reduction). An update b -= c p
-//     keeps b within both supports' union.
+//   - the support of a column: rows lo..hi outside which its entries are zero (quad-uniform; lo > hi
+//     when the column is zero). The dot product of two columns with disjoint supports is +0 exactly
+//     (every term is +-0 and the sum starts at +0), so a warp whose columns are all disjoint from a
+//     pivot skips that step: Gram-Schmidt's update with c = +0 would change nothing but the sign of
+//     a zero entry (a zero's sign reaches only other zeros: no multiplier, test, B or Z sees it),
+//     step 3's mu would be 0 (no reduction). An update b -= c p keeps b within both supports' union.
 //   - a zero dot product gives c = s (0 / r is that for r > 0) without the division, whose slow
 //     path zero takes.
-__device__ __forceinline__ void col_support(const double (&x)[COL_S][COL_R], int p, int* lo, int* hi) {
+__device__ __forceinline__ void col_support(const double (&x)[COL_R], int q, int* lo, int* hi) {
   int l = COL_N, h = -1;
-  COL_FOR_SETS {
-    const int q = p + COL_L * si;
 #pragma unroll
-    for (int k = 0; k < COL_K; k++) if (x[si][k] != 0) { l = min(l, q + 4 * k); h = max(h, q + 4 * k); }
-    if (COL_T && q == 0) {
+  for (int k = 0; k < COL_K; k++) if (x[k] != 0) { l = min(l, q + 4 * k); h = q + 4 * k; }
+  if (COL_T && q == 0) {
 #pragma unroll
-      for (int u = 0; u < COL_T; u++) if (x[si][COL_K + u] != 0) { l = min(l, 4 * COL_K + u); h = 4 * COL_K + u; }
-    }
+    for (int u = 0; u < COL_T; u++) if (x[COL_K + u] != 0) { l = min(l, 4 * COL_K + u); h = 4 * COL_K + u; }
   }
   const int lane = threadIdx.x & 31;
   l = min(l, __shfl_sync(FULL_MASK, l, lane ^ 1));
   h = max(h, __shfl_sync(FULL_MASK, h, lane ^ 1));
-#if COL_L == 4
-  l = min(l, __shfl_sync(FULL_MASK, l, lane ^ 2));
-  h = max(h, __shfl_sync(FULL_MASK, h, lane ^ 2));
-#endif
-  *lo = l;
-  *hi = h;
+  *lo = min(l, __shfl_sync(FULL_MASK, l, lane ^ 2));
+  *hi = max(h, __shfl_sync(FULL_MASK, h, lane ^ 2));
 }
 
 __device__ __forceinline__ bool col_overlap(int lo, int hi, int plo, int phi) { return lo <= phi && plo <= hi; }
@@ -385,7 +331,7 @@ __device__ __forceinline__ bool col_overlap(int lo, int hi, int plo, int phi) { 
 // Also returns max |Z| (read here anyway; the growth watch's limit needs it) and resets zPeak, as
 // z_max_abs does.
 __device__ double col_reanchor(Work& w, const real* __restrict__ B0) {
-  const int m = w.m, tid = w.tid, nt = w.nt, ld = w.ld, p = tid % COL_L, j = tid / COL_L;
+  const int m = w.m, tid = w.tid, nt = w.nt, ld = w.ld, q = tid & 3, j = tid >> 2;
   for (int e = tid; e < COL_N * m; e += nt) {
     const int k = e / COL_N, t = e - k * COL_N;
     w.Bs[(size_t)k * ld + t] = (double)B0[e];
@@ -394,30 +340,25 @@ __device__ double col_reanchor(Work& w, const real* __restrict__ B0) {
   double zmax = 0;
   __syncthreads();
   if (j < m) {
-    double acc[COL_S][COL_R];
-    COL_FOR_SETS {
+    double acc[COL_R];
 #pragma unroll
-      for (int s = 0; s < COL_R; s++) acc[si][s] = 0;
-    }
+    for (int s = 0; s < COL_R; s++) acc[s] = 0;
     const double* zj = w.Zw + (size_t)j * m;
 #pragma unroll 2
     for (int k = 0; k < m; k++) {
       const double z = zj[k];
       zmax = fmax(zmax, fabs(z));
       const double* b = w.Bs + (size_t)k * ld;
-      COL_FOR_SETS {
-        const int q = p + COL_L * si;
 #pragma unroll
-        for (int s = 0; s < COL_K; s++) acc[si][s] = acc[si][s] + b[q + 4 * s] * z;
-        if (COL_T && q == 0) {
+      for (int s = 0; s < COL_K; s++) acc[s] = acc[s] + b[q + 4 * s] * z;
+      if (COL_T && q == 0) {
 #pragma unroll
-          for (int s = 0; s < COL_T; s++) acc[si][COL_K + s] = acc[si][COL_K + s] + b[4 * COL_K + s] * z;
-        }
+        for (int s = 0; s < COL_T; s++) acc[COL_K + s] = acc[COL_K + s] + b[4 * COL_K + s] * z;
       }
     }
-    col_store(acc, w.B + (size_t)j * ld, p);  // (rounded to REAL by the store)
+    col_store(acc, w.B + (size_t)j * ld, q);  // (rounded to REAL by the store)
   }
-  if (p == 0 && zmax > 0) atomicMax(&w.zstat[1], (unsigned long long)__double_as_longlong(zmax));
+  if (q == 0 && zmax > 0) atomicMax(&w.zstat[1], (unsigned long long)__double_as_longlong(zmax));
   __syncthreads();
   return __longlong_as_double((long long)w.zstat[1]);
 }
@@ -425,9 +366,6 @@ __device__ double col_reanchor(Work& w, const real* __restrict__ B0) {
 // (measurement switches, 0 in every build the host makes: bench/gpu-notes.md v11)
 #ifndef COL_NO_SUPPORT
 #define COL_NO_SUPPORT 0
-#endif
-#ifndef COL_B_GLOBAL
-#define COL_B_GLOBAL 0
 #endif
 #ifndef COL_NO_FASTDIV
 #define COL_NO_FASTDIV 0
@@ -440,7 +378,7 @@ __device__ double col_reanchor(Work& w, const real* __restrict__ B0) {
 // and RN(q0 + rem y) is the correctly rounded s / r (Markstein's theorem; s and r lie far inside
 // double's range for float data; checked against the division on 4.4e9 pairs, bench/col-lab).
 // Three dependent operations instead of the division's ten.
-__device__ __forceinline__ bool col_gs_update(double (&x)[COL_S][COL_R], bool active, double s, double r, double y, const double* bi, int ln) {
+__device__ __forceinline__ bool col_gs_update(double (&x)[COL_R], bool active, double s, double r, double y, const double* bi, int q) {
   double c = s;
   if (active && s != 0) {
     if (is_float((real)0) && !COL_NO_FASTDIV) {
@@ -450,33 +388,31 @@ __device__ __forceinline__ bool col_gs_update(double (&x)[COL_S][COL_R], bool ac
       c = s / r;
     }
   }
-  if (active) col_axpy(x, c, bi, ln);
+  if (active) col_axpy(x, c, bi, q);
   return active && c != 0;
 }
 
 // Step 1 (column owners). Same results as the generic gram_schmidt.
 __device__ int gram_schmidt(Work& w, bool f32, int* column) {
-  const int m = w.m, tid = w.tid, ld = w.ld, ln = tid % COL_L, j = tid / COL_L;
+  const int m = w.m, tid = w.tid, ld = w.ld, q = tid & 3, j = tid >> 2;
   const bool own = j < m;
-  // the warp's columns: warpFirst .. warpLast (the warp skips a step when none of them is right of the pivot)
-  const int warpFirst = (tid >> 5) * COL_CPW, warpLast = warpFirst + COL_CPW - 1;
-  double x[COL_S][COL_R];
-  col_load(x, w.B + (size_t)(own ? j : 0) * ld, ln);
-  const double n0 = col_norm(x, ln);
-  if (own && ln == 0) w.norm0[j] = n0;
+  // the warp's columns: 8 w .. 8 w + 7 (the warp skips a step when none of them is right of the pivot)
+  const int warpLast = ((tid >> 5) << 3) + 7;
+  double x[COL_R];
+  col_load(x, w.B + (size_t)(own ? j : 0) * ld, q);
+  const double n0 = quad_sum(col_norm(x, q));
+  if (own && q == 0) w.norm0[j] = n0;
   int lo, hi;
-  col_support(x, ln, &lo, &hi);
+  col_support(x, q, &lo, &hi);
   int* sup = (int*)(w.part + 8);  // [2 i], [2 i + 1]: b*_i's support, published with it
   // (a basis without zero entries has nothing to skip: no votes then; block-uniform)
   const bool sparse = __syncthreads_or(own && (lo > 0 || hi < COL_N - 1)) && !COL_NO_SUPPORT;
   for (int i = 0; i < m; i++) {
     double* part = w.part + 4 * (i & 1);  // double-buffered: the previous step's readers may lag
     if (j == i) {
-      double ps[COL_S];
-      col_norm_parts(x, ln, ps);
-      COL_FOR_SETS part[ln + COL_L * si] = ps[si];
-      col_store(x, w.Bs + (size_t)i * ld, ln);
-      if (ln == 0) { sup[2 * i] = lo; sup[2 * i + 1] = hi; }
+      part[q] = col_norm(x, q);
+      col_store(x, w.Bs + (size_t)i * ld, q);
+      if (q == 0) { sup[2 * i] = lo; sup[2 * i + 1] = hi; }
     }
     __syncthreads();
     const double ri = combine4(part);
@@ -487,13 +423,13 @@ __device__ int gram_schmidt(Work& w, bool f32, int* column) {
       return f32 && !zero ? STATUS_PRECISION_FAILURE : zero ? STATUS_ZERO_VECTOR : STATUS_RANK_DEFICIENT;
     }
     if (tid == 0) w.r[i] = rStored;
-    if (warpLast <= i || warpFirst >= m) continue;  // warp-uniform
+    if (warpLast <= i || warpLast - 7 >= m) continue;  // warp-uniform
     const int plo = sup[2 * i], phi = sup[2 * i + 1];
     if (sparse && !__any_sync(FULL_MASK, own && j > i && col_overlap(lo, hi, plo, phi))) continue;
     const double y = is_float((real)0) && !COL_NO_FASTDIV ? __drcp_rn((double)rStored) : 0.0;
     const double* bi = w.Bs + (size_t)i * ld;
-    const double s = col_dot(x, bi, ln);
-    if (col_gs_update(x, own && j > i, s, (double)rStored, y, bi, ln)) { lo = min(lo, plo); hi = max(hi, phi); }
+    const double s = quad_sum(col_dot(x, bi, q));
+    if (col_gs_update(x, own && j > i, s, (double)rStored, y, bi, q)) { lo = min(lo, plo); hi = max(hi, phi); }
   }
   __syncthreads();
   return STATUS_OK;
@@ -501,20 +437,20 @@ __device__ int gram_schmidt(Work& w, bool f32, int* column) {
 
 // Step 3 (column owners). Same results, counts and overflow status as the generic reduce_all.
 __device__ int reduce_all(Work& w, double bound, int* reductions) {
-  const int m = w.m, tid = w.tid, ld = w.ld, ln = tid % COL_L, j = tid / COL_L;
+  const int m = w.m, tid = w.tid, ld = w.ld, q = tid & 3, j = tid >> 2;
   const bool own = j < m;
-  const int warpFirst = (tid >> 5) * COL_CPW, warpLast = warpFirst + COL_CPW - 1;
+  const int warpLast = ((tid >> 5) << 3) + 7;
   // supports of b*_j at sup[2 j], [2 j + 1] and of the snapshot's b_j at sup[2 m + 2 j], [.. + 1]
   int* sup = (int*)(w.part + 8);
   int lo, hi;
-  double x[COL_S][COL_R];
-  col_load(x, w.Bs + (size_t)(own ? j : 0) * ld, ln);
-  const double rj = col_norm(x, ln);
-  col_support(x, ln, &lo, &hi);
-  if (own && ln == 0) { w.r[j] = (real)rj; w.cnt[j] = 0; sup[2 * j] = lo; sup[2 * j + 1] = hi; }
-  col_load(x, w.B + (size_t)(own ? j : 0) * ld, ln);
-  col_support(x, ln, &lo, &hi);
-  if (own && ln == 0) { sup[2 * m + 2 * j] = lo; sup[2 * m + 2 * j + 1] = hi; }
+  double x[COL_R];
+  col_load(x, w.Bs + (size_t)(own ? j : 0) * ld, q);
+  const double rj = quad_sum(col_norm(x, q));
+  col_support(x, q, &lo, &hi);
+  if (own && q == 0) { w.r[j] = (real)rj; w.cnt[j] = 0; sup[2 * j] = lo; sup[2 * j + 1] = hi; }
+  col_load(x, w.B + (size_t)(own ? j : 0) * ld, q);
+  col_support(x, q, &lo, &hi);
+  if (own && q == 0) { sup[2 * m + 2 * j] = lo; sup[2 * m + 2 * j + 1] = hi; }
   bool changed = false;
   // (the barrier before the pivots; a basis without zero entries has nothing to skip)
   const bool sparse = __syncthreads_or(own && (lo > 0 || hi < COL_N - 1)) && !COL_NO_SUPPORT;
@@ -522,35 +458,35 @@ __device__ int reduce_all(Work& w, double bound, int* reductions) {
   // |s| <= bm r implies |s / r| < bound, so RN(s / r) <= bound: no reduction, and no division
   const double bm = bound * (1.0 - 0x1p-20);
   for (int p = m - 2; p >= 0; p--) {
-    if (warpLast <= p || warpFirst >= m) continue;  // warp-uniform
+    if (warpLast <= p || warpLast - 7 >= m) continue;  // warp-uniform
     if (sparse && !__any_sync(FULL_MASK, own && j > p && col_overlap(lo, hi, sup[2 * p], sup[2 * p + 1]))) continue;
-    const double s = col_dot(x, w.Bs + (size_t)p * ld, ln);
+    const double s = quad_sum(col_dot(x, w.Bs + (size_t)p * ld, q));
     if (!own || j <= p) continue;
     const double rp = (double)w.r[p];
     if (fabs(s) <= bm * rp) continue;
     const double mu = s / rp;
     if (!(fabs(mu) > bound)) continue;
     const double X = round_half_up(mu);
-    if (ln == 0) {
+    if (q == 0) {
       (*reductions)++;
       const int c = w.cnt[j]++;
       w.Lj[(size_t)j * m + c] = p;
       w.LX[(size_t)j * m + c] = X;
     }
-    col_axpy(x, X, w.B + (size_t)p * ld, ln);
+    col_axpy(x, X, w.B + (size_t)p * ld, q);
     lo = min(lo, sup[2 * m + 2 * p]); hi = max(hi, sup[2 * m + 2 * p + 1]);
     changed = true;
   }
   __syncthreads();  // every reader of the snapshot B is done
   PROF_ADD(4);
-  if (changed) col_store(x, w.B + (size_t)j * ld, ln);
+  if (changed) col_store(x, w.B + (size_t)j * ld, q);
   __syncthreads();  // the lists are complete
-  // Z: thread (u, g) = (tid % m, tid / m), g < COL_L, takes the columns k = g, g + COL_L, ... of row u:
+  // Z: thread (u, g) = (tid % m, tid / m), g < 4, takes the columns k = g, g + 4, ... of row u:
   // new values from the unchanged Z into Zn, one barrier, then copied back
   int overflow = 0;
   const int u = tid % m, g = tid / m;
-  if (tid < COL_L * m) {
-    for (int k = g; k < m; k += COL_L) {
+  if (tid < 4 * m) {
+    for (int k = g; k < m; k += 4) {
       const int cn = w.cnt[k];
       if (cn == 0) continue;
       const double* lx = w.LX + (size_t)k * m;
@@ -564,8 +500,8 @@ __device__ int reduce_all(Work& w, double bound, int* reductions) {
     }
   }
   __syncthreads();
-  if (tid < COL_L * m) {
-    for (int k = g; k < m; k += COL_L) if (w.cnt[k]) w.Zw[(size_t)k * m + u] = w.Zn[(size_t)k * m + u];
+  if (tid < 4 * m) {
+    for (int k = g; k < m; k += 4) if (w.cnt[k]) w.Zw[(size_t)k * m + u] = w.Zn[(size_t)k * m + u];
   }
   const int of = __syncthreads_or(overflow);
   PROF_ADD(5);
@@ -619,10 +555,6 @@ extern "C" __global__ void ALLSWAP_BOUNDS allswap(
   w.LX = (double*)pz; pz += (size_t)m * m * 8;
   w.Lj = (int*)pz; pz += ((size_t)m * m * 4 + 15) & ~(size_t)15;
   w.Zn = (double*)pz; pz += (size_t)m * m * 8;
-#if COL_B_GLOBAL
-  // (measurement switch: B with them, out of shared memory, for more bases per multiprocessor)
-  w.B = (real*)pz; pz += ((size_t)(n | 1) * m * sizeof(real) + 15) & ~(size_t)15;
-#endif
 #else
   w.Zold = (double*)pz; pz += (size_t)m * m * 8;
   w.LX = nullptr; w.Lj = nullptr; w.cnt = nullptr; w.Zn = nullptr;
@@ -642,9 +574,7 @@ extern "C" __global__ void ALLSWAP_BOUNDS allswap(
   w.zstat = (unsigned long long*)p; p += 16;
   const int ld = n | 1;
   const size_t basisBytes = ((size_t)ld * m * sizeof(real) + 15) & ~(size_t)15;
-#if !(defined(COL_N) && COL_B_GLOBAL)
   w.B = (real*)p; p += basisBytes;
-#endif
 #ifdef COL_N
   w.Bs = (bs_t*)p; p += (size_t)ld * m * 8;  // B* widened (a multiple of 16 bytes when m is even; else 8 more below)
   p += ((size_t)ld * m * 8) & 8;
