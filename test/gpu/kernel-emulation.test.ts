@@ -16,10 +16,11 @@ import type { AlgoParams, CpuReducer } from '../../src/lattice/types.js';
 import { jacobiParallelCpu } from '../../src/lattice/jacobi-parallel/cpu.js';
 import { jacobiParallelPlan, jacobiParallelTuning } from '../../src/lattice/jacobi-parallel/cuda.js';
 import type { DeviceProperties } from '../../src/gpu/context.js';
-import type { LaunchPlan } from '../../src/gpu/lattice-batch.js';
+import { STATUS, type LaunchPlan } from '../../src/gpu/lattice-batch.js';
 import { allswapCpu } from '../../src/lattice/allswap/cpu.js';
 import { ALLSWAP_TUNING_DEFAULTS, allswapPlan, allswapTuning } from '../../src/lattice/allswap/cuda.js';
 import { compileEmulated, emulatorUnavailable, runEmulated } from './cuda-emulator.js';
+import { proveOutput } from './prove-output.js';
 
 const unavailable = emulatorUnavailable();
 const skip = unavailable ? `CUDA emulator unavailable: ${unavailable}` : false;
@@ -324,3 +325,46 @@ for (const k of KERNELS) {
     });
   }
 }
+
+// float32 arithmetic on the column owners (allswapTuning.columnArithmetic 'float32', as the papers'
+// float32 kernels): not the CPU reference's results, so each output is proven on its own (Z
+// unimodular, B = B_in Z, LLL conditions of B_in Z in float64 with a float32-sized tolerance), and
+// a phase must have run; a breakdown must be one that reduce() redoes in float64.
+test('allswap (column owners) with float32 arithmetic, emulated on the CPU: every output is an LLL-reduced basis of its input', { skip }, () => {
+  const seed = process.env.EMU_SEED ? Number(process.env.EMU_SEED) : randomInt(2 ** 40);
+  const rng = new Philox(seed, 6);
+  const owners = KERNELS.find((k) => k.name === 'allswap (column owners)')!;
+  const f32: EmuKernel = {
+    ...owners,
+    plan(n, m, precision, threads, memory) {
+      allswapTuning.columnArithmetic = 'float32';
+      try {
+        const plan = owners.plan(n, m, precision, threads, memory);
+        assert.equal(plan.defines?.COL_F32_ARITH, 1, 'float32 arithmetic planned');
+        return plan;
+      } finally {
+        Object.assign(allswapTuning, ALLSWAP_TUNING_DEFAULTS);
+      }
+    },
+  };
+  const cases: Array<{ what: string; data: Float32Array; batch: number; n: number; m: number }> = [];
+  for (const [n, m] of [[9 + rng.int(4), 8], [14 + rng.int(6), 12 + rng.int(2)]]) {
+    cases.push({ what: `gaussian n = ${n}, m = ${m}`, data: gaussianBases({ batch: 3, n, m, seed: seed + n, precision: 'float32' }).data as Float32Array, batch: 3, n, m });
+  }
+  const t = blockToeplitzBases({ batch: 3, blocks: 4 + rng.int(8), blockSize: 2, taps: 2, shape: 'full', seed: seed + 3, precision: 'float32' });
+  cases.push({ what: `block-Toeplitz ${t.rows} x ${t.cols}`, data: t.data as Float32Array, batch: 3, n: t.rows, m: t.cols });
+  for (const c of cases) {
+    const out = runKernel(f32, 'float32', c.data, c.batch, c.n, c.m, [0, 0]);
+    for (let k = 0; k < c.batch; k++) {
+      const what = `seed ${seed}, ${c.what}, basis ${k}`;
+      const status = out.stats[k * STATS_WIDTH + 3]!;
+      if (status !== 0) {
+        // (the statuses reduce() redoes in float64 for a float32 run)
+        assert.ok(([STATUS.PRECISION_FAILURE, STATUS.RANK_DEFICIENT, STATUS.TRANSFORM_OVERFLOW] as number[]).includes(status), `${what}: status ${status}, not a float32 breakdown`);
+        continue;
+      }
+      assert.ok(out.stats[k * STATS_WIDTH]! >= 1, `${what}: no phase ran`);
+      proveOutput(c.data, out, k, c.n, c.m, PARAMS, what);
+    }
+  }
+});

@@ -27,8 +27,15 @@ const KERNEL_URL = new URL('./kernel.cu', import.meta.url);
 export const allswapTuning: {
   threads: number; kernel: 'auto' | 'block' | 'lane' | 'grid'; laneThreads: number; laneMemory: 'auto' | 'shared' | 'z-global' | 'global'; laneSpecialise: boolean;
   blockMemory: 'auto' | 'shared' | 'z-global' | 'global'; minBlocks: number; blockColumns: 'auto' | 'on' | 'off';
+  /**
+   * float32 bases on the column-owner layout: 'double' (the reference's arithmetic, bit for bit) or
+   * 'float32' (Gram-Schmidt and step 3 in float32 arithmetic, as the papers' float32 kernels; not
+   * the CPU reference's results, every output proven like any GPU output; bench/gpu-notes.md v13).
+   */
+  columnArithmetic: 'double' | 'float32';
 } = {
   threads: 0, kernel: 'auto', laneThreads: 0, laneMemory: 'auto', laneSpecialise: true, blockMemory: 'auto', minBlocks: -1, blockColumns: 'auto',
+  columnArithmetic: 'double',
 };
 
 /** The defaults of allswapTuning (measurement code resets to these). */
@@ -54,15 +61,15 @@ export function allswapWorkspaceBytes(n: number, m: number, elt: number): number
 /**
  * The block kernel's column-owner layout (-DCOL_N, kernel.cu): bytes of one basis in the part that
  * goes to global scratch first (Z, step 3's multipliers, their columns, the new Z columns) and in the rest (partial
- * sums and per-pair arrays, B in the working precision, B* as doubles, r, flags), in kernel.cu's order.
+ * sums and per-pair arrays, B in the working precision, B* as doubles (bsElt 8) or floats (4: float32
+ * arithmetic), r, flags), in kernel.cu's order.
  */
-export function allswapColumnBytes(n: number, m: number, elt: number): { z: number; rest: number } {
+export function allswapColumnBytes(n: number, m: number, elt: number, bsElt = 8): { z: number; rest: number } {
   const slots = Math.max(m, 2);
   const ld = n | 1;
-  const bs = ld * m * 8;
   return {
     z: 3 * m * m * 8 + align16(m * m * 4),
-    rest: 6 * slots * 8 + 6 * slots * 8 + 16 + align16(ld * m * elt) + bs + (bs & 8) + align16(slots * elt) + 2 * slots * 4 + 4 * 4,
+    rest: 6 * slots * 8 + 6 * slots * 8 + 16 + align16(ld * m * elt) + align16(ld * m * bsElt) + align16(slots * elt) + 2 * slots * 4 + 4 * 4,
   };
 }
 
@@ -164,7 +171,9 @@ export const COLUMN_MAX_N = 96;
  */
 export function allswapColumnPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties): LaunchPlan | null {
   const elt = precision === 'float32' ? 4 : 8;
-  const { z, rest } = allswapColumnBytes(n, m, elt);
+  // (float32 arithmetic: B* and a lane's entries as floats, half the shared memory and registers for them)
+  const f32 = precision === 'float32' && allswapTuning.columnArithmetic === 'float32';
+  const { z, rest } = allswapColumnBytes(n, m, elt, f32 ? 4 : 8);
   const threads = allswapTuning.threads > 0 ? allswapTuning.threads : Math.max(32, Math.ceil((4 * m) / 32) * 32);
   if (threads < 4 * m || threads % 32 !== 0 || threads > 1024) return null;
   const limit = device.sharedPerBlockOptinBytes;
@@ -174,15 +183,15 @@ export function allswapColumnPlan(n: number, m: number, precision: 'float32' | '
   const mode = mem === 'shared' ? 1 : mem === 'z-global' ? 2 : 0;
   const shared = mode === 1 ? z + rest : mode === 2 ? rest : 0;
   const scratch = mode === 1 ? 0 : mode === 2 ? z : z + rest;
-  const regs = 2 * (Math.floor(n / 4) + (n % 4)) + 40;
+  const regs = (f32 ? 1 : 2) * (Math.floor(n / 4) + (n % 4)) + 40;
   const byShared = shared > 0 ? Math.floor(device.sharedPerMultiprocessorBytes / (shared + 1024)) : 32;
   const blocks = Math.max(1, Math.min(byShared, Math.floor(2048 / threads), Math.floor(65536 / (threads * regs)), 32));
   const minBlocks = allswapTuning.minBlocks >= 0 ? allswapTuning.minBlocks : blocks;
   const bound = precisionReductionBound(p.eta, precision);
   return {
-    variant: `block-col-${mem}-${minBlocks}`,
+    variant: `block-col-${mem}-${minBlocks}${f32 ? '-f32arith' : ''}`,
     defines: {
-      COL_N: n, ...(minBlocks > 0 ? { ALLSWAP_THREADS: threads, ALLSWAP_MIN_BLOCKS: minBlocks } : {}),
+      COL_N: n, ...(f32 ? { COL_F32_ARITH: 1 } : {}), ...(minBlocks > 0 ? { ALLSWAP_THREADS: threads, ALLSWAP_MIN_BLOCKS: minBlocks } : {}),
       ...(mode >= 1 ? { COL_SMEM: 1 } : {}),  // (the small arrays, B and B* in shared memory: no generic accesses)
       // (a measurement build: block 0 prints the cycles of each section; bench/gpu-notes.md v9)
       ...(process.env.LATTICE_MIMO_COL_PROFILE ? { COL_PROFILE: 1 } : {}),

@@ -36,6 +36,7 @@
 // nvcc-variant: -DREAL=float -fmad=false -DCOL_N=68 -DCOL_SMEM=1 -DALLSWAP_THREADS=256 -DALLSWAP_MIN_BLOCKS=3
 // nvcc-variant: -DREAL=double -fmad=false -DCOL_N=64 -DALLSWAP_THREADS=256 -DALLSWAP_MIN_BLOCKS=3
 // nvcc-variant: -DREAL=float -fmad=false -DCOL_N=66
+// nvcc-variant: -DREAL=float -fmad=false -DCOL_N=68 -DCOL_SMEM=1 -DCOL_F32_ARITH=1 -DALLSWAP_THREADS=256 -DALLSWAP_MIN_BLOCKS=4
 // nvcc-variant: -DREAL=float -fmad=false -DLANE_N=12 -DLANE_M=8 -DLANE_L=32
 // nvcc-variant: -DREAL=double -fmad=false -DLANE_N=8 -DLANE_M=8 -DLANE_L=32
 
@@ -46,7 +47,14 @@
 // -DCOL_N=n: the column-owner layout (below, "Column owners"): B* held as doubles (bs_t), every
 // other function unchanged.
 #ifdef COL_N
+#ifndef COL_F32_ARITH
+#define COL_F32_ARITH 0
+#endif
+#if COL_F32_ARITH
+typedef float bs_t;  // (float32 arithmetic: below, "Column owners")
+#else
 typedef double bs_t;
+#endif
 #else
 typedef real bs_t;
 #endif
@@ -219,10 +227,21 @@ __device__ int reduce_all(Work& w, double bound, int* reductions) {
 //   bound r_j by a margin needs no division (no reduction).
 //   Zero entries: a warp skips a pivot its columns are disjoint from (below, before col_support):
 //   exact, the same B and Z bit for bit.
+//   -DCOL_F32_ARITH=1 (REAL = float; allswapTuning.columnArithmetic 'float32'): Gram-Schmidt's and
+//   step 3's dot products and updates in float32 arithmetic, B* and the lane's entries as floats, as
+//   the papers' float32 kernels compute. Not the reference's results (each output is proven in
+//   float64, as every GPU output; failures are redone in float64), but a step's chain has float
+//   latencies and no conversions, and the smaller footprint lets four bases share a multiprocessor
+//   (bench/gpu-notes.md v13).
 // ------------------------------------------------------------------------------------------------
 #define COL_K (COL_N / 4)
 #define COL_T (COL_N % 4)
 #define COL_R (COL_K + COL_T)
+#if COL_F32_ARITH
+typedef float colv_t;
+#else
+typedef double colv_t;
+#endif
 #define FULL_MASK 0xffffffffu
 #ifdef COL_PROFILE
 // (measurement build: cycles of thread 0 per section, printed by block 0 at the end)
@@ -235,8 +254,8 @@ __shared__ long long col_prof[8];
 #endif
 
 // s_q of the dot product of the registers x with the double column c.
-__device__ __forceinline__ double col_dot(const double (&x)[COL_R], const double* c, int q) {
-  double s = 0;
+__device__ __forceinline__ colv_t col_dot(const colv_t (&x)[COL_R], const bs_t* c, int q) {
+  colv_t s = 0;
 #pragma unroll
   for (int k = 0; k < COL_K; k++) s += x[k] * c[q + 4 * k];
   if (COL_T && q == 0) {
@@ -246,8 +265,8 @@ __device__ __forceinline__ double col_dot(const double (&x)[COL_R], const double
   return s;
 }
 
-__device__ __forceinline__ double col_norm(const double (&x)[COL_R], int q) {
-  double s = 0;
+__device__ __forceinline__ colv_t col_norm(const colv_t (&x)[COL_R], int q) {
+  colv_t s = 0;
 #pragma unroll
   for (int k = 0; k < COL_K; k++) s += x[k] * x[k];
   if (COL_T && q == 0) {
@@ -258,22 +277,23 @@ __device__ __forceinline__ double col_norm(const double (&x)[COL_R], int q) {
 }
 
 // (s0 + s1) + (s2 + s3) over the quad (every lane of the warp calls it).
-__device__ __forceinline__ double quad_sum(double s) {
+template <typename S>
+__device__ __forceinline__ S quad_sum(S s) {
   const int lane = threadIdx.x & 31;
   s = s + __shfl_sync(FULL_MASK, s, lane ^ 1);
   return s + __shfl_sync(FULL_MASK, s, lane ^ 2);
 }
 
 template <typename T>
-__device__ __forceinline__ void col_load(double (&x)[COL_R], const T* c, int q) {
+__device__ __forceinline__ void col_load(colv_t (&x)[COL_R], const T* c, int q) {
 #pragma unroll
-  for (int k = 0; k < COL_K; k++) x[k] = (double)c[q + 4 * k];
+  for (int k = 0; k < COL_K; k++) x[k] = (colv_t)c[q + 4 * k];
 #pragma unroll
-  for (int u = 0; u < COL_T; u++) x[COL_K + u] = q == 0 ? (double)c[4 * COL_K + u] : 0.0;
+  for (int u = 0; u < COL_T; u++) x[COL_K + u] = q == 0 ? (colv_t)c[4 * COL_K + u] : (colv_t)0;
 }
 
-template <typename T>
-__device__ __forceinline__ void col_store(const double (&x)[COL_R], T* c, int q) {
+template <typename X, typename T>
+__device__ __forceinline__ void col_store(const X (&x)[COL_R], T* c, int q) {
 #pragma unroll
   for (int k = 0; k < COL_K; k++) c[q + 4 * k] = (T)x[k];
   if (COL_T && q == 0) {
@@ -284,9 +304,9 @@ __device__ __forceinline__ void col_store(const double (&x)[COL_R], T* c, int q)
 
 // x -= f c, each entry rounded to REAL (and held widened).
 template <typename T>
-__device__ __forceinline__ void col_axpy(double (&x)[COL_R], double f, const T* c, int q) {
+__device__ __forceinline__ void col_axpy(colv_t (&x)[COL_R], double f, const T* c, int q) {
 #pragma unroll
-  for (int k = 0; k < COL_K; k++) x[k] = (double)(real)(x[k] - f * (double)c[q + 4 * k]);
+  for (int k = 0; k < COL_K; k++) x[k] = COL_F32_ARITH ? (colv_t)(x[k] - (colv_t)f * (colv_t)c[q + 4 * k]) : (colv_t)(real)(x[k] - f * (double)c[q + 4 * k]);
   if (COL_T && q == 0) {
 #pragma unroll
     for (int u = 0; u < COL_T; u++) x[COL_K + u] = (double)(real)(x[COL_K + u] - f * (double)c[4 * COL_K + u]);
@@ -304,7 +324,7 @@ __device__ __forceinline__ void col_axpy(double (&x)[COL_R], double f, const T* 
 //     step 3's mu would be 0 (no reduction). An update b -= c p keeps b within both supports' union.
 //   - a zero dot product gives c = s (0 / r is that for r > 0) without the division, whose slow
 //     path zero takes.
-__device__ __forceinline__ void col_support(const double (&x)[COL_R], int q, int* lo, int* hi) {
+__device__ __forceinline__ void col_support(const colv_t (&x)[COL_R], int q, int* lo, int* hi) {
   int l = COL_N, h = -1;
 #pragma unroll
   for (int k = 0; k < COL_K; k++) if (x[k] != 0) { l = min(l, q + 4 * k); h = q + 4 * k; }
@@ -348,7 +368,7 @@ __device__ double col_reanchor(Work& w, const real* __restrict__ B0) {
     for (int k = 0; k < m; k++) {
       const double z = zj[k];
       zmax = fmax(zmax, fabs(z));
-      const double* b = w.Bs + (size_t)k * ld;
+      const bs_t* b = w.Bs + (size_t)k * ld;
 #pragma unroll
       for (int s = 0; s < COL_K; s++) acc[s] = acc[s] + b[q + 4 * s] * z;
       if (COL_T && q == 0) {
@@ -378,14 +398,14 @@ __device__ double col_reanchor(Work& w, const real* __restrict__ B0) {
 // and RN(q0 + rem y) is the correctly rounded s / r (Markstein's theorem; s and r lie far inside
 // double's range for float data; checked against the division on 4.4e9 pairs, bench/col-lab).
 // Three dependent operations instead of the division's ten.
-__device__ __forceinline__ bool col_gs_update(double (&x)[COL_R], bool active, double s, double r, double y, const double* bi, int q) {
+__device__ __forceinline__ bool col_gs_update(colv_t (&x)[COL_R], bool active, double s, double r, double y, const bs_t* bi, int q) {
   double c = s;
   if (active && s != 0) {
-    if (is_float((real)0) && !COL_NO_FASTDIV) {
+    if (is_float((real)0) && !COL_NO_FASTDIV && !COL_F32_ARITH) {
       const double q0 = s * y;
       c = __fma_rn(__fma_rn(-r, q0, s), y, q0);
     } else {
-      c = s / r;
+      c = COL_F32_ARITH ? (double)((float)s / (float)r) : s / r;
     }
   }
   if (active) col_axpy(x, c, bi, q);
@@ -398,7 +418,7 @@ __device__ int gram_schmidt(Work& w, bool f32, int* column) {
   const bool own = j < m;
   // the warp's columns: 8 w .. 8 w + 7 (the warp skips a step when none of them is right of the pivot)
   const int warpLast = ((tid >> 5) << 3) + 7;
-  double x[COL_R];
+  colv_t x[COL_R];
   col_load(x, w.B + (size_t)(own ? j : 0) * ld, q);
   const double n0 = quad_sum(col_norm(x, q));
   if (own && q == 0) w.norm0[j] = n0;
@@ -427,7 +447,7 @@ __device__ int gram_schmidt(Work& w, bool f32, int* column) {
     const int plo = sup[2 * i], phi = sup[2 * i + 1];
     if (sparse && !__any_sync(FULL_MASK, own && j > i && col_overlap(lo, hi, plo, phi))) continue;
     const double y = is_float((real)0) && !COL_NO_FASTDIV ? __drcp_rn((double)rStored) : 0.0;
-    const double* bi = w.Bs + (size_t)i * ld;
+    const bs_t* bi = w.Bs + (size_t)i * ld;
     const double s = quad_sum(col_dot(x, bi, q));
     if (col_gs_update(x, own && j > i, s, (double)rStored, y, bi, q)) { lo = min(lo, plo); hi = max(hi, phi); }
   }
@@ -443,7 +463,7 @@ __device__ int reduce_all(Work& w, double bound, int* reductions) {
   // supports of b*_j at sup[2 j], [2 j + 1] and of the snapshot's b_j at sup[2 m + 2 j], [.. + 1]
   int* sup = (int*)(w.part + 8);
   int lo, hi;
-  double x[COL_R];
+  colv_t x[COL_R];
   col_load(x, w.Bs + (size_t)(own ? j : 0) * ld, q);
   const double rj = quad_sum(col_norm(x, q));
   col_support(x, q, &lo, &hi);
@@ -576,8 +596,7 @@ extern "C" __global__ void ALLSWAP_BOUNDS allswap(
   const size_t basisBytes = ((size_t)ld * m * sizeof(real) + 15) & ~(size_t)15;
   w.B = (real*)p; p += basisBytes;
 #ifdef COL_N
-  w.Bs = (bs_t*)p; p += (size_t)ld * m * 8;  // B* widened (a multiple of 16 bytes when m is even; else 8 more below)
-  p += ((size_t)ld * m * 8) & 8;
+  w.Bs = (bs_t*)p; p += ((size_t)ld * m * sizeof(bs_t) + 15) & ~(size_t)15;  // B* widened (floats with COL_F32_ARITH)
 #else
   w.Bs = (real*)p; p += basisBytes;
   w.Bold = (real*)p; p += basisBytes;
