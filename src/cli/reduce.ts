@@ -25,6 +25,11 @@ options:
       --precision P     float32 | float64 (default float64)
       --engine E        auto | cpu | cuda (default auto)
       --max-iterations N   bound on the main loop (default: 200 m^2, at least 10^6)
+      --float32-arithmetic double|float32
+                        float32 on the GPU's column-owner all-swap kernel (batches of bases over
+                        12 columns and at most 96 rows): every operation in double, equal to the
+                        CPU engine (default), or in float32 as the papers' kernels (faster; other
+                        results, each proven in float64)
       --no-drift-watch  allswap, block, cr-block on the CPU: the papers' algorithms as they are,
                         without recomputing B* where its swap updates drifted (what the per-basis
                         GPU kernels run; knapsack-like bases can then fail)
@@ -78,6 +83,7 @@ export async function run(argv: string[]): Promise<number> {
       json: { type: 'boolean' },
       check: { type: 'boolean' },
       'no-drift-watch': { type: 'boolean' },
+      'float32-arithmetic': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -106,6 +112,7 @@ export async function run(argv: string[]): Promise<number> {
     maxIterations: num(values['max-iterations'], 'max iterations'),
     check: true,
     driftWatch: !values['no-drift-watch'],
+    float32Arithmetic: values['float32-arithmetic'] as 'double' | 'float32' | undefined,
   });
   const outRows: number[][] = [];
   for (let j = 0; j < m; j++) outRows.push(Array.from(res.basis.data.subarray(j * n, (j + 1) * n)));

@@ -26,6 +26,15 @@ export interface AlgoParams {
    * for bit (their tests pass false); the whole-device GPU kernel has a watch of its own.
    */
   readonly driftWatch?: boolean;
+  /**
+   * How float32 bases are computed on the GPU's column-owner all-swap kernel (batches of bases with
+   * more than 12 columns and at most 96 rows): 'double' (default) computes every operation in double and rounds what it stores to
+   * float32, so its results equal the CPU engine's bit for bit; 'float32' computes Gram-Schmidt and
+   * the size reductions in float32 arithmetic, as the papers' float32 kernels (faster: 68x64
+   * block-Toeplitz 380 ns a basis against 551 ns on the H100; other results, each proven in float64
+   * like every GPU output). The CPU engine and the other kernels compute in double either way.
+   */
+  readonly float32Arithmetic?: 'double' | 'float32';
 }
 
 /** What one run of an algorithm on one basis reports. */
@@ -73,6 +82,8 @@ export interface ReduceOptions {
   check?: boolean;
   /** The drift watch of the all-swap and block reducers on the CPU engine (AlgoParams.driftWatch); default true. */
   driftWatch?: boolean;
+  /** float32 arithmetic on the GPU's column-owner kernel (AlgoParams.float32Arithmetic); default 'double'. */
+  float32Arithmetic?: 'double' | 'float32';
   /** Worker threads for batches on the CPU engine; default: all cores (1 for small batches). */
   threads?: number;
   /** Called with (basesDone, basesTotal) as a batch progresses. */

@@ -40,7 +40,9 @@ export function resolveOptions(opts: ReduceOptions, m: number): ResolvedOptions 
   assertPositiveInt(maxIterations, 'maxIterations');
   const driftWatch = opts.driftWatch ?? true;
   if (typeof driftWatch !== 'boolean') throw new InvalidArgumentError(`driftWatch must be true or false, got ${String(driftWatch)}`);
-  return { algorithm, engine, precision, delta, eta, blockSize, maxIterations, check: opts.check ?? true, driftWatch };
+  const float32Arithmetic = opts.float32Arithmetic ?? 'double';
+  assertOneOf(float32Arithmetic, 'float32Arithmetic', ['double', 'float32'] as const);
+  return { algorithm, engine, precision, delta, eta, blockSize, maxIterations, check: opts.check ?? true, driftWatch, float32Arithmetic };
 }
 
 /** Shape, finiteness and linear independence of every basis in the batch. */

@@ -200,6 +200,7 @@ test('bad input gets typed errors naming the problem', async () => {
   await expectCode(() => reduce(ok, { blockSize: 1 }), 'INVALID_ARGUMENT');
   await expectCode(() => reduce(ok, { maxIterations: 0 }), 'INVALID_ARGUMENT');
   await expectCode(() => reduce(ok, { driftWatch: 'yes' as unknown as boolean }), 'INVALID_ARGUMENT');
+  await expectCode(() => reduce(ok, { float32Arithmetic: 'half' as unknown as 'float32' }), 'INVALID_ARGUMENT');
 });
 
 test('every algorithm reports dependent vectors as RANK_DEFICIENT (float64 and float32), never a basis with a zero vector', async () => {
