@@ -306,10 +306,23 @@ __device__ __forceinline__ void col_store(const X (&x)[COL_R], T* c, int q) {
 template <typename T>
 __device__ __forceinline__ void col_axpy(colv_t (&x)[COL_R], double f, const T* c, int q) {
 #pragma unroll
-  for (int k = 0; k < COL_K; k++) x[k] = COL_F32_ARITH ? (colv_t)(x[k] - (colv_t)f * (colv_t)c[q + 4 * k]) : (colv_t)(real)(x[k] - f * (double)c[q + 4 * k]);
+  for (int k = 0; k < COL_K; k++) x[k] = (colv_t)(real)((double)x[k] - f * (double)c[q + 4 * k]);
   if (COL_T && q == 0) {
 #pragma unroll
-    for (int u = 0; u < COL_T; u++) x[COL_K + u] = (double)(real)(x[COL_K + u] - f * (double)c[4 * COL_K + u]);
+    for (int u = 0; u < COL_T; u++) x[COL_K + u] = (colv_t)(real)((double)x[COL_K + u] - f * (double)c[4 * COL_K + u]);
+  }
+}
+
+// Gram-Schmidt's update with float32 arithmetic (COL_F32_ARITH): x -= f c in float. (Step 3 keeps
+// col_axpy above: its multipliers are integers that a float need not hold, and Z gets them exactly.)
+template <typename T>
+__device__ __forceinline__ void col_axpy_f32(colv_t (&x)[COL_R], double f, const T* c, int q) {
+  const float g = (float)f;
+#pragma unroll
+  for (int k = 0; k < COL_K; k++) x[k] = (colv_t)((float)x[k] - g * (float)c[q + 4 * k]);
+  if (COL_T && q == 0) {
+#pragma unroll
+    for (int u = 0; u < COL_T; u++) x[COL_K + u] = (colv_t)((float)x[COL_K + u] - g * (float)c[4 * COL_K + u]);
   }
 }
 
@@ -408,7 +421,9 @@ __device__ __forceinline__ bool col_gs_update(colv_t (&x)[COL_R], bool active, d
       c = COL_F32_ARITH ? (double)((float)s / (float)r) : s / r;
     }
   }
-  if (active) col_axpy(x, c, bi, q);
+  if (active) {
+    if (COL_F32_ARITH) col_axpy_f32(x, c, bi, q); else col_axpy(x, c, bi, q);
+  }
   return active && c != 0;
 }
 
