@@ -313,8 +313,8 @@ __device__ __forceinline__ void col_axpy(colv_t (&x)[COL_R], double f, const T* 
   }
 }
 
-// Gram-Schmidt's update with float32 arithmetic (COL_F32_ARITH): x -= f c in float. (Step 3 keeps
-// col_axpy above: its multipliers are integers that a float need not hold, and Z gets them exactly.)
+// The update with float32 arithmetic (COL_F32_ARITH): x -= f c in float. (Step 3 takes it only for
+// multipliers below 2^24, which a float holds exactly as Z does; larger ones go to col_axpy.)
 template <typename T>
 __device__ __forceinline__ void col_axpy_f32(colv_t (&x)[COL_R], double f, const T* c, int q) {
   const float g = (float)f;
@@ -508,7 +508,9 @@ __device__ int reduce_all(Work& w, double bound, int* reductions) {
       w.Lj[(size_t)j * m + c] = p;
       w.LX[(size_t)j * m + c] = X;
     }
-    col_axpy(x, X, w.B + (size_t)p * ld, q);
+    // (float32 arithmetic: in float while X fits a float exactly, so that Z gets the same multiplier)
+    if (COL_F32_ARITH && fabs(X) < 0x1p24) col_axpy_f32(x, X, w.B + (size_t)p * ld, q);
+    else col_axpy(x, X, w.B + (size_t)p * ld, q);
     lo = min(lo, sup[2 * m + 2 * p]); hi = max(hi, sup[2 * m + 2 * p + 1]);
     changed = true;
   }
