@@ -113,8 +113,11 @@ interface EmuKernel {
   cpu: CpuReducer;
   kernelFile: string;
   main: string;
-  /** The host's launch plan (the code the GPU path runs) for a thread count (0: the host's choice) and shared-memory limit. */
-  plan(n: number, m: number, precision: 'float32' | 'float64', threads: number, sharedLimit: number): LaunchPlan;
+  /**
+   * The host's launch plan (the code the GPU path runs) for a thread count (0: the host's choice)
+   * and shared-memory limit; `p` other params than PARAMS where a kernel's plan takes them.
+   */
+  plan(n: number, m: number, precision: 'float32' | 'float64', threads: number, sharedLimit: number, p?: AlgoParams): LaunchPlan;
   /** Launch variants [threads, shared-memory limit] covering every layout of the kernel. */
   variants(n: number, m: number, precision: 'float32' | 'float64'): Array<[number, number]>;
   /** Header ints after [batch, n, m, maxIterations, threads, sharedBytes], and float64 parameters. */
@@ -212,14 +215,14 @@ const KERNELS: EmuKernel[] = [
     // the block kernel's column-owner layout (-DCOL_N, the host's choice for 64 x 64); the second
     // number picks where Z and step 3's lists live (0: the host's choice, global scratch; 1: shared
     // memory; 2: everything in global scratch); no register cap (one module per size)
-    plan(n, m, precision, threads, memory) {
+    plan(n, m, precision, threads, memory, p = PARAMS) {
       allswapTuning.threads = threads >= 4 * m ? threads : 0;  // (the shared block sizes below may be too small)
       allswapTuning.kernel = 'block';
       allswapTuning.blockColumns = 'on';
       allswapTuning.minBlocks = 0;
       allswapTuning.blockMemory = memory === 1 ? 'shared' : memory === 2 ? 'global' : 'auto';
       try {
-        const plan = allswapPlan(n, m, precision, PARAMS, device(H100_SHARED));
+        const plan = allswapPlan(n, m, precision, p, device(H100_SHARED));
         assert.equal(plan.defines?.COL_N, n, 'column-owner layout planned');
         return plan;
       } finally {
@@ -326,7 +329,7 @@ for (const k of KERNELS) {
   }
 }
 
-// float32 arithmetic on the column owners (allswapTuning.columnArithmetic 'float32', as the papers'
+// float32 arithmetic on the column owners (AlgoParams.float32Arithmetic 'float32', as the papers'
 // float32 kernels): not the CPU reference's results, so each output is proven on its own (Z
 // unimodular, B = B_in Z, LLL conditions of B_in Z in float64 with a float32-sized tolerance), and
 // a phase must have run; a breakdown must be one that reduce() redoes in float64.
@@ -337,14 +340,9 @@ test('allswap (column owners) with float32 arithmetic, emulated on the CPU: ever
   const f32: EmuKernel = {
     ...owners,
     plan(n, m, precision, threads, memory) {
-      allswapTuning.columnArithmetic = 'float32';
-      try {
-        const plan = owners.plan(n, m, precision, threads, memory);
-        assert.equal(plan.defines?.COL_F32_ARITH, 1, 'float32 arithmetic planned');
-        return plan;
-      } finally {
-        Object.assign(allswapTuning, ALLSWAP_TUNING_DEFAULTS);
-      }
+      const plan = owners.plan(n, m, precision, threads, memory, { ...PARAMS, float32Arithmetic: 'float32' });
+      assert.equal(plan.defines?.COL_F32_ARITH, 1, 'float32 arithmetic planned');
+      return plan;
     },
   };
   const cases: Array<{ what: string; data: Float32Array; batch: number; n: number; m: number }> = [];

@@ -189,18 +189,12 @@ test('allswap on the GPU, 64 x 64 float32 bases with float32 arithmetic on the c
   const seed = randomInt(2 ** 40);
   const g = gaussianBases({ batch: 64, n: 64, seed, precision: 'float32' });
   const t = blockToeplitzBases({ batch: 64, blocks: 32, blockSize: 1, complex: true, taps: 3, shape: 'full', seed: seed + 1, precision: 'float32' });
-  // (asked for by the tuning knob for one family, by AlgoParams.float32Arithmetic for the other)
-  for (const c of [{ family: 'gaussian', data: g.data, n: 64, m: 64, byParams: false }, { family: 'block-toeplitz', data: t.data, n: t.rows, m: t.cols, byParams: true }]) {
+  for (const c of [{ family: 'gaussian', data: g.data, n: 64, m: 64 }, { family: 'block-toeplitz', data: t.data, n: t.rows, m: t.cols }]) {
     const what = `seed ${seed}, ${c.family}, n = ${c.n}, m = ${c.m}, float32 arithmetic`;
-    if (!c.byParams) allswapTuning.columnArithmetic = 'float32';
-    try {
-      const r = await proveCall(allswapCuda, c.data, 64, c.n, c.m, c.byParams ? { ...PARAMS, float32Arithmetic: 'float32' } : PARAMS, what);
-      assert.match(r.stats.variant, /^block-col-z-global-4-f32arith$/, what);
-      // (float32 breakdowns are flagged for reduce()'s float64 redo, not returned as results; a few at most)
-      assert.ok(r.stats.float32Failures.size <= 4, `${what}: ${r.stats.float32Failures.size} float32 failures of 64`);
-    } finally {
-      Object.assign(allswapTuning, ALLSWAP_TUNING_DEFAULTS);
-    }
+    const r = await proveCall(allswapCuda, c.data, 64, c.n, c.m, { ...PARAMS, float32Arithmetic: 'float32' }, what);
+    assert.match(r.stats.variant, /^block-col-z-global-4-f32arith$/, what);
+    // (float32 breakdowns are flagged for reduce()'s float64 redo, not returned as results; a few at most)
+    assert.ok(r.stats.float32Failures.size <= 4, `${what}: ${r.stats.float32Failures.size} float32 failures of 64`);
   }
 });
 

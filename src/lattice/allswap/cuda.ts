@@ -27,15 +27,8 @@ const KERNEL_URL = new URL('./kernel.cu', import.meta.url);
 export const allswapTuning: {
   threads: number; kernel: 'auto' | 'block' | 'lane' | 'grid'; laneThreads: number; laneMemory: 'auto' | 'shared' | 'z-global' | 'global'; laneSpecialise: boolean;
   blockMemory: 'auto' | 'shared' | 'z-global' | 'global'; minBlocks: number; blockColumns: 'auto' | 'on' | 'off';
-  /**
-   * float32 bases on the column-owner layout: 'double' (the reference's arithmetic, bit for bit,
-   * unless AlgoParams.float32Arithmetic asks otherwise) or 'float32' (Gram-Schmidt and step 3 in
-   * float32 arithmetic, as the papers' float32 kernels, whatever the params say; bench/gpu-notes.md v13).
-   */
-  columnArithmetic: 'double' | 'float32';
 } = {
   threads: 0, kernel: 'auto', laneThreads: 0, laneMemory: 'auto', laneSpecialise: true, blockMemory: 'auto', minBlocks: -1, blockColumns: 'auto',
-  columnArithmetic: 'double',
 };
 
 /** The defaults of allswapTuning (measurement code resets to these). */
@@ -171,8 +164,9 @@ export const COLUMN_MAX_N = 96;
  */
 export function allswapColumnPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties): LaunchPlan | null {
   const elt = precision === 'float32' ? 4 : 8;
-  // (float32 arithmetic: B* and a lane's entries as floats, half the shared memory and registers for them)
-  const f32 = precision === 'float32' && (p.float32Arithmetic === 'float32' || allswapTuning.columnArithmetic === 'float32');
+  // (float32 arithmetic, AlgoParams.float32Arithmetic: B* and a lane's entries as floats, half the
+  // shared memory and registers for them)
+  const f32 = precision === 'float32' && p.float32Arithmetic === 'float32';
   const { z, rest } = allswapColumnBytes(n, m, elt, f32 ? 4 : 8);
   const threads = allswapTuning.threads > 0 ? allswapTuning.threads : Math.max(32, Math.ceil((4 * m) / 32) * 32);
   if (threads < 4 * m || threads % 32 !== 0 || threads > 1024) return null;

@@ -44,8 +44,8 @@
 
 // One basis' state: the workspace arrays and the sizes. Every function below is called by all the
 // threads of the block (it contains barriers).
-// -DCOL_N=n: the column-owner layout (below, "Column owners"): B* held as doubles (bs_t), every
-// other function unchanged.
+// -DCOL_N=n: the column-owner layout (below, "Column owners"): B* held as doubles (bs_t; floats
+// with -DCOL_F32_ARITH=1), every other function unchanged.
 #ifdef COL_N
 #ifndef COL_F32_ARITH
 #define COL_F32_ARITH 0
@@ -227,9 +227,9 @@ __device__ int reduce_all(Work& w, double bound, int* reductions) {
 //   bound r_j by a margin needs no division (no reduction).
 //   Zero entries: a warp skips a pivot its columns are disjoint from (below, before col_support):
 //   exact, the same B and Z bit for bit.
-//   -DCOL_F32_ARITH=1 (REAL = float; allswapTuning.columnArithmetic 'float32'): Gram-Schmidt's and
-//   step 3's dot products and updates in float32 arithmetic, B* and the lane's entries as floats, as
-//   the papers' float32 kernels compute. Not the reference's results (each output is proven in
+//   -DCOL_F32_ARITH=1 (REAL = float; AlgoParams.float32Arithmetic 'float32'): Gram-Schmidt's and
+//   step 3's dot products and updates in float32 arithmetic (step 3's only for multipliers below
+//   2^24), B* and the lane's entries as floats, as the papers' float32 kernels compute. Not the reference's results (each output is proven in
 //   float64, as every GPU output; failures are redone in float64), but a step's chain has float
 //   latencies and no conversions, and the smaller footprint lets four bases share a multiprocessor
 //   (bench/gpu-notes.md v13).
@@ -253,7 +253,7 @@ __shared__ long long col_prof[8];
 #define PROF_ADD(i)
 #endif
 
-// s_q of the dot product of the registers x with the double column c.
+// s_q of the dot product of the registers x with the column c of B* (colv_t arithmetic).
 __device__ __forceinline__ colv_t col_dot(const colv_t (&x)[COL_R], const bs_t* c, int q) {
   colv_t s = 0;
 #pragma unroll
@@ -403,6 +403,8 @@ __device__ double col_reanchor(Work& w, const real* __restrict__ B0) {
 #ifndef COL_NO_FASTDIV
 #define COL_NO_FASTDIV 0
 #endif
+// Gram-Schmidt's quotient from 1 / r_i (below): double arithmetic on float data only
+#define COL_FASTDIV (is_float((real)0) && !COL_NO_FASTDIV && !COL_F32_ARITH)
 
 // Gram-Schmidt's update of column j (when `active`) by pivot b*_i: c = s / r_i, b*_j -= c b*_i;
 // whether column j changed (c != 0). c = s when s = +-0. float32: c from y = 1 / r_i rounded to
@@ -414,7 +416,7 @@ __device__ double col_reanchor(Work& w, const real* __restrict__ B0) {
 __device__ __forceinline__ bool col_gs_update(colv_t (&x)[COL_R], bool active, double s, double r, double y, const bs_t* bi, int q) {
   double c = s;
   if (active && s != 0) {
-    if (is_float((real)0) && !COL_NO_FASTDIV && !COL_F32_ARITH) {
+    if (COL_FASTDIV) {
       const double q0 = s * y;
       c = __fma_rn(__fma_rn(-r, q0, s), y, q0);
     } else {
@@ -461,7 +463,7 @@ __device__ int gram_schmidt(Work& w, bool f32, int* column) {
     if (warpLast <= i || warpLast - 7 >= m) continue;  // warp-uniform
     const int plo = sup[2 * i], phi = sup[2 * i + 1];
     if (sparse && !__any_sync(FULL_MASK, own && j > i && col_overlap(lo, hi, plo, phi))) continue;
-    const double y = is_float((real)0) && !COL_NO_FASTDIV ? __drcp_rn((double)rStored) : 0.0;
+    const double y = COL_FASTDIV ? __drcp_rn((double)rStored) : 0.0;
     const bs_t* bi = w.Bs + (size_t)i * ld;
     const double s = quad_sum(col_dot(x, bi, q));
     if (col_gs_update(x, own && j > i, s, (double)rStored, y, bi, q)) { lo = min(lo, plo); hi = max(hi, phi); }
