@@ -19,7 +19,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { requireCuda } from '../src/gpu/context.js';
 import { DeviceBuffer } from '../src/gpu/memory.js';
 import { Stream } from '../src/gpu/stream.js';
-import { chunkDeviceBytes, chunkPointers, enqueueLattice, prepareLattice, STATS_WIDTH, type LatticeKernelSpec } from '../src/gpu/lattice-batch.js';
+import { chunkDeviceBytes, chunkPointers, enqueueLattice, prepareLattice, STATS_WIDTH, type LatticeKernelSpec } from '../src/lattice/gpu/batch.js';
 import { allswapGridPlan, GRID_CTL_BYTES, gridKernel, gridTuning } from '../src/lattice/allswap/grid.js';
 import { Philox } from '../src/core/rng.js';
 import { knapsackBasis } from '../test/gpu/grid-cases.js';

@@ -8,7 +8,7 @@
 import { requireCuda } from '../src/gpu/context.js';
 import { DeviceBuffer } from '../src/gpu/memory.js';
 import { Stream } from '../src/gpu/stream.js';
-import { chunkDeviceBytes, chunkPointers, enqueueLattice, prepareLattice, STATS_WIDTH } from '../src/gpu/lattice-batch.js';
+import { chunkDeviceBytes, chunkPointers, enqueueLattice, prepareLattice, STATS_WIDTH } from '../src/lattice/gpu/batch.js';
 import { allswapSpec, allswapTuning } from '../src/lattice/allswap/cuda.js';
 import { GRID_CTL_BYTES, gridTuning } from '../src/lattice/allswap/grid.js';
 import { blockToeplitzBases, gaussianBases } from '../src/lattice/generators.js';

@@ -13,7 +13,8 @@ export { checkLLLExact, type ExactLLLCheck } from './lattice/exact-lll.js';
 // outputs into the caller's reused arrays (CudaBatchOutputs)
 export { reduceBatchCuda as allswapBatchCuda } from './lattice/allswap/cuda.js';
 export { reduceBatchCuda as jacobiParallelBatchCuda } from './lattice/jacobi-parallel/cuda.js';
-export type { CudaBatchOutputs, CudaBatchResult, CudaBatchStats } from './gpu/lattice-batch.js';
+export type { CudaBatchOutputs, CudaBatchResult, CudaBatchStats } from './lattice/gpu/batch.js';
+export { hostBatch } from './lattice/host-batch.js';
 export { gaussianBases, blockToeplitzBases, integerScale } from './lattice/generators.js';
 export { parseFplll, parseFplllBasis, formatFplll, parseBasisJson, formatBasisJson } from './lattice/fplll-format.js';
 export * from './sim/index.js';

@@ -82,6 +82,25 @@ export class DeviceBuffer {
     );
   }
 
+  /**
+   * Asynchronous copy on `stream` of `bytes` bytes from a pinned host address (host-memory.ts:
+   * pinnedAddress) into the buffer at `dstOffset`.
+   */
+  uploadFromAsync(hostAddress: bigint, stream: Stream, bytes: number, dstOffset = 0): void {
+    this.live();
+    checkRange(dstOffset, bytes, this.bytes, 'uploadFromAsync (destination)');
+    if (bytes === 0) return;
+    check(this.ctx.driver.cuMemcpyHtoDAsync(this.ptr + BigInt(dstOffset), hostAddress, bytes, stream.handle), 'cuMemcpyHtoDAsync');
+  }
+
+  /** Asynchronous copy on `stream` of `bytes` bytes from the buffer at `srcOffset` to a pinned host address. */
+  downloadToAsync(hostAddress: bigint, stream: Stream, bytes: number, srcOffset = 0): void {
+    this.live();
+    checkRange(srcOffset, bytes, this.bytes, 'downloadToAsync (source)');
+    if (bytes === 0) return;
+    check(this.ctx.driver.cuMemcpyDtoHAsync(hostAddress, this.ptr + BigInt(srcOffset), bytes, stream.handle), 'cuMemcpyDtoHAsync');
+  }
+
   /** Asynchronous copy on `stream` of `bytes` bytes from another device buffer. */
   copyFromAsync(src: DeviceBuffer, stream: Stream, bytes = src.bytes, srcOffset = 0, dstOffset = 0): void {
     this.live();
@@ -136,6 +155,12 @@ export class PinnedBuffer {
     const out = [0];
     check(ctx.driver.cuMemAllocHost(out, Math.max(bytes, 16)), `cuMemAllocHost(${bytes} bytes)`);
     return new PinnedBuffer(ctx, outHandle(out), bytes);
+  }
+
+  /** A new ArrayBuffer over the whole block (valid until free()). */
+  view(): ArrayBuffer {
+    this.live();
+    return this.bytes > 0 ? koffi.view(this.ptr, this.bytes) : new ArrayBuffer(0);
   }
 
   address(byteOffset = 0): bigint {

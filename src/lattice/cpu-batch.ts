@@ -9,7 +9,8 @@
 import { LatticeMimoError } from '../core/errors.js';
 import { allocLike, identity, type RealArray } from '../core/matrix.js';
 import { defaultThreads, runOnWorkers } from '../core/worker-pool.js';
-import { CPU_REDUCERS } from './cpu-registry.js';
+import { ALGORITHM_REGISTRY } from './registry.js';
+import { remedy } from './fallback.js';
 import type { AlgoParams, Algorithm, BasisStats } from './types.js';
 import { isIntegral } from './check.js';
 import { allowTransformLoss } from './lll/columns.js';
@@ -30,12 +31,9 @@ export interface BatchOutcome {
 export function reduceOneCpu(algorithm: Algorithm, B: RealArray, n: number, m: number, p: AlgoParams): { Z: Float64Array; stats: BasisStats } {
   const Z = identity(m);
   if (B instanceof Float64Array && isIntegral(B)) allowTransformLoss(Z);
-  const stats = CPU_REDUCERS[algorithm](B, Z, n, m, p);
+  const stats = ALGORITHM_REGISTRY[algorithm].cpu(B, Z, n, m, p);
   return { Z, stats };
 }
-
-/** Breakdowns of a float32 run that float64 may not have. */
-const FLOAT32_RETRYABLE = new Set(['PRECISION_FAILURE', 'UNSUPPORTED', 'ITERATION_LIMIT', 'RANK_DEFICIENT', 'ZERO_VECTOR']);
 
 /** Adds the basis index to an error's details (the batch may be large). */
 export function withBasisIndex(err: unknown, index: number): unknown {
@@ -58,7 +56,11 @@ export function reduceChunk(t: ChunkTask, onBasis?: (k: number) => void): ChunkR
       Z.set(one.Z, k * mm);
       stats.push(one.stats);
     } catch (err) {
-      if (!(t.work instanceof Float32Array && err instanceof LatticeMimoError && FLOAT32_RETRYABLE.has(err.code))) throw withBasisIndex(err, t.offset + k);
+      const precision = t.work instanceof Float32Array ? 'float32' : 'float64';
+      const traits = ALGORITHM_REGISTRY[t.algorithm].traits;
+      if (!(err instanceof LatticeMimoError) || remedy(traits, { engine: 'cpu', precision, driftWatch: t.params.driftWatch !== false }, err.code) !== 'float64') {
+        throw withBasisIndex(err, t.offset + k);
+      }
       Z.set(identity(t.m), k * mm);
       stats.push({ iterations: 0, swaps: 0, sizeReductions: 0, float32Failure: `${err.code}: ${err.message}` });
     }

@@ -1,7 +1,7 @@
 // Device primitives shared by the LLL-family kernels (allswap/kernel.cu, allswap/grid-kernel.cu,
 // block/kernel.cu), each the exact counterpart of a CPU reference function, so that the kernels
 // round as the references do; and their common definitions: the element type `real` (-DREAL, double
-// by default), the rounds' bound, the status words (lattice-batch.ts: STATUS) and the stats layout.
+// by default), the rounds' bound, the status words (lattice/gpu/status.ts: STATUS) and the stats layout.
 // Included textually: readKernelSource (src/gpu/module-cache.ts) inlines it for NVRTC, and nvcc and
 // the g++ emulator resolve the #include themselves.
 

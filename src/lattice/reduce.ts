@@ -7,8 +7,8 @@
  * (stats.redoneOnCpu); a result that still fails raises CheckFailedError, so no unreduced basis is
  * returned as reduced.
  */
-import { CheckFailedError, EngineUnavailableError, InvalidInputError, LatticeMimoError } from '../core/errors.js';
-import { makeBatch, matrixAt, precisionOf, toPrecision, type MatrixBatch, type RealArray } from '../core/matrix.js';
+import { CheckFailedError, EngineUnavailableError, InvalidArgumentError, InvalidInputError, LatticeMimoError } from '../core/errors.js';
+import { allocLike, makeBatch, matrixAt, precisionOf, toPrecision, type MatrixBatch, type RealArray } from '../core/matrix.js';
 import { rebuildTransform, type ExactTransform } from './exact-transform.js';
 import { transformLost, transformOverflow } from './lll/columns.js';
 import {
@@ -16,9 +16,11 @@ import {
   type LagrangeCheck, type LLLCheck, type QualityMetrics, type UnimodularCheck,
 } from './check.js';
 import { reduceBatchCpu, reduceChunk, reduceOneCpu, withBasisIndex } from './cpu-batch.js';
-import { CUDA_ALGORITHMS, CUDA_REDUCERS, cudaDeviceAvailable, type CudaReducer } from './cuda-registry.js';
+import { ALGORITHM_REGISTRY, CUDA_ALGORITHMS, cudaDeviceAvailable } from './registry.js';
+import { isBreakdown, remedy } from './fallback.js';
 import type { Algorithm, BasisStats, ReduceOptions } from './types.js';
-import { assertIndependent, firstDependentColumn, firstZeroColumn, resolveOptions, validateBases, type ResolvedOptions } from './validate.js';
+import type { CudaBatchResult } from './gpu/batch.js';
+import { assertIndependent, firstDependentColumn, firstZeroColumn, resolveOptions, validateBases, validateShape, type ResolvedOptions } from './validate.js';
 
 export interface BasisCheck {
   ok: boolean;
@@ -73,16 +75,12 @@ export interface ReduceResult {
   wideTransforms?: Map<number, bigint[]>;
 }
 
-export function isJacobiFamily(a: Algorithm): boolean {
-  return a === 'jacobi' || a === 'jacobi-parallel';
-}
-
 /** Proof of one output basis: conditions in float64, Z unimodular exactly, quality metrics. */
 export function checkBasis(
   out: ArrayLike<number>, Z: ArrayLike<number>, n: number, m: number, o: Pick<ResolvedOptions, 'algorithm' | 'delta' | 'eta'>,
   provenUnimodular?: UnimodularCheck,
 ): BasisCheck {
-  const lagrange = isJacobiFamily(o.algorithm);
+  const lagrange = ALGORITHM_REGISTRY[o.algorithm].traits.proof === 'lagrange';
   const gs = gramSchmidt(out, n, m);
   const conditions = lagrange ? checkLagrangePairs(out, n, m) : checkLLL(out, n, m, o.delta, o.eta, CHECK_TOLERANCE, gs);
   const unimodular = provenUnimodular ?? checkUnimodular(Z, m);
@@ -141,134 +139,80 @@ function diagnose(bases: MatrixBatch, k: number): void {
 /** Rethrows an algorithm's error, replaced by the dependence diagnosis where that is the cause. */
 function explainFailure(bases: MatrixBatch, err: unknown): never {
   const k = err instanceof LatticeMimoError ? (err.details as { basis?: number } | undefined)?.basis : undefined;
-  if (k !== undefined && err instanceof LatticeMimoError && BREAKDOWNS.has(err.code)) {
+  if (k !== undefined && err instanceof LatticeMimoError && isBreakdown(err.code)) {
     diagnose(bases, k);
     // independent after all: the "dependence" was floating point losing the basis
     if (err.code === 'RANK_DEFICIENT' || err.code === 'ZERO_VECTOR') {
-      throw new LatticeMimoError('PRECISION_FAILURE', `basis ${k} is linearly independent, but the reduction lost it in floating point (${err.message}): it is too ill-conditioned for this algorithm in this precision (lll with float64 is the most robust)`, { ...err.details, basis: k });
+      throw new LatticeMimoError('PRECISION_FAILURE', `basis ${k} is linearly independent, but the reduction lost it in floating point (${err.message}): it is too ill-conditioned for this algorithm in this precision`, { ...err.details, basis: k });
     }
   }
   throw err;
 }
 
-const BREAKDOWNS = new Set(['RANK_DEFICIENT', 'ZERO_VECTOR', 'PRECISION_FAILURE', 'UNSUPPORTED', 'ITERATION_LIMIT', 'CHECK_FAILED']);
-
-/**
- * Turns the algorithm's raw Z into checked outputs. A float32 basis that broke down or failed its
- * check is redone in float64; a float64 failure is explained (dependence) or raised.
- */
-function finish(
-  bases: MatrixBatch, o: ResolvedOptions, engine: 'cpu' | 'cuda', Zall: Float64Array, perBasis: BasisStats[], reducedAll?: RealArray,
-): { out: Float64Array; checks?: BasisCheck[]; redone: number; redoneOnCpu: number; wide: Map<number, bigint[]> } {
-  const { batch, rows: n, cols: m } = bases;
-  const out = new Float64Array(batch * n * m);
-  const checks: BasisCheck[] = [];
-  const wide = new Map<number, bigint[]>();
-  let redone = 0, redoneOnCpu = 0;
-  // a float64 GPU result of a kernel without the drift watch that broke down is redone on the CPU
-  const cpuRedoable = engine === 'cuda' && driftRedoable(o);
-  const proofOf = (w: ExactTransform & { det: bigint | null }): UnimodularCheck => ({ ok: true, integer: true, det: w.det, method: 'lattice' });
-  for (let k = 0; k < batch; k++) {
-    const Bin = matrixAt(bases, k);
-    let Z = Zall.subarray(k * m * m, (k + 1) * m * m);
-    const failed = perBasis[k]!.float32Failure ?? perBasis[k]!.gpuBreakdown;
-    let res = failed ? null : outputOf(Bin, Z, reducedAll?.subarray(k * n * m, (k + 1) * n * m), n, m, k, o.check);
-    let c = o.check && res ? checkBasis(res.B, Z, n, m, o, res.wide && proofOf(res.wide)) : undefined;
-    if ((o.precision === 'float32' || cpuRedoable) && (!res || (c && !c.ok) || firstZeroColumn(res.B, n, m) >= 0)) {
-      let again;
-      const B64 = Float64Array.from(Bin);
-      try {
-        again = reduceOneCpu(o.algorithm, B64, n, m, o);
-      } catch (err) {
-        explainFailure(bases, withBasisIndex(err, k));
-      }
-      Zall.set(again.Z, k * m * m);
-      Z = Zall.subarray(k * m * m, (k + 1) * m * m);
-      perBasis[k] = again.stats;
-      res = outputOf(Bin, Z, B64, n, m, k, o.check)!;
-      const float32 = o.precision === 'float32';
-      c = o.check ? { ...checkBasis(res.B, Z, n, m, o, res.wide && proofOf(res.wide)), redoneInFloat64: float32, redoneOnCpu: !float32 } : undefined;
-      if (float32) redone++; else redoneOnCpu++;
-    }
-    const Bk = res!.B;
-    // Without the check, the Jacobi family (whose conditions say nothing of independence) still
-    // gets the input's independence test; the LLL family breaks down on dependent input by itself.
-    if (!c && isJacobiFamily(o.algorithm)) diagnose(bases, k);
-    if (firstZeroColumn(Bk, n, m) >= 0 || (c && !c.ok)) {
-      diagnose(bases, k);
-      if (c && !c.ok) {
-        throw new CheckFailedError(`basis ${k}: the ${o.algorithm} output failed its float64 check (${describeFailure(c)}); the basis may be too ill-conditioned for float64`, { basis: k });
-      }
-    }
-    if (res!.wide) {
-      wide.set(k, res!.wide.Z);
-      perBasis[k]!.wideTransformBits = res!.wide.maxBits;
-    }
-    if (c) checks.push(c);
-    out.set(Bk, k * n * m);
-  }
-  return { out, checks: o.check ? checks : undefined, redone, redoneOnCpu, wide };
+/** Where the outputs of a call go: the result arrays (the caller's `out`, or fresh ones). */
+interface Target {
+  basis: RealArray;
+  Z: Float64Array;
+  checks: BasisCheck[];
+  wide: Map<number, bigint[]>;
+  redone: number;
+  redoneOnCpu: number;
 }
 
 /**
- * The per-basis GPU kernels of these algorithms run the papers' algorithms without the drift watch
- * (allswap/phases.ts); where the CPU engine has it on (the default), a float64 breakdown of theirs is
- * redone on the CPU engine.
+ * Turns basis k's raw Z into its checked output in `t`. A failure the fallback policy redoes
+ * (a float32 breakdown or failed check; a GPU float64 breakdown of a kernel without the drift watch)
+ * is redone on the CPU; one that still fails, or that the policy does not redo, is explained
+ * (dependence) or raised.
  */
-function driftRedoable(o: ResolvedOptions): boolean {
-  return o.precision === 'float64' && o.driftWatch !== false && (o.algorithm === 'allswap' || o.algorithm === 'block' || o.algorithm === 'cr-block');
-}
-
-/** Breakdowns of those kernels that the drift watch can avoid (a typed error naming the basis). */
-const DRIFT_BREAKDOWNS = new Set(['PRECISION_FAILURE', 'RANK_DEFICIENT', 'ZERO_VECTOR', 'UNSUPPORTED']);
-
-/** GPU re-runs around breakdowns in one reduce() call; past it, the bases left go to the CPU whole. */
-const MAX_GPU_RERUNS = 16;
-
-/**
- * The CUDA engine's call, where a float64 breakdown of one basis (a typed error naming it, which
- * loses the whole call) is marked for the CPU redo of finish() and the other bases run on the GPU
- * again, before and after it (at most MAX_GPU_RERUNS times a call: each re-run repeats the GPU work
- * of its part). Per-basis counts and Z of the whole batch, kernel times summed.
- */
-export async function cudaWithBreakdowns(
-  reducer: CudaReducer, work: RealArray, batch: number, n: number, m: number, o: ResolvedOptions, reruns = { left: MAX_GPU_RERUNS },
-): Promise<{ Z: Float64Array; perBasis: BasisStats[]; kernelMs: number; chunks: number; variant: string }> {
-  if (reruns.left < 0) {
-    // too many breakdowns: every basis of this part is redone on the CPU
-    const why = `the GPU broke down on more than ${MAX_GPU_RERUNS} bases of this call`;
-    return { Z: new Float64Array(batch * m * m), perBasis: Array.from({ length: batch }, () => ({ iterations: 0, swaps: 0, sizeReductions: 0, gpuBreakdown: why })), kernelMs: 0, chunks: 0, variant: 'default' };
-  }
-  try {
-    const r = await reducer(work, batch, n, m, o);
-    const perBasis: BasisStats[] = [];
-    for (let k = 0; k < batch; k++) {
-      const failure = r.stats.float32Failures.get(k);
-      perBasis.push({ iterations: r.stats.iterations[k]!, swaps: r.stats.swaps[k]!, sizeReductions: r.stats.sizeReductions[k]!, ...(failure ? { float32Failure: failure } : {}) });
+function finishBasis(
+  bases: MatrixBatch, o: ResolvedOptions, engine: 'cpu' | 'cuda', k: number, perBasis: BasisStats[], t: Target, reduced?: RealArray,
+): void {
+  const { rows: n, cols: m } = bases;
+  const Bin = matrixAt(bases, k);
+  const traits = ALGORITHM_REGISTRY[o.algorithm].traits;
+  const run = { engine, precision: o.precision, driftWatch: o.driftWatch !== false };
+  let Z = t.Z.subarray(k * m * m, (k + 1) * m * m);
+  const failure = perBasis[k]!.float32Failure ?? perBasis[k]!.gpuBreakdown;
+  let res = failure ? null : outputOf(Bin, Z, reduced, n, m, k, o.check);
+  let c = o.check && res ? checkBasis(res.B, Z, n, m, o, res.wide && proofOf(res.wide)) : undefined;
+  const failed = !res || (c !== undefined && !c.ok) || firstZeroColumn(res.B, n, m) >= 0;
+  const how = failed ? remedy(traits, run, failure ? failure.split(':')[0]! : 'CHECK_FAILED') : 'raise';
+  if (failed && how !== 'raise') {
+    const B64 = Float64Array.from(Bin);
+    let again;
+    try {
+      again = reduceOneCpu(o.algorithm, B64, n, m, o);
+    } catch (err) {
+      explainFailure(bases, withBasisIndex(err, k));
     }
-    return { Z: r.Z, perBasis, kernelMs: r.stats.kernelMs, chunks: r.stats.chunks, variant: r.stats.variant };
-  } catch (err) {
-    const k = err instanceof LatticeMimoError ? (err.details as { basis?: number } | undefined)?.basis : undefined;
-    if (!driftRedoable(o) || k === undefined || !(err instanceof LatticeMimoError) || !DRIFT_BREAKDOWNS.has(err.code)) throw err;
-    const size = n * m, mm = m * m;
-    const Z = new Float64Array(batch * mm);
-    const perBasis: BasisStats[] = [];
-    let kernelMs = 0, chunks = 0, variant = 'default';
-    const part = async (first: number, count: number) => {
-      if (count === 0) return;
-      reruns.left--;
-      const r = await cudaWithBreakdowns(reducer, work.subarray(first * size, (first + count) * size), count, n, m, o, reruns);
-      Z.set(r.Z, first * mm);
-      perBasis.push(...r.perBasis);
-      kernelMs += r.kernelMs; chunks += r.chunks;
-      if (r.chunks > 0) variant = r.variant;
-    };
-    await part(0, k);
-    perBasis.push({ iterations: 0, swaps: 0, sizeReductions: 0, gpuBreakdown: `${err.code}: ${err.message}` });
-    await part(k + 1, batch - k - 1);
-    return { Z, perBasis, kernelMs, chunks, variant };
+    Z.set(again.Z);
+    perBasis[k] = again.stats;
+    res = outputOf(Bin, Z, B64, n, m, k, o.check)!;
+    c = o.check ? { ...checkBasis(res.B, Z, n, m, o, res.wide && proofOf(res.wide)), redoneInFloat64: how === 'float64', redoneOnCpu: how === 'cpu' } : undefined;
+    if (how === 'float64') t.redone++; else t.redoneOnCpu++;
+  } else if (!res) {
+    throw new LatticeMimoError('PRECISION_FAILURE', `basis ${k}: ${failure}`, { basis: k });
   }
+  const Bk = res!.B;
+  // Without the check, the Jacobi family (whose conditions say nothing of independence) still
+  // gets the input's independence test; the LLL family breaks down on dependent input by itself.
+  if (!c && traits.proof === 'lagrange') diagnose(bases, k);
+  if (firstZeroColumn(Bk, n, m) >= 0 || (c && !c.ok)) {
+    diagnose(bases, k);
+    if (c && !c.ok) {
+      throw new CheckFailedError(`basis ${k}: the ${o.algorithm} output failed its float64 check (${describeFailure(c)}); the basis may be too ill-conditioned for float64`, { basis: k });
+    }
+  }
+  if (res!.wide) {
+    t.wide.set(k, res!.wide.Z);
+    perBasis[k]!.wideTransformBits = res!.wide.maxBits;
+  }
+  if (c) t.checks.push(c);
+  t.basis.set(Bk, k * n * m);
 }
+
+const proofOf = (w: ExactTransform & { det: bigint | null }): UnimodularCheck => ({ ok: true, integer: true, det: w.det, method: 'lattice' });
 
 function sumStats(s: BasisStats[]): Pick<ReduceStats, 'iterations' | 'swaps' | 'sizeReductions'> {
   let iterations = 0, swaps = 0, sizeReductions = 0;
@@ -276,23 +220,41 @@ function sumStats(s: BasisStats[]): Pick<ReduceStats, 'iterations' | 'swaps' | '
   return { iterations, swaps, sizeReductions };
 }
 
+/** The result arrays: the caller's `out` (checked against the batch) or fresh ones, in the input's precision. */
+function resultArrays(bases: MatrixBatch, out: ReduceOptions['out']): { basis: RealArray; Z: Float64Array } {
+  const { batch, rows: n, cols: m, data } = bases;
+  const basis = out?.basis;
+  if (basis !== undefined && (basis.constructor !== data.constructor || basis.length !== data.length)) {
+    throw new InvalidArgumentError(`out.basis must be a ${data.constructor.name} of batch x n x m = ${data.length} elements (the input's kind), got a ${basis?.constructor?.name} of ${basis?.length}`);
+  }
+  const Z = out?.transform;
+  if (Z !== undefined && (!(Z instanceof Float64Array) || Z.length !== batch * m * m)) {
+    throw new InvalidArgumentError(`out.transform must be a Float64Array of batch x m x m = ${batch * m * m} elements`);
+  }
+  if (basis && Z && basis.buffer === Z.buffer) throw new InvalidArgumentError('out.basis and out.transform must not share memory');
+  return { basis: basis ?? allocLike(data, batch * n * m), Z: Z ?? new Float64Array(batch * m * m) };
+}
+
 function packResult(
-  bases: MatrixBatch, o: ResolvedOptions, engine: 'cpu' | 'cuda', Z: Float64Array, perBasis: BasisStats[], t0: number, reduced?: RealArray,
+  bases: MatrixBatch, o: ResolvedOptions, engine: 'cpu' | 'cuda', arrays: { basis: RealArray; Z: Float64Array }, perBasis: BasisStats[],
+  t0: number, todo: Iterable<number>, reduced?: RealArray,
 ): ReduceResult {
   const { batch, rows: n, cols: m } = bases;
-  const { out, checks, redone, redoneOnCpu, wide } = finish(bases, o, engine, Z, perBasis, reduced);
-  const data: RealArray = precisionOf(bases.data) === 'float32' ? Float32Array.from(out) : out;
+  const t: Target = { ...arrays, checks: [], wide: new Map(), redone: 0, redoneOnCpu: 0 };
+  for (const k of todo) finishBasis(bases, o, engine, k, perBasis, t, reduced?.subarray(k * n * m, (k + 1) * n * m));
   return {
-    basis: makeBatch(data, batch, n, m),
-    transform: makeBatch(Z, batch, m, m),
+    basis: makeBatch(t.basis, batch, n, m),
+    transform: makeBatch(t.Z, batch, m, m),
     stats: {
       algorithm: o.algorithm, engine, precision: o.precision, batch, n, m, ...sumStats(perBasis),
-      redoneInFloat64: redone, redoneOnCpu, timeMs: performance.now() - t0, perBasis,
+      redoneInFloat64: t.redone, redoneOnCpu: t.redoneOnCpu, timeMs: performance.now() - t0, perBasis,
     },
-    checks,
-    ...(wide.size > 0 ? { wideTransforms: wide } : {}),
+    checks: o.check ? t.checks : undefined,
+    ...(t.wide.size > 0 ? { wideTransforms: t.wide } : {}),
   };
 }
+
+const all = (count: number): Iterable<number> => ({ [Symbol.iterator]: function* () { for (let k = 0; k < count; k++) yield k; } });
 
 /**
  * Which engine runs this call. 'cpu' always can. 'cuda' must: an algorithm without a GPU version,
@@ -301,7 +263,7 @@ function packResult(
  */
 async function pickEngine(o: ResolvedOptions): Promise<'cpu' | 'cuda'> {
   if (o.engine === 'cpu') return 'cpu';
-  const hasKernel = CUDA_REDUCERS[o.algorithm] !== undefined;
+  const hasKernel = ALGORITHM_REGISTRY[o.algorithm].cuda !== undefined;
   if (o.engine === 'cuda' && !hasKernel) {
     throw new EngineUnavailableError(`'${o.algorithm}' has no CUDA implementation yet (CUDA algorithms: ${CUDA_ALGORITHMS.join(', ')}); use engine 'cpu' or 'auto'`);
   }
@@ -313,28 +275,70 @@ async function pickEngine(o: ResolvedOptions): Promise<'cpu' | 'cuda'> {
 }
 
 /**
- * Reduces every basis of the batch. Options: algorithm (default 'lll'), delta (0.75), eta (0.51),
- * blockSize, precision ('float64'), engine ('auto'), maxIterations, check (true), threads, onProgress.
+ * The CUDA engine's part of reduce(). The GPU's output basis is B_in Z computed as the CPU engine
+ * computes it, so with the check off the bases it reduced are taken as they are (written by the
+ * copy engine into the result arrays) and only those the fallback policy left over are finished here.
+ */
+async function reduceOnCuda(bases: MatrixBatch, o: ResolvedOptions, out: ReduceOptions['out'], t0: number): Promise<ReduceResult> {
+  const { batch, rows: n, cols: m } = bases;
+  const reducer = await ALGORITHM_REGISTRY[o.algorithm].cuda!();
+  // the kernels only read the input: no copy where it is already in the working precision
+  const direct = precisionOf(bases.data) === o.precision;
+  const work = direct ? bases.data : toPrecision(bases.data, o.precision);
+  const arrays = resultArrays(bases, out);
+  const tGpu = performance.now();
+  const r = await reducer(work, batch, n, m, o, direct ? { basis: arrays.basis, Z: arrays.Z } : { Z: arrays.Z })
+    .catch((err: unknown) => explainFailure(bases, err));
+  const res = packGpuResult(bases, o, r, arrays, direct, t0);
+  res.stats.gpu!.totalMs = performance.now() - tGpu;
+  return res;
+}
+
+/**
+ * reduce()'s result from a GPU engine call's (r): with the check off, the bases the GPU reduced are
+ * kept as they are (`direct`: the engine computed B_in Z from the caller's own input) and only those
+ * it left over (stats: float32Failures, gpuBreakdowns, hostProduct) are finished on the host;
+ * otherwise every basis is checked.
+ */
+export function packGpuResult(
+  bases: MatrixBatch, o: ResolvedOptions, r: CudaBatchResult<RealArray>, arrays: { basis: RealArray; Z: Float64Array }, direct: boolean, t0: number,
+): ReduceResult {
+  const { batch } = bases;
+  const s = r.stats;
+  const perBasis: BasisStats[] = new Array(batch);
+  for (let k = 0; k < batch; k++) perBasis[k] = { iterations: s.iterations[k]!, swaps: s.swaps[k]!, sizeReductions: s.sizeReductions[k]! };
+  for (const [k, why] of s.float32Failures) perBasis[k]!.float32Failure = why;
+  for (const [k, why] of s.gpuBreakdowns) perBasis[k]!.gpuBreakdown = why;
+  const fast = !o.check && direct && s.basisIsProduct && ALGORITHM_REGISTRY[o.algorithm].traits.proof === 'lll';
+  const todo = fast ? new Set([...s.float32Failures.keys(), ...s.gpuBreakdowns.keys(), ...s.hostProduct]) : all(batch);
+  const res = packResult(bases, o, 'cuda', arrays, perBasis, t0, todo);
+  res.stats.gpu = { kernelMs: s.kernelMs, totalMs: s.totalMs, chunks: s.chunks, variant: s.variant };
+  return res;
+}
+
+/**
+ * Reduces every basis of the batch.
+ * @param bases batch x n x m, column-major, a basis is its m columns (m <= n); Float32Array or Float64Array.
+ * @param opts algorithm ('lll'), delta (0.75), eta (0.51), blockSize (8), precision ('float64'),
+ *   engine ('auto'), maxIterations, check (true), driftWatch, float32Arithmetic, threads, onProgress,
+ *   out (result arrays to fill; on pinned memory from hostBatch() the GPU writes them directly).
+ * @returns basis: batch x n x m, B_in Z in the input's precision; transform: batch x m x m integer Z; stats; checks.
  */
 export async function reduce(bases: MatrixBatch, opts: ReduceOptions = {}): Promise<ReduceResult> {
   const t0 = performance.now();
-  validateBases(bases);
+  validateShape(bases);
   const o = resolveOptions(opts, bases.cols);
   const engine = await pickEngine(o);
+  // the GPU kernels report non-finite entries and zero vectors themselves (status words), naming the basis
+  if (engine === 'cuda') return reduceOnCuda(bases, o, opts.out, t0);
+  validateBases(bases);
   const { batch, rows: n, cols: m } = bases;
   const work = toPrecision(bases.data, o.precision);
-  if (engine === 'cuda') {
-    const reducer = await CUDA_REDUCERS[o.algorithm]!();
-    const tGpu = performance.now();
-    const r = await cudaWithBreakdowns(reducer, work, batch, n, m, o).catch((err: unknown) => explainFailure(bases, err));
-    const totalMs = performance.now() - tGpu;
-    const res = packResult(bases, o, 'cuda', r.Z, r.perBasis, t0);
-    res.stats.gpu = { kernelMs: r.kernelMs, totalMs, chunks: r.chunks, variant: r.variant };
-    return res;
-  }
   const run = await reduceBatchCpu(o.algorithm, work, batch, n, m, o, opts.threads, opts.onProgress)
     .catch((err: unknown) => explainFailure(bases, err));
-  return packResult(bases, o, engine, run.Z, run.stats, t0, run.work);
+  const arrays = resultArrays(bases, opts.out);
+  arrays.Z.set(run.Z);
+  return packResult(bases, o, engine, arrays, run.stats, t0, all(batch), run.work);
 }
 
 /** Synchronous CPU reduction in this thread (for small work, e.g. LR-aided detection per channel). */
@@ -350,5 +354,7 @@ export function reduceSync(bases: MatrixBatch, opts: Omit<ReduceOptions, 'engine
   } catch (err) {
     explainFailure(bases, err);
   }
-  return packResult(bases, o, 'cpu', run.Z, run.stats, t0, run.work);
+  const arrays = resultArrays(bases, opts.out);
+  arrays.Z.set(run.Z);
+  return packResult(bases, o, 'cpu', arrays, run.stats, t0, all(batch), run.work);
 }

@@ -5,6 +5,7 @@
  * the basis vectors are the columns. Z is m x m, column-major, integer valued, with B' = B Z.
  */
 import type { MatrixBatch, Precision, RealArray } from '../core/matrix.js';
+import type { BatchRunOptions } from '../gpu/batch-runner.js';
 
 export const ALGORITHMS = ['lll', 'allswap', 'block', 'cr-block', 'jacobi', 'jacobi-parallel'] as const;
 export type Algorithm = (typeof ALGORITHMS)[number];
@@ -36,6 +37,8 @@ export interface AlgoParams {
    * compute in double either way.
    */
   readonly float32Arithmetic?: 'double' | 'float32';
+  /** How the GPU batch runner cuts the batch (chunk size, streams); for tests and measurements, the defaults suit production. */
+  readonly batchRun?: BatchRunOptions;
 }
 
 /** What one run of an algorithm on one basis reports. */
@@ -89,4 +92,10 @@ export interface ReduceOptions {
   threads?: number;
   /** Called with (basesDone, basesTotal) as a batch progresses. */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Arrays to write the results into (returned as the result's `basis.data` and `transform.data`),
+   * for repeated calls on batches of one shape: basis batch x n x m of the input's kind, transform
+   * batch x m x m. On pinned memory (hostBatch()) the GPU's copy engine writes them directly.
+   */
+  out?: { basis?: RealArray; transform?: Float64Array };
 }

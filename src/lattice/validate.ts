@@ -45,8 +45,8 @@ export function resolveOptions(opts: ReduceOptions, m: number): ResolvedOptions 
   return { algorithm, engine, precision, delta, eta, blockSize, maxIterations, check: opts.check ?? true, driftWatch, float32Arithmetic };
 }
 
-/** Shape, finiteness and linear independence of every basis in the batch. */
-export function validateBases(b: MatrixBatch): void {
+/** The batch's shape: its array kind, positive sizes, m <= n, and the data's length. */
+export function validateShape(b: MatrixBatch): void {
   if (!b || typeof b !== 'object' || !(b.data instanceof Float64Array || b.data instanceof Float32Array)) {
     throw new InvalidInputError('INVALID_INPUT', 'bases must be {batch, rows, cols, data: Float64Array | Float32Array}');
   }
@@ -58,6 +58,12 @@ export function validateBases(b: MatrixBatch): void {
   if (b.data.length !== batch * n * m) {
     throw new InvalidInputError('SHAPE_MISMATCH', `data has ${b.data.length} elements, batch x n x m = ${batch} x ${n} x ${m} = ${batch * n * m}`);
   }
+}
+
+/** Shape, finiteness and no zero vector in any basis of the batch. */
+export function validateBases(b: MatrixBatch): void {
+  validateShape(b);
+  const { batch, rows: n, cols: m } = b;
   assertFinite(b.data, 'basis data');
   for (let k = 0; k < batch; k++) assertNoZeroVector(matrixAt(b, k), n, m, batch > 1 ? `basis ${k}: ` : '');
 }

@@ -16,7 +16,7 @@ import type { AlgoParams, CpuReducer } from '../../src/lattice/types.js';
 import { jacobiParallelCpu } from '../../src/lattice/jacobi-parallel/cpu.js';
 import { jacobiParallelPlan, jacobiParallelTuning } from '../../src/lattice/jacobi-parallel/cuda.js';
 import type { DeviceProperties } from '../../src/gpu/context.js';
-import { STATUS, type LaunchPlan } from '../../src/gpu/lattice-batch.js';
+import { STATUS, type LaunchPlan } from '../../src/lattice/gpu/batch.js';
 import { allswapCpu } from '../../src/lattice/allswap/cpu.js';
 import { ALLSWAP_TUNING_DEFAULTS, allswapPlan, allswapTuning } from '../../src/lattice/allswap/cuda.js';
 import { compileEmulated, emulatorUnavailable, runEmulated } from './cuda-emulator.js';

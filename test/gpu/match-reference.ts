@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import type { RealArray } from '../../src/core/matrix.js';
-import { STATS_WIDTH } from '../../src/gpu/lattice-batch.js';
+import { applyTransform } from '../../src/lattice/check.js';
+import { STATS_WIDTH } from '../../src/lattice/gpu/batch.js';
 import type { AlgoParams, CpuReducer } from '../../src/lattice/types.js';
 import { allswapTuning, reduceBatchCuda as allswapCuda } from '../../src/lattice/allswap/cuda.js';
 
@@ -26,12 +27,14 @@ export function forcedAllswap(kind: 'lane' | 'grid'): typeof allswapCuda {
   };
 }
 
-/** The error code each kernel status stands for (lattice-batch.ts raises these). */
+/** The error code each kernel status stands for (src/lattice/gpu/status.ts). */
 export const STATUS_CODES = ['', 'NON_FINITE', 'ZERO_VECTOR', 'ITERATION_LIMIT', 'RANK_DEFICIENT', 'PRECISION_FAILURE', 'UNSUPPORTED'];
 
 export function assertMatchesReference(
   cpu: CpuReducer, p: AlgoParams, what: string, data: RealArray, batch: number, n: number, m: number,
   got: { basis: RealArray; Z: Float64Array; stats: Int32Array },
+  /** The output basis is B_in Z as reduce() computes it (the engine's product stage), not the reducer's working basis. */
+  product = false,
 ): void {
   for (let b = 0; b < batch; b++) {
     const B = data.slice(b * n * m, (b + 1) * n * m) as RealArray;
@@ -49,7 +52,8 @@ export function assertMatchesReference(
     }
     assert.equal(status, 0, `${where}: kernel status ${status}, the CPU succeeded`);
     assert.deepEqual(got.Z.subarray(b * m * m, (b + 1) * m * m), Z, `${where}: Z`);
-    assert.deepEqual(got.basis.subarray(b * n * m, (b + 1) * n * m), B, `${where}: basis`);
+    const want = product ? (() => { const P = B.slice() as RealArray; P.set(applyTransform(data.subarray(b * n * m, (b + 1) * n * m), Z, n, m)!); return P; })() : B;
+    assert.deepEqual(got.basis.subarray(b * n * m, (b + 1) * n * m), want, `${where}: basis`);
     assert.deepEqual(Array.from(got.stats.subarray(b * STATS_WIDTH, b * STATS_WIDTH + 3)), [s.iterations, s.swaps, s.sizeReductions], `${where}: counts`);
   }
 }

@@ -141,7 +141,7 @@ for (const algo of ALGOS) {
         const g = gaussianBases({ batch, n, m, seed, precision });
         const got = await withScheduling(sched, () => REDUCERS[algo.name as 'block'](g.data, batch, n, m, p));
         const what = `seed ${seed}, ${precision} gaussian ${n} x ${m}, batch ${batch}, blockSize ${p.blockSize}`;
-        assertMatchesReference(algo.cpu, p, what, g.data, batch, n, m, { basis: got.basis, Z: got.Z, stats: statsWords(got.stats, batch) });
+        assertMatchesReference(algo.cpu, p, what, g.data, batch, n, m, { basis: got.basis, Z: got.Z, stats: statsWords(got.stats, batch) }, got.stats.basisIsProduct);
         for (let b = 0; b < batch; b++) {
           const B = Array.from(got.basis.subarray(b * n * m, (b + 1) * n * m));
           // float32 may stop after MAX_ROUNDS unverified, like the CPU reference (which it equals, above)
@@ -150,7 +150,7 @@ for (const algo of ALGOS) {
         }
         const t = blockToeplitzBases({ batch: 16, blocks: 4 + rng.int(8), blockSize: 2, taps: 3, shape: 'full', seed: seed + 3, precision });
         const tg = await withScheduling(sched, () => REDUCERS[algo.name as 'block'](t.data, 16, t.rows, t.cols, p));
-        assertMatchesReference(algo.cpu, p, `seed ${seed}, ${precision} block-Toeplitz ${t.rows} x ${t.cols}`, t.data, 16, t.rows, t.cols, { basis: tg.basis, Z: tg.Z, stats: statsWords(tg.stats, 16) });
+        assertMatchesReference(algo.cpu, p, `seed ${seed}, ${precision} block-Toeplitz ${t.rows} x ${t.cols}`, t.data, 16, t.rows, t.cols, { basis: tg.basis, Z: tg.Z, stats: statsWords(tg.stats, 16) }, tg.stats.basisIsProduct);
       }
     });
 

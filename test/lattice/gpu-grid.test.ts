@@ -24,6 +24,8 @@ const skip = cuda.ok ? false : `no CUDA device: ${cuda.reason}`;
 
 const PARAMS: AlgoParams = { delta: 0.75, eta: 0.51, blockSize: 8, maxIterations: 100_000 };
 
+const NO_WATCH: AlgoParams = { ...PARAMS, driftWatch: false };
+
 const gridCuda = forcedAllswap('grid');
 
 for (const precision of ['float64', 'float32'] as const) {
@@ -54,7 +56,12 @@ test('allswap on the whole GPU: bad bases and the iteration limit give typed err
   const bad = randomInt(batch), col = 1 + randomInt(m - 2);
   const zero = gaussianBases({ batch, n, m, seed, precision: 'float64' }).data;
   zero.fill(0, bad * n * m + col * n, bad * n * m + (col + 1) * n);
-  await assert.rejects(gridCuda(zero, batch, n, m, PARAMS), (e: unknown) => {
+  // with the drift watch asked for, a float64 breakdown is listed for reduce()'s CPU redo (fallback.ts) ...
+  const listed = await gridCuda(zero, batch, n, m, PARAMS);
+  assert.match(listed.stats.gpuBreakdowns.get(bad) ?? '', /^ZERO_VECTOR/, `seed ${seed}`);
+  assert.equal(listed.stats.gpuBreakdowns.size, 1, `seed ${seed}`);
+  // ... and without it, it is the typed error
+  await assert.rejects(gridCuda(zero, batch, n, m, NO_WATCH), (e: unknown) => {
     assert.ok(e instanceof RankDeficientError, String(e));
     assert.equal(e.code, 'ZERO_VECTOR');
     assert.equal(e.details?.basis, bad, `seed ${seed}`);
@@ -63,7 +70,7 @@ test('allswap on the whole GPU: bad bases and the iteration limit give typed err
   });
   const dep = gaussianBases({ batch, n, m, seed: seed + 1, precision: 'float64' }).data;
   for (let t = 0; t < n; t++) dep[bad * n * m + col * n + t] = 2 * dep[bad * n * m + (col - 1) * n + t]! - dep[bad * n * m + t]!;
-  await assert.rejects(gridCuda(dep, batch, n, m, PARAMS), (e: unknown) => e instanceof RankDeficientError && e.details?.basis === bad);
+  await assert.rejects(gridCuda(dep, batch, n, m, NO_WATCH), (e: unknown) => e instanceof RankDeficientError && e.details?.basis === bad);
   const nan = gaussianBases({ batch, n, m, seed: seed + 2, precision: 'float32' }).data;
   nan[bad * n * m + col * n + 3] = NaN;
   await assert.rejects(gridCuda(nan, batch, n, m, PARAMS), (e: unknown) => e instanceof InvalidInputError && e.code === 'NON_FINITE' && e.details?.basis === bad && e.details?.vector === col);

@@ -11,7 +11,7 @@ import { randomInt } from 'node:crypto';
 import { InvalidArgumentError, InvalidInputError, IterationLimitError, RankDeficientError } from '../../src/core/errors.js';
 import type { RealArray } from '../../src/core/matrix.js';
 import { Philox } from '../../src/core/rng.js';
-import { checkLagrangePairs, checkLLL, checkUnimodular } from '../../src/lattice/check.js';
+import { applyTransform, checkLagrangePairs, checkLLL, checkUnimodular } from '../../src/lattice/check.js';
 import { blockToeplitzBases, gaussianBases } from '../../src/lattice/generators.js';
 import type { AlgoParams, CpuReducer } from '../../src/lattice/types.js';
 import { jacobiParallelCpu } from '../../src/lattice/jacobi-parallel/cpu.js';
@@ -19,7 +19,6 @@ import { jacobiParallelTuning, reduceBatchCuda as jacobiParallelCuda } from '../
 import { allswapCpu } from '../../src/lattice/allswap/cpu.js';
 import { ALLSWAP_TUNING_DEFAULTS, allswapTuning, reduceBatchCuda as allswapCuda } from '../../src/lattice/allswap/cuda.js';
 import { cudaAvailable } from '../../src/gpu/index.js';
-import { latticeBatchTuning } from '../../src/gpu/lattice-batch.js';
 import { forcedAllswap } from '../gpu/match-reference.js';
 import { proveCall } from '../gpu/prove-output.js';
 
@@ -70,11 +69,15 @@ function randomCases(seed: number, precision: 'float32' | 'float64'): Case[] {
   return cases;
 }
 
+/** The CPU reference's Z and counts, and its output basis as reduce() gives it: B_in Z in the input's precision. */
 function cpuReference(algo: Algo, c: Case, k: number): { B: RealArray; Z: Float64Array; stats: ReturnType<CpuReducer> } {
-  const B = c.data.slice(k * c.n * c.m, (k + 1) * c.n * c.m) as RealArray;
+  const Bin = c.data.slice(k * c.n * c.m, (k + 1) * c.n * c.m) as RealArray;
+  const work = Bin.slice() as RealArray;
   const Z = new Float64Array(c.m * c.m);
   for (let i = 0; i < c.m; i++) Z[i + i * c.m] = 1;
-  const stats = algo.cpu(B, Z, c.n, c.m, PARAMS);
+  const stats = algo.cpu(work, Z, c.n, c.m, PARAMS);
+  const B = Bin.slice() as RealArray;
+  B.set(applyTransform(Bin, Z, c.n, c.m)!);
   return { B, Z, stats };
 }
 
@@ -119,21 +122,15 @@ for (const algo of ALGOS) {
     const whole = await algo.gpu(g.data, batch, 10, 9, PARAMS);
     assert.equal(whole.stats.chunks, 1);
     for (const streams of [1, 2, 3]) {
-      latticeBatchTuning.maxChunk = 1 + randomInt(4);
-      latticeBatchTuning.streams = streams;
-      const what = `seed ${seed}, batch ${batch}, chunks of ${latticeBatchTuning.maxChunk} on ${streams} stream(s)`;
-      try {
-        const chunked = await algo.gpu(g.data, batch, 10, 9, PARAMS);
-        const chunks = Math.ceil(batch / latticeBatchTuning.maxChunk);
-        assert.equal(chunked.stats.chunks, chunks, what);
-        assert.equal(chunked.stats.streams, Math.min(streams, chunks), what);
-        assert.deepEqual(chunked.Z, whole.Z, what);
-        assert.deepEqual(chunked.basis, whole.basis, what);
-        assert.deepEqual(chunked.stats.swaps, whole.stats.swaps, what);
-      } finally {
-        latticeBatchTuning.maxChunk = 0;
-        latticeBatchTuning.streams = 0;
-      }
+      const batchRun = { maxChunk: 1 + randomInt(4), streams };
+      const what = `seed ${seed}, batch ${batch}, chunks of ${batchRun.maxChunk} on ${streams} stream(s)`;
+      const chunked = await algo.gpu(g.data, batch, 10, 9, { ...PARAMS, batchRun });
+      const chunks = Math.ceil(batch / batchRun.maxChunk);
+      assert.equal(chunked.stats.chunks, chunks, what);
+      assert.equal(chunked.stats.streams, Math.min(streams, chunks), what);
+      assert.deepEqual(chunked.Z, whole.Z, what);
+      assert.deepEqual(chunked.basis, whole.basis, what);
+      assert.deepEqual(chunked.stats.swaps, whole.stats.swaps, what);
     }
   });
 

@@ -1,77 +1,98 @@
 /**
- * reduce()'s handling of float64 breakdowns on the CUDA engine (reduce.ts: cudaWithBreakdowns),
- * with a stand-in for the GPU engine call, so it runs without a device: a breakdown naming a basis
- * marks that basis for the CPU redo and runs the others again, at most MAX_GPU_RERUNS times a call.
+ * reduce()'s handling of what a GPU engine call leaves over (reduce.ts: packGpuResult, with the
+ * fallback policy of fallback.ts), with a stand-in for the engine call so that it runs without a
+ * device: float32 breakdowns redone in float64, float64 breakdowns of kernels without the drift
+ * watch redone on the CPU, products past 2^53 computed exactly on the host, and every other basis
+ * kept as the engine gave it when the check is off.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
-import { LatticeMimoError } from '../../src/core/errors.js';
-import type { RealArray } from '../../src/core/matrix.js';
-import type { CudaBatchResult } from '../../src/gpu/lattice-batch.js';
-import type { CudaReducer } from '../../src/lattice/cuda-registry.js';
-import { cudaWithBreakdowns } from '../../src/lattice/reduce.js';
+import fc from 'fast-check';
+import { makeBatch, type RealArray } from '../../src/core/matrix.js';
+import { applyTransform, checkLLL, checkUnimodular } from '../../src/lattice/check.js';
+import { remedy } from '../../src/lattice/fallback.js';
+import { gaussianBases } from '../../src/lattice/generators.js';
+import type { CudaBatchResult } from '../../src/lattice/gpu/batch.js';
+import { packGpuResult, reduceSync } from '../../src/lattice/reduce.js';
+import { ALGORITHM_REGISTRY } from '../../src/lattice/registry.js';
+import { ALGORITHMS } from '../../src/lattice/types.js';
 import { resolveOptions } from '../../src/lattice/validate.js';
 
-const n = 3, m = 2;
-
 /**
- * A stand-in engine call: basis k carries its global index in its first entry; the bases in `bad`
- * break down (a typed error naming the first of them in the call, local index); the others get
- * Z = index times the identity and one swap.
+ * A stand-in engine result for `data`: the CPU reference's Z and B_in Z for every basis, except the
+ * bases in `lost`, whose outputs are NaN and which are listed as the engine lists them.
  */
-function fakeEngine(bad: Set<number>, calls: { count: number }): CudaReducer {
-  return (async <A extends RealArray>(data: A, batch: number): Promise<CudaBatchResult<A>> => {
-    calls.count++;
-    for (let k = 0; k < batch; k++) {
-      if (bad.has(data[k * n * m]!)) throw new LatticeMimoError('PRECISION_FAILURE', 'lost it', { basis: k });
-    }
-    const Z = new Float64Array(batch * m * m);
-    for (let k = 0; k < batch; k++) { Z[k * m * m] = data[k * n * m]!; Z[k * m * m + 3] = data[k * n * m]!; }
-    const ones = new Int32Array(batch).fill(1);
-    return {
-      basis: data, Z,
-      stats: { iterations: ones, swaps: ones, sizeReductions: new Int32Array(batch), float32Failures: new Map(), kernelMs: 1, totalMs: 1, chunks: 1, streams: 1, threadsPerBlock: 32, sharedBytesPerBlock: 0, variant: 'persistent' },
-    };
-  }) as CudaReducer;
-}
-
-function batchOf(size: number): Float64Array {
-  const data = new Float64Array(size * n * m);
-  for (let k = 0; k < size; k++) data[k * n * m] = k;
-  return data;
-}
-
-test('float64 breakdowns of named bases go to the CPU redo, the other bases keep their GPU results', async () => {
-  const size = 20 + randomInt(40);
-  const bad = new Set(Array.from({ length: 1 + randomInt(6) }, () => randomInt(size)));
-  const calls = { count: 0 };
-  const o = resolveOptions({ algorithm: 'block', precision: 'float64' }, m);
-  const r = await cudaWithBreakdowns(fakeEngine(bad, calls), batchOf(size), size, n, m, o);
-  assert.equal(r.perBasis.length, size);
-  for (let k = 0; k < size; k++) {
-    if (bad.has(k)) assert.ok(r.perBasis[k]!.gpuBreakdown?.startsWith('PRECISION_FAILURE'), `basis ${k} of ${[...bad]}`);
-    else {
-      assert.equal(r.perBasis[k]!.gpuBreakdown, undefined, `basis ${k}`);
-      assert.equal(r.Z[k * m * m], k, `basis ${k}: its own GPU result`);
-    }
+function engineResult(data: RealArray, batch: number, n: number, m: number, lost: Map<number, 'float32' | 'breakdown' | 'product'>): CudaBatchResult<RealArray> {
+  const ref = reduceSync(makeBatch(data.slice() as RealArray, batch, n, m), { algorithm: 'allswap', precision: data instanceof Float32Array ? 'float32' : 'float64', driftWatch: false, check: false });
+  const basis = ref.basis.data.slice() as RealArray, Z = ref.transform.data.slice();
+  const stats: CudaBatchResult<RealArray>['stats'] = {
+    iterations: new Int32Array(batch).fill(1), swaps: new Int32Array(batch), sizeReductions: new Int32Array(batch),
+    float32Failures: new Map(), gpuBreakdowns: new Map(), hostProduct: new Set(), basisIsProduct: true,
+    kernelMs: 1, totalMs: 2, chunks: 1, streams: 1, threadsPerBlock: 32, sharedBytesPerBlock: 0, variant: 'stand-in',
+  };
+  for (const [k, how] of lost) {
+    basis.fill(NaN, k * n * m, (k + 1) * n * m);
+    if (how === 'product') continue;  // Z stands, the basis is the host's to compute
+    Z.fill(NaN, k * m * m, (k + 1) * m * m);
+    if (how === 'float32') stats.float32Failures.set(k, 'PRECISION_FAILURE: lost it');
+    else stats.gpuBreakdowns.set(k, 'RANK_DEFICIENT: lost it');
   }
-  assert.ok(calls.count <= 1 + 2 * bad.size, `${calls.count} engine calls for ${bad.size} breakdowns`);
-  assert.equal(r.variant, 'persistent');
+  for (const [k, how] of lost) if (how === 'product') stats.hostProduct.add(k);
+  return { basis, Z, stats };
+}
+
+for (const check of [false, true]) {
+  test(`bases the engine left over are finished on the host, the others kept (check ${check})`, () => {
+    const seed = randomInt(2 ** 40);
+    const batch = 20 + randomInt(30), n = 6 + randomInt(4), m = 4 + randomInt(3);
+    for (const precision of ['float32', 'float64'] as const) {
+      const what = `seed ${seed}, ${precision}, batch ${batch}, ${n} x ${m}`;
+      const bases = gaussianBases({ batch, n, m, seed, precision });
+      const lost = new Map<number, 'float32' | 'breakdown' | 'product'>();
+      const kinds = precision === 'float32' ? (['float32', 'product'] as const) : (['breakdown', 'product'] as const);
+      for (let i = 0; i < 1 + randomInt(6); i++) lost.set(randomInt(batch), kinds[randomInt(2)]!);
+      const r = engineResult(bases.data, batch, n, m, lost);
+      const o = resolveOptions({ algorithm: 'allswap', precision, check }, m);
+      const arrays = { basis: r.basis, Z: r.Z };
+      const res = packGpuResult(bases, o, r, arrays, true, performance.now());
+      assert.equal(res.basis.data, r.basis, `${what}: the engine's arrays are the result's`);
+      for (let k = 0; k < batch; k++) {
+        const Bk = res.basis.data.subarray(k * n * m, (k + 1) * n * m), Zk = res.transform.data.subarray(k * m * m, (k + 1) * m * m);
+        const P = bases.data.slice(0, n * m) as RealArray;
+        P.set(applyTransform(bases.data.subarray(k * n * m, (k + 1) * n * m), Zk, n, m)!);
+        assert.deepEqual(Bk, P, `${what}, basis ${k} (${lost.get(k) ?? 'kept'}): the basis is B_in Z`);
+        assert.ok(checkUnimodular(Zk, m).ok, `${what}, basis ${k}: Z unimodular`);
+        if (lost.has(k) && lost.get(k) !== 'product') assert.ok(checkLLL(Bk, n, m, 0.75, 0.51, 1e-9).ok, `${what}, basis ${k}: the redo is reduced`);
+      }
+      const want = (how: string) => [...lost.values()].filter((v) => v === how).length;
+      assert.equal(res.stats.redoneInFloat64, want('float32'), what);
+      assert.equal(res.stats.redoneOnCpu, want('breakdown'), what);
+      assert.equal(res.checks?.length, check ? batch : undefined, what);
+    }
+  });
+}
+
+test('a float64 breakdown the policy does not redo (driftWatch false) is raised, naming the basis', () => {
+  const batch = 5, n = 6, m = 5, bad = randomInt(batch);
+  const bases = gaussianBases({ batch, n, m, seed: randomInt(2 ** 40), precision: 'float64' });
+  const r = engineResult(bases.data, batch, n, m, new Map([[bad, 'breakdown']]));
+  const o = resolveOptions({ algorithm: 'allswap', precision: 'float64', check: false, driftWatch: false }, m);
+  assert.throws(() => packGpuResult(bases, o, r, { basis: r.basis, Z: r.Z }, true, 0), (e: { code?: string; details?: { basis?: number } }) => e.details?.basis === bad);
 });
 
-test('past MAX_GPU_RERUNS re-runs, the rest of the batch goes to the CPU whole; float32, jacobi and driftWatch false are not redone', async () => {
-  const size = 200;
-  const bad = new Set(Array.from({ length: size }, (_, k) => k).filter((k) => k % 3 === 0));
-  const calls = { count: 0 };
-  const o = resolveOptions({ algorithm: 'allswap', precision: 'float64' }, m);
-  const r = await cudaWithBreakdowns(fakeEngine(bad, calls), batchOf(size), size, n, m, o);
-  assert.equal(r.perBasis.length, size);
-  assert.ok(calls.count <= 1 + 17, `${calls.count} engine calls`);
-  for (const k of bad) assert.ok(r.perBasis[k]!.gpuBreakdown, `basis ${k}`);
-  for (let k = 0; k < size; k++) if (!r.perBasis[k]!.gpuBreakdown) assert.equal(r.Z[k * m * m], k, `basis ${k}`);
-  for (const opts of [{ algorithm: 'allswap', precision: 'float32' }, { algorithm: 'jacobi-parallel', precision: 'float64' }, { algorithm: 'block', precision: 'float64', driftWatch: false }] as const) {
-    await assert.rejects(cudaWithBreakdowns(fakeEngine(new Set([1]), { count: 0 }), batchOf(4), 4, n, m, resolveOptions(opts, m)),
-      (e: unknown) => e instanceof LatticeMimoError && e.code === 'PRECISION_FAILURE', JSON.stringify(opts));
-  }
+test('the fallback policy: float32 breakdowns go to float64, GPU float64 ones to the CPU only where the CPU has a drift watch the kernels lack, input errors never', () => {
+  const codes = ['PRECISION_FAILURE', 'RANK_DEFICIENT', 'ZERO_VECTOR', 'UNSUPPORTED', 'ITERATION_LIMIT', 'CHECK_FAILED', 'NON_FINITE', 'SHAPE_MISMATCH', 'INVALID_ARGUMENT'];
+  fc.assert(fc.property(
+    fc.constantFrom(...ALGORITHMS), fc.constantFrom('cpu', 'cuda'), fc.constantFrom('float32', 'float64'), fc.boolean(), fc.constantFrom(...codes),
+    (alg, engine, precision, driftWatch, code) => {
+      const traits = ALGORITHM_REGISTRY[alg].traits;
+      const r = remedy(traits, { engine: engine as 'cpu' | 'cuda', precision: precision as 'float32' | 'float64', driftWatch }, code);
+      const input = code === 'NON_FINITE' || code === 'SHAPE_MISMATCH' || code === 'INVALID_ARGUMENT';
+      if (input) return r === 'raise';
+      if (precision === 'float32') return r === 'float64';
+      const cpuRedo = engine === 'cuda' && driftWatch && (alg === 'allswap' || alg === 'block' || alg === 'cr-block') && code !== 'ITERATION_LIMIT';
+      return r === (cpuRedo ? 'cpu' : 'raise');
+    },
+  ));
 });

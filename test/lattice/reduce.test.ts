@@ -12,7 +12,7 @@ import { bareissDet, checkLagrangePairs, checkLLL, checkUnimodular, gramSchmidt 
 import { blockToeplitzBases, gaussianBases, integerScale } from '../../src/lattice/generators.js';
 import { reduce, reduceSync, type ReduceResult } from '../../src/lattice/reduce.js';
 import { ALGORITHMS, type Algorithm } from '../../src/lattice/types.js';
-import { CUDA_ALGORITHMS, cudaDeviceAvailable } from '../../src/lattice/cuda-registry.js';
+import { CUDA_ALGORITHMS, cudaDeviceAvailable } from '../../src/lattice/registry.js';
 import { knapsackBasis } from '../gpu/grid-cases.js';
 import { firstDependentColumn } from '../../src/lattice/validate.js';
 

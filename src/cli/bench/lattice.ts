@@ -209,7 +209,7 @@ interface GpuKit {
 async function loadGpuKit(): Promise<GpuKit> {
   const [{ requireCuda, describeCuda }, { measureCeilings }, { timeLatticeKernel }, lb, as, jp] = await Promise.all([
     import('../../gpu/index.js'), import('../../gpu/bench/ceilings.js'), import('../../gpu/bench/lattice-timing.js'),
-    import('../../gpu/lattice-batch.js'), import('../../lattice/allswap/cuda.js'), import('../../lattice/jacobi-parallel/cuda.js'),
+    import('../../lattice/gpu/batch.js'), import('../../lattice/allswap/cuda.js'), import('../../lattice/jacobi-parallel/cuda.js'),
   ]);
   const ctx = requireCuda();
   const spec = (a: GpuAlgo) => (a === 'allswap' ? as.allswapSpec : jp.jacobiParallelSpec);
@@ -238,8 +238,8 @@ async function loadGpuKit(): Promise<GpuKit> {
       return { totalS: r.stats.totalMs / 1e3, kernelS: r.stats.kernelMs / 1e3, chunks: r.stats.chunks, streams: r.stats.streams };
     },
     async engineCall(algo, data, batch, n, m) {
-      const { CUDA_REDUCERS } = await import('../../lattice/cuda-registry.js');
-      const load = CUDA_REDUCERS[algo];
+      const { ALGORITHM_REGISTRY } = await import('../../lattice/registry.js');
+      const load = ALGORITHM_REGISTRY[algo].cuda;
       if (!load) throw new InvalidArgumentError(`'${algo}' has no CUDA implementation in this build`);
       const r = await (await load())(data, batch, n, m, PARAMS);
       return { kernelS: r.stats.kernelMs / 1e3, totalS: r.stats.totalMs / 1e3, Z: r.Z, chunks: r.stats.chunks, streams: (r.stats as { streams?: number }).streams ?? 1 };
@@ -328,7 +328,7 @@ export async function run(argv: string[]): Promise<number> {
   let engine = values.engine as 'cuda' | 'cpu' | undefined;
   if (engine !== undefined && engine !== 'cuda' && engine !== 'cpu') throw new InvalidArgumentError(`--engine must be cuda or cpu, got '${engine}'`);
   if (engine === undefined) {
-    const { cudaDeviceAvailable } = await import('../../lattice/cuda-registry.js');
+    const { cudaDeviceAvailable } = await import('../../lattice/registry.js');
     engine = (await cudaDeviceAvailable()).ok ? 'cuda' : 'cpu';
   }
   const quick = values.quick ?? false;

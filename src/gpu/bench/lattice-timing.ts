@@ -19,7 +19,7 @@ import { CudaEvent, Stream } from '../stream.js';
 import {
   STATS_WIDTH, chunkDeviceBytes, chunkPointers, enqueueLattice, prepareLattice,
   type LatticeKernelSpec, type LaunchPlan, type RealArray,
-} from '../lattice-batch.js';
+} from '../../lattice/gpu/batch.js';
 import type { AlgoParams } from '../../lattice/types.js';
 
 export interface KernelTiming<A extends RealArray> {

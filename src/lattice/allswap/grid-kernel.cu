@@ -64,7 +64,7 @@
 
 #include "../lll-common.cuh"
 
-#define STATUS_TIMEOUT 7  // a wait passed WAIT_LIMIT_NS (lattice-batch.ts: KERNEL_TIMEOUT)
+#define STATUS_TIMEOUT 7  // a wait passed WAIT_LIMIT_NS (lattice/gpu/batch.ts: KERNEL_TIMEOUT)
 #define WAIT_LIMIT_NS 20000000000ull  // 20 s: no single wait of a correct run comes near it
 #define NONE 0xffffffffffffffffull
 

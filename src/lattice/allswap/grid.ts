@@ -7,7 +7,7 @@
 import type { AlgoParams } from '../types.js';
 import type { CudaContext, DeviceProperties } from '../../gpu/context.js';
 import type { Kernel } from '../../gpu/launch.js';
-import type { LaunchPlan } from '../../gpu/lattice-batch.js';
+import type { LaunchPlan } from '../gpu/batch.js';
 import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
 import { precisionReductionBound } from '../lll/gso.js';
 

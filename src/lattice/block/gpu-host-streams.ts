@@ -11,8 +11,8 @@ import { UnsupportedError } from '../../core/errors.js';
 import { requireCuda } from '../../gpu/context.js';
 import { DeviceBuffer, PinnedBuffer } from '../../gpu/memory.js';
 import { CudaEvent, Stream } from '../../gpu/stream.js';
-import { settleStatus, STATS_WIDTH, validateLatticeBatch, type CudaBatchResult, type RealArray } from '../../gpu/lattice-batch.js';
-import type { AlgoParams } from '../types.js';
+import { emptyOutcome, settleStatus, STATS_WIDTH, validateLatticeBatch, type CudaBatchResult, type RealArray } from '../gpu/batch.js';
+import type { AlgoParams, Algorithm } from '../types.js';
 import { blockCudaTuning, blockExtraArgs, blockThreads, hostStreamKernel, subBases } from './cuda.js';
 
 const MAX_STREAMS = 4;
@@ -20,7 +20,7 @@ const MAX_STREAMS = 4;
 interface Group { first: number; stream: Stream; start: CudaEvent; end: CudaEvent; active: number[] }
 
 export async function runHostStreams<A extends RealArray>(
-  name: string, mb: boolean, data: A, batch: number, n: number, m: number, params: AlgoParams,
+  name: Algorithm, mb: boolean, data: A, batch: number, n: number, m: number, params: AlgoParams,
 ): Promise<CudaBatchResult<A>> {
   const t0 = performance.now();
   validateLatticeBatch(data, batch, n, m, params);
@@ -40,7 +40,7 @@ export async function runHostStreams<A extends RealArray>(
   const basis = (precision === 'float32' ? new Float32Array(batch * n * m) : new Float64Array(batch * n * m)) as A;
   const Z = new Float64Array(batch * m * m);
   const iterations = new Int32Array(batch), swaps = new Int32Array(batch), sizeReductions = new Int32Array(batch);
-  const float32Failures = new Map<number, string>();
+  const outcome = emptyOutcome();
   const perBasis = 2 * n * m * elt + m * m * 8 + wsBytes + STATS_WIDTH * 4 + 8;
   const chunk = Math.max(1, Math.min(batch, Math.floor((0.5 * ctx.memInfo().freeBytes) / perBasis)));
   const streamCount = Math.max(1, Math.min(blockCudaTuning.streams > 0 ? blockCudaTuning.streams : MAX_STREAMS, chunk));
@@ -120,7 +120,7 @@ export async function runHostStreams<A extends RealArray>(
       const st = hOut.i32(zAt + zBytes, len * STATS_WIDTH);
       for (let b = 0; b < len; b++) {
         const w = st.subarray(b * STATS_WIDTH, (b + 1) * STATS_WIDTH);
-        settleStatus(name, first + b, w, params, precision === 'float32' ? float32Failures : null);
+        settleStatus(name, first + b, w, params, precision, outcome);
         iterations[first + b] = w[0]!; swaps[first + b] = w[1]!; sizeReductions[first + b] = w[2]!;
       }
     }
@@ -132,7 +132,7 @@ export async function runHostStreams<A extends RealArray>(
   return {
     basis, Z,
     stats: {
-      iterations, swaps, sizeReductions, float32Failures, kernelMs, totalMs: performance.now() - t0, chunks, streams: streamCount,
+      iterations, swaps, sizeReductions, ...outcome, basisIsProduct: false, kernelMs, totalMs: performance.now() - t0, chunks, streams: streamCount,
       threadsPerBlock: threads, sharedBytesPerBlock: 0, variant: 'host-streams',
     },
   };

@@ -1,0 +1,241 @@
+/**
+ * The batch runner every GPU part uses: a batch of independent items (bases, channels, received
+ * vectors, codewords) goes through the device in chunks. It knows no domain: a job says what
+ * bytes each item has on the host (inputs, outputs) and on the device only (scratch), how many
+ * int32 status words each item reports, and how to enqueue a chunk's kernels; what a status word
+ * means is for the job's settle() to say.
+ *
+ * - Chunks are at least one full wave of the device (about eight of them for a large batch), spread
+ *   over up to three streams (workspace.ts: PipelineLane), so that one chunk's upload and another's
+ *   download overlap a third one's kernels; a batch is cut to fit half the free device memory, and
+ *   halved again on OUT_OF_MEMORY.
+ * - A host array on pinned memory (host-memory.ts: allocPinned) is copied straight to or from the
+ *   device; any other array goes through the lane's pinned staging buffer.
+ * - Outputs are written into the caller's arrays; an output may be the input array itself.
+ * - One batch at a time per process: the lanes' buffers and streams are shared.
+ */
+import { InvalidArgumentError, LatticeMimoError } from '../core/errors.js';
+import type { CudaContext } from './context.js';
+import { pinnedAddress } from './host-memory.js';
+import type { Stream } from './stream.js';
+import { BatchWorkspace, type PipelineLane } from './workspace.js';
+
+/** Item i's record is bytes [i * bytesPerItem, (i + 1) * bytesPerItem) of `array`. */
+export interface HostRecords {
+  readonly array: ArrayBufferView;
+  readonly bytesPerItem: number;
+}
+
+/** Device memory of each item that never crosses the link. */
+export interface DeviceRegion {
+  readonly bytesPerItem: number;
+  /** Allocated for whole groups of this many items (kernels that give a group of items one block); default 1. */
+  readonly itemsPerGroup?: number;
+  /** Zeroed before each chunk's kernels. */
+  readonly zero?: boolean;
+}
+
+/** The device addresses of one chunk's records, in the job's order. */
+export interface ChunkBuffers {
+  readonly first: number;
+  readonly count: number;
+  readonly inputs: readonly bigint[];
+  readonly outputs: readonly bigint[];
+  readonly scratch: readonly bigint[];
+  readonly status: bigint;
+}
+
+/**
+ * How the runner cuts a batch (for tests and measurements; the defaults suit production).
+ * maxChunk: most items per chunk (0: memory and the pipeline decide); streams: pipeline lanes, 1 to
+ * 3 (0: up to 3 when the batch has several chunks).
+ */
+export interface BatchRunOptions {
+  readonly maxChunk?: number;
+  readonly streams?: number;
+}
+
+export interface BatchJob {
+  /** For messages. */
+  readonly name: string;
+  readonly items: number;
+  readonly inputs: readonly HostRecords[];
+  readonly outputs: readonly HostRecords[];
+  readonly scratch: readonly DeviceRegion[];
+  /** int32 words per item, zeroed before the chunk runs and read back after it (for settle()). */
+  readonly statusWords: number;
+  /** Items one full wave of the device holds: a chunk is at least this large (or the whole batch). */
+  readonly wave: number;
+  /** The kernels occupy the whole device (a cooperative launch): chunks run on one stream. */
+  readonly exclusive?: boolean;
+  readonly options?: BatchRunOptions;
+  /** Enqueues one chunk's kernels on `stream`; the runner times them with events around this. */
+  enqueue(stream: Stream, chunk: ChunkBuffers): void;
+  /** Reads one finished chunk's status words (count x statusWords); throws the part's own error to stop the batch. */
+  settle(first: number, count: number, status: Int32Array): void;
+}
+
+export interface BatchRunStats {
+  /** Device time of the enqueued kernels (events), summed over chunks. */
+  kernelMs: number;
+  /** Wall time of the whole run: staging, copies, kernels, status. */
+  totalMs: number;
+  chunks: number;
+  streams: number;
+}
+
+/** Validates BatchRunOptions (a typed error naming the field). */
+export function validateBatchRunOptions(o: BatchRunOptions | undefined): void {
+  if (!o) return;
+  if (o.maxChunk !== undefined && (!Number.isSafeInteger(o.maxChunk) || o.maxChunk < 0)) {
+    throw new InvalidArgumentError(`maxChunk must be a non-negative integer (0: automatic), got ${String(o.maxChunk)}`);
+  }
+  if (o.streams !== undefined && (!Number.isInteger(o.streams) || o.streams < 0 || o.streams > BatchWorkspace.MAX_LANES)) {
+    throw new InvalidArgumentError(`streams must be an integer from 0 (automatic) to ${BatchWorkspace.MAX_LANES}, got ${String(o.streams)}`);
+  }
+}
+
+let queue: Promise<unknown> = Promise.resolve();
+
+/** Runs the job (after any batch already running in this process). */
+export function runBatch(ctx: CudaContext, job: BatchJob): Promise<BatchRunStats> {
+  const run = queue.then(() => runExclusive(ctx, job));
+  queue = run.catch(() => undefined);
+  return run;
+}
+
+const align256 = (x: number): number => Math.ceil(x / 256) * 256;
+
+interface Layout {
+  /** Device byte offsets of each record kind in a chunk arena. */
+  dIn: number[]; dOut: number[]; dScratch: number[]; dStatus: number; deviceTotal: number;
+  /** Staging offsets (-1: the record is pinned, copied directly). */
+  hIn: number[]; hOut: number[]; hStatus: number; hostTotal: number;
+}
+
+function checkJob(job: BatchJob): void {
+  validateBatchRunOptions(job.options);
+  if (!Number.isSafeInteger(job.items) || job.items < 0) throw new InvalidArgumentError(`${job.name}: items must be a non-negative integer`);
+  for (const r of [...job.inputs, ...job.outputs]) {
+    if (!Number.isSafeInteger(r.bytesPerItem) || r.bytesPerItem < 0 || r.array.byteLength < job.items * r.bytesPerItem) {
+      throw new InvalidArgumentError(`${job.name}: a host array of ${r.array.byteLength} bytes is shorter than ${job.items} records of ${r.bytesPerItem} bytes`);
+    }
+  }
+}
+
+async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunStats> {
+  const t0 = performance.now();
+  checkJob(job);
+  ctx.makeCurrent();
+  const pinnedIn = job.inputs.map((r) => pinnedAddress(r.array));
+  const pinnedOut = job.outputs.map((r) => pinnedAddress(r.array));
+  const layoutOf = (count: number): Layout => {
+    let d = 0, h = 0;
+    const dev = (bytes: number) => { const o = d; d += align256(Math.max(bytes, 1)); return o; };
+    const host = (bytes: number) => { const o = h; h += Math.ceil(bytes / 16) * 16; return o; };
+    const dIn = job.inputs.map((r) => dev(count * r.bytesPerItem));
+    const dOut = job.outputs.map((r) => dev(count * r.bytesPerItem));
+    const dScratch = job.scratch.map((s) => {
+      const g = Math.max(1, s.itemsPerGroup ?? 1);
+      return dev(Math.ceil(count / g) * g * s.bytesPerItem);
+    });
+    const dStatus = dev(count * job.statusWords * 4);
+    const hIn = job.inputs.map((r, i) => (pinnedIn[i] === null ? host(count * r.bytesPerItem) : -1));
+    const hOut = job.outputs.map((r, i) => (pinnedOut[i] === null ? host(count * r.bytesPerItem) : -1));
+    const hStatus = host(count * job.statusWords * 4);
+    return { dIn, dOut, dScratch, dStatus, deviceTotal: d, hIn, hOut, hStatus, hostTotal: h };
+  };
+  if (job.items === 0) return { kernelMs: 0, totalMs: performance.now() - t0, chunks: 0, streams: 0 };
+
+  const ws = BatchWorkspace.of(ctx);
+  const perItem = layoutOf(1).deviceTotal;
+  let chunk = Math.min(job.items, Math.max(job.wave, Math.ceil(job.items / 8)));
+  if (job.options?.maxChunk) chunk = Math.min(chunk, job.options.maxChunk);
+  const chunkCount = Math.ceil(job.items / chunk);
+  let laneCount = job.options?.streams || Math.min(BatchWorkspace.MAX_LANES, chunkCount);
+  laneCount = job.exclusive ? 1 : Math.max(1, Math.min(laneCount, chunkCount));
+  const fit = Math.floor((0.5 * (ctx.memInfo().freeBytes + ws.deviceBytes)) / laneCount / perItem);
+  if (fit < chunk) chunk = Math.max(1, fit);
+  let lanes: PipelineLane[];
+  for (;;) {
+    try {
+      const at = layoutOf(chunk);
+      lanes = ws.lanes(laneCount, at.hostTotal, at.deviceTotal);
+      break;
+    } catch (e) {
+      if (e instanceof LatticeMimoError && e.code === 'OUT_OF_MEMORY' && (chunk > 1 || laneCount > 1)) {
+        ws.release();  // does not fit: fewer lanes, then smaller chunks
+        if (laneCount > 1) laneCount--; else chunk = Math.ceil(chunk / 2);
+        continue;
+      }
+      throw e;
+    }
+  }
+
+  const bytesOf = (v: ArrayBufferView, offset: number, bytes: number) => new Uint8Array(v.buffer, v.byteOffset + offset, bytes);
+  let kernelMs = 0, chunks = 0;
+  interface Pending { lane: PipelineLane; first: number; count: number; at: Layout }
+  const pending: Pending[] = [];
+  const collect = async ({ lane, first, count, at }: Pending): Promise<void> => {
+    await lane.stream.wait();
+    lane.busy = false;
+    kernelMs += lane.end.elapsedSince(lane.start);
+    chunks++;
+    job.outputs.forEach((r, i) => {
+      if (at.hOut[i]! < 0) return;
+      const bytes = count * r.bytesPerItem;
+      bytesOf(r.array, first * r.bytesPerItem, bytes).set(lane.host.u8(at.hOut[i], bytes));
+    });
+    job.settle(first, count, lane.host.i32(at.hStatus, count * job.statusWords));
+  };
+  try {
+    for (let first = 0, i = 0; first < job.items; i++) {
+      const count = Math.min(chunk, job.items - first);
+      const lane = lanes[i % lanes.length]!;
+      // the lane's previous chunk must be read back before its staging buffer is reused
+      const prev = pending.findIndex((j) => j.lane === lane);
+      if (prev >= 0) await collect(pending.splice(prev, 1)[0]!);
+      const at = layoutOf(count);
+      const { dev, host, stream } = lane;
+      job.inputs.forEach((r, k) => {
+        const bytes = count * r.bytesPerItem, src = first * r.bytesPerItem;
+        if (pinnedIn[k] !== null) {
+          dev.uploadFromAsync(pinnedIn[k]! + BigInt(src), stream, bytes, at.dIn[k]);
+        } else {
+          host.u8(at.hIn[k], bytes).set(bytesOf(r.array, src, bytes));
+          dev.uploadAsync(host, stream, bytes, at.hIn[k], at.dIn[k]);
+        }
+      });
+      job.scratch.forEach((s, k) => {
+        if (!s.zero) return;
+        const g = Math.max(1, s.itemsPerGroup ?? 1);
+        dev.fillRange(at.dScratch[k]!, Math.ceil(count / g) * g * s.bytesPerItem, 0, stream);
+      });
+      dev.fillRange(at.dStatus, count * job.statusWords * 4, 0, stream);
+      const base = dev.ptr;
+      lane.start.record(stream);
+      job.enqueue(stream, {
+        first, count,
+        inputs: at.dIn.map((o) => base + BigInt(o)),
+        outputs: at.dOut.map((o) => base + BigInt(o)),
+        scratch: at.dScratch.map((o) => base + BigInt(o)),
+        status: base + BigInt(at.dStatus),
+      });
+      lane.end.record(stream);
+      job.outputs.forEach((r, k) => {
+        const bytes = count * r.bytesPerItem;
+        if (pinnedOut[k] !== null) dev.downloadToAsync(pinnedOut[k]! + BigInt(first * r.bytesPerItem), stream, bytes, at.dOut[k]);
+        else dev.downloadAsync(host, stream, bytes, at.dOut[k], at.hOut[k]);
+      });
+      dev.downloadAsync(host, stream, count * job.statusWords * 4, at.dStatus, at.hStatus);
+      lane.busy = true;
+      pending.push({ lane, first, count, at });
+      first += count;
+    }
+    while (pending.length > 0) await collect(pending.shift()!);
+  } finally {
+    // on an error, let every lane finish before its buffers are reused
+    for (const l of lanes) if (l.busy) { l.stream.synchronize(); l.busy = false; }
+  }
+  return { kernelMs, totalMs: performance.now() - t0, chunks, streams: lanes.length };
+}

@@ -1,0 +1,10 @@
+import type { AlgorithmEntry } from '../registry.js';
+import { allswapCpu } from './cpu.js';
+
+/** CR-AS-LLL (all-swap): the per-basis kernels run the paper's algorithm without the CPU's drift watch. */
+export const allswapEntry: AlgorithmEntry = {
+  name: 'allswap',
+  traits: { proof: 'lll', cpuDriftWatch: true, gpuDriftWatch: false },
+  cpu: allswapCpu,
+  cuda: async () => (await import('./cuda.js')).reduceBatchCuda,
+};

@@ -1,0 +1,9 @@
+import type { AlgorithmEntry } from '../registry.js';
+import { lllCpu } from './cpu.js';
+
+/** Sequential LLL, the reference: CPU only, with its own precision fallbacks (cpu.ts). */
+export const lllEntry: AlgorithmEntry = {
+  name: 'lll',
+  traits: { proof: 'lll', cpuDriftWatch: false, gpuDriftWatch: false },
+  cpu: lllCpu,
+};

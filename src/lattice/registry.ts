@@ -1,0 +1,61 @@
+/**
+ * The lattice algorithms, one entry each: its traits (what proves its output, which drift watches it
+ * has) and its engines, the CPU reducer beside the GPU one (loaded lazily, so that the CPU engine
+ * never loads the CUDA bindings). Each entry lives in its algorithm's folder (entry.ts); adding an
+ * algorithm is adding a folder and a line here. reduce() and the fallback policy (fallback.ts) read
+ * the traits instead of lists of names.
+ */
+import type { RealArray } from '../core/matrix.js';
+import type { AlgoParams, Algorithm, CpuReducer } from './types.js';
+import type { CudaBatchOutputs, CudaBatchResult } from './gpu/batch.js';
+import { lllEntry } from './lll/entry.js';
+import { allswapEntry } from './allswap/entry.js';
+import { blockEntry, crBlockEntry } from './block/entry.js';
+import { jacobiEntry } from './jacobi/entry.js';
+import { jacobiParallelEntry } from './jacobi-parallel/entry.js';
+
+export interface AlgorithmTraits {
+  /** The conditions that prove an output: LLL's (size reduction and Lovasz) or pairwise Lagrange's (Jacobi). */
+  readonly proof: 'lll' | 'lagrange';
+  /** The CPU reducer has the drift watch (AlgoParams.driftWatch). */
+  readonly cpuDriftWatch: boolean;
+  /** Every GPU kernel of the algorithm has one too (where the CPU has it and they do not, fallback.ts redoes their float64 breakdowns on the CPU). */
+  readonly gpuDriftWatch: boolean;
+}
+
+/**
+ * A GPU engine call: `batch` bases of n x m (column-major, back to back in `data`, whose array kind
+ * is the working precision) reduced into `out` or fresh arrays.
+ */
+export type CudaReducer = <A extends RealArray>(data: A, batch: number, n: number, m: number, p: AlgoParams, out?: CudaBatchOutputs<A>) => Promise<CudaBatchResult<A>>;
+
+export interface AlgorithmEntry {
+  readonly name: Algorithm;
+  readonly traits: AlgorithmTraits;
+  readonly cpu: CpuReducer;
+  /** The GPU implementation, when there is one. */
+  readonly cuda?: () => Promise<CudaReducer>;
+}
+
+export const ALGORITHM_REGISTRY: Readonly<Record<Algorithm, AlgorithmEntry>> = {
+  lll: lllEntry,
+  allswap: allswapEntry,
+  block: blockEntry,
+  'cr-block': crBlockEntry,
+  jacobi: jacobiEntry,
+  'jacobi-parallel': jacobiParallelEntry,
+};
+
+/** The algorithms with a GPU implementation. */
+export const CUDA_ALGORITHMS = (Object.values(ALGORITHM_REGISTRY) as AlgorithmEntry[]).filter((e) => e.cuda).map((e) => e.name);
+
+/** Whether a CUDA device answers (never throws; loads the bindings on first call). */
+export async function cudaDeviceAvailable(): Promise<{ ok: true } | { ok: false; reason: string }> {
+  try {
+    const { cudaAvailable } = await import('../gpu/context.js');
+    const a = cudaAvailable();
+    return a.ok ? { ok: true } : { ok: false, reason: a.reason };
+  } catch (e) {
+    return { ok: false, reason: (e as Error).message };
+  }
+}
