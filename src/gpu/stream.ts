@@ -80,7 +80,8 @@ export class CudaEvent {
 
 /**
  * Polls a query (cuStreamQuery / cuEventQuery) until it stops answering NOT_READY: first on
- * setImmediate (a few microseconds a turn, for short kernels), then every millisecond.
+ * setImmediate (a few microseconds a turn: a pipelined batch waits for chunks of a few
+ * milliseconds, and a timer's millisecond would leave the device idle), then every millisecond.
  */
 async function pollUntilDone(query: () => number, what: string, limitMs: number): Promise<void> {
   const start = performance.now();
@@ -92,7 +93,7 @@ async function pollUntilDone(query: () => number, what: string, limitMs: number)
     if (waited > limitMs) {
       throw new CudaError('CUDA_ERROR', 'CUDA_ERROR_TIMEOUT', `device work did not finish within ${limitMs} ms`);
     }
-    if (waited < 2) await new Promise<void>((resolve) => setImmediate(resolve));
+    if (waited < 50) await new Promise<void>((resolve) => setImmediate(resolve));
     else await new Promise<void>((resolve) => setTimeout(resolve, 1));
   }
 }

@@ -166,14 +166,14 @@ interface Target {
  * (dependence) or raised.
  */
 function finishBasis(
-  bases: MatrixBatch, o: ResolvedOptions, engine: 'cpu' | 'cuda', k: number, perBasis: BasisStats[], t: Target, reduced?: RealArray,
+  bases: MatrixBatch, o: ResolvedOptions, engine: 'cpu' | 'cuda', k: number, perBasis: BasisRecords, t: Target, reduced?: RealArray,
 ): void {
   const { rows: n, cols: m } = bases;
   const Bin = matrixAt(bases, k);
   const traits = ALGORITHM_REGISTRY[o.algorithm].traits;
   const run = { engine, precision: o.precision, driftWatch: o.driftWatch !== false };
   let Z = t.Z.subarray(k * m * m, (k + 1) * m * m);
-  const failure = perBasis[k]!.float32Failure ?? perBasis[k]!.gpuBreakdown;
+  const failure = perBasis.get(k).float32Failure ?? perBasis.get(k).gpuBreakdown;
   let res = failure ? null : outputOf(Bin, Z, reduced, n, m, k, o.check);
   let c = o.check && res ? checkBasis(res.B, Z, n, m, o, res.wide && proofOf(res.wide)) : undefined;
   const failed = !res || (c !== undefined && !c.ok) || firstZeroColumn(res.B, n, m) >= 0;
@@ -187,7 +187,7 @@ function finishBasis(
       explainFailure(bases, withBasisIndex(err, k));
     }
     Z.set(again.Z);
-    perBasis[k] = again.stats;
+    perBasis.set(k, again.stats);
     res = outputOf(Bin, Z, B64, n, m, k, o.check)!;
     c = o.check ? { ...checkBasis(res.B, Z, n, m, o, res.wide && proofOf(res.wide)), redoneInFloat64: how === 'float64', redoneOnCpu: how === 'cpu' } : undefined;
     if (how === 'float64') t.redone++; else t.redoneOnCpu++;
@@ -206,7 +206,7 @@ function finishBasis(
   }
   if (res!.wide) {
     t.wide.set(k, res!.wide.Z);
-    perBasis[k]!.wideTransformBits = res!.wide.maxBits;
+    perBasis.get(k).wideTransformBits = res!.wide.maxBits;
   }
   if (c) t.checks.push(c);
   t.basis.set(Bk, k * n * m);
@@ -214,10 +214,44 @@ function finishBasis(
 
 const proofOf = (w: ExactTransform & { det: bigint | null }): UnimodularCheck => ({ ok: true, integer: true, det: w.det, method: 'lattice' });
 
-function sumStats(s: BasisStats[]): Pick<ReduceStats, 'iterations' | 'swaps' | 'sizeReductions'> {
-  let iterations = 0, swaps = 0, sizeReductions = 0;
-  for (const b of s) { iterations += b.iterations; swaps += b.swaps; sizeReductions += b.sizeReductions; }
-  return { iterations, swaps, sizeReductions };
+/**
+ * Per-basis counts: an engine's own records (an array, or the GPU's count arrays read on demand)
+ * with the host's records for the bases it finished. A batch of many small bases pays for a record
+ * object per basis only when stats.perBasis is read.
+ */
+export class BasisRecords {
+  private readonly own = new Map<number, BasisStats>();
+  constructor(readonly length: number, private readonly base: (k: number) => BasisStats, private readonly counts?: { iterations: Int32Array; swaps: Int32Array; sizeReductions: Int32Array }) {}
+
+  static of(list: BasisStats[]): BasisRecords {
+    return new BasisRecords(list.length, (k) => list[k]!);
+  }
+
+  get(k: number): BasisStats {
+    let s = this.own.get(k);
+    if (!s) { s = this.base(k); this.own.set(k, s); }
+    return s;
+  }
+
+  set(k: number, s: BasisStats): void { this.own.set(k, s); }
+
+  toArray(): BasisStats[] {
+    return Array.from({ length: this.length }, (_, k) => this.get(k));
+  }
+
+  sums(): Pick<ReduceStats, 'iterations' | 'swaps' | 'sizeReductions'> {
+    let iterations = 0, swaps = 0, sizeReductions = 0;
+    const c = this.counts;
+    if (!c) {
+      for (let k = 0; k < this.length; k++) { const b = this.get(k); iterations += b.iterations; swaps += b.swaps; sizeReductions += b.sizeReductions; }
+      return { iterations, swaps, sizeReductions };
+    }
+    for (let k = 0; k < this.length; k++) { iterations += c.iterations[k]!; swaps += c.swaps[k]!; sizeReductions += c.sizeReductions[k]!; }
+    for (const [k, b] of this.own) {
+      iterations += b.iterations - c.iterations[k]!; swaps += b.swaps - c.swaps[k]!; sizeReductions += b.sizeReductions - c.sizeReductions[k]!;
+    }
+    return { iterations, swaps, sizeReductions };
+  }
 }
 
 /** The result arrays: the caller's `out` (checked against the batch) or fresh ones, in the input's precision. */
@@ -236,19 +270,22 @@ function resultArrays(bases: MatrixBatch, out: ReduceOptions['out']): { basis: R
 }
 
 function packResult(
-  bases: MatrixBatch, o: ResolvedOptions, engine: 'cpu' | 'cuda', arrays: { basis: RealArray; Z: Float64Array }, perBasis: BasisStats[],
+  bases: MatrixBatch, o: ResolvedOptions, engine: 'cpu' | 'cuda', arrays: { basis: RealArray; Z: Float64Array }, perBasis: BasisRecords,
   t0: number, todo: Iterable<number>, reduced?: RealArray,
 ): ReduceResult {
   const { batch, rows: n, cols: m } = bases;
   const t: Target = { ...arrays, checks: [], wide: new Map(), redone: 0, redoneOnCpu: 0 };
   for (const k of todo) finishBasis(bases, o, engine, k, perBasis, t, reduced?.subarray(k * n * m, (k + 1) * n * m));
+  const stats = {
+    algorithm: o.algorithm, engine, precision: o.precision, batch, n, m, ...perBasis.sums(),
+    redoneInFloat64: t.redone, redoneOnCpu: t.redoneOnCpu, timeMs: performance.now() - t0,
+  } as ReduceStats;
+  let list: BasisStats[] | undefined;
+  Object.defineProperty(stats, 'perBasis', { enumerable: true, get: () => (list ??= perBasis.toArray()) });
   return {
     basis: makeBatch(t.basis, batch, n, m),
     transform: makeBatch(t.Z, batch, m, m),
-    stats: {
-      algorithm: o.algorithm, engine, precision: o.precision, batch, n, m, ...sumStats(perBasis),
-      redoneInFloat64: t.redone, redoneOnCpu: t.redoneOnCpu, timeMs: performance.now() - t0, perBasis,
-    },
+    stats,
     checks: o.check ? t.checks : undefined,
     ...(t.wide.size > 0 ? { wideTransforms: t.wide } : {}),
   };
@@ -305,10 +342,13 @@ export function packGpuResult(
 ): ReduceResult {
   const { batch } = bases;
   const s = r.stats;
-  const perBasis: BasisStats[] = new Array(batch);
-  for (let k = 0; k < batch; k++) perBasis[k] = { iterations: s.iterations[k]!, swaps: s.swaps[k]!, sizeReductions: s.sizeReductions[k]! };
-  for (const [k, why] of s.float32Failures) perBasis[k]!.float32Failure = why;
-  for (const [k, why] of s.gpuBreakdowns) perBasis[k]!.gpuBreakdown = why;
+  const perBasis = new BasisRecords(batch, (k) => {
+    const b: BasisStats = { iterations: s.iterations[k]!, swaps: s.swaps[k]!, sizeReductions: s.sizeReductions[k]! };
+    const f32 = s.float32Failures.get(k), gpu = s.gpuBreakdowns.get(k);
+    if (f32) b.float32Failure = f32;
+    if (gpu) b.gpuBreakdown = gpu;
+    return b;
+  }, s);
   const fast = !o.check && direct && s.basisIsProduct && ALGORITHM_REGISTRY[o.algorithm].traits.proof === 'lll';
   const todo = fast ? new Set([...s.float32Failures.keys(), ...s.gpuBreakdowns.keys(), ...s.hostProduct]) : all(batch);
   const res = packResult(bases, o, 'cuda', arrays, perBasis, t0, todo);
@@ -338,7 +378,7 @@ export async function reduce(bases: MatrixBatch, opts: ReduceOptions = {}): Prom
     .catch((err: unknown) => explainFailure(bases, err));
   const arrays = resultArrays(bases, opts.out);
   arrays.Z.set(run.Z);
-  return packResult(bases, o, engine, arrays, run.stats, t0, all(batch), run.work);
+  return packResult(bases, o, engine, arrays, BasisRecords.of(run.stats), t0, all(batch), run.work);
 }
 
 /** Synchronous CPU reduction in this thread (for small work, e.g. LR-aided detection per channel). */
@@ -356,5 +396,5 @@ export function reduceSync(bases: MatrixBatch, opts: Omit<ReduceOptions, 'engine
   }
   const arrays = resultArrays(bases, opts.out);
   arrays.Z.set(run.Z);
-  return packResult(bases, o, 'cpu', arrays, run.stats, t0, all(batch), run.work);
+  return packResult(bases, o, 'cpu', arrays, BasisRecords.of(run.stats), t0, all(batch), run.work);
 }

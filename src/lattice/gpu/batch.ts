@@ -283,16 +283,28 @@ export function settleStatus(
   else throw err;
 }
 
-const APPLY_URL = new URL('./apply-transform.cu', import.meta.url);
-
-/** The product stage B_out = B_in Z (apply-transform.cu). */
-function applyKernel(ctx: CudaContext, precision: 'float32' | 'float64'): Kernel {
-  return loadModule(ctx, {
-    source: readKernelSource(APPLY_URL),
-    name: 'lattice/gpu/apply-transform.cu',
+/**
+ * The product stage: product-check.cu (one block a basis: whether float64 sums B_in Z exactly enough,
+ * else the host does) and apply-transform.cu (B_out = B_in Z, tiles of columns over the device).
+ */
+function productStage(ctx: CudaContext, precision: 'float32' | 'float64', n: number, m: number) {
+  const load = (file: string, name: string, params: readonly ('ptr' | 'i32')[]) => loadModule(ctx, {
+    source: readKernelSource(new URL(`./${file}`, import.meta.url)),
+    name: `lattice/gpu/${file}`,
     defines: { REAL: precision === 'float32' ? 'float' : 'double' },
     options: ['-fmad=false'],
-  }).kernel('apply_transform', ['ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32']);
+  }).kernel(name, params);
+  const check = load('product-check.cu', 'product_check', ['ptr', 'ptr', 'ptr', 'i32', 'i32']);
+  const apply = load('apply-transform.cu', 'apply_transform', ['ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32']);
+  const checkThreads = n * m >= 1 << 16 ? 1024 : Math.min(256, Math.ceil((n * m) / 32) * 32);
+  // about 1024 outputs a block: a small basis is one block, a large one is spread over the device
+  const cols = Math.max(1, Math.min(m, Math.floor(1024 / n)));
+  const tiles = Math.ceil(m / cols);
+  const applyThreads = Math.min(256, Math.ceil((n * cols) / 32) * 32);
+  return (stream: Stream, ptr: ChunkPointers, count: number): void => {
+    check.launch({ grid: count, block: checkThreads, sharedBytes: 0, stream }, [ptr.bin, ptr.zout, ptr.stats, n, m]);
+    apply.launch({ grid: count * tiles, block: applyThreads, sharedBytes: 0, stream }, [ptr.bin, ptr.zout, ptr.bout, ptr.stats, n, m, cols]);
+  };
 }
 
 /**
@@ -311,8 +323,7 @@ export async function runLatticeBatch<A extends RealArray>(
   const precision = data instanceof Float32Array ? 'float32' : 'float64';
   const elt = precision === 'float32' ? 4 : 8;
   const p = prepareLattice(ctx, spec, precision, batch, n, m, params);
-  const apply = applyKernel(ctx, precision);
-  const applyThreads = Math.min(256, Math.ceil((n * m) / 32) * 32);
+  const product = productStage(ctx, precision, n, m);
 
   const iterations = new Int32Array(batch), swaps = new Int32Array(batch), sizeReductions = new Int32Array(batch);
   const outcome = emptyOutcome();
@@ -332,7 +343,7 @@ export async function runLatticeBatch<A extends RealArray>(
     enqueue(stream, c) {
       const ptr: ChunkPointers = { bin: c.inputs[0]!, bout: c.outputs[0]!, zout: c.outputs[1]!, scratch: c.scratch, stats: c.status };
       enqueueLattice(p, stream, ptr, c.count);
-      apply.launch({ grid: c.count, block: applyThreads, sharedBytes: 0, stream }, [ptr.bin, ptr.zout, ptr.bout, ptr.stats, n, m]);
+      product(stream, ptr, c.count);
     },
     settle(first, count, st) {
       for (let b = 0, o = 0; b < count; b++, o += STATS_WIDTH) {

@@ -1,0 +1,91 @@
+/**
+ * reduce() on host arrays, the check off, against the host-link floor: the time a user who calls
+ * reduce() from JavaScript waits per basis, for three ways of holding the data:
+ *  - fresh: ordinary arrays, new result arrays each call (what a plain call does);
+ *  - reused: ordinary input, results into the same ordinary arrays each call (ReduceOptions.out);
+ *  - pinned: input and results on pinned memory from hostBatch() (no staging copy at all).
+ * link floor = input bytes / upload rate + output bytes (basis, Z, status words) / download rate,
+ * the rates measured here on pinned memory (256 MiB copies); kernel = the engine's event time.
+ *
+ * Usage: node dist/bench/host-path.js [--reps 5] [--cases 8x8,68x64,1028x1024] [--out FILE.json]
+ */
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { blockToeplitzBases, gaussianBases, hostBatch, reduce, type MatrixBatch, type ReduceOptions } from '../src/index.js';
+import { requireCuda } from '../src/gpu/context.js';
+import { DeviceBuffer, PinnedBuffer } from '../src/gpu/memory.js';
+import { Stream, timeOnStream } from '../src/gpu/stream.js';
+
+const { values } = parseArgs({ options: { reps: { type: 'string', default: '5' }, cases: { type: 'string', default: '8x8,68x64,1028x1024' }, out: { type: 'string' } } });
+const reps = Number(values.reps);
+const ctx = requireCuda();
+
+function linkRates(): { up: number; down: number } {
+  const bytes = 256 * 2 ** 20;
+  const stream = Stream.create(ctx);
+  const d = DeviceBuffer.alloc(ctx, bytes), h = PinnedBuffer.alloc(ctx, bytes);
+  h.u8().fill(0x5a);
+  const up = timeOnStream(ctx, stream, () => d.uploadAsync(h, stream, bytes), 7, 1).medianMs;
+  const down = timeOnStream(ctx, stream, () => d.downloadAsync(h, stream, bytes), 7, 1).medianMs;
+  d.free(); h.free(); stream.destroy();
+  return { up: bytes / (up / 1e3), down: bytes / (down / 1e3) };
+}
+
+interface Case { name: string; bases: MatrixBatch; algorithm: 'allswap' }
+
+function cases(): Case[] {
+  const all: Record<string, () => Case> = {
+    '8x8': () => ({ name: '8x8 Gaussian float32 x 131072', bases: gaussianBases({ batch: 131072, n: 8, seed: 1, precision: 'float32' }), algorithm: 'allswap' }),
+    '68x64': () => ({ name: '68x64 block-Toeplitz float32 x 4096', bases: blockToeplitzBases({ batch: 4096, blocks: 32, blockSize: 1, complex: true, taps: 3, shape: 'full', seed: 1, precision: 'float32' }), algorithm: 'allswap' }),
+    '1028x1024': () => ({ name: '1028x1024 block-Toeplitz float32 x 1', bases: blockToeplitzBases({ batch: 1, blocks: 512, blockSize: 1, complex: true, taps: 3, shape: 'full', seed: 1, precision: 'float32' }), algorithm: 'allswap' }),
+  };
+  return values.cases!.split(',').map((c) => {
+    const make = all[c];
+    if (!make) throw new Error(`unknown case '${c}' (${Object.keys(all).join(', ')})`);
+    return make();
+  });
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function timeCalls(call: () => Promise<{ stats: { gpu?: { kernelMs: number } } }>): Promise<{ wallMs: number; kernelMs: number }> {
+  await call();  // warm-up: compile, workspace
+  const wall: number[] = [], kernel: number[] = [];
+  for (let i = 0; i < reps; i++) {
+    const t = performance.now();
+    const r = await call();
+    wall.push(performance.now() - t);
+    kernel.push(r.stats.gpu?.kernelMs ?? NaN);
+  }
+  return { wallMs: median(wall), kernelMs: median(kernel) };
+}
+
+const rates = linkRates();
+const rows: Array<Record<string, string | number>> = [];
+console.log(`host link: ${(rates.up / 1e9).toFixed(1)} GB/s up, ${(rates.down / 1e9).toFixed(1)} GB/s down (pinned, 256 MiB)`);
+for (const c of cases()) {
+  const { batch, rows: n, cols: m } = c.bases;
+  const opts: ReduceOptions = { algorithm: c.algorithm, precision: 'float32', engine: 'cuda', check: false };
+  const inBytes = n * m * 4, outBytes = n * m * 4 + m * m * 8 + 5 * 4;
+  const floorMs = (batch * inBytes / rates.up + batch * outBytes / rates.down) * 1e3;
+  const fresh = await timeCalls(() => reduce(c.bases, opts));
+  const reusedOut = { basis: new Float32Array(batch * n * m), transform: new Float64Array(batch * m * m) };
+  const reused = await timeCalls(() => reduce(c.bases, { ...opts, out: reusedOut }));
+  const pin = await hostBatch({ batch, rows: n, cols: m, precision: 'float32' });
+  pin.data.set(c.bases.data);
+  const pinOut = await hostBatch({ batch, rows: n, cols: m, precision: 'float32' });
+  const pinZ = await hostBatch({ batch, rows: m, cols: m, precision: 'float64' });
+  const pinned = await timeCalls(() => reduce(pin, { ...opts, out: { basis: pinOut.data, transform: pinZ.data as Float64Array } }));
+  // the three ways give the same results
+  const a = await reduce(c.bases, opts), b = await reduce(pin, { ...opts, out: { basis: pinOut.data, transform: pinZ.data as Float64Array } });
+  const same = a.transform.data.every((v, i) => Object.is(v, b.transform.data[i])) && a.basis.data.every((v, i) => Object.is(v, b.basis.data[i]));
+  const us = (ms: number) => (ms * 1e3) / batch;
+  const row = {
+    case: c.name, kernelUs: us(pinned.kernelMs), freshUs: us(fresh.wallMs), reusedUs: us(reused.wallMs), pinnedUs: us(pinned.wallMs),
+    linkFloorUs: us(floorMs), pinnedOverFloor: pinned.wallMs / floorMs, kernelPlusLinkOverFloor: pinned.wallMs / (floorMs + pinned.kernelMs), sameResults: String(same),
+  };
+  rows.push(row);
+  const f = (x: number) => (x >= 1 ? `${x.toFixed(2)} us` : `${(x * 1e3).toFixed(1)} ns`);
+  console.log(`${c.name}: kernel ${f(row.kernelUs)}, fresh ${f(row.freshUs)}, reused ${f(row.reusedUs)}, pinned ${f(row.pinnedUs)} a basis; link floor ${f(row.linkFloorUs)}: pinned ${row.pinnedOverFloor.toFixed(2)}x the link floor, ${row.kernelPlusLinkOverFloor.toFixed(2)}x kernel + link; same results: ${same}`);
+}
+if (values.out) writeFileSync(values.out, JSON.stringify({ date: new Date().toISOString(), rates, rows }, null, 2));
