@@ -20,10 +20,10 @@ const msg = (s: string) => `${s} (seed ${seed})`;
 const MINE: Detector[] = ['zf', 'mmse', 'sic', 'ml', 'sphere', 'psd'];
 
 function link(rng: Philox, vectors: number, nr: number, nt: number, mod: Modulation, snrDb: number, vpc = 1) {
-  const H = rayleighChannels(rng, Math.ceil(vectors / vpc), nr, nt);
+  const H = rayleighChannels(rng, Math.ceil(vectors / vpc), nt, nr);
   const { indices, symbols } = randomSymbols(rng, vectors * nt, mod);
   const noiseVar = snrToNoiseVar(snrDb, 'esn0', 1);
-  const clean = transmit(H, symbols, nr, nt, vpc);
+  const clean = transmit(H, symbols, nt, nr, vpc);
   const y = addNoise(rng, clean.slice(), noiseVar);
   return { H, y, clean, indices, noiseVar };
 }

@@ -46,10 +46,10 @@ function instance(d: CpuDetector, nr: number, nt: number, mod: Modulation, opts:
 interface Problem { H: Float64Array; y: Float64Array; noiseVar: number }
 
 function problem(rng: Philox, count: number, nr: number, nt: number, mod: Modulation, snrDb: number): Problem {
-  const H = rayleighChannels(rng, count, nr, nt);
+  const H = rayleighChannels(rng, count, nt, nr);
   const { symbols } = randomSymbols(rng, count * nt, mod);
   const noiseVar = snrToNoiseVar(snrDb, 'esn0', 1);
-  const y = addNoise(rng, transmit(H, symbols, nr, nt, 1), noiseVar);
+  const y = addNoise(rng, transmit(H, symbols, nt, nr, 1), noiseVar);
   return { H, y, noiseVar };
 }
 

@@ -34,7 +34,7 @@ export const detector: CpuDetector<KBestPrep> = {
   name: 'kbest',
   soft: true,
   create(setup): DetectorInstance<KBestPrep> {
-    const model = detectorRealModel('kbest', setup.constellation, setup.nr, setup.nt);
+    const model = detectorRealModel('kbest', setup.constellation, setup.nt, setup.nr);
     const { rows, nd, q } = model;
     // More survivors than the tree has leaves changes nothing: cap K at Q^nd.
     const k = Math.min(kOf(setup.opts.k), q ** nd);

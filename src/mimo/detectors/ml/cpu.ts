@@ -52,7 +52,7 @@ export class MlSearch {
   private invN0 = 0;
   private G: Float64Array = new Float64Array(0);
 
-  constructor(readonly nr: number, readonly nt: number, readonly con: Constellation) {
+  constructor(readonly nt: number, readonly nr: number, readonly con: Constellation) {
     const M = con.size;
     this.M = M;
     this.pre = new Float64Array(M);
@@ -203,7 +203,7 @@ export class MlSearch {
   }
 }
 
-export function prepareMl(H: Float64Array, hOff: number, nr: number, nt: number, into?: MlPrep): MlPrep {
+export function prepareMl(H: Float64Array, hOff: number, nt: number, nr: number, into?: MlPrep): MlPrep {
   const copy = into ? into.H : new Float64Array(2 * nr * nt);
   copy.set(H.subarray(hOff, hOff + 2 * nr * nt));
   const G = into ? into.G : new Float64Array(2 * nt * nt);
@@ -235,12 +235,12 @@ export const detector: CpuDetector<MlPrep> = {
     const { nr, nt, constellation: con, opts, soft } = setup;
     checkMlSize(nt, con);
     const logmap = opts.soft === 'logmap';
-    const searcher = new MlSearch(nr, nt, con);
+    const searcher = new MlSearch(nt, nr, con);
     const bps = con.bitsPerSymbol;
     const prep: MlPrep = { H: new Float64Array(2 * nr * nt), G: new Float64Array(2 * nt * nt) };
     return {
       searcher,
-      prepare: (H, hOff) => prepareMl(H, hOff, nr, nt, prep),
+      prepare: (H, hOff) => prepareMl(H, hOff, nt, nr, prep),
       detect(p: MlPrep, y: Float64Array, yOff: number, noiseVar: number, out: DetectorOutput, v: number): number {
         const wantLlr = soft && out.llr !== null;
         searcher.run(p, y, yOff, wantLlr);

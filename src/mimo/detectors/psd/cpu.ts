@@ -194,7 +194,7 @@ export const detector: CpuDetector<PsdPrep> = {
   create(setup: DetectorSetup): DetectorInstance<PsdPrep> & { readonly searcher: PsdSearch } {
     const { nr, nt, constellation: con, opts } = setup;
     if (nr < nt) throw new UnsupportedError(`PSD needs nr >= nt (got ${nr} x ${nt}): the real model must be triangularizable`);
-    const model = realModel(nr, nt, con);
+    const model = realModel(con, nt, nr);
     const config = psdConfig(model.n, model.q, opts.psd);
     const searcher = new PsdSearch(model, config);
     const prep: PsdPrep = { tri: allocTriangular(model), rows: new Float64Array(model.n * model.n) };

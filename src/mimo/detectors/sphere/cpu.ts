@@ -187,7 +187,7 @@ export const detector: CpuDetector<SpherePrep> = {
     if (nr < nt) throw new UnsupportedError(`sphere decoder needs nr >= nt (got ${nr} x ${nt}): the real model must be triangularizable`);
     const initial = opts.initialRadius ?? 'infinity';
     if (initial !== 'infinity' && initial !== 'babai') throw new InvalidArgumentError(`initialRadius must be 'infinity' or 'babai', got '${String(initial)}'`);
-    const model = realModel(nr, nt, con);
+    const model = realModel(con, nt, nr);
     const searcher = new SphereSearch(model);
     const prep = allocSpherePrep(model);
     return {

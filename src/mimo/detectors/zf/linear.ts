@@ -36,13 +36,13 @@ export function createLinear(setup: DetectorSetup, kind: 'zf' | 'mmse'): Detecto
       return prep;
     },
     detect(p: LinearPrep, y: Float64Array, yOff: number, _noiseVar: number, out: DetectorOutput, v: number): number {
-      linearDetect(p, nr, nt, con, y, yOff, out.symbols, v * nt);
+      linearDetect(p, nt, nr, con, y, yOff, out.symbols, v * nt);
       return 0;
     },
   };
 }
 
-export function linearDetect(p: LinearPrep, nr: number, nt: number, con: Constellation, y: Float64Array, yOff: number, out: Int32Array, off: number): void {
+export function linearDetect(p: LinearPrep, nt: number, nr: number, con: Constellation, y: Float64Array, yOff: number, out: Int32Array, off: number): void {
   const W = p.W;
   for (let k = 0; k < nt; k++) {
     let re = 0, im = 0;
