@@ -54,6 +54,16 @@ export interface DetectOptions {
   initialRadius?: 'infinity' | 'babai';
   /** PSD configuration (levels and paths); defaults from the paper's Table 1. */
   psd?: { levels?: number[]; paths?: number[] };
+  /**
+   * Node budget per received vector of the exact searches (sphere, psd; ml and kbest refuse a size
+   * whose fixed work exceeds it). Default DEFAULT_MAX_NODES = 2^24. See src/mimo/budget.ts.
+   */
+  maxNodes?: number;
+  /**
+   * Past the budget: 'error' (default) throws a NodeBudgetError naming the vector; 'flag' keeps the
+   * best leaf found so far, marks the vector in `unproven` and counts it in stats.budgetExceeded.
+   */
+  onBudget?: 'error' | 'flag';
 }
 
 export interface DetectionResult {
@@ -61,7 +71,19 @@ export interface DetectionResult {
   readonly symbols: Int32Array;
   /** Hard bits, vectors x nt x bitsPerSymbol, stream-major within a vector (stream 0's bits first). */
   readonly bits: Uint8Array;
-  /** LLRs in the same layout as bits, for soft detectors. */
+  /**
+   * LLRs in the same layout as bits, for soft detectors: always finite, |LLR| <= LLR_LIMIT (and
+   * <= llrClip when given).
+   */
   readonly llr?: Float64Array;
-  readonly stats: { detector: Detector; engine: 'cpu' | 'cuda'; vectors: number; timeMs: number; nodesVisited?: number };
+  /**
+   * Present only when some search stopped at its node budget (onBudget 'flag'): 1 for a vector whose
+   * symbols are the best found so far, not proven ML.
+   */
+  readonly unproven?: Uint8Array;
+  readonly stats: {
+    detector: Detector; engine: 'cpu' | 'cuda'; vectors: number; timeMs: number; nodesVisited?: number;
+    /** Vectors whose search stopped at the node budget (sphere and psd; 0 when none did). */
+    budgetExceeded?: number;
+  };
 }

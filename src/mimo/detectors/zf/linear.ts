@@ -18,7 +18,7 @@ export interface LinearPrep {
 
 export function createLinear(setup: DetectorSetup, kind: 'zf' | 'mmse'): DetectorInstance<LinearPrep> {
   const { nr, nt, constellation: con } = setup;
-  if (kind === 'zf' && nr < nt) throw new UnsupportedError(`ZF needs nr >= nt (got ${nr} x ${nt}); use 'mmse'`);
+  if (kind === 'zf' && nr < nt) throw new UnsupportedError(`zf needs nr >= nt (got nt = ${nt}, nr = ${nr}): H has no left inverse; for nr < nt use ml, mmse or sic`);
   const cols = Int32Array.from({ length: nt }, (_, j) => j);
   const G = new Float64Array(2 * nt * nt), work = new Float64Array(2 * nt * nt);
   const prep: LinearPrep = { W: new Float64Array(2 * nt * nr), unbias: new Float64Array(nt) }; // reused per channel
