@@ -19,9 +19,11 @@
  *      (0 for detectors without a tree search). A search that stops at its node budget
  *      (setup.maxNodes) sets out.unproven[v] = 1 and writes the best symbols it found.
  *
- * detect() derives the hard bits from the symbols, applies opts.llrClip (|LLR| <= clip) after the
- * detector, and validates all input before any of this runs: a detector may assume finite data,
- * noiseVar >= 0 (> 0 where setup.soft), and shapes that match.
+ * detect() derives the hard bits from the symbols, applies opts.llrClip (|LLR| <= clip) and the
+ * LLR_LIMIT saturation after the detector, and validates all input before any of this runs: a
+ * detector may assume finite data, noiseVar >= 0 (> 0 where setup.soft) and in [2^-1000, 2^1000]
+ * when > 0, a channel whose largest entry is in [1, 2) (or zero), vectors no larger than 2^500 times
+ * it, shapes that match and the nr / nt rule of checkDetectorShape.
  */
 import type { Constellation } from '../modulation.js';
 import type { DetectOptions, Detector, Modulation } from '../types.js';
