@@ -64,10 +64,10 @@ function median(xs: number[]): number {
 function inputs(a: Args, snrDb: number, stream: number): DetectionInput {
   const rng = new Philox(a.seed, stream);
   const channels = a.vectors / a.vpc;
-  const H = rayleighChannels(rng, channels, a.nr, a.nt);
+  const H = rayleighChannels(rng, channels, a.nt, a.nr);
   const { symbols } = randomSymbols(rng, a.vectors * a.nt, a.mod);
   const n0 = 10 ** (-snrDb / 10);
-  const y = addNoise(rng, transmit(H, symbols, a.nr, a.nt, a.vpc), n0);
+  const y = addNoise(rng, transmit(H, symbols, a.nt, a.nr, a.vpc), n0);
   return { nt: a.nt, nr: a.nr, H, y, vectorsPerChannel: a.vpc, noiseVar: n0 };
 }
 

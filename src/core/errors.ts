@@ -19,7 +19,8 @@ export type ErrorCode =
   | 'NVRTC_ERROR'
   | 'OUT_OF_MEMORY'
   | 'KERNEL_TIMEOUT'
-  | 'EXTERNAL_TOOL';
+  | 'EXTERNAL_TOOL'
+  | 'NODE_BUDGET';
 
 export class LatticeMimoError extends Error {
   readonly code: ErrorCode;
@@ -103,5 +104,17 @@ export class ExternalToolError extends LatticeMimoError {
   constructor(message: string, details?: Record<string, unknown>) {
     super('EXTERNAL_TOOL', message, details);
     this.name = 'ExternalToolError';
+  }
+}
+
+/**
+ * An exact tree search (sphere, psd) reached its node budget (DetectOptions.maxNodes) before it
+ * proved its answer ML, or a detector's fixed work per vector (ml, kbest) exceeds the budget.
+ * details: { detector, maxNodes, vector? }.
+ */
+export class NodeBudgetError extends LatticeMimoError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('NODE_BUDGET', message, details);
+    this.name = 'NodeBudgetError';
   }
 }

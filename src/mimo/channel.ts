@@ -35,12 +35,13 @@ function exponentialCorrelationFactor(n: number, rho: number, what: string): Flo
 }
 
 /**
- * `count` channel matrices nr x nt with iid CN(0, 1) entries (column-major, interleaved complex),
- * or, with `correlation`, H = Lrx Hw Ltx^T where Lrx Lrx^T = R_rx, Ltx Ltx^T = R_tx (the Kronecker
- * model R_rx^{1/2} Hw R_tx^{1/2}, same distribution).
+ * `count` channel matrices nr x nt with iid CN(0, 1) entries (column-major, interleaved complex;
+ * the arguments give nt before nr, as everywhere in the API), or, with `correlation`,
+ * H = Lrx Hw Ltx^T where Lrx Lrx^T = R_rx, Ltx Ltx^T = R_tx (the Kronecker model
+ * R_rx^{1/2} Hw R_tx^{1/2}, same distribution).
  */
-export function rayleighChannels(rng: Philox, count: number, nr: number, nt: number, opts: ChannelOptions = {}): Float64Array {
-  checkDim('count', count); checkDim('nr', nr); checkDim('nt', nt);
+export function rayleighChannels(rng: Philox, count: number, nt: number, nr: number, opts: ChannelOptions = {}): Float64Array {
+  checkDim('count', count); checkDim('nt', nt); checkDim('nr', nr);
   const size = nr * nt;
   const H = new Float64Array(2 * count * size);
   const sd = Math.SQRT1_2;
@@ -92,8 +93,8 @@ export function addNoise(rng: Philox, y: Float64Array, noiseVar: number): Float6
  * Noise-free received vectors y_v = H_c s_v, c = floor(v / vectorsPerChannel).
  * H: channels x (nr x nt) complex; s: vectors x nt complex. Returns vectors x nr complex.
  */
-export function transmit(H: Float64Array, s: Float64Array, nr: number, nt: number, vectorsPerChannel = 1): Float64Array {
-  checkDim('nr', nr); checkDim('nt', nt); checkDim('vectorsPerChannel', vectorsPerChannel);
+export function transmit(H: Float64Array, s: Float64Array, nt: number, nr: number, vectorsPerChannel = 1): Float64Array {
+  checkDim('nt', nt); checkDim('nr', nr); checkDim('vectorsPerChannel', vectorsPerChannel);
   if (s.length % (2 * nt) !== 0) throw new InvalidInputError('SHAPE_MISMATCH', `s has ${s.length} reals, not a multiple of 2 nt = ${2 * nt}`);
   const vectors = s.length / (2 * nt);
   const channels = Math.ceil(vectors / vectorsPerChannel);

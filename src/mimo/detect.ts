@@ -1,14 +1,23 @@
 /**
  * detect(): batched MIMO detection on the CPU engine. Validates the whole input first (shapes,
- * finiteness, noise variance, option ranges: typed errors naming the problem), then runs the chosen
- * detector: its per-channel preprocessing once per channel (again only if the noise variance
- * changes inside a channel's group of vectors), its per-vector search for every vector.
+ * finiteness, noise variance, option ranges, the detector's nr / nt rule: typed errors naming the
+ * problem), then runs the chosen detector: its per-channel preprocessing once per channel (again
+ * only if the noise variance changes inside a channel's group of vectors), its per-vector search
+ * for every vector.
  *
- * Soft detectors (SOFT_DETECTORS) return LLRs ('maxlog' unless opts.soft is 'logmap'; none when it is 'none'), in
- * the bits' layout; opts.llrClip then clips them to [-clip, clip]. Hard bits come from the symbols.
+ * Scale: detection is invariant under (H, y, N0) -> (a H, a y, a^2 N0), so every channel is
+ * brought to a largest entry in [1, 2) by a power of two (exact: the same decisions and LLRs at
+ * any scale that does not itself overflow), with its vectors and N0; a scaled N0 > 0 is then held
+ * in [2^-1000, 2^1000] (beyond that the LLRs saturate anyway), and a vector whose largest entry
+ * is more than 2^500 times its channel's is refused (its metrics would overflow).
+ *
+ * Soft detectors (SOFT_DETECTORS) return LLRs ('maxlog' unless opts.soft is 'logmap'; none when it
+ * is 'none'), in the bits' layout; opts.llrClip then clips them to [-clip, clip], and every LLR is
+ * finite, saturated at +-LLR_LIMIT. Hard bits come from the symbols.
  */
-import { EngineUnavailableError, InvalidArgumentError, InvalidInputError, LatticeMimoError } from '../core/errors.js';
-import { assertOneOf } from '../core/validate.js';
+import { EngineUnavailableError, InvalidArgumentError, InvalidInputError, LatticeMimoError, NodeBudgetError, UnsupportedError } from '../core/errors.js';
+import { maxNodesOf, onBudgetOf } from './budget.js';
+import { oneOf, show } from './show.js';
 import type { CpuDetector, DetectorOutput, DetectorSetup } from './detectors/detector.js';
 import { detector as zf } from './detectors/zf/cpu.js';
 import { detector as mmse } from './detectors/mmse/cpu.js';
@@ -23,7 +32,7 @@ import { detector as lrZf } from './detectors/lr-zf/cpu.js';
 import { detector as lrMmse } from './detectors/lr-mmse/cpu.js';
 import { detector as lrSic } from './detectors/lr-sic/cpu.js';
 import { constellation, parseModulation, symbolsToBits } from './modulation.js';
-import { DETECTORS, SOFT_DETECTORS, type DetectionInput, type DetectionResult, type DetectOptions, type Detector } from './types.js';
+import { DETECTORS, SOFT_DETECTORS, type DetectionInput, type DetectionResult, type DetectOptions, type Detector, type Modulation } from './types.js';
 
 /** The CPU implementation of every detector. */
 export const CPU_DETECTORS: Readonly<Record<Detector, CpuDetector<unknown>>> = {
@@ -32,6 +41,39 @@ export const CPU_DETECTORS: Readonly<Record<Detector, CpuDetector<unknown>>> = {
 
 /** Largest antenna count accepted on either side. */
 export const MAX_ANTENNAS = 64;
+
+/**
+ * |LLR| bound of every soft output: an LLR past it (a tiny N0, or a far counter-hypothesis) is
+ * saturated there, so LLRs stay finite and sums of them cannot overflow.
+ */
+export const LLR_LIMIT = 1e100;
+
+/** Detectors that accept nr < nt on any modulation (ml scores the complex model; mmse, sic regularize with N0 > 0). */
+export const WIDE_DETECTORS: readonly Detector[] = ['ml', 'mmse', 'sic'];
+
+/** Detectors on the real-valued model: they need real receive dimensions >= real unknowns. */
+const REAL_MODEL_DETECTORS: readonly Detector[] = ['sphere', 'psd', 'kbest', 'ssfe', 'nway', 'lr-zf', 'lr-mmse', 'lr-sic'];
+
+/**
+ * The one nr / nt rule of the API (UnsupportedError naming the detector otherwise):
+ *  - ml, mmse, sic: any nr and nt (mmse and sic with nr < nt need noiseVar > 0, checked by detect);
+ *  - zf: nr >= nt (a left inverse of H);
+ *  - the real-model detectors (sphere, psd, kbest, ssfe, nway, lr-*): 2 nr >= real unknowns,
+ *    i.e. nr >= nt for QAM and 2 nr >= nt for BPSK (their QR must be square-triangular).
+ */
+export function checkDetectorShape(detector: Detector, modulation: Modulation, nt: number, nr: number): void {
+  if (nr >= nt || WIDE_DETECTORS.includes(detector)) return;
+  const wide = `for nr < nt use ${WIDE_DETECTORS.join(', ')}`;
+  if (detector === 'zf') throw new UnsupportedError(`zf needs nr >= nt (got nt = ${nt}, nr = ${nr}): H has no left inverse; ${wide}`, { detector, nt, nr });
+  if (REAL_MODEL_DETECTORS.includes(detector)) {
+    const unknowns = modulation === 'bpsk' ? nt : 2 * nt;
+    if (2 * nr >= unknowns) return;
+    throw new UnsupportedError(
+      `${detector} needs as many real receive dimensions as real unknowns, nr >= nt for QAM and 2 nr >= nt for BPSK (got nt = ${nt}, nr = ${nr}, ${modulation}); ${wide}`,
+      { detector, nt, nr },
+    );
+  }
+}
 
 export interface ValidatedInput {
   readonly nr: number;
@@ -55,7 +97,7 @@ function checkFinite(a: Float64Array, what: string): void {
 
 function checkAntennas(v: unknown, what: string): number {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > MAX_ANTENNAS) {
-    throw new InvalidArgumentError(`${what} must be an integer in [1, ${MAX_ANTENNAS}], got ${String(v)}`);
+    throw new InvalidArgumentError(`${what} must be an integer in [1, ${MAX_ANTENNAS}], got ${show(v)}`);
   }
   return v;
 }
@@ -71,19 +113,25 @@ function checkNoise(v: number, what: string, needPositive: boolean): void {
 export function validateDetection(input: DetectionInput, opts: DetectOptions): ValidatedInput {
   if (input === null || typeof input !== 'object') throw new InvalidArgumentError('detection input must be an object');
   if (opts === null || typeof opts !== 'object') throw new InvalidArgumentError('detection options must be an object');
-  assertOneOf(opts.detector, 'detector', DETECTORS);
+  oneOf(opts.detector, 'detector', DETECTORS);
   const modulation = parseModulation(opts.modulation);
-  if (opts.engine !== undefined) assertOneOf(opts.engine, 'engine', ['auto', 'cpu', 'cuda'] as const);
-  if (opts.soft !== undefined) assertOneOf(opts.soft, 'soft output', ['maxlog', 'logmap', 'none'] as const);
-  if (opts.initialRadius !== undefined) assertOneOf(opts.initialRadius, 'initial radius', ['infinity', 'babai'] as const);
+  if (opts.engine !== undefined) oneOf(opts.engine, 'engine', ['auto', 'cpu', 'cuda'] as const);
+  if (opts.soft !== undefined) oneOf(opts.soft, 'soft output', ['maxlog', 'logmap', 'none'] as const);
+  if (opts.initialRadius !== undefined) oneOf(opts.initialRadius, 'initial radius', ['infinity', 'babai'] as const);
   for (const [name, v] of [['k', opts.k], ['passes', opts.passes]] as const) {
-    if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < 1)) throw new InvalidArgumentError(`${name} must be a positive integer, got ${String(v)}`);
+    if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < 1)) throw new InvalidArgumentError(`${name} must be a positive integer, got ${show(v)}`);
   }
   if (opts.llrClip !== undefined && !(typeof opts.llrClip === 'number' && opts.llrClip > 0 && Number.isFinite(opts.llrClip))) {
-    throw new InvalidArgumentError(`llrClip must be a finite number > 0, got ${String(opts.llrClip)}`);
+    throw new InvalidArgumentError(`llrClip must be a finite number > 0, got ${show(opts.llrClip)}`);
   }
-  const nr = checkAntennas(input.nr, 'nr');
+  maxNodesOf(opts.maxNodes);
+  onBudgetOf(opts.onBudget);
+  if (opts.psd !== undefined && (opts.psd === null || typeof opts.psd !== 'object' || Array.isArray(opts.psd))) {
+    throw new InvalidArgumentError(`psd must be an object { levels?: number[], paths?: number[] }, got ${show(opts.psd)}`);
+  }
   const nt = checkAntennas(input.nt, 'nt');
+  const nr = checkAntennas(input.nr, 'nr');
+  checkDetectorShape(opts.detector, modulation, nt, nr);
   if (!(input.H instanceof Float64Array)) throw new InvalidInputError('INVALID_INPUT', 'H must be a Float64Array (interleaved complex, column-major)');
   if (!(input.y instanceof Float64Array)) throw new InvalidInputError('INVALID_INPUT', 'y must be a Float64Array (interleaved complex)');
   const perChannel = 2 * nr * nt;
@@ -100,7 +148,7 @@ export function validateDetection(input: DetectionInput, opts: DetectOptions): V
     vpc = vectors / hChannels;
   } else {
     vpc = input.vectorsPerChannel;
-    if (!Number.isInteger(vpc) || vpc < 1) throw new InvalidArgumentError(`vectorsPerChannel must be a positive integer, got ${String(vpc)}`);
+    if (!Number.isInteger(vpc) || vpc < 1) throw new InvalidArgumentError(`vectorsPerChannel must be a positive integer, got ${show(vpc)}`);
     const need = Math.ceil(vectors / vpc);
     if (need !== hChannels) throw new InvalidInputError('SHAPE_MISMATCH', `${vectors} vectors at ${vpc} per channel need ${need} channels, H holds ${hChannels}`);
   }
@@ -119,8 +167,50 @@ export function validateDetection(input: DetectionInput, opts: DetectOptions): V
   } else {
     throw new InvalidArgumentError('noiseVar must be a number or a Float64Array with one value per vector');
   }
+  if (nr < nt && (opts.detector === 'mmse' || opts.detector === 'sic')) {
+    for (let v = 0; v < vectors; v++) {
+      if (noiseAt(v) === 0) throw new InvalidArgumentError(`${opts.detector} with nr < nt (nt = ${nt}, nr = ${nr}) needs noiseVar > 0 (H^H H is singular), got 0${typeof nv === 'number' ? '' : ` at vector ${v}`}`);
+    }
+  }
   return { nr, nt, vectors, channels: hChannels, vectorsPerChannel: vpc, noiseAt, opts: { ...opts, modulation } };
 }
+
+const f64 = new Float64Array(1);
+const u32 = new Uint32Array(f64.buffer);
+
+/** floor(log2 x) of a finite x > 0, read from its exponent bits (exact, subnormals included). */
+function exponentOf(x: number): number {
+  if (x < 2 ** -1022) return exponentOf(x * 2 ** 64) - 64;
+  f64[0] = x;
+  return ((u32[1]! >>> 20) & 0x7ff) - 1023;
+}
+
+/** x * 2^p for an integer p, in steps that stay representable. */
+function timesPow2(x: number, p: number): number {
+  while (p > 1000) { x *= 2 ** 1000; p -= 1000; }
+  while (p < -1000) { x *= 2 ** -1000; p += 1000; }
+  return x * 2 ** p;
+}
+
+function maxAbs(a: Float64Array, off: number, len: number): number {
+  let m = 0;
+  for (let i = off; i < off + len; i++) { const v = Math.abs(a[i]!); if (v > m) m = v; }
+  return m;
+}
+
+/** dst[0 .. len) = src[off ..] * 2^p. */
+function scaleInto(src: Float64Array, off: number, len: number, p: number, dst: Float64Array): void {
+  if (p >= -1000 && p <= 1000) {
+    const f = 2 ** p;
+    for (let i = 0; i < len; i++) dst[i] = src[off + i]! * f;
+  } else {
+    for (let i = 0; i < len; i++) dst[i] = timesPow2(src[off + i]!, p);
+  }
+}
+
+/** Largest ratio (as a power of two) of a vector's largest entry to its channel's. */
+const MAX_Y_OVER_H_EXPONENT = 500;
+const NOISE_FLOOR = 2 ** -1000, NOISE_CEIL = 2 ** 1000;
 
 /** Batched detection (CPU engine). See the module comment and src/mimo/types.ts. */
 export function detect(input: DetectionInput, opts: DetectOptions): DetectionResult {
@@ -129,43 +219,83 @@ export function detect(input: DetectionInput, opts: DetectOptions): DetectionRes
   if (opts.engine === 'cuda') {
     throw new EngineUnavailableError(`the CUDA engine has no '${opts.detector}' detector yet; use engine 'cpu' or 'auto'`);
   }
-  const { nr, nt, vectors, vectorsPerChannel: vpc, noiseAt } = val;
+  const { nr, nt, vectors, channels, vectorsPerChannel: vpc, noiseAt } = val;
   const mod = val.opts.modulation;
   const con = constellation(mod);
   const impl = CPU_DETECTORS[val.opts.detector];
   const soft = SOFT_DETECTORS.includes(val.opts.detector) && impl.soft && val.opts.soft !== 'none';
-  const setup: DetectorSetup = { nr, nt, modulation: mod, constellation: con, opts: val.opts, soft };
+  const maxNodes = maxNodesOf(val.opts.maxNodes), onBudget = onBudgetOf(val.opts.onBudget);
+  // Per channel: the power of two that brings its largest entry into [1, 2) (0 for a zero channel).
+  const hLen = 2 * nr * nt, yLen = 2 * nr;
+  const shift = new Int32Array(channels);
+  for (let c = 0; c < channels; c++) {
+    const m = maxAbs(input.H, c * hLen, hLen);
+    shift[c] = m > 0 ? -exponentOf(m) : 0;
+  }
+  for (let v = 0; v < vectors; v++) {
+    const c = Math.floor(v / vpc);
+    const m = maxAbs(input.y, v * yLen, yLen);
+    if (m > 0 && exponentOf(m) + shift[c]! > MAX_Y_OVER_H_EXPONENT) {
+      throw new InvalidInputError('INVALID_INPUT', `vector ${v}: its largest entry (${m}) is over 2^${MAX_Y_OVER_H_EXPONENT} times the largest entry of channel ${c} (${maxAbs(input.H, c * hLen, hLen)}); its metrics would overflow`, { vector: v, channel: c });
+    }
+  }
+  const setup: DetectorSetup = { nr, nt, modulation: mod, constellation: con, opts: val.opts, soft, maxNodes };
   const instance = impl.create(setup);
   const out: DetectorOutput = {
     symbols: new Int32Array(vectors * nt),
     llr: soft ? new Float64Array(vectors * nt * con.bitsPerSymbol) : null,
+    unproven: new Uint8Array(vectors),
   };
+  const Hs = new Float64Array(hLen), ys = new Float64Array(yLen);
   let prep: unknown = undefined;
-  let prepChannel = -1, prepNoise = NaN, nodes = 0;
+  let prepChannel = -1, prepNoise = NaN, nodes = 0, budgetExceeded = 0;
   for (let v = 0; v < vectors; v++) {
-    const c = Math.floor(v / vpc);
-    const noise = noiseAt(v);
+    const c = Math.floor(v / vpc), p = shift[c]!;
+    let noise = noiseAt(v);
+    if (noise > 0) {
+      noise = timesPow2(noise, 2 * p);
+      if (noise < NOISE_FLOOR) noise = NOISE_FLOOR; else if (noise > NOISE_CEIL) noise = NOISE_CEIL;
+    }
     if (c !== prepChannel || noise !== prepNoise) {
+      if (c !== prepChannel) scaleInto(input.H, c * hLen, hLen, p, Hs);
       try {
-        prep = instance.prepare(input.H, 2 * c * nr * nt, noise);
+        prep = instance.prepare(Hs, 0, noise);
       } catch (e) {
         if (e instanceof LatticeMimoError) e.message = `channel ${c}: ${e.message}`;
         throw e;
       }
       prepChannel = c; prepNoise = noise;
     }
-    nodes += instance.detect(prep, input.y, 2 * v * nr, noise, out, v);
+    scaleInto(input.y, v * yLen, yLen, p, ys);
+    nodes += instance.detect(prep, ys, 0, noise, out, v);
+    if (out.unproven[v]) {
+      if (onBudget === 'error') {
+        throw new NodeBudgetError(
+          `${val.opts.detector}: vector ${v} reached the node budget maxNodes = ${maxNodes} before its answer was proven ML; raise maxNodes, or pass onBudget 'flag' to keep the best leaf found`,
+          { detector: val.opts.detector, vector: v, maxNodes },
+        );
+      }
+      budgetExceeded++;
+    }
   }
-  if (out.llr && val.opts.llrClip !== undefined) {
-    const clip = val.opts.llrClip, llr = out.llr;
+  if (out.llr) {
+    const clip = Math.min(val.opts.llrClip ?? LLR_LIMIT, LLR_LIMIT), llr = out.llr;
     for (let i = 0; i < llr.length; i++) {
-      if (llr[i]! > clip) llr[i] = clip; else if (llr[i]! < -clip) llr[i] = -clip;
+      const l = llr[i]!;
+      if (l > clip) llr[i] = clip;
+      else if (l < -clip) llr[i] = -clip;
+      else if (Number.isNaN(l)) {
+        throw new LatticeMimoError('CHECK_FAILED', `${val.opts.detector} produced a NaN LLR (vector ${Math.floor(i / (nt * con.bitsPerSymbol))}); please report this input`);
+      }
     }
   }
   const bits = symbolsToBits(out.symbols, mod);
+  const exact = val.opts.detector === 'sphere' || val.opts.detector === 'psd';
   const stats: DetectionResult['stats'] = {
     detector: val.opts.detector, engine: 'cpu', vectors, timeMs: performance.now() - t0,
     ...(nodes > 0 ? { nodesVisited: nodes } : {}),
+    ...(exact ? { budgetExceeded } : {}),
   };
-  return out.llr ? { symbols: out.symbols, bits, llr: out.llr, stats } : { symbols: out.symbols, bits, stats };
+  const unproven = budgetExceeded > 0 ? { unproven: out.unproven } : {};
+  return out.llr ? { symbols: out.symbols, bits, llr: out.llr, ...unproven, stats } : { symbols: out.symbols, bits, ...unproven, stats };
 }

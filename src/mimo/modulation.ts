@@ -9,6 +9,7 @@
  */
 import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
 import { MODULATIONS, type Modulation } from './types.js';
+import { show } from './show.js';
 
 /** One PAM dimension of a square QAM constellation. */
 export interface PamInfo {
@@ -49,7 +50,7 @@ const BITS: Record<Modulation, number> = { bpsk: 1, qpsk: 2, '16qam': 4, '64qam'
 /** Bits per symbol of a modulation. */
 export function bitsPerSymbolOf(mod: Modulation): number {
   const b = BITS[mod];
-  if (b === undefined) throw new InvalidArgumentError(`unknown modulation '${String(mod)}' (expected one of ${MODULATIONS.join(', ')})`);
+  if (b === undefined) throw new InvalidArgumentError(`unknown modulation ${show(mod)} (expected one of ${MODULATIONS.join(', ')})`);
   return b;
 }
 
@@ -62,7 +63,7 @@ export function parseModulation(name: string): Modulation {
   for (const m of [16, 64, 256]) {
     if (s === `${m}qam` || s === `qam${m}`) return `${m}qam` as Modulation;
   }
-  throw new InvalidArgumentError(`unknown modulation '${name}' (expected one of ${MODULATIONS.join(', ')})`);
+  throw new InvalidArgumentError(`unknown modulation ${show(name)} (expected one of ${MODULATIONS.join(', ')})`);
 }
 
 /** The nested 38.211 amplitude (before scaling) of a PAM label with k bits, c0 = MSB. */

@@ -35,6 +35,19 @@ export interface DetectionInput {
   readonly noiseVar: number | Float64Array;
 }
 
+/**
+ * PSD configuration (Jozsa et al., Table 1): `levels` lvl_1 > ... > lvl_S = 1 (lvl_0 = n + 1 may be
+ * omitted; n = 2 nt real positions, nt for BPSK) and `paths` paths_lvl_1 .. (paths_lvl_0 = 1 may
+ * be omitted). `paths` alone applies to the default levels. See psdConfig().
+ */
+export interface PsdOptions {
+  levels?: number[];
+  paths?: number[];
+}
+
+/** The sphere decoder's initial radius: 'infinity' (the first leaf is the Babai point) or 'babai' (the sliced ZF distance). */
+export type InitialRadius = 'infinity' | 'babai';
+
 export interface DetectOptions {
   detector: Detector;
   modulation: Modulation;
@@ -43,7 +56,7 @@ export interface DetectOptions {
   k?: number;
   /** Passes (rotated detection orders) for nway, default nt; 1 equals SSFE. */
   passes?: number;
-  /** |LLR| clipping value for soft detectors. */
+  /** |LLR| clipping value for soft detectors (every LLR is also saturated at LLR_LIMIT = 1e100). */
   llrClip?: number;
   /**
    * Soft output of the soft detectors (ml, kbest, ssfe, nway): 'maxlog' (default), 'logmap' (exact,
@@ -51,9 +64,19 @@ export interface DetectOptions {
    */
   soft?: 'maxlog' | 'logmap' | 'none';
   /** Sphere decoder's initial radius: 'infinity' (default) or 'babai'. */
-  initialRadius?: 'infinity' | 'babai';
+  initialRadius?: InitialRadius;
   /** PSD configuration (levels and paths); defaults from the paper's Table 1. */
-  psd?: { levels?: number[]; paths?: number[] };
+  psd?: PsdOptions;
+  /**
+   * Node budget per received vector of the exact searches (sphere, psd; ml and kbest refuse a size
+   * whose fixed work exceeds it). Default DEFAULT_MAX_NODES = 2^24. See src/mimo/budget.ts.
+   */
+  maxNodes?: number;
+  /**
+   * Past the budget: 'error' (default) throws a NodeBudgetError naming the vector; 'flag' keeps the
+   * best leaf found so far, marks the vector in `unproven` and counts it in stats.budgetExceeded.
+   */
+  onBudget?: 'error' | 'flag';
 }
 
 export interface DetectionResult {
@@ -61,7 +84,19 @@ export interface DetectionResult {
   readonly symbols: Int32Array;
   /** Hard bits, vectors x nt x bitsPerSymbol, stream-major within a vector (stream 0's bits first). */
   readonly bits: Uint8Array;
-  /** LLRs in the same layout as bits, for soft detectors. */
+  /**
+   * LLRs in the same layout as bits, for soft detectors: always finite, |LLR| <= LLR_LIMIT (and
+   * <= llrClip when given).
+   */
   readonly llr?: Float64Array;
-  readonly stats: { detector: Detector; engine: 'cpu' | 'cuda'; vectors: number; timeMs: number; nodesVisited?: number };
+  /**
+   * Present only when some search stopped at its node budget (onBudget 'flag'): 1 for a vector whose
+   * symbols are the best found so far, not proven ML.
+   */
+  readonly unproven?: Uint8Array;
+  readonly stats: {
+    detector: Detector; engine: 'cpu' | 'cuda'; vectors: number; timeMs: number; nodesVisited?: number;
+    /** Vectors whose search stopped at the node budget (sphere and psd; 0 when none did). */
+    budgetExceeded?: number;
+  };
 }

@@ -53,7 +53,7 @@ export function generateLinkChunk(spec: LinkChunkSpec): LinkChunk {
   if (vectors % vectorsPerChannel !== 0) throw new InvalidArgumentError(`chunk of ${vectors} vectors is not a multiple of vectorsPerChannel = ${vectorsPerChannel}`);
   const rngFor = (purpose: number) => new Philox(seed, chunkStream(snrIndex, chunkIndex, purpose));
   const { indices, symbols } = randomSymbols(rngFor(STREAM_PURPOSE.symbols), vectors * nt, modulation);
-  const H = rayleighChannels(rngFor(STREAM_PURPOSE.channels), vectors / vectorsPerChannel, nr, nt);
-  const y = addNoise(rngFor(STREAM_PURPOSE.noise), transmit(H, symbols, nr, nt, vectorsPerChannel), noiseVar);
+  const H = rayleighChannels(rngFor(STREAM_PURPOSE.channels), vectors / vectorsPerChannel, nt, nr);
+  const y = addNoise(rngFor(STREAM_PURPOSE.noise), transmit(H, symbols, nt, nr, vectorsPerChannel), noiseVar);
   return { txIndices: indices, H, y };
 }

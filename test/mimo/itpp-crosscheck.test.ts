@@ -25,7 +25,7 @@ const tag = (what: string) => `${what} (seed ${SEED})`;
 
 function problem(nt: number, nr: number, mod: Modulation, channels: number, vpc: number, snrDb: number): DetectionInput {
   const c = constellation(mod);
-  const H = rayleighChannels(rng, channels, nr, nt);
+  const H = rayleighChannels(rng, channels, nt, nr);
   const vectors = channels * vpc;
   const y = new Float64Array(2 * vectors * nr);
   const n0 = 10 ** (-snrDb / 10);

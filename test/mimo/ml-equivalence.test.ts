@@ -18,6 +18,7 @@ import { detector as ml } from '../../src/mimo/detectors/ml/cpu.js';
 import { detector as sphere } from '../../src/mimo/detectors/sphere/cpu.js';
 import { detector as psd } from '../../src/mimo/detectors/psd/cpu.js';
 import type { DetectOptions, Modulation } from '../../src/mimo/types.js';
+import { DEFAULT_MAX_NODES } from '../../src/mimo/budget.js';
 
 const seed = randomInt(2 ** 31);
 const msg = (s: string) => `${s} (seed ${seed})`;
@@ -40,23 +41,23 @@ function metric(H: Float64Array, y: Float64Array, nr: number, nt: number, con: R
 }
 
 function instance(d: CpuDetector, nr: number, nt: number, mod: Modulation, opts: Partial<DetectOptions> = {}): DetectorInstance {
-  return d.create({ nr, nt, modulation: mod, constellation: constellation(mod), opts: { detector: d.name, modulation: mod, ...opts }, soft: false });
+  return d.create({ nr, nt, modulation: mod, constellation: constellation(mod), opts: { detector: d.name, modulation: mod, ...opts }, soft: false, maxNodes: opts.maxNodes ?? DEFAULT_MAX_NODES });
 }
 
 interface Problem { H: Float64Array; y: Float64Array; noiseVar: number }
 
 function problem(rng: Philox, count: number, nr: number, nt: number, mod: Modulation, snrDb: number): Problem {
-  const H = rayleighChannels(rng, count, nr, nt);
+  const H = rayleighChannels(rng, count, nt, nr);
   const { symbols } = randomSymbols(rng, count * nt, mod);
   const noiseVar = snrToNoiseVar(snrDb, 'esn0', 1);
-  const y = addNoise(rng, transmit(H, symbols, nr, nt, 1), noiseVar);
+  const y = addNoise(rng, transmit(H, symbols, nt, nr, 1), noiseVar);
   return { H, y, noiseVar };
 }
 
 /** Runs each detector on every vector (one channel per vector); returns symbols per detector. */
 function runAll(p: Problem, count: number, nr: number, nt: number, dets: DetectorInstance[]): Int32Array[] {
   return dets.map((det) => {
-    const out: DetectorOutput = { symbols: new Int32Array(count * nt), llr: null };
+    const out: DetectorOutput = { symbols: new Int32Array(count * nt), llr: null, unproven: new Uint8Array(count) };
     for (let v = 0; v < count; v++) det.detect(det.prepare(p.H, 2 * v * nr * nt, p.noiseVar), p.y, 2 * v * nr, p.noiseVar, out, v);
     return out.symbols;
   });
@@ -107,9 +108,9 @@ for (const [n, mod] of CASES) {
   }
 }
 
-test('BPSK (one real dimension per stream): sphere and PSD equal exhaustive ML, 4x4 and 3x2', () => {
+test('BPSK (one real dimension per stream): sphere and PSD equal exhaustive ML, 4x4, 3x2 and nr < nt (2 receive, 3 and 4 transmit)', () => {
   const rng = new Philox(seed, 77);
-  for (const [nr, nt] of [[4, 4], [3, 2]] as const) {
+  for (const [nr, nt] of [[4, 4], [3, 2], [2, 3], [2, 4]] as const) {
     for (const snr of [0, 10]) {
       const p = problem(rng, 2000, nr, nt, 'bpsk', snr);
       const [ref, sd, ps] = runAll(p, 2000, nr, nt, [instance(ml, nr, nt, 'bpsk'), instance(sphere, nr, nt, 'bpsk'), instance(psd, nr, nt, 'bpsk')]);

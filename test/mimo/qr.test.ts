@@ -121,12 +121,12 @@ test('RVD and MRVD: H_r x_r equals the real image of H s', () => {
   for (const layout of ['rvd', 'mrvd'] as RealLayout[]) {
     for (let t = 0; t < 50; t++) {
       const nr = 1 + rng.int(5), nt = 1 + rng.int(5);
-      const H = rayleighChannels(rng, 1, nr, nt);
+      const H = rayleighChannels(rng, 1, nt, nr);
       const s = new Float64Array(2 * nt);
       rng.fillNormal(s);
-      const Hr = layout === 'rvd' ? rvd(H, 1, nr, nt) : mrvd(H, 1, nr, nt);
+      const Hr = layout === 'rvd' ? rvd(H, 1, nt, nr) : mrvd(H, 1, nt, nr);
       const xr = realVectors(layout, s, nt);
-      const yr = realVector(layout, transmit(H, s, nr, nt), 0, nr, new Float64Array(2 * nr));
+      const yr = realVector(layout, transmit(H, s, nt, nr), 0, nr, new Float64Array(2 * nr));
       for (let i = 0; i < 2 * nr; i++) {
         let v = 0;
         for (let j = 0; j < 2 * nt; j++) v += Hr[i + j * 2 * nr]! * xr[j]!;

@@ -25,7 +25,7 @@ interface Problem { input: DetectionInput; sent: Int32Array; mod: Modulation }
 /** Random symbols through iid Rayleigh channels with AWGN at Es/N0 = snrDb (N0 = 0: noise-free). */
 function problem(nt: number, nr: number, mod: Modulation, channels: number, vpc: number, snrDb: number | null): Problem {
   const c = constellation(mod);
-  const H = rayleighChannels(rng, channels, nr, nt);
+  const H = rayleighChannels(rng, channels, nt, nr);
   const vectors = channels * vpc;
   const sent = new Int32Array(vectors * nt);
   const y = new Float64Array(2 * vectors * nr);

@@ -28,10 +28,10 @@ const HELP = `usage: lattice-mimo bench mimo [options]
 
 function makeInput(nt: number, nr: number, mod: Modulation, snrDb: number, vectors: number, vpc: number, seed: number, stream: number): DetectionInput {
   const rng = new Philox(seed, stream);
-  const H = rayleighChannels(rng, Math.ceil(vectors / vpc), nr, nt);
+  const H = rayleighChannels(rng, Math.ceil(vectors / vpc), nt, nr);
   const { symbols } = randomSymbols(rng, vectors * nt, mod);
   const noiseVar = snrToNoiseVar(snrDb, 'esn0', bitsPerSymbolOf(mod));
-  const y = addNoise(rng, transmit(H, symbols, nr, nt, vpc), noiseVar);
+  const y = addNoise(rng, transmit(H, symbols, nt, nr, vpc), noiseVar);
   return { nt, nr, H, y, vectorsPerChannel: vpc, noiseVar };
 }
 
@@ -87,7 +87,7 @@ export async function run(argv: string[]): Promise<number> {
       }
       // symbol error rate against the transmitted symbols (regenerated from the same stream)
       const rng = new Philox(seed, si * 1000 + vpc);
-      rayleighChannels(rng, Math.ceil(count / vpc), nr, nt);
+      rayleighChannels(rng, Math.ceil(count / vpc), nt, nr);
       const sent = randomSymbols(rng, count * nt, mod).indices;
       let errors = 0;
       for (let i = 0; i < sent.length; i++) if (sent[i] !== symbols![i]) errors++;

@@ -16,11 +16,14 @@
  *      out.symbols[v * nt ..] and, when out.llr is non-null, the nt * bitsPerSymbol LLRs to
  *      out.llr[v * nt * bps ..] (stream-major, LLR = ln P(b=0|y)/P(b=1|y), positive means 0,
  *      scaled by 1/N0 with N0 the complex noise variance). Return the number of tree nodes visited
- *      (0 for detectors without a tree search).
+ *      (0 for detectors without a tree search). A search that stops at its node budget
+ *      (setup.maxNodes) sets out.unproven[v] = 1 and writes the best symbols it found.
  *
- * detect() derives the hard bits from the symbols, applies opts.llrClip (|LLR| <= clip) after the
- * detector, and validates all input before any of this runs: a detector may assume finite data,
- * noiseVar >= 0 (> 0 where setup.soft), and shapes that match.
+ * detect() derives the hard bits from the symbols, applies opts.llrClip (|LLR| <= clip) and the
+ * LLR_LIMIT saturation after the detector, and validates all input before any of this runs: a
+ * detector may assume finite data, noiseVar >= 0 (> 0 where setup.soft) and in [2^-1000, 2^1000]
+ * when > 0, a channel whose largest entry is in [1, 2) (or zero), vectors no larger than 2^500 times
+ * it, shapes that match and the nr / nt rule of checkDetectorShape.
  */
 import type { Constellation } from '../modulation.js';
 import type { DetectOptions, Detector, Modulation } from '../types.js';
@@ -33,6 +36,8 @@ export interface DetectorSetup {
   readonly opts: DetectOptions;
   /** True when the caller wants LLRs (only asked of detectors with `soft: true`). */
   readonly soft: boolean;
+  /** Node budget per received vector (validated opts.maxNodes or its default). */
+  readonly maxNodes: number;
 }
 
 export interface DetectorOutput {
@@ -40,6 +45,8 @@ export interface DetectorOutput {
   readonly symbols: Int32Array;
   /** vectors x nt x bitsPerSymbol LLRs, or null when no soft output is wanted. */
   readonly llr: Float64Array | null;
+  /** unproven[v] = 1 when vector v's search stopped at the node budget (its symbols not proven ML). */
+  readonly unproven: Uint8Array;
 }
 
 export interface DetectorInstance<P = unknown> {

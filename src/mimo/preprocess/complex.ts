@@ -113,7 +113,7 @@ export function filterInto(Ginv: Float64Array, H: Float64Array, hOff: number, nr
  * third of the cost of factoring the real 2nr x 2nt matrix. `resid` is nt scratch.
  */
 export function complexSortedQrInto(
-  H: Float64Array, hOff: number, nr: number, nt: number, Q: Float64Array, R: Float64Array, perm: Int32Array, resid: Float64Array,
+  H: Float64Array, hOff: number, nt: number, nr: number, Q: Float64Array, R: Float64Array, perm: Int32Array, resid: Float64Array,
 ): void {
   let scale = 0;
   for (let k = 0; k < nt; k++) {

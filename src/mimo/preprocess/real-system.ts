@@ -28,7 +28,7 @@ export interface RealModel {
   readonly constellation: Constellation;
 }
 
-export function realModel(nr: number, nt: number, c: Constellation): RealModel {
+export function realModel(c: Constellation, nt: number, nr: number): RealModel {
   if (c.pam === null) return { nr, nt, m: 2 * nr, n: nt, q: 2, scale: 1, constellation: c };
   return { nr, nt, m: 2 * nr, n: 2 * nt, q: c.pam.size, scale: c.pam.scale, constellation: c };
 }
@@ -37,7 +37,7 @@ export function realModel(nr: number, nt: number, c: Constellation): RealModel {
 export function realChannelInto(model: RealModel, H: Float64Array, hOff: number, out: Float64Array): void {
   const { nr, nt, m } = model;
   if (model.constellation.pam !== null) {
-    realMatrix('rvd', H, hOff, nr, nt, out, 0);
+    realMatrix('rvd', H, hOff, nt, nr, out, 0);
     return;
   }
   const a = Math.SQRT1_2;
@@ -93,7 +93,7 @@ export function triangularizeInto(
 ): void {
   if (method === 'complex' && model.constellation.pam !== null) {
     const { nr, nt, n } = model;
-    complexSortedQrInto(H, hOff, nr, nt, t.Q, t.Rc, t.perm, t.resid);
+    complexSortedQrInto(H, hOff, nt, nr, t.Q, t.Rc, t.perm, t.resid);
     // perm holds the stream order in its first nt entries: spread it to the 2nt real positions.
     for (let k = nt - 1; k >= 0; k--) {
       const s = t.perm[k]!;

@@ -19,7 +19,7 @@ export function realIndex(layout: RealLayout, j: number, part: 0 | 1, n: number)
 }
 
 /** Writes the real 2nr x 2nt matrix of the complex nr x nt matrix at Hc[hOff ..] into out[outOff ..]. */
-export function realMatrix(layout: RealLayout, Hc: Float64Array, hOff: number, nr: number, nt: number, out: Float64Array, outOff = 0): Float64Array {
+export function realMatrix(layout: RealLayout, Hc: Float64Array, hOff: number, nt: number, nr: number, out: Float64Array, outOff = 0): Float64Array {
   const m = 2 * nr;
   for (let j = 0; j < nt; j++) {
     const cr = realIndex(layout, j, 0, nt), ci = realIndex(layout, j, 1, nt);
@@ -53,28 +53,28 @@ export function complexVector(layout: RealLayout, x: Float64Array, xOff: number,
   return out;
 }
 
-function checkBatch(H: Float64Array, channels: number, nr: number, nt: number): void {
-  for (const [name, v] of [['channels', channels], ['nr', nr], ['nt', nt]] as const) {
+function checkBatch(H: Float64Array, channels: number, nt: number, nr: number): void {
+  for (const [name, v] of [['channels', channels], ['nt', nt], ['nr', nr]] as const) {
     if (!Number.isInteger(v) || v < 1) throw new InvalidArgumentError(`${name} must be a positive integer, got ${v}`);
   }
   if (H.length !== 2 * channels * nr * nt) {
-    throw new InvalidInputError('SHAPE_MISMATCH', `H has ${H.length} reals, expected 2 x ${channels} x ${nr} x ${nt} = ${2 * channels * nr * nt}`);
+    throw new InvalidInputError('SHAPE_MISMATCH', `H has ${H.length} reals, expected 2 x channels x nr x nt = 2 x ${channels} x ${nr} x ${nt} = ${2 * channels * nr * nt}`);
   }
 }
 
 /** RVD of a batch of complex channels: channels matrices of 2nr x 2nt, back to back. */
-export function rvd(H: Float64Array, channels: number, nr: number, nt: number): Float64Array {
-  checkBatch(H, channels, nr, nt);
+export function rvd(H: Float64Array, channels: number, nt: number, nr: number): Float64Array {
+  checkBatch(H, channels, nt, nr);
   const out = new Float64Array(4 * channels * nr * nt);
-  for (let c = 0; c < channels; c++) realMatrix('rvd', H, 2 * c * nr * nt, nr, nt, out, 4 * c * nr * nt);
+  for (let c = 0; c < channels; c++) realMatrix('rvd', H, 2 * c * nr * nt, nt, nr, out, 4 * c * nr * nt);
   return out;
 }
 
 /** MRVD of a batch of complex channels (the N-way paper's interleaved layout). */
-export function mrvd(H: Float64Array, channels: number, nr: number, nt: number): Float64Array {
-  checkBatch(H, channels, nr, nt);
+export function mrvd(H: Float64Array, channels: number, nt: number, nr: number): Float64Array {
+  checkBatch(H, channels, nt, nr);
   const out = new Float64Array(4 * channels * nr * nt);
-  for (let c = 0; c < channels; c++) realMatrix('mrvd', H, 2 * c * nr * nt, nr, nt, out, 4 * c * nr * nt);
+  for (let c = 0; c < channels; c++) realMatrix('mrvd', H, 2 * c * nr * nt, nt, nr, out, 4 * c * nr * nt);
   return out;
 }
 

@@ -37,7 +37,7 @@ export interface RealModel {
   readonly symbolOfLevels: Int32Array;
 }
 
-export function realModel(c: Constellation, nr: number, nt: number): RealModel {
+export function realModel(c: Constellation, nt: number, nr: number): RealModel {
   const common = { nr, nt, rows: 2 * nr, bitsPerSymbol: c.bitsPerSymbol, bitTable: c.bitTable };
   if (c.pam === null) {
     if (c.size !== 2) throw new UnsupportedError(`${c.modulation} has no PAM structure for a real-valued model`);
@@ -115,8 +115,8 @@ export function symbolsOfLevels(m: RealModel, levels: ArrayLike<number>, lOff: n
  * The real model of a tree-search or lattice detector, which needs at least as many real receive
  * dimensions as real unknowns (its QR would be rank deficient otherwise).
  */
-export function detectorRealModel(detector: string, c: Constellation, nr: number, nt: number): RealModel {
-  const model = realModel(c, nr, nt);
+export function detectorRealModel(detector: string, c: Constellation, nt: number, nr: number): RealModel {
+  const model = realModel(c, nt, nr);
   if (model.rows < model.nd) {
     throw new UnsupportedError(`${detector} needs at least as many real receive dimensions (2 nr = ${model.rows}) as real unknowns (${model.nd})`);
   }

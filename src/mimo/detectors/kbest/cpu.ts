@@ -5,7 +5,7 @@
  * the final list is the hard decision, and the list gives max-log LLRs (a bit without a
  * counter-hypothesis in the list gets +-opts.llrClip, default 8).
  */
-import { InvalidArgumentError, UnsupportedError } from '../../../core/errors.js';
+import { InvalidArgumentError, NodeBudgetError, UnsupportedError } from '../../../core/errors.js';
 import { applyQt, qrInto } from '../../preprocess/qr.js';
 import { BitMetricMinima, llrClipOf } from '../../soft/maxlog.js';
 import { fillRealMatrix, naturalDimOrder, detectorRealModel, symbolsOfLevels } from '../../soft/real-model.js';
@@ -15,6 +15,16 @@ import { KBestScratch } from './search.js';
 export const DEFAULT_K = 16;
 /** Largest K x Q x nd the search buffers may hold. */
 const MAX_WORK = 1 << 26;
+
+/** Tree nodes one K-best search visits on nd levels of q: every survivor's q children, per level. */
+export function kbestNodes(k: number, nd: number, q: number): number {
+  let nodes = 0, survivors = 1;
+  for (let i = 0; i < nd; i++) {
+    nodes += survivors * q;
+    survivors = Math.min(k, survivors * q);
+  }
+  return nodes;
+}
 
 /** opts.k validated: a positive integer (default 16). */
 export function kOf(k: number | undefined): number {
@@ -34,11 +44,15 @@ export const detector: CpuDetector<KBestPrep> = {
   name: 'kbest',
   soft: true,
   create(setup): DetectorInstance<KBestPrep> {
-    const model = detectorRealModel('kbest', setup.constellation, setup.nr, setup.nt);
+    const model = detectorRealModel('kbest', setup.constellation, setup.nt, setup.nr);
     const { rows, nd, q } = model;
     // More survivors than the tree has leaves changes nothing: cap K at Q^nd.
     const k = Math.min(kOf(setup.opts.k), q ** nd);
     if (k * q * nd > MAX_WORK) throw new UnsupportedError(`kbest with K = ${k} on ${nd} real levels of ${q} needs too much memory (K x Q x levels > ${MAX_WORK})`);
+    const work = kbestNodes(k, nd, q);
+    if (work > setup.maxNodes) {
+      throw new NodeBudgetError(`kbest with K = ${k} visits ${work} nodes per vector, over the node budget maxNodes = ${setup.maxNodes}; lower k or raise maxNodes`, { detector: 'kbest', maxNodes: setup.maxNodes, nodes: work });
+    }
     const clip = llrClipOf(setup.opts.llrClip);
     const search = new KBestScratch(k, nd, q);
     const realH = new Float64Array(rows * nd);

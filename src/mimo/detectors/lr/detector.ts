@@ -15,7 +15,7 @@ export function lrDetector(variant: LrVariant): CpuDetector<LrPrep> {
     name,
     soft: false,
     create(setup): DetectorInstance<LrPrep> {
-      const model = detectorRealModel(name, setup.constellation, setup.nr, setup.nt);
+      const model = detectorRealModel(name, setup.constellation, setup.nt, setup.nr);
       const scratch = new LrScratch(model);
       const prepScratch = new LrPrepScratch(model, variant);
       return {

@@ -15,12 +15,16 @@
  *  - 'logmap': the exact sums of exp(-metric / N0), in a second pass relative to the ML metric so
  *    nothing overflows; a bit whose one side underflows to 0 keeps its max-log value.
  */
-import { UnsupportedError } from '../../../core/errors.js';
+import { NodeBudgetError } from '../../../core/errors.js';
+import { DEFAULT_MAX_NODES } from '../../budget.js';
 import type { Constellation } from '../../modulation.js';
 import type { CpuDetector, DetectorInstance, DetectorOutput, DetectorSetup } from '../detector.js';
 
-/** Largest number of hypotheses M^nt the exhaustive search accepts (4x4 64-QAM = 2^24). */
-export const ML_MAX_HYPOTHESES = 1 << 24;
+/**
+ * Largest number of hypotheses M^nt the exhaustive search accepts by default (4x4 64-QAM = 2^24):
+ * the default node budget; DetectOptions.maxNodes moves it.
+ */
+export const ML_MAX_HYPOTHESES = DEFAULT_MAX_NODES;
 
 export interface MlPrep {
   /** The channel, nr x nt complex (a copy). */
@@ -52,7 +56,7 @@ export class MlSearch {
   private invN0 = 0;
   private G: Float64Array = new Float64Array(0);
 
-  constructor(readonly nr: number, readonly nt: number, readonly con: Constellation) {
+  constructor(readonly nt: number, readonly nr: number, readonly con: Constellation) {
     const M = con.size;
     this.M = M;
     this.pre = new Float64Array(M);
@@ -203,7 +207,7 @@ export class MlSearch {
   }
 }
 
-export function prepareMl(H: Float64Array, hOff: number, nr: number, nt: number, into?: MlPrep): MlPrep {
+export function prepareMl(H: Float64Array, hOff: number, nt: number, nr: number, into?: MlPrep): MlPrep {
   const copy = into ? into.H : new Float64Array(2 * nr * nt);
   copy.set(H.subarray(hOff, hOff + 2 * nr * nt));
   const G = into ? into.G : new Float64Array(2 * nt * nt);
@@ -221,10 +225,14 @@ export function prepareMl(H: Float64Array, hOff: number, nr: number, nt: number,
   return into ?? { H: copy, G };
 }
 
-export function checkMlSize(nt: number, con: Constellation): void {
+/** Refuses a size whose M^nt hypotheses per vector exceed the node budget (NodeBudgetError). */
+export function checkMlSize(nt: number, con: Constellation, maxNodes = ML_MAX_HYPOTHESES): void {
   const hyp = Math.pow(con.size, nt);
-  if (hyp > ML_MAX_HYPOTHESES) {
-    throw new UnsupportedError(`exhaustive ML would score ${con.size}^${nt} = ${hyp} hypotheses per vector, over the limit of ${ML_MAX_HYPOTHESES} (2^24); use 'sphere' or 'psd' (also exact ML)`);
+  if (hyp > maxNodes) {
+    throw new NodeBudgetError(
+      `exhaustive ML would score ${con.size}^${nt} = ${hyp} hypotheses per vector, over the node budget maxNodes = ${maxNodes}; use 'sphere' or 'psd' (also exact ML) or raise maxNodes`,
+      { detector: 'ml', maxNodes, hypotheses: hyp },
+    );
   }
 }
 
@@ -233,14 +241,14 @@ export const detector: CpuDetector<MlPrep> = {
   soft: true,
   create(setup: DetectorSetup): DetectorInstance<MlPrep> & { readonly searcher: MlSearch } {
     const { nr, nt, constellation: con, opts, soft } = setup;
-    checkMlSize(nt, con);
+    checkMlSize(nt, con, setup.maxNodes);
     const logmap = opts.soft === 'logmap';
-    const searcher = new MlSearch(nr, nt, con);
+    const searcher = new MlSearch(nt, nr, con);
     const bps = con.bitsPerSymbol;
     const prep: MlPrep = { H: new Float64Array(2 * nr * nt), G: new Float64Array(2 * nt * nt) };
     return {
       searcher,
-      prepare: (H, hOff) => prepareMl(H, hOff, nr, nt, prep),
+      prepare: (H, hOff) => prepareMl(H, hOff, nt, nr, prep),
       detect(p: MlPrep, y: Float64Array, yOff: number, noiseVar: number, out: DetectorOutput, v: number): number {
         const wantLlr = soft && out.llr !== null;
         searcher.run(p, y, yOff, wantLlr);

@@ -25,7 +25,7 @@ export const detector: CpuDetector<SsfePass[]> = {
   name: 'nway',
   soft: true,
   create(setup): DetectorInstance<SsfePass[]> {
-    const model = detectorRealModel('nway', setup.constellation, setup.nr, setup.nt);
+    const model = detectorRealModel('nway', setup.constellation, setup.nt, setup.nr);
     const passes = passesOf(setup.opts.passes, setup.nt);
     const clip = llrClipOf(setup.opts.llrClip);
     const scratch = new SsfeScratch(model);

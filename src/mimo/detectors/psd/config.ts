@@ -7,6 +7,7 @@
  * their children at level lvl_x: exp_lvl_x = paths_lvl_{x-1} * q^(lvl_{x-1} - lvl_x) nodes.
  */
 import { InvalidArgumentError, UnsupportedError } from '../../../core/errors.js';
+import { show } from '../../show.js';
 
 export interface PsdConfig {
   /** lvl_0 = n + 1 > lvl_1 > ... > lvl_S = 1. */
@@ -45,12 +46,14 @@ export function defaultPsdLevels(n: number, q: number): { levels: number[]; path
  * `paths` may omit paths_lvl_0 = 1.
  */
 export function psdConfig(n: number, q: number, user?: { levels?: number[]; paths?: number[] }): PsdConfig {
-  const def = defaultPsdLevels(n, q);
-  let levels = user?.levels ? [...user.levels] : def.levels;
-  if (user?.levels && !user.paths) throw new InvalidArgumentError('psd.levels given without psd.paths');
-  for (const l of levels) {
-    if (!Number.isInteger(l)) throw new InvalidArgumentError(`psd.levels must be integers, got ${JSON.stringify(user?.levels)}`);
+  if (user !== undefined && (user === null || typeof user !== 'object' || Array.isArray(user))) {
+    throw new InvalidArgumentError(`psd must be an object { levels?: number[], paths?: number[] }, got ${show(user)}`);
   }
+  const userLevels = intList(user?.levels, 'psd.levels');
+  const userPaths = intList(user?.paths, 'psd.paths');
+  const def = defaultPsdLevels(n, q);
+  let levels = userLevels ?? def.levels;
+  if (userLevels && !userPaths) throw new InvalidArgumentError('psd.levels given without psd.paths (one path count per stage)');
   if (levels[0] !== n + 1) levels = [n + 1, ...levels];
   for (let x = 1; x < levels.length; x++) {
     if (!(levels[x]! < levels[x - 1]!)) throw new InvalidArgumentError(`psd.levels must decrease strictly from lvl_0 = ${n + 1} to 1, got ${JSON.stringify(levels)}`);
@@ -58,7 +61,7 @@ export function psdConfig(n: number, q: number, user?: { levels?: number[]; path
   if (levels.length < 2 || levels[levels.length - 1] !== 1) throw new InvalidArgumentError(`psd.levels must end at the leaf level 1, got ${JSON.stringify(levels)}`);
   const stages = levels.length - 1;
   // Paths given without levels apply to the default levels.
-  let paths = user?.paths ? [...user.paths] : def.paths;
+  let paths = userPaths ?? def.paths;
   if (paths.length === stages - 1) paths = [1, ...paths];
   if (paths.length !== stages) {
     throw new InvalidArgumentError(`psd.paths needs ${stages} entries (paths_lvl_0 .. paths_lvl_${stages - 1}) for levels ${JSON.stringify(levels)}, got ${JSON.stringify(paths)}`);
@@ -74,4 +77,14 @@ export function psdConfig(n: number, q: number, user?: { levels?: number[]; path
     expanded.push(e);
   }
   return { levels, paths, expanded };
+}
+
+/** A user's level or path list: undefined, or an array of integers (InvalidArgumentError otherwise). */
+function intList(v: unknown, name: string): number[] | undefined {
+  if (v === undefined) return undefined;
+  if (!Array.isArray(v)) throw new InvalidArgumentError(`${name} must be an array of integers, got ${show(v)}`);
+  for (const x of v) {
+    if (typeof x !== 'number' || !Number.isInteger(x)) throw new InvalidArgumentError(`${name} must be an array of integers, got ${show(v)}`);
+  }
+  return [...v] as number[];
 }

@@ -52,6 +52,8 @@ export class PsdSearch {
   readonly best: Int32Array;
   readonly scratch: Int32Array;
   nodes = 0;
+  /** Whether the last search stopped at its node budget (its answer is then not proven ML). */
+  stopped = false;
 
   constructor(readonly model: RealModel, readonly config: PsdConfig) {
     const { m, n, q, scale } = model;
@@ -143,13 +145,17 @@ export class PsdSearch {
     }
   }
 
-  /** ML search for this.yHat; the solution's level indices go to this.best; returns its metric. */
-  search(p: PsdPrep): number {
+  /**
+   * ML search for this.yHat; the solution's level indices go to this.best; returns its metric.
+   * Once it holds a leaf and has visited maxNodes nodes, it stops (this.stopped) with the best leaf.
+   */
+  search(p: PsdPrep, maxNodes = Infinity): number {
     const { n } = this.model;
     const { levels, paths } = this.config;
     const S = levels.length - 1;
     const { count, offset, metric, order, syms, best } = this;
     this.nodes = 0;
+    this.stopped = false;
     let d2 = Infinity;
     // buf_0 = the root.
     metric[0]![0] = 0;
@@ -179,6 +185,11 @@ export class PsdSearch {
           offset[x] = 0;
           x++;
         }
+        if (this.nodes >= maxNodes && d2 < Infinity) {
+          // A leaf is held (the first descent always reaches one): stop with it.
+          this.stopped = true;
+          break;
+        }
       } else {
         if (x === 1) break;
         x--;
@@ -193,8 +204,9 @@ export const detector: CpuDetector<PsdPrep> = {
   soft: false,
   create(setup: DetectorSetup): DetectorInstance<PsdPrep> & { readonly searcher: PsdSearch } {
     const { nr, nt, constellation: con, opts } = setup;
-    if (nr < nt) throw new UnsupportedError(`PSD needs nr >= nt (got ${nr} x ${nt}): the real model must be triangularizable`);
-    const model = realModel(nr, nt, con);
+    const model = realModel(con, nt, nr);
+    // detect() checks this first (checkDetectorShape); kept for direct users of the detector.
+    if (model.m < model.n) throw new UnsupportedError(`psd needs as many real receive dimensions as real unknowns (got nt = ${nt}, nr = ${nr})`);
     const config = psdConfig(model.n, model.q, opts.psd);
     const searcher = new PsdSearch(model, config);
     const prep: PsdPrep = { tri: allocTriangular(model), rows: new Float64Array(model.n * model.n) };
@@ -208,7 +220,8 @@ export const detector: CpuDetector<PsdPrep> = {
       },
       detect(p: PsdPrep, y: Float64Array, yOff: number, _noiseVar: number, out: DetectorOutput, v: number): number {
         rotateReceived(model, p.tri, y, yOff, searcher.yr, searcher.yHat);
-        searcher.search(p);
+        searcher.search(p, setup.maxNodes);
+        if (searcher.stopped) out.unproven[v] = 1;
         symbolsFromLevels(model, p.tri.perm, searcher.best, out.symbols, v * nt, searcher.scratch);
         return searcher.nodes;
       },

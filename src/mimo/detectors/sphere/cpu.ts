@@ -14,6 +14,7 @@
  * Nodes visited = tree nodes whose partial metric was computed.
  */
 import { InvalidArgumentError, UnsupportedError } from '../../../core/errors.js';
+import { show } from '../../show.js';
 import type { CpuDetector, DetectorInstance, DetectorOutput, DetectorSetup } from '../detector.js';
 import {
   allocTriangular, realModel, rotateReceived, symbolsFromLevels, triangularizeInto,
@@ -62,6 +63,8 @@ export class SphereSearch {
   readonly best: Int32Array;
   readonly scratch: Int32Array;
   nodes = 0;
+  /** Whether the last search stopped at its node budget (its answer is then not proven ML). */
+  stopped = false;
 
   constructor(readonly model: RealModel) {
     const { m, n } = model;
@@ -105,9 +108,10 @@ export class SphereSearch {
 
   /**
    * ML search for the rotated vector in this.yHat; the solution's level indices go to this.best.
-   * Returns the ML metric ||yHat - R x||^2.
+   * Returns the ML metric ||yHat - R x||^2. Past maxNodes nodes it stops (this.stopped) with the
+   * best leaf so far, or the sliced ZF point when it has none.
    */
-  search(p: SpherePrep, initialRadius2: number): number {
+  search(p: SpherePrep, initialRadius2: number, maxNodes = Infinity): number {
     const { n, q, scale } = this.model;
     const { yHat, amp, pd, centre, idx, lo, hi, best } = this;
     const rows = p.rows, invDiag = p.invDiag, weight = p.weight;
@@ -116,6 +120,7 @@ export class SphereSearch {
     let found = false;
     let nodes = 0;
     let k = n - 1;
+    this.stopped = false;
     pd[n] = 0;
     // Centre of the top level, nearest level first.
     {
@@ -129,7 +134,11 @@ export class SphereSearch {
     for (;;) {
       const dlt = idx[k]! - centre[k]!;
       const m = pd[k + 1]! + weight[k]! * dlt * dlt;
-      nodes++;
+      if (++nodes > maxNodes) {
+        this.nodes = nodes - 1;
+        this.stopped = true;
+        return found ? r2 : this.fallback(p);
+      }
       if (m < r2) {
         if (k === 0) {
           r2 = m;
@@ -169,7 +178,10 @@ export class SphereSearch {
     }
   }
 
-  /** Nothing inside the initial radius (only when it was finite): the ZF point stored in best is ML. */
+  /**
+   * Nothing inside the initial radius (only when it was finite): the ZF point stored in best is ML.
+   * Also the answer of a search stopped at its budget before its first leaf.
+   */
   private fallback(p: SpherePrep): number {
     return this.zfRadius(p);
   }
@@ -184,10 +196,11 @@ export const detector: CpuDetector<SpherePrep> = {
   soft: false,
   create(setup: DetectorSetup): SphereInstance {
     const { nr, nt, constellation: con, opts } = setup;
-    if (nr < nt) throw new UnsupportedError(`sphere decoder needs nr >= nt (got ${nr} x ${nt}): the real model must be triangularizable`);
     const initial = opts.initialRadius ?? 'infinity';
-    if (initial !== 'infinity' && initial !== 'babai') throw new InvalidArgumentError(`initialRadius must be 'infinity' or 'babai', got '${String(initial)}'`);
-    const model = realModel(nr, nt, con);
+    if (initial !== 'infinity' && initial !== 'babai') throw new InvalidArgumentError(`initialRadius must be 'infinity' or 'babai', got ${show(initial)}`);
+    const model = realModel(con, nt, nr);
+    // detect() checks this first (checkDetectorShape); kept for direct users of the detector.
+    if (model.m < model.n) throw new UnsupportedError(`sphere needs as many real receive dimensions as real unknowns (got nt = ${nt}, nr = ${nr})`);
     const searcher = new SphereSearch(model);
     const prep = allocSpherePrep(model);
     return {
@@ -197,7 +210,8 @@ export const detector: CpuDetector<SpherePrep> = {
         rotateReceived(model, p.tri, y, yOff, searcher.yr, searcher.yHat);
         // Inflate the ZF radius slightly so that rounding cannot exclude the ZF point itself.
         const r0 = initial === 'babai' ? searcher.zfRadius(p) * (1 + 1e-9) + 1e-300 : Infinity;
-        searcher.search(p, r0);
+        searcher.search(p, r0, setup.maxNodes);
+        if (searcher.stopped) out.unproven[v] = 1;
         symbolsFromLevels(model, p.tri.perm, searcher.best, out.symbols, v * nt, searcher.scratch);
         return searcher.nodes;
       },

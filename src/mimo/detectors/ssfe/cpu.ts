@@ -13,7 +13,7 @@ export const detector: CpuDetector<SsfePass> = {
   name: 'ssfe',
   soft: true,
   create(setup): DetectorInstance<SsfePass> {
-    const model = detectorRealModel('ssfe', setup.constellation, setup.nr, setup.nt);
+    const model = detectorRealModel('ssfe', setup.constellation, setup.nt, setup.nr);
     const clip = llrClipOf(setup.opts.llrClip);
     const scratch = new SsfeScratch(model);
     const realH = new Float64Array(model.rows * model.nd), perm = new Int32Array(model.nd);

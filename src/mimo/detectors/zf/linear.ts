@@ -18,7 +18,7 @@ export interface LinearPrep {
 
 export function createLinear(setup: DetectorSetup, kind: 'zf' | 'mmse'): DetectorInstance<LinearPrep> {
   const { nr, nt, constellation: con } = setup;
-  if (kind === 'zf' && nr < nt) throw new UnsupportedError(`ZF needs nr >= nt (got ${nr} x ${nt}); use 'mmse'`);
+  if (kind === 'zf' && nr < nt) throw new UnsupportedError(`zf needs nr >= nt (got nt = ${nt}, nr = ${nr}): H has no left inverse; for nr < nt use ml, mmse or sic`);
   const cols = Int32Array.from({ length: nt }, (_, j) => j);
   const G = new Float64Array(2 * nt * nt), work = new Float64Array(2 * nt * nt);
   const prep: LinearPrep = { W: new Float64Array(2 * nt * nr), unbias: new Float64Array(nt) }; // reused per channel
@@ -36,13 +36,13 @@ export function createLinear(setup: DetectorSetup, kind: 'zf' | 'mmse'): Detecto
       return prep;
     },
     detect(p: LinearPrep, y: Float64Array, yOff: number, _noiseVar: number, out: DetectorOutput, v: number): number {
-      linearDetect(p, nr, nt, con, y, yOff, out.symbols, v * nt);
+      linearDetect(p, nt, nr, con, y, yOff, out.symbols, v * nt);
       return 0;
     },
   };
 }
 
-export function linearDetect(p: LinearPrep, nr: number, nt: number, con: Constellation, y: Float64Array, yOff: number, out: Int32Array, off: number): void {
+export function linearDetect(p: LinearPrep, nt: number, nr: number, con: Constellation, y: Float64Array, yOff: number, out: Int32Array, off: number): void {
   const W = p.W;
   for (let k = 0; k < nt; k++) {
     let re = 0, im = 0;
