@@ -115,6 +115,7 @@ function readProperties(d: DriverApi, device: number, ordinal: number): DevicePr
   };
 }
 
+/** Whether the CUDA engine can run: the device's properties, or why not (no driver, no device, ...). */
 export type CudaAvailability =
   | { ok: true; device: DeviceProperties }
   | { ok: false; reason: string };

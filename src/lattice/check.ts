@@ -44,6 +44,7 @@ export interface LLLCheck {
 /** Relative tolerance of the float64 re-check (rounding in the check itself). */
 export const CHECK_TOLERANCE = 1e-9;
 
+/** What gramSchmidt() returns: mu (m x m, column-major, mu[i + j*m] = mu_ij) and r (m squared norms ||b*_i||^2). */
 export type GramSchmidt = ReturnType<typeof gramSchmidt>;
 
 /** `gs`: the basis's Gram-Schmidt data when the caller has it already (it is computed otherwise). */
@@ -288,6 +289,7 @@ function exactProduct(Bin: ArrayLike<number>, Z: ArrayLike<number>, n: number, m
   return out;
 }
 
+/** Quality of one basis L (n x m); every figure is computed from float64 Gram-Schmidt. */
 export interface QualityMetrics {
   /** (det L / prod ||b_i||)^(1/m), in (0, 1]; 1 for an orthogonal basis (the Jacobi paper's measure). */
   hadamardRatio: number;
@@ -299,6 +301,7 @@ export interface QualityMetrics {
   log2Det: number;
 }
 
+/** Quality metrics of one basis B (n x m, column-major); `gs` reuses Gram-Schmidt data the caller has. */
 export function qualityMetrics(B: ArrayLike<number>, n: number, m: number, gs?: GramSchmidt): QualityMetrics {
   const { r } = gs ?? gramSchmidt(B, n, m);
   let logDet = 0, logProd = 0;

@@ -6,8 +6,11 @@
  */
 import type { MatrixBatch, Precision, RealArray } from '../core/matrix.js';
 
+/** Every reduction algorithm `reduce()` accepts, by name. */
 export const ALGORITHMS = ['lll', 'allswap', 'block', 'cr-block', 'jacobi', 'jacobi-parallel'] as const;
+/** `lll` sequential LLL, `allswap` CR-AS-LLL, `block` MB-LLL, `cr-block` CR-MB-LLL, `jacobi` / `jacobi-parallel` the Jacobi method. */
 export type Algorithm = (typeof ALGORITHMS)[number];
+/** `cpu` always there; `cuda` an NVIDIA GPU, an error when none answers; `auto` the GPU where the algorithm has a kernel and a device answers. */
 export type Engine = 'auto' | 'cpu' | 'cuda';
 
 /** The numeric parameters every algorithm sees (defaults filled in, validated). */
@@ -70,14 +73,21 @@ export interface BasisStats {
  */
 export type CpuReducer = (B: RealArray, Z: Float64Array, n: number, m: number, p: AlgoParams) => BasisStats;
 
+/** Options of `reduce()`; every one is optional and validated (InvalidArgumentError names the bad one). */
 export interface ReduceOptions {
+  /** Which algorithm; default 'lll'. */
   algorithm?: Algorithm;
+  /** Lovasz parameter, in (0.25, 1); default 0.75 as in the papers. */
   delta?: number;
+  /** Size-reduction bound |mu_ij| <= eta, in [0.5, sqrt(delta)); default 0.51. */
   eta?: number;
+  /** Sub-basis size (columns) of `block` and `cr-block`, at least 2; default 8. */
   blockSize?: number;
   /** Working precision; default float64. A float32 run whose check fails is redone in float64. */
   precision?: Precision;
+  /** Which engine; default 'auto'. 'cuda' with no device, or for an algorithm without a kernel, is an EngineUnavailableError. */
   engine?: Engine;
+  /** Bound on the main loop of each basis (IterationLimitError past it); default max(10^6, 200 m^2). */
   maxIterations?: number;
   /** Re-check every output in float64 (LLL / Lagrange conditions, exact unimodularity). Default true. */
   check?: boolean;

@@ -132,6 +132,7 @@ export function randomSymbols(rng: Philox, count: number, mod: Modulation): { in
   return { indices, symbols };
 }
 
+/** Which SNR a figure is: Es/N0 (energy per symbol) or Eb/N0 (per information bit). */
 export type SnrType = 'esn0' | 'ebn0';
 
 /** Es/N0 in dB of an SNR given as Es/N0 or Eb/N0 (Eb/N0 = Es/N0 - 10 log10(bps * codeRate)). */

@@ -218,6 +218,7 @@ export function hardDemap(y: Float64Array, mod: Modulation): Int32Array {
   return out;
 }
 
+/** Soft demapping: max-log approximation, or exact log-MAP (log-sum-exp over the constellation). */
 export type SoftMethod = 'maxlog' | 'logmap';
 
 /** ln(e^a + e^b) without overflow. */

@@ -6,12 +6,16 @@
  * SNR: Es/N0 = 1 / N0 per stream (E|s|^2 = 1); Eb/N0 = Es/N0 - 10 log10(bitsPerSymbol * codeRate).
  * LLR(b) = ln P(b=0 | y) / P(b=1 | y): positive means 0.
  */
+/** Every modulation, by name. */
 export const MODULATIONS = ['bpsk', 'qpsk', '16qam', '64qam', '256qam'] as const;
+/** A QAM order by name: BPSK, QPSK, 16-, 64-, 256-QAM (3GPP Gray labels, unit average energy). */
 export type Modulation = (typeof MODULATIONS)[number];
 
+/** Every detector `detect()` accepts, by name. */
 export const DETECTORS = [
   'zf', 'mmse', 'sic', 'ml', 'sphere', 'psd', 'kbest', 'ssfe', 'nway', 'lr-zf', 'lr-mmse', 'lr-sic',
 ] as const;
+/** A detector by name; the README's detector table says what each does. */
 export type Detector = (typeof DETECTORS)[number];
 
 /** Detectors that return LLRs. */

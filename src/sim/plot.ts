@@ -10,6 +10,7 @@ import { InvalidArgumentError } from '../core/errors.js';
 import { snrTypeName } from './table.js';
 import type { SimulationResult } from './types.js';
 
+/** Which error rate a plot panel shows: bit, symbol or frame (vector). */
 export type PlotMetric = 'ber' | 'ser' | 'fer';
 
 export interface PlotOptions {

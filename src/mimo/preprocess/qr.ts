@@ -13,6 +13,7 @@ import { makeBatch, type MatrixBatch } from '../../core/matrix.js';
 /** A column whose residual norm falls below this fraction of its original norm counts as dependent. */
 const RANK_TOL = 1e-12;
 
+/** Column order of the QR: 'none' (plain MGS), 'ascending' (SQRD: the remaining column of least residual norm next) or 'descending'. */
 export type QrOrdering = 'none' | 'ascending' | 'descending';
 
 export interface QrResult {

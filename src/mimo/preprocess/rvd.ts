@@ -11,6 +11,7 @@
  */
 import { InvalidArgumentError, InvalidInputError } from '../../core/errors.js';
 
+/** Real-valued decomposition of a complex system: `rvd` [Re; Im] stacked, `mrvd` re/im of each entry interleaved. */
 export type RealLayout = 'rvd' | 'mrvd';
 
 /** Position in the real vector of the real (part = 0) or imaginary (part = 1) part of complex entry j of n. */
