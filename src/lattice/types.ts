@@ -34,8 +34,7 @@ export interface AlgoParams {
    * more than 12 columns and at most 96 rows): 'double' (default) computes every operation in double
    * and rounds what it stores to float32, so its results equal the CPU engine's bit for bit;
    * 'float32' computes Gram-Schmidt and the size reductions in float32 arithmetic, as the papers'
-   * float32 kernels (faster: 68x64 block-Toeplitz 382 ns a basis against 551 ns on the H100; other
-   * results, each proven in float64 like every GPU output). The CPU engine and the other kernels
+   * float32 kernels (faster; other results, each proven in float64 like every GPU output). The CPU engine and the other kernels
    * compute in double either way.
    */
   readonly float32Arithmetic?: 'double' | 'float32';
