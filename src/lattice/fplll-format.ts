@@ -221,7 +221,7 @@ export function rowsFromBasis(basis: MatrixBatch, index = 0): number[][] {
   return out;
 }
 
-/** parseFplll, then our column-major basis. */
+/** parseFplll, then our column-major basis: a batch of one n x m matrix (m rows of length n in the text). */
 export function parseFplllBasis(text: string, precision: Precision = 'float64'): MatrixBatch {
   return basisFromRows(parseFplll(text).values, precision);
 }

@@ -35,7 +35,8 @@ function exponentialCorrelationFactor(n: number, rho: number, what: string): Flo
 }
 
 /**
- * `count` channel matrices nr x nt with iid CN(0, 1) entries (column-major, interleaved complex),
+ * `count` channel matrices nr x nt with iid CN(0, 1) entries (column-major, interleaved complex:
+ * 2 * count * nr * nt numbers),
  * or, with `correlation`, H = Lrx Hw Ltx^T where Lrx Lrx^T = R_rx, Ltx Ltx^T = R_tx (the Kronecker
  * model R_rx^{1/2} Hw R_tx^{1/2}, same distribution).
  */
@@ -117,7 +118,7 @@ export function transmit(H: Float64Array, s: Float64Array, nr: number, nt: numbe
   return y;
 }
 
-/** `count` uniformly random symbol indices and their interleaved complex symbols. */
+/** `count` uniformly random symbol indices (count) and their symbols (count complex, interleaved: 2 * count numbers). */
 export function randomSymbols(rng: Philox, count: number, mod: Modulation): { indices: Int32Array; symbols: Float64Array } {
   checkDim('count', count);
   const c = constellation(mod);

@@ -122,7 +122,11 @@ export function validateDetection(input: DetectionInput, opts: DetectOptions): V
   return { nr, nt, vectors, channels: hChannels, vectorsPerChannel: vpc, noiseAt, opts: { ...opts, modulation } };
 }
 
-/** Batched detection (CPU engine). See the module comment and src/mimo/types.ts. */
+/**
+ * Batched detection on the CPU engine: `input` holds channels x nr x nt channels and vectors x nr
+ * received vectors (complex, interleaved); the result holds vectors x nt symbol indices, vectors x
+ * nt x bitsPerSymbol bits and, for soft detectors, as many LLRs (see DetectionInput, DetectionResult).
+ */
 export function detect(input: DetectionInput, opts: DetectOptions): DetectionResult {
   const t0 = performance.now();
   const val = validateDetection(input, opts);

@@ -31,17 +31,27 @@ export const SOFT_DETECTORS: readonly Detector[] = ['ml', 'kbest', 'ssfe', 'nway
  *  - noiseVar: N0, the complex noise variance per receive antenna (one value, or one per vector).
  */
 export interface DetectionInput {
+  /** Transmit antennas (streams), 1..MAX_ANTENNAS. */
   readonly nt: number;
+  /** Receive antennas, 1..MAX_ANTENNAS. */
   readonly nr: number;
+  /** Channels: channels x nr x nt complex, column-major, interleaved (2 * channels * nr * nt numbers). */
   readonly H: Float64Array;
+  /** Received vectors: vectors x nr complex, interleaved (2 * vectors * nr numbers). */
   readonly y: Float64Array;
+  /** Consecutive vectors that share one channel (default 1). */
   readonly vectorsPerChannel?: number;
+  /** N0 > 0: one value for all vectors, or one per vector (length vectors). */
   readonly noiseVar: number | Float64Array;
 }
 
+/** Options of `detect()`: the detector, the modulation, and the detector's own parameters. */
 export interface DetectOptions {
+  /** Which detector. */
   detector: Detector;
+  /** The transmitted constellation. */
   modulation: Modulation;
+  /** 'auto' and 'cpu' run on the CPU; 'cuda' has no MIMO engine yet (EngineUnavailableError). */
   engine?: 'auto' | 'cpu' | 'cuda';
   /** K for kbest. */
   k?: number;
@@ -60,6 +70,7 @@ export interface DetectOptions {
   psd?: { levels?: number[]; paths?: number[] };
 }
 
+/** What `detect()` returns: per-vector decisions, in the layouts below. */
 export interface DetectionResult {
   /** Symbol indices, vectors x nt (index = integer whose binary digits, MSB first, are the bit label). */
   readonly symbols: Int32Array;
@@ -67,5 +78,6 @@ export interface DetectionResult {
   readonly bits: Uint8Array;
   /** LLRs in the same layout as bits, for soft detectors. */
   readonly llr?: Float64Array;
+  /** The detector that ran, the engine, how many vectors, wall time, and (tree searches) nodes whose metric was computed. */
   readonly stats: { detector: Detector; engine: 'cpu' | 'cuda'; vectors: number; timeMs: number; nodesVisited?: number };
 }

@@ -13,10 +13,15 @@ export interface SimDetector extends Omit<DetectOptions, 'modulation' | 'engine'
   label?: string;
 }
 
+/** What simulate() runs: one link (antennas, modulation), several detectors, a list of SNR points. */
 export interface SimulationOptions {
+  /** Transmit antennas. */
   nt: number;
+  /** Receive antennas. */
   nr: number;
+  /** The constellation every stream sends. */
   modulation: Modulation;
+  /** The detectors, all run on the same channels, symbols and noise. */
   detectors: SimDetector[];
   /** SNR points in dB, of the kind `snrType` names. */
   snrs: number[];

@@ -71,7 +71,7 @@ export function rvd(H: Float64Array, channels: number, nr: number, nt: number): 
   return out;
 }
 
-/** MRVD of a batch of complex channels (the N-way paper's interleaved layout). */
+/** MRVD of a batch of complex channels (the N-way paper's interleaved layout): channels matrices of 2nr x 2nt, back to back. */
 export function mrvd(H: Float64Array, channels: number, nr: number, nt: number): Float64Array {
   checkBatch(H, channels, nr, nt);
   const out = new Float64Array(4 * channels * nr * nt);
@@ -79,7 +79,7 @@ export function mrvd(H: Float64Array, channels: number, nr: number, nt: number):
   return out;
 }
 
-/** Real vectors (length 2n each) of a batch of complex vectors in the given layout. */
+/** Real vectors (length 2n each) of a batch of complex vectors (n complex, interleaved, each) in the given layout; same length as y. */
 export function realVectors(layout: RealLayout, y: Float64Array, n: number): Float64Array {
   if (y.length % (2 * n) !== 0) throw new InvalidInputError('SHAPE_MISMATCH', `y has ${y.length} reals, not a multiple of 2n = ${2 * n}`);
   const out = new Float64Array(y.length);
