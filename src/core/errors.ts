@@ -102,6 +102,7 @@ export class UnsupportedError extends LatticeMimoError {
 
 /** A CUDA driver or NVRTC call failed; `cudaError` carries the CUDA error name. */
 export class CudaError extends LatticeMimoError {
+  /** The driver's or NVRTC's own error name (e.g. CUDA_ERROR_OUT_OF_MEMORY). */
   readonly cudaError: string;
   /** `message` names the problem; `details` carries machine-readable context. */
   constructor(code: 'CUDA_ERROR' | 'NVRTC_ERROR' | 'OUT_OF_MEMORY', cudaError: string, message: string, details?: Record<string, unknown>) {

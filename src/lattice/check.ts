@@ -12,7 +12,12 @@ import { addProduct } from './lll/columns.js';
  * Gram-Schmidt in float64 (modified Gram-Schmidt, on a copy) of B (n x m, column-major): mu is
  * m x m column-major, mu[i + j*m] = mu_{i,j} for j < i; r (length m) holds ||b*_i||^2.
  */
-export function gramSchmidt(B: ArrayLike<number>, n: number, m: number): { mu: Float64Array; r: Float64Array } {
+export function gramSchmidt(B: ArrayLike<number>, n: number, m: number): {
+  /** m x m, column-major, mu[i + j*m] = mu_{i,j} for j < i. */
+  mu: Float64Array;
+  /** m squared norms ||b*_i||^2. */
+  r: Float64Array;
+} {
   const q = Float64Array.from(B as ArrayLike<number>);
   const mu = new Float64Array(m * m);
   const r = new Float64Array(m); // r[j] = ||b*_j||^2
@@ -34,7 +39,9 @@ export function gramSchmidt(B: ArrayLike<number>, n: number, m: number): { mu: F
   return { mu, r };
 }
 
+/** The LLL conditions of one basis, checked in float64 (checkLLL). */
 export interface LLLCheck {
+  /** Every condition holds within the tolerance, and every figure is finite. */
   ok: boolean;
   /** max |mu_ij| over j < i. */
   maxMu: number;
@@ -78,10 +85,13 @@ export function checkLLL(B: ArrayLike<number>, n: number, m: number, delta: numb
   return { ok: violations.length === 0 && Number.isFinite(maxMu), maxMu, lovaszSlack, violations };
 }
 
+/** The pairwise Lagrange conditions of one basis (checkLagrangePairs), the Jacobi method's output condition. */
 export interface LagrangeCheck {
+  /** Every pair holds within the tolerance. */
   ok: boolean;
   /** max over pairs of |b_i . b_j| / min(||b_i||^2, ||b_j||^2); at most 1/2 when every pair is Lagrange-reduced. */
   maxRatio: number;
+  /** First violations found, as text (at most 5). */
   violations: string[];
 }
 
@@ -108,8 +118,11 @@ export function checkLagrangePairs(B: ArrayLike<number>, n: number, m: number, t
   return { ok: violations.length === 0, maxRatio, violations };
 }
 
+/** Whether a transform Z is unimodular, proven in exact integer arithmetic (checkUnimodular). */
 export interface UnimodularCheck {
+  /** Every entry an integer and |det Z| = 1. */
   ok: boolean;
+  /** Every entry is an integer. */
   integer: boolean;
   /** det Z, exactly (when integer). */
   det: bigint | null;

@@ -12,6 +12,7 @@
 import { InvalidInputError } from '../core/errors.js';
 import { allocReal, makeBatch, type MatrixBatch, type Precision } from '../core/matrix.js';
 
+/** One matrix as read from fplll's format or JSON: rows are basis vectors, as written. */
 export interface ParsedMatrix {
   /** Number of rows = number of basis vectors (m). */
   rows: number;
@@ -164,6 +165,7 @@ function formatNumber(v: number): string {
   return v === 0 ? '0' : String(v);
 }
 
+/** How formatFplll writes a basis. */
 export interface FormatOptions {
   /**
    * 'fplll' (default): what the `fplll` binary prints, `[[a b c ]\n[d e f ]\n]\n` (each entry

@@ -26,8 +26,11 @@ export interface PamInfo {
   readonly levelOfLabel: Int32Array;
 }
 
+/** A modulation's points and bit labels, with lookup tables the detectors share. */
 export interface Constellation {
+  /** Which modulation. */
   readonly modulation: Modulation;
+  /** log2 M. */
   readonly bitsPerSymbol: number;
   /** M, the number of points. */
   readonly size: number;
@@ -39,8 +42,9 @@ export interface Constellation {
   readonly pam: PamInfo | null;
   /** symbolOfLevels[i * Q + j]: index of the point with real level i and imaginary level j (QAM only). */
   readonly symbolOfLevels: Int32Array | null;
-  /** Real and imaginary level index of each point (QAM only). */
+  /** Real level index of each point (QAM only). */
   readonly reLevelOf: Int32Array | null;
+  /** Imaginary level index of each point (QAM only). */
   readonly imLevelOf: Int32Array | null;
 }
 

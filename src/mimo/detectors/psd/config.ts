@@ -8,6 +8,7 @@
  */
 import { InvalidArgumentError, UnsupportedError } from '../../../core/errors.js';
 
+/** The PSD's search shape: the tree levels where it sorts and prunes, and the paths kept at each. */
 export interface PsdConfig {
   /** lvl_0 = n + 1 > lvl_1 > ... > lvl_S = 1. */
   readonly levels: readonly number[];
@@ -31,7 +32,12 @@ const TABLE_1B: Record<string, { levels: number[]; paths: number[] }> = {
 };
 
 /** Default: Table 1b where it has the size, else stages of about 64 expanded nodes (paths 1). */
-export function defaultPsdLevels(n: number, q: number): { levels: number[]; paths: number[] } {
+export function defaultPsdLevels(n: number, q: number): {
+  /** Level boundaries, n + 1 down to 1. */
+  levels: number[];
+  /** Paths kept at each boundary but the last. */
+  paths: number[];
+} {
   const t = TABLE_1B[`${n},${q}`];
   if (t) return { levels: [...t.levels], paths: [...t.paths] };
   const step = Math.max(1, Math.floor(Math.log(64) / Math.log(q) + 1e-9));
