@@ -128,20 +128,10 @@ function readProperties(d: DriverApi, device: number, ordinal: number): DevicePr
   };
 }
 
-/** Whether the CUDA engine can run: the device's properties, or why not (no driver, no device, ...). */
+/** Whether the CUDA engine can run: `{ok: true, device}` with its properties, or `{ok: false, reason}` saying why not (no driver, no device, ...). */
 export type CudaAvailability =
-  | {
-    /** A device answers. */
-    ok: true;
-    /** Its properties. */
-    device: DeviceProperties;
-  }
-  | {
-    /** No device answers. */
-    ok: false;
-    /** Why, in words. */
-    reason: string;
-  };
+  | { ok: true; device: DeviceProperties }
+  | { ok: false; reason: string };
 
 let availability: CudaAvailability | undefined;
 

@@ -12,12 +12,7 @@ import { addProduct } from './lll/columns.js';
  * Gram-Schmidt in float64 (modified Gram-Schmidt, on a copy) of B (n x m, column-major): mu is
  * m x m column-major, mu[i + j*m] = mu_{i,j} for j < i; r (length m) holds ||b*_i||^2.
  */
-export function gramSchmidt(B: ArrayLike<number>, n: number, m: number): {
-  /** m x m, column-major, mu[i + j*m] = mu_{i,j} for j < i. */
-  mu: Float64Array;
-  /** m squared norms ||b*_i||^2. */
-  r: Float64Array;
-} {
+export function gramSchmidt(B: ArrayLike<number>, n: number, m: number): { mu: Float64Array; r: Float64Array } {
   const q = Float64Array.from(B as ArrayLike<number>);
   const mu = new Float64Array(m * m);
   const r = new Float64Array(m); // r[j] = ||b*_j||^2

@@ -14,12 +14,7 @@ import type { Modulation } from './types.js';
 /** Options of rayleighChannels(). */
 export interface ChannelOptions {
   /** Exponential correlation R_ij = rho^|i-j| at the receiver and the transmitter, rho in [0, 1). */
-  correlation?: {
-    /** rho at the receiver. */
-    rx: number;
-    /** rho at the transmitter. */
-    tx: number;
-  };
+  correlation?: { rx: number; tx: number };
 }
 
 function checkDim(name: string, v: number): void {
@@ -125,12 +120,7 @@ export function transmit(H: Float64Array, s: Float64Array, nr: number, nt: numbe
 }
 
 /** `count` uniformly random symbol indices (count) and their symbols (count complex, interleaved: 2 * count numbers). */
-export function randomSymbols(rng: Philox, count: number, mod: Modulation): {
-  /** count symbol indices. */
-  indices: Int32Array;
-  /** count complex symbols, interleaved (2 * count numbers). */
-  symbols: Float64Array;
-} {
+export function randomSymbols(rng: Philox, count: number, mod: Modulation): { indices: Int32Array; symbols: Float64Array } {
   checkDim('count', count);
   const c = constellation(mod);
   const indices = new Int32Array(count);

@@ -66,13 +66,8 @@ export interface DetectOptions {
   soft?: 'maxlog' | 'logmap' | 'none';
   /** Sphere decoder's initial radius: 'infinity' (default) or 'babai'. */
   initialRadius?: 'infinity' | 'babai';
-  /** PSD configuration (levels and paths); defaults from the paper's Table 1. */
-  psd?: {
-    /** Level boundaries, nt' + 1 down to 1 (nt' the real tree depth). */
-    levels?: number[];
-    /** Paths kept at each boundary but the last. */
-    paths?: number[];
-  };
+  /** PSD configuration: `levels` (tree level boundaries, depth + 1 down to 1) and `paths` (kept at each boundary but the last); defaults from the paper's Table 1. */
+  psd?: { levels?: number[]; paths?: number[] };
 }
 
 /** What `detect()` returns: per-vector decisions, in the layouts below. */
@@ -84,16 +79,5 @@ export interface DetectionResult {
   /** LLRs in the same layout as bits, for soft detectors. */
   readonly llr?: Float64Array;
   /** The detector that ran, the engine, how many vectors, wall time, and (tree searches) nodes whose metric was computed. */
-  readonly stats: {
-    /** The detector that ran. */
-    detector: Detector;
-    /** The engine that ran it. */
-    engine: 'cpu' | 'cuda';
-    /** Vectors detected. */
-    vectors: number;
-    /** Wall time of the call. */
-    timeMs: number;
-    /** Tree searches: nodes whose metric was computed (absent when none were). */
-    nodesVisited?: number;
-  };
+  readonly stats: { detector: Detector; engine: 'cpu' | 'cuda'; vectors: number; timeMs: number; nodesVisited?: number };
 }

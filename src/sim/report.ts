@@ -22,17 +22,11 @@ export async function simulateWithTable(opts: SimulationOptions, out: TableStrea
   return result;
 }
 
-/** Files writeOutputs() writes, each optional: JSON, CSV, and a plot (.svg or .png); '-' is stdout. */
-export interface OutputFiles {
-  /** resultToJson's text. */
-  json?: string;
-  /** resultToCsv's text. */
-  csv?: string;
-  /** The plot; the extension (.svg or .png) picks the format. */
-  plot?: string;
-  /** How the plot looks. */
-  plotOptions?: PlotOptions;
-}
+/**
+ * Files writeOutputs() writes, each optional: `json` (resultToJson's text), `csv` (resultToCsv's),
+ * `plot` (.svg or .png by its extension, drawn with `plotOptions`); '-' is stdout.
+ */
+export interface OutputFiles { json?: string; csv?: string; plot?: string; plotOptions?: PlotOptions }
 
 async function writeText(file: string, text: string): Promise<void> {
   if (file === '-') { process.stdout.write(text); return; }

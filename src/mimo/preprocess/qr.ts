@@ -147,14 +147,7 @@ export function sortedQr(A: ArrayLike<number>, m: number, n: number, aOff = 0, o
  * Batched QR of A (batch x m x n, column-major, m >= n): Q batch x m x n, R batch x n x n, perm
  * batch x n (see QrResult), all float64.
  */
-export function qrBatch(A: MatrixBatch, ordering: QrOrdering = 'none'): {
-  /** batch x m x n, orthonormal columns. */
-  Q: MatrixBatch<Float64Array>;
-  /** batch x n x n, upper triangular. */
-  R: MatrixBatch<Float64Array>;
-  /** batch x n column orders (A[:, perm] = Q R per matrix). */
-  perm: Int32Array;
-} {
+export function qrBatch(A: MatrixBatch, ordering: QrOrdering = 'none'): { Q: MatrixBatch<Float64Array>; R: MatrixBatch<Float64Array>; perm: Int32Array } {
   const { batch, rows: m, cols: n } = A;
   const Q = new Float64Array(batch * m * n), R = new Float64Array(batch * n * n), perm = new Int32Array(batch * n);
   const norms = new Float64Array(n);

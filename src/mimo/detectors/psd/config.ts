@@ -31,13 +31,12 @@ const TABLE_1B: Record<string, { levels: number[]; paths: number[] }> = {
   '8,8': { levels: [9, 7, 5, 3, 1], paths: [1, 1, 1, 1] }, // 4x4 64-QAM
 };
 
-/** Default: Table 1b where it has the size, else stages of about 64 expanded nodes (paths 1). */
-export function defaultPsdLevels(n: number, q: number): {
-  /** Level boundaries, n + 1 down to 1. */
-  levels: number[];
-  /** Paths kept at each boundary but the last. */
-  paths: number[];
-} {
+/**
+ * Default `levels` (boundaries, n + 1 down to 1) and `paths` (kept at each boundary but the last)
+ * for tree depth n and alphabet q: Table 1b where it has the size, else stages of about 64
+ * expanded nodes (paths 1).
+ */
+export function defaultPsdLevels(n: number, q: number): { levels: number[]; paths: number[] } {
   const t = TABLE_1B[`${n},${q}`];
   if (t) return { levels: [...t.levels], paths: [...t.paths] };
   const step = Math.max(1, Math.floor(Math.log(64) / Math.log(q) + 1e-9));
