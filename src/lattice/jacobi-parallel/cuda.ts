@@ -97,8 +97,8 @@ export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 
   // thread a power of two (fewer modules).
   // Mode 3 (several rounds per group barrier): the host's choice for a few bases of 33 to 128
   // pairs, where mode 0 or 2 ran before (larger bases keep mode 1, with G in global memory; not
-  // measured). Measured faster than mode 0 at 25 pairs too (50 x 50: 68.4 against 76.6 us), not the
-  // default there yet: the GPU tests have not run it at that size. W = ceil(half /
+  // measured). Faster than mode 0 at 25 pairs too, not the default there yet: the GPU tests have
+  // not run it at that size. W = ceil(half /
   // HALO_PAIRS_PER_WARP) warps (or the tuned group), JL pairs per lane (HALO_LANE_PAIRS unless
   // tuned), JOL = ceil(half / W / JL) owned lanes per warp, JHL = (32 - JOL) / 2 halo lanes either
   // side and JH = JHL JL rounds per barrier (at most HALO_HOPS or the tuned hops), at least one.
