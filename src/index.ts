@@ -1,21 +1,49 @@
-/** lattice-mimo: the public API. */
-export * from './core/errors.js';
-export * from './core/matrix.js';
-export { Philox, philox4x32 } from './core/rng.js';
-export { reduce, reduceSync, checkBasis, type ReduceResult, type ReduceStats, type BasisCheck } from './lattice/reduce.js';
-export { ALGORITHMS, type Algorithm, type AlgoParams, type BasisStats, type ReduceOptions, type Engine } from './lattice/types.js';
+/**
+ * lattice-mimo: lattice basis reduction and MIMO detection, on a pure-TypeScript CPU engine and a
+ * CUDA engine. This is the package's whole public surface; every name is re-exported from its
+ * part's index (core, lattice, mimo, sim, gpu).
+ *
+ * Conventions: matrices are column-major and a basis is its columns; a batch is one typed array of
+ * `batch` matrices back to back with `{batch, rows, cols}` beside it; complex data is interleaved
+ * (re, im); the array kind (Float32Array / Float64Array) is the precision.
+ *
+ * @packageDocumentation
+ */
 export {
+  LatticeMimoError, InvalidArgumentError, InvalidInputError, RankDeficientError, IterationLimitError,
+  CheckFailedError, EngineUnavailableError, UnsupportedError, CudaError, ExternalToolError, NodeBudgetError,
+  makeBatch, zerosBatch, matrixAt, fromRows, toRows, matMul, identity, precisionOf, toPrecision,
+  Philox, philox4x32,
+  type ErrorCode, type MatrixBatch, type Precision, type RealArray,
+} from './core/index.js';
+export {
+  reduce, reduceSync, ALGORITHMS,
   checkLLL, checkLagrangePairs, checkUnimodular, applyTransform, qualityMetrics, gramSchmidt,
-  type LLLCheck, type LagrangeCheck, type UnimodularCheck, type QualityMetrics,
-} from './lattice/check.js';
-export { checkLLLExact, type ExactLLLCheck } from './lattice/exact-lll.js';
-// The GPU engine calls behind reduce(), for repeated batches of one shape: raw transforms, no check,
-// outputs into the caller's reused arrays (CudaBatchOutputs)
-export { reduceBatchCuda as allswapBatchCuda } from './lattice/allswap/cuda.js';
-export { reduceBatchCuda as jacobiParallelBatchCuda } from './lattice/jacobi-parallel/cuda.js';
-export type { CudaBatchOutputs, CudaBatchResult, CudaBatchStats } from './lattice/gpu/batch.js';
-export { hostBatch } from './lattice/host-batch.js';
-export { gaussianBases, blockToeplitzBases, integerScale } from './lattice/generators.js';
-export { parseFplll, parseFplllBasis, formatFplll, parseBasisJson, formatBasisJson } from './lattice/fplll-format.js';
-export * from './sim/index.js';
-export * from './mimo/index.js';
+  checkLLLExact, rebuildTransform, allswapBatchCuda, jacobiParallelBatchCuda, hostBatch,
+  gaussianBases, blockToeplitzBases, integerScale,
+  parseFplll, parseFplllBasis, formatFplll, parseBasisJson, formatBasisJson,
+  type ReduceResult, type ReduceStats, type BasisCheck, type Algorithm, type AlgoParams, type BasisStats,
+  type ReduceOptions, type Engine, type LLLCheck, type LagrangeCheck, type UnimodularCheck,
+  type QualityMetrics, type GramSchmidt, type ExactLLLCheck, type ExactTransform,
+  type CudaBatchOutputs, type CudaBatchResult, type CudaBatchStats,
+  type GaussianBasesOptions, type BlockToeplitzOptions, type ParsedMatrix, type BasisLike, type FormatOptions,
+} from './lattice/index.js';
+export {
+  MODULATIONS, DETECTORS, SOFT_DETECTORS,
+  constellation, bitsPerSymbolOf, parseModulation, bitsOf, symbolsToBits, bitsToSymbols, modulate,
+  hardDemap, softDemap, rayleighChannels, randomSymbols, transmit, addNoise, snrToNoiseVar, esn0Db,
+  rvd, mrvd, realVectors, qrMgs, sortedQr, qrBatch, applyQt,
+  detect, checkDetectorShape, MAX_ANTENNAS, ML_MAX_HYPOTHESES, LLR_LIMIT, WIDE_DETECTORS, DEFAULT_MAX_NODES, ON_BUDGET, DEFAULT_K, DEFAULT_LLR_CLIP,
+  psdConfig, defaultPsdLevels, type OnBudget, type PsdOptions, type InitialRadius,
+  type Modulation, type Detector, type DetectionInput, type DetectOptions, type DetectionResult,
+  type Constellation, type PamInfo, type SoftMethod, type ChannelOptions, type SnrType,
+  type RealLayout, type QrResult, type QrOrdering, type PsdConfig,
+} from './mimo/index.js';
+export {
+  simulate, simulateWithTable, writeOutputs, detectorLabel,
+  DEFAULT_MAX_ERRORS, DEFAULT_MAX_VECTORS, DEFAULT_CHUNK_VECTORS,
+  parseSnrList, toEsN0Db, toEbN0Db, resultToJson, resultToCsv, plotSpec, renderPlotSvg, svgToPng, writePlot,
+  type PlotMetric, type PlotOptions, type OutputFiles, type TableStream,
+  type SimDetector, type SimPoint, type SimProgressEvent, type SimulationOptions, type SimulationResult,
+} from './sim/index.js';
+export { cudaAvailable, type CudaAvailability, type DeviceProperties, type BatchRunOptions } from './gpu/index.js';

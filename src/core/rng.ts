@@ -27,7 +27,10 @@ function mulhi32(a: number, b: number): number {
   return (hh + (lh >>> 16) + (hl >>> 16) + (mid >>> 16)) >>> 0;
 }
 
-/** One Philox4x32-10 block: writes the four output words into `out`. */
+/**
+ * One Philox4x32-10 block: key (key0, key1) and counter (c0..c3), each a uint32, map to four
+ * words written into `out` (length >= 4); stateless, so CPU and GPU agree word for word.
+ */
 export function philox4x32(key0: number, key1: number, c0: number, c1: number, c2: number, c3: number, out: Uint32Array): void {
   let k0 = key0 >>> 0, k1 = key1 >>> 0;
   let x0 = c0 >>> 0, x1 = c1 >>> 0, x2 = c2 >>> 0, x3 = c3 >>> 0;
@@ -66,6 +69,7 @@ export class Philox {
   private used = 4;
   private spareNormal: number | undefined;
 
+  /** `seed` is the 64-bit key, `stream` the high counter words: each (seed, stream) pair is its own sequence. */
   constructor(seed: number | bigint = 0, stream: number | bigint = 0) {
     [this.k0, this.k1] = splitU64(seed, 'seed');
     [this.s0, this.s1] = splitU64(stream, 'stream');
@@ -86,6 +90,7 @@ export class Philox {
     this.used = 0;
   }
 
+  /** The next 32-bit word of the stream, as an integer in [0, 2^32). */
   nextUint32(): number {
     if (this.used === 4) this.refill();
     return this.buf[this.used++]!;
@@ -121,6 +126,7 @@ export class Philox {
     return Math.floor((this.nextUint32() / TWO_POW_32) * n);
   }
 
+  /** Fills `out` (any length) with N(0, scale^2) deviates in stream order and returns it. */
   fillNormal<A extends Float32Array | Float64Array>(out: A, scale = 1): A {
     for (let i = 0; i < out.length; i++) out[i] = this.normal() * scale;
     return out;

@@ -45,13 +45,11 @@ export interface ChunkBuffers {
   readonly status: bigint;
 }
 
-/**
- * How the runner cuts a batch (for tests and measurements; the defaults suit production).
- * maxChunk: most items per chunk (0: memory and the pipeline decide); streams: pipeline lanes, 1 to
- * 3 (0: up to 3 when the batch has several chunks).
- */
+/** How the runner cuts a batch (for tests and measurements; the defaults suit production). */
 export interface BatchRunOptions {
+  /** Most items per chunk (0 or absent: memory and the pipeline decide). */
   readonly maxChunk?: number;
+  /** Pipeline lanes (streams), 1 to 3 (0 or absent: up to 3 when the batch has several chunks). */
   readonly streams?: number;
 }
 

@@ -5,24 +5,37 @@
 import { EngineUnavailableError } from '../core/errors.js';
 import { CU_DEVICE_ATTRIBUTE as A, check, getDriver, outHandle, type DriverApi } from './driver.js';
 
+/** What the CUDA driver reports of a device, read once when its context opens. */
 export interface DeviceProperties {
+  /** Device index (0 for the device the engine uses). */
   ordinal: number;
+  /** The device's name, e.g. 'NVIDIA H100 80GB HBM3'. */
   name: string;
   /** Compute capability, e.g. 9.0 as { major: 9, minor: 0 }. */
   major: number;
+  /** See major. */
   minor: number;
   /** 'sm_90' for compute capability 9.0. */
   arch: string;
+  /** Global memory in bytes. */
   totalMemBytes: number;
+  /** Streaming multiprocessors. */
   multiprocessors: number;
+  /** Most threads in one block. */
   maxThreadsPerBlock: number;
+  /** Most resident threads on one multiprocessor. */
   maxThreadsPerMultiprocessor: number;
+  /** Threads per warp. */
   warpSize: number;
+  /** Shared memory a block gets without opting in. */
   sharedPerBlockBytes: number;
   /** The most dynamic shared memory a block can get after cuFuncSetAttribute raises its limit. */
   sharedPerBlockOptinBytes: number;
+  /** Shared memory of one multiprocessor, shared by its resident blocks. */
   sharedPerMultiprocessorBytes: number;
+  /** L2 cache in bytes. */
   l2CacheBytes: number;
+  /** Peak SM clock in kHz. */
   clockKHz: number;
   /** Driver's CUDA version, e.g. 13000 for 13.0. */
   driverVersion: number;
@@ -115,6 +128,7 @@ function readProperties(d: DriverApi, device: number, ordinal: number): DevicePr
   };
 }
 
+/** Whether the CUDA engine can run: `{ok: true, device}` with its properties, or `{ok: false, reason}` saying why not (no driver, no device, ...). */
 export type CudaAvailability =
   | { ok: true; device: DeviceProperties }
   | { ok: false; reason: string };

@@ -8,7 +8,10 @@
  */
 import { addProduct } from './lll/columns.js';
 
-/** Gram-Schmidt in float64 (modified Gram-Schmidt, on a copy). mu is m x m column-major: mu[i + j*m] = mu_{i,j}, j < i. */
+/**
+ * Gram-Schmidt in float64 (modified Gram-Schmidt, on a copy) of B (n x m, column-major): mu is
+ * m x m column-major, mu[i + j*m] = mu_{i,j} for j < i; r (length m) holds ||b*_i||^2.
+ */
 export function gramSchmidt(B: ArrayLike<number>, n: number, m: number): { mu: Float64Array; r: Float64Array } {
   const q = Float64Array.from(B as ArrayLike<number>);
   const mu = new Float64Array(m * m);
@@ -31,7 +34,9 @@ export function gramSchmidt(B: ArrayLike<number>, n: number, m: number): { mu: F
   return { mu, r };
 }
 
+/** The LLL conditions of one basis, checked in float64 (checkLLL). */
 export interface LLLCheck {
+  /** Every condition holds within the tolerance, and every figure is finite. */
   ok: boolean;
   /** max |mu_ij| over j < i. */
   maxMu: number;
@@ -44,9 +49,14 @@ export interface LLLCheck {
 /** Relative tolerance of the float64 re-check (rounding in the check itself). */
 export const CHECK_TOLERANCE = 1e-9;
 
+/** What gramSchmidt() returns: mu (m x m, column-major, mu[i + j*m] = mu_ij) and r (m squared norms ||b*_i||^2). */
 export type GramSchmidt = ReturnType<typeof gramSchmidt>;
 
-/** `gs`: the basis's Gram-Schmidt data when the caller has it already (it is computed otherwise). */
+/**
+ * The LLL conditions (size reduction |mu_ij| <= eta, Lovasz with delta) of B (n x m, column-major),
+ * re-checked in float64 within relative tolerance `tol`. `gs`: the basis's Gram-Schmidt data when
+ * the caller has it already (it is computed otherwise).
+ */
 export function checkLLL(B: ArrayLike<number>, n: number, m: number, delta: number, eta: number, tol = CHECK_TOLERANCE, gs?: GramSchmidt): LLLCheck {
   const { mu, r } = gs ?? gramSchmidt(B, n, m);
   const violations: string[] = [];
@@ -70,14 +80,17 @@ export function checkLLL(B: ArrayLike<number>, n: number, m: number, delta: numb
   return { ok: violations.length === 0 && Number.isFinite(maxMu), maxMu, lovaszSlack, violations };
 }
 
+/** The pairwise Lagrange conditions of one basis (checkLagrangePairs), the Jacobi method's output condition. */
 export interface LagrangeCheck {
+  /** Every pair holds within the tolerance. */
   ok: boolean;
   /** max over pairs of |b_i . b_j| / min(||b_i||^2, ||b_j||^2); at most 1/2 when every pair is Lagrange-reduced. */
   maxRatio: number;
+  /** First violations found, as text (at most 5). */
   violations: string[];
 }
 
-/** Every pair of columns Lagrange-reduced: |b_i . b_j| <= min(||b_i||^2, ||b_j||^2) / 2. */
+/** Whether every pair of columns of B (n x m, column-major) is Lagrange-reduced: |b_i . b_j| <= min(||b_i||^2, ||b_j||^2) / 2. */
 export function checkLagrangePairs(B: ArrayLike<number>, n: number, m: number, tol = CHECK_TOLERANCE): LagrangeCheck {
   const norms = new Float64Array(m);
   for (let j = 0; j < m; j++) {
@@ -100,8 +113,11 @@ export function checkLagrangePairs(B: ArrayLike<number>, n: number, m: number, t
   return { ok: violations.length === 0, maxRatio, violations };
 }
 
+/** Whether a transform Z is unimodular, proven in exact integer arithmetic (checkUnimodular). */
 export interface UnimodularCheck {
+  /** Every entry an integer and |det Z| = 1. */
   ok: boolean;
+  /** Every entry is an integer. */
   integer: boolean;
   /** det Z, exactly (when integer). */
   det: bigint | null;
@@ -199,7 +215,7 @@ function isExactInverse(z: ArrayLike<number>, w: Float64Array, m: number): boole
 }
 
 /**
- * Exact unimodularity: every entry an integer and |det Z| = 1. First tries to exhibit an integer
+ * Exact unimodularity of Z (m x m, column-major): every entry an integer and |det Z| = 1. First tries to exhibit an integer
  * inverse W (the float64 inverse, rounded) with Z W = I checked exactly: then det Z * det W = 1 with
  * both integers, so |det Z| = 1, and its sign is the float64 elimination's (a determinant of
  * magnitude 1 cannot change sign through rounding). If that fails, the exact Bareiss determinant.
@@ -221,8 +237,8 @@ export function isIntegral(a: ArrayLike<number>): boolean {
 }
 
 /**
- * B_in Z, exactly when B_in is integral (BigInt where doubles could round), else in float64.
- * Returns null when an exact integer entry does not fit a double exactly (|v| > 2^53).
+ * B_in Z (B_in n x m, Z m x m, both column-major; the result n x m, float64), exactly when B_in is
+ * integral (BigInt where doubles could round), else in float64. Returns null when an exact integer entry does not fit a double exactly (|v| > 2^53).
  */
 export function applyTransform(Bin: ArrayLike<number>, Z: ArrayLike<number>, n: number, m: number): Float64Array | null {
   const out = new Float64Array(n * m);
@@ -288,6 +304,7 @@ function exactProduct(Bin: ArrayLike<number>, Z: ArrayLike<number>, n: number, m
   return out;
 }
 
+/** Quality of one basis L (n x m); every figure is computed from float64 Gram-Schmidt. */
 export interface QualityMetrics {
   /** (det L / prod ||b_i||)^(1/m), in (0, 1]; 1 for an orthogonal basis (the Jacobi paper's measure). */
   hadamardRatio: number;
@@ -299,6 +316,7 @@ export interface QualityMetrics {
   log2Det: number;
 }
 
+/** Quality metrics of one basis B (n x m, column-major); `gs` reuses Gram-Schmidt data the caller has. */
 export function qualityMetrics(B: ArrayLike<number>, n: number, m: number, gs?: GramSchmidt): QualityMetrics {
   const { r } = gs ?? gramSchmidt(B, n, m);
   let logDet = 0, logProd = 0;

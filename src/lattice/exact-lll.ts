@@ -13,7 +13,9 @@
  */
 import { InvalidArgumentError } from '../core/errors.js';
 
+/** The LLL conditions of an integer basis, proven in exact rational arithmetic (checkLLLExact). */
 export interface ExactLLLCheck {
+  /** Every condition holds exactly and the columns are independent. */
   ok: boolean;
   /** First violations found, as text (at most 5). */
   violations: string[];

@@ -244,7 +244,8 @@ function toBigInt(digits: Float64Array[], primes: number[], top: number, mm: num
 /**
  * Rebuilds the exact transform Z with B_in Z = B_out (B_in, B_out: n x m integral, column-major,
  * B_in of full column rank) and, when `proveUnimodular`, shows it unimodular through the integer
- * W with B_out W = B_in. Throws CheckFailedError when either has no integer solution.
+ * W with B_out W = B_in, `det` then being det Z (1n or -1n; null when not asked). Throws
+ * CheckFailedError when either has no integer solution.
  */
 export function rebuildTransform(Bin: ArrayLike<number>, Bout: ArrayLike<number>, n: number, m: number, proveUnimodular: boolean): ExactTransform & { det: bigint | null } {
   const z = liftSolution(Bin, Bout, n, m);

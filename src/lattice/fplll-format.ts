@@ -12,6 +12,7 @@
 import { InvalidInputError } from '../core/errors.js';
 import { allocReal, makeBatch, type MatrixBatch, type Precision } from '../core/matrix.js';
 
+/** One matrix as read from fplll's format or JSON: rows are basis vectors, as written. */
 export interface ParsedMatrix {
   /** Number of rows = number of basis vectors (m). */
   rows: number;
@@ -164,6 +165,7 @@ function formatNumber(v: number): string {
   return v === 0 ? '0' : String(v);
 }
 
+/** How formatFplll writes a basis. */
 export interface FormatOptions {
   /**
    * 'fplll' (default): what the `fplll` binary prints, `[[a b c ]\n[d e f ]\n]\n` (each entry
@@ -221,7 +223,7 @@ export function rowsFromBasis(basis: MatrixBatch, index = 0): number[][] {
   return out;
 }
 
-/** parseFplll, then our column-major basis. */
+/** parseFplll, then our column-major basis: a batch of one n x m matrix (m rows of length n in the text). */
 export function parseFplllBasis(text: string, precision: Precision = 'float64'): MatrixBatch {
   return basisFromRows(parseFplll(text).values, precision);
 }

@@ -41,13 +41,17 @@ function checkSize(batch: number, rows: number, cols: number): void {
   }
 }
 
+/** Options of gaussianBases(): the output is batch x n x m, column-major. */
 export interface GaussianBasesOptions {
+  /** Number of bases. */
   batch: number;
   /** Rows (dimension of the space). */
   n: number;
   /** Columns (basis vectors), m <= n; default n. */
   m?: number;
+  /** Philox key: the same seed gives the same bases. */
   seed: number | bigint;
+  /** Array kind of the output; default float64. */
   precision?: Precision;
 }
 
@@ -69,7 +73,9 @@ export function gaussianBases(opts: GaussianBasesOptions): MatrixBatch {
   return makeBatch(data, batch, n, m);
 }
 
+/** Options of blockToeplitzBases(): see that function for the output's shape. */
 export interface BlockToeplitzOptions {
+  /** Number of bases. */
   batch: number;
   /** Number of block rows (= block columns). */
   blocks: number;
@@ -87,7 +93,9 @@ export interface BlockToeplitzOptions {
    * taps); the full one stays well-conditioned.
    */
   shape?: 'square' | 'full';
+  /** Philox key: the same seed gives the same bases. */
   seed: number | bigint;
+  /** Array kind of the output; default float64. */
   precision?: Precision;
 }
 

@@ -7,8 +7,11 @@
 import type { MatrixBatch, Precision, RealArray } from '../core/matrix.js';
 import type { BatchRunOptions } from '../gpu/batch-runner.js';
 
+/** Every reduction algorithm `reduce()` accepts, by name. */
 export const ALGORITHMS = ['lll', 'allswap', 'block', 'cr-block', 'jacobi', 'jacobi-parallel'] as const;
+/** `lll` sequential LLL, `allswap` CR-AS-LLL, `block` MB-LLL, `cr-block` CR-MB-LLL, `jacobi` / `jacobi-parallel` the Jacobi method. */
 export type Algorithm = (typeof ALGORITHMS)[number];
+/** `cpu` always there; `cuda` an NVIDIA GPU, an error when none answers; `auto` the GPU where the algorithm has a kernel and a device answers. */
 export type Engine = 'auto' | 'cpu' | 'cuda';
 
 /** The numeric parameters every algorithm sees (defaults filled in, validated). */
@@ -32,8 +35,7 @@ export interface AlgoParams {
    * more than 12 columns and at most 96 rows): 'double' (default) computes every operation in double
    * and rounds what it stores to float32, so its results equal the CPU engine's bit for bit;
    * 'float32' computes Gram-Schmidt and the size reductions in float32 arithmetic, as the papers'
-   * float32 kernels (faster: 68x64 block-Toeplitz 382 ns a basis against 551 ns on the H100; other
-   * results, each proven in float64 like every GPU output). The CPU engine and the other kernels
+   * float32 kernels (faster; other results, each proven in float64 like every GPU output). The CPU engine and the other kernels
    * compute in double either way.
    */
   readonly float32Arithmetic?: 'double' | 'float32';
@@ -73,14 +75,21 @@ export interface BasisStats {
  */
 export type CpuReducer = (B: RealArray, Z: Float64Array, n: number, m: number, p: AlgoParams) => BasisStats;
 
+/** Options of `reduce()`; every one is optional and validated (InvalidArgumentError names the bad one). */
 export interface ReduceOptions {
+  /** Which algorithm; default 'lll'. */
   algorithm?: Algorithm;
+  /** Lovasz parameter, in (0.25, 1); default 0.75 as in the papers. */
   delta?: number;
+  /** Size-reduction bound |mu_ij| <= eta, in [0.5, sqrt(delta)); default 0.51. */
   eta?: number;
+  /** Sub-basis size (columns) of `block` and `cr-block`, at least 2; default 8. */
   blockSize?: number;
   /** Working precision; default float64. A float32 run whose check fails is redone in float64. */
   precision?: Precision;
+  /** Which engine; default 'auto'. 'cuda' with no device, or for an algorithm without a kernel, is an EngineUnavailableError. */
   engine?: Engine;
+  /** Bound on the main loop of each basis (IterationLimitError past it); default max(10^6, 200 m^2). */
   maxIterations?: number;
   /** Re-check every output in float64 (LLL / Lagrange conditions, exact unimodularity). Default true. */
   check?: boolean;
@@ -97,5 +106,10 @@ export interface ReduceOptions {
    * for repeated calls on batches of one shape: basis batch x n x m of the input's kind, transform
    * batch x m x m. On pinned memory (hostBatch()) the GPU's copy engine writes them directly.
    */
-  out?: { basis?: RealArray; transform?: Float64Array };
+  out?: {
+    /** batch x n x m, the input's array kind. */
+    basis?: RealArray;
+    /** batch x m x m. */
+    transform?: Float64Array;
+  };
 }

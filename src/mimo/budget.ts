@@ -19,6 +19,7 @@ export const DEFAULT_MAX_NODES = 1 << 24;
 
 /** What an exact search does past its budget: throw ('error', default) or flag the vector ('flag'). */
 export type OnBudget = 'error' | 'flag';
+/** What a search past its node budget does: throw NodeBudgetError, or flag the vector (DetectOptions.onBudget). */
 export const ON_BUDGET = ['error', 'flag'] as const;
 
 /** opts.maxNodes validated (a positive safe integer), or the default. */

@@ -11,6 +11,7 @@ import type { Philox } from '../core/rng.js';
 import { constellation } from './modulation.js';
 import type { Modulation } from './types.js';
 
+/** Options of rayleighChannels(). */
 export interface ChannelOptions {
   /** Exponential correlation R_ij = rho^|i-j| at the receiver and the transmitter, rho in [0, 1). */
   correlation?: { rx: number; tx: number };
@@ -118,7 +119,7 @@ export function transmit(H: Float64Array, s: Float64Array, nt: number, nr: numbe
   return y;
 }
 
-/** `count` uniformly random symbol indices and their interleaved complex symbols. */
+/** `count` uniformly random symbol indices (count) and their symbols (count complex, interleaved: 2 * count numbers). */
 export function randomSymbols(rng: Philox, count: number, mod: Modulation): { indices: Int32Array; symbols: Float64Array } {
   checkDim('count', count);
   const c = constellation(mod);
@@ -133,6 +134,7 @@ export function randomSymbols(rng: Philox, count: number, mod: Modulation): { in
   return { indices, symbols };
 }
 
+/** Which SNR a figure is: Es/N0 (energy per symbol) or Eb/N0 (per information bit). */
 export type SnrType = 'esn0' | 'ebn0';
 
 /** Es/N0 in dB of an SNR given as Es/N0 or Eb/N0 (Eb/N0 = Es/N0 - 10 log10(bps * codeRate)). */

@@ -212,7 +212,11 @@ function scaleInto(src: Float64Array, off: number, len: number, p: number, dst: 
 const MAX_Y_OVER_H_EXPONENT = 500;
 const NOISE_FLOOR = 2 ** -1000, NOISE_CEIL = 2 ** 1000;
 
-/** Batched detection (CPU engine). See the module comment and src/mimo/types.ts. */
+/**
+ * Batched detection on the CPU engine: `input` holds channels x nr x nt channels and vectors x nr
+ * received vectors (complex, interleaved); the result holds vectors x nt symbol indices, vectors x
+ * nt x bitsPerSymbol bits and, for soft detectors, as many LLRs (see DetectionInput, DetectionResult).
+ */
 export function detect(input: DetectionInput, opts: DetectOptions): DetectionResult {
   const t0 = performance.now();
   const val = validateDetection(input, opts);

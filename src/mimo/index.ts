@@ -1,13 +1,24 @@
-/** The MIMO part's public API. */
-export * from './types.js';
-export * from './modulation.js';
-export * from './channel.js';
-export * from './preprocess/rvd.js';
-export * from './preprocess/qr.js';
-export { detect, validateDetection, checkDetectorShape, CPU_DETECTORS, MAX_ANTENNAS, LLR_LIMIT, WIDE_DETECTORS } from './detect.js';
+/**
+ * The MIMO part's public API: modulation, channels and noise, real-valued decompositions, QR, and
+ * detect(). The detector registry and per-detector code stay internal.
+ */
+export {
+  MODULATIONS, DETECTORS, SOFT_DETECTORS,
+  type Modulation, type Detector, type DetectionInput, type DetectOptions, type DetectionResult, type PsdOptions, type InitialRadius,
+} from './types.js';
+export {
+  constellation, bitsPerSymbolOf, parseModulation, bitsOf, symbolsToBits, bitsToSymbols, modulate,
+  hardDemap, softDemap, type Constellation, type PamInfo, type SoftMethod,
+} from './modulation.js';
+export {
+  rayleighChannels, randomSymbols, transmit, addNoise, snrToNoiseVar, esn0Db,
+  type ChannelOptions, type SnrType,
+} from './channel.js';
+export { rvd, mrvd, realVectors, type RealLayout } from './preprocess/rvd.js';
+export { qrMgs, sortedQr, qrBatch, applyQt, type QrResult, type QrOrdering } from './preprocess/qr.js';
+export { detect, checkDetectorShape, MAX_ANTENNAS, LLR_LIMIT, WIDE_DETECTORS } from './detect.js';
 export { DEFAULT_MAX_NODES, ON_BUDGET, type OnBudget } from './budget.js';
 export { DEFAULT_K } from './detectors/kbest/cpu.js';
 export { DEFAULT_LLR_CLIP } from './soft/maxlog.js';
-export type { CpuDetector, DetectorInstance, DetectorOutput, DetectorSetup } from './detectors/detector.js';
 export { ML_MAX_HYPOTHESES } from './detectors/ml/cpu.js';
 export { psdConfig, defaultPsdLevels, type PsdConfig } from './detectors/psd/config.js';

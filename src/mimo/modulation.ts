@@ -27,8 +27,11 @@ export interface PamInfo {
   readonly levelOfLabel: Int32Array;
 }
 
+/** A modulation's points and bit labels, with lookup tables the detectors share. */
 export interface Constellation {
+  /** Which modulation. */
   readonly modulation: Modulation;
+  /** log2 M. */
   readonly bitsPerSymbol: number;
   /** M, the number of points. */
   readonly size: number;
@@ -40,8 +43,9 @@ export interface Constellation {
   readonly pam: PamInfo | null;
   /** symbolOfLevels[i * Q + j]: index of the point with real level i and imaginary level j (QAM only). */
   readonly symbolOfLevels: Int32Array | null;
-  /** Real and imaginary level index of each point (QAM only). */
+  /** Real level index of each point (QAM only). */
   readonly reLevelOf: Int32Array | null;
+  /** Imaginary level index of each point (QAM only). */
   readonly imLevelOf: Int32Array | null;
 }
 
@@ -149,7 +153,7 @@ export function bitsOf(index: number, mod: Modulation): Uint8Array {
   return c.bitTable.slice(index * c.bitsPerSymbol, (index + 1) * c.bitsPerSymbol);
 }
 
-/** Symbol indices -> bits (bitsPerSymbol per symbol, b0 first). */
+/** Symbol indices (k) -> bits (k x bitsPerSymbol, b0 first per symbol). */
 export function symbolsToBits(symbols: ArrayLike<number>, mod: Modulation, out?: Uint8Array): Uint8Array {
   const c = constellation(mod);
   const bps = c.bitsPerSymbol;
@@ -163,7 +167,7 @@ export function symbolsToBits(symbols: ArrayLike<number>, mod: Modulation, out?:
   return bits;
 }
 
-/** Bits (b0 first per symbol) -> symbol indices. */
+/** Bits (k x bitsPerSymbol, b0 first per symbol) -> symbol indices (k). */
 export function bitsToSymbols(bits: ArrayLike<number>, mod: Modulation): Int32Array {
   const bps = bitsPerSymbolOf(mod);
   if (bits.length % bps !== 0) {
@@ -210,7 +214,7 @@ export function sliceSymbol(re: number, im: number, c: Constellation): number {
   return c.symbolOfLevels![slicePam(re, c.pam) * q + slicePam(im, c.pam)]!;
 }
 
-/** Hard decision of every sample of an interleaved complex array. */
+/** Hard decision of every sample of an interleaved complex array: k samples (2k numbers) give k symbol indices. */
 export function hardDemap(y: Float64Array, mod: Modulation): Int32Array {
   const c = constellation(mod);
   if (y.length % 2 !== 0) throw new InvalidInputError('SHAPE_MISMATCH', `interleaved complex array has odd length ${y.length}`);
@@ -219,6 +223,7 @@ export function hardDemap(y: Float64Array, mod: Modulation): Int32Array {
   return out;
 }
 
+/** Soft demapping: max-log approximation, or exact log-MAP (log-sum-exp over the constellation). */
 export type SoftMethod = 'maxlog' | 'logmap';
 
 /** ln(e^a + e^b) without overflow. */
@@ -269,7 +274,7 @@ export function softDemapSymbol(
   pamLlr(im, noiseVar, c.pam, method, out, off + 1);
 }
 
-/** Soft demapping of every sample of an interleaved complex array (one noise variance). */
+/** Soft demapping of every sample of an interleaved complex array (one noise variance): k samples give k x bitsPerSymbol LLRs, b0 first per sample. */
 export function softDemap(y: Float64Array, noiseVar: number, mod: Modulation, method: SoftMethod = 'maxlog'): Float64Array {
   const c = constellation(mod);
   if (y.length % 2 !== 0) throw new InvalidInputError('SHAPE_MISMATCH', `interleaved complex array has odd length ${y.length}`);

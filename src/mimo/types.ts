@@ -6,12 +6,16 @@
  * SNR: Es/N0 = 1 / N0 per stream (E|s|^2 = 1); Eb/N0 = Es/N0 - 10 log10(bitsPerSymbol * codeRate).
  * LLR(b) = ln P(b=0 | y) / P(b=1 | y): positive means 0.
  */
+/** Every modulation, by name. */
 export const MODULATIONS = ['bpsk', 'qpsk', '16qam', '64qam', '256qam'] as const;
+/** A QAM order by name: BPSK, QPSK, 16-, 64-, 256-QAM (3GPP Gray labels, unit average energy). */
 export type Modulation = (typeof MODULATIONS)[number];
 
+/** Every detector `detect()` accepts, by name. */
 export const DETECTORS = [
   'zf', 'mmse', 'sic', 'ml', 'sphere', 'psd', 'kbest', 'ssfe', 'nway', 'lr-zf', 'lr-mmse', 'lr-sic',
 ] as const;
+/** A detector by name; the README's detector table says what each does. */
 export type Detector = (typeof DETECTORS)[number];
 
 /** Detectors that return LLRs. */
@@ -27,11 +31,17 @@ export const SOFT_DETECTORS: readonly Detector[] = ['ml', 'kbest', 'ssfe', 'nway
  *  - noiseVar: N0, the complex noise variance per receive antenna (one value, or one per vector).
  */
 export interface DetectionInput {
+  /** Transmit antennas (streams), 1..MAX_ANTENNAS. */
   readonly nt: number;
+  /** Receive antennas, 1..MAX_ANTENNAS. */
   readonly nr: number;
+  /** Channels: channels x nr x nt complex, column-major, interleaved (2 * channels * nr * nt numbers). */
   readonly H: Float64Array;
+  /** Received vectors: vectors x nr complex, interleaved (2 * vectors * nr numbers). */
   readonly y: Float64Array;
+  /** Consecutive vectors that share one channel (default 1). */
   readonly vectorsPerChannel?: number;
+  /** N0 > 0: one value for all vectors, or one per vector (length vectors). */
   readonly noiseVar: number | Float64Array;
 }
 
@@ -41,16 +51,22 @@ export interface DetectionInput {
  * be omitted). `paths` alone applies to the default levels. See psdConfig().
  */
 export interface PsdOptions {
+  /** Tree level boundaries lvl_1 > ... > lvl_S = 1 (depth + 1 first may be omitted). */
   levels?: number[];
+  /** Paths kept at each boundary but the last (paths_lvl_0 = 1 may be omitted). */
   paths?: number[];
 }
 
 /** The sphere decoder's initial radius: 'infinity' (the first leaf is the Babai point) or 'babai' (the sliced ZF distance). */
 export type InitialRadius = 'infinity' | 'babai';
 
+/** Options of `detect()`: the detector, the modulation, and the detector's own parameters. */
 export interface DetectOptions {
+  /** Which detector. */
   detector: Detector;
+  /** The transmitted constellation. */
   modulation: Modulation;
+  /** 'auto' and 'cpu' run on the CPU; 'cuda' has no MIMO engine yet (EngineUnavailableError). */
   engine?: 'auto' | 'cpu' | 'cuda';
   /** K for kbest. */
   k?: number;
@@ -65,7 +81,7 @@ export interface DetectOptions {
   soft?: 'maxlog' | 'logmap' | 'none';
   /** Sphere decoder's initial radius: 'infinity' (default) or 'babai'. */
   initialRadius?: InitialRadius;
-  /** PSD configuration (levels and paths); defaults from the paper's Table 1. */
+  /** PSD configuration: `levels` (tree level boundaries, depth + 1 down to 1) and `paths` (kept at each boundary but the last); defaults from the paper's Table 1. */
   psd?: PsdOptions;
   /**
    * Node budget per received vector of the exact searches (sphere, psd; ml and kbest refuse a size
@@ -79,6 +95,7 @@ export interface DetectOptions {
   onBudget?: 'error' | 'flag';
 }
 
+/** What `detect()` returns: per-vector decisions, in the layouts below. */
 export interface DetectionResult {
   /** Symbol indices, vectors x nt (index = integer whose binary digits, MSB first, are the bit label). */
   readonly symbols: Int32Array;
@@ -94,6 +111,7 @@ export interface DetectionResult {
    * symbols are the best found so far, not proven ML.
    */
   readonly unproven?: Uint8Array;
+  /** The detector that ran, the engine, how many vectors, wall time, and (tree searches) nodes whose metric was computed. */
   readonly stats: {
     detector: Detector; engine: 'cpu' | 'cuda'; vectors: number; timeMs: number; nodesVisited?: number;
     /** Vectors whose search stopped at the node budget (sphere and psd; 0 when none did). */

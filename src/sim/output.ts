@@ -1,6 +1,7 @@
 /** Simulation results as JSON (`{"points": [...], ...run settings}`) and CSV (one row per point). */
 import type { SimPoint, SimulationResult } from './types.js';
 
+/** The result as pretty JSON: `{"points": [...]}` then the run settings, newline-terminated. */
 export function resultToJson(result: SimulationResult): string {
   const { points, ...settings } = result;
   return JSON.stringify({ points, ...settings }, null, 2) + '\n';
@@ -16,6 +17,7 @@ function csvCell(v: unknown): string {
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
+/** The points as CSV: a header row, then one row per detector and SNR point. */
 export function resultToCsv(result: SimulationResult): string {
   const lines = [CSV_FIELDS.join(',')];
   for (const p of result.points) lines.push(CSV_FIELDS.map((f) => csvCell(p[f])).join(','));

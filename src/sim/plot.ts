@@ -10,14 +10,18 @@ import { InvalidArgumentError } from '../core/errors.js';
 import { snrTypeName } from './table.js';
 import type { SimulationResult } from './types.js';
 
+/** Which error rate a plot panel shows: bit, symbol or frame (vector). */
 export type PlotMetric = 'ber' | 'ser' | 'fer';
 
+/** How the error-rate plot looks. */
 export interface PlotOptions {
   /** Panels side by side, one per metric (default ['ber', 'fer']). */
   metrics?: PlotMetric[];
+  /** Title above the panels (default "4x4 MIMO, 16QAM": the antennas and the modulation). */
   title?: string;
   /** Width and height of each panel in px (default 360 x 300). */
   width?: number;
+  /** See width. */
   height?: number;
 }
 

@@ -10,6 +10,7 @@ import { simulate } from './simulate.js';
 import { LiveTable, type TableStream } from './table.js';
 import type { SimulationOptions, SimulationResult } from './types.js';
 
+/** simulate() with the live table drawn on `out` (default stderr) while it runs; returns the same result. */
 export async function simulateWithTable(opts: SimulationOptions, out: TableStream = process.stderr): Promise<SimulationResult> {
   const table = new LiveTable(out, opts.snrType ?? 'esn0');
   table.start();
@@ -21,6 +22,10 @@ export async function simulateWithTable(opts: SimulationOptions, out: TableStrea
   return result;
 }
 
+/**
+ * Files writeOutputs() writes, each optional: `json` (resultToJson's text), `csv` (resultToCsv's),
+ * `plot` (.svg or .png by its extension, drawn with `plotOptions`); '-' is stdout.
+ */
 export interface OutputFiles { json?: string; csv?: string; plot?: string; plotOptions?: PlotOptions }
 
 async function writeText(file: string, text: string): Promise<void> {

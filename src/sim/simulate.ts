@@ -17,8 +17,11 @@ import { MAX_SNR_POINTS, toEbN0Db, toEsN0Db } from './snr.js';
 import type { SimDetector, SimPoint, SimulationOptions, SimulationResult, SnrType } from './types.js';
 import { InThreadExecutor, WorkerPool, type ChunkExecutor } from './worker-pool.js';
 
+/** Default stop rule: bit errors per detector and SNR point. */
 export const DEFAULT_MAX_ERRORS = 200;
+/** Default stop rule: received vectors per detector and SNR point. */
 export const DEFAULT_MAX_VECTORS = 1_000_000;
+/** Default chunk size in vectors: the unit of work handed to a worker and of stop decisions. */
 export const DEFAULT_CHUNK_VECTORS = 1024;
 /** Limits that keep every loop bounded and every stream number exact. */
 const MAX_ANTENNAS = 64;

@@ -10,8 +10,11 @@ const WIDTHS = [7, 14, 9, 9, 9, 8, 10, 10, 8];
 /** Redraws at most this often on a terminal (the last state of a point is always drawn). */
 const REDRAW_INTERVAL_MS = 100;
 
+/** Where the live table is drawn: a writable text stream (process.stderr, or a test's collector). */
 export interface TableStream {
+  /** Writes text as is. */
   write(text: string): unknown;
+  /** On a terminal the table redraws its rows in place; elsewhere it prints each finished row once. */
   isTTY?: boolean;
 }
 

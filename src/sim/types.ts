@@ -13,10 +13,15 @@ export interface SimDetector extends Omit<DetectOptions, 'modulation' | 'engine'
   label?: string;
 }
 
+/** What simulate() runs: one link (antennas, modulation), several detectors, a list of SNR points. */
 export interface SimulationOptions {
+  /** Transmit antennas. */
   nt: number;
+  /** Receive antennas. */
   nr: number;
+  /** The constellation every stream sends. */
   modulation: Modulation;
+  /** The detectors, all run on the same channels, symbols and noise. */
   detectors: SimDetector[];
   /** SNR points in dB, of the kind `snrType` names. */
   snrs: number[];
@@ -46,22 +51,35 @@ export interface SimPoint {
   detector: string;
   /** The detector's algorithm name. */
   algorithm: Detector;
+  /** The SNR in dB, of the kind snrType names. */
   snr: number;
+  /** Whether snr is Es/N0 or Eb/N0. */
   snrType: SnrType;
+  /** The point as Es/N0 in dB. */
   esn0Db: number;
+  /** The point as Eb/N0 in dB. */
   ebn0Db: number;
   /** N0, the complex noise variance per receive antenna. */
   noiseVar: number;
+  /** bitErrors / bits. */
   ber: number;
+  /** symbolErrors / symbols. */
   ser: number;
+  /** frameErrors / frames. */
   fer: number;
+  /** Wrong bits counted. */
   bitErrors: number;
+  /** Wrong symbols counted. */
   symbolErrors: number;
+  /** Vectors with at least one wrong bit. */
   frameErrors: number;
+  /** Bits sent. */
   bits: number;
+  /** Symbols sent. */
   symbols: number;
   /** Frames = vectors (uncoded: a frame is one received vector). */
   frames: number;
+  /** Received vectors detected. */
   vectors: number;
   /** Detection time summed over the chunks (CPU milliseconds across workers, generation excluded). */
   timeMs: number;
@@ -69,28 +87,45 @@ export interface SimPoint {
   stoppedBy: 'errors' | 'vectors';
 }
 
+/** What simulate() returns: the settings it ran with (defaults filled in) and one point per detector and SNR. */
 export interface SimulationResult {
+  /** Transmit antennas. */
   nt: number;
+  /** Receive antennas. */
   nr: number;
+  /** The constellation. */
   modulation: Modulation;
+  /** Whether the SNR points are Es/N0 or Eb/N0. */
   snrType: SnrType;
+  /** The Philox seed. */
   seed: number;
+  /** Worker threads used. */
   threads: number;
+  /** The engine that ran. */
   engine: 'cpu';
+  /** Stop rule: bit errors per detector and point. */
   maxErrors: number;
+  /** Stop rule: vectors per detector and point. */
   maxVectors: number;
+  /** Consecutive vectors per channel matrix. */
   vectorsPerChannel: number;
+  /** Vectors per chunk. */
   chunkVectors: number;
   /** Wall time of the whole run. */
   wallMs: number;
+  /** Points in SNR order, then detector order. */
   points: SimPoint[];
 }
 
 /** Progress: 'update' after each merged chunk, 'point' when every detector at a point has stopped. */
 export interface SimProgressEvent {
+  /** 'update' after a merged chunk, 'point' when the point is done. */
   type: 'update' | 'point';
+  /** Index of the point in `snrs`. */
   snrIndex: number;
+  /** The point's SNR in dB. */
   snr: number;
+  /** Whether snr is Es/N0 or Eb/N0. */
   snrType: SnrType;
   /** One entry per detector, in the order of `detectors` (partial counts for 'update'). */
   points: SimPoint[];

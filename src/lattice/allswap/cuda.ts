@@ -129,8 +129,8 @@ export function allswapBlockPlan(n: number, m: number, precision: 'float32' | 'f
   const perSM = (bytes: number): number => Math.floor(device.sharedPerMultiprocessorBytes / (bytes + 1024));
   // several bases per multiprocessor: when the whole workspace allows one block and the workspace
   // without Z allows more (64 x 64 float32: 3 or 4, float64: 2), Z goes to global scratch (it stays
-  // in L2) and the module is built for that many blocks (v4 in bench/gpu-notes.md: 68 x 64
-  // block-Toeplitz float32 2.63 us to 1.47 us per basis with 256 threads and 3 blocks)
+  // in L2) and the module is built for that many blocks (several bases per multiprocessor hide
+  // each other's latency)
   const several = allswapTuning.blockMemory === 'auto' && ws <= limit && perSM(ws) <= 1 && rest <= limit && perSM(rest) >= 2;
   if (mem === 'auto') mem = several ? 'z-global' : ws <= limit ? 'shared' : 'global';
   const mode = mem === 'shared' ? 1 : mem === 'z-global' ? 2 : 0;
@@ -200,9 +200,8 @@ export function allswapColumnPlan(n: number, m: number, precision: 'float32' | '
 }
 
 /**
- * Largest m for which the per-thread kernel is chosen ('auto'). Measured on the H100 (v1, generic
- * module): 8 x 8 per-thread 18 ns per basis against the block kernel's 54 ns; 16 x 16 333 ns
- * against 181 ns.
+ * Largest m for which the per-thread kernel is chosen ('auto'): it beats the block kernel at 8 x 8
+ * and loses to it at 16 x 16.
  */
 export const LANE_MAX_M = 12;
 

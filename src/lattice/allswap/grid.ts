@@ -18,8 +18,8 @@ export const GRID_MIN_M = 96;
 
 /**
  * Whether a batch is few enough large bases for the whole-device kernel, which takes them one
- * after another: at most m / 64 bases (the per-basis kernels run them at once; measured ratios
- * for one basis: 2.7x at 128, 150x at 1024).
+ * after another: at most m / 64 bases (past that the per-basis kernels, which run them at once,
+ * finish first).
  */
 export function gridSuitsBatch(m: number, batch: number): boolean {
   return m >= GRID_MIN_M && 64 * batch <= m;

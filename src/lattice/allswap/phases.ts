@@ -69,9 +69,8 @@ export function recomputeBstar(s: PairState, r: RealArray, mu: RealArray | null)
  * Drift watch. SimpleSwap updates b*_{k-1}, b*_k through the formulas above instead of
  * recomputing them, and where the Gram-Schmidt norms span many orders (knapsack-like bases: r_0
  * near 2^38, the rest near 1) those updates lose every digit within a few dozen swaps of one
- * sub-basis: MB-LLL failed on 8 of 60 random 131 x 130 knapsack bases (sub-bases of 8) with a
- * precision failure or a failed check, and the whole-device kernel's block mode drove |Z| past
- * 2^53 (bench/gpu-notes.md v12). A true b*_j satisfies <b_j, b*_j> = ||b*_j||^2 (b_j - b*_j lies in
+ * sub-basis: MB-LLL then ends in a precision failure or a failed check, and the whole-device
+ * kernel's block mode drives |Z| past 2^53. A true b*_j satisfies <b_j, b*_j> = ||b*_j||^2 (b_j - b*_j lies in
  * the span of the earlier ones); a pair step with B* changed since it was computed checks that for
  * j = k-1, k within DRIFT_TOL ||b_j||^2 (the rounding of b*_j is relative to the columns it was
  * projected from, at most about j units of ||b_j||) and otherwise does nothing and sets s.drift;

@@ -90,7 +90,9 @@ export interface CudaBatchStats {
   kernelMs: number;
   /** Wall time of the whole call: staging, copies, kernels, results. */
   totalMs: number;
+  /** Chunks the batch was cut into (memory, or to overlap one chunk's copies with another's kernels). */
   chunks: number;
+  /** Streams the chunks were spread over. */
   streams: number;
   threadsPerBlock: number;
   sharedBytesPerBlock: number;

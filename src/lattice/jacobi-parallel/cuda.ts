@@ -25,18 +25,17 @@ export const jacobiParallelTuning = { threads: 0, group: 0, mode: -1, preGram: -
  * Threads per block when a few bases run alone (the host caps it at the kernel's register limit).
  * The rounds run on the first warp or on a group of up to four warps; the other threads help with
  * G = B^T B, B_in Z and the update phases of the rounds with multipliers. 512 rather than 1024: up
- * to 128 registers per thread (launch bounds), so that the rounds' code does not spill (measured
- * on the H100, one 200 x 200 basis: 0.57 ms with 512 threads, 0.63 ms with 256, where G = B^T B
- * takes longer; bench/gpu-notes.md, v4).
+ * to 128 registers per thread (launch bounds), so that the rounds' code does not spill; 256 is
+ * slower, G = B^T B taking longer.
  */
 const SINGLE_THREADS = 512;
 
 /**
  * Mode 3 (kernel.cu): owned pairs per warp (the group has as many warps as that needs; 13 pairs:
  * a halo of 9 lanes either side, 9 rounds per barrier), the most rounds per group barrier and the
- * pairs per lane. Measured on the H100 (bench/gpu-notes.md, v8), one 200 x 200 float32 basis: 8
- * warps of 13 pairs 279 us, 4 warps of 25 (3 rounds per barrier) 319 us; two pairs per lane 376
- * us (the per-round work doubles, the barriers were no longer the cost).
+ * pairs per lane. Fewer, larger warps' shares (25 pairs, 3 rounds per barrier) and two pairs per
+ * lane were both slower on one 200 x 200 basis: the per-round work grows, and the barriers were no
+ * longer the cost.
  */
 const HALO_PAIRS_PER_WARP = 13;
 const HALO_HOPS = 16;
@@ -98,8 +97,8 @@ export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 
   // thread a power of two (fewer modules).
   // Mode 3 (several rounds per group barrier): the host's choice for a few bases of 33 to 128
   // pairs, where mode 0 or 2 ran before (larger bases keep mode 1, with G in global memory; not
-  // measured). Measured faster than mode 0 at 25 pairs too (50 x 50: 68.4 against 76.6 us), not the
-  // default there yet: the GPU tests have not run it at that size. W = ceil(half /
+  // measured). Faster than mode 0 at 25 pairs too, not the default there yet: the GPU tests have
+  // not run it at that size. W = ceil(half /
   // HALO_PAIRS_PER_WARP) warps (or the tuned group), JL pairs per lane (HALO_LANE_PAIRS unless
   // tuned), JOL = ceil(half / W / JL) owned lanes per warp, JHL = (32 - JOL) / 2 halo lanes either
   // side and JH = JHL JL rounds per barrier (at most HALO_HOPS or the tuned hops), at least one.

@@ -13,10 +13,14 @@ import { makeBatch, type MatrixBatch } from '../../core/matrix.js';
 /** A column whose residual norm falls below this fraction of its original norm counts as dependent. */
 const RANK_TOL = 1e-12;
 
+/** Column order of the QR: 'none' (plain MGS), 'ascending' (SQRD: the remaining column of least residual norm next) or 'descending'. */
 export type QrOrdering = 'none' | 'ascending' | 'descending';
 
+/** One QR factorisation A[:, perm] = Q R of an m x n matrix. */
 export interface QrResult {
+  /** Rows of A and Q. */
   readonly m: number;
+  /** Columns of A and Q; R is n x n. */
   readonly n: number;
   /** m x n, orthonormal columns (column-major). */
   readonly Q: Float64Array;
@@ -139,7 +143,10 @@ export function sortedQr(A: ArrayLike<number>, m: number, n: number, aOff = 0, o
   return { m, n, Q, R, perm };
 }
 
-/** Batched QR: one factorisation per matrix of the batch (float64 output). */
+/**
+ * Batched QR of A (batch x m x n, column-major, m >= n): Q batch x m x n, R batch x n x n, perm
+ * batch x n (see QrResult), all float64.
+ */
 export function qrBatch(A: MatrixBatch, ordering: QrOrdering = 'none'): { Q: MatrixBatch<Float64Array>; R: MatrixBatch<Float64Array>; perm: Int32Array } {
   const { batch, rows: m, cols: n } = A;
   const Q = new Float64Array(batch * m * n), R = new Float64Array(batch * n * n), perm = new Int32Array(batch * n);

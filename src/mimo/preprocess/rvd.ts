@@ -11,6 +11,7 @@
  */
 import { InvalidArgumentError, InvalidInputError } from '../../core/errors.js';
 
+/** Real-valued decomposition of a complex system: `rvd` [Re; Im] stacked, `mrvd` re/im of each entry interleaved. */
 export type RealLayout = 'rvd' | 'mrvd';
 
 /** Position in the real vector of the real (part = 0) or imaginary (part = 1) part of complex entry j of n. */
@@ -70,7 +71,7 @@ export function rvd(H: Float64Array, channels: number, nt: number, nr: number): 
   return out;
 }
 
-/** MRVD of a batch of complex channels (the N-way paper's interleaved layout). */
+/** MRVD of a batch of complex channels (the N-way paper's interleaved layout): channels matrices of 2nr x 2nt, back to back. */
 export function mrvd(H: Float64Array, channels: number, nt: number, nr: number): Float64Array {
   checkBatch(H, channels, nt, nr);
   const out = new Float64Array(4 * channels * nr * nt);
@@ -78,7 +79,7 @@ export function mrvd(H: Float64Array, channels: number, nt: number, nr: number):
   return out;
 }
 
-/** Real vectors (length 2n each) of a batch of complex vectors in the given layout. */
+/** Real vectors (length 2n each) of a batch of complex vectors (n complex, interleaved, each) in the given layout; same length as y. */
 export function realVectors(layout: RealLayout, y: Float64Array, n: number): Float64Array {
   if (y.length % (2 * n) !== 0) throw new InvalidInputError('SHAPE_MISMATCH', `y has ${y.length} reals, not a multiple of 2n = ${2 * n}`);
   const out = new Float64Array(y.length);

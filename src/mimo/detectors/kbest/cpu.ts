@@ -12,6 +12,7 @@ import { fillRealMatrix, naturalDimOrder, detectorRealModel, symbolsOfLevels } f
 import type { CpuDetector, DetectorInstance } from '../detector.js';
 import { KBestScratch } from './search.js';
 
+/** Paths K-best keeps per level when DetectOptions.k is not given. */
 export const DEFAULT_K = 16;
 /** Largest K x Q x nd the search buffers may hold. */
 const MAX_WORK = 1 << 26;

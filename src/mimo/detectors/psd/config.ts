@@ -9,6 +9,7 @@
 import { InvalidArgumentError, UnsupportedError } from '../../../core/errors.js';
 import { show } from '../../show.js';
 
+/** The PSD's search shape: the tree levels where it sorts and prunes, and the paths kept at each. */
 export interface PsdConfig {
   /** lvl_0 = n + 1 > lvl_1 > ... > lvl_S = 1. */
   readonly levels: readonly number[];
@@ -31,7 +32,11 @@ const TABLE_1B: Record<string, { levels: number[]; paths: number[] }> = {
   '8,8': { levels: [9, 7, 5, 3, 1], paths: [1, 1, 1, 1] }, // 4x4 64-QAM
 };
 
-/** Default: Table 1b where it has the size, else stages of about 64 expanded nodes (paths 1). */
+/**
+ * Default `levels` (boundaries, n + 1 down to 1) and `paths` (kept at each boundary but the last)
+ * for tree depth n and alphabet q: Table 1b where it has the size, else stages of about 64
+ * expanded nodes (paths 1).
+ */
 export function defaultPsdLevels(n: number, q: number): { levels: number[]; paths: number[] } {
   const t = TABLE_1B[`${n},${q}`];
   if (t) return { levels: [...t.levels], paths: [...t.paths] };

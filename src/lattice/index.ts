@@ -1,0 +1,24 @@
+/**
+ * The lattice part's public API: reduce() and its options and results, the checks and quality
+ * metrics on their own, generators, fplll's format, and the GPU engine calls for repeated batches.
+ * Per-algorithm reducers, kernel plans and tuning objects stay internal.
+ */
+export { reduce, reduceSync, type ReduceResult, type ReduceStats, type BasisCheck } from './reduce.js';
+export { ALGORITHMS, type Algorithm, type AlgoParams, type BasisStats, type ReduceOptions, type Engine } from './types.js';
+export {
+  checkLLL, checkLagrangePairs, checkUnimodular, applyTransform, qualityMetrics, gramSchmidt,
+  type LLLCheck, type LagrangeCheck, type UnimodularCheck, type QualityMetrics, type GramSchmidt,
+} from './check.js';
+export { checkLLLExact, type ExactLLLCheck } from './exact-lll.js';
+export { rebuildTransform, type ExactTransform } from './exact-transform.js';
+export { reduceBatchCuda as allswapBatchCuda } from './allswap/cuda.js';
+export { reduceBatchCuda as jacobiParallelBatchCuda } from './jacobi-parallel/cuda.js';
+export type { CudaBatchOutputs, CudaBatchResult, CudaBatchStats } from './gpu/batch.js';
+export { hostBatch } from './host-batch.js';
+export {
+  gaussianBases, blockToeplitzBases, integerScale, type GaussianBasesOptions, type BlockToeplitzOptions,
+} from './generators.js';
+export {
+  parseFplll, parseFplllBasis, formatFplll, parseBasisJson, formatBasisJson,
+  type ParsedMatrix, type BasisLike, type FormatOptions,
+} from './fplll-format.js';
