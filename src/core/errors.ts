@@ -19,7 +19,8 @@ export type ErrorCode =
   | 'NVRTC_ERROR'
   | 'OUT_OF_MEMORY'
   | 'KERNEL_TIMEOUT'
-  | 'EXTERNAL_TOOL';
+  | 'EXTERNAL_TOOL'
+  | 'IO_ERROR';
 
 export class LatticeMimoError extends Error {
   readonly code: ErrorCode;
@@ -103,5 +104,13 @@ export class ExternalToolError extends LatticeMimoError {
   constructor(message: string, details?: Record<string, unknown>) {
     super('EXTERNAL_TOOL', message, details);
     this.name = 'ExternalToolError';
+  }
+}
+
+/** Reading or writing a file or stream failed (missing directory, no permission, full disk). */
+export class IoError extends LatticeMimoError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('IO_ERROR', message, details);
+    this.name = 'IoError';
   }
 }

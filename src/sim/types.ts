@@ -36,7 +36,26 @@ export interface SimulationOptions {
   threads?: number;
   /** Detection engine; 'cuda' has no MIMO simulation engine yet (EngineUnavailableError). */
   engine?: 'auto' | 'cpu' | 'cuda';
-  /** Called (in chunk order) after every merged chunk and after every finished point. */
+  /**
+   * Wall-clock limit per SNR point, in seconds: past it the point's active detectors stop with the
+   * counts merged so far, flagged stoppedBy 'time' (counts then depend on the machine's speed).
+   */
+  maxTimeSeconds?: number;
+  /**
+   * Stops the run: the result holds the points finished before it fired, with `interrupted` true
+   * (the point in progress is dropped; its counts would not be those of an uninterrupted run).
+   */
+  signal?: AbortSignal;
+  /**
+   * Points of an earlier run of the same settings (its JSON's `points`): SNR points for which every
+   * detector is present are taken as they are and not recomputed. Chunk order makes the counts those
+   * of an uninterrupted run.
+   */
+  completedPoints?: readonly SimPoint[];
+  /**
+   * Called after every merged chunk, at least every PROGRESS_INTERVAL_MS while a point runs, and
+   * after every finished point.
+   */
   onProgress?: (event: SimProgressEvent) => void;
 }
 
@@ -46,6 +65,8 @@ export interface SimPoint {
   detector: string;
   /** The detector's algorithm name. */
   algorithm: Detector;
+  /** Index of this point's SNR in the run's `snrs` (the key of its random stream). */
+  snrIndex: number;
   snr: number;
   snrType: SnrType;
   esn0Db: number;
@@ -65,8 +86,8 @@ export interface SimPoint {
   vectors: number;
   /** Detection time summed over the chunks (CPU milliseconds across workers, generation excluded). */
   timeMs: number;
-  /** Why this point stopped: enough bit errors, or the vector limit. */
-  stoppedBy: 'errors' | 'vectors';
+  /** Why this point stopped: enough bit errors, the vector limit, or the time limit (maxTimeSeconds). */
+  stoppedBy: 'errors' | 'vectors' | 'time';
 }
 
 export interface SimulationResult {
@@ -81,6 +102,13 @@ export interface SimulationResult {
   maxVectors: number;
   vectorsPerChannel: number;
   chunkVectors: number;
+  /** The detectors and SNR points asked for (with the settings above: enough to resume the run). */
+  detectors: SimDetector[];
+  snrs: number[];
+  /** The per-point time limit, when one was set. */
+  maxTimeSeconds?: number;
+  /** True when `signal` stopped the run: `points` then holds the finished SNR points only. */
+  interrupted: boolean;
   /** Wall time of the whole run. */
   wallMs: number;
   points: SimPoint[];
