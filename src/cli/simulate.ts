@@ -170,7 +170,8 @@ export async function run(argv: string[]): Promise<number> {
   const onSignal = (sig: NodeJS.Signals) => {
     if (signalName !== null) process.exit(SIGNAL_EXIT[sig]!); // a second Ctrl-C: stop now
     signalName = sig;
-    process.stderr.write(`\nsimulate: ${sig}: stopping; writing the finished points (${sig} again to quit at once)\n`);
+    const files = Object.values(cmd.files).filter((f) => typeof f === 'string').length;
+    process.stderr.write(`\nsimulate: ${sig}: stopping${files > 0 ? '; the finished points go to the files asked for' : ''} (${sig} again quits at once, writing nothing)\n`);
     controller.abort();
   };
   process.on('SIGINT', onSignal);
