@@ -26,7 +26,8 @@ detectors: ml, kbest, ssfe, nway; LLR = ln P(b=0|y)/P(b=1|y)).
 options:
   --detector NAME     zf, mmse, sic, ml, sphere, psd, kbest, ssfe, nway, lr-zf, lr-mmse, lr-sic
   --mod MOD           bpsk | qpsk | 16qam | 64qam | 256qam
-  --noise-var N0      complex noise variance per receive antenna (>= 0; > 0 for soft output)
+  --noise-var N0      complex noise variance per receive antenna (>= 0; > 0 for soft output);
+                      or "noiseVar" in in.json: one number, or one per vector (not both)
   --vectors-per-channel N   consecutive vectors sharing one H (the API's vectorsPerChannel)
   --k K               K for kbest
   --passes N          passes for nway
@@ -76,7 +77,7 @@ function pair(v: unknown, where: string): [number, number] {
  * Parses the detect JSON into a DetectionInput (noise variance and vectors per channel added by the
  * caller): forms and finiteness here, the pairing of H and y and the sizes in detect().
  */
-export function parseDetectionJson(text: string): Omit<DetectionInput, 'noiseVar'> & { vectors: number } {
+export function parseDetectionJson(text: string): Omit<DetectionInput, 'noiseVar'> & { vectors: number; noiseVar?: number | Float64Array } {
   if (text.trim() === '') throw new InvalidInputError('INVALID_INPUT', 'input is empty: expected a JSON object {"H": [...], "y": [...]}');
   let doc: unknown;
   try {
@@ -121,10 +122,20 @@ export function parseDetectionJson(text: string): Omit<DetectionInput, 'noiseVar
       y[2 * (v * nr + i)] = re; y[2 * (v * nr + i) + 1] = im;
     }
   }
-  return { nt, nr, H, y, vectors };
+  const nv = (doc as { noiseVar?: unknown }).noiseVar;
+  let noiseVar: number | Float64Array | undefined;
+  if (typeof nv === 'number') noiseVar = nv;
+  else if (Array.isArray(nv)) {
+    noiseVar = new Float64Array(nv.length);
+    nv.forEach((x, i) => {
+      if (typeof x !== 'number') throw new InvalidInputError('INVALID_INPUT', `"noiseVar"[${i}] must be a number`);
+      (noiseVar as Float64Array)[i] = x;
+    });
+  } else if (nv !== undefined) throw new InvalidInputError('INVALID_INPUT', '"noiseVar" must be a number or an array with one number per vector');
+  return { nt, nr, H, y, vectors, ...(noiseVar !== undefined ? { noiseVar } : {}) };
 }
 
-export interface DetectCommand { opts: DetectOptions; noiseVar: number; vectorsPerChannel?: number; input?: string; output?: string; help: boolean }
+export interface DetectCommand { opts: DetectOptions; noiseVar?: number; vectorsPerChannel?: number; input?: string; output?: string; help: boolean }
 
 /** Parses and checks every option (no input read). */
 export function parseDetectArgs(argv: string[]): DetectCommand {
@@ -132,11 +143,10 @@ export function parseDetectArgs(argv: string[]): DetectCommand {
   if (v.help) return { opts: {} as DetectOptions, noiseVar: 0, help: true };
   if (v.detector === undefined) throw new InvalidArgumentError('--detector is required (see --help)');
   if (v.mod === undefined) throw new InvalidArgumentError('--mod is required (see --help)');
-  if (v['noise-var'] === undefined) throw new InvalidArgumentError('--noise-var is required (see --help)');
   const detector = parseDetectorName(v.detector);
   const modulation = parseModulationOption(v.mod);
-  const noiseVar = numberOption('noise-var', v['noise-var'])!;
-  if (noiseVar < 0) throw new InvalidArgumentError(`--noise-var must be >= 0 (a variance), got '${v['noise-var']}'`);
+  const noiseVar = numberOption('noise-var', v['noise-var']);
+  if (noiseVar !== undefined && noiseVar < 0) throw new InvalidArgumentError(`--noise-var must be >= 0 (a variance), got '${v['noise-var']}'`);
   const engine = choiceOption('engine', v.engine, ['auto', 'cpu', 'cuda'] as const, 'auto');
   resolveEngine(engine);
   const soft = choiceOption('soft', v.soft, ['maxlog', 'logmap', 'none'] as const);
@@ -165,16 +175,19 @@ export function parseDetectArgs(argv: string[]): DetectCommand {
 export async function run(argv: string[]): Promise<number> {
   const cmd = parseDetectArgs(argv);
   if (cmd.help) { process.stdout.write(DETECT_HELP); return 0; }
-  const { opts, noiseVar } = cmd;
+  const { opts } = cmd;
   const text = await readInput(cmd.input, 'pipe the JSON on stdin or give --input FILE');
   const input = parseDetectionJson(text);
+  if (cmd.noiseVar !== undefined && input.noiseVar !== undefined) throw new InvalidArgumentError('the noise variance is given twice: --noise-var and "noiseVar" in the input');
+  const noiseVar = cmd.noiseVar ?? input.noiseVar;
+  if (noiseVar === undefined) throw new InvalidArgumentError('no noise variance: give --noise-var N0 or "noiseVar" in the input (see --help)');
   const result = detect({ ...input, noiseVar, ...(cmd.vectorsPerChannel !== undefined ? { vectorsPerChannel: cmd.vectorsPerChannel } : {}) }, opts);
 
   const nt = input.nt, bps = bitsPerSymbolOf(opts.modulation);
   const rows = <A extends ArrayLike<number>>(a: A, width: number): number[][] =>
     Array.from({ length: input.vectors }, (_, r) => Array.from({ length: width }, (_, c) => a[r * width + c]!));
   const out: Record<string, unknown> = {
-    detector: opts.detector, modulation: opts.modulation, nt, nr: input.nr, noiseVar,
+    detector: opts.detector, modulation: opts.modulation, nt, nr: input.nr, noiseVar: typeof noiseVar === 'number' ? noiseVar : [...noiseVar],
     symbols: rows(result.symbols, nt),
     bits: rows(result.bits, nt * bps),
   };

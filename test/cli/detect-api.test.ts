@@ -1,7 +1,7 @@
 /**
  * The CLI and the API accept the same things: `detect` on the command line gives what detect()
  * gives on the same input and options (vectors per channel, initial radius, PSD configuration, soft
- * output, nr < nt), the same output or the same typed error code.
+ * output, a noise variance per vector, nr < nt), the same output or the same typed error code.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -24,6 +24,8 @@ const problem = fc.record({
   giveVpc: fc.boolean(),
   modulation: fc.constantFrom<Modulation>('bpsk', 'qpsk', '16qam'),
   noiseVar: fc.double({ min: 0.01, max: 2, noNaN: true }),
+  /** the noise variance per vector in the JSON (the API's Float64Array) instead of --noise-var */
+  noisePerVector: fc.boolean(),
   seedPairs: fc.array(pair, { minLength: 64, maxLength: 64 }),
   options: fc.oneof(
     fc.record({ detector: fc.constant('sphere' as const), initialRadius: fc.constantFrom('infinity' as const, 'babai' as const) }),
@@ -45,7 +47,8 @@ test('detect on the command line = detect() on the same input and options (or th
 
     const o = p.options;
     const opts: DetectOptions = { detector: o.detector, modulation: p.modulation, engine: 'cpu' };
-    const args = ['detect', '--detector', o.detector, '--mod', p.modulation, '--noise-var', String(p.noiseVar)];
+    const noiseVar = p.noisePerVector ? Float64Array.from(ys, (_, v) => p.noiseVar * (1 + v)) : p.noiseVar;
+    const args = ['detect', '--detector', o.detector, '--mod', p.modulation, ...(p.noisePerVector ? [] : ['--noise-var', String(p.noiseVar)])];
     if ('initialRadius' in o) { opts.initialRadius = o.initialRadius; args.push('--initial-radius', o.initialRadius); }
     if ('levels' in o) { opts.psd = { levels: o.levels, paths: o.paths }; args.push('--psd-levels', o.levels.join(','), '--psd-paths', o.paths.join(',')); }
     if ('k' in o) { opts.k = o.k; opts.soft = o.soft; args.push('--k', String(o.k), '--soft', o.soft); }
@@ -53,12 +56,12 @@ test('detect on the command line = detect() on the same input and options (or th
 
     let expected: { symbols: number[]; bits: number[]; llr?: number[] } | { code: string };
     try {
-      const r = detect({ nt: p.nt, nr: p.nr, H, y, noiseVar: p.noiseVar, ...(p.giveVpc ? { vectorsPerChannel: p.vpc } : {}) }, opts);
+      const r = detect({ nt: p.nt, nr: p.nr, H, y, noiseVar, ...(p.giveVpc ? { vectorsPerChannel: p.vpc } : {}) }, opts);
       expected = { symbols: [...r.symbols], bits: [...r.bits], ...(r.llr ? { llr: [...r.llr] } : {}) };
     } catch (err) {
       expected = { code: err instanceof LatticeMimoError ? err.code : 'INTERNAL' };
     }
-    const run = spawnSync(process.execPath, [MAIN, ...args], { input: JSON.stringify({ H: Hs, y: ys }), encoding: 'utf8', timeout: 60_000 });
+    const run = spawnSync(process.execPath, [MAIN, ...args], { input: JSON.stringify({ H: Hs, y: ys, ...(p.noisePerVector ? { noiseVar: [...noiseVar as Float64Array] } : {}) }), encoding: 'utf8', timeout: 60_000 });
     if ('code' in expected) {
       assert.equal(run.status, 2, `API threw ${expected.code}, CLI: ${run.stderr}`);
       assert.match(run.stderr, new RegExp(`^lattice-mimo: error \\[${expected.code}\\]`), args.join(' '));
