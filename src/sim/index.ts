@@ -1,5 +1,5 @@
 /** The simulation part's public API (re-exported from the package's index). */
-export { simulate, detectorLabel, resolveEngine, DEFAULT_MAX_ERRORS, DEFAULT_MAX_VECTORS, DEFAULT_CHUNK_VECTORS } from './simulate.js';
+export { simulate, detectorLabel, resolveEngine, DEFAULT_MAX_ERRORS, DEFAULT_MAX_VECTORS, DEFAULT_CHUNK_VECTORS, PROGRESS_INTERVAL_MS } from './simulate.js';
 export { parseSnrList, toEsN0Db, toEbN0Db } from './snr.js';
 export { resultToJson, resultToCsv } from './output.js';
 export { plotSpec, renderPlotSvg, svgToPng, writePlot, type PlotMetric, type PlotOptions } from './plot.js';
