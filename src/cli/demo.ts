@@ -2,10 +2,10 @@
  * `lattice-mimo demo` (npm start): a short simulation with the live table, then the BER / FER plot
  * (SVG and PNG) and the JSON of the points under out/.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { LatticeMimoError, UnsupportedError } from '../core/errors.js';
+import { checkOutputPath, toIoError, writeFileAtomic } from '../core/io.js';
 import { Philox } from '../core/rng.js';
 import { detect } from '../mimo/detect.js';
 import type { Detector, Modulation } from '../mimo/types.js';
@@ -15,6 +15,7 @@ import { renderPlotSvg, svgToPng } from '../sim/plot.js';
 import { simulateWithTable } from '../sim/report.js';
 import { resolveEngine } from '../sim/simulate.js';
 import type { SimDetector } from '../sim/types.js';
+import { parseCommandLine } from './args.js';
 
 const DEMO_HELP = `usage: lattice-mimo demo [--out DIR] [--threads N] [--seed S]
 
@@ -49,12 +50,16 @@ function unavailableReason(d: SimDetector): string | null {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const { values: v } = parseArgs({
-    args: argv, strict: true, allowPositionals: false,
-    options: { out: { type: 'string' }, threads: { type: 'string' }, seed: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-  });
+  const { values: v } = parseCommandLine(argv, {
+    out: { type: 'string' }, threads: { type: 'string' }, seed: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+  } as const, { command: 'demo' });
   if (v.help) { process.stdout.write(DEMO_HELP); return 0; }
   const outDir = v.out ?? 'out';
+  const seed = intOption('seed', v.seed, 1, 0);
+  const threads = v.threads !== undefined ? intOption('threads', v.threads, 0, 1, 256) : undefined;
+  // The output directory is made (and checked) before the simulation runs.
+  await mkdir(outDir, { recursive: true }).catch((err: unknown) => { throw toIoError(err, `create directory ${outDir}`); });
+  checkOutputPath('out', join(outDir, 'demo.json'));
   const engine = resolveEngine('auto');
   const reasons = DEMO.candidates.map((d) => unavailableReason(d));
   const detectors = DEMO.candidates.filter((_, i) => reasons[i] === null);
@@ -67,16 +72,15 @@ export async function run(argv: string[]): Promise<number> {
   const options = {
     nt: DEMO.nt, nr: DEMO.nr, modulation: DEMO.modulation, detectors, snrs: DEMO.snrs, snrType: 'esn0' as const,
     maxErrors: DEMO.maxErrors, maxVectors: DEMO.maxVectors, chunkVectors: DEMO.chunkVectors,
-    seed: intOption('seed', v.seed, 1, 0), engine: 'auto' as const,
-    ...(v.threads !== undefined ? { threads: intOption('threads', v.threads, 0, 1, 256) } : {}),
+    seed, engine: 'auto' as const,
+    ...(threads !== undefined ? { threads } : {}),
   };
   const result = await simulateWithTable(options);
   const [svgFile, pngFile, jsonFile] = [join(outDir, 'demo-ber.svg'), join(outDir, 'demo-ber.png'), join(outDir, 'demo.json')];
-  await mkdir(outDir, { recursive: true });
   const svg = await renderPlotSvg(result);
-  await writeFile(svgFile, svg);
-  await writeFile(pngFile, await svgToPng(svg));
-  await writeFile(jsonFile, resultToJson(result));
+  await writeFileAtomic(svgFile, svg);
+  await writeFileAtomic(pngFile, await svgToPng(svg));
+  await writeFileAtomic(jsonFile, resultToJson(result));
   process.stderr.write(`wrote ${svgFile}, ${pngFile}, ${jsonFile}\n`);
   return 0;
 }

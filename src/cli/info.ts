@@ -1,9 +1,11 @@
 /** `lattice-mimo info`: the engines found on this machine (CPU always; CUDA where a device answers). */
 import { availableParallelism, cpus } from 'node:os';
 import { describeCuda } from '../gpu/index.js';
+import { parseCommandLine } from './args.js';
 
 export async function run(argv: string[]): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
+  const { values } = parseCommandLine(argv, { help: { type: 'boolean', short: 'h' } } as const, { command: 'info' });
+  if (values.help) {
     process.stdout.write('usage: lattice-mimo info\n\nLists the engines found: the CPU engine (cores) and the CUDA device, driver and NVRTC version.\n');
     return 0;
   }

@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 /**
  * The `lattice-mimo` command. Each subcommand lives in its own file and exports
- * `run(argv): Promise<number>` (the exit code). Errors print one line on stderr and exit 2.
+ * `run(argv): Promise<number>` (the exit code). Errors print one line on stderr and exit 2, never a
+ * stack trace; a closed stdout pipe (`| head`) ends quietly with 141, as a Unix tool killed by SIGPIPE.
  */
+import { readFileSync } from 'node:fs';
 import { LatticeMimoError } from '../core/errors.js';
+import { isSystemError } from '../core/io.js';
 
 type Command = { describe: string; load: () => Promise<{ run: (argv: string[]) => Promise<number> }> };
 
@@ -16,37 +19,65 @@ const COMMANDS: Record<string, Command> = {
   demo: { describe: 'the main job: a short simulation with its plot (npm start)', load: () => import('./demo.js') },
 };
 
+/** Exit status of a process whose output pipe was closed (128 + SIGPIPE). */
+const EXIT_PIPE = 141;
+
 function usage(): string {
-  const lines = ['usage: lattice-mimo <command> [options]', '', 'commands:'];
+  const lines = ['usage: lattice-mimo <command> [options]', '       lattice-mimo help <command>', '       lattice-mimo --version', '', 'commands:'];
   for (const [name, c] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(10)} ${c.describe}`);
-  lines.push('', "run 'lattice-mimo <command> --help' for a command's options");
+  lines.push('', "run 'lattice-mimo help <command>' or 'lattice-mimo <command> --help' for a command's options");
   return lines.join('\n');
 }
 
-/** One line on stderr for an error; exit code 2 for anything the user can fix. */
+/** The version in package.json (dist/src/cli/main.js -> ../../../package.json). */
+export function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+/** The one line an error prints; exit code 2 for anything the user can fix. */
+export function errorLine(err: unknown): string {
+  if (err instanceof LatticeMimoError) return `lattice-mimo: error [${err.code}]: ${err.message.split('\n')[0]}`;
+  // node:util parseArgs errors (commands not yet on the shared argument layer)
+  if (err instanceof Error && (err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) return `lattice-mimo: error [INVALID_ARGUMENT]: ${err.message.split('\n')[0]}`;
+  if (isSystemError(err)) return `lattice-mimo: error [IO_ERROR]: ${err.message.split('\n')[0]}`;
+  const msg = err instanceof Error ? err.message : String(err);
+  return `lattice-mimo: error [INTERNAL]: ${msg.split('\n')[0]}`;
+}
+
 export function reportError(err: unknown): number {
-  if (err instanceof LatticeMimoError) {
-    process.stderr.write(`lattice-mimo: error [${err.code}]: ${err.message}\n`);
-  } else if (err instanceof Error && (err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
-    process.stderr.write(`lattice-mimo: error [INVALID_ARGUMENT]: ${err.message.split('\n')[0]}\n`);
-  } else {
-    const msg = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`lattice-mimo: error [INTERNAL]: ${msg.split('\n')[0]}\n`);
-  }
+  process.stderr.write(errorLine(err) + '\n');
   return 2;
+}
+
+/** A failed write to stdout ends the process: quietly for a closed pipe, with one line otherwise. */
+function onStdoutError(err: NodeJS.ErrnoException): void {
+  if (err.code === 'EPIPE') process.exit(EXIT_PIPE);
+  process.stderr.write(`lattice-mimo: error [IO_ERROR]: cannot write stdout: ${err.message.split('\n')[0]}\n`);
+  process.exit(2);
 }
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h') {
-    process.stdout.write(usage() + '\n');
+    (name ? process.stdout : process.stderr).write(usage() + '\n');
     return name ? 0 : 2;
   }
-  const cmd = COMMANDS[name];
-  if (!cmd) {
-    process.stderr.write(`lattice-mimo: error [INVALID_ARGUMENT]: unknown command '${name}' (try --help)\n`);
-    return 2;
+  if (name === '--version' || name === '-V') { process.stdout.write(`lattice-mimo ${version()}\n`); return 0; }
+  if (name === 'help') {
+    if (rest.length === 0) { process.stdout.write(usage() + '\n'); return 0; }
+    const [topic, ...more] = rest;
+    const helped = COMMANDS[topic!];
+    if (!helped) return reportError(new LatticeMimoError('INVALID_ARGUMENT', `unknown command '${topic}' (commands: ${Object.keys(COMMANDS).join(', ')})`));
+    try {
+      // `help bench mimo` -> `bench mimo --help`
+      return await (await helped.load()).run([...more, '--help']);
+    } catch (err) {
+      return reportError(err);
+    }
   }
+  const cmd = COMMANDS[name];
+  if (!cmd) return reportError(new LatticeMimoError('INVALID_ARGUMENT', `unknown command '${name}' (commands: ${Object.keys(COMMANDS).join(', ')}; try --help)`));
   try {
     const mod = await cmd.load();
     return await mod.run(rest);
@@ -55,4 +86,8 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+process.stdout.on('error', onStdoutError);
+process.stderr.on('error', () => { /* nowhere left to report it */ });
+process.on('uncaughtException', (err) => { reportError(err); process.exit(2); });
+process.on('unhandledRejection', (err) => { reportError(err); process.exit(2); });
 main(process.argv.slice(2)).then((code) => { process.exitCode = code; });

@@ -4,18 +4,18 @@
  * `-of b` the reduced basis, `-of u` the transform U (U B_in = B_out, rows), `-of bu` both.
  * `--check` adds the proof and quality metrics (on stderr, so stdout stays fplll's format).
  */
-import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
+import { readInput } from '../core/io.js';
 import { makeBatch } from '../core/matrix.js';
 import { formatFplll, formatIntegerRows, parseBasisJson, parseFplll } from '../lattice/fplll-format.js';
 import { reduce, type BasisCheck } from '../lattice/reduce.js';
-import { ALGORITHMS, type Algorithm, type Engine } from '../lattice/types.js';
+import { ALGORITHMS, type Algorithm } from '../lattice/types.js';
+import { choiceOption, parseCommandLine, rejectInapplicable } from './args.js';
 
 const HELP = `usage: lattice-mimo reduce [options] [FILE]
 
 Reads a basis (fplll's format: [[1 2][3 4]], rows are basis vectors; or JSON {"basis": [[...]]})
-from FILE or stdin and writes the reduced basis in fplll's format.
+from FILE or stdin (FILE '-' or none) and writes the reduced basis in fplll's format.
 
 options:
   -a, --algorithm A     ${ALGORITHMS.join(' | ')} (default lll)
@@ -40,7 +40,9 @@ options:
 
 Integer input gives integer output (B_in Z computed exactly). For integer input a U with entries
 past 2^53 is rebuilt exactly and printed in full (in --json as strings of digits), and lll goes on
-in double-double where float64 Gram-Schmidt breaks down. Errors: one line on stderr, exit 2.`;
+in double-double where float64 Gram-Schmidt breaks down. Options are checked before the input is
+read; --block-size without block or cr-block, and --no-drift-watch with lll or the jacobi
+algorithms, are errors. Errors: one line on stderr, exit 2.`;
 
 function num(v: string | undefined, what: string): number | undefined {
   if (v === undefined) return undefined;
@@ -65,55 +67,50 @@ function checkLines(c: BasisCheck, algorithm: Algorithm): string[] {
   return lines;
 }
 
-export async function run(argv: string[]): Promise<number> {
-  // fplll spells the output format `-of`; parseArgs only knows one-letter short options.
-  const args = argv.map((a) => (a === '-of' ? '--output-format' : a));
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      algorithm: { type: 'string', short: 'a' },
-      delta: { type: 'string', short: 'd' },
-      eta: { type: 'string', short: 'e' },
-      'block-size': { type: 'string', short: 'b' },
-      precision: { type: 'string' },
-      engine: { type: 'string' },
-      'max-iterations': { type: 'string' },
-      'output-format': { type: 'string' },
-      json: { type: 'boolean' },
-      check: { type: 'boolean' },
-      'no-drift-watch': { type: 'boolean' },
-      'float32-arithmetic': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help) { process.stdout.write(HELP + '\n'); return 0; }
-  if (positionals.length > 1) throw new InvalidArgumentError(`expected at most one input FILE, got ${positionals.length}`);
-  const of = values['output-format'] ?? 'b';
-  if (!['b', 'u', 'bu'].includes(of)) throw new InvalidArgumentError(`unknown output format '${of}' (expected b, u or bu)`);
+const OPTIONS = {
+  algorithm: { type: 'string', short: 'a' },
+  delta: { type: 'string', short: 'd' },
+  eta: { type: 'string', short: 'e' },
+  'block-size': { type: 'string', short: 'b' },
+  precision: { type: 'string' },
+  engine: { type: 'string' },
+  'max-iterations': { type: 'string' },
+  // fplll spells the output format `-of`
+  'output-format': { type: 'string', aliases: ['-of'] },
+  json: { type: 'boolean' },
+  check: { type: 'boolean' },
+  'no-drift-watch': { type: 'boolean' },
+  'float32-arithmetic': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
-  let text: string;
-  try {
-    text = positionals[0] ? readFileSync(positionals[0], 'utf8') : readFileSync(0, 'utf8');
-  } catch (e) {
-    throw new InvalidArgumentError(`cannot read ${positionals[0] ?? 'stdin'}: ${(e as Error).message}`);
-  }
+export async function run(argv: string[]): Promise<number> {
+  const { values, positionals, given } = parseCommandLine(argv, OPTIONS, { command: 'reduce', maxPositionals: 1 });
+  if (values.help) { process.stdout.write(HELP + '\n'); return 0; }
+  const of = choiceOption('output-format', values['output-format'], ['b', 'u', 'bu'] as const, 'b');
+  // Every option is checked before the input is read (a pipe may take long to fill).
+  const algorithm = choiceOption('algorithm', values.algorithm, ALGORITHMS, 'lll');
+  rejectInapplicable(given, ['block-size'], algorithm === 'block' || algorithm === 'cr-block', `the sub-basis size is for block and cr-block, the algorithm is ${algorithm}`);
+  rejectInapplicable(given, ['no-drift-watch'], ['allswap', 'block', 'cr-block'].includes(algorithm), `the drift watch is allswap's, block's and cr-block's, the algorithm is ${algorithm}`);
+  const options = {
+    algorithm,
+    delta: num(values.delta, 'delta'),
+    eta: num(values.eta, 'eta'),
+    blockSize: num(values['block-size'], 'block size'),
+    precision: choiceOption('precision', values.precision, ['float32', 'float64'] as const),
+    engine: choiceOption('engine', values.engine, ['auto', 'cpu', 'cuda'] as const),
+    maxIterations: num(values['max-iterations'], 'max iterations'),
+    check: true,
+    driftWatch: !values['no-drift-watch'],
+    float32Arithmetic: choiceOption('float32-arithmetic', values['float32-arithmetic'], ['double', 'float32'] as const),
+  };
+
+  const text = await readInput(positionals[0], 'pipe a basis on stdin or give a FILE');
   const rows = readBasisText(text);
   const m = rows.length, n = rows[0]!.length;
   // Row-major rows of fplll's m x n matrix are exactly our column-major n x m basis.
   const basis = makeBatch(Float64Array.from(rows.flat()), 1, n, m);
-  const res = await reduce(basis, {
-    algorithm: values.algorithm as Algorithm | undefined,
-    delta: num(values.delta, 'delta'),
-    eta: num(values.eta, 'eta'),
-    blockSize: num(values['block-size'], 'block size'),
-    precision: values.precision as 'float32' | 'float64' | undefined,
-    engine: values.engine as Engine | undefined,
-    maxIterations: num(values['max-iterations'], 'max iterations'),
-    check: true,
-    driftWatch: !values['no-drift-watch'],
-    float32Arithmetic: values['float32-arithmetic'] as 'double' | 'float32' | undefined,
-  });
+  const res = await reduce(basis, options);
   const outRows: number[][] = [];
   for (let j = 0; j < m; j++) outRows.push(Array.from(res.basis.data.subarray(j * n, (j + 1) * n)));
   // U's rows are Z's columns; a Z past 2^53 (integral input) comes exact, as BigInts

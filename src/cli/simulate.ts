@@ -2,13 +2,14 @@
  * `lattice-mimo simulate`: Monte Carlo BER/SER/FER against SNR for several detectors, with a live
  * table on stderr and JSON / CSV / plot files at the end.
  */
-import { parseArgs } from 'node:util';
-import { InvalidArgumentError } from '../core/errors.js';
+import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
+import { checkOutputPath, readInput } from '../core/io.js';
 import { intOption, numberOption, parseDetectorList, parseMimo, parseModulationOption } from '../sim/cli-options.js';
 import { writeOutputs, simulateWithTable, type OutputFiles } from '../sim/report.js';
 import { DEFAULT_MAX_ERRORS, DEFAULT_MAX_VECTORS, resolveEngine } from '../sim/simulate.js';
 import { parseSnrList } from '../sim/snr.js';
-import type { SimulationOptions } from '../sim/types.js';
+import type { SimDetector, SimPoint, SimulationOptions } from '../sim/types.js';
+import { choiceOption, parseCommandLine, rejectInapplicable } from './args.js';
 
 export const SIMULATE_HELP = `usage: lattice-mimo simulate [options]
 
@@ -21,7 +22,8 @@ options:
   --detector LIST           comma list of zf, mmse, sic, ml, sphere, psd, kbest, ssfe, nway,
                             lr-zf, lr-mmse, lr-sic; kbest:K and nway:N set K / passes per entry
                             (default zf,mmse,sphere)
-  --snr LIST                start:step:stop in dB (stop included) or a comma list (default 0:4:24)
+  --snr LIST                start:step:stop in dB (stop included) or a comma list (default 0:4:24);
+                            negative values work: --snr -4:2:8
   --snr-type esn0|ebn0      what --snr means: Es/N0 (default) or Eb/N0
   --max-errors N            stop a detector at a point after N bit errors (default ${DEFAULT_MAX_ERRORS})
   --max-vectors N           ... or after N received vectors (default ${DEFAULT_MAX_VECTORS})
@@ -32,11 +34,21 @@ options:
   --engine auto|cpu|cuda    engine (default auto = cpu; no CUDA MIMO simulation engine yet)
   --k K                     K for kbest
   --passes N                passes (detection orders) for nway
-  --llr-clip C              |LLR| clipping for soft detectors
+  --max-time SECONDS        wall-clock limit per SNR point: past it the point stops with the counts
+                            so far, flagged "stopped by time" in the table, JSON and CSV
+  --resume FILE             continue the run saved in FILE (the JSON of an interrupted run): its
+                            settings and finished points are taken from FILE, the other points are
+                            computed; the counts equal an uninterrupted run's. --json defaults to FILE.
+                            Only --threads, --json, --csv and --plot may be given with it.
   --json FILE               write the points as JSON ('-' for stdout)
   --csv FILE                write the points as CSV ('-' for stdout)
   --plot FILE               BER and FER curves, .svg or .png
   -h, --help                this text
+
+Options that do not apply are errors: --k without kbest, --passes without nway, and --llr-clip
+(an uncoded simulation counts hard decisions; no LLRs are computed). Output directories must exist; files are written atomically.
+Interrupted (Ctrl-C, SIGTERM), simulate writes the finished points to the files asked for, says
+so on stderr and exits 130 (SIGINT) or 143 (SIGTERM); --resume FILE continues from the JSON.
 `;
 
 const OPTIONS = {
@@ -44,30 +56,39 @@ const OPTIONS = {
   'snr-type': { type: 'string' }, 'max-errors': { type: 'string' }, 'max-vectors': { type: 'string' },
   'vectors-per-channel': { type: 'string' }, 'chunk-vectors': { type: 'string' }, seed: { type: 'string' },
   threads: { type: 'string' }, engine: { type: 'string' }, k: { type: 'string' }, passes: { type: 'string' },
-  'llr-clip': { type: 'string' }, json: { type: 'string' }, csv: { type: 'string' }, plot: { type: 'string' },
+  'llr-clip': { type: 'string' }, 'max-time': { type: 'string' }, resume: { type: 'string' },
+  json: { type: 'string' }, csv: { type: 'string' }, plot: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-export interface SimulateCommand { options: SimulationOptions; files: OutputFiles; help: boolean }
+/** Options that may go with --resume (the others are the run's settings, taken from the file). */
+const RESUME_OPTIONS = new Set(['resume', 'threads', 'json', 'csv', 'plot', 'help']);
+
+export interface SimulateCommand { options: SimulationOptions; files: OutputFiles; help: boolean; resume?: string }
 
 /** Parses the command line into simulation options and output files (no work done). */
 export function parseSimulateArgs(argv: string[]): SimulateCommand {
-  const { values: v } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false });
+  const { values: v, given } = parseCommandLine(argv, OPTIONS, { command: 'simulate' });
   if (v.help) return { options: {} as SimulationOptions, files: {}, help: true };
-  const { nt, nr } = parseMimo(v.mimo ?? '4x4');
-  const snrType = v['snr-type'] ?? 'esn0';
-  if (snrType !== 'esn0' && snrType !== 'ebn0') throw new InvalidArgumentError(`--snr-type must be esn0 or ebn0, got '${snrType}'`);
-  const engine = v.engine ?? 'auto';
-  if (engine !== 'auto' && engine !== 'cpu' && engine !== 'cuda') throw new InvalidArgumentError(`--engine must be auto, cpu or cuda, got '${engine}'`);
-  const k = v.k === undefined ? undefined : intOption('k', v.k, 0, 1, 1 << 16);
-  const passes = v.passes === undefined ? undefined : intOption('passes', v.passes, 0, 1, 64);
-  const llrClip = numberOption('llr-clip', v['llr-clip'], { above: 0 });
   const plot = v.plot;
   if (plot !== undefined && !/\.(svg|png)$/i.test(plot)) throw new InvalidArgumentError(`--plot file must end in .svg or .png, got '${plot}'`);
+  const threads = v.threads === undefined ? undefined : intOption('threads', v.threads, 0, 1, 256);
+  if (v.resume !== undefined) {
+    const extra = given.filter((g) => !RESUME_OPTIONS.has(g));
+    if (extra.length > 0) throw new InvalidArgumentError(`${[...new Set(extra)].map((o) => `--${o}`).join(', ')} cannot go with --resume: the run's settings come from ${v.resume}`);
+    return { options: { threads } as SimulationOptions, files: { json: v.json ?? v.resume, csv: v.csv, plot }, help: false, resume: v.resume };
+  }
+  const { nt, nr } = parseMimo(v.mimo ?? '4x4');
+  const snrType = choiceOption('snr-type', v['snr-type'], ['esn0', 'ebn0'] as const, 'esn0');
+  const engine = choiceOption('engine', v.engine, ['auto', 'cpu', 'cuda'] as const, 'auto');
+  const k = v.k === undefined ? undefined : intOption('k', v.k, 0, 1, 1 << 16);
+  const passes = v.passes === undefined ? undefined : intOption('passes', v.passes, 0, 1, 64);
+  rejectInapplicable(given, ['llr-clip'], false, 'an uncoded simulation counts hard decisions, no LLRs are computed');
+  const maxTimeSeconds = numberOption('max-time', v['max-time'], { above: 0 });
   const options: SimulationOptions = {
     nt, nr,
     modulation: parseModulationOption(v.mod ?? 'qpsk'),
-    detectors: parseDetectorList(v.detector ?? 'zf,mmse,sphere', { k, passes, llrClip }),
+    detectors: parseDetectorList(v.detector ?? 'zf,mmse,sphere', { k, passes }),
     snrs: parseSnrList(v.snr ?? '0:4:24'),
     snrType,
     maxErrors: intOption('max-errors', v['max-errors'], DEFAULT_MAX_ERRORS, 1),
@@ -76,18 +97,102 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
     seed: intOption('seed', v.seed, 1, 0),
     engine,
   };
+  const algorithms = options.detectors.map((d) => d.detector);
+  rejectInapplicable(given, ['k'], algorithms.includes('kbest'), 'no kbest in --detector');
+  rejectInapplicable(given, ['passes'], algorithms.includes('nway'), 'no nway in --detector');
+  if (maxTimeSeconds !== undefined) options.maxTimeSeconds = maxTimeSeconds;
   if (v['chunk-vectors'] !== undefined) options.chunkVectors = intOption('chunk-vectors', v['chunk-vectors'], 0, 1, 1 << 24);
-  if (v.threads !== undefined) options.threads = intOption('threads', v.threads, 0, 1, 256);
+  if (threads !== undefined) options.threads = threads;
   return { options, files: { json: v.json, csv: v.csv, plot }, help: false };
 }
+
+function field<T>(doc: Record<string, unknown>, name: string, check: (x: unknown) => boolean, file: string): T {
+  const x = doc[name];
+  if (!check(x)) throw new InvalidInputError('INVALID_INPUT', `${file}: field "${name}" is missing or of the wrong kind (not the JSON of a simulate run?)`);
+  return x as T;
+}
+
+const isNum = (x: unknown) => typeof x === 'number' && Number.isFinite(x);
+
+/**
+ * The settings and finished points of a run from its JSON (as simulate --json writes it). The
+ * settings go through simulate's own validation; the points are matched to the run by SNR index,
+ * detector and SNR.
+ */
+export function resumeOptions(text: string, file: string): SimulationOptions {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    throw new InvalidInputError('PARSE_ERROR', `${file} is not valid JSON: ${(err as Error).message}`);
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new InvalidInputError('INVALID_INPUT', `${file}: expected the JSON object of a simulate run`);
+  const d = doc as Record<string, unknown>;
+  const points = field<unknown[]>(d, 'points', Array.isArray, file);
+  for (const [i, p] of points.entries()) {
+    const ok = typeof p === 'object' && p !== null && typeof (p as SimPoint).detector === 'string' && Number.isInteger((p as SimPoint).snrIndex)
+      && ['bitErrors', 'symbolErrors', 'frameErrors', 'vectors', 'snr'].every((k) => isNum((p as unknown as Record<string, unknown>)[k]));
+    if (!ok) throw new InvalidInputError('INVALID_INPUT', `${file}: points[${i}] is not a simulation point (detector, snrIndex, snr and counts)`);
+  }
+  const opts: SimulationOptions = {
+    nt: field(d, 'nt', isNum, file), nr: field(d, 'nr', isNum, file),
+    modulation: field(d, 'modulation', (x) => typeof x === 'string', file),
+    detectors: field<SimDetector[]>(d, 'detectors', Array.isArray, file),
+    snrs: field<number[]>(d, 'snrs', Array.isArray, file),
+    snrType: field(d, 'snrType', (x) => x === 'esn0' || x === 'ebn0', file),
+    maxErrors: field(d, 'maxErrors', isNum, file), maxVectors: field(d, 'maxVectors', isNum, file),
+    vectorsPerChannel: field(d, 'vectorsPerChannel', isNum, file), chunkVectors: field(d, 'chunkVectors', isNum, file),
+    seed: field(d, 'seed', isNum, file),
+    engine: 'auto',
+    completedPoints: points as SimPoint[],
+  };
+  if (d.maxTimeSeconds !== undefined) opts.maxTimeSeconds = field(d, 'maxTimeSeconds', isNum, file);
+  return opts;
+}
+
+/** Exit status of a process stopped by a signal: 128 + its number. */
+const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 
 export async function run(argv: string[]): Promise<number> {
   const cmd = parseSimulateArgs(argv);
   if (cmd.help) { process.stdout.write(SIMULATE_HELP); return 0; }
-  const o = cmd.options;
+  let o = cmd.options;
+  if (cmd.resume !== undefined) {
+    const threads = o.threads;
+    o = resumeOptions(await readInput(cmd.resume, 'give the JSON of a run'), cmd.resume);
+    if (threads !== undefined) o.threads = threads;
+  }
+  // Every output path is checked before any work: a typo must not cost a run.
+  for (const [opt, file] of Object.entries(cmd.files)) if (typeof file === 'string') checkOutputPath(opt, file);
   const engine = resolveEngine(o.engine);
-  process.stderr.write(`simulate: ${o.nt}x${o.nr} ${o.modulation}, engine ${engine}${o.engine === 'auto' ? ' (auto)' : ''}, seed ${o.seed}\n`);
-  const result = await simulateWithTable(o);
-  for (const file of await writeOutputs(result, cmd.files)) process.stderr.write(`wrote ${file}\n`);
-  return 0;
+  const controller = new AbortController();
+  let signalName: string | null = null;
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (signalName !== null) process.exit(SIGNAL_EXIT[sig]!); // a second Ctrl-C: stop now
+    signalName = sig;
+    const files = Object.values(cmd.files).filter((f) => typeof f === 'string').length;
+    process.stderr.write(`\nsimulate: ${sig}: stopping${files > 0 ? '; the finished points go to the files asked for' : ''} (${sig} again quits at once, writing nothing)\n`);
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const done = o.completedPoints ? new Set(o.completedPoints.map((p) => p.snrIndex)).size : 0;
+    process.stderr.write(`simulate: ${o.nt}x${o.nr} ${o.modulation}, engine ${engine}${o.engine === 'auto' ? ' (auto)' : ''}, seed ${o.seed}${cmd.resume !== undefined ? `, resuming ${cmd.resume}` : ''}\n`);
+    if (cmd.resume !== undefined) process.stderr.write(`simulate: ${cmd.resume} holds ${o.completedPoints!.length} points (${done} SNR values); computing the rest\n`);
+    const result = await simulateWithTable({ ...o, signal: controller.signal });
+    const written = await writeOutputs(result, cmd.files);
+    if (!result.interrupted) {
+      for (const file of written) process.stderr.write(`wrote ${file}\n`);
+      return 0;
+    }
+    const finished = new Set(result.points.map((p) => p.snrIndex)).size;
+    const where = written.length > 0 ? `wrote ${written.join(', ')}` : 'no file written (no --json, --csv or --plot given)';
+    const resume = cmd.files.json && cmd.files.json !== '-' ? `; continue with: lattice-mimo simulate --resume ${cmd.files.json}` : '';
+    process.stderr.write(`simulate: interrupted by ${signalName ?? 'a signal'} with ${finished} of ${result.snrs.length} SNR values finished; ${where}${resume}\n`);
+    return SIGNAL_EXIT[signalName ?? 'SIGINT']!;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
 }

@@ -21,7 +21,8 @@ export type ErrorCode =
   | 'OUT_OF_MEMORY'
   | 'KERNEL_TIMEOUT'
   | 'EXTERNAL_TOOL'
-  | 'NODE_BUDGET';
+  | 'NODE_BUDGET'
+  | 'IO_ERROR';
 
 /** Base class of every error the library throws on purpose; `code` tells problems apart. */
 export class LatticeMimoError extends Error {
@@ -132,5 +133,14 @@ export class NodeBudgetError extends LatticeMimoError {
   constructor(message: string, details?: Record<string, unknown>) {
     super('NODE_BUDGET', message, details);
     this.name = 'NodeBudgetError';
+  }
+}
+
+/** Reading or writing a file or stream failed (missing directory, no permission, full disk). */
+export class IoError extends LatticeMimoError {
+  /** The message names the file or stream and the system error. */
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('IO_ERROR', message, details);
+    this.name = 'IoError';
   }
 }

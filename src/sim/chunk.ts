@@ -66,16 +66,59 @@ export function countErrors(txIndices: Int32Array, rxSymbols: Int32Array, rxBits
   return { bitErrors, symbolErrors, frameErrors };
 }
 
+/** Detection of vectors [v0, v1) of a chunk (whole channel groups), with their error counts. */
+function detectRange(task: ChunkTask, link: ReturnType<typeof generateLinkChunk>, d: number, v0: number, v1: number): Omit<DetectorCounts, 'timeMs'> {
+  const { nt, nr, vectorsPerChannel: vpc } = task;
+  // Uncoded links count hard decisions only: the soft detectors skip their LLRs.
+  const opts = { ...task.detectors[d]!, soft: 'none' as const };
+  const H = link.H.subarray(2 * nr * nt * (v0 / vpc), 2 * nr * nt * (v1 / vpc));
+  const y = link.y.subarray(2 * nr * v0, 2 * nr * v1);
+  const out = detect({ nt, nr, H, y, vectorsPerChannel: vpc, noiseVar: task.noiseVar }, opts);
+  return countErrors(link.txIndices.subarray(nt * v0, nt * v1), out.symbols, out.bits, nt, task.modulation);
+}
+
 export function runChunk(task: ChunkTask): ChunkResult {
   const link = generateLinkChunk(task);
   const counts: (DetectorCounts | null)[] = task.detectors.map(() => null);
   for (const d of task.active) {
-    // Uncoded links count hard decisions only: the soft detectors skip their LLRs.
-    const opts = { ...task.detectors[d]!, soft: 'none' as const };
     const t0 = performance.now();
-    const out = detect({ nt: task.nt, nr: task.nr, H: link.H, y: link.y, vectorsPerChannel: task.vectorsPerChannel, noiseVar: task.noiseVar }, opts);
-    const timeMs = performance.now() - t0;
-    counts[d] = { ...countErrors(link.txIndices, out.symbols, out.bits, task.nt, task.modulation), timeMs };
+    const c = detectRange(task, link, d, 0, task.vectors);
+    counts[d] = { ...c, timeMs: performance.now() - t0 };
+  }
+  return { snrIndex: task.snrIndex, chunkIndex: task.chunkIndex, vectors: task.vectors, counts };
+}
+
+/** Longest stretch runChunkSliced computes without giving the event loop a turn. */
+const SLICE_MS = 50;
+
+/**
+ * runChunk in slices of whole channel groups, yielding to the event loop between them (timers,
+ * signals, the live table keep running when chunks are computed in the main thread). Detection is
+ * per vector, so the counts equal runChunk's. `cancelled()` is checked between slices: when it is
+ * true the chunk is abandoned (the promise rejects).
+ */
+export async function runChunkSliced(task: ChunkTask, cancelled: () => boolean): Promise<ChunkResult> {
+  const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+  await yieldTurn();
+  const link = generateLinkChunk(task);
+  const counts: (DetectorCounts | null)[] = task.detectors.map(() => null);
+  const vpc = task.vectorsPerChannel;
+  for (const d of task.active) {
+    const c = { bitErrors: 0, symbolErrors: 0, frameErrors: 0, timeMs: 0 };
+    let groups = 1;
+    for (let v0 = 0; v0 < task.vectors;) {
+      if (cancelled()) throw new Error('chunk cancelled');
+      const v1 = Math.min(task.vectors, v0 + groups * vpc);
+      const t0 = performance.now();
+      const part = detectRange(task, link, d, v0, v1);
+      const ms = performance.now() - t0;
+      c.bitErrors += part.bitErrors; c.symbolErrors += part.symbolErrors; c.frameErrors += part.frameErrors; c.timeMs += ms;
+      v0 = v1;
+      if (ms < SLICE_MS / 4) groups *= 2;
+      else if (ms > SLICE_MS && groups > 1) groups = Math.max(1, groups >> 1);
+      await yieldTurn();
+    }
+    counts[d] = c;
   }
   return { snrIndex: task.snrIndex, chunkIndex: task.chunkIndex, vectors: task.vectors, counts };
 }

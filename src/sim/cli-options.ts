@@ -31,7 +31,6 @@ export function parseMimo(text: string): { nt: number; nr: number } {
   if (!m) throw new InvalidArgumentError(`--mimo must be NTxNR (transmit x receive antennas, e.g. 4x4), got '${text}'`);
   const nt = Number(m[1]), nr = Number(m[2]);
   if (nt < 1 || nr < 1 || nt > 64 || nr > 64) throw new InvalidArgumentError(`--mimo antennas must be in [1, 64], got '${text}'`);
-  if (nr < nt) throw new InvalidArgumentError(`--mimo ${text}: needs nr >= nt (at least as many receive as transmit antennas)`);
   return { nt, nr };
 }
 

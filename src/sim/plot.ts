@@ -4,9 +4,9 @@
  * Points with zero errors have no place on a log axis: they are left out, and the plot says so.
  * vega, vega-lite and resvg are loaded only when a plot is made.
  */
-import { writeFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { InvalidArgumentError } from '../core/errors.js';
+import { writeFileAtomic } from '../core/io.js';
 import { snrTypeName } from './table.js';
 import type { SimulationResult } from './types.js';
 
@@ -109,10 +109,10 @@ export async function svgToPng(svg: string, scale = 2): Promise<Uint8Array> {
   return resvg.render().asPng();
 }
 
-/** Writes the plot to `file`: SVG or PNG, by its extension. */
+/** Writes the plot to `file` (atomically): SVG or PNG, by its extension. */
 export async function writePlot(file: string, result: SimulationResult, opts: PlotOptions = {}): Promise<void> {
   const ext = extname(file).toLowerCase();
   if (ext !== '.svg' && ext !== '.png') throw new InvalidArgumentError(`plot file '${file}' must end in .svg or .png`);
   const svg = await renderPlotSvg(result, opts);
-  await writeFile(file, ext === '.svg' ? svg : await svgToPng(svg));
+  await writeFileAtomic(file, ext === '.svg' ? svg : await svgToPng(svg));
 }

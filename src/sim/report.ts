@@ -2,8 +2,7 @@
  * A simulation as the commands run it: the live table on stderr while it runs, then the files
  * asked for (JSON, CSV, plot). Shared by `simulate` and `demo`.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { writeOutput } from '../core/io.js';
 import { resultToCsv, resultToJson } from './output.js';
 import { writePlot, type PlotOptions } from './plot.js';
 import { simulate } from './simulate.js';
@@ -28,19 +27,15 @@ export async function simulateWithTable(opts: SimulationOptions, out: TableStrea
  */
 export interface OutputFiles { json?: string; csv?: string; plot?: string; plotOptions?: PlotOptions }
 
-async function writeText(file: string, text: string): Promise<void> {
-  if (file === '-') { process.stdout.write(text); return; }
-  await mkdir(dirname(file), { recursive: true });
-  await writeFile(file, text);
-}
-
-/** Writes the files asked for ('-' for JSON or CSV means stdout); returns the paths written. */
+/**
+ * Writes the files asked for ('-' for JSON or CSV means stdout), each atomically; returns the paths
+ * written. The plot is skipped (and not listed) when there is no point to draw.
+ */
 export async function writeOutputs(result: SimulationResult, files: OutputFiles): Promise<string[]> {
   const written: string[] = [];
-  if (files.json) { await writeText(files.json, resultToJson(result)); if (files.json !== '-') written.push(files.json); }
-  if (files.csv) { await writeText(files.csv, resultToCsv(result)); if (files.csv !== '-') written.push(files.csv); }
-  if (files.plot) {
-    await mkdir(dirname(files.plot), { recursive: true });
+  if (files.json) { await writeOutput(files.json, resultToJson(result)); if (files.json !== '-') written.push(files.json); }
+  if (files.csv) { await writeOutput(files.csv, resultToCsv(result)); if (files.csv !== '-') written.push(files.csv); }
+  if (files.plot && result.points.length > 0) {
     await writePlot(files.plot, result, files.plotOptions);
     written.push(files.plot);
   }

@@ -12,7 +12,7 @@ import { EngineUnavailableError, InvalidArgumentError } from '../core/errors.js'
 import { snrToNoiseVar } from '../mimo/channel.js';
 import { bitsPerSymbolOf } from '../mimo/modulation.js';
 import { DETECTORS, MODULATIONS, type DetectOptions } from '../mimo/types.js';
-import { runChunk, type ChunkResult, type ChunkTask } from './chunk.js';
+import { runChunkSliced, type ChunkResult, type ChunkTask } from './chunk.js';
 import { MAX_SNR_POINTS, toEbN0Db, toEsN0Db } from './snr.js';
 import type { SimDetector, SimPoint, SimulationOptions, SimulationResult, SnrType } from './types.js';
 import { InThreadExecutor, WorkerPool, type ChunkExecutor } from './worker-pool.js';
@@ -23,6 +23,10 @@ export const DEFAULT_MAX_ERRORS = 200;
 export const DEFAULT_MAX_VECTORS = 1_000_000;
 /** Default chunk size in vectors: the unit of work handed to a worker and of stop decisions. */
 export const DEFAULT_CHUNK_VECTORS = 1024;
+/** Longest gap between two progress events while a point runs (the live row's refresh). */
+export const PROGRESS_INTERVAL_MS = 500;
+/** Longest per-point time limit (a week), a bound that keeps timers exact. */
+const MAX_TIME_SECONDS = 7 * 86400;
 /** Limits that keep every loop bounded and every stream number exact. */
 const MAX_ANTENNAS = 64;
 const MAX_THREADS = 256;
@@ -77,6 +81,7 @@ interface Plan {
   chunkVectors: number;
   seed: number;
   threads: number;
+  maxTimeSeconds: number | undefined;
   bitsPerSymbol: number;
   detectors: DetectOptions[];
   labels: string[];
@@ -115,25 +120,30 @@ function plan(opts: SimulationOptions): Plan {
   const seed = opts.seed ?? 1;
   if (!Number.isSafeInteger(seed) || seed < 0) throw new InvalidArgumentError(`seed must be a non-negative safe integer, got ${seed}`);
   const threads = positiveInt('threads', opts.threads ?? Math.max(1, availableParallelism()), MAX_THREADS);
+  const maxTimeSeconds = opts.maxTimeSeconds;
+  if (maxTimeSeconds !== undefined && !(typeof maxTimeSeconds === 'number' && maxTimeSeconds > 0 && maxTimeSeconds <= MAX_TIME_SECONDS)) {
+    throw new InvalidArgumentError(`maxTimeSeconds must be a number in (0, ${MAX_TIME_SECONDS}], got ${String(maxTimeSeconds)}`);
+  }
+  if (opts.signal !== undefined && !(opts.signal instanceof AbortSignal)) throw new InvalidArgumentError('signal must be an AbortSignal');
   const detectors = opts.detectors.map((d): DetectOptions => {
     const { label: _label, ...rest } = d;
     return { ...rest, modulation: opts.modulation, engine: 'cpu' };
   });
   return {
-    opts, snrType, maxErrors, maxVectors, vectorsPerChannel, chunkVectors, seed, threads,
+    opts, snrType, maxErrors, maxVectors, vectorsPerChannel, chunkVectors, seed, threads, maxTimeSeconds,
     bitsPerSymbol: bitsPerSymbolOf(opts.modulation), detectors, labels: uniqueLabels(opts.detectors),
   };
 }
 
 /** Running totals of one detector at one point. */
-interface Tally { bitErrors: number; symbolErrors: number; frameErrors: number; vectors: number; timeMs: number; stoppedBy: 'errors' | 'vectors' | null }
+interface Tally { bitErrors: number; symbolErrors: number; frameErrors: number; vectors: number; timeMs: number; stoppedBy: SimPoint['stoppedBy'] | null }
 
-function toPoint(p: Plan, d: number, snr: number, noiseVar: number, t: Tally): SimPoint {
+function toPoint(p: Plan, d: number, snrIndex: number, snr: number, noiseVar: number, t: Tally): SimPoint {
   const bits = t.vectors * p.opts.nt * p.bitsPerSymbol;
   const symbols = t.vectors * p.opts.nt;
   return {
     detector: p.labels[d]!, algorithm: p.detectors[d]!.detector,
-    snr, snrType: p.snrType,
+    snrIndex, snr, snrType: p.snrType,
     esn0Db: toEsN0Db(snr, p.snrType, p.bitsPerSymbol), ebn0Db: toEbN0Db(snr, p.snrType, p.bitsPerSymbol), noiseVar,
     ber: bits > 0 ? t.bitErrors / bits : 0,
     ser: symbols > 0 ? t.symbolErrors / symbols : 0,
@@ -144,7 +154,18 @@ function toPoint(p: Plan, d: number, snr: number, noiseVar: number, t: Tally): S
   };
 }
 
-async function simulatePoint(p: Plan, exec: ChunkExecutor<ChunkTask, ChunkResult>, snrIndex: number): Promise<SimPoint[]> {
+/** Makes the executor of chunks: the worker pool, or this thread for threads = 1. */
+function makeExecutor(p: Plan): ChunkExecutor<ChunkTask, ChunkResult> {
+  return p.threads === 1
+    ? new InThreadExecutor(runChunkSliced)
+    : new WorkerPool<ChunkTask, ChunkResult>(new URL('./worker.js', import.meta.url), p.threads);
+}
+
+/** The executor of a run; replaced when a point stops by time with chunks still running. */
+interface Runner { exec: ChunkExecutor<ChunkTask, ChunkResult>; aborted: Promise<'abort'> }
+
+/** One SNR point's counts, or null when the run's signal fired before it finished. */
+async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise<SimPoint[] | null> {
   const snr = p.opts.snrs[snrIndex]!;
   const noiseVar = snrToNoiseVar(snr, p.snrType, p.bitsPerSymbol);
   const start = performance.now();
@@ -182,7 +203,7 @@ async function simulatePoint(p: Plan, exec: ChunkExecutor<ChunkTask, ChunkResult
         nt: p.opts.nt, nr: p.opts.nr, modulation: p.opts.modulation, vectorsPerChannel: p.vectorsPerChannel,
         seed: p.seed, detectors: p.detectors, active, snrIndex, chunkIndex, vectors, noiseVar,
       };
-      const promise = exec.run(task);
+      const promise = runner.exec.run(task);
       promise.catch(() => {}); // a chunk past every stop may fail unobserved; merged chunks rethrow below
       inflight.set(chunkIndex, { promise, vectors });
     }
@@ -190,49 +211,107 @@ async function simulatePoint(p: Plan, exec: ChunkExecutor<ChunkTask, ChunkResult
 
   const emit = (type: 'update' | 'point') => p.opts.onProgress?.({
     type, snrIndex, snr, snrType: p.snrType,
-    points: tallies.map((t, d) => toPoint(p, d, snr, noiseVar, t)),
+    points: tallies.map((t, d) => toPoint(p, d, snrIndex, snr, noiseVar, t)),
     finished: tallies.map((t) => t.stoppedBy !== null),
     pointWallMs: performance.now() - start,
   });
 
-  for (let merged = 0; merged < maxChunks && tallies.some((t) => t.stoppedBy === null); merged++) {
-    dispatch();
-    const entry = inflight.get(merged)!;
-    const result = await entry.promise;
-    inflight.delete(merged);
-    mergedVectors += result.vectors;
-    for (let d = 0; d < nDet; d++) {
-      if (!isActive(d)) continue;
-      const c = result.counts[d];
-      if (!c) throw new Error(`internal: chunk ${merged} lacks counts of active detector ${p.labels[d]}`);
-      const t = tallies[d]!;
-      t.bitErrors += c.bitErrors; t.symbolErrors += c.symbolErrors; t.frameErrors += c.frameErrors;
-      t.vectors += result.vectors; t.timeMs += c.timeMs;
-      if (t.bitErrors >= p.maxErrors) t.stoppedBy = 'errors';
-      else if (t.vectors >= p.maxVectors) t.stoppedBy = 'vectors';
+  let deadlineTimer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'time'>((resolve) => {
+    if (p.maxTimeSeconds !== undefined) deadlineTimer = setTimeout(() => resolve('time'), p.maxTimeSeconds * 1000);
+  });
+  // The live row moves inside a long point too (its wall time), not only when a chunk merges.
+  const ticker = p.opts.onProgress ? setInterval(() => emit('update'), PROGRESS_INTERVAL_MS) : undefined;
+  try {
+    for (let merged = 0; merged < maxChunks && tallies.some((t) => t.stoppedBy === null); merged++) {
+      dispatch();
+      const entry = inflight.get(merged)!;
+      const result = await Promise.race([entry.promise, runner.aborted, deadline]);
+      if (result === 'abort') return null;
+      if (result === 'time') {
+        for (const t of tallies) if (t.stoppedBy === null) t.stoppedBy = 'time';
+        break;
+      }
+      inflight.delete(merged);
+      mergedVectors += result.vectors;
+      for (let d = 0; d < nDet; d++) {
+        if (!isActive(d)) continue;
+        const c = result.counts[d];
+        if (!c) throw new Error(`internal: chunk ${merged} lacks counts of active detector ${p.labels[d]}`);
+        const t = tallies[d]!;
+        t.bitErrors += c.bitErrors; t.symbolErrors += c.symbolErrors; t.frameErrors += c.frameErrors;
+        t.vectors += result.vectors; t.timeMs += c.timeMs;
+        if (t.bitErrors >= p.maxErrors) t.stoppedBy = 'errors';
+        else if (t.vectors >= p.maxVectors) t.stoppedBy = 'vectors';
+      }
+      emit('update');
     }
-    emit('update');
+  } finally {
+    clearTimeout(deadlineTimer);
+    clearInterval(ticker);
+  }
+  if (tallies.some((t) => t.stoppedBy === 'time') && inflight.size > 0) {
+    // Chunks past a time limit would keep the workers busy into the next point: start afresh.
+    await runner.exec.close();
+    runner.exec = makeExecutor(p);
   }
   emit('point');
-  return tallies.map((t, d) => toPoint(p, d, snr, noiseVar, t));
+  return tallies.map((t, d) => toPoint(p, d, snrIndex, snr, noiseVar, t));
+}
+
+/**
+ * The completed points of SNR index i (one per detector, in detector order) among `points`, or
+ * null when some detector lacks it. A point of another run (other SNR) is refused.
+ */
+function completedAt(p: Plan, points: readonly SimPoint[], i: number): SimPoint[] | null {
+  const found: SimPoint[] = [];
+  for (const label of p.labels) {
+    const q = points.find((x) => x.snrIndex === i && x.detector === label);
+    if (!q) return null;
+    if (q.snr !== p.opts.snrs[i] || q.snrType !== p.snrType) {
+      throw new InvalidArgumentError(`completed point '${label}' at SNR index ${i} has SNR ${q.snr} ${q.snrType}, but this run's is ${p.opts.snrs[i]} ${p.snrType}`);
+    }
+    found.push(q);
+  }
+  return found;
 }
 
 /** Runs the whole simulation: every SNR point in order, every detector on the same data. */
 export async function simulate(opts: SimulationOptions): Promise<SimulationResult> {
   const p = plan(opts);
+  const completed = opts.completedPoints ?? [];
+  if (!Array.isArray(completed)) throw new InvalidArgumentError('completedPoints must be an array of points');
   const start = performance.now();
-  const exec: ChunkExecutor<ChunkTask, ChunkResult> = p.threads === 1
-    ? new InThreadExecutor(runChunk)
-    : new WorkerPool<ChunkTask, ChunkResult>(new URL('./worker.js', import.meta.url), p.threads);
+  const signal = opts.signal;
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<'abort'>((resolve) => {
+    onAbort = () => resolve('abort');
+    if (signal?.aborted) resolve('abort');
+    else signal?.addEventListener('abort', onAbort, { once: true });
+  });
   const points: SimPoint[] = [];
+  let interrupted = false;
+  let runner: Runner | undefined;
   try {
-    for (let i = 0; i < opts.snrs.length; i++) points.push(...await simulatePoint(p, exec, i));
+    for (let i = 0; i < opts.snrs.length && !interrupted; i++) {
+      const done = completedAt(p, completed, i);
+      if (done) { points.push(...done); continue; }
+      if (signal?.aborted) { interrupted = true; break; }
+      runner ??= { exec: makeExecutor(p), aborted };
+      const got = await simulatePoint(p, runner, i);
+      if (got === null) interrupted = true;
+      else points.push(...got);
+    }
   } finally {
-    await exec.close();
+    signal?.removeEventListener('abort', onAbort!);
+    await runner?.exec.close();
   }
   return {
     nt: opts.nt, nr: opts.nr, modulation: opts.modulation, snrType: p.snrType, seed: p.seed, threads: p.threads,
     engine: 'cpu', maxErrors: p.maxErrors, maxVectors: p.maxVectors, vectorsPerChannel: p.vectorsPerChannel,
-    chunkVectors: p.chunkVectors, wallMs: performance.now() - start, points,
+    chunkVectors: p.chunkVectors,
+    detectors: opts.detectors.map(({ ...d }) => d), snrs: [...opts.snrs],
+    ...(p.maxTimeSeconds !== undefined ? { maxTimeSeconds: p.maxTimeSeconds } : {}),
+    interrupted, wallMs: performance.now() - start, points,
   };
 }

@@ -50,13 +50,16 @@ export function snrTypeName(t: SnrType): string {
   return t === 'esn0' ? 'Es/N0' : 'Eb/N0';
 }
 
-/** One table row for a detector at a point; `running` marks a row still being counted. */
-export function formatPointRow(p: SimPoint, running = false): string {
+/**
+ * One table row for a detector at a point. `runningMs` (the point's wall time so far) marks a row
+ * still being counted; a row stopped by the time limit says so.
+ */
+export function formatPointRow(p: SimPoint, runningMs?: number): string {
   const vps = p.timeMs > 0 ? p.vectors / (p.timeMs / 1000) : NaN;
   return row([
     p.snr.toFixed(1), p.detector.slice(0, WIDTHS[1]!), rate(p.ber), rate(p.ser), rate(p.fer),
     count(p.bitErrors), count(p.vectors), perSecond(vps), duration(p.timeMs),
-  ]) + (running ? ' ...' : '');
+  ]) + (runningMs !== undefined ? ` ... ${duration(runningMs)}` : p.stoppedBy === 'time' ? ' (time limit)' : '');
 }
 
 export function tableHeader(snrType: SnrType): string {
@@ -91,17 +94,27 @@ export class LiveTable {
     const now = performance.now();
     if (ev.type === 'update' && now - this.lastDraw < REDRAW_INTERVAL_MS) return;
     this.lastDraw = now;
-    const lines = ev.points.map((p, d) => formatPointRow(p, ev.type === 'update' && !ev.finished[d]));
+    const lines = ev.points.map((p, d) => formatPointRow(p, ev.type === 'update' && !ev.finished[d] ? ev.pointWallMs : undefined));
     let text = this.drawn > 0 ? `\x1b[${this.drawn}A` : '';
     for (const line of lines) text += `\r\x1b[2K${line}\n`;
     this.out.write(text);
     this.drawn = ev.type === 'point' ? 0 : lines.length;
   }
 
-  /** The closing notes: zero-error points and the run's totals. */
+  /** The closing notes: zero-error points, time-limited points, an interruption, the run's totals. */
   finish(result: SimulationResult): void {
+    if (this.tty && this.drawn > 0) {
+      // the rows of an interrupted point stay on screen: mark them
+      this.out.write('(the point above was interrupted: its partial counts are not kept)\n');
+      this.drawn = 0;
+    }
     const zero = result.points.filter((p) => p.bitErrors === 0).length;
-    const notes = [`${result.points.length} points in ${duration(result.wallMs)} on ${result.threads} thread(s), engine ${result.engine}`];
+    const timed = result.points.filter((p) => p.stoppedBy === 'time').length;
+    const snrPoints = result.snrs.length;
+    const finished = new Set(result.points.map((p) => p.snrIndex)).size;
+    const notes = [`${result.points.length} points (${finished} of ${snrPoints} SNR values) in ${duration(result.wallMs)} on ${result.threads} thread(s), engine ${result.engine}`];
+    if (result.interrupted) notes.push(`interrupted: ${snrPoints - finished} SNR value(s) not finished`);
+    if (timed > 0) notes.push(`${timed} point(s) stopped by the time limit (${result.maxTimeSeconds} s per point): fewer errors / vectors than asked, flagged stoppedBy "time"`);
     if (zero > 0) notes.push(`${zero} point(s) with no bit errors: BER 0 means below 1 / bits (omitted from log-scale plots)`);
     this.out.write(notes.join('\n') + '\n');
   }

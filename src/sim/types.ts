@@ -41,7 +41,26 @@ export interface SimulationOptions {
   threads?: number;
   /** Detection engine; 'cuda' has no MIMO simulation engine yet (EngineUnavailableError). */
   engine?: 'auto' | 'cpu' | 'cuda';
-  /** Called (in chunk order) after every merged chunk and after every finished point. */
+  /**
+   * Wall-clock limit per SNR point, in seconds: past it the point's active detectors stop with the
+   * counts merged so far, flagged stoppedBy 'time' (counts then depend on the machine's speed).
+   */
+  maxTimeSeconds?: number;
+  /**
+   * Stops the run: the result holds the points finished before it fired, with `interrupted` true
+   * (the point in progress is dropped; its counts would not be those of an uninterrupted run).
+   */
+  signal?: AbortSignal;
+  /**
+   * Points of an earlier run of the same settings (its JSON's `points`): SNR points for which every
+   * detector is present are taken as they are and not recomputed. Chunk order makes the counts those
+   * of an uninterrupted run.
+   */
+  completedPoints?: readonly SimPoint[];
+  /**
+   * Called after every merged chunk, at least every PROGRESS_INTERVAL_MS while a point runs, and
+   * after every finished point.
+   */
   onProgress?: (event: SimProgressEvent) => void;
 }
 
@@ -51,6 +70,8 @@ export interface SimPoint {
   detector: string;
   /** The detector's algorithm name. */
   algorithm: Detector;
+  /** Index of this point's SNR in the run's `snrs` (the key of its random stream). */
+  snrIndex: number;
   /** The SNR in dB, of the kind snrType names. */
   snr: number;
   /** Whether snr is Es/N0 or Eb/N0. */
@@ -83,8 +104,8 @@ export interface SimPoint {
   vectors: number;
   /** Detection time summed over the chunks (CPU milliseconds across workers, generation excluded). */
   timeMs: number;
-  /** Why this point stopped: enough bit errors, or the vector limit. */
-  stoppedBy: 'errors' | 'vectors';
+  /** Why this point stopped: enough bit errors, the vector limit, or the time limit (maxTimeSeconds). */
+  stoppedBy: 'errors' | 'vectors' | 'time';
 }
 
 /** What simulate() returns: the settings it ran with (defaults filled in) and one point per detector and SNR. */
@@ -111,6 +132,14 @@ export interface SimulationResult {
   vectorsPerChannel: number;
   /** Vectors per chunk. */
   chunkVectors: number;
+  /** The detectors asked for (with the settings above and `snrs`: enough to resume the run). */
+  detectors: SimDetector[];
+  /** The SNR points asked for, in dB of the kind `snrType` names. */
+  snrs: number[];
+  /** The per-point time limit, when one was set. */
+  maxTimeSeconds?: number;
+  /** True when `signal` stopped the run: `points` then holds the finished SNR points only. */
+  interrupted: boolean;
   /** Wall time of the whole run. */
   wallMs: number;
   /** Points in SNR order, then detector order. */

@@ -12,15 +12,23 @@ export interface ChunkExecutor<T, R> {
   close(): Promise<void>;
 }
 
-/** Runs tasks in this thread, one at a time, yielding to the event loop between them. */
+/**
+ * Runs tasks in this thread, one at a time, as async functions that yield to the event loop
+ * (timers, signals, the live table); close() makes the tasks still running give up.
+ */
 export class InThreadExecutor<T, R> implements ChunkExecutor<T, R> {
-  constructor(private readonly fn: (task: T) => R) {}
+  private closed = false;
+  private tail: Promise<unknown> = Promise.resolve();
 
-  async run(task: T): Promise<R> {
-    // Let timers and signals (the live table, Ctrl-C) run between chunks.
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    return this.fn(task);
+  constructor(private readonly fn: (task: T, cancelled: () => boolean) => Promise<R>) {}
+
+  run(task: T): Promise<R> {
+    const result = this.tail.then(() => this.fn(task, () => this.closed));
+    this.tail = result.catch(() => {});
+    return result;
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.closed = true;
+  }
 }

@@ -57,7 +57,7 @@ test('bad simulate and detect options exit 2 with one line', async () => {
   for (const [args, code, mentions] of cases) assertOneLineError(await cli(args), code, mentions, args.join(' '));
   const help = await cli(['simulate', '--help']);
   assert.equal(help.code, 0);
-  for (const opt of ['--mimo', '--mod', '--detector', '--snr', '--snr-type', '--max-errors', '--max-vectors', '--vectors-per-channel', '--seed', '--threads', '--engine', '--json', '--csv', '--plot', '--k', '--passes', '--llr-clip']) {
+  for (const opt of ['--mimo', '--mod', '--detector', '--snr', '--snr-type', '--max-errors', '--max-vectors', '--vectors-per-channel', '--seed', '--threads', '--engine', '--json', '--csv', '--plot', '--k', '--passes', '--max-time', '--resume']) {
     assert.ok(help.stdout.includes(opt), `help mentions ${opt}`);
   }
 });
@@ -166,7 +166,7 @@ test('detect names the bad part of its input', async () => {
     ['{"H": [', 'PARSE_ERROR', 'not valid JSON'],
     ['[]', 'INVALID_INPUT', 'JSON object'],
     ['', 'INVALID_INPUT', 'input is empty'],
-    [broken((d) => { d.y.pop(); }), 'SHAPE_MISMATCH', '"y" has 2'],
+    [broken((d) => { d.y.pop(); }), 'SHAPE_MISMATCH', '2 vectors'],
     [broken((d) => { (d.H[2] as unknown[][]).pop(); }), 'SHAPE_MISMATCH', 'H[2]'],
     [broken((d) => { ((d.H[1] as unknown[][])[1]!).pop(); }), 'SHAPE_MISMATCH', 'H[1] row 1'],
     [broken((d) => { ((d.H[0] as unknown[][][])[1]![0]!)[1] = 'x'; }), 'INVALID_INPUT', 'H[0] row 1 column 0'],

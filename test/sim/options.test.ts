@@ -41,7 +41,7 @@ test('antenna and detector options', () => {
     const nr = Math.min(64, nt + extra);
     assert.deepEqual(parseMimo(`${nt}x${nr}`), { nt, nr });
   }));
-  for (const bad of ['4', '4x', 'x4', '0x4', '4x2', '65x65', '4y4', '-1x2']) assert.throws(() => parseMimo(bad), { code: 'INVALID_ARGUMENT' }, bad);
+  for (const bad of ['4', '4x', 'x4', '0x4', '65x65', '4y4', '-1x2']) assert.throws(() => parseMimo(bad), { code: 'INVALID_ARGUMENT' }, bad);
   const dets = parseDetectorList('zf, kbest:16,nway:3,kbest', { k: 4, passes: 2, llrClip: 8 });
   assert.deepEqual(dets, [{ detector: 'zf' }, { detector: 'kbest', k: 16, llrClip: 8 }, { detector: 'nway', passes: 3, llrClip: 8 }, { detector: 'kbest', k: 4, llrClip: 8 }]);
   for (const bad of ['', 'zz', 'zf:2', 'kbest:0', 'kbest:x', 'nway:1:2']) assert.throws(() => parseDetectorList(bad, {}), { code: 'INVALID_ARGUMENT' }, bad);
@@ -60,5 +60,5 @@ test('simulate command line: values land in the options; bad values are typed er
     ['--engine', 'gpu'], ['--llr-clip=-1'], ['--seed=-3']]) {
     assert.throws(() => parseSimulateArgs(bad), { code: 'INVALID_ARGUMENT' }, bad.join(' '));
   }
-  assert.throws(() => parseSimulateArgs(['--bogus']), { code: 'ERR_PARSE_ARGS_UNKNOWN_OPTION' });
+  assert.throws(() => parseSimulateArgs(['--bogus']), { code: 'INVALID_ARGUMENT', message: /--bogus/ });
 });

@@ -15,13 +15,13 @@ function randomResult(snrType: 'esn0' | 'ebn0'): SimulationResult {
   const detectors = ['zf', 'mmse', `kbest K=${1 + randomInt(32)}`].slice(0, 1 + randomInt(3));
   const snrs = Array.from({ length: 2 + randomInt(6) }, (_, i) => i * (1 + randomInt(4)));
   const points: SimPoint[] = [];
-  for (const snr of snrs) {
+  for (const [snrIndex, snr] of snrs.entries()) {
     for (const detector of detectors) {
       const vectors = 1000 * (1 + randomInt(100)), bits = vectors * 8;
       const bitErrors = randomInt(4) === 0 ? 0 : 1 + randomInt(bits / 4);
       const frameErrors = Math.min(vectors, bitErrors);
       points.push({
-        detector, algorithm: 'zf', snr, snrType, esn0Db: snr, ebn0Db: snr - 3, noiseVar: 10 ** (-snr / 10),
+        detector, algorithm: 'zf', snrIndex, snr, snrType, esn0Db: snr, ebn0Db: snr - 3, noiseVar: 10 ** (-snr / 10),
         ber: bitErrors / bits, ser: bitErrors / (vectors * 4), fer: frameErrors / vectors, bitErrors,
         symbolErrors: bitErrors, frameErrors, bits, symbols: vectors * 4, frames: vectors, vectors, timeMs: 1, stoppedBy: 'vectors',
       });
@@ -30,6 +30,7 @@ function randomResult(snrType: 'esn0' | 'ebn0'): SimulationResult {
   return {
     nt: 4, nr: 4, modulation: 'qpsk', snrType, seed: randomInt(1000), threads: 1, engine: 'cpu', maxErrors: 100,
     maxVectors: 1e5, vectorsPerChannel: 1, chunkVectors: 1024, wallMs: 1, points,
+    detectors: detectors.map(() => ({ detector: 'zf' })), snrs, interrupted: false,
   };
 }
 

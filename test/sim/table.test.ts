@@ -44,3 +44,21 @@ test('terminal: rows are redrawn in place with cursor-up and clear-line', async 
   const ups = [...text.matchAll(/\x1b\[(\d+)A/g)].map((m) => Number(m[1]));
   assert.ok(ups.length >= 1 && ups.every((n) => n === 2), `cursor-up counts ${ups.join(',')}`);
 });
+
+test('terminal: a running row shows the point\'s wall time, redrawn by progress without new chunks', () => {
+  let text = '';
+  const table = new LiveTable({ write: (s: string) => { text += s; }, isTTY: true }, 'esn0');
+  const point = {
+    detector: 'ml', algorithm: 'ml' as const, snrIndex: 0, snr: 3, snrType: 'esn0' as const, esn0Db: 3, ebn0Db: 0, noiseVar: 0.5,
+    ber: 0, ser: 0, fer: 0, bitErrors: 0, symbolErrors: 0, frameErrors: 0, bits: 0, symbols: 0, frames: 0, vectors: 0, timeMs: 0, stoppedBy: 'vectors' as const,
+  };
+  const walls = [1500 + randomInt(1000), 4000 + randomInt(4000)];
+  const start = performance.now();
+  for (const w of walls) {
+    while (performance.now() - start < 120 * (walls.indexOf(w) + 1)) { /* past the redraw throttle */ }
+    table.update({ type: 'update', snrIndex: 0, snr: 3, snrType: 'esn0', points: [point], finished: [false], pointWallMs: w });
+  }
+  for (const w of walls) assert.ok(text.includes(`... ${(w / 1000).toFixed(1)} s`), `row shows ${w} ms: ${JSON.stringify(text)}`);
+  table.update({ type: 'point', snrIndex: 0, snr: 3, snrType: 'esn0', points: [{ ...point, stoppedBy: 'time' }], finished: [true], pointWallMs: 9000 });
+  assert.ok(text.trimEnd().endsWith('(time limit)'), 'a time-stopped row says so');
+});

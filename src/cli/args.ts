@@ -1,0 +1,100 @@
+/**
+ * The command-line layer every subcommand shares: GNU-style long options (`--snr -4:2:0`,
+ * `--snr=-4:2:0`), one-letter short options (`-d 0.99`), extra spellings (fplll's `-of`), `--` to end
+ * the options, and `-` as a positional (stdin / stdout). A string option always takes the next word
+ * as its value, even one that starts with '-', so negative numbers work as they do with getopt_long;
+ * node:util parseArgs refuses them, and minimist reads `-4` as a flag. Unknown options, missing
+ * values and extra positionals are InvalidArgumentErrors naming the word at fault.
+ */
+import { InvalidArgumentError } from '../core/errors.js';
+
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  /** One letter: `-x`. */
+  short?: string;
+  /** Other exact spellings, e.g. '-of'. */
+  aliases?: readonly string[];
+}
+
+export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
+
+export type OptionValues<S extends OptionSpecs> = {
+  [K in keyof S]?: S[K]['type'] extends 'boolean' ? boolean : string;
+};
+
+export interface ParsedArgs<S extends OptionSpecs> {
+  values: OptionValues<S>;
+  positionals: string[];
+  /** Options given, by their long names, in command-line order (a repeated one appears once per use). */
+  given: (keyof S & string)[];
+}
+
+export interface ParseSettings {
+  /** The subcommand, for messages ("simulate"). */
+  command: string;
+  /** Most positionals allowed (default 0). */
+  maxPositionals?: number;
+}
+
+/**
+ * Parses argv (the words after the subcommand) against `specs`. A repeated option keeps its last
+ * value, as most Unix tools do.
+ */
+export function parseCommandLine<S extends OptionSpecs>(argv: readonly string[], specs: S, settings: ParseSettings): ParsedArgs<S> {
+  const byWord = new Map<string, string>();
+  for (const [name, spec] of Object.entries(specs)) {
+    byWord.set(`--${name}`, name);
+    if (spec.short !== undefined) byWord.set(`-${spec.short}`, name);
+    for (const a of spec.aliases ?? []) byWord.set(a, name);
+  }
+  const values: Record<string, string | boolean> = {};
+  const positionals: string[] = [];
+  const given: string[] = [];
+  const hint = `see 'lattice-mimo ${settings.command} --help'`;
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word === '--') { positionals.push(...argv.slice(i + 1)); break; }
+    if (word === '-' || !word.startsWith('-')) { positionals.push(word); continue; }
+    const eq = word.startsWith('--') ? word.indexOf('=') : -1;
+    const key = eq >= 0 ? word.slice(0, eq) : word;
+    const name = byWord.get(key);
+    if (name === undefined) throw new InvalidArgumentError(`unknown option '${key}' for ${settings.command} (${hint})`);
+    const spec = specs[name]!;
+    if (spec.type === 'boolean') {
+      if (eq >= 0) throw new InvalidArgumentError(`option ${key} takes no value, got '${word}'`);
+      values[name] = true;
+    } else if (eq >= 0) {
+      values[name] = word.slice(eq + 1);
+    } else {
+      if (i + 1 >= argv.length) throw new InvalidArgumentError(`option ${key} needs a value (${hint})`);
+      values[name] = argv[++i]!;
+    }
+    given.push(name);
+  }
+  const max = settings.maxPositionals ?? 0;
+  if (positionals.length > max) {
+    throw new InvalidArgumentError(max === 0
+      ? `${settings.command} takes no positional argument, got '${positionals[0]}' (${hint})`
+      : `${settings.command} takes at most ${max} positional argument(s), got ${positionals.length}: ${positionals.map((p) => `'${p}'`).join(' ')}`);
+  }
+  return { values: values as OptionValues<S>, positionals, given: given as (keyof S & string)[] };
+}
+
+/**
+ * Refuses options that do not apply to what was asked (`--k` with zf): silence would let a typo or a
+ * misunderstanding pass for a setting that took effect.
+ */
+export function rejectInapplicable(given: readonly string[], options: readonly string[], applies: boolean, why: string): void {
+  if (applies) return;
+  const used = options.filter((o) => given.includes(o));
+  if (used.length > 0) throw new InvalidArgumentError(`${used.map((o) => `--${o}`).join(', ')} ${used.length === 1 ? 'does' : 'do'} not apply: ${why}`);
+}
+
+/** One of a fixed set of words, or an InvalidArgumentError naming the option and the choices. */
+export function choiceOption<T extends string>(name: string, text: string | undefined, choices: readonly T[], fallback: T): T;
+export function choiceOption<T extends string>(name: string, text: string | undefined, choices: readonly T[]): T | undefined;
+export function choiceOption<T extends string>(name: string, text: string | undefined, choices: readonly T[], fallback?: T): T | undefined {
+  if (text === undefined) return fallback;
+  if (!(choices as readonly string[]).includes(text)) throw new InvalidArgumentError(`--${name} must be one of ${choices.join(', ')}, got '${text}'`);
+  return text as T;
+}
