@@ -287,7 +287,8 @@ export function settleStatus(
 
 /**
  * The product stage: product-check.cu (one block a basis: whether float64 sums B_in Z exactly enough,
- * else the host does) and apply-transform.cu (B_out = B_in Z, tiles of columns over the device).
+ * else the host does), then apply-transform.cu (small bases: a block a basis) or
+ * apply-transform-tiled.cu (large ones: tiles of outputs over the device).
  */
 function productStage(ctx: CudaContext, precision: 'float32' | 'float64', n: number, m: number) {
   const load = (file: string, name: string, params: readonly ('ptr' | 'i32')[]) => loadModule(ctx, {
@@ -297,9 +298,18 @@ function productStage(ctx: CudaContext, precision: 'float32' | 'float64', n: num
     options: ['-fmad=false'],
   }).kernel(name, params);
   const check = load('product-check.cu', 'product_check', ['ptr', 'ptr', 'ptr', 'i32', 'i32']);
-  const apply = load('apply-transform.cu', 'apply_transform', ['ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32']);
   const checkThreads = n * m >= 1 << 16 ? 1024 : Math.min(256, Math.ceil((n * m) / 32) * 32);
-  // about 1024 outputs a block: a small basis is one block, a large one is spread over the device
+  if (n * m > TILED_PRODUCT_ENTRIES) {
+    // a large basis: 64 x 32 tiles of outputs over the device, k through shared memory
+    const tiled = load('apply-transform-tiled.cu', 'apply_transform_tiled', ['ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32']);
+    const tiles = Math.ceil(n / 64) * Math.ceil(m / 32);
+    return (stream: Stream, ptr: ChunkPointers, count: number): void => {
+      check.launch({ grid: count, block: checkThreads, sharedBytes: 0, stream }, [ptr.bin, ptr.zout, ptr.stats, n, m]);
+      tiled.launch({ grid: count * tiles, block: 256, sharedBytes: 0, stream }, [ptr.bin, ptr.zout, ptr.bout, ptr.stats, n, m]);
+    };
+  }
+  const apply = load('apply-transform.cu', 'apply_transform', ['ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32']);
+  // about 1024 outputs a block: a small basis is one block
   const cols = Math.max(1, Math.min(m, Math.floor(1024 / n)));
   const tiles = Math.ceil(m / cols);
   const applyThreads = Math.min(256, Math.ceil((n * cols) / 32) * 32);
@@ -308,6 +318,9 @@ function productStage(ctx: CudaContext, precision: 'float32' | 'float64', n: num
     apply.launch({ grid: count * tiles, block: applyThreads, sharedBytes: 0, stream }, [ptr.bin, ptr.zout, ptr.bout, ptr.stats, n, m, cols]);
   };
 }
+
+/** Bases of more entries than this take the tiled product (apply-transform-tiled.cu): each column's tile would re-read all of B_in. */
+const TILED_PRODUCT_ENTRIES = 1 << 14;
 
 /**
  * Reduces a batch through `spec`'s kernel: the outputs in `out` (or fresh arrays), per-basis counts,
@@ -351,7 +364,7 @@ export async function runLatticeBatch<A extends RealArray>(
       for (let b = 0, o = 0; b < count; b++, o += STATS_WIDTH) {
         const k = first + b;
         iterations[k] = st[o]!; swaps[k] = st[o + 1]!; sizeReductions[k] = st[o + 2]!;
-        settleStatus(spec.name, k, st.subarray(o, o + STATS_WIDTH), params, precision, outcome);
+        if (st[o + 3] !== STATUS.OK) settleStatus(spec.name, k, st.subarray(o, o + STATS_WIDTH), params, precision, outcome);
       }
     },
   });
