@@ -5,10 +5,10 @@
  * int32 status words each item reports, and how to enqueue a chunk's kernels; what a status word
  * means is for the job's settle() to say.
  *
- * - Chunks are at least one full wave of the device (about eight of them for a large batch), spread
- *   over up to three streams (workspace.ts: PipelineLane), so that one chunk's upload and another's
- *   download overlap a third one's kernels; a batch is cut to fit half the free device memory, and
- *   halved again on OUT_OF_MEMORY.
+ * - A batch with much host traffic is cut into up to eight chunks (each of at least 4 MiB of copies),
+ *   spread over up to three streams (workspace.ts: PipelineLane), so that one chunk's upload and
+ *   another's download overlap a third one's kernels (kernels of different streams also run side by
+ *   side); a batch is cut to fit half the free device memory, and halved again on OUT_OF_MEMORY.
  * - A host array on pinned memory (host-memory.ts: allocPinned) is copied straight to or from the
  *   device; any other array goes through the lane's pinned staging buffer.
  * - Outputs are written into the caller's arrays; an output may be the input array itself.
@@ -62,8 +62,6 @@ export interface BatchJob {
   readonly scratch: readonly DeviceRegion[];
   /** int32 words per item, zeroed before the chunk runs and read back after it (for settle()). */
   readonly statusWords: number;
-  /** Items one full wave of the device holds: a chunk is at least this large (or the whole batch). */
-  readonly wave: number;
   /** The kernels occupy the whole device (a cooperative launch): chunks run on one stream. */
   readonly exclusive?: boolean;
   readonly options?: BatchRunOptions;
@@ -92,6 +90,10 @@ export function validateBatchRunOptions(o: BatchRunOptions | undefined): void {
     throw new InvalidArgumentError(`streams must be an integer from 0 (automatic) to ${BatchWorkspace.MAX_LANES}, got ${String(o.streams)}`);
   }
 }
+
+/** Most chunks a batch is cut into for the pipeline, and the least host traffic of one. */
+const MAX_CHUNKS = 8;
+const CHUNK_LINK_BYTES = 4 * 2 ** 20;
 
 let queue: Promise<unknown> = Promise.resolve();
 
@@ -147,7 +149,11 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
 
   const ws = BatchWorkspace.of(ctx);
   const perItem = layoutOf(1).deviceTotal;
-  let chunk = Math.min(job.items, Math.max(job.wave, Math.ceil(job.items / 8)));
+  // enough chunks that one's copies overlap another's kernels (up to 8, none under CHUNK_LINK_BYTES
+  // of host traffic: below that a chunk's launches and copies cost more than the overlap saves)
+  const linkBytes = [...job.inputs, ...job.outputs].reduce((t, r) => t + r.bytesPerItem, job.statusWords * 4) * job.items;
+  const wanted = Math.max(1, Math.min(MAX_CHUNKS, Math.floor(linkBytes / CHUNK_LINK_BYTES)));
+  let chunk = Math.ceil(job.items / wanted);
   if (job.options?.maxChunk) chunk = Math.min(chunk, job.options.maxChunk);
   const chunkCount = Math.ceil(job.items / chunk);
   let laneCount = job.options?.streams || Math.min(BatchWorkspace.MAX_LANES, chunkCount);

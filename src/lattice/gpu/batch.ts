@@ -352,7 +352,6 @@ export async function runLatticeBatch<A extends RealArray>(
     outputs: [{ array: basis, bytesPerItem: n * m * elt }, { array: Z, bytesPerItem: m * m * 8 }],
     scratch: p.plan.scratchBytesPerBasis.map((bytes) => ({ bytesPerItem: bytes, itemsPerGroup: per })),
     statusWords: STATS_WIDTH,
-    wave: p.wave,
     exclusive: persistent,
     options: params.batchRun,
     enqueue(stream, c) {
