@@ -1,7 +1,8 @@
-// Copies the files the compiled code reads at run time (CUDA kernels) from src/ into dist/src/,
-// keeping each beside the compiled host code that loads it.
-import { cpSync, readdirSync, statSync, mkdirSync } from 'node:fs';
-import { join, dirname } from 'node:path';
+// Copies the files the compiled code reads at run time (CUDA kernels and their headers) from src/
+// and bench/ into dist/src/ and dist/bench/, keeping each beside the compiled host code that loads
+// it (a bench kernel's #include of a src/ header then resolves in dist/ as in the checkout).
+import { cpSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 function copyTree(from, to) {
   for (const name of readdirSync(from)) {
@@ -13,4 +14,4 @@ function copyTree(from, to) {
     }
   }
 }
-copyTree('src', join('dist', 'src'));
+for (const part of ['src', 'bench']) if (existsSync(part)) copyTree(part, join('dist', part));

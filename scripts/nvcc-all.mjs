@@ -1,5 +1,8 @@
 #!/usr/bin/env node
-// Compiles every CUDA kernel under src/ with nvcc (no GPU needed), so that a broken kernel fails CI.
+// Compiles every CUDA kernel under src/ and bench/ with nvcc (no GPU needed), so that a broken kernel
+// fails CI: the library's kernels (one kernel per file; shared device code in .cuh headers, which
+// are compiled through the files that include them) and the benchmarks' NVRTC kernels (measurement
+// builds, the device ceilings).
 //
 // Each .cu file is compiled once per variant: the lines `// nvcc-variant: <flags>` in the file name
 // the -D defines (and other flags) the host code compiles it with at run time through NVRTC; a file
@@ -14,7 +17,7 @@
 // Usage: node scripts/nvcc-all.mjs [--resource-usage] [--arch=sm_90] [files...]
 // Exits 1 when any compile or check fails (or nvcc is missing), after printing a summary.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 
@@ -67,7 +70,13 @@ if (probe.error || probe.status !== 0) {
   process.exit(1);
 }
 
-const files = named.length > 0 ? named : findCu('src');
+// (under bench/, only the kernels it loads through NVRTC, which declare their variants; the other
+// .cu files there are whole programs built by hand with nvcc, e.g. bench/col-lab)
+const declaresVariants = (file) => /^\s*\/\/\s*nvcc-variant:/m.test(readFileSync(file, 'utf8'));
+const files = named.length > 0 ? named : [
+  ...findCu('src'),
+  ...(existsSync('bench') ? findCu('bench').filter(declaresVariants) : []),
+];
 const outDir = mkdtempSync(join(tmpdir(), 'nvcc-all-'));
 const results = [];
 try {
@@ -76,7 +85,7 @@ try {
     results.push({ file, flags: 'NVRTC header check', ok: problems.length === 0, ms: 0 });
     if (problems.length > 0) console.error(`FAIL ${file}: names that NVRTC lacks (no host headers at run time)\n  ${problems.join('\n  ')}\n`);
     variantsOf(file).forEach((flags, v) => {
-      const cubin = join(outDir, `${relative('src', file).replace(/[\\/]/g, '_')}.${v}.cubin`);
+      const cubin = join(outDir, `${relative('.', file).replace(/[\\/]/g, '_')}.${v}.cubin`);
       const cmd = [`-arch=${arch}`, '-cubin', '--std=c++17', ...flags, ...(resourceUsage ? ['--resource-usage'] : []), '-o', cubin, file];
       const t0 = Date.now();
       const r = spawnSync(nvcc, cmd, { encoding: 'utf8' });

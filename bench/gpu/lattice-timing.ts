@@ -13,14 +13,14 @@
  * kernels are shorter than the host's submission of the next rep the stream idles between events
  * again, which can only make a figure larger.
  */
-import { requireCuda } from '../context.js';
-import { DeviceBuffer } from '../memory.js';
-import { CudaEvent, Stream } from '../stream.js';
+import { requireCuda } from '../../src/gpu/context.js';
+import { DeviceBuffer } from '../../src/gpu/memory.js';
+import { CudaEvent, Stream } from '../../src/gpu/stream.js';
 import {
   STATS_WIDTH, chunkDeviceBytes, chunkPointers, enqueueLattice, prepareLattice,
   type LatticeKernelSpec, type LaunchPlan, type RealArray,
-} from '../lattice-batch.js';
-import type { AlgoParams } from '../../lattice/types.js';
+} from '../../src/gpu/lattice-batch.js';
+import type { AlgoParams } from '../../src/lattice/types.js';
 
 export interface KernelTiming<A extends RealArray> {
   /** Event times of the timed launches, ms. */

@@ -1,3 +1,6 @@
+// A measurement copy of the block kernels (bench/kernels/traced.ts says what its switches do),
+// not built by the library; the production kernels are src/lattice/allswap/*-kernel.cu.
+//
 // CR-AS-LLL, the cost-reduced all-swap LLL (Algorithm 2 of the CR-MB-LLL paper), batched: one
 // thread block per basis. It mirrors the CPU reference (allswap/cpu.ts, allswap/phases.ts and
 // lll/gso.ts) step for step, so that with -fmad=false it gives the same Z and basis bit for bit:
@@ -30,17 +33,10 @@
 // its layout is carved below and must match allswapPlan in cuda.ts.
 //
 // The variants the host compiles (cuda.ts), which scripts/nvcc-all.mjs also compiles in CI:
-// nvcc-variant: -DREAL=float -fmad=false
-// nvcc-variant: -DREAL=double -fmad=false
-// nvcc-variant: -DREAL=float -fmad=false -DALLSWAP_THREADS=128 -DALLSWAP_MIN_BLOCKS=4
-// nvcc-variant: -DREAL=float -fmad=false -DCOL_N=68 -DCOL_SMEM=1 -DALLSWAP_THREADS=256 -DALLSWAP_MIN_BLOCKS=3
-// nvcc-variant: -DREAL=double -fmad=false -DCOL_N=64 -DALLSWAP_THREADS=256 -DALLSWAP_MIN_BLOCKS=3
-// nvcc-variant: -DREAL=float -fmad=false -DCOL_N=66
-// nvcc-variant: -DREAL=float -fmad=false -DCOL_N=68 -DCOL_SMEM=1 -DCOL_F32_ARITH=1 -DALLSWAP_THREADS=256 -DALLSWAP_MIN_BLOCKS=4
-// nvcc-variant: -DREAL=float -fmad=false -DLANE_N=12 -DLANE_M=8 -DLANE_L=32
-// nvcc-variant: -DREAL=double -fmad=false -DLANE_N=8 -DLANE_M=8 -DLANE_L=32
+// nvcc-variant: -DREAL=float -fmad=false -DCOL_N=68 -DCOL_SMEM=1 -DALLSWAP_THREADS=256 -DALLSWAP_MIN_BLOCKS=3 -DCOL_PROFILE=1
+// nvcc-variant: -DREAL=float -fmad=false -DCOL_N=68 -DCOL_NO_SUPPORT=1 -DCOL_NO_FASTDIV=1
 
-#include "../lll-common.cuh"
+#include "../../../src/lattice/lll-common.cuh"
 
 // One basis' state: the workspace arrays and the sizes. Every function below is called by all the
 // threads of the block (it contains barriers).
