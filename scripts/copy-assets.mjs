@@ -1,6 +1,6 @@
-// Copies the files the compiled code reads at run time (CUDA kernels and their headers) from src/
-// and bench/ into dist/src/ and dist/bench/, keeping each beside the compiled host code that loads
-// it (a bench kernel's #include of a src/ header then resolves in dist/ as in the checkout).
+// Copies the files the compiled code reads at run time (CUDA kernels, their headers, the benchmarks'
+// kernel patches) from src/ and bench/ into dist/src/ and dist/bench/, keeping each beside the
+// compiled host code that loads it.
 import { cpSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
@@ -8,7 +8,7 @@ function copyTree(from, to) {
   for (const name of readdirSync(from)) {
     const src = join(from, name);
     if (statSync(src).isDirectory()) copyTree(src, join(to, name));
-    else if (name.endsWith('.cu') || name.endsWith('.cuh')) {
+    else if (['.cu', '.cuh', '.patch'].some((ext) => name.endsWith(ext))) {
       mkdirSync(dirname(join(to, name)), { recursive: true });
       cpSync(src, join(to, name));
     }

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Compiles every CUDA kernel under src/ and bench/ with nvcc (no GPU needed), so that a broken kernel
 // fails CI: the library's kernels (one kernel per file; shared device code in .cuh headers, which
-// are compiled through the files that include them) and the benchmarks' NVRTC kernels (measurement
-// builds, the device ceilings).
+// are compiled through the files that include them) and the benchmarks' NVRTC kernels (the device
+// ceilings; the measurement builds, patches of the production kernels, are compiled by
+// test/gpu/traced-builds.test.ts).
 //
 // Each .cu file is compiled once per variant: the lines `// nvcc-variant: <flags>` in the file name
 // the -D defines (and other flags) the host code compiles it with at run time through NVRTC; a file

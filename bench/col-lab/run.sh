@@ -9,9 +9,10 @@
 #   mkdir -p bench/col-lab/old/allswap && git show REV:src/lattice/allswap/column-kernel.cu > bench/col-lab/old/allswap/column-kernel.cu
 #   (and its headers: allswap-work.cuh, allswap-kernel.cuh beside it, ../lll-common.cuh above it)
 # and name it as a variant: old=-Ibench/col-lab/old/allswap
-# The measurement switches (COL_NO_SUPPORT, COL_NO_FASTDIV, COL_PROFILE) live in the measurement copy
-# bench/kernels/traced/allswap-kernel.cu: copy it there as column-kernel.cu (its lll-common.cuh
-# include pointed at ../lll-common.cuh) to A/B them.
+# The measurement switches (COL_NO_SUPPORT, COL_NO_FASTDIV, COL_PROFILE) are in the measurement build
+# (bench/kernels/traced.ts, tracedSource('column'): the production kernel, includes inlined, patched):
+# write it as bench/col-lab/old/traced/column-kernel.cu and name it as a variant, e.g.
+# noSupport=-Ibench/col-lab/old/traced,-DCOL_NO_SUPPORT=1
 set -u
 H=bench/col-lab
 mkdir -p /tmp/col

@@ -4,6 +4,7 @@
 // column-owner layout, -DCOL_N, col_reanchor); where the two layouts differ (the workspace, step 0,
 // the zLimit of round 0) the column-owner lines are under COL_N.
 
+// -DALLSWAP_THREADS=T -DALLSWAP_MIN_BLOCKS=b (the host passes both or neither): the module is built
 // for blocks of T threads with b of them resident per multiprocessor (the compiler caps the registers
 // at 65536 / (T b)), so that several bases share a multiprocessor when their workspaces fit.
 #if defined(ALLSWAP_THREADS) && defined(ALLSWAP_MIN_BLOCKS)

@@ -1,8 +1,8 @@
 // The block kernels' (block-kernel.cu, column-kernel.cu) state of one basis: the workspace arrays
 // and the sizes, and the block-wide max |Z|. The including file defines bs_t, the type B* is held in
 // (REAL in the block kernel; double, or float with float32 arithmetic, in the column-owner layout).
-
 // Every function below is called by all the threads of the block (it contains barriers).
+
 struct Work {
   real *B, *Bold, *r;
   bs_t* Bs;
