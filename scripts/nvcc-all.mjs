@@ -18,9 +18,10 @@
 // Usage: node scripts/nvcc-all.mjs [--resource-usage] [--arch=sm_90] [files...]
 // Exits 1 when any compile or check fails (or nvcc is missing), after printing a summary.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import { findCu, variantsOf } from './kernel-variants.mjs';
 
 const args = process.argv.slice(2);
 const resourceUsage = args.includes('--resource-usage');
@@ -28,24 +29,7 @@ const arch = (args.find((a) => a.startsWith('--arch=')) ?? '--arch=sm_90').slice
 const named = args.filter((a) => !a.startsWith('--'));
 const nvcc = process.env.NVCC ?? 'nvcc';
 
-function findCu(dir) {
-  const out = [];
-  for (const name of readdirSync(dir).sort()) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...findCu(path));
-    else if (name.endsWith('.cu')) out.push(path);
-  }
-  return out;
-}
 
-function variantsOf(file) {
-  const lines = readFileSync(file, 'utf8').split('\n');
-  const declared = lines
-    .map((l) => /^\s*\/\/\s*nvcc-variant:\s*(.*)$/.exec(l))
-    .filter(Boolean)
-    .map((m) => m[1].trim().split(/\s+/).filter(Boolean));
-  return declared.length > 0 ? declared : [['-DREAL=float'], ['-DREAL=double']];
-}
 
 /** Lines of a kernel file and of the files it includes with `#include "..."` (NVRTC gets them inlined). */
 function sourceLines(file, seen = new Set()) {

@@ -16,9 +16,10 @@
 //     it, now in a file of its own) and 'new' for the others; exits 1 on any difference.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { findCu, variantsOf } from '../../scripts/kernel-variants.mjs';
 
 // Old define -> new define (a refactor that renames a -D flag lists it here).
 const RENAMED = {
@@ -26,23 +27,7 @@ const RENAMED = {
   '-DJMODE=3': '-DROUNDS_GROUP_HALO=1',
 };
 
-function findCu(dir) {
-  const out = [];
-  for (const name of readdirSync(dir).sort()) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...findCu(path));
-    else if (name.endsWith('.cu')) out.push(path);
-  }
-  return out;
-}
 
-function variantsOf(file) {
-  const declared = readFileSync(file, 'utf8').split('\n')
-    .map((l) => /^\s*\/\/\s*nvcc-variant:\s*(.*)$/.exec(l))
-    .filter(Boolean)
-    .map((m) => m[1].trim().split(/\s+/).filter(Boolean));
-  return declared.length > 0 ? declared : [['-DREAL=float'], ['-DREAL=double']];
-}
 
 /** The sections of an ELF64 file (a cubin), name -> bytes, and its symbols' names by index. */
 function elf(buf) {
