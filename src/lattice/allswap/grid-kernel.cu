@@ -88,7 +88,7 @@ struct Grid {
   unsigned long long* ctl;  // this basis' control block
   int stage;                // stages completed (the same in every block)
   int nblocks;
-  unsigned long long t0;    // when this block started (the trace's zero)
+  unsigned long long t0;    // when this block started (the zero of a traced build's stage times)
 };
 
 // The kinds of stage each grid barrier ends (a traced build of this kernel, bench/kernels/traced,
