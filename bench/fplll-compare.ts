@@ -16,12 +16,12 @@
  */
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { gitCommit, median, writeResultsSection } from '../src/core/bench-report.js';
+import { gitCommit, median, writeResultsSection } from './report.js';
 import { LatticeMimoError } from '../src/core/errors.js';
 import { matrixAt, type MatrixBatch } from '../src/core/matrix.js';
 import { checkLLL, checkUnimodular, qualityMetrics } from '../src/lattice/check.js';
 import { basisFromRows, formatFplll, parseFplll } from '../src/lattice/fplll-format.js';
-import { availableReferences, runFplll, type FplllOptions, type FplllResult } from '../src/lattice/fplll-reference.js';
+import { availableReferences, runFplll, type FplllOptions, type FplllResult } from './reference/fplll.js';
 import { blockToeplitzBases, gaussianBases, integerScale } from '../src/lattice/generators.js';
 import { reduceSync } from '../src/lattice/reduce.js';
 import { rebuildTransform } from '../src/lattice/exact-transform.js';

@@ -9,18 +9,19 @@ import { writeFileSync } from 'node:fs';
 import { CudaContext, Stream, cudaAvailable, describeCuda, loadModule, timeOnStream } from '../src/gpu/index.js';
 import { gaussianBases, blockToeplitzBases } from '../src/lattice/generators.js';
 import type { AlgoParams, CpuReducer } from '../src/lattice/types.js';
+import type { GpuTuning } from '../src/lattice/gpu-tuning.js';
 import type { RealArray } from '../src/core/matrix.js';
-import { reduceBatchCuda as jacobiParallelCuda, jacobiParallelTuning } from '../src/lattice/jacobi-parallel/cuda.js';
+import { reduceBatchCuda as jacobiParallelCuda } from '../src/lattice/jacobi-parallel/cuda.js';
 import { jacobiParallelCpu } from '../src/lattice/jacobi-parallel/cpu.js';
-import { reduceBatchCuda as allswapCuda, allswapTuning } from '../src/lattice/allswap/cuda.js';
+import { reduceBatchCuda as allswapCuda } from '../src/lattice/allswap/cuda.js';
 import { allswapCpu } from '../src/lattice/allswap/cpu.js';
 
 type Gpu = (d: RealArray, batch: number, n: number, m: number, p: AlgoParams) => Promise<{ stats: { kernelMs: number; totalMs: number; iterations: Int32Array; threadsPerBlock: number } }>;
-interface AlgoEntry { gpu: Gpu; cpu: CpuReducer; setThreads?: (t: number) => void }
+interface AlgoEntry { gpu: Gpu; cpu: CpuReducer; threads?: (t: number) => GpuTuning }
 
 const ALGOS: Record<string, AlgoEntry> = {
-  'jacobi-parallel': { gpu: jacobiParallelCuda, cpu: jacobiParallelCpu, setThreads: (t) => { jacobiParallelTuning.threads = t; } },
-  allswap: { gpu: allswapCuda, cpu: allswapCpu, setThreads: (t) => { allswapTuning.threads = t; } },
+  'jacobi-parallel': { gpu: jacobiParallelCuda, cpu: jacobiParallelCpu, threads: (t) => ({ jacobi: { threads: t } }) },
+  allswap: { gpu: allswapCuda, cpu: allswapCpu, threads: (t) => ({ allswap: { threads: t } }) },
 };
 
 const args = process.argv.slice(2);
@@ -28,7 +29,8 @@ const quick = args.includes('--quick');
 const outIdx = args.indexOf('--out');
 const outFile = outIdx >= 0 ? args[outIdx + 1] : undefined;
 const algosIdx = args.indexOf('--algos');
-const params: AlgoParams = { delta: 0.75, eta: 0.51, blockSize: 8, maxIterations: 1_000_000 };
+const PARAMS: AlgoParams = { delta: 0.75, eta: 0.51, blockSize: 8, maxIterations: 1_000_000 };
+let params = PARAMS;  // (with a threads-per-block choice while those are timed)
 const rows: Record<string, unknown>[] = [];
 
 function median(xs: number[]): number {
@@ -130,14 +132,14 @@ async function main(): Promise<void> {
       }
     }
     // threads per block for one size, when the algorithm lets us choose
-    if (e.setThreads) {
+    if (e.threads) {
       for (const n of [16, 64]) {
         const gb = gaussianBases({ batch: 2048, n, seed: seed + 3 * n, precision: 'float32' });
         for (const t of [32, 64, 128, 256, 384, 512, 1024]) {
-          e.setThreads(t);
+          params = { ...PARAMS, gpuTuning: e.threads(t) };
           await timeGpu(name, e, 'gaussian', gb.data, 2048, n, n, 3);
         }
-        e.setThreads(0);
+        params = PARAMS;
       }
     }
   }

@@ -20,7 +20,8 @@ import { requireCuda } from '../src/gpu/context.js';
 import { DeviceBuffer } from '../src/gpu/memory.js';
 import { Stream } from '../src/gpu/stream.js';
 import { chunkDeviceBytes, chunkPointers, enqueueLattice, prepareLattice, STATS_WIDTH, type LatticeKernelSpec } from '../src/lattice/gpu/batch.js';
-import { allswapGridPlan, GRID_CTL_BYTES, gridKernel, gridTuning } from '../src/lattice/allswap/grid.js';
+import { allswapGridPlan, GRID_CTL_BYTES } from '../src/lattice/allswap/grid.js';
+import { tracedGridKernel, tracedGridPlan } from './kernels/traced.js';
 import { Philox } from '../src/core/rng.js';
 import { knapsackBasis } from '../test/gpu/grid-cases.js';
 
@@ -59,16 +60,14 @@ function probe(): void {
   const algorithm = arg('algo', 'block') as 'block' | 'cr-block';
   const n = m + 1, precision = 'float64' as const;
   const TRACE = 8192;
-  gridTuning.trace = TRACE;
-  gridTuning.defines = { GRID_TRACE_COUNTS: 1 };
   const params = { delta: 0.75, eta: 0.51, blockSize, maxIterations: 100_000 };
   const spec: LatticeKernelSpec = {
     name: algorithm,
-    kernel: gridKernel,
+    kernel: tracedGridKernel,
     plan: (nn, mm, prec, p, device) => {
       const plan = allswapGridPlan(nn, mm, prec, p, device, { algorithm, size: blockSize });
       if (!plan) throw new Error('the block mode does not take this basis');
-      return plan;
+      return tracedGridPlan(plan, TRACE, { GRID_TRACE_COUNTS: 1 });
     },
   };
   const ctx = requireCuda();

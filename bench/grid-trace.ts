@@ -9,8 +9,9 @@ import { requireCuda } from '../src/gpu/context.js';
 import { DeviceBuffer } from '../src/gpu/memory.js';
 import { Stream } from '../src/gpu/stream.js';
 import { chunkDeviceBytes, chunkPointers, enqueueLattice, prepareLattice, STATS_WIDTH } from '../src/lattice/gpu/batch.js';
-import { allswapSpec, allswapTuning } from '../src/lattice/allswap/cuda.js';
-import { GRID_CTL_BYTES, gridTuning } from '../src/lattice/allswap/grid.js';
+import type { LatticeKernelSpec } from '../src/lattice/gpu/batch.js';
+import { allswapGridPlan, GRID_CTL_BYTES } from '../src/lattice/allswap/grid.js';
+import { tracedGridKernel, tracedGridPlan } from './kernels/traced.js';
 import { blockToeplitzBases, gaussianBases } from '../src/lattice/generators.js';
 
 const arg = (name: string, dflt: string): string => {
@@ -29,16 +30,20 @@ const input = family === 'gaussian'
   : (() => { const t = blockToeplitzBases({ batch: 1, blocks: n / 2, blockSize: 1, complex: true, taps: 3, shape: 'full', seed, precision }); return { data: t.data, rows: t.rows, cols: t.cols }; })();
 const params = { delta: 0.75, eta: 0.51, blockSize: 8, maxIterations: 100_000 };
 
-allswapTuning.kernel = 'grid';
-gridTuning.trace = TRACE;
 const define = arg('define', '');
-if (define) {
-  const [name, value] = define.split('=');
-  gridTuning.defines = { [name!]: Number(value ?? 1) };
-}
+const [defName, defValue] = define.split('=');
+const spec: LatticeKernelSpec = {
+  name: 'allswap',
+  kernel: tracedGridKernel,
+  plan: (nn, mm, prec, p, device) => {
+    const plan = allswapGridPlan(nn, mm, prec, p, device);
+    if (!plan) throw new Error('the whole-device kernel does not take this basis');
+    return tracedGridPlan(plan, TRACE, define ? { [defName!]: Number(defValue ?? 1) } : {});
+  },
+};
 const ctx = requireCuda();
 ctx.makeCurrent();
-const p = prepareLattice(ctx, allswapSpec, precision, 1, input.rows, input.cols, params);
+const p = prepareLattice(ctx, spec, precision, 1, input.rows, input.cols, params);
 const arena = DeviceBuffer.alloc(ctx, chunkDeviceBytes(p, 1));
 const stream = Stream.create(ctx);
 const ptr = chunkPointers(p, arena.ptr, 1);

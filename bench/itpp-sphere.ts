@@ -15,7 +15,7 @@ import { cpus } from 'node:os';
 import { Philox } from '../src/core/rng.js';
 import { addNoise, rayleighChannels, randomSymbols, transmit } from '../src/mimo/channel.js';
 import { detect } from '../src/mimo/detect.js';
-import { itppAvailability, itppSphere } from '../src/mimo/itpp-reference.js';
+import { itppAvailability, itppSphere } from './reference/itpp.js';
 import { parseModulation } from '../src/mimo/modulation.js';
 import type { DetectionInput, Modulation } from '../src/mimo/types.js';
 

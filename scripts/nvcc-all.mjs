@@ -1,5 +1,9 @@
 #!/usr/bin/env node
-// Compiles every CUDA kernel under src/ with nvcc (no GPU needed), so that a broken kernel fails CI.
+// Compiles every CUDA kernel under src/ and bench/ with nvcc (no GPU needed), so that a broken kernel
+// fails CI: the library's kernels (one kernel per file; shared device code in .cuh headers, which
+// are compiled through the files that include them) and the benchmarks' NVRTC kernels (the device
+// ceilings; the measurement builds, patches of the production kernels, are compiled by
+// test/gpu/traced-builds.test.ts).
 //
 // Each .cu file is compiled once per variant: the lines `// nvcc-variant: <flags>` in the file name
 // the -D defines (and other flags) the host code compiles it with at run time through NVRTC; a file
@@ -14,9 +18,10 @@
 // Usage: node scripts/nvcc-all.mjs [--resource-usage] [--arch=sm_90] [files...]
 // Exits 1 when any compile or check fails (or nvcc is missing), after printing a summary.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import { findCu, variantsOf } from './kernel-variants.mjs';
 
 const args = process.argv.slice(2);
 const resourceUsage = args.includes('--resource-usage');
@@ -24,24 +29,7 @@ const arch = (args.find((a) => a.startsWith('--arch=')) ?? '--arch=sm_90').slice
 const named = args.filter((a) => !a.startsWith('--'));
 const nvcc = process.env.NVCC ?? 'nvcc';
 
-function findCu(dir) {
-  const out = [];
-  for (const name of readdirSync(dir).sort()) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...findCu(path));
-    else if (name.endsWith('.cu')) out.push(path);
-  }
-  return out;
-}
 
-function variantsOf(file) {
-  const lines = readFileSync(file, 'utf8').split('\n');
-  const declared = lines
-    .map((l) => /^\s*\/\/\s*nvcc-variant:\s*(.*)$/.exec(l))
-    .filter(Boolean)
-    .map((m) => m[1].trim().split(/\s+/).filter(Boolean));
-  return declared.length > 0 ? declared : [['-DREAL=float'], ['-DREAL=double']];
-}
 
 /** Lines of a kernel file and of the files it includes with `#include "..."` (NVRTC gets them inlined). */
 function sourceLines(file, seen = new Set()) {
@@ -67,7 +55,13 @@ if (probe.error || probe.status !== 0) {
   process.exit(1);
 }
 
-const files = named.length > 0 ? named : findCu('src');
+// (under bench/, only the kernels it loads through NVRTC, which declare their variants; the other
+// .cu files there are whole programs built by hand with nvcc, e.g. bench/col-lab)
+const declaresVariants = (file) => /^\s*\/\/\s*nvcc-variant:/m.test(readFileSync(file, 'utf8'));
+const files = named.length > 0 ? named : [
+  ...findCu('src'),
+  ...(existsSync('bench') ? findCu('bench').filter(declaresVariants) : []),
+];
 const outDir = mkdtempSync(join(tmpdir(), 'nvcc-all-'));
 const results = [];
 try {
@@ -76,7 +70,7 @@ try {
     results.push({ file, flags: 'NVRTC header check', ok: problems.length === 0, ms: 0 });
     if (problems.length > 0) console.error(`FAIL ${file}: names that NVRTC lacks (no host headers at run time)\n  ${problems.join('\n  ')}\n`);
     variantsOf(file).forEach((flags, v) => {
-      const cubin = join(outDir, `${relative('src', file).replace(/[\\/]/g, '_')}.${v}.cubin`);
+      const cubin = join(outDir, `${relative('.', file).replace(/[\\/]/g, '_')}.${v}.cubin`);
       const cmd = [`-arch=${arch}`, '-cubin', '--std=c++17', ...flags, ...(resourceUsage ? ['--resource-usage'] : []), '-o', cubin, file];
       const t0 = Date.now();
       const r = spawnSync(nvcc, cmd, { encoding: 'utf8' });

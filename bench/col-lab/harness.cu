@@ -1,4 +1,4 @@
-// A/B harness for allswap/kernel.cu's column-owner layout (measurement only, not a test; see run.sh):
+// A/B harness for allswap/column-kernel.cu (the column-owner layout) (measurement only, not a test; see run.sh):
 // the kernel as the host plans it for 68 x 64 float32 (Z and step 3's lists in global scratch, the
 // rest in shared memory, 256 threads, 3 blocks per multiprocessor), a batch read from a file, the
 // kernel time per basis (CUDA events, median of --reps launches after two warm-ups), and the number of
@@ -13,7 +13,7 @@
 #include <vector>
 #include <algorithm>
 #include <cuda_runtime.h>
-#include "kernel.cu"
+#include "column-kernel.cu"
 
 #define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
 static size_t a16(size_t x) { return (x + 15) & ~(size_t)15; }

@@ -6,9 +6,13 @@
 # builds the harness per variant for 68x64 block-Toeplitz and 64x64 Gaussian float32 (4096 bases each,
 # seed 1), prints ptxas' spills, the time per basis and how many bases differ from the first variant's.
 # Against an older kernel: put it in an untracked folder (it travels with the working tree), e.g.
-#   mkdir -p bench/col-lab/old/allswap && git show REV:src/lattice/allswap/kernel.cu > bench/col-lab/old/allswap/kernel.cu
-#   git show REV:src/lattice/lll-common.cuh > bench/col-lab/old/lll-common.cuh
+#   mkdir -p bench/col-lab/old/allswap && git show REV:src/lattice/allswap/column-kernel.cu > bench/col-lab/old/allswap/column-kernel.cu
+#   (and its headers: allswap-work.cuh, allswap-kernel.cuh beside it, ../lll-common.cuh above it)
 # and name it as a variant: old=-Ibench/col-lab/old/allswap
+# The measurement switches (COL_NO_SUPPORT, COL_NO_FASTDIV, COL_PROFILE) are in the measurement build
+# (bench/kernels/traced.ts, tracedSource('column'): the production kernel, includes inlined, patched):
+# write it as bench/col-lab/old/traced/column-kernel.cu and name it as a variant, e.g.
+# noSupport=-Ibench/col-lab/old/traced,-DCOL_NO_SUPPORT=1
 set -u
 H=bench/col-lab
 mkdir -p /tmp/col

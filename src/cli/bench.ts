@@ -1,10 +1,28 @@
-/** `lattice-mimo bench lattice|mimo`: benchmark tables (see src/cli/bench/). */
-import { InvalidArgumentError } from '../core/errors.js';
+/**
+ * `lattice-mimo bench lattice|mimo`: benchmark tables. The benchmarks are their own part (bench/ in
+ * the repository: bench/lattice/run.ts, bench/mimo/run.ts), loaded on demand; a package installed
+ * without bench/ says so with UnsupportedError.
+ */
+import { InvalidArgumentError, UnsupportedError } from '../core/errors.js';
+
+type BenchPart = { run(argv: string[]): Promise<number> };
+
+/** The bench part `what`, or UnsupportedError when this installation does not have bench/. */
+async function load(what: 'lattice' | 'mimo'): Promise<BenchPart> {
+  try {
+    return what === 'lattice' ? await import('../../bench/lattice/run.js') : await import('../../bench/mimo/run.js');
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if (code === 'ERR_MODULE_NOT_FOUND' && String((e as Error).message).includes(`bench/${what}/run.js`)) {
+      throw new UnsupportedError(`the benchmarks are not part of this installation (bench/${what}/run.js missing): run them from a repository checkout (npm run build, then lattice-mimo bench ${what})`);
+    }
+    throw e;
+  }
+}
 
 export async function run(argv: string[]): Promise<number> {
   const [what, ...rest] = argv;
-  if (what === 'mimo') return (await import('./bench/mimo.js')).run(rest);
-  if (what === 'lattice') return (await import('./bench/lattice.js')).run(rest);
+  if (what === 'mimo' || what === 'lattice') return (await load(what)).run(rest);
   if (!what || what === '--help' || what === '-h') {
     process.stdout.write('usage: lattice-mimo bench lattice|mimo [options]   (--help after the kind lists its options)\n');
     return what ? 0 : 2;

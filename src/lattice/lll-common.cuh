@@ -1,9 +1,12 @@
-// Device primitives shared by the LLL-family kernels (allswap/kernel.cu, allswap/grid-kernel.cu,
-// block/kernel.cu), each the exact counterpart of a CPU reference function, so that the kernels
+// Device primitives shared by the LLL-family kernels (allswap/*-kernel.cu, allswap/grid-kernel.cu,
+// block/*-kernel.cu), each the exact counterpart of a CPU reference function, so that the kernels
 // round as the references do; and their common definitions: the element type `real` (-DREAL, double
 // by default), the rounds' bound, the status words (lattice/gpu/status.ts: STATUS) and the stats layout.
 // Included textually: readKernelSource (src/gpu/module-cache.ts) inlines it for NVRTC, and nvcc and
 // the g++ emulator resolve the #include themselves.
+
+#ifndef LLL_COMMON_CUH
+#define LLL_COMMON_CUH
 
 #ifndef REAL
 #define REAL double
@@ -39,7 +42,7 @@ __device__ __forceinline__ double round_half_up(double x) {
 }
 
 // The four partial sums of dotCols (lll/columns.ts) for lane q of a dot product of length n. The
-// operands may be held in either precision (allswap/kernel.cu keeps B* as doubles in its
+// operands may be held in either precision (allswap/column-kernel.cu keeps B* as doubles in its
 // column-owner layout): every term is widened to double, so the sum is the same.
 template <typename A, typename C>
 __device__ __forceinline__ double dot_partial(const A* a, const C* c, int n, int q) {
@@ -76,7 +79,7 @@ __device__ __forceinline__ double combine4(const double* s) { return (s[0] + s[1
 // multiplier X, then SimpleSwap with the new Gram-Schmidt vectors
 // b*_{k-1}' = b*_k + mu b*_{k-1}, b*_k' = c b*_{k-1} - muNew b*_k. Z entries feed the growth watch
 // (*zPeak, the largest |z| as bits) and raise *overflow past 2^53.
-// Bs may be held as doubles (S = double: the column-owner layout of allswap/kernel.cu); every value
+// Bs may be held as doubles (S = double: the column-owner layout of allswap/column-kernel.cu); every value
 // stored into it is first rounded to REAL, so it holds the same numbers either way.
 template <typename S>
 __device__ __forceinline__ void pair_element(real* B, S* Bs, double* Z, size_t ld, int n, int m, int k, int t,
@@ -113,3 +116,5 @@ __device__ __forceinline__ void pair_element(real* B, S* Bs, double* Z, size_t l
     if (swap) { zk[u] = zk1[u]; zk1[u] = vk; } else zk[u] = vk;
   }
 }
+
+#endif  // LLL_COMMON_CUH

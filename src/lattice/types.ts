@@ -5,7 +5,7 @@
  * the basis vectors are the columns. Z is m x m, column-major, integer valued, with B' = B Z.
  */
 import type { MatrixBatch, Precision, RealArray } from '../core/matrix.js';
-import type { BatchRunOptions } from '../gpu/batch-runner.js';
+import type { GpuTuning } from './gpu-tuning.js';
 
 /** Every reduction algorithm `reduce()` accepts, by name. */
 export const ALGORITHMS = ['lll', 'allswap', 'block', 'cr-block', 'jacobi', 'jacobi-parallel'] as const;
@@ -39,8 +39,11 @@ export interface AlgoParams {
    * compute in double either way.
    */
   readonly float32Arithmetic?: 'double' | 'float32';
-  /** How the GPU batch runner cuts the batch (chunk size, streams); for tests and measurements, the defaults suit production. */
-  readonly batchRun?: BatchRunOptions;
+  /**
+   * Launch choices of the GPU kernels (which kernel, block sizes, workspace memory; gpu-tuning.ts),
+   * each absent field the plan's own choice. For tests and measurements; the defaults are measured.
+   */
+  readonly gpuTuning?: GpuTuning;
 }
 
 /** What one run of an algorithm on one basis reports. */
@@ -97,6 +100,8 @@ export interface ReduceOptions {
   driftWatch?: boolean;
   /** float32 arithmetic on the GPU's column-owner kernel (AlgoParams.float32Arithmetic); default 'double'. */
   float32Arithmetic?: 'double' | 'float32';
+  /** Launch choices of the GPU kernels (AlgoParams.gpuTuning); validated, default none. */
+  gpuTuning?: GpuTuning;
   /** Worker threads for batches on the CPU engine; default: all cores (1 for small batches). */
   threads?: number;
   /** Called with (basesDone, basesTotal) as a batch progresses. */

@@ -4,6 +4,7 @@ import { matrixAt, type MatrixBatch } from '../core/matrix.js';
 import { assertFinite, assertInRange, assertOneOf, assertPositiveInt } from '../core/validate.js';
 import { gramSchmidt, isIntegral } from './check.js';
 import { provablyFullRank } from './exact-rank.js';
+import { validateGpuTuning } from './gpu-tuning.js';
 import { ALGORITHMS, type AlgoParams, type Algorithm, type Engine, type ReduceOptions } from './types.js';
 
 export const DEFAULTS = { algorithm: 'lll' as Algorithm, delta: 0.75, eta: 0.51, blockSize: 8 };
@@ -42,7 +43,8 @@ export function resolveOptions(opts: ReduceOptions, m: number): ResolvedOptions 
   if (typeof driftWatch !== 'boolean') throw new InvalidArgumentError(`driftWatch must be true or false, got ${String(driftWatch)}`);
   const float32Arithmetic = opts.float32Arithmetic ?? 'double';
   assertOneOf(float32Arithmetic, 'float32Arithmetic', ['double', 'float32'] as const);
-  return { algorithm, engine, precision, delta, eta, blockSize, maxIterations, check: opts.check ?? true, driftWatch, float32Arithmetic };
+  const gpuTuning = opts.gpuTuning === undefined ? undefined : validateGpuTuning(opts.gpuTuning);
+  return { algorithm, engine, precision, delta, eta, blockSize, maxIterations, check: opts.check ?? true, driftWatch, float32Arithmetic, ...(gpuTuning ? { gpuTuning } : {}) };
 }
 
 /** The batch's shape: its array kind, positive sizes, m <= n, and the data's length. */

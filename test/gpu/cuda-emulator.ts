@@ -17,6 +17,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { readKernelSource } from '../../src/gpu/module-cache.js';
 
 export const EMULATION_HEADER = String.raw`
 #pragma once
@@ -172,19 +174,22 @@ export function emulatorUnavailable(): string | null {
 }
 
 /**
- * Compiles `main` (C++ that includes the kernel through KERNEL_PATH and calls emu_launch) into an
- * executable, cached by content under the temp directory.
+ * Compiles `main` (C++ that calls emu_launch) after the kernel files (one path or several, each
+ * #included: a kernel per file) into an executable, cached by content (the kernels' text with their
+ * includes) under the temp directory.
  */
-export function compileEmulated(main: string, kernelPath: string, defines: readonly string[]): { exe: string; error: string | null } {
+export function compileEmulated(main: string, kernelPaths: string | readonly string[], defines: readonly string[]): { exe: string; error: string | null } {
   const dir = join(tmpdir(), 'lattice-mimo-emu');
   mkdirSync(dir, { recursive: true });
-  const key = createHash('sha256').update(EMULATION_HEADER).update(main).update(kernelPath).update(defines.join(' '))
-    .update(kernelPath && existsSync(kernelPath) ? readFileSync(kernelPath) : '').digest('hex').slice(0, 24);
+  const paths = (typeof kernelPaths === 'string' ? [kernelPaths] : kernelPaths).filter(Boolean);
+  const h = createHash('sha256').update(EMULATION_HEADER).update(main).update(defines.join(' '));
+  for (const path of paths) h.update(path).update(existsSync(path) ? readKernelSource(pathToFileURL(path)) : '');
+  const key = h.digest('hex').slice(0, 24);
   const exe = join(dir, `emu-${key}`);
   if (existsSync(exe)) return { exe, error: null };
   writeFileSync(join(dir, 'cuda_emulation.hpp'), EMULATION_HEADER);
   const src = join(dir, `emu-${key}.cpp`);
-  writeFileSync(src, `#include "cuda_emulation.hpp"\n${kernelPath ? `#include "${kernelPath}"\n` : ''}${main}\n`);
+  writeFileSync(src, `#include "cuda_emulation.hpp"\n${paths.map((path) => `#include "${path}"\n`).join('')}${main}\n`);
   const r = spawnSync('g++', ['-std=c++20', '-O1', '-ffp-contract=off', '-pthread', ...defines, '-o', exe, src], { encoding: 'utf8' });
   if (r.status !== 0) return { exe, error: `g++ failed: ${(r.stderr || r.error?.message || '').slice(0, 2000)}` };
   return { exe, error: null };

@@ -14,11 +14,12 @@ import { Philox } from '../../src/core/rng.js';
 import { blockToeplitzBases, gaussianBases } from '../../src/lattice/generators.js';
 import type { AlgoParams, CpuReducer } from '../../src/lattice/types.js';
 import { jacobiParallelCpu } from '../../src/lattice/jacobi-parallel/cpu.js';
-import { jacobiParallelPlan, jacobiParallelTuning } from '../../src/lattice/jacobi-parallel/cuda.js';
+import { jacobiParallelPlan, jacobiRoundsOf } from '../../src/lattice/jacobi-parallel/cuda.js';
+import { JACOBI_ROUNDS, type AllswapTuning, type JacobiTuning } from '../../src/lattice/gpu-tuning.js';
 import type { DeviceProperties } from '../../src/gpu/context.js';
 import { STATUS, type LaunchPlan } from '../../src/lattice/gpu/batch.js';
 import { allswapCpu } from '../../src/lattice/allswap/cpu.js';
-import { ALLSWAP_TUNING_DEFAULTS, allswapPlan, allswapTuning } from '../../src/lattice/allswap/cuda.js';
+import { allswapKernelUrl, allswapPlan } from '../../src/lattice/allswap/cuda.js';
 import { compileEmulated, emulatorUnavailable, runEmulated } from './cuda-emulator.js';
 import { proveOutput } from './prove-output.js';
 
@@ -111,7 +112,8 @@ const LANE_MEMORY = ['shared', 'z-global', 'global'] as const;
 interface EmuKernel {
   name: string;
   cpu: CpuReducer;
-  kernelFile: string;
+  /** The kernel files the plan's kernels live in (included in this order). */
+  kernelFiles(plan: LaunchPlan): string[];
   main: string;
   /**
    * The host's launch plan (the code the GPU path runs) for a thread count (0: the host's choice)
@@ -126,17 +128,18 @@ interface EmuKernel {
 
 const H100_SHARED = 232448;
 /**
- * Added to a Jacobi launch variant's thread count: the rounds on a group of two warps (mode 1);
- * mode 2 on a group of two warps (REG_MODE); PRE_GRAM: G from jacobi_gram.
+ * Added to a Jacobi launch variant's thread count: the rounds on a group of two warps
+ * ('group-shared-permutation'); 'group-register-players' on a group of two warps (REG_MODE);
+ * PRE_GRAM: G from jacobi_gram.
  */
 const GROUP_MODE = 10000, REG_MODE = 20000, PRE_GRAM = 100000;
 /**
- * Mode 3 (several rounds per group barrier): HALO_MODE on three warps, two pairs per lane, at most
+ * 'group-halo' (several rounds per group barrier): HALO_MODE on three warps, two pairs per lane, at most
  * two rounds per barrier (blocks of rounds, halos that go stale); HALO_WIDE on two warps, one pair
  * per lane, the host's hops; HALO_THREE on two warps, three pairs per lane, four rounds per barrier.
  */
 const HALO_MODE = 30000, HALO_WIDE = 40000, HALO_THREE = 50000;
-const HALO_TUNING: Record<number, Partial<typeof jacobiParallelTuning>> = {
+const HALO_TUNING: Record<number, JacobiTuning> = {
   3: { group: 96, hops: 2, lanePairs: 2 }, 4: { group: 64, lanePairs: 1 }, 5: { group: 64, hops: 4, lanePairs: 3 },
 };
 
@@ -144,28 +147,22 @@ const KERNELS: EmuKernel[] = [
   {
     name: 'jacobi-parallel',
     cpu: jacobiParallelCpu,
-    kernelFile: fileURLToPath(new URL('../../src/lattice/jacobi-parallel/kernel.cu', import.meta.url)),
+    kernelFiles: () => ['gram', 'jacobi'].map((k) => fileURLToPath(new URL(`../../src/lattice/jacobi-parallel/${k}-kernel.cu`, import.meta.url))),
     main: JACOBI_MAIN,
-    // threads + GROUP_MODE: the rounds on a group of two warps (mode 1, which the host picks from
+    // threads + GROUP_MODE: the rounds on a group of two warps ('group-shared-permutation', which the host picks from
     // 65 pairs on), else the host's mode (the first warp alone for these sizes)
     plan(n, m, precision, threads, sharedLimit) {
-      jacobiParallelTuning.threads = threads % GROUP_MODE;
       const mode = Math.floor((threads % PRE_GRAM) / GROUP_MODE);
-      if (mode >= 1) { jacobiParallelTuning.mode = Math.min(mode, 3); jacobiParallelTuning.group = 64; }
-      Object.assign(jacobiParallelTuning, HALO_TUNING[mode] ?? {});
-      jacobiParallelTuning.preGram = threads >= PRE_GRAM ? 1 : 0;
-      try {
-        const plan = jacobiParallelPlan(n, m, precision, PARAMS, device(sharedLimit));
-        if (mode >= 2) assert.equal(plan.defines?.JMODE, Math.min(mode, 3), `mode ${Math.min(mode, 3)} planned`);
-        return plan;
-      } finally {
-        jacobiParallelTuning.threads = 0;
-        jacobiParallelTuning.mode = -1;
-        jacobiParallelTuning.group = 0;
-        jacobiParallelTuning.preGram = -1;
-        jacobiParallelTuning.hops = 0;
-        jacobiParallelTuning.lanePairs = 0;
-      }
+      const rounds = mode >= 1 ? JACOBI_ROUNDS[Math.min(mode, 3)]! : undefined;
+      const jacobi: JacobiTuning = {
+        ...(threads % GROUP_MODE > 0 ? { threads: threads % GROUP_MODE } : {}),
+        ...(rounds ? { rounds, group: 64 } : {}),
+        ...HALO_TUNING[mode],
+        preGram: threads >= PRE_GRAM,
+      };
+      const plan = jacobiParallelPlan(n, m, precision, { ...PARAMS, gpuTuning: { jacobi } }, device(sharedLimit));
+      if (mode >= 2) assert.equal(jacobiRoundsOf(plan), rounds, `${rounds} planned`);
+      return plan;
     },
     variants(n, m, precision) {
       // everything in shared memory; G only (Z one byte short); neither; neither, and B staged
@@ -187,19 +184,13 @@ const KERNELS: EmuKernel[] = [
   {
     name: 'allswap',
     cpu: allswapCpu,
-    kernelFile: fileURLToPath(new URL('../../src/lattice/allswap/kernel.cu', import.meta.url)),
+    kernelFiles: (plan) => [fileURLToPath(allswapKernelUrl(plan))],
     main: ALLSWAP_MAIN,
     // a negative shared limit: Z in global scratch, the rest in shared memory (the layout the host
     // picks for 64 x 64 bases, several per multiprocessor)
     plan(n, m, precision, threads, sharedLimit) {
-      allswapTuning.threads = threads;
-      allswapTuning.kernel = 'block';
-      if (sharedLimit < 0) allswapTuning.blockMemory = 'z-global';
-      try {
-        return allswapPlan(n, m, precision, PARAMS, device(sharedLimit < 0 ? H100_SHARED : sharedLimit));
-      } finally {
-        Object.assign(allswapTuning, ALLSWAP_TUNING_DEFAULTS);
-      }
+      const allswap: AllswapTuning = { kernel: 'block', ...(threads > 0 ? { threads } : {}), ...(sharedLimit < 0 ? { blockMemory: 'z-global' as const } : {}) };
+      return allswapPlan(n, m, precision, { ...PARAMS, gpuTuning: { allswap } }, device(sharedLimit < 0 ? H100_SHARED : sharedLimit));
     },
     // workspace in shared memory with the host's block size, with fewer threads than pairs, in
     // global memory, and Z alone in global memory with a block size that is a multiple of n and
@@ -210,24 +201,20 @@ const KERNELS: EmuKernel[] = [
   {
     name: 'allswap (column owners)',
     cpu: allswapCpu,
-    kernelFile: fileURLToPath(new URL('../../src/lattice/allswap/kernel.cu', import.meta.url)),
+    kernelFiles: (plan) => [fileURLToPath(allswapKernelUrl(plan))],
     main: ALLSWAP_MAIN,
     // the block kernel's column-owner layout (-DCOL_N, the host's choice for 64 x 64); the second
     // number picks where Z and step 3's lists live (0: the host's choice, global scratch; 1: shared
     // memory; 2: everything in global scratch); no register cap (one module per size)
     plan(n, m, precision, threads, memory, p = PARAMS) {
-      allswapTuning.threads = threads >= 4 * m ? threads : 0;  // (the shared block sizes below may be too small)
-      allswapTuning.kernel = 'block';
-      allswapTuning.blockColumns = 'on';
-      allswapTuning.minBlocks = 0;
-      allswapTuning.blockMemory = memory === 1 ? 'shared' : memory === 2 ? 'global' : 'auto';
-      try {
-        const plan = allswapPlan(n, m, precision, p, device(H100_SHARED));
-        assert.equal(plan.defines?.COL_N, n, 'column-owner layout planned');
-        return plan;
-      } finally {
-        Object.assign(allswapTuning, ALLSWAP_TUNING_DEFAULTS);
-      }
+      const allswap: AllswapTuning = {
+        kernel: 'block', columnLayout: true, minBlocks: 0,
+        ...(threads >= 4 * m ? { threads } : {}),  // (the shared block sizes below may be too small)
+        ...(memory === 1 ? { blockMemory: 'shared' as const } : memory === 2 ? { blockMemory: 'global' as const } : {}),
+      };
+      const plan = allswapPlan(n, m, precision, { ...p, gpuTuning: { allswap } }, device(H100_SHARED));
+      assert.equal(plan.defines?.COL_N, n, 'column-owner layout planned');
+      return plan;
     },
     // the host's block size (4 m rounded up to a warp), and one more warp of idle threads
     variants: (n, m) => [[0, 0], [Math.ceil((4 * m) / 32) * 32 + 32, 1], [0, 2]],
@@ -236,23 +223,14 @@ const KERNELS: EmuKernel[] = [
   {
     name: 'allswap (one thread per basis)',
     cpu: allswapCpu,
-    kernelFile: fileURLToPath(new URL('../../src/lattice/allswap/kernel.cu', import.meta.url)),
+    kernelFiles: (plan) => [fileURLToPath(allswapKernelUrl(plan))],
     main: ALLSWAP_LANE_MAIN,
     // threads = bases per block; the second number picks where the arrays live (plus 10: the
     // module specialised to the size, as the host compiles it; else the generic one)
     plan(n, m, precision, threads, memory) {
-      allswapTuning.kernel = 'lane';
-      allswapTuning.laneThreads = threads;
-      allswapTuning.laneMemory = LANE_MEMORY[memory % 10] ?? 'auto';
-      allswapTuning.laneSpecialise = memory >= 10;
-      try {
-        return allswapPlan(n, m, precision, PARAMS, device(H100_SHARED));
-      } finally {
-        allswapTuning.kernel = 'auto';
-        allswapTuning.laneThreads = 0;
-        allswapTuning.laneMemory = 'auto';
-        allswapTuning.laneSpecialise = true;
-      }
+      const laneMemory = LANE_MEMORY[memory % 10];
+      const allswap = { kernel: 'lane', laneThreads: threads, laneSpecialise: memory >= 10, ...(laneMemory ? { laneMemory } : {}) } as const;
+      return allswapPlan(n, m, precision, { ...PARAMS, gpuTuning: { allswap } }, device(H100_SHARED));
     },
     // all in shared memory (one block of 32 lanes, mostly empty; specialised to the size for the
     // small sizes, which keeps the compiles few); Z, then everything in global scratch with one
@@ -268,7 +246,7 @@ const KERNELS: EmuKernel[] = [
 function runKernel(k: EmuKernel, precision: 'float32' | 'float64', data: RealArray, batch: number, n: number, m: number, v: [number, number]) {
   const plan = k.plan(n, m, precision, v[0], v[1]);
   const defines = Object.entries(plan.defines ?? {}).map(([name, value]) => `-D${name}=${value}`);
-  const { exe, error } = compileEmulated(k.main, k.kernelFile, [`-DREAL=${precision === 'float32' ? 'float' : 'double'}`, ...defines]);
+  const { exe, error } = compileEmulated(k.main, k.kernelFiles(plan), [`-DREAL=${precision === 'float32' ? 'float' : 'double'}`, ...defines]);
   if (error) throw new Error(error);
   const threads = typeof plan.threads === 'number' ? plan.threads : plan.threads[0] * plan.threads[1];
   const extra = k.header(plan);
@@ -308,7 +286,7 @@ for (const k of KERNELS) {
       const fullBlocks = k.name.includes('column owners') ? 3 + rng.int(10) : 3 + rng.int(3);
       for (const [shape, batch, blocks] of [['full', 2, fullBlocks], ['square', 12, 6]] as const) {
         const t = blockToeplitzBases({ batch, blocks, blockSize: 2, taps: 2, shape, seed: seed + 7, precision });
-        // (Jacobi: also mode 2 across segments with G from jacobi_gram: its rounds with reductions)
+        // (Jacobi: also 'group-register-players' across segments with G from jacobi_gram: its rounds with reductions)
         for (const v of k.name === 'jacobi-parallel' ? [64, PRE_GRAM + REG_MODE + 64, PRE_GRAM + HALO_MODE + 96, HALO_WIDE + 64, HALO_THREE + 64] : [64]) {
           assertMatchesReference(k.cpu, PARAMS, `seed ${seed}, block-Toeplitz ${shape} ${t.rows} x ${t.cols}, launch ${v}`, t.data, batch, t.rows, t.cols, runKernel(k, precision, t.data, batch, t.rows, t.cols, [v, H100_SHARED]));
         }

@@ -8,22 +8,17 @@ import type { RealArray } from '../../src/core/matrix.js';
 import { applyTransform } from '../../src/lattice/check.js';
 import { STATS_WIDTH } from '../../src/lattice/gpu/batch.js';
 import type { AlgoParams, CpuReducer } from '../../src/lattice/types.js';
-import { allswapTuning, reduceBatchCuda as allswapCuda } from '../../src/lattice/allswap/cuda.js';
+import { reduceBatchCuda as allswapCuda } from '../../src/lattice/allswap/cuda.js';
 
 /**
- * The all-swap engine call with its kernel forced to `kind` (the tuning is restored after the call),
- * asserting that the plan took it.
+ * The all-swap engine call with its kernel forced to `kind` (AlgoParams.gpuTuning), asserting that
+ * the plan took it.
  */
 export function forcedAllswap(kind: 'lane' | 'grid'): typeof allswapCuda {
-  return async (data, batch, n, m, p) => {
-    allswapTuning.kernel = kind;
-    try {
-      const r = await allswapCuda(data, batch, n, m, p);
-      assert.equal(r.stats.variant, kind);
-      return r;
-    } finally {
-      allswapTuning.kernel = 'auto';
-    }
+  return async (data, batch, n, m, p, out) => {
+    const r = await allswapCuda(data, batch, n, m, { ...p, gpuTuning: { ...p.gpuTuning, allswap: { ...p.gpuTuning?.allswap, kernel: kind } } }, out);
+    assert.equal(r.stats.variant, kind);
+    return r;
   };
 }
 

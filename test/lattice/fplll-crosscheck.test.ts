@@ -17,7 +17,7 @@ import { matrixAt, type MatrixBatch } from '../../src/core/matrix.js';
 import { applyTransform, checkLLL, checkUnimodular, qualityMetrics } from '../../src/lattice/check.js';
 import { checkLLLExact } from '../../src/lattice/exact-lll.js';
 import { basisFromRows, formatFplll, parseFplll } from '../../src/lattice/fplll-format.js';
-import { availableReferences, fpyllIsReduced, runFplll, runLatticegen, runProcess } from '../../src/lattice/fplll-reference.js';
+import { availableReferences, fpyllIsReduced, runFplll, runLatticegen, runProcess } from '../../bench/reference/fplll.js';
 import { blockToeplitzBases, gaussianBases, integerScale } from '../../src/lattice/generators.js';
 import { reduce } from '../../src/lattice/reduce.js';
 

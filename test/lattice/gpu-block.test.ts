@@ -1,5 +1,5 @@
 /**
- * MB-LLL and CR-MB-LLL on the GPU (src/lattice/block/kernel.cu, cuda.ts). (1) The kernels through
+ * MB-LLL and CR-MB-LLL on the GPU (src/lattice/block/*-kernel.cu, cuda.ts). (1) The kernels through
  * the CUDA emulator (test/gpu/cuda-emulator.ts, runs wherever g++ has C++20): both schedulings
  * (the persistent kernel, and init / per-sub-basis / rest kernels driven by a host loop that
  * shrinks the launch like gpu-host-streams.ts) must equal blockCpu / crBlockCpu bit for bit on fresh
@@ -16,13 +16,13 @@ import { Philox } from '../../src/core/rng.js';
 import { blockToeplitzBases, gaussianBases } from '../../src/lattice/generators.js';
 import type { AlgoParams, CpuReducer } from '../../src/lattice/types.js';
 import { blockCpu, crBlockCpu } from '../../src/lattice/block/cpu.js';
-import { blockCudaTuning, blockExtraArgs, blockThreads, reduceBatchCudaBlock, reduceBatchCudaCrBlock, subBases } from '../../src/lattice/block/cuda.js';
+import { blockExtraArgs, blockThreads, reduceBatchCudaBlock, reduceBatchCudaCrBlock, subBases } from '../../src/lattice/block/cuda.js';
 import { checkLLL, checkUnimodular } from '../../src/lattice/check.js';
 import { compileEmulated, emulatorUnavailable, runEmulated } from '../gpu/cuda-emulator.js';
 
 const unavailable = emulatorUnavailable();
 const skipEmu = unavailable ? `CUDA emulator unavailable: ${unavailable}` : false;
-const KERNEL = fileURLToPath(new URL('../../src/lattice/block/kernel.cu', import.meta.url));
+const KERNELS = ['persistent', 'init', 'sub', 'rest'].map((k) => fileURLToPath(new URL(`../../src/lattice/block/${k}-kernel.cu`, import.meta.url)));
 const STATS_WIDTH = 5;
 
 /** Header ints [batch, n, m, maxIter, threads, subThreads, size, mb, wsBytes, hostStreams], doubles [delta, bound]. */
@@ -64,10 +64,10 @@ type Scheduling = 'persistent' | 'host-streams';
 
 function runEmu(mb: boolean, sched: Scheduling, p: AlgoParams, data: RealArray, batch: number, n: number, m: number, threads: number) {
   const precision = data instanceof Float32Array ? 'float32' : 'float64';
-  const { exe, error } = compileEmulated(MAIN, KERNEL, [`-DREAL=${precision === 'float32' ? 'float' : 'double'}`]);
+  const { exe, error } = compileEmulated(MAIN, KERNELS, [`-DREAL=${precision === 'float32' ? 'float' : 'double'}`]);
   if (error) throw new Error(error);
   const [maxIter, delta, bound, size, mbFlag, ws] = blockExtraArgs(n, m, precision, p, mb);
-  const header = new Int32Array([batch, n, m, maxIter, threads || blockThreads(m, 0), threads || blockThreads(size, 0), size, mbFlag, ws, sched === 'host-streams' ? 1 : 0]);
+  const header = new Int32Array([batch, n, m, maxIter, threads || blockThreads(m), threads || blockThreads(size), size, mbFlag, ws, sched === 'host-streams' ? 1 : 0]);
   const doubles = new Float64Array([delta, bound]);
   const out = runEmulated(exe, Buffer.concat([Buffer.from(header.buffer), Buffer.from(doubles.buffer), Buffer.from(data.buffer, data.byteOffset, data.byteLength)]));
   const bytes = new Uint8Array(out.buffer, out.byteOffset, out.byteLength).slice();
@@ -124,9 +124,9 @@ if (skipDev) console.log(`# gpu-block device tests skipped: ${skipDev}`);
 
 const REDUCERS = { 'cr-block': reduceBatchCudaCrBlock, block: reduceBatchCudaBlock } as const;
 
-async function withScheduling<T>(sched: Scheduling, f: () => Promise<T>): Promise<T> {
-  blockCudaTuning.scheduling = sched;
-  try { return await f(); } finally { blockCudaTuning.scheduling = 'persistent'; }
+/** The params with the scheduling chosen (AlgoParams.gpuTuning). */
+function scheduled(sched: Scheduling, p: AlgoParams): AlgoParams {
+  return { ...p, gpuTuning: { block: { scheduling: sched } } };
 }
 
 for (const algo of ALGOS) {
@@ -139,7 +139,7 @@ for (const algo of ALGOS) {
         const batch = 40 + rng.int(200);
         const p: AlgoParams = { delta: 0.75, eta: 0.51, blockSize: 2 + rng.int(Math.min(15, m - 1)), maxIterations: 10_000, driftWatch: false };
         const g = gaussianBases({ batch, n, m, seed, precision });
-        const got = await withScheduling(sched, () => REDUCERS[algo.name as 'block'](g.data, batch, n, m, p));
+        const got = await REDUCERS[algo.name as 'block'](g.data, batch, n, m, scheduled(sched, p));
         const what = `seed ${seed}, ${precision} gaussian ${n} x ${m}, batch ${batch}, blockSize ${p.blockSize}`;
         assertMatchesReference(algo.cpu, p, what, g.data, batch, n, m, { basis: got.basis, Z: got.Z, stats: statsWords(got.stats, batch) }, got.stats.basisIsProduct);
         for (let b = 0; b < batch; b++) {
@@ -149,7 +149,7 @@ for (const algo of ALGOS) {
           assert.ok(checkUnimodular(got.Z.subarray(b * m * m, (b + 1) * m * m), m).ok, `${what}, basis ${b}: checkUnimodular`);
         }
         const t = blockToeplitzBases({ batch: 16, blocks: 4 + rng.int(8), blockSize: 2, taps: 3, shape: 'full', seed: seed + 3, precision });
-        const tg = await withScheduling(sched, () => REDUCERS[algo.name as 'block'](t.data, 16, t.rows, t.cols, p));
+        const tg = await REDUCERS[algo.name as 'block'](t.data, 16, t.rows, t.cols, scheduled(sched, p));
         assertMatchesReference(algo.cpu, p, `seed ${seed}, ${precision} block-Toeplitz ${t.rows} x ${t.cols}`, t.data, 16, t.rows, t.cols, { basis: tg.basis, Z: tg.Z, stats: statsWords(tg.stats, 16) }, tg.stats.basisIsProduct);
       }
     });
@@ -162,15 +162,15 @@ for (const algo of ALGOS) {
       const bad = 1 + (seed % (batch - 1));
       const nan = g.data.slice();
       nan[bad * n * m + 7] = Number.NaN;
-      await assert.rejects(withScheduling(sched, () => REDUCERS[algo.name as 'block'](nan, batch, n, m, p)),
+      await assert.rejects(REDUCERS[algo.name as 'block'](nan, batch, n, m, scheduled(sched, p)),
         (e: Error & { code?: string }) => e.code === 'NON_FINITE' && e.message.includes(`basis ${bad}`), `seed ${seed}: NaN in basis ${bad}`);
       const dep = g.data.slice();
       dep.copyWithin(bad * n * m + n, bad * n * m, bad * n * m + n);  // column 1 = column 0
-      await assert.rejects(withScheduling(sched, () => REDUCERS[algo.name as 'block'](dep, batch, n, m, p)),
+      await assert.rejects(REDUCERS[algo.name as 'block'](dep, batch, n, m, scheduled(sched, p)),
         (e: Error & { code?: string }) => e.code === 'RANK_DEFICIENT' && e.message.includes(`basis ${bad}`), `seed ${seed}: dependent columns in basis ${bad}`);
-      await assert.rejects(withScheduling(sched, () => REDUCERS[algo.name as 'block'](g.data, batch, n, m, { ...p, maxIterations: 1 })),
+      await assert.rejects(REDUCERS[algo.name as 'block'](g.data, batch, n, m, scheduled(sched, { ...p, maxIterations: 1 })),
         (e: Error & { code?: string }) => e.code === 'ITERATION_LIMIT' && /basis \d+/.test(e.message), `seed ${seed}: iteration limit`);
-      await assert.rejects(withScheduling(sched, () => REDUCERS[algo.name as 'block'](g.data, batch, n, m, { ...p, blockSize: 1 })),
+      await assert.rejects(REDUCERS[algo.name as 'block'](g.data, batch, n, m, scheduled(sched, { ...p, blockSize: 1 })),
         (e: Error & { code?: string }) => e.code === 'INVALID_ARGUMENT', 'blockSize 1');
     });
   }

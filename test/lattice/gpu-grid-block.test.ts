@@ -14,7 +14,7 @@ import type { RealArray } from '../../src/core/matrix.js';
 import { Philox } from '../../src/core/rng.js';
 import { gaussianBases } from '../../src/lattice/generators.js';
 import type { AlgoParams } from '../../src/lattice/types.js';
-import { blockCudaTuning, reduceBatchCudaBlock, reduceBatchCudaCrBlock } from '../../src/lattice/block/cuda.js';
+import { reduceBatchCudaBlock, reduceBatchCudaCrBlock } from '../../src/lattice/block/cuda.js';
 import { reduce } from '../../src/lattice/reduce.js';
 import { cudaAvailable } from '../../src/gpu/index.js';
 import { proveCall, proveOutput } from '../gpu/prove-output.js';
@@ -28,14 +28,9 @@ const ALGOS = { block: reduceBatchCudaBlock, 'cr-block': reduceBatchCudaCrBlock 
 
 /** The engine call with the whole-device kernel forced, asserting that the plan took it. */
 async function onGrid(algo: keyof typeof ALGOS, data: RealArray, batch: number, n: number, m: number, p: AlgoParams) {
-  blockCudaTuning.kernel = 'grid';
-  try {
-    const r = await ALGOS[algo](data, batch, n, m, p);
-    assert.equal(r.stats.variant, 'grid');
-    return r;
-  } finally {
-    blockCudaTuning.kernel = 'auto';
-  }
+  const r = await ALGOS[algo](data, batch, n, m, { ...p, gpuTuning: { block: { kernel: 'grid' } } });
+  assert.equal(r.stats.variant, 'grid');
+  return r;
 }
 
 for (const algo of ['block', 'cr-block'] as const) {

@@ -15,10 +15,11 @@ import { applyTransform, checkLagrangePairs, checkLLL, checkUnimodular } from '.
 import { blockToeplitzBases, gaussianBases } from '../../src/lattice/generators.js';
 import type { AlgoParams, CpuReducer } from '../../src/lattice/types.js';
 import { jacobiParallelCpu } from '../../src/lattice/jacobi-parallel/cpu.js';
-import { jacobiParallelTuning, reduceBatchCuda as jacobiParallelCuda } from '../../src/lattice/jacobi-parallel/cuda.js';
+import { reduceBatchCuda as jacobiParallelCuda } from '../../src/lattice/jacobi-parallel/cuda.js';
 import { allswapCpu } from '../../src/lattice/allswap/cpu.js';
-import { ALLSWAP_TUNING_DEFAULTS, allswapTuning, reduceBatchCuda as allswapCuda } from '../../src/lattice/allswap/cuda.js';
+import { reduceBatchCuda as allswapCuda } from '../../src/lattice/allswap/cuda.js';
 import { cudaAvailable } from '../../src/gpu/index.js';
+import type { JacobiTuning } from '../../src/lattice/gpu-tuning.js';
 import { forcedAllswap } from '../gpu/match-reference.js';
 import { proveCall } from '../gpu/prove-output.js';
 
@@ -122,10 +123,10 @@ for (const algo of ALGOS) {
     const whole = await algo.gpu(g.data, batch, 10, 9, PARAMS);
     assert.equal(whole.stats.chunks, 1);
     for (const streams of [1, 2, 3]) {
-      const batchRun = { maxChunk: 1 + randomInt(4), streams };
-      const what = `seed ${seed}, batch ${batch}, chunks of ${batchRun.maxChunk} on ${streams} stream(s)`;
-      const chunked = await algo.gpu(g.data, batch, 10, 9, { ...PARAMS, batchRun });
-      const chunks = Math.ceil(batch / batchRun.maxChunk);
+      const maxChunk = 1 + randomInt(4);
+      const what = `seed ${seed}, batch ${batch}, chunks of ${maxChunk} on ${streams} stream(s)`;
+      const chunked = await algo.gpu(g.data, batch, 10, 9, { ...PARAMS, gpuTuning: { batch: { maxChunk, streams } } });
+      const chunks = Math.ceil(batch / maxChunk);
       assert.equal(chunked.stats.chunks, chunks, what);
       assert.equal(chunked.stats.streams, Math.min(streams, chunks), what);
       assert.deepEqual(chunked.Z, whole.Z, what);
@@ -159,18 +160,12 @@ for (const algo of ALGOS) {
 
 test('allswap on the GPU, 64 x 64 bases several per multiprocessor (Z in global scratch, capped registers; column owners and the generic layout), equals its CPU reference bit for bit', { skip }, async () => {
   const seed = randomInt(2 ** 40);
-  for (const [columns, variant] of [['auto', /^block-col-z-global-[23]$/], ['off', /^block-z-global-[23]$/]] as const) for (const precision of ['float32', 'float64'] as const) {
+  for (const [columns, variant] of [[undefined, /^block-col-z-global-[23]$/], [false, /^block-z-global-[23]$/]] as const) for (const precision of ['float32', 'float64'] as const) {
     const g = gaussianBases({ batch: 3, n: 64, seed, precision });
     const t = blockToeplitzBases({ batch: 3, blocks: 32, blockSize: 1, complex: true, taps: 3, shape: 'full', seed: seed + 1, precision });
     for (const c of [{ family: 'gaussian', data: g.data, batch: 3, n: 64, m: 64 }, { family: 'block-toeplitz', data: t.data, batch: 3, n: t.rows, m: t.cols }]) {
-      const what = `seed ${seed}, ${c.family}, n = ${c.n}, m = ${c.m}, ${precision}, columns ${columns}`;
-      allswapTuning.blockColumns = columns;
-      let gpu;
-      try {
-        gpu = await allswapCuda(c.data.slice() as RealArray, c.batch, c.n, c.m, PARAMS);
-      } finally {
-        Object.assign(allswapTuning, ALLSWAP_TUNING_DEFAULTS);
-      }
+      const what = `seed ${seed}, ${c.family}, n = ${c.n}, m = ${c.m}, ${precision}, columns ${columns ?? 'auto'}`;
+      const gpu = await allswapCuda(c.data.slice() as RealArray, c.batch, c.n, c.m, columns === undefined ? PARAMS : { ...PARAMS, gpuTuning: { allswap: { columnLayout: columns } } });
       assert.match(gpu.stats.variant, variant, what);
       for (let k = 0; k < c.batch; k++) {
         const ref = cpuReference(ALGOS[1]!, c, k);
@@ -195,22 +190,22 @@ test('allswap on the GPU, 64 x 64 float32 bases with float32 arithmetic on the c
   }
 });
 
-test('jacobi-parallel on the GPU, single large bases (rounds in modes 3 and 2, G from jacobi_gram), equals its CPU reference bit for bit', { skip }, async () => {
+test('jacobi-parallel on the GPU, single large bases (rounds in the halo and register-players modes, G from jacobi_gram), equals its CPU reference bit for bit', { skip }, async () => {
   const seed = randomInt(2 ** 40);
-  // [family, n, precision, tuning]: the host's choices (mode 3 from 33 pairs, jacobi_gram from 64 columns), odd
-  // m (a bye), block-Toeplitz (rounds with size reductions, refreshes), and forced variants (mode 3
-  // on eight warps and with one or two rounds per barrier, mode 2)
-  const cases: Array<[string, number, 'float32' | 'float64', Partial<typeof jacobiParallelTuning>]> = [
+  // [family, n, precision, tuning]: the host's choices (the halo mode from 33 pairs, jacobi_gram from 64 columns), odd
+  // m (a bye), block-Toeplitz (rounds with size reductions, refreshes), and forced variants (the halo mode
+  // on eight warps and with one or two rounds per barrier, the register-players mode)
+  const cases: Array<[string, number, 'float32' | 'float64', JacobiTuning]> = [
     ['gaussian', 200, 'float32', {}], ['gaussian', 200, 'float64', {}], ['gaussian', 151, 'float32', {}],
     ['toeplitz', 140, 'float32', {}], ['toeplitz', 140, 'float64', {}],
-    ['gaussian', 100, 'float32', { mode: 2 }], ['toeplitz', 100, 'float32', { mode: 2 }],
-    ['gaussian', 200, 'float32', { preGram: 0 }], ['gaussian', 130, 'float32', { mode: 1 }],
-    ['gaussian', 200, 'float32', { mode: 2 }], ['toeplitz', 140, 'float32', { mode: 2 }],
+    ['gaussian', 100, 'float32', { rounds: 'group-register-players' }], ['toeplitz', 100, 'float32', { rounds: 'group-register-players' }],
+    ['gaussian', 200, 'float32', { preGram: false }], ['gaussian', 130, 'float32', { rounds: 'group-shared-permutation' }],
+    ['gaussian', 200, 'float32', { rounds: 'group-register-players' }], ['toeplitz', 140, 'float32', { rounds: 'group-register-players' }],
     ['gaussian', 200, 'float32', { group: 128 }], ['toeplitz', 140, 'float64', { group: 256, hops: 2 }],
     ['gaussian', 151, 'float32', { hops: 1 }], ['toeplitz', 100, 'float32', { hops: 2 }],
     ['gaussian', 200, 'float32', { lanePairs: 2 }], ['toeplitz', 140, 'float32', { lanePairs: 3 }],
     ['gaussian', 100, 'float32', {}], ['gaussian', 70, 'float64', {}], ['toeplitz', 68, 'float32', {}],
-    ['gaussian', 50, 'float32', { mode: 3 }], ['gaussian', 43, 'float64', { mode: 3 }], ['toeplitz', 44, 'float32', { mode: 3 }],
+    ['gaussian', 50, 'float32', { rounds: 'group-halo' }], ['gaussian', 43, 'float64', { rounds: 'group-halo' }], ['toeplitz', 44, 'float32', { rounds: 'group-halo' }],
     ['gaussian', 151, 'float64', { lanePairs: 4, group: 96 }],
   ];
   for (const [family, size, precision, tuning] of cases) {
@@ -218,13 +213,7 @@ test('jacobi-parallel on the GPU, single large bases (rounds in modes 3 and 2, G
       ? { family, batch: 1, n: size, m: size, data: gaussianBases({ batch: 1, n: size, m: size, seed: seed + size, precision }).data }
       : (() => { const t = blockToeplitzBases({ batch: 1, blocks: size / 2, blockSize: 2, taps: 2, shape: 'square', seed: seed + size, precision }); return { family, batch: 1, n: t.rows, m: t.cols, data: t.data }; })();
     const what = `seed ${seed}, ${family}, n = ${c.n}, m = ${c.m}, ${precision}, tuning ${JSON.stringify(tuning)}`;
-    Object.assign(jacobiParallelTuning, tuning);
-    let gpu;
-    try {
-      gpu = await jacobiParallelCuda(c.data.slice() as RealArray, 1, c.n, c.m, PARAMS);
-    } finally {
-      Object.assign(jacobiParallelTuning, { threads: 0, group: 0, mode: -1, preGram: -1, hops: 0, lanePairs: 0 });
-    }
+    const gpu = await jacobiParallelCuda(c.data.slice() as RealArray, 1, c.n, c.m, { ...PARAMS, gpuTuning: { jacobi: tuning } });
     const ref = cpuReference(ALGOS[0]!, c, 0);
     assert.deepEqual(gpu.Z, ref.Z, `${what}: Z differs from the CPU reference`);
     assert.deepEqual(gpu.basis, ref.B, `${what}: reduced basis differs from the CPU reference`);

@@ -15,7 +15,7 @@ import { randomInt } from 'node:crypto';
 import { Philox } from '../../src/core/rng.js';
 import { rayleighChannels } from '../../src/mimo/channel.js';
 import { detect } from '../../src/mimo/detect.js';
-import { itppAvailability, itppSoftDemod, itppSphere } from '../../src/mimo/itpp-reference.js';
+import { itppAvailability, itppSoftDemod, itppSphere } from '../../bench/reference/itpp.js';
 import { constellation } from '../../src/mimo/modulation.js';
 import type { DetectionInput, Modulation } from '../../src/mimo/types.js';
 

@@ -1,42 +1,30 @@
 /**
- * CR-AS-LLL (the all-swap LLL of the CR-MB-LLL paper, Algorithm 2) on the GPU, kernel.cu beside this
- * file: one thread block per basis (the paper's mapping), or, for batches of small bases, one thread
- * per basis (allswap_lane: the reference's serial order, 32 bases per warp in lockstep). Both mirror
+ * CR-AS-LLL (the all-swap LLL of the CR-MB-LLL paper, Algorithm 2) on the GPU: one thread block per
+ * basis (the paper's mapping; block-kernel.cu, or column-kernel.cu in its column-owner layout), or,
+ * for batches of small bases, one thread per basis (lane-kernel.cu: the reference's serial order,
+ * 32 bases per warp in lockstep). Both mirror
  * cpu.ts step for step (double arithmetic, stored values rounded to the working precision,
  * four-way dot products); compiled with -fmad=false they give the same Z, bit for bit.
  * A few large bases go to grid-kernel.cu instead (plan in grid.ts): one basis at a time over every
  * multiprocessor, the same algorithm with its own rounding, each output proven by the check.
  */
 import type { AlgoParams } from '../types.js';
+import { validateGpuTuning, type AllswapTuning } from '../gpu-tuning.js';
 import type { DeviceProperties } from '../../gpu/context.js';
 import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
 import { runLatticeBatch, type CudaBatchOutputs, type CudaBatchResult, type LatticeKernelSpec, type LaunchPlan, type RealArray } from '../gpu/batch.js';
 import { precisionReductionBound } from '../lll/gso.js';
 import { allswapGridPlan, gridKernel, gridSuitsBatch } from './grid.js';
 
-const KERNEL_URL = new URL('./kernel.cu', import.meta.url);
-
-/**
- * Measurement knobs (leave at their defaults): threads per block of the block kernel (0: from the
- * size); which kernel ('auto': the per-thread kernel for small bases, the whole-device kernel for a
- * few large ones); lanes per block of the per-thread kernel (0: 32); where the per-thread kernel
- * keeps its arrays ('auto', 'shared': all in shared memory, 'z-global': Z in global scratch,
- * 'global': everything in global scratch); whether the per-thread kernel's module is specialised to
- * the size (true) or generic.
- */
-export const allswapTuning: {
-  threads: number; kernel: 'auto' | 'block' | 'lane' | 'grid'; laneThreads: number; laneMemory: 'auto' | 'shared' | 'z-global' | 'global'; laneSpecialise: boolean;
-  blockMemory: 'auto' | 'shared' | 'z-global' | 'global'; minBlocks: number; blockColumns: 'auto' | 'on' | 'off';
-} = {
-  threads: 0, kernel: 'auto', laneThreads: 0, laneMemory: 'auto', laneSpecialise: true, blockMemory: 'auto', minBlocks: -1, blockColumns: 'auto',
-};
-
-/** The defaults of allswapTuning (measurement code resets to these). */
-export const ALLSWAP_TUNING_DEFAULTS = { ...allswapTuning };
+/** The kernel file of each plan variant: 'lane', column-owner ('block-col-...') or block. */
+export function allswapKernelUrl(plan: LaunchPlan): URL {
+  const file = plan.variant === 'lane' ? 'lane-kernel.cu' : plan.variant?.startsWith('block-col') ? 'column-kernel.cu' : 'block-kernel.cu';
+  return new URL(`./${file}`, import.meta.url);
+}
 
 const align16 = (x: number): number => Math.ceil(x / 16) * 16;
 
-/** Bytes of the kernel's workspace for one basis, in the order kernel.cu carves it. */
+/** Bytes of the block kernel's workspace for one basis, in the order allswap-kernel.cuh carves it. */
 export function allswapWorkspaceBytes(n: number, m: number, elt: number): number {
   const slots = Math.max(m, 2);
   return align16(
@@ -52,10 +40,10 @@ export function allswapWorkspaceBytes(n: number, m: number, elt: number): number
 }
 
 /**
- * The block kernel's column-owner layout (-DCOL_N, kernel.cu): bytes of one basis in the part that
+ * The block kernel's column-owner layout (column-kernel.cu): bytes of one basis in the part that
  * goes to global scratch first (Z, step 3's multipliers, their columns, the new Z columns) and in the rest (partial
  * sums and per-pair arrays, B in the working precision, B* as doubles (bsElt 8) or floats (4: float32
- * arithmetic), r, flags), in kernel.cu's order.
+ * arithmetic), r, flags), in allswap-kernel.cuh's order.
  */
 export function allswapColumnBytes(n: number, m: number, elt: number, bsElt = 8): { z: number; rest: number } {
   const slots = Math.max(m, 2);
@@ -77,13 +65,14 @@ const LANE_SHARED_PER_THREAD = 1100;
 /**
  * Launch plan of the per-thread kernel (allswap_lane): L bases per block of L threads; Z and
  * B, B*, r in shared memory while they fit LANE_SHARED_PER_THREAD per thread (B first: it is read
- * most), the rest in global scratch, interleaved by lane as kernel.cu lays it out.
+ * most), the rest in global scratch, interleaved by lane as lane-kernel.cu lays it out.
  */
 export function allswapLanePlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties): LaunchPlan {
   const elt = precision === 'float32' ? 4 : 8;
   const { z, b } = allswapLaneBytes(n, m, elt);
-  const L = allswapTuning.laneThreads > 0 ? allswapTuning.laneThreads : 32;
-  let mem = allswapTuning.laneMemory;
+  const t: AllswapTuning = p.gpuTuning?.allswap ?? {};
+  const L = t.laneThreads ?? 32;
+  let mem = t.laneMemory ?? 'auto';
   if (mem === 'auto') mem = z + b <= LANE_SHARED_PER_THREAD ? 'shared' : b <= LANE_SHARED_PER_THREAD ? 'z-global' : 'global';
   const zInShared = mem === 'shared', bInShared = mem !== 'global';
   const shared = L * ((zInShared ? z : 0) + (bInShared ? b : 0));
@@ -93,7 +82,7 @@ export function allswapLanePlan(n: number, m: number, precision: 'float32' | 'fl
   return {
     variant: 'lane',
     // a module specialised to the size (compile-time loops and offsets), unless a test asks for the generic one
-    defines: allswapTuning.laneSpecialise ? { LANE_N: n, LANE_M: m, LANE_L: L } : undefined,
+    defines: (t.laneSpecialise ?? true) ? { LANE_N: n, LANE_M: m, LANE_L: L } : undefined,
     threads: L,
     basesPerBlock: L,
     sharedBytes: L * ((zs ? z : 0) + (bs ? b : 0)),
@@ -106,14 +95,14 @@ export function allswapLanePlan(n: number, m: number, precision: 'float32' | 'fl
  * Block kernel: where its workspace lives ('shared': all of it in shared memory; 'z-global': Z and
  * its snapshot in global scratch, the rest in shared memory; 'global': all in global scratch), the
  * block size and the resident blocks per multiprocessor the module is built for (minBlocks: the
- * registers are capped so that this many blocks fit; 0: no cap; -1: the plan's choice). 'auto'
- * puts Z alone in global scratch when only that makes room for several blocks per multiprocessor,
- * else everything in shared memory when it fits, else everything in global scratch ('z-global' for
- * larger bases, e.g. 128 x 128 float32, is not measured yet).
+ * registers are capped so that this many blocks fit; 0: no cap), each as AlgoParams.gpuTuning
+ * .allswap says or else the plan's choice: Z alone in global scratch when only that makes room for
+ * several blocks per multiprocessor, else everything in shared memory when it fits, else everything
+ * in global scratch ('z-global' for larger bases, e.g. 128 x 128 float32, is not measured yet).
  */
 export function allswapBlockPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties): LaunchPlan {
-  const cols = allswapTuning.blockColumns;
-  if (cols === 'on' || (cols === 'auto' && m > LANE_MAX_M && n <= COLUMN_MAX_N)) {
+  const t: AllswapTuning = p.gpuTuning?.allswap ?? {};
+  if (t.columnLayout ?? (m > LANE_MAX_M && n <= COLUMN_MAX_N)) {
     const plan = allswapColumnPlan(n, m, precision, p, device);
     if (plan) return plan;
   }
@@ -122,7 +111,7 @@ export function allswapBlockPlan(n: number, m: number, precision: 'float32' | 'f
   const zBytes = 2 * m * m * 8;
   const rest = ws - zBytes;
   const limit = device.sharedPerBlockOptinBytes;
-  let mem = allswapTuning.blockMemory;
+  let mem = t.blockMemory ?? 'auto';
   if (mem === 'shared' && ws > limit) mem = 'auto';
   if (mem === 'z-global' && rest > limit) mem = 'auto';
   // resident blocks per multiprocessor that shared memory allows (1 KB reserved per block)
@@ -131,15 +120,15 @@ export function allswapBlockPlan(n: number, m: number, precision: 'float32' | 'f
   // without Z allows more (64 x 64 float32: 3 or 4, float64: 2), Z goes to global scratch (it stays
   // in L2) and the module is built for that many blocks (several bases per multiprocessor hide
   // each other's latency)
-  const several = allswapTuning.blockMemory === 'auto' && ws <= limit && perSM(ws) <= 1 && rest <= limit && perSM(rest) >= 2;
+  const several = t.blockMemory === undefined && ws <= limit && perSM(ws) <= 1 && rest <= limit && perSM(rest) >= 2;
   if (mem === 'auto') mem = several ? 'z-global' : ws <= limit ? 'shared' : 'global';
   const mode = mem === 'shared' ? 1 : mem === 'z-global' ? 2 : 0;
   const shared = mode === 1 ? ws : mode === 2 ? rest : 0;
   const scratch = mode === 1 ? 0 : mode === 2 ? zBytes : ws;
   const blocks = several ? Math.min(3, perSM(rest)) : 0;
   const auto = blocks >= 3 ? 256 : Math.min(1024, Math.max(32, Math.ceil((6 * m) / 32) * 32));
-  const threads = allswapTuning.threads > 0 ? allswapTuning.threads : auto;
-  const minBlocks = allswapTuning.minBlocks >= 0 ? allswapTuning.minBlocks : blocks;
+  const threads = t.threads ?? auto;
+  const minBlocks = t.minBlocks ?? blocks;
   const bound = precisionReductionBound(p.eta, precision);
   return {
     variant: minBlocks > 0 ? `block-${mem}-${minBlocks}` : `block-${mem}`,
@@ -155,8 +144,8 @@ export function allswapBlockPlan(n: number, m: number, precision: 'float32' | 'f
 export const COLUMN_MAX_N = 96;
 
 /**
- * Block kernel, column-owner layout (-DCOL_N = n, a module per n; kernel.cu, "Column owners"): 4
- * threads per column (4 m rounded up to a warp multiple, unless allswapTuning.threads asks for
+ * Block kernel, column-owner layout (-DCOL_N = n, a module per n; column-kernel.cu): 4
+ * threads per column (4 m rounded up to a warp multiple, unless gpuTuning.allswap.threads asks for
  * more), Z and step 3's lists in global scratch ('auto', 'z-global'), in shared memory ('shared')
  * or everything in global scratch ('global'); registers capped for as many resident blocks as shared
  * memory, threads and about 2 n / 4 + 40 registers per thread allow. Null when the block size cannot
@@ -168,10 +157,11 @@ export function allswapColumnPlan(n: number, m: number, precision: 'float32' | '
   // shared memory and registers for them)
   const f32 = precision === 'float32' && p.float32Arithmetic === 'float32';
   const { z, rest } = allswapColumnBytes(n, m, elt, f32 ? 4 : 8);
-  const threads = allswapTuning.threads > 0 ? allswapTuning.threads : Math.max(32, Math.ceil((4 * m) / 32) * 32);
+  const t: AllswapTuning = p.gpuTuning?.allswap ?? {};
+  const threads = t.threads ?? Math.max(32, Math.ceil((4 * m) / 32) * 32);
   if (threads < 4 * m || threads % 32 !== 0 || threads > 1024) return null;
   const limit = device.sharedPerBlockOptinBytes;
-  let mem = allswapTuning.blockMemory === 'auto' ? 'z-global' : allswapTuning.blockMemory;
+  let mem = t.blockMemory ?? 'z-global';
   if (mem === 'shared' && z + rest > limit) mem = 'z-global';
   if (mem === 'z-global' && rest > limit) mem = 'global';
   const mode = mem === 'shared' ? 1 : mem === 'z-global' ? 2 : 0;
@@ -180,17 +170,13 @@ export function allswapColumnPlan(n: number, m: number, precision: 'float32' | '
   const regs = (f32 ? 1 : 2) * (Math.floor(n / 4) + (n % 4)) + 40;
   const byShared = shared > 0 ? Math.floor(device.sharedPerMultiprocessorBytes / (shared + 1024)) : 32;
   const blocks = Math.max(1, Math.min(byShared, Math.floor(2048 / threads), Math.floor(65536 / (threads * regs)), 32));
-  const minBlocks = allswapTuning.minBlocks >= 0 ? allswapTuning.minBlocks : blocks;
+  const minBlocks = t.minBlocks ?? blocks;
   const bound = precisionReductionBound(p.eta, precision);
   return {
     variant: `block-col-${mem}-${minBlocks}${f32 ? '-f32arith' : ''}`,
     defines: {
       COL_N: n, ...(f32 ? { COL_F32_ARITH: 1 } : {}), ...(minBlocks > 0 ? { ALLSWAP_THREADS: threads, ALLSWAP_MIN_BLOCKS: minBlocks } : {}),
       ...(mode >= 1 ? { COL_SMEM: 1 } : {}),  // (the small arrays, B and B* in shared memory: no generic accesses)
-      // (a measurement build: block 0 prints the cycles of each section; bench/gpu-notes.md v9)
-      ...(process.env.LATTICE_MIMO_COL_PROFILE ? { COL_PROFILE: 1 } : {}),
-      // (A/B builds of a measurement: LATTICE_MIMO_COL_DEFINES="NAME=V,NAME=V")
-      ...Object.fromEntries((process.env.LATTICE_MIMO_COL_DEFINES ?? '').split(',').filter(Boolean).map((d) => [d.split('=')[0]!, Number(d.split('=')[1] ?? 1)])),
     },
     threads,
     sharedBytes: shared,
@@ -210,9 +196,10 @@ export const LANE_MAX_M = 12;
  * whole-device kernel for a few large bases (grid.ts: gridSuitsBatch); else the block kernel.
  */
 export function allswapPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties, batch = 1 << 20): LaunchPlan {
+  validateGpuTuning(p.gpuTuning);
   const auto = m <= LANE_MAX_M && batch >= 4 * device.multiprocessors ? 'lane'
     : gridSuitsBatch(m, batch) ? 'grid' : 'block';
-  const choice = allswapTuning.kernel === 'auto' ? auto : allswapTuning.kernel;
+  const choice = p.gpuTuning?.allswap?.kernel ?? auto;
   if (choice === 'grid') {
     const grid = allswapGridPlan(n, m, precision, p, device);
     if (grid) return grid;
@@ -224,9 +211,10 @@ export const allswapSpec: LatticeKernelSpec = {
   name: 'allswap',
   kernel(ctx, precision, plan) {
     if (plan.variant === 'grid') return gridKernel(ctx, precision, plan);
+    const url = allswapKernelUrl(plan);
     const mod = loadModule(ctx, {
-      source: readKernelSource(KERNEL_URL),
-      name: 'allswap/kernel.cu',
+      source: readKernelSource(url),
+      name: `allswap/${url.pathname.split('/').pop()}`,
       defines: { REAL: precision === 'float32' ? 'float' : 'double', ...plan.defines },
       options: ['-fmad=false'],
     });

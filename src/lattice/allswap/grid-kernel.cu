@@ -56,8 +56,8 @@
 //
 // nvcc-variant: -DREAL=float -DGRID_N=1028
 // nvcc-variant: -DREAL=double -DGRID_N=1028
-// nvcc-variant: -DREAL=float -DGRID_N=130 -DGRID_TRACE=4096
-// nvcc-variant: -DREAL=double -DGRID_N=131 -DGRID_TRACE=4096 -DGRID_TRACE_COUNTS=1 -DGRID_BLOCK=2 -DGRID_BLOCK_SIZE=8
+// nvcc-variant: -DREAL=float -DGRID_N=130
+// nvcc-variant: -DREAL=double -DGRID_N=131 -DGRID_BLOCK=2 -DGRID_BLOCK_SIZE=8
 // nvcc-variant: -DREAL=float -DGRID_N=1028 -DGRID_BLOCK=1 -DGRID_BLOCK_SIZE=8
 // nvcc-variant: -DREAL=double -DGRID_N=130 -DGRID_BLOCK=2 -DGRID_BLOCK_SIZE=64
 // nvcc-variant: -DREAL=float -DGRID_N=2048
@@ -88,12 +88,11 @@ struct Grid {
   unsigned long long* ctl;  // this basis' control block
   int stage;                // stages completed (the same in every block)
   int nblocks;
-  unsigned long long t0;    // when this block started (the trace's zero)
+  unsigned long long t0;    // when this block started (the zero of a traced build's stage times)
 };
 
-// -DGRID_TRACE=N (measurement builds, grid.ts: gridTuning.trace): block 0 records the end of each
-// of the first N stages of a basis after its control words, as kind << 56 | ns since the start.
-// Kinds: the TRACE_* below.
+// The kinds of stage each grid barrier ends (a traced build of this kernel, bench/kernels/traced,
+// records them).
 #define TRACE_LOAD 1
 #define TRACE_GS 2
 #define TRACE_PHASE 3
@@ -114,17 +113,6 @@ struct Grid {
 #define GRID_P 8
 // Rows per thread of a panel held in registers.
 #define GRID_R ((GRID_N + GRID_T - 1) / GRID_T)
-#ifdef GRID_TRACE
-// cycles of the block that owns the last panel in Gram-Schmidt, by part: [0] waiting for flags,
-// [1] staging, [2] projections on earlier panels, [3] the panel's own columns (thread 0's clock)
-#define GS_MARK(part) do { if (threadIdx.x == 0) { const long long c_ = clock64(); gsCycles[part] += c_ - gsLast; gsLast = c_; } } while (0)
-#define GS_TRACE_PARAM , long long (&gsCycles)[4], long long& gsLast
-#define GS_TRACE_ARGS , gsCycles, gsLast
-#else
-#define GS_MARK(part) do { } while (0)
-#define GS_TRACE_PARAM
-#define GS_TRACE_ARGS
-#endif
 
 __device__ __forceinline__ unsigned long long ld_acquire(const unsigned long long* p) {
   unsigned long long v;
@@ -183,20 +171,6 @@ __device__ bool grid_sync(Grid& g, int kind) {
     __threadfence();
   }
   __syncthreads();
-#ifdef GRID_TRACE
-  if (blockIdx.x == 0 && threadIdx.x == 0) {
-    unsigned long long* trace = g.ctl + 64;
-    const unsigned long long i = trace[-1]++;
-#ifdef GRID_TRACE_COUNTS
-    // the finished stage's swaps and changes instead of the time (bench/grid-race.ts compares runs)
-    const unsigned long long* done = slot(g, g.stage);
-    const unsigned long long v = (__ldcg(done + S_SWAPS) & 0xfffffffull) << 28 | (__ldcg(done + S_CHANGES) & 0xfffffffull);
-#else
-    const unsigned long long v = now_ns() - g.t0;
-#endif
-    if (i < GRID_TRACE) trace[i] = ((unsigned long long)kind << 56) | v;
-  }
-#endif
   g.stage++;
   return !aborted;
 }
@@ -335,21 +309,19 @@ __device__ __forceinline__ void block_sums(double* vals, double* red, double* to
 template <int SC>
 __device__ __forceinline__ bool project_chunk(Grid& g, Basis& w, double (&v)[GRID_P][GRID_R], unsigned long long epoch,
                                               double* stage, double* stageR, double* red, double* tot,
-                                              int c0, int cols, int i0, int cnt GS_TRACE_PARAM) {
+                                              int c0, int cols, int i0, int cnt) {
   const int n = GRID_N, m = w.m;
   __shared__ int abortFlag;
     if (threadIdx.x == 0) {
       abortFlag = 0;
       const unsigned long long t0 = now_ns();
       unsigned spins = 0;
-      GS_MARK(2);
       // the half panel holding the chunk's last column: its last column carries the flag
       const int flag = min(m, ((i0 + cnt - 1) / GRID_HALF + 1) * GRID_HALF) - 1;
       while (ld_acquire(w.ready + flag) < epoch) {
         if (waited_too_long(g, t0, ++spins)) { abortFlag = 1; break; }
         __nanosleep(32);
       }
-      GS_MARK(0);
     }
     __syncthreads();
     if (abortFlag) return false;
@@ -358,7 +330,6 @@ __device__ __forceinline__ bool project_chunk(Grid& g, Basis& w, double (&v)[GRI
     for (int e = cnt * n + threadIdx.x; e < SC * n; e += blockDim.x) stage[e] = 0.0;
     if (threadIdx.x < SC) stageR[threadIdx.x] = threadIdx.x < cnt ? __ldcg(w.r + i0 + threadIdx.x) : 1.0;
     __syncthreads();
-    GS_MARK(1);
     // dots <v_c, b*_q> in two halves of the chunk (GRID_P x S_HALF partial sums per thread)
 #pragma unroll
     for (int h = 0; h < SC; h += S_HALF) {
@@ -415,13 +386,7 @@ __device__ __forceinline__ bool project_chunk(Grid& g, Basis& w, double (&v)[GRI
 // A call, not inlined (trace, H100, 1024: inlined, the Gram-Schmidt stage itself ran 2.4 % faster
 // on the block-Toeplitz basis, but the rest of the kernel spilled and the Gaussian basis's size
 // reductions and B_in Z took 7.0 and 0.46 ms against 4.2 and 0.23: 11.2 against 8.3 ms in all).
-// -DGRID_GS_INLINE=1 (grid-trace.ts --define) inlines it for such comparisons.
-#ifdef GRID_GS_INLINE
-#define GS_LINKAGE __forceinline__
-#else
-#define GS_LINKAGE __noinline__
-#endif
-__device__ GS_LINKAGE void gram_schmidt(const Grid& gIn, const Basis& wIn, unsigned long long epoch, double* stage, double* stageR) {
+__device__ __noinline__ void gram_schmidt(const Grid& gIn, const Basis& wIn, unsigned long long epoch, double* stage, double* stageR) {
   LOCAL_COPIES();
   const int n = GRID_N, m = w.m;
   const int lane = threadIdx.x & 31;
@@ -442,10 +407,6 @@ __device__ GS_LINKAGE void gram_schmidt(const Grid& gIn, const Basis& wIn, unsig
   __shared__ double red[(GRID_T / 32) * GRID_P * S_HALF];
   __shared__ double tot[GRID_P * S_MAX];
   const int panels = (m + GRID_P - 1) / GRID_P;
-#ifdef GRID_TRACE
-  long long gsCycles[4] = {0, 0, 0, 0};
-  long long gsLast = clock64();
-#endif
   for (int pnl = blockIdx.x; pnl < panels; pnl += gridDim.x) {
     const int c0 = pnl * GRID_P, cols = min(GRID_P, m - c0);
     // the panel in registers: v[c][i] = row threadIdx.x + GRID_T i of column c0 + c (0 past the end)
@@ -475,13 +436,12 @@ __device__ GS_LINKAGE void gram_schmidt(const Grid& gIn, const Basis& wIn, unsig
     // two halves, each as soon as it is published (the chain of panels runs through them)
     const int whole = c0 >= GRID_P ? c0 - GRID_P : 0;
     for (int i0 = 0; i0 < whole; i0 += S_MAX) {
-      if (!project_chunk<S_MAX>(g, w, v, epoch, stage, stageR, red, tot, c0, cols, i0, min(S_MAX, whole - i0) GS_TRACE_ARGS)) return;
+      if (!project_chunk<S_MAX>(g, w, v, epoch, stage, stageR, red, tot, c0, cols, i0, min(S_MAX, whole - i0))) return;
     }
     if (c0 >= GRID_P) {
-      if (!project_chunk<GRID_HALF>(g, w, v, epoch, stage, stageR, red, tot, c0, cols, whole, GRID_HALF GS_TRACE_ARGS)) return;
-      if (!project_chunk<GRID_HALF>(g, w, v, epoch, stage, stageR, red, tot, c0, cols, whole + GRID_HALF, GRID_HALF GS_TRACE_ARGS)) return;
+      if (!project_chunk<GRID_HALF>(g, w, v, epoch, stage, stageR, red, tot, c0, cols, whole, GRID_HALF)) return;
+      if (!project_chunk<GRID_HALF>(g, w, v, epoch, stage, stageR, red, tot, c0, cols, whole + GRID_HALF, GRID_HALF)) return;
     }
-    GS_MARK(2);
     // this panel's columns in order: at step j, column j is final; one block sum gives <v_c, v_j>
     // for every c (c = j: r_j), column j is stored (B*, r), the later ones are projected on it
 #pragma unroll
@@ -526,14 +486,7 @@ __device__ GS_LINKAGE void gram_schmidt(const Grid& gIn, const Basis& wIn, unsig
         }
       }
     }
-    GS_MARK(3);
   }
-#ifdef GRID_TRACE
-  if (threadIdx.x == 0 && blockIdx.x == (panels - 1) % gridDim.x) {
-    unsigned long long* out = g.ctl + 64 + GRID_TRACE - 4;
-    for (int q = 0; q < 4; q++) out[q] = (unsigned long long)gsCycles[q];
-  }
-#endif
 }
 
 // What one warp's pair steps add up: swaps and size reductions (the same on every lane), the bits

@@ -50,13 +50,6 @@ export const GRID_BLOCK_MAX_SIZE = 64;
 /** Control words per basis (grid-kernel.cu: the barrier, the abort flag and three stage slots). */
 export const GRID_CTL_BYTES = 512;
 
-/**
- * Measurement knobs (leave at 0 and empty): trace the first `trace` stages of each basis
- * (grid-kernel.cu: GRID_TRACE; bench/grid-trace.ts reads them back after the control words), and
- * extra -D defines of the module (grid-trace.ts --define).
- */
-export const gridTuning: { trace: number; defines: Record<string, number> } = { trace: 0, defines: {} };
-
 const align256 = (x: number): number => Math.ceil(x / 256) * 256;
 
 /**
@@ -111,18 +104,15 @@ export function allswapGridPlan(n: number, m: number, precision: 'float32' | 'fl
   if (block && size > GRID_BLOCK_MAX_SIZE) return null;
   const ws = block ? gridBlockWorkspaceBytes(n, m, elt, size) : gridWorkspaceBytes(n, m, elt);
   const bound = precisionReductionBound(p.eta, precision);
-  const trace = gridTuning.trace;
   return {
     variant: 'grid',
     defines: {
       GRID_N: n, GRID_S: shape.staged,
       ...(block ? { GRID_BLOCK: block.algorithm === 'block' ? 2 : 1, GRID_BLOCK_SIZE: size } : {}),
-      ...(trace > 0 ? { GRID_TRACE: trace } : {}),
-      ...gridTuning.defines,
     },
     threads: 32 * shape.warps,
     sharedBytes: gridSharedBytes(n, shape.staged),
-    scratchBytesPerBasis: [GRID_CTL_BYTES + 8 * trace, ws],
+    scratchBytesPerBasis: [GRID_CTL_BYTES, ws],
     extraArgs: [p.maxIterations, p.delta, bound, shape.staged, ws],
     persistent: true,
   };

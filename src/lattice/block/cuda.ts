@@ -1,7 +1,7 @@
 /**
- * MB-LLL and CR-MB-LLL (the block reducers of the CR-MB-LLL paper, Section 3.2) on the GPU,
- * kernel.cu beside this file, equal bit for bit to blockCpu / crBlockCpu (-fmad=false). Two
- * schedulings (blockCudaTuning.scheduling):
+ * MB-LLL and CR-MB-LLL (the block reducers of the CR-MB-LLL paper, Section 3.2) on the GPU, the
+ * *-kernel.cu files beside this one (device code in block-device.cuh), equal bit for bit to
+ * blockCpu / crBlockCpu (-fmad=false). Two schedulings (AlgoParams.gpuTuning.block.scheduling):
  *  - 'persistent' (default): one kernel, one thread block per basis looping over its block rounds
  *    on the device (the paper's dynamic-parallelism scheduling of Fig. 1 without child launches);
  *    runs through the shared batch runner (chunks, pinned staging, streams). A few large bases
@@ -18,27 +18,17 @@ import type { CudaContext } from '../../gpu/context.js';
 import type { Kernel } from '../../gpu/launch.js';
 import { runLatticeBatch, type CudaBatchResult, type LatticeKernelSpec, type LaunchPlan, type RealArray } from '../gpu/batch.js';
 import { InvalidArgumentError } from '../../core/errors.js';
+import { validateGpuTuning } from '../gpu-tuning.js';
 import { precisionReductionBound } from '../lll/gso.js';
 import { runHostStreams } from './gpu-host-streams.js';
 import { allswapGridPlan, gridKernel, gridSuitsBatch } from '../allswap/grid.js';
 
-const KERNEL_URL = new URL('./kernel.cu', import.meta.url);
-
-/**
- * scheduling: see above; kernel: of 'persistent', 'auto' (the whole-device kernel for a few large
- * bases), 'grid' (always where it applies) or 'basis' (one thread block per basis); streams: CUDA
- * streams of 'host-streams' (0: up to 4, one per group of bases); threads: threads per block of
- * the per-basis kernels (0: from m); subThreads: of the per-sub-basis kernel (0: from the block size).
- */
-export const blockCudaTuning: {
-  scheduling: 'persistent' | 'host-streams'; kernel: 'auto' | 'grid' | 'basis'; streams: number; threads: number; subThreads: number;
-} = {
-  scheduling: 'persistent', kernel: 'auto', streams: 0, threads: 0, subThreads: 0,
-};
+/** The kernels, one per file: block_persistent in persistent-kernel.cu, block_init in init-kernel.cu, ... */
+export type BlockKernelName = 'block_persistent' | 'block_init' | 'block_sub' | 'block_rest';
 
 const align16 = (x: number): number => Math.ceil(x / 16) * 16;
 
-/** Bytes of one scratch region (per sub-basis), as kernel.cu's region_bytes. */
+/** Bytes of one scratch region (per sub-basis), as block-device.cuh's region_bytes. */
 export function blockRegionBytes(m: number): number {
   const slots = Math.max(m, 2);
   return align16(18 * slots * 8 + 16 + 16 + slots * 4);
@@ -50,7 +40,7 @@ export function subBases(m: number, blockSize: number): { size: number; count: n
   return { size, count: Math.ceil(m / size) };
 }
 
-/** Global scratch of one basis, in the order kernel.cu's carve lays it out (256-byte multiple). */
+/** Global scratch of one basis, in the order block-device.cuh's carve lays it out (256-byte multiple). */
 export function blockWorkspaceBytes(n: number, m: number, elt: number, blockSize: number): number {
   const { count } = subBases(m, blockSize);
   const slots = Math.max(m, 2);
@@ -68,9 +58,9 @@ export function checkBlockParams(name: string, p: AlgoParams): void {
   if (!(p.eta >= 0.5 && p.eta < Math.sqrt(p.delta))) throw new InvalidArgumentError(`${name}: eta must be in [0.5, sqrt(delta)), got ${p.eta}`);
 }
 
-/** Threads of a per-basis block (m columns) or of a per-sub-basis block (size columns). */
-export function blockThreads(cols: number, tuned: number): number {
-  return tuned > 0 ? tuned : Math.min(1024, Math.max(32, Math.ceil((6 * cols) / 32) * 32));
+/** Threads of a per-basis block (m columns) or of a per-sub-basis block (size columns), unless tuned. */
+export function blockThreads(cols: number, tuned?: number): number {
+  return tuned ?? Math.min(1024, Math.max(32, Math.ceil((6 * cols) / 32) * 32));
 }
 
 /** Kernel arguments after (n, m): maxIterations, delta, bound, size, mb, wsBytes. */
@@ -80,10 +70,12 @@ export function blockExtraArgs(n: number, m: number, precision: 'float32' | 'flo
   return [p.maxIterations, p.delta, bound, subBases(m, p.blockSize).size, mb ? 1 : 0, blockWorkspaceBytes(n, m, elt, p.blockSize)];
 }
 
-export function blockModule(ctx: CudaContext, precision: 'float32' | 'float64') {
+/** The module of one kernel (its file, e.g. block_sub: sub-kernel.cu) for this precision. */
+export function blockModule(ctx: CudaContext, precision: 'float32' | 'float64', kernel: BlockKernelName) {
+  const file = `${kernel.slice('block_'.length)}-kernel.cu`;
   return loadModule(ctx, {
-    source: readKernelSource(KERNEL_URL),
-    name: 'block/kernel.cu',
+    source: readKernelSource(new URL(`./${file}`, import.meta.url)),
+    name: `block/${file}`,
     defines: { REAL: precision === 'float32' ? 'float' : 'double' },
     options: ['-fmad=false'],
   });
@@ -93,7 +85,7 @@ const TAIL = ['i32', 'i32', 'i32', 'f64', 'f64', 'i32', 'i32', 'i32'] as const;
 
 /** The host-stream kernels (block_init, block_sub, block_rest): Bin, Bout, Zout, ws, stats, active, exch, n, m, ... */
 export function hostStreamKernel(ctx: CudaContext, precision: 'float32' | 'float64', name: 'block_init' | 'block_sub' | 'block_rest'): Kernel {
-  return blockModule(ctx, precision).kernel(name, ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', ...TAIL]);
+  return blockModule(ctx, precision, name).kernel(name, ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', ...TAIL]);
 }
 
 function persistentSpec(name: 'block' | 'cr-block', mb: boolean): LatticeKernelSpec {
@@ -101,15 +93,15 @@ function persistentSpec(name: 'block' | 'cr-block', mb: boolean): LatticeKernelS
     name,
     kernel: (ctx, precision, plan) => plan.variant === 'grid'
       ? gridKernel(ctx, precision, plan)
-      : blockModule(ctx, precision).kernel('block_persistent', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', ...TAIL]),
+      : blockModule(ctx, precision, 'block_persistent').kernel('block_persistent', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', ...TAIL]),
     plan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties, batch: number): LaunchPlan {
-      const tuned = blockCudaTuning.kernel;
-      if (tuned === 'grid' || (tuned === 'auto' && gridSuitsBatch(m, batch))) {
+      const tuned = p.gpuTuning?.block?.kernel;
+      if (tuned === 'grid' || (tuned === undefined && gridSuitsBatch(m, batch))) {
         const grid = allswapGridPlan(n, m, precision, p, device, { algorithm: name, size: p.blockSize });
         if (grid) return grid;
       }
       const extra = blockExtraArgs(n, m, precision, p, mb);
-      return { variant: 'persistent', threads: blockThreads(m, blockCudaTuning.threads), sharedBytes: 0, scratchBytesPerBasis: [extra[5]], extraArgs: extra };
+      return { variant: 'persistent', threads: blockThreads(m, p.gpuTuning?.block?.threads), sharedBytes: 0, scratchBytesPerBasis: [extra[5]], extraArgs: extra };
     },
   };
 }
@@ -118,7 +110,8 @@ const SPECS = { block: persistentSpec('block', true), 'cr-block': persistentSpec
 
 function reduce<A extends RealArray>(name: 'block' | 'cr-block', data: A, batch: number, n: number, m: number, params: AlgoParams): Promise<CudaBatchResult<A>> {
   checkBlockParams(name, params);
-  if (blockCudaTuning.scheduling === 'host-streams') return runHostStreams(name, name === 'block', data, batch, n, m, params);
+  validateGpuTuning(params.gpuTuning);
+  if (params.gpuTuning?.block?.scheduling === 'host-streams') return runHostStreams(name, name === 'block', data, batch, n, m, params);
   return runLatticeBatch(SPECS[name], data, batch, n, m, params);
 }
 

@@ -13,7 +13,7 @@ import { DeviceBuffer, PinnedBuffer } from '../../gpu/memory.js';
 import { CudaEvent, Stream } from '../../gpu/stream.js';
 import { emptyOutcome, settleStatus, STATS_WIDTH, validateLatticeBatch, type CudaBatchResult, type RealArray } from '../gpu/batch.js';
 import type { AlgoParams, Algorithm } from '../types.js';
-import { blockCudaTuning, blockExtraArgs, blockThreads, hostStreamKernel, subBases } from './cuda.js';
+import { blockExtraArgs, blockThreads, hostStreamKernel, subBases } from './cuda.js';
 
 const MAX_STREAMS = 4;
 
@@ -34,8 +34,8 @@ export async function runHostStreams<A extends RealArray>(
   const extra = blockExtraArgs(n, m, precision, params, mb);
   const wsBytes = extra[5];
   const { size, count } = subBases(m, params.blockSize);
-  const threads = Math.min(blockThreads(m, blockCudaTuning.threads), rest.attributes().maxThreadsPerBlock, init.attributes().maxThreadsPerBlock);
-  const subThreads = Math.min(blockThreads(size, blockCudaTuning.subThreads), sub.attributes().maxThreadsPerBlock);
+  const threads = Math.min(blockThreads(m, params.gpuTuning?.block?.threads), rest.attributes().maxThreadsPerBlock, init.attributes().maxThreadsPerBlock);
+  const subThreads = Math.min(blockThreads(size, params.gpuTuning?.block?.subThreads), sub.attributes().maxThreadsPerBlock);
 
   const basis = (precision === 'float32' ? new Float32Array(batch * n * m) : new Float64Array(batch * n * m)) as A;
   const Z = new Float64Array(batch * m * m);
@@ -43,7 +43,7 @@ export async function runHostStreams<A extends RealArray>(
   const outcome = emptyOutcome();
   const perBasis = 2 * n * m * elt + m * m * 8 + wsBytes + STATS_WIDTH * 4 + 8;
   const chunk = Math.max(1, Math.min(batch, Math.floor((0.5 * ctx.memInfo().freeBytes) / perBasis)));
-  const streamCount = Math.max(1, Math.min(blockCudaTuning.streams > 0 ? blockCudaTuning.streams : MAX_STREAMS, chunk));
+  const streamCount = Math.max(1, Math.min(params.gpuTuning?.block?.streams ?? MAX_STREAMS, chunk));
   const groups: Group[] = [];
   for (let g = 0; g < streamCount; g++) groups.push({ first: 0, stream: Stream.create(ctx), start: CudaEvent.create(ctx), end: CudaEvent.create(ctx), active: [] });
   let kernelMs = 0, chunks = 0;

@@ -1,25 +1,31 @@
 /**
  * Parallel Jacobi (chess-tournament ordering, permutation array) on the GPU: one thread block per
- * basis, kernel.cu beside this file. The kernel mirrors cpu.ts step for step; compiled with
+ * basis, jacobi-kernel.cu beside this file (and gram-kernel.cu, G = B^T B over many blocks first
+ * for a few large bases). The kernel mirrors cpu.ts step for step; compiled with
  * -fmad=false (no fused multiply-add, as JavaScript computes) it gives the same Z, bit for bit.
  */
 import type { AlgoParams } from '../types.js';
+import { validateGpuTuning, type JacobiRounds, type JacobiTuning } from '../gpu-tuning.js';
 import type { CudaContext, DeviceProperties } from '../../gpu/context.js';
 import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
 import { runLatticeBatch, type CudaBatchOutputs, type CudaBatchResult, type LatticeKernelSpec, type LaunchPlan, type RealArray } from '../gpu/batch.js';
 
-const KERNEL_URL = new URL('./kernel.cu', import.meta.url);
+const KERNEL_URL = new URL('./jacobi-kernel.cu', import.meta.url);
+const GRAM_URL = new URL('./gram-kernel.cu', import.meta.url);
 
-/**
- * Threads per block, threads of the group that runs the rounds in modes 1 and 2 (a multiple of
- * 32, at most the block), the mode (0: the first warp alone, 1: the group with the permutation in
- * shared memory, 2: the group with the players in registers) and preGram (1: G = B^T B by the
- * many-block kernel jacobi_gram before the main one, 0: by the block), hops (mode 3: at most
- * this many rounds per group barrier) and lanePairs (mode 3: pairs per lane); 0 / -1 pick from the
- * size (for measurements and tests; leave them). In mode 3 group is the group's threads (whole
- * warps).
- */
-export const jacobiParallelTuning = { threads: 0, group: 0, mode: -1, preGram: -1, hops: 0, lanePairs: 0 };
+/** The kernel's define of each way the rounds run ('group-shared-permutation' is its default: none). */
+const ROUNDS_DEFINE: Record<JacobiRounds, string | null> = {
+  'first-warp': 'ROUNDS_FIRST_WARP',
+  'group-shared-permutation': null,
+  'group-register-players': 'ROUNDS_GROUP_REGISTER_PLAYERS',
+  'group-halo': 'ROUNDS_GROUP_HALO',
+};
+
+/** Who runs the rounds in a plan (its defines), by name. */
+export function jacobiRoundsOf(plan: LaunchPlan): JacobiRounds {
+  const d = plan.defines ?? {};
+  return (Object.keys(ROUNDS_DEFINE) as JacobiRounds[]).find((r) => ROUNDS_DEFINE[r] !== null && d[ROUNDS_DEFINE[r]!] === 1) ?? 'group-shared-permutation';
+}
 
 /**
  * Threads per block when a few bases run alone (the host caps it at the kernel's register limit).
@@ -31,7 +37,7 @@ export const jacobiParallelTuning = { threads: 0, group: 0, mode: -1, preGram: -
 const SINGLE_THREADS = 512;
 
 /**
- * Mode 3 (kernel.cu): owned pairs per warp (the group has as many warps as that needs; 13 pairs:
+ * 'group-halo' (jacobi-kernel.cu): owned pairs per warp (the group has as many warps as that needs; 13 pairs:
  * a halo of 9 lanes either side, 9 rounds per barrier), the most rounds per group barrier and the
  * pairs per lane. Fewer, larger warps' shares (25 pairs, 3 rounds per barrier) and two pairs per
  * lane were both slower on one 200 x 200 basis: the per-round work grows, and the barriers were no
@@ -55,12 +61,12 @@ const GRAM_ROWS = 32;
 const align16 = (x: number): number => Math.ceil(x / 16) * 16;
 
 /**
- * Launch plan for kernel.cu: [JacobiShared][G (m x (m|1))][working Z (m x m doubles)][stage], G
+ * Launch plan for jacobi-kernel.cu: [JacobiShared][G (m x (m|1))][working Z (m x m doubles)][stage], G
  * and Z in shared memory where they fit (G first), then the stage of STAGE_ROWS rows of B (fewer
  * where room is short, at least one), then the small arrays in the kernel's order: E, zbound and
  * the logs (m doubles each), mult (half reals, padded to 16 bytes), perm and perm2 (m ints each),
- * lpi and lpj (half ints each). The module is compiled with the mode JMODE, a group of up to JG
- * threads that run the rounds (mode 1), JQ pairs per thread, GT x GT tiles of G per thread and
+ * lpi and lpj (half ints each). The module is compiled with who runs the rounds (a ROUNDS_* define), a group of up to JG
+ * threads that run the rounds, JQ pairs per thread, GT x GT tiles of G per thread and
  * launch bounds JT threads, JB blocks per multiprocessor.
  */
 export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties, batch = 1 << 20): LaunchPlan {
@@ -77,7 +83,8 @@ export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 
   const auto = single
     ? Math.min(SINGLE_THREADS, Math.max(32, Math.ceil(full / 32) * 32))
     : Math.min(256, Math.max(32, Math.ceil(full / 4 / 32) * 32));
-  const threads = jacobiParallelTuning.threads > 0 ? jacobiParallelTuning.threads : auto;
+  const t: JacobiTuning = validateGpuTuning(p.gpuTuning).jacobi ?? {};
+  const threads = t.threads ?? auto;
   // launch bounds: one block of up to 128 registers per thread for a single basis, else at most
   // 64 per thread (several blocks per multiprocessor)
   const minBlocks = single ? 1 : Math.max(1, Math.floor(1024 / threads));
@@ -90,36 +97,37 @@ export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 
   const stageRow = ((Math.ceil(m / tile) * tile) | 1) * elt;
   const gBytes = align16(m * ldg * elt);
   const zBytes = m * m * 8;
-  // who runs the rounds (JMODE in kernel.cu): up to 64 pairs the first warp alone (mode 0, pairs
+  // who runs the rounds (ROUNDS_* in jacobi-kernel.cu): up to 64 pairs the first warp alone ('first-warp', pairs
   // in registers, shuffles); more, a group of whole warps, up to four (a warp per scheduler), no
-  // more than the pairs need: mode 2 (the players in registers, one pair per thread; mode 1, the
+  // more than the pairs need: 'group-register-players' (the players in registers, one pair per thread; 'group-shared-permutation', the
   // permutation in shared memory, where the group cannot give every pair a thread). Pairs per
   // thread a power of two (fewer modules).
-  // Mode 3 (several rounds per group barrier): the host's choice for a few bases of 33 to 128
-  // pairs, where mode 0 or 2 ran before (larger bases keep mode 1, with G in global memory; not
-  // measured). Faster than mode 0 at 25 pairs too, not the default there yet: the GPU tests have
-  // not run it at that size. W = ceil(half /
+  // 'group-halo' (several rounds per group barrier): the host's choice for a few bases of 33 to 128
+  // pairs, where 'first-warp' or 'group-register-players' ran before (larger bases keep 'group-shared-permutation', with G in global memory; not
+  // measured). Faster than 'first-warp' at 25 pairs too, not the
+  // default there yet: the GPU tests have not run it at that size. W = ceil(half /
   // HALO_PAIRS_PER_WARP) warps (or the tuned group), JL pairs per lane (HALO_LANE_PAIRS unless
   // tuned), JOL = ceil(half / W / JL) owned lanes per warp, JHL = (32 - JOL) / 2 halo lanes either
   // side and JH = JHL JL rounds per barrier (at most HALO_HOPS or the tuned hops), at least one.
-  const haloWarps = jacobiParallelTuning.group > 0 ? Math.max(1, Math.floor(jacobiParallelTuning.group / 32)) : Math.ceil(half / HALO_PAIRS_PER_WARP);
-  const lanePairs = jacobiParallelTuning.lanePairs > 0 ? jacobiParallelTuning.lanePairs : HALO_LANE_PAIRS;
+  const haloWarps = t.group !== undefined ? Math.max(1, Math.floor(t.group / 32)) : Math.ceil(half / HALO_PAIRS_PER_WARP);
+  const lanePairs = t.lanePairs ?? HALO_LANE_PAIRS;
   const ownLanes = Math.ceil(Math.ceil(half / haloWarps) / lanePairs);
   const haloLanes = Math.floor((32 - ownLanes) / 2);
-  const haloHops = Math.min(jacobiParallelTuning.hops > 0 ? jacobiParallelTuning.hops : HALO_HOPS, haloLanes * lanePairs, 32);
+  const haloHops = Math.min(t.hops ?? HALO_HOPS, haloLanes * lanePairs, 32);
   const haloOk = haloHops >= 1 && threads >= 32 * haloWarps;
-  // (mode 3 is the default for a few bases, where the rounds' latency is the time; batches keep
-  // the modes measured before it)
-  const groupMax = jacobiParallelTuning.group > 0 ? jacobiParallelTuning.group : Math.min(128, Math.ceil(half / 32) * 32);
+  // ('group-halo' is the default for a few bases, where the rounds' latency is the time; batches keep
+  // the choices measured before it)
+  const groupMax = t.group ?? Math.min(128, Math.ceil(half / 32) * 32);
   const regsOk = threads >= 32 && Math.min(Math.floor(threads / 32) * 32, groupMax) >= half;
-  let mode = jacobiParallelTuning.mode >= 0 ? jacobiParallelTuning.mode : single && haloOk && half > 32 && half <= 128 ? 3 : half <= 64 ? 0 : regsOk ? 2 : 1;
-  if (mode === 3 && !haloOk) mode = 2;
-  if (mode === 2 && !regsOk) mode = 1;
-  const groupThreads = mode === 3 ? 32 * haloWarps : groupMax;
-  const group = threads < 32 ? threads : mode === 0 ? 32 : Math.min(Math.floor(threads / 32) * 32, groupThreads);
-  const slots = mode >= 2 ? 1 : 2 ** Math.ceil(Math.log2(Math.max(1, Math.ceil(half / group))));
-  // modes 2 and 3's exchange slots (kernel.cu): [parity][arr1, arr2][JG] words and as many reals
-  const xchBytes = mode >= 2 ? 16 * groupThreads + 4 * groupThreads * elt : 0;
+  let rounds: JacobiRounds = t.rounds ?? (single && haloOk && half > 32 && half <= 128 ? 'group-halo' : half <= 64 ? 'first-warp' : regsOk ? 'group-register-players' : 'group-shared-permutation');
+  if (rounds === 'group-halo' && !haloOk) rounds = 'group-register-players';
+  if (rounds === 'group-register-players' && !regsOk) rounds = 'group-shared-permutation';
+  const halo = rounds === 'group-halo', inRegisters = halo || rounds === 'group-register-players';
+  const groupThreads = halo ? 32 * haloWarps : groupMax;
+  const group = threads < 32 ? threads : rounds === 'first-warp' ? 32 : Math.min(Math.floor(threads / 32) * 32, groupThreads);
+  const slots = inRegisters ? 1 : 2 ** Math.ceil(Math.log2(Math.max(1, Math.ceil(half / group))));
+  // the register modes' exchange slots (jacobi-kernel.cu): [parity][arr1, arr2][JG] words and as many reals
+  const xchBytes = inRegisters ? 16 * groupThreads + 4 * groupThreads * elt : 0;
   const small = HEAD_BYTES + 3 * m * 8 + align16(half * elt) + align16(2 * m * 4 + 2 * half * 4) + 16 + xchBytes;
   const limit = device.sharedPerBlockOptinBytes;
   const stage1 = align16(stageRow);
@@ -131,24 +139,26 @@ export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 
   const sharedBytes = fixed + align16(rows * stageRow);
   // G = B^T B by jacobi_gram over the device (many blocks) for a few large bases; the block's own
   // gram() otherwise (many bases keep the device busy anyway)
-  const preGram = jacobiParallelTuning.preGram >= 0 ? jacobiParallelTuning.preGram === 1 : single && m >= 64;
+  const preGram = t.preGram ?? (single && m >= 64);
   const gTiles = Math.ceil(m / GRAM_TILE);
   return {
     threads,
     sharedBytes,
     scratchBytesPerBasis: [zInShared ? 0 : zBytes, gInShared && !preGram ? 0 : m * ldg * elt],
     extraArgs: [p.maxIterations, gInShared ? 1 : 0, zInShared ? 1 : 0, rows, preGram ? 1 : 0],
-    defines: { JMODE: mode, JG: groupThreads, JQ: slots, GT: tile, JT: threads, JB: minBlocks, ...(mode === 3 ? { JL: lanePairs, JOL: ownLanes, JHL: haloLanes, JH: haloHops } : {}) },
+    defines: {
+      ...(ROUNDS_DEFINE[rounds] ? { [ROUNDS_DEFINE[rounds]!]: 1 } : {}),
+      JG: groupThreads, JQ: slots, GT: tile, JT: threads, JB: minBlocks, ...(halo ? { JL: lanePairs, JOL: ownLanes, JHL: haloLanes, JH: haloHops } : {}) },
     ...(preGram ? { pre: { blocksPerBasis: gTiles * gTiles, threads: GRAM_TILE * GRAM_TILE, sharedBytes: 2 * GRAM_ROWS * GRAM_TILE * elt, scratchIndex: 1 } } : {}),
   };
 }
 
-/** kernel.cu's module for this precision and plan (both kernels come from the same one). */
-function jacobiModule(ctx: CudaContext, precision: 'float32' | 'float64', plan: LaunchPlan) {
+/** The module of jacobi-kernel.cu (defines: the plan's) or gram-kernel.cu (the element type only) for this precision. */
+function jacobiModule(ctx: CudaContext, precision: 'float32' | 'float64', url: URL, defines: Readonly<Record<string, number>> = {}) {
   return loadModule(ctx, {
-    source: readKernelSource(KERNEL_URL),
-    name: 'jacobi-parallel/kernel.cu',
-    defines: { REAL: precision === 'float32' ? 'float' : 'double', ...plan.defines },
+    source: readKernelSource(url),
+    name: `jacobi-parallel/${url.pathname.split('/').pop()}`,
+    defines: { REAL: precision === 'float32' ? 'float' : 'double', ...defines },
     options: ['-fmad=false'],
   });
 }
@@ -156,11 +166,11 @@ function jacobiModule(ctx: CudaContext, precision: 'float32' | 'float64', plan: 
 export const jacobiParallelSpec: LatticeKernelSpec = {
   name: 'jacobi-parallel',
   kernel(ctx, precision, plan) {
-    return jacobiModule(ctx, precision, plan)
+    return jacobiModule(ctx, precision, KERNEL_URL, plan.defines)
       .kernel('jacobi_parallel', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32']);
   },
   preKernel(ctx, precision, plan) {
-    return jacobiModule(ctx, precision, plan).kernel('jacobi_gram', ['ptr', 'ptr', 'i32', 'i32']);
+    return jacobiModule(ctx, precision, GRAM_URL).kernel('jacobi_gram', ['ptr', 'ptr', 'i32', 'i32']);
   },
   plan: jacobiParallelPlan,
 };

@@ -4,14 +4,14 @@
  * stdout and, with --out, into bench/RESULTS.md (section `bench-mimo`) with device, date and commit.
  */
 import { parseArgs } from 'node:util';
-import { cpuDescription, gitCommit, median, writeResultsSection } from '../../core/bench-report.js';
-import { InvalidArgumentError } from '../../core/errors.js';
-import { Philox } from '../../core/rng.js';
-import { addNoise, randomSymbols, rayleighChannels, snrToNoiseVar, transmit } from '../../mimo/channel.js';
-import { detect } from '../../mimo/detect.js';
-import { itppAvailability, itppSphere } from '../../mimo/itpp-reference.js';
-import { bitsPerSymbolOf, parseModulation } from '../../mimo/modulation.js';
-import { DETECTORS, type DetectionInput, type Detector, type Modulation } from '../../mimo/types.js';
+import { cpuDescription, gitCommit, median, writeResultsSection } from '../report.js';
+import { InvalidArgumentError } from '../../src/core/errors.js';
+import { Philox } from '../../src/core/rng.js';
+import { addNoise, randomSymbols, rayleighChannels, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
+import { detect } from '../../src/mimo/detect.js';
+import { itppAvailability, itppSphere } from '../reference/itpp.js';
+import { bitsPerSymbolOf, parseModulation } from '../../src/mimo/modulation.js';
+import { DETECTORS, type DetectionInput, type Detector, type Modulation } from '../../src/mimo/types.js';
 
 const HELP = `usage: lattice-mimo bench mimo [options]
 

@@ -6,10 +6,10 @@
  * multiply and add instructions as the lattice kernels run them (-fmad=false), in float64 with
  * fused multiply-add, and in float32. Times are CUDA-event times, median of the repetitions.
  */
-import { Stream, timeOnStream } from '../stream.js';
-import { DeviceBuffer, PinnedBuffer } from '../memory.js';
-import { loadModule, readKernelSource } from '../module-cache.js';
-import type { CudaContext } from '../context.js';
+import { Stream, timeOnStream } from '../../src/gpu/stream.js';
+import { DeviceBuffer, PinnedBuffer } from '../../src/gpu/memory.js';
+import { loadModule, readKernelSource } from '../../src/gpu/module-cache.js';
+import type { CudaContext } from '../../src/gpu/context.js';
 
 const KERNEL_URL = new URL('./ceilings.cu', import.meta.url);
 
@@ -56,7 +56,7 @@ export function measureCeilings(ctx: CudaContext, opts: { copyBytes?: number; ho
 
     const rate = (real: 'float' | 'double', fmad: boolean): number => {
       const mod = loadModule(ctx, {
-        source: readKernelSource(KERNEL_URL), name: 'gpu/bench/ceilings.cu', defines: { REAL: real }, options: fmad ? [] : ['-fmad=false'],
+        source: readKernelSource(KERNEL_URL), name: 'bench/gpu/ceilings.cu', defines: { REAL: real }, options: fmad ? [] : ['-fmad=false'],
       });
       const k = mod.kernel('mad_chains', ['ptr', real === 'float' ? 'f32' : 'f64', real === 'float' ? 'f32' : 'f64', 'i32']);
       const threads = 256;

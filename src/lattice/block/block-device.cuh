@@ -1,26 +1,9 @@
-// MB-LLL and CR-MB-LLL (Section 3.2 and Algorithm 3 of the CR-MB-LLL paper), batched, mirroring the
-// CPU references (block/cpu.ts, block/coefficients.ts, allswap/phases.ts, lll/gso.ts) step for step:
-// all arithmetic in double, stored values rounded to REAL, four-way dot products (dotCols); with
-// -fmad=false the result (basis, Z, counts) equals the reference bit for bit.
-//
-// Two schedulings over the same device functions (the per-basis state lives in global scratch):
-//  - persistent (block_persistent): one thread block per basis loops over block rounds internally:
-//    sub-bases in order, GS-coefficient update (MB-LLL), boundary checks, closing step, rounds.
-//  - host streams (Algorithm 3): block_init once, then per host round on each stream
-//    block_sub (one thread block per (unfinished basis, sub-basis): the all-swap phases of that
-//    sub-basis) and block_rest (one thread block per unfinished basis: the boundary checks and the
-//    control logic), and the exch flags back to the host, which shrinks the next launch.
-//    Sub-bases touch disjoint columns, so running them at once equals the reference's in-order loop
-//    except when the growth watch (allswap/phases.ts) fires inside one: it runs the closing step on
-//    the whole basis, which the later sub-bases see. So block_sub runs speculatively: it snapshots its
-//    columns and stops where the reference would run the closing step; block_rest accepts the
-//    sub-bases before the first stopped one, restores the later ones, and runs the rest of the
-//    round's sub-bases in order (the persistent code path). The result is the same either way.
-//    The boundary checks stay in order inside block_rest for the same reason (the growth watch runs
-//    between them in CR-MB-LLL); each is one pair step.
-//
-// nvcc-variant: -DREAL=float -fmad=false
-// nvcc-variant: -DREAL=double -fmad=false
+// MB-LLL and CR-MB-LLL's device code, shared by the kernels of both schedulings (persistent-kernel.cu;
+// init-kernel.cu, sub-kernel.cu and rest-kernel.cu for the host streams): the per-basis state in global
+// scratch and the steps of a block round. persistent-kernel.cu describes the algorithm.
+
+#ifndef BLOCK_DEVICE_CUH
+#define BLOCK_DEVICE_CUH
 
 #include "../lll-common.cuh"
 
@@ -633,114 +616,4 @@ __device__ void setup(Work& w, unsigned char* ws, int wsBytes, int basis, int re
   w.cnt = w.ctl + C_SWAPS;
 }
 
-// Persistent scheduling: one block per basis, the whole algorithm.
-extern "C" __global__ void block_persistent(
-    const real* __restrict__ Bin, real* __restrict__ Bout, double* __restrict__ Zout, unsigned char* __restrict__ ws,
-    int* __restrict__ stats, int n, int m, int maxIterations, double delta, double bound, int size, int mb, int wsBytes) {
-  const int basis = blockIdx.x;
-  Work w;
-  setup(w, ws, wsBytes, basis, 0, n, m, maxIterations, delta, bound, size, mb);
-  const real* B0 = Bin + (size_t)basis * n * m;
-  int column = 0;
-  bool done = false;
-  int status = init_basis(w, B0, &done, &column);
-  // each pass is one block round; after_sub_bases bounds them (maxIterations, MAX_ROUNDS)
-  while (status == STATUS_OK && !done) {
-    status = sub_bases_seq(w, 0, &column);
-    if (status == STATUS_OK) status = after_sub_bases(w, B0, &done, &column);
-  }
-  finish(w, status, column, Bout + (size_t)basis * n * m, Zout + (size_t)basis * m * m, stats + (size_t)basis * STATS_WIDTH);
-}
-
-// Host-stream scheduling, step 0: block i initialises basis active[i].
-extern "C" __global__ void block_init(
-    const real* __restrict__ Bin, real* __restrict__ Bout, double* __restrict__ Zout, unsigned char* __restrict__ ws,
-    int* __restrict__ stats, const int* __restrict__ active, int* __restrict__ exch,
-    int n, int m, int maxIterations, double delta, double bound, int size, int mb, int wsBytes) {
-  const int basis = active[blockIdx.x];
-  Work w;
-  setup(w, ws, wsBytes, basis, 0, n, m, maxIterations, delta, bound, size, mb);
-  const real* B0 = Bin + (size_t)basis * n * m;
-  int column = 0;
-  bool done = false;
-  const int status = init_basis(w, B0, &done, &column);
-  if (status != STATUS_OK || done) finish(w, status, column, Bout + (size_t)basis * n * m, Zout + (size_t)basis * m * m, stats + (size_t)basis * STATS_WIDTH);
-  if (w.tid == 0) exch[blockIdx.x] = (status != STATUS_OK || done) ? 0 : 1;
-}
-
-// Host-stream scheduling, step 1: block (i, b) runs the phases of sub-basis b of basis active[i],
-// speculatively (see the top of the file).
-extern "C" __global__ void block_sub(
-    const real* __restrict__ Bin, real* __restrict__ Bout, double* __restrict__ Zout, unsigned char* __restrict__ ws,
-    int* __restrict__ stats, const int* __restrict__ active, int* __restrict__ exch,
-    int n, int m, int maxIterations, double delta, double bound, int size, int mb, int wsBytes) {
-  const int count = (m + size - 1) / size;
-  const int b = blockIdx.x % count;
-  const int basis = active[blockIdx.x / count];
-  Work w;
-  setup(w, ws, wsBytes, basis, b, n, m, maxIterations, delta, bound, size, mb);
-  if (w.ctl[C_DONE] || !flagged(w)[b]) return;
-  int* rec = record(w, b);
-  const int lo = b * size, hi = imin(m, (b + 1) * size);
-  for (int e = w.tid; e < (hi - lo) * n; e += w.nt) {
-    const size_t o = (size_t)lo * n + e;
-    w.Bsnap[o] = w.B[o];
-    w.Bssnap[o] = w.Bs[o];
-  }
-  for (int e = w.tid; e < (hi - lo) * m; e += w.nt) w.Zsnap[(size_t)lo * m + e] = w.Z[(size_t)lo * m + e];
-  if (w.tid == 0) { rec[R_SWAPS] = 0; rec[R_REDS] = 0; w.regionPeak[b] = *w.zPeak; }
-  __syncthreads();
-  w.cnt = rec;
-  w.zPeak = &w.regionPeak[b];
-  int column = 0;
-  const int st = run_phases(w, lo, hi, true, &column);
-  if (w.tid == 0) { rec[R_STOPPED] = st == STATUS_STOPPED; rec[R_STATUS] = st == STATUS_STOPPED ? 0 : st; }
-}
-
-// Host-stream scheduling, step 2: block i takes the sub-bases' results of basis active[i] (up to
-// the first that stopped; the later ones are restored and rerun in order), then the boundary
-// checks and the round logic; exch[i] = 1 while the basis needs another block round.
-extern "C" __global__ void block_rest(
-    const real* __restrict__ Bin, real* __restrict__ Bout, double* __restrict__ Zout, unsigned char* __restrict__ ws,
-    int* __restrict__ stats, const int* __restrict__ active, int* __restrict__ exch,
-    int n, int m, int maxIterations, double delta, double bound, int size, int mb, int wsBytes) {
-  const int basis = active[blockIdx.x];
-  Work w;
-  setup(w, ws, wsBytes, basis, 0, n, m, maxIterations, delta, bound, size, mb);
-  if (w.ctl[C_DONE]) { if (w.tid == 0) exch[blockIdx.x] = 0; return; }
-  const real* B0 = Bin + (size_t)basis * n * m;
-  const int count = w.count;
-  int first = count;
-  for (int b = 0; b < count; b++) {
-    const int* rec = record(w, b);
-    if (flagged(w)[b] && (rec[R_STOPPED] || rec[R_STATUS])) { first = b; break; }
-  }
-  __syncthreads();
-  if (w.tid == 0) {
-    for (int b = 0; b < first; b++) {
-      if (!flagged(w)[b]) { if (mb) stale(w)[b] = 0; continue; }
-      const int* rec = record(w, b);
-      w.ctl[C_SWAPS] += rec[R_SWAPS];
-      w.ctl[C_REDS] += rec[R_REDS];
-      if (w.regionPeak[b] > *w.zPeak) *w.zPeak = w.regionPeak[b];
-      if (mb) stale(w)[b] = rec[R_SWAPS] + rec[R_REDS] > 0; else flagged(w)[b] = 0;
-    }
-  }
-  for (int b = first; b < count; b++) {
-    if (!flagged(w)[b]) continue;
-    const int lo = b * size, hi = imin(m, (b + 1) * size);
-    for (int e = w.tid; e < (hi - lo) * n; e += w.nt) {
-      const size_t o = (size_t)lo * n + e;
-      w.B[o] = w.Bsnap[o];
-      w.Bs[o] = w.Bssnap[o];
-    }
-    for (int e = w.tid; e < (hi - lo) * m; e += w.nt) w.Z[(size_t)lo * m + e] = w.Zsnap[(size_t)lo * m + e];
-  }
-  __syncthreads();
-  int column = 0;
-  bool done = false;
-  int status = sub_bases_seq(w, first, &column);
-  if (status == STATUS_OK) status = after_sub_bases(w, B0, &done, &column);
-  if (status != STATUS_OK || done) finish(w, status, column, Bout + (size_t)basis * n * m, Zout + (size_t)basis * m * m, stats + (size_t)basis * STATS_WIDTH);
-  if (w.tid == 0) exch[blockIdx.x] = (status != STATUS_OK || done) ? 0 : 1;
-}
+#endif  // BLOCK_DEVICE_CUH

@@ -23,22 +23,22 @@
 //   last refresh (or in exact integer arithmetic); otherwise G is recomputed from B (a refresh), E = diag(G), and the sweeps go on
 //   unless the potential stopped falling MAX_STALLS times or the refreshes ran out.
 //
-// Mapping: the rounds run apart from the rest of the block, in one of four modes (JMODE, the host
-// picks by size). Mode 0 (up to 64 pairs): the first warp alone, lane l holding pairs
+// Mapping: the rounds run apart from the rest of the block, in one of four modes (the ROUNDS_* define,
+// the host picks by size). First-warp mode (up to 64 pairs): the first warp alone, lane l holding pairs
 // l JQ .. l JQ + JQ - 1 in registers (each player as its logical column and its perm entry), the
 // tournament turned by four shuffles: a round without a size reduction costs no barrier and no
-// shared-memory store. Mode 1: a group of up to four warps at the start of the block (a warp per
+// shared-memory store. Shared-permutation mode: a group of up to four warps at the start of the block (a warp per
 // scheduler; JQ pairs per thread, pairs in closed form from the round number); phase a's test and
 // phase d's swap decision (on the norms as they stand) are made together, the permutation written
 // to a second perm array, and one barrier over the group (named barrier 1, which also ORs the
 // tests) ends the round. In both, a round without a size reduction (all but a few of a large
 // basis) needs no block barrier; a round with one is redone the reference's way: multipliers,
 // phases b and c by the whole block (the other warps wait at a block barrier for that command,
-// or for the end of the sweeps), then the drift test and the swaps on the updated norms. Mode 2
-// (where the group gives every pair a thread): as mode 1, but each thread carries its two players
+// or for the end of the sweeps), then the drift test and the swaps on the updated norms. Register-players mode
+// (where the group gives every pair a thread): as shared-permutation mode, but each thread carries its two players
 // and their norms in registers and passes them to its neighbours through exchange slots in shared
 // memory (no permutation array, one load of G per pair in a round without a size reduction).
-// Mode 3 (the host's choice for a single basis of 33 to 128 pairs): as mode 2, but each warp also
+// Halo mode (the host's choice for a single basis of 33 to 128 pairs): as register-players mode, but each warp also
 // holds a halo of the neighbouring warps' pairs and runs up to JH rounds between group barriers
 // (the tournament turned by shuffles, the tests checked at the barrier, a block with a reduction
 // rolled back to its first such round; see halo_sweeps). G = B^T B stages B through shared memory; for a few large
@@ -47,8 +47,9 @@
 // is still the identity it is a permuted copy of B_in.
 //
 // -D parameters: REAL = float | double, the working precision of B and G (Z is always double);
-// JMODE: 0, 1, 2 or 3 (above); JG, JQ: threads of the group in modes 1 to 3 and pairs per thread
-// (JQ times the threads that run the rounds >= half); mode 3: JL pairs per lane, JOL owned and JHL
+// ROUNDS_FIRST_WARP, ROUNDS_GROUP_REGISTER_PLAYERS or ROUNDS_GROUP_HALO = 1 (above; none of them:
+// the shared-permutation mode); JG, JQ: threads of the group in the group modes and pairs per thread
+// (JQ times the threads that run the rounds >= half); halo mode: JL pairs per lane, JOL owned and JHL
 // halo lanes on either side per warp, JH rounds per barrier at most; GT: tile of G per thread; JT,
 // JB: launch bounds.
 // G and the working Z (in permuted column order) live in shared memory when the host found room
@@ -57,70 +58,11 @@
 // The variants the host compiles (cuda.ts), which scripts/nvcc-all.mjs also compiles in CI:
 // nvcc-variant: -DREAL=float -fmad=false
 // nvcc-variant: -DREAL=double -fmad=false
-// nvcc-variant: -DREAL=float -fmad=false -DJMODE=2 -DJQ=1 -DJG=128 -DJT=512
-// nvcc-variant: -DREAL=float -fmad=false -DJMODE=3 -DJQ=1 -DJG=128 -DJL=2 -DJOL=13 -DJHL=9 -DJH=12 -DJT=512
-// nvcc-variant: -DREAL=double -fmad=false -DJMODE=3 -DJQ=1 -DJG=128 -DJL=1 -DJOL=25 -DJHL=3 -DJH=3 -DJT=512
+// nvcc-variant: -DREAL=float -fmad=false -DROUNDS_GROUP_REGISTER_PLAYERS=1 -DJQ=1 -DJG=128 -DJT=512
+// nvcc-variant: -DREAL=float -fmad=false -DROUNDS_GROUP_HALO=1 -DJQ=1 -DJG=128 -DJL=2 -DJOL=13 -DJHL=9 -DJH=12 -DJT=512
+// nvcc-variant: -DREAL=double -fmad=false -DROUNDS_GROUP_HALO=1 -DJQ=1 -DJG=128 -DJL=1 -DJOL=25 -DJHL=3 -DJH=3 -DJT=512
 
-#ifndef REAL
-#define REAL double
-#endif
-
-typedef REAL real;
-
-#define MAX_STALLS 3
-#define STATUS_OK 0
-#define STATUS_NON_FINITE 1
-#define STATUS_ZERO_VECTOR 2
-#define STATUS_ITERATION_LIMIT 3
-
-// stats per basis: [iterations (sweeps), swaps, size reductions, status, detail (the bad column)]
-#define STATS_WIDTH 5
-
-#define OUTCOME_CHANGED 0
-#define OUTCOME_UNCHANGED 1
-#define OUTCOME_DRIFT 2
-#define OUTCOME_OVERFLOW 3
-
-#define EXACT_INTEGER_LIMIT 9007199254740992.0  // 2^53
-
-// Drift ratio (driver.ts, driftRatioFor) and the exact-integer Gram limit, per precision.
-__device__ __forceinline__ double drift_ratio(float) { return 1.0 / 4096.0; }            // 2^-12
-__device__ __forceinline__ double drift_ratio(double) { return 1.0 / 67108864.0; }       // 2^-26
-__device__ __forceinline__ double exact_gram_limit(float) { return 4194304.0; }          // 2^22
-__device__ __forceinline__ double exact_gram_limit(double) { return 2251799813685248.0; } // 2^51
-
-// NaN without host headers (NVRTC has no NAN macro).
-__device__ __forceinline__ double quiet_nan() { return __longlong_as_double(0x7ff8000000000000LL); }
-
-// The size-reduction test |G(i,j)| > G(i,i) * bound, bound = 1/2 (1 + 2^-40) in float64 and
-// 1/2 (1 + 2^-20) in float32, the product rounded to the working precision (reductionLimit in
-// arith.ts: a slack above rounding noise, so that pairs tied at 1/2 are not flipped by noise).
-__device__ __forceinline__ float reduction_limit(float gii) { return gii * (0.5f + 1.0f / 2097152.0f); }              // 2^-21
-__device__ __forceinline__ double reduction_limit(double gii) { return gii * (0.5 + 1.0 / 2199023255552.0); }       // 2^-41
-
-// Round halves away from zero (C's round; roundHalfAway in arith.ts).
-__device__ __forceinline__ float round_half_away(float q) { return roundf(q); }
-__device__ __forceinline__ double round_half_away(double q) { return round(q); }
-
-// The dynamic shared memory (the host sizes it; see the layout in jacobi_parallel).
-extern __shared__ __align__(16) unsigned char smem[];
-
-// Block primitives. The warps outside the group wait at a block barrier that the group reaches
-// from another place in the code (bar.sync counts threads, not code locations, on sm_70 and up;
-// the CPU emulator's barrier likewise).
-#ifdef __CUDA_ARCH__
-__device__ __forceinline__ void block_sync() { asm volatile("bar.sync 0;" ::: "memory"); }
-__device__ __forceinline__ void kernel_trap() { asm volatile("trap;"); }
-#else
-#define block_sync __syncthreads
-#define kernel_trap __trap
-#endif
-
-// Lanes of the caller's warp that exist (the last warp of a block of, say, 8 threads has 8).
-__device__ __forceinline__ unsigned warp_members() {
-  const int w0 = (int)(threadIdx.x & ~31u), left = (int)blockDim.x - w0;
-  return left >= 32 ? 0xffffffffu : (1u << left) - 1u;
-}
+#include "jacobi-common.cuh"
 
 // G = B^T B into g (leading dimension ldg), both triangles; entry (i, j) summed in order over t.
 // B is staged through shared memory `stage` (rows t0..t0+R-1 of every column, row-major with
@@ -298,44 +240,6 @@ __device__ __noinline__ void permuted_copy(const real* __restrict__ Bin, const i
   }
 }
 
-// G = B^T B by many blocks, before jacobi_parallel on the same stream, for a few large bases (one
-// block's gram() keeps a single multiprocessor busy for about 100 us at 200 x 200): block b takes
-// tile b % (T T) of basis b / (T T), GP x GP entries (I, J) with I <= J (the others return), one
-// entry per thread, summed over t in order with the same products as gram() (so the same value;
-// both triangles written from one sum). B is staged GR rows at a time through the dynamic shared
-// memory (2 GR GP reals); the results go to Gscratch (leading dimension m | 1).
-#define GP 16
-#define GR 32
-extern "C" __global__ void __launch_bounds__(GP * GP) jacobi_gram(const real* __restrict__ Bin, real* __restrict__ Gscratch, int n, int m) {
-  const int T = (m + GP - 1) / GP;
-  const int basis = blockIdx.x / (T * T), tile = blockIdx.x - basis * T * T;
-  const int I = tile / T, J = tile - I * T;
-  if (I > J) return;
-  const int tid = threadIdx.x, ti = tid % GP, tj = tid / GP;
-  const int ldg = m | 1;
-  real* si = (real*)smem;
-  real* sj = si + GR * GP;
-  const real* B = Bin + (size_t)basis * n * m;
-  real s = 0;
-  for (int t0 = 0; t0 < n; t0 += GR) {
-    const int rows = n - t0 < GR ? n - t0 : GR;
-    __syncthreads();
-    for (int x = tid; x < rows * GP; x += GP * GP) {
-      const int c = x / rows, tt = x - c * rows;
-      const int ci = I * GP + c, cj = J * GP + c;
-      si[tt * GP + c] = ci < m ? B[(size_t)ci * n + t0 + tt] : (real)0;
-      sj[tt * GP + c] = cj < m ? B[(size_t)cj * n + t0 + tt] : (real)0;
-    }
-    __syncthreads();
-    for (int tt = 0; tt < rows; tt++) s = s + si[tt * GP + ti] * sj[tt * GP + tj];
-  }
-  const int i = I * GP + ti, j = J * GP + tj;
-  if (i < m && j < m) {
-    real* g = Gscratch + (size_t)basis * m * ldg;
-    g[i + j * ldg] = s;
-    g[j + i * ldg] = s;
-  }
-}
 
 // Does Z(:, cj) - r Z(:, ci) keep every entry an exact integer (transformUpdateFits in arith.ts)?
 // zbound[c] bounds max |Z(:, c)| from above, so most calls answer without looking at Z.
@@ -387,8 +291,16 @@ __device__ __noinline__ void update_phases(real* G, double* Z, const real* mult,
 #ifndef JG
 #define JG 128
 #endif
-#ifndef JMODE
-#define JMODE 1
+// Who runs the rounds (above): the host passes one of ROUNDS_FIRST_WARP, ROUNDS_GROUP_REGISTER_PLAYERS,
+// ROUNDS_GROUP_HALO as 1; none of them is the shared-permutation mode.
+#ifndef ROUNDS_FIRST_WARP
+#define ROUNDS_FIRST_WARP 0
+#endif
+#ifndef ROUNDS_GROUP_REGISTER_PLAYERS
+#define ROUNDS_GROUP_REGISTER_PLAYERS 0
+#endif
+#ifndef ROUNDS_GROUP_HALO
+#define ROUNDS_GROUP_HALO 0
 #endif
 __device__ __forceinline__ int group_threads() {
   const int nt = blockDim.x;
@@ -452,7 +364,7 @@ struct JacobiShared {
   int m, ldg, half, ng;
   int cmd, outcome, status, decision;
   int permOff, perm2Off;  // byte offsets of perm and perm2 in the shared memory
-  int xchOff;             // byte offset of mode 2's exchange slots
+  int xchOff;             // byte offset of register-players mode's exchange slots
 };
 #define JACOBI_SHARED_BYTES 128
 static_assert(sizeof(JacobiShared) <= JACOBI_SHARED_BYTES, "JacobiShared outgrew its place");
@@ -618,7 +530,7 @@ __device__ __noinline__ MasterCounts group_sweeps(const real* Gglobal, int maxIt
   return MasterCounts{sweeps, mySwaps, myReductions};
 }
 
-// ---- mode 2 (JMODE 2, a group of up to JG threads, one pair per thread): the players in
+// ---- register-players mode (ROUNDS_GROUP_REGISTER_PLAYERS, a group of up to JG threads, one pair per thread): the players in
 // registers. Thread k holds pair k of the round: its two players as (logical column << 16) | perm
 // entry, with their norms G(p, p) beside them (G's diagonal changes only in a round with a size
 // reduction, after which every norm is reloaded). A round without a size reduction reads one entry
@@ -627,7 +539,7 @@ __device__ __noinline__ MasterCounts group_sweeps(const real* Gglobal, int maxIt
 // memory (double-buffered by the round's parity), the round's one group barrier (which also ORs the
 // tests) orders them, and each thread reads its next players from its neighbours' slots. No
 // shuffles and no divergent branches on that path. A round with a size reduction writes the
-// permutation as it stands to perm and is redone by reduction_round (as in mode 1), whose result in
+// permutation as it stands to perm and is redone by reduction_round (as in shared-permutation mode), whose result in
 // perm2 gives the players' new entries. Exchange slots: [parity][arr1, arr2][JG] words, then as
 // many reals (the host sizes them: 16 JG + 4 JG sizeof(real) bytes).
 struct RegState { unsigned a, b; real da, db; };
@@ -751,7 +663,7 @@ __device__ __noinline__ MasterCounts reg_sweeps(const real* Gglobal, int maxIter
   return MasterCounts{sweeps, mySwaps, myReductions};
 }
 
-// ---- mode 3 (JMODE 3, a group of JG / 32 whole warps): several rounds per group barrier. Lane l
+// ---- halo mode (ROUNDS_GROUP_HALO, a group of JG / 32 whole warps): several rounds per group barrier. Lane l
 // of warp w holds JL consecutive pairs, p = w JP - JHL JL + l JL + j (j < JL): the warp owns the JP =
 // JOL JL pairs of its lanes JHL .. JHL + JOL - 1 and holds, besides, the JHL JL pairs on either
 // side of them (a halo). A round without a size reduction changes no norm, and its swaps are
@@ -766,9 +678,9 @@ __device__ __noinline__ MasterCounts reg_sweeps(const real* Gglobal, int maxIter
 // every lane reloads its pairs (halo included) from the slots. A block of rounds with a reduction
 // is redone: the first round with one is found (one barrier per bit), the rounds before it are
 // run again from the block's start (kept in registers), the permutation is written as it stands
-// and reduction_round (mode 1's) runs that round; its result goes through the slots, turned to the
+// and reduction_round (shared-permutation mode's) runs that round; its result goes through the slots, turned to the
 // next round. Blocks do not cross a sweep's end. The dummy player of odd m carries an infinite
-// norm (never swapped: it is always the pair's higher column). Slots as mode 2: [parity][arr1,
+// norm (never swapped: it is always the pair's higher column). Slots as register-players mode: [parity][arr1,
 // arr2][JG] words, then as many reals, indexed by pair.
 #ifndef JL
 #define JL 1
@@ -789,7 +701,7 @@ __device__ __forceinline__ real inf_norm() { return (real)__longlong_as_double(0
 // The players of a lane's JL pairs.
 struct HaloState { unsigned a[JL], b[JL]; real da[JL], db[JL]; };
 
-// One round of mode 3 on a lane's pairs (s: their players at the round's start; p0: the lane's
+// One round of halo mode on a lane's pairs (s: their players at the round's start; p0: the lane's
 // first pair). TEST: the owned pairs' G(pi, pj) loaded into g / lim / ok (tested by the caller
 // in the next round); swaps: the owned pairs' swaps. Then the turn.
 template <bool TEST>
@@ -985,10 +897,10 @@ __device__ __noinline__ MasterCounts halo_sweeps(const real* Gglobal, int maxIte
   return MasterCounts{sweeps, mySwaps, myReductions};
 }
 
-// ---- mode 0 (JMODE 0, for up to 64 pairs): the first warp alone runs the rounds, JQ pairs per
+// ---- first-warp mode (ROUNDS_FIRST_WARP, for up to 64 pairs): the first warp alone runs the rounds, JQ pairs per
 // lane in registers, the tournament turned by shuffles, no barrier in a round without a
-// multiplier. (Mode 1, above, spreads a round over up to four warps at one barrier per round:
-// faster from about 100 pairs on, where one warp's issue rate limits mode 0.)
+// multiplier. (Shared-permutation mode, above, spreads a round over up to four warps at one barrier per round:
+// faster from about 100 pairs on, where one warp's issue rate limits first-warp mode.)
 
 // A player's state in the first warp: (logical column << 16) | physical column (perm entry).
 #define PLAYER(s) ((int)((s) >> 16))
@@ -1184,11 +1096,11 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
   const int ldg = m | 1;  // odd leading dimension: a row's elements fall in different banks
   const int players = m + (m & 1);
   const int half = players / 2;
-  const int NG = JMODE == 0 ? (nt < 32 ? nt : 32) : group_threads();  // the threads that run the rounds
+  const int NG = ROUNDS_FIRST_WARP ? (nt < 32 ? nt : 32) : group_threads();  // the threads that run the rounds
 
   // shared layout (jacobiParallelPlan in cuda.ts sizes it): [JacobiShared (128 bytes)][G][Z]
   //   [stage (stageRows x stage_ld(m) reals)][E (m doubles)][zbound (m doubles)][lg (m doubles)]
-  //   [mult (half reals)][perm (m)][perm2 (m)][lpi (half)][lpj (half)][xch (mode 2's slots, 16-aligned)]
+  //   [mult (half reals)][perm (m)][perm2 (m)][lpi (half)][lpj (half)][xch (register-players mode's slots, 16-aligned)]
   JacobiShared* sh = jshared();
   unsigned char* p = smem + JACOBI_SHARED_BYTES;
   real* G;
@@ -1222,10 +1134,10 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
     return;
   }
   if (JQ * NG < half) kernel_trap();  // the host compiled too few slots per thread
-  if (JMODE == 2 && (JQ != 1 || NG > JG)) kernel_trap();  // mode 2: one pair per thread, JG slots
-  // mode 3: JG / 32 whole warps of JOL owned and 2 JHL halo lanes, JL pairs a lane, covering every
+  if (ROUNDS_GROUP_REGISTER_PLAYERS && (JQ != 1 || NG > JG)) kernel_trap();  // register-players mode: one pair per thread, JG slots
+  // halo mode: JG / 32 whole warps of JOL owned and 2 JHL halo lanes, JL pairs a lane, covering every
   // pair; at most as many rounds per barrier as the halo holds
-  if (JMODE == 3 && (JQ != 1 || NG != JG || JG % 32 != 0 || JP * (JG / 32) < half || JH < 1 || JH > 32 || JH > JHL * JL || JOL + 2 * JHL > 32)) kernel_trap();
+  if (ROUNDS_GROUP_HALO && (JQ != 1 || NG != JG || JG % 32 != 0 || JP * (JG / 32) < half || JH < 1 || JH > 32 || JH > JHL * JL || JOL + 2 * JHL > 32)) kernel_trap();
 
   // integer input whose Gram entries stay small updates G exactly: no drift test then
   int nonInteger = 0;
@@ -1295,11 +1207,11 @@ extern "C" __global__ void __launch_bounds__(JT, JB) jacobi_parallel(
     int passReductions = 0;  // this thread's size reductions since the last refresh
     if (tid < NG) {
       // the group runs the sweeps
-      const MasterCounts c = JMODE == 0
+      const MasterCounts c = ROUNDS_FIRST_WARP
           ? (gInShared ? warp_sweeps<true>(G, maxIterations, sweeps) : warp_sweeps<false>(G, maxIterations, sweeps))
-          : JMODE == 2
+          : ROUNDS_GROUP_REGISTER_PLAYERS
           ? (gInShared ? reg_sweeps<true>(G, maxIterations, sweeps) : reg_sweeps<false>(G, maxIterations, sweeps))
-          : JMODE == 3
+          : ROUNDS_GROUP_HALO
           ? (gInShared ? halo_sweeps<true>(G, maxIterations, sweeps) : halo_sweeps<false>(G, maxIterations, sweeps))
           : (gInShared ? group_sweeps<true>(G, maxIterations, sweeps) : group_sweeps<false>(G, maxIterations, sweeps));
       sweeps = c.sweeps;

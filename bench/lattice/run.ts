@@ -9,26 +9,27 @@
  *
  * Inputs: iid N(0,1) bases and block-Toeplitz bases (MIMO with ISI: complex 1x1 taps, L = 3,
  * real-decomposed, the whole convolution: (n + 4) x n), float32 and float64. For every GPU figure:
- * the kernel alone (CUDA events, data already on the GPU, src/gpu/bench/lattice-timing.ts) and the
+ * the kernel alone (CUDA events, data already on the GPU, bench/gpu/lattice-timing.ts) and the
  * whole engine call with transfers (reduceBatchCuda: staging, copies on up to three streams,
  * kernel, results), each beside its floor: bytes over the measured device bandwidth and operations
- * over the measured rate (src/lattice/bench/floors.ts, src/gpu/bench/ceilings.ts), and for the
+ * over the measured rate (bench/lattice/floors.ts, bench/gpu/ceilings.ts), and for the
  * with-transfers time the host-link floor. Every GPU output is checked in float64 (LLL or pairwise
  * Lagrange conditions on B_in Z, Z unimodular exactly). Progress on stderr; the markdown section
  * on stdout and, with --out, in FILE (section `bench-lattice`, `bench-lattice-cpu` for --engine cpu).
  */
 import { parseArgs } from 'node:util';
-import { cpuDescription, gitCommit, median, writeResultsSection } from '../../core/bench-report.js';
-import { InvalidArgumentError } from '../../core/errors.js';
-import type { RealArray } from '../../core/matrix.js';
-import { defaultThreads } from '../../core/worker-pool.js';
-import { applyTransform, checkLagrangePairs, checkLLL, checkUnimodular } from '../../lattice/check.js';
-import { reduceBatchCpu } from '../../lattice/cpu-batch.js';
-import { formatFplll } from '../../lattice/fplll-format.js';
-import { availableReferences, runFplll } from '../../lattice/fplll-reference.js';
-import { blockToeplitzBases, gaussianBases, integerScale } from '../../lattice/generators.js';
-import { allswapOps, floorOf, jacobiOps, latticeBytesPerBasis, type Floor, type RunCounts } from '../../lattice/bench/floors.js';
-import type { AlgoParams, Algorithm } from '../../lattice/types.js';
+import { cpuDescription, gitCommit, median, writeResultsSection } from '../report.js';
+import { InvalidArgumentError } from '../../src/core/errors.js';
+import type { RealArray } from '../../src/core/matrix.js';
+import { defaultThreads } from '../../src/core/worker-pool.js';
+import { applyTransform, checkLagrangePairs, checkLLL, checkUnimodular } from '../../src/lattice/check.js';
+import { reduceBatchCpu } from '../../src/lattice/cpu-batch.js';
+import { formatFplll } from '../../src/lattice/fplll-format.js';
+import { availableReferences, runFplll } from '../reference/fplll.js';
+import { blockToeplitzBases, gaussianBases, integerScale } from '../../src/lattice/generators.js';
+import { allswapOps, floorOf, jacobiOps, latticeBytesPerBasis, type Floor, type RunCounts } from './floors.js';
+import type { AlgoParams, Algorithm } from '../../src/lattice/types.js';
+import { validateGpuTuning } from '../../src/lattice/gpu-tuning.js';
 
 const HELP = `usage: lattice-mimo bench lattice [options]
 
@@ -208,8 +209,8 @@ interface GpuKit {
 
 async function loadGpuKit(): Promise<GpuKit> {
   const [{ requireCuda, describeCuda }, { measureCeilings }, { timeLatticeKernel }, lb, as, jp] = await Promise.all([
-    import('../../gpu/index.js'), import('../../gpu/bench/ceilings.js'), import('../../gpu/bench/lattice-timing.js'),
-    import('../../lattice/gpu/batch.js'), import('../../lattice/allswap/cuda.js'), import('../../lattice/jacobi-parallel/cuda.js'),
+    import('../../src/gpu/index.js'), import('../gpu/ceilings.js'), import('../gpu/lattice-timing.js'),
+    import('../../src/lattice/gpu/batch.js'), import('../../src/lattice/allswap/cuda.js'), import('../../src/lattice/jacobi-parallel/cuda.js'),
   ]);
   const ctx = requireCuda();
   const spec = (a: GpuAlgo) => (a === 'allswap' ? as.allswapSpec : jp.jacobiParallelSpec);
@@ -234,38 +235,38 @@ async function loadGpuKit(): Promise<GpuKit> {
       if (!fresh && reused?.key !== key) {
         reused = { key, out: { basis: data instanceof Float32Array ? new Float32Array(batch * n * m) : new Float64Array(batch * n * m), Z: new Float64Array(batch * m * m) } };
       }
-      const r = await reducer(algo)(data, batch, n, m, PARAMS, fresh ? undefined : reused!.out);
+      const r = await reducer(algo)(data, batch, n, m, kernelParams, fresh ? undefined : reused!.out);
       return { totalS: r.stats.totalMs / 1e3, kernelS: r.stats.kernelMs / 1e3, chunks: r.stats.chunks, streams: r.stats.streams };
     },
     async engineCall(algo, data, batch, n, m) {
-      const { ALGORITHM_REGISTRY } = await import('../../lattice/registry.js');
+      const { ALGORITHM_REGISTRY } = await import('../../src/lattice/registry.js');
       const load = ALGORITHM_REGISTRY[algo].cuda;
       if (!load) throw new InvalidArgumentError(`'${algo}' has no CUDA implementation in this build`);
-      const r = await (await load())(data, batch, n, m, PARAMS);
+      const r = await (await load())(data, batch, n, m, kernelParams);
       return { kernelS: r.stats.kernelMs / 1e3, totalS: r.stats.totalMs / 1e3, Z: r.Z, chunks: r.stats.chunks, streams: (r.stats as { streams?: number }).streams ?? 1 };
     },
     fillBatch(algo, n, m, precision) {
-      const p = lb.prepareLattice(ctx, spec(algo), precision, 1 << 20, n, m, PARAMS);
+      const p = lb.prepareLattice(ctx, spec(algo), precision, 1 << 20, n, m, kernelParams);
       return p.wave;
     },
     setVariant(v) {
-      if ('kernel' in v) as.allswapTuning.kernel = v.kernel as 'block' | 'lane';
-      if ('threads' in v) as.allswapTuning.threads = Number(v.threads);
-      if ('blockMemory' in v) as.allswapTuning.blockMemory = v.blockMemory as 'shared';
-      if ('minBlocks' in v) as.allswapTuning.minBlocks = Number(v.minBlocks);
-      if ('blockColumns' in v) as.allswapTuning.blockColumns = v.blockColumns as 'on';
-      if ('laneThreads' in v) as.allswapTuning.laneThreads = Number(v.laneThreads);
-      if ('laneMemory' in v) as.allswapTuning.laneMemory = v.laneMemory as 'shared';
-      if ('laneSpecialise' in v) as.allswapTuning.laneSpecialise = Boolean(v.laneSpecialise);
-      if ('float32Arithmetic' in v) kernelParams = { ...PARAMS, float32Arithmetic: v.float32Arithmetic as 'float32' };
-      if ('jacobiThreads' in v) jp.jacobiParallelTuning.threads = Number(v.jacobiThreads);
-      if ('jacobiMode' in v) jp.jacobiParallelTuning.mode = Number(v.jacobiMode);
-      if ('jacobiPreGram' in v) jp.jacobiParallelTuning.preGram = Number(v.jacobiPreGram);
+      // the variant's launch choices as AlgoParams.gpuTuning (validated: a typo names the field)
+      const allswap: Record<string, unknown> = {};
+      for (const k of ['kernel', 'threads', 'blockMemory', 'minBlocks', 'laneThreads', 'laneMemory'] as const) if (k in v) allswap[k] = v[k];
+      if ('blockColumns' in v) allswap.columnLayout = v.blockColumns === 'on';
+      if ('laneSpecialise' in v) allswap.laneSpecialise = Boolean(v.laneSpecialise);
+      const jacobi: Record<string, unknown> = {};
+      if ('jacobiThreads' in v) jacobi.threads = v.jacobiThreads;
+      if ('jacobiRounds' in v) jacobi.rounds = v.jacobiRounds;
+      if ('jacobiPreGram' in v) jacobi.preGram = Boolean(v.jacobiPreGram);
+      kernelParams = {
+        ...PARAMS,
+        gpuTuning: validateGpuTuning({ allswap, jacobi }),
+        ...('float32Arithmetic' in v ? { float32Arithmetic: v.float32Arithmetic as 'float32' } : {}),
+      };
     },
     resetVariant() {
-      Object.assign(as.allswapTuning, as.ALLSWAP_TUNING_DEFAULTS);
       kernelParams = PARAMS;
-      Object.assign(jp.jacobiParallelTuning, { threads: 0, mode: -1, preGram: -1 });
     },
   };
 }
@@ -328,7 +329,7 @@ export async function run(argv: string[]): Promise<number> {
   let engine = values.engine as 'cuda' | 'cpu' | undefined;
   if (engine !== undefined && engine !== 'cuda' && engine !== 'cpu') throw new InvalidArgumentError(`--engine must be cuda or cpu, got '${engine}'`);
   if (engine === undefined) {
-    const { cudaDeviceAvailable } = await import('../../lattice/registry.js');
+    const { cudaDeviceAvailable } = await import('../../src/lattice/registry.js');
     engine = (await cudaDeviceAvailable()).ok ? 'cuda' : 'cpu';
   }
   const quick = values.quick ?? false;
@@ -362,7 +363,7 @@ export async function run(argv: string[]): Promise<number> {
   if (gpu) {
     const c = gpu.ceilings;
     lines.push(`- Measured ceilings: device memory ${(c.deviceBytesPerS / GB).toFixed(0)} GB/s (copy of ${(c.copyBytes / 2 ** 20).toFixed(0)} MiB, read + written); host link ${(c.hostToDeviceBytesPerS / GB).toFixed(1)} GB/s up, ${(c.deviceToHostBytesPerS / GB).toFixed(1)} GB/s down (pinned, ${(c.hostCopyBytes / 2 ** 20).toFixed(0)} MiB); float64 ${(c.fp64OpsPerS / 1e12).toFixed(1)} Tops/s as separate multiplies and adds (how our kernels compute, -fmad=false, to round like JavaScript), ${(c.fp64FmaFlopsPerS / 1e12).toFixed(1)} Tflop/s with FMA; float32 ${(c.fp32FmaFlopsPerS / 1e12).toFixed(1)} Tflop/s with FMA.`);
-    lines.push('- kernel = CUDA-event time of the kernel alone, data already on the GPU (median of the timed launches after a warm-up, per basis); with transfers = wall time of the engine call reduceBatchCuda (pinned staging, uploads, kernels and downloads in chunks on up to 3 streams, status words), median of 3 after a warm-up, the outputs written into arrays reused over the calls (its `out` argument); "fresh arrays" (batched table) = one call that allocates its outputs, whose first-touch page faults it pays. floor = max(bytes / bandwidth, operations / rate): the input read once, basis + Z + status written once; operations from the run\'s own counts (src/lattice/bench/floors.ts; a lower bound). x floor = measured / floor. link floor = input / upload rate + outputs / download rate.');
+    lines.push('- kernel = CUDA-event time of the kernel alone, data already on the GPU (median of the timed launches after a warm-up, per basis); with transfers = wall time of the engine call reduceBatchCuda (pinned staging, uploads, kernels and downloads in chunks on up to 3 streams, status words), median of 3 after a warm-up, the outputs written into arrays reused over the calls (its `out` argument); "fresh arrays" (batched table) = one call that allocates its outputs, whose first-touch page faults it pays. floor = max(bytes / bandwidth, operations / rate): the input read once, basis + Z + status written once; operations from the run\'s own counts (bench/lattice/floors.ts; a lower bound). x floor = measured / floor. link floor = input / upload rate + outputs / download rate.');
     lines.push('- checks: every GPU output in float64: LLL conditions (all-swap) or pairwise Lagrange conditions (Jacobi) on B_in Z, and Z unimodular exactly (src/lattice/check.ts); float32 runs that fail are redone in float64 by reduce(), counted here.');
   }
   lines.push(`- CPU engine = reduceBatchCpu (the engine reduce() runs, worker threads for batches), wall time per basis on a part of the same inputs; fplll = \`fplll -a lll -m fast -z double\` on round(2^20 B), wall time of the process (start, parse, reduce, print)${fplllOk ? '' : ': not run (' + (o.fplll ? 'fplll not found on this machine' : '--no-fplll') + ')'}.`);
@@ -604,11 +605,10 @@ export async function run(argv: string[]): Promise<number> {
       }
       if (o.variants && family === 'gaussian' && precision === 'float32' && n >= 50) {
         const one = inp.data.subarray(0, size) as RealArray;
-        // block sizes; round modes (0: first warp, 1: group with perm arrays, 2: group with the
-        // players in registers); G by the block instead of jacobi_gram
-        const jv: Array<Record<string, number>> = [
+        // block sizes; who runs the rounds (gpu-tuning.ts: JacobiRounds); G by the block instead of jacobi_gram
+        const jv: Array<Record<string, number | string>> = [
           { jacobiThreads: 256 }, { jacobiThreads: 512 }, { jacobiThreads: 1024 },
-          { jacobiMode: 0 }, { jacobiMode: 1 }, { jacobiMode: 2 }, { jacobiPreGram: 0 },
+          { jacobiRounds: 'first-warp' }, { jacobiRounds: 'group-shared-permutation' }, { jacobiRounds: 'group-register-players' }, { jacobiPreGram: 0 },
         ];
         for (const v of jv) {
           gpu.setVariant(v);

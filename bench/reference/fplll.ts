@@ -8,7 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { ExternalToolError, InvalidArgumentError } from '../core/errors.js';
+import { ExternalToolError, InvalidArgumentError } from '../../src/core/errors.js';
 
 /** Debian's python, the one that has python3-fpylll (the python3 on PATH may be another one). */
 export const FPYLLL_PYTHON = process.env.FPYLLL_PYTHON ?? '/usr/bin/python3';

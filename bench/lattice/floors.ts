@@ -1,7 +1,7 @@
 /**
  * Floors of the lattice benchmark: the fewest bytes a reduction must move through device memory
  * and the fewest arithmetic operations it must do, per basis, from the counts a run reports. Each
- * over the device's measured ceiling (src/gpu/bench/ceilings.ts) gives a time no implementation of
+ * over the device's measured ceiling (bench/gpu/ceilings.ts) gives a time no implementation of
  * the same algorithm can beat; the larger of the two is the floor, and measured / floor is how far
  * a figure is from it.
  *
@@ -10,7 +10,7 @@
  * (phases or sweeps, swaps, size reductions); loop control, divisions, rounding, comparisons and
  * every re-check are left out, so the floor is a lower bound.
  */
-import { chessPlayers } from '../jacobi-parallel/chess-ordering.js';
+import { chessPlayers } from '../../src/lattice/jacobi-parallel/chess-ordering.js';
 
 /** Per-basis means of a run's counts. */
 export interface RunCounts {

@@ -17,9 +17,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, w
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ExternalToolError, InvalidArgumentError, InvalidInputError, UnsupportedError } from '../core/errors.js';
-import { constellation } from './modulation.js';
-import type { DetectionInput, Modulation } from './types.js';
+import { ExternalToolError, InvalidArgumentError, InvalidInputError, UnsupportedError } from '../../src/core/errors.js';
+import { constellation } from '../../src/mimo/modulation.js';
+import type { DetectionInput, Modulation } from '../../src/mimo/types.js';
 
 const HARNESS_RELATIVE = join('bench', 'itpp', 'itpp-harness.cpp');
 /** Environment variable naming the harness source explicitly (when not run from the repository). */

@@ -1,6 +1,6 @@
 /**
  * Kernel-only timing of a batched lattice kernel with its data already on the device: the same
- * kernel and launch plan as reduce() uses (lattice-batch.ts: prepareLattice, enqueueLattice), the
+ * kernel and launch plan as reduce() uses (src/lattice/gpu/batch.ts: prepareLattice, enqueueLattice), the
  * whole batch uploaded once, then `reps` launches each between two CUDA events (after one untimed
  * warm-up launch that also loads the module). Before every launch, outside the timed region, the
  * outputs are poisoned (all bits set: NaN) and the status words zeroed, so the results read back
@@ -13,14 +13,14 @@
  * kernels are shorter than the host's submission of the next rep the stream idles between events
  * again, which can only make a figure larger.
  */
-import { requireCuda } from '../context.js';
-import { DeviceBuffer } from '../memory.js';
-import { CudaEvent, Stream } from '../stream.js';
+import { requireCuda } from '../../src/gpu/context.js';
+import { DeviceBuffer } from '../../src/gpu/memory.js';
+import { CudaEvent, Stream } from '../../src/gpu/stream.js';
 import {
   STATS_WIDTH, chunkDeviceBytes, chunkPointers, enqueueLattice, prepareLattice,
   type LatticeKernelSpec, type LaunchPlan, type RealArray,
-} from '../../lattice/gpu/batch.js';
-import type { AlgoParams } from '../../lattice/types.js';
+} from '../../src/lattice/gpu/batch.js';
+import type { AlgoParams } from '../../src/lattice/types.js';
 
 export interface KernelTiming<A extends RealArray> {
   /** Event times of the timed launches, ms. */

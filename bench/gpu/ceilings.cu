@@ -1,4 +1,4 @@
-// The device's arithmetic ceilings for the benchmark floors (src/gpu/bench/ceilings.ts): each
+// The device's arithmetic ceilings for the benchmark floors (bench/gpu/ceilings.ts): each
 // thread runs CHAINS independent multiply-add chains for `iters` steps on values that stay finite
 // and never become zero, so the compiler can neither fold nor skip them.
 //

@@ -1,0 +1,36 @@
+// MB-LLL and CR-MB-LLL, host-stream scheduling (Algorithm 3; persistent-kernel.cu describes both
+// schedulings): step 1, block_sub, a sub-basis's phases run speculatively.
+//
+// nvcc-variant: -DREAL=float -fmad=false
+// nvcc-variant: -DREAL=double -fmad=false
+
+#include "block-device.cuh"
+
+// Host-stream scheduling, step 1: block (i, b) runs the phases of sub-basis b of basis active[i],
+// speculatively (persistent-kernel.cu says why).
+extern "C" __global__ void block_sub(
+    const real* __restrict__ Bin, real* __restrict__ Bout, double* __restrict__ Zout, unsigned char* __restrict__ ws,
+    int* __restrict__ stats, const int* __restrict__ active, int* __restrict__ exch,
+    int n, int m, int maxIterations, double delta, double bound, int size, int mb, int wsBytes) {
+  const int count = (m + size - 1) / size;
+  const int b = blockIdx.x % count;
+  const int basis = active[blockIdx.x / count];
+  Work w;
+  setup(w, ws, wsBytes, basis, b, n, m, maxIterations, delta, bound, size, mb);
+  if (w.ctl[C_DONE] || !flagged(w)[b]) return;
+  int* rec = record(w, b);
+  const int lo = b * size, hi = imin(m, (b + 1) * size);
+  for (int e = w.tid; e < (hi - lo) * n; e += w.nt) {
+    const size_t o = (size_t)lo * n + e;
+    w.Bsnap[o] = w.B[o];
+    w.Bssnap[o] = w.Bs[o];
+  }
+  for (int e = w.tid; e < (hi - lo) * m; e += w.nt) w.Zsnap[(size_t)lo * m + e] = w.Z[(size_t)lo * m + e];
+  if (w.tid == 0) { rec[R_SWAPS] = 0; rec[R_REDS] = 0; w.regionPeak[b] = *w.zPeak; }
+  __syncthreads();
+  w.cnt = rec;
+  w.zPeak = &w.regionPeak[b];
+  int column = 0;
+  const int st = run_phases(w, lo, hi, true, &column);
+  if (w.tid == 0) { rec[R_STOPPED] = st == STATUS_STOPPED; rec[R_STATUS] = st == STATUS_STOPPED ? 0 : st; }
+}
