@@ -65,6 +65,9 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+/** Largest --max-time, simulate()'s bound on maxTimeSeconds (7 days). */
+const MAX_TIME_SECONDS = 7 * 86400;
+
 /** Options that may go with --resume (the others are the run's settings, taken from the file). */
 const RESUME_OPTIONS = new Set(['resume', 'threads', 'json', 'csv', 'plot', 'help']);
 
@@ -91,6 +94,7 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
   const onBudget = choiceOption('on-budget', v['on-budget'], ['error', 'flag'] as const);
   rejectInapplicable(given, ['llr-clip'], false, 'an uncoded simulation counts hard decisions, no LLRs are computed');
   const maxTimeSeconds = numberOption('max-time', v['max-time'], { above: 0 });
+  if (maxTimeSeconds !== undefined && maxTimeSeconds > MAX_TIME_SECONDS) throw new InvalidArgumentError(`--max-time must be at most ${MAX_TIME_SECONDS} s (7 days), got '${v['max-time']}'`);
   const options: SimulationOptions = {
     nt, nr,
     modulation: parseModulationOption(v.mod ?? 'qpsk'),
@@ -109,7 +113,10 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
   rejectInapplicable(given, ['max-nodes'], algorithms.some((a) => BUDGET_DETECTORS.includes(a)), `no detector with a node budget (${BUDGET_DETECTORS.join(', ')}) in --detector`);
   rejectInapplicable(given, ['on-budget'], algorithms.some((a) => SEARCH_DETECTORS.includes(a)), `no ${SEARCH_DETECTORS.join(' or ')} in --detector (only their searches stop at the node budget)`);
   if (maxTimeSeconds !== undefined) options.maxTimeSeconds = maxTimeSeconds;
-  if (v['chunk-vectors'] !== undefined) options.chunkVectors = intOption('chunk-vectors', v['chunk-vectors'], 0, 1, 1 << 24);
+  if (v['chunk-vectors'] !== undefined) {
+    options.chunkVectors = intOption('chunk-vectors', v['chunk-vectors'], 0, 1, 1 << 24);
+    if (options.chunkVectors % options.vectorsPerChannel! !== 0) throw new InvalidArgumentError(`--chunk-vectors (${options.chunkVectors}) must be a multiple of --vectors-per-channel (${options.vectorsPerChannel})`);
+  }
   if (threads !== undefined) options.threads = threads;
   return { options, files: { json: v.json, csv: v.csv, plot }, help: false };
 }
