@@ -4,14 +4,15 @@
  * Input  {"H": [H_0, H_1, ...], "y": [y_0, y_1, ...]}: one channel per vector, H_v = nr rows of nt
  *        [re, im] pairs, y_v = nr [re, im] pairs.
  * Output {"symbols": [[...nt indices]], "bits": [[...nt * bitsPerSymbol]], "llr": [[...]]} per vector
- *        (llr only for soft detectors; LLR > 0 means bit 0), plus the detector and modulation.
+ *        (llr only for soft detectors; LLR > 0 means bit 0), plus the detector and modulation, and
+ *        "unproven" (0/1 per vector) when --on-budget flag let a search stop at its node budget.
  */
 import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
 import { checkOutputPath, readInput, writeOutput } from '../core/io.js';
 import { detect } from '../mimo/detect.js';
 import { bitsPerSymbolOf } from '../mimo/modulation.js';
 import { SOFT_DETECTORS, type DetectionInput, type DetectOptions } from '../mimo/types.js';
-import { intOption, numberOption, parseDetectorName, parseModulationOption } from '../sim/cli-options.js';
+import { BUDGET_DETECTORS, intOption, numberOption, parseDetectorName, parseModulationOption, SEARCH_DETECTORS } from '../sim/cli-options.js';
 import { resolveEngine } from '../sim/simulate.js';
 import { choiceOption, parseCommandLine, rejectInapplicable } from './args.js';
 
@@ -36,6 +37,10 @@ options:
   --initial-radius R  sphere: infinity (default) | babai
   --psd-levels LIST   psd: the configuration's levels, comma list of integers (the API's psd.levels)
   --psd-paths LIST    psd: paths per level, comma list of integers (the API's psd.paths)
+  --max-nodes N       node budget per vector (default 2^24 = 16777216): sphere and psd stop their
+                      search there; ml and kbest refuse a size whose fixed work exceeds it
+  --on-budget error|flag   sphere, psd past the budget: error (default; exit 2, NODE_BUDGET) or
+                      flag (keep the best leaf found; out.json gets "unproven", 1 per such vector)
   --engine auto|cpu|cuda   (default auto)
   --input FILE        read the JSON from FILE instead of stdin ('-' for stdin)
   --output FILE       write the JSON to FILE, atomically, instead of stdout ('-' for stdout)
@@ -51,6 +56,7 @@ const OPTIONS = {
   passes: { type: 'string' }, 'llr-clip': { type: 'string' }, soft: { type: 'string' }, engine: { type: 'string' },
   'vectors-per-channel': { type: 'string' }, 'initial-radius': { type: 'string' },
   'psd-levels': { type: 'string' }, 'psd-paths': { type: 'string' },
+  'max-nodes': { type: 'string' }, 'on-budget': { type: 'string' },
   input: { type: 'string' }, output: { type: 'string' }, help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -157,7 +163,12 @@ export function parseDetectArgs(argv: string[]): DetectCommand {
   rejectInapplicable(given, ['llr-clip'], soft !== 'none', '--soft none computes no LLRs');
   rejectInapplicable(given, ['initial-radius'], detector === 'sphere', `--initial-radius is the sphere decoder's, the detector is ${detector}`);
   rejectInapplicable(given, ['psd-levels', 'psd-paths'], detector === 'psd', `the PSD configuration is psd's, the detector is ${detector}`);
+  rejectInapplicable(given, ['max-nodes'], BUDGET_DETECTORS.includes(detector), `${detector} has no node budget (detectors with one: ${BUDGET_DETECTORS.join(', ')})`);
+  rejectInapplicable(given, ['on-budget'], SEARCH_DETECTORS.includes(detector), `only ${SEARCH_DETECTORS.join(' and ')} stop a search at the node budget, the detector is ${detector}`);
   const opts: DetectOptions = { detector, modulation, engine: 'cpu' };
+  if (v['max-nodes'] !== undefined) opts.maxNodes = intOption('max-nodes', v['max-nodes'], 0, 1);
+  const onBudget = choiceOption('on-budget', v['on-budget'], ['error', 'flag'] as const);
+  if (onBudget !== undefined) opts.onBudget = onBudget;
   if (v.k !== undefined) opts.k = intOption('k', v.k, 0, 1, 1 << 16);
   if (v.passes !== undefined) opts.passes = intOption('passes', v.passes, 0, 1, 64);
   const clip = numberOption('llr-clip', v['llr-clip'], { above: 0 });
@@ -192,6 +203,7 @@ export async function run(argv: string[]): Promise<number> {
     bits: rows(result.bits, nt * bps),
   };
   if (result.llr) out.llr = rows(result.llr, nt * bps);
+  if (result.unproven) out.unproven = [...result.unproven];
   await writeOutput(cmd.output ?? '-', JSON.stringify(out) + '\n');
   return 0;
 }

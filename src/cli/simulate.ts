@@ -4,7 +4,7 @@
  */
 import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
 import { checkOutputPath, readInput } from '../core/io.js';
-import { intOption, numberOption, parseDetectorList, parseMimo, parseModulationOption } from '../sim/cli-options.js';
+import { BUDGET_DETECTORS, intOption, numberOption, parseDetectorList, parseMimo, parseModulationOption, SEARCH_DETECTORS } from '../sim/cli-options.js';
 import { writeOutputs, simulateWithTable, type OutputFiles } from '../sim/report.js';
 import { DEFAULT_MAX_ERRORS, DEFAULT_MAX_VECTORS, resolveEngine } from '../sim/simulate.js';
 import { parseSnrList } from '../sim/snr.js';
@@ -34,6 +34,9 @@ options:
   --engine auto|cpu|cuda    engine (default auto = cpu; no CUDA MIMO simulation engine yet)
   --k K                     K for kbest
   --passes N                passes (detection orders) for nway
+  --max-nodes N             node budget per vector of sphere, psd, ml, kbest (default 2^24 = 16777216)
+  --on-budget error|flag    sphere, psd past the budget: error (default; the run stops, exit 2,
+                            NODE_BUDGET) or flag (the best leaf found is counted as the decision)
   --max-time SECONDS        wall-clock limit per SNR point: past it the point stops with the counts
                             so far, flagged "stopped by time" in the table, JSON and CSV
   --resume FILE             continue the run saved in FILE (the JSON of an interrupted run): its
@@ -45,7 +48,8 @@ options:
   --plot FILE               BER and FER curves, .svg or .png
   -h, --help                this text
 
-Options that do not apply are errors: --k without kbest, --passes without nway, and --llr-clip
+Options that do not apply are errors: --k without kbest, --passes without nway, --max-nodes
+without sphere, psd, ml or kbest, --on-budget without sphere or psd, and --llr-clip
 (an uncoded simulation counts hard decisions; no LLRs are computed). Output directories must exist; files are written atomically.
 Interrupted (Ctrl-C, SIGTERM), simulate writes the finished points to the files asked for, says
 so on stderr and exits 130 (SIGINT) or 143 (SIGTERM); --resume FILE continues from the JSON.
@@ -56,10 +60,13 @@ const OPTIONS = {
   'snr-type': { type: 'string' }, 'max-errors': { type: 'string' }, 'max-vectors': { type: 'string' },
   'vectors-per-channel': { type: 'string' }, 'chunk-vectors': { type: 'string' }, seed: { type: 'string' },
   threads: { type: 'string' }, engine: { type: 'string' }, k: { type: 'string' }, passes: { type: 'string' },
-  'llr-clip': { type: 'string' }, 'max-time': { type: 'string' }, resume: { type: 'string' },
+  'llr-clip': { type: 'string' }, 'max-nodes': { type: 'string' }, 'on-budget': { type: 'string' }, 'max-time': { type: 'string' }, resume: { type: 'string' },
   json: { type: 'string' }, csv: { type: 'string' }, plot: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
+
+/** Largest --max-time, simulate()'s bound on maxTimeSeconds (7 days). */
+const MAX_TIME_SECONDS = 7 * 86400;
 
 /** Options that may go with --resume (the others are the run's settings, taken from the file). */
 const RESUME_OPTIONS = new Set(['resume', 'threads', 'json', 'csv', 'plot', 'help']);
@@ -83,12 +90,15 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
   const engine = choiceOption('engine', v.engine, ['auto', 'cpu', 'cuda'] as const, 'auto');
   const k = v.k === undefined ? undefined : intOption('k', v.k, 0, 1, 1 << 16);
   const passes = v.passes === undefined ? undefined : intOption('passes', v.passes, 0, 1, 64);
+  const maxNodes = v['max-nodes'] === undefined ? undefined : intOption('max-nodes', v['max-nodes'], 0, 1);
+  const onBudget = choiceOption('on-budget', v['on-budget'], ['error', 'flag'] as const);
   rejectInapplicable(given, ['llr-clip'], false, 'an uncoded simulation counts hard decisions, no LLRs are computed');
   const maxTimeSeconds = numberOption('max-time', v['max-time'], { above: 0 });
+  if (maxTimeSeconds !== undefined && maxTimeSeconds > MAX_TIME_SECONDS) throw new InvalidArgumentError(`--max-time must be at most ${MAX_TIME_SECONDS} s (7 days), got '${v['max-time']}'`);
   const options: SimulationOptions = {
     nt, nr,
     modulation: parseModulationOption(v.mod ?? 'qpsk'),
-    detectors: parseDetectorList(v.detector ?? 'zf,mmse,sphere', { k, passes }),
+    detectors: parseDetectorList(v.detector ?? 'zf,mmse,sphere', { k, passes, maxNodes, onBudget }),
     snrs: parseSnrList(v.snr ?? '0:4:24'),
     snrType,
     maxErrors: intOption('max-errors', v['max-errors'], DEFAULT_MAX_ERRORS, 1),
@@ -100,8 +110,13 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
   const algorithms = options.detectors.map((d) => d.detector);
   rejectInapplicable(given, ['k'], algorithms.includes('kbest'), 'no kbest in --detector');
   rejectInapplicable(given, ['passes'], algorithms.includes('nway'), 'no nway in --detector');
+  rejectInapplicable(given, ['max-nodes'], algorithms.some((a) => BUDGET_DETECTORS.includes(a)), `no detector with a node budget (${BUDGET_DETECTORS.join(', ')}) in --detector`);
+  rejectInapplicable(given, ['on-budget'], algorithms.some((a) => SEARCH_DETECTORS.includes(a)), `no ${SEARCH_DETECTORS.join(' or ')} in --detector (only their searches stop at the node budget)`);
   if (maxTimeSeconds !== undefined) options.maxTimeSeconds = maxTimeSeconds;
-  if (v['chunk-vectors'] !== undefined) options.chunkVectors = intOption('chunk-vectors', v['chunk-vectors'], 0, 1, 1 << 24);
+  if (v['chunk-vectors'] !== undefined) {
+    options.chunkVectors = intOption('chunk-vectors', v['chunk-vectors'], 0, 1, 1 << 24);
+    if (options.chunkVectors % options.vectorsPerChannel! !== 0) throw new InvalidArgumentError(`--chunk-vectors (${options.chunkVectors}) must be a multiple of --vectors-per-channel (${options.vectorsPerChannel})`);
+  }
   if (threads !== undefined) options.threads = threads;
   return { options, files: { json: v.json, csv: v.csv, plot }, help: false };
 }

@@ -52,11 +52,17 @@ export function parseDetectorName(text: string): Detector {
   return t as Detector;
 }
 
-export interface DetectorParams { k?: number; passes?: number; llrClip?: number }
+/** Detectors that take a node budget (sphere and psd stop their search; ml and kbest refuse a size past it). */
+export const BUDGET_DETECTORS: readonly Detector[] = ['sphere', 'psd', 'ml', 'kbest'];
+/** Detectors whose search can stop at the budget, where onBudget decides what happens. */
+export const SEARCH_DETECTORS: readonly Detector[] = ['sphere', 'psd'];
+
+export interface DetectorParams { k?: number; passes?: number; llrClip?: number; maxNodes?: number; onBudget?: 'error' | 'flag' }
 
 /**
  * "zf,mmse,kbest:16,nway:2" -> detectors. A ":N" suffix sets K for kbest and the passes for nway,
- * so one run can compare several; otherwise --k / --passes / --llr-clip apply.
+ * so one run can compare several; otherwise --k / --passes / --llr-clip apply. --max-nodes goes to
+ * the detectors with a node budget, --on-budget to the searches that can stop at it.
  */
 export function parseDetectorList(text: string, params: DetectorParams): SimDetector[] {
   const items = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
@@ -70,6 +76,8 @@ export function parseDetectorList(text: string, params: DetectorParams): SimDete
     if (params.k !== undefined && detector === 'kbest') d.k = params.k;
     if (params.passes !== undefined && detector === 'nway') d.passes = params.passes;
     if (params.llrClip !== undefined && SOFT_DETECTORS.includes(detector)) d.llrClip = params.llrClip;
+    if (params.maxNodes !== undefined && BUDGET_DETECTORS.includes(detector)) d.maxNodes = params.maxNodes;
+    if (params.onBudget !== undefined && SEARCH_DETECTORS.includes(detector)) d.onBudget = params.onBudget;
     if (arg !== undefined) {
       if (extra.length > 0 || (detector !== 'kbest' && detector !== 'nway')) {
         throw new InvalidArgumentError(`detector '${item}': only kbest:K and nway:N take a parameter`);
