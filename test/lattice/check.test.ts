@@ -62,11 +62,14 @@ test('checkLLL: a non-size-reduced basis fails, and its Gram-Schmidt reconstruct
   const B = Float64Array.from({ length: n * m }, () => rng.normal());
   const { mu, r } = gramSchmidt(B, n, m);
   for (let j = 0; j < m; j++) assert.ok(r[j]! > 0);
-  // b_1 += 7 b_0 makes |mu_10| large
+  // b_1 += 7 b_0 adds 7 to mu_10 = <b_1, b_0> / |b_0|^2
+  let d10 = 0, d00 = 0;
+  for (let t = 0; t < n; t++) { d10 += B[n + t]! * B[t]!; d00 += B[t]! * B[t]!; }
+  const mu10 = d10 / d00 + 7;
   for (let t = 0; t < n; t++) B[n + t]! += 7 * B[t]!;
   const c = checkLLL(B, n, m, 0.75, 0.51);
   assert.equal(c.ok, false);
-  assert.ok(c.maxMu > 6);
+  assert.ok(c.maxMu >= Math.abs(mu10) * (1 - 1e-9), `maxMu ${c.maxMu}, |mu_10| ${Math.abs(mu10)}`);
   assert.ok(Math.abs(mu[1]!) < 1e300);
 });
 

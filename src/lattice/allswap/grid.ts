@@ -102,7 +102,9 @@ export function allswapGridPlan(n: number, m: number, precision: 'float32' | 'fl
   if (!shape || m > n) return null;
   const size = block ? Math.min(block.size, m) : 0;
   if (block && size > GRID_BLOCK_MAX_SIZE) return null;
-  const ws = block ? gridBlockWorkspaceBytes(n, m, elt, size) : gridWorkspaceBytes(n, m, elt);
+  // each basis' workspace starts at a multiple of 256 bytes (a launch of several bases carves them
+  // back to back, and the kernel's doubles need their alignment whatever m is)
+  const ws = align256(block ? gridBlockWorkspaceBytes(n, m, elt, size) : gridWorkspaceBytes(n, m, elt));
   const bound = precisionReductionBound(p.eta, precision);
   return {
     variant: 'grid',

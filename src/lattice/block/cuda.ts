@@ -108,7 +108,7 @@ function persistentSpec(name: 'block' | 'cr-block', mb: boolean): LatticeKernelS
 
 const SPECS = { block: persistentSpec('block', true), 'cr-block': persistentSpec('cr-block', false) };
 
-function reduce<A extends RealArray>(name: 'block' | 'cr-block', data: A, batch: number, n: number, m: number, params: AlgoParams): Promise<CudaBatchResult<A>> {
+async function reduce<A extends RealArray>(name: 'block' | 'cr-block', data: A, batch: number, n: number, m: number, params: AlgoParams): Promise<CudaBatchResult<A>> {
   checkBlockParams(name, params);
   validateGpuTuning(params.gpuTuning);
   if (params.gpuTuning?.block?.scheduling === 'host-streams') return runHostStreams(name, name === 'block', data, batch, n, m, params);
