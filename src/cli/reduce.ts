@@ -6,9 +6,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
+import { InvalidArgumentError, InvalidInputError, LatticeMimoError } from '../core/errors.js';
 import { makeBatch } from '../core/matrix.js';
-import { formatFplll, formatIntegerRows, parseBasisJson, parseFplll } from '../lattice/fplll-format.js';
+import { assertExactDoubles, formatFplll, formatIntegerRows, parseBasisJson, parseFplll, type ParsedMatrix } from '../lattice/fplll-format.js';
+import { lllIntegral, type Rung } from '../lattice/precision/ladder.js';
+import { formatIntegralResult } from '../lattice/precision/output.js';
 import { reduce, type BasisCheck } from '../lattice/reduce.js';
 import { ALGORITHMS, type Algorithm, type Engine } from '../lattice/types.js';
 
@@ -39,8 +41,10 @@ options:
   -h, --help            this text
 
 Integer input gives integer output (B_in Z computed exactly). For integer input a U with entries
-past 2^53 is rebuilt exactly and printed in full (in --json as strings of digits), and lll goes on
-in double-double where float64 Gram-Schmidt breaks down. Errors: one line on stderr, exit 2.`;
+past 2^53 is rebuilt exactly and printed in full (in --json as strings of digits). lll on an integer
+basis takes entries of any size and goes up a precision ladder where float64 cannot hold the basis or
+breaks down on it (double-double Gram-Schmidt on an exact BigInt basis, then exact integer LLL), its
+result proven exactly. Errors: one line on stderr, exit 2.`;
 
 function num(v: string | undefined, what: string): number | undefined {
   if (v === undefined) return undefined;
@@ -51,9 +55,16 @@ function num(v: string | undefined, what: string): number | undefined {
 
 /** Basis rows (each row a basis vector) from fplll text or JSON. */
 export function readBasisText(text: string): number[][] {
+  const p = readBasisParsed(text);
+  assertExactDoubles(p);
+  return p.values;
+}
+
+/** The parsed basis, integers of any size kept exactly (bigValues). */
+export function readBasisParsed(text: string): ParsedMatrix {
   const t = text.trim();
   if (t === '') throw new InvalidInputError('INVALID_INPUT', 'empty input: expected a basis in fplll format ([[1 2][3 4]]) or JSON {"basis": [[...]]}');
-  return (t.startsWith('{') ? parseBasisJson(t) : parseFplll(t)).values;
+  return t.startsWith('{') ? parseBasisJson(t) : parseFplll(t);
 }
 
 function checkLines(c: BasisCheck, algorithm: Algorithm): string[] {
@@ -98,7 +109,20 @@ export async function run(argv: string[]): Promise<number> {
   } catch (e) {
     throw new InvalidArgumentError(`cannot read ${positionals[0] ?? 'stdin'}: ${(e as Error).message}`);
   }
-  const rows = readBasisText(text);
+  const parsed = readBasisParsed(text);
+  // lll on an integer basis goes up the precision ladder (precision/ladder.ts) where float64
+  // cannot hold it or breaks down on it; the result is integers of any size, proven exactly
+  const viaLadder = (rungs?: Rung[]): number => {
+    const r = lllIntegral(parsed.bigValues!, { delta: num(values.delta, 'delta'), eta: num(values.eta, 'eta'), maxIterations: num(values['max-iterations'], 'max iterations'), rungs });
+    const o = formatIntegralResult(r, of, values.json === true, values.check === true, num(values.delta, 'delta') ?? 0.75);
+    process.stdout.write(o.stdout);
+    if (o.stderr) process.stderr.write(o.stderr);
+    return 0;
+  };
+  const ladder = parsed.bigValues !== null && (values.algorithm ?? 'lll') === 'lll' && (values.precision ?? 'float64') === 'float64' && values.engine !== 'cuda';
+  if (ladder && !parsed.exact) return viaLadder();
+  assertExactDoubles(parsed);
+  const rows = parsed.values;
   const m = rows.length, n = rows[0]!.length;
   // Row-major rows of fplll's m x n matrix are exactly our column-major n x m basis.
   const basis = makeBatch(Float64Array.from(rows.flat()), 1, n, m);
@@ -113,7 +137,11 @@ export async function run(argv: string[]): Promise<number> {
     check: true,
     driftWatch: !values['no-drift-watch'],
     float32Arithmetic: values['float32-arithmetic'] as 'double' | 'float32' | undefined,
+  }).catch((err: unknown) => {
+    if (ladder && err instanceof LatticeMimoError && (err.code === 'PRECISION_FAILURE' || err.code === 'CHECK_FAILED')) return null;
+    throw err;
   });
+  if (res === null) return viaLadder(['double-double', 'exact']);
   const outRows: number[][] = [];
   for (let j = 0; j < m; j++) outRows.push(Array.from(res.basis.data.subarray(j * n, (j + 1) * n)));
   // U's rows are Z's columns; a Z past 2^53 (integral input) comes exact, as BigInts

@@ -18,7 +18,7 @@ import {
 import { reduceBatchCpu, reduceChunk, reduceOneCpu, withBasisIndex } from './cpu-batch.js';
 import { CUDA_ALGORITHMS, CUDA_REDUCERS, cudaDeviceAvailable, type CudaReducer } from './cuda-registry.js';
 import type { Algorithm, BasisStats, ReduceOptions } from './types.js';
-import { assertIndependent, firstDependentColumn, firstZeroColumn, resolveOptions, validateBases, type ResolvedOptions } from './validate.js';
+import { assertIndependent, firstDependentColumn, firstZeroColumn, resolveOptions, unitScale, validateBases, type ResolvedOptions } from './validate.js';
 
 export interface BasisCheck {
   ok: boolean;
@@ -145,7 +145,7 @@ function explainFailure(bases: MatrixBatch, err: unknown): never {
     diagnose(bases, k);
     // independent after all: the "dependence" was floating point losing the basis
     if (err.code === 'RANK_DEFICIENT' || err.code === 'ZERO_VECTOR') {
-      throw new LatticeMimoError('PRECISION_FAILURE', `basis ${k} is linearly independent, but the reduction lost it in floating point (${err.message}): it is too ill-conditioned for this algorithm in this precision (lll with float64 is the most robust)`, { ...err.details, basis: k });
+      throw new LatticeMimoError('PRECISION_FAILURE', `basis ${k} is linearly independent, but the reduction lost it in floating point (${err.message}): it is too ill-conditioned for this algorithm in float64${isIntegral(matrixAt(bases, k)) ? ' (an integer basis: lllIntegral() and the reduce command run lll up a precision ladder to exact arithmetic)' : ''}`, { ...err.details, basis: k });
     }
   }
   throw err;
@@ -319,6 +319,9 @@ async function pickEngine(o: ResolvedOptions): Promise<'cpu' | 'cuda'> {
 export async function reduce(bases: MatrixBatch, opts: ReduceOptions = {}): Promise<ReduceResult> {
   const t0 = performance.now();
   validateBases(bases);
+  // (precision ladder) entries past 2^+-128: reduced scaled by a power of two, output scaled back
+  const unit = unitScale(bases);
+  if (unit) { const r = await reduce(unit.scaled, opts); return { ...r, basis: unit.unscale(r.basis) }; }
   const o = resolveOptions(opts, bases.cols);
   const engine = await pickEngine(o);
   const { batch, rows: n, cols: m } = bases;
@@ -341,6 +344,9 @@ export async function reduce(bases: MatrixBatch, opts: ReduceOptions = {}): Prom
 export function reduceSync(bases: MatrixBatch, opts: Omit<ReduceOptions, 'engine' | 'threads'> = {}): ReduceResult {
   const t0 = performance.now();
   validateBases(bases);
+  // (precision ladder) entries past 2^+-128: reduced scaled by a power of two, output scaled back
+  const unit = unitScale(bases);
+  if (unit) { const r = reduceSync(unit.scaled, opts); return { ...r, basis: unit.unscale(r.basis) }; }
   const o = resolveOptions({ ...opts, engine: 'cpu' }, bases.cols);
   const { batch, rows: n, cols: m } = bases;
   const work = toPrecision(bases.data, o.precision);

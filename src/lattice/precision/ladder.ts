@@ -1,0 +1,165 @@
+/**
+ * The precision ladder of LLL on integer bases of any size (fplll's wrapper.cpp: fast, then
+ * heuristic in a wider type, then proved). Each rung starts from the basis the previous one left
+ * (every column operation is exact, so a breakdown loses nothing):
+ *   1. 'float64': the float64 engine (lll/cpu.ts, with its own double-double mode while norms
+ *      stay below 2^53); only when every entry is below 2^53 in magnitude.
+ *   2. 'double-double': BigInt basis, exact BigInt Gram matrix, Gram-Schmidt in double-double
+ *      scaled by one power of two (entries of any size), see dd-lll.ts.
+ *   3. 'exact': Cohen's integral LLL in BigInt (exact.ts). It always runs last: on a reduced basis
+ *      it only computes the integral Gram-Schmidt, which is the exact proof of both LLL conditions;
+ *      on a basis a floating rung left unreduced it finishes the reduction.
+ * Then B_out = B_in Z is checked exactly, and |det Z| = 1 from the Gram determinants of B_in and
+ * B_out (equal lattice volume; Z integral). A typed error only when every rung failed, naming each.
+ *
+ * Shapes: `rows` are basis vectors as in fplll's format (m rows of n integers); results likewise
+ * (basis rows; transform U with U B_in = B_out, i.e. row j of U = column j of Z).
+ */
+import { CheckFailedError, InvalidArgumentError, InvalidInputError, LatticeMimoError, RankDeficientError } from '../../core/errors.js';
+import { identity } from '../../core/matrix.js';
+import { CPU_REDUCERS } from '../cpu-registry.js';
+import { allowTransformLoss, transformLost } from '../lll/columns.js';
+import { rebuildTransform } from '../exact-transform.js';
+import { resolveOptions } from '../validate.js';
+import { ddLLL } from './dd-lll.js';
+import { applyTransformBig, exactLLL, integralGramSchmidt, type BigBasis } from './exact.js';
+
+export type Rung = 'float64' | 'double-double' | 'exact';
+export const RUNGS: readonly Rung[] = ['float64', 'double-double', 'exact'];
+
+export interface IntegralLLLOptions {
+  delta?: number;
+  eta?: number;
+  maxIterations?: number;
+  /** Rungs to try, in order (default all). 'exact' may only be left out for testing a rung alone. */
+  rungs?: readonly Rung[];
+  /** Prove |det Z| = 1 from Gram determinants (default true; B_out = B_in Z is always checked). */
+  prove?: boolean;
+}
+
+export interface RungOutcome { rung: Rung; ok: boolean; error?: string; ms: number; swaps: number; sizeReductions: number }
+
+export interface IntegralLLLResult {
+  /** Reduced basis rows (row j = basis vector j). */
+  basis: bigint[][];
+  /** U with U B_in = B_out (m x m rows). */
+  transform: bigint[][];
+  /** Each rung tried, in order, with its outcome. */
+  rungs: RungOutcome[];
+  /** Proof: LLL conditions exact (the exact rung's integral Gram-Schmidt), B_out = B_in Z, |det Z| = 1. */
+  proof: { lll: boolean; transform: boolean; unimodular: boolean | null };
+  timeMs: number;
+}
+
+const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+function gramDeterminant(cols: BigBasis): bigint {
+  const gs = integralGramSchmidt(cols);
+  return 'dependent' in gs ? 0n : gs.d[cols.length]!;
+}
+
+/**
+ * LLL-reduces an integer basis given as rows of BigInts (or safe-integer numbers), up the ladder.
+ * Throws InvalidInputError for a malformed basis, RankDeficientError for dependent vectors, and a
+ * PRECISION_FAILURE naming every rung tried when none succeeded.
+ */
+export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opts: IntegralLLLOptions = {}): IntegralLLLResult {
+  const t0 = performance.now();
+  if (!Array.isArray(rows) || rows.length === 0 || !Array.isArray(rows[0]) || rows[0].length === 0) {
+    throw new InvalidInputError('INVALID_INPUT', 'the basis must be a non-empty array of non-empty rows');
+  }
+  const m = rows.length, n = rows[0].length;
+  if (m > n) throw new InvalidInputError('SHAPE_MISMATCH', `a basis has m = ${m} vectors in dimension n = ${n}: m vectors in R^n are dependent when m > n`);
+  const Bin: BigBasis = rows.map((r, i) => {
+    if (!Array.isArray(r) || r.length !== n) throw new InvalidInputError('SHAPE_MISMATCH', `ragged rows: row ${i} has ${Array.isArray(r) ? r.length : 'no'} entries but row 0 has ${n}`);
+    return r.map((v, j) => {
+      if (typeof v === 'bigint') return v;
+      if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v);
+      throw new InvalidInputError('INVALID_INPUT', `entry (row ${i}, column ${j}) is ${String(v)}: expected an integer (a BigInt, or a number within 2^53 - 1)`);
+    });
+  });
+  Bin.forEach((c, j) => { if (c.every((v) => v === 0n)) throw new RankDeficientError('ZERO_VECTOR', `basis vector ${j} is zero`, { vector: j }); });
+  const o = resolveOptions({ delta: opts.delta, eta: opts.eta, maxIterations: opts.maxIterations }, m);
+  const rungs = opts.rungs ?? RUNGS;
+  for (const r of rungs) if (!RUNGS.includes(r)) throw new InvalidArgumentError(`unknown rung '${String(r)}' (expected one of: ${RUNGS.join(', ')})`);
+
+  let B: BigBasis = Bin.map((c) => c.slice());
+  let Z: BigBasis = Array.from({ length: m }, (_, j) => Array.from({ length: m }, (_, i) => (i === j ? 1n : 0n)));
+  const outcomes: RungOutcome[] = [];
+  let done = false;
+  for (const rung of rungs) {
+    if (done && rung !== 'exact') continue;
+    const t = performance.now();
+    const st = { swaps: 0, sizeReductions: 0, iterations: 0 };
+    try {
+      if (rung === 'float64') {
+        if (!B.every((c) => c.every((v) => v <= SAFE && v >= -SAFE))) continue;
+        const r = runFloat64(B, n, m, o);
+        B = r.B; Z = composeTransforms(Z, r.Z);
+        st.swaps = r.swaps; st.sizeReductions = r.sizeReductions;
+      } else if (rung === 'double-double') {
+        ddLLL(B, Z, o.delta, o.eta, o.maxIterations, st);
+      } else {
+        exactLLL(B, Z, o.delta, o.eta, o.maxIterations, st);
+      }
+      done = true;
+      outcomes.push({ rung, ok: true, ms: performance.now() - t, swaps: st.swaps, sizeReductions: st.sizeReductions });
+    } catch (err) {
+      if (!(err instanceof LatticeMimoError)) throw err;
+      if (err instanceof RankDeficientError) {
+        // a floating rung met a zero or dependent vector: dependence of the input, decided exactly
+        const gs = integralGramSchmidt(Bin);
+        if ('dependent' in gs) throw new RankDeficientError('RANK_DEFICIENT', `basis vector ${gs.dependent} is linearly dependent on the vectors before it (confirmed exactly)`, { vector: gs.dependent });
+      }
+      outcomes.push({ rung, ok: false, error: `${err.code}: ${err.message}`, ms: performance.now() - t, swaps: st.swaps, sizeReductions: st.sizeReductions });
+      if (rung === 'float64') { B = Bin.map((c) => c.slice()); Z = Z.map((_, j) => Z.map((__, i) => (i === j ? 1n : 0n))); }
+    }
+  }
+  const exactRan = outcomes.some((r) => r.rung === 'exact' && r.ok);
+  if (!done) {
+    throw new LatticeMimoError('PRECISION_FAILURE', `lll failed on every rung of the precision ladder: ${outcomes.map((r) => `${r.rung} (${r.error})`).join('; ')}`, { rungs: outcomes });
+  }
+  const transformOk = applyTransformBig(Bin, Z).every((c, j) => c.every((v, t) => v === B[j]![t]));
+  if (!transformOk) throw new CheckFailedError('lll: B_in Z differs from the reduced basis (an internal error, reported rather than returned)');
+  let unimodular: boolean | null = null;
+  if (opts.prove !== false) {
+    unimodular = gramDeterminant(Bin) === gramDeterminant(B);
+    if (!unimodular) throw new CheckFailedError('lll: the reduced basis spans a different lattice (Gram determinants differ)');
+  }
+  return {
+    basis: B.map((c) => c.slice()),
+    transform: Z.map((c) => c.slice()),
+    rungs: outcomes,
+    proof: { lll: exactRan, transform: transformOk, unimodular },
+    timeMs: performance.now() - t0,
+  };
+}
+
+/** Z_total = Z_before Z_step (columns). */
+function composeTransforms(before: BigBasis, step: BigBasis): BigBasis {
+  return applyTransformBig(before, step);
+}
+
+/** The float64 engine on an integer basis within 2^53; its Z is rebuilt exactly when it passed 2^53. */
+function runFloat64(B: BigBasis, n: number, m: number, o: ReturnType<typeof resolveOptions>): { B: BigBasis; Z: BigBasis; swaps: number; sizeReductions: number } {
+  const Bf = new Float64Array(n * m);
+  B.forEach((c, j) => c.forEach((v, t) => { Bf[j * n + t] = Number(v); }));
+  const B0 = Float64Array.from(Bf);
+  const Zf = identity(m);
+  allowTransformLoss(Zf);
+  const stats = CPU_REDUCERS.lll(Bf, Zf, n, m, o);
+  for (let i = 0; i < Bf.length; i++) {
+    if (!Number.isSafeInteger(Bf[i]!)) throw new LatticeMimoError('PRECISION_FAILURE', 'float64 lll: an entry of the basis passed 2^53');
+  }
+  let Z: BigBasis;
+  if (transformLost(Zf)) {
+    const w = rebuildTransform(B0, Bf, n, m, false).Z;
+    Z = Array.from({ length: m }, (_, j) => w.slice(j * m, (j + 1) * m));
+  } else {
+    Z = Array.from({ length: m }, (_, j) => Array.from(Zf.subarray(j * m, (j + 1) * m), (v) => BigInt(v)));
+  }
+  const Bout = Array.from({ length: m }, (_, j) => Array.from(Bf.subarray(j * n, (j + 1) * n), (v) => BigInt(v)));
+  return { B: Bout, Z, swaps: stats.swaps, sizeReductions: stats.sizeReductions };
+}
+
+
