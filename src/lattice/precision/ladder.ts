@@ -18,10 +18,10 @@
 import { CheckFailedError, InvalidArgumentError, InvalidInputError, LatticeMimoError, RankDeficientError } from '../../core/errors.js';
 import { identity } from '../../core/matrix.js';
 import { CPU_REDUCERS } from '../cpu-registry.js';
-import { allowTransformLoss, transformLost } from '../lll/columns.js';
+import { allowTransformLoss } from '../lll/columns.js';
 import { rebuildTransform } from '../exact-transform.js';
 import { resolveOptions } from '../validate.js';
-import { ddLLL } from './dd-lll.js';
+import { ddLLL, ddLLLFloat64 } from './dd-lll.js';
 import { applyTransformBig, exactLLL, integralGramSchmidt, type BigBasis } from './exact.js';
 
 export type Rung = 'float64' | 'double-double' | 'exact';
@@ -83,24 +83,96 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
   const rungs = opts.rungs ?? RUNGS;
   for (const r of rungs) if (!RUNGS.includes(r)) throw new InvalidArgumentError(`unknown rung '${String(r)}' (expected one of: ${RUNGS.join(', ')})`);
 
+  const fits = Bin.every((c) => c.every((v) => v <= SAFE && v >= -SAFE));
+  const out = climb(Bin, n, m, o, rungs, fits);
+  let { B, Z } = out;
+  const outcomes = out.outcomes;
+  let transformOk: boolean;
+  let unimodular: boolean | null = null;
+  if (!Z) {
+    // the float64 path keeps no Z: it is rebuilt exactly from B_in and B_out (both below 2^53) and
+    // proven there: B_in Z = B_out and B_out W = B_in with Z, W integral (exact-transform.ts)
+    const fitsOut = B.every((c) => c.every((v) => v <= SAFE && v >= -SAFE));
+    let rebuilt: bigint[] | null = null;
+    if (fitsOut) {
+      try {
+        rebuilt = rebuildTransform(toFloat64(Bin, n), toFloat64(B, n), n, m, true).Z;
+      } catch (err) {
+        if (!(err instanceof LatticeMimoError)) throw err;
+      }
+    }
+    if (!rebuilt) {
+      // an output past 2^53, or a float64 state that was not exact after all: again with Z tracked
+      const again = climb(Bin, n, m, o, rungs.filter((r) => r !== 'float64'), false);
+      outcomes.push(...again.outcomes);
+      B = again.B; Z = again.Z!;
+    } else {
+      Z = Array.from({ length: m }, (_, j) => rebuilt!.slice(j * m, (j + 1) * m));
+      unimodular = true;
+    }
+  }
+  transformOk = applyTransformBig(Bin, Z!).every((c, j) => c.every((v, t) => v === B[j]![t]));
+  if (!transformOk) throw new CheckFailedError('lll: B_in Z differs from the reduced basis (an internal error, reported rather than returned)');
+  if (unimodular === null && opts.prove !== false) {
+    unimodular = gramDeterminant(Bin) === gramDeterminant(B);
+    if (!unimodular) throw new CheckFailedError('lll: the reduced basis spans a different lattice (Gram determinants differ)');
+  }
+  const exactRan = outcomes.some((r) => r.rung === 'exact' && r.ok);
+  return {
+    basis: B.map((c) => c.slice()),
+    transform: Z!.map((c) => c.slice()),
+    rungs: outcomes,
+    proof: { lll: exactRan, transform: transformOk, unimodular },
+    timeMs: performance.now() - t0,
+  };
+}
+
+function toFloat64(B: BigBasis, n: number): Float64Array {
+  const out = new Float64Array(n * B.length);
+  B.forEach((c, j) => c.forEach((v, t) => { out[j * n + t] = Number(v); }));
+  return out;
+}
+
+function fromFloat64(B: Float64Array, n: number, m: number): BigBasis {
+  return Array.from({ length: m }, (_, j) => Array.from(B.subarray(j * n, (j + 1) * n), (v) => BigInt(v)));
+}
+
+/**
+ * The rungs in order, each from the basis the previous left. `f64`: the basis (below 2^53) stays
+ * in float64 while it can, and no Z is kept (Z: null, rebuilt by the caller); otherwise BigInt with
+ * Z tracked.
+ */
+function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolveOptions>, rungs: readonly Rung[], f64: boolean): { B: BigBasis; Z: BigBasis | null; outcomes: RungOutcome[] } {
+  let Bf: Float64Array | null = f64 ? toFloat64(Bin, n) : null;
   let B: BigBasis = Bin.map((c) => c.slice());
-  let Z: BigBasis = Array.from({ length: m }, (_, j) => Array.from({ length: m }, (_, i) => (i === j ? 1n : 0n)));
+  let Z: BigBasis | null = f64 ? null : Array.from({ length: m }, (_, j) => Array.from({ length: m }, (_, i) => (i === j ? 1n : 0n)));
+  const noZ = (): BigBasis => Array.from({ length: m }, () => []);
+  const toBig = () => { if (Bf) { B = fromFloat64(Bf, n, m); Bf = null; } };
   const outcomes: RungOutcome[] = [];
   let done = false;
   for (const rung of rungs) {
     if (done && rung !== 'exact') continue;
+    if (rung === 'float64' && !Bf) continue;
     const t = performance.now();
     const st = { swaps: 0, sizeReductions: 0, iterations: 0 };
     try {
       if (rung === 'float64') {
-        if (!B.every((c) => c.every((v) => v <= SAFE && v >= -SAFE))) continue;
-        const r = runFloat64(B, n, m, o);
-        B = r.B; Z = composeTransforms(Z, r.Z);
+        const r = runFloat64(Bf!, n, m, o);
         st.swaps = r.swaps; st.sizeReductions = r.sizeReductions;
       } else if (rung === 'double-double') {
-        ddLLL(B, Z, o.delta, o.eta, o.maxIterations, st);
+        if (Bf) {
+          try {
+            ddLLLFloat64(Bf, n, m, o.delta, o.eta, o.maxIterations, st);
+          } catch (err) {
+            // entries on their way past 2^53: on in BigInt from here
+            if (!(err instanceof LatticeMimoError && /2\^53/.test(err.message))) throw err;
+            toBig();
+            ddLLL(B, noZ(), o.delta, o.eta, o.maxIterations, st);
+          }
+        } else ddLLL(B, Z ?? noZ(), o.delta, o.eta, o.maxIterations, st);
       } else {
-        exactLLL(B, Z, o.delta, o.eta, o.maxIterations, st);
+        toBig();
+        exactLLL(B, Z ?? noZ(), o.delta, o.eta, o.maxIterations, st);
       }
       done = true;
       outcomes.push({ rung, ok: true, ms: performance.now() - t, swaps: st.swaps, sizeReductions: st.sizeReductions });
@@ -112,54 +184,22 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
         if ('dependent' in gs) throw new RankDeficientError('RANK_DEFICIENT', `basis vector ${gs.dependent} is linearly dependent on the vectors before it (confirmed exactly)`, { vector: gs.dependent });
       }
       outcomes.push({ rung, ok: false, error: `${err.code}: ${err.message}`, ms: performance.now() - t, swaps: st.swaps, sizeReductions: st.sizeReductions });
-      if (rung === 'float64') { B = Bin.map((c) => c.slice()); Z = Z.map((_, j) => Z.map((__, i) => (i === j ? 1n : 0n))); }
+      // the float64 engine's basis is kept only while it is integral below 2^53 (the rebuilt Z proves it)
+      if (rung === 'float64' && Bf && !Bf.every((v) => Number.isSafeInteger(v))) Bf = toFloat64(Bin, n);
     }
   }
-  const exactRan = outcomes.some((r) => r.rung === 'exact' && r.ok);
   if (!done) {
     throw new LatticeMimoError('PRECISION_FAILURE', `lll failed on every rung of the precision ladder: ${outcomes.map((r) => `${r.rung} (${r.error})`).join('; ')}`, { rungs: outcomes });
   }
-  const transformOk = applyTransformBig(Bin, Z).every((c, j) => c.every((v, t) => v === B[j]![t]));
-  if (!transformOk) throw new CheckFailedError('lll: B_in Z differs from the reduced basis (an internal error, reported rather than returned)');
-  let unimodular: boolean | null = null;
-  if (opts.prove !== false) {
-    unimodular = gramDeterminant(Bin) === gramDeterminant(B);
-    if (!unimodular) throw new CheckFailedError('lll: the reduced basis spans a different lattice (Gram determinants differ)');
-  }
-  return {
-    basis: B.map((c) => c.slice()),
-    transform: Z.map((c) => c.slice()),
-    rungs: outcomes,
-    proof: { lll: exactRan, transform: transformOk, unimodular },
-    timeMs: performance.now() - t0,
-  };
+  toBig();
+  return { B, Z, outcomes };
 }
 
-/** Z_total = Z_before Z_step (columns). */
-function composeTransforms(before: BigBasis, step: BigBasis): BigBasis {
-  return applyTransformBig(before, step);
-}
-
-/** The float64 engine on an integer basis within 2^53; its Z is rebuilt exactly when it passed 2^53. */
-function runFloat64(B: BigBasis, n: number, m: number, o: ReturnType<typeof resolveOptions>): { B: BigBasis; Z: BigBasis; swaps: number; sizeReductions: number } {
-  const Bf = new Float64Array(n * m);
-  B.forEach((c, j) => c.forEach((v, t) => { Bf[j * n + t] = Number(v); }));
-  const B0 = Float64Array.from(Bf);
+/** The float64 engine in place on an integer basis below 2^53 (its Z is not kept: rebuilt at the end). */
+function runFloat64(Bf: Float64Array, n: number, m: number, o: ReturnType<typeof resolveOptions>): { swaps: number; sizeReductions: number } {
   const Zf = identity(m);
   allowTransformLoss(Zf);
   const stats = CPU_REDUCERS.lll(Bf, Zf, n, m, o);
-  for (let i = 0; i < Bf.length; i++) {
-    if (!Number.isSafeInteger(Bf[i]!)) throw new LatticeMimoError('PRECISION_FAILURE', 'float64 lll: an entry of the basis passed 2^53');
-  }
-  let Z: BigBasis;
-  if (transformLost(Zf)) {
-    const w = rebuildTransform(B0, Bf, n, m, false).Z;
-    Z = Array.from({ length: m }, (_, j) => w.slice(j * m, (j + 1) * m));
-  } else {
-    Z = Array.from({ length: m }, (_, j) => Array.from(Zf.subarray(j * m, (j + 1) * m), (v) => BigInt(v)));
-  }
-  const Bout = Array.from({ length: m }, (_, j) => Array.from(Bf.subarray(j * n, (j + 1) * n), (v) => BigInt(v)));
-  return { B: Bout, Z, swaps: stats.swaps, sizeReductions: stats.sizeReductions };
+  if (!Bf.every((v) => Number.isSafeInteger(v))) throw new LatticeMimoError('PRECISION_FAILURE', 'float64 lll: an entry of the basis passed 2^53');
+  return { swaps: stats.swaps, sizeReductions: stats.sizeReductions };
 }
-
-
