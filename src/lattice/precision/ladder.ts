@@ -52,6 +52,14 @@ export interface IntegralLLLResult {
 }
 
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+/** Largest entry size (bits) given to the float64 rung; its result is proven either way (rebuilt Z). */
+const FLOAT64_RUNG_BITS = 32;
+
+function maxBits(B: BigBasis): number {
+  let big = 0n;
+  for (const c of B) for (const v of c) { const a = v < 0n ? -v : v; if (a > big) big = a; }
+  return big.toString(2).length;
+}
 
 function gramDeterminant(cols: BigBasis): bigint {
   const gs = integralGramSchmidt(cols);
@@ -87,31 +95,26 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
   const out = climb(Bin, n, m, o, rungs, fits);
   let { B, Z } = out;
   const outcomes = out.outcomes;
-  let transformOk: boolean;
   let unimodular: boolean | null = null;
-  if (!Z) {
+  // past the float64 rung: the rungs that follow it (the exact rung at least)
+  const later = rungs.filter((r) => r !== 'float64');
+  if (later.length === 0) later.push('exact');
+  for (let attempt = 0; !Z; attempt++) {
     // the float64 path keeps no Z: it is rebuilt exactly from B_in and B_out (both below 2^53) and
     // proven there: B_in Z = B_out and B_out W = B_in with Z, W integral (exact-transform.ts)
-    const fitsOut = B.every((c) => c.every((v) => v <= SAFE && v >= -SAFE));
-    let rebuilt: bigint[] | null = null;
-    if (fitsOut) {
-      try {
-        rebuilt = rebuildTransform(toFloat64(Bin, n), toFloat64(B, n), n, m, true).Z;
-      } catch (err) {
-        if (!(err instanceof LatticeMimoError)) throw err;
-      }
-    }
-    if (!rebuilt) {
-      // an output past 2^53, or a float64 state that was not exact after all: again with Z tracked
-      const again = climb(Bin, n, m, o, rungs.filter((r) => r !== 'float64'), false);
-      outcomes.push(...again.outcomes);
-      B = again.B; Z = again.Z!;
-    } else {
-      Z = Array.from({ length: m }, (_, j) => rebuilt!.slice(j * m, (j + 1) * m));
+    const rebuilt = rebuild(Bin, B, n, m);
+    if (rebuilt) {
+      Z = Array.from({ length: m }, (_, j) => rebuilt.slice(j * m, (j + 1) * m));
       unimodular = true;
+      break;
     }
+    // an output past 2^53, or a float64 state that was not exact after all: again without the
+    // float64 engine (checked exact updates), then with Z tracked in BigInt
+    const again = climb(Bin, n, m, o, later, attempt === 0);
+    outcomes.push(...again.outcomes);
+    B = again.B; Z = again.Z;
   }
-  transformOk = applyTransformBig(Bin, Z!).every((c, j) => c.every((v, t) => v === B[j]![t]));
+  const transformOk = applyTransformBig(Bin, Z!).every((c, j) => c.every((v, t) => v === B[j]![t]));
   if (!transformOk) throw new CheckFailedError('lll: B_in Z differs from the reduced basis (an internal error, reported rather than returned)');
   if (unimodular === null && opts.prove !== false) {
     unimodular = gramDeterminant(Bin) === gramDeterminant(B);
@@ -125,6 +128,17 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
     proof: { lll: exactRan, transform: transformOk, unimodular },
     timeMs: performance.now() - t0,
   };
+}
+
+/** Z with B_in Z = B_out, proven (exact-transform.ts), or null where it cannot be (entries past 2^53, or B_out not in the lattice). */
+function rebuild(Bin: BigBasis, B: BigBasis, n: number, m: number): bigint[] | null {
+  if (!B.every((c) => c.every((v) => v <= SAFE && v >= -SAFE))) return null;
+  try {
+    return rebuildTransform(toFloat64(Bin, n), toFloat64(B, n), n, m, true).Z;
+  } catch (err) {
+    if (!(err instanceof LatticeMimoError)) throw err;
+    return null;
+  }
 }
 
 function toFloat64(B: BigBasis, n: number): Float64Array {
@@ -152,7 +166,9 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
   let done = false;
   for (const rung of rungs) {
     if (done && rung !== 'exact') continue;
-    if (rung === 'float64' && !Bf) continue;
+    // the float64 engine's column operations are exact only while multiplier times entry stays below
+    // 2^53 (it does not check): used up to FLOAT64_RUNG_BITS-bit entries, as fplll's fast path
+    if (rung === 'float64' && (!Bf || maxBits(Bin) > FLOAT64_RUNG_BITS)) continue;
     const t = performance.now();
     const st = { swaps: 0, sizeReductions: 0, iterations: 0 };
     try {
