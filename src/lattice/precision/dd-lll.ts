@@ -115,10 +115,12 @@ class BigStore implements Store {
       for (let t = 0; t < zj.length; t++) { const v = zj[t]!; if (v !== 0n) zk[t] = zk[t]! - X * v; }
     }
     const ko = k * m;
+    const nz: number[] = [];
+    for (let j = 0; j < k; j++) if (xs[j] !== 0n) nz.push(j);
     for (let i = 0; i < m; i++) {
       if (i === k) continue;
       let s = G[ko + i]!;
-      for (let j = 0; j < k; j++) { const X = xs[j]!; if (X !== 0n) s -= X * G[j * m + i]!; }
+      for (const j of nz) s -= xs[j]! * G[j * m + i]!;
       G[ko + i] = s; G[i * m + k] = s;
       this.convert(ko + i, gh, gl);
       gh[i * m + k] = gh[ko + i]!; gl[i * m + k] = gl[ko + i]!;
@@ -190,13 +192,13 @@ class Float64Store implements Store {
     }
     colMax[k] = this.maxOf(k);
     const kr = k * m;
+    const nz: number[] = [];
+    for (let j = 0; j < k; j++) if (xs[j] !== 0) nz.push(j);
     for (let i = 0; i < m; i++) {
       if (i === k) continue;
       let sh = gh[kr + i]!, sl = gl[kr + i]!;
-      for (let j = 0; j < k; j++) {
-        const X = xs[j]!;
-        if (X === 0) continue;
-        subMul(sh, sl, X, 0, gh[j * m + i]!, gl[j * m + i]!);
+      for (const j of nz) {
+        subMul(sh, sl, xs[j]!, 0, gh[j * m + i]!, gl[j * m + i]!);
         sh = rh; sl = rl;
       }
       gh[kr + i] = sh; gl[kr + i] = sl; gh[i * m + k] = sh; gl[i * m + k] = sl;
