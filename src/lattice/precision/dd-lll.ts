@@ -229,6 +229,8 @@ export class DdLLL {
   constructor(
     private readonly store: Store,
     private readonly delta: number, private readonly bound: number, private readonly maxIterations: number, private readonly stats: DdRunStats,
+    /** Gram-Schmidt in float64 only (the ladder's first try on a float64 store). */
+    private readonly plain = false,
   ) {
     const m = store.m;
     this.m = m;
@@ -265,6 +267,19 @@ export class DdLLL {
   private computeRow(k: number): void {
     const { muH, muL, rH, rL, gh, gl, m } = this;
     const ko = k * m;
+    if (this.plain) {
+      // float64 only (the low parts stay 0): fplll's fast path, on an exactly kept basis
+      for (let j = this.valid[k]!; j <= k; j++) {
+        const jo = j * m;
+        let s = gh[ko + j]!;
+        for (let i = 0; i < j; i++) s -= muH[jo + i]! * rH[ko + i]!;
+        rH[ko + j] = s;
+        if (j < k) muH[ko + j] = s / rH[jo + j]!;
+      }
+      this.valid[k] = k;
+      if (Number.isNaN(rH[ko + k]!)) throw failure(`the projection of vector ${k} is not a number`, { vector: k });
+      return;
+    }
     for (let j = this.valid[k]!; j <= k; j++) {
       const jo = j * m;
       let sh = gh[ko + j]!, sl = gl[ko + j]!;
@@ -352,4 +367,12 @@ export function ddLLL(B: BigBasis, Z: BigBasis, delta: number, eta: number, maxI
  */
 export function ddLLLFloat64(B: Float64Array, n: number, m: number, delta: number, eta: number, maxIterations: number, stats: DdRunStats): void {
   if (m >= 2) new DdLLL(new Float64Store(B, n, m, failure), delta, eta, maxIterations, stats).run();
+}
+
+/**
+ * The same on a float64 Gram-Schmidt (fplll's fast path, with the basis kept exact and every update
+ * checked): much faster where it settles; on PRECISION_FAILURE B is still exact, for ddLLLFloat64.
+ */
+export function plainLLLFloat64(B: Float64Array, n: number, m: number, delta: number, eta: number, maxIterations: number, stats: DdRunStats): void {
+  if (m >= 2) new DdLLL(new Float64Store(B, n, m, failure), delta, eta, maxIterations, stats, true).run();
 }

@@ -21,7 +21,7 @@ import { CPU_REDUCERS } from '../cpu-registry.js';
 import { allowTransformLoss } from '../lll/columns.js';
 import { rebuildTransform } from '../exact-transform.js';
 import { resolveOptions } from '../validate.js';
-import { ddLLL, ddLLLFloat64 } from './dd-lll.js';
+import { ddLLL, ddLLLFloat64, plainLLLFloat64 } from './dd-lll.js';
 import { applyTransformBig, exactLLL, integralGramSchmidt, type BigBasis } from './exact.js';
 
 export type Rung = 'float64' | 'double-double' | 'exact';
@@ -178,7 +178,13 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
       } else if (rung === 'double-double') {
         if (Bf) {
           try {
-            ddLLLFloat64(Bf, n, m, o.delta, o.eta, o.maxIterations, st);
+            // float64 Gram-Schmidt first on the exactly kept basis (from where it stops, double-double)
+            try {
+              plainLLLFloat64(Bf, n, m, o.delta, o.eta, o.maxIterations, st);
+            } catch (err) {
+              if (!(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE' && !/2\^53/.test(err.message))) throw err;
+              ddLLLFloat64(Bf, n, m, o.delta, o.eta, o.maxIterations, st);
+            }
           } catch (err) {
             // entries on their way past 2^53: on in BigInt from here
             if (!(err instanceof LatticeMimoError && /2\^53/.test(err.message))) throw err;
