@@ -319,7 +319,7 @@ async function pickEngine(o: ResolvedOptions): Promise<'cpu' | 'cuda'> {
 export async function reduce(bases: MatrixBatch, opts: ReduceOptions = {}): Promise<ReduceResult> {
   const t0 = performance.now();
   validateBases(bases);
-  // (precision ladder) entries past 2^+-128: reduced scaled by a power of two, output scaled back
+  // (scale) entries past 2^+-128: reduced scaled by a power of two (same Z), output scaled back
   const unit = unitScale(bases);
   if (unit) { const r = await reduce(unit.scaled, opts); return { ...r, basis: unit.unscale(r.basis) }; }
   const o = resolveOptions(opts, bases.cols);
@@ -344,7 +344,7 @@ export async function reduce(bases: MatrixBatch, opts: ReduceOptions = {}): Prom
 export function reduceSync(bases: MatrixBatch, opts: Omit<ReduceOptions, 'engine' | 'threads'> = {}): ReduceResult {
   const t0 = performance.now();
   validateBases(bases);
-  // (precision ladder) entries past 2^+-128: reduced scaled by a power of two, output scaled back
+  // (scale) entries past 2^+-128: reduced scaled by a power of two (same Z), output scaled back
   const unit = unitScale(bases);
   if (unit) { const r = reduceSync(unit.scaled, opts); return { ...r, basis: unit.unscale(r.basis) }; }
   const o = resolveOptions({ ...opts, engine: 'cpu' }, bases.cols);
