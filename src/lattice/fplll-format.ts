@@ -38,7 +38,12 @@ const INTEGER = /^[+-]?\d+$/;
  */
 export function assertExactDoubles(p: ParsedMatrix): void {
   if (p.exact) return;
-  p.values.forEach((r, i) => r.forEach((v, j) => { checkEntry(v, `(row ${i}, column ${j})`, p.bigValues ? p.bigValues[i]![j]!.toString() : String(v)); }));
+  try {
+    p.values.forEach((r, i) => r.forEach((v, j) => { checkEntry(v, `(row ${i}, column ${j})`, p.bigValues ? p.bigValues[i]![j]!.toString() : String(v)); }));
+  } catch (err) {
+    if (err instanceof InvalidInputError && p.integral) err.message += ' (lll takes integer bases of any size: lllIntegral, or the reduce command with lll in float64)';
+    throw err;
+  }
 }
 
 const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;

@@ -106,6 +106,25 @@ test('reduce command: integers past 2^53 in and out, fplll format, U B_in = B_ou
   }), { numRuns: 6 });
 });
 
+test('reduce --json on integers past 2^53: numbers where exact, strings of digits past 2^53; other algorithms refuse them, naming the entry and lll', () => {
+  fc.assert(fc.property(fc.integer({ min: 2, max: 5 }), fc.integer({ min: 54, max: 200 }), (m, bits) => {
+    const rows = fc.sample(bigRows(m, m, bits), 1)[0]!;
+    const p = spawnSync(process.execPath, [CLI, 'reduce', '--json', '-of', 'bu'], { input: formatIntegerRows(rows), encoding: 'utf8' });
+    assert.equal(p.status, 0, p.stderr);
+    const doc = JSON.parse(p.stdout) as { basis: (number | string)[][]; transform: (number | string)[][]; check: { ok: boolean } };
+    const big = (x: (number | string)[][]) => x.map((r) => r.map((v) => {
+      assert.ok(typeof v === 'string' ? (BigInt(v) > BigInt(Number.MAX_SAFE_INTEGER) || -BigInt(v) > BigInt(Number.MAX_SAFE_INTEGER)) : Number.isSafeInteger(v));
+      return BigInt(v);
+    }));
+    const B = big(doc.basis);
+    assert.deepEqual(applyTransformBig(rows, big(doc.transform)), B);
+    assert.ok(doc.check.ok && checkLLLExactBig(B, 0.75, 0.51).ok);
+    const q = spawnSync(process.execPath, [CLI, 'reduce', '-a', 'jacobi'], { input: formatIntegerRows(rows), encoding: 'utf8' });
+    assert.equal(q.status, 2);
+    assert.match(q.stderr, /INVALID_INPUT.*exceeds 2\^53 - 1.*lll takes integer bases of any size/);
+  }), { numRuns: 4 });
+});
+
 const refs = availableReferences();
 const skip = !refs.latticegen || !refs.fpylll ? `reference tools missing: ${refs.missing.join('; ')}` : false;
 

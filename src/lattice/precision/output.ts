@@ -1,10 +1,17 @@
 /**
  * What `lattice-mimo reduce` prints for a basis reduced on the precision ladder (integers of any
- * size): fplll's format (or JSON with every integer as a string of digits, so none rounds) on
+ * size): fplll's format (or JSON, integers past 2^53 as strings of digits, so none rounds) on
  * stdout, the proof and the rungs tried on stderr.
  */
 import { formatIntegerRows } from '../fplll-format.js';
 import type { IntegralLLLResult } from './ladder.js';
+
+const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** A JSON number where it reads back exactly, else a string of digits (as the float64 path prints a wide U). */
+function jsonInteger(v: bigint): number | string {
+  return v <= SAFE && v >= -SAFE ? Number(v) : v.toString();
+}
 
 /** `of`: 'b' | 'u' | 'bu' as fplll's -of. Returns the text for stdout and, with `check`, for stderr. */
 export function formatIntegralResult(r: IntegralLLLResult, of: string, json: boolean, check: boolean, delta: number): { stdout: string; stderr: string } {
@@ -13,8 +20,8 @@ export function formatIntegralResult(r: IntegralLLLResult, of: string, json: boo
   let stdout = '';
   if (json) {
     const doc: Record<string, unknown> = { stats: { algorithm: 'lll', engine: 'cpu', precision: 'ladder', n, m, delta, rungs: r.rungs, timeMs: r.timeMs } };
-    if (of.includes('b')) doc.basis = r.basis.map((row) => row.map(String));
-    if (of.includes('u')) doc.transform = r.transform.map((row) => row.map(String));
+    if (of.includes('b')) doc.basis = r.basis.map((row) => row.map(jsonInteger));
+    if (of.includes('u')) doc.transform = r.transform.map((row) => row.map(jsonInteger));
     doc.check = { ok: r.proof.lll && r.proof.transform, kind: 'lll', exact: true, transform: r.proof.transform, unimodular: r.proof.unimodular };
     stdout = JSON.stringify(doc) + '\n';
   } else {
