@@ -4,10 +4,12 @@
  * `-of b` the reduced basis, `-of u` the transform U (U B_in = B_out, rows), `-of bu` both.
  * `--check` adds the proof and quality metrics (on stderr, so stdout stays fplll's format).
  */
-import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
+import { InvalidArgumentError, InvalidInputError, LatticeMimoError } from '../core/errors.js';
 import { readInput } from '../core/io.js';
 import { makeBatch } from '../core/matrix.js';
-import { formatFplll, formatIntegerRows, parseBasisJson, parseFplll } from '../lattice/fplll-format.js';
+import { assertExactDoubles, formatFplll, formatIntegerRows, parseBasisJson, parseFplll, type ParsedMatrix } from '../lattice/fplll-format.js';
+import { lllIntegral, type Rung } from '../lattice/precision/ladder.js';
+import { formatIntegralResult } from '../lattice/precision/output.js';
 import { reduce, type BasisCheck } from '../lattice/reduce.js';
 import { ALGORITHMS, type Algorithm } from '../lattice/types.js';
 import { choiceOption, parseCommandLine, rejectInapplicable } from './args.js';
@@ -39,10 +41,12 @@ options:
   -h, --help            this text
 
 Integer input gives integer output (B_in Z computed exactly). For integer input a U with entries
-past 2^53 is rebuilt exactly and printed in full (in --json as strings of digits), and lll goes on
-in double-double where float64 Gram-Schmidt breaks down. Options are checked before the input is
-read; --block-size without block or cr-block, and --no-drift-watch with lll or the jacobi
-algorithms, are errors. Errors: one line on stderr, exit 2.`;
+past 2^53 is rebuilt exactly and printed in full (in --json as strings of digits). lll on an integer
+basis takes entries of any size and goes up a precision ladder where float64 cannot hold the basis or
+breaks down on it (double-double Gram-Schmidt on an exact BigInt basis, then exact integer LLL), its
+result proven exactly. Options are checked before the input is read; --block-size without block or
+cr-block, and --no-drift-watch with lll or the jacobi algorithms, are errors. Errors: one line on
+stderr, exit 2.`;
 
 function num(v: string | undefined, what: string): number | undefined {
   if (v === undefined) return undefined;
@@ -53,9 +57,16 @@ function num(v: string | undefined, what: string): number | undefined {
 
 /** Basis rows (each row a basis vector) from fplll text or JSON. */
 export function readBasisText(text: string): number[][] {
+  const p = readBasisParsed(text);
+  assertExactDoubles(p);
+  return p.values;
+}
+
+/** The parsed basis, integers of any size kept exactly (bigValues). */
+export function readBasisParsed(text: string): ParsedMatrix {
   const t = text.trim();
   if (t === '') throw new InvalidInputError('INVALID_INPUT', 'empty input: expected a basis in fplll format ([[1 2][3 4]]) or JSON {"basis": [[...]]}');
-  return (t.startsWith('{') ? parseBasisJson(t) : parseFplll(t)).values;
+  return t.startsWith('{') ? parseBasisJson(t) : parseFplll(t);
 }
 
 function checkLines(c: BasisCheck, algorithm: Algorithm): string[] {
@@ -106,11 +117,28 @@ export async function run(argv: string[]): Promise<number> {
   };
 
   const text = await readInput(positionals[0], 'pipe a basis on stdin or give a FILE');
-  const rows = readBasisText(text);
+  const parsed = readBasisParsed(text);
+  // lll on an integer basis goes up the precision ladder (precision/ladder.ts) where float64
+  // cannot hold it or breaks down on it; the result is integers of any size, proven exactly
+  const viaLadder = (rungs?: Rung[]): number => {
+    const r = lllIntegral(parsed.bigValues!, { delta: options.delta, eta: options.eta, maxIterations: options.maxIterations, rungs });
+    const o = formatIntegralResult(r, of, values.json === true, values.check === true, options.delta ?? 0.75);
+    process.stdout.write(o.stdout);
+    if (o.stderr) process.stderr.write(o.stderr);
+    return 0;
+  };
+  const ladder = parsed.bigValues !== null && algorithm === 'lll' && (options.precision ?? 'float64') === 'float64' && options.engine !== 'cuda';
+  if (ladder && !parsed.exact) return viaLadder();
+  assertExactDoubles(parsed);
+  const rows = parsed.values;
   const m = rows.length, n = rows[0]!.length;
   // Row-major rows of fplll's m x n matrix are exactly our column-major n x m basis.
   const basis = makeBatch(Float64Array.from(rows.flat()), 1, n, m);
-  const res = await reduce(basis, options);
+  const res = await reduce(basis, options).catch((err: unknown) => {
+    if (ladder && err instanceof LatticeMimoError && (err.code === 'PRECISION_FAILURE' || err.code === 'CHECK_FAILED')) return null;
+    throw err;
+  });
+  if (res === null) return viaLadder(['double-double', 'exact']);
   const outRows: number[][] = [];
   for (let j = 0; j < m; j++) outRows.push(Array.from(res.basis.data.subarray(j * n, (j + 1) * n)));
   // U's rows are Z's columns; a Z past 2^53 (integral input) comes exact, as BigInts

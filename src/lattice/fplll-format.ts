@@ -6,8 +6,11 @@
  * them as rows. The row-major data of fplll's matrix is exactly the column-major data of ours, so
  * converting is a flatten, never a transpose of the numbers.
  *
- * Every entry must be a finite number of magnitude at most 2^53 - 1: larger integers cannot be
- * held exactly in a double, and we reject them rather than round them silently.
+ * Integer entries may have any number of digits: `bigValues` holds every entry exactly (BigInt)
+ * when all of them are integers. `values` (doubles) is exact only while every entry is at most
+ * 2^53 - 1 in magnitude (`exact`); callers that need doubles check it (assertExactDoubles) and
+ * callers that take integers of any size (precision/ladder.ts) read `bigValues`. A non-integer entry
+ * past 2^53 is refused rather than rounded.
  */
 import { InvalidInputError } from '../core/errors.js';
 import { allocReal, makeBatch, type MatrixBatch, type Precision } from '../core/matrix.js';
@@ -22,6 +25,26 @@ export interface ParsedMatrix {
   values: number[][];
   /** Every entry is an integer. */
   integral: boolean;
+  /** Every entry exactly (integral input only, else null). */
+  bigValues: bigint[][] | null;
+  /** Every entry is held exactly in `values` (magnitude at most 2^53 - 1 or not an integer literal past it). */
+  exact: boolean;
+}
+
+const INTEGER = /^[+-]?\d+$/;
+
+/**
+ * Throws for a matrix with an integer entry past 2^53 - 1 (held exactly only in bigValues), naming
+ * the first one: for callers that compute in doubles.
+ */
+export function assertExactDoubles(p: ParsedMatrix): void {
+  if (p.exact) return;
+  try {
+    p.values.forEach((r, i) => r.forEach((v, j) => { checkEntry(v, `(row ${i}, column ${j})`, p.bigValues ? p.bigValues[i]![j]!.toString() : String(v)); }));
+  } catch (err) {
+    if (err instanceof InvalidInputError && p.integral) err.message += ' (lll takes integer bases of any size: lllIntegral, or the reduce command with lll in float64)';
+    throw err;
+  }
 }
 
 const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
@@ -78,6 +101,7 @@ export function parseFplll(text: string): ParsedMatrix {
   c.advance();
 
   const values: number[][] = [];
+  const tokens: string[][] = [];
   const rowLines: number[] = [];
   // Bounded: every iteration consumes at least one character.
   for (;;) {
@@ -90,7 +114,9 @@ export function parseFplll(text: string): ParsedMatrix {
     if (ch === ']') { c.advance(); break; }
     if (ch !== '[') throw parseError(`expected '[' starting row ${values.length} or ']' closing the matrix, found '${ch}'`, c);
     rowLines.push(c.line);
-    values.push(parseRow(c, values.length));
+    const toks: string[] = [];
+    values.push(parseRow(c, values.length, toks));
+    tokens.push(toks);
   }
 
   c.skipSpace();
@@ -105,13 +131,15 @@ export function parseFplll(text: string): ParsedMatrix {
         `ragged rows: row ${i} (line ${rowLines[i]}) has ${row.length} entries but row 0 (line ${rowLines[0]}) has ${cols}`,
         { row: i, line: rowLines[i], entries: row.length, expected: cols });
     }
-    for (const v of row) if (!Number.isInteger(v)) integral = false;
+    row.forEach((v, j) => { if (!Number.isInteger(v) || (Math.abs(v) > Number.MAX_SAFE_INTEGER && !INTEGER.test(tokens[i]![j]!))) integral = false; });
   });
-  return { rows: values.length, cols, values, integral };
+  const bigValues = integral ? tokens.map((r, i) => r.map((t, j) => (INTEGER.test(t) ? BigInt(t) : BigInt(values[i]![j]!)))) : null;
+  const exact = values.every((r) => r.every((v) => Math.abs(v) <= Number.MAX_SAFE_INTEGER));
+  return { rows: values.length, cols, values, integral, bigValues, exact };
 }
 
 /** One row `[a b c]`, cursor on its '['; leaves the cursor after its ']'. */
-function parseRow(c: Cursor, rowIndex: number): number[] {
+function parseRow(c: Cursor, rowIndex: number, tokens: string[]): number[] {
   const start = c.at();
   c.advance();
   const row: number[] = [];
@@ -135,7 +163,9 @@ function parseRow(c: Cursor, rowIndex: number): number[] {
     if (!NUMBER.test(token)) {
       throw new InvalidInputError('PARSE_ERROR', `non-numeric token '${token}' ${where}`, { row: rowIndex, entry: row.length, token, ...tokStart });
     }
-    row.push(checkEntry(Number(token), where, token));
+    // an integer literal of any size is kept exactly (bigValues); other entries must fit a double exactly
+    row.push(INTEGER.test(token) ? Number(token) || 0 : checkEntry(Number(token), where, token)); // no -0
+    tokens.push(token);
   }
   if (row.length === 0) throw new InvalidInputError('PARSE_ERROR', `row ${rowIndex} at line ${start.line}, column ${start.column} is empty`, { row: rowIndex, ...start });
   return row;
@@ -225,7 +255,9 @@ export function rowsFromBasis(basis: MatrixBatch, index = 0): number[][] {
 
 /** parseFplll, then our column-major basis: a batch of one n x m matrix (m rows of length n in the text). */
 export function parseFplllBasis(text: string, precision: Precision = 'float64'): MatrixBatch {
-  return basisFromRows(parseFplll(text).values, precision);
+  const p = parseFplll(text);
+  assertExactDoubles(p);
+  return basisFromRows(p.values, precision);
 }
 
 /** Reads `{"basis": [[...], ...]}` (rows are basis vectors); same entry rules as parseFplll. */
@@ -250,7 +282,8 @@ export function parseBasisJson(text: string): ParsedMatrix {
   values.forEach((r, i) => {
     if (r.length !== cols) throw new InvalidInputError('SHAPE_MISMATCH', `ragged rows: basis[${i}] has ${r.length} entries but basis[0] has ${cols}`);
   });
-  return { rows: values.length, cols, values, integral: values.every((r) => r.every(Number.isInteger)) };
+  const integral = values.every((r) => r.every(Number.isInteger));
+  return { rows: values.length, cols, values, integral, bigValues: integral ? values.map((r) => r.map((v) => BigInt(v))) : null, exact: true };
 }
 
 /** Writes `{"basis": [[...], ...]}` (rows are basis vectors); numbers round-trip exactly. */

@@ -20,7 +20,7 @@ import { ALGORITHM_REGISTRY, CUDA_ALGORITHMS, cudaDeviceAvailable } from './regi
 import { isBreakdown, remedy } from './fallback.js';
 import type { Algorithm, BasisStats, ReduceOptions } from './types.js';
 import type { CudaBatchResult } from './gpu/batch.js';
-import { assertIndependent, firstDependentColumn, firstZeroColumn, resolveOptions, validateBases, validateShape, type ResolvedOptions } from './validate.js';
+import { assertIndependent, firstDependentColumn, firstZeroColumn, resolveOptions, unitScale, validateBases, validateShape, type ResolvedOptions } from './validate.js';
 
 export interface BasisCheck {
   ok: boolean;
@@ -143,7 +143,7 @@ function explainFailure(bases: MatrixBatch, err: unknown): never {
     diagnose(bases, k);
     // independent after all: the "dependence" was floating point losing the basis
     if (err.code === 'RANK_DEFICIENT' || err.code === 'ZERO_VECTOR') {
-      throw new LatticeMimoError('PRECISION_FAILURE', `basis ${k} is linearly independent, but the reduction lost it in floating point (${err.message}): it is too ill-conditioned for this algorithm in this precision`, { ...err.details, basis: k });
+      throw new LatticeMimoError('PRECISION_FAILURE', `basis ${k} is linearly independent, but the reduction lost it in floating point (${err.message}): it is too ill-conditioned for this algorithm in this precision${isIntegral(matrixAt(bases, k)) ? ' (an integer basis: lllIntegral() and the reduce command run lll up a precision ladder to exact arithmetic)' : ''}`, { ...err.details, basis: k });
     }
   }
   throw err;
@@ -370,8 +370,12 @@ export async function reduce(bases: MatrixBatch, opts: ReduceOptions = {}): Prom
   const o = resolveOptions(opts, bases.cols);
   const engine = await pickEngine(o);
   // the GPU kernels report non-finite entries and zero vectors themselves (status words), naming the basis
+  if (engine === 'cpu') validateBases(bases);
+  // entries past 2^+-128: reduced scaled by a power of two (the same Z), the output scaled back
+  // (float32 data cannot pass 2^128, and its tiny entries the GPU's kernels report as lost)
+  const unit = engine === 'cpu' || bases.data instanceof Float64Array ? unitScale(bases) : null;
+  if (unit) return intoOut(unit.unscale, await reduce(unit.scaled, { ...opts, out: undefined }), opts.out);
   if (engine === 'cuda') return reduceOnCuda(bases, o, opts.out, t0);
-  validateBases(bases);
   const { batch, rows: n, cols: m } = bases;
   const work = toPrecision(bases.data, o.precision);
   const run = await reduceBatchCpu(o.algorithm, work, batch, n, m, o, opts.threads, opts.onProgress)
@@ -381,10 +385,22 @@ export async function reduce(bases: MatrixBatch, opts: ReduceOptions = {}): Prom
   return packResult(bases, o, engine, arrays, BasisRecords.of(run.stats), t0, all(batch), run.work);
 }
 
+/** A result of the scaled bases with its basis scaled back, written into the caller's `out` arrays where given. */
+function intoOut(unscale: (b: MatrixBatch) => MatrixBatch, r: ReduceResult, out: ReduceOptions['out']): ReduceResult {
+  const arrays = resultArrays(r.basis, out);
+  arrays.basis.set(unscale(r.basis).data);
+  arrays.Z.set(r.transform.data);
+  const { batch, rows: n, cols: m } = r.basis;
+  return { ...r, basis: makeBatch(arrays.basis, batch, n, m), transform: makeBatch(arrays.Z, batch, m, m) };
+}
+
 /** Synchronous CPU reduction in this thread (for small work, e.g. LR-aided detection per channel). */
 export function reduceSync(bases: MatrixBatch, opts: Omit<ReduceOptions, 'engine' | 'threads'> = {}): ReduceResult {
   const t0 = performance.now();
   validateBases(bases);
+  // (scale) entries past 2^+-128: reduced scaled by a power of two (same Z), output scaled back
+  const unit = unitScale(bases);
+  if (unit) return intoOut(unit.unscale, reduceSync(unit.scaled, { ...opts, out: undefined }), opts.out);
   const o = resolveOptions({ ...opts, engine: 'cpu' }, bases.cols);
   const { batch, rows: n, cols: m } = bases;
   const work = toPrecision(bases.data, o.precision);

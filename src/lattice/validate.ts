@@ -29,8 +29,10 @@ export function resolveOptions(opts: ReduceOptions, m: number): ResolvedOptions 
   const precision = opts.precision ?? 'float64';
   assertOneOf(precision, 'precision', ['float32', 'float64'] as const);
   const delta = opts.delta ?? DEFAULTS.delta;
+  assertNumber(delta, 'delta');
   assertInRange(delta, 'delta', 0.25, 1, true, true);
   const eta = opts.eta ?? DEFAULTS.eta;
+  assertNumber(eta, 'eta');
   if (typeof eta !== 'number' || !(eta >= 0.5) || !(eta < Math.sqrt(delta))) {
     throw new InvalidArgumentError(`eta must be in [0.5, sqrt(delta)) = [0.5, ${Math.sqrt(delta).toFixed(6)}), got ${String(eta)}`);
   }
@@ -45,6 +47,48 @@ export function resolveOptions(opts: ReduceOptions, m: number): ResolvedOptions 
   assertOneOf(float32Arithmetic, 'float32Arithmetic', ['double', 'float32'] as const);
   const gpuTuning = opts.gpuTuning === undefined ? undefined : validateGpuTuning(opts.gpuTuning);
   return { algorithm, engine, precision, delta, eta, blockSize, maxIterations, check: opts.check ?? true, driftWatch, float32Arithmetic, ...(gpuTuning ? { gpuTuning } : {}) };
+}
+
+/** A parameter given as another type (a string '0.9', say) is named as such, not as out of range. */
+function assertNumber(v: unknown, what: string): void {
+  if (typeof v !== 'number') throw new InvalidArgumentError(`${what} must be a number, got ${typeof v} ${JSON.stringify(v) ?? String(v)}`);
+}
+
+/** Magnitudes past which a basis is rescaled (UNIT_SCALE_LIMIT and its inverse): squared norms and Gram-Schmidt would leave float64's range. */
+const UNIT_SCALE_LIMIT = 2 ** 128;
+
+/**
+ * Lattice reduction is scale-invariant (Z does not change when every entry is multiplied by one
+ * number), so a basis whose largest entry is beyond 2^128 or below 2^-128 is scaled by a power of
+ * two (exact) to a largest entry in [1, 2): then [[1e-200 0][0 1e-200]] is not "dependent" because
+ * its squared norms underflow. Returns null when no basis of the batch needs it; otherwise the
+ * scaled batch and the inverse scaling for the output (same array kind, batch x n x m).
+ */
+export function unitScale(b: MatrixBatch): { scaled: MatrixBatch; unscale: (out: MatrixBatch) => MatrixBatch } | null {
+  const size = b.rows * b.cols;
+  const factors: number[] = [];
+  let any = false;
+  for (let k = 0; k < b.batch; k++) {
+    let big = 0;
+    for (let i = k * size; i < (k + 1) * size; i++) big = Math.max(big, Math.abs(b.data[i]!));
+    const e = big > 0 && (big > UNIT_SCALE_LIMIT || big < 1 / UNIT_SCALE_LIMIT) ? -Math.floor(Math.log2(big)) : 0;
+    factors.push(e);
+    if (e !== 0) any = true;
+  }
+  if (!any) return null;
+  // 2^e in two halves: 2^e alone can overflow for e near +-1074 (subnormal inputs)
+  const mul = (data: MatrixBatch['data'], sign: number) => {
+    const out = data.slice();
+    for (let k = 0; k < b.batch; k++) {
+      const e = sign * factors[k]!, h = Math.trunc(e / 2), f1 = 2 ** h, f2 = 2 ** (e - h);
+      for (let i = k * size; i < (k + 1) * size; i++) out[i] = (out[i]! * f1) * f2;
+    }
+    return out;
+  };
+  return {
+    scaled: { ...b, data: mul(b.data, 1) },
+    unscale: (out) => ({ ...out, data: mul(out.data, -1) }),
+  };
 }
 
 /** The batch's shape: its array kind, positive sizes, m <= n, and the data's length. */

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { LatticeMimoError } from '../../src/core/errors.js';
 import {
-  basisFromRows, formatBasisJson, formatFplll, parseBasisJson, parseFplll, parseFplllBasis, rowsFromBasis,
+  assertExactDoubles, basisFromRows, formatBasisJson, formatFplll, formatIntegerRows, parseBasisJson, parseFplll, parseFplllBasis, rowsFromBasis,
 } from '../../src/lattice/fplll-format.js';
 
 const safeInt = fc.integer({ min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER });
@@ -111,16 +111,27 @@ test('a bad token anywhere is reported with its row, entry, line and column', ()
   }), { numRuns: 200 });
 });
 
-test('integers beyond 2^53 are rejected, naming the entry, never rounded', () => {
-  const big = fc.bigInt({ min: 2n ** 53n, max: 2n ** 200n });
+test('integers beyond 2^53 are read exactly (bigValues, round trip), and refused where doubles are needed, naming the entry', () => {
+  const big = fc.bigInt({ min: 2n ** 53n, max: 2n ** 700n });
   fc.assert(fc.property(matrixOf(fc.integer({ min: -9, max: 9 })), fc.nat(), big, fc.boolean(), (values, pick, v, neg) => {
     const i = pick % values.length, j = Math.floor(pick / values.length) % values[0]!.length;
     const rows = values.map((r) => r.map(String));
-    rows[i]![j] = (neg ? '-' : '') + v.toString();
-    const e = errorOf(() => parseFplll(formatRows(rows)));
+    const w = neg ? -v : v;
+    rows[i]![j] = w.toString();
+    const p = parseFplll(formatRows(rows));
+    assert.equal(p.exact, false);
+    assert.ok(p.integral && p.bigValues);
+    assert.equal(p.bigValues[i]![j], w);
+    assert.deepEqual(p.bigValues.map((r) => r.map(String)), rows);
+    // written back exactly, byte for byte in latticegen's style
+    assert.equal(formatIntegerRows(p.bigValues, { style: 'latticegen' }), formatRows(rows));
+    const e = errorOf(() => assertExactDoubles(p));
     assert.equal(e.code, 'INVALID_INPUT');
     assert.match(e.message, new RegExp(`row ${i}, column ${j}`));
+    assert.equal(errorOf(() => parseFplllBasis(formatRows(rows))).code, 'INVALID_INPUT');
   }), { numRuns: 100 });
+  // a non-integer past 2^53 cannot be held exactly anywhere: refused
+  assert.equal(errorOf(() => parseFplll('[[1e300 1]]')).code, 'INVALID_INPUT');
   assert.equal(errorOf(() => formatFplll([[2 ** 60]])).code, 'INVALID_INPUT');
 });
 

@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import fc from 'fast-check';
+import { LatticeMimoError } from '../../src/core/errors.js';
 import { makeBatch, type RealArray } from '../../src/core/matrix.js';
 import { applyTransform, checkLLL, checkUnimodular } from '../../src/lattice/check.js';
 import { remedy } from '../../src/lattice/fallback.js';
@@ -95,4 +96,35 @@ test('the fallback policy: float32 breakdowns go to float64, GPU float64 ones to
       return r === (cpuRedo ? 'cpu' : 'raise');
     },
   ));
+});
+
+test('scale: a basis of tiny or huge entries is reduced as its scaled copy (not called dependent), output scaled back exactly', async () => {
+  const { reduce } = await import('../../src/lattice/reduce.js');
+  const { makeBatch } = await import('../../src/core/matrix.js');
+  const fc = (await import('fast-check')).default;
+  await fc.assert(fc.asyncProperty(
+    fc.integer({ min: 2, max: 6 }), fc.integer({ min: -1000, max: 1000 }).filter((e) => Math.abs(e) > 140),
+    fc.array(fc.integer({ min: -50, max: 50 }), { minLength: 36, maxLength: 36 }),
+    async (m, e, ints) => {
+      const base = Float64Array.from({ length: m * m }, (_, i) => ints[i]! + (i % (m + 1) === 0 ? 200 : 0)); // diagonally dominant: independent
+      const s = 2 ** e;
+      const scaled = base.map((v) => v * s);
+      const a = await reduce(makeBatch(base, 1, m, m), { engine: 'cpu' });
+      const b = await reduce(makeBatch(scaled, 1, m, m), { engine: 'cpu' });
+      assert.ok(b.checks![0]!.ok);
+      // the same transform, the output the scaled output
+      assert.deepEqual(Array.from(b.transform.data), Array.from(a.transform.data));
+      assert.deepEqual(Array.from(b.basis.data), Array.from(a.basis.data, (v) => v * s));
+    }), { numRuns: 20 });
+  const r = await reduce(makeBatch(Float64Array.from([1e-200, 0, 0, 1e-200]), 1, 2, 2), { engine: 'cpu' });
+  assert.deepEqual(Array.from(r.basis.data), [1e-200, 0, 0, 1e-200]);
+});
+
+test('a delta or eta of another type is "must be a number", not out of range', () => {
+  for (const [k, v] of [['delta', '0.9'], ['eta', '0.51'], ['delta', true], ['eta', [0.5]]] as const) {
+    let err: unknown;
+    try { resolveOptions({ [k]: v } as never, 4); } catch (e) { err = e; }
+    assert.ok(err instanceof LatticeMimoError && err.code === 'INVALID_ARGUMENT');
+    assert.match(err.message, new RegExp(`${k} must be a number, got`));
+  }
 });

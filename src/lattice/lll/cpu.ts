@@ -411,7 +411,7 @@ class SchnorrEuchner {
       this.afterSweep(k);
       this.valid[k] = 0;
     }
-    throw new LatticeMimoError('PRECISION_FAILURE', `lll: size reduction of vector ${k} did not settle within ${MAX_BABAI} rounds (floating-point breakdown)`, { vector: k });
+    throw new LatticeMimoError('PRECISION_FAILURE', `lll: size reduction of vector ${k} did not settle within ${MAX_BABAI} rounds (floating-point breakdown${this.input ? '' : '; an integer basis: lllIntegral() and the reduce command go on up a precision ladder'})`, { vector: k });
   }
 
   /**

@@ -1,0 +1,378 @@
+/**
+ * LLL with a double-double Gram-Schmidt: the heuristic rung of the precision ladder (fplll's L2
+ * "wrapper" idea: integer basis, floating Gram-Schmidt from the Gram matrix, Babai's size
+ * reduction repeated until it settles; when it does not, the caller goes up a rung). Every column
+ * operation is exact, so a breakdown never loses the basis: the next rung starts from where this
+ * one stopped.
+ *
+ * Two stores for the basis (Store):
+ *  - Float64Store: integers below 2^53 in float64 columns (n x m column-major), each update checked
+ *    to stay exact; G in double-double with exact products (Dekker), updated with each size
+ *    reduction; no Z (the ladder rebuilds it exactly). The fast one.
+ *  - BigStore: BigInt columns of any size, exact BigInt G and Z; G enters the recurrence as
+ *    double-doubles times one global power of two chosen from the largest norm, so norms past the
+ *    double range fit (the role of fplll's dpe, for bases whose dynamic range stays below ~2^1900).
+ * Shapes: BigBasis = m columns of n BigInts; Z m columns of m (B_out = B_in Z), or empty columns
+ * when Z is not tracked. Positions are physical: a swap exchanges columns, rows and columns of G.
+ */
+import { LatticeMimoError } from '../../core/errors.js';
+import type { BigBasis } from './exact.js';
+
+const SPLIT = 134217729; // 2^27 + 1, Dekker's splitter
+/** Babai rounds at one position before the rung is declared broken down (fplll's "infinite loop in babai"). */
+const MAX_BABAI = 48;
+
+export interface DdRunStats { swaps: number; sizeReductions: number; iterations: number }
+
+// double-double results of the helpers below (module scratch: no allocation in the hot loops)
+let rh = 0, rl = 0;
+
+/** (sh + sl) - (ah + al)(bh + bl) into (rh, rl). */
+function subMul(sh: number, sl: number, ah: number, al: number, bh: number, bl: number): void {
+  const ph = ah * bh;
+  let t = SPLIT * ah;
+  const ahh = t - (t - ah), ahl = ah - ahh;
+  t = SPLIT * bh;
+  const bhh = t - (t - bh), bhl = bh - bhh;
+  const pl = ((ahh * bhh - ph) + ahh * bhl + ahl * bhh) + ahl * bhl + (ah * bl + al * bh);
+  const v = sh - ph;
+  const bb = v - sh;
+  const err = (sh - (v - bb)) - (ph + bb) + (sl - pl);
+  rh = v + err;
+  rl = err - (rh - v);
+}
+
+/** (ah + al) / (bh + bl) into (rh, rl). */
+function div(ah: number, al: number, bh: number, bl: number): void {
+  const q1 = ah / bh;
+  subMul(ah, al, q1, 0, bh, bl);
+  const q2 = rh / bh;
+  const s = q1 + q2;
+  rl = q2 - (s - q1);
+  rh = s;
+}
+
+function bitLength(x: bigint): number {
+  return (x < 0n ? -x : x).toString(2).length;
+}
+
+/** Below this, integers and their products by size-reduction multipliers are exact in float64 (checked). */
+const F64_LIMIT = 2 ** 53;
+
+/**
+ * Where the basis lives: the Gram-Schmidt code only sees G as double-doubles (gh, gl; row-major
+ * m x m by position) and asks the store to apply b_k -= sum_j X_j b_j and to swap two positions.
+ */
+interface Store {
+  readonly m: number;
+  /** Fills gh, gl with G (scaled as the store chooses). */
+  init(gh: Float64Array, gl: Float64Array): void;
+  /** b_k -= sum_{j<k} X_j b_j, with G's row and column k in gh, gl (exact G kept where the store has one). */
+  apply(k: number, X: Float64Array, big: bigint[], gh: Float64Array, gl: Float64Array): void;
+  swap(k: number): void;
+}
+
+/** BigInt columns, exact BigInt G (any size), BigInt Z. */
+class BigStore implements Store {
+  readonly m: number;
+  private readonly n: number;
+  private readonly G: bigint[];
+  private shift = 0n;
+  constructor(private readonly B: BigBasis, private readonly Z: BigBasis, private readonly fail: (why: string) => LatticeMimoError) {
+    this.m = B.length; this.n = B[0]!.length;
+    this.G = new Array<bigint>(this.m * this.m);
+  }
+  init(gh: Float64Array, gl: Float64Array): void {
+    const { B, G, m, n } = this;
+    let maxBits = 0;
+    for (let i = 0; i < m; i++) {
+      for (let j = 0; j <= i; j++) {
+        let s = 0n;
+        const a = B[i]!, b = B[j]!;
+        for (let t = 0; t < n; t++) s += a[t]! * b[t]!;
+        G[i * m + j] = s; G[j * m + i] = s;
+      }
+      maxBits = Math.max(maxBits, bitLength(G[i * m + i]!));
+    }
+    this.shift = BigInt(Math.max(0, maxBits - 960));
+    for (let a = 0; a < m * m; a++) this.convert(a, gh, gl);
+  }
+  private convert(a: number, gh: Float64Array, gl: Float64Array): void {
+    const v = this.shift > 0n ? this.G[a]! >> this.shift : this.G[a]!;
+    const hi = Number(v);
+    if (!Number.isFinite(hi)) throw this.fail('a Gram entry is out of the double-double range');
+    gh[a] = hi;
+    gl[a] = Number(v - BigInt(hi));
+  }
+  apply(k: number, _X: Float64Array, xs: bigint[], gh: Float64Array, gl: Float64Array): void {
+    const { B, Z, G, m, n } = this;
+    const bk = B[k]!, zk = Z[k]!;
+    for (let j = 0; j < k; j++) {
+      const X = xs[j]!;
+      if (X === 0n) continue;
+      const bj = B[j]!, zj = Z[j]!;
+      for (let t = 0; t < n; t++) { const v = bj[t]!; if (v !== 0n) bk[t] = bk[t]! - X * v; }
+      for (let t = 0; t < zj.length; t++) { const v = zj[t]!; if (v !== 0n) zk[t] = zk[t]! - X * v; }
+    }
+    const ko = k * m;
+    const nz: number[] = [];
+    for (let j = 0; j < k; j++) if (xs[j] !== 0n) nz.push(j);
+    for (let i = 0; i < m; i++) {
+      if (i === k) continue;
+      let s = G[ko + i]!;
+      for (const j of nz) s -= xs[j]! * G[j * m + i]!;
+      G[ko + i] = s; G[i * m + k] = s;
+      this.convert(ko + i, gh, gl);
+      gh[i * m + k] = gh[ko + i]!; gl[i * m + k] = gl[ko + i]!;
+    }
+    let s = 0n;
+    for (let t = 0; t < n; t++) { const v = bk[t]!; if (v !== 0n) s += v * v; }
+    G[ko + k] = s;
+    this.convert(ko + k, gh, gl);
+  }
+  swap(k: number): void {
+    const { B, Z, G, m } = this;
+    const p = k - 1;
+    [B[k], B[p]] = [B[p]!, B[k]!];
+    [Z[k], Z[p]] = [Z[p]!, Z[k]!];
+    for (let t = 0; t < m; t++) { const a = G[k * m + t]!; G[k * m + t] = G[p * m + t]!; G[p * m + t] = a; }
+    for (let t = 0; t < m; t++) { const a = G[t * m + k]!; G[t * m + k] = G[t * m + p]!; G[t * m + p] = a; }
+  }
+}
+
+/**
+ * Float64 columns (n x m column-major) of integers below 2^53, every update checked to stay exact;
+ * G in double-double (products exact by Dekker's splitting), row k updated with each size
+ * reduction and its diagonal recomputed. No Z: the ladder rebuilds it exactly from B_in and B_out.
+ * Much faster than BigInt; leaves the basis exact when it stops.
+ */
+class Float64Store implements Store {
+  private readonly colMax: Float64Array;
+  constructor(private readonly B: Float64Array, private readonly n: number, readonly m: number, private readonly fail: (why: string) => LatticeMimoError) {
+    this.colMax = new Float64Array(m);
+    for (let j = 0; j < m; j++) this.colMax[j] = this.maxOf(j);
+  }
+  private maxOf(j: number): number {
+    let a = 0;
+    for (let t = j * this.n; t < (j + 1) * this.n; t++) a = Math.max(a, Math.abs(this.B[t]!));
+    return a;
+  }
+  private dot(i: number, j: number): void {
+    const { B, n } = this;
+    let sh = 0, sl = 0;
+    for (let t = 0; t < n; t++) {
+      const a = B[i * n + t]!, b = B[j * n + t]!;
+      if (a === 0 || b === 0) continue;
+      subMul(sh, sl, -a, 0, b, 0);
+      sh = rh; sl = rl;
+    }
+    rh = sh; rl = sl;
+  }
+  init(gh: Float64Array, gl: Float64Array): void {
+    const { m } = this;
+    for (let i = 0; i < m; i++) {
+      for (let j = 0; j <= i; j++) {
+        this.dot(i, j);
+        gh[i * m + j] = rh; gl[i * m + j] = rl; gh[j * m + i] = rh; gl[j * m + i] = rl;
+      }
+    }
+  }
+  apply(k: number, xs: Float64Array, _big: bigint[], gh: Float64Array, gl: Float64Array): void {
+    const { B, n, m, colMax } = this;
+    // exactness: |b_k| + sum |X_j| max|b_j| below 2^53 before anything is written
+    let bound = colMax[k]!;
+    for (let j = 0; j < k; j++) if (xs[j] !== 0) bound += Math.abs(xs[j]!) * colMax[j]!;
+    if (!(bound < F64_LIMIT)) throw this.fail('an entry could pass 2^53 (the basis goes on in BigInt)');
+    const ko = k * n;
+    for (let j = 0; j < k; j++) {
+      const X = xs[j]!;
+      if (X === 0) continue;
+      const jo = j * n;
+      for (let t = 0; t < n; t++) B[ko + t] = B[ko + t]! - X * B[jo + t]!;
+    }
+    colMax[k] = this.maxOf(k);
+    const kr = k * m;
+    const nz: number[] = [];
+    for (let j = 0; j < k; j++) if (xs[j] !== 0) nz.push(j);
+    for (let i = 0; i < m; i++) {
+      if (i === k) continue;
+      let sh = gh[kr + i]!, sl = gl[kr + i]!;
+      for (const j of nz) {
+        subMul(sh, sl, xs[j]!, 0, gh[j * m + i]!, gl[j * m + i]!);
+        sh = rh; sl = rl;
+      }
+      gh[kr + i] = sh; gl[kr + i] = sl; gh[i * m + k] = sh; gl[i * m + k] = sl;
+    }
+    this.dot(k, k);
+    gh[kr + k] = rh; gl[kr + k] = rl;
+  }
+  swap(k: number): void {
+    const { B, n, colMax } = this;
+    const p = k - 1;
+    for (let t = 0; t < n; t++) { const a = B[k * n + t]!; B[k * n + t] = B[p * n + t]!; B[p * n + t] = a; }
+    const c = colMax[k]!; colMax[k] = colMax[p]!; colMax[p] = c;
+  }
+}
+
+export class DdLLL {
+  private readonly gh: Float64Array;
+  private readonly gl: Float64Array;
+  private readonly muH: Float64Array;
+  private readonly muL: Float64Array;
+  private readonly rH: Float64Array;
+  private readonly rL: Float64Array;
+  private readonly valid: Int32Array;
+  private readonly xs: bigint[];
+  private readonly xd: Float64Array;
+  private readonly m: number;
+
+  constructor(
+    private readonly store: Store,
+    private readonly delta: number, private readonly bound: number, private readonly maxIterations: number, private readonly stats: DdRunStats,
+    /** Gram-Schmidt in float64 only (the ladder's first try on a float64 store). */
+    private readonly plain = false,
+  ) {
+    const m = store.m;
+    this.m = m;
+    this.gh = new Float64Array(m * m); this.gl = new Float64Array(m * m);
+    store.init(this.gh, this.gl);
+    this.muH = new Float64Array(m * m); this.muL = new Float64Array(m * m);
+    this.rH = new Float64Array(m * m); this.rL = new Float64Array(m * m);
+    this.valid = new Int32Array(m);
+    this.xs = new Array<bigint>(m).fill(0n);
+    this.xd = new Float64Array(m);
+  }
+
+  run(): void {
+    const { m } = this;
+    if (m < 2) return;
+    this.computeRow(0);
+    let k = 1;
+    while (k < m) {
+      if (this.stats.iterations++ >= this.maxIterations) throw failure(`more than ${this.maxIterations} main-loop steps`);
+      this.sizeReduce(k);
+      const km = k * m, pm = (k - 1) * m;
+      const x = this.muH[km + k - 1]!;
+      const rk = this.rH[km + k]!, rp = this.rH[pm + k - 1]!;
+      if (this.delta * rp > rk + x * x * rp) {
+        this.swap(k);
+        this.stats.swaps++;
+        if (k > 1) k--;
+        else this.computeRow(0);
+      } else k++;
+    }
+  }
+
+  /** Row k of mu and r from its first invalid entry, and r_kk (rows below k complete). */
+  private computeRow(k: number): void {
+    const { muH, muL, rH, rL, gh, gl, m } = this;
+    const ko = k * m;
+    if (this.plain) {
+      // float64 only (the low parts stay 0): fplll's fast path, on an exactly kept basis
+      for (let j = this.valid[k]!; j <= k; j++) {
+        const jo = j * m;
+        let s = gh[ko + j]!;
+        for (let i = 0; i < j; i++) s -= muH[jo + i]! * rH[ko + i]!;
+        rH[ko + j] = s;
+        if (j < k) muH[ko + j] = s / rH[jo + j]!;
+      }
+      this.valid[k] = k;
+      if (Number.isNaN(rH[ko + k]!)) throw failure(`the projection of vector ${k} is not a number`, { vector: k });
+      return;
+    }
+    for (let j = this.valid[k]!; j <= k; j++) {
+      const jo = j * m;
+      let sh = gh[ko + j]!, sl = gl[ko + j]!;
+      for (let i = 0; i < j; i++) {
+        subMul(sh, sl, muH[jo + i]!, muL[jo + i]!, rH[ko + i]!, rL[ko + i]!);
+        sh = rh; sl = rl;
+      }
+      rH[ko + j] = sh; rL[ko + j] = sl;
+      if (j < k) {
+        div(sh, sl, rH[jo + j]!, rL[jo + j]!);
+        muH[ko + j] = rh; muL[ko + j] = rl;
+      }
+    }
+    this.valid[k] = k;
+    // r_kk <= 0 (rounding): the Lovasz test fails and b_k moves down, as in fplll; only NaN is a breakdown
+    if (Number.isNaN(rH[ko + k]!)) throw failure(`the projection of vector ${k} is not a number`, { vector: k });
+  }
+
+  /** Babai's nearest plane on b_k, repeated on a fresh row until a sweep changes nothing. */
+  private sizeReduce(k: number): void {
+    const { m, muH, muL, bound, xs, xd } = this;
+    const ko = k * m;
+    for (let round = 0; round < MAX_BABAI; round++) {
+      this.computeRow(k);
+      let any = false;
+      for (let j = k - 1; j >= 0; j--) {
+        const h = muH[ko + j]!;
+        const x = h + muL[ko + j]!;
+        if (!(Math.abs(x) > bound)) { xs[j] = 0n; xd[j] = 0; continue; }
+        const rhRound = Math.round(h);
+        const X = Math.abs(rhRound) < 2 ** 52 ? Math.round(x) : rhRound + Math.round(h - rhRound + muL[ko + j]!);
+        if (!Number.isFinite(X)) throw failure(`a coefficient of vector ${k} is not finite`, { vector: k });
+        xd[j] = X;
+        xs[j] = Math.abs(rhRound) < 2 ** 52 ? BigInt(X) : BigInt(rhRound) + BigInt(Math.round(h - rhRound + muL[ko + j]!));
+        any = true;
+        // approximate update of the rest of the row (recomputed from G next round)
+        const jo = j * m;
+        muH[ko + j] = h - X; muL[ko + j] = 0;
+        for (let i = 0; i < j; i++) muH[ko + i] = muH[ko + i]! - X * muH[jo + i]!;
+        this.stats.sizeReductions++;
+      }
+      if (!any) return;
+      this.store.apply(k, xd, xs, this.gh, this.gl);
+      this.valid[k] = 0;
+      for (let t = k + 1; t < m; t++) if (this.valid[t]! > k) this.valid[t] = k;
+    }
+    throw failure(`size reduction of vector ${k} did not settle within ${MAX_BABAI} rounds`, { vector: k });
+  }
+
+  /** Exchanges positions k - 1 and k: the store's basis, G's rows and columns, rows of mu and r. */
+  private swap(k: number): void {
+    const { gh, gl, muH, muL, rH, rL, m, valid } = this;
+    this.store.swap(k);
+    const p = k - 1;
+    const ko = k * m, po = p * m;
+    for (let t = 0; t < m; t++) {
+      let f = gh[ko + t]!; gh[ko + t] = gh[po + t]!; gh[po + t] = f;
+      f = gl[ko + t]!; gl[ko + t] = gl[po + t]!; gl[po + t] = f;
+      f = muH[ko + t]!; muH[ko + t] = muH[po + t]!; muH[po + t] = f;
+      f = muL[ko + t]!; muL[ko + t] = muL[po + t]!; muL[po + t] = f;
+      f = rH[ko + t]!; rH[ko + t] = rH[po + t]!; rH[po + t] = f;
+      f = rL[ko + t]!; rL[ko + t] = rL[po + t]!; rL[po + t] = f;
+    }
+    for (let t = 0; t < m; t++) {
+      let f = gh[t * m + k]!; gh[t * m + k] = gh[t * m + p]!; gh[t * m + p] = f;
+      f = gl[t * m + k]!; gl[t * m + k] = gl[t * m + p]!; gl[t * m + p] = f;
+    }
+    valid[p] = p; valid[k] = p;
+    for (let t = k + 1; t < m; t++) if (valid[t]! > p) valid[t] = p;
+  }
+}
+
+function failure(why: string, details: Record<string, unknown> = {}): LatticeMimoError {
+  return new LatticeMimoError('PRECISION_FAILURE', `double-double lll: ${why}`, details);
+}
+
+/** The double-double rung in place on BigInt columns (B and Z; Z may hold empty columns: not tracked). */
+export function ddLLL(B: BigBasis, Z: BigBasis, delta: number, eta: number, maxIterations: number, stats: DdRunStats): void {
+  if (B.length >= 2) new DdLLL(new BigStore(B, Z, failure), delta, eta, maxIterations, stats).run();
+}
+
+/**
+ * The double-double rung in place on float64 columns (n x m, integers below 2^53; Z not tracked).
+ * On PRECISION_FAILURE, B is still an exact basis of the same lattice.
+ */
+export function ddLLLFloat64(B: Float64Array, n: number, m: number, delta: number, eta: number, maxIterations: number, stats: DdRunStats): void {
+  if (m >= 2) new DdLLL(new Float64Store(B, n, m, failure), delta, eta, maxIterations, stats).run();
+}
+
+/**
+ * The same on a float64 Gram-Schmidt (fplll's fast path, with the basis kept exact and every update
+ * checked): much faster where it settles; on PRECISION_FAILURE B is still exact, for ddLLLFloat64.
+ */
+export function plainLLLFloat64(B: Float64Array, n: number, m: number, delta: number, eta: number, maxIterations: number, stats: DdRunStats): void {
+  if (m >= 2) new DdLLL(new Float64Store(B, n, m, failure), delta, eta, maxIterations, stats, true).run();
+}

@@ -1,0 +1,256 @@
+/**
+ * The precision ladder of LLL on integer bases of any size (fplll's wrapper.cpp: fast, then
+ * heuristic in a wider type, then proved). Each rung starts from the basis the previous one left
+ * (every column operation is exact, so a breakdown loses nothing):
+ *   1. 'float64': the float64 engine (lll/cpu.ts, with its own double-double mode while norms
+ *      stay below 2^53); only when every entry is below 2^53 in magnitude.
+ *   2. 'double-double': BigInt basis, exact BigInt Gram matrix, Gram-Schmidt in double-double
+ *      scaled by one power of two (entries of any size), see dd-lll.ts.
+ *   3. 'exact': Cohen's integral LLL in BigInt (exact.ts). It always runs last: on a reduced basis
+ *      it only computes the integral Gram-Schmidt, which is the exact proof of both LLL conditions;
+ *      on a basis a floating rung left unreduced it finishes the reduction.
+ * Then B_out = B_in Z is checked exactly, and |det Z| = 1 from the Gram determinants of B_in and
+ * B_out (equal lattice volume; Z integral). A typed error only when every rung failed, naming each.
+ *
+ * Shapes: `rows` are basis vectors as in fplll's format (m rows of n integers); results likewise
+ * (basis rows; transform U with U B_in = B_out, i.e. row j of U = column j of Z).
+ */
+import { CheckFailedError, InvalidArgumentError, InvalidInputError, LatticeMimoError, RankDeficientError } from '../../core/errors.js';
+import { identity } from '../../core/matrix.js';
+import { ALGORITHM_REGISTRY } from '../registry.js';
+import { allowTransformLoss } from '../lll/columns.js';
+import { rebuildTransform } from '../exact-transform.js';
+import { resolveOptions } from '../validate.js';
+import { ddLLL, ddLLLFloat64, plainLLLFloat64 } from './dd-lll.js';
+import { applyTransformBig, exactLLL, integralGramSchmidt, type BigBasis } from './exact.js';
+
+/** A rung of the precision ladder: float64 Gram-Schmidt, double-double, exact integer arithmetic. */
+export type Rung = 'float64' | 'double-double' | 'exact';
+/** The rungs in the order lllIntegral climbs them. */
+export const RUNGS: readonly Rung[] = ['float64', 'double-double', 'exact'];
+
+/** Options of lllIntegral(). */
+export interface IntegralLLLOptions {
+  /** Lovasz parameter, (0.25, 1); default 0.75. */
+  delta?: number;
+  /** Size-reduction bound, [0.5, sqrt(delta)); default 0.51. */
+  eta?: number;
+  /** Bound on each rung's main loop. */
+  maxIterations?: number;
+  /** Rungs to try, in order (default all). 'exact' may only be left out for testing a rung alone. */
+  rungs?: readonly Rung[];
+  /** Prove |det Z| = 1 from Gram determinants (default true; B_out = B_in Z is always checked). */
+  prove?: boolean;
+}
+
+/** What one rung did. */
+export interface RungOutcome {
+  /** Which rung. */
+  rung: Rung;
+  /** Whether it finished with a reduced basis. */
+  ok: boolean;
+  /** Why it did not (the error's code and message). */
+  error?: string;
+  /** Its wall time. */
+  ms: number;
+  /** Swaps it performed. */
+  swaps: number;
+  /** Size reductions it performed. */
+  sizeReductions: number;
+}
+
+/** The result of lllIntegral(): integers of any size, proven exactly. */
+export interface IntegralLLLResult {
+  /** Reduced basis rows (row j = basis vector j). */
+  basis: bigint[][];
+  /** U with U B_in = B_out (m x m rows). */
+  transform: bigint[][];
+  /** Each rung tried, in order, with its outcome. */
+  rungs: RungOutcome[];
+  /** Proof: LLL conditions exact (the exact rung's integral Gram-Schmidt), B_out = B_in Z, |det Z| = 1. */
+  proof: {
+    /** The LLL conditions hold exactly. */
+    lll: boolean;
+    /** U B_in = B_out exactly. */
+    transform: boolean;
+    /** |det U| = 1 proven (null when not asked for). */
+    unimodular: boolean | null;
+  };
+  /** Wall time of the whole ladder. */
+  timeMs: number;
+}
+
+const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+/** Largest entry size (bits) given to the float64 rung; its result is proven either way (rebuilt Z). */
+const FLOAT64_RUNG_BITS = 32;
+
+function maxBits(B: BigBasis): number {
+  let big = 0n;
+  for (const c of B) for (const v of c) { const a = v < 0n ? -v : v; if (a > big) big = a; }
+  return big.toString(2).length;
+}
+
+function gramDeterminant(cols: BigBasis): bigint {
+  const gs = integralGramSchmidt(cols);
+  return 'dependent' in gs ? 0n : gs.d[cols.length]!;
+}
+
+/**
+ * LLL-reduces an integer basis given as rows of BigInts (or safe-integer numbers), up the ladder.
+ * Throws InvalidInputError for a malformed basis, RankDeficientError for dependent vectors, and a
+ * PRECISION_FAILURE naming every rung tried when none succeeded.
+ */
+export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opts: IntegralLLLOptions = {}): IntegralLLLResult {
+  const t0 = performance.now();
+  if (!Array.isArray(rows) || rows.length === 0 || !Array.isArray(rows[0]) || rows[0].length === 0) {
+    throw new InvalidInputError('INVALID_INPUT', 'the basis must be a non-empty array of non-empty rows');
+  }
+  const m = rows.length, n = rows[0].length;
+  if (m > n) throw new InvalidInputError('SHAPE_MISMATCH', `a basis has m = ${m} vectors in dimension n = ${n}: m vectors in R^n are dependent when m > n`);
+  const Bin: BigBasis = rows.map((r, i) => {
+    if (!Array.isArray(r) || r.length !== n) throw new InvalidInputError('SHAPE_MISMATCH', `ragged rows: row ${i} has ${Array.isArray(r) ? r.length : 'no'} entries but row 0 has ${n}`);
+    return r.map((v, j) => {
+      if (typeof v === 'bigint') return v;
+      if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v);
+      throw new InvalidInputError('INVALID_INPUT', `entry (row ${i}, column ${j}) is ${String(v)}: expected an integer (a BigInt, or a number within 2^53 - 1)`);
+    });
+  });
+  Bin.forEach((c, j) => { if (c.every((v) => v === 0n)) throw new RankDeficientError('ZERO_VECTOR', `basis vector ${j} is zero`, { vector: j }); });
+  const o = resolveOptions({ delta: opts.delta, eta: opts.eta, maxIterations: opts.maxIterations }, m);
+  const rungs = opts.rungs ?? RUNGS;
+  for (const r of rungs) if (!RUNGS.includes(r)) throw new InvalidArgumentError(`unknown rung '${String(r)}' (expected one of: ${RUNGS.join(', ')})`);
+
+  const fits = Bin.every((c) => c.every((v) => v <= SAFE && v >= -SAFE));
+  const out = climb(Bin, n, m, o, rungs, fits);
+  let { B, Z } = out;
+  const outcomes = out.outcomes;
+  let unimodular: boolean | null = null;
+  // past the float64 rung: the rungs that follow it (the exact rung at least)
+  const later = rungs.filter((r) => r !== 'float64');
+  if (later.length === 0) later.push('exact');
+  for (let attempt = 0; !Z; attempt++) {
+    // the float64 path keeps no Z: it is rebuilt exactly from B_in and B_out (both below 2^53) and
+    // proven there: B_in Z = B_out and B_out W = B_in with Z, W integral (exact-transform.ts)
+    const rebuilt = rebuild(Bin, B, n, m);
+    if (rebuilt) {
+      Z = Array.from({ length: m }, (_, j) => rebuilt.slice(j * m, (j + 1) * m));
+      unimodular = true;
+      break;
+    }
+    // an output past 2^53, or a float64 state that was not exact after all: again without the
+    // float64 engine (checked exact updates), then with Z tracked in BigInt
+    const again = climb(Bin, n, m, o, later, attempt === 0);
+    outcomes.push(...again.outcomes);
+    B = again.B; Z = again.Z;
+  }
+  const transformOk = applyTransformBig(Bin, Z!).every((c, j) => c.every((v, t) => v === B[j]![t]));
+  if (!transformOk) throw new CheckFailedError('lll: B_in Z differs from the reduced basis (an internal error, reported rather than returned)');
+  if (unimodular === null && opts.prove !== false) {
+    unimodular = gramDeterminant(Bin) === gramDeterminant(B);
+    if (!unimodular) throw new CheckFailedError('lll: the reduced basis spans a different lattice (Gram determinants differ)');
+  }
+  const exactRan = outcomes.some((r) => r.rung === 'exact' && r.ok);
+  return {
+    basis: B.map((c) => c.slice()),
+    transform: Z!.map((c) => c.slice()),
+    rungs: outcomes,
+    proof: { lll: exactRan, transform: transformOk, unimodular },
+    timeMs: performance.now() - t0,
+  };
+}
+
+/** Z with B_in Z = B_out, proven (exact-transform.ts), or null where it cannot be (entries past 2^53, or B_out not in the lattice). */
+function rebuild(Bin: BigBasis, B: BigBasis, n: number, m: number): bigint[] | null {
+  if (!B.every((c) => c.every((v) => v <= SAFE && v >= -SAFE))) return null;
+  try {
+    return rebuildTransform(toFloat64(Bin, n), toFloat64(B, n), n, m, true).Z;
+  } catch (err) {
+    if (!(err instanceof LatticeMimoError)) throw err;
+    return null;
+  }
+}
+
+function toFloat64(B: BigBasis, n: number): Float64Array {
+  const out = new Float64Array(n * B.length);
+  B.forEach((c, j) => c.forEach((v, t) => { out[j * n + t] = Number(v); }));
+  return out;
+}
+
+function fromFloat64(B: Float64Array, n: number, m: number): BigBasis {
+  return Array.from({ length: m }, (_, j) => Array.from(B.subarray(j * n, (j + 1) * n), (v) => BigInt(v)));
+}
+
+/**
+ * The rungs in order, each from the basis the previous left. `f64`: the basis (below 2^53) stays
+ * in float64 while it can, and no Z is kept (Z: null, rebuilt by the caller); otherwise BigInt with
+ * Z tracked.
+ */
+function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolveOptions>, rungs: readonly Rung[], f64: boolean): { B: BigBasis; Z: BigBasis | null; outcomes: RungOutcome[] } {
+  let Bf: Float64Array | null = f64 ? toFloat64(Bin, n) : null;
+  let B: BigBasis = Bin.map((c) => c.slice());
+  let Z: BigBasis | null = f64 ? null : Array.from({ length: m }, (_, j) => Array.from({ length: m }, (_, i) => (i === j ? 1n : 0n)));
+  const noZ = (): BigBasis => Array.from({ length: m }, () => []);
+  const toBig = () => { if (Bf) { B = fromFloat64(Bf, n, m); Bf = null; } };
+  const outcomes: RungOutcome[] = [];
+  let done = false;
+  for (const rung of rungs) {
+    if (done && rung !== 'exact') continue;
+    // the float64 engine's column operations are exact only while multiplier times entry stays below
+    // 2^53 (it does not check): used up to FLOAT64_RUNG_BITS-bit entries, as fplll's fast path
+    if (rung === 'float64' && (!Bf || maxBits(Bin) > FLOAT64_RUNG_BITS)) continue;
+    const t = performance.now();
+    const st = { swaps: 0, sizeReductions: 0, iterations: 0 };
+    try {
+      if (rung === 'float64') {
+        const r = runFloat64(Bf!, n, m, o);
+        st.swaps = r.swaps; st.sizeReductions = r.sizeReductions;
+      } else if (rung === 'double-double') {
+        if (Bf) {
+          try {
+            // float64 Gram-Schmidt first on the exactly kept basis (from where it stops, double-double)
+            try {
+              plainLLLFloat64(Bf, n, m, o.delta, o.eta, o.maxIterations, st);
+            } catch (err) {
+              if (!(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE' && !/2\^53/.test(err.message))) throw err;
+              ddLLLFloat64(Bf, n, m, o.delta, o.eta, o.maxIterations, st);
+            }
+          } catch (err) {
+            // entries on their way past 2^53: on in BigInt from here
+            if (!(err instanceof LatticeMimoError && /2\^53/.test(err.message))) throw err;
+            toBig();
+            ddLLL(B, noZ(), o.delta, o.eta, o.maxIterations, st);
+          }
+        } else ddLLL(B, Z ?? noZ(), o.delta, o.eta, o.maxIterations, st);
+      } else {
+        toBig();
+        exactLLL(B, Z ?? noZ(), o.delta, o.eta, o.maxIterations, st);
+      }
+      done = true;
+      outcomes.push({ rung, ok: true, ms: performance.now() - t, swaps: st.swaps, sizeReductions: st.sizeReductions });
+    } catch (err) {
+      if (!(err instanceof LatticeMimoError)) throw err;
+      if (err instanceof RankDeficientError) {
+        // a floating rung met a zero or dependent vector: dependence of the input, decided exactly
+        const gs = integralGramSchmidt(Bin);
+        if ('dependent' in gs) throw new RankDeficientError('RANK_DEFICIENT', `basis vector ${gs.dependent} is linearly dependent on the vectors before it (confirmed exactly)`, { vector: gs.dependent });
+      }
+      outcomes.push({ rung, ok: false, error: `${err.code}: ${err.message}`, ms: performance.now() - t, swaps: st.swaps, sizeReductions: st.sizeReductions });
+      // the float64 engine's basis is kept only while it is integral below 2^53 (the rebuilt Z proves it)
+      if (rung === 'float64' && Bf && !Bf.every((v) => Number.isSafeInteger(v))) Bf = toFloat64(Bin, n);
+    }
+  }
+  if (!done) {
+    throw new LatticeMimoError('PRECISION_FAILURE', `lll failed on every rung of the precision ladder: ${outcomes.map((r) => `${r.rung} (${r.error})`).join('; ')}`, { rungs: outcomes });
+  }
+  toBig();
+  return { B, Z, outcomes };
+}
+
+/** The float64 engine in place on an integer basis below 2^53 (its Z is not kept: rebuilt at the end). */
+function runFloat64(Bf: Float64Array, n: number, m: number, o: ReturnType<typeof resolveOptions>): { swaps: number; sizeReductions: number } {
+  const Zf = identity(m);
+  allowTransformLoss(Zf);
+  const stats = ALGORITHM_REGISTRY.lll.cpu(Bf, Zf, n, m, o);
+  if (!Bf.every((v) => Number.isSafeInteger(v))) throw new LatticeMimoError('PRECISION_FAILURE', 'float64 lll: an entry of the basis passed 2^53');
+  return { swaps: stats.swaps, sizeReductions: stats.sizeReductions };
+}
