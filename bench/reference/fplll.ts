@@ -155,8 +155,8 @@ export function fplllArgs(opts: FplllOptions): string[] {
  * stdout) comes back with ok = false and `failure` saying why; only a missing tool throws.
  */
 export async function runFplll(basisText: string, opts: FplllOptions = {}): Promise<FplllResult> {
+  const args = fplllArgs(opts);  // bad options are the caller's error, tool or no tool
   requireTool('fplll');
-  const args = fplllArgs(opts);
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const r = await runProcess('fplll', args, basisText, timeoutMs);
   const command = ['fplll', ...args].join(' ');

@@ -326,6 +326,9 @@ async function reduceOnCuda(bases: MatrixBatch, o: ResolvedOptions, out: ReduceO
   const tGpu = performance.now();
   const r = await reducer(work, batch, n, m, o, direct ? { basis: arrays.basis, Z: arrays.Z } : { Z: arrays.Z })
     .catch((err: unknown) => explainFailure(bases, err));
+  // (an engine call that made its own arrays: its results are what count)
+  if (r.Z !== arrays.Z) arrays.Z.set(r.Z);
+  if (direct && r.basis !== arrays.basis) arrays.basis.set(r.basis);
   const res = packGpuResult(bases, o, r, arrays, direct, t0);
   res.stats.gpu!.totalMs = performance.now() - tGpu;
   return res;

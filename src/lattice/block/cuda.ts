@@ -16,7 +16,7 @@ import type { DeviceProperties } from '../../gpu/context.js';
 import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
 import type { CudaContext } from '../../gpu/context.js';
 import type { Kernel } from '../../gpu/launch.js';
-import { runLatticeBatch, type CudaBatchResult, type LatticeKernelSpec, type LaunchPlan, type RealArray } from '../gpu/batch.js';
+import { runLatticeBatch, type CudaBatchOutputs, type CudaBatchResult, type LatticeKernelSpec, type LaunchPlan, type RealArray } from '../gpu/batch.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { validateGpuTuning } from '../gpu-tuning.js';
 import { precisionReductionBound } from '../lll/gso.js';
@@ -108,11 +108,11 @@ function persistentSpec(name: 'block' | 'cr-block', mb: boolean): LatticeKernelS
 
 const SPECS = { block: persistentSpec('block', true), 'cr-block': persistentSpec('cr-block', false) };
 
-async function reduce<A extends RealArray>(name: 'block' | 'cr-block', data: A, batch: number, n: number, m: number, params: AlgoParams): Promise<CudaBatchResult<A>> {
+async function reduce<A extends RealArray>(name: 'block' | 'cr-block', data: A, batch: number, n: number, m: number, params: AlgoParams, out?: CudaBatchOutputs<A>): Promise<CudaBatchResult<A>> {
   checkBlockParams(name, params);
   validateGpuTuning(params.gpuTuning);
-  if (params.gpuTuning?.block?.scheduling === 'host-streams') return runHostStreams(name, name === 'block', data, batch, n, m, params);
-  return runLatticeBatch(SPECS[name], data, batch, n, m, params);
+  if (params.gpuTuning?.block?.scheduling === 'host-streams') return runHostStreams(name, name === 'block', data, batch, n, m, params, out);
+  return runLatticeBatch(SPECS[name], data, batch, n, m, params, out);
 }
 
 /**
@@ -121,11 +121,11 @@ async function reduce<A extends RealArray>(name: 'block' | 'cr-block', data: A, 
  * equal to crBlockCpu's. Throws crBlockCpu's typed errors naming the basis, and
  * EngineUnavailableError without a device.
  */
-export function reduceBatchCudaCrBlock<A extends RealArray>(data: A, batch: number, n: number, m: number, params: AlgoParams): Promise<CudaBatchResult<A>> {
-  return reduce('cr-block', data, batch, n, m, params);
+export function reduceBatchCudaCrBlock<A extends RealArray>(data: A, batch: number, n: number, m: number, params: AlgoParams, out?: CudaBatchOutputs<A>): Promise<CudaBatchResult<A>> {
+  return reduce('cr-block', data, batch, n, m, params, out);
 }
 
 /** MB-LLL on the GPU, equal to blockCpu's result; as reduceBatchCudaCrBlock otherwise. */
-export function reduceBatchCudaBlock<A extends RealArray>(data: A, batch: number, n: number, m: number, params: AlgoParams): Promise<CudaBatchResult<A>> {
-  return reduce('block', data, batch, n, m, params);
+export function reduceBatchCudaBlock<A extends RealArray>(data: A, batch: number, n: number, m: number, params: AlgoParams, out?: CudaBatchOutputs<A>): Promise<CudaBatchResult<A>> {
+  return reduce('block', data, batch, n, m, params, out);
 }

@@ -11,7 +11,7 @@ import { UnsupportedError } from '../../core/errors.js';
 import { requireCuda } from '../../gpu/context.js';
 import { DeviceBuffer, PinnedBuffer } from '../../gpu/memory.js';
 import { CudaEvent, Stream } from '../../gpu/stream.js';
-import { emptyOutcome, settleStatus, STATS_WIDTH, validateLatticeBatch, type CudaBatchResult, type RealArray } from '../gpu/batch.js';
+import { emptyOutcome, outputArrays, settleStatus, STATS_WIDTH, validateLatticeBatch, type CudaBatchOutputs, type CudaBatchResult, type RealArray } from '../gpu/batch.js';
 import type { AlgoParams, Algorithm } from '../types.js';
 import { blockExtraArgs, blockThreads, hostStreamKernel, subBases } from './cuda.js';
 
@@ -20,7 +20,7 @@ const MAX_STREAMS = 4;
 interface Group { first: number; stream: Stream; start: CudaEvent; end: CudaEvent; active: number[] }
 
 export async function runHostStreams<A extends RealArray>(
-  name: Algorithm, mb: boolean, data: A, batch: number, n: number, m: number, params: AlgoParams,
+  name: Algorithm, mb: boolean, data: A, batch: number, n: number, m: number, params: AlgoParams, out?: CudaBatchOutputs<A>,
 ): Promise<CudaBatchResult<A>> {
   const t0 = performance.now();
   validateLatticeBatch(data, batch, n, m, params);
@@ -37,8 +37,7 @@ export async function runHostStreams<A extends RealArray>(
   const threads = Math.min(blockThreads(m, params.gpuTuning?.block?.threads), rest.attributes().maxThreadsPerBlock, init.attributes().maxThreadsPerBlock);
   const subThreads = Math.min(blockThreads(size, params.gpuTuning?.block?.subThreads), sub.attributes().maxThreadsPerBlock);
 
-  const basis = (precision === 'float32' ? new Float32Array(batch * n * m) : new Float64Array(batch * n * m)) as A;
-  const Z = new Float64Array(batch * m * m);
+  const { basis, Z } = outputArrays(data, batch, n, m, out);
   const iterations = new Int32Array(batch), swaps = new Int32Array(batch), sizeReductions = new Int32Array(batch);
   const outcome = emptyOutcome();
   const perBasis = 2 * n * m * elt + m * m * 8 + wsBytes + STATS_WIDTH * 4 + 8;
