@@ -286,9 +286,9 @@ export function settleStatus(
 }
 
 /**
- * The product stage: apply-transform.cu for small bases (a warp a basis: whether float64 sums B_in Z
- * as exactly as the host, else the host does, then the sums), or for large ones product-check.cu (a
- * block a basis: the same test) then apply-transform-tiled.cu (tiles of outputs over the device).
+ * The product stage: product-check.cu (one block a basis: whether float64 sums B_in Z exactly enough,
+ * else the host does), then apply-transform.cu (small bases: a block a basis) or
+ * apply-transform-tiled.cu (large ones: tiles of outputs over the device).
  */
 function productStage(ctx: CudaContext, precision: 'float32' | 'float64', n: number, m: number) {
   const load = (file: string, name: string, params: readonly ('ptr' | 'i32')[]) => loadModule(ctx, {
@@ -297,9 +297,9 @@ function productStage(ctx: CudaContext, precision: 'float32' | 'float64', n: num
     defines: { REAL: precision === 'float32' ? 'float' : 'double' },
     options: ['-fmad=false'],
   }).kernel(name, params);
+  const check = load('product-check.cu', 'product_check', ['ptr', 'ptr', 'ptr', 'i32', 'i32']);
+  const checkThreads = n * m >= 1 << 16 ? 1024 : Math.min(256, Math.ceil((n * m) / 32) * 32);
   if (n * m > TILED_PRODUCT_ENTRIES) {
-    const check = load('product-check.cu', 'product_check', ['ptr', 'ptr', 'ptr', 'i32', 'i32']);
-    const checkThreads = n * m >= 1 << 16 ? 1024 : 256;
     // a large basis: 64 x 32 tiles of outputs over the device, k through shared memory
     const tiled = load('apply-transform-tiled.cu', 'apply_transform_tiled', ['ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32']);
     const tiles = Math.ceil(n / 64) * Math.ceil(m / 32);
@@ -308,15 +308,19 @@ function productStage(ctx: CudaContext, precision: 'float32' | 'float64', n: num
       tiled.launch({ grid: count * tiles, block: 256, sharedBytes: 0, stream }, [ptr.bin, ptr.zout, ptr.bout, ptr.stats, n, m]);
     };
   }
-  // a small basis: a warp each, the exactness test and the sums in one kernel
   const apply = load('apply-transform.cu', 'apply_transform', ['ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32']);
+  // about 1024 outputs a block: a small basis is one block
+  const cols = Math.max(1, Math.min(m, Math.floor(1024 / n)));
+  const tiles = Math.ceil(m / cols);
+  const applyThreads = Math.min(256, Math.ceil((n * cols) / 32) * 32);
   return (stream: Stream, ptr: ChunkPointers, count: number): void => {
-    apply.launch({ grid: Math.ceil(count / 8), block: 256, sharedBytes: 0, stream }, [ptr.bin, ptr.zout, ptr.bout, ptr.stats, n, m, count]);
+    check.launch({ grid: count, block: checkThreads, sharedBytes: 0, stream }, [ptr.bin, ptr.zout, ptr.stats, n, m]);
+    apply.launch({ grid: count * tiles, block: applyThreads, sharedBytes: 0, stream }, [ptr.bin, ptr.zout, ptr.bout, ptr.stats, n, m, cols]);
   };
 }
 
-/** Bases of more entries than this take the tiled product (apply-transform-tiled.cu): one warp's sums would take longer than the reduction. */
-const TILED_PRODUCT_ENTRIES = 1 << 13;
+/** Bases of more entries than this take the tiled product (apply-transform-tiled.cu): each column's tile would re-read all of B_in. */
+const TILED_PRODUCT_ENTRIES = 1 << 14;
 
 /**
  * Reduces a batch through `spec`'s kernel: the outputs in `out` (or fresh arrays), per-basis counts,
