@@ -15,13 +15,13 @@
 const SPLIT = 134217729;
 
 /** A double-double accumulator (hi + lo), updated in place by subProduct. */
-interface Acc { hi: number; lo: number }
+export interface Acc { hi: number; lo: number }
 
 /**
  * s -= (ah + al)(bh + bl) in double-double: the high product exact by Dekker's splitting, the
  * subtraction by Knuth's two-sum, then renormalised.
  */
-function subProduct(s: Acc, ah: number, al: number, bh: number, bl: number): void {
+export function subProduct(s: Acc, ah: number, al: number, bh: number, bl: number): void {
   const ph = ah * bh;
   let t = SPLIT * ah;
   const ahh = t - (t - ah), ahl = ah - ahh;

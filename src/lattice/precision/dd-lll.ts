@@ -17,8 +17,8 @@
  */
 import { LatticeMimoError } from '../../core/errors.js';
 import type { BigBasis } from './exact.js';
+import { subProduct, type Acc } from '../lll/double-double.js';
 
-const SPLIT = 134217729; // 2^27 + 1, Dekker's splitter
 /** Babai rounds at one position before the rung is declared broken down (fplll's "infinite loop in babai"). */
 const MAX_BABAI = 48;
 
@@ -27,19 +27,13 @@ export interface DdRunStats { swaps: number; sizeReductions: number; iterations:
 // double-double results of the helpers below (module scratch: no allocation in the hot loops)
 let rh = 0, rl = 0;
 
+const acc: Acc = { hi: 0, lo: 0 };
+
 /** (sh + sl) - (ah + al)(bh + bl) into (rh, rl). */
 function subMul(sh: number, sl: number, ah: number, al: number, bh: number, bl: number): void {
-  const ph = ah * bh;
-  let t = SPLIT * ah;
-  const ahh = t - (t - ah), ahl = ah - ahh;
-  t = SPLIT * bh;
-  const bhh = t - (t - bh), bhl = bh - bhh;
-  const pl = ((ahh * bhh - ph) + ahh * bhl + ahl * bhh) + ahl * bhl + (ah * bl + al * bh);
-  const v = sh - ph;
-  const bb = v - sh;
-  const err = (sh - (v - bb)) - (ph + bb) + (sl - pl);
-  rh = v + err;
-  rl = err - (rh - v);
+  acc.hi = sh; acc.lo = sl;
+  subProduct(acc, ah, al, bh, bl);
+  rh = acc.hi; rl = acc.lo;
 }
 
 /** (ah + al) / (bh + bl) into (rh, rl). */
