@@ -616,4 +616,21 @@ __device__ void setup(Work& w, unsigned char* ws, int wsBytes, int basis, int re
   w.cnt = w.ctl + C_SWAPS;
 }
 
+// Columns lo..hi-1 of B, B* and Z (n and m rows) copied into their snapshots, or back from them
+// (Restore): block_sub keeps its sub-basis' columns before it runs speculatively, block_rest puts
+// back those of the sub-bases after the first that stopped. Every thread of the block calls it.
+template <bool Restore>
+__device__ __forceinline__ void snapshot_columns(Work& w, int lo, int hi, int n, int m) {
+  for (int e = w.tid; e < (hi - lo) * n; e += w.nt) {
+    const size_t o = (size_t)lo * n + e;
+    if (Restore) { w.B[o] = w.Bsnap[o]; w.Bs[o] = w.Bssnap[o]; }
+    else { w.Bsnap[o] = w.B[o]; w.Bssnap[o] = w.Bs[o]; }
+  }
+  for (int e = w.tid; e < (hi - lo) * m; e += w.nt) {
+    const size_t o = (size_t)lo * m + e;
+    if (Restore) w.Z[o] = w.Zsnap[o];
+    else w.Zsnap[o] = w.Z[o];
+  }
+}
+
 #endif  // BLOCK_DEVICE_CUH

@@ -38,12 +38,7 @@ extern "C" __global__ void block_rest(
   for (int b = first; b < count; b++) {
     if (!flagged(w)[b]) continue;
     const int lo = b * size, hi = imin(m, (b + 1) * size);
-    for (int e = w.tid; e < (hi - lo) * n; e += w.nt) {
-      const size_t o = (size_t)lo * n + e;
-      w.B[o] = w.Bsnap[o];
-      w.Bs[o] = w.Bssnap[o];
-    }
-    for (int e = w.tid; e < (hi - lo) * m; e += w.nt) w.Z[(size_t)lo * m + e] = w.Zsnap[(size_t)lo * m + e];
+    snapshot_columns<true>(w, lo, hi, n, m);
   }
   __syncthreads();
   int column = 0;

@@ -20,12 +20,7 @@ extern "C" __global__ void block_sub(
   if (w.ctl[C_DONE] || !flagged(w)[b]) return;
   int* rec = record(w, b);
   const int lo = b * size, hi = imin(m, (b + 1) * size);
-  for (int e = w.tid; e < (hi - lo) * n; e += w.nt) {
-    const size_t o = (size_t)lo * n + e;
-    w.Bsnap[o] = w.B[o];
-    w.Bssnap[o] = w.Bs[o];
-  }
-  for (int e = w.tid; e < (hi - lo) * m; e += w.nt) w.Zsnap[(size_t)lo * m + e] = w.Z[(size_t)lo * m + e];
+  snapshot_columns<false>(w, lo, hi, n, m);
   if (w.tid == 0) { rec[R_SWAPS] = 0; rec[R_REDS] = 0; w.regionPeak[b] = *w.zPeak; }
   __syncthreads();
   w.cnt = rec;
