@@ -64,7 +64,7 @@ function uniqueLabels(detectors: SimDetector[]): string[] {
 /** The engine a simulation runs on: 'auto' and 'cpu' give cpu; 'cuda' has no MIMO simulation engine yet. */
 export function resolveEngine(engine: SimulationOptions['engine']): 'cpu' {
   if (engine === 'cuda') {
-    throw new EngineUnavailableError("no CUDA engine for MIMO simulation yet: use --engine cpu (or auto, which picks cpu)");
+    throw new EngineUnavailableError("no CUDA engine for MIMO detection or simulation yet: use engine cpu (or auto, which picks cpu)");
   }
   if (engine !== undefined && engine !== 'auto' && engine !== 'cpu') {
     throw new InvalidArgumentError(`engine must be auto, cpu or cuda, got '${String(engine)}'`);
