@@ -31,8 +31,6 @@ export interface DeviceRegion {
   readonly bytesPerItem: number;
   /** Allocated for whole groups of this many items (kernels that give a group of items one block); default 1. */
   readonly itemsPerGroup?: number;
-  /** Zeroed before each chunk's kernels. */
-  readonly zero?: boolean;
 }
 
 /** The device addresses of one chunk's records, in the job's order. */
@@ -209,11 +207,6 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
           host.u8(at.hIn[k], bytes).set(bytesOf(r.array, src, bytes));
           dev.uploadAsync(host, stream, bytes, at.hIn[k], at.dIn[k]);
         }
-      });
-      job.scratch.forEach((s, k) => {
-        if (!s.zero) return;
-        const g = Math.max(1, s.itemsPerGroup ?? 1);
-        dev.fillRange(at.dScratch[k]!, Math.ceil(count / g) * g * s.bytesPerItem, 0, stream);
       });
       dev.fillRange(at.dStatus, count * job.statusWords * 4, 0, stream);
       const base = dev.ptr;

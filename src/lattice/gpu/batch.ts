@@ -257,13 +257,13 @@ export function chunkPointers(p: PreparedLattice, base: bigint, count: number): 
 }
 
 /** The bases of a GPU run that reduce() finishes: see CudaBatchStats. */
-export interface BatchOutcome {
+export interface LeftOverBases {
   float32Failures: Map<number, string>;
   gpuBreakdowns: Map<number, string>;
   hostProduct: Set<number>;
 }
 
-export function emptyOutcome(): BatchOutcome {
+export function emptyOutcome(): LeftOverBases {
   return { float32Failures: new Map(), gpuBreakdowns: new Map(), hostProduct: new Set() };
 }
 
@@ -273,7 +273,7 @@ export function emptyOutcome(): BatchOutcome {
  * the CPU reducer would have thrown.
  */
 export function settleStatus(
-  name: Algorithm, index: number, s: Int32Array, params: AlgoParams, precision: 'float32' | 'float64', outcome: BatchOutcome,
+  name: Algorithm, index: number, s: Int32Array, params: AlgoParams, precision: 'float32' | 'float64', outcome: LeftOverBases,
 ): void {
   const status = s[3]!;
   if (status === STATUS.OK) return;
