@@ -16,7 +16,7 @@ const DOCUMENTED = [
 ];
 const INTERNAL = [
   'checkBasis', 'cudaWithBreakdowns', 'isJacobiFamily', 'allswapTuning', 'latticeBatchTuning', 'runLatticeBatch',
-  'CPU_DETECTORS', 'validateDetection', 'generateLinkChunk', 'chunkStream', 'LiveTable', 'resolveEngine',
+  'DETECTOR_REGISTRY', 'validateDetection', 'generateLinkChunk', 'chunkStream', 'LiveTable', 'resolveEngine',
   'assertFinite', 'WorkerPool', 'allocReal', 'mgsInPlace', 'qrInto', 'releaseCudaWorkspace',
 ];
 

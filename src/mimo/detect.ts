@@ -18,26 +18,10 @@
 import { EngineUnavailableError, InvalidArgumentError, InvalidInputError, LatticeMimoError, NodeBudgetError, UnsupportedError } from '../core/errors.js';
 import { maxNodesOf, onBudgetOf } from './budget.js';
 import { oneOf, show } from './show.js';
-import type { CpuDetector, DetectorOutput, DetectorSetup } from './detectors/detector.js';
-import { detector as zf } from './detectors/zf/cpu.js';
-import { detector as mmse } from './detectors/mmse/cpu.js';
-import { detector as sic } from './detectors/sic/cpu.js';
-import { detector as ml } from './detectors/ml/cpu.js';
-import { detector as sphere } from './detectors/sphere/cpu.js';
-import { detector as psd } from './detectors/psd/cpu.js';
-import { detector as kbest } from './detectors/kbest/cpu.js';
-import { detector as ssfe } from './detectors/ssfe/cpu.js';
-import { detector as nway } from './detectors/nway/cpu.js';
-import { detector as lrZf } from './detectors/lr-zf/cpu.js';
-import { detector as lrMmse } from './detectors/lr-mmse/cpu.js';
-import { detector as lrSic } from './detectors/lr-sic/cpu.js';
+import type { DetectorOutput, DetectorSetup } from './detectors/detector.js';
 import { constellation, parseModulation, symbolsToBits } from './modulation.js';
-import { DETECTORS, SOFT_DETECTORS, type DetectionInput, type DetectionResult, type DetectOptions, type Detector, type Modulation } from './types.js';
-
-/** The CPU implementation of every detector. */
-export const CPU_DETECTORS: Readonly<Record<Detector, CpuDetector<unknown>>> = {
-  zf, mmse, sic, ml, sphere, psd, kbest, ssfe, nway, 'lr-zf': lrZf, 'lr-mmse': lrMmse, 'lr-sic': lrSic,
-} as Record<Detector, CpuDetector<unknown>>;
+import { DETECTOR_REGISTRY, SOFT_DETECTORS, WIDE_DETECTORS } from './registry.js';
+import { DETECTORS, type DetectionInput, type DetectionResult, type DetectOptions, type Detector, type Modulation } from './types.js';
 
 /** Largest antenna count accepted on either side. */
 export const MAX_ANTENNAS = 64;
@@ -48,11 +32,6 @@ export const MAX_ANTENNAS = 64;
  */
 export const LLR_LIMIT = 1e100;
 
-/** Detectors that accept nr < nt on any modulation (ml scores the complex model; mmse, sic regularize with N0 > 0). */
-export const WIDE_DETECTORS: readonly Detector[] = ['ml', 'mmse', 'sic'];
-
-/** Detectors on the real-valued model: they need real receive dimensions >= real unknowns. */
-const REAL_MODEL_DETECTORS: readonly Detector[] = ['sphere', 'psd', 'kbest', 'ssfe', 'nway', 'lr-zf', 'lr-mmse', 'lr-sic'];
 
 /**
  * The one nr / nt rule of the API (UnsupportedError naming the detector otherwise):
@@ -62,10 +41,11 @@ const REAL_MODEL_DETECTORS: readonly Detector[] = ['sphere', 'psd', 'kbest', 'ss
  *    i.e. nr >= nt for QAM and 2 nr >= nt for BPSK (their QR must be square-triangular).
  */
 export function checkDetectorShape(detector: Detector, modulation: Modulation, nt: number, nr: number): void {
-  if (nr >= nt || WIDE_DETECTORS.includes(detector)) return;
+  const traits = DETECTOR_REGISTRY[detector].traits;
+  if (nr >= nt || traits.wideChannels) return;
   const wide = `for nr < nt use ${WIDE_DETECTORS.join(', ')}`;
   if (detector === 'zf') throw new UnsupportedError(`zf needs nr >= nt (got nt = ${nt}, nr = ${nr}): H has no left inverse; ${wide}`, { detector, nt, nr });
-  if (REAL_MODEL_DETECTORS.includes(detector)) {
+  if (traits.model === 'real') {
     const unknowns = modulation === 'bpsk' ? nt : 2 * nt;
     if (2 * nr >= unknowns) return;
     throw new UnsupportedError(
@@ -226,7 +206,7 @@ export function detect(input: DetectionInput, opts: DetectOptions): DetectionRes
   const { nr, nt, vectors, channels, vectorsPerChannel: vpc, noiseAt } = val;
   const mod = val.opts.modulation;
   const con = constellation(mod);
-  const impl = CPU_DETECTORS[val.opts.detector];
+  const impl = DETECTOR_REGISTRY[val.opts.detector].cpu;
   const soft = SOFT_DETECTORS.includes(val.opts.detector) && impl.soft && val.opts.soft !== 'none';
   const maxNodes = maxNodesOf(val.opts.maxNodes), onBudget = onBudgetOf(val.opts.onBudget);
   // Per channel: the power of two that brings its largest entry into [1, 2) (0 for a zero channel).
@@ -294,11 +274,11 @@ export function detect(input: DetectionInput, opts: DetectOptions): DetectionRes
     }
   }
   const bits = symbolsToBits(out.symbols, mod);
-  const exact = val.opts.detector === 'sphere' || val.opts.detector === 'psd';
+  const budgeted = DETECTOR_REGISTRY[val.opts.detector].traits.budgeted;
   const stats: DetectionResult['stats'] = {
     detector: val.opts.detector, engine: 'cpu', vectors, timeMs: performance.now() - t0,
     ...(nodes > 0 ? { nodesVisited: nodes } : {}),
-    ...(exact ? { budgetExceeded } : {}),
+    ...(budgeted ? { budgetExceeded } : {}),
   };
   const unproven = budgetExceeded > 0 ? { unproven: out.unproven } : {};
   return out.llr ? { symbols: out.symbols, bits, llr: out.llr, ...unproven, stats } : { symbols: out.symbols, bits, ...unproven, stats };

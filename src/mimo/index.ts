@@ -3,7 +3,7 @@
  * detect(). The detector registry and per-detector code stay internal.
  */
 export {
-  MODULATIONS, DETECTORS, SOFT_DETECTORS,
+  MODULATIONS, DETECTORS,
   type Modulation, type Detector, type DetectionInput, type DetectOptions, type DetectionResult, type PsdOptions, type InitialRadius,
 } from './types.js';
 export {
@@ -16,7 +16,8 @@ export {
 } from './channel.js';
 export { rvd, mrvd, realVectors, type RealLayout } from './preprocess/rvd.js';
 export { qrMgs, sortedQr, qrBatch, applyQt, type QrResult, type QrOrdering } from './preprocess/qr.js';
-export { detect, checkDetectorShape, MAX_ANTENNAS, LLR_LIMIT, WIDE_DETECTORS } from './detect.js';
+export { detect, checkDetectorShape, MAX_ANTENNAS, LLR_LIMIT } from './detect.js';
+export { SOFT_DETECTORS, WIDE_DETECTORS } from './registry.js';
 export { DEFAULT_MAX_NODES, ON_BUDGET, type OnBudget } from './budget.js';
 export { DEFAULT_K } from './detectors/kbest/cpu.js';
 export { DEFAULT_LLR_CLIP } from './soft/maxlog.js';

@@ -18,8 +18,6 @@ export const DETECTORS = [
 /** A detector by name; the README's detector table says what each does. */
 export type Detector = (typeof DETECTORS)[number];
 
-/** Detectors that return LLRs. */
-export const SOFT_DETECTORS: readonly Detector[] = ['ml', 'kbest', 'ssfe', 'nway'];
 
 /**
  * A batch of detection problems. Complex arrays are interleaved (re, im).

@@ -3,7 +3,8 @@
  * configurations, detector lists. Every bad value is an InvalidArgumentError naming the option.
  */
 import { InvalidArgumentError } from '../core/errors.js';
-import { DETECTORS, MODULATIONS, SOFT_DETECTORS, type Detector, type Modulation } from '../mimo/types.js';
+import { SOFT_DETECTORS } from '../mimo/registry.js';
+import { DETECTORS, MODULATIONS, type Detector, type Modulation } from '../mimo/types.js';
 import type { SimDetector } from './types.js';
 
 /** An integer option in [min, max]; accepts 1e6-style notation. */

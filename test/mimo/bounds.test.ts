@@ -22,7 +22,8 @@ import { constellation } from '../../src/mimo/modulation.js';
 import { realVector, rvd } from '../../src/mimo/preprocess/rvd.js';
 import { DEFAULT_MAX_NODES } from '../../src/mimo/budget.js';
 import { kbestNodes } from '../../src/mimo/detectors/kbest/cpu.js';
-import { DETECTORS, MODULATIONS, SOFT_DETECTORS, type DetectionInput, type DetectOptions, type Detector, type Modulation } from '../../src/mimo/types.js';
+import { SOFT_DETECTORS } from '../../src/mimo/registry.js';
+import { DETECTORS, MODULATIONS, type DetectionInput, type DetectOptions, type Detector, type Modulation } from '../../src/mimo/types.js';
 
 const seed = randomInt(2 ** 31);
 const msg = (s: string) => `${s} (seed ${seed})`;

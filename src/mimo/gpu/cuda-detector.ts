@@ -1,0 +1,80 @@
+/**
+ * The interface every CUDA detector implements (src/mimo/detectors/<name>/cuda.ts exports
+ * `export const cudaDetector: CudaDetector`), so the GPU engine (src/mimo/gpu/detect-batch.ts)
+ * can run any of them on the domain-free batch runner.
+ *
+ * A batch is cut into chunks of whole channels (a channel with its vectorsPerChannel received
+ * vectors). Before the detector's kernels run, the engine's normalize kernel has, per channel:
+ * scaled H, its vectors and their N0 by the power of two that brings the channel's largest entry
+ * into [1, 2) (exact; detection is invariant under (H, y, N0) -> (a H, a y, a^2 N0)), clamped N0
+ * to [2^-100, 2^100], and flagged non-finite or over-large input in the vectors' status words (the
+ * detector's kernels skip a vector whose flags are already set). A detector may therefore assume
+ * finite float32 data of moderate range, the shapes and the nr / nt rule of checkDetectorShape.
+ *
+ * Device layouts of one chunk (all float32 unless said; complex numbers interleaved re, im):
+ *  - H:       channels x (nr x nt complex, column-major): entry (i, j) of channel c at
+ *             2 * (c * nr * nt + i + j * nr), as DetectionInput.H.
+ *  - y:       channels * vpc vectors x nr complex: element i of vector v at 2 * (v * nr + i).
+ *  - noise:   one N0 per vector.
+ *  - symbols: int32 out, vectors x nt symbol indices (the CPU engine's symbol index convention).
+ *  - llr:     float32 out, vectors x nt x bitsPerSymbol, stream-major, LLR = ln P(b=0)/P(b=1)
+ *             scaled by 1/N0 (positive means 0), clipped to [-llrClip, llrClip]; 0n when !soft.
+ *  - status:  int32, STATUS_WORDS per vector: [flags (status.ts: MIMO_STATUS), nodes visited].
+ *  - scratch: the detector's device-only regions, scratchBytesPerChannel[k] bytes per channel each
+ *             (QR factors, filters, rotated orders), in the order the plan lists them.
+ */
+import type { CudaContext, DeviceProperties } from '../../gpu/context.js';
+import type { Stream } from '../../gpu/stream.js';
+import type { Constellation } from '../modulation.js';
+import type { DetectOptions, Detector, Modulation } from '../types.js';
+
+export interface CudaDetectorSetup {
+  readonly nr: number;
+  readonly nt: number;
+  readonly modulation: Modulation;
+  readonly constellation: Constellation;
+  /** Validated options (modulation parsed). */
+  readonly opts: DetectOptions;
+  /** True when the caller wants LLRs (only asked of detectors with `soft: true`). */
+  readonly soft: boolean;
+  /** Node budget per received vector (sphere, psd): past it, set MIMO_STATUS.NODE_BUDGET and write the best leaf found. */
+  readonly maxNodes: number;
+  /** |LLR| bound applied in the kernel: min(opts.llrClip, FLT_MAX-safe limit). */
+  readonly llrClip: number;
+  /** Received vectors per channel in every chunk (the last channel of the batch is padded to it). */
+  readonly vectorsPerChannel: number;
+  readonly device: DeviceProperties;
+}
+
+/** Device addresses of one chunk of `channels` channels (layouts in the file comment). */
+export interface DetectChunk {
+  readonly channels: number;
+  readonly vectorsPerChannel: number;
+  readonly H: bigint;
+  readonly y: bigint;
+  readonly noise: bigint;
+  readonly symbols: bigint;
+  /** 0n when no LLRs are wanted. */
+  readonly llr: bigint;
+  readonly status: bigint;
+  readonly scratch: readonly bigint[];
+}
+
+/** A detector compiled for one setup: its scratch needs and its kernels' launches. */
+export interface CudaDetectorPlan {
+  /** Device-only scratch per channel, in bytes, one entry per region (may be empty). */
+  readonly scratchBytesPerChannel: readonly number[];
+  /** Enqueues the chunk's kernels (preprocessing, detection) on `stream`; no host synchronisation. */
+  enqueue(stream: Stream, chunk: DetectChunk): void;
+}
+
+export interface CudaDetector {
+  readonly name: Detector;
+  /** Whether it can produce LLRs. */
+  readonly soft: boolean;
+  /**
+   * Checks the sizes and options it supports on the GPU (UnsupportedError / InvalidArgumentError
+   * naming the limit, as the CPU engine's create() does) and compiles or loads its kernels.
+   */
+  create(ctx: CudaContext, setup: CudaDetectorSetup): CudaDetectorPlan;
+}
