@@ -66,6 +66,18 @@ export interface CudaDetectorPlan {
   readonly scratchBytesPerChannel: readonly number[];
   /** Enqueues the chunk's kernels (preprocessing, detection) on `stream`; no host synchronisation. */
   enqueue(stream: Stream, chunk: DetectChunk): void;
+  /**
+   * The same kernels as enqueue, stage by stage (e.g. 'qr' then 'detect'), for benchmarks that
+   * time each stage (the N-way paper's Tables I and II); running them in order equals enqueue.
+   */
+  readonly stages?: readonly PlanStage[];
+}
+
+/** One stage of a plan's kernels. */
+export interface PlanStage {
+  /** What the stage does: 'qr', 'filter', 'detect', ... */
+  readonly name: string;
+  enqueue(stream: Stream, chunk: DetectChunk): void;
 }
 
 export interface CudaDetector {
