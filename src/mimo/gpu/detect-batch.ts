@@ -15,6 +15,7 @@ import { InvalidInputError, LatticeMimoError, NodeBudgetError } from '../../core
 import { runBatch, type HostRecords } from '../../gpu/batch-runner.js';
 import { requireCuda, type CudaContext } from '../../gpu/context.js';
 import type { Kernel } from '../../gpu/launch.js';
+import type { Stream } from '../../gpu/stream.js';
 import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
 import { onBudgetOf, maxNodesOf } from '../budget.js';
 import { checkFinite, detectCpu, exponentOf, maxAbs, MAX_Y_OVER_H_EXPONENT, timesPow2, validateDetection, type ValidatedInput } from '../detect.js';
@@ -40,6 +41,14 @@ export interface DetectOutputs {
   readonly symbols?: Int32Array;
   /** vectors x nt x bitsPerSymbol LLRs (soft detectors). */
   readonly llr?: Float32Array;
+}
+
+/** The normalize kernel's launch for `channels` channels (engine and benchmarks). */
+export function enqueueNormalize(ctx: CudaContext, stream: Stream, a: { H: bigint; y: bigint; noiseIn: bigint; noiseScalar: number; noiseOut: bigint; status: bigint }, channels: number, vpc: number, nr: number, nt: number): void {
+  normalize(ctx).launch(
+    { grid: Math.ceil(channels / NORMALIZE_WARPS), block: 32 * NORMALIZE_WARPS, stream },
+    [a.H, a.y, a.noiseIn, a.noiseScalar, a.noiseOut, a.status, channels, vpc, 2 * nr * nt, 2 * nr],
+  );
 }
 
 let normalizeKernel: { ctx: CudaContext; kernel: Kernel } | null = null;
@@ -102,6 +111,17 @@ function nonFiniteError(input: DetectionInput, val: ValidatedInput, v: number): 
   return new InvalidInputError('NON_FINITE', `noiseVar[${v}] is not finite`, { vector: v });
 }
 
+/** What a CUDA detector is created with for a validated batch (shared with the benchmarks). */
+export function cudaSetup(ctx: CudaContext, val: ValidatedInput, impl: CudaDetector): CudaDetectorSetup {
+  const opts = val.opts, con = constellation(opts.modulation);
+  return {
+    nr: val.nr, nt: val.nt, modulation: opts.modulation, constellation: con, opts,
+    soft: DETECTOR_REGISTRY[opts.detector].traits.soft && impl.soft && opts.soft !== 'none',
+    maxNodes: maxNodesOf(opts.maxNodes),
+    llrClip: Math.min(opts.llrClip ?? GPU_LLR_LIMIT, GPU_LLR_LIMIT), vectorsPerChannel: val.vectorsPerChannel, device: ctx.props,
+  };
+}
+
 /**
  * Runs a validated batch on the GPU. `out` arrays (pinned ones are copied straight) receive the
  * results when they are long enough.
@@ -110,14 +130,10 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
   const ctx = requireCuda();
   const { nr, nt, vectors, channels, vectorsPerChannel: vpc } = val;
   const opts = val.opts, mod = opts.modulation;
-  const con = constellation(mod), bps = con.bitsPerSymbol;
   const entry = DETECTOR_REGISTRY[opts.detector];
-  const soft = entry.traits.soft && impl.soft && opts.soft !== 'none';
-  const maxNodes = maxNodesOf(opts.maxNodes), onBudget = onBudgetOf(opts.onBudget);
-  const setup: CudaDetectorSetup = {
-    nr, nt, modulation: mod, constellation: con, opts, soft, maxNodes,
-    llrClip: Math.min(opts.llrClip ?? GPU_LLR_LIMIT, GPU_LLR_LIMIT), vectorsPerChannel: vpc, device: ctx.props,
-  };
+  const setup = cudaSetup(ctx, val, impl);
+  const { soft, maxNodes, constellation: con } = setup, bps = con.bitsPerSymbol;
+  const onBudget = onBudgetOf(opts.onBudget);
   const plan = impl.create(ctx, setup);
   const hLen = 2 * nr * nt, yLen = 2 * nr, padded = channels * vpc;
 
@@ -151,7 +167,6 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
     { array: symbols, bytesPerItem: vpc * nt * 4 },
     ...(llr ? [{ array: llr, bytesPerItem: vpc * nt * bps * 4 }] : []),
   ];
-  const norm = normalize(ctx);
   await runBatch(ctx, {
     name: `detect ${opts.detector}`,
     items: channels,
@@ -162,10 +177,7 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
     options: opts.gpuBatch,
     enqueue(stream, chunk) {
       const [dH, dY, dNoiseIn] = chunk.inputs as [bigint, bigint, bigint?];
-      norm.launch(
-        { grid: Math.ceil(chunk.count / NORMALIZE_WARPS), block: 32 * NORMALIZE_WARPS, stream },
-        [dH, dY, noise ? dNoiseIn! : 0n, noiseScalar, chunk.scratch[0]!, chunk.status, chunk.count, vpc, hLen, yLen],
-      );
+      enqueueNormalize(ctx, stream, { H: dH, y: dY, noiseIn: noise ? dNoiseIn! : 0n, noiseScalar, noiseOut: chunk.scratch[0]!, status: chunk.status }, chunk.count, vpc, nr, nt);
       plan.enqueue(stream, {
         channels: chunk.count, vectorsPerChannel: vpc, H: dH, y: dY, noise: chunk.scratch[0]!,
         symbols: chunk.outputs[0]!, llr: llr ? chunk.outputs[1]! : 0n, status: chunk.status, scratch: chunk.scratch.slice(1),
