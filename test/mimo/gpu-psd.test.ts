@@ -2,8 +2,8 @@
  * The PSD's CUDA kernels (src/mimo/detectors/psd/: psd-prep.cu, psd-warp.cu, psd-block.cu).
  *
  * (1) CUDA emulator (runs in CI, no GPU): on fresh Rayleigh channels, random symbols and noise, the
- *     per-channel factors are a QR of the real model (Q^T Q = I, H_r P = Q R, the CPU's column order
- *     but for near-ties of residual norms), and both mappings give the CPU engine's psd decisions
+ *     per-channel factors are a QR of the real model (Q^T Q = I, H_r P = Q R) equal to the CPU's
+ *     (float64, same column order) rounded to float32, and both mappings give the CPU engine's psd decisions
  *     (float64, exact ML) except float32 near-ties, each shown to be one: the float64 metrics
  *     ||y - H s||^2 of the two answers differ by less than float32 rounding of the metric's terms.
  *     Node budget, pre-set status flags and singular channels get the contract's status words.
@@ -45,11 +45,13 @@ interface Problem {
 }
 
 function problem(rng: Philox, nr: number, nt: number, mod: Modulation, snrDb: number, channels: number, vpc: number): Problem {
-  const H = rayleighChannels(rng, channels, nt, nr);
+  // Rounded to float32 once, so that the CPU (float64) and the GPU see the same numbers.
+  const f32 = (a: Float64Array): Float64Array => Float64Array.from(new Float32Array(a));
+  const H = f32(rayleighChannels(rng, channels, nt, nr));
   const vectors = channels * vpc;
   const { symbols } = randomSymbols(rng, vectors * nt, mod);
   const noiseVar = snrToNoiseVar(snrDb, 'esn0', 1);
-  const y = addNoise(rng, transmit(H, symbols, nt, nr, vpc), noiseVar);
+  const y = f32(addNoise(rng, transmit(H, symbols, nt, nr, vpc), noiseVar));
   return { nr, nt, mod, con: constellation(mod), channels, vpc, vectors, H, y, noiseVar };
 }
 
@@ -210,13 +212,14 @@ for (const mapping of ['warp', 'block'] as const) {
     }
     assert.ok(ties <= total / 50, msg(`${ties} near-ties in ${total} vectors`));
     // The same walk: node counts equal the CPU's but where float32 reorders near-equal metrics.
-    assert.ok(nodeSame >= 0.9 * total, msg(`node counts equal the CPU's on ${nodeSame} of ${total} vectors`));
+    console.log(`${mapping}: ${ties} near-ties, node counts equal the CPU's on ${nodeSame} of ${total} vectors`);
+    assert.ok(nodeSame >= 0.97 * total, msg(`node counts equal the CPU's on ${nodeSame} of ${total} vectors`));
   });
 }
 
-test('psd_prep, emulated: a QR of the real model (Q^T Q = I, H_r P = Q R, R upper with positive diagonal) in the CPU\'s column order', { skip: skipEmu }, () => {
+test('psd_prep, emulated: a QR of the real model (Q^T Q = I, H_r P = Q R, R upper with positive diagonal), the CPU\'s Q, R and column order rounded to float32', { skip: skipEmu }, () => {
   const rng = new Philox(seed, 3);
-  let permSame = 0, total = 0;
+  let total = 0;
   for (const [nr, nt, mod] of [[4, 4, '16qam'], [3, 2, 'bpsk'], [4, 3, 'qpsk']] as const) {
     const p = problem(rng, nr, nt, mod, 10, 40, 1);
     const got = runEmu(p, 'warp', undefined, new Int32Array(p.vectors * STATUS_WORDS), DEFAULT_MAX_NODES);
@@ -247,37 +250,20 @@ test('psd_prep, emulated: a QR of the real model (Q^T Q = I, H_r P = Q R, R uppe
           assert.ok(Math.abs(s - Hr[r + perm[a]! * m]!) < tol, msg(`channel ${c}: (Q R)[${r}][${a}] = ${s}, H_r = ${Hr[r + perm[a]! * m]}`));
         }
       }
-      // The ordering rule (SQRD, ascending) in float64 on the GPU's order: each column taken has the
-      // least residual norm of those left, up to float32 rounding (the RVD's column pairs j, nt + j
-      // have equal norms, so the CPU's float64 order and the GPU's often part at exact ties).
-      const V = Hr.slice();
-      let maxNorm = 0;
-      for (let k = 0; k < n; k++) { let s2 = 0; for (let r = 0; r < m; r++) s2 += V[r + k * m]! ** 2; maxNorm = Math.max(maxNorm, s2); }
-      const left = new Set(Array.from({ length: n }, (_, k) => k));
-      for (let i = 0; i < n; i++) {
-        const res = (k: number): number => { let s2 = 0; for (let r = 0; r < m; r++) s2 += V[r + k * m]! ** 2; return s2; };
-        let least = Infinity;
-        for (const k of left) least = Math.min(least, res(k));
-        const pick = perm[i]!;
-        assert.ok(left.has(pick) && res(pick) <= least + 1e-5 * maxNorm, msg(`channel ${c} step ${i}: column ${pick} (residual ${res(pick)}) taken before one of residual ${least}`));
-        left.delete(pick);
-        const nq = Math.sqrt(res(pick));
-        for (const k of left) {
-          let d = 0;
-          for (let r = 0; r < m; r++) d += V[r + pick * m]! * V[r + k * m]! / nq;
-          for (let r = 0; r < m; r++) V[r + k * m] = V[r + k * m]! - d * V[r + pick * m]! / nq;
-        }
-      }
+      // The CPU's factorisation of the same input, bit for bit before the rounding to float32.
       triangularizeInto(model, p.H, 2 * c * nr * nt, 'ascending', tri);
-      if (tri.perm.every((x, i) => x === perm[i])) permSame++;
+      assert.deepEqual([...perm], [...tri.perm], msg(`channel ${c}: column order`));
+      for (let a = 0; a < n; a++) {
+        for (let b = a; b < n; b++) assert.equal(f[n * m + a * n + b], Math.fround(tri.R[a + b * n]!), msg(`channel ${c}: R[${a}][${b}]`));
+        for (let r = 0; r < m; r++) assert.equal(f[a * m + r], Math.fround(tri.Q[r + a * m]!), msg(`channel ${c}: Q[${r}][${a}]`));
+      }
       total++;
     }
   }
-  // Not a requirement (ties), but most channels should still take the CPU's order.
-  assert.ok(permSame >= 0.25 * total, msg(`column order equals the CPU's on ${permSame} of ${total} channels`));
+  assert.ok(total > 0);
 });
 
-test('psd kernels, emulated: node budget (NODE_BUDGET and the CPU\'s best leaf at that point), pre-set flags skipped, singular channels FLOAT32_UNSAFE', { skip: skipEmu }, () => {
+test('psd kernels, emulated: node budget (NODE_BUDGET and the CPU\'s best leaf at that point), pre-set flags skipped, singular channels RANK_DEFICIENT', { skip: skipEmu }, () => {
   const rng = new Philox(seed, 4);
   for (const mapping of ['warp', 'block'] as const) {
     const p = problem(rng, 4, 4, '16qam', 8, 4, 3);
@@ -290,7 +276,7 @@ test('psd kernels, emulated: node budget (NODE_BUDGET and the CPU\'s best leaf a
       assert.equal(ref.unproven[v], 1);
       assert.equal(got.status[2 * v + 1], ref.nodes[v], msg(`${mapping}: vector ${v} nodes of the first descent`));
     }
-    // The first descent's leaf: compare as decisions (near-ties in float32 may pick another path).
+    // The first descent's leaf (the same column order: only a float32 near-tie could part them).
     let diff = 0;
     for (let v = 0; v < p.vectors; v++) for (let j = 0; j < p.nt; j++) if (got.symbols[v * p.nt + j] !== ref.symbols[v * p.nt + j]) { diff++; break; }
     assert.ok(diff <= 1, msg(`${mapping}: ${diff} budgeted vectors differ from the CPU's first leaf`));
@@ -306,7 +292,7 @@ test('psd kernels, emulated: node budget (NODE_BUDGET and the CPU\'s best leaf a
     assert.equal(g2.status[1], 0);
     for (let j = 0; j < p.nt; j++) assert.equal(g2.symbols[j], -1, 'skipped vector left alone');
     assert.equal(g2.status[10], MIMO_STATUS.Y_TOO_LARGE);
-    for (const v of [3, 4]) assert.equal(g2.status[2 * v], MIMO_STATUS.FLOAT32_UNSAFE, msg(`${mapping}: vector ${v} of the singular channel`));
+    for (const v of [3, 4]) assert.equal(g2.status[2 * v], MIMO_STATUS.RANK_DEFICIENT, msg(`${mapping}: vector ${v} of the singular channel`));
     for (const v of [6, 7, 8]) assert.equal(g2.status[2 * v], 0);
   }
 });

@@ -2,8 +2,8 @@
  * The Parallel Sphere Detector on the GPU (Jozsa et al., ICCS 2013): exact ML in float32, the CPU
  * engine's tree walk (cpu.ts) and conventions (the RVD model, sorted QR, level and symbol indices).
  *
- * Two kernels a chunk: psd-prep.cu (a thread a channel: RVD and sorted QR into the scratch region,
- * PSD_FAC_WORDS floats a channel) and the search, in one of two mappings (opts.psd.gpuMapping):
+ * Two kernels a chunk: psd-prep.cu (a thread a channel: RVD and sorted QR in float64, the CPU's
+ * column order, into the scratch region, PSD_FAC_WORDS floats a channel) and the search, in one of two mappings (opts.psd.gpuMapping):
  *  - 'warp' (default): psd-warp.cu, one warp a vector, several vectors a block; a buffer's next
  *    chunk is found by a warp argmin instead of a sort (measured faster, see bench/mimo/gpu-psd.ts);
  *  - 'block': psd-block.cu, the paper's mapping: a block a vector, a thread a node, bitonic sort.
@@ -87,7 +87,8 @@ export function createPsdPlan(ctx: CudaContext, setup: CudaDetectorSetup, launch
   const mapping = launch.mapping ?? psdGpuMapping(setup.opts.psd);
   const limit = setup.device.sharedPerBlockOptinBytes;
   const defines = psdDefines(model, config);
-  const prep = loadModule(ctx, { source: readKernelSource(new URL('./psd-prep.cu', import.meta.url)), name: 'psd-prep.cu', defines })
+  // -fmad=false: the float64 QR rounds as the CPU's qrInto does (the same column order).
+  const prep = loadModule(ctx, { source: readKernelSource(new URL('./psd-prep.cu', import.meta.url)), name: 'psd-prep.cu', defines, options: ['-fmad=false'] })
     .kernel('psd_prep', ['ptr', 'ptr', 'i32']);
   let search: Kernel, threads: number, sharedBytes: number, perBlock: number;
   if (mapping === 'warp') {
@@ -110,17 +111,24 @@ export function createPsdPlan(ctx: CudaContext, setup: CudaDetectorSetup, launch
   const scale = constellation.pam ? constellation.pam.scale : 1;
   const maxNodes = BigInt(Math.min(setup.maxNodes, Number.MAX_SAFE_INTEGER));
   const facBytes = 4 * psdFactorWords(model.n, model.m);
+  const qr = (stream: Stream, chunk: DetectChunk): void => {
+    if (chunk.channels === 0) return;
+    prep.launch({ grid: Math.ceil(chunk.channels / PREP_THREADS), block: PREP_THREADS, stream }, [chunk.H, chunk.scratch[0]!, chunk.channels]);
+  };
+  const detect = (stream: Stream, chunk: DetectChunk): void => {
+    const vectors = chunk.channels * chunk.vectorsPerChannel;
+    if (vectors === 0) return;
+    search.launch({ grid: Math.ceil(vectors / perBlock), block: threads, sharedBytes, stream },
+      [chunk.y, chunk.scratch[0]!, chunk.symbols, chunk.status, vectors, chunk.vectorsPerChannel, maxNodes, scale]);
+  };
   return {
     mapping, threads, sharedBytes,
     scratchBytesPerChannel: [facBytes],
     enqueue(stream: Stream, chunk: DetectChunk): void {
-      const vectors = chunk.channels * chunk.vectorsPerChannel;
-      if (vectors === 0) return;
-      const fac = chunk.scratch[0]!;
-      prep.launch({ grid: Math.ceil(chunk.channels / PREP_THREADS), block: PREP_THREADS, stream }, [chunk.H, fac, chunk.channels]);
-      search.launch({ grid: Math.ceil(vectors / perBlock), block: threads, sharedBytes, stream },
-        [chunk.y, fac, chunk.symbols, chunk.status, vectors, chunk.vectorsPerChannel, maxNodes, scale]);
+      qr(stream, chunk);
+      detect(stream, chunk);
     },
+    stages: [{ name: 'qr', enqueue: qr }, { name: 'detect', enqueue: detect }],
   };
 }
 

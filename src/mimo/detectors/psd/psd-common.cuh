@@ -30,6 +30,7 @@ inline float __uint_as_float(unsigned x) { float r; std::memcpy(&r, &x, 4); retu
 
 // MIMO_STATUS (src/mimo/gpu/status.ts).
 #define PSD_ST_NODE_BUDGET 1
+#define PSD_ST_RANK_DEFICIENT 8
 #define PSD_ST_FLOAT32_UNSAFE 16
 
 #define PSD_INF_BITS 0x7f800000u
