@@ -31,6 +31,8 @@ import { MIMO_STATUS, STATUS_WORDS } from '../../src/mimo/gpu/status.js';
 import type { DetectOptions, Modulation, PsdOptions } from '../../src/mimo/types.js';
 import { cudaAvailable, CudaContext, DeviceBuffer, Stream } from '../../src/gpu/index.js';
 import { compileEmulated, emulatorUnavailable, runEmulated } from '../gpu/cuda-emulator.js';
+import { detect } from '../../src/mimo/detect.js';
+import { detectAsync } from '../../src/mimo/detect-async.js';
 
 const seed = randomInt(2 ** 31);
 const msg = (s: string): string => `${s} (seed ${seed})`;
@@ -400,4 +402,45 @@ test('psd on the GPU: node budget flags NODE_BUDGET with a leaf; a configuration
     nr: 4, nt: 4, modulation: '64qam', constellation: con, opts: { detector: 'psd', modulation: '64qam', psd: { levels: [9, 4, 1], paths: [1, 2] } },
     soft: false, maxNodes: DEFAULT_MAX_NODES, llrClip: 0, vectorsPerChannel: 1, device: { ...ctx.props, sharedPerBlockOptinBytes: 100_000 },
   }), (e: Error) => e.name === 'UnsupportedError' && /shared memory/.test(e.message));
+});
+
+test('detectAsync(engine cuda) runs psd on the GPU: the CPU engine\'s decisions and nodes, both mappings, float32 input, budget and singular channels as on the CPU', { skip }, async () => {
+  const rng = new Philox(seed, 40);
+  const p = problem(rng, 4, 4, '16qam', 10, 300, 14);
+  const input = { nt: 4, nr: 4, H: p.H, y: p.y, vectorsPerChannel: 14, noiseVar: p.noiseVar };
+  const cpu = detect(input, { detector: 'psd', modulation: '16qam' });
+  for (const gpuMapping of ['warp', 'block'] as const) {
+    for (const f32 of [false, true]) {
+      const inp = f32 ? { ...input, H: new Float32Array(p.H), y: new Float32Array(p.y) } : input;
+      const gpu = await detectAsync(inp, { detector: 'psd', modulation: '16qam', engine: 'cuda', psd: { gpuMapping } });
+      assert.equal(gpu.stats.engine, 'cuda');
+      const { ties } = compareMl(p, cpu.symbols, gpu.symbols, `detectAsync ${gpuMapping}${f32 ? ' float32' : ''}`);
+      assert.ok(ties <= 2, msg(`${ties} near-ties`));
+      const dn = Math.abs(gpu.stats.nodesVisited! - cpu.stats.nodesVisited!) / cpu.stats.nodesVisited!;
+      assert.ok(dn < 0.01, msg(`nodes visited ${gpu.stats.nodesVisited} on the GPU, ${cpu.stats.nodesVisited} on the CPU`));
+    }
+  }
+  // Node budget: 'flag' marks the vectors the CPU marks (but for float32 near-ties), 'error' throws.
+  const budget = { detector: 'psd' as const, modulation: '16qam' as const, maxNodes: 300 };
+  const cpuB = detect(input, { ...budget, onBudget: 'flag' });
+  const gpuB = await detectAsync(input, { ...budget, onBudget: 'flag', engine: 'cuda' });
+  let diff = 0;
+  for (let v = 0; v < p.vectors; v++) diff += Number((cpuB.unproven?.[v] ?? 0) !== (gpuB.unproven?.[v] ?? 0));
+  assert.ok(cpuB.stats.budgetExceeded! > 0 && diff <= p.vectors / 200, msg(`budget: CPU ${cpuB.stats.budgetExceeded} unproven, GPU ${gpuB.stats.budgetExceeded}, ${diff} differ`));
+  await assert.rejects(detectAsync(input, { ...budget, engine: 'cuda' }), (e: Error) => e.name === 'NodeBudgetError');
+  // A singular channel: the CPU redo raises the CPU engine's RankDeficientError.
+  const H2 = p.H.slice();
+  for (let i = 0; i < 4; i++) { H2[2 * (3 * 16 + i + 4)] = 0; H2[2 * (3 * 16 + i + 4) + 1] = 0; }
+  await assert.rejects(detectAsync({ ...input, H: H2 }, { detector: 'psd', modulation: '16qam', engine: 'cuda' }), (e: Error) => e.name === 'RankDeficientError');
+  // A bad mapping name is the CPU's typed error on either engine.
+  await assert.rejects(detectAsync(input, { detector: 'psd', modulation: '16qam', engine: 'cuda', psd: { gpuMapping: 'thread' as 'warp' } }), (e: Error) => e.name === 'InvalidArgumentError');
+});
+
+test('psd.gpuMapping is validated on the CPU engine too (InvalidArgumentError naming the choices)', () => {
+  const rng = new Philox(seed, 41);
+  const p = problem(rng, 2, 2, 'qpsk', 10, 2, 1);
+  assert.throws(() => detect({ nt: 2, nr: 2, H: p.H, y: p.y, noiseVar: p.noiseVar }, { detector: 'psd', modulation: 'qpsk', psd: { gpuMapping: 'grid' as 'warp' } }),
+    (e: Error) => e.name === 'InvalidArgumentError' && /warp, block/.test(e.message));
+  const r = detect({ nt: 2, nr: 2, H: p.H, y: p.y, noiseVar: p.noiseVar }, { detector: 'psd', modulation: 'qpsk', psd: { gpuMapping: 'block' } });
+  assert.equal(r.symbols.length, 4);
 });

@@ -19,8 +19,11 @@ import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup, DetectChunk } f
 import { realModel, type RealModel } from '../../preprocess/real-system.js';
 import { psdConfig, psdGpuMapping, type PsdConfig, type PsdGpuMapping } from './config.js';
 
-/** Warps (vectors) a block of the warp mapping (measured on the H100: bench/mimo/gpu-psd.ts). */
-export const PSD_WARPS_PER_BLOCK = 4;
+/**
+ * Launch defaults of the plans the detector builds (measured on the H100: bench/mimo/gpu-psd.ts);
+ * the bench script changes them to compare mappings and block sizes.
+ */
+export const psdGpuTuning: { warps: number } = { warps: 4 };
 const PREP_THREADS = 128;
 
 /** Floats of psd_prep's factors per channel (psd-common.cuh: Q^T, R, perm, flags; padded to 4). */
@@ -94,7 +97,7 @@ export function createPsdPlan(ctx: CudaContext, setup: CudaDetectorSetup, launch
   if (mapping === 'warp') {
     const one = psdWarpSharedBytes(model.n, config);
     if (one > limit) throw new UnsupportedError(`psd configuration ${JSON.stringify({ levels: config.levels, paths: config.paths })} needs ${one} bytes of shared memory a vector, the device allows ${limit}; choose closer levels or fewer paths`);
-    perBlock = Math.max(1, Math.min(launch.warps ?? PSD_WARPS_PER_BLOCK, Math.floor(limit / one), 32));
+    perBlock = Math.max(1, Math.min(launch.warps ?? psdGpuTuning.warps, Math.floor(limit / one), 32));
     threads = 32 * perBlock;
     sharedBytes = perBlock * one;
     search = loadModule(ctx, { source: readKernelSource(new URL('./psd-warp.cu', import.meta.url)), name: 'psd-warp.cu', defines: { ...defines, PSD_WARPS: perBlock } })

@@ -163,11 +163,19 @@ __device__ __forceinline__ float psd_amp(int i, float scale) { return (float)(2 
 // Warp argmin of (metric, slot) keys: the least metric, ties to the least slot (the CPU's sort
 // order). Metrics are >= 0 or +inf, so their bit patterns order as the values do.
 __device__ __forceinline__ unsigned long long psd_warp_min(unsigned long long k) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  // Two warp reductions (redux.sync): the least metric, then the least slot among its holders.
+  const unsigned hi = (unsigned)(k >> 32);
+  const unsigned least = __reduce_min_sync(0xffffffffu, hi);
+  const unsigned slot = __reduce_min_sync(0xffffffffu, hi == least ? (unsigned)k : 0xffffffffu);
+  return ((unsigned long long)least << 32) | slot;
+#else
   for (int o = 16; o > 0; o >>= 1) {
     const unsigned long long other = __shfl_sync(0xffffffffu, k, (threadIdx.x & 31) ^ o);
     k = other < k ? other : k;
   }
   return k;
+#endif
 }
 
 __device__ __forceinline__ unsigned long long psd_key(float metric, int slot) {
