@@ -106,14 +106,25 @@ function print(title: string, rows: Row[], extra?: (r: Row) => string): void {
 // Mappings side by side.
 const mappingRows: Row[] = [];
 for (const [mod, label] of [['16qam', '4x4 16-QAM'], ['qpsk', '4x4 QPSK']] as const) {
-  for (const w of [1, 2, 4, 8]) {
-    psdGpuTuning.warps = w;
-    mappingRows.push(await measure(`${label} warp, ${w} a block`, 4, 4, mod, 20, big, 14, { gpuMapping: 'warp' }, w === 4 ? checkCount : 0));
+  for (const [lanes, warps] of [[4, 4], [8, 4], [16, 4], [32, 4], ['auto', 2], ['auto', 8]] as const) {
+    psdGpuTuning.lanes = lanes;
+    psdGpuTuning.warps = warps;
+    mappingRows.push(await measure(`${label} warp mapping, ${lanes} lanes a vector, ${warps} warps a block`, 4, 4, mod, 20, big, 14, { gpuMapping: 'warp' }, lanes === 'auto' && warps === 2 ? checkCount : 0));
   }
+  psdGpuTuning.lanes = 'auto';
   psdGpuTuning.warps = 4;
-  mappingRows.push(await measure(`${label} block (paper)`, 4, 4, mod, 20, big >> 2, 14, { gpuMapping: 'block' }, checkCount));
+  mappingRows.push(await measure(`${label} block mapping (paper)`, 4, 4, mod, 20, big >> 2, 14, { gpuMapping: 'block' }, checkCount));
 }
 print('Mappings, 20 dB Es/N0, 14 vectors a channel', mappingRows);
+const t2x2: Row[] = [];
+for (const mod of ['qpsk', '16qam'] as const) {
+  for (const lanes of [4, 8, 16, 32] as const) {
+    psdGpuTuning.lanes = lanes;
+    t2x2.push(await measure(`2x2 ${mod} warp mapping, ${lanes} lanes a vector`, 2, 2, mod, 20, big, 14, { gpuMapping: 'warp' }, 0));
+  }
+}
+psdGpuTuning.lanes = 'auto';
+print('2x2, lanes a vector, 20 dB', t2x2);
 
 // Targets with the default mapping.
 const targets: Row[] = [];

@@ -23,7 +23,7 @@ import { detector as cpuPsd } from '../../src/mimo/detectors/psd/cpu.js';
 import { detector as cpuMl } from '../../src/mimo/detectors/ml/cpu.js';
 import { psdConfig } from '../../src/mimo/detectors/psd/config.js';
 import {
-  createPsdPlan, psdBlockSharedBytes, psdBlockThreads, psdDefines, psdFactorWords, psdWarpSharedBytes,
+  createPsdPlan, psdAutoLanes, psdBlockSharedBytes, psdBlockThreads, psdDefines, psdFactorWords, psdWarpSharedBytes,
 } from '../../src/mimo/detectors/psd/cuda.js';
 import { allocTriangular, realChannelInto, realModel, triangularizeInto } from '../../src/mimo/preprocess/real-system.js';
 import { DEFAULT_MAX_NODES } from '../../src/mimo/budget.js';
@@ -139,7 +139,7 @@ int main() {
   if (fread(H.data(), 4, H.size(), stdin) != H.size() || fread(y.data(), 4, y.size(), stdin) != y.size() || fread(st.data(), 4, st.size(), stdin) != st.size()) return 1;
   if (emu_launch((channels + 31) / 32, dim3{32, 1, 1}, 0, [&] { psd_prep(H.data(), fac.data(), channels); })) return 2;
 #ifdef PSD_WARPS
-  if (mapping == 0 && emu_launch((V + PSD_WARPS - 1) / PSD_WARPS, dim3{32 * PSD_WARPS, 1, 1}, shared, [&] { psd_warp(y.data(), fac.data(), sym.data(), st.data(), V, vpc, maxNodes, scale); })) return 2;
+  if (mapping == 0 && emu_launch((V + PSD_WARPS * PSD_GROUPS - 1) / (PSD_WARPS * PSD_GROUPS), dim3{32 * PSD_WARPS, 1, 1}, shared, [&] { psd_warp(y.data(), fac.data(), sym.data(), st.data(), V, vpc, maxNodes, scale); })) return 2;
 #endif
 #ifdef PSD_THREADS
   if (mapping == 1 && emu_launch(V, dim3{PSD_THREADS, 1, 1}, shared, [&] { psd_block(y.data(), fac.data(), sym.data(), st.data(), V, vpc, maxNodes, scale); })) return 2;
@@ -155,15 +155,16 @@ const KERNEL = (f: string): string => fileURLToPath(new URL(`../../src/mimo/dete
 
 interface GpuOut { symbols: Int32Array; status: Int32Array; fac: Float32Array }
 
-function runEmu(p: Problem, mapping: 'warp' | 'block', psd: PsdOptions | undefined, status: Int32Array, maxNodes: number, H = p.H): GpuOut {
+function runEmu(p: Problem, mapping: 'warp' | 'block', psd: PsdOptions | undefined, status: Int32Array, maxNodes: number, H = p.H, lanes?: number): GpuOut {
   const model = realModel(p.con, p.nt, p.nr);
   const config = psdConfig(model.n, model.q, psd);
   const defs = Object.entries(psdDefines(model, config)).map(([k, v]) => `-D${k}=${v}`);
   const warps = 2;
   let shared: number;
   if (mapping === 'warp') {
-    defs.push(`-DPSD_WARPS=${warps}`);
-    shared = warps * psdWarpSharedBytes(model.n, config);
+    const l = lanes ?? psdAutoLanes(config);
+    defs.push(`-DPSD_WARPS=${warps}`, `-DPSD_LANES=${l}`);
+    shared = warps * (32 / l) * psdWarpSharedBytes(model.n, config);
   } else {
     const threads = psdBlockThreads(config);
     defs.push(`-DPSD_THREADS=${threads}`);
@@ -192,15 +193,15 @@ const EMU_CASES: Array<[number, number, Modulation, PsdOptions?]> = [
   [4, 4, 'qpsk', { levels: [7, 3, 2, 1], paths: [3, 2, 3] }],
 ];
 
-for (const mapping of ['warp', 'block'] as const) {
-  test(`psd kernels (${mapping} mapping), emulated: the CPU engine's decisions on fresh vectors except float32 near-ties`, { skip: skipEmu }, () => {
-    const rng = new Philox(seed, mapping === 'warp' ? 1 : 2);
+for (const [mapping, lanes] of [['warp', undefined], ['warp', 32], ['warp', 4], ['block', undefined]] as const) {
+  test(`psd kernels (${mapping} mapping${lanes ? `, ${lanes} lanes a vector` : ''}), emulated: the CPU engine's decisions and node counts on fresh vectors except float32 near-ties`, { skip: skipEmu }, () => {
+    const rng = new Philox(seed, mapping === 'warp' ? 1 + (lanes ?? 0) : 2);
     let ties = 0, total = 0, nodeSame = 0;
     for (const [nr, nt, mod, psd] of EMU_CASES) {
       for (const snr of [0, 12, 25]) {
         const p = problem(rng, nr, nt, mod, snr, 4, 3);
         const status = new Int32Array(p.vectors * STATUS_WORDS);
-        const got = runEmu(p, mapping, psd, status, DEFAULT_MAX_NODES);
+        const got = runEmu(p, mapping, psd, status, DEFAULT_MAX_NODES, p.H, lanes);
         const ref = runCpu(p, 'psd', psd);
         const what = `${mapping} ${nr}x${nt} ${mod} ${snr} dB${psd ? ` ${JSON.stringify(psd)}` : ''}`;
         for (let v = 0; v < p.vectors; v++) {
@@ -214,7 +215,7 @@ for (const mapping of ['warp', 'block'] as const) {
     }
     assert.ok(ties <= total / 50, msg(`${ties} near-ties in ${total} vectors`));
     // The same walk: node counts equal the CPU's but where float32 reorders near-equal metrics.
-    console.log(`${mapping}: ${ties} near-ties, node counts equal the CPU's on ${nodeSame} of ${total} vectors`);
+    console.log(`${mapping}${lanes ? ` ${lanes} lanes` : ''}: ${ties} near-ties, node counts equal the CPU's on ${nodeSame} of ${total} vectors`);
     assert.ok(nodeSame >= 0.97 * total, msg(`node counts equal the CPU's on ${nodeSame} of ${total} vectors`));
   });
 }
@@ -302,12 +303,12 @@ test('psd kernels, emulated: node budget (NODE_BUDGET and the CPU\'s best leaf a
 // ------------------------------------------------------------------------------------------------
 // Device
 
-function runDevice(p: Problem, mapping: 'warp' | 'block', psd?: PsdOptions, maxNodes = DEFAULT_MAX_NODES): { symbols: Int32Array; status: Int32Array } {
+function runDevice(p: Problem, mapping: 'warp' | 'block', psd?: PsdOptions, maxNodes = DEFAULT_MAX_NODES, lanes?: number): { symbols: Int32Array; status: Int32Array } {
   const ctx = CudaContext.get(0);
   const plan = createPsdPlan(ctx, {
     nr: p.nr, nt: p.nt, modulation: p.mod, constellation: p.con, opts: opts(p.mod, 'psd', { ...psd, gpuMapping: mapping }), soft: false,
     maxNodes, llrClip: 0, vectorsPerChannel: p.vpc, device: ctx.props,
-  });
+  }, lanes ? { lanes } : {});
   const bufs = {
     H: DeviceBuffer.alloc(ctx, 4 * p.H.length), y: DeviceBuffer.alloc(ctx, 4 * p.y.length), noise: DeviceBuffer.alloc(ctx, 4 * p.vectors),
     symbols: DeviceBuffer.alloc(ctx, 4 * p.vectors * p.nt), status: DeviceBuffer.alloc(ctx, 4 * STATUS_WORDS * p.vectors),
@@ -340,18 +341,18 @@ const DEVICE_CASES: Array<[number, number, Modulation, number]> = [
   [8, 8, 'qpsk', 0.2], [8, 8, '16qam', 0.05], [4, 2, '16qam', 1],
 ];
 
-for (const mapping of ['warp', 'block'] as const) {
-  test(`psd on the GPU (${mapping} mapping) equals the CPU engine's psd and exhaustive ML in float64 but for counted float32 near-ties`, { skip }, () => {
-    const rng = new Philox(seed, mapping === 'warp' ? 10 : 20);
+for (const [mapping, lanes, share] of [['warp', undefined, 1], ['block', undefined, 0.25], ['warp', 32, 0.1], ['warp', 4, 0.1]] as const) {
+  test(`psd on the GPU (${mapping} mapping${lanes ? `, ${lanes} lanes a vector` : ''}) equals the CPU engine's psd and exhaustive ML in float64 but for counted float32 near-ties`, { skip }, () => {
+    const rng = new Philox(seed, mapping === 'warp' ? 10 + (lanes ?? 0) : 20);
     const lines: string[] = [];
     for (const [nr, nt, mod, frac] of DEVICE_CASES) {
       for (const snr of [0, 10, 20]) {
-        const count = Math.max(200, Math.round(DEVICE_COUNT * frac * (mapping === 'block' ? 0.25 : 1)));
+        const count = Math.max(200, Math.round(DEVICE_COUNT * frac * share));
         const vpc = 14;
         const p = problem(rng, nr, nt, mod, snr, Math.ceil(count / vpc), vpc);
-        const got = runDevice(p, mapping);
+        const got = runDevice(p, mapping, undefined, DEFAULT_MAX_NODES, lanes);
         const ref = runCpu(p, 'psd');
-        const what = `${mapping} ${nr}x${nt} ${mod} ${snr} dB`;
+        const what = `${mapping}${lanes ? ` ${lanes} lanes` : ''} ${nr}x${nt} ${mod} ${snr} dB`;
         let unsafe = 0;
         const mask = new Uint8Array(p.vectors);
         for (let v = 0; v < p.vectors; v++) {

@@ -4,13 +4,14 @@
  *
  * Two kernels a chunk: psd-prep.cu (a thread a channel: RVD and sorted QR in float64, the CPU's
  * column order, into the scratch region, PSD_FAC_WORDS floats a channel) and the search, in one of two mappings (opts.psd.gpuMapping):
- *  - 'warp' (default): psd-warp.cu, one warp a vector, several vectors a block; a buffer's next
- *    chunk is found by a warp argmin instead of a sort (measured faster, see bench/mimo/gpu-psd.ts);
+ *  - 'warp' (default): psd-warp.cu, a group of 4 to 32 lanes a vector (psdAutoLanes), several
+ *    vectors a warp and a block; a buffer's next chunk is found by an argmin over the group instead
+ *    of a sort (measured faster, see bench/mimo/gpu-psd.ts);
  *  - 'block': psd-block.cu, the paper's mapping: a block a vector, a thread a node, bitonic sort.
  * Both visit the nodes the CPU visits (up to float32 near-ties) and honour the node budget as it
  * does: past maxNodes, once a leaf is held, the vector gets MIMO_STATUS.NODE_BUDGET and its best leaf.
  */
-import { UnsupportedError } from '../../../core/errors.js';
+import { InvalidArgumentError, UnsupportedError } from '../../../core/errors.js';
 import type { CudaContext } from '../../../gpu/context.js';
 import type { Kernel } from '../../../gpu/launch.js';
 import { loadModule, readKernelSource } from '../../../gpu/module-cache.js';
@@ -23,7 +24,18 @@ import { psdConfig, psdGpuMapping, type PsdConfig, type PsdGpuMapping } from './
  * Launch defaults of the plans the detector builds (measured on the H100: bench/mimo/gpu-psd.ts);
  * the bench script changes them to compare mappings and block sizes.
  */
-export const psdGpuTuning: { warps: number } = { warps: 4 };
+export const psdGpuTuning: { warps: number; lanes: number | 'auto' } = { warps: 4, lanes: 'auto' };
+
+/**
+ * Lanes a vector of the warp mapping: about four nodes a lane at the largest stage (a power of two
+ * from 4 to 32), so small trees (2x2, QPSK) do not leave most of a warp idle.
+ */
+export function psdAutoLanes(c: PsdConfig): number {
+  const e = Math.max(...c.expanded);
+  let lanes = 4;
+  while (lanes < 32 && lanes * 4 < e) lanes *= 2;
+  return lanes;
+}
 const PREP_THREADS = 128;
 
 /** Floats of psd_prep's factors per channel (psd-common.cuh: Q^T, R, perm, flags; padded to 4). */
@@ -75,12 +87,14 @@ export function psdDefines(model: RealModel, c: PsdConfig): Record<string, strin
 /** A plan's launch choices (the detector uses the defaults; the bench script varies them). */
 export interface PsdLaunchOptions {
   mapping?: PsdGpuMapping;
-  /** Vectors (warps) a block of the warp mapping. */
+  /** Warps a block of the warp mapping. */
   warps?: number;
+  /** Lanes a vector of the warp mapping (4, 8, 16 or 32). */
+  lanes?: number;
 }
 
 /** Builds the plan of a setup: checks the sizes, compiles the kernels, sizes shared memory. */
-export function createPsdPlan(ctx: CudaContext, setup: CudaDetectorSetup, launch: PsdLaunchOptions = {}): CudaDetectorPlan & { readonly mapping: PsdGpuMapping; readonly threads: number; readonly sharedBytes: number } {
+export function createPsdPlan(ctx: CudaContext, setup: CudaDetectorSetup, launch: PsdLaunchOptions = {}): CudaDetectorPlan & { readonly mapping: PsdGpuMapping; readonly threads: number; readonly sharedBytes: number; readonly vectorsPerBlock: number } {
   const { nr, nt, constellation } = setup;
   const model = realModel(constellation, nt, nr);
   if (model.m < model.n) throw new UnsupportedError(`psd needs as many real receive dimensions as real unknowns (got nt = ${nt}, nr = ${nr})`);
@@ -95,12 +109,17 @@ export function createPsdPlan(ctx: CudaContext, setup: CudaDetectorSetup, launch
     .kernel('psd_prep', ['ptr', 'ptr', 'i32']);
   let search: Kernel, threads: number, sharedBytes: number, perBlock: number;
   if (mapping === 'warp') {
+    const tuned = launch.lanes ?? psdGpuTuning.lanes;
+    const lanes = tuned === 'auto' ? psdAutoLanes(config) : tuned;
+    if (![4, 8, 16, 32].includes(lanes)) throw new InvalidArgumentError(`psd lanes a vector must be 4, 8, 16 or 32, got ${lanes}`);
+    const groups = 32 / lanes;
     const one = psdWarpSharedBytes(model.n, config);
-    if (one > limit) throw new UnsupportedError(`psd configuration ${JSON.stringify({ levels: config.levels, paths: config.paths })} needs ${one} bytes of shared memory a vector, the device allows ${limit}; choose closer levels or fewer paths`);
-    perBlock = Math.max(1, Math.min(launch.warps ?? psdGpuTuning.warps, Math.floor(limit / one), 32));
-    threads = 32 * perBlock;
+    if (one * groups > limit) throw new UnsupportedError(`psd configuration ${JSON.stringify({ levels: config.levels, paths: config.paths })} needs ${one} bytes of shared memory a vector (${groups} a warp), the device allows ${limit}; choose closer levels or fewer paths`);
+    const warps = Math.max(1, Math.min(launch.warps ?? psdGpuTuning.warps, Math.floor(limit / (one * groups)), 32));
+    perBlock = warps * groups;
+    threads = 32 * warps;
     sharedBytes = perBlock * one;
-    search = loadModule(ctx, { source: readKernelSource(new URL('./psd-warp.cu', import.meta.url)), name: 'psd-warp.cu', defines: { ...defines, PSD_WARPS: perBlock } })
+    search = loadModule(ctx, { source: readKernelSource(new URL('./psd-warp.cu', import.meta.url)), name: 'psd-warp.cu', defines: { ...defines, PSD_WARPS: warps, PSD_LANES: lanes } })
       .kernel('psd_warp', ['ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i64', 'f32']);
   } else {
     threads = psdBlockThreads(config);
@@ -125,7 +144,7 @@ export function createPsdPlan(ctx: CudaContext, setup: CudaDetectorSetup, launch
       [chunk.y, chunk.scratch[0]!, chunk.symbols, chunk.status, vectors, chunk.vectorsPerChannel, maxNodes, scale]);
   };
   return {
-    mapping, threads, sharedBytes,
+    mapping, threads, sharedBytes, vectorsPerBlock: perBlock,
     scratchBytesPerChannel: [facBytes],
     enqueue(stream: Stream, chunk: DetectChunk): void {
       qr(stream, chunk);
