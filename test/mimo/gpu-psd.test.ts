@@ -137,7 +137,7 @@ int main() {
   std::vector<float> H((size_t)channels * 2 * PSD_NR * PSD_NT), y((size_t)V * 2 * PSD_NR), fac((size_t)channels * PSD_FAC_WORDS, -1e30f);
   std::vector<int> st((size_t)V * 2), sym((size_t)V * PSD_NT, -1);
   if (fread(H.data(), 4, H.size(), stdin) != H.size() || fread(y.data(), 4, y.size(), stdin) != y.size() || fread(st.data(), 4, st.size(), stdin) != st.size()) return 1;
-  if (emu_launch((channels + 31) / 32, dim3{32, 1, 1}, 0, [&] { psd_prep(H.data(), fac.data(), channels); })) return 2;
+  if (emu_launch((channels * PSD_PREP_LANES + 63) / 64, dim3{64, 1, 1}, 0, [&] { psd_prep(H.data(), fac.data(), channels); })) return 2;
 #ifdef PSD_WARPS
   if (mapping == 0 && emu_launch((V + PSD_WARPS * PSD_GROUPS - 1) / (PSD_WARPS * PSD_GROUPS), dim3{32 * PSD_WARPS, 1, 1}, shared, [&] { psd_warp(y.data(), fac.data(), sym.data(), st.data(), V, vpc, maxNodes, scale); })) return 2;
 #endif
@@ -223,7 +223,7 @@ for (const [mapping, lanes] of [['warp', undefined], ['warp', 32], ['warp', 4], 
 test('psd_prep, emulated: a QR of the real model (Q^T Q = I, H_r P = Q R, R upper with positive diagonal), the CPU\'s Q, R and column order rounded to float32', { skip: skipEmu }, () => {
   const rng = new Philox(seed, 3);
   let total = 0;
-  for (const [nr, nt, mod] of [[4, 4, '16qam'], [3, 2, 'bpsk'], [4, 3, 'qpsk']] as const) {
+  for (const [nr, nt, mod] of [[4, 4, '16qam'], [3, 2, 'bpsk'], [4, 3, 'qpsk'], [8, 8, 'qpsk'], [2, 2, '64qam']] as const) {
     const p = problem(rng, nr, nt, mod, 10, 40, 1);
     const got = runEmu(p, 'warp', undefined, new Int32Array(p.vectors * STATUS_WORDS), DEFAULT_MAX_NODES);
     const model = realModel(p.con, nt, nr);

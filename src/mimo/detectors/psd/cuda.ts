@@ -2,8 +2,8 @@
  * The Parallel Sphere Detector on the GPU (Jozsa et al., ICCS 2013): exact ML in float32, the CPU
  * engine's tree walk (cpu.ts) and conventions (the RVD model, sorted QR, level and symbol indices).
  *
- * Two kernels a chunk: psd-prep.cu (a thread a channel: RVD and sorted QR in float64, the CPU's
- * column order, into the scratch region, PSD_FAC_WORDS floats a channel) and the search, in one of two mappings (opts.psd.gpuMapping):
+ * Two kernels a chunk: psd-prep.cu (a lane a column, n lanes a channel: RVD and sorted QR in
+ * float64, the CPU's column order, into the scratch region, PSD_FAC_WORDS floats a channel) and the search, in one of two mappings (opts.psd.gpuMapping):
  *  - 'warp' (default): psd-warp.cu, a group of 4 to 32 lanes a vector (psdAutoLanes), several
  *    vectors a warp and a block; a buffer's next chunk is found by an argmin over the group instead
  *    of a sort (measured faster, see bench/mimo/gpu-psd.ts);
@@ -41,6 +41,13 @@ const PREP_THREADS = 128;
 /** Floats of psd_prep's factors per channel (psd-common.cuh: Q^T, R, perm, flags; padded to 4). */
 export function psdFactorWords(n: number, m: number): number {
   return Math.ceil((n * m + n * n + n + 1) / 4) * 4;
+}
+
+/** Lanes a channel of psd_prep: n rounded up to a power of two (4 .. 32), a lane a column. */
+export function psdPrepLanes(n: number): number {
+  let l = 4;
+  while (l < n) l *= 2;
+  return l;
 }
 
 const pow2 = (e: number): number => { let p = 1; while (p < e) p *= 2; return p; };
@@ -98,6 +105,7 @@ export function createPsdPlan(ctx: CudaContext, setup: CudaDetectorSetup, launch
   const { nr, nt, constellation } = setup;
   const model = realModel(constellation, nt, nr);
   if (model.m < model.n) throw new UnsupportedError(`psd needs as many real receive dimensions as real unknowns (got nt = ${nt}, nr = ${nr})`);
+  if (model.n > 32) throw new UnsupportedError(`psd on the GPU supports up to 32 real dimensions (16 streams of QAM, 32 of BPSK), got ${model.n}`);
   if (model.q > 16) throw new UnsupportedError(`psd on the GPU supports PAM alphabets up to 16 levels (256-QAM), got ${model.q}`);
   const config = psdConfig(model.n, model.q, setup.opts.psd);
   if (config.levels.length > 18) throw new UnsupportedError(`psd on the GPU supports at most 17 stages, the configuration has ${config.levels.length - 1}`);
@@ -133,9 +141,10 @@ export function createPsdPlan(ctx: CudaContext, setup: CudaDetectorSetup, launch
   const scale = constellation.pam ? constellation.pam.scale : 1;
   const maxNodes = BigInt(Math.min(setup.maxNodes, Number.MAX_SAFE_INTEGER));
   const facBytes = 4 * psdFactorWords(model.n, model.m);
+  const prepLanes = psdPrepLanes(model.n);
   const qr = (stream: Stream, chunk: DetectChunk): void => {
     if (chunk.channels === 0) return;
-    prep.launch({ grid: Math.ceil(chunk.channels / PREP_THREADS), block: PREP_THREADS, stream }, [chunk.H, chunk.scratch[0]!, chunk.channels]);
+    prep.launch({ grid: Math.ceil((chunk.channels * prepLanes) / PREP_THREADS), block: PREP_THREADS, stream }, [chunk.H, chunk.scratch[0]!, chunk.channels]);
   };
   const detect = (stream: Stream, chunk: DetectChunk): void => {
     const vectors = chunk.channels * chunk.vectorsPerChannel;

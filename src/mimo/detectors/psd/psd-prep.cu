@@ -1,11 +1,17 @@
-// psd_prep: per-channel preprocessing of the PSD, one thread a channel: the real model H_r of the
-// channel (RVD, or the BPSK model) and its sorted QR, as triangularizeInto(model, H, 'ascending')
-// in preprocess/real-system.ts (qrInto in preprocess/qr.ts): modified Gram-Schmidt in float64,
-// operation for operation (the host compiles it with -fmad=false), taking at each step the remaining
-// column of least residual norm (ties to the first), residual norms downdated. So the column order
-// is the CPU engine's on the same (float32) input, and a channel is flagged RANK_DEFICIENT exactly
-// where the CPU throws its RankDeficientError (the engine then redoes its vectors on the CPU, which
-// raises that error). Q^T and R are stored rounded to float32 for the search.
+// psd_prep: per-channel preprocessing of the PSD: the real model H_r of the channel (RVD, or the
+// BPSK model) and its sorted QR, as triangularizeInto(model, H, 'ascending') in
+// preprocess/real-system.ts (qrInto in preprocess/qr.ts): modified Gram-Schmidt in float64 taking
+// at each step the remaining column of least residual norm (ties to the first in qrInto's order of
+// the columns left, which its swaps permute), residual norms downdated.
+//
+// A group of PSD_PREP_LANES lanes (n rounded up to a power of two) a channel, a lane a column of H_r:
+// the lane keeps its column of Q and of R in registers; at step i the pivot's normalised column is
+// broadcast by shuffles and each remaining lane takes its own dot product, update and downdate.
+// Every sum runs in qrInto's order and the host compiles this with -fmad=false, so each lane does
+// qrInto's operations on its column, rounding for rounding: the column order is the CPU engine's
+// on the same (float32) input, and a channel is flagged RANK_DEFICIENT exactly where the CPU throws
+// its RankDeficientError (the engine then redoes its vectors on the CPU, which raises that error).
+// Q^T and R are stored rounded to float32 for the search.
 //
 // In:  H (channels x nr x nt complex, column-major, normalized by the engine).
 // Out: fac (channels x PSD_FAC_WORDS floats, layout in psd-common.cuh).
@@ -15,76 +21,106 @@
 
 #include "psd-common.cuh"
 
+#define PSD_PREP_LANES (PSD_N <= 4 ? 4 : PSD_N <= 8 ? 8 : PSD_N <= 16 ? 16 : 32)
+
+// Order-preserving integer image of a double (negative residuals from rounding included).
+__device__ __forceinline__ unsigned long long psd_order_bits(double x) {
+  const unsigned long long b = (unsigned long long)__double_as_longlong(x);
+  return (b >> 63) ? ~b : (b | 0x8000000000000000ull);
+}
+
 extern "C" __global__ void psd_prep(const float* __restrict__ H, float* __restrict__ fac, int channels) {
-  const int c = blockIdx.x * blockDim.x + threadIdx.x;
-  if (c >= channels) return;
-  const float* h = H + (size_t)c * 2 * PSD_NR * PSD_NT;
-  float* out = fac + (size_t)c * PSD_FAC_WORDS;
-  double Q[PSD_N][PSD_M];
-  double R[PSD_N][PSD_N];
-  double orig[PSD_N], res[PSD_N];
-  int perm[PSD_N];
+  const int lane = threadIdx.x & 31, k = lane % PSD_PREP_LANES, base = lane - k;
+  const int c = (int)((blockIdx.x * blockDim.x + threadIdx.x) / PSD_PREP_LANES);
+  const bool live = c < channels && k < PSD_N;
+  double q[PSD_M];
+  double rcol[PSD_N];
 #pragma unroll
-  for (int j = 0; j < PSD_NT; j++) {
+  for (int r = 0; r < PSD_M; r++) q[r] = 0;
+#pragma unroll
+  for (int r = 0; r < PSD_N; r++) rcol[r] = 0;
+  if (live) {
+    const float* h = H + (size_t)c * 2 * PSD_NR * PSD_NT;
+#if PSD_BPSK
+#pragma unroll
+    for (int i = 0; i < PSD_NR; i++) {
+      const double hr = h[2 * (i + k * PSD_NR)], hi = h[2 * (i + k * PSD_NR) + 1];
+      const double a = 0.7071067811865476;
+      q[i] = a * (hr - hi);
+      q[PSD_NR + i] = a * (hr + hi);
+    }
+#else
+    const int j = k < PSD_NT ? k : k - PSD_NT;
 #pragma unroll
     for (int i = 0; i < PSD_NR; i++) {
       const double hr = h[2 * (i + j * PSD_NR)], hi = h[2 * (i + j * PSD_NR) + 1];
-#if PSD_BPSK
-      const double a = 0.7071067811865476;
-      Q[j][i] = a * (hr - hi);
-      Q[j][PSD_NR + i] = a * (hr + hi);
-#else
-      Q[j][i] = hr;
-      Q[j][PSD_NR + i] = hi;
-      Q[PSD_NT + j][i] = -hi;
-      Q[PSD_NT + j][PSD_NR + i] = hr;
+      q[i] = k < PSD_NT ? hr : -hi;
+      q[PSD_NR + i] = k < PSD_NT ? hi : hr;
+    }
 #endif
-    }
   }
+  double nn = 0;
 #pragma unroll
-  for (int k = 0; k < PSD_N; k++) {
-    perm[k] = k;
-    double nn = 0;
-#pragma unroll
-    for (int r = 0; r < PSD_M; r++) nn += Q[k][r] * Q[k][r];
-    orig[k] = sqrt(nn);
-#pragma unroll
-    for (int i = 0; i < PSD_N; i++) R[i][k] = 0;
-  }
-#pragma unroll
-  for (int k = 0; k < PSD_N; k++) res[k] = orig[k] * orig[k];
+  for (int r = 0; r < PSD_M; r++) nn += q[r] * q[r];
+  double orig = sqrt(nn);
+  double res = orig * orig;
+  // posOf: the lane's column's place in qrInto's arrays while it is left (they swap), then its
+  // final position once taken (-1 on padding lanes).
+  int posOf = live ? k : -1;
+  bool taken = !live;
   int flags = 0;
+#pragma unroll
   for (int i = 0; i < PSD_N; i++) {
-    int best = i;
-    double bestVal = res[i];
-    for (int k = i + 1; k < PSD_N; k++) if (res[k] < bestVal) { bestVal = res[k]; best = k; }
-    if (best != i) {
-      for (int r = 0; r < PSD_M; r++) { const double t = Q[i][r]; Q[i][r] = Q[best][r]; Q[best][r] = t; }
-      for (int r = 0; r < i; r++) { const double t = R[r][i]; R[r][i] = R[r][best]; R[r][best] = t; }
-      { const int t = perm[i]; perm[i] = perm[best]; perm[best] = t; }
-      { const double t = orig[i]; orig[i] = orig[best]; orig[best] = t; }
-      { const double t = res[i]; res[i] = res[best]; res[best] = t; }
+    // Pivot: least residual, ties to the least place (qrInto's strict < from place i on).
+    unsigned long long key = taken ? ~0ull : psd_order_bits(res);
+    int place = taken ? 0x7fffffff : posOf;
+#pragma unroll
+    for (int o = PSD_PREP_LANES / 2; o > 0; o >>= 1) {
+      const unsigned long long ok = __shfl_sync(0xffffffffu, key, lane ^ o);
+      const int op = __shfl_sync(0xffffffffu, place, lane ^ o);
+      if (ok < key || (ok == key && op < place)) { key = ok; place = op; }
     }
-    double nn = 0;
-    for (int r = 0; r < PSD_M; r++) nn += Q[i][r] * Q[i][r];
-    const double norm = sqrt(nn);
-    // qr.ts's RANK_TOL: a column below 1e-12 of its norm is dependent (a zero column included).
-    if (!(norm > 1e-12 * orig[i])) { flags |= PSD_ST_RANK_DEFICIENT; break; }
-    R[i][i] = norm;
-    const double s = 1 / norm;
-    for (int r = 0; r < PSD_M; r++) Q[i][r] = Q[i][r] * s;
-    for (int k = i + 1; k < PSD_N; k++) {
-      double d = 0;
-      for (int r = 0; r < PSD_M; r++) d += Q[i][r] * Q[k][r];
-      R[i][k] = d;
-      for (int r = 0; r < PSD_M; r++) Q[k][r] = Q[k][r] - d * Q[i][r];
-      res[k] = res[k] - d * d;
+    const bool pivot = !taken && posOf == place;
+    const int pivotLane = __ffs((unsigned)((__ballot_sync(0xffffffffu, pivot) >> base) & ((1ull << PSD_PREP_LANES) - 1))) - 1;
+    // qrInto swaps place i with the pivot's place.
+    if (!taken && !pivot && posOf == i) posOf = place;
+    double s = 0;
+    if (pivot) {
+      double n2 = 0;
+#pragma unroll
+      for (int r = 0; r < PSD_M; r++) n2 += q[r] * q[r];
+      const double norm = sqrt(n2);
+      if (!(norm > 1e-12 * orig)) flags |= PSD_ST_RANK_DEFICIENT;
+      rcol[i] = norm;
+      s = 1 / norm;
+#pragma unroll
+      for (int r = 0; r < PSD_M; r++) q[r] = q[r] * s;
+      posOf = i;
+      taken = true;
+    }
+    flags |= __shfl_sync(0xffffffffu, flags, base + (pivotLane < 0 ? 0 : pivotLane));
+    double d = 0;
+    double qi[PSD_M];
+#pragma unroll
+    for (int r = 0; r < PSD_M; r++) {
+      qi[r] = __shfl_sync(0xffffffffu, q[r], base + (pivotLane < 0 ? 0 : pivotLane));
+    }
+    if (!taken) {
+#pragma unroll
+      for (int r = 0; r < PSD_M; r++) d += qi[r] * q[r];
+      rcol[i] = d;
+#pragma unroll
+      for (int r = 0; r < PSD_M; r++) q[r] = q[r] - d * qi[r];
+      res = res - d * d;
     }
   }
-  for (int k = 0; k < PSD_N; k++) {
-    for (int r = 0; r < PSD_M; r++) out[PSD_FAC_QT + k * PSD_M + r] = (float)Q[k][r];
-    for (int j = 0; j < PSD_N; j++) out[PSD_FAC_R + k * PSD_N + j] = (float)R[k][j];
-    out[PSD_FAC_PERM + k] = __uint_as_float((unsigned)perm[k]);
-  }
-  out[PSD_FAC_FLAGS] = __uint_as_float((unsigned)flags);
+  if (!live) return;
+  float* out = fac + (size_t)c * PSD_FAC_WORDS;
+  const int pos = posOf;
+#pragma unroll
+  for (int r = 0; r < PSD_M; r++) out[PSD_FAC_QT + pos * PSD_M + r] = (float)q[r];
+#pragma unroll
+  for (int r = 0; r < PSD_N; r++) out[PSD_FAC_R + r * PSD_N + pos] = r <= pos ? (float)rcol[r] : 0.f;
+  out[PSD_FAC_PERM + pos] = __uint_as_float((unsigned)k);
+  if (k == 0) out[PSD_FAC_FLAGS] = __uint_as_float((unsigned)flags);
 }
