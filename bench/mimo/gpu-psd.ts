@@ -105,26 +105,31 @@ function print(title: string, rows: Row[], extra?: (r: Row) => string): void {
 
 // Mappings side by side.
 const mappingRows: Row[] = [];
+const LANE_SWEEP = [[1, 2], [1, 4], [2, 2], [2, 4], [4, 2], [4, 4], [4, 8], [8, 4], [16, 4], [32, 4]] as const;
 for (const [mod, label] of [['16qam', '4x4 16-QAM'], ['qpsk', '4x4 QPSK']] as const) {
-  for (const [lanes, warps] of [[4, 4], [8, 4], [16, 4], [32, 4], ['auto', 2], ['auto', 8]] as const) {
+  for (const [lanes, warps] of LANE_SWEEP) {
     psdGpuTuning.lanes = lanes;
     psdGpuTuning.warps = warps;
-    mappingRows.push(await measure(`${label} warp mapping, ${lanes} lanes a vector, ${warps} warps a block`, 4, 4, mod, 20, big, 14, { gpuMapping: 'warp' }, lanes === 'auto' && warps === 2 ? checkCount : 0));
+    mappingRows.push(await measure(`${label} warp mapping, ${lanes} lanes a vector, ${warps} warps a block`, 4, 4, mod, 20, big, 14, { gpuMapping: 'warp' }, lanes === 1 && warps === 4 ? checkCount : 0));
   }
   psdGpuTuning.lanes = 'auto';
   psdGpuTuning.warps = 4;
+  mappingRows.push(await measure(`${label} warp mapping, default lanes and warps`, 4, 4, mod, 20, big, 14, { gpuMapping: 'warp' }, checkCount));
   mappingRows.push(await measure(`${label} block mapping (paper)`, 4, 4, mod, 20, big >> 2, 14, { gpuMapping: 'block' }, checkCount));
 }
 print('Mappings, 20 dB Es/N0, 14 vectors a channel', mappingRows);
-const t2x2: Row[] = [];
-for (const mod of ['qpsk', '16qam'] as const) {
-  for (const lanes of [4, 8, 16, 32] as const) {
+const sweep: Row[] = [];
+for (const [n, mod] of [[2, 'qpsk'], [2, '16qam'], [8, 'qpsk'], [8, '16qam'], [4, '64qam']] as const) {
+  const count = n === 8 || mod === '64qam' ? big >> 3 : big;
+  for (const lanes of [1, 2, 4, 8, 32] as const) {
     psdGpuTuning.lanes = lanes;
-    t2x2.push(await measure(`2x2 ${mod} warp mapping, ${lanes} lanes a vector`, 2, 2, mod, 20, big, 14, { gpuMapping: 'warp' }, 0));
+    sweep.push(await measure(`${n}x${n} ${mod} warp mapping, ${lanes} lanes a vector`, n, n, mod, 20, count, 14, { gpuMapping: 'warp' }, 0));
   }
+  psdGpuTuning.lanes = 'auto';
+  sweep.push(await measure(`${n}x${n} ${mod} warp mapping, default lanes`, n, n, mod, 20, count, 14, { gpuMapping: 'warp' }, 0));
 }
 psdGpuTuning.lanes = 'auto';
-print('2x2, lanes a vector, 20 dB', t2x2);
+print('Other sizes, lanes a vector, 20 dB', sweep);
 
 // Targets with the default mapping.
 const targets: Row[] = [];

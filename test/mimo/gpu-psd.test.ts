@@ -162,7 +162,7 @@ function runEmu(p: Problem, mapping: 'warp' | 'block', psd: PsdOptions | undefin
   const warps = 2;
   let shared: number;
   if (mapping === 'warp') {
-    const l = lanes ?? psdAutoLanes(config);
+    const l = lanes ?? psdAutoLanes(config, psdWarpSharedBytes(model.n, config));
     defs.push(`-DPSD_WARPS=${warps}`, `-DPSD_LANES=${l}`);
     shared = warps * (32 / l) * psdWarpSharedBytes(model.n, config);
   } else {
@@ -193,7 +193,7 @@ const EMU_CASES: Array<[number, number, Modulation, PsdOptions?]> = [
   [4, 4, 'qpsk', { levels: [7, 3, 2, 1], paths: [3, 2, 3] }],
 ];
 
-for (const [mapping, lanes] of [['warp', undefined], ['warp', 32], ['warp', 4], ['block', undefined]] as const) {
+for (const [mapping, lanes] of [['warp', undefined], ['warp', 32], ['warp', 4], ['warp', 1], ['block', undefined]] as const) {
   test(`psd kernels (${mapping} mapping${lanes ? `, ${lanes} lanes a vector` : ''}), emulated: the CPU engine's decisions and node counts on fresh vectors except float32 near-ties`, { skip: skipEmu }, () => {
     const rng = new Philox(seed, mapping === 'warp' ? 1 + (lanes ?? 0) : 2);
     let ties = 0, total = 0, nodeSame = 0;
@@ -341,7 +341,7 @@ const DEVICE_CASES: Array<[number, number, Modulation, number]> = [
   [8, 8, 'qpsk', 0.2], [8, 8, '16qam', 0.05], [4, 2, '16qam', 1],
 ];
 
-for (const [mapping, lanes, share] of [['warp', undefined, 1], ['block', undefined, 0.25], ['warp', 32, 0.1], ['warp', 4, 0.1]] as const) {
+for (const [mapping, lanes, share] of [['warp', undefined, 1], ['block', undefined, 0.25], ['warp', 32, 0.1], ['warp', 1, 0.1], ['warp', 8, 0.1]] as const) {
   test(`psd on the GPU (${mapping} mapping${lanes ? `, ${lanes} lanes a vector` : ''}) equals the CPU engine's psd and exhaustive ML in float64 but for counted float32 near-ties`, { skip }, () => {
     const rng = new Philox(seed, mapping === 'warp' ? 10 + (lanes ?? 0) : 20);
     const lines: string[] = [];

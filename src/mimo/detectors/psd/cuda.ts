@@ -27,15 +27,18 @@ import { psdConfig, psdGpuMapping, type PsdConfig, type PsdGpuMapping } from './
 export const psdGpuTuning: { warps: number; lanes: number | 'auto' } = { warps: 4, lanes: 'auto' };
 
 /**
- * Lanes a vector of the warp mapping: about four nodes a lane at the largest stage (a power of two
- * from 4 to 32), so small trees (2x2, QPSK) do not leave most of a warp idle.
+ * Lanes a vector of the warp mapping: the fastest measured on the H100 (bench/mimo/gpu-psd.ts:
+ * PSD_AUTO_LANES for 2x2 to 8x8, QPSK to 64-QAM), or more where a warp's vectors would not fit
+ * in half the block's shared memory (so that at least two warps' worth fits).
  */
-export function psdAutoLanes(c: PsdConfig): number {
-  const e = Math.max(...c.expanded);
-  let lanes = 4;
-  while (lanes < 32 && lanes * 4 < e) lanes *= 2;
+export function psdAutoLanes(c: PsdConfig, vectorBytes = 0, sharedLimit = Infinity): number {
+  let lanes = PSD_AUTO_LANES;
+  while (lanes < 32 && (32 / lanes) * vectorBytes > sharedLimit / 2) lanes *= 2;
+  void c;
   return lanes;
 }
+/** See psdAutoLanes. */
+export const PSD_AUTO_LANES = 4;
 const PREP_THREADS = 128;
 
 /** Floats of psd_prep's factors per channel (psd-common.cuh: Q^T, R, perm, flags; padded to 4). */
@@ -52,13 +55,13 @@ export function psdPrepLanes(n: number): number {
 
 const pow2 = (e: number): number => { let p = 1; while (p < e) p *= 2; return p; };
 
-/** Shared bytes of one PsdWarp (psd-warp.cu), field by field. */
+/** Shared bytes of one vector's state in psd-warp.cu (PsdWarp field by field, padded to PSD_WARP_STRIDE: an odd number of words). */
 export function psdWarpSharedBytes(n: number, c: PsdConfig): number {
   const S = c.levels.length - 1;
   const pmax = Math.max(...c.paths), wmax = Math.max(...c.levels.slice(1).map((l, i) => c.levels[i]! - l));
   const buf = S > 1 ? c.expanded.slice(1, S).reduce((a, b) => a + b, 0) : 1;
-  const words = n * n + n + buf + (S + 1) * pmax * wmax + (S + 1) * pmax + n;
-  return 4 * words + Math.ceil(((S + 1) * pmax * n + n) / 4) * 4;
+  const words = n * n + n + buf + (S + 1) * pmax * wmax + (S + 1) * pmax + n + Math.ceil(((S + 1) * pmax * n + n) / 4);
+  return 4 * (words | 1);
 }
 
 /** Shared bytes of the PsdBlock of psd-block.cu for `threads` threads. */
@@ -96,7 +99,7 @@ export interface PsdLaunchOptions {
   mapping?: PsdGpuMapping;
   /** Warps a block of the warp mapping. */
   warps?: number;
-  /** Lanes a vector of the warp mapping (4, 8, 16 or 32). */
+  /** Lanes a vector of the warp mapping (1, 2, 4, 8, 16 or 32). */
   lanes?: number;
 }
 
@@ -118,8 +121,8 @@ export function createPsdPlan(ctx: CudaContext, setup: CudaDetectorSetup, launch
   let search: Kernel, threads: number, sharedBytes: number, perBlock: number;
   if (mapping === 'warp') {
     const tuned = launch.lanes ?? psdGpuTuning.lanes;
-    const lanes = tuned === 'auto' ? psdAutoLanes(config) : tuned;
-    if (![4, 8, 16, 32].includes(lanes)) throw new InvalidArgumentError(`psd lanes a vector must be 4, 8, 16 or 32, got ${lanes}`);
+    const lanes = tuned === 'auto' ? psdAutoLanes(config, psdWarpSharedBytes(model.n, config), limit) : tuned;
+    if (![1, 2, 4, 8, 16, 32].includes(lanes)) throw new InvalidArgumentError(`psd lanes a vector must be 1, 2, 4, 8, 16 or 32, got ${lanes}`);
     const groups = 32 / lanes;
     const one = psdWarpSharedBytes(model.n, config);
     if (one * groups > limit) throw new UnsupportedError(`psd configuration ${JSON.stringify({ levels: config.levels, paths: config.paths })} needs ${one} bytes of shared memory a vector (${groups} a warp), the device allows ${limit}; choose closer levels or fewer paths`);

@@ -1,5 +1,5 @@
 // psd_warp: the PSD search (detectors/psd/cpu.ts, Alg. 1 of Jozsa et al.) with a group of
-// PSD_LANES lanes (4 .. 32, a power of two) a received vector, 32 / PSD_LANES vectors a warp and
+// PSD_LANES lanes (1 .. 32, a power of two) a received vector, 32 / PSD_LANES vectors a warp and
 // PSD_WARPS warps a block (no block barriers).
 //
 // The same tree walk as the CPU and the paper's block mapping (psd-block.cu): stage x expands a
@@ -21,6 +21,7 @@
 // nvcc-variant: -DPSD_NT=4 -DPSD_NR=4 -DPSD_BPSK=0 -DPSD_Q=4 -DPSD_S=3 -DPSD_L0=9 -DPSD_L1=6 -DPSD_L2=4 -DPSD_L3=1 -DPSD_P0=1 -DPSD_P1=4 -DPSD_P2=1 -DPSD_LABELS=0x1023ull -DPSD_WARPS=4 -DPSD_LANES=32
 // nvcc-variant: -DPSD_NT=4 -DPSD_NR=4 -DPSD_BPSK=0 -DPSD_Q=2 -DPSD_S=2 -DPSD_L0=9 -DPSD_L1=4 -DPSD_L2=1 -DPSD_P0=1 -DPSD_P1=4 -DPSD_LABELS=0x1ull -DPSD_WARPS=4 -DPSD_LANES=8
 // nvcc-variant: -DPSD_NT=2 -DPSD_NR=2 -DPSD_BPSK=1 -DPSD_Q=2 -DPSD_S=1 -DPSD_L0=3 -DPSD_L1=1 -DPSD_P0=1 -DPSD_WARPS=2 -DPSD_LANES=4
+// nvcc-variant: -DPSD_NT=4 -DPSD_NR=4 -DPSD_BPSK=0 -DPSD_Q=4 -DPSD_S=3 -DPSD_L0=9 -DPSD_L1=6 -DPSD_L2=4 -DPSD_L3=1 -DPSD_P0=1 -DPSD_P1=4 -DPSD_P2=1 -DPSD_LABELS=0x1023ull -DPSD_WARPS=2 -DPSD_LANES=1
 
 #include "psd-common.cuh"
 
@@ -43,6 +44,9 @@ struct PsdWarp {
   unsigned char sym[PSD_S + 1][PSD_PMAX][PSD_N];
   unsigned char best[PSD_N];
 };
+// Bytes between consecutive vectors' states: an odd number of words, so that the lanes of a warp
+// reading the same field of different vectors hit different shared-memory banks.
+#define PSD_WARP_STRIDE ((sizeof(PsdWarp) / 4 | 1) * 4)
 
 // Argmin of (metric, slot) keys over the lanes of each group (the whole warp calls it).
 __device__ __forceinline__ unsigned long long psd_group_min(unsigned long long k) {
@@ -171,7 +175,7 @@ extern "C" __global__ void __launch_bounds__(32 * PSD_WARPS) psd_warp(
   extern __shared__ __align__(16) unsigned char smem[];
   const int lane = threadIdx.x & 31, gl = lane % PSD_LANES;
   const int slotInBlock = (threadIdx.x >> 5) * PSD_GROUPS + lane / PSD_LANES;
-  PsdWarp& w = reinterpret_cast<PsdWarp*>(smem)[slotInBlock];
+  PsdWarp& w = *reinterpret_cast<PsdWarp*>(smem + (size_t)slotInBlock * PSD_WARP_STRIDE);
   const int v = blockIdx.x * (PSD_WARPS * PSD_GROUPS) + slotInBlock;
   // A group without a vector to search (past the end, flags already set, a flagged channel) steps
   // along with its warp, switched off.
