@@ -12,7 +12,8 @@
  * symbols over the device's copy bandwidth) and the agreement with the CPU engine's psd on the
  * first vectors (differences are float32 near-ties: their float64 metric gap is printed).
  *
- * Usage: node dist/bench/mimo/gpu-psd.js [--reps N] [--vectors N] [--quick]
+ * Usage: node dist/bench/mimo/gpu-psd.js [--reps N] [--vectors N] [--quick] [--check N]
+ *        [--sections mappings,sizes,targets,table2,slot]
  */
 import { parseArgs } from 'node:util';
 import { Philox } from '../../src/core/rng.js';
@@ -24,7 +25,7 @@ import { psdGpuTuning } from '../../src/mimo/detectors/psd/cuda.js';
 import type { DetectionInput, DetectOptions, Modulation } from '../../src/mimo/types.js';
 import { timeDetectorKernels } from './gpu-timing.js';
 
-const { values } = parseArgs({ options: { reps: { type: 'string' }, vectors: { type: 'string' }, quick: { type: 'boolean' }, check: { type: 'string' } } });
+const { values } = parseArgs({ options: { reps: { type: 'string' }, vectors: { type: 'string' }, quick: { type: 'boolean' }, check: { type: 'string' }, sections: { type: 'string' } } });
 const reps = Number(values.reps ?? 20);
 const big = Number(values.vectors ?? (values.quick ? 1 << 18 : 1 << 20));
 const checkCount = Number(values.check ?? 20_000);
@@ -103,56 +104,83 @@ function print(title: string, rows: Row[], extra?: (r: Row) => string): void {
   }
 }
 
-// Mappings side by side.
-const mappingRows: Row[] = [];
-const LANE_SWEEP = [[1, 2], [1, 4], [2, 2], [2, 4], [4, 2], [4, 4], [4, 8], [8, 4], [16, 4], [32, 4]] as const;
-for (const [mod, label] of [['16qam', '4x4 16-QAM'], ['qpsk', '4x4 QPSK']] as const) {
-  for (const [lanes, warps] of LANE_SWEEP) {
-    psdGpuTuning.lanes = lanes;
-    psdGpuTuning.warps = warps;
-    mappingRows.push(await measure(`${label} warp mapping, ${lanes} lanes a vector, ${warps} warps a block`, 4, 4, mod, 20, big, 14, { gpuMapping: 'warp' }, lanes === 1 && warps === 4 ? checkCount : 0));
+/** The warp mapping's lanes a vector and warps a block (psdGpuTuning) for the measurements in `f`. */
+async function withTuning<T>(lanes: number | 'auto', warps: number, f: () => Promise<T>): Promise<T> {
+  const saved = { ...psdGpuTuning };
+  psdGpuTuning.lanes = lanes;
+  psdGpuTuning.warps = warps;
+  try {
+    return await f();
+  } finally {
+    Object.assign(psdGpuTuning, saved);
   }
-  psdGpuTuning.lanes = 'auto';
-  psdGpuTuning.warps = 4;
-  mappingRows.push(await measure(`${label} warp mapping, default lanes and warps`, 4, 4, mod, 20, big, 14, { gpuMapping: 'warp' }, checkCount));
-  mappingRows.push(await measure(`${label} block mapping (paper)`, 4, 4, mod, 20, big >> 2, 14, { gpuMapping: 'block' }, checkCount));
 }
-print('Mappings, 20 dB Es/N0, 14 vectors a channel', mappingRows);
-const sweep: Row[] = [];
-for (const [n, mod] of [[2, 'qpsk'], [2, '16qam'], [8, 'qpsk'], [8, '16qam'], [4, '64qam']] as const) {
-  const count = n === 8 || mod === '64qam' ? big >> 3 : big;
-  for (const lanes of [1, 2, 4, 8, 32] as const) {
-    psdGpuTuning.lanes = lanes;
-    sweep.push(await measure(`${n}x${n} ${mod} warp mapping, ${lanes} lanes a vector`, n, n, mod, 20, count, 14, { gpuMapping: 'warp' }, 0));
+
+/** The mappings side by side on 4x4 at 20 dB: lanes a vector and warps a block of the warp mapping, and the paper's block mapping. */
+async function mappings(): Promise<void> {
+  const rows: Row[] = [];
+  const sweep = [[1, 2], [1, 4], [2, 2], [2, 4], [4, 2], [4, 4], [4, 8], [8, 2], [8, 4], [16, 4], [32, 4]] as const;
+  for (const [mod, label] of [['16qam', '4x4 16-QAM'], ['qpsk', '4x4 QPSK']] as const) {
+    for (const [lanes, warps] of sweep) {
+      rows.push(await withTuning(lanes, warps, () => measure(`${label} warp mapping, ${lanes} lanes a vector, ${warps} warps a block`, 4, 4, mod, 20, big, 14, { gpuMapping: 'warp' }, 0)));
+    }
+    rows.push(await measure(`${label} warp mapping, default lanes and warps`, 4, 4, mod, 20, big, 14, { gpuMapping: 'warp' }, checkCount));
+    rows.push(await measure(`${label} block mapping (paper)`, 4, 4, mod, 20, big >> 2, 14, { gpuMapping: 'block' }, checkCount));
   }
-  psdGpuTuning.lanes = 'auto';
-  sweep.push(await measure(`${n}x${n} ${mod} warp mapping, default lanes`, n, n, mod, 20, count, 14, { gpuMapping: 'warp' }, 0));
+  print('Mappings, 20 dB Es/N0, 14 vectors a channel', rows);
 }
-psdGpuTuning.lanes = 'auto';
-print('Other sizes, lanes a vector, 20 dB', sweep);
 
-// Targets with the default mapping.
-const targets: Row[] = [];
-for (const vpc of [14, 1200]) {
-  targets.push(await measure(`4x4 16-QAM 20 dB, ${vpc} a channel (target 10 Gbps)`, 4, 4, '16qam', 20, big, vpc, undefined, 0));
-  targets.push(await measure(`4x4 QPSK 20 dB, ${vpc} a channel (target 20 Gbps)`, 4, 4, 'qpsk', 20, big, vpc, undefined, 0));
+/** Lanes a vector on other sizes (2x2, 8x8, 64-QAM) at 20 dB. */
+async function sizes(): Promise<void> {
+  const rows: Row[] = [];
+  for (const [n, mod] of [[2, 'qpsk'], [2, '16qam'], [2, '64qam'], [8, 'qpsk'], [8, '16qam'], [4, '64qam']] as const) {
+    const count = n === 8 || (n === 4 && mod === '64qam') ? big >> 3 : big;
+    for (const lanes of [1, 2, 4, 8, 32] as const) {
+      rows.push(await withTuning(lanes, 2, () => measure(`${n}x${n} ${mod} warp mapping, ${lanes} lanes a vector`, n, n, mod, 20, count, 14, { gpuMapping: 'warp' }, 0)));
+    }
+    rows.push(await measure(`${n}x${n} ${mod} warp mapping, default lanes`, n, n, mod, 20, count, 14, { gpuMapping: 'warp' }, 0));
+  }
+  print('Other sizes, lanes a vector, 20 dB', rows);
 }
-print('Issue 15 targets (default mapping)', targets);
 
-// The paper's Table 2 configurations (and its figures: GTX 690, Mbps at 20 dB).
-const paper: Record<string, string> = { '4x4 16qam': '105 Mbps', '4x4 qpsk': '146 Mbps', '2x2 16qam': '-', '2x2 qpsk': '-' };
-const t2: Row[] = [];
-for (const n of [2, 4]) {
-  for (const mod of ['qpsk', '16qam'] as const) {
-    for (const vpc of [14, 1200]) {
-      const r = await measure(`${n}x${n} ${mod} 20 dB, ${vpc} a channel`, n, n, mod, 20, big, vpc, undefined, vpc === 14 ? checkCount : 0);
-      t2.push(r);
+/** The issue's targets with the default mapping. */
+async function targets(): Promise<void> {
+  const rows: Row[] = [];
+  for (const vpc of [14, 1200]) {
+    rows.push(await measure(`4x4 16-QAM 20 dB, ${vpc} a channel (target 10 Gbps)`, 4, 4, '16qam', 20, big, vpc, undefined, 0));
+    rows.push(await measure(`4x4 QPSK 20 dB, ${vpc} a channel (target 20 Gbps)`, 4, 4, 'qpsk', 20, big, vpc, undefined, 0));
+  }
+  print('Issue 15 targets (default mapping)', rows);
+}
+
+/** The paper's Table 2 configurations (and its figures: GTX 690, Mbps at 20 dB). */
+async function table2(): Promise<void> {
+  const paper: Record<string, string> = { '4x4 16qam': '105 Mbps', '4x4 qpsk': '146 Mbps', '2x2 16qam': '-', '2x2 qpsk': '-' };
+  const rows: Row[] = [];
+  for (const n of [2, 4]) {
+    for (const mod of ['qpsk', '16qam'] as const) {
+      for (const vpc of [14, 1200]) rows.push(await measure(`${n}x${n} ${mod} 20 dB, ${vpc} a channel`, n, n, mod, 20, big, vpc, undefined, vpc === 14 ? checkCount : 0));
     }
   }
+  print('PSD paper Table 2 configurations (Mbps = Gbps x 1000)', rows, (r) => paper[r.what.split(' ').slice(0, 2).join(' ')] ?? '-');
 }
-print('PSD paper Table 2 configurations (Mbps = Gbps x 1000)', t2, (r) => paper[r.what.split(' ').slice(0, 2).join(' ')] ?? '-');
 
-// 5G NR slot.
-const slot: Row[] = [];
-for (const snr of [10, 20]) slot.push(await measure(`5G NR slot 4x4 16-QAM ${snr} dB (45,864 vectors, 14 a channel; budget 0.5 ms)`, 4, 4, '16qam', snr, 45_864, 14, undefined, checkCount));
-print('5G NR 100 MHz slot', slot);
+/** A 5G NR 100 MHz slot of 4x4 16-QAM: the default, other lane counts and the paper's block mapping. */
+async function slot(): Promise<void> {
+  const rows: Row[] = [];
+  for (const snr of [10, 20]) {
+    rows.push(await measure(`5G NR slot 4x4 16-QAM ${snr} dB (45,864 vectors, 14 a channel; budget 0.5 ms)`, 4, 4, '16qam', snr, 45_864, 14, undefined, checkCount));
+    for (const lanes of [4, 16, 32] as const) {
+      rows.push(await withTuning(lanes, 2, () => measure(`the same, ${lanes} lanes a vector`, 4, 4, '16qam', snr, 45_864, 14, { gpuMapping: 'warp' }, 0)));
+    }
+    rows.push(await measure('the same, block mapping (paper)', 4, 4, '16qam', snr, 45_864, 14, { gpuMapping: 'block' }, 0));
+  }
+  print('5G NR 100 MHz slot', rows);
+}
+
+const SECTIONS: Record<string, () => Promise<void>> = { mappings, sizes, targets, table2, slot };
+for (const name of (values.sections ?? Object.keys(SECTIONS).join(',')).split(',')) {
+  const f = SECTIONS[name];
+  if (!f) throw new Error(`unknown section ${name} (expected ${Object.keys(SECTIONS).join(', ')})`);
+  await f();
+}

@@ -4,7 +4,7 @@
  *
  * Two kernels a chunk: psd-prep.cu (a lane a column, n lanes a channel: RVD and sorted QR in
  * float64, the CPU's column order, into the scratch region, PSD_FAC_WORDS floats a channel) and the search, in one of two mappings (opts.psd.gpuMapping):
- *  - 'warp' (default): psd-warp.cu, a group of 4 to 32 lanes a vector (psdAutoLanes), several
+ *  - 'warp' (default): psd-warp.cu, a group of 1 to 32 lanes a vector (psdAutoLanes), several
  *    vectors a warp and a block; a buffer's next chunk is found by an argmin over the group instead
  *    of a sort (measured faster, see bench/mimo/gpu-psd.ts);
  *  - 'block': psd-block.cu, the paper's mapping: a block a vector, a thread a node, bitonic sort.
@@ -24,21 +24,24 @@ import { psdConfig, psdGpuMapping, type PsdConfig, type PsdGpuMapping } from './
  * Launch defaults of the plans the detector builds (measured on the H100: bench/mimo/gpu-psd.ts);
  * the bench script changes them to compare mappings and block sizes.
  */
-export const psdGpuTuning: { warps: number; lanes: number | 'auto' } = { warps: 4, lanes: 'auto' };
+export const psdGpuTuning: { warps: number; lanes: number | 'auto' } = { warps: 2, lanes: 'auto' };
 
 /**
- * Lanes a vector of the warp mapping: the fastest measured on the H100 (bench/mimo/gpu-psd.ts:
- * PSD_AUTO_LANES for 2x2 to 8x8, QPSK to 64-QAM), or more where a warp's vectors would not fit
- * in half the block's shared memory (so that at least two warps' worth fits).
+ * Lanes a vector of the warp mapping, from H100 measurements at 20 dB (bench/mimo/gpu-psd.ts):
+ * small trees want few lanes (more vectors a warp share its instructions: 2x2 1 lane, 4x4 QPSK 4);
+ * large ones want many, since a warp's vectors step together and the slowest one (the long tail
+ * of an 8x8 16-QAM or 4x4 64-QAM search) holds the others (8x8 QPSK and 4x4 16-QAM 8 lanes, their
+ * fastest at 10 and 20 dB together; 4x4 64-QAM and 8x8 16-QAM 32). By the size of the exhaustive
+ * tree, n log2 q bits; then more lanes where a warp's vectors would take over half the block's
+ * shared memory.
  */
-export function psdAutoLanes(c: PsdConfig, vectorBytes = 0, sharedLimit = Infinity): number {
-  let lanes = PSD_AUTO_LANES;
+export function psdAutoLanes(n: number, q: number, vectorBytes = 0, sharedLimit = Infinity): number {
+  const bits = n * Math.log2(q);
+  let lanes = bits <= 8 ? (n <= 4 ? 1 : 4) : bits <= 16 ? 8 : 32;
   while (lanes < 32 && (32 / lanes) * vectorBytes > sharedLimit / 2) lanes *= 2;
-  void c;
   return lanes;
 }
-/** See psdAutoLanes. */
-export const PSD_AUTO_LANES = 4;
+
 const PREP_THREADS = 128;
 
 /** Floats of psd_prep's factors per channel (psd-common.cuh: Q^T, R, perm, flags; padded to 4). */
@@ -121,7 +124,7 @@ export function createPsdPlan(ctx: CudaContext, setup: CudaDetectorSetup, launch
   let search: Kernel, threads: number, sharedBytes: number, perBlock: number;
   if (mapping === 'warp') {
     const tuned = launch.lanes ?? psdGpuTuning.lanes;
-    const lanes = tuned === 'auto' ? psdAutoLanes(config, psdWarpSharedBytes(model.n, config), limit) : tuned;
+    const lanes = tuned === 'auto' ? psdAutoLanes(model.n, model.q, psdWarpSharedBytes(model.n, config), limit) : tuned;
     if (![1, 2, 4, 8, 16, 32].includes(lanes)) throw new InvalidArgumentError(`psd lanes a vector must be 1, 2, 4, 8, 16 or 32, got ${lanes}`);
     const groups = 32 / lanes;
     const one = psdWarpSharedBytes(model.n, config);
