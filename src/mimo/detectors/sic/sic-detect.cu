@@ -1,0 +1,50 @@
+// Ordered MMSE-SIC, per received vector (one thread a vector): at each step the step's filter row
+// on the residual, slicing at s~ / mu, and the cancellation of the decided symbol times its column
+// of H, as the detect of sic/cpu.ts in float32; the order, rows and 1 / mu from the channel's scratch
+// record (sic-prep.cu). Flags as in linear-detect.cu (N0 always matters here).
+//
+// -D: LIN_NT, LIN_NR, PAM_Q, PAM_SCALE (linear.cuh).
+// nvcc-variant: -DLIN_NT=4 -DLIN_NR=4 -DPAM_Q=4 -DPAM_SCALE=0.31622776601683794f
+// nvcc-variant: -DLIN_NT=16 -DLIN_NR=32 -DPAM_Q=0 -DPAM_SCALE=1.f
+
+#include "../zf/linear.cuh"
+
+extern "C" __global__ void sic_detect(const float* __restrict__ H, const float* __restrict__ y, const float* __restrict__ noise,
+                                      const float* __restrict__ rec, int* __restrict__ symbols, int* __restrict__ status,
+                                      int vectors, int vpc) {
+  const int v = blockIdx.x * blockDim.x + threadIdx.x;
+  if (v >= vectors || status[2 * v] != 0) return;
+  const int c = v / vpc;
+  const float* r = rec + (size_t)c * SIC_STRIDE;
+  int flags = (int)r[SIC_FLAGS_OFF];
+  if (noise[v] != r[SIC_N0_OFF]) flags |= ST_FLOAT32_UNSAFE;
+  if (flags) { status[2 * v] = flags; return; }
+  const float* h = H + (size_t)c * 2 * LIN_NR * LIN_NT;
+  const float* yv = y + (size_t)v * 2 * LIN_NR;
+  Cf res[LIN_NR];
+#pragma unroll
+  for (int i = 0; i < LIN_NR; i++) { res[i].r = yv[2 * i]; res[i].i = yv[2 * i + 1]; }
+#pragma unroll 1
+  for (int t = 0; t < LIN_NT; t++) {
+    const float* f = r + SIC_F_OFF + 2 * t * LIN_NR;
+    float re = 0.f, im = 0.f;
+#pragma unroll
+    for (int i = 0; i < LIN_NR; i++) {
+      const float wr = f[2 * i], wi = f[2 * i + 1];
+      re += wr * res[i].r - wi * res[i].i;
+      im += wr * res[i].i + wi * res[i].r;
+    }
+    const float u = r[SIC_UNBIAS_OFF + t];
+    Cf a;
+    const int s = slice_symbol(re * u, im * u, &a);
+    const int k = (int)r[SIC_ORDER_OFF + t];
+    symbols[(size_t)v * LIN_NT + k] = s;
+    const float* hk = h + 2 * k * LIN_NR;
+#pragma unroll
+    for (int i = 0; i < LIN_NR; i++) {
+      const float hr = hk[2 * i], hi = hk[2 * i + 1];
+      res[i].r -= hr * a.r - hi * a.i;
+      res[i].i -= hr * a.i + hi * a.r;
+    }
+  }
+}
