@@ -5,6 +5,7 @@
 //
 // -D: LIN_NT, LIN_NR, PAM_Q, PAM_SCALE (linear.cuh).
 // nvcc-variant: -DLIN_NT=4 -DLIN_NR=4 -DPAM_Q=4 -DPAM_SCALE=0.31622776601683794f
+// nvcc-variant: -DLIN_NT=3 -DLIN_NR=5 -DPAM_Q=8 -DPAM_SCALE=0.1543033499620919f
 // nvcc-variant: -DLIN_NT=16 -DLIN_NR=32 -DPAM_Q=0 -DPAM_SCALE=1.f
 
 #include "../zf/linear.cuh"
@@ -20,31 +21,29 @@ extern "C" __global__ void sic_detect(const float* __restrict__ H, const float* 
   if (noise[v] != r[SIC_N0_OFF]) flags |= ST_FLOAT32_UNSAFE;
   if (flags) { status[2 * v] = flags; return; }
   const float* h = H + (size_t)c * 2 * LIN_NR * LIN_NT;
-  const float* yv = y + (size_t)v * 2 * LIN_NR;
   Cf res[LIN_NR];
-#pragma unroll
-  for (int i = 0; i < LIN_NR; i++) { res[i].r = yv[2 * i]; res[i].i = yv[2 * i + 1]; }
+  load_row(y + (size_t)v * 2 * LIN_NR, res);
 #pragma unroll 1
   for (int t = 0; t < LIN_NT; t++) {
-    const float* f = r + SIC_F_OFF + 2 * t * LIN_NR;
+    Cf f[LIN_NR];
+    load_row(r + SIC_F_OFF + 2 * t * LIN_NR, f);
     float re = 0.f, im = 0.f;
 #pragma unroll
     for (int i = 0; i < LIN_NR; i++) {
-      const float wr = f[2 * i], wi = f[2 * i + 1];
-      re += wr * res[i].r - wi * res[i].i;
-      im += wr * res[i].i + wi * res[i].r;
+      re += f[i].r * res[i].r - f[i].i * res[i].i;
+      im += f[i].r * res[i].i + f[i].i * res[i].r;
     }
     const float u = r[SIC_UNBIAS_OFF + t];
     Cf a;
     const int s = slice_symbol(re * u, im * u, &a);
     const int k = (int)r[SIC_ORDER_OFF + t];
     symbols[(size_t)v * LIN_NT + k] = s;
-    const float* hk = h + 2 * k * LIN_NR;
+    Cf hk[LIN_NR];
+    load_row(h + 2 * k * LIN_NR, hk);
 #pragma unroll
     for (int i = 0; i < LIN_NR; i++) {
-      const float hr = hk[2 * i], hi = hk[2 * i + 1];
-      res[i].r -= hr * a.r - hi * a.i;
-      res[i].i -= hr * a.i + hi * a.r;
+      res[i].r -= hk[i].r * a.r - hk[i].i * a.i;
+      res[i].i -= hk[i].r * a.i + hk[i].i * a.r;
     }
   }
 }

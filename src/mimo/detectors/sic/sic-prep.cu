@@ -1,11 +1,12 @@
 // Ordered MMSE-SIC, per channel (one thread a channel, a block of channels): the V-BLAST order and
 // each step's unbiased MMSE filter row, as the prepare of sic/cpu.ts in float32: at step t the Gram
-// matrix of the remaining columns (+ N0 I) is inverted, the stream with the smallest diagonal entry
+// matrix of the remaining columns (+ N0 I; the identity on the detected ones, linear.cuh) is inverted, the stream with the smallest diagonal entry
 // of the inverse goes next, with its row of Ginv H_S^H and 1 / mu. Into the channel's scratch record
 // (linear.cuh: SIC_STRIDE floats); N0 as in linear-prep.cu.
 //
 // -D: LIN_NT, LIN_NR, PAM_Q, PAM_SCALE (linear.cuh).
 // nvcc-variant: -DLIN_NT=4 -DLIN_NR=4 -DPAM_Q=4 -DPAM_SCALE=0.31622776601683794f
+// nvcc-variant: -DLIN_NT=3 -DLIN_NR=5 -DPAM_Q=8 -DPAM_SCALE=0.1543033499620919f
 // nvcc-variant: -DLIN_NT=16 -DLIN_NR=32 -DPAM_Q=0 -DPAM_SCALE=1.f
 
 #include "../zf/linear.cuh"
@@ -17,27 +18,39 @@ extern "C" __global__ void sic_prep(const float* __restrict__ H, const float* __
   float* out = rec + (size_t)c * SIC_STRIDE;
   float n0 = 0.f;
   if (!reference_noise(noise, status, c, vpc, &n0)) { out[SIC_FLAGS_OFF] = 0.f; return; }
-  Cf h[LIN_NR * LIN_NT], G[LIN_NT * LIN_NT], inv[LIN_NT * LIN_NT];
-  int remaining[LIN_NT];
-  for (int j = 0; j < LIN_NT; j++) remaining[j] = j;
-  load_channel(H, c, h);
+  const float* h = H + (size_t)c * 2 * LIN_NR * LIN_NT;
+  unsigned remaining = (1u << LIN_NT) - 1u;  // bit j: stream j not detected yet
   int flags = 0;
+#pragma unroll 1
   for (int t = 0; t < LIN_NT; t++) {
-    const int n = LIN_NT - t;
-    gram(h, remaining, n, n0, G);
-    flags = invert(G, inv, n);
+    Cf G[LIN_NT * LIN_NT];
+    const float scale = gram_masked(h, remaining, n0, G);
+    flags = invert_in_place(G, scale);
     if (flags) break;
-    int best = 0;
-    for (int k = 1; k < n; k++) if (inv[k + k * n].r < inv[best + best * n].r) best = k;
-    Cf row[LIN_NR];
-    filter_row(inv, h, remaining, n, best, row);
+    // the remaining stream of least [Ginv]_kk, the first in stream order on a tie
+    int best = -1;
+    float bd = 0.f;
+UNROLL_NT
+    for (int j = 0; j < LIN_NT; j++) {
+      const float dj = G[j + j * LIN_NT].r;
+      if (((remaining >> j) & 1u) && (best < 0 || dj < bd)) { best = j; bd = dj; }
+    }
+    Cf g[LIN_NT], row[LIN_NR];
+UNROLL_NT
+    for (int j = 0; j < LIN_NT; j++) {
+      g[j].r = 0.f; g[j].i = 0.f;
+UNROLL_NT
+      for (int k = 0; k < LIN_NT; k++) if (k == best) g[j] = G[k + j * LIN_NT];
+    }
+    filter_row(h, g, row);
+#pragma unroll
     for (int i = 0; i < LIN_NR; i++) {
       out[SIC_F_OFF + 2 * (t * LIN_NR + i)] = row[i].r;
       out[SIC_F_OFF + 2 * (t * LIN_NR + i) + 1] = row[i].i;
     }
-    out[SIC_UNBIAS_OFF + t] = unbias_of(n0, inv[best + best * n].r);
-    out[SIC_ORDER_OFF + t] = (float)remaining[best];
-    for (int k = best; k + 1 < n; k++) remaining[k] = remaining[k + 1];  // drop it, keep the order
+    out[SIC_UNBIAS_OFF + t] = unbias_of(n0, bd);
+    out[SIC_ORDER_OFF + t] = (float)best;
+    remaining &= ~(1u << best);
   }
   out[SIC_N0_OFF] = n0;
   out[SIC_FLAGS_OFF] = (float)flags;

@@ -30,14 +30,14 @@ extern "C" __global__ void linear_detect(const float* __restrict__ y, const floa
     if (k == 0) status[2 * v] = flags;
     return;
   }
-  const float* yv = y + (size_t)v * 2 * LIN_NR;
+  Cf w[LIN_NR], yv[LIN_NR];
+  load_row(r + LIN_W_OFF + 2 * k * LIN_NR, w);
+  load_row(y + (size_t)v * 2 * LIN_NR, yv);
   float re = 0.f, im = 0.f;
 #pragma unroll
   for (int i = 0; i < LIN_NR; i++) {
-    const float wr = r[LIN_W_OFF + 2 * (k + i * LIN_NT)], wi = r[LIN_W_OFF + 2 * (k + i * LIN_NT) + 1];
-    const float yr = yv[2 * i], yi = yv[2 * i + 1];
-    re += wr * yr - wi * yi;
-    im += wr * yi + wi * yr;
+    re += w[i].r * yv[i].r - w[i].i * yv[i].i;
+    im += w[i].r * yv[i].i + w[i].i * yv[i].r;
   }
   const float u = r[LIN_UNBIAS_OFF + k];
   Cf pt;

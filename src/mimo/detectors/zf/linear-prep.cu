@@ -8,6 +8,7 @@
 // -D: LIN_NT, LIN_NR, PAM_Q, PAM_SCALE (linear.cuh), LIN_MMSE (0: zf, 1: mmse).
 // nvcc-variant: -DLIN_NT=4 -DLIN_NR=4 -DPAM_Q=4 -DPAM_SCALE=0.31622776601683794f -DLIN_MMSE=0
 // nvcc-variant: -DLIN_NT=8 -DLIN_NR=8 -DPAM_Q=4 -DPAM_SCALE=0.31622776601683794f -DLIN_MMSE=1
+// nvcc-variant: -DLIN_NT=9 -DLIN_NR=12 -DPAM_Q=16 -DPAM_SCALE=0.07669649888473704f -DLIN_MMSE=0
 // nvcc-variant: -DLIN_NT=16 -DLIN_NR=32 -DPAM_Q=0 -DPAM_SCALE=1.f -DLIN_MMSE=1
 
 #include "linear.cuh"
@@ -26,22 +27,24 @@ extern "C" __global__ void linear_prep(const float* __restrict__ H, const float*
   float n0 = 0.f;
   if (!reference_noise(noise, status, c, vpc, &n0)) { out[LIN_FLAGS_OFF] = 0.f; return; }
   const float a = LIN_MMSE ? n0 : 0.f;
-  Cf h[LIN_NR * LIN_NT], G[LIN_NT * LIN_NT], inv[LIN_NT * LIN_NT];
-  int cols[LIN_NT];
-  for (int j = 0; j < LIN_NT; j++) cols[j] = j;
-  load_channel(H, c, h);
-  gram(h, cols, LIN_NT, a, G);
-  const int flags = invert(G, inv, LIN_NT);
+  const float* h = H + (size_t)c * 2 * LIN_NR * LIN_NT;
+  Cf G[LIN_NT * LIN_NT];
+  const float scale = gram_masked(h, (1u << LIN_NT) - 1u, a, G);
+  const int flags = invert_in_place(G, scale);
   out[LIN_N0_OFF] = n0;
   out[LIN_FLAGS_OFF] = (float)flags;
   if (flags) return;
+UNROLL_NT
   for (int k = 0; k < LIN_NT; k++) {
-    Cf row[LIN_NR];
-    filter_row(inv, h, cols, LIN_NT, k, row);
+    Cf g[LIN_NT], row[LIN_NR];
+UNROLL_NT
+    for (int j = 0; j < LIN_NT; j++) g[j] = G[k + j * LIN_NT];
+    filter_row(h, g, row);
+#pragma unroll
     for (int i = 0; i < LIN_NR; i++) {
-      out[LIN_W_OFF + 2 * (k + i * LIN_NT)] = row[i].r;
-      out[LIN_W_OFF + 2 * (k + i * LIN_NT) + 1] = row[i].i;
+      out[LIN_W_OFF + 2 * (k * LIN_NR + i)] = row[i].r;
+      out[LIN_W_OFF + 2 * (k * LIN_NR + i) + 1] = row[i].i;
     }
-    out[LIN_UNBIAS_OFF + k] = unbias_of(a, inv[k + k * LIN_NT].r);
+    out[LIN_UNBIAS_OFF + k] = unbias_of(a, G[k + k * LIN_NT].r);
   }
 }

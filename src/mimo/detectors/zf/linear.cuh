@@ -4,7 +4,7 @@
 //
 // -D parameters (the host passes all of them, cuda.ts):
 //   LIN_NT, LIN_NR   streams and receive antennas (LIN_NT <= 16, LIN_NR <= 32: the per-channel
-//                    thread keeps H, the Gram matrix and its inverse in local arrays)
+//                    thread keeps the Gram matrix in registers, spilling past about 8 x 8)
 //   PAM_Q            levels per dimension (2, 4, 8, 16), 0 for BPSK
 //   PAM_SCALE        the PAM half-spacing (float literal), unused for BPSK
 // Complex data interleaved re, im; matrices column-major.
@@ -33,8 +33,16 @@
 
 struct Cf { float r, i; };
 
-// Per-channel record of the zf / mmse scratch (floats, channel after channel):
-//   W (LIN_NT x LIN_NR complex, column-major: entry (k, i) at 2 (k + i LIN_NT)), 1 / mu_k (LIN_NT),
+// Loops over streams in the per-channel code: unrolled up to 8 x 8 (every index known at compile
+// time, the Gram matrix in registers), plain loops above (compile time; the matrix in local memory).
+#if LIN_NT <= 8
+#define UNROLL_NT _Pragma("unroll")
+#else
+#define UNROLL_NT _Pragma("unroll 1")
+#endif
+
+// Per-channel record of the zf / mmse scratch (floats, channel after channel, 16-byte aligned):
+//   W (LIN_NT x LIN_NR complex, row-major: entry (k, i) at 2 (k LIN_NR + i)), 1 / mu_k (LIN_NT),
 //   the N0 the filter was made with, the channel's status flags (as a float).
 #define LIN_W_OFF 0
 #define LIN_UNBIAS_OFF (2 * LIN_NT * LIN_NR)
@@ -60,87 +68,104 @@ __device__ inline bool reference_noise(const float* noise, const int* status, in
   return false;
 }
 
-// The channel (LIN_NR x LIN_NT) into a local array.
-__device__ inline void load_channel(const float* H, int c, Cf* h) {
-  const float* src = H + (size_t)c * 2 * LIN_NR * LIN_NT;
-  for (int e = 0; e < LIN_NR * LIN_NT; e++) { h[e].r = src[2 * e]; h[e].i = src[2 * e + 1]; }
+// Reads LIN_NR complex numbers (a row of a record, a received vector, a column of H) into registers:
+// 16-byte loads where LIN_NR is even (every such row starts 16-byte aligned), else 8-byte loads.
+struct __align__(16) F4 { float x, y, z, w; };
+struct __align__(8) F2 { float x, y; };
+__device__ __forceinline__ void load_row(const float* p, Cf* out) {
+#if LIN_NR % 2 == 0
+  const F4* q = reinterpret_cast<const F4*>(p);
+#pragma unroll
+  for (int i = 0; i < LIN_NR / 2; i++) { const F4 v = q[i]; out[2 * i].r = v.x; out[2 * i].i = v.y; out[2 * i + 1].r = v.z; out[2 * i + 1].i = v.w; }
+#else
+  const F2* q = reinterpret_cast<const F2*>(p);
+#pragma unroll
+  for (int i = 0; i < LIN_NR; i++) { const F2 v = q[i]; out[i].r = v.x; out[i].i = v.y; }
+#endif
 }
 
-// G = H_cols^H H_cols + diag I (n x n, leading dimension n), as gramInto.
-__device__ inline void gram(const Cf* h, const int* cols, int n, float diag, Cf* G) {
-  for (int a = 0; a < n; a++) {
-    const Cf* ca = h + cols[a] * LIN_NR;
-    for (int b = a; b < n; b++) {
-      const Cf* cb = h + cols[b] * LIN_NR;
+// G = H_S^H H_S + diag I on the streams of `mask` (bit j: stream j), the identity on the others
+// (LIN_NT x LIN_NT, column-major; indices known at compile time, so G stays in registers where it
+// fits). Its entries on S are gramInto's on the columns S, operation for operation. Returns the
+// largest |re|, |im| on S (invertInPlace's scale).
+__device__ __forceinline__ float gram_masked(const float* __restrict__ h, unsigned mask, float diag, Cf* G) {
+  float scale = 0.f;
+UNROLL_NT
+  for (int a = 0; a < LIN_NT; a++) {
+UNROLL_NT
+    for (int b = a; b < LIN_NT; b++) {
       float re = 0.f, im = 0.f;
+#pragma unroll
       for (int i = 0; i < LIN_NR; i++) {
-        re += ca[i].r * cb[i].r + ca[i].i * cb[i].i;  // conj(a) * b
-        im += ca[i].r * cb[i].i - ca[i].i * cb[i].r;
+        const float ar = h[2 * (i + a * LIN_NR)], ai = h[2 * (i + a * LIN_NR) + 1];
+        const float br = h[2 * (i + b * LIN_NR)], bi = h[2 * (i + b * LIN_NR) + 1];
+        re += ar * br + ai * bi;  // conj(a) * b
+        im += ar * bi - ai * br;
       }
       if (a == b) { re += diag; im = 0.f; }
-      G[a + b * n].r = re; G[a + b * n].i = im;
-      G[b + a * n].r = re; G[b + a * n].i = -im;
+      if (((mask >> a) & (mask >> b) & 1u) != 0u) {
+        scale = fmaxf(scale, fmaxf(fabsf(re), fabsf(im)));
+      } else {
+        re = a == b ? 1.f : 0.f; im = 0.f;
+      }
+      G[a + b * LIN_NT].r = re; G[a + b * LIN_NT].i = im;
+      G[b + a * LIN_NT].r = re; G[b + a * LIN_NT].i = -im;
     }
   }
+  return scale;
 }
 
-// inv = A^{-1} (n x n) by Gauss-Jordan elimination with partial pivoting, as invertInPlace (A is
-// overwritten). Returns 0, or the status flag of a breakdown: RANK_DEFICIENT for a zero pivot (a
-// zero column: the CPU engine's RankDeficientError too), FLOAT32_UNSAFE for a pivot under
-// LIN_PIVOT_TOL times A's largest entry (float64 may still invert it: the CPU engine decides).
-__device__ inline int invert(Cf* A, Cf* inv, int n) {
-  float scale = 0.f;
-  for (int e = 0; e < n * n; e++) {
-    inv[e].r = 0.f; inv[e].i = 0.f;
-    scale = fmaxf(scale, fmaxf(fabsf(A[e].r), fabsf(A[e].i)));
-  }
-  for (int e = 0; e < n; e++) inv[e + e * n].r = 1.f;
-  for (int c = 0; c < n; c++) {
-    int p = c;
-    float best = -1.f;
-    for (int r = c; r < n; r++) {
-      const float m = hypotf(A[r + c * n].r, A[r + c * n].i);
-      if (m > best) { best = m; p = r; }
-    }
-    if (!(best > 0.f)) return ST_RANK_DEFICIENT;
-    if (!(best > LIN_PIVOT_TOL * scale)) return ST_FLOAT32_UNSAFE;
-    if (p != c) {
-      for (int k = 0; k < n; k++) {
-        Cf t = A[c + k * n]; A[c + k * n] = A[p + k * n]; A[p + k * n] = t;
-        t = inv[c + k * n]; inv[c + k * n] = inv[p + k * n]; inv[p + k * n] = t;
-      }
-    }
-    const float pr = A[c + c * n].r, pi = A[c + c * n].i;
+// A = A^{-1} in place (LIN_NT x LIN_NT) by Gauss-Jordan elimination: invertInPlace's operations
+// on [A | I], with the identity's columns kept where A's eliminated columns were (the values are
+// the same), and without row exchanges: A = G + a I is Hermitian positive (semi)definite, where
+// elimination in diagonal order is stable, and every index is then known at compile time. The
+// identity block of gram_masked's removed streams costs exact no-ops (pivot 1, multipliers 0).
+// Returns 0, or the flag of a breakdown: RANK_DEFICIENT for a zero pivot (a zero column: the CPU
+// engine's RankDeficientError too), FLOAT32_UNSAFE for a pivot at or under LIN_PIVOT_TOL times
+// `scale` (float64 may still invert it: the engine redoes the vectors on the CPU, which decides).
+__device__ __forceinline__ int invert_in_place(Cf* A, float scale) {
+UNROLL_NT
+  for (int c = 0; c < LIN_NT; c++) {
+    const float pr = A[c + c * LIN_NT].r, pi = A[c + c * LIN_NT].i;
+    const float m = hypotf(pr, pi);
+    if (!(m > 0.f)) return ST_RANK_DEFICIENT;
+    if (!(m > LIN_PIVOT_TOL * scale)) return ST_FLOAT32_UNSAFE;
     const float d = pr * pr + pi * pi, qr = pr / d, qi = -pi / d;
-    for (int k = 0; k < n; k++) {
-      Cf x = A[c + k * n];
-      A[c + k * n].r = x.r * qr - x.i * qi; A[c + k * n].i = x.r * qi + x.i * qr;
-      x = inv[c + k * n];
-      inv[c + k * n].r = x.r * qr - x.i * qi; inv[c + k * n].i = x.r * qi + x.i * qr;
+UNROLL_NT
+    for (int k = 0; k < LIN_NT; k++) {
+      if (k == c) { A[c + k * LIN_NT].r = qr; A[c + k * LIN_NT].i = qi; continue; }
+      const Cf x = A[c + k * LIN_NT];
+      A[c + k * LIN_NT].r = x.r * qr - x.i * qi; A[c + k * LIN_NT].i = x.r * qi + x.i * qr;
     }
-    for (int r = 0; r < n; r++) {
+UNROLL_NT
+    for (int r = 0; r < LIN_NT; r++) {
       if (r == c) continue;
-      const float fr = A[r + c * n].r, fi = A[r + c * n].i;
-      if (fr == 0.f && fi == 0.f) continue;
-      for (int k = 0; k < n; k++) {
-        const Cf a = A[c + k * n], b = inv[c + k * n];
-        A[r + k * n].r -= fr * a.r - fi * a.i; A[r + k * n].i -= fr * a.i + fi * a.r;
-        inv[r + k * n].r -= fr * b.r - fi * b.i; inv[r + k * n].i -= fr * b.i + fi * b.r;
+      const float fr = A[r + c * LIN_NT].r, fi = A[r + c * LIN_NT].i;
+UNROLL_NT
+      for (int k = 0; k < LIN_NT; k++) {
+        const Cf b = A[c + k * LIN_NT];
+        if (k == c) {
+          A[r + k * LIN_NT].r = -(fr * b.r - fi * b.i); A[r + k * LIN_NT].i = -(fr * b.i + fi * b.r);
+        } else {
+          A[r + k * LIN_NT].r -= fr * b.r - fi * b.i; A[r + k * LIN_NT].i -= fr * b.i + fi * b.r;
+        }
       }
     }
   }
   return 0;
 }
 
-// Row k of W = Ginv H_cols^H (n columns selected), as filterInto: out[i] for i < LIN_NR.
-__device__ inline void filter_row(const Cf* Ginv, const Cf* h, const int* cols, int n, int k, Cf* out) {
+// out[i] = sum_j g[j] conj(H_ij), j = 0 .. LIN_NT - 1 in order (filterInto's sum for one row of W;
+// g is that row of Ginv, exactly zero on removed streams, whose terms then add nothing).
+__device__ __forceinline__ void filter_row(const float* __restrict__ h, const Cf* g, Cf* out) {
+#pragma unroll
   for (int i = 0; i < LIN_NR; i++) {
     float re = 0.f, im = 0.f;
-    for (int j = 0; j < n; j++) {
-      const Cf g = Ginv[k + j * n];
-      const float hr = h[i + cols[j] * LIN_NR].r, hi = -h[i + cols[j] * LIN_NR].i;  // conj(H_ij)
-      re += g.r * hr - g.i * hi;
-      im += g.r * hi + g.i * hr;
+UNROLL_NT
+    for (int j = 0; j < LIN_NT; j++) {
+      const float hr = h[2 * (i + j * LIN_NR)], hi = -h[2 * (i + j * LIN_NR) + 1];  // conj(H_ij)
+      re += g[j].r * hr - g[j].i * hi;
+      im += g[j].r * hi + g[j].i * hr;
     }
     out[i].r = re; out[i].i = im;
   }
