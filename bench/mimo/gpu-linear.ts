@@ -6,7 +6,8 @@
  * of N fresh vectors per configuration (2x2, 4x4, 8x8; QPSK, 16-QAM, 64-QAM; 5, 15, 30 dB) against
  * the CPU engine (test/mimo/gpu-linear-check.ts), counting the accepted near-ties.
  *
- * Usage: node dist/bench/mimo/gpu-linear.js [--channels 32768] [--vpc 14] [--reps 20] [--check 100000] [--check-seconds 110]
+ * Usage: node dist/bench/mimo/gpu-linear.js [--small: a few small checked cases, for compute-sanitizer]
+ *   [--channels 32768] [--vpc 14] [--reps 20] [--check 100000] [--check-seconds 110]
  */
 import { parseArgs } from 'node:util';
 import { requireCuda } from '../../src/gpu/context.js';
@@ -25,12 +26,31 @@ const { values } = parseArgs({
     reps: { type: 'string', default: '20' },
     check: { type: 'string', default: '100000' },
     'check-seconds': { type: 'string', default: '110' },
+    small: { type: 'boolean', default: false },
   },
 });
 const channels = Number(values.channels), vpc = Number(values.vpc), reps = Number(values.reps);
 const checkVectors = Number(values.check), checkSeconds = Number(values['check-seconds']);
 
 const ctx = requireCuda();
+if (values.small) {
+  // a few small cases of every kernel build shape (odd and even nr, nr < nt), checked: a run for compute-sanitizer
+  const stream = Stream.create(ctx);
+  for (const kind of ['zf', 'mmse', 'sic'] as const) {
+    for (const [nt, nr, mod] of [[4, 4, '16qam'], [3, 5, 'qpsk'], [9, 12, '64qam'], [2, 1, 'bpsk'], [16, 16, '16qam']] as const) {
+      if (kind === 'zf' && nr < nt) continue;
+      const c = makeLinearCase(nt * 100 + nr, kind, nt, nr, mod, 15, 37, 5, { mixedNoise: 0.1, preFlagged: 0.05 });
+      const d = deviceCase(ctx, c);
+      d.run(stream);
+      stream.synchronize();
+      const r = checkLinear(c, d.read());
+      d.free();
+      console.log(`small ${kind} ${nt}x${nr} ${mod}: near-ties ${r.nearTies}, flagged ${r.flagged}, unexplained ${r.bad.length} ${r.bad.slice(0, 2).join('; ')}`);
+    }
+  }
+  stream.destroy();
+  process.exit(0);
+}
 const ceil = measureCeilings(ctx, { reps: 5 });
 console.log(`device: ${ctx.props.name}, commit ${gitCommit()}, ${new Date().toISOString()}`);
 console.log(`device copy ceiling: ${(ceil.deviceBytesPerS / 1e12).toFixed(2)} TB/s (read + write)`);

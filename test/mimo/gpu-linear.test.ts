@@ -16,6 +16,9 @@ import { cudaDetector as zfCuda } from '../../src/mimo/detectors/zf/cuda.js';
 import { cudaDetector as mmseCuda } from '../../src/mimo/detectors/mmse/cuda.js';
 import { cudaDetector as sicCuda } from '../../src/mimo/detectors/sic/cuda.js';
 import { DETECTOR_REGISTRY } from '../../src/mimo/registry.js';
+import { detectAsync } from '../../src/mimo/detect-async.js';
+import { recordFloats } from '../../src/mimo/detectors/zf/cuda-linear.js';
+import { detector as sicCpu } from '../../src/mimo/detectors/sic/cpu.js';
 import { MIMO_STATUS } from '../../src/mimo/gpu/status.js';
 import { constellation } from '../../src/mimo/modulation.js';
 import { MODULATIONS, type Modulation } from '../../src/mimo/types.js';
@@ -122,5 +125,41 @@ test('GPU: wide systems (mmse, sic with nr < nt), 16x16 and uneven channel count
   for (const kind of KINDS) {
     const c = makeLinearCase(randomInt(2 ** 30), kind, 16, 16, '16qam', 25, 65, 3);
     assertClean(c, runLinearDevice(ctx, c), `${kind} 16x16`);
+  }
+});
+
+test('GPU through detectAsync: decisions equal detect() except near-ties; mixed-N0 vectors and float32-unsafe channels redone on the CPU exactly', { skip, timeout: 600_000 }, async () => {
+  for (const kind of KINDS) {
+    for (const [n, mod, snr] of [[4, '16qam', 15], [8, '64qam', 25], [3, 'qpsk', 5]] as const) {
+      const c = makeLinearCase(randomInt(2 ** 30), kind, n, n + (kind === 'zf' ? 1 : 0), mod, snr, 211, 14, { mixedNoise: 0.1 });
+      const input = { nt: c.nt, nr: c.nr, H: c.H, y: c.y, noiseVar: c.noise, vectorsPerChannel: c.vpc };
+      const gpu = await detectAsync(input, { detector: kind, modulation: mod, engine: 'cuda' });
+      assert.equal(gpu.stats.engine, 'cuda');
+      const cpu = cpuEngineSymbols(c);
+      // what the kernels flag: vectors with another N0 than their channel's first (mmse, sic)
+      const vectors = c.channels * c.vpc, status = new Int32Array(2 * vectors);
+      let mixed = 0;
+      for (let v = 0; v < vectors; v++) {
+        if (kind === 'zf' || c.noise[v] === c.noise[v - (v % c.vpc)]) continue;
+        status[2 * v] = MIMO_STATUS.FLOAT32_UNSAFE;
+        mixed++;
+        // redone on the CPU engine in float64: exactly detect()'s answer
+        for (let k = 0; k < c.nt; k++) assert.equal(gpu.symbols[v * c.nt + k], cpu[v * c.nt + k], `${kind}: redone vector ${v}`);
+      }
+      assert.ok((gpu.stats.redoneOnCpu ?? 0) >= mixed, `${kind}: ${gpu.stats.redoneOnCpu} redone, ${mixed} vectors with another N0`);
+      // sic's order: the CPU's (an order tie would show as an unexplained difference; rare enough at this size)
+      const stride = recordFloats(kind, c.nt, c.nr), hLen = 2 * c.nr * c.nt;
+      const rec = new Float32Array(c.channels * stride);
+      if (kind === 'sic') {
+        const inst = sicCpu.create({ nr: c.nr, nt: c.nt, modulation: mod, constellation: constellation(mod), opts: { detector: 'sic', modulation: mod }, soft: false, maxNodes: 0 });
+        for (let ch = 0; ch < c.channels; ch++) {
+          const p = inst.prepare(c.H.subarray(ch * hLen, (ch + 1) * hLen).slice(), 0, c.noise[ch * c.vpc]!);
+          for (let t = 0; t < c.nt; t++) rec[ch * stride + 2 * c.nt * c.nr + c.nt + t] = p.order[t]!;
+        }
+      }
+      const r = checkLinear(c, { symbols: gpu.symbols, status, rec }, cpu);
+      assert.deepEqual(r.bad, [], `${kind} ${n} ${mod}: ${r.bad.join('; ')}`);
+      assert.ok(r.nearTies <= Math.max(2, vectors * 3e-3));
+    }
   }
 });
