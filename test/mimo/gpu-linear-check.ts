@@ -18,7 +18,7 @@ import { detect } from '../../src/mimo/detect.js';
 import type { DetectorSetup } from '../../src/mimo/detectors/detector.js';
 import { createLinear } from '../../src/mimo/detectors/zf/linear.js';
 import { detector as sicCpu, type SicPrep } from '../../src/mimo/detectors/sic/cpu.js';
-import { createLinearPlan, kindDefines, linearKernelUrls, recordFloats } from '../../src/mimo/detectors/zf/cuda-linear.js';
+import { createLinearPlan, kindDefines, linearKernelUrls, prepLaunch, recordFloats } from '../../src/mimo/detectors/zf/cuda-linear.js';
 import { MIMO_STATUS } from '../../src/mimo/gpu/status.js';
 import { constellation, sliceSymbol, type Constellation } from '../../src/mimo/modulation.js';
 import { gramInto, invertInPlace } from '../../src/mimo/preprocess/complex.js';
@@ -97,9 +97,9 @@ export const POISON = -7;
 
 const EMU_MAIN = String.raw`
 int main() {
-  int h[2];
-  if (fread(h, 4, 2, stdin) != 2) return 1;
-  const int channels = h[0], vpc = h[1], vectors = channels * vpc;
+  int h[4];
+  if (fread(h, 4, 4, stdin) != 4) return 1;
+  const int channels = h[0], vpc = h[1], vectors = channels * vpc, prepThreads = h[2], prepShared = h[3];
   std::vector<float> H((size_t)channels * 2 * LIN_NR * LIN_NT), y((size_t)vectors * 2 * LIN_NR), noise(vectors);
   std::vector<int> st(2 * (size_t)vectors), sym((size_t)vectors * LIN_NT, -7);
   if (fread(H.data(), 4, H.size(), stdin) != H.size() || fread(y.data(), 4, y.size(), stdin) != y.size()
@@ -110,7 +110,7 @@ int main() {
   const int stride = LIN_STRIDE;
 #endif
   std::vector<float> rec((size_t)channels * stride, std::nanf(""));
-  if (emu_launch((channels + 63) / 64, dim3{64, 1, 1}, 0, [&] {
+  if (emu_launch((channels + prepThreads - 1) / prepThreads, dim3{(unsigned)prepThreads, 1, 1}, prepShared, [&] {
 #ifdef EMU_SIC
     sic_prep(H.data(), noise.data(), st.data(), rec.data(), channels, vpc);
 #else
@@ -130,7 +130,7 @@ int main() {
 }
 `;
 
-/** Runs the kind's two kernels on the CPU through the CUDA emulator (the host's launch shapes). */
+/** Runs the kind's two kernels on the CPU through the CUDA emulator (the host's launch shapes and defines). */
 export function runLinearEmulated(c: LinearCase): GpuOutput {
   const urls = linearKernelUrls(c.kind);
   const defines = Object.entries(kindDefines(c.kind, { nt: c.nt, nr: c.nr, constellation: constellation(c.mod) })).map(([k, v]) => `-D${k}=${v}`);
@@ -138,7 +138,8 @@ export function runLinearEmulated(c: LinearCase): GpuOutput {
   const { exe, error } = compileEmulated(EMU_MAIN, [fileURLToPath(urls.prep), fileURLToPath(urls.detect)], defines);
   if (error) throw new Error(error);
   const vectors = c.channels * c.vpc;
-  const head = Int32Array.of(c.channels, c.vpc);
+  const pl = prepLaunch(c.kind, c.nt, c.nr);
+  const head = Int32Array.of(c.channels, c.vpc, pl.threads, pl.sharedBytes);
   const input = Buffer.concat([head, Float32Array.from(c.H), Float32Array.from(c.y), Float32Array.from(c.noise), c.status].map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)));
   const out = runEmulated(exe, input);
   const nSym = vectors * c.nt, nRec = c.channels * recordFloats(c.kind, c.nt, c.nr);

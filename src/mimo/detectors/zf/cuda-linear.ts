@@ -1,8 +1,8 @@
 /**
  * The linear detectors on the GPU (zf, mmse: linear-prep.cu, linear-detect.cu; sic: its own two
  * kernels, sic/cuda.ts), float32 mirrors of the CPU engine's zf/linear.ts and sic/cpu.ts: a
- * preprocessing kernel makes each channel's filters once (one thread a channel, 64 channels a
- * block) into the channel's scratch record, then a per-vector kernel filters and slices.
+ * preprocessing kernel makes each channel's filters once (one thread a channel, up to 64 channels
+ * a block: prepLaunch) into the channel's scratch record, then a per-vector kernel filters and slices.
  *
  * N0: the filters of mmse and sic depend on it, the engine passes one N0 per vector. A channel's
  * filters are made with the N0 of its first vector the engine has not flagged; a vector with another
@@ -22,8 +22,21 @@ export const LINEAR_GPU_MAX_NT = 16;
 /** Largest nr on the GPU (the channel, nr x nt, in the same thread's local array). */
 export const LINEAR_GPU_MAX_NR = 32;
 
-/** Channels a block of the preprocessing kernels (one thread a channel). */
-const PREP_THREADS = 64;
+/** Shared memory a preprocessing block may stage through (no opt-in needed under 48 KiB). */
+const PREP_SHARED_LIMIT = 48 * 1024;
+
+/**
+ * Launch shape of the preprocessing kernels (one thread a channel): 64, 32 or 16 channels a block,
+ * staged through shared memory (LIN_STAGE, linear.cuh) when their H and records fit PREP_SHARED_LIMIT,
+ * else 64 channels a block reading and writing global memory directly.
+ */
+export function prepLaunch(kind: 'zf' | 'mmse' | 'sic', nt: number, nr: number): { threads: number; sharedBytes: number; stage: 0 | 1 } {
+  const perChannel = 4 * (2 * nr * nt + 1 + recordFloats(kind, nt, nr) + 1);
+  for (const threads of [64, 32, 16]) {
+    if (threads * perChannel <= PREP_SHARED_LIMIT) return { threads, sharedBytes: threads * perChannel, stage: 1 };
+  }
+  return { threads: 64, sharedBytes: 0, stage: 0 };
+}
 /** Threads a block of the per-vector kernels (linear-detect: whole vectors of nt threads). */
 const DETECT_THREADS = 256;
 
@@ -58,7 +71,7 @@ export function linearKernelUrls(kind: 'zf' | 'mmse' | 'sic'): { prep: URL; dete
 
 /** All -D defines of a kind's kernels. */
 export function kindDefines(kind: 'zf' | 'mmse' | 'sic', setup: Pick<CudaDetectorSetup, 'nt' | 'nr' | 'constellation'>): Record<string, string | number> {
-  return { ...linearDefines(setup), ...(kind === 'sic' ? {} : { LIN_MMSE: kind === 'mmse' ? 1 : 0 }) };
+  return { ...linearDefines(setup), LIN_STAGE: prepLaunch(kind, setup.nt, setup.nr).stage, ...(kind === 'sic' ? {} : { LIN_MMSE: kind === 'mmse' ? 1 : 0 }) };
 }
 
 function kernelOf(ctx: CudaContext, url: URL, name: string, defines: Record<string, string | number>, params: Parameters<ReturnType<typeof loadModule>['kernel']>[1]): Kernel {
@@ -79,13 +92,14 @@ export function createLinearPlan(kind: 'zf' | 'mmse' | 'sic', ctx: CudaContext, 
     ? kernelOf(ctx, urls.detect, 'sic_detect', defines, ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32'])
     : kernelOf(ctx, urls.detect, 'linear_detect', defines, ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32']);
   const vectorsPerBlock = Math.floor(DETECT_THREADS / nt);
+  const pl = prepLaunch(kind, nt, nr);
   return {
     scratchBytesPerChannel: [4 * recordFloats(kind, nt, nr)],
     enqueue(stream: Stream, chunk: DetectChunk): void {
       const channels = chunk.channels, vpc = chunk.vectorsPerChannel, vectors = channels * vpc;
       if (channels === 0) return;
       const rec = chunk.scratch[0]!;
-      prep.launch({ grid: Math.ceil(channels / PREP_THREADS), block: PREP_THREADS, stream }, [chunk.H, chunk.noise, chunk.status, rec, channels, vpc]);
+      prep.launch({ grid: Math.ceil(channels / pl.threads), block: pl.threads, sharedBytes: pl.sharedBytes, stream }, [chunk.H, chunk.noise, chunk.status, rec, channels, vpc]);
       if (kind === 'sic') {
         detect.launch({ grid: Math.ceil(vectors / 128), block: 128, stream }, [chunk.H, chunk.y, chunk.noise, rec, chunk.symbols, chunk.status, vectors, vpc]);
       } else {

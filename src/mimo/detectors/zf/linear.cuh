@@ -68,6 +68,21 @@ __device__ inline bool reference_noise(const float* noise, const int* status, in
   return false;
 }
 
+// Staging through shared memory (LIN_STAGE = 1, the host's choice for systems up to 8 x 16): a
+// block's channels come in, and their records go out, in coalesced copies, while each thread reads
+// and writes its own channel at an odd stride (no bank conflicts). Without it (larger systems) each
+// thread reads its channel and writes its record in global memory directly.
+#ifndef LIN_STAGE
+#define LIN_STAGE 0
+#endif
+#define LIN_HS (2 * LIN_NR * LIN_NT)
+__device__ inline void stage_in(const float* __restrict__ H, float* sh, int c0, int nch) {
+  for (int e = threadIdx.x; e < nch * LIN_HS; e += blockDim.x) sh[(e / LIN_HS) * (LIN_HS + 1) + e % LIN_HS] = H[(size_t)c0 * LIN_HS + e];
+}
+__device__ inline void stage_out(const float* sr, float* __restrict__ rec, int c0, int nch, int stride) {
+  for (int e = threadIdx.x; e < nch * stride; e += blockDim.x) rec[(size_t)c0 * stride + e] = sr[(e / stride) * (stride + 1) + e % stride];
+}
+
 // Reads LIN_NR complex numbers (a row of a record, a received vector, a column of H) into registers:
 // 16-byte loads where LIN_NR is even (every such row starts 16-byte aligned), else 8-byte loads.
 struct __align__(16) F4 { float x, y, z, w; };
@@ -88,7 +103,7 @@ __device__ __forceinline__ void load_row(const float* p, Cf* out) {
 // (LIN_NT x LIN_NT, column-major; indices known at compile time, so G stays in registers where it
 // fits). Its entries on S are gramInto's on the columns S, operation for operation. Returns the
 // largest |re|, |im| on S (invertInPlace's scale).
-__device__ __forceinline__ float gram_masked(const float* __restrict__ h, unsigned mask, float diag, Cf* G) {
+__device__ __forceinline__ float gram_masked(const float* h, unsigned mask, float diag, Cf* G) {
   float scale = 0.f;
 UNROLL_NT
   for (int a = 0; a < LIN_NT; a++) {
@@ -155,9 +170,60 @@ UNROLL_NT
   return 0;
 }
 
+// The same two steps on the compacted matrix of the streams in cols[0 .. n) (leading dimension n,
+// indices known at run time): sic's path above 8 x 8, where a matrix of the remaining streams only
+// (n = nt - t at step t) saves the work the identity block of the masked form would cost.
+__device__ inline float gram_cols(const float* h, const int* cols, int n, float diag, Cf* G) {
+  float scale = 0.f;
+  for (int a = 0; a < n; a++) {
+    for (int b = a; b < n; b++) {
+      float re = 0.f, im = 0.f;
+      for (int i = 0; i < LIN_NR; i++) {
+        const float ar = h[2 * (i + cols[a] * LIN_NR)], ai = h[2 * (i + cols[a] * LIN_NR) + 1];
+        const float br = h[2 * (i + cols[b] * LIN_NR)], bi = h[2 * (i + cols[b] * LIN_NR) + 1];
+        re += ar * br + ai * bi;
+        im += ar * bi - ai * br;
+      }
+      if (a == b) { re += diag; im = 0.f; }
+      scale = fmaxf(scale, fmaxf(fabsf(re), fabsf(im)));
+      G[a + b * n].r = re; G[a + b * n].i = im;
+      G[b + a * n].r = re; G[b + a * n].i = -im;
+    }
+  }
+  return scale;
+}
+
+__device__ inline int invert_cols(Cf* A, int n, float scale) {
+  for (int c = 0; c < n; c++) {
+    const float pr = A[c + c * n].r, pi = A[c + c * n].i;
+    const float m = hypotf(pr, pi);
+    if (!(m > 0.f)) return ST_RANK_DEFICIENT;
+    if (!(m > LIN_PIVOT_TOL * scale)) return ST_FLOAT32_UNSAFE;
+    const float d = pr * pr + pi * pi, qr = pr / d, qi = -pi / d;
+    for (int k = 0; k < n; k++) {
+      if (k == c) { A[c + k * n].r = qr; A[c + k * n].i = qi; continue; }
+      const Cf x = A[c + k * n];
+      A[c + k * n].r = x.r * qr - x.i * qi; A[c + k * n].i = x.r * qi + x.i * qr;
+    }
+    for (int r = 0; r < n; r++) {
+      if (r == c) continue;
+      const float fr = A[r + c * n].r, fi = A[r + c * n].i;
+      for (int k = 0; k < n; k++) {
+        const Cf b = A[c + k * n];
+        if (k == c) {
+          A[r + k * n].r = -(fr * b.r - fi * b.i); A[r + k * n].i = -(fr * b.i + fi * b.r);
+        } else {
+          A[r + k * n].r -= fr * b.r - fi * b.i; A[r + k * n].i -= fr * b.i + fi * b.r;
+        }
+      }
+    }
+  }
+  return 0;
+}
+
 // out[i] = sum_j g[j] conj(H_ij), j = 0 .. LIN_NT - 1 in order (filterInto's sum for one row of W;
 // g is that row of Ginv, exactly zero on removed streams, whose terms then add nothing).
-__device__ __forceinline__ void filter_row(const float* __restrict__ h, const Cf* g, Cf* out) {
+__device__ __forceinline__ void filter_row(const float* h, const Cf* g, Cf* out) {
 #pragma unroll
   for (int i = 0; i < LIN_NR; i++) {
     float re = 0.f, im = 0.f;
