@@ -67,17 +67,20 @@ const configs: Array<[number, number, Modulation, number, number]> = [
   [4, 4, '16qam', Math.ceil(45_864 / vpc), vpc], [8, 8, '16qam', Math.ceil(45_864 / vpc), vpc],
   [4, 4, '16qam', channels * vpc, 1], [4, 4, 'qpsk', channels, vpc], [4, 4, '64qam', channels, vpc], [16, 16, '16qam', channels / 4, vpc],
 ];
-console.log('\nkind  size   mod     vpc  vectors    ms       Mvectors/s  Gbps     floor ms  x floor');
+console.log('\nkind  size   mod     vpc  vectors    ms       Mvectors/s  Gbps     floor ms  x floor  prep ms  detect ms');
 for (const kind of ['zf', 'mmse', 'sic'] as const) {
   for (const [nt, nr, mod, ch, perCh] of configs) {
     const c = makeLinearCase(nt * 1000 + ch, kind, nt, nr, mod, 20, ch, perCh);
     const d = deviceCase(ctx, c);
     const t = timeOnStream(ctx, stream, () => d.run(stream), reps, 3);
+    // each kernel alone (the detection kernel on the records the runs above left)
+    const tp = timeOnStream(ctx, stream, () => d.run(stream, 'prep'), reps, 3);
+    const td = timeOnStream(ctx, stream, () => d.run(stream, 'detect'), reps, 3);
     d.free();
     const vectors = ch * perCh;
     const bits = vectors * nt * constellation(mod).bitsPerSymbol;
     const floorMs = (vectors * floorBytesPerVector(kind, nt, nr, perCh)) / ceil.deviceBytesPerS * 1e3;
-    const row = `${kind.padEnd(5)} ${`${nt}x${nr}`.padEnd(6)} ${mod.padEnd(7)} ${String(perCh).padEnd(4)} ${String(vectors).padEnd(10)} ${t.medianMs.toFixed(4).padEnd(8)} ${(vectors / t.medianMs / 1e3).toFixed(1).padEnd(11)} ${(bits / t.medianMs / 1e6).toFixed(1).padEnd(8)} ${floorMs.toFixed(4).padEnd(9)} ${(t.medianMs / floorMs).toFixed(2)}`;
+    const row = `${kind.padEnd(5)} ${`${nt}x${nr}`.padEnd(6)} ${mod.padEnd(7)} ${String(perCh).padEnd(4)} ${String(vectors).padEnd(10)} ${t.medianMs.toFixed(4).padEnd(8)} ${(vectors / t.medianMs / 1e3).toFixed(1).padEnd(11)} ${(bits / t.medianMs / 1e6).toFixed(1).padEnd(8)} ${floorMs.toFixed(4).padEnd(9)} ${(t.medianMs / floorMs).toFixed(2).padEnd(8)} ${tp.medianMs.toFixed(4).padEnd(8)} ${td.medianMs.toFixed(4)}`;
     rows.push(row);
     console.log(row);
   }

@@ -153,7 +153,8 @@ export function runLinearEmulated(c: LinearCase): GpuOutput {
 
 /** Device buffers of one case, reusable for timing: the plan's enqueue on them. */
 export interface DeviceCase {
-  run(stream: Stream): void;
+  /** Enqueues the plan's kernels (`parts`: one of them only, for timing; 'detect' needs a 'prep' or 'both' run before). */
+  run(stream: Stream, parts?: 'both' | 'prep' | 'detect'): void;
   read(): GpuOutput;
   reset(): void;
   free(): void;
@@ -162,10 +163,12 @@ export interface DeviceCase {
 /** Uploads a case and builds the plan (the engine's path from the normalize kernel on). */
 export function deviceCase(ctx: CudaContext, c: LinearCase): DeviceCase {
   const con = constellation(c.mod);
-  const plan = createLinearPlan(c.kind, ctx, {
+  const setup = {
     nr: c.nr, nt: c.nt, modulation: c.mod, constellation: con, opts: { detector: c.kind, modulation: c.mod }, soft: false,
     maxNodes: 0, llrClip: 1e30, vectorsPerChannel: c.vpc, device: ctx.props,
-  });
+  };
+  const plans = { both: createLinearPlan(c.kind, ctx, setup), prep: createLinearPlan(c.kind, ctx, setup, 'prep'), detect: createLinearPlan(c.kind, ctx, setup, 'detect') };
+  const plan = plans.both;
   const vectors = c.channels * c.vpc;
   const up = (a: Float32Array | Int32Array): DeviceBuffer => { const b = DeviceBuffer.alloc(ctx, a.byteLength); b.upload(a); return b; };
   const H = up(Float32Array.from(c.H)), y = up(Float32Array.from(c.y)), noise = up(Float32Array.from(c.noise));
@@ -176,7 +179,7 @@ export function deviceCase(ctx: CudaContext, c: LinearCase): DeviceCase {
     channels: c.channels, vectorsPerChannel: c.vpc, H: H.ptr, y: y.ptr, noise: noise.ptr, symbols: symbols.ptr, llr: 0n, status: status.ptr, scratch: [rec.ptr],
   };
   return {
-    run: (stream) => plan.enqueue(stream, chunk),
+    run: (stream, parts = 'both') => plans[parts].enqueue(stream, chunk),
     read(): GpuOutput {
       const out = { symbols: new Int32Array(vectors * c.nt), status: new Int32Array(2 * vectors), rec: new Float32Array(rec.bytes / 4) };
       symbols.download(out.symbols); status.download(out.status); rec.download(out.rec);

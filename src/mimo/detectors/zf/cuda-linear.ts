@@ -79,8 +79,8 @@ function kernelOf(ctx: CudaContext, url: URL, name: string, defines: Record<stri
   return mod.kernel(name, params);
 }
 
-/** The plan of zf, mmse or sic for one setup. */
-export function createLinearPlan(kind: 'zf' | 'mmse' | 'sic', ctx: CudaContext, setup: CudaDetectorSetup): CudaDetectorPlan {
+/** The plan of zf, mmse or sic for one setup; `parts` (benchmarks) enqueues one of its two kernels only. */
+export function createLinearPlan(kind: 'zf' | 'mmse' | 'sic', ctx: CudaContext, setup: CudaDetectorSetup, parts: 'both' | 'prep' | 'detect' = 'both'): CudaDetectorPlan {
   const { nt, nr } = setup;
   if (kind === 'zf' && nr < nt) throw new UnsupportedError(`zf needs nr >= nt (got nt = ${nt}, nr = ${nr}): H has no left inverse; for nr < nt use ml, mmse or sic`, { detector: 'zf', nt, nr });
   checkLinearGpuShape(kind, nt, nr);
@@ -99,7 +99,8 @@ export function createLinearPlan(kind: 'zf' | 'mmse' | 'sic', ctx: CudaContext, 
       const channels = chunk.channels, vpc = chunk.vectorsPerChannel, vectors = channels * vpc;
       if (channels === 0) return;
       const rec = chunk.scratch[0]!;
-      prep.launch({ grid: Math.ceil(channels / pl.threads), block: pl.threads, sharedBytes: pl.sharedBytes, stream }, [chunk.H, chunk.noise, chunk.status, rec, channels, vpc]);
+      if (parts !== 'detect') prep.launch({ grid: Math.ceil(channels / pl.threads), block: pl.threads, sharedBytes: pl.sharedBytes, stream }, [chunk.H, chunk.noise, chunk.status, rec, channels, vpc]);
+      if (parts === 'prep') return;
       if (kind === 'sic') {
         detect.launch({ grid: Math.ceil(vectors / 128), block: 128, stream }, [chunk.H, chunk.y, chunk.noise, rec, chunk.symbols, chunk.status, vectors, vpc]);
       } else {
