@@ -1,12 +1,13 @@
 // Device code shared by the linear detectors' kernels (zf, mmse: linear-prep.cu, linear-detect.cu;
 // sic: sic-prep.cu, sic-detect.cu), float32 mirrors of the CPU engine's preprocess/complex.ts
-// (gramInto, invertInPlace, filterInto) and modulation.ts (sliceSymbol), loop for loop.
+// (gramInto, invertInPlace without row exchanges, filterInto) and modulation.ts (sliceSymbol).
 //
-// -D parameters (the host passes all of them, cuda.ts):
+// -D parameters (the host passes all of them, cuda-linear.ts):
 //   LIN_NT, LIN_NR   streams and receive antennas (LIN_NT <= 16, LIN_NR <= 32: the per-channel
-//                    thread keeps the Gram matrix in registers, spilling past about 8 x 8)
+//                    thread keeps the Gram matrix in registers up to 8 x 8, in local memory above)
 //   PAM_Q            levels per dimension (2, 4, 8, 16), 0 for BPSK
 //   PAM_SCALE        the PAM half-spacing (float literal), unused for BPSK
+//   LIN_STAGE        1: the preprocessing kernels stage their channels through shared memory
 // Complex data interleaved re, im; matrices column-major.
 #pragma once
 
