@@ -31,7 +31,7 @@ const unavailable = emulatorUnavailable();
 const skipEmu = unavailable ? `CUDA emulator unavailable: ${unavailable}` : false;
 const cuda = cudaAvailable();
 const skip = cuda.ok ? false : `no CUDA device: ${cuda.reason}`;
-const VARIANTS: SphereVariant[] = ['thread'];
+const VARIANTS: SphereVariant[] = ['thread', 'warp'];
 
 const kernelPath = (f: string) => fileURLToPath(new URL(`../../src/mimo/detectors/sphere/${f}`, import.meta.url));
 
