@@ -155,3 +155,21 @@ test('ml on the GPU refuses what the CPU refuses (NodeBudgetError naming the hyp
   const q = makeProblem(new Philox(seed), 1, 1, 4, 4, 'qpsk', 10);
   assert.throws(() => mlCuda.create(ctx, gpuSetup(ctx, q, { detector: 'ml', maxNodes: 255 }, false)), NodeBudgetError);
 });
+
+test('ml through detectAsync on the CUDA engine: the CPU engine\'s decisions up to near-ties, its LLRs within tolerance; 8x8 16-QAM refused', { skip }, async () => {
+  const { detectAsync } = await import('../../src/mimo/detect-async.js');
+  const { detect } = await import('../../src/mimo/detect.js');
+  for (const [n, mod, snr] of [[2, '16qam', 12], [4, 'qpsk', 6]] as const) {
+    const p = makeProblem(new Philox(seed, n), 300, 7, n, n, mod, snr);
+    const input = { nr: n, nt: n, H: p.H, y: p.y, vectorsPerChannel: p.vpc, noiseVar: p.noiseVar };
+    const opts = { detector: 'ml', modulation: mod, llrClip: 40 } as const;
+    const gpu = await detectAsync(input, { ...opts, engine: 'cuda' });
+    const cpu = detect(input, { ...opts, engine: 'cpu' });
+    assert.equal(gpu.stats.engine, 'cuda');
+    const chk = checkAgainstMl(p, cpu.symbols, gpu.symbols);
+    assert.equal(chk.failure, null, msg(chk.failure ?? ''));
+    assertLlrClose(p, Float64Array.from(cpu.llr!), Float32Array.from(gpu.llr!), 40, false, `detectAsync ${n}x${n} ${mod}`);
+  }
+  const big = makeProblem(new Philox(seed), 1, 2, 8, 8, '16qam', 10);
+  await assert.rejects(detectAsync({ nr: 8, nt: 8, H: big.H, y: big.y, noiseVar: 0.1 }, { detector: 'ml', modulation: '16qam', engine: 'cuda' }), NodeBudgetError);
+});

@@ -179,3 +179,18 @@ test('sphere on the GPU rejects a bad initial radius (InvalidArgumentError)', { 
   const p = makeProblem(new Philox(seed), 1, 1, 2, 2, 'qpsk', 10);
   assert.throws(() => sphereCudaDetector('thread').create(ctx, gpuSetup(ctx, p, { detector: 'sphere', initialRadius: 'zero' as never }, false)), InvalidArgumentError);
 });
+
+test('sphere through detectAsync on the CUDA engine: float64 ML up to near-ties; the node budget as the CPU engine reports it', { skip }, async () => {
+  const { detectAsync } = await import('../../src/mimo/detect-async.js');
+  const p = makeProblem(new Philox(seed, 3), 500, 14, 4, 4, '16qam', 15);
+  const input = { nr: 4, nt: 4, H: p.H, y: p.y, vectorsPerChannel: p.vpc, noiseVar: p.noiseVar };
+  const gpu = await detectAsync(input, { detector: 'sphere', modulation: '16qam', engine: 'cuda' });
+  assert.equal(gpu.stats.engine, 'cuda');
+  assert.ok((gpu.stats.nodesVisited ?? 0) >= p.vectors * 8, msg(`nodes ${gpu.stats.nodesVisited}`));
+  const chk = checkAgainstMl(p, cpuRun(sphereCpu, p).symbols, gpu.symbols);
+  assert.equal(chk.failure, null, msg(chk.failure ?? ''));
+  const low = makeProblem(new Philox(seed, 4), 50, 4, 4, 4, '16qam', 2);
+  const flagged = await detectAsync({ nr: 4, nt: 4, H: low.H, y: low.y, vectorsPerChannel: 4, noiseVar: low.noiseVar }, { detector: 'sphere', modulation: '16qam', engine: 'cuda', maxNodes: 20, onBudget: 'flag' });
+  assert.ok((flagged.stats.budgetExceeded ?? 0) > 0 && flagged.unproven !== undefined, msg('no vector flagged at 20 nodes, 2 dB'));
+  await assert.rejects(detectAsync({ nr: 4, nt: 4, H: low.H, y: low.y, vectorsPerChannel: 4, noiseVar: low.noiseVar }, { detector: 'sphere', modulation: '16qam', engine: 'cuda', maxNodes: 20 }), (e: unknown) => (e as Error).name === 'NodeBudgetError');
+});

@@ -50,17 +50,22 @@ export const cudaDetector: CudaDetector = {
       .kernel('ml_detect', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'f32']);
     const group = defines.ML_GROUP!;
     const llrClip = Math.min(setup.llrClip, 3.0e38);
+    const gramStage = (stream: Stream, chunk: DetectChunk): void => {
+      gram.launch({ grid: Math.ceil(chunk.channels / 128), block: 128, stream }, [chunk.H, chunk.scratch[0]!, chunk.channels]);
+    };
+    const detectStage = (stream: Stream, chunk: DetectChunk): void => {
+      const vectors = chunk.channels * chunk.vectorsPerChannel;
+      detect.launch({ grid: Math.ceil((vectors * group) / ML_BLOCK), block: ML_BLOCK, stream }, [
+        chunk.scratch[0]!, chunk.H, chunk.y, chunk.noise, chunk.symbols, soft ? chunk.llr : 0n, chunk.status, vectors, chunk.vectorsPerChannel, llrClip,
+      ]);
+    };
     return {
       scratchBytesPerChannel: [2 * nt * nt * 4],
       enqueue(stream: Stream, chunk: DetectChunk): void {
-        const { channels, vectorsPerChannel: vpc } = chunk;
-        const vectors = channels * vpc;
-        const G = chunk.scratch[0]!;
-        gram.launch({ grid: Math.ceil(channels / 128), block: 128, stream }, [chunk.H, G, channels]);
-        detect.launch({ grid: Math.ceil((vectors * group) / ML_BLOCK), block: ML_BLOCK, stream }, [
-          G, chunk.H, chunk.y, chunk.noise, chunk.symbols, soft ? chunk.llr : 0n, chunk.status, vectors, vpc, llrClip,
-        ]);
+        gramStage(stream, chunk);
+        detectStage(stream, chunk);
       },
+      stages: [{ name: 'gram', enqueue: gramStage }, { name: 'detect', enqueue: detectStage }],
     };
   },
 };

@@ -57,17 +57,24 @@ export function sphereCudaDetector(variant: SphereVariant = DEFAULT_SPHERE_VARIA
         .kernel(variant === 'warp' ? 'sphere_warp' : 'sphere_thread', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32']);
       const perVector = variant === 'warp' ? SPHERE_LANES : 1;
       const maxNodes = Math.min(setup.maxNodes, 0x7fffffff);
+      const qrStage = (stream: Stream, chunk: DetectChunk): void => {
+        const [F, I] = chunk.scratch as [bigint, bigint];
+        prep.launch({ grid: Math.ceil(chunk.channels / 64), block: 64, stream }, [chunk.H, F, I, chunk.channels]);
+      };
+      const detectStage = (stream: Stream, chunk: DetectChunk): void => {
+        const [F, I] = chunk.scratch as [bigint, bigint];
+        const vectors = chunk.channels * chunk.vectorsPerChannel;
+        search.launch({ grid: Math.ceil((vectors * perVector) / SPHERE_BLOCK), block: SPHERE_BLOCK, stream }, [
+          F, I, chunk.y, chunk.symbols, chunk.status, vectors, chunk.vectorsPerChannel, maxNodes,
+        ]);
+      };
       return {
         scratchBytesPerChannel: [floats * 4, ints * 4],
         enqueue(stream: Stream, chunk: DetectChunk): void {
-          const { channels, vectorsPerChannel: vpc } = chunk;
-          const vectors = channels * vpc;
-          const [F, I] = chunk.scratch as [bigint, bigint];
-          prep.launch({ grid: Math.ceil(channels / 64), block: 64, stream }, [chunk.H, F, I, channels]);
-          search.launch({ grid: Math.ceil((vectors * perVector) / SPHERE_BLOCK), block: SPHERE_BLOCK, stream }, [
-            F, I, chunk.y, chunk.symbols, chunk.status, vectors, vpc, maxNodes,
-          ]);
+          qrStage(stream, chunk);
+          detectStage(stream, chunk);
         },
+        stages: [{ name: 'qr', enqueue: qrStage }, { name: 'detect', enqueue: detectStage }],
       };
     },
   };
