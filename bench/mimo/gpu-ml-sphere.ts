@@ -10,7 +10,9 @@
  * Where the float64 reference would take too long (deep searches at low SNR), the check covers the
  * first vectors the CPU budget allows, and says how many.
  *
- * Usage: node dist/bench/mimo/gpu-ml-sphere.js [--vectors 100000] [--no-check] [--no-time] [--cpu-seconds 3]
+ * Usage: node dist/bench/mimo/gpu-ml-sphere.js [--vectors 100000] [--no-check] [--no-time] [--sweep] [--cpu-seconds 3]
+ * --sweep first times both sphere kernels (the warp one at 4, 8, 16 lanes) over 2x2 .. 8x8, QPSK ..
+ * 64-QAM, two SNRs each (what defaultSphereVariant is chosen from).
  * Exits 1 when a GPU decision is not ML and no near-tie.
  */
 import { availableParallelism } from 'node:os';
@@ -20,7 +22,7 @@ import { WorkerPool } from '../../src/core/worker-pool.js';
 import { constellation } from '../../src/mimo/modulation.js';
 import { detectAsync } from '../../src/mimo/detect-async.js';
 import { cudaDetector as mlCuda } from '../../src/mimo/detectors/ml/cuda.js';
-import { sphereCudaDetector, DEFAULT_SPHERE_VARIANT, type SphereVariant } from '../../src/mimo/detectors/sphere/cuda.js';
+import { sphereCudaDetector, defaultSphereVariant, type SphereVariant } from '../../src/mimo/detectors/sphere/cuda.js';
 import type { CudaDetector } from '../../src/mimo/gpu/cuda-detector.js';
 import { MIMO_STATUS, STATUS_WORDS } from '../../src/mimo/gpu/status.js';
 import type { DetectionInput, DetectOptions, Modulation } from '../../src/mimo/types.js';
@@ -112,9 +114,8 @@ const snrs = (n: number, mod: 'qpsk' | '16qam' | '64qam'): number[] =>
 async function bigCheck(): Promise<boolean> {
   const ctx = requireCuda();
   const pool = new WorkerPool<{ input: DetectionInput; opts: DetectOptions }, Reply>(new URL('./detect-worker.js', import.meta.url), availableParallelism());
-  const other: SphereVariant = DEFAULT_SPHERE_VARIANT === 'thread' ? 'warp' : 'thread';
   console.log(`\n# correctness: ${VECTORS} fresh vectors a configuration (10 a channel), GPU float32 against float64 ML on the CPU (seed ${seed})`);
-  console.log('config              snr  reference   checked  | ml: near-ties (worst gap/tol)     | sphere ' + DEFAULT_SPHERE_VARIANT + ': near-ties, redone on CPU, nodes/vec | sphere ' + other + ': near-ties');
+  console.log('config              snr  reference   checked  | ml: near-ties (worst gap/tol)     | sphere (detectAsync, its default kernel): near-ties, redone on CPU, nodes/vec | the other kernel: near-ties');
   let ok = true;
   try {
     for (const n of [2, 4, 8]) {
@@ -127,6 +128,7 @@ async function bigCheck(): Promise<boolean> {
           const gpuMl = mlOk ? (await detectAsync(input, { detector: 'ml', modulation: mod, engine: 'cuda', soft: 'none' })).symbols : null;
           const sph = await detectAsync(input, { detector: 'sphere', modulation: mod, engine: 'cuda', onBudget: 'flag' });
           const nodesPerVec = (sph.stats.nodesVisited ?? 0) / p.vectors;
+          const other: SphereVariant = defaultSphereVariant(n, constellation(mod).bitsPerSymbol) === 'thread' ? 'warp' : 'thread';
           const sphOther = gpuRun(ctx, sphereCudaDetector(other), p, { onBudget: 'flag' }, false);
           // the float64 reference: exhaustive ML where cheap, else the sphere decoder (exact ML)
           const refDet = hyp <= 1 << 16 ? 'ml' : 'sphere';
@@ -145,7 +147,7 @@ async function bigCheck(): Promise<boolean> {
             if (c?.failure) { ok = false; console.log(`FAIL ${n}x${n} ${mod} ${snr} dB ${what}: ${c.failure}`); }
           }
           const f = (c: typeof cs | null) => (c ? `${c.nearTies}${c.nearTies ? ` (${c.worstRatio.toFixed(2)})` : ''}` : 'refused (M^nt > 2^24)');
-          console.log(`${`${n}x${n} ${mod}`.padEnd(18)} ${String(snr).padStart(4)}  ${refDet.padEnd(10)} ${String(checked).padStart(8)}  | ${f(cm).padEnd(32)} | ${f(cs)}, ${sph.stats.redoneOnCpu ?? 0}, ${nodesPerVec.toFixed(1)}${sph.stats.budgetExceeded ? `, ${sph.stats.budgetExceeded} over budget` : ''} | ${f(co)}${otherFlagged ? `, ${otherFlagged} over budget` : ''}`);
+          console.log(`${`${n}x${n} ${mod}`.padEnd(18)} ${String(snr).padStart(4)}  ${refDet.padEnd(10)} ${String(checked).padStart(8)}  | ${f(cm).padEnd(32)} | ${f(cs)}, ${sph.stats.redoneOnCpu ?? 0}, ${nodesPerVec.toFixed(1)}${sph.stats.budgetExceeded ? `, ${sph.stats.budgetExceeded} over budget` : ''} | ${other} ${f(co)}${otherFlagged ? `, ${otherFlagged} over budget` : ''}`);
         }
       }
     }
@@ -155,7 +157,29 @@ async function bigCheck(): Promise<boolean> {
   return ok;
 }
 
+/** Both search kernels (the warp kernel at 4, 8 and 16 lanes a vector) over sizes and SNRs: Gbps, nodes a vector. */
+function sweep(): void {
+  console.log('\n# sphere kernels, data on the GPU: Gbps (nodes/vector)');
+  const kernels: Array<[string, SphereVariant, number]> = [['thread', 'thread', 8], ['warp4', 'warp', 4], ['warp8', 'warp', 8], ['warp16', 'warp', 16]];
+  console.log(`config               ${kernels.map((k) => k[0].padEnd(18)).join('')}`);
+  for (const n of [2, 4, 8]) {
+    for (const mod of ['qpsk', '16qam', '64qam'] as const) {
+      for (const snr of n === 8 && mod === '64qam' ? [20, 28] : [10, 20]) {
+        const vectors = n === 8 ? (mod === '64qam' ? 1 << 16 : 1 << 18) : 1 << 20;
+        const p = makeProblem(new Philox(seed, 9), vectors / 16, 16, n, n, mod, snr);
+        const bits = n * constellation(mod).bitsPerSymbol;
+        const cells = kernels.map(([, v, lanes]) => {
+          const t = timePlan(sphereCudaDetector(v, lanes), p, { onBudget: 'flag' }, false, 5);
+          return `${(p.vectors * bits / t.ms / 1e6).toFixed(2)} (${t.nodes.toFixed(0)})`.padEnd(18);
+        });
+        console.log(`${`${n}x${n} ${mod} ${snr}dB`.padEnd(20)} ${cells.join('')}`);
+      }
+    }
+  }
+}
+
 async function main(): Promise<void> {
+  if (args.includes('--sweep')) sweep();
   if (!args.includes('--no-time')) throughput();
   const ok = args.includes('--no-check') ? true : await bigCheck();
   if (!ok) process.exitCode = 1;

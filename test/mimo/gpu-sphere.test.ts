@@ -53,9 +53,9 @@ int main() {
 }
 `;
 
-function runEmu(variant: SphereVariant, p: Problem, babai: boolean, status: Int32Array, maxNodes: number): { symbols: Int32Array; status: Int32Array } {
+function runEmu(variant: SphereVariant, p: Problem, babai: boolean, status: Int32Array, maxNodes: number, lanes = SPHERE_LANES): { symbols: Int32Array; status: Int32Array } {
   const bps = constellation(p.mod).bitsPerSymbol;
-  const defs = { ...sphereDefines(p.nt, p.nr, bps, babai), SP_KERNEL: variant === 'warp' ? 'sphere_warp' : 'sphere_thread', SP_PER_VECTOR: variant === 'warp' ? SPHERE_LANES : 1 };
+  const defs = { ...sphereDefines(p.nt, p.nr, bps, babai, lanes), SP_KERNEL: variant === 'warp' ? 'sphere_warp' : 'sphere_thread', SP_PER_VECTOR: variant === 'warp' ? lanes : 1 };
   const files = ['prep-kernel.cu', variant === 'warp' ? 'warp-kernel.cu' : 'thread-kernel.cu'].map(kernelPath);
   const { exe, error } = compileEmulated(MAIN, files, Object.entries(defs).map(([k, v]) => `-D${k}=${v}`));
   if (error) throw new Error(error);
@@ -127,6 +127,16 @@ for (const variant of VARIANTS) {
       if (variant === 'thread' && v < 6) assert.equal(!!(flags & MIMO_STATUS.NODE_BUDGET), cpu.unproven[v] === 1, msg(`vector ${v}: budget flag differs from the CPU`));
     }
     assert.ok(stopped > 0, msg(`no vector reached the budget of ${budget} nodes at 3 dB`));
+  });
+}
+
+for (const lanes of [1, 4, 32]) {
+  test(`sphere warp kernel (emulated) with ${lanes} lanes a vector: float64 ML up to near-ties`, { skip: skipEmu }, () => {
+    const p = makeProblem(new Philox(seed, 500 + lanes), 4, 4, 3, 3, lanes === 4 ? '16qam' : 'qpsk', 6);
+    const gpu = runEmu('warp', p, false, new Int32Array(p.vectors * STATUS_WORDS), 1 << 24, lanes);
+    const chk = checkAgainstMl(p, cpuRun(mlCpu, p).symbols, gpu.symbols);
+    assert.equal(chk.failure, null, msg(chk.failure ?? ''));
+    for (let v = 0; v < p.vectors; v++) assert.equal(gpu.status[STATUS_WORDS * v], 0, msg(`vector ${v} flagged`));
   });
 }
 

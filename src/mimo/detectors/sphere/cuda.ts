@@ -4,7 +4,8 @@
  * Schnorr-Euchner order, exact ML within the node budget, by one of two kernels:
  *  - 'thread' (thread-kernel.cu): one thread a vector, cpu.ts's search step for step;
  *  - 'warp' (warp-kernel.cu): SP_LANES lanes a vector, each searching its share of the top
- *    levels' subtrees, the radius shared among them after every node.
+ *    levels' subtrees, the radius shared among them after every node;
+ *  - 'auto' (default): the faster of the two for the size, as measured (defaultSphereVariant).
  * Past the budget a vector gets MIMO_STATUS.NODE_BUDGET and the best leaf found; a channel float32
  * cannot factor safely flags its vectors FLOAT32_UNSAFE (redone on the CPU in float64).
  */
@@ -17,13 +18,18 @@ import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup, DetectChunk } f
 
 export type SphereVariant = 'thread' | 'warp';
 
-/** The faster of the two kernels on the H100 (bench/mimo/gpu-ml-sphere.ts measures both). */
-export const DEFAULT_SPHERE_VARIANT: SphereVariant = 'thread';
+/**
+ * The faster kernel on the H100 for a size (bench/mimo/gpu-ml-sphere.ts --sweep measures both):
+ * one thread a vector where each level has two candidates (QPSK, BPSK), else the warp kernel.
+ */
+export function defaultSphereVariant(nt: number, bitsPerSymbol: number): SphereVariant {
+  return bitsPerSymbol <= 2 ? 'thread' : 'warp';
+}
 
 /** Threads of a search block. */
 export const SPHERE_BLOCK = 128;
 
-/** Lanes a vector in the warp kernel. */
+/** Lanes a vector in the warp kernel (default). */
 export const SPHERE_LANES = 8;
 
 /** Real unknowns n and floats / ints of the per-channel scratch (sphere.cuh's layout). */
@@ -37,8 +43,9 @@ export function sphereDefines(nt: number, nr: number, bps: number, babai: boolea
   return { SP_NT: nt, SP_NR: nr, SP_BPS: bps, SP_BABAI: babai ? 1 : 0, SP_LANES: lanes };
 }
 
-/** The sphere CudaDetector with a given search kernel. */
-export function sphereCudaDetector(variant: SphereVariant = DEFAULT_SPHERE_VARIANT): CudaDetector {
+/** The sphere CudaDetector with a given search kernel ('auto': defaultSphereVariant) and lanes a vector (warp kernel). */
+export function sphereCudaDetector(kernel: SphereVariant | 'auto' = 'auto', lanes = SPHERE_LANES): CudaDetector {
+  if (!Number.isInteger(lanes) || lanes < 1 || lanes > 32 || (lanes & (lanes - 1)) !== 0) throw new InvalidArgumentError(`sphere lanes a vector must be a power of two up to 32, got ${show(lanes)}`);
   return {
     name: 'sphere',
     soft: false,
@@ -49,13 +56,14 @@ export function sphereCudaDetector(variant: SphereVariant = DEFAULT_SPHERE_VARIA
       const bps = con.bitsPerSymbol;
       const { n, floats, ints } = sphereScratch(nt, nr, bps);
       if (2 * nr < n) throw new UnsupportedError(`sphere needs as many real receive dimensions as real unknowns (got nt = ${nt}, nr = ${nr})`, { detector: 'sphere', nt, nr });
-      const defines = sphereDefines(nt, nr, bps, initial === 'babai');
+      const variant = kernel === 'auto' ? defaultSphereVariant(nt, bps) : kernel;
+      const defines = sphereDefines(nt, nr, bps, initial === 'babai', lanes);
       const prep = loadModule(ctx, { source: readKernelSource(new URL('./prep-kernel.cu', import.meta.url)), name: 'sphere/prep-kernel.cu', defines: { SP_NT: nt, SP_NR: nr, SP_BPS: bps } })
         .kernel('sphere_prep', ['ptr', 'ptr', 'ptr', 'i32']);
       const file = variant === 'warp' ? 'warp-kernel.cu' : 'thread-kernel.cu';
       const search = loadModule(ctx, { source: readKernelSource(new URL(`./${file}`, import.meta.url)), name: `sphere/${file}`, defines })
         .kernel(variant === 'warp' ? 'sphere_warp' : 'sphere_thread', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32']);
-      const perVector = variant === 'warp' ? SPHERE_LANES : 1;
+      const perVector = variant === 'warp' ? lanes : 1;
       const maxNodes = Math.min(setup.maxNodes, 0x7fffffff);
       const qrStage = (stream: Stream, chunk: DetectChunk): void => {
         const [F, I] = chunk.scratch as [bigint, bigint];
