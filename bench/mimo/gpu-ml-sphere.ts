@@ -11,7 +11,8 @@
  * first vectors the CPU budget allows, and says how many.
  *
  * Usage: node dist/bench/mimo/gpu-ml-sphere.js [--vectors 100000] [--no-check] [--no-time] [--sweep] [--cpu-seconds 3]
- * --sweep first times both sphere kernels (the warp one at 4, 8, 16 lanes) over 2x2 .. 8x8, QPSK ..
+ * --sweep first times both sphere kernels (the per-thread one at 1, 4, 16 vectors a lane, the warp
+ * one at 4, 8, 16 lanes) over 2x2 .. 8x8, QPSK ..
  * 64-QAM, two SNRs each (what defaultSphereVariant is chosen from).
  * Exits 1 when a GPU decision is not ML and no near-tie.
  */
@@ -157,10 +158,12 @@ async function bigCheck(): Promise<boolean> {
   return ok;
 }
 
-/** Both search kernels (the warp kernel at 4, 8 and 16 lanes a vector) over sizes and SNRs: Gbps, nodes a vector. */
+/** Both search kernels (per thread at 1, 4, 16 vectors a lane; per warp at 4, 8, 16 lanes a vector) over sizes and SNRs: Gbps, nodes a vector. */
 function sweep(): void {
   console.log('\n# sphere kernels, data on the GPU: Gbps (nodes/vector)');
-  const kernels: Array<[string, SphereVariant, number]> = [['thread', 'thread', 8], ['warp4', 'warp', 4], ['warp8', 'warp', 8], ['warp16', 'warp', 16]];
+  const kernels: Array<[string, SphereVariant, number, number]> = [
+    ['thread-q1', 'thread', 8, 1], ['thread-q4', 'thread', 8, 4], ['thread-q16', 'thread', 8, 16], ['warp4', 'warp', 4, 4], ['warp8', 'warp', 8, 4], ['warp16', 'warp', 16, 4],
+  ];
   console.log(`config               ${kernels.map((k) => k[0].padEnd(18)).join('')}`);
   for (const n of [2, 4, 8]) {
     for (const mod of ['qpsk', '16qam', '64qam'] as const) {
@@ -168,8 +171,8 @@ function sweep(): void {
         const vectors = n === 8 ? (mod === '64qam' ? 1 << 16 : 1 << 18) : 1 << 20;
         const p = makeProblem(new Philox(seed, 9), vectors / 16, 16, n, n, mod, snr);
         const bits = n * constellation(mod).bitsPerSymbol;
-        const cells = kernels.map(([, v, lanes]) => {
-          const t = timePlan(sphereCudaDetector(v, lanes), p, { onBudget: 'flag' }, false, 5);
+        const cells = kernels.map(([, v, lanes, queue]) => {
+          const t = timePlan(sphereCudaDetector(v, lanes, queue), p, { onBudget: 'flag' }, false, 5);
           return `${(p.vectors * bits / t.ms / 1e6).toFixed(2)} (${t.nodes.toFixed(0)})`.padEnd(18);
         });
         console.log(`${`${n}x${n} ${mod} ${snr}dB`.padEnd(20)} ${cells.join('')}`);

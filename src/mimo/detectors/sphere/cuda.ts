@@ -38,14 +38,21 @@ export function sphereScratch(nt: number, nr: number, bps: number): { n: number;
   return { n, floats: 2 * nr * nt + n * n + 2 * n, ints: n + 1 };
 }
 
+/** Vectors a lane in the per-thread kernel's warp queue (thread-kernel.cu). */
+export const SPHERE_QUEUE = 4;
+
 /** The -D defines of the sphere kernels. */
-export function sphereDefines(nt: number, nr: number, bps: number, babai: boolean, lanes = SPHERE_LANES): Record<string, number> {
-  return { SP_NT: nt, SP_NR: nr, SP_BPS: bps, SP_BABAI: babai ? 1 : 0, SP_LANES: lanes };
+export function sphereDefines(nt: number, nr: number, bps: number, babai: boolean, lanes = SPHERE_LANES, queue = SPHERE_QUEUE): Record<string, number> {
+  return { SP_NT: nt, SP_NR: nr, SP_BPS: bps, SP_BABAI: babai ? 1 : 0, SP_LANES: lanes, SP_QUEUE: queue };
 }
 
-/** The sphere CudaDetector with a given search kernel ('auto': defaultSphereVariant) and lanes a vector (warp kernel). */
-export function sphereCudaDetector(kernel: SphereVariant | 'auto' = 'auto', lanes = SPHERE_LANES): CudaDetector {
+/**
+ * The sphere CudaDetector with a given search kernel ('auto': defaultSphereVariant), lanes a vector
+ * (warp kernel) and vectors a lane in a warp's queue (per-thread kernel).
+ */
+export function sphereCudaDetector(kernel: SphereVariant | 'auto' = 'auto', lanes = SPHERE_LANES, queue = SPHERE_QUEUE): CudaDetector {
   if (!Number.isInteger(lanes) || lanes < 1 || lanes > 32 || (lanes & (lanes - 1)) !== 0) throw new InvalidArgumentError(`sphere lanes a vector must be a power of two up to 32, got ${show(lanes)}`);
+  if (!Number.isInteger(queue) || queue < 1 || queue > 64) throw new InvalidArgumentError(`sphere vectors a lane must be an integer in [1, 64], got ${show(queue)}`);
   return {
     name: 'sphere',
     soft: false,
@@ -57,13 +64,14 @@ export function sphereCudaDetector(kernel: SphereVariant | 'auto' = 'auto', lane
       const { n, floats, ints } = sphereScratch(nt, nr, bps);
       if (2 * nr < n) throw new UnsupportedError(`sphere needs as many real receive dimensions as real unknowns (got nt = ${nt}, nr = ${nr})`, { detector: 'sphere', nt, nr });
       const variant = kernel === 'auto' ? defaultSphereVariant(nt, bps) : kernel;
-      const defines = sphereDefines(nt, nr, bps, initial === 'babai', lanes);
+      const defines = sphereDefines(nt, nr, bps, initial === 'babai', lanes, queue);
       const prep = loadModule(ctx, { source: readKernelSource(new URL('./prep-kernel.cu', import.meta.url)), name: 'sphere/prep-kernel.cu', defines: { SP_NT: nt, SP_NR: nr, SP_BPS: bps } })
         .kernel('sphere_prep', ['ptr', 'ptr', 'ptr', 'i32']);
       const file = variant === 'warp' ? 'warp-kernel.cu' : 'thread-kernel.cu';
       const search = loadModule(ctx, { source: readKernelSource(new URL(`./${file}`, import.meta.url)), name: `sphere/${file}`, defines })
         .kernel(variant === 'warp' ? 'sphere_warp' : 'sphere_thread', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32']);
-      const perVector = variant === 'warp' ? lanes : 1;
+      // threads a vector: the warp kernel's lanes, or a warp for 32 SP_QUEUE vectors
+      const perVector = variant === 'warp' ? lanes : 1 / queue;
       const maxNodes = Math.min(setup.maxNodes, 0x7fffffff);
       const qrStage = (stream: Stream, chunk: DetectChunk): void => {
         const [F, I] = chunk.scratch as [bigint, bigint];
@@ -72,7 +80,7 @@ export function sphereCudaDetector(kernel: SphereVariant | 'auto' = 'auto', lane
       const detectStage = (stream: Stream, chunk: DetectChunk): void => {
         const [F, I] = chunk.scratch as [bigint, bigint];
         const vectors = chunk.channels * chunk.vectorsPerChannel;
-        search.launch({ grid: Math.ceil((vectors * perVector) / SPHERE_BLOCK), block: SPHERE_BLOCK, stream }, [
+        search.launch({ grid: Math.max(1, Math.ceil((vectors * perVector) / SPHERE_BLOCK)), block: SPHERE_BLOCK, stream }, [
           F, I, chunk.y, chunk.symbols, chunk.status, vectors, chunk.vectorsPerChannel, maxNodes,
         ]);
       };
