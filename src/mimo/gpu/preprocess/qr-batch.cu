@@ -20,6 +20,7 @@
 // nvcc-variant: -DQR_NR=4 -DQR_NT=4 -DQR_DPS=1 -DQR_PASSES=3 -DQR_SORTED=0 -DQR_GROUPS=32
 
 #include "mgs.cuh"
+#include "qr-record.cuh"
 
 #ifndef QR_NR
 #error "qr-batch.cu needs -DQR_NR, -DQR_NT, -DQR_DPS, -DQR_PASSES, -DQR_SORTED, -DQR_GROUPS"
@@ -27,7 +28,7 @@
 
 #define QR_ROWS (2 * QR_NR)
 #define QR_ND (QR_DPS * QR_NT)
-#define QR_RECORD (((QR_ROWS * QR_ND + QR_ND * QR_ND + 2 * QR_ND + 1) + 3) / 4 * 4)
+#define QR_RECORD QR_REC_FLOATS(QR_ROWS, QR_ND)
 
 typedef MgsLayout<QR_ROWS, QR_ND, QR_ND> QrLayout;
 

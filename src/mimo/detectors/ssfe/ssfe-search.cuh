@@ -1,0 +1,50 @@
+// One SSFE path (the N-way paper's Alg. 2) for the thread that owns it: the CPU's ssfeSearch
+// (search.ts) for one k, in float32. The tree of E = [R | z] (R upper triangular ND x ND,
+// column-major; z = Q^T y) is searched from level ND - 1 down; the first two levels are fully
+// expanded (path k takes level index k div QL on level ND - 1 and k mod QL on level ND - 2) and
+// every later level keeps the best child only: gamma = b_i / R_ii rounded to the nearest PAM level
+// and clipped (floor((gamma + QL - 1) / 2 + 1/2), as search.ts). A level index l stands for the odd
+// integer p = 2 l - (QL - 1).
+#ifndef MIMO_SSFE_SEARCH_CUH
+#define MIMO_SSFE_SEARCH_CUH
+
+// Path k's metric |z - R p|^2, its level indices in lev[0 .. ND) (by column). R and invDiag are
+// read through the read-only cache (a channel's record serves all its vectors' threads); z may be
+// in shared memory. ND and QL are compile-time, so lev[] stays in registers.
+template <int ND, int QL>
+__device__ __forceinline__ float ssfe_path(const float* __restrict__ R, const float* __restrict__ invDiag, const float* z, int k, int (&lev)[ND]) {
+  constexpr float half = (float)(QL - 1);
+  if (ND == 1) {
+    const float e = z[0] - __ldg(R) * (2.f * k - half);
+    lev[0] = k;
+    return e * e;
+  }
+  constexpr int top = ND - 1, second = ND - 2;
+  const int i0 = k / QL, i1 = k - i0 * QL;
+  const float pa = 2.f * i0 - half, pb = 2.f * i1 - half;
+  float p[ND];
+  p[top] = pa;
+  p[second] = pb;
+  lev[top] = i0;
+  lev[second] = i1;
+  float e = z[top] - __ldg(R + top + top * ND) * pa;
+  float d = e * e;
+  e = (z[second] - __ldg(R + second + top * ND) * pa) - __ldg(R + second + second * ND) * pb;
+  d += e * e;
+#pragma unroll
+  for (int i = second - 1; i >= 0; i--) {
+    float b = (z[i] - __ldg(R + i + top * ND) * pa) - __ldg(R + i + second * ND) * pb;
+#pragma unroll
+    for (int j = i + 1; j < second; j++) b -= __ldg(R + i + j * ND) * p[j];
+    int li = (int)floorf((b * __ldg(invDiag + i) + half) * 0.5f + 0.5f);
+    li = li < 0 ? 0 : li > QL - 1 ? QL - 1 : li;
+    const float pi = 2.f * li - half;
+    p[i] = pi;
+    lev[i] = li;
+    e = b - __ldg(R + i + i * ND) * pi;
+    d += e * e;
+  }
+  return d;
+}
+
+#endif
