@@ -290,29 +290,35 @@ test('N-way kernels (emulated): decisions and LLRs equal the CPU engine except f
   }
 });
 
-test('N-way kernels (emulated): a vector flagged on entry is untouched, a singular channel is RANK_DEFICIENT', { skip: skipEmu }, () => {
+/** A vector flagged on entry is left alone, a singular channel's vectors get RANK_DEFICIENT, the rest equal the CPU. */
+function checkFlags(runner: (pb: Problem) => Outputs): void {
   const c: NwayCase = { nr: 2, nt: 2, mod: '16qam', passes: 2, snrDb: 15, channels: 6, vpc: 4, soft: true, clip: 8 };
   const pb = makeProblem(c, randomInt(2 ** 31));
   const H0 = pb.H.slice();
   for (let i = 0; i < 2 * c.nr; i++) pb.H[2 * (2 * c.nr * c.nt + c.nr) + i] = 0; // channel 2: stream 1 is zero
   pb.statusIn[STATUS_WORDS * 5] = MIMO_STATUS.NON_FINITE;
   pb.statusIn[STATUS_WORDS * 5 + 1] = 12345;
-  const got = emulate(pb);
+  const got = runner(pb);
   const ref = reference({ ...pb, H: H0 });
-  const m = pb.m;
-  const nbits = c.nt * m.bitsPerSymbol;
+  const nbits = c.nt * pb.m.bitsPerSymbol;
   assert.deepEqual([...got.status.subarray(10, 12)], [MIMO_STATUS.NON_FINITE, 12345]);
   assert.deepEqual([...got.symbols.subarray(5 * c.nt, 6 * c.nt)], [-1, -1], 'flagged vector: symbols written');
-  assert.ok(got.llr.subarray(5 * nbits, 6 * nbits).every((x) => x === -999), 'flagged vector: LLRs written');
+  assert.ok(got.llr.subarray(5 * nbits, 6 * nbits).every((x) => Number.isNaN(x) || x === -999), 'flagged vector: LLRs written');
   for (let v = 8; v < 12; v++) assert.ok(got.status[STATUS_WORDS * v]! & MIMO_STATUS.RANK_DEFICIENT, `vector ${v} of the singular channel: flags ${got.status[STATUS_WORDS * v]}`);
   compare(pb, got, ref, (v) => v === 5 || (v >= 8 && v < 12));
-});
+}
+
+test('N-way kernels (emulated): a vector flagged on entry is untouched, a singular channel is RANK_DEFICIENT', { skip: skipEmu }, () => checkFlags(emulate));
+
+test('N-way kernels (GPU): a vector flagged on entry is untouched, a singular channel is RANK_DEFICIENT', { skip: skipGpu }, () => checkFlags(onGpu));
 
 test('N-way kernels (GPU): 10^5 vectors per configuration equal the CPU engine except near-ties', { skip: skipGpu, timeout: 600_000 }, () => {
   const cases: NwayCase[] = [];
   for (const [nr, nt, mod, passes] of [[4, 4, '16qam', 1], [4, 4, '64qam', 4], [2, 2, 'qpsk', 2], [4, 4, 'qpsk', 4], [2, 2, '64qam', 1], [8, 8, '16qam', 2], [8, 8, 'qpsk', 8], [3, 3, 'bpsk', 3], [4, 4, '16qam', 4]] as const) {
     for (const snrDb of [0, 12, 24]) cases.push({ nr, nt, mod, passes, snrDb, channels: Math.ceil(100_000 / 14), vpc: 14, soft: true, clip: 8 });
   }
+  cases.push({ nr: 4, nt: 4, mod: '16qam', passes: 2, snrDb: 12, channels: 10_000, vpc: 1, soft: false, clip: 8 });
+  cases.push({ nr: 2, nt: 2, mod: '256qam', passes: 2, snrDb: 30, channels: 2000, vpc: 14, soft: true, clip: 8 });
   for (const c of cases) {
     const big = c.mod === '64qam' || c.nt === 8;
     const cc = big ? { ...c, channels: Math.ceil(c.channels / 4) } : c; // the float64 reference is the slow part
