@@ -16,6 +16,8 @@ import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Philox } from '../../src/core/rng.js';
+import { RankDeficientError } from '../../src/core/errors.js';
+import { detectAsync } from '../../src/mimo/detect-async.js';
 import { constellation } from '../../src/mimo/modulation.js';
 import type { Modulation } from '../../src/mimo/types.js';
 import { detectorRealModel, type RealModel } from '../../src/mimo/soft/real-model.js';
@@ -85,7 +87,8 @@ function makeProblem(c: NwayCase, seed: number): Problem {
   return { c, m, H, y, noise, statusIn: new Int32Array(STATUS_WORDS * vectors) };
 }
 
-interface Outputs { symbols: Int32Array; llr: Float32Array; status: Int32Array }
+/** The kernels' outputs (status null: through detectAsync, which keeps no status words). */
+interface Outputs { symbols: Int32Array; llr: Float32Array; status: Int32Array | null }
 
 /** Emulated program: [channels, vpc, qrThreads, qrShared, nwThreads, nwShared, soft] int32, clip, scale float32, then H, y, noise, status. */
 const NWAY_MAIN = String.raw`
@@ -244,8 +247,10 @@ function compare(pb: Problem, got: Outputs, ref: Reference, skipVector?: (v: num
   for (let v = 0; v < vectors; v++) {
     if (skipVector?.(v)) continue;
     if (ref.margin[v]! <= NEAR_TIE) r.eligible++;
-    assert.equal(got.status[STATUS_WORDS * v], 0, `vector ${v}: flags ${got.status[STATUS_WORDS * v]}`);
-    assert.equal(got.status[STATUS_WORDS * v + 1], ref.nodes[v], `vector ${v}: nodes`);
+    if (got.status) {
+      assert.equal(got.status[STATUS_WORDS * v], 0, `vector ${v}: flags ${got.status[STATUS_WORDS * v]}`);
+      assert.equal(got.status[STATUS_WORDS * v + 1], ref.nodes[v], `vector ${v}: nodes`);
+    }
     let symOk = true;
     for (let j = 0; j < c.nt; j++) if (got.symbols[v * c.nt + j] !== ref.symbols[v * c.nt + j]) symOk = false;
     let llrOk = true;
@@ -301,10 +306,11 @@ function checkFlags(runner: (pb: Problem) => Outputs): void {
   const got = runner(pb);
   const ref = reference({ ...pb, H: H0 });
   const nbits = c.nt * pb.m.bitsPerSymbol;
-  assert.deepEqual([...got.status.subarray(10, 12)], [MIMO_STATUS.NON_FINITE, 12345]);
+  const status = got.status!;
+  assert.deepEqual([...status.subarray(10, 12)], [MIMO_STATUS.NON_FINITE, 12345]);
   assert.deepEqual([...got.symbols.subarray(5 * c.nt, 6 * c.nt)], [-1, -1], 'flagged vector: symbols written');
   assert.ok(got.llr.subarray(5 * nbits, 6 * nbits).every((x) => Number.isNaN(x) || x === -999), 'flagged vector: LLRs written');
-  for (let v = 8; v < 12; v++) assert.ok(got.status[STATUS_WORDS * v]! & MIMO_STATUS.RANK_DEFICIENT, `vector ${v} of the singular channel: flags ${got.status[STATUS_WORDS * v]}`);
+  for (let v = 8; v < 12; v++) assert.ok(status[STATUS_WORDS * v]! & MIMO_STATUS.RANK_DEFICIENT, `vector ${v} of the singular channel: flags ${status[STATUS_WORDS * v]}`);
   compare(pb, got, ref, (v) => v === 5 || (v >= 8 && v < 12));
 }
 
@@ -329,4 +335,28 @@ test('N-way kernels (GPU): 10^5 vectors per configuration equal the CPU engine e
     console.log(`nway GPU ${cc.nr}x${cc.nt} ${cc.mod} N=${cc.passes} ${cc.snrDb} dB: ${r.vectors} vectors, ${r.symbolMismatch} symbol and ${r.llrMismatch} LLR differences, all ${r.nearTies} float64 near-ties (${r.eligible} vectors hold one); worst LLR error ${r.maxLlrErr.toFixed(3)} of tolerance (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
     assert.ok(r.nearTies <= r.vectors / 200, `${JSON.stringify(cc)}: ${r.nearTies} near-ties`);
   }
+});
+
+test('detectAsync engine cuda (ssfe, nway): the CPU engine\'s decisions and LLRs except near-ties, a singular channel a RankDeficientError', { skip: skipGpu }, async () => {
+  const cases: NwayCase[] = [
+    { nr: 4, nt: 4, mod: '16qam', passes: 1, snrDb: 10, channels: 3000, vpc: 14, soft: true, clip: 8 },
+    { nr: 4, nt: 4, mod: '64qam', passes: 4, snrDb: 22, channels: 600, vpc: 14, soft: true, clip: 5 },
+    { nr: 2, nt: 2, mod: 'qpsk', passes: 2, snrDb: 3, channels: 5000, vpc: 3, soft: true, clip: 8 },
+  ];
+  for (const c of cases) {
+    const pb = makeProblem(c, randomInt(2 ** 31));
+    const detector = c.passes === 1 ? 'ssfe' as const : 'nway' as const;
+    const res = await detectAsync(
+      { nr: c.nr, nt: c.nt, H: pb.H, y: pb.y, vectorsPerChannel: c.vpc, noiseVar: pb.noise },
+      { detector, modulation: c.mod, engine: 'cuda', ...(detector === 'nway' ? { passes: c.passes } : {}), ...(c.clip !== 8 ? { llrClip: c.clip } : {}) },
+    );
+    assert.equal(res.stats.engine, 'cuda');
+    const r = compare(pb, { symbols: res.symbols, llr: res.llr as unknown as Float32Array, status: null }, reference(pb));
+    console.log(`detectAsync ${detector} ${c.nr}x${c.nt} ${c.mod} N=${c.passes}: ${JSON.stringify(r)}`);
+    assert.ok(r.nearTies <= r.vectors / 200, `${JSON.stringify(c)}: ${r.nearTies} near-ties`);
+  }
+  const c = cases[0]!;
+  const pb = makeProblem({ ...c, channels: 20 }, randomInt(2 ** 31));
+  for (let i = 0; i < 2 * c.nr; i++) pb.H[2 * (7 * c.nr * c.nt + 2 * c.nr) + i] = 0;
+  await assert.rejects(detectAsync({ nr: c.nr, nt: c.nt, H: pb.H, y: pb.y, vectorsPerChannel: c.vpc, noiseVar: pb.noise }, { detector: 'nway', modulation: c.mod, engine: 'cuda' }), RankDeficientError);
 });

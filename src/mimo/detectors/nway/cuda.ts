@@ -13,7 +13,8 @@ import type { CudaContext } from '../../../gpu/context.js';
 import type { Kernel } from '../../../gpu/launch.js';
 import { loadModule, readKernelSource } from '../../../gpu/module-cache.js';
 import type { Stream } from '../../../gpu/stream.js';
-import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup, DetectChunk } from '../../gpu/cuda-detector.js';
+import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup, DetectChunk, PlanStage } from '../../gpu/cuda-detector.js';
+import { llrClipOf } from '../../soft/maxlog.js';
 import { QrBatchPlan } from '../../gpu/preprocess/qr-batch.js';
 import { detectorRealModel, type RealModel } from '../../soft/real-model.js';
 import type { Detector } from '../../types.js';
@@ -85,6 +86,7 @@ export function nwayDefines(m: RealModel, passes: number, soft: boolean): Record
 /** The compiled plan of `passes` rotated SSFE passes (ssfe: 1; nway: opts.passes, default nt). */
 export class NwayPlan implements CudaDetectorPlan {
   readonly scratchBytesPerChannel: readonly number[];
+  readonly stages: readonly PlanStage[];
   readonly qr: QrBatchPlan;
   readonly shape: ReturnType<typeof nwayLaunchShape>;
   private readonly kernel: Kernel;
@@ -96,6 +98,10 @@ export class NwayPlan implements CudaDetectorPlan {
     }
     this.qr = new QrBatchPlan(ctx, { nr: model.nr, nt: model.nt, dimsPerStream: model.dimsPerStream, passes, sorted: false }, model.scale);
     this.scratchBytesPerChannel = [this.qr.bytesPerChannel];
+    this.stages = [
+      { name: 'qr', enqueue: (stream, chunk) => this.enqueueQr(stream, chunk) },
+      { name: 'detect', enqueue: (stream, chunk) => this.enqueueDetect(stream, chunk) },
+    ];
     const mod = loadModule(ctx, { source: readKernelSource(NWAY_DETECT_URL), name: 'nway-detect.cu', defines: nwayDefines(model, passes, soft) });
     this.kernel = mod.kernel('nway_detect', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'f32']);
     if (this.shape.sharedBytes > 48 * 1024) this.kernel.setMaxDynamicShared(this.shape.sharedBytes);
@@ -123,10 +129,13 @@ export class NwayPlan implements CudaDetectorPlan {
   }
 }
 
-/** Builds the plan of detector `name` with `passes` passes (the shape checks of the CPU engine first). */
+/**
+ * Builds the plan of detector `name` with `passes` passes (the shape checks of the CPU engine
+ * first). The kernel clips as the CPU detector does (opts.llrClip, default 8), within the engine's limit.
+ */
 export function createNwayPlan(name: Detector, ctx: CudaContext, setup: CudaDetectorSetup, passes: number): NwayPlan {
   const model = detectorRealModel(name, setup.constellation, setup.nt, setup.nr);
-  return new NwayPlan(ctx, model, passes, setup.soft, setup.llrClip);
+  return new NwayPlan(ctx, model, passes, setup.soft, Math.min(setup.llrClip, llrClipOf(setup.opts.llrClip)));
 }
 
 export const cudaDetector: CudaDetector = {
