@@ -16,7 +16,7 @@ import { Philox } from '../../src/core/rng.js';
 import { constellation } from '../../src/mimo/modulation.js';
 import { detectorRealModel } from '../../src/mimo/soft/real-model.js';
 import type { Modulation } from '../../src/mimo/types.js';
-import { NwayPlan } from '../../src/mimo/detectors/nway/cuda.js';
+import { NwayPlan, type NwayTuning } from '../../src/mimo/detectors/nway/cuda.js';
 import type { DetectChunk } from '../../src/mimo/gpu/cuda-detector.js';
 import { STATUS_WORDS } from '../../src/mimo/gpu/status.js';
 
@@ -27,7 +27,7 @@ ctx.makeCurrent();
 const stream = Stream.create(ctx);
 const ev0 = CudaEvent.create(ctx), ev1 = CudaEvent.create(ctx);
 
-interface Case { label: string; nr: number; nt: number; mod: Modulation; passes: number; vectors: number; vpc: number; paper?: { qr?: number; det?: number; total?: number } }
+interface Case { label: string; nr: number; nt: number; mod: Modulation; passes: number; vectors: number; vpc: number; paper?: { qr?: number; det?: number; total?: number }; tuning?: NwayTuning }
 
 /** Median milliseconds of one call of `fn` (BATCH calls between two events, REPS times). */
 function time(fn: () => void): number {
@@ -48,7 +48,7 @@ function time(fn: () => void): number {
 
 function run(c: Case): string {
   const m = detectorRealModel('nway', constellation(c.mod), c.nt, c.nr);
-  const plan = new NwayPlan(ctx, m, c.passes, true, 8);
+  const plan = new NwayPlan(ctx, m, c.passes, true, 8, c.tuning);
   const channels = Math.ceil(c.vectors / c.vpc), vectors = channels * c.vpc;
   const nbits = c.nt * m.bitsPerSymbol;
   const rng = new Philox(7, c.vectors);
@@ -126,6 +126,11 @@ const PAPER: Record<string, { qr?: number; det?: number; total?: number }> = {
 const cases: Case[] = [];
 cases.push({ label: 'target: 4x4 16qam N=1 (2^20 vec)', nr: 4, nt: 4, mod: '16qam', passes: 1, vectors: 1 << 20, vpc: 14 });
 cases.push({ label: '5G NR slot: 4x4 64qam N=4', nr: 4, nt: 4, mod: '64qam', passes: 4, vectors: 45_864, vpc: 14 });
+// measurement builds: block size and the per-lane atomics instead of the warp-aggregated minima
+for (const tuning of [{ blockThreads: 128 }, { blockThreads: 512 }, { aggregate: false }] as NwayTuning[]) {
+  cases.push({ label: `  target ${JSON.stringify(tuning)}`, nr: 4, nt: 4, mod: '16qam', passes: 1, vectors: 1 << 20, vpc: 14, tuning });
+  cases.push({ label: `  5G slot ${JSON.stringify(tuning)}`, nr: 4, nt: 4, mod: '64qam', passes: 4, vectors: 45_864, vpc: 14, tuning });
+}
 for (const mod of ['16qam', '64qam'] as const) {
   for (const n of [2, 4]) {
     for (let passes = 1; passes <= Math.min(n, 4); passes++) {

@@ -90,10 +90,12 @@ function checkRecords(c: QrCase, H: Float32Array, out: Float32Array): { flagged:
         permTies++;
         ref = permutedQr(m, ref.A, perm);
         for (let i = 0; i < m.nd; i++) {
-          const res = (j: number): number => { let r = 0; for (let l = i; l <= j; l++) r += ref.R[l + j * m.nd]! ** 2; return r; };
+          const res = (j: number, from: number): number => { let r = 0; for (let l = from; l <= j; l++) r += ref.R[l + j * m.nd]! ** 2; return r; };
           for (let j = i + 1; j < m.nd; j++) {
-            // residual^2 of position j after i steps: |a_j|^2 - sum_{l<i} R_lj^2 = sum_{l>=i} R_lj^2
-            assert.ok(res(i) <= res(j) * (1 + 1e-4), `channel ${ch} pass ${p}: pivot ${i} is no SQRD choice (${res(i)} > ${res(j)})`);
+            // residual^2 of position j after i steps: |a_j|^2 - sum_{l<i} R_lj^2 = sum_{l>=i} R_lj^2; the
+            // kernel downdates |a_j|^2 in float32, so its residuals are good to a few ulps of |a_j|^2
+            const slack = 64 * 2 ** -24 * Math.max(res(i, 0), res(j, 0));
+            assert.ok(res(i, i) <= res(j, i) + slack, `channel ${ch} pass ${p}: pivot ${i} is no SQRD choice (${res(i, i)} > ${res(j, i)} + ${slack})`);
           }
         }
       }

@@ -18,6 +18,29 @@ inline int __float_as_int(float f) { int x; std::memcpy(&x, &f, 4); return x; }
 inline unsigned __float_as_uint(float f) { unsigned x; std::memcpy(&x, &f, 4); return x; }
 inline float __uint_as_float(unsigned x) { float f; std::memcpy(&f, &x, 4); return f; }
 template <class T> inline T __ldg(const T* p) { return *p; }
+struct float4 { float x, y, z, w; };
+inline float4 __ldg(const float4* p) { float4 r; std::memcpy(&r, (const void*)p, 16); return r; }
+template <class T> T __shfl_xor_sync(unsigned mask, T v, int laneMask, int = 32) { return __shfl_sync(mask, v, emu_lane() ^ laneMask); }
+// __match_any_sync / __reduce_min_sync: every lane of the warp calls them together (as the MIMO
+// kernels do), each with its own group's mask for the reduction.
+inline unsigned __match_any_sync(unsigned, unsigned v) {
+  const int w = emu_warp();
+  emu_warp_slots[w].v[emu_lane()] = v;
+  emu_warp_barriers[w]->arrive_and_wait();
+  unsigned r = 0;
+  for (unsigned l = 0; l < emu_warp_size(); l++) if (emu_warp_slots[w].v[l] == v) r |= 1u << l;
+  emu_warp_barriers[w]->arrive_and_wait();
+  return r;
+}
+inline unsigned __reduce_min_sync(unsigned mask, unsigned v) {
+  const int w = emu_warp();
+  emu_warp_slots[w].v[emu_lane()] = v;
+  emu_warp_barriers[w]->arrive_and_wait();
+  unsigned r = 0xffffffffu;
+  for (unsigned l = 0; l < emu_warp_size(); l++) if ((mask >> l) & 1u) r = (unsigned)emu_warp_slots[w].v[l] < r ? (unsigned)emu_warp_slots[w].v[l] : r;
+  emu_warp_barriers[w]->arrive_and_wait();
+  return r;
+}
 inline unsigned atomicMin(unsigned* a, unsigned v) {
   unsigned old = __atomic_load_n(a, __ATOMIC_SEQ_CST);
   while (v < old && !__atomic_compare_exchange_n(a, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {}

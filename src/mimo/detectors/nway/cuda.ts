@@ -24,6 +24,14 @@ export const NWAY_DETECT_URL = new URL('./nway-detect.cu', import.meta.url);
 
 /** Threads a block aims at; a vector's M x N threads never span two blocks. */
 const BLOCK_TARGET = 256;
+
+/** Launch choices the benchmarks vary (defaults: the production build). */
+export interface NwayTuning {
+  /** Threads a block aims at (default 256). */
+  readonly blockThreads?: number;
+  /** Warp-aggregated level minima (default true); false: one shared atomic a lane. */
+  readonly aggregate?: boolean;
+}
 /** The largest M x N (threads of one vector): one block. */
 const MAX_THREADS_PER_VECTOR = 1024;
 
@@ -57,12 +65,21 @@ export function levelBits(m: RealModel): { reBits: number[]; imBits: number[] } 
   return { reBits, imBits };
 }
 
+/** Threads of one vector: M x passes padded to a power of two up to 32, or to a multiple of 32 (nway-detect.cu's NW_PP). */
+export function paddedThreads(p: number): number {
+  if (p > 32) return Math.ceil(p / 32) * 32;
+  let t = 2;
+  while (t < p) t *= 2;
+  return t;
+}
+
 /** The detection kernel's launch shape for a model and pass count. */
-export function nwayLaunchShape(m: RealModel, passes: number): { paths: number; threadsPerVector: number; vectorsPerBlock: number; sharedBytes: number } {
+export function nwayLaunchShape(m: RealModel, passes: number, tuning: NwayTuning = {}): { paths: number; threadsPerVector: number; vectorsPerBlock: number; sharedBytes: number } {
   const paths = m.nd >= 2 ? m.q * m.q : m.q;
-  const threadsPerVector = paths * passes;
-  const vectorsPerBlock = Math.max(1, Math.floor(BLOCK_TARGET / threadsPerVector));
-  const sharedBytes = vectorsPerBlock * (8 + 4 + 4 * passes * m.nd + 4 * m.nd * m.q);
+  const threadsPerVector = paddedThreads(paths * passes);
+  const vectorsPerBlock = Math.max(1, Math.floor((tuning.blockThreads ?? BLOCK_TARGET) / threadsPerVector));
+  const warpsPerVector = Math.max(1, threadsPerVector / 32);
+  const sharedBytes = vectorsPerBlock * (8 * warpsPerVector + 4 + 4 * passes * m.nd + 4 * m.nd * m.q);
   return { paths, threadsPerVector, vectorsPerBlock, sharedBytes };
 }
 
@@ -74,11 +91,12 @@ function packBytes(table: readonly number[], from: number): string {
 }
 
 /** The -D defines of one build of nway-detect.cu. */
-export function nwayDefines(m: RealModel, passes: number, soft: boolean): Record<string, string | number> {
+export function nwayDefines(m: RealModel, passes: number, soft: boolean, tuning: NwayTuning = {}): Record<string, string | number> {
   const { reBits, imBits } = levelBits(m);
   return {
     NW_NR: m.nr, NW_NT: m.nt, NW_DPS: m.dimsPerStream, NW_QL: m.q, NW_PASSES: passes,
-    NW_VPB: nwayLaunchShape(m, passes).vectorsPerBlock, NW_SOFT: soft ? 1 : 0,
+    NW_VPB: nwayLaunchShape(m, passes, tuning).vectorsPerBlock, NW_SOFT: soft ? 1 : 0,
+    ...(tuning.aggregate === false ? { NW_AGG: 0 } : {}),
     NW_RE_BITS0: packBytes(reBits, 0), NW_RE_BITS1: packBytes(reBits, 8), NW_IM_BITS0: packBytes(imBits, 0), NW_IM_BITS1: packBytes(imBits, 8),
   };
 }
@@ -91,10 +109,10 @@ export class NwayPlan implements CudaDetectorPlan {
   readonly shape: ReturnType<typeof nwayLaunchShape>;
   private readonly kernel: Kernel;
 
-  constructor(ctx: CudaContext, readonly model: RealModel, readonly passes: number, readonly soft: boolean, readonly llrClip: number) {
-    this.shape = nwayLaunchShape(model, passes);
+  constructor(ctx: CudaContext, readonly model: RealModel, readonly passes: number, readonly soft: boolean, readonly llrClip: number, tuning: NwayTuning = {}) {
+    this.shape = nwayLaunchShape(model, passes, tuning);
     if (this.shape.threadsPerVector > MAX_THREADS_PER_VECTOR) {
-      throw new UnsupportedError(`the N-way kernel runs M x passes = ${this.shape.threadsPerVector} threads a vector, at most ${MAX_THREADS_PER_VECTOR}: use fewer passes`);
+      throw new UnsupportedError(`the N-way kernel runs M x passes = ${this.shape.paths * passes} threads a vector, at most ${MAX_THREADS_PER_VECTOR}: use fewer passes`);
     }
     this.qr = new QrBatchPlan(ctx, { nr: model.nr, nt: model.nt, dimsPerStream: model.dimsPerStream, passes, sorted: false }, model.scale);
     this.scratchBytesPerChannel = [this.qr.bytesPerChannel];
@@ -102,7 +120,7 @@ export class NwayPlan implements CudaDetectorPlan {
       { name: 'qr', enqueue: (stream, chunk) => this.enqueueQr(stream, chunk) },
       { name: 'detect', enqueue: (stream, chunk) => this.enqueueDetect(stream, chunk) },
     ];
-    const mod = loadModule(ctx, { source: readKernelSource(NWAY_DETECT_URL), name: 'nway-detect.cu', defines: nwayDefines(model, passes, soft) });
+    const mod = loadModule(ctx, { source: readKernelSource(NWAY_DETECT_URL), name: 'nway-detect.cu', defines: nwayDefines(model, passes, soft, tuning) });
     this.kernel = mod.kernel('nway_detect', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'f32']);
     if (this.shape.sharedBytes > 48 * 1024) this.kernel.setMaxDynamicShared(this.shape.sharedBytes);
   }

@@ -8,9 +8,37 @@
 #ifndef MIMO_SSFE_SEARCH_CUH
 #define MIMO_SSFE_SEARCH_CUH
 
+// R's upper triangle and 1 / R_ii into registers (16-byte loads where ND is a multiple of 4: the
+// record keeps R and invDiag 16-byte aligned then).
+template <int ND>
+__device__ __forceinline__ void ssfe_load_r(const float* __restrict__ R, const float* __restrict__ invDiag, float (&Rr)[ND][ND], float (&iv)[ND]) {
+  if (ND % 4 == 0) {
+#pragma unroll
+    for (int j = 0; j < ND; j++) {
+#pragma unroll
+      for (int r4 = 0; 4 * r4 <= j; r4++) {
+        const float4 q = __ldg((const float4*)(R + j * ND + 4 * r4));
+        Rr[4 * r4][j] = q.x; Rr[4 * r4 + 1][j] = q.y; Rr[4 * r4 + 2][j] = q.z; Rr[4 * r4 + 3][j] = q.w;
+      }
+    }
+#pragma unroll
+    for (int r4 = 0; r4 < ND / 4; r4++) {
+      const float4 q = __ldg((const float4*)(invDiag + 4 * r4));
+      iv[4 * r4] = q.x; iv[4 * r4 + 1] = q.y; iv[4 * r4 + 2] = q.z; iv[4 * r4 + 3] = q.w;
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < ND; j++) {
+#pragma unroll
+      for (int i = 0; i <= j; i++) Rr[i][j] = __ldg(R + i + j * ND);
+      iv[j] = __ldg(invDiag + j);
+    }
+  }
+}
+
 // Path k's metric |z - R p|^2, its level indices in lev[0 .. ND) (by column). R and invDiag are
 // read through the read-only cache (a channel's record serves all its vectors' threads); z may be
-// in shared memory. ND and QL are compile-time, so lev[] stays in registers.
+// in shared memory. ND and QL are compile-time, so R, p and lev[] stay in registers.
 template <int ND, int QL>
 __device__ __forceinline__ float ssfe_path(const float* __restrict__ R, const float* __restrict__ invDiag, const float* z, int k, int (&lev)[ND]) {
   constexpr float half = (float)(QL - 1);
@@ -19,6 +47,8 @@ __device__ __forceinline__ float ssfe_path(const float* __restrict__ R, const fl
     lev[0] = k;
     return e * e;
   }
+  float Rr[ND][ND], iv[ND];
+  ssfe_load_r<ND>(R, invDiag, Rr, iv);
   constexpr int top = ND - 1, second = ND - 2;
   const int i0 = k / QL, i1 = k - i0 * QL;
   const float pa = 2.f * i0 - half, pb = 2.f * i1 - half;
@@ -27,21 +57,21 @@ __device__ __forceinline__ float ssfe_path(const float* __restrict__ R, const fl
   p[second] = pb;
   lev[top] = i0;
   lev[second] = i1;
-  float e = z[top] - __ldg(R + top + top * ND) * pa;
+  float e = z[top] - Rr[top][top] * pa;
   float d = e * e;
-  e = (z[second] - __ldg(R + second + top * ND) * pa) - __ldg(R + second + second * ND) * pb;
+  e = (z[second] - Rr[second][top] * pa) - Rr[second][second] * pb;
   d += e * e;
 #pragma unroll
   for (int i = second - 1; i >= 0; i--) {
-    float b = (z[i] - __ldg(R + i + top * ND) * pa) - __ldg(R + i + second * ND) * pb;
+    float b = (z[i] - Rr[i][top] * pa) - Rr[i][second] * pb;
 #pragma unroll
-    for (int j = i + 1; j < second; j++) b -= __ldg(R + i + j * ND) * p[j];
-    int li = (int)floorf((b * __ldg(invDiag + i) + half) * 0.5f + 0.5f);
+    for (int j = i + 1; j < second; j++) b -= Rr[i][j] * p[j];
+    int li = (int)floorf((b * iv[i] + half) * 0.5f + 0.5f);
     li = li < 0 ? 0 : li > QL - 1 ? QL - 1 : li;
     const float pi = 2.f * li - half;
     p[i] = pi;
     lev[i] = li;
-    e = b - __ldg(R + i + i * ND) * pi;
+    e = b - Rr[i][i] * pi;
     d += e * e;
   }
   return d;
