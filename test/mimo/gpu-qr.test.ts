@@ -14,7 +14,7 @@ import { Philox } from '../../src/core/rng.js';
 import { constellation } from '../../src/mimo/modulation.js';
 import type { Modulation } from '../../src/mimo/types.js';
 import { realModel, type RealModel } from '../../src/mimo/soft/real-model.js';
-import { qrInto } from '../../src/mimo/preprocess/qr.js';
+import { mgsInPlace, qrInto } from '../../src/mimo/preprocess/qr.js';
 import { QR_BATCH_URL, QrBatchPlan, qrBatchDefines, qrBatchSharedBytes, qrGroupsPerBlock, qrRecordLayout } from '../../src/mimo/gpu/preprocess/qr-batch.js';
 import { MIMO_STATUS } from '../../src/mimo/gpu/status.js';
 import { cudaAvailable } from '../../src/gpu/context.js';
@@ -166,6 +166,85 @@ test('QR kernel (emulated): a zero column is RANK_DEFICIENT, a dependent column 
       if (ch === 1) assert.ok(f & MIMO_STATUS.RANK_DEFICIENT, `zero column: flags ${f}`);
       else if (ch === 2) assert.ok(f & (MIMO_STATUS.RANK_DEFICIENT | MIMO_STATUS.FLOAT32_UNSAFE), `dependent column: flags ${f}`);
       else assert.equal(f, 0, `channel ${ch} pass ${p}: flags ${f}`);
+    }
+  }
+});
+
+/**
+ * mgs.cuh on the extended matrix [A | Y] (the paper's V = [H~ | y~]), in a kernel of the test's own:
+ * G groups a block, ROWS x (ND + X) matrices; writes E (ND x (ND + X), by position: R then Q^T Y) and
+ * the residual columns of Y.
+ */
+const MGS_EXT_MAIN = String.raw`
+#include "${'MGS_PATH'}"
+typedef MgsLayout<X_ROWS, X_ND, X_NCOLS> L_t;
+void ext_kernel(const float* A, float* E, float* res, int count) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  float* base = (float*)smem;
+  const int t = threadIdx.x, g = t / X_NCOLS, k = t - g * X_NCOLS, prob = blockIdx.x * X_G + g;
+  const bool active = prob < count;
+  L_t L(base, X_G, g);
+  if (active) for (int r = 0; r < X_ROWS; r++) L.V[k * L_t::LD + r] = A[(size_t)prob * X_ROWS * X_NCOLS + k * X_ROWS + r];
+  const int flags = mgs_factor<X_ROWS, X_ND, X_NCOLS, X_SORTED != 0>(L, nullptr, 0, k, active);
+  if (!active) return;
+  for (int i = 0; i < X_ND; i++) {
+    // column k's entry of row i: R's columns by position (mgs_phys), the extra columns as they are
+    const int phys = k < X_ND ? mgs_phys<X_ND, X_SORTED != 0>(L.colOf, k) : k;
+    E[(size_t)prob * X_ND * X_NCOLS + i + k * X_ND] = (k < X_ND && i > k) ? 0.f : L.E[i + phys * X_ND];
+  }
+  if (k >= X_ND) for (int r = 0; r < X_ROWS; r++) res[(size_t)prob * X_ROWS * (X_NCOLS - X_ND) + (k - X_ND) * X_ROWS + r] = L.V[k * L_t::LD + r];
+  if (k == 0) E[(size_t)prob * X_ND * X_NCOLS] = flags ? -1.f : E[(size_t)prob * X_ND * X_NCOLS];
+}
+int main() {
+  int h[2];
+  if (fread(h, 4, 2, stdin) != 2) return 1;
+  const int count = h[0], shared = h[1];
+  std::vector<float> A((size_t)count * X_ROWS * X_NCOLS), E((size_t)count * X_ND * X_NCOLS, -5.f), R((size_t)count * X_ROWS * (X_NCOLS - X_ND), -5.f);
+  if (fread(A.data(), 4, A.size(), stdin) != A.size()) return 1;
+  if (emu_launch((count + X_G - 1) / X_G, dim3{(unsigned)(X_G * X_NCOLS), 1, 1}, shared, [&] { ext_kernel(A.data(), E.data(), R.data(), count); })) return 2;
+  fwrite(E.data(), 4, E.size(), stdout);
+  fwrite(R.data(), 4, R.size(), stdout);
+  return 0;
+}
+`;
+
+test('mgs.cuh (emulated) on the extended matrix [A | Y]: E = [R | Q^T Y] and the residuals of Y equal mgsInPlace (plain) and qrInto (sorted)', { skip: skipEmu }, () => {
+  const mgsPath = fileURLToPath(new URL('./mgs.cuh', QR_BATCH_URL));
+  for (const [rows, nd, extra, sorted] of [[8, 8, 3, false], [8, 4, 1, true], [6, 6, 2, true], [16, 16, 1, false]] as const) {
+    const ncols = nd + extra, count = 20, G = 4;
+    const rng = new Philox(randomInt(2 ** 31));
+    const A = new Float32Array(count * rows * ncols).map(() => rng.normal());
+    const { exe, error } = compileEmulated(MGS_EXT_MAIN.replace('MGS_PATH', mgsPath), [emulatorShims()], [`-DX_ROWS=${rows}`, `-DX_ND=${nd}`, `-DX_NCOLS=${ncols}`, `-DX_SORTED=${sorted ? 1 : 0}`, `-DX_G=${G}`]);
+    if (error) throw new Error(error);
+    const groupFloats = ncols * (rows | 1) + nd * ncols + ncols + 2 * ncols + 2 * nd;
+    const out = runEmulated(exe, Buffer.concat([Buffer.from(new Int32Array([count, G * groupFloats * 4]).buffer), Buffer.from(A.buffer)]));
+    const f = new Float32Array(out.buffer, out.byteOffset, out.byteLength / 4);
+    for (let b = 0; b < count; b++) {
+      const V = Float64Array.from(A.subarray(b * rows * ncols, (b + 1) * rows * ncols));
+      let E: Float64Array;
+      if (!sorted) {
+        E = new Float64Array(nd * ncols);
+        mgsInPlace(V, 0, rows, ncols, nd, E);
+      } else {
+        const Q = new Float64Array(rows * nd), R = new Float64Array(nd * nd), perm = new Int32Array(nd);
+        qrInto(V, 0, rows, nd, 'ascending', Q, R, perm);
+        E = new Float64Array(nd * ncols);
+        E.set(R);
+        for (let x = nd; x < ncols; x++) {
+          // Q^T y and y's residual y - Q Q^T y
+          for (let i = 0; i < nd; i++) { let d = 0; for (let r = 0; r < rows; r++) d += Q[r + i * rows]! * V[r + x * rows]!; E[i + x * nd] = d; }
+          for (let r = 0; r < rows; r++) { let s = V[r + x * rows]!; for (let i = 0; i < nd; i++) s -= Q[r + i * rows]! * E[i + x * nd]!; V[r + x * rows] = s; }
+        }
+      }
+      let scale = 0;
+      for (const x of A.subarray(b * rows * ncols, (b + 1) * rows * ncols)) scale = Math.max(scale, Math.abs(x));
+      for (let i = 0; i < nd * ncols; i++) {
+        assert.ok(Math.abs(f[b * nd * ncols + i]! - E[i]!) <= 2e-5 * scale * rows, `${rows}x${nd}+${extra} sorted=${sorted} problem ${b}: E[${i}] = ${f[b * nd * ncols + i]}, reference ${E[i]}`);
+      }
+      const resOff = count * nd * ncols + b * rows * extra;
+      for (let i = 0; i < rows * extra; i++) {
+        assert.ok(Math.abs(f[resOff + i]! - V[nd * rows + i]!) <= 2e-5 * scale * rows, `${rows}x${nd}+${extra} sorted=${sorted} problem ${b}: residual ${i} = ${f[resOff + i]}, reference ${V[nd * rows + i]}`);
+      }
     }
   }
 });
