@@ -1,0 +1,130 @@
+/**
+ * The lattice-aided detectors on the GPU (lr-zf, lr-mmse, lr-sic), one factory as on the CPU
+ * (detector.ts). Per chunk, four launches on the stream:
+ *  1. lr-basis.cu: a thread per channel writes its shifted, scaled (MMSE: extended) real basis in float32;
+ *  2. the lattice half's all-swap LLL, one thread per basis (src/lattice/allswap/lane-kernel.cu,
+ *     its own module and launch plan, allswapLanePlan; delta 0.75 as LR_LLL_PARAMS), gives Z;
+ *  3. lr-filter.cu: a thread per channel, in double, the reduced basis B Z, its QR and the
+ *     reduced-domain filter, as prepareLr computes them;
+ *  4. lr-detect.cu: a thread per vector, in float32, the estimate, rounding, u = Z v, the symbols.
+ * The float32 LLL may find another reduced basis than the CPU's float64 LLL (also another
+ * algorithm: all-swap rather than sequential), equally LLL-reduced; decisions then legitimately
+ * differ on some vectors (test/mimo/gpu-lr.test.ts measures how often and compares the BER).
+ */
+import { UnsupportedError } from '../../../core/errors.js';
+import type { CudaContext } from '../../../gpu/context.js';
+import type { Kernel } from '../../../gpu/launch.js';
+import { loadModule, readKernelSource } from '../../../gpu/module-cache.js';
+import { allswapLanePlan, allswapSpec } from '../../../lattice/allswap/cuda.js';
+import type { LaunchPlan } from '../../../lattice/gpu/batch.js';
+import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup } from '../../gpu/cuda-detector.js';
+import type { Detector } from '../../types.js';
+import { detectorRealModel, type RealModel } from '../../soft/real-model.js';
+import { realModelDefines, withSymbolTable } from '../kbest/gpu-model.js';
+import { LR_LLL_PARAMS, type LrVariant } from './lattice-aided.js';
+
+/** Largest real dimension count (per-thread arrays of the basis in double). */
+const MAX_ND = 32;
+const VARIANT_CODE: Record<LrVariant, number> = { zf: 0, mmse: 1, sic: 2 };
+/** Words of the LLL's stats per basis (lattice/gpu/status.ts: STATS_WIDTH). */
+const LLL_STATS_WIDTH = 5;
+const CHANNEL_THREADS = 64, VECTOR_THREADS = 128;
+
+const align16 = (x: number): number => Math.ceil(x / 16) * 16;
+
+/** Sizes and defines of one setup (also what the emulator test launches). */
+export interface LrShape {
+  readonly model: RealModel;
+  readonly variant: LrVariant;
+  /** Rows of the (extended) basis. */
+  readonly nb: number;
+  readonly defines: Record<string, string | number>;
+  /** The LLL's launch plan for the basis (nb x nd, float32). */
+  readonly lll: LaunchPlan;
+  /**
+   * Scratch regions per channel: Bin, Bout (nb x nd float32), Z (nd x nd double), LLL stats,
+   * LLL workspace, P (nd x rows), p0 (nd), R (nd x nd), Zf (nd x nd float32), flags.
+   */
+  readonly scratchBytesPerChannel: readonly number[];
+}
+
+export function lrShape(variant: LrVariant, setup: Omit<CudaDetectorSetup, 'vectorsPerChannel'>): LrShape {
+  const name = `lr-${variant}` as Detector;
+  const model = detectorRealModel(name, setup.constellation, setup.nt, setup.nr);
+  const { rows, nd } = model;
+  if (nd > MAX_ND) throw new UnsupportedError(`${name} on the GPU takes at most ${MAX_ND} real dimensions, got ${nd}`);
+  const nb = variant === 'zf' ? rows : rows + nd;
+  const lll = allswapLanePlan(nb, nd, 'float32', LR_LLL_PARAMS, setup.device);
+  const defines = { ...realModelDefines(model), LR_VARIANT: VARIANT_CODE[variant] };
+  const f = (n: number): number => align16(Math.max(n, 1) * 4);
+  return {
+    model, variant, nb, defines, lll,
+    scratchBytesPerChannel: [
+      f(nb * nd), f(nb * nd), align16(nd * nd * 8), f(LLL_STATS_WIDTH), align16(Math.max(16, lll.scratchBytesPerBasis[0] ?? 0)),
+      f(nd * rows), f(nd), f(nd * nd), f(nd * nd), f(1),
+    ],
+  };
+}
+
+/** The detector of one variant. */
+export function lrCudaDetector(variant: LrVariant): CudaDetector {
+  return {
+    name: `lr-${variant}` as Detector,
+    soft: false,
+    create: (ctx, setup) => createLrPlan(ctx, variant, setup),
+  };
+}
+
+function module(ctx: CudaContext, sh: LrShape, file: string, fmad: boolean) {
+  return loadModule(ctx, {
+    source: withSymbolTable(sh.model, readKernelSource(new URL(`./${file}`, import.meta.url))),
+    name: `lr/${file}`, defines: sh.defines, options: fmad ? [] : ['-fmad=false'],
+  });
+}
+
+export function createLrPlan(ctx: CudaContext, variant: LrVariant, setup: CudaDetectorSetup): CudaDetectorPlan {
+  const sh = lrShape(variant, setup);
+  const { nd } = sh.model;
+  const basis: Kernel = module(ctx, sh, 'lr-basis.cu', false).kernel('lr_basis', ['ptr', 'ptr', 'ptr', 'i32', 'i32', 'f64']);
+  const filter: Kernel = module(ctx, sh, 'lr-filter.cu', false).kernel('lr_filter',
+    ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'f64']);
+  const detect: Kernel = module(ctx, sh, 'lr-detect.cu', true).kernel('lr_detect',
+    ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32']);
+  // The LLL: the specialised module for whole blocks of L bases; when its workspace (interleaved
+  // per block of L) lies in global scratch, a last partial block goes to the generic module with
+  // a block of just the remaining bases, so that no block reaches past the chunk's scratch.
+  const plan = sh.lll;
+  const L = plan.basesPerBlock ?? 1;
+  const lll = allswapSpec.kernel(ctx, 'float32', plan);
+  if (plan.sharedBytes > 48 * 1024) lll.setMaxDynamicShared(plan.sharedBytes);
+  const perBasisWs = plan.scratchBytesPerBasis[0] ?? 0;
+  const generic = perBasisWs > 0 ? allswapSpec.kernel(ctx, 'float32', { ...plan, defines: undefined }) : null;
+  if (generic && plan.sharedBytes > 48 * 1024) generic.setMaxDynamicShared(plan.sharedBytes);
+  const sharedPerBasis = plan.sharedBytes / L;
+  const wsStride = BigInt(perBasisWs);
+  return {
+    scratchBytesPerChannel: sh.scratchBytesPerChannel,
+    enqueue(stream, chunk) {
+      const channels = chunk.channels, vpc = chunk.vectorsPerChannel, vectors = channels * vpc;
+      if (vectors === 0) return;
+      const [bin, bout, z, stats, ws, P, p0, R, zf, flags] = chunk.scratch as bigint[] as [bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint];
+      basis.launch({ grid: Math.ceil(channels / CHANNEL_THREADS), block: CHANNEL_THREADS, stream }, [chunk.H, chunk.noise, bin, channels, vpc, sh.model.scale]);
+      const full = generic ? Math.floor(channels / L) * L : channels;
+      if (full > 0) {
+        lll.launch({ grid: Math.ceil(full / L), block: L, sharedBytes: plan.sharedBytes, stream },
+          [bin, bout, z, ws, stats, sh.nb, nd, ...plan.extraArgs, full]);
+      }
+      const rest = channels - full;
+      if (generic && rest > 0) {
+        const b = BigInt(full);
+        const fb = BigInt(sh.nb * nd * 4);
+        generic.launch({ grid: 1, block: rest, sharedBytes: sharedPerBasis * rest, stream },
+          [bin + b * fb, bout + b * fb, z + b * BigInt(nd * nd * 8), ws + b * wsStride, stats + b * BigInt(LLL_STATS_WIDTH * 4), sh.nb, nd, ...plan.extraArgs, rest]);
+      }
+      filter.launch({ grid: Math.ceil(channels / CHANNEL_THREADS), block: CHANNEL_THREADS, stream },
+        [chunk.H, chunk.noise, z, stats, P, p0, R, zf, flags, channels, vpc, sh.model.scale]);
+      detect.launch({ grid: Math.ceil(vectors / VECTOR_THREADS), block: VECTOR_THREADS, stream },
+        [chunk.y, chunk.noise, P, p0, R, zf, flags, chunk.symbols, chunk.status, vectors, vpc]);
+    },
+  };
+}
