@@ -7,7 +7,9 @@
  * link floor = input bytes / upload rate + output bytes (basis, Z, status words) / download rate,
  * the rates measured here on pinned memory (256 MiB copies); kernel = the engine's event time.
  *
- * Usage: node dist/bench/host-path.js [--reps 5] [--cases 8x8,68x64,1028x1024] [--out FILE.json]
+ * Usage: node dist/bench/host-path.js [--reps 5] [--cases 8x8,68x64,1028x1024] [--delta D] [--seed S] [--out FILE.json]
+ * (--delta: LLL's delta, reduce()'s default when absent; `bench lattice` times its kernels at 0.75;
+ * --seed: the bases' seed, default 1.)
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -16,7 +18,8 @@ import { requireCuda } from '../src/gpu/context.js';
 import { DeviceBuffer, PinnedBuffer } from '../src/gpu/memory.js';
 import { Stream, timeOnStream } from '../src/gpu/stream.js';
 
-const { values } = parseArgs({ options: { reps: { type: 'string', default: '5' }, cases: { type: 'string', default: '8x8,68x64,1028x1024' }, out: { type: 'string' } } });
+const { values } = parseArgs({ options: { reps: { type: 'string', default: '5' }, cases: { type: 'string', default: '8x8,68x64,1028x1024' }, delta: { type: 'string' }, seed: { type: 'string', default: '1' }, out: { type: 'string' } } });
+const seed = Number(values.seed);
 const reps = Number(values.reps);
 const ctx = requireCuda();
 
@@ -35,9 +38,9 @@ interface Case { name: string; bases: MatrixBatch; algorithm: 'allswap' }
 
 function cases(): Case[] {
   const all: Record<string, () => Case> = {
-    '8x8': () => ({ name: '8x8 Gaussian float32 x 131072', bases: gaussianBases({ batch: 131072, n: 8, seed: 1, precision: 'float32' }), algorithm: 'allswap' }),
-    '68x64': () => ({ name: '68x64 block-Toeplitz float32 x 4096', bases: blockToeplitzBases({ batch: 4096, blocks: 32, blockSize: 1, complex: true, taps: 3, shape: 'full', seed: 1, precision: 'float32' }), algorithm: 'allswap' }),
-    '1028x1024': () => ({ name: '1028x1024 block-Toeplitz float32 x 1', bases: blockToeplitzBases({ batch: 1, blocks: 512, blockSize: 1, complex: true, taps: 3, shape: 'full', seed: 1, precision: 'float32' }), algorithm: 'allswap' }),
+    '8x8': () => ({ name: '8x8 Gaussian float32 x 131072', bases: gaussianBases({ batch: 131072, n: 8, seed, precision: 'float32' }), algorithm: 'allswap' }),
+    '68x64': () => ({ name: '68x64 block-Toeplitz float32 x 4096', bases: blockToeplitzBases({ batch: 4096, blocks: 32, blockSize: 1, complex: true, taps: 3, shape: 'full', seed, precision: 'float32' }), algorithm: 'allswap' }),
+    '1028x1024': () => ({ name: '1028x1024 block-Toeplitz float32 x 1', bases: blockToeplitzBases({ batch: 1, blocks: 512, blockSize: 1, complex: true, taps: 3, shape: 'full', seed, precision: 'float32' }), algorithm: 'allswap' }),
   };
   return values.cases!.split(',').map((c) => {
     const make = all[c];
@@ -66,7 +69,7 @@ const rows: Array<Record<string, string | number>> = [];
 console.log(`host link: ${(rates.up / 1e9).toFixed(1)} GB/s up, ${(rates.down / 1e9).toFixed(1)} GB/s down (pinned, 256 MiB)`);
 for (const c of cases()) {
   const { batch, rows: n, cols: m } = c.bases;
-  const opts: ReduceOptions = { algorithm: c.algorithm, precision: 'float32', engine: 'cuda', check: false };
+  const opts: ReduceOptions = { algorithm: c.algorithm, precision: 'float32', engine: 'cuda', check: false, ...(values.delta ? { delta: Number(values.delta) } : {}) };
   const inBytes = n * m * 4, outBytes = n * m * 4 + m * m * 8 + 5 * 4;
   const floorMs = (batch * inBytes / rates.up + batch * outBytes / rates.down) * 1e3;
   const fresh = await timeCalls(() => reduce(c.bases, opts));

@@ -1,5 +1,5 @@
 // Copies the files the compiled code reads at run time (CUDA kernels, their headers, the benchmarks'
-// kernel patches) from src/ and bench/ into dist/src/ and dist/bench/, keeping each beside the
+// kernel patches) from src/, bench/ and test/ into dist/, keeping each beside the
 // compiled host code that loads it.
 import { cpSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -14,4 +14,4 @@ function copyTree(from, to) {
     }
   }
 }
-for (const part of ['src', 'bench']) if (existsSync(part)) copyTree(part, join('dist', part));
+for (const part of ['src', 'bench', 'test']) if (existsSync(part)) copyTree(part, join('dist', part));

@@ -35,9 +35,9 @@ export {
   constellation, bitsPerSymbolOf, parseModulation, bitsOf, symbolsToBits, bitsToSymbols, modulate,
   hardDemap, softDemap, rayleighChannels, randomSymbols, transmit, addNoise, snrToNoiseVar, esn0Db,
   rvd, mrvd, realVectors, qrMgs, sortedQr, qrBatch, applyQt,
-  detect, checkDetectorShape, MAX_ANTENNAS, ML_MAX_HYPOTHESES, LLR_LIMIT, WIDE_DETECTORS, DEFAULT_MAX_NODES, ON_BUDGET, DEFAULT_K, DEFAULT_LLR_CLIP,
+  detect, detectAsync, checkDetectorShape, MAX_ANTENNAS, ML_MAX_HYPOTHESES, LLR_LIMIT, WIDE_DETECTORS, DEFAULT_MAX_NODES, ON_BUDGET, DEFAULT_K, DEFAULT_LLR_CLIP,
   psdConfig, defaultPsdLevels, type OnBudget, type PsdOptions, type InitialRadius,
-  type Modulation, type Detector, type DetectionInput, type DetectOptions, type DetectionResult,
+  type Modulation, type Detector, type DetectionInput, type DetectOptions, type DetectionResult, type DetectOutputs,
   type Constellation, type PamInfo, type SoftMethod, type ChannelOptions, type SnrType,
   type RealLayout, type QrResult, type QrOrdering, type PsdConfig,
 } from './mimo/index.js';

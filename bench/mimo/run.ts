@@ -24,7 +24,12 @@ const HELP = `usage: lattice-mimo bench mimo [options]
   --reps N                repetitions, the median is reported (default 3)
   --no-itpp               skip IT++'s sphere_decoding
   --seed S                seed (default 1)
-  --out FILE              also write the table into FILE (e.g. bench/RESULTS.md)`;
+  --out FILE              also write the table into FILE (e.g. bench/RESULTS.md)
+
+  --engine cuda           the GPU tables instead (bench/mimo/gpu-tables.ts): the PSD and N-way
+                          papers' tables and a 5G NR slot, our figures beside theirs
+  --tables LIST           with --engine cuda: psd,nway,slot,detectors (default all)
+  --no-cpu                with --engine cuda: skip the CPU engine (all cores) column`;
 
 function makeInput(nt: number, nr: number, mod: Modulation, snrDb: number, vectors: number, vpc: number, seed: number, stream: number): DetectionInput {
   const rng = new Philox(seed, stream);
@@ -50,9 +55,19 @@ export async function run(argv: string[]): Promise<number> {
       vectors: { type: 'string', default: '8400' }, 'vectors-per-channel': { type: 'string', default: '1,14' },
       reps: { type: 'string', default: '3' }, 'no-itpp': { type: 'boolean' }, seed: { type: 'string', default: '1' },
       out: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      engine: { type: 'string', default: 'cpu' }, tables: { type: 'string', default: 'psd,nway,slot,detectors' }, 'no-cpu': { type: 'boolean' },
     },
   });
   if (values.help) { process.stdout.write(HELP + '\n'); return 0; }
+  if (values.engine !== 'cpu' && values.engine !== 'cuda') throw new InvalidArgumentError(`--engine must be cpu or cuda, got '${values.engine}'`);
+  if (values.engine === 'cuda') {
+    const tables = values.tables!.split(',');
+    const known = ['psd', 'nway', 'slot', 'detectors'] as const;
+    for (const t of tables) if (!(known as readonly string[]).includes(t)) throw new InvalidArgumentError(`unknown table '${t}' (expected: ${known.join(', ')})`);
+    const [reps] = intList(values.reps!, '--reps');
+    const { runGpuTables } = await import('./gpu-tables.js');
+    return runGpuTables({ tables: tables as (typeof known)[number][], reps: reps!, seed: Number(values.seed), noCpu: !!values['no-cpu'], ...(values.out ? { out: values.out } : {}) });
+  }
   const m = /^(\d+)x(\d+)$/.exec(values.mimo!);
   if (!m) throw new InvalidArgumentError(`--mimo must be NTxNR, e.g. 4x4, got '${values.mimo}'`);
   const nt = Number(m[1]), nr = Number(m[2]);

@@ -161,7 +161,7 @@ function encodeInput(input: DetectionInput, mod: Modulation, dint1: number): Buf
   const header = Buffer.alloc(8 + 6 * 4);
   header.write('LMITPP01', 0, 'latin1');
   [input.nt, input.nr, channels, vpc, bps, dint1].forEach((v, i) => header.writeInt32LE(v, 8 + 4 * i));
-  const f64 = (a: Float64Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+  const f64 = (x: Float64Array | Float32Array) => { const a = x instanceof Float64Array ? x : Float64Array.from(x); return Buffer.from(a.buffer, a.byteOffset, a.byteLength); };
   return Buffer.concat([header, f64(points), f64(input.H), f64(input.y), f64(noise)]);
 }
 

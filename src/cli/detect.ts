@@ -9,12 +9,11 @@
  */
 import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
 import { checkOutputPath, readInput, writeOutput } from '../core/io.js';
-import { detect } from '../mimo/detect.js';
+import { detectAsync } from '../mimo/detect-async.js';
 import { bitsPerSymbolOf } from '../mimo/modulation.js';
 import { SOFT_DETECTORS } from '../mimo/registry.js';
 import type { DetectionInput, DetectOptions } from '../mimo/types.js';
 import { BUDGET_DETECTORS, intOption, numberOption, parseDetectorName, parseModulationOption, SEARCH_DETECTORS } from '../sim/cli-options.js';
-import { resolveEngine } from '../sim/simulate.js';
 import { choiceOption, parseCommandLine, rejectInapplicable } from './args.js';
 
 export const DETECT_HELP = `usage: lattice-mimo detect --detector NAME --mod MOD --noise-var N0 [options] < in.json > out.json
@@ -42,7 +41,8 @@ options:
                       search there; ml and kbest refuse a size whose fixed work exceeds it
   --on-budget error|flag   sphere, psd past the budget: error (default; exit 2, NODE_BUDGET) or
                       flag (keep the best leaf found; out.json gets "unproven", 1 per such vector)
-  --engine auto|cpu|cuda   (default auto)
+  --engine auto|cpu|cuda   auto (default): the GPU where a device and the detector's CUDA
+                      implementation are there, else the CPU; cuda: the GPU or exit 2 (ENGINE_UNAVAILABLE)
   --input FILE        read the JSON from FILE instead of stdin ('-' for stdin)
   --output FILE       write the JSON to FILE, atomically, instead of stdout ('-' for stdout)
   -h, --help          this text
@@ -155,7 +155,6 @@ export function parseDetectArgs(argv: string[]): DetectCommand {
   const noiseVar = numberOption('noise-var', v['noise-var']);
   if (noiseVar !== undefined && noiseVar < 0) throw new InvalidArgumentError(`--noise-var must be >= 0 (a variance), got '${v['noise-var']}'`);
   const engine = choiceOption('engine', v.engine, ['auto', 'cpu', 'cuda'] as const, 'auto');
-  resolveEngine(engine);
   const soft = choiceOption('soft', v.soft, ['maxlog', 'logmap', 'none'] as const);
   const isSoft = SOFT_DETECTORS.includes(detector);
   rejectInapplicable(given, ['k'], detector === 'kbest', `--k is kbest's K, the detector is ${detector}`);
@@ -166,7 +165,7 @@ export function parseDetectArgs(argv: string[]): DetectCommand {
   rejectInapplicable(given, ['psd-levels', 'psd-paths'], detector === 'psd', `the PSD configuration is psd's, the detector is ${detector}`);
   rejectInapplicable(given, ['max-nodes'], BUDGET_DETECTORS.includes(detector), `${detector} has no node budget (detectors with one: ${BUDGET_DETECTORS.join(', ')})`);
   rejectInapplicable(given, ['on-budget'], SEARCH_DETECTORS.includes(detector), `only ${SEARCH_DETECTORS.join(' and ')} stop a search at the node budget, the detector is ${detector}`);
-  const opts: DetectOptions = { detector, modulation, engine: 'cpu' };
+  const opts: DetectOptions = { detector, modulation, engine };
   if (v['max-nodes'] !== undefined) opts.maxNodes = intOption('max-nodes', v['max-nodes'], 0, 1);
   const onBudget = choiceOption('on-budget', v['on-budget'], ['error', 'flag'] as const);
   if (onBudget !== undefined) opts.onBudget = onBudget;
@@ -193,7 +192,7 @@ export async function run(argv: string[]): Promise<number> {
   if (cmd.noiseVar !== undefined && input.noiseVar !== undefined) throw new InvalidArgumentError('the noise variance is given twice: --noise-var and "noiseVar" in the input');
   const noiseVar = cmd.noiseVar ?? input.noiseVar;
   if (noiseVar === undefined) throw new InvalidArgumentError('no noise variance: give --noise-var N0 or "noiseVar" in the input (see --help)');
-  const result = detect({ ...input, noiseVar, ...(cmd.vectorsPerChannel !== undefined ? { vectorsPerChannel: cmd.vectorsPerChannel } : {}) }, opts);
+  const result = await detectAsync({ ...input, noiseVar, ...(cmd.vectorsPerChannel !== undefined ? { vectorsPerChannel: cmd.vectorsPerChannel } : {}) }, opts);
 
   const nt = input.nt, bps = bitsPerSymbolOf(opts.modulation);
   const rows = <A extends ArrayLike<number>>(a: A, width: number): number[][] =>

@@ -55,6 +55,7 @@ export function checkDetectorShape(detector: Detector, modulation: Modulation, n
   }
 }
 
+/** detect()'s input after validateDetection(): sizes, the per-vector N0 and the parsed options. */
 export interface ValidatedInput {
   readonly nr: number;
   readonly nt: number;
@@ -66,7 +67,8 @@ export interface ValidatedInput {
   readonly opts: DetectOptions;
 }
 
-function checkFinite(a: Float64Array, what: string): void {
+/** Throws the NON_FINITE error naming the first NaN or infinity of `a` (`what` names the array). */
+export function checkFinite(a: Float64Array | Float32Array, what: string): void {
   for (let i = 0; i < a.length; i++) {
     const v = a[i]!;
     if (!Number.isFinite(v)) {
@@ -89,8 +91,12 @@ function checkNoise(v: number, what: string, needPositive: boolean): void {
   if (needPositive && v === 0) throw new InvalidArgumentError(`${what} must be > 0 for soft output (LLRs scale with 1/N0)`);
 }
 
-/** Checks input and options; returns the derived sizes. Throws typed errors naming the problem. */
-export function validateDetection(input: DetectionInput, opts: DetectOptions): ValidatedInput {
+/**
+ * Checks input and options; returns the derived sizes. Throws typed errors naming the problem.
+ * values 'defer' skips the scan of H and y for NaN and infinities (the GPU engine's normalize
+ * kernel flags them, and the engine then throws the same error).
+ */
+export function validateDetection(input: DetectionInput, opts: DetectOptions, values: 'check' | 'defer' = 'check'): ValidatedInput {
   if (input === null || typeof input !== 'object') throw new InvalidArgumentError('detection input must be an object');
   if (opts === null || typeof opts !== 'object') throw new InvalidArgumentError('detection options must be an object');
   oneOf(opts.detector, 'detector', DETECTORS);
@@ -106,14 +112,24 @@ export function validateDetection(input: DetectionInput, opts: DetectOptions): V
   }
   maxNodesOf(opts.maxNodes);
   onBudgetOf(opts.onBudget);
+  if (opts.gpuBatch !== undefined) {
+    const g = opts.gpuBatch as { maxChunk?: unknown; streams?: unknown } | null;
+    if (g === null || typeof g !== 'object') throw new InvalidArgumentError(`gpuBatch must be an object { maxChunk?, streams? }, got ${show(g)}`);
+    if (g.maxChunk !== undefined && !(typeof g.maxChunk === 'number' && Number.isSafeInteger(g.maxChunk) && g.maxChunk >= 0)) {
+      throw new InvalidArgumentError(`gpuBatch.maxChunk must be a non-negative integer (0: automatic), got ${show(g.maxChunk)}`);
+    }
+    if (g.streams !== undefined && !(typeof g.streams === 'number' && Number.isInteger(g.streams) && g.streams >= 0 && g.streams <= 3)) {
+      throw new InvalidArgumentError(`gpuBatch.streams must be an integer from 0 (automatic) to 3, got ${show(g.streams)}`);
+    }
+  }
   if (opts.psd !== undefined && (opts.psd === null || typeof opts.psd !== 'object' || Array.isArray(opts.psd))) {
     throw new InvalidArgumentError(`psd must be an object { levels?: number[], paths?: number[] }, got ${show(opts.psd)}`);
   }
   const nt = checkAntennas(input.nt, 'nt');
   const nr = checkAntennas(input.nr, 'nr');
   checkDetectorShape(opts.detector, modulation, nt, nr);
-  if (!(input.H instanceof Float64Array)) throw new InvalidInputError('INVALID_INPUT', 'H must be a Float64Array (interleaved complex, column-major)');
-  if (!(input.y instanceof Float64Array)) throw new InvalidInputError('INVALID_INPUT', 'y must be a Float64Array (interleaved complex)');
+  if (!(input.H instanceof Float64Array || input.H instanceof Float32Array)) throw new InvalidInputError('INVALID_INPUT', 'H must be a Float64Array or Float32Array (interleaved complex, column-major)');
+  if (!(input.y instanceof Float64Array || input.y instanceof Float32Array)) throw new InvalidInputError('INVALID_INPUT', 'y must be a Float64Array or Float32Array (interleaved complex)');
   const perChannel = 2 * nr * nt;
   if (input.y.length === 0) throw new InvalidInputError('INVALID_INPUT', 'y holds no received vectors');
   if (input.y.length % (2 * nr) !== 0) throw new InvalidInputError('SHAPE_MISMATCH', `y has ${input.y.length} reals, not a multiple of 2 nr = ${2 * nr}`);
@@ -132,20 +148,22 @@ export function validateDetection(input: DetectionInput, opts: DetectOptions): V
     const need = Math.ceil(vectors / vpc);
     if (need !== hChannels) throw new InvalidInputError('SHAPE_MISMATCH', `${vectors} vectors at ${vpc} per channel need ${need} channels, H holds ${hChannels}`);
   }
-  checkFinite(input.H, 'H');
-  checkFinite(input.y, 'y');
+  if (values === 'check') {
+    checkFinite(input.H, 'H');
+    checkFinite(input.y, 'y');
+  }
   const soft = SOFT_DETECTORS.includes(opts.detector) && opts.soft !== 'none';
   let noiseAt: (v: number) => number;
   const nv = input.noiseVar;
   if (typeof nv === 'number') {
     checkNoise(nv, 'noiseVar', soft);
     noiseAt = () => nv;
-  } else if (nv instanceof Float64Array) {
+  } else if (nv instanceof Float64Array || nv instanceof Float32Array) {
     if (nv.length !== vectors) throw new InvalidInputError('SHAPE_MISMATCH', `noiseVar has ${nv.length} entries, expected one per vector (${vectors})`);
     for (let v = 0; v < nv.length; v++) checkNoise(nv[v]!, `noiseVar[${v}]`, soft);
     noiseAt = (v) => nv[v]!;
   } else {
-    throw new InvalidArgumentError('noiseVar must be a number or a Float64Array with one value per vector');
+    throw new InvalidArgumentError('noiseVar must be a number or a Float64Array / Float32Array with one value per vector');
   }
   if (nr < nt && (opts.detector === 'mmse' || opts.detector === 'sic')) {
     for (let v = 0; v < vectors; v++) {
@@ -159,20 +177,21 @@ const f64 = new Float64Array(1);
 const u32 = new Uint32Array(f64.buffer);
 
 /** floor(log2 x) of a finite x > 0, read from its exponent bits (exact, subnormals included). */
-function exponentOf(x: number): number {
+export function exponentOf(x: number): number {
   if (x < 2 ** -1022) return exponentOf(x * 2 ** 64) - 64;
   f64[0] = x;
   return ((u32[1]! >>> 20) & 0x7ff) - 1023;
 }
 
 /** x * 2^p for an integer p, in steps that stay representable. */
-function timesPow2(x: number, p: number): number {
+export function timesPow2(x: number, p: number): number {
   while (p > 1000) { x *= 2 ** 1000; p -= 1000; }
   while (p < -1000) { x *= 2 ** -1000; p += 1000; }
   return x * 2 ** p;
 }
 
-function maxAbs(a: Float64Array, off: number, len: number): number {
+/** Largest |a[i]| over [off, off + len). */
+export function maxAbs(a: Float64Array | Float32Array, off: number, len: number): number {
   let m = 0;
   for (let i = off; i < off + len; i++) { const v = Math.abs(a[i]!); if (v > m) m = v; }
   return m;
@@ -189,20 +208,28 @@ function scaleInto(src: Float64Array, off: number, len: number, p: number, dst: 
 }
 
 /** Largest ratio (as a power of two) of a vector's largest entry to its channel's. */
-const MAX_Y_OVER_H_EXPONENT = 500;
+export const MAX_Y_OVER_H_EXPONENT = 500;
 const NOISE_FLOOR = 2 ** -1000, NOISE_CEIL = 2 ** 1000;
 
 /**
- * Batched detection on the CPU engine: `input` holds channels x nr x nt channels and vectors x nr
- * received vectors (complex, interleaved); the result holds vectors x nt symbol indices, vectors x
- * nt x bitsPerSymbol bits and, for soft detectors, as many LLRs (see DetectionInput, DetectionResult).
+ * Batched detection on the CPU engine (synchronous; detectAsync() runs either engine): `input`
+ * holds channels x nr x nt channels and vectors x nr received vectors (complex, interleaved); the
+ * result holds vectors x nt symbol indices, vectors x nt x bitsPerSymbol bits and, for soft
+ * detectors, as many LLRs (see DetectionInput, DetectionResult). float32 input is widened to float64.
  */
 export function detect(input: DetectionInput, opts: DetectOptions): DetectionResult {
   const t0 = performance.now();
   const val = validateDetection(input, opts);
   if (opts.engine === 'cuda') {
-    throw new EngineUnavailableError(`the CUDA engine has no '${opts.detector}' detector yet; use engine 'cpu' or 'auto'`);
+    throw new UnsupportedError(`detect() runs the CPU engine only; for engine 'cuda' call detectAsync()`, { detector: opts.detector });
   }
+  return detectCpu(input, val, t0);
+}
+
+/** The CPU engine on validated input (detect() and the GPU engine's redo of flagged vectors). */
+export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = performance.now()): DetectionResult {
+  const H = input.H instanceof Float64Array ? input.H : Float64Array.from(input.H);
+  const Y = input.y instanceof Float64Array ? input.y : Float64Array.from(input.y);
   const { nr, nt, vectors, channels, vectorsPerChannel: vpc, noiseAt } = val;
   const mod = val.opts.modulation;
   const con = constellation(mod);
@@ -213,14 +240,14 @@ export function detect(input: DetectionInput, opts: DetectOptions): DetectionRes
   const hLen = 2 * nr * nt, yLen = 2 * nr;
   const shift = new Int32Array(channels);
   for (let c = 0; c < channels; c++) {
-    const m = maxAbs(input.H, c * hLen, hLen);
+    const m = maxAbs(H, c * hLen, hLen);
     shift[c] = m > 0 ? -exponentOf(m) : 0;
   }
   for (let v = 0; v < vectors; v++) {
     const c = Math.floor(v / vpc);
-    const m = maxAbs(input.y, v * yLen, yLen);
+    const m = maxAbs(Y, v * yLen, yLen);
     if (m > 0 && exponentOf(m) + shift[c]! > MAX_Y_OVER_H_EXPONENT) {
-      throw new InvalidInputError('INVALID_INPUT', `vector ${v}: its largest entry (${m}) is over 2^${MAX_Y_OVER_H_EXPONENT} times the largest entry of channel ${c} (${maxAbs(input.H, c * hLen, hLen)}); its metrics would overflow`, { vector: v, channel: c });
+      throw new InvalidInputError('INVALID_INPUT', `vector ${v}: its largest entry (${m}) is over 2^${MAX_Y_OVER_H_EXPONENT} times the largest entry of channel ${c} (${maxAbs(H, c * hLen, hLen)}); its metrics would overflow`, { vector: v, channel: c });
     }
   }
   const setup: DetectorSetup = { nr, nt, modulation: mod, constellation: con, opts: val.opts, soft, maxNodes };
@@ -241,7 +268,7 @@ export function detect(input: DetectionInput, opts: DetectOptions): DetectionRes
       if (noise < NOISE_FLOOR) noise = NOISE_FLOOR; else if (noise > NOISE_CEIL) noise = NOISE_CEIL;
     }
     if (c !== prepChannel || noise !== prepNoise) {
-      if (c !== prepChannel) scaleInto(input.H, c * hLen, hLen, p, Hs);
+      if (c !== prepChannel) scaleInto(H, c * hLen, hLen, p, Hs);
       try {
         prep = instance.prepare(Hs, 0, noise);
       } catch (e) {
@@ -250,7 +277,7 @@ export function detect(input: DetectionInput, opts: DetectOptions): DetectionRes
       }
       prepChannel = c; prepNoise = noise;
     }
-    scaleInto(input.y, v * yLen, yLen, p, ys);
+    scaleInto(Y, v * yLen, yLen, p, ys);
     nodes += instance.detect(prep, ys, 0, noise, out, v);
     if (out.unproven[v]) {
       if (onBudget === 'error') {

@@ -18,6 +18,8 @@ export { rvd, mrvd, realVectors, type RealLayout } from './preprocess/rvd.js';
 export { qrMgs, sortedQr, qrBatch, applyQt, type QrResult, type QrOrdering } from './preprocess/qr.js';
 export { detect, checkDetectorShape, MAX_ANTENNAS, LLR_LIMIT } from './detect.js';
 export { SOFT_DETECTORS, WIDE_DETECTORS } from './registry.js';
+export { detectAsync } from './detect-async.js';
+export type { DetectOutputs } from './gpu/detect-batch.js';
 export { DEFAULT_MAX_NODES, ON_BUDGET, type OnBudget } from './budget.js';
 export { DEFAULT_K } from './detectors/kbest/cpu.js';
 export { DEFAULT_LLR_CLIP } from './soft/maxlog.js';

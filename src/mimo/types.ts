@@ -33,14 +33,14 @@ export interface DetectionInput {
   readonly nt: number;
   /** Receive antennas, 1..MAX_ANTENNAS. */
   readonly nr: number;
-  /** Channels: channels x nr x nt complex, column-major, interleaved (2 * channels * nr * nt numbers). */
-  readonly H: Float64Array;
+  /** Channels: channels x nr x nt complex, column-major, interleaved (2 * channels * nr * nt numbers); float32 suits the GPU engine (no conversion). */
+  readonly H: Float64Array | Float32Array;
   /** Received vectors: vectors x nr complex, interleaved (2 * vectors * nr numbers). */
-  readonly y: Float64Array;
+  readonly y: Float64Array | Float32Array;
   /** Consecutive vectors that share one channel (default 1). */
   readonly vectorsPerChannel?: number;
   /** N0 > 0: one value for all vectors, or one per vector (length vectors). */
-  readonly noiseVar: number | Float64Array;
+  readonly noiseVar: number | Float64Array | Float32Array;
 }
 
 /**
@@ -64,7 +64,11 @@ export interface DetectOptions {
   detector: Detector;
   /** The transmitted constellation. */
   modulation: Modulation;
-  /** 'auto' and 'cpu' run on the CPU; 'cuda' has no MIMO engine yet (EngineUnavailableError). */
+  /**
+   * detectAsync()'s engine: 'cpu'; 'cuda' (EngineUnavailableError without a device or a CUDA
+   * implementation of the detector); 'auto' (default): the GPU where both are there, else the CPU.
+   * detect() runs the CPU engine only.
+   */
   engine?: 'auto' | 'cpu' | 'cuda';
   /** K for kbest. */
   k?: number;
@@ -91,6 +95,8 @@ export interface DetectOptions {
    * best leaf found so far, marks the vector in `unproven` and counts it in stats.budgetExceeded.
    */
   onBudget?: 'error' | 'flag';
+  /** GPU engine: how the batch runner cuts the batch into chunks and streams (the defaults suit production). */
+  gpuBatch?: { readonly maxChunk?: number; readonly streams?: number };
 }
 
 /** What `detect()` returns: per-vector decisions, in the layouts below. */
@@ -101,9 +107,9 @@ export interface DetectionResult {
   readonly bits: Uint8Array;
   /**
    * LLRs in the same layout as bits, for soft detectors: always finite, |LLR| <= LLR_LIMIT (and
-   * <= llrClip when given).
+   * <= llrClip when given); float32 from the GPU engine, saturated at GPU_LLR_LIMIT.
    */
-  readonly llr?: Float64Array;
+  readonly llr?: Float64Array | Float32Array;
   /**
    * Present only when some search stopped at its node budget (onBudget 'flag'): 1 for a vector whose
    * symbols are the best found so far, not proven ML.
@@ -114,5 +120,7 @@ export interface DetectionResult {
     detector: Detector; engine: 'cpu' | 'cuda'; vectors: number; timeMs: number; nodesVisited?: number;
     /** Vectors whose search stopped at the node budget (sphere and psd; 0 when none did). */
     budgetExceeded?: number;
+    /** GPU engine: vectors float32 could not carry, redone by the CPU engine in float64. */
+    redoneOnCpu?: number;
   };
 }

@@ -25,21 +25,12 @@
  */
 import type { CudaContext, DeviceProperties } from '../../gpu/context.js';
 import type { Stream } from '../../gpu/stream.js';
-import type { Constellation } from '../modulation.js';
-import type { DetectOptions, Detector, Modulation } from '../types.js';
+import type { DetectorSetup } from '../detectors/detector.js';
+import type { Detector } from '../types.js';
 
-export interface CudaDetectorSetup {
-  readonly nr: number;
-  readonly nt: number;
-  readonly modulation: Modulation;
-  readonly constellation: Constellation;
-  /** Validated options (modulation parsed). */
-  readonly opts: DetectOptions;
-  /** True when the caller wants LLRs (only asked of detectors with `soft: true`). */
-  readonly soft: boolean;
-  /** Node budget per received vector (sphere, psd): past it, set MIMO_STATUS.NODE_BUDGET and write the best leaf found. */
-  readonly maxNodes: number;
-  /** |LLR| bound applied in the kernel: min(opts.llrClip, FLT_MAX-safe limit). */
+/** The CPU detectors' setup, and what only the GPU needs. */
+export interface CudaDetectorSetup extends DetectorSetup {
+  /** |LLR| bound applied in the kernel: min(opts.llrClip, GPU_LLR_LIMIT). */
   readonly llrClip: number;
   /** Received vectors per channel in every chunk (the last channel of the batch is padded to it). */
   readonly vectorsPerChannel: number;
@@ -65,6 +56,18 @@ export interface CudaDetectorPlan {
   /** Device-only scratch per channel, in bytes, one entry per region (may be empty). */
   readonly scratchBytesPerChannel: readonly number[];
   /** Enqueues the chunk's kernels (preprocessing, detection) on `stream`; no host synchronisation. */
+  enqueue(stream: Stream, chunk: DetectChunk): void;
+  /**
+   * The same kernels as enqueue, stage by stage (e.g. 'qr' then 'detect'), for benchmarks that
+   * time each stage (the N-way paper's Tables I and II); running them in order equals enqueue.
+   */
+  readonly stages?: readonly PlanStage[];
+}
+
+/** One stage of a plan's kernels. */
+export interface PlanStage {
+  /** What the stage does: 'qr', 'filter', 'detect', ... */
+  readonly name: string;
   enqueue(stream: Stream, chunk: DetectChunk): void;
 }
 

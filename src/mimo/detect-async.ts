@@ -1,0 +1,52 @@
+/**
+ * detectAsync(): detection on either engine, the one entry point for the GPU. The same input and
+ * result as detect() (input arrays float64 or float32; the GPU engine's LLRs are float32).
+ *
+ *  - engine 'cpu': detect() on the CPU engine (float64).
+ *  - engine 'cuda': the detector's CUDA implementation (float32); an EngineUnavailableError when no
+ *    device answers or the detector has none.
+ *  - engine 'auto' (default): the GPU where a device and the detector's CUDA implementation are
+ *    there, else the CPU.
+ */
+import { EngineUnavailableError } from '../core/errors.js';
+import { detectCpu, validateDetection } from './detect.js';
+import type { DetectOutputs } from './gpu/detect-batch.js';
+import { DETECTOR_REGISTRY } from './registry.js';
+import type { DetectionInput, DetectionResult, DetectOptions } from './types.js';
+
+let device: Promise<{ ok: true } | { ok: false; reason: string }> | null = null;
+
+/** Whether a CUDA device answers (asked once; never throws). */
+function cudaDevice(): Promise<{ ok: true } | { ok: false; reason: string }> {
+  device ??= import('../gpu/context.js').then(
+    ({ cudaAvailable }) => { const a = cudaAvailable(); return a.ok ? { ok: true as const } : { ok: false as const, reason: a.reason }; },
+    (e: unknown) => ({ ok: false as const, reason: (e as Error).message }),
+  );
+  return device;
+}
+
+/**
+ * Batched detection on the engine opts.engine names (see the file comment). `out` arrays receive
+ * the GPU engine's results when long enough (pinned ones from allocPinned without a staging copy).
+ */
+export async function detectAsync(input: DetectionInput, opts: DetectOptions, out?: DetectOutputs): Promise<DetectionResult> {
+  const t0 = performance.now();
+  const engine = opts?.engine ?? 'auto';
+  const gpuWanted = engine !== 'cpu';
+  const gpuInput = input?.H instanceof Float32Array && input?.y instanceof Float32Array;
+  const val = validateDetection(input, opts, gpuWanted && gpuInput ? 'defer' : 'check');
+  if (engine === 'cpu') return detectCpu(input, val, t0);
+  const entry = DETECTOR_REGISTRY[val.opts.detector];
+  const dev = await cudaDevice();
+  if (!entry.cuda || !dev.ok) {
+    if (engine === 'cuda') {
+      throw new EngineUnavailableError(!dev.ok
+        ? `the CUDA engine was asked for but is not available: ${dev.reason}`
+        : `the CUDA engine has no '${val.opts.detector}' detector; use engine 'cpu' or 'auto'`);
+    }
+    if (gpuInput) validateDetection(input, opts, 'check');  // deferred for the GPU; the CPU needs them now
+    return detectCpu(input, val, t0);
+  }
+  const [impl, { detectCuda }] = await Promise.all([entry.cuda(), import('./gpu/detect-batch.js')]);
+  return detectCuda(input, val, impl, t0, out);
+}

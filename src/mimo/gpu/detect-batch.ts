@@ -1,0 +1,254 @@
+/**
+ * The GPU engine of detection: a batch of channels, each with its vectorsPerChannel received
+ * vectors, through one CUDA detector on the domain-free batch runner (src/gpu/batch-runner.ts).
+ * A runner item is one channel: its H, its vectors' y (and N0 when given per vector) go up; its
+ * vectors' symbols (and LLRs) come down into the caller's arrays; STATUS_WORDS int32 a vector say
+ * what happened (status.ts). Each chunk runs normalize.cu, then the detector's kernels.
+ *
+ * float32 input is uploaded as it is (pinned arrays, see allocPinned, without a staging copy) and
+ * normalized on the device; float64 input is brought to float32 here, scaled per channel by the
+ * same power of two on the way. The status words then go through the one fallback policy
+ * (mimo/fallback.ts): typed errors as the CPU engine gives them, the unproven mask, or a redo of
+ * the vector on the CPU engine in float64.
+ */
+import { InvalidInputError, LatticeMimoError, NodeBudgetError } from '../../core/errors.js';
+import { runBatch, type HostRecords } from '../../gpu/batch-runner.js';
+import { requireCuda, type CudaContext } from '../../gpu/context.js';
+import type { Kernel } from '../../gpu/launch.js';
+import type { Stream } from '../../gpu/stream.js';
+import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
+import { onBudgetOf, maxNodesOf } from '../budget.js';
+import { checkFinite, detectCpu, exponentOf, maxAbs, MAX_Y_OVER_H_EXPONENT, timesPow2, validateDetection, type ValidatedInput } from '../detect.js';
+import { remedy } from '../fallback.js';
+import { constellation, symbolsToBits } from '../modulation.js';
+import { DETECTOR_REGISTRY } from '../registry.js';
+import type { DetectionInput, DetectionResult } from '../types.js';
+import type { CudaDetector, CudaDetectorSetup } from './cuda-detector.js';
+import { MIMO_STATUS, STATUS_WORDS } from './status.js';
+
+/**
+ * |LLR| bound of the GPU engine's soft output (float32): LLRs past it (a tiny N0) are saturated
+ * there, so they stay finite and sums of many stay below float32's largest number.
+ */
+export const GPU_LLR_LIMIT = 1e30;
+
+/** N0 after scaling is held in [2^-100, 2^100] on the GPU (float32's range with room for metrics). */
+const GPU_NOISE_FLOOR = 2 ** -100, GPU_NOISE_CEIL = 2 ** 100;
+
+/** Arrays the GPU engine writes its results into (pinned ones, from allocPinned, are copied straight). */
+export interface DetectOutputs {
+  /** vectors x nt symbol indices. */
+  readonly symbols?: Int32Array;
+  /** vectors x nt x bitsPerSymbol LLRs (soft detectors). */
+  readonly llr?: Float32Array;
+}
+
+/** The normalize kernel's launch for `channels` channels (engine and benchmarks). */
+export function enqueueNormalize(ctx: CudaContext, stream: Stream, a: { H: bigint; y: bigint; noiseIn: bigint; noiseScalar: number; noiseOut: bigint; status: bigint }, channels: number, vpc: number, nr: number, nt: number): void {
+  normalize(ctx).launch(
+    { grid: Math.ceil(channels / NORMALIZE_WARPS), block: 32 * NORMALIZE_WARPS, stream },
+    [a.H, a.y, a.noiseIn, a.noiseScalar, a.noiseOut, a.status, channels, vpc, 2 * nr * nt, 2 * nr],
+  );
+}
+
+let normalizeKernel: { ctx: CudaContext; kernel: Kernel } | null = null;
+const NORMALIZE_WARPS = 4;
+
+function normalize(ctx: CudaContext): Kernel {
+  if (normalizeKernel?.ctx === ctx) return normalizeKernel.kernel;
+  const kernel = loadModule(ctx, {
+    source: readKernelSource(new URL('./normalize.cu', import.meta.url)),
+    name: 'mimo/gpu/normalize.cu',
+    defines: { WARPS: NORMALIZE_WARPS },
+  }).kernel('mimo_normalize', ['ptr', 'ptr', 'ptr', 'f32', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32']);
+  normalizeKernel = { ctx, kernel };
+  return kernel;
+}
+
+/** 0 or a normal float32 (an N0 the kernel can take as it is). */
+const fitsFloat32 = (x: number): boolean => x === 0 || (x >= 2 ** -126 && x < 2 ** 127);
+
+/** float32 copies of H, y and N0, each channel scaled by the power of two the CPU engine uses (float64 input). */
+function toFloat32(input: DetectionInput, val: ValidatedInput, padded: number): { H: Float32Array; y: Float32Array; noise: Float32Array } {
+  const { nr, nt, channels, vectors, vectorsPerChannel: vpc } = val;
+  const hLen = 2 * nr * nt, yLen = 2 * nr;
+  const H = new Float32Array(channels * hLen), y = new Float32Array(padded * yLen), noise = new Float32Array(padded).fill(1);
+  for (let c = 0; c < channels; c++) {
+    const m = maxAbs(input.H, c * hLen, hLen);
+    const p = m > 0 ? -exponentOf(m) : 0, f = 2 ** p;
+    for (let i = 0; i < hLen; i++) H[c * hLen + i] = input.H[c * hLen + i]! * f;
+    for (let v = c * vpc; v < Math.min(vectors, (c + 1) * vpc); v++) {
+      const my = maxAbs(input.y, v * yLen, yLen);
+      if (my > 0 && exponentOf(my) + p > MAX_Y_OVER_H_EXPONENT) throw yTooLarge(v, c, my, m);
+      for (let i = 0; i < yLen; i++) y[v * yLen + i] = timesPow2(input.y[v * yLen + i]!, p);
+      let n0 = val.noiseAt(v);
+      if (n0 > 0) n0 = Math.min(Math.max(timesPow2(n0, 2 * p), GPU_NOISE_FLOOR), GPU_NOISE_CEIL);
+      noise[v] = n0;
+    }
+  }
+  return { H, y, noise };
+}
+
+function yTooLarge(v: number, c: number, my: number, mh: number): InvalidInputError {
+  return new InvalidInputError('INVALID_INPUT', `vector ${v}: its largest entry (${my}) is over 2^${MAX_Y_OVER_H_EXPONENT} times the largest entry of channel ${c} (${mh}); its metrics would overflow`, { vector: v, channel: c });
+}
+
+/** The CPU engine's NON_FINITE error for vector v (found by the normalize kernel): names the element. */
+function nonFiniteError(input: DetectionInput, val: ValidatedInput, v: number): InvalidInputError {
+  const { nr, nt, vectorsPerChannel: vpc } = val;
+  const hLen = 2 * nr * nt, c = Math.floor(v / vpc);
+  try {
+    checkFinite(input.H.subarray(c * hLen, (c + 1) * hLen), 'H');
+    checkFinite(input.y.subarray(v * 2 * nr, (v + 1) * 2 * nr), 'y');
+  } catch (e) {
+    if (e instanceof InvalidInputError && typeof e.details?.index === 'number') {
+      const base = e.message.startsWith('H') ? c * hLen : v * 2 * nr;
+      const index = base + e.details.index;
+      return new InvalidInputError('NON_FINITE', e.message.replace(/at element \d+/, `at element ${index}`), { index, vector: v });
+    }
+    if (e instanceof InvalidInputError) return e;
+  }
+  return new InvalidInputError('NON_FINITE', `noiseVar[${v}] is not finite`, { vector: v });
+}
+
+/** What a CUDA detector is created with for a validated batch (shared with the benchmarks). */
+export function cudaSetup(ctx: CudaContext, val: ValidatedInput, impl: CudaDetector): CudaDetectorSetup {
+  const opts = val.opts, con = constellation(opts.modulation);
+  return {
+    nr: val.nr, nt: val.nt, modulation: opts.modulation, constellation: con, opts,
+    soft: DETECTOR_REGISTRY[opts.detector].traits.soft && impl.soft && opts.soft !== 'none',
+    maxNodes: maxNodesOf(opts.maxNodes),
+    llrClip: Math.min(opts.llrClip ?? GPU_LLR_LIMIT, GPU_LLR_LIMIT), vectorsPerChannel: val.vectorsPerChannel, device: ctx.props,
+  };
+}
+
+/**
+ * Runs a validated batch on the GPU. `out` arrays (pinned ones are copied straight) receive the
+ * results when they are long enough.
+ */
+export async function detectCuda(input: DetectionInput, val: ValidatedInput, impl: CudaDetector, t0: number, out?: DetectOutputs): Promise<DetectionResult> {
+  const ctx = requireCuda();
+  const { nr, nt, vectors, channels, vectorsPerChannel: vpc } = val;
+  const opts = val.opts, mod = opts.modulation;
+  const entry = DETECTOR_REGISTRY[opts.detector];
+  const setup = cudaSetup(ctx, val, impl);
+  const { soft, maxNodes, constellation: con } = setup, bps = con.bitsPerSymbol;
+  const onBudget = onBudgetOf(opts.onBudget);
+  const plan = impl.create(ctx, setup);
+  const hLen = 2 * nr * nt, yLen = 2 * nr, padded = channels * vpc;
+
+  let H: Float32Array, y: Float32Array, noise: Float32Array | null = null, noiseScalar = 0;
+  const nv = input.noiseVar;
+  const f32Noise = typeof nv === 'number' ? fitsFloat32(nv) : nv instanceof Float32Array || nv.every(fitsFloat32);
+  if (input.H instanceof Float32Array && input.y instanceof Float32Array && f32Noise) {
+    // float32 as given: the normalize kernel scales each channel on the device
+    H = input.H;
+    y = input.y;
+    if (padded > vectors) { y = new Float32Array(padded * yLen); y.set(input.y); }
+    if (typeof nv === 'number') noiseScalar = nv;
+    else if (nv instanceof Float32Array && padded === vectors) noise = nv;
+    else { noise = new Float32Array(padded).fill(1); noise.set(nv); }
+  } else {
+    ({ H, y, noise } = toFloat32(input, val, padded));
+  }
+
+  const symbols = out?.symbols && out.symbols.length >= padded * nt ? out.symbols : new Int32Array(padded * nt);
+  const llr = soft ? (out?.llr && out.llr.length >= padded * nt * bps ? out.llr : new Float32Array(padded * nt * bps)) : null;
+  const unproven = new Uint8Array(vectors);
+  const redo: number[] = [];
+  let nodes = 0, budgetExceeded = 0;
+
+  const inputs: HostRecords[] = [
+    { array: H, bytesPerItem: hLen * 4 },
+    { array: y, bytesPerItem: vpc * yLen * 4 },
+    ...(noise ? [{ array: noise, bytesPerItem: vpc * 4 }] : []),
+  ];
+  const outputs: HostRecords[] = [
+    { array: symbols, bytesPerItem: vpc * nt * 4 },
+    ...(llr ? [{ array: llr, bytesPerItem: vpc * nt * bps * 4 }] : []),
+  ];
+  await runBatch(ctx, {
+    name: `detect ${opts.detector}`,
+    items: channels,
+    inputs,
+    outputs,
+    scratch: [{ bytesPerItem: vpc * 4 }, ...plan.scratchBytesPerChannel.map((b) => ({ bytesPerItem: b }))],
+    statusWords: vpc * STATUS_WORDS,
+    options: opts.gpuBatch,
+    enqueue(stream, chunk) {
+      const [dH, dY, dNoiseIn] = chunk.inputs as [bigint, bigint, bigint?];
+      enqueueNormalize(ctx, stream, { H: dH, y: dY, noiseIn: noise ? dNoiseIn! : 0n, noiseScalar, noiseOut: chunk.scratch[0]!, status: chunk.status }, chunk.count, vpc, nr, nt);
+      plan.enqueue(stream, {
+        channels: chunk.count, vectorsPerChannel: vpc, H: dH, y: dY, noise: chunk.scratch[0]!,
+        symbols: chunk.outputs[0]!, llr: llr ? chunk.outputs[1]! : 0n, status: chunk.status, scratch: chunk.scratch.slice(1),
+      });
+    },
+    settle(first, count, status) {
+      const v0 = first * vpc, end = Math.min(vectors, (first + count) * vpc);
+      for (let v = v0; v < end; v++) {
+        const flags = status[(v - v0) * STATUS_WORDS]!;
+        nodes += status[(v - v0) * STATUS_WORDS + 1]!;
+        if (flags === 0) continue;
+        switch (remedy(flags)) {
+          case 'non-finite': throw nonFiniteError(input, val, v);
+          case 'redo-cpu': redo.push(v); break;
+          case 'node-budget':
+            if (onBudget === 'error') {
+              throw new NodeBudgetError(
+                `${opts.detector}: vector ${v} reached the node budget maxNodes = ${maxNodes} before its answer was proven ML; raise maxNodes, or pass onBudget 'flag' to keep the best leaf found`,
+                { detector: opts.detector, vector: v, maxNodes },
+              );
+            }
+            unproven[v] = 1;
+            budgetExceeded++;
+            break;
+        }
+      }
+    },
+  });
+
+  for (const v of redo) redoOnCpu(input, val, v, symbols, llr, unproven, setup.llrClip);
+  budgetExceeded = unproven.reduce((t, u) => t + u, 0);
+  const outSymbols = symbols.length === vectors * nt ? symbols : symbols.subarray(0, vectors * nt);
+  const outLlr = llr && llr.length !== vectors * nt * bps ? llr.subarray(0, vectors * nt * bps) : llr;
+  const stats: DetectionResult['stats'] = {
+    detector: opts.detector, engine: 'cuda', vectors, timeMs: performance.now() - t0,
+    ...(nodes > 0 ? { nodesVisited: nodes } : {}),
+    ...(entry.traits.budgeted ? { budgetExceeded } : {}),
+    ...(redo.length > 0 ? { redoneOnCpu: redo.length } : {}),
+  };
+  let bits: Uint8Array | null = null;
+  return {
+    symbols: outSymbols,
+    // hard bits are derived on first use: a caller who reads LLRs only does not pay for them
+    get bits(): Uint8Array { return (bits ??= symbolsToBits(outSymbols, mod)); },
+    ...(outLlr ? { llr: outLlr } : {}),
+    ...(budgetExceeded > 0 ? { unproven } : {}),
+    stats,
+  };
+}
+
+/** Vector v again on the CPU engine in float64; its symbols, LLRs (saturated at llrLimit) and budget flag replace the GPU's. */
+function redoOnCpu(input: DetectionInput, val: ValidatedInput, v: number, symbols: Int32Array, llr: Float32Array | null, unproven: Uint8Array, llrLimit: number): void {
+  const { nr, nt, vectorsPerChannel: vpc } = val;
+  const hLen = 2 * nr * nt, c = Math.floor(v / vpc);
+  const one: DetectionInput = {
+    nt, nr,
+    H: Float64Array.from(input.H.subarray(c * hLen, (c + 1) * hLen)),
+    y: Float64Array.from(input.y.subarray(v * 2 * nr, (v + 1) * 2 * nr)),
+    noiseVar: val.noiseAt(v),
+  };
+  let r: DetectionResult;
+  try {
+    r = detectCpu(one, validateDetection(one, { ...val.opts, engine: 'cpu' }));
+  } catch (e) {
+    if (e instanceof LatticeMimoError) e.message = `vector ${v} (channel ${c}): ${e.message.replace(/^channel 0: /, '')}`;
+    throw e;
+  }
+  symbols.set(r.symbols, v * nt);
+  if (llr && r.llr) {
+    const w = r.llr.length;
+    for (let i = 0; i < w; i++) llr[v * w + i] = Math.min(Math.max(r.llr[i]!, -llrLimit), llrLimit);
+  }
+  unproven[v] = r.unproven?.[0] ?? 0;
+}
