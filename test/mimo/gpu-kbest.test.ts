@@ -3,9 +3,9 @@
  * uniform symbols, noise at low / middle / high SNR; 2x2, 4x4, 8x8; BPSK to 64-QAM; K = 16 to 256):
  * the decisions equal the CPU's except on vectors where float32 may legitimately reorder the list,
  * i.e. where the float64 search (same preprocessing) had two metrics at a pruning boundary, or its
- * two best leaves, within TIE_TOL of each other (near-ties: counted, asserted rare, each one
- * checked to be a near-tie); on every other vector each LLR is within 2 TIE_TOL / N0 of the CPU's
- * (max-log LLRs are metric differences over N0). The kernels run on the device, or on this CPU
+ * two best leaves, within tieTol = 2^-18 (1 + |y|^2) of each other (near-ties: each differing
+ * vector checked to be one, at most 0.5% of the vectors); each LLR is within 2 tieTol / N0 of the
+ * CPU's (max-log LLRs are metric differences over N0) except on such near-ties (counted). The kernels run on the device, or on this CPU
  * through the CUDA emulator (a smaller run, for CI); each part skips, saying why, without its
  * engine.
  */
@@ -34,47 +34,39 @@ const VECTORS = Number(process.env.MIMO_GPU_VECTORS ?? 3000);
 const tieTol = (yy: number): number => 2 ** -(Number(process.env.KBEST_TOL ?? 18)) * (1 + yy);
 
 /**
- * The float64 K-best of search.ts with a full sort per level (the same survivors), recording the
- * least gap between the K-th and (K+1)-th child of a pruned level and between the two best leaves.
+ * The float64 K-best of search.ts with a full sort per level (the same survivors), for one vector:
+ * the least gap between the K-th and (K+1)-th child of a pruned level and between the two best leaves.
  */
-function nearTieGaps(p: Problem, opts: Partial<DetectOptions>): Float64Array {
+function nearTieGap(p: Problem, opts: Partial<DetectOptions>, v: number): number {
   const setup = cpuSetup(p, opts, false);
   const inst = kbestCpu.create(setup);
   const m = realModel(setup.constellation, p.nt, p.nr);
   const { nd, q, rows } = m;
   const k = Math.min(opts.k ?? 16, q ** nd);
   const half = q - 1;
-  const vectors = p.channels * p.vpc;
-  const gaps = new Float64Array(vectors);
-  const z = new Float64Array(nd);
-  let prep: { Q: Float64Array; R: Float64Array } | undefined;
-  for (let v = 0; v < vectors; v++) {
-    const c = Math.floor(v / p.vpc);
-    if (v % p.vpc === 0) prep = inst.prepare(p.H, c * 2 * p.nr * p.nt, p.noise[v]!) as { Q: Float64Array; R: Float64Array };
-    const { Q, R } = prep!;
-    applyQt(Q, rows, nd, p.y, v * rows, z);
-    let list: Array<{ lev: number[]; m: number }> = [{ lev: new Array<number>(nd).fill(0), m: 0 }];
-    let gap = Infinity;
-    for (let i = nd - 1; i >= 0; i--) {
-      const ch: Array<{ lev: number[]; m: number; idx: number }> = [];
-      list.forEach((s, si) => {
-        let b = z[i]!;
-        for (let j = i + 1; j < nd; j++) b -= R[i + j * nd]! * (2 * s.lev[j]! - half);
-        for (let cc = 0; cc < q; cc++) {
-          const e = b - R[i + i * nd]! * (2 * cc - half);
-          const lev = s.lev.slice(); lev[i] = cc;
-          ch.push({ lev, m: s.m + e * e, idx: si * q + cc });
-        }
-      });
-      ch.sort((a, b) => a.m - b.m || a.idx - b.idx);
-      if (ch.length > k) gap = Math.min(gap, ch[k]!.m - ch[k - 1]!.m);
-      list = ch.slice(0, k);
-    }
-    const ms = list.map((s) => s.m).sort((a, b) => a - b);
-    if (ms.length > 1) gap = Math.min(gap, ms[1]! - ms[0]!);
-    gaps[v] = gap;
+  const c = Math.floor(v / p.vpc);
+  const { Q, R } = inst.prepare(p.H, c * 2 * p.nr * p.nt, p.noise[v]!) as { Q: Float64Array; R: Float64Array };
+  const z = applyQt(Q, rows, nd, p.y, v * rows, new Float64Array(nd));
+  let list: Array<{ lev: number[]; m: number }> = [{ lev: new Array<number>(nd).fill(0), m: 0 }];
+  let gap = Infinity;
+  for (let i = nd - 1; i >= 0; i--) {
+    const ch: Array<{ lev: number[]; m: number; idx: number }> = [];
+    list.forEach((s, si) => {
+      let b = z[i]!;
+      for (let j = i + 1; j < nd; j++) b -= R[i + j * nd]! * (2 * s.lev[j]! - half);
+      for (let cc = 0; cc < q; cc++) {
+        const e = b - R[i + i * nd]! * (2 * cc - half);
+        const lev = s.lev.slice(); lev[i] = cc;
+        ch.push({ lev, m: s.m + e * e, idx: si * q + cc });
+      }
+    });
+    ch.sort((a, b) => a.m - b.m || a.idx - b.idx);
+    if (ch.length > k) gap = Math.min(gap, ch[k]!.m - ch[k - 1]!.m);
+    list = ch.slice(0, k);
   }
-  return gaps;
+  const ms = list.map((s) => s.m).sort((a, b) => a - b);
+  if (ms.length > 1) gap = Math.min(gap, ms[1]! - ms[0]!);
+  return gap;
 }
 
 const yNorm2 = (p: Problem, v: number): number => {
@@ -83,36 +75,44 @@ const yNorm2 = (p: Problem, v: number): number => {
   return s;
 };
 
-interface Comparison { vectors: number; nearTies: number; mismatches: number; llrChecked: number; maxLlrErr: number; maxMetricErr: number }
+interface Comparison { vectors: number; mismatches: number; llrExcused: number; maxLlrErr: number; maxMetricErr: number }
 
-/** Asserts the rule of the file comment on one configuration; returns the counts. */
+/**
+ * Asserts the rule of the file comment on one configuration; returns the counts. The near-tie
+ * gap (a float64 search) is computed for the vectors that need the excuse: those whose decisions
+ * differ, and those whose LLRs miss the bound.
+ */
 function compare(p: Problem, opts: Partial<DetectOptions>, gpu: Pick<GpuOutput, 'symbols' | 'llr' | 'status'>, label: string): Comparison {
   const setup = cpuSetup(p, opts, true);
   const cpu = runCpu(kbestCpu, setup, p);
-  const gaps = nearTieGaps(p, opts);
   const vectors = p.channels * p.vpc;
   const bps = setup.constellation.bitsPerSymbol, nb = p.nt * bps;
   for (let v = 0; v < vectors; v++) assert.equal(gpu.status[2 * v], 0, `${label}: vector ${v} flagged ${gpu.status[2 * v]}`);
   const diff = differingVectors(cpu.symbols, gpu.symbols, p.nt);
-  let nearTies = 0, llrChecked = 0, maxLlrErr = 0, maxMetricErr = 0;
-  const near = (v: number): boolean => gaps[v]! <= tieTol(yNorm2(p, v));
-  for (let v = 0; v < vectors; v++) if (near(v)) nearTies++;
-  for (const v of diff) assert.ok(near(v), `${label}: vector ${v} differs from the CPU without a near-tie (least gap ${gaps[v]}, tolerance ${tieTol(yNorm2(p, v))})`);
+  const near = (v: number): boolean => nearTieGap(p, opts, v) <= tieTol(yNorm2(p, v));
+  for (const v of diff) assert.ok(near(v), `${label}: vector ${v} differs from the CPU without a near-tie (least gap ${nearTieGap(p, opts, v)}, tolerance ${tieTol(yNorm2(p, v))})`);
+  const differs = new Set(diff);
+  let llrExcused = 0, maxLlrErr = 0, maxMetricErr = 0;
   for (let v = 0; v < vectors; v++) {
-    if (near(v)) continue;
+    if (differs.has(v)) continue;
     const bound = (2 * tieTol(yNorm2(p, v))) / p.noise[v]!;
+    let worst = 0, at = 0;
     for (let b = 0; b < nb; b++) {
       const err = Math.abs(cpu.llr![v * nb + b]! - gpu.llr![v * nb + b]!);
-      if (err > maxLlrErr) maxLlrErr = err;
-      if (Math.abs(gpu.llr![v * nb + b]!) < 0.99 * 8) maxMetricErr = Math.max(maxMetricErr, (err * p.noise[v]!) / (1 + yNorm2(p, v)));
-      assert.ok(err <= bound, `${label}: vector ${v} bit ${b}: LLR ${gpu.llr![v * nb + b]} on the GPU, ${cpu.llr![v * nb + b]} on the CPU (bound ${bound})`);
+      if (err > worst) { worst = err; at = b; }
     }
-    llrChecked++;
+    if (worst > bound) {
+      assert.ok(near(v), `${label}: vector ${v} bit ${at}: LLR ${gpu.llr![v * nb + at]} on the GPU, ${cpu.llr![v * nb + at]} on the CPU (bound ${bound}), no near-tie`);
+      llrExcused++;
+      continue;
+    }
+    maxLlrErr = Math.max(maxLlrErr, worst);
+    maxMetricErr = Math.max(maxMetricErr, (worst * p.noise[v]!) / (1 + yNorm2(p, v)));
   }
   // decisions that float32 changed are rare: at most 0.5% of the vectors
   assert.ok(diff.length <= Math.max(2, 0.005 * vectors), `${label}: ${diff.length} of ${vectors} vectors differ from the CPU`);
-  if (process.env.KBEST_DEBUG) console.log(label, { vectors, nearTies, mismatches: diff.length, maxLlrErr, maxMetricErr });
-  return { vectors, nearTies, mismatches: diff.length, llrChecked, maxLlrErr, maxMetricErr };
+  if (process.env.KBEST_DEBUG) console.log(label, { vectors, mismatches: diff.length, llrExcused, maxLlrErr, maxMetricErr });
+  return { vectors, mismatches: diff.length, llrExcused, maxLlrErr, maxMetricErr };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -135,7 +135,7 @@ test('kbest on the GPU equals the CPU engine, except float32 near-ties', { skip 
       const opts = { detector: 'kbest' as const, k };
       const gpu = runGpu(ctx, cudaDetector, gpuSetup(ctx, p, opts, true), p);
       const r = compare(p, opts, gpu, `${nt}x${nr} ${mod} K=${k} ${snr} dB (seed ${seed - 1})`);
-      lines.push(`${nt}x${nr} ${mod} K=${k} ${snr} dB: ${r.vectors} vectors, ${r.mismatches} differ, ${r.nearTies} near-ties, LLR max |err| ${r.maxLlrErr.toExponential(2)} on ${r.llrChecked}`);
+      lines.push(`${nt}x${nr} ${mod} K=${k} ${snr} dB: ${r.vectors} vectors, ${r.mismatches} decisions differ (near-ties), ${r.llrExcused} more with an LLR off by a near-tie; LLR max |err| ${r.maxLlrErr.toExponential(2)} elsewhere (metric error / (1 + |y|^2) ${r.maxMetricErr.toExponential(2)})`);
     }
   }
   console.log(lines.join('\n'));
@@ -240,3 +240,40 @@ test('kbest on the GPU refuses what the CPU refuses, and what does not fit', () 
   const wide = makeProblem(1, 4, 1, '16qam', 1, 1, 10);
   assert.throws(() => kbestShape({ ...cpuSetup(wide, {}, true), llrClip: 8, device: device() }), UnsupportedError);
 });
+
+// ---------------------------------------------------------------------------------------------
+// End to end through detectAsync (the GPU engine: normalize kernel, chunks, status words)
+
+test('kbest through detectAsync on the GPU engine: the CPU engine\'s decisions and LLRs; a singular channel is the CPU\'s RankDeficientError', { skip }, async () => {
+  const { detectAsync } = await import('../../src/mimo/detect-async.js');
+  const { detect } = await import('../../src/mimo/detect.js');
+  const { RankDeficientError } = await import('../../src/core/errors.js');
+  for (const [mod, k] of [['16qam', 16], ['64qam', 64], ['qpsk', 4]] as Array<[Modulation, number]>) {
+    const p = makeProblem(Date.now() % 1e9, 4, 4, mod, 300, 14, 14);
+    // not a power of two: the engine's normalization has work to do (same float32 numbers for both engines)
+    const H = Float32Array.from(p.H, (x) => x * 0.37), y = Float32Array.from(p.y, (x) => x * 0.37);
+    const noiseVar = Float64Array.from(p.noise, (x) => Math.fround(x * 0.37 * 0.37));
+    const opts: DetectOptions = { detector: 'kbest', modulation: mod, k };
+    const gpu = await detectAsync({ nt: 4, nr: 4, H: H as unknown as Float64Array, y: y as unknown as Float64Array, vectorsPerChannel: 14, noiseVar }, { ...opts, engine: 'cuda' });
+    const cpu = detect({ nt: 4, nr: 4, H: Float64Array.from(H), y: Float64Array.from(y), vectorsPerChannel: 14, noiseVar }, opts);
+    assert.equal(gpu.stats.engine, 'cuda');
+    const diff = differingVectors(cpu.symbols, gpu.symbols, 4);
+    assert.ok(diff.length <= 0.005 * 300 * 14, `${mod}: ${diff.length} vectors differ`);
+    const nb = 4 * constellationBits(mod);
+    let maxErr = 0;
+    const bad = new Set(diff);
+    for (let v = 0; v < 300 * 14; v++) {
+      if (bad.has(v)) continue;
+      for (let b = 0; b < nb; b++) maxErr = Math.max(maxErr, Math.abs(gpu.llr![v * nb + b]! - cpu.llr![v * nb + b]!));
+    }
+    console.log(`detectAsync kbest ${mod} K=${k}: ${diff.length} of ${300 * 14} vectors differ; LLR max |err| ${maxErr.toExponential(2)} on the others`);
+    assert.ok(maxErr < 0.05, `${mod}: LLR error ${maxErr}`);
+  }
+  const p = makeProblem(5, 4, 4, '16qam', 4, 3, 14);
+  const hLen = 32;
+  for (let i = 0; i < 8; i++) p.H[hLen + 8 + i] = p.H[hLen + i]!;
+  await assert.rejects(detectAsync({ nt: 4, nr: 4, H: Float32Array.from(p.H) as unknown as Float64Array, y: Float32Array.from(p.y) as unknown as Float64Array, vectorsPerChannel: 3, noiseVar: 0.1 },
+    { detector: 'kbest', modulation: '16qam', engine: 'cuda' }), RankDeficientError);
+});
+
+const constellationBits = (mod: Modulation): number => ({ bpsk: 1, qpsk: 2, '16qam': 4, '64qam': 6, '256qam': 8 })[mod];

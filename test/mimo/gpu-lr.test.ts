@@ -312,3 +312,30 @@ test('lr kernels and the all-swap LLL in the CUDA emulator: reduced bases, the f
     if (process.env.LR_DEBUG) console.log(line(label, r, p.channels));
   }
 });
+
+// ---------------------------------------------------------------------------------------------
+// End to end through detectAsync (the GPU engine: normalize kernel, chunks, status words)
+
+test('lr-* through detectAsync on the GPU engine: BER beside the CPU engine\'s; another N0 within a channel is redone on the CPU', { skip }, async () => {
+  const { detectAsync } = await import('../../src/mimo/detect-async.js');
+  const { detect } = await import('../../src/mimo/detect.js');
+  for (const variant of VARIANTS) {
+    const p = makeProblem(Date.now() % 1e9, 4, 4, '16qam', 401, 14, 16);
+    const H = Float32Array.from(p.H, (x) => x * 1.7), y = Float32Array.from(p.y, (x) => x * 1.7);
+    const noiseVar = Float64Array.from(p.noise, (x) => Math.fround(x * 1.7 * 1.7));
+    noiseVar[14 * 3 + 2] = noiseVar[14 * 3 + 2]! * 1.5;
+    const opts = { detector: `lr-${variant}` as const, modulation: '16qam' as const };
+    const gpu = await detectAsync({ nt: 4, nr: 4, H: H as unknown as Float64Array, y: y as unknown as Float64Array, vectorsPerChannel: 14, noiseVar }, { ...opts, engine: 'cuda' });
+    const cpu = detect({ nt: 4, nr: 4, H: Float64Array.from(H), y: Float64Array.from(y), vectorsPerChannel: 14, noiseVar }, opts);
+    assert.equal(gpu.stats.engine, 'cuda');
+    if (variant !== 'zf') {
+      assert.ok((gpu.stats.redoneOnCpu ?? 0) >= 1, `lr-${variant}: the vector with its own N0 was not redone on the CPU`);
+      assert.deepEqual([...gpu.symbols.subarray(4 * 44, 4 * 45)], [...cpu.symbols.subarray(4 * 44, 4 * 45)]);
+    }
+    const bits = 401 * 14 * 16;
+    const ge = bitErrors(gpu.symbols, p.sent, 4), ce = bitErrors(cpu.symbols, p.sent, 4);
+    const diff = differingVectors(cpu.symbols, gpu.symbols, 4).length;
+    console.log(`detectAsync lr-${variant} 4x4 16qam 16 dB: ${diff} of ${401 * 14} vectors differ from the CPU engine; BER GPU ${(ge / bits).toExponential(3)} CPU ${(ce / bits).toExponential(3)}`);
+    assert.ok(ge <= ce + 4 * Math.sqrt(ce) + 0.002 * bits, `lr-${variant}: ${ge} bit errors on the GPU, ${ce} on the CPU`);
+  }
+});

@@ -9,7 +9,7 @@ import { InvalidArgumentError, NodeBudgetError, UnsupportedError } from '../../.
 import type { CudaContext } from '../../../gpu/context.js';
 import type { Kernel } from '../../../gpu/launch.js';
 import { loadModule, readKernelSource } from '../../../gpu/module-cache.js';
-import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup } from '../../gpu/cuda-detector.js';
+import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup, DetectChunk, PlanStage } from '../../gpu/cuda-detector.js';
 import { llrClipOf } from '../../soft/maxlog.js';
 import { detectorRealModel, type RealModel } from '../../soft/real-model.js';
 import { kbestNodes, kOf } from './cpu.js';
@@ -97,15 +97,32 @@ export function createKbestPlan(ctx: CudaContext, setup: CudaDetectorSetup, tuni
   const search: Kernel = searchMod.kernel('kbest_search', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'f32']);
   if (sh.sharedBytes > 48 * 1024) search.setMaxDynamicShared(sh.sharedBytes);
   const vpb = sh.vectorsPerBlock;
+  const scratchOf = (chunk: DetectChunk): [bigint, bigint, bigint] => chunk.scratch as [bigint, bigint, bigint];
+  const stages: PlanStage[] = [
+    {
+      name: 'qr',
+      enqueue(stream, chunk) {
+        if (chunk.channels === 0) return;
+        const [Q, R, info] = scratchOf(chunk);
+        prep.launch({ grid: Math.ceil(chunk.channels / KBEST_PREP_THREADS), block: KBEST_PREP_THREADS, stream }, [chunk.H, Q, R, info, chunk.channels, sh.scale]);
+      },
+    },
+    {
+      name: 'detect',
+      enqueue(stream, chunk) {
+        const vectors = chunk.channels * chunk.vectorsPerChannel;
+        if (vectors === 0) return;
+        const [Q, R, info] = scratchOf(chunk);
+        search.launch({ grid: Math.ceil(vectors / vpb), block: sh.threadsPerVector * vpb, sharedBytes: sh.sharedBytes, stream },
+          [chunk.y, chunk.noise, Q, R, info, chunk.symbols, setup.soft ? chunk.llr : 0n, chunk.status, vectors, chunk.vectorsPerChannel, sh.clip]);
+      },
+    },
+  ];
   return {
     scratchBytesPerChannel: sh.scratchBytesPerChannel,
+    stages,
     enqueue(stream, chunk) {
-      const [Q, R, info] = chunk.scratch as [bigint, bigint, bigint];
-      const vectors = chunk.channels * chunk.vectorsPerChannel;
-      if (vectors === 0) return;
-      prep.launch({ grid: Math.ceil(chunk.channels / KBEST_PREP_THREADS), block: KBEST_PREP_THREADS, stream }, [chunk.H, Q, R, info, chunk.channels, sh.scale]);
-      search.launch({ grid: Math.ceil(vectors / vpb), block: sh.threadsPerVector * vpb, sharedBytes: sh.sharedBytes, stream },
-        [chunk.y, chunk.noise, Q, R, info, chunk.symbols, setup.soft ? chunk.llr : 0n, chunk.status, vectors, chunk.vectorsPerChannel, sh.clip]);
+      for (const st of stages) st.enqueue(stream, chunk);
     },
   };
 }

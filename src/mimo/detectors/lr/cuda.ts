@@ -17,7 +17,7 @@ import type { Kernel } from '../../../gpu/launch.js';
 import { loadModule, readKernelSource } from '../../../gpu/module-cache.js';
 import { allswapLanePlan, allswapSpec } from '../../../lattice/allswap/cuda.js';
 import type { LaunchPlan } from '../../../lattice/gpu/batch.js';
-import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup } from '../../gpu/cuda-detector.js';
+import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup, DetectChunk, PlanStage } from '../../gpu/cuda-detector.js';
 import type { Detector } from '../../types.js';
 import { detectorRealModel, type RealModel } from '../../soft/real-model.js';
 import { realModelDefines, withSymbolTable } from '../kbest/gpu-model.js';
@@ -102,29 +102,61 @@ export function createLrPlan(ctx: CudaContext, variant: LrVariant, setup: CudaDe
   if (generic && plan.sharedBytes > 48 * 1024) generic.setMaxDynamicShared(plan.sharedBytes);
   const sharedPerBasis = plan.sharedBytes / L;
   const wsStride = BigInt(perBasisWs);
+  type Scratch = [bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint];
+  const scratchOf = (chunk: DetectChunk): Scratch => chunk.scratch as Scratch;
+  const channelGrid = (chunk: DetectChunk): number => Math.ceil(chunk.channels / CHANNEL_THREADS);
+  const stages: PlanStage[] = [
+    {
+      name: 'basis',
+      enqueue(stream, chunk) {
+        if (chunk.channels === 0) return;
+        const [bin] = scratchOf(chunk);
+        basis.launch({ grid: channelGrid(chunk), block: CHANNEL_THREADS, stream }, [chunk.H, chunk.noise, bin, chunk.channels, chunk.vectorsPerChannel, sh.model.scale]);
+      },
+    },
+    {
+      name: 'lll',
+      enqueue(stream, chunk) {
+        const channels = chunk.channels;
+        const [bin, bout, z, stats, ws] = scratchOf(chunk);
+        const full = generic ? Math.floor(channels / L) * L : channels;
+        if (full > 0) {
+          lll.launch({ grid: Math.ceil(full / L), block: L, sharedBytes: plan.sharedBytes, stream },
+            [bin, bout, z, ws, stats, sh.nb, nd, ...plan.extraArgs, full]);
+        }
+        const rest = channels - full;
+        if (generic && rest > 0) {
+          const b = BigInt(full), fb = BigInt(sh.nb * nd * 4);
+          generic.launch({ grid: 1, block: rest, sharedBytes: sharedPerBasis * rest, stream },
+            [bin + b * fb, bout + b * fb, z + b * BigInt(nd * nd * 8), ws + b * wsStride, stats + b * BigInt(LLL_STATS_WIDTH * 4), sh.nb, nd, ...plan.extraArgs, rest]);
+        }
+      },
+    },
+    {
+      name: 'filter',
+      enqueue(stream, chunk) {
+        if (chunk.channels === 0) return;
+        const [, , z, stats, , P, p0, R, zf, flags] = scratchOf(chunk);
+        filter.launch({ grid: channelGrid(chunk), block: CHANNEL_THREADS, stream },
+          [chunk.H, chunk.noise, z, stats, P, p0, R, zf, flags, chunk.channels, chunk.vectorsPerChannel, sh.model.scale]);
+      },
+    },
+    {
+      name: 'detect',
+      enqueue(stream, chunk) {
+        const vectors = chunk.channels * chunk.vectorsPerChannel;
+        if (vectors === 0) return;
+        const [, , , , , P, p0, R, zf, flags] = scratchOf(chunk);
+        detect.launch({ grid: Math.ceil(vectors / VECTOR_THREADS), block: VECTOR_THREADS, stream },
+          [chunk.y, chunk.noise, P, p0, R, zf, flags, chunk.symbols, chunk.status, vectors, chunk.vectorsPerChannel]);
+      },
+    },
+  ];
   return {
     scratchBytesPerChannel: sh.scratchBytesPerChannel,
+    stages,
     enqueue(stream, chunk) {
-      const channels = chunk.channels, vpc = chunk.vectorsPerChannel, vectors = channels * vpc;
-      if (vectors === 0) return;
-      const [bin, bout, z, stats, ws, P, p0, R, zf, flags] = chunk.scratch as bigint[] as [bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint];
-      basis.launch({ grid: Math.ceil(channels / CHANNEL_THREADS), block: CHANNEL_THREADS, stream }, [chunk.H, chunk.noise, bin, channels, vpc, sh.model.scale]);
-      const full = generic ? Math.floor(channels / L) * L : channels;
-      if (full > 0) {
-        lll.launch({ grid: Math.ceil(full / L), block: L, sharedBytes: plan.sharedBytes, stream },
-          [bin, bout, z, ws, stats, sh.nb, nd, ...plan.extraArgs, full]);
-      }
-      const rest = channels - full;
-      if (generic && rest > 0) {
-        const b = BigInt(full);
-        const fb = BigInt(sh.nb * nd * 4);
-        generic.launch({ grid: 1, block: rest, sharedBytes: sharedPerBasis * rest, stream },
-          [bin + b * fb, bout + b * fb, z + b * BigInt(nd * nd * 8), ws + b * wsStride, stats + b * BigInt(LLL_STATS_WIDTH * 4), sh.nb, nd, ...plan.extraArgs, rest]);
-      }
-      filter.launch({ grid: Math.ceil(channels / CHANNEL_THREADS), block: CHANNEL_THREADS, stream },
-        [chunk.H, chunk.noise, z, stats, P, p0, R, zf, flags, channels, vpc, sh.model.scale]);
-      detect.launch({ grid: Math.ceil(vectors / VECTOR_THREADS), block: VECTOR_THREADS, stream },
-        [chunk.y, chunk.noise, P, p0, R, zf, flags, chunk.symbols, chunk.status, vectors, vpc]);
+      for (const st of stages) st.enqueue(stream, chunk);
     },
   };
 }
