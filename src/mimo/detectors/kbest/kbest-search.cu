@@ -3,7 +3,8 @@
 // (TPV = 32: a warp each; TPV > 32: one vector per block). Per level, every survivor's QL children
 // get their partial metric; when there are more than KB children they are sorted by (metric, child
 // index), the CPU's tie rule (search.ts: less), with a bitonic network over 64-bit keys (metric
-// bits, positive floats ordering as integers, above the child index), and the first KB survive.
+// bits, positive floats ordering as integers, above the child index; in registers for a warp per
+// vector, else in shared memory), and the first KB survive.
 // As on the CPU, a level whose children all survive keeps them in child order, unsorted.
 // Afterwards the best survivor (least metric, then least slot: BitMetricMinima.add) is the hard
 // decision and, per bit, the least metric among survivors with the other bit value is the
@@ -29,6 +30,25 @@ typedef unsigned long long u64;
 #define KB_LAYOUT_BYTES (CPAD * 8 + TPV * 8 + 2 * KB * 4 + ND * 4 + 2 * KB * ND + KB * NT)
 static_assert(KB_LAYOUT_BYTES <= GROUP_BYTES, "GROUP_BYTES too small");
 static_assert(CPAD >= 2 && (CPAD & (CPAD - 1)) == 0, "CPAD a power of two");
+
+// Sort in registers (a warp per vector, up to 512 children: KB_KE keys a lane, shuffles between
+// lanes) rather than in shared memory.
+#if TPV == 32 && CPAD <= 512
+#define KB_REG_SORT 1
+#define KB_KE (CPAD < 32 ? 1 : CPAD / 32)
+#else
+#define KB_REG_SORT 0
+#endif
+
+// Key of child t (survivor t / QL extended by level t % QL): its metric's bits above its index;
+// past the children, the largest key (padding).
+__device__ __forceinline__ u64 child_key(int t, int children, const float* partial, const float* metric, float rii) {
+  if (t >= children) return ~0ull;
+  const int s = t / QL, cc = t - s * QL;
+  const float e = partial[s] - rii * (float)(2 * cc - HALF);
+  const float m = metric[s] + e * e;
+  return ((u64)__float_as_uint(m) << 32) | (unsigned)t;
+}
 
 extern "C" __global__ void __launch_bounds__(TPV * VPB) kbest_search(
     const float* __restrict__ y,      // vectors x ROWS (the complex vector, interleaved)
@@ -86,14 +106,46 @@ extern "C" __global__ void __launch_bounds__(TPV * VPB) kbest_search(
     }
     GROUP_SYNC();
     const int children = count * QL;
-    for (int t = lane; t < children; t += TPV) {
-      const int s = t / QL, cc = t - s * QL;
-      const float e = partial[s] - rii * (float)(2 * cc - HALF);
-      const float m = metric[s] + e * e;
-      keys[t] = ((u64)__float_as_uint(m) << 32) | (unsigned)t;
-    }
     nodes += children;
     const int keep = children < KB ? children : KB;
+#if KB_REG_SORT
+    // a warp's keys in registers, element e of lane l at position 32 e + l
+    u64 kr[KB_KE];
+    for (int e = 0; e < KB_KE; e++) kr[e] = child_key(32 * e + lane, children, partial, metric, rii);
+    if (keep < children) {
+      int P = 32;
+      while (P < children) P <<= 1;
+      for (int k = 2; k <= P; k <<= 1) {
+        for (int j = k >> 1; j > 0; j >>= 1) {
+          if (j >= 32) {
+            // partners in the same lane: elements e and e ^ (j / 32)
+            const int je = j >> 5;
+            for (int e = 0; e < KB_KE; e++) {
+              for (int f = e + 1; f < KB_KE; f++) {
+                if ((e ^ f) == je && 32 * f < P) {
+                  const bool up = ((32 * e + lane) & k) == 0;
+                  const u64 a = kr[e], b = kr[f];
+                  if ((a > b) == up) { kr[e] = b; kr[f] = a; }
+                }
+              }
+            }
+          } else {
+            for (int e = 0; e < KB_KE; e++) {
+              if (32 * e < P) {
+                const int i = 32 * e + lane;
+                const u64 other = __shfl_sync(0xffffffffu, kr[e], lane ^ j);
+                const bool takeMin = ((i & j) == 0) == ((i & k) == 0);
+                kr[e] = takeMin ? (other < kr[e] ? other : kr[e]) : (other > kr[e] ? other : kr[e]);
+              }
+            }
+          }
+        }
+      }
+    }
+    for (int e = 0; e < KB_KE; e++) if (32 * e + lane < keep) keys[32 * e + lane] = kr[e];
+    GROUP_SYNC();
+#else
+    for (int t = lane; t < children; t += TPV) keys[t] = child_key(t, children, partial, metric, rii);
     if (keep < children) {
       int P = 2;
       while (P < children) P <<= 1;
@@ -112,6 +164,7 @@ extern "C" __global__ void __launch_bounds__(TPV * VPB) kbest_search(
     } else {
       GROUP_SYNC();
     }
+#endif
     for (int t = lane; t < keep; t += TPV) {
       const u64 key = keys[t];
       const int child = (int)(unsigned)key;

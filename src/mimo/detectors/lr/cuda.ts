@@ -2,8 +2,9 @@
  * The lattice-aided detectors on the GPU (lr-zf, lr-mmse, lr-sic), one factory as on the CPU
  * (detector.ts). Per chunk, four launches on the stream:
  *  1. lr-basis.cu: a thread per channel writes its shifted, scaled (MMSE: extended) real basis in float32;
- *  2. the lattice half's all-swap LLL, one thread per basis (src/lattice/allswap/lane-kernel.cu,
- *     its own module and launch plan, allswapLanePlan; delta 0.75 as LR_LLL_PARAMS), gives Z;
+ *  2. the lattice half's all-swap LLL (src/lattice/allswap/: its kernels, modules and launch plans;
+ *     delta 0.75 as LR_LLL_PARAMS), one thread per basis (lane-kernel.cu) up to 4x4, a thread
+ *     block per basis above (block-kernel.cu or column-kernel.cu), gives Z;
  *  3. lr-filter.cu: a thread per channel, in double, the reduced basis B Z, its QR and the
  *     reduced-domain filter, as prepareLr computes them;
  *  4. lr-detect.cu: a thread per vector, in float32, the estimate, rounding, u = Z v, the symbols.
@@ -15,7 +16,8 @@ import { UnsupportedError } from '../../../core/errors.js';
 import type { CudaContext } from '../../../gpu/context.js';
 import type { Kernel } from '../../../gpu/launch.js';
 import { loadModule, readKernelSource } from '../../../gpu/module-cache.js';
-import { allswapLanePlan, allswapSpec } from '../../../lattice/allswap/cuda.js';
+import { allswapBlockPlan, allswapLanePlan, allswapSpec, LANE_MAX_M } from '../../../lattice/allswap/cuda.js';
+import { check } from '../../../gpu/driver.js';
 import type { LaunchPlan } from '../../../lattice/gpu/batch.js';
 import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup, DetectChunk, PlanStage } from '../../gpu/cuda-detector.js';
 import type { Detector } from '../../types.js';
@@ -31,6 +33,15 @@ const LLL_STATS_WIDTH = 5;
 const CHANNEL_THREADS = 64, VECTOR_THREADS = 128;
 
 const align16 = (x: number): number => Math.ceil(x / 16) * 16;
+
+/**
+ * Which of the all-swap LLL's kernels reduces the channel bases: 'lane' (a thread per basis) or
+ * 'block' (a thread block per basis); by default the lattice half's rule (lane up to LANE_MAX_M
+ * columns: 4x4 and smaller; block above: 8x8).
+ */
+export interface LrTuning {
+  lll?: 'lane' | 'block';
+}
 
 /** Sizes and defines of one setup (also what the emulator test launches). */
 export interface LrShape {
@@ -48,13 +59,14 @@ export interface LrShape {
   readonly scratchBytesPerChannel: readonly number[];
 }
 
-export function lrShape(variant: LrVariant, setup: Omit<CudaDetectorSetup, 'vectorsPerChannel'>): LrShape {
+export function lrShape(variant: LrVariant, setup: Omit<CudaDetectorSetup, 'vectorsPerChannel'>, tuning: LrTuning = {}): LrShape {
   const name = `lr-${variant}` as Detector;
   const model = detectorRealModel(name, setup.constellation, setup.nt, setup.nr);
   const { rows, nd } = model;
   if (nd > MAX_ND) throw new UnsupportedError(`${name} on the GPU takes at most ${MAX_ND} real dimensions, got ${nd}`);
   const nb = variant === 'zf' ? rows : rows + nd;
-  const lll = allswapLanePlan(nb, nd, 'float32', LR_LLL_PARAMS, setup.device);
+  const kind = tuning.lll ?? (nd <= LANE_MAX_M ? 'lane' : 'block');
+  const lll = kind === 'lane' ? allswapLanePlan(nb, nd, 'float32', LR_LLL_PARAMS, setup.device) : allswapBlockPlan(nb, nd, 'float32', LR_LLL_PARAMS, setup.device);
   const defines = { ...realModelDefines(model), LR_VARIANT: VARIANT_CODE[variant] };
   const f = (n: number): number => align16(Math.max(n, 1) * 4);
   return {
@@ -67,11 +79,11 @@ export function lrShape(variant: LrVariant, setup: Omit<CudaDetectorSetup, 'vect
 }
 
 /** The detector of one variant. */
-export function lrCudaDetector(variant: LrVariant): CudaDetector {
+export function lrCudaDetector(variant: LrVariant, tuning: LrTuning = {}): CudaDetector {
   return {
     name: `lr-${variant}` as Detector,
     soft: false,
-    create: (ctx, setup) => createLrPlan(ctx, variant, setup),
+    create: (ctx, setup) => createLrPlan(ctx, variant, setup, tuning),
   };
 }
 
@@ -82,23 +94,25 @@ function module(ctx: CudaContext, sh: LrShape, file: string, fmad: boolean) {
   });
 }
 
-export function createLrPlan(ctx: CudaContext, variant: LrVariant, setup: CudaDetectorSetup): CudaDetectorPlan {
-  const sh = lrShape(variant, setup);
+export function createLrPlan(ctx: CudaContext, variant: LrVariant, setup: CudaDetectorSetup, tuning: LrTuning = {}): CudaDetectorPlan {
+  const sh = lrShape(variant, setup, tuning);
   const { nd } = sh.model;
   const basis: Kernel = module(ctx, sh, 'lr-basis.cu', false).kernel('lr_basis', ['ptr', 'ptr', 'ptr', 'i32', 'i32', 'f64']);
   const filter: Kernel = module(ctx, sh, 'lr-filter.cu', false).kernel('lr_filter',
     ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'f64']);
   const detect: Kernel = module(ctx, sh, 'lr-detect.cu', true).kernel('lr_detect',
     ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32']);
-  // The LLL: the specialised module for whole blocks of L bases; when its workspace (interleaved
-  // per block of L) lies in global scratch, a last partial block goes to the generic module with
-  // a block of just the remaining bases, so that no block reaches past the chunk's scratch.
+  // The LLL. Block kernel: a block per basis (its stats words zeroed first, as it expects).
+  // Lane kernel: the specialised module for whole blocks of L bases; when its workspace
+  // (interleaved per block of L) lies in global scratch, a last partial block goes to the generic
+  // module with a block of just the remaining bases, so that no block reaches past the chunk's scratch.
   const plan = sh.lll;
-  const L = plan.basesPerBlock ?? 1;
+  const lane = plan.variant === 'lane';
+  const L = lane ? plan.basesPerBlock ?? 1 : 1;
   const lll = allswapSpec.kernel(ctx, 'float32', plan);
   if (plan.sharedBytes > 48 * 1024) lll.setMaxDynamicShared(plan.sharedBytes);
   const perBasisWs = plan.scratchBytesPerBasis[0] ?? 0;
-  const generic = perBasisWs > 0 ? allswapSpec.kernel(ctx, 'float32', { ...plan, defines: undefined }) : null;
+  const generic = lane && perBasisWs > 0 ? allswapSpec.kernel(ctx, 'float32', { ...plan, defines: undefined }) : null;
   if (generic && plan.sharedBytes > 48 * 1024) generic.setMaxDynamicShared(plan.sharedBytes);
   const sharedPerBasis = plan.sharedBytes / L;
   const wsStride = BigInt(perBasisWs);
@@ -118,7 +132,14 @@ export function createLrPlan(ctx: CudaContext, variant: LrVariant, setup: CudaDe
       name: 'lll',
       enqueue(stream, chunk) {
         const channels = chunk.channels;
+        if (channels === 0) return;
         const [bin, bout, z, stats, ws] = scratchOf(chunk);
+        if (!lane) {
+          check(ctx.driver.cuMemsetD8Async(stats, 0, channels * LLL_STATS_WIDTH * 4, stream.handle), 'cuMemsetD8Async');
+          lll.launch({ grid: channels, block: plan.threads as number, sharedBytes: plan.sharedBytes, stream },
+            [bin, bout, z, ws, stats, sh.nb, nd, ...plan.extraArgs]);
+          return;
+        }
         const full = generic ? Math.floor(channels / L) * L : channels;
         if (full > 0) {
           lll.launch({ grid: Math.ceil(full / L), block: L, sharedBytes: plan.sharedBytes, stream },
