@@ -1,0 +1,244 @@
+/**
+ * CPU LDPC decoders on any sparse parity check: layered normalized / offset min-sum, layered
+ * sum-product, and flooding sum-product (the reference). Layered decoding walks the check rows in
+ * order and updates the posteriors at once (for a QC code the z rows of one block row touch
+ * disjoint columns, so this is the block-layered schedule). All state is allocated once per decoder;
+ * decoding a frame allocates nothing.
+ */
+import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
+import type { DecodeResult, DecoderAlgorithm, DecoderOptions, SparseParityCheck } from './types.js';
+import { DECODER_ALGORITHMS } from './types.js';
+
+/** Default maximum iteration count. */
+export const DEFAULT_MAX_ITERATIONS = 20;
+/** Default normalization factor of 'nms'. */
+export const DEFAULT_ALPHA = 0.75;
+/** Default offset of 'oms'. */
+export const DEFAULT_BETA = 0.5;
+/** Default LLR saturation. */
+export const DEFAULT_SATURATION = 64;
+
+/** Settings with every default filled in. */
+export interface ResolvedDecoderOptions {
+  /** Algorithm. */
+  readonly algorithm: DecoderAlgorithm;
+  /** Maximum iteration count. */
+  readonly maxIterations: number;
+  /** Stop on a zero syndrome. */
+  readonly earlyStop: boolean;
+  /** 'nms' normalization factor. */
+  readonly alpha: number;
+  /** 'oms' offset. */
+  readonly beta: number;
+  /** LLR clip. */
+  readonly saturation: number;
+}
+
+/** Checks decoder options and fills the defaults; InvalidArgumentError naming the bad field. */
+export function resolveDecoderOptions(o: DecoderOptions = {}): ResolvedDecoderOptions {
+  if (o === null || typeof o !== 'object') throw new InvalidArgumentError(`decoder options must be an object, got ${o === null ? 'null' : typeof o}`);
+  const algorithm = o.algorithm ?? 'nms';
+  if (!DECODER_ALGORITHMS.includes(algorithm)) throw new InvalidArgumentError(`unknown decoder '${String(algorithm)}'; expected one of ${DECODER_ALGORITHMS.join(', ')}`);
+  const maxIterations = o.maxIterations ?? DEFAULT_MAX_ITERATIONS;
+  if (!Number.isInteger(maxIterations) || maxIterations < 1 || maxIterations > 10_000) throw new InvalidArgumentError(`maxIterations must be an integer in [1, 10000], got ${maxIterations}`);
+  const alpha = o.alpha ?? DEFAULT_ALPHA;
+  if (typeof alpha !== 'number' || !(alpha > 0 && alpha <= 1)) throw new InvalidArgumentError(`alpha (the min-sum normalization) must be in (0, 1], got ${alpha}`);
+  const beta = o.beta ?? DEFAULT_BETA;
+  if (typeof beta !== 'number' || !(beta >= 0 && Number.isFinite(beta))) throw new InvalidArgumentError(`beta (the min-sum offset) must be a finite number >= 0, got ${beta}`);
+  const saturation = o.saturation ?? DEFAULT_SATURATION;
+  if (typeof saturation !== 'number' || !(saturation > 0 && saturation <= 1e6)) throw new InvalidArgumentError(`saturation must be in (0, 1e6], got ${saturation}`);
+  const earlyStop = o.earlyStop ?? true;
+  if (typeof earlyStop !== 'boolean') throw new InvalidArgumentError(`earlyStop must be a boolean, got ${typeof earlyStop}`);
+  return { algorithm, maxIterations, earlyStop, alpha, beta, saturation };
+}
+
+/** ln(1 + e^-x) for x >= 0. */
+function softplusNeg(x: number): number {
+  return Math.log1p(Math.exp(-x));
+}
+
+/** The exact check-node operation a [+] b = 2 atanh(tanh(a/2) tanh(b/2)), in a stable form. */
+function boxplus(a: number, b: number): number {
+  const aa = a < 0 ? -a : a, ab = b < 0 ? -b : b;
+  const m = aa < ab ? aa : ab;
+  const s = (a < 0) !== (b < 0) ? -m : m;
+  const sum = a + b, diff = a - b;
+  return s + softplusNeg(sum < 0 ? -sum : sum) - softplusNeg(diff < 0 ? -diff : diff);
+}
+
+/**
+ * A decoder for one parity check and one setting. decode() takes n channel LLRs (ln P(0)/P(1),
+ * punctured bits 0) and returns all n hard decisions, the iterations run and the syndrome verdict.
+ */
+export class LdpcDecoder {
+  /** The settings in force. */
+  readonly options: ResolvedDecoderOptions;
+  /** Code length n (LLRs per frame). */
+  readonly n: number;
+  private readonly H: SparseParityCheck;
+  private readonly L: Float64Array;
+  private readonly Lnew: Float64Array;
+  private readonly R: Float64Array;
+  private readonly q: Float64Array;
+  private readonly fwd: Float64Array;
+  private readonly bwd: Float64Array;
+  private readonly hard: Uint8Array;
+
+  /** Allocates the decoder's state for H (m x n, compressed rows). */
+  constructor(H: SparseParityCheck, options: DecoderOptions = {}) {
+    this.options = resolveDecoderOptions(options);
+    if (!H || !(H.rowStart instanceof Int32Array) || !(H.col instanceof Int32Array) || H.rowStart.length !== H.m + 1) {
+      throw new InvalidArgumentError('the parity check must be a SparseParityCheck (m, n, rowStart of length m + 1, col)');
+    }
+    this.H = H;
+    this.n = H.n;
+    let dmax = 1;
+    for (let r = 0; r < H.m; r++) dmax = Math.max(dmax, H.rowStart[r + 1]! - H.rowStart[r]!);
+    this.L = new Float64Array(H.n);
+    this.Lnew = new Float64Array(H.n);
+    this.R = new Float64Array(H.col.length);
+    this.q = new Float64Array(dmax);
+    this.fwd = new Float64Array(dmax);
+    this.bwd = new Float64Array(dmax);
+    this.hard = new Uint8Array(H.n);
+  }
+
+  /** Decodes one frame of n LLRs; `bits` (n entries, allocated when absent) receives the hard decisions. */
+  decode(llr: ArrayLike<number>, bits?: Uint8Array): DecodeResult {
+    if (llr.length !== this.n) throw new InvalidInputError('SHAPE_MISMATCH', `decoder input has ${llr.length} LLRs, the code has n = ${this.n}`);
+    const iterations = this.run(llr, 0);
+    const out = bits ?? new Uint8Array(this.n);
+    if (out.length < this.n) throw new InvalidInputError('SHAPE_MISMATCH', `bits output has ${out.length} entries, need ${this.n}`);
+    out.set(this.hard);
+    return { bits: out, iterations: Math.abs(iterations), ok: iterations > 0 };
+  }
+
+  /**
+   * Decodes the frame llr[offset .. offset + n) and leaves the hard decisions in `decisions`.
+   * Returns the iterations run, negated when the final syndrome is not zero (no allocation).
+   */
+  run(llr: ArrayLike<number>, offset: number): number {
+    const { n } = this;
+    const { saturation: sat, maxIterations, earlyStop, algorithm } = this.options;
+    if (offset < 0 || offset + n > llr.length) throw new InvalidInputError('SHAPE_MISMATCH', `frame at offset ${offset} runs past the ${llr.length} LLRs given`);
+    const L = this.L;
+    for (let i = 0; i < n; i++) {
+      const v = llr[offset + i]!;
+      if (!Number.isFinite(v)) throw new InvalidInputError('NON_FINITE', `LLR ${i} of the frame at offset ${offset} is ${v}`, { index: offset + i });
+      L[i] = v > sat ? sat : v < -sat ? -sat : v;
+    }
+    this.R.fill(0);
+    let it = 0, ok = false;
+    if (algorithm === 'flooding-spa') this.Lnew.set(L);
+    while (it < maxIterations) {
+      it++;
+      switch (algorithm) {
+        case 'nms': this.minSumPass(true); break;
+        case 'oms': this.minSumPass(false); break;
+        case 'spa': this.layeredSpaPass(); break;
+        case 'flooding-spa': this.floodingSpaPass(llr, offset); break;
+      }
+      if (earlyStop || it === maxIterations) {
+        ok = this.syndromeZero();
+        if (ok && earlyStop) break;
+      }
+    }
+    const hard = this.hard;
+    for (let i = 0; i < n; i++) hard[i] = L[i]! < 0 ? 1 : 0;
+    return ok ? it : -it;
+  }
+
+  /** The hard decisions of the last run() (n entries, 0/1). */
+  get decisions(): Uint8Array {
+    return this.hard;
+  }
+
+  private syndromeZero(): boolean {
+    const { rowStart, col, m } = this.H;
+    const L = this.L;
+    for (let r = 0; r < m; r++) {
+      let x = 0;
+      const b = rowStart[r + 1]!;
+      for (let e = rowStart[r]!; e < b; e++) if (L[col[e]!]! < 0) x ^= 1;
+      if (x) return false;
+    }
+    return true;
+  }
+
+  /** One layered min-sum iteration; normalized (alpha) when `normalized`, else offset (beta). */
+  private minSumPass(normalized: boolean): void {
+    const { rowStart, col, m } = this.H;
+    const { L, R, q } = this;
+    const { alpha, beta, saturation: sat } = this.options;
+    for (let r = 0; r < m; r++) {
+      const a = rowStart[r]!, b = rowStart[r + 1]!;
+      let min1 = Infinity, min2 = Infinity, at = -1, sgn = 0;
+      for (let e = a; e < b; e++) {
+        const v = L[col[e]!]! - R[e]!;
+        q[e - a] = v;
+        let mag = v;
+        if (v < 0) { sgn ^= 1; mag = -v; }
+        if (mag < min1) { min2 = min1; min1 = mag; at = e; } else if (mag < min2) min2 = mag;
+      }
+      let m1: number, m2: number;
+      if (normalized) { m1 = alpha * min1; m2 = alpha * min2; } else {
+        m1 = min1 - beta; if (m1 < 0) m1 = 0;
+        m2 = min2 - beta; if (m2 < 0) m2 = 0;
+      }
+      if (m2 > sat) m2 = sat;
+      if (m1 > sat) m1 = sat;
+      for (let e = a; e < b; e++) {
+        const v = q[e - a]!;
+        const mag = e === at ? m2 : m1;
+        const rn = ((v < 0 ? 1 : 0) ^ sgn) ? -mag : mag;
+        R[e] = rn;
+        L[col[e]!] = v + rn;
+      }
+    }
+  }
+
+  /** Exact check-node messages of row r from the extrinsic inputs q[0 .. d), by forward-backward boxplus, into out[0 .. d). */
+  private checkNode(d: number, out: Float64Array, outOffset: number): void {
+    const { q, fwd, bwd } = this;
+    const sat = this.options.saturation;
+    if (d === 1) { out[outOffset] = sat; return; }
+    fwd[0] = q[0]!;
+    for (let j = 1; j < d; j++) fwd[j] = boxplus(fwd[j - 1]!, q[j]!);
+    bwd[d - 1] = q[d - 1]!;
+    for (let j = d - 2; j >= 0; j--) bwd[j] = boxplus(bwd[j + 1]!, q[j]!);
+    for (let j = 0; j < d; j++) {
+      let v = j === 0 ? bwd[1]! : j === d - 1 ? fwd[d - 2]! : boxplus(fwd[j - 1]!, bwd[j + 1]!);
+      if (v > sat) v = sat; else if (v < -sat) v = -sat;
+      out[outOffset + j] = v;
+    }
+  }
+
+  private layeredSpaPass(): void {
+    const { rowStart, col, m } = this.H;
+    const { L, R, q } = this;
+    for (let r = 0; r < m; r++) {
+      const a = rowStart[r]!, b = rowStart[r + 1]!;
+      for (let e = a; e < b; e++) q[e - a] = L[col[e]!]! - R[e]!;
+      this.checkNode(b - a, R, a);
+      for (let e = a; e < b; e++) L[col[e]!] = q[e - a]! + R[e]!;
+    }
+  }
+
+  /** Flooding: every check uses the posteriors of the previous iteration; then posteriors = channel + all messages. */
+  private floodingSpaPass(llr: ArrayLike<number>, offset: number): void {
+    const { rowStart, col, m, n } = this.H;
+    const { L, Lnew, R, q } = this;
+    const sat = this.options.saturation;
+    for (let i = 0; i < n; i++) {
+      const v = llr[offset + i]!;
+      Lnew[i] = v > sat ? sat : v < -sat ? -sat : v;
+    }
+    for (let r = 0; r < m; r++) {
+      const a = rowStart[r]!, b = rowStart[r + 1]!;
+      for (let e = a; e < b; e++) q[e - a] = L[col[e]!]! - R[e]!;
+      this.checkNode(b - a, R, a);
+      for (let e = a; e < b; e++) Lnew[col[e]!] += R[e]!;
+    }
+    L.set(Lnew);
+  }
+}
