@@ -17,6 +17,13 @@ export const DEFAULT_ALPHA = 0.75;
 export const DEFAULT_BETA = 0.5;
 /** Default LLR saturation. */
 export const DEFAULT_SATURATION = 64;
+/** Largest saturation accepted (keeps fixed-point posteriors inside int32). */
+export const MAX_SATURATION = 10_000;
+/**
+ * Fixed-point scale of the min-sum decoders: LLRs are rounded to multiples of 1/16 and the min-sum
+ * arithmetic runs on int32 (min-sum is scale invariant, so this only rounds; about 2x faster in V8).
+ */
+export const MIN_SUM_SCALE = 16;
 
 /** Settings with every default filled in. */
 export interface ResolvedDecoderOptions {
@@ -44,9 +51,9 @@ export function resolveDecoderOptions(o: DecoderOptions = {}): ResolvedDecoderOp
   const alpha = o.alpha ?? DEFAULT_ALPHA;
   if (typeof alpha !== 'number' || !(alpha > 0 && alpha <= 1)) throw new InvalidArgumentError(`alpha (the min-sum normalization) must be in (0, 1], got ${alpha}`);
   const beta = o.beta ?? DEFAULT_BETA;
-  if (typeof beta !== 'number' || !(beta >= 0 && Number.isFinite(beta))) throw new InvalidArgumentError(`beta (the min-sum offset) must be a finite number >= 0, got ${beta}`);
+  if (typeof beta !== 'number' || !(beta >= 0 && beta <= MAX_SATURATION)) throw new InvalidArgumentError(`beta (the min-sum offset) must be in [0, ${MAX_SATURATION}], got ${beta}`);
   const saturation = o.saturation ?? DEFAULT_SATURATION;
-  if (typeof saturation !== 'number' || !(saturation > 0 && saturation <= 1e6)) throw new InvalidArgumentError(`saturation must be in (0, 1e6], got ${saturation}`);
+  if (typeof saturation !== 'number' || !(saturation > 0 && saturation <= MAX_SATURATION)) throw new InvalidArgumentError(`saturation must be in (0, ${MAX_SATURATION}], got ${saturation}`);
   const earlyStop = o.earlyStop ?? true;
   if (typeof earlyStop !== 'boolean') throw new InvalidArgumentError(`earlyStop must be a boolean, got ${typeof earlyStop}`);
   return { algorithm, maxIterations, earlyStop, alpha, beta, saturation };
@@ -69,6 +76,8 @@ function boxplus(a: number, b: number): number {
 /**
  * A decoder for one parity check and one setting. decode() takes n channel LLRs (ln P(0)/P(1),
  * punctured bits 0) and returns all n hard decisions, the iterations run and the syndrome verdict.
+ * Channel LLRs and check-to-variable messages saturate at +-saturation; the min-sum decoders run in
+ * fixed point (MIN_SUM_SCALE), the sum-product decoders in float64.
  */
 export class LdpcDecoder {
   /** The settings in force. */
@@ -76,10 +85,14 @@ export class LdpcDecoder {
   /** Code length n (LLRs per frame). */
   readonly n: number;
   private readonly H: SparseParityCheck;
+  private readonly minSum: boolean;
   private readonly L: Float64Array;
   private readonly Lnew: Float64Array;
   private readonly R: Float64Array;
+  private readonly Li: Int32Array;
+  private readonly Ri: Int32Array;
   private readonly q: Float64Array;
+  private readonly qi: Int32Array;
   private readonly fwd: Float64Array;
   private readonly bwd: Float64Array;
   private readonly hard: Uint8Array;
@@ -87,17 +100,33 @@ export class LdpcDecoder {
   /** Allocates the decoder's state for H (m x n, compressed rows). */
   constructor(H: SparseParityCheck, options: DecoderOptions = {}) {
     this.options = resolveDecoderOptions(options);
-    if (!H || !(H.rowStart instanceof Int32Array) || !(H.col instanceof Int32Array) || H.rowStart.length !== H.m + 1) {
-      throw new InvalidArgumentError('the parity check must be a SparseParityCheck (m, n, rowStart of length m + 1, col)');
+    if (!H || !(H.rowStart instanceof Int32Array) || !(H.col instanceof Int32Array) || H.rowStart.length !== H.m + 1 || H.rowStart[H.m] !== H.col.length) {
+      throw new InvalidArgumentError('the parity check must be a SparseParityCheck (m, n, rowStart of length m + 1 ending at col.length, col)');
     }
     this.H = H;
     this.n = H.n;
+    this.minSum = this.options.algorithm === 'nms' || this.options.algorithm === 'oms';
     let dmax = 1;
     for (let r = 0; r < H.m; r++) dmax = Math.max(dmax, H.rowStart[r + 1]! - H.rowStart[r]!);
+    const colDegree = new Int32Array(H.n);
+    for (let e = 0; e < H.col.length; e++) {
+      const c = H.col[e]!;
+      if (!(c >= 0 && c < H.n)) throw new InvalidArgumentError(`parity check edge ${e} has column ${c}, outside 0 .. ${H.n - 1}`);
+      colDegree[c]++;
+    }
+    let maxDegree = 0;
+    for (let c = 0; c < H.n; c++) if (colDegree[c]! > maxDegree) maxDegree = colDegree[c]!;
+    if (this.minSum && (maxDegree + 1) * Math.round(this.options.saturation * MIN_SUM_SCALE) >= 2 ** 31) {
+      throw new InvalidArgumentError(`saturation ${this.options.saturation} is too large for column degree ${maxDegree} in fixed point`);
+    }
+    const edges = H.col.length;
     this.L = new Float64Array(H.n);
-    this.Lnew = new Float64Array(H.n);
-    this.R = new Float64Array(H.col.length);
+    this.Lnew = new Float64Array(this.minSum ? 0 : H.n);
+    this.R = new Float64Array(this.minSum ? 0 : edges);
+    this.Li = new Int32Array(this.minSum ? H.n : 0);
+    this.Ri = new Int32Array(this.minSum ? edges : 0);
     this.q = new Float64Array(dmax);
+    this.qi = new Int32Array(dmax);
     this.fwd = new Float64Array(dmax);
     this.bwd = new Float64Array(dmax);
     this.hard = new Uint8Array(H.n);
@@ -120,31 +149,44 @@ export class LdpcDecoder {
   run(llr: ArrayLike<number>, offset: number): number {
     const { n } = this;
     const { saturation: sat, maxIterations, earlyStop, algorithm } = this.options;
-    if (offset < 0 || offset + n > llr.length) throw new InvalidInputError('SHAPE_MISMATCH', `frame at offset ${offset} runs past the ${llr.length} LLRs given`);
+    if (!Number.isInteger(offset) || offset < 0 || offset + n > llr.length) throw new InvalidInputError('SHAPE_MISMATCH', `frame at offset ${offset} runs past the ${llr.length} LLRs given`);
     const L = this.L;
     for (let i = 0; i < n; i++) {
       const v = llr[offset + i]!;
       if (!Number.isFinite(v)) throw new InvalidInputError('NON_FINITE', `LLR ${i} of the frame at offset ${offset} is ${v}`, { index: offset + i });
       L[i] = v > sat ? sat : v < -sat ? -sat : v;
     }
-    this.R.fill(0);
     let it = 0, ok = false;
-    if (algorithm === 'flooding-spa') this.Lnew.set(L);
+    if (this.minSum) {
+      const Li = this.Li;
+      for (let i = 0; i < n; i++) Li[i] = Math.round(L[i]! * MIN_SUM_SCALE);
+      this.Ri.fill(0);
+    } else {
+      this.R.fill(0);
+    }
+    const alphaQ = Math.round(this.options.alpha * 256);
+    const betaQ = Math.round(this.options.beta * MIN_SUM_SCALE);
+    const satQ = Math.round(sat * MIN_SUM_SCALE);
     while (it < maxIterations) {
       it++;
       switch (algorithm) {
-        case 'nms': this.minSumPass(true); break;
-        case 'oms': this.minSumPass(false); break;
+        case 'nms': this.minSumPass(alphaQ, 0, satQ); break;
+        case 'oms': this.minSumPass(256, betaQ, satQ); break;
         case 'spa': this.layeredSpaPass(); break;
         case 'flooding-spa': this.floodingSpaPass(llr, offset); break;
       }
       if (earlyStop || it === maxIterations) {
-        ok = this.syndromeZero();
+        ok = this.minSum ? this.syndromeZeroInt() : this.syndromeZero();
         if (ok && earlyStop) break;
       }
     }
     const hard = this.hard;
-    for (let i = 0; i < n; i++) hard[i] = L[i]! < 0 ? 1 : 0;
+    if (this.minSum) {
+      const Li = this.Li;
+      for (let i = 0; i < n; i++) hard[i] = Li[i]! < 0 ? 1 : 0;
+    } else {
+      for (let i = 0; i < n; i++) hard[i] = L[i]! < 0 ? 1 : 0;
+    }
     return ok ? it : -it;
   }
 
@@ -165,34 +207,54 @@ export class LdpcDecoder {
     return true;
   }
 
-  /** One layered min-sum iteration; normalized (alpha) when `normalized`, else offset (beta). */
-  private minSumPass(normalized: boolean): void {
+  private syndromeZeroInt(): boolean {
     const { rowStart, col, m } = this.H;
-    const { L, R, q } = this;
-    const { alpha, beta, saturation: sat } = this.options;
+    const L = this.Li;
+    for (let r = 0; r < m; r++) {
+      let x = 0;
+      const b = rowStart[r + 1]!;
+      for (let e = rowStart[r]!; e < b; e++) x ^= L[col[e]!]! >>> 31;
+      if (x) return false;
+    }
+    return true;
+  }
+
+  /**
+   * One layered min-sum iteration in int32 fixed point: message magnitude = max(0, min - betaQ) *
+   * alphaQ / 256 with min clipped to satQ (normalized: betaQ = 0; offset: alphaQ = 256). The two
+   * minima are tracked without branches (data-dependent branches mispredict on noisy LLRs); the edge
+   * holding the minimum is recognised by its magnitude (a tie gives both edges min2 = min1, as it should).
+   */
+  private minSumPass(alphaQ: number, betaQ: number, satQ: number): void {
+    const { rowStart, col, m } = this.H;
+    const { Li, Ri, qi } = this;
     for (let r = 0; r < m; r++) {
       const a = rowStart[r]!, b = rowStart[r + 1]!;
-      let min1 = Infinity, min2 = Infinity, at = -1, sgn = 0;
+      let min1 = satQ, min2 = satQ, sgn = 0;
       for (let e = a; e < b; e++) {
-        const v = L[col[e]!]! - R[e]!;
-        q[e - a] = v;
-        let mag = v;
-        if (v < 0) { sgn ^= 1; mag = -v; }
-        if (mag < min1) { min2 = min1; min1 = mag; at = e; } else if (mag < min2) min2 = mag;
+        const v = (Li[col[e]!]! - Ri[e]!) | 0;
+        qi[e - a] = v;
+        const sm = v >> 31;
+        sgn ^= sm;
+        const mag = (v ^ sm) - sm;
+        const d = mag - min1, dm = d >> 31;
+        const hi = mag - (d & dm);
+        min1 += d & dm;
+        const d2 = hi - min2;
+        min2 += d2 & (d2 >> 31);
       }
-      let m1: number, m2: number;
-      if (normalized) { m1 = alpha * min1; m2 = alpha * min2; } else {
-        m1 = min1 - beta; if (m1 < 0) m1 = 0;
-        m2 = min2 - beta; if (m2 < 0) m2 = 0;
-      }
-      if (m2 > sat) m2 = sat;
-      if (m1 > sat) m1 = sat;
+      let m1 = min1 - betaQ, m2 = min2 - betaQ;
+      m1 = ((m1 & ~(m1 >> 31)) * alphaQ) >> 8;
+      m2 = ((m2 & ~(m2 >> 31)) * alphaQ) >> 8;
+      const x12 = m1 ^ m2;
       for (let e = a; e < b; e++) {
-        const v = q[e - a]!;
-        const mag = e === at ? m2 : m1;
-        const rn = ((v < 0 ? 1 : 0) ^ sgn) ? -mag : mag;
-        R[e] = rn;
-        L[col[e]!] = v + rn;
+        const v = qi[e - a]!;
+        const sm = v >> 31;
+        const sel = ((((v ^ sm) - sm) ^ min1) - 1) >> 31;
+        const s = sm ^ sgn;
+        const rn = ((m1 ^ (x12 & sel)) ^ s) - s;
+        Ri[e] = rn;
+        Li[col[e]!] = v + rn;
       }
     }
   }

@@ -16,7 +16,7 @@ export { parseBaseMatrix, formatBaseMatrix, parseAlist, formatAlist, liftBaseMat
 export { QcEncoder } from './encoder.js';
 export {
   LdpcDecoder, resolveDecoderOptions, type ResolvedDecoderOptions,
-  DEFAULT_MAX_ITERATIONS, DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_SATURATION,
+  DEFAULT_MAX_ITERATIONS, DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_SATURATION, MAX_SATURATION, MIN_SUM_SCALE,
 } from './decoder.js';
 export { WIMAX_LENGTHS, WIMAX_Z0, wimaxBaseMatrix, wimaxRateHalfBase, wimaxExpansion } from './wimax.js';
 export {
