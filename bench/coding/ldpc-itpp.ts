@@ -13,7 +13,7 @@
 import { cpus } from 'node:os';
 import { Philox } from '../../src/core/rng.js';
 import { ldpcCode, type LdpcCode } from '../../src/coding/code.js';
-import { DECODER_ALGORITHMS, type DecoderAlgorithm } from '../../src/coding/types.js';
+import { LDPC_DECODER_ALGORITHMS, type DecoderAlgorithm } from '../../src/coding/types.js';
 import { itppLdpcAvailability, itppLdpcDecode } from './itpp-ldpc.js';
 
 interface Args { code: string; ebn0: number[]; frames: number; iterations: number; early: boolean; algorithms: DecoderAlgorithm[]; reps: number; seed: number }
@@ -44,7 +44,7 @@ function parseArgs(argv: string[]): Args {
       case '--early': a.early = int(0, 1) === 1; break;
       case '--algorithms':
         a.algorithms = val.split(',') as DecoderAlgorithm[];
-        if (a.algorithms.some((x) => !DECODER_ALGORITHMS.includes(x))) usage(`--algorithms takes ${DECODER_ALGORITHMS.join(', ')}`);
+        if (a.algorithms.some((x) => !LDPC_DECODER_ALGORITHMS.includes(x))) usage(`--algorithms takes ${LDPC_DECODER_ALGORITHMS.join(', ')}`);
         break;
       case '--reps': a.reps = int(1, 100); break;
       case '--seed': a.seed = int(0, 2 ** 47); break;

@@ -6,7 +6,7 @@
 import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
 import { LdpcDecoder } from './decoder.js';
 import { QcEncoder } from './encoder.js';
-import { nrBaseMatrix, nrCodeParams, nrRateMatch, nrRateMatchMap, nrRateRecover, type NrBaseGraph, type NrCodeParams } from './nr.js';
+import { nrBaseMatrix, nrCodeParams, nrRateMatch, nrRateMatchMap, nrRateRecover, type NrBaseGraph, type NrCodeParams, type NrCodeRequest } from './nr.js';
 import { expandQc, liftBaseMatrix } from './parity.js';
 import type { BaseMatrix, DecodeBatchResult, DecodeResult, DecoderOptions, QcParityCheck, SparseParityCheck } from './types.js';
 import { wimaxBaseMatrix } from './wimax.js';
@@ -192,7 +192,7 @@ export function wimaxCode(n: number): LdpcCode {
 }
 
 /** An NR code block (38.212): K information bits at rate R (or E channel bits), base graph by 7.2.2 unless given. */
-export function nrCode(req: { K: number; R?: number; E?: number; bg?: NrBaseGraph; Qm?: number }): LdpcCode {
+export function nrCode(req: NrCodeRequest): LdpcCode {
   const p = nrCodeParams(req);
   const rate = req.E !== undefined ? `E${p.E}` : String(req.R);
   return new NrCode(`nr:bg${p.bg}:${p.K}:${rate}`, p);

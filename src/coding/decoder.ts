@@ -7,23 +7,19 @@
  */
 import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
 import type { DecodeResult, DecoderAlgorithm, DecoderOptions, SparseParityCheck } from './types.js';
-import { DECODER_ALGORITHMS } from './types.js';
+import { LDPC_DECODER_ALGORITHMS } from './types.js';
 
-/** Default maximum iteration count. */
-export const DEFAULT_MAX_ITERATIONS = 20;
-/** Default normalization factor of 'nms'. */
-export const DEFAULT_ALPHA = 0.75;
-/** Default offset of 'oms'. */
-export const DEFAULT_BETA = 0.5;
-/** Default LLR saturation. */
-export const DEFAULT_SATURATION = 64;
+/** The decoder defaults: layered normalized min-sum, 20 iterations, early stop, alpha 0.75, beta 0.5, saturation 64. */
+export const LDPC_DECODER_DEFAULTS: ResolvedDecoderOptions = Object.freeze({
+  algorithm: 'nms', maxIterations: 20, earlyStop: true, alpha: 0.75, beta: 0.5, saturation: 64,
+});
 /** Largest saturation accepted (keeps fixed-point posteriors inside int32). */
-export const MAX_SATURATION = 10_000;
+export const LDPC_MAX_SATURATION = 10_000;
 /**
  * Fixed-point scale of the min-sum decoders: LLRs are rounded to multiples of 1/16 and the min-sum
  * arithmetic runs on int32 (min-sum is scale invariant, so this only rounds; about 2x faster in V8).
  */
-export const MIN_SUM_SCALE = 16;
+export const LDPC_MIN_SUM_SCALE = 16;
 
 /** Settings with every default filled in. */
 export interface ResolvedDecoderOptions {
@@ -44,17 +40,17 @@ export interface ResolvedDecoderOptions {
 /** Checks decoder options and fills the defaults; InvalidArgumentError naming the bad field. */
 export function resolveDecoderOptions(o: DecoderOptions = {}): ResolvedDecoderOptions {
   if (o === null || typeof o !== 'object') throw new InvalidArgumentError(`decoder options must be an object, got ${o === null ? 'null' : typeof o}`);
-  const algorithm = o.algorithm ?? 'nms';
-  if (!DECODER_ALGORITHMS.includes(algorithm)) throw new InvalidArgumentError(`unknown decoder '${String(algorithm)}'; expected one of ${DECODER_ALGORITHMS.join(', ')}`);
-  const maxIterations = o.maxIterations ?? DEFAULT_MAX_ITERATIONS;
+  const algorithm = o.algorithm ?? LDPC_DECODER_DEFAULTS.algorithm;
+  if (!LDPC_DECODER_ALGORITHMS.includes(algorithm)) throw new InvalidArgumentError(`unknown decoder '${String(algorithm)}'; expected one of ${LDPC_DECODER_ALGORITHMS.join(', ')}`);
+  const maxIterations = o.maxIterations ?? LDPC_DECODER_DEFAULTS.maxIterations;
   if (!Number.isInteger(maxIterations) || maxIterations < 1 || maxIterations > 10_000) throw new InvalidArgumentError(`maxIterations must be an integer in [1, 10000], got ${maxIterations}`);
-  const alpha = o.alpha ?? DEFAULT_ALPHA;
+  const alpha = o.alpha ?? LDPC_DECODER_DEFAULTS.alpha;
   if (typeof alpha !== 'number' || !(alpha > 0 && alpha <= 1)) throw new InvalidArgumentError(`alpha (the min-sum normalization) must be in (0, 1], got ${alpha}`);
-  const beta = o.beta ?? DEFAULT_BETA;
-  if (typeof beta !== 'number' || !(beta >= 0 && beta <= MAX_SATURATION)) throw new InvalidArgumentError(`beta (the min-sum offset) must be in [0, ${MAX_SATURATION}], got ${beta}`);
-  const saturation = o.saturation ?? DEFAULT_SATURATION;
-  if (typeof saturation !== 'number' || !(saturation > 0 && saturation <= MAX_SATURATION)) throw new InvalidArgumentError(`saturation must be in (0, ${MAX_SATURATION}], got ${saturation}`);
-  const earlyStop = o.earlyStop ?? true;
+  const beta = o.beta ?? LDPC_DECODER_DEFAULTS.beta;
+  if (typeof beta !== 'number' || !(beta >= 0 && beta <= LDPC_MAX_SATURATION)) throw new InvalidArgumentError(`beta (the min-sum offset) must be in [0, ${LDPC_MAX_SATURATION}], got ${beta}`);
+  const saturation = o.saturation ?? LDPC_DECODER_DEFAULTS.saturation;
+  if (typeof saturation !== 'number' || !(saturation > 0 && saturation <= LDPC_MAX_SATURATION)) throw new InvalidArgumentError(`saturation must be in (0, ${LDPC_MAX_SATURATION}], got ${saturation}`);
+  const earlyStop = o.earlyStop ?? LDPC_DECODER_DEFAULTS.earlyStop;
   if (typeof earlyStop !== 'boolean') throw new InvalidArgumentError(`earlyStop must be a boolean, got ${typeof earlyStop}`);
   return { algorithm, maxIterations, earlyStop, alpha, beta, saturation };
 }
@@ -77,7 +73,7 @@ function boxplus(a: number, b: number): number {
  * A decoder for one parity check and one setting. decode() takes n channel LLRs (ln P(0)/P(1),
  * punctured bits 0) and returns all n hard decisions, the iterations run and the syndrome verdict.
  * Channel LLRs and check-to-variable messages saturate at +-saturation; the min-sum decoders run in
- * fixed point (MIN_SUM_SCALE), the sum-product decoders in float64.
+ * fixed point (LDPC_MIN_SUM_SCALE), the sum-product decoders in float64.
  */
 export class LdpcDecoder {
   /** The settings in force. */
@@ -116,7 +112,7 @@ export class LdpcDecoder {
     }
     let maxDegree = 0;
     for (let c = 0; c < H.n; c++) if (colDegree[c]! > maxDegree) maxDegree = colDegree[c]!;
-    if (this.minSum && (maxDegree + 1) * Math.round(this.options.saturation * MIN_SUM_SCALE) >= 2 ** 31) {
+    if (this.minSum && (maxDegree + 1) * Math.round(this.options.saturation * LDPC_MIN_SUM_SCALE) >= 2 ** 31) {
       throw new InvalidArgumentError(`saturation ${this.options.saturation} is too large for column degree ${maxDegree} in fixed point`);
     }
     const edges = H.col.length;
@@ -159,14 +155,14 @@ export class LdpcDecoder {
     let it = 0, ok = false;
     if (this.minSum) {
       const Li = this.Li;
-      for (let i = 0; i < n; i++) Li[i] = Math.round(L[i]! * MIN_SUM_SCALE);
+      for (let i = 0; i < n; i++) Li[i] = Math.round(L[i]! * LDPC_MIN_SUM_SCALE);
       this.Ri.fill(0);
     } else {
       this.R.fill(0);
     }
     const alphaQ = Math.round(this.options.alpha * 256);
-    const betaQ = Math.round(this.options.beta * MIN_SUM_SCALE);
-    const satQ = Math.round(sat * MIN_SUM_SCALE);
+    const betaQ = Math.round(this.options.beta * LDPC_MIN_SUM_SCALE);
+    const satQ = Math.round(sat * LDPC_MIN_SUM_SCALE);
     while (it < maxIterations) {
       it++;
       switch (algorithm) {

@@ -10,19 +10,19 @@
 export {
   type BaseMatrix, type BaseMatrixTable, type QcParityCheck, type SparseParityCheck,
   type DecoderAlgorithm, type DecoderOptions, type DecodeResult, type DecodeBatchResult,
-  DECODER_ALGORITHMS,
+  LDPC_DECODER_ALGORITHMS,
 } from './types.js';
 export { parseBaseMatrix, formatBaseMatrix, parseAlist, formatAlist, liftBaseMatrix, expandQc, syndromeWeight } from './parity.js';
 export { QcEncoder } from './encoder.js';
 export {
   LdpcDecoder, resolveDecoderOptions, type ResolvedDecoderOptions,
-  DEFAULT_MAX_ITERATIONS, DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_SATURATION, MAX_SATURATION, MIN_SUM_SCALE,
+  LDPC_DECODER_DEFAULTS, LDPC_MAX_SATURATION, LDPC_MIN_SUM_SCALE,
 } from './decoder.js';
 export { WIMAX_LENGTHS, WIMAX_Z0, wimaxBaseMatrix, wimaxRateHalfBase, wimaxExpansion } from './wimax.js';
 export {
   NR_LIFTING_SETS, NR_MAX_K, NR_MAX_RATE, NR_MIN_RATE, NR_MODULATION_ORDERS,
   nrSelectBaseGraph, nrLiftingSize, nrCodeParams, nrBaseGraphTable, nrBaseMatrix, nrK0,
   nrRateMatchMap, nrRateMatch, nrRateRecover,
-  type NrBaseGraph, type NrCodeParams, type NrCodeRequest,
+  type NrBaseGraph, type NrCodeParams, type NrCodeRequest, type NrLiftingSize,
 } from './nr.js';
 export { ldpcCode, wimaxCode, nrCode, qcCode, type LdpcCode, type FrameDecoder } from './code.js';

@@ -79,8 +79,18 @@ export function nrSelectBaseGraph(A: number, R: number): NrBaseGraph {
   return A <= 292 || (A <= 3824 && R <= 0.67) || R <= 0.25 ? 2 : 1;
 }
 
+/** The lifting size of a code block (38.212 5.2.2). */
+export interface NrLiftingSize {
+  /** Information block columns used to pick Zc (22 for BG1; 6, 8, 9 or 10 for BG2). */
+  readonly Kb: number;
+  /** Lifting size: the smallest Z of Table 5.3.2-1 with Kb Z >= K. */
+  readonly Zc: number;
+  /** Index of the lifting-size set holding Zc (selects the shift table). */
+  readonly iLS: number;
+}
+
 /** 38.212 5.2.2: Kb, then Zc = the smallest lifting size with Kb Zc >= K, and its set i_LS. */
-export function nrLiftingSize(bg: NrBaseGraph, K: number): { Kb: number; Zc: number; iLS: number } {
+export function nrLiftingSize(bg: NrBaseGraph, K: number): NrLiftingSize {
   checkK(bg, K);
   const Kb = bg === 1 ? 22 : K > 640 ? 10 : K > 560 ? 9 : K > 192 ? 8 : 6;
   let Zc = Infinity, iLS = -1;

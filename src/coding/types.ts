@@ -70,8 +70,8 @@ export interface SparseParityCheck {
 /** The decoding algorithms: layered normalized / offset min-sum, layered and flooding sum-product. */
 export type DecoderAlgorithm = 'nms' | 'oms' | 'spa' | 'flooding-spa';
 
-/** Every {@link DecoderAlgorithm}, fastest first. */
-export const DECODER_ALGORITHMS: readonly DecoderAlgorithm[] = ['nms', 'oms', 'spa', 'flooding-spa'];
+/** Every LDPC {@link DecoderAlgorithm}, fastest first. */
+export const LDPC_DECODER_ALGORITHMS: readonly DecoderAlgorithm[] = ['nms', 'oms', 'spa', 'flooding-spa'];
 
 /** Decoder settings; every field has a default. */
 export interface DecoderOptions {

@@ -18,7 +18,7 @@ import { InvalidArgumentError, InvalidInputError } from '../../src/core/errors.j
 import { ldpcCode, wimaxCode, type LdpcCode } from '../../src/coding/code.js';
 import { LdpcDecoder } from '../../src/coding/decoder.js';
 import { formatAlist, parseAlist, syndromeWeight } from '../../src/coding/parity.js';
-import { DECODER_ALGORITHMS } from '../../src/coding/types.js';
+import { LDPC_DECODER_ALGORITHMS } from '../../src/coding/types.js';
 import { WIMAX_LENGTHS } from '../../src/coding/wimax.js';
 
 const seed = randomInt(2 ** 31);
@@ -43,7 +43,7 @@ function frameErrors(bits: Uint8Array, info: Uint8Array, k: number): number {
 }
 
 test('a noiseless codeword decodes to itself in one iteration, with every algorithm', () => {
-  fc.assert(fc.property(fc.constantFrom(...WIMAX_LENGTHS), fc.constantFrom(...DECODER_ALGORITHMS), fc.double({ min: 0.05, max: 1e4, noNaN: true }), fc.nat(), (n, alg, mag, s) => {
+  fc.assert(fc.property(fc.constantFrom(...WIMAX_LENGTHS), fc.constantFrom(...LDPC_DECODER_ALGORITHMS), fc.double({ min: 0.05, max: 1e4, noNaN: true }), fc.nat(), (n, alg, mag, s) => {
     const code = wimaxCode(n);
     const rng = new Philox(seed, s);
     const info = new Uint8Array(code.k).map(() => rng.nextUint32() & 1);
@@ -60,7 +60,7 @@ test('lightly noisy frames (4 dB) are corrected; min-sum and sum-product agree o
   fc.assert(fc.property(fc.constantFrom(...WIMAX_LENGTHS), fc.nat(), (n, s) => {
     const code = wimaxCode(n);
     const light = awgn(code, 4, 4, new Philox(seed, 2 * s));
-    for (const alg of DECODER_ALGORITHMS) {
+    for (const alg of LDPC_DECODER_ALGORITHMS) {
       const r = code.decoder({ algorithm: alg, maxIterations: 30 }).decodeBatch(light.llr, 4);
       assert.equal(frameErrors(r.bits, light.info, code.k), 0, msg(`n ${n} ${alg}: a 4 dB frame was not corrected`));
       assert.ok(r.ok.every((v) => v === 1));
@@ -78,7 +78,7 @@ test('lightly noisy frames (4 dB) are corrected; min-sum and sum-product agree o
 });
 
 test('ok means a zero syndrome; iteration counts follow maxIterations and earlyStop; batch = frame by frame', () => {
-  fc.assert(fc.property(fc.constantFrom(576, 1152, 2304), fc.constantFrom(...DECODER_ALGORITHMS), fc.integer({ min: 1, max: 12 }), fc.boolean(), fc.double({ min: 0, max: 2.5, noNaN: true }), fc.nat(), (n, alg, maxIterations, earlyStop, eb, s) => {
+  fc.assert(fc.property(fc.constantFrom(576, 1152, 2304), fc.constantFrom(...LDPC_DECODER_ALGORITHMS), fc.integer({ min: 1, max: 12 }), fc.boolean(), fc.double({ min: 0, max: 2.5, noNaN: true }), fc.nat(), (n, alg, maxIterations, earlyStop, eb, s) => {
     const code = wimaxCode(n);
     const frames = 3;
     const { llr } = awgn(code, frames, eb, new Philox(seed, s));
@@ -97,7 +97,7 @@ test('ok means a zero syndrome; iteration counts follow maxIterations and earlyS
 });
 
 test('the same matrix read from an alist file decodes identically', () => {
-  fc.assert(fc.property(fc.constantFrom(...WIMAX_LENGTHS), fc.constantFrom(...DECODER_ALGORITHMS), fc.nat(), (n, alg, s) => {
+  fc.assert(fc.property(fc.constantFrom(...WIMAX_LENGTHS), fc.constantFrom(...LDPC_DECODER_ALGORITHMS), fc.nat(), (n, alg, s) => {
     const code = wimaxCode(n);
     const H2 = parseAlist(formatAlist(code.H));
     const { llr } = awgn(code, 1, 1.5, new Philox(seed, s));
@@ -133,7 +133,7 @@ test('saturation: huge and tiny LLRs give finite, correct decisions', () => {
   const rng = new Philox(seed, 99);
   const info = new Uint8Array(code.k).map(() => rng.nextUint32() & 1);
   const cw = code.encode(info);
-  for (const alg of DECODER_ALGORITHMS) {
+  for (const alg of LDPC_DECODER_ALGORITHMS) {
     for (const mag of [1e300, 1e-300]) {
       const llr = Float64Array.from(cw, (b, i) => (i % 7 === 0 ? (b ? 0.5 : -0.5) : b ? -mag : mag)); // every 7th bit weakly wrong
       const r = code.decoder({ algorithm: alg, saturation: 8, maxIterations: 40 }).decode(llr);
