@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ExternalToolError, InvalidInputError } from '../../src/core/errors.js';
-import type { SparseParityCheck } from '../../src/coding/types.js';
+import type { BaseMatrix, SparseParityCheck } from '../../src/coding/types.js';
 
 const SOURCE_RELATIVE = join('bench', 'itpp', 'ldpc.cpp');
 
@@ -107,6 +107,31 @@ export function itppLdpcDecode(H: SparseParityCheck, llr: ArrayLike<number>, fra
       ok: Uint8Array.from(signed, (v) => (v > 0 ? 1 : 0)),
       seconds: info.seconds,
     };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Encodes frames x (cols - rows) z information bits with IT++'s BLDPC_Generator on IT++'s own
+ * expansion (BLDPC_Parity) of the base matrix by z; returns frames x cols z codeword bits.
+ */
+export function itppQcEncode(base: BaseMatrix, z: number, info: Uint8Array, frames: number, timeoutMs = 120_000): Uint8Array {
+  const k = (base.cols - base.rows) * z, n = base.cols * z;
+  if (info.length !== frames * k) throw new InvalidInputError('SHAPE_MISMATCH', `${info.length} information bits is not ${frames} frames x k = ${k}`);
+  const bin = itppLdpcBinary();
+  const dir = mkdtempSync(join(tmpdir(), 'lm-itpp-ldpe-'));
+  try {
+    const head = new Int32Array([base.rows, base.cols, z, frames]);
+    const shifts = Int32Array.from(base.shifts);
+    const inPath = join(dir, 'in.bin'), outPath = join(dir, 'out.bin');
+    writeFileSync(inPath, Buffer.concat([Buffer.from('LMLDPE01', 'latin1'), Buffer.from(head.buffer), Buffer.from(shifts.buffer), Buffer.from(info.buffer, info.byteOffset, info.byteLength)]));
+    const r = spawnSync(bin, [inPath, outPath], { encoding: 'utf8', timeout: timeoutMs });
+    if (r.error) throw new ExternalToolError(`the IT++ LDPC runner failed to run: ${r.error.message}`);
+    if (r.status !== 0) throw new ExternalToolError(`the IT++ LDPC runner exited with ${r.status}: ${r.stderr.trim().slice(0, 500)}`);
+    const out = readFileSync(outPath);
+    if (out.length !== frames * n) throw new ExternalToolError(`the IT++ LDPC runner wrote ${out.length} bytes, expected ${frames * n}`);
+    return new Uint8Array(out.buffer.slice(out.byteOffset, out.byteOffset + out.length));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

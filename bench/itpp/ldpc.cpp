@@ -1,10 +1,16 @@
 // IT++ LDPC reference runner for lattice-mimo (bench/coding/itpp-ldpc.ts builds and runs it).
 //
 // Usage: itpp-ldpc <input.bin> <output.bin>
-// Decodes the given channel LLRs with IT++'s LDPC_Code::bp_decode (flooding sum-product on QLLRs,
-// Dint1 = 12 fixed point, table-lookup boxplus) on the given parity-check matrix.
+// Decode mode (magic LMLDPC01): decodes the given channel LLRs with IT++'s LDPC_Code::bp_decode
+// (flooding sum-product on QLLRs, Dint1 = 12 fixed point, table-lookup boxplus) on the given
+// parity-check matrix. Encode mode (magic LMLDPE01): expands a QC base matrix with IT++'s own
+// BLDPC_Parity (block = identity shifted right by s mod z) and encodes with its BLDPC_Generator, an
+// encoder written independently of ours.
 //
-// Input (little-endian):
+// Encode input: char magic[8] = "LMLDPE01"; int32 rows, cols, z, frames; int32 shifts[rows cols]
+//   (row-major, -1 = zero block); uint8 info[frames (cols - rows) z]. Output: uint8 codewords[frames cols z].
+//
+// Decode input (little-endian):
 //   char magic[8] = "LMLDPC01"; int32 n, m, edges, frames, maxIterations, earlyStop (0/1)
 //   int32 rowStart[m + 1], col[edges]     the parity check in compressed rows (check r: columns
 //                                         col[rowStart[r]] .. col[rowStart[r+1]-1])
@@ -41,13 +47,45 @@ void readVec(std::ifstream& f, std::vector<T>& v, size_t n, const char* what) {
 
 }  // namespace
 
+int encodeMode(std::ifstream& f, const char* outPath) {
+  int32_t hdr[4];
+  f.read(reinterpret_cast<char*>(hdr), sizeof hdr);
+  if (!f) fail("input truncated in the header");
+  const int rows = hdr[0], cols = hdr[1], z = hdr[2], frames = hdr[3];
+  if (rows < 1 || cols <= rows || z < 1 || frames < 0) fail("bad header (cols > rows >= 1, z >= 1, frames >= 0)");
+  std::vector<int32_t> shifts;
+  readVec(f, shifts, size_t(rows) * cols, "shifts");
+  const int k = (cols - rows) * z, n = cols * z;
+  std::vector<uint8_t> info;
+  readVec(f, info, size_t(frames) * k, "info");
+  imat base(rows, cols);
+  for (int r = 0; r < rows; r++)
+    for (int c = 0; c < cols; c++) base(r, c) = shifts[size_t(r) * cols + c];
+  BLDPC_Parity H(base, z);
+  BLDPC_Generator G(&H);
+  std::vector<uint8_t> out(size_t(frames) * n);
+  bvec in(k), cw;
+  for (int fr = 0; fr < frames; fr++) {
+    for (int i = 0; i < k; i++) in[i] = info[size_t(fr) * k + i];
+    G.encode(in, cw);
+    if (cw.size() != n) fail("IT++ returned a codeword of the wrong length");
+    for (int i = 0; i < n; i++) out[size_t(fr) * n + i] = cw[i] == bin(1) ? 1 : 0;
+  }
+  std::ofstream o(outPath, std::ios::binary);
+  o.write(reinterpret_cast<const char*>(out.data()), static_cast<std::streamsize>(out.size()));
+  if (!o) fail(std::string("cannot write ") + outPath);
+  std::printf("{\"frames\":%d}\n", frames);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc != 3) fail("usage: itpp-ldpc <input.bin> <output.bin>");
   std::ifstream f(argv[1], std::ios::binary);
   if (!f) fail(std::string("cannot open ") + argv[1]);
   char magic[8];
   f.read(magic, 8);
-  if (!f || std::memcmp(magic, "LMLDPC01", 8) != 0) fail("bad magic (expected LMLDPC01)");
+  if (f && std::memcmp(magic, "LMLDPE01", 8) == 0) return encodeMode(f, argv[2]);
+  if (!f || std::memcmp(magic, "LMLDPC01", 8) != 0) fail("bad magic (expected LMLDPC01 or LMLDPE01)");
   int32_t hdr[6];
   f.read(reinterpret_cast<char*>(hdr), sizeof hdr);
   if (!f) fail("input truncated in the header");
