@@ -42,7 +42,7 @@ export {
   type RealLayout, type QrResult, type QrOrdering, type PsdConfig,
 } from './mimo/index.js';
 export {
-  ldpcCode, wimaxCode, nrCode, qcCode, LdpcDecoder, QcEncoder,
+  ldpcCode, wimaxCode, nrCode, qcCode, sparseCode, LdpcDecoder, QcEncoder, GenericEncoder,
   parseBaseMatrix, formatBaseMatrix, parseAlist, formatAlist, liftBaseMatrix, expandQc, syndromeWeight,
   resolveDecoderOptions, LDPC_DECODER_ALGORITHMS, LDPC_DECODER_DEFAULTS, LDPC_MAX_SATURATION, LDPC_MIN_SUM_SCALE,
   WIMAX_LENGTHS, WIMAX_Z0, wimaxBaseMatrix, wimaxRateHalfBase, wimaxExpansion,

@@ -6,6 +6,7 @@
 import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
 import { LdpcDecoder } from './decoder.js';
 import { QcEncoder } from './encoder.js';
+import { GenericEncoder } from './generic-encoder.js';
 import { nrBaseMatrix, nrCodeParams, nrRateMatch, nrRateMatchMap, nrRateRecover, type NrBaseGraph, type NrCodeParams, type NrCodeRequest } from './nr.js';
 import { expandQc, liftBaseMatrix } from './parity.js';
 import type { BaseMatrix, DecodeBatchResult, DecodeResult, DecoderOptions, QcParityCheck, SparseParityCheck } from './types.js';
@@ -34,8 +35,8 @@ export interface LdpcCode {
   readonly n: number;
   /** k / n. */
   readonly rate: number;
-  /** The mother code's parity check in compact QC form (columns = all code bits, punctured ones too). */
-  readonly qc: QcParityCheck;
+  /** The mother code's parity check in compact QC form (columns = all code bits, punctured ones too); absent for a code read as a plain sparse matrix. */
+  readonly qc?: QcParityCheck;
   /** The same parity check expanded to compressed rows. */
   readonly H: SparseParityCheck;
   /** NR parameters (base graph, Zc, fillers, E, Qm), for NR codes only. */
@@ -55,20 +56,20 @@ function checkFrames(frames: number, have: number, per: number, what: string): v
   if (have !== frames * per) throw new InvalidInputError('SHAPE_MISMATCH', `${what} has ${have} entries, expected ${frames} frames x ${per}`);
 }
 
-/** Shared body: the mother code, its encoder and decoder; subclasses map channel bits to code bits. */
-abstract class QcCodeBase implements LdpcCode {
+/** Shared body: the mother code and its decoder; subclasses encode and map channel bits to code bits. */
+abstract class CodeBase implements LdpcCode {
   abstract readonly name: string;
   abstract readonly k: number;
   abstract readonly n: number;
-  readonly qc: QcParityCheck;
+  readonly qc?: QcParityCheck;
   readonly H: SparseParityCheck;
-  protected readonly enc: QcEncoder;
   protected readonly full: Uint8Array;
+  /** Codeword positions of the information bits; absent when they are the first k. */
+  protected infoPositions?: Int32Array;
 
-  constructor(base: BaseMatrix, z: number) {
-    this.qc = liftBaseMatrix(base, z);
-    this.H = expandQc(this.qc);
-    this.enc = new QcEncoder(this.qc);
+  constructor(H: SparseParityCheck, qc?: QcParityCheck) {
+    this.qc = qc;
+    this.H = H;
     this.full = new Uint8Array(this.H.n);
   }
 
@@ -103,7 +104,9 @@ abstract class QcCodeBase implements LdpcCode {
       decode: (llr) => {
         if (llr.length !== this.n) throw new InvalidInputError('SHAPE_MISMATCH', `decoder input has ${llr.length} LLRs, the code sends n = ${this.n} bits`);
         const it = one(llr, 0);
-        return { bits: core.decisions.slice(0, this.k), iterations: Math.abs(it), ok: it > 0 };
+        const bits = new Uint8Array(this.k);
+        this.gatherInfo(core.decisions, bits, 0);
+        return { bits, iterations: Math.abs(it), ok: it > 0 };
       },
       decodeBatch: (llr, frames, out) => {
         checkFrames(frames, llr.length, this.n, 'LLR input');
@@ -113,13 +116,31 @@ abstract class QcCodeBase implements LdpcCode {
         }
         for (let f = 0; f < frames; f++) {
           const it = one(llr, f * this.n);
-          res.bits.set(core.decisions.subarray(0, this.k), f * this.k);
+          this.gatherInfo(core.decisions, res.bits, f * this.k);
           res.iterations[f] = Math.abs(it);
           res.ok[f] = it > 0 ? 1 : 0;
         }
         return res;
       },
     };
+  }
+
+  /** Copies the k information bits of a decided codeword to out[at ..]. */
+  private gatherInfo(decisions: Uint8Array, out: Uint8Array, at: number): void {
+    const pos = this.infoPositions;
+    if (!pos) out.set(decisions.subarray(0, this.k), at);
+    else for (let i = 0; i < this.k; i++) out[at + i] = decisions[pos[i]!]!;
+  }
+}
+
+/** Lifted QC code with its dual-diagonal encoder. */
+abstract class QcCodeBase extends CodeBase {
+  protected readonly enc: QcEncoder;
+
+  constructor(base: BaseMatrix, z: number) {
+    const qc = liftBaseMatrix(base, z);
+    super(expandQc(qc), qc);
+    this.enc = new QcEncoder(qc);
   }
 }
 
@@ -134,6 +155,36 @@ class PlainQcCode extends QcCodeBase {
     this.name = name;
     this.k = this.enc.k;
     this.n = this.enc.n;
+  }
+
+  encodeFull(info: ArrayLike<number>, out?: Uint8Array): Uint8Array {
+    return this.enc.encode(info, out);
+  }
+
+  encode(info: ArrayLike<number>, out?: Uint8Array): Uint8Array {
+    return this.enc.encode(info, out);
+  }
+
+  protected toDecoderInput(llr: ArrayLike<number>, offset: number, into: Float64Array): void {
+    if (offset < 0 || offset + this.n > llr.length) throw new InvalidInputError('SHAPE_MISMATCH', `frame at offset ${offset} runs past the ${llr.length} LLRs given`);
+    for (let i = 0; i < this.n; i++) into[i] = llr[offset + i]!;
+  }
+}
+
+/** Any parity check sent whole, with the dense GF(2) encoder: information bits at its non-pivot columns. */
+class SparseCode extends CodeBase {
+  readonly name: string;
+  readonly k: number;
+  readonly n: number;
+  private readonly enc: GenericEncoder;
+
+  constructor(name: string, H: SparseParityCheck) {
+    super(H);
+    this.name = name;
+    this.enc = new GenericEncoder(H);
+    this.k = this.enc.k;
+    this.n = H.n;
+    this.infoPositions = this.enc.infoPositions;
   }
 
   encodeFull(info: ArrayLike<number>, out?: Uint8Array): Uint8Array {
@@ -204,6 +255,15 @@ export function nrCode(req: NrCodeRequest): LdpcCode {
  */
 export function qcCode(base: BaseMatrix, z: number, name = 'qc'): LdpcCode {
   return new PlainQcCode(name, base, z);
+}
+
+/**
+ * A code from any parity check (e.g. one read by parseAlist): sent whole, encoded by Gaussian
+ * elimination over GF(2); k = n - rank H information bits at the non-pivot columns, in order.
+ * UnsupportedError for matrices beyond the dense encoder's size (n m > 2^28 bits).
+ */
+export function sparseCode(H: SparseParityCheck, name = 'sparse'): LdpcCode {
+  return new SparseCode(name, H);
 }
 
 function parseRate(text: string, spec: string): number {

@@ -25,4 +25,5 @@ export {
   nrRateMatchMap, nrRateMatch, nrRateRecover,
   type NrBaseGraph, type NrCodeParams, type NrCodeRequest, type NrLiftingSize,
 } from './nr.js';
-export { ldpcCode, wimaxCode, nrCode, qcCode, type LdpcCode, type FrameDecoder } from './code.js';
+export { ldpcCode, wimaxCode, nrCode, qcCode, sparseCode, type LdpcCode, type FrameDecoder } from './code.js';
+export { GenericEncoder } from './generic-encoder.js';

@@ -6,6 +6,8 @@
  *    size with Kb Zc >= K), fillers, zero syndrome, linearity, filler bits zero;
  *  - the base-matrix and alist readers read back what the writers write; malformed files get
  *    InvalidInputError(PARSE_ERROR) naming the problem, fuzzed files never anything but a typed error;
+ *  - any parity check (random, possibly rank-deficient, or read from alist) gets a systematic GF(2)
+ *    encoder: zero syndromes, k = n - rank (rank found independently), linear;
  *  - bad code requests (unknown family, K or rate outside 38.212) get InvalidArgumentError.
  */
 import { test } from 'node:test';
@@ -13,7 +15,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { InvalidArgumentError, InvalidInputError, LatticeMimoError } from '../../src/core/errors.js';
-import { ldpcCode, nrCode, qcCode, wimaxCode } from '../../src/coding/code.js';
+import { ldpcCode, nrCode, qcCode, sparseCode, wimaxCode } from '../../src/coding/code.js';
 import { QcEncoder } from '../../src/coding/encoder.js';
 import { NR_LIFTING_SETS, NR_MAX_K, nrCodeParams, nrSelectBaseGraph } from '../../src/coding/nr.js';
 import { expandQc, formatAlist, formatBaseMatrix, liftBaseMatrix, parseAlist, parseBaseMatrix, syndromeWeight } from '../../src/coding/parity.js';
@@ -234,4 +236,44 @@ test('bad code requests get InvalidArgumentError naming the problem', () => {
   }), { numRuns: 20 });
   assert.throws(() => wimaxCode(2304).encode(new Uint8Array(5)), (e: unknown) => e instanceof InvalidInputError && e.code === 'SHAPE_MISMATCH');
   assert.throws(() => wimaxCode(576).encode(new Uint8Array(288).fill(2)), (e: unknown) => e instanceof InvalidInputError && /not 0 or 1/.test(e.message));
+});
+
+/** GF(2) rank of a dense 0/1 matrix given as rows of numbers (plain elimination, independent of GenericEncoder). */
+function rankGf2(rows: number[][]): number {
+  const a = rows.map((r) => r.slice());
+  let rank = 0;
+  const n = a[0]?.length ?? 0;
+  for (let c = 0; c < n; c++) {
+    const p = a.findIndex((r, i) => i >= rank && r[c] === 1);
+    if (p < 0) continue;
+    [a[rank], a[p]] = [a[p]!, a[rank]!];
+    for (let i = 0; i < a.length; i++) if (i !== rank && a[i]![c] === 1) a[i] = a[i]!.map((v, j) => v ^ a[rank]![j]!);
+    rank++;
+  }
+  return rank;
+}
+
+test('any parity check gets a systematic GF(2) encoder: zero syndromes, k = n - rank, linear', () => {
+  fc.assert(fc.property(fc.integer({ min: 1, max: 12 }), fc.integer({ min: 2, max: 40 }), fc.double({ min: 0.05, max: 0.6, noNaN: true }), fc.nat(), (m, n0, density, seed) => {
+    const n = Math.max(n0, m + 1);
+    let st = seed >>> 0;
+    const rnd = () => { st = (Math.imul(st, 1664525) + 1013904223) >>> 0; return st / 2 ** 32; };
+    const dense = Array.from({ length: m }, () => Array.from({ length: n }, () => (rnd() < density ? 1 : 0)));
+    const rowStart = new Int32Array(m + 1), col: number[] = [];
+    dense.forEach((r, i) => { r.forEach((v, j) => { if (v) col.push(j); }); rowStart[i + 1] = col.length; });
+    const H = { m, n, rowStart, col: Int32Array.from(col) };
+    const code = sparseCode(H);
+    assert.equal(code.k, n - rankGf2(dense), 'k is not n - rank H');
+    const a = new Uint8Array(code.k).map(() => (rnd() < 0.5 ? 1 : 0)), b = new Uint8Array(code.k).map(() => (rnd() < 0.5 ? 1 : 0));
+    const ca = code.encode(a), cb = code.encode(b);
+    assert.equal(syndromeWeight(H, ca), 0);
+    assert.deepEqual(code.encode(a.map((v, i) => v ^ b[i]!)), ca.map((v, i) => v ^ cb[i]!));
+    // The decoder hands back the information bits from their positions.
+    const r = code.decoder({ algorithm: 'spa' }).decode(Float64Array.from(ca, (v) => (v ? -30 : 30)));
+    assert.deepEqual(r.bits, a);
+  }), { numRuns: 80 });
+  const fromAlist = sparseCode(parseAlist(formatAlist(wimaxCode(672).H)), 'alist');
+  assert.equal(fromAlist.k, 336);
+  const u = new Uint8Array(336).map(() => (Math.random() < 0.5 ? 1 : 0));
+  assert.equal(syndromeWeight(fromAlist.H, fromAlist.encode(u)), 0);
 });
