@@ -55,20 +55,6 @@ export function resolveDecoderOptions(o: DecoderOptions = {}): ResolvedDecoderOp
   return { algorithm, maxIterations, earlyStop, alpha, beta, saturation };
 }
 
-/** ln(1 + e^-x) for x >= 0. */
-function softplusNeg(x: number): number {
-  return Math.log1p(Math.exp(-x));
-}
-
-/** The exact check-node operation a [+] b = 2 atanh(tanh(a/2) tanh(b/2)), in a stable form. */
-function boxplus(a: number, b: number): number {
-  const aa = a < 0 ? -a : a, ab = b < 0 ? -b : b;
-  const m = aa < ab ? aa : ab;
-  const s = (a < 0) !== (b < 0) ? -m : m;
-  const sum = a + b, diff = a - b;
-  return s + softplusNeg(sum < 0 ? -sum : sum) - softplusNeg(diff < 0 ? -diff : diff);
-}
-
 /**
  * A decoder for one parity check and one setting. decode() takes n channel LLRs (ln P(0)/P(1),
  * punctured bits 0) and returns all n hard decisions, the iterations run and the syndrome verdict.
@@ -89,8 +75,7 @@ export class LdpcDecoder {
   private readonly Ri: Int32Array;
   private readonly q: Float64Array;
   private readonly qi: Int32Array;
-  private readonly fwd: Float64Array;
-  private readonly bwd: Float64Array;
+  private readonly t: Float64Array;
   private readonly hard: Uint8Array;
 
   /** Allocates the decoder's state for H (m x n, compressed rows). */
@@ -123,8 +108,7 @@ export class LdpcDecoder {
     this.Ri = new Int32Array(this.minSum ? edges : 0);
     this.q = new Float64Array(dmax);
     this.qi = new Int32Array(dmax);
-    this.fwd = new Float64Array(dmax);
-    this.bwd = new Float64Array(dmax);
+    this.t = new Float64Array(dmax);
     this.hard = new Uint8Array(H.n);
   }
 
@@ -191,6 +175,15 @@ export class LdpcDecoder {
     return this.hard;
   }
 
+  /** The posterior LLRs of the last run() (n entries, ln P(0)/P(1)), into `out` when given. */
+  posteriors(out?: Float64Array): Float64Array {
+    const p = out ?? new Float64Array(this.n);
+    if (p.length !== this.n) throw new InvalidInputError('SHAPE_MISMATCH', `posterior output has ${p.length} entries, the code has n = ${this.n}`);
+    if (this.minSum) for (let i = 0; i < this.n; i++) p[i] = this.Li[i]! / LDPC_MIN_SUM_SCALE;
+    else p.set(this.L);
+    return p;
+  }
+
   private syndromeZero(): boolean {
     const { rowStart, col, m } = this.H;
     const L = this.L;
@@ -255,19 +248,28 @@ export class LdpcDecoder {
     }
   }
 
-  /** Exact check-node messages of row r from the extrinsic inputs q[0 .. d), by forward-backward boxplus, into out[0 .. d). */
+  /**
+   * Exact check-node messages from the extrinsic inputs q[0 .. d): R_j = 2 atanh(prod_{i != j}
+   * tanh(q_i / 2)), the product over all inputs divided by the own factor (zero factors counted
+   * apart), clipped to +-saturation; written to out[outOffset ..].
+   */
   private checkNode(d: number, out: Float64Array, outOffset: number): void {
-    const { q, fwd, bwd } = this;
+    const { q, t } = this;
     const sat = this.options.saturation;
-    if (d === 1) { out[outOffset] = sat; return; }
-    fwd[0] = q[0]!;
-    for (let j = 1; j < d; j++) fwd[j] = boxplus(fwd[j - 1]!, q[j]!);
-    bwd[d - 1] = q[d - 1]!;
-    for (let j = d - 2; j >= 0; j--) bwd[j] = boxplus(bwd[j + 1]!, q[j]!);
+    let prod = 1, zeros = 0, zeroAt = -1, sgn = 0;
     for (let j = 0; j < d; j++) {
-      let v = j === 0 ? bwd[1]! : j === d - 1 ? fwd[d - 2]! : boxplus(fwd[j - 1]!, bwd[j + 1]!);
-      if (v > sat) v = sat; else if (v < -sat) v = -sat;
-      out[outOffset + j] = v;
+      const v = q[j]!;
+      const x = Math.tanh((v < 0 ? -v : v) * 0.5);
+      if (v < 0) sgn ^= 1;
+      t[j] = x;
+      if (x === 0) { zeros++; zeroAt = j; } else prod *= x;
+    }
+    for (let j = 0; j < d; j++) {
+      let x = zeros === 0 ? prod / t[j]! : zeros === 1 && j === zeroAt ? prod : 0;
+      if (x > 1) x = 1;
+      let mag = 2 * Math.atanh(x);
+      if (mag > sat) mag = sat;
+      out[outOffset + j] = (sgn ^ (q[j]! < 0 ? 1 : 0)) ? -mag : mag;
     }
   }
 

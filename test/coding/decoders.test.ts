@@ -5,6 +5,8 @@
  *    bit for bit on easy frames (3 dB);
  *  - the verdict `ok` is exactly "the decided word has a zero syndrome"; iterations stay within the
  *    maximum and equal it without early stop; a batch equals frame-by-frame decoding;
+ *  - one check node: sum-product messages equal the boxplus recursion, min-sum messages alpha x the
+ *    other inputs' minimum (offset: minimum - beta), with the product of the other signs;
  *  - the same matrix read from an alist file decodes identically;
  *  - saturation: huge LLRs give finite, correct decisions; bad input and options get typed errors;
  *  - the n = 2304 rate-1/2 waterfall: most frames fail at 1 dB, almost none at 2 dB (NMS, 20 iterations).
@@ -94,6 +96,41 @@ test('ok means a zero syndrome; iteration counts follow maxIterations and earlyS
       assert.equal(batch.ok[f], r.ok ? 1 : 0);
     }
   }), { numRuns: 25 });
+});
+
+/** a [+] b by the stable formula sign(a) sign(b) min(|a|, |b|) + ln(1 + e^-|a+b|) - ln(1 + e^-|a-b|). */
+function boxplus(a: number, b: number): number {
+  return Math.sign(a) * Math.sign(b) * Math.min(Math.abs(a), Math.abs(b)) + Math.log1p(Math.exp(-Math.abs(a + b))) - Math.log1p(Math.exp(-Math.abs(a - b)));
+}
+
+test('one check node: sum-product and min-sum messages follow their formulas', () => {
+  fc.assert(fc.property(fc.array(fc.double({ min: -15, max: 15, noNaN: true }), { minLength: 2, maxLength: 20 }), fc.double({ min: 0.3, max: 1, noNaN: true }), fc.double({ min: 0, max: 2, noNaN: true }), (x, alpha, beta) => {
+    const d = x.length;
+    const H = { m: 1, n: d, rowStart: Int32Array.from([0, d]), col: Int32Array.from(x.keys()) };
+    const llr = Float64Array.from(x);
+    for (const alg of ['spa', 'flooding-spa'] as const) {
+      const dec = new LdpcDecoder(H, { algorithm: alg, maxIterations: 1, earlyStop: false });
+      dec.decode(llr);
+      const post = dec.posteriors();
+      for (let j = 0; j < d; j++) {
+        let r = NaN;
+        for (let i = 0; i < d; i++) if (i !== j) r = Number.isNaN(r) ? x[i]! : boxplus(r, x[i]!);
+        assert.ok(Math.abs(post[j]! - (x[j]! + r)) < 1e-8 * (1 + Math.abs(r)), `${alg} edge ${j}: ${post[j]! - x[j]!} vs boxplus ${r}`);
+      }
+    }
+    for (const alg of ['nms', 'oms'] as const) {
+      const dec = new LdpcDecoder(H, { algorithm: alg, maxIterations: 1, earlyStop: false, alpha, beta });
+      dec.decode(llr);
+      const post = dec.posteriors();
+      for (let j = 0; j < d; j++) {
+        const others = x.filter((_, i) => i !== j);
+        const sign = others.reduce((s, v) => (v < 0 ? -s : s), 1);
+        const min = Math.min(...others.map(Math.abs));
+        const mag = alg === 'nms' ? alpha * min : Math.max(0, min - beta);
+        assert.ok(Math.abs(post[j]! - (x[j]! + sign * mag)) <= 0.2, `${alg} edge ${j}: ${post[j]! - x[j]!} vs ${sign * mag}`);
+      }
+    }
+  }), { numRuns: 100 });
 });
 
 test('the same matrix read from an alist file decodes identically', () => {
