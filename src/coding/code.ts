@@ -66,6 +66,8 @@ abstract class CodeBase implements LdpcCode {
   protected readonly full: Uint8Array;
   /** Codeword positions of the information bits; absent when they are the first k. */
   protected infoPositions?: Int32Array;
+  /** Whether the channel carries the codeword as is (the decoder then reads the channel LLRs directly). */
+  protected sentWhole = false;
 
   constructor(H: SparseParityCheck, qc?: QcParityCheck) {
     this.qc = qc;
@@ -95,10 +97,12 @@ abstract class CodeBase implements LdpcCode {
     const core = new LdpcDecoder(this.H, options);
     const input = new Float64Array(this.H.n);
     const sat = core.options.saturation;
-    const one = (llr: ArrayLike<number>, offset: number): number => {
-      this.toDecoderInput(llr, offset, input, sat);
-      return core.run(input, 0);
-    };
+    const one = this.sentWhole
+      ? (llr: ArrayLike<number>, offset: number): number => core.run(llr, offset)
+      : (llr: ArrayLike<number>, offset: number): number => {
+        this.toDecoderInput(llr, offset, input, sat);
+        return core.run(input, 0);
+      };
     return {
       core,
       decode: (llr) => {
@@ -155,6 +159,7 @@ class PlainQcCode extends QcCodeBase {
     this.name = name;
     this.k = this.enc.k;
     this.n = this.enc.n;
+    this.sentWhole = true;
   }
 
   encodeFull(info: ArrayLike<number>, out?: Uint8Array): Uint8Array {
@@ -185,6 +190,7 @@ class SparseCode extends CodeBase {
     this.k = this.enc.k;
     this.n = H.n;
     this.infoPositions = this.enc.infoPositions;
+    this.sentWhole = true;
   }
 
   encodeFull(info: ArrayLike<number>, out?: Uint8Array): Uint8Array {

@@ -131,17 +131,21 @@ export class LdpcDecoder {
     const { saturation: sat, maxIterations, earlyStop, algorithm } = this.options;
     if (!Number.isInteger(offset) || offset < 0 || offset + n > llr.length) throw new InvalidInputError('SHAPE_MISMATCH', `frame at offset ${offset} runs past the ${llr.length} LLRs given`);
     const L = this.L;
-    for (let i = 0; i < n; i++) {
-      const v = llr[offset + i]!;
-      if (!Number.isFinite(v)) throw new InvalidInputError('NON_FINITE', `LLR ${i} of the frame at offset ${offset} is ${v}`, { index: offset + i });
-      L[i] = v > sat ? sat : v < -sat ? -sat : v;
-    }
     let it = 0, ok = false;
     if (this.minSum) {
       const Li = this.Li;
-      for (let i = 0; i < n; i++) Li[i] = Math.round(L[i]! * LDPC_MIN_SUM_SCALE);
+      for (let i = 0; i < n; i++) {
+        const v = llr[offset + i]!;
+        if (!Number.isFinite(v)) throw new InvalidInputError('NON_FINITE', `LLR ${i} of the frame at offset ${offset} is ${v}`, { index: offset + i });
+        Li[i] = Math.round((v > sat ? sat : v < -sat ? -sat : v) * LDPC_MIN_SUM_SCALE);
+      }
       this.Ri.fill(0);
     } else {
+      for (let i = 0; i < n; i++) {
+        const v = llr[offset + i]!;
+        if (!Number.isFinite(v)) throw new InvalidInputError('NON_FINITE', `LLR ${i} of the frame at offset ${offset} is ${v}`, { index: offset + i });
+        L[i] = v > sat ? sat : v < -sat ? -sat : v;
+      }
       this.R.fill(0);
     }
     const alphaQ = Math.round(this.options.alpha * 256);
