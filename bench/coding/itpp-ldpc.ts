@@ -76,6 +76,8 @@ export interface ItppLdpcResult {
   readonly ok: Uint8Array;
   /** Seconds inside bp_decode (the runner's own clock; input conversion excluded). */
   readonly seconds: number;
+  /** Process CPU seconds inside bp_decode (less sensitive than wall time to a shared machine). */
+  readonly cpuSeconds: number;
 }
 
 /** Decodes frames x H.n LLRs with IT++'s bp_decode, maxIterations each, stopping on a zero syndrome when earlyStop. */
@@ -95,7 +97,7 @@ export function itppLdpcDecode(H: SparseParityCheck, llr: ArrayLike<number>, fra
     const r = spawnSync(bin, [inPath, outPath], { encoding: 'utf8', timeout: options.timeoutMs ?? 600_000, maxBuffer: 1 << 20 });
     if (r.error) throw new ExternalToolError(`the IT++ LDPC runner failed to run: ${r.error.message}`);
     if (r.status !== 0) throw new ExternalToolError(`the IT++ LDPC runner exited with ${r.status}: ${r.stderr.trim().slice(0, 500)}`);
-    const info = JSON.parse(r.stdout.trim().split('\n').pop()!) as { frames: number; seconds: number };
+    const info = JSON.parse(r.stdout.trim().split('\n').pop()!) as { frames: number; seconds: number; cpuSeconds: number };
     const out = readFileSync(outPath);
     const nb = frames * H.n;
     if (out.length !== nb + 4 * frames) throw new ExternalToolError(`the IT++ LDPC runner wrote ${out.length} bytes, expected ${nb + 4 * frames}`);
@@ -106,6 +108,7 @@ export function itppLdpcDecode(H: SparseParityCheck, llr: ArrayLike<number>, fra
       iterations: signed.map((v) => Math.abs(v)),
       ok: Uint8Array.from(signed, (v) => (v > 0 ? 1 : 0)),
       seconds: info.seconds,
+      cpuSeconds: info.cpuSeconds,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
