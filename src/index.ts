@@ -43,7 +43,7 @@ export {
 } from './mimo/index.js';
 export {
   ldpcCode, wimaxCode, nrCode, qcCode, sparseCode, LdpcDecoder, QcEncoder, GenericEncoder,
-  parseBaseMatrix, formatBaseMatrix, parseAlist, formatAlist, liftBaseMatrix, expandQc, syndromeWeight,
+  parseBaseMatrix, formatBaseMatrix, parseAlist, formatAlist, readBaseMatrixFile, readAlistFile, liftBaseMatrix, expandQc, syndromeWeight,
   resolveDecoderOptions, LDPC_DECODER_ALGORITHMS, LDPC_DECODER_DEFAULTS, LDPC_MAX_SATURATION, LDPC_MIN_SUM_SCALE,
   WIMAX_LENGTHS, WIMAX_Z0, wimaxBaseMatrix, wimaxRateHalfBase, wimaxExpansion,
   NR_LIFTING_SETS, NR_MAX_K, NR_MAX_RATE, NR_MIN_RATE, NR_MODULATION_ORDERS,

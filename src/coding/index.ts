@@ -27,3 +27,4 @@ export {
 } from './nr.js';
 export { ldpcCode, wimaxCode, nrCode, qcCode, sparseCode, type LdpcCode, type FrameDecoder } from './code.js';
 export { GenericEncoder } from './generic-encoder.js';
+export { readBaseMatrixFile, readAlistFile } from './files.js';

@@ -12,9 +12,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
-import { InvalidArgumentError, InvalidInputError, LatticeMimoError } from '../../src/core/errors.js';
+import { InvalidArgumentError, InvalidInputError, IoError, LatticeMimoError } from '../../src/core/errors.js';
+import { readAlistFile, readBaseMatrixFile } from '../../src/coding/files.js';
 import { ldpcCode, nrCode, qcCode, sparseCode, wimaxCode } from '../../src/coding/code.js';
 import { QcEncoder } from '../../src/coding/encoder.js';
 import { NR_LIFTING_SETS, NR_MAX_K, nrCodeParams, nrSelectBaseGraph } from '../../src/coding/nr.js';
@@ -276,4 +279,21 @@ test('any parity check gets a systematic GF(2) encoder: zero syndromes, k = n - 
   assert.equal(fromAlist.k, 336);
   const u = new Uint8Array(336).map(() => (Math.random() < 0.5 ? 1 : 0));
   assert.equal(syndromeWeight(fromAlist.H, fromAlist.encode(u)), 0);
+});
+
+test('code files: read from disk like the text; a missing file is an IoError, bad content names the file', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lm-ldpc-'));
+  try {
+    const n = fc.sample(fc.constantFrom(...WIMAX_LENGTHS), 1)[0]!;
+    const base = wimaxBaseMatrix(n), H = wimaxCode(n).H;
+    writeFileSync(join(dir, 'b.txt'), formatBaseMatrix(base, n / 24));
+    writeFileSync(join(dir, 'h.alist'), formatAlist(H));
+    writeFileSync(join(dir, 'bad.txt'), '3 4\n');
+    assert.deepEqual((await readBaseMatrixFile(join(dir, 'b.txt'))).sets[0]!.shifts, base.shifts);
+    assert.deepEqual((await readAlistFile(join(dir, 'h.alist'))).col, H.col);
+    await assert.rejects(readAlistFile(join(dir, 'missing.alist')), (e: unknown) => e instanceof IoError && /missing\.alist/.test(e.message));
+    await assert.rejects(readBaseMatrixFile(join(dir, 'bad.txt')), (e: unknown) => e instanceof InvalidInputError && e.code === 'PARSE_ERROR' && e.message.startsWith(join(dir, 'bad.txt')));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
