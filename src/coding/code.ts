@@ -4,7 +4,7 @@
  * spec string ('wimax:2304:1/2', 'nr:bg1:8448:1/2', 'nr:2000:0.4') or directly from a base matrix.
  */
 import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
-import { LdpcDecoder } from './decoder.js';
+import { LdpcDecoder, resolveDecoderOptions } from './decoder.js';
 import { QcEncoder } from './encoder.js';
 import { GenericEncoder } from './generic-encoder.js';
 import { nrBaseMatrix, nrCodeParams, nrRateMatch, nrRateMatchMap, nrRateRecover, type NrBaseGraph, type NrCodeParams, type NrCodeRequest } from './nr.js';
@@ -49,6 +49,10 @@ export interface LdpcCode {
   encodeBatch(info: ArrayLike<number>, frames: number, out?: Uint8Array): Uint8Array;
   /** A reusable decoder of this code with the given options. */
   decoder(options?: DecoderOptions): FrameDecoder;
+  /** n channel LLRs -> k bits, iterations, verdict (the code keeps one decoder per option set for these calls). */
+  decode(llr: ArrayLike<number>, options?: DecoderOptions): DecodeResult;
+  /** frames x n channel LLRs -> frames x k bits, per-frame iterations and verdicts (as decode()). */
+  decodeBatch(llr: ArrayLike<number>, frames: number, options?: DecoderOptions): DecodeBatchResult;
 }
 
 function checkFrames(frames: number, have: number, per: number, what: string): void {
@@ -127,6 +131,22 @@ abstract class CodeBase implements LdpcCode {
         return res;
       },
     };
+  }
+
+  private cached?: { key: string; dec: FrameDecoder };
+
+  private decoderFor(options: DecoderOptions): FrameDecoder {
+    const key = JSON.stringify(resolveDecoderOptions(options));
+    if (this.cached?.key !== key) this.cached = { key, dec: this.decoder(options) };
+    return this.cached.dec;
+  }
+
+  decode(llr: ArrayLike<number>, options: DecoderOptions = {}): DecodeResult {
+    return this.decoderFor(options).decode(llr);
+  }
+
+  decodeBatch(llr: ArrayLike<number>, frames: number, options: DecoderOptions = {}): DecodeBatchResult {
+    return this.decoderFor(options).decodeBatch(llr, frames);
   }
 
   /** Copies the k information bits of a decided codeword to out[at ..]. */

@@ -4,8 +4,9 @@
  * layered and flooding sum-product).
  *
  * A link uses it as: `const code = ldpcCode('wimax:2304:1/2')`; `code.encode(info)` (k bits ->
- * n channel bits); `const dec = code.decoder({ algorithm: 'nms', maxIterations: 20 })`;
- * `dec.decode(llr)` (n LLRs -> {bits: k, iterations, ok}) or `dec.decodeBatch(llr, frames)`.
+ * n channel bits); `code.decode(llr)` (n LLRs -> {bits: k, iterations, ok}) and
+ * `code.decodeBatch(llr, frames)`, or a decoder held by the caller:
+ * `const dec = code.decoder({ algorithm: 'nms', maxIterations: 20 }); dec.decodeBatch(llr, frames)`.
  */
 export {
   type BaseMatrix, type BaseMatrixTable, type QcParityCheck, type SparseParityCheck,

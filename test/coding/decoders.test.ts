@@ -86,12 +86,14 @@ test('ok means a zero syndrome; iteration counts follow maxIterations and earlyS
     const { llr } = awgn(code, frames, eb, new Philox(seed, s));
     const dec = new LdpcDecoder(code.H, { algorithm: alg, maxIterations, earlyStop });
     const batch = code.decoder({ algorithm: alg, maxIterations, earlyStop }).decodeBatch(llr, frames);
+    assert.deepEqual(code.decodeBatch(llr, frames, { algorithm: alg, maxIterations, earlyStop }), batch, msg('code.decodeBatch differs from its decoder'));
     for (let f = 0; f < frames; f++) {
       const r = dec.decode(llr.subarray(f * n, (f + 1) * n));
       assert.equal(r.ok, syndromeWeight(code.H, r.bits) === 0, msg('ok disagrees with the syndrome'));
       assert.ok(r.iterations >= 1 && r.iterations <= maxIterations);
       if (!earlyStop || !r.ok) assert.equal(r.iterations, maxIterations, msg('stopped before maxIterations'));
       assert.deepEqual(batch.bits.subarray(f * code.k, (f + 1) * code.k), r.bits.subarray(0, code.k), msg('batch differs from frame-by-frame'));
+      assert.deepEqual(code.decode(llr.subarray(f * n, (f + 1) * n), { algorithm: alg, maxIterations, earlyStop }).bits, r.bits.subarray(0, code.k));
       assert.equal(batch.iterations[f], r.iterations);
       assert.equal(batch.ok[f], r.ok ? 1 : 0);
     }
