@@ -159,8 +159,9 @@ test('NR code blocks decode noiseless and lightly noisy frames through rate reco
       assert.deepEqual(r.bits, info, msg(`${code.name} Qm ${Qm} ${alg}: noiseless frame not recovered`));
       assert.equal(r.ok, true);
     }
-    // 6 dB above the rate's Shannon limit for BPSK is light noise for any of these rates.
-    const sigma2 = 1 / (2 * code.rate * 10 ** (6 / 10));
+    // Eb/N0 10 dB: light noise even for the shortest rate-5/6 blocks (measured: no error in 5000
+    // frames of K = 24; about 1% lost at 6 dB).
+    const sigma2 = 1 / (2 * code.rate * 10 ** (10 / 10));
     const noisy = Float64Array.from(tx, (b) => (2 * (1 - 2 * b + Math.sqrt(sigma2) * rng.normal())) / sigma2);
     const r = code.decoder({ algorithm: 'nms', maxIterations: 30 }).decode(noisy);
     assert.deepEqual(r.bits, info, msg(`${code.name} Qm ${Qm}: lightly noisy frame not corrected`));
