@@ -76,6 +76,7 @@ export class LdpcDecoder {
   private readonly q: Float64Array;
   private readonly qi: Int32Array;
   private readonly t: Float64Array;
+  private readonly suffix: Float64Array;
   private readonly hard: Uint8Array;
 
   /** Allocates the decoder's state for H (m x n, compressed rows). */
@@ -109,6 +110,7 @@ export class LdpcDecoder {
     this.q = new Float64Array(dmax);
     this.qi = new Int32Array(dmax);
     this.t = new Float64Array(dmax);
+    this.suffix = new Float64Array(dmax);
     this.hard = new Uint8Array(H.n);
   }
 
@@ -254,22 +256,25 @@ export class LdpcDecoder {
 
   /**
    * Exact check-node messages from the extrinsic inputs q[0 .. d): R_j = 2 atanh(prod_{i != j}
-   * tanh(q_i / 2)), the product over all inputs divided by the own factor (zero factors counted
-   * apart), clipped to +-saturation; written to out[outOffset ..].
+   * tanh(|q_i| / 2)) with the product of the other signs, the products excluding j taken from prefix
+   * and suffix products (no division, so no trouble with zero or denormal factors), clipped to
+   * +-saturation; written to out[outOffset ..].
    */
   private checkNode(d: number, out: Float64Array, outOffset: number): void {
-    const { q, t } = this;
+    const { q, t, suffix } = this;
     const sat = this.options.saturation;
-    let prod = 1, zeros = 0, zeroAt = -1, sgn = 0;
+    let sgn = 0;
     for (let j = 0; j < d; j++) {
       const v = q[j]!;
-      const x = Math.tanh((v < 0 ? -v : v) * 0.5);
+      t[j] = Math.tanh((v < 0 ? -v : v) * 0.5);
       if (v < 0) sgn ^= 1;
-      t[j] = x;
-      if (x === 0) { zeros++; zeroAt = j; } else prod *= x;
     }
+    let acc = 1;
+    for (let j = d - 1; j >= 0; j--) { suffix[j] = acc; acc *= t[j]!; }
+    let prefix = 1;
     for (let j = 0; j < d; j++) {
-      let x = zeros === 0 ? prod / t[j]! : zeros === 1 && j === zeroAt ? prod : 0;
+      let x = prefix * suffix[j]!;
+      prefix *= t[j]!;
       if (x > 1) x = 1;
       let mag = 2 * Math.atanh(x);
       if (mag > sat) mag = sat;
