@@ -242,28 +242,8 @@ __device__ int phase(Work& w, int lo, int hi, int parity, bool* swapped) {
     w.part[e] = dot_partial(c, a, n, q);
   }
   __syncthreads();
-  int mySwaps = 0, myReductions = 0;
-  for (int pr = tid; pr < pairs; pr += nt) {
-    const double d0 = combine4(w.part + 12 * pr), r1 = combine4(w.part + 12 * pr + 4), rk = combine4(w.part + 12 * pr + 8);
-    double mu = (double)(real)(d0 / r1);
-    double X = 0;
-    if (fabs(mu) > w.bound) {
-      X = round_half_up(mu);
-      mu = (double)(real)(mu - X);
-      myReductions++;
-    }
-    const int swap = rk < (w.delta - mu * mu) * r1;
-    w.dX[pr] = X;
-    w.dSwap[pr] = swap;
-    if (swap) {
-      const double r1New = rk + mu * mu * r1;
-      w.dMu[pr] = mu;
-      w.dMuNew[pr] = (mu * r1) / r1New;
-      w.dC[pr] = rk / r1New;
-      mySwaps++;
-      atomicOr(&w.flags[0], 1);
-    }
-  }
+  const PhaseCounts c = phase_coefficients(w, w.part, pairs, w.bound, w.delta, &w.flags[0], PhaseCounts{0, 0});
+  const int mySwaps = c.swaps, myReductions = c.reductions;
   __syncthreads();
   const int perPair = n + m;
   unsigned long long zPeakMine = 0ull;
