@@ -582,9 +582,9 @@ struct RegState { unsigned a, b; real da, db; };
 // sw = the swap; returns the state after the swap. G(pi, pj) is read by every thread (the entries
 // of a non-live slot are valid columns), so that the warp does not diverge.
 __device__ __forceinline__ RegState reg_test(const RegState& s, const real* G, int ldg, int m, bool mine, int& red, bool& sw) {
-  const int La = (int)(s.a >> 16), Lb = (int)(s.b >> 16);
+  const int La = PLAYER(s.a), Lb = PLAYER(s.b);
   const bool aFirst = La < Lb;
-  const int pi = (int)((aFirst ? s.a : s.b) & 0xffffu), pj = (int)((aFirst ? s.b : s.a) & 0xffffu);
+  const int pi = PHYS(aFirst ? s.a : s.b), pj = PHYS(aFirst ? s.b : s.a);
   const real dii = aFirst ? s.da : s.db, djj = aFirst ? s.db : s.da;
   const bool live = mine && La < m && Lb < m;
   const real gij = G[pi + pj * ldg];
@@ -655,7 +655,7 @@ __device__ __noinline__ MasterCounts reg_sweeps(const real* Gglobal, int maxIter
         if (sw) { mySwaps++; changed = 1; }
       } else {
         // a round with size reductions: redone from the permutation before it
-        const int La = (int)(s.a >> 16), Lb = (int)(s.b >> 16);
+        const int La = PLAYER(s.a), Lb = PLAYER(s.b);
         const bool live = mine && La < m && Lb < m;
         if (mine) put_players(perm, m, s.a, s.b);
         const RoundOut o = reduction_round(r, perm, perm2);
@@ -663,7 +663,7 @@ __device__ __noinline__ MasterCounts reg_sweeps(const real* Gglobal, int maxIter
         myReductions += o.reductions;
         if (o.swaps || o.reductions) changed = 1;
         // the players' entries after the round, every norm reloaded (G changed)
-        const int pa = live ? perm2[La] : (int)(s.a & 0xffffu), pb = live ? perm2[Lb] : (int)(s.b & 0xffffu);
+        const int pa = live ? perm2[La] : PHYS(s.a), pb = live ? perm2[Lb] : PHYS(s.b);
         post.a = (s.a & 0xffff0000u) | (unsigned)pa;
         post.b = (s.b & 0xffff0000u) | (unsigned)pb;
         post.da = G[pa + pa * ldg];
@@ -731,10 +731,10 @@ __device__ __forceinline__ void halo_round(HaloState& s, const real* G, int ldg,
     if (TEST) {
       const unsigned lo = aFirst ? s.a[j] : s.b[j], hi = aFirst ? s.b[j] : s.a[j];
       const bool mine = (ownMask >> j) & 1u;
-      const int pi = (int)(lo & 0xffffu), pj = (int)(hi & 0xffffu);
+      const int pi = PHYS(lo), pj = PHYS(hi);
       g[j] = mine ? G[pi + pj * ldg] : (real)0;
       lim[j] = reduction_limit(dlo);
-      if (mine && (int)(hi >> 16) < m) ok |= 1u << j;
+      if (mine && PLAYER(hi) < m) ok |= 1u << j;
     }
     if (((ownMask >> j) & 1u) && sw) swaps++;
     n.a[j] = sw ? (s.a[j] & 0xffff0000u) | (s.b[j] & 0xffffu) : s.a[j];
@@ -863,9 +863,9 @@ __device__ __noinline__ MasterCounts halo_sweeps(const real* Gglobal, int maxIte
 #pragma unroll
         for (int j = 0; j < JL; j++) {
           if ((ownMask >> j) & 1u) {
-            const int La = (int)(s.a[j] >> 16), Lb = (int)(s.b[j] >> 16);
+            const int La = PLAYER(s.a[j]), Lb = PLAYER(s.b[j]);
             const bool live = La < m && Lb < m;
-            const int pa = live ? perm2[La] : (int)(s.a[j] & 0xffffu), pb = live ? perm2[Lb] : (int)(s.b[j] & 0xffffu);
+            const int pa = live ? perm2[La] : PHYS(s.a[j]), pb = live ? perm2[Lb] : PHYS(s.b[j]);
             s.a[j] = (s.a[j] & 0xffff0000u) | (unsigned)pa;
             s.b[j] = (s.b[j] & 0xffff0000u) | (unsigned)pb;
             s.da[j] = La < m ? G[pa + pa * ldg] : inf_norm();
