@@ -356,7 +356,7 @@ __device__ __forceinline__ void reduce_with_u(Work& w, int k, int j, double X) {
 
 // sizeReduceWithU: columns k in [kLo, kHi) against j in [jLo, k), k and j descending, in order.
 __device__ int size_reduce_with_u(Work& w, int kLo, int kHi, int jLo) {
-  const int n = w.n, m = w.m, tid = w.tid, nt = w.nt;
+  const int m = w.m, tid = w.tid;
   int count = 0;
   if (tid == 0) w.flags[2] = 0;
   __syncthreads();
