@@ -3,7 +3,8 @@
  * engine's tree walk (cpu.ts) and conventions (the RVD model, sorted QR, level and symbol indices).
  *
  * Two kernels a chunk: psd-prep.cu (a lane a column, n lanes a channel: RVD and sorted QR in
- * float64, the CPU's column order, into the scratch region, PSD_FAC_WORDS floats a channel) and the search, in one of two mappings (opts.psd.gpuMapping):
+ * float64, the CPU's column order, into the scratch region, PSD_FAC_WORDS floats a channel) and
+ * the search, in one of two mappings (opts.psd.gpuMapping):
  *  - 'warp' (default): psd-warp.cu, a group of 1 to 32 lanes a vector (psdAutoLanes), several
  *    vectors a warp and a block; a buffer's next chunk is found by an argmin over the group instead
  *    of a sort (measured faster, see bench/mimo/gpu-psd.ts);
@@ -27,13 +28,14 @@ import { psdConfig, psdGpuMapping, type PsdConfig, type PsdGpuMapping } from './
 export const psdGpuTuning: { warps: number; lanes: number | 'auto' } = { warps: 2, lanes: 'auto' };
 
 /**
- * Lanes a vector of the warp mapping, from H100 measurements at 20 dB (bench/mimo/gpu-psd.ts):
- * small trees want few lanes (more vectors a warp share its instructions: 2x2 1 lane, 4x4 QPSK 4);
+ * Lanes a vector of the warp mapping, from H100 measurements (bench/mimo/gpu-psd.ts): small
+ * trees want few lanes (more vectors a warp share its instructions: 2x2 1 lane, 4x4 QPSK 4);
  * large ones want many, since a warp's vectors step together and the slowest one (the long tail
- * of an 8x8 16-QAM or 4x4 64-QAM search) holds the others (8x8 QPSK and 4x4 16-QAM 8 lanes, their
- * fastest at 10 and 20 dB together; 4x4 64-QAM and 8x8 16-QAM 32). By the size of the exhaustive
- * tree, n log2 q bits; then more lanes where a warp's vectors would take over half the block's
- * shared memory.
+ * of an 8x8 16-QAM or 4x4 64-QAM search) holds the others (32 lanes there). 8x8 QPSK is fastest
+ * with 8; 4x4 16-QAM gets 8 as the compromise between 20 dB (4 lanes fastest, 8 within 6%) and
+ * 10 dB (8 lanes 1.4x faster than 4, 32 faster still). Chosen by the size of the exhaustive tree,
+ * n log2 q bits; then more lanes where a warp's vectors would take over half the block's shared
+ * memory.
  */
 export function psdAutoLanes(n: number, q: number, vectorBytes = 0, sharedLimit = Infinity): number {
   const bits = n * Math.log2(q);
