@@ -37,6 +37,15 @@ export function prepLaunch(kind: 'zf' | 'mmse' | 'sic', nt: number, nr: number):
   if (bytes <= PREP_SHARED_LIMIT) return { threads, sharedBytes: bytes, stage: 1 };
   return { threads: 64, sharedBytes: 0, stage: 0 };
 }
+/**
+ * The preprocessing block of a chunk: a chunk of few channels (a 5G slot: 3,276) in blocks of 32
+ * or 16, so that it reaches more multiprocessors (the staged shared memory shrinks with the block).
+ */
+export function prepBlock(pl: ReturnType<typeof prepLaunch>, channels: number, multiprocessors: number): { threads: number; sharedBytes: number } {
+  const threads = channels >= pl.threads * multiprocessors ? pl.threads : channels >= 32 * multiprocessors ? 32 : 16;
+  return { threads, sharedBytes: (pl.sharedBytes / pl.threads) * threads };
+}
+
 /** Threads a block of the per-vector kernels (linear-detect: whole vectors of nt threads). */
 const DETECT_THREADS = 256;
 
@@ -99,10 +108,7 @@ export function createLinearPlan(kind: 'zf' | 'mmse' | 'sic', ctx: CudaContext, 
       const channels = chunk.channels, vpc = chunk.vectorsPerChannel, vectors = channels * vpc;
       if (channels === 0) return;
       const rec = chunk.scratch[0]!;
-      // a chunk of few channels (a 5G slot: 3,276) in smaller blocks, so that it reaches more multiprocessors
-      const mp = ctx.props.multiprocessors;
-      const threads = channels >= pl.threads * mp ? pl.threads : channels >= 32 * mp ? 32 : 16;
-      const sharedBytes = (pl.sharedBytes / pl.threads) * threads;
+      const { threads, sharedBytes } = prepBlock(pl, channels, ctx.props.multiprocessors);
       if (parts !== 'detect') prep.launch({ grid: Math.ceil(channels / threads), block: threads, sharedBytes, stream }, [chunk.H, chunk.noise, chunk.status, rec, channels, vpc]);
       if (parts === 'prep') return;
       if (kind === 'sic') {
