@@ -6,4 +6,5 @@ export const ssfeEntry: DetectorEntry = {
   name: 'ssfe',
   traits: { soft: true, exact: false, budgeted: false, model: 'real', wideChannels: false },
   cpu: detector,
+  cuda: () => import('./cuda.js').then((m) => m.cudaDetector),
 };

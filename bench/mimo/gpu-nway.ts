@@ -1,0 +1,146 @@
+/**
+ * Kernel timings of the N-way detector on the GPU (data on the device, CUDA events, warm-up first,
+ * median of 7 timings of 20 back-to-back launches each): the N-way paper's Tables I-III shapes
+ * (8400 vectors, 2x2 and 4x4, 16- and 64-QAM, N = 1..4; one channel per vector as in the paper,
+ * and 14 vectors a channel), the issue's throughput case (4x4 16-QAM N = 1, 2^20 vectors) and a
+ * 5G NR 100 MHz slot (3276 channels x 14 vectors, 4x4 64-QAM, N = 4). Prints the QR kernel, the
+ * detection kernel, both, and both with pinned transfers on one stream (H, y, N0 in; symbols, LLRs,
+ * status out), with Mbps / Gbps of detected bits and each figure's memory floor (bytes at 3.0 TB/s,
+ * the device-to-device copy rate measured on this H100).
+ * Usage: node dist/bench/mimo/gpu-nway.js [--quick]
+ */
+import { requireCuda } from '../../src/gpu/context.js';
+import { DeviceBuffer, PinnedBuffer } from '../../src/gpu/memory.js';
+import { CudaEvent, Stream } from '../../src/gpu/stream.js';
+import { Philox } from '../../src/core/rng.js';
+import { constellation } from '../../src/mimo/modulation.js';
+import { detectorRealModel } from '../../src/mimo/soft/real-model.js';
+import type { Modulation } from '../../src/mimo/types.js';
+import { NwayPlan, type NwayTuning } from '../../src/mimo/detectors/nway/cuda.js';
+import type { DetectChunk } from '../../src/mimo/gpu/cuda-detector.js';
+import { STATUS_WORDS } from '../../src/mimo/gpu/status.js';
+
+const BANDWIDTH = 3.0e12;
+const quick = process.argv.includes('--quick');
+const ctx = requireCuda();
+ctx.makeCurrent();
+const stream = Stream.create(ctx);
+const ev0 = CudaEvent.create(ctx), ev1 = CudaEvent.create(ctx);
+
+interface Case { label: string; nr: number; nt: number; mod: Modulation; passes: number; vectors: number; vpc: number; paper?: { qr?: number; det?: number; total?: number }; tuning?: NwayTuning }
+
+/** Median milliseconds of one call of `fn` (BATCH calls between two events, REPS times). */
+function time(fn: () => void): number {
+  const BATCH = 20, REPS = quick ? 3 : 7;
+  for (let i = 0; i < 3; i++) fn();
+  stream.synchronize();
+  const xs: number[] = [];
+  for (let r = 0; r < REPS; r++) {
+    ev0.record(stream);
+    for (let i = 0; i < BATCH; i++) fn();
+    ev1.record(stream);
+    ev1.synchronize();
+    xs.push(ev1.elapsedSince(ev0) / BATCH);
+  }
+  xs.sort((a, b) => a - b);
+  return xs[xs.length >> 1]!;
+}
+
+function run(c: Case): string {
+  const m = detectorRealModel('nway', constellation(c.mod), c.nt, c.nr);
+  const plan = new NwayPlan(ctx, m, c.passes, true, 8, c.tuning);
+  const channels = Math.ceil(c.vectors / c.vpc), vectors = channels * c.vpc;
+  const nbits = c.nt * m.bitsPerSymbol;
+  const rng = new Philox(7, c.vectors);
+  const H = new Float32Array(2 * channels * c.nr * c.nt).map(() => rng.normal() * Math.SQRT1_2);
+  const pts = constellation(c.mod).points;
+  const y = new Float32Array(2 * vectors * c.nr), noise = new Float32Array(vectors).fill(0.05);
+  for (let v = 0; v < vectors; v++) {
+    const hb = 2 * Math.floor(v / c.vpc) * c.nr * c.nt;
+    for (let j = 0; j < c.nt; j++) {
+      const s = rng.int(pts.length / 2), sr = pts[2 * s]!, si = pts[2 * s + 1]!;
+      for (let i = 0; i < c.nr; i++) {
+        const hr = H[hb + 2 * (i + j * c.nr)]!, hi = H[hb + 2 * (i + j * c.nr) + 1]!;
+        y[2 * (v * c.nr + i)] += hr * sr - hi * si;
+        y[2 * (v * c.nr + i) + 1] += hr * si + hi * sr;
+      }
+    }
+    for (let i = 0; i < 2 * c.nr; i++) y[2 * v * c.nr + i] += rng.normal() * Math.sqrt(0.025);
+  }
+  const d = {
+    H: DeviceBuffer.alloc(ctx, H.byteLength), y: DeviceBuffer.alloc(ctx, y.byteLength), noise: DeviceBuffer.alloc(ctx, noise.byteLength),
+    symbols: DeviceBuffer.alloc(ctx, 4 * vectors * c.nt), llr: DeviceBuffer.alloc(ctx, 4 * vectors * nbits),
+    status: DeviceBuffer.alloc(ctx, 4 * STATUS_WORDS * vectors), scratch: DeviceBuffer.alloc(ctx, channels * plan.scratchBytesPerChannel[0]!),
+  };
+  d.H.upload(H); d.y.upload(y); d.noise.upload(noise); d.status.fill(0);
+  const chunk: DetectChunk = {
+    channels, vectorsPerChannel: c.vpc, H: d.H.ptr, y: d.y.ptr, noise: d.noise.ptr, symbols: d.symbols.ptr, llr: d.llr.ptr, status: d.status.ptr, scratch: [d.scratch.ptr],
+  };
+  const inBytes = H.byteLength + y.byteLength + noise.byteLength, outBytes = 4 * vectors * (c.nt + nbits + STATUS_WORDS);
+  const hostIn = PinnedBuffer.alloc(ctx, inBytes), hostOut = PinnedBuffer.alloc(ctx, outBytes);
+  new Uint8Array(hostIn.buffer).set(new Uint8Array(H.buffer), 0);
+  new Uint8Array(hostIn.buffer).set(new Uint8Array(y.buffer), H.byteLength);
+  new Uint8Array(hostIn.buffer).set(new Uint8Array(noise.buffer), H.byteLength + y.byteLength);
+  const tQr = time(() => plan.enqueueQr(stream, chunk));
+  const tDet = time(() => plan.enqueueDetect(stream, chunk));
+  const tBoth = time(() => plan.enqueue(stream, chunk));
+  const tTotal = time(() => {
+    d.H.uploadAsync(hostIn, stream, H.byteLength, 0, 0);
+    d.y.uploadAsync(hostIn, stream, y.byteLength, H.byteLength, 0);
+    d.noise.uploadAsync(hostIn, stream, noise.byteLength, H.byteLength + y.byteLength, 0);
+    d.status.fillRange(0, 4 * STATUS_WORDS * vectors, 0, stream);
+    plan.enqueue(stream, chunk);
+    d.symbols.downloadAsync(hostOut, stream, 4 * vectors * c.nt, 0, 0);
+    d.llr.downloadAsync(hostOut, stream, 4 * vectors * nbits, 0, 4 * vectors * c.nt);
+    d.status.downloadAsync(hostOut, stream, 4 * STATUS_WORDS * vectors, 0, 4 * vectors * (c.nt + nbits));
+  });
+  stream.synchronize();
+  for (const b of Object.values(d)) b.free();
+  hostIn.free(); hostOut.free();
+  const bits = vectors * nbits;
+  const rate = (ms: number): string => {
+    const bps = bits / (ms * 1e-3);
+    return bps >= 1e9 ? `${(bps / 1e9).toFixed(2)} Gbps` : `${(bps / 1e6).toFixed(1)} Mbps`;
+  };
+  // memory floors: QR reads H, writes records; detection reads y, N0, records (once per channel), status, writes symbols, LLRs, status
+  const recBytes = channels * plan.scratchBytesPerChannel[0]!;
+  const qrFloor = (H.byteLength + recBytes) / BANDWIDTH * 1e3;
+  const detFloor = (y.byteLength + noise.byteLength + recBytes + outBytes + 4 * STATUS_WORDS * vectors) / BANDWIDTH * 1e3;
+  const p = c.paper;
+  const paper = p ? ` | paper: QR ${p.qr ?? '-'} ms, detection ${p.det ?? '-'} ms, total ${p.total ?? '-'} ms` : '';
+  return `${c.label.padEnd(34)} ${vectors} vectors (${channels} ch): QR ${tQr.toFixed(4)} ms (floor ${qrFloor.toFixed(4)}), ` +
+    `detection ${tDet.toFixed(4)} ms = ${(vectors / tDet / 1e3).toFixed(1)} Mvec/s = ${rate(tDet)} (floor ${detFloor.toFixed(4)}), ` +
+    `QR+detection ${tBoth.toFixed(4)} ms = ${rate(tBoth)}, with transfers ${tTotal.toFixed(4)} ms = ${rate(tTotal)}${paper}`;
+}
+
+// The paper's Tables I-III (GTX 560 Ti): QR kernel, detection kernel, total, ms for 8400 symbols.
+const PAPER: Record<string, { qr?: number; det?: number; total?: number }> = {
+  '2x2 16qam 1': { qr: 0.030, det: 0.0768, total: 0.342 }, '2x2 16qam 2': { qr: 0.052, det: 0.159, total: 0.462 },
+  '4x4 16qam 1': { qr: 0.137, det: 0.164, total: 0.739 }, '4x4 16qam 2': { qr: 0.257, det: 0.332, total: 1.048 },
+  '4x4 16qam 3': { qr: 0.399, det: 0.500, total: 1.349 }, '4x4 16qam 4': { qr: 0.501, det: 0.665, total: 1.629 },
+  '2x2 64qam 1': { qr: 0.030, det: 0.524, total: 0.818 }, '2x2 64qam 2': { qr: 0.052, det: 1.040, total: 1.363 },
+  '4x4 64qam 1': { qr: 0.137, det: 0.833, total: 1.457 }, '4x4 64qam 2': { qr: 0.257, det: 1.658, total: 2.415 },
+  '4x4 64qam 3': { qr: 0.399, det: 2.474, total: 3.390 }, '4x4 64qam 4': { qr: 0.501, det: 3.297, total: 4.30 },
+};
+
+const cases: Case[] = [];
+cases.push({ label: 'target: 4x4 16qam N=1 (2^20 vec)', nr: 4, nt: 4, mod: '16qam', passes: 1, vectors: 1 << 20, vpc: 14 });
+cases.push({ label: '5G NR slot: 4x4 64qam N=4', nr: 4, nt: 4, mod: '64qam', passes: 4, vectors: 45_864, vpc: 14 });
+// measurement builds: block size and the per-lane atomics instead of the warp-aggregated minima
+for (const tuning of [{ blockThreads: 128 }, { blockThreads: 512 }, { aggregate: false }] as NwayTuning[]) {
+  cases.push({ label: `  target ${JSON.stringify(tuning)}`, nr: 4, nt: 4, mod: '16qam', passes: 1, vectors: 1 << 20, vpc: 14, tuning });
+  cases.push({ label: `  5G slot ${JSON.stringify(tuning)}`, nr: 4, nt: 4, mod: '64qam', passes: 4, vectors: 45_864, vpc: 14, tuning });
+}
+for (const mod of ['16qam', '64qam'] as const) {
+  for (const n of [2, 4]) {
+    for (let passes = 1; passes <= Math.min(n, 4); passes++) {
+      const key = `${n}x${n} ${mod} ${passes}`;
+      for (const vpc of quick ? [1] : [1, 14]) {
+        cases.push({ label: `T${vpc === 1 ? 'I-III' : ''} ${key}${vpc === 1 ? '' : ' (14/ch)'}`, nr: n, nt: n, mod, passes, vectors: 8400, vpc, paper: vpc === 1 ? PAPER[key] : undefined });
+      }
+    }
+  }
+}
+console.log(`N-way kernels on ${ctx.props.name} (${ctx.props.multiprocessors} SMs), ${new Date().toISOString()}`);
+for (const c of cases) console.log(run(c));
+stream.destroy();

@@ -1,0 +1,79 @@
+// Batched QR of MIMO channels (the N-way paper's QR kernel, Alg. 1; Table I times it): for every
+// channel of a chunk and every pass p < QR_PASSES, the MGS QR (mgs.cuh) of the real MRVD channel with
+// its streams rotated by p (pass 0 is the channel as given), or its sorted QR (SQRD) with QR_SORTED.
+// 2 nt threads a QR (one per real column), QR_GROUPS QRs a block.
+//
+// Output: one record per (channel c, pass p) at out + (c QR_PASSES + p) * QR_RECORD floats:
+//   Q        ROWS x ND, column-major (ROWS = 2 nr; ND = 2 nt, or nt for BPSK);
+//   R        ND x ND, column-major, upper triangular (zeros below);
+//   invDiag  ND: 1 / R_ii;
+//   perm     ND int32: the rotated column at position j (j itself unless QR_SORTED);
+//   flags    1 int32: MIMO_STATUS bits (RANK_DEFICIENT, FLOAT32_UNSAFE) of this QR;
+//   padding to a multiple of 4 floats (16 bytes). qrRecordFloats in qr-batch.ts gives the size.
+//
+// -D parameters: QR_NR, QR_NT, QR_DPS (2: square QAM, 1: BPSK), QR_PASSES, QR_SORTED (0/1),
+// QR_GROUPS (QRs per block; the block has QR_GROUPS * ND threads). Dynamic shared memory:
+// QR_GROUPS * (MgsLayout::GROUP_FLOATS + ROWS * ND + 1) * 4 bytes (qrBatchSharedBytes in qr-batch.ts).
+// nvcc-variant: -DQR_NR=4 -DQR_NT=4 -DQR_DPS=2 -DQR_PASSES=4 -DQR_SORTED=0 -DQR_GROUPS=16
+// nvcc-variant: -DQR_NR=2 -DQR_NT=2 -DQR_DPS=2 -DQR_PASSES=1 -DQR_SORTED=0 -DQR_GROUPS=32
+// nvcc-variant: -DQR_NR=8 -DQR_NT=8 -DQR_DPS=2 -DQR_PASSES=2 -DQR_SORTED=1 -DQR_GROUPS=8
+// nvcc-variant: -DQR_NR=4 -DQR_NT=4 -DQR_DPS=1 -DQR_PASSES=3 -DQR_SORTED=0 -DQR_GROUPS=32
+
+#include "mgs.cuh"
+#include "qr-record.cuh"
+
+#ifndef QR_NR
+#error "qr-batch.cu needs -DQR_NR, -DQR_NT, -DQR_DPS, -DQR_PASSES, -DQR_SORTED, -DQR_GROUPS"
+#endif
+
+#define QR_ROWS (2 * QR_NR)
+#define QR_ND (QR_DPS * QR_NT)
+#define QR_RECORD QR_REC_FLOATS(QR_ROWS, QR_ND)
+
+typedef MgsLayout<QR_ROWS, QR_ND, QR_ND> QrLayout;
+
+// problems = channels * QR_PASSES; scale = the PAM amplitude of p = 1 (unused for BPSK).
+extern "C" __global__ void __launch_bounds__(QR_GROUPS * QR_ND) qr_batch(const float* __restrict__ H, float* __restrict__ out, int problems, float scale) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  float* base = (float*)smem;
+  const int t = threadIdx.x;
+  const int g = t / QR_ND, k = t - g * QR_ND;
+  const int prob = blockIdx.x * QR_GROUPS + g;
+  const bool active = g < QR_GROUPS && prob < problems;
+  QrLayout L(base, QR_GROUPS, g < QR_GROUPS ? g : 0);
+  float* Qs = base + QR_GROUPS * QrLayout::GROUP_FLOATS;  // QR_GROUPS x ROWS x ND
+  float* myQ = Qs + (g < QR_GROUPS ? g : 0) * QR_ROWS * QR_ND;
+  int* flagsS = (int*)(Qs + QR_GROUPS * QR_ROWS * QR_ND);  // QR_GROUPS
+  if (active) {
+    const int c = prob / QR_PASSES, p = prob - c * QR_PASSES;
+    mgs_load_mrvd<QR_NR, QR_NT, QR_DPS>(L.V + k * QrLayout::LD, H + (size_t)c * 2 * QR_NR * QR_NT, k, p, scale);
+  }
+  const int flags = mgs_factor<QR_ROWS, QR_ND, QR_ND, QR_SORTED != 0>(L, myQ, QR_ROWS, k, active);
+  if (active && k == 0) flagsS[g] = flags;
+  __syncthreads();
+  // Records of this block's problems are contiguous: store them together, coalesced.
+  const int first = blockIdx.x * QR_GROUPS;
+  const int count = min(QR_GROUPS, problems - first);
+  float* dst = out + (size_t)first * QR_RECORD;
+  for (int idx = t; idx < count * QR_RECORD; idx += blockDim.x) {
+    const int gg = idx / QR_RECORD, e = idx - gg * QR_RECORD;
+    const QrLayout M(base, QR_GROUPS, gg);
+    float v = 0.f;
+    if (e < QR_ROWS * QR_ND) {
+      v = Qs[gg * QR_ROWS * QR_ND + e];
+    } else if (e < QR_ROWS * QR_ND + QR_ND * QR_ND) {
+      const int f = e - QR_ROWS * QR_ND, j = f / QR_ND, i = f - j * QR_ND;
+      v = i <= j ? M.E[i + mgs_phys<QR_ND, QR_SORTED != 0>(M.colOf, j) * QR_ND] : 0.f;
+    } else if (e < QR_ROWS * QR_ND + QR_ND * QR_ND + QR_ND) {
+      const int i = e - QR_ROWS * QR_ND - QR_ND * QR_ND;
+      const float d = M.E[i + mgs_phys<QR_ND, QR_SORTED != 0>(M.colOf, i) * QR_ND];
+      v = d > 0.f ? 1.f / d : 0.f;
+    } else if (e < QR_ROWS * QR_ND + QR_ND * QR_ND + 2 * QR_ND) {
+      const int j = e - QR_ROWS * QR_ND - QR_ND * QR_ND - QR_ND;
+      v = __int_as_float(mgs_phys<QR_ND, QR_SORTED != 0>(M.colOf, j));
+    } else if (e == QR_ROWS * QR_ND + QR_ND * QR_ND + 2 * QR_ND) {
+      v = __int_as_float(flagsS[gg]);
+    }
+    dst[idx] = v;
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * Host side of the batched MGS QR kernel (qr-batch.cu, the N-way paper's Alg. 1 and Table I): the
+ * record layout it writes per (channel, pass), its launch shape, and a compiled plan that enqueues
+ * it on a chunk of channels. Detectors that factor the channel once and serve its vectors (ssfe,
+ * nway) put these records in their per-channel scratch.
+ */
+import type { CudaContext } from '../../../gpu/context.js';
+import type { Kernel } from '../../../gpu/launch.js';
+import { loadModule, readKernelSource } from '../../../gpu/module-cache.js';
+import type { Stream } from '../../../gpu/stream.js';
+import { InvalidArgumentError } from '../../../core/errors.js';
+
+export interface QrBatchShape {
+  readonly nr: number;
+  readonly nt: number;
+  /** Real dimensions per stream: 2 (square QAM, MRVD) or 1 (BPSK). */
+  readonly dimsPerStream: 1 | 2;
+  /** QRs per channel: pass p factors the channel with its streams rotated by p. */
+  readonly passes: number;
+  /** SQRD (qrInto 'ascending') instead of plain MGS. */
+  readonly sorted: boolean;
+}
+
+/** Offsets (floats) inside one record and its size (a multiple of 4 floats). */
+export interface QrRecordLayout {
+  readonly rows: number;
+  readonly nd: number;
+  readonly q: number;
+  readonly r: number;
+  readonly invDiag: number;
+  readonly perm: number;
+  readonly flags: number;
+  readonly floats: number;
+}
+
+/** The record qr-batch.cu writes per (channel, pass): Q rows x nd, R nd x nd, invDiag, perm (int32), flags (int32). */
+export function qrRecordLayout(nr: number, nt: number, dimsPerStream: 1 | 2): QrRecordLayout {
+  const rows = 2 * nr, nd = dimsPerStream * nt;
+  const r = rows * nd, invDiag = r + nd * nd, perm = invDiag + nd, flags = perm + nd;
+  return { rows, nd, q: 0, r, invDiag, perm, flags, floats: Math.ceil((flags + 1) / 4) * 4 };
+}
+
+/** QRs a block of the QR kernel: about 128 threads (a multiple of 32 when nd divides 32). */
+export function qrGroupsPerBlock(nd: number): number {
+  return Math.max(1, Math.floor(128 / nd));
+}
+
+/** Dynamic shared memory of the QR kernel for `groups` QRs a block (mgs.cuh's layout, Q, flags). */
+export function qrBatchSharedBytes(rows: number, nd: number, groups: number): number {
+  const ld = rows | 1;
+  const groupFloats = nd * ld + nd * nd + nd + 2 * nd + 2 * nd;
+  return groups * (groupFloats + rows * nd + 1) * 4;
+}
+
+/** The -D defines of one build of qr-batch.cu. */
+export function qrBatchDefines(s: QrBatchShape, groups: number): Record<string, number> {
+  return { QR_NR: s.nr, QR_NT: s.nt, QR_DPS: s.dimsPerStream, QR_PASSES: s.passes, QR_SORTED: s.sorted ? 1 : 0, QR_GROUPS: groups };
+}
+
+export const QR_BATCH_URL = new URL('./qr-batch.cu', import.meta.url);
+
+/** qr-batch.cu compiled for one shape. */
+export class QrBatchPlan {
+  readonly layout: QrRecordLayout;
+  readonly groups: number;
+  readonly threads: number;
+  readonly sharedBytes: number;
+  /** Bytes of records per channel (all passes). */
+  readonly bytesPerChannel: number;
+  private readonly kernel: Kernel;
+
+  constructor(ctx: CudaContext, readonly shape: QrBatchShape, readonly scale: number) {
+    const { nr, nt, dimsPerStream, passes } = shape;
+    const nd = dimsPerStream * nt;
+    if (2 * nr < nd) throw new InvalidArgumentError(`the QR kernel needs 2 nr >= ${nd} real rows, got nr = ${nr}`);
+    if (!Number.isInteger(passes) || passes < 1 || passes > nt) throw new InvalidArgumentError(`passes must be an integer in [1, nt = ${nt}], got ${passes}`);
+    this.layout = qrRecordLayout(nr, nt, dimsPerStream);
+    this.groups = qrGroupsPerBlock(nd);
+    this.threads = this.groups * nd;
+    this.sharedBytes = qrBatchSharedBytes(2 * nr, nd, this.groups);
+    this.bytesPerChannel = passes * this.layout.floats * 4;
+    const mod = loadModule(ctx, { source: readKernelSource(QR_BATCH_URL), name: 'qr-batch.cu', defines: qrBatchDefines(shape, this.groups) });
+    this.kernel = mod.kernel('qr_batch', ['ptr', 'ptr', 'i32', 'f32']);
+    if (this.sharedBytes > 48 * 1024) this.kernel.setMaxDynamicShared(this.sharedBytes);
+  }
+
+  /** Factors `channels` channels at H (the chunk layout of cuda-detector.ts) into records at `out`. */
+  enqueue(stream: Stream, H: bigint, out: bigint, channels: number): void {
+    if (channels <= 0) return;
+    const problems = channels * this.shape.passes;
+    this.kernel.launch(
+      { grid: Math.ceil(problems / this.groups), block: this.threads, sharedBytes: this.sharedBytes, stream },
+      [H, out, problems, this.scale],
+    );
+  }
+}

@@ -1,0 +1,365 @@
+/**
+ * The N-way and SSFE kernels (qr-batch.cu + nway-detect.cu) against the CPU engine's nway detector
+ * (float64) on fresh Rayleigh channels, random symbols and noise at low, middle and high SNR:
+ *  - decisions equal the CPU's, except vectors where the float64 search itself nearly ties (a
+ *    rounding gamma within NEAR_TIE level units of a decision boundary, or the two best candidates'
+ *    metrics within NEAR_TIE relative): those are counted, each checked to be such a tie, and few;
+ *  - LLRs within LLR_TOL_ABS + LLR_TOL_REL * cond(R) * S / N0 of the CPU's, S the vector's metric
+ *    scale (|y|^2 + |H~|_F^2 (Q-1)^2, what the float32 metrics round against) and cond(R) as below
+ *    (float32 MGS loses that factor), outside near-tie vectors;
+ *  - the status word's node count is the CPU's, a vector flagged on entry is left alone, a singular
+ *    channel's vectors get RANK_DEFICIENT.
+ * Emulated (CUDA emulator, no GPU) on a few hundred vectors a configuration, and on the GPU (where
+ * one answers) on 10^5 vectors a configuration, 2x2 / 4x4 / 8x8, BPSK to 256-QAM, N = 1 .. nt.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomInt } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { Philox } from '../../src/core/rng.js';
+import { RankDeficientError } from '../../src/core/errors.js';
+import { detectAsync } from '../../src/mimo/detect-async.js';
+import { constellation } from '../../src/mimo/modulation.js';
+import type { Modulation } from '../../src/mimo/types.js';
+import { detectorRealModel, type RealModel } from '../../src/mimo/soft/real-model.js';
+import { detector as nwayCpu } from '../../src/mimo/detectors/nway/cpu.js';
+import { prepareSsfePass, rotatedStreams } from '../../src/mimo/detectors/ssfe/search.js';
+import { applyQt } from '../../src/mimo/preprocess/qr.js';
+import { NWAY_DETECT_URL, NwayPlan, nwayDefines, nwayLaunchShape } from '../../src/mimo/detectors/nway/cuda.js';
+import { QR_BATCH_URL, qrBatchDefines, qrBatchSharedBytes, qrGroupsPerBlock, qrRecordLayout } from '../../src/mimo/gpu/preprocess/qr-batch.js';
+import { MIMO_STATUS, STATUS_WORDS } from '../../src/mimo/gpu/status.js';
+import { cudaAvailable, CudaContext } from '../../src/gpu/context.js';
+import { DeviceBuffer } from '../../src/gpu/memory.js';
+import { Stream } from '../../src/gpu/stream.js';
+import { compileEmulated, emulatorUnavailable, runEmulated } from '../gpu/cuda-emulator.js';
+import { emulatorShims, float32Channels } from './nway-emulation.js';
+
+const unavailable = emulatorUnavailable();
+const skipEmu = unavailable ? `CUDA emulator unavailable: ${unavailable}` : false;
+const cuda = cudaAvailable();
+const skipGpu = cuda.ok ? false : `no CUDA device: ${cuda.reason}`;
+
+/**
+ * A float64 decision within NEAR_TIE float32 error estimates of its boundary may go either way in
+ * float32; the estimate of a rounded level is 2^-24 x (|z_i| + sum_j |R_ij p_j|) / (2 R_ii) x cond(R)
+ * (cond estimated by max R_ii / min R_ii, what MGS's float32 errors grow with), of the metric gap
+ * between the two best candidates 2^-24 x S x cond(R).
+ */
+const NEAR_TIE = 64;
+const EPS32 = 2 ** -24;
+const LLR_TOL_ABS = 1e-4;
+const LLR_TOL_REL = 2.5e-7;
+
+interface NwayCase { nr: number; nt: number; mod: Modulation; passes: number; snrDb: number; channels: number; vpc: number; soft: boolean; clip: number }
+
+interface Problem {
+  c: NwayCase;
+  m: RealModel;
+  H: Float32Array;
+  y: Float32Array;
+  noise: Float32Array;
+  /** Status words on entry (the engine's normalize kernel's flags). */
+  statusIn: Int32Array;
+}
+
+function makeProblem(c: NwayCase, seed: number): Problem {
+  const m = detectorRealModel('nway', constellation(c.mod), c.nt, c.nr);
+  const rng = new Philox(seed);
+  const H = float32Channels(rng, c.channels, c.nt, c.nr);
+  const vectors = c.channels * c.vpc;
+  const pts = constellation(c.mod).points;
+  const y = new Float32Array(2 * vectors * c.nr), noise = new Float32Array(vectors);
+  const n0 = 10 ** (-c.snrDb / 10);
+  for (let v = 0; v < vectors; v++) {
+    noise[v] = n0 * (0.5 + rng.uniform());
+    const hb = 2 * Math.floor(v / c.vpc) * c.nr * c.nt;
+    const s = Array.from({ length: c.nt }, () => rng.int(pts.length / 2));
+    const sd = Math.sqrt(noise[v]! / 2);
+    for (let i = 0; i < c.nr; i++) {
+      let re = rng.normal() * sd, im = rng.normal() * sd;
+      for (let j = 0; j < c.nt; j++) {
+        const hr = H[hb + 2 * (i + j * c.nr)]!, hi = H[hb + 2 * (i + j * c.nr) + 1]!;
+        const sr = pts[2 * s[j]!]!, si = pts[2 * s[j]! + 1]!;
+        re += hr * sr - hi * si; im += hr * si + hi * sr;
+      }
+      y[2 * (v * c.nr + i)] = re; y[2 * (v * c.nr + i) + 1] = im;
+    }
+  }
+  return { c, m, H, y, noise, statusIn: new Int32Array(STATUS_WORDS * vectors) };
+}
+
+/** The kernels' outputs (status null: through detectAsync, which keeps no status words). */
+interface Outputs { symbols: Int32Array; llr: Float32Array; status: Int32Array | null }
+
+/** Emulated program: [channels, vpc, qrThreads, qrShared, nwThreads, nwShared, soft] int32, clip, scale float32, then H, y, noise, status. */
+const NWAY_MAIN = String.raw`
+int main() {
+  int h[7]; float fp[2];
+  if (fread(h, 4, 7, stdin) != 7 || fread(fp, 4, 2, stdin) != 2) return 1;
+  const int channels = h[0], vpc = h[1], qt = h[2], qs = h[3], nt = h[4], ns = h[5], soft = h[6];
+  const int vectors = channels * vpc;
+  std::vector<float> H((size_t)channels * 2 * QR_NR * QR_NT), y((size_t)vectors * 2 * NW_NR), noise(vectors);
+  std::vector<int> status((size_t)vectors * 2);
+  if (fread(H.data(), 4, H.size(), stdin) != H.size() || fread(y.data(), 4, y.size(), stdin) != y.size()) return 1;
+  if (fread(noise.data(), 4, noise.size(), stdin) != noise.size() || fread(status.data(), 4, status.size(), stdin) != status.size()) return 1;
+  std::vector<float> rec((size_t)channels * QR_PASSES * QR_RECORD, -777.f);
+  std::vector<int> sym((size_t)vectors * NW_NT, -1);
+  std::vector<float> llr((size_t)vectors * NW_NBITS, -999.f);
+  const int problems = channels * QR_PASSES;
+  if (emu_launch((problems + QR_GROUPS - 1) / QR_GROUPS, dim3{(unsigned)qt, 1, 1}, qs, [&] { qr_batch(H.data(), rec.data(), problems, fp[1]); })) return 2;
+  if (emu_launch((vectors + NW_VPB - 1) / NW_VPB, dim3{(unsigned)nt, 1, 1}, ns, [&] { nway_detect(y.data(), noise.data(), rec.data(), sym.data(), soft ? llr.data() : nullptr, status.data(), vectors, vpc, fp[0]); })) return 2;
+  fwrite(sym.data(), 4, sym.size(), stdout);
+  fwrite(llr.data(), 4, llr.size(), stdout);
+  fwrite(status.data(), 4, status.size(), stdout);
+  return 0;
+}
+`;
+
+function emulate(pb: Problem): Outputs {
+  const { c, m } = pb;
+  const groups = qrGroupsPerBlock(m.nd);
+  const shape = nwayLaunchShape(m, c.passes);
+  const defs = { ...qrBatchDefines({ nr: c.nr, nt: c.nt, dimsPerStream: m.dimsPerStream, passes: c.passes, sorted: false }, groups), ...nwayDefines(m, c.passes, c.soft) };
+  const defines = Object.entries(defs).map(([k, v]) => `-D${k}=${v}`);
+  const { exe, error } = compileEmulated(NWAY_MAIN, [emulatorShims(), fileURLToPath(QR_BATCH_URL), fileURLToPath(NWAY_DETECT_URL)], defines);
+  if (error) throw new Error(error);
+  const head = new Int32Array([c.channels, c.vpc, groups * m.nd, qrBatchSharedBytes(m.rows, m.nd, groups), shape.threadsPerVector * shape.vectorsPerBlock, shape.sharedBytes, c.soft ? 1 : 0]);
+  const parts = [head, new Float32Array([c.clip, m.scale]), pb.H, pb.y, pb.noise, pb.statusIn];
+  const out = runEmulated(exe, Buffer.concat(parts.map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength))));
+  const vectors = c.channels * c.vpc;
+  const ab = out.buffer.slice(out.byteOffset, out.byteOffset + out.byteLength);
+  const symbols = new Int32Array(ab, 0, vectors * c.nt);
+  const llr = new Float32Array(ab, 4 * vectors * c.nt, vectors * c.nt * m.bitsPerSymbol);
+  const status = new Int32Array(ab, 4 * vectors * c.nt * (1 + m.bitsPerSymbol), STATUS_WORDS * vectors);
+  return { symbols, llr, status };
+}
+
+function onGpu(pb: Problem): Outputs {
+  const { c, m } = pb;
+  const ctx = CudaContext.get(0);
+  ctx.makeCurrent();
+  const stream = Stream.create(ctx);
+  const plan = new NwayPlan(ctx, m, c.passes, c.soft, c.clip);
+  const vectors = c.channels * c.vpc;
+  const nbits = c.nt * m.bitsPerSymbol;
+  const bufs = {
+    H: DeviceBuffer.alloc(ctx, pb.H.byteLength), y: DeviceBuffer.alloc(ctx, pb.y.byteLength), noise: DeviceBuffer.alloc(ctx, pb.noise.byteLength),
+    symbols: DeviceBuffer.alloc(ctx, 4 * vectors * c.nt), llr: DeviceBuffer.alloc(ctx, 4 * vectors * nbits),
+    status: DeviceBuffer.alloc(ctx, 4 * STATUS_WORDS * vectors), scratch: DeviceBuffer.alloc(ctx, c.channels * plan.scratchBytesPerChannel[0]!),
+  };
+  bufs.H.upload(pb.H); bufs.y.upload(pb.y); bufs.noise.upload(pb.noise); bufs.status.upload(pb.statusIn);
+  bufs.symbols.fill(0xff); bufs.llr.fill(0xff); bufs.scratch.fill(0xff);
+  plan.enqueue(stream, {
+    channels: c.channels, vectorsPerChannel: c.vpc, H: bufs.H.ptr, y: bufs.y.ptr, noise: bufs.noise.ptr, symbols: bufs.symbols.ptr,
+    llr: c.soft ? bufs.llr.ptr : 0n, status: bufs.status.ptr, scratch: [bufs.scratch.ptr],
+  });
+  stream.synchronize();
+  const out = { symbols: new Int32Array(vectors * c.nt), llr: new Float32Array(vectors * nbits), status: new Int32Array(STATUS_WORDS * vectors) };
+  bufs.symbols.download(out.symbols); bufs.llr.download(out.llr); bufs.status.download(out.status);
+  for (const b of Object.values(bufs)) b.free();
+  stream.destroy();
+  return out;
+}
+
+interface Reference { symbols: Int32Array; llr: Float64Array; nodes: Int32Array; margin: Float64Array; scale: Float64Array; cond: Float64Array }
+
+/**
+ * The CPU engine's nway (float64) on the same float32 inputs, and per vector its float64 tie margin:
+ * the least distance, over every pass, path and rounded level, of (gamma + Q - 1) / 2 + 1/2 to a
+ * boundary that changes the clipped level, and the relative gap between the two least metrics.
+ */
+function reference(pb: Problem): Reference {
+  const { c, m } = pb;
+  const vectors = c.channels * c.vpc, nbits = c.nt * m.bitsPerSymbol;
+  const inst = nwayCpu.create({ nr: c.nr, nt: c.nt, modulation: c.mod, constellation: constellation(c.mod), opts: { detector: 'nway', modulation: c.mod, passes: c.passes, llrClip: c.clip }, soft: true, maxNodes: 1 << 24 });
+  const H = Float64Array.from(pb.H), y = Float64Array.from(pb.y);
+  const out = { symbols: new Int32Array(vectors * c.nt), llr: new Float64Array(vectors * nbits), unproven: new Uint8Array(vectors) };
+  const nodes = new Int32Array(vectors), margin = new Float64Array(vectors), scale = new Float64Array(vectors), condOf = new Float64Array(vectors);
+  const realH = new Float64Array(m.rows * m.nd), perm = new Int32Array(m.nd), z = new Float64Array(m.nd), p = new Float64Array(m.nd);
+  const half = m.q - 1;
+  for (let ch = 0; ch < c.channels; ch++) {
+    const hOff = 2 * ch * c.nr * c.nt;
+    const prep = inst.prepare(H, hOff, pb.noise[ch * c.vpc]!);
+    const passes = Array.from({ length: c.passes }, (_, r) => prepareSsfePass(m, H, hOff, rotatedStreams(m.nt, r), realH, perm));
+    let hNorm = 0;
+    for (let i = 2 * ch * c.nr * c.nt; i < 2 * (ch + 1) * c.nr * c.nt; i++) hNorm += H[i]! ** 2;
+    const conds = passes.map((ps) => {
+      let lo = Infinity, hi = 0;
+      for (let i = 0; i < m.nd; i++) { const d = Math.abs(ps.R[i + i * m.nd]!); lo = Math.min(lo, d); hi = Math.max(hi, d); }
+      return hi / lo;
+    });
+    for (let v = ch * c.vpc; v < (ch + 1) * c.vpc; v++) {
+      nodes[v] = inst.detect(prep, y, 2 * v * c.nr, pb.noise[v]!, out, v);
+      let yNorm = 0;
+      for (let i = 0; i < 2 * c.nr; i++) yNorm += y[2 * v * c.nr + i]! ** 2;
+      scale[v] = yNorm + hNorm * m.scale * m.scale * half * half;
+      const yAbs = Math.sqrt(yNorm);
+      // the float64 search again, watching its decisions
+      let tie = Infinity;
+      const metrics: number[] = [];
+      let worstCond = 0;
+      for (const [pi, pass] of passes.entries()) {
+        const cond = conds[pi]!;
+        worstCond = Math.max(worstCond, cond);
+        applyQt(pass.Q, m.rows, m.nd, y, 2 * v * c.nr, z);
+        const R = pass.R, nd = m.nd;
+        const paths = nd >= 2 ? m.q * m.q : m.q;
+        for (let k = 0; k < paths; k++) {
+          if (nd === 1) { const e = z[0]! - R[0]! * (2 * k - half); metrics.push(e * e); continue; }
+          const i0 = Math.floor(k / m.q), i1 = k % m.q;
+          p[nd - 1] = 2 * i0 - half; p[nd - 2] = 2 * i1 - half;
+          let e = z[nd - 1]! - R[nd * nd - 1]! * p[nd - 1]!;
+          let d = e * e;
+          e = z[nd - 2]! - R[nd - 2 + (nd - 1) * nd]! * p[nd - 1]! - R[nd - 2 + (nd - 2) * nd]! * p[nd - 2]!;
+          d += e * e;
+          for (let i = nd - 3; i >= 0; i--) {
+            let b = z[i]!, terms = Math.abs(z[i]!) + yAbs;
+            for (let j = i + 1; j < nd; j++) { b -= R[i + j * nd]! * p[j]!; terms += Math.abs(R[i + j * nd]! * p[j]!); }
+            const x = (b * pass.invDiag[i]! + half) * 0.5 + 0.5;
+            // boundaries that change the clipped level: the integers 1 .. Q-1
+            const nearest = Math.min(Math.max(Math.round(x), 1), m.q - 1);
+            tie = Math.min(tie, Math.abs(x - nearest) / (EPS32 * terms * Math.abs(pass.invDiag[i]!) * 0.5 * cond));
+            let li = Math.floor(x);
+            li = li < 0 ? 0 : li > half ? half : li;
+            p[i] = 2 * li - half;
+            e = b - R[i + i * nd]! * p[i]!;
+            d += e * e;
+          }
+          metrics.push(d);
+        }
+      }
+      metrics.sort((a, b) => a - b);
+      // the two least metrics of different candidates (passes repeat candidates with equal metrics up to rounding)
+      const best = metrics[0]!;
+      const next = metrics.find((x) => x > best * (1 + 1e-12) + 1e-300);
+      if (next !== undefined) tie = Math.min(tie, (next - best) / (EPS32 * scale[v]! * worstCond));
+      margin[v] = tie;
+      condOf[v] = worstCond;
+    }
+  }
+  return { symbols: out.symbols, llr: out.llr, nodes, margin, scale, cond: condOf };
+}
+
+interface Comparison { vectors: number; symbolMismatch: number; llrMismatch: number; nearTies: number; maxLlrErr: number; eligible: number }
+
+/** Compares the kernel's outputs with the reference (file comment); returns the counts. */
+function compare(pb: Problem, got: Outputs, ref: Reference, skipVector?: (v: number) => boolean): Comparison {
+  const { c, m } = pb;
+  const vectors = c.channels * c.vpc, nbits = c.nt * m.bitsPerSymbol;
+  const r: Comparison = { vectors, symbolMismatch: 0, llrMismatch: 0, nearTies: 0, maxLlrErr: 0, eligible: 0 };
+  for (let v = 0; v < vectors; v++) {
+    if (skipVector?.(v)) continue;
+    if (ref.margin[v]! <= NEAR_TIE) r.eligible++;
+    if (got.status) {
+      assert.equal(got.status[STATUS_WORDS * v], 0, `vector ${v}: flags ${got.status[STATUS_WORDS * v]}`);
+      assert.equal(got.status[STATUS_WORDS * v + 1], ref.nodes[v], `vector ${v}: nodes`);
+    }
+    let symOk = true;
+    for (let j = 0; j < c.nt; j++) if (got.symbols[v * c.nt + j] !== ref.symbols[v * c.nt + j]) symOk = false;
+    let llrOk = true, worst = '';
+    if (c.soft) {
+      const tol = LLR_TOL_ABS + LLR_TOL_REL * ref.cond[v]! * ref.scale[v]! / pb.noise[v]!;
+      for (let b = 0; b < nbits; b++) {
+        const g = got.llr[v * nbits + b]!, w = ref.llr[v * nbits + b]!;
+        assert.ok(Number.isFinite(g) && Math.abs(g) <= c.clip, `vector ${v} bit ${b}: LLR ${g} not finite within the clip`);
+        const err = Math.abs(g - w);
+        if (err > tol) { llrOk = false; worst = `bit ${b}: GPU ${g}, CPU ${w}, tolerance ${tol}`; }
+        else r.maxLlrErr = Math.max(r.maxLlrErr, err / tol);
+      }
+    }
+    if (!symOk) r.symbolMismatch++;
+    if (!llrOk) r.llrMismatch++;
+    if (!symOk || !llrOk) {
+      assert.ok(ref.margin[v]! <= NEAR_TIE, `vector ${v} (${JSON.stringify(c)}): GPU differs from the CPU (symbols ${symOk ? 'equal' : 'differ'}, LLRs ${llrOk ? 'within' : 'beyond'} tolerance${worst ? `, ${worst}` : ''}) with no float64 near-tie (margin ${ref.margin[v]}, cond ${ref.cond[v]})`);
+      r.nearTies++;
+    }
+  }
+  return r;
+}
+
+const EMU_CASES: NwayCase[] = [
+  { nr: 4, nt: 4, mod: '16qam', passes: 1, snrDb: 12, channels: 12, vpc: 14, soft: true, clip: 8 },
+  { nr: 8, nt: 8, mod: 'qpsk', passes: 2, snrDb: 6, channels: 4, vpc: 6, soft: true, clip: 8 },
+  { nr: 4, nt: 4, mod: '64qam', passes: 4, snrDb: 20, channels: 6, vpc: 8, soft: true, clip: 8 },
+  { nr: 2, nt: 2, mod: 'qpsk', passes: 2, snrDb: 0, channels: 20, vpc: 7, soft: true, clip: 8 },
+  { nr: 4, nt: 2, mod: '16qam', passes: 2, snrDb: 25, channels: 16, vpc: 5, soft: true, clip: 1e30 },
+  { nr: 3, nt: 3, mod: 'bpsk', passes: 3, snrDb: 5, channels: 20, vpc: 6, soft: true, clip: 8 },
+  { nr: 2, nt: 2, mod: '256qam', passes: 1, snrDb: 30, channels: 4, vpc: 4, soft: true, clip: 8 },
+  { nr: 4, nt: 4, mod: '16qam', passes: 3, snrDb: 8, channels: 8, vpc: 6, soft: false, clip: 8 },
+];
+
+test('N-way kernels (emulated): decisions and LLRs equal the CPU engine except float64 near-ties', { skip: skipEmu }, () => {
+  for (const c of EMU_CASES) {
+    const pb = makeProblem(c, randomInt(2 ** 31));
+    const got = emulate(pb);
+    const r = compare(pb, got, reference(pb));
+    if (process.env.NWAY_TEST_VERBOSE) console.log(`emulated ${JSON.stringify(c)}: ${JSON.stringify(r)}`);
+    assert.ok(r.nearTies <= Math.max(2, r.vectors / 50), `${JSON.stringify(c)}: ${r.nearTies} near-ties of ${r.vectors}`);
+  }
+});
+
+/** A vector flagged on entry is left alone, a singular channel's vectors get RANK_DEFICIENT, the rest equal the CPU. */
+function checkFlags(runner: (pb: Problem) => Outputs): void {
+  const c: NwayCase = { nr: 2, nt: 2, mod: '16qam', passes: 2, snrDb: 15, channels: 6, vpc: 4, soft: true, clip: 8 };
+  const pb = makeProblem(c, randomInt(2 ** 31));
+  const H0 = pb.H.slice();
+  for (let i = 0; i < 2 * c.nr; i++) pb.H[2 * (2 * c.nr * c.nt + c.nr) + i] = 0; // channel 2: stream 1 is zero
+  pb.statusIn[STATUS_WORDS * 5] = MIMO_STATUS.NON_FINITE;
+  pb.statusIn[STATUS_WORDS * 5 + 1] = 12345;
+  const got = runner(pb);
+  const ref = reference({ ...pb, H: H0 });
+  const nbits = c.nt * pb.m.bitsPerSymbol;
+  const status = got.status!;
+  assert.deepEqual([...status.subarray(10, 12)], [MIMO_STATUS.NON_FINITE, 12345]);
+  assert.deepEqual([...got.symbols.subarray(5 * c.nt, 6 * c.nt)], [-1, -1], 'flagged vector: symbols written');
+  assert.ok(got.llr.subarray(5 * nbits, 6 * nbits).every((x) => Number.isNaN(x) || x === -999), 'flagged vector: LLRs written');
+  for (let v = 8; v < 12; v++) assert.ok(status[STATUS_WORDS * v]! & MIMO_STATUS.RANK_DEFICIENT, `vector ${v} of the singular channel: flags ${status[STATUS_WORDS * v]}`);
+  compare(pb, got, ref, (v) => v === 5 || (v >= 8 && v < 12));
+}
+
+test('N-way kernels (emulated): a vector flagged on entry is untouched, a singular channel is RANK_DEFICIENT', { skip: skipEmu }, () => checkFlags(emulate));
+
+test('N-way kernels (GPU): a vector flagged on entry is untouched, a singular channel is RANK_DEFICIENT', { skip: skipGpu }, () => checkFlags(onGpu));
+
+test('N-way kernels (GPU): 10^5 vectors per configuration equal the CPU engine except near-ties', { skip: skipGpu, timeout: 600_000 }, () => {
+  const cases: NwayCase[] = [];
+  for (const [nr, nt, mod, passes] of [[4, 4, '16qam', 1], [4, 4, '64qam', 4], [2, 2, 'qpsk', 2], [4, 4, 'qpsk', 4], [2, 2, '64qam', 1], [8, 8, '16qam', 2], [8, 8, 'qpsk', 8], [3, 3, 'bpsk', 3], [4, 4, '16qam', 4]] as const) {
+    for (const snrDb of [0, 12, 24]) cases.push({ nr, nt, mod, passes, snrDb, channels: Math.ceil(100_000 / 14), vpc: 14, soft: true, clip: 8 });
+  }
+  cases.push({ nr: 4, nt: 4, mod: '16qam', passes: 2, snrDb: 12, channels: 10_000, vpc: 1, soft: false, clip: 8 });
+  cases.push({ nr: 2, nt: 2, mod: '256qam', passes: 2, snrDb: 30, channels: 2000, vpc: 14, soft: true, clip: 8 });
+  for (const c of cases) {
+    const big = c.mod === '64qam' || c.nt === 8;
+    const cc = big ? { ...c, channels: Math.ceil(c.channels / 4) } : c; // the float64 reference is the slow part
+    const pb = makeProblem(cc, randomInt(2 ** 31));
+    const t0 = performance.now();
+    const got = onGpu(pb);
+    const r = compare(pb, got, reference(pb));
+    console.log(`nway GPU ${cc.nr}x${cc.nt} ${cc.mod} N=${cc.passes} ${cc.snrDb} dB: ${r.vectors} vectors, ${r.symbolMismatch} symbol and ${r.llrMismatch} LLR differences, all ${r.nearTies} float64 near-ties (${r.eligible} vectors hold one); worst LLR error ${r.maxLlrErr.toFixed(3)} of tolerance (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+    assert.ok(r.nearTies <= r.vectors / 200, `${JSON.stringify(cc)}: ${r.nearTies} near-ties`);
+  }
+});
+
+test('detectAsync engine cuda (ssfe, nway): the CPU engine\'s decisions and LLRs except near-ties, a singular channel a RankDeficientError', { skip: skipGpu }, async () => {
+  const cases: NwayCase[] = [
+    { nr: 4, nt: 4, mod: '16qam', passes: 1, snrDb: 10, channels: 3000, vpc: 14, soft: true, clip: 8 },
+    { nr: 4, nt: 4, mod: '64qam', passes: 4, snrDb: 22, channels: 600, vpc: 14, soft: true, clip: 5 },
+    { nr: 2, nt: 2, mod: 'qpsk', passes: 2, snrDb: 3, channels: 5000, vpc: 3, soft: true, clip: 8 },
+  ];
+  for (const c of cases) {
+    const pb = makeProblem(c, randomInt(2 ** 31));
+    const detector = c.passes === 1 ? 'ssfe' as const : 'nway' as const;
+    const res = await detectAsync(
+      { nr: c.nr, nt: c.nt, H: pb.H, y: pb.y, vectorsPerChannel: c.vpc, noiseVar: pb.noise },
+      { detector, modulation: c.mod, engine: 'cuda', ...(detector === 'nway' ? { passes: c.passes } : {}), ...(c.clip !== 8 ? { llrClip: c.clip } : {}) },
+    );
+    assert.equal(res.stats.engine, 'cuda');
+    const r = compare(pb, { symbols: res.symbols, llr: res.llr as unknown as Float32Array, status: null }, reference(pb));
+    console.log(`detectAsync ${detector} ${c.nr}x${c.nt} ${c.mod} N=${c.passes}: ${JSON.stringify(r)}`);
+    assert.ok(r.nearTies <= r.vectors / 200, `${JSON.stringify(c)}: ${r.nearTies} near-ties`);
+  }
+  const c = cases[0]!;
+  const pb = makeProblem({ ...c, channels: 20 }, randomInt(2 ** 31));
+  for (let i = 0; i < 2 * c.nr; i++) pb.H[2 * (7 * c.nr * c.nt + 2 * c.nr) + i] = 0;
+  await assert.rejects(detectAsync({ nr: c.nr, nt: c.nt, H: pb.H, y: pb.y, vectorsPerChannel: c.vpc, noiseVar: pb.noise }, { detector: 'nway', modulation: c.mod, engine: 'cuda' }), RankDeficientError);
+});
