@@ -10,7 +10,8 @@
  *     second of the point's wall time (the second of two equal points: the first compiles); then
  *     the same point with the default chunk of 1024 vectors, and on the CPU engine (all cores) for
  *     the ratio and a check of the BER.
- * Usage: node dist/bench/sim/gpu-link.js [--detector NAME] [--vectors N] [--chunk N] [--cpu-vectors N]
+ *  3. the other detectors (--also, default zf, mmse, kbest, nway) through the same link.
+ * Usage: node dist/bench/sim/gpu-link.js [--detector NAME] [--vectors N] [--chunk N] [--cpu-vectors N] [--also LIST]
  */
 import { availableParallelism } from 'node:os';
 import { requireCuda } from '../../src/gpu/context.js';
@@ -84,6 +85,12 @@ async function main(): Promise<void> {
   const cpuVectors = Number(arg('cpu-vectors', String(1 << 16)));
   const c = await pointRate({ ...base, engine: 'cpu', maxVectors: cpuVectors, threads: availableParallelism() });
   console.log(`  CPU engine, ${availableParallelism()} threads (${c.vectors} vectors): ${(c.bitsPerS / 1e6).toFixed(2)} Mbps, BER ${c.ber.toExponential(3)}; GPU/CPU ${(g.bitsPerS / c.bitsPerS).toFixed(0)}x`);
+  // the other detectors through the same link, for comparison
+  for (const other of arg('also', 'zf,mmse,kbest,nway').split(',').filter((d) => d && d !== detector) as Detector[]) {
+    if (!DETECTOR_REGISTRY[other]?.cuda) continue;
+    const o = await pointRate({ ...base, detectors: [{ detector: other }], engine: 'cuda', chunkVectors: chunk, maxVectors: Math.min(vectors, 1 << 23) });
+    console.log(`  ${other}: ${(o.bitsPerS / 1e9).toFixed(2)} Gbps (${o.vectors} vectors, ${o.wallMs.toFixed(0)} ms), BER ${o.ber.toExponential(3)}`);
+  }
 }
 
 await main();
