@@ -1,9 +1,9 @@
 /**
  * The uncoded link on the GPU (simulate --engine cuda), measured on the device:
- *  1. the link generation kernels alone (link-fused.cu, and link-channels.cu + link-vectors.cu:
- *     Philox, Box-Muller in float64, y = H s + w) on 2^20 vectors of 4x4 16-QAM, one channel a
- *     vector, data on the GPU, CUDA events after a warm-up; against their memory floor (bytes over
- *     the H100's 3.35 TB/s) and in Box-Muller pairs per second (20 a vector);
+ *  1. the link generation kernels alone (link-channels.cu + link-vectors.cu: Philox, Box-Muller in
+ *     float64, y = H s + w) on 2^20 vectors of 4x4 16-QAM, one channel a vector, data on the GPU,
+ *     CUDA events after a warm-up; against their memory floor (bytes over the H100's 3.35 TB/s)
+ *     and in Box-Muller pairs per second (20 a vector);
  *  2. simulate() with engine cuda: uncoded 4x4 16-QAM at Es/N0 20 dB through one detector (default
  *     psd; the first of psd, sphere, kbest, mmse, zf with a CUDA implementation when it has none),
  *     no error stop, `--vectors` vectors per point, chunks of `--chunk` vectors; simulated bits per
@@ -42,13 +42,13 @@ function generationTiming(): void {
   const stream = Stream.create(ctx);
   const k = new LinkKernels(ctx, nt, nr);
   const launch = { seed: 7, snrIndex: 0, chunk0: 0, v0: 0, chunkVectors: vectors, vectors, vpc: 1 };
-  for (const path of ['fused', 'split'] as const) {
-    const t = timeOnStream(ctx, stream, () => k.enqueueGenerate(stream, launch, { points: b.points.ptr, H64: b.H64.ptr, H32: b.H32.ptr, tx: b.tx.ptr, y32: b.y32.ptr }, con.size, 0.07, path), 20, 3);
-    // H32, tx and y32 written; the split path also writes the float64 channels and reads them back
-    const bytes = vectors * (hLen * 4 + nt * 4 + 2 * nr * 4 + (path === 'split' ? hLen * 8 * 2 : 0));
+  {
+    const t = timeOnStream(ctx, stream, () => k.enqueueGenerate(stream, launch, { points: b.points.ptr, H64: b.H64.ptr, H32: b.H32.ptr, tx: b.tx.ptr, y32: b.y32.ptr }, con.size, 0.07), 20, 3);
+    // H32, tx and y32 written; the float64 channels written and read back
+    const bytes = vectors * (hLen * 4 + nt * 4 + 2 * nr * 4 + hLen * 8 * 2);
     const floorMs = (bytes / HBM_BYTES_PER_S) * 1e3;
     const perVector = (t.medianMs * 1e6) / vectors;
-    console.log(`generation, ${path} (4x4 16-QAM, 1 channel a vector, 2^20 vectors): ${t.medianMs.toFixed(3)} ms median (min ${t.minMs.toFixed(3)}), ` +
+    console.log(`generation (4x4 16-QAM, 1 channel a vector, 2^20 vectors): ${t.medianMs.toFixed(3)} ms median (min ${t.minMs.toFixed(3)}), ` +
       `${perVector.toFixed(3)} ns a vector, ${((vectors * 16) / (t.medianMs * 1e-3) / 1e9).toFixed(1)} Gbps of simulated bits; ` +
       `${(bytes / 2 ** 20).toFixed(0)} MiB moved = ${(bytes / (t.medianMs * 1e-3) / 1e9).toFixed(0)} GB/s, memory floor ${floorMs.toFixed(3)} ms (${(t.medianMs / floorMs).toFixed(2)}x); ` +
       `${(20 * vectors / (t.medianMs * 1e-3) / 1e9).toFixed(1)} G Box-Muller pairs/s (float64 log, sqrt, sincos)`);

@@ -213,7 +213,9 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
   // chunks the executor computes at once: its threads, or the GPU's chunks per launch
   const parallel = runner.exec.parallelism ?? p.threads;
   const window = 2 * parallel;
-  const inflight = new Map<number, { promise: Promise<ChunkResult>; vectors: number }>();
+  // `result` is set as soon as the chunk is done: the chunks of a GPU launch finish together and
+  // are then merged without a turn of the event loop each
+  const inflight = new Map<number, { promise: Promise<ChunkResult>; vectors: number; result?: ChunkResult }>();
   let inflightVectors = 0;
   let nextChunk = 0;
   let mergedVectors = 0;
@@ -242,8 +244,10 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
         seed: p.seed, detectors: p.detectors, active, snrIndex, chunkIndex, vectors, noiseVar,
       };
       const promise = runner.exec.run(task);
-      promise.catch(() => {}); // a chunk past every stop may fail unobserved; merged chunks rethrow below
-      inflight.set(chunkIndex, { promise, vectors });
+      const entry: { promise: Promise<ChunkResult>; vectors: number; result?: ChunkResult } = { promise, vectors };
+      // a chunk past every stop may fail unobserved; merged chunks rethrow below
+      promise.then((r) => { entry.result = r; }, () => {});
+      inflight.set(chunkIndex, entry);
       inflightVectors += vectors;
     }
   };
@@ -268,7 +272,7 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
     for (let merged = 0; merged < maxChunks && tallies.some((t) => t.stoppedBy === null); merged++) {
       dispatch();
       const entry = inflight.get(merged)!;
-      const result = interrupt ?? await new Promise<ChunkResult | 'abort' | 'time'>((resolve, reject) => {
+      const result = interrupt ?? entry.result ?? await new Promise<ChunkResult | 'abort' | 'time'>((resolve, reject) => {
         wake = resolve;
         entry.promise.then(resolve, reject);
       });

@@ -205,8 +205,8 @@ function checkLink(c: LinkCase, got: LinkOutput): { h32: number; y32: number; hU
 
 const LINK_MAIN = String.raw`
 int main() {
-  long long h[11]; double d[1];
-  if (fread(h, 8, 11, stdin) != 11 || fread(d, 8, 1, stdin) != 1) return 1;
+  long long h[10]; double d[1];
+  if (fread(h, 8, 10, stdin) != 10 || fread(d, 8, 1, stdin) != 1) return 1;
   const unsigned long long seed = h[0], chunk0 = h[2], v0 = h[3], cv = h[4];
   const unsigned snr = (unsigned)h[1];
   const int vectors = (int)h[5], vpc = (int)h[6], M = (int)h[7], nt = (int)h[8], nr = (int)h[9];
@@ -215,41 +215,35 @@ int main() {
   const int channels = vectors / vpc, pairs = nr * nt;
   std::vector<double> H64((size_t)channels * 2 * pairs); std::vector<float> H32(H64.size()), y((size_t)vectors * 2 * nr);
   std::vector<int> tx((size_t)vectors * nt);
-  if (h[10]) {
-    if (emu_launch((vectors + 127) / 128, dim3{128, 1, 1}, 0, [&] { link_fused(pts.data(), H32.data(), tx.data(), y.data(), seed, snr, chunk0, v0, cv, vectors, M, d[0]); })) return 2;
-  } else {
-    if (emu_launch((channels * pairs + 127) / 128, dim3{128, 1, 1}, 0, [&] { link_channels(H64.data(), H32.data(), seed, snr, chunk0, v0, cv, channels, vpc, pairs); })) return 2;
-    if (emu_launch((vectors + 127) / 128, dim3{128, 1, 1}, 0, [&] { link_vectors(pts.data(), H64.data(), tx.data(), y.data(), seed, snr, chunk0, v0, cv, vectors, vpc, M, d[0]); })) return 2;
-  }
+  if (emu_launch((channels * pairs + 255) / 256, dim3{256, 1, 1}, 0, [&] { link_channels(H64.data(), H32.data(), seed, snr, chunk0, v0, cv, channels, vpc, pairs); })) return 2;
+  if (emu_launch((vectors + 255) / 256, dim3{256, 1, 1}, 0, [&] { link_vectors(pts.data(), H64.data(), tx.data(), y.data(), seed, snr, chunk0, v0, cv, vectors, vpc, M, d[0]); })) return 2;
   fwrite(H64.data(), 8, H64.size(), stdout); fwrite(H32.data(), 4, H32.size(), stdout); fwrite(tx.data(), 4, tx.size(), stdout); fwrite(y.data(), 4, y.size(), stdout);
   return 0;
 }
 `;
 
-function runLinkEmulated(c: LinkCase, fused: boolean): LinkOutput {
+function runLinkEmulated(c: LinkCase): LinkOutput {
   const src = fileURLToPath(new URL('../../src/sim/gpu/', import.meta.url));
-  // one translation unit: one LINK_BLOCK for the three kernels, which the program launches with
-  const { exe, error } = compileEmulated(LINK_MAIN, [`${src}link-channels.cu`, `${src}link-vectors.cu`, `${src}link-fused.cu`], ['-DLINK_BLOCK=128', `-DNT=${c.nt}`, `-DNR=${c.nr}`]);
+  const { exe, error } = compileEmulated(LINK_MAIN, [`${src}link-channels.cu`, `${src}link-vectors.cu`], ['-DLINK_BLOCK=256', `-DNT=${c.nt}`, `-DNR=${c.nr}`]);
   assert.equal(error, null);
   const con = constellation(c.modulation);
-  const head = new BigInt64Array([c.seed, c.snrIndex, c.chunk0, c.v0, c.chunkVectors, c.vectors, c.vpc, con.size, c.nt, c.nr, fused ? 1 : 0].map(BigInt));
+  const head = new BigInt64Array([c.seed, c.snrIndex, c.chunk0, c.v0, c.chunkVectors, c.vectors, c.vpc, con.size, c.nt, c.nr].map(BigInt));
   const raw = runEmulated(exe, concat([head, new Float64Array([Math.sqrt(c.noiseVar / 2)]), con.points]));
   const buf = raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength) as ArrayBuffer;
   const hn = (c.vectors / c.vpc) * 2 * c.nr * c.nt;
   let o = 0;
   const take = <A>(Ctor: new (b: ArrayBuffer, o: number, n: number) => A, n: number, bytes: number): A => { const a = new Ctor(buf, o, n); o += n * bytes; return a; };
-  const H64 = take(Float64Array, hn, 8);
   return {
-    H64: fused ? null : H64, H32: take(Float32Array, hn, 4),
+    H64: take(Float64Array, hn, 8), H32: take(Float32Array, hn, 4),
     tx: take(Int32Array, c.vectors * c.nt, 4), y32: take(Float32Array, c.vectors * 2 * c.nr, 4),
   };
 }
 
-test('emulated link kernels (split and fused): symbols, channels and received vectors as generateLinkChunk makes them', { skip: emuSkip }, (t) => {
-  const cases: [LinkCase, boolean][] = [[randomCase(4, 4, 1), false], [randomCase(4, 4, 1), true], [randomCase(2, 3, 3), false], [randomCase(1, 1, 1), true], [randomCase(3, 2, 2), false], [randomCase(2, 3, 1), true]];
+test('emulated link kernels: symbols, channels and received vectors as generateLinkChunk makes them', { skip: emuSkip }, (t) => {
+  const cases = [randomCase(4, 4, 1), randomCase(2, 3, 3), randomCase(1, 1, 1), randomCase(3, 2, 2)];
   let h32 = 0, y32 = 0, entries = 0, hUlps = 0;
-  for (const [c, fused] of cases) {
-    const s = checkLink(c, runLinkEmulated(c, fused));
+  for (const c of cases) {
+    const s = checkLink(c, runLinkEmulated(c));
     h32 += s.h32; y32 += s.y32; entries += s.entries; hUlps = Math.max(hUlps, s.hUlps);
   }
   t.diagnostic(`emulated: H at most ${hUlps} float64 ulps from the CPU's; ${h32} H and ${y32} y float32 entries of ${entries} one float32 ulp off`);
@@ -306,7 +300,7 @@ test('device Philox: words, uniforms and ints equal rng.ts bit for bit; normals 
   t.diagnostic(`device (CUDA log/sqrt/sincos against V8): ${inexact} of ${total} normals (${((100 * inexact) / total).toFixed(2)}%) not bit-equal, at most ${maxUlps} ulps apart; ${f32Differ} differ after rounding to float32`);
 });
 
-test('device link kernels (split and fused): symbols bit for bit, channels and received vectors within rounding, across chunks and channel groups', { skip }, async (t) => {
+test('device link kernels: symbols bit for bit, channels and received vectors within rounding, across chunks and channel groups', { skip }, async (t) => {
   const { requireCuda } = await import('../../src/gpu/context.js');
   const { DeviceBuffer } = await import('../../src/gpu/memory.js');
   const { Stream } = await import('../../src/gpu/stream.js');
@@ -318,17 +312,16 @@ test('device link kernels (split and fused): symbols bit for bit, channels and r
   for (const [nt, nr, vpc] of shapes) {
     const c = randomCase(nt, nr, vpc);
     const big = { ...c, vectors: vpc * Math.ceil(20_000 / vpc) };
-    const paths: ('split' | 'fused')[] = vpc === 1 && nt * nr <= 16 ? ['split', 'fused'] : ['split'];
-    for (const [cs, path] of [c, big].flatMap((x) => paths.map((q) => [x, q] as const))) {
+    for (const cs of [c, big]) {
       const con = constellation(cs.modulation);
       const hn = (cs.vectors / cs.vpc) * 2 * nr * nt;
       const b = { points: DeviceBuffer.alloc(ctx, con.points.byteLength), H64: DeviceBuffer.alloc(ctx, hn * 8), H32: DeviceBuffer.alloc(ctx, hn * 4), tx: DeviceBuffer.alloc(ctx, cs.vectors * nt * 4), y32: DeviceBuffer.alloc(ctx, cs.vectors * 2 * nr * 4) };
       b.points.upload(con.points);
       new LinkKernels(ctx, nt, nr).enqueueGenerate(stream, { seed: cs.seed, snrIndex: cs.snrIndex, chunk0: cs.chunk0, v0: cs.v0, chunkVectors: cs.chunkVectors, vectors: cs.vectors, vpc },
-        { points: b.points.ptr, H64: b.H64.ptr, H32: b.H32.ptr, tx: b.tx.ptr, y32: b.y32.ptr }, con.size, Math.sqrt(cs.noiseVar / 2), path);
+        { points: b.points.ptr, H64: b.H64.ptr, H32: b.H32.ptr, tx: b.tx.ptr, y32: b.y32.ptr }, con.size, Math.sqrt(cs.noiseVar / 2));
       stream.synchronize();
       const got: LinkOutput = { H64: new Float64Array(hn), H32: new Float32Array(hn), tx: new Int32Array(cs.vectors * nt), y32: new Float32Array(cs.vectors * 2 * nr) };
-      if (path === 'fused') got.H64 = null; else b.H64.download(got.H64!); b.H32.download(got.H32); b.tx.download(got.tx); b.y32.download(got.y32);
+      b.H64.download(got.H64!); b.H32.download(got.H32); b.tx.download(got.tx); b.y32.download(got.y32);
       for (const x of Object.values(b)) x.free();
       const s = checkLink(cs, got);
       h32 += s.h32; y32 += s.y32; entries += s.entries;

@@ -1,7 +1,7 @@
 /**
  * The GPU executor of simulation chunks: the whole uncoded link on the device. For each launch
  * (consecutive chunks of one SNR point, or a piece of one large chunk) the stream runs
- *   link-fused.cu (or link-channels.cu, link-vectors.cu)   channels, symbols, y = H s + w from the CPU's streams
+ *   link-channels.cu, link-vectors.cu   channels, symbols and y = H s + w from the CPU's streams
  *   normalize.cu (the detection engine's)  per-channel power-of-two scaling the detectors assume
  *   per active detector: its plan's kernels, then link-count.cu
  * and only the counts per chunk (and the rare vectors a detector flags) come back. Results are per
@@ -27,7 +27,7 @@ import type { DetectOptions, Modulation } from '../../mimo/types.js';
 import { countErrors, type ChunkResult, type ChunkTask, type DetectorCounts } from '../chunk.js';
 import type { ChunkExecutor } from '../worker-pool.js';
 import { linkVectorOnCpu } from './cpu-vector.js';
-import { launchChunks, LinkKernels, linkPath, type LinkLaunch } from './link-kernels.js';
+import { launchChunks, LinkKernels, type LinkLaunch } from './link-kernels.js';
 
 /** Vectors a launch holds at most by default (a few hundred MB of device memory for 8x8). */
 export const DEFAULT_LAUNCH_VECTORS = 1 << 18;
@@ -119,8 +119,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     const con = constellation(setup.modulation);
     const hLen = 2 * nr * nt;
     const scratchPerVector = plans.reduce((t, p) => t + p.scratchBytesPerChannel.reduce((a, b) => a + b, 0), 0) / vpc;
-    const split = linkPath(nt, nr, vpc) === 'split';
-    const perVector = (hLen * (split ? 12 : 4)) / vpc + 2 * nr * 4 + 4 + 2 * nt * 4 + 2 * STATUS_WORDS * 4 + scratchPerVector;
+    const perVector = (hLen * 12) / vpc + 2 * nr * 4 + 4 + 2 * nt * 4 + 2 * STATUS_WORDS * 4 + scratchPerVector;
     const byMemory = Math.floor(ctx.memInfo().freeBytes / 4 / perVector);
     let L = Math.max(vpc, Math.min(setup.launchVectors ?? DEFAULT_LAUNCH_VECTORS, byMemory));
     L = chunkVectors <= L ? Math.floor(L / chunkVectors) * chunkVectors : Math.floor(L / vpc) * vpc;
@@ -133,7 +132,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     const alloc = (bytes: number) => { const b = DeviceBuffer.alloc(ctx, bytes); this.bufs.push(b); return b; };
     this.points = alloc(con.points.byteLength);
     this.points.upload(con.points);
-    this.H64 = alloc(split ? channels * hLen * 8 : 0);
+    this.H64 = alloc(channels * hLen * 8);
     this.H32 = alloc(channels * hLen * 4);
     this.tx = alloc(L * nt * 4);
     this.y32 = alloc(L * 2 * nr * 4);

@@ -1,10 +1,9 @@
 /**
- * The link's kernels (link-fused.cu, or link-channels.cu then link-vectors.cu; link-count.cu) and their launches: a
+ * The link's kernels (link-channels.cu, link-vectors.cu, link-count.cu) and their launches: a
  * launch generates `vectors` consecutive vectors of one SNR point into device buffers laid out as
  * the CUDA detectors read them (src/mimo/gpu/cuda-detector.ts), and counts a detector's errors per
  * chunk. Shared by the GPU executor (executor.ts), the tests and the benchmark.
  */
-import { InvalidArgumentError } from '../../core/errors.js';
 import type { CudaContext } from '../../gpu/context.js';
 import type { Kernel } from '../../gpu/launch.js';
 import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
@@ -26,27 +25,11 @@ export interface LinkLaunch {
   readonly vpc: number;
 }
 
-/**
- * How a launch's channels are made: 'fused', one thread a vector with its channel in registers
- * (one channel a vector, nr nt <= 16); 'split', link-channels.cu (float64 channels in device
- * memory) then link-vectors.cu (any vpc and size).
- */
-export type LinkPath = 'fused' | 'split';
-
-/** The generation path the link takes for these sizes. */
-export function linkPath(nt: number, nr: number, vpc: number): LinkPath {
-  return vpc === 1 && nr * nt <= FUSED_MAX_ENTRIES ? 'fused' : 'split';
-}
-
-/** Largest nr nt of the fused path: its float64 channel stays in registers (8x8 would spill). */
-const FUSED_MAX_ENTRIES = 16;
-const FUSED_BLOCK = 128;
-
 /** Device buffers of a generated launch (layouts in the .cu files). */
 export interface LinkBuffers {
   /** M x 2 doubles: the constellation's points. */
   readonly points: bigint;
-  /** channels x 2 nr nt doubles (the split path only; 0n for the fused one). */
+  /** channels x 2 nr nt doubles (generation only). */
   readonly H64: bigint;
   /** channels x 2 nr nt floats, the detectors' H. */
   readonly H32: bigint;
@@ -72,7 +55,6 @@ export class LinkKernels {
   private readonly channels: Kernel;
   private readonly vectorsK: Kernel;
   private readonly count: Kernel;
-  private readonly fused: Kernel;
 
   constructor(readonly ctx: CudaContext, readonly nt: number, readonly nr: number) {
     const src = (f: string) => readKernelSource(new URL(`./${f}`, import.meta.url));
@@ -80,23 +62,17 @@ export class LinkKernels {
       .kernel('link_channels', ['ptr', 'ptr', 'i64', 'u32', 'i64', 'i64', 'i64', 'i32', 'i32', 'i32']);
     this.vectorsK = loadModule(ctx, { source: src('link-vectors.cu'), name: 'sim/gpu/link-vectors.cu', defines: { LINK_BLOCK: BLOCK, NT: nt, NR: nr } })
       .kernel('link_vectors', ['ptr', 'ptr', 'ptr', 'ptr', 'i64', 'u32', 'i64', 'i64', 'i64', 'i32', 'i32', 'u32', 'f64']);
-    this.fused = loadModule(ctx, { source: src('link-fused.cu'), name: 'sim/gpu/link-fused.cu', defines: { LINK_BLOCK: FUSED_BLOCK, NT: nt, NR: nr } })
-      .kernel('link_fused', ['ptr', 'ptr', 'ptr', 'ptr', 'i64', 'u32', 'i64', 'i64', 'i64', 'i32', 'u32', 'f64']);
     this.count = loadModule(ctx, { source: src('link-count.cu'), name: 'sim/gpu/link-count.cu', defines: { COUNT_BLOCK: BLOCK } })
       .kernel('link_count', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32', 'i64', 'i64']);
   }
 
   /**
    * Channels, symbols and received vectors of a launch; `sd` = sqrt(N0 / 2) as channel.ts addNoise
-   * computes it. `path` defaults to linkPath(); both give the same values.
+   * computes it. A thread a pair of channel entries, then a thread a vector: a fused kernel with a
+   * thread a vector and its channel in registers measured 1.5x slower on the H100 (16 pairs a
+   * thread in sequence against 16 threads), though it skips the float64 channels' round trip.
    */
-  enqueueGenerate(stream: Stream, l: LinkLaunch, b: LinkBuffers, modulationSize: number, sd: number, path = linkPath(this.nt, this.nr, l.vpc)): void {
-    if (path === 'fused') {
-      if (l.vpc !== 1) throw new InvalidArgumentError(`the fused link kernel takes one channel a vector, got vpc = ${l.vpc}`);
-      this.fused.launch({ grid: Math.ceil(l.vectors / FUSED_BLOCK), block: FUSED_BLOCK, stream },
-        [b.points, b.H32, b.tx, b.y32, l.seed, l.snrIndex, l.chunk0, l.v0, l.chunkVectors, l.vectors, modulationSize, sd]);
-      return;
-    }
+  enqueueGenerate(stream: Stream, l: LinkLaunch, b: LinkBuffers, modulationSize: number, sd: number): void {
     const pairs = this.nr * this.nt, channels = l.vectors / l.vpc;
     this.channels.launch({ grid: Math.ceil((channels * pairs) / BLOCK), block: BLOCK, stream },
       [b.H64, b.H32, l.seed, l.snrIndex, l.chunk0, l.v0, l.chunkVectors, channels, l.vpc, pairs]);
