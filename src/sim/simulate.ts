@@ -234,11 +234,20 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
     return false;
   };
 
+  // the active detectors, one array while the set is unchanged (chunks share it)
+  let active: number[] = [];
+  const activeList = (): number[] => {
+    let n = 0;
+    for (let d = 0; d < nDet; d++) if (isActive(d)) n++;
+    if (n !== active.length) active = p.detectors.map((_, d) => d).filter(isActive);
+    return active;
+  };
+
   const dispatch = (): void => {
     while (nextChunk < maxChunks && inflight.size < window && worthDispatching()) {
       const chunkIndex = nextChunk++;
       const vectors = Math.min(p.chunkVectors, p.maxVectors - chunkIndex * p.chunkVectors);
-      const active = p.detectors.map((_, d) => d).filter(isActive);
+      const active = activeList();
       const task: ChunkTask = {
         nt: p.opts.nt, nr: p.opts.nr, modulation: p.opts.modulation, vectorsPerChannel: p.vectorsPerChannel,
         seed: p.seed, detectors: p.detectors, active, snrIndex, chunkIndex, vectors, noiseVar,

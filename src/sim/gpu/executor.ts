@@ -230,7 +230,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       if (prev) {
         const a = prev.task, b = q.task;
         const same = b.snrIndex === a.snrIndex && b.chunkIndex === a.chunkIndex + 1 && a.vectors === cv && b.noiseVar === a.noiseVar
-          && b.active.length === a.active.length && b.active.every((d, i) => d === a.active[i]);
+          && (b.active === a.active || (b.active.length === a.active.length && b.active.every((d, i) => d === a.active[i])));
         if (!same || vectors + b.vectors > L || b.vectors > L) break;
       }
       this.queue.shift();
