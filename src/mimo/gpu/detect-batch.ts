@@ -207,8 +207,11 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
     },
   });
 
-  for (const v of redo) redoOnCpu(input, val, v, symbols, llr, unproven, setup.llrClip);
-  budgetExceeded = unproven.reduce((t, u) => t + u, 0);
+  for (const v of redo) {
+    budgetExceeded -= unproven[v]!;
+    redoOnCpu(input, val, v, symbols, llr, unproven, setup.llrClip);
+    budgetExceeded += unproven[v]!;
+  }
   const outSymbols = symbols.length === vectors * nt ? symbols : symbols.subarray(0, vectors * nt);
   const outLlr = llr && llr.length !== vectors * nt * bps ? llr.subarray(0, vectors * nt * bps) : llr;
   const stats: DetectionResult['stats'] = {
