@@ -1,0 +1,93 @@
+// Shared device code of the LDPC decoders: the code's QC structure as compile-time tables, channel
+// LLR loading (the CPU decoder's clip and fixed-point rounding) and the per-row syndrome.
+//
+// Defines (the host, src/coding/gpu/cuda-decoder.ts, sets them from the code and the options):
+//   Z         lifting size; a block row (layer) is Z check rows, one thread each
+//   NCOLS     block columns (the frame has NCOLS * Z LLRs, codeword order)
+//   NLAYERS   block rows;  NEDGES  nonzero blocks;  MAXDEG  most nonzero blocks in a layer
+//   QC_TABLE  blockCol0_shift0_blockCol1_shift1_... layer after layer (shifts mod Z), one pp-number
+//             (a define value without commas, which nvcc would split), read at compile time
+//   QC_START  0_..._NEDGES: layer r's blocks are QC_START[r] .. QC_START[r+1]-1
+//   K_INFO    information bits written out per frame (the first K_INFO columns)
+//   FPB       frames per thread block (blockDim = Z x FPB)
+//   ALGO      0 normalized min-sum, 1 offset min-sum (both in the CPU's fixed point), 2 sum-product (float32)
+//   ALPHA_Q, BETA_Q, SAT_Q   the CPU's round(alpha 256), round(beta 16), round(saturation 16)
+//   SAT       the saturation in LLR units (a double literal)
+//   LLR_INT   0: float32 channel LLRs (clipped and rounded here); 1: int32 already in the CPU's fixed point
+//   EARLY_STOP 1: stop a frame on a zero syndrome after any iteration
+#pragma once
+
+#ifndef __CUDACC__
+// the CUDA emulator's C++ build (test/gpu/cuda-emulator.ts): the bit casts CUDA has built in
+inline unsigned __float_as_uint(float x) { unsigned u; memcpy(&u, &x, 4); return u; }
+inline float __uint_as_float(unsigned u) { float x; memcpy(&x, &u, 4); return x; }
+#endif
+
+#define LDPC_NVARS (NCOLS * Z)
+#define LDPC_SCALE 16.0
+
+#define LDPC_STR2(x) #x
+#define LDPC_STR(x) LDPC_STR2(x)
+
+// The i-th of the '_'-separated decimal numbers of s (compile time).
+__host__ __device__ constexpr int ldpc_nth(const char* s, int i) {
+  while (i > 0) { if (*s == '_') i--; s++; }
+  int v = 0;
+  while (*s >= '0' && *s <= '9') { v = v * 10 + (*s - '0'); s++; }
+  return v;
+}
+
+struct QcTables { int col[NEDGES]; int shift[NEDGES]; int start[NLAYERS + 1]; };
+
+__host__ __device__ constexpr QcTables qc_tables() {
+  QcTables q{};
+  for (int e = 0; e < NEDGES; e++) { q.col[e] = ldpc_nth(LDPC_STR(QC_TABLE), 2 * e); q.shift[e] = ldpc_nth(LDPC_STR(QC_TABLE), 2 * e + 1); }
+  for (int r = 0; r <= NLAYERS; r++) q.start[r] = ldpc_nth(LDPC_STR(QC_START), r);
+  return q;
+}
+
+__device__ __forceinline__ constexpr int qc_col(int e) { constexpr QcTables q = qc_tables(); return q.col[e]; }
+__device__ __forceinline__ constexpr int qc_shift(int e) { constexpr QcTables q = qc_tables(); return q.shift[e]; }
+__device__ __forceinline__ constexpr int qc_start(int r) { constexpr QcTables q = qc_tables(); return q.start[r]; }
+
+// Shared-memory index of the variable that row t of block e touches: column blockCol Z + (t + shift) mod Z.
+__device__ __forceinline__ int ldpc_addr(int e, int t) {
+  int c = t + qc_shift(e);
+  c = c >= Z ? c - Z : c;
+  return qc_col(e) * Z + c;
+}
+
+#if LLR_INT
+typedef int ldpc_llr_t;
+// Already the CPU's round(clip(llr) 16): only a float copy (exact below 2^24).
+__device__ __forceinline__ float ldpc_load(const ldpc_llr_t x, int& bad) { (void)bad; return (float)x; }
+#else
+typedef float ldpc_llr_t;
+// The CPU's input step in float64: clip to +-SAT, then (min-sum) Math.round(v 16) = floor(v 16 + 0.5),
+// exact for a float32 input; a non-finite LLR raises `bad` and counts as 0.
+__device__ __forceinline__ float ldpc_load(const ldpc_llr_t x, int& bad) {
+  double v = (double)x;
+  if (!(v - v == 0.0)) { bad = 1; v = 0.0; }
+  v = v > SAT ? SAT : v < -SAT ? -SAT : v;
+#if ALGO == 2
+  return (float)v;
+#else
+  return (float)floor(v * LDPC_SCALE + 0.5) + 0.0f;
+#endif
+}
+#endif
+
+// 1 when row t of any layer has odd parity of the hard decisions (L < 0 is a one).
+__device__ __forceinline__ int ldpc_row_syndrome(const float* L, int t) {
+  int s = 0;
+#pragma unroll
+  for (int r = 0; r < NLAYERS; r++) {
+    int p = 0;
+#pragma unroll
+    for (int j = 0; j < MAXDEG; j++) {
+      if (qc_start(r) + j < qc_start(r + 1)) p ^= L[ldpc_addr(qc_start(r) + j, t)] < 0.f ? 1 : 0;
+    }
+    s |= p;
+  }
+  return s;
+}
