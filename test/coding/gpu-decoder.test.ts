@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { ldpcCode, type LdpcCode } from '../../src/coding/code.js';
-import { resolveDecoderOptions } from '../../src/coding/decoder.js';
+import { LdpcDecoder, resolveDecoderOptions } from '../../src/coding/decoder.js';
 import { decodeBatchAsync, ldpcKernelDefines, LDPC_STATUS } from '../../src/coding/gpu/cuda-decoder.js';
 import type { DecoderOptions } from '../../src/coding/types.js';
 import { cudaAvailable } from '../../src/gpu/context.js';
@@ -113,6 +113,34 @@ test('layered.cu (emulated): min-sum equals the CPU decoder bit for bit, sum-pro
         assert.equal(s & LDPC_STATUS.OK ? 1 : 0, cpu.ok[f], `${what}: frame ${f} verdict`);
         assert.ok(bitsEqual, `${what}: frame ${f} decisions`);
       }
+    }
+  }
+});
+
+test('layered.cu (emulated): NR base graphs (punctured columns, fillers) equal the CPU decoder on full codewords', { skip: skipEmu }, () => {
+  for (const [spec, options] of [['nr:bg2:200:1/3', { algorithm: 'nms', maxIterations: 6 }], ['nr:bg1:300:1/2', { algorithm: 'oms', maxIterations: 4, earlyStop: false }]] as const) {
+    const code = ldpcCode(spec);
+    const N = code.H.n, frames = 3, seed = randomInt(2 ** 31), u = rng(seed);
+    const sigma2 = 0.6;
+    const llr = new Float32Array(frames * N);
+    const info = new Uint8Array(code.k);
+    for (let f = 0; f < frames; f++) {
+      for (let i = 0; i < code.k; i++) info[i] = u() < 0.5 ? 1 : 0;
+      const cw = code.encodeFull(info);
+      for (let i = 0; i < N; i++) {
+        const g = Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u());
+        // the first 2 Zc columns are punctured: LLR 0, as rate recovery leaves them
+        llr[f * N + i] = i < 2 * code.nr!.Zc ? 0 : (2 * ((1 - 2 * cw[i]!) + Math.sqrt(sigma2) * g)) / sigma2;
+      }
+    }
+    const gpu = emulate(code, options, llr, frames, 1);
+    const core = new LdpcDecoder(code.H, options);
+    for (let f = 0; f < frames; f++) {
+      const it = core.run(llr, f * N);
+      const what = `${spec} seed ${seed} frame ${f}`;
+      assert.equal(gpu.status[f]! & LDPC_STATUS.ITERATIONS_MASK, Math.abs(it), `${what}: iterations`);
+      assert.equal(gpu.status[f]! & LDPC_STATUS.OK ? 1 : 0, it > 0 ? 1 : 0, `${what}: verdict`);
+      assert.deepEqual(gpu.bits.subarray(f * code.k, (f + 1) * code.k), core.decisions.subarray(0, code.k), `${what}: decisions`);
     }
   }
 });

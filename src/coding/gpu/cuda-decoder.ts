@@ -113,7 +113,7 @@ export interface LdpcCudaPlan {
 }
 
 /** The -D defines of layered.cu for a code and setting (the table as '_'-separated numbers). */
-export function ldpcKernelDefines(qc: QcParityCheck, k: number, o: ResolvedDecoderOptions, input: LdpcInputFormat, framesPerBlock: number): Record<string, string | number> {
+export function ldpcKernelDefines(qc: QcParityCheck, k: number, o: ResolvedDecoderOptions, input: LdpcInputFormat, framesPerBlock: number, remat = true): Record<string, string | number> {
   if (o.algorithm === 'flooding-spa') throw new UnsupportedError('the CUDA decoder has no flooding schedule');
   if (input === 'int32' && o.algorithm === 'spa') throw new InvalidArgumentError('int32 (fixed-point) input is for the min-sum decoders only');
   const table: number[] = [];
@@ -129,7 +129,7 @@ export function ldpcKernelDefines(qc: QcParityCheck, k: number, o: ResolvedDecod
     ALGO: ALGO_ID[o.algorithm], ALPHA_Q: o.algorithm === 'nms' ? Math.round(o.alpha * 256) : 256,
     BETA_Q: o.algorithm === 'oms' ? Math.round(o.beta * LDPC_MIN_SUM_SCALE) : 0,
     SAT_Q: Math.round(sat * LDPC_MIN_SUM_SCALE), SAT: Number.isInteger(sat) ? `${sat}.0` : String(sat),
-    LLR_INT: input === 'int32' ? 1 : 0, EARLY_STOP: o.earlyStop ? 1 : 0,
+    LLR_INT: input === 'int32' ? 1 : 0, EARLY_STOP: o.earlyStop ? 1 : 0, REMAT: remat ? 1 : 0,
   };
 }
 
@@ -143,7 +143,7 @@ export function defaultFramesPerBlock(qc: QcParityCheck): number {
  * Compiles (or finds cached) the decoder of `code` with `options` for device buffers; typed
  * errors for bad options and for codes or settings the GPU does not run (cudaDecoderUnsupported).
  */
-export function ldpcCudaPlan(ctx: CudaContext, code: LdpcCode, options: DecoderOptions = {}, how: { input?: LdpcInputFormat; framesPerBlock?: number } = {}): LdpcCudaPlan {
+export function ldpcCudaPlan(ctx: CudaContext, code: LdpcCode, options: DecoderOptions = {}, how: { input?: LdpcInputFormat; framesPerBlock?: number; remat?: boolean } = {}): LdpcCudaPlan {
   const o = resolveDecoderOptions(options);
   const why = cudaDecoderUnsupported(code, o);
   if (why) throw new UnsupportedError(why);
@@ -156,7 +156,7 @@ export function ldpcCudaPlan(ctx: CudaContext, code: LdpcCode, options: DecoderO
   const kernel = loadModule(ctx, {
     source: readKernelSource(new URL('./layered.cu', import.meta.url)),
     name: 'coding/gpu/layered.cu',
-    defines: ldpcKernelDefines(qc, code.k, o, input, fpb),
+    defines: ldpcKernelDefines(qc, code.k, o, input, fpb, how.remat ?? true),
   }).kernel('ldpc_layered', ['ptr', 'ptr', 'ptr', 'i32', 'i32']);
   if (sharedBytes > 48 * 1024) kernel.setMaxDynamicShared(sharedBytes);
   return {
@@ -208,8 +208,9 @@ function hostInput(code: LdpcCode, llr: ArrayLike<number>, frames: number, o: Re
  * A float32 batch of a code sent whole goes up as it is (pinned arrays without a staging copy);
  * anything else is brought to the decoder's input on the host first (NR rate recovery; for
  * min-sum, the CPU's fixed-point rounding, so float64 LLRs decode exactly as on the CPU).
+ * `out` (optional) receives the results (its bits array may be pinned: allocPinned, copied straight).
  */
-export async function decodeBatchAsync(code: LdpcCode, llr: ArrayLike<number>, frames: number, options: GpuDecodeOptions = {}): Promise<GpuDecodeBatchResult> {
+export async function decodeBatchAsync(code: LdpcCode, llr: ArrayLike<number>, frames: number, options: GpuDecodeOptions = {}, out?: DecodeBatchResult): Promise<GpuDecodeBatchResult> {
   const { engine = 'auto', framesPerBlock, gpuBatch, ...decoderOptions } = options ?? {};
   if (engine !== 'auto' && engine !== 'cpu' && engine !== 'cuda') throw new InvalidArgumentError(`engine must be 'auto', 'cpu' or 'cuda', got '${String(engine)}'`);
   const o = resolveDecoderOptions(decoderOptions);
@@ -224,7 +225,10 @@ export async function decodeBatchAsync(code: LdpcCode, llr: ArrayLike<number>, f
   } else if (engine === 'auto') {
     useCuda = why === null && cudaAvailable().ok;
   }
-  if (!useCuda) return { ...code.decoder(o).decodeBatch(llr, frames), engine: 'cpu' };
+  if (out && (out.bits.length < frames * code.k || out.iterations.length < frames || out.ok.length < frames)) {
+    throw new InvalidInputError('SHAPE_MISMATCH', `batch output arrays are too short for ${frames} frames of k = ${code.k}`);
+  }
+  if (!useCuda) return { ...code.decoder(o).decodeBatch(llr, frames, out), engine: 'cpu' };
 
   const ctx = requireCuda();
   const qc = code.qc!;
@@ -232,9 +236,9 @@ export async function decodeBatchAsync(code: LdpcCode, llr: ArrayLike<number>, f
   const direct = llr instanceof Float32Array && !code.nr && nFull === code.n;
   const input = direct ? llr : hostInput(code, llr, frames, o, nFull);
   const plan = ldpcCudaPlan(ctx, code, o, { input: input instanceof Int32Array ? 'int32' : 'float32', framesPerBlock });
-  const bits = new Uint8Array(frames * code.k);
-  const iterations = new Int32Array(frames);
-  const ok = new Uint8Array(frames);
+  const bits = out?.bits ?? new Uint8Array(frames * code.k);
+  const iterations = out?.iterations ?? new Int32Array(frames);
+  const ok = out?.ok ?? new Uint8Array(frames);
   await runBatch(ctx, {
     name: `ldpc ${o.algorithm}`,
     items: frames,

@@ -13,24 +13,24 @@
 //      status frames int32: iterations run | ok << 16 (zero syndrome at the end) | non-finite input << 17
 // Launch: grid ceil(frames / FPB), block (Z, FPB), dynamic shared FPB (NCOLS Z 4 + 12) bytes.
 //
-// nvcc-variant: -DZ=96 -DNCOLS=24 -DNLAYERS=2 -DNEDGES=4 -DMAXDEG=2 -DQC_TABLE=0_3_5_0_1_7_23_95 -DQC_START=0_2_4 -DK_INFO=1152 -DFPB=2 -DALGO=0 -DALPHA_Q=192 -DBETA_Q=0 -DSAT_Q=1024 -DSAT=64.0 -DLLR_INT=0 -DEARLY_STOP=1
-// nvcc-variant: -DZ=96 -DNCOLS=24 -DNLAYERS=2 -DNEDGES=4 -DMAXDEG=2 -DQC_TABLE=0_3_5_0_1_7_23_95 -DQC_START=0_2_4 -DK_INFO=1152 -DFPB=2 -DALGO=1 -DALPHA_Q=256 -DBETA_Q=8 -DSAT_Q=1024 -DSAT=64.0 -DLLR_INT=1 -DEARLY_STOP=0
-// nvcc-variant: -DZ=96 -DNCOLS=24 -DNLAYERS=2 -DNEDGES=4 -DMAXDEG=2 -DQC_TABLE=0_3_5_0_1_7_23_95 -DQC_START=0_2_4 -DK_INFO=1152 -DFPB=2 -DALGO=2 -DALPHA_Q=192 -DBETA_Q=0 -DSAT_Q=1024 -DSAT=64.0 -DLLR_INT=0 -DEARLY_STOP=1
+// nvcc-variant: -DZ=96 -DNCOLS=24 -DNLAYERS=2 -DNEDGES=4 -DMAXDEG=2 -DQC_TABLE=0_3_5_0_1_7_23_95 -DQC_START=0_2_4 -DK_INFO=1152 -DFPB=2 -DALGO=0 -DALPHA_Q=192 -DBETA_Q=0 -DSAT_Q=1024 -DSAT=64.0 -DLLR_INT=0 -DEARLY_STOP=1 -DREMAT=1
+// nvcc-variant: -DZ=96 -DNCOLS=24 -DNLAYERS=2 -DNEDGES=4 -DMAXDEG=2 -DQC_TABLE=0_3_5_0_1_7_23_95 -DQC_START=0_2_4 -DK_INFO=1152 -DFPB=2 -DALGO=1 -DALPHA_Q=256 -DBETA_Q=8 -DSAT_Q=1024 -DSAT=64.0 -DLLR_INT=1 -DEARLY_STOP=0 -DREMAT=0
+// nvcc-variant: -DZ=96 -DNCOLS=24 -DNLAYERS=2 -DNEDGES=4 -DMAXDEG=2 -DQC_TABLE=0_3_5_0_1_7_23_95 -DQC_START=0_2_4 -DK_INFO=1152 -DFPB=2 -DALGO=2 -DALPHA_Q=192 -DBETA_Q=0 -DSAT_Q=1024 -DSAT=64.0 -DLLR_INT=0 -DEARLY_STOP=1 -DREMAT=0
 #include "ldpc.cuh"
 
 #if ALGO == 2
 // Layer r's check rows by sum-product: extrinsic inputs v = L - R, R = 2 atanh(prod of the other
 // tanh(|v| / 2)) with the other signs, clipped to +-SAT.
 template <int r>
-__device__ __forceinline__ void ldpc_layer(float* L, float* R, int t) {
+__device__ __forceinline__ void ldpc_layer(float* L, float* R, unsigned t4) {
   constexpr int a = qc_start(r), d = qc_start(r + 1) - qc_start(r);
   float v[d], th[d], suf[d];
-  int at[d];
+  unsigned at[d];
   unsigned sgn = 0;
 #pragma unroll
   for (int j = 0; j < d; j++) {
-    at[j] = ldpc_addr(a + j, t);
-    v[j] = L[at[j]] - R[a + j];
+    at[j] = ldpc_off(a + j, t4);
+    v[j] = LDPC_AT(L, at[j]) - R[a + j];
     th[j] = tanhf(fabsf(v[j]) * 0.5f);
     sgn ^= v[j] < 0.f ? 1u : 0u;
   }
@@ -47,23 +47,23 @@ __device__ __forceinline__ void ldpc_layer(float* L, float* R, int t) {
     mag = mag > (float)SAT ? (float)SAT : mag;
     const float rn = (sgn ^ (v[j] < 0.f ? 1u : 0u)) ? -mag : mag;
     R[a + j] = rn;
-    L[at[j]] = v[j] + rn;
+    LDPC_AT(L, at[j]) = v[j] + rn;
   }
 }
 #else
 // Layer r's check rows by min-sum, the CPU's minSumPass: min1, min2 of |v| (min1 starts at SAT_Q),
 // magnitude floor(max(0, min - BETA_Q) ALPHA_Q / 256), the edge whose |v| equals min1 gets min2's.
 template <int r>
-__device__ __forceinline__ void ldpc_layer(float* L, float* R, int t) {
+__device__ __forceinline__ void ldpc_layer(float* L, float* R, unsigned t4) {
   constexpr int a = qc_start(r), d = qc_start(r + 1) - qc_start(r);
   float v[d];
-  int at[d];
+  unsigned at[d];
   float min1 = (float)SAT_Q, min2 = (float)SAT_Q;
   unsigned sgn = 0;
 #pragma unroll
   for (int j = 0; j < d; j++) {
-    at[j] = ldpc_addr(a + j, t);
-    v[j] = L[at[j]] - R[a + j];
+    at[j] = ldpc_off(a + j, t4);
+    v[j] = LDPC_AT(L, at[j]) - R[a + j];
     const float m = fabsf(v[j]);
     min2 = fminf(min2, fmaxf(min1, m));
     min1 = fminf(min1, m);
@@ -78,18 +78,18 @@ __device__ __forceinline__ void ldpc_layer(float* L, float* R, int t) {
     const unsigned mag = fabsf(v[j]) == min1 ? m2s : m1s;
     const float rn = __uint_as_float(mag ^ (__float_as_uint(v[j]) & 0x80000000u));
     R[a + j] = rn;
-    L[at[j]] = v[j] + rn;
+    LDPC_AT(L, at[j]) = v[j] + rn;
   }
 }
 #endif
 
 // One iteration: the layers in order, a barrier after each (the next layer reads what this one wrote).
 template <int r>
-__device__ __forceinline__ void ldpc_iteration(float* L, float* R, int t, bool active) {
+__device__ __forceinline__ void ldpc_iteration(float* L, float* R, unsigned t4, bool active) {
   if constexpr (r < NLAYERS) {
-    if (active) ldpc_layer<r>(L, R, t);
+    if (active) ldpc_layer<r>(L, R, t4);
     __syncthreads();
-    ldpc_iteration<r + 1>(L, R, t, active);
+    ldpc_iteration<r + 1>(L, R, t4, active);
   }
 }
 
@@ -118,11 +118,15 @@ ldpc_layered(const ldpc_llr_t* __restrict__ llr, unsigned char* __restrict__ bit
   bool done = !live;
   int iters = 0, ok = 0;
   for (int it = 1; it <= maxIter; it++) {
-    ldpc_iteration<0>(L, R, t, !done);
+    unsigned t4 = 4u * t;
+#if REMAT
+    asm volatile("" : "+r"(t4));  // opaque each iteration: the addresses are recomputed, not held in registers
+#endif
+    ldpc_iteration<0>(L, R, t4, !done);
     if (!done) iters = it;
     if (EARLY_STOP || it == maxIter) {
       int* f = flag + (it & 1) * FPB;
-      if (!done && ldpc_row_syndrome(L, t)) f[fy] = 1;
+      if (!done && ldpc_row_syndrome(L, 4u * t)) f[fy] = 1;
       __syncthreads();
       if (!done) {
         ok = f[fy] == 0;

@@ -15,6 +15,8 @@
 //   SAT       the saturation in LLR units (a double literal)
 //   LLR_INT   0: float32 channel LLRs (clipped and rounded here); 1: int32 already in the CPU's fixed point
 //   EARLY_STOP 1: stop a frame on a zero syndrome after any iteration
+//   REMAT     1: recompute the shared-memory addresses every iteration (fewer registers, more
+//             integer operations); 0: let the compiler keep them
 #pragma once
 
 #ifndef __CUDACC__
@@ -50,12 +52,14 @@ __device__ __forceinline__ constexpr int qc_col(int e) { constexpr QcTables q = 
 __device__ __forceinline__ constexpr int qc_shift(int e) { constexpr QcTables q = qc_tables(); return q.shift[e]; }
 __device__ __forceinline__ constexpr int qc_start(int r) { constexpr QcTables q = qc_tables(); return q.start[r]; }
 
-// Shared-memory index of the variable that row t of block e touches: column blockCol Z + (t + shift) mod Z.
-__device__ __forceinline__ int ldpc_addr(int e, int t) {
-  int c = t + qc_shift(e);
-  c = c >= Z ? c - Z : c;
-  return qc_col(e) * Z + c;
+// Byte offset in the frame's shared posteriors of the variable that row t of block e touches:
+// column blockCol Z + (t + shift) mod Z; t4 = 4 t. The wrap is an unsigned min (c - 4Z is huge when c < 4Z).
+__device__ __forceinline__ unsigned ldpc_off(int e, unsigned t4) {
+  const unsigned c = t4 + 4u * qc_shift(e);
+  const unsigned w = c - 4u * Z;
+  return (c < w ? c : w) + 4u * qc_col(e) * Z;
 }
+#define LDPC_AT(L, off) (*reinterpret_cast<float*>(reinterpret_cast<unsigned char*>(L) + (off)))
 
 #if LLR_INT
 typedef int ldpc_llr_t;
@@ -77,15 +81,15 @@ __device__ __forceinline__ float ldpc_load(const ldpc_llr_t x, int& bad) {
 }
 #endif
 
-// 1 when row t of any layer has odd parity of the hard decisions (L < 0 is a one).
-__device__ __forceinline__ int ldpc_row_syndrome(const float* L, int t) {
+// 1 when row t (t4 = 4 t) of any layer has odd parity of the hard decisions (L < 0 is a one).
+__device__ __forceinline__ int ldpc_row_syndrome(float* L, unsigned t4) {
   int s = 0;
 #pragma unroll
   for (int r = 0; r < NLAYERS; r++) {
     int p = 0;
 #pragma unroll
     for (int j = 0; j < MAXDEG; j++) {
-      if (qc_start(r) + j < qc_start(r + 1)) p ^= L[ldpc_addr(qc_start(r) + j, t)] < 0.f ? 1 : 0;
+      if (qc_start(r) + j < qc_start(r + 1)) p ^= LDPC_AT(L, ldpc_off(qc_start(r) + j, t4)) < 0.f ? 1 : 0;
     }
     s |= p;
   }
