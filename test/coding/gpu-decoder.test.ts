@@ -167,7 +167,7 @@ test('CUDA decodeBatchAsync: nms / oms equal the CPU bit for bit (WiMAX, NR; flo
   for (const spec of specs) {
     const code = ldpcCode(spec);
     for (const ebn0 of [0.5, 1.5, 2.5, 4]) {
-      const seed = randomInt(2 ** 31), frames = spec.includes('8448') ? 40 : 120;
+      const seed = randomInt(2 ** 31), frames = spec.includes('8448') ? 24 : 100;
       const llr64 = awgnFrames(code, frames, ebn0, seed);
       for (const [i, options] of settings.entries()) {
         const llr = i === 1 ? llr64 : Float32Array.from(llr64);
@@ -198,8 +198,7 @@ test('CUDA decodeBatchAsync: layered sum-product in float32 decides as the CPU e
         if (!same || gpu.ok[f] !== cpu.ok[f]) differ++;
         itDiff = Math.max(itDiff, Math.abs(gpu.iterations[f]! - cpu.iterations[f]!));
       }
-      // stated tolerance: at most 2% of frames decided differently (float32 vs float64 near a tie),
-      // and converged frames within 2 iterations of the CPU's count
+      // stated tolerance: at most 2% of frames decided differently (float32 vs float64 near a tie)
       const what = `${spec} ${ebn0} dB seed ${seed}: ${differ} frames differ, iterations up to ${itDiff} apart`;
       assert.ok(differ <= Math.max(1, frames * 0.02), what);
     }

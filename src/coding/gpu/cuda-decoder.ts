@@ -113,7 +113,7 @@ export interface LdpcCudaPlan {
 }
 
 /** The -D defines of layered.cu for a code and setting (the table as '_'-separated numbers). */
-export function ldpcKernelDefines(qc: QcParityCheck, k: number, o: ResolvedDecoderOptions, input: LdpcInputFormat, framesPerBlock: number, remat = true): Record<string, string | number> {
+export function ldpcKernelDefines(qc: QcParityCheck, k: number, o: ResolvedDecoderOptions, input: LdpcInputFormat, framesPerBlock: number, remat = false): Record<string, string | number> {
   if (o.algorithm === 'flooding-spa') throw new UnsupportedError('the CUDA decoder has no flooding schedule');
   if (input === 'int32' && o.algorithm === 'spa') throw new InvalidArgumentError('int32 (fixed-point) input is for the min-sum decoders only');
   const table: number[] = [];
@@ -133,10 +133,13 @@ export function ldpcKernelDefines(qc: QcParityCheck, k: number, o: ResolvedDecod
   };
 }
 
-/** Frames per block giving about 256 threads, within 48 KiB of shared memory where one frame fits. */
+/**
+ * Frames per block: about 128 threads, within 48 KiB of shared memory where one frame fits (small
+ * blocks measured fastest on the H100: with ~165 registers a thread, more blocks fit an SM).
+ */
 export function defaultFramesPerBlock(qc: QcParityCheck): number {
   const perFrame = qc.blockCols * qc.z * 4 + 12;
-  return Math.max(1, Math.min(Math.round(256 / qc.z), Math.floor(1024 / qc.z), Math.floor(48 * 1024 / perFrame)));
+  return Math.max(1, Math.min(Math.round(128 / qc.z), Math.floor(1024 / qc.z), Math.floor(48 * 1024 / perFrame)));
 }
 
 /**
@@ -144,6 +147,7 @@ export function defaultFramesPerBlock(qc: QcParityCheck): number {
  * errors for bad options and for codes or settings the GPU does not run (cudaDecoderUnsupported).
  */
 export function ldpcCudaPlan(ctx: CudaContext, code: LdpcCode, options: DecoderOptions = {}, how: { input?: LdpcInputFormat; framesPerBlock?: number; remat?: boolean } = {}): LdpcCudaPlan {
+  // remat: recompute shared-memory addresses each iteration (fewer registers; measured slower on the H100)
   const o = resolveDecoderOptions(options);
   const why = cudaDecoderUnsupported(code, o);
   if (why) throw new UnsupportedError(why);
@@ -156,7 +160,7 @@ export function ldpcCudaPlan(ctx: CudaContext, code: LdpcCode, options: DecoderO
   const kernel = loadModule(ctx, {
     source: readKernelSource(new URL('./layered.cu', import.meta.url)),
     name: 'coding/gpu/layered.cu',
-    defines: ldpcKernelDefines(qc, code.k, o, input, fpb, how.remat ?? true),
+    defines: ldpcKernelDefines(qc, code.k, o, input, fpb, how.remat ?? false),
   }).kernel('ldpc_layered', ['ptr', 'ptr', 'ptr', 'i32', 'i32']);
   if (sharedBytes > 48 * 1024) kernel.setMaxDynamicShared(sharedBytes);
   return {

@@ -31,26 +31,35 @@ inline float __uint_as_float(unsigned u) { float x; memcpy(&x, &u, 4); return x;
 #define LDPC_STR2(x) #x
 #define LDPC_STR(x) LDPC_STR2(x)
 
-// The i-th of the '_'-separated decimal numbers of s (compile time).
-__host__ __device__ constexpr int ldpc_nth(const char* s, int i) {
-  while (i > 0) { if (*s == '_') i--; s++; }
-  int v = 0;
-  while (*s >= '0' && *s <= '9') { v = v * 10 + (*s - '0'); s++; }
-  return v;
+// Reads the '_'-separated decimal numbers of s into out[0 .. count) in one pass (compile time).
+__host__ __device__ constexpr void ldpc_parse(const char* s, int* out, int count) {
+  for (int i = 0; i < count; i++) {
+    int v = 0;
+    while (*s >= '0' && *s <= '9') { v = v * 10 + (*s - '0'); s++; }
+    out[i] = v;
+    if (*s == '_') s++;
+  }
 }
 
-struct QcTables { int col[NEDGES]; int shift[NEDGES]; int start[NLAYERS + 1]; };
+struct QcTables { int pairs[2 * NEDGES]; int start[NLAYERS + 1]; };
 
 __host__ __device__ constexpr QcTables qc_tables() {
   QcTables q{};
-  for (int e = 0; e < NEDGES; e++) { q.col[e] = ldpc_nth(LDPC_STR(QC_TABLE), 2 * e); q.shift[e] = ldpc_nth(LDPC_STR(QC_TABLE), 2 * e + 1); }
-  for (int r = 0; r <= NLAYERS; r++) q.start[r] = ldpc_nth(LDPC_STR(QC_START), r);
+  ldpc_parse(LDPC_STR(QC_TABLE), q.pairs, 2 * NEDGES);
+  ldpc_parse(LDPC_STR(QC_START), q.start, NLAYERS + 1);
   return q;
 }
 
-__device__ __forceinline__ constexpr int qc_col(int e) { constexpr QcTables q = qc_tables(); return q.col[e]; }
-__device__ __forceinline__ constexpr int qc_shift(int e) { constexpr QcTables q = qc_tables(); return q.shift[e]; }
+#ifndef __CUDACC__
+#define __constant__
+#endif
+// One constant copy that every unrolled use indexes by a constant (folded to an immediate);
+// qc_start is also evaluated at compile time for the layer templates.
+static __constant__ const QcTables kQc = qc_tables();
+__device__ __forceinline__ int qc_col(int e) { return kQc.pairs[2 * e]; }
+__device__ __forceinline__ int qc_shift(int e) { return kQc.pairs[2 * e + 1]; }
 __device__ __forceinline__ constexpr int qc_start(int r) { constexpr QcTables q = qc_tables(); return q.start[r]; }
+__device__ __forceinline__ int qc_start_rt(int r) { return kQc.start[r]; }
 
 // Byte offset in the frame's shared posteriors of the variable that row t of block e touches:
 // column blockCol Z + (t + shift) mod Z; t4 = 4 t. The wrap is an unsigned min (c - 4Z is huge when c < 4Z).
@@ -89,7 +98,7 @@ __device__ __forceinline__ int ldpc_row_syndrome(float* L, unsigned t4) {
     int p = 0;
 #pragma unroll
     for (int j = 0; j < MAXDEG; j++) {
-      if (qc_start(r) + j < qc_start(r + 1)) p ^= LDPC_AT(L, ldpc_off(qc_start(r) + j, t4)) < 0.f ? 1 : 0;
+      if (qc_start_rt(r) + j < qc_start_rt(r + 1)) p ^= LDPC_AT(L, ldpc_off(qc_start_rt(r) + j, t4)) < 0.f ? 1 : 0;
     }
     s |= p;
   }
