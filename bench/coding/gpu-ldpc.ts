@@ -28,6 +28,33 @@ import { loadModule, readKernelSource } from '../../src/gpu/module-cache.js';
 import { Stream, timeOnStream } from '../../src/gpu/stream.js';
 import { measureCeilings } from '../gpu/ceilings.js';
 
+/**
+ * Instruction counts of a kernel's main loop from `cuobjdump -sass` text: the span of the backward
+ * branch that covers the most instructions, split by pipe (FMA pipe: FADD, FMUL, FFMA, IMAD;
+ * shared memory, barriers and branches apart; the rest on the ALU pipe).
+ */
+export function sassLoopCounts(sass: string): { total: number; alu: number; fma: number; mem: number; ops: Map<string, number> } {
+  const ins: Array<{ at: number; op: string; target?: number }> = [];
+  for (const line of sass.split('\n')) {
+    const m = /^\s+\/\*([0-9a-f]{4,})\*\/\s+(?:@!?U?P[0-9T]\s+)?([A-Z][A-Z0-9_]*)[^;]*?(0x[0-9a-f]+)?\s*;/.exec(line);
+    if (m) ins.push({ at: parseInt(m[1]!, 16), op: m[2]!, ...(m[2] === 'BRA' && m[3] ? { target: parseInt(m[3], 16) } : {}) });
+  }
+  let lo = 0, hi = ins.length - 1, span = -1;
+  for (const [i, x] of ins.entries()) {
+    if (x.target !== undefined && x.target < x.at) {
+      const j = ins.findIndex((y) => y.at === x.target);
+      if (j >= 0 && i - j > span) { span = i - j; lo = j; hi = i; }
+    }
+  }
+  const ops = new Map<string, number>();
+  for (const x of ins.slice(lo, hi + 1)) ops.set(x.op, (ops.get(x.op) ?? 0) + 1);
+  const sum = (names: string[]) => names.reduce((t, op) => t + (ops.get(op) ?? 0), 0);
+  const total = hi - lo + 1;
+  const fma = sum(['FADD', 'FMUL', 'FFMA', 'IMAD']);
+  const mem = sum(['LDS', 'STS', 'BAR', 'BRA', 'BSSY', 'BSYNC', 'NOP']);
+  return { total, alu: total - fma - mem, fma, mem, ops };
+}
+
 function arg(name: string, dflt: string): string {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : dflt;
@@ -157,22 +184,15 @@ const cuobjdump = ['/usr/local/cuda/bin/cuobjdump', 'cuobjdump'].find((p) => spa
 if (cuobjdump && existsSync(cubin)) {
   const sass = spawnSync(cuobjdump, ['-sass', cubin], { encoding: 'utf8', maxBuffer: 1 << 28 }).stdout;
   if (outDir) writeFileSync(join(outDir, 'layered-best.sass'), sass);
-  const ops = new Map<string, number>();
-  for (const line of sass.split('\n')) {
-    const m = /^\s+\/\*[0-9a-f]{4,}\*\/\s+(?:@!?U?P[0-9T]\s+)?([A-Z][A-Z0-9_]*)/.exec(line);
-    if (m) ops.set(m[1]!, (ops.get(m[1]!) ?? 0) + 1);
-  }
-  const total = [...ops.values()].reduce((a, b) => a + b, 0);
-  const fmaPipe = ['FADD', 'FMUL', 'FFMA', 'IMAD', 'FMNMX_FMA'].reduce((t, op) => t + (ops.get(op) ?? 0), 0);
-  const mem = ['LDS', 'STS', 'LDG', 'STG', 'LDC', 'ULDC', 'BAR', 'BRA', 'EXIT', 'NOP', 'S2R', 'S2UR'].reduce((t, op) => t + (ops.get(op) ?? 0), 0);
-  const alu = total - fmaPipe - mem;
-  console.log(`SASS (static, best build): ${total} instructions; ${[...ops.entries()].sort((a, b) => b[1] - a[1]).slice(0, 16).map(([op, c]) => `${op} ${c}`).join(', ')}`);
+  const c = sassLoopCounts(sass);
+  const fmt = (m: Map<string, number>) => [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, 14).map(([op, n]) => `${op} ${n}`).join(', ');
+  console.log(`SASS of the iteration loop (static, best build; includes the syndrome block run once a frame): ${c.total} instructions, ${c.alu} on the ALU pipe, ${c.fma} on the FMA pipe, ${c.mem} shared-memory / barrier / branch; ${fmt(c.ops)}`);
   const warps = Math.ceil(qc.z / 32) * frames * iterations;  // warp-iterations
   const clk = ctx.props.clockKHz * 1e3, sms = ctx.props.multiprocessors;
-  const issueMs = (warps * total) / (4 * sms * clk) * 1000;
-  const aluRate = rates['int xor/min']! / 32;  // warp instructions per second on the ALU pipe
-  const aluMs = (warps * alu) / aluRate * 1000;
-  console.log(`floors (${frames} frames): issue ${issueMs.toFixed(3)} ms (4 warp instructions a clock per SM) = ${((frames * k) / (issueMs / 1000) / 1e9).toFixed(1)} Gbps; ALU pipe ${aluMs.toFixed(3)} ms (${alu} non-FMA, non-memory instructions over the measured integer rate) = ${((frames * k) / (aluMs / 1000) / 1e9).toFixed(1)} Gbps; measured ${best.ms.toFixed(3)} ms`);
+  const issueMs = (warps * c.total) / (4 * sms * clk) * 1000;
+  const aluRate = rates['int xor/min']! / 32;  // warp instructions per second on the ALU pipe (measured)
+  const aluMs = (warps * c.alu) / aluRate * 1000;
+  console.log(`floors (${frames} frames): issue ${issueMs.toFixed(3)} ms (4 warp instructions a clock per SM) = ${((frames * k) / (issueMs / 1000) / 1e9).toFixed(1)} Gbps; ALU pipe ${aluMs.toFixed(3)} ms (over the measured integer rate) = ${((frames * k) / (aluMs / 1000) / 1e9).toFixed(1)} Gbps; measured ${best.ms.toFixed(3)} ms`);
 } else {
   console.log(`SASS floor skipped: ${cuobjdump ? `no cubin at ${cubin}` : 'no cuobjdump on this machine'}`);
 }
