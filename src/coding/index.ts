@@ -29,3 +29,7 @@ export {
 export { ldpcCode, wimaxCode, nrCode, qcCode, sparseCode, type LdpcCode, type FrameDecoder } from './code.js';
 export { GenericEncoder } from './generic-encoder.js';
 export { readBaseMatrixFile, readAlistFile } from './files.js';
+export {
+  decodeBatchAsync, ldpcCudaPlan, ldpcKernelDefines, cudaDecoderUnsupported, defaultFramesPerBlock, LDPC_STATUS,
+  type DecodeEngine, type GpuDecodeOptions, type GpuDecodeBatchResult, type LdpcCudaPlan, type LdpcInputFormat,
+} from './gpu/cuda-decoder.js';
