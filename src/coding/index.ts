@@ -30,6 +30,5 @@ export { ldpcCode, wimaxCode, nrCode, qcCode, sparseCode, type LdpcCode, type Fr
 export { GenericEncoder } from './generic-encoder.js';
 export { readBaseMatrixFile, readAlistFile } from './files.js';
 export {
-  decodeBatchAsync, ldpcCudaPlan, ldpcKernelDefines, cudaDecoderUnsupported, defaultFramesPerBlock, LDPC_STATUS,
-  type DecodeEngine, type GpuDecodeOptions, type GpuDecodeBatchResult, type LdpcCudaPlan, type LdpcInputFormat,
+  decodeBatchAsync, LDPC_STATUS, type DecodeEngine, type GpuDecodeOptions, type GpuDecodeBatchResult,
 } from './gpu/cuda-decoder.js';

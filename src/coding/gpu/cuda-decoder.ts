@@ -35,6 +35,7 @@ export interface GpuDecodeOptions extends DecoderOptions {
 
 /** A batch result and the engine that produced it. */
 export interface GpuDecodeBatchResult extends DecodeBatchResult {
+  /** The engine that decoded the batch. */
   readonly engine: 'cpu' | 'cuda';
 }
 
