@@ -154,7 +154,20 @@ extern "C" __global__ void __launch_bounds__(NW_PP * NW_VPB) nway_detect(
       int j = col / NW_DPS + p;
       if (j >= NW_NT) j -= NW_NT;
       const int entry = (j * NW_DPS + (col % NW_DPS)) * NW_QL + lev[col];
-      if (NW_AGG) {
+      if (NW_AGG && NW_ND >= 2 && col == NW_ND - 1) {
+        // the first level expanded: path k has level k / QL there, so a group is QL aligned lanes
+        unsigned m = bits;
+#pragma unroll
+        for (int off = 1; off < NW_QL; off <<= 1) { const unsigned o = __shfl_xor_sync(NW_FULL, m, off); m = o < m ? o : m; }
+        if (act && k % NW_QL == 0) atomicMin(&lm[entry], m);
+      } else if (NW_AGG && NW_ND >= 2 && col == NW_ND - 2) {
+        // the second: level k mod QL, a group is the pass's lanes of this warp QL apart
+        constexpr int span = NW_M < 32 ? NW_M : 32;
+        unsigned m = bits;
+#pragma unroll
+        for (int off = NW_QL; off < span; off <<= 1) { const unsigned o = __shfl_xor_sync(NW_FULL, m, off); m = o < m ? o : m; }
+        if (act && (k / NW_QL) % (span / NW_QL) == 0) atomicMin(&lm[entry], m);
+      } else if (NW_AGG) {
         const unsigned label = act ? (unsigned)(w * NW_ND * NW_QL + entry) : 0x80000000u | (unsigned)lane;
         const unsigned group = __match_any_sync(NW_FULL, label);
         const unsigned m = __reduce_min_sync(group, bits);
