@@ -29,8 +29,12 @@ const BLOCK_TARGET = 256;
 export interface NwayTuning {
   /** Threads a block aims at (default 256). */
   readonly blockThreads?: number;
-  /** Warp-aggregated level minima (default true); false: one shared atomic a lane. */
-  readonly aggregate?: boolean;
+  /** How Alg. 3's minima are formed (nway-detect.cu's NW_MODE): 0 shared atomics a path, 1 warp reductions, 2 the candidate list scanned a bit a thread (default). */
+  readonly mode?: 0 | 1 | 2;
+  /** Resident blocks a multiprocessor the registers are capped for (default 1: no cap). */
+  readonly minBlocks?: number;
+  /** R's upper triangle in registers by 16-byte loads (ssfe-search.cuh's SSFE_R_REGS; default false). */
+  readonly rInRegisters?: boolean;
 }
 /** The largest M x N (threads of one vector): one block. */
 const MAX_THREADS_PER_VECTOR = 1024;
@@ -73,14 +77,18 @@ export function paddedThreads(p: number): number {
   return t;
 }
 
-/** The detection kernel's launch shape for a model and pass count. */
-export function nwayLaunchShape(m: RealModel, passes: number, tuning: NwayTuning = {}): { paths: number; threadsPerVector: number; vectorsPerBlock: number; sharedBytes: number } {
+/** The detection kernel's launch shape for a model and pass count (nway-detect.cu's shared layout). */
+export function nwayLaunchShape(m: RealModel, passes: number, soft = true, tuning: NwayTuning = {}): { paths: number; threadsPerVector: number; vectorsPerBlock: number; sharedBytes: number } {
   const paths = m.nd >= 2 ? m.q * m.q : m.q;
-  const threadsPerVector = paddedThreads(paths * passes);
+  const P = paths * passes;
+  const threadsPerVector = paddedThreads(P);
   const vectorsPerBlock = Math.max(1, Math.floor((tuning.blockThreads ?? BLOCK_TARGET) / threadsPerVector));
   const warpsPerVector = Math.max(1, threadsPerVector / 32);
-  const sharedBytes = vectorsPerBlock * (8 * warpsPerVector + 4 + 4 * passes * m.nd + 4 * m.nd * m.q);
-  return { paths, threadsPerVector, vectorsPerBlock, sharedBytes };
+  const tasks = soft ? m.nt * m.bitsPerSymbol : 1;
+  const slices = Math.max(1, Math.floor(threadsPerVector / tasks));
+  const part = slices > 1 ? slices * tasks + slices : 0;
+  const slot = 16 * (P + part) + 8 * warpsPerVector + 4 + 4 * passes * m.nd + 4 * m.nd * m.q;
+  return { paths, threadsPerVector, vectorsPerBlock, sharedBytes: vectorsPerBlock * slot };
 }
 
 /** Entries from..from+7 of a byte table as a hex integer, entry from + i in bits 8i .. 8i+7. */
@@ -95,8 +103,10 @@ export function nwayDefines(m: RealModel, passes: number, soft: boolean, tuning:
   const { reBits, imBits } = levelBits(m);
   return {
     NW_NR: m.nr, NW_NT: m.nt, NW_DPS: m.dimsPerStream, NW_QL: m.q, NW_PASSES: passes,
-    NW_VPB: nwayLaunchShape(m, passes, tuning).vectorsPerBlock, NW_SOFT: soft ? 1 : 0,
-    ...(tuning.aggregate === false ? { NW_AGG: 0 } : {}),
+    NW_VPB: nwayLaunchShape(m, passes, soft, tuning).vectorsPerBlock, NW_SOFT: soft ? 1 : 0,
+    ...(tuning.mode !== undefined ? { NW_MODE: tuning.mode } : {}),
+    ...(tuning.minBlocks !== undefined ? { NW_MINB: tuning.minBlocks } : {}),
+    ...(tuning.rInRegisters ? { SSFE_R_REGS: 1 } : {}),
     NW_RE_BITS0: packBytes(reBits, 0), NW_RE_BITS1: packBytes(reBits, 8), NW_IM_BITS0: packBytes(imBits, 0), NW_IM_BITS1: packBytes(imBits, 8),
   };
 }
@@ -110,7 +120,7 @@ export class NwayPlan implements CudaDetectorPlan {
   private readonly kernel: Kernel;
 
   constructor(ctx: CudaContext, readonly model: RealModel, readonly passes: number, readonly soft: boolean, readonly llrClip: number, tuning: NwayTuning = {}) {
-    this.shape = nwayLaunchShape(model, passes, tuning);
+    this.shape = nwayLaunchShape(model, passes, soft, tuning);
     if (this.shape.threadsPerVector > MAX_THREADS_PER_VECTOR) {
       throw new UnsupportedError(`the N-way kernel runs M x passes = ${this.shape.paths * passes} threads a vector, at most ${MAX_THREADS_PER_VECTOR}: use fewer passes`);
     }
