@@ -25,13 +25,20 @@ export const NWAY_DETECT_URL = new URL('./nway-detect.cu', import.meta.url);
 /** Threads a block aims at; a vector's M x N threads never span two blocks. */
 const BLOCK_TARGET = 256;
 
+/**
+ * Alg. 3's minima by shared atomics, registers capped for 2048 resident threads: measured fastest
+ * on the H100 (bench/mimo/gpu-nway-notes.md): the kernel is latency bound, so occupancy counts more
+ * than the atomics' conflicts.
+ */
+const DEFAULT_MODE = 0;
+
 /** Launch choices the benchmarks vary (defaults: the production build). */
 export interface NwayTuning {
   /** Threads a block aims at (default 256). */
   readonly blockThreads?: number;
-  /** How Alg. 3's minima are formed (nway-detect.cu's NW_MODE): 0 shared atomics a path, 1 warp reductions, 2 the candidate list scanned a bit a thread (default). */
+  /** How Alg. 3's minima are formed (nway-detect.cu's NW_MODE): 0 shared atomics a path (default), 1 warp reductions, 2 the candidate list scanned a bit a thread. */
   readonly mode?: 0 | 1 | 2;
-  /** Resident blocks a multiprocessor the registers are capped for (default 1: no cap). */
+  /** Resident blocks a multiprocessor the registers are capped for (default: 2048 threads' worth, 1 for no cap). */
   readonly minBlocks?: number;
   /** R's upper triangle in registers by 16-byte loads (ssfe-search.cuh's SSFE_R_REGS; default false). */
   readonly rInRegisters?: boolean;
@@ -101,11 +108,13 @@ function packBytes(table: readonly number[], from: number): string {
 /** The -D defines of one build of nway-detect.cu. */
 export function nwayDefines(m: RealModel, passes: number, soft: boolean, tuning: NwayTuning = {}): Record<string, string | number> {
   const { reBits, imBits } = levelBits(m);
+  const shape = nwayLaunchShape(m, passes, soft, tuning);
   return {
     NW_NR: m.nr, NW_NT: m.nt, NW_DPS: m.dimsPerStream, NW_QL: m.q, NW_PASSES: passes,
-    NW_VPB: nwayLaunchShape(m, passes, soft, tuning).vectorsPerBlock, NW_SOFT: soft ? 1 : 0,
-    ...(tuning.mode !== undefined ? { NW_MODE: tuning.mode } : {}),
-    ...(tuning.minBlocks !== undefined ? { NW_MINB: tuning.minBlocks } : {}),
+    NW_VPB: shape.vectorsPerBlock, NW_SOFT: soft ? 1 : 0,
+    NW_MODE: tuning.mode ?? DEFAULT_MODE,
+    // 32 registers for 2048 resident threads (8x8's 16 levels would spill there: 64 for 1024)
+    NW_MINB: tuning.minBlocks ?? Math.max(1, Math.floor((m.nd > 8 ? 1024 : 2048) / (shape.threadsPerVector * shape.vectorsPerBlock))),
     ...(tuning.rInRegisters ? { SSFE_R_REGS: 1 } : {}),
     NW_RE_BITS0: packBytes(reBits, 0), NW_RE_BITS1: packBytes(reBits, 8), NW_IM_BITS0: packBytes(imBits, 0), NW_IM_BITS1: packBytes(imBits, 8),
   };

@@ -27,15 +27,16 @@
 // index carries (symbol = reBits[lr] | imBits[li]; BPSK: reBits = {1, 0}, imBits unused), one byte a
 // level: NW_RE_BITS0 levels 0-7 (level l in bits 8l .. 8l+7), NW_RE_BITS1 levels 8-15, NW_IM_BITS0, NW_IM_BITS1
 // (hex integers: nvcc splits a -D value at commas, so no brace lists).
-// nvcc-variant: -DNW_NR=4 -DNW_NT=4 -DNW_DPS=2 -DNW_QL=4 -DNW_PASSES=1 -DNW_VPB=16 -DNW_SOFT=1 -DNW_RE_BITS0=0x200080aull -DNW_RE_BITS1=0x0ull -DNW_IM_BITS0=0x1000405ull -DNW_IM_BITS1=0x0ull
-// nvcc-variant: -DNW_NR=4 -DNW_NT=4 -DNW_DPS=2 -DNW_QL=8 -DNW_PASSES=4 -DNW_VPB=1 -DNW_SOFT=1 -DNW_RE_BITS0=0xa0800022220282aull -DNW_RE_BITS1=0x0ull -DNW_IM_BITS0=0x504000111101415ull -DNW_IM_BITS1=0x0ull
-// nvcc-variant: -DNW_NR=2 -DNW_NT=2 -DNW_DPS=2 -DNW_QL=2 -DNW_PASSES=2 -DNW_VPB=32 -DNW_SOFT=0 -DNW_RE_BITS0=0x2ull -DNW_RE_BITS1=0x0ull -DNW_IM_BITS0=0x1ull -DNW_IM_BITS1=0x0ull
-// nvcc-variant: -DNW_NR=3 -DNW_NT=3 -DNW_DPS=1 -DNW_QL=2 -DNW_PASSES=3 -DNW_VPB=16 -DNW_SOFT=1 -DNW_RE_BITS0=0x1ull -DNW_RE_BITS1=0x0ull -DNW_IM_BITS0=0x0ull -DNW_IM_BITS1=0x0ull
-// nvcc-variant: -DNW_NR=2 -DNW_NT=2 -DNW_DPS=2 -DNW_QL=16 -DNW_PASSES=1 -DNW_VPB=1 -DNW_SOFT=1 -DNW_RE_BITS0=0x8a888082a2a0a8aaull -DNW_RE_BITS1=0x2a2820220200080aull -DNW_IM_BITS0=0x4544404151505455ull -DNW_IM_BITS1=0x1514101101000405ull
-// nvcc-variant: -DNW_NR=4 -DNW_NT=4 -DNW_DPS=2 -DNW_QL=4 -DNW_PASSES=3 -DNW_VPB=4 -DNW_SOFT=1 -DNW_RE_BITS0=0x200080aull -DNW_RE_BITS1=0x0ull -DNW_IM_BITS0=0x1000405ull -DNW_IM_BITS1=0x0ull
-// nvcc-variant: -DNW_NR=8 -DNW_NT=8 -DNW_DPS=2 -DNW_QL=2 -DNW_PASSES=2 -DNW_VPB=32 -DNW_SOFT=1 -DNW_RE_BITS0=0x2ull -DNW_RE_BITS1=0x0ull -DNW_IM_BITS0=0x1ull -DNW_IM_BITS1=0x0ull
-// nvcc-variant: -DNW_NR=4 -DNW_NT=4 -DNW_DPS=2 -DNW_QL=8 -DNW_PASSES=4 -DNW_VPB=1 -DNW_SOFT=1 -DNW_MODE=1 -DNW_MINB=8 -DNW_RE_BITS0=0xa0800022220282aull -DNW_RE_BITS1=0x0ull -DNW_IM_BITS0=0x504000111101415ull -DNW_IM_BITS1=0x0ull
-// nvcc-variant: -DNW_NR=4 -DNW_NT=4 -DNW_DPS=2 -DNW_QL=4 -DNW_PASSES=1 -DNW_VPB=16 -DNW_SOFT=1 -DNW_MODE=0 -DNW_RE_BITS0=0x200080aull -DNW_RE_BITS1=0x0ull -DNW_IM_BITS0=0x1000405ull -DNW_IM_BITS1=0x0ull
+// nvcc-variant: -DNW_NR=4 -DNW_NT=4 -DNW_DPS=2 -DNW_QL=4 -DNW_PASSES=1 -DNW_VPB=16 -DNW_SOFT=1 -DNW_MODE=0 -DNW_MINB=8 -DNW_RE_BITS0=0x200080aull -DNW_RE_BITS1=0x0ull -DNW_IM_BITS0=0x1000405ull -DNW_IM_BITS1=0x0ull
+// nvcc-variant: -DNW_NR=4 -DNW_NT=4 -DNW_DPS=2 -DNW_QL=8 -DNW_PASSES=4 -DNW_VPB=1 -DNW_SOFT=1 -DNW_MODE=0 -DNW_MINB=8 -DNW_RE_BITS0=0xa0800022220282aull -DNW_RE_BITS1=0x0ull -DNW_IM_BITS0=0x504000111101415ull -DNW_IM_BITS1=0x0ull
+// nvcc-variant: -DNW_NR=2 -DNW_NT=2 -DNW_DPS=2 -DNW_QL=2 -DNW_PASSES=2 -DNW_VPB=32 -DNW_SOFT=0 -DNW_MODE=0 -DNW_MINB=8 -DNW_RE_BITS0=0x2ull -DNW_RE_BITS1=0x0ull -DNW_IM_BITS0=0x1ull -DNW_IM_BITS1=0x0ull
+// nvcc-variant: -DNW_NR=3 -DNW_NT=3 -DNW_DPS=1 -DNW_QL=2 -DNW_PASSES=3 -DNW_VPB=16 -DNW_SOFT=1 -DNW_MODE=0 -DNW_MINB=8 -DNW_RE_BITS0=0x1ull -DNW_RE_BITS1=0x0ull -DNW_IM_BITS0=0x0ull -DNW_IM_BITS1=0x0ull
+// nvcc-variant: -DNW_NR=2 -DNW_NT=2 -DNW_DPS=2 -DNW_QL=16 -DNW_PASSES=1 -DNW_VPB=1 -DNW_SOFT=1 -DNW_MODE=0 -DNW_MINB=8 -DNW_RE_BITS0=0x8a888082a2a0a8aaull -DNW_RE_BITS1=0x2a2820220200080aull -DNW_IM_BITS0=0x4544404151505455ull -DNW_IM_BITS1=0x1514101101000405ull
+// nvcc-variant: -DNW_NR=4 -DNW_NT=4 -DNW_DPS=2 -DNW_QL=4 -DNW_PASSES=3 -DNW_VPB=4 -DNW_SOFT=1 -DNW_MODE=0 -DNW_MINB=8 -DNW_RE_BITS0=0x200080aull -DNW_RE_BITS1=0x0ull -DNW_IM_BITS0=0x1000405ull -DNW_IM_BITS1=0x0ull
+// nvcc-variant: -DNW_NR=8 -DNW_NT=8 -DNW_DPS=2 -DNW_QL=2 -DNW_PASSES=2 -DNW_VPB=32 -DNW_SOFT=1 -DNW_MODE=0 -DNW_MINB=4 -DNW_RE_BITS0=0x2ull -DNW_RE_BITS1=0x0ull -DNW_IM_BITS0=0x1ull -DNW_IM_BITS1=0x0ull
+// nvcc-variant: -DNW_NR=8 -DNW_NT=8 -DNW_DPS=2 -DNW_QL=4 -DNW_PASSES=2 -DNW_VPB=8 -DNW_SOFT=1 -DNW_MODE=0 -DNW_MINB=4 -DNW_RE_BITS0=0x200080aull -DNW_RE_BITS1=0x0ull -DNW_IM_BITS0=0x1000405ull -DNW_IM_BITS1=0x0ull
+// nvcc-variant: -DNW_NR=4 -DNW_NT=4 -DNW_DPS=2 -DNW_QL=8 -DNW_PASSES=4 -DNW_VPB=1 -DNW_SOFT=1 -DNW_MODE=2 -DNW_MINB=1 -DNW_RE_BITS0=0xa0800022220282aull -DNW_RE_BITS1=0x0ull -DNW_IM_BITS0=0x504000111101415ull -DNW_IM_BITS1=0x0ull
+// nvcc-variant: -DNW_NR=4 -DNW_NT=4 -DNW_DPS=2 -DNW_QL=4 -DNW_PASSES=1 -DNW_VPB=16 -DNW_SOFT=1 -DNW_MODE=1 -DNW_MINB=8 -DNW_RE_BITS0=0x200080aull -DNW_RE_BITS1=0x0ull -DNW_IM_BITS0=0x1000405ull -DNW_IM_BITS1=0x0ull
 
 #include "../../gpu/preprocess/qr-record.cuh"
 #include "../ssfe/ssfe-search.cuh"
@@ -59,14 +60,14 @@
 #define NW_NODES (NW_PASSES * (NW_ND >= 2 ? NW_QL + NW_M * (NW_ND - 1) : NW_M))
 #define NW_INF_BITS 0x7f800000u
 #define NW_FULL 0xffffffffu
-// How Alg. 3's minima are formed (the same numbers every way; nwayDefines picks):
+// How Alg. 3's minima are formed (the same numbers every way; nwayDefines picks, 0 by default):
 //   0: every path's thread an atomicMin per real dimension on the shared level minima;
 //   1: the two expanded levels by shuffles, the others by a warp reduction (redux) per level, then
 //      one conflict-free atomicMin per group;
 //   2: the paper's Alg. 3: every path leaves its candidate (metric, levels by dimension) in shared
 //      memory and one thread per bit (and per slice of the candidates, NW_SLICES) takes the minima.
 #ifndef NW_MODE
-#define NW_MODE 2
+#define NW_MODE 0
 #endif
 #ifndef NW_MINB
 #define NW_MINB 1  // resident blocks the registers are capped for (__launch_bounds__)
