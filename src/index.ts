@@ -1,7 +1,7 @@
 /**
  * lattice-mimo: lattice basis reduction and MIMO detection, on a pure-TypeScript CPU engine and a
  * CUDA engine. This is the package's whole public surface; every name is re-exported from its
- * part's index (core, lattice, mimo, sim, gpu).
+ * part's index (core, lattice, mimo, coding, sim, gpu).
  *
  * Conventions: matrices are column-major and a basis is its columns; a batch is one typed array of
  * `batch` matrices back to back with `{batch, rows, cols}` beside it; complex data is interleaved
@@ -41,6 +41,17 @@ export {
   type Constellation, type PamInfo, type SoftMethod, type ChannelOptions, type SnrType,
   type RealLayout, type QrResult, type QrOrdering, type PsdConfig,
 } from './mimo/index.js';
+export {
+  ldpcCode, wimaxCode, nrCode, qcCode, sparseCode, LdpcDecoder, QcEncoder, GenericEncoder,
+  parseBaseMatrix, formatBaseMatrix, parseAlist, formatAlist, readBaseMatrixFile, readAlistFile, liftBaseMatrix, expandQc, syndromeWeight,
+  resolveDecoderOptions, LDPC_DECODER_ALGORITHMS, LDPC_DECODER_DEFAULTS, LDPC_MAX_SATURATION, LDPC_MIN_SUM_SCALE,
+  WIMAX_LENGTHS, WIMAX_Z0, wimaxBaseMatrix, wimaxRateHalfBase, wimaxExpansion,
+  NR_LIFTING_SETS, NR_MAX_K, NR_MAX_RATE, NR_MIN_RATE, NR_MODULATION_ORDERS,
+  nrSelectBaseGraph, nrLiftingSize, nrCodeParams, nrBaseGraphTable, nrBaseMatrix, nrK0, nrRateMatchMap, nrRateMatch, nrRateRecover,
+  type LdpcCode, type FrameDecoder, type BaseMatrix, type BaseMatrixTable, type QcParityCheck, type SparseParityCheck,
+  type DecoderAlgorithm, type DecoderOptions, type ResolvedDecoderOptions, type DecodeResult, type DecodeBatchResult,
+  type NrBaseGraph, type NrCodeParams, type NrCodeRequest, type NrLiftingSize,
+} from './coding/index.js';
 export {
   simulate, simulateWithTable, writeOutputs, detectorLabel,
   DEFAULT_MAX_ERRORS, DEFAULT_MAX_VECTORS, DEFAULT_CHUNK_VECTORS,

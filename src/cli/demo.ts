@@ -14,13 +14,15 @@ import { resultToJson } from '../sim/output.js';
 import { renderPlotSvg, svgToPng } from '../sim/plot.js';
 import { simulateWithTable } from '../sim/report.js';
 import { resolveEngine } from '../sim/simulate.js';
+import { cudaDetectors } from '../mimo/registry.js';
 import type { SimDetector } from '../sim/types.js';
 import { parseCommandLine } from './args.js';
 
 const DEMO_HELP = `usage: lattice-mimo demo [--out DIR] [--threads N] [--seed S]
 
 A short simulation (4x4 MIMO, 16-QAM, iid Rayleigh, uncoded, Es/N0 0:4:24 dB) of the detectors that are
-available among zf, mmse, sic, sphere, kbest, nway, with the live table on stderr; then writes
+available among zf, mmse, sic, sphere, kbest, nway (on a CUDA device: those with a CUDA implementation,
+the whole link on the GPU), with the live table on stderr; then writes
 DIR/demo-ber.svg, DIR/demo-ber.png and DIR/demo.json (DIR defaults to out).
 `;
 
@@ -60,19 +62,25 @@ export async function run(argv: string[]): Promise<number> {
   // The output directory is made (and checked) before the simulation runs.
   await mkdir(outDir, { recursive: true }).catch((err: unknown) => { throw toIoError(err, `create directory ${outDir}`); });
   checkOutputPath('out', join(outDir, 'demo.json'));
-  const engine = resolveEngine('auto');
   const reasons = DEMO.candidates.map((d) => unavailableReason(d));
-  const detectors = DEMO.candidates.filter((_, i) => reasons[i] === null);
+  const available = DEMO.candidates.filter((_, i) => reasons[i] === null);
+  // On a GPU the demo runs the detectors that have a CUDA implementation there (the whole link on
+  // the device); without one, or without any such detector, every available one on the CPU.
+  const onGpu = available.filter((d) => cudaDetectors().includes(d.detector));
+  const choice = onGpu.length > 0 ? await resolveEngine('auto', onGpu) : await resolveEngine('cpu', available);
+  const engine = choice.engine;
+  const detectors = engine === 'cuda' ? onGpu : available;
   const skipped = DEMO.candidates.flatMap((d, i) => (reasons[i] === null ? [] : [`${d.detector} (${reasons[i]})`]));
+  if (engine === 'cuda') for (const d of available) if (!onGpu.includes(d)) skipped.push(`${d.detector} (no CUDA implementation)`);
   process.stderr.write(
-    `demo: ${DEMO.nt}x${DEMO.nr} ${DEMO.modulation.toUpperCase()}, iid Rayleigh, uncoded; engine ${engine} (auto; CUDA later)\n` +
+    `demo: ${DEMO.nt}x${DEMO.nr} ${DEMO.modulation.toUpperCase()}, iid Rayleigh, uncoded; engine ${engine} (${onGpu.length > 0 ? choice.reason : 'auto: no CUDA implementation of these detectors'})\n` +
     `detectors: ${detectors.map((d) => d.detector).join(', ')}${skipped.length ? `; not available: ${skipped.join(', ')}` : ''}\n`,
   );
   if (detectors.length === 0) throw new UnsupportedError('no detector is available for the demo');
   const options = {
     nt: DEMO.nt, nr: DEMO.nr, modulation: DEMO.modulation, detectors, snrs: DEMO.snrs, snrType: 'esn0' as const,
     maxErrors: DEMO.maxErrors, maxVectors: DEMO.maxVectors, chunkVectors: DEMO.chunkVectors,
-    seed, engine: 'auto' as const,
+    seed, engine,
     ...(threads !== undefined ? { threads } : {}),
   };
   const result = await simulateWithTable(options);

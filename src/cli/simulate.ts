@@ -31,7 +31,8 @@ options:
   --chunk-vectors N         vectors per unit of work (default 1024, rounded to whole channel groups)
   --seed S                  Philox seed (default 1): same seed, same counts, any --threads
   --threads N               worker threads (default: all cores)
-  --engine auto|cpu|cuda    engine (default auto = cpu; no CUDA MIMO simulation engine yet)
+  --engine auto|cpu|cuda    engine: cuda runs the whole link on the GPU (every detector needs its
+                            CUDA implementation); auto (default) takes it where it can, else cpu
   --k K                     K for kbest
   --passes N                passes (detection orders) for nway
   --max-nodes N             node budget per vector of sphere, psd, ml, kbest (default 2^24 = 16777216)
@@ -179,7 +180,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   // Every output path is checked before any work: a typo must not cost a run.
   for (const [opt, file] of Object.entries(cmd.files)) if (typeof file === 'string') checkOutputPath(opt, file);
-  const engine = resolveEngine(o.engine);
+  const { engine, reason } = await resolveEngine(o.engine, o.detectors);
   const controller = new AbortController();
   let signalName: string | null = null;
   const onSignal = (sig: NodeJS.Signals) => {
@@ -193,7 +194,7 @@ export async function run(argv: string[]): Promise<number> {
   process.on('SIGTERM', onSignal);
   try {
     const done = o.completedPoints ? new Set(o.completedPoints.map((p) => p.snrIndex)).size : 0;
-    process.stderr.write(`simulate: ${o.nt}x${o.nr} ${o.modulation}, engine ${engine}${o.engine === 'auto' ? ' (auto)' : ''}, seed ${o.seed}${cmd.resume !== undefined ? `, resuming ${cmd.resume}` : ''}\n`);
+    process.stderr.write(`simulate: ${o.nt}x${o.nr} ${o.modulation}, engine ${engine} (${reason}), seed ${o.seed}${cmd.resume !== undefined ? `, resuming ${cmd.resume}` : ''}\n`);
     if (cmd.resume !== undefined) process.stderr.write(`simulate: ${cmd.resume} holds ${o.completedPoints!.length} points (${done} SNR values); computing the rest\n`);
     const result = await simulateWithTable({ ...o, signal: controller.signal });
     const written = await writeOutputs(result, cmd.files);

@@ -156,8 +156,11 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
   const chunkCount = Math.ceil(job.items / chunk);
   let laneCount = job.options?.streams || Math.min(BatchWorkspace.MAX_LANES, chunkCount);
   laneCount = job.exclusive ? 1 : Math.max(1, Math.min(laneCount, chunkCount));
-  const fit = Math.floor((0.5 * (ctx.memInfo().freeBytes + ws.deviceBytes)) / laneCount / perItem);
-  if (fit < chunk) chunk = Math.max(1, fit);
+  // the lanes already hold enough for these chunks: no need to ask the driver what is free
+  if (chunk * perItem * laneCount > ws.deviceBytes) {
+    const fit = Math.floor((0.5 * (ctx.memInfo().freeBytes + ws.deviceBytes)) / laneCount / perItem);
+    if (fit < chunk) chunk = Math.max(1, fit);
+  }
   let lanes: PipelineLane[];
   for (;;) {
     try {

@@ -114,6 +114,14 @@ function defineOptions(defines: Readonly<Record<string, string | number>> | unde
 export function loadModule(ctx: CudaContext, spec: ModuleSpec): CudaModule {
   const { archOption, kind } = target(ctx);
   const options = [archOption, '--std=c++17', ...defineOptions(spec.defines), ...(spec.options ?? [])];
+  // a call per batch is common: find a loaded module by its source text (whose hash V8 keeps with
+  // the string) and options before hashing the whole source for the cache key
+  const optionKey = options.join('\0');
+  const bySource = recent.get(ctx)?.get(spec.source)?.get(optionKey);
+  if (bySource) {
+    moduleCacheStats.memoryHits++;
+    return bySource;
+  }
   const v = nvrtcVersion();
   const key = createHash('sha256')
     .update(spec.source).update('\0').update(options.join('\0')).update('\0')
@@ -122,6 +130,7 @@ export function loadModule(ctx: CudaContext, spec: ModuleSpec): CudaModule {
   const have = loaded.get(key);
   if (have) {
     moduleCacheStats.memoryHits++;
+    remember(ctx, spec.source, optionKey, have);
     return have;
   }
   const dir = diskCacheDir();
@@ -151,7 +160,19 @@ export function loadModule(ctx: CudaContext, spec: ModuleSpec): CudaModule {
   check(ctx.driver.cuModuleLoadData(out, image), `cuModuleLoadData(${spec.name})`);
   const mod = new CudaModule(ctx, outHandle(out), key, origin, log);
   loaded.set(key, mod);
+  remember(ctx, spec.source, optionKey, mod);
   return mod;
+}
+
+/** Loaded modules by context, source text and options (the fast path of loadModule). */
+const recent = new WeakMap<CudaContext, Map<string, Map<string, CudaModule>>>();
+
+function remember(ctx: CudaContext, source: string, optionKey: string, mod: CudaModule): void {
+  let bySource = recent.get(ctx);
+  if (!bySource) recent.set(ctx, (bySource = new Map()));
+  let byOptions = bySource.get(source);
+  if (!byOptions) bySource.set(source, (byOptions = new Map()));
+  byOptions.set(optionKey, mod);
 }
 
 /** Writes atomically (temp file + rename) so that a concurrent reader never sees half a file; errors are ignored. */

@@ -86,22 +86,30 @@ function nvrtcCheck(n: NvrtcApi, result: number, what: string, log?: string): vo
 }
 
 /** NVRTC's version, e.g. { major: 13, minor: 0 }. */
+let version: { major: number; minor: number } | null = null;
+
 export function nvrtcVersion(): { major: number; minor: number } {
+  if (version) return version;
   const n = getNvrtc();
   const major = [0], minor = [0];
   nvrtcCheck(n, n.nvrtcVersion(major, minor), 'nvrtcVersion');
-  return { major: major[0]!, minor: minor[0]! };
+  version = { major: major[0]!, minor: minor[0]! };
+  return version;
 }
 
 /** The virtual architectures (as 90 for sm_90) this NVRTC can compile for; [] when it cannot say. */
+let archList: number[] | null = null;
+
 export function nvrtcSupportedArchs(): number[] {
+  if (archList) return [...archList];
   const n = getNvrtc();
   if (!n.nvrtcGetNumSupportedArchs || !n.nvrtcGetSupportedArchs) return [];
   const count = [0];
   if (n.nvrtcGetNumSupportedArchs(count) !== 0) return [];
   const archs = new Int32Array(count[0]!);
   if (n.nvrtcGetSupportedArchs(archs) !== 0) return [];
-  return Array.from(archs);
+  archList = Array.from(archs);
+  return [...archList];
 }
 
 export interface CompileResult {

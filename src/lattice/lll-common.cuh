@@ -117,4 +117,39 @@ __device__ __forceinline__ void pair_element(real* B, S* Bs, double* Z, size_t l
   }
 }
 
+// The coefficients of an all-swap phase's pairs (pairStep in allswap/phases.ts), pair pr from its
+// dots in part[12 pr ..] (four partial sums each: <b_k, b*_{k-1}>, ||b*_{k-1}||^2, ||b*_k||^2):
+// SimpleSizeReduce of mu_{k,k-1} (multiplier X), the Lovasz test, and SimpleSwap's coefficients,
+// into w.dX, w.dSwap, w.dMu, w.dMuNew, w.dC at pr. W: the block kernels' or MB-LLL's workspace;
+// thread tid takes pr = tid, tid + nt, ... A swap raises *swapFlag. Returns c plus this thread's
+// swaps and size reductions.
+struct PhaseCounts { int swaps, reductions; };
+template <typename W>
+__device__ __forceinline__ PhaseCounts phase_coefficients(W& w, const double* part, int pairs, double bound, double delta,
+                                                          int* swapFlag, PhaseCounts c) {
+  int mySwaps = c.swaps, myReductions = c.reductions;
+  for (int pr = w.tid; pr < pairs; pr += w.nt) {
+    const double d0 = combine4(part + 12 * pr), r1 = combine4(part + 12 * pr + 4), rk = combine4(part + 12 * pr + 8);
+    double mu = (double)(real)(d0 / r1);
+    double X = 0;
+    if (fabs(mu) > bound) {
+      X = round_half_up(mu);
+      mu = (double)(real)(mu - X);
+      myReductions++;
+    }
+    const int swap = rk < (delta - mu * mu) * r1;
+    w.dX[pr] = X;
+    w.dSwap[pr] = swap;
+    if (swap) {
+      const double r1New = rk + mu * mu * r1;
+      w.dMu[pr] = mu;
+      w.dMuNew[pr] = (mu * r1) / r1New;
+      w.dC[pr] = rk / r1New;
+      mySwaps++;
+      atomicOr(swapFlag, 1);
+    }
+  }
+  return PhaseCounts{mySwaps, myReductions};
+}
+
 #endif  // LLL_COMMON_CUH

@@ -10,6 +10,7 @@
  */
 import { EngineUnavailableError } from '../core/errors.js';
 import { detectCpu, validateDetection } from './detect.js';
+import type { CudaDetector } from './gpu/cuda-detector.js';
 import type { DetectOutputs } from './gpu/detect-batch.js';
 import { DETECTOR_REGISTRY } from './registry.js';
 import type { DetectionInput, DetectionResult, DetectOptions } from './types.js';
@@ -47,6 +48,17 @@ export async function detectAsync(input: DetectionInput, opts: DetectOptions, ou
     if (gpuInput) validateDetection(input, opts, 'check');  // deferred for the GPU; the CPU needs them now
     return detectCpu(input, val, t0);
   }
-  const [impl, { detectCuda }] = await Promise.all([entry.cuda(), import('./gpu/detect-batch.js')]);
-  return detectCuda(input, val, impl, t0, out);
+  const impl = cudaImpls.get(entry.name) ?? (await loadCuda(entry.name, entry.cuda));
+  engineModule ??= await import('./gpu/detect-batch.js');
+  return engineModule.detectCuda(input, val, impl, t0, out);
+}
+
+/** Loaded CUDA implementations and the GPU engine's module: a call per batch need not import them again. */
+const cudaImpls = new Map<string, CudaDetector>();
+let engineModule: typeof import('./gpu/detect-batch.js') | null = null;
+
+async function loadCuda(name: string, load: () => Promise<CudaDetector>): Promise<CudaDetector> {
+  const impl = await load();
+  cudaImpls.set(name, impl);
+  return impl;
 }

@@ -53,6 +53,8 @@ export interface PsdOptions {
   levels?: number[];
   /** Paths kept at each boundary but the last (paths_lvl_0 = 1 may be omitted). */
   paths?: number[];
+  /** CUDA engine only: 'warp' (default, one warp a vector) or 'block' (the paper's block a vector). */
+  gpuMapping?: 'warp' | 'block';
 }
 
 /** The sphere decoder's initial radius: 'infinity' (the first leaf is the Babai point) or 'babai' (the sliced ZF distance). */

@@ -11,7 +11,7 @@ import { availableParallelism } from 'node:os';
 import { EngineUnavailableError, InvalidArgumentError } from '../core/errors.js';
 import { snrToNoiseVar } from '../mimo/channel.js';
 import { bitsPerSymbolOf } from '../mimo/modulation.js';
-import { DETECTORS, MODULATIONS, type DetectOptions } from '../mimo/types.js';
+import { DETECTORS, MODULATIONS, type DetectOptions, type Detector } from '../mimo/types.js';
 import { runChunkSliced, type ChunkResult, type ChunkTask } from './chunk.js';
 import { MAX_SNR_POINTS, toEbN0Db, toEsN0Db } from './snr.js';
 import type { SimDetector, SimPoint, SimulationOptions, SimulationResult, SnrType } from './types.js';
@@ -61,15 +61,42 @@ function uniqueLabels(detectors: SimDetector[]): string[] {
   });
 }
 
-/** The engine a simulation runs on: 'auto' and 'cpu' give cpu; 'cuda' has no MIMO simulation engine yet. */
-export function resolveEngine(engine: SimulationOptions['engine']): 'cpu' {
-  if (engine === 'cuda') {
-    throw new EngineUnavailableError("no CUDA engine for MIMO detection or simulation yet: use engine cpu (or auto, which picks cpu)");
-  }
-  if (engine !== undefined && engine !== 'auto' && engine !== 'cpu') {
+/** The engine asked for, validated: 'auto' (default), 'cpu' or 'cuda'. */
+export function checkEngine(engine: SimulationOptions['engine']): 'auto' | 'cpu' | 'cuda' {
+  if (engine !== undefined && engine !== 'auto' && engine !== 'cpu' && engine !== 'cuda') {
     throw new InvalidArgumentError(`engine must be auto, cpu or cuda, got '${String(engine)}'`);
   }
-  return 'cpu';
+  return engine ?? 'auto';
+}
+
+/** The engine a simulation runs on, and why (for the live table and the command's first line). */
+export interface EngineChoice { engine: 'cpu' | 'cuda'; reason: string }
+
+/**
+ * The engine a simulation of these detectors runs on: 'cpu' as asked; 'cuda' when a device answers
+ * and every detector has a CUDA implementation (EngineUnavailableError naming what is missing
+ * otherwise); 'auto' the GPU under the same conditions, else the CPU.
+ */
+export async function resolveEngine(engine: SimulationOptions['engine'], detectors: readonly { detector: Detector }[]): Promise<EngineChoice> {
+  const asked = checkEngine(engine);
+  if (asked === 'cpu') return { engine: 'cpu', reason: 'asked for' };
+  const { detectorsWithoutCuda } = await import('./gpu/executor.js');
+  const missing = detectorsWithoutCuda(detectors);
+  let device: { ok: true } | { ok: false; reason: string };
+  try {
+    const { cudaAvailable } = await import('../gpu/context.js');
+    device = cudaAvailable();
+  } catch (e) {
+    device = { ok: false, reason: (e as Error).message };
+  }
+  const why = !device.ok ? `no CUDA device (${device.reason})` : missing.length > 0 ? `no CUDA ${missing.join(', ')} detector` : null;
+  if (why === null) return { engine: 'cuda', reason: asked === 'auto' ? 'auto: a CUDA device and every detector on it' : 'asked for' };
+  if (asked === 'cuda') {
+    throw new EngineUnavailableError(!device.ok
+      ? `the CUDA engine was asked for but is not available: ${device.reason}`
+      : `the CUDA engine has no ${missing.join(', ')} detector; use engine cpu or auto`);
+  }
+  return { engine: 'cpu', reason: `auto: ${why}` };
 }
 
 interface Plan {
@@ -93,7 +120,7 @@ function plan(opts: SimulationOptions): Plan {
   if (!(MODULATIONS as readonly string[]).includes(opts.modulation)) {
     throw new InvalidArgumentError(`unknown modulation '${String(opts.modulation)}' (one of ${MODULATIONS.join(', ')})`);
   }
-  resolveEngine(opts.engine);
+  checkEngine(opts.engine);
   if (!Array.isArray(opts.detectors) || opts.detectors.length === 0) throw new InvalidArgumentError('at least one detector is needed');
   for (const d of opts.detectors) {
     if (!(DETECTORS as readonly string[]).includes(d.detector)) {
@@ -154,15 +181,25 @@ function toPoint(p: Plan, d: number, snrIndex: number, snr: number, noiseVar: nu
   };
 }
 
-/** Makes the executor of chunks: the worker pool, or this thread for threads = 1. */
-function makeExecutor(p: Plan): ChunkExecutor<ChunkTask, ChunkResult> {
+/**
+ * Makes the executor of chunks: the GPU link (engine cuda), else the worker pool, or this thread
+ * for threads = 1.
+ */
+async function makeExecutor(p: Plan, engine: 'cpu' | 'cuda'): Promise<ChunkExecutor<ChunkTask, ChunkResult>> {
+  if (engine === 'cuda') {
+    const { GpuLinkExecutor } = await import('./gpu/executor.js');
+    return GpuLinkExecutor.create({
+      nt: p.opts.nt, nr: p.opts.nr, modulation: p.opts.modulation, vectorsPerChannel: p.vectorsPerChannel,
+      chunkVectors: p.chunkVectors, seed: p.seed, detectors: p.detectors,
+    });
+  }
   return p.threads === 1
     ? new InThreadExecutor(runChunkSliced)
     : new WorkerPool<ChunkTask, ChunkResult>(new URL('./worker.js', import.meta.url), p.threads);
 }
 
 /** The executor of a run; replaced when a point stops by time with chunks still running. */
-interface Runner { exec: ChunkExecutor<ChunkTask, ChunkResult>; aborted: Promise<'abort'> }
+interface Runner { exec: ChunkExecutor<ChunkTask, ChunkResult>; engine: 'cpu' | 'cuda'; aborted: Promise<'abort'> }
 
 /** One SNR point's counts, or null when the run's signal fired before it finished. */
 async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise<SimPoint[] | null> {
@@ -173,7 +210,9 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
   const tallies: Tally[] = p.detectors.map(() => ({ bitErrors: 0, symbolErrors: 0, frameErrors: 0, vectors: 0, timeMs: 0, stoppedBy: null }));
   const isActive = (d: number) => tallies[d]!.stoppedBy === null;
   const maxChunks = Math.ceil(p.maxVectors / p.chunkVectors);
-  const window = 2 * p.threads;
+  // chunks the executor computes at once: its threads, or the GPU's chunks per launch
+  const parallel = runner.exec.parallelism ?? p.threads;
+  const window = 2 * parallel;
   const inflight = new Map<number, { promise: Promise<ChunkResult>; vectors: number }>();
   let nextChunk = 0;
   let mergedVectors = 0;
@@ -183,7 +222,7 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
   // how much work is done ahead, never which chunks are counted, so it cannot change the results.
   const worthDispatching = (): boolean => {
     if (inflight.size === 0) return true;
-    if (mergedVectors === 0) return inflight.size < p.threads;
+    if (mergedVectors === 0) return inflight.size < parallel;
     let inflightVectors = 0;
     for (const c of inflight.values()) inflightVectors += c.vectors;
     for (let d = 0; d < nDet; d++) {
@@ -253,7 +292,7 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
   if (tallies.some((t) => t.stoppedBy === 'time') && inflight.size > 0) {
     // Chunks past a time limit would keep the workers busy into the next point: start afresh.
     await runner.exec.close();
-    runner.exec = makeExecutor(p);
+    runner.exec = await makeExecutor(p, runner.engine);
   }
   emit('point');
   return tallies.map((t, d) => toPoint(p, d, snrIndex, snr, noiseVar, t));
@@ -279,6 +318,7 @@ function completedAt(p: Plan, points: readonly SimPoint[], i: number): SimPoint[
 /** Runs the whole simulation: every SNR point in order, every detector on the same data. */
 export async function simulate(opts: SimulationOptions): Promise<SimulationResult> {
   const p = plan(opts);
+  const { engine } = await resolveEngine(opts.engine, p.detectors);
   const completed = opts.completedPoints ?? [];
   if (!Array.isArray(completed)) throw new InvalidArgumentError('completedPoints must be an array of points');
   const start = performance.now();
@@ -297,7 +337,7 @@ export async function simulate(opts: SimulationOptions): Promise<SimulationResul
       const done = completedAt(p, completed, i);
       if (done) { points.push(...done); continue; }
       if (signal?.aborted) { interrupted = true; break; }
-      runner ??= { exec: makeExecutor(p), aborted };
+      runner ??= { exec: await makeExecutor(p, engine), engine, aborted };
       const got = await simulatePoint(p, runner, i);
       if (got === null) interrupted = true;
       else points.push(...got);
@@ -307,8 +347,8 @@ export async function simulate(opts: SimulationOptions): Promise<SimulationResul
     await runner?.exec.close();
   }
   return {
-    nt: opts.nt, nr: opts.nr, modulation: opts.modulation, snrType: p.snrType, seed: p.seed, threads: p.threads,
-    engine: 'cpu', maxErrors: p.maxErrors, maxVectors: p.maxVectors, vectorsPerChannel: p.vectorsPerChannel,
+    nt: opts.nt, nr: opts.nr, modulation: opts.modulation, snrType: p.snrType, seed: p.seed, threads: engine === 'cuda' ? 1 : p.threads,
+    engine, maxErrors: p.maxErrors, maxVectors: p.maxVectors, vectorsPerChannel: p.vectorsPerChannel,
     chunkVectors: p.chunkVectors,
     detectors: opts.detectors.map(({ ...d }) => d), snrs: [...opts.snrs],
     ...(p.maxTimeSeconds !== undefined ? { maxTimeSeconds: p.maxTimeSeconds } : {}),

@@ -39,7 +39,10 @@ export interface SimulationOptions {
   seed?: number;
   /** Worker threads (default: all cores); 1 runs in this thread. */
   threads?: number;
-  /** Detection engine; 'cuda' has no MIMO simulation engine yet (EngineUnavailableError). */
+  /**
+   * Engine: 'cpu'; 'cuda', the whole link on the GPU (every detector needs a CUDA implementation,
+   * else EngineUnavailableError); 'auto' (default) the GPU where that holds, else the CPU.
+   */
   engine?: 'auto' | 'cpu' | 'cuda';
   /**
    * Wall-clock limit per SNR point, in seconds: past it the point's active detectors stop with the
@@ -102,7 +105,7 @@ export interface SimPoint {
   frames: number;
   /** Received vectors detected. */
   vectors: number;
-  /** Detection time summed over the chunks (CPU milliseconds across workers, generation excluded). */
+  /** Detection time summed over the chunks (CPU milliseconds across workers, or the GPU's kernel time; generation excluded). */
   timeMs: number;
   /** Why this point stopped: enough bit errors, the vector limit, or the time limit (maxTimeSeconds). */
   stoppedBy: 'errors' | 'vectors' | 'time';
@@ -122,8 +125,8 @@ export interface SimulationResult {
   seed: number;
   /** Worker threads used. */
   threads: number;
-  /** The engine that ran. */
-  engine: 'cpu';
+  /** The engine that ran (the GPU link: threads is 1, the host thread). */
+  engine: 'cpu' | 'cuda';
   /** Stop rule: bit errors per detector and point. */
   maxErrors: number;
   /** Stop rule: vectors per detector and point. */

@@ -1,6 +1,7 @@
 /**
  * Executors for simulation chunks: the persistent worker pool (src/core/worker-pool.ts), which the
- * simulation feeds chunk by chunk as it decides whether more are needed, or this thread.
+ * simulation feeds chunk by chunk as it decides whether more are needed, or this thread; the GPU
+ * link (src/sim/gpu/executor.ts) is the third.
  */
 import { WorkerPool } from '../core/worker-pool.js';
 
@@ -9,6 +10,8 @@ export { WorkerPool };
 /** Something that runs chunk tasks: a pool of workers, or this thread. */
 export interface ChunkExecutor<T, R> {
   run(task: T): Promise<R>;
+  /** Tasks it computes at once (the GPU's chunks per launch); absent: one per thread of the run. */
+  readonly parallelism?: number;
   close(): Promise<void>;
 }
 

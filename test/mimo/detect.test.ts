@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { Philox } from '../../src/core/rng.js';
 import {
-  EngineUnavailableError, InvalidArgumentError, InvalidInputError, NodeBudgetError, RankDeficientError, UnsupportedError,
+  InvalidArgumentError, InvalidInputError, NodeBudgetError, RankDeficientError, UnsupportedError,
 } from '../../src/core/errors.js';
 import { addNoise, randomSymbols, rayleighChannels, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
 import { detect } from '../../src/mimo/detect.js';
@@ -172,7 +172,7 @@ test('bad input gets typed errors that name the problem', () => {
     ['unknown modulation', () => detect(ok, { detector: 'zf', modulation: '32qam' as Modulation }), (e) => e instanceof InvalidArgumentError && /modulation/.test(e.message)],
     ['bad llrClip', () => detect(ok, { detector: 'ml', modulation: 'qpsk', llrClip: -1 }), (e) => e instanceof InvalidArgumentError],
     ['bad initial radius', () => detect(ok, { detector: 'sphere', modulation: 'qpsk', initialRadius: 'zero' as 'babai' }), (e) => e instanceof InvalidArgumentError],
-    ['cuda engine', () => detect(ok, { ...opts, engine: 'cuda' }), (e) => e instanceof EngineUnavailableError],
+    ['cuda engine from the synchronous detect()', () => detect(ok, { ...opts, engine: 'cuda' }), (e) => e instanceof UnsupportedError && /detectAsync/.test(e.message)],
     ['ML too large', () => detect({ nr: 8, nt: 8, H: new Float64Array(128).fill(1), y: new Float64Array(16), noiseVar: 1 }, { detector: 'ml', modulation: '16qam' }), (e) => e instanceof NodeBudgetError && e.code === 'NODE_BUDGET' && /maxNodes = 16777216/.test(e.message)],
     ['sphere nr < nt', () => detect({ nr: 1, nt: 2, H: new Float64Array(4).fill(1), y: new Float64Array(2), noiseVar: 1 }, opts), (e) => e instanceof UnsupportedError],
     ['bad PSD levels', () => detect(ok, { detector: 'psd', modulation: 'qpsk', psd: { levels: [5, 3, 4, 1], paths: [1, 1, 1] } }), (e) => e instanceof InvalidArgumentError && /levels/.test(e.message)],

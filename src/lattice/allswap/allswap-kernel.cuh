@@ -169,27 +169,9 @@ extern "C" __global__ void ALLSWAP_BOUNDS allswap(
         __syncthreads();
         if (tid == 0) w.flags[(phaseCount + 1) & 1] = 0;  // the next phase's word, last read a phase ago
         // per pair: SimpleSizeReduce of mu_{k,k-1}, Lovasz test, SimpleSwap's coefficients
-        for (int pr = tid; pr < pairs; pr += nt) {
-          const double d0 = combine4(part + 12 * pr), r1 = combine4(part + 12 * pr + 4), rk = combine4(part + 12 * pr + 8);
-          double mu = (double)(real)(d0 / r1);
-          double X = 0;
-          if (fabs(mu) > bound) {
-            X = round_half_up(mu);
-            mu = (double)(real)(mu - X);
-            myReductions++;
-          }
-          const int swap = rk < (delta - mu * mu) * r1;
-          w.dX[pr] = X;
-          w.dSwap[pr] = swap;
-          if (swap) {
-            const double r1New = rk + mu * mu * r1;
-            w.dMu[pr] = mu;
-            w.dMuNew[pr] = (mu * r1) / r1New;
-            w.dC[pr] = rk / r1New;
-            mySwaps++;
-            atomicOr(swapFlag, 1);
-          }
-        }
+        const PhaseCounts c = phase_coefficients(w, part, pairs, bound, delta, swapFlag, PhaseCounts{mySwaps, myReductions});
+        mySwaps = c.swaps;
+        myReductions = c.reductions;
         __syncthreads();
         // every element of the pairs' columns: size reduction, then the swap of B and Z and the
         // new GS vectors; the largest new |Z| entry feeds the growth watch

@@ -242,28 +242,8 @@ __device__ int phase(Work& w, int lo, int hi, int parity, bool* swapped) {
     w.part[e] = dot_partial(c, a, n, q);
   }
   __syncthreads();
-  int mySwaps = 0, myReductions = 0;
-  for (int pr = tid; pr < pairs; pr += nt) {
-    const double d0 = combine4(w.part + 12 * pr), r1 = combine4(w.part + 12 * pr + 4), rk = combine4(w.part + 12 * pr + 8);
-    double mu = (double)(real)(d0 / r1);
-    double X = 0;
-    if (fabs(mu) > w.bound) {
-      X = round_half_up(mu);
-      mu = (double)(real)(mu - X);
-      myReductions++;
-    }
-    const int swap = rk < (w.delta - mu * mu) * r1;
-    w.dX[pr] = X;
-    w.dSwap[pr] = swap;
-    if (swap) {
-      const double r1New = rk + mu * mu * r1;
-      w.dMu[pr] = mu;
-      w.dMuNew[pr] = (mu * r1) / r1New;
-      w.dC[pr] = rk / r1New;
-      mySwaps++;
-      atomicOr(&w.flags[0], 1);
-    }
-  }
+  const PhaseCounts c = phase_coefficients(w, w.part, pairs, w.bound, w.delta, &w.flags[0], PhaseCounts{0, 0});
+  const int mySwaps = c.swaps, myReductions = c.reductions;
   __syncthreads();
   const int perPair = n + m;
   unsigned long long zPeakMine = 0ull;
@@ -350,9 +330,33 @@ __device__ void update_coefficients(Work& w) {
   __syncthreads();
 }
 
+// Column k -= X column j in B and Z, and row k -= X row j in U's first j entries (U(k, 0..j-1)), by
+// the whole block, one element per thread; the new |Z| entries feed the growth watch (*w.zPeak) and
+// raise w.flags[2] past 2^53. The caller's barrier ends it.
+__device__ __forceinline__ void reduce_with_u(Work& w, int k, int j, double X) {
+  const int n = w.n, m = w.m, tid = w.tid, nt = w.nt;
+  unsigned long long mine = 0ull;
+  for (int e = tid; e < n + m + j; e += nt) {
+    if (e < n) {
+      w.B[(size_t)k * n + e] = (real)((double)w.B[(size_t)k * n + e] - X * (double)w.B[(size_t)j * n + e]);
+    } else if (e < n + m) {
+      const int u = e - n;
+      const double v = w.Z[(size_t)k * m + u] - X * w.Z[(size_t)j * m + u];
+      w.Z[(size_t)k * m + u] = v;
+      const unsigned long long bb = dbits(fabs(v));
+      if (bb > mine) mine = bb;
+      if (fabs(v) >= EXACT_INTEGER_LIMIT) atomicOr(&w.flags[2], 1);
+    } else {
+      const int i = e - n - m;
+      w.U[(size_t)k * m + i] = (real)((double)w.U[(size_t)k * m + i] - X * (double)w.U[(size_t)j * m + i]);
+    }
+  }
+  if (mine) atomicMax(w.zPeak, mine);
+}
+
 // sizeReduceWithU: columns k in [kLo, kHi) against j in [jLo, k), k and j descending, in order.
 __device__ int size_reduce_with_u(Work& w, int kLo, int kHi, int jLo) {
-  const int n = w.n, m = w.m, tid = w.tid, nt = w.nt;
+  const int m = w.m, tid = w.tid;
   int count = 0;
   if (tid == 0) w.flags[2] = 0;
   __syncthreads();
@@ -361,23 +365,7 @@ __device__ int size_reduce_with_u(Work& w, int kLo, int kHi, int jLo) {
       const double x = (double)*(volatile real*)&w.U[(size_t)k * m + j];
       if (!(fabs(x) > w.bound)) continue;
       const double X = round_half_up(x);
-      unsigned long long mine = 0ull;
-      for (int e = tid; e < n + m + j; e += nt) {
-        if (e < n) {
-          w.B[(size_t)k * n + e] = (real)((double)w.B[(size_t)k * n + e] - X * (double)w.B[(size_t)j * n + e]);
-        } else if (e < n + m) {
-          const int u = e - n;
-          const double v = w.Z[(size_t)k * m + u] - X * w.Z[(size_t)j * m + u];
-          w.Z[(size_t)k * m + u] = v;
-          const unsigned long long bb = dbits(fabs(v));
-          if (bb > mine) mine = bb;
-          if (fabs(v) >= EXACT_INTEGER_LIMIT) atomicOr(&w.flags[2], 1);
-        } else {
-          const int i = e - n - m;
-          w.U[(size_t)k * m + i] = (real)((double)w.U[(size_t)k * m + i] - X * (double)w.U[(size_t)j * m + i]);
-        }
-      }
-      if (mine) atomicMax(w.zPeak, mine);
+      reduce_with_u(w, k, j, X);
       count++;
       __syncthreads();
       // written after the barrier: every thread has read x (nothing reads this entry again)
@@ -411,23 +399,7 @@ __device__ int boundary_u(Work& w, int k, bool* swapped) {
   double mu = (double)(real)(d1 / r1);
   if (fabs(mu) > w.bound) {
     const double X = round_half_up(mu);
-    unsigned long long mine = 0ull;
-    for (int e = tid; e < n + m + a; e += nt) {
-      if (e < n) {
-        w.B[(size_t)k * n + e] = (real)((double)w.B[(size_t)k * n + e] - X * (double)w.B[(size_t)a * n + e]);
-      } else if (e < n + m) {
-        const int u = e - n;
-        const double v = w.Z[ko + u] - X * w.Z[po + u];
-        w.Z[ko + u] = v;
-        const unsigned long long bb = dbits(fabs(v));
-        if (bb > mine) mine = bb;
-        if (fabs(v) >= EXACT_INTEGER_LIMIT) atomicOr(&w.flags[2], 1);
-      } else {
-        const int i = e - n - m;
-        w.U[ko + i] = (real)((double)w.U[ko + i] - X * (double)w.U[po + i]);
-      }
-    }
-    if (mine) atomicMax(w.zPeak, mine);
+    reduce_with_u(w, k, a, X);
     mu = (double)(real)(mu - X);
     if (tid == 0) w.cnt[1]++;
   }

@@ -272,6 +272,21 @@ export function emptyOutcome(): LeftOverBases {
  * product left to the host; a breakdown the policy redoes (listed in `outcome`); or the typed error
  * the CPU reducer would have thrown.
  */
+/**
+ * Copies a chunk's per-basis counts out of its status words; returns the chunk positions whose
+ * status is not OK. A function of the module, not a closure of the call, so that it stays optimised
+ * from one batch to the next (a closure made per call starts in the interpreter each time).
+ */
+function copyCounts(st: Int32Array, first: number, count: number, iterations: Int32Array, swaps: Int32Array, sizeReductions: Int32Array): number[] {
+  const notOk: number[] = [];
+  for (let b = 0, o = 0; b < count; b++, o += STATS_WIDTH) {
+    const k = first + b;
+    iterations[k] = st[o]!; swaps[k] = st[o + 1]!; sizeReductions[k] = st[o + 2]!;
+    if (st[o + 3] !== STATUS.OK) notOk.push(b);
+  }
+  return notOk;
+}
+
 export function settleStatus(
   name: Algorithm, index: number, s: Int32Array, params: AlgoParams, precision: 'float32' | 'float64', outcome: LeftOverBases,
 ): void {
@@ -360,10 +375,8 @@ export async function runLatticeBatch<A extends RealArray>(
       product(stream, ptr, c.count);
     },
     settle(first, count, st) {
-      for (let b = 0, o = 0; b < count; b++, o += STATS_WIDTH) {
-        const k = first + b;
-        iterations[k] = st[o]!; swaps[k] = st[o + 1]!; sizeReductions[k] = st[o + 2]!;
-        if (st[o + 3] !== STATUS.OK) settleStatus(spec.name, k, st.subarray(o, o + STATS_WIDTH), params, precision, outcome);
+      for (const b of copyCounts(st, first, count, iterations, swaps, sizeReductions)) {
+        settleStatus(spec.name, first + b, st.subarray(b * STATS_WIDTH, (b + 1) * STATS_WIDTH), params, precision, outcome);
       }
     },
   });

@@ -302,6 +302,20 @@ __device__ __noinline__ void update_phases(real* G, double* Z, const real* mult,
 #ifndef ROUNDS_GROUP_HALO
 #define ROUNDS_GROUP_HALO 0
 #endif
+// Halo mode's lanes (see halo_sweeps): JL pairs per lane, JOL owned and JHL halo lanes on either side
+// per warp, JH rounds per group barrier at most.
+#ifndef JL
+#define JL 1
+#endif
+#ifndef JOL
+#define JOL 25
+#endif
+#ifndef JHL
+#define JHL 3
+#endif
+#ifndef JH
+#define JH 3
+#endif
 __device__ __forceinline__ int group_threads() {
   const int nt = blockDim.x;
   if (nt < 32) return nt;
@@ -393,6 +407,19 @@ __device__ __forceinline__ real pair_multiplier(JacobiShared* sh, const real* G,
   return qq;
 }
 
+// Posts pair k's multiplier and columns for phases b and c (slots k >= half hold no pair).
+__device__ __forceinline__ void post_pair(JacobiShared* sh, int k, int half, real rk, int pi, int pj) {
+  if (k < half) { sh->mult[k] = rk; sh->lpi[k] = pi; sh->lpj[k] = pj; }
+}
+
+// Phases b and c of a round in which a pair has a multiplier: the leader posts the command, the
+// other warps (waiting at a block barrier) join, and the whole block updates G and Z.
+__device__ __forceinline__ void call_in_update(JacobiShared* sh, real* G, int ldg, int m, int half, bool leader) {
+  if (leader) sh->cmd = CMD_UPDATE;
+  block_sync();  // the command: the other warps join phases b and c
+  update_phases(G, sh->Z, sh->mult, sh->lpi, sh->lpj, ldg, m, half);
+}
+
 // A whole round with size reductions (rare on large bases), by the group, on the permutation cur
 // (the swaps go to next): multipliers, the transform's overflow check and the drift scales as the
 // reference does them, phases b and c by the whole block (the other warps are called in), then
@@ -419,14 +446,10 @@ __device__ __noinline__ RoundOut reduction_round(int r, const int* cur, int* nex
       pi[q] = cur[li[q]]; pj[q] = cur[lj[q]];
       rk[q] = pair_multiplier(sh, G, ldg, m, pi[q], pj[q], o.reductions, ovf, anyMult);
     }
-    if (k < half) { sh->mult[k] = rk[q]; sh->lpi[k] = pi[q]; sh->lpj[k] = pj[q]; }
+    post_pair(sh, k, half, rk[q], pi[q], pj[q]);
   }
   ovf = group_sync_or(ovf, ng);
-  if (group_sync_or(anyMult, ng)) {
-    if (t == 0) sh->cmd = CMD_UPDATE;
-    block_sync();  // the command: the other warps join phases b and c
-    update_phases(G, sh->Z, sh->mult, sh->lpi, sh->lpj, ldg, m, half);
-  }
+  if (group_sync_or(anyMult, ng)) call_in_update(sh, G, ldg, m, half, t == 0);
   int drift = 0;
   const double driftRatio = sh->driftRatio;
 #pragma unroll
@@ -447,6 +470,17 @@ __device__ __noinline__ RoundOut reduction_round(int r, const int* cur, int* nex
 
 // Counts of one call of group_sweeps (per thread).
 struct MasterCounts { int sweeps, swaps, reductions; };
+
+// A player of the register-resident modes: (logical column << 16) | physical column (perm entry).
+#define PLAYER(s) ((int)((s) >> 16))
+#define PHYS(s) ((int)((s) & 0xffffu))
+
+// Writes two players' perm entries (a player past m, the dummy of odd m, has none).
+__device__ __forceinline__ void put_players(int* perm, int m, unsigned a, unsigned b) {
+  const int La = PLAYER(a), Lb = PLAYER(b);
+  if (La < m) perm[La] = PHYS(a);
+  if (Lb < m) perm[Lb] = PHYS(b);
+}
 
 // The sweeps of one refresh, by the group. The permutation is double-buffered (perm, perm2): a
 // round reads cur and writes every player's entry, swapped or not, to next, and the barrier that
@@ -548,9 +582,9 @@ struct RegState { unsigned a, b; real da, db; };
 // sw = the swap; returns the state after the swap. G(pi, pj) is read by every thread (the entries
 // of a non-live slot are valid columns), so that the warp does not diverge.
 __device__ __forceinline__ RegState reg_test(const RegState& s, const real* G, int ldg, int m, bool mine, int& red, bool& sw) {
-  const int La = (int)(s.a >> 16), Lb = (int)(s.b >> 16);
+  const int La = PLAYER(s.a), Lb = PLAYER(s.b);
   const bool aFirst = La < Lb;
-  const int pi = (int)((aFirst ? s.a : s.b) & 0xffffu), pj = (int)((aFirst ? s.b : s.a) & 0xffffu);
+  const int pi = PHYS(aFirst ? s.a : s.b), pj = PHYS(aFirst ? s.b : s.a);
   const real dii = aFirst ? s.da : s.db, djj = aFirst ? s.db : s.da;
   const bool live = mine && La < m && Lb < m;
   const real gij = G[pi + pj * ldg];
@@ -621,18 +655,15 @@ __device__ __noinline__ MasterCounts reg_sweeps(const real* Gglobal, int maxIter
         if (sw) { mySwaps++; changed = 1; }
       } else {
         // a round with size reductions: redone from the permutation before it
-        const int La = (int)(s.a >> 16), Lb = (int)(s.b >> 16);
+        const int La = PLAYER(s.a), Lb = PLAYER(s.b);
         const bool live = mine && La < m && Lb < m;
-        if (mine) {
-          if (La < m) perm[La] = (int)(s.a & 0xffffu);
-          if (Lb < m) perm[Lb] = (int)(s.b & 0xffffu);
-        }
+        if (mine) put_players(perm, m, s.a, s.b);
         const RoundOut o = reduction_round(r, perm, perm2);
         mySwaps += o.swaps;
         myReductions += o.reductions;
         if (o.swaps || o.reductions) changed = 1;
         // the players' entries after the round, every norm reloaded (G changed)
-        const int pa = live ? perm2[La] : (int)(s.a & 0xffffu), pb = live ? perm2[Lb] : (int)(s.b & 0xffffu);
+        const int pa = live ? perm2[La] : PHYS(s.a), pb = live ? perm2[Lb] : PHYS(s.b);
         post.a = (s.a & 0xffff0000u) | (unsigned)pa;
         post.b = (s.b & 0xffff0000u) | (unsigned)pb;
         post.da = G[pa + pa * ldg];
@@ -653,11 +684,7 @@ __device__ __noinline__ MasterCounts reg_sweeps(const real* Gglobal, int maxIter
     if (outcome == OUTCOME_UNCHANGED && group_sync_or(changed, ng)) outcome = OUTCOME_CHANGED;
   } while (outcome == OUTCOME_CHANGED);
   // the permutation into perm, then the other warps are released
-  if (mine) {
-    const int La = (int)(s.a >> 16), Lb = (int)(s.b >> 16);
-    if (La < m) perm[La] = (int)(s.a & 0xffffu);
-    if (Lb < m) perm[Lb] = (int)(s.b & 0xffffu);
-  }
+  if (mine) put_players(perm, m, s.a, s.b);
   if (t == 0) { sh->cmd = CMD_DONE; sh->outcome = outcome; sh->status = status; }
   block_sync();
   return MasterCounts{sweeps, mySwaps, myReductions};
@@ -681,19 +708,7 @@ __device__ __noinline__ MasterCounts reg_sweeps(const real* Gglobal, int maxIter
 // and reduction_round (shared-permutation mode's) runs that round; its result goes through the slots, turned to the
 // next round. Blocks do not cross a sweep's end. The dummy player of odd m carries an infinite
 // norm (never swapped: it is always the pair's higher column). Slots as register-players mode: [parity][arr1,
-// arr2][JG] words, then as many reals, indexed by pair.
-#ifndef JL
-#define JL 1
-#endif
-#ifndef JOL
-#define JOL 25
-#endif
-#ifndef JHL
-#define JHL 3
-#endif
-#ifndef JH
-#define JH 3
-#endif
+// arr2][JG] words, then as many reals, indexed by pair. (JL, JOL, JHL, JH: with the group's defines above.)
 #define JP (JOL * JL)
 
 __device__ __forceinline__ real inf_norm() { return (real)__longlong_as_double(0x7ff0000000000000LL); }
@@ -716,10 +731,10 @@ __device__ __forceinline__ void halo_round(HaloState& s, const real* G, int ldg,
     if (TEST) {
       const unsigned lo = aFirst ? s.a[j] : s.b[j], hi = aFirst ? s.b[j] : s.a[j];
       const bool mine = (ownMask >> j) & 1u;
-      const int pi = (int)(lo & 0xffffu), pj = (int)(hi & 0xffffu);
+      const int pi = PHYS(lo), pj = PHYS(hi);
       g[j] = mine ? G[pi + pj * ldg] : (real)0;
       lim[j] = reduction_limit(dlo);
-      if (mine && (int)(hi >> 16) < m) ok |= 1u << j;
+      if (mine && PLAYER(hi) < m) ok |= 1u << j;
     }
     if (((ownMask >> j) & 1u) && sw) swaps++;
     n.a[j] = sw ? (s.a[j] & 0xffff0000u) | (s.b[j] & 0xffffu) : s.a[j];
@@ -837,13 +852,8 @@ __device__ __noinline__ MasterCounts halo_sweeps(const real* Gglobal, int maxIte
         mySwaps += swaps;
         if (swaps) changed = 1;
 #pragma unroll
-        for (int j = 0; j < JL; j++) {
-          if ((ownMask >> j) & 1u) {
-            const int La = (int)(s.a[j] >> 16), Lb = (int)(s.b[j] >> 16);
-            if (La < m) perm[La] = (int)(s.a[j] & 0xffffu);
-            if (Lb < m) perm[Lb] = (int)(s.b[j] & 0xffffu);
-          }
-        }
+        for (int j = 0; j < JL; j++)
+          if ((ownMask >> j) & 1u) put_players(perm, m, s.a[j], s.b[j]);
         group_sync_or(0, ng);  // the permutation written before reduction_round reads it
         const RoundOut o = reduction_round(r + r0, perm, perm2);
         mySwaps += o.swaps;
@@ -853,9 +863,9 @@ __device__ __noinline__ MasterCounts halo_sweeps(const real* Gglobal, int maxIte
 #pragma unroll
         for (int j = 0; j < JL; j++) {
           if ((ownMask >> j) & 1u) {
-            const int La = (int)(s.a[j] >> 16), Lb = (int)(s.b[j] >> 16);
+            const int La = PLAYER(s.a[j]), Lb = PLAYER(s.b[j]);
             const bool live = La < m && Lb < m;
-            const int pa = live ? perm2[La] : (int)(s.a[j] & 0xffffu), pb = live ? perm2[Lb] : (int)(s.b[j] & 0xffffu);
+            const int pa = live ? perm2[La] : PHYS(s.a[j]), pb = live ? perm2[Lb] : PHYS(s.b[j]);
             s.a[j] = (s.a[j] & 0xffff0000u) | (unsigned)pa;
             s.b[j] = (s.b[j] & 0xffff0000u) | (unsigned)pb;
             s.da[j] = La < m ? G[pa + pa * ldg] : inf_norm();
@@ -885,13 +895,8 @@ __device__ __noinline__ MasterCounts halo_sweeps(const real* Gglobal, int maxIte
   } while (outcome == OUTCOME_CHANGED);
   // the permutation into perm, then the other warps are released
 #pragma unroll
-  for (int j = 0; j < JL; j++) {
-    if ((ownMask >> j) & 1u) {
-      const int La = (int)(s.a[j] >> 16), Lb = (int)(s.b[j] >> 16);
-      if (La < m) perm[La] = (int)(s.a[j] & 0xffffu);
-      if (Lb < m) perm[Lb] = (int)(s.b[j] & 0xffffu);
-    }
-  }
+  for (int j = 0; j < JL; j++)
+    if ((ownMask >> j) & 1u) put_players(perm, m, s.a[j], s.b[j]);
   if (t == 0) { sh->cmd = CMD_DONE; sh->outcome = outcome; sh->status = status; }
   block_sync();
   return MasterCounts{sweeps, mySwaps, myReductions};
@@ -901,10 +906,6 @@ __device__ __noinline__ MasterCounts halo_sweeps(const real* Gglobal, int maxIte
 // lane in registers, the tournament turned by shuffles, no barrier in a round without a
 // multiplier. (Shared-permutation mode, above, spreads a round over up to four warps at one barrier per round:
 // faster from about 100 pairs on, where one warp's issue rate limits first-warp mode.)
-
-// A player's state in the first warp: (logical column << 16) | physical column (perm entry).
-#define PLAYER(s) ((int)((s) >> 16))
-#define PHYS(s) ((int)((s) & 0xffffu))
 
 // The pairs a lane of the first warp holds: slot k = lane JQ + q holds pair k of the round, its
 // arr1 player in a[q], its arr2 player in b[q].
@@ -951,14 +952,10 @@ __device__ __noinline__ WarpRoundOut warp_reduction_round(Slots s) {
     live[q] = slot_pair(s.a[q], s.b[q], k, half, m, pi[q], pj[q]);
     rk[q] = 0;
     if (live[q]) rk[q] = pair_multiplier(sh, G, ldg, m, pi[q], pj[q], o.reductions, ovf, anyMult);
-    if (k < half) { sh->mult[k] = rk[q]; sh->lpi[k] = pi[q]; sh->lpj[k] = pj[q]; }
+    post_pair(sh, k, half, rk[q], pi[q], pj[q]);
   }
   ovf = __any_sync(wmask, ovf);
-  if (__any_sync(wmask, anyMult)) {
-    if (lane == 0) sh->cmd = CMD_UPDATE;
-    block_sync();  // the command: the other warps join phases b and c
-    update_phases(G, sh->Z, sh->mult, sh->lpi, sh->lpj, ldg, m, half);
-  }
+  if (__any_sync(wmask, anyMult)) call_in_update(sh, G, ldg, m, half, lane == 0);
   __syncwarp(wmask);
   int drift = 0;
   const double driftRatio = sh->driftRatio;
@@ -1062,12 +1059,8 @@ __device__ __noinline__ MasterCounts warp_sweeps(const real* Gglobal, int maxIte
   // the permutation back to shared memory, then the other warps are released
   int* perm = sh->perm;
 #pragma unroll
-  for (int q = 0; q < JQ; q++) {
-    if (lane * JQ + q < half) {
-      if (PLAYER(s.a[q]) < m) perm[PLAYER(s.a[q])] = PHYS(s.a[q]);
-      if (PLAYER(s.b[q]) < m) perm[PLAYER(s.b[q])] = PHYS(s.b[q]);
-    }
-  }
+  for (int q = 0; q < JQ; q++)
+    if (lane * JQ + q < half) put_players(perm, m, s.a[q], s.b[q]);
   if (lane == 0) { sh->cmd = CMD_DONE; sh->outcome = outcome; sh->status = status; }
   block_sync();
   return MasterCounts{sweeps, mySwaps, myReductions};

@@ -65,6 +65,20 @@ function normalize(ctx: CudaContext): Kernel {
   return kernel;
 }
 
+/**
+ * Nodes visited over `vectors` vectors' status words, and the vectors with flags. A function of the
+ * module, not a closure of the call: it stays optimised from one batch to the next.
+ */
+function scanStatus(status: Int32Array, vectors: number): { nodes: number; flagged: number[] } {
+  let nodes = 0;
+  const flagged: number[] = [];
+  for (let i = 0; i < vectors; i++) {
+    nodes += status[i * STATUS_WORDS + 1]!;
+    if (status[i * STATUS_WORDS] !== 0) flagged.push(i);
+  }
+  return { nodes, flagged };
+}
+
 /** 0 or a normal float32 (an N0 the kernel can take as it is). */
 const fitsFloat32 = (x: number): boolean => x === 0 || (x >= 2 ** -126 && x < 2 ** 127);
 
@@ -185,10 +199,10 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
     },
     settle(first, count, status) {
       const v0 = first * vpc, end = Math.min(vectors, (first + count) * vpc);
-      for (let v = v0; v < end; v++) {
-        const flags = status[(v - v0) * STATUS_WORDS]!;
-        nodes += status[(v - v0) * STATUS_WORDS + 1]!;
-        if (flags === 0) continue;
+      const scan = scanStatus(status, end - v0);
+      nodes += scan.nodes;
+      for (const i of scan.flagged) {
+        const v = v0 + i, flags = status[i * STATUS_WORDS]!;
         switch (remedy(flags)) {
           case 'non-finite': throw nonFiniteError(input, val, v);
           case 'redo-cpu': redo.push(v); break;
@@ -207,8 +221,11 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
     },
   });
 
-  for (const v of redo) redoOnCpu(input, val, v, symbols, llr, unproven, setup.llrClip);
-  budgetExceeded = unproven.reduce((t, u) => t + u, 0);
+  for (const v of redo) {
+    budgetExceeded -= unproven[v]!;
+    redoOnCpu(input, val, v, symbols, llr, unproven, setup.llrClip);
+    budgetExceeded += unproven[v]!;
+  }
   const outSymbols = symbols.length === vectors * nt ? symbols : symbols.subarray(0, vectors * nt);
   const outLlr = llr && llr.length !== vectors * nt * bps ? llr.subarray(0, vectors * nt * bps) : llr;
   const stats: DetectionResult['stats'] = {

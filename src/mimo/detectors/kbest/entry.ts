@@ -6,4 +6,5 @@ export const kbestEntry: DetectorEntry = {
   name: 'kbest',
   traits: { soft: true, exact: false, budgeted: false, model: 'real', wideChannels: false },
   cpu: detector,
+  cuda: () => import('./cuda.js').then((m) => m.cudaDetector),
 };

@@ -6,4 +6,5 @@ export const lrMmseEntry: DetectorEntry = {
   name: 'lr-mmse',
   traits: { soft: false, exact: false, budgeted: false, model: 'real', wideChannels: false },
   cpu: detector,
+  cuda: () => import('./cuda.js').then((m) => m.cudaDetector),
 };

@@ -6,4 +6,5 @@ export const lrSicEntry: DetectorEntry = {
   name: 'lr-sic',
   traits: { soft: false, exact: false, budgeted: false, model: 'real', wideChannels: false },
   cpu: detector,
+  cuda: () => import('./cuda.js').then((m) => m.cudaDetector),
 };

@@ -6,4 +6,5 @@ export const mlEntry: DetectorEntry = {
   name: 'ml',
   traits: { soft: true, exact: true, budgeted: false, model: 'complex', wideChannels: true },
   cpu: detector,
+  cuda: () => import('./cuda.js').then((m) => m.cudaDetector),
 };

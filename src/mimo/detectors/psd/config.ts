@@ -50,10 +50,11 @@ export function defaultPsdLevels(n: number, q: number): { levels: number[]; path
  * Validates a user configuration (or builds the default). `levels` may omit lvl_0 = n + 1 and
  * `paths` may omit paths_lvl_0 = 1.
  */
-export function psdConfig(n: number, q: number, user?: { levels?: number[]; paths?: number[] }): PsdConfig {
+export function psdConfig(n: number, q: number, user?: { levels?: number[]; paths?: number[]; gpuMapping?: unknown }): PsdConfig {
   if (user !== undefined && (user === null || typeof user !== 'object' || Array.isArray(user))) {
     throw new InvalidArgumentError(`psd must be an object { levels?: number[], paths?: number[] }, got ${show(user)}`);
   }
+  psdGpuMapping(user);
   const userLevels = intList(user?.levels, 'psd.levels');
   const userPaths = intList(user?.paths, 'psd.paths');
   const def = defaultPsdLevels(n, q);
@@ -82,6 +83,20 @@ export function psdConfig(n: number, q: number, user?: { levels?: number[]; path
     expanded.push(e);
   }
   return { levels, paths, expanded };
+}
+
+/** How the CUDA engine maps the search: a warp a vector ('warp', measured fastest) or the paper's block a vector ('block'). */
+export type PsdGpuMapping = 'warp' | 'block';
+export const PSD_GPU_MAPPINGS: readonly PsdGpuMapping[] = ['warp', 'block'];
+
+/** opts.psd.gpuMapping validated, or the default 'warp'. */
+export function psdGpuMapping(user?: { gpuMapping?: unknown }): PsdGpuMapping {
+  const v = user?.gpuMapping;
+  if (v === undefined) return 'warp';
+  if (typeof v !== 'string' || !(PSD_GPU_MAPPINGS as readonly string[]).includes(v)) {
+    throw new InvalidArgumentError(`psd.gpuMapping must be one of ${PSD_GPU_MAPPINGS.join(', ')}, got ${show(v)}`);
+  }
+  return v as PsdGpuMapping;
 }
 
 /** A user's level or path list: undefined, or an array of integers (InvalidArgumentError otherwise). */

@@ -6,4 +6,5 @@ export const psdEntry: DetectorEntry = {
   name: 'psd',
   traits: { soft: false, exact: true, budgeted: true, model: 'real', wideChannels: false },
   cpu: detector,
+  cuda: () => import('./cuda.js').then((m) => m.cudaDetector),
 };

@@ -6,4 +6,5 @@ export const sicEntry: DetectorEntry = {
   name: 'sic',
   traits: { soft: false, exact: false, budgeted: false, model: 'complex', wideChannels: true },
   cpu: detector,
+  cuda: () => import('./cuda.js').then((m) => m.cudaDetector),
 };

@@ -6,4 +6,5 @@ export const zfEntry: DetectorEntry = {
   name: 'zf',
   traits: { soft: false, exact: false, budgeted: false, model: 'complex', wideChannels: false },
   cpu: detector,
+  cuda: () => import('./cuda.js').then((m) => m.cudaDetector),
 };

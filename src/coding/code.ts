@@ -1,0 +1,336 @@
+/**
+ * Channel codes as a link uses them: k information bits in, n channel bits out (encode), n channel
+ * LLRs in, k decoded bits out (decode), one frame or a batch of frames back to back. Built from a
+ * spec string ('wimax:2304:1/2', 'nr:bg1:8448:1/2', 'nr:2000:0.4') or directly from a base matrix.
+ */
+import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
+import { LdpcDecoder, resolveDecoderOptions } from './decoder.js';
+import { QcEncoder } from './encoder.js';
+import { GenericEncoder } from './generic-encoder.js';
+import { nrBaseMatrix, nrCodeParams, nrRateMatch, nrRateMatchMap, nrRateRecover, type NrBaseGraph, type NrCodeParams, type NrCodeRequest } from './nr.js';
+import { expandQc, liftBaseMatrix } from './parity.js';
+import type { BaseMatrix, DecodeBatchResult, DecodeResult, DecoderOptions, QcParityCheck, SparseParityCheck } from './types.js';
+import { wimaxBaseMatrix } from './wimax.js';
+
+/** A decoder bound to one code and one setting; reuse it across frames (its state is allocated once). */
+export interface FrameDecoder {
+  /** The underlying decoder over the code's full parity check (its options, its last decisions). */
+  readonly core: LdpcDecoder;
+  /** n channel LLRs (ln P(0)/P(1)) -> k information bits, iterations, syndrome verdict. */
+  decode(llr: ArrayLike<number>): DecodeResult;
+  /**
+   * frames x n channel LLRs back to back -> frames x k bits, per-frame iterations and verdicts.
+   * `out` (optional) is reused instead of allocating the result arrays.
+   */
+  decodeBatch(llr: ArrayLike<number>, frames: number, out?: DecodeBatchResult): DecodeBatchResult;
+}
+
+/** An LDPC code as a link sees it. */
+export interface LdpcCode {
+  /** The spec that builds it again, e.g. 'wimax:2304:1/2' or 'nr:bg1:8448:1/2'. */
+  readonly name: string;
+  /** Information bits per frame. */
+  readonly k: number;
+  /** Channel bits per frame (the codeword for WiMAX, the rate-matched E bits for NR). */
+  readonly n: number;
+  /** k / n. */
+  readonly rate: number;
+  /** The mother code's parity check in compact QC form (columns = all code bits, punctured ones too); absent for a code read as a plain sparse matrix. */
+  readonly qc?: QcParityCheck;
+  /** The same parity check expanded to compressed rows. */
+  readonly H: SparseParityCheck;
+  /** NR parameters (base graph, Zc, fillers, E, Qm), for NR codes only. */
+  readonly nr?: NrCodeParams;
+  /** Full codeword (H's columns) of k information bits: the mother-code encoder, before rate matching. */
+  encodeFull(info: ArrayLike<number>, out?: Uint8Array): Uint8Array;
+  /** k information bits (0/1) -> n channel bits. */
+  encode(info: ArrayLike<number>, out?: Uint8Array): Uint8Array;
+  /** frames x k information bits -> frames x n channel bits. */
+  encodeBatch(info: ArrayLike<number>, frames: number, out?: Uint8Array): Uint8Array;
+  /** A reusable decoder of this code with the given options. */
+  decoder(options?: DecoderOptions): FrameDecoder;
+  /** n channel LLRs -> k bits, iterations, verdict (the code keeps one decoder per option set for these calls). */
+  decode(llr: ArrayLike<number>, options?: DecoderOptions): DecodeResult;
+  /** frames x n channel LLRs -> frames x k bits, per-frame iterations and verdicts (as decode()). */
+  decodeBatch(llr: ArrayLike<number>, frames: number, options?: DecoderOptions): DecodeBatchResult;
+}
+
+function checkFrames(frames: number, have: number, per: number, what: string): void {
+  if (!Number.isInteger(frames) || frames < 0) throw new InvalidArgumentError(`frames must be a non-negative integer, got ${frames}`);
+  if (have !== frames * per) throw new InvalidInputError('SHAPE_MISMATCH', `${what} has ${have} entries, expected ${frames} frames x ${per}`);
+}
+
+/** Shared body: the mother code and its decoder; subclasses encode and map channel bits to code bits. */
+abstract class CodeBase implements LdpcCode {
+  abstract readonly name: string;
+  abstract readonly k: number;
+  abstract readonly n: number;
+  readonly qc?: QcParityCheck;
+  readonly H: SparseParityCheck;
+  protected readonly full: Uint8Array;
+  /** Codeword positions of the information bits; absent when they are the first k. */
+  protected infoPositions?: Int32Array;
+  /** Whether the channel carries the codeword as is (the decoder then reads the channel LLRs directly). */
+  protected sentWhole = false;
+
+  constructor(H: SparseParityCheck, qc?: QcParityCheck) {
+    this.qc = qc;
+    this.H = H;
+    this.full = new Uint8Array(this.H.n);
+  }
+
+  get rate(): number {
+    return this.k / this.n;
+  }
+
+  abstract encodeFull(info: ArrayLike<number>, out?: Uint8Array): Uint8Array;
+  abstract encode(info: ArrayLike<number>, out?: Uint8Array): Uint8Array;
+  /** Channel LLRs of one frame (at llrOffset) -> the decoder's H.n inputs in `into`. */
+  protected abstract toDecoderInput(llr: ArrayLike<number>, llrOffset: number, into: Float64Array, saturation: number): void;
+
+  encodeBatch(info: ArrayLike<number>, frames: number, out?: Uint8Array): Uint8Array {
+    checkFrames(frames, info.length, this.k, 'information bits');
+    const cw = out ?? new Uint8Array(frames * this.n);
+    if (cw.length !== frames * this.n) throw new InvalidInputError('SHAPE_MISMATCH', `output has ${cw.length} entries, expected ${frames} x ${this.n}`);
+    const src = info instanceof Uint8Array ? info : Uint8Array.from(info as ArrayLike<number>);
+    for (let f = 0; f < frames; f++) this.encode(src.subarray(f * this.k, (f + 1) * this.k), cw.subarray(f * this.n, (f + 1) * this.n));
+    return cw;
+  }
+
+  decoder(options: DecoderOptions = {}): FrameDecoder {
+    const core = new LdpcDecoder(this.H, options);
+    const input = new Float64Array(this.H.n);
+    const sat = core.options.saturation;
+    const one = this.sentWhole
+      ? (llr: ArrayLike<number>, offset: number): number => core.run(llr, offset)
+      : (llr: ArrayLike<number>, offset: number): number => {
+        this.toDecoderInput(llr, offset, input, sat);
+        return core.run(input, 0);
+      };
+    return {
+      core,
+      decode: (llr) => {
+        if (llr.length !== this.n) throw new InvalidInputError('SHAPE_MISMATCH', `decoder input has ${llr.length} LLRs, the code sends n = ${this.n} bits`);
+        const it = one(llr, 0);
+        const bits = new Uint8Array(this.k);
+        this.gatherInfo(core.decisions, bits, 0);
+        return { bits, iterations: Math.abs(it), ok: it > 0 };
+      },
+      decodeBatch: (llr, frames, out) => {
+        checkFrames(frames, llr.length, this.n, 'LLR input');
+        const res = out ?? { bits: new Uint8Array(frames * this.k), iterations: new Int32Array(frames), ok: new Uint8Array(frames) };
+        if (res.bits.length < frames * this.k || res.iterations.length < frames || res.ok.length < frames) {
+          throw new InvalidInputError('SHAPE_MISMATCH', `batch output arrays are too short for ${frames} frames of k = ${this.k}`);
+        }
+        for (let f = 0; f < frames; f++) {
+          const it = one(llr, f * this.n);
+          this.gatherInfo(core.decisions, res.bits, f * this.k);
+          res.iterations[f] = Math.abs(it);
+          res.ok[f] = it > 0 ? 1 : 0;
+        }
+        return res;
+      },
+    };
+  }
+
+  private cached?: { key: string; dec: FrameDecoder };
+
+  private decoderFor(options: DecoderOptions): FrameDecoder {
+    const key = JSON.stringify(resolveDecoderOptions(options));
+    if (this.cached?.key !== key) this.cached = { key, dec: this.decoder(options) };
+    return this.cached.dec;
+  }
+
+  decode(llr: ArrayLike<number>, options: DecoderOptions = {}): DecodeResult {
+    return this.decoderFor(options).decode(llr);
+  }
+
+  decodeBatch(llr: ArrayLike<number>, frames: number, options: DecoderOptions = {}): DecodeBatchResult {
+    return this.decoderFor(options).decodeBatch(llr, frames);
+  }
+
+  /** Copies the k information bits of a decided codeword to out[at ..]. */
+  private gatherInfo(decisions: Uint8Array, out: Uint8Array, at: number): void {
+    const pos = this.infoPositions;
+    if (!pos) for (let i = 0; i < this.k; i++) out[at + i] = decisions[i]!;
+    else for (let i = 0; i < this.k; i++) out[at + i] = decisions[pos[i]!]!;
+  }
+}
+
+/** Lifted QC code with its dual-diagonal encoder. */
+abstract class QcCodeBase extends CodeBase {
+  protected readonly enc: QcEncoder;
+
+  constructor(base: BaseMatrix, z: number) {
+    const qc = liftBaseMatrix(base, z);
+    super(expandQc(qc), qc);
+    this.enc = new QcEncoder(qc);
+  }
+}
+
+/** A QC code sent whole: channel bits = codeword, information bits = its first k (WiMAX, any dual-diagonal base matrix). */
+class PlainQcCode extends QcCodeBase {
+  readonly name: string;
+  readonly k: number;
+  readonly n: number;
+
+  constructor(name: string, base: BaseMatrix, z: number) {
+    super(base, z);
+    this.name = name;
+    this.k = this.enc.k;
+    this.n = this.enc.n;
+    this.sentWhole = true;
+  }
+
+  encodeFull(info: ArrayLike<number>, out?: Uint8Array): Uint8Array {
+    return this.enc.encode(info, out);
+  }
+
+  encode(info: ArrayLike<number>, out?: Uint8Array): Uint8Array {
+    return this.enc.encode(info, out);
+  }
+
+  protected toDecoderInput(llr: ArrayLike<number>, offset: number, into: Float64Array): void {
+    if (offset < 0 || offset + this.n > llr.length) throw new InvalidInputError('SHAPE_MISMATCH', `frame at offset ${offset} runs past the ${llr.length} LLRs given`);
+    for (let i = 0; i < this.n; i++) into[i] = llr[offset + i]!;
+  }
+}
+
+/** Any parity check sent whole, with the dense GF(2) encoder: information bits at its non-pivot columns. */
+class SparseCode extends CodeBase {
+  readonly name: string;
+  readonly k: number;
+  readonly n: number;
+  private readonly enc: GenericEncoder;
+
+  constructor(name: string, H: SparseParityCheck) {
+    super(H);
+    this.name = name;
+    this.enc = new GenericEncoder(H);
+    this.k = this.enc.k;
+    this.n = H.n;
+    this.infoPositions = this.enc.infoPositions;
+    this.sentWhole = true;
+  }
+
+  encodeFull(info: ArrayLike<number>, out?: Uint8Array): Uint8Array {
+    return this.enc.encode(info, out);
+  }
+
+  encode(info: ArrayLike<number>, out?: Uint8Array): Uint8Array {
+    return this.enc.encode(info, out);
+  }
+
+  protected toDecoderInput(llr: ArrayLike<number>, offset: number, into: Float64Array): void {
+    if (offset < 0 || offset + this.n > llr.length) throw new InvalidInputError('SHAPE_MISMATCH', `frame at offset ${offset} runs past the ${llr.length} LLRs given`);
+    for (let i = 0; i < this.n; i++) into[i] = llr[offset + i]!;
+  }
+}
+
+/** An NR code block: K bits + fillers -> LDPC -> rate matching (rv 0) and interleaving -> E bits. */
+class NrCode extends QcCodeBase {
+  readonly name: string;
+  readonly k: number;
+  readonly n: number;
+  readonly nr: NrCodeParams;
+  /** Channel position -> codeword column, for redundancy version 0. */
+  readonly map: Int32Array;
+  private readonly padded: Uint8Array;
+
+  constructor(name: string, p: NrCodeParams) {
+    super(nrBaseMatrix(p), p.Zc);
+    this.name = name;
+    this.nr = p;
+    this.k = p.K;
+    this.n = p.E;
+    this.map = nrRateMatchMap(p, 0);
+    this.padded = new Uint8Array(p.Kldpc);
+  }
+
+  encodeFull(info: ArrayLike<number>, out?: Uint8Array): Uint8Array {
+    if (info.length !== this.k) throw new InvalidInputError('SHAPE_MISMATCH', `encoder input has ${info.length} bits, the code carries K = ${this.k}`);
+    for (let i = 0; i < this.k; i++) this.padded[i] = info[i]!;
+    return this.enc.encode(this.padded, out);
+  }
+
+  encode(info: ArrayLike<number>, out?: Uint8Array): Uint8Array {
+    return nrRateMatch(this.map, this.encodeFull(info, this.full), out);
+  }
+
+  protected toDecoderInput(llr: ArrayLike<number>, offset: number, into: Float64Array, saturation: number): void {
+    nrRateRecover(this.nr, this.map, llr, into, true, saturation, offset);
+  }
+}
+
+/** The 802.16e rate-1/2 code of length n (576 .. 2304 in steps of 96). */
+export function wimaxCode(n: number): LdpcCode {
+  const base = wimaxBaseMatrix(n);
+  return new PlainQcCode(`wimax:${n}:1/2`, base, n / 24);
+}
+
+/** An NR code block (38.212): K information bits at rate R (or E channel bits), base graph by 7.2.2 unless given. */
+export function nrCode(req: NrCodeRequest): LdpcCode {
+  const p = nrCodeParams(req);
+  const rate = req.E !== undefined ? `E${p.E}` : String(req.R);
+  return new NrCode(`nr:bg${p.bg}:${p.K}:${rate}`, p);
+}
+
+/**
+ * A QC code from any base matrix with the dual-diagonal parity structure (e.g. one read by
+ * parseBaseMatrix), lifted by z with shifts mod z; sent whole, information bits first.
+ */
+export function qcCode(base: BaseMatrix, z: number, name = 'qc'): LdpcCode {
+  return new PlainQcCode(name, base, z);
+}
+
+/**
+ * A code from any parity check (e.g. one read by parseAlist): sent whole, encoded by Gaussian
+ * elimination over GF(2); k = n - rank H information bits at the non-pivot columns, in order.
+ * UnsupportedError for matrices beyond the dense encoder's size (n m > 2^28 bits).
+ */
+export function sparseCode(H: SparseParityCheck, name = 'sparse'): LdpcCode {
+  return new SparseCode(name, H);
+}
+
+function parseRate(text: string, spec: string): number {
+  const m = /^(\d+)\/(\d+)$/.exec(text);
+  const r = m ? Number(m[1]) / Number(m[2]) : /^\d*\.?\d+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isFinite(r) || r <= 0 || r >= 1) throw new InvalidArgumentError(`code '${spec}': rate '${text}' is not a fraction in (0, 1) such as 1/2 or 0.5`);
+  return r;
+}
+
+/**
+ * Builds a code from its spec: 'wimax:N[:1/2]' (N = 576 .. 2304 step 96), 'nr:bgB:K:R' or 'nr:K:R'
+ * (rate as 1/3 or 0.33; base graph by 38.212 7.2.2 when not given). `Qm` sets NR's bit interleaver
+ * (the modulation order). Unknown families and bad numbers get InvalidArgumentError.
+ */
+export function ldpcCode(spec: string, options: { Qm?: number } = {}): LdpcCode {
+  if (typeof spec !== 'string') throw new InvalidArgumentError(`code spec must be a string, got ${typeof spec}`);
+  const parts = spec.trim().toLowerCase().split(':');
+  const int = (t: string | undefined, what: string): number => {
+    if (t === undefined || !/^\d+$/.test(t)) throw new InvalidArgumentError(`code '${spec}': ${what} '${t ?? ''}' is not a positive integer`);
+    return Number(t);
+  };
+  if (parts[0] === 'wimax') {
+    if (parts.length < 2 || parts.length > 3) throw new InvalidArgumentError(`code '${spec}': expected wimax:N or wimax:N:1/2`);
+    const n = int(parts[1], 'length');
+    if (parts.length === 3 && parseRate(parts[2]!, spec) !== 0.5) throw new InvalidArgumentError(`code '${spec}': only the 802.16e rate-1/2 family is available`);
+    return wimaxCode(n);
+  }
+  if (parts[0] === 'nr') {
+    let bg: NrBaseGraph | undefined;
+    let rest = parts.slice(1);
+    if (rest[0]?.startsWith('bg')) {
+      const b = rest[0].slice(2);
+      if (b !== '1' && b !== '2') throw new InvalidArgumentError(`code '${spec}': base graph '${rest[0]}' is not bg1 or bg2`);
+      bg = Number(b) as NrBaseGraph;
+      rest = rest.slice(1);
+    }
+    if (rest.length !== 2) throw new InvalidArgumentError(`code '${spec}': expected nr:bg1:K:R, nr:bg2:K:R or nr:K:R`);
+    const K = int(rest[0], 'K');
+    const R = parseRate(rest[1]!, spec);
+    const p = nrCodeParams({ K, R, bg, Qm: options.Qm });
+    return new NrCode(`nr:bg${p.bg}:${K}:${rest[1]}`, p);
+  }
+  throw new InvalidArgumentError(`unknown code '${spec}': expected wimax:N[:1/2] or nr:[bgB:]K:R`);
+}

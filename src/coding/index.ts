@@ -1,0 +1,31 @@
+/**
+ * LDPC coding: quasi-cyclic codes from base matrices (802.16e rate 1/2, 5G NR base graphs 1 and 2
+ * with 38.212 rate matching), systematic dual-diagonal encoders, and CPU decoders (layered min-sum,
+ * layered and flooding sum-product).
+ *
+ * A link uses it as: `const code = ldpcCode('wimax:2304:1/2')`; `code.encode(info)` (k bits ->
+ * n channel bits); `code.decode(llr)` (n LLRs -> {bits: k, iterations, ok}) and
+ * `code.decodeBatch(llr, frames)`, or a decoder held by the caller:
+ * `const dec = code.decoder({ algorithm: 'nms', maxIterations: 20 }); dec.decodeBatch(llr, frames)`.
+ */
+export {
+  type BaseMatrix, type BaseMatrixTable, type QcParityCheck, type SparseParityCheck,
+  type DecoderAlgorithm, type DecoderOptions, type DecodeResult, type DecodeBatchResult,
+  LDPC_DECODER_ALGORITHMS,
+} from './types.js';
+export { parseBaseMatrix, formatBaseMatrix, parseAlist, formatAlist, liftBaseMatrix, expandQc, syndromeWeight } from './parity.js';
+export { QcEncoder } from './encoder.js';
+export {
+  LdpcDecoder, resolveDecoderOptions, type ResolvedDecoderOptions,
+  LDPC_DECODER_DEFAULTS, LDPC_MAX_SATURATION, LDPC_MIN_SUM_SCALE,
+} from './decoder.js';
+export { WIMAX_LENGTHS, WIMAX_Z0, wimaxBaseMatrix, wimaxRateHalfBase, wimaxExpansion } from './wimax.js';
+export {
+  NR_LIFTING_SETS, NR_MAX_K, NR_MAX_RATE, NR_MIN_RATE, NR_MODULATION_ORDERS,
+  nrSelectBaseGraph, nrLiftingSize, nrCodeParams, nrBaseGraphTable, nrBaseMatrix, nrK0,
+  nrRateMatchMap, nrRateMatch, nrRateRecover,
+  type NrBaseGraph, type NrCodeParams, type NrCodeRequest, type NrLiftingSize,
+} from './nr.js';
+export { ldpcCode, wimaxCode, nrCode, qcCode, sparseCode, type LdpcCode, type FrameDecoder } from './code.js';
+export { GenericEncoder } from './generic-encoder.js';
+export { readBaseMatrixFile, readAlistFile } from './files.js';

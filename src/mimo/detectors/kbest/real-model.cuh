@@ -1,0 +1,82 @@
+// The real-valued model of the tree searches and the lattice-aided detectors on the GPU, as
+// src/mimo/soft/real-model.ts builds it on the CPU (MRVD for square QAM, one rotated dimension per
+// stream for BPSK), in double so that a channel's real matrix, and what is computed from it in
+// double with -fmad=false, is the CPU engine's, bit for bit, for float32 input.
+// Sizes come from the including kernel's defines: NR, NT, ND (real unknowns), ROWS (2 NR), DPS
+// (real dimensions per stream, 1 or 2), QL (PAM levels Q), and SYM_OF_LEVELS (the constellation's
+// symbolOfLevels table as an initializer list, see below).
+
+#ifndef MIMO_REAL_MODEL_CUH
+#define MIMO_REAL_MODEL_CUH
+
+#ifndef __CUDACC__
+// the CUDA emulator (g++) lacks the bit casts
+inline unsigned __float_as_uint(float x) { unsigned r; std::memcpy(&r, &x, 4); return r; }
+inline float __uint_as_float(unsigned x) { float r; std::memcpy(&r, &x, 4); return r; }
+#define __constant__
+#endif
+
+// Status flag bits (src/mimo/gpu/status.ts: MIMO_STATUS; the host passes them as defines).
+#ifndef MIMO_RANK_DEFICIENT
+#define MIMO_RANK_DEFICIENT 8
+#endif
+#ifndef MIMO_FLOAT32_UNSAFE
+#define MIMO_FLOAT32_UNSAFE 16
+#endif
+
+#define F32_INFINITY __uint_as_float(0x7f800000u)
+
+// Math.SQRT1_2 as a double.
+#define MIMO_SQRT1_2 0.70710678118654757
+
+// Column k (real dimension k, natural order) of the real matrix of the complex NR x NT channel H
+// (column-major, interleaved), scaled by `scale` (the PAM amplitude of p = 1), into out (ROWS x ND,
+// column-major): fillRealMatrix in real-model.ts.
+__device__ __forceinline__ void real_model_fill(const float* __restrict__ H, double scale, double* out) {
+  for (int k = 0; k < ND; k++) {
+    const int col = k * ROWS;
+    if (DPS == 1) {
+      const int base = 2 * k * NR;
+      for (int i = 0; i < NR; i++) {
+        const double hr = (double)H[base + 2 * i], hi = (double)H[base + 2 * i + 1];
+        out[col + 2 * i] = (hr - hi) * MIMO_SQRT1_2;
+        out[col + 2 * i + 1] = (hr + hi) * MIMO_SQRT1_2;
+      }
+    } else {
+      const int j = k >> 1, imagPart = k & 1;
+      const int base = 2 * j * NR;
+      for (int i = 0; i < NR; i++) {
+        const double hr = (double)H[base + 2 * i] * scale, hi = (double)H[base + 2 * i + 1] * scale;
+        out[col + 2 * i] = imagPart ? -hi : hr;
+        out[col + 2 * i + 1] = imagPart ? hr : hi;
+      }
+    }
+  }
+}
+
+// symbolsOfLevels: the NT symbol indices of one candidate whose column k holds level index
+// lev[k], column k being real dimension dimOf[k].
+// The host prepends "#define SYM_OF_LEVELS {...}" to the source (nvcc cannot take a list in -D);
+// nvcc-all.mjs compiles with a placeholder table.
+#ifndef SYM_OF_LEVELS
+#ifdef MIMO_COMPILE_CHECK
+#define SYM_OF_LEVELS {0}
+#else
+#error "SYM_OF_LEVELS (the constellation's symbolOfLevels table) must be defined"
+#endif
+#endif
+__constant__ int c_symbolOfLevels[] = SYM_OF_LEVELS;
+
+template <typename L, typename D, typename S>
+__device__ __forceinline__ void real_model_symbols(const L* lev, const D* dimOf, S* out) {
+  int acc[NT];
+  for (int j = 0; j < NT; j++) acc[j] = 0;
+  for (int k = 0; k < ND; k++) {
+    const int d = dimOf[k];
+    if (DPS == 1) acc[d] = lev[k];
+    else acc[d >> 1] += (d & 1) ? (int)lev[k] : (int)lev[k] * QL;
+  }
+  for (int j = 0; j < NT; j++) out[j] = (S)c_symbolOfLevels[acc[j]];
+}
+
+#endif  // MIMO_REAL_MODEL_CUH

@@ -1,0 +1,359 @@
+/**
+ * The GPU executor of simulation chunks: the whole uncoded link on the device. For each launch
+ * (consecutive chunks of one SNR point, or a piece of one large chunk) the stream runs
+ *   link-channels.cu, link-vectors.cu   channels, symbols and y = H s + w from the CPU's streams
+ *   normalize.cu (the detection engine's)  per-channel power-of-two scaling the detectors assume
+ *   per active detector: its plan's kernels, then link-count.cu
+ * and only the counts per chunk (and the rare vectors a detector flags) come back. Results are per
+ * chunk, as the CPU's runChunk gives them, so simulate() merges and stops exactly as with the CPU
+ * executor: same chunk order, same stop rules, same counts for a seed (up to float32 decisions).
+ *
+ * Launches go in order on one stream; two are in flight, so the host merges one while the device
+ * computes the next. A launch's device buffers are shared (the stream orders them); its counts
+ * and list live in its slot until the host has read them.
+ */
+import { CheckFailedError, EngineUnavailableError, InvalidArgumentError, LatticeMimoError, NodeBudgetError } from '../../core/errors.js';
+import { requireCuda, type CudaContext } from '../../gpu/context.js';
+import { DeviceBuffer, PinnedBuffer } from '../../gpu/memory.js';
+import { CudaEvent, Stream } from '../../gpu/stream.js';
+import { maxNodesOf, onBudgetOf } from '../../mimo/budget.js';
+import { detect, validateDetection } from '../../mimo/detect.js';
+import type { CudaDetectorPlan, CudaDetectorSetup } from '../../mimo/gpu/cuda-detector.js';
+import { enqueueNormalize, GPU_LLR_LIMIT } from '../../mimo/gpu/detect-batch.js';
+import { MIMO_STATUS, STATUS_WORDS } from '../../mimo/gpu/status.js';
+import { constellation } from '../../mimo/modulation.js';
+import { DETECTOR_REGISTRY } from '../../mimo/registry.js';
+import type { DetectOptions, Modulation } from '../../mimo/types.js';
+import { countErrors, type ChunkResult, type ChunkTask, type DetectorCounts } from '../chunk.js';
+import type { ChunkExecutor } from '../worker-pool.js';
+import { linkVectorOnCpu } from './cpu-vector.js';
+import { launchChunks, LinkKernels, type LinkLaunch } from './link-kernels.js';
+
+/** Vectors a launch holds at most by default (a few hundred MB of device memory for 8x8). */
+export const DEFAULT_LAUNCH_VECTORS = 1 << 18;
+/** Launches in flight on the stream. */
+const SLOTS = 2;
+/** Flagged vectors a launch reports with its counts (more are read back in a second copy). */
+const LIST_CAP = 64;
+/** Flags whose vectors the host redoes on the CPU engine (left out of the device counts). */
+const REDO_FLAGS = MIMO_STATUS.NON_FINITE | MIMO_STATUS.Y_TOO_LARGE | MIMO_STATUS.RANK_DEFICIENT | MIMO_STATUS.FLOAT32_UNSAFE;
+
+/** What the GPU link runs: the simulation's link and detectors (every one with a CUDA implementation). */
+export interface GpuLinkSetup {
+  nt: number;
+  nr: number;
+  modulation: Modulation;
+  vectorsPerChannel: number;
+  chunkVectors: number;
+  seed: number;
+  detectors: DetectOptions[];
+  /** Most vectors per launch (rounded to whole chunks, or to channel groups for larger chunks). */
+  launchVectors?: number;
+}
+
+/** The detectors among `detectors` with no CUDA implementation (empty: the GPU link can run them all). */
+export function detectorsWithoutCuda(detectors: readonly { detector: DetectOptions['detector'] }[]): string[] {
+  return [...new Set(detectors.filter((d) => !DETECTOR_REGISTRY[d.detector]?.cuda).map((d) => d.detector))];
+}
+
+interface Pending {
+  task: ChunkTask;
+  resolve: (r: ChunkResult) => void;
+  reject: (e: Error) => void;
+  counts: (DetectorCounts | null)[];
+  /** Vectors of the task already put into launches. */
+  launched: number;
+  /** Launches holding part of the task, not yet settled. */
+  open: number;
+  failed: boolean;
+}
+
+interface Launch {
+  link: LinkLaunch;
+  /** Tasks of the launch in chunk order (chunk0 is the first's). */
+  parts: Pending[];
+  active: number[];
+  noiseVar: number;
+  slot: number;
+}
+
+interface Slot {
+  device: DeviceBuffer;
+  host: PinnedBuffer;
+  start: CudaEvent[];
+  end: CudaEvent[];
+  done: CudaEvent;
+  busy: boolean;
+}
+
+const u64 = (a: BigUint64Array, i: number) => Number(a[i]!);
+
+export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
+  /** Chunks the executor computes at once (simulate() keeps twice this in flight). */
+  readonly parallelism: number;
+  private readonly stream: Stream;
+  private readonly kernels: LinkKernels;
+  private readonly bufs: DeviceBuffer[] = [];
+  private readonly points: DeviceBuffer;
+  private readonly H64: DeviceBuffer;
+  private readonly H32: DeviceBuffer;
+  private readonly tx: DeviceBuffer;
+  private readonly y32: DeviceBuffer;
+  private readonly n0: DeviceBuffer;
+  private readonly statusBase: DeviceBuffer;
+  private readonly status: DeviceBuffer;
+  private readonly rx: DeviceBuffer;
+  private readonly scratch: bigint[][];
+  private readonly slots: Slot[] = [];
+  private readonly launchVectors: number;
+  private readonly maxChunks: number;
+  private readonly slotBytes: { counts: number; list: number; perDetector: number };
+  private readonly queue: Pending[] = [];
+  private readonly settling = new Set<Promise<void>>();
+  private scheduled = false;
+  private closed = false;
+  private broken: Error | null = null;
+
+  private constructor(readonly ctx: CudaContext, readonly setup: GpuLinkSetup, private readonly plans: CudaDetectorPlan[]) {
+    const { nt, nr, vectorsPerChannel: vpc, chunkVectors } = setup;
+    const con = constellation(setup.modulation);
+    const hLen = 2 * nr * nt;
+    const scratchPerVector = plans.reduce((t, p) => t + p.scratchBytesPerChannel.reduce((a, b) => a + b, 0), 0) / vpc;
+    const perVector = (hLen * 12) / vpc + 2 * nr * 4 + 4 + 2 * nt * 4 + 2 * STATUS_WORDS * 4 + scratchPerVector;
+    const byMemory = Math.floor(ctx.memInfo().freeBytes / 4 / perVector);
+    let L = Math.max(vpc, Math.min(setup.launchVectors ?? DEFAULT_LAUNCH_VECTORS, byMemory));
+    L = chunkVectors <= L ? Math.floor(L / chunkVectors) * chunkVectors : Math.floor(L / vpc) * vpc;
+    this.launchVectors = L;
+    this.parallelism = Math.max(1, Math.floor(L / chunkVectors));
+    this.maxChunks = chunkVectors <= L ? L / chunkVectors : 2;
+    const channels = L / vpc;
+    this.stream = Stream.create(ctx);
+    this.kernels = new LinkKernels(ctx, nt, nr);
+    const alloc = (bytes: number) => { const b = DeviceBuffer.alloc(ctx, bytes); this.bufs.push(b); return b; };
+    this.points = alloc(con.points.byteLength);
+    this.points.upload(con.points);
+    this.H64 = alloc(channels * hLen * 8);
+    this.H32 = alloc(channels * hLen * 4);
+    this.tx = alloc(L * nt * 4);
+    this.y32 = alloc(L * 2 * nr * 4);
+    this.n0 = alloc(L * 4);
+    this.statusBase = alloc(L * STATUS_WORDS * 4);
+    this.status = alloc(L * STATUS_WORDS * 4);
+    this.rx = alloc(L * nt * 4);
+    this.scratch = plans.map((p) => p.scratchBytesPerChannel.map((b) => alloc(Math.max(16, b * channels)).ptr));
+    const counts = this.maxChunks * 3 * 8, list = (1 + 2 * LIST_CAP) * 4;
+    const perDetector = counts + Math.ceil(list / 8) * 8;
+    this.slotBytes = { counts, list, perDetector };
+    for (let s = 0; s < SLOTS; s++) {
+      const bytes = perDetector * plans.length;
+      this.slots.push({
+        device: alloc(bytes), host: PinnedBuffer.alloc(ctx, bytes),
+        start: plans.map(() => CudaEvent.create(ctx)), end: plans.map(() => CudaEvent.create(ctx)), done: CudaEvent.create(ctx), busy: false,
+      });
+    }
+  }
+
+  /**
+   * The executor for `setup` on device 0: compiles the link kernels and each detector's plan.
+   * EngineUnavailableError when no device answers or a detector has no CUDA implementation.
+   */
+  static async create(setup: GpuLinkSetup): Promise<GpuLinkExecutor> {
+    const missing = detectorsWithoutCuda(setup.detectors);
+    if (missing.length > 0) throw new EngineUnavailableError(`the CUDA engine has no ${missing.join(', ')} detector; use engine cpu or auto`);
+    const ctx = requireCuda();
+    const { nt, nr, modulation, vectorsPerChannel: vpc } = setup;
+    if (!Number.isInteger(setup.chunkVectors) || setup.chunkVectors % vpc !== 0) throw new InvalidArgumentError(`chunkVectors (${setup.chunkVectors}) must be a multiple of vectorsPerChannel (${vpc})`);
+    const con = constellation(modulation);
+    const plans: CudaDetectorPlan[] = [];
+    for (const d of setup.detectors) {
+      const opts: DetectOptions = { ...d, modulation, soft: 'none' };
+      // the CPU engine's checks of options and shapes, on a probe input of the run's size
+      const val = validateDetection({ nt, nr, H: new Float64Array(2 * nr * nt), y: new Float64Array(2 * nr), noiseVar: 1 }, opts);
+      const impl = await DETECTOR_REGISTRY[d.detector].cuda!();
+      const s: CudaDetectorSetup = {
+        nr, nt, modulation, constellation: con, opts: val.opts, soft: false, maxNodes: maxNodesOf(opts.maxNodes),
+        llrClip: GPU_LLR_LIMIT, vectorsPerChannel: vpc, device: ctx.props,
+      };
+      plans.push(impl.create(ctx, s));
+    }
+    return new GpuLinkExecutor(ctx, setup, plans);
+  }
+
+  run(task: ChunkTask): Promise<ChunkResult> {
+    if (this.broken) return Promise.reject(this.broken);
+    if (this.closed) return Promise.reject(new Error('GPU link executor is closed'));
+    return new Promise<ChunkResult>((resolve, reject) => {
+      this.queue.push({ task, resolve, reject, counts: task.detectors.map(() => null), launched: 0, open: 0, failed: false });
+      this.schedule();
+    });
+  }
+
+  /** Launches wait for the current turn's dispatches (setImmediate), so they fill whole launches. */
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => { this.scheduled = false; this.pump(); });
+  }
+
+  private pump(): void {
+    while (!this.closed && !this.broken && this.queue.length > 0) {
+      const slot = this.slots.findIndex((s) => !s.busy);
+      if (slot < 0) return;
+      const launch = this.take(slot);
+      this.slots[slot]!.busy = true;
+      const p = this.settle(launch).finally(() => {
+        this.settling.delete(p);
+        this.slots[slot]!.busy = false;
+        this.schedule();
+      });
+      this.settling.add(p);
+    }
+  }
+
+  /** The next launch from the queue: whole consecutive chunks of one point and detector set, or a piece of one large chunk. */
+  private take(slot: number): Launch {
+    const L = this.launchVectors, cv = this.setup.chunkVectors;
+    const head = this.queue[0]!;
+    const t = head.task;
+    const link = { seed: this.setup.seed, snrIndex: t.snrIndex, chunk0: t.chunkIndex, chunkVectors: cv, vpc: this.setup.vectorsPerChannel };
+    if (t.vectors > L) {
+      const v0 = head.launched, n = Math.min(L, t.vectors - v0);
+      head.launched += n;
+      head.open++;
+      if (head.launched === t.vectors) this.queue.shift();
+      return { link: { ...link, v0, vectors: n }, parts: [head], active: t.active, noiseVar: t.noiseVar, slot };
+    }
+    const parts: Pending[] = [];
+    let vectors = 0;
+    while (this.queue.length > 0) {
+      const q = this.queue[0]!, prev = parts[parts.length - 1];
+      if (prev) {
+        const a = prev.task, b = q.task;
+        const same = b.snrIndex === a.snrIndex && b.chunkIndex === a.chunkIndex + 1 && a.vectors === cv && b.noiseVar === a.noiseVar
+          && b.active.length === a.active.length && b.active.every((d, i) => d === a.active[i]);
+        if (!same || vectors + b.vectors > L || b.vectors > L) break;
+      }
+      this.queue.shift();
+      q.launched = q.task.vectors;
+      q.open++;
+      parts.push(q);
+      vectors += q.task.vectors;
+    }
+    return { link: { ...link, v0: 0, vectors }, parts, active: t.active, noiseVar: t.noiseVar, slot };
+  }
+
+  /** Enqueues a launch, waits for it, and hands its counts to its tasks. */
+  private async settle(launch: Launch): Promise<void> {
+    try {
+      this.enqueue(launch);
+      const slot = this.slots[launch.slot]!;
+      await slot.done.wait();
+      this.collect(launch);
+    } catch (e) {
+      const err = e instanceof Error ? e : new Error(String(e));
+      if (!(e instanceof LatticeMimoError) || e.code === 'CUDA_ERROR' || e.code === 'OUT_OF_MEMORY') this.broken ??= err;
+      for (const p of launch.parts) {
+        if (!p.failed) { p.failed = true; p.reject(err); }
+      }
+      return;
+    }
+    for (const p of launch.parts) {
+      p.open--;
+      if (!p.failed && p.open === 0 && p.launched === p.task.vectors) {
+        p.resolve({ snrIndex: p.task.snrIndex, chunkIndex: p.task.chunkIndex, vectors: p.task.vectors, counts: p.counts });
+      }
+    }
+  }
+
+  private enqueue(launch: Launch): void {
+    const { nt, nr, modulation } = this.setup;
+    const con = constellation(modulation);
+    const l = launch.link, stream = this.stream, slot = this.slots[launch.slot]!;
+    const sb = this.slotBytes;
+    slot.device.fill(0, stream);
+    this.statusBase.fillRange(0, l.vectors * STATUS_WORDS * 4, 0, stream);
+    this.kernels.enqueueGenerate(stream, l, { points: this.points.ptr, H64: this.H64.ptr, H32: this.H32.ptr, tx: this.tx.ptr, y32: this.y32.ptr }, con.size, Math.sqrt(launch.noiseVar / 2));
+    const channels = l.vectors / l.vpc;
+    enqueueNormalize(this.ctx, stream, { H: this.H32.ptr, y: this.y32.ptr, noiseIn: 0n, noiseScalar: launch.noiseVar, noiseOut: this.n0.ptr, status: this.statusBase.ptr }, channels, l.vpc, nr, nt);
+    for (const d of launch.active) {
+      this.status.copyFromAsync(this.statusBase, stream, l.vectors * STATUS_WORDS * 4);
+      slot.start[d]!.record(stream);
+      this.plans[d]!.enqueue(stream, {
+        channels, vectorsPerChannel: l.vpc, H: this.H32.ptr, y: this.y32.ptr, noise: this.n0.ptr,
+        symbols: this.rx.ptr, llr: 0n, status: this.status.ptr, scratch: this.scratch[d]!,
+      });
+      slot.end[d]!.record(stream);
+      const base = slot.device.ptr + BigInt(d * sb.perDetector);
+      const listMask = REDO_FLAGS | (onBudgetOf(this.setup.detectors[d]!.onBudget) === 'error' ? MIMO_STATUS.NODE_BUDGET : 0);
+      this.kernels.enqueueCount(stream, l, { tx: this.tx.ptr, rx: this.rx.ptr, status: this.status.ptr, counts: base, list: base + BigInt(sb.counts) }, con.bitsPerSymbol, LIST_CAP, listMask, REDO_FLAGS);
+    }
+    slot.device.downloadAsync(slot.host, stream);
+    slot.done.record(stream);
+  }
+
+  /** Reads a finished launch's counts into its tasks; redoes flagged vectors on the CPU. */
+  private collect(launch: Launch): void {
+    const l = launch.link, slot = this.slots[launch.slot]!, sb = this.slotBytes;
+    const chunks = launchChunks(l);
+    for (const d of launch.active) {
+      const off = d * sb.perDetector;
+      const c = new BigUint64Array(slot.host.view(), off, chunks * 3);
+      const list = new Int32Array(slot.host.view(), off + sb.counts, 1 + 2 * LIST_CAP);
+      const ms = slot.end[d]!.elapsedSince(slot.start[d]!);
+      const rows = launch.parts.map((p, k) => {
+        const row = (p.counts[d] ??= { bitErrors: 0, symbolErrors: 0, frameErrors: 0, timeMs: 0 });
+        row.bitErrors += u64(c, 3 * k); row.symbolErrors += u64(c, 3 * k + 1); row.frameErrors += u64(c, 3 * k + 2);
+        const share = launch.parts.length === 1 ? l.vectors : p.task.vectors;
+        row.timeMs += (ms * share) / l.vectors;
+        return row;
+      });
+      let flagged = list[0]!;
+      let entries = list.subarray(1, 1 + 2 * Math.min(flagged, LIST_CAP));
+      if (flagged > LIST_CAP) {
+        // more than the copy held: read the whole list from the slot's device buffer
+        const cap = Math.min(flagged, l.vectors);
+        const all = new Int32Array(1 + 2 * cap);
+        slot.device.download(all, off + sb.counts);
+        if (all[0]! > LIST_CAP) flagged = Math.min(all[0]!, l.vectors);
+        entries = all.subarray(1, 1 + 2 * flagged);
+      }
+      for (let i = 0; i < entries.length; i += 2) this.flaggedVector(launch, d, entries[i]!, entries[i + 1]!, rows);
+    }
+  }
+
+  /** A vector the detector flagged: the CPU engine's answer (redo), or the CPU engine's node-budget error. */
+  private flaggedVector(launch: Launch, d: number, g: number, flags: number, rows: DetectorCounts[]): void {
+    const l = launch.link, s = this.setup;
+    const pos = l.v0 + g, k = Math.floor(pos / l.chunkVectors), v = pos % l.chunkVectors;
+    const chunkIndex = l.chunk0 + k;
+    const opts = s.detectors[d]!;
+    if (!(flags & REDO_FLAGS)) {
+      throw new NodeBudgetError(
+        `${opts.detector}: vector ${v} of chunk ${chunkIndex} (SNR index ${l.snrIndex}) reached the node budget maxNodes = ${maxNodesOf(opts.maxNodes)} before its answer was proven ML; raise maxNodes, or pass onBudget 'flag' to keep the best leaf found`,
+        { detector: opts.detector, vector: v, chunk: chunkIndex, maxNodes: maxNodesOf(opts.maxNodes) },
+      );
+    }
+    const one = linkVectorOnCpu({ ...s, snrIndex: l.snrIndex, chunkIndex, noiseVar: launch.noiseVar }, v);
+    const out = detect({ nt: s.nt, nr: s.nr, H: one.H, y: one.y, noiseVar: launch.noiseVar }, { ...opts, modulation: s.modulation, soft: 'none', engine: 'cpu' });
+    const e = countErrors(one.txIndices, out.symbols, out.bits, s.nt, s.modulation);
+    const row = rows[launch.parts.length === 1 ? 0 : k];
+    if (!row) throw new CheckFailedError(`internal: flagged vector ${g} lies outside the launch's chunks`);
+    row.bitErrors += e.bitErrors; row.symbolErrors += e.symbolErrors; row.frameErrors += e.frameErrors;
+  }
+
+  /** Stops: queued chunks are refused, launches in flight finish, device memory is freed. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const err = new Error('GPU link executor closed');
+    for (const p of this.queue.splice(0)) p.reject(err);
+    await Promise.allSettled([...this.settling]);
+    await this.stream.wait().catch(() => {});
+    for (const s of this.slots) {
+      for (const e of [...s.start, ...s.end, s.done]) e.destroy();
+      s.host.free();
+    }
+    for (const b of this.bufs) b.free();
+    this.stream.destroy();
+  }
+}

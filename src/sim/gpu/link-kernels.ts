@@ -1,0 +1,88 @@
+/**
+ * The link's kernels (link-channels.cu, link-vectors.cu, link-count.cu) and their launches: a
+ * launch generates `vectors` consecutive vectors of one SNR point into device buffers laid out as
+ * the CUDA detectors read them (src/mimo/gpu/cuda-detector.ts), and counts a detector's errors per
+ * chunk. Shared by the GPU executor (executor.ts), the tests and the benchmark.
+ */
+import type { CudaContext } from '../../gpu/context.js';
+import type { Kernel } from '../../gpu/launch.js';
+import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
+import type { Stream } from '../../gpu/stream.js';
+
+const BLOCK = 256;
+
+/**
+ * Where a launch starts and how long it is: vector v0 (a multiple of vpc) of chunk chunk0 of SNR
+ * point snrIndex, `vectors` vectors on (a multiple of vpc), in chunks of chunkVectors.
+ */
+export interface LinkLaunch {
+  readonly seed: number;
+  readonly snrIndex: number;
+  readonly chunk0: number;
+  readonly v0: number;
+  readonly chunkVectors: number;
+  readonly vectors: number;
+  readonly vpc: number;
+}
+
+/** Device buffers of a generated launch (layouts in the .cu files). */
+export interface LinkBuffers {
+  /** M x 2 doubles: the constellation's points. */
+  readonly points: bigint;
+  /** channels x 2 nr nt doubles (generation only). */
+  readonly H64: bigint;
+  /** channels x 2 nr nt floats, the detectors' H. */
+  readonly H32: bigint;
+  /** vectors x nt int32, the sent symbol indices. */
+  readonly tx: bigint;
+  /** vectors x 2 nr floats, the detectors' y. */
+  readonly y32: bigint;
+}
+
+/** Device buffers of a count launch. */
+export interface CountBuffers {
+  readonly tx: bigint;
+  readonly rx: bigint;
+  readonly status: bigint;
+  /** u64 x 3 per chunk of the launch, zeroed by the caller. */
+  readonly counts: bigint;
+  /** int32 [count, (vector, flags) x listCap], count zeroed by the caller. */
+  readonly list: bigint;
+}
+
+/** The link kernels for one antenna configuration, compiled (or taken from the cache) for `ctx`. */
+export class LinkKernels {
+  private readonly channels: Kernel;
+  private readonly vectorsK: Kernel;
+  private readonly count: Kernel;
+
+  constructor(readonly ctx: CudaContext, readonly nt: number, readonly nr: number) {
+    const src = (f: string) => readKernelSource(new URL(`./${f}`, import.meta.url));
+    this.channels = loadModule(ctx, { source: src('link-channels.cu'), name: 'sim/gpu/link-channels.cu', defines: { LINK_BLOCK: BLOCK } })
+      .kernel('link_channels', ['ptr', 'ptr', 'i64', 'u32', 'i64', 'i64', 'i64', 'i32', 'i32', 'i32']);
+    this.vectorsK = loadModule(ctx, { source: src('link-vectors.cu'), name: 'sim/gpu/link-vectors.cu', defines: { LINK_BLOCK: BLOCK, NT: nt, NR: nr } })
+      .kernel('link_vectors', ['ptr', 'ptr', 'ptr', 'ptr', 'i64', 'u32', 'i64', 'i64', 'i64', 'i32', 'i32', 'u32', 'f64']);
+    this.count = loadModule(ctx, { source: src('link-count.cu'), name: 'sim/gpu/link-count.cu', defines: { COUNT_BLOCK: BLOCK } })
+      .kernel('link_count', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32', 'i64', 'i64']);
+  }
+
+  /** Channels, symbols and received vectors of a launch; `sd` = sqrt(N0 / 2) as channel.ts addNoise computes it. */
+  enqueueGenerate(stream: Stream, l: LinkLaunch, b: LinkBuffers, modulationSize: number, sd: number): void {
+    const pairs = this.nr * this.nt, channels = l.vectors / l.vpc;
+    this.channels.launch({ grid: Math.ceil((channels * pairs) / BLOCK), block: BLOCK, stream },
+      [b.H64, b.H32, l.seed, l.snrIndex, l.chunk0, l.v0, l.chunkVectors, channels, l.vpc, pairs]);
+    this.vectorsK.launch({ grid: Math.ceil(l.vectors / BLOCK), block: BLOCK, stream },
+      [b.points, b.H64, b.tx, b.y32, l.seed, l.snrIndex, l.chunk0, l.v0, l.chunkVectors, l.vectors, l.vpc, modulationSize, sd]);
+  }
+
+  /** One detector's error counts per chunk of the launch, and the list of flagged vectors. */
+  enqueueCount(stream: Stream, l: LinkLaunch, b: CountBuffers, bitsPerSymbol: number, listCap: number, listMask: number, skipMask: number): void {
+    this.count.launch({ grid: Math.ceil(l.vectors / BLOCK), block: BLOCK, stream },
+      [b.tx, b.rx, b.status, b.counts, b.list, listCap, listMask, skipMask, l.vectors, this.nt, bitsPerSymbol, l.v0, l.chunkVectors]);
+  }
+}
+
+/** Chunks a launch touches: from chunk0 to the chunk of its last vector. */
+export function launchChunks(l: Pick<LinkLaunch, 'v0' | 'vectors' | 'chunkVectors'>): number {
+  return Math.floor((l.v0 + l.vectors - 1) / l.chunkVectors) + 1;
+}
