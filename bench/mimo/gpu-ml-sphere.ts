@@ -11,8 +11,7 @@
  * first vectors the CPU budget allows, and says how many.
  *
  * Usage: node dist/bench/mimo/gpu-ml-sphere.js [--vectors 100000] [--no-check] [--no-time] [--sweep] [--cpu-seconds 3]
- * --sweep first times both sphere kernels (the per-thread one at 1, 4, 16 vectors a lane, the warp
- * one at 4, 8, 16 lanes) over 2x2 .. 8x8, QPSK ..
+ * --sweep first times both sphere kernels (the warp one at 4, 8, 16, 32 lanes) over 2x2 .. 8x8, QPSK ..
  * 64-QAM, two SNRs each (what defaultSphereVariant is chosen from).
  * Exits 1 when a GPU decision is not ML and no near-tie.
  */
@@ -23,7 +22,7 @@ import { WorkerPool } from '../../src/core/worker-pool.js';
 import { constellation } from '../../src/mimo/modulation.js';
 import { detectAsync } from '../../src/mimo/detect-async.js';
 import { cudaDetector as mlCuda } from '../../src/mimo/detectors/ml/cuda.js';
-import { sphereCudaDetector, defaultSphereVariant, type SphereVariant } from '../../src/mimo/detectors/sphere/cuda.js';
+import { sphereCudaDetector, defaultSphereKernel, type SphereVariant } from '../../src/mimo/detectors/sphere/cuda.js';
 import type { CudaDetector } from '../../src/mimo/gpu/cuda-detector.js';
 import { MIMO_STATUS, STATUS_WORDS } from '../../src/mimo/gpu/status.js';
 import type { DetectionInput, DetectOptions, Modulation } from '../../src/mimo/types.js';
@@ -70,15 +69,16 @@ function timePlan(det: CudaDetector, p: Problem, opts: Partial<DetectOptions>, s
 function throughput(): void {
   const dev = requireCuda().props;
   console.log(`# throughput, data on the GPU (${dev.name}, ${dev.multiprocessors} SMs), kernel-only incl. per-channel preprocessing, 16 vectors a channel`);
-  console.log('detector  config            kernel   vectors    ms        Mvec/s    Gbps   nodes/vec');
+  console.log('detector  config            kernel        vectors    ms        Mvec/s    Gbps   nodes/vec');
   const row = (d: string, cfg: string, variant: string, vectors: number, ms: number, bits: number, nodes: string) =>
-    console.log(`${d.padEnd(9)} ${cfg.padEnd(17)} ${variant.padEnd(8)} ${String(vectors).padEnd(10)} ${ms.toFixed(3).padStart(8)}  ${(vectors / ms / 1e3).toFixed(1).padStart(8)}  ${(vectors * bits / ms / 1e6).toFixed(2).padStart(7)}   ${nodes}`);
+    console.log(`${d.padEnd(9)} ${cfg.padEnd(17)} ${variant.padEnd(13)} ${String(vectors).padEnd(10)} ${ms.toFixed(3).padStart(8)}  ${(vectors / ms / 1e3).toFixed(1).padStart(8)}  ${(vectors * bits / ms / 1e6).toFixed(2).padStart(7)}   ${nodes}`);
   for (const mod of ['qpsk', '16qam'] as const) {
     const p = makeProblem(new Philox(seed, 1), 65536, 16, 4, 4, mod, 20);
     const bits = 4 * constellation(mod).bitsPerSymbol;
-    for (const variant of ['thread', 'warp'] as SphereVariant[]) {
+    for (const variant of ['thread', 'warp', 'auto'] as const) {
       const t = timePlan(sphereCudaDetector(variant), p, {}, false);
-      row('sphere', `4x4 ${mod} 20dB`, variant, p.vectors, t.ms, bits, `${t.nodes.toFixed(1)}${t.flagged ? ` (${t.flagged} flagged)` : ''}`);
+      const label = variant === 'auto' ? `auto:${defaultSphereKernel(4, bits / 4).variant}${defaultSphereKernel(4, bits / 4).lanes}` : variant === 'warp' ? 'warp8' : variant;
+      row('sphere', `4x4 ${mod} 20dB`, label, p.vectors, t.ms, bits, `${t.nodes.toFixed(1)}${t.flagged ? ` (${t.flagged} flagged)` : ''}`);
     }
   }
   for (const [n, mod, chans] of [[2, 'qpsk', 65536], [2, '16qam', 65536], [4, 'qpsk', 65536], [4, '16qam', 4096]] as const) {
@@ -129,7 +129,7 @@ async function bigCheck(): Promise<boolean> {
           const gpuMl = mlOk ? (await detectAsync(input, { detector: 'ml', modulation: mod, engine: 'cuda', soft: 'none' })).symbols : null;
           const sph = await detectAsync(input, { detector: 'sphere', modulation: mod, engine: 'cuda', onBudget: 'flag' });
           const nodesPerVec = (sph.stats.nodesVisited ?? 0) / p.vectors;
-          const other: SphereVariant = defaultSphereVariant(n, constellation(mod).bitsPerSymbol) === 'thread' ? 'warp' : 'thread';
+          const other: SphereVariant = defaultSphereKernel(n, constellation(mod).bitsPerSymbol).variant === 'thread' ? 'warp' : 'thread';
           const sphOther = gpuRun(ctx, sphereCudaDetector(other), p, { onBudget: 'flag' }, false);
           // the float64 reference: exhaustive ML where cheap, else the sphere decoder (exact ML)
           const refDet = hyp <= 1 << 16 ? 'ml' : 'sphere';
@@ -158,21 +158,19 @@ async function bigCheck(): Promise<boolean> {
   return ok;
 }
 
-/** Both search kernels (per thread at 1, 4, 16 vectors a lane; per warp at 4, 8, 16 lanes a vector) over sizes and SNRs: Gbps, nodes a vector. */
+/** Both search kernels (the warp kernel at 4 to 32 lanes a vector) over sizes and SNRs (--sweep-from n: from n x n on): Gbps, nodes a vector. */
 function sweep(): void {
   console.log('\n# sphere kernels, data on the GPU: Gbps (nodes/vector)');
-  const kernels: Array<[string, SphereVariant, number, number]> = [
-    ['thread-q1', 'thread', 8, 1], ['thread-q4', 'thread', 8, 4], ['thread-q16', 'thread', 8, 16], ['warp4', 'warp', 4, 4], ['warp8', 'warp', 8, 4], ['warp16', 'warp', 16, 4],
-  ];
+  const kernels: Array<[string, SphereVariant, number]> = [['thread', 'thread', 8], ['warp4', 'warp', 4], ['warp8', 'warp', 8], ['warp16', 'warp', 16], ['warp32', 'warp', 32]];
   console.log(`config               ${kernels.map((k) => k[0].padEnd(18)).join('')}`);
-  for (const n of [2, 4, 8]) {
+  for (const n of [2, 4, 8].filter((x) => x >= arg('--sweep-from', 2))) {
     for (const mod of ['qpsk', '16qam', '64qam'] as const) {
       for (const snr of n === 8 && mod === '64qam' ? [20, 28] : [10, 20]) {
         const vectors = n === 8 ? (mod === '64qam' ? 1 << 16 : 1 << 18) : 1 << 20;
         const p = makeProblem(new Philox(seed, 9), vectors / 16, 16, n, n, mod, snr);
         const bits = n * constellation(mod).bitsPerSymbol;
-        const cells = kernels.map(([, v, lanes, queue]) => {
-          const t = timePlan(sphereCudaDetector(v, lanes, queue), p, { onBudget: 'flag' }, false, 5);
+        const cells = kernels.map(([, v, lanes]) => {
+          const t = timePlan(sphereCudaDetector(v, lanes), p, { onBudget: 'flag' }, false, 3);
           return `${(p.vectors * bits / t.ms / 1e6).toFixed(2)} (${t.nodes.toFixed(0)})`.padEnd(18);
         });
         console.log(`${`${n}x${n} ${mod} ${snr}dB`.padEnd(20)} ${cells.join('')}`);

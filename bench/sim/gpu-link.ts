@@ -1,15 +1,17 @@
 /**
  * The uncoded link on the GPU (simulate --engine cuda), measured on the device:
- *  1. the link generation kernels alone (link-channels.cu + link-vectors.cu: Philox, Box-Muller
- *     in float64, y = H s + w) on 2^20 vectors of 4x4 16-QAM, one channel a vector, data on the
- *     GPU, CUDA events after a warm-up; against their memory floor (bytes over the H100's 3.35 TB/s);
+ *  1. the link generation kernels alone (link-channels.cu + link-vectors.cu: Philox, Box-Muller in
+ *     float64, y = H s + w) on 2^20 vectors of 4x4 16-QAM, one channel a vector, data on the GPU,
+ *     CUDA events after a warm-up; against their memory floor (bytes over the H100's 3.35 TB/s)
+ *     and in Box-Muller pairs per second (20 a vector);
  *  2. simulate() with engine cuda: uncoded 4x4 16-QAM at Es/N0 20 dB through one detector (default
  *     psd; the first of psd, sphere, kbest, mmse, zf with a CUDA implementation when it has none),
  *     no error stop, `--vectors` vectors per point, chunks of `--chunk` vectors; simulated bits per
  *     second of the point's wall time (the second of two equal points: the first compiles); then
  *     the same point with the default chunk of 1024 vectors, and on the CPU engine (all cores) for
  *     the ratio and a check of the BER.
- * Usage: node dist/bench/sim/gpu-link.js [--detector NAME] [--vectors N] [--chunk N] [--cpu-vectors N]
+ *  3. the other detectors (--also, default zf, mmse, kbest, nway) through the same link.
+ * Usage: node dist/bench/sim/gpu-link.js [--detector NAME] [--vectors N] [--chunk N] [--cpu-vectors N] [--also LIST]
  */
 import { availableParallelism } from 'node:os';
 import { requireCuda } from '../../src/gpu/context.js';
@@ -40,14 +42,17 @@ function generationTiming(): void {
   const stream = Stream.create(ctx);
   const k = new LinkKernels(ctx, nt, nr);
   const launch = { seed: 7, snrIndex: 0, chunk0: 0, v0: 0, chunkVectors: vectors, vectors, vpc: 1 };
-  const t = timeOnStream(ctx, stream, () => k.enqueueGenerate(stream, launch, { points: b.points.ptr, H64: b.H64.ptr, H32: b.H32.ptr, tx: b.tx.ptr, y32: b.y32.ptr }, con.size, 0.07), 20, 3);
-  // H64 written and read back, H32, tx and y32 written
-  const bytes = vectors * (hLen * 8 * 2 + hLen * 4 + nt * 4 + 2 * nr * 4);
-  const floorMs = (bytes / HBM_BYTES_PER_S) * 1e3;
-  const perVector = (t.medianMs * 1e6) / vectors;
-  console.log(`generation (4x4 16-QAM, 1 channel a vector, 2^20 vectors): ${t.medianMs.toFixed(3)} ms median (min ${t.minMs.toFixed(3)}), ` +
-    `${perVector.toFixed(3)} ns a vector, ${((vectors * 16) / (t.medianMs * 1e-3) / 1e9).toFixed(1)} Gbps of simulated bits; ` +
-    `${(bytes / 2 ** 20).toFixed(0)} MiB moved = ${(bytes / (t.medianMs * 1e-3) / 1e9).toFixed(0)} GB/s, memory floor ${floorMs.toFixed(3)} ms (${(t.medianMs / floorMs).toFixed(2)}x)`);
+  {
+    const t = timeOnStream(ctx, stream, () => k.enqueueGenerate(stream, launch, { points: b.points.ptr, H64: b.H64.ptr, H32: b.H32.ptr, tx: b.tx.ptr, y32: b.y32.ptr }, con.size, 0.07), 20, 3);
+    // H32, tx and y32 written; the float64 channels written and read back
+    const bytes = vectors * (hLen * 4 + nt * 4 + 2 * nr * 4 + hLen * 8 * 2);
+    const floorMs = (bytes / HBM_BYTES_PER_S) * 1e3;
+    const perVector = (t.medianMs * 1e6) / vectors;
+    console.log(`generation (4x4 16-QAM, 1 channel a vector, 2^20 vectors): ${t.medianMs.toFixed(3)} ms median (min ${t.minMs.toFixed(3)}), ` +
+      `${perVector.toFixed(3)} ns a vector, ${((vectors * 16) / (t.medianMs * 1e-3) / 1e9).toFixed(1)} Gbps of simulated bits; ` +
+      `${(bytes / 2 ** 20).toFixed(0)} MiB moved = ${(bytes / (t.medianMs * 1e-3) / 1e9).toFixed(0)} GB/s, memory floor ${floorMs.toFixed(3)} ms (${(t.medianMs / floorMs).toFixed(2)}x); ` +
+      `${(20 * vectors / (t.medianMs * 1e-3) / 1e9).toFixed(1)} G Box-Muller pairs/s (float64 log, sqrt, sincos)`);
+  }
   for (const x of Object.values(b)) x.free();
   stream.destroy();
 }
@@ -80,6 +85,12 @@ async function main(): Promise<void> {
   const cpuVectors = Number(arg('cpu-vectors', String(1 << 16)));
   const c = await pointRate({ ...base, engine: 'cpu', maxVectors: cpuVectors, threads: availableParallelism() });
   console.log(`  CPU engine, ${availableParallelism()} threads (${c.vectors} vectors): ${(c.bitsPerS / 1e6).toFixed(2)} Mbps, BER ${c.ber.toExponential(3)}; GPU/CPU ${(g.bitsPerS / c.bitsPerS).toFixed(0)}x`);
+  // the other detectors through the same link, for comparison
+  for (const other of arg('also', 'zf,mmse,kbest,nway').split(',').filter((d) => d && d !== detector) as Detector[]) {
+    if (!DETECTOR_REGISTRY[other]?.cuda) continue;
+    const o = await pointRate({ ...base, detectors: [{ detector: other }], engine: 'cuda', chunkVectors: chunk, maxVectors: Math.min(vectors, 1 << 23) });
+    console.log(`  ${other}: ${(o.bitsPerS / 1e9).toFixed(2)} Gbps (${o.vectors} vectors, ${o.wallMs.toFixed(0)} ms), BER ${o.ber.toExponential(3)}`);
+  }
 }
 
 await main();

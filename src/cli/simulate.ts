@@ -28,7 +28,9 @@ options:
   --max-errors N            stop a detector at a point after N bit errors (default ${DEFAULT_MAX_ERRORS})
   --max-vectors N           ... or after N received vectors (default ${DEFAULT_MAX_VECTORS})
   --vectors-per-channel N   one channel matrix serves N consecutive vectors (default 1)
-  --chunk-vectors N         vectors per unit of work (default 1024, rounded to whole channel groups)
+  --chunk-vectors N         vectors per unit of work (default 1024, rounded to whole channel groups);
+                            the GPU runs faster with larger chunks (65536); a CPU run and a GPU run
+                            draw the same data only with the same chunk size
   --seed S                  Philox seed (default 1): same seed, same counts, any --threads
   --threads N               worker threads (default: all cores)
   --engine auto|cpu|cuda    engine: cuda runs the whole link on the GPU (every detector needs its

@@ -98,7 +98,12 @@ export interface DetectOptions {
    */
   onBudget?: 'error' | 'flag';
   /** GPU engine: how the batch runner cuts the batch into chunks and streams (the defaults suit production). */
-  gpuBatch?: { readonly maxChunk?: number; readonly streams?: number };
+  gpuBatch?: {
+    /** Most channels per chunk (0 or absent: memory and the pipeline decide). */
+    readonly maxChunk?: number;
+    /** Pipeline lanes (streams), 1 to 3 (0 or absent: up to 3 when the batch has several chunks). */
+    readonly streams?: number;
+  };
 }
 
 /** What `detect()` returns: per-vector decisions, in the layouts below. */

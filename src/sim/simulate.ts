@@ -213,7 +213,10 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
   // chunks the executor computes at once: its threads, or the GPU's chunks per launch
   const parallel = runner.exec.parallelism ?? p.threads;
   const window = 2 * parallel;
-  const inflight = new Map<number, { promise: Promise<ChunkResult>; vectors: number }>();
+  // `result` is set as soon as the chunk is done: the chunks of a GPU launch finish together and
+  // are then merged without a turn of the event loop each
+  const inflight = new Map<number, { promise: Promise<ChunkResult>; vectors: number; result?: ChunkResult }>();
+  let inflightVectors = 0;
   let nextChunk = 0;
   let mergedVectors = 0;
 
@@ -223,8 +226,6 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
   const worthDispatching = (): boolean => {
     if (inflight.size === 0) return true;
     if (mergedVectors === 0) return inflight.size < parallel;
-    let inflightVectors = 0;
-    for (const c of inflight.values()) inflightVectors += c.vectors;
     for (let d = 0; d < nDet; d++) {
       if (!isActive(d)) continue;
       const t = tallies[d]!;
@@ -233,18 +234,30 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
     return false;
   };
 
+  // the active detectors, one array while the set is unchanged (chunks share it)
+  let active: number[] = [];
+  const activeList = (): number[] => {
+    let n = 0;
+    for (let d = 0; d < nDet; d++) if (isActive(d)) n++;
+    if (n !== active.length) active = p.detectors.map((_, d) => d).filter(isActive);
+    return active;
+  };
+
   const dispatch = (): void => {
     while (nextChunk < maxChunks && inflight.size < window && worthDispatching()) {
       const chunkIndex = nextChunk++;
       const vectors = Math.min(p.chunkVectors, p.maxVectors - chunkIndex * p.chunkVectors);
-      const active = p.detectors.map((_, d) => d).filter(isActive);
+      const active = activeList();
       const task: ChunkTask = {
         nt: p.opts.nt, nr: p.opts.nr, modulation: p.opts.modulation, vectorsPerChannel: p.vectorsPerChannel,
         seed: p.seed, detectors: p.detectors, active, snrIndex, chunkIndex, vectors, noiseVar,
       };
       const promise = runner.exec.run(task);
-      promise.catch(() => {}); // a chunk past every stop may fail unobserved; merged chunks rethrow below
-      inflight.set(chunkIndex, { promise, vectors });
+      const entry: { promise: Promise<ChunkResult>; vectors: number; result?: ChunkResult } = { promise, vectors };
+      // a chunk past every stop may fail unobserved; merged chunks rethrow below
+      promise.then((r) => { entry.result = r; }, () => {});
+      inflight.set(chunkIndex, entry);
+      inflightVectors += vectors;
     }
   };
 
@@ -255,23 +268,31 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
     pointWallMs: performance.now() - start,
   });
 
-  let deadlineTimer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<'time'>((resolve) => {
-    if (p.maxTimeSeconds !== undefined) deadlineTimer = setTimeout(() => resolve('time'), p.maxTimeSeconds * 1000);
-  });
+  // The abort signal and the time limit wake the one waiting merge (a race per chunk against
+  // long-lived promises would leave a reaction on them per chunk: memory and GC at GPU rates).
+  let interrupt: 'abort' | 'time' | null = null;
+  let wake: ((why: 'abort' | 'time') => void) | null = null;
+  const stop = (why: 'abort' | 'time') => { interrupt ??= why; wake?.(interrupt); };
+  void runner.aborted.then(() => stop('abort'));
+  const deadlineTimer = p.maxTimeSeconds !== undefined ? setTimeout(() => stop('time'), p.maxTimeSeconds * 1000) : undefined;
   // The live row moves inside a long point too (its wall time), not only when a chunk merges.
   const ticker = p.opts.onProgress ? setInterval(() => emit('update'), PROGRESS_INTERVAL_MS) : undefined;
   try {
     for (let merged = 0; merged < maxChunks && tallies.some((t) => t.stoppedBy === null); merged++) {
       dispatch();
       const entry = inflight.get(merged)!;
-      const result = await Promise.race([entry.promise, runner.aborted, deadline]);
+      const result = interrupt ?? entry.result ?? await new Promise<ChunkResult | 'abort' | 'time'>((resolve, reject) => {
+        wake = resolve;
+        entry.promise.then(resolve, reject);
+      });
+      wake = null;
       if (result === 'abort') return null;
       if (result === 'time') {
         for (const t of tallies) if (t.stoppedBy === null) t.stoppedBy = 'time';
         break;
       }
       inflight.delete(merged);
+      inflightVectors -= entry.vectors;
       mergedVectors += result.vectors;
       for (let d = 0; d < nDet; d++) {
         if (!isActive(d)) continue;

@@ -120,7 +120,7 @@ function compare(p: Problem, opts: Partial<DetectOptions>, gpu: Pick<GpuOutput, 
 
 const CONFIGS: Array<[number, number, Modulation, number]> = [];
 for (const n of [2, 4, 8]) for (const mod of ['qpsk', '16qam', '64qam'] as Modulation[]) CONFIGS.push([n, n, mod, 16]);
-CONFIGS.push([4, 4, '16qam', 64], [4, 4, '16qam', 256], [4, 4, '64qam', 64], [4, 4, '64qam', 256], [2, 2, 'bpsk', 4], [4, 4, 'bpsk', 16], [2, 4, '16qam', 16]);
+CONFIGS.push([2, 2, '256qam', 16], [4, 4, '16qam', 64], [4, 4, '16qam', 256], [4, 4, '64qam', 64], [4, 4, '64qam', 256], [2, 2, 'bpsk', 4], [4, 4, 'bpsk', 16], [2, 4, '16qam', 16]);
 
 test('kbest on the GPU equals the CPU engine, except float32 near-ties', { skip }, () => {
   const ctx = CudaContext.get(0);
@@ -222,7 +222,7 @@ function runKbestEmulated(p: Problem, opts: Partial<DetectOptions>): Pick<GpuOut
 test('kbest kernels in the CUDA emulator equal the CPU engine, except float32 near-ties', { skip: skipEmu }, () => {
   let seed = Date.now() % 1e9;
   const cases: Array<[number, number, Modulation, number, number]> = [
-    [4, 4, '64qam', 16, 20], [4, 4, '16qam', 16, 12], [4, 4, '16qam', 64, 4], [2, 2, 'qpsk', 3, 5], [2, 2, 'bpsk', 2, 3], [2, 4, '16qam', 8, 10],
+    [4, 4, '64qam', 16, 20], [4, 4, '16qam', 16, 12], [4, 4, '16qam', 64, 4], [2, 2, 'qpsk', 3, 5], [2, 2, 'bpsk', 2, 3], [2, 4, '16qam', 8, 10], [2, 2, '256qam', 16, 24], [2, 2, '16qam', 1, 10], [2, 2, '64qam', 100, 15],
   ];
   for (const [nt, nr, mod, k, snr] of cases) {
     const p = makeProblem(seed++, nt, nr, mod, Number(process.env.KBEST_EMU_CHANNELS ?? 5), 6, snr);

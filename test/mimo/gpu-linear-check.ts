@@ -18,7 +18,7 @@ import { detect } from '../../src/mimo/detect.js';
 import type { DetectorSetup } from '../../src/mimo/detectors/detector.js';
 import { createLinear } from '../../src/mimo/detectors/zf/linear.js';
 import { detector as sicCpu, type SicPrep } from '../../src/mimo/detectors/sic/cpu.js';
-import { createLinearPlan, kindDefines, linearKernelUrls, prepLaunch, recordFloats } from '../../src/mimo/detectors/zf/cuda-linear.js';
+import { createLinearPlan, kindDefines, linearKernelUrls, prepBlock, prepLaunch, recordFloats } from '../../src/mimo/detectors/zf/cuda-linear.js';
 import { MIMO_STATUS } from '../../src/mimo/gpu/status.js';
 import { constellation, sliceSymbol, type Constellation } from '../../src/mimo/modulation.js';
 import { gramInto, invertInPlace } from '../../src/mimo/preprocess/complex.js';
@@ -138,7 +138,8 @@ export function runLinearEmulated(c: LinearCase): GpuOutput {
   const { exe, error } = compileEmulated(EMU_MAIN, [fileURLToPath(urls.prep), fileURLToPath(urls.detect)], defines);
   if (error) throw new Error(error);
   const vectors = c.channels * c.vpc;
-  const pl = prepLaunch(c.kind, c.nt, c.nr);
+  // the host's block for this many channels on an H100 (132 multiprocessors)
+  const pl = prepBlock(prepLaunch(c.kind, c.nt, c.nr), c.channels, 132);
   const head = Int32Array.of(c.channels, c.vpc, pl.threads, pl.sharedBytes);
   const input = Buffer.concat([head, Float32Array.from(c.H), Float32Array.from(c.y), Float32Array.from(c.noise), c.status].map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)));
   const out = runEmulated(exe, input);

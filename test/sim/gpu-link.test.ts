@@ -411,8 +411,10 @@ test('device simulate: engine cuda and engine cpu agree for a seed (counts, stop
   const zf = zfOnGpu();
   try {
     const nt = zf.nt;
+    // with main's CUDA detectors: zf and mmse 4x4 (near-ties may differ); else the 1x1 slicer probe
+    const detectors = zf.real && DETECTOR_REGISTRY.mmse.cuda ? [{ detector: 'zf' as const }, { detector: 'mmse' as const }] : [{ detector: 'zf' as const }];
     const opts = {
-      nt, nr: nt, modulation: '16qam' as const, detectors: [{ detector: 'zf' as const }], snrs: [0, 8, 16, 24],
+      nt, nr: nt, modulation: '16qam' as const, detectors, snrs: [0, 8, 16, 24],
       maxErrors: 500, maxVectors: 200_000, seed: 1 + randomInt(10_000), chunkVectors: 2048,
     };
     const cpu = await simulate({ ...opts, engine: 'cpu', threads: 2 });
@@ -427,7 +429,7 @@ test('device simulate: engine cuda and engine cpu agree for a seed (counts, stop
       // the same chunks merged: equal vectors unless a near-tie moves the stop across a chunk
       const sigma = Math.sqrt(c.bitErrors + 1);
       assert.ok(Math.abs(g.bitErrors - c.bitErrors) <= 3 * sigma, `SNR ${c.snr}: GPU ${g.bitErrors} vs CPU ${c.bitErrors} bit errors`);
-      t.diagnostic(`SNR ${c.snr}: CPU ${c.bitErrors}/${c.vectors} GPU ${g.bitErrors}/${g.vectors} bit errors/vectors`);
+      t.diagnostic(`${c.detector} SNR ${c.snr}: CPU ${c.bitErrors}/${c.vectors} GPU ${g.bitErrors}/${g.vectors} bit errors/vectors, symbol errors ${c.symbolErrors}/${g.symbolErrors}, frame errors ${c.frameErrors}/${g.frameErrors}`);
     }
     const same = await simulate({ ...opts, engine: 'cuda' });
     assert.deepEqual(same.points.map((p) => [p.bitErrors, p.symbolErrors, p.frameErrors, p.vectors]), gpu.points.map((p) => [p.bitErrors, p.symbolErrors, p.frameErrors, p.vectors]), 'a seed gives the same GPU counts twice');

@@ -17,6 +17,9 @@ export const MIMO_STATUS = {
   Y_TOO_LARGE: 4,
   /** The channel's preprocessing found it singular where the detector needs full column rank. */
   RANK_DEFICIENT: 8,
-  /** float32 could not carry this vector (a breakdown the kernel detected); the engine redoes it on the CPU in float64. */
+  /**
+   * The GPU's answer for this vector cannot be trusted (a float32 breakdown the kernel detected, or
+   * a filter prepared per channel with another vector's N0); the engine redoes it on the CPU in float64.
+   */
   FLOAT32_UNSAFE: 16,
 } as const;

@@ -8,6 +8,9 @@
  * chunk, as the CPU's runChunk gives them, so simulate() merges and stops exactly as with the CPU
  * executor: same chunk order, same stop rules, same counts for a seed (up to float32 decisions).
  *
+ * A coded link inserts its stages per detector between the plan (soft output into an LLR buffer)
+ * and the count kernel (which then counts decoded bits): enqueue() holds that sequence.
+ *
  * Launches go in order on one stream; two are in flight, so the host merges one while the device
  * computes the next. A launch's device buffers are shared (the stream orders them); its counts
  * and list live in its slot until the host has read them.
@@ -230,7 +233,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       if (prev) {
         const a = prev.task, b = q.task;
         const same = b.snrIndex === a.snrIndex && b.chunkIndex === a.chunkIndex + 1 && a.vectors === cv && b.noiseVar === a.noiseVar
-          && b.active.length === a.active.length && b.active.every((d, i) => d === a.active[i]);
+          && (b.active === a.active || (b.active.length === a.active.length && b.active.every((d, i) => d === a.active[i])));
         if (!same || vectors + b.vectors > L || b.vectors > L) break;
       }
       this.queue.shift();

@@ -5,7 +5,7 @@
  *  - 'thread' (thread-kernel.cu): one thread a vector, cpu.ts's search step for step;
  *  - 'warp' (warp-kernel.cu): SP_LANES lanes a vector, each searching its share of the top
  *    levels' subtrees, the radius shared among them after every node;
- *  - 'auto' (default): the faster of the two for the size, as measured (defaultSphereVariant).
+ *  - 'auto' (default): the faster of the two for the size, as measured (defaultSphereKernel).
  * Past the budget a vector gets MIMO_STATUS.NODE_BUDGET and the best leaf found; a channel float32
  * cannot factor safely flags its vectors FLOAT32_UNSAFE (redone on the CPU in float64).
  */
@@ -19,11 +19,18 @@ import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup, DetectChunk } f
 export type SphereVariant = 'thread' | 'warp';
 
 /**
- * The faster kernel on the H100 for a size (bench/mimo/gpu-ml-sphere.ts --sweep measures both):
- * one thread a vector where each level has two candidates (QPSK, BPSK), else the warp kernel.
+ * The faster kernel on the H100 for a size, from bench/mimo/gpu-ml-sphere.ts --sweep (Gbps at 10
+ * and 20 dB): one thread a vector for small trees (at most 8 bits a vector: 2x2 and 4x4 QPSK, 2x2
+ * 16-QAM), where a vector's search is short; else the warp kernel, with more lanes the larger the
+ * tree, since one vector's long search (the heavy tail at low SNR) otherwise holds its whole warp:
+ * 4 lanes up to 12 bits and for QPSK (2x2 64-QAM, 8x8 QPSK), 8 up to 16 (4x4 16-QAM), 16 above
+ * (4x4 64-QAM: 3.4 Gbps against 0.25 for one thread a vector at 20 dB).
  */
-export function defaultSphereVariant(nt: number, bitsPerSymbol: number): SphereVariant {
-  return bitsPerSymbol <= 2 ? 'thread' : 'warp';
+export function defaultSphereKernel(nt: number, bitsPerSymbol: number): { variant: SphereVariant; lanes: number } {
+  const bits = nt * bitsPerSymbol;
+  if (bits <= 8) return { variant: 'thread', lanes: 1 };
+  if (bits <= 12 || bitsPerSymbol <= 2) return { variant: 'warp', lanes: 4 };
+  return { variant: 'warp', lanes: bits <= 16 ? 8 : 16 };
 }
 
 /** Threads of a search block. */
@@ -38,21 +45,17 @@ export function sphereScratch(nt: number, nr: number, bps: number): { n: number;
   return { n, floats: 2 * nr * nt + n * n + 2 * n, ints: n + 1 };
 }
 
-/** Vectors a lane in the per-thread kernel's warp queue (thread-kernel.cu). */
-export const SPHERE_QUEUE = 4;
-
 /** The -D defines of the sphere kernels. */
-export function sphereDefines(nt: number, nr: number, bps: number, babai: boolean, lanes = SPHERE_LANES, queue = SPHERE_QUEUE): Record<string, number> {
-  return { SP_NT: nt, SP_NR: nr, SP_BPS: bps, SP_BABAI: babai ? 1 : 0, SP_LANES: lanes, SP_QUEUE: queue };
+export function sphereDefines(nt: number, nr: number, bps: number, babai: boolean, lanes = SPHERE_LANES): Record<string, number> {
+  return { SP_NT: nt, SP_NR: nr, SP_BPS: bps, SP_BABAI: babai ? 1 : 0, SP_LANES: lanes };
 }
 
 /**
- * The sphere CudaDetector with a given search kernel ('auto': defaultSphereVariant), lanes a vector
- * (warp kernel) and vectors a lane in a warp's queue (per-thread kernel).
+ * The sphere CudaDetector with a given search kernel and lanes a vector (warp kernel); 'auto'
+ * (default) takes both from defaultSphereKernel.
  */
-export function sphereCudaDetector(kernel: SphereVariant | 'auto' = 'auto', lanes = SPHERE_LANES, queue = SPHERE_QUEUE): CudaDetector {
+export function sphereCudaDetector(kernel: SphereVariant | 'auto' = 'auto', lanes = SPHERE_LANES): CudaDetector {
   if (!Number.isInteger(lanes) || lanes < 1 || lanes > 32 || (lanes & (lanes - 1)) !== 0) throw new InvalidArgumentError(`sphere lanes a vector must be a power of two up to 32, got ${show(lanes)}`);
-  if (!Number.isInteger(queue) || queue < 1 || queue > 64) throw new InvalidArgumentError(`sphere vectors a lane must be an integer in [1, 64], got ${show(queue)}`);
   return {
     name: 'sphere',
     soft: false,
@@ -63,15 +66,15 @@ export function sphereCudaDetector(kernel: SphereVariant | 'auto' = 'auto', lane
       const bps = con.bitsPerSymbol;
       const { n, floats, ints } = sphereScratch(nt, nr, bps);
       if (2 * nr < n) throw new UnsupportedError(`sphere needs as many real receive dimensions as real unknowns (got nt = ${nt}, nr = ${nr})`, { detector: 'sphere', nt, nr });
-      const variant = kernel === 'auto' ? defaultSphereVariant(nt, bps) : kernel;
-      const defines = sphereDefines(nt, nr, bps, initial === 'babai', lanes, queue);
+      const chosen = kernel === 'auto' ? defaultSphereKernel(nt, bps) : { variant: kernel, lanes };
+      const variant = chosen.variant, groupLanes = variant === 'warp' ? chosen.lanes : SPHERE_LANES;
+      const defines = sphereDefines(nt, nr, bps, initial === 'babai', groupLanes);
       const prep = loadModule(ctx, { source: readKernelSource(new URL('./prep-kernel.cu', import.meta.url)), name: 'sphere/prep-kernel.cu', defines: { SP_NT: nt, SP_NR: nr, SP_BPS: bps } })
         .kernel('sphere_prep', ['ptr', 'ptr', 'ptr', 'i32']);
       const file = variant === 'warp' ? 'warp-kernel.cu' : 'thread-kernel.cu';
       const search = loadModule(ctx, { source: readKernelSource(new URL(`./${file}`, import.meta.url)), name: `sphere/${file}`, defines })
         .kernel(variant === 'warp' ? 'sphere_warp' : 'sphere_thread', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32']);
-      // threads a vector: the warp kernel's lanes, or a warp for 32 SP_QUEUE vectors
-      const perVector = variant === 'warp' ? lanes : 1 / queue;
+      const perVector = variant === 'warp' ? groupLanes : 1;
       const maxNodes = Math.min(setup.maxNodes, 0x7fffffff);
       const qrStage = (stream: Stream, chunk: DetectChunk): void => {
         const [F, I] = chunk.scratch as [bigint, bigint];

@@ -1,128 +1,89 @@
-// Depth-first Schnorr-Euchner sphere decoder, one thread a received vector at a time: cpu.ts
-// SphereSearch.search step for step in float32 (zig-zag candidates from the rounded centre, a
-// branch cut once its partial metric reaches the squared radius, the radius shrunk to every leaf,
-// the node count and budget), on the per-channel factors of prep-kernel.cu.
-//
-// Searches differ in length, so a warp does not give its 32 lanes one vector each and wait for the
-// longest: it owns 32 SP_QUEUE consecutive vectors, and the loop below makes one node step a turn;
-// a lane whose search ends writes its vector and takes the next one of the warp's range at once
-// (ballot and popcount, no atomics). The warp runs until its range is done.
-//
-// Past maxNodes nodes a vector gets MIMO_STATUS.NODE_BUDGET and the best leaf found (the sliced ZF
-// point if none); status word 1 gets the nodes visited. A vector whose status flags are set on
-// entry, or whose channel is flagged, is skipped (the channel's flag is added to its status).
+// Depth-first Schnorr-Euchner sphere decoder, one thread a received vector: cpu.ts SphereSearch
+// .search step for step in float32 (zig-zag candidates from the rounded centre, a branch cut once
+// its partial metric reaches the squared radius, the radius shrunk to every leaf, the node count
+// and budget), on the per-channel factors of prep-kernel.cu. Past maxNodes nodes the vector gets
+// MIMO_STATUS.NODE_BUDGET and the best leaf found (the sliced ZF point if none); status word 1
+// gets the nodes visited. A vector whose status flags are set on entry, or whose channel is flagged,
+// is skipped (the channel's flag is added to its status).
 //
 // Defines: SP_NT, SP_NR, SP_BPS (sphere.cuh); SP_BABAI 1: the initial radius is the sliced ZF
-// point's distance (cpu.ts 'babai'), inflated by 2^-12 so that float32 rounding cannot exclude it;
-// SP_QUEUE: vectors a lane in its warp's range.
+// point's distance (cpu.ts 'babai'), inflated by 2^-12 so that float32 rounding cannot exclude it.
 //
-// nvcc-variant: -DSP_NT=4 -DSP_NR=4 -DSP_BPS=2 -DSP_BABAI=0 -DSP_QUEUE=4
-// nvcc-variant: -DSP_NT=4 -DSP_NR=4 -DSP_BPS=4 -DSP_BABAI=1 -DSP_QUEUE=4
-// nvcc-variant: -DSP_NT=8 -DSP_NR=8 -DSP_BPS=6 -DSP_BABAI=0 -DSP_QUEUE=2
-// nvcc-variant: -DSP_NT=3 -DSP_NR=2 -DSP_BPS=1 -DSP_BABAI=0 -DSP_QUEUE=1
+// nvcc-variant: -DSP_NT=4 -DSP_NR=4 -DSP_BPS=2 -DSP_BABAI=0
+// nvcc-variant: -DSP_NT=4 -DSP_NR=4 -DSP_BPS=4 -DSP_BABAI=1
+// nvcc-variant: -DSP_NT=8 -DSP_NR=8 -DSP_BPS=6 -DSP_BABAI=0
+// nvcc-variant: -DSP_NT=3 -DSP_NR=2 -DSP_BPS=1 -DSP_BABAI=0
 
 #include "sphere.cuh"
-
-#define SP_FULL 0xffffffffu
 
 // F, I: prep-kernel.cu's scratch; y, symbols, status: the chunk layouts of src/mimo/gpu/cuda-detector.ts.
 extern "C" __global__ void __launch_bounds__(128) sphere_thread(
     const float* __restrict__ F, const int* __restrict__ I, const float* __restrict__ y,
     int* __restrict__ symbols, int* __restrict__ status, int vectors, int vpc, int maxNodes) {
-  const int lane = threadIdx.x % 32;
-  const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
-  const int begin = warp * 32 * SP_QUEUE;
-  const int end = min(begin + 32 * SP_QUEUE, vectors);
-  const float scale = sp_scale(), half = 0.5f * (SP_Q - 1), toIndex = 1.0f / (2.0f * scale);
-  const int qMax = SP_Q - 1;
+  const int v = blockIdx.x * blockDim.x + threadIdx.x;
+  if (v >= vectors || status[2 * v] != 0) return;
+  const int c = v / vpc;
+  const float* f = F + (size_t)c * SP_FLOATS;
+  const int* perm = I + (size_t)c * SP_INTS;
+  if (perm[SP_N] != 0) { status[2 * v] |= perm[SP_N]; return; }
+  const float* rows = f + SP_OFF_ROWS;
+  const float* invDiag = f + SP_OFF_INVDIAG;
+  const float* weight = f + SP_OFF_WEIGHT;
   float yHat[SP_N], amp[SP_N], pd[SP_N + 1], centre[SP_N];
   int idx[SP_N], lo[SP_N], hi[SP_N], best[SP_N];
-  const float* rows = F;
-  const float* invDiag = F;
-  const float* weight = F;
-  const int* perm = I;
-  float r2 = SP_BIG;
-  bool has = false, found = false;
-  int v = 0, k = 0, nodes = 0, next = begin;
-  for (;;) {
-    // Lanes without a vector take the next ones of the warp's range, in lane order.
-    const unsigned want = __ballot_sync(SP_FULL, !has);
-    const int avail = end - next;
-    if (!has) {
-      const int rank = __popc(want & ((1u << lane) - 1u));
-      if (rank < avail) {
-        v = next + rank;
-        const int c = v / vpc;
-        const float* f = F + (size_t)c * SP_FLOATS;
-        perm = I + (size_t)c * SP_INTS;
-        rows = f + SP_OFF_ROWS; invDiag = f + SP_OFF_INVDIAG; weight = f + SP_OFF_WEIGHT;
-        if (status[2 * v] != 0) {
-          // flagged on entry: skipped
-        } else if (perm[SP_N] != 0) {
-          status[2 * v] |= perm[SP_N];
-        } else {
-          sp_rotate(f + SP_OFF_Q, y + (size_t)v * 2 * SP_NR, yHat);
+  sp_rotate(f + SP_OFF_Q, y + (size_t)v * 2 * SP_NR, yHat);
+  const float scale = sp_scale(), half = 0.5f * (SP_Q - 1), toIndex = 1.0f / (2.0f * scale);
+  const int qMax = SP_Q - 1;
 #if SP_BABAI
-          r2 = sp_zf(rows, invDiag, yHat, amp, best) * 1.000244140625f + 1e-30f;
+  float r2 = sp_zf(rows, invDiag, yHat, amp, best) * 1.000244140625f + 1e-30f;
 #else
-          r2 = SP_BIG;
+  float r2 = SP_BIG;
 #endif
-          found = false; nodes = 0; k = SP_N - 1;
-          pd[SP_N] = 0.0f;
-          const float u = yHat[k] * invDiag[k] * toIndex + half;
-          const int i0 = sp_slice(u);
-          centre[k] = u; idx[k] = i0; lo[k] = i0 - 1; hi[k] = i0 + 1;
-          has = true;
-        }
-      }
-    }
-    next += min(__popc(want), max(avail, 0));
-    if (!__any_sync(SP_FULL, has)) {
-      if (next >= end) break;
-      continue;
-    }
-    if (!has) continue;
-    // One node: cpu.ts's loop body.
+  bool found = false, stopped = false;
+  int nodes = 0, k = SP_N - 1;
+  pd[SP_N] = 0.0f;
+  {
+    const float u = yHat[k] * invDiag[k] * toIndex + half;
+    const int i0 = sp_slice(u);
+    centre[k] = u; idx[k] = i0; lo[k] = i0 - 1; hi[k] = i0 + 1;
+  }
+  for (;;) {
     const float dlt = (float)idx[k] - centre[k];
     const float m = pd[k + 1] + weight[k] * dlt * dlt;
-    bool stopped = false, more = true;
-    if (++nodes > maxNodes) {
-      nodes--; stopped = true; more = false;
-    } else if (m < r2 && k > 0) {
-      amp[k] = (float)(2 * idx[k] - qMax) * scale;
-      pd[k] = m;
-      k--;
-      float s = yHat[k];
-      for (int j = k + 1; j < SP_N; j++) s -= rows[k * SP_N + j] * amp[j];
-      const float u = s * invDiag[k] * toIndex + half;
-      const int i0 = sp_slice(u);
-      centre[k] = u; idx[k] = i0; lo[k] = i0 - 1; hi[k] = i0 + 1;
-      continue;
-    } else {
-      if (m < r2) {
+    if (++nodes > maxNodes) { nodes--; stopped = true; break; }
+    if (m < r2) {
+      if (k == 0) {
         r2 = m;
         found = true;
         for (int j = 0; j < SP_N; j++) best[j] = idx[j];
-        k = 1;  // siblings at the leaf level are farther: go up
+        k = 1;
       } else {
-        k++;
+        amp[k] = (float)(2 * idx[k] - qMax) * scale;
+        pd[k] = m;
+        k--;
+        float s = yHat[k];
+        for (int j = k + 1; j < SP_N; j++) s -= rows[k * SP_N + j] * amp[j];
+        const float u = s * invDiag[k] * toIndex + half;
+        const int i0 = sp_slice(u);
+        centre[k] = u; idx[k] = i0; lo[k] = i0 - 1; hi[k] = i0 + 1;
+        continue;
       }
-      more = false;
-      while (k < SP_N) {
-        const int l = lo[k], h = hi[k];
-        const float u = centre[k];
-        const bool lOk = l >= 0, hOk = h <= qMax;
-        if (lOk && (!hOk || u - (float)l <= (float)h - u)) { idx[k] = l; lo[k] = l - 1; more = true; break; }
-        if (hOk) { idx[k] = h; hi[k] = h + 1; more = true; break; }
-        k++;
-      }
+    } else {
+      k++;
     }
-    if (!more) {
-      if (!found) sp_zf(rows, invDiag, yHat, amp, best);
-      sp_write_symbols(perm, best, symbols + (size_t)v * SP_NT);
-      if (stopped) status[2 * v] |= SP_STATUS_NODE_BUDGET;
-      status[2 * v + 1] = nodes;
-      has = false;
+    bool more = false;
+    while (k < SP_N) {
+      const int l = lo[k], h = hi[k];
+      const float u = centre[k];
+      const bool lOk = l >= 0, hOk = h <= qMax;
+      if (lOk && (!hOk || u - (float)l <= (float)h - u)) { idx[k] = l; lo[k] = l - 1; more = true; break; }
+      if (hOk) { idx[k] = h; hi[k] = h + 1; more = true; break; }
+      k++;
     }
+    if (!more) break;
   }
+  if (!found) sp_zf(rows, invDiag, yHat, amp, best);
+  sp_write_symbols(perm, best, symbols + (size_t)v * SP_NT);
+  if (stopped) status[2 * v] |= SP_STATUS_NODE_BUDGET;
+  status[2 * v + 1] = nodes;
 }

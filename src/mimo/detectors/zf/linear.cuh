@@ -69,7 +69,7 @@ __device__ inline bool reference_noise(const float* noise, const int* status, in
   return false;
 }
 
-// Staging through shared memory (LIN_STAGE = 1, the host's choice for systems up to 8 x 16): a
+// Staging through shared memory (LIN_STAGE = 1, the host's choice for small systems): a
 // block's channels come in, and their records go out, in coalesced copies, while each thread reads
 // and writes its own channel at an odd stride (no bank conflicts). Without it (larger systems) each
 // thread reads its channel and writes its record in global memory directly.
