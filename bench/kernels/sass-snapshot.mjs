@@ -27,6 +27,7 @@ const RENAMED = {
   '-DJMODE=2': '-DROUNDS_GROUP_REGISTER_PLAYERS=1',
   '-DJMODE=3': '-DROUNDS_GROUP_HALO=1',
   '-DNW_MODE=0': '',
+  '-DREMAT=0': '',
 };
 
 

@@ -10,11 +10,13 @@
  *  - 'column' (column-kernel.cu.patch, allswap-kernel.cuh.patch): the column-owner layout with
  *    COL_PROFILE (block 0 prints the cycles of each section), COL_NO_SUPPORT and COL_NO_FASTDIV (A/B
  *    builds without the zero-entry shortcut, without the reciprocal division).
- *  - 'nway' (nway-detect.cu.patch): the N-way detector's Alg. 3 minima another way, -DNW_MODE=1
- *    (warp shuffles and reductions, then an atomicMin a group) or 2 (the paper's candidate list in
- *    shared memory, scanned a bit a thread); production's per-path atomics measured faster
- *    (bench/mimo/gpu-nway-notes.md).
- * Used by grid-trace.ts, grid-race.ts and mimo/gpu-nway.ts; nothing here ships.
+ *  - 'nway' (nway-detect.cu.patch, ssfe-search.cuh.patch): the N-way detector's Alg. 3 minima
+ *    another way, -DNW_MODE=1 (warp shuffles and reductions, then an atomicMin a group) or 2 (the
+ *    paper's candidate list in shared memory, scanned a bit a thread), and SSFE_R_REGS=1 (R in
+ *    registers by 16-byte loads); production measured faster (bench/mimo/gpu-nway-notes.md).
+ *  - 'ldpc' (layered.cu.patch): the LDPC decoder with REMAT=1 (the shared-memory addresses recomputed
+ *    every iteration: fewer registers, more integer operations; measured slower on the H100).
+ * Used by grid-trace.ts, grid-race.ts, mimo/gpu-nway.ts and coding/gpu-ldpc.ts; nothing here ships.
  */
 import { readFileSync } from 'node:fs';
 import type { CudaContext } from '../../src/gpu/context.js';
@@ -29,7 +31,8 @@ const SRC = new URL('../../src/', import.meta.url);
 export const TRACED_BUILDS = {
   grid: { file: 'lattice/allswap/grid-kernel.cu', patches: ['grid-kernel.cu.patch'] },
   column: { file: 'lattice/allswap/column-kernel.cu', patches: ['column-kernel.cu.patch', 'allswap-kernel.cuh.patch'] },
-  nway: { file: 'mimo/detectors/nway/nway-detect.cu', patches: ['nway-detect.cu.patch'] },
+  nway: { file: 'mimo/detectors/nway/nway-detect.cu', patches: ['nway-detect.cu.patch', 'ssfe-search.cuh.patch'] },
+  ldpc: { file: 'coding/gpu/layered.cu', patches: ['layered.cu.patch'] },
 } as const;
 
 /** The production kernel file of a measurement build. */
@@ -85,7 +88,13 @@ export function tracedGridKernel(ctx: CudaContext, precision: 'float32' | 'float
   return mod.kernel('allswap_grid', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'f64', 'f64', 'i32', 'i64', 'i32']);
 }
 
-/** The N-way detector's measurement build of Alg. 3 `mode` (1 or 2), as NwayTuning.build takes it. */
-export function nwayBuild(mode: 1 | 2): { source: string; name: string; defines: Readonly<Record<string, number>> } {
-  return { source: tracedSource('nway'), name: `bench/kernels/traced: nway-detect.cu NW_MODE=${mode}`, defines: { NW_MODE: mode } };
+/** The N-way detector's measurement build with these switches (NW_MODE 1 or 2, SSFE_R_REGS 1), as NwayTuning.build takes it. */
+export function nwayBuild(switches: { NW_MODE?: 1 | 2; SSFE_R_REGS?: 1 }): { source: string; name: string; defines: Readonly<Record<string, number>> } {
+  const defines = Object.fromEntries(Object.entries(switches).filter(([, v]) => v !== undefined)) as Record<string, number>;
+  return { source: tracedSource('nway'), name: `bench/kernels/traced: nway-detect.cu ${JSON.stringify(defines)}`, defines };
+}
+
+/** The LDPC decoder's measurement build with the addresses recomputed every iteration (REMAT=1), as ldpcCudaPlan's `build` takes it. */
+export function ldpcRematBuild(): { source: string; name: string; defines: Readonly<Record<string, number>> } {
+  return { source: tracedSource('ldpc'), name: 'bench/kernels/traced: layered.cu REMAT=1', defines: { REMAT: 1 } };
 }

@@ -128,11 +128,11 @@ const cases: Case[] = [];
 cases.push({ label: 'target: 4x4 16qam N=1 (2^20 vec)', nr: 4, nt: 4, mod: '16qam', passes: 1, vectors: 1 << 20, vpc: 14 });
 cases.push({ label: '5G NR slot: 4x4 64qam N=4', nr: 4, nt: 4, mod: '64qam', passes: 4, vectors: 45_864, vpc: 14 });
 // other builds: no register cap (minBlocks 1), Alg. 3's minima by warp reductions (NW_MODE=1) or
-// the candidate scan (NW_MODE=2, bench/kernels/traced.ts) instead of production's shared atomics,
-// larger blocks, R in registers
+// the candidate scan (NW_MODE=2) instead of production's shared atomics, larger blocks, R in
+// registers (SSFE_R_REGS=1; the switches: measurement builds of bench/kernels/traced.ts)
 const variants: [string, NwayTuning][] = [
-  ['minBlocks 1', { minBlocks: 1 }], ['NW_MODE=1', { build: nwayBuild(1) }], ['NW_MODE=2', { build: nwayBuild(2) }],
-  ['blockThreads 256', { blockThreads: 256 }], ['blockThreads 512', { blockThreads: 512 }], ['rInRegisters', { rInRegisters: true }],
+  ['minBlocks 1', { minBlocks: 1 }], ['NW_MODE=1', { build: nwayBuild({ NW_MODE: 1 }) }], ['NW_MODE=2', { build: nwayBuild({ NW_MODE: 2 }) }],
+  ['blockThreads 256', { blockThreads: 256 }], ['blockThreads 512', { blockThreads: 512 }], ['SSFE_R_REGS=1', { build: nwayBuild({ SSFE_R_REGS: 1 }) }],
 ];
 for (const [name, tuning] of variants) {
   cases.push({ label: `  target ${name}`, nr: 4, nt: 4, mod: '16qam', passes: 1, vectors: 1 << 20, vpc: 14, tuning });

@@ -311,11 +311,11 @@ test('N-way kernels (emulated): decisions and LLRs equal the CPU engine except f
   }
 });
 
-test('N-way kernels (emulated): the measurement builds (warp reductions, the candidate scan) give the same results', { skip: skipEmu }, () => {
-  for (const mode of [1, 2] as const) {
+test('N-way kernels (emulated): the measurement builds (warp reductions, the candidate scan, R in registers) give the same results', { skip: skipEmu }, () => {
+  for (const mode of [1, 2, 3] as const) {  // (3: SSFE_R_REGS=1)
     for (const c of [EMU_CASES[0]!, EMU_CASES[2]!, EMU_CASES[3]!, EMU_CASES[5]!, EMU_CASES[7]!]) {
       const pb = makeProblem({ ...c, channels: Math.ceil(c.channels / 2) }, randomInt(2 ** 31));
-      const r = compare(pb, emulate(pb, { build: nwayBuild(mode) }), reference(pb));
+      const r = compare(pb, emulate(pb, { build: nwayBuild(mode === 3 ? { SSFE_R_REGS: 1 } : { NW_MODE: mode }) }), reference(pb));
       assert.ok(r.nearTies <= Math.max(2, r.vectors / 50), `mode ${mode} ${JSON.stringify(c)}: ${r.nearTies} near-ties of ${r.vectors}`);
     }
   }

@@ -33,8 +33,6 @@ export interface NwayTuning {
   readonly build?: { readonly source: string; readonly name: string; readonly defines: Readonly<Record<string, number>> };
   /** Resident blocks a multiprocessor the registers are capped for (default: 2048 threads' worth, 1 for no cap). */
   readonly minBlocks?: number;
-  /** R's upper triangle in registers by 16-byte loads (ssfe-search.cuh's SSFE_R_REGS; default false). */
-  readonly rInRegisters?: boolean;
 }
 /** The largest M x N (threads of one vector): one block. */
 const MAX_THREADS_PER_VECTOR = 1024;
@@ -108,7 +106,6 @@ export function nwayDefines(m: RealModel, passes: number, soft: boolean, tuning:
     // 32 registers for 2048 resident threads (measured: occupancy counts more than anything else in
     // this latency-bound kernel; 8x8's 16 levels would spill there: 64 for 1024)
     NW_MINB: tuning.minBlocks ?? Math.max(1, Math.floor((m.nd > 8 ? 1024 : 2048) / (shape.threadsPerVector * shape.vectorsPerBlock))),
-    ...(tuning.rInRegisters ? { SSFE_R_REGS: 1 } : {}),
     NW_RE_BITS0: packBytes(reBits, 0), NW_RE_BITS1: packBytes(reBits, 8), NW_IM_BITS0: packBytes(imBits, 0), NW_IM_BITS1: packBytes(imBits, 8),
     ...tuning.build?.defines,
   };
