@@ -27,6 +27,7 @@ import { DeviceBuffer } from '../../src/gpu/memory.js';
 import { loadModule, readKernelSource } from '../../src/gpu/module-cache.js';
 import { Stream, timeOnStream } from '../../src/gpu/stream.js';
 import { measureCeilings } from '../gpu/ceilings.js';
+import { ldpcRematBuild } from '../kernels/traced.js';
 
 /**
  * Instruction counts of a kernel's main loop from `cuobjdump -sass` text: the span of the backward
@@ -117,7 +118,7 @@ for (const input of ['float32', 'int32'] as LdpcInputFormat[]) {
   for (const remat of remats) {
     for (const fpb of fpbs) {
       if (fpb * qc.z > 1024) continue;
-      const plan = ldpcCudaPlan(ctx, code, options, { input, framesPerBlock: fpb, remat });
+      const plan = ldpcCudaPlan(ctx, code, options, { input, framesPerBlock: fpb, build: remat ? ldpcRematBuild() : undefined });
       const src = input === 'int32' ? dLlrQ : dLlr;
       const t = timeOnStream(ctx, stream, () => plan.enqueue(stream, { llr: src.ptr, bits: dBits.ptr, status: dStatus.ptr, frames }), reps, 2);
       const bits = new Uint8Array(sample * k), status = new Int32Array(sample);
@@ -174,9 +175,11 @@ for (const [name, r] of Object.entries(rates)) console.log(`ALU rate (${name} ch
 
 // the best build's SASS, counted by pipe (static counts: one unrolled iteration dominates)
 const o = resolveDecoderOptions(options);
+const rematBuild = best.remat ? ldpcRematBuild() : undefined;
 const mod = loadModule(ctx, {
-  source: readKernelSource(new URL('../../src/coding/gpu/layered.cu', import.meta.url)), name: 'coding/gpu/layered.cu',
-  defines: ldpcKernelDefines(qc, k, o, best.input, best.fpb, best.remat),
+  source: rematBuild?.source ?? readKernelSource(new URL('../../src/coding/gpu/layered.cu', import.meta.url)),
+  name: rematBuild?.name ?? 'coding/gpu/layered.cu',
+  defines: { ...ldpcKernelDefines(qc, k, o, best.input, best.fpb), ...rematBuild?.defines },
 });
 const cacheDir = process.env.LATTICE_MIMO_CACHE || join(tmpdir(), 'lattice-mimo-cubin');
 const cubin = join(cacheDir, `${mod.key}.cubin`);

@@ -21,10 +21,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findCu, variantsOf } from '../../scripts/kernel-variants.mjs';
 
-// Old define -> new define (a refactor that renames a -D flag lists it here).
+// Old define -> new define (a refactor that renames a -D flag lists it here; '': a define the
+// kernel no longer takes, its one value now the only build).
 const RENAMED = {
   '-DJMODE=2': '-DROUNDS_GROUP_REGISTER_PLAYERS=1',
   '-DJMODE=3': '-DROUNDS_GROUP_HALO=1',
+  '-DNW_MODE=0': '',
+  '-DREMAT=0': '',
 };
 
 
@@ -130,7 +133,7 @@ function compare(beforeFile, afterFile) {
   const after = JSON.parse(readFileSync(afterFile, 'utf8'));
   const rename = (k) => {
     const m = /^(\S+) \[(.*)\]$/.exec(k);
-    return key(m[1], m[2].split(' ').filter(Boolean).map((f) => RENAMED[f] ?? f));
+    return key(m[1], m[2].split(' ').filter(Boolean).map((f) => RENAMED[f] ?? f).filter(Boolean));
   };
   let bad = 0, gone = 0;
   const matched = new Set();

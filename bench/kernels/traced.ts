@@ -10,7 +10,13 @@
  *  - 'column' (column-kernel.cu.patch, allswap-kernel.cuh.patch): the column-owner layout with
  *    COL_PROFILE (block 0 prints the cycles of each section), COL_NO_SUPPORT and COL_NO_FASTDIV (A/B
  *    builds without the zero-entry shortcut, without the reciprocal division).
- * Used by grid-trace.ts and grid-race.ts; nothing here ships.
+ *  - 'nway' (nway-detect.cu.patch, ssfe-search.cuh.patch): the N-way detector's Alg. 3 minima
+ *    another way, -DNW_MODE=1 (warp shuffles and reductions, then an atomicMin a group) or 2 (the
+ *    paper's candidate list in shared memory, scanned a bit a thread), and SSFE_R_REGS=1 (R in
+ *    registers by 16-byte loads); production measured faster (bench/mimo/gpu-nway-notes.md).
+ *  - 'ldpc' (layered.cu.patch): the LDPC decoder with REMAT=1 (the shared-memory addresses recomputed
+ *    every iteration: fewer registers, more integer operations; measured slower on the H100).
+ * Used by grid-trace.ts, grid-race.ts, mimo/gpu-nway.ts and coding/gpu-ldpc.ts; nothing here ships.
  */
 import { readFileSync } from 'node:fs';
 import type { CudaContext } from '../../src/gpu/context.js';
@@ -19,13 +25,20 @@ import type { LaunchPlan } from '../../src/lattice/gpu/batch.js';
 import { loadModule, readKernelSource } from '../../src/gpu/module-cache.js';
 import { GRID_CTL_BYTES } from '../../src/lattice/allswap/grid.js';
 
-const ALLSWAP = new URL('../../src/lattice/allswap/', import.meta.url);
+const SRC = new URL('../../src/', import.meta.url);
 
-/** Each measurement build: its production kernel file and the patches applied to it. */
+/** Each measurement build: its production kernel file (under src/) and the patches applied to it. */
 export const TRACED_BUILDS = {
-  grid: { file: 'grid-kernel.cu', patches: ['grid-kernel.cu.patch'] },
-  column: { file: 'column-kernel.cu', patches: ['column-kernel.cu.patch', 'allswap-kernel.cuh.patch'] },
+  grid: { file: 'lattice/allswap/grid-kernel.cu', patches: ['grid-kernel.cu.patch'] },
+  column: { file: 'lattice/allswap/column-kernel.cu', patches: ['column-kernel.cu.patch', 'allswap-kernel.cuh.patch'] },
+  nway: { file: 'mimo/detectors/nway/nway-detect.cu', patches: ['nway-detect.cu.patch', 'ssfe-search.cuh.patch'] },
+  ldpc: { file: 'coding/gpu/layered.cu', patches: ['layered.cu.patch'] },
 } as const;
+
+/** The production kernel file of a measurement build. */
+export function productionUrl(build: keyof typeof TRACED_BUILDS): URL {
+  return new URL(TRACED_BUILDS[build].file, SRC);
+}
 
 /**
  * `text` with a unified diff applied. Hunks are placed by their content (context and removed lines,
@@ -51,7 +64,7 @@ export function applyPatch(text: string, patch: string, name = 'patch'): string 
 /** The source of a measurement build: the production kernel, includes inlined, patched. */
 export function tracedSource(build: keyof typeof TRACED_BUILDS): string {
   const { file, patches } = TRACED_BUILDS[build];
-  let text = readKernelSource(new URL(file, ALLSWAP));
+  let text = readKernelSource(new URL(file, SRC));
   for (const p of patches) text = applyPatch(text, readFileSync(new URL(`./traced/${p}`, import.meta.url), 'utf8'), p);
   return text;
 }
@@ -73,4 +86,15 @@ export function tracedGridKernel(ctx: CudaContext, precision: 'float32' | 'float
     defines: { REAL: precision === 'float32' ? 'float' : 'double', ...plan.defines },
   });
   return mod.kernel('allswap_grid', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'f64', 'f64', 'i32', 'i64', 'i32']);
+}
+
+/** The N-way detector's measurement build with these switches (NW_MODE 1 or 2, SSFE_R_REGS 1), as NwayTuning.build takes it. */
+export function nwayBuild(switches: { NW_MODE?: 1 | 2; SSFE_R_REGS?: 1 }): { source: string; name: string; defines: Readonly<Record<string, number>> } {
+  const defines = Object.fromEntries(Object.entries(switches).filter(([, v]) => v !== undefined)) as Record<string, number>;
+  return { source: tracedSource('nway'), name: `bench/kernels/traced: nway-detect.cu ${JSON.stringify(defines)}`, defines };
+}
+
+/** The LDPC decoder's measurement build with the addresses recomputed every iteration (REMAT=1), as ldpcCudaPlan's `build` takes it. */
+export function ldpcRematBuild(): { source: string; name: string; defines: Readonly<Record<string, number>> } {
+  return { source: tracedSource('ldpc'), name: 'bench/kernels/traced: layered.cu REMAT=1', defines: { REMAT: 1 } };
 }

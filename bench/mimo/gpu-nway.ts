@@ -17,6 +17,7 @@ import { constellation } from '../../src/mimo/modulation.js';
 import { detectorRealModel } from '../../src/mimo/soft/real-model.js';
 import type { Modulation } from '../../src/mimo/types.js';
 import { NwayPlan, type NwayTuning } from '../../src/mimo/detectors/nway/cuda.js';
+import { nwayBuild } from '../kernels/traced.js';
 import type { DetectChunk } from '../../src/mimo/gpu/cuda-detector.js';
 import { STATUS_WORDS } from '../../src/mimo/gpu/status.js';
 
@@ -126,11 +127,16 @@ const PAPER: Record<string, { qr?: number; det?: number; total?: number }> = {
 const cases: Case[] = [];
 cases.push({ label: 'target: 4x4 16qam N=1 (2^20 vec)', nr: 4, nt: 4, mod: '16qam', passes: 1, vectors: 1 << 20, vpc: 14 });
 cases.push({ label: '5G NR slot: 4x4 64qam N=4', nr: 4, nt: 4, mod: '64qam', passes: 4, vectors: 45_864, vpc: 14 });
-// measurement builds: no register cap (minBlocks 1), Alg. 3's minima by the candidate scan (mode 2)
-// instead of shared atomics (0, the default), larger blocks, R in registers
-for (const tuning of [{ minBlocks: 1 }, { mode: 2 }, { blockThreads: 256 }, { blockThreads: 512 }, { rInRegisters: true }] as NwayTuning[]) {
-  cases.push({ label: `  target ${JSON.stringify(tuning)}`, nr: 4, nt: 4, mod: '16qam', passes: 1, vectors: 1 << 20, vpc: 14, tuning });
-  cases.push({ label: `  5G slot ${JSON.stringify(tuning)}`, nr: 4, nt: 4, mod: '64qam', passes: 4, vectors: 45_864, vpc: 14, tuning });
+// other builds: no register cap (minBlocks 1), Alg. 3's minima by warp reductions (NW_MODE=1) or
+// the candidate scan (NW_MODE=2) instead of production's shared atomics, larger blocks, R in
+// registers (SSFE_R_REGS=1; the switches: measurement builds of bench/kernels/traced.ts)
+const variants: [string, NwayTuning][] = [
+  ['minBlocks 1', { minBlocks: 1 }], ['NW_MODE=1', { build: nwayBuild({ NW_MODE: 1 }) }], ['NW_MODE=2', { build: nwayBuild({ NW_MODE: 2 }) }],
+  ['blockThreads 256', { blockThreads: 256 }], ['blockThreads 512', { blockThreads: 512 }], ['SSFE_R_REGS=1', { build: nwayBuild({ SSFE_R_REGS: 1 }) }],
+];
+for (const [name, tuning] of variants) {
+  cases.push({ label: `  target ${name}`, nr: 4, nt: 4, mod: '16qam', passes: 1, vectors: 1 << 20, vpc: 14, tuning });
+  cases.push({ label: `  5G slot ${name}`, nr: 4, nt: 4, mod: '64qam', passes: 4, vectors: 45_864, vpc: 14, tuning });
 }
 for (const mod of ['16qam', '64qam'] as const) {
   for (const n of [2, 4]) {

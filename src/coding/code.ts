@@ -84,9 +84,17 @@ abstract class CodeBase implements LdpcCode {
   }
 
   abstract encodeFull(info: ArrayLike<number>, out?: Uint8Array): Uint8Array;
-  abstract encode(info: ArrayLike<number>, out?: Uint8Array): Uint8Array;
-  /** Channel LLRs of one frame (at llrOffset) -> the decoder's H.n inputs in `into`. */
-  protected abstract toDecoderInput(llr: ArrayLike<number>, llrOffset: number, into: Float64Array, saturation: number): void;
+
+  /** k information bits -> the n channel bits (here the codeword: a code sent whole). */
+  encode(info: ArrayLike<number>, out?: Uint8Array): Uint8Array {
+    return this.encodeFull(info, out);
+  }
+
+  /** Channel LLRs of one frame (at llrOffset) -> the decoder's H.n inputs in `into` (here as they are: a code sent whole). */
+  protected toDecoderInput(llr: ArrayLike<number>, llrOffset: number, into: Float64Array, _saturation: number): void {
+    if (llrOffset < 0 || llrOffset + this.n > llr.length) throw new InvalidInputError('SHAPE_MISMATCH', `frame at offset ${llrOffset} runs past the ${llr.length} LLRs given`);
+    for (let i = 0; i < this.n; i++) into[i] = llr[llrOffset + i]!;
+  }
 
   encodeBatch(info: ArrayLike<number>, frames: number, out?: Uint8Array): Uint8Array {
     checkFrames(frames, info.length, this.k, 'information bits');
@@ -168,63 +176,36 @@ abstract class QcCodeBase extends CodeBase {
   }
 }
 
-/** A QC code sent whole: channel bits = codeword, information bits = its first k (WiMAX, any dual-diagonal base matrix). */
-class PlainQcCode extends QcCodeBase {
+/**
+ * A code sent whole (channel bits = codeword) with its encoder: a QC code with the dual-diagonal
+ * encoder, information bits first (WiMAX, any dual-diagonal base matrix), or any parity check with
+ * the dense GF(2) encoder, information bits at its non-pivot columns.
+ */
+class WholeCode extends CodeBase {
   readonly name: string;
   readonly k: number;
   readonly n: number;
+  private readonly enc: QcEncoder | GenericEncoder;
 
-  constructor(name: string, base: BaseMatrix, z: number) {
-    super(base, z);
+  constructor(name: string, H: SparseParityCheck, enc: QcEncoder | GenericEncoder, qc?: QcParityCheck) {
+    super(H, qc);
     this.name = name;
-    this.k = this.enc.k;
-    this.n = this.enc.n;
+    this.enc = enc;
+    this.k = enc.k;
+    this.n = enc.n;
+    if (enc instanceof GenericEncoder) this.infoPositions = enc.infoPositions;
     this.sentWhole = true;
   }
 
   encodeFull(info: ArrayLike<number>, out?: Uint8Array): Uint8Array {
     return this.enc.encode(info, out);
-  }
-
-  encode(info: ArrayLike<number>, out?: Uint8Array): Uint8Array {
-    return this.enc.encode(info, out);
-  }
-
-  protected toDecoderInput(llr: ArrayLike<number>, offset: number, into: Float64Array): void {
-    if (offset < 0 || offset + this.n > llr.length) throw new InvalidInputError('SHAPE_MISMATCH', `frame at offset ${offset} runs past the ${llr.length} LLRs given`);
-    for (let i = 0; i < this.n; i++) into[i] = llr[offset + i]!;
   }
 }
 
-/** Any parity check sent whole, with the dense GF(2) encoder: information bits at its non-pivot columns. */
-class SparseCode extends CodeBase {
-  readonly name: string;
-  readonly k: number;
-  readonly n: number;
-  private readonly enc: GenericEncoder;
-
-  constructor(name: string, H: SparseParityCheck) {
-    super(H);
-    this.name = name;
-    this.enc = new GenericEncoder(H);
-    this.k = this.enc.k;
-    this.n = H.n;
-    this.infoPositions = this.enc.infoPositions;
-    this.sentWhole = true;
-  }
-
-  encodeFull(info: ArrayLike<number>, out?: Uint8Array): Uint8Array {
-    return this.enc.encode(info, out);
-  }
-
-  encode(info: ArrayLike<number>, out?: Uint8Array): Uint8Array {
-    return this.enc.encode(info, out);
-  }
-
-  protected toDecoderInput(llr: ArrayLike<number>, offset: number, into: Float64Array): void {
-    if (offset < 0 || offset + this.n > llr.length) throw new InvalidInputError('SHAPE_MISMATCH', `frame at offset ${offset} runs past the ${llr.length} LLRs given`);
-    for (let i = 0; i < this.n; i++) into[i] = llr[offset + i]!;
-  }
+/** The QC code of a dual-diagonal base matrix lifted by z, sent whole. */
+function wholeQcCode(name: string, base: BaseMatrix, z: number): LdpcCode {
+  const qc = liftBaseMatrix(base, z);
+  return new WholeCode(name, expandQc(qc), new QcEncoder(qc), qc);
 }
 
 /** An NR code block: K bits + fillers -> LDPC -> rate matching (rv 0) and interleaving -> E bits. */
@@ -253,11 +234,11 @@ class NrCode extends QcCodeBase {
     return this.enc.encode(this.padded, out);
   }
 
-  encode(info: ArrayLike<number>, out?: Uint8Array): Uint8Array {
+  override encode(info: ArrayLike<number>, out?: Uint8Array): Uint8Array {
     return nrRateMatch(this.map, this.encodeFull(info, this.full), out);
   }
 
-  protected toDecoderInput(llr: ArrayLike<number>, offset: number, into: Float64Array, saturation: number): void {
+  protected override toDecoderInput(llr: ArrayLike<number>, offset: number, into: Float64Array, saturation: number): void {
     nrRateRecover(this.nr, this.map, llr, into, true, saturation, offset);
   }
 }
@@ -265,7 +246,7 @@ class NrCode extends QcCodeBase {
 /** The 802.16e rate-1/2 code of length n (576 .. 2304 in steps of 96). */
 export function wimaxCode(n: number): LdpcCode {
   const base = wimaxBaseMatrix(n);
-  return new PlainQcCode(`wimax:${n}:1/2`, base, n / 24);
+  return wholeQcCode(`wimax:${n}:1/2`, base, n / 24);
 }
 
 /** An NR code block (38.212): K information bits at rate R (or E channel bits), base graph by 7.2.2 unless given. */
@@ -280,7 +261,7 @@ export function nrCode(req: NrCodeRequest): LdpcCode {
  * parseBaseMatrix), lifted by z with shifts mod z; sent whole, information bits first.
  */
 export function qcCode(base: BaseMatrix, z: number, name = 'qc'): LdpcCode {
-  return new PlainQcCode(name, base, z);
+  return wholeQcCode(name, base, z);
 }
 
 /**
@@ -289,7 +270,7 @@ export function qcCode(base: BaseMatrix, z: number, name = 'qc'): LdpcCode {
  * UnsupportedError for matrices beyond the dense encoder's size (n m > 2^28 bits).
  */
 export function sparseCode(H: SparseParityCheck, name = 'sparse'): LdpcCode {
-  return new SparseCode(name, H);
+  return new WholeCode(name, H, new GenericEncoder(H));
 }
 
 function parseRate(text: string, spec: string): number {

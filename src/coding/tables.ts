@@ -23,9 +23,8 @@ export const WIMAX_RATE_1_2_TEXT = `# IEEE 802.16e (WiMAX) LDPC code, rate 1/2, 
 43 -1 -1 -1 -1 66 -1 41 -1 -1 -1 26  7 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1  0
 `;
 
-/** 5G NR base graph 1 (38.212 Table 5.3.2-2): 46 x 68, shifts for the 8 lifting-size sets. File nr-bg1.txt. */
-export const NR_BG1_TEXT = `# 5G NR LDPC base graph 1 (3GPP TS 38.212, Table 5.3.2-2): 46 rows, 68 columns, 316 nonzero entries.
-# First data line: base rows, base columns, number of entries.
+/** The NR tables' format (both base graphs): the header lines after the title. */
+const NR_FORMAT = `# First data line: base rows, base columns, number of entries.
 # Lifting-size sets (Table 5.3.2-1): set i holds Z = a * 2^j for its a; the lifting size Z picks the set i_LS
 #   set 0: 2 4 8 16 32 64 128 256
 #   set 1: 3 6 12 24 48 96 192 384
@@ -37,7 +36,11 @@ export const NR_BG1_TEXT = `# 5G NR LDPC base graph 1 (3GPP TS 38.212, Table 5.3
 #   set 7: 15 30 60 120 240
 # Then one line per nonzero entry: row, column, and its shift V for sets 0..7; the block is the Z-by-Z
 # identity cyclically shifted right by V mod Z (38.212 5.3.2). Zero blocks are not listed.
-46 68 316
+`;
+
+/** 5G NR base graph 1 (38.212 Table 5.3.2-2): 46 x 68, shifts for the 8 lifting-size sets. File nr-bg1.txt. */
+export const NR_BG1_TEXT = `# 5G NR LDPC base graph 1 (3GPP TS 38.212, Table 5.3.2-2): 46 rows, 68 columns, 316 nonzero entries.
+${NR_FORMAT}46 68 316
 0 0 250 307 73 223 211 294 0 135
 0 1 69 19 15 16 198 118 0 227
 0 2 226 50 103 94 188 167 0 126
@@ -358,19 +361,7 @@ export const NR_BG1_TEXT = `# 5G NR LDPC base graph 1 (3GPP TS 38.212, Table 5.3
 
 /** 5G NR base graph 2 (38.212 Table 5.3.2-3): 42 x 52, shifts for the 8 lifting-size sets. File nr-bg2.txt. */
 export const NR_BG2_TEXT = `# 5G NR LDPC base graph 2 (3GPP TS 38.212, Table 5.3.2-3): 42 rows, 52 columns, 197 nonzero entries.
-# First data line: base rows, base columns, number of entries.
-# Lifting-size sets (Table 5.3.2-1): set i holds Z = a * 2^j for its a; the lifting size Z picks the set i_LS
-#   set 0: 2 4 8 16 32 64 128 256
-#   set 1: 3 6 12 24 48 96 192 384
-#   set 2: 5 10 20 40 80 160 320
-#   set 3: 7 14 28 56 112 224
-#   set 4: 9 18 36 72 144 288
-#   set 5: 11 22 44 88 176 352
-#   set 6: 13 26 52 104 208
-#   set 7: 15 30 60 120 240
-# Then one line per nonzero entry: row, column, and its shift V for sets 0..7; the block is the Z-by-Z
-# identity cyclically shifted right by V mod Z (38.212 5.3.2). Zero blocks are not listed.
-42 52 197
+${NR_FORMAT}42 52 197
 0 0 9 174 0 72 3 156 143 145
 0 1 117 97 0 110 26 143 19 131
 0 2 204 166 0 23 53 14 176 71

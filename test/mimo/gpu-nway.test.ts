@@ -14,7 +14,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomInt } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Philox } from '../../src/core/rng.js';
 import { RankDeficientError } from '../../src/core/errors.js';
@@ -33,6 +36,7 @@ import { DeviceBuffer } from '../../src/gpu/memory.js';
 import { Stream } from '../../src/gpu/stream.js';
 import { compileEmulated, emulatorUnavailable, runEmulated } from '../gpu/cuda-emulator.js';
 import { emulatorShims, float32Channels } from './nway-emulation.js';
+import { nwayBuild } from '../../bench/kernels/traced.js';
 
 const unavailable = emulatorUnavailable();
 const skipEmu = unavailable ? `CUDA emulator unavailable: ${unavailable}` : false;
@@ -115,13 +119,22 @@ int main() {
 }
 `;
 
+/** A measurement build's source as a file the emulator can include (named by its content). */
+function sourceFile(source: string): string {
+  const dir = join(tmpdir(), 'lattice-mimo-emu');
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `nway-${createHash('sha256').update(source).digest('hex').slice(0, 16)}.cu`);
+  writeFileSync(path, source);
+  return path;
+}
+
 function emulate(pb: Problem, tuning: NwayTuning = {}): Outputs {
   const { c, m } = pb;
   const groups = qrGroupsPerBlock(m.nd);
   const shape = nwayLaunchShape(m, c.passes, c.soft, tuning);
   const defs = { ...qrBatchDefines({ nr: c.nr, nt: c.nt, dimsPerStream: m.dimsPerStream, passes: c.passes, sorted: false }, groups), ...nwayDefines(m, c.passes, c.soft, tuning) };
   const defines = Object.entries(defs).map(([k, v]) => `-D${k}=${v}`);
-  const { exe, error } = compileEmulated(NWAY_MAIN, [emulatorShims(), fileURLToPath(QR_BATCH_URL), fileURLToPath(NWAY_DETECT_URL)], defines);
+  const { exe, error } = compileEmulated(NWAY_MAIN, [emulatorShims(), fileURLToPath(QR_BATCH_URL), tuning.build ? sourceFile(tuning.build.source) : fileURLToPath(NWAY_DETECT_URL)], defines);
   if (error) throw new Error(error);
   const head = new Int32Array([c.channels, c.vpc, groups * m.nd, qrBatchSharedBytes(m.rows, m.nd, groups), shape.threadsPerVector * shape.vectorsPerBlock, shape.sharedBytes, c.soft ? 1 : 0]);
   const parts = [head, new Float32Array([c.clip, m.scale]), pb.H, pb.y, pb.noise, pb.statusIn];
@@ -298,11 +311,11 @@ test('N-way kernels (emulated): decisions and LLRs equal the CPU engine except f
   }
 });
 
-test('N-way kernels (emulated): the measurement builds (warp reductions, the candidate scan) give the same results', { skip: skipEmu }, () => {
-  for (const mode of [1, 2] as const) {
+test('N-way kernels (emulated): the measurement builds (warp reductions, the candidate scan, R in registers) give the same results', { skip: skipEmu }, () => {
+  for (const mode of [1, 2, 3] as const) {  // (3: SSFE_R_REGS=1)
     for (const c of [EMU_CASES[0]!, EMU_CASES[2]!, EMU_CASES[3]!, EMU_CASES[5]!, EMU_CASES[7]!]) {
       const pb = makeProblem({ ...c, channels: Math.ceil(c.channels / 2) }, randomInt(2 ** 31));
-      const r = compare(pb, emulate(pb, { mode }), reference(pb));
+      const r = compare(pb, emulate(pb, { build: nwayBuild(mode === 3 ? { SSFE_R_REGS: 1 } : { NW_MODE: mode }) }), reference(pb));
       assert.ok(r.nearTies <= Math.max(2, r.vectors / 50), `mode ${mode} ${JSON.stringify(c)}: ${r.nearTies} near-ties of ${r.vectors}`);
     }
   }

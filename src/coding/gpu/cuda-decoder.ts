@@ -114,7 +114,7 @@ export interface LdpcCudaPlan {
 }
 
 /** The -D defines of layered.cu for a code and setting (the table as '_'-separated numbers). */
-export function ldpcKernelDefines(qc: QcParityCheck, k: number, o: ResolvedDecoderOptions, input: LdpcInputFormat, framesPerBlock: number, remat = false): Record<string, string | number> {
+export function ldpcKernelDefines(qc: QcParityCheck, k: number, o: ResolvedDecoderOptions, input: LdpcInputFormat, framesPerBlock: number): Record<string, string | number> {
   if (o.algorithm === 'flooding-spa') throw new UnsupportedError('the CUDA decoder has no flooding schedule');
   if (input === 'int32' && o.algorithm === 'spa') throw new InvalidArgumentError('int32 (fixed-point) input is for the min-sum decoders only');
   const table: number[] = [];
@@ -130,7 +130,7 @@ export function ldpcKernelDefines(qc: QcParityCheck, k: number, o: ResolvedDecod
     ALGO: ALGO_ID[o.algorithm], ALPHA_Q: o.algorithm === 'nms' ? Math.round(o.alpha * 256) : 256,
     BETA_Q: o.algorithm === 'oms' ? Math.round(o.beta * LDPC_MIN_SUM_SCALE) : 0,
     SAT_Q: Math.round(sat * LDPC_MIN_SUM_SCALE), SAT: Number.isInteger(sat) ? `${sat}.0` : String(sat),
-    LLR_INT: input === 'int32' ? 1 : 0, EARLY_STOP: o.earlyStop ? 1 : 0, REMAT: remat ? 1 : 0,
+    LLR_INT: input === 'int32' ? 1 : 0, EARLY_STOP: o.earlyStop ? 1 : 0,
   };
 }
 
@@ -143,12 +143,18 @@ export function defaultFramesPerBlock(qc: QcParityCheck): number {
   return Math.max(1, Math.min(Math.round(128 / qc.z), Math.floor(1024 / qc.z), Math.floor(48 * 1024 / perFrame)));
 }
 
+/** A measurement build's source in place of layered.cu, and its further -D defines (bench/kernels/traced.ts). */
+export interface LdpcKernelBuild {
+  readonly source: string;
+  readonly name: string;
+  readonly defines: Readonly<Record<string, number>>;
+}
+
 /**
  * Compiles (or finds cached) the decoder of `code` with `options` for device buffers; typed
  * errors for bad options and for codes or settings the GPU does not run (cudaDecoderUnsupported).
  */
-export function ldpcCudaPlan(ctx: CudaContext, code: LdpcCode, options: DecoderOptions = {}, how: { input?: LdpcInputFormat; framesPerBlock?: number; remat?: boolean } = {}): LdpcCudaPlan {
-  // remat: recompute shared-memory addresses each iteration (fewer registers; measured slower on the H100)
+export function ldpcCudaPlan(ctx: CudaContext, code: LdpcCode, options: DecoderOptions = {}, how: { input?: LdpcInputFormat; framesPerBlock?: number; build?: LdpcKernelBuild } = {}): LdpcCudaPlan {
   const o = resolveDecoderOptions(options);
   const why = cudaDecoderUnsupported(code, o);
   if (why) throw new UnsupportedError(why);
@@ -159,9 +165,9 @@ export function ldpcCudaPlan(ctx: CudaContext, code: LdpcCode, options: DecoderO
   const n = qc.blockCols * qc.z;
   const sharedBytes = fpb * (n * 4 + 12);
   const kernel = loadModule(ctx, {
-    source: readKernelSource(new URL('./layered.cu', import.meta.url)),
-    name: 'coding/gpu/layered.cu',
-    defines: ldpcKernelDefines(qc, code.k, o, input, fpb, how.remat ?? false),
+    source: how.build?.source ?? readKernelSource(new URL('./layered.cu', import.meta.url)),
+    name: how.build?.name ?? 'coding/gpu/layered.cu',
+    defines: { ...ldpcKernelDefines(qc, code.k, o, input, fpb), ...how.build?.defines },
   }).kernel('ldpc_layered', ['ptr', 'ptr', 'ptr', 'i32', 'i32']);
   if (sharedBytes > 48 * 1024) kernel.setMaxDynamicShared(sharedBytes);
   return {

@@ -13,9 +13,9 @@
 //      status frames int32: iterations run | ok << 16 (zero syndrome at the end) | non-finite input << 17
 // Launch: grid ceil(frames / FPB), block (Z, FPB), dynamic shared FPB (NCOLS Z 4 + 12) bytes.
 //
-// nvcc-variant: -DZ=96 -DNCOLS=24 -DNLAYERS=2 -DNEDGES=4 -DMAXDEG=2 -DQC_TABLE=0_3_5_0_1_7_23_95 -DQC_START=0_2_4 -DK_INFO=1152 -DFPB=2 -DALGO=0 -DALPHA_Q=192 -DBETA_Q=0 -DSAT_Q=1024 -DSAT=64.0 -DLLR_INT=0 -DEARLY_STOP=1 -DREMAT=1
-// nvcc-variant: -DZ=96 -DNCOLS=24 -DNLAYERS=2 -DNEDGES=4 -DMAXDEG=2 -DQC_TABLE=0_3_5_0_1_7_23_95 -DQC_START=0_2_4 -DK_INFO=1152 -DFPB=2 -DALGO=1 -DALPHA_Q=256 -DBETA_Q=8 -DSAT_Q=1024 -DSAT=64.0 -DLLR_INT=1 -DEARLY_STOP=0 -DREMAT=0
-// nvcc-variant: -DZ=96 -DNCOLS=24 -DNLAYERS=2 -DNEDGES=4 -DMAXDEG=2 -DQC_TABLE=0_3_5_0_1_7_23_95 -DQC_START=0_2_4 -DK_INFO=1152 -DFPB=2 -DALGO=2 -DALPHA_Q=192 -DBETA_Q=0 -DSAT_Q=1024 -DSAT=64.0 -DLLR_INT=0 -DEARLY_STOP=1 -DREMAT=0
+// nvcc-variant: -DZ=96 -DNCOLS=24 -DNLAYERS=2 -DNEDGES=4 -DMAXDEG=2 -DQC_TABLE=0_3_5_0_1_7_23_95 -DQC_START=0_2_4 -DK_INFO=1152 -DFPB=2 -DALGO=0 -DALPHA_Q=192 -DBETA_Q=0 -DSAT_Q=1024 -DSAT=64.0 -DLLR_INT=0 -DEARLY_STOP=1
+// nvcc-variant: -DZ=96 -DNCOLS=24 -DNLAYERS=2 -DNEDGES=4 -DMAXDEG=2 -DQC_TABLE=0_3_5_0_1_7_23_95 -DQC_START=0_2_4 -DK_INFO=1152 -DFPB=2 -DALGO=1 -DALPHA_Q=256 -DBETA_Q=8 -DSAT_Q=1024 -DSAT=64.0 -DLLR_INT=1 -DEARLY_STOP=0
+// nvcc-variant: -DZ=96 -DNCOLS=24 -DNLAYERS=2 -DNEDGES=4 -DMAXDEG=2 -DQC_TABLE=0_3_5_0_1_7_23_95 -DQC_START=0_2_4 -DK_INFO=1152 -DFPB=2 -DALGO=2 -DALPHA_Q=192 -DBETA_Q=0 -DSAT_Q=1024 -DSAT=64.0 -DLLR_INT=0 -DEARLY_STOP=1
 #include "ldpc.cuh"
 
 #if ALGO == 2
@@ -119,9 +119,6 @@ ldpc_layered(const ldpc_llr_t* __restrict__ llr, unsigned char* __restrict__ bit
   int iters = 0, ok = 0;
   for (int it = 1; it <= maxIter; it++) {
     unsigned t4 = 4u * t;
-#if REMAT
-    asm volatile("" : "+r"(t4));  // opaque each iteration: the addresses are recomputed, not held in registers
-#endif
     ldpc_iteration<0>(L, R, t4, !done);
     if (!done) iters = it;
     if (EARLY_STOP || it == maxIter) {

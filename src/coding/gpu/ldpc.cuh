@@ -15,8 +15,6 @@
 //   SAT       the saturation in LLR units (a double literal)
 //   LLR_INT   0: float32 channel LLRs (clipped and rounded here); 1: int32 already in the CPU's fixed point
 //   EARLY_STOP 1: stop a frame on a zero syndrome after any iteration
-//   REMAT     1: recompute the shared-memory addresses every iteration (fewer registers, more
-//             integer operations); 0: let the compiler keep them
 #pragma once
 
 #ifndef __CUDACC__

@@ -6,19 +6,10 @@
  */
 import { Philox } from '../../core/rng.js';
 import { addNoise, randomSymbols, rayleighChannels, transmit } from '../../mimo/channel.js';
-import type { Modulation } from '../../mimo/types.js';
-import { chunkStream, STREAM_PURPOSE } from '../link.js';
+import { chunkStream, STREAM_PURPOSE, type LinkChunkSpec } from '../link.js';
 
-export interface ChunkVectorSpec {
-  nt: number;
-  nr: number;
-  modulation: Modulation;
-  vectorsPerChannel: number;
-  seed: number;
-  snrIndex: number;
-  chunkIndex: number;
-  noiseVar: number;
-}
+/** The chunk a vector belongs to (its size does not matter: each stream is read at the vector). */
+export type ChunkVectorSpec = Omit<LinkChunkSpec, 'vectors'>;
 
 /**
  * Vector v of the chunk: its sent symbol indices (nt), its channel (nr x nt complex) and its

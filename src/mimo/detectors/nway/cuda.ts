@@ -25,23 +25,14 @@ export const NWAY_DETECT_URL = new URL('./nway-detect.cu', import.meta.url);
 /** Threads a block aims at (measured: 128 a little ahead of 256 and 512); a vector's M x N threads never span two blocks. */
 const BLOCK_TARGET = 128;
 
-/**
- * Alg. 3's minima by shared atomics, registers capped for 2048 resident threads: measured fastest
- * on the H100 (bench/mimo/gpu-nway-notes.md): the kernel is latency bound, so occupancy counts more
- * than the atomics' conflicts.
- */
-const DEFAULT_MODE = 0;
-
 /** Launch choices the benchmarks vary (defaults: the production build). */
 export interface NwayTuning {
   /** Threads a block aims at (default 128). */
   readonly blockThreads?: number;
-  /** How Alg. 3's minima are formed (nway-detect.cu's NW_MODE): 0 shared atomics a path (default), 1 warp reductions, 2 the candidate list scanned a bit a thread. */
-  readonly mode?: 0 | 1 | 2;
+  /** A measurement build's source in place of nway-detect.cu, and its further -D defines (bench/kernels/traced.ts's nwayBuild). */
+  readonly build?: { readonly source: string; readonly name: string; readonly defines: Readonly<Record<string, number>> };
   /** Resident blocks a multiprocessor the registers are capped for (default: 2048 threads' worth, 1 for no cap). */
   readonly minBlocks?: number;
-  /** R's upper triangle in registers by 16-byte loads (ssfe-search.cuh's SSFE_R_REGS; default false). */
-  readonly rInRegisters?: boolean;
 }
 /** The largest M x N (threads of one vector): one block. */
 const MAX_THREADS_PER_VECTOR = 1024;
@@ -112,11 +103,11 @@ export function nwayDefines(m: RealModel, passes: number, soft: boolean, tuning:
   return {
     NW_NR: m.nr, NW_NT: m.nt, NW_DPS: m.dimsPerStream, NW_QL: m.q, NW_PASSES: passes,
     NW_VPB: shape.vectorsPerBlock, NW_SOFT: soft ? 1 : 0,
-    NW_MODE: tuning.mode ?? DEFAULT_MODE,
-    // 32 registers for 2048 resident threads (8x8's 16 levels would spill there: 64 for 1024)
+    // 32 registers for 2048 resident threads (measured: occupancy counts more than anything else in
+    // this latency-bound kernel; 8x8's 16 levels would spill there: 64 for 1024)
     NW_MINB: tuning.minBlocks ?? Math.max(1, Math.floor((m.nd > 8 ? 1024 : 2048) / (shape.threadsPerVector * shape.vectorsPerBlock))),
-    ...(tuning.rInRegisters ? { SSFE_R_REGS: 1 } : {}),
     NW_RE_BITS0: packBytes(reBits, 0), NW_RE_BITS1: packBytes(reBits, 8), NW_IM_BITS0: packBytes(imBits, 0), NW_IM_BITS1: packBytes(imBits, 8),
+    ...tuning.build?.defines,
   };
 }
 
@@ -139,7 +130,11 @@ export class NwayPlan implements CudaDetectorPlan {
       { name: 'qr', enqueue: (stream, chunk) => this.enqueueQr(stream, chunk) },
       { name: 'detect', enqueue: (stream, chunk) => this.enqueueDetect(stream, chunk) },
     ];
-    const mod = loadModule(ctx, { source: readKernelSource(NWAY_DETECT_URL), name: 'nway-detect.cu', defines: nwayDefines(model, passes, soft, tuning) });
+    const mod = loadModule(ctx, {
+      source: tuning.build?.source ?? readKernelSource(NWAY_DETECT_URL),
+      name: tuning.build?.name ?? 'nway-detect.cu',
+      defines: nwayDefines(model, passes, soft, tuning),
+    });
     this.kernel = mod.kernel('nway_detect', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'f32']);
     if (this.shape.sharedBytes > 48 * 1024) this.kernel.setMaxDynamicShared(this.shape.sharedBytes);
   }

@@ -27,15 +27,10 @@ extern "C" __global__ void sic_detect(const float* __restrict__ H, const float* 
   for (int t = 0; t < LIN_NT; t++) {
     Cf f[LIN_NR];
     load_row(r + SIC_F_OFF + 2 * t * LIN_NR, f);
-    float re = 0.f, im = 0.f;
-#pragma unroll
-    for (int i = 0; i < LIN_NR; i++) {
-      re += f[i].r * res[i].r - f[i].i * res[i].i;
-      im += f[i].r * res[i].i + f[i].i * res[i].r;
-    }
+    const Cf z = apply_row(f, res);
     const float u = r[SIC_UNBIAS_OFF + t];
     Cf a;
-    const int s = slice_symbol(re * u, im * u, &a);
+    const int s = slice_symbol(z.r * u, z.i * u, &a);
     const int k = (int)r[SIC_ORDER_OFF + t];
     symbols[(size_t)v * LIN_NT + k] = s;
     Cf hk[LIN_NR];

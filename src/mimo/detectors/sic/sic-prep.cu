@@ -75,18 +75,5 @@ UNROLL_NT
 
 extern "C" __global__ void sic_prep(const float* __restrict__ H, const float* __restrict__ noise, const int* __restrict__ status,
                                     float* __restrict__ rec, int channels, int vpc) {
-  const int c0 = blockIdx.x * blockDim.x, c = c0 + threadIdx.x;
-#if LIN_STAGE
-  extern __shared__ unsigned char smem[];
-  const int nch = min((int)blockDim.x, channels - c0);
-  float* sh = reinterpret_cast<float*>(smem);
-  float* sr = sh + blockDim.x * (LIN_HS + 1);
-  stage_in(H, sh, c0, nch);
-  __syncthreads();
-  if (c < channels) sic_channel(sh + threadIdx.x * (LIN_HS + 1), noise, status, c, vpc, sr + threadIdx.x * (SIC_STRIDE + 1));
-  __syncthreads();
-  stage_out(sr, rec, c0, nch, SIC_STRIDE);
-#else
-  if (c < channels) sic_channel(H + (size_t)c * LIN_HS, noise, status, c, vpc, rec + (size_t)c * SIC_STRIDE);
-#endif
+  prep_channels<SIC_STRIDE, sic_channel>(H, noise, status, rec, channels, vpc);
 }

@@ -90,6 +90,13 @@ __device__ __forceinline__ float sp_zf(const float* __restrict__ rows, const flo
   return d;
 }
 
+// Centre of position k (level units) given the amplitudes of positions above it.
+__device__ __forceinline__ float sp_centre(const float* rows, const float* invDiag, const float* yHat, const float* amp, int k, float toIndex, float half) {
+  float s = yHat[k];
+  for (int j = k + 1; j < SP_N; j++) s -= rows[k * SP_N + j] * amp[j];
+  return s * invDiag[k] * toIndex + half;
+}
+
 // Writes the nt symbols of the solution whose level index at tree position k is lev[k].
 __device__ __forceinline__ void sp_write_symbols(const int* __restrict__ perm, const int* lev, int* out) {
   int at[SP_N];

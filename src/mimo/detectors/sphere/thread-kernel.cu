@@ -61,9 +61,7 @@ extern "C" __global__ void __launch_bounds__(128) sphere_thread(
         amp[k] = (float)(2 * idx[k] - qMax) * scale;
         pd[k] = m;
         k--;
-        float s = yHat[k];
-        for (int j = k + 1; j < SP_N; j++) s -= rows[k * SP_N + j] * amp[j];
-        const float u = s * invDiag[k] * toIndex + half;
+        const float u = sp_centre(rows, invDiag, yHat, amp, k, toIndex, half);
         const int i0 = sp_slice(u);
         centre[k] = u; idx[k] = i0; lo[k] = i0 - 1; hi[k] = i0 + 1;
         continue;

@@ -35,13 +35,6 @@ __host__ __device__ constexpr int sp_combos() {
 #define SP_TOP (sp_top_levels())
 #define SP_COMBOS (sp_combos())
 
-// Centre of position k (level units) given the amplitudes of positions above it.
-__device__ __forceinline__ float sp_centre(const float* rows, const float* invDiag, const float* yHat, const float* amp, int k, float toIndex, float half) {
-  float s = yHat[k];
-  for (int j = k + 1; j < SP_N; j++) s -= rows[k * SP_N + j] * amp[j];
-  return s * invDiag[k] * toIndex + half;
-}
-
 // The r-th candidate of a level centred at u in cpu.ts's zig-zag order (r < q).
 __device__ __forceinline__ int sp_rank_candidate(float u, int r) {
   const int i0 = sp_slice(u);

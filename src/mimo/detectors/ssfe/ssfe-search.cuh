@@ -8,40 +8,6 @@
 #ifndef MIMO_SSFE_SEARCH_CUH
 #define MIMO_SSFE_SEARCH_CUH
 
-// SSFE_R_REGS 1: R's upper triangle loaded into registers up front by 16-byte loads (more registers,
-// fewer load instructions); 0 (default): each entry read where it is used.
-#ifndef SSFE_R_REGS
-#define SSFE_R_REGS 0
-#endif
-
-// R's upper triangle and 1 / R_ii into registers (16-byte loads where ND is a multiple of 4: the
-// record keeps R and invDiag 16-byte aligned then).
-template <int ND>
-__device__ __forceinline__ void ssfe_load_r(const float* __restrict__ R, const float* __restrict__ invDiag, float (&Rr)[ND][ND], float (&iv)[ND]) {
-  if (ND % 4 == 0) {
-#pragma unroll
-    for (int j = 0; j < ND; j++) {
-#pragma unroll
-      for (int r4 = 0; 4 * r4 <= j; r4++) {
-        const float4 q = __ldg((const float4*)(R + j * ND + 4 * r4));
-        Rr[4 * r4][j] = q.x; Rr[4 * r4 + 1][j] = q.y; Rr[4 * r4 + 2][j] = q.z; Rr[4 * r4 + 3][j] = q.w;
-      }
-    }
-#pragma unroll
-    for (int r4 = 0; r4 < ND / 4; r4++) {
-      const float4 q = __ldg((const float4*)(invDiag + 4 * r4));
-      iv[4 * r4] = q.x; iv[4 * r4 + 1] = q.y; iv[4 * r4 + 2] = q.z; iv[4 * r4 + 3] = q.w;
-    }
-  } else {
-#pragma unroll
-    for (int j = 0; j < ND; j++) {
-#pragma unroll
-      for (int i = 0; i <= j; i++) Rr[i][j] = __ldg(R + i + j * ND);
-      iv[j] = __ldg(invDiag + j);
-    }
-  }
-}
-
 // Path k's metric |z - R p|^2, its level indices in lev[0 .. ND) (by column). R and invDiag are
 // read through the read-only cache (a channel's record serves all its vectors' threads); z may be
 // in shared memory. ND and QL are compile-time, so R, p and lev[] stay in registers.
@@ -53,15 +19,8 @@ __device__ __forceinline__ float ssfe_path(const float* __restrict__ R, const fl
     lev[0] = k;
     return e * e;
   }
-#if SSFE_R_REGS
-  float Rr[ND][ND], iv[ND];
-  ssfe_load_r<ND>(R, invDiag, Rr, iv);
-#define SSFE_R(i, j) Rr[i][j]
-#define SSFE_IV(i) iv[i]
-#else
 #define SSFE_R(i, j) __ldg(R + (i) + (j) * ND)
 #define SSFE_IV(i) __ldg(invDiag + (i))
-#endif
   constexpr int top = ND - 1, second = ND - 2;
   const int i0 = k / QL, i1 = k - i0 * QL;
   const float pa = 2.f * i0 - half, pb = 2.f * i1 - half;

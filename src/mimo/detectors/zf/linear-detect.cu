@@ -33,13 +33,8 @@ extern "C" __global__ void linear_detect(const float* __restrict__ y, const floa
   Cf w[LIN_NR], yv[LIN_NR];
   load_row(r + LIN_W_OFF + 2 * k * LIN_NR, w);
   load_row(y + (size_t)v * 2 * LIN_NR, yv);
-  float re = 0.f, im = 0.f;
-#pragma unroll
-  for (int i = 0; i < LIN_NR; i++) {
-    re += w[i].r * yv[i].r - w[i].i * yv[i].i;
-    im += w[i].r * yv[i].i + w[i].i * yv[i].r;
-  }
+  const Cf z = apply_row(w, yv);
   const float u = r[LIN_UNBIAS_OFF + k];
   Cf pt;
-  symbols[(size_t)v * LIN_NT + k] = slice_symbol(re * u, im * u, &pt);
+  symbols[(size_t)v * LIN_NT + k] = slice_symbol(z.r * u, z.i * u, &pt);
 }

@@ -17,8 +17,6 @@
 #define LIN_MMSE 0
 #endif
 
-// H: channels x LIN_NR x LIN_NT complex (normalized by the engine); noise, status: one N0 and two
-// status words per vector; rec: the channels' scratch records.
 // One channel: its H at h (nr x nt complex), its record to out.
 __device__ __forceinline__ void linear_channel(const float* h, const float* __restrict__ noise, const int* __restrict__ status, int c, int vpc, float* out) {
   float n0 = 0.f;
@@ -45,20 +43,9 @@ UNROLL_NT
   }
 }
 
+// H: channels x LIN_NR x LIN_NT complex (normalized by the engine); noise, status: one N0 and two
+// status words per vector; rec: the channels' scratch records.
 extern "C" __global__ void linear_prep(const float* __restrict__ H, const float* __restrict__ noise, const int* __restrict__ status,
                                        float* __restrict__ rec, int channels, int vpc) {
-  const int c0 = blockIdx.x * blockDim.x, c = c0 + threadIdx.x;
-#if LIN_STAGE
-  extern __shared__ unsigned char smem[];
-  const int nch = min((int)blockDim.x, channels - c0);
-  float* sh = reinterpret_cast<float*>(smem);
-  float* sr = sh + blockDim.x * (LIN_HS + 1);
-  stage_in(H, sh, c0, nch);
-  __syncthreads();
-  if (c < channels) linear_channel(sh + threadIdx.x * (LIN_HS + 1), noise, status, c, vpc, sr + threadIdx.x * (LIN_STRIDE + 1));
-  __syncthreads();
-  stage_out(sr, rec, c0, nch, LIN_STRIDE);
-#else
-  if (c < channels) linear_channel(H + (size_t)c * LIN_HS, noise, status, c, vpc, rec + (size_t)c * LIN_STRIDE);
-#endif
+  prep_channels<LIN_STRIDE, linear_channel>(H, noise, status, rec, channels, vpc);
 }

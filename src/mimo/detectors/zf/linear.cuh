@@ -84,6 +84,30 @@ __device__ inline void stage_out(const float* sr, float* __restrict__ rec, int c
   for (int e = threadIdx.x; e < nch * stride; e += blockDim.x) rec[(size_t)c0 * stride + e] = sr[(e / stride) * (stride + 1) + e % stride];
 }
 
+// The preprocessing kernels' body (linear-prep.cu, sic-prep.cu): thread t of the block runs
+// CHANNEL(h, noise, status, c, vpc, out) on channel c = blockIdx.x blockDim.x + t, its H (nr x nt
+// complex) at h and its record (STRIDE floats) to out, staged through shared memory when LIN_STAGE.
+// H: channels x LIN_NR x LIN_NT complex; noise, status: one N0 and two status words per vector.
+typedef void (*LinChannel)(const float*, const float* __restrict__, const int* __restrict__, int, int, float*);
+template <int STRIDE, LinChannel CHANNEL>
+__device__ __forceinline__ void prep_channels(const float* __restrict__ H, const float* __restrict__ noise, const int* __restrict__ status,
+                                              float* __restrict__ rec, int channels, int vpc) {
+  const int c0 = blockIdx.x * blockDim.x, c = c0 + threadIdx.x;
+#if LIN_STAGE
+  extern __shared__ unsigned char smem[];
+  const int nch = min((int)blockDim.x, channels - c0);
+  float* sh = reinterpret_cast<float*>(smem);
+  float* sr = sh + blockDim.x * (LIN_HS + 1);
+  stage_in(H, sh, c0, nch);
+  __syncthreads();
+  if (c < channels) CHANNEL(sh + threadIdx.x * (LIN_HS + 1), noise, status, c, vpc, sr + threadIdx.x * (STRIDE + 1));
+  __syncthreads();
+  stage_out(sr, rec, c0, nch, STRIDE);
+#else
+  if (c < channels) CHANNEL(H + (size_t)c * LIN_HS, noise, status, c, vpc, rec + (size_t)c * STRIDE);
+#endif
+}
+
 // Reads LIN_NR complex numbers (a row of a record, a received vector, a column of H) into registers:
 // 16-byte loads where LIN_NR is even (every such row starts 16-byte aligned), else 8-byte loads.
 struct __align__(16) F4 { float x, y, z, w; };
@@ -220,6 +244,18 @@ __device__ inline int invert_cols(Cf* A, int n, float scale) {
     }
   }
   return 0;
+}
+
+// sum_i f[i] x[i] over i = 0 .. LIN_NR - 1 in order (complex, no conjugate): a filter row applied
+// to a received vector or residual (the detection kernels).
+__device__ __forceinline__ Cf apply_row(const Cf* f, const Cf* x) {
+  Cf z{0.f, 0.f};
+#pragma unroll
+  for (int i = 0; i < LIN_NR; i++) {
+    z.r += f[i].r * x[i].r - f[i].i * x[i].i;
+    z.i += f[i].r * x[i].i + f[i].i * x[i].r;
+  }
+  return z;
 }
 
 // out[i] = sum_j g[j] conj(H_ij), j = 0 .. LIN_NT - 1 in order (filterInto's sum for one row of W;
