@@ -52,6 +52,14 @@ function bitLength(x: bigint): number {
 
 /** Below this, integers and their products by size-reduction multipliers are exact in float64 (checked). */
 const F64_LIMIT = 2 ** 53;
+/** Below this a size-reduction multiplier's double equals its BigInt (sizeReduce rounds exactly there). */
+const X_EXACT = 2 ** 52;
+
+/** Size-reduction multiplier j exactly: its double below 2^52, else the BigInt kept beside it. */
+function bigX(xd: Float64Array, xs: bigint[], j: number): bigint {
+  const x = xd[j]!;
+  return Math.abs(x) < X_EXACT ? BigInt(x) : xs[j]!;
+}
 
 /**
  * Where the basis lives: the Gram-Schmidt code only sees G as double-doubles (gh, gl; row-major
@@ -98,9 +106,11 @@ class BigStore implements Store {
     gh[a] = hi;
     gl[a] = Number(v - BigInt(hi));
   }
-  apply(k: number, _X: Float64Array, xs: bigint[], gh: Float64Array, gl: Float64Array): void {
+  apply(k: number, xd: Float64Array, xsBig: bigint[], gh: Float64Array, gl: Float64Array): void {
     const { B, Z, G, m, n } = this;
     const bk = B[k]!, zk = Z[k]!;
+    const xs = new Array<bigint>(k);
+    for (let j = 0; j < k; j++) xs[j] = xd[j] === 0 ? 0n : bigX(xd, xsBig, j);
     for (let j = 0; j < k; j++) {
       const X = xs[j]!;
       if (X === 0n) continue;
@@ -131,6 +141,158 @@ class BigStore implements Store {
     [Z[k], Z[p]] = [Z[p]!, Z[k]!];
     for (let t = 0; t < m; t++) { const a = G[k * m + t]!; G[k * m + t] = G[p * m + t]!; G[p * m + t] = a; }
     for (let t = 0; t < m; t++) { const a = G[t * m + k]!; G[t * m + k] = G[t * m + p]!; G[t * m + p] = a; }
+  }
+}
+
+/**
+ * Integers of any size column by column: a column whose entries are below 2^52 lives in float64
+ * (exact, each update bound-checked), a wider one in BigInt; every column operation is exact and a
+ * column moves between the two as it grows or shrinks. Every column also has a double-double copy
+ * (exact for float64 columns and entries below 2^106), and G's row k is recomputed from those
+ * copies after each size reduction of b_k: error about 2^-104 ||b_k|| ||b_i||, with no exact G and
+ * no BigInt work once the columns are small (fplll: an integer basis with a floating Gram-Schmidt
+ * from it). Entries up to 2^400 (beyond, Dekker's splitting could overflow: the caller goes on with
+ * BigStore). `flush()` writes B and Z back (after a breakdown too: the basis is never lost).
+ */
+class HybridStore implements Store {
+  readonly m: number;
+  private readonly n: number;
+  /** Columns of B (n x m, column-major) as double-doubles Bh + Bl; exact where isF[j] (then Bl = 0). */
+  private readonly Bh: Float64Array;
+  private readonly Bl: Float64Array;
+  /** Float64 columns of Z (m x m), exact where zF[j]. */
+  private readonly Zf: Float64Array;
+  private readonly isF: Uint8Array;
+  private readonly zF: Uint8Array;
+  /** Largest |entry| of each float column (Infinity for a BigInt one). */
+  private readonly bMax: Float64Array;
+  private readonly zMax: Float64Array;
+  /** BigInt columns, current where isF / zF is 0. */
+  private readonly Bb: bigint[][];
+  private readonly Zb: bigint[][];
+  private readonly zn: number;
+  constructor(private readonly B: BigBasis, private readonly Z: BigBasis, private readonly fail: (why: string) => LatticeMimoError,
+    /** G in float64 only (fplll's heuristic rung on a 53-bit mantissa), for DdLLL's plain mode. */
+    private readonly plain = false) {
+    const m = B.length, n = B[0]!.length;
+    this.m = m; this.n = n;
+    this.zn = Z[0]?.length ?? 0;
+    this.Bh = new Float64Array(n * m); this.Bl = new Float64Array(n * m); this.Zf = new Float64Array(this.zn * m);
+    this.isF = new Uint8Array(m); this.zF = new Uint8Array(m);
+    this.bMax = new Float64Array(m); this.zMax = new Float64Array(m);
+    this.Bb = B.map((c) => c.slice()); this.Zb = Z.map((c) => c.slice());
+    for (let j = 0; j < m; j++) {
+      this.settle(this.Bb[j]!, this.Bh, this.Bl, n, j, this.isF, this.bMax);
+      this.settle(this.Zb[j]!, this.Zf, null, this.zn, j, this.zF, this.zMax);
+    }
+  }
+  /** Column j from its BigInt form: float64 when every entry is below 2^52, else a double-double copy (lo: null for Z). */
+  private settle(c: bigint[], F: Float64Array, lo: Float64Array | null, len: number, j: number, flag: Uint8Array, max: Float64Array): void {
+    let a = 0;
+    const o = j * len;
+    for (let t = 0; t < len; t++) { const v = Number(c[t]!); F[o + t] = v; const w = Math.abs(v); if (w > a) a = w; }
+    if (a < F64_LIMIT / 2) {
+      flag[j] = 1; max[j] = a;
+      if (lo) lo.fill(0, o, o + len);
+      return;
+    }
+    flag[j] = 0; max[j] = Infinity;
+    if (!lo) return;
+    if (!(a < 2 ** 400)) throw this.fail('an entry passed 2^400 (the hybrid store stops; the exact Gram matrix goes on)');
+    for (let t = 0; t < len; t++) lo[o + t] = Number(c[t]! - BigInt(F[o + t]!));
+  }
+  private big(j: number, F: Float64Array, len: number, flag: Uint8Array, cols: bigint[][]): bigint[] {
+    const c = cols[j]!;
+    if (flag[j]) for (let t = 0; t < len; t++) c[t] = BigInt(F[j * len + t]!);
+    return c;
+  }
+  /** <b_i, b_j> in double-double from the columns' copies, into (rh, rl). */
+  private dot(i: number, j: number): void {
+    const { Bh, Bl, n } = this;
+    const io = i * n, jo = j * n;
+    if (this.plain) {
+      let s = 0;
+      for (let t = 0; t < n; t++) s += Bh[io + t]! * Bh[jo + t]!;
+      rh = s; rl = 0;
+      return;
+    }
+    acc.hi = 0; acc.lo = 0;
+    if (this.isF[i] && this.isF[j]) {
+      for (let t = 0; t < n; t++) { const a = Bh[io + t]!, b = Bh[jo + t]!; if (a !== 0 && b !== 0) subProduct(acc, -a, 0, b, 0); }
+    } else {
+      for (let t = 0; t < n; t++) { const a = Bh[io + t]!, b = Bh[jo + t]!; if (a !== 0 && b !== 0) subProduct(acc, -a, -Bl[io + t]!, b, Bl[jo + t]!); }
+    }
+    rh = acc.hi; rl = acc.lo;
+  }
+  init(gh: Float64Array, gl: Float64Array): void {
+    const { m } = this;
+    for (let i = 0; i < m; i++) {
+      for (let j = 0; j <= i; j++) {
+        this.dot(i, j);
+        gh[i * m + j] = rh; gl[i * m + j] = rl; gh[j * m + i] = rh; gl[j * m + i] = rl;
+      }
+      if (!Number.isFinite(gh[i * m + i]!)) throw this.fail('a Gram entry is out of the double range');
+    }
+  }
+  /** Column k of B (or Z) minus sum_j X_j column j, exactly; float64 where the bound allows. */
+  private update(k: number, xd: Float64Array, xs: bigint[], nz: number[], F: Float64Array, lo: Float64Array | null, len: number, flag: Uint8Array, max: Float64Array, cols: bigint[][]): void {
+    if (len === 0) return;
+    let fl = flag[k] === 1;
+    let bound = max[k]!;
+    for (const j of nz) { if (!flag[j] || !(Math.abs(xd[j]!) < X_EXACT)) { fl = false; break; } bound += Math.abs(xd[j]!) * max[j]!; }
+    if (fl && bound < F64_LIMIT) {
+      const ko = k * len;
+      for (const j of nz) {
+        const X = xd[j]!, jo = j * len;
+        for (let t = 0; t < len; t++) F[ko + t] = F[ko + t]! - X * F[jo + t]!;
+      }
+      let a = 0;
+      for (let t = ko; t < ko + len; t++) { const v = Math.abs(F[t]!); if (v > a) a = v; }
+      max[k] = a;
+      return;
+    }
+    const ck = this.big(k, F, len, flag, cols);
+    for (const j of nz) {
+      const X = bigX(xd, xs, j);
+      if (flag[j]) {
+        const jo = j * len;
+        for (let t = 0; t < len; t++) { const v = F[jo + t]!; if (v !== 0) ck[t] = ck[t]! - X * BigInt(v); }
+      } else {
+        const cj = cols[j]!;
+        for (let t = 0; t < len; t++) { const v = cj[t]!; if (v !== 0n) ck[t] = ck[t]! - X * v; }
+      }
+    }
+    this.settle(ck, F, lo, len, k, flag, max);
+  }
+  apply(k: number, xd: Float64Array, xs: bigint[], gh: Float64Array, gl: Float64Array): void {
+    const { m, n } = this;
+    const nz: number[] = [];
+    for (let j = 0; j < k; j++) if (xd[j] !== 0) nz.push(j);
+    this.update(k, xd, xs, nz, this.Bh, this.Bl, n, this.isF, this.bMax, this.Bb);
+    this.update(k, xd, xs, nz, this.Zf, null, this.zn, this.zF, this.zMax, this.Zb);
+    // G's row and column k afresh from the columns (an update from the multipliers would lose the
+    // digits that cancel when b_k shrinks by many orders)
+    const ko = k * m;
+    for (let i = 0; i < m; i++) {
+      this.dot(k, i);
+      gh[ko + i] = rh; gl[ko + i] = rl; gh[i * m + k] = rh; gl[i * m + k] = rl;
+    }
+  }
+  swap(k: number): void {
+    const p = k - 1;
+    const sw = <T>(a: { [i: number]: T }) => { const t = a[k]!; a[k] = a[p]!; a[p] = t; };
+    sw(this.Bb); sw(this.Zb); sw(this.isF); sw(this.zF); sw(this.bMax); sw(this.zMax);
+    const swapF = (F: Float64Array, len: number) => { for (let t = 0; t < len; t++) { const a = F[k * len + t]!; F[k * len + t] = F[p * len + t]!; F[p * len + t] = a; } };
+    swapF(this.Bh, this.n); swapF(this.Bl, this.n);
+    if (this.zF[k] || this.zF[p]) swapF(this.Zf, this.zn);
+  }
+  /** Writes the current basis and Z back into the caller's BigInt columns. */
+  flush(): void {
+    for (let j = 0; j < this.m; j++) {
+      const b = this.big(j, this.Bh, this.n, this.isF, this.Bb), z = this.big(j, this.Zf, this.zn, this.zF, this.Zb);
+      for (let t = 0; t < this.n; t++) this.B[j]![t] = b[t]!;
+      for (let t = 0; t < this.zn; t++) this.Z[j]![t] = z[t]!;
+    }
   }
 }
 
@@ -175,7 +337,7 @@ class Float64Store implements Store {
     const { B, n, m, colMax } = this;
     // exactness: |b_k| + sum |X_j| max|b_j| below 2^53 before anything is written
     let bound = colMax[k]!;
-    for (let j = 0; j < k; j++) if (xs[j] !== 0) bound += Math.abs(xs[j]!) * colMax[j]!;
+    for (let j = 0; j < k; j++) if (xs[j] !== 0) bound += Math.abs(xs[j]!) * colMax[j]! + (Math.abs(xs[j]!) < X_EXACT ? 0 : F64_LIMIT);
     if (!(bound < F64_LIMIT)) throw this.fail('an entry could pass 2^53 (the basis goes on in BigInt)');
     const ko = k * n;
     for (let j = 0; j < k; j++) {
@@ -302,12 +464,13 @@ export class DdLLL {
       for (let j = k - 1; j >= 0; j--) {
         const h = muH[ko + j]!;
         const x = h + muL[ko + j]!;
-        if (!(Math.abs(x) > bound)) { xs[j] = 0n; xd[j] = 0; continue; }
+        if (!(Math.abs(x) > bound)) { xd[j] = 0; continue; }
         const rhRound = Math.round(h);
         const X = Math.abs(rhRound) < 2 ** 52 ? Math.round(x) : rhRound + Math.round(h - rhRound + muL[ko + j]!);
         if (!Number.isFinite(X)) throw failure(`a coefficient of vector ${k} is not finite`, { vector: k });
         xd[j] = X;
-        xs[j] = Math.abs(rhRound) < 2 ** 52 ? BigInt(X) : BigInt(rhRound) + BigInt(Math.round(h - rhRound + muL[ko + j]!));
+        // the exact multiplier as a BigInt only where its double may not be it (bigX)
+        if (!(Math.abs(X) < X_EXACT)) xs[j] = BigInt(rhRound) + BigInt(Math.round(h - rhRound + muL[ko + j]!));
         any = true;
         // approximate update of the rest of the row (recomputed from G next round)
         const jo = j * m;
@@ -353,6 +516,22 @@ function failure(why: string, details: Record<string, unknown> = {}): LatticeMim
 /** The double-double rung in place on BigInt columns (B and Z; Z may hold empty columns: not tracked). */
 export function ddLLL(B: BigBasis, Z: BigBasis, delta: number, eta: number, maxIterations: number, stats: DdRunStats): void {
   if (B.length >= 2) new DdLLL(new BigStore(B, Z, failure), delta, eta, maxIterations, stats).run();
+}
+
+/**
+ * The double-double rung in place on BigInt columns through HybridStore (float64 columns where
+ * they fit, G in double-double only): much faster than ddLLL; on PRECISION_FAILURE B and Z hold
+ * the exact basis it stopped at (for ddLLL, whose exact G settles more often). `plain`: the
+ * Gram-Schmidt and G in float64 only (much faster where a 53-bit mantissa suffices).
+ */
+export function ddLLLHybrid(B: BigBasis, Z: BigBasis, delta: number, eta: number, maxIterations: number, stats: DdRunStats, plain = false): void {
+  if (B.length < 2) return;
+  const store = new HybridStore(B, Z, failure, plain);
+  try {
+    new DdLLL(store, delta, eta, maxIterations, stats, plain).run();
+  } finally {
+    store.flush();
+  }
 }
 
 /**

@@ -21,7 +21,7 @@ import { ALGORITHM_REGISTRY } from '../registry.js';
 import { allowTransformLoss } from '../lll/columns.js';
 import { rebuildTransform } from '../exact-transform.js';
 import { resolveOptions } from '../validate.js';
-import { ddLLL, ddLLLFloat64, plainLLLFloat64 } from './dd-lll.js';
+import { ddLLL, ddLLLFloat64, ddLLLHybrid, plainLLLFloat64, type DdRunStats } from './dd-lll.js';
 import { applyTransformBig, exactLLL, integralGramSchmidt, type BigBasis } from './exact.js';
 
 /** A rung of the precision ladder: float64 Gram-Schmidt, double-double, exact integer arithmetic. */
@@ -218,9 +218,9 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
             // entries on their way past 2^53: on in BigInt from here
             if (!(err instanceof LatticeMimoError && /2\^53/.test(err.message))) throw err;
             toBig();
-            ddLLL(B, noZ(), o.delta, o.eta, o.maxIterations, st);
+            ddBig(B, noZ(), o, st);
           }
-        } else ddLLL(B, Z ?? noZ(), o.delta, o.eta, o.maxIterations, st);
+        } else ddBig(B, Z ?? noZ(), o, st);
       } else {
         toBig();
         exactLLL(B, Z ?? noZ(), o.delta, o.eta, o.maxIterations, st);
@@ -244,6 +244,27 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
   }
   toBig();
   return { B, Z, outcomes };
+}
+
+/**
+ * The double-double rung on BigInt columns, each try from the basis the one before left: the
+ * hybrid store (float64 columns where they fit, G from the columns) with a float64 Gram-Schmidt
+ * (fplll's heuristic on a 53-bit mantissa), then with double-double, then the exact-G store.
+ */
+function ddBig(B: BigBasis, Z: BigBasis, o: ReturnType<typeof resolveOptions>, st: DdRunStats): void {
+  const tries: (() => void)[] = [
+    () => ddLLLHybrid(B, Z, o.delta, o.eta, o.maxIterations, st, true),
+    () => ddLLLHybrid(B, Z, o.delta, o.eta, o.maxIterations, st),
+    () => ddLLL(B, Z, o.delta, o.eta, o.maxIterations, st),
+  ];
+  for (let i = 0; ; i++) {
+    try {
+      tries[i]!();
+      return;
+    } catch (err) {
+      if (!(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE') || i === tries.length - 1) throw err;
+    }
+  }
 }
 
 /** The float64 engine in place on an integer basis below 2^53 (its Z is not kept: rebuilt at the end). */
