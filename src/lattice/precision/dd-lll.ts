@@ -144,72 +144,214 @@ class BigStore implements Store {
   }
 }
 
+/** Limb base of the pair tier: v = a R + b with 0 <= b < R. */
+const R = 2 ** 52;
 /**
- * Integers of any size column by column: a column whose entries are below 2^52 lives in float64
- * (exact, each update bound-checked), a wider one in BigInt; every column operation is exact and a
- * column moves between the two as it grows or shrinks. Every column also has a double-double copy
- * (exact for float64 columns and entries below 2^106), and G's row k is recomputed from those
- * copies after each size reduction of b_k: error about 2^-104 ||b_k|| ||b_i||, with no exact G and
- * no BigInt work once the columns are small (fplll: an integer basis with a floating Gram-Schmidt
- * from it). Entries up to 2^400 (beyond, Dekker's splitting could overflow: the caller goes on with
- * BigStore). `flush()` writes B and Z back (after a breakdown too: the basis is never lost).
+ * Bound of the pair tier's results: then |a| < 2^50 and |X a_j| < 2^53 (|X| < 2^52), X b_j splits
+ * exactly into p + e with |e| < 2^50, and every limb stays an exact integer (ColumnSet.update).
+ */
+const PAIR_LIMIT = 2 ** 101;
+const SPLIT = 134217729; // 2^27 + 1
+
+/** Exact error of the product x y = p (Dekker), for |x|, |y| well inside the double range. */
+function productError(x: number, y: number, p: number): number {
+  let t = SPLIT * x;
+  const xh = t - (t - x), xl = x - xh;
+  t = SPLIT * y;
+  const yh = t - (t - y), yl = y - yh;
+  return ((xh * yh - p) + xh * yl + xl * yh) + xl * yl;
+}
+
+/**
+ * The columns of one integer matrix (B, or Z) in three tiers, every operation exact:
+ *  1. float64 (entries below 2^52), in F;
+ *  2. pairs of float64 limbs v = a 2^52 + b (entries below 2^100), in F (a) and L (b);
+ *  3. BigInt beyond, in `cols`.
+ * A column moves between tiers as it grows or shrinks; `cols[j]` is current only in tier 3 (or
+ * after big(j)). Shapes: column j at [j len, (j + 1) len) of F and L.
+ */
+class ColumnSet {
+  readonly F: Float64Array;
+  readonly L: Float64Array;
+  /** 1, 2 or 3: the tier of each column. */
+  readonly tier: Uint8Array;
+  /** An upper bound on |entry| of each column in tiers 1 and 2 (Infinity in tier 3). */
+  readonly max: Float64Array;
+  /** Whether cols[j] holds column j (always in tier 3; in tiers 1 and 2 after big(j), until it changes). */
+  private readonly valid: Uint8Array;
+  constructor(readonly cols: bigint[][], readonly len: number) {
+    const m = cols.length;
+    this.F = new Float64Array(len * m); this.L = new Float64Array(len * m);
+    this.tier = new Uint8Array(m); this.max = new Float64Array(m); this.valid = new Uint8Array(m);
+    for (let j = 0; j < m; j++) this.settle(j, cols[j]!);
+  }
+  /** Column j from BigInts into its tier. */
+  settle(j: number, c: bigint[]): void {
+    const { F, L, len } = this, o = j * len;
+    this.valid[j] = 1;
+    let a = 0;
+    for (let t = 0; t < len; t++) { const w = Math.abs(Number(c[t]!)); if (w > a) a = w; }
+    if (a < F64_LIMIT / 2) {
+      for (let t = 0; t < len; t++) F[o + t] = Number(c[t]!);
+      this.tier[j] = 1; this.max[j] = a;
+    } else if (a < PAIR_LIMIT / 2) {
+      const r = BigInt(R);
+      for (let t = 0; t < len; t++) {
+        const v = c[t]!, lo = ((v % r) + r) % r;
+        F[o + t] = Number((v - lo) / r); L[o + t] = Number(lo);
+      }
+      this.tier[j] = 2; this.max[j] = a * (1 + 2 ** -40);
+    } else { this.tier[j] = 3; this.max[j] = Infinity; }
+  }
+  /** Column j as BigInts (written into cols[j] from tiers 1 and 2). */
+  big(j: number): bigint[] {
+    const { F, L, len } = this, o = j * len, c = this.cols[j]!, tier = this.tier[j];
+    if (this.valid[j]) return c;
+    this.valid[j] = 1;
+    if (tier === 1) for (let t = 0; t < len; t++) c[t] = BigInt(F[o + t]!);
+    else if (tier === 2) for (let t = 0; t < len; t++) c[t] = BigInt(F[o + t]!) * BigInt(R) + BigInt(L[o + t]!);
+    return c;
+  }
+  /** Column k minus sum_j X_j column j, exactly, in the lowest tier the bound allows. */
+  update(k: number, xd: Float64Array, xs: bigint[], nz: readonly number[]): void {
+    const { F, L, len, tier, max } = this;
+    if (len === 0 || nz.length === 0) return;
+    let bound = max[k]!;
+    let top = tier[k]!;
+    for (const j of nz) {
+      const X = Math.abs(xd[j]!);
+      if (!(X < X_EXACT)) { bound = Infinity; break; }
+      bound += X * max[j]!;
+      if (tier[j]! > top) top = tier[j]!;
+    }
+    const ko = k * len;
+    this.valid[k] = 0;
+    if (top === 1 && bound < F64_LIMIT) {
+      for (const j of nz) {
+        const X = xd[j]!, jo = j * len;
+        for (let t = 0; t < len; t++) F[ko + t] = F[ko + t]! - X * F[jo + t]!;
+      }
+      let a = 0;
+      for (let t = ko; t < ko + len; t++) { const v = Math.abs(F[t]!); if (v > a) a = v; }
+      max[k] = a;
+      return;
+    }
+    if (bound < PAIR_LIMIT) {
+      // pair tier: |a| R <= bound + R < 2^102, so X a_j is exact (below 2^53) and X b_j, X v are split
+      // exactly into p + e (Dekker); each partial result stays below the bound
+      if (tier[k] === 1) {
+        for (let t = ko; t < ko + len; t++) { const v = F[t]!, a = Math.floor(v / R); F[t] = a; L[t] = v - a * R; }
+        tier[k] = 2;
+      }
+      for (const j of nz) {
+        const X = xd[j]!, jo = j * len, pj = tier[j] === 2;
+        for (let t = 0; t < len; t++) {
+          let a = F[ko + t]!, b = L[ko + t]!;
+          let v: number;
+          if (pj) { a -= X * F[jo + t]!; v = L[jo + t]!; } else v = F[jo + t]!;
+          if (v !== 0) {
+            const p = X * v, e = productError(X, v, p);
+            const pa = Math.floor(p / R);
+            a -= pa;
+            b -= (p - pa * R) + e;
+            const c = Math.floor(b / R);
+            a += c; b -= c * R;
+          }
+          F[ko + t] = a; L[ko + t] = b;
+        }
+      }
+      let a = 0;
+      for (let t = ko; t < ko + len; t++) { const w = Math.abs(F[t]!) * R + R; if (w > a) a = w; }
+      max[k] = a;
+      if (a < F64_LIMIT / 2) {
+        for (let t = ko; t < ko + len; t++) F[t] = F[t]! * R + L[t]!;
+        let b = 0;
+        for (let t = ko; t < ko + len; t++) { const w = Math.abs(F[t]!); if (w > b) b = w; }
+        tier[k] = 1; max[k] = b;
+      }
+      return;
+    }
+    const ck = this.big(k);
+    for (const j of nz) {
+      const X = bigX(xd, xs, j);
+      const cj = tier[j] === 3 ? this.cols[j]! : this.big(j);
+      for (let t = 0; t < len; t++) { const v = cj[t]!; if (v !== 0n) ck[t] = ck[t]! - X * v; }
+    }
+    this.settle(k, ck);
+  }
+  swap(k: number, p: number): void {
+    const { F, L, len, cols, tier, max } = this;
+    const c = cols[k]!; cols[k] = cols[p]!; cols[p] = c;
+    let x = tier[k]!; tier[k] = tier[p]!; tier[p] = x;
+    x = this.valid[k]!; this.valid[k] = this.valid[p]!; this.valid[p] = x;
+    x = max[k]!; max[k] = max[p]!; max[p] = x;
+    for (let t = 0; t < len; t++) {
+      let f = F[k * len + t]!; F[k * len + t] = F[p * len + t]!; F[p * len + t] = f;
+      f = L[k * len + t]!; L[k * len + t] = L[p * len + t]!; L[p * len + t] = f;
+    }
+  }
+}
+
+/**
+ * Integers of any size column by column (ColumnSet: float64, pairs of float64 limbs, BigInt), every
+ * column operation exact. Every column of B also has a double-double copy (exact below 2^106), and
+ * G's row k is recomputed from those copies after each size reduction of b_k: error about
+ * 2^-104 ||b_k|| ||b_i|| (an update from the multipliers would lose the digits that cancel when b_k
+ * shrinks by many orders). No exact G and little BigInt work once the columns are below 2^100 (fplll:
+ * an integer basis with a floating Gram-Schmidt from it). Entries up to 2^400 (beyond, Dekker's
+ * splitting could overflow: the caller goes on with BigStore). `flush()` writes B and Z back (after
+ * a breakdown too: the basis is never lost).
  */
 class HybridStore implements Store {
   readonly m: number;
   private readonly n: number;
-  /** Columns of B (n x m, column-major) as double-doubles Bh + Bl; exact where isF[j] (then Bl = 0). */
+  private readonly b: ColumnSet;
+  private readonly z: ColumnSet;
+  /** Columns of B (n x m, column-major) as double-doubles Bh + Bl. */
   private readonly Bh: Float64Array;
   private readonly Bl: Float64Array;
-  /** Float64 columns of Z (m x m), exact where zF[j]. */
-  private readonly Zf: Float64Array;
-  private readonly isF: Uint8Array;
-  private readonly zF: Uint8Array;
-  /** Largest |entry| of each float column (Infinity for a BigInt one). */
-  private readonly bMax: Float64Array;
-  private readonly zMax: Float64Array;
-  /** BigInt columns, current where isF / zF is 0. */
-  private readonly Bb: bigint[][];
-  private readonly Zb: bigint[][];
-  private readonly zn: number;
   constructor(private readonly B: BigBasis, private readonly Z: BigBasis, private readonly fail: (why: string) => LatticeMimoError,
     /** G in float64 only (fplll's heuristic rung on a 53-bit mantissa), for DdLLL's plain mode. */
     private readonly plain = false) {
     const m = B.length, n = B[0]!.length;
     this.m = m; this.n = n;
-    this.zn = Z[0]?.length ?? 0;
-    this.Bh = new Float64Array(n * m); this.Bl = new Float64Array(n * m); this.Zf = new Float64Array(this.zn * m);
-    this.isF = new Uint8Array(m); this.zF = new Uint8Array(m);
-    this.bMax = new Float64Array(m); this.zMax = new Float64Array(m);
-    this.Bb = B.map((c) => c.slice()); this.Zb = Z.map((c) => c.slice());
-    for (let j = 0; j < m; j++) {
-      this.settle(this.Bb[j]!, this.Bh, this.Bl, n, j, this.isF, this.bMax);
-      this.settle(this.Zb[j]!, this.Zf, null, this.zn, j, this.zF, this.zMax);
-    }
+    this.b = new ColumnSet(B.map((c) => c.slice()), n);
+    this.z = new ColumnSet(Z.map((c) => c.slice()), Z[0]?.length ?? 0);
+    this.Bh = new Float64Array(n * m); this.Bl = new Float64Array(n * m);
+    for (let j = 0; j < m; j++) this.copy(j);
   }
-  /** Column j from its BigInt form: float64 when every entry is below 2^52, else a double-double copy (lo: null for Z). */
-  private settle(c: bigint[], F: Float64Array, lo: Float64Array | null, len: number, j: number, flag: Uint8Array, max: Float64Array): void {
-    let a = 0;
-    const o = j * len;
-    for (let t = 0; t < len; t++) { const v = Number(c[t]!); F[o + t] = v; const w = Math.abs(v); if (w > a) a = w; }
-    if (a < F64_LIMIT / 2) {
-      flag[j] = 1; max[j] = a;
-      if (lo) lo.fill(0, o, o + len);
+  /** The double-double copy of column j of B. */
+  private copy(j: number): void {
+    const { b, Bh, Bl, n } = this, o = j * n;
+    if (b.tier[j] === 1) { Bh.set(b.F.subarray(o, o + n), o); Bl.fill(0, o, o + n); return; }
+    if (b.tier[j] === 2) {
+      for (let t = o; t < o + n; t++) {
+        const x = b.F[t]! * R, y = b.L[t]!, s = x + y, bb = s - x;
+        Bh[t] = s; Bl[t] = (x - (s - bb)) + (y - bb);
+      }
       return;
     }
-    flag[j] = 0; max[j] = Infinity;
-    if (!lo) return;
-    if (!(a < 2 ** 400)) throw this.fail('an entry passed 2^400 (the hybrid store stops; the exact Gram matrix goes on)');
-    for (let t = 0; t < len; t++) lo[o + t] = Number(c[t]! - BigInt(F[o + t]!));
+    const c = b.cols[j]!;
+    for (let t = 0; t < n; t++) {
+      const hi = Number(c[t]!);
+      if (!(Math.abs(hi) < 2 ** 400)) throw this.fail('an entry passed 2^400 (the hybrid store stops; the exact Gram matrix goes on)');
+      Bh[o + t] = hi; Bl[o + t] = Number(c[t]! - BigInt(hi));
+    }
   }
-  private big(j: number, F: Float64Array, len: number, flag: Uint8Array, cols: bigint[][]): bigint[] {
-    const c = cols[j]!;
-    if (flag[j]) for (let t = 0; t < len; t++) c[t] = BigInt(F[j * len + t]!);
-    return c;
-  }
-  /** <b_i, b_j> in double-double from the columns' copies, into (rh, rl). */
+  /** <b_i, b_j> from the columns' copies (double-double, or float64 in plain mode), into (rh, rl). */
   private dot(i: number, j: number): void {
     const { Bh, Bl, n } = this;
     const io = i * n, jo = j * n;
+    if (this.b.tier[i] === 3 || this.b.tier[j] === 3) {
+      // past 2^100 the copies are rounded: the product exactly (a vector far longer than the one it
+      // is reduced against needs the digits that cancel)
+      const a = this.b.big(i), c = this.b.big(j);
+      let s = 0n;
+      for (let t = 0; t < n; t++) { const x = a[t]!, y = c[t]!; if (x !== 0n && y !== 0n) s += x * y; }
+      const hi = Number(s);
+      rh = hi; rl = this.plain || !Number.isFinite(hi) ? 0 : Number(s - BigInt(hi));
+      return;
+    }
     if (this.plain) {
       let s = 0;
       for (let t = 0; t < n; t++) s += Bh[io + t]! * Bh[jo + t]!;
@@ -217,10 +359,10 @@ class HybridStore implements Store {
       return;
     }
     acc.hi = 0; acc.lo = 0;
-    if (this.isF[i] && this.isF[j]) {
-      for (let t = 0; t < n; t++) { const a = Bh[io + t]!, b = Bh[jo + t]!; if (a !== 0 && b !== 0) subProduct(acc, -a, 0, b, 0); }
+    if (this.b.tier[i] === 1 && this.b.tier[j] === 1) {
+      for (let t = 0; t < n; t++) { const a = Bh[io + t]!, c = Bh[jo + t]!; if (a !== 0 && c !== 0) subProduct(acc, -a, 0, c, 0); }
     } else {
-      for (let t = 0; t < n; t++) { const a = Bh[io + t]!, b = Bh[jo + t]!; if (a !== 0 && b !== 0) subProduct(acc, -a, -Bl[io + t]!, b, Bl[jo + t]!); }
+      for (let t = 0; t < n; t++) { const a = Bh[io + t]!, c = Bh[jo + t]!; if (a !== 0 && c !== 0) subProduct(acc, -a, -Bl[io + t]!, c, Bl[jo + t]!); }
     }
     rh = acc.hi; rl = acc.lo;
   }
@@ -234,44 +376,13 @@ class HybridStore implements Store {
       if (!Number.isFinite(gh[i * m + i]!)) throw this.fail('a Gram entry is out of the double range');
     }
   }
-  /** Column k of B (or Z) minus sum_j X_j column j, exactly; float64 where the bound allows. */
-  private update(k: number, xd: Float64Array, xs: bigint[], nz: number[], F: Float64Array, lo: Float64Array | null, len: number, flag: Uint8Array, max: Float64Array, cols: bigint[][]): void {
-    if (len === 0) return;
-    let fl = flag[k] === 1;
-    let bound = max[k]!;
-    for (const j of nz) { if (!flag[j] || !(Math.abs(xd[j]!) < X_EXACT)) { fl = false; break; } bound += Math.abs(xd[j]!) * max[j]!; }
-    if (fl && bound < F64_LIMIT) {
-      const ko = k * len;
-      for (const j of nz) {
-        const X = xd[j]!, jo = j * len;
-        for (let t = 0; t < len; t++) F[ko + t] = F[ko + t]! - X * F[jo + t]!;
-      }
-      let a = 0;
-      for (let t = ko; t < ko + len; t++) { const v = Math.abs(F[t]!); if (v > a) a = v; }
-      max[k] = a;
-      return;
-    }
-    const ck = this.big(k, F, len, flag, cols);
-    for (const j of nz) {
-      const X = bigX(xd, xs, j);
-      if (flag[j]) {
-        const jo = j * len;
-        for (let t = 0; t < len; t++) { const v = F[jo + t]!; if (v !== 0) ck[t] = ck[t]! - X * BigInt(v); }
-      } else {
-        const cj = cols[j]!;
-        for (let t = 0; t < len; t++) { const v = cj[t]!; if (v !== 0n) ck[t] = ck[t]! - X * v; }
-      }
-    }
-    this.settle(ck, F, lo, len, k, flag, max);
-  }
   apply(k: number, xd: Float64Array, xs: bigint[], gh: Float64Array, gl: Float64Array): void {
-    const { m, n } = this;
+    const { m } = this;
     const nz: number[] = [];
     for (let j = 0; j < k; j++) if (xd[j] !== 0) nz.push(j);
-    this.update(k, xd, xs, nz, this.Bh, this.Bl, n, this.isF, this.bMax, this.Bb);
-    this.update(k, xd, xs, nz, this.Zf, null, this.zn, this.zF, this.zMax, this.Zb);
-    // G's row and column k afresh from the columns (an update from the multipliers would lose the
-    // digits that cancel when b_k shrinks by many orders)
+    this.b.update(k, xd, xs, nz);
+    this.z.update(k, xd, xs, nz);
+    this.copy(k);
     const ko = k * m;
     for (let i = 0; i < m; i++) {
       this.dot(k, i);
@@ -279,19 +390,19 @@ class HybridStore implements Store {
     }
   }
   swap(k: number): void {
-    const p = k - 1;
-    const sw = <T>(a: { [i: number]: T }) => { const t = a[k]!; a[k] = a[p]!; a[p] = t; };
-    sw(this.Bb); sw(this.Zb); sw(this.isF); sw(this.zF); sw(this.bMax); sw(this.zMax);
-    const swapF = (F: Float64Array, len: number) => { for (let t = 0; t < len; t++) { const a = F[k * len + t]!; F[k * len + t] = F[p * len + t]!; F[p * len + t] = a; } };
-    swapF(this.Bh, this.n); swapF(this.Bl, this.n);
-    if (this.zF[k] || this.zF[p]) swapF(this.Zf, this.zn);
+    const p = k - 1, { n, Bh, Bl } = this;
+    this.b.swap(k, p); this.z.swap(k, p);
+    for (let t = 0; t < n; t++) {
+      let f = Bh[k * n + t]!; Bh[k * n + t] = Bh[p * n + t]!; Bh[p * n + t] = f;
+      f = Bl[k * n + t]!; Bl[k * n + t] = Bl[p * n + t]!; Bl[p * n + t] = f;
+    }
   }
   /** Writes the current basis and Z back into the caller's BigInt columns. */
   flush(): void {
     for (let j = 0; j < this.m; j++) {
-      const b = this.big(j, this.Bh, this.n, this.isF, this.Bb), z = this.big(j, this.Zf, this.zn, this.zF, this.Zb);
-      for (let t = 0; t < this.n; t++) this.B[j]![t] = b[t]!;
-      for (let t = 0; t < this.zn; t++) this.Z[j]![t] = z[t]!;
+      const bj = this.b.big(j), zj = this.z.big(j);
+      for (let t = 0; t < bj.length; t++) this.B[j]![t] = bj[t]!;
+      for (let t = 0; t < zj.length; t++) this.Z[j]![t] = zj[t]!;
     }
   }
 }

@@ -247,23 +247,23 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
 }
 
 /**
- * The double-double rung on BigInt columns, each try from the basis the one before left: the
- * hybrid store (float64 columns where they fit, G from the columns) with a float64 Gram-Schmidt
- * (fplll's heuristic on a 53-bit mantissa), then with double-double, then the exact-G store.
+ * The double-double rung on BigInt columns, each pass from the basis the one before left: the
+ * hybrid store (columns in float64, float64 limb pairs or BigInt; G from the columns) with a
+ * float64 Gram-Schmidt (fplll's heuristic on a 53-bit mantissa: fast, but blind to digits past
+ * 53 bits), then always with double-double (on a basis the first pass reduced, one cheap sweep
+ * that finds what 53 bits missed), and only where that does not settle the exact-G store.
  */
 function ddBig(B: BigBasis, Z: BigBasis, o: ReturnType<typeof resolveOptions>, st: DdRunStats): void {
-  const tries: (() => void)[] = [
-    () => ddLLLHybrid(B, Z, o.delta, o.eta, o.maxIterations, st, true),
-    () => ddLLLHybrid(B, Z, o.delta, o.eta, o.maxIterations, st),
-    () => ddLLL(B, Z, o.delta, o.eta, o.maxIterations, st),
-  ];
-  for (let i = 0; ; i++) {
-    try {
-      tries[i]!();
-      return;
-    } catch (err) {
-      if (!(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE') || i === tries.length - 1) throw err;
-    }
+  try {
+    ddLLLHybrid(B, Z, o.delta, o.eta, o.maxIterations, st, true);
+  } catch (err) {
+    if (!(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE')) throw err;
+  }
+  try {
+    ddLLLHybrid(B, Z, o.delta, o.eta, o.maxIterations, st);
+  } catch (err) {
+    if (!(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE')) throw err;
+    ddLLL(B, Z, o.delta, o.eta, o.maxIterations, st);
   }
 }
 
