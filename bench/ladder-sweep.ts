@@ -49,6 +49,7 @@ for (const c of cases) {
   for (const delta of deltas) {
     process.stderr.write(`${c.join(' ')} delta ${delta}: fplll...\n`);
     const fp = timeFplll(text, delta);
+    if (fp) process.stderr.write(`  fplll: ${fp.wall.toFixed(2)} s wall, ${fp.cpu.toFixed(2)} s CPU\n`);
     process.stderr.write('  ours...\n');
     const t1 = performance.now(), c1 = process.cpuUsage();
     const r = lllIntegral(rows, { delta, prove: false });
