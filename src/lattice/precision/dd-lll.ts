@@ -5,13 +5,17 @@
  * operation is exact, so a breakdown never loses the basis: the next rung starts from where this
  * one stopped.
  *
- * Two stores for the basis (Store):
+ * Three stores for the basis (Store):
  *  - Float64Store: integers below 2^53 in float64 columns (n x m column-major), each update checked
  *    to stay exact; G in double-double with exact products (Dekker), updated with each size
- *    reduction; no Z (the ladder rebuilds it exactly). The fast one.
+ *    reduction; no Z (the ladder rebuilds it exactly). For bases that start below 2^53.
+ *  - HybridStore: any integers, each column in float64, float64 limb pairs or BigInt (ColumnSet),
+ *    Z tracked the same way; G recomputed from the columns (float64 or double-double). The fast
+ *    one for entries past 2^53.
  *  - BigStore: BigInt columns of any size, exact BigInt G and Z; G enters the recurrence as
  *    double-doubles times one global power of two chosen from the largest norm, so norms past the
  *    double range fit (the role of fplll's dpe, for bases whose dynamic range stays below ~2^1900).
+ *    The fallback where the hybrid store does not settle.
  * Shapes: BigBasis = m columns of n BigInts; Z m columns of m (B_out = B_in Z), or empty columns
  * when Z is not tracked. Positions are physical: a swap exchanges columns, rows and columns of G.
  */

@@ -4,8 +4,10 @@
  * (every column operation is exact, so a breakdown loses nothing):
  *   1. 'float64': the float64 engine (lll/cpu.ts, with its own double-double mode while norms
  *      stay below 2^53); only when every entry is below 2^53 in magnitude.
- *   2. 'double-double': BigInt basis, exact BigInt Gram matrix, Gram-Schmidt in double-double
- *      scaled by one power of two (entries of any size), see dd-lll.ts.
+ *   2. 'double-double': the basis column by column in float64, float64 limb pairs (below 2^100)
+ *      or BigInt, every operation exact; a float64 Gram-Schmidt pass (fplll's heuristic), then a
+ *      double-double one, G recomputed from the columns; where that does not settle, an exact
+ *      BigInt Gram matrix scaled by one power of two (entries of any size). See dd-lll.ts.
  *   3. 'exact': Cohen's integral LLL in BigInt (exact.ts). It always runs last: on a reduced basis
  *      it only computes the integral Gram-Schmidt, which is the exact proof of both LLL conditions;
  *      on a basis a floating rung left unreduced it finishes the reduction.
