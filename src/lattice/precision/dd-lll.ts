@@ -76,6 +76,8 @@ interface Store {
   /** b_k -= sum_{j<k} X_j b_j, with G's row and column k in gh, gl (exact G kept where the store has one). */
   apply(k: number, X: Float64Array, big: bigint[], gh: Float64Array, gl: Float64Array): void;
   swap(k: number): void;
+  /** Makes G's entries (k, j), j <= k, current in gh, gl (for a store that recomputes G lazily). */
+  row?(k: number, gh: Float64Array, gl: Float64Array): void;
 }
 
 /** BigInt columns, exact BigInt G (any size), BigInt Z. */
@@ -254,10 +256,16 @@ class ColumnSet {
           let v: number;
           if (pj) { a -= X * F[jo + t]!; v = L[jo + t]!; } else v = F[jo + t]!;
           if (v !== 0) {
-            const p = X * v, e = productError(X, v, p);
-            const pa = Math.floor(p / R);
-            a -= pa;
-            b -= (p - pa * R) + e;
+            const p = X * v;
+            if (Math.abs(p) < R) {
+              // exact, and b - p stays below 2^53
+              b -= p;
+            } else {
+              const e = productError(X, v, p);
+              const pa = Math.floor(p / R);
+              a -= pa;
+              b -= (p - pa * R) + e;
+            }
             const c = Math.floor(b / R);
             a += c; b -= c * R;
           }
@@ -314,6 +322,8 @@ class HybridStore implements Store {
   /** Columns of B (n x m, column-major) as double-doubles Bh + Bl. */
   private readonly Bh: Float64Array;
   private readonly Bl: Float64Array;
+  /** Whether G's entry (i, j) in gh, gl is current (m x m, symmetric): recomputed only when read. */
+  private readonly gValid: Uint8Array;
   constructor(private readonly B: BigBasis, private readonly Z: BigBasis, private readonly fail: (why: string) => LatticeMimoError,
     /** G in float64 only (fplll's heuristic rung on a 53-bit mantissa), for DdLLL's plain mode. */
     private readonly plain = false) {
@@ -322,6 +332,7 @@ class HybridStore implements Store {
     this.b = new ColumnSet(B.map((c) => c.slice()), n);
     this.z = new ColumnSet(Z.map((c) => c.slice()), Z[0]?.length ?? 0);
     this.Bh = new Float64Array(n * m); this.Bl = new Float64Array(n * m);
+    this.gValid = new Uint8Array(m * m).fill(1);
     for (let j = 0; j < m; j++) this.copy(j);
   }
   /** The double-double copy of column j of B. */
@@ -387,15 +398,25 @@ class HybridStore implements Store {
     this.b.update(k, xd, xs, nz);
     this.z.update(k, xd, xs, nz);
     this.copy(k);
-    const ko = k * m;
-    for (let i = 0; i < m; i++) {
-      this.dot(k, i);
-      gh[ko + i] = rh; gl[ko + i] = rl; gh[i * m + k] = rh; gl[i * m + k] = rl;
+    // G's row and column k are stale: recomputed from the columns when read (row())
+    const { gValid } = this, ko = k * m;
+    for (let i = 0; i < m; i++) { gValid[ko + i] = 0; gValid[i * m + k] = 0; }
+  }
+  row(k: number, gh: Float64Array, gl: Float64Array): void {
+    const { gValid, m } = this, ko = k * m;
+    for (let j = 0; j <= k; j++) {
+      if (gValid[ko + j]) continue;
+      this.dot(k, j);
+      gh[ko + j] = rh; gl[ko + j] = rl; gh[j * m + k] = rh; gl[j * m + k] = rl;
+      gValid[ko + j] = 1; gValid[j * m + k] = 1;
     }
   }
   swap(k: number): void {
     const p = k - 1, { n, Bh, Bl } = this;
     this.b.swap(k, p); this.z.swap(k, p);
+    const { gValid, m } = this;
+    for (let t = 0; t < m; t++) { let f = gValid[k * m + t]!; gValid[k * m + t] = gValid[p * m + t]!; gValid[p * m + t] = f; }
+    for (let t = 0; t < m; t++) { let f = gValid[t * m + k]!; gValid[t * m + k] = gValid[t * m + p]!; gValid[t * m + p] = f; }
     for (let t = 0; t < n; t++) {
       let f = Bh[k * n + t]!; Bh[k * n + t] = Bh[p * n + t]!; Bh[p * n + t] = f;
       f = Bl[k * n + t]!; Bl[k * n + t] = Bl[p * n + t]!; Bl[p * n + t] = f;
@@ -538,6 +559,7 @@ export class DdLLL {
   private computeRow(k: number): void {
     const { muH, muL, rH, rL, gh, gl, m } = this;
     const ko = k * m;
+    this.store.row?.(k, gh, gl);
     if (this.plain) {
       // float64 only (the low parts stay 0): fplll's fast path, on an exactly kept basis
       for (let j = this.valid[k]!; j <= k; j++) {
