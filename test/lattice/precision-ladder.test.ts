@@ -15,6 +15,7 @@ import { availableReferences, runLatticegen } from '../../bench/reference/fplll.
 import { fpylllIsReducedMpfr } from '../../bench/reference/fpylll-mpfr.js';
 import { applyTransformBig, checkLLLExactBig, determinantBig, type BigBasis } from '../../src/lattice/precision/exact.js';
 import { lllIntegral, type Rung } from '../../src/lattice/precision/ladder.js';
+import { reduceSync } from '../../src/lattice/reduce.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
@@ -123,6 +124,29 @@ test('reduce --json on integers past 2^53: numbers where exact, strings of digit
     assert.equal(q.status, 2);
     assert.match(q.stderr, /INVALID_INPUT.*exceeds 2\^53 - 1.*lll takes integer bases of any size/);
   }), { numRuns: 4 });
+});
+
+test('a float64 breakdown that points to lll (lllIntegral) does so only where the ladder then succeeds: knapsack bases of 40 to 52 bits, lll / allswap / block; non-integral bases get no such advice', () => {
+  let advised = 0;
+  fc.assert(fc.property(fc.integer({ min: 8, max: 18 }), fc.integer({ min: 40, max: 52 }), fc.constantFrom('lll', 'allswap', 'block'), fc.boolean(), (m, bits, algorithm, integral) => {
+    const n = m + 1;
+    const xs = fc.sample(fc.bigInt({ min: 1n, max: 2n ** BigInt(bits) }), m);
+    const rows = xs.map((x, j) => Array.from({ length: n }, (_, t) => (t === 0 ? x : t === j + 1 ? 1n : 0n)));
+    const scale = integral ? 1 : 0.75;
+    const data = Float64Array.from(rows.flat(), (v) => Number(v) * scale);
+    try {
+      reduceSync({ data, batch: 1, rows: n, cols: m }, { algorithm: algorithm as 'lll' });
+    } catch (err) {
+      assert.ok(err instanceof LatticeMimoError, String(err));
+      if (!/\blll/.test(err.message)) return;
+      assert.ok(integral, `advice for a non-integral basis: ${err.message}`);
+      advised++;
+      const r = lllIntegral(rows);
+      assert.ok(r.proof.lll && r.proof.transform);
+      assert.ok(checkLLLExactBig(r.basis, 0.75, 0.51).ok);
+    }
+  }), { numRuns: 30 });
+  assert.ok(advised > 0, 'some of these bases break down in float64 (else the property says nothing)');
 });
 
 const refs = availableReferences();

@@ -5,13 +5,17 @@
  * operation is exact, so a breakdown never loses the basis: the next rung starts from where this
  * one stopped.
  *
- * Two stores for the basis (Store):
+ * Three stores for the basis (Store):
  *  - Float64Store: integers below 2^53 in float64 columns (n x m column-major), each update checked
  *    to stay exact; G in double-double with exact products (Dekker), updated with each size
- *    reduction; no Z (the ladder rebuilds it exactly). The fast one.
+ *    reduction; no Z (the ladder rebuilds it exactly). For bases that start below 2^53.
+ *  - HybridStore: any integers, each column in float64, float64 limb pairs or BigInt (ColumnSet),
+ *    Z tracked the same way; G recomputed from the columns (float64 or double-double). The fast
+ *    one for entries past 2^53.
  *  - BigStore: BigInt columns of any size, exact BigInt G and Z; G enters the recurrence as
  *    double-doubles times one global power of two chosen from the largest norm, so norms past the
  *    double range fit (the role of fplll's dpe, for bases whose dynamic range stays below ~2^1900).
+ *    The fallback where the hybrid store does not settle.
  * Shapes: BigBasis = m columns of n BigInts; Z m columns of m (B_out = B_in Z), or empty columns
  * when Z is not tracked. Positions are physical: a swap exchanges columns, rows and columns of G.
  */
@@ -52,6 +56,14 @@ function bitLength(x: bigint): number {
 
 /** Below this, integers and their products by size-reduction multipliers are exact in float64 (checked). */
 const F64_LIMIT = 2 ** 53;
+/** Below this a size-reduction multiplier's double equals its BigInt (sizeReduce rounds exactly there). */
+const X_EXACT = 2 ** 52;
+
+/** Size-reduction multiplier j exactly: its double below 2^52, else the BigInt kept beside it. */
+function bigX(xd: Float64Array, xs: bigint[], j: number): bigint {
+  const x = xd[j]!;
+  return Math.abs(x) < X_EXACT ? BigInt(x) : xs[j]!;
+}
 
 /**
  * Where the basis lives: the Gram-Schmidt code only sees G as double-doubles (gh, gl; row-major
@@ -64,6 +76,8 @@ interface Store {
   /** b_k -= sum_{j<k} X_j b_j, with G's row and column k in gh, gl (exact G kept where the store has one). */
   apply(k: number, X: Float64Array, big: bigint[], gh: Float64Array, gl: Float64Array): void;
   swap(k: number): void;
+  /** Makes G's entries (k, j), j <= k, current in gh, gl (for a store that recomputes G lazily). */
+  row?(k: number, gh: Float64Array, gl: Float64Array): void;
 }
 
 /** BigInt columns, exact BigInt G (any size), BigInt Z. */
@@ -98,9 +112,11 @@ class BigStore implements Store {
     gh[a] = hi;
     gl[a] = Number(v - BigInt(hi));
   }
-  apply(k: number, _X: Float64Array, xs: bigint[], gh: Float64Array, gl: Float64Array): void {
+  apply(k: number, xd: Float64Array, xsBig: bigint[], gh: Float64Array, gl: Float64Array): void {
     const { B, Z, G, m, n } = this;
     const bk = B[k]!, zk = Z[k]!;
+    const xs = new Array<bigint>(k);
+    for (let j = 0; j < k; j++) xs[j] = xd[j] === 0 ? 0n : bigX(xd, xsBig, j);
     for (let j = 0; j < k; j++) {
       const X = xs[j]!;
       if (X === 0n) continue;
@@ -131,6 +147,288 @@ class BigStore implements Store {
     [Z[k], Z[p]] = [Z[p]!, Z[k]!];
     for (let t = 0; t < m; t++) { const a = G[k * m + t]!; G[k * m + t] = G[p * m + t]!; G[p * m + t] = a; }
     for (let t = 0; t < m; t++) { const a = G[t * m + k]!; G[t * m + k] = G[t * m + p]!; G[t * m + p] = a; }
+  }
+}
+
+/** Limb base of the pair tier: v = a R + b with 0 <= b < R. */
+const R = 2 ** 52;
+/**
+ * Bound of the pair tier's results: then |a| < 2^50 and |X a_j| < 2^53 (|X| < 2^52), X b_j splits
+ * exactly into p + e with |e| < 2^50, and every limb stays an exact integer (ColumnSet.update).
+ */
+const PAIR_LIMIT = 2 ** 101;
+const SPLIT = 134217729; // 2^27 + 1
+
+/** Exact error of the product x y = p (Dekker), for |x|, |y| well inside the double range. */
+function productError(x: number, y: number, p: number): number {
+  let t = SPLIT * x;
+  const xh = t - (t - x), xl = x - xh;
+  t = SPLIT * y;
+  const yh = t - (t - y), yl = y - yh;
+  return ((xh * yh - p) + xh * yl + xl * yh) + xl * yl;
+}
+
+/**
+ * The columns of one integer matrix (B, or Z) in three tiers, every operation exact:
+ *  1. float64 (entries below 2^52), in F;
+ *  2. pairs of float64 limbs v = a 2^52 + b (entries below 2^100), in F (a) and L (b);
+ *  3. BigInt beyond, in `cols`.
+ * A column moves between tiers as it grows or shrinks; `cols[j]` is current only in tier 3 (or
+ * after big(j)). Shapes: column j at [j len, (j + 1) len) of F and L.
+ */
+class ColumnSet {
+  readonly F: Float64Array;
+  readonly L: Float64Array;
+  /** 1, 2 or 3: the tier of each column. */
+  readonly tier: Uint8Array;
+  /** An upper bound on |entry| of each column in tiers 1 and 2 (Infinity in tier 3). */
+  readonly max: Float64Array;
+  /** Whether cols[j] holds column j (always in tier 3; in tiers 1 and 2 after big(j), until it changes). */
+  private readonly valid: Uint8Array;
+  constructor(readonly cols: bigint[][], readonly len: number) {
+    const m = cols.length;
+    this.F = new Float64Array(len * m); this.L = new Float64Array(len * m);
+    this.tier = new Uint8Array(m); this.max = new Float64Array(m); this.valid = new Uint8Array(m);
+    for (let j = 0; j < m; j++) this.settle(j, cols[j]!);
+  }
+  /** Column j from BigInts into its tier. */
+  settle(j: number, c: bigint[]): void {
+    const { F, L, len } = this, o = j * len;
+    this.valid[j] = 1;
+    let a = 0;
+    for (let t = 0; t < len; t++) { const w = Math.abs(Number(c[t]!)); if (w > a) a = w; }
+    if (a < F64_LIMIT / 2) {
+      for (let t = 0; t < len; t++) F[o + t] = Number(c[t]!);
+      this.tier[j] = 1; this.max[j] = a;
+    } else if (a < PAIR_LIMIT / 2) {
+      const r = BigInt(R);
+      for (let t = 0; t < len; t++) {
+        const v = c[t]!, lo = ((v % r) + r) % r;
+        F[o + t] = Number((v - lo) / r); L[o + t] = Number(lo);
+      }
+      this.tier[j] = 2; this.max[j] = a * (1 + 2 ** -40);
+    } else { this.tier[j] = 3; this.max[j] = Infinity; }
+  }
+  /** Column j as BigInts (written into cols[j] from tiers 1 and 2). */
+  big(j: number): bigint[] {
+    const { F, L, len } = this, o = j * len, c = this.cols[j]!, tier = this.tier[j];
+    if (this.valid[j]) return c;
+    this.valid[j] = 1;
+    if (tier === 1) for (let t = 0; t < len; t++) c[t] = BigInt(F[o + t]!);
+    else if (tier === 2) for (let t = 0; t < len; t++) c[t] = BigInt(F[o + t]!) * BigInt(R) + BigInt(L[o + t]!);
+    return c;
+  }
+  /** Column k minus sum_j X_j column j, exactly, in the lowest tier the bound allows. */
+  update(k: number, xd: Float64Array, xs: bigint[], nz: readonly number[]): void {
+    const { F, L, len, tier, max } = this;
+    if (len === 0 || nz.length === 0) return;
+    let bound = max[k]!;
+    let top = tier[k]!;
+    for (const j of nz) {
+      const X = Math.abs(xd[j]!);
+      if (!(X < X_EXACT)) { bound = Infinity; break; }
+      bound += X * max[j]!;
+      if (tier[j]! > top) top = tier[j]!;
+    }
+    const ko = k * len;
+    this.valid[k] = 0;
+    if (top === 1 && bound < F64_LIMIT) {
+      for (const j of nz) {
+        const X = xd[j]!, jo = j * len;
+        for (let t = 0; t < len; t++) F[ko + t] = F[ko + t]! - X * F[jo + t]!;
+      }
+      let a = 0;
+      for (let t = ko; t < ko + len; t++) { const v = Math.abs(F[t]!); if (v > a) a = v; }
+      max[k] = a;
+      return;
+    }
+    if (bound < PAIR_LIMIT) {
+      // pair tier: |a| R <= bound + R < 2^102, so X a_j is exact (below 2^53) and X b_j, X v are split
+      // exactly into p + e (Dekker); each partial result stays below the bound
+      if (tier[k] === 1) {
+        for (let t = ko; t < ko + len; t++) { const v = F[t]!, a = Math.floor(v / R); F[t] = a; L[t] = v - a * R; }
+        tier[k] = 2;
+      }
+      for (const j of nz) {
+        const X = xd[j]!, jo = j * len, pj = tier[j] === 2;
+        for (let t = 0; t < len; t++) {
+          let a = F[ko + t]!, b = L[ko + t]!;
+          let v: number;
+          if (pj) { a -= X * F[jo + t]!; v = L[jo + t]!; } else v = F[jo + t]!;
+          if (v !== 0) {
+            const p = X * v;
+            if (Math.abs(p) < R) {
+              // exact, and b - p stays below 2^53
+              b -= p;
+            } else {
+              const e = productError(X, v, p);
+              const pa = Math.floor(p / R);
+              a -= pa;
+              b -= (p - pa * R) + e;
+            }
+            const c = Math.floor(b / R);
+            a += c; b -= c * R;
+          }
+          F[ko + t] = a; L[ko + t] = b;
+        }
+      }
+      let a = 0;
+      for (let t = ko; t < ko + len; t++) { const w = Math.abs(F[t]!) * R + R; if (w > a) a = w; }
+      max[k] = a;
+      if (a < F64_LIMIT / 2) {
+        for (let t = ko; t < ko + len; t++) F[t] = F[t]! * R + L[t]!;
+        let b = 0;
+        for (let t = ko; t < ko + len; t++) { const w = Math.abs(F[t]!); if (w > b) b = w; }
+        tier[k] = 1; max[k] = b;
+      }
+      return;
+    }
+    const ck = this.big(k);
+    for (const j of nz) {
+      const X = bigX(xd, xs, j);
+      const cj = tier[j] === 3 ? this.cols[j]! : this.big(j);
+      for (let t = 0; t < len; t++) { const v = cj[t]!; if (v !== 0n) ck[t] = ck[t]! - X * v; }
+    }
+    this.settle(k, ck);
+  }
+  swap(k: number, p: number): void {
+    const { F, L, len, cols, tier, max } = this;
+    const c = cols[k]!; cols[k] = cols[p]!; cols[p] = c;
+    let x = tier[k]!; tier[k] = tier[p]!; tier[p] = x;
+    x = this.valid[k]!; this.valid[k] = this.valid[p]!; this.valid[p] = x;
+    x = max[k]!; max[k] = max[p]!; max[p] = x;
+    for (let t = 0; t < len; t++) {
+      let f = F[k * len + t]!; F[k * len + t] = F[p * len + t]!; F[p * len + t] = f;
+      f = L[k * len + t]!; L[k * len + t] = L[p * len + t]!; L[p * len + t] = f;
+    }
+  }
+}
+
+/**
+ * Integers of any size column by column (ColumnSet: float64, pairs of float64 limbs, BigInt), every
+ * column operation exact. Every column of B also has a double-double copy (exact below 2^106), and
+ * G's row k is recomputed from those copies after each size reduction of b_k: error about
+ * 2^-104 ||b_k|| ||b_i|| (an update from the multipliers would lose the digits that cancel when b_k
+ * shrinks by many orders). No exact G and little BigInt work once the columns are below 2^100 (fplll:
+ * an integer basis with a floating Gram-Schmidt from it). Entries up to 2^400 (beyond, Dekker's
+ * splitting could overflow: the caller goes on with BigStore). `flush()` writes B and Z back (after
+ * a breakdown too: the basis is never lost).
+ */
+class HybridStore implements Store {
+  readonly m: number;
+  private readonly n: number;
+  private readonly b: ColumnSet;
+  private readonly z: ColumnSet;
+  /** Columns of B (n x m, column-major) as double-doubles Bh + Bl. */
+  private readonly Bh: Float64Array;
+  private readonly Bl: Float64Array;
+  /** Whether G's entry (i, j) in gh, gl is current (m x m, symmetric): recomputed only when read. */
+  private readonly gValid: Uint8Array;
+  constructor(private readonly B: BigBasis, private readonly Z: BigBasis, private readonly fail: (why: string) => LatticeMimoError,
+    /** G in float64 only (fplll's heuristic rung on a 53-bit mantissa), for DdLLL's plain mode. */
+    private readonly plain = false) {
+    const m = B.length, n = B[0]!.length;
+    this.m = m; this.n = n;
+    this.b = new ColumnSet(B.map((c) => c.slice()), n);
+    this.z = new ColumnSet(Z.map((c) => c.slice()), Z[0]?.length ?? 0);
+    this.Bh = new Float64Array(n * m); this.Bl = new Float64Array(n * m);
+    this.gValid = new Uint8Array(m * m).fill(1);
+    for (let j = 0; j < m; j++) this.copy(j);
+  }
+  /** The double-double copy of column j of B. */
+  private copy(j: number): void {
+    const { b, Bh, Bl, n } = this, o = j * n;
+    if (b.tier[j] === 1) { Bh.set(b.F.subarray(o, o + n), o); Bl.fill(0, o, o + n); return; }
+    if (b.tier[j] === 2) {
+      for (let t = o; t < o + n; t++) {
+        const x = b.F[t]! * R, y = b.L[t]!, s = x + y, bb = s - x;
+        Bh[t] = s; Bl[t] = (x - (s - bb)) + (y - bb);
+      }
+      return;
+    }
+    const c = b.cols[j]!;
+    for (let t = 0; t < n; t++) {
+      const hi = Number(c[t]!);
+      if (!(Math.abs(hi) < 2 ** 400)) throw this.fail('an entry passed 2^400 (the hybrid store stops; the exact Gram matrix goes on)');
+      Bh[o + t] = hi; Bl[o + t] = Number(c[t]! - BigInt(hi));
+    }
+  }
+  /** <b_i, b_j> from the columns' copies (double-double, or float64 in plain mode), into (rh, rl). */
+  private dot(i: number, j: number): void {
+    const { Bh, Bl, n } = this;
+    const io = i * n, jo = j * n;
+    if (this.b.tier[i] === 3 || this.b.tier[j] === 3) {
+      // past 2^100 the copies are rounded: the product exactly (a vector far longer than the one it
+      // is reduced against needs the digits that cancel)
+      const a = this.b.big(i), c = this.b.big(j);
+      let s = 0n;
+      for (let t = 0; t < n; t++) { const x = a[t]!, y = c[t]!; if (x !== 0n && y !== 0n) s += x * y; }
+      const hi = Number(s);
+      rh = hi; rl = this.plain || !Number.isFinite(hi) ? 0 : Number(s - BigInt(hi));
+      return;
+    }
+    if (this.plain) {
+      let s = 0;
+      for (let t = 0; t < n; t++) s += Bh[io + t]! * Bh[jo + t]!;
+      rh = s; rl = 0;
+      return;
+    }
+    acc.hi = 0; acc.lo = 0;
+    if (this.b.tier[i] === 1 && this.b.tier[j] === 1) {
+      for (let t = 0; t < n; t++) { const a = Bh[io + t]!, c = Bh[jo + t]!; if (a !== 0 && c !== 0) subProduct(acc, -a, 0, c, 0); }
+    } else {
+      for (let t = 0; t < n; t++) { const a = Bh[io + t]!, c = Bh[jo + t]!; if (a !== 0 && c !== 0) subProduct(acc, -a, -Bl[io + t]!, c, Bl[jo + t]!); }
+    }
+    rh = acc.hi; rl = acc.lo;
+  }
+  init(gh: Float64Array, gl: Float64Array): void {
+    const { m } = this;
+    for (let i = 0; i < m; i++) {
+      for (let j = 0; j <= i; j++) {
+        this.dot(i, j);
+        gh[i * m + j] = rh; gl[i * m + j] = rl; gh[j * m + i] = rh; gl[j * m + i] = rl;
+      }
+      if (!Number.isFinite(gh[i * m + i]!)) throw this.fail('a Gram entry is out of the double range');
+    }
+  }
+  apply(k: number, xd: Float64Array, xs: bigint[], gh: Float64Array, gl: Float64Array): void {
+    const { m } = this;
+    const nz: number[] = [];
+    for (let j = 0; j < k; j++) if (xd[j] !== 0) nz.push(j);
+    this.b.update(k, xd, xs, nz);
+    this.z.update(k, xd, xs, nz);
+    this.copy(k);
+    // G's row and column k are stale: recomputed from the columns when read (row())
+    const { gValid } = this, ko = k * m;
+    for (let i = 0; i < m; i++) { gValid[ko + i] = 0; gValid[i * m + k] = 0; }
+  }
+  row(k: number, gh: Float64Array, gl: Float64Array): void {
+    const { gValid, m } = this, ko = k * m;
+    for (let j = 0; j <= k; j++) {
+      if (gValid[ko + j]) continue;
+      this.dot(k, j);
+      gh[ko + j] = rh; gl[ko + j] = rl; gh[j * m + k] = rh; gl[j * m + k] = rl;
+      gValid[ko + j] = 1; gValid[j * m + k] = 1;
+    }
+  }
+  swap(k: number): void {
+    const p = k - 1, { n, Bh, Bl } = this;
+    this.b.swap(k, p); this.z.swap(k, p);
+    const { gValid, m } = this;
+    for (let t = 0; t < m; t++) { let f = gValid[k * m + t]!; gValid[k * m + t] = gValid[p * m + t]!; gValid[p * m + t] = f; }
+    for (let t = 0; t < m; t++) { let f = gValid[t * m + k]!; gValid[t * m + k] = gValid[t * m + p]!; gValid[t * m + p] = f; }
+    for (let t = 0; t < n; t++) {
+      let f = Bh[k * n + t]!; Bh[k * n + t] = Bh[p * n + t]!; Bh[p * n + t] = f;
+      f = Bl[k * n + t]!; Bl[k * n + t] = Bl[p * n + t]!; Bl[p * n + t] = f;
+    }
+  }
+  /** Writes the current basis and Z back into the caller's BigInt columns. */
+  flush(): void {
+    for (let j = 0; j < this.m; j++) {
+      const bj = this.b.big(j), zj = this.z.big(j);
+      for (let t = 0; t < bj.length; t++) this.B[j]![t] = bj[t]!;
+      for (let t = 0; t < zj.length; t++) this.Z[j]![t] = zj[t]!;
+    }
   }
 }
 
@@ -175,7 +473,7 @@ class Float64Store implements Store {
     const { B, n, m, colMax } = this;
     // exactness: |b_k| + sum |X_j| max|b_j| below 2^53 before anything is written
     let bound = colMax[k]!;
-    for (let j = 0; j < k; j++) if (xs[j] !== 0) bound += Math.abs(xs[j]!) * colMax[j]!;
+    for (let j = 0; j < k; j++) if (xs[j] !== 0) bound += Math.abs(xs[j]!) * colMax[j]! + (Math.abs(xs[j]!) < X_EXACT ? 0 : F64_LIMIT);
     if (!(bound < F64_LIMIT)) throw this.fail('an entry could pass 2^53 (the basis goes on in BigInt)');
     const ko = k * n;
     for (let j = 0; j < k; j++) {
@@ -261,6 +559,7 @@ export class DdLLL {
   private computeRow(k: number): void {
     const { muH, muL, rH, rL, gh, gl, m } = this;
     const ko = k * m;
+    this.store.row?.(k, gh, gl);
     if (this.plain) {
       // float64 only (the low parts stay 0): fplll's fast path, on an exactly kept basis
       for (let j = this.valid[k]!; j <= k; j++) {
@@ -302,12 +601,13 @@ export class DdLLL {
       for (let j = k - 1; j >= 0; j--) {
         const h = muH[ko + j]!;
         const x = h + muL[ko + j]!;
-        if (!(Math.abs(x) > bound)) { xs[j] = 0n; xd[j] = 0; continue; }
+        if (!(Math.abs(x) > bound)) { xd[j] = 0; continue; }
         const rhRound = Math.round(h);
         const X = Math.abs(rhRound) < 2 ** 52 ? Math.round(x) : rhRound + Math.round(h - rhRound + muL[ko + j]!);
         if (!Number.isFinite(X)) throw failure(`a coefficient of vector ${k} is not finite`, { vector: k });
         xd[j] = X;
-        xs[j] = Math.abs(rhRound) < 2 ** 52 ? BigInt(X) : BigInt(rhRound) + BigInt(Math.round(h - rhRound + muL[ko + j]!));
+        // the exact multiplier as a BigInt only where its double may not be it (bigX)
+        if (!(Math.abs(X) < X_EXACT)) xs[j] = BigInt(rhRound) + BigInt(Math.round(h - rhRound + muL[ko + j]!));
         any = true;
         // approximate update of the rest of the row (recomputed from G next round)
         const jo = j * m;
@@ -353,6 +653,22 @@ function failure(why: string, details: Record<string, unknown> = {}): LatticeMim
 /** The double-double rung in place on BigInt columns (B and Z; Z may hold empty columns: not tracked). */
 export function ddLLL(B: BigBasis, Z: BigBasis, delta: number, eta: number, maxIterations: number, stats: DdRunStats): void {
   if (B.length >= 2) new DdLLL(new BigStore(B, Z, failure), delta, eta, maxIterations, stats).run();
+}
+
+/**
+ * The double-double rung in place on BigInt columns through HybridStore (float64 columns where
+ * they fit, G in double-double only): much faster than ddLLL; on PRECISION_FAILURE B and Z hold
+ * the exact basis it stopped at (for ddLLL, whose exact G settles more often). `plain`: the
+ * Gram-Schmidt and G in float64 only (much faster where a 53-bit mantissa suffices).
+ */
+export function ddLLLHybrid(B: BigBasis, Z: BigBasis, delta: number, eta: number, maxIterations: number, stats: DdRunStats, plain = false): void {
+  if (B.length < 2) return;
+  const store = new HybridStore(B, Z, failure, plain);
+  try {
+    new DdLLL(store, delta, eta, maxIterations, stats, plain).run();
+  } finally {
+    store.flush();
+  }
 }
 
 /**

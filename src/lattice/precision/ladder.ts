@@ -4,8 +4,10 @@
  * (every column operation is exact, so a breakdown loses nothing):
  *   1. 'float64': the float64 engine (lll/cpu.ts, with its own double-double mode while norms
  *      stay below 2^53); only when every entry is below 2^53 in magnitude.
- *   2. 'double-double': BigInt basis, exact BigInt Gram matrix, Gram-Schmidt in double-double
- *      scaled by one power of two (entries of any size), see dd-lll.ts.
+ *   2. 'double-double': the basis column by column in float64, float64 limb pairs (below 2^100)
+ *      or BigInt, every operation exact; a float64 Gram-Schmidt pass (fplll's heuristic), then a
+ *      double-double one, G recomputed from the columns; where that does not settle, an exact
+ *      BigInt Gram matrix scaled by one power of two (entries of any size). See dd-lll.ts.
  *   3. 'exact': Cohen's integral LLL in BigInt (exact.ts). It always runs last: on a reduced basis
  *      it only computes the integral Gram-Schmidt, which is the exact proof of both LLL conditions;
  *      on a basis a floating rung left unreduced it finishes the reduction.
@@ -21,7 +23,7 @@ import { ALGORITHM_REGISTRY } from '../registry.js';
 import { allowTransformLoss } from '../lll/columns.js';
 import { rebuildTransform } from '../exact-transform.js';
 import { resolveOptions } from '../validate.js';
-import { ddLLL, ddLLLFloat64, plainLLLFloat64 } from './dd-lll.js';
+import { ddLLL, ddLLLFloat64, ddLLLHybrid, plainLLLFloat64, type DdRunStats } from './dd-lll.js';
 import { applyTransformBig, exactLLL, integralGramSchmidt, type BigBasis } from './exact.js';
 
 /** A rung of the precision ladder: float64 Gram-Schmidt, double-double, exact integer arithmetic. */
@@ -218,9 +220,9 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
             // entries on their way past 2^53: on in BigInt from here
             if (!(err instanceof LatticeMimoError && /2\^53/.test(err.message))) throw err;
             toBig();
-            ddLLL(B, noZ(), o.delta, o.eta, o.maxIterations, st);
+            ddBig(B, noZ(), o, st);
           }
-        } else ddLLL(B, Z ?? noZ(), o.delta, o.eta, o.maxIterations, st);
+        } else ddBig(B, Z ?? noZ(), o, st);
       } else {
         toBig();
         exactLLL(B, Z ?? noZ(), o.delta, o.eta, o.maxIterations, st);
@@ -244,6 +246,27 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
   }
   toBig();
   return { B, Z, outcomes };
+}
+
+/**
+ * The double-double rung on BigInt columns, each pass from the basis the one before left: the
+ * hybrid store (columns in float64, float64 limb pairs or BigInt; G from the columns) with a
+ * float64 Gram-Schmidt (fplll's heuristic on a 53-bit mantissa: fast, but blind to digits past
+ * 53 bits), then always with double-double (on a basis the first pass reduced, one cheap sweep
+ * that finds what 53 bits missed), and only where that does not settle the exact-G store.
+ */
+function ddBig(B: BigBasis, Z: BigBasis, o: ReturnType<typeof resolveOptions>, st: DdRunStats): void {
+  try {
+    ddLLLHybrid(B, Z, o.delta, o.eta, o.maxIterations, st, true);
+  } catch (err) {
+    if (!(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE')) throw err;
+  }
+  try {
+    ddLLLHybrid(B, Z, o.delta, o.eta, o.maxIterations, st);
+  } catch (err) {
+    if (!(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE')) throw err;
+    ddLLL(B, Z, o.delta, o.eta, o.maxIterations, st);
+  }
 }
 
 /** The float64 engine in place on an integer basis below 2^53 (its Z is not kept: rebuilt at the end). */
