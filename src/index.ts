@@ -51,6 +51,7 @@ export {
   type LdpcCode, type FrameDecoder, type BaseMatrix, type BaseMatrixTable, type QcParityCheck, type SparseParityCheck,
   type DecoderAlgorithm, type DecoderOptions, type ResolvedDecoderOptions, type DecodeResult, type DecodeBatchResult,
   type NrBaseGraph, type NrCodeParams, type NrCodeRequest, type NrLiftingSize,
+  decodeBatchAsync, LDPC_STATUS, type DecodeEngine, type GpuDecodeOptions, type GpuDecodeBatchResult,
 } from './coding/index.js';
 export {
   simulate, simulateWithTable, writeOutputs, detectorLabel,

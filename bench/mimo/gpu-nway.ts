@@ -126,8 +126,9 @@ const PAPER: Record<string, { qr?: number; det?: number; total?: number }> = {
 const cases: Case[] = [];
 cases.push({ label: 'target: 4x4 16qam N=1 (2^20 vec)', nr: 4, nt: 4, mod: '16qam', passes: 1, vectors: 1 << 20, vpc: 14 });
 cases.push({ label: '5G NR slot: 4x4 64qam N=4', nr: 4, nt: 4, mod: '64qam', passes: 4, vectors: 45_864, vpc: 14 });
-// measurement builds: block size and the per-lane atomics instead of the warp-aggregated minima
-for (const tuning of [{ blockThreads: 128 }, { blockThreads: 512 }, { aggregate: false }] as NwayTuning[]) {
+// measurement builds: no register cap (minBlocks 1), Alg. 3's minima by the candidate scan (mode 2)
+// instead of shared atomics (0, the default), larger blocks, R in registers
+for (const tuning of [{ minBlocks: 1 }, { mode: 2 }, { blockThreads: 256 }, { blockThreads: 512 }, { rInRegisters: true }] as NwayTuning[]) {
   cases.push({ label: `  target ${JSON.stringify(tuning)}`, nr: 4, nt: 4, mod: '16qam', passes: 1, vectors: 1 << 20, vpc: 14, tuning });
   cases.push({ label: `  5G slot ${JSON.stringify(tuning)}`, nr: 4, nt: 4, mod: '64qam', passes: 4, vectors: 45_864, vpc: 14, tuning });
 }

@@ -29,3 +29,6 @@ export {
 export { ldpcCode, wimaxCode, nrCode, qcCode, sparseCode, type LdpcCode, type FrameDecoder } from './code.js';
 export { GenericEncoder } from './generic-encoder.js';
 export { readBaseMatrixFile, readAlistFile } from './files.js';
+export {
+  decodeBatchAsync, LDPC_STATUS, type DecodeEngine, type GpuDecodeOptions, type GpuDecodeBatchResult,
+} from './gpu/cuda-decoder.js';

@@ -25,7 +25,7 @@ import { detectorRealModel, type RealModel } from '../../src/mimo/soft/real-mode
 import { detector as nwayCpu } from '../../src/mimo/detectors/nway/cpu.js';
 import { prepareSsfePass, rotatedStreams } from '../../src/mimo/detectors/ssfe/search.js';
 import { applyQt } from '../../src/mimo/preprocess/qr.js';
-import { NWAY_DETECT_URL, NwayPlan, nwayDefines, nwayLaunchShape } from '../../src/mimo/detectors/nway/cuda.js';
+import { NWAY_DETECT_URL, NwayPlan, nwayDefines, nwayLaunchShape, type NwayTuning } from '../../src/mimo/detectors/nway/cuda.js';
 import { QR_BATCH_URL, qrBatchDefines, qrBatchSharedBytes, qrGroupsPerBlock, qrRecordLayout } from '../../src/mimo/gpu/preprocess/qr-batch.js';
 import { MIMO_STATUS, STATUS_WORDS } from '../../src/mimo/gpu/status.js';
 import { cudaAvailable, CudaContext } from '../../src/gpu/context.js';
@@ -115,11 +115,11 @@ int main() {
 }
 `;
 
-function emulate(pb: Problem): Outputs {
+function emulate(pb: Problem, tuning: NwayTuning = {}): Outputs {
   const { c, m } = pb;
   const groups = qrGroupsPerBlock(m.nd);
-  const shape = nwayLaunchShape(m, c.passes);
-  const defs = { ...qrBatchDefines({ nr: c.nr, nt: c.nt, dimsPerStream: m.dimsPerStream, passes: c.passes, sorted: false }, groups), ...nwayDefines(m, c.passes, c.soft) };
+  const shape = nwayLaunchShape(m, c.passes, c.soft, tuning);
+  const defs = { ...qrBatchDefines({ nr: c.nr, nt: c.nt, dimsPerStream: m.dimsPerStream, passes: c.passes, sorted: false }, groups), ...nwayDefines(m, c.passes, c.soft, tuning) };
   const defines = Object.entries(defs).map(([k, v]) => `-D${k}=${v}`);
   const { exe, error } = compileEmulated(NWAY_MAIN, [emulatorShims(), fileURLToPath(QR_BATCH_URL), fileURLToPath(NWAY_DETECT_URL)], defines);
   if (error) throw new Error(error);
@@ -295,6 +295,16 @@ test('N-way kernels (emulated): decisions and LLRs equal the CPU engine except f
     const r = compare(pb, got, reference(pb));
     if (process.env.NWAY_TEST_VERBOSE) console.log(`emulated ${JSON.stringify(c)}: ${JSON.stringify(r)}`);
     assert.ok(r.nearTies <= Math.max(2, r.vectors / 50), `${JSON.stringify(c)}: ${r.nearTies} near-ties of ${r.vectors}`);
+  }
+});
+
+test('N-way kernels (emulated): the measurement builds (warp reductions, the candidate scan) give the same results', { skip: skipEmu }, () => {
+  for (const mode of [1, 2] as const) {
+    for (const c of [EMU_CASES[0]!, EMU_CASES[2]!, EMU_CASES[3]!, EMU_CASES[5]!, EMU_CASES[7]!]) {
+      const pb = makeProblem({ ...c, channels: Math.ceil(c.channels / 2) }, randomInt(2 ** 31));
+      const r = compare(pb, emulate(pb, { mode }), reference(pb));
+      assert.ok(r.nearTies <= Math.max(2, r.vectors / 50), `mode ${mode} ${JSON.stringify(c)}: ${r.nearTies} near-ties of ${r.vectors}`);
+    }
   }
 });
 

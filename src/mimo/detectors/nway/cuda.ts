@@ -22,15 +22,26 @@ import { passesOf } from './cpu.js';
 
 export const NWAY_DETECT_URL = new URL('./nway-detect.cu', import.meta.url);
 
-/** Threads a block aims at; a vector's M x N threads never span two blocks. */
-const BLOCK_TARGET = 256;
+/** Threads a block aims at (measured: 128 a little ahead of 256 and 512); a vector's M x N threads never span two blocks. */
+const BLOCK_TARGET = 128;
+
+/**
+ * Alg. 3's minima by shared atomics, registers capped for 2048 resident threads: measured fastest
+ * on the H100 (bench/mimo/gpu-nway-notes.md): the kernel is latency bound, so occupancy counts more
+ * than the atomics' conflicts.
+ */
+const DEFAULT_MODE = 0;
 
 /** Launch choices the benchmarks vary (defaults: the production build). */
 export interface NwayTuning {
-  /** Threads a block aims at (default 256). */
+  /** Threads a block aims at (default 128). */
   readonly blockThreads?: number;
-  /** Warp-aggregated level minima (default true); false: one shared atomic a lane. */
-  readonly aggregate?: boolean;
+  /** How Alg. 3's minima are formed (nway-detect.cu's NW_MODE): 0 shared atomics a path (default), 1 warp reductions, 2 the candidate list scanned a bit a thread. */
+  readonly mode?: 0 | 1 | 2;
+  /** Resident blocks a multiprocessor the registers are capped for (default: 2048 threads' worth, 1 for no cap). */
+  readonly minBlocks?: number;
+  /** R's upper triangle in registers by 16-byte loads (ssfe-search.cuh's SSFE_R_REGS; default false). */
+  readonly rInRegisters?: boolean;
 }
 /** The largest M x N (threads of one vector): one block. */
 const MAX_THREADS_PER_VECTOR = 1024;
@@ -73,14 +84,18 @@ export function paddedThreads(p: number): number {
   return t;
 }
 
-/** The detection kernel's launch shape for a model and pass count. */
-export function nwayLaunchShape(m: RealModel, passes: number, tuning: NwayTuning = {}): { paths: number; threadsPerVector: number; vectorsPerBlock: number; sharedBytes: number } {
+/** The detection kernel's launch shape for a model and pass count (nway-detect.cu's shared layout). */
+export function nwayLaunchShape(m: RealModel, passes: number, soft = true, tuning: NwayTuning = {}): { paths: number; threadsPerVector: number; vectorsPerBlock: number; sharedBytes: number } {
   const paths = m.nd >= 2 ? m.q * m.q : m.q;
-  const threadsPerVector = paddedThreads(paths * passes);
+  const P = paths * passes;
+  const threadsPerVector = paddedThreads(P);
   const vectorsPerBlock = Math.max(1, Math.floor((tuning.blockThreads ?? BLOCK_TARGET) / threadsPerVector));
   const warpsPerVector = Math.max(1, threadsPerVector / 32);
-  const sharedBytes = vectorsPerBlock * (8 * warpsPerVector + 4 + 4 * passes * m.nd + 4 * m.nd * m.q);
-  return { paths, threadsPerVector, vectorsPerBlock, sharedBytes };
+  const tasks = soft ? m.nt * m.bitsPerSymbol : 1;
+  const slices = Math.max(1, Math.floor(threadsPerVector / tasks));
+  const part = slices > 1 ? slices * tasks + slices : 0;
+  const slot = 16 * (P + part) + 8 * warpsPerVector + 4 + 4 * passes * m.nd + 4 * m.nd * m.q;
+  return { paths, threadsPerVector, vectorsPerBlock, sharedBytes: vectorsPerBlock * slot };
 }
 
 /** Entries from..from+7 of a byte table as a hex integer, entry from + i in bits 8i .. 8i+7. */
@@ -93,10 +108,14 @@ function packBytes(table: readonly number[], from: number): string {
 /** The -D defines of one build of nway-detect.cu. */
 export function nwayDefines(m: RealModel, passes: number, soft: boolean, tuning: NwayTuning = {}): Record<string, string | number> {
   const { reBits, imBits } = levelBits(m);
+  const shape = nwayLaunchShape(m, passes, soft, tuning);
   return {
     NW_NR: m.nr, NW_NT: m.nt, NW_DPS: m.dimsPerStream, NW_QL: m.q, NW_PASSES: passes,
-    NW_VPB: nwayLaunchShape(m, passes, tuning).vectorsPerBlock, NW_SOFT: soft ? 1 : 0,
-    ...(tuning.aggregate === false ? { NW_AGG: 0 } : {}),
+    NW_VPB: shape.vectorsPerBlock, NW_SOFT: soft ? 1 : 0,
+    NW_MODE: tuning.mode ?? DEFAULT_MODE,
+    // 32 registers for 2048 resident threads (8x8's 16 levels would spill there: 64 for 1024)
+    NW_MINB: tuning.minBlocks ?? Math.max(1, Math.floor((m.nd > 8 ? 1024 : 2048) / (shape.threadsPerVector * shape.vectorsPerBlock))),
+    ...(tuning.rInRegisters ? { SSFE_R_REGS: 1 } : {}),
     NW_RE_BITS0: packBytes(reBits, 0), NW_RE_BITS1: packBytes(reBits, 8), NW_IM_BITS0: packBytes(imBits, 0), NW_IM_BITS1: packBytes(imBits, 8),
   };
 }
@@ -110,7 +129,7 @@ export class NwayPlan implements CudaDetectorPlan {
   private readonly kernel: Kernel;
 
   constructor(ctx: CudaContext, readonly model: RealModel, readonly passes: number, readonly soft: boolean, readonly llrClip: number, tuning: NwayTuning = {}) {
-    this.shape = nwayLaunchShape(model, passes, tuning);
+    this.shape = nwayLaunchShape(model, passes, soft, tuning);
     if (this.shape.threadsPerVector > MAX_THREADS_PER_VECTOR) {
       throw new UnsupportedError(`the N-way kernel runs M x passes = ${this.shape.paths * passes} threads a vector, at most ${MAX_THREADS_PER_VECTOR}: use fewer passes`);
     }

@@ -8,6 +8,12 @@
 #ifndef MIMO_SSFE_SEARCH_CUH
 #define MIMO_SSFE_SEARCH_CUH
 
+// SSFE_R_REGS 1: R's upper triangle loaded into registers up front by 16-byte loads (more registers,
+// fewer load instructions); 0 (default): each entry read where it is used.
+#ifndef SSFE_R_REGS
+#define SSFE_R_REGS 0
+#endif
+
 // R's upper triangle and 1 / R_ii into registers (16-byte loads where ND is a multiple of 4: the
 // record keeps R and invDiag 16-byte aligned then).
 template <int ND>
@@ -47,8 +53,15 @@ __device__ __forceinline__ float ssfe_path(const float* __restrict__ R, const fl
     lev[0] = k;
     return e * e;
   }
+#if SSFE_R_REGS
   float Rr[ND][ND], iv[ND];
   ssfe_load_r<ND>(R, invDiag, Rr, iv);
+#define SSFE_R(i, j) Rr[i][j]
+#define SSFE_IV(i) iv[i]
+#else
+#define SSFE_R(i, j) __ldg(R + (i) + (j) * ND)
+#define SSFE_IV(i) __ldg(invDiag + (i))
+#endif
   constexpr int top = ND - 1, second = ND - 2;
   const int i0 = k / QL, i1 = k - i0 * QL;
   const float pa = 2.f * i0 - half, pb = 2.f * i1 - half;
@@ -57,24 +70,26 @@ __device__ __forceinline__ float ssfe_path(const float* __restrict__ R, const fl
   p[second] = pb;
   lev[top] = i0;
   lev[second] = i1;
-  float e = z[top] - Rr[top][top] * pa;
+  float e = z[top] - SSFE_R(top, top) * pa;
   float d = e * e;
-  e = (z[second] - Rr[second][top] * pa) - Rr[second][second] * pb;
+  e = (z[second] - SSFE_R(second, top) * pa) - SSFE_R(second, second) * pb;
   d += e * e;
 #pragma unroll
   for (int i = second - 1; i >= 0; i--) {
-    float b = (z[i] - Rr[i][top] * pa) - Rr[i][second] * pb;
+    float b = (z[i] - SSFE_R(i, top) * pa) - SSFE_R(i, second) * pb;
 #pragma unroll
-    for (int j = i + 1; j < second; j++) b -= Rr[i][j] * p[j];
-    int li = (int)floorf((b * iv[i] + half) * 0.5f + 0.5f);
+    for (int j = i + 1; j < second; j++) b -= SSFE_R(i, j) * p[j];
+    int li = (int)floorf((b * SSFE_IV(i) + half) * 0.5f + 0.5f);
     li = li < 0 ? 0 : li > QL - 1 ? QL - 1 : li;
     const float pi = 2.f * li - half;
     p[i] = pi;
     lev[i] = li;
-    e = b - Rr[i][i] * pi;
+    e = b - SSFE_R(i, i) * pi;
     d += e * e;
   }
   return d;
+#undef SSFE_R
+#undef SSFE_IV
 }
 
 #endif

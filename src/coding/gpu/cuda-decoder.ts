@@ -1,0 +1,268 @@
+/**
+ * The CUDA LDPC decoders: layered normalized / offset min-sum in the CPU decoder's fixed point
+ * (decisions, iteration counts and verdicts bit for bit the CPU's) and layered sum-product in
+ * float32, for any quasi-cyclic code (layered.cu, specialised per code and setting with -D defines).
+ *
+ * Two ways in:
+ * - decodeBatchAsync(code, llr, frames, options): the CPU decodeBatch's shapes and errors, through
+ *   the batch runner (chunks, pinned copies); engine 'auto' takes the GPU where it can.
+ * - ldpcCudaPlan(ctx, code, options).enqueue(stream, buffers): kernels on device buffers that
+ *   already hold the LLRs (a GPU link keeps its frames on the device); see LdpcCudaPlan.
+ */
+import { InvalidArgumentError, InvalidInputError, UnsupportedError } from '../../core/errors.js';
+import { runBatch, type BatchRunOptions } from '../../gpu/batch-runner.js';
+import { cudaAvailable, requireCuda, type CudaContext } from '../../gpu/context.js';
+import type { Kernel } from '../../gpu/launch.js';
+import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
+import type { Stream } from '../../gpu/stream.js';
+import type { LdpcCode } from '../code.js';
+import { LDPC_MIN_SUM_SCALE, resolveDecoderOptions, type ResolvedDecoderOptions } from '../decoder.js';
+import { nrRateMatchMap, nrRateRecover } from '../nr.js';
+import type { DecodeBatchResult, DecoderOptions, QcParityCheck } from '../types.js';
+
+/** Where a batch is decoded: the GPU when it can ('auto'), or the one named. */
+export type DecodeEngine = 'auto' | 'cpu' | 'cuda';
+
+/** Decoder options plus the engine and GPU tuning. */
+export interface GpuDecodeOptions extends DecoderOptions {
+  /** 'auto' (default): CUDA when a device is present and the code and setting run there, else the CPU. */
+  readonly engine?: DecodeEngine;
+  /** Frames per thread block (default: about 256 threads a block). */
+  readonly framesPerBlock?: number;
+  /** How the batch runner cuts the batch (tests, measurements). */
+  readonly gpuBatch?: BatchRunOptions;
+}
+
+/** A batch result and the engine that produced it. */
+export interface GpuDecodeBatchResult extends DecodeBatchResult {
+  /** The engine that decoded the batch. */
+  readonly engine: 'cpu' | 'cuda';
+}
+
+/** The status word of a frame: iterations in the low 16 bits, then flags. */
+export const LDPC_STATUS = Object.freeze({
+  /** Iterations run. */
+  ITERATIONS_MASK: 0xffff,
+  /** The final hard decisions satisfy every check. */
+  OK: 1 << 16,
+  /** A channel LLR was not finite (the frame was decoded with it as 0; the host raises NON_FINITE). */
+  NON_FINITE: 1 << 17,
+});
+
+const ALGO_ID = { nms: 0, oms: 1, spa: 2 } as const;
+
+/** Largest |value| the min-sum kernel holds in float32 exactly (integers below 2^24). */
+const FLOAT_EXACT = 2 ** 24;
+
+/** The largest column degree of a QC parity check. */
+function maxColumnDegree(qc: QcParityCheck): number {
+  const deg = new Int32Array(qc.blockCols);
+  for (const c of qc.blockCol) deg[c]++;
+  return Math.max(0, ...deg);
+}
+
+/**
+ * Why the CUDA decoder cannot run this code and setting (null when it can): a code without QC
+ * structure, flooding sum-product, or a saturation whose fixed-point values reach 2^24.
+ */
+export function cudaDecoderUnsupported(code: LdpcCode, options: ResolvedDecoderOptions): string | null {
+  const qc = code.qc;
+  if (!qc) return `code '${code.name}' has no quasi-cyclic structure (the CUDA decoder walks base-matrix layers)`;
+  if (options.algorithm === 'flooding-spa') return `the CUDA decoder runs the layered decoders (nms, oms, spa), not '${options.algorithm}'`;
+  for (let r = 0; r < qc.layers; r++) {
+    const seen = new Set<number>();
+    for (let e = qc.layerStart[r]!; e < qc.layerStart[r + 1]!; e++) {
+      if (seen.has(qc.blockCol[e]!)) return `layer ${r} of code '${code.name}' has two blocks in block column ${qc.blockCol[e]}`;
+      seen.add(qc.blockCol[e]!);
+    }
+  }
+  if (options.algorithm !== 'spa') {
+    const satQ = Math.round(options.saturation * LDPC_MIN_SUM_SCALE);
+    if (satQ * 256 >= FLOAT_EXACT || (maxColumnDegree(qc) + 1) * satQ >= FLOAT_EXACT) {
+      return `saturation ${options.saturation} is too large for the CUDA min-sum decoder (its fixed-point values must stay below 2^24)`;
+    }
+  }
+  return null;
+}
+
+/** What the CUDA kernel reads: float32 channel LLRs (clipped and rounded on the device) or int32 already in the CPU's fixed point. */
+export type LdpcInputFormat = 'float32' | 'int32';
+
+/**
+ * A compiled decoder for one code and setting. enqueue() is the device-level entry:
+ * - `llr`: device address of frames x N LLRs back to back, N = `n` (the mother code's columns,
+ *   codeword order: for NR after rate recovery, punctured bits 0 and fillers +saturation), in
+ *   `input` format: float32 LLRs ln P(0)/P(1) (clipped to +-saturation and, for min-sum, rounded to
+ *   the CPU's 1/16 step on the device, so the CPU decoder given the same float32 values decides
+ *   the same), or int32 already round(clip(llr) 16) (min-sum only).
+ * - `bits`: frames x k bytes, the hard decisions (0/1) of the first k code bits (the information bits).
+ * - `status`: frames int32, written (need not be zeroed): see LDPC_STATUS.
+ * The kernel runs on `stream` and reads / writes nothing else; the buffers must stay alive until
+ * the stream has passed it. Inputs are not modified.
+ */
+export interface LdpcCudaPlan {
+  readonly options: ResolvedDecoderOptions;
+  /** LLRs a frame (the mother code's columns). */
+  readonly n: number;
+  /** Information bits a frame (decisions written). */
+  readonly k: number;
+  readonly input: LdpcInputFormat;
+  readonly framesPerBlock: number;
+  readonly sharedBytes: number;
+  readonly kernel: Kernel;
+  enqueue(stream: Stream, buffers: { llr: bigint; bits: bigint; status: bigint; frames: number }): void;
+}
+
+/** The -D defines of layered.cu for a code and setting (the table as '_'-separated numbers). */
+export function ldpcKernelDefines(qc: QcParityCheck, k: number, o: ResolvedDecoderOptions, input: LdpcInputFormat, framesPerBlock: number, remat = false): Record<string, string | number> {
+  if (o.algorithm === 'flooding-spa') throw new UnsupportedError('the CUDA decoder has no flooding schedule');
+  if (input === 'int32' && o.algorithm === 'spa') throw new InvalidArgumentError('int32 (fixed-point) input is for the min-sum decoders only');
+  const table: number[] = [];
+  let maxDeg = 1;
+  for (let r = 0; r < qc.layers; r++) {
+    maxDeg = Math.max(maxDeg, qc.layerStart[r + 1]! - qc.layerStart[r]!);
+    for (let e = qc.layerStart[r]!; e < qc.layerStart[r + 1]!; e++) table.push(qc.blockCol[e]!, qc.shift[e]! % qc.z);
+  }
+  const sat = o.saturation;
+  return {
+    Z: qc.z, NCOLS: qc.blockCols, NLAYERS: qc.layers, NEDGES: qc.blockCol.length, MAXDEG: maxDeg,
+    QC_TABLE: table.join('_'), QC_START: Array.from(qc.layerStart).join('_'), K_INFO: k, FPB: framesPerBlock,
+    ALGO: ALGO_ID[o.algorithm], ALPHA_Q: o.algorithm === 'nms' ? Math.round(o.alpha * 256) : 256,
+    BETA_Q: o.algorithm === 'oms' ? Math.round(o.beta * LDPC_MIN_SUM_SCALE) : 0,
+    SAT_Q: Math.round(sat * LDPC_MIN_SUM_SCALE), SAT: Number.isInteger(sat) ? `${sat}.0` : String(sat),
+    LLR_INT: input === 'int32' ? 1 : 0, EARLY_STOP: o.earlyStop ? 1 : 0, REMAT: remat ? 1 : 0,
+  };
+}
+
+/**
+ * Frames per block: about 128 threads, within 48 KiB of shared memory where one frame fits (small
+ * blocks measured fastest on the H100: with ~165 registers a thread, more blocks fit an SM).
+ */
+export function defaultFramesPerBlock(qc: QcParityCheck): number {
+  const perFrame = qc.blockCols * qc.z * 4 + 12;
+  return Math.max(1, Math.min(Math.round(128 / qc.z), Math.floor(1024 / qc.z), Math.floor(48 * 1024 / perFrame)));
+}
+
+/**
+ * Compiles (or finds cached) the decoder of `code` with `options` for device buffers; typed
+ * errors for bad options and for codes or settings the GPU does not run (cudaDecoderUnsupported).
+ */
+export function ldpcCudaPlan(ctx: CudaContext, code: LdpcCode, options: DecoderOptions = {}, how: { input?: LdpcInputFormat; framesPerBlock?: number; remat?: boolean } = {}): LdpcCudaPlan {
+  // remat: recompute shared-memory addresses each iteration (fewer registers; measured slower on the H100)
+  const o = resolveDecoderOptions(options);
+  const why = cudaDecoderUnsupported(code, o);
+  if (why) throw new UnsupportedError(why);
+  const qc = code.qc!;
+  const input = how.input ?? 'float32';
+  const fpb = how.framesPerBlock ?? defaultFramesPerBlock(qc);
+  if (!Number.isInteger(fpb) || fpb < 1 || fpb * qc.z > 1024) throw new InvalidArgumentError(`framesPerBlock must be an integer from 1 to ${Math.floor(1024 / qc.z)} (z = ${qc.z}), got ${fpb}`);
+  const n = qc.blockCols * qc.z;
+  const sharedBytes = fpb * (n * 4 + 12);
+  const kernel = loadModule(ctx, {
+    source: readKernelSource(new URL('./layered.cu', import.meta.url)),
+    name: 'coding/gpu/layered.cu',
+    defines: ldpcKernelDefines(qc, code.k, o, input, fpb, how.remat ?? false),
+  }).kernel('ldpc_layered', ['ptr', 'ptr', 'ptr', 'i32', 'i32']);
+  if (sharedBytes > 48 * 1024) kernel.setMaxDynamicShared(sharedBytes);
+  return {
+    options: o, n, k: code.k, input, framesPerBlock: fpb, sharedBytes, kernel,
+    enqueue(stream, b) {
+      if (!Number.isInteger(b.frames) || b.frames < 0) throw new InvalidArgumentError(`frames must be a non-negative integer, got ${b.frames}`);
+      if (b.frames === 0) return;
+      kernel.launch(
+        { grid: Math.ceil(b.frames / fpb), block: [qc.z, fpb], sharedBytes, stream },
+        [b.llr, b.bits, b.status, b.frames, o.maxIterations],
+      );
+    },
+  };
+}
+
+/** The CPU decoder's NON_FINITE error for frame f (channel LLRs as given). */
+function nonFinite(llr: ArrayLike<number>, n: number, f: number): InvalidInputError {
+  for (let i = 0; i < n; i++) {
+    const v = llr[f * n + i]!;
+    if (!Number.isFinite(v)) return new InvalidInputError('NON_FINITE', `LLR ${i} of the frame at offset ${f * n} is ${v}`, { index: f * n + i });
+  }
+  return new InvalidInputError('NON_FINITE', `frame ${f} has a non-finite LLR`, { frame: f });
+}
+
+/** Host-side decoder input: the CPU's per-frame step (rate recovery for NR, clip, fixed-point rounding). */
+function hostInput(code: LdpcCode, llr: ArrayLike<number>, frames: number, o: ResolvedDecoderOptions, nFull: number): Float32Array | Int32Array {
+  const minSum = o.algorithm !== 'spa';
+  const out = minSum ? new Int32Array(frames * nFull) : new Float32Array(frames * nFull);
+  const sat = o.saturation;
+  const acc = new Float64Array(nFull);
+  const map = code.nr ? nrRateMatchMap(code.nr, 0) : null;
+  for (let f = 0; f < frames; f++) {
+    if (map) nrRateRecover(code.nr!, map, llr, acc, true, sat, f * code.n);
+    else for (let i = 0; i < nFull; i++) acc[i] = llr[f * nFull + i]!;
+    for (let i = 0; i < nFull; i++) {
+      const v = acc[i]!;
+      if (!Number.isFinite(v)) throw new InvalidInputError('NON_FINITE', `LLR ${i} of the frame at offset ${f * code.n} is ${v}`, { index: f * code.n + i });
+      const c = v > sat ? sat : v < -sat ? -sat : v;
+      out[f * nFull + i] = minSum ? Math.round(c * LDPC_MIN_SUM_SCALE) : c;
+    }
+  }
+  return out;
+}
+
+/**
+ * frames x code.n channel LLRs -> frames x k bits, iterations and verdicts, as the CPU's
+ * decodeBatch (same shapes, same typed errors), on the engine asked for: 'cuda' (EngineUnavailable
+ * without a device, UnsupportedError for a code or setting the GPU does not run), 'cpu', or 'auto'.
+ * A float32 batch of a code sent whole goes up as it is (pinned arrays without a staging copy);
+ * anything else is brought to the decoder's input on the host first (NR rate recovery; for
+ * min-sum, the CPU's fixed-point rounding, so float64 LLRs decode exactly as on the CPU).
+ * `out` (optional) receives the results (its bits array may be pinned: allocPinned, copied straight).
+ */
+export async function decodeBatchAsync(code: LdpcCode, llr: ArrayLike<number>, frames: number, options: GpuDecodeOptions = {}, out?: DecodeBatchResult): Promise<GpuDecodeBatchResult> {
+  const { engine = 'auto', framesPerBlock, gpuBatch, ...decoderOptions } = options ?? {};
+  if (engine !== 'auto' && engine !== 'cpu' && engine !== 'cuda') throw new InvalidArgumentError(`engine must be 'auto', 'cpu' or 'cuda', got '${String(engine)}'`);
+  const o = resolveDecoderOptions(decoderOptions);
+  if (!Number.isInteger(frames) || frames < 0) throw new InvalidArgumentError(`frames must be a non-negative integer, got ${frames}`);
+  if (!llr || typeof llr.length !== 'number') throw new InvalidArgumentError('llr must be an array of numbers');
+  if (llr.length !== frames * code.n) throw new InvalidInputError('SHAPE_MISMATCH', `LLR input has ${llr.length} entries, expected ${frames} frames x ${code.n}`);
+  const why = cudaDecoderUnsupported(code, o);
+  let useCuda = engine === 'cuda';
+  if (engine === 'cuda') {
+    requireCuda();
+    if (why) throw new UnsupportedError(why);
+  } else if (engine === 'auto') {
+    useCuda = why === null && cudaAvailable().ok;
+  }
+  if (out && (out.bits.length < frames * code.k || out.iterations.length < frames || out.ok.length < frames)) {
+    throw new InvalidInputError('SHAPE_MISMATCH', `batch output arrays are too short for ${frames} frames of k = ${code.k}`);
+  }
+  if (!useCuda) return { ...code.decoder(o).decodeBatch(llr, frames, out), engine: 'cpu' };
+
+  const ctx = requireCuda();
+  const qc = code.qc!;
+  const nFull = qc.blockCols * qc.z;
+  const direct = llr instanceof Float32Array && !code.nr && nFull === code.n;
+  const input = direct ? llr : hostInput(code, llr, frames, o, nFull);
+  const plan = ldpcCudaPlan(ctx, code, o, { input: input instanceof Int32Array ? 'int32' : 'float32', framesPerBlock });
+  const bits = out?.bits ?? new Uint8Array(frames * code.k);
+  const iterations = out?.iterations ?? new Int32Array(frames);
+  const ok = out?.ok ?? new Uint8Array(frames);
+  await runBatch(ctx, {
+    name: `ldpc ${o.algorithm}`,
+    items: frames,
+    inputs: [{ array: input, bytesPerItem: nFull * 4 }],
+    outputs: [{ array: bits, bytesPerItem: code.k }],
+    scratch: [],
+    statusWords: 1,
+    options: gpuBatch,
+    enqueue(stream, chunk) {
+      plan.enqueue(stream, { llr: chunk.inputs[0]!, bits: chunk.outputs[0]!, status: chunk.status, frames: chunk.count });
+    },
+    settle(first, count, status) {
+      for (let i = 0; i < count; i++) {
+        const s = status[i]!;
+        if (s & LDPC_STATUS.NON_FINITE) throw nonFinite(llr, code.n, first + i);
+        iterations[first + i] = s & LDPC_STATUS.ITERATIONS_MASK;
+        ok[first + i] = s & LDPC_STATUS.OK ? 1 : 0;
+      }
+    },
+  });
+  return { bits, iterations, ok, engine: 'cuda' };
+}

@@ -1,0 +1,106 @@
+// Shared device code of the LDPC decoders: the code's QC structure as compile-time tables, channel
+// LLR loading (the CPU decoder's clip and fixed-point rounding) and the per-row syndrome.
+//
+// Defines (the host, src/coding/gpu/cuda-decoder.ts, sets them from the code and the options):
+//   Z         lifting size; a block row (layer) is Z check rows, one thread each
+//   NCOLS     block columns (the frame has NCOLS * Z LLRs, codeword order)
+//   NLAYERS   block rows;  NEDGES  nonzero blocks;  MAXDEG  most nonzero blocks in a layer
+//   QC_TABLE  blockCol0_shift0_blockCol1_shift1_... layer after layer (shifts mod Z), one pp-number
+//             (a define value without commas, which nvcc would split), read at compile time
+//   QC_START  0_..._NEDGES: layer r's blocks are QC_START[r] .. QC_START[r+1]-1
+//   K_INFO    information bits written out per frame (the first K_INFO columns)
+//   FPB       frames per thread block (blockDim = Z x FPB)
+//   ALGO      0 normalized min-sum, 1 offset min-sum (both in the CPU's fixed point), 2 sum-product (float32)
+//   ALPHA_Q, BETA_Q, SAT_Q   the CPU's round(alpha 256), round(beta 16), round(saturation 16)
+//   SAT       the saturation in LLR units (a double literal)
+//   LLR_INT   0: float32 channel LLRs (clipped and rounded here); 1: int32 already in the CPU's fixed point
+//   EARLY_STOP 1: stop a frame on a zero syndrome after any iteration
+//   REMAT     1: recompute the shared-memory addresses every iteration (fewer registers, more
+//             integer operations); 0: let the compiler keep them
+#pragma once
+
+#ifndef __CUDACC__
+// the CUDA emulator's C++ build (test/gpu/cuda-emulator.ts): the bit casts CUDA has built in
+inline unsigned __float_as_uint(float x) { unsigned u; memcpy(&u, &x, 4); return u; }
+inline float __uint_as_float(unsigned u) { float x; memcpy(&x, &u, 4); return x; }
+#endif
+
+#define LDPC_NVARS (NCOLS * Z)
+#define LDPC_SCALE 16.0
+
+#define LDPC_STR2(x) #x
+#define LDPC_STR(x) LDPC_STR2(x)
+
+// Reads the '_'-separated decimal numbers of s into out[0 .. count) in one pass (compile time).
+__host__ __device__ constexpr void ldpc_parse(const char* s, int* out, int count) {
+  for (int i = 0; i < count; i++) {
+    int v = 0;
+    while (*s >= '0' && *s <= '9') { v = v * 10 + (*s - '0'); s++; }
+    out[i] = v;
+    if (*s == '_') s++;
+  }
+}
+
+struct QcTables { int pairs[2 * NEDGES]; int start[NLAYERS + 1]; };
+
+__host__ __device__ constexpr QcTables qc_tables() {
+  QcTables q{};
+  ldpc_parse(LDPC_STR(QC_TABLE), q.pairs, 2 * NEDGES);
+  ldpc_parse(LDPC_STR(QC_START), q.start, NLAYERS + 1);
+  return q;
+}
+
+#ifndef __CUDACC__
+#define __constant__
+#endif
+// One constant copy that every unrolled use indexes by a constant (folded to an immediate);
+// qc_start is also evaluated at compile time for the layer templates.
+static __constant__ const QcTables kQc = qc_tables();
+__device__ __forceinline__ int qc_col(int e) { return kQc.pairs[2 * e]; }
+__device__ __forceinline__ int qc_shift(int e) { return kQc.pairs[2 * e + 1]; }
+__device__ __forceinline__ constexpr int qc_start(int r) { constexpr QcTables q = qc_tables(); return q.start[r]; }
+__device__ __forceinline__ int qc_start_rt(int r) { return kQc.start[r]; }
+
+// Byte offset in the frame's shared posteriors of the variable that row t of block e touches:
+// column blockCol Z + (t + shift) mod Z; t4 = 4 t. The wrap is an unsigned min (c - 4Z is huge when c < 4Z).
+__device__ __forceinline__ unsigned ldpc_off(int e, unsigned t4) {
+  const unsigned c = t4 + 4u * qc_shift(e);
+  const unsigned w = c - 4u * Z;
+  return (c < w ? c : w) + 4u * qc_col(e) * Z;
+}
+#define LDPC_AT(L, off) (*reinterpret_cast<float*>(reinterpret_cast<unsigned char*>(L) + (off)))
+
+#if LLR_INT
+typedef int ldpc_llr_t;
+// Already the CPU's round(clip(llr) 16): only a float copy (exact below 2^24).
+__device__ __forceinline__ float ldpc_load(const ldpc_llr_t x, int& bad) { (void)bad; return (float)x; }
+#else
+typedef float ldpc_llr_t;
+// The CPU's input step in float64: clip to +-SAT, then (min-sum) Math.round(v 16) = floor(v 16 + 0.5),
+// exact for a float32 input; a non-finite LLR raises `bad` and counts as 0.
+__device__ __forceinline__ float ldpc_load(const ldpc_llr_t x, int& bad) {
+  double v = (double)x;
+  if (!(v - v == 0.0)) { bad = 1; v = 0.0; }
+  v = v > SAT ? SAT : v < -SAT ? -SAT : v;
+#if ALGO == 2
+  return (float)v;
+#else
+  return (float)floor(v * LDPC_SCALE + 0.5) + 0.0f;
+#endif
+}
+#endif
+
+// 1 when row t (t4 = 4 t) of any layer has odd parity of the hard decisions (L < 0 is a one).
+__device__ __forceinline__ int ldpc_row_syndrome(float* L, unsigned t4) {
+  int s = 0;
+#pragma unroll
+  for (int r = 0; r < NLAYERS; r++) {
+    int p = 0;
+#pragma unroll
+    for (int j = 0; j < MAXDEG; j++) {
+      if (qc_start_rt(r) + j < qc_start_rt(r + 1)) p ^= LDPC_AT(L, ldpc_off(qc_start_rt(r) + j, t4)) < 0.f ? 1 : 0;
+    }
+    s |= p;
+  }
+  return s;
+}

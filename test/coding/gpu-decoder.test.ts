@@ -1,0 +1,234 @@
+/**
+ * The CUDA LDPC decoders (src/coding/gpu/). (1) layered.cu through the CUDA emulator (CI, no GPU):
+ * min-sum decisions, iteration counts and verdicts equal the CPU decoder's bit for bit on fresh
+ * random codewords with AWGN LLRs; sum-product decisions equal except a few frames. (2) On a CUDA
+ * device (skipped with the reason otherwise): decodeBatchAsync on the GPU equals the CPU's
+ * decodeBatch bit for bit for nms / oms on WiMAX 576 / 1152 / 2304 and NR codes at several Eb/N0,
+ * float32 and float64 input, with and without early stop; spa within its stated tolerance; typed
+ * errors as the CPU's.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomInt } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { ldpcCode, type LdpcCode } from '../../src/coding/code.js';
+import { LdpcDecoder, resolveDecoderOptions } from '../../src/coding/decoder.js';
+import { decodeBatchAsync, ldpcKernelDefines, LDPC_STATUS } from '../../src/coding/gpu/cuda-decoder.js';
+import type { DecoderOptions } from '../../src/coding/types.js';
+import { cudaAvailable } from '../../src/gpu/context.js';
+import { LatticeMimoError } from '../../src/core/errors.js';
+import { compileEmulated, emulatorUnavailable, runEmulated } from '../gpu/cuda-emulator.js';
+
+const unavailable = emulatorUnavailable();
+const skipEmu = unavailable ? `CUDA emulator unavailable: ${unavailable}` : false;
+const cuda = cudaAvailable();
+const skipGpu = cuda.ok ? false : `no CUDA device: ${cuda.reason}`;
+const KERNEL = fileURLToPath(new URL('../../src/coding/gpu/layered.cu', import.meta.url));
+
+/** A seeded uniform generator (mulberry32), so that a failure names its seed. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** frames random codewords of `code`, BPSK over AWGN at ebn0 dB: channel LLRs 2y / sigma^2 (frames x n). */
+function awgnFrames(code: LdpcCode, frames: number, ebn0: number, seed: number): Float64Array {
+  const u = rng(seed);
+  const sigma2 = 1 / (2 * code.rate * 10 ** (ebn0 / 10));
+  const llr = new Float64Array(frames * code.n);
+  const info = new Uint8Array(code.k);
+  for (let f = 0; f < frames; f++) {
+    for (let i = 0; i < code.k; i++) info[i] = u() < 0.5 ? 1 : 0;
+    const cw = code.encode(info);
+    for (let i = 0; i < code.n; i++) {
+      const g = Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u());
+      llr[f * code.n + i] = (2 * ((1 - 2 * cw[i]!) + Math.sqrt(sigma2) * g)) / sigma2;
+    }
+  }
+  return llr;
+}
+
+// ---------------------------------------------------------------- (1) the kernel in the emulator
+
+/** Header ints [frames, maxIter, framesPerBlock, z, int input], then frames x n LLRs (float32 or int32). */
+const MAIN = String.raw`
+int main() {
+  int h[5];
+  if (fread(h, 4, 5, stdin) != 5) return 1;
+  const int frames = h[0], maxIter = h[1], fpb = h[2], z = h[3];
+  std::vector<ldpc_llr_t> llr((size_t)frames * LDPC_NVARS);
+  if (fread(llr.data(), 4, llr.size(), stdin) != llr.size()) return 1;
+  std::vector<unsigned char> bits((size_t)frames * K_INFO, 0xee);
+  std::vector<int> st(frames, -1);
+  const size_t shared = (size_t)fpb * (LDPC_NVARS * 4 + 12);
+  if (emu_launch((frames + fpb - 1) / fpb, dim3{(unsigned)z, (unsigned)fpb, 1}, shared, [&] { ldpc_layered(llr.data(), bits.data(), st.data(), frames, maxIter); })) return 2;
+  fwrite(bits.data(), 1, bits.size(), stdout);
+  fwrite(st.data(), 4, st.size(), stdout);
+  return 0;
+}
+`;
+
+function emulate(code: LdpcCode, options: DecoderOptions, llr: Float32Array, frames: number, fpb: number) {
+  const o = resolveDecoderOptions(options);
+  const defines = Object.entries(ldpcKernelDefines(code.qc!, code.k, o, 'float32', fpb)).map(([k, v]) => `-D${k}=${v}`);
+  const { exe, error } = compileEmulated(MAIN, KERNEL, defines);
+  if (error) throw new Error(error);
+  const header = new Int32Array([frames, o.maxIterations, fpb, code.qc!.z, 0]);
+  const out = runEmulated(exe, Buffer.concat([Buffer.from(header.buffer), Buffer.from(llr.buffer, llr.byteOffset, llr.byteLength)]));
+  const bits = new Uint8Array(out.buffer, out.byteOffset, frames * code.k).slice();
+  const status = new Int32Array(new Uint8Array(out.buffer, out.byteOffset + frames * code.k, frames * 4).slice().buffer);
+  return { bits, status };
+}
+
+test('layered.cu (emulated): min-sum equals the CPU decoder bit for bit, sum-product decides as it', { skip: skipEmu }, () => {
+  const cases: Array<{ spec: string; options: DecoderOptions; ebn0: number; fpb: number }> = [
+    { spec: 'wimax:576', options: { algorithm: 'nms', maxIterations: 8 }, ebn0: 1.5, fpb: 2 },
+    { spec: 'wimax:576', options: { algorithm: 'oms', maxIterations: 6, earlyStop: false }, ebn0: 2.5, fpb: 3 },
+    { spec: 'wimax:576', options: { algorithm: 'nms', maxIterations: 5, saturation: 6.5, alpha: 0.8 }, ebn0: 3, fpb: 1 },
+    { spec: 'wimax:576', options: { algorithm: 'spa', maxIterations: 6 }, ebn0: 2, fpb: 2 },
+  ];
+  for (const c of cases) {
+    const code = ldpcCode(c.spec);
+    const seed = randomInt(2 ** 31), frames = 5;
+    // float32 LLRs: the kernel clips and rounds them; the CPU decodes the same float32 values
+    const llr = Float32Array.from(awgnFrames(code, frames, c.ebn0, seed));
+    const gpu = emulate(code, c.options, llr, frames, c.fpb);
+    const cpu = code.decoder(c.options).decodeBatch(llr, frames);
+    const what = `${c.spec} ${JSON.stringify(c.options)} seed ${seed}`;
+    for (let f = 0; f < frames; f++) {
+      const s = gpu.status[f]!;
+      assert.equal(s & LDPC_STATUS.NON_FINITE, 0, what);
+      const bitsEqual = gpu.bits.subarray(f * code.k, (f + 1) * code.k).every((b, i) => b === cpu.bits[f * code.k + i]);
+      if (c.options.algorithm === 'spa') {
+        // float32 vs float64: a converged frame has the same decisions
+        if (cpu.ok[f] && s & LDPC_STATUS.OK) assert.ok(bitsEqual, `${what}: frame ${f} decisions`);
+      } else {
+        assert.equal(s & LDPC_STATUS.ITERATIONS_MASK, cpu.iterations[f], `${what}: frame ${f} iterations`);
+        assert.equal(s & LDPC_STATUS.OK ? 1 : 0, cpu.ok[f], `${what}: frame ${f} verdict`);
+        assert.ok(bitsEqual, `${what}: frame ${f} decisions`);
+      }
+    }
+  }
+});
+
+test('layered.cu (emulated): NR base graphs (punctured columns, fillers) equal the CPU decoder on full codewords', { skip: skipEmu }, () => {
+  for (const [spec, options] of [['nr:bg2:200:1/3', { algorithm: 'nms', maxIterations: 6 }], ['nr:bg1:300:1/2', { algorithm: 'oms', maxIterations: 4, earlyStop: false }]] as const) {
+    const code = ldpcCode(spec);
+    const N = code.H.n, frames = 3, seed = randomInt(2 ** 31), u = rng(seed);
+    const sigma2 = 0.6;
+    const llr = new Float32Array(frames * N);
+    const info = new Uint8Array(code.k);
+    for (let f = 0; f < frames; f++) {
+      for (let i = 0; i < code.k; i++) info[i] = u() < 0.5 ? 1 : 0;
+      const cw = code.encodeFull(info);
+      for (let i = 0; i < N; i++) {
+        const g = Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u());
+        // the first 2 Zc columns are punctured: LLR 0, as rate recovery leaves them
+        llr[f * N + i] = i < 2 * code.nr!.Zc ? 0 : (2 * ((1 - 2 * cw[i]!) + Math.sqrt(sigma2) * g)) / sigma2;
+      }
+    }
+    const gpu = emulate(code, options, llr, frames, 1);
+    const core = new LdpcDecoder(code.H, options);
+    for (let f = 0; f < frames; f++) {
+      const it = core.run(llr, f * N);
+      const what = `${spec} seed ${seed} frame ${f}`;
+      assert.equal(gpu.status[f]! & LDPC_STATUS.ITERATIONS_MASK, Math.abs(it), `${what}: iterations`);
+      assert.equal(gpu.status[f]! & LDPC_STATUS.OK ? 1 : 0, it > 0 ? 1 : 0, `${what}: verdict`);
+      assert.deepEqual(gpu.bits.subarray(f * code.k, (f + 1) * code.k), core.decisions.subarray(0, code.k), `${what}: decisions`);
+    }
+  }
+});
+
+test('layered.cu (emulated): a non-finite LLR raises the frame\'s flag, other frames decode', { skip: skipEmu }, () => {
+  const code = ldpcCode('wimax:576');
+  const frames = 3;
+  const llr = Float32Array.from(awgnFrames(code, frames, 4, randomInt(2 ** 31)));
+  const at = code.n + randomInt(code.n);
+  llr[at] = [Number.NaN, Infinity, -Infinity][randomInt(3)]!;
+  const { status } = emulate(code, { maxIterations: 4 }, llr, frames, 2);
+  assert.deepEqual([...status].map((s) => (s & LDPC_STATUS.NON_FINITE ? 1 : 0)), [0, 1, 0]);
+});
+
+// ---------------------------------------------------------------- (2) on a device
+
+test('CUDA decodeBatchAsync: nms / oms equal the CPU bit for bit (WiMAX, NR; float32 and float64 input)', { skip: skipGpu }, async () => {
+  const specs = ['wimax:576', 'wimax:1152', 'wimax:2304', 'nr:bg2:500:1/3', 'nr:bg1:2000:1/2', 'nr:bg1:8448:2/3'];
+  const settings: DecoderOptions[] = [
+    { algorithm: 'nms', maxIterations: 20 },
+    { algorithm: 'oms', maxIterations: 12, earlyStop: false },
+    { algorithm: 'nms', maxIterations: 10, earlyStop: false, saturation: 12, alpha: 0.625 },
+  ];
+  for (const spec of specs) {
+    const code = ldpcCode(spec);
+    for (const ebn0 of [0.5, 1.5, 2.5, 4]) {
+      const seed = randomInt(2 ** 31), frames = spec.includes('8448') ? 24 : 100;
+      const llr64 = awgnFrames(code, frames, ebn0, seed);
+      for (const [i, options] of settings.entries()) {
+        const llr = i === 1 ? llr64 : Float32Array.from(llr64);
+        const cpu = code.decoder(options).decodeBatch(llr, frames);
+        const gpu = await decodeBatchAsync(code, llr, frames, { ...options, engine: 'cuda' });
+        const what = `${spec} ${ebn0} dB ${JSON.stringify(options)} ${llr.constructor.name} seed ${seed}`;
+        assert.equal(gpu.engine, 'cuda');
+        assert.deepEqual(gpu.iterations, cpu.iterations, `${what}: iterations`);
+        assert.deepEqual(gpu.ok, cpu.ok, `${what}: verdicts`);
+        assert.ok(Buffer.from(gpu.bits).equals(Buffer.from(cpu.bits)), `${what}: decisions`);
+      }
+    }
+  }
+});
+
+test('CUDA decodeBatchAsync: layered sum-product in float32 decides as the CPU except near-ties', { skip: skipGpu }, async () => {
+  for (const spec of ['wimax:2304', 'nr:bg2:1000:1/3']) {
+    const code = ldpcCode(spec);
+    for (const ebn0 of [1, 2, 3]) {
+      const seed = randomInt(2 ** 31), frames = 200;
+      const llr = Float32Array.from(awgnFrames(code, frames, ebn0, seed));
+      const options: DecoderOptions = { algorithm: 'spa', maxIterations: 20 };
+      const cpu = code.decoder(options).decodeBatch(llr, frames);
+      const gpu = await decodeBatchAsync(code, llr, frames, { ...options, engine: 'cuda' });
+      let differ = 0, itDiff = 0;
+      for (let f = 0; f < frames; f++) {
+        const same = gpu.bits.subarray(f * code.k, (f + 1) * code.k).every((b, i) => b === cpu.bits[f * code.k + i]);
+        if (!same || gpu.ok[f] !== cpu.ok[f]) differ++;
+        itDiff = Math.max(itDiff, Math.abs(gpu.iterations[f]! - cpu.iterations[f]!));
+      }
+      // stated tolerance: at most 2% of frames decided differently (float32 vs float64 near a tie)
+      const what = `${spec} ${ebn0} dB seed ${seed}: ${differ} frames differ, iterations up to ${itDiff} apart`;
+      assert.ok(differ <= Math.max(1, frames * 0.02), what);
+    }
+  }
+});
+
+test('CUDA decodeBatchAsync: typed errors as the CPU\'s; auto and cpu engines', { skip: skipGpu }, async () => {
+  const code = ldpcCode('wimax:1152');
+  const frames = 4;
+  const llr = Float32Array.from(awgnFrames(code, frames, 3, randomInt(2 ** 31)));
+  const at = 2 * code.n + randomInt(code.n);
+  const bad = llr.slice();
+  bad[at] = Number.NaN;
+  const cpuErr = (() => { try { code.decodeBatch(bad, frames); } catch (e) { return e as LatticeMimoError; } return null; })();
+  await assert.rejects(decodeBatchAsync(code, bad, frames, { engine: 'cuda' }), (e: LatticeMimoError) => e.code === 'NON_FINITE' && e.message === cpuErr?.message);
+  await assert.rejects(decodeBatchAsync(code, llr.subarray(1), frames, { engine: 'cuda' }), (e: LatticeMimoError) => e.code === 'SHAPE_MISMATCH');
+  await assert.rejects(decodeBatchAsync(code, llr, frames, { engine: 'cuda', algorithm: 'flooding-spa' }), (e: LatticeMimoError) => e.code === 'UNSUPPORTED');
+  await assert.rejects(decodeBatchAsync(code, llr, frames, { engine: 'cuda', maxIterations: 0 }), (e: LatticeMimoError) => e.code === 'INVALID_ARGUMENT');
+  const auto = await decodeBatchAsync(code, llr, frames, { algorithm: 'flooding-spa' });
+  assert.equal(auto.engine, 'cpu');
+  assert.equal((await decodeBatchAsync(code, llr, frames)).engine, 'cuda');
+});
+
+test('decodeBatchAsync without a device: engine cuda is a typed error, auto decodes on the CPU', { skip: cuda.ok ? 'a CUDA device is present' : false }, async () => {
+  const code = ldpcCode('wimax:576');
+  const frames = 3;
+  const llr = awgnFrames(code, frames, 2, randomInt(2 ** 31));
+  await assert.rejects(decodeBatchAsync(code, llr, frames, { engine: 'cuda' }), (e: LatticeMimoError) => e.code === 'ENGINE_UNAVAILABLE');
+  const got = await decodeBatchAsync(code, llr, frames);
+  const want = code.decodeBatch(llr, frames);
+  assert.equal(got.engine, 'cpu');
+  assert.deepEqual([got.bits, got.iterations, got.ok], [want.bits, want.iterations, want.ok]);
+});
