@@ -4,9 +4,6 @@
  */
 import type { DecoderOptions } from '../coding/types.js';
 import type { DetectOptions, Detector, Modulation } from '../mimo/types.js';
-import type { SimChannel } from './coded.js';
-
-export type { SimChannel } from './coded.js';
 
 export type { SnrType } from '../mimo/channel.js';
 import type { SnrType } from '../mimo/channel.js';
@@ -39,7 +36,7 @@ export interface SimulationOptions {
   /** Coded link: the decoder (default nms, 20 iterations, early stop). */
   decoder?: DecoderOptions;
   /** 'rayleigh' (default): iid Rayleigh fading; 'awgn': H = I, no fading (needs nr >= nt). */
-  channel?: SimChannel;
+  channel?: 'rayleigh' | 'awgn';
   /** Stop a detector at a point once it has this many errors: bit errors, or frame errors for a coded run (default 200). */
   maxErrors?: number;
   /** Stop a detector at a point after this many vectors (default 1,000,000). */
@@ -153,7 +150,7 @@ export interface SimulationResult {
   /** Coded link: the code rate k / n, which enters Eb/N0. */
   codeRate?: number;
   /** The channel: 'rayleigh' or 'awgn' (absent in results of older versions: rayleigh). */
-  channel?: SimChannel;
+  channel?: 'rayleigh' | 'awgn';
   /** Stop rule: bit errors (frame errors when coded) per detector and point. */
   maxErrors: number;
   /** Stop rule, coded link: frames per detector and point, when set. */
