@@ -11,7 +11,8 @@ import { EngineUnavailableError, InvalidArgumentError, LatticeMimoError } from '
 import { simulate } from '../../src/sim/simulate.js';
 import { generateLinkChunk } from '../../src/sim/link.js';
 import { codeOf, vectorsPerFrame } from '../../src/sim/coded.js';
-import { parseSimulateArgs } from '../../src/cli/simulate.js';
+import { parseSimulateArgs, resumeOptions } from '../../src/cli/simulate.js';
+import { resultToJson } from '../../src/sim/output.js';
 import { constellation } from '../../src/mimo/modulation.js';
 import type { SimPoint, SimulationOptions } from '../../src/sim/types.js';
 
@@ -168,4 +169,21 @@ test('CLI: --code, --decoder, --iterations, --channel, --max-frames', () => {
   ]) {
     assert.throws(() => parseSimulateArgs(argv), InvalidArgumentError, argv.join(' '));
   }
+});
+
+test('a coded run resumes from its JSON: settings and finished points', async () => {
+  const opts: SimulationOptions = {
+    nt: 2, nr: 2, modulation: 'qpsk', code: 'wimax:576', decoder: { algorithm: 'oms', maxIterations: 8 }, channel: 'awgn',
+    detectors: [{ detector: 'kbest', k: 4 }], snrs: [0, 2], snrType: 'ebn0', maxErrors: 3, maxFrames: 8, threads: 1, seed,
+  };
+  const full = await simulate(opts);
+  const firstOnly = { ...full, points: full.points.filter((p) => p.snrIndex === 0) };
+  const resumed = resumeOptions(resultToJson(firstOnly), 'run.json');
+  assert.equal(resumed.code, 'wimax:576');
+  assert.deepEqual(resumed.decoder, { algorithm: 'oms', maxIterations: 8 });
+  assert.equal(resumed.channel, 'awgn');
+  assert.equal(resumed.maxFrames, 8);
+  const again = await simulate({ ...resumed, threads: 1 });
+  assert.deepEqual(again.points.map(counts), full.points.map(counts), msg('resumed run'));
+  assert.equal(again.codeRate, 0.5);
 });
