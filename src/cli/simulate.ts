@@ -70,8 +70,8 @@ options:
 Options that do not apply are errors: --k without kbest, --passes without nway, --max-nodes
 without sphere, psd, ml or kbest, --on-budget without sphere or psd, --decoder, --iterations,
 --max-frames without --code, and --llr-clip without --code (an uncoded simulation counts hard
-decisions; no LLRs are computed). --engine cuda with --code is unavailable (the GPU link has no
-decoder yet); auto runs a coded link on the CPU. Output directories must exist; files are written atomically.
+decisions; no LLRs are computed). With --code, auto runs the CPU engine and --engine cuda detects
+and decodes on the GPU (the frames are made on the host). Output directories must exist; files are written atomically.
 Interrupted (Ctrl-C, SIGTERM), simulate writes the finished points to the files asked for, says
 so on stderr and exits 130 (SIGINT) or 143 (SIGTERM); --resume FILE continues from the JSON.
 `;
@@ -223,7 +223,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   // Every output path is checked before any work: a typo must not cost a run.
   for (const [opt, file] of Object.entries(cmd.files)) if (typeof file === 'string') checkOutputPath(opt, file);
-  const { engine, reason } = await resolveEngine(o.engine, o.detectors, { code: o.code });
+  const { engine, reason } = await resolveEngine(o.engine, o.detectors, { code: o.code, decoder: o.decoder ?? {}, modulation: o.modulation });
   const controller = new AbortController();
   let signalName: string | null = null;
   const onSignal = (sig: NodeJS.Signals) => {

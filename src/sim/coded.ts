@@ -148,21 +148,33 @@ export function decodeRange(
   let symbolErrors = 0;
   const tx = args.txIndices;
   for (let s = 0; s < out.symbols.length; s++) if (out.symbols[s] !== tx[v0 * nt + s]) symbolErrors++;
-  // deinterleave: frame f's n LLRs are the first n of its vpf * nt * bps
-  const per = vpf * nt * bps;
-  const llr = new Float64Array(frames * code.n);
-  for (let f = 0; f < frames; f++) {
-    for (let j = 0; j < code.n; j++) llr[f * code.n + j] = out.llr[f * per + j]!;
-  }
+  const llr = frameLlrs(out.llr, frames, code.n, vpf * nt * bps);
   const dec = decoderOf(spec, modulation).decodeBatch(llr, frames);
+  return { ...countDecoded(dec.bits, dec.iterations, args.info, f0, frames, code.k), symbolErrors, frames };
+}
+
+/**
+ * Deinterleaving: frames x n LLRs from the detector's frames x `per` (vectorsPerFrame x nt x
+ * bitsPerSymbol; the first n of each frame are its codeword's, the rest pad).
+ */
+export function frameLlrs(llr: ArrayLike<number>, frames: number, n: number, per: number, float32 = false): Float32Array | Float64Array {
+  const out = float32 ? new Float32Array(frames * n) : new Float64Array(frames * n);
+  for (let f = 0; f < frames; f++) {
+    for (let j = 0; j < n; j++) out[f * n + j] = llr[f * per + j]!;
+  }
+  return out;
+}
+
+/** Errors of decoded frames (frames x k bits) against the information bits sent, from frame f0 of `info`. */
+export function countDecoded(bits: Uint8Array, iterationsOf: Int32Array, info: Uint8Array, f0: number, frames: number, k: number): { bitErrors: number; frameErrors: number; iterations: number } {
   let bitErrors = 0, frameErrors = 0, iterations = 0;
   for (let f = 0; f < frames; f++) {
     let e = 0;
-    const base = (f0 + f) * code.k;
-    for (let i = 0; i < code.k; i++) if (dec.bits[f * code.k + i] !== args.info[base + i]) e++;
+    const base = (f0 + f) * k;
+    for (let i = 0; i < k; i++) if (bits[f * k + i] !== info[base + i]) e++;
     bitErrors += e;
     if (e > 0) frameErrors++;
-    iterations += dec.iterations[f]!;
+    iterations += iterationsOf[f]!;
   }
-  return { bitErrors, symbolErrors, frameErrors, frames, iterations };
+  return { bitErrors, frameErrors, iterations };
 }

@@ -79,13 +79,16 @@ export interface EngineChoice { engine: 'cpu' | 'cuda'; reason: string }
  * and every detector has a CUDA implementation (EngineUnavailableError naming what is missing
  * otherwise); 'auto' the GPU under the same conditions, else the CPU.
  */
-export async function resolveEngine(engine: SimulationOptions['engine'], detectors: readonly { detector: Detector }[], coded?: { code?: string }): Promise<EngineChoice> {
+export async function resolveEngine(
+  engine: SimulationOptions['engine'], detectors: readonly { detector: Detector }[],
+  coded?: { code?: string; decoder?: DecoderOptions; modulation?: SimulationOptions['modulation'] },
+): Promise<EngineChoice> {
   const asked = checkEngine(engine);
   if (asked === 'cpu') return { engine: 'cpu', reason: 'asked for' };
-  if (coded?.code !== undefined) {
-    // The GPU link has no decode stage yet (src/sim/gpu/executor.ts says where it goes).
-    if (asked === 'cuda') throw new EngineUnavailableError(`the CUDA engine does not run coded links yet (no decode stage in the GPU link); use engine cpu or auto for --code ${coded.code}`);
-    return { engine: 'cpu', reason: 'auto: coded links run on the CPU engine (the GPU link has no decode stage yet)' };
+  if (coded?.code !== undefined && asked === 'auto') {
+    // The fused GPU link has no decode stage yet (src/sim/gpu/executor.ts says where it goes); the
+    // staged GPU path (gpu/coded-executor.ts) runs only when asked for.
+    return { engine: 'cpu', reason: 'auto: coded links run on the CPU engine (engine cuda runs detection and decoding on the GPU)' };
   }
   const { detectorsWithoutCuda } = await import('./gpu/executor.js');
   const missing = detectorsWithoutCuda(detectors);
@@ -96,7 +99,13 @@ export async function resolveEngine(engine: SimulationOptions['engine'], detecto
   } catch (e) {
     device = { ok: false, reason: (e as Error).message };
   }
-  const why = !device.ok ? `no CUDA device (${device.reason})` : missing.length > 0 ? `no CUDA ${missing.join(', ')} detector` : null;
+  let why = !device.ok ? `no CUDA device (${device.reason})` : missing.length > 0 ? `no CUDA ${missing.join(', ')} detector` : null;
+  if (why === null && coded?.code !== undefined && coded.decoder !== undefined) {
+    const { cudaDecoderUnsupported } = await import('../coding/gpu/cuda-decoder.js');
+    const { codeOf } = await import('./coded.js');
+    why = cudaDecoderUnsupported(codeOf(coded.code, coded.modulation ?? 'qpsk'), resolveDecoderOptions(coded.decoder));
+    if (why !== null) throw new EngineUnavailableError(`the CUDA engine cannot decode this run: ${why}; use engine cpu`);
+  }
   if (why === null) return { engine: 'cuda', reason: asked === 'auto' ? 'auto: a CUDA device and every detector on it' : 'asked for' };
   if (asked === 'cuda') {
     throw new EngineUnavailableError(!device.ok
@@ -229,6 +238,10 @@ function toPoint(p: Plan, d: number, snrIndex: number, snr: number, noiseVar: nu
  * for threads = 1.
  */
 async function makeExecutor(p: Plan, engine: 'cpu' | 'cuda'): Promise<ChunkExecutor<ChunkTask, ChunkResult>> {
+  if (engine === 'cuda' && p.coded) {
+    const { GpuCodedExecutor } = await import('./gpu/coded-executor.js');
+    return new GpuCodedExecutor('cuda');
+  }
   if (engine === 'cuda') {
     const { GpuLinkExecutor } = await import('./gpu/executor.js');
     return GpuLinkExecutor.create({
@@ -385,7 +398,7 @@ function completedAt(p: Plan, points: readonly SimPoint[], i: number): SimPoint[
 /** Runs the whole simulation: every SNR point in order, every detector on the same data. */
 export async function simulate(opts: SimulationOptions): Promise<SimulationResult> {
   const p = plan(opts);
-  const { engine } = await resolveEngine(opts.engine, p.detectors, { code: opts.code });
+  const { engine } = await resolveEngine(opts.engine, p.detectors, { code: opts.code, decoder: p.coded?.decoder, modulation: opts.modulation });
   const completed = opts.completedPoints ?? [];
   if (!Array.isArray(completed)) throw new InvalidArgumentError('completedPoints must be an array of points');
   const start = performance.now();

@@ -11,6 +11,7 @@ import { EngineUnavailableError, InvalidArgumentError, LatticeMimoError } from '
 import { simulate } from '../../src/sim/simulate.js';
 import { generateLinkChunk } from '../../src/sim/link.js';
 import { codeOf, vectorsPerFrame } from '../../src/sim/coded.js';
+import { cudaAvailable } from '../../src/gpu/context.js';
 import { parseSimulateArgs, resumeOptions } from '../../src/cli/simulate.js';
 import { resultToJson } from '../../src/sim/output.js';
 import { constellation } from '../../src/mimo/modulation.js';
@@ -123,7 +124,7 @@ test('4x4 16-QAM nway: coded FER and BER below uncoded at the same Eb/N0', async
   assert.ok(Math.abs(c.esn0Db - (u.esn0Db - 10 * Math.log10(2))) < 1e-9);
 });
 
-test('typed errors: hard detector, unknown code, K outside 38.212, frames that do not fit, cuda', async () => {
+test('typed errors: hard detector, unknown code, K outside 38.212, frames that do not fit, engines', async () => {
   const base: SimulationOptions = { nt: 2, nr: 2, modulation: 'qpsk', detectors: [{ detector: 'nway' }], snrs: [0], code: 'wimax:576', maxFrames: 1, threads: 1, seed };
   const bad: [Partial<SimulationOptions>, RegExp, abstract new (...args: never[]) => LatticeMimoError][] = [
     [{ detectors: [{ detector: 'mmse' }] }, /soft detectors.*'mmse'/, InvalidArgumentError],
@@ -139,11 +140,13 @@ test('typed errors: hard detector, unknown code, K outside 38.212, frames that d
     [{ decoder: { algorithm: 'bp' as never } }, /bp/, InvalidArgumentError],
     [{ channel: 'awgn', nr: 1 }, /nr >= nt/, InvalidArgumentError],
     [{ channel: 'rician' as never }, /channel must be/, InvalidArgumentError],
-    [{ engine: 'cuda' }, /does not run coded links/, EngineUnavailableError],
   ];
   for (const [o, re, cls] of bad) {
     await assert.rejects(simulate({ ...base, ...o }), (e: unknown) => e instanceof cls && re.test((e as Error).message), `${JSON.stringify(o)}`);
   }
+  // without a device, engine cuda is unavailable; auto runs a coded link on the CPU engine
+  if (!cudaAvailable().ok) await assert.rejects(simulate({ ...base, engine: 'cuda' }), EngineUnavailableError);
+  else await assert.rejects(simulate({ ...base, engine: 'cuda', decoder: { algorithm: 'flooding-spa' } }), /cannot decode this run/);
   // auto runs a coded link on the CPU engine
   const r = await simulate({ ...base, engine: 'auto' });
   assert.equal(r.engine, 'cpu');

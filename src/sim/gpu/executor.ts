@@ -10,7 +10,8 @@
  *
  * A coded link inserts its stages per detector between the plan (soft output into an LLR buffer)
  * and the count kernel (which then counts decoded bits): enqueue() holds that sequence. Not built
- * yet, so simulate() runs coded links on the CPU engine (resolveEngine): the device needs the
+ * yet (coded runs go to coded-executor.ts, detection and decoding on the GPU, generation on the
+ * host, LLRs through the host); the fused stage needs the
  * information bits (the chunk's infoBits Philox stream, src/sim/coded.ts), an encoder and the
  * frame-to-symbol map in link-vectors.cu, the plan with soft output into a float32 LLR buffer whose
  * frames (vectorsPerFrame x nt x bitsPerSymbol LLRs, the first n of them the codeword's) the
