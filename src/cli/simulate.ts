@@ -10,11 +10,15 @@ import { DEFAULT_MAX_ERRORS, DEFAULT_MAX_VECTORS, resolveEngine } from '../sim/s
 import { parseSnrList } from '../sim/snr.js';
 import type { SimDetector, SimPoint, SimulationOptions } from '../sim/types.js';
 import { choiceOption, parseCommandLine, rejectInapplicable } from './args.js';
+import { LDPC_DECODER_ALGORITHMS } from '../coding/index.js';
+import { checkSoftDetectors, codeOf } from '../sim/coded.js';
 
 export const SIMULATE_HELP = `usage: lattice-mimo simulate [options]
 
-Monte Carlo bit / symbol / frame error rates of MIMO detectors over iid Rayleigh fading
-(uncoded; a frame is one received vector). Every detector sees the same channels, symbols and noise.
+Monte Carlo bit / symbol / frame error rates of MIMO detectors over iid Rayleigh fading (or AWGN),
+uncoded (a frame is one received vector) or coded with an LDPC code (--code: a frame is a codeword,
+BER and FER are those of its information bits after decoding). Every detector sees the same
+channels, symbols and noise.
 
 options:
   --mimo NTxNR              transmit x receive antennas (default 4x4)
@@ -24,11 +28,23 @@ options:
                             (default zf,mmse,sphere)
   --snr LIST                start:step:stop in dB (stop included) or a comma list (default 0:4:24);
                             negative values work: --snr -4:2:8
-  --snr-type esn0|ebn0      what --snr means: Es/N0 (default) or Eb/N0
-  --max-errors N            stop a detector at a point after N bit errors (default ${DEFAULT_MAX_ERRORS})
+  --snr-type esn0|ebn0      what --snr means: Es/N0 (default) or Eb/N0 (= Es/N0 - 10 log10(bits per
+                            symbol x code rate))
+  --channel rayleigh|awgn   iid Rayleigh fading (default) or H = I, no fading (needs NR >= NT)
+  --code SPEC               coded link: wimax:N[:1/2] (N = 576..2304 step 96) or nr:[bgB:]K:R (5G NR,
+                            38.212); every detector must be soft (ml, kbest, ssfe, nway): its max-log
+                            LLRs feed the decoder. A frame's bits fill consecutive symbols, stream by
+                            stream, over ceil(n / (bits per symbol x NT)) vectors (the last padded)
+  --decoder ALG             with --code: nms (default), oms, spa, flooding-spa
+  --iterations N            with --code: most decoder iterations (default 20; early stop on a zero syndrome)
+  --llr-clip X              with --code: clip the soft detectors' |LLR| at X
+  --max-errors N            stop a detector at a point after N bit errors, frame errors with --code
+                            (default ${DEFAULT_MAX_ERRORS})
   --max-vectors N           ... or after N received vectors (default ${DEFAULT_MAX_VECTORS})
+  --max-frames N            with --code: ... or after N frames (rounded up to whole chunks' frames)
   --vectors-per-channel N   one channel matrix serves N consecutive vectors (default 1)
-  --chunk-vectors N         vectors per unit of work (default 1024, rounded to whole channel groups);
+  --chunk-vectors N         vectors per unit of work (default 1024, rounded to whole channel groups
+                            and, with --code, whole frames);
                             the GPU runs faster with larger chunks (65536); a CPU run and a GPU run
                             draw the same data only with the same chunk size
   --seed S                  Philox seed (default 1): same seed, same counts, any --threads
@@ -52,8 +68,10 @@ options:
   -h, --help                this text
 
 Options that do not apply are errors: --k without kbest, --passes without nway, --max-nodes
-without sphere, psd, ml or kbest, --on-budget without sphere or psd, and --llr-clip
-(an uncoded simulation counts hard decisions; no LLRs are computed). Output directories must exist; files are written atomically.
+without sphere, psd, ml or kbest, --on-budget without sphere or psd, --decoder, --iterations,
+--max-frames without --code, and --llr-clip without --code (an uncoded simulation counts hard
+decisions; no LLRs are computed). With --code, auto runs the CPU engine and --engine cuda detects
+and decodes on the GPU (the frames are made on the host). Output directories must exist; files are written atomically.
 Interrupted (Ctrl-C, SIGTERM), simulate writes the finished points to the files asked for, says
 so on stderr and exits 130 (SIGINT) or 143 (SIGTERM); --resume FILE continues from the JSON.
 `;
@@ -63,7 +81,8 @@ const OPTIONS = {
   'snr-type': { type: 'string' }, 'max-errors': { type: 'string' }, 'max-vectors': { type: 'string' },
   'vectors-per-channel': { type: 'string' }, 'chunk-vectors': { type: 'string' }, seed: { type: 'string' },
   threads: { type: 'string' }, engine: { type: 'string' }, k: { type: 'string' }, passes: { type: 'string' },
-  'llr-clip': { type: 'string' }, 'max-nodes': { type: 'string' }, 'on-budget': { type: 'string' }, 'max-time': { type: 'string' }, resume: { type: 'string' },
+  'llr-clip': { type: 'string' }, code: { type: 'string' }, decoder: { type: 'string' }, iterations: { type: 'string' },
+  channel: { type: 'string' }, 'max-frames': { type: 'string' }, 'max-nodes': { type: 'string' }, 'on-budget': { type: 'string' }, 'max-time': { type: 'string' }, resume: { type: 'string' },
   json: { type: 'string' }, csv: { type: 'string' }, plot: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -95,13 +114,17 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
   const passes = v.passes === undefined ? undefined : intOption('passes', v.passes, 0, 1, 64);
   const maxNodes = v['max-nodes'] === undefined ? undefined : intOption('max-nodes', v['max-nodes'], 0, 1);
   const onBudget = choiceOption('on-budget', v['on-budget'], ['error', 'flag'] as const);
-  rejectInapplicable(given, ['llr-clip'], false, 'an uncoded simulation counts hard decisions, no LLRs are computed');
+  const code = v.code;
+  rejectInapplicable(given, ['llr-clip'], code !== undefined, 'an uncoded simulation counts hard decisions, no LLRs are computed (give --code)');
+  rejectInapplicable(given, ['decoder', 'iterations', 'max-frames'], code !== undefined, 'no --code (an uncoded run decodes nothing)');
+  const llrClip = numberOption('llr-clip', v['llr-clip'], { above: 0 });
+  const channel = choiceOption('channel', v.channel, ['rayleigh', 'awgn'] as const, 'rayleigh');
   const maxTimeSeconds = numberOption('max-time', v['max-time'], { above: 0 });
   if (maxTimeSeconds !== undefined && maxTimeSeconds > MAX_TIME_SECONDS) throw new InvalidArgumentError(`--max-time must be at most ${MAX_TIME_SECONDS} s (7 days), got '${v['max-time']}'`);
   const options: SimulationOptions = {
     nt, nr,
     modulation: parseModulationOption(v.mod ?? 'qpsk'),
-    detectors: parseDetectorList(v.detector ?? 'zf,mmse,sphere', { k, passes, maxNodes, onBudget }),
+    detectors: parseDetectorList(v.detector ?? (code !== undefined ? 'nway' : 'zf,mmse,sphere'), { k, passes, maxNodes, onBudget, llrClip }),
     snrs: parseSnrList(v.snr ?? '0:4:24'),
     snrType,
     maxErrors: intOption('max-errors', v['max-errors'], DEFAULT_MAX_ERRORS, 1),
@@ -110,6 +133,18 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
     seed: intOption('seed', v.seed, 1, 0),
     engine,
   };
+  if (channel !== 'rayleigh') options.channel = channel;
+  if (code !== undefined) {
+    options.code = code;
+    options.decoder = {
+      algorithm: choiceOption('decoder', v.decoder, LDPC_DECODER_ALGORITHMS, 'nms'),
+      maxIterations: intOption('iterations', v.iterations, 20, 1, 10_000),
+    };
+    if (v['max-frames'] !== undefined) options.maxFrames = intOption('max-frames', v['max-frames'], 0, 1);
+    // a bad code or a hard detector is refused here, before any output (simulate() says the same)
+    codeOf(code, options.modulation);
+    checkSoftDetectors(options.detectors);
+  }
   const algorithms = options.detectors.map((d) => d.detector);
   rejectInapplicable(given, ['k'], algorithms.includes('kbest'), 'no kbest in --detector');
   rejectInapplicable(given, ['passes'], algorithms.includes('nway'), 'no nway in --detector');
@@ -164,6 +199,12 @@ export function resumeOptions(text: string, file: string): SimulationOptions {
     engine: 'auto',
     completedPoints: points as SimPoint[],
   };
+  if (d.channel !== undefined) opts.channel = field(d, 'channel', (x) => x === 'rayleigh' || x === 'awgn', file);
+  if (d.code !== undefined) {
+    opts.code = field(d, 'code', (x) => typeof x === 'string', file);
+    opts.decoder = field(d, 'decoder', (x) => typeof x === 'object' && x !== null && !Array.isArray(x), file);
+    if (d.maxFrames !== undefined) opts.maxFrames = field(d, 'maxFrames', isNum, file);
+  }
   if (d.maxTimeSeconds !== undefined) opts.maxTimeSeconds = field(d, 'maxTimeSeconds', isNum, file);
   return opts;
 }
@@ -182,7 +223,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   // Every output path is checked before any work: a typo must not cost a run.
   for (const [opt, file] of Object.entries(cmd.files)) if (typeof file === 'string') checkOutputPath(opt, file);
-  const { engine, reason } = await resolveEngine(o.engine, o.detectors);
+  const { engine, reason } = await resolveEngine(o.engine, o.detectors, { code: o.code, decoder: o.decoder ?? {}, modulation: o.modulation });
   const controller = new AbortController();
   let signalName: string | null = null;
   const onSignal = (sig: NodeJS.Signals) => {
@@ -196,7 +237,8 @@ export async function run(argv: string[]): Promise<number> {
   process.on('SIGTERM', onSignal);
   try {
     const done = o.completedPoints ? new Set(o.completedPoints.map((p) => p.snrIndex)).size : 0;
-    process.stderr.write(`simulate: ${o.nt}x${o.nr} ${o.modulation}, engine ${engine} (${reason}), seed ${o.seed}${cmd.resume !== undefined ? `, resuming ${cmd.resume}` : ''}\n`);
+    const link = o.code !== undefined ? `, code ${o.code} (${o.decoder?.algorithm ?? 'nms'}, ${o.decoder?.maxIterations ?? 20} iterations)` : '';
+    process.stderr.write(`simulate: ${o.nt}x${o.nr} ${o.modulation}${link}${o.channel === 'awgn' ? ', AWGN' : ''}, engine ${engine} (${reason}), seed ${o.seed}${cmd.resume !== undefined ? `, resuming ${cmd.resume}` : ''}\n`);
     if (cmd.resume !== undefined) process.stderr.write(`simulate: ${cmd.resume} holds ${o.completedPoints!.length} points (${done} SNR values); computing the rest\n`);
     const result = await simulateWithTable({ ...o, signal: controller.signal });
     const written = await writeOutputs(result, cmd.files);

@@ -7,6 +7,7 @@ import { CheckFailedError } from '../core/errors.js';
 import { detect } from '../mimo/detect.js';
 import { constellation } from '../mimo/modulation.js';
 import type { DetectOptions, Modulation } from '../mimo/types.js';
+import { decodeRange, type CodedSpec, type SimChannel } from './coded.js';
 import { generateLinkChunk } from './link.js';
 
 export interface ChunkTask {
@@ -23,6 +24,12 @@ export interface ChunkTask {
   chunkIndex: number;
   vectors: number;
   noiseVar: number;
+  /** 'rayleigh' (default) or 'awgn' (H = I). */
+  channel?: SimChannel;
+  /** Coded link: the code and decoder; vectors is then a multiple of `sliceVectors`. */
+  coded?: CodedSpec;
+  /** Coded link: lcm(vectors per frame, vectorsPerChannel), the smallest piece the chunk is cut into. */
+  sliceVectors?: number;
 }
 
 export interface DetectorCounts {
@@ -31,6 +38,10 @@ export interface DetectorCounts {
   /** Vectors with at least one bit error (uncoded: a frame is one vector). */
   frameErrors: number;
   timeMs: number;
+  /** Coded link: frames decoded (bit and frame errors are then on their information bits). */
+  frames?: number;
+  /** Coded link: decoder iterations summed over the frames. */
+  iterations?: number;
 }
 
 export interface ChunkResult {
@@ -66,9 +77,12 @@ export function countErrors(txIndices: Int32Array, rxSymbols: Int32Array, rxBits
   return { bitErrors, symbolErrors, frameErrors };
 }
 
-/** Detection of vectors [v0, v1) of a chunk (whole channel groups), with their error counts. */
+/** Detection (and, coded, decoding) of vectors [v0, v1) of a chunk (whole channel groups and frames), with their error counts. */
 function detectRange(task: ChunkTask, link: ReturnType<typeof generateLinkChunk>, d: number, v0: number, v1: number): Omit<DetectorCounts, 'timeMs'> {
   const { nt, nr, vectorsPerChannel: vpc } = task;
+  if (task.coded) {
+    return decodeRange({ ...task, H: link.H, y: link.y, txIndices: link.txIndices, info: link.info! }, task.coded, task.detectors[d]!, v0, v1);
+  }
   // Uncoded links count hard decisions only: the soft detectors skip their LLRs.
   const opts = { ...task.detectors[d]!, soft: 'none' as const };
   const H = link.H.subarray(2 * nr * nt * (v0 / vpc), 2 * nr * nt * (v1 / vpc));
@@ -92,7 +106,7 @@ export function runChunk(task: ChunkTask): ChunkResult {
 const SLICE_MS = 50;
 
 /**
- * runChunk in slices of whole channel groups, yielding to the event loop between them (timers,
+ * runChunk in slices of whole channel groups (and frames), yielding to the event loop between them (timers,
  * signals, the live table keep running when chunks are computed in the main thread). Detection is
  * per vector, so the counts equal runChunk's. `cancelled()` is checked between slices: when it is
  * true the chunk is abandoned (the promise rejects).
@@ -102,17 +116,20 @@ export async function runChunkSliced(task: ChunkTask, cancelled: () => boolean):
   await yieldTurn();
   const link = generateLinkChunk(task);
   const counts: (DetectorCounts | null)[] = task.detectors.map(() => null);
-  const vpc = task.vectorsPerChannel;
+  const unit = task.coded ? task.sliceVectors! : task.vectorsPerChannel;
   for (const d of task.active) {
-    const c = { bitErrors: 0, symbolErrors: 0, frameErrors: 0, timeMs: 0 };
+    const c: DetectorCounts = task.coded
+      ? { bitErrors: 0, symbolErrors: 0, frameErrors: 0, timeMs: 0, frames: 0, iterations: 0 }
+      : { bitErrors: 0, symbolErrors: 0, frameErrors: 0, timeMs: 0 };
     let groups = 1;
     for (let v0 = 0; v0 < task.vectors;) {
       if (cancelled()) throw new Error('chunk cancelled');
-      const v1 = Math.min(task.vectors, v0 + groups * vpc);
+      const v1 = Math.min(task.vectors, v0 + groups * unit);
       const t0 = performance.now();
       const part = detectRange(task, link, d, v0, v1);
       const ms = performance.now() - t0;
       c.bitErrors += part.bitErrors; c.symbolErrors += part.symbolErrors; c.frameErrors += part.frameErrors; c.timeMs += ms;
+      if (c.frames !== undefined) { c.frames += part.frames!; c.iterations! += part.iterations!; }
       v0 = v1;
       if (ms < SLICE_MS / 4) groups *= 2;
       else if (ms > SLICE_MS && groups > 1) groups = Math.max(1, groups >> 1);

@@ -1,5 +1,6 @@
 /**
- * One chunk of the uncoded link: random symbols, Rayleigh channels, y = H s + w.
+ * One chunk of the link: random symbols (or, coded, the symbols of encoded random frames, see
+ * coded.ts), Rayleigh channels (or H = I for the AWGN channel), y = H s + w.
  *
  * Every chunk draws from its own three Philox streams, derived from (SNR index, chunk index,
  * purpose), so a chunk's data depends only on the seed and those indices: not on which worker
@@ -10,10 +11,15 @@
 import { InvalidArgumentError } from '../core/errors.js';
 import { Philox } from '../core/rng.js';
 import { addNoise, randomSymbols, rayleighChannels, transmit } from '../mimo/channel.js';
+import { bitsPerSymbolOf, constellation } from '../mimo/modulation.js';
 import type { Modulation } from '../mimo/types.js';
+import { codedSymbols, codeOf, vectorsPerFrame, type CodedSpec, type SimChannel } from './coded.js';
 
-/** What a stream of a chunk is used for (the low two bits of the stream number). */
-export const STREAM_PURPOSE = { symbols: 0, channels: 1, noise: 2 } as const;
+/**
+ * What a stream of a chunk is used for (the low two bits of the stream number). Coded runs draw
+ * their information bits (and pad bits) from `infoBits` instead of `symbols`.
+ */
+export const STREAM_PURPOSE = { symbols: 0, channels: 1, noise: 2, infoBits: 3 } as const;
 
 /** Chunk indices below 2^32, SNR indices below 2^19: stream numbers stay exact doubles (< 2^53). */
 const MAX_CHUNK_INDEX = 2 ** 32;
@@ -37,6 +43,10 @@ export interface LinkChunkSpec {
   /** Vectors in this chunk, a multiple of vectorsPerChannel. */
   vectors: number;
   noiseVar: number;
+  /** 'rayleigh' (default): iid CN(0, 1) channels; 'awgn': H = I (nr >= nt), no fading, no channel draws. */
+  channel?: SimChannel;
+  /** Coded link: the code whose frames fill the chunk (vectors a multiple of its vectors per frame). */
+  coded?: CodedSpec;
 }
 
 export interface LinkChunk {
@@ -46,14 +56,36 @@ export interface LinkChunk {
   H: Float64Array;
   /** Received vectors, vectors x nr complex. */
   y: Float64Array;
+  /** Coded link: the information bits sent, frames x k. */
+  info?: Uint8Array;
+}
+
+/** `count` identity channels nr x nt (ones on the diagonal), in rayleighChannels' layout. */
+function identityChannels(count: number, nt: number, nr: number): Float64Array {
+  const H = new Float64Array(2 * count * nr * nt);
+  for (let c = 0; c < count; c++) for (let j = 0; j < Math.min(nt, nr); j++) H[2 * (c * nr * nt + j + j * nr)] = 1;
+  return H;
 }
 
 export function generateLinkChunk(spec: LinkChunkSpec): LinkChunk {
   const { nt, nr, modulation, vectorsPerChannel, seed, snrIndex, chunkIndex, vectors, noiseVar } = spec;
   if (vectors % vectorsPerChannel !== 0) throw new InvalidArgumentError(`chunk of ${vectors} vectors is not a multiple of vectorsPerChannel = ${vectorsPerChannel}`);
   const rngFor = (purpose: number) => new Philox(seed, chunkStream(snrIndex, chunkIndex, purpose));
-  const { indices, symbols } = randomSymbols(rngFor(STREAM_PURPOSE.symbols), vectors * nt, modulation);
-  const H = rayleighChannels(rngFor(STREAM_PURPOSE.channels), vectors / vectorsPerChannel, nt, nr);
+  let indices: Int32Array, symbols: Float64Array, info: Uint8Array | undefined;
+  if (spec.coded) {
+    const code = codeOf(spec.coded.code, modulation);
+    const vpf = vectorsPerFrame(code.n, nt, bitsPerSymbolOf(modulation));
+    if (vectors % vpf !== 0) throw new InvalidArgumentError(`chunk of ${vectors} vectors does not hold whole frames of ${vpf} vectors (code ${spec.coded.code})`);
+    ({ info, indices } = codedSymbols(rngFor(STREAM_PURPOSE.infoBits), code, vectors / vpf, nt, modulation));
+    const points = constellation(modulation).points;
+    symbols = new Float64Array(2 * indices.length);
+    for (let i = 0; i < indices.length; i++) { symbols[2 * i] = points[2 * indices[i]!]!; symbols[2 * i + 1] = points[2 * indices[i]! + 1]!; }
+  } else {
+    ({ indices, symbols } = randomSymbols(rngFor(STREAM_PURPOSE.symbols), vectors * nt, modulation));
+  }
+  const H = spec.channel === 'awgn'
+    ? identityChannels(vectors / vectorsPerChannel, nt, nr)
+    : rayleighChannels(rngFor(STREAM_PURPOSE.channels), vectors / vectorsPerChannel, nt, nr);
   const y = addNoise(rngFor(STREAM_PURPOSE.noise), transmit(H, symbols, nt, nr, vectorsPerChannel), noiseVar);
-  return { txIndices: indices, H, y };
+  return info ? { txIndices: indices, H, y, info } : { txIndices: indices, H, y };
 }

@@ -11,6 +11,8 @@ const CSV_FIELDS: readonly (keyof SimPoint)[] = [
   'detector', 'algorithm', 'snr', 'snrType', 'esn0Db', 'ebn0Db', 'noiseVar', 'ber', 'ser', 'fer',
   'bitErrors', 'symbolErrors', 'frameErrors', 'bits', 'symbols', 'vectors', 'timeMs', 'stoppedBy',
 ];
+/** Columns a coded run adds: frames (codewords), the code, the decoder's mean iterations. */
+const CODED_CSV_FIELDS: readonly (keyof SimPoint)[] = ['frames', 'code', 'meanIterations'];
 
 function csvCell(v: unknown): string {
   const s = String(v);
@@ -19,7 +21,8 @@ function csvCell(v: unknown): string {
 
 /** The points as CSV: a header row, then one row per detector and SNR point. */
 export function resultToCsv(result: SimulationResult): string {
-  const lines = [CSV_FIELDS.join(',')];
-  for (const p of result.points) lines.push(CSV_FIELDS.map((f) => csvCell(p[f])).join(','));
+  const fields = result.code !== undefined ? [...CSV_FIELDS, ...CODED_CSV_FIELDS] : CSV_FIELDS;
+  const lines = [fields.join(',')];
+  for (const p of result.points) lines.push(fields.map((f) => csvCell(p[f])).join(','));
   return lines.join('\n') + '\n';
 }

@@ -69,7 +69,11 @@ export function plotSpec(result: SimulationResult, opts: PlotOptions = {}): Reco
       },
     };
   });
-  const subtitle = [`uncoded, iid Rayleigh fading, ${result.points.length} points, seed ${result.seed}`];
+  const channel = result.channel === 'awgn' ? 'AWGN (H = I)' : 'iid Rayleigh fading';
+  const link = result.code
+    ? `code ${result.code}, ${result.decoder?.algorithm ?? 'nms'} ${result.decoder?.maxIterations ?? 20} iterations (BER, FER on information bits)`
+    : 'uncoded';
+  const subtitle = [`${link}, ${channel}, ${result.points.length} points, seed ${result.seed}`];
   if (omitted.size > 0) subtitle.push('points with zero errors are not drawn (no place on a log axis)');
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',

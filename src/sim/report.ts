@@ -11,7 +11,7 @@ import type { SimulationOptions, SimulationResult } from './types.js';
 
 /** simulate() with the live table drawn on `out` (default stderr) while it runs; returns the same result. */
 export async function simulateWithTable(opts: SimulationOptions, out: TableStream = process.stderr): Promise<SimulationResult> {
-  const table = new LiveTable(out, opts.snrType ?? 'esn0');
+  const table = new LiveTable(out, opts.snrType ?? 'esn0', opts.code !== undefined ? { code: opts.code } : {});
   table.start();
   const result = await simulate({
     ...opts,

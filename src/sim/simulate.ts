@@ -2,8 +2,8 @@
  * The Monte Carlo engine: BER / SER / FER against SNR for several detectors on the same data.
  *
  * Work is cut into chunks of vectors (the unit handed to a worker). At each SNR point the chunks
- * are merged strictly in chunk order, and each detector's stop rule (enough bit errors, or the
- * vector limit) is checked after each merged chunk, so the counts are those of chunks 0..c for
+ * are merged strictly in chunk order, and each detector's stop rule (enough bit errors -- frame
+ * errors for a coded run --, or the vector limit) is checked after each merged chunk, so the counts are those of chunks 0..c for
  * some c that depends only on the data: identical for a seed whatever the number of threads or
  * the order in which workers finish. Chunks computed past a detector's stop are thrown away.
  */
@@ -12,7 +12,9 @@ import { EngineUnavailableError, InvalidArgumentError } from '../core/errors.js'
 import { snrToNoiseVar } from '../mimo/channel.js';
 import { bitsPerSymbolOf } from '../mimo/modulation.js';
 import { DETECTORS, MODULATIONS, type DetectOptions, type Detector } from '../mimo/types.js';
+import { resolveDecoderOptions, type DecoderOptions } from '../coding/index.js';
 import { runChunkSliced, type ChunkResult, type ChunkTask } from './chunk.js';
+import { checkSoftDetectors, codedUnit, codeOf, SIM_CHANNELS, vectorsPerFrame, type CodedSpec, type SimChannel } from './coded.js';
 import { MAX_SNR_POINTS, toEbN0Db, toEsN0Db } from './snr.js';
 import type { SimDetector, SimPoint, SimulationOptions, SimulationResult, SnrType } from './types.js';
 import { InThreadExecutor, WorkerPool, type ChunkExecutor } from './worker-pool.js';
@@ -77,9 +79,17 @@ export interface EngineChoice { engine: 'cpu' | 'cuda'; reason: string }
  * and every detector has a CUDA implementation (EngineUnavailableError naming what is missing
  * otherwise); 'auto' the GPU under the same conditions, else the CPU.
  */
-export async function resolveEngine(engine: SimulationOptions['engine'], detectors: readonly { detector: Detector }[]): Promise<EngineChoice> {
+export async function resolveEngine(
+  engine: SimulationOptions['engine'], detectors: readonly { detector: Detector }[],
+  coded?: { code?: string; decoder?: DecoderOptions; modulation?: SimulationOptions['modulation'] },
+): Promise<EngineChoice> {
   const asked = checkEngine(engine);
   if (asked === 'cpu') return { engine: 'cpu', reason: 'asked for' };
+  if (coded?.code !== undefined && asked === 'auto') {
+    // The fused GPU link has no decode stage yet (src/sim/gpu/executor.ts says where it goes); the
+    // staged GPU path (gpu/coded-executor.ts) runs only when asked for.
+    return { engine: 'cpu', reason: 'auto: coded links run on the CPU engine (engine cuda runs detection and decoding on the GPU)' };
+  }
   const { detectorsWithoutCuda } = await import('./gpu/executor.js');
   const missing = detectorsWithoutCuda(detectors);
   let device: { ok: true } | { ok: false; reason: string };
@@ -89,7 +99,13 @@ export async function resolveEngine(engine: SimulationOptions['engine'], detecto
   } catch (e) {
     device = { ok: false, reason: (e as Error).message };
   }
-  const why = !device.ok ? `no CUDA device (${device.reason})` : missing.length > 0 ? `no CUDA ${missing.join(', ')} detector` : null;
+  let why = !device.ok ? `no CUDA device (${device.reason})` : missing.length > 0 ? `no CUDA ${missing.join(', ')} detector` : null;
+  if (why === null && coded?.code !== undefined && coded.decoder !== undefined) {
+    const { cudaDecoderUnsupported } = await import('../coding/gpu/cuda-decoder.js');
+    const { codeOf } = await import('./coded.js');
+    why = cudaDecoderUnsupported(codeOf(coded.code, coded.modulation ?? 'qpsk'), resolveDecoderOptions(coded.decoder));
+    if (why !== null) throw new EngineUnavailableError(`the CUDA engine cannot decode this run: ${why}; use engine cpu`);
+  }
   if (why === null) return { engine: 'cuda', reason: asked === 'auto' ? 'auto: a CUDA device and every detector on it' : 'asked for' };
   if (asked === 'cuda') {
     throw new EngineUnavailableError(!device.ok
@@ -112,6 +128,10 @@ interface Plan {
   bitsPerSymbol: number;
   detectors: DetectOptions[];
   labels: string[];
+  channel: SimChannel;
+  /** Coded link: the code spec and decoder, its k, n, rate, vectors per frame; null when uncoded. */
+  coded: (CodedSpec & { k: number; n: number; rate: number; vectorsPerFrame: number; unit: number }) | null;
+  maxFrames: number | undefined;
 }
 
 function plan(opts: SimulationOptions): Plan {
@@ -134,15 +154,40 @@ function plan(opts: SimulationOptions): Plan {
   if (snrType !== 'esn0' && snrType !== 'ebn0') throw new InvalidArgumentError(`SNR type must be esn0 or ebn0, got '${String(snrType)}'`);
   const maxErrors = positiveInt('maxErrors', opts.maxErrors ?? DEFAULT_MAX_ERRORS);
   const vectorsPerChannel = positiveInt('vectorsPerChannel', opts.vectorsPerChannel ?? 1, 1 << 20);
+  const channel = opts.channel ?? 'rayleigh';
+  if (!SIM_CHANNELS.includes(channel)) throw new InvalidArgumentError(`channel must be ${SIM_CHANNELS.join(' or ')}, got '${String(channel)}'`);
+  if (channel === 'awgn' && opts.nr < opts.nt) throw new InvalidArgumentError(`the awgn channel (H = I) needs nr >= nt, got ${opts.nt}x${opts.nr}`);
+  let coded: Plan['coded'] = null;
+  if (opts.code !== undefined) {
+    checkSoftDetectors(opts.detectors);
+    const code = codeOf(opts.code, opts.modulation);
+    const decoder: DecoderOptions = { ...(opts.decoder ?? {}) };
+    resolveDecoderOptions(decoder);
+    const vpf = vectorsPerFrame(code.n, opts.nt, bitsPerSymbolOf(opts.modulation));
+    const unit = codedUnit(vpf, vectorsPerChannel);
+    if (unit > 1 << 24) throw new InvalidArgumentError(`a frame of ${vpf} vectors and channel groups of ${vectorsPerChannel} vectors need chunks of ${unit} vectors (at most 2^24)`);
+    coded = { code: opts.code, decoder, k: code.k, n: code.n, rate: code.rate, vectorsPerFrame: vpf, unit };
+  } else if (opts.decoder !== undefined) {
+    throw new InvalidArgumentError('decoder options need a code (an uncoded run decodes nothing)');
+  } else if (opts.maxFrames !== undefined) {
+    throw new InvalidArgumentError('maxFrames needs a code (an uncoded run counts vectors: use maxVectors)');
+  }
+  // Chunks hold whole channel groups, and (coded) whole frames: the unit of both.
+  const unit = coded ? coded.unit : vectorsPerChannel;
   const chunkVectors = opts.chunkVectors === undefined
-    ? vectorsPerChannel * Math.max(1, Math.round(DEFAULT_CHUNK_VECTORS / vectorsPerChannel))
+    ? unit * Math.max(1, Math.round(DEFAULT_CHUNK_VECTORS / unit))
     : positiveInt('chunkVectors', opts.chunkVectors, 1 << 24);
   if (chunkVectors % vectorsPerChannel !== 0) {
     throw new InvalidArgumentError(`chunkVectors (${chunkVectors}) must be a multiple of vectorsPerChannel (${vectorsPerChannel})`);
   }
-  // A channel group is never split: the vector limit is rounded up to whole groups.
-  const maxVectorsAsked = positiveInt('maxVectors', opts.maxVectors ?? DEFAULT_MAX_VECTORS);
-  const maxVectors = Math.ceil(maxVectorsAsked / vectorsPerChannel) * vectorsPerChannel;
+  if (coded && chunkVectors % unit !== 0) {
+    throw new InvalidArgumentError(`chunkVectors (${chunkVectors}) must hold whole frames and channel groups: a multiple of ${unit} (a frame of code ${coded.code} spans ${coded.vectorsPerFrame} vectors of ${opts.nt} ${opts.modulation} streams)`);
+  }
+  const maxFrames = opts.maxFrames === undefined ? undefined : positiveInt('maxFrames', opts.maxFrames);
+  // A channel group (and a frame) is never split: the vector limit is rounded up to whole units.
+  const maxVectorsAsked = Math.min(positiveInt('maxVectors', opts.maxVectors ?? DEFAULT_MAX_VECTORS),
+    coded && maxFrames !== undefined ? maxFrames * coded.vectorsPerFrame : Infinity);
+  const maxVectors = Math.ceil(maxVectorsAsked / unit) * unit;
   if (maxVectors / chunkVectors > MAX_CHUNKS_PER_POINT) throw new InvalidArgumentError(`maxVectors / chunkVectors must be below 2^32`);
   const seed = opts.seed ?? 1;
   if (!Number.isSafeInteger(seed) || seed < 0) throw new InvalidArgumentError(`seed must be a non-negative safe integer, got ${seed}`);
@@ -159,24 +204,31 @@ function plan(opts: SimulationOptions): Plan {
   return {
     opts, snrType, maxErrors, maxVectors, vectorsPerChannel, chunkVectors, seed, threads, maxTimeSeconds,
     bitsPerSymbol: bitsPerSymbolOf(opts.modulation), detectors, labels: uniqueLabels(opts.detectors),
+    channel, coded, maxFrames,
   };
 }
 
 /** Running totals of one detector at one point. */
-interface Tally { bitErrors: number; symbolErrors: number; frameErrors: number; vectors: number; timeMs: number; stoppedBy: SimPoint['stoppedBy'] | null }
+interface Tally { bitErrors: number; symbolErrors: number; frameErrors: number; vectors: number; timeMs: number; iterations: number; stoppedBy: SimPoint['stoppedBy'] | null }
+
+/** The errors the stop rule counts: bit errors, or frame errors for a coded run. */
+const stopErrors = (p: Plan, t: Tally): number => (p.coded ? t.frameErrors : t.bitErrors);
 
 function toPoint(p: Plan, d: number, snrIndex: number, snr: number, noiseVar: number, t: Tally): SimPoint {
-  const bits = t.vectors * p.opts.nt * p.bitsPerSymbol;
+  const rate = p.coded?.rate ?? 1;
+  const frames = p.coded ? t.vectors / p.coded.vectorsPerFrame : t.vectors;
+  const bits = p.coded ? frames * p.coded.k : t.vectors * p.opts.nt * p.bitsPerSymbol;
   const symbols = t.vectors * p.opts.nt;
   return {
     detector: p.labels[d]!, algorithm: p.detectors[d]!.detector,
     snrIndex, snr, snrType: p.snrType,
-    esn0Db: toEsN0Db(snr, p.snrType, p.bitsPerSymbol), ebn0Db: toEbN0Db(snr, p.snrType, p.bitsPerSymbol), noiseVar,
+    esn0Db: toEsN0Db(snr, p.snrType, p.bitsPerSymbol, rate), ebn0Db: toEbN0Db(snr, p.snrType, p.bitsPerSymbol, rate), noiseVar,
     ber: bits > 0 ? t.bitErrors / bits : 0,
     ser: symbols > 0 ? t.symbolErrors / symbols : 0,
-    fer: t.vectors > 0 ? t.frameErrors / t.vectors : 0,
+    fer: frames > 0 ? t.frameErrors / frames : 0,
     bitErrors: t.bitErrors, symbolErrors: t.symbolErrors, frameErrors: t.frameErrors,
-    bits, symbols, frames: t.vectors, vectors: t.vectors, timeMs: t.timeMs,
+    bits, symbols, frames, vectors: t.vectors, timeMs: t.timeMs,
+    ...(p.coded ? { code: p.coded.code, meanIterations: frames > 0 ? t.iterations / frames : 0 } : {}),
     stoppedBy: t.stoppedBy ?? 'vectors',
   };
 }
@@ -186,6 +238,10 @@ function toPoint(p: Plan, d: number, snrIndex: number, snr: number, noiseVar: nu
  * for threads = 1.
  */
 async function makeExecutor(p: Plan, engine: 'cpu' | 'cuda'): Promise<ChunkExecutor<ChunkTask, ChunkResult>> {
+  if (engine === 'cuda' && p.coded) {
+    const { GpuCodedExecutor } = await import('./gpu/coded-executor.js');
+    return new GpuCodedExecutor('cuda');
+  }
   if (engine === 'cuda') {
     const { GpuLinkExecutor } = await import('./gpu/executor.js');
     return GpuLinkExecutor.create({
@@ -204,10 +260,10 @@ interface Runner { exec: ChunkExecutor<ChunkTask, ChunkResult>; engine: 'cpu' | 
 /** One SNR point's counts, or null when the run's signal fired before it finished. */
 async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise<SimPoint[] | null> {
   const snr = p.opts.snrs[snrIndex]!;
-  const noiseVar = snrToNoiseVar(snr, p.snrType, p.bitsPerSymbol);
+  const noiseVar = snrToNoiseVar(snr, p.snrType, p.bitsPerSymbol, p.coded?.rate ?? 1);
   const start = performance.now();
   const nDet = p.detectors.length;
-  const tallies: Tally[] = p.detectors.map(() => ({ bitErrors: 0, symbolErrors: 0, frameErrors: 0, vectors: 0, timeMs: 0, stoppedBy: null }));
+  const tallies: Tally[] = p.detectors.map(() => ({ bitErrors: 0, symbolErrors: 0, frameErrors: 0, vectors: 0, timeMs: 0, iterations: 0, stoppedBy: null }));
   const isActive = (d: number) => tallies[d]!.stoppedBy === null;
   const maxChunks = Math.ceil(p.maxVectors / p.chunkVectors);
   // chunks the executor computes at once: its threads, or the GPU's chunks per launch
@@ -229,7 +285,8 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
     for (let d = 0; d < nDet; d++) {
       if (!isActive(d)) continue;
       const t = tallies[d]!;
-      if (t.bitErrors + (t.bitErrors / mergedVectors) * inflightVectors < p.maxErrors) return true;
+      const e = stopErrors(p, t);
+      if (e + (e / mergedVectors) * inflightVectors < p.maxErrors) return true;
     }
     return false;
   };
@@ -251,6 +308,8 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
       const task: ChunkTask = {
         nt: p.opts.nt, nr: p.opts.nr, modulation: p.opts.modulation, vectorsPerChannel: p.vectorsPerChannel,
         seed: p.seed, detectors: p.detectors, active, snrIndex, chunkIndex, vectors, noiseVar,
+        ...(p.channel !== 'rayleigh' ? { channel: p.channel } : {}),
+        ...(p.coded ? { coded: { code: p.coded.code, decoder: p.coded.decoder }, sliceVectors: p.coded.unit } : {}),
       };
       const promise = runner.exec.run(task);
       const entry: { promise: Promise<ChunkResult>; vectors: number; result?: ChunkResult } = { promise, vectors };
@@ -300,8 +359,8 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
         if (!c) throw new Error(`internal: chunk ${merged} lacks counts of active detector ${p.labels[d]}`);
         const t = tallies[d]!;
         t.bitErrors += c.bitErrors; t.symbolErrors += c.symbolErrors; t.frameErrors += c.frameErrors;
-        t.vectors += result.vectors; t.timeMs += c.timeMs;
-        if (t.bitErrors >= p.maxErrors) t.stoppedBy = 'errors';
+        t.vectors += result.vectors; t.timeMs += c.timeMs; t.iterations += c.iterations ?? 0;
+        if (stopErrors(p, t) >= p.maxErrors) t.stoppedBy = 'errors';
         else if (t.vectors >= p.maxVectors) t.stoppedBy = 'vectors';
       }
       emit('update');
@@ -339,7 +398,7 @@ function completedAt(p: Plan, points: readonly SimPoint[], i: number): SimPoint[
 /** Runs the whole simulation: every SNR point in order, every detector on the same data. */
 export async function simulate(opts: SimulationOptions): Promise<SimulationResult> {
   const p = plan(opts);
-  const { engine } = await resolveEngine(opts.engine, p.detectors);
+  const { engine } = await resolveEngine(opts.engine, p.detectors, { code: opts.code, decoder: p.coded?.decoder, modulation: opts.modulation });
   const completed = opts.completedPoints ?? [];
   if (!Array.isArray(completed)) throw new InvalidArgumentError('completedPoints must be an array of points');
   const start = performance.now();
@@ -369,7 +428,10 @@ export async function simulate(opts: SimulationOptions): Promise<SimulationResul
   }
   return {
     nt: opts.nt, nr: opts.nr, modulation: opts.modulation, snrType: p.snrType, seed: p.seed, threads: engine === 'cuda' ? 1 : p.threads,
-    engine, maxErrors: p.maxErrors, maxVectors: p.maxVectors, vectorsPerChannel: p.vectorsPerChannel,
+    engine, channel: p.channel,
+    ...(p.coded ? { code: p.coded.code, decoder: p.coded.decoder, codeRate: p.coded.rate } : {}),
+    ...(p.maxFrames !== undefined ? { maxFrames: p.maxFrames } : {}),
+    maxErrors: p.maxErrors, maxVectors: p.maxVectors, vectorsPerChannel: p.vectorsPerChannel,
     chunkVectors: p.chunkVectors,
     detectors: opts.detectors.map(({ ...d }) => d), snrs: [...opts.snrs],
     ...(p.maxTimeSeconds !== undefined ? { maxTimeSeconds: p.maxTimeSeconds } : {}),

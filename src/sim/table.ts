@@ -56,16 +56,21 @@ export function snrTypeName(t: SnrType): string {
  */
 export function formatPointRow(p: SimPoint, runningMs?: number): string {
   const vps = p.timeMs > 0 ? p.vectors / (p.timeMs / 1000) : NaN;
+  // coded: errors are frame errors (the stop rule's count), vectors are frames
+  const coded = p.code !== undefined;
   return row([
     p.snr.toFixed(1), p.detector.slice(0, WIDTHS[1]!), rate(p.ber), rate(p.ser), rate(p.fer),
-    count(p.bitErrors), count(p.vectors), perSecond(vps), duration(p.timeMs),
+    count(coded ? p.frameErrors : p.bitErrors), count(coded ? p.frames : p.vectors), perSecond(vps), duration(p.timeMs),
   ]) + (runningMs !== undefined ? ` ... ${duration(runningMs)}` : p.stoppedBy === 'time' ? ' (time limit)' : '');
 }
 
-export function tableHeader(snrType: SnrType): string {
-  const head = row(COLUMNS.map((c) => (c === 'SNR' ? 'SNR dB' : c)));
+/** The table's header; `code` (a coded run) makes BER / FER those of the decoded information bits, errors frame errors, the count frames. */
+export function tableHeader(snrType: SnrType, code?: string): string {
+  const head = row(COLUMNS.map((c) => (c === 'SNR' ? 'SNR dB' : code !== undefined && c === 'vectors' ? 'frames' : c)));
   return [
-    `SNR is ${snrTypeName(snrType)} in dB; errors = bit errors; vectors/s and time are detection only, per core (summed over workers)`,
+    code !== undefined
+      ? `SNR is ${snrTypeName(snrType)} in dB (code rate included); code ${code}: BER and FER of the decoded information bits, SER of the detector; errors = frame errors; vectors/s and time are detection and decoding, per core`
+      : `SNR is ${snrTypeName(snrType)} in dB; errors = bit errors; vectors/s and time are detection only, per core (summed over workers)`,
     head,
     '-'.repeat(head.length),
   ].join('\n');
@@ -76,13 +81,15 @@ export class LiveTable {
   /** Rows of the current point already on screen (terminal mode). */
   private drawn = 0;
   private lastDraw = 0;
+  private readonly code: string | undefined;
 
-  constructor(private readonly out: TableStream, private readonly snrType: SnrType, opts: { tty?: boolean } = {}) {
+  constructor(private readonly out: TableStream, private readonly snrType: SnrType, opts: { tty?: boolean; code?: string } = {}) {
+    this.code = opts.code;
     this.tty = opts.tty ?? this.out.isTTY === true;
   }
 
   start(): void {
-    this.out.write(tableHeader(this.snrType) + '\n');
+    this.out.write(tableHeader(this.snrType, this.code) + '\n');
   }
 
   /** Pass as `onProgress` (or call from it). */
@@ -108,14 +115,16 @@ export class LiveTable {
       this.out.write('(the point above was interrupted: its partial counts are not kept)\n');
       this.drawn = 0;
     }
-    const zero = result.points.filter((p) => p.bitErrors === 0).length;
+    const zero = result.points.filter((p) => (result.code ? p.frameErrors : p.bitErrors) === 0).length;
     const timed = result.points.filter((p) => p.stoppedBy === 'time').length;
     const snrPoints = result.snrs.length;
     const finished = new Set(result.points.map((p) => p.snrIndex)).size;
     const notes = [`${result.points.length} points (${finished} of ${snrPoints} SNR values) in ${duration(result.wallMs)} on ${result.threads} thread(s), engine ${result.engine}`];
     if (result.interrupted) notes.push(`interrupted: ${snrPoints - finished} SNR value(s) not finished`);
     if (timed > 0) notes.push(`${timed} point(s) stopped by the time limit (${result.maxTimeSeconds} s per point): fewer errors / vectors than asked, flagged stoppedBy "time"`);
-    if (zero > 0) notes.push(`${zero} point(s) with no bit errors: BER 0 means below 1 / bits (omitted from log-scale plots)`);
+    if (zero > 0) notes.push(result.code
+      ? `${zero} point(s) with no frame errors: FER 0 means below 1 / frames (omitted from log-scale plots)`
+      : `${zero} point(s) with no bit errors: BER 0 means below 1 / bits (omitted from log-scale plots)`);
     this.out.write(notes.join('\n') + '\n');
   }
 }

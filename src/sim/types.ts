@@ -2,6 +2,7 @@
  * Types of the Monte Carlo simulation: what to simulate, what comes back, and the progress events
  * the live table listens to.
  */
+import type { DecoderOptions } from '../coding/types.js';
 import type { DetectOptions, Detector, Modulation } from '../mimo/types.js';
 
 export type { SnrType } from '../mimo/channel.js';
@@ -25,12 +26,23 @@ export interface SimulationOptions {
   detectors: SimDetector[];
   /** SNR points in dB, of the kind `snrType` names. */
   snrs: number[];
-  /** Es/N0 (default) or Eb/N0, as in DESIGN.md's SNR convention (uncoded: code rate 1). */
+  /** Es/N0 (default) or Eb/N0 = Es/N0 - 10 log10(bitsPerSymbol * code rate) (uncoded: rate 1). */
   snrType?: SnrType;
-  /** Stop a detector at a point once it has this many bit errors (default 200). */
+  /**
+   * Coded link: an ldpcCode() spec ('wimax:2304:1/2', 'nr:bg1:K:R'); every detector must be soft
+   * (its max-log LLRs feed the decoder). Absent: uncoded, a frame is one received vector.
+   */
+  code?: string;
+  /** Coded link: the decoder (default nms, 20 iterations, early stop). */
+  decoder?: DecoderOptions;
+  /** 'rayleigh' (default): iid Rayleigh fading; 'awgn': H = I, no fading (needs nr >= nt). */
+  channel?: 'rayleigh' | 'awgn';
+  /** Stop a detector at a point once it has this many errors: bit errors, or frame errors for a coded run (default 200). */
   maxErrors?: number;
   /** Stop a detector at a point after this many vectors (default 1,000,000). */
   maxVectors?: number;
+  /** Coded link: stop a detector at a point after this many frames (rounded up to whole chunk units); default no limit beyond maxVectors. */
+  maxFrames?: number;
   /** One channel matrix serves this many consecutive vectors (default 1). */
   vectorsPerChannel?: number;
   /** Vectors per chunk, the unit of work and of stop decisions (default 1024, a multiple of vectorsPerChannel). */
@@ -101,13 +113,17 @@ export interface SimPoint {
   bits: number;
   /** Symbols sent. */
   symbols: number;
-  /** Frames = vectors (uncoded: a frame is one received vector). */
+  /** Frames: uncoded, a frame is one received vector; coded, one codeword (bits, ber and fer are then on its information bits after decoding). */
   frames: number;
+  /** Coded link: the code (absent for an uncoded point). */
+  code?: string;
+  /** Coded link: mean decoder iterations per frame. */
+  meanIterations?: number;
   /** Received vectors detected. */
   vectors: number;
   /** Detection time summed over the chunks (CPU milliseconds across workers, or the GPU's kernel time; generation excluded). */
   timeMs: number;
-  /** Why this point stopped: enough bit errors, the vector limit, or the time limit (maxTimeSeconds). */
+  /** Why this point stopped: enough errors (bit errors; frame errors when coded), the vector (or frame) limit, or the time limit (maxTimeSeconds). */
   stoppedBy: 'errors' | 'vectors' | 'time';
 }
 
@@ -127,8 +143,18 @@ export interface SimulationResult {
   threads: number;
   /** The engine that ran (the GPU link: threads is 1, the host thread). */
   engine: 'cpu' | 'cuda';
-  /** Stop rule: bit errors per detector and point. */
+  /** Coded link: the code spec. */
+  code?: string;
+  /** Coded link: the decoder settings. */
+  decoder?: DecoderOptions;
+  /** Coded link: the code rate k / n, which enters Eb/N0. */
+  codeRate?: number;
+  /** The channel: 'rayleigh' or 'awgn' (absent in results of older versions: rayleigh). */
+  channel?: 'rayleigh' | 'awgn';
+  /** Stop rule: bit errors (frame errors when coded) per detector and point. */
   maxErrors: number;
+  /** Stop rule, coded link: frames per detector and point, when set. */
+  maxFrames?: number;
   /** Stop rule: vectors per detector and point. */
   maxVectors: number;
   /** Consecutive vectors per channel matrix. */

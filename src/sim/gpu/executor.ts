@@ -9,7 +9,14 @@
  * executor: same chunk order, same stop rules, same counts for a seed (up to float32 decisions).
  *
  * A coded link inserts its stages per detector between the plan (soft output into an LLR buffer)
- * and the count kernel (which then counts decoded bits): enqueue() holds that sequence.
+ * and the count kernel (which then counts decoded bits): enqueue() holds that sequence. Not built
+ * yet (coded runs go to coded-executor.ts, detection and decoding on the GPU, generation on the
+ * host, LLRs through the host); the fused stage needs the
+ * information bits (the chunk's infoBits Philox stream, src/sim/coded.ts), an encoder and the
+ * frame-to-symbol map in link-vectors.cu, the plan with soft output into a float32 LLR buffer whose
+ * frames (vectorsPerFrame x nt x bitsPerSymbol LLRs, the first n of them the codeword's) the
+ * decoder's device entry (src/coding/gpu ldpcCudaPlan(...).enqueue: frames x N float32 LLRs) reads
+ * after a compaction when the frame has pad bits, and a count kernel over decoded information bits.
  *
  * Launches go in order on one stream; two are in flight, so the host merges one while the device
  * computes the next. A launch's device buffers are shared (the stream orders them); its counts
