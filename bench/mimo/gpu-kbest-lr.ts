@@ -12,17 +12,13 @@ import { addNoise, randomSymbols, rayleighChannels, snrToNoiseVar, transmit } fr
 import { detect } from '../../src/mimo/detect.js';
 import { constellation } from '../../src/mimo/modulation.js';
 import type { DetectionInput, DetectOptions, Detector, Modulation } from '../../src/mimo/types.js';
-import { cudaAvailable, requireCuda, type CudaContext } from '../../src/gpu/context.js';
-import { DeviceBuffer } from '../../src/gpu/memory.js';
-import { CudaEvent, Stream } from '../../src/gpu/stream.js';
-import { validateDetection } from '../../src/mimo/detect.js';
-import { cudaSetup, enqueueNormalize } from '../../src/mimo/gpu/detect-batch.js';
-import type { CudaDetectorPlan, CudaDetectorSetup, DetectChunk } from '../../src/mimo/gpu/cuda-detector.js';
-import { STATUS_WORDS } from '../../src/mimo/gpu/status.js';
+import { cudaAvailable, type CudaContext } from '../../src/gpu/context.js';
+import type { CudaDetectorSetup } from '../../src/mimo/gpu/cuda-detector.js';
 import { createKbestPlan, type KbestTuning } from '../../src/mimo/detectors/kbest/cuda.js';
 import { lrCudaDetector, type LrTuning } from '../../src/mimo/detectors/lr/cuda.js';
 import type { LrVariant } from '../../src/mimo/detectors/lr/lattice-aided.js';
 import { cpuAllCores } from './cpu-workers.js';
+import { timeDetectorKernels } from './gpu-timing.js';
 
 const quick = process.argv.includes('--quick');
 /** HBM3 bandwidth of the H100 SXM, bytes/s (the floor's denominator). */
@@ -35,71 +31,6 @@ function batch(seed: number, n: number, mod: Modulation, channels: number, snrDb
   const { symbols } = randomSymbols(rng, channels * VPC * n, mod);
   const y = addNoise(rng, transmit(H, symbols, n, n, VPC), snrToNoiseVar(snrDb, 'esn0', constellation(mod).bitsPerSymbol));
   return { nt: n, nr: n, H: Float32Array.from(H) as unknown as Float64Array, y: Float32Array.from(y) as unknown as Float64Array, vectorsPerChannel: VPC, noiseVar: snrToNoiseVar(snrDb, 'esn0', constellation(mod).bitsPerSymbol) };
-}
-
-const median = (xs: number[]): number => { const t = [...xs].sort((a, b) => a - b); const m = t.length >> 1; return t.length % 2 ? t[m]! : (t[m - 1]! + t[m]!) / 2; };
-const align = (x: number): number => Math.ceil(x / 256) * 256;
-
-/**
- * bench/mimo/gpu-timing.ts's timeDetectorKernels with the plan made by `create` (a tuning of the
- * launch shape): data uploaded and normalized once, then reps runs of the plan's kernels (and of
- * each stage alone) between events, after a warm-up.
- */
-function timePlan(input: DetectionInput, opts: DetectOptions, reps: number, create: (ctx: CudaContext, setup: CudaDetectorSetup) => CudaDetectorPlan) {
-  const ctx = requireCuda();
-  const val = validateDetection(input, opts);
-  const setup = cudaSetup(ctx, val, { name: opts.detector, soft: opts.detector === 'kbest', create: () => { throw new Error('unused'); } });
-  const plan = create(ctx, setup);
-  const { nr, nt, channels, vectorsPerChannel: vpc } = val;
-  const vectors = channels * vpc, bps = setup.constellation.bitsPerSymbol;
-  const H = Float32Array.from(input.H), y = Float32Array.from(input.y);
-  const noise = new Float32Array(vectors).fill(input.noiseVar as number);
-  const sizes = [H.byteLength, y.byteLength, noise.byteLength, vectors * 4, vectors * nt * 4, setup.soft ? vectors * nt * bps * 4 : 0, vectors * STATUS_WORDS * 4,
-    ...plan.scratchBytesPerChannel.map((b) => b * channels)];
-  const offsets: number[] = [];
-  let total = 0;
-  for (const b of sizes) { offsets.push(total); total += align(Math.max(b, 1)); }
-  const arena = DeviceBuffer.alloc(ctx, total);
-  const stream = Stream.create(ctx);
-  const at = (i: number): bigint => arena.ptr + BigInt(offsets[i]!);
-  const events = Array.from({ length: 2 * reps }, () => CudaEvent.create(ctx));
-  try {
-    arena.upload(H, offsets[0]); arena.upload(y, offsets[1]); arena.upload(noise, offsets[2]);
-    const statusBytes = vectors * STATUS_WORDS * 4;
-    arena.fillRange(offsets[6]!, statusBytes, 0, stream);
-    enqueueNormalize(ctx, stream, { H: at(0), y: at(1), noiseIn: at(2), noiseScalar: 0, noiseOut: at(3), status: at(6) }, channels, vpc, nr, nt);
-    const chunk: DetectChunk = {
-      channels, vectorsPerChannel: vpc, H: at(0), y: at(1), noise: at(3), symbols: at(4), llr: setup.soft ? at(5) : 0n, status: at(6),
-      scratch: plan.scratchBytesPerChannel.map((_, k) => at(7 + k)),
-    };
-    const timeRuns = (work: () => void): number[] => {
-      arena.fillRange(offsets[6]!, statusBytes, 0, stream);
-      work();
-      stream.synchronize();
-      for (let r = 0; r < reps; r++) {
-        arena.fillRange(offsets[6]!, statusBytes, 0, stream);
-        events[2 * r]!.record(stream);
-        work();
-        events[2 * r + 1]!.record(stream);
-      }
-      stream.synchronize();
-      return Array.from({ length: reps }, (_, r) => events[2 * r + 1]!.elapsedSince(events[2 * r]!));
-    };
-    const stagesMs: Record<string, number> = {};
-    for (const st of plan.stages ?? []) {
-      for (const b of plan.stages!.slice(0, plan.stages!.indexOf(st))) b.enqueue(stream, chunk);
-      stagesMs[st.name] = median(timeRuns(() => st.enqueue(stream, chunk)));
-    }
-    const ms = median(timeRuns(() => plan.enqueue(stream, chunk)));
-    const symbols = new Int32Array(vectors * nt), status = new Int32Array(vectors * STATUS_WORDS);
-    arena.download(symbols, offsets[4]);
-    arena.download(status, offsets[6]);
-    return { medianMs: ms, stagesMs, symbols, status };
-  } finally {
-    for (const e of events) e.destroy();
-    stream.destroy();
-    arena.free();
-  }
 }
 
 const f64 = (b: DetectionInput): DetectionInput => ({ ...b, H: Float64Array.from(b.H), y: Float64Array.from(b.y) });
@@ -140,7 +71,7 @@ async function main(): Promise<void> {
     const create = c.detector === 'kbest'
       ? (ctx: CudaContext, setup: CudaDetectorSetup) => createKbestPlan(ctx, setup, c.kb)
       : (ctx: CudaContext, setup: CudaDetectorSetup) => lrCudaDetector(c.detector.slice(3) as LrVariant, c.lr).create(ctx, setup);
-    const t = timePlan(input, opts, quick ? 3 : 10, create);
+    const t = await timeDetectorKernels(input, opts, quick ? 3 : 10, create);
     if (t.status.some((s, i) => i % 2 === 0 && s !== 0)) console.log(`  (${t.status.filter((s, i) => i % 2 === 0 && s !== 0).length} vectors flagged for the CPU)`);
     const vectors = c.channels * VPC;
     const soft = c.detector === 'kbest';

@@ -25,7 +25,7 @@ import { cudaDetector as mlCuda } from '../../src/mimo/detectors/ml/cuda.js';
 import { sphereCudaDetector, defaultSphereKernel, type SphereVariant } from '../../src/mimo/detectors/sphere/cuda.js';
 import type { CudaDetector } from '../../src/mimo/gpu/cuda-detector.js';
 import { MIMO_STATUS, STATUS_WORDS } from '../../src/mimo/gpu/status.js';
-import type { DetectionInput, DetectOptions, Modulation } from '../../src/mimo/types.js';
+import type { DetectionInput, DetectOptions } from '../../src/mimo/types.js';
 import { checkAgainstMl, DeviceProblem, gpuRun, gpuSetup, makeProblem, Philox, type Problem } from '../../test/mimo/gpu-exact-check.js';
 
 const args = process.argv.slice(2);

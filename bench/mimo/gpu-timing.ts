@@ -7,12 +7,12 @@
  *
  * The results of the last run are read back so a caller can check them against the CPU engine.
  */
-import { requireCuda } from '../../src/gpu/context.js';
+import { requireCuda, type CudaContext } from '../../src/gpu/context.js';
 import { DeviceBuffer } from '../../src/gpu/memory.js';
 import { CudaEvent, Stream } from '../../src/gpu/stream.js';
 import { validateDetection } from '../../src/mimo/detect.js';
 import { cudaSetup, enqueueNormalize } from '../../src/mimo/gpu/detect-batch.js';
-import type { DetectChunk } from '../../src/mimo/gpu/cuda-detector.js';
+import type { CudaDetectorPlan, CudaDetectorSetup, DetectChunk } from '../../src/mimo/gpu/cuda-detector.js';
 import { STATUS_WORDS } from '../../src/mimo/gpu/status.js';
 import { DETECTOR_REGISTRY } from '../../src/mimo/registry.js';
 import type { DetectionInput, DetectOptions } from '../../src/mimo/types.js';
@@ -32,8 +32,13 @@ export interface DetectorKernelTiming {
 const median = (xs: number[]): number => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2; };
 const align = (x: number): number => Math.ceil(x / 256) * 256;
 
-/** Times `reps` runs of the detector's kernels on `input` (vectors = channels x vectorsPerChannel). */
-export async function timeDetectorKernels(input: DetectionInput, opts: DetectOptions, reps: number): Promise<DetectorKernelTiming> {
+/**
+ * Times `reps` runs of the detector's kernels on `input` (vectors = channels x vectorsPerChannel).
+ * `create` makes the plan instead of the registry's CUDA detector (a tuning of its launch shape).
+ */
+export async function timeDetectorKernels(
+  input: DetectionInput, opts: DetectOptions, reps: number, create?: (ctx: CudaContext, setup: CudaDetectorSetup) => CudaDetectorPlan,
+): Promise<DetectorKernelTiming> {
   const ctx = requireCuda();
   ctx.makeCurrent();
   const val = validateDetection(input, opts);
@@ -41,7 +46,7 @@ export async function timeDetectorKernels(input: DetectionInput, opts: DetectOpt
   if (!entry.cuda) throw new Error(`${val.opts.detector} has no CUDA implementation`);
   const impl = await entry.cuda();
   const setup = cudaSetup(ctx, val, impl);
-  const plan = impl.create(ctx, setup);
+  const plan = create ? create(ctx, setup) : impl.create(ctx, setup);
   const { nr, nt, channels, vectorsPerChannel: vpc } = val;
   const vectors = channels * vpc;
   if (vectors !== val.vectors) throw new Error('timeDetectorKernels needs whole channels (vectors = channels x vectorsPerChannel)');

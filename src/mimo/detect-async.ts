@@ -12,7 +12,7 @@ import { EngineUnavailableError } from '../core/errors.js';
 import { detectCpu, validateDetection } from './detect.js';
 import type { CudaDetector } from './gpu/cuda-detector.js';
 import type { DetectOutputs } from './gpu/detect-batch.js';
-import { DETECTOR_REGISTRY } from './registry.js';
+import { DETECTOR_REGISTRY, type DetectorEntry } from './registry.js';
 import type { DetectionInput, DetectionResult, DetectOptions } from './types.js';
 
 let device: Promise<{ ok: true } | { ok: false; reason: string }> | null = null;
@@ -33,22 +33,21 @@ function cudaDevice(): Promise<{ ok: true } | { ok: false; reason: string }> {
 export async function detectAsync(input: DetectionInput, opts: DetectOptions, out?: DetectOutputs): Promise<DetectionResult> {
   const t0 = performance.now();
   const engine = opts?.engine ?? 'auto';
-  const gpuWanted = engine !== 'cpu';
+  // where it will run decides whether H and y are scanned here or by the GPU's normalize kernel
+  const dev = engine === 'cpu' ? null : await cudaDevice();
+  const entry = DETECTOR_REGISTRY[opts?.detector] as DetectorEntry | undefined;
+  const loadCudaImpl = dev?.ok === true ? entry?.cuda : undefined;
   const gpuInput = input?.H instanceof Float32Array && input?.y instanceof Float32Array;
-  const val = validateDetection(input, opts, gpuWanted && gpuInput ? 'defer' : 'check');
-  if (engine === 'cpu') return detectCpu(input, val, t0);
-  const entry = DETECTOR_REGISTRY[val.opts.detector];
-  const dev = await cudaDevice();
-  if (!entry.cuda || !dev.ok) {
+  const val = validateDetection(input, opts, loadCudaImpl && gpuInput ? 'defer' : 'check');
+  if (!loadCudaImpl) {
     if (engine === 'cuda') {
-      throw new EngineUnavailableError(!dev.ok
+      throw new EngineUnavailableError(dev?.ok === false
         ? `the CUDA engine was asked for but is not available: ${dev.reason}`
         : `the CUDA engine has no '${val.opts.detector}' detector; use engine 'cpu' or 'auto'`);
     }
-    if (gpuInput) validateDetection(input, opts, 'check');  // deferred for the GPU; the CPU needs them now
     return detectCpu(input, val, t0);
   }
-  const impl = cudaImpls.get(entry.name) ?? (await loadCuda(entry.name, entry.cuda));
+  const impl = cudaImpls.get(val.opts.detector) ?? (await loadCuda(val.opts.detector, loadCudaImpl));
   engineModule ??= await import('./gpu/detect-batch.js');
   return engineModule.detectCuda(input, val, impl, t0, out);
 }

@@ -23,7 +23,7 @@ import type { DeviceProperties } from '../../src/gpu/context.js';
 import { checkLLL, checkUnimodular } from '../../src/lattice/check.js';
 import { qrInto } from '../../src/mimo/preprocess/qr.js';
 import { fillRealMatrix, naturalDimOrder, realModel, symbolsOfLevels, type RealModel } from '../../src/mimo/soft/real-model.js';
-import { LrPrepScratch, prepareLr, type LrVariant } from '../../src/mimo/detectors/lr/lattice-aided.js';
+import { LrPrepScratch, prepareLr, reducedFilter, type LrVariant } from '../../src/mimo/detectors/lr/lattice-aided.js';
 import { lrDetector } from '../../src/mimo/detectors/lr/detector.js';
 import { lrCudaDetector, lrShape } from '../../src/mimo/detectors/lr/cuda.js';
 import { MIMO_STATUS } from '../../src/mimo/gpu/status.js';
@@ -81,23 +81,7 @@ function replay(p: Problem, variant: LrVariant, Zs: (c: number) => ArrayLike<num
     const Z = Zs(c);
     const Qb = new Float64Array(nb * nd), R = new Float64Array(nd * nd);
     qrInto(mulZ(B, Z, nb, nd), 0, nb, nd, 'none', Qb, R, new Int32Array(nd));
-    const P = new Float64Array(nd * rows), p0 = new Float64Array(nd);
-    for (let k = 0; k < nd; k++) {
-      let s = 0;
-      for (let r = 0; r < nb; r++) s += Qb[r + k * nb]! * cst[r]!;
-      p0[k] = s;
-      for (let r = 0; r < rows; r++) P[k + r * nd] = Qb[r + k * nb]!;
-    }
-    if (variant !== 'sic') {
-      for (let r = 0; r <= rows; r++) {
-        const col = r < rows ? P : p0, o = r < rows ? r * nd : 0;
-        for (let i = nd - 1; i >= 0; i--) {
-          let s = col[o + i]!;
-          for (let j = i + 1; j < nd; j++) s -= R[i + j * nd]! * col[o + j]!;
-          col[o + i] = s / R[i + i * nd]!;
-        }
-      }
-    }
+    const { P, p0 } = reducedFilter(Qb, R, cst, nb, nd, rows, variant);
     for (let v = c * p.vpc; v < (c + 1) * p.vpc; v++) {
       for (let k = 0; k < nd; k++) { t[k] = p0[k]!; scaleT[k] = Math.abs(p0[k]!); }
       for (let r = 0; r < rows; r++) {

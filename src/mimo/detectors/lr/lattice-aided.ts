@@ -83,7 +83,16 @@ export function prepareLr(sc: LrPrepScratch, H: Float64Array, hOff: number, nois
   lllCpu(B, Z, n, nd, LR_LLL_PARAMS);
   const R = new Float64Array(nd * nd);
   qrInto(B, 0, n, nd, 'none', Qb, R, sc.perm);
-  // P = Q_top^T (nd x rows), p0 = Q^T cst.
+  const { P, p0 } = reducedFilter(Qb, R, cst, n, nd, rows, variant);
+  return { Z, P, p0, R };
+}
+
+/**
+ * The reduced-domain filter of a channel from the QR B Z = Q R of its (n x nd) reduced basis:
+ * P = Q_top^T (nd x rows) and p0 = Q^T cst, both multiplied by R^-1 (back substitution) except
+ * for 'sic', which substitutes per vector.
+ */
+export function reducedFilter(Qb: Float64Array, R: Float64Array, cst: Float64Array, n: number, nd: number, rows: number, variant: LrVariant): { P: Float64Array; p0: Float64Array } {
   const P = new Float64Array(nd * rows), p0 = new Float64Array(nd);
   for (let k = 0; k < nd; k++) {
     let s = 0;
@@ -92,7 +101,6 @@ export function prepareLr(sc: LrPrepScratch, H: Float64Array, hOff: number, nois
     for (let r = 0; r < rows; r++) P[k + r * nd] = Qb[r + k * n]!;
   }
   if (variant !== 'sic') {
-    // Linear filter: R^-1 applied to every column of P and to p0 (back substitution).
     for (let r = 0; r <= rows; r++) {
       const col = r < rows ? P : p0, o = r < rows ? r * nd : 0;
       for (let i = nd - 1; i >= 0; i--) {
@@ -102,7 +110,7 @@ export function prepareLr(sc: LrPrepScratch, H: Float64Array, hOff: number, nois
       }
     }
   }
-  return { Z, P, p0, R };
+  return { P, p0 };
 }
 
 /** Scratch for one vector. */
