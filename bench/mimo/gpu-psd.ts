@@ -21,7 +21,7 @@ import { requireCuda } from '../../src/gpu/context.js';
 import { addNoise, randomSymbols, rayleighChannels, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
 import { detect } from '../../src/mimo/detect.js';
 import { constellation } from '../../src/mimo/modulation.js';
-import { psdGpuTuning } from '../../src/mimo/detectors/psd/cuda.js';
+import { createPsdPlan, type PsdLaunchOptions } from '../../src/mimo/detectors/psd/cuda.js';
 import type { DetectionInput, DetectOptions, Modulation } from '../../src/mimo/types.js';
 import { timeDetectorKernels } from './gpu-timing.js';
 
@@ -64,10 +64,10 @@ function metric(inp: DetectionInput, mod: Modulation, sym: ArrayLike<number>, v:
 
 interface Row { what: string; ms: number; qrMs: number; detMs: number; vps: number; gbps: number; nodes: number; floorMs: number; check: string }
 
-async function measure(what: string, nr: number, nt: number, mod: Modulation, snr: number, vectors: number, vpc: number, psd: DetectOptions['psd'], check: number): Promise<Row> {
+async function measure(what: string, nr: number, nt: number, mod: Modulation, snr: number, vectors: number, vpc: number, psd: DetectOptions['psd'], check: number, launch?: PsdLaunchOptions): Promise<Row> {
   const inp = makeInput(nr, nt, mod, snr, vectors, vpc, 1234 + vectors + nt * 7 + snr);
   const opts: DetectOptions = { detector: 'psd', modulation: mod, ...(psd ? { psd } : {}) };
-  const t = await timeDetectorKernels(inp, opts, reps);
+  const t = await timeDetectorKernels(inp, opts, reps, launch ? (ctx, setup) => createPsdPlan(ctx, setup, launch) : undefined);
   const V = Math.ceil(vectors / vpc) * vpc;
   const bps = constellation(mod).bitsPerSymbol;
   let nodes = 0;
@@ -104,25 +104,13 @@ function print(title: string, rows: Row[], extra?: (r: Row) => string): void {
   }
 }
 
-/** The warp mapping's lanes a vector and warps a block (psdGpuTuning) for the measurements in `f`. */
-async function withTuning<T>(lanes: number | 'auto', warps: number, f: () => Promise<T>): Promise<T> {
-  const saved = { ...psdGpuTuning };
-  psdGpuTuning.lanes = lanes;
-  psdGpuTuning.warps = warps;
-  try {
-    return await f();
-  } finally {
-    Object.assign(psdGpuTuning, saved);
-  }
-}
-
 /** The mappings side by side on 4x4 at 20 dB: lanes a vector and warps a block of the warp mapping, and the paper's block mapping. */
 async function mappings(): Promise<void> {
   const rows: Row[] = [];
   const sweep = [[1, 2], [1, 4], [2, 2], [2, 4], [4, 2], [4, 4], [4, 8], [8, 2], [8, 4], [16, 4], [32, 4]] as const;
   for (const [mod, label] of [['16qam', '4x4 16-QAM'], ['qpsk', '4x4 QPSK']] as const) {
     for (const [lanes, warps] of sweep) {
-      rows.push(await withTuning(lanes, warps, () => measure(`${label} warp mapping, ${lanes} lanes a vector, ${warps} warps a block`, 4, 4, mod, 20, big, 14, { gpuMapping: 'warp' }, 0)));
+      rows.push(await measure(`${label} warp mapping, ${lanes} lanes a vector, ${warps} warps a block`, 4, 4, mod, 20, big, 14, { gpuMapping: 'warp' }, 0, { lanes, warps }));
     }
     rows.push(await measure(`${label} warp mapping, default lanes and warps`, 4, 4, mod, 20, big, 14, { gpuMapping: 'warp' }, checkCount));
     rows.push(await measure(`${label} block mapping (paper)`, 4, 4, mod, 20, big >> 2, 14, { gpuMapping: 'block' }, checkCount));
@@ -136,7 +124,7 @@ async function sizes(): Promise<void> {
   for (const [n, mod] of [[2, 'qpsk'], [2, '16qam'], [2, '64qam'], [8, 'qpsk'], [8, '16qam'], [4, '64qam']] as const) {
     const count = n === 8 || (n === 4 && mod === '64qam') ? big >> 3 : big;
     for (const lanes of [1, 2, 4, 8, 32] as const) {
-      rows.push(await withTuning(lanes, 2, () => measure(`${n}x${n} ${mod} warp mapping, ${lanes} lanes a vector`, n, n, mod, 20, count, 14, { gpuMapping: 'warp' }, 0)));
+      rows.push(await measure(`${n}x${n} ${mod} warp mapping, ${lanes} lanes a vector`, n, n, mod, 20, count, 14, { gpuMapping: 'warp' }, 0, { lanes, warps: 2 }));
     }
     rows.push(await measure(`${n}x${n} ${mod} warp mapping, default lanes`, n, n, mod, 20, count, 14, { gpuMapping: 'warp' }, 0));
   }
@@ -171,7 +159,7 @@ async function slot(): Promise<void> {
   for (const snr of [10, 20]) {
     rows.push(await measure(`5G NR slot 4x4 16-QAM ${snr} dB (45,864 vectors, 14 a channel; budget 0.5 ms)`, 4, 4, '16qam', snr, 45_864, 14, undefined, checkCount));
     for (const lanes of [4, 16, 32] as const) {
-      rows.push(await withTuning(lanes, 2, () => measure(`the same, ${lanes} lanes a vector`, 4, 4, '16qam', snr, 45_864, 14, { gpuMapping: 'warp' }, 0)));
+      rows.push(await measure(`the same, ${lanes} lanes a vector`, 4, 4, '16qam', snr, 45_864, 14, { gpuMapping: 'warp' }, 0, { lanes, warps: 2 }));
     }
     rows.push(await measure('the same, block mapping (paper)', 4, 4, '16qam', snr, 45_864, 14, { gpuMapping: 'block' }, 0));
   }

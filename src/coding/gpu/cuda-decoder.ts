@@ -136,7 +136,7 @@ export function ldpcKernelDefines(qc: QcParityCheck, k: number, o: ResolvedDecod
 
 /**
  * Frames per block: about 128 threads, within 48 KiB of shared memory where one frame fits (small
- * blocks measured fastest on the H100: with ~165 registers a thread, more blocks fit an SM).
+ * blocks: with about 165 registers a thread, more blocks fit a multiprocessor).
  */
 export function defaultFramesPerBlock(qc: QcParityCheck): number {
   const perFrame = qc.blockCols * qc.z * 4 + 12;

@@ -21,11 +21,8 @@ import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup, DetectChunk } f
 import { realModel, type RealModel } from '../../preprocess/real-system.js';
 import { psdConfig, psdGpuMapping, type PsdConfig, type PsdGpuMapping } from './config.js';
 
-/**
- * Launch defaults of the plans the detector builds (measured on the H100: bench/mimo/gpu-psd.ts);
- * the bench script changes them to compare mappings and block sizes.
- */
-export const psdGpuTuning: { warps: number; lanes: number | 'auto' } = { warps: 2, lanes: 'auto' };
+/** Warps a block of the warp mapping: the fastest of bench/mimo/gpu-psd.ts's sweep. */
+const DEFAULT_WARPS = 2;
 
 /**
  * Lanes a vector of the warp mapping, from H100 measurements (bench/mimo/gpu-psd.ts): small
@@ -104,7 +101,7 @@ export interface PsdLaunchOptions {
   mapping?: PsdGpuMapping;
   /** Warps a block of the warp mapping. */
   warps?: number;
-  /** Lanes a vector of the warp mapping (1, 2, 4, 8, 16 or 32). */
+  /** Lanes a vector of the warp mapping (1, 2, 4, 8, 16 or 32; default psdAutoLanes). */
   lanes?: number;
 }
 
@@ -125,13 +122,12 @@ export function createPsdPlan(ctx: CudaContext, setup: CudaDetectorSetup, launch
     .kernel('psd_prep', ['ptr', 'ptr', 'i32']);
   let search: Kernel, threads: number, sharedBytes: number, perBlock: number;
   if (mapping === 'warp') {
-    const tuned = launch.lanes ?? psdGpuTuning.lanes;
-    const lanes = tuned === 'auto' ? psdAutoLanes(model.n, model.q, psdWarpSharedBytes(model.n, config), limit) : tuned;
+    const lanes = launch.lanes ?? psdAutoLanes(model.n, model.q, psdWarpSharedBytes(model.n, config), limit);
     if (![1, 2, 4, 8, 16, 32].includes(lanes)) throw new InvalidArgumentError(`psd lanes a vector must be 1, 2, 4, 8, 16 or 32, got ${lanes}`);
     const groups = 32 / lanes;
     const one = psdWarpSharedBytes(model.n, config);
     if (one * groups > limit) throw new UnsupportedError(`psd configuration ${JSON.stringify({ levels: config.levels, paths: config.paths })} needs ${one} bytes of shared memory a vector (${groups} a warp), the device allows ${limit}; choose closer levels or fewer paths`);
-    const warps = Math.max(1, Math.min(launch.warps ?? psdGpuTuning.warps, Math.floor(limit / (one * groups)), 32));
+    const warps = Math.max(1, Math.min(launch.warps ?? DEFAULT_WARPS, Math.floor(limit / (one * groups)), 32));
     perBlock = warps * groups;
     threads = 32 * warps;
     sharedBytes = perBlock * one;

@@ -28,9 +28,9 @@ const PREP_SHARED_LIMIT = 48 * 1024;
 /**
  * Launch shape of the preprocessing kernels (one thread a channel, 64 channels a block): staged
  * through shared memory (LIN_STAGE, linear.cuh) when the block's H and records fit
- * PREP_SHARED_LIMIT (up to about 6 x 6; measured on an H100: 4x4 zf preprocessing 0.38 -> 0.17 ms
- * for 458,752 channels), else reading and writing global memory directly (8 x 8 staged with 32
- * channels a block ran at half the speed: 6 resident warps a multiprocessor instead of 8).
+ * PREP_SHARED_LIMIT (up to about 6 x 6, where staging halves the preprocessing time), else reading
+ * and writing global memory directly (larger staged blocks leave too few resident warps a
+ * multiprocessor; bench/mimo/gpu-linear.ts measures both).
  */
 export function prepLaunch(kind: 'zf' | 'mmse' | 'sic', nt: number, nr: number): { threads: number; sharedBytes: number; stage: 0 | 1 } {
   const threads = 64, bytes = threads * 4 * (2 * nr * nt + 1 + recordFloats(kind, nt, nr) + 1);
