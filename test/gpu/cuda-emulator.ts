@@ -14,7 +14,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -187,12 +187,26 @@ export function compileEmulated(main: string, kernelPaths: string | readonly str
   const key = h.digest('hex').slice(0, 24);
   const exe = join(dir, `emu-${key}`);
   if (existsSync(exe)) return { exe, error: null };
-  writeFileSync(join(dir, 'cuda_emulation.hpp'), EMULATION_HEADER);
-  const src = join(dir, `emu-${key}.cpp`);
-  writeFileSync(src, `#include "cuda_emulation.hpp"\n${paths.map((path) => `#include "${path}"\n`).join('')}${main}\n`);
-  const r = spawnSync('g++', ['-std=c++20', '-O1', '-ffp-contract=off', '-pthread', ...defines, '-o', exe, src], { encoding: 'utf8' });
+  const header = `cuda_emulation-${createHash('sha256').update(EMULATION_HEADER).digest('hex').slice(0, 16)}.hpp`;
+  writeFileAtomic(join(dir, header), EMULATION_HEADER);
+  const src = join(dir, `emu-${key}-${process.pid}.cpp`);
+  writeFileSync(src, `#include "${header}"\n${paths.map((path) => `#include "${path}"\n`).join('')}${main}\n`);
+  const tmpExe = `${exe}.${process.pid}.tmp`;
+  const r = spawnSync('g++', ['-std=c++20', '-O1', '-ffp-contract=off', '-pthread', ...defines, '-o', tmpExe, src], { encoding: 'utf8' });
   if (r.status !== 0) return { exe, error: `g++ failed: ${(r.stderr || r.error?.message || '').slice(0, 2000)}` };
+  renameSync(tmpExe, exe);
   return { exe, error: null };
+}
+
+/**
+ * Writes a file other test processes may read at the same moment (the suite runs files in
+ * parallel, all sharing the temp directory): a temporary name, then rename, so a reader sees the
+ * old or the new content, never a half-written one.
+ */
+export function writeFileAtomic(path: string, text: string): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, path);
 }
 
 /** Runs an emulated kernel program: binary input on stdin, binary output from stdout. */

@@ -3,9 +3,10 @@
  * the CUDA emulator (test/gpu/cuda-emulator.ts) lacks, as a header included before the kernel
  * files, and float32 Rayleigh channels with the CPU reference of the kernels' per-pass QR.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../gpu/cuda-emulator.js';
 import { Philox } from '../../src/core/rng.js';
 import { qrInto } from '../../src/mimo/preprocess/qr.js';
 import { dimOrderOfStreams, fillRealMatrix, type RealModel } from '../../src/mimo/soft/real-model.js';
@@ -60,7 +61,7 @@ export function emulatorShims(): string {
   const dir = join(tmpdir(), 'lattice-mimo-emu');
   mkdirSync(dir, { recursive: true });
   const path = join(dir, 'mimo-shims.hpp');
-  writeFileSync(path, SHIMS);
+  writeFileAtomic(path, SHIMS);
   return path;
 }
 

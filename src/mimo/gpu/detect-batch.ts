@@ -33,7 +33,9 @@ import { MIMO_STATUS, STATUS_WORDS } from './status.js';
 export const GPU_LLR_LIMIT = 1e30;
 
 /** N0 after scaling is held in [2^-100, 2^100] on the GPU (float32's range with room for metrics). */
-const GPU_NOISE_FLOOR = 2 ** -100, GPU_NOISE_CEIL = 2 ** 100;
+const GPU_NOISE_FLOOR = 2 ** -100;
+/** Upper end of the scaled N0's range on the GPU (2^100). */
+export const GPU_NOISE_CEIL = 2 ** 100;
 
 /** Arrays the GPU engine writes its results into (pinned ones, from allocPinned, are copied straight). */
 export interface DetectOutputs {
@@ -89,8 +91,14 @@ function toFloat32(input: DetectionInput, val: ValidatedInput, padded: number): 
   const H = new Float32Array(channels * hLen), y = new Float32Array(padded * yLen), noise = new Float32Array(padded).fill(1);
   for (let c = 0; c < channels; c++) {
     const m = maxAbs(input.H, c * hLen, hLen);
-    const p = m > 0 ? -exponentOf(m) : 0, f = 2 ** p;
-    for (let i = 0; i < hLen; i++) H[c * hLen + i] = input.H[c * hLen + i]! * f;
+    const p = m > 0 ? -exponentOf(m) : 0;
+    // 2^p overflows float64 for subnormal channels (p up to 1074): timesPow2 scales in steps there
+    if (Math.abs(p) <= 1000) {
+      const f = 2 ** p;
+      for (let i = 0; i < hLen; i++) H[c * hLen + i] = input.H[c * hLen + i]! * f;
+    } else {
+      for (let i = 0; i < hLen; i++) H[c * hLen + i] = timesPow2(input.H[c * hLen + i]!, p);
+    }
     for (let v = c * vpc; v < Math.min(vectors, (c + 1) * vpc); v++) {
       const my = maxAbs(input.y, v * yLen, yLen);
       if (my > 0 && exponentOf(my) + p > MAX_Y_OVER_H_EXPONENT) throw yTooLarge(v, c, my, m);
