@@ -7,7 +7,7 @@
  * link floor = input bytes / upload rate + output bytes (basis, Z, status words) / download rate,
  * the rates measured here on pinned memory (256 MiB copies); kernel = the engine's event time.
  *
- * Usage: node dist/bench/host-path.js [--reps 5] [--cases 8x8,68x64,1028x1024] [--delta D] [--seed S] [--out FILE.json]
+ * Usage: node dist/bench/host-path.js [--reps 5] [--cases 8x8,68x64,1028x1024] [--delta D] [--seed S] [--out FILE.json] [--variants]
  * (--delta: LLL's delta, reduce()'s default when absent; `bench lattice` times its kernels at 0.75;
  * --seed: the bases' seed, default 1.)
  */
@@ -18,7 +18,7 @@ import { requireCuda } from '../src/gpu/context.js';
 import { DeviceBuffer, PinnedBuffer } from '../src/gpu/memory.js';
 import { Stream, timeOnStream } from '../src/gpu/stream.js';
 
-const { values } = parseArgs({ options: { reps: { type: 'string', default: '5' }, cases: { type: 'string', default: '8x8,68x64,1028x1024' }, delta: { type: 'string' }, seed: { type: 'string', default: '1' }, out: { type: 'string' } } });
+const { values } = parseArgs({ options: { reps: { type: 'string', default: '5' }, cases: { type: 'string', default: '8x8,68x64,1028x1024' }, delta: { type: 'string' }, seed: { type: 'string', default: '1' }, out: { type: 'string' }, variants: { type: 'boolean', default: false } } });
 const seed = Number(values.seed);
 const reps = Number(values.reps);
 const ctx = requireCuda();
@@ -89,6 +89,13 @@ for (const c of cases()) {
     linkFloorUs: us(floorMs), pinnedOverFloor: pinned.wallMs / floorMs, kernelPlusLinkOverFloor: pinned.wallMs / (floorMs + pinned.kernelMs), sameResults: String(same),
   };
   rows.push(row);
+  if (values.variants) {
+    // the runner's chunking and lanes on the pinned path: where the time goes
+    for (const batchOpts of [{ streams: 1 }, { streams: 2 }, { streams: 3 }, { maxChunk: Math.ceil(batch / 4), streams: 2 }, { maxChunk: Math.ceil(batch / 4), streams: 3 }, { maxChunk: Math.ceil(batch / 2), streams: 2 }, { maxChunk: Math.ceil(batch / 16), streams: 3 }]) {
+      const v = await timeCalls(() => reduce(pin, { ...opts, gpuTuning: { batch: batchOpts }, out: { basis: pinOut.data, transform: pinZ.data as Float64Array } }));
+      console.log(`  ${c.name} ${JSON.stringify(batchOpts)}: wall ${us(v.wallMs).toFixed(4)} us, kernel events ${us(v.kernelMs).toFixed(4)} us a basis (${(v.wallMs / floorMs).toFixed(2)}x the link floor)`);
+    }
+  }
   const f = (x: number) => (x >= 1 ? `${x.toFixed(2)} us` : `${(x * 1e3).toFixed(1)} ns`);
   console.log(`${c.name}: kernel ${f(row.kernelUs)} (engine call ${f(row.engineUs)}), fresh ${f(row.freshUs)}, reused ${f(row.reusedUs)}, pinned ${f(row.pinnedUs)} a basis; link floor ${f(row.linkFloorUs)}: pinned ${row.pinnedOverFloor.toFixed(2)}x the link floor, ${row.kernelPlusLinkOverFloor.toFixed(2)}x kernel + link; same results: ${same}`);
 }
