@@ -48,7 +48,8 @@ test('detect on the command line = detect() on the same input and options (or th
     const o = p.options;
     const opts: DetectOptions = { detector: o.detector, modulation: p.modulation, engine: 'cpu' };
     const noiseVar = p.noisePerVector ? Float64Array.from(ys, (_, v) => p.noiseVar * (1 + v)) : p.noiseVar;
-    const args = ['detect', '--detector', o.detector, '--mod', p.modulation, ...(p.noisePerVector ? [] : ['--noise-var', String(p.noiseVar)])];
+    // both sides on the CPU engine: this compares the command line with the API (GPU = CPU is the GPU tests' job)
+    const args = ['detect', '--engine', 'cpu', '--detector', o.detector, '--mod', p.modulation, ...(p.noisePerVector ? [] : ['--noise-var', String(p.noiseVar)])];
     if ('initialRadius' in o) { opts.initialRadius = o.initialRadius; args.push('--initial-radius', o.initialRadius); }
     if ('levels' in o) { opts.psd = { levels: o.levels, paths: o.paths }; args.push('--psd-levels', o.levels.join(','), '--psd-paths', o.paths.join(',')); }
     if ('k' in o) { opts.k = o.k; opts.soft = o.soft; args.push('--k', String(o.k), '--soft', o.soft); }

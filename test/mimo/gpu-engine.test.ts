@@ -102,10 +102,12 @@ test('GPU engine: every channel scaled as the CPU engine scales it, float64 and 
 });
 
 test('GPU engine: subnormal channels are scaled in steps (2^p past float64\'s range), as the CPU engine scales them', { skip }, async () => {
-  const base = batch(4, 40, 14, 40 * 14);
-  const tiny = 2 ** -1000;
-  const H = base.H.map((x) => x * tiny * 2 ** -40), y = base.y.map((x) => x * tiny * 2 ** -40);
-  const input = { ...base, H, y, noiseVar: 0.01 };
+  // channels near 2^-1060: the CPU's power of two 2^p (p about 1060) is past float64's largest
+  const rng = new Philox(4);
+  const H = rayleighChannels(rng, 40, 4, 4).map((x) => x * 2 ** -1060);
+  const { symbols } = randomSymbols(rng, 40 * 14 * 4, '16qam');
+  const y = addNoise(rng, transmit(H, symbols, 4, 4, 14), 0).map((x) => x + rng.normal() * 2 ** -1072);
+  const input = { nt: 4, nr: 4, H, y, vectorsPerChannel: 14, noiseVar: 0.01 };
   const r = await runProbe(input, OPTS);
   const { nr, nt } = input, hLen = 2 * nr * nt, W = 16;
   for (let v = 0; v < 40 * 14; v++) {
