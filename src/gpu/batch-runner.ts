@@ -5,7 +5,8 @@
  * int32 status words each item reports, and how to enqueue a chunk's kernels; what a status word
  * means is for the job's settle() to say.
  *
- * - A batch with much host traffic is cut into up to eight chunks (each of at least 4 MiB of copies),
+ * - A batch with much host traffic is cut into up to eight chunks (each of at least 1.5 MiB of copies,
+ *   in whole waves of the kernel where the job says what a wave holds),
  *   spread over up to three streams (workspace.ts: PipelineLane), so that one chunk's upload and
  *   another's download overlap a third one's kernels (kernels of different streams also run side by
  *   side); a batch is cut to fit half the free device memory, and halved again on OUT_OF_MEMORY.
@@ -62,6 +63,12 @@ export interface BatchJob {
   readonly statusWords: number;
   /** The kernels occupy the whole device (a cooperative launch): chunks run on one stream. */
   readonly exclusive?: boolean;
+  /**
+   * Items one launch keeps resident on the device at once (a wave), where the job knows it: a
+   * chunk of part of a wave leaves the device partly idle for the whole of a kernel whose items
+   * each take about as long, so chunks are cut in whole waves when the batch holds more than one.
+   */
+  readonly itemsPerWave?: number;
   readonly options?: BatchRunOptions;
   /** Enqueues one chunk's kernels on `stream`; the runner times them with events around this. */
   enqueue(stream: Stream, chunk: ChunkBuffers): void;
@@ -91,7 +98,7 @@ export function validateBatchRunOptions(o: BatchRunOptions | undefined): void {
 
 /** Most chunks a batch is cut into for the pipeline, and the least host traffic of one. */
 const MAX_CHUNKS = 8;
-const CHUNK_LINK_BYTES = 4 * 2 ** 20;
+const CHUNK_LINK_BYTES = 1.5 * 2 ** 20;
 
 let queue: Promise<unknown> = Promise.resolve();
 
@@ -148,10 +155,13 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
   const ws = BatchWorkspace.of(ctx);
   const perItem = layoutOf(1).deviceTotal;
   // enough chunks that one's copies overlap another's kernels (up to 8, none under CHUNK_LINK_BYTES
-  // of host traffic: below that a chunk's launches and copies cost more than the overlap saves)
+  // of host traffic: below that a chunk's launches and copies cost more than the overlap saves),
+  // in whole waves where the job gives one
   const linkBytes = [...job.inputs, ...job.outputs].reduce((t, r) => t + r.bytesPerItem, job.statusWords * 4) * job.items;
   const wanted = Math.max(1, Math.min(MAX_CHUNKS, Math.floor(linkBytes / CHUNK_LINK_BYTES)));
   let chunk = Math.ceil(job.items / wanted);
+  const wave = job.itemsPerWave ?? 0;
+  if (wave > 0 && job.items > wave) chunk = Math.max(1, Math.round(chunk / wave)) * wave;
   if (job.options?.maxChunk) chunk = Math.min(chunk, job.options.maxChunk);
   const chunkCount = Math.ceil(job.items / chunk);
   let laneCount = job.options?.streams || Math.min(BatchWorkspace.MAX_LANES, chunkCount);

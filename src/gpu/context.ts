@@ -41,6 +41,9 @@ export interface DeviceProperties {
   driverVersion: number;
 }
 
+/** The context this thread last made current (see makeCurrent). */
+let currentContext: CudaContext | null = null;
+
 export class CudaContext {
   private constructor(
     readonly driver: DriverApi,
@@ -49,9 +52,16 @@ export class CudaContext {
     readonly props: DeviceProperties,
   ) {}
 
-  /** Makes this context current on the calling thread (cheap; done before every batch of calls). */
+  /**
+   * Makes this context current on the calling thread, done before every batch of calls. The
+   * driver call is made only when another context (or none) was made current here last: each
+   * Node thread has its own module state, as each OS thread has its own current context, and
+   * this package is the only one setting it.
+   */
   makeCurrent(): void {
+    if (currentContext === this) return;
     check(this.driver.cuCtxSetCurrent(this.handle), 'cuCtxSetCurrent');
+    currentContext = this;
   }
 
   /** Waits for all work in the context to finish. */

@@ -368,6 +368,7 @@ export async function runLatticeBatch<A extends RealArray>(
     scratch: p.plan.scratchBytesPerBasis.map((bytes) => ({ bytesPerItem: bytes, itemsPerGroup: per })),
     statusWords: STATS_WIDTH,
     exclusive: persistent,
+    itemsPerWave: p.wave,
     options: params.gpuTuning?.batch,
     enqueue(stream, c) {
       const ptr: ChunkPointers = { bin: c.inputs[0]!, bout: c.outputs[0]!, zout: c.outputs[1]!, scratch: c.scratch, stats: c.status };
