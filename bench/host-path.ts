@@ -90,10 +90,23 @@ for (const c of cases()) {
   };
   rows.push(row);
   if (values.variants) {
-    // the runner's chunking and lanes on the pinned path: where the time goes
-    for (const batchOpts of [{ streams: 1 }, { streams: 2 }, { streams: 3 }, { maxChunk: Math.ceil(batch / 4), streams: 2 }, { maxChunk: Math.ceil(batch / 4), streams: 3 }, { maxChunk: Math.ceil(batch / 2), streams: 2 }, { maxChunk: Math.ceil(batch / 16), streams: 3 }]) {
-      const v = await timeCalls(() => reduce(pin, { ...opts, gpuTuning: { batch: batchOpts }, out: { basis: pinOut.data, transform: pinZ.data as Float64Array } }));
-      console.log(`  ${c.name} ${JSON.stringify(batchOpts)}: wall ${us(v.wallMs).toFixed(4)} us, kernel events ${us(v.kernelMs).toFixed(4)} us a basis (${(v.wallMs / floorMs).toFixed(2)}x the link floor)`);
+    // the runner's chunking and lanes on the pinned path, interleaved call by call (the device's
+    // clocks and the host's load drift over a run): where the time goes
+    const variants: Array<{ maxChunk?: number; streams?: number }> = [{}, { streams: 2 }, { maxChunk: Math.ceil(batch / 8), streams: 3 }, { maxChunk: Math.ceil(batch / 6), streams: 3 }, { maxChunk: Math.ceil(batch / 4), streams: 3 }, { maxChunk: Math.ceil(batch / 3), streams: 3 }, { maxChunk: Math.ceil(batch / 4), streams: 2 }];
+    const call = (b: { maxChunk?: number; streams?: number }) => reduce(pin, { ...opts, gpuTuning: { batch: b }, out: { basis: pinOut.data, transform: pinZ.data as Float64Array } });
+    for (const b of variants) await call(b);
+    const wall = variants.map(() => [] as number[]), kern = variants.map(() => [] as number[]);
+    for (let r = 0; r < 3 * reps; r++) {
+      for (const [i, b] of variants.entries()) {
+        const t = performance.now();
+        const res = await call(b);
+        wall[i]!.push(performance.now() - t);
+        kern[i]!.push(res.stats.gpu?.kernelMs ?? NaN);
+      }
+    }
+    for (const [i, b] of variants.entries()) {
+      const w = median(wall[i]!), k = median(kern[i]!);
+      console.log(`  ${c.name} ${JSON.stringify(b).padEnd(30)} wall ${(us(w) * 1e3).toFixed(1)} ns (min ${(us(Math.min(...wall[i]!)) * 1e3).toFixed(1)}), kernel events ${(us(k) * 1e3).toFixed(1)} ns a basis: ${(w / floorMs).toFixed(2)}x the link floor`);
     }
   }
   const f = (x: number) => (x >= 1 ? `${x.toFixed(2)} us` : `${(x * 1e3).toFixed(1)} ns`);
