@@ -8,13 +8,20 @@
 import { parseArgs } from 'node:util';
 
 export class BenchArgs {
-  private constructor(private readonly script: string, private readonly usage: string, private readonly values: Readonly<Record<string, string | undefined>>) {}
+  private constructor(private readonly script: string, private readonly usage: string, private readonly values: Readonly<Record<string, string | boolean | undefined>>) {}
 
-  /** Parses argv (default: this process's words after the script) against string options `names`. */
-  static parse(script: string, usage: string, names: readonly string[], argv: readonly string[] = process.argv.slice(2)): BenchArgs {
+  /**
+   * Parses argv (default: this process's words after the script) against the options `names`, which
+   * take a value, and the switches `flags`, which take none.
+   */
+  static parse(script: string, usage: string, names: readonly string[], argv: readonly string[] = process.argv.slice(2), flags: readonly string[] = []): BenchArgs {
     try {
-      const { values } = parseArgs({ args: [...argv], options: Object.fromEntries(names.map((n) => [n, { type: 'string' as const }])), strict: true, allowPositionals: false });
-      return new BenchArgs(script, usage, values as Record<string, string | undefined>);
+      const options = Object.fromEntries([
+        ...names.map((n) => [n, { type: 'string' as const }] as const),
+        ...flags.map((n) => [n, { type: 'boolean' as const }] as const),
+      ]);
+      const { values } = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false });
+      return new BenchArgs(script, usage, values as Record<string, string | boolean | undefined>);
     } catch (err) {
       if (err instanceof Error && (err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) fail(script, usage, err.message.replace(/\n/g, ' '));
       throw err;
@@ -24,11 +31,19 @@ export class BenchArgs {
   /** Prints the problem and the usage line; exits with status 2. */
   fail(msg: string): never { return fail(this.script, this.usage, msg); }
 
-  text(name: string, fallback: string): string { return this.values[name] ?? fallback; }
+  text(name: string, fallback: string): string { return this.str(name) ?? fallback; }
+
+  /** Whether switch `name` was given. */
+  flag(name: string): boolean { return this.values[name] === true; }
+
+  private str(name: string): string | undefined {
+    const v = this.values[name];
+    return typeof v === 'string' ? v : undefined;
+  }
 
   /** A number in [lo, hi] (a whole one when `integer`). */
   number(name: string, lo: number, hi: number, fallback: number, integer = false): number {
-    const val = this.values[name];
+    const val = this.str(name);
     if (val === undefined) return fallback;
     const v = Number(val);
     if (!inRange(v, lo, hi, integer)) this.fail(`--${name} must be ${integer ? 'an integer' : 'a number'} in [${lo}, ${hi}], got ${val}`);
@@ -39,7 +54,7 @@ export class BenchArgs {
 
   /** A comma-separated list of numbers in [lo, hi] (whole ones when `integer`). */
   numbers(name: string, lo: number, hi: number, fallback: readonly number[], integer = false): number[] {
-    const val = this.values[name];
+    const val = this.str(name);
     if (val === undefined) return [...fallback];
     const xs = val.split(',').map(Number);
     if (xs.some((v) => !inRange(v, lo, hi, integer))) this.fail(`--${name} must be ${integer ? 'integers' : 'numbers'} in [${lo}, ${hi}], got ${val}`);
@@ -48,7 +63,7 @@ export class BenchArgs {
 
   /** A comma-separated list of words, each one of `allowed`. */
   choices<T extends string>(name: string, allowed: readonly T[], fallback: readonly T[]): T[] {
-    const val = this.values[name];
+    const val = this.str(name);
     if (val === undefined) return [...fallback];
     const xs = val.split(',');
     if (xs.some((x) => !(allowed as readonly string[]).includes(x))) this.fail(`--${name} must be a list of ${allowed.join(', ')}, got ${val}`);

@@ -15,14 +15,17 @@ const NAMES = ['n', 'xs', 'words', 'x', 'label'] as const;
 const USAGE = 'probe [--n N] [--xs A,B] [--words a,b] [--x X] [--label L]';
 const WORDS = ['alpha', 'beta', 'gamma'] as const;
 
-test('BenchArgs: values in range parse to what was written; absent options give the fallback', () => {
+test('BenchArgs: values in range parse to what was written, switches to whether they were given; absent options give the fallback', () => {
   fc.assert(fc.property(
     fc.integer({ min: -1000, max: 1000 }), fc.array(fc.double({ min: -50, max: 50, noNaN: true }), { minLength: 1, maxLength: 5 }),
-    fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 4 }), fc.boolean(),
-    (n, xs, words, equals) => {
+    fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 4 }), fc.boolean(), fc.boolean(),
+    (n, xs, words, equals, on) => {
       const argv = equals ? [`--n=${n}`, `--xs=${xs.join(',')}`, `--words=${words.join(',')}`] : ['--n', String(n), '--xs', xs.join(','), '--words', words.join(',')];
       if (!equals && (n < 0 || xs[0]! < 0 || Object.is(xs[0], -0))) return; // a value starting with '-' needs the --name=value form
-      const cl = BenchArgs.parse('probe', USAGE, NAMES, argv);
+      if (on) argv.splice(2, 0, '--on');
+      const cl = BenchArgs.parse('probe', USAGE, NAMES, argv, ['on', 'off']);
+      assert.equal(cl.flag('on'), on);
+      assert.equal(cl.flag('off'), false);
       assert.equal(cl.int('n', -1000, 1000, 7), n);
       assert.deepEqual(cl.numbers('xs', -50, 50, [1]), xs.map((v) => Number(String(v))));
       assert.deepEqual(cl.choices('words', WORDS, ['beta']), words);
@@ -50,6 +53,7 @@ test('BenchArgs: a bad word exits with status 2, naming the option, and prints t
     [['--bogus', '1'], /Unknown option '--bogus'/],
     [['--n'], /Option '--n <value>' argument missing/],
     [['stray'], /Unexpected argument 'stray'/],
+    [['--on=1'], /Option '--on' does not take an argument/],
   ];
   for (const [argv, re] of cases) {
     const r = run([String(lo), String(hi), ...argv]);
