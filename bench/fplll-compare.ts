@@ -17,6 +17,7 @@
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { gitCommit, median, writeResultsSection } from './report.js';
+import { BenchArgs } from './args.js';
 import { LatticeMimoError } from '../src/core/errors.js';
 import { matrixAt, type MatrixBatch } from '../src/core/matrix.js';
 import { checkLLL, checkUnimodular, qualityMetrics } from '../src/lattice/check.js';
@@ -36,43 +37,23 @@ const FAMILIES: readonly Family[] = ['gaussian', 'toeplitz', 'toeplitz-full'];
 
 interface Args { sizes: number[]; families: Family[]; reps: number; delta: number; seed: number; inputSeed: number | null; timeoutS: number; out: string; section: string; title: string }
 
-function usage(msg: string): never {
-  process.stderr.write(`fplll-compare: ${msg}\nusage: node dist/bench/fplll-compare.js [--sizes 16,32,...] [--families gaussian,toeplitz,toeplitz-full] [--reps N] [--delta 0.75] [--seed S] [--input-seed S] [--timeout seconds] [--out bench/RESULTS.md | -] [--section NAME] [--title TEXT]\n`);
-  process.exit(2);
-}
+const USAGE = 'node dist/bench/fplll-compare.js [--sizes 16,32,...] [--families gaussian,toeplitz,toeplitz-full] [--reps N] [--delta 0.75] [--seed S] [--input-seed S] [--timeout seconds] [--out bench/RESULTS.md | -] [--section NAME] [--title TEXT]';
 
-function parseArgs(argv: string[]): Args {
-  const a: Args = { sizes: [16, 32, 64, 128, 256, 512], families: [...FAMILIES], reps: 3, delta: 0.75, seed: Date.now() % 2 ** 31, inputSeed: null, timeoutS: 300, out: 'bench/RESULTS.md', section: 'fplll-compare', title: '' };
-  for (let i = 0; i < argv.length; i++) {
-    const key = argv[i]!, val = argv[i + 1];
-    if (val === undefined) usage(`${key} needs a value`);
-    i++;
-    const num = (lo: number, hi: number) => {
-      const v = Number(val);
-      if (!Number.isFinite(v) || v < lo || v > hi) usage(`${key} must be a number in [${lo}, ${hi}], got ${val}`);
-      return v;
-    };
-    switch (key) {
-      case '--sizes':
-        a.sizes = val.split(',').map((s) => Number(s));
-        if (a.sizes.some((n) => !Number.isInteger(n) || n < 2 || n > 4096)) usage(`--sizes must be integers in [2, 4096], got ${val}`);
-        break;
-      case '--families':
-        a.families = val.split(',') as Family[];
-        if (a.families.some((f) => !FAMILIES.includes(f))) usage(`--families must be a list of ${FAMILIES.join(', ')}, got ${val}`);
-        break;
-      case '--reps': a.reps = Math.round(num(1, 100)); break;
-      case '--delta': a.delta = num(0.26, 0.999); break;
-      case '--seed': a.seed = Math.round(num(0, 2 ** 52)); break;
-      case '--input-seed': a.inputSeed = Math.round(num(0, 2 ** 52)); break;
-      case '--timeout': a.timeoutS = num(1, 86400); break;
-      case '--out': a.out = val; break;
-      case '--section': a.section = val; break;
-      case '--title': a.title = val; break;
-      default: usage(`unknown option ${key}`);
-    }
-  }
-  return a;
+function parseCommandLine(argv: string[]): Args {
+  const cl = BenchArgs.parse('fplll-compare', USAGE, ['sizes', 'families', 'reps', 'delta', 'seed', 'input-seed', 'timeout', 'out', 'section', 'title'], argv);
+  const inputSeed = cl.int('input-seed', 0, 2 ** 52, -1);
+  return {
+    sizes: cl.numbers('sizes', 2, 4096, [16, 32, 64, 128, 256, 512], true),
+    families: cl.choices('families', FAMILIES, FAMILIES),
+    reps: cl.int('reps', 1, 100, 3),
+    delta: cl.number('delta', 0.26, 0.999, 0.75),
+    seed: cl.int('seed', 0, 2 ** 52, Date.now() % 2 ** 31),
+    inputSeed: inputSeed < 0 ? null : inputSeed,
+    timeoutS: cl.number('timeout', 1, 86400, 300),
+    out: cl.text('out', 'bench/RESULTS.md'),
+    section: cl.text('section', 'fplll-compare'),
+    title: cl.text('title', ''),
+  };
 }
 
 function progress(msg: string): void { process.stderr.write(`[fplll-compare] ${msg}\n`); }
@@ -150,7 +131,7 @@ async function timeFplll(text: string, opts: FplllOptions, a: Args, label: strin
 const fmtMs = (v: number | null) => (v === null ? 'n/a' : v < 10 ? v.toFixed(2) : v < 1000 ? v.toFixed(1) : v.toFixed(0));
 
 async function main(): Promise<number> {
-  const a = parseArgs(process.argv.slice(2));
+  const a = parseCommandLine(process.argv.slice(2));
   const refs = availableReferences();
   if (!refs.fplll) { progress(`fplll is missing: ${refs.missing.join('; ')}`); return 1; }
   // one untimed run first, so the JIT's warm-up is not charged to the first size

@@ -17,42 +17,27 @@ import { addNoise, rayleighChannels, randomSymbols, transmit } from '../src/mimo
 import { detect } from '../src/mimo/detect.js';
 import { itppAvailability, itppSphere } from './reference/itpp.js';
 import { parseModulation } from '../src/mimo/modulation.js';
+import { BenchArgs } from './args.js';
 import type { DetectionInput, Modulation } from '../src/mimo/types.js';
 
 interface Args { nt: number; nr: number; mod: Modulation; snrs: number[]; vectors: number; vpc: number; reps: number; seed: number }
 
-function usage(msg: string): never {
-  process.stderr.write(`itpp-sphere: ${msg}\nusage: node dist/bench/itpp-sphere.js [--nt 4] [--nr 4] [--mod 16qam] [--snr 10,20] [--vectors 2000] [--vpc 1] [--reps 3] [--seed S]\n`);
-  process.exit(2);
-}
+const USAGE = 'node dist/bench/itpp-sphere.js [--nt 4] [--nr 4] [--mod 16qam] [--snr 10,20] [--vectors 2000] [--vpc 1] [--reps 3] [--seed S]';
 
-function parseArgs(argv: string[]): Args {
-  const a: Args = { nt: 4, nr: 4, mod: '16qam', snrs: [10, 20], vectors: 2000, vpc: 1, reps: 3, seed: Date.now() % 2 ** 31 };
-  for (let i = 0; i < argv.length; i += 2) {
-    const key = argv[i]!, val = argv[i + 1];
-    if (val === undefined) usage(`${key} needs a value`);
-    const int = (lo: number, hi: number) => {
-      const v = Number(val);
-      if (!Number.isInteger(v) || v < lo || v > hi) usage(`${key} must be an integer in [${lo}, ${hi}], got ${val}`);
-      return v;
-    };
-    switch (key) {
-      case '--nt': a.nt = int(1, 16); break;
-      case '--nr': a.nr = int(1, 16); break;
-      case '--mod': a.mod = parseModulation(val); break;
-      case '--snr':
-        a.snrs = val.split(',').map(Number);
-        if (a.snrs.some((s) => !Number.isFinite(s) || s < -10 || s > 60)) usage(`--snr must be dB values in [-10, 60], got ${val}`);
-        break;
-      case '--vectors': a.vectors = int(1, 10_000_000); break;
-      case '--vpc': a.vpc = int(1, 1_000_000); break;
-      case '--reps': a.reps = int(1, 100); break;
-      case '--seed': a.seed = int(0, 2 ** 47); break;
-      default: usage(`unknown option ${key}`);
-    }
-  }
-  if (a.vectors % a.vpc !== 0) usage(`--vpc ${a.vpc} must divide --vectors ${a.vectors}`);
-  if (a.nr < a.nt) usage('need nr >= nt');
+function parseCommandLine(argv: string[]): Args {
+  const cl = BenchArgs.parse('itpp-sphere', USAGE, ['nt', 'nr', 'mod', 'snr', 'vectors', 'vpc', 'reps', 'seed'], argv);
+  const a: Args = {
+    nt: cl.int('nt', 1, 16, 4),
+    nr: cl.int('nr', 1, 16, 4),
+    mod: parseModulation(cl.text('mod', '16qam')),
+    snrs: cl.numbers('snr', -10, 60, [10, 20]),
+    vectors: cl.int('vectors', 1, 10_000_000, 2000),
+    vpc: cl.int('vpc', 1, 1_000_000, 1),
+    reps: cl.int('reps', 1, 100, 3),
+    seed: cl.int('seed', 0, 2 ** 47, Date.now() % 2 ** 31),
+  };
+  if (a.vectors % a.vpc !== 0) cl.fail(`--vpc ${a.vpc} must divide --vectors ${a.vectors}`);
+  if (a.nr < a.nt) cl.fail('need nr >= nt');
   return a;
 }
 
@@ -72,7 +57,7 @@ function inputs(a: Args, snrDb: number, stream: number): DetectionInput {
 }
 
 function main(): number {
-  const a = parseArgs(process.argv.slice(2));
+  const a = parseCommandLine(process.argv.slice(2));
   const avail = itppAvailability();
   if (!avail.ok) {
     process.stderr.write(`itpp-sphere: ${avail.reason}\n`);

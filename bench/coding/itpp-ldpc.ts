@@ -5,65 +5,25 @@
  * exact parity check we decode (compressed rows), so both decoders work on one matrix.
  */
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { ExternalToolError, InvalidInputError } from '../../src/core/errors.js';
 import type { BaseMatrix, SparseParityCheck } from '../../src/coding/types.js';
+import { CppRunner, ITPP_MISSING } from '../reference/cpp-runner.js';
 
-const SOURCE_RELATIVE = join('bench', 'itpp', 'ldpc.cpp');
-
-/** The runner's source: bench/itpp/ldpc.cpp found above this module (src or dist tree). */
-function runnerSource(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let up = 0; up < 8; up++) {
-    const candidate = join(dir, SOURCE_RELATIVE);
-    if (existsSync(candidate)) return candidate;
-    const parent = resolve(dir, '..');
-    if (parent === dir) break;
-    dir = parent;
-  }
-  throw new ExternalToolError(`cannot find ${SOURCE_RELATIVE} above ${dirname(fileURLToPath(import.meta.url))}`);
-}
-
-let cached: string | undefined;
+const RUNNER = new CppRunner({
+  what: 'the IT++ LDPC runner', source: join('bench', 'itpp', 'ldpc.cpp'), cacheDir: 'lattice-mimo-itpp-ldpc', binaryName: 'itpp-ldpc', libs: ['-litpp'], missing: ITPP_MISSING,
+});
 
 /** Path of the compiled runner (compiling it first); ExternalToolError when g++ or IT++ is missing. */
 export function itppLdpcBinary(timeoutMs = 180_000): string {
-  if (cached && existsSync(cached)) return cached;
-  const src = runnerSource();
-  const key = createHash('sha256').update(readFileSync(src)).digest('hex').slice(0, 16);
-  const dir = join(tmpdir(), 'lattice-mimo-itpp-ldpc', key);
-  const bin = join(dir, 'itpp-ldpc');
-  if (!existsSync(bin)) {
-    mkdirSync(dir, { recursive: true });
-    const tmp = `${bin}.${process.pid}.tmp`;
-    const r = spawnSync('g++', ['-O2', '-std=c++17', '-o', tmp, src, '-litpp'], { encoding: 'utf8', timeout: timeoutMs });
-    if (r.error) {
-      const code = (r.error as NodeJS.ErrnoException).code;
-      throw new ExternalToolError(code === 'ENOENT' ? 'g++ not found (install g++ to build the IT++ LDPC runner)' : `g++ failed to run: ${r.error.message}`);
-    }
-    if (r.status !== 0) {
-      const missing = /itpp\/itcomm\.h|cannot find -litpp/.test(r.stderr);
-      throw new ExternalToolError(missing ? 'IT++ not found (install libitpp-dev)' : `compiling the IT++ LDPC runner failed: ${r.stderr.slice(0, 2000)}`);
-    }
-    renameSync(tmp, bin);
-  }
-  cached = bin;
-  return bin;
+  return RUNNER.binaryPath(timeoutMs);
 }
 
 /** Whether the IT++ runner can be built here; the reason when not. */
 export function itppLdpcAvailability(): { ok: true } | { ok: false; reason: string } {
-  try {
-    itppLdpcBinary();
-    return { ok: true };
-  } catch (e) {
-    if (e instanceof ExternalToolError) return { ok: false, reason: e.message };
-    throw e;
-  }
+  return RUNNER.availability();
 }
 
 /** IT++'s decisions on a batch of frames. */

@@ -16,43 +16,25 @@ import { Philox } from '../../src/core/rng.js';
 import { ldpcCode, type LdpcCode } from '../../src/coding/code.js';
 import { LDPC_DECODER_ALGORITHMS, type DecoderAlgorithm } from '../../src/coding/types.js';
 import { itppLdpcAvailability, itppLdpcDecode } from './itpp-ldpc.js';
+import { BenchArgs } from '../args.js';
 
 interface Args { code: string; ebn0: number[]; frames: number; iterations: number; early: boolean; algorithms: DecoderAlgorithm[]; reps: number; seed: number }
 
-function usage(msg: string): never {
-  process.stderr.write(`ldpc-itpp: ${msg}\nusage: node dist/bench/coding/ldpc-itpp.js [--code wimax:2304:1/2] [--ebn0 1,1.5,2] [--frames 500] [--iterations 10] [--early 0|1] [--algorithms nms,spa] [--reps 3] [--seed S]\n`);
-  process.exit(2);
-}
+const USAGE = 'node dist/bench/coding/ldpc-itpp.js [--code wimax:2304:1/2] [--ebn0 1,1.5,2] [--frames 500] [--iterations 10] [--early 0|1] [--algorithms nms,spa] [--reps 3] [--seed S]';
 
-function parseArgs(argv: string[]): Args {
-  const a: Args = { code: 'wimax:2304:1/2', ebn0: [1, 1.5, 2], frames: 500, iterations: 10, early: false, algorithms: ['nms', 'oms', 'spa', 'flooding-spa'], reps: 3, seed: Date.now() % 2 ** 31 };
-  for (let i = 0; i < argv.length; i += 2) {
-    const key = argv[i]!, val = argv[i + 1];
-    if (val === undefined) usage(`${key} needs a value`);
-    const int = (lo: number, hi: number) => {
-      const v = Number(val);
-      if (!Number.isInteger(v) || v < lo || v > hi) usage(`${key} must be an integer in [${lo}, ${hi}], got ${val}`);
-      return v;
-    };
-    switch (key) {
-      case '--code': a.code = val; break;
-      case '--ebn0':
-        a.ebn0 = val.split(',').map(Number);
-        if (a.ebn0.some((s) => !Number.isFinite(s) || s < -5 || s > 20)) usage(`--ebn0 must be dB values in [-5, 20], got ${val}`);
-        break;
-      case '--frames': a.frames = int(1, 1_000_000); break;
-      case '--iterations': a.iterations = int(1, 1000); break;
-      case '--early': a.early = int(0, 1) === 1; break;
-      case '--algorithms':
-        a.algorithms = val.split(',') as DecoderAlgorithm[];
-        if (a.algorithms.some((x) => !LDPC_DECODER_ALGORITHMS.includes(x))) usage(`--algorithms takes ${LDPC_DECODER_ALGORITHMS.join(', ')}`);
-        break;
-      case '--reps': a.reps = int(1, 100); break;
-      case '--seed': a.seed = int(0, 2 ** 47); break;
-      default: usage(`unknown option ${key}`);
-    }
-  }
-  return a;
+function parseCommandLine(argv: string[]): { a: Args; cl: BenchArgs } {
+  const cl = BenchArgs.parse('ldpc-itpp', USAGE, ['code', 'ebn0', 'frames', 'iterations', 'early', 'algorithms', 'reps', 'seed'], argv);
+  const a: Args = {
+    code: cl.text('code', 'wimax:2304:1/2'),
+    ebn0: cl.numbers('ebn0', -5, 20, [1, 1.5, 2]),
+    frames: cl.int('frames', 1, 1_000_000, 500),
+    iterations: cl.int('iterations', 1, 1000, 10),
+    early: cl.int('early', 0, 1, 0) === 1,
+    algorithms: cl.choices('algorithms', LDPC_DECODER_ALGORITHMS, ['nms', 'oms', 'spa', 'flooding-spa']),
+    reps: cl.int('reps', 1, 100, 3),
+    seed: cl.int('seed', 0, 2 ** 47, Date.now() % 2 ** 31),
+  };
+  return { a, cl };
 }
 
 /** frames of BPSK-over-AWGN channel LLRs for random codewords, and their information bits. */
@@ -77,14 +59,14 @@ export function ferText(errors: number, trials: number): string {
 }
 
 function main(): number {
-  const a = parseArgs(process.argv.slice(2));
+  const { a, cl } = parseCommandLine(process.argv.slice(2));
   const avail = itppLdpcAvailability();
   if (!avail.ok) {
     process.stderr.write(`ldpc-itpp: ${avail.reason}\n`);
     return 1;
   }
   const code = ldpcCode(a.code);
-  if (code.n !== code.H.n) usage('IT++ comparison needs a code sent whole (wimax:N)');
+  if (code.n !== code.H.n) cl.fail('IT++ comparison needs a code sent whole (wimax:N)');
   const rows: string[] = [];
   a.ebn0.forEach((eb, p) => {
     const { llr, info } = awgnFrames(code, a.frames, eb, new Philox(a.seed, p));

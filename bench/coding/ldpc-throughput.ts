@@ -14,39 +14,23 @@ import { Philox } from '../../src/core/rng.js';
 import { ldpcCode } from '../../src/coding/code.js';
 import { LDPC_DECODER_ALGORITHMS, type DecoderAlgorithm } from '../../src/coding/types.js';
 import { awgnFrames } from './ldpc-itpp.js';
+import { BenchArgs } from '../args.js';
 
 interface Args { codes: string[]; ebn0: number; frames: number; iterations: number; early: boolean; algorithms: DecoderAlgorithm[]; seed: number }
 
-function usage(msg: string): never {
-  process.stderr.write(`ldpc-throughput: ${msg}\nusage: node dist/bench/coding/ldpc-throughput.js [--codes wimax:2304:1/2,nr:bg1:8448:1/3] [--ebn0 2] [--frames 200] [--iterations 10] [--early 0|1] [--algorithms nms,oms] [--seed S]\n`);
-  process.exit(2);
-}
+const USAGE = 'node dist/bench/coding/ldpc-throughput.js [--codes wimax:2304:1/2,nr:bg1:8448:1/3] [--ebn0 2] [--frames 200] [--iterations 10] [--early 0|1] [--algorithms nms,oms] [--seed S]';
 
-function parseArgs(argv: string[]): Args {
-  const a: Args = { codes: ['wimax:2304:1/2', 'nr:bg1:8448:1/3', 'nr:bg2:3840:1/5'], ebn0: 2, frames: 200, iterations: 10, early: false, algorithms: [...LDPC_DECODER_ALGORITHMS], seed: Date.now() % 2 ** 31 };
-  for (let i = 0; i < argv.length; i += 2) {
-    const key = argv[i]!, val = argv[i + 1];
-    if (val === undefined) usage(`${key} needs a value`);
-    const int = (lo: number, hi: number) => {
-      const v = Number(val);
-      if (!Number.isInteger(v) || v < lo || v > hi) usage(`${key} must be an integer in [${lo}, ${hi}], got ${val}`);
-      return v;
-    };
-    switch (key) {
-      case '--codes': a.codes = val.split(','); break;
-      case '--ebn0': a.ebn0 = Number(val); if (!Number.isFinite(a.ebn0)) usage(`--ebn0 must be a number, got ${val}`); break;
-      case '--frames': a.frames = int(1, 1_000_000); break;
-      case '--iterations': a.iterations = int(1, 1000); break;
-      case '--early': a.early = int(0, 1) === 1; break;
-      case '--algorithms':
-        a.algorithms = val.split(',') as DecoderAlgorithm[];
-        if (a.algorithms.some((x) => !LDPC_DECODER_ALGORITHMS.includes(x))) usage(`--algorithms takes ${LDPC_DECODER_ALGORITHMS.join(', ')}`);
-        break;
-      case '--seed': a.seed = int(0, 2 ** 47); break;
-      default: usage(`unknown option ${key}`);
-    }
-  }
-  return a;
+function parseCommandLine(argv: string[]): Args {
+  const cl = BenchArgs.parse('ldpc-throughput', USAGE, ['codes', 'ebn0', 'frames', 'iterations', 'early', 'algorithms', 'seed'], argv);
+  return {
+    codes: cl.text('codes', 'wimax:2304:1/2,nr:bg1:8448:1/3,nr:bg2:3840:1/5').split(','),
+    ebn0: cl.number('ebn0', -5, 20, 2),
+    frames: cl.int('frames', 1, 1_000_000, 200),
+    iterations: cl.int('iterations', 1, 1000, 10),
+    early: cl.int('early', 0, 1, 0) === 1,
+    algorithms: cl.choices('algorithms', LDPC_DECODER_ALGORITHMS, LDPC_DECODER_ALGORITHMS),
+    seed: cl.int('seed', 0, 2 ** 47, Date.now() % 2 ** 31),
+  };
 }
 
 function timed<T>(f: () => T): { value: T; wall: number; cpu: number } {
@@ -57,7 +41,7 @@ function timed<T>(f: () => T): { value: T; wall: number; cpu: number } {
 }
 
 function main(): number {
-  const a = parseArgs(process.argv.slice(2));
+  const a = parseCommandLine(process.argv.slice(2));
   const rows: string[] = [];
   a.codes.forEach((spec, ci) => {
     const code = ldpcCode(spec);

@@ -10,7 +10,7 @@
  * Where the float64 reference would take too long (deep searches at low SNR), the check covers the
  * first vectors the CPU budget allows, and says how many.
  *
- * Usage: node dist/bench/mimo/gpu-ml-sphere.js [--vectors 100000] [--no-check] [--no-time] [--sweep] [--cpu-seconds 3]
+ * Usage: node dist/bench/mimo/gpu-ml-sphere.js [--vectors 100000] [--no-check] [--no-time] [--sweep] [--sweep-from 2] [--cpu-seconds 3] [--seed S]
  * --sweep first times both sphere kernels (the warp one at 4, 8, 16, 32 lanes) over 2x2 .. 8x8, QPSK ..
  * 64-QAM, two SNRs each (what defaultSphereVariant is chosen from).
  * Exits 1 when a GPU decision is not ML and no near-tie.
@@ -26,13 +26,15 @@ import { sphereCudaDetector, defaultSphereKernel, type SphereVariant } from '../
 import type { CudaDetector } from '../../src/mimo/gpu/cuda-detector.js';
 import { MIMO_STATUS, STATUS_WORDS } from '../../src/mimo/gpu/status.js';
 import type { DetectionInput, DetectOptions } from '../../src/mimo/types.js';
+import { BenchArgs } from '../args.js';
 import { checkAgainstMl, DeviceProblem, gpuRun, gpuSetup, makeProblem, Philox, type Problem } from '../../test/mimo/gpu-exact-check.js';
 
-const args = process.argv.slice(2);
-const arg = (name: string, dflt: number): number => { const i = args.indexOf(name); return i >= 0 ? Number(args[i + 1]) : dflt; };
-const VECTORS = arg('--vectors', 100_000);
-const CPU_SECONDS = arg('--cpu-seconds', 3);
-const seed = arg('--seed', Date.now() % 2 ** 31);
+const cl = BenchArgs.parse('gpu-ml-sphere', 'node dist/bench/mimo/gpu-ml-sphere.js [--vectors 100000] [--no-check] [--no-time] [--sweep] [--sweep-from 2] [--cpu-seconds 3] [--seed S]',
+  ['vectors', 'cpu-seconds', 'seed', 'sweep-from'], process.argv.slice(2), ['sweep', 'no-time', 'no-check']);
+const VECTORS = cl.int('vectors', 1, 10_000_000, 100_000);
+const CPU_SECONDS = cl.number('cpu-seconds', 0, 86400, 3);
+const seed = cl.int('seed', 0, 2 ** 47, Date.now() % 2 ** 31);
+const SWEEP_FROM = cl.int('sweep-from', 2, 8, 2);
 const median = (xs: number[]): number => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2; };
 
 /** Median kernel time (ms) of `reps` runs of the detector's plan on the problem, data on the GPU. */
@@ -163,7 +165,7 @@ function sweep(): void {
   console.log('\n# sphere kernels, data on the GPU: Gbps (nodes/vector)');
   const kernels: Array<[string, SphereVariant, number]> = [['thread', 'thread', 8], ['warp4', 'warp', 4], ['warp8', 'warp', 8], ['warp16', 'warp', 16], ['warp32', 'warp', 32]];
   console.log(`config               ${kernels.map((k) => k[0].padEnd(18)).join('')}`);
-  for (const n of [2, 4, 8].filter((x) => x >= arg('--sweep-from', 2))) {
+  for (const n of [2, 4, 8].filter((x) => x >= SWEEP_FROM)) {
     for (const mod of ['qpsk', '16qam', '64qam'] as const) {
       for (const snr of n === 8 && mod === '64qam' ? [20, 28] : [10, 20]) {
         const vectors = n === 8 ? (mod === '64qam' ? 1 << 16 : 1 << 18) : 1 << 20;
@@ -180,9 +182,9 @@ function sweep(): void {
 }
 
 async function main(): Promise<void> {
-  if (args.includes('--sweep')) sweep();
-  if (!args.includes('--no-time')) throughput();
-  const ok = args.includes('--no-check') ? true : await bigCheck();
+  if (cl.flag('sweep')) sweep();
+  if (!cl.flag('no-time')) throughput();
+  const ok = cl.flag('no-check') ? true : await bigCheck();
   if (!ok) process.exitCode = 1;
 }
 

@@ -12,12 +12,11 @@
  * holds to metrics of 32768).
  */
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { ExternalToolError, InvalidArgumentError, InvalidInputError, UnsupportedError } from '../../src/core/errors.js';
+import { CppRunner, ITPP_MISSING } from './cpp-runner.js';
 import { constellation } from '../../src/mimo/modulation.js';
 import type { DetectionInput, Modulation } from '../../src/mimo/types.js';
 
@@ -64,72 +63,22 @@ export interface ItppSphereResult {
   readonly seconds: number;
 }
 
-/** The harness source: $LATTICE_MIMO_ITPP_HARNESS, or bench/itpp/ found above this module. */
-function harnessSource(): string {
-  const env = process.env[ITPP_HARNESS_ENV];
-  if (env) {
-    if (!existsSync(env)) throw new ExternalToolError(`${ITPP_HARNESS_ENV}=${env} does not exist`);
-    return env;
-  }
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let up = 0; up < 8; up++) {
-    const candidate = join(dir, HARNESS_RELATIVE);
-    if (existsSync(candidate)) return candidate;
-    const parent = resolve(dir, '..');
-    if (parent === dir) break;
-    dir = parent;
-  }
-  throw new ExternalToolError(`cannot find ${HARNESS_RELATIVE} above ${dirname(fileURLToPath(import.meta.url))}; set ${ITPP_HARNESS_ENV}`);
-}
-
-let cachedBinary: string | undefined;
+const HARNESS = new CppRunner({
+  what: 'the IT++ harness', source: HARNESS_RELATIVE, cacheDir: 'lattice-mimo-itpp', binaryName: 'itpp-harness', libs: ['-litpp'],
+  missing: ITPP_MISSING, sourceEnv: ITPP_HARNESS_ENV, binaryEnv: ITPP_BINARY_ENV,
+});
 
 /**
  * Path of the compiled harness ($LATTICE_MIMO_ITPP_BIN if set), compiling it first if needed
- * (g++ -O2 ... -litpp). Throws
- * ExternalToolError when g++ or IT++ is missing or the compilation fails.
+ * (g++ -O2 ... -litpp). Throws ExternalToolError when g++ or IT++ is missing or the compilation fails.
  */
 export function itppHarnessBinary(timeoutMs = 180_000): string {
-  const prebuilt = process.env[ITPP_BINARY_ENV];
-  if (prebuilt) {
-    if (!existsSync(prebuilt)) throw new ExternalToolError(`${ITPP_BINARY_ENV}=${prebuilt} does not exist`);
-    return prebuilt;
-  }
-  if (cachedBinary && existsSync(cachedBinary)) return cachedBinary;
-  const src = harnessSource();
-  const text = readFileSync(src);
-  const key = createHash('sha256').update(text).digest('hex').slice(0, 16);
-  const dir = join(tmpdir(), 'lattice-mimo-itpp', key);
-  const bin = join(dir, 'itpp-harness');
-  if (!existsSync(bin)) {
-    mkdirSync(dir, { recursive: true });
-    const tmpBin = `${bin}.${process.pid}.tmp`;
-    const r = spawnSync('g++', ['-O2', '-std=c++17', '-o', tmpBin, src, '-litpp'], { encoding: 'utf8', timeout: timeoutMs });
-    if (r.error) {
-      const code = (r.error as NodeJS.ErrnoException).code;
-      throw new ExternalToolError(code === 'ENOENT' ? 'g++ not found (install g++ to build the IT++ harness)' : `g++ failed to run: ${r.error.message}`);
-    }
-    if (r.status !== 0) {
-      const missing = /itpp\/itcomm\.h|cannot find -litpp/.test(r.stderr);
-      throw new ExternalToolError(missing
-        ? 'IT++ not found (install libitpp-dev: apt-get install -y libitpp-dev)'
-        : `compiling the IT++ harness failed: ${r.stderr.slice(0, 2000)}`);
-    }
-    renameSync(tmpBin, bin);
-  }
-  cachedBinary = bin;
-  return bin;
+  return HARNESS.binaryPath(timeoutMs);
 }
 
 /** Whether the IT++ harness can be built here; the reason when not. */
 export function itppAvailability(): { ok: true } | { ok: false; reason: string } {
-  try {
-    itppHarnessBinary();
-    return { ok: true };
-  } catch (e) {
-    if (e instanceof ExternalToolError) return { ok: false, reason: e.message };
-    throw e;
-  }
+  return HARNESS.availability();
 }
 
 function checkInput(input: DetectionInput, mod: Modulation): { vectors: number; vpc: number; channels: number; bps: number } {

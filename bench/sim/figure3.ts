@@ -16,20 +16,18 @@ import { simulate } from '../../src/sim/simulate.js';
 import { parseSnrList } from '../../src/sim/snr.js';
 import type { SimDetector, SimulationOptions, SimulationResult } from '../../src/sim/types.js';
 import type { Modulation } from '../../src/mimo/types.js';
+import { BenchArgs } from '../args.js';
 
-const arg = (name: string, dflt: string): string => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : dflt;
-};
-
-const mods = arg('mod', '16qam,64qam').split(',') as Modulation[];
-const frames = Number(arg('frames', '200'));
-const errors = Number(arg('errors', '20'));
-const time = Number(arg('time', '60'));
-const slowTime = Number(arg('slow-time', '60'));
-const threads = Number(arg('threads', '2'));
-const seed = Number(arg('seed', '2026'));
-const out = arg('out', 'bench/sim');
+const cl = BenchArgs.parse('figure3', 'node dist/bench/sim/figure3.js [--mod 16qam,64qam] [--snr16 LIST] [--snr64 LIST] [--frames N] [--errors N] [--time S] [--slow-time S] [--threads N] [--seed S] [--out DIR]',
+  ['mod', 'snr16', 'snr64', 'frames', 'errors', 'time', 'slow-time', 'threads', 'seed', 'out']);
+const mods = cl.choices<Modulation>('mod', ['16qam', '64qam'], ['16qam', '64qam']);
+const frames = cl.int('frames', 1, 1e9, 200);
+const errors = cl.int('errors', 1, 1e9, 20);
+const time = cl.number('time', 0, 1e6, 60);
+const slowTime = cl.number('slow-time', 0, 1e6, 60);
+const threads = cl.int('threads', 1, 1024, 2);
+const seed = cl.int('seed', 0, 2 ** 47, 2026);
+const out = cl.text('out', 'bench/sim');
 
 const nway = (n: number): SimDetector => ({ detector: 'nway', passes: n, ...(n < 4 ? { llrClip: 8 } : {}), label: `nway N=${n}` });
 
@@ -47,7 +45,7 @@ async function run(mod: Modulation, detectors: SimDetector[], snrs: number[], ma
 
 const all: SimulationResult[] = [];
 for (const mod of mods) {
-  const snrs = parseSnrList(arg(mod === '16qam' ? 'snr16' : 'snr64', mod === '16qam' ? '2:1:6' : '6:1:10'));
+  const snrs = parseSnrList(cl.text(mod === '16qam' ? 'snr16' : 'snr64', mod === '16qam' ? '2:1:6' : '6:1:10'));
   const main = await run(mod, [1, 2, 3, 4].map(nway).concat([{ detector: 'kbest', k: 64, llrClip: 8, label: 'kbest K=64' }]), snrs, time);
   let result = main;
   const slow: SimDetector = mod === '16qam' ? { detector: 'ml', label: 'ml (max-log)' } : { detector: 'kbest', k: 256, llrClip: 8, label: 'kbest K=256' };

@@ -34,13 +34,17 @@ export interface DeviceRegion {
   readonly itemsPerGroup?: number;
 }
 
+/** A job's three kinds of item records, and a chunk's device addresses of them, index for index. */
+export interface RecordKinds<Host, Device> {
+  readonly inputs: readonly Host[];
+  readonly outputs: readonly Host[];
+  readonly scratch: readonly Device[];
+}
+
 /** The device addresses of one chunk's records, in the job's order. */
-export interface ChunkBuffers {
+export interface ChunkBuffers extends RecordKinds<bigint, bigint> {
   readonly first: number;
   readonly count: number;
-  readonly inputs: readonly bigint[];
-  readonly outputs: readonly bigint[];
-  readonly scratch: readonly bigint[];
   readonly status: bigint;
 }
 
@@ -52,13 +56,10 @@ export interface BatchRunOptions {
   readonly streams?: number;
 }
 
-export interface BatchJob {
+export interface BatchJob extends RecordKinds<HostRecords, DeviceRegion> {
   /** For messages. */
   readonly name: string;
   readonly items: number;
-  readonly inputs: readonly HostRecords[];
-  readonly outputs: readonly HostRecords[];
-  readonly scratch: readonly DeviceRegion[];
   /** int32 words per item, zeroed before the chunk runs and read back after it (for settle()). */
   readonly statusWords: number;
   /** The kernels occupy the whole device (a cooperative launch): chunks run on one stream. */

@@ -7,28 +7,16 @@ import { CheckFailedError } from '../core/errors.js';
 import { detect } from '../mimo/detect.js';
 import { constellation } from '../mimo/modulation.js';
 import type { DetectOptions, Modulation } from '../mimo/types.js';
-import { decodeRange, type CodedSpec, type SimChannel } from './coded.js';
-import { generateLinkChunk } from './link.js';
+import { decodeRange } from './coded.js';
+import { generateLinkChunk, type LinkChunkSpec } from './link.js';
 
-export interface ChunkTask {
-  nt: number;
-  nr: number;
-  modulation: Modulation;
-  vectorsPerChannel: number;
-  seed: number;
+/** A chunk of the link (link.ts: what generateLinkChunk draws) and the detectors to run on it. */
+export interface ChunkTask extends LinkChunkSpec {
   /** All detectors of the run (indices into this list are stable). */
   detectors: DetectOptions[];
   /** Which of them to run on this chunk (those that had not stopped when it was handed out). */
   active: number[];
-  snrIndex: number;
-  chunkIndex: number;
-  vectors: number;
-  noiseVar: number;
-  /** 'rayleigh' (default) or 'awgn' (H = I). */
-  channel?: SimChannel;
-  /** Coded link: the code and decoder; vectors is then a multiple of `sliceVectors`. */
-  coded?: CodedSpec;
-  /** Coded link: lcm(vectors per frame, vectorsPerChannel), the smallest piece the chunk is cut into. */
+  /** Coded link: lcm(vectors per frame, vectorsPerChannel), the smallest piece the chunk is cut into; vectors is a multiple of it. */
   sliceVectors?: number;
 }
 

@@ -12,22 +12,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { cudaAvailable, CudaContext } from '../../src/gpu/index.js';
+import { CudaContext } from '../../src/gpu/index.js';
 import { NodeBudgetError, UnsupportedError } from '../../src/core/errors.js';
 import { detector as kbestCpu } from '../../src/mimo/detectors/kbest/cpu.js';
 import { cudaDetector, kbestShape, KBEST_PREP_THREADS } from '../../src/mimo/detectors/kbest/cuda.js';
 import { MIMO_STATUS } from '../../src/mimo/gpu/status.js';
 import { realModel } from '../../src/mimo/soft/real-model.js';
 import { applyQt } from '../../src/mimo/preprocess/qr.js';
-import type { DeviceProperties } from '../../src/gpu/context.js';
 import type { DetectOptions, Modulation } from '../../src/mimo/types.js';
-import { compileEmulated, emulatorUnavailable, runEmulated } from '../gpu/cuda-emulator.js';
+import { compileEmulated, runEmulated } from '../gpu/cuda-emulator.js';
+import { cutOutput, emulatedDevice, gpuTestEnv, stdinOf } from './gpu-test-env.js';
 import { cpuSetup, differingVectors, gpuSetup, makeProblem, runCpu, runGpu, type GpuOutput, type Problem } from './kbest-lr-harness.js';
 
-const cuda = cudaAvailable();
-const skip = cuda.ok ? false : `no CUDA device: ${cuda.reason}`;
-const emu = emulatorUnavailable();
-const skipEmu = emu ? `CUDA emulator unavailable: ${emu}` : false;
+const { skip, skipEmu } = gpuTestEnv();
 const VECTORS = Number(process.env.MIMO_GPU_VECTORS ?? 3000);
 
 /** Metrics closer than this (|y|^2 scale) may be ordered differently by float32. */
@@ -162,14 +159,6 @@ test('kbest on the GPU: flagged vectors are skipped, a singular channel is RANK_
 // ---------------------------------------------------------------------------------------------
 // In the CUDA emulator (no GPU needed)
 
-function device(): DeviceProperties {
-  return {
-    ordinal: 0, name: 'emulated', major: 9, minor: 0, arch: 'sm_90', totalMemBytes: 80e9, multiprocessors: 132,
-    maxThreadsPerBlock: 1024, maxThreadsPerMultiprocessor: 2048, warpSize: 32, sharedPerBlockBytes: 49152,
-    sharedPerBlockOptinBytes: 232448, sharedPerMultiprocessorBytes: 233472, l2CacheBytes: 50 << 20, clockKHz: 1980000, driverVersion: 13000,
-  };
-}
-
 /** Header ints [channels, vpc, soft, prepThreads, blockThreads, vpb, sharedBytes], clip (f32), scale (f64), then H, y, noise, status in. */
 const KBEST_MAIN = String.raw`
 int main() {
@@ -194,7 +183,7 @@ int main() {
 `;
 
 function runKbestEmulated(p: Problem, opts: Partial<DetectOptions>): Pick<GpuOutput, 'symbols' | 'llr' | 'status'> {
-  const setup = { ...cpuSetup(p, opts, true), llrClip: 3.0e38, device: device() };
+  const setup = { ...cpuSetup(p, opts, true), llrClip: 3.0e38, device: emulatedDevice() };
   const sh = kbestShape(setup);
   const defines = [...Object.entries(sh.searchDefines).map(([k, v]) => `-D${k}=${v}`), `-DSYM_OF_LEVELS={${Array.from(sh.model.symbolOfLevels).join(',')}}`];
   const files = ['kbest-prep.cu', 'kbest-search.cu'].map((f) => fileURLToPath(new URL(`../../src/mimo/detectors/kbest/${f}`, import.meta.url)));
@@ -206,17 +195,10 @@ function runKbestEmulated(p: Problem, opts: Partial<DetectOptions>): Pick<GpuOut
   [p.channels, p.vpc, 1, KBEST_PREP_THREADS, sh.threadsPerVector * sh.vectorsPerBlock, sh.vectorsPerBlock, sh.sharedBytes].forEach((x, i) => dv.setInt32(4 * i, x, true));
   dv.setFloat32(28, sh.clip, true);
   dv.setFloat64(32, sh.scale, true);
-  const parts = [new Uint8Array(head), ...[Float32Array.from(p.H), Float32Array.from(p.y), Float32Array.from(p.noise), new Int32Array(2 * vectors)].map((a) => new Uint8Array(a.buffer))];
-  const input = new Uint8Array(parts.reduce((s, a) => s + a.length, 0));
-  let o = 0;
-  for (const a of parts) { input.set(a, o); o += a.length; }
-  const out = runEmulated(exe, input);
-  const buf = out.buffer.slice(out.byteOffset, out.byteOffset + out.byteLength);
-  return {
-    symbols: new Int32Array(buf, 0, vectors * p.nt),
-    llr: new Float32Array(buf, vectors * p.nt * 4, vectors * nb),
-    status: new Int32Array(buf, vectors * p.nt * 4 + vectors * nb * 4, 2 * vectors),
-  };
+  const parts = [new Uint8Array(head), Float32Array.from(p.H), Float32Array.from(p.y), Float32Array.from(p.noise), new Int32Array(2 * vectors)];
+  const out = runEmulated(exe, stdinOf(parts));
+  const [symbols, llr, status] = cutOutput(out, [['i32', vectors * p.nt], ['f32', vectors * nb], ['i32', 2 * vectors]]);
+  return { symbols, llr, status };
 }
 
 test('kbest kernels in the CUDA emulator equal the CPU engine, except float32 near-ties', { skip: skipEmu }, () => {
@@ -233,12 +215,12 @@ test('kbest kernels in the CUDA emulator equal the CPU engine, except float32 ne
 
 test('kbest on the GPU refuses what the CPU refuses, and what does not fit', () => {
   const p = makeProblem(1, 4, 4, '64qam', 1, 1, 10);
-  const setup = { ...cpuSetup(p, { k: 16 }, true), llrClip: 8, device: device() };
+  const setup = { ...cpuSetup(p, { k: 16 }, true), llrClip: 8, device: emulatedDevice() };
   assert.throws(() => kbestShape({ ...setup, maxNodes: 100 }), NodeBudgetError);
   assert.throws(() => kbestShape({ ...setup, opts: { ...setup.opts, k: 0 } }), /positive integer/);
   assert.throws(() => kbestShape({ ...setup, opts: { ...setup.opts, k: 2048 } }), UnsupportedError);
   const wide = makeProblem(1, 4, 1, '16qam', 1, 1, 10);
-  assert.throws(() => kbestShape({ ...cpuSetup(wide, {}, true), llrClip: 8, device: device() }), UnsupportedError);
+  assert.throws(() => kbestShape({ ...cpuSetup(wide, {}, true), llrClip: 8, device: emulatedDevice() }), UnsupportedError);
 });
 
 // ---------------------------------------------------------------------------------------------

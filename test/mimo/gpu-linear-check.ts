@@ -24,6 +24,7 @@ import { constellation, sliceSymbol, type Constellation } from '../../src/mimo/m
 import { gramInto, invertInPlace } from '../../src/mimo/preprocess/complex.js';
 import type { Modulation } from '../../src/mimo/types.js';
 import { compileEmulated, runEmulated } from '../gpu/cuda-emulator.js';
+import { cutOutput, stdinOf } from './gpu-test-env.js';
 import { fileURLToPath } from 'node:url';
 
 export type LinearKind = 'zf' | 'mmse' | 'sic';
@@ -141,15 +142,9 @@ export function runLinearEmulated(c: LinearCase): GpuOutput {
   // the host's block for this many channels on an H100 (132 multiprocessors)
   const pl = prepBlock(prepLaunch(c.kind, c.nt, c.nr), c.channels, 132);
   const head = Int32Array.of(c.channels, c.vpc, pl.threads, pl.sharedBytes);
-  const input = Buffer.concat([head, Float32Array.from(c.H), Float32Array.from(c.y), Float32Array.from(c.noise), c.status].map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)));
-  const out = runEmulated(exe, input);
-  const nSym = vectors * c.nt, nRec = c.channels * recordFloats(c.kind, c.nt, c.nr);
-  const copy = new Uint8Array(out).buffer;
-  return {
-    symbols: new Int32Array(copy, 0, nSym),
-    status: new Int32Array(copy, 4 * nSym, 2 * vectors),
-    rec: new Float32Array(copy, 4 * (nSym + 2 * vectors), nRec),
-  };
+  const out = runEmulated(exe, stdinOf([head, Float32Array.from(c.H), Float32Array.from(c.y), Float32Array.from(c.noise), c.status]));
+  const [symbols, status, rec] = cutOutput(out, [['i32', vectors * c.nt], ['i32', 2 * vectors], ['f32', c.channels * recordFloats(c.kind, c.nt, c.nr)]]);
+  return { symbols, status, rec };
 }
 
 /** Device buffers of one case, reusable for timing: the plan's enqueue on them. */

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import fc from 'fast-check';
 import { UnsupportedError } from '../../src/core/errors.js';
-import { cudaAvailable, requireCuda } from '../../src/gpu/index.js';
+import { requireCuda } from '../../src/gpu/index.js';
 import { cudaDetector as zfCuda } from '../../src/mimo/detectors/zf/cuda.js';
 import { cudaDetector as mmseCuda } from '../../src/mimo/detectors/mmse/cuda.js';
 import { cudaDetector as sicCuda } from '../../src/mimo/detectors/sic/cuda.js';
@@ -22,15 +22,12 @@ import { detector as sicCpu } from '../../src/mimo/detectors/sic/cpu.js';
 import { MIMO_STATUS } from '../../src/mimo/gpu/status.js';
 import { constellation } from '../../src/mimo/modulation.js';
 import { MODULATIONS, type Modulation } from '../../src/mimo/types.js';
-import { emulatorUnavailable } from '../gpu/cuda-emulator.js';
 import {
   checkLinear, cpuEngineSymbols, makeLinearCase, runLinearDevice, runLinearEmulated, type GpuOutput, type LinearCase, type LinearKind,
 } from './gpu-linear-check.js';
+import { gpuTestEnv } from './gpu-test-env.js';
 
-const emu = emulatorUnavailable();
-const skipEmu = emu ? `CUDA emulator unavailable: ${emu}` : false;
-const cuda = cudaAvailable();
-const skip = cuda.ok ? false : `no CUDA device: ${cuda.reason}`;
+const { skip, skipEmu } = gpuTestEnv();
 
 const KINDS: LinearKind[] = ['zf', 'mmse', 'sic'];
 

@@ -18,8 +18,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { cudaAvailable, CudaContext } from '../../src/gpu/index.js';
-import type { DeviceProperties } from '../../src/gpu/context.js';
+import { CudaContext } from '../../src/gpu/index.js';
 import { checkLLL, checkUnimodular } from '../../src/lattice/check.js';
 import { qrInto } from '../../src/mimo/preprocess/qr.js';
 import { fillRealMatrix, naturalDimOrder, realModel, symbolsOfLevels, type RealModel } from '../../src/mimo/soft/real-model.js';
@@ -28,13 +27,11 @@ import { lrDetector } from '../../src/mimo/detectors/lr/detector.js';
 import { lrCudaDetector, lrShape } from '../../src/mimo/detectors/lr/cuda.js';
 import { MIMO_STATUS } from '../../src/mimo/gpu/status.js';
 import type { Modulation } from '../../src/mimo/types.js';
-import { compileEmulated, emulatorUnavailable, runEmulated } from '../gpu/cuda-emulator.js';
+import { compileEmulated, runEmulated } from '../gpu/cuda-emulator.js';
+import { cutOutput, emulatedDevice, gpuTestEnv, stdinOf } from './gpu-test-env.js';
 import { bitErrors, cpuSetup, differingVectors, gpuSetup, makeProblem, runCpu, runGpu, type Problem } from './kbest-lr-harness.js';
 
-const cuda = cudaAvailable();
-const skip = cuda.ok ? false : `no CUDA device: ${cuda.reason}`;
-const emu = emulatorUnavailable();
-const skipEmu = emu ? `CUDA emulator unavailable: ${emu}` : false;
+const { skip, skipEmu } = gpuTestEnv();
 const VECTORS = Number(process.env.MIMO_GPU_VECTORS ?? 3000);
 const LLL_TOL = 1e-4;
 const ROUND_TOL = 2 ** -16;
@@ -228,14 +225,6 @@ test('lr on the GPU: flagged vectors skipped, a singular channel is RANK_DEFICIE
 // ---------------------------------------------------------------------------------------------
 // In the CUDA emulator (no GPU needed)
 
-function device(): DeviceProperties {
-  return {
-    ordinal: 0, name: 'emulated', major: 9, minor: 0, arch: 'sm_90', totalMemBytes: 80e9, multiprocessors: 132,
-    maxThreadsPerBlock: 1024, maxThreadsPerMultiprocessor: 2048, warpSize: 32, sharedPerBlockBytes: 49152,
-    sharedPerBlockOptinBytes: 232448, sharedPerMultiprocessorBytes: 233472, l2CacheBytes: 50 << 20, clockKHz: 1980000, driverVersion: 13000,
-  };
-}
-
 /**
  * The four launches of cuda.ts's enqueue, the LLL through the generic lane kernel (whole blocks of
  * L bases, then a block of the rest, as the host does when the workspace is in global scratch).
@@ -269,7 +258,7 @@ int main() {
 `;
 
 function runLrEmulated(p: Problem, variant: LrVariant, memory: 'shared' | 'global'): { symbols: Int32Array; status: Int32Array; Z: (c: number) => Float64Array } {
-  const setup = { ...cpuSetup(p, { detector: `lr-${variant}` }, false), llrClip: 8, device: device() };
+  const setup = { ...cpuSetup(p, { detector: `lr-${variant}` }, false), llrClip: 8, device: emulatedDevice() };
   const sh = lrShape(variant, setup);
   const { nd } = sh.model;
   // the generic lane kernel, its workspace where asked
@@ -288,15 +277,9 @@ function runLrEmulated(p: Problem, variant: LrVariant, memory: 'shared' | 'globa
   const dv = new DataView(head);
   [p.channels, p.vpc, 32, shPer, wsPer, zs, bs, Number(sh.lll.extraArgs[0])].forEach((x, i) => dv.setInt32(4 * i, x, true));
   [Number(sh.lll.extraArgs[1]), Number(sh.lll.extraArgs[2]), sh.model.scale].forEach((x, i) => dv.setFloat64(32 + 8 * i, x, true));
-  const parts = [new Uint8Array(head), ...[Float32Array.from(p.H), Float32Array.from(p.y), Float32Array.from(p.noise)].map((a) => new Uint8Array(a.buffer))];
-  const input = new Uint8Array(parts.reduce((s, a) => s + a.length, 0));
-  let o = 0;
-  for (const a of parts) { input.set(a, o); o += a.length; }
-  const out = runEmulated(exe, input);
-  const buf = out.buffer.slice(out.byteOffset, out.byteOffset + out.byteLength);
-  const symbols = new Int32Array(buf, 0, vectors * p.nt);
-  const status = new Int32Array(buf, vectors * p.nt * 4, 2 * vectors);
-  const Z = new Float64Array(buf, vectors * p.nt * 4 + 8 * vectors, p.channels * nd * nd);
+  const parts = [new Uint8Array(head), Float32Array.from(p.H), Float32Array.from(p.y), Float32Array.from(p.noise)];
+  const out = runEmulated(exe, stdinOf(parts));
+  const [symbols, status, Z] = cutOutput(out, [['i32', vectors * p.nt], ['i32', 2 * vectors], ['f64', p.channels * nd * nd]]);
   return { symbols, status, Z: (c) => Z.subarray(c * nd * nd, (c + 1) * nd * nd) };
 }
 

@@ -11,22 +11,19 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { compileEmulated, emulatorUnavailable, runEmulated } from '../gpu/cuda-emulator.js';
-import { cudaAvailable, requireCuda } from '../../src/gpu/index.js';
+import { compileEmulated, runEmulated } from '../gpu/cuda-emulator.js';
+import { requireCuda } from '../../src/gpu/index.js';
 import { constellation } from '../../src/mimo/modulation.js';
 import { detector as mlCpu } from '../../src/mimo/detectors/ml/cpu.js';
 import { cudaDetector as mlCuda, mlDefines, ML_BLOCK } from '../../src/mimo/detectors/ml/cuda.js';
 import { MIMO_STATUS, STATUS_WORDS } from '../../src/mimo/gpu/status.js';
 import { NodeBudgetError } from '../../src/core/errors.js';
 import type { Modulation } from '../../src/mimo/types.js';
-import { checkAgainstMl, cpuRun, gpuRun, gpuSetup, makeProblem, Philox, type Problem } from './gpu-exact-check.js';
+import { cpuRun, gpuRun, gpuSetup, makeProblem, Philox, type Problem } from './gpu-exact-check.js';
+import { assertMl, cutOutput, gpuTestEnv, stdinOf } from './gpu-test-env.js';
 
-const seed = randomInt(2 ** 31);
-const msg = (s: string) => `${s} (seed ${seed})`;
-const unavailable = emulatorUnavailable();
-const skipEmu = unavailable ? `CUDA emulator unavailable: ${unavailable}` : false;
-const cuda = cudaAvailable();
-const skip = cuda.ok ? false : `no CUDA device: ${cuda.reason}`;
+const env = gpuTestEnv();
+const { seed, msg, skipEmu, skip } = env;
 
 const KERNELS = ['gram-kernel.cu', 'ml-kernel.cu'].map((k) => fileURLToPath(new URL(`../../src/mimo/detectors/ml/${k}`, import.meta.url)));
 
@@ -56,15 +53,12 @@ function runEmu(p: Problem, soft: 0 | 1 | 2, status: Int32Array, llrClip: number
   const defs = mlDefines(p.nt, p.nr, bps, soft);
   const { exe, error } = compileEmulated(MAIN, KERNELS, Object.entries(defs).map(([k, v]) => `-D${k}=${v}`));
   if (error) throw new Error(error);
-  const f = (a: Float64Array | number[]) => Buffer.from(Float32Array.from(a).buffer);
-  const input = Buffer.concat([
-    Buffer.from(new Int32Array([p.channels, p.vpc, defs.ML_GROUP!]).buffer), f(p.H), f(p.y), f(new Array(p.vectors).fill(p.noiseVar)),
-    Buffer.from(status.buffer, status.byteOffset, status.byteLength), f([llrClip]),
-  ]);
-  const out = runEmulated(exe, input);
-  const bytes = new Uint8Array(out.buffer, out.byteOffset, out.byteLength).slice();
+  const out = runEmulated(exe, stdinOf([
+    new Int32Array([p.channels, p.vpc, defs.ML_GROUP!]), Float32Array.from(p.H), Float32Array.from(p.y), new Float32Array(p.vectors).fill(p.noiseVar), status, new Float32Array([llrClip]),
+  ]));
   const ns = p.vectors * p.nt;
-  return { symbols: new Int32Array(bytes.buffer, 0, ns), llr: new Float32Array(bytes.buffer, ns * 4, ns * bps) };
+  const [symbols, llr] = cutOutput(out, [['i32', ns], ['f32', ns * bps]]);
+  return { symbols, llr };
 }
 
 /**
@@ -107,9 +101,7 @@ for (const c of EMU_CASES) {
     const clip = 20 + randomInt(20);
     const gpu = runEmu(p, c.soft, status, clip);
     const ref = cpuRun(mlCpu, p, { soft: c.soft === 2 ? 'logmap' : 'maxlog' }, c.soft > 0);
-    const chk = checkAgainstMl(p, ref.symbols, gpu.symbols, (v) => v === flagged);
-    assert.equal(chk.failure, null, msg(chk.failure ?? ''));
-    assert.ok(chk.nearTies <= 1, msg(`${chk.nearTies} near-ties in ${p.vectors} vectors`));
+    assertMl(env, p, ref.symbols, gpu.symbols, `${c.nr}x${c.nt} ${c.mod}`, 1, (v) => v === flagged);
     for (let j = 0; j < p.nt; j++) assert.equal(gpu.symbols[flagged * p.nt + j], -1, msg('flagged vector written'));
     if (c.soft > 0) {
       const n = p.nt * constellation(p.mod).bitsPerSymbol;
@@ -139,9 +131,7 @@ for (const c of DEVICE_CASES) {
         const soft = mode !== 'none';
         const ref = cpuRun(mlCpu, p, { soft: mode }, soft);
         const gpu = gpuRun(ctx, mlCuda, p, { soft: mode, llrClip: 50 }, soft);
-        const chk = checkAgainstMl(p, ref.symbols, gpu.symbols);
-        assert.equal(chk.failure, null, msg(`${snr} dB ${mode}: ${chk.failure}`));
-        assert.ok(chk.nearTies <= Math.max(2, p.vectors / 1000), msg(`${snr} dB: ${chk.nearTies} near-ties in ${p.vectors}`));
+        assertMl(env, p, ref.symbols, gpu.symbols, `${snr} dB ${mode}`, Math.max(2, p.vectors / 1000));
         if (soft) assertLlrClose(p, ref.llr!, gpu.llr!, 50, mode === 'logmap', `${c.n}x${c.n} ${c.mod} ${snr} dB ${mode}`);
       }
     }
@@ -166,8 +156,7 @@ test('ml through detectAsync on the CUDA engine: the CPU engine\'s decisions up 
     const gpu = await detectAsync(input, { ...opts, engine: 'cuda' });
     const cpu = detect(input, { ...opts, engine: 'cpu' });
     assert.equal(gpu.stats.engine, 'cuda');
-    const chk = checkAgainstMl(p, cpu.symbols, gpu.symbols);
-    assert.equal(chk.failure, null, msg(chk.failure ?? ''));
+    assertMl(env, p, cpu.symbols, gpu.symbols, `detectAsync ${n}x${n} ${mod}`, Infinity);
     assertLlrClose(p, Float64Array.from(cpu.llr!), Float32Array.from(gpu.llr!), 40, false, `detectAsync ${n}x${n} ${mod}`);
   }
   const big = makeProblem(new Philox(seed), 1, 2, 8, 8, '16qam', 10);

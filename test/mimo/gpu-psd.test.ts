@@ -16,7 +16,6 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomInt } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Philox } from '../../src/core/rng.js';
 import { addNoise, randomSymbols, rayleighChannels, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
@@ -32,17 +31,13 @@ import { allocTriangular, realChannelInto, realModel, triangularizeInto } from '
 import { DEFAULT_MAX_NODES } from '../../src/mimo/budget.js';
 import { MIMO_STATUS, STATUS_WORDS } from '../../src/mimo/gpu/status.js';
 import type { DetectOptions, Modulation, PsdOptions } from '../../src/mimo/types.js';
-import { cudaAvailable, CudaContext, DeviceBuffer, Stream } from '../../src/gpu/index.js';
-import { compileEmulated, emulatorUnavailable, runEmulated } from '../gpu/cuda-emulator.js';
+import { CudaContext, DeviceBuffer, Stream } from '../../src/gpu/index.js';
+import { compileEmulated, runEmulated } from '../gpu/cuda-emulator.js';
+import { cutOutput, gpuTestEnv, stdinOf } from './gpu-test-env.js';
 import { detect } from '../../src/mimo/detect.js';
 import { detectAsync } from '../../src/mimo/detect-async.js';
 
-const seed = randomInt(2 ** 31);
-const msg = (s: string): string => `${s} (seed ${seed})`;
-const cuda = cudaAvailable();
-const skip = cuda.ok ? false : `no CUDA device: ${cuda.reason}`;
-const unavailable = emulatorUnavailable();
-const skipEmu = unavailable ? `CUDA emulator unavailable: ${unavailable}` : false;
+const { seed, msg, skip, skipEmu } = gpuTestEnv();
 
 interface Problem {
   nr: number; nt: number; mod: Modulation; con: Constellation; channels: number; vpc: number; vectors: number;
@@ -176,19 +171,9 @@ function runEmu(p: Problem, mapping: 'warp' | 'block', psd: PsdOptions | undefin
   const { exe, error } = compileEmulated(EMU_MAIN, [KERNEL('psd-prep.cu'), KERNEL(mapping === 'warp' ? 'psd-warp.cu' : 'psd-block.cu')], defs);
   assert.equal(error, null, error ?? '');
   const head = new Int32Array([p.channels, p.vpc, mapping === 'warp' ? 0 : 1, shared, Math.min(maxNodes, 2 ** 31 - 1)]);
-  const input = Buffer.concat([
-    Buffer.from(head.buffer), Buffer.from(new Float32Array([p.con.pam ? p.con.pam.scale : 1]).buffer),
-    Buffer.from(new Float32Array(H).buffer), Buffer.from(new Float32Array(p.y).buffer), Buffer.from(status.buffer, status.byteOffset, status.byteLength),
-  ]);
-  const out = runEmulated(exe, input);
-  const nSym = p.vectors * p.nt, nSt = p.vectors * STATUS_WORDS, nFac = p.channels * psdFactorWords(model.n, model.m);
-  assert.equal(out.length, 4 * (nSym + nSt + nFac));
-  const ab = out.buffer.slice(out.byteOffset, out.byteOffset + out.length);
-  return {
-    symbols: new Int32Array(ab, 0, nSym),
-    status: new Int32Array(ab, 4 * nSym, nSt),
-    fac: new Float32Array(ab, 4 * (nSym + nSt), nFac),
-  };
+  const out = runEmulated(exe, stdinOf([head, new Float32Array([p.con.pam ? p.con.pam.scale : 1]), new Float32Array(H), new Float32Array(p.y), status]));
+  const [symbols, st, fac] = cutOutput(out, [['i32', p.vectors * p.nt], ['i32', p.vectors * STATUS_WORDS], ['f32', p.channels * psdFactorWords(model.n, model.m)]]);
+  return { symbols, status: st, fac };
 }
 
 const EMU_CASES: Array<[number, number, Modulation, PsdOptions?]> = [

@@ -14,8 +14,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { compileEmulated, emulatorUnavailable, runEmulated } from '../gpu/cuda-emulator.js';
-import { cudaAvailable, requireCuda } from '../../src/gpu/index.js';
+import { compileEmulated, runEmulated } from '../gpu/cuda-emulator.js';
+import { requireCuda } from '../../src/gpu/index.js';
 import { constellation } from '../../src/mimo/modulation.js';
 import { detector as mlCpu } from '../../src/mimo/detectors/ml/cpu.js';
 import { detector as sphereCpu } from '../../src/mimo/detectors/sphere/cpu.js';
@@ -23,14 +23,11 @@ import { sphereCudaDetector, sphereDefines, SPHERE_BLOCK, SPHERE_LANES, type Sph
 import { MIMO_STATUS, STATUS_WORDS } from '../../src/mimo/gpu/status.js';
 import { InvalidArgumentError } from '../../src/core/errors.js';
 import type { Modulation } from '../../src/mimo/types.js';
-import { checkAgainstMl, cpuRun, gpuRun, gpuSetup, makeProblem, Philox, type Problem } from './gpu-exact-check.js';
+import { cpuRun, gpuRun, gpuSetup, makeProblem, Philox, type Problem } from './gpu-exact-check.js';
+import { assertMl, cutOutput, gpuTestEnv, stdinOf } from './gpu-test-env.js';
 
-const seed = randomInt(2 ** 31);
-const msg = (s: string) => `${s} (seed ${seed})`;
-const unavailable = emulatorUnavailable();
-const skipEmu = unavailable ? `CUDA emulator unavailable: ${unavailable}` : false;
-const cuda = cudaAvailable();
-const skip = cuda.ok ? false : `no CUDA device: ${cuda.reason}`;
+const env = gpuTestEnv();
+const { seed, msg, skipEmu, skip } = env;
 const VARIANTS: SphereVariant[] = ['thread', 'warp'];
 
 const kernelPath = (f: string) => fileURLToPath(new URL(`../../src/mimo/detectors/sphere/${f}`, import.meta.url));
@@ -59,11 +56,9 @@ function runEmu(variant: SphereVariant, p: Problem, babai: boolean, status: Int3
   const files = ['prep-kernel.cu', variant === 'warp' ? 'warp-kernel.cu' : 'thread-kernel.cu'].map(kernelPath);
   const { exe, error } = compileEmulated(MAIN, files, Object.entries(defs).map(([k, v]) => `-D${k}=${v}`));
   if (error) throw new Error(error);
-  const f = (a: Float64Array) => Buffer.from(Float32Array.from(a).buffer);
-  const out = runEmulated(exe, Buffer.concat([Buffer.from(new Int32Array([p.channels, p.vpc, maxNodes]).buffer), f(p.H), f(p.y), Buffer.from(status.buffer, status.byteOffset, status.byteLength)]));
-  const bytes = new Uint8Array(out.buffer, out.byteOffset, out.byteLength).slice();
-  const ns = p.vectors * p.nt;
-  return { symbols: new Int32Array(bytes.buffer, 0, ns), status: new Int32Array(bytes.buffer, ns * 4, p.vectors * STATUS_WORDS) };
+  const out = runEmulated(exe, stdinOf([new Int32Array([p.channels, p.vpc, maxNodes]), Float32Array.from(p.H), Float32Array.from(p.y), status]));
+  const [symbols, st] = cutOutput(out, [['i32', p.vectors * p.nt], ['i32', p.vectors * STATUS_WORDS]]);
+  return { symbols, status: st };
 }
 
 const EMU_CASES: Array<{ nr: number; nt: number; mod: Modulation; snr: number; babai: boolean }> = [
@@ -85,9 +80,7 @@ for (const variant of VARIANTS) {
       status[STATUS_WORDS * flagged] = MIMO_STATUS.Y_TOO_LARGE;
       const gpu = runEmu(variant, p, c.babai, status, 1 << 24);
       const ml = cpuRun(mlCpu, p).symbols;
-      const chk = checkAgainstMl(p, ml, gpu.symbols, (v) => v === flagged);
-      assert.equal(chk.failure, null, msg(chk.failure ?? ''));
-      assert.ok(chk.nearTies <= 1, msg(`${chk.nearTies} near-ties`));
+      assertMl(env, p, ml, gpu.symbols, `${c.nr}x${c.nt} ${c.mod}`, 1, (v) => v === flagged);
       assert.equal(gpu.status[STATUS_WORDS * flagged], MIMO_STATUS.Y_TOO_LARGE, msg('flag of a skipped vector changed'));
       assert.equal(gpu.symbols[flagged * p.nt], -1, msg('skipped vector written'));
       const cpu = cpuRun(sphereCpu, p, { initialRadius: c.babai ? 'babai' : 'infinity' });
@@ -134,8 +127,7 @@ for (const lanes of [1, 4, 32]) {
   test(`sphere warp kernel (emulated) with ${lanes} lanes a vector: float64 ML up to near-ties`, { skip: skipEmu }, () => {
     const p = makeProblem(new Philox(seed, 500 + lanes), 4, 4, 3, 3, lanes === 4 ? '16qam' : 'qpsk', 6);
     const gpu = runEmu('warp', p, false, new Int32Array(p.vectors * STATUS_WORDS), 1 << 24, lanes);
-    const chk = checkAgainstMl(p, cpuRun(mlCpu, p).symbols, gpu.symbols);
-    assert.equal(chk.failure, null, msg(chk.failure ?? ''));
+    assertMl(env, p, cpuRun(mlCpu, p).symbols, gpu.symbols, `${lanes} lanes`, Infinity);
     for (let v = 0; v < p.vectors; v++) assert.equal(gpu.status[STATUS_WORDS * v], 0, msg(`vector ${v} flagged`));
   });
 }
@@ -170,14 +162,11 @@ for (const variant of VARIANTS) {
             if (fl) redo++;
           }
           assert.ok(redo <= p.vectors / 100, msg(`${redo} vectors flagged for a CPU redo`));
-          const chk = checkAgainstMl(p, ref, gpu.symbols, unsafe);
-          assert.equal(chk.failure, null, msg(`${snr} dB ${initialRadius}: ${chk.failure}`));
-          assert.ok(chk.nearTies <= Math.max(2, p.vectors / 1000), msg(`${snr} dB: ${chk.nearTies} near-ties in ${p.vectors}`));
+          assertMl(env, p, ref, gpu.symbols, `${snr} dB ${initialRadius}`, Math.max(2, p.vectors / 1000), unsafe);
         }
         if (c.n <= 4 && c.mod !== '64qam') {
           const ml = cpuRun(mlCpu, p).symbols;
-          const chk = checkAgainstMl(p, ml, gpuRun(ctx, det, p, {}, false).symbols);
-          assert.equal(chk.failure, null, msg(`${snr} dB against exhaustive ML: ${chk.failure}`));
+          assertMl(env, p, ml, gpuRun(ctx, det, p, {}, false).symbols, `${snr} dB against exhaustive ML`, Infinity);
         }
       }
     });
@@ -197,8 +186,7 @@ test('sphere through detectAsync on the CUDA engine: float64 ML up to near-ties;
   const gpu = await detectAsync(input, { detector: 'sphere', modulation: '16qam', engine: 'cuda' });
   assert.equal(gpu.stats.engine, 'cuda');
   assert.ok((gpu.stats.nodesVisited ?? 0) >= p.vectors * 8, msg(`nodes ${gpu.stats.nodesVisited}`));
-  const chk = checkAgainstMl(p, cpuRun(sphereCpu, p).symbols, gpu.symbols);
-  assert.equal(chk.failure, null, msg(chk.failure ?? ''));
+  assertMl(env, p, cpuRun(sphereCpu, p).symbols, gpu.symbols, 'detectAsync 4x4 16qam', Infinity);
   const low = makeProblem(new Philox(seed, 4), 50, 4, 4, 4, '16qam', 2);
   const flagged = await detectAsync({ nr: 4, nt: 4, H: low.H, y: low.y, vectorsPerChannel: 4, noiseVar: low.noiseVar }, { detector: 'sphere', modulation: '16qam', engine: 'cuda', maxNodes: 20, onBudget: 'flag' });
   assert.ok((flagged.stats.budgetExceeded ?? 0) > 0 && flagged.unproven !== undefined, msg('no vector flagged at 20 nodes, 2 dB'));

@@ -68,6 +68,26 @@ function nextRound(stats: BasisStats, p: AlgoParams, name: string): void {
   stats.iterations++;
 }
 
+/** Re-arms the growth watch (allswap/phases.ts: growthFactor) at the current Z. */
+function armGrowthWatch(s: PairState): void {
+  s.zLimit = growthFactor(s.B) * maxAbs(s.Z);
+  s.zPeak = 0;
+}
+
+/**
+ * The closing step that the growth and drift watches run early: every column size-reduced from B*,
+ * then B* (and U, for MB-LLL; null for CR-MB-LLL) afresh and the growth watch re-armed.
+ */
+function reduceAllStep(g: BlockSetup, stats: BasisStats, U: RealArray | null): () => void {
+  const { s, r } = g;
+  return () => {
+    normsInto(s.Bs, s.n, s.m, r);
+    stats.sizeReductions += sizeReduceFromBstar(s.B, s.Bs, r, s.Z, s.n, s.m, 1, s.m, 0, s.bound);
+    recomputeBstar(s, r, U);
+    armGrowthWatch(s);
+  };
+}
+
 /**
  * Boundary checks of all pairs across sub-basis boundaries; flags both neighbours of every swap.
  * `step` is SimpleSwap's pair step (CR-MB-LLL) or the Swap one (MB-LLL). True if any swap.
@@ -96,18 +116,11 @@ export const crBlockCpu: CpuReducer = (B, Z, n, m, p) => {
     if (round > 0 && Bin) basisFromTransform(Bin, Z, n, m, B);
     recomputeBstar(s, r, null);
     const flagged = new Array<boolean>(count).fill(true);
-    const reduceAll = (): void => {
-      normsInto(s.Bs, n, m, r);
-      stats.sizeReductions += sizeReduceFromBstar(B, s.Bs, r, Z, n, m, 1, m, 0, s.bound);
-      recomputeBstar(s, r, null);
-      s.zLimit = growthFactor(B) * maxAbs(Z);
-      s.zPeak = 0;
-    };
+    const reduceAll = reduceAllStep(g, stats, null);
     // the growth and drift watches (phases.ts); a boundary pair skipped for drift is checked again
     // in the next round, which starts from a fresh Gram-Schmidt (the round changed B*, so it runs)
     const watchGrowth = (): void => { if (s.zPeak > s.zLimit || s.drift) reduceAll(); };
-    s.zLimit = growthFactor(B) * maxAbs(Z);
-    s.zPeak = 0;
+    armGrowthWatch(s);
     for (;;) {
       nextRound(stats, p, 'cr-block');
       for (let b = 0; b < count; b++) {
@@ -138,16 +151,9 @@ export const blockCpu: CpuReducer = (B, Z, n, m, p) => {
     recomputeBstar(s, r, U);
     const flagged = new Array<boolean>(count).fill(true);
     const stale = new Array<boolean>(count).fill(false);
-    // growth and drift watches: everything reduced from B*, then B* and U recomputed whole (valid for all blocks)
-    const reduceAll = (): void => {
-      normsInto(s.Bs, n, m, r);
-      stats.sizeReductions += sizeReduceFromBstar(B, s.Bs, r, Z, n, m, 1, m, 0, s.bound);
-      recomputeBstar(s, r, U);
-      s.zLimit = growthFactor(B) * maxAbs(Z);
-      s.zPeak = 0;
-    };
-    s.zLimit = growthFactor(B) * maxAbs(Z);
-    s.zPeak = 0;
+    // growth and drift watches: B* and U recomputed whole (valid for all blocks)
+    const reduceAll = reduceAllStep(g, stats, U);
+    armGrowthWatch(s);
     for (;;) {
       nextRound(stats, p, 'block');
       let anyStale = false;

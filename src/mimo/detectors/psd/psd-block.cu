@@ -36,14 +36,6 @@ struct PsdBlock {
   unsigned char best[PSD_N];
 };
 
-// Level index of tree position k of node `slot` of buffer x (its chunk parent's, or its own digit).
-template <int X>
-__device__ __forceinline__ int psd_node_level(const PsdBlock& b, int slot, int k) {
-  constexpr int C = psd_children(X), hi = psd_hi(X), lo = psd_lo(X);
-  if (k > hi) return b.sym[X][slot / C][k];
-  return ((slot % C) >> (psd_qbits() * (k - lo))) & (PSD_Q - 1);
-}
-
 // EXPAND AND EVALUATE for stage X with `parents` nodes of buffer X-1 from offset o (the root for
 // X = 1), then the sort (below the leaves) or the reduction and radius update (leaves).
 template <int X>
@@ -61,10 +53,7 @@ __device__ __forceinline__ void psd_stage(PsdBlock& b, int tid, int o, int paren
   }
   for (int t = tid; t < parents * W; t += PSD_THREADS) {
     const int p = t / W, k = lo + t % W;
-    float e = b.yh[k];
-#pragma unroll
-    for (int j = hi + 1; j < PSD_N; j++) e -= b.R[k * PSD_N + j] * psd_amp(b.sym[X][p][j], scale);
-    b.base[X][p][t % W] = e;
+    b.base[X][p][t % W] = psd_parent_residual<X>(b, p, k, scale);
   }
   __syncthreads();
   int alive = 0;

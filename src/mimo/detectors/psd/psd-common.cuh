@@ -160,6 +160,25 @@ __host__ __device__ constexpr int psd_max_expanded(int x = 1) { return x > PSD_S
 // Amplitude of level i: (2 i - (Q - 1)) * scale.
 __device__ __forceinline__ float psd_amp(int i, float scale) { return (float)(2 * i - (PSD_Q - 1)) * scale; }
 
+// Level index of tree position k of node `slot` of buffer X (its chunk parent's, or its own digit).
+// S: a kernel's shared state (psd-block.cu PsdBlock, psd-warp.cu PsdWarp).
+template <int X, class S>
+__device__ __forceinline__ int psd_node_level(const S& s, int slot, int k) {
+  constexpr int C = psd_children(X), hi = psd_hi(X), lo = psd_lo(X);
+  if (k > hi) return s.sym[X][slot / C][k];
+  return ((slot % C) >> (psd_qbits() * (k - lo))) & (PSD_Q - 1);
+}
+
+// Residual of chunk parent p of stage X on row k (lo <= k <= hi) after the positions it fixed
+// (above hi): yHat[k] less their terms R[k][j] amp.
+template <int X, class S>
+__device__ __forceinline__ float psd_parent_residual(const S& s, int p, int k, float scale) {
+  float e = s.yh[k];
+#pragma unroll
+  for (int j = psd_hi(X) + 1; j < PSD_N; j++) e -= s.R[k * PSD_N + j] * psd_amp(s.sym[X][p][j], scale);
+  return e;
+}
+
 // Warp argmin of (metric, slot) keys: the least metric, ties to the least slot (the CPU's sort
 // order). Metrics are >= 0 or +inf, so their bit patterns order as the values do.
 __device__ __forceinline__ unsigned long long psd_warp_min(unsigned long long k) {

@@ -62,14 +62,6 @@ __device__ __forceinline__ unsigned long long psd_group_min(unsigned long long k
 #endif
 }
 
-// Level index of tree position k of node `slot` of buffer x (its chunk parent's, or its own digit).
-template <int X>
-__device__ __forceinline__ int psd_node_level(const PsdWarp& w, int slot, int k) {
-  constexpr int C = psd_children(X), hi = psd_hi(X), lo = psd_lo(X);
-  if (k > hi) return w.sym[X][slot / C][k];
-  return ((slot % C) >> (psd_qbits() * (k - lo))) & (PSD_Q - 1);
-}
-
 // Stage X for the groups with `on`: expands the chunk parents in w.sym[X] / w.pm[X] (alive: metric
 // below d2). Below the leaves it writes the children's metrics to buffer X; at the leaves it
 // updates d2 and w.best. gl: the lane's index in its group.
@@ -81,10 +73,7 @@ __device__ __forceinline__ void psd_expand(PsdWarp& w, int gl, bool on, float& d
     // Each parent's residual on the rows fixed here after its fixed positions.
     for (int t = gl; t < P * W; t += PSD_LANES) {
       const int p = t / W, k = lo + t % W;
-      float e = w.yh[k];
-#pragma unroll
-      for (int j = hi + 1; j < PSD_N; j++) e -= w.R[k * PSD_N + j] * psd_amp(w.sym[X][p][j], scale);
-      w.base[X][p][t % W] = e;
+      w.base[X][p][t % W] = psd_parent_residual<X>(w, p, k, scale);
     }
   }
   __syncwarp();

@@ -97,6 +97,13 @@ __device__ __forceinline__ float sp_centre(const float* rows, const float* invDi
   return s * invDiag[k] * toIndex + half;
 }
 
+// Opens position k at centre u (level units): its first candidate is the nearest level, the next
+// ones zig-zag outwards from it (lo below, hi above).
+__device__ __forceinline__ void sp_open(int k, float u, float* centre, int* idx, int* lo, int* hi) {
+  const int i0 = sp_slice(u);
+  centre[k] = u; idx[k] = i0; lo[k] = i0 - 1; hi[k] = i0 + 1;
+}
+
 // Writes the nt symbols of the solution whose level index at tree position k is lev[k].
 __device__ __forceinline__ void sp_write_symbols(const int* __restrict__ perm, const int* lev, int* out) {
   int at[SP_N];

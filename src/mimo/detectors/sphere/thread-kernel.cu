@@ -42,11 +42,7 @@ extern "C" __global__ void __launch_bounds__(128) sphere_thread(
   bool found = false, stopped = false;
   int nodes = 0, k = SP_N - 1;
   pd[SP_N] = 0.0f;
-  {
-    const float u = yHat[k] * invDiag[k] * toIndex + half;
-    const int i0 = sp_slice(u);
-    centre[k] = u; idx[k] = i0; lo[k] = i0 - 1; hi[k] = i0 + 1;
-  }
+  sp_open(k, yHat[k] * invDiag[k] * toIndex + half, centre, idx, lo, hi);
   for (;;) {
     const float dlt = (float)idx[k] - centre[k];
     const float m = pd[k + 1] + weight[k] * dlt * dlt;
@@ -61,9 +57,7 @@ extern "C" __global__ void __launch_bounds__(128) sphere_thread(
         amp[k] = (float)(2 * idx[k] - qMax) * scale;
         pd[k] = m;
         k--;
-        const float u = sp_centre(rows, invDiag, yHat, amp, k, toIndex, half);
-        const int i0 = sp_slice(u);
-        centre[k] = u; idx[k] = i0; lo[k] = i0 - 1; hi[k] = i0 + 1;
+        sp_open(k, sp_centre(rows, invDiag, yHat, amp, k, toIndex, half), centre, idx, lo, hi);
         continue;
       }
     } else {

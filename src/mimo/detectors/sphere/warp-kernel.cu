@@ -101,9 +101,7 @@ extern "C" __global__ void __launch_bounds__(128) sphere_warp(
           for (int j = 0; j < SP_N; j++) best[j] = idx[j];
         } else if (!cut) {
           k = kTop - 1;
-          const float u = sp_centre(rows, invDiag, yHat, amp, k, toIndex, half);
-          const int i0 = sp_slice(u);
-          centre[k] = u; idx[k] = i0; lo[k] = i0 - 1; hi[k] = i0 + 1;
+          sp_open(k, sp_centre(rows, invDiag, yHat, amp, k, toIndex, half), centre, idx, lo, hi);
           inTree = true;
         }
         if (!inTree) { t += SP_LANES; done = t >= SP_COMBOS; }
@@ -122,9 +120,7 @@ extern "C" __global__ void __launch_bounds__(128) sphere_warp(
             amp[k] = (float)(2 * idx[k] - qMax) * scale;
             pd[k] = m;
             k--;
-            const float u = sp_centre(rows, invDiag, yHat, amp, k, toIndex, half);
-            const int i0 = sp_slice(u);
-            centre[k] = u; idx[k] = i0; lo[k] = i0 - 1; hi[k] = i0 + 1;
+            sp_open(k, sp_centre(rows, invDiag, yHat, amp, k, toIndex, half), centre, idx, lo, hi);
             next = false;
           }
         } else {

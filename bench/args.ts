@@ -1,0 +1,81 @@
+/**
+ * The command line of the bench scripts that take `--name value` options: node:util parseArgs
+ * (strict: unknown options, missing values and positionals are refused) and the range and list
+ * checks they share. Any bad word prints `<script>: <problem>` and the script's usage line to
+ * stderr and exits with status 2. A value that starts with '-' (a negative Eb/N0) is written
+ * `--ebn0=-1`: parseArgs reads `--ebn0 -1` as a missing value and says so.
+ */
+import { parseArgs } from 'node:util';
+
+export class BenchArgs {
+  private constructor(private readonly script: string, private readonly usage: string, private readonly values: Readonly<Record<string, string | boolean | undefined>>) {}
+
+  /**
+   * Parses argv (default: this process's words after the script) against the options `names`, which
+   * take a value, and the switches `flags`, which take none.
+   */
+  static parse(script: string, usage: string, names: readonly string[], argv: readonly string[] = process.argv.slice(2), flags: readonly string[] = []): BenchArgs {
+    try {
+      const options = Object.fromEntries([
+        ...names.map((n) => [n, { type: 'string' as const }] as const),
+        ...flags.map((n) => [n, { type: 'boolean' as const }] as const),
+      ]);
+      const { values } = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false });
+      return new BenchArgs(script, usage, values as Record<string, string | boolean | undefined>);
+    } catch (err) {
+      if (err instanceof Error && (err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) fail(script, usage, err.message.replace(/\n/g, ' '));
+      throw err;
+    }
+  }
+
+  /** Prints the problem and the usage line; exits with status 2. */
+  fail(msg: string): never { return fail(this.script, this.usage, msg); }
+
+  text(name: string, fallback: string): string { return this.str(name) ?? fallback; }
+
+  /** Whether switch `name` was given. */
+  flag(name: string): boolean { return this.values[name] === true; }
+
+  private str(name: string): string | undefined {
+    const v = this.values[name];
+    return typeof v === 'string' ? v : undefined;
+  }
+
+  /** A number in [lo, hi] (a whole one when `integer`). */
+  number(name: string, lo: number, hi: number, fallback: number, integer = false): number {
+    const val = this.str(name);
+    if (val === undefined) return fallback;
+    const v = Number(val);
+    if (!inRange(v, lo, hi, integer)) this.fail(`--${name} must be ${integer ? 'an integer' : 'a number'} in [${lo}, ${hi}], got ${val}`);
+    return v;
+  }
+
+  int(name: string, lo: number, hi: number, fallback: number): number { return this.number(name, lo, hi, fallback, true); }
+
+  /** A comma-separated list of numbers in [lo, hi] (whole ones when `integer`). */
+  numbers(name: string, lo: number, hi: number, fallback: readonly number[], integer = false): number[] {
+    const val = this.str(name);
+    if (val === undefined) return [...fallback];
+    const xs = val.split(',').map(Number);
+    if (xs.some((v) => !inRange(v, lo, hi, integer))) this.fail(`--${name} must be ${integer ? 'integers' : 'numbers'} in [${lo}, ${hi}], got ${val}`);
+    return xs;
+  }
+
+  /** A comma-separated list of words, each one of `allowed`. */
+  choices<T extends string>(name: string, allowed: readonly T[], fallback: readonly T[]): T[] {
+    const val = this.str(name);
+    if (val === undefined) return [...fallback];
+    const xs = val.split(',');
+    if (xs.some((x) => !(allowed as readonly string[]).includes(x))) this.fail(`--${name} must be a list of ${allowed.join(', ')}, got ${val}`);
+    return xs as T[];
+  }
+}
+
+function inRange(v: number, lo: number, hi: number, integer: boolean): boolean {
+  return (integer ? Number.isInteger(v) : Number.isFinite(v)) && v >= lo && v <= hi;
+}
+
+function fail(script: string, usage: string, msg: string): never {
+  process.stderr.write(`${script}: ${msg}\nusage: ${usage}\n`);
+  process.exit(2);
+}
