@@ -1,11 +1,12 @@
 /**
- * The command line of the bench scripts that take `--name value` options: node:util parseArgs
- * (strict: unknown options, missing values and positionals are refused) and the range and list
- * checks they share. Any bad word prints `<script>: <problem>` and the script's usage line to
- * stderr and exits with status 2. A value that starts with '-' (a negative Eb/N0) is written
- * `--ebn0=-1`: parseArgs reads `--ebn0 -1` as a missing value and says so.
+ * The command line of the bench scripts that take `--name value` options: the CLI's own parser
+ * (src/cli/args.ts: unknown options, missing values and positionals are refused; a value may start
+ * with '-', so `--ebn0 -1` works as in every subcommand) and the range and list checks the scripts
+ * share. Any bad word prints `<script>: <problem>` and the script's usage line to stderr and exits
+ * with status 2.
  */
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from '../src/cli/args.js';
+import { InvalidArgumentError } from '../src/core/errors.js';
 
 export class BenchArgs {
   private constructor(private readonly script: string, private readonly usage: string, private readonly values: Readonly<Record<string, string | boolean | undefined>>) {}
@@ -20,10 +21,10 @@ export class BenchArgs {
         ...names.map((n) => [n, { type: 'string' as const }] as const),
         ...flags.map((n) => [n, { type: 'boolean' as const }] as const),
       ]);
-      const { values } = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false });
+      const { values } = parseCommandLine(argv, options, { command: script });
       return new BenchArgs(script, usage, values as Record<string, string | boolean | undefined>);
     } catch (err) {
-      if (err instanceof Error && (err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) fail(script, usage, err.message.replace(/\n/g, ' '));
+      if (err instanceof InvalidArgumentError) fail(script, usage, err.message.replace(/ \(see 'lattice-mimo [^']*'\)|; see 'lattice-mimo [^']*'/, ''));
       throw err;
     }
   }
