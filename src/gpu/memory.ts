@@ -25,6 +25,15 @@ function checkRange(offset: number, bytes: number, size: number, what: string): 
 }
 
 /** A block of device memory. */
+/**
+ * Synchronous copy of `dst.byteLength` bytes from a device address (a part of a buffer that the
+ * caller holds only as an address, such as a batch runner's chunk region) into a host array.
+ */
+export function downloadFromAddress(ctx: CudaContext, address: bigint, dst: HostArray): void {
+  if (dst.byteLength === 0) return;
+  check(ctx.driver.cuMemcpyDtoH(dst, address, dst.byteLength), 'cuMemcpyDtoH');
+}
+
 export class DeviceBuffer {
   private freed = false;
   private constructor(readonly ctx: CudaContext, readonly ptr: bigint, readonly bytes: number) {}

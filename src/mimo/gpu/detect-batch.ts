@@ -14,6 +14,7 @@
 import { InvalidInputError, LatticeMimoError, NodeBudgetError } from '../../core/errors.js';
 import { runBatch, type HostRecords } from '../../gpu/batch-runner.js';
 import { requireCuda, type CudaContext } from '../../gpu/context.js';
+import { downloadFromAddress } from '../../gpu/memory.js';
 import type { Kernel } from '../../gpu/launch.js';
 import type { Stream } from '../../gpu/stream.js';
 import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
@@ -54,6 +55,24 @@ export function enqueueNormalize(ctx: CudaContext, stream: Stream, a: { H: bigin
 }
 
 let normalizeKernel: { ctx: CudaContext; kernel: Kernel } | null = null;
+let summaryKernel: { ctx: CudaContext; kernel: Kernel } | null = null;
+
+/** int32 words of a channel's status summary: [flags or-ed over its vectors, nodes low, nodes high]. */
+const SUMMARY_WORDS = 3;
+const SUMMARY_THREADS = 128;
+
+/** status-summary.cu's launch: each of `channels` channels' vector status words in SUMMARY_WORDS. */
+function enqueueSummary(ctx: CudaContext, stream: Stream, status: bigint, summary: bigint, channels: number, vpc: number, valid: number): void {
+  if (summaryKernel?.ctx !== ctx) {
+    const kernel = loadModule(ctx, {
+      source: readKernelSource(new URL('./status-summary.cu', import.meta.url)),
+      name: 'mimo/gpu/status-summary.cu',
+      defines: { SUMMARY_THREADS },
+    }).kernel('mimo_status_summary', ['ptr', 'ptr', 'i32', 'i32', 'i64']);
+    summaryKernel = { ctx, kernel };
+  }
+  summaryKernel.kernel.launch({ grid: Math.ceil(channels / SUMMARY_THREADS), block: SUMMARY_THREADS, stream }, [status, summary, channels, vpc, valid]);
+}
 const NORMALIZE_WARPS = 4;
 
 function normalize(ctx: CudaContext): Kernel {
@@ -68,15 +87,15 @@ function normalize(ctx: CudaContext): Kernel {
 }
 
 /**
- * Nodes visited over `vectors` vectors' status words, and the vectors with flags. A function of the
- * module, not a closure of the call: it stays optimised from one batch to the next.
+ * Nodes visited over `channels` channels' summaries, and the channels with a flagged vector. A
+ * function of the module, not a closure of the call: it stays optimised from one batch to the next.
  */
-function scanStatus(status: Int32Array, vectors: number): { nodes: number; flagged: number[] } {
+function scanSummary(summary: Int32Array, channels: number): { nodes: number; flagged: number[] } {
   let nodes = 0;
   const flagged: number[] = [];
-  for (let i = 0; i < vectors; i++) {
-    nodes += status[i * STATUS_WORDS + 1]!;
-    if (status[i * STATUS_WORDS] !== 0) flagged.push(i);
+  for (let i = 0; i < channels; i++) {
+    nodes += (summary[i * SUMMARY_WORDS + 1]! >>> 0) + (summary[i * SUMMARY_WORDS + 2]! >>> 0) * 2 ** 32;
+    if (summary[i * SUMMARY_WORDS] !== 0) flagged.push(i);
   }
   return { nodes, flagged };
 }
@@ -179,6 +198,9 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
   const unproven = new Uint8Array(vectors);
   const redo: number[] = [];
   let nodes = 0, budgetExceeded = 0;
+  const vecStatusBytes = vpc * STATUS_WORDS * 4;
+  /** Device address of each running chunk's vector status words, by its first channel. */
+  const chunkStatus = new Map<number, bigint>();
 
   const inputs: HostRecords[] = [
     { array: H, bytesPerItem: hLen * 4 },
@@ -194,40 +216,56 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
     items: channels,
     inputs,
     outputs,
-    scratch: [{ bytesPerItem: vpc * 4 }, ...plan.scratchBytesPerChannel.map((b) => ({ bytesPerItem: b }))],
-    statusWords: vpc * STATUS_WORDS,
+    // scratch: the vectors' N0 after scaling, their status words, then the detector's own; what
+    // comes back is each channel's summary of its vectors' status (status-summary.cu)
+    scratch: [{ bytesPerItem: vpc * 4 }, { bytesPerItem: vecStatusBytes }, ...plan.scratchBytesPerChannel.map((b) => ({ bytesPerItem: b }))],
+    statusWords: SUMMARY_WORDS,
     options: opts.gpuBatch,
     enqueue(stream, chunk) {
       const [dH, dY, dNoiseIn] = chunk.inputs as [bigint, bigint, bigint?];
-      enqueueNormalize(ctx, stream, { H: dH, y: dY, noiseIn: noise ? dNoiseIn! : 0n, noiseScalar, noiseOut: chunk.scratch[0]!, status: chunk.status }, chunk.count, vpc, nr, nt);
+      const [dNoise, dStatus] = chunk.scratch as [bigint, bigint];
+      chunkStatus.set(chunk.first, dStatus);
+      enqueueNormalize(ctx, stream, { H: dH, y: dY, noiseIn: noise ? dNoiseIn! : 0n, noiseScalar, noiseOut: dNoise, status: dStatus }, chunk.count, vpc, nr, nt);
       plan.enqueue(stream, {
-        channels: chunk.count, vectorsPerChannel: vpc, H: dH, y: dY, noise: chunk.scratch[0]!,
-        symbols: chunk.outputs[0]!, llr: llr ? chunk.outputs[1]! : 0n, status: chunk.status, scratch: chunk.scratch.slice(1),
+        channels: chunk.count, vectorsPerChannel: vpc, H: dH, y: dY, noise: dNoise,
+        symbols: chunk.outputs[0]!, llr: llr ? chunk.outputs[1]! : 0n, status: dStatus, scratch: chunk.scratch.slice(2),
       });
+      enqueueSummary(ctx, stream, dStatus, chunk.status, chunk.count, vpc, vectors - chunk.first * vpc);
     },
-    settle(first, count, status) {
-      const v0 = first * vpc, end = Math.min(vectors, (first + count) * vpc);
-      const scan = scanStatus(status, end - v0);
+    settle(first, count, summary) {
+      const dStatus = chunkStatus.get(first)!;
+      chunkStatus.delete(first);
+      const scan = scanSummary(summary, count);
       nodes += scan.nodes;
       for (const i of scan.flagged) {
-        const v = v0 + i, flags = status[i * STATUS_WORDS]!;
-        switch (remedy(flags)) {
-          case 'non-finite': throw nonFiniteError(input, val, v);
-          case 'redo-cpu': redo.push(v); break;
-          case 'node-budget':
-            if (onBudget === 'error') {
-              throw new NodeBudgetError(
-                `${opts.detector}: vector ${v} reached the node budget maxNodes = ${maxNodes} before its answer was proven ML; raise maxNodes, or pass onBudget 'flag' to keep the best leaf found`,
-                { detector: opts.detector, vector: v, maxNodes },
-              );
-            }
-            unproven[v] = 1;
-            budgetExceeded++;
-            break;
+        // a flagged channel: its vectors' words, still in the chunk's region until its lane runs again
+        const words = new Int32Array(vpc * STATUS_WORDS);
+        downloadFromAddress(ctx, dStatus + BigInt(i * vecStatusBytes), words);
+        for (let k = 0; k < vpc; k++) {
+          const v = (first + i) * vpc + k, flags = words[k * STATUS_WORDS]!;
+          if (v >= vectors) break;
+          if (flags !== 0) settleVector(v, flags);
         }
       }
     },
   });
+  /** A flagged vector: the CPU engine's error, a redo on the CPU, or the budget rule (mimo/fallback.ts). */
+  function settleVector(v: number, flags: number): void {
+    switch (remedy(flags)) {
+      case 'non-finite': throw nonFiniteError(input, val, v);
+      case 'redo-cpu': redo.push(v); break;
+      case 'node-budget':
+        if (onBudget === 'error') {
+          throw new NodeBudgetError(
+            `${opts.detector}: vector ${v} reached the node budget maxNodes = ${maxNodes} before its answer was proven ML; raise maxNodes, or pass onBudget 'flag' to keep the best leaf found`,
+            { detector: opts.detector, vector: v, maxNodes },
+          );
+        }
+        unproven[v] = 1;
+        budgetExceeded++;
+        break;
+    }
+  }
 
   for (const v of redo) {
     budgetExceeded -= unproven[v]!;

@@ -9,7 +9,7 @@
 //   y      channels x vpc x yLen floats (yLen = 2 nr), scaled in place
 //   noiseIn  per-vector N0 (channels x vpc), or null: then every vector's N0 is noiseScalar
 //   noiseOut per-vector scaled N0 (channels x vpc)
-//   status STATUS_WORDS (2) int32 a vector: flags are or-ed into word 0
+//   status STATUS_WORDS (2) int32 a vector: written, [flags, 0 nodes]
 // nvcc-variant: -DWARPS=4
 
 #ifndef WARPS
@@ -70,7 +70,8 @@ extern "C" __global__ void __launch_bounds__(32 * WARPS) mimo_normalize(
         n0 = fminf(fmaxf(n0, 7.888609052210118e-31f), 1.2676506002282294e30f);  // [2^-100, 2^100]
       }
       noiseOut[v] = n0;
-      if (flags) status[2 * v] |= flags;
+      status[2 * v] = flags;  // the first stage: it writes every vector's status words
+      status[2 * v + 1] = 0;
     }
   }
 }
