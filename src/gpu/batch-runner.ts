@@ -5,8 +5,9 @@
  * int32 status words each item reports, and how to enqueue a chunk's kernels; what a status word
  * means is for the job's settle() to say.
  *
- * - A batch with much host traffic is cut into up to eight chunks (each of at least 1.5 MiB of copies,
- *   in whole waves of the kernel where the job says what a wave holds),
+ * - A batch with much host traffic is cut into up to four chunks (each of at least 1.5 MiB of copies,
+ *   and at least a wave of the kernel where the job says what a wave holds; more chunks measured
+ *   slower on the H100: each adds launches, and the last one's copies do not overlap),
  *   spread over up to three streams (workspace.ts: PipelineLane), so that one chunk's upload and
  *   another's download overlap a third one's kernels (kernels of different streams also run side by
  *   side); a batch is cut to fit half the free device memory, and halved again on OUT_OF_MEMORY.
@@ -67,7 +68,7 @@ export interface BatchJob extends RecordKinds<HostRecords, DeviceRegion> {
   /**
    * Items one launch keeps resident on the device at once (a wave), where the job knows it: a
    * chunk of part of a wave leaves the device partly idle for the whole of a kernel whose items
-   * each take about as long, so chunks are cut in whole waves when the batch holds more than one.
+   * each take about as long, so no chunk is cut smaller than a wave.
    */
   readonly itemsPerWave?: number;
   readonly options?: BatchRunOptions;
@@ -98,7 +99,7 @@ export function validateBatchRunOptions(o: BatchRunOptions | undefined): void {
 }
 
 /** Most chunks a batch is cut into for the pipeline, and the least host traffic of one. */
-const MAX_CHUNKS = 8;
+const MAX_CHUNKS = 4;
 const CHUNK_LINK_BYTES = 1.5 * 2 ** 20;
 
 let queue: Promise<unknown> = Promise.resolve();
@@ -155,14 +156,13 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
 
   const ws = BatchWorkspace.of(ctx);
   const perItem = layoutOf(1).deviceTotal;
-  // enough chunks that one's copies overlap another's kernels (up to 8, none under CHUNK_LINK_BYTES
+  // enough chunks that one's copies overlap another's kernels (up to 4, none under CHUNK_LINK_BYTES
   // of host traffic: below that a chunk's launches and copies cost more than the overlap saves),
-  // in whole waves where the job gives one
+  // none under a wave where the job gives one
   const linkBytes = [...job.inputs, ...job.outputs].reduce((t, r) => t + r.bytesPerItem, job.statusWords * 4) * job.items;
   const wanted = Math.max(1, Math.min(MAX_CHUNKS, Math.floor(linkBytes / CHUNK_LINK_BYTES)));
   let chunk = Math.ceil(job.items / wanted);
-  const wave = job.itemsPerWave ?? 0;
-  if (wave > 0 && job.items > wave) chunk = Math.max(1, Math.round(chunk / wave)) * wave;
+  chunk = Math.max(chunk, Math.min(job.items, job.itemsPerWave ?? 0));
   if (job.options?.maxChunk) chunk = Math.min(chunk, job.options.maxChunk);
   const chunkCount = Math.ceil(job.items / chunk);
   let laneCount = job.options?.streams || Math.min(BatchWorkspace.MAX_LANES, chunkCount);
