@@ -452,4 +452,12 @@ test('device simulate, coded: engine cuda and engine cpu agree for a seed within
   const stop = await simulate({ ...base, engine: 'cuda', maxErrors: 20 });
   assert.deepEqual(again.points.map((p) => [p.frameErrors, p.bitErrors, p.symbolErrors, p.frames]), stop.points.map((p) => [p.frameErrors, p.bitErrors, p.symbolErrors, p.frames]), 'a seed gives the same GPU counts twice');
   for (const p of stop.points) assert.ok(p.stoppedBy === 'errors' ? p.frameErrors >= 20 : p.frames >= 400);
+  // the AWGN channel (H = I) and an NR code with pad bits on both engines
+  const awgn = { ...base, nt: 2, nr: 2, modulation: 'qpsk' as const, code: 'nr:bg2:498:1/3', detectors: [{ detector: 'nway' as const, passes: 2 }], channel: 'awgn' as const, snrs: [0.5, 1.5], maxFrames: 300 };
+  const ga = await simulate({ ...awgn, engine: 'cuda' }), ca = await simulate({ ...awgn, engine: 'cpu', threads: 2 });
+  for (let i = 0; i < ga.points.length; i++) {
+    const g = ga.points[i]!, c = ca.points[i]!;
+    assert.ok(ferAgrees(g.frameErrors, c.frameErrors, g.frames), `AWGN: FER GPU ${g.fer} vs CPU ${c.fer} at ${g.snr} dB (seed ${seed})`);
+    t.diagnostic(`AWGN ${awgn.code} 2x2 QPSK Eb/N0 ${g.snr} dB: FER GPU ${g.fer.toExponential(2)} CPU ${c.fer.toExponential(2)} (${g.frames} frames)`);
+  }
 });
