@@ -20,7 +20,7 @@ import { Stream, timeOnStream } from '../../src/gpu/stream.js';
 import { snrToNoiseVar } from '../../src/mimo/channel.js';
 import { maxNodesOf } from '../../src/mimo/budget.js';
 import { enqueueNormalize, GPU_LLR_LIMIT } from '../../src/mimo/gpu/detect-batch.js';
-import { STATUS_WORDS } from '../../src/mimo/gpu/status.js';
+import { MIMO_STATUS, STATUS_WORDS } from '../../src/mimo/gpu/status.js';
 import { validateDetection } from '../../src/mimo/detect.js';
 import { constellation } from '../../src/mimo/modulation.js';
 import { DETECTOR_REGISTRY } from '../../src/mimo/registry.js';
@@ -37,6 +37,7 @@ const arg = (name: string, dflt: string): string => {
 };
 
 const CODE = 'wimax:2304:1/2';
+const REDO = MIMO_STATUS.NON_FINITE | MIMO_STATUS.Y_TOO_LARGE | MIMO_STATUS.RANK_DEFICIENT | MIMO_STATUS.FLOAT32_UNSAFE;
 const SETTINGS: { label: string; decoder: DecoderOptions }[] = [
   { label: '10 it, no early stop', decoder: { algorithm: 'nms', maxIterations: 10, earlyStop: false } },
   { label: '10 it, early stop', decoder: { algorithm: 'nms', maxIterations: 10, earlyStop: true } },
@@ -73,6 +74,7 @@ class Pipeline {
       y32: alloc(V * 2 * nr * 4), n0: alloc(V * 4), statusBase: alloc(V * STATUS_WORDS * 4), status: alloc(V * STATUS_WORDS * 4),
       rx: alloc(V * nt * 4), info: alloc(frames * code.k), cw: alloc(frames * ck.nFull), llr: alloc(V * nt * bps * 4),
       bits: alloc(frames * code.k), dec: alloc(frames * 4), counts: alloc(64), list: alloc(4 * 200),
+      skipped: alloc(4 * 17), side: alloc(16 * ck.perFrame * 4),
     };
     this.scratch = plan.scratchBytesPerChannel.map((x) => alloc(x * C).ptr);
     this.b.points!.upload(con.points);
@@ -127,12 +129,23 @@ class Pipeline {
 
   count(stream: Stream): void {
     const b = this.b;
-    b.counts!.fill(0, stream); b.list!.fill(0, stream);
-    this.coded[0]!.enqueueCount(stream, this.l, { info: b.info!.ptr, bits: b.bits!.ptr, dec: b.dec!.ptr, tx: b.tx!.ptr, rx: b.rx!.ptr, status: b.status!.ptr, counts: b.counts!.ptr, list: b.list!.ptr }, 64, 0, 0);
+    b.counts!.fill(0, stream); b.list!.fill(0, stream); b.skipped!.fill(0, stream);
+    // the executor's masks: flagged vectors listed and their frames left out (with their LLRs)
+    this.coded[0]!.enqueueCount(stream, this.l, {
+      info: b.info!.ptr, bits: b.bits!.ptr, dec: b.dec!.ptr, tx: b.tx!.ptr, rx: b.rx!.ptr, status: b.status!.ptr, llr: b.llr!.ptr,
+      counts: b.counts!.ptr, list: b.list!.ptr, skipped: b.skipped!.ptr, side: b.side!.ptr,
+    }, 64, REDO, REDO, 16);
   }
 
   whole(stream: Stream, setting: number): void {
     this.makeFrames(stream); this.generate(stream); this.normalize(stream); this.detect(stream); this.decode(stream, setting); this.count(stream);
+  }
+
+  /** Vectors the detector flagged and frames left out for a redo in the last count. */
+  flagged(): { vectors: number; frames: number } {
+    const v = new Int32Array(1), f = new Int32Array(1);
+    this.b.list!.download(v); this.b.skipped!.download(f);
+    return { vectors: v[0]!, frames: f[0]! };
   }
 
   meanIterations(): number {
@@ -168,6 +181,8 @@ async function stages(frames: number, vpc: number, ebn0: number): Promise<void> 
     report('  sum of the stages with it', tFrames + tGen + tNorm + tDet + tCount + tDec);
     report('  whole launch, one stream', time(() => p.whole(stream, i)));
   }
+  const fl = p.flagged();
+  console.log(`  flagged by the detector in the launch: ${fl.vectors} vectors, ${fl.frames} frames left out for a redo on the CPU`);
   stream.destroy();
   p.free();
 }

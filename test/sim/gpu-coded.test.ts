@@ -23,9 +23,11 @@ import { nrRateMatchMap, nrRateRecover } from '../../src/coding/nr.js';
 import { cudaAvailable } from '../../src/gpu/context.js';
 import { snrToNoiseVar } from '../../src/mimo/channel.js';
 import { constellation } from '../../src/mimo/modulation.js';
+import { DETECTOR_REGISTRY, type DetectorEntry } from '../../src/mimo/registry.js';
 import type { DetectOptions, Modulation } from '../../src/mimo/types.js';
 import { runChunk, type ChunkTask } from '../../src/sim/chunk.js';
 import { codedUnit, codeOf, countDecoded, frameLlrs, vectorsPerFrame, type SimChannel } from '../../src/sim/coded.js';
+import { codedFrameOnCpu, linkVectorOnCpu } from '../../src/sim/gpu/cpu-vector.js';
 import { generateLinkChunk, type LinkChunk } from '../../src/sim/link.js';
 import { resolveEngine, simulate } from '../../src/sim/simulate.js';
 import { compileEmulated, emulatorUnavailable, runEmulated } from '../gpu/cuda-emulator.js';
@@ -282,55 +284,110 @@ test('emulated decoder input (link-llr.cu): frameLlrs for padded frames, NR rate
 
 const COUNT_MAIN = String.raw`
 int main() {
-  long long h[8];
-  if (fread(h, 8, 8, stdin) != 8) return 1;
-  const int frames = (int)h[0], vpf = (int)h[1], nt = (int)h[2], k = (int)h[3], listCap = (int)h[6], chunks = (int)h[7];
+  long long h[10];
+  if (fread(h, 8, 10, stdin) != 10) return 1;
+  const int frames = (int)h[0], vpf = (int)h[1], nt = (int)h[2], k = (int)h[3], listCap = (int)h[6], chunks = (int)h[7], perFrame = (int)h[8], frameCap = (int)h[9];
   const unsigned long long v0 = h[4], cv = h[5];
   const int vectors = frames * vpf;
   std::vector<unsigned char> info((size_t)frames * k), bits(info.size());
-  std::vector<int> dec(frames), tx((size_t)vectors * nt), rx(tx.size()), status((size_t)vectors * 2), list(1 + 2 * listCap);
+  std::vector<int> dec(frames), tx((size_t)vectors * nt), rx(tx.size()), status((size_t)vectors * 2), list(1 + 2 * listCap), skipped(1 + frameCap);
+  std::vector<float> llr((size_t)frames * perFrame), side((size_t)frameCap * perFrame);
   std::vector<unsigned long long> counts((size_t)chunks * 4);
   if (fread(info.data(), 1, info.size(), stdin) != info.size() || fread(bits.data(), 1, bits.size(), stdin) != bits.size() ||
       fread(dec.data(), 4, frames, stdin) != (size_t)frames || fread(tx.data(), 4, tx.size(), stdin) != tx.size() ||
-      fread(rx.data(), 4, rx.size(), stdin) != rx.size() || fread(status.data(), 4, status.size(), stdin) != status.size()) return 1;
-  if (emu_launch((frames + 3) / 4, dim3{128, 1, 1}, 0, [&] { link_coded_count(info.data(), bits.data(), dec.data(), tx.data(), rx.data(), status.data(), counts.data(), list.data(), listCap, 16 | 1, 16, frames, vpf, nt, k, v0, cv); })) return 2;
-  fwrite(counts.data(), 8, counts.size(), stdout); fwrite(list.data(), 4, list.size(), stdout);
+      fread(rx.data(), 4, rx.size(), stdin) != rx.size() || fread(status.data(), 4, status.size(), stdin) != status.size() ||
+      fread(llr.data(), 4, llr.size(), stdin) != llr.size()) return 1;
+  if (emu_launch((frames + 3) / 4, dim3{128, 1, 1}, 0, [&] { link_coded_count(info.data(), bits.data(), dec.data(), tx.data(), rx.data(), status.data(), llr.data(), counts.data(), list.data(), listCap, 16 | 1, 16, skipped.data(), side.data(), frameCap, perFrame, frames, vpf, nt, k, v0, cv); })) return 2;
+  fwrite(counts.data(), 8, counts.size(), stdout); fwrite(list.data(), 4, list.size(), stdout); fwrite(skipped.data(), 4, skipped.size(), stdout); fwrite(side.data(), 4, side.size(), stdout);
   return 0;
 }
 `;
 
-test('emulated coded count (link-coded-count.cu): countDecoded and symbol errors per chunk; frames with a flagged vector left out and listed', { skip: emuSkip }, () => {
+test('emulated coded count (link-coded-count.cu): countDecoded and symbol errors per chunk; flagged vectors listed, their frames left out with their LLRs', { skip: emuSkip }, () => {
   const { exe, error } = compileEmulated(COUNT_MAIN, [atomicsShim(), SRC + 'link-coded-count.cu'], ['-DCOUNT_BLOCK=128']);
   assert.equal(error, null);
-  for (let trial = 0; trial < 3; trial++) {
-    const vpf = 1 + randomInt(40), nt = 1 + randomInt(4), k = 50 + randomInt(300), framesPerChunk = 1 + randomInt(4);
+  for (let trial = 0; trial < 4; trial++) {
+    const vpf = 1 + randomInt(40), nt = 1 + randomInt(4), k = 50 + randomInt(300), framesPerChunk = 1 + randomInt(4), perFrame = vpf * nt * 2;
     const cv = vpf * framesPerChunk, f0 = randomInt(framesPerChunk), frames = 3 + randomInt(12), v0 = f0 * vpf;
     const chunks = Math.floor((v0 + frames * vpf - 1) / cv) + 1, vectors = frames * vpf;
     const info = new Uint8Array(frames * k).map(() => randomInt(2)), bits = info.map((b) => (Math.random() < 0.3 ? b ^ (Math.random() < 0.05 ? 1 : 0) : b));
     const dec = Int32Array.from({ length: frames }, () => (1 + randomInt(20)) | (randomInt(2) << 16));
     const tx = Int32Array.from({ length: vectors * nt }, () => randomInt(16)), rx = tx.map((s) => (Math.random() < 0.1 ? randomInt(16) : s));
+    const llr = Float32Array.from({ length: frames * perFrame }, () => Math.random() * 10 - 5);
     const status = new Int32Array(vectors * 2);
-    const flagged = new Set<number>();
-    for (let i = 0; i < 2; i++) { const g = randomInt(vectors); status[2 * g] = i === 0 ? 16 : 1; if (i === 0) flagged.add(Math.floor(g / vpf)); }
-    const listCap = 8;
-    const raw = runEmulated(exe, concat([new BigInt64Array([frames, vpf, nt, k, v0, cv, listCap, chunks].map(BigInt)), info, bits, dec, tx, rx, status]));
+    // a few vectors to redo (16), one at the node budget (1, listed only); the frame cap is sometimes exceeded
+    const redo = new Set<number>();
+    for (let i = 0; i < 1 + randomInt(4); i++) { const g = randomInt(vectors); status[2 * g] = 16; redo.add(g); }
+    const g1 = randomInt(vectors);
+    status[2 * g1] |= 1;
+    const skippedFrames = new Set([...redo].map((g) => Math.floor(g / vpf)));
+    const listCap = 8, frameCap = 1 + randomInt(3);
+    const raw = runEmulated(exe, concat([new BigInt64Array([frames, vpf, nt, k, v0, cv, listCap, chunks, perFrame, frameCap].map(BigInt)), info, bits, dec, tx, rx, status, llr]));
     const buf = raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength) as ArrayBuffer;
-    const counts = new BigUint64Array(buf, 0, chunks * 4), list = new Int32Array(buf, chunks * 32, 1 + 2 * listCap);
+    let o = 0;
+    const counts = new BigUint64Array(buf, o, chunks * 4); o += chunks * 32;
+    const list = new Int32Array(buf, o, 1 + 2 * listCap); o += (1 + 2 * listCap) * 4;
+    const skipped = new Int32Array(buf, o, 1 + frameCap); o += (1 + frameCap) * 4;
+    const side = new Float32Array(buf.slice(o, o + frameCap * perFrame * 4));
     const want = new Array(chunks * 4).fill(0);
     for (let f = 0; f < frames; f++) {
-      if (flagged.has(f)) continue;
       const slot = Math.floor((v0 + f * vpf) / cv);
+      for (let g = f * vpf; g < (f + 1) * vpf; g++) {
+        if (redo.has(g)) continue;
+        for (let j = 0; j < nt; j++) want[4 * slot + 1] += tx[g * nt + j] !== rx[g * nt + j] ? 1 : 0;
+      }
+      if (skippedFrames.has(f)) continue;
       const d = countDecoded(bits.subarray(f * k, (f + 1) * k), dec.subarray(f, f + 1).map((x) => x & 0xffff), info.subarray(f * k, (f + 1) * k), 0, 1, k);
-      let syms = 0;
-      for (let s = f * vpf * nt; s < (f + 1) * vpf * nt; s++) syms += tx[s] !== rx[s] ? 1 : 0;
-      want[4 * slot] += d.bitErrors; want[4 * slot + 1] += syms; want[4 * slot + 2] += d.frameErrors; want[4 * slot + 3] += d.iterations;
+      want[4 * slot] += d.bitErrors; want[4 * slot + 2] += d.frameErrors; want[4 * slot + 3] += d.iterations;
     }
     assert.deepEqual(Array.from(counts, Number), want);
     const listed = new Set<number>();
-    for (let i = 0; i < list[0]!; i++) listed.add(list[1 + 2 * i]!);
-    assert.equal(list[0], [...new Set(Array.from({ length: vectors }, (_, g) => g).filter((g) => status[2 * g]! & 17))].length);
-    for (let g = 0; g < vectors; g++) assert.equal(listed.has(g), (status[2 * g]! & 17) !== 0);
+    for (let i = 0; i < Math.min(list[0]!, listCap); i++) listed.add(list[1 + 2 * i]!);
+    const flaggedAll = Array.from({ length: vectors }, (_, g) => g).filter((g) => status[2 * g]! & 17);
+    assert.equal(list[0], flaggedAll.length);
+    if (flaggedAll.length <= listCap) assert.deepEqual([...listed].sort((a, b) => a - b), flaggedAll);
+    assert.equal(skipped[0], skippedFrames.size);
+    const kept = Array.from(skipped.subarray(1, 1 + Math.min(skipped[0]!, frameCap)));
+    assert.equal(new Set(kept).size, kept.length);
+    for (const [i, f] of kept.entries()) {
+      assert.ok(skippedFrames.has(f));
+      assert.deepEqual(side.subarray(i * perFrame, (i + 1) * perFrame), llr.subarray(f * perFrame, (f + 1) * perFrame));
+    }
   }
+});
+
+test('a coded frame regenerated alone (the GPU executor\'s CPU redo) equals generateLinkChunk\'s: bits, symbols, channels, received vectors', () => {
+  const specs: [string, number, number, Modulation, number, SimChannel][] = [
+    ['wimax:576', 2, 2, '16qam', 1, 'rayleigh'], ['wimax:672', 3, 4, '64qam', 2, 'rayleigh'],
+    [`nr:bg2:${40 + randomInt(300)}:1/3`, 2, 2, 'qpsk', 3, 'rayleigh'], ['wimax:960', 2, 3, 'qpsk', 1, 'awgn'],
+  ];
+  for (const [codeSpec, nt, nr, modulation, vpc, channel] of specs) {
+    const code = codeOf(codeSpec, modulation);
+    const unit = codedUnit(vectorsPerFrame(code.n, nt, constellation(modulation).bitsPerSymbol), vpc);
+    const vectors = unit * (1 + randomInt(3));
+    const spec = { nt, nr, modulation, vectorsPerChannel: vpc, seed: randomInt(2 ** 40), snrIndex: randomInt(30), chunkIndex: randomInt(2 ** 32), noiseVar: 10 ** (-randomInt(30) / 10), channel };
+    const coded = { code: codeSpec, decoder: {} };
+    const chunk = generateLinkChunk({ ...spec, vectors, coded });
+    const vpf = vectorsPerFrame(code.n, nt, constellation(modulation).bitsPerSymbol), frames = vectors / vpf;
+    const f = randomInt(frames);
+    const one = codedFrameOnCpu({ ...spec, coded, chunkVectors: vectors }, f);
+    const what = `${codeSpec} ${channel} frame ${f} of ${frames}`;
+    assert.deepEqual(one.info, chunk.info!.subarray(f * code.k, (f + 1) * code.k), what);
+    assert.deepEqual(one.txIndices, chunk.txIndices.subarray(f * vpf * nt, (f + 1) * vpf * nt), what);
+    const hLen = 2 * nr * nt;
+    for (const u of [0, randomInt(vpf), vpf - 1]) {
+      const v = f * vpf + u, c = Math.floor(v / vpc);
+      const got = one.vector(u);
+      assert.deepEqual(got.H, chunk.H.subarray(c * hLen, (c + 1) * hLen), `${what} vector ${u}: H`);
+      assert.deepEqual(got.y, chunk.y.subarray(v * 2 * nr, (v + 1) * 2 * nr), `${what} vector ${u}: y`);
+    }
+  }
+  // an uncoded vector of an AWGN chunk (H = I), as the uncoded executor redoes it
+  const spec = { nt: 2, nr: 3, modulation: '16qam' as const, vectorsPerChannel: 2, seed: randomInt(2 ** 40), snrIndex: 1, chunkIndex: randomInt(1000), noiseVar: 0.1, channel: 'awgn' as const };
+  const chunk = generateLinkChunk({ ...spec, vectors: 8 });
+  const v = randomInt(8), one = linkVectorOnCpu(spec, v);
+  assert.deepEqual(one.H, chunk.H.subarray(Math.floor(v / 2) * 12, (Math.floor(v / 2) + 1) * 12));
+  assert.deepEqual(one.y, chunk.y.subarray(v * 6, (v + 1) * 6));
 });
 
 test('engine choice: a coded run asking for soft logmap stays on the CPU (auto) or is refused (cuda)', async () => {
@@ -428,6 +485,67 @@ test('device GPU executor, coded: per-chunk counts agree with runChunk\'s (same 
     } finally {
       await exec.close();
     }
+  }
+});
+
+/** A kernel that flags every `every`-th vector of a launch FLOAT32_UNSAFE after the detector (the executor then redoes it on the CPU). */
+const FLAG_KERNEL = 'extern "C" __global__ void flag_every(int* status, int vectors, int every) { const int g = blockIdx.x * 128 + threadIdx.x; if (g < vectors && g % every == 3) status[2 * g] |= 16; }';
+
+test('device GPU executor, coded: frames with vectors to redo (forced) are decoded again with CPU LLRs for them, within and past the kept frames', { skip }, async (t) => {
+  const { GpuLinkExecutor } = await import('../../src/sim/gpu/executor.js');
+  const { loadModule } = await import('../../src/gpu/module-cache.js');
+  const reg = DETECTOR_REGISTRY as Record<string, DetectorEntry>;
+  const entry = reg.nway!;
+  const every = 40 + randomInt(60);
+  reg.nway = {
+    ...entry,
+    cuda: async () => {
+      const real = (await entry.cuda!())!;
+      return {
+        ...real,
+        create(ctx, setup) {
+          const plan = real.create(ctx, setup);
+          const k = loadModule(ctx, { source: FLAG_KERNEL, name: 'flag-every.cu' }).kernel('flag_every', ['ptr', 'i32', 'i32']);
+          return {
+            scratchBytesPerChannel: plan.scratchBytesPerChannel,
+            enqueue(stream, chunk) {
+              plan.enqueue(stream, chunk);
+              const vectors = chunk.channels * chunk.vectorsPerChannel;
+              k.launch({ grid: Math.ceil(vectors / 128), block: 128, stream }, [chunk.status, vectors, every]);
+            },
+          };
+        },
+      };
+    },
+  };
+  try {
+    const modulation = '16qam' as const, nt = 4, code = codeOf('wimax:2304:1/2', modulation), unit = 144;
+    const noiseVar = snrToNoiseVar(3.3, 'ebn0', 4, code.rate);
+    const detectors: DetectOptions[] = [{ detector: 'nway', passes: 4, modulation, engine: 'cpu' }];
+    const decoder = { maxIterations: 10 };
+    const chunkVectors = unit * 12;
+    const exec = await GpuLinkExecutor.create({ nt, nr: nt, modulation, vectorsPerChannel: 1, chunkVectors, seed: 1 + randomInt(1000), detectors, launchVectors: chunkVectors * 3, coded: { code: 'wimax:2304:1/2', decoder } });
+    try {
+      const tasks: ChunkTask[] = Array.from({ length: 6 }, (_, i) => ({
+        nt, nr: nt, modulation, vectorsPerChannel: 1, seed: exec.setup.seed, detectors, active: [0],
+        snrIndex: 1, chunkIndex: i, vectors: chunkVectors, noiseVar, coded: { code: 'wimax:2304:1/2', decoder }, sliceVectors: unit,
+      }));
+      const results = await Promise.all(tasks.map((task) => exec.run(task)));
+      let gFe = 0, cFe = 0, frames = 0, gSym = 0, cSym = 0, gIt = 0, cIt = 0;
+      for (const [i, task] of tasks.entries()) {
+        const g = results[i]!.counts[0]!, c = runChunk(task).counts[0]!;
+        assert.equal(g.frames, c.frames);
+        gFe += g.frameErrors; cFe += c.frameErrors; frames += c.frames!; gSym += g.symbolErrors; cSym += c.symbolErrors; gIt += g.iterations!; cIt += c.iterations!;
+      }
+      assert.ok(ferAgrees(gFe, cFe, frames), `GPU ${gFe} vs CPU ${cFe} frame errors of ${frames}`);
+      assert.ok(Math.abs(gSym - cSym) <= 0.01 * frames * unit * nt, `symbol errors GPU ${gSym} vs CPU ${cSym}`);
+      assert.ok(Math.abs(gIt - cIt) <= 0.05 * cIt, `iterations GPU ${gIt} vs CPU ${cIt}`);
+      t.diagnostic(`every ${every}th vector redone (${Math.ceil((chunkVectors * 3) / every)} a launch of ${(chunkVectors * 3) / unit} frames; 16 frames' LLRs kept, the rest redone wholly): frame errors GPU ${gFe} CPU ${cFe} of ${frames}, symbol errors GPU ${gSym} CPU ${cSym}, iterations ${gIt} / ${cIt}`);
+    } finally {
+      await exec.close();
+    }
+  } finally {
+    reg.nway = entry;
   }
 });
 

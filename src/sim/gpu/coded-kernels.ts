@@ -58,10 +58,16 @@ export interface CodedCountBuffers {
   readonly tx: bigint;
   readonly rx: bigint;
   readonly status: bigint;
+  /** The detector's LLRs (launch frames x perFrame float32). */
+  readonly llr: bigint;
   /** CODED_COUNT_WORDS u64 per chunk of the launch, zeroed by the caller. */
   readonly counts: bigint;
   /** int32 [count, (vector, flags) x listCap], count zeroed by the caller. */
   readonly list: bigint;
+  /** int32 [count, frames x frameCap]: frames left out of the counts (a vector to redo), count zeroed by the caller. */
+  readonly skipped: bigint;
+  /** float32, frameCap x perFrame: the LLRs of the first frameCap of them. */
+  readonly side: bigint;
 }
 
 /** The coded stages for one code, decoder setting and antenna / modulation shape, compiled for `ctx`. */
@@ -99,7 +105,7 @@ export class CodedLinkKernels {
     this.symbols = loadModule(ctx, { source: src('link-symbols.cu'), name: 'sim/gpu/link-symbols.cu', defines: { LINK_BLOCK: BLOCK } })
       .kernel('link_symbols', ['ptr', 'ptr', 'ptr', 'i64', 'u32', 'i64', 'i64', 'i64', 'i64', 'i64', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32']);
     this.count = loadModule(ctx, { source: src('link-coded-count.cu'), name: 'sim/gpu/link-coded-count.cu', defines: { COUNT_BLOCK } })
-      .kernel('link_coded_count', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32', 'i64', 'i64']);
+      .kernel('link_coded_count', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32', 'i64', 'i64']);
     const map = code.nr ? nrRateMatchMap(code.nr, 0) : null;
     const bufs: DeviceBuffer[] = [];
     const upload = (a: Int32Array) => { const b = DeviceBuffer.alloc(ctx, Math.max(4, a.byteLength)); bufs.push(b); b.upload(a); return b; };
@@ -150,11 +156,15 @@ export class CodedLinkKernels {
     this.decoder.enqueue(stream, { llr: input, bits: b.bits, status: b.dec, frames });
   }
 
-  /** One detector's counts per chunk of a launch (CODED_COUNT_WORDS each) and its flagged vectors. */
-  enqueueCount(stream: Stream, l: LinkLaunch, b: CodedCountBuffers, listCap: number, listMask: number, skipMask: number): void {
+  /**
+   * One detector's counts per chunk of a launch (CODED_COUNT_WORDS each), its flagged vectors, and
+   * the frames left out for a redo with their LLRs (link-coded-count.cu).
+   */
+  enqueueCount(stream: Stream, l: LinkLaunch, b: CodedCountBuffers, listCap: number, listMask: number, skipMask: number, frameCap: number): void {
     const frames = l.vectors / this.vpf;
     this.count.launch({ grid: Math.ceil(frames / (COUNT_BLOCK / 32)), block: COUNT_BLOCK, stream },
-      [b.info, b.bits, b.dec, b.tx, b.rx, b.status, b.counts, b.list, listCap, listMask, skipMask, frames, this.vpf, this.nt, this.code.k, l.v0, l.chunkVectors]);
+      [b.info, b.bits, b.dec, b.tx, b.rx, b.status, b.llr, b.counts, b.list, listCap, listMask, skipMask, b.skipped, b.side, frameCap, this.perFrame,
+        frames, this.vpf, this.nt, this.code.k, l.v0, l.chunkVectors]);
   }
 
   /** Frees the code's device tables (the kernels stay in the module cache). */

@@ -31,11 +31,11 @@ import { constellation } from '../../mimo/modulation.js';
 import { DETECTOR_REGISTRY } from '../../mimo/registry.js';
 import type { DetectOptions, Modulation } from '../../mimo/types.js';
 import { countErrors, type ChunkResult, type ChunkTask, type DetectorCounts } from '../chunk.js';
-import { codedUnit, codeOf, decodeRange, type CodedSpec, type SimChannel } from '../coded.js';
-import { generateLinkChunk, type LinkChunk } from '../link.js';
+import type { FrameDecoder } from '../../coding/code.js';
+import { codedUnit, codeOf, countDecoded, frameLlrs, type CodedSpec, type SimChannel } from '../coded.js';
 import type { ChunkExecutor } from '../worker-pool.js';
 import { CODED_COUNT_WORDS, CodedLinkKernels, type CodedLaunch } from './coded-kernels.js';
-import { linkVectorOnCpu } from './cpu-vector.js';
+import { codedFrameOnCpu, linkVectorOnCpu } from './cpu-vector.js';
 import { launchChunks, LinkKernels, type LinkLaunch } from './link-kernels.js';
 
 /** Vectors a launch holds at most by default (a few hundred MB of device memory for 8x8). */
@@ -44,6 +44,8 @@ export const DEFAULT_LAUNCH_VECTORS = 1 << 18;
 const SLOTS = 2;
 /** Flagged vectors a launch reports with its counts (more are read back in a second copy). */
 const LIST_CAP = 64;
+/** Coded frames left out for a redo whose LLRs a launch keeps (more are redone wholly on the CPU). */
+const FRAME_CAP = 16;
 /** Flags whose vectors the host redoes on the CPU engine (left out of the device counts). */
 const REDO_FLAGS = MIMO_STATUS.NON_FINITE | MIMO_STATUS.Y_TOO_LARGE | MIMO_STATUS.RANK_DEFICIENT | MIMO_STATUS.FLOAT32_UNSAFE;
 
@@ -101,6 +103,8 @@ interface Launch {
 
 interface Slot {
   device: DeviceBuffer;
+  /** Coded: the LLRs of the frames each detector left out (FRAME_CAP x perFrame float32 a detector). */
+  side: DeviceBuffer | null;
   host: PinnedBuffer;
   start: CudaEvent[];
   end: CudaEvent[];
@@ -132,7 +136,8 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
   private readonly slots: Slot[] = [];
   private readonly launchVectors: number;
   private readonly maxChunks: number;
-  private readonly slotBytes: { counts: number; list: number; perDetector: number };
+  private readonly slotBytes: { counts: number; list: number; skipped: number; perDetector: number };
+  private cpuDecoder: FrameDecoder | null = null;
   private readonly queue: Pending[] = [];
   private readonly settling = new Set<Promise<void>>();
   private scheduled = false;
@@ -182,13 +187,16 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     } else {
       this.coded = null;
     }
-    const counts = this.maxChunks * this.countWords * 8, list = (1 + 2 * LIST_CAP) * 4;
-    const perDetector = counts + Math.ceil(list / 8) * 8;
-    this.slotBytes = { counts, list, perDetector };
+    // per detector: counts, the flagged vectors' list, (coded) the frames left out
+    const counts = this.maxChunks * this.countWords * 8, list = Math.ceil(((1 + 2 * LIST_CAP) * 4) / 8) * 8;
+    const skipped = codedKernels ? Math.ceil(((1 + FRAME_CAP) * 4) / 8) * 8 : 0;
+    const perDetector = counts + list + skipped;
+    this.slotBytes = { counts, list, skipped, perDetector };
     for (let s = 0; s < SLOTS; s++) {
       const bytes = perDetector * plans.length;
       this.slots.push({
         device: alloc(bytes), host: PinnedBuffer.alloc(ctx, bytes),
+        side: codedKernels ? alloc(plans.length * FRAME_CAP * codedKernels.perFrame * 4) : null,
         start: plans.map(() => CudaEvent.create(ctx)), end: plans.map(() => CudaEvent.create(ctx)), done: CudaEvent.create(ctx), busy: false,
       });
     }
@@ -346,9 +354,10 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       const listMask = REDO_FLAGS | (onBudgetOf(this.setup.detectors[d]!.onBudget) === 'error' ? MIMO_STATUS.NODE_BUDGET : 0);
       if (cd) {
         cd.kernels.enqueueCount(stream, l, {
-          info: cd.info.ptr, bits: cd.bits.ptr, dec: cd.dec.ptr, tx: this.tx.ptr, rx: this.rx.ptr, status: this.status.ptr,
-          counts: base, list: base + BigInt(sb.counts),
-        }, LIST_CAP, listMask, REDO_FLAGS);
+          info: cd.info.ptr, bits: cd.bits.ptr, dec: cd.dec.ptr, tx: this.tx.ptr, rx: this.rx.ptr, status: this.status.ptr, llr: cd.llr.ptr,
+          counts: base, list: base + BigInt(sb.counts), skipped: base + BigInt(sb.counts + sb.list),
+          side: slot.side!.ptr + BigInt(d * FRAME_CAP * cd.kernels.perFrame * 4),
+        }, LIST_CAP, listMask, REDO_FLAGS, FRAME_CAP);
       } else {
         this.kernels.enqueueCount(stream, l, { tx: this.tx.ptr, rx: this.rx.ptr, status: this.status.ptr, counts: base, list: base + BigInt(sb.counts) }, con.bitsPerSymbol, LIST_CAP, listMask, REDO_FLAGS);
       }
@@ -361,7 +370,6 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
   private collect(launch: Launch): void {
     const l = launch.link, slot = this.slots[launch.slot]!, sb = this.slotBytes;
     const chunks = launchChunks(l), W = this.countWords, cd = this.coded;
-    const redo = new Map<number, Set<number>>();
     for (const d of launch.active) {
       const off = d * sb.perDetector;
       const c = new BigUint64Array(slot.host.view(), off, chunks * W);
@@ -388,17 +396,31 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
         if (all[0]! > LIST_CAP) flagged = Math.min(all[0]!, l.vectors);
         entries = all.subarray(1, 1 + 2 * flagged);
       }
+      if (!cd) {
+        for (let i = 0; i < entries.length; i += 2) this.flaggedVector(launch, d, entries[i]!, entries[i + 1]!, rows);
+        continue;
+      }
+      // coded: the flagged vectors by frame; each frame is decoded again with their CPU LLRs
+      const byFrame = new Map<number, Set<number>>();
       for (let i = 0; i < entries.length; i += 2) {
-        if (!cd) { this.flaggedVector(launch, d, entries[i]!, entries[i + 1]!, rows); continue; }
-        // a coded frame is redone whole, once per detector however many of its vectors are flagged
         this.budgetError(launch, d, entries[i]!, entries[i + 1]!);
-        const frame = Math.floor(entries[i]! / cd.kernels.vpf);
-        let frames = redo.get(d);
-        if (!frames) redo.set(d, frames = new Set());
-        frames.add(frame);
+        const g = entries[i]!, f = Math.floor(g / cd.kernels.vpf);
+        let vs = byFrame.get(f);
+        if (!vs) byFrame.set(f, vs = new Set());
+        vs.add(g);
+      }
+      if (byFrame.size === 0) continue;
+      const sk = new Int32Array(slot.host.view(), off + sb.counts + sb.list, 1 + FRAME_CAP);
+      const kept = Math.min(sk[0]!, FRAME_CAP), per = cd.kernels.perFrame;
+      const side = new Float32Array(kept * per);
+      if (kept > 0) slot.side!.download(side, d * FRAME_CAP * per * 4);
+      const at = new Map<number, number>();
+      for (let i = 0; i < kept; i++) at.set(sk[1 + i]!, i);
+      for (const [f, vs] of byFrame) {
+        const i = at.get(f);
+        this.redoFrame(launch, d, f, vs, i === undefined ? null : side.slice(i * per, (i + 1) * per));
       }
     }
-    if (redo.size > 0) this.redoFrames(launch, redo);
   }
 
   /** NodeBudgetError for a vector that reached the node budget under onBudget 'error' (flags without a redo flag). */
@@ -413,38 +435,39 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
   }
 
   /**
-   * Coded frames with a vector the device left out (float32 unsafe, singular, ...): the CPU
-   * engine's detection and decoding of each whole frame (its chunk regenerated by generateLinkChunk,
-   * the frame's vectors each with its channel), added to its chunk's row.
+   * A coded frame the device left out of its counts (a vector flagged float32 unsafe, singular, ...):
+   * its flagged vectors detected by the CPU engine (their channel and received vector regenerated
+   * alone, cpu-vector.ts), their LLRs put among the frame's device LLRs (`llr`, as the count kernel
+   * kept them; null past its capacity: every vector on the CPU), the frame decoded by the CPU
+   * decoder (the CUDA decoder's decisions for the same float32 LLRs) and counted into its chunk.
    */
-  private redoFrames(launch: Launch, redo: Map<number, Set<number>>): void {
-    const l = launch.link, s = this.setup, cd = this.coded!, vpf = cd.kernels.vpf, k = cd.kernels.code.k;
-    const { nt, nr } = s, hLen = 2 * nr * nt;
-    const chunks = new Map<number, LinkChunk>();
-    for (const [d, frames] of redo) {
-      for (const lf of frames) {
-        const pos = l.v0 + lf * vpf, kc = Math.floor(pos / l.chunkVectors), v = pos % l.chunkVectors;
-        const part = launch.parts.length === 1 ? launch.parts[0]! : launch.parts[kc];
-        if (!part) throw new CheckFailedError(`internal: flagged frame ${lf} lies outside the launch's chunks`);
-        const task = part.task;
-        let link = chunks.get(task.chunkIndex);
-        if (!link) chunks.set(task.chunkIndex, link = generateLinkChunk(task));
-        const H = new Float64Array(vpf * hLen);
-        for (let u = 0; u < vpf; u++) {
-          const c = Math.floor((v + u) / s.vectorsPerChannel);
-          H.set(link.H.subarray(c * hLen, (c + 1) * hLen), u * hLen);
-        }
-        const f = v / vpf;
-        const got = decodeRange({
-          nt, nr, modulation: s.modulation, vectorsPerChannel: 1, noiseVar: launch.noiseVar, H,
-          y: link.y.subarray(v * 2 * nr, (v + vpf) * 2 * nr), txIndices: link.txIndices.subarray(v * nt, (v + vpf) * nt),
-          info: link.info!.subarray(f * k, (f + 1) * k),
-        }, s.coded!, s.detectors[d]!, 0, vpf);
-        const row = part.counts[d]!;
-        row.bitErrors += got.bitErrors; row.symbolErrors += got.symbolErrors; row.frameErrors += got.frameErrors;
-        row.iterations! += got.iterations;
-      }
+  private redoFrame(launch: Launch, d: number, lf: number, flagged: Set<number>, llr: Float32Array | null): void {
+    const l = launch.link, s = this.setup, cd = this.coded!.kernels, vpf = cd.vpf, per = cd.perFrame;
+    const { nt, nr } = s, bps = per / (vpf * nt);
+    const pos = l.v0 + lf * vpf, kc = Math.floor(pos / l.chunkVectors), v = pos % l.chunkVectors;
+    const part = launch.parts.length === 1 ? launch.parts[0]! : launch.parts[kc];
+    if (!part) throw new CheckFailedError(`internal: flagged frame ${lf} lies outside the launch's chunks`);
+    const fr = codedFrameOnCpu({ ...s, snrIndex: l.snrIndex, chunkIndex: part.task.chunkIndex, noiseVar: launch.noiseVar, coded: s.coded!, chunkVectors: part.task.vectors }, v / vpf);
+    const opts = s.detectors[d]!;
+    const detectOpts: DetectOptions = { ...opts, modulation: s.modulation, soft: opts.soft ?? 'maxlog', engine: 'cpu' };
+    const frameLlr = llr ?? new Float32Array(per);
+    let symbolErrors = 0;
+    for (let u = 0; u < vpf; u++) {
+      const isFlagged = flagged.has(lf * vpf + u);
+      if (!isFlagged && llr) continue;
+      const one = fr.vector(u);
+      const out = detect({ nt, nr, H: one.H, y: one.y, noiseVar: launch.noiseVar }, detectOpts);
+      if (!out.llr) throw new CheckFailedError(`internal: detector '${opts.detector}' returned no LLRs`);
+      frameLlr.set(out.llr, u * nt * bps);
+      if (isFlagged) for (let j = 0; j < nt; j++) if (out.symbols[j] !== fr.txIndices[u * nt + j]) symbolErrors++;
     }
+    this.cpuDecoder ??= codeOf(s.coded!.code, s.modulation).decoder(s.coded!.decoder);
+    const code = cd.code;
+    const dec = this.cpuDecoder.decodeBatch(frameLlrs(frameLlr, 1, code.n, per, true), 1);
+    const got = countDecoded(dec.bits, dec.iterations, fr.info, 0, 1, code.k);
+    const row = part.counts[d]!;
+    row.bitErrors += got.bitErrors; row.symbolErrors += symbolErrors; row.frameErrors += got.frameErrors;
+    row.iterations! += got.iterations;
   }
 
   /** A vector the detector flagged: the CPU engine's answer (redo), or the CPU engine's node-budget error. */
