@@ -39,11 +39,12 @@ extern "C" __global__ void __launch_bounds__(COUNT_BLOCK) link_coded_count(
       const int at = atomicAdd(list, 1);
       if (at < listCap) { list[1 + 2 * at] = (int)(g0 + u); list[2 + 2 * at] = flags; }
     }
-    if (flags & skipMask) {
-      skip = 1;
-    } else {
-      for (int j = 0; j < nt; j++) syms += tx[(g0 + u) * nt + j] != rx[(g0 + u) * nt + j];
-    }
+    skip |= (flags & skipMask) != 0;
+  }
+  // symbols lane by lane (coalesced); a flagged vector's status word is read again from cache
+  for (long long q = lane; q < (long long)vpf * nt; q += 32) {
+    const long long g = g0 + q / nt;
+    if (!(status[2 * g] & skipMask)) syms += tx[g0 * nt + q] != rx[g0 * nt + q];
   }
   unsigned errs = 0;
   const bool frameSkipped = __any_sync(0xffffffffu, skip);
