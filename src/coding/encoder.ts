@@ -100,6 +100,7 @@ export class QcEncoder {
   /**
    * The parity schedule (what a device encoder replays): the information block columns kb, the core
    * rows whose sum gives the special parity block, that block, then the steps in order.
+   * @internal
    */
   schedule(): { kb: number; coreRows: Int32Array; special: Step; steps: readonly Step[] } {
     return { kb: this.kb, coreRows: this.coreRows, special: this.special, steps: this.steps };
