@@ -491,12 +491,12 @@ test('device GPU executor, coded: per-chunk counts agree with runChunk\'s (same 
 /** A kernel that flags every `every`-th vector of a launch FLOAT32_UNSAFE after the detector (the executor then redoes it on the CPU). */
 const FLAG_KERNEL = 'extern "C" __global__ void flag_every(int* status, int vectors, int every) { const int g = blockIdx.x * 128 + threadIdx.x; if (g < vectors && g % every == 3) status[2 * g] |= 16; }';
 
-test('device GPU executor, coded: frames with vectors to redo (forced) are decoded again with CPU LLRs for them, within and past the kept frames', { skip }, async (t) => {
+test('device GPU executor, coded: frames with vectors to redo (forced) are decoded again with CPU LLRs for them, within and past the kept frames and the listed vectors', { skip }, async (t) => {
   const { GpuLinkExecutor } = await import('../../src/sim/gpu/executor.js');
   const { loadModule } = await import('../../src/gpu/module-cache.js');
   const reg = DETECTOR_REGISTRY as Record<string, DetectorEntry>;
   const entry = reg.nway!;
-  const every = 40 + randomInt(60);
+  let every = 97;
   reg.nway = {
     ...entry,
     cuda: async () => {
@@ -518,31 +518,36 @@ test('device GPU executor, coded: frames with vectors to redo (forced) are decod
       };
     },
   };
+  // 3 chunks of 1728 vectors a launch: every 97th vector flags 53 (within the 64 listed with the
+  // counts), every 41st 126 (the full list read back); both past the 16 frames whose LLRs are kept
   try {
-    const modulation = '16qam' as const, nt = 4, code = codeOf('wimax:2304:1/2', modulation), unit = 144;
-    const noiseVar = snrToNoiseVar(3.3, 'ebn0', 4, code.rate);
-    const detectors: DetectOptions[] = [{ detector: 'nway', passes: 4, modulation, engine: 'cpu' }];
-    const decoder = { maxIterations: 10 };
-    const chunkVectors = unit * 12;
-    const exec = await GpuLinkExecutor.create({ nt, nr: nt, modulation, vectorsPerChannel: 1, chunkVectors, seed: 1 + randomInt(1000), detectors, launchVectors: chunkVectors * 3, coded: { code: 'wimax:2304:1/2', decoder } });
-    try {
-      const tasks: ChunkTask[] = Array.from({ length: 6 }, (_, i) => ({
-        nt, nr: nt, modulation, vectorsPerChannel: 1, seed: exec.setup.seed, detectors, active: [0],
-        snrIndex: 1, chunkIndex: i, vectors: chunkVectors, noiseVar, coded: { code: 'wimax:2304:1/2', decoder }, sliceVectors: unit,
-      }));
-      const results = await Promise.all(tasks.map((task) => exec.run(task)));
-      let gFe = 0, cFe = 0, frames = 0, gSym = 0, cSym = 0, gIt = 0, cIt = 0;
-      for (const [i, task] of tasks.entries()) {
-        const g = results[i]!.counts[0]!, c = runChunk(task).counts[0]!;
-        assert.equal(g.frames, c.frames);
-        gFe += g.frameErrors; cFe += c.frameErrors; frames += c.frames!; gSym += g.symbolErrors; cSym += c.symbolErrors; gIt += g.iterations!; cIt += c.iterations!;
+    for (const e of [97, 41]) {
+      every = e;
+      const modulation = '16qam' as const, nt = 4, code = codeOf('wimax:2304:1/2', modulation), unit = 144;
+      const noiseVar = snrToNoiseVar(3.3, 'ebn0', 4, code.rate);
+      const detectors: DetectOptions[] = [{ detector: 'nway', passes: 4, modulation, engine: 'cpu' }];
+      const decoder = { maxIterations: 10 };
+      const chunkVectors = unit * 12;
+      const exec = await GpuLinkExecutor.create({ nt, nr: nt, modulation, vectorsPerChannel: 1, chunkVectors, seed: 1 + randomInt(1000), detectors, launchVectors: chunkVectors * 3, coded: { code: 'wimax:2304:1/2', decoder } });
+      try {
+        const tasks: ChunkTask[] = Array.from({ length: 6 }, (_, i) => ({
+          nt, nr: nt, modulation, vectorsPerChannel: 1, seed: exec.setup.seed, detectors, active: [0],
+          snrIndex: 1, chunkIndex: i, vectors: chunkVectors, noiseVar, coded: { code: 'wimax:2304:1/2', decoder }, sliceVectors: unit,
+        }));
+        const results = await Promise.all(tasks.map((task) => exec.run(task)));
+        let gFe = 0, cFe = 0, frames = 0, gSym = 0, cSym = 0, gIt = 0, cIt = 0;
+        for (const [i, task] of tasks.entries()) {
+          const g = results[i]!.counts[0]!, c = runChunk(task).counts[0]!;
+          assert.equal(g.frames, c.frames);
+          gFe += g.frameErrors; cFe += c.frameErrors; frames += c.frames!; gSym += g.symbolErrors; cSym += c.symbolErrors; gIt += g.iterations!; cIt += c.iterations!;
+        }
+        assert.ok(ferAgrees(gFe, cFe, frames), `GPU ${gFe} vs CPU ${cFe} frame errors of ${frames}`);
+        assert.ok(Math.abs(gSym - cSym) <= 0.01 * frames * unit * nt, `symbol errors GPU ${gSym} vs CPU ${cSym}`);
+        assert.ok(Math.abs(gIt - cIt) <= 0.05 * cIt, `iterations GPU ${gIt} vs CPU ${cIt}`);
+        t.diagnostic(`every ${every}th vector redone (${Math.ceil((chunkVectors * 3) / every)} a launch of ${(chunkVectors * 3) / unit} frames; 16 frames' LLRs kept, the rest redone wholly): frame errors GPU ${gFe} CPU ${cFe} of ${frames}, symbol errors GPU ${gSym} CPU ${cSym}, iterations ${gIt} / ${cIt}`);
+      } finally {
+        await exec.close();
       }
-      assert.ok(ferAgrees(gFe, cFe, frames), `GPU ${gFe} vs CPU ${cFe} frame errors of ${frames}`);
-      assert.ok(Math.abs(gSym - cSym) <= 0.01 * frames * unit * nt, `symbol errors GPU ${gSym} vs CPU ${cSym}`);
-      assert.ok(Math.abs(gIt - cIt) <= 0.05 * cIt, `iterations GPU ${gIt} vs CPU ${cIt}`);
-      t.diagnostic(`every ${every}th vector redone (${Math.ceil((chunkVectors * 3) / every)} a launch of ${(chunkVectors * 3) / unit} frames; 16 frames' LLRs kept, the rest redone wholly): frame errors GPU ${gFe} CPU ${cFe} of ${frames}, symbol errors GPU ${gSym} CPU ${cSym}, iterations ${gIt} / ${cIt}`);
-    } finally {
-      await exec.close();
     }
   } finally {
     reg.nway = entry;

@@ -42,7 +42,7 @@ import { launchChunks, LinkKernels, type LinkLaunch } from './link-kernels.js';
 export const DEFAULT_LAUNCH_VECTORS = 1 << 18;
 /** Launches in flight on the stream. */
 const SLOTS = 2;
-/** Flagged vectors a launch reports with its counts (more are read back in a second copy). */
+/** Flagged vectors a launch reports with its counts (the full list, on the device, is read back when there are more). */
 const LIST_CAP = 64;
 /** Coded frames left out for a redo whose LLRs a launch keeps (more are redone wholly on the CPU). */
 const FRAME_CAP = 16;
@@ -103,6 +103,8 @@ interface Launch {
 
 interface Slot {
   device: DeviceBuffer;
+  /** Every flagged vector of the launch, per detector: int32 [count, (vector, flags) x launch vectors]; the head is copied into `device`. */
+  lists: DeviceBuffer;
   /** Coded: the LLRs of the frames each detector left out (FRAME_CAP x perFrame float32 a detector). */
   side: DeviceBuffer | null;
   host: PinnedBuffer;
@@ -137,6 +139,8 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
   private readonly launchVectors: number;
   private readonly maxChunks: number;
   private readonly slotBytes: { counts: number; list: number; skipped: number; perDetector: number };
+  /** Bytes of one detector's full list of flagged vectors in a slot. */
+  private readonly listBytes: number;
   private cpuDecoder: FrameDecoder | null = null;
   private readonly queue: Pending[] = [];
   private readonly settling = new Set<Promise<void>>();
@@ -155,7 +159,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     const codedPerVector = codedKernels
       ? nt * bps * 4 + (2 * codedKernels.code.k + codedKernels.nFull + 4 + (codedKernels.compacts ? 4 * codedKernels.nFull : 0)) / codedKernels.vpf
       : 0;
-    const perVector = (hLen * 12) / vpc + 2 * nr * 4 + 4 + 2 * nt * 4 + 2 * STATUS_WORDS * 4 + scratchPerVector + codedPerVector;
+    const perVector = (hLen * 12) / vpc + 2 * nr * 4 + 4 + 2 * nt * 4 + 2 * STATUS_WORDS * 4 + scratchPerVector + codedPerVector + 8 * SLOTS * plans.length;
     const byMemory = Math.floor(ctx.memInfo().freeBytes / 4 / perVector);
     let L = Math.max(unit, Math.min(setup.launchVectors ?? DEFAULT_LAUNCH_VECTORS, byMemory));
     L = chunkVectors <= L ? Math.floor(L / chunkVectors) * chunkVectors : Math.floor(L / unit) * unit;
@@ -188,6 +192,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       this.coded = null;
     }
     // per detector: counts, the flagged vectors' list, (coded) the frames left out
+    this.listBytes = (1 + 2 * L) * 4;
     const counts = this.maxChunks * this.countWords * 8, list = Math.ceil(((1 + 2 * LIST_CAP) * 4) / 8) * 8;
     const skipped = codedKernels ? Math.ceil(((1 + FRAME_CAP) * 4) / 8) * 8 : 0;
     const perDetector = counts + list + skipped;
@@ -195,7 +200,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     for (let s = 0; s < SLOTS; s++) {
       const bytes = perDetector * plans.length;
       this.slots.push({
-        device: alloc(bytes), host: PinnedBuffer.alloc(ctx, bytes),
+        device: alloc(bytes), host: PinnedBuffer.alloc(ctx, bytes), lists: alloc(plans.length * this.listBytes),
         side: codedKernels ? alloc(plans.length * FRAME_CAP * codedKernels.perFrame * 4) : null,
         start: plans.map(() => CudaEvent.create(ctx)), end: plans.map(() => CudaEvent.create(ctx)), done: CudaEvent.create(ctx), busy: false,
       });
@@ -351,16 +356,20 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       }
       slot.end[d]!.record(stream);
       const base = slot.device.ptr + BigInt(d * sb.perDetector);
+      // the full list on the device (its count zeroed); its head goes back with the counts
+      const full = slot.lists.ptr + BigInt(d * this.listBytes), fullCap = l.vectors;
+      slot.lists.fillRange(d * this.listBytes, 4, 0, stream);
       const listMask = REDO_FLAGS | (onBudgetOf(this.setup.detectors[d]!.onBudget) === 'error' ? MIMO_STATUS.NODE_BUDGET : 0);
       if (cd) {
         cd.kernels.enqueueCount(stream, l, {
           info: cd.info.ptr, bits: cd.bits.ptr, dec: cd.dec.ptr, tx: this.tx.ptr, rx: this.rx.ptr, status: this.status.ptr, llr: cd.llr.ptr,
-          counts: base, list: base + BigInt(sb.counts), skipped: base + BigInt(sb.counts + sb.list),
+          counts: base, list: full, skipped: base + BigInt(sb.counts + sb.list),
           side: slot.side!.ptr + BigInt(d * FRAME_CAP * cd.kernels.perFrame * 4),
-        }, LIST_CAP, listMask, REDO_FLAGS, FRAME_CAP);
+        }, fullCap, listMask, REDO_FLAGS, FRAME_CAP);
       } else {
-        this.kernels.enqueueCount(stream, l, { tx: this.tx.ptr, rx: this.rx.ptr, status: this.status.ptr, counts: base, list: base + BigInt(sb.counts) }, con.bitsPerSymbol, LIST_CAP, listMask, REDO_FLAGS);
+        this.kernels.enqueueCount(stream, l, { tx: this.tx.ptr, rx: this.rx.ptr, status: this.status.ptr, counts: base, list: full }, con.bitsPerSymbol, fullCap, listMask, REDO_FLAGS);
       }
+      slot.device.copyFromAsync(slot.lists, stream, (1 + 2 * LIST_CAP) * 4, d * this.listBytes, d * sb.perDetector + sb.counts);
     }
     slot.device.downloadAsync(slot.host, stream);
     slot.done.record(stream);
@@ -389,12 +398,10 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       let flagged = list[0]!;
       let entries = list.subarray(1, 1 + 2 * Math.min(flagged, LIST_CAP));
       if (flagged > LIST_CAP) {
-        // more than the copy held: read the whole list from the slot's device buffer
-        const cap = Math.min(flagged, l.vectors);
-        const all = new Int32Array(1 + 2 * cap);
-        slot.device.download(all, off + sb.counts);
-        if (all[0]! > LIST_CAP) flagged = Math.min(all[0]!, l.vectors);
-        entries = all.subarray(1, 1 + 2 * flagged);
+        // more than the copy held: read the whole list from the slot's full list
+        const all = new Int32Array(1 + 2 * Math.min(flagged, l.vectors));
+        slot.lists.download(all, d * this.listBytes);
+        entries = all.subarray(1);
       }
       if (!cd) {
         for (let i = 0; i < entries.length; i += 2) this.flaggedVector(launch, d, entries[i]!, entries[i + 1]!, rows);
