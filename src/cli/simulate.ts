@@ -70,8 +70,8 @@ options:
 Options that do not apply are errors: --k without kbest, --passes without nway, --max-nodes
 without sphere, psd, ml or kbest, --on-budget without sphere or psd, --decoder, --iterations,
 --max-frames without --code, and --llr-clip without --code (an uncoded simulation counts hard
-decisions; no LLRs are computed). With --code, auto runs the CPU engine and --engine cuda detects
-and decodes on the GPU (the frames are made on the host). Output directories must exist; files are written atomically.
+decisions; no LLRs are computed). With --code the GPU engine also encodes and decodes on the
+device (only counts come back). Output directories must exist; files are written atomically.
 Interrupted (Ctrl-C, SIGTERM), simulate writes the finished points to the files asked for, says
 so on stderr and exits 130 (SIGINT) or 143 (SIGTERM); --resume FILE continues from the JSON.
 `;

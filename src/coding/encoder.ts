@@ -9,7 +9,7 @@ import { InvalidInputError, UnsupportedError } from '../core/errors.js';
 import type { QcParityCheck } from './types.js';
 
 /** One step of the parity schedule: block row `row` fixes parity block column `col` (shift `shift`). */
-interface Step { readonly row: number; readonly col: number; readonly shift: number }
+export interface Step { readonly row: number; readonly col: number; readonly shift: number }
 
 /**
  * Encoder for one lifted QC code. Codeword layout: block columns 0 .. kb-1 carry the information bits
@@ -95,6 +95,15 @@ export class QcEncoder {
       if (!known[c]) throw new UnsupportedError(`the parity part is not dual-diagonal: parity block column ${c} is never the only unknown of a block row`);
     }
     this.steps = steps;
+  }
+
+  /**
+   * The parity schedule (what a device encoder replays): the information block columns kb, the core
+   * rows whose sum gives the special parity block, that block, then the steps in order.
+   * @internal
+   */
+  schedule(): { kb: number; coreRows: Int32Array; special: Step; steps: readonly Step[] } {
+    return { kb: this.kb, coreRows: this.coreRows, special: this.special, steps: this.steps };
   }
 
   /**

@@ -85,13 +85,9 @@ export async function resolveEngine(
 ): Promise<EngineChoice> {
   const asked = checkEngine(engine);
   if (asked === 'cpu') return { engine: 'cpu', reason: 'asked for' };
-  if (coded?.code !== undefined && asked === 'auto') {
-    // The fused GPU link has no decode stage yet (src/sim/gpu/executor.ts says where it goes); the
-    // staged GPU path (gpu/coded-executor.ts) runs only when asked for.
-    return { engine: 'cpu', reason: 'auto: coded links run on the CPU engine (engine cuda runs detection and decoding on the GPU)' };
-  }
-  const { detectorsWithoutCuda } = await import('./gpu/executor.js');
+  const { codedGpuUnsupported, detectorsWithoutCuda } = await import('./gpu/executor.js');
   const missing = detectorsWithoutCuda(detectors);
+  const soft = coded?.code !== undefined ? codedGpuUnsupported(detectors) : null;
   let device: { ok: true } | { ok: false; reason: string };
   try {
     const { cudaAvailable } = await import('../gpu/context.js');
@@ -99,7 +95,7 @@ export async function resolveEngine(
   } catch (e) {
     device = { ok: false, reason: (e as Error).message };
   }
-  let why = !device.ok ? `no CUDA device (${device.reason})` : missing.length > 0 ? `no CUDA ${missing.join(', ')} detector` : null;
+  let why = !device.ok ? `no CUDA device (${device.reason})` : missing.length > 0 ? `no CUDA ${missing.join(', ')} detector` : soft;
   if (why === null && coded?.code !== undefined && coded.decoder !== undefined) {
     const { cudaDecoderUnsupported } = await import('../coding/gpu/cuda-decoder.js');
     const { codeOf } = await import('./coded.js');
@@ -110,7 +106,7 @@ export async function resolveEngine(
   if (asked === 'cuda') {
     throw new EngineUnavailableError(!device.ok
       ? `the CUDA engine was asked for but is not available: ${device.reason}`
-      : `the CUDA engine has no ${missing.join(', ')} detector; use engine cpu or auto`);
+      : missing.length > 0 ? `the CUDA engine has no ${missing.join(', ')} detector; use engine cpu or auto` : `${soft}; use engine cpu`);
   }
   return { engine: 'cpu', reason: `auto: ${why}` };
 }
@@ -238,15 +234,12 @@ function toPoint(p: Plan, d: number, snrIndex: number, snr: number, noiseVar: nu
  * for threads = 1.
  */
 async function makeExecutor(p: Plan, engine: 'cpu' | 'cuda'): Promise<ChunkExecutor<ChunkTask, ChunkResult>> {
-  if (engine === 'cuda' && p.coded) {
-    const { GpuCodedExecutor } = await import('./gpu/coded-executor.js');
-    return new GpuCodedExecutor('cuda');
-  }
   if (engine === 'cuda') {
     const { GpuLinkExecutor } = await import('./gpu/executor.js');
     return GpuLinkExecutor.create({
       nt: p.opts.nt, nr: p.opts.nr, modulation: p.opts.modulation, vectorsPerChannel: p.vectorsPerChannel,
-      chunkVectors: p.chunkVectors, seed: p.seed, detectors: p.detectors,
+      chunkVectors: p.chunkVectors, seed: p.seed, detectors: p.detectors, channel: p.channel,
+      ...(p.coded ? { coded: { code: p.coded.code, decoder: p.coded.decoder } } : {}),
     });
   }
   return p.threads === 1

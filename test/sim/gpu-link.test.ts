@@ -215,7 +215,7 @@ int main() {
   const int channels = vectors / vpc, pairs = nr * nt;
   std::vector<double> H64((size_t)channels * 2 * pairs); std::vector<float> H32(H64.size()), y((size_t)vectors * 2 * nr);
   std::vector<int> tx((size_t)vectors * nt);
-  if (emu_launch((channels * pairs + 255) / 256, dim3{256, 1, 1}, 0, [&] { link_channels(H64.data(), H32.data(), seed, snr, chunk0, v0, cv, channels, vpc, pairs); })) return 2;
+  if (emu_launch((channels * pairs + 255) / 256, dim3{256, 1, 1}, 0, [&] { link_channels(H64.data(), H32.data(), seed, snr, chunk0, v0, cv, channels, vpc, pairs, nr, 0); })) return 2;
   if (emu_launch((vectors + 255) / 256, dim3{256, 1, 1}, 0, [&] { link_vectors(pts.data(), H64.data(), tx.data(), y.data(), seed, snr, chunk0, v0, cv, vectors, vpc, M, d[0]); })) return 2;
   fwrite(H64.data(), 8, H64.size(), stdout); fwrite(H32.data(), 4, H32.size(), stdout); fwrite(tx.data(), 4, tx.size(), stdout); fwrite(y.data(), 4, y.size(), stdout);
   return 0;

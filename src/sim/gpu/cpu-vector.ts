@@ -1,26 +1,109 @@
 /**
- * One vector of a chunk of the link, generated on the CPU without the rest of the chunk: each
- * stream is read from the position generateLinkChunk reaches it at (Philox.seek), so the values
- * equal generateLinkChunk's. The GPU executor uses it to redo the rare vector a CUDA detector
- * flags (float32 unsafe, singular) on the CPU engine in float64.
+ * One vector (or one coded frame) of a chunk of the link, generated on the CPU without the rest of
+ * the chunk: each stream is read from the position generateLinkChunk reaches it at (Philox.seek),
+ * so the values equal generateLinkChunk's. The GPU executor uses them to redo the rare vector a
+ * CUDA detector flags (float32 unsafe, singular) on the CPU engine in float64.
  */
 import { Philox } from '../../core/rng.js';
 import { addNoise, randomSymbols, rayleighChannels, transmit } from '../../mimo/channel.js';
+import { constellation } from '../../mimo/modulation.js';
+import { codeOf, vectorsPerFrame, type CodedSpec, type SimChannel } from '../coded.js';
 import { chunkStream, STREAM_PURPOSE, type LinkChunkSpec } from '../link.js';
 
 /** The chunk a vector belongs to (its size does not matter: each stream is read at the vector). */
-export type ChunkVectorSpec = Omit<LinkChunkSpec, 'vectors'>;
+export type ChunkVectorSpec = Omit<LinkChunkSpec, 'vectors' | 'coded'>;
+
+/** The channel of vector v (nr x nt complex): its channel group's Rayleigh draw, or H = I for 'awgn'. */
+function channelOf(spec: ChunkVectorSpec, v: number): Float64Array {
+  const { nt, nr, vectorsPerChannel: vpc, seed, snrIndex, chunkIndex } = spec;
+  if (spec.channel === 'awgn') {
+    const H = new Float64Array(2 * nr * nt);
+    for (let j = 0; j < Math.min(nt, nr); j++) H[2 * (j + j * nr)] = 1;
+    return H;
+  }
+  const rng = new Philox(seed, chunkStream(snrIndex, chunkIndex, STREAM_PURPOSE.channels));
+  return rayleighChannels(rng.seek(4 * Math.floor(v / vpc) * nr * nt), 1, nt, nr);
+}
+
+/** y of vector v for its symbols (2 nt reals) and channel: the noise stream read at the vector. */
+function receivedOf(spec: ChunkVectorSpec, v: number, H: Float64Array, symbols: Float64Array): Float64Array {
+  const rng = new Philox(spec.seed, chunkStream(spec.snrIndex, spec.chunkIndex, STREAM_PURPOSE.noise));
+  return addNoise(rng.seek(4 * v * spec.nr), transmit(H, symbols, spec.nt, spec.nr, 1), spec.noiseVar);
+}
 
 /**
- * Vector v of the chunk: its sent symbol indices (nt), its channel (nr x nt complex) and its
+ * Vector v of an uncoded chunk: its sent symbol indices (nt), its channel (nr x nt complex) and its
  * received vector (nr complex), equal to generateLinkChunk's entries for v.
  */
 export function linkVectorOnCpu(spec: ChunkVectorSpec, v: number): { txIndices: Int32Array; H: Float64Array; y: Float64Array } {
-  const { nt, nr, modulation, vectorsPerChannel: vpc, seed, snrIndex, chunkIndex, noiseVar } = spec;
-  const rngFor = (purpose: number) => new Philox(seed, chunkStream(snrIndex, chunkIndex, purpose));
-  // symbols: one word each; channels and noise: a Philox block per pair of normals
-  const { indices, symbols } = randomSymbols(rngFor(STREAM_PURPOSE.symbols).seek(v * nt), nt, modulation);
-  const H = rayleighChannels(rngFor(STREAM_PURPOSE.channels).seek(4 * Math.floor(v / vpc) * nr * nt), 1, nt, nr);
-  const y = addNoise(rngFor(STREAM_PURPOSE.noise).seek(4 * v * nr), transmit(H, symbols, nt, nr, 1), noiseVar);
-  return { txIndices: indices, H, y };
+  const rng = new Philox(spec.seed, chunkStream(spec.snrIndex, spec.chunkIndex, STREAM_PURPOSE.symbols));
+  const { indices, symbols } = randomSymbols(rng.seek(v * spec.nt), spec.nt, spec.modulation);
+  const H = channelOf(spec, v);
+  return { txIndices: indices, H, y: receivedOf(spec, v, H, symbols) };
+}
+
+/** A coded frame's chunk: the code, and how many vectors the chunk holds (its pad words follow all its information words). */
+export interface CodedFrameSpec extends ChunkVectorSpec {
+  coded: CodedSpec;
+  chunkVectors: number;
+  channel?: SimChannel;
+}
+
+/**
+ * Frame f of a coded chunk (src/sim/coded.ts codedSymbols, read at the frame): its information
+ * bits (k) and sent symbol indices (vectorsPerFrame x nt), equal to generateLinkChunk's; and
+ * vector(u) gives the channel and received vector of its vector u, as linkVectorOnCpu.
+ */
+export function codedFrameOnCpu(spec: CodedFrameSpec, f: number): {
+  info: Uint8Array; txIndices: Int32Array; vpf: number; vector(u: number): { H: Float64Array; y: Float64Array };
+} {
+  const { nt, modulation } = spec;
+  const code = codeOf(spec.coded.code, modulation);
+  const con = constellation(modulation), bps = con.bitsPerSymbol;
+  const vpf = vectorsPerFrame(code.n, nt, bps), k = code.k;
+  const rng = new Philox(spec.seed, chunkStream(spec.snrIndex, spec.chunkIndex, STREAM_PURPOSE.infoBits));
+  const info = new Uint8Array(k);
+  const b0 = f * k;
+  rng.seek(Math.floor(b0 / 32));
+  let w = rng.nextUint32();
+  for (let i = 0; i < k; i++) {
+    const b = (b0 + i) % 32;
+    if (i > 0 && b === 0) w = rng.nextUint32();
+    info[i] = (w >>> b) & 1;
+  }
+  const bits = code.encode(info);
+  const symbolsPerFrame = vpf * nt, padBits = symbolsPerFrame * bps - code.n;
+  let pad = 0, padUsed = 0;
+  if (padBits > 0) {
+    const frames = spec.chunkVectors / vpf;
+    pad = rng.seek(Math.ceil((frames * k) / 32) + f * Math.ceil(padBits / 32)).nextUint32();
+  }
+  const txIndices = new Int32Array(symbolsPerFrame);
+  for (let s = 0; s < symbolsPerFrame; s++) {
+    let idx = 0;
+    for (let b = 0; b < bps; b++) {
+      const j = s * bps + b;
+      let bit: number;
+      if (j < code.n) bit = bits[j]!;
+      else {
+        if (padUsed === 32) { pad = rng.nextUint32(); padUsed = 0; }
+        bit = (pad >>> padUsed++) & 1;
+      }
+      idx = (idx << 1) | bit;
+    }
+    txIndices[s] = idx;
+  }
+  return {
+    info, txIndices, vpf,
+    vector(u: number) {
+      const v = f * vpf + u;
+      const symbols = new Float64Array(2 * nt);
+      for (let j = 0; j < nt; j++) {
+        const s = txIndices[u * nt + j]!;
+        symbols[2 * j] = con.points[2 * s]!; symbols[2 * j + 1] = con.points[2 * s + 1]!;
+      }
+      const H = channelOf(spec, v);
+      return { H, y: receivedOf(spec, v, H, symbols) };
+    },
+  };
 }

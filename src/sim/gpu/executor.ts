@@ -1,22 +1,18 @@
 /**
- * The GPU executor of simulation chunks: the whole uncoded link on the device. For each launch
+ * The GPU executor of simulation chunks: the whole link on the device. For each launch
  * (consecutive chunks of one SNR point, or a piece of one large chunk) the stream runs
- *   link-channels.cu, link-vectors.cu   channels, symbols and y = H s + w from the CPU's streams
+ *   uncoded: link-channels.cu, link-vectors.cu   channels, symbols and y = H s + w from the CPU's streams
+ *   coded:   link-info.cu, the CUDA encoder, link-symbols.cu, then link-channels.cu and
+ *            link-vectors.cu (LINK_CODED): the frames' symbols (coded-kernels.ts)
  *   normalize.cu (the detection engine's)  per-channel power-of-two scaling the detectors assume
- *   per active detector: its plan's kernels, then link-count.cu
+ *   per active detector: its plan's kernels, then
+ *     uncoded: link-count.cu
+ *     coded:   (soft output into an LLR buffer) link-llr.cu when needed, the layered decoder,
+ *              link-coded-count.cu (errors of the decoded information bits)
  * and only the counts per chunk (and the rare vectors a detector flags) come back. Results are per
  * chunk, as the CPU's runChunk gives them, so simulate() merges and stops exactly as with the CPU
- * executor: same chunk order, same stop rules, same counts for a seed (up to float32 decisions).
- *
- * A coded link inserts its stages per detector between the plan (soft output into an LLR buffer)
- * and the count kernel (which then counts decoded bits): enqueue() holds that sequence. Not built
- * yet (coded runs go to coded-executor.ts, detection and decoding on the GPU, generation on the
- * host, LLRs through the host); the fused stage needs the
- * information bits (the chunk's infoBits Philox stream, src/sim/coded.ts), an encoder and the
- * frame-to-symbol map in link-vectors.cu, the plan with soft output into a float32 LLR buffer whose
- * frames (vectorsPerFrame x nt x bitsPerSymbol LLRs, the first n of them the codeword's) the
- * decoder's device entry (src/coding/gpu ldpcCudaPlan(...).enqueue: frames x N float32 LLRs) reads
- * after a compaction when the frame has pad bits, and a count kernel over decoded information bits.
+ * executor: same chunk order, same stop rules, same counts for a seed (up to float32 decisions and
+ * float32 LLRs, which move the rare frame decoded near a tie).
  *
  * Launches go in order on one stream; two are in flight, so the host merges one while the device
  * computes the next. A launch's device buffers are shared (the stream orders them); its counts
@@ -35,16 +31,21 @@ import { constellation } from '../../mimo/modulation.js';
 import { DETECTOR_REGISTRY } from '../../mimo/registry.js';
 import type { DetectOptions, Modulation } from '../../mimo/types.js';
 import { countErrors, type ChunkResult, type ChunkTask, type DetectorCounts } from '../chunk.js';
+import type { FrameDecoder } from '../../coding/code.js';
+import { codedUnit, codeOf, countDecoded, frameLlrs, type CodedSpec, type SimChannel } from '../coded.js';
 import type { ChunkExecutor } from '../worker-pool.js';
-import { linkVectorOnCpu } from './cpu-vector.js';
+import { CODED_COUNT_WORDS, CodedLinkKernels, type CodedLaunch } from './coded-kernels.js';
+import { codedFrameOnCpu, linkVectorOnCpu } from './cpu-vector.js';
 import { launchChunks, LinkKernels, type LinkLaunch } from './link-kernels.js';
 
 /** Vectors a launch holds at most by default (a few hundred MB of device memory for 8x8). */
 export const DEFAULT_LAUNCH_VECTORS = 1 << 18;
 /** Launches in flight on the stream. */
 const SLOTS = 2;
-/** Flagged vectors a launch reports with its counts (more are read back in a second copy). */
+/** Flagged vectors a launch reports with its counts (the full list, on the device, is read back when there are more). */
 const LIST_CAP = 64;
+/** Coded frames left out for a redo whose LLRs a launch keeps (more are redone wholly on the CPU). */
+const FRAME_CAP = 16;
 /** Flags whose vectors the host redoes on the CPU engine (left out of the device counts). */
 const REDO_FLAGS = MIMO_STATUS.NON_FINITE | MIMO_STATUS.Y_TOO_LARGE | MIMO_STATUS.RANK_DEFICIENT | MIMO_STATUS.FLOAT32_UNSAFE;
 
@@ -57,8 +58,21 @@ export interface GpuLinkSetup {
   chunkVectors: number;
   seed: number;
   detectors: DetectOptions[];
-  /** Most vectors per launch (rounded to whole chunks, or to channel groups for larger chunks). */
+  /** Most vectors per launch (rounded to whole chunks, or to channel groups and frames for larger chunks). */
   launchVectors?: number;
+  /** 'rayleigh' (default) or 'awgn' (H = I). */
+  channel?: SimChannel;
+  /** Coded link: the code and decoder (chunkVectors then holds whole frames). */
+  coded?: CodedSpec;
+}
+
+/**
+ * Why the GPU link cannot run these detectors on a coded link (null when it can): the CUDA
+ * detectors give max-log LLRs, not 'logmap'.
+ */
+export function codedGpuUnsupported(detectors: readonly { detector: DetectOptions['detector']; soft?: DetectOptions['soft'] }[]): string | null {
+  const exact = detectors.find((d) => d.soft === 'logmap');
+  return exact ? `the CUDA detectors give max-log LLRs, '${exact.detector}' asks for soft 'logmap'` : null;
 }
 
 /** The detectors among `detectors` with no CUDA implementation (empty: the GPU link can run them all). */
@@ -79,7 +93,7 @@ interface Pending {
 }
 
 interface Launch {
-  link: LinkLaunch;
+  link: CodedLaunch;
   /** Tasks of the launch in chunk order (chunk0 is the first's). */
   parts: Pending[];
   active: number[];
@@ -89,6 +103,10 @@ interface Launch {
 
 interface Slot {
   device: DeviceBuffer;
+  /** Every flagged vector of the launch, per detector: int32 [count, (vector, flags) x launch vectors]; the head is copied into `device`. */
+  lists: DeviceBuffer;
+  /** Coded: the LLRs of the frames each detector left out (FRAME_CAP x perFrame float32 a detector). */
+  side: DeviceBuffer | null;
   host: PinnedBuffer;
   start: CudaEvent[];
   end: CudaEvent[];
@@ -114,31 +132,44 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
   private readonly status: DeviceBuffer;
   private readonly rx: DeviceBuffer;
   private readonly scratch: bigint[][];
+  /** Coded link: its stages and their buffers (info, cw: frames x k, x nFull bytes; llr; decoder input and outputs). */
+  private readonly coded: { kernels: CodedLinkKernels; info: DeviceBuffer; cw: DeviceBuffer; llr: DeviceBuffer; input: DeviceBuffer | null; bits: DeviceBuffer; dec: DeviceBuffer } | null;
+  private readonly countWords: number;
   private readonly slots: Slot[] = [];
   private readonly launchVectors: number;
   private readonly maxChunks: number;
-  private readonly slotBytes: { counts: number; list: number; perDetector: number };
+  private readonly slotBytes: { counts: number; list: number; skipped: number; perDetector: number };
+  /** Bytes of one detector's full list of flagged vectors in a slot. */
+  private readonly listBytes: number;
+  private cpuDecoder: FrameDecoder | null = null;
   private readonly queue: Pending[] = [];
   private readonly settling = new Set<Promise<void>>();
   private scheduled = false;
   private closed = false;
   private broken: Error | null = null;
 
-  private constructor(readonly ctx: CudaContext, readonly setup: GpuLinkSetup, private readonly plans: CudaDetectorPlan[]) {
+  private constructor(readonly ctx: CudaContext, readonly setup: GpuLinkSetup, private readonly plans: CudaDetectorPlan[], codedKernels: CodedLinkKernels | null) {
     const { nt, nr, vectorsPerChannel: vpc, chunkVectors } = setup;
     const con = constellation(setup.modulation);
+    const bps = con.bitsPerSymbol;
     const hLen = 2 * nr * nt;
+    // launches hold whole channel groups, and (coded) whole frames
+    const unit = codedKernels ? codedUnit(codedKernels.vpf, vpc) : vpc;
     const scratchPerVector = plans.reduce((t, p) => t + p.scratchBytesPerChannel.reduce((a, b) => a + b, 0), 0) / vpc;
-    const perVector = (hLen * 12) / vpc + 2 * nr * 4 + 4 + 2 * nt * 4 + 2 * STATUS_WORDS * 4 + scratchPerVector;
+    const codedPerVector = codedKernels
+      ? nt * bps * 4 + (2 * codedKernels.code.k + codedKernels.nFull + 4 + (codedKernels.compacts ? 4 * codedKernels.nFull : 0)) / codedKernels.vpf
+      : 0;
+    const perVector = (hLen * 12) / vpc + 2 * nr * 4 + 4 + 2 * nt * 4 + 2 * STATUS_WORDS * 4 + scratchPerVector + codedPerVector + 8 * SLOTS * plans.length;
     const byMemory = Math.floor(ctx.memInfo().freeBytes / 4 / perVector);
-    let L = Math.max(vpc, Math.min(setup.launchVectors ?? DEFAULT_LAUNCH_VECTORS, byMemory));
-    L = chunkVectors <= L ? Math.floor(L / chunkVectors) * chunkVectors : Math.floor(L / vpc) * vpc;
+    let L = Math.max(unit, Math.min(setup.launchVectors ?? DEFAULT_LAUNCH_VECTORS, byMemory));
+    L = chunkVectors <= L ? Math.floor(L / chunkVectors) * chunkVectors : Math.floor(L / unit) * unit;
     this.launchVectors = L;
     this.parallelism = Math.max(1, Math.floor(L / chunkVectors));
     this.maxChunks = chunkVectors <= L ? L / chunkVectors : 2;
+    this.countWords = codedKernels ? CODED_COUNT_WORDS : 3;
     const channels = L / vpc;
     this.stream = Stream.create(ctx);
-    this.kernels = new LinkKernels(ctx, nt, nr);
+    this.kernels = new LinkKernels(ctx, nt, nr, { coded: codedKernels !== null, identity: setup.channel === 'awgn' });
     const alloc = (bytes: number) => { const b = DeviceBuffer.alloc(ctx, bytes); this.bufs.push(b); return b; };
     this.points = alloc(con.points.byteLength);
     this.points.upload(con.points);
@@ -151,21 +182,35 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     this.status = alloc(L * STATUS_WORDS * 4);
     this.rx = alloc(L * nt * 4);
     this.scratch = plans.map((p) => p.scratchBytesPerChannel.map((b) => alloc(Math.max(16, b * channels)).ptr));
-    const counts = this.maxChunks * 3 * 8, list = (1 + 2 * LIST_CAP) * 4;
-    const perDetector = counts + Math.ceil(list / 8) * 8;
-    this.slotBytes = { counts, list, perDetector };
+    if (codedKernels) {
+      const frames = L / codedKernels.vpf, k = codedKernels.code.k, nFull = codedKernels.nFull;
+      this.coded = {
+        kernels: codedKernels, info: alloc(frames * k), cw: alloc(frames * nFull), llr: alloc(L * nt * bps * 4),
+        input: codedKernels.compacts ? alloc(frames * nFull * 4) : null, bits: alloc(frames * k), dec: alloc(frames * 4),
+      };
+    } else {
+      this.coded = null;
+    }
+    // per detector: counts, the flagged vectors' list, (coded) the frames left out
+    this.listBytes = (1 + 2 * L) * 4;
+    const counts = this.maxChunks * this.countWords * 8, list = Math.ceil(((1 + 2 * LIST_CAP) * 4) / 8) * 8;
+    const skipped = codedKernels ? Math.ceil(((1 + FRAME_CAP) * 4) / 8) * 8 : 0;
+    const perDetector = counts + list + skipped;
+    this.slotBytes = { counts, list, skipped, perDetector };
     for (let s = 0; s < SLOTS; s++) {
       const bytes = perDetector * plans.length;
       this.slots.push({
-        device: alloc(bytes), host: PinnedBuffer.alloc(ctx, bytes),
+        device: alloc(bytes), host: PinnedBuffer.alloc(ctx, bytes), lists: alloc(plans.length * this.listBytes),
+        side: codedKernels ? alloc(plans.length * FRAME_CAP * codedKernels.perFrame * 4) : null,
         start: plans.map(() => CudaEvent.create(ctx)), end: plans.map(() => CudaEvent.create(ctx)), done: CudaEvent.create(ctx), busy: false,
       });
     }
   }
 
   /**
-   * The executor for `setup` on device 0: compiles the link kernels and each detector's plan.
-   * EngineUnavailableError when no device answers or a detector has no CUDA implementation.
+   * The executor for `setup` on device 0: compiles the link kernels, each detector's plan (with
+   * max-log soft output on a coded link) and the coded stages. EngineUnavailableError when no
+   * device answers or a detector has no CUDA implementation (or no soft output a coded link needs).
    */
   static async create(setup: GpuLinkSetup): Promise<GpuLinkExecutor> {
     const missing = detectorsWithoutCuda(setup.detectors);
@@ -174,19 +219,31 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     const { nt, nr, modulation, vectorsPerChannel: vpc } = setup;
     if (!Number.isInteger(setup.chunkVectors) || setup.chunkVectors % vpc !== 0) throw new InvalidArgumentError(`chunkVectors (${setup.chunkVectors}) must be a multiple of vectorsPerChannel (${vpc})`);
     const con = constellation(modulation);
+    const soft = setup.coded !== undefined;
+    if (soft) {
+      const why = codedGpuUnsupported(setup.detectors);
+      if (why) throw new EngineUnavailableError(`${why}; use engine cpu`);
+    }
+    let coded: CodedLinkKernels | null = null;
+    if (setup.coded) {
+      coded = new CodedLinkKernels(ctx, codeOf(setup.coded.code, modulation), setup.coded.decoder, nt, con.bitsPerSymbol);
+      const unit = codedUnit(coded.vpf, vpc);
+      if (setup.chunkVectors % unit !== 0) throw new InvalidArgumentError(`chunkVectors (${setup.chunkVectors}) must hold whole frames and channel groups: a multiple of ${unit}`);
+    }
     const plans: CudaDetectorPlan[] = [];
     for (const d of setup.detectors) {
-      const opts: DetectOptions = { ...d, modulation, soft: 'none' };
+      const opts: DetectOptions = { ...d, modulation, soft: soft ? d.soft ?? 'maxlog' : 'none' };
       // the CPU engine's checks of options and shapes, on a probe input of the run's size
       const val = validateDetection({ nt, nr, H: new Float64Array(2 * nr * nt), y: new Float64Array(2 * nr), noiseVar: 1 }, opts);
       const impl = await DETECTOR_REGISTRY[d.detector].cuda!();
+      if (soft && !impl.soft) throw new EngineUnavailableError(`the CUDA ${d.detector} detector gives no LLRs for a coded link; use engine cpu`);
       const s: CudaDetectorSetup = {
-        nr, nt, modulation, constellation: con, opts: val.opts, soft: false, maxNodes: maxNodesOf(opts.maxNodes),
-        llrClip: GPU_LLR_LIMIT, vectorsPerChannel: vpc, device: ctx.props,
+        nr, nt, modulation, constellation: con, opts: val.opts, soft, maxNodes: maxNodesOf(opts.maxNodes),
+        llrClip: soft ? Math.min(opts.llrClip ?? GPU_LLR_LIMIT, GPU_LLR_LIMIT) : GPU_LLR_LIMIT, vectorsPerChannel: vpc, device: ctx.props,
       };
       plans.push(impl.create(ctx, s));
     }
-    return new GpuLinkExecutor(ctx, setup, plans);
+    return new GpuLinkExecutor(ctx, setup, plans, coded);
   }
 
   run(task: ChunkTask): Promise<ChunkResult> {
@@ -231,7 +288,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       head.launched += n;
       head.open++;
       if (head.launched === t.vectors) this.queue.shift();
-      return { link: { ...link, v0, vectors: n }, parts: [head], active: t.active, noiseVar: t.noiseVar, slot };
+      return { link: { ...link, v0, vectors: n, lastVectors: t.vectors }, parts: [head], active: t.active, noiseVar: t.noiseVar, slot };
     }
     const parts: Pending[] = [];
     let vectors = 0;
@@ -249,7 +306,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       parts.push(q);
       vectors += q.task.vectors;
     }
-    return { link: { ...link, v0: 0, vectors }, parts, active: t.active, noiseVar: t.noiseVar, slot };
+    return { link: { ...link, v0: 0, vectors, lastVectors: parts[parts.length - 1]!.task.vectors }, parts, active: t.active, noiseVar: t.noiseVar, slot };
   }
 
   /** Enqueues a launch, waits for it, and hands its counts to its tasks. */
@@ -282,6 +339,8 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     const sb = this.slotBytes;
     slot.device.fill(0, stream);
     this.statusBase.fillRange(0, l.vectors * STATUS_WORDS * 4, 0, stream);
+    const cd = this.coded;
+    if (cd) cd.kernels.enqueueFrames(stream, l, { info: cd.info.ptr, cw: cd.cw.ptr, tx: this.tx.ptr });
     this.kernels.enqueueGenerate(stream, l, { points: this.points.ptr, H64: this.H64.ptr, H32: this.H32.ptr, tx: this.tx.ptr, y32: this.y32.ptr }, con.size, Math.sqrt(launch.noiseVar / 2));
     const channels = l.vectors / l.vpc;
     enqueueNormalize(this.ctx, stream, { H: this.H32.ptr, y: this.y32.ptr, noiseIn: 0n, noiseScalar: launch.noiseVar, noiseOut: this.n0.ptr, status: this.statusBase.ptr }, channels, l.vpc, nr, nt);
@@ -290,12 +349,27 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       slot.start[d]!.record(stream);
       this.plans[d]!.enqueue(stream, {
         channels, vectorsPerChannel: l.vpc, H: this.H32.ptr, y: this.y32.ptr, noise: this.n0.ptr,
-        symbols: this.rx.ptr, llr: 0n, status: this.status.ptr, scratch: this.scratch[d]!,
+        symbols: this.rx.ptr, llr: cd ? cd.llr.ptr : 0n, status: this.status.ptr, scratch: this.scratch[d]!,
       });
+      if (cd) {
+        cd.kernels.enqueueDecode(stream, l.vectors / cd.kernels.vpf, { llr: cd.llr.ptr, input: cd.input?.ptr ?? 0n, bits: cd.bits.ptr, dec: cd.dec.ptr });
+      }
       slot.end[d]!.record(stream);
       const base = slot.device.ptr + BigInt(d * sb.perDetector);
+      // the full list on the device (its count zeroed); its head goes back with the counts
+      const full = slot.lists.ptr + BigInt(d * this.listBytes), fullCap = l.vectors;
+      slot.lists.fillRange(d * this.listBytes, 4, 0, stream);
       const listMask = REDO_FLAGS | (onBudgetOf(this.setup.detectors[d]!.onBudget) === 'error' ? MIMO_STATUS.NODE_BUDGET : 0);
-      this.kernels.enqueueCount(stream, l, { tx: this.tx.ptr, rx: this.rx.ptr, status: this.status.ptr, counts: base, list: base + BigInt(sb.counts) }, con.bitsPerSymbol, LIST_CAP, listMask, REDO_FLAGS);
+      if (cd) {
+        cd.kernels.enqueueCount(stream, l, {
+          info: cd.info.ptr, bits: cd.bits.ptr, dec: cd.dec.ptr, tx: this.tx.ptr, rx: this.rx.ptr, status: this.status.ptr, llr: cd.llr.ptr,
+          counts: base, list: full, skipped: base + BigInt(sb.counts + sb.list),
+          side: slot.side!.ptr + BigInt(d * FRAME_CAP * cd.kernels.perFrame * 4),
+        }, fullCap, listMask, REDO_FLAGS, FRAME_CAP);
+      } else {
+        this.kernels.enqueueCount(stream, l, { tx: this.tx.ptr, rx: this.rx.ptr, status: this.status.ptr, counts: base, list: full }, con.bitsPerSymbol, fullCap, listMask, REDO_FLAGS);
+      }
+      slot.device.copyFromAsync(slot.lists, stream, (1 + 2 * LIST_CAP) * 4, d * this.listBytes, d * sb.perDetector + sb.counts);
     }
     slot.device.downloadAsync(slot.host, stream);
     slot.done.record(stream);
@@ -304,31 +378,103 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
   /** Reads a finished launch's counts into its tasks; redoes flagged vectors on the CPU. */
   private collect(launch: Launch): void {
     const l = launch.link, slot = this.slots[launch.slot]!, sb = this.slotBytes;
-    const chunks = launchChunks(l);
+    const chunks = launchChunks(l), W = this.countWords, cd = this.coded;
     for (const d of launch.active) {
       const off = d * sb.perDetector;
-      const c = new BigUint64Array(slot.host.view(), off, chunks * 3);
+      const c = new BigUint64Array(slot.host.view(), off, chunks * W);
       const list = new Int32Array(slot.host.view(), off + sb.counts, 1 + 2 * LIST_CAP);
       const ms = slot.end[d]!.elapsedSince(slot.start[d]!);
       const rows = launch.parts.map((p, k) => {
-        const row = (p.counts[d] ??= { bitErrors: 0, symbolErrors: 0, frameErrors: 0, timeMs: 0 });
-        row.bitErrors += u64(c, 3 * k); row.symbolErrors += u64(c, 3 * k + 1); row.frameErrors += u64(c, 3 * k + 2);
+        const row = (p.counts[d] ??= cd
+          ? { bitErrors: 0, symbolErrors: 0, frameErrors: 0, timeMs: 0, frames: 0, iterations: 0 }
+          : { bitErrors: 0, symbolErrors: 0, frameErrors: 0, timeMs: 0 });
+        // a piece of a large chunk counts into slot (v0 / chunkVectors) = 0
+        row.bitErrors += u64(c, W * k); row.symbolErrors += u64(c, W * k + 1); row.frameErrors += u64(c, W * k + 2);
         const share = launch.parts.length === 1 ? l.vectors : p.task.vectors;
+        if (cd) { row.iterations! += u64(c, W * k + 3); row.frames! += share / cd.kernels.vpf; }
         row.timeMs += (ms * share) / l.vectors;
         return row;
       });
       let flagged = list[0]!;
       let entries = list.subarray(1, 1 + 2 * Math.min(flagged, LIST_CAP));
       if (flagged > LIST_CAP) {
-        // more than the copy held: read the whole list from the slot's device buffer
-        const cap = Math.min(flagged, l.vectors);
-        const all = new Int32Array(1 + 2 * cap);
-        slot.device.download(all, off + sb.counts);
-        if (all[0]! > LIST_CAP) flagged = Math.min(all[0]!, l.vectors);
-        entries = all.subarray(1, 1 + 2 * flagged);
+        // more than the copy held: read the whole list from the slot's full list
+        const all = new Int32Array(1 + 2 * Math.min(flagged, l.vectors));
+        slot.lists.download(all, d * this.listBytes);
+        entries = all.subarray(1);
       }
-      for (let i = 0; i < entries.length; i += 2) this.flaggedVector(launch, d, entries[i]!, entries[i + 1]!, rows);
+      if (!cd) {
+        for (let i = 0; i < entries.length; i += 2) this.flaggedVector(launch, d, entries[i]!, entries[i + 1]!, rows);
+        continue;
+      }
+      // coded: the flagged vectors by frame; each frame is decoded again with their CPU LLRs
+      const byFrame = new Map<number, Set<number>>();
+      for (let i = 0; i < entries.length; i += 2) {
+        this.budgetError(launch, d, entries[i]!, entries[i + 1]!);
+        const g = entries[i]!, f = Math.floor(g / cd.kernels.vpf);
+        let vs = byFrame.get(f);
+        if (!vs) byFrame.set(f, vs = new Set());
+        vs.add(g);
+      }
+      if (byFrame.size === 0) continue;
+      const sk = new Int32Array(slot.host.view(), off + sb.counts + sb.list, 1 + FRAME_CAP);
+      const kept = Math.min(sk[0]!, FRAME_CAP), per = cd.kernels.perFrame;
+      const side = new Float32Array(kept * per);
+      if (kept > 0) slot.side!.download(side, d * FRAME_CAP * per * 4);
+      const at = new Map<number, number>();
+      for (let i = 0; i < kept; i++) at.set(sk[1 + i]!, i);
+      for (const [f, vs] of byFrame) {
+        const i = at.get(f);
+        this.redoFrame(launch, d, f, vs, i === undefined ? null : side.slice(i * per, (i + 1) * per));
+      }
     }
+  }
+
+  /** NodeBudgetError for a vector that reached the node budget under onBudget 'error' (flags without a redo flag). */
+  private budgetError(launch: Launch, d: number, g: number, flags: number): void {
+    if (flags & REDO_FLAGS) return;
+    const l = launch.link, opts = this.setup.detectors[d]!;
+    const pos = l.v0 + g, chunkIndex = l.chunk0 + Math.floor(pos / l.chunkVectors), v = pos % l.chunkVectors;
+    throw new NodeBudgetError(
+      `${opts.detector}: vector ${v} of chunk ${chunkIndex} (SNR index ${l.snrIndex}) reached the node budget maxNodes = ${maxNodesOf(opts.maxNodes)} before its answer was proven ML; raise maxNodes, or pass onBudget 'flag' to keep the best leaf found`,
+      { detector: opts.detector, vector: v, chunk: chunkIndex, maxNodes: maxNodesOf(opts.maxNodes) },
+    );
+  }
+
+  /**
+   * A coded frame the device left out of its counts (a vector flagged float32 unsafe, singular, ...):
+   * its flagged vectors detected by the CPU engine (their channel and received vector regenerated
+   * alone, cpu-vector.ts), their LLRs put among the frame's device LLRs (`llr`, as the count kernel
+   * kept them; null past its capacity: every vector on the CPU), the frame decoded by the CPU
+   * decoder (the CUDA decoder's decisions for the same float32 LLRs) and counted into its chunk.
+   */
+  private redoFrame(launch: Launch, d: number, lf: number, flagged: Set<number>, llr: Float32Array | null): void {
+    const l = launch.link, s = this.setup, cd = this.coded!.kernels, vpf = cd.vpf, per = cd.perFrame;
+    const { nt, nr } = s, bps = per / (vpf * nt);
+    const pos = l.v0 + lf * vpf, kc = Math.floor(pos / l.chunkVectors), v = pos % l.chunkVectors;
+    const part = launch.parts.length === 1 ? launch.parts[0]! : launch.parts[kc];
+    if (!part) throw new CheckFailedError(`internal: flagged frame ${lf} lies outside the launch's chunks`);
+    const fr = codedFrameOnCpu({ ...s, snrIndex: l.snrIndex, chunkIndex: part.task.chunkIndex, noiseVar: launch.noiseVar, coded: s.coded!, chunkVectors: part.task.vectors }, v / vpf);
+    const opts = s.detectors[d]!;
+    const detectOpts: DetectOptions = { ...opts, modulation: s.modulation, soft: opts.soft ?? 'maxlog', engine: 'cpu' };
+    const frameLlr = llr ?? new Float32Array(per);
+    let symbolErrors = 0;
+    for (let u = 0; u < vpf; u++) {
+      const isFlagged = flagged.has(lf * vpf + u);
+      if (!isFlagged && llr) continue;
+      const one = fr.vector(u);
+      const out = detect({ nt, nr, H: one.H, y: one.y, noiseVar: launch.noiseVar }, detectOpts);
+      if (!out.llr) throw new CheckFailedError(`internal: detector '${opts.detector}' returned no LLRs`);
+      frameLlr.set(out.llr, u * nt * bps);
+      if (isFlagged) for (let j = 0; j < nt; j++) if (out.symbols[j] !== fr.txIndices[u * nt + j]) symbolErrors++;
+    }
+    this.cpuDecoder ??= codeOf(s.coded!.code, s.modulation).decoder(s.coded!.decoder);
+    const code = cd.code;
+    const dec = this.cpuDecoder.decodeBatch(frameLlrs(frameLlr, 1, code.n, per, true), 1);
+    const got = countDecoded(dec.bits, dec.iterations, fr.info, 0, 1, code.k);
+    const row = part.counts[d]!;
+    row.bitErrors += got.bitErrors; row.symbolErrors += symbolErrors; row.frameErrors += got.frameErrors;
+    row.iterations! += got.iterations;
   }
 
   /** A vector the detector flagged: the CPU engine's answer (redo), or the CPU engine's node-budget error. */
@@ -364,6 +510,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       s.host.free();
     }
     for (const b of this.bufs) b.free();
+    this.coded?.kernels.free();
     this.stream.destroy();
   }
 }

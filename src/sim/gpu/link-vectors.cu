@@ -3,10 +3,11 @@
 // Launch layout as link-channels.cu (vectors from vector v0 of chunk chunk0):
 //   points  M x 2 doubles, the constellation (modulation.ts constellation().points)
 //   H64     the launch's channels in float64 (link-channels.cu)
-//   tx      int32 out, vectors x nt symbol indices
+//   tx      int32 out, vectors x nt symbol indices (LINK_CODED 1: in, the coded frames' symbols)
 //   y32     float32 out, vectors x nr complex (the CUDA detectors' layout)
 // nvcc-variant: -DLINK_BLOCK=256 -DNT=4 -DNR=4
 // nvcc-variant: -DLINK_BLOCK=256 -DNT=8 -DNR=8
+// nvcc-variant: -DLINK_BLOCK=256 -DNT=4 -DNR=4 -DLINK_CODED=1
 
 #include "link.cuh"
 

@@ -5,6 +5,7 @@
 //   plus the noise pair v NR + i of the chunk's noise stream (cos to re, sin to im) times sd, then
 //   rounded to float32 for the detector. With H equal to the CPU's, y equals the CPU's y rounded
 //   to float32. Layouts: tx int32 vectors x NT, y32 float32 vectors x NR complex.
+// LINK_CODED 1: the symbols are the coded frames' (link-symbols.cu wrote them into tx), not drawn.
 
 #pragma once
 #include "philox.cuh"
@@ -15,15 +16,26 @@
 #ifndef NR
 #define NR 4
 #endif
+#ifndef LINK_CODED
+#define LINK_CODED 0
+#endif
 
 // The symbols and received vector of vector g of a launch (vector v of chunk `chunk`), given its
 // channel h (2 NR NT doubles, column-major: global memory or a register array).
 __device__ __forceinline__ void link_vector(const double* __restrict__ points, const double* h, int* __restrict__ tx, float* __restrict__ y32,
                                             unsigned long long seed, unsigned snrIndex, unsigned long long chunk, unsigned long long v, long long g,
                                             unsigned M, double sd) {
-  const unsigned long long symStream = link_stream(snrIndex, chunk, LINK_PURPOSE_SYMBOLS);
   const unsigned long long noiseStream = link_stream(snrIndex, chunk, LINK_PURPOSE_NOISE);
   double sr[NT], si[NT];
+#if LINK_CODED
+#pragma unroll
+  for (int j = 0; j < NT; j++) {
+    const int s = tx[g * NT + j];
+    sr[j] = points[2 * s];
+    si[j] = points[2 * s + 1];
+  }
+#else
+  const unsigned long long symStream = link_stream(snrIndex, chunk, LINK_PURPOSE_SYMBOLS);
   // the symbol words v NT .. v NT + NT - 1, a Philox block at a time
   unsigned long long word = v * NT;
   philox_words w = philox_block(seed, symStream, word >> 2);
@@ -37,6 +49,7 @@ __device__ __forceinline__ void link_vector(const double* __restrict__ points, c
     sr[j] = points[2 * s];
     si[j] = points[2 * s + 1];
   }
+#endif
 #pragma unroll
   for (int i = 0; i < NR; i++) {
     double re = 0.0, im = 0.0;

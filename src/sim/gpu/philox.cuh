@@ -93,3 +93,4 @@ __device__ __forceinline__ unsigned long long link_stream(unsigned snrIndex, uns
 #define LINK_PURPOSE_SYMBOLS 0
 #define LINK_PURPOSE_CHANNELS 1
 #define LINK_PURPOSE_NOISE 2
+#define LINK_PURPOSE_INFO 3

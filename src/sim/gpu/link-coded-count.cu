@@ -1,0 +1,78 @@
+// Error counts of one detector and the decoder over a coded launch (src/sim/coded.ts decodeRange
+// and countDecoded), reduced on the device per chunk: only counts (and the rare vectors to redo)
+// go back to the host.
+//
+// One warp per frame:
+//   info, bits  uint8, frames x k: the information bits sent, the decoder's decisions
+//   dec         int32, frames: the decoder's status (iterations in the low 16 bits)
+//   tx, rx      int32, vectors x nt: sent and detected symbol indices
+//   status      int32, 2 a vector: [flags, nodes] (src/mimo/gpu/status.ts)
+//   llr         float32, frames x perFrame: the detector's LLRs
+//   counts      u64 out, per chunk of the launch: [bit errors, symbol errors, frame errors, iterations]
+//   list        int32 out, [count, then (vector, flags) pairs] of vectors whose flags meet listMask
+//               (capacity listCap pairs; count goes on past it).
+// A vector whose flags meet skipMask is left out of the symbol errors, and its frame out of the
+// other counts: the host redoes the vector on the CPU and decodes the frame again. For that the
+// frame is listed in skipped [count, then frames] with its LLRs in side (frameCap frames of
+// perFrame floats; the count goes on past the capacity).
+// nvcc-variant: -DCOUNT_BLOCK=128
+
+#ifndef COUNT_BLOCK
+#define COUNT_BLOCK 128
+#endif
+
+extern "C" __global__ void __launch_bounds__(COUNT_BLOCK) link_coded_count(
+    const unsigned char* __restrict__ info, const unsigned char* __restrict__ bits, const int* __restrict__ dec,
+    const int* __restrict__ tx, const int* __restrict__ rx, const int* __restrict__ status, const float* __restrict__ llr,
+    unsigned long long* __restrict__ counts, int* __restrict__ list, int listCap, int listMask, int skipMask,
+    int* __restrict__ skipped, float* __restrict__ side, int frameCap, int perFrame,
+    int frames, int vpf, int nt, int k, unsigned long long v0, unsigned long long chunkVectors) {
+  const long long f = (long long)blockIdx.x * (COUNT_BLOCK / 32) + threadIdx.x / 32;
+  const int lane = threadIdx.x & 31;
+  if (f >= frames) return;  // whole warps leave together
+  const long long g0 = f * vpf;
+  int skip = 0;
+  unsigned syms = 0;
+  for (int u = lane; u < vpf; u += 32) {
+    const int flags = status[2 * (g0 + u)];
+    if (flags & listMask) {
+      const int at = atomicAdd(list, 1);
+      if (at < listCap) { list[1 + 2 * at] = (int)(g0 + u); list[2 + 2 * at] = flags; }
+    }
+    skip |= (flags & skipMask) != 0;
+  }
+  // symbols lane by lane (coalesced); a flagged vector's status word is read again from cache
+  for (long long q = lane; q < (long long)vpf * nt; q += 32) {
+    const long long g = g0 + q / nt;
+    if (!(status[2 * g] & skipMask)) syms += tx[g0 * nt + q] != rx[g0 * nt + q];
+  }
+  unsigned errs = 0;
+  const bool frameSkipped = __any_sync(0xffffffffu, skip);
+  if (!frameSkipped) {
+    const unsigned char* a = info + f * k;
+    const unsigned char* b = bits + f * k;
+    for (int i = lane; i < k; i += 32) errs += a[i] != b[i];
+  } else {
+    int at = 0;
+    if (lane == 0) {
+      at = atomicAdd(skipped, 1);
+      if (at < frameCap) skipped[1 + at] = (int)f;
+    }
+    at = __shfl_sync(0xffffffffu, at, 0);
+    if (at < frameCap) {
+      for (int i = lane; i < perFrame; i += 32) side[(long long)at * perFrame + i] = llr[f * perFrame + i];
+    }
+  }
+  for (int o = 16; o > 0; o >>= 1) {
+    syms += __shfl_xor_sync(0xffffffffu, syms, o);
+    errs += __shfl_xor_sync(0xffffffffu, errs, o);
+  }
+  if (lane == 0) {
+    unsigned long long* c = counts + 4 * ((v0 + g0) / chunkVectors);
+    if (syms) atomicAdd(c + 1, (unsigned long long)syms);
+    if (!frameSkipped) {
+      if (errs) { atomicAdd(c, (unsigned long long)errs); atomicAdd(c + 2, 1ull); }
+      atomicAdd(c + 3, (unsigned long long)(dec[f] & 0xffff));
+    }
+  }
+}
