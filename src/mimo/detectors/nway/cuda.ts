@@ -32,7 +32,7 @@ const BLOCK_TARGET = 128;
 export interface NwayTuning {
   /** Threads a block aims at (a power of two, 32 .. 1024; default 128). */
   readonly blockThreads?: number;
-  /** Copies of a vector's level-minimum table (a power of two, at most the Q threads of a pass; default: Q). */
+  /** Copies of a vector's level-minimum table (a power of two, at most the Q threads of a pass; default: Q / 2). */
   readonly copies?: number;
   /** Resident blocks a multiprocessor the registers are capped for (__launch_bounds__; 1: no cap; default by shape, see nwayDefines). */
   readonly minBlocks?: number;
@@ -109,7 +109,8 @@ export function nwayLaunchShape(m: RealModel, passes: number, soft = true, tunin
   // whole warps a block: a multiple of 32 / threadsPerVector vectors
   const perWarp = Math.max(1, Math.floor(32 / threadsPerVector));
   const vectorsPerBlock = Math.max(perWarp, Math.floor((tuning.blockThreads ?? BLOCK_TARGET) / threadsPerVector / perWarp) * perWarp);
-  const copies = tuning.copies ?? g;
+  // half the pass's threads (measured: ahead of g and g / 4 for 16- and 64-QAM, bench/mimo/gpu-nway-notes.md)
+  const copies = tuning.copies ?? Math.max(1, g >> 1);
   const table = soft ? m.nd * m.q * copies : 0;
   const stride = Math.ceil(table / 32) * 32 + (threadsPerVector < 32 ? threadsPerVector * copies / g : 0);
   const wpv = threadsPerVector > 32 ? threadsPerVector / 32 : 1;

@@ -16,26 +16,29 @@
 // floor without a float-to-integer conversion, a quarter-rate instruction).
 #define SSFE_MAGIC 12582912.f
 #define SSFE_MAGIC_BITS 0x4b400000
+// 1 / R_ii -> the rounding's scale 1 / (2 (QL - 1) R_ii) (QL > 1)
+#define SSFE_IVH(iv) ((iv) * (0.5f / (float)(QL - 1)))
 
 // The best child's level of a lower level: floor((b / R_ii + QL - 1) / 2 + 1/2) clipped to
-// [0, QL - 1] (search.ts; the clip before the floor gives the same integer; with iv2 = 1 / (2 R_ii)
-// the argument is one fma, exact but for its one rounding), as the float p = 2 li - (QL - 1) and the
-// level index biased: lb = li + SSFE_MAGIC_BITS (the bits of the rounded float; callers fold the
-// bias into their address and packing arithmetic).
+// [0, QL - 1] (search.ts), as the float p = 2 li - (QL - 1) and the level index biased,
+// lb = li + SSFE_MAGIC_BITS (the bits of the rounded float; callers fold the bias into their
+// address and packing arithmetic). With ivh = 1 / (2 (QL - 1) R_ii) the argument over QL - 1 is one
+// fma, saturated to [0, 1] (the clip, before the floor: the same integer), and x (QL - 1) +
+// SSFE_MAGIC rounded down is SSFE_MAGIC + li (the product exact inside the fma): float32 rounding
+// but for the one of the argument.
 template <int QL>
-__device__ __forceinline__ float ssfe_child(float b, float iv2, int& lb) {
+__device__ __forceinline__ float ssfe_child(float b, float ivh, int& lb) {
   constexpr float half = (float)(QL - 1);
-  float x = fmaf(b, iv2, 0.5f * (half + 1.f));
-  x = fminf(fmaxf(x, 0.f), half);
-  const float t = __fadd_rd(x, SSFE_MAGIC);
+  const float xs = __saturatef(fmaf(b, ivh, 0.5f * (half + 1.f) / half));
+  const float t = __fmaf_rd(xs, half, SSFE_MAGIC);
   lb = __float_as_int(t);
   return fmaf(2.f, t - SSFE_MAGIC, -half);
 }
 
-// R's upper triangle and 1 / (2 R_ii) into registers (ND <= 8), by 16- or 8-byte loads (a record keeps
+// R's upper triangle and 1 / (2 (QL - 1) R_ii) into registers (ND <= 8), by 16- or 8-byte loads (a record keeps
 // R and invDiag 16-byte aligned): loaded once before the paths, which the shared-memory atomics
 // between them would otherwise make the compiler reload.
-template <int ND>
+template <int ND, int QL>
 __device__ __forceinline__ void ssfe_load_r(const float* __restrict__ R, const float* __restrict__ invDiag, float (&Rr)[ND][ND], float (&iv)[ND]) {
   if constexpr (ND % 4 == 0) {
 #pragma unroll
@@ -49,7 +52,7 @@ __device__ __forceinline__ void ssfe_load_r(const float* __restrict__ R, const f
 #pragma unroll
     for (int r4 = 0; r4 < ND / 4; r4++) {
       const float4 q = __ldg((const float4*)(invDiag + 4 * r4));
-      iv[4 * r4] = 0.5f * q.x; iv[4 * r4 + 1] = 0.5f * q.y; iv[4 * r4 + 2] = 0.5f * q.z; iv[4 * r4 + 3] = 0.5f * q.w;
+      iv[4 * r4] = SSFE_IVH(q.x); iv[4 * r4 + 1] = SSFE_IVH(q.y); iv[4 * r4 + 2] = SSFE_IVH(q.z); iv[4 * r4 + 3] = SSFE_IVH(q.w);
     }
   } else if constexpr (ND % 2 == 0) {
 #pragma unroll
@@ -63,14 +66,14 @@ __device__ __forceinline__ void ssfe_load_r(const float* __restrict__ R, const f
 #pragma unroll
     for (int r2 = 0; r2 < ND / 2; r2++) {
       const float2 q = __ldg((const float2*)(invDiag + 2 * r2));
-      iv[2 * r2] = 0.5f * q.x; iv[2 * r2 + 1] = 0.5f * q.y;
+      iv[2 * r2] = SSFE_IVH(q.x); iv[2 * r2 + 1] = SSFE_IVH(q.y);
     }
   } else {
 #pragma unroll
     for (int j = 0; j < ND; j++) {
 #pragma unroll
       for (int i = 0; i <= j; i++) Rr[i][j] = __ldg(R + i + j * ND);
-      iv[j] = 0.5f * __ldg(invDiag + j);
+      iv[j] = SSFE_IVH(__ldg(invDiag + j));
     }
   }
 }
@@ -86,9 +89,9 @@ __device__ __forceinline__ void ssfe_paths(const float* __restrict__ R, const fl
   constexpr float half = (float)(QL - 1);
   constexpr bool inRegs = ND <= 8;
   float Rr[inRegs ? ND : 1][inRegs ? ND : 1], iv[inRegs ? ND : 1];
-  if constexpr (inRegs) ssfe_load_r<ND>(R, invDiag, Rr, iv);
+  if constexpr (inRegs) ssfe_load_r<ND, QL>(R, invDiag, Rr, iv);
 #define SSFE_R(i, j) (inRegs ? Rr[inRegs ? (i) : 0][inRegs ? (j) : 0] : __ldg(R + (i) + (j) * ND))
-#define SSFE_IV2(i) (inRegs ? iv[inRegs ? (i) : 0] : 0.5f * __ldg(invDiag + (i)))
+#define SSFE_IVH_OF(i) (inRegs ? iv[inRegs ? (i) : 0] : SSFE_IVH(__ldg(invDiag + (i))))
   if constexpr (ND == 1) {
     const float r00 = SSFE_R(0, 0);
 #pragma unroll
@@ -121,7 +124,7 @@ __device__ __forceinline__ void ssfe_paths(const float* __restrict__ R, const fl
         float b = zt[i] - SSFE_R(i, second) * pb;
 #pragma unroll
         for (int j = i + 1; j < second; j++) b -= SSFE_R(i, j) * p[j];
-        p[i] = ssfe_child<QL>(b, SSFE_IV2(i), lev[i]);
+        p[i] = ssfe_child<QL>(b, SSFE_IVH_OF(i), lev[i]);
         e = b - SSFE_R(i, i) * p[i];
         d += e * e;
       }
@@ -129,7 +132,7 @@ __device__ __forceinline__ void ssfe_paths(const float* __restrict__ R, const fl
     }
   }
 #undef SSFE_R
-#undef SSFE_IV2
+#undef SSFE_IVH_OF
 }
 
 #endif
