@@ -41,14 +41,31 @@ extern "C" __global__ void __launch_bounds__(QR_GROUPS * QR_ND) qr_batch(const f
   const int prob = blockIdx.x * QR_GROUPS + g;
   const bool active = g < QR_GROUPS && prob < problems;
   QrLayout L(base, QR_GROUPS, g < QR_GROUPS ? g : 0);
-  float* Qs = base + QR_GROUPS * QrLayout::GROUP_FLOATS;  // QR_GROUPS x ROWS x ND
-  float* myQ = Qs + (g < QR_GROUPS ? g : 0) * QR_ROWS * QR_ND;
-  int* flagsS = (int*)(Qs + QR_GROUPS * QR_ROWS * QR_ND);  // QR_GROUPS
   if (active) {
     const int c = prob / QR_PASSES, p = prob - c * QR_PASSES;
     mgs_load_mrvd<QR_NR, QR_NT, QR_DPS>(L.V + k * QrLayout::LD, H + (size_t)c * 2 * QR_NR * QR_NT, k, p, scale);
   }
-  const int flags = mgs_factor<QR_ROWS, QR_ND, QR_ND, QR_SORTED != 0>(L, myQ, QR_ROWS, k, active);
+#if !QR_SORTED
+  // Unsorted: position j is column j, so thread k writes its own parts of the record (Q's column k
+  // straight from the QR, then R's column k, 1 / R_kk and perm[k] from what it computed).
+  float* rec = out + (size_t)(active ? prob : 0) * QR_RECORD;
+  const int flags = mgs_factor<QR_ROWS, QR_ND, QR_ND, false>(L, rec, QR_ROWS, k, active);
+  if (active) {
+#pragma unroll
+    for (int i = 0; i < QR_ND; i++) rec[QR_ROWS * QR_ND + i + k * QR_ND] = i <= k ? L.E[i + k * QR_ND] : 0.f;
+    const float d = L.E[k + k * QR_ND];
+    rec[QR_ROWS * QR_ND + QR_ND * QR_ND + k] = d > 0.f ? 1.f / d : 0.f;
+    rec[QR_ROWS * QR_ND + QR_ND * QR_ND + QR_ND + k] = __int_as_float(k);
+    if (k == 0) {
+      rec[QR_ROWS * QR_ND + QR_ND * QR_ND + 2 * QR_ND] = __int_as_float(flags);
+      for (int e = QR_ROWS * QR_ND + QR_ND * QR_ND + 2 * QR_ND + 1; e < QR_RECORD; e++) rec[e] = 0.f;
+    }
+  }
+#else
+  float* Qs = base + QR_GROUPS * QrLayout::GROUP_FLOATS;  // QR_GROUPS x ROWS x ND
+  float* myQ = Qs + (g < QR_GROUPS ? g : 0) * QR_ROWS * QR_ND;
+  int* flagsS = (int*)(Qs + QR_GROUPS * QR_ROWS * QR_ND);  // QR_GROUPS
+  const int flags = mgs_factor<QR_ROWS, QR_ND, QR_ND, true>(L, myQ, QR_ROWS, k, active);
   if (active && k == 0) flagsS[g] = flags;
   __syncthreads();
   // Records of this block's problems are contiguous: store them together, coalesced.
@@ -63,17 +80,18 @@ extern "C" __global__ void __launch_bounds__(QR_GROUPS * QR_ND) qr_batch(const f
       v = Qs[gg * QR_ROWS * QR_ND + e];
     } else if (e < QR_ROWS * QR_ND + QR_ND * QR_ND) {
       const int f = e - QR_ROWS * QR_ND, j = f / QR_ND, i = f - j * QR_ND;
-      v = i <= j ? M.E[i + mgs_phys<QR_ND, QR_SORTED != 0>(M.colOf, j) * QR_ND] : 0.f;
+      v = i <= j ? M.E[i + mgs_phys<QR_ND, true>(M.colOf, j) * QR_ND] : 0.f;
     } else if (e < QR_ROWS * QR_ND + QR_ND * QR_ND + QR_ND) {
       const int i = e - QR_ROWS * QR_ND - QR_ND * QR_ND;
-      const float d = M.E[i + mgs_phys<QR_ND, QR_SORTED != 0>(M.colOf, i) * QR_ND];
+      const float d = M.E[i + mgs_phys<QR_ND, true>(M.colOf, i) * QR_ND];
       v = d > 0.f ? 1.f / d : 0.f;
     } else if (e < QR_ROWS * QR_ND + QR_ND * QR_ND + 2 * QR_ND) {
       const int j = e - QR_ROWS * QR_ND - QR_ND * QR_ND - QR_ND;
-      v = __int_as_float(mgs_phys<QR_ND, QR_SORTED != 0>(M.colOf, j));
+      v = __int_as_float(mgs_phys<QR_ND, true>(M.colOf, j));
     } else if (e == QR_ROWS * QR_ND + QR_ND * QR_ND + 2 * QR_ND) {
       v = __int_as_float(flagsS[gg]);
     }
     dst[idx] = v;
   }
+#endif
 }
