@@ -286,10 +286,46 @@ extern "C" __global__ void __launch_bounds__(NW_TP * NW_VPB, NW_MINB) nway_detec
   if (run) {
     if (u == 0) status[2 * v + 1] = NW_NODES;
     if (NW_SOFT) {
-      int reAll = 0;
+      int reAll = 0, imAll = 0;
 #pragma unroll
-      for (int l = 0; l < NW_QL; l++) reAll |= nw_level_bits(NW_RE_BITS0, NW_RE_BITS1, l);
+      for (int l = 0; l < NW_QL; l++) {
+        reAll |= nw_level_bits(NW_RE_BITS0, NW_RE_BITS1, l);
+        imAll |= nw_level_bits(NW_IM_BITS0, NW_IM_BITS1, l);
+      }
+      (void)imAll;
       const float inv = 1.f / __ldg(noise + v);
+#if NW_NT >= NW_TP
+      // a stream a thread: every level's minimum read once and entered into each of the stream's
+      // bits by its (compile-time) label
+      for (int j = u; j < NW_NT; j += NW_TP) {
+        float e0[NW_BPS], e1[NW_BPS];
+#pragma unroll
+        for (int bb = 0; bb < NW_BPS; bb++) e0[bb] = e1[bb] = __uint_as_float(NW_INF_BITS);
+#pragma unroll
+        for (int part = 0; part < NW_DPS; part++) {
+          const int partAll = part ? imAll : reAll;
+#pragma unroll
+          for (int l = 0; l < NW_QL; l++) {
+            const int labels = part ? nw_level_bits(NW_IM_BITS0, NW_IM_BITS1, l) : nw_level_bits(NW_RE_BITS0, NW_RE_BITS1, l);
+            const float mm = nw_min_copies(lm + ((part * NW_QL + l) * NW_NT + j) * NW_COPIES);
+#pragma unroll
+            for (int bb = 0; bb < NW_BPS; bb++) {
+              const int mask = 1 << (NW_BPS - 1 - bb);
+              if (!(partAll & mask)) continue;
+              if (labels & mask) e1[bb] = fminf(e1[bb], mm);
+              else e0[bb] = fminf(e0[bb], mm);
+            }
+          }
+        }
+#pragma unroll
+        for (int bb = 0; bb < NW_BPS; bb++) {
+          float x = (e1[bb] - e0[bb]) * inv;
+          x = x > clip ? clip : x < -clip ? -clip : x;
+          llr[(size_t)v * NW_NBITS + j * NW_BPS + bb] = x;
+        }
+      }
+#else
+      // a bit a thread
       for (int b = u; b < NW_NBITS; b += NW_TP) {
         const int j = b / NW_BPS, bb = b - j * NW_BPS;
         const int mask = 1 << (NW_BPS - 1 - bb);
@@ -307,6 +343,7 @@ extern "C" __global__ void __launch_bounds__(NW_TP * NW_VPB, NW_MINB) nway_detec
         x = x > clip ? clip : x < -clip ? -clip : x;
         llr[(size_t)v * NW_NBITS + b] = x;
       }
+#endif
     }
   }
 }

@@ -88,7 +88,7 @@ template <int ND, int QL, class Visit>
 __device__ __forceinline__ void ssfe_paths(const float* __restrict__ R, const float* __restrict__ invDiag, const float (&z)[ND], int i0, Visit&& visit) {
   constexpr float half = (float)(QL - 1);
   constexpr bool inRegs = ND <= 8;
-  float Rr[inRegs ? ND : 1][inRegs ? ND : 1], iv[inRegs ? ND : 1];
+  float Rr[inRegs ? ND : 1][inRegs ? ND : 1]{}, iv[inRegs ? ND : 1]{};
   if constexpr (inRegs) ssfe_load_r<ND, QL>(R, invDiag, Rr, iv);
 #define SSFE_R(i, j) (inRegs ? Rr[inRegs ? (i) : 0][inRegs ? (j) : 0] : __ldg(R + (i) + (j) * ND))
 #define SSFE_IVH_OF(i) (inRegs ? iv[inRegs ? (i) : 0] : SSFE_IVH(__ldg(invDiag + (i))))
