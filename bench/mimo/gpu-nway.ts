@@ -142,12 +142,13 @@ cases.push({ label: '5G NR slot: 4x4 64qam N=4', nr: 4, nt: 4, mod: '64qam', pas
 // and measurement builds (bench/kernels/traced.ts: NW_MODE=1 the level floor by conversions,
 // NW_MODE=2 R read where used)
 const targetVariants: [string, NwayTuning][] = [
-  ['minBlocks 8 (64 regs)', { minBlocks: 8 }], ['minBlocks 1', { minBlocks: 1 }], ['copies 2', { copies: 2 }], ['copies 1', { copies: 1 }],
-  ['blockThreads 64', { blockThreads: 64 }], ['blockThreads 256', { blockThreads: 256 }], ['NW_MODE=1', { build: nwayBuild({ NW_MODE: 1 }) }], ['NW_MODE=2', { build: nwayBuild({ NW_MODE: 2 }) }],
+  ['minBlocks 8 (64 regs)', { minBlocks: 8 }], ['minBlocks 1', { minBlocks: 1 }], ['copies 1', { copies: 1 }], ['copies 4', { copies: 4 }],
+  ['blockThreads 64', { blockThreads: 64 }], ['blockThreads 64 minBlocks 16', { blockThreads: 64, minBlocks: 16 }], ['blockThreads 256', { blockThreads: 256 }],
+  ['NW_MODE=1', { build: nwayBuild({ NW_MODE: 1 }) }],
 ];
 const slotVariants: [string, NwayTuning][] = [
-  ['minBlocks 6 (80 regs)', { minBlocks: 6 }], ['minBlocks 8 (64 regs)', { minBlocks: 8 }], ['copies 4', { copies: 4 }], ['copies 2', { copies: 2 }],
-  ['blockThreads 64', { blockThreads: 64 }], ['blockThreads 256', { blockThreads: 256 }], ['blockThreads 256 minBlocks 3', { blockThreads: 256, minBlocks: 3 }],
+  ['minBlocks 6 (80 regs)', { minBlocks: 6 }], ['copies 2', { copies: 2 }], ['copies 8', { copies: 8 }],
+  ['blockThreads 64', { blockThreads: 64 }], ['blockThreads 32', { blockThreads: 32 }], ['blockThreads 64 copies 8', { blockThreads: 64, copies: 8 }],
   ['NW_MODE=1', { build: nwayBuild({ NW_MODE: 1 }) }], ['NW_MODE=2', { build: nwayBuild({ NW_MODE: 2 }) }],
 ];
 for (const [name, tuning] of targetVariants) cases.push({ label: `  target ${name}`, nr: 4, nt: 4, mod: '16qam', passes: 1, vectors: 1 << 20, vpc: 14, tuning, detOnly: true });
