@@ -22,15 +22,15 @@ import { passesOf } from './cpu.js';
 
 export const NWAY_DETECT_URL = new URL('./nway-detect.cu', import.meta.url);
 
-/** Threads a block aims at by default; a vector's threads never span two blocks. */
-const BLOCK_TARGET = 128;
+/** Threads a block aims at by default (measured: 64 a little ahead of 32, 128 and 256); a vector's threads never span two blocks. */
+const BLOCK_TARGET = 64;
 
 /**
  * Launch choices of the detection kernel (defaults: the production build), validated by
  * nwayTuningOf. Measured on the H100 in bench/mimo/gpu-nway-notes.md.
  */
 export interface NwayTuning {
-  /** Threads a block aims at (a power of two, 32 .. 1024; default 128). */
+  /** Threads a block aims at (a power of two, 32 .. 1024; default 64). */
   readonly blockThreads?: number;
   /** Copies of a vector's level-minimum table (a power of two, at most the Q threads of a pass; default: Q / 2). */
   readonly copies?: number;
@@ -126,11 +126,12 @@ function packBytes(table: readonly number[], from: number): string {
 
 /**
  * Resident blocks a multiprocessor the registers are capped for, by default: the kernel holds R
- * and a thread's Q paths in registers (80 for 4x4 16-QAM, 128 for 64-QAM uncapped); the cap aims
- * at 80 registers (768 threads a multiprocessor) for nd <= 8 and Q <= 4, 128 above.
+ * and a thread's Q paths in registers (about 95 for 4x4 16-QAM, 160 for 64-QAM uncapped). Measured
+ * (bench/mimo/gpu-nway-notes.md): a cap at 64 registers (1024 threads a multiprocessor) for Q <= 4
+ * and at 80 (768) for Q = 8 beat the uncapped builds despite a few spilled words; 128 (512) above.
  */
 function defaultMinBlocks(m: RealModel, blockThreads: number): number {
-  const threads = m.nd <= 8 && m.q <= 4 ? 768 : 512;
+  const threads = m.nd > 8 || m.q > 8 ? 512 : m.q > 4 ? 768 : 1024;
   return Math.max(1, Math.floor(threads / blockThreads));
 }
 

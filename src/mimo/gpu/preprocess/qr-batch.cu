@@ -13,7 +13,9 @@
 //
 // -D parameters: QR_NR, QR_NT, QR_DPS (2: square QAM, 1: BPSK), QR_PASSES, QR_SORTED (0/1),
 // QR_GROUPS (QRs per block; the block has QR_GROUPS * ND threads). Dynamic shared memory:
-// QR_GROUPS * (MgsLayout::GROUP_FLOATS + ROWS * ND + 1) * 4 bytes (qrBatchSharedBytes in qr-batch.ts).
+// (QR_GROUPS * MgsLayout::GROUP_FLOATS rounded up to 4, + QR_GROUPS * max(ROWS * ND + 1, QR_RECORD)) * 4
+// bytes (qrBatchSharedBytes in qr-batch.ts): the MGS regions, then the sorted build's Q and flags or
+// the unsorted build's record staging.
 // nvcc-variant: -DQR_NR=4 -DQR_NT=4 -DQR_DPS=2 -DQR_PASSES=4 -DQR_SORTED=0 -DQR_GROUPS=16
 // nvcc-variant: -DQR_NR=2 -DQR_NT=2 -DQR_DPS=2 -DQR_PASSES=1 -DQR_SORTED=0 -DQR_GROUPS=32
 // nvcc-variant: -DQR_NR=8 -DQR_NT=8 -DQR_DPS=2 -DQR_PASSES=2 -DQR_SORTED=1 -DQR_GROUPS=8
@@ -31,6 +33,8 @@
 #define QR_RECORD QR_REC_FLOATS(QR_ROWS, QR_ND)
 
 typedef MgsLayout<QR_ROWS, QR_ND, QR_ND> QrLayout;
+// the unsorted build's record staging area (QR_GROUPS records), after the groups' MGS regions, 16-byte aligned
+#define QR_STAGE ((QR_GROUPS * QrLayout::GROUP_FLOATS + 3) / 4 * 4)
 
 // problems = channels * QR_PASSES; scale = the PAM amplitude of p = 1 (unused for BPSK).
 extern "C" __global__ void __launch_bounds__(QR_GROUPS * QR_ND) qr_batch(const float* __restrict__ H, float* __restrict__ out, int problems, float scale) {
@@ -46,11 +50,15 @@ extern "C" __global__ void __launch_bounds__(QR_GROUPS * QR_ND) qr_batch(const f
     mgs_load_mrvd<QR_NR, QR_NT, QR_DPS>(L.V + k * QrLayout::LD, H + (size_t)c * 2 * QR_NR * QR_NT, k, p, scale);
   }
 #if !QR_SORTED
-  // Unsorted: position j is column j, so thread k writes its own parts of the record (Q's column k
-  // straight from the QR, then R's column k, 1 / R_kk and perm[k] from what it computed).
-  float* rec = out + (size_t)(active ? prob : 0) * QR_RECORD;
-  const int flags = mgs_factor<QR_ROWS, QR_ND, QR_ND, false>(L, rec, QR_ROWS, k, active);
+  // Unsorted: position j is column j, so thread k stages its own parts of the record (q_k, which
+  // mgs_factor left in its V column, R's column k, 1 / R_kk, perm[k]) in shared memory, and the block
+  // stores its records (contiguous) by coalesced 16-byte copies.
+  const int flags = mgs_factor<QR_ROWS, QR_ND, QR_ND, false>(L, nullptr, 0, k, active);
+  float* stage = base + QR_STAGE;
   if (active) {
+    float* rec = stage + g * QR_RECORD;
+#pragma unroll
+    for (int r = 0; r < QR_ROWS; r++) rec[r + k * QR_ROWS] = L.V[k * QrLayout::LD + r];
 #pragma unroll
     for (int i = 0; i < QR_ND; i++) rec[QR_ROWS * QR_ND + i + k * QR_ND] = i <= k ? L.E[i + k * QR_ND] : 0.f;
     const float d = L.E[k + k * QR_ND];
@@ -61,6 +69,12 @@ extern "C" __global__ void __launch_bounds__(QR_GROUPS * QR_ND) qr_batch(const f
       for (int e = QR_ROWS * QR_ND + QR_ND * QR_ND + 2 * QR_ND + 1; e < QR_RECORD; e++) rec[e] = 0.f;
     }
   }
+  __syncthreads();
+  const int first = blockIdx.x * QR_GROUPS;
+  const int count = min(QR_GROUPS, problems - first);
+  float4* dst = (float4*)(out + (size_t)first * QR_RECORD);
+  const float4* src = (const float4*)stage;
+  for (int idx = t; idx < count * (QR_RECORD / 4); idx += blockDim.x) dst[idx] = src[idx];
 #else
   float* Qs = base + QR_GROUPS * QrLayout::GROUP_FLOATS;  // QR_GROUPS x ROWS x ND
   float* myQ = Qs + (g < QR_GROUPS ? g : 0) * QR_ROWS * QR_ND;

@@ -45,11 +45,12 @@ export function qrGroupsPerBlock(nd: number): number {
   return Math.max(1, Math.floor(128 / nd));
 }
 
-/** Dynamic shared memory of the QR kernel for `groups` QRs a block (mgs.cuh's layout, Q, flags). */
+/** Dynamic shared memory of the QR kernel for `groups` QRs a block (mgs.cuh's layout, then the sorted build's Q and flags or the unsorted build's records). */
 export function qrBatchSharedBytes(rows: number, nd: number, groups: number): number {
   const ld = rows | 1;
   const groupFloats = nd * ld + nd * nd + nd + 2 * nd + 2 * nd;
-  return groups * (groupFloats + rows * nd + 1) * 4;
+  const record = Math.ceil((rows * nd + nd * nd + 2 * nd + 1) / 4) * 4;
+  return (Math.ceil(groups * groupFloats / 4) * 4 + groups * Math.max(rows * nd + 1, record)) * 4;
 }
 
 /** The -D defines of one build of qr-batch.cu. */
