@@ -18,6 +18,7 @@ import { detectorRealModel } from '../../src/mimo/soft/real-model.js';
 import type { Modulation } from '../../src/mimo/types.js';
 import { NwayPlan, type NwayTuning } from '../../src/mimo/detectors/nway/cuda.js';
 import { nwayBuild } from '../kernels/traced.js';
+import { qrStoreLoopBuild } from './gpu-nway-builds.js';
 import type { DetectChunk } from '../../src/mimo/gpu/cuda-detector.js';
 import { STATUS_WORDS } from '../../src/mimo/gpu/status.js';
 
@@ -142,17 +143,18 @@ cases.push({ label: '5G NR slot: 4x4 64qam N=4', nr: 4, nt: 4, mod: '64qam', pas
 // and measurement builds (bench/kernels/traced.ts: NW_MODE=1 the level floor by conversions,
 // NW_MODE=2 R read where used)
 const targetVariants: [string, NwayTuning][] = [
-  ['minBlocks 8 (64 regs)', { minBlocks: 8 }], ['minBlocks 1', { minBlocks: 1 }], ['copies 1', { copies: 1 }], ['copies 4', { copies: 4 }],
-  ['blockThreads 64', { blockThreads: 64 }], ['blockThreads 64 minBlocks 16', { blockThreads: 64, minBlocks: 16 }], ['blockThreads 256', { blockThreads: 256 }],
-  ['NW_MODE=1', { build: nwayBuild({ NW_MODE: 1 }) }],
+  ['blockThreads 128 minBlocks 8', { blockThreads: 128, minBlocks: 8 }], ['minBlocks 12 (80 regs)', { minBlocks: 12 }], ['copies 1', { copies: 1 }],
+  ['copies 4', { copies: 4 }], ['NW_MODE=1', { build: nwayBuild({ NW_MODE: 1 }) }],
 ];
 const slotVariants: [string, NwayTuning][] = [
-  ['minBlocks 6 (80 regs)', { minBlocks: 6 }], ['copies 2', { copies: 2 }], ['copies 8', { copies: 8 }],
-  ['blockThreads 64', { blockThreads: 64 }], ['blockThreads 32', { blockThreads: 32 }], ['blockThreads 64 copies 8', { blockThreads: 64, copies: 8 }],
-  ['NW_MODE=1', { build: nwayBuild({ NW_MODE: 1 }) }], ['NW_MODE=2', { build: nwayBuild({ NW_MODE: 2 }) }],
+  ['blockThreads 128 minBlocks 6', { blockThreads: 128, minBlocks: 6 }], ['minBlocks 8 (128 regs)', { minBlocks: 8 }], ['copies 8', { copies: 8 }],
+  ['copies 2', { copies: 2 }], ['NW_MODE=2', { build: nwayBuild({ NW_MODE: 2 }) }],
 ];
 for (const [name, tuning] of targetVariants) cases.push({ label: `  target ${name}`, nr: 4, nt: 4, mod: '16qam', passes: 1, vectors: 1 << 20, vpc: 14, tuning, detOnly: true });
 for (const [name, tuning] of slotVariants) cases.push({ label: `  5G slot ${name}`, nr: 4, nt: 4, mod: '64qam', passes: 4, vectors: 45_864, vpc: 14, tuning, detOnly: true });
+// the QR kernel's records stored by the element loop (measurement build) instead of staged copies
+cases.push({ label: '  target QR_STORE_LOOP=1', nr: 4, nt: 4, mod: '16qam', passes: 1, vectors: 1 << 20, vpc: 14, tuning: { qrBuild: qrStoreLoopBuild() } });
+cases.push({ label: '  5G slot QR_STORE_LOOP=1', nr: 4, nt: 4, mod: '64qam', passes: 4, vectors: 45_864, vpc: 14, tuning: { qrBuild: qrStoreLoopBuild() } });
 for (const mod of ['16qam', '64qam'] as const) {
   for (const n of [2, 4]) {
     for (let passes = 1; passes <= Math.min(n, 4); passes++) {

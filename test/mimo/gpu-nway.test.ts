@@ -37,6 +37,7 @@ import { Stream } from '../../src/gpu/stream.js';
 import { compileEmulated, emulatorUnavailable, runEmulated } from '../gpu/cuda-emulator.js';
 import { emulatorShims, float32Channels } from './nway-emulation.js';
 import { nwayBuild } from '../../bench/kernels/traced.js';
+import { qrStoreLoopBuild } from '../../bench/mimo/gpu-nway-builds.js';
 
 const unavailable = emulatorUnavailable();
 const skipEmu = unavailable ? `CUDA emulator unavailable: ${unavailable}` : false;
@@ -132,9 +133,10 @@ function emulate(pb: Problem, tuning: NwayTuning = {}): Outputs {
   const { c, m } = pb;
   const groups = qrGroupsPerBlock(m.nd);
   const shape = nwayLaunchShape(m, c.passes, c.soft, tuning);
-  const defs = { ...qrBatchDefines({ nr: c.nr, nt: c.nt, dimsPerStream: m.dimsPerStream, passes: c.passes, sorted: false }, groups), ...nwayDefines(m, c.passes, c.soft, tuning) };
+  const defs = { ...qrBatchDefines({ nr: c.nr, nt: c.nt, dimsPerStream: m.dimsPerStream, passes: c.passes, sorted: false }, groups), ...tuning.qrBuild?.defines, ...nwayDefines(m, c.passes, c.soft, tuning) };
   const defines = Object.entries(defs).map(([k, v]) => `-D${k}=${v}`);
-  const { exe, error } = compileEmulated(NWAY_MAIN, [emulatorShims(), fileURLToPath(QR_BATCH_URL), tuning.build ? sourceFile(tuning.build.source) : fileURLToPath(NWAY_DETECT_URL)], defines);
+  const qrFile = tuning.qrBuild ? sourceFile(tuning.qrBuild.source) : fileURLToPath(QR_BATCH_URL);
+  const { exe, error } = compileEmulated(NWAY_MAIN, [emulatorShims(), qrFile, tuning.build ? sourceFile(tuning.build.source) : fileURLToPath(NWAY_DETECT_URL)], defines);
   if (error) throw new Error(error);
   const head = new Int32Array([c.channels, c.vpc, groups * m.nd, qrBatchSharedBytes(m.rows, m.nd, groups), shape.threadsPerVector * shape.vectorsPerBlock, shape.sharedBytes, c.soft ? 1 : 0]);
   const parts = [head, new Float32Array([c.clip, m.scale]), pb.H, pb.y, pb.noise, pb.statusIn];
@@ -313,8 +315,8 @@ test('N-way kernels (emulated): decisions and LLRs equal the CPU engine except f
   }
 });
 
-test('N-way kernels (emulated): fewer table copies and the measurement builds (level floor by conversion, R read where used) give the same results', { skip: skipEmu }, () => {
-  const variants: NwayTuning[] = [{ copies: 1 }, { copies: 2, blockThreads: 64 }, { build: nwayBuild({ NW_MODE: 1 }) }, { build: nwayBuild({ NW_MODE: 2 }) }];
+test('N-way kernels (emulated): other table copies and block sizes, and the measurement builds (level floor by conversion, R read where used, QR records by the element loop) give the same results', { skip: skipEmu }, () => {
+  const variants: NwayTuning[] = [{ copies: 1 }, { copies: 2, blockThreads: 128 }, { build: nwayBuild({ NW_MODE: 1 }) }, { build: nwayBuild({ NW_MODE: 2 }) }, { qrBuild: qrStoreLoopBuild() }];
   for (const tuning of variants) {
     for (const c of [EMU_CASES[0]!, EMU_CASES[2]!, EMU_CASES[3]!, EMU_CASES[5]!, EMU_CASES[7]!]) {
       const pb = makeProblem({ ...c, channels: Math.ceil(c.channels / 2) }, randomInt(2 ** 31));

@@ -38,6 +38,8 @@ export interface NwayTuning {
   readonly minBlocks?: number;
   /** A measurement build's source in place of nway-detect.cu, and its further -D defines (bench/kernels/traced.ts's nwayBuild). */
   readonly build?: { readonly source: string; readonly name: string; readonly defines: Readonly<Record<string, number>> };
+  /** The same for the QR kernel, qr-batch.cu (bench/mimo/gpu-nway.ts). */
+  readonly qrBuild?: { readonly source: string; readonly name: string; readonly defines: Readonly<Record<string, number>> };
 }
 
 const isPow2 = (x: number): boolean => Number.isInteger(x) && x >= 1 && (x & (x - 1)) === 0;
@@ -162,7 +164,7 @@ export class NwayPlan implements CudaDetectorPlan {
     if (this.shape.threadsPerVector > MAX_THREADS_PER_VECTOR) {
       throw new UnsupportedError(`the N-way kernel runs Q x passes = ${this.shape.threadsPerVector} threads a vector, at most ${MAX_THREADS_PER_VECTOR}: use fewer passes`);
     }
-    this.qr = new QrBatchPlan(ctx, { nr: model.nr, nt: model.nt, dimsPerStream: model.dimsPerStream, passes, sorted: false }, model.scale);
+    this.qr = new QrBatchPlan(ctx, { nr: model.nr, nt: model.nt, dimsPerStream: model.dimsPerStream, passes, sorted: false }, model.scale, tuning.qrBuild);
     this.scratchBytesPerChannel = [this.qr.bytesPerChannel];
     this.stages = [
       { name: 'qr', enqueue: (stream, chunk) => this.enqueueQr(stream, chunk) },

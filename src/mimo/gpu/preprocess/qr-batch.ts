@@ -70,7 +70,8 @@ export class QrBatchPlan {
   readonly bytesPerChannel: number;
   private readonly kernel: Kernel;
 
-  constructor(ctx: CudaContext, readonly shape: QrBatchShape, readonly scale: number) {
+  /** `build`: a measurement build's source in place of qr-batch.cu and its further -D defines (the benchmarks'). */
+  constructor(ctx: CudaContext, readonly shape: QrBatchShape, readonly scale: number, build?: { readonly source: string; readonly name: string; readonly defines: Readonly<Record<string, number>> }) {
     const { nr, nt, dimsPerStream, passes } = shape;
     const nd = dimsPerStream * nt;
     if (2 * nr < nd) throw new InvalidArgumentError(`the QR kernel needs 2 nr >= ${nd} real rows, got nr = ${nr}`);
@@ -80,7 +81,11 @@ export class QrBatchPlan {
     this.threads = this.groups * nd;
     this.sharedBytes = qrBatchSharedBytes(2 * nr, nd, this.groups);
     this.bytesPerChannel = passes * this.layout.floats * 4;
-    const mod = loadModule(ctx, { source: readKernelSource(QR_BATCH_URL), name: 'qr-batch.cu', defines: qrBatchDefines(shape, this.groups) });
+    const mod = loadModule(ctx, {
+      source: build?.source ?? readKernelSource(QR_BATCH_URL),
+      name: build?.name ?? 'qr-batch.cu',
+      defines: { ...qrBatchDefines(shape, this.groups), ...build?.defines },
+    });
     this.kernel = mod.kernel('qr_batch', ['ptr', 'ptr', 'i32', 'f32']);
     if (this.sharedBytes > 48 * 1024) this.kernel.setMaxDynamicShared(this.sharedBytes);
   }
