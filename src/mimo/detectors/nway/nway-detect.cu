@@ -7,9 +7,10 @@
 // Per vector (the CPU's runSsfePass + BitMetricMinima, nway/cpu.ts):
 //   1. z_p = Q_p^T y: the QL threads of a pass each take every QL-th entry, then exchange them by
 //      warp shuffles (a pass's threads share a warp);
-//   2. every thread searches its QL paths (R in the read-only cache, the first level's terms once);
+//   2. every thread searches its QL paths (R loaded into registers and the first level's terms
+//      formed once for them; the QL paths are independent work for the scheduler);
 //   3. Alg. 3 and the merge over passes at once: levelMin[dim][level] = least d of a candidate (of
-//      any pass) with that level in that real dimension, by shared atomicMin on the float's bits
+//      any pass) with that level in that real dimension, by a shared red.min on the float's bits
 //      (d >= 0). NW_COPIES copies of the table, the thread of index i0 updating copy i0 mod
 //      NW_COPIES, so that the threads of a pass, which take the same step of their paths together,
 //      meet on one address less often; the table is laid out so that the passes' threads fall in
@@ -17,8 +18,8 @@
 //      others one a path. The best candidate: the least (d, pass, path), i.e. the least d of a
 //      thread (first in i1 order), then a reduction over the vector's threads whose ties go to the
 //      lowest thread, which is the CPU's first strictly smaller candidate in pass then path order;
-//   4. the best candidate's thread writes the symbol indices; one thread per bit writes the
-//      max-log LLR (min over levels whose label has the bit 1, minus min over those with 0) / N0,
+//   4. the best candidate's thread writes the symbol indices; a thread per bit (per stream when a
+//      vector has no more threads than streams) writes the max-log LLR (min over levels whose label has the bit 1, minus min over those with 0) / N0,
 //      clipped to [-clip, clip] (a side without candidates is +inf, so the LLR clips), and the
 //      status word's node count (the CPU's count: passes x (QL + M (ND - 1))).
 // Square QAM's bit b of a stream depends on one real dimension only (its Gray PAM label), so the
