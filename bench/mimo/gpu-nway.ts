@@ -6,7 +6,9 @@
  * 5G NR 100 MHz slot (3276 channels x 14 vectors, 4x4 64-QAM, N = 4). Prints the QR kernel, the
  * detection kernel, both, and both with pinned transfers on one stream (H, y, N0 in; symbols, LLRs,
  * status out), with Mbps / Gbps of detected bits and each figure's memory floor (bytes at 3.0 TB/s,
- * the device-to-device copy rate measured on this H100).
+ * the device-to-device copy rate measured on this H100), then launch variants (NwayTuning) and
+ * measurement builds of both kernels, each line with the detection kernel's registers, spilled
+ * bytes and resident blocks a multiprocessor.
  * Usage: node dist/bench/mimo/gpu-nway.js [--quick]
  */
 import { requireCuda } from '../../src/gpu/context.js';
