@@ -10,10 +10,9 @@
  *  - 'column' (column-kernel.cu.patch, allswap-kernel.cuh.patch): the column-owner layout with
  *    COL_PROFILE (block 0 prints the cycles of each section), COL_NO_SUPPORT and COL_NO_FASTDIV (A/B
  *    builds without the zero-entry shortcut, without the reciprocal division).
- *  - 'nway' (nway-detect.cu.patch, ssfe-search.cuh.patch): the N-way detector's Alg. 3 minima
- *    another way, -DNW_MODE=1 (warp shuffles and reductions, then an atomicMin a group) or 2 (the
- *    paper's candidate list in shared memory, scanned a bit a thread), and SSFE_R_REGS=1 (R in
- *    registers by 16-byte loads); production measured faster (bench/mimo/gpu-nway-notes.md).
+ *  - 'nway' (nway-detect.cu.patch; ssfe-search.cuh.patch has no hunks): the N-way detector's search
+ *    with -DNW_MODE=1 (each level's floor by float-to-integer conversions) or 2 (R read where used
+ *    instead of loaded into registers first); bench/mimo/gpu-nway-notes.md has the figures.
  *  - 'ldpc' (layered.cu.patch): the LDPC decoder with REMAT=1 (the shared-memory addresses recomputed
  *    every iteration: fewer registers, more integer operations; measured slower on the H100).
  * Used by grid-trace.ts, grid-race.ts, mimo/gpu-nway.ts and coding/gpu-ldpc.ts; nothing here ships.
@@ -88,8 +87,8 @@ export function tracedGridKernel(ctx: CudaContext, precision: 'float32' | 'float
   return mod.kernel('allswap_grid', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'f64', 'f64', 'i32', 'i64', 'i32']);
 }
 
-/** The N-way detector's measurement build with these switches (NW_MODE 1 or 2, SSFE_R_REGS 1), as NwayTuning.build takes it. */
-export function nwayBuild(switches: { NW_MODE?: 1 | 2; SSFE_R_REGS?: 1 }): { source: string; name: string; defines: Readonly<Record<string, number>> } {
+/** The N-way detector's measurement build with these switches (NW_MODE 1 or 2), as NwayTuning.build takes it. */
+export function nwayBuild(switches: { NW_MODE?: 1 | 2 }): { source: string; name: string; defines: Readonly<Record<string, number>> } {
   const defines = Object.fromEntries(Object.entries(switches).filter(([, v]) => v !== undefined)) as Record<string, number>;
   return { source: tracedSource('nway'), name: `bench/kernels/traced: nway-detect.cu ${JSON.stringify(defines)}`, defines };
 }

@@ -6,7 +6,9 @@
  * 5G NR 100 MHz slot (3276 channels x 14 vectors, 4x4 64-QAM, N = 4). Prints the QR kernel, the
  * detection kernel, both, and both with pinned transfers on one stream (H, y, N0 in; symbols, LLRs,
  * status out), with Mbps / Gbps of detected bits and each figure's memory floor (bytes at 3.0 TB/s,
- * the device-to-device copy rate measured on this H100).
+ * the device-to-device copy rate measured on this H100), then launch variants (NwayTuning) and
+ * measurement builds of both kernels, each line with the detection kernel's registers, spilled
+ * bytes and resident blocks a multiprocessor.
  * Usage: node dist/bench/mimo/gpu-nway.js [--quick]
  */
 import { requireCuda } from '../../src/gpu/context.js';
@@ -18,6 +20,7 @@ import { detectorRealModel } from '../../src/mimo/soft/real-model.js';
 import type { Modulation } from '../../src/mimo/types.js';
 import { NwayPlan, type NwayTuning } from '../../src/mimo/detectors/nway/cuda.js';
 import { nwayBuild } from '../kernels/traced.js';
+import { qrStoreLoopBuild } from './gpu-nway-builds.js';
 import type { DetectChunk } from '../../src/mimo/gpu/cuda-detector.js';
 import { STATUS_WORDS } from '../../src/mimo/gpu/status.js';
 
@@ -28,7 +31,7 @@ ctx.makeCurrent();
 const stream = Stream.create(ctx);
 const ev0 = CudaEvent.create(ctx), ev1 = CudaEvent.create(ctx);
 
-interface Case { label: string; nr: number; nt: number; mod: Modulation; passes: number; vectors: number; vpc: number; paper?: { qr?: number; det?: number; total?: number }; tuning?: NwayTuning }
+interface Case { label: string; nr: number; nt: number; mod: Modulation; passes: number; vectors: number; vpc: number; paper?: { qr?: number; det?: number; total?: number }; tuning?: NwayTuning; detOnly?: boolean }
 
 /** Median milliseconds of one call of `fn` (BATCH calls between two events, REPS times). */
 function time(fn: () => void): number {
@@ -82,6 +85,17 @@ function run(c: Case): string {
   new Uint8Array(hostIn.buffer).set(new Uint8Array(H.buffer), 0);
   new Uint8Array(hostIn.buffer).set(new Uint8Array(y.buffer), H.byteLength);
   new Uint8Array(hostIn.buffer).set(new Uint8Array(noise.buffer), H.byteLength + y.byteLength);
+  const info = plan.detectKernelInfo();
+  const shape = `[${info.registers} regs${info.localBytes ? `, ${info.localBytes} B local` : ''}, ${info.blocksPerSm} x ${info.threadsPerBlock} threads/SM]`;
+  plan.enqueue(stream, chunk);
+  if (c.detOnly) {
+    const tDet = time(() => plan.enqueueDetect(stream, chunk));
+    stream.synchronize();
+    for (const b of Object.values(d)) b.free();
+    hostIn.free(); hostOut.free();
+    const bps = vectors * nbits / (tDet * 1e-3);
+    return `${c.label.padEnd(34)} detection ${tDet.toFixed(4)} ms = ${(bps / 1e9).toFixed(2)} Gbps ${shape}`;
+  }
   const tQr = time(() => plan.enqueueQr(stream, chunk));
   const tDet = time(() => plan.enqueueDetect(stream, chunk));
   const tBoth = time(() => plan.enqueue(stream, chunk));
@@ -111,7 +125,7 @@ function run(c: Case): string {
   const paper = p ? ` | paper: QR ${p.qr ?? '-'} ms, detection ${p.det ?? '-'} ms, total ${p.total ?? '-'} ms` : '';
   return `${c.label.padEnd(34)} ${vectors} vectors (${channels} ch): QR ${tQr.toFixed(4)} ms (floor ${qrFloor.toFixed(4)}), ` +
     `detection ${tDet.toFixed(4)} ms = ${(vectors / tDet / 1e3).toFixed(1)} Mvec/s = ${rate(tDet)} (floor ${detFloor.toFixed(4)}), ` +
-    `QR+detection ${tBoth.toFixed(4)} ms = ${rate(tBoth)}, with transfers ${tTotal.toFixed(4)} ms = ${rate(tTotal)}${paper}`;
+    `QR+detection ${tBoth.toFixed(4)} ms = ${rate(tBoth)}, with transfers ${tTotal.toFixed(4)} ms = ${rate(tTotal)} ${shape}${paper}`;
 }
 
 // The paper's Tables I-III (GTX 560 Ti): QR kernel, detection kernel, total, ms for 8400 symbols.
@@ -127,17 +141,22 @@ const PAPER: Record<string, { qr?: number; det?: number; total?: number }> = {
 const cases: Case[] = [];
 cases.push({ label: 'target: 4x4 16qam N=1 (2^20 vec)', nr: 4, nt: 4, mod: '16qam', passes: 1, vectors: 1 << 20, vpc: 14 });
 cases.push({ label: '5G NR slot: 4x4 64qam N=4', nr: 4, nt: 4, mod: '64qam', passes: 4, vectors: 45_864, vpc: 14 });
-// other builds: no register cap (minBlocks 1), Alg. 3's minima by warp reductions (NW_MODE=1) or
-// the candidate scan (NW_MODE=2) instead of production's shared atomics, larger blocks, R in
-// registers (SSFE_R_REGS=1; the switches: measurement builds of bench/kernels/traced.ts)
-const variants: [string, NwayTuning][] = [
-  ['minBlocks 1', { minBlocks: 1 }], ['NW_MODE=1', { build: nwayBuild({ NW_MODE: 1 }) }], ['NW_MODE=2', { build: nwayBuild({ NW_MODE: 2 }) }],
-  ['blockThreads 256', { blockThreads: 256 }], ['blockThreads 512', { blockThreads: 512 }], ['SSFE_R_REGS=1', { build: nwayBuild({ SSFE_R_REGS: 1 }) }],
+// other launch choices (NwayTuning: the register cap as resident blocks, table copies, block size)
+// and measurement builds (bench/kernels/traced.ts: NW_MODE=1 the level floor by conversions,
+// NW_MODE=2 R read where used)
+const targetVariants: [string, NwayTuning][] = [
+  ['blockThreads 128 minBlocks 8', { blockThreads: 128, minBlocks: 8 }], ['minBlocks 12 (80 regs)', { minBlocks: 12 }], ['copies 1', { copies: 1 }],
+  ['copies 4', { copies: 4 }], ['NW_MODE=1', { build: nwayBuild({ NW_MODE: 1 }) }],
 ];
-for (const [name, tuning] of variants) {
-  cases.push({ label: `  target ${name}`, nr: 4, nt: 4, mod: '16qam', passes: 1, vectors: 1 << 20, vpc: 14, tuning });
-  cases.push({ label: `  5G slot ${name}`, nr: 4, nt: 4, mod: '64qam', passes: 4, vectors: 45_864, vpc: 14, tuning });
-}
+const slotVariants: [string, NwayTuning][] = [
+  ['blockThreads 128 minBlocks 6', { blockThreads: 128, minBlocks: 6 }], ['minBlocks 8 (128 regs)', { minBlocks: 8 }], ['copies 8', { copies: 8 }],
+  ['copies 2', { copies: 2 }], ['NW_MODE=2', { build: nwayBuild({ NW_MODE: 2 }) }],
+];
+for (const [name, tuning] of targetVariants) cases.push({ label: `  target ${name}`, nr: 4, nt: 4, mod: '16qam', passes: 1, vectors: 1 << 20, vpc: 14, tuning, detOnly: true });
+for (const [name, tuning] of slotVariants) cases.push({ label: `  5G slot ${name}`, nr: 4, nt: 4, mod: '64qam', passes: 4, vectors: 45_864, vpc: 14, tuning, detOnly: true });
+// the QR kernel's records stored by the element loop (measurement build) instead of staged copies
+cases.push({ label: '  target QR_STORE_LOOP=1', nr: 4, nt: 4, mod: '16qam', passes: 1, vectors: 1 << 20, vpc: 14, tuning: { qrBuild: qrStoreLoopBuild() } });
+cases.push({ label: '  5G slot QR_STORE_LOOP=1', nr: 4, nt: 4, mod: '64qam', passes: 4, vectors: 45_864, vpc: 14, tuning: { qrBuild: qrStoreLoopBuild() } });
 for (const mod of ['16qam', '64qam'] as const) {
   for (const n of [2, 4]) {
     for (let passes = 1; passes <= Math.min(n, 4); passes++) {
@@ -148,6 +167,9 @@ for (const mod of ['16qam', '64qam'] as const) {
     }
   }
 }
+// production again: the spread between two timings of one build
+cases.push({ label: '  target (again)', nr: 4, nt: 4, mod: '16qam', passes: 1, vectors: 1 << 20, vpc: 14, detOnly: true });
+cases.push({ label: '  5G slot (again)', nr: 4, nt: 4, mod: '64qam', passes: 4, vectors: 45_864, vpc: 14, detOnly: true });
 console.log(`N-way kernels on ${ctx.props.name} (${ctx.props.multiprocessors} SMs), ${new Date().toISOString()}`);
 for (const c of cases) console.log(run(c));
 stream.destroy();

@@ -18,10 +18,9 @@ const NWAY = '-DNW_NR=4 -DNW_NT=4 -DNW_DPS=2 -DNW_SOFT=1 -DNW_IM_BITS1=0x0ull -D
 const BUILDS = {
   grid: { switches: ['GRID_TRACE', 'GRID_TRACE_COUNTS', 'GRID_GS_INLINE'], flags: [['-DREAL=float', '-DGRID_N=130', '-DGRID_TRACE=4096'], ['-DREAL=double', '-DGRID_N=131', '-DGRID_TRACE=4096', '-DGRID_TRACE_COUNTS=1', '-DGRID_BLOCK=2', '-DGRID_BLOCK_SIZE=8', '-DGRID_GS_INLINE=1']] },
   column: { switches: ['COL_PROFILE', 'COL_NO_SUPPORT', 'COL_NO_FASTDIV'], flags: [['-DREAL=float', '-fmad=false', '-DCOL_N=68', '-DCOL_SMEM=1', '-DALLSWAP_THREADS=256', '-DALLSWAP_MIN_BLOCKS=3', '-DCOL_PROFILE=1'], ['-DREAL=float', '-fmad=false', '-DCOL_N=66', '-DCOL_NO_SUPPORT=1', '-DCOL_NO_FASTDIV=1']] },
-  nway: { switches: ['NW_MODE', 'nw_scan', '__reduce_min_sync', 'SSFE_R_REGS', 'ssfe_load_r'], flags: [
-    [...NWAY.split(' '), '-DNW_QL=8', '-DNW_PASSES=4', '-DNW_VPB=1', '-DNW_MODE=2', '-DNW_MINB=1', '-DNW_RE_BITS0=0xa0800022220282aull', '-DNW_IM_BITS0=0x504000111101415ull'],
-    [...NWAY.split(' '), '-DNW_QL=4', '-DNW_PASSES=1', '-DNW_VPB=8', '-DNW_MODE=1', '-DNW_MINB=16', '-DNW_RE_BITS0=0x200080aull', '-DNW_IM_BITS0=0x1000405ull'],
-    [...NWAY.split(' '), '-DNW_QL=4', '-DNW_PASSES=1', '-DNW_VPB=8', '-DSSFE_R_REGS=1', '-DNW_MINB=16', '-DNW_RE_BITS0=0x200080aull', '-DNW_IM_BITS0=0x1000405ull'],
+  nway: { switches: ['NW_MODE'], flags: [
+    [...NWAY.split(' '), '-DNW_QL=8', '-DNW_PASSES=4', '-DNW_VPB=4', '-DNW_COPIES=8', '-DNW_MODE=2', '-DNW_MINB=1', '-DNW_RE_BITS0=0xa0800022220282aull', '-DNW_IM_BITS0=0x504000111101415ull'],
+    [...NWAY.split(' '), '-DNW_QL=4', '-DNW_PASSES=1', '-DNW_VPB=32', '-DNW_COPIES=4', '-DNW_MODE=1', '-DNW_MINB=6', '-DNW_RE_BITS0=0x200080aull', '-DNW_IM_BITS0=0x1000405ull'],
   ] },
   ldpc: { switches: ['REMAT'], flags: [
     '-DZ=96 -DNCOLS=24 -DNLAYERS=2 -DNEDGES=4 -DMAXDEG=2 -DQC_TABLE=0_3_5_0_1_7_23_95 -DQC_START=0_2_4 -DK_INFO=1152 -DFPB=2 -DALGO=0 -DALPHA_Q=192 -DBETA_Q=0 -DSAT_Q=1024 -DSAT=64.0 -DLLR_INT=0 -DEARLY_STOP=1 -DREMAT=1'.split(' '),

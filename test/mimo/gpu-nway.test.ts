@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Philox } from '../../src/core/rng.js';
-import { RankDeficientError } from '../../src/core/errors.js';
+import { InvalidArgumentError, RankDeficientError } from '../../src/core/errors.js';
 import { detectAsync } from '../../src/mimo/detect-async.js';
 import { constellation } from '../../src/mimo/modulation.js';
 import type { Modulation } from '../../src/mimo/types.js';
@@ -28,7 +28,7 @@ import { detectorRealModel, type RealModel } from '../../src/mimo/soft/real-mode
 import { detector as nwayCpu } from '../../src/mimo/detectors/nway/cpu.js';
 import { prepareSsfePass, rotatedStreams } from '../../src/mimo/detectors/ssfe/search.js';
 import { applyQt } from '../../src/mimo/preprocess/qr.js';
-import { NWAY_DETECT_URL, NwayPlan, nwayDefines, nwayLaunchShape, type NwayTuning } from '../../src/mimo/detectors/nway/cuda.js';
+import { NWAY_DETECT_URL, NwayPlan, nwayDefines, nwayLaunchShape, nwayTuningOf, type NwayTuning } from '../../src/mimo/detectors/nway/cuda.js';
 import { QR_BATCH_URL, qrBatchDefines, qrBatchSharedBytes, qrGroupsPerBlock, qrRecordLayout } from '../../src/mimo/gpu/preprocess/qr-batch.js';
 import { MIMO_STATUS, STATUS_WORDS } from '../../src/mimo/gpu/status.js';
 import { cudaAvailable, CudaContext } from '../../src/gpu/context.js';
@@ -37,6 +37,7 @@ import { Stream } from '../../src/gpu/stream.js';
 import { compileEmulated, emulatorUnavailable, runEmulated } from '../gpu/cuda-emulator.js';
 import { emulatorShims, float32Channels } from './nway-emulation.js';
 import { nwayBuild } from '../../bench/kernels/traced.js';
+import { qrStoreLoopBuild } from '../../bench/mimo/gpu-nway-builds.js';
 
 const unavailable = emulatorUnavailable();
 const skipEmu = unavailable ? `CUDA emulator unavailable: ${unavailable}` : false;
@@ -132,9 +133,10 @@ function emulate(pb: Problem, tuning: NwayTuning = {}): Outputs {
   const { c, m } = pb;
   const groups = qrGroupsPerBlock(m.nd);
   const shape = nwayLaunchShape(m, c.passes, c.soft, tuning);
-  const defs = { ...qrBatchDefines({ nr: c.nr, nt: c.nt, dimsPerStream: m.dimsPerStream, passes: c.passes, sorted: false }, groups), ...nwayDefines(m, c.passes, c.soft, tuning) };
+  const defs = { ...qrBatchDefines({ nr: c.nr, nt: c.nt, dimsPerStream: m.dimsPerStream, passes: c.passes, sorted: false }, groups), ...tuning.qrBuild?.defines, ...nwayDefines(m, c.passes, c.soft, tuning) };
   const defines = Object.entries(defs).map(([k, v]) => `-D${k}=${v}`);
-  const { exe, error } = compileEmulated(NWAY_MAIN, [emulatorShims(), fileURLToPath(QR_BATCH_URL), tuning.build ? sourceFile(tuning.build.source) : fileURLToPath(NWAY_DETECT_URL)], defines);
+  const qrFile = tuning.qrBuild ? sourceFile(tuning.qrBuild.source) : fileURLToPath(QR_BATCH_URL);
+  const { exe, error } = compileEmulated(NWAY_MAIN, [emulatorShims(), qrFile, tuning.build ? sourceFile(tuning.build.source) : fileURLToPath(NWAY_DETECT_URL)], defines);
   if (error) throw new Error(error);
   const head = new Int32Array([c.channels, c.vpc, groups * m.nd, qrBatchSharedBytes(m.rows, m.nd, groups), shape.threadsPerVector * shape.vectorsPerBlock, shape.sharedBytes, c.soft ? 1 : 0]);
   const parts = [head, new Float32Array([c.clip, m.scale]), pb.H, pb.y, pb.noise, pb.statusIn];
@@ -299,6 +301,8 @@ const EMU_CASES: NwayCase[] = [
   { nr: 3, nt: 3, mod: 'bpsk', passes: 3, snrDb: 5, channels: 20, vpc: 6, soft: true, clip: 8 },
   { nr: 2, nt: 2, mod: '256qam', passes: 1, snrDb: 30, channels: 4, vpc: 4, soft: true, clip: 8 },
   { nr: 4, nt: 4, mod: '16qam', passes: 3, snrDb: 8, channels: 8, vpc: 6, soft: false, clip: 8 },
+  // 48 threads a vector: a vector spans two warps
+  { nr: 4, nt: 4, mod: '256qam', passes: 3, snrDb: 28, channels: 3, vpc: 4, soft: true, clip: 8 },
 ];
 
 test('N-way kernels (emulated): decisions and LLRs equal the CPU engine except float64 near-ties', { skip: skipEmu }, () => {
@@ -311,14 +315,23 @@ test('N-way kernels (emulated): decisions and LLRs equal the CPU engine except f
   }
 });
 
-test('N-way kernels (emulated): the measurement builds (warp reductions, the candidate scan, R in registers) give the same results', { skip: skipEmu }, () => {
-  for (const mode of [1, 2, 3] as const) {  // (3: SSFE_R_REGS=1)
+test('N-way kernels (emulated): other table copies and block sizes, and the measurement builds (level floor by conversion, R read where used, QR records by the element loop) give the same results', { skip: skipEmu }, () => {
+  const variants: NwayTuning[] = [{ copies: 1 }, { copies: 2, blockThreads: 128 }, { build: nwayBuild({ NW_MODE: 1 }) }, { build: nwayBuild({ NW_MODE: 2 }) }, { qrBuild: qrStoreLoopBuild() }];
+  for (const tuning of variants) {
     for (const c of [EMU_CASES[0]!, EMU_CASES[2]!, EMU_CASES[3]!, EMU_CASES[5]!, EMU_CASES[7]!]) {
       const pb = makeProblem({ ...c, channels: Math.ceil(c.channels / 2) }, randomInt(2 ** 31));
-      const r = compare(pb, emulate(pb, { build: nwayBuild(mode === 3 ? { SSFE_R_REGS: 1 } : { NW_MODE: mode }) }), reference(pb));
-      assert.ok(r.nearTies <= Math.max(2, r.vectors / 50), `mode ${mode} ${JSON.stringify(c)}: ${r.nearTies} near-ties of ${r.vectors}`);
+      const r = compare(pb, emulate(pb, tuning), reference(pb));
+      assert.ok(r.nearTies <= Math.max(2, r.vectors / 50), `${JSON.stringify(tuning.build?.defines ?? tuning)} ${JSON.stringify(c)}: ${r.nearTies} near-ties of ${r.vectors}`);
     }
   }
+});
+
+test('N-way tuning is validated', () => {
+  const m = detectorRealModel('nway', constellation('16qam'), 4, 4);
+  for (const bad of [{ copies: 3 }, { copies: 8 }, { blockThreads: 100 }, { blockThreads: 2048 }, { minBlocks: 0 }, { minBlocks: 1.5 }]) {
+    assert.throws(() => nwayTuningOf(m, bad), InvalidArgumentError, JSON.stringify(bad));
+  }
+  assert.deepEqual(nwayTuningOf(m, { copies: 4, blockThreads: 256, minBlocks: 2 }), { copies: 4, blockThreads: 256, minBlocks: 2 });
 });
 
 /** A vector flagged on entry is left alone, a singular channel's vectors get RANK_DEFICIENT, the rest equal the CPU. */

@@ -238,6 +238,19 @@ test('mgs.cuh (emulated) on the extended matrix [A | Y]: E = [R | Q^T Y] and the
       }
       let scale = 0;
       for (const x of A.subarray(b * rows * ncols, (b + 1) * rows * ncols)) scale = Math.max(scale, Math.abs(x));
+      if (f[b * nd * ncols] === -1) {
+        // flagged: a random Gaussian matrix is that ill-conditioned about once in 2000 (a pivot's
+        // residual within 2^-12 of its column's norm); the float64 QR must show it (within float32's margin)
+        let minDiag = Infinity, maxCol = 0;
+        for (let i = 0; i < nd; i++) {
+          minDiag = Math.min(minDiag, Math.abs(E[i + i * nd]!));
+          let c2 = 0;
+          for (let r = 0; r < rows; r++) c2 += A[b * rows * ncols + i * rows + r]! ** 2;
+          maxCol = Math.max(maxCol, Math.sqrt(c2));
+        }
+        assert.ok(minDiag <= 2 ** -10 * maxCol, `${rows}x${nd}+${extra} sorted=${sorted} problem ${b}: flagged, but its least |R_ii| is ${minDiag} of a column norm up to ${maxCol}`);
+        continue;
+      }
       for (let i = 0; i < nd * ncols; i++) {
         assert.ok(Math.abs(f[b * nd * ncols + i]! - E[i]!) <= 2e-5 * scale * rows, `${rows}x${nd}+${extra} sorted=${sorted} problem ${b}: E[${i}] = ${f[b * nd * ncols + i]}, reference ${E[i]}`);
       }

@@ -20,7 +20,25 @@ inline unsigned __float_as_uint(float f) { unsigned x; std::memcpy(&x, &f, 4); r
 inline float __uint_as_float(unsigned x) { float f; std::memcpy(&f, &x, 4); return f; }
 template <class T> inline T __ldg(const T* p) { return *p; }
 struct float4 { float x, y, z, w; };
+struct float2 { float x, y; };
+inline float2 __ldg(const float2* p) { float2 r; std::memcpy(&r, (const void*)p, 8); return r; }
+inline float __saturatef(float x) { return x > 0.f ? (x < 1.f ? x : 1.f) : 0.f; }
+// fma rounded toward -inf (a x b + c exact in long double for floats, then rounded down)
+inline float __fmaf_rd(float a, float b, float c) {
+  const long double s = (long double)a * (long double)b + (long double)c;
+  float f = (float)s;
+  if ((long double)f > s) f = std::nextafter(f, -HUGE_VALF);
+  return f;
+}
+// float addition rounded toward -inf (exact in double for floats, then rounded down)
+inline float __fadd_rd(float a, float b) {
+  const double s = (double)a + (double)b;
+  float f = (float)s;
+  if ((double)f > s) f = std::nextafter(f, -HUGE_VALF);
+  return f;
+}
 struct uint4 { unsigned x, y, z, w; };
+struct uint2 { unsigned x, y; };
 inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return uint4{x, y, z, w}; }
 inline float4 __ldg(const float4* p) { float4 r; std::memcpy(&r, (const void*)p, 16); return r; }
 template <class T> T __shfl_xor_sync(unsigned mask, T v, int laneMask, int = 32) { return __shfl_sync(mask, v, emu_lane() ^ laneMask); }

@@ -1,14 +1,14 @@
 /**
  * The N-way soft detector on the GPU (the N-way paper, Section IV): per chunk, the batched MGS QR
  * of every channel for each of the N rotated passes (src/mimo/gpu/preprocess/qr-batch.cu, once per
- * channel, records in per-channel scratch), then nway-detect.cu: M = Q^2 threads a pass (Alg. 2,
- * one path each), N passes and several vectors a block, the hypothesis / counter-hypothesis minima
- * and the merge over passes in shared memory (Alg. 3, Section IV-D), max-log LLRs clipped in the
- * kernel. float32; the CPU engine's conventions (nway/cpu.ts, ssfe/search.ts): the same rotations,
+ * channel, records in per-channel scratch), then nway-detect.cu: Q threads a pass of M = Q^2
+ * paths (Alg. 2, the Q paths of a thread sharing the first level), N passes and several vectors a
+ * block, the hypothesis / counter-hypothesis minima and the merge over passes in shared memory
+ * (Alg. 3, Section IV-D), max-log LLRs clipped in the kernel. float32; the CPU engine's conventions (nway/cpu.ts, ssfe/search.ts): the same rotations,
  * level rounding, tie order (the first least metric in pass then path order) and LLR sign.
  * SSFE is the one-pass case (ssfe/cuda.ts).
  */
-import { UnsupportedError } from '../../../core/errors.js';
+import { InvalidArgumentError, UnsupportedError } from '../../../core/errors.js';
 import type { CudaContext } from '../../../gpu/context.js';
 import type { Kernel } from '../../../gpu/launch.js';
 import { loadModule, readKernelSource } from '../../../gpu/module-cache.js';
@@ -22,19 +22,44 @@ import { passesOf } from './cpu.js';
 
 export const NWAY_DETECT_URL = new URL('./nway-detect.cu', import.meta.url);
 
-/** Threads a block aims at (measured: 128 a little ahead of 256 and 512); a vector's M x N threads never span two blocks. */
-const BLOCK_TARGET = 128;
+/** Threads a block aims at by default (measured: 64 a little ahead of 32, 128 and 256); a vector's threads never span two blocks. */
+const BLOCK_TARGET = 64;
 
-/** Launch choices the benchmarks vary (defaults: the production build). */
+/**
+ * Launch choices of the detection kernel (defaults: the production build), validated by
+ * nwayTuningOf. Measured on the H100 in bench/mimo/gpu-nway-notes.md.
+ */
 export interface NwayTuning {
-  /** Threads a block aims at (default 128). */
+  /** Threads a block aims at (a power of two, 32 .. 1024; default 64). */
   readonly blockThreads?: number;
+  /** Copies of a vector's level-minimum table (a power of two, at most the Q threads of a pass; default: Q / 2). */
+  readonly copies?: number;
+  /** Resident blocks a multiprocessor the registers are capped for (__launch_bounds__; 1: no cap; default by shape, see nwayDefines). */
+  readonly minBlocks?: number;
   /** A measurement build's source in place of nway-detect.cu, and its further -D defines (bench/kernels/traced.ts's nwayBuild). */
   readonly build?: { readonly source: string; readonly name: string; readonly defines: Readonly<Record<string, number>> };
-  /** Resident blocks a multiprocessor the registers are capped for (default: 2048 threads' worth, 1 for no cap). */
-  readonly minBlocks?: number;
+  /** The same for the QR kernel, qr-batch.cu (bench/mimo/gpu-nway.ts). */
+  readonly qrBuild?: { readonly source: string; readonly name: string; readonly defines: Readonly<Record<string, number>> };
 }
-/** The largest M x N (threads of one vector): one block. */
+
+const isPow2 = (x: number): boolean => Number.isInteger(x) && x >= 1 && (x & (x - 1)) === 0;
+
+/** `tuning` checked against the kernel's limits for this model and pass count (InvalidArgumentError naming the field). */
+export function nwayTuningOf(m: RealModel, tuning: NwayTuning = {}): NwayTuning {
+  const g = m.nd >= 2 ? m.q : 1;
+  const { blockThreads, copies, minBlocks } = tuning;
+  if (blockThreads !== undefined && (!isPow2(blockThreads) || blockThreads < 32 || blockThreads > 1024)) {
+    throw new InvalidArgumentError(`tuning.blockThreads must be a power of two in [32, 1024], got ${blockThreads}`);
+  }
+  if (copies !== undefined && (!isPow2(copies) || copies > g)) {
+    throw new InvalidArgumentError(`tuning.copies must be a power of two in [1, ${g}] (the threads of a pass), got ${copies}`);
+  }
+  if (minBlocks !== undefined && (!Number.isInteger(minBlocks) || minBlocks < 1 || minBlocks > 32)) {
+    throw new InvalidArgumentError(`tuning.minBlocks must be an integer in [1, 32], got ${minBlocks}`);
+  }
+  return tuning;
+}
+/** The largest QL x passes (threads of one vector): one block. */
 const MAX_THREADS_PER_VECTOR = 1024;
 
 /**
@@ -67,26 +92,31 @@ export function levelBits(m: RealModel): { reBits: number[]; imBits: number[] } 
   return { reBits, imBits };
 }
 
-/** Threads of one vector: M x passes padded to a power of two up to 32, or to a multiple of 32 (nway-detect.cu's NW_PP). */
+/** Threads of one vector: Q x passes padded to a power of two up to 32, or to a multiple of 32 (nway-detect.cu's NW_TP). */
 export function paddedThreads(p: number): number {
   if (p > 32) return Math.ceil(p / 32) * 32;
-  let t = 2;
+  let t = 1;
   while (t < p) t *= 2;
   return t;
 }
 
-/** The detection kernel's launch shape for a model and pass count (nway-detect.cu's shared layout). */
-export function nwayLaunchShape(m: RealModel, passes: number, soft = true, tuning: NwayTuning = {}): { paths: number; threadsPerVector: number; vectorsPerBlock: number; sharedBytes: number } {
+/**
+ * The detection kernel's launch shape for a model and pass count (nway-detect.cu's thread mapping
+ * and shared layout): Q threads a pass (1 when nd = 1), `copies` level-minimum tables a vector.
+ */
+export function nwayLaunchShape(m: RealModel, passes: number, soft = true, tuning: NwayTuning = {}): { paths: number; threadsPerVector: number; vectorsPerBlock: number; copies: number; sharedBytes: number } {
   const paths = m.nd >= 2 ? m.q * m.q : m.q;
-  const P = paths * passes;
-  const threadsPerVector = paddedThreads(P);
-  const vectorsPerBlock = Math.max(1, Math.floor((tuning.blockThreads ?? BLOCK_TARGET) / threadsPerVector));
-  const warpsPerVector = Math.max(1, threadsPerVector / 32);
-  const tasks = soft ? m.nt * m.bitsPerSymbol : 1;
-  const slices = Math.max(1, Math.floor(threadsPerVector / tasks));
-  const part = slices > 1 ? slices * tasks + slices : 0;
-  const slot = 16 * (P + part) + 8 * warpsPerVector + 4 + 4 * passes * m.nd + 4 * m.nd * m.q;
-  return { paths, threadsPerVector, vectorsPerBlock, sharedBytes: vectorsPerBlock * slot };
+  const g = m.nd >= 2 ? m.q : 1;
+  const threadsPerVector = paddedThreads(g * passes);
+  // whole warps a block: a multiple of 32 / threadsPerVector vectors
+  const perWarp = Math.max(1, Math.floor(32 / threadsPerVector));
+  const vectorsPerBlock = Math.max(perWarp, Math.floor((tuning.blockThreads ?? BLOCK_TARGET) / threadsPerVector / perWarp) * perWarp);
+  // half the pass's threads (measured: ahead of g and g / 4 for 16- and 64-QAM, bench/mimo/gpu-nway-notes.md)
+  const copies = tuning.copies ?? Math.max(1, g >> 1);
+  const table = soft ? m.nd * m.q * copies : 0;
+  const stride = Math.ceil(table / 32) * 32 + (threadsPerVector < 32 ? threadsPerVector * copies / g : 0);
+  const wpv = threadsPerVector > 32 ? threadsPerVector / 32 : 1;
+  return { paths, threadsPerVector, vectorsPerBlock, copies, sharedBytes: 4 * vectorsPerBlock * (stride + (wpv > 1 ? wpv : 0)) };
 }
 
 /** Entries from..from+7 of a byte table as a hex integer, entry from + i in bits 8i .. 8i+7. */
@@ -96,16 +126,25 @@ function packBytes(table: readonly number[], from: number): string {
   return `0x${v.toString(16)}ull`;
 }
 
+/**
+ * Resident blocks a multiprocessor the registers are capped for, by default: the kernel holds R
+ * and a thread's Q paths in registers (about 95 for 4x4 16-QAM, 160 for 64-QAM uncapped). Measured
+ * (bench/mimo/gpu-nway-notes.md): a cap at 64 registers (1024 threads a multiprocessor) for Q <= 4
+ * and at 80 (768) for Q = 8 beat the uncapped builds despite a few spilled words; 128 (512) above.
+ */
+function defaultMinBlocks(m: RealModel, blockThreads: number): number {
+  const threads = m.nd > 8 || m.q > 8 ? 512 : m.q > 4 ? 768 : 1024;
+  return Math.max(1, Math.floor(threads / blockThreads));
+}
+
 /** The -D defines of one build of nway-detect.cu. */
 export function nwayDefines(m: RealModel, passes: number, soft: boolean, tuning: NwayTuning = {}): Record<string, string | number> {
   const { reBits, imBits } = levelBits(m);
   const shape = nwayLaunchShape(m, passes, soft, tuning);
   return {
     NW_NR: m.nr, NW_NT: m.nt, NW_DPS: m.dimsPerStream, NW_QL: m.q, NW_PASSES: passes,
-    NW_VPB: shape.vectorsPerBlock, NW_SOFT: soft ? 1 : 0,
-    // 32 registers for 2048 resident threads (measured: occupancy counts more than anything else in
-    // this latency-bound kernel; 8x8's 16 levels would spill there: 64 for 1024)
-    NW_MINB: tuning.minBlocks ?? Math.max(1, Math.floor((m.nd > 8 ? 1024 : 2048) / (shape.threadsPerVector * shape.vectorsPerBlock))),
+    NW_VPB: shape.vectorsPerBlock, NW_SOFT: soft ? 1 : 0, NW_COPIES: shape.copies,
+    NW_MINB: tuning.minBlocks ?? defaultMinBlocks(m, shape.threadsPerVector * shape.vectorsPerBlock),
     NW_RE_BITS0: packBytes(reBits, 0), NW_RE_BITS1: packBytes(reBits, 8), NW_IM_BITS0: packBytes(imBits, 0), NW_IM_BITS1: packBytes(imBits, 8),
     ...tuning.build?.defines,
   };
@@ -120,11 +159,12 @@ export class NwayPlan implements CudaDetectorPlan {
   private readonly kernel: Kernel;
 
   constructor(ctx: CudaContext, readonly model: RealModel, readonly passes: number, readonly soft: boolean, readonly llrClip: number, tuning: NwayTuning = {}) {
+    nwayTuningOf(model, tuning);
     this.shape = nwayLaunchShape(model, passes, soft, tuning);
     if (this.shape.threadsPerVector > MAX_THREADS_PER_VECTOR) {
-      throw new UnsupportedError(`the N-way kernel runs M x passes = ${this.shape.paths * passes} threads a vector, at most ${MAX_THREADS_PER_VECTOR}: use fewer passes`);
+      throw new UnsupportedError(`the N-way kernel runs Q x passes = ${this.shape.threadsPerVector} threads a vector, at most ${MAX_THREADS_PER_VECTOR}: use fewer passes`);
     }
-    this.qr = new QrBatchPlan(ctx, { nr: model.nr, nt: model.nt, dimsPerStream: model.dimsPerStream, passes, sorted: false }, model.scale);
+    this.qr = new QrBatchPlan(ctx, { nr: model.nr, nt: model.nt, dimsPerStream: model.dimsPerStream, passes, sorted: false }, model.scale, tuning.qrBuild);
     this.scratchBytesPerChannel = [this.qr.bytesPerChannel];
     this.stages = [
       { name: 'qr', enqueue: (stream, chunk) => this.enqueueQr(stream, chunk) },
@@ -137,6 +177,13 @@ export class NwayPlan implements CudaDetectorPlan {
     });
     this.kernel = mod.kernel('nway_detect', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'f32']);
     if (this.shape.sharedBytes > 48 * 1024) this.kernel.setMaxDynamicShared(this.shape.sharedBytes);
+  }
+
+  /** The detection kernel's registers, local (spill) bytes and resident blocks a multiprocessor at this plan's launch shape. */
+  detectKernelInfo(): { registers: number; localBytes: number; blocksPerSm: number; threadsPerBlock: number } {
+    const a = this.kernel.attributes();
+    const threadsPerBlock = this.shape.threadsPerVector * this.shape.vectorsPerBlock;
+    return { registers: a.registers, localBytes: a.localBytes, blocksPerSm: this.kernel.occupancy(threadsPerBlock, this.shape.sharedBytes), threadsPerBlock };
   }
 
   /** The QR kernel on the chunk's channels (records into chunk.scratch[0]). */

@@ -1,54 +1,138 @@
-// One SSFE path (the N-way paper's Alg. 2) for the thread that owns it: the CPU's ssfeSearch
-// (search.ts) for one k, in float32. The tree of E = [R | z] (R upper triangular ND x ND,
+// The SSFE search (the N-way paper's Alg. 2) for a thread that owns QL paths of one pass: the
+// CPU's ssfeSearch (search.ts) in float32. The tree of E = [R | z] (R upper triangular ND x ND,
 // column-major; z = Q^T y) is searched from level ND - 1 down; the first two levels are fully
 // expanded (path k takes level index k div QL on level ND - 1 and k mod QL on level ND - 2) and
 // every later level keeps the best child only: gamma = b_i / R_ii rounded to the nearest PAM level
 // and clipped (floor((gamma + QL - 1) / 2 + 1/2), as search.ts). A level index l stands for the odd
 // integer p = 2 l - (QL - 1).
+//
+// A thread takes the QL paths that share the first level's index i0 (k = i0 QL + i1, i1 = 0 .. QL-1,
+// unrolled): R, z and the first level's terms are loaded and formed once for all of them, and the
+// QL paths are independent work for the scheduler.
 #ifndef MIMO_SSFE_SEARCH_CUH
 #define MIMO_SSFE_SEARCH_CUH
 
-// Path k's metric |z - R p|^2, its level indices in lev[0 .. ND) (by column). R and invDiag are
-// read through the read-only cache (a channel's record serves all its vectors' threads); z may be
-// in shared memory. ND and QL are compile-time, so R, p and lev[] stay in registers.
-template <int ND, int QL>
-__device__ __forceinline__ float ssfe_path(const float* __restrict__ R, const float* __restrict__ invDiag, const float* z, int k, int (&lev)[ND]) {
+// 1.5 * 2^23: for 0 <= x < 2^22, x + SSFE_MAGIC rounded down is SSFE_MAGIC + floor(x) exactly (the
+// floor without a float-to-integer conversion, a quarter-rate instruction).
+#define SSFE_MAGIC 12582912.f
+#define SSFE_MAGIC_BITS 0x4b400000
+// 1 / R_ii -> the rounding's scale 1 / (2 (QL - 1) R_ii) (QL > 1)
+#define SSFE_IVH(iv) ((iv) * (0.5f / (float)(QL - 1)))
+
+// The best child's level of a lower level: floor((b / R_ii + QL - 1) / 2 + 1/2) clipped to
+// [0, QL - 1] (search.ts), as the float p = 2 li - (QL - 1) and the level index biased,
+// lb = li + SSFE_MAGIC_BITS (the bits of the rounded float; callers fold the bias into their
+// address and packing arithmetic). With ivh = 1 / (2 (QL - 1) R_ii) the argument over QL - 1 is one
+// fma, saturated to [0, 1] (the clip, before the floor: the same integer), and x (QL - 1) +
+// SSFE_MAGIC rounded down is SSFE_MAGIC + li (the product exact inside the fma): float32 rounding
+// but for the one of the argument.
+template <int QL>
+__device__ __forceinline__ float ssfe_child(float b, float ivh, int& lb) {
   constexpr float half = (float)(QL - 1);
-  if (ND == 1) {
-    const float e = z[0] - __ldg(R) * (2.f * k - half);
-    lev[0] = k;
-    return e * e;
-  }
-#define SSFE_R(i, j) __ldg(R + (i) + (j) * ND)
-#define SSFE_IV(i) __ldg(invDiag + (i))
-  constexpr int top = ND - 1, second = ND - 2;
-  const int i0 = k / QL, i1 = k - i0 * QL;
-  const float pa = 2.f * i0 - half, pb = 2.f * i1 - half;
-  float p[ND];
-  p[top] = pa;
-  p[second] = pb;
-  lev[top] = i0;
-  lev[second] = i1;
-  float e = z[top] - SSFE_R(top, top) * pa;
-  float d = e * e;
-  e = (z[second] - SSFE_R(second, top) * pa) - SSFE_R(second, second) * pb;
-  d += e * e;
+  const float xs = __saturatef(fmaf(b, ivh, 0.5f * (half + 1.f) / half));
+  const float t = __fmaf_rd(xs, half, SSFE_MAGIC);
+  lb = __float_as_int(t);
+  return fmaf(2.f, t - SSFE_MAGIC, -half);
+}
+
+// R's upper triangle and 1 / (2 (QL - 1) R_ii) into registers (ND <= 8), by 16- or 8-byte loads (a record keeps
+// R and invDiag 16-byte aligned): loaded once before the paths, which the shared-memory atomics
+// between them would otherwise make the compiler reload.
+template <int ND, int QL>
+__device__ __forceinline__ void ssfe_load_r(const float* __restrict__ R, const float* __restrict__ invDiag, float (&Rr)[ND][ND], float (&iv)[ND]) {
+  if constexpr (ND % 4 == 0) {
 #pragma unroll
-  for (int i = second - 1; i >= 0; i--) {
-    float b = (z[i] - SSFE_R(i, top) * pa) - SSFE_R(i, second) * pb;
+    for (int j = 0; j < ND; j++) {
 #pragma unroll
-    for (int j = i + 1; j < second; j++) b -= SSFE_R(i, j) * p[j];
-    int li = (int)floorf((b * SSFE_IV(i) + half) * 0.5f + 0.5f);
-    li = li < 0 ? 0 : li > QL - 1 ? QL - 1 : li;
-    const float pi = 2.f * li - half;
-    p[i] = pi;
-    lev[i] = li;
-    e = b - SSFE_R(i, i) * pi;
-    d += e * e;
+      for (int r4 = 0; 4 * r4 <= j; r4++) {
+        const float4 q = __ldg((const float4*)(R + j * ND + 4 * r4));
+        Rr[4 * r4][j] = q.x; Rr[4 * r4 + 1][j] = q.y; Rr[4 * r4 + 2][j] = q.z; Rr[4 * r4 + 3][j] = q.w;
+      }
+    }
+#pragma unroll
+    for (int r4 = 0; r4 < ND / 4; r4++) {
+      const float4 q = __ldg((const float4*)(invDiag + 4 * r4));
+      iv[4 * r4] = SSFE_IVH(q.x); iv[4 * r4 + 1] = SSFE_IVH(q.y); iv[4 * r4 + 2] = SSFE_IVH(q.z); iv[4 * r4 + 3] = SSFE_IVH(q.w);
+    }
+  } else if constexpr (ND % 2 == 0) {
+#pragma unroll
+    for (int j = 0; j < ND; j++) {
+#pragma unroll
+      for (int r2 = 0; 2 * r2 <= j; r2++) {
+        const float2 q = __ldg((const float2*)(R + j * ND + 2 * r2));
+        Rr[2 * r2][j] = q.x; Rr[2 * r2 + 1][j] = q.y;
+      }
+    }
+#pragma unroll
+    for (int r2 = 0; r2 < ND / 2; r2++) {
+      const float2 q = __ldg((const float2*)(invDiag + 2 * r2));
+      iv[2 * r2] = SSFE_IVH(q.x); iv[2 * r2 + 1] = SSFE_IVH(q.y);
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < ND; j++) {
+#pragma unroll
+      for (int i = 0; i <= j; i++) Rr[i][j] = __ldg(R + i + j * ND);
+      iv[j] = SSFE_IVH(__ldg(invDiag + j));
+    }
   }
-  return d;
+}
+
+// The thread's paths k = i0 QL + i1 (ND >= 2), or k = i1 (ND == 1: one level, all QL paths), one at
+// a time in i1 order: visit(i1, d, lev) with the path's metric d = |z - R p|^2 and its level
+// indices by column, biased, lev[0 .. ND) (lev[col] = level + SSFE_MAGIC_BITS; lev[ND-1] = i0 + bias,
+// lev[ND-2] = i1 + bias). R and invDiag come through the
+// read-only cache (a channel's record serves all its vectors' threads): into registers first when
+// ND <= 8, read where used when larger (8x8's 136 entries would not fit).
+template <int ND, int QL, class Visit>
+__device__ __forceinline__ void ssfe_paths(const float* __restrict__ R, const float* __restrict__ invDiag, const float (&z)[ND], int i0, Visit&& visit) {
+  constexpr float half = (float)(QL - 1);
+  constexpr bool inRegs = ND <= 8;
+  float Rr[inRegs ? ND : 1][inRegs ? ND : 1]{}, iv[inRegs ? ND : 1]{};
+  if constexpr (inRegs) ssfe_load_r<ND, QL>(R, invDiag, Rr, iv);
+#define SSFE_R(i, j) (inRegs ? Rr[inRegs ? (i) : 0][inRegs ? (j) : 0] : __ldg(R + (i) + (j) * ND))
+#define SSFE_IVH_OF(i) (inRegs ? iv[inRegs ? (i) : 0] : SSFE_IVH(__ldg(invDiag + (i))))
+  if constexpr (ND == 1) {
+    const float r00 = SSFE_R(0, 0);
+#pragma unroll
+    for (int i1 = 0; i1 < QL; i1++) {
+      const float e = z[0] - r00 * (2.f * i1 - half);
+      int lev[1] = {i1 + SSFE_MAGIC_BITS};
+      visit(i1, e * e, lev);
+    }
+  } else {
+    constexpr int top = ND - 1, second = ND - 2;
+    const float pa = 2.f * i0 - half;
+    float e = z[top] - SSFE_R(top, top) * pa;
+    const float d0 = e * e;
+    // z_i - R_{i,top} p(i0): the first level's term of every lower level, once for the QL paths
+    float zt[ND - 1];
+#pragma unroll
+    for (int i = 0; i < top; i++) zt[i] = z[i] - SSFE_R(i, top) * pa;
+#pragma unroll
+    for (int i1 = 0; i1 < QL; i1++) {
+      const float pb = 2.f * i1 - half;
+      float p[ND];
+      int lev[ND];
+      lev[top] = i0 + SSFE_MAGIC_BITS;
+      lev[second] = i1 + SSFE_MAGIC_BITS;
+      e = zt[second] - SSFE_R(second, second) * pb;
+      float d = d0;
+      d += e * e;
+#pragma unroll
+      for (int i = second - 1; i >= 0; i--) {
+        float b = zt[i] - SSFE_R(i, second) * pb;
+#pragma unroll
+        for (int j = i + 1; j < second; j++) b -= SSFE_R(i, j) * p[j];
+        p[i] = ssfe_child<QL>(b, SSFE_IVH_OF(i), lev[i]);
+        e = b - SSFE_R(i, i) * p[i];
+        d += e * e;
+      }
+      visit(i1, d, lev);
+    }
+  }
 #undef SSFE_R
-#undef SSFE_IV
+#undef SSFE_IVH_OF
 }
 
 #endif

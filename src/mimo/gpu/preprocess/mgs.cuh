@@ -9,11 +9,11 @@
 // are only projected (E[:, k] = Q^T v_k, V[:, k] their residual), takes NCOLS threads: thread k of
 // the group owns physical column k (it loaded it, it updates it). Group g of a block is threads
 // [g NCOLS, (g + 1) NCOLS); a block of G groups has G * NCOLS threads (or more: the rest pass
-// active = false). Each step i is ONE __syncthreads: every thread of the group reads the pivot
-// column (a shared-memory broadcast) and computes its norm itself (the same instructions, so the
-// same value in every thread), the pivot's owner writes q_i = v_p / |v_p| to Q, the owners of the
-// later columns take their dot products and update their columns. So EVERY thread of the block
-// must call mgs_factor (uniform control flow), including threads without a column (active false).
+// active = false). A thread keeps its column in registers; each step i is ONE __syncthreads (two
+// with SORTED): the pivot's owner writes |v_p| and q_i = v_p / |v_p| (to its V column and Q), then
+// the owners of the later columns read q_i (a shared-memory broadcast), take their dot products and
+// update their columns. So EVERY thread of the block must call mgs_factor (uniform control flow),
+// including threads without a column (active false).
 //
 // Shared-memory layout (floats; MgsLayout below computes it). For a block of G groups, region by
 // region, group g's part of each region at g * (its size):
@@ -116,18 +116,29 @@ __device__ __forceinline__ void mgs_load_mrvd(float* col, const float* __restric
 // each column must be in V, written by its owner (or followed by a barrier). Q (optional, may be
 // null; shared or global, leading dimension qld) receives q_i in column i (position order). After the
 // call (its last step ends with a barrier): E = [R | Q^T V_extra] by physical column (mgs_phys),
-// V[:, NFACT ..) the extra columns' residuals. Returns the flags (every active thread the same).
+// V[:, NFACT ..) the extra columns' residuals (V's factored columns hold their q). Returns the flags
+// (every active thread the same).
+//
+// Each thread keeps its column in registers. Step i: the pivot's owner normalizes it (norm into E,
+// q_i into its V column and Q); a barrier; every later column reads q_i and the norm from shared
+// memory, takes d = q_i . v_k and v_k -= d q_i. The other threads' values are the owner's, so the
+// numbers are those of every thread normalizing the pivot itself. SORTED adds a barrier a step (the
+// next pivot is chosen from the residuals the step wrote).
 template <int ROWS, int NFACT, int NCOLS, bool SORTED>
 __device__ int mgs_factor(const MgsLayout<ROWS, NFACT, NCOLS>& L, float* Q, int qld, int k, bool active) {
   static_assert(NFACT >= 1 && NCOLS >= NFACT && ROWS >= NFACT, "mgs_factor needs ROWS >= NFACT and NCOLS >= NFACT");
   constexpr int LD = MGS_LD(ROWS);
   float* V = L.V;
   float* mine = V + k * LD;
+  float v[ROWS];
   int flags = 0;
   if (active) {
     float nn = 0.f;
 #pragma unroll
-    for (int r = 0; r < ROWS; r++) nn += mine[r] * mine[r];
+    for (int r = 0; r < ROWS; r++) {
+      v[r] = mine[r];
+      nn += v[r] * v[r];
+    }
     const float o = sqrtf(nn);
     L.orig[k] = o;
     if (SORTED && k < NFACT) {
@@ -139,16 +150,16 @@ __device__ int mgs_factor(const MgsLayout<ROWS, NFACT, NCOLS>& L, float* Q, int 
   bool done = false;
 #pragma unroll 1
   for (int i = 0; i < NFACT; i++) {
+    const int rb = (i & 1) * NCOLS, wb = ((i + 1) & 1) * NCOLS;
+    int p = i;
     if (active) {
-      const int rb = (i & 1) * NCOLS, wb = ((i + 1) & 1) * NCOLS;
-      int p = i;
       if (SORTED) {
         const int* from = L.colOf + (i & 1) * NFACT;
         int best = i;
         float bestVal = L.res[rb + from[i]];
         for (int j = i + 1; j < NFACT; j++) {
-          const float v = L.res[rb + from[j]];
-          if (v < bestVal) { bestVal = v; best = j; }
+          const float x = L.res[rb + from[j]];
+          if (x < bestVal) { bestVal = x; best = j; }
         }
         p = from[best];
         if (k == 0) {
@@ -158,33 +169,50 @@ __device__ int mgs_factor(const MgsLayout<ROWS, NFACT, NCOLS>& L, float* Q, int 
           to[i] = p;
         }
       }
-      const float* vp = V + p * LD;
-      float nn = 0.f;
-#pragma unroll
-      for (int r = 0; r < ROWS; r++) nn += vp[r] * vp[r];
-      const float norm = sqrtf(nn);
-      if (!(norm > 0.f) || !(norm <= 3.0e38f)) flags |= MGS_RANK_DEFICIENT;
-      else if (!(norm > MGS_UNSAFE_REL * L.orig[p])) flags |= MGS_FLOAT32_UNSAFE;
-      const float s = norm > 0.f ? 1.f / norm : 0.f;
       if (k == p) {
         done = true;
+        float nn = 0.f;
+#pragma unroll
+        for (int r = 0; r < ROWS; r++) nn += v[r] * v[r];
+        const float norm = sqrtf(nn);
+        const float s = norm > 0.f ? 1.f / norm : 0.f;
         L.E[i + k * NFACT] = norm;
-        if (Q) {
 #pragma unroll
-          for (int r = 0; r < ROWS; r++) Q[r + i * qld] = vp[r] * s;
+        for (int r = 0; r < ROWS; r++) {
+          const float q = v[r] * s;
+          mine[r] = q;
+          if (Q) Q[r + i * qld] = q;
         }
-      } else if (!done) {
-        float d = 0.f;
-#pragma unroll
-        for (int r = 0; r < ROWS; r++) d += (vp[r] * s) * mine[r];
-        L.E[i + k * NFACT] = d;
-#pragma unroll
-        for (int r = 0; r < ROWS; r++) mine[r] = mine[r] - d * (vp[r] * s);
-        if (SORTED && k < NFACT) L.res[wb + k] = L.res[rb + k] - d * d;
       }
     }
     __syncthreads();
+    if (active) {
+      const float norm = L.E[i + p * NFACT];
+      if (!(norm > 0.f) || !(norm <= 3.0e38f)) flags |= MGS_RANK_DEFICIENT;
+      else if (!(norm > MGS_UNSAFE_REL * L.orig[p])) flags |= MGS_FLOAT32_UNSAFE;
+      if (!done) {
+        const float* qp = V + p * LD;
+        float q[ROWS];
+        float d = 0.f;
+#pragma unroll
+        for (int r = 0; r < ROWS; r++) {
+          q[r] = qp[r];
+          d += q[r] * v[r];
+        }
+        L.E[i + k * NFACT] = d;
+#pragma unroll
+        for (int r = 0; r < ROWS; r++) v[r] = v[r] - d * q[r];
+        if (SORTED && k < NFACT) L.res[wb + k] = L.res[rb + k] - d * d;
+      }
+    }
+    if (SORTED) __syncthreads();
   }
+  // the extra columns' residuals
+  if (active && !done) {
+#pragma unroll
+    for (int r = 0; r < ROWS; r++) mine[r] = v[r];
+  }
+  __syncthreads();
   return flags;
 }
 

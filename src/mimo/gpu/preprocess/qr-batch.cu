@@ -13,7 +13,9 @@
 //
 // -D parameters: QR_NR, QR_NT, QR_DPS (2: square QAM, 1: BPSK), QR_PASSES, QR_SORTED (0/1),
 // QR_GROUPS (QRs per block; the block has QR_GROUPS * ND threads). Dynamic shared memory:
-// QR_GROUPS * (MgsLayout::GROUP_FLOATS + ROWS * ND + 1) * 4 bytes (qrBatchSharedBytes in qr-batch.ts).
+// (QR_GROUPS * MgsLayout::GROUP_FLOATS rounded up to 4, + QR_GROUPS * max(ROWS * ND + 1, QR_RECORD)) * 4
+// bytes (qrBatchSharedBytes in qr-batch.ts): the MGS regions, then the sorted build's Q and flags or
+// the unsorted build's record staging.
 // nvcc-variant: -DQR_NR=4 -DQR_NT=4 -DQR_DPS=2 -DQR_PASSES=4 -DQR_SORTED=0 -DQR_GROUPS=16
 // nvcc-variant: -DQR_NR=2 -DQR_NT=2 -DQR_DPS=2 -DQR_PASSES=1 -DQR_SORTED=0 -DQR_GROUPS=32
 // nvcc-variant: -DQR_NR=8 -DQR_NT=8 -DQR_DPS=2 -DQR_PASSES=2 -DQR_SORTED=1 -DQR_GROUPS=8
@@ -31,6 +33,8 @@
 #define QR_RECORD QR_REC_FLOATS(QR_ROWS, QR_ND)
 
 typedef MgsLayout<QR_ROWS, QR_ND, QR_ND> QrLayout;
+// the unsorted build's record staging area (QR_GROUPS records), after the groups' MGS regions, 16-byte aligned
+#define QR_STAGE ((QR_GROUPS * QrLayout::GROUP_FLOATS + 3) / 4 * 4)
 
 // problems = channels * QR_PASSES; scale = the PAM amplitude of p = 1 (unused for BPSK).
 extern "C" __global__ void __launch_bounds__(QR_GROUPS * QR_ND) qr_batch(const float* __restrict__ H, float* __restrict__ out, int problems, float scale) {
@@ -41,14 +45,41 @@ extern "C" __global__ void __launch_bounds__(QR_GROUPS * QR_ND) qr_batch(const f
   const int prob = blockIdx.x * QR_GROUPS + g;
   const bool active = g < QR_GROUPS && prob < problems;
   QrLayout L(base, QR_GROUPS, g < QR_GROUPS ? g : 0);
-  float* Qs = base + QR_GROUPS * QrLayout::GROUP_FLOATS;  // QR_GROUPS x ROWS x ND
-  float* myQ = Qs + (g < QR_GROUPS ? g : 0) * QR_ROWS * QR_ND;
-  int* flagsS = (int*)(Qs + QR_GROUPS * QR_ROWS * QR_ND);  // QR_GROUPS
   if (active) {
     const int c = prob / QR_PASSES, p = prob - c * QR_PASSES;
     mgs_load_mrvd<QR_NR, QR_NT, QR_DPS>(L.V + k * QrLayout::LD, H + (size_t)c * 2 * QR_NR * QR_NT, k, p, scale);
   }
-  const int flags = mgs_factor<QR_ROWS, QR_ND, QR_ND, QR_SORTED != 0>(L, myQ, QR_ROWS, k, active);
+#if !QR_SORTED
+  // Unsorted: position j is column j, so thread k stages its own parts of the record (q_k, which
+  // mgs_factor left in its V column, R's column k, 1 / R_kk, perm[k]) in shared memory, and the block
+  // stores its records (contiguous) by coalesced 16-byte copies.
+  const int flags = mgs_factor<QR_ROWS, QR_ND, QR_ND, false>(L, nullptr, 0, k, active);
+  float* stage = base + QR_STAGE;
+  if (active) {
+    float* rec = stage + g * QR_RECORD;
+#pragma unroll
+    for (int r = 0; r < QR_ROWS; r++) rec[r + k * QR_ROWS] = L.V[k * QrLayout::LD + r];
+#pragma unroll
+    for (int i = 0; i < QR_ND; i++) rec[QR_ROWS * QR_ND + i + k * QR_ND] = i <= k ? L.E[i + k * QR_ND] : 0.f;
+    const float d = L.E[k + k * QR_ND];
+    rec[QR_ROWS * QR_ND + QR_ND * QR_ND + k] = d > 0.f ? 1.f / d : 0.f;
+    rec[QR_ROWS * QR_ND + QR_ND * QR_ND + QR_ND + k] = __int_as_float(k);
+    if (k == 0) {
+      rec[QR_ROWS * QR_ND + QR_ND * QR_ND + 2 * QR_ND] = __int_as_float(flags);
+      for (int e = QR_ROWS * QR_ND + QR_ND * QR_ND + 2 * QR_ND + 1; e < QR_RECORD; e++) rec[e] = 0.f;
+    }
+  }
+  __syncthreads();
+  const int first = blockIdx.x * QR_GROUPS;
+  const int count = min(QR_GROUPS, problems - first);
+  float4* dst = (float4*)(out + (size_t)first * QR_RECORD);
+  const float4* src = (const float4*)stage;
+  for (int idx = t; idx < count * (QR_RECORD / 4); idx += blockDim.x) dst[idx] = src[idx];
+#else
+  float* Qs = base + QR_GROUPS * QrLayout::GROUP_FLOATS;  // QR_GROUPS x ROWS x ND
+  float* myQ = Qs + (g < QR_GROUPS ? g : 0) * QR_ROWS * QR_ND;
+  int* flagsS = (int*)(Qs + QR_GROUPS * QR_ROWS * QR_ND);  // QR_GROUPS
+  const int flags = mgs_factor<QR_ROWS, QR_ND, QR_ND, true>(L, myQ, QR_ROWS, k, active);
   if (active && k == 0) flagsS[g] = flags;
   __syncthreads();
   // Records of this block's problems are contiguous: store them together, coalesced.
@@ -63,17 +94,18 @@ extern "C" __global__ void __launch_bounds__(QR_GROUPS * QR_ND) qr_batch(const f
       v = Qs[gg * QR_ROWS * QR_ND + e];
     } else if (e < QR_ROWS * QR_ND + QR_ND * QR_ND) {
       const int f = e - QR_ROWS * QR_ND, j = f / QR_ND, i = f - j * QR_ND;
-      v = i <= j ? M.E[i + mgs_phys<QR_ND, QR_SORTED != 0>(M.colOf, j) * QR_ND] : 0.f;
+      v = i <= j ? M.E[i + mgs_phys<QR_ND, true>(M.colOf, j) * QR_ND] : 0.f;
     } else if (e < QR_ROWS * QR_ND + QR_ND * QR_ND + QR_ND) {
       const int i = e - QR_ROWS * QR_ND - QR_ND * QR_ND;
-      const float d = M.E[i + mgs_phys<QR_ND, QR_SORTED != 0>(M.colOf, i) * QR_ND];
+      const float d = M.E[i + mgs_phys<QR_ND, true>(M.colOf, i) * QR_ND];
       v = d > 0.f ? 1.f / d : 0.f;
     } else if (e < QR_ROWS * QR_ND + QR_ND * QR_ND + 2 * QR_ND) {
       const int j = e - QR_ROWS * QR_ND - QR_ND * QR_ND - QR_ND;
-      v = __int_as_float(mgs_phys<QR_ND, QR_SORTED != 0>(M.colOf, j));
+      v = __int_as_float(mgs_phys<QR_ND, true>(M.colOf, j));
     } else if (e == QR_ROWS * QR_ND + QR_ND * QR_ND + 2 * QR_ND) {
       v = __int_as_float(flagsS[gg]);
     }
     dst[idx] = v;
   }
+#endif
 }

@@ -45,11 +45,12 @@ export function qrGroupsPerBlock(nd: number): number {
   return Math.max(1, Math.floor(128 / nd));
 }
 
-/** Dynamic shared memory of the QR kernel for `groups` QRs a block (mgs.cuh's layout, Q, flags). */
+/** Dynamic shared memory of the QR kernel for `groups` QRs a block (mgs.cuh's layout, then the sorted build's Q and flags or the unsorted build's records). */
 export function qrBatchSharedBytes(rows: number, nd: number, groups: number): number {
   const ld = rows | 1;
   const groupFloats = nd * ld + nd * nd + nd + 2 * nd + 2 * nd;
-  return groups * (groupFloats + rows * nd + 1) * 4;
+  const record = Math.ceil((rows * nd + nd * nd + 2 * nd + 1) / 4) * 4;
+  return (Math.ceil(groups * groupFloats / 4) * 4 + groups * Math.max(rows * nd + 1, record)) * 4;
 }
 
 /** The -D defines of one build of qr-batch.cu. */
@@ -69,7 +70,8 @@ export class QrBatchPlan {
   readonly bytesPerChannel: number;
   private readonly kernel: Kernel;
 
-  constructor(ctx: CudaContext, readonly shape: QrBatchShape, readonly scale: number) {
+  /** `build`: a measurement build's source in place of qr-batch.cu and its further -D defines (the benchmarks'). */
+  constructor(ctx: CudaContext, readonly shape: QrBatchShape, readonly scale: number, build?: { readonly source: string; readonly name: string; readonly defines: Readonly<Record<string, number>> }) {
     const { nr, nt, dimsPerStream, passes } = shape;
     const nd = dimsPerStream * nt;
     if (2 * nr < nd) throw new InvalidArgumentError(`the QR kernel needs 2 nr >= ${nd} real rows, got nr = ${nr}`);
@@ -79,7 +81,11 @@ export class QrBatchPlan {
     this.threads = this.groups * nd;
     this.sharedBytes = qrBatchSharedBytes(2 * nr, nd, this.groups);
     this.bytesPerChannel = passes * this.layout.floats * 4;
-    const mod = loadModule(ctx, { source: readKernelSource(QR_BATCH_URL), name: 'qr-batch.cu', defines: qrBatchDefines(shape, this.groups) });
+    const mod = loadModule(ctx, {
+      source: build?.source ?? readKernelSource(QR_BATCH_URL),
+      name: build?.name ?? 'qr-batch.cu',
+      defines: { ...qrBatchDefines(shape, this.groups), ...build?.defines },
+    });
     this.kernel = mod.kernel('qr_batch', ['ptr', 'ptr', 'i32', 'f32']);
     if (this.sharedBytes > 48 * 1024) this.kernel.setMaxDynamicShared(this.sharedBytes);
   }
