@@ -26,6 +26,16 @@ function checkRange(offset: number, bytes: number, size: number, what: string): 
 
 /** A block of device memory. */
 /**
+ * Waits for the legacy default stream. The driver's "synchronous" cuMemsetD8 on device memory and
+ * cuMemcpyHtoD from pageable memory may return before the device has done them, ordered only
+ * against the legacy stream; our streams are non-blocking, so a kernel enqueued next on one of
+ * them could run first. upload() and fill() without a stream wait here, so they are what they say.
+ */
+function finishLegacyStream(ctx: CudaContext): void {
+  check(ctx.driver.cuStreamSynchronize(0n), 'cuStreamSynchronize (legacy stream)');
+}
+
+/**
  * Synchronous copy of `dst.byteLength` bytes from a device address (a part of a buffer that the
  * caller holds only as an address, such as a batch runner's chunk region) into a host array.
  */
@@ -51,12 +61,13 @@ export class DeviceBuffer {
     return this.ptr + BigInt(byteOffset);
   }
 
-  /** Synchronous copy from a host array into the buffer at `dstOffset` bytes. */
+  /** Synchronous copy from a host array into the buffer at `dstOffset` bytes (done on the device when it returns). */
   upload(src: HostArray, dstOffset = 0): void {
     this.live();
     checkRange(dstOffset, src.byteLength, this.bytes, 'upload');
     if (src.byteLength === 0) return;
     check(this.ctx.driver.cuMemcpyHtoD(this.ptr + BigInt(dstOffset), src, src.byteLength), 'cuMemcpyHtoD');
+    finishLegacyStream(this.ctx);
   }
 
   /** Synchronous copy of `dst.byteLength` bytes from the buffer at `srcOffset` into a host array. */
@@ -130,11 +141,14 @@ export class DeviceBuffer {
     check(this.ctx.driver.cuMemsetD8Async(this.ptr + BigInt(offset), value & 0xff, bytes, stream.handle), 'cuMemsetD8Async');
   }
 
-  /** Sets every byte to `value` (to poison outputs before a kernel writes them). */
+  /** Sets every byte to `value` (to poison outputs before a kernel writes them): on `stream`, or done before it returns. */
   fill(value: number, stream?: Stream): void {
     this.live();
     if (stream) check(this.ctx.driver.cuMemsetD8Async(this.ptr, value & 0xff, this.bytes, stream.handle), 'cuMemsetD8Async');
-    else check(this.ctx.driver.cuMemsetD8(this.ptr, value & 0xff, this.bytes), 'cuMemsetD8');
+    else {
+      check(this.ctx.driver.cuMemsetD8(this.ptr, value & 0xff, this.bytes), 'cuMemsetD8');
+      finishLegacyStream(this.ctx);
+    }
   }
 
   free(): void {

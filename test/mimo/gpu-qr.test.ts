@@ -111,8 +111,10 @@ function checkRecords(c: QrCase, H: Float32Array, out: Float32Array): { flagged:
           if (i > j) assert.equal(got, 0, `R(${i}, ${j}) below the diagonal`);
           else assert.ok(Math.abs(got - want) <= 2e-5 * colNorm, `channel ${ch} pass ${p} R(${i}, ${j}) = ${got}, qrInto ${want}`);
         }
-        const inv = out[base + L.invDiag + j]!;
-        assert.ok(Math.abs(inv * ref.R[j + j * m.nd]! - 1) <= 1e-4, `1/R(${j}, ${j}) = ${inv}`);
+        // R_jj comes from a downdated residual good to a few ulps of |a_j|^2: relative to R_jj that is
+        // ulps times (|a_j| / R_jj)^2, large where the channel is close to singular
+        const inv = out[base + L.invDiag + j]!, rjj = Math.abs(ref.R[j + j * m.nd]!);
+        assert.ok(Math.abs(inv * ref.R[j + j * m.nd]! - 1) <= 1e-4 + 64 * 2 ** -24 * (colNorm / rjj) ** 2, `channel ${ch} pass ${p}: 1/R(${j}, ${j}) = ${inv}, qrInto R_jj ${ref.R[j + j * m.nd]}`);
         for (let r = 0; r < m.rows; r++) {
           const got = out[base + r + j * m.rows]!, want = ref.Q[r + j * m.rows]!;
           // Q's column j carries the error of R_jj relative to the rest of the column.
