@@ -8,9 +8,11 @@
  *      or BigInt, every operation exact; a float64 Gram-Schmidt pass (fplll's heuristic), then a
  *      double-double one, G recomputed from the columns; where that does not settle, an exact
  *      BigInt Gram matrix scaled by one power of two (entries of any size). See dd-lll.ts.
- *   3. 'exact': Cohen's integral LLL in BigInt (exact.ts). It always runs last: on a reduced basis
- *      it only computes the integral Gram-Schmidt, which is the exact proof of both LLL conditions;
- *      on a basis a floating rung left unreduced it finishes the reduction.
+ *   3. 'exact': Cohen's integral LLL in BigInt (exact.ts). It always runs last, unless the
+ *      certified floating-point check (certify.ts: float64 with a rigorous error bound) proves the
+ *      floating rung's output LLL-reduced first; on a reduced basis it only computes the integral
+ *      Gram-Schmidt, which is the exact proof of both LLL conditions; on a basis a floating rung
+ *      left unreduced it finishes the reduction.
  * Then B_out = B_in Z is checked exactly, and |det Z| = 1 from the Gram determinants of B_in and
  * B_out (equal lattice volume; Z integral). A typed error only when every rung failed, naming each.
  *
@@ -25,6 +27,7 @@ import { rebuildTransform } from '../exact-transform.js';
 import { resolveOptions } from '../validate.js';
 import { ddLLL, ddLLLFloat64, ddLLLHybrid, plainLLLFloat64, type DdRunStats } from './dd-lll.js';
 import { applyTransformBig, exactLLL, integralGramSchmidt, type BigBasis } from './exact.js';
+import { certifyLLL, type LLLCertificate } from './certify.js';
 
 /** A rung of the precision ladder: float64 Gram-Schmidt, double-double, exact integer arithmetic. */
 export type Rung = 'float64' | 'double-double' | 'exact';
@@ -43,6 +46,11 @@ export interface IntegralLLLOptions {
   rungs?: readonly Rung[];
   /** Prove |det Z| = 1 from Gram determinants (default true; B_out = B_in Z is always checked). */
   prove?: boolean;
+  /**
+   * Try the certified floating-point proof of the LLL conditions before the exact rung (default
+   * true); the exact rung runs where it is inconclusive. false: always the exact proof.
+   */
+  certify?: boolean;
 }
 
 /** What one rung did. */
@@ -69,15 +77,19 @@ export interface IntegralLLLResult {
   transform: bigint[][];
   /** Each rung tried, in order, with its outcome. */
   rungs: RungOutcome[];
-  /** Proof: LLL conditions exact (the exact rung's integral Gram-Schmidt), B_out = B_in Z, |det Z| = 1. */
+  /** Proof: LLL conditions (certified bound or the exact rung's integral Gram-Schmidt), B_out = B_in Z, |det Z| = 1. */
   proof: {
-    /** The LLL conditions hold exactly. */
+    /** The LLL conditions hold (proven, not estimated). */
     lll: boolean;
+    /** How they were proven: the certified float64 bound, or the exact integral Gram-Schmidt. */
+    method: 'certificate' | 'exact' | null;
     /** U B_in = B_out exactly. */
     transform: boolean;
     /** |det U| = 1 proven (null when not asked for). */
     unimodular: boolean | null;
   };
+  /** The certified floating-point check, where it ran (after a floating rung succeeded), with its wall time. */
+  certificate?: LLLCertificate & { ms: number };
   /** Wall time of the whole ladder. */
   timeMs: number;
 }
@@ -123,8 +135,9 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
   for (const r of rungs) if (!RUNGS.includes(r)) throw new InvalidArgumentError(`unknown rung '${String(r)}' (expected one of: ${RUNGS.join(', ')})`);
 
   const fits = Bin.every((c) => c.every((v) => v <= SAFE && v >= -SAFE));
-  const out = climb(Bin, n, m, o, rungs, fits);
-  let { B, Z } = out;
+  const certify = opts.certify !== false;
+  const out = climb(Bin, n, m, o, rungs, fits, certify);
+  let { B, Z, certificate } = out;
   const outcomes = out.outcomes;
   let unimodular: boolean | null = null;
   // past the float64 rung: the rungs that follow it (the exact rung at least)
@@ -141,9 +154,9 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
     }
     // an output past 2^53, or a float64 state that was not exact after all: again without the
     // float64 engine (checked exact updates), then with Z tracked in BigInt
-    const again = climb(Bin, n, m, o, later, attempt === 0);
+    const again = climb(Bin, n, m, o, later, attempt === 0, certify);
     outcomes.push(...again.outcomes);
-    B = again.B; Z = again.Z;
+    B = again.B; Z = again.Z; certificate = again.certificate ?? certificate;
   }
   const transformOk = applyTransformBig(Bin, Z!).every((c, j) => c.every((v, t) => v === B[j]![t]));
   if (!transformOk) throw new CheckFailedError('lll: B_in Z differs from the reduced basis (an internal error, reported rather than returned)');
@@ -152,11 +165,13 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
     if (!unimodular) throw new CheckFailedError('lll: the reduced basis spans a different lattice (Gram determinants differ)');
   }
   const exactRan = outcomes.some((r) => r.rung === 'exact' && r.ok);
+  const certified = certificate?.status === 'proven' && !exactRan;
   return {
     basis: B.map((c) => c.slice()),
     transform: Z!.map((c) => c.slice()),
     rungs: outcomes,
-    proof: { lll: exactRan, transform: transformOk, unimodular },
+    proof: { lll: exactRan || certified, method: exactRan ? 'exact' : certified ? 'certificate' : null, transform: transformOk, unimodular },
+    ...(certificate ? { certificate } : {}),
     timeMs: performance.now() - t0,
   };
 }
@@ -187,16 +202,24 @@ function fromFloat64(B: Float64Array, n: number, m: number): BigBasis {
  * in float64 while it can, and no Z is kept (Z: null, rebuilt by the caller); otherwise BigInt with
  * Z tracked.
  */
-function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolveOptions>, rungs: readonly Rung[], f64: boolean): { B: BigBasis; Z: BigBasis | null; outcomes: RungOutcome[] } {
+function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolveOptions>, rungs: readonly Rung[], f64: boolean, certify: boolean): { B: BigBasis; Z: BigBasis | null; outcomes: RungOutcome[]; certificate?: LLLCertificate & { ms: number } } {
   let Bf: Float64Array | null = f64 ? toFloat64(Bin, n) : null;
   let B: BigBasis = Bin.map((c) => c.slice());
   let Z: BigBasis | null = f64 ? null : Array.from({ length: m }, (_, j) => Array.from({ length: m }, (_, i) => (i === j ? 1n : 0n)));
   const noZ = (): BigBasis => Array.from({ length: m }, () => []);
   const toBig = () => { if (Bf) { B = fromFloat64(Bf, n, m); Bf = null; } };
   const outcomes: RungOutcome[] = [];
+  let certificate: (LLLCertificate & { ms: number }) | undefined;
   let done = false;
   for (const rung of rungs) {
     if (done && rung !== 'exact') continue;
+    if (done && certify) {
+      // a floating rung finished: the certified float64 proof first, the exact one where it cannot say
+      const tc = performance.now();
+      const cert = Bf ? certifyLLL(Bf, n, m, o.delta, o.eta) : certifyLLL(B, n, m, o.delta, o.eta);
+      certificate = { ...cert, ms: performance.now() - tc };
+      if (cert.status === 'proven') continue;
+    }
     // the float64 engine's column operations are exact only while multiplier times entry stays below
     // 2^53 (it does not check): used up to FLOAT64_RUNG_BITS-bit entries, as fplll's fast path
     if (rung === 'float64' && (!Bf || maxBits(Bin) > FLOAT64_RUNG_BITS)) continue;
@@ -245,7 +268,7 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
     throw new LatticeMimoError('PRECISION_FAILURE', `lll failed on every rung of the precision ladder: ${outcomes.map((r) => `${r.rung} (${r.error})`).join('; ')}`, { rungs: outcomes });
   }
   toBig();
-  return { B, Z, outcomes };
+  return { B, Z, outcomes, ...(certificate ? { certificate } : {}) };
 }
 
 /**

@@ -1,0 +1,207 @@
+/**
+ * A certified floating-point proof that an integer basis is LLL-reduced: float64 arithmetic with a
+ * rigorous a-posteriori error bound, O(m^2 n + m^3) flops instead of the exact proof's O(m^3) BigInt
+ * operations. It answers 'proven' or 'not-reduced' only where the bound covers the answer, and
+ * 'inconclusive' otherwise (the caller then runs the exact proof, exact.ts).
+ *
+ * Notation: B has columns b_0..b_{m-1} (integers), G = B^T B, G = R^T R with R upper triangular
+ * (r_jj = ||b*_j||, mu_ij = r_ji / r_jj for j < i). u = 2^-53, gamma_k = k u / (1 - k u).
+ *
+ * The argument, step by step (every computed bound is rounded upwards, see `up` below):
+ *  1. G^ = fl(B^T B) from the entries rounded to float64 (each within a relative u):
+ *     |G^ - G| <= gamma_{n+3} |B|^T |B| <= gamma_{n+3} beta beta^T, beta_a = ||b_a|| (Cauchy-Schwarz).
+ *  2. Cholesky in float64 on G^ (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed.,
+ *     Thm 10.3; IEEE operations, correctly rounded sqrt, any summation order): the computed R^
+ *     satisfies R^T R^ = G^ + dA with |dA| <= gamma_{m+1} |R^T| |R^|. Column norms of R^ are
+ *     bounded through the diagonal: ||r^_a||^2 = G^_aa + dA_aa <= G^_aa / (1 - gamma_{m+1}).
+ *     So E = G - R^T R^ satisfies |E_ab| <= c beta_a beta_b with c = (n + m + 6) u (both terms).
+ *  3. Write R^ = D U^ (D = diag(r^_jj), U^ unit upper triangular) and V = U^^{-1}. Then
+ *     G = R^T (I + F) R^ with F = R^^{-T} E R^^{-1}, and R = C R^ where C^T C = I + F (Cholesky is
+ *     unique). With K = D^{-1} (C - I) D the true factor is R = D (I + K) U^, hence
+ *       mu_ij = (U^_ji + sum_{k=j..i} K_jk U^_ki) / (1 + K_jj),  r_jj = d_j (1 + K_jj),
+ *     so (the k = j term cancels) mu_ij - U^_ji = sum_{k=j+1..i} K_jk U^_ki / (1 + K_jj).
+ *  4. K from H = D^{-1} F D = D^{-2} V^T E V, entrywise |H_jk| <= c nu_j nu_k / d_j^2 where
+ *     nu = |V|^T beta. Expanding C^T C = I + F row by row (the Cholesky recursion of I + F):
+ *       K_jk (1 + K_jj) = H_jk - sum_{l<j} K_lj K_lk w_lj^2   (j < k),   w_lj = d_l / d_j,
+ *       1 + K_jj = sqrt(1 + H_jj - sum_{l<j} K_lj^2 w_lj^2),
+ *     so with kappa_l >= max_k |K_lk|, s_j = sum_{l<j} kappa_l^2 w_lj^2, h_j >= max_{k>=j} |H_jk|,
+ *     t_j = h_j + s_j: if t_j < 1 then |K_jj| <= t_j (|sqrt(1 + x) - 1| <= |x|) and
+ *     kappa_j = t_j / (1 - t_j). This recursion also constructs C, so t_j < 1 for every j proves
+ *     I + F, hence G, positive definite: the basis is independent.
+ *  5. |V| is bounded a posteriori: V^ is computed by back substitution, its residual against the
+ *     exact U^ is bounded by (m + 3) u |U^| |V^|, and the error W = V - V^ obeys
+ *     |W| <= |U^ - I| |W| + residual, solved upwards by the same substitution on |.|.
+ *  6. Size: |mu_ij - U^_ji| <= kappa_j sum_{k=j+1..i} |U^_ki| / (1 - kappa_j) =: err_ij;
+ *     |U^_ji| + err_ij <= eta proves it, |U^_ji| - err_ij > eta disproves it. Lovasz at k (delta r_{k-1}^2 <= r_k^2 +
+ *     mu_{k,k-1}^2 r_{k-1}^2): the ratio r_k^2 / r_{k-1}^2 lies within
+ *     d_k^2 (1 -+ kappa_k)^2 / (d_{k-1}^2 (1 +- kappa_{k-1})^2), mu within the size bound.
+ * Rounding of the bounds themselves: each bound is a chain of at most 4096 float64 operations on
+ * nonnegative numbers since the last `up` (relative error below (1 + u)^4097 < 1 + 2^-40), and
+ * `up` multiplies by 1 + 2^-40 and adds 2^-1000 (gradual underflow loses at most 2^-1074 per
+ * operation); differences are bounded with their own rounding term. Hence the limits m, n <= 4000,
+ * and entries below 2^400 (no overflow). NaN or infinity anywhere gives 'inconclusive'.
+ *
+ * Shapes: `cols` is the basis as m columns (basis vectors) of n integers, as Float64Array (n x m,
+ * column-major, exact integers) or BigInt columns (rounded to nearest, within the bound of step 1).
+ */
+import type { BigBasis } from './exact.js';
+
+/** What the certificate found: proven reduced, proven not reduced, or a bound too wide to say. */
+export interface LLLCertificate {
+  status: 'proven' | 'not-reduced' | 'inconclusive';
+  /** Why not 'proven': the first condition disproved or not covered by the bound. */
+  reason?: string;
+  /** Largest kappa_j (the relative bound on the Gram-Schmidt data); NaN where it was not reached. */
+  kappa: number;
+}
+
+const U = 2 ** -53;
+const REL = 2 ** -40;
+const TINY = 2 ** -1000;
+const MAX_DIM = 4000;
+const MAX_ENTRY = 2 ** 400;
+
+/** An upper bound on a nonnegative quantity computed in at most 4096 rounded operations. */
+const up = (x: number): number => x * (1 + REL) + TINY;
+/** A lower bound on a nonnegative quantity computed likewise (may go below 0). */
+const down = (x: number): number => x * (1 - REL) - TINY;
+
+/**
+ * Certifies (delta, eta)-LLL reducedness of an integer basis in float64 with a rigorous bound
+ * (see the module comment). `cols`: Float64Array (n x m column-major, integers) or BigInt columns.
+ */
+export function certifyLLL(cols: Float64Array | BigBasis, n: number, m: number, delta: number, eta: number): LLLCertificate {
+  const inconclusive = (reason: string, kappa = NaN): LLLCertificate => ({ status: 'inconclusive', reason, kappa });
+  if (m < 1 || n < 1 || m > MAX_DIM || n > MAX_DIM) return inconclusive(`dimension outside 1..${MAX_DIM}`);
+  const b = new Float64Array(n * m);
+  if (cols instanceof Float64Array) b.set(cols.subarray(0, n * m));
+  else for (let j = 0; j < m; j++) { const c = cols[j]!; for (let t = 0; t < n; t++) b[j * n + t] = Number(c[t]!); }
+  for (let q = 0; q < n * m; q++) { const v = b[q]!; if (!(Math.abs(v) < MAX_ENTRY)) return inconclusive('an entry is past 2^400'); }
+
+  // 1-2: G^ (lower triangle by columns) and its Cholesky factor R^ (column i holds r^_0i..r^_ii)
+  const R = new Float64Array(m * m);
+  const beta = new Float64Array(m);
+  for (let i = 0; i < m; i++) {
+    const bi = i * n;
+    for (let j = 0; j <= i; j++) {
+      const bj = j * n;
+      let g = 0;
+      for (let t = 0; t < n; t++) g += b[bi + t]! * b[bj + t]!;
+      const ri = i * m, rj = j * m;
+      for (let l = 0; l < j; l++) g -= R[rj + l]! * R[ri + l]!;
+      if (j < i) R[ri + j] = g / R[rj + j]!;
+      else {
+        if (!(g > 0)) return inconclusive(`Cholesky breaks down at column ${i}`);
+        R[ri + i] = Math.sqrt(g);
+      }
+    }
+    let g = 0;
+    for (let t = 0; t < n; t++) g += b[bi + t]! * b[bi + t]!;
+    // beta_i >= ||b_i|| from G^_ii >= (1 - gamma_{n+3}) ||b_i||^2
+    beta[i] = up(Math.sqrt(up(g) / down(1 - (n + 4) * U)));
+  }
+  const c = up((n + m + 6) * U);
+  const d = new Float64Array(m);
+  for (let j = 0; j < m; j++) d[j] = R[j * m + j]!;
+  // U^ row-major (row j: mu^_ij for i > j), computed as fl(r^_ji / d_j)
+  const Uh = new Float64Array(m * m);
+  for (let i = 0; i < m; i++) for (let j = 0; j < i; j++) Uh[j * m + i] = R[i * m + j]! / d[j]!;
+
+  // 5: column k of V by back substitution, with the bound w on its error: Vb = |V^| + w >= |V|
+  const Vb = new Float64Array(m * m); // column k at k * m, rows 0..k
+  const v = new Float64Array(m), w = new Float64Array(m);
+  const ce = up((m + 3) * U);
+  for (let k = 0; k < m; k++) {
+    v[k] = 1; w[k] = 0;
+    for (let j = k - 1; j >= 0; j--) {
+      const row = j * m;
+      let s = 0, a = 0, e = 0;
+      for (let l = j + 1; l <= k; l++) {
+        const ul = Uh[row + l]!, au = Math.abs(ul);
+        s += ul * v[l]!;
+        a += au * Math.abs(v[l]!);
+        e += au * w[l]!;
+      }
+      v[j] = -s;
+      w[j] = up(up(e) + up(ce * up(a)));
+    }
+    for (let j = 0; j <= k; j++) Vb[k * m + j] = up(Math.abs(v[j]!) + w[j]!);
+  }
+  // nu_k^2 = Vb_k^T M Vb_k with M = g1 |B|^T |B| + g2 |R^|^T |R^| >= |E| entrywise (M is a Gram
+  // matrix, so |H_jk| <= Vb_j^T M Vb_k / d_j^2 <= nu_j nu_k / d_j^2 by Cauchy-Schwarz)
+  const g1 = up((n + 6) * U), g2 = up((m + 2) * U);
+  const nu = new Float64Array(m);
+  const p1 = new Float64Array(n), p2 = new Float64Array(m);
+  for (let k = 0; k < m; k++) {
+    p1.fill(0); p2.fill(0);
+    for (let a = 0; a <= k; a++) {
+      const va = Vb[k * m + a]!;
+      const ba = a * n, ra = a * m;
+      for (let t = 0; t < n; t++) p1[t] += va * Math.abs(b[ba + t]!);
+      for (let l = 0; l <= a; l++) p2[l] += va * Math.abs(R[ra + l]!);
+    }
+    let q1 = 0, q2 = 0;
+    for (let t = 0; t < n; t++) q1 += p1[t]! * p1[t]!;
+    for (let l = 0; l <= k; l++) q2 += p2[l]! * p2[l]!;
+    nu[k] = up(Math.sqrt(up(up(g1 * up(q1)) + up(g2 * up(q2)))));
+    if (!Number.isFinite(nu[k]!)) return inconclusive('the bound on |U^-1| overflows');
+  }
+
+  // 4: Kb >= |K| entry by entry, row by row (row j: k >= j, row-major)
+  const Kb = new Float64Array(m * m);
+  const acc = new Float64Array(m);
+  const d2 = new Float64Array(m);
+  for (let j = 0; j < m; j++) d2[j] = up(d[j]! * d[j]!);
+  let kmax = 0;
+  for (let j = 0; j < m; j++) {
+    // acc_k = sum_{l<j} Kb_lj Kb_lk d_l^2 (k >= j)
+    acc.fill(0, j);
+    for (let l = 0; l < j; l++) {
+      const f = Kb[l * m + j]! * d2[l]!, rl = l * m;
+      if (f === 0) continue;
+      for (let k = j; k < m; k++) acc[k] += f * Kb[rl + k]!;
+    }
+    const dj2lo = down(d[j]! * d[j]!);
+    const t = up(up(nu[j]! * nu[j]! / dj2lo) + up(up(acc[j]!) / dj2lo));
+    if (!(t < 0.5)) return inconclusive(`the bound on the Gram-Schmidt data reaches ${t.toPrecision(3)} at index ${j}`, t);
+    const inv = 1 / down(1 - t), aj = nu[j]! / dj2lo, rj = j * m;
+    Kb[rj + j] = t;
+    for (let k = j + 1; k < m; k++) Kb[rj + k] = up(up(up(aj * nu[k]!) + up(up(acc[k]!) / dj2lo)) * inv);
+    for (let k = j; k < m; k++) if (Kb[rj + k]! > kmax) kmax = Kb[rj + k]!;
+  }
+
+  // 6: size and Lovasz with the bound; the first disproved condition wins over an uncovered one
+  let open: string | undefined;
+  const err = new Float64Array(m);
+  for (let j = 0; j < m - 1; j++) {
+    // err_i = sum_{k=j+1..i} Kb_jk |U^_ki| / (1 - Kb_jj) for i > j (U^_ii = 1)
+    err.fill(0, j + 1);
+    const rj = j * m;
+    for (let k = j + 1; k < m; k++) {
+      const f = Kb[rj + k]!, rk = k * m;
+      err[k] += f;
+      for (let i = k + 1; i < m; i++) err[i] += f * Math.abs(Uh[rk + i]!);
+    }
+    const inv = 1 / down(1 - Kb[rj + j]!);
+    for (let i = j + 1; i < m; i++) {
+      const e = up(up(err[i]!) * inv);
+      const mu = Math.abs(Uh[rj + i]!);
+      const hi = up(up(mu) + e), lo = down(down(mu) - e);
+      if (lo > eta) return { status: 'not-reduced', reason: `|mu_${i},${j}| > eta = ${eta}`, kappa: kmax };
+      if (!(hi <= eta) && open === undefined) open = `|mu_${i},${j}| within the bound of eta`;
+      if (i === j + 1) {
+        // Lovasz at i: delta <= r_i^2 / r_j^2 + mu_ij^2, r_i = d_i (1 + K_ii), r_j = d_j (1 + K_jj)
+        const ki = Kb[i * m + i]!, kj = Kb[rj + j]!;
+        const ratio = d[i]! / d[j]!;
+        const qLo = down(down(ratio * ratio) * down(down(1 - ki) ** 2) / up(up(1 + kj) ** 2));
+        const qHi = up(up(ratio * ratio) * up(up(1 + ki) ** 2) / down(down(1 - kj) ** 2));
+        const muLo = Math.max(0, lo);
+        const rhsLo = down(qLo + down(muLo * muLo)), rhsHi = up(qHi + up(hi * hi));
+        if (rhsHi < delta) return { status: 'not-reduced', reason: `Lovasz fails at k = ${i}`, kappa: kmax };
+        if (!(rhsLo >= delta) && open === undefined) open = `Lovasz at k = ${i} within the bound`;
+      }
+    }
+  }
+  if (open !== undefined) return inconclusive(open, kmax);
+  return { status: 'proven', kappa: kmax };
+}
