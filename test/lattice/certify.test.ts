@@ -32,15 +32,27 @@ function agree(cols: BigBasis, delta: number): { status: string; exact: boolean 
 /** Reduced with room to spare: the conditions hold with delta + 2^-20 and eta - 2^-20. */
 const clearlyReduced = (cols: BigBasis, delta: number) => checkLLLExactBig(cols, delta + MARGIN, ETA - MARGIN).ok;
 
-test('random bases of 2 to 12 vectors, 3 to 200 bits, reduced exactly or not at all: the certificate agrees with the exact check and proves every basis reduced with a margin', () => {
+/** Whether float64 computes every Gram entry exactly: each sum of |products| at most 2^52. */
+function exactGram(cols: BigBasis): boolean {
+  for (const a of cols) for (const b of cols) {
+    let s = 0n;
+    for (let t = 0; t < a.length; t++) { const p = a[t]! * b[t]!; s += p < 0n ? -p : p; }
+    if (s > 2n ** 52n) return false;
+  }
+  return true;
+}
+
+test('random bases of 2 to 12 vectors, 3 to 200 bits, reduced exactly or not at all: the certificate agrees with the exact check, and proves every basis reduced with a margin whose Gram matrix float64 holds exactly', () => {
+  let decided = 0;
   fc.assert(fc.property(
     fc.integer({ min: 2, max: 12 }), fc.integer({ min: 0, max: 3 }), fc.integer({ min: 3, max: 200 }), fc.constantFrom(0.75, 0.99), fc.boolean(), fc.integer(),
     (m, extra, bits, delta, reduce, seed) => {
       const cols = fc.sample(basis(m, m + extra, bits), { numRuns: 1, seed })[0]!;
       if (reduce) exactLLL(cols, cols.map(() => []), delta, ETA, 1e6, { swaps: 0, sizeReductions: 0, iterations: 0 });
       const { status } = agree(cols, delta);
-      if (clearlyReduced(cols, delta)) assert.equal(status, 'proven');
-    }), { numRuns: 150 });
+      if (clearlyReduced(cols, delta) && exactGram(cols)) { assert.equal(status, 'proven'); decided++; }
+    }), { numRuns: 200 });
+  assert.ok(decided > 20, `only ${decided} bases with an exact Gram matrix were reduced with a margin`);
 });
 
 /**
@@ -102,9 +114,9 @@ test('float64 and BigInt inputs give the same verdict; a basis with a dependent 
     const f = new Float64Array(m * m);
     cols.forEach((c, j) => c.forEach((v, t) => { f[j * m + t] = Number(v); }));
     assert.equal(certifyLLL(f, m, m, delta, ETA).status, certifyLLL(cols, m, m, delta, ETA).status);
-    // b_{m-1} replaced by b_0 + b_1: dependent
+    // b_{m-1} replaced by 2 b_0 (+ b_1 where m > 2): dependent
     const dep = cols.map((c) => c.slice());
-    dep[m - 1] = cols[0]!.map((v, t) => v + cols[1 % m]![t]!);
+    dep[m - 1] = cols[0]!.map((v, t) => 2n * v + (m > 2 ? cols[1]![t]! : 0n));
     assert.notEqual(certifyLLL(dep, m, m, delta, ETA).status, 'proven');
   }), { numRuns: 60 });
 });

@@ -9,40 +9,43 @@
  *
  * The argument, step by step (every computed bound is rounded upwards, see `up` below):
  *  1. G^ = fl(B^T B) from the entries rounded to float64 (each within a relative u):
- *     |G^ - G| <= gamma_{n+3} |B|^T |B| <= gamma_{n+3} beta beta^T, beta_a = ||b_a|| (Cauchy-Schwarz).
+ *     |G^_ab - G_ab| <= gamma_{n+3} (|B|^T |B|)_ab, and 0 where both columns are integers held
+ *     exactly and the computed sum of |products| is at most 2^52 (every product and partial sum
+ *     is then an integer below 2^53).
  *  2. Cholesky in float64 on G^ (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed.,
  *     Thm 10.3; IEEE operations, correctly rounded sqrt, any summation order): the computed R^
- *     satisfies R^T R^ = G^ + dA with |dA| <= gamma_{m+1} |R^T| |R^|. Column norms of R^ are
- *     bounded through the diagonal: ||r^_a||^2 = G^_aa + dA_aa <= G^_aa / (1 - gamma_{m+1}).
- *     So E = G - R^T R^ satisfies |E_ab| <= c beta_a beta_b with c = (n + m + 6) u (both terms).
+ *     satisfies R^T R^ = G^ + dA with |dA| <= gamma_{m+1} |R^T| |R^|. So E = G - R^T R^
+ *     satisfies |E| <= M entrywise, M = (n + 6) u |B|^T |B| (inexact pairs only) + (m + 2) u |R^T| |R^|.
  *  3. Write R^ = D U^ (D = diag(r^_jj), U^ unit upper triangular) and V = U^^{-1}. Then
  *     G = R^T (I + F) R^ with F = R^^{-T} E R^^{-1}, and R = C R^ where C^T C = I + F (Cholesky is
  *     unique). With K = D^{-1} (C - I) D the true factor is R = D (I + K) U^, hence
  *       mu_ij = (U^_ji + sum_{k=j..i} K_jk U^_ki) / (1 + K_jj),  r_jj = d_j (1 + K_jj),
  *     so (the k = j term cancels) mu_ij - U^_ji = sum_{k=j+1..i} K_jk U^_ki / (1 + K_jj).
- *  4. K from H = D^{-1} F D = D^{-2} V^T E V, entrywise |H_jk| <= c nu_j nu_k / d_j^2 where
- *     nu = |V|^T beta. Expanding C^T C = I + F row by row (the Cholesky recursion of I + F):
+ *  4. K from H = D^{-1} F D = D^{-2} V^T E V, entrywise |H_jk| <= (|V|^T M |V|)_jk / d_j^2.
+ *     Expanding C^T C = I + F row by row (the Cholesky recursion of I + F):
  *       K_jk (1 + K_jj) = H_jk - sum_{l<j} K_lj K_lk w_lj^2   (j < k),   w_lj = d_l / d_j,
  *       1 + K_jj = sqrt(1 + H_jj - sum_{l<j} K_lj^2 w_lj^2),
- *     so with kappa_l >= max_k |K_lk|, s_j = sum_{l<j} kappa_l^2 w_lj^2, h_j >= max_{k>=j} |H_jk|,
- *     t_j = h_j + s_j: if t_j < 1 then |K_jj| <= t_j (|sqrt(1 + x) - 1| <= |x|) and
- *     kappa_j = t_j / (1 - t_j). This recursion also constructs C, so t_j < 1 for every j proves
- *     I + F, hence G, positive definite: the basis is independent.
+ *     so with bounds Kb_lk >= |K_lk| for the rows l < j and t_j = |H_jj| + sum_{l<j} Kb_lj^2
+ *     w_lj^2: if t_j < 1 then |K_jj| <= t_j (|sqrt(1 + x) - 1| <= |x|) and, for k > j,
+ *     |K_jk| <= (|H_jk| + sum_{l<j} Kb_lj Kb_lk w_lj^2) / (1 - t_j). This recursion also
+ *     constructs C, so t_j < 1 for every j proves I + F, hence G, positive definite: the basis is
+ *     independent.
  *  5. |V| is bounded a posteriori: V^ is computed by back substitution, its residual against the
  *     exact U^ is bounded by (m + 3) u |U^| |V^|, and the error W = V - V^ obeys
  *     |W| <= |U^ - I| |W| + residual, solved upwards by the same substitution on |.|.
- *  6. Size: |mu_ij - U^_ji| <= kappa_j sum_{k=j+1..i} |U^_ki| / (1 - kappa_j) =: err_ij;
+ *  6. Size: |mu_ij - U^_ji| <= sum_{k=j+1..i} Kb_jk |U^_ki| / (1 - Kb_jj) =: err_ij;
  *     |U^_ji| + err_ij <= eta proves it, |U^_ji| - err_ij > eta disproves it. Lovasz at k (delta r_{k-1}^2 <= r_k^2 +
  *     mu_{k,k-1}^2 r_{k-1}^2): the ratio r_k^2 / r_{k-1}^2 lies within
- *     d_k^2 (1 -+ kappa_k)^2 / (d_{k-1}^2 (1 +- kappa_{k-1})^2), mu within the size bound.
+ *     d_k^2 (1 -+ Kb_kk)^2 / (d_{k-1}^2 (1 +- Kb_{k-1,k-1})^2), mu within the size bound.
  * Rounding of the bounds themselves: each bound is a chain of at most 4096 float64 operations on
  * nonnegative numbers since the last `up` (relative error below (1 + u)^4097 < 1 + 2^-40), and
  * `up` multiplies by 1 + 2^-40 and adds 2^-1000 (gradual underflow loses at most 2^-1074 per
  * operation); differences are bounded with their own rounding term. Hence the limits m, n <= 4000,
  * and entries below 2^400 (no overflow). NaN or infinity anywhere gives 'inconclusive'.
  *
+ * Cost: about m^2 n + m^3 flops (G, |B|^T |B| where needed, Cholesky, V, |V|^T M |V|).
  * Shapes: `cols` is the basis as m columns (basis vectors) of n integers, as Float64Array (n x m,
- * column-major, exact integers) or BigInt columns (rounded to nearest, within the bound of step 1).
+ * column-major) or BigInt columns (rounded to nearest, within the bound of step 1).
  */
 import type { BigBasis } from './exact.js';
 
@@ -51,7 +54,7 @@ export interface LLLCertificate {
   status: 'proven' | 'not-reduced' | 'inconclusive';
   /** Why not 'proven': the first condition disproved or not covered by the bound. */
   reason?: string;
-  /** Largest kappa_j (the relative bound on the Gram-Schmidt data); NaN where it was not reached. */
+  /** Largest bound on |K| (the relative error of the Gram-Schmidt data); NaN where it was not reached. */
   kappa: number;
 }
 
@@ -60,6 +63,7 @@ const REL = 2 ** -40;
 const TINY = 2 ** -1000;
 const MAX_DIM = 4000;
 const MAX_ENTRY = 2 ** 400;
+const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** An upper bound on a nonnegative quantity computed in at most 4096 rounded operations. */
 const up = (x: number): number => x * (1 + REL) + TINY;
@@ -78,15 +82,29 @@ export function certifyLLL(cols: Float64Array | BigBasis, n: number, m: number, 
   else for (let j = 0; j < m; j++) { const c = cols[j]!; for (let t = 0; t < n; t++) b[j * n + t] = Number(c[t]!); }
   for (let q = 0; q < n * m; q++) { const v = b[q]!; if (!(Math.abs(v) < MAX_ENTRY)) return inconclusive('an entry is past 2^400'); }
 
-  // 1-2: G^ (lower triangle by columns) and its Cholesky factor R^ (column i holds r^_0i..r^_ii)
+  // a dot product of two columns is exact when both hold integers (exactly converted) and the
+  // computed sum of |products| is at most 2^52 (then the true one is below 2^53, so is every
+  // product and partial sum: all exact integers)
+  const exact = new Uint8Array(m);
+  for (let j = 0; j < m; j++) {
+    let ok = 1;
+    for (let t = j * n; t < j * n + n; t++) if (!Number.isInteger(b[t]!)) ok = 0;
+    if (!(cols instanceof Float64Array)) for (const x of cols[j]!) if (x > SAFE || x < -SAFE) ok = 0;
+    exact[j] = ok;
+  }
+
+  // 1-2: G^ and its Cholesky factor R^ (column i holds r^_0i..r^_ii); M (symmetric, row-major)
+  // starts as g1 |B|^T |B| on the pairs whose dot product may be inexact
+  const g1 = up((n + 6) * U), g2 = up((m + 2) * U);
   const R = new Float64Array(m * m);
-  const beta = new Float64Array(m);
+  const M = new Float64Array(m * m);
   for (let i = 0; i < m; i++) {
     const bi = i * n;
     for (let j = 0; j <= i; j++) {
       const bj = j * n;
-      let g = 0;
-      for (let t = 0; t < n; t++) g += b[bi + t]! * b[bj + t]!;
+      let g = 0, a = 0;
+      for (let t = 0; t < n; t++) { const p = b[bi + t]! * b[bj + t]!; g += p; a += Math.abs(p); }
+      if (!(exact[i] && exact[j] && a <= 2 ** 52)) M[i * m + j] = M[j * m + i] = up(g1 * up(a));
       const ri = i * m, rj = j * m;
       for (let l = 0; l < j; l++) g -= R[rj + l]! * R[ri + l]!;
       if (j < i) R[ri + j] = g / R[rj + j]!;
@@ -95,12 +113,17 @@ export function certifyLLL(cols: Float64Array | BigBasis, n: number, m: number, 
         R[ri + i] = Math.sqrt(g);
       }
     }
-    let g = 0;
-    for (let t = 0; t < n; t++) g += b[bi + t]! * b[bi + t]!;
-    // beta_i >= ||b_i|| from G^_ii >= (1 - gamma_{n+3}) ||b_i||^2
-    beta[i] = up(Math.sqrt(up(g) / down(1 - (n + 4) * U)));
   }
-  const c = up((n + m + 6) * U);
+  // M += g2 |R^|^T |R^| (Higham's bound on the Cholesky backward error): M >= |E| entrywise
+  for (let i = 0; i < m; i++) {
+    const ri = i * m;
+    for (let j = 0; j <= i; j++) {
+      const rj = j * m;
+      let a = 0;
+      for (let l = 0; l <= j; l++) a += Math.abs(R[ri + l]!) * Math.abs(R[rj + l]!);
+      M[i * m + j] = M[j * m + i] = up(M[i * m + j]! + up(g2 * up(a)));
+    }
+  }
   const d = new Float64Array(m);
   for (let j = 0; j < m; j++) d[j] = R[j * m + j]!;
   // U^ row-major (row j: mu^_ij for i > j), computed as fl(r^_ji / d_j)
@@ -127,24 +150,24 @@ export function certifyLLL(cols: Float64Array | BigBasis, n: number, m: number, 
     }
     for (let j = 0; j <= k; j++) Vb[k * m + j] = up(Math.abs(v[j]!) + w[j]!);
   }
-  // nu_k^2 = Vb_k^T M Vb_k with M = g1 |B|^T |B| + g2 |R^|^T |R^| >= |E| entrywise (M is a Gram
-  // matrix, so |H_jk| <= Vb_j^T M Vb_k / d_j^2 <= nu_j nu_k / d_j^2 by Cauchy-Schwarz)
-  const g1 = up((n + 6) * U), g2 = up((m + 2) * U);
-  const nu = new Float64Array(m);
-  const p1 = new Float64Array(n), p2 = new Float64Array(m);
+  // Hb = Vb^T M Vb >= |V^T E V| entrywise (upper triangle, row-major), so |H_jk| <= Hb_jk / d_j^2
+  const Hb = new Float64Array(m * m);
+  const T = new Float64Array(m);
   for (let k = 0; k < m; k++) {
-    p1.fill(0); p2.fill(0);
+    const vk = k * m;
     for (let a = 0; a <= k; a++) {
-      const va = Vb[k * m + a]!;
-      const ba = a * n, ra = a * m;
-      for (let t = 0; t < n; t++) p1[t] += va * Math.abs(b[ba + t]!);
-      for (let l = 0; l <= a; l++) p2[l] += va * Math.abs(R[ra + l]!);
+      const ma = a * m;
+      let s = 0;
+      for (let q = 0; q <= k; q++) s += M[ma + q]! * Vb[vk + q]!;
+      T[a] = up(s);
     }
-    let q1 = 0, q2 = 0;
-    for (let t = 0; t < n; t++) q1 += p1[t]! * p1[t]!;
-    for (let l = 0; l <= k; l++) q2 += p2[l]! * p2[l]!;
-    nu[k] = up(Math.sqrt(up(up(g1 * up(q1)) + up(g2 * up(q2)))));
-    if (!Number.isFinite(nu[k]!)) return inconclusive('the bound on |U^-1| overflows');
+    for (let j = 0; j <= k; j++) {
+      const vj = j * m;
+      let s = 0;
+      for (let a = 0; a <= j; a++) s += Vb[vj + a]! * T[a]!;
+      Hb[j * m + k] = up(s);
+    }
+    if (!Number.isFinite(Hb[k * m + k]!)) return inconclusive('the bound on |U^-1| overflows');
   }
 
   // 4: Kb >= |K| entry by entry, row by row (row j: k >= j, row-major)
@@ -162,11 +185,11 @@ export function certifyLLL(cols: Float64Array | BigBasis, n: number, m: number, 
       for (let k = j; k < m; k++) acc[k] += f * Kb[rl + k]!;
     }
     const dj2lo = down(d[j]! * d[j]!);
-    const t = up(up(nu[j]! * nu[j]! / dj2lo) + up(up(acc[j]!) / dj2lo));
+    const t = up(up(Hb[j * m + j]! / dj2lo) + up(up(acc[j]!) / dj2lo));
     if (!(t < 0.5)) return inconclusive(`the bound on the Gram-Schmidt data reaches ${t.toPrecision(3)} at index ${j}`, t);
-    const inv = 1 / down(1 - t), aj = nu[j]! / dj2lo, rj = j * m;
+    const inv = 1 / down(1 - t), rj = j * m;
     Kb[rj + j] = t;
-    for (let k = j + 1; k < m; k++) Kb[rj + k] = up(up(up(aj * nu[k]!) + up(up(acc[k]!) / dj2lo)) * inv);
+    for (let k = j + 1; k < m; k++) Kb[rj + k] = up(up(up(Hb[rj + k]! / dj2lo) + up(up(acc[k]!) / dj2lo)) * inv);
     for (let k = j; k < m; k++) if (Kb[rj + k]! > kmax) kmax = Kb[rj + k]!;
   }
 

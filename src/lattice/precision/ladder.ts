@@ -2,8 +2,9 @@
  * The precision ladder of LLL on integer bases of any size (fplll's wrapper.cpp: fast, then
  * heuristic in a wider type, then proved). Each rung starts from the basis the previous one left
  * (every column operation is exact, so a breakdown loses nothing):
- *   1. 'float64': the float64 engine (lll/cpu.ts, with its own double-double mode while norms
- *      stay below 2^53); only when every entry is below 2^53 in magnitude.
+ *   1. 'float64': fplll's fast path (fast64.ts): the basis exactly in float64 (every column
+ *      operation bound-checked below 2^53), a floating Gram-Schmidt from a lazy floating Gram
+ *      matrix, no transform kept (Z is rebuilt exactly at the end); for entries up to 32 bits.
  *   2. 'double-double': the basis column by column in float64, float64 limb pairs (below 2^100)
  *      or BigInt, every operation exact; a float64 Gram-Schmidt pass (fplll's heuristic), then a
  *      double-double one, G recomputed from the columns; where that does not settle, an exact
@@ -13,21 +14,19 @@
  *      floating rung's output LLL-reduced first; on a reduced basis it only computes the integral
  *      Gram-Schmidt, which is the exact proof of both LLL conditions; on a basis a floating rung
  *      left unreduced it finishes the reduction.
- * Then B_out = B_in Z is checked exactly, and |det Z| = 1 from the Gram determinants of B_in and
- * B_out (equal lattice volume; Z integral). A typed error only when every rung failed, naming each.
+ * Then B_out = B_in Z is checked exactly (or proven by the exact rebuild of Z), and |det Z| = 1
+ * (the rebuild's Z W = I, or the Gram determinants of B_in and B_out: equal lattice volume). A typed error only when every rung failed, naming each.
  *
  * Shapes: `rows` are basis vectors as in fplll's format (m rows of n integers); results likewise
  * (basis rows; transform U with U B_in = B_out, i.e. row j of U = column j of Z).
  */
 import { CheckFailedError, InvalidArgumentError, InvalidInputError, LatticeMimoError, RankDeficientError } from '../../core/errors.js';
-import { identity } from '../../core/matrix.js';
-import { ALGORITHM_REGISTRY } from '../registry.js';
-import { allowTransformLoss } from '../lll/columns.js';
 import { rebuildTransform } from '../exact-transform.js';
 import { resolveOptions } from '../validate.js';
 import { ddLLL, ddLLLFloat64, ddLLLHybrid, plainLLLFloat64, type DdRunStats } from './dd-lll.js';
 import { applyTransformBig, exactLLL, integralGramSchmidt, type BigBasis } from './exact.js';
 import { certifyLLL, type LLLCertificate } from './certify.js';
+import { fastLLLFloat64 } from './fast64.js';
 
 /** A rung of the precision ladder: float64 Gram-Schmidt, double-double, exact integer arithmetic. */
 export type Rung = 'float64' | 'double-double' | 'exact';
@@ -140,6 +139,8 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
   let { B, Z, certificate } = out;
   const outcomes = out.outcomes;
   let unimodular: boolean | null = null;
+  // a rebuilt Z is proven to satisfy B_in Z = B_out (exact-transform.ts); a tracked one is checked below
+  let rebuiltZ = false;
   // past the float64 rung: the rungs that follow it (the exact rung at least)
   const later = rungs.filter((r) => r !== 'float64');
   if (later.length === 0) later.push('exact');
@@ -150,6 +151,7 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
     if (rebuilt) {
       Z = Array.from({ length: m }, (_, j) => rebuilt.slice(j * m, (j + 1) * m));
       unimodular = true;
+      rebuiltZ = true;
       break;
     }
     // an output past 2^53, or a float64 state that was not exact after all: again without the
@@ -158,7 +160,7 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
     outcomes.push(...again.outcomes);
     B = again.B; Z = again.Z; certificate = again.certificate ?? certificate;
   }
-  const transformOk = applyTransformBig(Bin, Z!).every((c, j) => c.every((v, t) => v === B[j]![t]));
+  const transformOk = rebuiltZ || applyTransformBig(Bin, Z!).every((c, j) => c.every((v, t) => v === B[j]![t]));
   if (!transformOk) throw new CheckFailedError('lll: B_in Z differs from the reduced basis (an internal error, reported rather than returned)');
   if (unimodular === null && opts.prove !== false) {
     unimodular = gramDeterminant(Bin) === gramDeterminant(B);
@@ -220,15 +222,14 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
       certificate = { ...cert, ms: performance.now() - tc };
       if (cert.status === 'proven') continue;
     }
-    // the float64 engine's column operations are exact only while multiplier times entry stays below
-    // 2^53 (it does not check): used up to FLOAT64_RUNG_BITS-bit entries, as fplll's fast path
+    // fplll's fast path is for small entries: up to FLOAT64_RUNG_BITS bits (its column operations are
+    // exact in any case, bound-checked below 2^53)
     if (rung === 'float64' && (!Bf || maxBits(Bin) > FLOAT64_RUNG_BITS)) continue;
     const t = performance.now();
     const st = { swaps: 0, sizeReductions: 0, iterations: 0 };
     try {
       if (rung === 'float64') {
-        const r = runFloat64(Bf!, n, m, o);
-        st.swaps = r.swaps; st.sizeReductions = r.sizeReductions;
+        fastLLLFloat64(Bf!, n, m, o.delta, o.eta, o.maxIterations, st);
       } else if (rung === 'double-double') {
         if (Bf) {
           try {
@@ -260,7 +261,7 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
         if ('dependent' in gs) throw new RankDeficientError('RANK_DEFICIENT', `basis vector ${gs.dependent} is linearly dependent on the vectors before it (confirmed exactly)`, { vector: gs.dependent });
       }
       outcomes.push({ rung, ok: false, error: `${err.code}: ${err.message}`, ms: performance.now() - t, swaps: st.swaps, sizeReductions: st.sizeReductions });
-      // the float64 engine's basis is kept only while it is integral below 2^53 (the rebuilt Z proves it)
+      // the float64 rung leaves an exact integer basis; should it not be one, start again from the input
       if (rung === 'float64' && Bf && !Bf.every((v) => Number.isSafeInteger(v))) Bf = toFloat64(Bin, n);
     }
   }
@@ -290,13 +291,4 @@ function ddBig(B: BigBasis, Z: BigBasis, o: ReturnType<typeof resolveOptions>, s
     if (!(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE')) throw err;
     ddLLL(B, Z, o.delta, o.eta, o.maxIterations, st);
   }
-}
-
-/** The float64 engine in place on an integer basis below 2^53 (its Z is not kept: rebuilt at the end). */
-function runFloat64(Bf: Float64Array, n: number, m: number, o: ReturnType<typeof resolveOptions>): { swaps: number; sizeReductions: number } {
-  const Zf = identity(m);
-  allowTransformLoss(Zf);
-  const stats = ALGORITHM_REGISTRY.lll.cpu(Bf, Zf, n, m, o);
-  if (!Bf.every((v) => Number.isSafeInteger(v))) throw new LatticeMimoError('PRECISION_FAILURE', 'float64 lll: an entry of the basis passed 2^53');
-  return { swaps: stats.swaps, sizeReductions: stats.sizeReductions };
 }
