@@ -217,10 +217,13 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
     if (done && rung !== 'exact') continue;
     if (done && certify) {
       // a floating rung finished: the certified float64 proof first, the exact one where it cannot say
-      const tc = performance.now();
-      const cert = Bf ? certifyLLL(Bf, n, m, o.delta, o.eta) : certifyLLL(B, n, m, o.delta, o.eta);
-      certificate = { ...cert, ms: performance.now() - tc };
-      if (cert.status === 'proven') continue;
+      // (the double-double rung may have proven its own output already)
+      if (certificate?.status !== 'proven') {
+        const tc = performance.now();
+        const cert = Bf ? certifyLLL(Bf, n, m, o.delta, o.eta) : certifyLLL(B, n, m, o.delta, o.eta);
+        certificate = { ...cert, ms: performance.now() - tc };
+      }
+      if (certificate.status === 'proven') continue;
     }
     // fplll's fast path is for small entries: up to FLOAT64_RUNG_BITS bits (its column operations are
     // exact in any case, bound-checked below 2^53)
@@ -244,9 +247,9 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
             // entries on their way past 2^53: on in BigInt from here
             if (!(err instanceof LatticeMimoError && /2\^53/.test(err.message))) throw err;
             toBig();
-            ddBig(B, noZ(), o, st);
+            certificate = ddBig(B, noZ(), o, st, certify);
           }
-        } else ddBig(B, Z ?? noZ(), o, st);
+        } else certificate = ddBig(B, Z ?? noZ(), o, st, certify);
       } else {
         toBig();
         exactLLL(B, Z ?? noZ(), o.delta, o.eta, o.maxIterations, st);
@@ -276,12 +279,18 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
  * The double-double rung on BigInt columns, each pass from the basis the one before left: the
  * hybrid store (columns in float64, float64 limb pairs or BigInt; G from the columns) with a
  * float64 Gram-Schmidt (fplll's heuristic on a 53-bit mantissa: fast, but blind to digits past
- * 53 bits), then always with double-double (on a basis the first pass reduced, one cheap sweep
- * that finds what 53 bits missed), and only where that does not settle the exact-G store.
+ * 53 bits); where the certificate does not prove that pass's output, with double-double (on a
+ * basis the first pass reduced, one cheap sweep that finds what 53 bits missed), and only where
+ * that does not settle the exact-G store. Returns the certificate where it proved the first pass.
  */
-function ddBig(B: BigBasis, Z: BigBasis, o: ReturnType<typeof resolveOptions>, st: DdRunStats): void {
+function ddBig(B: BigBasis, Z: BigBasis, o: ReturnType<typeof resolveOptions>, st: DdRunStats, certify: boolean): (LLLCertificate & { ms: number }) | undefined {
   try {
     ddLLLHybrid(B, Z, o.delta, o.eta, o.maxIterations, st, true);
+    if (certify) {
+      const tc = performance.now();
+      const cert = certifyLLL(B, B[0]!.length, B.length, o.delta, o.eta);
+      if (cert.status === 'proven') return { ...cert, ms: performance.now() - tc };
+    }
   } catch (err) {
     if (!(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE')) throw err;
   }
@@ -291,4 +300,5 @@ function ddBig(B: BigBasis, Z: BigBasis, o: ReturnType<typeof resolveOptions>, s
     if (!(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE')) throw err;
     ddLLL(B, Z, o.delta, o.eta, o.maxIterations, st);
   }
+  return undefined;
 }
