@@ -185,6 +185,7 @@ export function certifyLLL(cols: Float64Array | BigBasis, n: number, m: number, 
       for (let k = j; k < m; k++) acc[k] += f * Kb[rl + k]!;
     }
     const dj2lo = down(d[j]! * d[j]!);
+    if (!(dj2lo > 0)) return inconclusive(`||b*_${j}||^2 is below the range of the bound`);
     const t = up(up(Hb[j * m + j]! / dj2lo) + up(up(acc[j]!) / dj2lo));
     if (!(t < 0.5)) return inconclusive(`the bound on the Gram-Schmidt data reaches ${t.toPrecision(3)} at index ${j}`, t);
     const inv = 1 / down(1 - t), rj = j * m;
