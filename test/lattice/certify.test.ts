@@ -52,7 +52,7 @@ test('random bases of 2 to 12 vectors, 3 to 200 bits, reduced exactly or not at 
       const { status } = agree(cols, delta);
       if (clearlyReduced(cols, delta) && exactGram(cols)) { assert.equal(status, 'proven'); decided++; }
     }), { numRuns: 200 });
-  assert.ok(decided > 20, `only ${decided} bases with an exact Gram matrix were reduced with a margin`);
+  assert.ok(decided >= 10, `only ${decided} bases with an exact Gram matrix were reduced with a margin`);
 });
 
 /**
