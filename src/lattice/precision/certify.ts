@@ -16,6 +16,9 @@
  *     Thm 10.3; IEEE operations, correctly rounded sqrt, any summation order): the computed R^
  *     satisfies R^T R^ = G^ + dA with |dA| <= gamma_{m+1} |R^T| |R^|. So E = G - R^T R^
  *     satisfies |E| <= M entrywise, M = (n + 6) u |B|^T |B| (inexact pairs only) + (m + 2) u |R^T| |R^|.
+ *     Where that is inconclusive, once more with G computed exactly (BigInt) and rounded once:
+ *     |G^ - G| <= u |G^| (1 + u), M = u |G^| + (m + 2) u |R^T| |R^| (products past 2^53, whose
+ *     rounding is about u ||b_a|| ||b_b||, are then no longer the limit).
  *  3. Write R^ = D U^ (D = diag(r^_jj), U^ unit upper triangular) and V = U^^{-1}. Then
  *     G = R^T (I + F) R^ with F = R^^{-T} E R^^{-1}, and R = C R^ where C^T C = I + F (Cholesky is
  *     unique). With K = D^{-1} (C - I) D the true factor is R = D (I + K) U^, hence
@@ -75,6 +78,14 @@ const down = (x: number): number => x * (1 - REL) - TINY;
  * (see the module comment). `cols`: Float64Array (n x m column-major, integers) or BigInt columns.
  */
 export function certifyLLL(cols: Float64Array | BigBasis, n: number, m: number, delta: number, eta: number): LLLCertificate {
+  const first = certifyWith(cols, n, m, delta, eta, false);
+  if (first.status !== 'inconclusive' || /dimension|2\^400|not integers/.test(first.reason ?? '')) return first;
+  // the rounding of G^ (products past 2^53) may be what the bound cannot cover: again with G
+  // computed exactly in BigInt and rounded once (|G^ - G| <= u |G^| entrywise; m^2 n / 2 products)
+  return certifyWith(cols, n, m, delta, eta, true);
+}
+
+function certifyWith(cols: Float64Array | BigBasis, n: number, m: number, delta: number, eta: number, exactGram: boolean): LLLCertificate {
   const inconclusive = (reason: string, kappa = NaN): LLLCertificate => ({ status: 'inconclusive', reason, kappa });
   if (m < 1 || n < 1 || m > MAX_DIM || n > MAX_DIM) return inconclusive(`dimension outside 1..${MAX_DIM}`);
   const b = new Float64Array(n * m);
@@ -98,13 +109,30 @@ export function certifyLLL(cols: Float64Array | BigBasis, n: number, m: number, 
   const g1 = up((n + 6) * U), g2 = up((m + 2) * U);
   const R = new Float64Array(m * m);
   const M = new Float64Array(m * m);
+  let big: BigBasis | null = null;
+  if (exactGram) {
+    if (cols instanceof Float64Array) {
+      if (!b.every((x) => Number.isInteger(x))) return inconclusive('the entries are not integers');
+      big = Array.from({ length: m }, (_, j) => Array.from(b.subarray(j * n, j * n + n), (x) => BigInt(x)));
+    } else big = cols;
+  }
   for (let i = 0; i < m; i++) {
     const bi = i * n;
     for (let j = 0; j <= i; j++) {
       const bj = j * n;
-      let g = 0, a = 0;
-      for (let t = 0; t < n; t++) { const p = b[bi + t]! * b[bj + t]!; g += p; a += Math.abs(p); }
-      if (!(exact[i] && exact[j] && a <= 2 ** 52)) M[i * m + j] = M[j * m + i] = up(g1 * up(a));
+      let g = 0;
+      if (big) {
+        const ci = big[i]!, cj = big[j]!;
+        let e = 0n;
+        for (let t = 0; t < n; t++) { const x = ci[t]!, y = cj[t]!; if (x !== 0n && y !== 0n) e += x * y; }
+        g = Number(e);
+        if (!Number.isFinite(g)) return inconclusive('a Gram entry is past the double range');
+        M[i * m + j] = M[j * m + i] = up(U * Math.abs(g));
+      } else {
+        let a = 0;
+        for (let t = 0; t < n; t++) { const p = b[bi + t]! * b[bj + t]!; g += p; a += Math.abs(p); }
+        if (!(exact[i] && exact[j] && a <= 2 ** 52)) M[i * m + j] = M[j * m + i] = up(g1 * up(a));
+      }
       const ri = i * m, rj = j * m;
       for (let l = 0; l < j; l++) g -= R[rj + l]! * R[ri + l]!;
       if (j < i) R[ri + j] = g / R[rj + j]!;

@@ -22,7 +22,7 @@ export function formatIntegralResult(r: IntegralLLLResult, of: string, json: boo
     const doc: Record<string, unknown> = { stats: { algorithm: 'lll', engine: 'cpu', precision: 'ladder', n, m, delta, rungs: r.rungs, timeMs: r.timeMs } };
     if (of.includes('b')) doc.basis = r.basis.map((row) => row.map(jsonInteger));
     if (of.includes('u')) doc.transform = r.transform.map((row) => row.map(jsonInteger));
-    doc.check = { ok: r.proof.lll && r.proof.transform, kind: 'lll', exact: true, method: r.proof.method, transform: r.proof.transform, unimodular: r.proof.unimodular };
+    doc.check = { ok: r.proof.lll && r.proof.transform, kind: 'lll', exact: r.proof.method === 'exact', proven: r.proof.lll, method: r.proof.method, transform: r.proof.transform, unimodular: r.proof.unimodular };
     stdout = JSON.stringify(doc) + '\n';
   } else {
     if (of.includes('b')) stdout += formatIntegerRows(r.basis);
