@@ -42,17 +42,17 @@ function exactGram(cols: BigBasis): boolean {
   return true;
 }
 
-test('random bases of 2 to 12 vectors, 3 to 200 bits, reduced exactly or not at all: the certificate agrees with the exact check, and proves every basis reduced with a margin whose Gram matrix float64 holds exactly', () => {
-  let decided = 0;
+test('random bases of 2 to 12 vectors, 3 to 200 bits, reduced exactly or not at all: the certificate agrees with the exact check, and proves every basis reduced with a margin (Gram products past 2^53 included)', () => {
+  let decided = 0, wideGram = 0;
   fc.assert(fc.property(
     fc.integer({ min: 2, max: 12 }), fc.integer({ min: 0, max: 3 }), fc.integer({ min: 3, max: 200 }), fc.constantFrom(0.75, 0.99), fc.boolean(), fc.integer(),
     (m, extra, bits, delta, reduce, seed) => {
       const cols = fc.sample(basis(m, m + extra, bits), { numRuns: 1, seed })[0]!;
       if (reduce) exactLLL(cols, cols.map(() => []), delta, ETA, 1e6, { swaps: 0, sizeReductions: 0, iterations: 0 });
       const { status } = agree(cols, delta);
-      if (clearlyReduced(cols, delta) && exactGram(cols)) { assert.equal(status, 'proven'); decided++; }
+      if (clearlyReduced(cols, delta)) { assert.equal(status, 'proven'); decided++; if (!exactGram(cols)) wideGram++; }
     }), { numRuns: 200 });
-  assert.ok(decided >= 10, `only ${decided} bases with an exact Gram matrix were reduced with a margin`);
+  assert.ok(decided >= 20 && wideGram >= 5, `only ${decided} bases were reduced with a margin, ${wideGram} with products past 2^53`);
 });
 
 /**
