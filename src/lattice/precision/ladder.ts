@@ -25,7 +25,7 @@ import { rebuildTransform } from '../exact-transform.js';
 import { resolveOptions } from '../validate.js';
 import { ddLLL, ddLLLFloat64, ddLLLHybrid, plainLLLFloat64, type DdRunStats } from './dd-lll.js';
 import { applyTransformBig, exactLLL, integralGramSchmidt, type BigBasis } from './exact.js';
-import { certifyLLL, type LLLCertificate } from './certify.js';
+import { certifyLLL } from './certify.js';
 import { fastLLLFloat64 } from './fast64.js';
 
 /** A rung of the precision ladder: float64 Gram-Schmidt, double-double, exact integer arithmetic. */
@@ -87,11 +87,23 @@ export interface IntegralLLLResult {
     /** |det U| = 1 proven (null when not asked for). */
     unimodular: boolean | null;
   };
-  /** The certified floating-point check, where it ran (after a floating rung succeeded), with its wall time. */
-  certificate?: LLLCertificate & { ms: number };
+  /** The certified floating-point check (certify.ts), where it ran: after a floating rung succeeded. */
+  certificate?: {
+    /** 'proven'; else 'not-reduced' or 'inconclusive', and the exact rung proved or finished the reduction. */
+    status: 'proven' | 'not-reduced' | 'inconclusive';
+    /** Why not 'proven'. */
+    reason?: string;
+    /** The largest bound on the relative error of the Gram-Schmidt data (NaN where it was not reached). */
+    kappa: number;
+    /** Its wall time. */
+    ms: number;
+  };
   /** Wall time of the whole ladder. */
   timeMs: number;
 }
+
+/** The certificate as the result reports it. */
+type Cert = NonNullable<IntegralLLLResult['certificate']>;
 
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 /** Largest entry size (bits) given to the float64 rung; its result is proven either way (rebuilt Z). */
@@ -204,14 +216,14 @@ function fromFloat64(B: Float64Array, n: number, m: number): BigBasis {
  * in float64 while it can, and no Z is kept (Z: null, rebuilt by the caller); otherwise BigInt with
  * Z tracked.
  */
-function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolveOptions>, rungs: readonly Rung[], f64: boolean, certify: boolean): { B: BigBasis; Z: BigBasis | null; outcomes: RungOutcome[]; certificate?: LLLCertificate & { ms: number } } {
+function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolveOptions>, rungs: readonly Rung[], f64: boolean, certify: boolean): { B: BigBasis; Z: BigBasis | null; outcomes: RungOutcome[]; certificate?: Cert } {
   let Bf: Float64Array | null = f64 ? toFloat64(Bin, n) : null;
   let B: BigBasis = Bin.map((c) => c.slice());
   let Z: BigBasis | null = f64 ? null : Array.from({ length: m }, (_, j) => Array.from({ length: m }, (_, i) => (i === j ? 1n : 0n)));
   const noZ = (): BigBasis => Array.from({ length: m }, () => []);
   const toBig = () => { if (Bf) { B = fromFloat64(Bf, n, m); Bf = null; } };
   const outcomes: RungOutcome[] = [];
-  let certificate: (LLLCertificate & { ms: number }) | undefined;
+  let certificate: Cert | undefined;
   let done = false;
   for (const rung of rungs) {
     if (done && rung !== 'exact') continue;
@@ -283,7 +295,7 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
  * basis the first pass reduced, one cheap sweep that finds what 53 bits missed), and only where
  * that does not settle the exact-G store. Returns the certificate where it proved the first pass.
  */
-function ddBig(B: BigBasis, Z: BigBasis, o: ReturnType<typeof resolveOptions>, st: DdRunStats, certify: boolean): (LLLCertificate & { ms: number }) | undefined {
+function ddBig(B: BigBasis, Z: BigBasis, o: ReturnType<typeof resolveOptions>, st: DdRunStats, certify: boolean): Cert | undefined {
   try {
     ddLLLHybrid(B, Z, o.delta, o.eta, o.maxIterations, st, true);
     if (certify) {
