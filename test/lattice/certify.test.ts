@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { certifyLLL } from '../../src/lattice/precision/certify.js';
-import { checkLLLExactBig, exactLLL, type BigBasis } from '../../src/lattice/precision/exact.js';
+import { checkLLLExactBig, exactLLL, integralGramSchmidt, type BigBasis } from '../../src/lattice/precision/exact.js';
 import { lllIntegral } from '../../src/lattice/precision/ladder.js';
 
 const ETA = 0.51;
@@ -136,4 +136,37 @@ test('lllIntegral proves its output with the certificate where it can, and the e
     assert.equal(e.proof.method, 'exact');
   }), { numRuns: 40 });
   assert.ok(certified > 20, `certified ${certified} of 40`);
+});
+
+/** num / den as a double, rounded (BigInt operands of any size). */
+function ratio(num: bigint, den: bigint): number {
+  const shift = BigInt(Math.max(0, den.toString(2).length - num.toString(2).length + 60));
+  return Number((num << shift) / den) / 2 ** Number(shift);
+}
+
+test('reduced bases of 3 to 20 vectors, 10 to 120 bits, checked with delta and eta set at their own tightest Lovasz ratio and largest |mu|, moved by 2^-8 to 2^-50 either way: never a wrong proof nor a wrong disproof', () => {
+  const counts = { proven: 0, 'not-reduced': 0, inconclusive: 0 };
+  fc.assert(fc.property(fc.integer({ min: 3, max: 20 }), fc.integer({ min: 10, max: 120 }), fc.constantFrom(0.75, 0.99), fc.integer({ min: -1, max: 1 }), fc.integer({ min: 8, max: 50 }), fc.boolean(), fc.integer(), (m, bits, delta, side, e, onLovasz, seed) => {
+    const cols = fc.sample(basis(m, m + 1, bits), { numRuns: 1, seed })[0]!;
+    exactLLL(cols, cols.map(() => []), delta, ETA, 1e6, { swaps: 0, sizeReductions: 0, iterations: 0 });
+    const gs = integralGramSchmidt(cols);
+    if ('dependent' in gs) return;
+    const { d, lambda } = gs;
+    let tight = Infinity, mu = 0;
+    for (let k = 1; k < m; k++) {
+      const l = lambda[k]![k - 1]!;
+      tight = Math.min(tight, ratio(d[k + 1]! * d[k - 1]! + l * l, d[k]! * d[k]!));
+      for (let j = 0; j < k; j++) { const a = lambda[k]![j]!; mu = Math.max(mu, ratio(a < 0n ? -a : a, d[j + 1]!)); }
+    }
+    const dlt = onLovasz ? tight + side * 2 ** -e : delta;
+    const eta = onLovasz ? ETA : mu + side * 2 ** -e;
+    if (!(dlt > 0.25 && dlt < 1) || !(eta > 0)) return;
+    const cert = certifyLLL(cols, m + 1, m, dlt, eta);
+    const exact = checkLLLExactBig(cols, dlt, eta).ok;
+    if (cert.status === 'proven') assert.ok(exact, `certified at delta ${dlt}, eta ${eta}: ${checkLLLExactBig(cols, dlt, eta).violations.join('; ')}`);
+    if (cert.status === 'not-reduced') assert.ok(!exact, `disproved a reduced basis: ${cert.reason}`);
+    counts[cert.status]++;
+  }), { numRuns: 150 });
+  // the wider margins are decided, on both sides
+  assert.ok(counts.proven > 10 && counts['not-reduced'] > 10, JSON.stringify(counts));
 });

@@ -12,13 +12,17 @@
  *     |G^_ab - G_ab| <= gamma_{n+3} (|B|^T |B|)_ab, and 0 where both columns are integers held
  *     exactly and the computed sum of |products| is at most 2^52 (every product and partial sum
  *     is then an integer below 2^53).
- *  2. Cholesky in float64 on G^ (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed.,
- *     Thm 10.3; IEEE operations, correctly rounded sqrt, any summation order): the computed R^
- *     satisfies R^T R^ = G^ + dA with |dA| <= gamma_{m+1} |R^T| |R^|. So E = G - R^T R^
- *     satisfies |E| <= M entrywise, M = (n + 6) u |B|^T |B| (inexact pairs only) + (m + 2) u |R^T| |R^|.
- *     Where that is inconclusive, once more with G computed exactly (BigInt) and rounded once:
- *     |G^ - G| <= u |G^| (1 + u), M = u |G^| + (m + 2) u |R^T| |R^| (products past 2^53, whose
- *     rounding is about u ||b_a|| ||b_b||, are then no longer the limit).
+ *  2. R^ = the Cholesky factor of G^ computed in float64 (any upper triangular R^ with a positive
+ *     diagonal would do: nothing below depends on how it was found). Its residual G^ - R^T R^ is
+ *     evaluated a posteriori with error-free products and sums (Ogita, Rump and Oishi, "Accurate
+ *     sum and dot product", SIAM J. Sci. Comput. 2005, Dot2: within u |value| + L^2 u^2 sum |terms|
+ *     for L terms; taken as (2 L u)^2), so E = G - R^T R^ satisfies |E| <= M entrywise with
+ *     M = (n + 6) u |B|^T |B| (inexact pairs only) + the bound on |G^ - R^T R^|. This is typically
+ *     m times below Higham's a-priori backward error gamma_{m+1} |R^T| |R^| (Accuracy and
+ *     Stability of Numerical Algorithms, Thm 10.3). Where the bound is inconclusive, once more
+ *     with G computed exactly (BigInt) and rounded once: |G^ - G| <= u |G^| (1 + u) replaces the
+ *     first term (products past 2^53, whose rounding is about u ||b_a|| ||b_b||, are then no
+ *     longer the limit).
  *  3. Write R^ = D U^ (D = diag(r^_jj), U^ unit upper triangular) and V = U^^{-1}. Then
  *     G = R^T (I + F) R^ with F = R^^{-T} E R^^{-1}, and R = C R^ where C^T C = I + F (Cholesky is
  *     unique). With K = D^{-1} (C - I) D the true factor is R = D (I + K) U^, hence
@@ -46,7 +50,8 @@
  * operation); differences are bounded with their own rounding term. Hence the limits m, n <= 4000,
  * and entries below 2^400 (no overflow). NaN or infinity anywhere gives 'inconclusive'.
  *
- * Cost: about m^2 n + m^3 flops (G, |B|^T |B| where needed, Cholesky, V, |V|^T M |V|).
+ * Cost: about m^2 n + 5 m^3 flops (G, |B|^T |B| where needed, Cholesky, its residual, V,
+ * |V|^T M |V|); the retry with an exact G adds m^2 n / 2 BigInt products.
  * Shapes: `cols` is the basis as m columns (basis vectors) of n integers, as Float64Array (n x m,
  * column-major) or BigInt columns (rounded to nearest, within the bound of step 1).
  */
@@ -67,6 +72,17 @@ const TINY = 2 ** -1000;
 const MAX_DIM = 4000;
 const MAX_ENTRY = 2 ** 400;
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+const SPLIT = 134217729; // 2^27 + 1
+
+/** Exact error of the product x y = p (Dekker's splitting; |x|, |y| below 2^996, no underflow). */
+function productError(x: number, y: number, p: number): number {
+  let t = SPLIT * x;
+  const xh = t - (t - x), xl = x - xh;
+  t = SPLIT * y;
+  const yh = t - (t - y), yl = y - yh;
+  return ((xh * yh - p) + xh * yl + xl * yh) + xl * yl;
+}
 
 /** An upper bound on a nonnegative quantity computed in at most 4096 rounded operations. */
 const up = (x: number): number => x * (1 + REL) + TINY;
@@ -106,9 +122,10 @@ function certifyWith(cols: Float64Array | BigBasis, n: number, m: number, delta:
 
   // 1-2: G^ and its Cholesky factor R^ (column i holds r^_0i..r^_ii); M (symmetric, row-major)
   // starts as g1 |B|^T |B| on the pairs whose dot product may be inexact
-  const g1 = up((n + 6) * U), g2 = up((m + 2) * U);
+  const g1 = up((n + 6) * U);
   const R = new Float64Array(m * m);
   const M = new Float64Array(m * m);
+  const Gh = new Float64Array(m * m);
   let big: BigBasis | null = null;
   if (exactGram) {
     if (cols instanceof Float64Array) {
@@ -133,6 +150,7 @@ function certifyWith(cols: Float64Array | BigBasis, n: number, m: number, delta:
         for (let t = 0; t < n; t++) { const p = b[bi + t]! * b[bj + t]!; g += p; a += Math.abs(p); }
         if (!(exact[i] && exact[j] && a <= 2 ** 52)) M[i * m + j] = M[j * m + i] = up(g1 * up(a));
       }
+      Gh[i * m + j] = g;
       const ri = i * m, rj = j * m;
       for (let l = 0; l < j; l++) g -= R[rj + l]! * R[ri + l]!;
       if (j < i) R[ri + j] = g / R[rj + j]!;
@@ -142,14 +160,24 @@ function certifyWith(cols: Float64Array | BigBasis, n: number, m: number, delta:
       }
     }
   }
-  // M += g2 |R^|^T |R^| (Higham's bound on the Cholesky backward error): M >= |E| entrywise
+  // M += |G^ - R^T R^|, the residual of the computed factor, evaluated with error-free products
+  // and sums (Ogita, Rump and Oishi's Dot2): within u |value| + L^2 u^2 sum |terms| of it for L
+  // terms, taken here as (2 L u)^2, plus L 2^-1000 for products that underflow
   for (let i = 0; i < m; i++) {
     const ri = i * m;
     for (let j = 0; j <= i; j++) {
       const rj = j * m;
-      let a = 0;
-      for (let l = 0; l <= j; l++) a += Math.abs(R[ri + l]!) * Math.abs(R[rj + l]!);
-      M[i * m + j] = M[j * m + i] = up(M[i * m + j]! + up(g2 * up(a)));
+      let p = Gh[i * m + j]!, c = 0, abs = Math.abs(p);
+      for (let l = 0; l <= j; l++) {
+        const x = R[ri + l]!, y = -R[rj + l]!, h = x * y;
+        const q = p + h, z = q - p;
+        c += ((p - (q - z)) + (h - z)) + productError(x, y, h);
+        p = q;
+        abs += Math.abs(h);
+      }
+      const L = j + 2;
+      const res = up(up(Math.abs(p + c) + up(up((2 * L * U) ** 2) * up(abs)) + L * TINY) / (1 - 4 * U));
+      M[i * m + j] = M[j * m + i] = up(M[i * m + j]! + res);
     }
   }
   const d = new Float64Array(m);
