@@ -44,11 +44,6 @@ function primeLimit(m: number): number {
   return Math.min(2 ** 26, Math.floor(Math.sqrt((2 ** 53 - 2 ** 27) / (m + 2))));
 }
 
-function mod(v: number, p: number): number {
-  const r = v % p;
-  return r < 0 ? r + p : r;
-}
-
 /**
  * v mod p in [0, p) for an integer |v| < 2^53, by a multiplication with invP = 1 / p (much faster
  * than the floating-point remainder): the quotient's floor is off by at most one, then corrected.
@@ -140,9 +135,10 @@ function notInLattice(): CheckFailedError {
   return new CheckFailedError('the reduced basis is not in the lattice of the input (B_in Z = B_out has no integer solution): the reduction lost exactness');
 }
 
-/** det(X) mod p of an m x m residue matrix (column-major), by elimination. */
+/** det(X) mod p of an m x m residue matrix (column-major), by elimination (residues below p < 2^26, reduced by modMul). */
 function detModP(X: Float64Array, m: number, p: number): number {
   const a = Float64Array.from(X);
+  const invP = 1 / p;
   let det = 1;
   for (let c = 0; c < m; c++) {
     let piv = -1;
@@ -153,12 +149,14 @@ function detModP(X: Float64Array, m: number, p: number): number {
       det = p - det;
     }
     const d = a[c + c * m]!;
-    det = (det * d) % p;
+    det = modMul(det * d, p, invP);
     const inv = invMod(d, p);
     for (let i = c + 1; i < m; i++) {
-      const f = (a[i + c * m]! * inv) % p;
+      const f = modMul(a[i + c * m]! * inv, p, invP);
       if (f === 0) continue;
-      for (let j = c; j < m; j++) a[i + j * m] = mod(a[i + j * m]! - ((f * a[c + j * m]!) % p), p);
+      // row_i += (p - f) row_c: every term below p^2 + p < 2^53
+      const g = p - f;
+      for (let j = c; j < m; j++) a[i + j * m] = modMul(a[i + j * m]! + g * a[c + j * m]!, p, invP);
     }
   }
   return det;

@@ -28,8 +28,11 @@ function assertProven(rows: bigint[][], r: ReturnType<typeof lllIntegral>, delta
   const det = determinantBig(r.transform);
   assert.ok(det === 1n || det === -1n, `det U = ${det}`);
   assert.ok(r.proof.transform);
-  // the ladder's own proof is the exact rung's integral Gram-Schmidt
-  assert.equal(r.proof.lll, r.rungs.some((x) => x.rung === 'exact' && x.ok));
+  // the ladder's own proof: the exact rung's integral Gram-Schmidt, or the certified float64 bound
+  const exactRan = r.rungs.some((x) => x.rung === 'exact' && x.ok);
+  const certified = !exactRan && r.certificate?.status === 'proven';
+  assert.equal(r.proof.method, exactRan ? 'exact' : certified ? 'certificate' : null);
+  assert.equal(r.proof.lll, exactRan || certified);
 }
 
 /** m x n integer rows with `bits`-bit entries (fast-check), full rank almost surely. */

@@ -358,6 +358,17 @@ class HybridStore implements Store {
     const { Bh, Bl, n } = this;
     const io = i * n, jo = j * n;
     if (this.b.tier[i] === 3 || this.b.tier[j] === 3) {
+      if (this.plain) {
+        // a float64 Gram-Schmidt needs 53 bits: the double-double product of the (rounded) copies,
+        // about 2^-104 n sum |x y| off, serves unless the sum cancelled below 2^-40 of that
+        acc.hi = 0; acc.lo = 0;
+        let mag = 0;
+        for (let t = 0; t < n; t++) {
+          const x = Bh[io + t]!, y = Bh[jo + t]!;
+          if (x !== 0 && y !== 0) { subProduct(acc, -x, -Bl[io + t]!, y, Bl[jo + t]!); mag += Math.abs(x * y); }
+        }
+        if (Math.abs(acc.hi) >= mag * 2 ** -40 && Number.isFinite(mag)) { rh = acc.hi; rl = 0; return; }
+      }
       // past 2^100 the copies are rounded: the product exactly (a vector far longer than the one it
       // is reduced against needs the digits that cancel)
       const a = this.b.big(i), c = this.b.big(j);

@@ -2,29 +2,31 @@
  * The precision ladder of LLL on integer bases of any size (fplll's wrapper.cpp: fast, then
  * heuristic in a wider type, then proved). Each rung starts from the basis the previous one left
  * (every column operation is exact, so a breakdown loses nothing):
- *   1. 'float64': the float64 engine (lll/cpu.ts, with its own double-double mode while norms
- *      stay below 2^53); only when every entry is below 2^53 in magnitude.
+ *   1. 'float64': fplll's fast path (fast64.ts): the basis exactly in float64 (every column
+ *      operation bound-checked below 2^53), a floating Gram-Schmidt from a lazy floating Gram
+ *      matrix, no transform kept (Z is rebuilt exactly at the end); for entries up to 32 bits.
  *   2. 'double-double': the basis column by column in float64, float64 limb pairs (below 2^100)
  *      or BigInt, every operation exact; a float64 Gram-Schmidt pass (fplll's heuristic), then a
  *      double-double one, G recomputed from the columns; where that does not settle, an exact
  *      BigInt Gram matrix scaled by one power of two (entries of any size). See dd-lll.ts.
- *   3. 'exact': Cohen's integral LLL in BigInt (exact.ts). It always runs last: on a reduced basis
- *      it only computes the integral Gram-Schmidt, which is the exact proof of both LLL conditions;
- *      on a basis a floating rung left unreduced it finishes the reduction.
- * Then B_out = B_in Z is checked exactly, and |det Z| = 1 from the Gram determinants of B_in and
- * B_out (equal lattice volume; Z integral). A typed error only when every rung failed, naming each.
+ *   3. 'exact': Cohen's integral LLL in BigInt (exact.ts). It always runs last, unless the
+ *      certified floating-point check (certify.ts: float64 with a rigorous error bound) proves the
+ *      floating rung's output LLL-reduced first; on a reduced basis it only computes the integral
+ *      Gram-Schmidt, which is the exact proof of both LLL conditions; on a basis a floating rung
+ *      left unreduced it finishes the reduction.
+ * Then B_out = B_in Z is checked exactly (or proven by the exact rebuild of Z), and |det Z| = 1
+ * (the rebuild's Z W = I, or the Gram determinants of B_in and B_out: equal lattice volume). A typed error only when every rung failed, naming each.
  *
  * Shapes: `rows` are basis vectors as in fplll's format (m rows of n integers); results likewise
  * (basis rows; transform U with U B_in = B_out, i.e. row j of U = column j of Z).
  */
 import { CheckFailedError, InvalidArgumentError, InvalidInputError, LatticeMimoError, RankDeficientError } from '../../core/errors.js';
-import { identity } from '../../core/matrix.js';
-import { ALGORITHM_REGISTRY } from '../registry.js';
-import { allowTransformLoss } from '../lll/columns.js';
 import { rebuildTransform } from '../exact-transform.js';
 import { resolveOptions } from '../validate.js';
 import { ddLLL, ddLLLFloat64, ddLLLHybrid, plainLLLFloat64, type DdRunStats } from './dd-lll.js';
 import { applyTransformBig, exactLLL, integralGramSchmidt, type BigBasis } from './exact.js';
+import { certifyLLL } from './certify.js';
+import { fastLLLFloat64 } from './fast64.js';
 
 /** A rung of the precision ladder: float64 Gram-Schmidt, double-double, exact integer arithmetic. */
 export type Rung = 'float64' | 'double-double' | 'exact';
@@ -43,6 +45,11 @@ export interface IntegralLLLOptions {
   rungs?: readonly Rung[];
   /** Prove |det Z| = 1 from Gram determinants (default true; B_out = B_in Z is always checked). */
   prove?: boolean;
+  /**
+   * Try the certified floating-point proof of the LLL conditions before the exact rung (default
+   * true); the exact rung runs where it is inconclusive. false: always the exact proof.
+   */
+  certify?: boolean;
 }
 
 /** What one rung did. */
@@ -69,18 +76,34 @@ export interface IntegralLLLResult {
   transform: bigint[][];
   /** Each rung tried, in order, with its outcome. */
   rungs: RungOutcome[];
-  /** Proof: LLL conditions exact (the exact rung's integral Gram-Schmidt), B_out = B_in Z, |det Z| = 1. */
+  /** Proof: LLL conditions (certified bound or the exact rung's integral Gram-Schmidt), B_out = B_in Z, |det Z| = 1. */
   proof: {
-    /** The LLL conditions hold exactly. */
+    /** The LLL conditions hold (proven, not estimated). */
     lll: boolean;
+    /** How they were proven: the certified float64 bound, or the exact integral Gram-Schmidt. */
+    method: 'certificate' | 'exact' | null;
     /** U B_in = B_out exactly. */
     transform: boolean;
     /** |det U| = 1 proven (null when not asked for). */
     unimodular: boolean | null;
   };
+  /** The certified floating-point check (certify.ts), where it ran: after a floating rung succeeded. */
+  certificate?: {
+    /** 'proven'; else 'not-reduced' or 'inconclusive', and the exact rung proved or finished the reduction. */
+    status: 'proven' | 'not-reduced' | 'inconclusive';
+    /** Why not 'proven'. */
+    reason?: string;
+    /** The largest bound on the relative error of the Gram-Schmidt data (NaN where it was not reached). */
+    kappa: number;
+    /** Its wall time. */
+    ms: number;
+  };
   /** Wall time of the whole ladder. */
   timeMs: number;
 }
+
+/** The certificate as the result reports it. */
+type Cert = NonNullable<IntegralLLLResult['certificate']>;
 
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 /** Largest entry size (bits) given to the float64 rung; its result is proven either way (rebuilt Z). */
@@ -123,10 +146,13 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
   for (const r of rungs) if (!RUNGS.includes(r)) throw new InvalidArgumentError(`unknown rung '${String(r)}' (expected one of: ${RUNGS.join(', ')})`);
 
   const fits = Bin.every((c) => c.every((v) => v <= SAFE && v >= -SAFE));
-  const out = climb(Bin, n, m, o, rungs, fits);
-  let { B, Z } = out;
+  const certify = opts.certify !== false;
+  const out = climb(Bin, n, m, o, rungs, fits, certify);
+  let { B, Z, certificate } = out;
   const outcomes = out.outcomes;
   let unimodular: boolean | null = null;
+  // a rebuilt Z is proven to satisfy B_in Z = B_out (exact-transform.ts); a tracked one is checked below
+  let rebuiltZ = false;
   // past the float64 rung: the rungs that follow it (the exact rung at least)
   const later = rungs.filter((r) => r !== 'float64');
   if (later.length === 0) later.push('exact');
@@ -137,26 +163,29 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
     if (rebuilt) {
       Z = Array.from({ length: m }, (_, j) => rebuilt.slice(j * m, (j + 1) * m));
       unimodular = true;
+      rebuiltZ = true;
       break;
     }
     // an output past 2^53, or a float64 state that was not exact after all: again without the
     // float64 engine (checked exact updates), then with Z tracked in BigInt
-    const again = climb(Bin, n, m, o, later, attempt === 0);
+    const again = climb(Bin, n, m, o, later, attempt === 0, certify);
     outcomes.push(...again.outcomes);
-    B = again.B; Z = again.Z;
+    B = again.B; Z = again.Z; certificate = again.certificate ?? certificate;
   }
-  const transformOk = applyTransformBig(Bin, Z!).every((c, j) => c.every((v, t) => v === B[j]![t]));
+  const transformOk = rebuiltZ || applyTransformBig(Bin, Z!).every((c, j) => c.every((v, t) => v === B[j]![t]));
   if (!transformOk) throw new CheckFailedError('lll: B_in Z differs from the reduced basis (an internal error, reported rather than returned)');
   if (unimodular === null && opts.prove !== false) {
     unimodular = gramDeterminant(Bin) === gramDeterminant(B);
     if (!unimodular) throw new CheckFailedError('lll: the reduced basis spans a different lattice (Gram determinants differ)');
   }
   const exactRan = outcomes.some((r) => r.rung === 'exact' && r.ok);
+  const certified = certificate?.status === 'proven' && !exactRan;
   return {
     basis: B.map((c) => c.slice()),
     transform: Z!.map((c) => c.slice()),
     rungs: outcomes,
-    proof: { lll: exactRan, transform: transformOk, unimodular },
+    proof: { lll: exactRan || certified, method: exactRan ? 'exact' : certified ? 'certificate' : null, transform: transformOk, unimodular },
+    ...(certificate ? { certificate } : {}),
     timeMs: performance.now() - t0,
   };
 }
@@ -187,25 +216,35 @@ function fromFloat64(B: Float64Array, n: number, m: number): BigBasis {
  * in float64 while it can, and no Z is kept (Z: null, rebuilt by the caller); otherwise BigInt with
  * Z tracked.
  */
-function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolveOptions>, rungs: readonly Rung[], f64: boolean): { B: BigBasis; Z: BigBasis | null; outcomes: RungOutcome[] } {
+function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolveOptions>, rungs: readonly Rung[], f64: boolean, certify: boolean): { B: BigBasis; Z: BigBasis | null; outcomes: RungOutcome[]; certificate?: Cert } {
   let Bf: Float64Array | null = f64 ? toFloat64(Bin, n) : null;
   let B: BigBasis = Bin.map((c) => c.slice());
   let Z: BigBasis | null = f64 ? null : Array.from({ length: m }, (_, j) => Array.from({ length: m }, (_, i) => (i === j ? 1n : 0n)));
   const noZ = (): BigBasis => Array.from({ length: m }, () => []);
   const toBig = () => { if (Bf) { B = fromFloat64(Bf, n, m); Bf = null; } };
   const outcomes: RungOutcome[] = [];
+  let certificate: Cert | undefined;
   let done = false;
   for (const rung of rungs) {
     if (done && rung !== 'exact') continue;
-    // the float64 engine's column operations are exact only while multiplier times entry stays below
-    // 2^53 (it does not check): used up to FLOAT64_RUNG_BITS-bit entries, as fplll's fast path
+    if (done && certify) {
+      // a floating rung finished: the certified float64 proof first, the exact one where it cannot say
+      // (the double-double rung may have proven its own output already)
+      if (certificate?.status !== 'proven') {
+        const tc = performance.now();
+        const cert = Bf ? certifyLLL(Bf, n, m, o.delta, o.eta) : certifyLLL(B, n, m, o.delta, o.eta);
+        certificate = { ...cert, ms: performance.now() - tc };
+      }
+      if (certificate.status === 'proven') continue;
+    }
+    // fplll's fast path is for small entries: up to FLOAT64_RUNG_BITS bits (its column operations are
+    // exact in any case, bound-checked below 2^53)
     if (rung === 'float64' && (!Bf || maxBits(Bin) > FLOAT64_RUNG_BITS)) continue;
     const t = performance.now();
     const st = { swaps: 0, sizeReductions: 0, iterations: 0 };
     try {
       if (rung === 'float64') {
-        const r = runFloat64(Bf!, n, m, o);
-        st.swaps = r.swaps; st.sizeReductions = r.sizeReductions;
+        fastLLLFloat64(Bf!, n, m, o.delta, o.eta, o.maxIterations, st);
       } else if (rung === 'double-double') {
         if (Bf) {
           try {
@@ -220,9 +259,9 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
             // entries on their way past 2^53: on in BigInt from here
             if (!(err instanceof LatticeMimoError && /2\^53/.test(err.message))) throw err;
             toBig();
-            ddBig(B, noZ(), o, st);
+            certificate = ddBig(B, noZ(), o, st, certify);
           }
-        } else ddBig(B, Z ?? noZ(), o, st);
+        } else certificate = ddBig(B, Z ?? noZ(), o, st, certify);
       } else {
         toBig();
         exactLLL(B, Z ?? noZ(), o.delta, o.eta, o.maxIterations, st);
@@ -237,7 +276,7 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
         if ('dependent' in gs) throw new RankDeficientError('RANK_DEFICIENT', `basis vector ${gs.dependent} is linearly dependent on the vectors before it (confirmed exactly)`, { vector: gs.dependent });
       }
       outcomes.push({ rung, ok: false, error: `${err.code}: ${err.message}`, ms: performance.now() - t, swaps: st.swaps, sizeReductions: st.sizeReductions });
-      // the float64 engine's basis is kept only while it is integral below 2^53 (the rebuilt Z proves it)
+      // the float64 rung leaves an exact integer basis; should it not be one, start again from the input
       if (rung === 'float64' && Bf && !Bf.every((v) => Number.isSafeInteger(v))) Bf = toFloat64(Bin, n);
     }
   }
@@ -245,19 +284,25 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
     throw new LatticeMimoError('PRECISION_FAILURE', `lll failed on every rung of the precision ladder: ${outcomes.map((r) => `${r.rung} (${r.error})`).join('; ')}`, { rungs: outcomes });
   }
   toBig();
-  return { B, Z, outcomes };
+  return { B, Z, outcomes, ...(certificate ? { certificate } : {}) };
 }
 
 /**
  * The double-double rung on BigInt columns, each pass from the basis the one before left: the
  * hybrid store (columns in float64, float64 limb pairs or BigInt; G from the columns) with a
  * float64 Gram-Schmidt (fplll's heuristic on a 53-bit mantissa: fast, but blind to digits past
- * 53 bits), then always with double-double (on a basis the first pass reduced, one cheap sweep
- * that finds what 53 bits missed), and only where that does not settle the exact-G store.
+ * 53 bits); where the certificate does not prove that pass's output, with double-double (on a
+ * basis the first pass reduced, one cheap sweep that finds what 53 bits missed), and only where
+ * that does not settle the exact-G store. Returns the certificate where it proved the first pass.
  */
-function ddBig(B: BigBasis, Z: BigBasis, o: ReturnType<typeof resolveOptions>, st: DdRunStats): void {
+function ddBig(B: BigBasis, Z: BigBasis, o: ReturnType<typeof resolveOptions>, st: DdRunStats, certify: boolean): Cert | undefined {
   try {
     ddLLLHybrid(B, Z, o.delta, o.eta, o.maxIterations, st, true);
+    if (certify) {
+      const tc = performance.now();
+      const cert = certifyLLL(B, B[0]!.length, B.length, o.delta, o.eta);
+      if (cert.status === 'proven') return { ...cert, ms: performance.now() - tc };
+    }
   } catch (err) {
     if (!(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE')) throw err;
   }
@@ -267,13 +312,5 @@ function ddBig(B: BigBasis, Z: BigBasis, o: ReturnType<typeof resolveOptions>, s
     if (!(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE')) throw err;
     ddLLL(B, Z, o.delta, o.eta, o.maxIterations, st);
   }
-}
-
-/** The float64 engine in place on an integer basis below 2^53 (its Z is not kept: rebuilt at the end). */
-function runFloat64(Bf: Float64Array, n: number, m: number, o: ReturnType<typeof resolveOptions>): { swaps: number; sizeReductions: number } {
-  const Zf = identity(m);
-  allowTransformLoss(Zf);
-  const stats = ALGORITHM_REGISTRY.lll.cpu(Bf, Zf, n, m, o);
-  if (!Bf.every((v) => Number.isSafeInteger(v))) throw new LatticeMimoError('PRECISION_FAILURE', 'float64 lll: an entry of the basis passed 2^53');
-  return { swaps: stats.swaps, sizeReductions: stats.sizeReductions };
+  return undefined;
 }

@@ -1,0 +1,188 @@
+/**
+ * The ladder's float64 rung (fplll's fast path): Schnorr-Euchner LLL on an integer basis kept
+ * exactly in float64, with a floating Gram-Schmidt from a lazily computed floating Gram matrix.
+ * Only what the ladder needs: no transform (the ladder rebuilds Z exactly from B_in and B_out),
+ * no verification pass (the certificate or the exact rung proves the result). Every column
+ * operation is exact: b_k -= X b_j is done only when max|b_k| + |X| max|b_j| < 2^53 (bounds kept
+ * per column), else it throws a PRECISION_FAILURE naming 2^53 before touching b_k, so the basis is
+ * always an exact integer basis of the input lattice, even after a failure.
+ *
+ * Shapes: B is n x m column-major (column j = basis vector j), integers below 2^53 in magnitude.
+ */
+import { IterationLimitError, LatticeMimoError, RankDeficientError } from '../../core/errors.js';
+
+const LIMIT = 2 ** 53;
+/** Babai rounds per size reduction before giving up (fplll's "infinite loop in babai"). */
+const MAX_BABAI = 64;
+
+/** Counters shared with the other rungs. */
+export interface Fast64Stats { swaps: number; sizeReductions: number; iterations: number }
+
+function failure(why: string, details: Record<string, unknown> = {}): LatticeMimoError {
+  return new LatticeMimoError('PRECISION_FAILURE', `float64 lll: ${why}`, details);
+}
+
+/** LLL-reduces B in place (see the module comment); throws PRECISION_FAILURE, RANK_DEFICIENT or ITERATION_LIMIT. */
+export function fastLLLFloat64(B: Float64Array, n: number, m: number, delta: number, eta: number, maxIterations: number, stats: Fast64Stats): void {
+  if (m < 2) return;
+  // G by slot (NaN: unknown), mu and r row-major by position (r_kk on the diagonal)
+  const G = new Float64Array(m * m).fill(NaN);
+  const slot = new Int32Array(m);
+  const mu = new Float64Array(m * m), r = new Float64Array(m * m);
+  const valid = new Int32Array(m);
+  const bmax = new Float64Array(m);
+  const S = new Float64Array(m + 1);
+  const pending = new Int32Array(m + 1);
+  const xs = new Float64Array(m), js = new Int32Array(m);
+  const col = new Float64Array(n), rowMu = new Float64Array(m), rowR = new Float64Array(m);
+  for (let j = 0; j < m; j++) {
+    slot[j] = j;
+    let a = 0;
+    for (let t = j * n; t < j * n + n; t++) { const v = Math.abs(B[t]!); if (v > a) a = v; }
+    if (!(a < LIMIT)) throw failure('an entry is past 2^53');
+    bmax[j] = a;
+  }
+  let kMax = 0;
+
+  /** G entries (k, j) for j in [from, k] that are unknown, four dot products per pass over b_k. */
+  const fetch = (k: number, from: number): void => {
+    const gk = slot[k]! * m;
+    let count = 0;
+    for (let j = from; j <= k; j++) if (G[gk + slot[j]!] !== G[gk + slot[j]!]) pending[count++] = j;
+    const ko = k * n;
+    let c = 0;
+    for (; c + 3 < count; c += 4) {
+      const j0 = pending[c]!, j1 = pending[c + 1]!, j2 = pending[c + 2]!, j3 = pending[c + 3]!;
+      const a0 = j0 * n, a1 = j1 * n, a2 = j2 * n, a3 = j3 * n;
+      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      for (let t = 0; t < n; t++) {
+        const v = B[ko + t]!;
+        s0 += v * B[a0 + t]!; s1 += v * B[a1 + t]!; s2 += v * B[a2 + t]!; s3 += v * B[a3 + t]!;
+      }
+      set(k, j0, s0); set(k, j1, s1); set(k, j2, s2); set(k, j3, s3);
+    }
+    for (; c < count; c++) {
+      const j = pending[c]!, a = j * n;
+      let s = 0;
+      for (let t = 0; t < n; t++) s += B[ko + t]! * B[a + t]!;
+      set(k, j, s);
+    }
+  };
+  const set = (i: number, j: number, v: number): void => { G[slot[i]! * m + slot[j]!] = v; G[slot[j]! * m + slot[i]!] = v; };
+
+  /** Row k of mu and r from its first invalid column up to k - 1 (rows below k complete). */
+  const computeRow = (k: number): void => {
+    const ko = k * m, gk = slot[k]! * m;
+    let j = valid[k]!;
+    fetch(k, j);
+    for (; j < k; j++) {
+      const jo = j * m;
+      // four partial sums: the additions do not wait on each other
+      let s0 = 0, s1 = 0, s2 = 0, s3 = 0, i = 0;
+      for (; i + 3 < j; i += 4) {
+        s0 += mu[jo + i]! * r[ko + i]!;
+        s1 += mu[jo + i + 1]! * r[ko + i + 1]!;
+        s2 += mu[jo + i + 2]! * r[ko + i + 2]!;
+        s3 += mu[jo + i + 3]! * r[ko + i + 3]!;
+      }
+      for (; i < j; i++) s0 += mu[jo + i]! * r[ko + i]!;
+      const v = G[gk + slot[j]!]! - ((s0 + s1) + (s2 + s3));
+      r[ko + j] = v;
+      mu[ko + j] = v / r[jo + j]!;
+    }
+    valid[k] = k;
+  };
+
+  /** Babai's nearest plane for b_k, repeated on a fresh row until a sweep changes nothing. */
+  const sizeReduce = (k: number): void => {
+    const ko = k * m, bo = k * n;
+    for (let round = 0; round < MAX_BABAI; round++) {
+      computeRow(k);
+      // the multipliers of one sweep, applied to b_k together at its end (one pass per four)
+      let nx = 0;
+      for (let j = k - 1; j >= 0; j--) {
+        const x = mu[ko + j]!;
+        if (!(Math.abs(x) > eta)) {
+          if (x !== x) throw failure(`a Gram-Schmidt coefficient of vector ${k} is not finite`, { vector: k });
+          continue;
+        }
+        const X = Math.round(x);
+        const ax = Math.abs(X);
+        if (!(bmax[k]! + ax * bmax[j]! < LIMIT)) throw failure(`size reduction of vector ${k} would take an entry past 2^53`, { vector: k });
+        mu[ko + j] = x - X;
+        const jo = j * m;
+        for (let i = 0; i < j; i++) mu[ko + i] = mu[ko + i]! - X * mu[jo + i]!;
+        bmax[k] = bmax[k]! + ax * bmax[j]!;
+        xs[nx] = X; js[nx++] = j;
+        stats.sizeReductions++;
+      }
+      if (nx === 0) return;
+      // every partial sum is bounded by the running bmax[k] checked above: exact integers
+      let c = 0;
+      for (; c + 3 < nx; c += 4) {
+        const X0 = xs[c]!, X1 = xs[c + 1]!, X2 = xs[c + 2]!, X3 = xs[c + 3]!;
+        const a0 = js[c]! * n, a1 = js[c + 1]! * n, a2 = js[c + 2]! * n, a3 = js[c + 3]! * n;
+        for (let t = 0; t < n; t++) B[bo + t] = (((B[bo + t]! - X0 * B[a0 + t]!) - X1 * B[a1 + t]!) - X2 * B[a2 + t]!) - X3 * B[a3 + t]!;
+      }
+      for (; c + 1 < nx; c += 2) {
+        const X0 = xs[c]!, X1 = xs[c + 1]!, a0 = js[c]! * n, a1 = js[c + 1]! * n;
+        for (let t = 0; t < n; t++) B[bo + t] = (B[bo + t]! - X0 * B[a0 + t]!) - X1 * B[a1 + t]!;
+      }
+      if (c < nx) {
+        const X0 = xs[c]!, a0 = js[c]! * n;
+        for (let t = 0; t < n; t++) B[bo + t] = B[bo + t]! - X0 * B[a0 + t]!;
+      }
+      // b_k changed: its bound, its Gram row and column, and every row from column k on
+      let a = 0;
+      for (let t = bo; t < bo + n; t++) { const v = Math.abs(B[t]!); if (v > a) a = v; }
+      if (a === 0) throw new RankDeficientError('RANK_DEFICIENT', `float64 lll: vector ${k} became zero (the input is dependent)`, { vector: k });
+      bmax[k] = a;
+      const s = slot[k]!;
+      G.fill(NaN, s * m, s * m + m);
+      for (let t = 0; t < m; t++) G[t * m + s] = NaN;
+      valid[k] = 0;
+      for (let i = k + 1; i <= kMax; i++) if (valid[i]! > k) valid[i] = k;
+    }
+    throw failure(`size reduction of vector ${k} did not settle within ${MAX_BABAI} rounds`, { vector: k });
+  };
+
+  fetch(0, 0);
+  r[0] = G[slot[0]! * m + slot[0]!]!;
+  if (!(r[0]! > 0)) throw new RankDeficientError('ZERO_VECTOR', 'float64 lll: vector 0 is zero', { vector: 0 });
+  let k = 1;
+  while (k < m) {
+    if (stats.iterations++ >= maxIterations) throw new IterationLimitError(`float64 lll: more than ${maxIterations} main-loop steps`, { maxIterations });
+    if (k > kMax) kMax = k;
+    sizeReduce(k);
+    // projections of b_k from the top (fplll): S_0 = ||b_k||^2, S_i = S_{i-1} - mu_{k,i-1} r_{k,i-1}
+    const ko = k * m;
+    let s = G[slot[k]! * m + slot[k]!]!;
+    S[0] = s;
+    for (let i = 1; i <= k; i++) { s -= mu[ko + i - 1]! * r[ko + i - 1]!; S[i] = s; }
+    r[ko + k] = S[k]!;
+    if (delta * r[(k - 1) * m + k - 1]! <= S[k - 1]!) { k++; continue; }
+    let i = k - 1;
+    while (i > 0 && delta * r[(i - 1) * m + i - 1]! > S[i - 1]!) i--;
+    if (!(S[i]! > 0)) throw failure(`the projection of vector ${k} vanished numerically`, { vector: k });
+    // b_k moves to position i; rows i..k-1 move up one, keeping their first i coefficients
+    for (let t = 0; t < i; t++) { rowMu[t] = mu[ko + t]!; rowR[t] = r[ko + t]!; }
+    for (let t = k - 1; t >= i; t--) {
+      const len = Math.min(valid[t]!, i), src = t * m, dst = src + m;
+      for (let q = 0; q < len; q++) { mu[dst + q] = mu[src + q]!; r[dst + q] = r[src + q]!; }
+      valid[t + 1] = len;
+    }
+    const io = i * m;
+    for (let t = 0; t < i; t++) { mu[io + t] = rowMu[t]!; r[io + t] = rowR[t]!; }
+    r[io + i] = S[i]!;
+    valid[i] = i;
+    for (let t = k + 1; t <= kMax; t++) if (valid[t]! > i) valid[t] = i;
+    const sk = slot[k]!, bk = bmax[k]!;
+    for (let t = k; t > i; t--) { slot[t] = slot[t - 1]!; bmax[t] = bmax[t - 1]!; }
+    slot[i] = sk; bmax[i] = bk;
+    col.set(B.subarray(k * n, k * n + n));
+    B.copyWithin((i + 1) * n, i * n, k * n);
+    B.set(col, i * n);
+    stats.swaps += k - i;
+    k = i + 1;
+  }
+}
