@@ -16,6 +16,8 @@ tar cf - -C .device app | xz -T0 -6 > .device/main/app.tar.xz
 [ -s .device/main/node.xz ] || cp .device/node.xz .device/main/node.xz
 # sourced on the device machine from the repository root: Node.js on PATH, the app in /tmp/app, and
 # fplll's tools on PATH where .device/main/fplll.tar.xz was put (optional: the cross-checks skip)
+# the commit the bench reports name (the device copy has no .git)
+commit=$(git rev-parse --short HEAD)$(git status --porcelain --untracked-files=no | grep -q . && echo ' + uncommitted changes')
 cat > .device/main/env.sh <<'ENV'
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 [ -x /tmp/node-bin/node ] || { mkdir -p /tmp/node-bin && xz -dc "$here/node.xz" > /tmp/node-bin/node && chmod +x /tmp/node-bin/node; }
@@ -23,6 +25,7 @@ rm -rf /tmp/app && tar xJf "$here/app.tar.xz" -C /tmp
 if [ -s "$here/fplll.tar.xz" ]; then mkdir -p /tmp/fplll && tar xJf "$here/fplll.tar.xz" -C /tmp/fplll; fi
 export PATH=/tmp/node-bin:/tmp/fplll:$PATH LD_LIBRARY_PATH=/tmp/fplll${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 ENV
+echo "export LATTICE_MIMO_COMMIT='$commit'" >> .device/main/env.sh
 du -h .device/main/app.tar.xz | sed 's/^/app: /'
 # then: run with carry [".device/main"] and a command starting
 #   source .device/main/env.sh && cd /tmp/app && ...
