@@ -44,7 +44,8 @@ Integer input gives integer output (B_in Z computed exactly). For integer input 
 past 2^53 is rebuilt exactly and printed in full (in --json as strings of digits). lll on an integer
 basis takes entries of any size and goes up a precision ladder where float64 cannot hold the basis or
 breaks down on it (double-double Gram-Schmidt on an exact BigInt basis, then exact integer LLL), its
-result proven exactly. Options are checked before the input is read; --block-size without block or
+result proven LLL-reduced (a certified float64 bound, or exact integer arithmetic where the bound
+cannot decide; --json says which in check.method). Options are checked before the input is read; --block-size without block or
 cr-block, and --no-drift-watch with lll or the jacobi algorithms, are errors. Errors: one line on
 stderr, exit 2.`;
 
@@ -119,7 +120,7 @@ export async function run(argv: string[]): Promise<number> {
   const text = await readInput(positionals[0], 'pipe a basis on stdin or give a FILE');
   const parsed = readBasisParsed(text);
   // lll on an integer basis goes up the precision ladder (precision/ladder.ts) where float64
-  // cannot hold it or breaks down on it; the result is integers of any size, proven exactly
+  // cannot hold it or breaks down on it; the result is integers of any size, proven (certificate or exact proof)
   const viaLadder = (rungs?: Rung[]): number => {
     const r = lllIntegral(parsed.bigValues!, { delta: options.delta, eta: options.eta, maxIterations: options.maxIterations, rungs });
     const o = formatIntegralResult(r, of, values.json === true, values.check === true, options.delta ?? 0.75);
