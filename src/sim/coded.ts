@@ -82,6 +82,30 @@ export function checkSoftDetectors(detectors: readonly { detector: Detector; sof
 }
 
 /**
+ * One frame's symbol indices (`out`, symbolsPerFrame of them, bitsPerSymbol `bps` bits each, b0
+ * first) from its n channel bits and, past them, pad bits: the 32-bit word `pad` (already drawn),
+ * then further words from `rng`, low bit first.
+ */
+export function frameSymbols(bits: Uint8Array, bps: number, pad: number, rng: Philox, out: Int32Array): void {
+  const n = bits.length;
+  let padUsed = 0;
+  for (let s = 0; s < out.length; s++) {
+    let idx = 0;
+    for (let b = 0; b < bps; b++) {
+      const j = s * bps + b;
+      let bit: number;
+      if (j < n) bit = bits[j]!;
+      else {
+        if (padUsed === 32) { pad = rng.nextUint32(); padUsed = 0; }
+        bit = (pad >>> padUsed++) & 1;
+      }
+      idx = (idx << 1) | bit;
+    }
+    out[s] = idx;
+  }
+}
+
+/**
  * Transmitted symbol indices of `frames` frames: vectors x nt, from the chunk's info-bit stream.
  * Returns the information bits (frames x k) and the symbol indices (frames x vpf x nt).
  */
@@ -101,22 +125,7 @@ export function codedSymbols(rng: Philox, code: LdpcCode, frames: number, nt: nu
   const padBits = symbolsPerFrame * bps - code.n;
   for (let f = 0; f < frames; f++) {
     const bits = channelBits.subarray(f * code.n, (f + 1) * code.n);
-    let pad = padBits > 0 ? rng.nextUint32() : 0;
-    let padUsed = 0;
-    for (let s = 0; s < symbolsPerFrame; s++) {
-      let idx = 0;
-      for (let b = 0; b < bps; b++) {
-        const j = s * bps + b;
-        let bit: number;
-        if (j < code.n) bit = bits[j]!;
-        else {
-          if (padUsed === 32) { pad = rng.nextUint32(); padUsed = 0; }
-          bit = (pad >>> padUsed++) & 1;
-        }
-        idx = (idx << 1) | bit;
-      }
-      indices[f * symbolsPerFrame + s] = idx;
-    }
+    frameSymbols(bits, bps, padBits > 0 ? rng.nextUint32() : 0, rng, indices.subarray(f * symbolsPerFrame, (f + 1) * symbolsPerFrame));
   }
   return { info, indices };
 }

@@ -7,7 +7,7 @@
 import { Philox } from '../../core/rng.js';
 import { addNoise, randomSymbols, rayleighChannels, transmit } from '../../mimo/channel.js';
 import { constellation } from '../../mimo/modulation.js';
-import { codeOf, vectorsPerFrame, type CodedSpec, type SimChannel } from '../coded.js';
+import { codeOf, frameSymbols, vectorsPerFrame, type CodedSpec, type SimChannel } from '../coded.js';
 import { chunkStream, STREAM_PURPOSE, type LinkChunkSpec } from '../link.js';
 
 /** The chunk a vector belongs to (its size does not matter: each stream is read at the vector). */
@@ -73,26 +73,13 @@ export function codedFrameOnCpu(spec: CodedFrameSpec, f: number): {
   }
   const bits = code.encode(info);
   const symbolsPerFrame = vpf * nt, padBits = symbolsPerFrame * bps - code.n;
-  let pad = 0, padUsed = 0;
+  let pad = 0;
   if (padBits > 0) {
     const frames = spec.chunkVectors / vpf;
     pad = rng.seek(Math.ceil((frames * k) / 32) + f * Math.ceil(padBits / 32)).nextUint32();
   }
   const txIndices = new Int32Array(symbolsPerFrame);
-  for (let s = 0; s < symbolsPerFrame; s++) {
-    let idx = 0;
-    for (let b = 0; b < bps; b++) {
-      const j = s * bps + b;
-      let bit: number;
-      if (j < code.n) bit = bits[j]!;
-      else {
-        if (padUsed === 32) { pad = rng.nextUint32(); padUsed = 0; }
-        bit = (pad >>> padUsed++) & 1;
-      }
-      idx = (idx << 1) | bit;
-    }
-    txIndices[s] = idx;
-  }
+  frameSymbols(bits, bps, pad, rng, txIndices);
   return {
     info, txIndices, vpf,
     vector(u: number) {
