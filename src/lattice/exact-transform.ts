@@ -253,3 +253,42 @@ export function rebuildTransform(Bin: ArrayLike<number>, Bout: ArrayLike<number>
   if (det !== 1 && det !== p - 1) throw new CheckFailedError(`det Z mod ${p} is ${det}, not +-1, although Z W = I was proven`);
   return { Z: z.Z, maxBits: z.maxBits, primes: z.primes, det: det === 1 ? 1n : -1n };
 }
+
+/** For each basis vector i, a coordinate where it is +-1 and every other vector is 0 (unitCoordinates). */
+export interface UnitCoordinates {
+  /** coord[i]: the coordinate of vector i. */
+  coord: Int32Array;
+  /** sign[i]: vector i's entry there, 1 or -1. */
+  sign: Int8Array;
+}
+
+/**
+ * Coordinates on which a basis (m vectors of n BigInts) is a signed permutation of the identity,
+ * as in knapsack bases [a | I]; null where some vector has none. Then the transform of any
+ * reduction of it is read off the reduced basis (readTransform), so it need not be tracked.
+ */
+export function unitCoordinates(B: readonly (readonly bigint[])[]): UnitCoordinates | null {
+  const m = B.length, n = B[0]?.length ?? 0;
+  const coord = new Int32Array(m).fill(-1), sign = new Int8Array(m);
+  for (let t = 0; t < n; t++) {
+    let only = -1;
+    for (let i = 0; i < m; i++) {
+      if (B[i]![t] === 0n) continue;
+      if (only >= 0) { only = -2; break; }
+      only = i;
+    }
+    if (only < 0 || coord[only]! >= 0) continue;
+    const v = B[only]![t]!;
+    if (v === 1n || v === -1n) { coord[only] = t; sign[only] = v === 1n ? 1 : -1; }
+  }
+  return coord.every((t) => t >= 0) ? { coord, sign } : null;
+}
+
+/**
+ * Z (m columns of m) with B_in Z = B_out, read off B_out at B_in's unit coordinates:
+ * B_out_j[coord_i] = Z_ij sign_i. It is the transform whenever B_out is in the lattice of B_in
+ * (B_in has full rank: Z is unique); the caller checks B_in Z = B_out exactly.
+ */
+export function readTransform(Bout: readonly (readonly bigint[])[], u: UnitCoordinates): bigint[][] {
+  return Bout.map((b) => Array.from(u.coord, (t, i) => (u.sign[i] === 1 ? b[t]! : -b[t]!)));
+}

@@ -158,6 +158,10 @@ const R = 2 ** 52;
  */
 const PAIR_LIMIT = 2 ** 101;
 const SPLIT = 134217729; // 2^27 + 1
+/** Digit base of limbUpdate's multipliers. */
+const LIMB = 2 ** 26;
+/** Bound on the summed column bounds limbUpdate takes: then every digit sum stays below 2^52. */
+const LIMB_SUM = 2 ** 26;
 
 /** Exact error of the product x y = p (Dekker), for |x|, |y| well inside the double range. */
 function productError(x: number, y: number, p: number): number {
@@ -273,23 +277,90 @@ class ColumnSet {
         }
       }
       let a = 0;
-      for (let t = ko; t < ko + len; t++) { const w = Math.abs(F[t]!) * R + R; if (w > a) a = w; }
-      max[k] = a;
-      if (a < F64_LIMIT / 2) {
-        for (let t = ko; t < ko + len; t++) F[t] = F[t]! * R + L[t]!;
+      for (let t = ko; t < ko + len; t++) { const w = Math.abs(F[t]!); if (w > a) a = w; }
+      max[k] = a * R + R;
+      // high limbs in {-1, 0, 1}: the values are below 2^53 and exact as a R + b; back to float64
+      // where they are all below 2^52
+      if (a <= 1) {
         let b = 0;
-        for (let t = ko; t < ko + len; t++) { const w = Math.abs(F[t]!); if (w > b) b = w; }
-        tier[k] = 1; max[k] = b;
+        for (let t = ko; t < ko + len; t++) { const w = Math.abs(F[t]! * R + L[t]!); if (w > b) b = w; }
+        if (b < F64_LIMIT / 2) {
+          for (let t = ko; t < ko + len; t++) F[t] = F[t]! * R + L[t]!;
+          tier[k] = 1; max[k] = b;
+        }
       }
       return;
     }
     const ck = this.big(k);
-    for (const j of nz) {
+    // the float64 columns together, by 26-bit digits of their multipliers (limbUpdate); the rest in BigInt
+    let small = 0, sum = 0;
+    for (const j of nz) if (tier[j] === 1) { small++; sum += max[j]!; }
+    const rest = small >= 2 && sum < LIMB_SUM ? nz.filter((j) => tier[j] !== 1) : nz;
+    if (rest !== nz) this.limbUpdate(ck, xd, xs, nz);
+    for (const j of rest) {
       const X = bigX(xd, xs, j);
       const cj = tier[j] === 3 ? this.cols[j]! : this.big(j);
       for (let t = 0; t < len; t++) { const v = cj[t]!; if (v !== 0n) ck[t] = ck[t]! - X * v; }
     }
     this.settle(k, ck);
+  }
+  /**
+   * ck -= sum_j X_j c_j over the float64 columns j of nz (sum of their bounds below LIMB_SUM): each
+   * |X_j| in base 2^26, one float64 sum per digit and entry (exact: below 2^26 LIMB_SUM), then one
+   * BigInt per entry from the carried digits instead of a BigInt product per column and entry.
+   */
+  private limbUpdate(ck: bigint[], xd: Float64Array, xs: bigint[], nz: readonly number[]): void {
+    const { F, len, tier } = this;
+    let digits = 0;
+    let S = this.sums;
+    for (const j of nz) {
+      if (tier[j] !== 1) continue;
+      const jo = j * len;
+      const x = xd[j]!, neg = x < 0;
+      // |X_j| digit by digit, least significant first (as a double below 2^52, else from its BigInt)
+      let a = Math.abs(x), A = 0n;
+      const wide = !(a < X_EXACT);
+      if (wide) { A = xs[j]!; if (A < 0n) A = -A; }
+      for (let l = 0; wide ? A > 0n : a > 0; l++) {
+        let d: number;
+        if (wide) { d = Number(BigInt.asUintN(26, A)); A >>= 26n; } else { d = a % LIMB; a = (a - d) / LIMB; }
+        if (l >= digits) {
+          if ((l + 1) * len > S.length) { const T = new Float64Array(2 * (l + 1) * len); T.set(S); S = this.sums = T; }
+          S.fill(0, l * len, (l + 1) * len);
+          digits = l + 1;
+        }
+        if (d === 0) continue;
+        const sd = neg ? -d : d, lo = l * len;
+        for (let t = 0; t < len; t++) { const v = F[jo + t]!; if (v !== 0) S[lo + t] = S[lo + t]! + sd * v; }
+      }
+    }
+    // per entry: carry the digit sums into [0, 2^26) (the last carry signed), pair them into
+    // 52-bit chunks and build the BigInt from the top chunk down
+    const D = this.digitScratch(digits + 2);
+    for (let t = 0; t < len; t++) {
+      let carry = 0, any = false;
+      for (let l = 0; l < digits; l++) {
+        const c = S[l * len + t]! + carry;
+        if (c !== 0) any = true;
+        carry = Math.floor(c / LIMB);
+        D[l] = c - carry * LIMB;
+      }
+      if (!any) continue;
+      D[digits] = carry; D[digits + 1] = 0;
+      let r = 0n;
+      for (let i = (digits >> 1); i >= 0; i--) {
+        const chunk = D[2 * i]! + D[2 * i + 1]! * LIMB;
+        if (r !== 0n) r <<= 52n;
+        if (chunk !== 0) r += BigInt(chunk);
+      }
+      if (r !== 0n) ck[t] = ck[t]! - r;
+    }
+  }
+  private sums = new Float64Array(0);
+  private digits = new Float64Array(0);
+  private digitScratch(n: number): Float64Array {
+    if (this.digits.length < n) this.digits = new Float64Array(2 * n);
+    return this.digits;
   }
   swap(k: number, p: number): void {
     const { F, L, len, cols, tier, max } = this;
