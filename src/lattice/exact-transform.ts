@@ -198,16 +198,7 @@ function liftSolution(A: ArrayLike<number>, C: ArrayLike<number>, n: number, m: 
     for (let s = 0; s < t; s++) { weight[s] = radix; radix = (radix * (used[s]! % p)) % p; }
     const radixInv = invMod(radix, p);
     const d = new Float64Array(mm);
-    const invP = 1 / p;
-    let changed = false;
-    for (let e = 0; e < mm; e++) {
-      let v = 0;
-      for (let s = 0; s < t; s++) v += digits[s]![e]! * weight[s]!;
-      let dig = modMul(modMul(X[e]! - v, p, invP) * radixInv, p, invP);
-      if (dig > p / 2) dig -= p;
-      d[e] = dig;
-      if (dig !== 0) changed = true;
-    }
+    const changed = garnerDigit(X, digits, weight, radixInv, p, d);
     digits.push(d);
     used.push(p);
     log2P += Math.log2(p);
@@ -221,6 +212,24 @@ function liftSolution(A: ArrayLike<number>, C: ArrayLike<number>, n: number, m: 
     }
   }
   throw new CheckFailedError(`could not rebuild the transform exactly (${used.length} primes, ${unlucky} unlucky): the reduced basis may not be in the input's lattice`);
+}
+
+/**
+ * The next centered mixed-radix digit of each entry into d (Garner: (X - value so far) / radix
+ * mod p); whether any is nonzero. Its own function: the loop is hot, the caller is not.
+ */
+function garnerDigit(X: Float64Array, digits: readonly Float64Array[], weight: Float64Array, radixInv: number, p: number, d: Float64Array): boolean {
+  const invP = 1 / p, t = weight.length;
+  let changed = false;
+  for (let e = 0; e < d.length; e++) {
+    let v = 0;
+    for (let s = 0; s < t; s++) v += digits[s]![e]! * weight[s]!;
+    let dig = modMul(modMul(X[e]! - v, p, invP) * radixInv, p, invP);
+    if (dig > p / 2) dig -= p;
+    d[e] = dig;
+    if (dig !== 0) changed = true;
+  }
+  return changed;
 }
 
 /** The BigInt values of the mixed-radix digits, and the bits of the largest |value|. */
