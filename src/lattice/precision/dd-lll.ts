@@ -368,10 +368,10 @@ class ColumnSet {
     let x = tier[k]!; tier[k] = tier[p]!; tier[p] = x;
     x = this.valid[k]!; this.valid[k] = this.valid[p]!; this.valid[p] = x;
     x = max[k]!; max[k] = max[p]!; max[p] = x;
-    for (let t = 0; t < len; t++) {
-      let f = F[k * len + t]!; F[k * len + t] = F[p * len + t]!; F[p * len + t] = f;
-      f = L[k * len + t]!; L[k * len + t] = L[p * len + t]!; L[p * len + t] = f;
-    }
+    const ko = k * len, po = p * len;
+    for (let t = 0; t < len; t++) { const f = F[ko + t]!; F[ko + t] = F[po + t]!; F[po + t] = f; }
+    // the low limbs are read only in tier 2
+    if (tier[k] === 2 || tier[p] === 2) for (let t = 0; t < len; t++) { const f = L[ko + t]!; L[ko + t] = L[po + t]!; L[po + t] = f; }
   }
 }
 
@@ -450,9 +450,14 @@ class HybridStore implements Store {
       return;
     }
     if (this.plain) {
-      let s = 0;
-      for (let t = 0; t < n; t++) s += Bh[io + t]! * Bh[jo + t]!;
-      rh = s; rl = 0;
+      // four partial sums: the additions do not wait on each other
+      let s0 = 0, s1 = 0, s2 = 0, s3 = 0, t = 0;
+      for (; t + 3 < n; t += 4) {
+        s0 += Bh[io + t]! * Bh[jo + t]!; s1 += Bh[io + t + 1]! * Bh[jo + t + 1]!;
+        s2 += Bh[io + t + 2]! * Bh[jo + t + 2]!; s3 += Bh[io + t + 3]! * Bh[jo + t + 3]!;
+      }
+      for (; t < n; t++) s0 += Bh[io + t]! * Bh[jo + t]!;
+      rh = (s0 + s1) + (s2 + s3); rl = 0;
       return;
     }
     acc.hi = 0; acc.lo = 0;
@@ -499,10 +504,10 @@ class HybridStore implements Store {
     const { gValid, m } = this;
     for (let t = 0; t < m; t++) { let f = gValid[k * m + t]!; gValid[k * m + t] = gValid[p * m + t]!; gValid[p * m + t] = f; }
     for (let t = 0; t < m; t++) { let f = gValid[t * m + k]!; gValid[t * m + k] = gValid[t * m + p]!; gValid[t * m + p] = f; }
-    for (let t = 0; t < n; t++) {
-      let f = Bh[k * n + t]!; Bh[k * n + t] = Bh[p * n + t]!; Bh[p * n + t] = f;
-      f = Bl[k * n + t]!; Bl[k * n + t] = Bl[p * n + t]!; Bl[p * n + t] = f;
-    }
+    const ko = k * n, po = p * n;
+    for (let t = 0; t < n; t++) { const f = Bh[ko + t]!; Bh[ko + t] = Bh[po + t]!; Bh[po + t] = f; }
+    // a float64 column's low copy is all 0 (copy())
+    if (this.b.tier[k] !== 1 || this.b.tier[p] !== 1) for (let t = 0; t < n; t++) { const f = Bl[ko + t]!; Bl[ko + t] = Bl[po + t]!; Bl[po + t] = f; }
   }
   /** Writes the current basis and Z back into the caller's BigInt columns. */
   flush(): void {
@@ -646,8 +651,13 @@ export class DdLLL {
       // float64 only (the low parts stay 0): fplll's fast path, on an exactly kept basis
       for (let j = this.valid[k]!; j <= k; j++) {
         const jo = j * m;
-        let s = gh[ko + j]!;
-        for (let i = 0; i < j; i++) s -= muH[jo + i]! * rH[ko + i]!;
+        let s0 = 0, s1 = 0, s2 = 0, s3 = 0, i = 0;
+        for (; i + 3 < j; i += 4) {
+          s0 += muH[jo + i]! * rH[ko + i]!; s1 += muH[jo + i + 1]! * rH[ko + i + 1]!;
+          s2 += muH[jo + i + 2]! * rH[ko + i + 2]!; s3 += muH[jo + i + 3]! * rH[ko + i + 3]!;
+        }
+        for (; i < j; i++) s0 += muH[jo + i]! * rH[ko + i]!;
+        const s = gh[ko + j]! - ((s0 + s1) + (s2 + s3));
         rH[ko + j] = s;
         if (j < k) muH[ko + j] = s / rH[jo + j]!;
       }
@@ -711,17 +721,23 @@ export class DdLLL {
     this.store.swap(k);
     const p = k - 1;
     const ko = k * m, po = p * m;
-    for (let t = 0; t < m; t++) {
-      let f = gh[ko + t]!; gh[ko + t] = gh[po + t]!; gh[po + t] = f;
-      f = gl[ko + t]!; gl[ko + t] = gl[po + t]!; gl[po + t] = f;
-      f = muH[ko + t]!; muH[ko + t] = muH[po + t]!; muH[po + t] = f;
-      f = muL[ko + t]!; muL[ko + t] = muL[po + t]!; muL[po + t] = f;
+    // G's rows and columns; of mu and r only the entries before p stay valid (valid[] below).
+    // In plain mode the low parts of mu and r stay 0 (computeRow writes the high parts alone)
+    const plain = this.plain;
+    // rows first, then columns (the 2 x 2 block at p, k needs both, in this order)
+    for (let t = 0; t < m; t++) { const f = gh[ko + t]!; gh[ko + t] = gh[po + t]!; gh[po + t] = f; }
+    for (let t = 0; t < m; t++) { const f = gh[t * m + k]!; gh[t * m + k] = gh[t * m + p]!; gh[t * m + p] = f; }
+    for (let t = 0; t < m; t++) { const f = gl[ko + t]!; gl[ko + t] = gl[po + t]!; gl[po + t] = f; }
+    for (let t = 0; t < m; t++) { const f = gl[t * m + k]!; gl[t * m + k] = gl[t * m + p]!; gl[t * m + p] = f; }
+    for (let t = 0; t < p; t++) {
+      let f = muH[ko + t]!; muH[ko + t] = muH[po + t]!; muH[po + t] = f;
       f = rH[ko + t]!; rH[ko + t] = rH[po + t]!; rH[po + t] = f;
-      f = rL[ko + t]!; rL[ko + t] = rL[po + t]!; rL[po + t] = f;
     }
-    for (let t = 0; t < m; t++) {
-      let f = gh[t * m + k]!; gh[t * m + k] = gh[t * m + p]!; gh[t * m + p] = f;
-      f = gl[t * m + k]!; gl[t * m + k] = gl[t * m + p]!; gl[t * m + p] = f;
+    if (!plain) {
+      for (let t = 0; t < p; t++) {
+        let f = muL[ko + t]!; muL[ko + t] = muL[po + t]!; muL[po + t] = f;
+        f = rL[ko + t]!; rL[ko + t] = rL[po + t]!; rL[po + t] = f;
+      }
     }
     valid[p] = p; valid[k] = p;
     for (let t = k + 1; t < m; t++) if (valid[t]! > p) valid[t] = p;
