@@ -27,12 +27,24 @@ export interface ExactTransform {
   primes: number;
 }
 
-/** Primes below `limit`, largest first (trial division: the limit is at most 2^26). */
+/** The primes found so far below each limit, largest first (a call needs a few; later calls reuse them). */
+const primeCache = new Map<number, number[]>();
+
+/** Primes below `limit`, largest first (trial division: the limit is at most 2^26), from the cache first. */
 function* primesBelow(limit: number): Generator<number> {
-  for (let c = (limit - 1) | 1; c > 3; c -= 2) {
-    let prime = true;
-    for (let d = 3; d * d <= c; d += 2) if (c % d === 0) { prime = false; break; }
-    if (prime) yield c;
+  let list = primeCache.get(limit);
+  if (!list) { list = []; primeCache.set(limit, list); }
+  for (let i = 0; ; i++) {
+    if (i < list.length) { yield list[i]!; continue; }
+    let c = i === 0 ? (limit - 1) | 1 : list[i - 1]! - 2;
+    for (; c > 3; c -= 2) {
+      let prime = true;
+      for (let d = 3; d * d <= c; d += 2) if (c % d === 0) { prime = false; break; }
+      if (prime) break;
+    }
+    if (c <= 3) return;
+    list.push(c);
+    yield c;
   }
 }
 

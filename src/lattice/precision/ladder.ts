@@ -43,7 +43,7 @@ export interface IntegralLLLOptions {
   maxIterations?: number;
   /** Rungs to try, in order (default all). 'exact' may only be left out for testing a rung alone. */
   rungs?: readonly Rung[];
-  /** Prove |det Z| = 1 from Gram determinants (default true; B_out = B_in Z is always checked). */
+  /** Prove |det Z| = 1 (a rebuilt Z: from its integral inverse; else from Gram determinants); default true. B_out = B_in Z is always checked. */
   prove?: boolean;
   /**
    * Try the certified floating-point proof of the LLL conditions before the exact rung (default
@@ -163,10 +163,10 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
     // the float64 path keeps no Z: it is rebuilt exactly from B_in and B_out (both below 2^53) and
     // proven there: B_in Z = B_out and B_out W = B_in with Z, W integral (exact-transform.ts)
     if (unit) { Z = readTransform(B, unit); break; }
-    const rebuilt = rebuild(Bin, B, n, m);
+    const rebuilt = rebuild(Bin, B, n, m, opts.prove !== false);
     if (rebuilt) {
       Z = Array.from({ length: m }, (_, j) => rebuilt.slice(j * m, (j + 1) * m));
-      unimodular = true;
+      unimodular = opts.prove !== false ? true : null;
       rebuiltZ = true;
       break;
     }
@@ -194,11 +194,14 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
   };
 }
 
-/** Z with B_in Z = B_out, proven (exact-transform.ts), or null where it cannot be (entries past 2^53, or B_out not in the lattice). */
-function rebuild(Bin: BigBasis, B: BigBasis, n: number, m: number): bigint[] | null {
+/**
+ * Z with B_in Z = B_out, proven (exact-transform.ts), and with `unimodular` |det Z| = 1 proven too
+ * (B_out W = B_in); null where it cannot be (entries past 2^53, or B_out not in the lattice).
+ */
+function rebuild(Bin: BigBasis, B: BigBasis, n: number, m: number, unimodular: boolean): bigint[] | null {
   if (!B.every((c) => c.every((v) => v <= SAFE && v >= -SAFE))) return null;
   try {
-    return rebuildTransform(toFloat64(Bin, n), toFloat64(B, n), n, m, true).Z;
+    return rebuildTransform(toFloat64(Bin, n), toFloat64(B, n), n, m, unimodular).Z;
   } catch (err) {
     if (!(err instanceof LatticeMimoError)) throw err;
     return null;
