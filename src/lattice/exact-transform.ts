@@ -27,12 +27,24 @@ export interface ExactTransform {
   primes: number;
 }
 
-/** Primes below `limit`, largest first (trial division: the limit is at most 2^26). */
+/** The primes found so far below each limit, largest first (a call needs a few; later calls reuse them). */
+const primeCache = new Map<number, number[]>();
+
+/** Primes below `limit`, largest first (trial division: the limit is at most 2^26), from the cache first. */
 function* primesBelow(limit: number): Generator<number> {
-  for (let c = (limit - 1) | 1; c > 3; c -= 2) {
-    let prime = true;
-    for (let d = 3; d * d <= c; d += 2) if (c % d === 0) { prime = false; break; }
-    if (prime) yield c;
+  let list = primeCache.get(limit);
+  if (!list) { list = []; primeCache.set(limit, list); }
+  for (let i = 0; ; i++) {
+    if (i < list.length) { yield list[i]!; continue; }
+    let c = i === 0 ? (limit - 1) | 1 : list[i - 1]! - 2;
+    for (; c > 3; c -= 2) {
+      let prime = true;
+      for (let d = 3; d * d <= c; d += 2) if (c % d === 0) { prime = false; break; }
+      if (prime) break;
+    }
+    if (c <= 3) return;
+    list.push(c);
+    yield c;
   }
 }
 
@@ -198,16 +210,7 @@ function liftSolution(A: ArrayLike<number>, C: ArrayLike<number>, n: number, m: 
     for (let s = 0; s < t; s++) { weight[s] = radix; radix = (radix * (used[s]! % p)) % p; }
     const radixInv = invMod(radix, p);
     const d = new Float64Array(mm);
-    const invP = 1 / p;
-    let changed = false;
-    for (let e = 0; e < mm; e++) {
-      let v = 0;
-      for (let s = 0; s < t; s++) v += digits[s]![e]! * weight[s]!;
-      let dig = modMul(modMul(X[e]! - v, p, invP) * radixInv, p, invP);
-      if (dig > p / 2) dig -= p;
-      d[e] = dig;
-      if (dig !== 0) changed = true;
-    }
+    const changed = garnerDigit(X, digits, weight, radixInv, p, d);
     digits.push(d);
     used.push(p);
     log2P += Math.log2(p);
@@ -221,6 +224,24 @@ function liftSolution(A: ArrayLike<number>, C: ArrayLike<number>, n: number, m: 
     }
   }
   throw new CheckFailedError(`could not rebuild the transform exactly (${used.length} primes, ${unlucky} unlucky): the reduced basis may not be in the input's lattice`);
+}
+
+/**
+ * The next centered mixed-radix digit of each entry into d (Garner: (X - value so far) / radix
+ * mod p); whether any is nonzero. Its own function: the loop is hot, the caller is not.
+ */
+function garnerDigit(X: Float64Array, digits: readonly Float64Array[], weight: Float64Array, radixInv: number, p: number, d: Float64Array): boolean {
+  const invP = 1 / p, t = weight.length;
+  let changed = false;
+  for (let e = 0; e < d.length; e++) {
+    let v = 0;
+    for (let s = 0; s < t; s++) v += digits[s]![e]! * weight[s]!;
+    let dig = modMul(modMul(X[e]! - v, p, invP) * radixInv, p, invP);
+    if (dig > p / 2) dig -= p;
+    d[e] = dig;
+    if (dig !== 0) changed = true;
+  }
+  return changed;
 }
 
 /** The BigInt values of the mixed-radix digits, and the bits of the largest |value|. */
@@ -252,4 +273,43 @@ export function rebuildTransform(Bin: ArrayLike<number>, Bout: ArrayLike<number>
   const { p, det } = z.detMod;
   if (det !== 1 && det !== p - 1) throw new CheckFailedError(`det Z mod ${p} is ${det}, not +-1, although Z W = I was proven`);
   return { Z: z.Z, maxBits: z.maxBits, primes: z.primes, det: det === 1 ? 1n : -1n };
+}
+
+/** For each basis vector i, a coordinate where it is +-1 and every other vector is 0 (unitCoordinates). */
+export interface UnitCoordinates {
+  /** coord[i]: the coordinate of vector i. */
+  coord: Int32Array;
+  /** sign[i]: vector i's entry there, 1 or -1. */
+  sign: Int8Array;
+}
+
+/**
+ * Coordinates on which a basis (m vectors of n BigInts) is a signed permutation of the identity,
+ * as in knapsack bases [a | I]; null where some vector has none. Then the transform of any
+ * reduction of it is read off the reduced basis (readTransform), so it need not be tracked.
+ */
+export function unitCoordinates(B: readonly (readonly bigint[])[]): UnitCoordinates | null {
+  const m = B.length, n = B[0]?.length ?? 0;
+  const coord = new Int32Array(m).fill(-1), sign = new Int8Array(m);
+  for (let t = 0; t < n; t++) {
+    let only = -1;
+    for (let i = 0; i < m; i++) {
+      if (B[i]![t] === 0n) continue;
+      if (only >= 0) { only = -2; break; }
+      only = i;
+    }
+    if (only < 0 || coord[only]! >= 0) continue;
+    const v = B[only]![t]!;
+    if (v === 1n || v === -1n) { coord[only] = t; sign[only] = v === 1n ? 1 : -1; }
+  }
+  return coord.every((t) => t >= 0) ? { coord, sign } : null;
+}
+
+/**
+ * Z (m columns of m) with B_in Z = B_out, read off B_out at B_in's unit coordinates:
+ * B_out_j[coord_i] = Z_ij sign_i. It is the transform whenever B_out is in the lattice of B_in
+ * (B_in has full rank: Z is unique); the caller checks B_in Z = B_out exactly.
+ */
+export function readTransform(Bout: readonly (readonly bigint[])[], u: UnitCoordinates): bigint[][] {
+  return Bout.map((b) => Array.from(u.coord, (t, i) => (u.sign[i] === 1 ? b[t]! : -b[t]!)));
 }

@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Philox } from '../../src/core/rng.js';
 import { CheckFailedError } from '../../src/core/errors.js';
-import { rebuildTransform } from '../../src/lattice/exact-transform.js';
+import { readTransform, rebuildTransform, unitCoordinates } from '../../src/lattice/exact-transform.js';
+import { applyTransformBig } from '../../src/lattice/precision/exact.js';
 
 const seed = Math.floor(Math.random() * 2 ** 31);
 const rng = new Philox(seed, 7);
@@ -87,4 +88,49 @@ test('rebuildTransform refuses a B_out outside the lattice of B_in, and a transf
   const twice = A.data.map((v) => 2 * v);
   assert.equal(rebuildTransform(A.data, twice, A.n, A.m, false).Z[0], 2n);
   assert.throws(() => rebuildTransform(A.data, twice, A.n, A.m, true), CheckFailedError);
+});
+
+/** A random 200-bit-ish BigInt (sign random). */
+function wide(bits: number): bigint {
+  let v = 0n;
+  for (let b = 0; b < bits; b += 30) v = (v << 30n) + BigInt(rng.int(2 ** 30));
+  return rng.int(2) ? v : -v;
+}
+
+test('unitCoordinates finds a signed identity on permuted coordinates (knapsack bases), and none where a vector lacks one; readTransform then gives the Z of any B_out = B_in Z', () => {
+  for (let rep = 0; rep < 40; rep++) {
+    const m = 2 + rng.int(12), extra = 1 + rng.int(3), n = m + extra;
+    // coordinates: a random permutation; the first m carry the signed identity, the rest wide entries
+    const perm = Array.from({ length: n }, (_, i) => i);
+    for (let i = n - 1; i > 0; i--) { const j = rng.int(i + 1); [perm[i], perm[j]] = [perm[j]!, perm[i]!]; }
+    const signs = Array.from({ length: m }, () => (rng.int(2) ? 1n : -1n));
+    const Bin = Array.from({ length: m }, (_, i) => {
+      const row = new Array<bigint>(n).fill(0n);
+      row[perm[i]!] = signs[i]!;
+      for (let e = 0; e < extra; e++) row[perm[m + e]!] = wide(60 + rng.int(200));
+      return row;
+    });
+    const u = unitCoordinates(Bin);
+    assert.ok(u, why('a signed identity is found'));
+    for (let i = 0; i < m; i++) { assert.equal(u.coord[i], perm[i], why('coordinate')); assert.equal(BigInt(u.sign[i]!), signs[i], why('sign')); }
+    // a random unimodular Z0 (elementary column operations), B_out = B_in Z0: read back exactly
+    const Z0 = Array.from({ length: m }, (_, j) => Array.from({ length: m }, (_, i): bigint => (i === j ? 1n : 0n)));
+    for (let s = 0; s < 4 * m; s++) {
+      const a = rng.int(m), b = rng.int(m);
+      if (a === b) continue;
+      const x = BigInt(rng.int(2 ** 20)) - 2n ** 19n;
+      for (let i = 0; i < m; i++) Z0[a]![i] = Z0[a]![i]! + x * Z0[b]![i]!;
+    }
+    const Bout = applyTransformBig(Bin, Z0);
+    assert.deepEqual(readTransform(Bout, u), Z0, why('Z read off B_out'));
+    // a second nonzero in one vector's unit coordinate (and nowhere else a unit): none
+    const k = rng.int(m), other = (k + 1) % m;
+    const broken = Bin.map((r) => r.slice());
+    broken[other]![perm[k]!] = 1n + BigInt(rng.int(5));
+    assert.equal(unitCoordinates(broken), null, why('vector without a unit coordinate'));
+    // a unit coordinate holding 2 is not one
+    const two = Bin.map((r) => r.slice());
+    two[k]![perm[k]!] = 2n * signs[k]!;
+    assert.equal(unitCoordinates(two), null, why('entry 2 is not a unit'));
+  }
 });

@@ -103,3 +103,34 @@ test('ladder on q-ary bases of 54 to 200 bits: reduced through the double-double
     assert.deepEqual(applyTransformBig(rows, r.transform), r.basis);
   }), { numRuns: 12 });
 });
+
+/**
+ * Knapsack bases [a | I] (latticegen's r family): m vectors (a_i, e_i) with a_i of `bits` bits. The
+ * size reduction then subtracts reduced (float64) columns times multipliers of up to `bits` bits
+ * from a wide column: the digit-sum update of the column store, for B and for Z.
+ */
+const knapsack = (m: number, bits: number) => fc.array(fc.bigInt({ min: 1n, max: 2n ** BigInt(bits) }), { minLength: m, maxLength: m })
+  .map((a) => a.map((x, i) => Array.from({ length: m + 1 }, (_, t) => (t === 0 ? x : t === i + 1 ? 1n : 0n))));
+
+test('hybrid store on knapsack bases of 60 to 260 bits (wide multipliers against float64 columns): B_out = B_in Z exactly, det Z = +-1, reduced exactly after the double-double pass; the ladder reads the same Z off B_out', () => {
+  fc.assert(fc.property(
+    fc.tuple(fc.integer({ min: 6, max: 30 }), fc.integer({ min: 60, max: 260 })).chain(([m, bits]) => knapsack(m, bits)),
+    fc.constantFrom(0.75, 0.99),
+    (rows, delta) => {
+      const first = runHybrid(rows, delta, true);
+      assert.deepEqual(applyTransformBig(rows, first.Z), first.B);
+      const second = runHybrid(first.B, delta, false);
+      assert.ok(second.done, 'knapsack bases of this size settle');
+      const Zall = applyTransformBig(first.Z, second.Z);
+      assert.deepEqual(applyTransformBig(rows, Zall), second.B);
+      const det = determinantBig(Zall);
+      assert.ok(det === 1n || det === -1n, `det Z = ${det}`);
+      assert.ok(checkLLLExactBig(second.B, delta, 0.51).ok);
+      // the ladder, which does not track Z on such bases: Z read off B_out, checked and unimodular
+      const r = lllIntegral(rows, { delta });
+      assert.ok(r.proof.lll && r.proof.transform && r.proof.unimodular);
+      assert.deepEqual(applyTransformBig(rows, r.transform), r.basis);
+      assert.ok(checkLLLExactBig(r.basis, delta, 0.51).ok);
+    },
+  ), { numRuns: 25 });
+});

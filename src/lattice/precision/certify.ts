@@ -102,23 +102,10 @@ export function certifyLLL(cols: Float64Array | BigBasis, n: number, m: number, 
 }
 
 function certifyWith(cols: Float64Array | BigBasis, n: number, m: number, delta: number, eta: number, exactGram: boolean): LLLCertificate {
-  const inconclusive = (reason: string, kappa = NaN): LLLCertificate => ({ status: 'inconclusive', reason, kappa });
   if (m < 1 || n < 1 || m > MAX_DIM || n > MAX_DIM) return inconclusive(`dimension outside 1..${MAX_DIM}`);
   const b = new Float64Array(n * m);
-  if (cols instanceof Float64Array) b.set(cols.subarray(0, n * m));
-  else for (let j = 0; j < m; j++) { const c = cols[j]!; for (let t = 0; t < n; t++) b[j * n + t] = Number(c[t]!); }
-  for (let q = 0; q < n * m; q++) { const v = b[q]!; if (!(Math.abs(v) < MAX_ENTRY)) return inconclusive('an entry is past 2^400'); }
-
-  // a dot product of two columns is exact when both hold integers (exactly converted) and the
-  // computed sum of |products| is at most 2^52 (then the true one is below 2^53, so is every
-  // product and partial sum: all exact integers)
   const exact = new Uint8Array(m);
-  for (let j = 0; j < m; j++) {
-    let ok = 1;
-    for (let t = j * n; t < j * n + n; t++) if (!Number.isInteger(b[t]!)) ok = 0;
-    if (!(cols instanceof Float64Array)) for (const x of cols[j]!) if (x > SAFE || x < -SAFE) ok = 0;
-    exact[j] = ok;
-  }
+  if (!toFloat(cols, n, m, b, exact)) return inconclusive('an entry is past 2^400');
 
   // 1-2: G^ and its Cholesky factor R^ (column i holds r^_0i..r^_ii); M (symmetric, row-major)
   // starts as g1 |B|^T |B| on the pairs whose dot product may be inexact
@@ -133,6 +120,45 @@ function certifyWith(cols: Float64Array | BigBasis, n: number, m: number, delta:
       big = Array.from({ length: m }, (_, j) => Array.from(b.subarray(j * n, j * n + n), (x) => BigInt(x)));
     } else big = cols;
   }
+  const reason = gramCholesky(b, big, exact, n, m, g1, R, M, Gh);
+  if (reason !== null) return inconclusive(reason);
+  addResidual(m, R, Gh, M);
+  const d = new Float64Array(m), Uh = new Float64Array(m * m);
+  unitFactor(m, R, d, Uh);
+  const Vb = new Float64Array(m * m);
+  boundV(m, Uh, Vb);
+  const Hb = new Float64Array(m * m);
+  if (!boundH(m, M, Vb, Hb)) return inconclusive('the bound on |U^-1| overflows');
+  const Kb = new Float64Array(m * m);
+  const kmax = boundK(m, d, Hb, Kb);
+  if (typeof kmax !== 'number') return kmax;
+  return decide(m, d, Uh, Kb, kmax, delta, eta);
+}
+
+/**
+ * The columns rounded to float64 into b (n x m), and which are exact there (exact[j]); false where
+ * an entry is past 2^400. A dot product of two columns is exact when both hold integers (exactly
+ * converted) and the computed sum of |products| is at most 2^52 (then the true one is below 2^53,
+ * so is every product and partial sum: all exact integers).
+ */
+function toFloat(cols: Float64Array | BigBasis, n: number, m: number, b: Float64Array, exact: Uint8Array): boolean {
+  if (cols instanceof Float64Array) b.set(cols.subarray(0, n * m));
+  else for (let j = 0; j < m; j++) { const c = cols[j]!; for (let t = 0; t < n; t++) b[j * n + t] = Number(c[t]!); }
+  for (let q = 0; q < n * m; q++) { const v = b[q]!; if (!(Math.abs(v) < MAX_ENTRY)) return false; }
+  for (let j = 0; j < m; j++) {
+    let ok = 1;
+    for (let t = j * n; t < j * n + n; t++) if (!Number.isInteger(b[t]!)) ok = 0;
+    if (!(cols instanceof Float64Array)) for (const x of cols[j]!) if (x > SAFE || x < -SAFE) ok = 0;
+    exact[j] = ok;
+  }
+  return true;
+}
+
+// The steps of certifyWith, one function each (each is compiled once it has run whole, rather
+// than the whole proof being recompiled as later steps are first reached).
+
+/** 1-2: G^ and its Cholesky factor R^ (column i holds r^_0i..r^_ii); M gets g1 |B|^T |B| on the pairs whose dot product may be inexact. Returns why it cannot go on, or null. */
+function gramCholesky(b: Float64Array, big: BigBasis | null, exact: Uint8Array, n: number, m: number, g1: number, R: Float64Array, M: Float64Array, Gh: Float64Array): string | null {
   for (let i = 0; i < m; i++) {
     const bi = i * n;
     for (let j = 0; j <= i; j++) {
@@ -143,7 +169,7 @@ function certifyWith(cols: Float64Array | BigBasis, n: number, m: number, delta:
         let e = 0n;
         for (let t = 0; t < n; t++) { const x = ci[t]!, y = cj[t]!; if (x !== 0n && y !== 0n) e += x * y; }
         g = Number(e);
-        if (!Number.isFinite(g)) return inconclusive('a Gram entry is past the double range');
+        if (!Number.isFinite(g)) return 'a Gram entry is past the double range';
         M[i * m + j] = M[j * m + i] = up(U * Math.abs(g));
       } else {
         let a = 0;
@@ -155,14 +181,20 @@ function certifyWith(cols: Float64Array | BigBasis, n: number, m: number, delta:
       for (let l = 0; l < j; l++) g -= R[rj + l]! * R[ri + l]!;
       if (j < i) R[ri + j] = g / R[rj + j]!;
       else {
-        if (!(g > 0)) return inconclusive(`Cholesky breaks down at column ${i}`);
+        if (!(g > 0)) return `Cholesky breaks down at column ${i}`;
         R[ri + i] = Math.sqrt(g);
       }
     }
   }
-  // M += |G^ - R^T R^|, the residual of the computed factor, evaluated with error-free products
-  // and sums (Ogita, Rump and Oishi's Dot2): within u |value| + L^2 u^2 sum |terms| of it for L
-  // terms, taken here as (2 L u)^2, plus L 2^-1000 for products that underflow
+  return null;
+}
+
+/**
+ * M += |G^ - R^T R^|, the residual of the computed factor, evaluated with error-free products
+ * and sums (Ogita, Rump and Oishi's Dot2): within u |value| + L^2 u^2 sum |terms| of it for L
+ * terms, taken here as (2 L u)^2, plus L 2^-1000 for products that underflow.
+ */
+function addResidual(m: number, R: Float64Array, Gh: Float64Array, M: Float64Array): void {
   for (let i = 0; i < m; i++) {
     const ri = i * m;
     for (let j = 0; j <= i; j++) {
@@ -180,14 +212,16 @@ function certifyWith(cols: Float64Array | BigBasis, n: number, m: number, delta:
       M[i * m + j] = M[j * m + i] = up(M[i * m + j]! + res);
     }
   }
-  const d = new Float64Array(m);
-  for (let j = 0; j < m; j++) d[j] = R[j * m + j]!;
-  // U^ row-major (row j: mu^_ij for i > j), computed as fl(r^_ji / d_j)
-  const Uh = new Float64Array(m * m);
-  for (let i = 0; i < m; i++) for (let j = 0; j < i; j++) Uh[j * m + i] = R[i * m + j]! / d[j]!;
+}
 
-  // 5: column k of V by back substitution, with the bound w on its error: Vb = |V^| + w >= |V|
-  const Vb = new Float64Array(m * m); // column k at k * m, rows 0..k
+/** d = diag(R^); U^ row-major (row j: mu^_ij for i > j), computed as fl(r^_ji / d_j). */
+function unitFactor(m: number, R: Float64Array, d: Float64Array, Uh: Float64Array): void {
+  for (let j = 0; j < m; j++) d[j] = R[j * m + j]!;
+  for (let i = 0; i < m; i++) for (let j = 0; j < i; j++) Uh[j * m + i] = R[i * m + j]! / d[j]!;
+}
+
+/** 5: column k of V (at k m, rows 0..k) by back substitution, with the bound w on its error: Vb = |V^| + w >= |V|. */
+function boundV(m: number, Uh: Float64Array, Vb: Float64Array): void {
   const v = new Float64Array(m), w = new Float64Array(m);
   const ce = up((m + 3) * U);
   for (let k = 0; k < m; k++) {
@@ -206,8 +240,10 @@ function certifyWith(cols: Float64Array | BigBasis, n: number, m: number, delta:
     }
     for (let j = 0; j <= k; j++) Vb[k * m + j] = up(Math.abs(v[j]!) + w[j]!);
   }
-  // Hb = Vb^T M Vb >= |V^T E V| entrywise (upper triangle, row-major), so |H_jk| <= Hb_jk / d_j^2
-  const Hb = new Float64Array(m * m);
+}
+
+/** Hb = Vb^T M Vb >= |V^T E V| entrywise (upper triangle, row-major), so |H_jk| <= Hb_jk / d_j^2; false where it overflows. */
+function boundH(m: number, M: Float64Array, Vb: Float64Array, Hb: Float64Array): boolean {
   const T = new Float64Array(m);
   for (let k = 0; k < m; k++) {
     const vk = k * m;
@@ -223,11 +259,13 @@ function certifyWith(cols: Float64Array | BigBasis, n: number, m: number, delta:
       for (let a = 0; a <= j; a++) s += Vb[vj + a]! * T[a]!;
       Hb[j * m + k] = up(s);
     }
-    if (!Number.isFinite(Hb[k * m + k]!)) return inconclusive('the bound on |U^-1| overflows');
+    if (!Number.isFinite(Hb[k * m + k]!)) return false;
   }
+  return true;
+}
 
-  // 4: Kb >= |K| entry by entry, row by row (row j: k >= j, row-major)
-  const Kb = new Float64Array(m * m);
+/** 4: Kb >= |K| entry by entry, row by row (row j: k >= j, row-major); the largest bound, or why it is inconclusive. */
+function boundK(m: number, d: Float64Array, Hb: Float64Array, Kb: Float64Array): number | LLLCertificate {
   const acc = new Float64Array(m);
   const d2 = new Float64Array(m);
   for (let j = 0; j < m; j++) d2[j] = up(d[j]! * d[j]!);
@@ -249,8 +287,11 @@ function certifyWith(cols: Float64Array | BigBasis, n: number, m: number, delta:
     for (let k = j + 1; k < m; k++) Kb[rj + k] = up(up(up(Hb[rj + k]! / dj2lo) + up(up(acc[k]!) / dj2lo)) * inv);
     for (let k = j; k < m; k++) if (Kb[rj + k]! > kmax) kmax = Kb[rj + k]!;
   }
+  return kmax;
+}
 
-  // 6: size and Lovasz with the bound; the first disproved condition wins over an uncovered one
+/** 6: size and Lovasz with the bound; the first disproved condition wins over an uncovered one. */
+function decide(m: number, d: Float64Array, Uh: Float64Array, Kb: Float64Array, kmax: number, delta: number, eta: number): LLLCertificate {
   let open: string | undefined;
   const err = new Float64Array(m);
   for (let j = 0; j < m - 1; j++) {
@@ -284,4 +325,8 @@ function certifyWith(cols: Float64Array | BigBasis, n: number, m: number, delta:
   }
   if (open !== undefined) return inconclusive(open, kmax);
   return { status: 'proven', kappa: kmax };
+}
+
+function inconclusive(reason: string, kappa = NaN): LLLCertificate {
+  return { status: 'inconclusive', reason, kappa };
 }

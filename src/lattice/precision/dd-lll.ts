@@ -158,6 +158,10 @@ const R = 2 ** 52;
  */
 const PAIR_LIMIT = 2 ** 101;
 const SPLIT = 134217729; // 2^27 + 1
+/** Digit base of limbUpdate's multipliers. */
+const LIMB = 2 ** 26;
+/** Bound on the summed column bounds limbUpdate takes: then every digit sum stays below 2^52. */
+const LIMB_SUM = 2 ** 26;
 
 /** Exact error of the product x y = p (Dekker), for |x|, |y| well inside the double range. */
 function productError(x: number, y: number, p: number): number {
@@ -273,23 +277,90 @@ class ColumnSet {
         }
       }
       let a = 0;
-      for (let t = ko; t < ko + len; t++) { const w = Math.abs(F[t]!) * R + R; if (w > a) a = w; }
-      max[k] = a;
-      if (a < F64_LIMIT / 2) {
-        for (let t = ko; t < ko + len; t++) F[t] = F[t]! * R + L[t]!;
+      for (let t = ko; t < ko + len; t++) { const w = Math.abs(F[t]!); if (w > a) a = w; }
+      max[k] = a * R + R;
+      // high limbs in {-1, 0, 1}: the values are below 2^53 and exact as a R + b; back to float64
+      // where they are all below 2^52
+      if (a <= 1) {
         let b = 0;
-        for (let t = ko; t < ko + len; t++) { const w = Math.abs(F[t]!); if (w > b) b = w; }
-        tier[k] = 1; max[k] = b;
+        for (let t = ko; t < ko + len; t++) { const w = Math.abs(F[t]! * R + L[t]!); if (w > b) b = w; }
+        if (b < F64_LIMIT / 2) {
+          for (let t = ko; t < ko + len; t++) F[t] = F[t]! * R + L[t]!;
+          tier[k] = 1; max[k] = b;
+        }
       }
       return;
     }
     const ck = this.big(k);
-    for (const j of nz) {
+    // the float64 columns together, by 26-bit digits of their multipliers (limbUpdate); the rest in BigInt
+    let small = 0, sum = 0;
+    for (const j of nz) if (tier[j] === 1) { small++; sum += max[j]!; }
+    const rest = small >= 2 && sum < LIMB_SUM ? nz.filter((j) => tier[j] !== 1) : nz;
+    if (rest !== nz) this.limbUpdate(ck, xd, xs, nz);
+    for (const j of rest) {
       const X = bigX(xd, xs, j);
       const cj = tier[j] === 3 ? this.cols[j]! : this.big(j);
       for (let t = 0; t < len; t++) { const v = cj[t]!; if (v !== 0n) ck[t] = ck[t]! - X * v; }
     }
     this.settle(k, ck);
+  }
+  /**
+   * ck -= sum_j X_j c_j over the float64 columns j of nz (sum of their bounds below LIMB_SUM): each
+   * |X_j| in base 2^26, one float64 sum per digit and entry (exact: below 2^26 LIMB_SUM), then one
+   * BigInt per entry from the carried digits instead of a BigInt product per column and entry.
+   */
+  private limbUpdate(ck: bigint[], xd: Float64Array, xs: bigint[], nz: readonly number[]): void {
+    const { F, len, tier } = this;
+    let digits = 0;
+    let S = this.sums;
+    for (const j of nz) {
+      if (tier[j] !== 1) continue;
+      const jo = j * len;
+      const x = xd[j]!, neg = x < 0;
+      // |X_j| digit by digit, least significant first (as a double below 2^52, else from its BigInt)
+      let a = Math.abs(x), A = 0n;
+      const wide = !(a < X_EXACT);
+      if (wide) { A = xs[j]!; if (A < 0n) A = -A; }
+      for (let l = 0; wide ? A > 0n : a > 0; l++) {
+        let d: number;
+        if (wide) { d = Number(BigInt.asUintN(26, A)); A >>= 26n; } else { d = a % LIMB; a = (a - d) / LIMB; }
+        if (l >= digits) {
+          if ((l + 1) * len > S.length) { const T = new Float64Array(2 * (l + 1) * len); T.set(S); S = this.sums = T; }
+          S.fill(0, l * len, (l + 1) * len);
+          digits = l + 1;
+        }
+        if (d === 0) continue;
+        const sd = neg ? -d : d, lo = l * len;
+        for (let t = 0; t < len; t++) { const v = F[jo + t]!; if (v !== 0) S[lo + t] = S[lo + t]! + sd * v; }
+      }
+    }
+    // per entry: carry the digit sums into [0, 2^26) (the last carry signed), pair them into
+    // 52-bit chunks and build the BigInt from the top chunk down
+    const D = this.digitScratch(digits + 2);
+    for (let t = 0; t < len; t++) {
+      let carry = 0, any = false;
+      for (let l = 0; l < digits; l++) {
+        const c = S[l * len + t]! + carry;
+        if (c !== 0) any = true;
+        carry = Math.floor(c / LIMB);
+        D[l] = c - carry * LIMB;
+      }
+      if (!any) continue;
+      D[digits] = carry; D[digits + 1] = 0;
+      let r = 0n;
+      for (let i = (digits >> 1); i >= 0; i--) {
+        const chunk = D[2 * i]! + D[2 * i + 1]! * LIMB;
+        if (r !== 0n) r <<= 52n;
+        if (chunk !== 0) r += BigInt(chunk);
+      }
+      if (r !== 0n) ck[t] = ck[t]! - r;
+    }
+  }
+  private sums = new Float64Array(0);
+  private digits = new Float64Array(0);
+  private digitScratch(n: number): Float64Array {
+    if (this.digits.length < n) this.digits = new Float64Array(2 * n);
+    return this.digits;
   }
   swap(k: number, p: number): void {
     const { F, L, len, cols, tier, max } = this;
@@ -297,10 +368,10 @@ class ColumnSet {
     let x = tier[k]!; tier[k] = tier[p]!; tier[p] = x;
     x = this.valid[k]!; this.valid[k] = this.valid[p]!; this.valid[p] = x;
     x = max[k]!; max[k] = max[p]!; max[p] = x;
-    for (let t = 0; t < len; t++) {
-      let f = F[k * len + t]!; F[k * len + t] = F[p * len + t]!; F[p * len + t] = f;
-      f = L[k * len + t]!; L[k * len + t] = L[p * len + t]!; L[p * len + t] = f;
-    }
+    const ko = k * len, po = p * len;
+    for (let t = 0; t < len; t++) { const f = F[ko + t]!; F[ko + t] = F[po + t]!; F[po + t] = f; }
+    // the low limbs are read only in tier 2
+    if (tier[k] === 2 || tier[p] === 2) for (let t = 0; t < len; t++) { const f = L[ko + t]!; L[ko + t] = L[po + t]!; L[po + t] = f; }
   }
 }
 
@@ -379,9 +450,14 @@ class HybridStore implements Store {
       return;
     }
     if (this.plain) {
-      let s = 0;
-      for (let t = 0; t < n; t++) s += Bh[io + t]! * Bh[jo + t]!;
-      rh = s; rl = 0;
+      // four partial sums: the additions do not wait on each other
+      let s0 = 0, s1 = 0, s2 = 0, s3 = 0, t = 0;
+      for (; t + 3 < n; t += 4) {
+        s0 += Bh[io + t]! * Bh[jo + t]!; s1 += Bh[io + t + 1]! * Bh[jo + t + 1]!;
+        s2 += Bh[io + t + 2]! * Bh[jo + t + 2]!; s3 += Bh[io + t + 3]! * Bh[jo + t + 3]!;
+      }
+      for (; t < n; t++) s0 += Bh[io + t]! * Bh[jo + t]!;
+      rh = (s0 + s1) + (s2 + s3); rl = 0;
       return;
     }
     acc.hi = 0; acc.lo = 0;
@@ -428,10 +504,10 @@ class HybridStore implements Store {
     const { gValid, m } = this;
     for (let t = 0; t < m; t++) { let f = gValid[k * m + t]!; gValid[k * m + t] = gValid[p * m + t]!; gValid[p * m + t] = f; }
     for (let t = 0; t < m; t++) { let f = gValid[t * m + k]!; gValid[t * m + k] = gValid[t * m + p]!; gValid[t * m + p] = f; }
-    for (let t = 0; t < n; t++) {
-      let f = Bh[k * n + t]!; Bh[k * n + t] = Bh[p * n + t]!; Bh[p * n + t] = f;
-      f = Bl[k * n + t]!; Bl[k * n + t] = Bl[p * n + t]!; Bl[p * n + t] = f;
-    }
+    const ko = k * n, po = p * n;
+    for (let t = 0; t < n; t++) { const f = Bh[ko + t]!; Bh[ko + t] = Bh[po + t]!; Bh[po + t] = f; }
+    // a float64 column's low copy is all 0 (copy())
+    if (this.b.tier[k] !== 1 || this.b.tier[p] !== 1) for (let t = 0; t < n; t++) { const f = Bl[ko + t]!; Bl[ko + t] = Bl[po + t]!; Bl[po + t] = f; }
   }
   /** Writes the current basis and Z back into the caller's BigInt columns. */
   flush(): void {
@@ -575,8 +651,13 @@ export class DdLLL {
       // float64 only (the low parts stay 0): fplll's fast path, on an exactly kept basis
       for (let j = this.valid[k]!; j <= k; j++) {
         const jo = j * m;
-        let s = gh[ko + j]!;
-        for (let i = 0; i < j; i++) s -= muH[jo + i]! * rH[ko + i]!;
+        let s0 = 0, s1 = 0, s2 = 0, s3 = 0, i = 0;
+        for (; i + 3 < j; i += 4) {
+          s0 += muH[jo + i]! * rH[ko + i]!; s1 += muH[jo + i + 1]! * rH[ko + i + 1]!;
+          s2 += muH[jo + i + 2]! * rH[ko + i + 2]!; s3 += muH[jo + i + 3]! * rH[ko + i + 3]!;
+        }
+        for (; i < j; i++) s0 += muH[jo + i]! * rH[ko + i]!;
+        const s = gh[ko + j]! - ((s0 + s1) + (s2 + s3));
         rH[ko + j] = s;
         if (j < k) muH[ko + j] = s / rH[jo + j]!;
       }
@@ -640,17 +721,23 @@ export class DdLLL {
     this.store.swap(k);
     const p = k - 1;
     const ko = k * m, po = p * m;
-    for (let t = 0; t < m; t++) {
-      let f = gh[ko + t]!; gh[ko + t] = gh[po + t]!; gh[po + t] = f;
-      f = gl[ko + t]!; gl[ko + t] = gl[po + t]!; gl[po + t] = f;
-      f = muH[ko + t]!; muH[ko + t] = muH[po + t]!; muH[po + t] = f;
-      f = muL[ko + t]!; muL[ko + t] = muL[po + t]!; muL[po + t] = f;
+    // G's rows and columns; of mu and r only the entries before p stay valid (valid[] below).
+    // In plain mode the low parts of mu and r stay 0 (computeRow writes the high parts alone)
+    const plain = this.plain;
+    // rows first, then columns (the 2 x 2 block at p, k needs both, in this order)
+    for (let t = 0; t < m; t++) { const f = gh[ko + t]!; gh[ko + t] = gh[po + t]!; gh[po + t] = f; }
+    for (let t = 0; t < m; t++) { const f = gh[t * m + k]!; gh[t * m + k] = gh[t * m + p]!; gh[t * m + p] = f; }
+    for (let t = 0; t < m; t++) { const f = gl[ko + t]!; gl[ko + t] = gl[po + t]!; gl[po + t] = f; }
+    for (let t = 0; t < m; t++) { const f = gl[t * m + k]!; gl[t * m + k] = gl[t * m + p]!; gl[t * m + p] = f; }
+    for (let t = 0; t < p; t++) {
+      let f = muH[ko + t]!; muH[ko + t] = muH[po + t]!; muH[po + t] = f;
       f = rH[ko + t]!; rH[ko + t] = rH[po + t]!; rH[po + t] = f;
-      f = rL[ko + t]!; rL[ko + t] = rL[po + t]!; rL[po + t] = f;
     }
-    for (let t = 0; t < m; t++) {
-      let f = gh[t * m + k]!; gh[t * m + k] = gh[t * m + p]!; gh[t * m + p] = f;
-      f = gl[t * m + k]!; gl[t * m + k] = gl[t * m + p]!; gl[t * m + p] = f;
+    if (!plain) {
+      for (let t = 0; t < p; t++) {
+        let f = muL[ko + t]!; muL[ko + t] = muL[po + t]!; muL[po + t] = f;
+        f = rL[ko + t]!; rL[ko + t] = rL[po + t]!; rL[po + t] = f;
+      }
     }
     valid[p] = p; valid[k] = p;
     for (let t = k + 1; t < m; t++) if (valid[t]! > p) valid[t] = p;

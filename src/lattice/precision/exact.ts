@@ -78,9 +78,11 @@ export function checkLLLExactBig(cols: BigBasis, delta: number, eta: number): Ex
 /** B_in Z (columns), exactly. */
 export function applyTransformBig(Bin: BigBasis, Z: BigBasis): BigBasis {
   const n = Bin[0]!.length;
+  // the nonzero coordinates of each input vector (sparse bases: knapsack, q-ary)
+  const nz = Bin.map((b) => { const ts: number[] = []; for (let t = 0; t < n; t++) if (b[t] !== 0n) ts.push(t); return ts; });
   return Z.map((z) => {
     const out = new Array<bigint>(n).fill(0n);
-    z.forEach((c, i) => { if (c !== 0n) { const b = Bin[i]!; for (let t = 0; t < n; t++) out[t] = out[t]! + c * b[t]!; } });
+    z.forEach((c, i) => { if (c !== 0n) { const b = Bin[i]!; for (const t of nz[i]!) out[t] = out[t]! + c * b[t]!; } });
     return out;
   });
 }

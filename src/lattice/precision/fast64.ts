@@ -25,27 +25,54 @@ function failure(why: string, details: Record<string, unknown> = {}): LatticeMim
 /** LLL-reduces B in place (see the module comment); throws PRECISION_FAILURE, RANK_DEFICIENT or ITERATION_LIMIT. */
 export function fastLLLFloat64(B: Float64Array, n: number, m: number, delta: number, eta: number, maxIterations: number, stats: Fast64Stats): void {
   if (m < 2) return;
-  // G by slot (NaN: unknown), mu and r row-major by position (r_kk on the diagonal)
-  const G = new Float64Array(m * m).fill(NaN);
-  const slot = new Int32Array(m);
-  const mu = new Float64Array(m * m), r = new Float64Array(m * m);
-  const valid = new Int32Array(m);
-  const bmax = new Float64Array(m);
-  const S = new Float64Array(m + 1);
-  const pending = new Int32Array(m + 1);
-  const xs = new Float64Array(m), js = new Int32Array(m);
-  const col = new Float64Array(n), rowMu = new Float64Array(m), rowR = new Float64Array(m);
-  for (let j = 0; j < m; j++) {
-    slot[j] = j;
-    let a = 0;
-    for (let t = j * n; t < j * n + n; t++) { const v = Math.abs(B[t]!); if (v > a) a = v; }
-    if (!(a < LIMIT)) throw failure('an entry is past 2^53');
-    bmax[j] = a;
+  new Fast64(B, n, m, delta, eta, maxIterations, stats).run();
+}
+
+/**
+ * The state of one run. A class rather than closures in the function: its methods keep their
+ * optimized code from one call to the next (closures are new functions each call).
+ */
+class Fast64 {
+  /** G by slot (NaN: unknown). */
+  private readonly G: Float64Array;
+  private readonly slot: Int32Array;
+  /** mu and r row-major by position (r_kk on the diagonal). */
+  private readonly mu: Float64Array;
+  private readonly r: Float64Array;
+  private readonly valid: Int32Array;
+  private readonly bmax: Float64Array;
+  private readonly S: Float64Array;
+  private readonly pending: Int32Array;
+  private readonly xs: Float64Array;
+  private readonly js: Int32Array;
+  private readonly col: Float64Array;
+  private readonly rowMu: Float64Array;
+  private readonly rowR: Float64Array;
+  private kMax = 0;
+
+  constructor(private readonly B: Float64Array, private readonly n: number, private readonly m: number,
+    private readonly delta: number, private readonly eta: number, private readonly maxIterations: number, private readonly stats: Fast64Stats) {
+    this.G = new Float64Array(m * m).fill(NaN);
+    this.slot = new Int32Array(m);
+    this.mu = new Float64Array(m * m); this.r = new Float64Array(m * m);
+    this.valid = new Int32Array(m);
+    this.bmax = new Float64Array(m);
+    this.S = new Float64Array(m + 1);
+    this.pending = new Int32Array(m + 1);
+    this.xs = new Float64Array(m); this.js = new Int32Array(m);
+    this.col = new Float64Array(n); this.rowMu = new Float64Array(m); this.rowR = new Float64Array(m);
+    for (let j = 0; j < m; j++) {
+      this.slot[j] = j;
+      let a = 0;
+      for (let t = j * n; t < j * n + n; t++) { const v = Math.abs(B[t]!); if (v > a) a = v; }
+      if (!(a < LIMIT)) throw failure('an entry is past 2^53');
+      this.bmax[j] = a;
+    }
   }
-  let kMax = 0;
 
   /** G entries (k, j) for j in [from, k] that are unknown, four dot products per pass over b_k. */
-  const fetch = (k: number, from: number): void => {
+  private fetch(k: number, from: number): void {
+    const { G, slot, m, n, B, pending } = this;
     const gk = slot[k]! * m;
     let count = 0;
     for (let j = from; j <= k; j++) if (G[gk + slot[j]!] !== G[gk + slot[j]!]) pending[count++] = j;
@@ -59,22 +86,27 @@ export function fastLLLFloat64(B: Float64Array, n: number, m: number, delta: num
         const v = B[ko + t]!;
         s0 += v * B[a0 + t]!; s1 += v * B[a1 + t]!; s2 += v * B[a2 + t]!; s3 += v * B[a3 + t]!;
       }
-      set(k, j0, s0); set(k, j1, s1); set(k, j2, s2); set(k, j3, s3);
+      this.set(k, j0, s0); this.set(k, j1, s1); this.set(k, j2, s2); this.set(k, j3, s3);
     }
     for (; c < count; c++) {
       const j = pending[c]!, a = j * n;
       let s = 0;
       for (let t = 0; t < n; t++) s += B[ko + t]! * B[a + t]!;
-      set(k, j, s);
+      this.set(k, j, s);
     }
-  };
-  const set = (i: number, j: number, v: number): void => { G[slot[i]! * m + slot[j]!] = v; G[slot[j]! * m + slot[i]!] = v; };
+  }
+
+  private set(i: number, j: number, v: number): void {
+    const { G, slot, m } = this;
+    G[slot[i]! * m + slot[j]!] = v; G[slot[j]! * m + slot[i]!] = v;
+  }
 
   /** Row k of mu and r from its first invalid column up to k - 1 (rows below k complete). */
-  const computeRow = (k: number): void => {
+  private computeRow(k: number): void {
+    const { G, slot, m, mu, r, valid } = this;
     const ko = k * m, gk = slot[k]! * m;
     let j = valid[k]!;
-    fetch(k, j);
+    this.fetch(k, j);
     for (; j < k; j++) {
       const jo = j * m;
       // four partial sums: the additions do not wait on each other
@@ -91,13 +123,14 @@ export function fastLLLFloat64(B: Float64Array, n: number, m: number, delta: num
       mu[ko + j] = v / r[jo + j]!;
     }
     valid[k] = k;
-  };
+  }
 
   /** Babai's nearest plane for b_k, repeated on a fresh row until a sweep changes nothing. */
-  const sizeReduce = (k: number): void => {
+  private sizeReduce(k: number): void {
+    const { m, n, mu, bmax, xs, js, B, eta, stats, G, slot, valid } = this;
     const ko = k * m, bo = k * n;
     for (let round = 0; round < MAX_BABAI; round++) {
-      computeRow(k);
+      this.computeRow(k);
       // the multipliers of one sweep, applied to b_k together at its end (one pass per four)
       let nx = 0;
       for (let j = k - 1; j >= 0; j--) {
@@ -141,48 +174,54 @@ export function fastLLLFloat64(B: Float64Array, n: number, m: number, delta: num
       G.fill(NaN, s * m, s * m + m);
       for (let t = 0; t < m; t++) G[t * m + s] = NaN;
       valid[k] = 0;
-      for (let i = k + 1; i <= kMax; i++) if (valid[i]! > k) valid[i] = k;
+      for (let i = k + 1; i <= this.kMax; i++) if (valid[i]! > k) valid[i] = k;
     }
     throw failure(`size reduction of vector ${k} did not settle within ${MAX_BABAI} rounds`, { vector: k });
-  };
+  }
 
-  fetch(0, 0);
-  r[0] = G[slot[0]! * m + slot[0]!]!;
-  if (!(r[0]! > 0)) throw new RankDeficientError('ZERO_VECTOR', 'float64 lll: vector 0 is zero', { vector: 0 });
-  let k = 1;
-  while (k < m) {
-    if (stats.iterations++ >= maxIterations) throw new IterationLimitError(`float64 lll: more than ${maxIterations} main-loop steps`, { maxIterations });
-    if (k > kMax) kMax = k;
-    sizeReduce(k);
-    // projections of b_k from the top (fplll): S_0 = ||b_k||^2, S_i = S_{i-1} - mu_{k,i-1} r_{k,i-1}
-    const ko = k * m;
-    let s = G[slot[k]! * m + slot[k]!]!;
-    S[0] = s;
-    for (let i = 1; i <= k; i++) { s -= mu[ko + i - 1]! * r[ko + i - 1]!; S[i] = s; }
-    r[ko + k] = S[k]!;
-    if (delta * r[(k - 1) * m + k - 1]! <= S[k - 1]!) { k++; continue; }
-    let i = k - 1;
-    while (i > 0 && delta * r[(i - 1) * m + i - 1]! > S[i - 1]!) i--;
-    if (!(S[i]! > 0)) throw failure(`the projection of vector ${k} vanished numerically`, { vector: k });
-    // b_k moves to position i; rows i..k-1 move up one, keeping their first i coefficients
-    for (let t = 0; t < i; t++) { rowMu[t] = mu[ko + t]!; rowR[t] = r[ko + t]!; }
-    for (let t = k - 1; t >= i; t--) {
-      const len = Math.min(valid[t]!, i), src = t * m, dst = src + m;
-      for (let q = 0; q < len; q++) { mu[dst + q] = mu[src + q]!; r[dst + q] = r[src + q]!; }
-      valid[t + 1] = len;
+  run(): void {
+    const { G, slot, m, n, mu, r, valid, bmax, S, B, col, rowMu, rowR, delta, stats, maxIterations } = this;
+    this.fetch(0, 0);
+    r[0] = G[slot[0]! * m + slot[0]!]!;
+    if (!(r[0]! > 0)) throw new RankDeficientError('ZERO_VECTOR', 'float64 lll: vector 0 is zero', { vector: 0 });
+    let k = 1;
+    while (k < m) {
+      if (stats.iterations++ >= maxIterations) throw new IterationLimitError(`float64 lll: more than ${maxIterations} main-loop steps`, { maxIterations });
+      if (k > this.kMax) this.kMax = k;
+      this.sizeReduce(k);
+      // projections of b_k from the top (fplll): S_0 = ||b_k||^2, S_i = S_{i-1} - mu_{k,i-1} r_{k,i-1}
+      const ko = k * m;
+      let s = G[slot[k]! * m + slot[k]!]!;
+      S[0] = s;
+      for (let i = 1; i <= k; i++) { s -= mu[ko + i - 1]! * r[ko + i - 1]!; S[i] = s; }
+      r[ko + k] = S[k]!;
+      if (delta * r[(k - 1) * m + k - 1]! <= S[k - 1]!) { k++; continue; }
+      let i = k - 1;
+      while (i > 0 && delta * r[(i - 1) * m + i - 1]! > S[i - 1]!) i--;
+      if (!(S[i]! > 0)) throw failure(`the projection of vector ${k} vanished numerically`, { vector: k });
+      // b_k moves to position i; rows i..k-1 move up one, keeping their first i coefficients
+      for (let t = 0; t < i; t++) { rowMu[t] = mu[ko + t]!; rowR[t] = r[ko + t]!; }
+      for (let t = k - 1; t >= i; t--) {
+        const len = Math.min(valid[t]!, i), src = t * m, dst = src + m;
+        for (let q = 0; q < len; q++) { mu[dst + q] = mu[src + q]!; r[dst + q] = r[src + q]!; }
+        valid[t + 1] = len;
+      }
+      const io = i * m;
+      for (let t = 0; t < i; t++) { mu[io + t] = rowMu[t]!; r[io + t] = rowR[t]!; }
+      r[io + i] = S[i]!;
+      valid[i] = i;
+      for (let t = k + 1; t <= this.kMax; t++) if (valid[t]! > i) valid[t] = i;
+      const sk = slot[k]!, bk = bmax[k]!;
+      for (let t = k; t > i; t--) { slot[t] = slot[t - 1]!; bmax[t] = bmax[t - 1]!; }
+      slot[i] = sk; bmax[i] = bk;
+      // b_k to position i without a view object: the columns in between move up one
+      const ko2 = k * n;
+      for (let t = 0; t < n; t++) col[t] = B[ko2 + t]!;
+      B.copyWithin((i + 1) * n, i * n, k * n);
+      const io2 = i * n;
+      for (let t = 0; t < n; t++) B[io2 + t] = col[t]!;
+      stats.swaps += k - i;
+      k = i + 1;
     }
-    const io = i * m;
-    for (let t = 0; t < i; t++) { mu[io + t] = rowMu[t]!; r[io + t] = rowR[t]!; }
-    r[io + i] = S[i]!;
-    valid[i] = i;
-    for (let t = k + 1; t <= kMax; t++) if (valid[t]! > i) valid[t] = i;
-    const sk = slot[k]!, bk = bmax[k]!;
-    for (let t = k; t > i; t--) { slot[t] = slot[t - 1]!; bmax[t] = bmax[t - 1]!; }
-    slot[i] = sk; bmax[i] = bk;
-    col.set(B.subarray(k * n, k * n + n));
-    B.copyWithin((i + 1) * n, i * n, k * n);
-    B.set(col, i * n);
-    stats.swaps += k - i;
-    k = i + 1;
   }
 }

@@ -21,7 +21,7 @@
  * (basis rows; transform U with U B_in = B_out, i.e. row j of U = column j of Z).
  */
 import { CheckFailedError, InvalidArgumentError, InvalidInputError, LatticeMimoError, RankDeficientError } from '../../core/errors.js';
-import { rebuildTransform } from '../exact-transform.js';
+import { readTransform, rebuildTransform, unitCoordinates } from '../exact-transform.js';
 import { resolveOptions } from '../validate.js';
 import { ddLLL, ddLLLFloat64, ddLLLHybrid, plainLLLFloat64, type DdRunStats } from './dd-lll.js';
 import { applyTransformBig, exactLLL, integralGramSchmidt, type BigBasis } from './exact.js';
@@ -43,7 +43,7 @@ export interface IntegralLLLOptions {
   maxIterations?: number;
   /** Rungs to try, in order (default all). 'exact' may only be left out for testing a rung alone. */
   rungs?: readonly Rung[];
-  /** Prove |det Z| = 1 from Gram determinants (default true; B_out = B_in Z is always checked). */
+  /** Prove |det Z| = 1 (a rebuilt Z: from its integral inverse; else from Gram determinants); default true. B_out = B_in Z is always checked. */
   prove?: boolean;
   /**
    * Try the certified floating-point proof of the LLL conditions before the exact rung (default
@@ -147,7 +147,10 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
 
   const fits = Bin.every((c) => c.every((v) => v <= SAFE && v >= -SAFE));
   const certify = opts.certify !== false;
-  const out = climb(Bin, n, m, o, rungs, fits, certify);
+  // knapsack-like bases past 2^53 (a signed identity on some coordinates): Z is read off B_out
+  // (then checked exactly below), not tracked through the reduction
+  const unit = fits ? null : unitCoordinates(Bin);
+  const out = climb(Bin, n, m, o, rungs, fits, certify, unit !== null);
   let { B, Z, certificate } = out;
   const outcomes = out.outcomes;
   let unimodular: boolean | null = null;
@@ -159,16 +162,17 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
   for (let attempt = 0; !Z; attempt++) {
     // the float64 path keeps no Z: it is rebuilt exactly from B_in and B_out (both below 2^53) and
     // proven there: B_in Z = B_out and B_out W = B_in with Z, W integral (exact-transform.ts)
-    const rebuilt = rebuild(Bin, B, n, m);
+    if (unit) { Z = readTransform(B, unit); break; }
+    const rebuilt = rebuild(Bin, B, n, m, opts.prove !== false);
     if (rebuilt) {
       Z = Array.from({ length: m }, (_, j) => rebuilt.slice(j * m, (j + 1) * m));
-      unimodular = true;
+      unimodular = opts.prove !== false ? true : null;
       rebuiltZ = true;
       break;
     }
     // an output past 2^53, or a float64 state that was not exact after all: again without the
     // float64 engine (checked exact updates), then with Z tracked in BigInt
-    const again = climb(Bin, n, m, o, later, attempt === 0, certify);
+    const again = climb(Bin, n, m, o, later, attempt === 0, certify, false);
     outcomes.push(...again.outcomes);
     B = again.B; Z = again.Z; certificate = again.certificate ?? certificate;
   }
@@ -190,11 +194,14 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
   };
 }
 
-/** Z with B_in Z = B_out, proven (exact-transform.ts), or null where it cannot be (entries past 2^53, or B_out not in the lattice). */
-function rebuild(Bin: BigBasis, B: BigBasis, n: number, m: number): bigint[] | null {
+/**
+ * Z with B_in Z = B_out, proven (exact-transform.ts), and with `unimodular` |det Z| = 1 proven too
+ * (B_out W = B_in); null where it cannot be (entries past 2^53, or B_out not in the lattice).
+ */
+function rebuild(Bin: BigBasis, B: BigBasis, n: number, m: number, unimodular: boolean): bigint[] | null {
   if (!B.every((c) => c.every((v) => v <= SAFE && v >= -SAFE))) return null;
   try {
-    return rebuildTransform(toFloat64(Bin, n), toFloat64(B, n), n, m, true).Z;
+    return rebuildTransform(toFloat64(Bin, n), toFloat64(B, n), n, m, unimodular).Z;
   } catch (err) {
     if (!(err instanceof LatticeMimoError)) throw err;
     return null;
@@ -214,12 +221,12 @@ function fromFloat64(B: Float64Array, n: number, m: number): BigBasis {
 /**
  * The rungs in order, each from the basis the previous left. `f64`: the basis (below 2^53) stays
  * in float64 while it can, and no Z is kept (Z: null, rebuilt by the caller); otherwise BigInt with
- * Z tracked.
+ * Z tracked, unless `readableZ` (the caller reads Z off B_out: Z null).
  */
-function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolveOptions>, rungs: readonly Rung[], f64: boolean, certify: boolean): { B: BigBasis; Z: BigBasis | null; outcomes: RungOutcome[]; certificate?: Cert } {
+function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolveOptions>, rungs: readonly Rung[], f64: boolean, certify: boolean, readableZ: boolean): { B: BigBasis; Z: BigBasis | null; outcomes: RungOutcome[]; certificate?: Cert } {
   let Bf: Float64Array | null = f64 ? toFloat64(Bin, n) : null;
   let B: BigBasis = Bin.map((c) => c.slice());
-  let Z: BigBasis | null = f64 ? null : Array.from({ length: m }, (_, j) => Array.from({ length: m }, (_, i) => (i === j ? 1n : 0n)));
+  let Z: BigBasis | null = f64 || readableZ ? null : Array.from({ length: m }, (_, j) => Array.from({ length: m }, (_, i) => (i === j ? 1n : 0n)));
   const noZ = (): BigBasis => Array.from({ length: m }, () => []);
   const toBig = () => { if (Bf) { B = fromFloat64(Bf, n, m); Bf = null; } };
   const outcomes: RungOutcome[] = [];
