@@ -14,6 +14,18 @@
 /** 2^27 + 1: Dekker's splitter for float64. */
 const SPLIT = 134217729;
 
+/**
+ * The exact rounding error of the float64 product p = fl(x y), so x y = p + productError(x, y, p)
+ * exactly (Dekker's splitting; no overflow or underflow: |x|, |y| well inside float64's range).
+ */
+export function productError(x: number, y: number, p: number): number {
+  let t = SPLIT * x;
+  const xh = t - (t - x), xl = x - xh;
+  t = SPLIT * y;
+  const yh = t - (t - y), yl = y - yh;
+  return ((xh * yh - p) + xh * yl + xl * yh) + xl * yl;
+}
+
 /** A double-double accumulator (hi + lo), updated in place by subProduct. */
 export interface Acc { hi: number; lo: number }
 

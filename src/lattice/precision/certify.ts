@@ -56,6 +56,7 @@
  * column-major) or BigInt columns (rounded to nearest, within the bound of step 1).
  */
 import type { BigBasis } from './exact.js';
+import { productError } from '../lll/double-double.js';
 
 /** What the certificate found: proven reduced, proven not reduced, or a bound too wide to say. */
 export interface LLLCertificate {
@@ -72,17 +73,6 @@ const TINY = 2 ** -1000;
 const MAX_DIM = 4000;
 const MAX_ENTRY = 2 ** 400;
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-
-const SPLIT = 134217729; // 2^27 + 1
-
-/** Exact error of the product x y = p (Dekker's splitting; |x|, |y| below 2^996, no underflow). */
-function productError(x: number, y: number, p: number): number {
-  let t = SPLIT * x;
-  const xh = t - (t - x), xl = x - xh;
-  t = SPLIT * y;
-  const yh = t - (t - y), yl = y - yh;
-  return ((xh * yh - p) + xh * yl + xl * yh) + xl * yl;
-}
 
 /** An upper bound on a nonnegative quantity computed in at most 4096 rounded operations. */
 const up = (x: number): number => x * (1 + REL) + TINY;

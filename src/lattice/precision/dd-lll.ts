@@ -22,6 +22,7 @@
 import { LatticeMimoError } from '../../core/errors.js';
 import type { BigBasis } from './exact.js';
 import { subProduct, type Acc } from '../lll/double-double.js';
+import { productError } from '../lll/double-double.js';
 
 /** Babai rounds at one position before the rung is declared broken down (fplll's "infinite loop in babai"). */
 const MAX_BABAI = 48;
@@ -157,20 +158,10 @@ const R = 2 ** 52;
  * exactly into p + e with |e| < 2^50, and every limb stays an exact integer (ColumnSet.update).
  */
 const PAIR_LIMIT = 2 ** 101;
-const SPLIT = 134217729; // 2^27 + 1
 /** Digit base of limbUpdate's multipliers. */
 const LIMB = 2 ** 26;
 /** Bound on the summed column bounds limbUpdate takes: then every digit sum stays below 2^52. */
 const LIMB_SUM = 2 ** 26;
-
-/** Exact error of the product x y = p (Dekker), for |x|, |y| well inside the double range. */
-function productError(x: number, y: number, p: number): number {
-  let t = SPLIT * x;
-  const xh = t - (t - x), xl = x - xh;
-  t = SPLIT * y;
-  const yh = t - (t - y), yl = y - yh;
-  return ((xh * yh - p) + xh * yl + xl * yh) + xl * yl;
-}
 
 /**
  * The columns of one integer matrix (B, or Z) in three tiers, every operation exact:
