@@ -70,6 +70,16 @@ function bigX(xd: Float64Array, xs: bigint[], j: number): bigint {
  * Where the basis lives: the Gram-Schmidt code only sees G as double-doubles (gh, gl; row-major
  * m x m by position) and asks the store to apply b_k -= sum_j X_j b_j and to swap two positions.
  */
+/** gh, gl = G, both triangles, from `dot(i, j)`, which leaves <b_i, b_j> in (rh, rl). */
+function fillGram(m: number, dot: (i: number, j: number) => void, gh: Float64Array, gl: Float64Array): void {
+  for (let i = 0; i < m; i++) {
+    for (let j = 0; j <= i; j++) {
+      dot(i, j);
+      gh[i * m + j] = rh; gl[i * m + j] = rl; gh[j * m + i] = rh; gl[j * m + i] = rl;
+    }
+  }
+}
+
 interface Store {
   readonly m: number;
   /** Fills gh, gl with G (scaled as the store chooses). */
@@ -461,13 +471,8 @@ class HybridStore implements Store {
   }
   init(gh: Float64Array, gl: Float64Array): void {
     const { m } = this;
-    for (let i = 0; i < m; i++) {
-      for (let j = 0; j <= i; j++) {
-        this.dot(i, j);
-        gh[i * m + j] = rh; gl[i * m + j] = rl; gh[j * m + i] = rh; gl[j * m + i] = rl;
-      }
-      if (!Number.isFinite(gh[i * m + i]!)) throw this.fail('a Gram entry is out of the double range');
-    }
+    fillGram(m, (i, j) => this.dot(i, j), gh, gl);
+    for (let i = 0; i < m; i++) if (!Number.isFinite(gh[i * m + i]!)) throw this.fail('a Gram entry is out of the double range');
   }
   apply(k: number, xd: Float64Array, xs: bigint[], gh: Float64Array, gl: Float64Array): void {
     const { m } = this;
@@ -539,13 +544,7 @@ class Float64Store implements Store {
     rh = sh; rl = sl;
   }
   init(gh: Float64Array, gl: Float64Array): void {
-    const { m } = this;
-    for (let i = 0; i < m; i++) {
-      for (let j = 0; j <= i; j++) {
-        this.dot(i, j);
-        gh[i * m + j] = rh; gl[i * m + j] = rl; gh[j * m + i] = rh; gl[j * m + i] = rl;
-      }
-    }
+    fillGram(this.m, (i, j) => this.dot(i, j), gh, gl);
   }
   apply(k: number, xs: Float64Array, _big: bigint[], gh: Float64Array, gl: Float64Array): void {
     const { B, n, m, colMax } = this;
