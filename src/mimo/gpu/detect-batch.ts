@@ -24,7 +24,7 @@ import { remedy } from '../fallback.js';
 import { constellation, symbolsToBits } from '../modulation.js';
 import { DETECTOR_REGISTRY } from '../registry.js';
 import type { DetectionInput, DetectionResult } from '../types.js';
-import type { CudaDetector, CudaDetectorSetup } from './cuda-detector.js';
+import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup } from './cuda-detector.js';
 import { MIMO_STATUS, STATUS_WORDS } from './status.js';
 
 /**
@@ -163,6 +163,31 @@ export function cudaSetup(ctx: CudaContext, val: ValidatedInput, impl: CudaDetec
   };
 }
 
+/** Plans kept per detector implementation and context, by setup (a call per slot must not rebuild one). */
+const plans = new WeakMap<CudaDetector, { ctx: CudaContext; byKey: Map<string, CudaDetectorPlan> }>();
+const PLANS_KEPT = 16;
+
+/**
+ * impl.create(ctx, setup), or the plan made before for an equal setup: creating one validates the
+ * options, derives the kernels' defines and looks their modules up, a tenth of a millisecond that a
+ * batch of one 5G slot cannot spare. The key is everything a plan may read but the device and the
+ * constellation (both functions of the context and the modulation).
+ */
+function planFor(ctx: CudaContext, impl: CudaDetector, setup: CudaDetectorSetup): CudaDetectorPlan {
+  let kept = plans.get(impl);
+  if (kept?.ctx !== ctx) plans.set(impl, (kept = { ctx, byKey: new Map() }));
+  const { device: _d, constellation: _c, opts, ...rest } = setup;
+  const { gpuBatch: _g, engine: _e, onBudget: _o, ...planOpts } = opts;
+  const key = JSON.stringify([rest, planOpts]);
+  let plan = kept.byKey.get(key);
+  if (!plan) {
+    plan = impl.create(ctx, setup);
+    if (kept.byKey.size >= PLANS_KEPT) kept.byKey.delete(kept.byKey.keys().next().value!);
+    kept.byKey.set(key, plan);
+  }
+  return plan;
+}
+
 /**
  * Runs a validated batch on the GPU. `out` arrays (pinned ones are copied straight) receive the
  * results when they are long enough.
@@ -175,7 +200,7 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
   const setup = cudaSetup(ctx, val, impl);
   const { soft, maxNodes, constellation: con } = setup, bps = con.bitsPerSymbol;
   const onBudget = onBudgetOf(opts.onBudget);
-  const plan = impl.create(ctx, setup);
+  const plan = planFor(ctx, impl, setup);
   const hLen = 2 * nr * nt, yLen = 2 * nr, padded = channels * vpc;
 
   let H: Float32Array, y: Float32Array, noise: Float32Array | null = null, noiseScalar = 0;
