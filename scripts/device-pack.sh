@@ -17,7 +17,8 @@ tar cf - -C .device app | xz -T0 -6 > .device/main/app.tar.xz
 # sourced on the device machine from the repository root: Node.js on PATH, the app in /tmp/app, and
 # fplll's tools on PATH where .device/main/fplll.tar.xz was put (optional: the cross-checks skip)
 # the commit the bench reports name (the device copy has no .git)
-commit=$(git rev-parse --short HEAD)$(git status --porcelain --untracked-files=no | grep -q . && echo ' + uncommitted changes')
+dirty=$(git status --porcelain --untracked-files=no)
+commit=$(git rev-parse --short HEAD)${dirty:+ + uncommitted changes}
 cat > .device/main/env.sh <<'ENV'
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 [ -x /tmp/node-bin/node ] || { mkdir -p /tmp/node-bin && xz -dc "$here/node.xz" > /tmp/node-bin/node && chmod +x /tmp/node-bin/node; }
