@@ -3,13 +3,16 @@
  * warm-up), the median wall time printed; run under `node --cpu-prof` to see the host's share.
  *
  * Usage: node [--cpu-prof] dist/bench/mimo/host-profile.js [--detector zf] [--mod 16qam] [--nt 4]
- *        [--channels 600] [--vpc 14] [--calls 200] [--passes N] [--batch 0:0,1092:3,...]
+ *        [--channels 600] [--vpc 14] [--calls 200] [--passes N] [--batch 0:0,1092:3,...] [--trace N]
  * --batch: a list of maxChunk:streams pairs (the runner's gpuBatch options, 0 = automatic), each
  * timed in turn: how the chunking changes the call.
+ * --trace N: then N more calls with every driver call recorded (driver-trace.ts): the last call's
+ * time in each driver function, and its timeline.
  */
 import { parseArgs } from 'node:util';
 import { Philox } from '../../src/core/rng.js';
 import { requireCuda } from '../../src/gpu/context.js';
+import { summarizeCalls, traceDriver, type DriverCall } from '../gpu/driver-trace.js';
 import { allocPinned } from '../../src/gpu/host-memory.js';
 import { addNoise, randomSymbols, rayleighChannels, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
 import { detectAsync } from '../../src/mimo/detect-async.js';
@@ -19,7 +22,7 @@ import type { Detector } from '../../src/mimo/types.js';
 const { values } = parseArgs({ options: {
   detector: { type: 'string', default: 'zf' }, mod: { type: 'string', default: '16qam' }, nt: { type: 'string', default: '4' },
   channels: { type: 'string', default: '600' }, vpc: { type: 'string', default: '14' }, calls: { type: 'string', default: '200' },
-  passes: { type: 'string' }, batch: { type: 'string', default: '0:0' },
+  passes: { type: 'string' }, batch: { type: 'string', default: '0:0' }, trace: { type: 'string', default: '0' },
 } });
 const ctx = requireCuda();
 const nt = Number(values.nt), channels = Number(values.channels), vpc = Number(values.vpc), calls = Number(values.calls);
@@ -33,6 +36,7 @@ const H = allocPinned(ctx, Float32Array, H64.length), y = allocPinned(ctx, Float
 H.set(H64); y.set(y64);
 const out = { symbols: allocPinned(ctx, Int32Array, channels * vpc * nt), llr: allocPinned(ctx, Float32Array, channels * vpc * nt * bitsPerSymbolOf(mod)) };
 const input = { nt, nr: nt, H, y, vectorsPerChannel: vpc, noiseVar };
+const trace = Number(values.trace) > 0 ? traceDriver(ctx) : null;
 for (const pair of values.batch!.split(',')) {
   const [maxChunk, streams] = pair.split(':').map(Number) as [number, number];
   const opts = {
@@ -48,4 +52,22 @@ for (const pair of values.batch!.split(',')) {
   }
   ms.sort((a, b) => a - b);
   console.log(`${values.detector} ${nt}x${nt} ${mod}, ${channels} x ${vpc} vectors, gpuBatch ${JSON.stringify(opts.gpuBatch)}: median ${ms[ms.length >> 1]!.toFixed(3)} ms, min ${ms[0]!.toFixed(3)} ms a call (${calls} calls)`);
+  if (trace) {
+    const traced = Number(values.trace);
+    let calls: DriverCall[] = [], wall = 0, first = 0;
+    for (let i = 0; i < traced; i++) {
+      const t = performance.now();
+      trace.start();
+      await detectAsync(input, opts, out);
+      calls = trace.stop();
+      wall += performance.now() - t;
+      first = t;
+    }
+    const us = (ms: number) => `${(ms * 1e3).toFixed(1)} us`;
+    const inDriver = calls.reduce((t, c) => t + c.ms, 0);
+    console.log(`  traced: ${traced} calls, ${us(wall / traced)} a call; the last one made ${calls.length} driver calls, ${us(inDriver)} in the driver:`);
+    for (const c of summarizeCalls(calls)) console.log(`    ${c.name.padEnd(28)} ${String(c.count).padStart(4)} calls ${us(c.ms).padStart(10)}`);
+    console.log('  its timeline (us from its start, driver call, us in it, result):');
+    for (const c of calls) console.log(`    ${((c.startMs - first) * 1e3).toFixed(1).padStart(8)}  ${c.name.padEnd(28)} ${(c.ms * 1e3).toFixed(1).padStart(7)}  ${String(c.result)}`);
+  }
 }

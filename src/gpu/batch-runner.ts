@@ -61,8 +61,15 @@ export interface BatchJob extends RecordKinds<HostRecords, DeviceRegion> {
   /** For messages. */
   readonly name: string;
   readonly items: number;
-  /** int32 words per item, zeroed before the chunk runs and read back after it (for settle()). */
+  /** int32 words per item, zeroed before the chunk runs (unless kernelsWriteStatus) and read back after it (for settle()). */
   readonly statusWords: number;
+  /** The job's kernels write every status word of a chunk: the runner need not zero them first. */
+  readonly kernelsWriteStatus?: boolean;
+  /**
+   * Time the kernels with events (BatchRunStats.kernelMs; default true). A job that does not report
+   * kernel time leaves it off: two event records and a query a chunk are a tenth of a small batch's host time.
+   */
+  readonly timed?: boolean;
   /** The kernels occupy the whole device (a cooperative launch): chunks run on one stream. */
   readonly exclusive?: boolean;
   /**
@@ -79,7 +86,7 @@ export interface BatchJob extends RecordKinds<HostRecords, DeviceRegion> {
 }
 
 export interface BatchRunStats {
-  /** Device time of the enqueued kernels (events), summed over chunks. */
+  /** Device time of the enqueued kernels (events), summed over chunks; NaN when the job is not timed. */
   kernelMs: number;
   /** Wall time of the whole run: staging, copies, kernels, status. */
   totalMs: number;
@@ -155,7 +162,8 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
   if (job.items === 0) return { kernelMs: 0, totalMs: performance.now() - t0, chunks: 0, streams: 0 };
 
   const ws = BatchWorkspace.of(ctx);
-  const perItem = layoutOf(1).deviceTotal;
+  // device bytes an item takes in a large chunk (one item's layout would count each record's alignment)
+  const perItem = layoutOf(1024).deviceTotal / 1024;
   // enough chunks that one's copies overlap another's kernels (up to 4, none under CHUNK_LINK_BYTES
   // of host traffic: below that a chunk's launches and copies cost more than the overlap saves),
   // none under a wave where the job gives one
@@ -167,8 +175,9 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
   const chunkCount = Math.ceil(job.items / chunk);
   let laneCount = job.options?.streams || Math.min(BatchWorkspace.MAX_LANES, chunkCount);
   laneCount = job.exclusive ? 1 : Math.max(1, Math.min(laneCount, chunkCount));
-  // the lanes already hold enough for these chunks: no need to ask the driver what is free
-  if (chunk * perItem * laneCount > ws.deviceBytes) {
+  // the lanes already hold enough for these chunks: no need to ask the driver what is free (a
+  // cuMemGetInfo costs tens of microseconds, a fifth of a small batch's call)
+  if (!ws.holds(laneCount, layoutOf(chunk).deviceTotal)) {
     const fit = Math.floor((0.5 * (ctx.memInfo().freeBytes + ws.deviceBytes)) / laneCount / perItem);
     if (fit < chunk) chunk = Math.max(1, fit);
   }
@@ -190,12 +199,13 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
 
   const bytesOf = (v: ArrayBufferView, offset: number, bytes: number) => new Uint8Array(v.buffer, v.byteOffset + offset, bytes);
   let kernelMs = 0, chunks = 0;
+  const timed = job.timed ?? true;
   interface Pending { lane: PipelineLane; first: number; count: number; at: Layout }
   const pending: Pending[] = [];
   const collect = async ({ lane, first, count, at }: Pending): Promise<void> => {
     await lane.stream.wait();
     lane.busy = false;
-    kernelMs += lane.end.elapsedSince(lane.start);
+    kernelMs += timed ? lane.end.elapsedSince(lane.start) : NaN;
     chunks++;
     job.outputs.forEach((r, i) => {
       if (at.hOut[i]! < 0) return;
@@ -222,9 +232,9 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
           dev.uploadAsync(host, stream, bytes, at.hIn[k], at.dIn[k]);
         }
       });
-      dev.fillRange(at.dStatus, count * job.statusWords * 4, 0, stream);
+      if (!job.kernelsWriteStatus) dev.fillRange(at.dStatus, count * job.statusWords * 4, 0, stream);
       const base = dev.ptr;
-      lane.start.record(stream);
+      if (timed) lane.start.record(stream);
       job.enqueue(stream, {
         first, count,
         inputs: at.dIn.map((o) => base + BigInt(o)),
@@ -232,7 +242,7 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
         scratch: at.dScratch.map((o) => base + BigInt(o)),
         status: base + BigInt(at.dStatus),
       });
-      lane.end.record(stream);
+      if (timed) lane.end.record(stream);
       job.outputs.forEach((r, k) => {
         const bytes = count * r.bytesPerItem;
         if (pinnedOut[k] !== null) dev.downloadToAsync(pinnedOut[k]! + BigInt(first * r.bytesPerItem), stream, bytes, at.dOut[k]);

@@ -75,6 +75,13 @@ export class BatchWorkspace {
   /** Device bytes held by all lanes (counted as free when a batch sizes its chunks). */
   get deviceBytes(): number { return this.all.reduce((s, l) => s + l.deviceBytes, 0); }
 
+  /** Whether the first `count` lanes each hold at least `deviceBytes` already (no allocation needed). */
+  holds(count: number, deviceBytes: number): boolean {
+    if (this.all.length < count) return false;
+    for (let i = 0; i < count; i++) if (this.all[i]!.deviceBytes < deviceBytes) return false;
+    return true;
+  }
+
   /** The first `count` lanes (created on demand), each with at least the given memory. */
   lanes(count: number, hostBytes: number, deviceBytes: number): PipelineLane[] {
     const k = Math.max(1, Math.min(BatchWorkspace.MAX_LANES, count));

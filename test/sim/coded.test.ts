@@ -147,9 +147,9 @@ test('typed errors: hard detector, unknown code, K outside 38.212, frames that d
   // without a device, engine cuda is unavailable; auto runs a coded link on the CPU engine
   if (!cudaAvailable().ok) await assert.rejects(simulate({ ...base, engine: 'cuda' }), EngineUnavailableError);
   else await assert.rejects(simulate({ ...base, engine: 'cuda', decoder: { algorithm: 'flooding-spa' } }), /cannot decode this run/);
-  // auto runs a coded link on the CPU engine
+  // auto runs a coded link on the device where there is one (the whole link on the GPU), else on the CPU
   const r = await simulate({ ...base, engine: 'auto' });
-  assert.equal(r.engine, 'cpu');
+  assert.equal(r.engine, cudaAvailable().ok ? 'cuda' : 'cpu');
 });
 
 test('CLI: --code, --decoder, --iterations, --channel, --max-frames', () => {

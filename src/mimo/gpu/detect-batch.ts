@@ -220,7 +220,9 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
 
   const symbols = out?.symbols && out.symbols.length >= padded * nt ? out.symbols : new Int32Array(padded * nt);
   const llr = soft ? (out?.llr && out.llr.length >= padded * nt * bps ? out.llr : new Float32Array(padded * nt * bps)) : null;
-  const unproven = new Uint8Array(vectors);
+  // allocated at the first flagged vector: a typed array of a slot's size costs more than its kernels' launches
+  let unprovenMask: Uint8Array | null = null;
+  const unproven = (): Uint8Array => (unprovenMask ??= new Uint8Array(vectors));
   const redo: number[] = [];
   let nodes = 0, budgetExceeded = 0;
   const vecStatusBytes = vpc * STATUS_WORDS * 4;
@@ -245,6 +247,9 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
     // comes back is each channel's summary of its vectors' status (status-summary.cu)
     scratch: [{ bytesPerItem: vpc * 4 }, { bytesPerItem: vecStatusBytes }, ...plan.scratchBytesPerChannel.map((b) => ({ bytesPerItem: b }))],
     statusWords: SUMMARY_WORDS,
+    // status-summary.cu writes every summary word; the call reports no kernel time
+    kernelsWriteStatus: true,
+    timed: false,
     options: opts.gpuBatch,
     enqueue(stream, chunk) {
       const [dH, dY, dNoiseIn] = chunk.inputs as [bigint, bigint, bigint?];
@@ -286,16 +291,16 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
             { detector: opts.detector, vector: v, maxNodes },
           );
         }
-        unproven[v] = 1;
+        unproven()[v] = 1;
         budgetExceeded++;
         break;
     }
   }
 
   for (const v of redo) {
-    budgetExceeded -= unproven[v]!;
-    redoOnCpu(input, val, v, symbols, llr, unproven, setup.llrClip);
-    budgetExceeded += unproven[v]!;
+    budgetExceeded -= unprovenMask?.[v] ?? 0;
+    redoOnCpu(input, val, v, symbols, llr, (w, flag) => { if (flag !== 0 || unprovenMask) unproven()[w] = flag; }, setup.llrClip);
+    budgetExceeded += unprovenMask?.[v] ?? 0;
   }
   const outSymbols = symbols.length === vectors * nt ? symbols : symbols.subarray(0, vectors * nt);
   const outLlr = llr && llr.length !== vectors * nt * bps ? llr.subarray(0, vectors * nt * bps) : llr;
@@ -311,13 +316,13 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
     // hard bits are derived on first use: a caller who reads LLRs only does not pay for them
     get bits(): Uint8Array { return (bits ??= symbolsToBits(outSymbols, mod)); },
     ...(outLlr ? { llr: outLlr } : {}),
-    ...(budgetExceeded > 0 ? { unproven } : {}),
+    ...(budgetExceeded > 0 ? { unproven: unproven() } : {}),
     stats,
   };
 }
 
-/** Vector v again on the CPU engine in float64; its symbols, LLRs (saturated at llrLimit) and budget flag replace the GPU's. */
-function redoOnCpu(input: DetectionInput, val: ValidatedInput, v: number, symbols: Int32Array, llr: Float32Array | null, unproven: Uint8Array, llrLimit: number): void {
+/** Vector v again on the CPU engine in float64; its symbols, LLRs (saturated at llrLimit) and budget flag (markUnproven) replace the GPU's. */
+function redoOnCpu(input: DetectionInput, val: ValidatedInput, v: number, symbols: Int32Array, llr: Float32Array | null, markUnproven: (v: number, flag: number) => void, llrLimit: number): void {
   const { nr, nt, vectorsPerChannel: vpc } = val;
   const hLen = 2 * nr * nt, c = Math.floor(v / vpc);
   const one: DetectionInput = {
@@ -338,5 +343,5 @@ function redoOnCpu(input: DetectionInput, val: ValidatedInput, v: number, symbol
     const w = r.llr.length;
     for (let i = 0; i < w; i++) llr[v * w + i] = Math.min(Math.max(r.llr[i]!, -llrLimit), llrLimit);
   }
-  unproven[v] = r.unproven?.[0] ?? 0;
+  markUnproven(v, r.unproven?.[0] ?? 0);
 }
