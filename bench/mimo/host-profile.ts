@@ -3,10 +3,11 @@
  * warm-up), the median wall time printed; run under `node --cpu-prof` to see the host's share.
  *
  * Usage: node [--cpu-prof] dist/bench/mimo/host-profile.js [--detector zf] [--mod 16qam] [--nt 4]
- *        [--channels 600] [--vpc 14] [--calls 200] [--passes N] [--batch 0:0,1092:3,...] [--trace N]
+ *        [--channels 600] [--vpc 14] [--calls 200] [--passes N] [--batch 0:0,1092:3,...] [--rounds R] [--trace N]
  * --batch: a list of maxChunk:streams pairs (the runner's gpuBatch options, 0 = automatic), each
  * timed in turn: how the chunking changes the call.
- * --trace N: then N more calls with every driver call recorded (driver-trace.ts): the last call's
+ * --rounds R: the variants' calls in R interleaved rounds (calls / R each a round).
+ * --trace N: then N more calls of the first variant with every driver call recorded (driver-trace.ts): the last call's
  * time in each driver function, and its timeline.
  */
 import { parseArgs } from 'node:util';
@@ -22,7 +23,7 @@ import type { Detector } from '../../src/mimo/types.js';
 const { values } = parseArgs({ options: {
   detector: { type: 'string', default: 'zf' }, mod: { type: 'string', default: '16qam' }, nt: { type: 'string', default: '4' },
   channels: { type: 'string', default: '600' }, vpc: { type: 'string', default: '14' }, calls: { type: 'string', default: '200' },
-  passes: { type: 'string' }, batch: { type: 'string', default: '0:0' }, trace: { type: 'string', default: '0' },
+  passes: { type: 'string' }, batch: { type: 'string', default: '0:0' }, trace: { type: 'string', default: '0' }, rounds: { type: 'string', default: '1' },
 } });
 const ctx = requireCuda();
 const nt = Number(values.nt), channels = Number(values.channels), vpc = Number(values.vpc), calls = Number(values.calls);
@@ -37,21 +38,33 @@ H.set(H64); y.set(y64);
 const out = { symbols: allocPinned(ctx, Int32Array, channels * vpc * nt), llr: allocPinned(ctx, Float32Array, channels * vpc * nt * bitsPerSymbolOf(mod)) };
 const input = { nt, nr: nt, H, y, vectorsPerChannel: vpc, noiseVar };
 const trace = Number(values.trace) > 0 ? traceDriver(ctx) : null;
-for (const pair of values.batch!.split(',')) {
+const variants = values.batch!.split(',').map((pair) => {
   const [maxChunk, streams] = pair.split(':').map(Number) as [number, number];
   const opts = {
     detector: values.detector as Detector, modulation: mod, engine: 'cuda' as const, gpuBatch: { maxChunk, streams },
     ...(values.passes ? { passes: Number(values.passes) } : {}),
   };
-  for (let i = 0; i < 5; i++) await detectAsync(input, opts, out);
-  const ms: number[] = [];
-  for (let i = 0; i < calls; i++) {
-    const t = performance.now();
-    await detectAsync(input, opts, out);
-    ms.push(performance.now() - t);
+  return { opts, ms: [] as number[] };
+});
+// rounds interleave the variants, so that a drift of the machine (clocks, other tenants) falls on all alike
+const rounds = Math.max(1, Number(values.rounds));
+for (let r = 0; r < rounds; r++) {
+  for (const { opts, ms } of variants) {
+    for (let i = 0; i < 5; i++) await detectAsync(input, opts, out);
+    for (let i = 0; i < Math.ceil(calls / rounds); i++) {
+      const t = performance.now();
+      await detectAsync(input, opts, out);
+      ms.push(performance.now() - t);
+    }
   }
+}
+for (const { opts, ms } of variants) {
   ms.sort((a, b) => a - b);
-  console.log(`${values.detector} ${nt}x${nt} ${mod}, ${channels} x ${vpc} vectors, gpuBatch ${JSON.stringify(opts.gpuBatch)}: median ${ms[ms.length >> 1]!.toFixed(3)} ms, min ${ms[0]!.toFixed(3)} ms a call (${calls} calls)`);
+  const q = (f: number) => ms[Math.floor(f * (ms.length - 1))]!.toFixed(3);
+  console.log(`${values.detector} ${nt}x${nt} ${mod}, ${channels} x ${vpc} vectors, gpuBatch ${JSON.stringify(opts.gpuBatch)}: median ${q(0.5)} ms, min ${q(0)}, quartiles ${q(0.25)} .. ${q(0.75)} ms a call (${ms.length} calls${rounds > 1 ? ` in ${rounds} rounds` : ''})`);
+}
+{
+  const { opts } = variants[0]!;
   if (trace) {
     const traced = Number(values.trace);
     let calls: DriverCall[] = [], wall = 0, first = 0;

@@ -39,6 +39,8 @@ function dims(d: Dim3, what: string): [number, number, number] {
   return [x, y, z];
 }
 
+const isDim = (d: Dim3): d is number => typeof d === 'number' && Number.isInteger(d) && d >= 1 && d <= 0x7fffffff;
+
 function asPointer(v: ParamValue): bigint {
   if (typeof v === 'bigint') return v;
   if (typeof v === 'number') return BigInt(v);
@@ -49,6 +51,8 @@ export class Kernel {
   /** Native memory: slots for the values, then the array of pointers to the slots. */
   private readonly block: bigint;
   private readonly slots: DataView;
+  /** Address of the array of pointers to the slots (cuLaunchKernel's kernelParams). */
+  private readonly pointers: bigint;
 
   constructor(
     readonly ctx: CudaContext,
@@ -62,6 +66,7 @@ export class Kernel {
     this.slots = new DataView(view, 0, n * SLOT);
     const pointers = new BigUint64Array(view, n * SLOT, n);
     for (let i = 0; i < n; i++) pointers[i] = this.block + BigInt(i * SLOT);
+    this.pointers = this.block + BigInt(n * SLOT);
   }
 
   /** Enqueues one launch; arguments in the order of the kernel's signature. */
@@ -82,18 +87,17 @@ export class Kernel {
         case 'f64': s.setFloat64(o, Number(v), true); break;
       }
     }
-    const [gx, gy, gz] = dims(cfg.grid, 'grid');
-    const [bx, by, bz] = dims(cfg.block, 'block');
+    // a one-dimensional grid and block (most launches) without the arrays of dims()
+    const g = cfg.grid, b = cfg.block;
+    const [gx, gy, gz] = isDim(g) ? [g, 1, 1] : dims(g, 'grid');
+    const [bx, by, bz] = isDim(b) ? [b, 1, 1] : dims(b, 'block');
     const shared = cfg.sharedBytes ?? 0;
     const stream = cfg.stream?.handle ?? 0n;
-    const pointers = this.block + BigInt(Math.max(this.params.length, 1) * SLOT);
     const d = this.ctx.driver;
-    check(
-      cfg.cooperative
-        ? d.cuLaunchCooperativeKernel(this.handle, gx, gy, gz, bx, by, bz, shared, stream, pointers)
-        : d.cuLaunchKernel(this.handle, gx, gy, gz, bx, by, bz, shared, stream, pointers, null),
-      `launching ${this.name}${cfg.cooperative ? ' (cooperative)' : ''}`,
-    );
+    const r = cfg.cooperative
+      ? d.cuLaunchCooperativeKernel(this.handle, gx, gy, gz, bx, by, bz, shared, stream, this.pointers)
+      : d.cuLaunchKernel(this.handle, gx, gy, gz, bx, by, bz, shared, stream, this.pointers, null);
+    if (r !== 0) check(r, `launching ${this.name}${cfg.cooperative ? ' (cooperative)' : ''}`);
   }
 
   /** Lets launches use up to `bytes` of dynamic shared memory (needed above 48 KiB). */
