@@ -5,9 +5,11 @@
  * int32 status words each item reports, and how to enqueue a chunk's kernels; what a status word
  * means is for the job's settle() to say.
  *
- * - A batch with much host traffic is cut into up to four chunks (each of at least 1.5 MiB of copies,
- *   and at least a wave of the kernel where the job says what a wave holds; more chunks measured
- *   slower on the H100: each adds launches, and the last one's copies do not overlap),
+ * - A batch with much host traffic is cut into chunks: up to four of at least 2 MiB of copies each,
+ *   and past four, as many of about 8 MiB as it holds, up to 16; none under a wave of the kernel
+ *   where the job says what a wave holds. Each chunk costs the host about ten driver calls (tens of
+ *   microseconds), so a small batch gets few; a large one gets many, so that its first upload and
+ *   last download, which overlap nothing, are short. The chunks are
  *   spread over up to three streams (workspace.ts: PipelineLane), so that one chunk's upload and
  *   another's download overlap a third one's kernels (kernels of different streams also run side by
  *   side); a batch is cut to fit half the free device memory, and halved again on OUT_OF_MEMORY.
@@ -105,9 +107,21 @@ export function validateBatchRunOptions(o: BatchRunOptions | undefined): void {
   }
 }
 
-/** Most chunks a batch is cut into for the pipeline, and the least host traffic of one. */
-const MAX_CHUNKS = 4;
-const CHUNK_LINK_BYTES = 1.5 * 2 ** 20;
+/**
+ * The pipeline's chunking (measured on the H100, bench/mimo/host-profile.ts): up to SMALL_CHUNKS
+ * chunks of at least CHUNK_LINK_BYTES of copies, then chunks of about LARGE_CHUNK_BYTES, at most MAX_CHUNKS.
+ */
+const SMALL_CHUNKS = 4;
+const CHUNK_LINK_BYTES = 2 * 2 ** 20;
+const LARGE_CHUNK_BYTES = 8 * 2 ** 20;
+const MAX_CHUNKS = 16;
+
+/** How many chunks a batch of `linkBytes` of copies is cut into (before the wave and memory rules). */
+export function chunksFor(linkBytes: number): number {
+  const small = Math.floor(linkBytes / CHUNK_LINK_BYTES);
+  if (small < SMALL_CHUNKS) return Math.max(1, small);
+  return Math.max(SMALL_CHUNKS, Math.min(MAX_CHUNKS, Math.floor(linkBytes / LARGE_CHUNK_BYTES)));
+}
 
 let queue: Promise<unknown> = Promise.resolve();
 
@@ -164,11 +178,10 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
   const ws = BatchWorkspace.of(ctx);
   // device bytes an item takes in a large chunk (one item's layout would count each record's alignment)
   const perItem = layoutOf(1024).deviceTotal / 1024;
-  // enough chunks that one's copies overlap another's kernels (up to 4, none under CHUNK_LINK_BYTES
-  // of host traffic: below that a chunk's launches and copies cost more than the overlap saves),
-  // none under a wave where the job gives one
+  // enough chunks that one's copies overlap another's kernels (chunksFor), none under a wave where
+  // the job gives one
   const linkBytes = [...job.inputs, ...job.outputs].reduce((t, r) => t + r.bytesPerItem, job.statusWords * 4) * job.items;
-  const wanted = Math.max(1, Math.min(MAX_CHUNKS, Math.floor(linkBytes / CHUNK_LINK_BYTES)));
+  const wanted = chunksFor(linkBytes);
   let chunk = Math.ceil(job.items / wanted);
   chunk = Math.max(chunk, Math.min(job.items, job.itemsPerWave ?? 0));
   if (job.options?.maxChunk) chunk = Math.min(chunk, job.options.maxChunk);

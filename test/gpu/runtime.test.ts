@@ -10,6 +10,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CudaError, InvalidArgumentError } from '../../src/core/errors.js';
+import { chunksFor } from '../../src/gpu/batch-runner.js';
 import { Philox } from '../../src/core/rng.js';
 import {
   CudaContext,
@@ -168,4 +169,24 @@ test('CUDA failures become typed errors: out of memory, bad launches', { skip },
   ctx.synchronize();
   const attrs = k.attributes();
   assert.ok(attrs.registers > 0 && attrs.maxThreadsPerBlock >= 32, JSON.stringify(attrs));
+});
+
+test('the runner cuts a batch into few chunks when small, many of about 8 MiB when large, never more than 16', () => {
+  const MiB = 2 ** 20;
+  let last = 0;
+  for (let i = 0; i < 2000; i++) {
+    const bytes = i === 0 ? 0 : Math.floor(Math.exp(Math.random() * Math.log(4096 * MiB)));
+    const k = chunksFor(bytes);
+    assert.ok(Number.isInteger(k) && k >= 1 && k <= 16, `${bytes} bytes: ${k} chunks`);
+    // more than one chunk only with at least 2 MiB of copies each; past four, about 8 MiB each
+    if (k > 1) assert.ok(bytes / k >= 2 * MiB, `${bytes} bytes: ${k} chunks of ${bytes / k}`);
+    if (k > 4) assert.ok(bytes / k >= 8 * MiB && (k === 16 || bytes / k < 8 * MiB * (k + 1) / k), `${bytes} bytes: ${k} chunks of ${bytes / k}`);
+    if (bytes >= 8 * MiB && bytes < 40 * MiB) assert.equal(k, 4, `${bytes} bytes`);
+  }
+  // never fewer chunks for more bytes
+  for (let b = 0; b < 200 * MiB; b += 0.37 * MiB) {
+    const k = chunksFor(b);
+    assert.ok(k >= last, `${b} bytes: ${k} chunks, fewer than ${last} for fewer bytes`);
+    last = k;
+  }
 });
