@@ -13,7 +13,7 @@
  *  - detectors: every detector with a CUDA implementation, 4x4 16-QAM at 10 and 20 dB, 14 vectors a channel.
  *
  * kernel = data on the GPU (gpu-timing.ts); host to host = detectAsync() on pinned input and output
- * arrays (allocPinned), median of max(reps, 25) calls after 5 warm-up calls; link floor = bytes up / upload rate + bytes
+ * arrays (allocPinned), median of max(reps, 25) calls after 200 warm-up calls (at most 2 s of them); link floor = bytes up / upload rate + bytes
  * down / download rate; kernel floor = bytes the kernels must move over the device's copy bandwidth
  * (operations are counted by the detectors' own bench scripts).
  */
@@ -64,8 +64,12 @@ const fmtMs = (ms: number): string => (ms >= 1 ? `${ms.toFixed(3)} ms` : `${(ms 
 const gbps = (bits: number, ms: number): string => `${(bits / (ms / 1e3) / 1e9).toFixed(bits / (ms / 1e3) >= 1e10 ? 1 : 2)} Gbps`;
 const median = (xs: number[]): number => { const s = [...xs].sort((a, b) => a - b); return s[s.length >> 1]!; };
 
-/** Untimed calls before the host path is timed, and the fewest timed calls (the median is reported). */
-const HOST_WARMUP = 5, HOST_REPS = 25;
+/**
+ * Untimed calls before the host path is timed (V8 optimises the engine's JavaScript after some
+ * hundred calls: a receiver calls it for every slot), at most HOST_WARMUP_MS of them, and the fewest
+ * timed calls (the median is reported).
+ */
+const HOST_WARMUP = 200, HOST_WARMUP_MS = 2000, HOST_REPS = 25;
 
 interface Measured {
   vectors: number; bits: number;
@@ -85,7 +89,8 @@ async function measure(ctx: CudaContext, ceil: DeviceCeilings, c: Case, o: GpuTa
   const host: number[] = [];
   // the host path is timed in steady state: JIT-compiled and its workspace grown (a call of a slot
   // is a few hundred microseconds, so a few cold calls would move a median of a few)
-  for (let r = 0; r < HOST_WARMUP; r++) await detectAsync(input, opts, { symbols, ...(llr ? { llr } : {}) });
+  const warm0 = performance.now();
+  for (let r = 0; r < HOST_WARMUP && performance.now() - warm0 < HOST_WARMUP_MS; r++) await detectAsync(input, opts, { symbols, ...(llr ? { llr } : {}) });
   let gpu = null as Awaited<ReturnType<typeof detectAsync>> | null;
   for (let r = 0; r < Math.max(o.reps, HOST_REPS); r++) {
     const t = performance.now();
@@ -143,7 +148,7 @@ export async function runGpuTables(o: GpuTableOptions): Promise<number> {
   lines.push(`- Device: ${head}; host ${cpuDescription()}.`);
   lines.push(`- Date: ${new Date().toISOString()}; commit ${gitCommit()}; command: \`lattice-mimo bench mimo --engine cuda --tables ${o.tables.join(',')} --reps ${o.reps} --seed ${o.seed}${o.noCpu ? ' --no-cpu' : ''}\``);
   lines.push(`- Ceilings measured here: device memory ${(ceil.deviceBytesPerS / 1e9).toFixed(0)} GB/s; host link ${(ceil.hostToDeviceBytesPerS / 1e9).toFixed(1)} GB/s up, ${(ceil.deviceToHostBytesPerS / 1e9).toFixed(1)} GB/s down (pinned); float32 ${(ceil.fp32FmaFlopsPerS / 1e12).toFixed(1)} Tflop/s with FMA.`);
-  lines.push(`- kernel = data on the GPU, CUDA events, median of ${o.reps} after a warm-up; host to host = detectAsync() on pinned arrays, median of ${Math.max(o.reps, HOST_REPS)} calls after ${HOST_WARMUP} untimed; CPU engine = detect() on ${availableParallelism()} worker threads; agree = vectors whose GPU symbols equal the CPU engine's.`);
+  lines.push(`- kernel = data on the GPU, CUDA events, median of ${o.reps} after a warm-up; host to host = detectAsync() on pinned arrays, median of ${Math.max(o.reps, HOST_REPS)} calls after ${HOST_WARMUP} untimed (at most ${HOST_WARMUP_MS / 1000} s); CPU engine = detect() on ${availableParallelism()} worker threads; agree = vectors whose GPU symbols equal the CPU engine's.`);
   const row = async (label: string, paper: string, c: Case): Promise<string> => {
     if (!available.has(c.opts.detector)) return `| ${label} | ${paper} | no CUDA ${c.opts.detector} yet | | | | | | |`;
     progress(label);

@@ -6,7 +6,8 @@
  * means is for the job's settle() to say.
  *
  * - A batch with much host traffic is cut into chunks: up to four of at least 2 MiB of copies each,
- *   and past four, as many of about 8 MiB as it holds, up to 16; none under a wave of the kernel
+ *   and past four (unless the job's items take uneven times), as many of about 8 MiB as it holds,
+ *   up to 16; none under a wave of the kernel
  *   where the job says what a wave holds. Each chunk costs the host about ten driver calls (tens of
  *   microseconds), so a small batch gets few; a large one gets many, so that its first upload and
  *   last download, which overlap nothing, are short. The chunks are
@@ -80,6 +81,11 @@ export interface BatchJob extends RecordKinds<HostRecords, DeviceRegion> {
    * each take about as long, so no chunk is cut smaller than a wave.
    */
   readonly itemsPerWave?: number;
+  /**
+   * Items take very different times (an iterative algorithm's): each chunk's kernel ends in a tail
+   * where most of the device idles, so such a batch is cut into at most SMALL_CHUNKS chunks.
+   */
+  readonly unevenItems?: boolean;
   readonly options?: BatchRunOptions;
   /** Enqueues one chunk's kernels on `stream`; the runner times them with events around this. */
   enqueue(stream: Stream, chunk: ChunkBuffers): void;
@@ -117,9 +123,9 @@ const LARGE_CHUNK_BYTES = 8 * 2 ** 20;
 const MAX_CHUNKS = 16;
 
 /** How many chunks a batch of `linkBytes` of copies is cut into (before the wave and memory rules). */
-export function chunksFor(linkBytes: number): number {
+export function chunksFor(linkBytes: number, unevenItems = false): number {
   const small = Math.floor(linkBytes / CHUNK_LINK_BYTES);
-  if (small < SMALL_CHUNKS) return Math.max(1, small);
+  if (small < SMALL_CHUNKS || unevenItems) return Math.max(1, Math.min(SMALL_CHUNKS, small));
   return Math.max(SMALL_CHUNKS, Math.min(MAX_CHUNKS, Math.floor(linkBytes / LARGE_CHUNK_BYTES)));
 }
 
@@ -181,7 +187,7 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
   // enough chunks that one's copies overlap another's kernels (chunksFor), none under a wave where
   // the job gives one
   const linkBytes = [...job.inputs, ...job.outputs].reduce((t, r) => t + r.bytesPerItem, job.statusWords * 4) * job.items;
-  const wanted = chunksFor(linkBytes);
+  const wanted = chunksFor(linkBytes, job.unevenItems);
   let chunk = Math.ceil(job.items / wanted);
   chunk = Math.max(chunk, Math.min(job.items, job.itemsPerWave ?? 0));
   if (job.options?.maxChunk) chunk = Math.min(chunk, job.options.maxChunk);

@@ -369,6 +369,8 @@ export async function runLatticeBatch<A extends RealArray>(
     statusWords: STATS_WIDTH,
     exclusive: persistent,
     itemsPerWave: p.wave,
+    // a basis's reduction takes from a few to many sweeps: each chunk ends in a tail
+    unevenItems: true,
     options: params.gpuTuning?.batch,
     enqueue(stream, c) {
       const ptr: ChunkPointers = { bin: c.inputs[0]!, bout: c.outputs[0]!, zout: c.outputs[1]!, scratch: c.scratch, stats: c.status };
