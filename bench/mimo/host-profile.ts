@@ -3,7 +3,7 @@
  * warm-up), the median wall time printed; run under `node --cpu-prof` to see the host's share.
  *
  * Usage: node [--cpu-prof] dist/bench/mimo/host-profile.js [--detector zf] [--mod 16qam] [--nt 4]
- *        [--channels 600] [--vpc 14] [--calls 200] [--passes N] [--batch 0:0,1092:3,...] [--rounds R] [--trace N]
+ *        [--channels 600[,N...]] [--vpc 14] [--calls 200] [--passes N] [--batch 0:0,1092:3,...] [--rounds R] [--trace N]
  * --batch: a list of maxChunk:streams pairs (the runner's gpuBatch options, 0 = automatic), each
  * timed in turn: how the chunking changes the call.
  * --rounds R: the variants' calls in R interleaved rounds (calls / R each a round).
@@ -26,61 +26,66 @@ const { values } = parseArgs({ options: {
   passes: { type: 'string' }, batch: { type: 'string', default: '0:0' }, trace: { type: 'string', default: '0' }, rounds: { type: 'string', default: '1' },
 } });
 const ctx = requireCuda();
-const nt = Number(values.nt), channels = Number(values.channels), vpc = Number(values.vpc), calls = Number(values.calls);
+const nt = Number(values.nt), vpc = Number(values.vpc), calls = Number(values.calls);
 const mod = parseModulation(values.mod!);
-const rng = new Philox(1);
-const H64 = rayleighChannels(rng, channels, nt, nt);
-const { symbols } = randomSymbols(rng, channels * vpc * nt, mod);
-const noiseVar = snrToNoiseVar(20, 'esn0', bitsPerSymbolOf(mod));
-const y64 = addNoise(rng, transmit(H64, symbols, nt, nt, vpc), noiseVar);
-const H = allocPinned(ctx, Float32Array, H64.length), y = allocPinned(ctx, Float32Array, y64.length);
-H.set(H64); y.set(y64);
-const out = { symbols: allocPinned(ctx, Int32Array, channels * vpc * nt), llr: allocPinned(ctx, Float32Array, channels * vpc * nt * bitsPerSymbolOf(mod)) };
-const input = { nt, nr: nt, H, y, vectorsPerChannel: vpc, noiseVar };
-const trace = Number(values.trace) > 0 ? traceDriver(ctx) : null;
-const variants = values.batch!.split(',').map((pair) => {
-  const [maxChunk, streams] = pair.split(':').map(Number) as [number, number];
-  const opts = {
-    detector: values.detector as Detector, modulation: mod, engine: 'cuda' as const, gpuBatch: { maxChunk, streams },
-    ...(values.passes ? { passes: Number(values.passes) } : {}),
-  };
-  return { opts, ms: [] as number[] };
-});
-// rounds interleave the variants, so that a drift of the machine (clocks, other tenants) falls on all alike
-const rounds = Math.max(1, Number(values.rounds));
-for (let r = 0; r < rounds; r++) {
-  for (const { opts, ms } of variants) {
-    for (let i = 0; i < 5; i++) await detectAsync(input, opts, out);
-    for (let i = 0; i < Math.ceil(calls / rounds); i++) {
-      const t = performance.now();
-      await detectAsync(input, opts, out);
-      ms.push(performance.now() - t);
+// several channel counts run one after the other in this process (as a table of cases does)
+for (const channels of values.channels!.split(',').map(Number)) await profile(channels);
+
+async function profile(channels: number): Promise<void> {
+  const rng = new Philox(1);
+  const H64 = rayleighChannels(rng, channels, nt, nt);
+  const { symbols } = randomSymbols(rng, channels * vpc * nt, mod);
+  const noiseVar = snrToNoiseVar(20, 'esn0', bitsPerSymbolOf(mod));
+  const y64 = addNoise(rng, transmit(H64, symbols, nt, nt, vpc), noiseVar);
+  const H = allocPinned(ctx, Float32Array, H64.length), y = allocPinned(ctx, Float32Array, y64.length);
+  H.set(H64); y.set(y64);
+  const out = { symbols: allocPinned(ctx, Int32Array, channels * vpc * nt), llr: allocPinned(ctx, Float32Array, channels * vpc * nt * bitsPerSymbolOf(mod)) };
+  const input = { nt, nr: nt, H, y, vectorsPerChannel: vpc, noiseVar };
+  const trace = Number(values.trace) > 0 ? traceDriver(ctx) : null;
+  const variants = values.batch!.split(',').map((pair) => {
+    const [maxChunk, streams] = pair.split(':').map(Number) as [number, number];
+    const opts = {
+      detector: values.detector as Detector, modulation: mod, engine: 'cuda' as const, gpuBatch: { maxChunk, streams },
+      ...(values.passes ? { passes: Number(values.passes) } : {}),
+    };
+    return { opts, ms: [] as number[] };
+  });
+  // rounds interleave the variants, so that a drift of the machine (clocks, other tenants) falls on all alike
+  const rounds = Math.max(1, Number(values.rounds));
+  for (let r = 0; r < rounds; r++) {
+    for (const { opts, ms } of variants) {
+      for (let i = 0; i < 5; i++) await detectAsync(input, opts, out);
+      for (let i = 0; i < Math.ceil(calls / rounds); i++) {
+        const t = performance.now();
+        await detectAsync(input, opts, out);
+        ms.push(performance.now() - t);
+      }
     }
   }
-}
-for (const { opts, ms } of variants) {
-  ms.sort((a, b) => a - b);
-  const q = (f: number) => ms[Math.floor(f * (ms.length - 1))]!.toFixed(3);
-  console.log(`${values.detector} ${nt}x${nt} ${mod}, ${channels} x ${vpc} vectors, gpuBatch ${JSON.stringify(opts.gpuBatch)}: median ${q(0.5)} ms, min ${q(0)}, quartiles ${q(0.25)} .. ${q(0.75)} ms a call (${ms.length} calls${rounds > 1 ? ` in ${rounds} rounds` : ''})`);
-}
-{
-  const { opts } = variants[0]!;
-  if (trace) {
-    const traced = Number(values.trace);
-    let calls: DriverCall[] = [], wall = 0, first = 0;
-    for (let i = 0; i < traced; i++) {
-      const t = performance.now();
-      trace.start();
-      await detectAsync(input, opts, out);
-      calls = trace.stop();
-      wall += performance.now() - t;
-      first = t;
+  for (const { opts, ms } of variants) {
+    ms.sort((a, b) => a - b);
+    const q = (f: number) => ms[Math.floor(f * (ms.length - 1))]!.toFixed(3);
+    console.log(`${values.detector} ${nt}x${nt} ${mod}, ${channels} x ${vpc} vectors, gpuBatch ${JSON.stringify(opts.gpuBatch)}: median ${q(0.5)} ms, min ${q(0)}, quartiles ${q(0.25)} .. ${q(0.75)} ms a call (${ms.length} calls${rounds > 1 ? ` in ${rounds} rounds` : ''})`);
+  }
+  {
+    const { opts } = variants[0]!;
+    if (trace) {
+      const traced = Number(values.trace);
+      let calls: DriverCall[] = [], wall = 0, first = 0;
+      for (let i = 0; i < traced; i++) {
+        const t = performance.now();
+        trace.start();
+        await detectAsync(input, opts, out);
+        calls = trace.stop();
+        wall += performance.now() - t;
+        first = t;
+      }
+      const us = (ms: number) => `${(ms * 1e3).toFixed(1)} us`;
+      const inDriver = calls.reduce((t, c) => t + c.ms, 0);
+      console.log(`  traced: ${traced} calls, ${us(wall / traced)} a call; the last one made ${calls.length} driver calls, ${us(inDriver)} in the driver:`);
+      for (const c of summarizeCalls(calls)) console.log(`    ${c.name.padEnd(28)} ${String(c.count).padStart(4)} calls ${us(c.ms).padStart(10)}`);
+      console.log('  its timeline (us from its start, driver call, us in it, result):');
+      for (const c of calls) console.log(`    ${((c.startMs - first) * 1e3).toFixed(1).padStart(8)}  ${c.name.padEnd(28)} ${(c.ms * 1e3).toFixed(1).padStart(7)}  ${String(c.result)}`);
     }
-    const us = (ms: number) => `${(ms * 1e3).toFixed(1)} us`;
-    const inDriver = calls.reduce((t, c) => t + c.ms, 0);
-    console.log(`  traced: ${traced} calls, ${us(wall / traced)} a call; the last one made ${calls.length} driver calls, ${us(inDriver)} in the driver:`);
-    for (const c of summarizeCalls(calls)) console.log(`    ${c.name.padEnd(28)} ${String(c.count).padStart(4)} calls ${us(c.ms).padStart(10)}`);
-    console.log('  its timeline (us from its start, driver call, us in it, result):');
-    for (const c of calls) console.log(`    ${((c.startMs - first) * 1e3).toFixed(1).padStart(8)}  ${c.name.padEnd(28)} ${(c.ms * 1e3).toFixed(1).padStart(7)}  ${String(c.result)}`);
   }
 }

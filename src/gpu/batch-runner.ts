@@ -7,8 +7,7 @@
  *
  * - A batch with much host traffic is cut into chunks: up to four of at least 2 MiB of copies each,
  *   and past four (unless the job's items take uneven times), as many of about 8 MiB as it holds,
- *   up to 16; none under a wave of the kernel
- *   where the job says what a wave holds. Each chunk costs the host about ten driver calls (tens of
+ *   up to 16. Each chunk costs the host about ten driver calls (tens of
  *   microseconds), so a small batch gets few; a large one gets many, so that its first upload and
  *   last download, which overlap nothing, are short. The chunks are
  *   spread over up to three streams (workspace.ts: PipelineLane), so that one chunk's upload and
@@ -76,12 +75,6 @@ export interface BatchJob extends RecordKinds<HostRecords, DeviceRegion> {
   /** The kernels occupy the whole device (a cooperative launch): chunks run on one stream. */
   readonly exclusive?: boolean;
   /**
-   * Items one launch keeps resident on the device at once (a wave), where the job knows it: a
-   * chunk of part of a wave leaves the device partly idle for the whole of a kernel whose items
-   * each take about as long, so no chunk is cut smaller than a wave.
-   */
-  readonly itemsPerWave?: number;
-  /**
    * Items take very different times (an iterative algorithm's): each chunk's kernel ends in a tail
    * where most of the device idles, so such a batch is cut into at most SMALL_CHUNKS chunks.
    */
@@ -122,7 +115,7 @@ const CHUNK_LINK_BYTES = 2 * 2 ** 20;
 const LARGE_CHUNK_BYTES = 8 * 2 ** 20;
 const MAX_CHUNKS = 16;
 
-/** How many chunks a batch of `linkBytes` of copies is cut into (before the wave and memory rules). */
+/** How many chunks a batch of `linkBytes` of copies is cut into (before the memory rule). */
 export function chunksFor(linkBytes: number, unevenItems = false): number {
   const small = Math.floor(linkBytes / CHUNK_LINK_BYTES);
   if (small < SMALL_CHUNKS || unevenItems) return Math.max(1, Math.min(SMALL_CHUNKS, small));
@@ -184,12 +177,11 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
   const ws = BatchWorkspace.of(ctx);
   // device bytes an item takes in a large chunk (one item's layout would count each record's alignment)
   const perItem = layoutOf(1024).deviceTotal / 1024;
-  // enough chunks that one's copies overlap another's kernels (chunksFor), none under a wave where
-  // the job gives one
+  // enough chunks that one's copies overlap another's kernels (chunksFor); a chunk of less than a
+  // wave of its kernel is no loss: the lanes' kernels run side by side
   const linkBytes = [...job.inputs, ...job.outputs].reduce((t, r) => t + r.bytesPerItem, job.statusWords * 4) * job.items;
   const wanted = chunksFor(linkBytes, job.unevenItems);
   let chunk = Math.ceil(job.items / wanted);
-  chunk = Math.max(chunk, Math.min(job.items, job.itemsPerWave ?? 0));
   if (job.options?.maxChunk) chunk = Math.min(chunk, job.options.maxChunk);
   const chunkCount = Math.ceil(job.items / chunk);
   let laneCount = job.options?.streams || Math.min(BatchWorkspace.MAX_LANES, chunkCount);

@@ -368,7 +368,6 @@ export async function runLatticeBatch<A extends RealArray>(
     scratch: p.plan.scratchBytesPerBasis.map((bytes) => ({ bytesPerItem: bytes, itemsPerGroup: per })),
     statusWords: STATS_WIDTH,
     exclusive: persistent,
-    itemsPerWave: p.wave,
     // a basis's reduction takes from a few to many sweeps: each chunk ends in a tail
     unevenItems: true,
     options: params.gpuTuning?.batch,
