@@ -10,6 +10,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
+import fc from 'fast-check';
 import { fileURLToPath } from 'node:url';
 import { Philox } from '../../src/core/rng.js';
 import { constellation } from '../../src/mimo/modulation.js';
@@ -227,6 +228,26 @@ test('QR kernel (emulated): the z build (one vector per channel) writes the Q bu
     const qOut = emulateQr(c, H);
     checkZRecords(c, qOut, emulateQr(c, H, y), y, false);
   }
+});
+
+test('fmaf32 (the GPU check\'s fma) rounds a b + c once to the nearest float32, ties to even', () => {
+  // exact: every float32 is an integer multiple of 2^-149
+  const S = 2n ** 149n, big = (x: number): bigint => BigInt(x * 2 ** 149);
+  const check = (a: number, b: number, c: number): void => {
+    const f = fmaf32(a, b, c), n = big(a) * big(b) + big(c) * S;
+    const dist = (x: number): bigint => { const d = n - big(x) * S; return d < 0n ? -d : d; };
+    const d = dist(f), lo = dist(nextFloat32(f, -1)), hi = dist(nextFloat32(f, 1));
+    assert.ok(d <= lo && d <= hi, `fmaf32(${a}, ${b}, ${c}) = ${f} is not the nearest float32`);
+    if (d === lo || d === hi) assert.equal(bitsOf(f) & 1, 0, `fmaf32(${a}, ${b}, ${c}) = ${f}: a tie not to even`);
+  };
+  // a b + c where the double sum lands on a float32 midpoint: 2^46 + 1 = 8392705 x 8384513, 2^46 - 1 = (2^23 - 1)(2^23 + 1)
+  check(8392705 * 2 ** -23, 8384513 * 2 ** -47, 1 + 2 ** -22);
+  check((2 ** 23 - 1) * 2 ** -23, (2 ** 23 + 1) * 2 ** -47, 1 + 2 ** -23);
+  assert.equal(fmaf32(8392705 * 2 ** -23, 8384513 * 2 ** -47, 1 + 2 ** -22), 1 + 2 ** -22 + 2 ** -23);
+  assert.equal(fmaf32((2 ** 23 - 1) * 2 ** -23, (2 ** 23 + 1) * 2 ** -47, 1 + 2 ** -23), 1 + 2 ** -23);
+  const f32 = fc.float({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 });
+  fc.assert(fc.property(f32, f32, f32, (a, b, c) => check(a, b, c)), { numRuns: 2000 });
+  fc.assert(fc.property(f32, f32, fc.integer({ min: -64, max: 64 }), (a, b, k) => check(a, b, Math.fround(-Math.fround(a * b) * (1 + k * 2 ** -23)))), { numRuns: 2000 });
 });
 
 test('QR kernel (emulated): a zero column is RANK_DEFICIENT, a dependent column is flagged, the others not', { skip: skipEmu }, () => {
