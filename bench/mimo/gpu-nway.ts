@@ -2,8 +2,9 @@
  * Kernel timings of the N-way detector on the GPU (data on the device, CUDA events, warm-up first,
  * median of 7 timings of 20 back-to-back launches each): the N-way paper's Tables I-III shapes
  * (8400 vectors, 2x2 and 4x4, 16- and 64-QAM, N = 1..4; one channel per vector as in the paper,
- * and 14 vectors a channel), the issue's throughput case (4x4 16-QAM N = 1, 2^20 vectors) and a
- * 5G NR 100 MHz slot (3276 channels x 14 vectors, 4x4 64-QAM, N = 4). Prints the QR kernel, the
+ * where the QR records hold z = Q^T y instead of Q, and 14 vectors a channel), the issue's throughput case (4x4 16-QAM N = 1, 2^20 vectors) and a
+ * 5G NR 100 MHz slot (3276 channels x 14 vectors, 4x4 64-QAM, N = 4), and the coded link's chunk
+ * (262,080 channels of one vector, 4x4 16-QAM, N = 4) with z records and with Q records. Prints the QR kernel, the
  * detection kernel, both, and both with pinned transfers on one stream (H, y, N0 in; symbols, LLRs,
  * status out), with Mbps / Gbps of detected bits and each figure's memory floor (bytes at 3.0 TB/s,
  * the device-to-device copy rate measured on this H100), then launch variants (NwayTuning) and
@@ -31,7 +32,7 @@ ctx.makeCurrent();
 const stream = Stream.create(ctx);
 const ev0 = CudaEvent.create(ctx), ev1 = CudaEvent.create(ctx);
 
-interface Case { label: string; nr: number; nt: number; mod: Modulation; passes: number; vectors: number; vpc: number; paper?: { qr?: number; det?: number; total?: number }; tuning?: NwayTuning; detOnly?: boolean }
+interface Case { label: string; nr: number; nt: number; mod: Modulation; passes: number; vectors: number; vpc: number; paper?: { qr?: number; det?: number; total?: number }; tuning?: NwayTuning; detOnly?: boolean; qRecords?: boolean }
 
 /** Median milliseconds of one call of `fn` (BATCH calls between two events, REPS times). */
 function time(fn: () => void): number {
@@ -52,7 +53,8 @@ function time(fn: () => void): number {
 
 function run(c: Case): string {
   const m = detectorRealModel('nway', constellation(c.mod), c.nt, c.nr);
-  const plan = new NwayPlan(ctx, m, c.passes, true, 8, c.tuning);
+  // one vector per channel: the production plan's z records (QR forms z = Q^T y, no Q stored)
+  const plan = new NwayPlan(ctx, m, c.passes, true, 8, c.tuning, c.vpc === 1 && !c.qRecords);
   const channels = Math.ceil(c.vectors / c.vpc), vectors = channels * c.vpc;
   const nbits = c.nt * m.bitsPerSymbol;
   const rng = new Philox(7, c.vectors);
@@ -117,10 +119,12 @@ function run(c: Case): string {
     const bps = bits / (ms * 1e-3);
     return bps >= 1e9 ? `${(bps / 1e9).toFixed(2)} Gbps` : `${(bps / 1e6).toFixed(1)} Mbps`;
   };
-  // memory floors: QR reads H, writes records; detection reads y, N0, records (once per channel), status, writes symbols, LLRs, status
+  // memory floors: QR reads H (and y with z records), writes records; detection reads y (not with z
+  // records), N0, records (once per channel), status, writes symbols, LLRs, status
   const recBytes = channels * plan.scratchBytesPerChannel[0]!;
-  const qrFloor = (H.byteLength + recBytes) / BANDWIDTH * 1e3;
-  const detFloor = (y.byteLength + noise.byteLength + recBytes + outBytes + 4 * STATUS_WORDS * vectors) / BANDWIDTH * 1e3;
+  const yQr = plan.zOfVector ? y.byteLength : 0;
+  const qrFloor = (H.byteLength + yQr + recBytes) / BANDWIDTH * 1e3;
+  const detFloor = (y.byteLength - yQr + noise.byteLength + recBytes + outBytes + 4 * STATUS_WORDS * vectors) / BANDWIDTH * 1e3;
   const p = c.paper;
   const paper = p ? ` | paper: QR ${p.qr ?? '-'} ms, detection ${p.det ?? '-'} ms, total ${p.total ?? '-'} ms` : '';
   return `${c.label.padEnd(34)} ${vectors} vectors (${channels} ch): QR ${tQr.toFixed(4)} ms (floor ${qrFloor.toFixed(4)}), ` +
@@ -167,6 +171,9 @@ for (const mod of ['16qam', '64qam'] as const) {
     }
   }
 }
+// the coded link's chunk (one vector per channel, bench/sim/gpu-coded-link.ts): z records against Q records
+cases.push({ label: 'coded link: 4x4 16qam N=4 vpc 1', nr: 4, nt: 4, mod: '16qam', passes: 4, vectors: 262_080, vpc: 1 });
+cases.push({ label: '  coded link, Q records', nr: 4, nt: 4, mod: '16qam', passes: 4, vectors: 262_080, vpc: 1, qRecords: true });
 // production again: the spread between two timings of one build
 cases.push({ label: '  target (again)', nr: 4, nt: 4, mod: '16qam', passes: 1, vectors: 1 << 20, vpc: 14, detOnly: true });
 cases.push({ label: '  5G slot (again)', nr: 4, nt: 4, mod: '64qam', passes: 4, vectors: 45_864, vpc: 14, detOnly: true });

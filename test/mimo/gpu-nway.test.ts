@@ -8,7 +8,9 @@
  *    scale (|y|^2 + |H~|_F^2 (Q-1)^2, what the float32 metrics round against) and cond(R) as below
  *    (float32 MGS loses that factor), outside near-tie vectors;
  *  - the status word's node count is the CPU's, a vector flagged on entry is left alone, a singular
- *    channel's vectors get RANK_DEFICIENT.
+ *    channel's vectors get RANK_DEFICIENT;
+ *  - with one vector per channel, the z-record plan (the QR kernel forms z = Q^T y, the detector
+ *    reads it) gives the Q-record plan's symbols, LLRs and status words bit for bit.
  * Emulated (CUDA emulator, no GPU) on a few hundred vectors a configuration, and on the GPU (where
  * one answers) on 10^5 vectors a configuration, 2x2 / 4x4 / 8x8, BPSK to 256-QAM, N = 1 .. nt.
  */
@@ -111,7 +113,7 @@ int main() {
   std::vector<int> sym((size_t)vectors * NW_NT, -1);
   std::vector<float> llr((size_t)vectors * NW_NBITS, -999.f);
   const int problems = channels * QR_PASSES;
-  if (emu_launch((problems + QR_GROUPS - 1) / QR_GROUPS, dim3{(unsigned)qt, 1, 1}, qs, [&] { qr_batch(H.data(), rec.data(), problems, fp[1]); })) return 2;
+  if (emu_launch((problems + QR_GROUPS - 1) / QR_GROUPS, dim3{(unsigned)qt, 1, 1}, qs, [&] { qr_batch(H.data(), QR_Z ? y.data() : nullptr, rec.data(), problems, fp[1]); })) return 2;
   if (emu_launch((vectors + NW_VPB - 1) / NW_VPB, dim3{(unsigned)nt, 1, 1}, ns, [&] { nway_detect(y.data(), noise.data(), rec.data(), sym.data(), soft ? llr.data() : nullptr, status.data(), vectors, vpc, fp[0]); })) return 2;
   fwrite(sym.data(), 4, sym.size(), stdout);
   fwrite(llr.data(), 4, llr.size(), stdout);
@@ -129,16 +131,17 @@ function sourceFile(source: string): string {
   return path;
 }
 
-function emulate(pb: Problem, tuning: NwayTuning = {}): Outputs {
+/** Both kernels in the emulator as NwayPlan runs them (zOfVector: the z-record plan, vpc 1). */
+function emulate(pb: Problem, tuning: NwayTuning = {}, zOfVector = false): Outputs {
   const { c, m } = pb;
   const groups = qrGroupsPerBlock(m.nd);
   const shape = nwayLaunchShape(m, c.passes, c.soft, tuning);
-  const defs = { ...qrBatchDefines({ nr: c.nr, nt: c.nt, dimsPerStream: m.dimsPerStream, passes: c.passes, sorted: false }, groups), ...tuning.qrBuild?.defines, ...nwayDefines(m, c.passes, c.soft, tuning) };
+  const defs = { ...qrBatchDefines({ nr: c.nr, nt: c.nt, dimsPerStream: m.dimsPerStream, passes: c.passes, sorted: false, zOfVector }, groups), ...tuning.qrBuild?.defines, ...nwayDefines(m, c.passes, c.soft, tuning, zOfVector) };
   const defines = Object.entries(defs).map(([k, v]) => `-D${k}=${v}`);
   const qrFile = tuning.qrBuild ? sourceFile(tuning.qrBuild.source) : fileURLToPath(QR_BATCH_URL);
   const { exe, error } = compileEmulated(NWAY_MAIN, [emulatorShims(), qrFile, tuning.build ? sourceFile(tuning.build.source) : fileURLToPath(NWAY_DETECT_URL)], defines);
   if (error) throw new Error(error);
-  const head = new Int32Array([c.channels, c.vpc, groups * m.nd, qrBatchSharedBytes(m.rows, m.nd, groups), shape.threadsPerVector * shape.vectorsPerBlock, shape.sharedBytes, c.soft ? 1 : 0]);
+  const head = new Int32Array([c.channels, c.vpc, groups * m.nd, qrBatchSharedBytes(m.rows, m.nd, groups, qrRecordLayout(c.nr, c.nt, m.dimsPerStream, zOfVector).qRows), shape.threadsPerVector * shape.vectorsPerBlock, shape.sharedBytes, c.soft ? 1 : 0]);
   const parts = [head, new Float32Array([c.clip, m.scale]), pb.H, pb.y, pb.noise, pb.statusIn];
   const out = runEmulated(exe, Buffer.concat(parts.map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength))));
   const vectors = c.channels * c.vpc;
@@ -149,12 +152,12 @@ function emulate(pb: Problem, tuning: NwayTuning = {}): Outputs {
   return { symbols, llr, status };
 }
 
-function onGpu(pb: Problem): Outputs {
+function onGpu(pb: Problem, zOfVector = false): Outputs {
   const { c, m } = pb;
   const ctx = CudaContext.get(0);
   ctx.makeCurrent();
   const stream = Stream.create(ctx);
-  const plan = new NwayPlan(ctx, m, c.passes, c.soft, c.clip);
+  const plan = new NwayPlan(ctx, m, c.passes, c.soft, c.clip, {}, zOfVector);
   const vectors = c.channels * c.vpc;
   const nbits = c.nt * m.bitsPerSymbol;
   const bufs = {
@@ -326,6 +329,41 @@ test('N-way kernels (emulated): other table copies and block sizes, and the meas
   }
 });
 
+/** Two runs' symbols, LLRs (as bits) and status words are the same. */
+function assertSameOutputs(want: Outputs, got: Outputs, what: string): void {
+  const bits = (x: Float32Array): Int32Array => new Int32Array(x.buffer, x.byteOffset, x.length);
+  assert.deepEqual(Array.from(got.symbols), Array.from(want.symbols), `${what}: symbols`);
+  assert.deepEqual(Array.from(bits(got.llr)), Array.from(bits(want.llr)), `${what}: LLR bits`);
+  assert.deepEqual(Array.from(got.status ?? []), Array.from(want.status ?? []), `${what}: status words`);
+}
+
+/** One vector per channel: QAM with nd a multiple of 4, of 2 (3x3 QPSK: nd = 6) and odd (BPSK), soft and hard, a vector over two warps. */
+const Z_CASES: NwayCase[] = [
+  { nr: 4, nt: 4, mod: '16qam', passes: 4, snrDb: 10, channels: 40, vpc: 1, soft: true, clip: 8 },
+  { nr: 4, nt: 4, mod: '16qam', passes: 1, snrDb: 14, channels: 40, vpc: 1, soft: true, clip: 8 },
+  { nr: 8, nt: 8, mod: 'qpsk', passes: 2, snrDb: 6, channels: 12, vpc: 1, soft: true, clip: 8 },
+  { nr: 3, nt: 3, mod: 'qpsk', passes: 3, snrDb: 4, channels: 40, vpc: 1, soft: true, clip: 8 },
+  { nr: 4, nt: 2, mod: '64qam', passes: 2, snrDb: 22, channels: 30, vpc: 1, soft: true, clip: 1e30 },
+  { nr: 3, nt: 3, mod: 'bpsk', passes: 3, snrDb: 5, channels: 40, vpc: 1, soft: true, clip: 8 },
+  { nr: 4, nt: 4, mod: '16qam', passes: 3, snrDb: 8, channels: 30, vpc: 1, soft: false, clip: 8 },
+  { nr: 4, nt: 4, mod: '256qam', passes: 3, snrDb: 28, channels: 6, vpc: 1, soft: true, clip: 8 },
+];
+
+test('N-way kernels (emulated), one vector per channel: z records (QR forms z = Q^T y) give the Q records\' decisions, LLRs and status bit for bit, and the CPU engine\'s except float64 near-ties', { skip: skipEmu }, () => {
+  for (const c of Z_CASES) {
+    const pb = makeProblem(c, randomInt(2 ** 31));
+    const z = emulate(pb, {}, true);
+    assertSameOutputs(emulate(pb), z, JSON.stringify(c));
+    const r = compare(pb, z, reference(pb));
+    assert.ok(r.nearTies <= Math.max(2, r.vectors / 50), `${JSON.stringify(c)}: ${r.nearTies} near-ties of ${r.vectors}`);
+  }
+  // the QR kernel's measurement build (records by the element loop) forms the same z
+  for (const c of [Z_CASES[0]!, Z_CASES[3]!, Z_CASES[5]!]) {
+    const pb = makeProblem({ ...c, channels: Math.ceil(c.channels / 2) }, randomInt(2 ** 31));
+    assertSameOutputs(emulate(pb), emulate(pb, { qrBuild: qrStoreLoopBuild() }, true), `QR_STORE_LOOP ${JSON.stringify(c)}`);
+  }
+});
+
 test('N-way tuning is validated', () => {
   const m = detectorRealModel('nway', constellation('16qam'), 4, 4);
   for (const bad of [{ copies: 3 }, { copies: 8 }, { blockThreads: 100 }, { blockThreads: 2048 }, { minBlocks: 0 }, { minBlocks: 1.5 }]) {
@@ -376,11 +414,29 @@ test('N-way kernels (GPU): 10^5 vectors per configuration equal the CPU engine e
   }
 });
 
+test('N-way kernels (GPU), one vector per channel: z records give the Q records\' outputs bit for bit; a z-record plan refuses a chunk of several vectors a channel', { skip: skipGpu }, () => {
+  for (const c of Z_CASES) {
+    const pb = makeProblem({ ...c, channels: c.nt === 8 || c.mod === '256qam' ? 5000 : 20_000 }, randomInt(2 ** 31));
+    assertSameOutputs(onGpu(pb), onGpu(pb, true), JSON.stringify(c));
+  }
+  const ctx = CudaContext.get(0);
+  ctx.makeCurrent();
+  const m = detectorRealModel('nway', constellation('16qam'), 4, 4);
+  const plan = new NwayPlan(ctx, m, 2, true, 8, {}, true);
+  const stream = Stream.create(ctx);
+  const chunk = { channels: 1, vectorsPerChannel: 2, H: 0n, y: 0n, noise: 0n, symbols: 0n, llr: 0n, status: 0n, scratch: [0n] };
+  for (const stage of plan.stages) assert.throws(() => stage.enqueue(stream, chunk), InvalidArgumentError, stage.name);
+  assert.throws(() => plan.enqueue(stream, chunk), InvalidArgumentError);
+  stream.destroy();
+});
+
 test('detectAsync engine cuda (ssfe, nway): the CPU engine\'s decisions and LLRs except near-ties, a singular channel a RankDeficientError', { skip: skipGpu }, async () => {
   const cases: NwayCase[] = [
     { nr: 4, nt: 4, mod: '16qam', passes: 1, snrDb: 10, channels: 3000, vpc: 14, soft: true, clip: 8 },
     { nr: 4, nt: 4, mod: '64qam', passes: 4, snrDb: 22, channels: 600, vpc: 14, soft: true, clip: 5 },
     { nr: 2, nt: 2, mod: 'qpsk', passes: 2, snrDb: 3, channels: 5000, vpc: 3, soft: true, clip: 8 },
+    // one vector per channel: the z-record plan
+    { nr: 4, nt: 4, mod: '16qam', passes: 4, snrDb: 12, channels: 10_000, vpc: 1, soft: true, clip: 8 },
   ];
   for (const c of cases) {
     const pb = makeProblem(c, randomInt(2 ** 31));

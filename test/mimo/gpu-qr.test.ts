@@ -3,12 +3,14 @@
  * Alg. 1): on fresh Rayleigh channels each record (Q, R, 1/R_ii, perm, flags) of every (channel,
  * rotated pass) equals the CPU's qrInto of the same MRVD matrix within float32 rounding, plain and
  * sorted (SQRD), QAM and BPSK, square and tall; a zero column is flagged RANK_DEFICIENT and a
- * dependent column flagged too. Runs in the CUDA emulator (no GPU needed) and, where a device
+ * dependent column flagged too. The z build (QR_Z, one received vector per channel) writes the same
+ * R, 1/R_ii, perm and flags bit for bit, and z = Q^T y summed in the order the detector sums it. Runs in the CUDA emulator (no GPU needed) and, where a device
  * answers, on the GPU with many channels.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
+import fc from 'fast-check';
 import { fileURLToPath } from 'node:url';
 import { Philox } from '../../src/core/rng.js';
 import { constellation } from '../../src/mimo/modulation.js';
@@ -17,6 +19,7 @@ import { realModel, type RealModel } from '../../src/mimo/soft/real-model.js';
 import { mgsInPlace, qrInto } from '../../src/mimo/preprocess/qr.js';
 import { QR_BATCH_URL, QrBatchPlan, qrBatchDefines, qrBatchSharedBytes, qrGroupsPerBlock, qrRecordLayout } from '../../src/mimo/gpu/preprocess/qr-batch.js';
 import { MIMO_STATUS } from '../../src/mimo/gpu/status.js';
+import { InvalidArgumentError } from '../../src/core/errors.js';
 import { cudaAvailable } from '../../src/gpu/context.js';
 import { DeviceBuffer } from '../../src/gpu/memory.js';
 import { Stream } from '../../src/gpu/stream.js';
@@ -29,16 +32,16 @@ const skipEmu = unavailable ? `CUDA emulator unavailable: ${unavailable}` : fals
 const cuda = cudaAvailable();
 const skipGpu = cuda.ok ? false : `no CUDA device: ${cuda.reason}`;
 
-/** Emulated program: reads [problems, threads, sharedBytes, recordFloats, hFloats] (int32), scale (float32), H; writes the records. */
+/** Emulated program: reads [problems, threads, sharedBytes, recordFloats, hFloats, yFloats] (int32), scale (float32), H, y; writes the records. */
 const QR_MAIN = String.raw`
 int main() {
-  int h[5]; float scale;
-  if (fread(h, 4, 5, stdin) != 5 || fread(&scale, 4, 1, stdin) != 1) return 1;
-  const int problems = h[0], threads = h[1], shared = h[2], record = h[3], hf = h[4];
-  std::vector<float> H(hf), out((size_t)problems * record, -12345.f);
-  if (fread(H.data(), 4, hf, stdin) != (size_t)hf) return 1;
+  int h[6]; float scale;
+  if (fread(h, 4, 6, stdin) != 6 || fread(&scale, 4, 1, stdin) != 1) return 1;
+  const int problems = h[0], threads = h[1], shared = h[2], record = h[3], hf = h[4], yf = h[5];
+  std::vector<float> H(hf), y(yf), out((size_t)problems * record, -12345.f);
+  if (fread(H.data(), 4, hf, stdin) != (size_t)hf || fread(y.data(), 4, yf, stdin) != (size_t)yf) return 1;
   const unsigned grid = (problems + QR_GROUPS - 1) / QR_GROUPS;
-  if (emu_launch(grid, dim3{(unsigned)threads, 1, 1}, shared, [&] { qr_batch(H.data(), out.data(), problems, scale); })) return 2;
+  if (emu_launch(grid, dim3{(unsigned)threads, 1, 1}, shared, [&] { qr_batch(H.data(), yf ? y.data() : nullptr, out.data(), problems, scale); })) return 2;
   fwrite(out.data(), 4, out.size(), stdout);
   return 0;
 }
@@ -50,16 +53,19 @@ function modelOf(c: QrCase): RealModel {
   return realModel(constellation(c.mod), c.nt, c.nr);
 }
 
-function emulateQr(c: QrCase, H: Float32Array): Float32Array {
+/** The kernel's records of the channels H (Q records; with y, one vector per channel, z records: the QR_Z build). */
+function emulateQr(c: QrCase, H: Float32Array, y?: Float32Array): Float32Array {
   const m = modelOf(c);
   const groups = qrGroupsPerBlock(m.nd);
-  const defines = Object.entries(qrBatchDefines({ nr: c.nr, nt: c.nt, dimsPerStream: m.dimsPerStream, passes: c.passes, sorted: c.sorted }, groups)).map(([k, v]) => `-D${k}=${v}`);
+  const zOfVector = y !== undefined;
+  const defines = Object.entries(qrBatchDefines({ nr: c.nr, nt: c.nt, dimsPerStream: m.dimsPerStream, passes: c.passes, sorted: c.sorted, zOfVector }, groups)).map(([k, v]) => `-D${k}=${v}`);
   const { exe, error } = compileEmulated(QR_MAIN, [emulatorShims(), fileURLToPath(QR_BATCH_URL)], defines);
   if (error) throw new Error(error);
-  const layout = qrRecordLayout(c.nr, c.nt, m.dimsPerStream);
+  const layout = qrRecordLayout(c.nr, c.nt, m.dimsPerStream, zOfVector);
   const problems = c.channels * c.passes;
-  const head = new Int32Array([problems, groups * m.nd, qrBatchSharedBytes(m.rows, m.nd, groups), layout.floats, H.length]);
-  const input = Buffer.concat([Buffer.from(head.buffer), Buffer.from(new Float32Array([m.scale]).buffer), Buffer.from(H.buffer, H.byteOffset, H.byteLength)]);
+  const yv = y ?? new Float32Array(0);
+  const head = new Int32Array([problems, groups * m.nd, qrBatchSharedBytes(m.rows, m.nd, groups, layout.qRows), layout.floats, H.length, yv.length]);
+  const input = Buffer.concat([Buffer.from(head.buffer), Buffer.from(new Float32Array([m.scale]).buffer), Buffer.from(H.buffer, H.byteOffset, H.byteLength), Buffer.from(yv.buffer, yv.byteOffset, yv.byteLength)]);
   const out = runEmulated(exe, input);
   return new Float32Array(out.buffer, out.byteOffset, out.byteLength / 4).slice();
 }
@@ -126,6 +132,67 @@ function checkRecords(c: QrCase, H: Float32Array, out: Float32Array): { flagged:
   return { flagged, permTies };
 }
 
+/** x's float32 neighbour toward +inf (dir 1) or -inf (dir -1). */
+function nextFloat32(x: number, dir: 1 | -1): number {
+  if (x === 0) return dir * 2 ** -149;
+  const f = new Float32Array([x]), i = new Int32Array(f.buffer);
+  i[0]! += (x > 0) === (dir > 0) ? 1 : -1;
+  return f[0]!;
+}
+
+/** a b + c rounded once to float32 (the GPU's fma) for float32 a, b, c: a b is exact in double, the sum's error (TwoSum) settles a float32 midpoint. */
+function fmaf32(a: number, b: number, c: number): number {
+  const p = a * b, s = p + c;
+  const bb = s - p, err = (p - (s - bb)) + (c - bb);
+  const f = Math.fround(s);
+  if (f === s || err === 0) return f;
+  const other = nextFloat32(f, f > s ? -1 : 1);
+  if (Math.abs(f - s) !== Math.abs(other - s)) return f;
+  return err > 0 ? Math.max(f, other) : Math.min(f, other);
+}
+
+/**
+ * q . y in the detector's order (nway-detect.cu: d = 0, d += q_r y_r for r = 0, 1, ...): each step one
+ * fma on the GPU (fused), a float32 product then a float32 sum in the emulator (-ffp-contract=off).
+ */
+function dotInKernelOrder(q: Float32Array, y: Float32Array, fused: boolean): number {
+  let d = 0;
+  for (let r = 0; r < q.length; r++) d = fused ? fmaf32(q[r]!, y[r]!, d) : Math.fround(d + Math.fround(q[r]! * y[r]!));
+  return d;
+}
+
+const bitsOf = (x: number): number => new Int32Array(new Float32Array([x]).buffer)[0]!;
+
+/**
+ * The z records (zOfVector) against the Q records of the same channels: the same R, 1/R_ii, perm and
+ * flags bit for bit, z_k = Q's column k . y (channel ch's vector at y[ch rows ..]) in the detector's
+ * order bit for bit, zero padding, and the record size QR_REC_FLOATS(1, nd).
+ */
+function checkZRecords(c: QrCase, qOut: Float32Array, zOut: Float32Array, y: Float32Array, fused: boolean): void {
+  const m = modelOf(c);
+  const LQ = qrRecordLayout(c.nr, c.nt, m.dimsPerStream), LZ = qrRecordLayout(c.nr, c.nt, m.dimsPerStream, true);
+  const nd = m.nd, rows = m.rows;
+  assert.equal(LZ.qRows, 1);
+  assert.equal(LZ.r, nd);
+  assert.equal(LZ.floats, Math.ceil((nd + nd * nd + 2 * nd + 1) / 4) * 4);
+  assert.equal(zOut.length, c.channels * c.passes * LZ.floats);
+  const qi = new Int32Array(qOut.buffer, qOut.byteOffset, qOut.length), zi = new Int32Array(zOut.buffer, zOut.byteOffset, zOut.length);
+  for (let ch = 0; ch < c.channels; ch++) {
+    const yc = y.subarray(ch * rows, (ch + 1) * rows);
+    for (let p = 0; p < c.passes; p++) {
+      const bq = (ch * c.passes + p) * LQ.floats, bz = (ch * c.passes + p) * LZ.floats;
+      for (let e = 0; e < LZ.flags + 1 - LZ.r; e++) {
+        assert.equal(zi[bz + LZ.r + e], qi[bq + LQ.r + e], `channel ${ch} pass ${p}: word ${e} after z (R, 1/R_ii, perm, flags)`);
+      }
+      for (let e = LZ.flags + 1; e < LZ.floats; e++) assert.equal(zi[bz + e], 0, `channel ${ch} pass ${p}: padding word ${e}`);
+      for (let k = 0; k < nd; k++) {
+        const want = dotInKernelOrder(qOut.subarray(bq + k * rows, bq + (k + 1) * rows), yc, fused);
+        assert.equal(zi[bz + k], bitsOf(want), `channel ${ch} pass ${p}: z_${k} = ${zOut[bz + k]}, Q^T y in the kernel's order ${want}`);
+      }
+    }
+  }
+}
+
 /** The unsorted QR of A's columns taken in `perm`'s order, its perm set to `perm`. */
 function permutedQr(m: RealModel, A: Float64Array, perm: Int32Array): { Q: Float64Array; R: Float64Array; perm: Int32Array; A: Float64Array } {
   const P = new Float64Array(A.length);
@@ -151,6 +218,36 @@ test('QR kernel (emulated): every rotated pass equals qrInto on fresh Rayleigh c
     const total = c.channels * c.passes;
     assert.ok(flagged <= Math.max(1, total / 20), `${JSON.stringify(c)}: ${flagged} of ${total} flagged`);
   }
+});
+
+test('QR kernel (emulated): the z build (one vector per channel) writes the Q build\'s R, 1/R_ii, perm and flags and z = Q^T y in the detector\'s order, bit for bit', { skip: skipEmu }, () => {
+  for (const c of CASES) {
+    const rng = new Philox(randomInt(2 ** 31));
+    const H = float32Channels(rng, c.channels, c.nt, c.nr);
+    const y = new Float32Array(c.channels * 2 * c.nr).map(() => rng.normal());
+    const qOut = emulateQr(c, H);
+    checkZRecords(c, qOut, emulateQr(c, H, y), y, false);
+  }
+});
+
+test('fmaf32 (the GPU check\'s fma) rounds a b + c once to the nearest float32, ties to even', () => {
+  // exact: every float32 is an integer multiple of 2^-149
+  const S = 2n ** 149n, big = (x: number): bigint => BigInt(x * 2 ** 149);
+  const check = (a: number, b: number, c: number): void => {
+    const f = fmaf32(a, b, c), n = big(a) * big(b) + big(c) * S;
+    const dist = (x: number): bigint => { const d = n - big(x) * S; return d < 0n ? -d : d; };
+    const d = dist(f), lo = dist(nextFloat32(f, -1)), hi = dist(nextFloat32(f, 1));
+    assert.ok(d <= lo && d <= hi, `fmaf32(${a}, ${b}, ${c}) = ${f} is not the nearest float32`);
+    if (d === lo || d === hi) assert.equal(bitsOf(f) & 1, 0, `fmaf32(${a}, ${b}, ${c}) = ${f}: a tie not to even`);
+  };
+  // a b + c where the double sum lands on a float32 midpoint: 2^46 + 1 = 8392705 x 8384513, 2^46 - 1 = (2^23 - 1)(2^23 + 1)
+  check(8392705 * 2 ** -23, 8384513 * 2 ** -47, 1 + 2 ** -22);
+  check((2 ** 23 - 1) * 2 ** -23, (2 ** 23 + 1) * 2 ** -47, 1 + 2 ** -23);
+  assert.equal(fmaf32(8392705 * 2 ** -23, 8384513 * 2 ** -47, 1 + 2 ** -22), 1 + 2 ** -22 + 2 ** -23);
+  assert.equal(fmaf32((2 ** 23 - 1) * 2 ** -23, (2 ** 23 + 1) * 2 ** -47, 1 + 2 ** -23), 1 + 2 ** -23);
+  const f32 = fc.float({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 });
+  fc.assert(fc.property(f32, f32, f32, (a, b, c) => check(a, b, c)), { numRuns: 2000 });
+  fc.assert(fc.property(f32, f32, fc.integer({ min: -64, max: 64 }), (a, b, k) => check(a, b, Math.fround(-Math.fround(a * b) * (1 + k * 2 ** -23)))), { numRuns: 2000 });
 });
 
 test('QR kernel (emulated): a zero column is RANK_DEFICIENT, a dependent column is flagged, the others not', { skip: skipEmu }, () => {
@@ -272,11 +369,11 @@ test('QR kernel (GPU): 10^4 channels per shape equal qrInto', { skip: skipGpu },
     const c = { ...base, channels: 10_000 };
     const m = modelOf(c);
     const H = float32Channels(new Philox(randomInt(2 ** 31)), c.channels, c.nt, c.nr);
-    const plan = new QrBatchPlan(ctx, { nr: c.nr, nt: c.nt, dimsPerStream: m.dimsPerStream, passes: c.passes, sorted: c.sorted }, m.scale);
+    const plan = new QrBatchPlan(ctx, { nr: c.nr, nt: c.nt, dimsPerStream: m.dimsPerStream, passes: c.passes, sorted: c.sorted, zOfVector: false }, m.scale);
     const dH = DeviceBuffer.alloc(ctx, H.byteLength), dOut = DeviceBuffer.alloc(ctx, c.channels * plan.bytesPerChannel);
     dH.upload(H);
     dOut.fill(0xff);
-    plan.enqueue(stream, dH.ptr, dOut.ptr, c.channels);
+    plan.enqueue(stream, dH.ptr, 0n, dOut.ptr, c.channels);
     stream.synchronize();
     const out = new Float32Array(c.channels * plan.bytesPerChannel / 4);
     dOut.download(out);
@@ -284,6 +381,19 @@ test('QR kernel (GPU): 10^4 channels per shape equal qrInto', { skip: skipGpu },
     const { flagged, permTies } = checkRecords(c, H, out);
     console.log(`QR ${JSON.stringify(base)} x 10^4: ${flagged} flagged FLOAT32_UNSAFE, ${permTies} SQRD pivot ties resolved the other way`);
     assert.ok(flagged <= c.channels * c.passes / 200, `${JSON.stringify(base)}: ${flagged} flagged`);
+    // the z build on the same channels and one vector each
+    const zPlan = new QrBatchPlan(ctx, { nr: c.nr, nt: c.nt, dimsPerStream: m.dimsPerStream, passes: c.passes, sorted: c.sorted, zOfVector: true }, m.scale);
+    const rng = new Philox(randomInt(2 ** 31));
+    const y = new Float32Array(c.channels * 2 * c.nr).map(() => rng.normal());
+    const zH = DeviceBuffer.alloc(ctx, H.byteLength), zY = DeviceBuffer.alloc(ctx, y.byteLength), zOut = DeviceBuffer.alloc(ctx, c.channels * zPlan.bytesPerChannel);
+    zH.upload(H); zY.upload(y); zOut.fill(0xff);
+    assert.throws(() => zPlan.enqueue(stream, zH.ptr, 0n, zOut.ptr, c.channels), InvalidArgumentError);
+    zPlan.enqueue(stream, zH.ptr, zY.ptr, zOut.ptr, c.channels);
+    stream.synchronize();
+    const zRec = new Float32Array(c.channels * zPlan.bytesPerChannel / 4);
+    zOut.download(zRec);
+    zH.free(); zY.free(); zOut.free();
+    checkZRecords(c, out, zRec, y, true);
   }
   stream.destroy();
 });

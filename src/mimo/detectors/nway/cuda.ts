@@ -1,8 +1,9 @@
 /**
  * The N-way soft detector on the GPU (the N-way paper, Section IV): per chunk, the batched MGS QR
  * of every channel for each of the N rotated passes (src/mimo/gpu/preprocess/qr-batch.cu, once per
- * channel, records in per-channel scratch), then nway-detect.cu: Q threads a pass of M = Q^2
- * paths (Alg. 2, the Q paths of a thread sharing the first level), N passes and several vectors a
+ * channel, records in per-channel scratch; with one vector per channel the records hold z = Q^T y
+ * in place of Q: 92 floats a record instead of 148 for 4x4), then nway-detect.cu: Q threads a
+ * pass of M = Q^2 paths (Alg. 2, the Q paths of a thread sharing the first level), N passes and several vectors a
  * block, the hypothesis / counter-hypothesis minima and the merge over passes in shared memory
  * (Alg. 3, Section IV-D), max-log LLRs clipped in the kernel. float32; the CPU engine's conventions (nway/cpu.ts, ssfe/search.ts): the same rotations,
  * level rounding, tie order (the first least metric in pass then path order) and LLR sign.
@@ -138,19 +139,23 @@ function defaultMinBlocks(m: RealModel, blockThreads: number): number {
 }
 
 /** The -D defines of one build of nway-detect.cu. */
-export function nwayDefines(m: RealModel, passes: number, soft: boolean, tuning: NwayTuning = {}): Record<string, string | number> {
+export function nwayDefines(m: RealModel, passes: number, soft: boolean, tuning: NwayTuning = {}, zOfVector = false): Record<string, string | number> {
   const { reBits, imBits } = levelBits(m);
   const shape = nwayLaunchShape(m, passes, soft, tuning);
   return {
     NW_NR: m.nr, NW_NT: m.nt, NW_DPS: m.dimsPerStream, NW_QL: m.q, NW_PASSES: passes,
-    NW_VPB: shape.vectorsPerBlock, NW_SOFT: soft ? 1 : 0, NW_COPIES: shape.copies,
+    NW_VPB: shape.vectorsPerBlock, NW_SOFT: soft ? 1 : 0, NW_COPIES: shape.copies, NW_ZREC: zOfVector ? 1 : 0,
     NW_MINB: tuning.minBlocks ?? defaultMinBlocks(m, shape.threadsPerVector * shape.vectorsPerBlock),
     NW_RE_BITS0: packBytes(reBits, 0), NW_RE_BITS1: packBytes(reBits, 8), NW_IM_BITS0: packBytes(imBits, 0), NW_IM_BITS1: packBytes(imBits, 8),
     ...tuning.build?.defines,
   };
 }
 
-/** The compiled plan of `passes` rotated SSFE passes (ssfe: 1; nway: opts.passes, default nt). */
+/**
+ * The compiled plan of `passes` rotated SSFE passes (ssfe: 1; nway: opts.passes, default nt).
+ * zOfVector: for chunks of one vector per channel only (enqueue refuses others), the QR stage forms
+ * z = Q^T y into its records (no Q) and detection reads it: the same decisions and LLRs, bit for bit.
+ */
 export class NwayPlan implements CudaDetectorPlan {
   readonly scratchBytesPerChannel: readonly number[];
   readonly stages: readonly PlanStage[];
@@ -158,13 +163,13 @@ export class NwayPlan implements CudaDetectorPlan {
   readonly shape: ReturnType<typeof nwayLaunchShape>;
   private readonly kernel: Kernel;
 
-  constructor(ctx: CudaContext, readonly model: RealModel, readonly passes: number, readonly soft: boolean, readonly llrClip: number, tuning: NwayTuning = {}) {
+  constructor(ctx: CudaContext, readonly model: RealModel, readonly passes: number, readonly soft: boolean, readonly llrClip: number, tuning: NwayTuning = {}, readonly zOfVector = false) {
     nwayTuningOf(model, tuning);
     this.shape = nwayLaunchShape(model, passes, soft, tuning);
     if (this.shape.threadsPerVector > MAX_THREADS_PER_VECTOR) {
       throw new UnsupportedError(`the N-way kernel runs Q x passes = ${this.shape.threadsPerVector} threads a vector, at most ${MAX_THREADS_PER_VECTOR}: use fewer passes`);
     }
-    this.qr = new QrBatchPlan(ctx, { nr: model.nr, nt: model.nt, dimsPerStream: model.dimsPerStream, passes, sorted: false }, model.scale, tuning.qrBuild);
+    this.qr = new QrBatchPlan(ctx, { nr: model.nr, nt: model.nt, dimsPerStream: model.dimsPerStream, passes, sorted: false, zOfVector }, model.scale, tuning.qrBuild);
     this.scratchBytesPerChannel = [this.qr.bytesPerChannel];
     this.stages = [
       { name: 'qr', enqueue: (stream, chunk) => this.enqueueQr(stream, chunk) },
@@ -173,7 +178,7 @@ export class NwayPlan implements CudaDetectorPlan {
     const mod = loadModule(ctx, {
       source: tuning.build?.source ?? readKernelSource(NWAY_DETECT_URL),
       name: tuning.build?.name ?? 'nway-detect.cu',
-      defines: nwayDefines(model, passes, soft, tuning),
+      defines: nwayDefines(model, passes, soft, tuning, zOfVector),
     });
     this.kernel = mod.kernel('nway_detect', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'f32']);
     if (this.shape.sharedBytes > 48 * 1024) this.kernel.setMaxDynamicShared(this.shape.sharedBytes);
@@ -186,13 +191,15 @@ export class NwayPlan implements CudaDetectorPlan {
     return { registers: a.registers, localBytes: a.localBytes, blocksPerSm: this.kernel.occupancy(threadsPerBlock, this.shape.sharedBytes), threadsPerBlock };
   }
 
-  /** The QR kernel on the chunk's channels (records into chunk.scratch[0]). */
+  /** The QR kernel on the chunk's channels (records into chunk.scratch[0]; with zOfVector, z of chunk.y's vectors). */
   enqueueQr(stream: Stream, chunk: DetectChunk): void {
-    this.qr.enqueue(stream, chunk.H, chunk.scratch[0]!, chunk.channels);
+    this.checkChunk(chunk);
+    this.qr.enqueue(stream, chunk.H, chunk.y, chunk.scratch[0]!, chunk.channels);
   }
 
   /** The detection kernel on the chunk's vectors (the QR records must be there). */
   enqueueDetect(stream: Stream, chunk: DetectChunk): void {
+    this.checkChunk(chunk);
     const vectors = chunk.channels * chunk.vectorsPerChannel;
     if (vectors <= 0) return;
     const { vectorsPerBlock, threadsPerVector, sharedBytes } = this.shape;
@@ -200,6 +207,13 @@ export class NwayPlan implements CudaDetectorPlan {
       { grid: Math.ceil(vectors / vectorsPerBlock), block: threadsPerVector * vectorsPerBlock, sharedBytes, stream },
       [chunk.y, chunk.noise, chunk.scratch[0]!, chunk.symbols, this.soft ? chunk.llr : 0n, chunk.status, vectors, chunk.vectorsPerChannel, this.llrClip],
     );
+  }
+
+  /** A z-record plan serves one vector per channel (its records hold z of that vector). */
+  private checkChunk(chunk: DetectChunk): void {
+    if (this.zOfVector && chunk.vectorsPerChannel !== 1) {
+      throw new InvalidArgumentError(`this N-way plan keeps z = Q^T y of one vector per channel in its QR records, got a chunk of ${chunk.vectorsPerChannel} vectors per channel`);
+    }
   }
 
   enqueue(stream: Stream, chunk: DetectChunk): void {
@@ -210,11 +224,12 @@ export class NwayPlan implements CudaDetectorPlan {
 
 /**
  * Builds the plan of detector `name` with `passes` passes (the shape checks of the CPU engine
- * first). The kernel clips as the CPU detector does (opts.llrClip, default 8), within the engine's limit.
+ * first). The kernel clips as the CPU detector does (opts.llrClip, default 8), within the engine's
+ * limit. One vector per channel: the z-record plan (NwayPlan's zOfVector).
  */
 export function createNwayPlan(name: Detector, ctx: CudaContext, setup: CudaDetectorSetup, passes: number): NwayPlan {
   const model = detectorRealModel(name, setup.constellation, setup.nt, setup.nr);
-  return new NwayPlan(ctx, model, passes, setup.soft, Math.min(setup.llrClip, llrClipOf(setup.opts.llrClip)));
+  return new NwayPlan(ctx, model, passes, setup.soft, Math.min(setup.llrClip, llrClipOf(setup.opts.llrClip)), {}, setup.vectorsPerChannel === 1);
 }
 
 export const cudaDetector: CudaDetector = {

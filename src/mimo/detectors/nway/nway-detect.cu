@@ -6,7 +6,8 @@
 //
 // Per vector (the CPU's runSsfePass + BitMetricMinima, nway/cpu.ts):
 //   1. z_p = Q_p^T y: the QL threads of a pass each take every QL-th entry, then exchange them by
-//      warp shuffles (a pass's threads share a warp);
+//      warp shuffles (a pass's threads share a warp); with NW_ZREC the record holds z_p already
+//      (qr-batch.cu's QR_Z, one vector per channel: the same numbers), read by every thread;
 //   2. every thread searches its QL paths (R loaded into registers and the first level's terms
 //      formed once for them; the QL paths are independent work for the scheduler);
 //   3. Alg. 3 and the merge over passes at once: levelMin[dim][level] = least d of a candidate (of
@@ -35,7 +36,10 @@
 // symbol-index bits each real / imaginary level index carries (symbol = reBits[lr] | imBits[li];
 // BPSK: reBits = {1, 0}, imBits unused), one byte a level: NW_RE_BITS0 levels 0-7 (level l in bits
 // 8l .. 8l+7), NW_RE_BITS1 levels 8-15, NW_IM_BITS0, NW_IM_BITS1 (hex integers: nvcc splits a -D
-// value at commas, so no brace lists).
+// value at commas, so no brace lists). NW_ZREC (0/1, default 0): the QR records hold z = Q^T y in place
+// of Q (qr-record.cuh with rows = 1; vpc must be 1, y is then not read); 0: they hold Q (rows = 2 NR).
+// nvcc-variant: -DNW_NR=4 -DNW_NT=4 -DNW_DPS=2 -DNW_QL=4 -DNW_PASSES=4 -DNW_VPB=4 -DNW_SOFT=1 -DNW_COPIES=2 -DNW_MINB=16 -DNW_ZREC=1 -DNW_RE_BITS0=0x200080aull -DNW_RE_BITS1=0x0ull -DNW_IM_BITS0=0x1000405ull -DNW_IM_BITS1=0x0ull
+// nvcc-variant: -DNW_NR=3 -DNW_NT=3 -DNW_DPS=1 -DNW_QL=2 -DNW_PASSES=3 -DNW_VPB=8 -DNW_SOFT=1 -DNW_COPIES=1 -DNW_MINB=16 -DNW_ZREC=1 -DNW_RE_BITS0=0x1ull -DNW_RE_BITS1=0x0ull -DNW_IM_BITS0=0x0ull -DNW_IM_BITS1=0x0ull
 // nvcc-variant: -DNW_NR=4 -DNW_NT=4 -DNW_DPS=2 -DNW_QL=4 -DNW_PASSES=1 -DNW_VPB=16 -DNW_SOFT=1 -DNW_COPIES=2 -DNW_MINB=16 -DNW_RE_BITS0=0x200080aull -DNW_RE_BITS1=0x0ull -DNW_IM_BITS0=0x1000405ull -DNW_IM_BITS1=0x0ull
 // nvcc-variant: -DNW_NR=4 -DNW_NT=4 -DNW_DPS=2 -DNW_QL=8 -DNW_PASSES=4 -DNW_VPB=2 -DNW_SOFT=1 -DNW_COPIES=4 -DNW_MINB=12 -DNW_RE_BITS0=0xa0800022220282aull -DNW_RE_BITS1=0x0ull -DNW_IM_BITS0=0x504000111101415ull -DNW_IM_BITS1=0x0ull
 // nvcc-variant: -DNW_NR=2 -DNW_NT=2 -DNW_DPS=2 -DNW_QL=2 -DNW_PASSES=2 -DNW_VPB=16 -DNW_SOFT=0 -DNW_COPIES=1 -DNW_MINB=16 -DNW_RE_BITS0=0x2ull -DNW_RE_BITS1=0x0ull -DNW_IM_BITS0=0x1ull -DNW_IM_BITS1=0x0ull
@@ -54,8 +58,14 @@
 #error "nway-detect.cu needs -DNW_NR, -DNW_NT, -DNW_DPS, -DNW_QL, -DNW_PASSES, -DNW_VPB, -DNW_SOFT, -DNW_COPIES, -DNW_MINB, -DNW_RE_BITS0/1, -DNW_IM_BITS0/1"
 #endif
 
+#ifndef NW_ZREC
+#define NW_ZREC 0
+#endif
+
 #define NW_ROWS (2 * NW_NR)
 #define NW_ND (NW_DPS * NW_NT)
+// rows of a record's first part: Q's, or z's one
+#define NW_QROWS (NW_ZREC ? 1 : NW_ROWS)
 #define NW_M (NW_ND >= 2 ? NW_QL * NW_QL : NW_QL)
 // threads a pass (one per first-level index; one thread takes the single level's QL paths when ND = 1)
 #define NW_G (NW_ND >= 2 ? NW_QL : 1)
@@ -66,7 +76,7 @@
 #define NW_WPV (NW_TP > 32 ? NW_TP / 32 : 1)
 #define NW_BPS (NW_DPS == 1 ? 1 : NW_QL >= 16 ? 8 : NW_QL >= 8 ? 6 : NW_QL >= 4 ? 4 : 2)
 #define NW_NBITS (NW_NT * NW_BPS)
-#define NW_REC QR_REC_FLOATS(NW_ROWS, NW_ND)
+#define NW_REC QR_REC_FLOATS(NW_QROWS, NW_ND)
 #define NW_NODES (NW_PASSES * (NW_ND >= 2 ? NW_QL + NW_M * (NW_ND - 1) : NW_M))
 #define NW_NZ ((NW_ND + NW_G - 1) / NW_G)
 #define NW_INF_BITS 0x7f800000u
@@ -129,8 +139,8 @@ __device__ __forceinline__ int nw_level_bits(unsigned long long lo, unsigned lon
   return (int)(((l < 8 ? lo : hi) >> (8 * (l & 7))) & 255ull);
 }
 
-// vectors = channels * vpc of this chunk; qr = the chunk's QR records (channel c, pass p at
-// (c NW_PASSES + p) NW_REC floats); llr may be null when NW_SOFT = 0. Block: NW_TP * NW_VPB threads.
+// vectors = channels * vpc of this chunk (vpc = 1 with NW_ZREC; y then unused); qr = the chunk's QR
+// records (channel c, pass p at (c NW_PASSES + p) NW_REC floats); llr may be null when NW_SOFT = 0. Block: NW_TP * NW_VPB threads.
 extern "C" __global__ void __launch_bounds__(NW_TP * NW_VPB, NW_MINB) nway_detect(
     const float* __restrict__ y, const float* __restrict__ noise, const float* __restrict__ qr,
     int* __restrict__ symbols, float* __restrict__ llr, int* __restrict__ status, int vectors, int vpc, float clip) {
@@ -153,7 +163,7 @@ extern "C" __global__ void __launch_bounds__(NW_TP * NW_VPB, NW_MINB) nway_detec
   const int st = valid ? status[2 * vv] : -1;
   int qf = 0;
 #pragma unroll
-  for (int pp = 0; pp < NW_PASSES; pp++) qf |= __float_as_int(__ldg(recs + pp * NW_REC + QR_REC_FLAGS(NW_ROWS, NW_ND)));
+  for (int pp = 0; pp < NW_PASSES; pp++) qf |= __float_as_int(__ldg(recs + pp * NW_REC + QR_REC_FLAGS(NW_QROWS, NW_ND)));
   if (valid && u == 0 && st == 0 && qf != 0) status[2 * v] = qf;
   const bool run = valid && st == 0 && qf == 0;
   const bool act = run && hasThr;
@@ -165,6 +175,26 @@ extern "C" __global__ void __launch_bounds__(NW_TP * NW_VPB, NW_MINB) nway_detec
     }
   }
 
+  float z[NW_ND];
+#if NW_ZREC
+  // z = Q_p^T y, formed by the QR kernel: every entry from the record (16- or 8-byte loads where ND allows)
+  if (NW_ND % 4 == 0) {
+#pragma unroll
+    for (int e = 0; e < NW_ND; e += 4) {
+      const float4 q = __ldg((const float4*)(rec + e));
+      z[e] = q.x; z[e + 1] = q.y; z[e + 2] = q.z; z[e + 3] = q.w;
+    }
+  } else if (NW_ND % 2 == 0) {
+#pragma unroll
+    for (int e = 0; e < NW_ND; e += 2) {
+      const float2 q = __ldg((const float2*)(rec + e));
+      z[e] = q.x; z[e + 1] = q.y;
+    }
+  } else {
+#pragma unroll
+    for (int e = 0; e < NW_ND; e++) z[e] = __ldg(rec + e);
+  }
+#else
   // z = Q_p^T y: this thread's entries g, g + G, ..., then every entry from the pass's threads.
   float zl[NW_NZ];
   {
@@ -192,10 +222,10 @@ extern "C" __global__ void __launch_bounds__(NW_TP * NW_VPB, NW_MINB) nway_detec
       zl[i] = d;
     }
   }
-  float z[NW_ND];
   const int passLane0 = (t - g) & 31;
 #pragma unroll
   for (int e = 0; e < NW_ND; e++) z[e] = __shfl_sync(NW_FULL, zl[e / NW_G], (passLane0 + e % NW_G) & 31);
+#endif
   NW_SYNC();  // the table's initial values before any update
 
   // 2-3. The paths, each entering the level minima; the thread's best (least d, first in i1 order).
@@ -220,7 +250,7 @@ extern "C" __global__ void __launch_bounds__(NW_TP * NW_VPB, NW_MINB) nway_detec
   float best = __uint_as_float(NW_INF_BITS);
   Pack bestPack = 0;
   if (act) {
-    ssfe_paths<NW_ND, NW_QL>(rec + QR_REC_R(NW_ROWS, NW_ND), rec + QR_REC_INVDIAG(NW_ROWS, NW_ND), z, g, [&](int i1, float d, const int (&lev)[NW_ND]) {
+    ssfe_paths<NW_ND, NW_QL>(rec + QR_REC_R(NW_QROWS, NW_ND), rec + QR_REC_INVDIAG(NW_QROWS, NW_ND), z, g, [&](int i1, float d, const int (&lev)[NW_ND]) {
       const unsigned bits = __float_as_uint(d);
       Pack pack = 0;
 #pragma unroll

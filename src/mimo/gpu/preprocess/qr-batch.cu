@@ -3,41 +3,61 @@
 // its streams rotated by p (pass 0 is the channel as given), or its sorted QR (SQRD) with QR_SORTED.
 // 2 nt threads a QR (one per real column), QR_GROUPS QRs a block.
 //
-// Output: one record per (channel c, pass p) at out + (c QR_PASSES + p) * QR_RECORD floats:
-//   Q        ROWS x ND, column-major (ROWS = 2 nr; ND = 2 nt, or nt for BPSK);
+// Output: one record per (channel c, pass p) at out + (c QR_PASSES + p) * QR_RECORD floats, laid
+// out as qr-record.cuh's QR_REC_*(QROWS, ND) (ROWS = 2 nr; ND = 2 nt, or nt for BPSK):
+//   Q or z   QR_Z = 0: Q, ROWS x ND column-major (QROWS = ROWS);
+//            QR_Z = 1: z = Q^T y, ND floats (QROWS = 1), for chunks of one received vector per
+//            channel (vector c is channel c's), so that the record need not hold Q;
 //   R        ND x ND, column-major, upper triangular (zeros below);
 //   invDiag  ND: 1 / R_ii;
 //   perm     ND int32: the rotated column at position j (j itself unless QR_SORTED);
 //   flags    1 int32: MIMO_STATUS bits (RANK_DEFICIENT, FLOAT32_UNSAFE) of this QR;
-//   padding to a multiple of 4 floats (16 bytes). qrRecordFloats in qr-batch.ts gives the size.
+//   padding to a multiple of 4 floats (16 bytes). qrRecordLayout in qr-batch.ts gives the offsets.
+// z_k = sum over r of Q[r, k] y[r] is summed as nway-detect.cu sums it from Q (d = 0, d += q_r y_r for
+// r = 0 .. ROWS-1 in order, contracted alike), so detection from z is bit for bit detection from Q.
 //
-// -D parameters: QR_NR, QR_NT, QR_DPS (2: square QAM, 1: BPSK), QR_PASSES, QR_SORTED (0/1),
-// QR_GROUPS (QRs per block; the block has QR_GROUPS * ND threads). Dynamic shared memory:
+// -D parameters: QR_NR, QR_NT, QR_DPS (2: square QAM, 1: BPSK), QR_PASSES, QR_SORTED (0/1), QR_Z
+// (0/1), QR_GROUPS (QRs per block; the block has QR_GROUPS * ND threads). Dynamic shared memory:
 // (QR_GROUPS * MgsLayout::GROUP_FLOATS rounded up to 4, + QR_GROUPS * max(ROWS * ND + 1, QR_RECORD)) * 4
 // bytes (qrBatchSharedBytes in qr-batch.ts): the MGS regions, then the sorted build's Q and flags or
 // the unsorted build's record staging.
-// nvcc-variant: -DQR_NR=4 -DQR_NT=4 -DQR_DPS=2 -DQR_PASSES=4 -DQR_SORTED=0 -DQR_GROUPS=16
-// nvcc-variant: -DQR_NR=2 -DQR_NT=2 -DQR_DPS=2 -DQR_PASSES=1 -DQR_SORTED=0 -DQR_GROUPS=32
-// nvcc-variant: -DQR_NR=8 -DQR_NT=8 -DQR_DPS=2 -DQR_PASSES=2 -DQR_SORTED=1 -DQR_GROUPS=8
-// nvcc-variant: -DQR_NR=4 -DQR_NT=4 -DQR_DPS=1 -DQR_PASSES=3 -DQR_SORTED=0 -DQR_GROUPS=32
+// nvcc-variant: -DQR_NR=4 -DQR_NT=4 -DQR_DPS=2 -DQR_PASSES=4 -DQR_SORTED=0 -DQR_Z=0 -DQR_GROUPS=16
+// nvcc-variant: -DQR_NR=4 -DQR_NT=4 -DQR_DPS=2 -DQR_PASSES=4 -DQR_SORTED=0 -DQR_Z=1 -DQR_GROUPS=16
+// nvcc-variant: -DQR_NR=2 -DQR_NT=2 -DQR_DPS=2 -DQR_PASSES=1 -DQR_SORTED=0 -DQR_Z=0 -DQR_GROUPS=32
+// nvcc-variant: -DQR_NR=8 -DQR_NT=8 -DQR_DPS=2 -DQR_PASSES=2 -DQR_SORTED=1 -DQR_Z=0 -DQR_GROUPS=8
+// nvcc-variant: -DQR_NR=4 -DQR_NT=2 -DQR_DPS=2 -DQR_PASSES=2 -DQR_SORTED=1 -DQR_Z=1 -DQR_GROUPS=32
+// nvcc-variant: -DQR_NR=4 -DQR_NT=4 -DQR_DPS=1 -DQR_PASSES=3 -DQR_SORTED=0 -DQR_Z=0 -DQR_GROUPS=32
+// nvcc-variant: -DQR_NR=3 -DQR_NT=3 -DQR_DPS=1 -DQR_PASSES=3 -DQR_SORTED=0 -DQR_Z=1 -DQR_GROUPS=42
 
 #include "mgs.cuh"
 #include "qr-record.cuh"
 
-#ifndef QR_NR
-#error "qr-batch.cu needs -DQR_NR, -DQR_NT, -DQR_DPS, -DQR_PASSES, -DQR_SORTED, -DQR_GROUPS"
+#if !defined(QR_NR) || !defined(QR_Z)
+#error "qr-batch.cu needs -DQR_NR, -DQR_NT, -DQR_DPS, -DQR_PASSES, -DQR_SORTED, -DQR_Z, -DQR_GROUPS"
 #endif
 
 #define QR_ROWS (2 * QR_NR)
 #define QR_ND (QR_DPS * QR_NT)
-#define QR_RECORD QR_REC_FLOATS(QR_ROWS, QR_ND)
+// rows of the record's first part: Q's, or z's one
+#define QR_QROWS (QR_Z ? 1 : QR_ROWS)
+#define QR_RECORD QR_REC_FLOATS(QR_QROWS, QR_ND)
 
 typedef MgsLayout<QR_ROWS, QR_ND, QR_ND> QrLayout;
 // the unsorted build's record staging area (QR_GROUPS records), after the groups' MGS regions, 16-byte aligned
 #define QR_STAGE ((QR_GROUPS * QrLayout::GROUP_FLOATS + 3) / 4 * 4)
 
+// z_k = q . y, q a column of Q (ROWS floats), y channel c's received vector; the order of nway-detect.cu's Q^T y.
+__device__ __forceinline__ float qr_z_entry(const float* q, const float* __restrict__ yc) {
+  float d = 0.f;
+#pragma unroll
+  for (int r = 0; r < QR_ROWS; r++) d += q[r] * __ldg(yc + r);
+  return d;
+}
+
 // problems = channels * QR_PASSES; scale = the PAM amplitude of p = 1 (unused for BPSK).
-extern "C" __global__ void __launch_bounds__(QR_GROUPS * QR_ND) qr_batch(const float* __restrict__ H, float* __restrict__ out, int problems, float scale) {
+// y: QR_Z = 1: the chunk's received vectors, one per channel (channel c's element r at y[c ROWS + r],
+// float32, normalized as H); QR_Z = 0: unused (may be null).
+extern "C" __global__ void __launch_bounds__(QR_GROUPS * QR_ND) qr_batch(const float* __restrict__ H, const float* __restrict__ y, float* __restrict__ out, int problems, float scale) {
   extern __shared__ __align__(16) unsigned char smem[];
   float* base = (float*)smem;
   const int t = threadIdx.x;
@@ -57,16 +77,21 @@ extern "C" __global__ void __launch_bounds__(QR_GROUPS * QR_ND) qr_batch(const f
   float* stage = base + QR_STAGE;
   if (active) {
     float* rec = stage + g * QR_RECORD;
+    const float* q = L.V + k * QrLayout::LD;
+#if QR_Z
+    rec[k] = qr_z_entry(q, y + (size_t)(prob / QR_PASSES) * QR_ROWS);
+#else
 #pragma unroll
-    for (int r = 0; r < QR_ROWS; r++) rec[r + k * QR_ROWS] = L.V[k * QrLayout::LD + r];
+    for (int r = 0; r < QR_ROWS; r++) rec[r + k * QR_ROWS] = q[r];
+#endif
 #pragma unroll
-    for (int i = 0; i < QR_ND; i++) rec[QR_ROWS * QR_ND + i + k * QR_ND] = i <= k ? L.E[i + k * QR_ND] : 0.f;
+    for (int i = 0; i < QR_ND; i++) rec[QR_REC_R(QR_QROWS, QR_ND) + i + k * QR_ND] = i <= k ? L.E[i + k * QR_ND] : 0.f;
     const float d = L.E[k + k * QR_ND];
-    rec[QR_ROWS * QR_ND + QR_ND * QR_ND + k] = d > 0.f ? 1.f / d : 0.f;
-    rec[QR_ROWS * QR_ND + QR_ND * QR_ND + QR_ND + k] = __int_as_float(k);
+    rec[QR_REC_INVDIAG(QR_QROWS, QR_ND) + k] = d > 0.f ? 1.f / d : 0.f;
+    rec[QR_REC_PERM(QR_QROWS, QR_ND) + k] = __int_as_float(k);
     if (k == 0) {
-      rec[QR_ROWS * QR_ND + QR_ND * QR_ND + 2 * QR_ND] = __int_as_float(flags);
-      for (int e = QR_ROWS * QR_ND + QR_ND * QR_ND + 2 * QR_ND + 1; e < QR_RECORD; e++) rec[e] = 0.f;
+      rec[QR_REC_FLAGS(QR_QROWS, QR_ND)] = __int_as_float(flags);
+      for (int e = QR_REC_FLAGS(QR_QROWS, QR_ND) + 1; e < QR_RECORD; e++) rec[e] = 0.f;
     }
   }
   __syncthreads();
@@ -90,19 +115,23 @@ extern "C" __global__ void __launch_bounds__(QR_GROUPS * QR_ND) qr_batch(const f
     const int gg = idx / QR_RECORD, e = idx - gg * QR_RECORD;
     const QrLayout M(base, QR_GROUPS, gg);
     float v = 0.f;
-    if (e < QR_ROWS * QR_ND) {
+    if (e < QR_REC_R(QR_QROWS, QR_ND)) {
+#if QR_Z
+      v = qr_z_entry(Qs + gg * QR_ROWS * QR_ND + e * QR_ROWS, y + (size_t)((first + gg) / QR_PASSES) * QR_ROWS);
+#else
       v = Qs[gg * QR_ROWS * QR_ND + e];
-    } else if (e < QR_ROWS * QR_ND + QR_ND * QR_ND) {
-      const int f = e - QR_ROWS * QR_ND, j = f / QR_ND, i = f - j * QR_ND;
+#endif
+    } else if (e < QR_REC_INVDIAG(QR_QROWS, QR_ND)) {
+      const int f = e - QR_REC_R(QR_QROWS, QR_ND), j = f / QR_ND, i = f - j * QR_ND;
       v = i <= j ? M.E[i + mgs_phys<QR_ND, true>(M.colOf, j) * QR_ND] : 0.f;
-    } else if (e < QR_ROWS * QR_ND + QR_ND * QR_ND + QR_ND) {
-      const int i = e - QR_ROWS * QR_ND - QR_ND * QR_ND;
+    } else if (e < QR_REC_PERM(QR_QROWS, QR_ND)) {
+      const int i = e - QR_REC_INVDIAG(QR_QROWS, QR_ND);
       const float d = M.E[i + mgs_phys<QR_ND, true>(M.colOf, i) * QR_ND];
       v = d > 0.f ? 1.f / d : 0.f;
-    } else if (e < QR_ROWS * QR_ND + QR_ND * QR_ND + 2 * QR_ND) {
-      const int j = e - QR_ROWS * QR_ND - QR_ND * QR_ND - QR_ND;
+    } else if (e < QR_REC_FLAGS(QR_QROWS, QR_ND)) {
+      const int j = e - QR_REC_PERM(QR_QROWS, QR_ND);
       v = __int_as_float(mgs_phys<QR_ND, true>(M.colOf, j));
-    } else if (e == QR_ROWS * QR_ND + QR_ND * QR_ND + 2 * QR_ND) {
+    } else if (e == QR_REC_FLAGS(QR_QROWS, QR_ND)) {
       v = __int_as_float(flagsS[gg]);
     }
     dst[idx] = v;

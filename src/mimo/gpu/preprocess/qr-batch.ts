@@ -19,12 +19,21 @@ export interface QrBatchShape {
   readonly passes: number;
   /** SQRD (qrInto 'ascending') instead of plain MGS. */
   readonly sorted: boolean;
+  /**
+   * The record holds z = Q^T y of the channel's one received vector (nd floats) in place of Q: for
+   * chunks of one vector per channel, whose detector then needs no Q (qr-batch.cu's QR_Z).
+   */
+  readonly zOfVector: boolean;
 }
 
 /** Offsets (floats) inside one record and its size (a multiple of 4 floats). */
 export interface QrRecordLayout {
+  /** Real rows of the channel, 2 nr. */
   readonly rows: number;
   readonly nd: number;
+  /** Rows of the record's first part: `rows` (Q, rows x nd column-major) or 1 (z, nd floats). */
+  readonly qRows: number;
+  /** Offset of Q, or of z. */
   readonly q: number;
   readonly r: number;
   readonly invDiag: number;
@@ -33,11 +42,14 @@ export interface QrRecordLayout {
   readonly floats: number;
 }
 
-/** The record qr-batch.cu writes per (channel, pass): Q rows x nd, R nd x nd, invDiag, perm (int32), flags (int32). */
-export function qrRecordLayout(nr: number, nt: number, dimsPerStream: 1 | 2): QrRecordLayout {
-  const rows = 2 * nr, nd = dimsPerStream * nt;
-  const r = rows * nd, invDiag = r + nd * nd, perm = invDiag + nd, flags = perm + nd;
-  return { rows, nd, q: 0, r, invDiag, perm, flags, floats: Math.ceil((flags + 1) / 4) * 4 };
+/**
+ * The record qr-batch.cu writes per (channel, pass) (qr-record.cuh): Q rows x nd (or z = Q^T y, nd
+ * floats, with zOfVector), R nd x nd, invDiag nd, perm nd (int32), flags (int32), padded to 4 floats.
+ */
+export function qrRecordLayout(nr: number, nt: number, dimsPerStream: 1 | 2, zOfVector = false): QrRecordLayout {
+  const rows = 2 * nr, nd = dimsPerStream * nt, qRows = zOfVector ? 1 : rows;
+  const r = qRows * nd, invDiag = r + nd * nd, perm = invDiag + nd, flags = perm + nd;
+  return { rows, nd, qRows, q: 0, r, invDiag, perm, flags, floats: Math.ceil((flags + 1) / 4) * 4 };
 }
 
 /** QRs a block of the QR kernel: about 128 threads (a multiple of 32 when nd divides 32). */
@@ -45,17 +57,21 @@ export function qrGroupsPerBlock(nd: number): number {
   return Math.max(1, Math.floor(128 / nd));
 }
 
-/** Dynamic shared memory of the QR kernel for `groups` QRs a block (mgs.cuh's layout, then the sorted build's Q and flags or the unsorted build's records). */
-export function qrBatchSharedBytes(rows: number, nd: number, groups: number): number {
+/**
+ * Dynamic shared memory of the QR kernel for `groups` QRs a block of rows x nd channels whose records
+ * begin with `recordRows` x nd floats (rows: Q; 1: z): mgs.cuh's layout, then the sorted build's Q and
+ * flags or the unsorted build's records.
+ */
+export function qrBatchSharedBytes(rows: number, nd: number, groups: number, recordRows = rows): number {
   const ld = rows | 1;
   const groupFloats = nd * ld + nd * nd + nd + 2 * nd + 2 * nd;
-  const record = Math.ceil((rows * nd + nd * nd + 2 * nd + 1) / 4) * 4;
+  const record = Math.ceil((recordRows * nd + nd * nd + 2 * nd + 1) / 4) * 4;
   return (Math.ceil(groups * groupFloats / 4) * 4 + groups * Math.max(rows * nd + 1, record)) * 4;
 }
 
 /** The -D defines of one build of qr-batch.cu. */
 export function qrBatchDefines(s: QrBatchShape, groups: number): Record<string, number> {
-  return { QR_NR: s.nr, QR_NT: s.nt, QR_DPS: s.dimsPerStream, QR_PASSES: s.passes, QR_SORTED: s.sorted ? 1 : 0, QR_GROUPS: groups };
+  return { QR_NR: s.nr, QR_NT: s.nt, QR_DPS: s.dimsPerStream, QR_PASSES: s.passes, QR_SORTED: s.sorted ? 1 : 0, QR_Z: s.zOfVector ? 1 : 0, QR_GROUPS: groups };
 }
 
 export const QR_BATCH_URL = new URL('./qr-batch.cu', import.meta.url);
@@ -76,27 +92,33 @@ export class QrBatchPlan {
     const nd = dimsPerStream * nt;
     if (2 * nr < nd) throw new InvalidArgumentError(`the QR kernel needs 2 nr >= ${nd} real rows, got nr = ${nr}`);
     if (!Number.isInteger(passes) || passes < 1 || passes > nt) throw new InvalidArgumentError(`passes must be an integer in [1, nt = ${nt}], got ${passes}`);
-    this.layout = qrRecordLayout(nr, nt, dimsPerStream);
+    this.layout = qrRecordLayout(nr, nt, dimsPerStream, shape.zOfVector);
     this.groups = qrGroupsPerBlock(nd);
     this.threads = this.groups * nd;
-    this.sharedBytes = qrBatchSharedBytes(2 * nr, nd, this.groups);
+    this.sharedBytes = qrBatchSharedBytes(2 * nr, nd, this.groups, this.layout.qRows);
     this.bytesPerChannel = passes * this.layout.floats * 4;
     const mod = loadModule(ctx, {
       source: build?.source ?? readKernelSource(QR_BATCH_URL),
       name: build?.name ?? 'qr-batch.cu',
       defines: { ...qrBatchDefines(shape, this.groups), ...build?.defines },
     });
-    this.kernel = mod.kernel('qr_batch', ['ptr', 'ptr', 'i32', 'f32']);
+    this.kernel = mod.kernel('qr_batch', ['ptr', 'ptr', 'ptr', 'i32', 'f32']);
     if (this.sharedBytes > 48 * 1024) this.kernel.setMaxDynamicShared(this.sharedBytes);
   }
 
-  /** Factors `channels` channels at H (the chunk layout of cuda-detector.ts) into records at `out`. */
-  enqueue(stream: Stream, H: bigint, out: bigint, channels: number): void {
+  /**
+   * Factors `channels` channels at H (the chunk layout of cuda-detector.ts) into records at `out`
+   * (channels x passes x layout.floats floats). y: with shape.zOfVector, the chunk's received
+   * vectors, one per channel (vector c's real element r at float c 2 nr + r, normalized as H);
+   * otherwise unused (0n).
+   */
+  enqueue(stream: Stream, H: bigint, y: bigint, out: bigint, channels: number): void {
     if (channels <= 0) return;
+    if (this.shape.zOfVector && y === 0n) throw new InvalidArgumentError('the QR kernel forms z = Q^T y (zOfVector) and needs the received vectors, got a null y');
     const problems = channels * this.shape.passes;
     this.kernel.launch(
       { grid: Math.ceil(problems / this.groups), block: this.threads, sharedBytes: this.sharedBytes, stream },
-      [H, out, problems, this.scale],
+      [H, this.shape.zOfVector ? y : 0n, out, problems, this.scale],
     );
   }
 }

@@ -1,6 +1,8 @@
 // The record qr-batch.cu writes per (channel, pass) and the detectors that read it (nway-detect.cu):
 // offsets in floats from the record's start (qrRecordLayout in qr-batch.ts gives the same numbers).
-//   Q        ROWS x ND, column-major;  R  ND x ND, column-major, upper triangular;
+//   Q or z   rows x ND, column-major: Q (rows = ROWS = 2 nr), or z = Q^T y of the channel's one
+//            received vector (rows = 1: qr-batch.cu's QR_Z);
+//   R        ND x ND, column-major, upper triangular;
 //   invDiag  ND;  perm  ND int32;  flags  1 int32 (MIMO_STATUS bits);  padding to 4 floats.
 #ifndef MIMO_QR_RECORD_CUH
 #define MIMO_QR_RECORD_CUH
