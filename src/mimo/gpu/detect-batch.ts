@@ -297,10 +297,17 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
     }
   }
 
-  for (const v of redo) {
-    budgetExceeded -= unprovenMask?.[v] ?? 0;
-    redoOnCpu(input, val, v, symbols, llr, (w, flag) => { if (flag !== 0 || unprovenMask) unproven()[w] = flag; }, setup.llrClip);
-    budgetExceeded += unprovenMask?.[v] ?? 0;
+  // the redone vectors come in channel order: a channel's go to the CPU engine together
+  const mark = (w: number, flag: number): void => { if (flag !== 0 || unprovenMask) unproven()[w] = flag; };
+  for (let i = 0; i < redo.length;) {
+    const c = Math.floor(redo[i]! / vpc);
+    let j = i + 1;
+    while (j < redo.length && Math.floor(redo[j]! / vpc) === c) j++;
+    const group = redo.slice(i, j);
+    for (const v of group) budgetExceeded -= unprovenMask?.[v] ?? 0;
+    redoOnCpu(input, val, group, symbols, llr, mark, setup.llrClip);
+    for (const v of group) budgetExceeded += unprovenMask?.[v] ?? 0;
+    i = j;
   }
   const outSymbols = symbols.length === vectors * nt ? symbols : symbols.subarray(0, vectors * nt);
   const outLlr = llr && llr.length !== vectors * nt * bps ? llr.subarray(0, vectors * nt * bps) : llr;
@@ -321,27 +328,38 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
   };
 }
 
-/** Vector v again on the CPU engine in float64; its symbols, LLRs (saturated at llrLimit) and budget flag (markUnproven) replace the GPU's. */
-function redoOnCpu(input: DetectionInput, val: ValidatedInput, v: number, symbols: Int32Array, llr: Float32Array | null, markUnproven: (v: number, flag: number) => void, llrLimit: number): void {
+/**
+ * Vectors `group` (all of one channel) again on the CPU engine in float64, in one call; their
+ * symbols, LLRs (saturated at llrLimit) and budget flags (markUnproven) replace the GPU's. Should
+ * the call fail, each vector is redone alone, so the error names the vector as the CPU engine would.
+ */
+function redoOnCpu(input: DetectionInput, val: ValidatedInput, group: readonly number[], symbols: Int32Array, llr: Float32Array | null, markUnproven: (v: number, flag: number) => void, llrLimit: number): void {
   const { nr, nt, vectorsPerChannel: vpc } = val;
-  const hLen = 2 * nr * nt, c = Math.floor(v / vpc);
-  const one: DetectionInput = {
-    nt, nr,
-    H: Float64Array.from(input.H.subarray(c * hLen, (c + 1) * hLen)),
-    y: Float64Array.from(input.y.subarray(v * 2 * nr, (v + 1) * 2 * nr)),
-    noiseVar: val.noiseAt(v),
+  const hLen = 2 * nr * nt, yLen = 2 * nr, c = Math.floor(group[0]! / vpc);
+  const H = Float64Array.from(input.H.subarray(c * hLen, (c + 1) * hLen));
+  const detectGroup = (vs: readonly number[]): DetectionResult => {
+    const y = new Float64Array(vs.length * yLen);
+    vs.forEach((v, k) => y.set(input.y.subarray(v * yLen, (v + 1) * yLen), k * yLen));
+    const batch: DetectionInput = { nt, nr, H, y, vectorsPerChannel: vs.length, noiseVar: Float64Array.from(vs, (v) => val.noiseAt(v)) };
+    return detectCpu(batch, validateDetection(batch, { ...val.opts, engine: 'cpu' }));
   };
-  let r: DetectionResult;
-  try {
-    r = detectCpu(one, validateDetection(one, { ...val.opts, engine: 'cpu' }));
-  } catch (e) {
-    if (e instanceof LatticeMimoError) e.message = `vector ${v} (channel ${c}): ${e.message.replace(/^channel 0: /, '')}`;
-    throw e;
+  let r: DetectionResult | null = null;
+  if (group.length > 1) {
+    try { r = detectGroup(group); } catch { r = null; }
   }
-  symbols.set(r.symbols, v * nt);
-  if (llr && r.llr) {
-    const w = r.llr.length;
-    for (let i = 0; i < w; i++) llr[v * w + i] = Math.min(Math.max(r.llr[i]!, -llrLimit), llrLimit);
+  if (!r) {
+    if (group.length > 1) { for (const v of group) redoOnCpu(input, val, [v], symbols, llr, markUnproven, llrLimit); return; }
+    try {
+      r = detectGroup(group);
+    } catch (e) {
+      if (e instanceof LatticeMimoError) e.message = `vector ${group[0]} (channel ${c}): ${e.message.replace(/^channel 0: /, '')}`;
+      throw e;
+    }
   }
-  markUnproven(v, r.unproven?.[0] ?? 0);
+  const w = nt * (llr && r.llr ? r.llr.length / r.symbols.length : 0);
+  group.forEach((v, k) => {
+    symbols.set(r.symbols.subarray(k * nt, (k + 1) * nt), v * nt);
+    if (llr && r.llr) for (let i = 0; i < w; i++) llr[v * w + i] = Math.min(Math.max(r.llr[k * w + i]!, -llrLimit), llrLimit);
+    markUnproven(v, r.unproven?.[k] ?? 0);
+  });
 }
