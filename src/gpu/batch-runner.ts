@@ -15,11 +15,15 @@
  *   side); a batch is cut to fit half the free device memory, and halved again on OUT_OF_MEMORY.
  * - A host array on pinned memory (host-memory.ts: allocPinned) is copied straight to or from the
  *   device; any other array goes through the lane's pinned staging buffer.
+ * - A job that names its chunks' work (graphKey) and needs no kernel timing has each chunk's copies
+ *   and launches captured as a CUDA graph the second time the same chunk comes (same arrays, same
+ *   chunking) and replayed after that: one driver call a chunk (graph.ts).
  * - Outputs are written into the caller's arrays; an output may be the input array itself.
  * - One batch at a time per process: the lanes' buffers and streams are shared.
  */
 import { InvalidArgumentError, LatticeMimoError } from '../core/errors.js';
 import type { CudaContext } from './context.js';
+import { ChunkGraphs } from './graph.js';
 import { pinnedAddress } from './host-memory.js';
 import type { Stream } from './stream.js';
 import { BatchWorkspace, type PipelineLane } from './workspace.js';
@@ -72,6 +76,13 @@ export interface BatchJob extends RecordKinds<HostRecords, DeviceRegion> {
    * kernel time leaves it off: two event records and a query a chunk are a tenth of a small batch's host time.
    */
   readonly timed?: boolean;
+  /**
+   * Fixes everything enqueue() does for a chunk besides the chunk's own buffers, first and count
+   * (kernels, their other arguments): with it, an untimed job's chunk seen before is replayed as a
+   * CUDA graph (graph.ts), one driver call instead of a chunk's ten. enqueue() must then enqueue
+   * device work only (it is not called on a replay; settle() gets the chunk's buffers).
+   */
+  readonly graphKey?: string;
   /** The kernels occupy the whole device (a cooperative launch): chunks run on one stream. */
   readonly exclusive?: boolean;
   /**
@@ -83,7 +94,7 @@ export interface BatchJob extends RecordKinds<HostRecords, DeviceRegion> {
   /** Enqueues one chunk's kernels on `stream`; the runner times them with events around this. */
   enqueue(stream: Stream, chunk: ChunkBuffers): void;
   /** Reads one finished chunk's status words (count x statusWords); throws the part's own error to stop the batch. */
-  settle(first: number, count: number, status: Int32Array): void;
+  settle(first: number, count: number, status: Int32Array, chunk: ChunkBuffers): void;
 }
 
 export interface BatchRunStats {
@@ -211,9 +222,12 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
   const bytesOf = (v: ArrayBufferView, offset: number, bytes: number) => new Uint8Array(v.buffer, v.byteOffset + offset, bytes);
   let kernelMs = 0, chunks = 0;
   const timed = job.timed ?? true;
-  interface Pending { lane: PipelineLane; first: number; count: number; at: Layout }
+  // an untimed job with a key replays its chunks as graphs (the timing events stay out of graphs)
+  const graphs = job.graphKey !== undefined && !timed ? ChunkGraphs.of(ctx) : null;
+  const recordSizes = [...job.inputs, ...job.outputs].map((r) => r.bytesPerItem).join(',') + `,${job.statusWords}`;
+  interface Pending { lane: PipelineLane; first: number; count: number; at: Layout; buffers: ChunkBuffers }
   const pending: Pending[] = [];
-  const collect = async ({ lane, first, count, at }: Pending): Promise<void> => {
+  const collect = async ({ lane, first, count, at, buffers }: Pending): Promise<void> => {
     await lane.stream.wait();
     lane.busy = false;
     kernelMs += timed ? lane.end.elapsedSince(lane.start) : NaN;
@@ -223,7 +237,7 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
       const bytes = count * r.bytesPerItem;
       bytesOf(r.array, first * r.bytesPerItem, bytes).set(lane.host.u8(at.hOut[i], bytes));
     });
-    job.settle(first, count, lane.host.i32(at.hStatus, count * job.statusWords));
+    job.settle(first, count, lane.host.i32(at.hStatus, count * job.statusWords), buffers);
   };
   try {
     for (let first = 0, i = 0; first < job.items; i++) {
@@ -234,34 +248,46 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
       if (prev >= 0) await collect(pending.splice(prev, 1)[0]!);
       const at = layoutOf(count);
       const { dev, host, stream } = lane;
-      job.inputs.forEach((r, k) => {
-        const bytes = count * r.bytesPerItem, src = first * r.bytesPerItem;
-        if (pinnedIn[k] !== null) {
-          dev.uploadFromAsync(pinnedIn[k]! + BigInt(src), stream, bytes, at.dIn[k]);
-        } else {
-          host.u8(at.hIn[k], bytes).set(bytesOf(r.array, src, bytes));
-          dev.uploadAsync(host, stream, bytes, at.hIn[k], at.dIn[k]);
-        }
-      });
-      if (!job.kernelsWriteStatus) dev.fillRange(at.dStatus, count * job.statusWords * 4, 0, stream);
       const base = dev.ptr;
-      if (timed) lane.start.record(stream);
-      job.enqueue(stream, {
+      const buffers: ChunkBuffers = {
         first, count,
         inputs: at.dIn.map((o) => base + BigInt(o)),
         outputs: at.dOut.map((o) => base + BigInt(o)),
         scratch: at.dScratch.map((o) => base + BigInt(o)),
         status: base + BigInt(at.dStatus),
-      });
-      if (timed) lane.end.record(stream);
-      job.outputs.forEach((r, k) => {
+      };
+      // host-side staging of ordinary arrays, before the chunk's device work
+      job.inputs.forEach((r, k) => {
+        if (pinnedIn[k] !== null) return;
         const bytes = count * r.bytesPerItem;
-        if (pinnedOut[k] !== null) dev.downloadToAsync(pinnedOut[k]! + BigInt(first * r.bytesPerItem), stream, bytes, at.dOut[k]);
-        else dev.downloadAsync(host, stream, bytes, at.dOut[k], at.hOut[k]);
+        host.u8(at.hIn[k], bytes).set(bytesOf(r.array, first * r.bytesPerItem, bytes));
       });
-      dev.downloadAsync(host, stream, count * job.statusWords * 4, at.dStatus, at.hStatus);
+      const enqueueChunk = (): void => {
+        job.inputs.forEach((r, k) => {
+          const bytes = count * r.bytesPerItem;
+          if (pinnedIn[k] !== null) dev.uploadFromAsync(pinnedIn[k]! + BigInt(first * r.bytesPerItem), stream, bytes, at.dIn[k]);
+          else dev.uploadAsync(host, stream, bytes, at.hIn[k], at.dIn[k]);
+        });
+        if (!job.kernelsWriteStatus) dev.fillRange(at.dStatus, count * job.statusWords * 4, 0, stream);
+        if (timed) lane.start.record(stream);
+        job.enqueue(stream, buffers);
+        if (timed) lane.end.record(stream);
+        job.outputs.forEach((r, k) => {
+          const bytes = count * r.bytesPerItem;
+          if (pinnedOut[k] !== null) dev.downloadToAsync(pinnedOut[k]! + BigInt(first * r.bytesPerItem), stream, bytes, at.dOut[k]);
+          else dev.downloadAsync(host, stream, bytes, at.dOut[k], at.hOut[k]);
+        });
+        dev.downloadAsync(host, stream, count * job.statusWords * 4, at.dStatus, at.hStatus);
+      };
+      if (graphs) {
+        // every address and size the sequence touches, with the job's own key
+        const key = `${job.graphKey}|${recordSizes}|${first}|${count}|${base}|${host.ptr}|${pinnedIn.join(',')}|${pinnedOut.join(',')}|${JSON.stringify(at)}`;
+        graphs.run(key, stream, enqueueChunk);
+      } else {
+        enqueueChunk();
+      }
       lane.busy = true;
-      pending.push({ lane, first, count, at });
+      pending.push({ lane, first, count, at, buffers });
       first += count;
     }
     while (pending.length > 0) await collect(pending.shift()!);

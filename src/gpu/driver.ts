@@ -60,6 +60,13 @@ export interface DriverApi {
   cuOccupancyMaxActiveBlocksPerMultiprocessor: Fn;
   cuGetErrorName: Fn;
   cuGetErrorString: Fn;
+  /** Stream capture and CUDA graphs (graph.ts); null on a driver without them. */
+  cuStreamBeginCapture: Fn | null;
+  cuStreamEndCapture: Fn | null;
+  cuGraphInstantiate: Fn | null;
+  cuGraphLaunch: Fn | null;
+  cuGraphExecDestroy: Fn | null;
+  cuGraphDestroy: Fn | null;
 }
 
 /** CUresult values the host code tests for by number. */
@@ -114,6 +121,7 @@ function loadFirst(names: readonly string[]): { lib: ReturnType<typeof koffi.loa
 
 function bind(lib: ReturnType<typeof koffi.load>): DriverApi {
   const f = (proto: string): Fn => lib.func(proto);
+  const optional = (proto: string): Fn | null => { try { return lib.func(proto); } catch { return null; } };
   // optional: the _v2 of cuEventElapsedTime appeared in CUDA 12.8; older drivers have only the plain one
   let elapsed: Fn;
   try {
@@ -174,6 +182,12 @@ function bind(lib: ReturnType<typeof koffi.load>): DriverApi {
       'int cuOccupancyMaxActiveBlocksPerMultiprocessor(_Out_ int *blocks, uint64_t fn, int blockSize, size_t dynamicSmem)',
     ),
     cuGetErrorName: f('int cuGetErrorName(int error, _Out_ const char **name)'),
+    cuStreamBeginCapture: optional('int cuStreamBeginCapture_v2(uint64_t stream, int mode)'),
+    cuStreamEndCapture: optional('int cuStreamEndCapture(uint64_t stream, _Out_ uint64_t *graph)'),
+    cuGraphInstantiate: optional('int cuGraphInstantiateWithFlags(_Out_ uint64_t *exec, uint64_t graph, uint64_t flags)'),
+    cuGraphLaunch: optional('int cuGraphLaunch(uint64_t exec, uint64_t stream)'),
+    cuGraphExecDestroy: optional('int cuGraphExecDestroy(uint64_t exec)'),
+    cuGraphDestroy: optional('int cuGraphDestroy(uint64_t graph)'),
     cuGetErrorString: f('int cuGetErrorString(int error, _Out_ const char **text)'),
   };
 }

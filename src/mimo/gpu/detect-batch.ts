@@ -163,6 +163,15 @@ export function cudaSetup(ctx: CudaContext, val: ValidatedInput, impl: CudaDetec
   };
 }
 
+/** A number per plan, for the runner's graph keys (a plan fixes its kernels and their constant arguments). */
+const planIds = new WeakMap<CudaDetectorPlan, number>();
+let nextPlanId = 1;
+function planId(plan: CudaDetectorPlan): number {
+  let id = planIds.get(plan);
+  if (id === undefined) planIds.set(plan, (id = nextPlanId++));
+  return id;
+}
+
 /** Plans kept per detector implementation and context, by setup (a call per slot must not rebuild one). */
 const plans = new WeakMap<CudaDetector, { ctx: CudaContext; byKey: Map<string, CudaDetectorPlan> }>();
 const PLANS_KEPT = 16;
@@ -226,8 +235,6 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
   const redo: number[] = [];
   let nodes = 0, budgetExceeded = 0;
   const vecStatusBytes = vpc * STATUS_WORDS * 4;
-  /** Device address of each running chunk's vector status words, by its first channel. */
-  const chunkStatus = new Map<number, bigint>();
 
   const inputs: HostRecords[] = [
     { array: H, bytesPerItem: hLen * 4 },
@@ -250,11 +257,12 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
     // status-summary.cu writes every summary word; the call reports no kernel time
     kernelsWriteStatus: true,
     timed: false,
+    // what fixes the chunk's kernels besides its buffers: a chunk seen before is replayed as a graph
+    graphKey: `${planId(plan)}|${nr}|${nt}|${vpc}|${vectors}|${noise ? 'n' : noiseScalar}|${llr ? 1 : 0}`,
     options: opts.gpuBatch,
     enqueue(stream, chunk) {
       const [dH, dY, dNoiseIn] = chunk.inputs as [bigint, bigint, bigint?];
       const [dNoise, dStatus] = chunk.scratch as [bigint, bigint];
-      chunkStatus.set(chunk.first, dStatus);
       enqueueNormalize(ctx, stream, { H: dH, y: dY, noiseIn: noise ? dNoiseIn! : 0n, noiseScalar, noiseOut: dNoise, status: dStatus }, chunk.count, vpc, nr, nt);
       plan.enqueue(stream, {
         channels: chunk.count, vectorsPerChannel: vpc, H: dH, y: dY, noise: dNoise,
@@ -262,9 +270,8 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
       });
       enqueueSummary(ctx, stream, dStatus, chunk.status, chunk.count, vpc, vectors - chunk.first * vpc);
     },
-    settle(first, count, summary) {
-      const dStatus = chunkStatus.get(first)!;
-      chunkStatus.delete(first);
+    settle(first, count, summary, chunk) {
+      const dStatus = chunk.scratch[1]!;
       const scan = scanSummary(summary, count);
       nodes += scan.nodes;
       for (const i of scan.flagged) {
