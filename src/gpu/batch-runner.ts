@@ -90,6 +90,12 @@ export interface BatchJob extends RecordKinds<HostRecords, DeviceRegion> {
    * where most of the device idles, so such a batch is cut into at most SMALL_CHUNKS chunks.
    */
   readonly unevenItems?: boolean;
+  /**
+   * Each chunk's kernels fill the device: they run one chunk after another (the next chunk's wait
+   * for the previous one's), so the first chunk's results go down while the next one computes,
+   * instead of every chunk's kernels sharing the device and finishing together at the end.
+   */
+  readonly orderedKernels?: boolean;
   readonly options?: BatchRunOptions;
   /** Enqueues one chunk's kernels on `stream`; the runner times them with events around this. */
   enqueue(stream: Stream, chunk: ChunkBuffers): void;
@@ -239,6 +245,8 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
     });
     job.settle(first, count, lane.host.i32(at.hStatus, count * job.statusWords), buffers);
   };
+  /** The lane of the chunk enqueued last (whose kernels an ordered job's next chunk waits for). */
+  let previous: PipelineLane | null = null;
   try {
     for (let first = 0, i = 0; first < job.items; i++) {
       const count = Math.min(chunk, job.items - first);
@@ -262,16 +270,19 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
         const bytes = count * r.bytesPerItem;
         host.u8(at.hIn[k], bytes).set(bytesOf(r.array, first * r.bytesPerItem, bytes));
       });
-      const enqueueChunk = (): void => {
+      const after = job.orderedKernels ? previous : null;
+      const enqueueChunk = (capturing: boolean): void => {
         job.inputs.forEach((r, k) => {
           const bytes = count * r.bytesPerItem;
           if (pinnedIn[k] !== null) dev.uploadFromAsync(pinnedIn[k]! + BigInt(first * r.bytesPerItem), stream, bytes, at.dIn[k]);
           else dev.uploadAsync(host, stream, bytes, at.hIn[k], at.dIn[k]);
         });
         if (!job.kernelsWriteStatus) dev.fillRange(at.dStatus, count * job.statusWords * 4, 0, stream);
+        if (after) after.computed.awaitOn(stream, capturing);
         if (timed) lane.start.record(stream);
         job.enqueue(stream, buffers);
         if (timed) lane.end.record(stream);
+        if (job.orderedKernels) lane.computed.recordExternal(stream, capturing);
         job.outputs.forEach((r, k) => {
           const bytes = count * r.bytesPerItem;
           if (pinnedOut[k] !== null) dev.downloadToAsync(pinnedOut[k]! + BigInt(first * r.bytesPerItem), stream, bytes, at.dOut[k]);
@@ -281,11 +292,12 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
       };
       if (graphs) {
         // every address and size the sequence touches, with the job's own key
-        const key = `${job.graphKey}|${recordSizes}|${first}|${count}|${base}|${host.ptr}|${pinnedIn.join(',')}|${pinnedOut.join(',')}|${JSON.stringify(at)}`;
+        const key = `${job.graphKey}|${recordSizes}|${first}|${count}|${base}|${host.ptr}|${pinnedIn.join(',')}|${pinnedOut.join(',')}|${JSON.stringify(at)}|${after?.computed.handle ?? ''}|${lane.computed.handle}`;
         graphs.run(key, stream, enqueueChunk);
       } else {
-        enqueueChunk();
+        enqueueChunk(false);
       }
+      previous = lane;
       lane.busy = true;
       pending.push({ lane, first, count, at, buffers });
       first += count;

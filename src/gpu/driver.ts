@@ -47,6 +47,8 @@ export interface DriverApi {
   cuEventCreate: Fn;
   cuEventDestroy: Fn;
   cuEventRecord: Fn;
+  cuEventRecordWithFlags: Fn;
+  cuStreamWaitEvent: Fn;
   cuEventSynchronize: Fn;
   cuEventQuery: Fn;
   cuEventElapsedTime: Fn;
@@ -161,6 +163,8 @@ function bind(lib: ReturnType<typeof koffi.load>): DriverApi {
     cuEventCreate: f('int cuEventCreate(_Out_ uint64_t *event, unsigned int flags)'),
     cuEventDestroy: f('int cuEventDestroy_v2(uint64_t event)'),
     cuEventRecord: f('int cuEventRecord(uint64_t event, uint64_t stream)'),
+    cuEventRecordWithFlags: f('int cuEventRecordWithFlags(uint64_t event, uint64_t stream, unsigned int flags)'),
+    cuStreamWaitEvent: f('int cuStreamWaitEvent(uint64_t stream, uint64_t event, unsigned int flags)'),
     cuEventSynchronize: f('int cuEventSynchronize(uint64_t event)'),
     cuEventQuery: f('int cuEventQuery(uint64_t event)'),
     cuEventElapsedTime: elapsed,

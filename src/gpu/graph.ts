@@ -45,9 +45,10 @@ export class ChunkGraphs {
   /**
    * Enqueues on `stream` what `enqueue` enqueues: by replaying the graph kept for `key`, by
    * capturing `enqueue` into one (the second time `key` is seen) and launching it, or by calling it.
-   * `enqueue` must enqueue device work only, on `stream` only, the same for the same key.
+   * `enqueue` must enqueue device work only, on `stream` only, the same for the same key; it is told
+   * whether the stream is capturing (events it records or waits for then become graph nodes).
    */
-  run(key: string, stream: Stream, enqueue: () => void): void {
+  run(key: string, stream: Stream, enqueue: (capturing: boolean) => void): void {
     const api = this.api;
     const have = this.graphs.get(key);
     if (api && have) {
@@ -60,14 +61,14 @@ export class ChunkGraphs {
     if (!api || !this.seen.has(key)) {
       if (this.seen.size >= 4 * GRAPHS_KEPT) this.seen.clear();
       this.seen.add(key);
-      enqueue();
+      enqueue(false);
       return;
     }
     check(api.cuStreamBeginCapture(stream.handle, CAPTURE_RELAXED), 'cuStreamBeginCapture');
     const out = [0];
     let failure: unknown = null;
     try {
-      enqueue();
+      enqueue(true);
     } catch (e) {
       failure = e;
     }

@@ -9,8 +9,11 @@ import type { CudaContext } from './context.js';
 
 /** CU_STREAM_NON_BLOCKING: no implicit ordering with the legacy default stream. */
 const CU_STREAM_NON_BLOCKING = 1;
-/** CU_EVENT_DEFAULT records timing; CU_EVENT_DISABLE_TIMING = 2 would not. */
+/** CU_EVENT_DEFAULT records timing; CU_EVENT_DISABLE_TIMING = 2 does not (a cheaper marker for ordering). */
 const CU_EVENT_DEFAULT = 0;
+const CU_EVENT_DISABLE_TIMING = 2;
+/** CU_EVENT_RECORD_EXTERNAL / CU_EVENT_WAIT_EXTERNAL: inside a stream capture, a record or wait node of the graph. */
+const CU_EVENT_EXTERNAL = 1;
 
 /** How long an asynchronous wait may last before it gives up (a hung kernel must not hang Node). */
 export const DEFAULT_WAIT_LIMIT_MS = 10 * 60 * 1000;
@@ -46,14 +49,25 @@ export class CudaEvent {
   private destroyed = false;
   private constructor(readonly ctx: CudaContext, readonly handle: bigint) {}
 
-  static create(ctx: CudaContext): CudaEvent {
+  /** `timing` false: a marker for ordering streams only (elapsedSince cannot use it). */
+  static create(ctx: CudaContext, timing = true): CudaEvent {
     const out = [0];
-    check(ctx.driver.cuEventCreate(out, CU_EVENT_DEFAULT), 'cuEventCreate');
+    check(ctx.driver.cuEventCreate(out, timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING), 'cuEventCreate');
     return new CudaEvent(ctx, outHandle(out));
   }
 
   record(stream: Stream): void {
     check(this.ctx.driver.cuEventRecord(this.handle, stream.handle), 'cuEventRecord');
+  }
+
+  /** record(), as a node of the graph when `stream` is capturing (graph.ts). */
+  recordExternal(stream: Stream, capturing: boolean): void {
+    check(this.ctx.driver.cuEventRecordWithFlags(this.handle, stream.handle, capturing ? CU_EVENT_EXTERNAL : 0), 'cuEventRecordWithFlags');
+  }
+
+  /** Work enqueued on `stream` after this call waits for this event's last record (a graph node when capturing). */
+  awaitOn(stream: Stream, capturing = false): void {
+    check(this.ctx.driver.cuStreamWaitEvent(stream.handle, this.handle, capturing ? CU_EVENT_EXTERNAL : 0), 'cuStreamWaitEvent');
   }
 
   synchronize(): void {

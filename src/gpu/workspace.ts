@@ -16,6 +16,8 @@ export class PipelineLane {
   readonly stream: Stream;
   readonly start: CudaEvent;
   readonly end: CudaEvent;
+  /** Recorded after the lane's chunk's kernels: the next chunk's kernels wait for it when a job orders its kernels. */
+  readonly computed: CudaEvent;
   /** Whether a chunk was enqueued on this lane and its results not yet read back. */
   busy = false;
 
@@ -23,6 +25,7 @@ export class PipelineLane {
     this.stream = Stream.create(ctx);
     this.start = CudaEvent.create(ctx);
     this.end = CudaEvent.create(ctx);
+    this.computed = CudaEvent.create(ctx, false);
   }
 
   get deviceBytes(): number { return this.device?.bytes ?? 0; }

@@ -257,6 +257,8 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
     // status-summary.cu writes every summary word; the call reports no kernel time
     kernelsWriteStatus: true,
     timed: false,
+    // a chunk's kernels fill the device: chunk after chunk, so results go down while the next computes
+    orderedKernels: true,
     // what fixes the chunk's kernels besides its buffers: a chunk seen before is replayed as a graph
     graphKey: `${planId(plan)}|${nr}|${nt}|${vpc}|${vectors}|${noise ? 'n' : noiseScalar}|${llr ? 1 : 0}`,
     options: opts.gpuBatch,
