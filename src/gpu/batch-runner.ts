@@ -61,6 +61,8 @@ export interface BatchRunOptions {
   readonly maxChunk?: number;
   /** Pipeline lanes (streams), 1 to 3 (0 or absent: up to 3 when the batch has several chunks). */
   readonly streams?: number;
+  /** false: never replay chunks as CUDA graphs (default: a job with a graphKey does). */
+  readonly graphs?: boolean;
 }
 
 export interface BatchJob extends RecordKinds<HostRecords, DeviceRegion> {
@@ -121,6 +123,7 @@ export function validateBatchRunOptions(o: BatchRunOptions | undefined): void {
   if (o.streams !== undefined && (!Number.isInteger(o.streams) || o.streams < 0 || o.streams > BatchWorkspace.MAX_LANES)) {
     throw new InvalidArgumentError(`streams must be an integer from 0 (automatic) to ${BatchWorkspace.MAX_LANES}, got ${String(o.streams)}`);
   }
+  if (o.graphs !== undefined && typeof o.graphs !== 'boolean') throw new InvalidArgumentError(`graphs must be true or false, got ${String(o.graphs)}`);
 }
 
 /**
@@ -229,8 +232,10 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
   let kernelMs = 0, chunks = 0;
   const timed = job.timed ?? true;
   // an untimed job with a key replays its chunks as graphs (the timing events stay out of graphs)
-  const graphs = job.graphKey !== undefined && !timed ? ChunkGraphs.of(ctx) : null;
-  const recordSizes = [...job.inputs, ...job.outputs].map((r) => r.bytesPerItem).join(',') + `,${job.statusWords}`;
+  const graphs = job.graphKey !== undefined && !timed && job.options?.graphs !== false ? ChunkGraphs.of(ctx) : null;
+  // with count, these fix a chunk's layout (layoutOf) and so every offset in it
+  const recordSizes = [...job.inputs, ...job.outputs, ...job.scratch].map((r) => r.bytesPerItem).join(',')
+    + `;${job.scratch.map((r) => r.itemsPerGroup ?? 1).join(',')};${job.statusWords}`;
   interface Pending { lane: PipelineLane; first: number; count: number; at: Layout; buffers: ChunkBuffers }
   const pending: Pending[] = [];
   const collect = async ({ lane, first, count, at, buffers }: Pending): Promise<void> => {
@@ -292,7 +297,7 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
       };
       if (graphs) {
         // every address and size the sequence touches, with the job's own key
-        const key = `${job.graphKey}|${recordSizes}|${first}|${count}|${base}|${host.ptr}|${pinnedIn.join(',')}|${pinnedOut.join(',')}|${JSON.stringify(at)}|${after?.computed.handle ?? ''}|${lane.computed.handle}`;
+        const key = `${job.graphKey}|${recordSizes}|${first}|${count}|${base}|${host.ptr}|${pinnedIn.join(',')}|${pinnedOut.join(',')}|${after?.computed.handle ?? ''}|${lane.computed.handle}`;
         graphs.run(key, stream, enqueueChunk);
       } else {
         enqueueChunk(false);
