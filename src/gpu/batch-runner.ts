@@ -233,6 +233,7 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
   const timed = job.timed ?? true;
   // an untimed job with a key replays its chunks as graphs (the timing events stay out of graphs)
   const graphs = job.graphKey !== undefined && !timed && job.options?.graphs !== false ? ChunkGraphs.of(ctx) : null;
+  graphs?.validate(ws.generation);
   // with count, these fix a chunk's layout (layoutOf) and so every offset in it
   const recordSizes = [...job.inputs, ...job.outputs, ...job.scratch].map((r) => r.bytesPerItem).join(',')
     + `;${job.scratch.map((r) => r.itemsPerGroup ?? 1).join(',')};${job.statusWords}`;

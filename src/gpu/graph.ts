@@ -96,6 +96,19 @@ export class ChunkGraphs {
     check(api.cuGraphLaunch(captured.exec, stream.handle), 'cuGraphLaunch');
   }
 
+  /**
+   * Drops every graph when the memory they copy to or from may have moved (`generation`, the
+   * workspace's count of freed or replaced lane memory, differs from the last call's): a graph must
+   * never replay into memory that was freed, even where an address comes back.
+   */
+  validate(generation: number): void {
+    if (generation !== this.generation) {
+      this.release();
+      this.generation = generation;
+    }
+  }
+  private generation = -1;
+
   /** Graphs kept (for tests). */
   get size(): number { return this.graphs.size; }
 
