@@ -4,8 +4,7 @@
  *
  * Usage: node [--cpu-prof] dist/bench/mimo/host-profile.js [--detector zf] [--mod 16qam] [--nt 4]
  *        [--channels 600[,N...]] [--vpc 14] [--calls 200] [--passes N] [--batch 0:0,1092:3,...] [--rounds R] [--trace N]
- * --batch: a list of maxChunk:streams[:graphs] (the runner's gpuBatch options, 0 = automatic; graphs 0:
- * no CUDA graph replay), each
+ * --batch: a list of maxChunk:streams pairs (the runner's gpuBatch options, 0 = automatic), each
  * timed in turn: how the chunking changes the call.
  * --rounds R: the variants' calls in R interleaved rounds (calls / R each a round).
  * --trace N: then N more calls of the first variant with every driver call recorded (driver-trace.ts): the last call's
@@ -44,9 +43,9 @@ async function profile(channels: number): Promise<void> {
   const input = { nt, nr: nt, H, y, vectorsPerChannel: vpc, noiseVar };
   const trace = Number(values.trace) > 0 ? traceDriver(ctx) : null;
   const variants = values.batch!.split(',').map((pair) => {
-    const [maxChunk, streams, graphs = 1] = pair.split(':').map(Number) as [number, number, number?];
+    const [maxChunk, streams] = pair.split(':').map(Number) as [number, number];
     const opts = {
-      detector: values.detector as Detector, modulation: mod, engine: 'cuda' as const, gpuBatch: { maxChunk, streams, graphs: graphs !== 0 },
+      detector: values.detector as Detector, modulation: mod, engine: 'cuda' as const, gpuBatch: { maxChunk, streams },
       ...(values.passes ? { passes: Number(values.passes) } : {}),
     };
     return { opts, ms: [] as number[] };

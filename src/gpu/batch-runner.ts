@@ -15,15 +15,13 @@
  *   side); a batch is cut to fit half the free device memory, and halved again on OUT_OF_MEMORY.
  * - A host array on pinned memory (host-memory.ts: allocPinned) is copied straight to or from the
  *   device; any other array goes through the lane's pinned staging buffer.
- * - A job that names its chunks' work (graphKey) and needs no kernel timing has each chunk's copies
- *   and launches captured as a CUDA graph the second time the same chunk comes (same arrays, same
- *   chunking) and replayed after that: one driver call a chunk (graph.ts).
+ * - A job whose chunks' kernels each fill the device (orderedKernels) runs them chunk after chunk, so
+ *   that the first chunk's results go down while the next one computes.
  * - Outputs are written into the caller's arrays; an output may be the input array itself.
  * - One batch at a time per process: the lanes' buffers and streams are shared.
  */
 import { InvalidArgumentError, LatticeMimoError } from '../core/errors.js';
 import type { CudaContext } from './context.js';
-import { ChunkGraphs } from './graph.js';
 import { pinnedAddress } from './host-memory.js';
 import type { Stream } from './stream.js';
 import { BatchWorkspace, type PipelineLane } from './workspace.js';
@@ -61,8 +59,6 @@ export interface BatchRunOptions {
   readonly maxChunk?: number;
   /** Pipeline lanes (streams), 1 to 3 (0 or absent: up to 3 when the batch has several chunks). */
   readonly streams?: number;
-  /** false: never replay chunks as CUDA graphs (default: a job with a graphKey does). */
-  readonly graphs?: boolean;
 }
 
 export interface BatchJob extends RecordKinds<HostRecords, DeviceRegion> {
@@ -78,13 +74,6 @@ export interface BatchJob extends RecordKinds<HostRecords, DeviceRegion> {
    * kernel time leaves it off: two event records and a query a chunk are a tenth of a small batch's host time.
    */
   readonly timed?: boolean;
-  /**
-   * Fixes everything enqueue() does for a chunk besides the chunk's own buffers, first and count
-   * (kernels, their other arguments): with it, an untimed job's chunk seen before is replayed as a
-   * CUDA graph (graph.ts), one driver call instead of a chunk's ten. enqueue() must then enqueue
-   * device work only (it is not called on a replay; settle() gets the chunk's buffers).
-   */
-  readonly graphKey?: string;
   /** The kernels occupy the whole device (a cooperative launch): chunks run on one stream. */
   readonly exclusive?: boolean;
   /**
@@ -123,7 +112,6 @@ export function validateBatchRunOptions(o: BatchRunOptions | undefined): void {
   if (o.streams !== undefined && (!Number.isInteger(o.streams) || o.streams < 0 || o.streams > BatchWorkspace.MAX_LANES)) {
     throw new InvalidArgumentError(`streams must be an integer from 0 (automatic) to ${BatchWorkspace.MAX_LANES}, got ${String(o.streams)}`);
   }
-  if (o.graphs !== undefined && typeof o.graphs !== 'boolean') throw new InvalidArgumentError(`graphs must be true or false, got ${String(o.graphs)}`);
 }
 
 /**
@@ -231,12 +219,6 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
   const bytesOf = (v: ArrayBufferView, offset: number, bytes: number) => new Uint8Array(v.buffer, v.byteOffset + offset, bytes);
   let kernelMs = 0, chunks = 0;
   const timed = job.timed ?? true;
-  // an untimed job with a key replays its chunks as graphs (the timing events stay out of graphs)
-  const graphs = job.graphKey !== undefined && !timed && job.options?.graphs !== false ? ChunkGraphs.of(ctx) : null;
-  graphs?.validate(ws.generation);
-  // with count, these fix a chunk's layout (layoutOf) and so every offset in it
-  const recordSizes = [...job.inputs, ...job.outputs, ...job.scratch].map((r) => r.bytesPerItem).join(',')
-    + `;${job.scratch.map((r) => r.itemsPerGroup ?? 1).join(',')};${job.statusWords}`;
   interface Pending { lane: PipelineLane; first: number; count: number; at: Layout; buffers: ChunkBuffers }
   const pending: Pending[] = [];
   const collect = async ({ lane, first, count, at, buffers }: Pending): Promise<void> => {
@@ -277,32 +259,23 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
         host.u8(at.hIn[k], bytes).set(bytesOf(r.array, first * r.bytesPerItem, bytes));
       });
       const after = job.orderedKernels ? previous : null;
-      const enqueueChunk = (capturing: boolean): void => {
-        job.inputs.forEach((r, k) => {
-          const bytes = count * r.bytesPerItem;
-          if (pinnedIn[k] !== null) dev.uploadFromAsync(pinnedIn[k]! + BigInt(first * r.bytesPerItem), stream, bytes, at.dIn[k]);
-          else dev.uploadAsync(host, stream, bytes, at.hIn[k], at.dIn[k]);
-        });
-        if (!job.kernelsWriteStatus) dev.fillRange(at.dStatus, count * job.statusWords * 4, 0, stream);
-        if (after) after.computed.awaitOn(stream, capturing);
-        if (timed) lane.start.record(stream);
-        job.enqueue(stream, buffers);
-        if (timed) lane.end.record(stream);
-        if (job.orderedKernels) lane.computed.recordExternal(stream, capturing);
-        job.outputs.forEach((r, k) => {
-          const bytes = count * r.bytesPerItem;
-          if (pinnedOut[k] !== null) dev.downloadToAsync(pinnedOut[k]! + BigInt(first * r.bytesPerItem), stream, bytes, at.dOut[k]);
-          else dev.downloadAsync(host, stream, bytes, at.dOut[k], at.hOut[k]);
-        });
-        dev.downloadAsync(host, stream, count * job.statusWords * 4, at.dStatus, at.hStatus);
-      };
-      if (graphs) {
-        // every address and size the sequence touches, with the job's own key
-        const key = `${job.graphKey}|${recordSizes}|${first}|${count}|${base}|${host.ptr}|${pinnedIn.join(',')}|${pinnedOut.join(',')}|${after?.computed.handle ?? ''}|${lane.computed.handle}`;
-        graphs.run(key, stream, enqueueChunk);
-      } else {
-        enqueueChunk(false);
-      }
+      job.inputs.forEach((r, k) => {
+        const bytes = count * r.bytesPerItem;
+        if (pinnedIn[k] !== null) dev.uploadFromAsync(pinnedIn[k]! + BigInt(first * r.bytesPerItem), stream, bytes, at.dIn[k]);
+        else dev.uploadAsync(host, stream, bytes, at.hIn[k], at.dIn[k]);
+      });
+      if (!job.kernelsWriteStatus) dev.fillRange(at.dStatus, count * job.statusWords * 4, 0, stream);
+      if (job.orderedKernels && previous) previous.computed.awaitOn(stream);
+      if (timed) lane.start.record(stream);
+      job.enqueue(stream, buffers);
+      if (timed) lane.end.record(stream);
+      if (job.orderedKernels) lane.computed.record(stream);
+      job.outputs.forEach((r, k) => {
+        const bytes = count * r.bytesPerItem;
+        if (pinnedOut[k] !== null) dev.downloadToAsync(pinnedOut[k]! + BigInt(first * r.bytesPerItem), stream, bytes, at.dOut[k]);
+        else dev.downloadAsync(host, stream, bytes, at.dOut[k], at.hOut[k]);
+      });
+      dev.downloadAsync(host, stream, count * job.statusWords * 4, at.dStatus, at.hStatus);
       previous = lane;
       lane.busy = true;
       pending.push({ lane, first, count, at, buffers });

@@ -47,7 +47,6 @@ export interface DriverApi {
   cuEventCreate: Fn;
   cuEventDestroy: Fn;
   cuEventRecord: Fn;
-  cuEventRecordWithFlags: Fn;
   cuStreamWaitEvent: Fn;
   cuEventSynchronize: Fn;
   cuEventQuery: Fn;
@@ -62,13 +61,6 @@ export interface DriverApi {
   cuOccupancyMaxActiveBlocksPerMultiprocessor: Fn;
   cuGetErrorName: Fn;
   cuGetErrorString: Fn;
-  /** Stream capture and CUDA graphs (graph.ts); null on a driver without them. */
-  cuStreamBeginCapture: Fn | null;
-  cuStreamEndCapture: Fn | null;
-  cuGraphInstantiate: Fn | null;
-  cuGraphLaunch: Fn | null;
-  cuGraphExecDestroy: Fn | null;
-  cuGraphDestroy: Fn | null;
 }
 
 /** CUresult values the host code tests for by number. */
@@ -123,7 +115,6 @@ function loadFirst(names: readonly string[]): { lib: ReturnType<typeof koffi.loa
 
 function bind(lib: ReturnType<typeof koffi.load>): DriverApi {
   const f = (proto: string): Fn => lib.func(proto);
-  const optional = (proto: string): Fn | null => { try { return lib.func(proto); } catch { return null; } };
   // optional: the _v2 of cuEventElapsedTime appeared in CUDA 12.8; older drivers have only the plain one
   let elapsed: Fn;
   try {
@@ -163,7 +154,6 @@ function bind(lib: ReturnType<typeof koffi.load>): DriverApi {
     cuEventCreate: f('int cuEventCreate(_Out_ uint64_t *event, unsigned int flags)'),
     cuEventDestroy: f('int cuEventDestroy_v2(uint64_t event)'),
     cuEventRecord: f('int cuEventRecord(uint64_t event, uint64_t stream)'),
-    cuEventRecordWithFlags: f('int cuEventRecordWithFlags(uint64_t event, uint64_t stream, unsigned int flags)'),
     cuStreamWaitEvent: f('int cuStreamWaitEvent(uint64_t stream, uint64_t event, unsigned int flags)'),
     cuEventSynchronize: f('int cuEventSynchronize(uint64_t event)'),
     cuEventQuery: f('int cuEventQuery(uint64_t event)'),
@@ -186,12 +176,6 @@ function bind(lib: ReturnType<typeof koffi.load>): DriverApi {
       'int cuOccupancyMaxActiveBlocksPerMultiprocessor(_Out_ int *blocks, uint64_t fn, int blockSize, size_t dynamicSmem)',
     ),
     cuGetErrorName: f('int cuGetErrorName(int error, _Out_ const char **name)'),
-    cuStreamBeginCapture: optional('int cuStreamBeginCapture_v2(uint64_t stream, int mode)'),
-    cuStreamEndCapture: optional('int cuStreamEndCapture(uint64_t stream, _Out_ uint64_t *graph)'),
-    cuGraphInstantiate: optional('int cuGraphInstantiateWithFlags(_Out_ uint64_t *exec, uint64_t graph, uint64_t flags)'),
-    cuGraphLaunch: optional('int cuGraphLaunch(uint64_t exec, uint64_t stream)'),
-    cuGraphExecDestroy: optional('int cuGraphExecDestroy(uint64_t exec)'),
-    cuGraphDestroy: optional('int cuGraphDestroy(uint64_t graph)'),
     cuGetErrorString: f('int cuGetErrorString(int error, _Out_ const char **text)'),
   };
 }

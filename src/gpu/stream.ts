@@ -12,8 +12,6 @@ const CU_STREAM_NON_BLOCKING = 1;
 /** CU_EVENT_DEFAULT records timing; CU_EVENT_DISABLE_TIMING = 2 does not (a cheaper marker for ordering). */
 const CU_EVENT_DEFAULT = 0;
 const CU_EVENT_DISABLE_TIMING = 2;
-/** CU_EVENT_RECORD_EXTERNAL / CU_EVENT_WAIT_EXTERNAL: inside a stream capture, a record or wait node of the graph. */
-const CU_EVENT_EXTERNAL = 1;
 
 /** How long an asynchronous wait may last before it gives up (a hung kernel must not hang Node). */
 export const DEFAULT_WAIT_LIMIT_MS = 10 * 60 * 1000;
@@ -60,14 +58,9 @@ export class CudaEvent {
     check(this.ctx.driver.cuEventRecord(this.handle, stream.handle), 'cuEventRecord');
   }
 
-  /** record(), as a node of the graph when `stream` is capturing (graph.ts). */
-  recordExternal(stream: Stream, capturing: boolean): void {
-    check(this.ctx.driver.cuEventRecordWithFlags(this.handle, stream.handle, capturing ? CU_EVENT_EXTERNAL : 0), 'cuEventRecordWithFlags');
-  }
-
-  /** Work enqueued on `stream` after this call waits for this event's last record (a graph node when capturing). */
-  awaitOn(stream: Stream, capturing = false): void {
-    check(this.ctx.driver.cuStreamWaitEvent(stream.handle, this.handle, capturing ? CU_EVENT_EXTERNAL : 0), 'cuStreamWaitEvent');
+  /** Work enqueued on `stream` after this call waits for this event's last record (ordering between streams). */
+  awaitOn(stream: Stream): void {
+    check(this.ctx.driver.cuStreamWaitEvent(stream.handle, this.handle, 0), 'cuStreamWaitEvent');
   }
 
   synchronize(): void {

@@ -32,19 +32,14 @@ export class PipelineLane {
   get dev(): DeviceBuffer { return this.device!; }
   get host(): PinnedBuffer { return this.pinned!; }
 
-  /** Counts the times the lane's memory was freed or replaced (graphs that copy to or from it are dropped then). */
-  generation = 0;
-
   /** At least `hostBytes` pinned and `deviceBytes` on the device (OUT_OF_MEMORY when the device has not). */
   ensure(hostBytes: number, deviceBytes: number): void {
     if (!this.device || this.device.bytes < deviceBytes) {
-      this.generation++;
       this.device?.free();
       this.device = null;
       this.device = DeviceBuffer.alloc(this.ctx, Math.ceil(deviceBytes * 1.25));
     }
     if (!this.pinned || this.pinned.bytes < hostBytes) {
-      this.generation++;
       this.pinned?.free();
       this.pinned = null;
       this.pinned = PinnedBuffer.alloc(this.ctx, Math.ceil(hostBytes * 1.25));
@@ -52,7 +47,6 @@ export class PipelineLane {
   }
 
   release(): void {
-    if (this.device || this.pinned) this.generation++;
     this.device?.free();
     this.pinned?.free();
     this.device = null;
@@ -80,9 +74,6 @@ export class BatchWorkspace {
     }
     return w;
   }
-
-  /** Changes whenever any lane's memory is freed or replaced. */
-  get generation(): number { return this.all.reduce((s, l) => s + l.generation, 0); }
 
   /** Device bytes held by all lanes (counted as free when a batch sizes its chunks). */
   get deviceBytes(): number { return this.all.reduce((s, l) => s + l.deviceBytes, 0); }

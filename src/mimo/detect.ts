@@ -113,9 +113,8 @@ export function validateDetection(input: DetectionInput, opts: DetectOptions, va
   maxNodesOf(opts.maxNodes);
   onBudgetOf(opts.onBudget);
   if (opts.gpuBatch !== undefined) {
-    const g = opts.gpuBatch as { maxChunk?: unknown; streams?: unknown; graphs?: unknown } | null;
-    if (g === null || typeof g !== 'object') throw new InvalidArgumentError(`gpuBatch must be an object { maxChunk?, streams?, graphs? }, got ${show(g)}`);
-    if (g.graphs !== undefined && typeof g.graphs !== 'boolean') throw new InvalidArgumentError(`gpuBatch.graphs must be true or false, got ${show(g.graphs)}`);
+    const g = opts.gpuBatch as { maxChunk?: unknown; streams?: unknown } | null;
+    if (g === null || typeof g !== 'object') throw new InvalidArgumentError(`gpuBatch must be an object { maxChunk?, streams? }, got ${show(g)}`);
     if (g.maxChunk !== undefined && !(typeof g.maxChunk === 'number' && Number.isSafeInteger(g.maxChunk) && g.maxChunk >= 0)) {
       throw new InvalidArgumentError(`gpuBatch.maxChunk must be a non-negative integer (0: automatic), got ${show(g.maxChunk)}`);
     }

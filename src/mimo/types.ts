@@ -103,8 +103,6 @@ export interface DetectOptions {
     readonly maxChunk?: number;
     /** Pipeline lanes (streams), 1 to 3 (0 or absent: up to 3 when the batch has several chunks). */
     readonly streams?: number;
-    /** false: never replay a chunk as a CUDA graph (default: a chunk seen before is replayed). */
-    readonly graphs?: boolean;
   };
 }
 

@@ -163,15 +163,6 @@ export function cudaSetup(ctx: CudaContext, val: ValidatedInput, impl: CudaDetec
   };
 }
 
-/** A number per plan, for the runner's graph keys (a plan fixes its kernels and their constant arguments). */
-const planIds = new WeakMap<CudaDetectorPlan, number>();
-let nextPlanId = 1;
-function planId(plan: CudaDetectorPlan): number {
-  let id = planIds.get(plan);
-  if (id === undefined) planIds.set(plan, (id = nextPlanId++));
-  return id;
-}
-
 /** Plans kept per detector implementation and context, by setup (a call per slot must not rebuild one). */
 const plans = new WeakMap<CudaDetector, { ctx: CudaContext; byKey: Map<string, CudaDetectorPlan> }>();
 const PLANS_KEPT = 16;
@@ -259,8 +250,6 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
     timed: false,
     // a chunk's kernels fill the device: chunk after chunk, so results go down while the next computes
     orderedKernels: true,
-    // what fixes the chunk's kernels besides its buffers: a chunk seen before is replayed as a graph
-    graphKey: `${planId(plan)}|${nr}|${nt}|${vpc}|${vectors}|${noise ? 'n' : noiseScalar}|${llr ? 1 : 0}`,
     options: opts.gpuBatch,
     enqueue(stream, chunk) {
       const [dH, dY, dNoiseIn] = chunk.inputs as [bigint, bigint, bigint?];
