@@ -255,7 +255,7 @@ const THREAD_CASES: QrCase[] = [
 /**
  * Fresh Rayleigh channels, some of them degraded so that every flag path runs: a zero stream, a
  * stream twice another (dependent), a stream another plus 1e-5 noise (near-dependent: FLOAT32_UNSAFE
- * or RANK_DEFICIENT), a stream of 1e20 entries (its norm overflows), a stream of 1e-30 entries (its
+ * or RANK_DEFICIENT), a stream of 1e30 entries (its norm, and its residuals', overflow), a stream of 1e-30 entries (its
  * norm underflows). Returns the channels and the degraded ones with their kind (0 .. 4 in that order).
  */
 function degradedChannels(rng: Philox, c: QrCase): { H: Float32Array; degraded: { ch: number; kind: number }[] } {
@@ -267,7 +267,7 @@ function degradedChannels(rng: Philox, c: QrCase): { H: Float32Array; degraded: 
     (ch: number, a: number): void => { for (let i = 0; i < n; i++) H[col(ch, a) + i] = 0; },
     (ch: number, a: number, b: number): void => { for (let i = 0; i < n; i++) H[col(ch, a) + i] = 2 * H[col(ch, b) + i]!; },
     (ch: number, a: number, b: number): void => { for (let i = 0; i < n; i++) H[col(ch, a) + i] = H[col(ch, b) + i]! + 1e-5 * rng.normal(); },
-    (ch: number, a: number): void => { for (let i = 0; i < n; i++) H[col(ch, a) + i] = 1e20 * (1 + rng.uniform()); },
+    (ch: number, a: number): void => { for (let i = 0; i < n; i++) H[col(ch, a) + i] = 1e30 * (1 + rng.uniform()); },
     (ch: number, a: number): void => { for (let i = 0; i < n; i++) H[col(ch, a) + i] = 1e-30 * rng.normal(); },
   ];
   for (const [i, kind] of kinds.entries()) {
