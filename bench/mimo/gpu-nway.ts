@@ -179,6 +179,10 @@ cases.push({ label: '  coded link, Q records', nr: 4, nt: 4, mod: '16qam', passe
 // the same with the QR kernel's column mapping (qr-batch.cu, the paper's) beside the default (qr-thread.cu)
 cases.push({ label: '  coded link, QR column mapping', nr: 4, nt: 4, mod: '16qam', passes: 4, vectors: 262_080, vpc: 1, tuning: { qrMapping: 'column' } });
 cases.push({ label: '  coded link, Q rec., column map.', nr: 4, nt: 4, mod: '16qam', passes: 4, vectors: 262_080, vpc: 1, qRecords: true, tuning: { qrMapping: 'column' } });
+// the thread mapping's launch choices: whole records staged at once (QR_CHUNK), 64 and 256 threads a block
+cases.push({ label: '  coded link, QR whole-record stage', nr: 4, nt: 4, mod: '16qam', passes: 4, vectors: 262_080, vpc: 1, tuning: { qrMapping: 'thread', qrThread: { chunk: 64 } } });
+cases.push({ label: '  coded link, QR 64 threads/block', nr: 4, nt: 4, mod: '16qam', passes: 4, vectors: 262_080, vpc: 1, tuning: { qrMapping: 'thread', qrThread: { threads: 64 } } });
+cases.push({ label: '  coded link, QR 256 threads/block', nr: 4, nt: 4, mod: '16qam', passes: 4, vectors: 262_080, vpc: 1, tuning: { qrMapping: 'thread', qrThread: { threads: 256 } } });
 // production again: the spread between two timings of one build
 cases.push({ label: '  target (again)', nr: 4, nt: 4, mod: '16qam', passes: 1, vectors: 1 << 20, vpc: 14, detOnly: true });
 cases.push({ label: '  5G slot (again)', nr: 4, nt: 4, mod: '64qam', passes: 4, vectors: 45_864, vpc: 14, detOnly: true });

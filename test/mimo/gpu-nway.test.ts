@@ -137,11 +137,11 @@ function emulate(pb: Problem, tuning: NwayTuning = {}, zOfVector = false): Outpu
   const thread = (tuning.qrBuild ? 'column' : tuning.qrMapping ?? nwayQrMapping(m)) === 'thread';
   const layout = qrRecordLayout(c.nr, c.nt, m.dimsPerStream, zOfVector);
   const qrShape = { nr: c.nr, nt: c.nt, dimsPerStream: m.dimsPerStream, passes: c.passes, sorted: false, zOfVector };
-  const groups = thread ? QR_THREAD_BLOCK : qrGroupsPerBlock(m.nd);
-  const qrThreads = thread ? QR_THREAD_BLOCK : groups * m.nd;
-  const qrShared = thread ? qrThreadSharedBytes(layout.floats, qrThreads) : qrBatchSharedBytes(m.rows, m.nd, groups, layout.qRows);
+  const groups = thread ? tuning.qrThread?.threads ?? QR_THREAD_BLOCK : qrGroupsPerBlock(m.nd);
+  const qrThreads = thread ? groups : groups * m.nd;
+  const qrShared = thread ? qrThreadSharedBytes(layout.floats, qrThreads, tuning.qrThread?.chunk) : qrBatchSharedBytes(m.rows, m.nd, groups, layout.qRows);
   const shape = nwayLaunchShape(m, c.passes, c.soft, tuning);
-  const defs = { ...(thread ? qrThreadDefines(qrShape, qrThreads) : qrBatchDefines(qrShape, groups)), ...tuning.qrBuild?.defines, ...nwayDefines(m, c.passes, c.soft, tuning, zOfVector) };
+  const defs = { ...(thread ? qrThreadDefines(qrShape, qrThreads, tuning.qrThread?.chunk) : qrBatchDefines(qrShape, groups)), ...tuning.qrBuild?.defines, ...nwayDefines(m, c.passes, c.soft, tuning, zOfVector) };
   const defines = [...Object.entries(defs).map(([k, v]) => `-D${k}=${v}`), `-DQR_KERNEL=${thread ? 'qr_thread' : 'qr_batch'}`];
   const qrFile = tuning.qrBuild ? sourceFile(tuning.qrBuild.source) : fileURLToPath(thread ? QR_THREAD_URL : QR_BATCH_URL);
   const { exe, error } = compileEmulated(NWAY_MAIN, [emulatorShims(), qrFile, tuning.build ? sourceFile(tuning.build.source) : fileURLToPath(NWAY_DETECT_URL)], defines);
@@ -381,6 +381,10 @@ test('N-way kernels (emulated): the QR kernel with one thread per QR (qr-thread.
     const pb = makeProblem(c, randomInt(2 ** 31));
     assertSameOutputs(emulate(pb, { qrMapping: 'column' }, z), emulate(pb, { qrMapping: 'thread' }, z), `${JSON.stringify(c)} z=${z}`);
   }
+  // other launch choices of the thread kernel (block size, whole records staged)
+  const [c, z] = MAPPING_CASES[0]!;
+  const pb = makeProblem(c, randomInt(2 ** 31));
+  assertSameOutputs(emulate(pb, { qrMapping: 'column' }, z), emulate(pb, { qrMapping: 'thread', qrThread: { threads: 256, chunk: 64 } }, z), `${JSON.stringify(c)} z=${z} 256 threads, whole records`);
 });
 
 test('N-way tuning is validated', () => {

@@ -17,7 +17,7 @@ import { constellation } from '../../src/mimo/modulation.js';
 import type { Modulation } from '../../src/mimo/types.js';
 import { realModel, type RealModel } from '../../src/mimo/soft/real-model.js';
 import { mgsInPlace, qrInto } from '../../src/mimo/preprocess/qr.js';
-import { defaultQrMapping, QR_BATCH_URL, QR_THREAD_BLOCK, QR_THREAD_URL, QrBatchPlan, qrBatchDefines, qrBatchSharedBytes, qrGroupsPerBlock, qrRecordLayout, qrThreadDefines, qrThreadSharedBytes, type QrMapping } from '../../src/mimo/gpu/preprocess/qr-batch.js';
+import { defaultQrMapping, QR_BATCH_URL, QR_THREAD_BLOCK, QR_THREAD_MAX_ENTRIES, QR_THREAD_URL, QrBatchPlan, qrBatchDefines, qrBatchSharedBytes, qrGroupsPerBlock, qrRecordLayout, qrThreadDefines, qrThreadSharedBytes, type QrMapping, type QrThreadLaunch } from '../../src/mimo/gpu/preprocess/qr-batch.js';
 import { MIMO_STATUS } from '../../src/mimo/gpu/status.js';
 import { InvalidArgumentError } from '../../src/core/errors.js';
 import { cudaAvailable } from '../../src/gpu/context.js';
@@ -57,16 +57,16 @@ function modelOf(c: QrCase): RealModel {
  * The kernel's records of the channels H (Q records; with y, one vector per channel, z records: the
  * QR_Z build), by qr-batch.cu (mapping 'column') or qr-thread.cu ('thread'), launched as QrBatchPlan does.
  */
-function emulateQr(c: QrCase, H: Float32Array, y?: Float32Array, mapping: QrMapping = 'column'): Float32Array {
+function emulateQr(c: QrCase, H: Float32Array, y?: Float32Array, mapping: QrMapping = 'column', launch: QrThreadLaunch = {}): Float32Array {
   const m = modelOf(c);
   const zOfVector = y !== undefined;
   const layout = qrRecordLayout(c.nr, c.nt, m.dimsPerStream, zOfVector);
   const shape = { nr: c.nr, nt: c.nt, dimsPerStream: m.dimsPerStream, passes: c.passes, sorted: c.sorted, zOfVector };
   const thread = mapping === 'thread';
-  const groups = thread ? QR_THREAD_BLOCK : qrGroupsPerBlock(m.nd);
-  const threads = thread ? QR_THREAD_BLOCK : groups * m.nd;
-  const shared = thread ? qrThreadSharedBytes(layout.floats, threads) : qrBatchSharedBytes(m.rows, m.nd, groups, layout.qRows);
-  const defs = thread ? qrThreadDefines(shape, threads) : qrBatchDefines(shape, groups);
+  const groups = thread ? launch.threads ?? QR_THREAD_BLOCK : qrGroupsPerBlock(m.nd);
+  const threads = thread ? groups : groups * m.nd;
+  const shared = thread ? qrThreadSharedBytes(layout.floats, threads, launch.chunk) : qrBatchSharedBytes(m.rows, m.nd, groups, layout.qRows);
+  const defs = thread ? qrThreadDefines(shape, threads, launch.chunk) : qrBatchDefines(shape, groups);
   const defines = [...Object.entries(defs).map(([k, v]) => `-D${k}=${v}`), `-DQR_KERNEL=${thread ? 'qr_thread' : 'qr_batch'}`];
   const { exe, error } = compileEmulated(QR_MAIN, [emulatorShims(), fileURLToPath(thread ? QR_THREAD_URL : QR_BATCH_URL)], defines);
   if (error) throw new Error(error);
@@ -310,27 +310,32 @@ function checkDegradedFlags(c: QrCase, out: Float32Array, zOfVector: boolean, de
   return clean;
 }
 
-test('QR kernel, one thread per QR (emulated): qr-thread.cu writes qr-batch.cu\'s records bit for bit, Q and z records, healthy and degraded channels', { skip: skipEmu }, () => {
-  for (const c of THREAD_CASES) {
+test('QR kernel, one thread per QR (emulated): qr-thread.cu writes qr-batch.cu\'s records bit for bit, Q and z records, healthy and degraded channels, other block sizes and staging chunks', { skip: skipEmu }, () => {
+  // the default launch, and for every third shape 64 threads staging whole records or 32 staging 3 words at a time
+  const launchOf = (ci: number): QrThreadLaunch => (ci % 3 !== 1 ? {} : ci % 2 === 1 ? { threads: 64, chunk: 64 } : { threads: 32, chunk: 3 });
+  for (const [ci, c] of THREAD_CASES.entries()) {
+    const launch = launchOf(ci);
     const rng = new Philox(randomInt(2 ** 31));
     const { H, degraded } = degradedChannels(rng, c);
     const y = new Float32Array(c.channels * 2 * c.nr).map(() => rng.normal());
     const m = modelOf(c);
     for (const zOfVector of [false, true]) {
       const want = emulateQr(c, H, zOfVector ? y : undefined, 'column');
-      const got = emulateQr(c, H, zOfVector ? y : undefined, 'thread');
-      assertSameWords(want, got, qrRecordLayout(c.nr, c.nt, m.dimsPerStream, zOfVector).floats, `${JSON.stringify(c)} z=${zOfVector}`);
+      const got = emulateQr(c, H, zOfVector ? y : undefined, 'thread', launch);
+      assertSameWords(want, got, qrRecordLayout(c.nr, c.nt, m.dimsPerStream, zOfVector).floats, `${JSON.stringify(c)} ${JSON.stringify(launch)} z=${zOfVector}`);
       const clean = checkDegradedFlags(c, got, zOfVector, degraded);
       assert.ok(clean >= 0.9 * (c.channels - degraded.length) * c.passes, `${JSON.stringify(c)}: ${clean} healthy records unflagged`);
     }
   }
 });
 
-test('QR plan: the thread mapping refuses SQRD, the default mapping is the thread one for unsorted shapes up to 128 real entries', () => {
+test('QR plan: the thread mapping refuses SQRD and bad launch choices, the default mapping is the thread one for unsorted shapes up to QR_THREAD_MAX_ENTRIES real entries', () => {
+  assert.equal(QR_THREAD_MAX_ENTRIES, 96);
   assert.equal(defaultQrMapping(4, 4, 2, false), 'thread');
-  assert.equal(defaultQrMapping(8, 4, 2, false), 'thread');
+  assert.equal(defaultQrMapping(6, 6, 1, false), 'thread');
+  assert.equal(defaultQrMapping(8, 4, 2, false), 'column');
   assert.equal(defaultQrMapping(8, 8, 2, false), 'column');
-  assert.equal(defaultQrMapping(8, 8, 1, false), 'thread');
+  assert.equal(defaultQrMapping(8, 8, 1, false), 'column');
   assert.equal(defaultQrMapping(4, 4, 2, true), 'column');
   // shared memory: a staging row of at most 8 (made odd: 9) 16-byte words a thread
   assert.equal(qrThreadSharedBytes(qrRecordLayout(4, 4, 2, true).floats, 128), 128 * 9 * 16);
@@ -340,6 +345,9 @@ test('QR plan: the thread mapping refuses SQRD, the default mapping is the threa
   const noDevice = null as unknown as CudaContext;
   assert.throws(() => new QrBatchPlan(noDevice, { nr: 4, nt: 4, dimsPerStream: 2, passes: 2, sorted: true, zOfVector: false, mapping: 'thread' }, 1), InvalidArgumentError);
   assert.throws(() => new QrBatchPlan(noDevice, { nr: 4, nt: 4, dimsPerStream: 2, passes: 2, sorted: false, zOfVector: false, mapping: 'rows' as QrMapping }, 1), InvalidArgumentError);
+  for (const bad of [{ threads: 48 }, { threads: 2048 }, { chunk: 0 }, { chunk: 2.5 }, { chunk: 65 }]) {
+    assert.throws(() => new QrBatchPlan(noDevice, { nr: 4, nt: 4, dimsPerStream: 2, passes: 2, sorted: false, zOfVector: true, mapping: 'thread' }, 1, undefined, bad), InvalidArgumentError, JSON.stringify(bad));
+  }
 });
 
 test('fmaf32 (the GPU check\'s fma) rounds a b + c once to the nearest float32, ties to even', () => {

@@ -17,7 +17,7 @@ import { loadModule, readKernelSource } from '../../../gpu/module-cache.js';
 import type { Stream } from '../../../gpu/stream.js';
 import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup, DetectChunk, PlanStage } from '../../gpu/cuda-detector.js';
 import { llrClipOf } from '../../soft/maxlog.js';
-import { defaultQrMapping, QrBatchPlan, type QrMapping } from '../../gpu/preprocess/qr-batch.js';
+import { defaultQrMapping, QrBatchPlan, type QrMapping, type QrThreadLaunch } from '../../gpu/preprocess/qr-batch.js';
 import { detectorRealModel, type RealModel } from '../../soft/real-model.js';
 import type { Detector } from '../../types.js';
 import { passesOf } from './cpu.js';
@@ -44,12 +44,14 @@ export interface NwayTuning {
   readonly qrBuild?: { readonly source: string; readonly name: string; readonly defines: Readonly<Record<string, number>> };
   /** The QR kernel: 'thread' (qr-thread.cu, one thread per QR) or 'column' (qr-batch.cu); default nwayQrMapping's. */
   readonly qrMapping?: QrMapping;
+  /** qr-thread.cu's launch choices (threads a block, staging chunk; qr-batch.ts's QrThreadLaunch), checked by QrBatchPlan. */
+  readonly qrThread?: QrThreadLaunch;
 }
 
 /**
  * The QR kernel's mapping when the tuning names none: qr-batch.ts's defaultQrMapping ('thread' where
- * the real matrix fits registers, 4x4 QAM included; 'column' for 8x8 QAM). Return 'column' here to
- * run the paper's mapping by default.
+ * the real matrix fits registers comfortably, 4x4 QAM included; 'column' for 8x4 and 8x8 QAM).
+ * Return 'column' here to run the paper's mapping by default.
  */
 export function nwayQrMapping(m: RealModel): QrMapping {
   return defaultQrMapping(m.nr, m.nt, m.dimsPerStream, false);
@@ -188,7 +190,7 @@ export class NwayPlan implements CudaDetectorPlan {
       throw new UnsupportedError(`the N-way kernel runs Q x passes = ${this.shape.threadsPerVector} threads a vector, at most ${MAX_THREADS_PER_VECTOR}: use fewer passes`);
     }
     const mapping = tuning.qrBuild ? 'column' : tuning.qrMapping ?? nwayQrMapping(model);
-    this.qr = new QrBatchPlan(ctx, { nr: model.nr, nt: model.nt, dimsPerStream: model.dimsPerStream, passes, sorted: false, zOfVector, mapping }, model.scale, tuning.qrBuild);
+    this.qr = new QrBatchPlan(ctx, { nr: model.nr, nt: model.nt, dimsPerStream: model.dimsPerStream, passes, sorted: false, zOfVector, mapping }, model.scale, tuning.qrBuild, tuning.qrThread);
     this.scratchBytesPerChannel = [this.qr.bytesPerChannel];
     this.stages = [
       { name: 'qr', enqueue: (stream, chunk) => this.enqueueQr(stream, chunk) },

@@ -16,10 +16,12 @@
 // QT_CH x 16 bytes in global memory).
 //
 // -D parameters: QR_NR, QR_NT, QR_DPS (2: square QAM, 1: BPSK), QR_PASSES, QR_Z (0/1), QR_GROUPS
-// (threads a block = problems a block, a multiple of 32). Dynamic shared memory: QR_GROUPS x QT_SLD
-// x 16 bytes (qrThreadSharedBytes in qr-batch.ts).
+// (threads a block = problems a block, a multiple of 32), QR_CHUNK (optional, default 8: the most
+// 16-byte words of a record staged at a time; the whole record when it is at least QR_RECORD / 4).
+// Dynamic shared memory: QR_GROUPS x QT_SLD x 16 bytes (qrThreadSharedBytes in qr-batch.ts).
 // nvcc-variant: -DQR_NR=4 -DQR_NT=4 -DQR_DPS=2 -DQR_PASSES=4 -DQR_Z=1 -DQR_GROUPS=128
 // nvcc-variant: -DQR_NR=4 -DQR_NT=4 -DQR_DPS=2 -DQR_PASSES=4 -DQR_Z=0 -DQR_GROUPS=128
+// nvcc-variant: -DQR_NR=4 -DQR_NT=4 -DQR_DPS=2 -DQR_PASSES=4 -DQR_Z=1 -DQR_GROUPS=64 -DQR_CHUNK=64
 // nvcc-variant: -DQR_NR=2 -DQR_NT=2 -DQR_DPS=2 -DQR_PASSES=1 -DQR_Z=0 -DQR_GROUPS=128
 // nvcc-variant: -DQR_NR=8 -DQR_NT=8 -DQR_DPS=2 -DQR_PASSES=2 -DQR_Z=1 -DQR_GROUPS=128
 // nvcc-variant: -DQR_NR=4 -DQR_NT=2 -DQR_DPS=2 -DQR_PASSES=2 -DQR_Z=1 -DQR_GROUPS=64
@@ -41,7 +43,10 @@
 #define QR_RECORD QR_REC_FLOATS(QR_QROWS, QR_ND)
 // 16-byte words a record, and a staged piece of one record (QT_CH words) with its shared row stride
 #define QT_REC4 (QR_RECORD / 4)
-#define QT_CH (QT_REC4 < 8 ? QT_REC4 : 8)
+#ifndef QR_CHUNK
+#define QR_CHUNK 8
+#endif
+#define QT_CH (QT_REC4 < QR_CHUNK ? QT_REC4 : QR_CHUNK)
 #define QT_SLD (QT_CH | 1)
 
 // problems = channels * QR_PASSES; scale = the PAM amplitude of p = 1 (unused for BPSK).
