@@ -519,9 +519,9 @@ test('QR kernel (GPU): 10^4 channels per shape equal qrInto', { skip: skipGpu },
 });
 
 /** The plan's records on the GPU (mapping 'column' or 'thread'; with y, z records). */
-function gpuRecords(ctx: CudaContext, stream: Stream, c: QrCase, H: Float32Array, y: Float32Array | undefined, mapping: QrMapping): Float32Array {
+function gpuRecords(ctx: CudaContext, stream: Stream, c: QrCase, H: Float32Array, y: Float32Array | undefined, mapping: QrMapping, launch: QrThreadLaunch = {}): Float32Array {
   const m = modelOf(c);
-  const plan = new QrBatchPlan(ctx, { nr: c.nr, nt: c.nt, dimsPerStream: m.dimsPerStream, passes: c.passes, sorted: false, zOfVector: y !== undefined, mapping }, m.scale);
+  const plan = new QrBatchPlan(ctx, { nr: c.nr, nt: c.nt, dimsPerStream: m.dimsPerStream, passes: c.passes, sorted: false, zOfVector: y !== undefined, mapping }, m.scale, undefined, launch);
   assert.equal(plan.mapping, mapping);
   const dH = DeviceBuffer.alloc(ctx, H.byteLength), dY = DeviceBuffer.alloc(ctx, Math.max(4, y?.byteLength ?? 0)), dOut = DeviceBuffer.alloc(ctx, c.channels * plan.bytesPerChannel);
   dH.upload(H);
@@ -552,6 +552,10 @@ test('QR kernel, one thread per QR (GPU): 10^4+ channels per shape, Q and z reco
       assertSameWords(want, got, qrRecordLayout(c.nr, c.nt, m.dimsPerStream, zOfVector).floats, `GPU ${JSON.stringify(base)} z=${zOfVector}`);
       const clean = checkDegradedFlags(c, got, zOfVector, degraded);
       assert.ok(clean >= 0.99 * (c.channels - degraded.length) * c.passes, `${JSON.stringify(base)}: ${clean} healthy records unflagged`);
+      // other launch choices: 64 threads staging whole records, 256 staging 3 words at a time
+      for (const launch of [{ threads: 64, chunk: 64 }, { threads: 256, chunk: 3 }]) {
+        assertSameWords(want, gpuRecords(ctx, stream, c, H, yy, 'thread', launch), qrRecordLayout(c.nr, c.nt, m.dimsPerStream, zOfVector).floats, `GPU ${JSON.stringify(base)} ${JSON.stringify(launch)} z=${zOfVector}`);
+      }
     }
   }
   stream.destroy();
