@@ -4,13 +4,14 @@
  * (8400 vectors, 2x2 and 4x4, 16- and 64-QAM, N = 1..4; one channel per vector as in the paper,
  * where the QR records hold z = Q^T y instead of Q, and 14 vectors a channel), the issue's throughput case (4x4 16-QAM N = 1, 2^20 vectors) and a
  * 5G NR 100 MHz slot (3276 channels x 14 vectors, 4x4 64-QAM, N = 4), and the coded link's chunk
- * (262,080 channels of one vector, 4x4 16-QAM, N = 4) with z records and with Q records. Prints the QR kernel, the
+ * (262,080 channels of one vector, 4x4 16-QAM, N = 4) with z records and with Q records, each with the QR kernel's
+ * default mapping (one thread per QR, qr-thread.cu) and the paper's (a thread per column, qr-batch.cu). Prints the QR kernel (its mapping), the
  * detection kernel, both, and both with pinned transfers on one stream (H, y, N0 in; symbols, LLRs,
  * status out), with Mbps / Gbps of detected bits and each figure's memory floor (bytes at 3.0 TB/s,
  * the device-to-device copy rate measured on this H100), then launch variants (NwayTuning) and
  * measurement builds of both kernels, each line with the detection kernel's registers, spilled
  * bytes and resident blocks a multiprocessor.
- * Usage: node dist/bench/mimo/gpu-nway.js [--quick]
+ * Usage: node dist/bench/mimo/gpu-nway.js [--quick] [--only=<text>] (--only: the cases whose label holds the text)
  */
 import { requireCuda } from '../../src/gpu/context.js';
 import { DeviceBuffer, PinnedBuffer } from '../../src/gpu/memory.js';
@@ -27,6 +28,7 @@ import { STATUS_WORDS } from '../../src/mimo/gpu/status.js';
 
 const BANDWIDTH = 3.0e12;
 const quick = process.argv.includes('--quick');
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 const ctx = requireCuda();
 ctx.makeCurrent();
 const stream = Stream.create(ctx);
@@ -127,7 +129,7 @@ function run(c: Case): string {
   const detFloor = (y.byteLength - yQr + noise.byteLength + recBytes + outBytes + 4 * STATUS_WORDS * vectors) / BANDWIDTH * 1e3;
   const p = c.paper;
   const paper = p ? ` | paper: QR ${p.qr ?? '-'} ms, detection ${p.det ?? '-'} ms, total ${p.total ?? '-'} ms` : '';
-  return `${c.label.padEnd(34)} ${vectors} vectors (${channels} ch): QR ${tQr.toFixed(4)} ms (floor ${qrFloor.toFixed(4)}), ` +
+  return `${c.label.padEnd(34)} ${vectors} vectors (${channels} ch): QR ${tQr.toFixed(4)} ms [${plan.qr.mapping}] (floor ${qrFloor.toFixed(4)}), ` +
     `detection ${tDet.toFixed(4)} ms = ${(vectors / tDet / 1e3).toFixed(1)} Mvec/s = ${rate(tDet)} (floor ${detFloor.toFixed(4)}), ` +
     `QR+detection ${tBoth.toFixed(4)} ms = ${rate(tBoth)}, with transfers ${tTotal.toFixed(4)} ms = ${rate(tTotal)} ${shape}${paper}`;
 }
@@ -174,9 +176,16 @@ for (const mod of ['16qam', '64qam'] as const) {
 // the coded link's chunk (one vector per channel, bench/sim/gpu-coded-link.ts): z records against Q records
 cases.push({ label: 'coded link: 4x4 16qam N=4 vpc 1', nr: 4, nt: 4, mod: '16qam', passes: 4, vectors: 262_080, vpc: 1 });
 cases.push({ label: '  coded link, Q records', nr: 4, nt: 4, mod: '16qam', passes: 4, vectors: 262_080, vpc: 1, qRecords: true });
+// the same with the QR kernel's column mapping (qr-batch.cu, the paper's) beside the default (qr-thread.cu)
+cases.push({ label: '  coded link, QR column mapping', nr: 4, nt: 4, mod: '16qam', passes: 4, vectors: 262_080, vpc: 1, tuning: { qrMapping: 'column' } });
+cases.push({ label: '  coded link, Q rec., column map.', nr: 4, nt: 4, mod: '16qam', passes: 4, vectors: 262_080, vpc: 1, qRecords: true, tuning: { qrMapping: 'column' } });
+// the thread mapping's launch choices: whole records staged at once (QR_CHUNK), 64 and 256 threads a block
+cases.push({ label: '  coded link, QR whole-record stage', nr: 4, nt: 4, mod: '16qam', passes: 4, vectors: 262_080, vpc: 1, tuning: { qrMapping: 'thread', qrThread: { chunk: 64 } } });
+cases.push({ label: '  coded link, QR 64 threads/block', nr: 4, nt: 4, mod: '16qam', passes: 4, vectors: 262_080, vpc: 1, tuning: { qrMapping: 'thread', qrThread: { threads: 64 } } });
+cases.push({ label: '  coded link, QR 256 threads/block', nr: 4, nt: 4, mod: '16qam', passes: 4, vectors: 262_080, vpc: 1, tuning: { qrMapping: 'thread', qrThread: { threads: 256 } } });
 // production again: the spread between two timings of one build
 cases.push({ label: '  target (again)', nr: 4, nt: 4, mod: '16qam', passes: 1, vectors: 1 << 20, vpc: 14, detOnly: true });
 cases.push({ label: '  5G slot (again)', nr: 4, nt: 4, mod: '64qam', passes: 4, vectors: 45_864, vpc: 14, detOnly: true });
 console.log(`N-way kernels on ${ctx.props.name} (${ctx.props.multiprocessors} SMs), ${new Date().toISOString()}`);
-for (const c of cases) console.log(run(c));
+for (const c of cases) if (!only || c.label.includes(only)) console.log(run(c));
 stream.destroy();

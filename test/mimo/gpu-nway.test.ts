@@ -30,8 +30,8 @@ import { detectorRealModel, type RealModel } from '../../src/mimo/soft/real-mode
 import { detector as nwayCpu } from '../../src/mimo/detectors/nway/cpu.js';
 import { prepareSsfePass, rotatedStreams } from '../../src/mimo/detectors/ssfe/search.js';
 import { applyQt } from '../../src/mimo/preprocess/qr.js';
-import { NWAY_DETECT_URL, NwayPlan, nwayDefines, nwayLaunchShape, nwayTuningOf, type NwayTuning } from '../../src/mimo/detectors/nway/cuda.js';
-import { QR_BATCH_URL, qrBatchDefines, qrBatchSharedBytes, qrGroupsPerBlock, qrRecordLayout } from '../../src/mimo/gpu/preprocess/qr-batch.js';
+import { NWAY_DETECT_URL, NwayPlan, nwayDefines, nwayLaunchShape, nwayQrMapping, nwayTuningOf, type NwayTuning } from '../../src/mimo/detectors/nway/cuda.js';
+import { QR_BATCH_URL, QR_THREAD_BLOCK, QR_THREAD_URL, qrBatchDefines, qrBatchSharedBytes, qrGroupsPerBlock, qrRecordLayout, qrThreadDefines, qrThreadSharedBytes } from '../../src/mimo/gpu/preprocess/qr-batch.js';
 import { MIMO_STATUS, STATUS_WORDS } from '../../src/mimo/gpu/status.js';
 import { cudaAvailable, CudaContext } from '../../src/gpu/context.js';
 import { DeviceBuffer } from '../../src/gpu/memory.js';
@@ -98,7 +98,7 @@ function makeProblem(c: NwayCase, seed: number): Problem {
 /** The kernels' outputs (status null: through detectAsync, which keeps no status words). */
 interface Outputs { symbols: Int32Array; llr: Float32Array; status: Int32Array | null }
 
-/** Emulated program: [channels, vpc, qrThreads, qrShared, nwThreads, nwShared, soft] int32, clip, scale float32, then H, y, noise, status. */
+/** Emulated program (QR_KERNEL: qr_batch or qr_thread): [channels, vpc, qrThreads, qrShared, nwThreads, nwShared, soft] int32, clip, scale float32, then H, y, noise, status. */
 const NWAY_MAIN = String.raw`
 int main() {
   int h[7]; float fp[2];
@@ -113,7 +113,7 @@ int main() {
   std::vector<int> sym((size_t)vectors * NW_NT, -1);
   std::vector<float> llr((size_t)vectors * NW_NBITS, -999.f);
   const int problems = channels * QR_PASSES;
-  if (emu_launch((problems + QR_GROUPS - 1) / QR_GROUPS, dim3{(unsigned)qt, 1, 1}, qs, [&] { qr_batch(H.data(), QR_Z ? y.data() : nullptr, rec.data(), problems, fp[1]); })) return 2;
+  if (emu_launch((problems + QR_GROUPS - 1) / QR_GROUPS, dim3{(unsigned)qt, 1, 1}, qs, [&] { QR_KERNEL(H.data(), QR_Z ? y.data() : nullptr, rec.data(), problems, fp[1]); })) return 2;
   if (emu_launch((vectors + NW_VPB - 1) / NW_VPB, dim3{(unsigned)nt, 1, 1}, ns, [&] { nway_detect(y.data(), noise.data(), rec.data(), sym.data(), soft ? llr.data() : nullptr, status.data(), vectors, vpc, fp[0]); })) return 2;
   fwrite(sym.data(), 4, sym.size(), stdout);
   fwrite(llr.data(), 4, llr.size(), stdout);
@@ -131,17 +131,22 @@ function sourceFile(source: string): string {
   return path;
 }
 
-/** Both kernels in the emulator as NwayPlan runs them (zOfVector: the z-record plan, vpc 1). */
+/** Both kernels in the emulator as NwayPlan runs them (zOfVector: the z-record plan, vpc 1; the QR mapping as NwayPlan picks it). */
 function emulate(pb: Problem, tuning: NwayTuning = {}, zOfVector = false): Outputs {
   const { c, m } = pb;
-  const groups = qrGroupsPerBlock(m.nd);
+  const thread = (tuning.qrBuild ? 'column' : tuning.qrMapping ?? nwayQrMapping(m)) === 'thread';
+  const layout = qrRecordLayout(c.nr, c.nt, m.dimsPerStream, zOfVector);
+  const qrShape = { nr: c.nr, nt: c.nt, dimsPerStream: m.dimsPerStream, passes: c.passes, sorted: false, zOfVector };
+  const groups = thread ? tuning.qrThread?.threads ?? QR_THREAD_BLOCK : qrGroupsPerBlock(m.nd);
+  const qrThreads = thread ? groups : groups * m.nd;
+  const qrShared = thread ? qrThreadSharedBytes(layout.floats, qrThreads, tuning.qrThread?.chunk) : qrBatchSharedBytes(m.rows, m.nd, groups, layout.qRows);
   const shape = nwayLaunchShape(m, c.passes, c.soft, tuning);
-  const defs = { ...qrBatchDefines({ nr: c.nr, nt: c.nt, dimsPerStream: m.dimsPerStream, passes: c.passes, sorted: false, zOfVector }, groups), ...tuning.qrBuild?.defines, ...nwayDefines(m, c.passes, c.soft, tuning, zOfVector) };
-  const defines = Object.entries(defs).map(([k, v]) => `-D${k}=${v}`);
-  const qrFile = tuning.qrBuild ? sourceFile(tuning.qrBuild.source) : fileURLToPath(QR_BATCH_URL);
+  const defs = { ...(thread ? qrThreadDefines(qrShape, qrThreads, tuning.qrThread?.chunk) : qrBatchDefines(qrShape, groups)), ...tuning.qrBuild?.defines, ...nwayDefines(m, c.passes, c.soft, tuning, zOfVector) };
+  const defines = [...Object.entries(defs).map(([k, v]) => `-D${k}=${v}`), `-DQR_KERNEL=${thread ? 'qr_thread' : 'qr_batch'}`];
+  const qrFile = tuning.qrBuild ? sourceFile(tuning.qrBuild.source) : fileURLToPath(thread ? QR_THREAD_URL : QR_BATCH_URL);
   const { exe, error } = compileEmulated(NWAY_MAIN, [emulatorShims(), qrFile, tuning.build ? sourceFile(tuning.build.source) : fileURLToPath(NWAY_DETECT_URL)], defines);
   if (error) throw new Error(error);
-  const head = new Int32Array([c.channels, c.vpc, groups * m.nd, qrBatchSharedBytes(m.rows, m.nd, groups, qrRecordLayout(c.nr, c.nt, m.dimsPerStream, zOfVector).qRows), shape.threadsPerVector * shape.vectorsPerBlock, shape.sharedBytes, c.soft ? 1 : 0]);
+  const head = new Int32Array([c.channels, c.vpc, qrThreads, qrShared, shape.threadsPerVector * shape.vectorsPerBlock, shape.sharedBytes, c.soft ? 1 : 0]);
   const parts = [head, new Float32Array([c.clip, m.scale]), pb.H, pb.y, pb.noise, pb.statusIn];
   const out = runEmulated(exe, Buffer.concat(parts.map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength))));
   const vectors = c.channels * c.vpc;
@@ -152,12 +157,12 @@ function emulate(pb: Problem, tuning: NwayTuning = {}, zOfVector = false): Outpu
   return { symbols, llr, status };
 }
 
-function onGpu(pb: Problem, zOfVector = false): Outputs {
+function onGpu(pb: Problem, zOfVector = false, tuning: NwayTuning = {}): Outputs {
   const { c, m } = pb;
   const ctx = CudaContext.get(0);
   ctx.makeCurrent();
   const stream = Stream.create(ctx);
-  const plan = new NwayPlan(ctx, m, c.passes, c.soft, c.clip, {}, zOfVector);
+  const plan = new NwayPlan(ctx, m, c.passes, c.soft, c.clip, tuning, zOfVector);
   const vectors = c.channels * c.vpc;
   const nbits = c.nt * m.bitsPerSymbol;
   const bufs = {
@@ -364,9 +369,27 @@ test('N-way kernels (emulated), one vector per channel: z records (QR forms z = 
   }
 });
 
+/** Q-record (several vectors a channel) and z-record (one) cases for the QR mappings' comparison: 4x4 16-QAM N = 1..4, 2x2, 8x8, tall, BPSK, hard. */
+const MAPPING_CASES: [NwayCase, boolean][] = [
+  [Z_CASES[0]!, true], [Z_CASES[1]!, true], [Z_CASES[2]!, true], [Z_CASES[4]!, true], [Z_CASES[5]!, true], [Z_CASES[6]!, true],
+  [{ nr: 4, nt: 4, mod: '16qam', passes: 2, snrDb: 10, channels: 12, vpc: 5, soft: true, clip: 8 }, false],
+  [EMU_CASES[3]!, false], [EMU_CASES[5]!, false], [EMU_CASES[1]!, false],
+];
+
+test('N-way kernels (emulated): the QR kernel with one thread per QR (qr-thread.cu) gives the column mapping\'s (qr-batch.cu) symbols, LLRs and status bit for bit', { skip: skipEmu }, () => {
+  for (const [c, z] of MAPPING_CASES) {
+    const pb = makeProblem(c, randomInt(2 ** 31));
+    assertSameOutputs(emulate(pb, { qrMapping: 'column' }, z), emulate(pb, { qrMapping: 'thread' }, z), `${JSON.stringify(c)} z=${z}`);
+  }
+  // other launch choices of the thread kernel (block size, whole records staged)
+  const [c, z] = MAPPING_CASES[0]!;
+  const pb = makeProblem(c, randomInt(2 ** 31));
+  assertSameOutputs(emulate(pb, { qrMapping: 'column' }, z), emulate(pb, { qrMapping: 'thread', qrThread: { threads: 256, chunk: 64 } }, z), `${JSON.stringify(c)} z=${z} 256 threads, whole records`);
+});
+
 test('N-way tuning is validated', () => {
   const m = detectorRealModel('nway', constellation('16qam'), 4, 4);
-  for (const bad of [{ copies: 3 }, { copies: 8 }, { blockThreads: 100 }, { blockThreads: 2048 }, { minBlocks: 0 }, { minBlocks: 1.5 }]) {
+  for (const bad of [{ copies: 3 }, { copies: 8 }, { blockThreads: 100 }, { blockThreads: 2048 }, { minBlocks: 0 }, { minBlocks: 1.5 }, { qrMapping: 'rows' as 'thread' }, { qrMapping: 'thread' as const, qrBuild: qrStoreLoopBuild() }]) {
     assert.throws(() => nwayTuningOf(m, bad), InvalidArgumentError, JSON.stringify(bad));
   }
   assert.deepEqual(nwayTuningOf(m, { copies: 4, blockThreads: 256, minBlocks: 2 }), { copies: 4, blockThreads: 256, minBlocks: 2 });
@@ -428,6 +451,13 @@ test('N-way kernels (GPU), one vector per channel: z records give the Q records\
   for (const stage of plan.stages) assert.throws(() => stage.enqueue(stream, chunk), InvalidArgumentError, stage.name);
   assert.throws(() => plan.enqueue(stream, chunk), InvalidArgumentError);
   stream.destroy();
+});
+
+test('N-way kernels (GPU): the QR kernel with one thread per QR gives the column mapping\'s outputs bit for bit (10^4+ vectors a case)', { skip: skipGpu }, () => {
+  for (const [c, z] of MAPPING_CASES) {
+    const pb = makeProblem({ ...c, channels: Math.ceil((c.nt === 8 ? 5000 : 20_000) / c.vpc) }, randomInt(2 ** 31));
+    assertSameOutputs(onGpu(pb, z, { qrMapping: 'column' }), onGpu(pb, z, { qrMapping: 'thread' }), `GPU ${JSON.stringify(c)} z=${z}`);
+  }
 });
 
 test('detectAsync engine cuda (ssfe, nway): the CPU engine\'s decisions and LLRs except near-ties, a singular channel a RankDeficientError', { skip: skipGpu }, async () => {

@@ -17,7 +17,7 @@ import { constellation } from '../../src/mimo/modulation.js';
 import type { Modulation } from '../../src/mimo/types.js';
 import { realModel, type RealModel } from '../../src/mimo/soft/real-model.js';
 import { mgsInPlace, qrInto } from '../../src/mimo/preprocess/qr.js';
-import { QR_BATCH_URL, QrBatchPlan, qrBatchDefines, qrBatchSharedBytes, qrGroupsPerBlock, qrRecordLayout } from '../../src/mimo/gpu/preprocess/qr-batch.js';
+import { defaultQrMapping, QR_BATCH_URL, QR_THREAD_BLOCK, QR_THREAD_MAX_ENTRIES, QR_THREAD_URL, QrBatchPlan, qrBatchDefines, qrBatchSharedBytes, qrGroupsPerBlock, qrRecordLayout, qrThreadDefines, qrThreadSharedBytes, type QrMapping, type QrThreadLaunch } from '../../src/mimo/gpu/preprocess/qr-batch.js';
 import { MIMO_STATUS } from '../../src/mimo/gpu/status.js';
 import { InvalidArgumentError } from '../../src/core/errors.js';
 import { cudaAvailable } from '../../src/gpu/context.js';
@@ -32,7 +32,7 @@ const skipEmu = unavailable ? `CUDA emulator unavailable: ${unavailable}` : fals
 const cuda = cudaAvailable();
 const skipGpu = cuda.ok ? false : `no CUDA device: ${cuda.reason}`;
 
-/** Emulated program: reads [problems, threads, sharedBytes, recordFloats, hFloats, yFloats] (int32), scale (float32), H, y; writes the records. */
+/** Emulated program (QR_KERNEL: qr_batch or qr_thread): reads [problems, threads, sharedBytes, recordFloats, hFloats, yFloats] (int32), scale (float32), H, y; writes the records. */
 const QR_MAIN = String.raw`
 int main() {
   int h[6]; float scale;
@@ -41,7 +41,7 @@ int main() {
   std::vector<float> H(hf), y(yf), out((size_t)problems * record, -12345.f);
   if (fread(H.data(), 4, hf, stdin) != (size_t)hf || fread(y.data(), 4, yf, stdin) != (size_t)yf) return 1;
   const unsigned grid = (problems + QR_GROUPS - 1) / QR_GROUPS;
-  if (emu_launch(grid, dim3{(unsigned)threads, 1, 1}, shared, [&] { qr_batch(H.data(), yf ? y.data() : nullptr, out.data(), problems, scale); })) return 2;
+  if (emu_launch(grid, dim3{(unsigned)threads, 1, 1}, shared, [&] { QR_KERNEL(H.data(), yf ? y.data() : nullptr, out.data(), problems, scale); })) return 2;
   fwrite(out.data(), 4, out.size(), stdout);
   return 0;
 }
@@ -53,18 +53,26 @@ function modelOf(c: QrCase): RealModel {
   return realModel(constellation(c.mod), c.nt, c.nr);
 }
 
-/** The kernel's records of the channels H (Q records; with y, one vector per channel, z records: the QR_Z build). */
-function emulateQr(c: QrCase, H: Float32Array, y?: Float32Array): Float32Array {
+/**
+ * The kernel's records of the channels H (Q records; with y, one vector per channel, z records: the
+ * QR_Z build), by qr-batch.cu (mapping 'column') or qr-thread.cu ('thread'), launched as QrBatchPlan does.
+ */
+function emulateQr(c: QrCase, H: Float32Array, y?: Float32Array, mapping: QrMapping = 'column', launch: QrThreadLaunch = {}): Float32Array {
   const m = modelOf(c);
-  const groups = qrGroupsPerBlock(m.nd);
   const zOfVector = y !== undefined;
-  const defines = Object.entries(qrBatchDefines({ nr: c.nr, nt: c.nt, dimsPerStream: m.dimsPerStream, passes: c.passes, sorted: c.sorted, zOfVector }, groups)).map(([k, v]) => `-D${k}=${v}`);
-  const { exe, error } = compileEmulated(QR_MAIN, [emulatorShims(), fileURLToPath(QR_BATCH_URL)], defines);
-  if (error) throw new Error(error);
   const layout = qrRecordLayout(c.nr, c.nt, m.dimsPerStream, zOfVector);
+  const shape = { nr: c.nr, nt: c.nt, dimsPerStream: m.dimsPerStream, passes: c.passes, sorted: c.sorted, zOfVector };
+  const thread = mapping === 'thread';
+  const groups = thread ? launch.threads ?? QR_THREAD_BLOCK : qrGroupsPerBlock(m.nd);
+  const threads = thread ? groups : groups * m.nd;
+  const shared = thread ? qrThreadSharedBytes(layout.floats, threads, launch.chunk) : qrBatchSharedBytes(m.rows, m.nd, groups, layout.qRows);
+  const defs = thread ? qrThreadDefines(shape, threads, launch.chunk) : qrBatchDefines(shape, groups);
+  const defines = [...Object.entries(defs).map(([k, v]) => `-D${k}=${v}`), `-DQR_KERNEL=${thread ? 'qr_thread' : 'qr_batch'}`];
+  const { exe, error } = compileEmulated(QR_MAIN, [emulatorShims(), fileURLToPath(thread ? QR_THREAD_URL : QR_BATCH_URL)], defines);
+  if (error) throw new Error(error);
   const problems = c.channels * c.passes;
   const yv = y ?? new Float32Array(0);
-  const head = new Int32Array([problems, groups * m.nd, qrBatchSharedBytes(m.rows, m.nd, groups, layout.qRows), layout.floats, H.length, yv.length]);
+  const head = new Int32Array([problems, threads, shared, layout.floats, H.length, yv.length]);
   const input = Buffer.concat([Buffer.from(head.buffer), Buffer.from(new Float32Array([m.scale]).buffer), Buffer.from(H.buffer, H.byteOffset, H.byteLength), Buffer.from(yv.buffer, yv.byteOffset, yv.byteLength)]);
   const out = runEmulated(exe, input);
   return new Float32Array(out.buffer, out.byteOffset, out.byteLength / 4).slice();
@@ -227,6 +235,118 @@ test('QR kernel (emulated): the z build (one vector per channel) writes the Q bu
     const y = new Float32Array(c.channels * 2 * c.nr).map(() => rng.normal());
     const qOut = emulateQr(c, H);
     checkZRecords(c, qOut, emulateQr(c, H, y), y, false);
+  }
+});
+
+/** Unsorted shapes for the thread-per-QR kernel: 4x4 QAM with 1..4 passes, 2x2, 8x8, tall, BPSK square and tall, 3x3 QPSK (nd = 6). */
+const THREAD_CASES: QrCase[] = [
+  { nr: 4, nt: 4, mod: '16qam', passes: 4, sorted: false, channels: 45 },
+  { nr: 4, nt: 4, mod: '16qam', passes: 3, sorted: false, channels: 23 },
+  { nr: 4, nt: 4, mod: '64qam', passes: 2, sorted: false, channels: 70 },
+  { nr: 4, nt: 4, mod: '16qam', passes: 1, sorted: false, channels: 140 },
+  { nr: 2, nt: 2, mod: 'qpsk', passes: 2, sorted: false, channels: 75 },
+  { nr: 8, nt: 8, mod: 'qpsk', passes: 2, sorted: false, channels: 9 },
+  { nr: 4, nt: 2, mod: '64qam', passes: 2, sorted: false, channels: 50 },
+  { nr: 3, nt: 3, mod: 'bpsk', passes: 3, sorted: false, channels: 50 },
+  { nr: 6, nt: 4, mod: 'bpsk', passes: 4, sorted: false, channels: 33 },
+  { nr: 3, nt: 3, mod: 'qpsk', passes: 3, sorted: false, channels: 40 },
+];
+
+/**
+ * Fresh Rayleigh channels, some of them degraded so that every flag path runs: a zero stream, a
+ * stream twice another (dependent), a stream another plus 1e-5 noise (near-dependent: FLOAT32_UNSAFE
+ * or RANK_DEFICIENT), a stream of 1e30 entries (its norm, and its residuals', overflow), a stream of 1e-30 entries (its
+ * norm underflows). Returns the channels and the degraded ones with their kind (0 .. 4 in that order).
+ */
+function degradedChannels(rng: Philox, c: QrCase): { H: Float32Array; degraded: { ch: number; kind: number }[] } {
+  const H = float32Channels(rng, c.channels, c.nt, c.nr);
+  const col = (ch: number, j: number): number => 2 * (ch * c.nr * c.nt + j * c.nr);
+  const n = 2 * c.nr;
+  const degraded: { ch: number; kind: number }[] = [];
+  const kinds = [
+    (ch: number, a: number): void => { for (let i = 0; i < n; i++) H[col(ch, a) + i] = 0; },
+    (ch: number, a: number, b: number): void => { for (let i = 0; i < n; i++) H[col(ch, a) + i] = 2 * H[col(ch, b) + i]!; },
+    (ch: number, a: number, b: number): void => { for (let i = 0; i < n; i++) H[col(ch, a) + i] = H[col(ch, b) + i]! + 1e-5 * rng.normal(); },
+    (ch: number, a: number): void => { for (let i = 0; i < n; i++) H[col(ch, a) + i] = 1e30 * (1 + rng.uniform()); },
+    (ch: number, a: number): void => { for (let i = 0; i < n; i++) H[col(ch, a) + i] = 1e-30 * rng.normal(); },
+  ];
+  for (const [i, kind] of kinds.entries()) {
+    const ch = (7 * i + rng.int(5)) % c.channels;
+    if (degraded.some((d) => d.ch === ch)) continue;
+    const a = rng.int(c.nt);
+    kind(ch, a, (a + 1 + rng.int(c.nt - 1)) % c.nt);
+    degraded.push({ ch, kind: i });
+  }
+  return { H, degraded };
+}
+
+/** Two runs' records equal word for word (raw 32-bit words: NaN payloads, signed zeros and flags included). */
+function assertSameWords(want: Float32Array, got: Float32Array, recordFloats: number, what: string): void {
+  assert.equal(got.length, want.length, `${what}: record floats`);
+  const a = new Int32Array(want.buffer, want.byteOffset, want.length), b = new Int32Array(got.buffer, got.byteOffset, got.length);
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] !== b[i]) assert.fail(`${what}: record ${Math.floor(i / recordFloats)} word ${i % recordFloats}: column mapping ${want[i]} (0x${(a[i]! >>> 0).toString(16)}), thread mapping ${got[i]} (0x${(b[i]! >>> 0).toString(16)})`);
+  }
+}
+
+/**
+ * The flags are what the degraded channels call for in every pass: RANK_DEFICIENT for a zero,
+ * overflowing or underflowing stream, some flag for a (near-)dependent one; returns the number of
+ * healthy records left unflagged.
+ */
+function checkDegradedFlags(c: QrCase, out: Float32Array, zOfVector: boolean, degraded: { ch: number; kind: number }[]): number {
+  const L = qrRecordLayout(c.nr, c.nt, modelOf(c).dimsPerStream, zOfVector);
+  const ints = new Int32Array(out.buffer, out.byteOffset, out.length);
+  let clean = 0;
+  for (let ch = 0; ch < c.channels; ch++) {
+    const d = degraded.find((x) => x.ch === ch);
+    for (let p = 0; p < c.passes; p++) {
+      const f = ints[(ch * c.passes + p) * L.floats + L.flags]!;
+      if (!d) { if (f === 0) clean++; continue; }
+      if (d.kind === 1 || d.kind === 2) assert.ok(f & (MIMO_STATUS.RANK_DEFICIENT | MIMO_STATUS.FLOAT32_UNSAFE), `${JSON.stringify(c)} channel ${ch} (dependent stream) pass ${p}: flags ${f}`);
+      else assert.ok(f & MIMO_STATUS.RANK_DEFICIENT, `${JSON.stringify(c)} channel ${ch} (degraded kind ${d.kind}) pass ${p}: flags ${f}`);
+    }
+  }
+  return clean;
+}
+
+test('QR kernel, one thread per QR (emulated): qr-thread.cu writes qr-batch.cu\'s records bit for bit, Q and z records, healthy and degraded channels, other block sizes and staging chunks', { skip: skipEmu }, () => {
+  // the default launch, and for every third shape 64 threads staging whole records or 32 staging 3 words at a time
+  const launchOf = (ci: number): QrThreadLaunch => (ci % 3 !== 1 ? {} : ci % 2 === 1 ? { threads: 64, chunk: 64 } : { threads: 32, chunk: 3 });
+  for (const [ci, c] of THREAD_CASES.entries()) {
+    const launch = launchOf(ci);
+    const rng = new Philox(randomInt(2 ** 31));
+    const { H, degraded } = degradedChannels(rng, c);
+    const y = new Float32Array(c.channels * 2 * c.nr).map(() => rng.normal());
+    const m = modelOf(c);
+    for (const zOfVector of [false, true]) {
+      const want = emulateQr(c, H, zOfVector ? y : undefined, 'column');
+      const got = emulateQr(c, H, zOfVector ? y : undefined, 'thread', launch);
+      assertSameWords(want, got, qrRecordLayout(c.nr, c.nt, m.dimsPerStream, zOfVector).floats, `${JSON.stringify(c)} ${JSON.stringify(launch)} z=${zOfVector}`);
+      const clean = checkDegradedFlags(c, got, zOfVector, degraded);
+      assert.ok(clean >= 0.9 * (c.channels - degraded.length) * c.passes, `${JSON.stringify(c)}: ${clean} healthy records unflagged`);
+    }
+  }
+});
+
+test('QR plan: the thread mapping refuses SQRD and bad launch choices, the default mapping is the thread one for unsorted shapes up to QR_THREAD_MAX_ENTRIES real entries', () => {
+  assert.equal(QR_THREAD_MAX_ENTRIES, 96);
+  assert.equal(defaultQrMapping(4, 4, 2, false), 'thread');
+  assert.equal(defaultQrMapping(6, 6, 1, false), 'thread');
+  assert.equal(defaultQrMapping(8, 4, 2, false), 'column');
+  assert.equal(defaultQrMapping(8, 8, 2, false), 'column');
+  assert.equal(defaultQrMapping(8, 8, 1, false), 'column');
+  assert.equal(defaultQrMapping(4, 4, 2, true), 'column');
+  // shared memory: a staging row of at most 8 (made odd: 9) 16-byte words a thread
+  assert.equal(qrThreadSharedBytes(qrRecordLayout(4, 4, 2, true).floats, 128), 128 * 9 * 16);
+  // 1x1 BPSK z record: 5 floats padded to 8, 2 words staged at a time, stride 3
+  assert.equal(qrThreadSharedBytes(qrRecordLayout(1, 1, 1, true).floats, 32), 32 * 3 * 16);
+  // the shape checks come before any compile: no device needed
+  const noDevice = null as unknown as CudaContext;
+  assert.throws(() => new QrBatchPlan(noDevice, { nr: 4, nt: 4, dimsPerStream: 2, passes: 2, sorted: true, zOfVector: false, mapping: 'thread' }, 1), InvalidArgumentError);
+  assert.throws(() => new QrBatchPlan(noDevice, { nr: 4, nt: 4, dimsPerStream: 2, passes: 2, sorted: false, zOfVector: false, mapping: 'rows' as QrMapping }, 1), InvalidArgumentError);
+  for (const bad of [{ threads: 48 }, { threads: 2048 }, { chunk: 0 }, { chunk: 2.5 }, { chunk: 65 }]) {
+    assert.throws(() => new QrBatchPlan(noDevice, { nr: 4, nt: 4, dimsPerStream: 2, passes: 2, sorted: false, zOfVector: true, mapping: 'thread' }, 1, undefined, bad), InvalidArgumentError, JSON.stringify(bad));
   }
 });
 
@@ -394,6 +514,49 @@ test('QR kernel (GPU): 10^4 channels per shape equal qrInto', { skip: skipGpu },
     zOut.download(zRec);
     zH.free(); zY.free(); zOut.free();
     checkZRecords(c, out, zRec, y, true);
+  }
+  stream.destroy();
+});
+
+/** The plan's records on the GPU (mapping 'column' or 'thread'; with y, z records). */
+function gpuRecords(ctx: CudaContext, stream: Stream, c: QrCase, H: Float32Array, y: Float32Array | undefined, mapping: QrMapping, launch: QrThreadLaunch = {}): Float32Array {
+  const m = modelOf(c);
+  const plan = new QrBatchPlan(ctx, { nr: c.nr, nt: c.nt, dimsPerStream: m.dimsPerStream, passes: c.passes, sorted: false, zOfVector: y !== undefined, mapping }, m.scale, undefined, launch);
+  assert.equal(plan.mapping, mapping);
+  const dH = DeviceBuffer.alloc(ctx, H.byteLength), dY = DeviceBuffer.alloc(ctx, Math.max(4, y?.byteLength ?? 0)), dOut = DeviceBuffer.alloc(ctx, c.channels * plan.bytesPerChannel);
+  dH.upload(H);
+  if (y) dY.upload(y);
+  dOut.fill(0xff);
+  plan.enqueue(stream, dH.ptr, y ? dY.ptr : 0n, dOut.ptr, c.channels);
+  stream.synchronize();
+  const out = new Float32Array(c.channels * plan.bytesPerChannel / 4);
+  dOut.download(out);
+  dH.free(); dY.free(); dOut.free();
+  return out;
+}
+
+test('QR kernel, one thread per QR (GPU): 10^4+ channels per shape, Q and z records equal qr-batch.cu\'s bit for bit (nvcc\'s fma contraction included)', { skip: skipGpu }, () => {
+  const ctx = CudaContext.get(0);
+  ctx.makeCurrent();
+  const stream = Stream.create(ctx);
+  for (const base of THREAD_CASES) {
+    // an odd count: the last block and warp are partial
+    const c = { ...base, channels: 10_000 + 2 * base.passes + 1 };
+    const rng = new Philox(randomInt(2 ** 31));
+    const { H, degraded } = degradedChannels(rng, c);
+    const y = new Float32Array(c.channels * 2 * c.nr).map(() => rng.normal());
+    const m = modelOf(c);
+    for (const zOfVector of [false, true]) {
+      const yy = zOfVector ? y : undefined;
+      const want = gpuRecords(ctx, stream, c, H, yy, 'column'), got = gpuRecords(ctx, stream, c, H, yy, 'thread');
+      assertSameWords(want, got, qrRecordLayout(c.nr, c.nt, m.dimsPerStream, zOfVector).floats, `GPU ${JSON.stringify(base)} z=${zOfVector}`);
+      const clean = checkDegradedFlags(c, got, zOfVector, degraded);
+      assert.ok(clean >= 0.99 * (c.channels - degraded.length) * c.passes, `${JSON.stringify(base)}: ${clean} healthy records unflagged`);
+      // other launch choices: 64 threads staging whole records, 256 staging 3 words at a time
+      for (const launch of [{ threads: 64, chunk: 64 }, { threads: 256, chunk: 3 }]) {
+        assertSameWords(want, gpuRecords(ctx, stream, c, H, yy, 'thread', launch), qrRecordLayout(c.nr, c.nt, m.dimsPerStream, zOfVector).floats, `GPU ${JSON.stringify(base)} ${JSON.stringify(launch)} z=${zOfVector}`);
+      }
+    }
   }
   stream.destroy();
 });

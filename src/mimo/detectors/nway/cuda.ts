@@ -1,7 +1,8 @@
 /**
  * The N-way soft detector on the GPU (the N-way paper, Section IV): per chunk, the batched MGS QR
- * of every channel for each of the N rotated passes (src/mimo/gpu/preprocess/qr-batch.cu, once per
- * channel, records in per-channel scratch; with one vector per channel the records hold z = Q^T y
+ * of every channel for each of the N rotated passes (src/mimo/gpu/preprocess/qr-thread.cu, one
+ * thread per QR, or qr-batch.cu, the paper's thread per column: the same records bit for bit; once
+ * per channel, records in per-channel scratch; with one vector per channel the records hold z = Q^T y
  * in place of Q: 92 floats a record instead of 148 for 4x4), then nway-detect.cu: Q threads a
  * pass of M = Q^2 paths (Alg. 2, the Q paths of a thread sharing the first level), N passes and several vectors a
  * block, the hypothesis / counter-hypothesis minima and the merge over passes in shared memory
@@ -16,7 +17,7 @@ import { loadModule, readKernelSource } from '../../../gpu/module-cache.js';
 import type { Stream } from '../../../gpu/stream.js';
 import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup, DetectChunk, PlanStage } from '../../gpu/cuda-detector.js';
 import { llrClipOf } from '../../soft/maxlog.js';
-import { QrBatchPlan } from '../../gpu/preprocess/qr-batch.js';
+import { defaultQrMapping, QrBatchPlan, type QrMapping, type QrThreadLaunch } from '../../gpu/preprocess/qr-batch.js';
 import { detectorRealModel, type RealModel } from '../../soft/real-model.js';
 import type { Detector } from '../../types.js';
 import { passesOf } from './cpu.js';
@@ -39,8 +40,21 @@ export interface NwayTuning {
   readonly minBlocks?: number;
   /** A measurement build's source in place of nway-detect.cu, and its further -D defines (bench/kernels/traced.ts's nwayBuild). */
   readonly build?: { readonly source: string; readonly name: string; readonly defines: Readonly<Record<string, number>> };
-  /** The same for the QR kernel, qr-batch.cu (bench/mimo/gpu-nway.ts). */
+  /** The same for the QR kernel, qr-batch.cu (bench/mimo/gpu-nway.ts); implies qrMapping 'column'. */
   readonly qrBuild?: { readonly source: string; readonly name: string; readonly defines: Readonly<Record<string, number>> };
+  /** The QR kernel: 'thread' (qr-thread.cu, one thread per QR) or 'column' (qr-batch.cu); default nwayQrMapping's. */
+  readonly qrMapping?: QrMapping;
+  /** qr-thread.cu's launch choices (threads a block, staging chunk; qr-batch.ts's QrThreadLaunch), checked by QrBatchPlan. */
+  readonly qrThread?: QrThreadLaunch;
+}
+
+/**
+ * The QR kernel's mapping when the tuning names none: qr-batch.ts's defaultQrMapping ('thread' where
+ * the real matrix fits registers comfortably, 4x4 QAM included; 'column' for 8x4 and 8x8 QAM).
+ * Return 'column' here to run the paper's mapping by default.
+ */
+export function nwayQrMapping(m: RealModel): QrMapping {
+  return defaultQrMapping(m.nr, m.nt, m.dimsPerStream, false);
 }
 
 const isPow2 = (x: number): boolean => Number.isInteger(x) && x >= 1 && (x & (x - 1)) === 0;
@@ -48,7 +62,7 @@ const isPow2 = (x: number): boolean => Number.isInteger(x) && x >= 1 && (x & (x 
 /** `tuning` checked against the kernel's limits for this model and pass count (InvalidArgumentError naming the field). */
 export function nwayTuningOf(m: RealModel, tuning: NwayTuning = {}): NwayTuning {
   const g = m.nd >= 2 ? m.q : 1;
-  const { blockThreads, copies, minBlocks } = tuning;
+  const { blockThreads, copies, minBlocks, qrMapping } = tuning;
   if (blockThreads !== undefined && (!isPow2(blockThreads) || blockThreads < 32 || blockThreads > 1024)) {
     throw new InvalidArgumentError(`tuning.blockThreads must be a power of two in [32, 1024], got ${blockThreads}`);
   }
@@ -57,6 +71,12 @@ export function nwayTuningOf(m: RealModel, tuning: NwayTuning = {}): NwayTuning 
   }
   if (minBlocks !== undefined && (!Number.isInteger(minBlocks) || minBlocks < 1 || minBlocks > 32)) {
     throw new InvalidArgumentError(`tuning.minBlocks must be an integer in [1, 32], got ${minBlocks}`);
+  }
+  if (qrMapping !== undefined && qrMapping !== 'column' && qrMapping !== 'thread') {
+    throw new InvalidArgumentError(`tuning.qrMapping must be 'column' or 'thread', got ${String(qrMapping)}`);
+  }
+  if (qrMapping === 'thread' && tuning.qrBuild) {
+    throw new InvalidArgumentError('tuning.qrBuild is a build of qr-batch.cu (the column mapping), got qrMapping \'thread\' with it');
   }
   return tuning;
 }
@@ -169,7 +189,8 @@ export class NwayPlan implements CudaDetectorPlan {
     if (this.shape.threadsPerVector > MAX_THREADS_PER_VECTOR) {
       throw new UnsupportedError(`the N-way kernel runs Q x passes = ${this.shape.threadsPerVector} threads a vector, at most ${MAX_THREADS_PER_VECTOR}: use fewer passes`);
     }
-    this.qr = new QrBatchPlan(ctx, { nr: model.nr, nt: model.nt, dimsPerStream: model.dimsPerStream, passes, sorted: false, zOfVector }, model.scale, tuning.qrBuild);
+    const mapping = tuning.qrBuild ? 'column' : tuning.qrMapping ?? nwayQrMapping(model);
+    this.qr = new QrBatchPlan(ctx, { nr: model.nr, nt: model.nt, dimsPerStream: model.dimsPerStream, passes, sorted: false, zOfVector, mapping }, model.scale, tuning.qrBuild, tuning.qrThread);
     this.scratchBytesPerChannel = [this.qr.bytesPerChannel];
     this.stages = [
       { name: 'qr', enqueue: (stream, chunk) => this.enqueueQr(stream, chunk) },

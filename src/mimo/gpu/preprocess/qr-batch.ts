@@ -1,8 +1,9 @@
 /**
- * Host side of the batched MGS QR kernel (qr-batch.cu, the N-way paper's Alg. 1 and Table I): the
- * record layout it writes per (channel, pass), its launch shape, and a compiled plan that enqueues
- * it on a chunk of channels. Detectors that factor the channel once and serve its vectors (ssfe,
- * nway) put these records in their per-channel scratch.
+ * Host side of the batched MGS QR kernels: qr-batch.cu (the N-way paper's Alg. 1 and Table I, one
+ * thread per real column) and qr-thread.cu (one thread per QR, unsorted only, the same records bit
+ * for bit): the record layout they write per (channel, pass), their launch shapes, and a compiled
+ * plan that enqueues one of them on a chunk of channels. Detectors that factor the channel once and
+ * serve its vectors (ssfe, nway) put these records in their per-channel scratch.
  */
 import type { CudaContext } from '../../../gpu/context.js';
 import type { Kernel } from '../../../gpu/launch.js';
@@ -24,6 +25,27 @@ export interface QrBatchShape {
    * chunks of one vector per channel, whose detector then needs no Q (qr-batch.cu's QR_Z).
    */
   readonly zOfVector: boolean;
+  /**
+   * The kernel's thread mapping (default 'column'): 'column' = qr-batch.cu (one thread per real
+   * column, the paper's); 'thread' = qr-thread.cu (one thread per QR; unsorted only).
+   */
+  readonly mapping?: QrMapping;
+}
+
+/** Which QR kernel a plan runs: qr-batch.cu ('column') or qr-thread.cu ('thread'). */
+export type QrMapping = 'column' | 'thread';
+
+/**
+ * Real matrix entries (2 nr x nd) up to which the thread mapping is the default for unsorted QRs:
+ * qr-thread.cu keeps them all in registers (nvcc sm_90: 4x4 QAM, 64 entries, about 130 registers;
+ * 128 entries, e.g. 8x4 QAM or 8x8 BPSK, 210 to 255 without spills, so few warps a multiprocessor;
+ * 8x8 QAM, 256, spills), so larger shapes keep the column mapping until measured.
+ */
+export const QR_THREAD_MAX_ENTRIES = 96;
+
+/** The mapping the detectors use for a shape by default: 'thread' for unsorted shapes that fit registers (QR_THREAD_MAX_ENTRIES). */
+export function defaultQrMapping(nr: number, nt: number, dimsPerStream: 1 | 2, sorted: boolean): QrMapping {
+  return !sorted && 2 * nr * dimsPerStream * nt <= QR_THREAD_MAX_ENTRIES ? 'thread' : 'column';
 }
 
 /** Offsets (floats) inside one record and its size (a multiple of 4 floats). */
@@ -75,10 +97,42 @@ export function qrBatchDefines(s: QrBatchShape, groups: number): Record<string, 
 }
 
 export const QR_BATCH_URL = new URL('./qr-batch.cu', import.meta.url);
+export const QR_THREAD_URL = new URL('./qr-thread.cu', import.meta.url);
 
-/** qr-batch.cu compiled for one shape. */
+/** Threads (= QRs) a block of qr-thread.cu: 128 (four warps; each warp stages and stores its own records). */
+export const QR_THREAD_BLOCK = 128;
+
+/** 16-byte words of a record qr-thread.cu stages at a time by default (its QR_CHUNK). */
+export const QR_THREAD_CHUNK = 8;
+
+/** Launch choices of qr-thread.cu (defaults QR_THREAD_BLOCK, QR_THREAD_CHUNK), validated by QrBatchPlan. */
+export interface QrThreadLaunch {
+  /** Threads (= QRs) a block: a multiple of 32 in [32, 1024]. */
+  readonly threads?: number;
+  /** The most 16-byte words of a record staged in shared memory at a time (1 .. 64; the whole record when at least its size). */
+  readonly chunk?: number;
+}
+
+/**
+ * Dynamic shared memory of qr-thread.cu for `threads` threads a block and records of `recordFloats`
+ * floats: a staging row of QT_SLD 16-byte words per thread (QT_CH = min(chunk, record / 4) words of
+ * a record at a time, the stride made odd).
+ */
+export function qrThreadSharedBytes(recordFloats: number, threads: number, chunk = QR_THREAD_CHUNK): number {
+  const ch = Math.min(chunk, recordFloats / 4);
+  return threads * (ch | 1) * 16;
+}
+
+/** The -D defines of one build of qr-thread.cu (`threads` a block, a multiple of 32; `chunk` its QR_CHUNK). */
+export function qrThreadDefines(s: QrBatchShape, threads: number, chunk = QR_THREAD_CHUNK): Record<string, number> {
+  return { QR_NR: s.nr, QR_NT: s.nt, QR_DPS: s.dimsPerStream, QR_PASSES: s.passes, QR_Z: s.zOfVector ? 1 : 0, QR_GROUPS: threads, QR_CHUNK: chunk };
+}
+
+/** qr-batch.cu or qr-thread.cu (shape.mapping) compiled for one shape. */
 export class QrBatchPlan {
   readonly layout: QrRecordLayout;
+  readonly mapping: QrMapping;
+  /** QRs a block. */
   readonly groups: number;
   readonly threads: number;
   readonly sharedBytes: number;
@@ -86,23 +140,40 @@ export class QrBatchPlan {
   readonly bytesPerChannel: number;
   private readonly kernel: Kernel;
 
-  /** `build`: a measurement build's source in place of qr-batch.cu and its further -D defines (the benchmarks'). */
-  constructor(ctx: CudaContext, readonly shape: QrBatchShape, readonly scale: number, build?: { readonly source: string; readonly name: string; readonly defines: Readonly<Record<string, number>> }) {
+  /**
+   * `build`: a measurement build's source in place of the mapping's kernel file and its further -D
+   * defines (the benchmarks'); `launch`: the thread mapping's launch choices (ignored by the column mapping).
+   */
+  constructor(ctx: CudaContext, readonly shape: QrBatchShape, readonly scale: number, build?: { readonly source: string; readonly name: string; readonly defines: Readonly<Record<string, number>> }, launch: QrThreadLaunch = {}) {
     const { nr, nt, dimsPerStream, passes } = shape;
     const nd = dimsPerStream * nt;
     if (2 * nr < nd) throw new InvalidArgumentError(`the QR kernel needs 2 nr >= ${nd} real rows, got nr = ${nr}`);
     if (!Number.isInteger(passes) || passes < 1 || passes > nt) throw new InvalidArgumentError(`passes must be an integer in [1, nt = ${nt}], got ${passes}`);
+    this.mapping = shape.mapping ?? 'column';
+    if (this.mapping !== 'column' && this.mapping !== 'thread') throw new InvalidArgumentError(`mapping must be 'column' or 'thread', got ${String(this.mapping)}`);
+    if (this.mapping === 'thread' && shape.sorted) throw new InvalidArgumentError('the thread-per-QR kernel (mapping \'thread\') runs the unsorted QR only; use mapping \'column\' for SQRD');
     this.layout = qrRecordLayout(nr, nt, dimsPerStream, shape.zOfVector);
-    this.groups = qrGroupsPerBlock(nd);
-    this.threads = this.groups * nd;
-    this.sharedBytes = qrBatchSharedBytes(2 * nr, nd, this.groups, this.layout.qRows);
     this.bytesPerChannel = passes * this.layout.floats * 4;
+    const thread = this.mapping === 'thread';
+    const chunk = launch.chunk ?? QR_THREAD_CHUNK;
+    if (thread) {
+      const threads = launch.threads ?? QR_THREAD_BLOCK;
+      if (!Number.isInteger(threads) || threads < 32 || threads > 1024 || threads % 32 !== 0) throw new InvalidArgumentError(`the thread-per-QR kernel's threads a block must be a multiple of 32 in [32, 1024], got ${threads}`);
+      if (!Number.isInteger(chunk) || chunk < 1 || chunk > 64) throw new InvalidArgumentError(`the thread-per-QR kernel's staging chunk must be an integer in [1, 64], got ${chunk}`);
+      this.groups = threads;
+      this.threads = threads;
+      this.sharedBytes = qrThreadSharedBytes(this.layout.floats, threads, chunk);
+    } else {
+      this.groups = qrGroupsPerBlock(nd);
+      this.threads = this.groups * nd;
+      this.sharedBytes = qrBatchSharedBytes(2 * nr, nd, this.groups, this.layout.qRows);
+    }
     const mod = loadModule(ctx, {
-      source: build?.source ?? readKernelSource(QR_BATCH_URL),
-      name: build?.name ?? 'qr-batch.cu',
-      defines: { ...qrBatchDefines(shape, this.groups), ...build?.defines },
+      source: build?.source ?? readKernelSource(thread ? QR_THREAD_URL : QR_BATCH_URL),
+      name: build?.name ?? (thread ? 'qr-thread.cu' : 'qr-batch.cu'),
+      defines: { ...(thread ? qrThreadDefines(shape, this.threads, chunk) : qrBatchDefines(shape, this.groups)), ...build?.defines },
     });
-    this.kernel = mod.kernel('qr_batch', ['ptr', 'ptr', 'ptr', 'i32', 'f32']);
+    this.kernel = mod.kernel(thread ? 'qr_thread' : 'qr_batch', ['ptr', 'ptr', 'ptr', 'i32', 'f32']);
     if (this.sharedBytes > 48 * 1024) this.kernel.setMaxDynamicShared(this.sharedBytes);
   }
 
