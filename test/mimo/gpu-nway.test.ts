@@ -134,7 +134,7 @@ function sourceFile(source: string): string {
 /** Both kernels in the emulator as NwayPlan runs them (zOfVector: the z-record plan, vpc 1; the QR mapping as NwayPlan picks it). */
 function emulate(pb: Problem, tuning: NwayTuning = {}, zOfVector = false): Outputs {
   const { c, m } = pb;
-  const thread = (tuning.qrBuild ? 'column' : tuning.qrMapping ?? nwayQrMapping(m)) === 'thread';
+  const thread = (tuning.qrBuild ? 'column' : tuning.qrMapping ?? nwayQrMapping(m, zOfVector)) === 'thread';
   const layout = qrRecordLayout(c.nr, c.nt, m.dimsPerStream, zOfVector);
   const qrShape = { nr: c.nr, nt: c.nt, dimsPerStream: m.dimsPerStream, passes: c.passes, sorted: false, zOfVector };
   const groups = thread ? tuning.qrThread?.threads ?? QR_THREAD_BLOCK : qrGroupsPerBlock(m.nd);
@@ -484,4 +484,14 @@ test('detectAsync engine cuda (ssfe, nway): the CPU engine\'s decisions and LLRs
   const pb = makeProblem({ ...c, channels: 20 }, randomInt(2 ** 31));
   for (let i = 0; i < 2 * c.nr; i++) pb.H[2 * (7 * c.nr * c.nt + 2 * c.nr) + i] = 0;
   await assert.rejects(detectAsync({ nr: c.nr, nt: c.nt, H: pb.H, y: pb.y, vectorsPerChannel: c.vpc, noiseVar: pb.noise }, { detector: 'nway', modulation: c.mod, engine: 'cuda' }), RankDeficientError);
+});
+
+test('N-way QR mapping by default: one thread a QR with one vector a channel (z records), the paper\'s column mapping otherwise', () => {
+  for (const [nt, mod] of [[2, '16qam'], [4, '16qam'], [4, '64qam'], [3, 'qpsk']] as const) {
+    const m = detectorRealModel('nway', constellation(mod), nt, nt);
+    assert.equal(nwayQrMapping(m, true), 'thread', `${nt}x${nt} ${mod}, z records`);
+    assert.equal(nwayQrMapping(m, false), 'column', `${nt}x${nt} ${mod}, Q records`);
+  }
+  // too many entries for one thread's registers: the column mapping either way
+  assert.equal(nwayQrMapping(detectorRealModel('nway', constellation('16qam'), 8, 8), true), 'column');
 });

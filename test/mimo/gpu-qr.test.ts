@@ -329,7 +329,7 @@ test('QR kernel, one thread per QR (emulated): qr-thread.cu writes qr-batch.cu\'
   }
 });
 
-test('QR plan: the thread mapping refuses SQRD and bad launch choices, the default mapping is the thread one for unsorted shapes up to QR_THREAD_MAX_ENTRIES real entries', () => {
+test('QR plan: the thread mapping refuses SQRD and bad launch choices, defaultQrMapping is the thread one for unsorted shapes up to QR_THREAD_MAX_ENTRIES real entries', () => {
   assert.equal(QR_THREAD_MAX_ENTRIES, 96);
   assert.equal(defaultQrMapping(4, 4, 2, false), 'thread');
   assert.equal(defaultQrMapping(6, 6, 1, false), 'thread');
@@ -337,8 +337,10 @@ test('QR plan: the thread mapping refuses SQRD and bad launch choices, the defau
   assert.equal(defaultQrMapping(8, 8, 2, false), 'column');
   assert.equal(defaultQrMapping(8, 8, 1, false), 'column');
   assert.equal(defaultQrMapping(4, 4, 2, true), 'column');
-  // shared memory: a staging row of at most 8 (made odd: 9) 16-byte words a thread
-  assert.equal(qrThreadSharedBytes(qrRecordLayout(4, 4, 2, true).floats, 128), 128 * 9 * 16);
+  // shared memory: by default a whole record a thread (4x4 z record: 92 floats, 23 16-byte words, odd
+  // already); 8 words at a time when asked (made odd: 9)
+  assert.equal(qrThreadSharedBytes(qrRecordLayout(4, 4, 2, true).floats, 128), 128 * 23 * 16);
+  assert.equal(qrThreadSharedBytes(qrRecordLayout(4, 4, 2, true).floats, 128, 8), 128 * 9 * 16);
   // 1x1 BPSK z record: 5 floats padded to 8, 2 words staged at a time, stride 3
   assert.equal(qrThreadSharedBytes(qrRecordLayout(1, 1, 1, true).floats, 32), 32 * 3 * 16);
   // the shape checks come before any compile: no device needed

@@ -49,12 +49,14 @@ export interface NwayTuning {
 }
 
 /**
- * The QR kernel's mapping when the tuning names none: qr-batch.ts's defaultQrMapping ('thread' where
- * the real matrix fits registers comfortably, 4x4 QAM included; 'column' for 8x4 and 8x8 QAM).
- * Return 'column' here to run the paper's mapping by default.
+ * The QR kernel's mapping when the tuning names none. With one vector a channel (z records) the
+ * QR is the largest stage and its batches are large: qr-batch.ts's defaultQrMapping ('thread' where
+ * the real matrix fits registers comfortably, 4x4 QAM included), measured twice as fast on the H100.
+ * With several vectors a channel the QR is a small share, often of a small batch (a 5G slot: a
+ * fraction of a wave), where the paper's column mapping has the shorter latency: 'column'.
  */
-export function nwayQrMapping(m: RealModel): QrMapping {
-  return defaultQrMapping(m.nr, m.nt, m.dimsPerStream, false);
+export function nwayQrMapping(m: RealModel, zOfVector: boolean): QrMapping {
+  return zOfVector ? defaultQrMapping(m.nr, m.nt, m.dimsPerStream, false) : 'column';
 }
 
 const isPow2 = (x: number): boolean => Number.isInteger(x) && x >= 1 && (x & (x - 1)) === 0;
@@ -189,7 +191,7 @@ export class NwayPlan implements CudaDetectorPlan {
     if (this.shape.threadsPerVector > MAX_THREADS_PER_VECTOR) {
       throw new UnsupportedError(`the N-way kernel runs Q x passes = ${this.shape.threadsPerVector} threads a vector, at most ${MAX_THREADS_PER_VECTOR}: use fewer passes`);
     }
-    const mapping = tuning.qrBuild ? 'column' : tuning.qrMapping ?? nwayQrMapping(model);
+    const mapping = tuning.qrBuild ? 'column' : tuning.qrMapping ?? nwayQrMapping(model, zOfVector);
     this.qr = new QrBatchPlan(ctx, { nr: model.nr, nt: model.nt, dimsPerStream: model.dimsPerStream, passes, sorted: false, zOfVector, mapping }, model.scale, tuning.qrBuild, tuning.qrThread);
     this.scratchBytesPerChannel = [this.qr.bytesPerChannel];
     this.stages = [
