@@ -24,6 +24,29 @@ export function dotCols(A: RealArray, a: number, C: RealArray, c: number, n: num
 }
 
 /**
+ * <B[:, k], B[:, j]> for the first count - count % 4 columns j listed in `pending`, four per pass
+ * over column k (one pass per four columns: about 1.5x faster than separate dot products), into
+ * out[0 ..); each a running sum in row order. Returns how many it did: the caller takes the rest.
+ */
+export function dotsByFours(B: RealArray, n: number, k: number, pending: Int32Array, count: number, out: Float64Array): number {
+  const ko = k * n;
+  let c = 0;
+  for (; c + 3 < count; c += 4) {
+    const a0 = pending[c]! * n, a1 = pending[c + 1]! * n, a2 = pending[c + 2]! * n, a3 = pending[c + 3]! * n;
+    let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (let t = 0; t < n; t++) {
+      const v = B[ko + t]!;
+      s0 += v * B[a0 + t]!;
+      s1 += v * B[a1 + t]!;
+      s2 += v * B[a2 + t]!;
+      s3 += v * B[a3 + t]!;
+    }
+    out[c] = s0; out[c + 1] = s1; out[c + 2] = s2; out[c + 3] = s3;
+  }
+  return c;
+}
+
+/**
  * G = B^T B (m x m, symmetric, both triangles) from dot products, in 4 x 4 tiles: each pass over
  * the rows loads eight entries for sixteen products (about 2x faster than column pairs in V8).
  */

@@ -37,7 +37,7 @@ import { LatticeMimoError } from '../../core/errors.js';
 import type { AlgoParams, BasisStats, CpuReducer } from '../types.js';
 import { isIntegral } from '../check.js';
 import { allSwapRounds } from '../allswap/cpu.js';
-import { columnMax, dotCols, EXACT_INTEGER_LIMIT, gramInto, subMulCol, subMulColBigInt, subMulColExact, subMulRowExact, transformLost } from './columns.js';
+import { columnMax, dotCols, dotsByFours, EXACT_INTEGER_LIMIT, gramInto, subMulCol, subMulColBigInt, subMulColExact, subMulRowExact, transformLost } from './columns.js';
 import { doubleDoubleProjections, doubleDoubleRow } from './double-double.js';
 import { basisFromTransform, breakdown, checkReducerInput, gramSchmidtInto, iterationLimit, keepInput, newStats, reductionBound } from './gso.js';
 
@@ -74,6 +74,8 @@ class SchnorrEuchner {
   private readonly colZ: Float64Array;
   /** Positions whose Gram entries fetchGramRow computes. */
   private readonly pending: Int32Array;
+  /** fetchGramRow's dot products (dotsByFours). */
+  private readonly dots: Float64Array;
   /** Projected norms of b_k for the Lovasz test (lovasz()). */
   private readonly S: Float64Array;
   /**
@@ -122,6 +124,7 @@ class SchnorrEuchner {
     this.colZ = new Float64Array(m);
     this.S = new Float64Array(m + 1);
     this.pending = new Int32Array(m + 1);
+    this.dots = new Float64Array(m + 1);
     this.zBound = new Float64Array(m).fill(1);
     this.gBound = new Float64Array(m);
     this.bound = reductionBound(p.eta, B);
@@ -313,25 +316,10 @@ class SchnorrEuchner {
       const g = G[gk + slot[j]!]!;
       if (g !== g) pending[count++] = j;
     }
-    const ko = k * n;
-    let c = 0;
-    for (; c + 3 < count; c += 4) {
-      const j0 = pending[c]!, j1 = pending[c + 1]!, j2 = pending[c + 2]!, j3 = pending[c + 3]!;
-      const a0 = j0 * n, a1 = j1 * n, a2 = j2 * n, a3 = j3 * n;
-      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-      for (let t = 0; t < n; t++) {
-        const v = B[ko + t]!;
-        s0 += v * B[a0 + t]!;
-        s1 += v * B[a1 + t]!;
-        s2 += v * B[a2 + t]!;
-        s3 += v * B[a3 + t]!;
-      }
-      this.setGram(k, j0, s0);
-      this.setGram(k, j1, s1);
-      this.setGram(k, j2, s2);
-      this.setGram(k, j3, s3);
-    }
-    for (; c < count; c++) this.setGram(k, pending[c]!, dotCols(B, ko, B, pending[c]! * n, n));
+    const dots = this.dots;
+    let c = dotsByFours(B, n, k, pending, count, dots);
+    for (let i = 0; i < c; i++) this.setGram(k, pending[i]!, dots[i]!);
+    for (; c < count; c++) this.setGram(k, pending[c]!, dotCols(B, k * n, B, pending[c]! * n, n));
   }
 
   private setGram(i: number, j: number, d: number): void {

@@ -10,6 +10,7 @@
  * Shapes: B is n x m column-major (column j = basis vector j), integers below 2^53 in magnitude.
  */
 import { IterationLimitError, LatticeMimoError, RankDeficientError } from '../../core/errors.js';
+import { dotsByFours } from '../lll/columns.js';
 
 const LIMIT = 2 ** 53;
 /** Babai rounds per size reduction before giving up (fplll's "infinite loop in babai"). */
@@ -43,6 +44,8 @@ class Fast64 {
   private readonly bmax: Float64Array;
   private readonly S: Float64Array;
   private readonly pending: Int32Array;
+  /** fetch's dot products (dotsByFours). */
+  private readonly dots: Float64Array;
   private readonly xs: Float64Array;
   private readonly js: Int32Array;
   private readonly col: Float64Array;
@@ -59,6 +62,7 @@ class Fast64 {
     this.bmax = new Float64Array(m);
     this.S = new Float64Array(m + 1);
     this.pending = new Int32Array(m + 1);
+    this.dots = new Float64Array(m + 1);
     this.xs = new Float64Array(m); this.js = new Int32Array(m);
     this.col = new Float64Array(n); this.rowMu = new Float64Array(m); this.rowR = new Float64Array(m);
     for (let j = 0; j < m; j++) {
@@ -76,18 +80,9 @@ class Fast64 {
     const gk = slot[k]! * m;
     let count = 0;
     for (let j = from; j <= k; j++) if (G[gk + slot[j]!] !== G[gk + slot[j]!]) pending[count++] = j;
-    const ko = k * n;
-    let c = 0;
-    for (; c + 3 < count; c += 4) {
-      const j0 = pending[c]!, j1 = pending[c + 1]!, j2 = pending[c + 2]!, j3 = pending[c + 3]!;
-      const a0 = j0 * n, a1 = j1 * n, a2 = j2 * n, a3 = j3 * n;
-      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-      for (let t = 0; t < n; t++) {
-        const v = B[ko + t]!;
-        s0 += v * B[a0 + t]!; s1 += v * B[a1 + t]!; s2 += v * B[a2 + t]!; s3 += v * B[a3 + t]!;
-      }
-      this.set(k, j0, s0); this.set(k, j1, s1); this.set(k, j2, s2); this.set(k, j3, s3);
-    }
+    const ko = k * n, dots = this.dots;
+    let c = dotsByFours(B, n, k, pending, count, dots);
+    for (let i = 0; i < c; i++) this.set(k, pending[i]!, dots[i]!);
     for (; c < count; c++) {
       const j = pending[c]!, a = j * n;
       let s = 0;
