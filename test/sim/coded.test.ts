@@ -146,7 +146,7 @@ test('typed errors: hard detector, unknown code, K outside 38.212, frames that d
   }
   // without a device, engine cuda is unavailable; auto runs a coded link on the CPU engine
   if (!cudaAvailable().ok) await assert.rejects(simulate({ ...base, engine: 'cuda' }), EngineUnavailableError);
-  else await assert.rejects(simulate({ ...base, engine: 'cuda', decoder: { algorithm: 'flooding-spa' } }), /cannot decode this run/);
+  else await assert.rejects(simulate({ ...base, engine: 'cuda', decoder: { algorithm: 'nms', saturation: 5000 } }), /cannot decode this run/);
   // auto runs a coded link on the device where there is one (the whole link on the GPU), else on the CPU
   const r = await simulate({ ...base, engine: 'auto' });
   assert.equal(r.engine, cudaAvailable().ok ? 'cuda' : 'cpu');

@@ -49,7 +49,17 @@ export const LDPC_STATUS = Object.freeze({
   NON_FINITE: 1 << 17,
 });
 
-const ALGO_ID = { nms: 0, oms: 1, spa: 2 } as const;
+const ALGO_ID = { nms: 0, oms: 1, spa: 2, 'flooding-spa': 3 } as const;
+
+/** Whether the algorithm is a min-sum one (the CPU's fixed point, exact in float32 on the device). */
+const isMinSum = (o: ResolvedDecoderOptions): boolean => o.algorithm === 'nms' || o.algorithm === 'oms';
+
+/** The kernel of an algorithm: the flooding schedule keeps three posterior arrays a frame, the layered one. */
+function kernelOf(o: ResolvedDecoderOptions): { file: string; name: string; arrays: number } {
+  return o.algorithm === 'flooding-spa'
+    ? { file: 'flooding.cu', name: 'ldpc_flooding', arrays: 3 }
+    : { file: 'layered.cu', name: 'ldpc_layered', arrays: 1 };
+}
 
 /** Largest |value| the min-sum kernel holds in float32 exactly (integers below 2^24). */
 const FLOAT_EXACT = 2 ** 24;
@@ -63,12 +73,11 @@ function maxColumnDegree(qc: QcParityCheck): number {
 
 /**
  * Why the CUDA decoder cannot run this code and setting (null when it can): a code without QC
- * structure, flooding sum-product, or a saturation whose fixed-point values reach 2^24.
+ * structure, or a min-sum saturation whose fixed-point values reach 2^24.
  */
 export function cudaDecoderUnsupported(code: LdpcCode, options: ResolvedDecoderOptions): string | null {
   const qc = code.qc;
   if (!qc) return `code '${code.name}' has no quasi-cyclic structure (the CUDA decoder walks base-matrix layers)`;
-  if (options.algorithm === 'flooding-spa') return `the CUDA decoder runs the layered decoders (nms, oms, spa), not '${options.algorithm}'`;
   for (let r = 0; r < qc.layers; r++) {
     const seen = new Set<number>();
     for (let e = qc.layerStart[r]!; e < qc.layerStart[r + 1]!; e++) {
@@ -76,7 +85,7 @@ export function cudaDecoderUnsupported(code: LdpcCode, options: ResolvedDecoderO
       seen.add(qc.blockCol[e]!);
     }
   }
-  if (options.algorithm !== 'spa') {
+  if (isMinSum(options)) {
     const satQ = Math.round(options.saturation * LDPC_MIN_SUM_SCALE);
     if (satQ * 256 >= FLOAT_EXACT || (maxColumnDegree(qc) + 1) * satQ >= FLOAT_EXACT) {
       return `saturation ${options.saturation} is too large for the CUDA min-sum decoder (its fixed-point values must stay below 2^24)`;
@@ -115,8 +124,7 @@ export interface LdpcCudaPlan {
 
 /** The -D defines of layered.cu for a code and setting (the table as '_'-separated numbers). */
 export function ldpcKernelDefines(qc: QcParityCheck, k: number, o: ResolvedDecoderOptions, input: LdpcInputFormat, framesPerBlock: number): Record<string, string | number> {
-  if (o.algorithm === 'flooding-spa') throw new UnsupportedError('the CUDA decoder has no flooding schedule');
-  if (input === 'int32' && o.algorithm === 'spa') throw new InvalidArgumentError('int32 (fixed-point) input is for the min-sum decoders only');
+  if (input === 'int32' && !isMinSum(o)) throw new InvalidArgumentError('int32 (fixed-point) input is for the min-sum decoders only');
   const table: number[] = [];
   let maxDeg = 1;
   for (let r = 0; r < qc.layers; r++) {
@@ -138,8 +146,8 @@ export function ldpcKernelDefines(qc: QcParityCheck, k: number, o: ResolvedDecod
  * Frames per block: about 128 threads, within 48 KiB of shared memory where one frame fits (small
  * blocks: with about 165 registers a thread, more blocks fit a multiprocessor).
  */
-export function defaultFramesPerBlock(qc: QcParityCheck): number {
-  const perFrame = qc.blockCols * qc.z * 4 + 12;
+export function defaultFramesPerBlock(qc: QcParityCheck, arrays = 1): number {
+  const perFrame = arrays * qc.blockCols * qc.z * 4 + 12;
   return Math.max(1, Math.min(Math.round(128 / qc.z), Math.floor(1024 / qc.z), Math.floor(48 * 1024 / perFrame)));
 }
 
@@ -160,15 +168,16 @@ export function ldpcCudaPlan(ctx: CudaContext, code: LdpcCode, options: DecoderO
   if (why) throw new UnsupportedError(why);
   const qc = code.qc!;
   const input = how.input ?? 'float32';
-  const fpb = how.framesPerBlock ?? defaultFramesPerBlock(qc);
+  const k = kernelOf(o);
+  const fpb = how.framesPerBlock ?? defaultFramesPerBlock(qc, k.arrays);
   if (!Number.isInteger(fpb) || fpb < 1 || fpb * qc.z > 1024) throw new InvalidArgumentError(`framesPerBlock must be an integer from 1 to ${Math.floor(1024 / qc.z)} (z = ${qc.z}), got ${fpb}`);
   const n = qc.blockCols * qc.z;
-  const sharedBytes = fpb * (n * 4 + 12);
+  const sharedBytes = fpb * (k.arrays * n * 4 + 12);
   const kernel = loadModule(ctx, {
-    source: how.build?.source ?? readKernelSource(new URL('./layered.cu', import.meta.url)),
-    name: how.build?.name ?? 'coding/gpu/layered.cu',
+    source: how.build?.source ?? readKernelSource(new URL(`./${k.file}`, import.meta.url)),
+    name: how.build?.name ?? `coding/gpu/${k.file}`,
     defines: { ...ldpcKernelDefines(qc, code.k, o, input, fpb), ...how.build?.defines },
-  }).kernel('ldpc_layered', ['ptr', 'ptr', 'ptr', 'i32', 'i32']);
+  }).kernel(k.name, ['ptr', 'ptr', 'ptr', 'i32', 'i32']);
   if (sharedBytes > 48 * 1024) kernel.setMaxDynamicShared(sharedBytes);
   return {
     options: o, n, k: code.k, input, framesPerBlock: fpb, sharedBytes, kernel,
@@ -194,7 +203,7 @@ function nonFinite(llr: ArrayLike<number>, n: number, f: number): InvalidInputEr
 
 /** Host-side decoder input: the CPU's per-frame step (rate recovery for NR, clip, fixed-point rounding). */
 function hostInput(code: LdpcCode, llr: ArrayLike<number>, frames: number, o: ResolvedDecoderOptions, nFull: number): Float32Array | Int32Array {
-  const minSum = o.algorithm !== 'spa';
+  const minSum = isMinSum(o);
   const out = minSum ? new Int32Array(frames * nFull) : new Float32Array(frames * nFull);
   const sat = o.saturation;
   const acc = new Float64Array(nFull);

@@ -24,30 +24,18 @@
 template <int r>
 __device__ __forceinline__ void ldpc_layer(float* L, float* R, unsigned t4) {
   constexpr int a = qc_start(r), d = qc_start(r + 1) - qc_start(r);
-  float v[d], th[d], suf[d];
+  float v[d], rn[d];
   unsigned at[d];
-  unsigned sgn = 0;
 #pragma unroll
   for (int j = 0; j < d; j++) {
     at[j] = ldpc_off(a + j, t4);
     v[j] = LDPC_AT(L, at[j]) - R[a + j];
-    th[j] = tanhf(fabsf(v[j]) * 0.5f);
-    sgn ^= v[j] < 0.f ? 1u : 0u;
   }
-  float acc = 1.f;
-#pragma unroll
-  for (int j = d - 1; j >= 0; j--) { suf[j] = acc; acc *= th[j]; }
-  float pre = 1.f;
+  ldpc_spa_check<d>(v, rn);
 #pragma unroll
   for (int j = 0; j < d; j++) {
-    float x = pre * suf[j];
-    pre *= th[j];
-    x = x > 1.f ? 1.f : x;
-    float mag = 2.f * atanhf(x);
-    mag = mag > (float)SAT ? (float)SAT : mag;
-    const float rn = (sgn ^ (v[j] < 0.f ? 1u : 0u)) ? -mag : mag;
-    R[a + j] = rn;
-    LDPC_AT(L, at[j]) = v[j] + rn;
+    R[a + j] = rn[j];
+    LDPC_AT(L, at[j]) = v[j] + rn[j];
   }
 }
 #else

@@ -10,7 +10,8 @@
 //   QC_START  0_..._NEDGES: layer r's blocks are QC_START[r] .. QC_START[r+1]-1
 //   K_INFO    information bits written out per frame (the first K_INFO columns)
 //   FPB       frames per thread block (blockDim = Z x FPB)
-//   ALGO      0 normalized min-sum, 1 offset min-sum (both in the CPU's fixed point), 2 sum-product (float32)
+//   ALGO      0 normalized min-sum, 1 offset min-sum (both in the CPU's fixed point), 2 sum-product
+//             (float32, layered.cu), 3 flooding sum-product (float32, flooding.cu)
 //   ALPHA_Q, BETA_Q, SAT_Q   the CPU's round(alpha 256), round(beta 16), round(saturation 16)
 //   SAT       the saturation in LLR units (a double literal)
 //   LLR_INT   0: float32 channel LLRs (clipped and rounded here); 1: int32 already in the CPU's fixed point
@@ -80,7 +81,7 @@ __device__ __forceinline__ float ldpc_load(const ldpc_llr_t x, int& bad) {
   double v = (double)x;
   if (!(v - v == 0.0)) { bad = 1; v = 0.0; }
   v = v > SAT ? SAT : v < -SAT ? -SAT : v;
-#if ALGO == 2
+#if ALGO >= 2
   return (float)v;
 #else
   return (float)floor(v * LDPC_SCALE + 0.5) + 0.0f;
@@ -101,4 +102,31 @@ __device__ __forceinline__ int ldpc_row_syndrome(float* L, unsigned t4) {
     s |= p;
   }
   return s;
+}
+
+// The sum-product check node of degree d (the CPU decoder's checkNode, in float32): from the
+// extrinsic inputs v, rn[j] = 2 atanh(prod over i != j of tanh(|v_i| / 2)), its sign the product of
+// the other signs, clipped to +-SAT; the products without j from prefix and suffix products.
+template <int d>
+__device__ __forceinline__ void ldpc_spa_check(const float (&v)[d], float (&rn)[d]) {
+  float th[d], suf[d];
+  unsigned sgn = 0;
+#pragma unroll
+  for (int j = 0; j < d; j++) {
+    th[j] = tanhf(fabsf(v[j]) * 0.5f);
+    sgn ^= v[j] < 0.f ? 1u : 0u;
+  }
+  float acc = 1.f;
+#pragma unroll
+  for (int j = d - 1; j >= 0; j--) { suf[j] = acc; acc *= th[j]; }
+  float pre = 1.f;
+#pragma unroll
+  for (int j = 0; j < d; j++) {
+    float x = pre * suf[j];
+    pre *= th[j];
+    x = x > 1.f ? 1.f : x;
+    float mag = 2.f * atanhf(x);
+    mag = mag > (float)SAT ? (float)SAT : mag;
+    rn[j] = (sgn ^ (v[j] < 0.f ? 1u : 0u)) ? -mag : mag;
+  }
 }
