@@ -179,7 +179,10 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
   const transformOk = rebuiltZ || applyTransformBig(Bin, Z!).every((c, j) => c.every((v, t) => v === B[j]![t]));
   if (!transformOk) throw new CheckFailedError('lll: B_in Z differs from the reduced basis (an internal error, reported rather than returned)');
   if (unimodular === null && opts.prove !== false) {
-    unimodular = gramDeterminant(Bin) === gramDeterminant(B);
+    // B_out = B_in Z exactly (checked above), so the two span the same lattice iff |det Z| = 1, i.e.
+    // Z's Gram determinant is 1; that or the two bases' Gram determinants, whichever has the smaller
+    // entries (exact Gram-Schmidt grows with them: a nearly reduced input has a small Z)
+    unimodular = maxBits(Z!) < maxBits(Bin) ? gramDeterminant(Z!) === 1n : gramDeterminant(Bin) === gramDeterminant(B);
     if (!unimodular) throw new CheckFailedError('lll: the reduced basis spans a different lattice (Gram determinants differ)');
   }
   const exactRan = outcomes.some((r) => r.rung === 'exact' && r.ok);
