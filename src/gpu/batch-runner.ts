@@ -252,17 +252,14 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
         scratch: at.dScratch.map((o) => base + BigInt(o)),
         status: base + BigInt(at.dStatus),
       };
-      // host-side staging of ordinary arrays, before the chunk's device work
       job.inputs.forEach((r, k) => {
-        if (pinnedIn[k] !== null) return;
-        const bytes = count * r.bytesPerItem;
-        host.u8(at.hIn[k], bytes).set(bytesOf(r.array, first * r.bytesPerItem, bytes));
-      });
-      const after = job.orderedKernels ? previous : null;
-      job.inputs.forEach((r, k) => {
-        const bytes = count * r.bytesPerItem;
-        if (pinnedIn[k] !== null) dev.uploadFromAsync(pinnedIn[k]! + BigInt(first * r.bytesPerItem), stream, bytes, at.dIn[k]);
-        else dev.uploadAsync(host, stream, bytes, at.hIn[k], at.dIn[k]);
+        const bytes = count * r.bytesPerItem, src = first * r.bytesPerItem;
+        if (pinnedIn[k] !== null) {
+          dev.uploadFromAsync(pinnedIn[k]! + BigInt(src), stream, bytes, at.dIn[k]);
+        } else {
+          host.u8(at.hIn[k], bytes).set(bytesOf(r.array, src, bytes));
+          dev.uploadAsync(host, stream, bytes, at.hIn[k], at.dIn[k]);
+        }
       });
       if (!job.kernelsWriteStatus) dev.fillRange(at.dStatus, count * job.statusWords * 4, 0, stream);
       if (job.orderedKernels && previous) previous.computed.awaitOn(stream);

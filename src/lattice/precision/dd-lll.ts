@@ -21,8 +21,7 @@
  */
 import { LatticeMimoError } from '../../core/errors.js';
 import type { BigBasis } from './exact.js';
-import { subProduct, type Acc } from '../lll/double-double.js';
-import { productError } from '../lll/double-double.js';
+import { productError, subProduct, type Acc } from '../lll/double-double.js';
 
 /** Babai rounds at one position before the rung is declared broken down (fplll's "infinite loop in babai"). */
 const MAX_BABAI = 48;
@@ -66,10 +65,6 @@ function bigX(xd: Float64Array, xs: bigint[], j: number): bigint {
   return Math.abs(x) < X_EXACT ? BigInt(x) : xs[j]!;
 }
 
-/**
- * Where the basis lives: the Gram-Schmidt code only sees G as double-doubles (gh, gl; row-major
- * m x m by position) and asks the store to apply b_k -= sum_j X_j b_j and to swap two positions.
- */
 /** gh, gl = G, both triangles, from `dot(i, j)`, which leaves <b_i, b_j> in (rh, rl). */
 function fillGram(m: number, dot: (i: number, j: number) => void, gh: Float64Array, gl: Float64Array): void {
   for (let i = 0; i < m; i++) {
@@ -80,6 +75,10 @@ function fillGram(m: number, dot: (i: number, j: number) => void, gh: Float64Arr
   }
 }
 
+/**
+ * Where the basis lives: the Gram-Schmidt code only sees G as double-doubles (gh, gl; row-major
+ * m x m by position) and asks the store to apply b_k -= sum_j X_j b_j and to swap two positions.
+ */
 interface Store {
   readonly m: number;
   /** Fills gh, gl with G (scaled as the store chooses). */

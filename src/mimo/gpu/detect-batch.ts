@@ -341,20 +341,16 @@ function redoOnCpu(input: DetectionInput, val: ValidatedInput, group: readonly n
     const batch: DetectionInput = { nt, nr, H, y, vectorsPerChannel: vs.length, noiseVar: Float64Array.from(vs, (v) => val.noiseAt(v)) };
     return detectCpu(batch, validateDetection(batch, { ...val.opts, engine: 'cpu' }));
   };
-  let r: DetectionResult | null = null;
-  if (group.length > 1) {
-    try { r = detectGroup(group); } catch { r = null; }
-  }
-  if (!r) {
+  let r: DetectionResult;
+  try {
+    r = detectGroup(group);
+  } catch (e) {
     if (group.length > 1) { for (const v of group) redoOnCpu(input, val, [v], symbols, llr, markUnproven, llrLimit); return; }
-    try {
-      r = detectGroup(group);
-    } catch (e) {
-      if (e instanceof LatticeMimoError) e.message = `vector ${group[0]} (channel ${c}): ${e.message.replace(/^channel 0: /, '')}`;
-      throw e;
-    }
+    if (e instanceof LatticeMimoError) e.message = `vector ${group[0]} (channel ${c}): ${e.message.replace(/^channel 0: /, '')}`;
+    throw e;
   }
-  const w = nt * (llr && r.llr ? r.llr.length / r.symbols.length : 0);
+  // LLRs a vector
+  const w = r.llr ? r.llr.length / group.length : 0;
   group.forEach((v, k) => {
     symbols.set(r.symbols.subarray(k * nt, (k + 1) * nt), v * nt);
     if (llr && r.llr) for (let i = 0; i < w; i++) llr[v * w + i] = Math.min(Math.max(r.llr[k * w + i]!, -llrLimit), llrLimit);
