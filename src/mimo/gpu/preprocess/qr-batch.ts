@@ -104,7 +104,7 @@ export const QR_THREAD_BLOCK = 128;
 
 /**
  * 16-byte words of a record qr-thread.cu stages at a time by default (its QR_CHUNK): the whole record
- * (measured on the H100 for 4x4 z records: 0.155 ms against 0.224 ms with 8 words at a time).
+ * (faster on the H100 than a few words at a time: bench/mimo/gpu-nway.ts, figures in bench/RESULTS.md).
  */
 export const QR_THREAD_CHUNK = 64;
 
