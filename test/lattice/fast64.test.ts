@@ -46,7 +46,6 @@ test('random bases of 2 to 16 vectors, 3 to 32 bits, both deltas: output exactly
 });
 
 test('entries of 40 to 52 bits (past the 32 the rung is for): it finishes or stops before a column operation passes 2^53, the basis exact and in the same lattice either way', () => {
-  let stopped = 0;
   fc.assert(fc.property(fc.integer({ min: 2, max: 8 }), fc.integer({ min: 40, max: 52 }), fc.integer(), (m, bits, seed) => {
     const cols = fc.sample(basis(m, m, bits), { numRuns: 1, seed })[0]!;
     // one short vector first makes the multipliers against it large
@@ -58,11 +57,29 @@ test('entries of 40 to 52 bits (past the 32 the rung is for): it finishes or sto
       fastLLLFloat64(B, m, m, 0.75, 0.51, 1e7, { swaps: 0, sizeReductions: 0, iterations: 0 });
     } catch (err) {
       assert.ok(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE', String(err));
-      stopped++;
     }
     sameLattice(Bin, B, m, m);
   }), { numRuns: 100 });
-  assert.ok(stopped > 0, 'no case reached the 2^53 guard');
+});
+
+test('the 2^53 guard trips on some fresh basis of 5 to 8 vectors and 48 to 52 bits (drawn until it does), leaving an exact basis of the same lattice', () => {
+  // about 1 draw in 10 trips it; 2000 draws all finishing would be a broken guard, not chance
+  for (let draw = 0; draw < 2000; draw++) {
+    const m = 5 + (draw % 4), bits = 48 + (draw % 5);
+    const cols = fc.sample(basis(m, m, bits), 1)[0]!;
+    cols[0] = cols[0]!.map((v, t) => (t === 0 ? 3n : v % 5n));
+    if ('dependent' in integralGramSchmidt(cols)) continue;
+    const Bin = toF(cols, m), B = Bin.slice();
+    try {
+      fastLLLFloat64(B, m, m, 0.75, 0.51, 1e7, { swaps: 0, sizeReductions: 0, iterations: 0 });
+      continue;
+    } catch (err) {
+      assert.ok(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE' && /2\^53/.test(err.message), String(err));
+    }
+    sameLattice(Bin, B, m, m);
+    return;
+  }
+  assert.fail('2000 bases of 48 to 52 bits all finished: the 2^53 guard never tripped');
 });
 
 test('a dependent input is RANK_DEFICIENT (b_{m-1} a combination of the others)', () => {
