@@ -130,3 +130,121 @@ __device__ __forceinline__ void ldpc_spa_check(const float (&v)[d], float (&rn)[
     rn[j] = (sgn ^ (v[j] < 0.f ? 1u : 0u)) ? -mag : mag;
   }
 }
+
+// Layer r's check rows by sum-product from the posteriors P: extrinsic inputs v = P - R, new
+// messages R from ldpc_spa_check. Layered (FLOOD false, N = P): P = v + R. Flooding: N += R, the
+// new posteriors gathering every layer's messages while P stays the last iteration's.
+template <int r, bool FLOOD>
+__device__ __forceinline__ void ldpc_spa_layer(float* P, float* N, float* R, unsigned t4) {
+  constexpr int a = qc_start(r), d = qc_start(r + 1) - qc_start(r);
+  float v[d], rn[d];
+  unsigned at[d];
+#pragma unroll
+  for (int j = 0; j < d; j++) {
+    at[j] = ldpc_off(a + j, t4);
+    v[j] = LDPC_AT(P, at[j]) - R[a + j];
+  }
+  ldpc_spa_check<d>(v, rn);
+#pragma unroll
+  for (int j = 0; j < d; j++) {
+    R[a + j] = rn[j];
+    if (FLOOD) LDPC_AT(N, at[j]) += rn[j];
+    else LDPC_AT(N, at[j]) = v[j] + rn[j];
+  }
+}
+
+template <int r> struct LdpcLayer { static constexpr int index = r; };
+
+// One iteration: layer(LdpcLayer<r>{}) for the layers in order, a barrier after each (a later layer
+// reads or adds to what this one wrote); inactive threads only meet the barriers.
+template <int r = 0, class Layer>
+__device__ __forceinline__ void ldpc_each_layer(bool active, Layer layer) {
+  if constexpr (r < NLAYERS) {
+    if (active) layer(LdpcLayer<r>{});
+    __syncthreads();
+    ldpc_each_layer<r + 1>(active, layer);
+  }
+}
+
+// A thread's place: check row t of frame `frame` (blockIdx.x FPB + fy; live when below the batch's
+// frames), the frames' shared flags after their `buffers` float arrays of LDPC_NVARS each:
+// flag[p FPB + fy] the syndrome flag of iteration parity p (0, 1), flag[2 FPB + fy] the non-finite-input mark.
+struct LdpcFrame { int t, fy, frame; bool live; int* flag; };
+
+__device__ __forceinline__ LdpcFrame ldpc_frame(unsigned char* shared, int buffers, int frames) {
+  LdpcFrame f;
+  f.t = threadIdx.x; f.fy = threadIdx.y;
+  f.frame = blockIdx.x * FPB + f.fy;
+  f.live = f.frame < frames;
+  f.flag = reinterpret_cast<int*>(shared + buffers * FPB * LDPC_NVARS * 4);
+  return f;
+}
+
+// Loads the frame's channel LLRs into L (and into C too where the schedule keeps them), clears its
+// flags, marks non-finite input, and returns with the block synchronized and the messages R zero.
+template <bool KEEP_CHANNEL>
+__device__ __forceinline__ void ldpc_begin_frame(const ldpc_llr_t* __restrict__ llr, float* L, float* C, float (&R)[NEDGES], const LdpcFrame& f) {
+  int bad = 0;
+  if (f.live) {
+    const ldpc_llr_t* in = llr + (size_t)f.frame * LDPC_NVARS;
+    for (int i = f.t; i < LDPC_NVARS; i += Z) {
+      const float x = ldpc_load(in[i], bad);
+      L[i] = x;
+      if (KEEP_CHANNEL) C[i] = x;
+    }
+  }
+  if (f.t < 2) f.flag[f.t * FPB + f.fy] = 0;
+  if (f.t == 0) f.flag[2 * FPB + f.fy] = 0;
+  __syncthreads();
+  if (bad) f.flag[2 * FPB + f.fy] = 1;
+#pragma unroll
+  for (int e = 0; e < NEDGES; e++) R[e] = 0.f;
+  __syncthreads();
+}
+
+// After iteration `it` (posteriors L): where a check is due (EARLY_STOP, or the last iteration) the
+// block votes each frame's syndrome; a frame with a zero syndrome is ok and, with EARLY_STOP, done.
+// Every thread of the block calls it; true when every frame of the block is done.
+__device__ __forceinline__ bool ldpc_check_frames(float* L, const LdpcFrame& f, int it, int maxIter, bool& done, int& ok) {
+  if (!(EARLY_STOP || it == maxIter)) return false;
+  int* flags = f.flag + (it & 1) * FPB;
+  if (!done && ldpc_row_syndrome(L, 4u * f.t)) flags[f.fy] = 1;
+  __syncthreads();
+  if (!done) {
+    ok = flags[f.fy] == 0;
+    if (EARLY_STOP && ok) done = true;
+  }
+  if (f.t == 0) f.flag[((it + 1) & 1) * FPB + f.fy] = 0;  // the other parity's flags, read last iteration
+  return EARLY_STOP && !__syncthreads_or(!done);
+}
+
+// Writes the frame's first K_INFO hard decisions from L and its status word (see the kernels' Out).
+__device__ __forceinline__ void ldpc_end_frame(const float* L, const LdpcFrame& f, unsigned char* __restrict__ bits, int* __restrict__ status, int iters, int ok) {
+  if (!f.live) return;
+  unsigned char* out = bits + (size_t)f.frame * K_INFO;
+  for (int i = f.t; i < K_INFO; i += Z) out[i] = L[i] < 0.f ? 1 : 0;
+  if (f.t == 0) status[f.frame] = iters | ok << 16 | (f.flag[2 * FPB + f.fy] ? 1 << 17 : 0);
+}
+
+// The decoding loop every schedule shares: load the frame, up to maxIter iterations of
+// schedule.iterate (every thread of the block calls it; `active` false for a finished or absent
+// frame), the syndrome checks, and the frame's decisions and status. A Schedule has BUFFERS (float
+// arrays of LDPC_NVARS a frame in shared memory, frame fy's first at base = shared + fy LDPC_NVARS,
+// the next FPB LDPC_NVARS further), KEEP_CHANNEL, a constructor from base, posteriors() (where the
+// LLRs are loaded and the decisions read), channel(), and iterate(R, t4, active).
+template <class Schedule>
+__device__ __forceinline__ void ldpc_decode(unsigned char* shared, const ldpc_llr_t* __restrict__ llr, unsigned char* __restrict__ bits,
+                                            int* __restrict__ status, int frames, int maxIter) {
+  const LdpcFrame f = ldpc_frame(shared, Schedule::BUFFERS, frames);
+  Schedule s(reinterpret_cast<float*>(shared) + f.fy * LDPC_NVARS);
+  float R[NEDGES];
+  ldpc_begin_frame<Schedule::KEEP_CHANNEL>(llr, s.posteriors(), s.channel(), R, f);
+  bool done = !f.live;
+  int iters = 0, ok = 0;
+  for (int it = 1; it <= maxIter; it++) {
+    s.iterate(R, 4u * f.t, !done);
+    if (!done) iters = it;
+    if (ldpc_check_frames(s.posteriors(), f, it, maxIter, done, ok)) break;
+  }
+  ldpc_end_frame(s.posteriors(), f, bits, status, iters, ok);
+}
