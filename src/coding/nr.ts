@@ -7,7 +7,7 @@
  */
 import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
 import { parseBaseMatrix } from './parity.js';
-import { NR_BG1_TEXT, NR_BG2_TEXT } from './tables.js';
+import { codeTableText } from './tables.js';
 import type { BaseMatrix, BaseMatrixTable } from './types.js';
 
 /** 38.212 base graph number. */
@@ -139,7 +139,7 @@ const tables: Partial<Record<NrBaseGraph, BaseMatrixTable>> = {};
 /** The base graph's table: one shift matrix per lifting-size set (46 x 68 for BG1, 42 x 52 for BG2). */
 export function nrBaseGraphTable(bg: NrBaseGraph): BaseMatrixTable {
   if (bg !== 1 && bg !== 2) throw new InvalidArgumentError(`NR base graph must be 1 or 2, got ${String(bg)}`);
-  tables[bg] ??= parseBaseMatrix(bg === 1 ? NR_BG1_TEXT : NR_BG2_TEXT);
+  tables[bg] ??= parseBaseMatrix(codeTableText(bg === 1 ? 'nr-bg1' : 'nr-bg2'));
   return tables[bg]!;
 }
 

@@ -5,7 +5,7 @@
  */
 import { InvalidArgumentError } from '../core/errors.js';
 import { parseBaseMatrix } from './parity.js';
-import { WIMAX_RATE_1_2_TEXT } from './tables.js';
+import { codeTableText } from './tables.js';
 import type { BaseMatrix } from './types.js';
 
 /** The 19 codeword lengths of the 802.16e family, 576 to 2304 in steps of 96. */
@@ -18,7 +18,7 @@ let table: BaseMatrix | undefined;
 
 /** The rate-1/2 base matrix as written (12 x 24, shifts for z0 = 96). */
 export function wimaxRateHalfBase(): BaseMatrix {
-  table ??= parseBaseMatrix(WIMAX_RATE_1_2_TEXT).sets[0]!;
+  table ??= parseBaseMatrix(codeTableText('wimax-2304-rate-1_2')).sets[0]!;
   return table;
 }
 

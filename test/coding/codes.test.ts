@@ -11,6 +11,7 @@
  *  - bad code requests (unknown family, K or rate outside 38.212) get InvalidArgumentError.
  */
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,7 +23,7 @@ import { ldpcCode, nrCode, qcCode, sparseCode, wimaxCode } from '../../src/codin
 import { QcEncoder } from '../../src/coding/encoder.js';
 import { NR_LIFTING_SETS, NR_MAX_K, nrCodeParams, nrSelectBaseGraph } from '../../src/coding/nr.js';
 import { expandQc, formatAlist, formatBaseMatrix, liftBaseMatrix, parseAlist, parseBaseMatrix, syndromeWeight } from '../../src/coding/parity.js';
-import { NR_BG1_TEXT, NR_BG2_TEXT, WIMAX_RATE_1_2_TEXT } from '../../src/coding/tables.js';
+import { codeTableText, type CodeTableName } from '../../src/coding/tables.js';
 import type { BaseMatrix } from '../../src/coding/types.js';
 import { WIMAX_LENGTHS, wimaxBaseMatrix, wimaxRateHalfBase } from '../../src/coding/wimax.js';
 
@@ -110,7 +111,7 @@ test('NR: lifting size, fillers, base graph, and zero-syndrome linear codewords 
 
 test('NR: both base graphs at a random lifting size of every set encode to zero syndromes', () => {
   for (const bg of [1, 2] as const) {
-    const table = parseBaseMatrix(bg === 1 ? NR_BG1_TEXT : NR_BG2_TEXT);
+    const table = parseBaseMatrix(codeTableText(bg === 1 ? 'nr-bg1' : 'nr-bg2'));
     NR_LIFTING_SETS.forEach((set, i) => {
       const z = fc.sample(fc.constantFrom(...set), 1)[0]!;
       const qc = liftBaseMatrix(table.sets[i]!, z);
@@ -121,15 +122,20 @@ test('NR: both base graphs at a random lifting size of every set encode to zero 
   }
 });
 
-test('the embedded tables are the project data files (where the shared folder is present)', (t) => {
-  const dir = '/work/shared/data/ldpc';
-  if (!existsSync(dir)) { t.skip(`${dir} not present`); return; }
-  assert.equal(WIMAX_RATE_1_2_TEXT, readFileSync(`${dir}/wimax-2304-rate-1_2.txt`, 'utf8'));
-  assert.equal(NR_BG1_TEXT, readFileSync(`${dir}/nr-bg1.txt`, 'utf8'));
-  assert.equal(NR_BG2_TEXT, readFileSync(`${dir}/nr-bg2.txt`, 'utf8'));
-  const bg1 = parseBaseMatrix(NR_BG1_TEXT), bg2 = parseBaseMatrix(NR_BG2_TEXT);
+test('the shipped tables parse to the standard\'s shapes (WiMAX 12 x 24; NR 46 x 68 and 42 x 52, 8 lifting-size sets)', () => {
+  const wimax = parseBaseMatrix(codeTableText('wimax-2304-rate-1_2'));
+  const bg1 = parseBaseMatrix(codeTableText('nr-bg1')), bg2 = parseBaseMatrix(codeTableText('nr-bg2'));
+  assert.deepEqual([wimax.rows, wimax.cols, wimax.sets.length], [12, 24, 1]);
   assert.deepEqual([bg1.rows, bg1.cols, bg1.sets.length, bg1.sets[0]!.shifts.filter((s) => s >= 0).length], [46, 68, 8, 316]);
   assert.deepEqual([bg2.rows, bg2.cols, bg2.sets.length, bg2.sets[0]!.shifts.filter((s) => s >= 0).length], [42, 52, 8, 197]);
+});
+
+test('the shipped tables are the project data files (where the shared folder is present)', (t) => {
+  const dir = ['/work/shared/data/ldpc', fileURLToPath(new URL('../../../../shared/data/ldpc', import.meta.url))].find((d) => existsSync(d));
+  if (dir === undefined) { t.skip('the shared data folder (shared/data/ldpc) is not present'); return; }
+  for (const name of ['wimax-2304-rate-1_2', 'nr-bg1', 'nr-bg2'] as CodeTableName[]) {
+    assert.equal(codeTableText(name), readFileSync(`${dir}/${name}.txt`, 'utf8'), name);
+  }
 });
 
 test('readers: a written base matrix or alist file reads back the same matrix', () => {
@@ -196,7 +202,7 @@ test('malformed base-matrix and alist files get InvalidInputError(PARSE_ERROR) n
 });
 
 test('fuzzed base-matrix and alist files: parsed, or a typed error, never anything else', () => {
-  const sources = [WIMAX_RATE_1_2_TEXT, NR_BG2_TEXT, formatAlist(wimaxCode(576).H)];
+  const sources = [codeTableText('wimax-2304-rate-1_2'), codeTableText('nr-bg2'), formatAlist(wimaxCode(576).H)];
   fc.assert(fc.property(fc.nat(2), fc.array(fc.tuple(fc.nat(), fc.constantFrom('del', 'dup', 'x', '-7', '99999', '')), { minLength: 1, maxLength: 4 }), (which, edits) => {
     const lines = sources[which]!.split('\n');
     for (const [at, op] of edits) {
