@@ -63,9 +63,8 @@ export interface DriverApi {
   cuGetErrorString: Fn;
 }
 
-/** CUresult values the host code tests for by number. */
-export const CUDA_SUCCESS = 0;
-export const CUDA_ERROR_NOT_READY = 600;
+/** The CUresult values (cuda.h) the host code tests for by number. */
+export const CU_RESULT = { SUCCESS: 0, ERROR_NOT_READY: 600 } as const;
 
 /** CUdevice_attribute values (cuda.h). */
 export const CU_DEVICE_ATTRIBUTE = {
@@ -199,16 +198,16 @@ export function cudaErrorText(code: number): { name: string; text: string } {
   let text = '';
   if (driver) {
     const n: (string | null)[] = [null];
-    if (driver.cuGetErrorName(code, n) === CUDA_SUCCESS && n[0]) name = n[0];
+    if (driver.cuGetErrorName(code, n) === CU_RESULT.SUCCESS && n[0]) name = n[0];
     const t: (string | null)[] = [null];
-    if (driver.cuGetErrorString(code, t) === CUDA_SUCCESS && t[0]) text = t[0];
+    if (driver.cuGetErrorString(code, t) === CU_RESULT.SUCCESS && t[0]) text = t[0];
   }
   return { name, text };
 }
 
 /** Throws a CudaError for a failed CUresult; `what` names the call in the message. */
 export function check(result: number, what: string): void {
-  if (result === CUDA_SUCCESS) return;
+  if (result === CU_RESULT.SUCCESS) return;
   const { name, text } = cudaErrorText(result);
   const code = name === 'CUDA_ERROR_OUT_OF_MEMORY' ? 'OUT_OF_MEMORY' : 'CUDA_ERROR';
   throw new CudaError(code, name, `${what} failed: ${name}${text ? ` (${text})` : ''}`, { result });

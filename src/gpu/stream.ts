@@ -4,7 +4,7 @@
  * asynchronous launch).
  */
 import { CudaError } from '../core/errors.js';
-import { CUDA_ERROR_NOT_READY, CUDA_SUCCESS, check, outHandle } from './driver.js';
+import { CU_RESULT, check, outHandle } from './driver.js';
 import type { CudaContext } from './context.js';
 
 /** CU_STREAM_NON_BLOCKING: no implicit ordering with the legacy default stream. */
@@ -94,8 +94,8 @@ async function pollUntilDone(query: () => number, what: string, limitMs: number)
   const start = performance.now();
   for (let turn = 0; ; turn++) {
     const r = query();
-    if (r === CUDA_SUCCESS) return;
-    if (r !== CUDA_ERROR_NOT_READY) check(r, what);
+    if (r === CU_RESULT.SUCCESS) return;
+    if (r !== CU_RESULT.ERROR_NOT_READY) check(r, what);
     const waited = performance.now() - start;
     if (waited > limitMs) {
       throw new CudaError('CUDA_ERROR', 'CUDA_ERROR_TIMEOUT', `device work did not finish within ${limitMs} ms`);
