@@ -7,7 +7,8 @@
  * link floor = input bytes / upload rate + output bytes (basis, Z, status words) / download rate,
  * the rates measured here on pinned memory (256 MiB copies); kernel = the engine's event time.
  *
- * Usage: node dist/bench/host-path.js [--reps 5] [--cases 8x8,68x64,1028x1024] [--delta D] [--seed S] [--out FILE.json] [--variants]
+ * Usage: node dist/bench/host-path.js [--reps 5] [--cases 8x8,68x64,1028x1024] [--delta D] [--seed S] [--out FILE.json] [--variants] [--timeline]
+ * (--timeline: one more pinned call with an event after every enqueued op: when each copy and kernel finished on the device.)
  * (--delta: LLL's delta, reduce()'s default when absent; `bench lattice` times its kernels at 0.75;
  * --seed: the bases' seed, default 1.)
  */
@@ -17,8 +18,9 @@ import { blockToeplitzBases, gaussianBases, hostBatch, reduce, type MatrixBatch,
 import { requireCuda } from '../src/gpu/context.js';
 import { DeviceBuffer, PinnedBuffer } from '../src/gpu/memory.js';
 import { Stream, timeOnStream } from '../src/gpu/stream.js';
+import { timelineDriver } from './gpu/driver-trace.js';
 
-const { values } = parseArgs({ options: { reps: { type: 'string', default: '5' }, cases: { type: 'string', default: '8x8,68x64,1028x1024' }, delta: { type: 'string' }, seed: { type: 'string', default: '1' }, out: { type: 'string' }, variants: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { reps: { type: 'string', default: '5' }, cases: { type: 'string', default: '8x8,68x64,1028x1024' }, delta: { type: 'string' }, seed: { type: 'string', default: '1' }, out: { type: 'string' }, variants: { type: 'boolean', default: false }, timeline: { type: 'boolean', default: false } } });
 const seed = Number(values.seed);
 const reps = Number(values.reps);
 const ctx = requireCuda();
@@ -64,6 +66,7 @@ async function timeCalls(call: () => Promise<{ stats: { gpu?: { kernelMs: number
   return { wallMs: median(wall), kernelMs: median(kernel), engineMs: median(engine) };
 }
 
+let deviceTimeline: ReturnType<typeof timelineDriver> | undefined;
 const rates = linkRates();
 const rows: Array<Record<string, string | number>> = [];
 console.log(`host link: ${(rates.up / 1e9).toFixed(1)} GB/s up, ${(rates.down / 1e9).toFixed(1)} GB/s down (pinned, 256 MiB)`);
@@ -108,6 +111,18 @@ for (const c of cases()) {
       const w = median(wall[i]!), k = median(kern[i]!);
       console.log(`  ${c.name} ${JSON.stringify(b).padEnd(30)} wall ${(us(w) * 1e3).toFixed(1)} ns (min ${(us(Math.min(...wall[i]!)) * 1e3).toFixed(1)}), kernel events ${(us(k) * 1e3).toFixed(1)} ns a basis: ${(w / floorMs).toFixed(2)}x the link floor`);
     }
+  }
+  if (values.timeline) {
+    const timeline = deviceTimeline ??= timelineDriver(ctx);
+    const call = () => reduce(pin, { ...opts, out: { basis: pinOut.data, transform: pinZ.data as Float64Array } });
+    await call();
+    const t = performance.now();
+    timeline.start();
+    await call();
+    const wall = performance.now() - t;
+    const ops = timeline.stop();
+    console.log(`  ${c.name}: device timeline of one pinned call (${(wall * 1e3).toFixed(1)} us host to host; link floor ${(floorMs * 1e3).toFixed(1)} us; us: enqueued on the host, finished on the device):`);
+    for (const o of ops) console.log(`    lane ${o.lane}  ${o.name.padEnd(22)} ${(o.hostMs * 1e3).toFixed(1).padStart(8)} ${(o.doneMs * 1e3).toFixed(1).padStart(8)}`);
   }
   const f = (x: number) => (x >= 1 ? `${x.toFixed(2)} us` : `${(x * 1e3).toFixed(1)} ns`);
   console.log(`${c.name}: kernel ${f(row.kernelUs)} (engine call ${f(row.engineUs)}), fresh ${f(row.freshUs)}, reused ${f(row.reusedUs)}, pinned ${f(row.pinnedUs)} a basis; link floor ${f(row.linkFloorUs)}: pinned ${row.pinnedOverFloor.toFixed(2)}x the link floor, ${row.kernelPlusLinkOverFloor.toFixed(2)}x kernel + link; same results: ${same}`);

@@ -9,11 +9,13 @@
  * --rounds R: the variants' calls in R interleaved rounds (calls / R each a round).
  * --trace N: then N more calls of the first variant with every driver call recorded (driver-trace.ts): the last call's
  * time in each driver function, and its timeline.
+ * --device N: then N more calls of the first variant with an event after every enqueued op (driver-trace.ts
+ * timelineDriver): when each copy and kernel of the last call finished on the device.
  */
 import { parseArgs } from 'node:util';
 import { Philox } from '../../src/core/rng.js';
 import { requireCuda } from '../../src/gpu/context.js';
-import { summarizeCalls, traceDriver, type DriverCall } from '../gpu/driver-trace.js';
+import { summarizeCalls, timelineDriver, traceDriver, type DeviceOp, type DriverCall } from '../gpu/driver-trace.js';
 import { allocPinned } from '../../src/gpu/host-memory.js';
 import { addNoise, randomSymbols, rayleighChannels, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
 import { detectAsync } from '../../src/mimo/detect-async.js';
@@ -23,9 +25,10 @@ import type { Detector } from '../../src/mimo/types.js';
 const { values } = parseArgs({ options: {
   detector: { type: 'string', default: 'zf' }, mod: { type: 'string', default: '16qam' }, nt: { type: 'string', default: '4' },
   channels: { type: 'string', default: '600' }, vpc: { type: 'string', default: '14' }, calls: { type: 'string', default: '200' },
-  passes: { type: 'string' }, batch: { type: 'string', default: '0:0' }, trace: { type: 'string', default: '0' }, rounds: { type: 'string', default: '1' },
+  passes: { type: 'string' }, batch: { type: 'string', default: '0:0' }, trace: { type: 'string', default: '0' }, device: { type: 'string', default: '0' }, rounds: { type: 'string', default: '1' },
 } });
 const ctx = requireCuda();
+let deviceTimeline: ReturnType<typeof timelineDriver> | undefined;
 const nt = Number(values.nt), vpc = Number(values.vpc), calls = Number(values.calls);
 const mod = parseModulation(values.mod!);
 // several channel counts run one after the other in this process (as a table of cases does)
@@ -86,6 +89,19 @@ async function profile(channels: number): Promise<void> {
       for (const c of summarizeCalls(calls)) console.log(`    ${c.name.padEnd(28)} ${String(c.count).padStart(4)} calls ${us(c.ms).padStart(10)}`);
       console.log('  its timeline (us from its start, driver call, us in it, result):');
       for (const c of calls) console.log(`    ${((c.startMs - first) * 1e3).toFixed(1).padStart(8)}  ${c.name.padEnd(28)} ${(c.ms * 1e3).toFixed(1).padStart(7)}  ${String(c.result)}`);
+    }
+    if (Number(values.device) > 0) {
+      const timeline = deviceTimeline ??= timelineDriver(ctx);
+      let ops: DeviceOp[] = [], wall = 0;
+      for (let i = 0; i < Number(values.device); i++) {
+        const t = performance.now();
+        timeline.start();
+        await detectAsync(input, opts, out);
+        wall = performance.now() - t;
+        ops = timeline.stop();
+      }
+      console.log(`  device timeline of the last of ${values.device} calls (${(wall * 1e3).toFixed(1)} us host to host; us: enqueued on the host, finished on the device):`);
+      for (const o of ops) console.log(`    lane ${o.lane}  ${o.name.padEnd(22)} ${(o.hostMs * 1e3).toFixed(1).padStart(8)} ${(o.doneMs * 1e3).toFixed(1).padStart(8)}`);
     }
   }
 }
