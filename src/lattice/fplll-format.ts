@@ -63,23 +63,40 @@ function checkEntry(v: number, where: string, token: string): number {
   return v === 0 ? 0 : v; // no -0
 }
 
-/** Position of a character as "line L, column C" (1-based), for error messages. */
+/** 1 for the characters /\s/ matches (ASCII by table, the rest by the regular expression). */
+const isSpace = (code: number): boolean => (code < 128 ? code === 32 || (code >= 9 && code <= 13) : /\s/.test(String.fromCharCode(code)));
+const OPEN = 91, CLOSE = 93;
+
+/** A read position; its line and column (1-based) are counted only when an error needs them. */
 class Cursor {
   pos = 0;
-  line = 1;
-  col = 1;
   constructor(readonly text: string) {}
   get done(): boolean { return this.pos >= this.text.length; }
   peek(): string { return this.text[this.pos]!; }
-  advance(): void {
-    if (this.text[this.pos] === '\n') { this.line++; this.col = 1; } else this.col++;
-    this.pos++;
-  }
+  advance(): void { this.pos++; }
   skipSpace(): void {
-    while (!this.done && /\s/.test(this.peek())) this.advance();
+    const t = this.text;
+    let p = this.pos;
+    while (p < t.length && isSpace(t.charCodeAt(p))) p++;
+    this.pos = p;
   }
-  where(): string { return `line ${this.line}, column ${this.col}`; }
-  at(): { line: number; column: number } { return { line: this.line, column: this.col }; }
+  /** Skips to the end of a token (the next space or bracket) and returns it. */
+  token(): string {
+    const t = this.text, start = this.pos;
+    let p = start;
+    for (; p < t.length; p++) {
+      const code = t.charCodeAt(p);
+      if (code === OPEN || code === CLOSE || isSpace(code)) break;
+    }
+    this.pos = p;
+    return t.slice(start, p);
+  }
+  at(pos = this.pos): { line: number; column: number } {
+    let line = 1, lineStart = 0;
+    for (let i = this.text.indexOf('\n'); i >= 0 && i < pos; i = this.text.indexOf('\n', i + 1)) { line++; lineStart = i + 1; }
+    return { line, column: pos - lineStart + 1 };
+  }
+  where(pos = this.pos): string { const a = this.at(pos); return `line ${a.line}, column ${a.column}`; }
 }
 
 function parseError(message: string, c: Cursor): InvalidInputError {
@@ -102,7 +119,7 @@ export function parseFplll(text: string): ParsedMatrix {
 
   const values: number[][] = [];
   const tokens: string[][] = [];
-  const rowLines: number[] = [];
+  const rowStarts: number[] = [];
   // Bounded: every iteration consumes at least one character.
   for (;;) {
     c.skipSpace();
@@ -113,7 +130,7 @@ export function parseFplll(text: string): ParsedMatrix {
     const ch = c.peek();
     if (ch === ']') { c.advance(); break; }
     if (ch !== '[') throw parseError(`expected '[' starting row ${values.length} or ']' closing the matrix, found '${ch}'`, c);
-    rowLines.push(c.line);
+    rowStarts.push(c.pos);
     const toks: string[] = [];
     values.push(parseRow(c, values.length, toks));
     tokens.push(toks);
@@ -127,9 +144,10 @@ export function parseFplll(text: string): ParsedMatrix {
   let integral = true;
   values.forEach((row, i) => {
     if (row.length !== cols) {
+      const rowLines = [c.at(rowStarts[0]).line, c.at(rowStarts[i]).line];
       throw new InvalidInputError('SHAPE_MISMATCH',
-        `ragged rows: row ${i} (line ${rowLines[i]}) has ${row.length} entries but row 0 (line ${rowLines[0]}) has ${cols}`,
-        { row: i, line: rowLines[i], entries: row.length, expected: cols });
+        `ragged rows: row ${i} (line ${rowLines[1]}) has ${row.length} entries but row 0 (line ${rowLines[0]}) has ${cols}`,
+        { row: i, line: rowLines[1], entries: row.length, expected: cols });
     }
     row.forEach((v, j) => { if (!Number.isInteger(v) || (Math.abs(v) > Number.MAX_SAFE_INTEGER && !INTEGER.test(tokens[i]![j]!))) integral = false; });
   });
@@ -140,12 +158,13 @@ export function parseFplll(text: string): ParsedMatrix {
 
 /** One row `[a b c]`, cursor on its '['; leaves the cursor after its ']'. */
 function parseRow(c: Cursor, rowIndex: number, tokens: string[]): number[] {
-  const start = c.at();
+  const startPos = c.pos;
   c.advance();
   const row: number[] = [];
   for (;;) {
     c.skipSpace();
     if (c.done) {
+      const start = c.at(startPos);
       throw new InvalidInputError('PARSE_ERROR',
         `unbalanced brackets: input ends inside row ${rowIndex} opened at line ${start.line}, column ${start.column}`,
         { row: rowIndex, ...start });
@@ -153,21 +172,25 @@ function parseRow(c: Cursor, rowIndex: number, tokens: string[]): number[] {
     const ch = c.peek();
     if (ch === ']') { c.advance(); break; }
     if (ch === '[') throw parseError(`unexpected '[' inside row ${rowIndex} (rows cannot nest; missing ']'?)`, c);
-    const tokStart = c.at();
-    let token = '';
-    while (!c.done && !/[\s[\]]/.test(c.peek())) { token += c.peek(); c.advance(); }
-    const where = `(row ${rowIndex}, column ${row.length}) at line ${tokStart.line}, column ${tokStart.column}`;
+    const tokPos = c.pos;
+    const token = c.token();
+    const where = () => `(row ${rowIndex}, column ${row.length}) at ${c.where(tokPos)}`;
     if (NON_FINITE_WORD.test(token)) {
-      throw new InvalidInputError('NON_FINITE', `entry ${where} is not finite ('${token}')`, { row: rowIndex, entry: row.length, ...tokStart });
+      throw new InvalidInputError('NON_FINITE', `entry ${where()} is not finite ('${token}')`, { row: rowIndex, entry: row.length, ...c.at(tokPos) });
     }
     if (!NUMBER.test(token)) {
-      throw new InvalidInputError('PARSE_ERROR', `non-numeric token '${token}' ${where}`, { row: rowIndex, entry: row.length, token, ...tokStart });
+      throw new InvalidInputError('PARSE_ERROR', `non-numeric token '${token}' ${where()}`, { row: rowIndex, entry: row.length, token, ...c.at(tokPos) });
     }
     // an integer literal of any size is kept exactly (bigValues); other entries must fit a double exactly
-    row.push(INTEGER.test(token) ? Number(token) || 0 : checkEntry(Number(token), where, token)); // no -0
+    const v = Number(token);
+    const exact = INTEGER.test(token) || (Number.isFinite(v) && Math.abs(v) <= Number.MAX_SAFE_INTEGER);
+    row.push(exact ? v || 0 : checkEntry(v, where(), token)); // no -0
     tokens.push(token);
   }
-  if (row.length === 0) throw new InvalidInputError('PARSE_ERROR', `row ${rowIndex} at line ${start.line}, column ${start.column} is empty`, { row: rowIndex, ...start });
+  if (row.length === 0) {
+    const start = c.at(startPos);
+    throw new InvalidInputError('PARSE_ERROR', `row ${rowIndex} at line ${start.line}, column ${start.column} is empty`, { row: rowIndex, ...start });
+  }
   return row;
 }
 
