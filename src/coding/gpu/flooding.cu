@@ -20,87 +20,30 @@
 #error "flooding.cu is the flooding sum-product decoder: -DALGO=3 with float32 LLRs (-DLLR_INT=0)"
 #endif
 
-// Layer r's check rows: extrinsic inputs v = P - R from the last posteriors P, new messages R,
-// added to the new posteriors N.
-template <int r>
-__device__ __forceinline__ void flood_layer(float* P, float* N, float* R, unsigned t4) {
-  constexpr int a = qc_start(r), d = qc_start(r + 1) - qc_start(r);
-  float v[d], rn[d];
-  unsigned at[d];
-#pragma unroll
-  for (int j = 0; j < d; j++) {
-    at[j] = ldpc_off(a + j, t4);
-    v[j] = LDPC_AT(P, at[j]) - R[a + j];
+// The frame's channel LLRs C, the last iteration's posteriors P and the new ones N.
+struct FloodingSchedule {
+  static constexpr int BUFFERS = 3;
+  static constexpr bool KEEP_CHANNEL = true;
+  float *C, *N, *P;  // this order gives the register assignment of the measured build (bench/kernels/sass-snapshot.mjs)
+  __device__ explicit FloodingSchedule(float* base) {
+    C = base;
+    P = C + FPB * LDPC_NVARS;
+    N = P + FPB * LDPC_NVARS;
   }
-  ldpc_spa_check<d>(v, rn);
-#pragma unroll
-  for (int j = 0; j < d; j++) {
-    R[a + j] = rn[j];
-    LDPC_AT(N, at[j]) += rn[j];
-  }
-}
-
-// One iteration's layers in order, a barrier after each (a later layer adds to the same columns).
-template <int r>
-__device__ __forceinline__ void flood_iteration(float* P, float* N, float* R, unsigned t4, bool active) {
-  if constexpr (r < NLAYERS) {
-    if (active) flood_layer<r>(P, N, R, t4);
+  __device__ float* posteriors() const { return P; }
+  __device__ float* channel() const { return C; }
+  __device__ __forceinline__ void iterate(float* R, int t, bool active) {
+    const unsigned t4 = 4u * t;
+    if (active) for (int i = t; i < LDPC_NVARS; i += Z) N[i] = C[i];
     __syncthreads();
-    flood_iteration<r + 1>(P, N, R, t4, active);
+    ldpc_each_layer(active, [&](auto layer) { ldpc_spa_layer<decltype(layer)::index, true>(P, N, R, t4); });
+    // the new posteriors become the last ones (each thread of the frame swaps its own pointers)
+    if (active) { float* s = P; P = N; N = s; }
   }
-}
+};
 
 extern "C" __global__ void __launch_bounds__(Z * FPB)
 ldpc_flooding(const ldpc_llr_t* __restrict__ llr, unsigned char* __restrict__ bits, int* __restrict__ status, int frames, int maxIter) {
   extern __shared__ unsigned char smem[];
-  const int t = threadIdx.x, fy = threadIdx.y;
-  float* C = reinterpret_cast<float*>(smem) + fy * LDPC_NVARS;
-  float* P = C + FPB * LDPC_NVARS;      // the last iteration's posteriors
-  float* N = P + FPB * LDPC_NVARS;      // the new ones
-  int* flag = reinterpret_cast<int*>(smem + 3 * FPB * LDPC_NVARS * 4);  // [2][FPB] syndrome flags, [FPB] bad input
-  const int frame = blockIdx.x * FPB + fy;
-  const bool live = frame < frames;
-  int bad = 0;
-  if (live) {
-    const ldpc_llr_t* in = llr + (size_t)frame * LDPC_NVARS;
-    for (int i = t; i < LDPC_NVARS; i += Z) P[i] = C[i] = ldpc_load(in[i], bad);
-  }
-  if (t < 2) flag[t * FPB + fy] = 0;
-  if (t == 0) flag[2 * FPB + fy] = 0;
-  __syncthreads();
-  if (bad) flag[2 * FPB + fy] = 1;
-  float R[NEDGES];
-#pragma unroll
-  for (int e = 0; e < NEDGES; e++) R[e] = 0.f;
-  __syncthreads();
-
-  bool done = !live;
-  int iters = 0, ok = 0;
-  for (int it = 1; it <= maxIter; it++) {
-    const unsigned t4 = 4u * t;
-    if (!done) for (int i = t; i < LDPC_NVARS; i += Z) N[i] = C[i];
-    __syncthreads();
-    flood_iteration<0>(P, N, R, t4, !done);
-    if (!done) {
-      // the new posteriors become the last ones (each thread of the frame swaps its own pointers)
-      float* s = P; P = N; N = s;
-      iters = it;
-    }
-    if (EARLY_STOP || it == maxIter) {
-      int* f = flag + (it & 1) * FPB;
-      if (!done && ldpc_row_syndrome(P, 4u * t)) f[fy] = 1;
-      __syncthreads();
-      if (!done) {
-        ok = f[fy] == 0;
-        if (EARLY_STOP && ok) done = true;
-      }
-      if (t == 0) flag[((it + 1) & 1) * FPB + fy] = 0;  // the other parity's flags, read last iteration
-      if (EARLY_STOP && !__syncthreads_or(!done)) break;
-    }
-  }
-  if (live) {
-    unsigned char* out = bits + (size_t)frame * K_INFO;
-    for (int i = t; i < K_INFO; i += Z) out[i] = P[i] < 0.f ? 1 : 0;
-    if (t == 0) status[frame] = iters | ok << 16 | (flag[2 * FPB + fy] ? 1 << 17 : 0);
-  }
+  ldpc_decode<FloodingSchedule>(smem, llr, bits, status, frames, maxIter);
 }

@@ -19,25 +19,9 @@
 #include "ldpc.cuh"
 
 #if ALGO == 2
-// Layer r's check rows by sum-product: extrinsic inputs v = L - R, R = 2 atanh(prod of the other
-// tanh(|v| / 2)) with the other signs, clipped to +-SAT.
+// Layer r's check rows by sum-product, written into the posteriors in place.
 template <int r>
-__device__ __forceinline__ void ldpc_layer(float* L, float* R, unsigned t4) {
-  constexpr int a = qc_start(r), d = qc_start(r + 1) - qc_start(r);
-  float v[d], rn[d];
-  unsigned at[d];
-#pragma unroll
-  for (int j = 0; j < d; j++) {
-    at[j] = ldpc_off(a + j, t4);
-    v[j] = LDPC_AT(L, at[j]) - R[a + j];
-  }
-  ldpc_spa_check<d>(v, rn);
-#pragma unroll
-  for (int j = 0; j < d; j++) {
-    R[a + j] = rn[j];
-    LDPC_AT(L, at[j]) = v[j] + rn[j];
-  }
-}
+__device__ __forceinline__ void ldpc_layer(float* L, float* R, unsigned t4) { ldpc_spa_layer<r, false>(L, L, R, t4); }
 #else
 // Layer r's check rows by min-sum, the CPU's minSumPass: min1, min2 of |v| (min1 starts at SAT_Q),
 // magnitude floor(max(0, min - BETA_Q) ALPHA_Q / 256), the edge whose |v| equals min1 gets min2's.
@@ -71,59 +55,22 @@ __device__ __forceinline__ void ldpc_layer(float* L, float* R, unsigned t4) {
 }
 #endif
 
-// One iteration: the layers in order, a barrier after each (the next layer reads what this one wrote).
-template <int r>
-__device__ __forceinline__ void ldpc_iteration(float* L, float* R, unsigned t4, bool active) {
-  if constexpr (r < NLAYERS) {
-    if (active) ldpc_layer<r>(L, R, t4);
-    __syncthreads();
-    ldpc_iteration<r + 1>(L, R, t4, active);
+// The frame's posteriors L, updated in place layer after layer.
+struct LayeredSchedule {
+  static constexpr int BUFFERS = 1;
+  static constexpr bool KEEP_CHANNEL = false;
+  float* L;
+  __device__ explicit LayeredSchedule(float* base) : L(base) {}
+  __device__ float* posteriors() const { return L; }
+  __device__ float* channel() const { return nullptr; }
+  __device__ __forceinline__ void iterate(float* R, int t, bool active) {
+    unsigned t4 = 4u * t;
+    ldpc_each_layer(active, [&](auto layer) { ldpc_layer<decltype(layer)::index>(L, R, t4); });
   }
-}
+};
 
 extern "C" __global__ void __launch_bounds__(Z * FPB)
 ldpc_layered(const ldpc_llr_t* __restrict__ llr, unsigned char* __restrict__ bits, int* __restrict__ status, int frames, int maxIter) {
   extern __shared__ unsigned char smem[];
-  const int t = threadIdx.x, fy = threadIdx.y;
-  float* L = reinterpret_cast<float*>(smem) + fy * LDPC_NVARS;
-  int* flag = reinterpret_cast<int*>(smem + FPB * LDPC_NVARS * 4);  // [2][FPB] syndrome flags, [FPB] bad input
-  const int frame = blockIdx.x * FPB + fy;
-  const bool live = frame < frames;
-  int bad = 0;
-  if (live) {
-    const ldpc_llr_t* in = llr + (size_t)frame * LDPC_NVARS;
-    for (int i = t; i < LDPC_NVARS; i += Z) L[i] = ldpc_load(in[i], bad);
-  }
-  if (t < 2) flag[t * FPB + fy] = 0;
-  if (t == 0) flag[2 * FPB + fy] = 0;
-  __syncthreads();
-  if (bad) flag[2 * FPB + fy] = 1;
-  float R[NEDGES];
-#pragma unroll
-  for (int e = 0; e < NEDGES; e++) R[e] = 0.f;
-  __syncthreads();
-
-  bool done = !live;
-  int iters = 0, ok = 0;
-  for (int it = 1; it <= maxIter; it++) {
-    unsigned t4 = 4u * t;
-    ldpc_iteration<0>(L, R, t4, !done);
-    if (!done) iters = it;
-    if (EARLY_STOP || it == maxIter) {
-      int* f = flag + (it & 1) * FPB;
-      if (!done && ldpc_row_syndrome(L, 4u * t)) f[fy] = 1;
-      __syncthreads();
-      if (!done) {
-        ok = f[fy] == 0;
-        if (EARLY_STOP && ok) done = true;
-      }
-      if (t == 0) flag[((it + 1) & 1) * FPB + fy] = 0;  // the other parity's flags, read last iteration
-      if (EARLY_STOP && !__syncthreads_or(!done)) break;
-    }
-  }
-  if (live) {
-    unsigned char* out = bits + (size_t)frame * K_INFO;
-    for (int i = t; i < K_INFO; i += Z) out[i] = L[i] < 0.f ? 1 : 0;
-    if (t == 0) status[frame] = iters | ok << 16 | (flag[2 * FPB + fy] ? 1 << 17 : 0);
-  }
+  ldpc_decode<LayeredSchedule>(smem, llr, bits, status, frames, maxIter);
 }

@@ -130,3 +130,99 @@ __device__ __forceinline__ void ldpc_spa_check(const float (&v)[d], float (&rn)[
     rn[j] = (sgn ^ (v[j] < 0.f ? 1u : 0u)) ? -mag : mag;
   }
 }
+
+// Layer r's check rows by sum-product from the posteriors P: extrinsic inputs v = P - R, new
+// messages R from ldpc_spa_check. Layered (FLOOD false, N = P): P = v + R. Flooding: N += R, the
+// new posteriors gathering every layer's messages while P stays the last iteration's.
+template <int r, bool FLOOD>
+__device__ __forceinline__ void ldpc_spa_layer(float* P, float* N, float* R, unsigned t4) {
+  constexpr int a = qc_start(r), d = qc_start(r + 1) - qc_start(r);
+  float v[d], rn[d];
+  unsigned at[d];
+#pragma unroll
+  for (int j = 0; j < d; j++) {
+    at[j] = ldpc_off(a + j, t4);
+    v[j] = LDPC_AT(P, at[j]) - R[a + j];
+  }
+  ldpc_spa_check<d>(v, rn);
+#pragma unroll
+  for (int j = 0; j < d; j++) {
+    R[a + j] = rn[j];
+    if (FLOOD) LDPC_AT(N, at[j]) += rn[j];
+    else LDPC_AT(N, at[j]) = v[j] + rn[j];
+  }
+}
+
+template <int r> struct LdpcLayer { static constexpr int index = r; };
+
+// One iteration: layer(LdpcLayer<r>{}) for the layers in order, a barrier after each (a later layer
+// reads or adds to what this one wrote); inactive threads only meet the barriers.
+template <int r = 0, class Layer>
+__device__ __forceinline__ void ldpc_each_layer(bool active, Layer layer) {
+  if constexpr (r < NLAYERS) {
+    if (active) layer(LdpcLayer<r>{});
+    __syncthreads();
+    ldpc_each_layer<r + 1>(active, layer);
+  }
+}
+
+// The decoding loop every schedule shares, one thread a check row t of a layer, frame
+// blockIdx.x FPB + fy (live when below `frames`): load the frame's channel LLRs, up to maxIter
+// iterations of schedule.iterate (every thread of the block calls it; `active` false for a finished
+// or absent frame), the syndrome checks, and the frame's decisions and status (see the kernels' Out).
+// A Schedule has BUFFERS (float arrays of LDPC_NVARS a frame in shared memory, frame fy's first at
+// base = shared + fy LDPC_NVARS, the next FPB LDPC_NVARS further), KEEP_CHANNEL, a constructor from
+// base, posteriors() (where the LLRs are loaded and the decisions read), channel() (a copy of the
+// channel LLRs, with KEEP_CHANNEL) and iterate(R, t, active). After the buffers, the frames' flags:
+// flag[p FPB + fy] the syndrome flag of iteration parity p (0, 1), flag[2 FPB + fy] non-finite input.
+template <class Schedule>
+__device__ __forceinline__ void ldpc_decode(unsigned char* shared, const ldpc_llr_t* __restrict__ llr, unsigned char* __restrict__ bits,
+                                            int* __restrict__ status, int frames, int maxIter) {
+  const int t = threadIdx.x, fy = threadIdx.y;
+  Schedule s(reinterpret_cast<float*>(shared) + fy * LDPC_NVARS);
+  int* flag = reinterpret_cast<int*>(shared + Schedule::BUFFERS * FPB * LDPC_NVARS * 4);
+  const int frame = blockIdx.x * FPB + fy;
+  const bool live = frame < frames;
+  int bad = 0;
+  if (live) {
+    const ldpc_llr_t* in = llr + (size_t)frame * LDPC_NVARS;
+    float* L = s.posteriors();
+    float* C = s.channel();
+    for (int i = t; i < LDPC_NVARS; i += Z) {
+      if (Schedule::KEEP_CHANNEL) L[i] = C[i] = ldpc_load(in[i], bad);
+      else L[i] = ldpc_load(in[i], bad);
+    }
+  }
+  if (t < 2) flag[t * FPB + fy] = 0;
+  if (t == 0) flag[2 * FPB + fy] = 0;
+  __syncthreads();
+  if (bad) flag[2 * FPB + fy] = 1;
+  float R[NEDGES];
+#pragma unroll
+  for (int e = 0; e < NEDGES; e++) R[e] = 0.f;
+  __syncthreads();
+
+  bool done = !live;
+  int iters = 0, ok = 0;
+  for (int it = 1; it <= maxIter; it++) {
+    s.iterate(R, t, !done);
+    if (!done) iters = it;
+    if (EARLY_STOP || it == maxIter) {
+      int* f = flag + (it & 1) * FPB;
+      if (!done && ldpc_row_syndrome(s.posteriors(), 4u * t)) f[fy] = 1;
+      __syncthreads();
+      if (!done) {
+        ok = f[fy] == 0;
+        if (EARLY_STOP && ok) done = true;
+      }
+      if (t == 0) flag[((it + 1) & 1) * FPB + fy] = 0;  // the other parity's flags, read last iteration
+      if (EARLY_STOP && !__syncthreads_or(!done)) break;
+    }
+  }
+  if (live) {
+    unsigned char* out = bits + (size_t)frame * K_INFO;
+    const float* L = s.posteriors();
+    for (int i = t; i < K_INFO; i += Z) out[i] = L[i] < 0.f ? 1 : 0;
+    if (t == 0) status[frame] = iters | ok << 16 | (flag[2 * FPB + fy] ? 1 << 17 : 0);
+  }
+}
