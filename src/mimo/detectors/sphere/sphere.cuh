@@ -104,6 +104,26 @@ __device__ __forceinline__ void sp_open(int k, float u, float* centre, int* idx,
   centre[k] = u; idx[k] = i0; lo[k] = i0 - 1; hi[k] = i0 + 1;
 }
 
+// One step down from position k (k >= 1), whose candidate idx[k] has partial metric m: fixes its
+// amplitude and metric, then opens position k - 1 at its centre given the positions above it.
+__device__ __forceinline__ void sp_descend(int k, float m, const float* rows, const float* invDiag, const float* yHat, float* amp, float* pd,
+                                           float* centre, int* idx, int* lo, int* hi, float toIndex, float half) {
+  amp[k] = (float)(2 * idx[k] - (SP_Q - 1)) * sp_scale();
+  pd[k] = m;
+  sp_open(k - 1, sp_centre(rows, invDiag, yHat, amp, k - 1, toIndex, half), centre, idx, lo, hi);
+}
+
+// Schnorr-Euchner's next candidate of position k: its next level in zig-zag order from the centre
+// (the nearer of the two sides first, ties below) into idx[k]; false when both sides are exhausted.
+__device__ __forceinline__ bool sp_next_candidate(int k, const float* centre, int* idx, int* lo, int* hi) {
+  const int l = lo[k], h = hi[k];
+  const float u = centre[k];
+  const bool lOk = l >= 0, hOk = h <= SP_Q - 1;
+  if (lOk && (!hOk || u - (float)l <= (float)h - u)) { idx[k] = l; lo[k] = l - 1; return true; }
+  if (hOk) { idx[k] = h; hi[k] = h + 1; return true; }
+  return false;
+}
+
 // Writes the nt symbols of the solution whose level index at tree position k is lev[k].
 __device__ __forceinline__ void sp_write_symbols(const int* __restrict__ perm, const int* lev, int* out) {
   int at[SP_N];
