@@ -23,7 +23,9 @@ extern "C" __global__ void kbest_prep(const float* __restrict__ H, float* __rest
   real_model_fill(H + (size_t)c * 2 * NR * NT, scale, Q);
   for (int k = 0; k < n; k++) {
     perm[k] = k;
-    orig[k] = qr_double_norm(Q, m, k);
+    double nn = 0;
+    for (int r = 0; r < m; r++) nn += Q[r + k * m] * Q[r + k * m];
+    orig[k] = sqrt(nn);
     for (int i = 0; i < n; i++) R[i + k * n] = 0;
   }
   for (int k = 0; k < n; k++) res[k] = orig[k] * orig[k];
@@ -42,7 +44,11 @@ extern "C" __global__ void kbest_prep(const float* __restrict__ H, float* __rest
     const double norm = qr_double_norm(Q, m, i);
     if (!(norm > RANK_TOL * orig[i])) { flags = MIMO_RANK_DEFICIENT; break; }
     if (!(norm > FLOAT32_TOL * orig[i])) flags = MIMO_FLOAT32_UNSAFE;
-    qr_double_step(Q, m, R, norm, res, i);
+    qr_double_normalise(Q, m, R, norm, i);
+    for (int k = i + 1; k < n; k++) {
+      const double d = qr_double_project(Q, m, R, i, k);
+      res[k] = res[k] - d * d;
+    }
   }
   float* q = Qout + (size_t)c * m * n;
   float* rr = Rout + (size_t)c * n * n;

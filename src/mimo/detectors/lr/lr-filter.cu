@@ -46,14 +46,17 @@ extern "C" __global__ void lr_filter(const float* __restrict__ H, const float* _
   }
   // qrInto(..., 'none')
   for (int k = 0; k < ND; k++) {
-    orig[k] = qr_double_norm(Q, n, k);
+    double nn = 0;
+    for (int r = 0; r < n; r++) nn += Q[r + k * n] * Q[r + k * n];
+    orig[k] = sqrt(nn);
     for (int i = 0; i < ND; i++) R[i + k * ND] = 0;
   }
   for (int i = 0; i < ND && !(flags & MIMO_RANK_DEFICIENT); i++) {
     const double norm = qr_double_norm(Q, n, i);
     if (!(norm > RANK_TOL * orig[i])) { flags = MIMO_RANK_DEFICIENT; break; }
     if (!(norm > FLOAT32_TOL * orig[i])) flags |= MIMO_FLOAT32_UNSAFE;
-    qr_double_step(Q, n, R, norm, nullptr, i);
+    qr_double_normalise(Q, n, R, norm, i);
+    for (int k = i + 1; k < ND; k++) qr_double_project(Q, n, R, i, k);
   }
   if (flags & MIMO_RANK_DEFICIENT) {
     flagsOut[c] = MIMO_RANK_DEFICIENT;
