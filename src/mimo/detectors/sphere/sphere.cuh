@@ -1,7 +1,7 @@
 // The sphere decoder's device code shared by its kernels (prep-kernel.cu, thread-kernel.cu,
 // warp-kernel.cu): sizes, the per-channel scratch layout, the rotation of a received vector, the
-// sliced zero-forcing point and the symbols of a solution. Mirrors cpu.ts and
-// preprocess/real-system.ts.
+// sliced zero-forcing point, the depth-first search's steps (open, descend, next candidate) and
+// the symbols of a solution. Mirrors cpu.ts and preprocess/real-system.ts.
 //
 // Defines: SP_NT, SP_NR, SP_BPS (bits a symbol; 1 = BPSK). Real model: SP_N = 2 nt unknowns (nt for
 // BPSK), SP_Q levels a dimension (amplitude (2 i - (q-1)) scale), rows m = 2 nr.
