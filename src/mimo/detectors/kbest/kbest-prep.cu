@@ -8,13 +8,7 @@
 // nvcc-variant: -fmad=false -DNR=2 -DNT=2 -DND=2 -DROWS=4 -DDPS=1 -DQL=2 -DMIMO_COMPILE_CHECK
 
 #include "real-model.cuh"
-
-
-// Relative residual below which the CPU calls a column dependent (qr.ts: RANK_TOL).
-#define RANK_TOL 1e-12
-// Relative residual below which float32 cannot carry the search (the engine redoes the channel's
-// vectors on the CPU in float64).
-#define FLOAT32_TOL 2.44140625e-4  // 2^-12
+#include "../qr-double.cuh"
 
 // Per channel: Qout ROWS x ND and Rout ND x ND (float32, column-major), info 1 + ND ints: the
 // channel's status flags (0, or MIMO_RANK_DEFICIENT / MIMO_FLOAT32_UNSAFE) and perm (column k
@@ -47,19 +41,12 @@ extern "C" __global__ void kbest_prep(const float* __restrict__ H, float* __rest
       const double tn = orig[i]; orig[i] = orig[best]; orig[best] = tn;
       const double tr = res[i]; res[i] = res[best]; res[best] = tr;
     }
-    double nn = 0;
-    for (int r = 0; r < m; r++) nn += Q[r + i * m] * Q[r + i * m];
-    const double norm = sqrt(nn);
+    const double norm = qr_double_norm(Q, m, i);
     if (!(norm > RANK_TOL * orig[i])) { flags = MIMO_RANK_DEFICIENT; break; }
     if (!(norm > FLOAT32_TOL * orig[i])) flags = MIMO_FLOAT32_UNSAFE;
-    R[i + i * n] = norm;
-    const double s = 1 / norm;
-    for (int r = 0; r < m; r++) Q[r + i * m] = Q[r + i * m] * s;
+    qr_double_normalise(Q, m, R, norm, i);
     for (int k = i + 1; k < n; k++) {
-      double d = 0;
-      for (int r = 0; r < m; r++) d += Q[r + i * m] * Q[r + k * m];
-      R[i + k * n] = d;
-      for (int r = 0; r < m; r++) Q[r + k * m] = Q[r + k * m] - d * Q[r + i * m];
+      const double d = qr_double_project(Q, m, R, i, k);
       res[k] = res[k] - d * d;
     }
   }

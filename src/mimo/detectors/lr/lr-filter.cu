@@ -9,9 +9,8 @@
 // nvcc-variant: -fmad=false -DLR_VARIANT=2 -DNR=8 -DNT=8 -DND=16 -DROWS=16 -DDPS=2 -DQL=4 -DMIMO_COMPILE_CHECK
 
 #include "lr-common.cuh"
+#include "../qr-double.cuh"
 
-#define RANK_TOL 1e-12            // qr.ts: RANK_TOL
-#define FLOAT32_TOL 2.44140625e-4  // 2^-12: a relative residual float32 cannot carry
 #define LLL_STATUS_ZERO_VECTOR 2  // lattice/gpu/status.ts: STATUS.ZERO_VECTOR (lll-common.cuh)
 #define LLL_STATS_WIDTH 5
 
@@ -53,20 +52,11 @@ extern "C" __global__ void lr_filter(const float* __restrict__ H, const float* _
     for (int i = 0; i < ND; i++) R[i + k * ND] = 0;
   }
   for (int i = 0; i < ND && !(flags & MIMO_RANK_DEFICIENT); i++) {
-    double nn = 0;
-    for (int r = 0; r < n; r++) nn += Q[r + i * n] * Q[r + i * n];
-    const double norm = sqrt(nn);
+    const double norm = qr_double_norm(Q, n, i);
     if (!(norm > RANK_TOL * orig[i])) { flags = MIMO_RANK_DEFICIENT; break; }
     if (!(norm > FLOAT32_TOL * orig[i])) flags |= MIMO_FLOAT32_UNSAFE;
-    R[i + i * ND] = norm;
-    const double s = 1 / norm;
-    for (int r = 0; r < n; r++) Q[r + i * n] = Q[r + i * n] * s;
-    for (int k = i + 1; k < ND; k++) {
-      double d = 0;
-      for (int r = 0; r < n; r++) d += Q[r + i * n] * Q[r + k * n];
-      R[i + k * ND] = d;
-      for (int r = 0; r < n; r++) Q[r + k * n] = Q[r + k * n] - d * Q[r + i * n];
-    }
+    qr_double_normalise(Q, n, R, norm, i);
+    for (int k = i + 1; k < ND; k++) qr_double_project(Q, n, R, i, k);
   }
   if (flags & MIMO_RANK_DEFICIENT) {
     flagsOut[c] = MIMO_RANK_DEFICIENT;

@@ -41,7 +41,7 @@ struct PsdBlock {
 template <int X>
 __device__ __forceinline__ void psd_stage(PsdBlock& b, int tid, int o, int parents, float& d2, long long& nodes, float scale) {
   constexpr int C = psd_children(X), P = psd_paths(X - 1);
-  constexpr int hi = psd_hi(X), lo = psd_lo(X), W = psd_width(X);
+  constexpr int lo = psd_lo(X), W = psd_width(X);
   if constexpr (X > 1) {
     for (int t = tid; t < parents * PSD_N; t += PSD_THREADS) {
       const int p = t / PSD_N, k = t % PSD_N;
@@ -65,21 +65,7 @@ __device__ __forceinline__ void psd_stage(PsdBlock& b, int tid, int o, int paren
   for (int j = tid; j < PAD; j += PSD_THREADS) {
     unsigned long long key = ~0ull;
     if (j < written) {
-      const int p = j / C, c = j % C;
-      const float pmv = b.pm[X][p];
-      float metric = __uint_as_float(PSD_INF_BITS);
-      if (pmv < d2) {
-        metric = pmv;
-        float amp[W];
-#pragma unroll
-        for (int k = hi; k >= lo; k--) {
-          amp[k - lo] = psd_amp((c >> (psd_qbits() * (k - lo))) & (PSD_Q - 1), scale);
-          float e = b.base[X][p][k - lo];
-#pragma unroll
-          for (int jj = k; jj <= hi; jj++) e -= b.R[k * PSD_N + jj] * amp[jj - lo];
-          metric += e * e;
-        }
-      }
+      const float metric = psd_child_metric<X>(b, j / C, j % C, d2, scale);
       key = psd_key(metric, j);
     }
     if constexpr (X < PSD_S) b.key[psd_key_off(X) + j] = key;

@@ -179,6 +179,29 @@ __device__ __forceinline__ float psd_parent_residual(const S& s, int p, int k, f
   return e;
 }
 
+// Metric of child c (its digits: the levels of positions lo(X) .. hi(X)) of chunk parent p at stage
+// X: the parent's metric plus the squared residuals of those rows (the parent's residuals in
+// s.base[X][p]); +inf for a parent at or beyond the radius d2 (its children are not evaluated).
+template <int X, class S>
+__device__ __forceinline__ float psd_child_metric(const S& s, int p, int c, float d2, float scale) {
+  constexpr int hi = psd_hi(X), lo = psd_lo(X), W = psd_width(X);
+  const float pmv = s.pm[X][p];
+  float metric = __uint_as_float(PSD_INF_BITS);
+  if (pmv < d2) {
+    metric = pmv;
+    float amp[W];
+#pragma unroll
+    for (int k = hi; k >= lo; k--) {
+      amp[k - lo] = psd_amp((c >> (psd_qbits() * (k - lo))) & (PSD_Q - 1), scale);
+      float e = s.base[X][p][k - lo];
+#pragma unroll
+      for (int jj = k; jj <= hi; jj++) e -= s.R[k * PSD_N + jj] * amp[jj - lo];
+      metric += e * e;
+    }
+  }
+  return metric;
+}
+
 // Warp argmin of (metric, slot) keys: the least metric, ties to the least slot (the CPU's sort
 // order). Metrics are >= 0 or +inf, so their bit patterns order as the values do.
 __device__ __forceinline__ unsigned long long psd_warp_min(unsigned long long k) {

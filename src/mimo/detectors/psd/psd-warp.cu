@@ -68,7 +68,7 @@ __device__ __forceinline__ unsigned long long psd_group_min(unsigned long long k
 template <int X>
 __device__ __forceinline__ void psd_expand(PsdWarp& w, int gl, bool on, float& d2, long long& nodes, float scale) {
   constexpr int C = psd_children(X), P = psd_paths(X - 1), E = P * C;
-  constexpr int hi = psd_hi(X), lo = psd_lo(X), W = psd_width(X);
+  constexpr int lo = psd_lo(X), W = psd_width(X);
   if (on) {
     // Each parent's residual on the rows fixed here after its fixed positions.
     for (int t = gl; t < P * W; t += PSD_LANES) {
@@ -87,21 +87,7 @@ __device__ __forceinline__ void psd_expand(PsdWarp& w, int gl, bool on, float& d
     for (int i = 0; i < (E + PSD_LANES - 1) / PSD_LANES; i++) {
       const int j = gl + PSD_LANES * i;
       if (E % PSD_LANES != 0 && j >= E) break;
-      const int p = j / C, c = j % C;
-      const float pmv = w.pm[X][p];
-      float metric = __uint_as_float(PSD_INF_BITS);
-      if (pmv < d2) {
-        metric = pmv;
-        float amp[W];
-#pragma unroll
-        for (int k = hi; k >= lo; k--) {
-          amp[k - lo] = psd_amp((c >> (psd_qbits() * (k - lo))) & (PSD_Q - 1), scale);
-          float e = w.base[X][p][k - lo];
-#pragma unroll
-          for (int jj = k; jj <= hi; jj++) e -= w.R[k * PSD_N + jj] * amp[jj - lo];
-          metric += e * e;
-        }
-      }
+      const float metric = psd_child_metric<X>(w, j / C, j % C, d2, scale);
       if constexpr (X < PSD_S) {
         w.met[psd_buf_off(X) + j] = metric;
       } else {

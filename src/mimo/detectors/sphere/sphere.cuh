@@ -1,7 +1,7 @@
 // The sphere decoder's device code shared by its kernels (prep-kernel.cu, thread-kernel.cu,
 // warp-kernel.cu): sizes, the per-channel scratch layout, the rotation of a received vector, the
-// sliced zero-forcing point and the symbols of a solution. Mirrors cpu.ts and
-// preprocess/real-system.ts.
+// sliced zero-forcing point, the depth-first search's steps (open, descend, next candidate) and
+// the symbols of a solution. Mirrors cpu.ts and preprocess/real-system.ts.
 //
 // Defines: SP_NT, SP_NR, SP_BPS (bits a symbol; 1 = BPSK). Real model: SP_N = 2 nt unknowns (nt for
 // BPSK), SP_Q levels a dimension (amplitude (2 i - (q-1)) scale), rows m = 2 nr.
@@ -102,6 +102,26 @@ __device__ __forceinline__ float sp_centre(const float* rows, const float* invDi
 __device__ __forceinline__ void sp_open(int k, float u, float* centre, int* idx, int* lo, int* hi) {
   const int i0 = sp_slice(u);
   centre[k] = u; idx[k] = i0; lo[k] = i0 - 1; hi[k] = i0 + 1;
+}
+
+// One step down from position k (k >= 1), whose candidate idx[k] has partial metric m: fixes its
+// amplitude and metric, then opens position k - 1 at its centre given the positions above it.
+__device__ __forceinline__ void sp_descend(int k, float m, const float* rows, const float* invDiag, const float* yHat, float* amp, float* pd,
+                                           float* centre, int* idx, int* lo, int* hi, float toIndex, float half) {
+  amp[k] = (float)(2 * idx[k] - (SP_Q - 1)) * sp_scale();
+  pd[k] = m;
+  sp_open(k - 1, sp_centre(rows, invDiag, yHat, amp, k - 1, toIndex, half), centre, idx, lo, hi);
+}
+
+// Schnorr-Euchner's next candidate of position k: its next level in zig-zag order from the centre
+// (the nearer of the two sides first, ties below) into idx[k]; false when both sides are exhausted.
+__device__ __forceinline__ bool sp_next_candidate(int k, const float* centre, int* idx, int* lo, int* hi) {
+  const int l = lo[k], h = hi[k];
+  const float u = centre[k];
+  const bool lOk = l >= 0, hOk = h <= SP_Q - 1;
+  if (lOk && (!hOk || u - (float)l <= (float)h - u)) { idx[k] = l; lo[k] = l - 1; return true; }
+  if (hOk) { idx[k] = h; hi[k] = h + 1; return true; }
+  return false;
 }
 
 // Writes the nt symbols of the solution whose level index at tree position k is lev[k].

@@ -33,7 +33,6 @@ extern "C" __global__ void __launch_bounds__(128) sphere_thread(
   int idx[SP_N], lo[SP_N], hi[SP_N], best[SP_N];
   sp_rotate(f + SP_OFF_Q, y + (size_t)v * 2 * SP_NR, yHat);
   const float scale = sp_scale(), half = 0.5f * (SP_Q - 1), toIndex = 1.0f / (2.0f * scale);
-  const int qMax = SP_Q - 1;
 #if SP_BABAI
   float r2 = sp_zf(rows, invDiag, yHat, amp, best) * 1.000244140625f + 1e-30f;
 #else
@@ -54,10 +53,8 @@ extern "C" __global__ void __launch_bounds__(128) sphere_thread(
         for (int j = 0; j < SP_N; j++) best[j] = idx[j];
         k = 1;
       } else {
-        amp[k] = (float)(2 * idx[k] - qMax) * scale;
-        pd[k] = m;
+        sp_descend(k, m, rows, invDiag, yHat, amp, pd, centre, idx, lo, hi, toIndex, half);
         k--;
-        sp_open(k, sp_centre(rows, invDiag, yHat, amp, k, toIndex, half), centre, idx, lo, hi);
         continue;
       }
     } else {
@@ -65,11 +62,7 @@ extern "C" __global__ void __launch_bounds__(128) sphere_thread(
     }
     bool more = false;
     while (k < SP_N) {
-      const int l = lo[k], h = hi[k];
-      const float u = centre[k];
-      const bool lOk = l >= 0, hOk = h <= qMax;
-      if (lOk && (!hOk || u - (float)l <= (float)h - u)) { idx[k] = l; lo[k] = l - 1; more = true; break; }
-      if (hOk) { idx[k] = h; hi[k] = h + 1; more = true; break; }
+      if (sp_next_candidate(k, centre, idx, lo, hi)) { more = true; break; }
       k++;
     }
     if (!more) break;

@@ -117,10 +117,8 @@ extern "C" __global__ void __launch_bounds__(128) sphere_warp(
             for (int j = 0; j < SP_N; j++) best[j] = idx[j];
             k = 1;
           } else {
-            amp[k] = (float)(2 * idx[k] - qMax) * scale;
-            pd[k] = m;
+            sp_descend(k, m, rows, invDiag, yHat, amp, pd, centre, idx, lo, hi, toIndex, half);
             k--;
-            sp_open(k, sp_centre(rows, invDiag, yHat, amp, k, toIndex, half), centre, idx, lo, hi);
             next = false;
           }
         } else {
@@ -129,11 +127,7 @@ extern "C" __global__ void __launch_bounds__(128) sphere_warp(
         if (next) {
           bool more = false;
           while (k < kTop) {
-            const int l = lo[k], h = hi[k];
-            const float u = centre[k];
-            const bool lOk = l >= 0, hOk = h <= qMax;
-            if (lOk && (!hOk || u - (float)l <= (float)h - u)) { idx[k] = l; lo[k] = l - 1; more = true; break; }
-            if (hOk) { idx[k] = h; hi[k] = h + 1; more = true; break; }
+            if (sp_next_candidate(k, centre, idx, lo, hi)) { more = true; break; }
             k++;
           }
           if (!more) { inTree = false; t += SP_LANES; done = t >= SP_COMBOS; }

@@ -155,6 +155,25 @@ UNROLL_NT
   return scale;
 }
 
+// Gauss-Jordan's updates of one entry at pivot c (A with leading dimension ld), shared by the
+// fixed-size and the compacted inversions below. The pivot row's entry k times q = 1 / A_cc (its
+// own entry becomes q: the identity's column moved in):
+__device__ __forceinline__ void gj_scale_entry(Cf* A, int ld, int c, int k, float qr, float qi) {
+  if (k == c) { A[c + k * ld].r = qr; A[c + k * ld].i = qi; return; }
+  const Cf x = A[c + k * ld];
+  A[c + k * ld].r = x.r * qr - x.i * qi; A[c + k * ld].i = x.r * qi + x.i * qr;
+}
+// Row r's entry k less f times the (scaled) pivot row's, f = A_rc (entry c: -f times it, the
+// identity's column):
+__device__ __forceinline__ void gj_eliminate_entry(Cf* A, int ld, int c, int r, int k, float fr, float fi) {
+  const Cf b = A[c + k * ld];
+  if (k == c) {
+    A[r + k * ld].r = -(fr * b.r - fi * b.i); A[r + k * ld].i = -(fr * b.i + fi * b.r);
+  } else {
+    A[r + k * ld].r -= fr * b.r - fi * b.i; A[r + k * ld].i -= fr * b.i + fi * b.r;
+  }
+}
+
 // A = A^{-1} in place (LIN_NT x LIN_NT) by Gauss-Jordan elimination: invertInPlace's operations
 // on [A | I], with the identity's columns kept where A's eliminated columns were (the values are
 // the same), and without row exchanges: A = G + a I is Hermitian positive (semi)definite, where
@@ -172,24 +191,13 @@ UNROLL_NT
     if (!(m > LIN_PIVOT_TOL * scale)) return ST_FLOAT32_UNSAFE;
     const float d = pr * pr + pi * pi, qr = pr / d, qi = -pi / d;
 UNROLL_NT
-    for (int k = 0; k < LIN_NT; k++) {
-      if (k == c) { A[c + k * LIN_NT].r = qr; A[c + k * LIN_NT].i = qi; continue; }
-      const Cf x = A[c + k * LIN_NT];
-      A[c + k * LIN_NT].r = x.r * qr - x.i * qi; A[c + k * LIN_NT].i = x.r * qi + x.i * qr;
-    }
+    for (int k = 0; k < LIN_NT; k++) gj_scale_entry(A, LIN_NT, c, k, qr, qi);
 UNROLL_NT
     for (int r = 0; r < LIN_NT; r++) {
       if (r == c) continue;
       const float fr = A[r + c * LIN_NT].r, fi = A[r + c * LIN_NT].i;
 UNROLL_NT
-      for (int k = 0; k < LIN_NT; k++) {
-        const Cf b = A[c + k * LIN_NT];
-        if (k == c) {
-          A[r + k * LIN_NT].r = -(fr * b.r - fi * b.i); A[r + k * LIN_NT].i = -(fr * b.i + fi * b.r);
-        } else {
-          A[r + k * LIN_NT].r -= fr * b.r - fi * b.i; A[r + k * LIN_NT].i -= fr * b.i + fi * b.r;
-        }
-      }
+      for (int k = 0; k < LIN_NT; k++) gj_eliminate_entry(A, LIN_NT, c, r, k, fr, fi);
     }
   }
   return 0;
@@ -225,22 +233,11 @@ __device__ inline int invert_cols(Cf* A, int n, float scale) {
     if (!(m > 0.f)) return ST_RANK_DEFICIENT;
     if (!(m > LIN_PIVOT_TOL * scale)) return ST_FLOAT32_UNSAFE;
     const float d = pr * pr + pi * pi, qr = pr / d, qi = -pi / d;
-    for (int k = 0; k < n; k++) {
-      if (k == c) { A[c + k * n].r = qr; A[c + k * n].i = qi; continue; }
-      const Cf x = A[c + k * n];
-      A[c + k * n].r = x.r * qr - x.i * qi; A[c + k * n].i = x.r * qi + x.i * qr;
-    }
+    for (int k = 0; k < n; k++) gj_scale_entry(A, n, c, k, qr, qi);
     for (int r = 0; r < n; r++) {
       if (r == c) continue;
       const float fr = A[r + c * n].r, fi = A[r + c * n].i;
-      for (int k = 0; k < n; k++) {
-        const Cf b = A[c + k * n];
-        if (k == c) {
-          A[r + k * n].r = -(fr * b.r - fi * b.i); A[r + k * n].i = -(fr * b.i + fi * b.r);
-        } else {
-          A[r + k * n].r -= fr * b.r - fi * b.i; A[r + k * n].i -= fr * b.i + fi * b.r;
-        }
-      }
+      for (int k = 0; k < n; k++) gj_eliminate_entry(A, n, c, r, k, fr, fi);
     }
   }
   return 0;
