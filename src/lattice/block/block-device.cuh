@@ -588,6 +588,14 @@ __device__ void setup(Work& w, unsigned char* ws, int wsBytes, int basis, int re
   w.cnt = w.ctl + C_SWAPS;
 }
 
+// The parameter list of the host-stream kernels block_init, block_sub and block_rest
+// (gpu-host-streams.ts passes the same arguments to all three): the batch's input, output and
+// transforms, the workspace, the stats, the unfinished bases (active) and their exch flags.
+#define BLOCK_STREAM_PARAMS \
+    const real* __restrict__ Bin, real* __restrict__ Bout, double* __restrict__ Zout, unsigned char* __restrict__ ws, \
+    int* __restrict__ stats, const int* __restrict__ active, int* __restrict__ exch, \
+    int n, int m, int maxIterations, double delta, double bound, int size, int mb, int wsBytes
+
 // Columns lo..hi-1 of B, B* and Z (n and m rows) copied into their snapshots, or back from them
 // (Restore): block_sub keeps its sub-basis' columns before it runs speculatively, block_rest puts
 // back those of the sub-bases after the first that stopped. Every thread of the block calls it.
