@@ -6,6 +6,7 @@
 #define BLOCK_DEVICE_CUH
 
 #include "../lll-common.cuh"
+#include "../phase-arrays.cuh"
 
 #define STATUS_STOPPED 100  // internal: a speculative sub-basis run reached the growth watch
 
@@ -97,14 +98,7 @@ __device__ void carve(Work& w, unsigned char* ws, size_t wsBytes, int basis, int
   w.r = (real*)p; p += a16((size_t)slots * sizeof(real));
   w.ctl = (int*)p;
   unsigned char* q = regions + (size_t)region * region_bytes(m);
-  w.part = (double*)q; q += (size_t)12 * slots * 8;
-  w.norm0 = (double*)q; q += (size_t)slots * 8;
-  w.dX = (double*)q; q += (size_t)slots * 8;
-  w.dMu = (double*)q; q += (size_t)slots * 8;
-  w.dMuNew = (double*)q; q += (size_t)slots * 8;
-  w.dC = (double*)q; q += (size_t)slots * 8;
-  w.cval = (double*)q; q += (size_t)slots * 8;
-  w.zstat = (unsigned long long*)q; q += 16;
+  CARVE_PHASE_ARRAYS(w, q, 12, slots);
   w.flags = (int*)q; q += 16;
   w.dSwap = (int*)q;
   w.n = n; w.m = m; w.size = size; w.count = count;
