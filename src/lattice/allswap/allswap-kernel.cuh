@@ -4,6 +4,8 @@
 // column-owner layout, -DCOL_N, col_reanchor); where the two layouts differ (the workspace, step 0,
 // the zLimit of round 0) the column-owner lines are under COL_N.
 
+#include "../phase-arrays.cuh"
+
 // -DALLSWAP_THREADS=T -DALLSWAP_MIN_BLOCKS=b (the host passes both or neither): the module is built
 // for blocks of T threads with b of them resident per multiprocessor (the compiler caps the registers
 // at 65536 / (T b)), so that several bases share a multiprocessor when their workspaces fit.
@@ -59,14 +61,7 @@ extern "C" __global__ void ALLSWAP_BOUNDS allswap(
 #else
   if (wsInShared != 2) p = pz;
 #endif
-  w.part = (double*)p; p += (size_t)6 * slots * 8;
-  w.norm0 = (double*)p; p += (size_t)slots * 8;
-  w.dX = (double*)p; p += (size_t)slots * 8;
-  w.dMu = (double*)p; p += (size_t)slots * 8;
-  w.dMuNew = (double*)p; p += (size_t)slots * 8;
-  w.dC = (double*)p; p += (size_t)slots * 8;
-  w.cval = (double*)p; p += (size_t)slots * 8;
-  w.zstat = (unsigned long long*)p; p += 16;
+  CARVE_PHASE_ARRAYS(w, p, 6, slots);
   const int ld = n | 1;
   const size_t basisBytes = ((size_t)ld * m * sizeof(real) + 15) & ~(size_t)15;
   w.B = (real*)p; p += basisBytes;

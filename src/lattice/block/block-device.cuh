@@ -6,6 +6,7 @@
 #define BLOCK_DEVICE_CUH
 
 #include "../lll-common.cuh"
+#include "../phase-arrays.cuh"
 
 #define STATUS_STOPPED 100  // internal: a speculative sub-basis run reached the growth watch
 
@@ -97,14 +98,7 @@ __device__ void carve(Work& w, unsigned char* ws, size_t wsBytes, int basis, int
   w.r = (real*)p; p += a16((size_t)slots * sizeof(real));
   w.ctl = (int*)p;
   unsigned char* q = regions + (size_t)region * region_bytes(m);
-  w.part = (double*)q; q += (size_t)12 * slots * 8;
-  w.norm0 = (double*)q; q += (size_t)slots * 8;
-  w.dX = (double*)q; q += (size_t)slots * 8;
-  w.dMu = (double*)q; q += (size_t)slots * 8;
-  w.dMuNew = (double*)q; q += (size_t)slots * 8;
-  w.dC = (double*)q; q += (size_t)slots * 8;
-  w.cval = (double*)q; q += (size_t)slots * 8;
-  w.zstat = (unsigned long long*)q; q += 16;
+  CARVE_PHASE_ARRAYS(w, q, 12, slots);
   w.flags = (int*)q; q += 16;
   w.dSwap = (int*)q;
   w.n = n; w.m = m; w.size = size; w.count = count;
@@ -587,6 +581,14 @@ __device__ void setup(Work& w, unsigned char* ws, int wsBytes, int basis, int re
   w.mb = mb; w.maxIter = maxIterations; w.delta = delta; w.bound = bound;
   w.cnt = w.ctl + C_SWAPS;
 }
+
+// The parameter list of the host-stream kernels block_init, block_sub and block_rest
+// (gpu-host-streams.ts passes the same arguments to all three): the batch's input, output and
+// transforms, the workspace, the stats, the unfinished bases (active) and their exch flags.
+#define BLOCK_STREAM_PARAMS \
+    const real* __restrict__ Bin, real* __restrict__ Bout, double* __restrict__ Zout, unsigned char* __restrict__ ws, \
+    int* __restrict__ stats, const int* __restrict__ active, int* __restrict__ exch, \
+    int n, int m, int maxIterations, double delta, double bound, int size, int mb, int wsBytes
 
 // Columns lo..hi-1 of B, B* and Z (n and m rows) copied into their snapshots, or back from them
 // (Restore): block_sub keeps its sub-basis' columns before it runs speculatively, block_rest puts

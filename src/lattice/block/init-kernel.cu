@@ -7,10 +7,7 @@
 #include "block-device.cuh"
 
 // Host-stream scheduling, step 0: block i initialises basis active[i].
-extern "C" __global__ void block_init(
-    const real* __restrict__ Bin, real* __restrict__ Bout, double* __restrict__ Zout, unsigned char* __restrict__ ws,
-    int* __restrict__ stats, const int* __restrict__ active, int* __restrict__ exch,
-    int n, int m, int maxIterations, double delta, double bound, int size, int mb, int wsBytes) {
+extern "C" __global__ void block_init(BLOCK_STREAM_PARAMS) {
   const int basis = active[blockIdx.x];
   Work w;
   setup(w, ws, wsBytes, basis, 0, n, m, maxIterations, delta, bound, size, mb);

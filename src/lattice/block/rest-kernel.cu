@@ -9,10 +9,7 @@
 // Host-stream scheduling, step 2: block i takes the sub-bases' results of basis active[i] (up to
 // the first that stopped; the later ones are restored and rerun in order), then the boundary
 // checks and the round logic; exch[i] = 1 while the basis needs another block round.
-extern "C" __global__ void block_rest(
-    const real* __restrict__ Bin, real* __restrict__ Bout, double* __restrict__ Zout, unsigned char* __restrict__ ws,
-    int* __restrict__ stats, const int* __restrict__ active, int* __restrict__ exch,
-    int n, int m, int maxIterations, double delta, double bound, int size, int mb, int wsBytes) {
+extern "C" __global__ void block_rest(BLOCK_STREAM_PARAMS) {
   const int basis = active[blockIdx.x];
   Work w;
   setup(w, ws, wsBytes, basis, 0, n, m, maxIterations, delta, bound, size, mb);

@@ -8,10 +8,7 @@
 
 // Host-stream scheduling, step 1: block (i, b) runs the phases of sub-basis b of basis active[i],
 // speculatively (persistent-kernel.cu says why).
-extern "C" __global__ void block_sub(
-    const real* __restrict__ Bin, real* __restrict__ Bout, double* __restrict__ Zout, unsigned char* __restrict__ ws,
-    int* __restrict__ stats, const int* __restrict__ active, int* __restrict__ exch,
-    int n, int m, int maxIterations, double delta, double bound, int size, int mb, int wsBytes) {
+extern "C" __global__ void block_sub(BLOCK_STREAM_PARAMS) {
   const int count = (m + size - 1) / size;
   const int b = blockIdx.x % count;
   const int basis = active[blockIdx.x / count];
