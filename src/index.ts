@@ -20,7 +20,7 @@ export {
   reduce, reduceSync, ALGORITHMS,
   checkLLL, checkLagrangePairs, checkUnimodular, applyTransform, qualityMetrics, gramSchmidt,
   checkLLLExact, rebuildTransform, allswapBatchCuda, jacobiParallelBatchCuda, hostBatch, lllIntegral, RUNGS,
-  type Rung, type IntegralLLLOptions, type IntegralLLLResult, type RungOutcome,
+  type Rung, type IntegralLLLOptions, type IntegralLLLResult, type RungOutcome, type LadderProgress,
   gaussianBases, blockToeplitzBases, integerScale,
   parseFplll, parseFplllBasis, formatFplll, parseBasisJson, formatBasisJson,
   type ReduceResult, type ReduceStats, type BasisCheck, type Algorithm, type AlgoParams, type BasisStats,

@@ -8,11 +8,12 @@ import { InvalidArgumentError, InvalidInputError, LatticeMimoError } from '../co
 import { readInput } from '../core/io.js';
 import { makeBatch } from '../core/matrix.js';
 import { assertExactDoubles, formatFplll, formatIntegerRows, parseBasisJson, parseFplll, type ParsedMatrix } from '../lattice/fplll-format.js';
-import { lllIntegral, type Rung } from '../lattice/precision/ladder.js';
+import { lllIntegral, type LadderProgress, type Rung } from '../lattice/precision/ladder.js';
 import { formatIntegralResult } from '../lattice/precision/output.js';
 import { reduce, type BasisCheck } from '../lattice/reduce.js';
 import { ALGORITHMS, type Algorithm } from '../lattice/types.js';
 import { choiceOption, parseCommandLine, rejectInapplicable } from './args.js';
+import { ProgressLine } from './progress-line.js';
 
 const HELP = `usage: lattice-mimo reduce [options] [FILE]
 
@@ -38,6 +39,9 @@ options:
   -of, --output-format F   b (basis) | u (transform U, U B_in = B_out) | bu (both) (default b)
       --json            write JSON {basis, transform, stats, check} instead of fplll's format
       --check           print the proof (conditions, |det Z| = 1) and quality metrics on stderr
+  -v, --verbose         progress of lll's precision ladder on stderr (rung, vector reached, swaps,
+                        time) also where stderr is not a terminal: a line every 10 s; on a terminal
+                        the line is shown anyway once the work has taken 2 s, and cleared at the end
   -h, --help            this text
 
 Integer input gives integer output (B_in Z computed exactly). For integer input a U with entries
@@ -93,8 +97,19 @@ const OPTIONS = {
   check: { type: 'boolean' },
   'no-drift-watch': { type: 'boolean' },
   'float32-arithmetic': { type: 'string' },
+  verbose: { type: 'boolean', short: 'v' },
   help: { type: 'boolean', short: 'h' },
 } as const;
+
+/** A ladder progress report as one line. */
+export function progressText(p: LadderProgress): string {
+  const s = Math.round(p.elapsedMs / 1000);
+  const time = s >= 60 ? `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s` : `${s} s`;
+  if (p.stage === 'certificate') return `lll: proving the LLL conditions (certified float64 bound), ${time}`;
+  if (p.stage === 'unimodularity') return `lll: proving |det U| = 1 (exact), ${time}`;
+  if (p.furthest === 0) return `lll: ${p.stage} rung started, ${p.vectors} vectors, ${time}`;
+  return `lll: ${p.stage} rung, vector ${p.vector} of ${p.vectors} (furthest ${p.furthest}), ${p.swaps} swaps, ${time}`;
+}
 
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals, given } = parseCommandLine(argv, OPTIONS, { command: 'reduce', maxPositionals: 1 });
@@ -103,6 +118,7 @@ export async function run(argv: string[]): Promise<number> {
   // Every option is checked before the input is read (a pipe may take long to fill).
   const algorithm = choiceOption('algorithm', values.algorithm, ALGORITHMS, 'lll');
   rejectInapplicable(given, ['block-size'], algorithm === 'block' || algorithm === 'cr-block', `the sub-basis size is for block and cr-block, the algorithm is ${algorithm}`);
+  rejectInapplicable(given, ['verbose'], algorithm === 'lll', `the progress display is lll's precision ladder's, the algorithm is ${algorithm}`);
   rejectInapplicable(given, ['no-drift-watch'], ['allswap', 'block', 'cr-block'].includes(algorithm), `the drift watch is allswap's, block's and cr-block's, the algorithm is ${algorithm}`);
   const options = {
     algorithm,
@@ -122,7 +138,16 @@ export async function run(argv: string[]): Promise<number> {
   // lll on an integer basis goes up the precision ladder (precision/ladder.ts) where float64
   // cannot hold it or breaks down on it; the result is integers of any size, proven (certificate or exact proof)
   const viaLadder = (rungs?: Rung[]): number => {
-    const r = lllIntegral(parsed.bigValues!, { delta: options.delta, eta: options.eta, maxIterations: options.maxIterations, rungs });
+    const line = new ProgressLine(process.stderr, { verbose: values.verbose === true });
+    let r;
+    try {
+      r = lllIntegral(parsed.bigValues!, {
+        delta: options.delta, eta: options.eta, maxIterations: options.maxIterations, rungs,
+        onProgress: (p) => line.update(p.stage, progressText(p), p.elapsedMs),
+      });
+    } finally {
+      line.done();
+    }
     const o = formatIntegralResult(r, of, values.json === true, values.check === true, options.delta ?? 0.75);
     process.stdout.write(o.stdout);
     if (o.stderr) process.stderr.write(o.stderr);

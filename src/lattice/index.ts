@@ -15,7 +15,7 @@ export { reduceBatchCuda as allswapBatchCuda } from './allswap/cuda.js';
 export { reduceBatchCuda as jacobiParallelBatchCuda } from './jacobi-parallel/cuda.js';
 export type { CudaBatchOutputs, CudaBatchResult, CudaBatchStats } from './gpu/batch.js';
 export { hostBatch } from './host-batch.js';
-export { lllIntegral, RUNGS, type Rung, type IntegralLLLOptions, type IntegralLLLResult, type RungOutcome } from './precision/ladder.js';
+export { lllIntegral, RUNGS, type Rung, type IntegralLLLOptions, type IntegralLLLResult, type RungOutcome, type LadderProgress } from './precision/ladder.js';
 export type { GpuTuning, AllswapTuning, JacobiTuning, BlockTuning, BatchTuning, WorkspaceMemory, JacobiRounds } from './gpu-tuning.js';
 export {
   gaussianBases, blockToeplitzBases, integerScale, type GaussianBasesOptions, type BlockToeplitzOptions,

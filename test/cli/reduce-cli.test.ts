@@ -109,3 +109,24 @@ test('info lists the engines', () => {
   assert.equal(r.status, 0);
   assert.match(r.stdout, /cpu/);
 });
+
+test('reduce -v: progress of the precision ladder on stderr (a non-terminal gets plain lines), stdout the same as without it; without -v stderr stays empty', () => {
+  // a knapsack basis past 2^53 (the ladder's double-double rung): a random column of 120-bit numbers, then the identity
+  const m = 12 + rng.int(6);
+  const rows = Array.from({ length: m }, (_, i) => [BigInt(`0x8${Array.from({ length: 29 }, () => rng.int(16).toString(16)).join('')}`), ...Array.from({ length: m }, (_, j) => (i === j ? 1n : 0n))]);
+  const text = `[${rows.map((r) => `[${r.join(' ')}]`).join('\n')}]\n`;
+  const quiet = cli(['reduce', '-d', '0.99'], text);
+  const verbose = cli(['reduce', '-d', '0.99', '-v'], text);
+  assert.equal(quiet.status, 0, quiet.stderr);
+  assert.equal(verbose.status, 0, verbose.stderr);
+  assert.equal(quiet.stderr, '', 'no progress without -v on a non-terminal');
+  assert.equal(verbose.stdout, quiet.stdout, `seed ${seed}: -v changed the output`);
+  const lines = verbose.stderr.trim().split('\n');
+  assert.ok(lines.length >= 1 && lines.every((l) => /^lll: /.test(l)), `seed ${seed}: ${verbose.stderr}`);
+  assert.match(lines[0]!, /^lll: double-double rung started, \d+ vectors, \d+ s$/);
+  const help = cli(['reduce', '--help']);
+  assert.match(help.stdout, /-v, --verbose/);
+  const other = cli(['reduce', '-a', 'allswap', '-v'], text);
+  assert.equal(other.status, 2);
+  assert.match(other.stderr, /INVALID_ARGUMENT.*verbose.*allswap/);
+});

@@ -14,7 +14,7 @@ import { formatIntegerRows, parseFplll } from '../../src/lattice/fplll-format.js
 import { availableReferences, runLatticegen } from '../../bench/reference/fplll.js';
 import { fpylllIsReducedMpfr } from '../../bench/reference/fpylll-mpfr.js';
 import { applyTransformBig, checkLLLExactBig, determinantBig, type BigBasis } from '../../src/lattice/precision/exact.js';
-import { lllIntegral, type Rung } from '../../src/lattice/precision/ladder.js';
+import { lllIntegral, type LadderProgress, type Rung } from '../../src/lattice/precision/ladder.js';
 import { reduceSync } from '../../src/lattice/reduce.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
@@ -169,4 +169,35 @@ test('fresh latticegen bases (u, r, q, n, knapsack-sized r), 20 to 200 bits: the
       assert.ok(await fpylllIsReducedMpfr(formatIntegerRows(r.basis), delta, 0.51, 528), `fpylll rejects ${g.join(' ')} (seed ${seed}) at delta ${delta}`);
     }
   }
+});
+
+test('onProgress: a report as each rung starts, then one every 1024 main-loop steps (progressEveryMs 0); positions inside the basis, furthest never falls within a rung, counts and time never fall', () => {
+  fc.assert(fc.property(fc.integer({ min: 18, max: 22 }), fc.integer({ min: 280, max: 320 }), fc.constantFrom(0.75, 0.99), (m, bits, delta) => {
+    // latticegen's r family: a column of random numbers of `bits` bits (uniform: no bias to the
+    // bounds, which would make an easy basis), then the identity
+    const a = fc.sample(fc.noBias(fc.bigInt({ min: 2n ** BigInt(bits - 1), max: 2n ** BigInt(bits) })), m);
+    const rows = a.map((v, i) => [v, ...Array.from({ length: m }, (_, j) => (i === j ? 1n : 0n))]);
+    const reports: LadderProgress[] = [];
+    const r = lllIntegral(rows, { delta, progressEveryMs: 0, onProgress: (p) => reports.push({ ...p }) });
+    assertProven(rows, r, delta);
+    const rungStages = new Set<string>(['float64', 'double-double', 'exact']);
+    const starts = reports.filter((p) => rungStages.has(p.stage) && p.vector === 0);
+    assert.deepEqual(starts.map((p) => p.stage), r.rungs.map((x) => x.rung), 'one start report a rung tried, in order');
+    let inRung = 0;
+    reports.forEach((p, i) => {
+      assert.equal(p.vectors, m);
+      assert.ok(p.vector >= 0 && p.vector < m && p.furthest <= m, JSON.stringify(p));
+      const q = reports[i - 1];
+      if (!q) return;
+      assert.ok(p.swaps >= q.swaps && p.iterations >= q.iterations && p.elapsedMs >= q.elapsedMs, `${JSON.stringify(q)} then ${JSON.stringify(p)}`);
+      if (p.stage === q.stage && p.vector > 0) {
+        inRung++;
+        assert.ok(p.furthest >= q.furthest && p.furthest >= p.vector, `${JSON.stringify(q)} then ${JSON.stringify(p)}`);
+      }
+    });
+    // every 1024th step of a rung reports (these bases take thousands of swaps)
+    assert.ok(r.rungs.some((x) => x.swaps >= 1024), `too easy a basis to watch: ${JSON.stringify(r.rungs)}`);
+    assert.ok(inRung > 0, `no report inside a rung (${JSON.stringify(r.rungs)})`);
+  }), { numRuns: 6 });
+  assert.throws(() => lllIntegral([[1n, 0n], [0n, 1n]], { progressEveryMs: -1, onProgress: () => {} }), (e: unknown) => e instanceof LatticeMimoError && e.code === 'INVALID_ARGUMENT');
 });

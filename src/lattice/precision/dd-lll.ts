@@ -22,11 +22,10 @@
 import { LatticeMimoError } from '../../core/errors.js';
 import type { BigBasis } from './exact.js';
 import { productError, subProduct, type Acc } from '../lll/double-double.js';
+import { WATCH_MASK, type RungStats } from './rung-stats.js';
 
 /** Babai rounds at one position before the rung is declared broken down (fplll's "infinite loop in babai"). */
 const MAX_BABAI = 48;
-
-export interface DdRunStats { swaps: number; sizeReductions: number; iterations: number }
 
 // double-double results of the helpers below (module scratch: no allocation in the hot loops)
 let rh = 0, rl = 0;
@@ -596,7 +595,7 @@ export class DdLLL {
 
   constructor(
     private readonly store: Store,
-    private readonly delta: number, private readonly bound: number, private readonly maxIterations: number, private readonly stats: DdRunStats,
+    private readonly delta: number, private readonly bound: number, private readonly maxIterations: number, private readonly stats: RungStats,
     /** Gram-Schmidt in float64 only (the ladder's first try on a float64 store). */
     private readonly plain = false,
   ) {
@@ -618,6 +617,7 @@ export class DdLLL {
     let k = 1;
     while (k < m) {
       if (this.stats.iterations++ >= this.maxIterations) throw failure(`more than ${this.maxIterations} main-loop steps`);
+      if ((this.stats.iterations & WATCH_MASK) === 0) this.stats.watch?.(k);
       this.sizeReduce(k);
       const km = k * m, pm = (k - 1) * m;
       const x = this.muH[km + k - 1]!;
@@ -738,7 +738,7 @@ function failure(why: string, details: Record<string, unknown> = {}): LatticeMim
 }
 
 /** The double-double rung in place on BigInt columns (B and Z; Z may hold empty columns: not tracked). */
-export function ddLLL(B: BigBasis, Z: BigBasis, delta: number, eta: number, maxIterations: number, stats: DdRunStats): void {
+export function ddLLL(B: BigBasis, Z: BigBasis, delta: number, eta: number, maxIterations: number, stats: RungStats): void {
   if (B.length >= 2) new DdLLL(new BigStore(B, Z, failure), delta, eta, maxIterations, stats).run();
 }
 
@@ -748,7 +748,7 @@ export function ddLLL(B: BigBasis, Z: BigBasis, delta: number, eta: number, maxI
  * the exact basis it stopped at (for ddLLL, whose exact G settles more often). `plain`: the
  * Gram-Schmidt and G in float64 only (much faster where a 53-bit mantissa suffices).
  */
-export function ddLLLHybrid(B: BigBasis, Z: BigBasis, delta: number, eta: number, maxIterations: number, stats: DdRunStats, plain = false): void {
+export function ddLLLHybrid(B: BigBasis, Z: BigBasis, delta: number, eta: number, maxIterations: number, stats: RungStats, plain = false): void {
   if (B.length < 2) return;
   const store = new HybridStore(B, Z, failure, plain);
   try {
@@ -762,7 +762,7 @@ export function ddLLLHybrid(B: BigBasis, Z: BigBasis, delta: number, eta: number
  * The double-double rung in place on float64 columns (n x m, integers below 2^53; Z not tracked).
  * On PRECISION_FAILURE, B is still an exact basis of the same lattice.
  */
-export function ddLLLFloat64(B: Float64Array, n: number, m: number, delta: number, eta: number, maxIterations: number, stats: DdRunStats): void {
+export function ddLLLFloat64(B: Float64Array, n: number, m: number, delta: number, eta: number, maxIterations: number, stats: RungStats): void {
   if (m >= 2) new DdLLL(new Float64Store(B, n, m, failure), delta, eta, maxIterations, stats).run();
 }
 
@@ -770,6 +770,6 @@ export function ddLLLFloat64(B: Float64Array, n: number, m: number, delta: numbe
  * The same on a float64 Gram-Schmidt (fplll's fast path, with the basis kept exact and every update
  * checked): much faster where it settles; on PRECISION_FAILURE B is still exact, for ddLLLFloat64.
  */
-export function plainLLLFloat64(B: Float64Array, n: number, m: number, delta: number, eta: number, maxIterations: number, stats: DdRunStats): void {
+export function plainLLLFloat64(B: Float64Array, n: number, m: number, delta: number, eta: number, maxIterations: number, stats: RungStats): void {
   if (m >= 2) new DdLLL(new Float64Store(B, n, m, failure), delta, eta, maxIterations, stats, true).run();
 }

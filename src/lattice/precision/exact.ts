@@ -12,6 +12,7 @@
  * B_out = B_in Z (column j of B_out = sum_i Z[j][i] b_i).
  */
 import { InvalidArgumentError, IterationLimitError, RankDeficientError } from '../../core/errors.js';
+import { WATCH_MASK, type RungStats } from './rung-stats.js';
 
 export type BigBasis = bigint[][];
 
@@ -105,14 +106,12 @@ export function determinantBig(M: BigBasis): bigint {
   return sign * A[m - 1]![m - 1]!;
 }
 
-export interface ExactRunStats { swaps: number; sizeReductions: number; iterations: number }
-
 /**
  * Cohen's integral LLL in place on B (and Z, same column operations), from any basis (in the
  * ladder, the output of a floating rung, so that little work is left). Throws RankDeficientError
  * for dependent columns; bounded by maxIterations.
  */
-export function exactLLL(B: BigBasis, Z: BigBasis, delta: number, eta: number, maxIterations: number, stats: ExactRunStats): void {
+export function exactLLL(B: BigBasis, Z: BigBasis, delta: number, eta: number, maxIterations: number, stats: RungStats): void {
   const m = B.length;
   if (m < 2) return;
   const gs = integralGramSchmidt(B);
@@ -137,6 +136,7 @@ export function exactLLL(B: BigBasis, Z: BigBasis, delta: number, eta: number, m
     if (stats.iterations++ >= maxIterations) {
       throw new IterationLimitError(`exact lll: more than ${maxIterations} main-loop steps`, { maxIterations });
     }
+    if ((stats.iterations & WATCH_MASK) === 0) stats.watch?.(k);
     red(k, k - 1);
     const lam = lambda[k]![k - 1]!;
     if (dl.den * (d[k + 1]! * d[k - 1]! + lam * lam) < dl.num * d[k]! * d[k]!) {

@@ -11,20 +11,19 @@
  */
 import { IterationLimitError, LatticeMimoError, RankDeficientError } from '../../core/errors.js';
 import { dotsByFours } from '../lll/columns.js';
+import { WATCH_MASK, type RungStats } from './rung-stats.js';
 
 const LIMIT = 2 ** 53;
 /** Babai rounds per size reduction before giving up (fplll's "infinite loop in babai"). */
 const MAX_BABAI = 64;
 
-/** Counters shared with the other rungs. */
-export interface Fast64Stats { swaps: number; sizeReductions: number; iterations: number }
 
 function failure(why: string, details: Record<string, unknown> = {}): LatticeMimoError {
   return new LatticeMimoError('PRECISION_FAILURE', `float64 lll: ${why}`, details);
 }
 
 /** LLL-reduces B in place (see the module comment); throws PRECISION_FAILURE, RANK_DEFICIENT or ITERATION_LIMIT. */
-export function fastLLLFloat64(B: Float64Array, n: number, m: number, delta: number, eta: number, maxIterations: number, stats: Fast64Stats): void {
+export function fastLLLFloat64(B: Float64Array, n: number, m: number, delta: number, eta: number, maxIterations: number, stats: RungStats): void {
   if (m < 2) return;
   new Fast64(B, n, m, delta, eta, maxIterations, stats).run();
 }
@@ -54,7 +53,7 @@ class Fast64 {
   private kMax = 0;
 
   constructor(private readonly B: Float64Array, private readonly n: number, private readonly m: number,
-    private readonly delta: number, private readonly eta: number, private readonly maxIterations: number, private readonly stats: Fast64Stats) {
+    private readonly delta: number, private readonly eta: number, private readonly maxIterations: number, private readonly stats: RungStats) {
     this.G = new Float64Array(m * m).fill(NaN);
     this.slot = new Int32Array(m);
     this.mu = new Float64Array(m * m); this.r = new Float64Array(m * m);
@@ -182,6 +181,7 @@ class Fast64 {
     let k = 1;
     while (k < m) {
       if (stats.iterations++ >= maxIterations) throw new IterationLimitError(`float64 lll: more than ${maxIterations} main-loop steps`, { maxIterations });
+      if ((stats.iterations & WATCH_MASK) === 0) stats.watch?.(k);
       if (k > this.kMax) this.kMax = k;
       this.sizeReduce(k);
       // projections of b_k from the top (fplll): S_0 = ||b_k||^2, S_i = S_{i-1} - mu_{k,i-1} r_{k,i-1}

@@ -23,7 +23,8 @@
 import { CheckFailedError, InvalidArgumentError, InvalidInputError, LatticeMimoError, RankDeficientError } from '../../core/errors.js';
 import { readTransform, rebuildTransform, unitCoordinates } from '../exact-transform.js';
 import { resolveOptions } from '../validate.js';
-import { ddLLL, ddLLLFloat64, ddLLLHybrid, plainLLLFloat64, type DdRunStats } from './dd-lll.js';
+import { ddLLL, ddLLLFloat64, ddLLLHybrid, plainLLLFloat64 } from './dd-lll.js';
+import type { RungStats } from './rung-stats.js';
 import { applyTransformBig, exactLLL, integralGramSchmidt, type BigBasis } from './exact.js';
 import { certifyLLL } from './certify.js';
 import { fastLLLFloat64 } from './fast64.js';
@@ -50,7 +51,31 @@ export interface IntegralLLLOptions {
    * true); the exact rung runs where it is inconclusive. false: always the exact proof.
    */
   certify?: boolean;
+  /**
+   * Called about once a second while a rung reduces (and once as each proof starts), for a progress
+   * display: long runs (hundreds of vectors, hundreds of bits) take minutes to hours.
+   */
+  onProgress?: (p: LadderProgress) => void;
+  /** Least time between two reports within a stage, ms (default 1000; 0: every 1024 main-loop steps). */
+  progressEveryMs?: number;
 }
+
+/** Where lllIntegral() stands. */
+export interface LadderProgress {
+  /** What runs: a rung, the certified proof of a floating rung's output, or the exact |det Z| = 1 proof. */
+  stage: Rung | 'certificate' | 'unimodularity';
+  /** The rung's position k (0-based: vectors 0 .. k-1 are LLL-reduced among themselves), and the furthest it reached. */
+  vector: number;
+  furthest: number;
+  /** The basis' vectors m. */
+  vectors: number;
+  /** Swaps and main-loop steps of every rung so far. */
+  swaps: number;
+  iterations: number;
+  /** Since lllIntegral() started. */
+  elapsedMs: number;
+}
+
 
 /** What one rung did. */
 export interface RungOutcome {
@@ -150,7 +175,10 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
   // knapsack-like bases past 2^53 (a signed identity on some coordinates): Z is read off B_out
   // (then checked exactly below), not tracked through the reduction
   const unit = fits ? null : unitCoordinates(Bin);
-  const out = climb(Bin, n, m, o, rungs, fits, certify, unit !== null);
+  const everyMs = opts.progressEveryMs ?? 1000;
+  if (!(everyMs >= 0)) throw new InvalidArgumentError(`progressEveryMs must be a non-negative number of milliseconds, got ${String(opts.progressEveryMs)}`);
+  const report = progressReporter(opts.onProgress, m, t0, everyMs);
+  const out = climb(Bin, n, m, o, rungs, fits, certify, unit !== null, report);
   let { B, Z, certificate } = out;
   const outcomes = out.outcomes;
   let unimodular: boolean | null = null;
@@ -172,7 +200,7 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
     }
     // an output past 2^53, or a float64 state that was not exact after all: again without the
     // float64 engine (checked exact updates), then with Z tracked in BigInt
-    const again = climb(Bin, n, m, o, later, attempt === 0, certify, false);
+    const again = climb(Bin, n, m, o, later, attempt === 0, certify, false, report);
     outcomes.push(...again.outcomes);
     B = again.B; Z = again.Z; certificate = again.certificate ?? certificate;
   }
@@ -182,6 +210,7 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
     // B_out = B_in Z exactly (checked above), so the two span the same lattice iff |det Z| = 1, i.e.
     // Z's Gram determinant is 1; that or the two bases' Gram determinants, whichever has the smaller
     // entries (exact Gram-Schmidt grows with them: a nearly reduced input has a small Z)
+    report?.stage('unimodularity');
     unimodular = maxBits(Z!) < maxBits(Bin) ? gramDeterminant(Z!) === 1n : gramDeterminant(Bin) === gramDeterminant(B);
     if (!unimodular) throw new CheckFailedError('lll: the reduced basis spans a different lattice (Gram determinants differ)');
   }
@@ -194,6 +223,38 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
     proof: { lll: exactRan || certified, method: exactRan ? 'exact' : certified ? 'certificate' : null, transform: transformOk, unimodular },
     ...(certificate ? { certificate } : {}),
     timeMs: performance.now() - t0,
+  };
+}
+
+/** Reports a ladder's progress to onProgress: a stage as it starts, positions at most every everyMs. */
+interface Reporter {
+  stage(stage: LadderProgress['stage'], st?: RungStats): void;
+  at(k: number, st: RungStats): void;
+}
+
+function progressReporter(onProgress: ((p: LadderProgress) => void) | undefined, m: number, t0: number, everyMs: number): Reporter | null {
+  if (!onProgress) return null;
+  let stage: LadderProgress['stage'] = 'float64', furthest = 0, last = t0;
+  // counts of the rungs before the current one (each rung has its own counters)
+  let before = { swaps: 0, iterations: 0 };
+  let current: RungStats | undefined;
+  const send = (k: number, now: number) => {
+    last = now;
+    const swaps = before.swaps + (current?.swaps ?? 0), iterations = before.iterations + (current?.iterations ?? 0);
+    onProgress({ stage, vector: k, furthest, vectors: m, swaps, iterations, elapsedMs: now - t0 });
+  };
+  return {
+    stage(s, st) {
+      if (current) before = { swaps: before.swaps + current.swaps, iterations: before.iterations + current.iterations };
+      stage = s; current = st; furthest = 0;
+      send(0, performance.now());
+    },
+    at(k, st) {
+      current = st;
+      if (k > furthest) furthest = k;
+      const now = performance.now();
+      if (now - last >= everyMs) send(k, now);
+    },
   };
 }
 
@@ -226,7 +287,7 @@ function fromFloat64(B: Float64Array, n: number, m: number): BigBasis {
  * in float64 while it can, and no Z is kept (Z: null, rebuilt by the caller); otherwise BigInt with
  * Z tracked, unless `readableZ` (the caller reads Z off B_out: Z null).
  */
-function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolveOptions>, rungs: readonly Rung[], f64: boolean, certify: boolean, readableZ: boolean): { B: BigBasis; Z: BigBasis | null; outcomes: RungOutcome[]; certificate?: Cert } {
+function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolveOptions>, rungs: readonly Rung[], f64: boolean, certify: boolean, readableZ: boolean, report: Reporter | null): { B: BigBasis; Z: BigBasis | null; outcomes: RungOutcome[]; certificate?: Cert } {
   let Bf: Float64Array | null = f64 ? toFloat64(Bin, n) : null;
   let B: BigBasis = Bin.map((c) => c.slice());
   let Z: BigBasis | null = f64 || readableZ ? null : Array.from({ length: m }, (_, j) => Array.from({ length: m }, (_, i) => (i === j ? 1n : 0n)));
@@ -241,6 +302,7 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
       // a floating rung finished: the certified float64 proof first, the exact one where it cannot say
       // (the double-double rung may have proven its own output already)
       if (certificate?.status !== 'proven') {
+        report?.stage('certificate');
         const tc = performance.now();
         const cert = Bf ? certifyLLL(Bf, n, m, o.delta, o.eta) : certifyLLL(B, n, m, o.delta, o.eta);
         certificate = { ...cert, ms: performance.now() - tc };
@@ -251,7 +313,8 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
     // exact in any case, bound-checked below 2^53)
     if (rung === 'float64' && (!Bf || maxBits(Bin) > FLOAT64_RUNG_BITS)) continue;
     const t = performance.now();
-    const st = { swaps: 0, sizeReductions: 0, iterations: 0 };
+    const st: RungStats = { swaps: 0, sizeReductions: 0, iterations: 0 };
+    if (report) { report.stage(rung, st); st.watch = (k) => report.at(k, st); }
     try {
       if (rung === 'float64') {
         fastLLLFloat64(Bf!, n, m, o.delta, o.eta, o.maxIterations, st);
@@ -305,7 +368,7 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
  * basis the first pass reduced, one cheap sweep that finds what 53 bits missed), and only where
  * that does not settle the exact-G store. Returns the certificate where it proved the first pass.
  */
-function ddBig(B: BigBasis, Z: BigBasis, o: ReturnType<typeof resolveOptions>, st: DdRunStats, certify: boolean): Cert | undefined {
+function ddBig(B: BigBasis, Z: BigBasis, o: ReturnType<typeof resolveOptions>, st: RungStats, certify: boolean): Cert | undefined {
   try {
     ddLLLHybrid(B, Z, o.delta, o.eta, o.maxIterations, st, true);
     if (certify) {

@@ -1,0 +1,14 @@
+/**
+ * The counters every rung of the precision ladder keeps (one object through the rungs a ladder
+ * climbs), and the optional watch a rung's main loop calls every WATCH_MASK + 1 steps with the
+ * position k (0-based) it has reached: what the ladder's progress report is made of.
+ */
+export interface RungStats {
+  swaps: number;
+  sizeReductions: number;
+  iterations: number;
+  watch?: (k: number) => void;
+}
+
+/** The main loops call RungStats.watch when (iterations & WATCH_MASK) === 0: every 1024th step. */
+export const WATCH_MASK = 1023;
