@@ -208,6 +208,11 @@ export interface LinearCheck {
   brokenChannels: number;
   /** Vectors whose decisions differ from the CPU engine's, all of them near-ties (else in `bad`). */
   nearTies: number;
+  /**
+   * Of those, the ones in channels with kappa(G + a I) > ILL_CONDITIONED: there float32's rounding,
+   * amplified by kappa, can put many of the channel's vectors within their bound of a boundary.
+   */
+  nearTiesIllConditioned: number;
   /** sic: channels where float32 took another order at a near-tie of two SINRs (their vectors not compared). */
   orderTies: number;
   /** Largest distance to the boundary over its float32 bound among the accepted near-ties (<= 1). */
@@ -217,6 +222,8 @@ export interface LinearCheck {
 }
 
 const EPS32 = 2 ** -24;
+/** kappa(G + a I) past which a channel's near-ties are not expected to be rare (kappa(H) past 100). */
+export const ILL_CONDITIONED = 1e4;
 
 /** The Frobenius condition number of the Gram matrix G + a I of a channel, and G^{-1}'s diagonal; null when singular. */
 function conditionOf(H: Float64Array, off: number, nr: number, cols: ArrayLike<number>, a: number): { kappa: number; ginv: Float64Array } | null {
@@ -262,7 +269,7 @@ export function checkLinear(c: LinearCase, gpu: GpuOutput, engine?: Int32Array):
   const { kind, nt, nr, vpc, channels } = c;
   const con = constellation(c.mod);
   const vectors = channels * vpc;
-  const res: LinearCheck = { vectors, flagged: 0, brokenChannels: 0, nearTies: 0, orderTies: 0, worstTie: 0, bad: [] };
+  const res: LinearCheck = { vectors, flagged: 0, brokenChannels: 0, nearTies: 0, nearTiesIllConditioned: 0, orderTies: 0, worstTie: 0, bad: [] };
   const bad = (s: string): void => { if (res.bad.length < 20) res.bad.push(s); };
   const hLen = 2 * nr * nt, C = 4 * (nt + nr);
   const clean: number[] = [];
@@ -358,7 +365,7 @@ export function checkLinear(c: LinearCase, gpu: GpuOutput, engine?: Int32Array):
           if (!(dist >= 0 && dist <= tol)) bad(`vector ${v} stream ${k}: GPU ${g}, CPU ${s}, distance to the boundary ${dist.toExponential(2)} > bound ${tol.toExponential(2)}`);
           else worst = Math.max(worst, dist / tol);
         }
-        if (mismatch) { res.nearTies++; res.worstTie = Math.max(res.worstTie, worst); }
+        if (mismatch) { res.nearTies++; if (cond.kappa > ILL_CONDITIONED) res.nearTiesIllConditioned++; res.worstTie = Math.max(res.worstTie, worst); }
       } else {
         // sic: the CPU's steps in float64; the first step whose decision differs must be a near-tie
         const p = sicPrep!, pts = con.points;
@@ -379,7 +386,7 @@ export function checkLinear(c: LinearCase, gpu: GpuOutput, engine?: Int32Array):
             // |a [Ginv]_kk u| <= |u| + 1 (mu = 1 - a [Ginv]_kk)
             const tol = C * EPS32 * cond.kappa * (Math.abs(u) * Math.sqrt(wn * (rn + yv.reduce((q, x) => q + x * x, 0))) + z * (Math.abs(u) + 1)) + C * EPS32 * z;
             if (!(dist >= 0 && dist <= tol)) bad(`vector ${v} step ${t} (stream ${k}): GPU ${g}, CPU ${s}, distance to the boundary ${dist.toExponential(2)} > bound ${tol.toExponential(2)}`);
-            else { res.nearTies++; res.worstTie = Math.max(res.worstTie, dist / tol); }
+            else { res.nearTies++; if (cond.kappa > ILL_CONDITIONED) res.nearTiesIllConditioned++; res.worstTie = Math.max(res.worstTie, dist / tol); }
             break;
           }
           for (let i = 0; i < nr; i++) {
