@@ -64,13 +64,15 @@ export interface IntegralLLLOptions {
 export interface LadderProgress {
   /** What runs: a rung, the certified proof of a floating rung's output, or the exact |det Z| = 1 proof. */
   stage: Rung | 'certificate' | 'unimodularity';
-  /** The rung's position k (0-based: vectors 0 .. k-1 are LLL-reduced among themselves), and the furthest it reached. */
+  /** The rung's position k (0-based: vectors 0 .. k-1 are LLL-reduced among themselves). */
   vector: number;
+  /** The furthest position the stage has reached. */
   furthest: number;
   /** The basis' vectors m. */
   vectors: number;
-  /** Swaps and main-loop steps of every rung so far. */
+  /** Swaps of every rung so far. */
   swaps: number;
+  /** Main-loop steps of every rung so far. */
   iterations: number;
   /** Since lllIntegral() started. */
   elapsedMs: number;
