@@ -27,7 +27,8 @@ options:
   -b, --block-size B    sub-basis size for block and cr-block (default 8)
       --precision P     float32 | float64 (default float64)
       --engine E        auto | cpu | cuda (default auto)
-      --max-iterations N   bound on the main loop (default: 200 m^2, at least 10^6)
+      --max-iterations N   bound on the main loop (default: 200 m^2, at least 10^6; on lll's
+                        precision ladder that many times the 53-bit words of the largest entry)
       --float32-arithmetic double|float32
                         float32 on the GPU's column-owner all-swap kernel (batches of bases over
                         12 columns and at most 96 rows): every operation in double, equal to the

@@ -14,7 +14,8 @@ import { formatIntegerRows, parseFplll } from '../../src/lattice/fplll-format.js
 import { availableReferences, runLatticegen } from '../../bench/reference/fplll.js';
 import { fpylllIsReducedMpfr } from '../../bench/reference/fpylll-mpfr.js';
 import { applyTransformBig, checkLLLExactBig, determinantBig, type BigBasis } from '../../src/lattice/precision/exact.js';
-import { lllIntegral, type LadderProgress, type Rung } from '../../src/lattice/precision/ladder.js';
+import { ladderMaxIterations, lllIntegral, type LadderProgress, type Rung } from '../../src/lattice/precision/ladder.js';
+import { defaultMaxIterations } from '../../src/lattice/validate.js';
 import { reduceSync } from '../../src/lattice/reduce.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
@@ -200,4 +201,13 @@ test('onProgress: a report as each rung starts, then one every 1024 main-loop st
     assert.ok(inRung > 0, `no report inside a rung (${JSON.stringify(r.rungs)})`);
   }), { numRuns: 6 });
   assert.throws(() => lllIntegral([[1n, 0n], [0n, 1n]], { progressEveryMs: -1, onProgress: () => {} }), (e: unknown) => e instanceof LatticeMimoError && e.code === 'INVALID_ARGUMENT');
+});
+
+test('the ladder\'s default step bound: reduce()\'s for entries within 53 bits, and as many times that as 53-bit words an entry takes', () => {
+  fc.assert(fc.property(fc.integer({ min: 2, max: 400 }), fc.integer({ min: 1, max: 2000 }), fc.integer({ min: 1, max: 200 }), (m, bits, more) => {
+    const base = defaultMaxIterations(m);
+    const b = ladderMaxIterations(m, bits);
+    assert.equal(b, bits <= 53 ? base : base * Math.ceil(bits / 53));
+    assert.ok(ladderMaxIterations(m, bits + more) >= b && ladderMaxIterations(m + 1, bits) >= b, 'never smaller for larger entries or more vectors');
+  }));
 });

@@ -22,7 +22,7 @@
  */
 import { CheckFailedError, InvalidArgumentError, InvalidInputError, LatticeMimoError, RankDeficientError } from '../../core/errors.js';
 import { readTransform, rebuildTransform, unitCoordinates } from '../exact-transform.js';
-import { resolveOptions } from '../validate.js';
+import { defaultMaxIterations, resolveOptions } from '../validate.js';
 import { ddLLL, ddLLLFloat64, ddLLLHybrid, plainLLLFloat64 } from './dd-lll.js';
 import type { RungStats } from './rung-stats.js';
 import { applyTransformBig, exactLLL, integralGramSchmidt, type BigBasis } from './exact.js';
@@ -40,7 +40,10 @@ export interface IntegralLLLOptions {
   delta?: number;
   /** Size-reduction bound, [0.5, sqrt(delta)); default 0.51. */
   eta?: number;
-  /** Bound on each rung's main loop. */
+  /**
+   * Bound on each rung's main loop; default ladderMaxIterations(m, bits of the largest entry):
+   * LLL's swaps grow with the entries' size as well as with m.
+   */
   maxIterations?: number;
   /** Rungs to try, in order (default all). 'exact' may only be left out for testing a rung alone. */
   rungs?: readonly Rung[];
@@ -136,6 +139,16 @@ const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 /** Largest entry size (bits) given to the float64 rung; its result is proven either way (rebuilt Z). */
 const FLOAT64_RUNG_BITS = 32;
 
+/**
+ * The ladder's default bound on a rung's main loop for m vectors of entries up to `bits` bits:
+ * reduce()'s (200 m^2, at least 10^6) for entries that fit a double's mantissa, and as many times
+ * that as 53-bit words an entry takes (a 70-vector NTRU-like basis of 200-bit entries needs about
+ * 1.5 10^6 steps at delta 0.99).
+ */
+export function ladderMaxIterations(m: number, bits: number): number {
+  return defaultMaxIterations(m) * Math.max(1, Math.ceil(bits / 53));
+}
+
 function maxBits(B: BigBasis): number {
   let big = 0n;
   for (const c of B) for (const v of c) { const a = v < 0n ? -v : v; if (a > big) big = a; }
@@ -168,7 +181,7 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
     });
   });
   Bin.forEach((c, j) => { if (c.every((v) => v === 0n)) throw new RankDeficientError('ZERO_VECTOR', `basis vector ${j} is zero`, { vector: j }); });
-  const o = resolveOptions({ delta: opts.delta, eta: opts.eta, maxIterations: opts.maxIterations }, m);
+  const o = resolveOptions({ delta: opts.delta, eta: opts.eta, maxIterations: opts.maxIterations ?? ladderMaxIterations(m, maxBits(Bin)) }, m);
   const rungs = opts.rungs ?? RUNGS;
   for (const r of rungs) if (!RUNGS.includes(r)) throw new InvalidArgumentError(`unknown rung '${String(r)}' (expected one of: ${RUNGS.join(', ')})`);
 
