@@ -63,7 +63,7 @@ function checkEntry(v: number, where: string, token: string): number {
   return v === 0 ? 0 : v; // no -0
 }
 
-/** 1 for the characters /\s/ matches (ASCII by table, the rest by the regular expression). */
+/** Whether /\s/ matches the character (ASCII by its codes, the rest by the regular expression). */
 const isSpace = (code: number): boolean => (code < 128 ? code === 32 || (code >= 9 && code <= 13) : /\s/.test(String.fromCharCode(code)));
 const OPEN = 91, CLOSE = 93;
 

@@ -17,7 +17,6 @@ const LIMIT = 2 ** 53;
 /** Babai rounds per size reduction before giving up (fplll's "infinite loop in babai"). */
 const MAX_BABAI = 64;
 
-
 function failure(why: string, details: Record<string, unknown> = {}): LatticeMimoError {
   return new LatticeMimoError('PRECISION_FAILURE', `float64 lll: ${why}`, details);
 }

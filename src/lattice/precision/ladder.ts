@@ -81,7 +81,6 @@ export interface LadderProgress {
   elapsedMs: number;
 }
 
-
 /** What one rung did. */
 export interface RungOutcome {
   /** Which rung. */
@@ -181,7 +180,8 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
     });
   });
   Bin.forEach((c, j) => { if (c.every((v) => v === 0n)) throw new RankDeficientError('ZERO_VECTOR', `basis vector ${j} is zero`, { vector: j }); });
-  const o = resolveOptions({ delta: opts.delta, eta: opts.eta, maxIterations: opts.maxIterations ?? ladderMaxIterations(m, maxBits(Bin)) }, m);
+  const inputBits = maxBits(Bin);
+  const o = resolveOptions({ delta: opts.delta, eta: opts.eta, maxIterations: opts.maxIterations ?? ladderMaxIterations(m, inputBits) }, m);
   const rungs = opts.rungs ?? RUNGS;
   for (const r of rungs) if (!RUNGS.includes(r)) throw new InvalidArgumentError(`unknown rung '${String(r)}' (expected one of: ${RUNGS.join(', ')})`);
 
@@ -193,7 +193,7 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
   const everyMs = opts.progressEveryMs ?? 1000;
   if (!(everyMs >= 0)) throw new InvalidArgumentError(`progressEveryMs must be a non-negative number of milliseconds, got ${String(opts.progressEveryMs)}`);
   const report = progressReporter(opts.onProgress, m, t0, everyMs);
-  const out = climb(Bin, n, m, o, rungs, fits, certify, unit !== null, report);
+  const out = climb(Bin, n, m, o, rungs, fits && inputBits <= FLOAT64_RUNG_BITS, fits, certify, unit !== null, report);
   let { B, Z, certificate } = out;
   const outcomes = out.outcomes;
   let unimodular: boolean | null = null;
@@ -215,7 +215,7 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
     }
     // an output past 2^53, or a float64 state that was not exact after all: again without the
     // float64 engine (checked exact updates), then with Z tracked in BigInt
-    const again = climb(Bin, n, m, o, later, attempt === 0, certify, false, report);
+    const again = climb(Bin, n, m, o, later, false, attempt === 0, certify, false, report);
     outcomes.push(...again.outcomes);
     B = again.B; Z = again.Z; certificate = again.certificate ?? certificate;
   }
@@ -226,7 +226,7 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
     // Z's Gram determinant is 1; that or the two bases' Gram determinants, whichever has the smaller
     // entries (exact Gram-Schmidt grows with them: a nearly reduced input has a small Z)
     report?.stage('unimodularity');
-    unimodular = maxBits(Z!) < maxBits(Bin) ? gramDeterminant(Z!) === 1n : gramDeterminant(Bin) === gramDeterminant(B);
+    unimodular = maxBits(Z!) < inputBits ? gramDeterminant(Z!) === 1n : gramDeterminant(Bin) === gramDeterminant(B);
     if (!unimodular) throw new CheckFailedError('lll: the reduced basis spans a different lattice (Gram determinants differ)');
   }
   const exactRan = outcomes.some((r) => r.rung === 'exact' && r.ok);
@@ -244,7 +244,7 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
 /** Reports a ladder's progress to onProgress: a stage as it starts, positions at most every everyMs. */
 interface Reporter {
   stage(stage: LadderProgress['stage'], st?: RungStats): void;
-  at(k: number, st: RungStats): void;
+  at(k: number): void;
 }
 
 function progressReporter(onProgress: ((p: LadderProgress) => void) | undefined, m: number, t0: number, everyMs: number): Reporter | null {
@@ -264,8 +264,7 @@ function progressReporter(onProgress: ((p: LadderProgress) => void) | undefined,
       stage = s; current = st; furthest = 0;
       send(0, performance.now());
     },
-    at(k, st) {
-      current = st;
+    at(k) {
       if (k > furthest) furthest = k;
       const now = performance.now();
       if (now - last >= everyMs) send(k, now);
@@ -300,9 +299,10 @@ function fromFloat64(B: Float64Array, n: number, m: number): BigBasis {
 /**
  * The rungs in order, each from the basis the previous left. `f64`: the basis (below 2^53) stays
  * in float64 while it can, and no Z is kept (Z: null, rebuilt by the caller); otherwise BigInt with
- * Z tracked, unless `readableZ` (the caller reads Z off B_out: Z null).
+ * Z tracked, unless `readableZ` (the caller reads Z off B_out: Z null). `fastRung`: the float64 rung
+ * may run (a float64 basis of entries up to FLOAT64_RUNG_BITS bits).
  */
-function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolveOptions>, rungs: readonly Rung[], f64: boolean, certify: boolean, readableZ: boolean, report: Reporter | null): { B: BigBasis; Z: BigBasis | null; outcomes: RungOutcome[]; certificate?: Cert } {
+function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolveOptions>, rungs: readonly Rung[], fastRung: boolean, f64: boolean, certify: boolean, readableZ: boolean, report: Reporter | null): { B: BigBasis; Z: BigBasis | null; outcomes: RungOutcome[]; certificate?: Cert } {
   let Bf: Float64Array | null = f64 ? toFloat64(Bin, n) : null;
   let B: BigBasis = Bin.map((c) => c.slice());
   let Z: BigBasis | null = f64 || readableZ ? null : Array.from({ length: m }, (_, j) => Array.from({ length: m }, (_, i) => (i === j ? 1n : 0n)));
@@ -326,10 +326,10 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
     }
     // fplll's fast path is for small entries: up to FLOAT64_RUNG_BITS bits (its column operations are
     // exact in any case, bound-checked below 2^53)
-    if (rung === 'float64' && (!Bf || maxBits(Bin) > FLOAT64_RUNG_BITS)) continue;
+    if (rung === 'float64' && (!Bf || !fastRung)) continue;
     const t = performance.now();
     const st: RungStats = { swaps: 0, sizeReductions: 0, iterations: 0 };
-    if (report) { report.stage(rung, st); st.watch = (k) => report.at(k, st); }
+    if (report) { report.stage(rung, st); st.watch = report.at; }
     try {
       if (rung === 'float64') {
         fastLLLFloat64(Bf!, n, m, o.delta, o.eta, o.maxIterations, st);
