@@ -20,6 +20,17 @@
 #error "flooding.cu is the flooding sum-product decoder: -DALGO=3 with float32 LLRs (-DLLR_INT=0)"
 #endif
 
+// One layer of the flooding schedule, as ldpc_each_layer calls it (a functor: NVRTC's JIT mode takes
+// a generic lambda's call operator for a host function).
+struct FloodingLayer {
+  float* P;
+  float* N;
+  float* R;
+  unsigned t4;
+  template <class Layer>
+  __device__ __forceinline__ void operator()(Layer) const { ldpc_spa_layer<Layer::index, true>(P, N, R, t4); }
+};
+
 // The frame's channel LLRs C, the last iteration's posteriors P and the new ones N.
 struct FloodingSchedule {
   static constexpr int BUFFERS = 3;
@@ -36,7 +47,7 @@ struct FloodingSchedule {
     const unsigned t4 = 4u * t;
     if (active) for (int i = t; i < LDPC_NVARS; i += Z) N[i] = C[i];
     __syncthreads();
-    ldpc_each_layer(active, [&](auto layer) { ldpc_spa_layer<decltype(layer)::index, true>(P, N, R, t4); });
+    ldpc_each_layer(active, FloodingLayer{P, N, R, t4});
     // the new posteriors become the last ones (each thread of the frame swaps its own pointers)
     if (active) { float* s = P; P = N; N = s; }
   }

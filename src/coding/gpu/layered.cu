@@ -55,6 +55,16 @@ __device__ __forceinline__ void ldpc_layer(float* L, float* R, unsigned t4) {
 }
 #endif
 
+// One layer of the layered schedule, as ldpc_each_layer calls it (a functor: NVRTC's JIT mode takes a
+// generic lambda's call operator for a host function).
+struct LayeredLayer {
+  float* L;
+  float* R;
+  unsigned t4;
+  template <class Layer>
+  __device__ __forceinline__ void operator()(Layer) const { ldpc_layer<Layer::index>(L, R, t4); }
+};
+
 // The frame's posteriors L, updated in place layer after layer.
 struct LayeredSchedule {
   static constexpr int BUFFERS = 1;
@@ -65,7 +75,7 @@ struct LayeredSchedule {
   __device__ float* channel() const { return nullptr; }
   __device__ __forceinline__ void iterate(float* R, int t, bool active) {
     unsigned t4 = 4u * t;
-    ldpc_each_layer(active, [&](auto layer) { ldpc_layer<decltype(layer)::index>(L, R, t4); });
+    ldpc_each_layer(active, LayeredLayer{L, R, t4});
   }
 };
 
