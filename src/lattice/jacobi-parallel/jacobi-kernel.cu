@@ -420,16 +420,27 @@ __device__ __forceinline__ void call_in_update(JacobiShared* sh, real* G, int ld
   update_phases(G, sh->Z, sh->mult, sh->lpi, sh->lpj, ldg, m, half);
 }
 
-// A whole round with size reductions (rare on large bases), by the group, on the permutation cur
-// (the swaps go to next): multipliers, the transform's overflow check and the drift scales as the
-// reference does them, phases b and c by the whole block (the other warps are called in), then
-// the drift test and the swaps on the updated norms. end: OUTCOME_OVERFLOW / OUTCOME_DRIFT when
-// the sweep ends after this round (the same in every thread of the group).
-__device__ __noinline__ RoundOut reduction_round(int r, const int* cur, int* next) {
+// A whole round with size reductions (rare on large bases), by the threads that run the rounds:
+// multipliers, the transform's overflow check and the drift scales as the reference does them,
+// phases b and c by the whole block (the other warps are called in), then the drift test and the
+// swaps on the updated norms. end: OUTCOME_OVERFLOW / OUTCOME_DRIFT when the sweep ends after
+// this round (the same in every thread). P (GroupPairs, WarpPairs) says where a thread's pairs
+// are and how the threads meet:
+//   begin(sh)                        reads what it needs from the shared header
+//   slot(q)                          the slot k of the thread's pair q
+//   pair(q, k, m, half, i, j, pi, pj)  whether slot k holds a pair, setting what the mode knows
+//                                    of it then (logical columns i, j, or perm entries pi, pj;
+//                                    pi = pj = 0 for no pair)
+//   entries(i, j, pi, pj)            the rest of a live pair's perm entries
+//   any(p), leader(), after_update() p ORed over the threads; who posts the update command; what
+//                                    follows phases b and c
+//   swap(q, i, j, pi, pj, sw)        phase d's swap where sw; returns sw
+template <class P>
+__device__ __forceinline__ RoundOut reduction_round_by(P& p) {
   JacobiShared* sh = jshared();
   real* G = sh->G;
-  const int m = sh->m, ldg = sh->ldg, half = sh->half, ng = sh->ng, t = threadIdx.x;
-  const int players = 2 * half;
+  const int m = sh->m, ldg = sh->ldg, half = sh->half;
+  p.begin(sh);
   RoundOut o;
   o.swaps = 0; o.reductions = 0; o.end = 0;
   int ovf = 0, anyMult = 0;
@@ -438,18 +449,18 @@ __device__ __noinline__ RoundOut reduction_round(int r, const int* cur, int* nex
   bool live[JQ];
 #pragma unroll
   for (int q = 0; q < JQ; q++) {
-    const int k = q * ng + t;
-    live[q] = round_pair(k, r, m, players, half, li[q], lj[q]);
+    const int k = p.slot(q);
+    live[q] = p.pair(q, k, m, half, li[q], lj[q], pi[q], pj[q]);
     rk[q] = 0;
-    pi[q] = 0; pj[q] = 0;
     if (live[q]) {
-      pi[q] = cur[li[q]]; pj[q] = cur[lj[q]];
+      p.entries(li[q], lj[q], pi[q], pj[q]);
       rk[q] = pair_multiplier(sh, G, ldg, m, pi[q], pj[q], o.reductions, ovf, anyMult);
     }
     post_pair(sh, k, half, rk[q], pi[q], pj[q]);
   }
-  ovf = group_sync_or(ovf, ng);
-  if (group_sync_or(anyMult, ng)) call_in_update(sh, G, ldg, m, half, t == 0);
+  ovf = p.any(ovf);
+  if (p.any(anyMult)) call_in_update(sh, G, ldg, m, half, p.leader());
+  p.after_update();
   int drift = 0;
   const double driftRatio = sh->driftRatio;
 #pragma unroll
@@ -458,18 +469,83 @@ __device__ __noinline__ RoundOut reduction_round(int r, const int* cur, int* nex
     const real gii = G[pi[q] + pi[q] * ldg], gjj = G[pj[q] + pj[q] * ldg];
     if (rk[q] != 0 && !((double)gjj > sh->E[pj[q]] * driftRatio)) drift = 1;
     // phase d: swaps through the permutation
-    const bool sw = gii > gjj;
-    next[li[q]] = sw ? pj[q] : pi[q];
-    next[lj[q]] = sw ? pi[q] : pj[q];
-    if (sw) o.swaps++;
+    if (p.swap(q, li[q], lj[q], pi[q], pj[q], gii > gjj)) o.swaps++;
   }
-  drift = group_sync_or(drift, ng);
+  drift = p.any(drift);
   o.end = ovf ? OUTCOME_OVERFLOW : drift ? OUTCOME_DRIFT : 0;
   return o;
 }
 
-// Counts of one call of group_sweeps (per thread).
+// The group's pairs in reduction_round_by: thread t's pair q in slot q ng + t, pair k of round r
+// in closed form (round_pair), its perm entries from the permutation cur, the swaps written to next.
+struct GroupPairs {
+  int r;
+  const int* cur;
+  int* next;
+  int ng, t;
+  __device__ __forceinline__ void begin(const JacobiShared* sh) { ng = sh->ng; t = threadIdx.x; }
+  __device__ __forceinline__ int slot(int q) const { return q * ng + t; }
+  __device__ __forceinline__ bool pair(int, int k, int m, int half, int& i, int& j, int& pi, int& pj) const {
+    pi = 0; pj = 0;
+    return round_pair(k, r, m, 2 * half, half, i, j);
+  }
+  __device__ __forceinline__ void entries(int i, int j, int& pi, int& pj) const { pi = cur[i]; pj = cur[j]; }
+  __device__ __forceinline__ int any(int p) const { return group_sync_or(p, ng); }
+  __device__ __forceinline__ bool leader() const { return t == 0; }
+  __device__ __forceinline__ void after_update() const {}
+  __device__ __forceinline__ bool swap(int, int i, int j, int pi, int pj, bool sw) const {
+    next[i] = sw ? pj : pi;
+    next[j] = sw ? pi : pj;
+    return sw;
+  }
+};
+
+// A round with size reductions by the group, on the permutation cur (the swaps go to next).
+__device__ __noinline__ RoundOut reduction_round(int r, const int* cur, int* next) {
+  GroupPairs p;
+  p.r = r; p.cur = cur; p.next = next;
+  return reduction_round_by(p);
+}
+
+// Counts of one call of the sweeps (per thread).
 struct MasterCounts { int sweeps, swaps, reductions; };
+
+// The bookkeeping of one refresh's sweeps, alike in every round mode: the sweeps run so far
+// (against maxIterations), this thread's swaps and size reductions, whether the current sweep
+// changed anything, and the status and outcome the other warps are released with.
+struct SweepTally {
+  int sweeps, swaps = 0, reductions = 0, changed = 0, status = STATUS_OK, outcome = OUTCOME_UNCHANGED;
+  // Whether maxIterations sweeps have run (status ITERATION_LIMIT then).
+  __device__ __forceinline__ bool at_limit(int maxIterations) {
+    if (sweeps < maxIterations) return false;
+    status = STATUS_ITERATION_LIMIT;
+    return true;
+  }
+  // Starts a sweep.
+  __device__ __forceinline__ void start() {
+    sweeps++;
+    changed = 0;
+    outcome = OUTCOME_UNCHANGED;
+  }
+  // n swaps in a round without size reductions.
+  __device__ __forceinline__ void add_swaps(int n) {
+    swaps += n;
+    if (n) changed = 1;
+  }
+  // A round with size reductions (RoundOut, WarpRoundOut).
+  template <class R>
+  __device__ __forceinline__ void add(const R& o) {
+    swaps += o.swaps;
+    reductions += o.reductions;
+    if (o.swaps || o.reductions) changed = 1;
+  }
+  // Posts the outcome and status (the leader), releases the other warps, returns the counts.
+  __device__ __forceinline__ MasterCounts finish(JacobiShared* sh, bool leader) const {
+    if (leader) { sh->cmd = CMD_DONE; sh->outcome = outcome; sh->status = status; }
+    block_sync();
+    return MasterCounts{sweeps, swaps, reductions};
+  }
+};
 
 // A player of the register-resident modes: (logical column << 16) | physical column (perm entry).
 #define PLAYER(s) ((int)((s) >> 16))
@@ -498,13 +574,10 @@ __device__ __noinline__ MasterCounts group_sweeps(const real* Gglobal, int maxIt
   const int players = 2 * half, rounds = players - 1;
   // the two perm arrays through offsets from smem: shared-memory accesses, 32-bit addresses
   int curOff = sh->permOff, nextOff = sh->perm2Off;
-  int mySwaps = 0, myReductions = 0;
-  int status = STATUS_OK, outcome = OUTCOME_UNCHANGED;
+  SweepTally tally{sweeps};
   do {
-    if (sweeps >= maxIterations) { status = STATUS_ITERATION_LIMIT; break; }
-    sweeps++;
-    int changed = 0;
-    outcome = OUTCOME_UNCHANGED;
+    if (tally.at_limit(maxIterations)) break;
+    tally.start();
     // the pairs of the next round are computed ahead (before the barrier that ends a round)
     int pairI[JQ], pairJ[JQ];
     bool plive[JQ];
@@ -539,29 +612,24 @@ __device__ __noinline__ MasterCounts group_sweeps(const real* Gglobal, int maxIt
         for (int q = 0; q < JQ; q++) plive[q] = round_pair(q * ng + t, r + 1, m, players, half, pairI[q], pairJ[q]);
       }
       if (!group_sync_or(anyRed, ng)) {
-        mySwaps += swaps;
-        if (swaps) changed = 1;
+        tally.add_swaps(swaps);
       } else {
         // a round with size reductions: redone from cur
         const RoundOut o = reduction_round(r, cur, next);
-        mySwaps += o.swaps;
-        myReductions += o.reductions;
-        if (o.swaps || o.reductions) changed = 1;
-        if (o.end) { outcome = o.end; const int x = curOff; curOff = nextOff; nextOff = x; break; }
+        tally.add(o);
+        if (o.end) { tally.outcome = o.end; const int x = curOff; curOff = nextOff; nextOff = x; break; }
       }
       const int x = curOff; curOff = nextOff; nextOff = x;
     }
-    if (outcome == OUTCOME_UNCHANGED && group_sync_or(changed, ng)) outcome = OUTCOME_CHANGED;
-  } while (outcome == OUTCOME_CHANGED);
+    if (tally.outcome == OUTCOME_UNCHANGED && group_sync_or(tally.changed, ng)) tally.outcome = OUTCOME_CHANGED;
+  } while (tally.outcome == OUTCOME_CHANGED);
   // the permutation into perm, then the other warps are released
   if (curOff != sh->permOff) {
     const int* cur = (const int*)(smem + curOff);
     int* perm = (int*)(smem + sh->permOff);
     for (int c = t; c < m; c += ng) perm[c] = cur[c];
   }
-  if (t == 0) { sh->cmd = CMD_DONE; sh->outcome = outcome; sh->status = status; }
-  block_sync();
-  return MasterCounts{sweeps, mySwaps, myReductions};
+  return tally.finish(sh, t == 0);
 }
 
 // ---- register-players mode (ROUNDS_GROUP_REGISTER_PLAYERS, a group of up to JG threads, one pair per thread): the players in
@@ -637,13 +705,10 @@ __device__ __noinline__ MasterCounts reg_sweeps(const real* Gglobal, int maxIter
     s.da = G[pa + pa * ldg];
     s.db = G[pb + pb * ldg];
   }
-  int mySwaps = 0, myReductions = 0;
-  int status = STATUS_OK, outcome = OUTCOME_UNCHANGED;
+  SweepTally tally{sweeps};
   do {
-    if (sweeps >= maxIterations) { status = STATUS_ITERATION_LIMIT; break; }
-    sweeps++;
-    int changed = 0;
-    outcome = OUTCOME_UNCHANGED;
+    if (tally.at_limit(maxIterations)) break;
+    tally.start();
     for (int r = 0; r < rounds; r++) {
       int red;
       bool sw;
@@ -652,23 +717,21 @@ __device__ __noinline__ MasterCounts reg_sweeps(const real* Gglobal, int maxIter
       xu[xo + t] = post.a; xd[xo + t] = post.da;
       xu[xo + JG + t] = post.b; xd[xo + JG + t] = post.db;
       if (!group_sync_or(red, ng)) {
-        if (sw) { mySwaps++; changed = 1; }
+        if (sw) tally.add_swaps(1);
       } else {
         // a round with size reductions: redone from the permutation before it
         const int La = PLAYER(s.a), Lb = PLAYER(s.b);
         const bool live = mine && La < m && Lb < m;
         if (mine) put_players(perm, m, s.a, s.b);
         const RoundOut o = reduction_round(r, perm, perm2);
-        mySwaps += o.swaps;
-        myReductions += o.reductions;
-        if (o.swaps || o.reductions) changed = 1;
+        tally.add(o);
         // the players' entries after the round, every norm reloaded (G changed)
         const int pa = live ? perm2[La] : PHYS(s.a), pb = live ? perm2[Lb] : PHYS(s.b);
         post.a = (s.a & 0xffff0000u) | (unsigned)pa;
         post.b = (s.b & 0xffff0000u) | (unsigned)pb;
         post.da = G[pa + pa * ldg];
         post.db = G[pb + pb * ldg];
-        if (o.end) { outcome = o.end; s = post; break; }
+        if (o.end) { tally.outcome = o.end; s = post; break; }
         xu[xo + t] = post.a; xd[xo + t] = post.da;
         xu[xo + JG + t] = post.b; xd[xo + JG + t] = post.db;
         group_sync_or(0, ng);
@@ -681,13 +744,11 @@ __device__ __noinline__ MasterCounts reg_sweeps(const real* Gglobal, int maxIter
       s.b = ownB ? (half < 2 ? post.b : post.a) : ub;
       s.db = ownB ? (half < 2 ? post.db : post.da) : db;
     }
-    if (outcome == OUTCOME_UNCHANGED && group_sync_or(changed, ng)) outcome = OUTCOME_CHANGED;
-  } while (outcome == OUTCOME_CHANGED);
+    if (tally.outcome == OUTCOME_UNCHANGED && group_sync_or(tally.changed, ng)) tally.outcome = OUTCOME_CHANGED;
+  } while (tally.outcome == OUTCOME_CHANGED);
   // the permutation into perm, then the other warps are released
   if (mine) put_players(perm, m, s.a, s.b);
-  if (t == 0) { sh->cmd = CMD_DONE; sh->outcome = outcome; sh->status = status; }
-  block_sync();
-  return MasterCounts{sweeps, mySwaps, myReductions};
+  return tally.finish(sh, t == 0);
 }
 
 // ---- halo mode (ROUNDS_GROUP_HALO, a group of JG / 32 whole warps): several rounds per group barrier. Lane l
@@ -807,13 +868,11 @@ __device__ __noinline__ MasterCounts halo_sweeps(const real* Gglobal, int maxIte
     s.da[j] = a < m ? G[pa + pa * ldg] : inf_norm();
     s.db[j] = b < m ? G[pb + pb * ldg] : inf_norm();
   }
-  int mySwaps = 0, myReductions = 0, par = 0;
-  int status = STATUS_OK, outcome = OUTCOME_UNCHANGED;
+  SweepTally tally{sweeps};
+  int par = 0;
   do {
-    if (sweeps >= maxIterations) { status = STATUS_ITERATION_LIMIT; break; }
-    sweeps++;
-    int changed = 0;
-    outcome = OUTCOME_UNCHANGED;
+    if (tally.at_limit(maxIterations)) break;
+    tally.start();
     for (int r = 0; r < rounds;) {
       const int hb = rounds - r < JH ? rounds - r : JH;
       const HaloState s0 = s;
@@ -839,8 +898,7 @@ __device__ __noinline__ MasterCounts halo_sweeps(const real* Gglobal, int maxIte
         for (int j = 0; j < JL; j++) {
           if ((validMask >> j) & 1u) { const int p = p0 + j; s.a[j] = xu[xo + p]; s.da[j] = xd[xo + p]; s.b[j] = xu[xo + JG + p]; s.db[j] = xd[xo + JG + p]; }
         }
-        mySwaps += swaps;
-        if (swaps) changed = 1;
+        tally.add_swaps(swaps);
         r += hb;
       } else {
         // the first round of the block with a reduction: r + r0
@@ -849,16 +907,13 @@ __device__ __noinline__ MasterCounts halo_sweeps(const real* Gglobal, int maxIte
         s = s0;
         swaps = 0;
         for (int q = 0; q < r0; q++) halo_round<false>(s, G, ldg, m, p0, half, lane, ownMask, g, lim, ok, swaps);
-        mySwaps += swaps;
-        if (swaps) changed = 1;
+        tally.add_swaps(swaps);
 #pragma unroll
         for (int j = 0; j < JL; j++)
           if ((ownMask >> j) & 1u) put_players(perm, m, s.a[j], s.b[j]);
         group_sync_or(0, ng);  // the permutation written before reduction_round reads it
         const RoundOut o = reduction_round(r + r0, perm, perm2);
-        mySwaps += o.swaps;
-        myReductions += o.reductions;
-        if (o.swaps || o.reductions) changed = 1;
+        tally.add(o);
         // the owned pairs' players after the round, every norm reloaded (G changed)
 #pragma unroll
         for (int j = 0; j < JL; j++) {
@@ -872,7 +927,7 @@ __device__ __noinline__ MasterCounts halo_sweeps(const real* Gglobal, int maxIte
             s.db[j] = Lb < m ? G[pb + pb * ldg] : inf_norm();
           }
         }
-        if (o.end) { outcome = o.end; break; }
+        if (o.end) { tally.outcome = o.end; break; }
         halo_store(s, xu, xd, xo, p0, ownMask);
         group_sync_or(0, ng);
         // the turn through the slots: arr1 from pair p - 1 (pair 1: pair 0's arr2; pair 0 keeps its
@@ -891,15 +946,13 @@ __device__ __noinline__ MasterCounts halo_sweeps(const real* Gglobal, int maxIte
       }
       par ^= 1;
     }
-    if (outcome == OUTCOME_UNCHANGED && group_sync_or(changed, ng)) outcome = OUTCOME_CHANGED;
-  } while (outcome == OUTCOME_CHANGED);
+    if (tally.outcome == OUTCOME_UNCHANGED && group_sync_or(tally.changed, ng)) tally.outcome = OUTCOME_CHANGED;
+  } while (tally.outcome == OUTCOME_CHANGED);
   // the permutation into perm, then the other warps are released
 #pragma unroll
   for (int j = 0; j < JL; j++)
     if ((ownMask >> j) & 1u) put_players(perm, m, s.a[j], s.b[j]);
-  if (t == 0) { sh->cmd = CMD_DONE; sh->outcome = outcome; sh->status = status; }
-  block_sync();
-  return MasterCounts{sweeps, mySwaps, myReductions};
+  return tally.finish(sh, t == 0);
 }
 
 // ---- first-warp mode (ROUNDS_FIRST_WARP, for up to 64 pairs): the first warp alone runs the rounds, JQ pairs per
@@ -931,46 +984,38 @@ __device__ __forceinline__ void slot_swap(unsigned& a, unsigned& b) {
   b = (b & 0xffff0000u) | (x & 0xffffu);
 }
 
-// A whole round with size reductions (rare on large bases), by the first warp: multipliers, the
-// transform's overflow check and the drift scales as the reference does them, phases b and c by
-// the whole block (the other warps are called in), then the drift test and the swaps on the
-// updated norms. end: OUTCOME_OVERFLOW / OUTCOME_DRIFT when the sweep ends after this round.
+// The first warp's pairs in reduction_round_by: lane l's pair q in slot l JQ + q, held in s (the
+// swaps exchange the slot's perm entries there).
+struct WarpPairs {
+  Slots s;
+  int lane;
+  unsigned wmask;
+  __device__ __forceinline__ void begin(const JacobiShared*) {
+    const int W = blockDim.x < 32 ? blockDim.x : 32;
+    lane = threadIdx.x;
+    wmask = W == 32 ? 0xffffffffu : (1u << W) - 1u;
+  }
+  __device__ __forceinline__ int slot(int q) const { return lane * JQ + q; }
+  __device__ __forceinline__ bool pair(int q, int k, int m, int half, int&, int&, int& pi, int& pj) const {
+    return slot_pair(s.a[q], s.b[q], k, half, m, pi, pj);
+  }
+  __device__ __forceinline__ void entries(int, int, int&, int&) const {}
+  __device__ __forceinline__ int any(int p) const { return __any_sync(wmask, p); }
+  __device__ __forceinline__ bool leader() const { return lane == 0; }
+  __device__ __forceinline__ void after_update() const { __syncwarp(wmask); }
+  __device__ __forceinline__ bool swap(int q, int, int, int, int, bool sw) {
+    if (sw) slot_swap(s.a[q], s.b[q]);
+    return sw;
+  }
+};
+
+// A round with size reductions by the first warp (its W = min(32, blockDim.x) lanes), on the
+// slots s; returns them after the round.
 __device__ __noinline__ WarpRoundOut warp_reduction_round(Slots s) {
-  JacobiShared* sh = jshared();
-  real* G = sh->G;
-  const int m = sh->m, ldg = sh->ldg, half = sh->half, W = blockDim.x < 32 ? blockDim.x : 32, lane = threadIdx.x;
-  const unsigned wmask = W == 32 ? 0xffffffffu : (1u << W) - 1u;
-  WarpRoundOut o;
-  o.swaps = 0; o.reductions = 0; o.end = 0;
-  int ovf = 0, anyMult = 0;
-  real rk[JQ];
-  int pi[JQ], pj[JQ];
-  bool live[JQ];
-#pragma unroll
-  for (int q = 0; q < JQ; q++) {
-    const int k = lane * JQ + q;
-    live[q] = slot_pair(s.a[q], s.b[q], k, half, m, pi[q], pj[q]);
-    rk[q] = 0;
-    if (live[q]) rk[q] = pair_multiplier(sh, G, ldg, m, pi[q], pj[q], o.reductions, ovf, anyMult);
-    post_pair(sh, k, half, rk[q], pi[q], pj[q]);
-  }
-  ovf = __any_sync(wmask, ovf);
-  if (__any_sync(wmask, anyMult)) call_in_update(sh, G, ldg, m, half, lane == 0);
-  __syncwarp(wmask);
-  int drift = 0;
-  const double driftRatio = sh->driftRatio;
-#pragma unroll
-  for (int q = 0; q < JQ; q++) {
-    if (!live[q]) continue;
-    const real gii = G[pi[q] + pi[q] * ldg], gjj = G[pj[q] + pj[q] * ldg];
-    if (rk[q] != 0 && !((double)gjj > sh->E[pj[q]] * driftRatio)) drift = 1;
-    // phase d: swaps through the permutation
-    if (gii > gjj) { slot_swap(s.a[q], s.b[q]); o.swaps++; }
-  }
-  drift = __any_sync(wmask, drift);
-  o.s = s;
-  o.end = ovf ? OUTCOME_OVERFLOW : drift ? OUTCOME_DRIFT : 0;
-  return o;
+  WarpPairs p;
+  p.s = s;
+  const RoundOut o = reduction_round_by(p);
+  return WarpRoundOut{p.s, o.swaps, o.reductions, o.end};
 }
 
 
@@ -988,7 +1033,6 @@ __device__ __noinline__ MasterCounts warp_sweeps(const real* Gglobal, int maxIte
   const int rounds = 2 * half - 1;
   const unsigned wmask = W == 32 ? 0xffffffffu : (1u << W) - 1u;
   const int lastLane = (half - 1) / JQ, lastQ = (half - 1) - lastLane * JQ;
-  int mySwaps = 0, myReductions = 0;
   Slots s;
   {
     const int* perm = sh->perm;
@@ -1000,12 +1044,10 @@ __device__ __noinline__ MasterCounts warp_sweeps(const real* Gglobal, int maxIte
       s.b[q] = ((unsigned)b << 16) | (unsigned)(b < m ? perm[b] : 0);
     }
   }
-  int status = STATUS_OK, outcome = OUTCOME_UNCHANGED;
+  SweepTally tally{sweeps};
   do {
-    if (sweeps >= maxIterations) { status = STATUS_ITERATION_LIMIT; break; }
-    sweeps++;
-    int changed = 0;
-    outcome = OUTCOME_UNCHANGED;
+    if (tally.at_limit(maxIterations)) break;
+    tally.start();
     for (int r = 0; r < rounds; r++) {
       // phase a: the reduction test of every pair (no pair of the round shares a column)
       int anyRed = 0;
@@ -1021,15 +1063,13 @@ __device__ __noinline__ MasterCounts warp_sweeps(const real* Gglobal, int maxIte
       if (__any_sync(wmask, anyRed)) {
         const WarpRoundOut o = warp_reduction_round(s);
         s = o.s;
-        mySwaps += o.swaps;
-        myReductions += o.reductions;
-        if (o.swaps || o.reductions) changed = 1;
-        if (o.end) { outcome = o.end; break; }
+        tally.add(o);
+        if (o.end) { tally.outcome = o.end; break; }
       } else {
         // phase d: swaps through the permutation (G unchanged)
 #pragma unroll
         for (int q = 0; q < JQ; q++) {
-          if (sw[q]) { slot_swap(s.a[q], s.b[q]); mySwaps++; changed = 1; }
+          if (sw[q]) { slot_swap(s.a[q], s.b[q]); tally.add_swaps(1); }
         }
       }
       // the tournament turns: arr2[0] -> arr1[1] -> ... -> arr1[half-1] -> arr2[half-1] -> ...
@@ -1054,16 +1094,14 @@ __device__ __noinline__ MasterCounts warp_sweeps(const real* Gglobal, int maxIte
         s = t;
       }
     }
-    if (outcome == OUTCOME_UNCHANGED && __any_sync(wmask, changed)) outcome = OUTCOME_CHANGED;
-  } while (outcome == OUTCOME_CHANGED);
+    if (tally.outcome == OUTCOME_UNCHANGED && __any_sync(wmask, tally.changed)) tally.outcome = OUTCOME_CHANGED;
+  } while (tally.outcome == OUTCOME_CHANGED);
   // the permutation back to shared memory, then the other warps are released
   int* perm = sh->perm;
 #pragma unroll
   for (int q = 0; q < JQ; q++)
     if (lane * JQ + q < half) put_players(perm, m, s.a[q], s.b[q]);
-  if (lane == 0) { sh->cmd = CMD_DONE; sh->outcome = outcome; sh->status = status; }
-  block_sync();
-  return MasterCounts{sweeps, mySwaps, myReductions};
+  return tally.finish(sh, lane == 0);
 }
 
 // Launch bounds (the host passes its block size and blocks per multiprocessor): a single basis
