@@ -46,6 +46,7 @@ static dim3 emu_block_idx, blockDim, gridDim;
 #define __noinline__
 #define __restrict__
 #define __shared__
+#define __constant__
 #define __align__(x) __attribute__((aligned(x)))
 #define __launch_bounds__(...)
 // dynamic shared memory: the kernel's "extern __shared__ unsigned char smem[]" names this pointer
@@ -77,6 +78,7 @@ template <class T> T __shfl_sync(unsigned, T v, int src, int = 32) {
   emu_warp_barriers[w]->arrive_and_wait();
   T r; std::memcpy(&r, &got, sizeof(T)); return r;
 }
+template <class T> T __shfl_xor_sync(unsigned mask, T v, int laneMask, int = 32) { return __shfl_sync(mask, v, emu_lane() ^ laneMask); }
 inline unsigned __ballot_sync(unsigned, int p) {
   const int w = emu_warp();
   emu_warp_slots[w].v[emu_lane()] = p ? 1 : 0;
@@ -119,6 +121,11 @@ inline double __drcp_rn(double x) { return 1.0 / x; }
 inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
 inline int min(int a, int b) { return a < b ? a : b; }
 inline int max(int a, int b) { return a > b ? a : b; }
+inline long long min(long long a, long long b) { return a < b ? a : b; }
+struct int2 { int x, y; };
+inline unsigned __float_as_uint(float x) { unsigned r; std::memcpy(&r, &x, 4); return r; }
+inline float __uint_as_float(unsigned x) { float r; std::memcpy(&r, &x, 4); return r; }
+
 inline unsigned long long atomicMax(unsigned long long* a, unsigned long long v) {
   unsigned long long old = __atomic_load_n(a, __ATOMIC_SEQ_CST);
   while (old < v && !__atomic_compare_exchange_n(a, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {}
@@ -169,8 +176,13 @@ template <class F> int emu_launch(unsigned grid, dim3 block, size_t sharedBytes,
 export function emulatorUnavailable(): string | null {
   const r = spawnSync('g++', ['--version'], { encoding: 'utf8' });
   if (r.error || r.status !== 0) return 'no g++ on this machine';
+  // a compiler without C++20 barriers cannot emulate; one that has them must build the header (a
+  // broken header is a defect, not a reason for every emulated test to skip)
+  const plain = spawnSync('g++', ['-std=c++20', '-pthread', '-x', 'c++', '-o', '/dev/null', '-'], { input: '#include <barrier>\nint main() { std::barrier<> b(1); b.arrive_and_wait(); }\n', encoding: 'utf8' });
+  if (plain.status !== 0) return `g++ has no C++20 <barrier>: ${(plain.stderr || plain.error?.message || '').slice(0, 500)}`;
   const probe = compileEmulated('int main() { std::barrier<> b(1); b.arrive_and_wait(); return 0; }', '', []);
-  return probe.error;
+  if (probe.error) throw new Error(`the CUDA emulation header does not compile: ${probe.error}`);
+  return null;
 }
 
 /**

@@ -16,8 +16,6 @@ const SHIMS = String.raw`
 #pragma once
 inline float __int_as_float(int x) { float f; std::memcpy(&f, &x, 4); return f; }
 inline int __float_as_int(float f) { int x; std::memcpy(&x, &f, 4); return x; }
-inline unsigned __float_as_uint(float f) { unsigned x; std::memcpy(&x, &f, 4); return x; }
-inline float __uint_as_float(unsigned x) { float f; std::memcpy(&f, &x, 4); return f; }
 template <class T> inline T __ldg(const T* p) { return *p; }
 struct float4 { float x, y, z, w; };
 struct float2 { float x, y; };
@@ -41,7 +39,6 @@ struct uint4 { unsigned x, y, z, w; };
 struct uint2 { unsigned x, y; };
 inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return uint4{x, y, z, w}; }
 inline float4 __ldg(const float4* p) { float4 r; std::memcpy(&r, (const void*)p, 16); return r; }
-template <class T> T __shfl_xor_sync(unsigned mask, T v, int laneMask, int = 32) { return __shfl_sync(mask, v, emu_lane() ^ laneMask); }
 // __match_any_sync / __reduce_min_sync: every lane of the warp calls them together (as the MIMO
 // kernels do), each with its own group's mask for the reduction.
 inline unsigned __match_any_sync(unsigned, unsigned v) {

@@ -39,13 +39,12 @@ const emuSkip = emu ? `CUDA emulator unavailable: ${emu}` : false;
 const SRC = fileURLToPath(new URL('../../src/sim/gpu/', import.meta.url));
 const ENCODER = fileURLToPath(new URL('../../src/coding/gpu/encode.cu', import.meta.url));
 
-/** What the count kernel uses beyond the emulator's header: u64 atomics, the xor shuffle (over its lane shuffle). */
+/** What the count kernel uses beyond the emulator's header: u64 atomics. */
 function atomicsShim(): string {
   const dir = join(tmpdir(), 'lattice-mimo-emu');
   mkdirSync(dir, { recursive: true });
   const path = join(dir, 'atomics-u64.cuh');
-  writeFileSync(path, '#pragma once\ninline unsigned long long atomicAdd(unsigned long long* a, unsigned long long v) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); }\n'
-    + 'template <class T> T __shfl_xor_sync(unsigned m, T v, int o) { return __shfl_sync(m, v, emu_lane() ^ o); }\n');
+  writeFileSync(path, '#pragma once\ninline unsigned long long atomicAdd(unsigned long long* a, unsigned long long v) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); }\n');
   return path;
 }
 

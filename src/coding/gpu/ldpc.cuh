@@ -18,12 +18,6 @@
 //   EARLY_STOP 1: stop a frame on a zero syndrome after any iteration
 #pragma once
 
-#ifndef __CUDACC__
-// the CUDA emulator's C++ build (test/gpu/cuda-emulator.ts): the bit casts CUDA has built in
-inline unsigned __float_as_uint(float x) { unsigned u; memcpy(&u, &x, 4); return u; }
-inline float __uint_as_float(unsigned u) { float x; memcpy(&x, &u, 4); return x; }
-#endif
-
 #define LDPC_NVARS (NCOLS * Z)
 #define LDPC_SCALE 16.0
 

@@ -59,7 +59,7 @@ let summaryKernel: { ctx: CudaContext; kernel: Kernel } | null = null;
 
 /** int32 words of a channel's status summary: [flags or-ed over its vectors, nodes low, nodes high]. */
 const SUMMARY_WORDS = 3;
-const SUMMARY_THREADS = 128;
+const SUMMARY_WARPS = 4;
 
 /** status-summary.cu's launch: each of `channels` channels' vector status words in SUMMARY_WORDS. */
 function enqueueSummary(ctx: CudaContext, stream: Stream, status: bigint, summary: bigint, channels: number, vpc: number, valid: number): void {
@@ -67,11 +67,11 @@ function enqueueSummary(ctx: CudaContext, stream: Stream, status: bigint, summar
     const kernel = loadModule(ctx, {
       source: readKernelSource(new URL('./status-summary.cu', import.meta.url)),
       name: 'mimo/gpu/status-summary.cu',
-      defines: { SUMMARY_THREADS },
+      defines: { SUMMARY_WARPS },
     }).kernel('mimo_status_summary', ['ptr', 'ptr', 'i32', 'i32', 'i64']);
     summaryKernel = { ctx, kernel };
   }
-  summaryKernel.kernel.launch({ grid: Math.ceil(channels / SUMMARY_THREADS), block: SUMMARY_THREADS, stream }, [status, summary, channels, vpc, valid]);
+  summaryKernel.kernel.launch({ grid: Math.ceil(channels / SUMMARY_WARPS), block: 32 * SUMMARY_WARPS, stream }, [status, summary, channels, vpc, valid]);
 }
 const NORMALIZE_WARPS = 4;
 

@@ -1,28 +1,37 @@
 // The GPU engine's last stage of every detection chunk: each channel's status in three words, so
 // the host reads a word triple a channel instead of two words a vector (and looks at a channel's
-// vectors only when one of them is flagged).
+// vectors only when one of them is flagged). One warp a channel, its lanes over the channel's
+// vectors (all of them at once up to 32 a channel), SUMMARY_WARPS channels a block.
 //   status   per vector [flags, nodes] (STATUS_WORDS = 2), the chunk's channels x vpc vectors
 //   summary  per channel [flags of its vectors or-ed, nodes summed: low 32 bits, high 32 bits]
 //   valid    vectors of the chunk that are real (the batch's last channel may be padded)
-// nvcc-variant: -DSUMMARY_THREADS=128
+// nvcc-variant: -DSUMMARY_WARPS=4
 
-#ifndef SUMMARY_THREADS
-#define SUMMARY_THREADS 128
+#ifndef SUMMARY_WARPS
+#define SUMMARY_WARPS 4
 #endif
 
-extern "C" __global__ void __launch_bounds__(SUMMARY_THREADS) mimo_status_summary(
+extern "C" __global__ void __launch_bounds__(32 * SUMMARY_WARPS) mimo_status_summary(
     const int* __restrict__ status, int* __restrict__ summary, int channels, int vpc, long long valid) {
-  const int c = blockIdx.x * SUMMARY_THREADS + threadIdx.x;
-  if (c >= channels) return;
-  int flags = 0;
+  const int lane = threadIdx.x & 31;
+  const int c = blockIdx.x * SUMMARY_WARPS + (threadIdx.x >> 5);
+  if (c >= channels) return;  // the whole warp: c is the warp's
+  const long long v0 = (long long)c * vpc;
+  const int real = (int)min((long long)vpc, valid - v0);
+  unsigned flags = 0;
   unsigned long long nodes = 0;
-  for (int k = 0; k < vpc; k++) {
-    const long long v = (long long)c * vpc + k;
-    if (v >= valid) break;
-    flags |= status[2 * v];
-    nodes += (unsigned)status[2 * v + 1];
+  for (int k = lane; k < real; k += 32) {
+    const int2 s = reinterpret_cast<const int2*>(status)[v0 + k];
+    flags |= (unsigned)s.x;
+    nodes += (unsigned)s.y;
   }
-  summary[3 * c] = flags;
-  summary[3 * c + 1] = (int)(unsigned)(nodes & 0xffffffffull);
-  summary[3 * c + 2] = (int)(unsigned)(nodes >> 32);
+  for (int o = 16; o > 0; o >>= 1) {
+    flags |= __shfl_xor_sync(0xffffffffu, flags, o);
+    nodes += __shfl_xor_sync(0xffffffffu, nodes, o);
+  }
+  if (lane == 0) {
+    summary[3 * c] = (int)flags;
+    summary[3 * c + 1] = (int)(unsigned)(nodes & 0xffffffffull);
+    summary[3 * c + 2] = (int)(unsigned)(nodes >> 32);
+  }
 }

@@ -9,12 +9,6 @@
 #ifndef MIMO_REAL_MODEL_CUH
 #define MIMO_REAL_MODEL_CUH
 
-#ifndef __CUDACC__
-// the CUDA emulator (g++) lacks the bit casts
-inline unsigned __float_as_uint(float x) { unsigned r; std::memcpy(&r, &x, 4); return r; }
-inline float __uint_as_float(unsigned x) { float r; std::memcpy(&r, &x, 4); return r; }
-#define __constant__
-#endif
 
 // Status flag bits (src/mimo/gpu/status.ts: MIMO_STATUS; the host passes them as defines).
 #ifndef MIMO_RANK_DEFICIENT

@@ -9,13 +9,6 @@
 // The model and conventions are the CPU's (preprocess/real-system.ts, detectors/psd/cpu.ts).
 #pragma once
 
-#ifndef __CUDACC__
-// The CUDA emulator (test/gpu/cuda-emulator.ts) compiles this file as C++.
-#define __constant__
-inline unsigned __float_as_uint(float x) { unsigned r; std::memcpy(&r, &x, 4); return r; }
-inline float __uint_as_float(unsigned x) { float r; std::memcpy(&r, &x, 4); return r; }
-#endif
-
 #define PSD_N (PSD_BPSK ? PSD_NT : 2 * PSD_NT)
 #define PSD_M (2 * PSD_NR)
 
