@@ -7,7 +7,8 @@
  * link floor = input bytes / upload rate + output bytes (basis, Z, status words) / download rate,
  * the rates measured here on pinned memory (256 MiB copies); kernel = the engine's event time.
  *
- * Usage: node dist/bench/host-path.js [--reps 5] [--cases 8x8,68x64,1028x1024] [--delta D] [--seed S] [--out FILE.json] [--variants] [--timeline]
+ * Usage: node dist/bench/host-path.js [--reps 5] [--cases 8x8,68x64,1028x1024] [--modes fresh,reused,pinned] [--delta D] [--seed S] [--out FILE.json] [--variants] [--timeline]
+ * (--modes pinned alone: only the pinned calls, for a CPU profile of that path: `node --cpu-prof`.)
  * (--timeline: one more pinned call with an event after every enqueued op: when each copy and kernel finished on the device.)
  * (--delta: LLL's delta, reduce()'s default when absent; `bench lattice` times its kernels at 0.75;
  * --seed: the bases' seed, default 1.)
@@ -20,7 +21,10 @@ import { DeviceBuffer, PinnedBuffer } from '../src/gpu/memory.js';
 import { Stream, timeOnStream } from '../src/gpu/stream.js';
 import { timelineDriver } from './gpu/driver-trace.js';
 
-const { values } = parseArgs({ options: { reps: { type: 'string', default: '5' }, cases: { type: 'string', default: '8x8,68x64,1028x1024' }, delta: { type: 'string' }, seed: { type: 'string', default: '1' }, out: { type: 'string' }, variants: { type: 'boolean', default: false }, timeline: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { reps: { type: 'string', default: '5' }, cases: { type: 'string', default: '8x8,68x64,1028x1024' }, delta: { type: 'string' }, seed: { type: 'string', default: '1' }, out: { type: 'string' }, variants: { type: 'boolean', default: false }, timeline: { type: 'boolean', default: false }, modes: { type: 'string', default: 'fresh,reused,pinned' } } });
+const modes = new Set(values.modes!.split(','));
+for (const m of modes) if (!['fresh', 'reused', 'pinned'].includes(m)) throw new Error(`unknown mode '${m}' (fresh, reused, pinned)`);
+if (!modes.has('pinned')) throw new Error('--modes must include pinned (the figures compare against it)');
 const seed = Number(values.seed);
 const reps = Number(values.reps);
 const ctx = requireCuda();
@@ -75,16 +79,19 @@ for (const c of cases()) {
   const opts: ReduceOptions = { algorithm: c.algorithm, precision: 'float32', engine: 'cuda', check: false, ...(values.delta ? { delta: Number(values.delta) } : {}) };
   const inBytes = n * m * 4, outBytes = n * m * 4 + m * m * 8 + 5 * 4;
   const floorMs = (batch * inBytes / rates.up + batch * outBytes / rates.down) * 1e3;
-  const fresh = await timeCalls(() => reduce(c.bases, opts));
-  const reusedOut = { basis: new Float32Array(batch * n * m), transform: new Float64Array(batch * m * m) };
-  const reused = await timeCalls(() => reduce(c.bases, { ...opts, out: reusedOut }));
+  const skipped = { wallMs: NaN, kernelMs: NaN, engineMs: NaN };
+  const fresh = modes.has('fresh') ? await timeCalls(() => reduce(c.bases, opts)) : skipped;
+  const reusedOut = { basis: new Float32Array(batch * n * m), transform: new Float64Array(batch * m * m), counts: new Int32Array(3 * batch) };
+  const reused = modes.has('reused') ? await timeCalls(() => reduce(c.bases, { ...opts, out: reusedOut })) : skipped;
   const pin = await hostBatch({ batch, rows: n, cols: m, precision: 'float32' });
   pin.data.set(c.bases.data);
   const pinOut = await hostBatch({ batch, rows: n, cols: m, precision: 'float32' });
   const pinZ = await hostBatch({ batch, rows: m, cols: m, precision: 'float64' });
-  const pinned = await timeCalls(() => reduce(pin, { ...opts, out: { basis: pinOut.data, transform: pinZ.data as Float64Array } }));
+  // every result array reused over the calls (the counts too: fresh memory's page faults cost the host more than the copies)
+  const pinnedOut = { basis: pinOut.data, transform: pinZ.data as Float64Array, counts: new Int32Array(3 * batch) };
+  const pinned = await timeCalls(() => reduce(pin, { ...opts, out: pinnedOut }));
   // the three ways give the same results
-  const a = await reduce(c.bases, opts), b = await reduce(pin, { ...opts, out: { basis: pinOut.data, transform: pinZ.data as Float64Array } });
+  const a = await reduce(c.bases, opts), b = await reduce(pin, { ...opts, out: pinnedOut });
   const same = a.transform.data.every((v, i) => Object.is(v, b.transform.data[i])) && a.basis.data.every((v, i) => Object.is(v, b.basis.data[i]));
   const us = (ms: number) => (ms * 1e3) / batch;
   const row = {
@@ -96,7 +103,7 @@ for (const c of cases()) {
     // the runner's chunking and lanes on the pinned path, interleaved call by call (the device's
     // clocks and the host's load drift over a run): where the time goes
     const variants: Array<{ maxChunk?: number; streams?: number }> = [{}, { streams: 2 }, { maxChunk: Math.ceil(batch / 8), streams: 3 }, { maxChunk: Math.ceil(batch / 6), streams: 3 }, { maxChunk: Math.ceil(batch / 4), streams: 3 }, { maxChunk: Math.ceil(batch / 3), streams: 3 }, { maxChunk: Math.ceil(batch / 4), streams: 2 }];
-    const call = (b: { maxChunk?: number; streams?: number }) => reduce(pin, { ...opts, gpuTuning: { batch: b }, out: { basis: pinOut.data, transform: pinZ.data as Float64Array } });
+    const call = (b: { maxChunk?: number; streams?: number }) => reduce(pin, { ...opts, gpuTuning: { batch: b }, out: pinnedOut });
     for (const b of variants) await call(b);
     const wall = variants.map(() => [] as number[]), kern = variants.map(() => [] as number[]);
     for (let r = 0; r < 3 * reps; r++) {
@@ -114,7 +121,7 @@ for (const c of cases()) {
   }
   if (values.timeline) {
     const timeline = deviceTimeline ??= timelineDriver(ctx);
-    const call = () => reduce(pin, { ...opts, out: { basis: pinOut.data, transform: pinZ.data as Float64Array } });
+    const call = () => reduce(pin, { ...opts, out: pinnedOut });
     await call();
     const t = performance.now();
     timeline.start();

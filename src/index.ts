@@ -26,7 +26,7 @@ export {
   type ReduceResult, type ReduceStats, type BasisCheck, type Algorithm, type AlgoParams, type BasisStats,
   type ReduceOptions, type Engine, type LLLCheck, type LagrangeCheck, type UnimodularCheck,
   type QualityMetrics, type GramSchmidt, type ExactLLLCheck, type ExactTransform,
-  type CudaBatchOutputs, type CudaBatchResult, type CudaBatchStats,
+  type CountTotals, type CudaBatchOutputs, type CudaBatchResult, type CudaBatchStats,
   type GpuTuning, type AllswapTuning, type JacobiTuning, type BlockTuning, type BatchTuning, type WorkspaceMemory, type JacobiRounds,
   type GaussianBasesOptions, type BlockToeplitzOptions, type ParsedMatrix, type BasisLike, type FormatOptions,
 } from './lattice/index.js';

@@ -13,7 +13,7 @@ export { checkLLLExact, type ExactLLLCheck } from './exact-lll.js';
 export { rebuildTransform, type ExactTransform } from './exact-transform.js';
 export { reduceBatchCuda as allswapBatchCuda } from './allswap/cuda.js';
 export { reduceBatchCuda as jacobiParallelBatchCuda } from './jacobi-parallel/cuda.js';
-export type { CudaBatchOutputs, CudaBatchResult, CudaBatchStats } from './gpu/batch.js';
+export type { CountTotals, CudaBatchOutputs, CudaBatchResult, CudaBatchStats } from './gpu/batch.js';
 export { hostBatch } from './host-batch.js';
 export { lllIntegral, RUNGS, type Rung, type IntegralLLLOptions, type IntegralLLLResult, type RungOutcome, type LadderProgress } from './precision/ladder.js';
 export type { GpuTuning, AllswapTuning, JacobiTuning, BlockTuning, BatchTuning, WorkspaceMemory, JacobiRounds } from './gpu-tuning.js';

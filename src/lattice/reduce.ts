@@ -19,7 +19,7 @@ import { reduceBatchCpu, reduceChunk, reduceOneCpu, withBasisIndex } from './cpu
 import { ALGORITHM_REGISTRY, CUDA_ALGORITHMS, cudaDeviceAvailable } from './registry.js';
 import { isBreakdown, remedy } from './fallback.js';
 import type { Algorithm, BasisStats, ReduceOptions } from './types.js';
-import type { CudaBatchResult } from './gpu/batch.js';
+import type { CountTotals, CudaBatchResult } from './gpu/batch.js';
 import { assertIndependent, firstDependentColumn, firstZeroColumn, resolveOptions, unitScale, validateBases, validateShape, type ResolvedOptions } from './validate.js';
 
 export interface BasisCheck {
@@ -221,7 +221,10 @@ const proofOf = (w: ExactTransform & { det: bigint | null }): UnimodularCheck =>
  */
 export class BasisRecords {
   private readonly own = new Map<number, BasisStats>();
-  constructor(readonly length: number, private readonly base: (k: number) => BasisStats, private readonly counts?: { iterations: Int32Array; swaps: Int32Array; sizeReductions: Int32Array }) {}
+  constructor(
+    readonly length: number, private readonly base: (k: number) => BasisStats,
+    private readonly counts?: { iterations: Int32Array; swaps: Int32Array; sizeReductions: Int32Array; totals?: CountTotals },
+  ) {}
 
   static of(list: BasisStats[]): BasisRecords {
     return new BasisRecords(list.length, (k) => list[k]!);
@@ -239,6 +242,19 @@ export class BasisRecords {
     return Array.from({ length: this.length }, (_, k) => this.get(k));
   }
 
+  /** Writes every basis' counts into `out` (3 x length; see ReduceOptions.out.counts), skipping what the engine wrote there itself. */
+  writeCounts(out: Int32Array): void {
+    const n = this.length, c = this.counts;
+    if (c && c.iterations.buffer === out.buffer && c.iterations.byteOffset === out.byteOffset) {
+      for (const [k, b] of this.own) { out[k] = b.iterations; out[n + k] = b.swaps; out[2 * n + k] = b.sizeReductions; }
+      return;
+    }
+    for (let k = 0; k < n; k++) {
+      const b = this.own.get(k) ?? this.base(k);
+      out[k] = b.iterations; out[n + k] = b.swaps; out[2 * n + k] = b.sizeReductions;
+    }
+  }
+
   sums(): Pick<ReduceStats, 'iterations' | 'swaps' | 'sizeReductions'> {
     let iterations = 0, swaps = 0, sizeReductions = 0;
     const c = this.counts;
@@ -246,7 +262,8 @@ export class BasisRecords {
       for (let k = 0; k < this.length; k++) { const b = this.get(k); iterations += b.iterations; swaps += b.swaps; sizeReductions += b.sizeReductions; }
       return { iterations, swaps, sizeReductions };
     }
-    for (let k = 0; k < this.length; k++) { iterations += c.iterations[k]!; swaps += c.swaps[k]!; sizeReductions += c.sizeReductions[k]!; }
+    if (c.totals) ({ iterations, swaps, sizeReductions } = c.totals);
+    else for (let k = 0; k < this.length; k++) { iterations += c.iterations[k]!; swaps += c.swaps[k]!; sizeReductions += c.sizeReductions[k]!; }
     for (const [k, b] of this.own) {
       iterations += b.iterations - c.iterations[k]!; swaps += b.swaps - c.swaps[k]!; sizeReductions += b.sizeReductions - c.sizeReductions[k]!;
     }
@@ -254,8 +271,11 @@ export class BasisRecords {
   }
 }
 
+/** Where a call's results go: the basis and transform, and the caller's counts array if given. */
+interface ResultArrays { basis: RealArray; Z: Float64Array; counts?: Int32Array }
+
 /** The result arrays: the caller's `out` (checked against the batch) or fresh ones, in the input's precision. */
-function resultArrays(bases: MatrixBatch, out: ReduceOptions['out']): { basis: RealArray; Z: Float64Array } {
+function resultArrays(bases: MatrixBatch, out: ReduceOptions['out']): ResultArrays {
   const { batch, rows: n, cols: m, data } = bases;
   const basis = out?.basis;
   if (basis !== undefined && (basis.constructor !== data.constructor || basis.length !== data.length)) {
@@ -266,16 +286,22 @@ function resultArrays(bases: MatrixBatch, out: ReduceOptions['out']): { basis: R
     throw new InvalidArgumentError(`out.transform must be a Float64Array of batch x m x m = ${batch * m * m} elements`);
   }
   if (basis && Z && basis.buffer === Z.buffer) throw new InvalidArgumentError('out.basis and out.transform must not share memory');
-  return { basis: basis ?? allocLike(data, batch * n * m), Z: Z ?? new Float64Array(batch * m * m) };
+  const counts = out?.counts;
+  if (counts !== undefined && (!(counts instanceof Int32Array) || counts.length !== 3 * batch)) {
+    throw new InvalidArgumentError(`out.counts must be an Int32Array of 3 x batch = ${3 * batch} elements`);
+  }
+  if (counts && [basis, Z].some((a) => a?.buffer === counts.buffer)) throw new InvalidArgumentError('out.counts must not share memory with out.basis or out.transform');
+  return { basis: basis ?? allocLike(data, batch * n * m), Z: Z ?? new Float64Array(batch * m * m), counts };
 }
 
 function packResult(
-  bases: MatrixBatch, o: ResolvedOptions, engine: 'cpu' | 'cuda', arrays: { basis: RealArray; Z: Float64Array }, perBasis: BasisRecords,
+  bases: MatrixBatch, o: ResolvedOptions, engine: 'cpu' | 'cuda', arrays: ResultArrays, perBasis: BasisRecords,
   t0: number, todo: Iterable<number>, reduced?: RealArray,
 ): ReduceResult {
   const { batch, rows: n, cols: m } = bases;
-  const t: Target = { ...arrays, checks: [], wide: new Map(), redone: 0, redoneOnCpu: 0 };
+  const t: Target = { basis: arrays.basis, Z: arrays.Z, checks: [], wide: new Map(), redone: 0, redoneOnCpu: 0 };
   for (const k of todo) finishBasis(bases, o, engine, k, perBasis, t, reduced?.subarray(k * n * m, (k + 1) * n * m));
+  if (arrays.counts) perBasis.writeCounts(arrays.counts);
   const stats = {
     algorithm: o.algorithm, engine, precision: o.precision, batch, n, m, ...perBasis.sums(),
     redoneInFloat64: t.redone, redoneOnCpu: t.redoneOnCpu, timeMs: performance.now() - t0,
@@ -324,7 +350,7 @@ async function reduceOnCuda(bases: MatrixBatch, o: ResolvedOptions, out: ReduceO
   const work = direct ? bases.data : toPrecision(bases.data, o.precision);
   const arrays = resultArrays(bases, out);
   const tGpu = performance.now();
-  const r = await reducer(work, batch, n, m, o, direct ? { basis: arrays.basis, Z: arrays.Z } : { Z: arrays.Z })
+  const r = await reducer(work, batch, n, m, o, direct ? { basis: arrays.basis, Z: arrays.Z, counts: arrays.counts } : { Z: arrays.Z, counts: arrays.counts })
     .catch((err: unknown) => explainFailure(bases, err));
   // (an engine call that made its own arrays: its results are what count)
   if (r.Z !== arrays.Z) arrays.Z.set(r.Z);
@@ -341,7 +367,7 @@ async function reduceOnCuda(bases: MatrixBatch, o: ResolvedOptions, out: ReduceO
  * otherwise every basis is checked.
  */
 export function packGpuResult(
-  bases: MatrixBatch, o: ResolvedOptions, r: CudaBatchResult<RealArray>, arrays: { basis: RealArray; Z: Float64Array }, direct: boolean, t0: number,
+  bases: MatrixBatch, o: ResolvedOptions, r: CudaBatchResult<RealArray>, arrays: ResultArrays, direct: boolean, t0: number,
 ): ReduceResult {
   const { batch } = bases;
   const s = r.stats;
@@ -393,6 +419,7 @@ function intoOut(unscale: (b: MatrixBatch) => MatrixBatch, r: ReduceResult, out:
   const arrays = resultArrays(r.basis, out);
   arrays.basis.set(unscale(r.basis).data);
   arrays.Z.set(r.transform.data);
+  if (arrays.counts) BasisRecords.of(r.stats.perBasis).writeCounts(arrays.counts);
   const { batch, rows: n, cols: m } = r.basis;
   return { ...r, basis: makeBatch(arrays.basis, batch, n, m), transform: makeBatch(arrays.Z, batch, m, m) };
 }

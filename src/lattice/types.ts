@@ -116,5 +116,10 @@ export interface ReduceOptions {
     basis?: RealArray;
     /** batch x m x m. */
     transform?: Float64Array;
+    /**
+     * 3 x batch: every basis' iterations, then its swaps, then its size reductions (stats.perBasis's
+     * counts). Reused over calls, it spares a large batch of small bases the page faults of fresh memory.
+     */
+    counts?: Int32Array;
   };
 }

@@ -180,6 +180,39 @@ test('a batch on worker threads gives exactly the single-thread result', async (
   assert.deepEqual(sync.transform.data, one.transform.data);
 });
 
+/** `counts` (out.counts, 3 x batch) holds every basis' counts of stats.perBasis, and they sum to the batch's. */
+function assertCounts(res: ReduceResult, counts: Int32Array, what: string): void {
+  const b = res.stats.batch, per = res.stats.perBasis;
+  for (let k = 0; k < b; k++) {
+    assert.deepEqual([counts[k], counts[b + k], counts[2 * b + k]], [per[k]!.iterations, per[k]!.swaps, per[k]!.sizeReductions], `${what}: basis ${k}`);
+  }
+  const sum = (from: number) => counts.subarray(from * b, (from + 1) * b).reduce((a, x) => a + x, 0);
+  assert.deepEqual([sum(0), sum(1), sum(2)], [res.stats.iterations, res.stats.swaps, res.stats.sizeReductions], `${what}: sums`);
+}
+
+test('out.counts receives each basis\' iterations, swaps and size reductions on every engine (scaled input too); a wrong array is a typed error', async () => {
+  const engines = (await cudaDeviceAvailable()).ok ? (['cpu', 'cuda'] as const) : (['cpu'] as const);
+  for (const engine of engines) {
+    for (const algorithm of engine === 'cpu' ? ALGORITHMS : CUDA_ALGORITHMS) {
+      const batch = 1 + rng.int(12), n = 4 + rng.int(12);
+      const basis = gaussianBases({ batch, n, seed: rng.int(1e9), precision: rng.int(2) ? 'float32' : 'float64' });
+      // now and then entries past 2^128: reduce() works on a scaled copy and writes back through out
+      if (engine === 'cpu' && rng.int(3) === 0) for (let i = 0; i < basis.data.length; i++) basis.data[i] *= 2 ** 200;
+      if (basis.data instanceof Float32Array && !basis.data.every(Number.isFinite)) continue;
+      const counts = new Int32Array(3 * batch).fill(-1);
+      const res = await reduce(basis, { algorithm, engine, out: { counts } });
+      assertCounts(res, counts, `${engine} ${algorithm} ${batch} x ${n}`);
+      const again = await reduce(basis, { algorithm, engine });
+      assert.deepEqual(again.stats.perBasis, res.stats.perBasis, `${engine} ${algorithm}: the same counts without out.counts`);
+    }
+  }
+  const ok = gaussianBases({ batch: 2, n: 3, seed: 1 });
+  const basis = new Float64Array(18), transform = new Float64Array(18);
+  for (const counts of [new Int32Array(5), new Int32Array(7), new Float64Array(6), new Int32Array(transform.buffer, 0, 6)]) {
+    await expectCode(() => reduce(ok, { out: { basis, transform, counts: counts as Int32Array } }), 'INVALID_ARGUMENT');
+  }
+});
+
 function expectCode(fn: () => unknown, code: string) {
   return assert.rejects(async () => { await fn(); }, (e: unknown) => e instanceof LatticeMimoError && e.code === code);
 }
@@ -253,8 +286,10 @@ test('GPU float32: a basis that breaks down in float32 is redone in float64, the
   // a square block-Toeplitz channel whose transform passes 2^53 in float32 (checked on the CPU reference)
   basis.data.set(blockToeplitzBases({ batch: 1, blocks: 12, blockSize: 1, taps: 3, complex: true, seed: 1 }).data, hard * n * n);
   for (const algorithm of ['allswap', 'block', 'cr-block'] as const) {
-    const res = await reduce(basis, { algorithm, precision: 'float32', engine: 'cuda' });
+    const counts = new Int32Array(3 * batch).fill(-1);
+    const res = await reduce(basis, { algorithm, precision: 'float32', engine: 'cuda', out: { counts } });
     assert.equal(res.stats.engine, 'cuda');
+    assertCounts(res, counts, `${algorithm} cuda float32`);
     assert.ok(res.checks![hard]!.redoneInFloat64, why(`${algorithm}: basis ${hard} redone in float64`));
     assert.ok(res.stats.redoneInFloat64 >= 1);
     for (let k = 0; k < batch; k++) verify(basis, res, k, algorithm, 0.75, 0.51, `${algorithm} cuda float32 #${k}`);

@@ -11,7 +11,7 @@ import { UnsupportedError } from '../../core/errors.js';
 import { requireCuda } from '../../gpu/context.js';
 import { DeviceBuffer, PinnedBuffer } from '../../gpu/memory.js';
 import { CudaEvent, Stream } from '../../gpu/stream.js';
-import { emptyOutcome, outputArrays, settleStatus, STATS_WIDTH, validateLatticeBatch, type CudaBatchOutputs, type CudaBatchResult, type RealArray } from '../gpu/batch.js';
+import { countArrays, emptyOutcome, outputArrays, settleStatus, STATS_WIDTH, validateLatticeBatch, type CudaBatchOutputs, type CudaBatchResult, type RealArray } from '../gpu/batch.js';
 import type { AlgoParams, Algorithm } from '../types.js';
 import { blockExtraArgs, blockThreads, hostStreamKernel, subBases } from './cuda.js';
 
@@ -38,7 +38,7 @@ export async function runHostStreams<A extends RealArray>(
   const subThreads = Math.min(blockThreads(size, params.gpuTuning?.block?.subThreads), sub.attributes().maxThreadsPerBlock);
 
   const { basis, Z } = outputArrays(data, batch, n, m, out);
-  const iterations = new Int32Array(batch), swaps = new Int32Array(batch), sizeReductions = new Int32Array(batch);
+  const { iterations, swaps, sizeReductions } = countArrays(batch, out?.counts);
   const outcome = emptyOutcome();
   const perBasis = 2 * n * m * elt + m * m * 8 + wsBytes + STATS_WIDTH * 4 + 8;
   const chunk = Math.max(1, Math.min(batch, Math.floor((0.5 * ctx.memInfo().freeBytes) / perBasis)));

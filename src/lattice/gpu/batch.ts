@@ -70,11 +70,23 @@ export interface LatticeKernelSpec {
   plan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties, batch: number): LaunchPlan;
 }
 
+/** Counts summed over a batch. */
+export interface CountTotals {
+  /** Main-loop iterations of every basis. */
+  iterations: number;
+  /** Swaps of every basis. */
+  swaps: number;
+  /** Size reductions of every basis. */
+  sizeReductions: number;
+}
+
 export interface CudaBatchStats {
   /** Per basis: the main loop's iterations (what each algorithm counts: sweeps, phases). */
   iterations: Int32Array;
   swaps: Int32Array;
   sizeReductions: Int32Array;
+  /** The counts summed over the batch, where the engine summed them as it read them. */
+  totals?: CountTotals;
   /** float32 runs: bases that broke down (index to reason); not reduced; reduce() redoes them in float64. */
   float32Failures: Map<number, string>;
   /**
@@ -118,6 +130,18 @@ export interface CudaBatchOutputs<A extends RealArray> {
   basis?: A;
   /** batch x m x m. */
   Z?: Float64Array;
+  /** 3 x batch: every basis' iterations, then swaps, then size reductions (see countArrays). */
+  counts?: Int32Array;
+}
+
+/**
+ * The per-basis count arrays (iterations, swaps, size reductions): views of the caller's 3 x batch
+ * `counts`, or fresh. Reused, they spare a large batch of small bases the first-touch page faults
+ * of fresh memory, which cost the host more than the counts' copy itself.
+ */
+export function countArrays(batch: number, counts: Int32Array | undefined): { iterations: Int32Array; swaps: Int32Array; sizeReductions: Int32Array } {
+  const c = counts ?? new Int32Array(3 * batch);
+  return { iterations: c.subarray(0, batch), swaps: c.subarray(batch, 2 * batch), sizeReductions: c.subarray(2 * batch, 3 * batch) };
 }
 
 /** Shapes and parameters of a batched lattice call (the engines' own entry check). */
@@ -147,9 +171,15 @@ export function outputArrays<A extends RealArray>(data: A, batch: number, n: num
   if (Z !== undefined && (!(Z instanceof Float64Array) || Z.length !== batch * m * m)) {
     throw new InvalidArgumentError(`out.Z must be a Float64Array of batch x m x m = ${batch * m * m} elements`);
   }
-  const overlap = (a: RealArray, b: RealArray) => a.buffer === b.buffer
+  const counts = out?.counts;
+  if (counts !== undefined && (!(counts instanceof Int32Array) || counts.length !== 3 * batch)) {
+    throw new InvalidArgumentError(`out.counts must be an Int32Array of 3 x batch = ${3 * batch} elements`);
+  }
+  const overlap = (a: ArrayBufferView, b: ArrayBufferView) => a.buffer === b.buffer
     && a.byteOffset < b.byteOffset + b.byteLength && b.byteOffset < a.byteOffset + a.byteLength;
-  if ((basis && basis !== data && overlap(basis, data)) || (Z && overlap(Z, data)) || (basis && Z && overlap(basis, Z))) {
+  const others = [data, Z, counts].filter((x) => x !== undefined);
+  if ((basis && basis !== data && overlap(basis, data)) || (basis && Z && overlap(basis, Z)) || (basis && counts && overlap(basis, counts))
+    || others.some((a, i) => others.some((b, j) => i < j && overlap(a, b)))) {
     throw new InvalidArgumentError('the output arrays must not overlap the input or each other (out.basis may be the input itself)');
   }
   return {
@@ -277,13 +307,17 @@ export function emptyOutcome(): LeftOverBases {
  * status is not OK. A function of the module, not a closure of the call, so that it stays optimised
  * from one batch to the next (a closure made per call starts in the interpreter each time).
  */
-function copyCounts(st: Int32Array, first: number, count: number, iterations: Int32Array, swaps: Int32Array, sizeReductions: Int32Array): number[] {
+function copyCounts(st: Int32Array, first: number, count: number, iterations: Int32Array, swaps: Int32Array, sizeReductions: Int32Array, totals: CountTotals): number[] {
   const notOk: number[] = [];
+  let it = 0, sw = 0, sr = 0;
   for (let b = 0, o = 0; b < count; b++, o += STATS_WIDTH) {
     const k = first + b;
-    iterations[k] = st[o]!; swaps[k] = st[o + 1]!; sizeReductions[k] = st[o + 2]!;
+    const i = st[o]!, s = st[o + 1]!, r = st[o + 2]!;
+    iterations[k] = i; swaps[k] = s; sizeReductions[k] = r;
+    it += i; sw += s; sr += r;
     if (st[o + 3] !== STATUS.OK) notOk.push(b);
   }
+  totals.iterations += it; totals.swaps += sw; totals.sizeReductions += sr;
   return notOk;
 }
 
@@ -355,7 +389,8 @@ export async function runLatticeBatch<A extends RealArray>(
   const p = prepareLattice(ctx, spec, precision, batch, n, m, params);
   const product = productStage(ctx, precision, n, m);
 
-  const iterations = new Int32Array(batch), swaps = new Int32Array(batch), sizeReductions = new Int32Array(batch);
+  const { iterations, swaps, sizeReductions } = countArrays(batch, out?.counts);
+  const totals: CountTotals = { iterations: 0, swaps: 0, sizeReductions: 0 };
   const outcome = emptyOutcome();
   const { float32Failures, gpuBreakdowns, hostProduct } = outcome;
   const persistent = p.plan.persistent === true;
@@ -377,7 +412,7 @@ export async function runLatticeBatch<A extends RealArray>(
       product(stream, ptr, c.count);
     },
     settle(first, count, st) {
-      for (const b of copyCounts(st, first, count, iterations, swaps, sizeReductions)) {
+      for (const b of copyCounts(st, first, count, iterations, swaps, sizeReductions, totals)) {
         settleStatus(spec.name, first + b, st.subarray(b * STATS_WIDTH, (b + 1) * STATS_WIDTH), params, precision, outcome);
       }
     },
@@ -387,7 +422,7 @@ export async function runLatticeBatch<A extends RealArray>(
     basis,
     Z,
     stats: {
-      iterations, swaps, sizeReductions, float32Failures, gpuBreakdowns, hostProduct, basisIsProduct: true,
+      iterations, swaps, sizeReductions, totals, float32Failures, gpuBreakdowns, hostProduct, basisIsProduct: true,
       kernelMs: stats.kernelMs, totalMs: performance.now() - t0, chunks: stats.chunks, streams: stats.streams,
       threadsPerBlock, sharedBytesPerBlock: p.plan.sharedBytes, variant: p.plan.variant ?? 'default',
     },
