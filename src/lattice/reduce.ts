@@ -246,7 +246,11 @@ export class BasisRecords {
   writeCounts(out: Int32Array): void {
     const n = this.length, c = this.counts;
     if (c && c.iterations.buffer === out.buffer && c.iterations.byteOffset === out.byteOffset) {
-      for (const [k, b] of this.own) { out[k] = b.iterations; out[n + k] = b.swaps; out[2 * n + k] = b.sizeReductions; }
+      for (const [k, b] of this.own) {
+        // the engine's totals move with the counts they summed, so sums() is the same before and after
+        if (c.totals) { c.totals.iterations += b.iterations - out[k]!; c.totals.swaps += b.swaps - out[n + k]!; c.totals.sizeReductions += b.sizeReductions - out[2 * n + k]!; }
+        out[k] = b.iterations; out[n + k] = b.swaps; out[2 * n + k] = b.sizeReductions;
+      }
       return;
     }
     for (let k = 0; k < n; k++) {
@@ -301,11 +305,12 @@ function packResult(
   const { batch, rows: n, cols: m } = bases;
   const t: Target = { basis: arrays.basis, Z: arrays.Z, checks: [], wide: new Map(), redone: 0, redoneOnCpu: 0 };
   for (const k of todo) finishBasis(bases, o, engine, k, perBasis, t, reduced?.subarray(k * n * m, (k + 1) * n * m));
-  if (arrays.counts) perBasis.writeCounts(arrays.counts);
   const stats = {
     algorithm: o.algorithm, engine, precision: o.precision, batch, n, m, ...perBasis.sums(),
     redoneInFloat64: t.redone, redoneOnCpu: t.redoneOnCpu, timeMs: performance.now() - t0,
   } as ReduceStats;
+  // after the sums: they correct the engine's counts by the host's records, which this overwrites
+  if (arrays.counts) perBasis.writeCounts(arrays.counts);
   let list: BasisStats[] | undefined;
   Object.defineProperty(stats, 'perBasis', { enumerable: true, get: () => (list ??= perBasis.toArray()) });
   return {

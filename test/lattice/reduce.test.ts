@@ -10,8 +10,9 @@ import { makeBatch, matrixAt, type MatrixBatch } from '../../src/core/matrix.js'
 import { LatticeMimoError } from '../../src/core/errors.js';
 import { bareissDet, checkLagrangePairs, checkLLL, checkUnimodular, gramSchmidt } from '../../src/lattice/check.js';
 import { blockToeplitzBases, gaussianBases, integerScale } from '../../src/lattice/generators.js';
-import { reduce, reduceSync, type ReduceResult } from '../../src/lattice/reduce.js';
-import { ALGORITHMS, type Algorithm } from '../../src/lattice/types.js';
+import { BasisRecords, reduce, reduceSync, type ReduceResult } from '../../src/lattice/reduce.js';
+import { countArrays } from '../../src/lattice/gpu/batch.js';
+import { ALGORITHMS, type Algorithm, type BasisStats } from '../../src/lattice/types.js';
 import { CUDA_ALGORITHMS, cudaDeviceAvailable } from '../../src/lattice/registry.js';
 import { knapsackBasis } from '../gpu/grid-cases.js';
 import { firstDependentColumn } from '../../src/lattice/validate.js';
@@ -210,6 +211,26 @@ test('out.counts receives each basis\' iterations, swaps and size reductions on 
   const basis = new Float64Array(18), transform = new Float64Array(18);
   for (const counts of [new Int32Array(5), new Int32Array(7), new Float64Array(6), new Int32Array(transform.buffer, 0, 6)]) {
     await expectCode(() => reduce(ok, { out: { basis, transform, counts: counts as Int32Array } }), 'INVALID_ARGUMENT');
+  }
+});
+
+test('per-basis records: sums() is the sum of every basis\' counts, the same before and after writeCounts() (engine totals, host records over them)', () => {
+  for (let rep = 0; rep < 20; rep++) {
+    const batch = 1 + rng.int(30), counts = new Int32Array(3 * batch);
+    const c = countArrays(batch, rng.int(2) ? counts : undefined);
+    const totals = { iterations: 0, swaps: 0, sizeReductions: 0 };
+    for (let k = 0; k < batch; k++) {
+      c.iterations[k] = rng.int(100); c.swaps[k] = rng.int(1000); c.sizeReductions[k] = rng.int(1000);
+      totals.iterations += c.iterations[k]!; totals.swaps += c.swaps[k]!; totals.sizeReductions += c.sizeReductions[k]!;
+    }
+    const records = new BasisRecords(batch, (k) => ({ iterations: c.iterations[k]!, swaps: c.swaps[k]!, sizeReductions: c.sizeReductions[k]! }), { ...c, ...(rng.int(2) ? { totals } : {}) });
+    for (let r = rng.int(batch + 1); r > 0; r--) records.set(rng.int(batch), { iterations: rng.int(50), swaps: rng.int(50), sizeReductions: rng.int(50) });
+    const brute = (xs: BasisStats[]) => ({ iterations: xs.reduce((a, b) => a + b.iterations, 0), swaps: xs.reduce((a, b) => a + b.swaps, 0), sizeReductions: xs.reduce((a, b) => a + b.sizeReductions, 0) });
+    const want = brute(records.toArray());
+    assert.deepEqual(records.sums(), want);
+    records.writeCounts(counts);
+    assert.deepEqual(records.sums(), want, 'after writeCounts');
+    for (let k = 0; k < batch; k++) assert.deepEqual([counts[k], counts[batch + k], counts[2 * batch + k]], [records.get(k).iterations, records.get(k).swaps, records.get(k).sizeReductions]);
   }
 });
 
