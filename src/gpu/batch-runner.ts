@@ -7,7 +7,7 @@
  *
  * - A batch with much host traffic is cut into chunks: up to four of at least 2 MiB of copies each,
  *   and past four, as many of about 8 MiB as it holds, up to 16 (a job whose items take uneven
- *   times: up to three, one a lane). Each chunk costs the host about ten driver calls (tens of
+ *   times: up to eight of at least 2 MiB). Each chunk costs the host about ten driver calls (tens of
  *   microseconds), so a small batch gets few; a large one gets many, so that its first upload and
  *   last download, which overlap nothing, are short. The chunks are
  *   spread over up to three streams (workspace.ts: PipelineLane), so that one chunk's upload and
@@ -78,8 +78,7 @@ export interface BatchJob extends RecordKinds<HostRecords, DeviceRegion> {
   readonly exclusive?: boolean;
   /**
    * Items take very different times (an iterative algorithm's): each chunk's kernel ends in a tail
-   * where most of the device idles, so such a batch is cut into at most one chunk a lane: all of
-   * them start at once, and none waits for a lane's earlier chunk to be read back.
+   * where most of the device idles, so such a batch is cut into at most UNEVEN_CHUNKS chunks.
    */
   readonly unevenItems?: boolean;
   /**
@@ -118,17 +117,19 @@ export function validateBatchRunOptions(o: BatchRunOptions | undefined): void {
 /**
  * The pipeline's chunking (measured on the H100, bench/mimo/host-profile.ts and bench/host-path.ts):
  * up to SMALL_CHUNKS chunks of at least CHUNK_LINK_BYTES of copies, then chunks of about
- * LARGE_CHUNK_BYTES, at most MAX_CHUNKS; a job of uneven items at most one chunk a lane.
+ * LARGE_CHUNK_BYTES, at most MAX_CHUNKS; a job of uneven items at most UNEVEN_CHUNKS of at least
+ * CHUNK_LINK_BYTES (their kernels' tails: measured best at 8, of 3 to 8, on the lattice batches).
  */
 const SMALL_CHUNKS = 4;
 const CHUNK_LINK_BYTES = 2 * 2 ** 20;
 const LARGE_CHUNK_BYTES = 8 * 2 ** 20;
 const MAX_CHUNKS = 16;
+const UNEVEN_CHUNKS = 8;
 
 /** How many chunks a batch of `linkBytes` of copies is cut into (before the memory rule). */
 export function chunksFor(linkBytes: number, unevenItems = false): number {
   const small = Math.floor(linkBytes / CHUNK_LINK_BYTES);
-  if (unevenItems) return Math.max(1, Math.min(BatchWorkspace.MAX_LANES, small));
+  if (unevenItems) return Math.max(1, Math.min(UNEVEN_CHUNKS, small));
   if (small < SMALL_CHUNKS) return Math.max(1, small);
   return Math.max(SMALL_CHUNKS, Math.min(MAX_CHUNKS, Math.floor(linkBytes / LARGE_CHUNK_BYTES)));
 }

@@ -11,7 +11,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CudaError, InvalidArgumentError } from '../../src/core/errors.js';
 import { chunksFor } from '../../src/gpu/batch-runner.js';
-import { BatchWorkspace } from '../../src/gpu/workspace.js';
 import { Philox } from '../../src/core/rng.js';
 import {
   CudaContext,
@@ -174,7 +173,7 @@ test('CUDA failures become typed errors: out of memory, bad launches', { skip },
   assert.ok(attrs.registers > 0 && attrs.maxThreadsPerBlock >= 32, JSON.stringify(attrs));
 });
 
-test('the runner cuts a batch into few chunks when small, many of about 8 MiB when large (at most one a lane when items take uneven times), never more than 16', () => {
+test('the runner cuts a batch into few chunks when small, many of about 8 MiB when large (at most 8 of at least 2 MiB when items take uneven times), never more than 16', () => {
   const MiB = 2 ** 20;
   let last = 0;
   for (let i = 0; i < 2000; i++) {
@@ -185,8 +184,8 @@ test('the runner cuts a batch into few chunks when small, many of about 8 MiB wh
     if (k > 1) assert.ok(bytes / k >= 2 * MiB, `${bytes} bytes: ${k} chunks of ${bytes / k}`);
     if (k > 4) assert.ok(bytes / k >= 8 * MiB && (k === 16 || bytes / k < 8 * MiB * (k + 1) / k), `${bytes} bytes: ${k} chunks of ${bytes / k}`);
     if (bytes >= 8 * MiB && bytes < 40 * MiB) assert.equal(k, 4, `${bytes} bytes`);
-    // items of uneven times: the small rule only, at most one chunk a lane
-    assert.equal(chunksFor(bytes, true), Math.min(k, BatchWorkspace.MAX_LANES, Math.max(1, Math.floor(bytes / (2 * MiB)))), `${bytes} bytes, uneven`);
+    // items of uneven times: at least 2 MiB a chunk, at most eight chunks
+    assert.equal(chunksFor(bytes, true), Math.min(8, Math.max(1, Math.floor(bytes / (2 * MiB)))), `${bytes} bytes, uneven`);
   }
   // never fewer chunks for more bytes
   for (let b = 0; b < 200 * MiB; b += 0.37 * MiB) {
