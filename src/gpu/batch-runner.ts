@@ -59,7 +59,12 @@ export interface BatchRunOptions {
   readonly maxChunk?: number;
   /** Pipeline lanes (streams), 1 to 3 (0 or absent: up to 3 when the batch has several chunks). */
   readonly streams?: number;
+  /** Chunks to cut the batch into, 1 to MAX_TUNED_CHUNKS (0 or absent: the pipeline's rule); free memory or maxChunk may make more. */
+  readonly chunks?: number;
 }
+
+/** The most chunks BatchRunOptions.chunks may ask for. */
+export const MAX_TUNED_CHUNKS = 256;
 
 export interface BatchJob extends RecordKinds<HostRecords, DeviceRegion> {
   /** For messages. */
@@ -108,6 +113,9 @@ export function validateBatchRunOptions(o: BatchRunOptions | undefined): void {
   if (!o) return;
   if (o.maxChunk !== undefined && (!Number.isSafeInteger(o.maxChunk) || o.maxChunk < 0)) {
     throw new InvalidArgumentError(`maxChunk must be a non-negative integer (0: automatic), got ${String(o.maxChunk)}`);
+  }
+  if (o.chunks !== undefined && (!Number.isInteger(o.chunks) || o.chunks < 0 || o.chunks > MAX_TUNED_CHUNKS)) {
+    throw new InvalidArgumentError(`chunks must be an integer from 0 (automatic) to ${MAX_TUNED_CHUNKS}, got ${String(o.chunks)}`);
   }
   if (o.streams !== undefined && (!Number.isInteger(o.streams) || o.streams < 0 || o.streams > BatchWorkspace.MAX_LANES)) {
     throw new InvalidArgumentError(`streams must be an integer from 0 (automatic) to ${BatchWorkspace.MAX_LANES}, got ${String(o.streams)}`);
@@ -192,7 +200,7 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
   // enough chunks that one's copies overlap another's kernels (chunksFor); a chunk of less than a
   // wave of its kernel is no loss: the lanes' kernels run side by side
   const linkBytes = [...job.inputs, ...job.outputs].reduce((t, r) => t + r.bytesPerItem, job.statusWords * 4) * job.items;
-  const wanted = chunksFor(linkBytes, job.unevenItems);
+  const wanted = job.options?.chunks || chunksFor(linkBytes, job.unevenItems);
   let chunk = Math.ceil(job.items / wanted);
   if (job.options?.maxChunk) chunk = Math.min(chunk, job.options.maxChunk);
   const chunkCount = Math.ceil(job.items / chunk);

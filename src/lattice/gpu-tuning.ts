@@ -6,7 +6,7 @@
  * One object, validated once (validateGpuTuning), passed explicitly to the plans.
  */
 import { InvalidArgumentError } from '../core/errors.js';
-import type { BatchRunOptions } from '../gpu/batch-runner.js';
+import { MAX_TUNED_CHUNKS, type BatchRunOptions } from '../gpu/batch-runner.js';
 
 /** Where a kernel keeps its per-basis workspace: all in shared memory, Z alone in global scratch, all in global scratch. */
 export type WorkspaceMemory = 'shared' | 'z-global' | 'global';
@@ -106,7 +106,7 @@ const FIELDS: Record<keyof GpuTuning, Record<string, Check>> = {
     preGram: bool, hops: int(1, 32), lanePairs: int(1, 16),
   },
   block: { scheduling: oneOf(['persistent', 'host-streams']), kernel: oneOf(['basis', 'grid']), streams: int(1, 64), threads: int(1, 1024), subThreads: int(1, 1024) },
-  batch: { maxChunk: int(1, 2 ** 31 - 1), streams: int(1, 3) },
+  batch: { maxChunk: int(1, 2 ** 31 - 1), streams: int(1, 3), chunks: int(1, MAX_TUNED_CHUNKS) },
 };
 
 /**

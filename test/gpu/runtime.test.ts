@@ -203,12 +203,13 @@ test('a job with ordered kernels over three lanes: each chunk right on fresh dat
   const kernel = loadModule(ctx, { source: AXPY.replaceAll('REAL', 'float'), name: 'axpy-ordered.cu' }).kernel('axpy_sq', ['ptr', 'ptr', 'ptr', 'f32', 'i32']);
   const x = allocPinned(ctx, Float32Array, items * per), y = allocPinned(ctx, Float32Array, items * per);
   const out = allocPinned(ctx, Float32Array, items * per);
-  const run = (a: number, chunks: number) => runBatch(ctx, {
+  // the chunk count asked for directly (BatchRunOptions.chunks) or through the chunk size
+  const run = (a: number, chunks: number, direct: boolean) => runBatch(ctx, {
     name: 'axpy ordered test', items, statusWords: 1, timed: false, orderedKernels: true,
     inputs: [{ array: x, bytesPerItem: per * 4 }, { array: y, bytesPerItem: per * 4 }],
     outputs: [{ array: out, bytesPerItem: per * 4 }],
     scratch: [],
-    options: { maxChunk: Math.ceil(items / chunks), streams: 3 },
+    options: direct ? { chunks, streams: 3 } : { maxChunk: Math.ceil(items / chunks), streams: 3 },
     enqueue(stream, c) {
       kernel.launch({ grid: Math.ceil((c.count * per) / 128), block: 128, stream }, [c.inputs[0]!, c.inputs[1]!, c.outputs[0]!, a, c.count * per]);
     },
@@ -221,7 +222,7 @@ test('a job with ordered kernels over three lanes: each chunk right on fresh dat
   for (const [round, a, chunks] of [[0, 1.5, 3], [1, 1.5, 3], [2, -0.25, 5], [3, 2, 2]] as const) {
     rng.fillNormal(x); rng.fillNormal(y);
     out.fill(NaN);
-    const stats = await run(a, chunks);
+    const stats = await run(a, chunks, round % 2 === 1);
     assert.equal(stats.chunks, chunks, `round ${round}`);
     for (let i = 0; i < items * per; i++) {
       const want = Math.fround(Math.fround(a) * x[i]! + y[i]! * y[i]!);

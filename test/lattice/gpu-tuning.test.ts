@@ -36,7 +36,7 @@ const validTuning: fc.Arbitrary<GpuTuning> = fc.record({
     scheduling: fc.constantFrom('persistent' as const, 'host-streams' as const), kernel: fc.constantFrom('basis' as const, 'grid' as const),
     streams: fc.integer({ min: 1, max: 64 }), threads: fc.integer({ min: 1, max: 1024 }), subThreads: fc.integer({ min: 1, max: 1024 }),
   }, { requiredKeys: [] }),
-  batch: fc.record({ maxChunk: fc.integer({ min: 1, max: 1 << 20 }), streams: fc.integer({ min: 1, max: 3 }) }, { requiredKeys: [] }),
+  batch: fc.record({ maxChunk: fc.integer({ min: 1, max: 1 << 20 }), streams: fc.integer({ min: 1, max: 3 }), chunks: fc.integer({ min: 1, max: 256 }) }, { requiredKeys: [] }),
 }, { requiredKeys: [] });
 
 /** Values no field takes: wrong types, out of range, non-integers, unknown names. */
@@ -59,7 +59,7 @@ test('validateGpuTuning names the bad field of a malformed tuning (InvalidArgume
     // negative numbers, halves, 1e9, NaN, strings outside its list, null or arrays; booleans take none)
     const fields: Array<[string, string]> = [
       ['allswap', 'kernel'], ['allswap', 'threads'], ['allswap', 'blockMemory'], ['allswap', 'columnLayout'], ['allswap', 'laneSpecialise'],
-      ['jacobi', 'rounds'], ['jacobi', 'group'], ['jacobi', 'hops'], ['block', 'scheduling'], ['block', 'streams'], ['batch', 'maxChunk'],
+      ['jacobi', 'rounds'], ['jacobi', 'group'], ['jacobi', 'hops'], ['block', 'scheduling'], ['block', 'streams'], ['batch', 'maxChunk'], ['batch', 'chunks'],
     ];
     const [group, field] = fields[pick % fields.length]!;
     if (field === 'maxChunk' && bad === 1e9) return;  // (a valid chunk bound)
