@@ -148,6 +148,38 @@ test('digit-tier columns shrink exactly: b_k = sum_j X_j b_j + r, updated by the
   ), { numRuns: 400 });
 });
 
+/** <a, b> exactly. */
+const dotBig = (a: readonly bigint[], b: readonly bigint[]): bigint => a.reduce((s, x, t) => s + x * b[t]!, 0n);
+
+test('dotDigits: <b_i, b_j> of columns in tiers 1 to 3 exact before its rounding to a double-double (within 2^-100), also where the sum cancels to a tiny fraction of its terms, over 3000 entries of 15 digits of 2^26 - 1', () => {
+  const big = 2n ** 388n - 1n;
+  fc.assert(fc.property(
+    fc.oneof(
+      { weight: 9, arbitrary: fc.tuple(fc.integer({ min: 1, max: 40 }), fc.constantFrom(...SIZES.filter((b) => b < 389)), fc.constantFrom(...SIZES.filter((b) => b < 389)))
+        .chain(([len, bi, bj]) => fc.tuple(
+          fc.array(entry(bi), { minLength: len, maxLength: len }), fc.array(entry(bj), { minLength: len, maxLength: len }), fc.boolean(),
+        )) },
+      // the sums per 13-bit position pass 2^53 here unless carried between blocks of entries; the
+      // crosswise pairing cancels all but <x, r>, so a lost bit in any position shows
+      { weight: 1, arbitrary: fc.array(fc.bigInt({ min: -(2n ** 20n), max: 2n ** 20n }), { minLength: 3000, maxLength: 3000 })
+        .map((r) => [new Array<bigint>(3000).fill(big), r, true] as const) },
+    ),
+    ([x, r, cancel]) => {
+      // cancel: y pairs x's entries crosswise (x_2s y_2s + x_2s+1 y_2s+1 = 0) plus r, so <x, y> = <x, r>
+      const y = cancel ? x.map((_, t) => (t % 2 === 0 ? (x[t + 1] ?? 0n) : -x[t - 1]!) + r[t]!) : r.slice();
+      const cs = new ColumnSet([x.slice(), y.slice()], x.length);
+      if (cs.tier[0] === 4 || cs.tier[1] === 4) return;
+      const out = new Float64Array(2), s = dotBig(x, y);
+      for (const [i, j] of [[0, 1], [1, 0], [0, 0], [1, 1]] as const) {
+        cs.dotDigits(i, j, out);
+        const want = i === j ? dotBig(i ? y : x, i ? y : x) : s;
+        const err = abs(BigInt(out[0]!) + BigInt(out[1]!) - want);
+        assert.ok(err <= abs(want) >> 100n, `<${i}, ${j}> = ${want}, got ${out[0]} + ${out[1]}`);
+      }
+    },
+  ), { numRuns: 300 });
+});
+
 /**
  * An NTRU-like basis as latticegen's `n d b` writes it (rows): d rows (e_i | rot^i(h)), then d rows
  * (0 | q e_i), q a `bits`-bit number, h mod q: the 2d x 2d basis of entries past 2^101 that the

@@ -32,6 +32,8 @@ const MAX_BABAI = 48;
 let rh = 0, rl = 0;
 
 const acc: Acc = { hi: 0, lo: 0 };
+/** An exact dot product rounded to a double-double (ColumnSet.dotDigits). */
+const dd = new Float64Array(2);
 
 /** (sh + sl) - (ah + al)(bh + bl) into (rh, rl). */
 function subMul(sh: number, sl: number, ah: number, al: number, bh: number, bl: number): void {
@@ -217,7 +219,12 @@ class HybridStore implements Store {
         if (Math.abs(acc.hi) >= mag * 2 ** -40 && Number.isFinite(mag)) { rh = acc.hi; rl = 0; return; }
       }
       // past 2^100 the copies are rounded: the product exactly (a vector far longer than the one it
-      // is reduced against needs the digits that cancel)
+      // is reduced against needs the digits that cancel), from the digits below 2^390
+      if (this.b.tier[i]! <= 3 && this.b.tier[j]! <= 3) {
+        this.b.dotDigits(i, j, dd);
+        rh = dd[0]!; rl = this.plain ? 0 : dd[1]!;
+        return;
+      }
       const a = this.b.big(i), c = this.b.big(j);
       let s = 0n;
       for (let t = 0; t < n; t++) { const x = a[t]!, y = c[t]!; if (x !== 0n && y !== 0n) s += x * y; }

@@ -44,6 +44,21 @@ const HEADROOM = 2 ** 53 - 2 ** 28;
 /** 2^(26 w) for w = 0 .. DIGITS + 1. */
 const POW = Array.from({ length: DIGITS + 2 }, (_, w) => 2 ** (26 * w));
 
+/** 2^13, half a digit (dotDigits), and its inverse. */
+const HALF = 2 ** 13;
+const HALF_INV = 2 ** -13;
+
+/** Carries the sums S[0 .. ns) (13-bit positions, each below 2^53) into [0, 2^13) below the top one, which takes the last carry. */
+function carry13(S: Float64Array, ns: number): void {
+  let c = 0;
+  for (let q = 0; q < ns - 1; q++) {
+    const v = S[q]! + c;
+    c = Math.floor(v * HALF_INV);
+    S[q] = v - c * HALF;
+  }
+  S[ns - 1] = S[ns - 1]! + c;
+}
+
 /** The fewest 26-bit digits whose signed-top form holds integers of magnitude below a: a < 2^(26 w). */
 function widthOf(a: number): number {
   let w = 1;
@@ -98,17 +113,21 @@ export class ColumnSet {
   private D = new Float64Array(0);
   /** Tier 3: each column's place in D. */
   private readonly slot: Int32Array;
-  /** Tier 3: each column's number of digits. */
+  /** Each column's number of digits where its digits are current. */
   private readonly width: Uint8Array;
-  /** Digits of one tier 1 or 2 column (4 len), and the carries of a column being normalized (len). */
-  private readonly scratch: Float64Array;
+  /** Whether the digits in a column's slot are current: always in tier 3; in tiers 1 and 2 once made (digitsOf), until the column changes. */
+  private readonly cached: Uint8Array;
+  /** The carries of a column being normalized (len). */
   private readonly carries: Float64Array;
+  /** dot's 13-bit halves of one column's digits (2 DIGITS len) and its sums (4 DIGITS + 2). */
+  private halves = new Float64Array(0);
+  private readonly sums13 = new Float64Array(4 * DIGITS + 2);
   constructor(readonly cols: bigint[][], readonly len: number) {
     const m = cols.length;
     this.F = new Float64Array(len * m); this.L = new Float64Array(len * m);
     this.tier = new Uint8Array(m); this.max = new Float64Array(m); this.valid = new Uint8Array(m);
-    this.slot = Int32Array.from({ length: m }, (_, j) => j); this.width = new Uint8Array(m);
-    this.scratch = new Float64Array(4 * len); this.carries = new Float64Array(len);
+    this.slot = Int32Array.from({ length: m }, (_, j) => j); this.width = new Uint8Array(m); this.cached = new Uint8Array(m);
+    this.carries = new Float64Array(len);
     for (let j = 0; j < m; j++) this.settle(j, cols[j]!);
   }
   private digitStore(): Float64Array {
@@ -119,6 +138,7 @@ export class ColumnSet {
   settle(j: number, c: bigint[]): void {
     const { F, L, len } = this, o = j * len;
     this.valid[j] = 1;
+    this.cached[j] = 0;
     let a = 0;
     for (let t = 0; t < len; t++) { const w = Math.abs(Number(c[t]!)); if (w > a) a = w; }
     if (a < F64_LIMIT / 2) {
@@ -144,7 +164,7 @@ export class ColumnSet {
         if (i + 1 < w) { D[so + i * len + t] = Number(BigInt.asUintN(26, v)); v >>= 26n; i++; }
         D[so + i * len + t] = Number(v);
       }
-      this.tier[j] = 3; this.max[j] = mx; this.width[j] = w;
+      this.tier[j] = 3; this.max[j] = mx; this.width[j] = w; this.cached[j] = 1;
     } else { this.tier[j] = 4; this.max[j] = Infinity; }
   }
   /** Column j as BigInts (written into cols[j] from tiers 1 to 3). */
@@ -196,6 +216,7 @@ export class ColumnSet {
     }
     const ko = k * len;
     this.valid[k] = 0;
+    this.cached[k] = 0;
     if (top === 1 && bound < F64_LIMIT) {
       // float64 tier: every product and partial result below 2^53
       for (const j of nz) {
@@ -275,10 +296,11 @@ export class ColumnSet {
    * False (nothing written) where the digits would not fit DIGITS.
    */
   private digitUpdate(k: number, xd: Float64Array, nz: readonly number[], bound: number): boolean {
-    const { len, tier, max, width, scratch } = this;
+    const { len, tier, max, width } = this;
     let W = widthOf(bound);
     for (const j of nz) {
-      const w = (tier[j] === 3 ? width[j]! : widthOf(max[j]!)) + (Math.round(xd[j]! / LIMB) !== 0 ? 1 : 0);
+      this.digitsOf(j);
+      const w = width[j]! + (Math.round(xd[j]! / LIMB) !== 0 ? 1 : 0);
       if (w > W) W = w;
     }
     if (W > DIGITS) return false;
@@ -293,12 +315,11 @@ export class ColumnSet {
       const inc = (Math.abs(X0) + Math.abs(X1)) * LIMB;
       if (h + inc > HEADROOM) { this.carry(D, ko, W); h = LIMB; }
       h += inc;
-      let src: Float64Array, so: number, wj: number;
-      if (tier[j] === 3) { src = D; so = this.slot[j]! * span; wj = width[j]!; } else { wj = widthOf(max[j]!); this.toDigits(j, scratch, 0, wj); src = scratch; so = 0; }
+      const so = this.slot[j]! * span, wj = width[j]!;
       for (let i = 0; i < wj; i++) {
         const a = ko + i * len, b = so + i * len;
-        if (X0 !== 0) for (let t = 0; t < len; t++) D[a + t] = D[a + t]! - X0 * src[b + t]!;
-        if (X1 !== 0) { const a1 = a + len; for (let t = 0; t < len; t++) D[a1 + t] = D[a1 + t]! - X1 * src[b + t]!; }
+        if (X0 !== 0) for (let t = 0; t < len; t++) D[a + t] = D[a + t]! - X0 * D[b + t]!;
+        if (X1 !== 0) { const a1 = a + len; for (let t = 0; t < len; t++) D[a1 + t] = D[a1 + t]! - X1 * D[b + t]!; }
       }
     }
     this.carry(D, ko, W);
@@ -322,7 +343,9 @@ export class ColumnSet {
         D[ko + (w - 1) * len + t] = f;
       }
     }
-    if (!(mx < PAIR_LIMIT / 2)) { tier[k] = 3; width[k] = w; max[k] = mx; return true; }
+    // the digits stay current in every tier the column lands in
+    width[k] = w; this.cached[k] = 1;
+    if (!(mx < PAIR_LIMIT / 2)) { tier[k] = 3; max[k] = mx; return true; }
     const { F, L } = this, fo = k * len;
     if (mx < F64_LIMIT / 2) {
       // below 2^52: every partial sum exact
@@ -350,6 +373,60 @@ export class ColumnSet {
     }
     tier[k] = 2; max[k] = mx;
     return true;
+  }
+  /**
+   * <column i, column j> (tiers 1 to 3) exactly from their digits, rounded to a double-double into
+   * out[0] + out[1] (about 2^-100 relative). The narrower column's digits cut into 13-bit halves, so
+   * every digit product is below 2^39 and the sums per 13-bit position stay exact for 2^13 digit
+   * pairs each (entries taken in blocks, the sums carried between blocks).
+   */
+  dotDigits(i: number, j: number, out: Float64Array): void {
+    const { len, width } = this, span = DIGITS * len;
+    this.digitsOf(i); this.digitsOf(j);
+    let x = i, y = j;
+    if (width[y]! > width[x]!) { x = j; y = i; }
+    const D = this.D, wx = width[x]!, wy = width[y]!, xo = this.slot[x]! * span, yo = this.slot[y]! * span;
+    if (this.halves.length < 2 * span) this.halves = new Float64Array(2 * span);
+    const H = this.halves, S = this.sums13, ns = 2 * (wx + wy);
+    for (let b = 0; b < wy; b++) {
+      const lo = 2 * b * len, hi = lo + len, src = yo + b * len;
+      for (let t = 0; t < len; t++) {
+        const v = D[src + t]!, h = Math.floor(v * HALF_INV);
+        H[hi + t] = h; H[lo + t] = v - h * HALF;
+      }
+    }
+    S.fill(0, 0, ns);
+    const blk = Math.max(1, Math.floor(HALF / wy));
+    for (let t0 = 0; t0 < len; t0 += blk) {
+      const t1 = Math.min(len, t0 + blk);
+      for (let a = 0; a < wx; a++) {
+        const xa = xo + a * len;
+        for (let b = 0; b < wy; b++) {
+          const lo = 2 * b * len, hi = lo + len;
+          let s0 = 0, s1 = 0;
+          for (let t = t0; t < t1; t++) { const v = D[xa + t]!; s0 += v * H[lo + t]!; s1 += v * H[hi + t]!; }
+          const l = 2 * (a + b);
+          S[l] = S[l]! + s0; S[l + 1] = S[l + 1]! + s1;
+        }
+      }
+      if (t1 < len) carry13(S, ns);
+    }
+    carry13(S, ns);
+    // from the top in double-double: the positions below the top are in [0, 2^13)
+    let h = S[ns - 1]!, l = 0;
+    for (let q = ns - 2; q >= 0; q--) {
+      h *= HALF; l *= HALF;
+      const d = S[q]!, s = h + d, bb = s - h, e = (h - (s - bb)) + (d - bb) + l;
+      h = s + e; l = e - (h - s);
+    }
+    out[0] = h; out[1] = l;
+  }
+  /** Makes column j's digits current in its slot (from tier 1 or 2: widthOf its bound). */
+  private digitsOf(j: number): void {
+    if (this.cached[j]) return;
+    const w = widthOf(this.max[j]!);
+    this.toDigits(j, this.digitStore(), this.slot[j]! * DIGITS * this.len, w);
+    this.width[j] = w; this.cached[j] = 1;
   }
   /** Column j of tier 1 or 2 as w digits (w from its bound) at T[o + i len + t]. */
   private toDigits(j: number, T: Float64Array, o: number, w: number): void {
@@ -437,6 +514,7 @@ export class ColumnSet {
     const c = cols[k]!; cols[k] = cols[p]!; cols[p] = c;
     let y = this.slot[k]!; this.slot[k] = this.slot[p]!; this.slot[p] = y;
     y = this.width[k]!; this.width[k] = this.width[p]!; this.width[p] = y;
+    y = this.cached[k]!; this.cached[k] = this.cached[p]!; this.cached[p] = y;
     let x = tier[k]!; tier[k] = tier[p]!; tier[p] = x;
     x = this.valid[k]!; this.valid[k] = this.valid[p]!; this.valid[p] = x;
     x = max[k]!; max[k] = max[p]!; max[p] = x;
