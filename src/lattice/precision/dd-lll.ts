@@ -32,6 +32,8 @@ const MAX_BABAI = 48;
 let rh = 0, rl = 0;
 
 const acc: Acc = { hi: 0, lo: 0 };
+/** 2^27 + 1: Dekker's splitter (26-bit halves of a double). */
+const SPLIT = 134217729;
 /** An exact dot product rounded to a double-double (ColumnSet.dotDigits). */
 const dd = new Float64Array(2);
 
@@ -169,6 +171,9 @@ class HybridStore implements Store {
   private readonly z: ColumnSet;
   /** Columns of B (n x m, column-major) as double-doubles Bh + Bl. */
   private readonly Bh: Float64Array;
+  /** Plain mode: Bh cut into 26-bit halves Sh + Sl (Dekker's splitting, once per column change), for dot's exact products. */
+  private readonly Sh: Float64Array;
+  private readonly Sl: Float64Array;
   private readonly Bl: Float64Array;
   /** Whether G's entry (i, j) in gh, gl is current (m x m, symmetric): recomputed only when read. */
   private readonly gValid: Uint8Array;
@@ -180,11 +185,18 @@ class HybridStore implements Store {
     this.b = new ColumnSet(B.map((c) => c.slice()), n);
     this.z = new ColumnSet(Z.map((c) => c.slice()), Z[0]?.length ?? 0);
     this.Bh = new Float64Array(n * m); this.Bl = new Float64Array(n * m);
+    this.Sh = new Float64Array(plain ? n * m : 0); this.Sl = new Float64Array(plain ? n * m : 0);
     this.gValid = new Uint8Array(m * m).fill(1);
     for (let j = 0; j < m; j++) this.copy(j);
   }
-  /** The double-double copy of column j of B. */
+  /** The double-double copy of column j of B (and in plain mode the halves of its high part). */
   private copy(j: number): void {
+    this.copyPair(j);
+    if (!this.plain) return;
+    const { Bh, Sh, Sl, n } = this, o = j * n;
+    for (let t = o; t < o + n; t++) { const x = Bh[t]!, u = SPLIT * x, h = u - (u - x); Sh[t] = h; Sl[t] = x - h; }
+  }
+  private copyPair(j: number): void {
     const { b, Bh, Bl, n } = this, o = j * n;
     if (b.tier[j] === 1) { Bh.set(b.F.subarray(o, o + n), o); Bl.fill(0, o, o + n); return; }
     if (b.tier[j] === 2) {
@@ -208,15 +220,23 @@ class HybridStore implements Store {
     const io = i * n, jo = j * n;
     if (this.b.tier[i]! >= 3 || this.b.tier[j]! >= 3) {
       if (this.plain) {
-        // a float64 Gram-Schmidt needs 53 bits: the double-double product of the (rounded) copies,
-        // about 2^-104 n sum |x y| off, serves unless the sum cancelled below 2^-40 of that
-        acc.hi = 0; acc.lo = 0;
-        let mag = 0;
+        // a float64 Gram-Schmidt needs 53 bits: the product of the (rounded) copies in twice the
+        // working precision (Ogita, Rump and Oishi's Dot2: exact products x_h y_h = p + e from the
+        // halves, the sum of the p by two-sum, every error term summed beside it), about
+        // 2^-104 n^2 sum |x y| off, serves unless the sum cancelled below 2^-40 of that
+        const { Sh, Sl } = this;
+        let s = 0, c = 0, mag = 0;
         for (let t = 0; t < n; t++) {
-          const x = Bh[io + t]!, y = Bh[jo + t]!;
-          if (x !== 0 && y !== 0) { subProduct(acc, -x, -Bl[io + t]!, y, Bl[jo + t]!); mag += Math.abs(x * y); }
+          const x = Bh[io + t]!, y = Bh[jo + t]!, p = x * y;
+          const xh = Sh[io + t]!, xl = Sl[io + t]!, yh = Sh[jo + t]!, yl = Sl[jo + t]!;
+          const e = ((xh * yh - p) + xh * yl + xl * yh) + xl * yl;
+          const q = s + p, bb = q - s;
+          c += ((s - (q - bb)) + (p - bb)) + e + (x * Bl[jo + t]! + Bl[io + t]! * y);
+          s = q;
+          mag += Math.abs(p);
         }
-        if (Math.abs(acc.hi) >= mag * 2 ** -40 && Number.isFinite(mag)) { rh = acc.hi; rl = 0; return; }
+        const r = s + c;
+        if (Math.abs(r) >= mag * 2 ** -40 && Number.isFinite(mag)) { rh = r; rl = 0; return; }
       }
       // past 2^100 the copies are rounded: the product exactly (a vector far longer than the one it
       // is reduced against needs the digits that cancel), from the digits below 2^390
@@ -284,6 +304,13 @@ class HybridStore implements Store {
     for (let t = 0; t < m; t++) { let f = gValid[t * m + k]!; gValid[t * m + k] = gValid[t * m + p]!; gValid[t * m + p] = f; }
     const ko = k * n, po = p * n;
     for (let t = 0; t < n; t++) { const f = Bh[ko + t]!; Bh[ko + t] = Bh[po + t]!; Bh[po + t] = f; }
+    if (this.plain) {
+      const { Sh, Sl } = this;
+      for (let t = 0; t < n; t++) {
+        let f = Sh[ko + t]!; Sh[ko + t] = Sh[po + t]!; Sh[po + t] = f;
+        f = Sl[ko + t]!; Sl[ko + t] = Sl[po + t]!; Sl[po + t] = f;
+      }
+    }
     // a float64 column's low copy is all 0 (copy())
     if (this.b.tier[k] !== 1 || this.b.tier[p] !== 1) for (let t = 0; t < n; t++) { const f = Bl[ko + t]!; Bl[ko + t] = Bl[po + t]!; Bl[po + t] = f; }
   }
