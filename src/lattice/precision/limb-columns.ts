@@ -117,6 +117,13 @@ export class ColumnSet {
   private readonly width: Uint8Array;
   /** Whether the digits in a column's slot are current: always in tier 3; in tiers 1 and 2 once made (digitsOf), until the column changes. */
   private readonly cached: Uint8Array;
+  /** digitUpdate's group of columns: multiplier parts, slot offsets, widths (m each); subtract's terms (2 m). */
+  private readonly gX0: Float64Array;
+  private readonly gX1: Float64Array;
+  private readonly gSo: Int32Array;
+  private readonly gW: Int32Array;
+  private readonly tOff: Int32Array;
+  private readonly tMul: Float64Array;
   /** The carries of a column being normalized (len). */
   private readonly carries: Float64Array;
   /** dot's 13-bit halves of one column's digits (2 DIGITS len) and its sums (4 DIGITS + 2). */
@@ -128,6 +135,8 @@ export class ColumnSet {
     this.tier = new Uint8Array(m); this.max = new Float64Array(m); this.valid = new Uint8Array(m);
     this.slot = Int32Array.from({ length: m }, (_, j) => j); this.width = new Uint8Array(m); this.cached = new Uint8Array(m);
     this.carries = new Float64Array(len);
+    this.gX0 = new Float64Array(m); this.gX1 = new Float64Array(m); this.gSo = new Int32Array(m); this.gW = new Int32Array(m);
+    this.tOff = new Int32Array(2 * m); this.tMul = new Float64Array(2 * m);
     for (let j = 0; j < m; j++) this.settle(j, cols[j]!);
   }
   private digitStore(): Float64Array {
@@ -309,19 +318,17 @@ export class ColumnSet {
     const wk = tier[k] === 3 ? width[k]! : widthOf(max[k]!);
     if (tier[k] !== 3) this.toDigits(k, D, ko, wk);
     if (wk < W) D.fill(0, ko + wk * len, ko + W * len);
-    let h = LIMB;
+    // the columns j in groups whose summed increments keep the digits below HEADROOM, carried between groups
+    const { gX0, gX1, gSo, gW } = this;
+    let h = LIMB, g = 0;
     for (const j of nz) {
       const X = xd[j]!, X1 = Math.round(X / LIMB), X0 = X - X1 * LIMB;
       const inc = (Math.abs(X0) + Math.abs(X1)) * LIMB;
-      if (h + inc > HEADROOM) { this.carry(D, ko, W); h = LIMB; }
+      if (h + inc > HEADROOM) { this.subtract(D, ko, W, g); this.carry(D, ko, W); h = LIMB; g = 0; }
       h += inc;
-      const so = this.slot[j]! * span, wj = width[j]!;
-      for (let i = 0; i < wj; i++) {
-        const a = ko + i * len, b = so + i * len;
-        if (X0 !== 0) for (let t = 0; t < len; t++) D[a + t] = D[a + t]! - X0 * D[b + t]!;
-        if (X1 !== 0) { const a1 = a + len; for (let t = 0; t < len; t++) D[a1 + t] = D[a1 + t]! - X1 * D[b + t]!; }
-      }
+      gX0[g] = X0; gX1[g] = X1; gSo[g] = this.slot[j]! * span; gW[g] = width[j]!; g++;
     }
+    this.subtract(D, ko, W, g);
     this.carry(D, ko, W);
     // a bound on |entry|: the digits summed from the top in float64 (relative error below 2^-37
     // for 16 digits: each step at most doubles the error before it, as the lower digits are >= 0)
@@ -420,6 +427,39 @@ export class ColumnSet {
       h = s + e; l = e - (h - s);
     }
     out[0] = h; out[1] = l;
+  }
+  /**
+   * Digit row i of b_k (at D[o + i len]) minus sum_g X0_g row i of b_g + X1_g row i - 1 of b_g, for
+   * the g columns in gX0, gX1, gSo (slot offsets), gW (widths): each row of b_k read and written once.
+   */
+  private subtract(D: Float64Array, o: number, W: number, g: number): void {
+    const { len, gX0, gX1, gSo, gW, tOff, tMul } = this;
+    for (let i = 0; i < W; i++) {
+      let cnt = 0;
+      for (let q = 0; q < g; q++) {
+        if (i < gW[q]! && gX0[q] !== 0) { tOff[cnt] = gSo[q]! + i * len; tMul[cnt] = gX0[q]!; cnt++; }
+        if (i >= 1 && i <= gW[q]! && gX1[q] !== 0) { tOff[cnt] = gSo[q]! + (i - 1) * len; tMul[cnt] = gX1[q]!; cnt++; }
+      }
+      if (cnt === 0) continue;
+      // four terms a pass (every partial sum an integer below HEADROOM: exact in any order)
+      const a = o + i * len;
+      let q = 0;
+      for (; q + 3 < cnt; q += 4) {
+        const b0 = tOff[q]!, b1 = tOff[q + 1]!, b2 = tOff[q + 2]!, b3 = tOff[q + 3]!;
+        const x0 = tMul[q]!, x1 = tMul[q + 1]!, x2 = tMul[q + 2]!, x3 = tMul[q + 3]!;
+        for (let t = 0; t < len; t++) D[a + t] = D[a + t]! - x0 * D[b0 + t]! - x1 * D[b1 + t]! - x2 * D[b2 + t]! - x3 * D[b3 + t]!;
+      }
+      if (cnt - q === 3) {
+        const b0 = tOff[q]!, b1 = tOff[q + 1]!, b2 = tOff[q + 2]!, x0 = tMul[q]!, x1 = tMul[q + 1]!, x2 = tMul[q + 2]!;
+        for (let t = 0; t < len; t++) D[a + t] = D[a + t]! - x0 * D[b0 + t]! - x1 * D[b1 + t]! - x2 * D[b2 + t]!;
+      } else if (cnt - q === 2) {
+        const b0 = tOff[q]!, b1 = tOff[q + 1]!, x0 = tMul[q]!, x1 = tMul[q + 1]!;
+        for (let t = 0; t < len; t++) D[a + t] = D[a + t]! - x0 * D[b0 + t]! - x1 * D[b1 + t]!;
+      } else if (cnt - q === 1) {
+        const b0 = tOff[q]!, x0 = tMul[q]!;
+        for (let t = 0; t < len; t++) D[a + t] = D[a + t]! - x0 * D[b0 + t]!;
+      }
+    }
   }
   /** Makes column j's digits current in its slot (from tier 1 or 2: widthOf its bound). */
   private digitsOf(j: number): void {
