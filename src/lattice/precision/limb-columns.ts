@@ -111,7 +111,7 @@ export class ColumnSet {
   private readonly valid: Uint8Array;
   /** Tier 3: the digits (allocated with the first column that needs them). */
   private D = new Float64Array(0);
-  /** Tier 3: each column's place in D. */
+  /** Each column's place in D (its digits in tier 3, cached ones in tiers 1 and 2). */
   private readonly slot: Int32Array;
   /** Each column's number of digits where its digits are current. */
   private readonly width: Uint8Array;
@@ -211,7 +211,11 @@ export class ColumnSet {
       hi[o + t] = h; lo[o + t] = l;
     }
   }
-  /** Column k minus sum_j X_j column j, exactly, in the lowest tier the bound allows. */
+  /**
+   * Column k minus sum_j X_j column j (j in nz, all below k), exactly, in the lowest tier the bound
+   * |b_k| + sum |X_j| max_j allows: float64, pairs, digits (then moved down where the result fits),
+   * else BigInt (also for a tier 4 column or a multiplier past 2^52, whose BigInt is in xs[j]).
+   */
   update(k: number, xd: Float64Array, xs: bigint[], nz: readonly number[]): void {
     const { F, L, len, tier, max } = this;
     if (len === 0 || nz.length === 0) return;
