@@ -134,3 +134,38 @@ test('hybrid store on knapsack bases of 60 to 260 bits (wide multipliers against
     },
   ), { numRuns: 25 });
 });
+
+/**
+ * NTRU-like bases as latticegen's `n d b` writes them (rows (e_i | rot^i(h)), then (0 | q e_i)), q of
+ * `bits` bits: every long column in the digit tier from the start, Z's columns growing into it.
+ */
+const ntru = (d: number, bits: number) => fc.tuple(
+  fc.bigInt({ min: 2n ** BigInt(bits - 1), max: 2n ** BigInt(bits) - 1n }),
+  fc.array(fc.bigInt({ min: 0n, max: 2n ** BigInt(bits) }), { minLength: d, maxLength: d }),
+).map(([q, h]) => Array.from({ length: 2 * d }, (_, i) => Array.from({ length: 2 * d }, (_, j) => {
+  if (i < d) return j < d ? (i === j ? 1n : 0n) : h[(j - i) % d]! % q;
+  return j < d ? 0n : (i === j ? q : 0n);
+})));
+
+test('hybrid store on NTRU-like bases of 120 to 300 bits (digit-tier columns of B and Z): B_out = B_in Z exactly, det Z = +-1, reduced exactly after the double-double pass (with or without a float64 pass before it)', () => {
+  fc.assert(fc.property(
+    fc.tuple(fc.integer({ min: 3, max: 10 }), fc.integer({ min: 120, max: 300 })).chain(([d, bits]) => ntru(d, bits)),
+    fc.constantFrom(0.75, 0.99), fc.boolean(),
+    (rows, delta, plain) => {
+      let B = rows, Z = identity(rows.length);
+      if (plain) {
+        const first = runHybrid(rows, delta, true);
+        assert.deepEqual(applyTransformBig(rows, first.Z), first.B);
+        B = first.B; Z = first.Z;
+      }
+      const second = runHybrid(B, delta, false);
+      assert.ok(second.done, 'NTRU-like bases of this size settle');
+      const Zall = applyTransformBig(Z, second.Z);
+      assert.deepEqual(applyTransformBig(rows, Zall), second.B);
+      const det = determinantBig(Zall);
+      assert.ok(det === 1n || det === -1n, `det Z = ${det}`);
+      const c = checkLLLExactBig(second.B, delta, 0.51);
+      assert.ok(c.ok, c.violations.join('; '));
+    },
+  ), { numRuns: 20 });
+});

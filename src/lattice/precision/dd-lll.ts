@@ -9,9 +9,9 @@
  *  - Float64Store: integers below 2^53 in float64 columns (n x m column-major), each update checked
  *    to stay exact; G in double-double with exact products (Dekker), updated with each size
  *    reduction; no Z (the ladder rebuilds it exactly). For bases that start below 2^53.
- *  - HybridStore: any integers, each column in float64, float64 limb pairs or BigInt (ColumnSet),
- *    Z tracked the same way; G recomputed from the columns (float64 or double-double). The fast
- *    one for entries past 2^53.
+ *  - HybridStore: any integers, each column in float64, float64 limb pairs, 26-bit digits in
+ *    float64s or BigInt (ColumnSet, limb-columns.ts), Z tracked the same way; G recomputed from
+ *    the columns (float64 or double-double). The fast one for entries past 2^53.
  *  - BigStore: BigInt columns of any size, exact BigInt G and Z; G enters the recurrence as
  *    double-doubles times one global power of two chosen from the largest norm, so norms past the
  *    double range fit (the role of fplll's dpe, for bases whose dynamic range stays below ~2^1900).
@@ -21,7 +21,8 @@
  */
 import { LatticeMimoError } from '../../core/errors.js';
 import type { BigBasis } from './exact.js';
-import { productError, subProduct, type Acc } from '../lll/double-double.js';
+import { subProduct, type Acc } from '../lll/double-double.js';
+import { ColumnSet, F64_LIMIT, R, X_EXACT, bigX } from './limb-columns.js';
 import { WATCH_MASK, type RungStats } from './rung-stats.js';
 
 /** Babai rounds at one position before the rung is declared broken down (fplll's "infinite loop in babai"). */
@@ -31,6 +32,10 @@ const MAX_BABAI = 48;
 let rh = 0, rl = 0;
 
 const acc: Acc = { hi: 0, lo: 0 };
+/** 2^27 + 1: Dekker's splitter (26-bit halves of a double). */
+const SPLIT = 134217729;
+/** An exact dot product rounded to a double-double (ColumnSet.dotDigits). */
+const dd = new Float64Array(2);
 
 /** (sh + sl) - (ah + al)(bh + bl) into (rh, rl). */
 function subMul(sh: number, sl: number, ah: number, al: number, bh: number, bl: number): void {
@@ -53,16 +58,6 @@ function bitLength(x: bigint): number {
   return (x < 0n ? -x : x).toString(2).length;
 }
 
-/** Below this, integers and their products by size-reduction multipliers are exact in float64 (checked). */
-const F64_LIMIT = 2 ** 53;
-/** Below this a size-reduction multiplier's double equals its BigInt (sizeReduce rounds exactly there). */
-const X_EXACT = 2 ** 52;
-
-/** Size-reduction multiplier j exactly: its double below 2^52, else the BigInt kept beside it. */
-function bigX(xd: Float64Array, xs: bigint[], j: number): bigint {
-  const x = xd[j]!;
-  return Math.abs(x) < X_EXACT ? BigInt(x) : xs[j]!;
-}
 
 /** gh, gl = G, both triangles, from `dot(i, j)`, which leaves <b_i, b_j> in (rh, rl). */
 function fillGram(m: number, dot: (i: number, j: number) => void, gh: Float64Array, gl: Float64Array): void {
@@ -159,230 +154,16 @@ class BigStore implements Store {
   }
 }
 
-/** Limb base of the pair tier: v = a R + b with 0 <= b < R. */
-const R = 2 ** 52;
 /**
- * Bound of the pair tier's results: then |a| < 2^50 and |X a_j| < 2^53 (|X| < 2^52), X b_j splits
- * exactly into p + e with |e| < 2^50, and every limb stays an exact integer (ColumnSet.update).
- */
-const PAIR_LIMIT = 2 ** 101;
-/** Digit base of limbUpdate's multipliers. */
-const LIMB = 2 ** 26;
-/** Bound on the summed column bounds limbUpdate takes: then every digit sum stays below 2^52. */
-const LIMB_SUM = 2 ** 26;
-
-/**
- * The columns of one integer matrix (B, or Z) in three tiers, every operation exact:
- *  1. float64 (entries below 2^52), in F;
- *  2. pairs of float64 limbs v = a 2^52 + b (entries below 2^100), in F (a) and L (b);
- *  3. BigInt beyond, in `cols`.
- * A column moves between tiers as it grows or shrinks; `cols[j]` is current only in tier 3 (or
- * after big(j)). Shapes: column j at [j len, (j + 1) len) of F and L.
- */
-class ColumnSet {
-  readonly F: Float64Array;
-  readonly L: Float64Array;
-  /** 1, 2 or 3: the tier of each column. */
-  readonly tier: Uint8Array;
-  /** An upper bound on |entry| of each column in tiers 1 and 2 (Infinity in tier 3). */
-  readonly max: Float64Array;
-  /** Whether cols[j] holds column j (always in tier 3; in tiers 1 and 2 after big(j), until it changes). */
-  private readonly valid: Uint8Array;
-  constructor(readonly cols: bigint[][], readonly len: number) {
-    const m = cols.length;
-    this.F = new Float64Array(len * m); this.L = new Float64Array(len * m);
-    this.tier = new Uint8Array(m); this.max = new Float64Array(m); this.valid = new Uint8Array(m);
-    for (let j = 0; j < m; j++) this.settle(j, cols[j]!);
-  }
-  /** Column j from BigInts into its tier. */
-  settle(j: number, c: bigint[]): void {
-    const { F, L, len } = this, o = j * len;
-    this.valid[j] = 1;
-    let a = 0;
-    for (let t = 0; t < len; t++) { const w = Math.abs(Number(c[t]!)); if (w > a) a = w; }
-    if (a < F64_LIMIT / 2) {
-      for (let t = 0; t < len; t++) F[o + t] = Number(c[t]!);
-      this.tier[j] = 1; this.max[j] = a;
-    } else if (a < PAIR_LIMIT / 2) {
-      const r = BigInt(R);
-      for (let t = 0; t < len; t++) {
-        const v = c[t]!, lo = ((v % r) + r) % r;
-        F[o + t] = Number((v - lo) / r); L[o + t] = Number(lo);
-      }
-      this.tier[j] = 2; this.max[j] = a * (1 + 2 ** -40);
-    } else { this.tier[j] = 3; this.max[j] = Infinity; }
-  }
-  /** Column j as BigInts (written into cols[j] from tiers 1 and 2). */
-  big(j: number): bigint[] {
-    const { F, L, len } = this, o = j * len, c = this.cols[j]!, tier = this.tier[j];
-    if (this.valid[j]) return c;
-    this.valid[j] = 1;
-    if (tier === 1) for (let t = 0; t < len; t++) c[t] = BigInt(F[o + t]!);
-    else if (tier === 2) for (let t = 0; t < len; t++) c[t] = BigInt(F[o + t]!) * BigInt(R) + BigInt(L[o + t]!);
-    return c;
-  }
-  /** Column k minus sum_j X_j column j, exactly, in the lowest tier the bound allows. */
-  update(k: number, xd: Float64Array, xs: bigint[], nz: readonly number[]): void {
-    const { F, L, len, tier, max } = this;
-    if (len === 0 || nz.length === 0) return;
-    let bound = max[k]!;
-    let top = tier[k]!;
-    for (const j of nz) {
-      const X = Math.abs(xd[j]!);
-      if (!(X < X_EXACT)) { bound = Infinity; break; }
-      bound += X * max[j]!;
-      if (tier[j]! > top) top = tier[j]!;
-    }
-    const ko = k * len;
-    this.valid[k] = 0;
-    if (top === 1 && bound < F64_LIMIT) {
-      for (const j of nz) {
-        const X = xd[j]!, jo = j * len;
-        for (let t = 0; t < len; t++) F[ko + t] = F[ko + t]! - X * F[jo + t]!;
-      }
-      let a = 0;
-      for (let t = ko; t < ko + len; t++) { const v = Math.abs(F[t]!); if (v > a) a = v; }
-      max[k] = a;
-      return;
-    }
-    if (bound < PAIR_LIMIT) {
-      // pair tier: |a| R <= bound + R < 2^102, so X a_j is exact (below 2^53) and X b_j, X v are split
-      // exactly into p + e (Dekker); each partial result stays below the bound
-      if (tier[k] === 1) {
-        for (let t = ko; t < ko + len; t++) { const v = F[t]!, a = Math.floor(v / R); F[t] = a; L[t] = v - a * R; }
-        tier[k] = 2;
-      }
-      for (const j of nz) {
-        const X = xd[j]!, jo = j * len, pj = tier[j] === 2;
-        for (let t = 0; t < len; t++) {
-          let a = F[ko + t]!, b = L[ko + t]!;
-          let v: number;
-          if (pj) { a -= X * F[jo + t]!; v = L[jo + t]!; } else v = F[jo + t]!;
-          if (v !== 0) {
-            const p = X * v;
-            if (Math.abs(p) < R) {
-              // exact, and b - p stays below 2^53
-              b -= p;
-            } else {
-              const e = productError(X, v, p);
-              const pa = Math.floor(p / R);
-              a -= pa;
-              b -= (p - pa * R) + e;
-            }
-            const c = Math.floor(b / R);
-            a += c; b -= c * R;
-          }
-          F[ko + t] = a; L[ko + t] = b;
-        }
-      }
-      let a = 0;
-      for (let t = ko; t < ko + len; t++) { const w = Math.abs(F[t]!); if (w > a) a = w; }
-      max[k] = a * R + R;
-      // high limbs in {-1, 0, 1}: the values are below 2^53 and exact as a R + b; back to float64
-      // where they are all below 2^52
-      if (a <= 1) {
-        let b = 0;
-        for (let t = ko; t < ko + len; t++) { const w = Math.abs(F[t]! * R + L[t]!); if (w > b) b = w; }
-        if (b < F64_LIMIT / 2) {
-          for (let t = ko; t < ko + len; t++) F[t] = F[t]! * R + L[t]!;
-          tier[k] = 1; max[k] = b;
-        }
-      }
-      return;
-    }
-    const ck = this.big(k);
-    // the float64 columns together, by 26-bit digits of their multipliers (limbUpdate); the rest in BigInt
-    let small = 0, sum = 0;
-    for (const j of nz) if (tier[j] === 1) { small++; sum += max[j]!; }
-    const rest = small >= 2 && sum < LIMB_SUM ? nz.filter((j) => tier[j] !== 1) : nz;
-    if (rest !== nz) this.limbUpdate(ck, xd, xs, nz);
-    for (const j of rest) {
-      const X = bigX(xd, xs, j);
-      const cj = tier[j] === 3 ? this.cols[j]! : this.big(j);
-      for (let t = 0; t < len; t++) { const v = cj[t]!; if (v !== 0n) ck[t] = ck[t]! - X * v; }
-    }
-    this.settle(k, ck);
-  }
-  /**
-   * ck -= sum_j X_j c_j over the float64 columns j of nz (sum of their bounds below LIMB_SUM): each
-   * |X_j| in base 2^26, one float64 sum per digit and entry (exact: below 2^26 LIMB_SUM), then one
-   * BigInt per entry from the carried digits instead of a BigInt product per column and entry.
-   */
-  private limbUpdate(ck: bigint[], xd: Float64Array, xs: bigint[], nz: readonly number[]): void {
-    const { F, len, tier } = this;
-    let digits = 0;
-    let S = this.sums;
-    for (const j of nz) {
-      if (tier[j] !== 1) continue;
-      const jo = j * len;
-      const x = xd[j]!, neg = x < 0;
-      // |X_j| digit by digit, least significant first (as a double below 2^52, else from its BigInt)
-      let a = Math.abs(x), A = 0n;
-      const wide = !(a < X_EXACT);
-      if (wide) { A = xs[j]!; if (A < 0n) A = -A; }
-      for (let l = 0; wide ? A > 0n : a > 0; l++) {
-        let d: number;
-        if (wide) { d = Number(BigInt.asUintN(26, A)); A >>= 26n; } else { d = a % LIMB; a = (a - d) / LIMB; }
-        if (l >= digits) {
-          if ((l + 1) * len > S.length) { const T = new Float64Array(2 * (l + 1) * len); T.set(S); S = this.sums = T; }
-          S.fill(0, l * len, (l + 1) * len);
-          digits = l + 1;
-        }
-        if (d === 0) continue;
-        const sd = neg ? -d : d, lo = l * len;
-        for (let t = 0; t < len; t++) { const v = F[jo + t]!; if (v !== 0) S[lo + t] = S[lo + t]! + sd * v; }
-      }
-    }
-    // per entry: carry the digit sums into [0, 2^26) (the last carry signed), pair them into
-    // 52-bit chunks and build the BigInt from the top chunk down
-    const D = this.digitScratch(digits + 2);
-    for (let t = 0; t < len; t++) {
-      let carry = 0, any = false;
-      for (let l = 0; l < digits; l++) {
-        const c = S[l * len + t]! + carry;
-        if (c !== 0) any = true;
-        carry = Math.floor(c / LIMB);
-        D[l] = c - carry * LIMB;
-      }
-      if (!any) continue;
-      D[digits] = carry; D[digits + 1] = 0;
-      let r = 0n;
-      for (let i = (digits >> 1); i >= 0; i--) {
-        const chunk = D[2 * i]! + D[2 * i + 1]! * LIMB;
-        if (r !== 0n) r <<= 52n;
-        if (chunk !== 0) r += BigInt(chunk);
-      }
-      if (r !== 0n) ck[t] = ck[t]! - r;
-    }
-  }
-  private sums = new Float64Array(0);
-  private digits = new Float64Array(0);
-  private digitScratch(n: number): Float64Array {
-    if (this.digits.length < n) this.digits = new Float64Array(2 * n);
-    return this.digits;
-  }
-  swap(k: number, p: number): void {
-    const { F, L, len, cols, tier, max } = this;
-    const c = cols[k]!; cols[k] = cols[p]!; cols[p] = c;
-    let x = tier[k]!; tier[k] = tier[p]!; tier[p] = x;
-    x = this.valid[k]!; this.valid[k] = this.valid[p]!; this.valid[p] = x;
-    x = max[k]!; max[k] = max[p]!; max[p] = x;
-    const ko = k * len, po = p * len;
-    for (let t = 0; t < len; t++) { const f = F[ko + t]!; F[ko + t] = F[po + t]!; F[po + t] = f; }
-    // the low limbs are read only in tier 2
-    if (tier[k] === 2 || tier[p] === 2) for (let t = 0; t < len; t++) { const f = L[ko + t]!; L[ko + t] = L[po + t]!; L[po + t] = f; }
-  }
-}
-
-/**
- * Integers of any size column by column (ColumnSet: float64, pairs of float64 limbs, BigInt), every
- * column operation exact. Every column of B also has a double-double copy (exact below 2^106), and
- * G's row k is recomputed from those copies after each size reduction of b_k: error about
- * 2^-104 ||b_k|| ||b_i|| (an update from the multipliers would lose the digits that cancel when b_k
- * shrinks by many orders). No exact G and little BigInt work once the columns are below 2^100 (fplll:
- * an integer basis with a floating Gram-Schmidt from it). Entries up to 2^400 (beyond, Dekker's
- * splitting could overflow: the caller goes on with BigStore). `flush()` writes B and Z back (after
- * a breakdown too: the basis is never lost).
+ * Integers of any size column by column (ColumnSet: float64, pairs of float64 limbs, 26-bit digits,
+ * BigInt), every column operation exact. Every column of B also has a double-double copy (exact
+ * below 2^106), and G's row k is recomputed from those copies after each size reduction of b_k:
+ * error about 2^-104 ||b_k|| ||b_i|| (an update from the multipliers would lose the digits that
+ * cancel when b_k shrinks by many orders); past the pair tier from the digits exactly. No exact G,
+ * and BigInt work only for entries past 2^389 or multipliers past 2^52 (fplll: an integer basis with
+ * a floating Gram-Schmidt from it). Entries up to 2^400 (beyond, Dekker's splitting could overflow:
+ * the caller goes on with BigStore). `flush()` writes B and Z back (after a breakdown too: the
+ * basis is never lost).
  */
 class HybridStore implements Store {
   readonly m: number;
@@ -391,6 +172,9 @@ class HybridStore implements Store {
   private readonly z: ColumnSet;
   /** Columns of B (n x m, column-major) as double-doubles Bh + Bl. */
   private readonly Bh: Float64Array;
+  /** Plain mode: Bh cut into 26-bit halves Sh + Sl (Dekker's splitting, once per column change), for dot's exact products. */
+  private readonly Sh: Float64Array;
+  private readonly Sl: Float64Array;
   private readonly Bl: Float64Array;
   /** Whether G's entry (i, j) in gh, gl is current (m x m, symmetric): recomputed only when read. */
   private readonly gValid: Uint8Array;
@@ -402,11 +186,18 @@ class HybridStore implements Store {
     this.b = new ColumnSet(B.map((c) => c.slice()), n);
     this.z = new ColumnSet(Z.map((c) => c.slice()), Z[0]?.length ?? 0);
     this.Bh = new Float64Array(n * m); this.Bl = new Float64Array(n * m);
+    this.Sh = new Float64Array(plain ? n * m : 0); this.Sl = new Float64Array(plain ? n * m : 0);
     this.gValid = new Uint8Array(m * m).fill(1);
     for (let j = 0; j < m; j++) this.copy(j);
   }
-  /** The double-double copy of column j of B. */
+  /** The double-double copy of column j of B (and in plain mode the halves of its high part). */
   private copy(j: number): void {
+    this.copyPair(j);
+    if (!this.plain) return;
+    const { Bh, Sh, Sl, n } = this, o = j * n;
+    for (let t = o; t < o + n; t++) { const x = Bh[t]!, u = SPLIT * x, h = u - (u - x); Sh[t] = h; Sl[t] = x - h; }
+  }
+  private copyPair(j: number): void {
     const { b, Bh, Bl, n } = this, o = j * n;
     if (b.tier[j] === 1) { Bh.set(b.F.subarray(o, o + n), o); Bl.fill(0, o, o + n); return; }
     if (b.tier[j] === 2) {
@@ -416,6 +207,7 @@ class HybridStore implements Store {
       }
       return;
     }
+    if (b.tier[j] === 3) { b.copyDigits(j, Bh, Bl, o); return; }
     const c = b.cols[j]!;
     for (let t = 0; t < n; t++) {
       const hi = Number(c[t]!);
@@ -427,20 +219,33 @@ class HybridStore implements Store {
   private dot(i: number, j: number): void {
     const { Bh, Bl, n } = this;
     const io = i * n, jo = j * n;
-    if (this.b.tier[i] === 3 || this.b.tier[j] === 3) {
+    if (this.b.tier[i]! >= 3 || this.b.tier[j]! >= 3) {
       if (this.plain) {
-        // a float64 Gram-Schmidt needs 53 bits: the double-double product of the (rounded) copies,
-        // about 2^-104 n sum |x y| off, serves unless the sum cancelled below 2^-40 of that
-        acc.hi = 0; acc.lo = 0;
-        let mag = 0;
+        // a float64 Gram-Schmidt needs 53 bits: the product of the (rounded) copies in twice the
+        // working precision (Ogita, Rump and Oishi's Dot2: exact products x_h y_h = p + e from the
+        // halves, the sum of the p by two-sum, every error term summed beside it), about
+        // 2^-104 n^2 sum |x y| off, serves unless the sum cancelled below 2^-40 of that
+        const { Sh, Sl } = this;
+        let s = 0, c = 0, mag = 0;
         for (let t = 0; t < n; t++) {
-          const x = Bh[io + t]!, y = Bh[jo + t]!;
-          if (x !== 0 && y !== 0) { subProduct(acc, -x, -Bl[io + t]!, y, Bl[jo + t]!); mag += Math.abs(x * y); }
+          const x = Bh[io + t]!, y = Bh[jo + t]!, p = x * y;
+          const xh = Sh[io + t]!, xl = Sl[io + t]!, yh = Sh[jo + t]!, yl = Sl[jo + t]!;
+          const e = ((xh * yh - p) + xh * yl + xl * yh) + xl * yl;
+          const q = s + p, bb = q - s;
+          c += ((s - (q - bb)) + (p - bb)) + e + (x * Bl[jo + t]! + Bl[io + t]! * y);
+          s = q;
+          mag += Math.abs(p);
         }
-        if (Math.abs(acc.hi) >= mag * 2 ** -40 && Number.isFinite(mag)) { rh = acc.hi; rl = 0; return; }
+        const r = s + c;
+        if (Math.abs(r) >= mag * 2 ** -40 && Number.isFinite(mag)) { rh = r; rl = 0; return; }
       }
       // past 2^100 the copies are rounded: the product exactly (a vector far longer than the one it
-      // is reduced against needs the digits that cancel)
+      // is reduced against needs the digits that cancel), from the digits below 2^390
+      if (this.b.tier[i]! <= 3 && this.b.tier[j]! <= 3) {
+        this.b.dotDigits(i, j, dd);
+        rh = dd[0]!; rl = this.plain ? 0 : dd[1]!;
+        return;
+      }
       const a = this.b.big(i), c = this.b.big(j);
       let s = 0n;
       for (let t = 0; t < n; t++) { const x = a[t]!, y = c[t]!; if (x !== 0n && y !== 0n) s += x * y; }
@@ -500,6 +305,13 @@ class HybridStore implements Store {
     for (let t = 0; t < m; t++) { let f = gValid[t * m + k]!; gValid[t * m + k] = gValid[t * m + p]!; gValid[t * m + p] = f; }
     const ko = k * n, po = p * n;
     for (let t = 0; t < n; t++) { const f = Bh[ko + t]!; Bh[ko + t] = Bh[po + t]!; Bh[po + t] = f; }
+    if (this.plain) {
+      const { Sh, Sl } = this;
+      for (let t = 0; t < n; t++) {
+        let f = Sh[ko + t]!; Sh[ko + t] = Sh[po + t]!; Sh[po + t] = f;
+        f = Sl[ko + t]!; Sl[ko + t] = Sl[po + t]!; Sl[po + t] = f;
+      }
+    }
     // a float64 column's low copy is all 0 (copy())
     if (this.b.tier[k] !== 1 || this.b.tier[p] !== 1) for (let t = 0; t < n; t++) { const f = Bl[ko + t]!; Bl[ko + t] = Bl[po + t]!; Bl[po + t] = f; }
   }
