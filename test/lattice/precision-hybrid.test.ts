@@ -44,27 +44,32 @@ function runHybrid(rows: BigBasis, delta: number, plain: boolean, maxIterations 
   }
 }
 
+/**
+ * As the ladder runs it: a float64 Gram-Schmidt pass first (when `plain`), then double-double, which
+ * must settle; B_out = B_in Z exactly, det Z = +-1, the output LLL-reduced exactly.
+ */
+function ladderPassesHold(rows: BigBasis, delta: number, plain: boolean, family: string): void {
+  let B = rows, Z = identity(rows.length);
+  if (plain) {
+    const first = runHybrid(rows, delta, true);
+    assert.deepEqual(applyTransformBig(rows, first.Z), first.B);
+    B = first.B; Z = first.Z;
+  }
+  const second = runHybrid(B, delta, false);
+  assert.ok(second.done, `${family} bases of this size settle`);
+  const Zall = applyTransformBig(Z, second.Z);
+  assert.deepEqual(applyTransformBig(rows, Zall), second.B);
+  const det = determinantBig(Zall);
+  assert.ok(det === 1n || det === -1n, `det Z = ${det}`);
+  const c = checkLLLExactBig(second.B, delta, 0.51);
+  assert.ok(c.ok, c.violations.join('; '));
+}
+
 test('hybrid store on q-ary bases of 54 to 130 bits (columns cross 2^52 during the run): B_out = B_in Z exactly, det Z = +-1, output LLL-reduced exactly after the double-double pass (with or without a float64 pass before it)', () => {
   fc.assert(fc.property(
     fc.tuple(fc.integer({ min: 3, max: 8 }), fc.integer({ min: 54, max: 130 })).chain(([h, bits]) => qAry(2 * h, h, bits)),
     fc.constantFrom(0.75, 0.99), fc.boolean(),
-    (rows, delta, plain) => {
-      // as the ladder runs it: a float64 Gram-Schmidt pass first (or not), then double-double
-      let B = rows, Z = identity(rows.length);
-      if (plain) {
-        const first = runHybrid(rows, delta, true);
-        assert.deepEqual(applyTransformBig(rows, first.Z), first.B);
-        B = first.B; Z = first.Z;
-      }
-      const second = runHybrid(B, delta, false);
-      assert.ok(second.done, 'q-ary bases of this size settle');
-      const Zall = applyTransformBig(Z, second.Z);
-      assert.deepEqual(applyTransformBig(rows, Zall), second.B);
-      const det = determinantBig(Zall);
-      assert.ok(det === 1n || det === -1n, `det Z = ${det}`);
-      const c = checkLLLExactBig(second.B, delta, 0.51);
-      assert.ok(c.ok, c.violations.join('; '));
-    },
+    (rows, delta, plain) => ladderPassesHold(rows, delta, plain, 'q-ary'),
   ), { numRuns: 30 });
 });
 
@@ -151,21 +156,6 @@ test('hybrid store on NTRU-like bases of 120 to 300 bits (digit-tier columns of 
   fc.assert(fc.property(
     fc.tuple(fc.integer({ min: 3, max: 10 }), fc.integer({ min: 120, max: 300 })).chain(([d, bits]) => ntru(d, bits)),
     fc.constantFrom(0.75, 0.99), fc.boolean(),
-    (rows, delta, plain) => {
-      let B = rows, Z = identity(rows.length);
-      if (plain) {
-        const first = runHybrid(rows, delta, true);
-        assert.deepEqual(applyTransformBig(rows, first.Z), first.B);
-        B = first.B; Z = first.Z;
-      }
-      const second = runHybrid(B, delta, false);
-      assert.ok(second.done, 'NTRU-like bases of this size settle');
-      const Zall = applyTransformBig(Z, second.Z);
-      assert.deepEqual(applyTransformBig(rows, Zall), second.B);
-      const det = determinantBig(Zall);
-      assert.ok(det === 1n || det === -1n, `det Z = ${det}`);
-      const c = checkLLLExactBig(second.B, delta, 0.51);
-      assert.ok(c.ok, c.violations.join('; '));
-    },
+    (rows, delta, plain) => ladderPassesHold(rows, delta, plain, 'NTRU-like'),
   ), { numRuns: 20 });
 });
