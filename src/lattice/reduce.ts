@@ -20,7 +20,7 @@ import { ALGORITHM_REGISTRY, CUDA_ALGORITHMS, cudaDeviceAvailable } from './regi
 import { isBreakdown, remedy } from './fallback.js';
 import type { Algorithm, BasisStats, ReduceOptions } from './types.js';
 import type { CountTotals, CudaBatchResult } from './gpu/batch.js';
-import { assertIndependent, firstDependentColumn, firstZeroColumn, resolveOptions, unitScale, validateBases, validateShape, type ResolvedOptions } from './validate.js';
+import { assertIndependent, checkCountsArray, firstDependentColumn, firstZeroColumn, resolveOptions, unitScale, validateBases, validateShape, type ResolvedOptions } from './validate.js';
 
 export interface BasisCheck {
   ok: boolean;
@@ -290,10 +290,7 @@ function resultArrays(bases: MatrixBatch, out: ReduceOptions['out']): ResultArra
     throw new InvalidArgumentError(`out.transform must be a Float64Array of batch x m x m = ${batch * m * m} elements`);
   }
   if (basis && Z && basis.buffer === Z.buffer) throw new InvalidArgumentError('out.basis and out.transform must not share memory');
-  const counts = out?.counts;
-  if (counts !== undefined && (!(counts instanceof Int32Array) || counts.length !== 3 * batch)) {
-    throw new InvalidArgumentError(`out.counts must be an Int32Array of 3 x batch = ${3 * batch} elements`);
-  }
+  const counts = checkCountsArray(out?.counts, batch);
   if (counts && [basis, Z].some((a) => a?.buffer === counts.buffer)) throw new InvalidArgumentError('out.counts must not share memory with out.basis or out.transform');
   return { basis: basis ?? allocLike(data, batch * n * m), Z: Z ?? new Float64Array(batch * m * m), counts };
 }

@@ -167,3 +167,11 @@ export function assertIndependent(B: ArrayLike<number>, n: number, m: number, pr
     `${prefix}basis vector ${j} is linearly dependent on the vectors before it (Gram-Schmidt residual ${ratio.toExponential(2)} of its length${integral ? ', confirmed exactly' : ', below float64 resolution'})`,
     { vector: j, residual: ratio });
 }
+
+/** The caller's out.counts for a batch: absent, or an Int32Array of 3 x batch (iterations, swaps, size reductions). */
+export function checkCountsArray(counts: unknown, batch: number): Int32Array | undefined {
+  if (counts !== undefined && (!(counts instanceof Int32Array) || counts.length !== 3 * batch)) {
+    throw new InvalidArgumentError(`out.counts must be an Int32Array of 3 x batch = ${3 * batch} elements`);
+  }
+  return counts;
+}

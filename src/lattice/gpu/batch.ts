@@ -19,6 +19,7 @@ import type { Kernel, ParamValue } from '../../gpu/launch.js';
 import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
 import type { Stream } from '../../gpu/stream.js';
 import { remedy } from '../fallback.js';
+import { checkCountsArray } from '../validate.js';
 import { ALGORITHM_REGISTRY } from '../registry.js';
 import type { AlgoParams, Algorithm } from '../types.js';
 import { STATS_WIDTH, STATUS, statusCode, statusError } from './status.js';
@@ -171,15 +172,12 @@ export function outputArrays<A extends RealArray>(data: A, batch: number, n: num
   if (Z !== undefined && (!(Z instanceof Float64Array) || Z.length !== batch * m * m)) {
     throw new InvalidArgumentError(`out.Z must be a Float64Array of batch x m x m = ${batch * m * m} elements`);
   }
-  const counts = out?.counts;
-  if (counts !== undefined && (!(counts instanceof Int32Array) || counts.length !== 3 * batch)) {
-    throw new InvalidArgumentError(`out.counts must be an Int32Array of 3 x batch = ${3 * batch} elements`);
-  }
+  const counts = checkCountsArray(out?.counts, batch);
   const overlap = (a: ArrayBufferView, b: ArrayBufferView) => a.buffer === b.buffer
     && a.byteOffset < b.byteOffset + b.byteLength && b.byteOffset < a.byteOffset + a.byteLength;
-  const others = [data, Z, counts].filter((x) => x !== undefined);
-  if ((basis && basis !== data && overlap(basis, data)) || (basis && Z && overlap(basis, Z)) || (basis && counts && overlap(basis, counts))
-    || others.some((a, i) => others.some((b, j) => i < j && overlap(a, b)))) {
+  // every pair of distinct arrays (a basis written in place is the input itself)
+  const arrays = [data, basis === data ? undefined : basis, Z, counts].filter((x) => x !== undefined);
+  if (arrays.some((a, i) => arrays.some((b, j) => i < j && overlap(a, b)))) {
     throw new InvalidArgumentError('the output arrays must not overlap the input or each other (out.basis may be the input itself)');
   }
   return {

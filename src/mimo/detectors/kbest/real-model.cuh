@@ -9,7 +9,6 @@
 #ifndef MIMO_REAL_MODEL_CUH
 #define MIMO_REAL_MODEL_CUH
 
-
 // Status flag bits (src/mimo/gpu/status.ts: MIMO_STATUS; the host passes them as defines).
 #ifndef MIMO_RANK_DEFICIENT
 #define MIMO_RANK_DEFICIENT 8
