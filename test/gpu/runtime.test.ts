@@ -10,7 +10,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CudaError, InvalidArgumentError } from '../../src/core/errors.js';
-import { chunksFor } from '../../src/gpu/batch-runner.js';
+import { chunksFor, validateBatchRunOptions, type BatchRunOptions } from '../../src/gpu/batch-runner.js';
 import { Philox } from '../../src/core/rng.js';
 import {
   CudaContext,
@@ -173,6 +173,18 @@ test('CUDA failures become typed errors: out of memory, bad launches', { skip },
   assert.ok(attrs.registers > 0 && attrs.maxThreadsPerBlock >= 32, JSON.stringify(attrs));
 });
 
+test('the runner\'s options are validated field by field: a typed error naming the field, valid values pass', () => {
+  for (const [bad, field] of [
+    [{ maxChunk: -1 }, 'maxChunk'], [{ maxChunk: 1.5 }, 'maxChunk'], [{ chunks: 257 }, 'chunks'], [{ chunks: -2 }, 'chunks'],
+    [{ streams: 4 }, 'streams'], [{ streams: 0.5 }, 'streams'],
+  ] as const) {
+    assert.throws(() => validateBatchRunOptions(bad as unknown as BatchRunOptions), (e: unknown) => e instanceof InvalidArgumentError && e.message.startsWith(field), JSON.stringify(bad));
+  }
+  for (const ok of [undefined, {}, { maxChunk: 0, chunks: 0, streams: 0 }, { maxChunk: 7, chunks: 256, streams: 3 }, { chunks: 1, streams: 1 }]) {
+    assert.doesNotThrow(() => validateBatchRunOptions(ok), JSON.stringify(ok));
+  }
+});
+
 test('the runner cuts a batch into few chunks when small, many of about 8 MiB when large (at most 8 of at least 2 MiB when items take uneven times), never more than 16', () => {
   const MiB = 2 ** 20;
   let last = 0;
@@ -195,14 +207,17 @@ test('the runner cuts a batch into few chunks when small, many of about 8 MiB wh
   }
 });
 
-test('a job with ordered kernels over three lanes: each chunk right on fresh data, settle() gets its chunk\'s buffers', { skip }, async () => {
+// pinned: every array copied directly; staged: through the lane's staging buffer, one copy for all
+// inputs and one for all outputs and the status; mixed: pinned and staged records in one job
+for (const memory of ['pinned', 'staged', 'mixed'] as const) test(`a job with ordered kernels over three lanes (${memory} host arrays): each chunk right on fresh data, settle() gets its chunk's buffers`, { skip }, async () => {
   const seed = randomInt(2 ** 31);
   const ctx = CudaContext.get();
   const rng = new Philox(seed, 11);
   const items = 3000 + randomInt(3000), per = 64;  // float32 records of 64 values
   const kernel = loadModule(ctx, { source: AXPY.replaceAll('REAL', 'float'), name: 'axpy-ordered.cu' }).kernel('axpy_sq', ['ptr', 'ptr', 'ptr', 'f32', 'i32']);
-  const x = allocPinned(ctx, Float32Array, items * per), y = allocPinned(ctx, Float32Array, items * per);
-  const out = allocPinned(ctx, Float32Array, items * per);
+  const array = (pinned: boolean) => (pinned ? allocPinned(ctx, Float32Array, items * per) : new Float32Array(items * per));
+  const x = array(memory !== 'staged'), y = array(memory === 'pinned');
+  const out = array(memory === 'pinned');
   // the chunk count asked for directly (BatchRunOptions.chunks) or through the chunk size
   const run = (a: number, chunks: number, direct: boolean) => runBatch(ctx, {
     name: 'axpy ordered test', items, statusWords: 1, timed: false, orderedKernels: true,

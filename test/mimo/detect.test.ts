@@ -13,7 +13,7 @@ import {
 import { addNoise, randomSymbols, rayleighChannels, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
 import { detect } from '../../src/mimo/detect.js';
 import { constellation, symbolsToBits } from '../../src/mimo/modulation.js';
-import type { DetectionInput, Detector, Modulation } from '../../src/mimo/types.js';
+import type { DetectionInput, DetectOptions, Detector, Modulation } from '../../src/mimo/types.js';
 
 const seed = randomInt(2 ** 31);
 const msg = (s: string) => `${s} (seed ${seed})`;
@@ -171,6 +171,8 @@ test('bad input gets typed errors that name the problem', () => {
     ['unknown detector', () => detect(ok, { detector: 'magic' as Detector, modulation: 'qpsk' }), (e) => e instanceof InvalidArgumentError && /detector/.test(e.message)],
     ['unknown modulation', () => detect(ok, { detector: 'zf', modulation: '32qam' as Modulation }), (e) => e instanceof InvalidArgumentError && /modulation/.test(e.message)],
     ['bad llrClip', () => detect(ok, { detector: 'ml', modulation: 'qpsk', llrClip: -1 }), (e) => e instanceof InvalidArgumentError],
+    ['gpuBatch not an object', () => detect(ok, { ...opts, gpuBatch: 3 as unknown as DetectOptions['gpuBatch'] }), (e) => e instanceof InvalidArgumentError && /gpuBatch must be an object/.test(e.message)],
+    ['gpuBatch.streams too many', () => detect(ok, { ...opts, gpuBatch: { streams: 4 } }), (e) => e instanceof InvalidArgumentError && /gpuBatch\.streams/.test(e.message)],
     ['bad initial radius', () => detect(ok, { detector: 'sphere', modulation: 'qpsk', initialRadius: 'zero' as 'babai' }), (e) => e instanceof InvalidArgumentError],
     ['cuda engine from the synchronous detect()', () => detect(ok, { ...opts, engine: 'cuda' }), (e) => e instanceof UnsupportedError && /detectAsync/.test(e.message)],
     ['ML too large', () => detect({ nr: 8, nt: 8, H: new Float64Array(128).fill(1), y: new Float64Array(16), noiseVar: 1 }, { detector: 'ml', modulation: '16qam' }), (e) => e instanceof NodeBudgetError && e.code === 'NODE_BUDGET' && /maxNodes = 16777216/.test(e.message)],
