@@ -61,7 +61,11 @@ function makeInput(ctx: CudaContext, c: Case, seed: number): DetectionInput & { 
 }
 
 const fmtMs = (ms: number): string => (ms >= 1 ? `${ms.toFixed(3)} ms` : `${(ms * 1e3).toFixed(1)} us`);
-const gbps = (bits: number, ms: number): string => `${(bits / (ms / 1e3) / 1e9).toFixed(bits / (ms / 1e3) >= 1e10 ? 1 : 2)} Gbps`;
+/** Detected bits a second: Gbps from 1 Gbps up, else Mbps (the CPU engine's figures are Mbps). */
+const gbps = (bits: number, ms: number): string => {
+  const r = bits / (ms / 1e3);
+  return r >= 1e9 ? `${(r / 1e9).toFixed(r >= 1e10 ? 1 : 2)} Gbps` : `${(r / 1e6).toFixed(r >= 1e7 ? 1 : 2)} Mbps`;
+};
 const median = (xs: number[]): number => { const s = [...xs].sort((a, b) => a - b); return s[s.length >> 1]!; };
 
 /**
