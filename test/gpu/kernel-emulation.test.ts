@@ -17,6 +17,7 @@ import { jacobiParallelCpu } from '../../src/lattice/jacobi-parallel/cpu.js';
 import { jacobiParallelPlan, jacobiRoundsOf } from '../../src/lattice/jacobi-parallel/cuda.js';
 import { JACOBI_ROUNDS, type AllswapTuning, type JacobiTuning } from '../../src/lattice/gpu-tuning.js';
 import type { DeviceProperties } from '../../src/gpu/context.js';
+import { emulatedH100 } from './emulated-device.js';
 import { STATUS, type LaunchPlan } from '../../src/lattice/gpu/batch.js';
 import { allswapCpu } from '../../src/lattice/allswap/cpu.js';
 import { allswapKernelUrl, allswapPlan } from '../../src/lattice/allswap/cuda.js';
@@ -56,14 +57,8 @@ int main() {
 }
 `;
 
-/** An H100 as the launch plans see it; `sharedPerBlockOptinBytes` is lowered to force other layouts. */
-function device(sharedLimit: number): DeviceProperties {
-  return {
-    ordinal: 0, name: 'emulated', major: 9, minor: 0, arch: 'sm_90', totalMemBytes: 80e9, multiprocessors: 132,
-    maxThreadsPerBlock: 1024, maxThreadsPerMultiprocessor: 2048, warpSize: 32, sharedPerBlockBytes: 49152,
-    sharedPerBlockOptinBytes: sharedLimit, sharedPerMultiprocessorBytes: 233472, l2CacheBytes: 50 << 20, clockKHz: 1980000, driverVersion: 13000,
-  };
-}
+/** An H100 as the launch plans see it, `sharedPerBlockOptinBytes` lowered to force other layouts. */
+const device = (sharedLimit: number): DeviceProperties => emulatedH100({ sharedPerBlockOptinBytes: sharedLimit });
 
 /** allswap: header [batch, n, m, maxIterations, threads, sharedBytes, wsInShared, wsBytes] and delta, bound (float64). */
 const ALLSWAP_MAIN = String.raw`

@@ -7,18 +7,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { InvalidArgumentError } from '../../src/core/errors.js';
-import type { DeviceProperties } from '../../src/gpu/context.js';
+import { emulatedH100 } from '../gpu/emulated-device.js';
 import { allswapPlan } from '../../src/lattice/allswap/cuda.js';
 import { JACOBI_ROUNDS, validateGpuTuning, type GpuTuning } from '../../src/lattice/gpu-tuning.js';
 import { jacobiParallelPlan, jacobiRoundsOf } from '../../src/lattice/jacobi-parallel/cuda.js';
 import type { AlgoParams } from '../../src/lattice/types.js';
 import { resolveOptions } from '../../src/lattice/validate.js';
 
-const H100: DeviceProperties = {
-  ordinal: 0, name: 'H100 (as the plans see it)', major: 9, minor: 0, arch: 'sm_90', totalMemBytes: 80e9, multiprocessors: 132,
-  maxThreadsPerBlock: 1024, maxThreadsPerMultiprocessor: 2048, warpSize: 32, sharedPerBlockBytes: 49152,
-  sharedPerBlockOptinBytes: 232448, sharedPerMultiprocessorBytes: 233472, l2CacheBytes: 50 << 20, clockKHz: 1980000, driverVersion: 13000,
-};
+const H100 = emulatedH100();
 const PARAMS: AlgoParams = { delta: 0.75, eta: 0.51, blockSize: 8, maxIterations: 10_000 };
 
 const memory = fc.constantFrom('shared' as const, 'z-global' as const, 'global' as const);

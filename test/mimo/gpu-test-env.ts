@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { cudaAvailable, type DeviceProperties } from '../../src/gpu/index.js';
+import { emulatedH100 } from '../gpu/emulated-device.js';
 import { emulatorUnavailable } from '../gpu/cuda-emulator.js';
 import { checkAgainstMl, type Problem } from './gpu-exact-check.js';
 
@@ -58,13 +59,7 @@ export function cutOutput<const L extends readonly (readonly [Kind, number])[]>(
 }
 
 /** An H100-like sm_90, for kernel shapes computed without a device. */
-export function emulatedDevice(): DeviceProperties {
-  return {
-    ordinal: 0, name: 'emulated', major: 9, minor: 0, arch: 'sm_90', totalMemBytes: 80e9, multiprocessors: 132,
-    maxThreadsPerBlock: 1024, maxThreadsPerMultiprocessor: 2048, warpSize: 32, sharedPerBlockBytes: 49152,
-    sharedPerBlockOptinBytes: 232448, sharedPerMultiprocessorBytes: 233472, l2CacheBytes: 50 << 20, clockKHz: 1980000, driverVersion: 13000,
-  };
-}
+export const emulatedDevice = (): DeviceProperties => emulatedH100();
 
 /**
  * Asserts that `got` is float64 ML (`ref`) on every vector but those `skip` names, up to at most
