@@ -170,3 +170,14 @@ test('reduced bases of 3 to 20 vectors, 10 to 120 bits, checked with delta and e
   // the wider margins are decided, on both sides
   assert.ok(counts.proven > 10 && counts['not-reduced'] > 10, JSON.stringify(counts));
 });
+
+test('the exact rung\'s progress watch: each Gram-Schmidt row as it starts (0 .. m-1 in order), then main-loop positions inside the basis; the output is reduced', () => {
+  fc.assert(fc.property(fc.integer({ min: 2, max: 14 }), fc.integer({ min: 3, max: 60 }), fc.integer(), (m, bits, seed) => {
+    const cols = fc.sample(basis(m, m, bits), { numRuns: 1, seed })[0]!;
+    const seen: number[] = [];
+    exactLLL(cols, cols.map(() => []), 0.99, ETA, 1e6, { swaps: 0, sizeReductions: 0, iterations: 0, watch: (k) => seen.push(k) });
+    assert.deepEqual(seen.slice(0, m), Array.from({ length: m }, (_, i) => i), 'the rows first, in order');
+    assert.ok(seen.slice(m).every((k) => k >= 1 && k < m), `main-loop positions ${seen.slice(m).join(' ')}`);
+    assert.ok(checkLLLExactBig(cols, 0.99, ETA).ok);
+  }), { numRuns: 100 });
+});

@@ -37,12 +37,16 @@ export function roundDiv(a: bigint, d: bigint): bigint {
   return num < 0n && q * den !== num ? q - 1n : q;
 }
 
-/** Integral Gram-Schmidt (d, lambda) of the columns; null at the first dependent column. */
-export function integralGramSchmidt(cols: BigBasis): { d: bigint[]; lambda: bigint[][] } | { dependent: number } {
+/**
+ * Integral Gram-Schmidt (d, lambda) of the columns; null at the first dependent column. `onRow(i)`
+ * as row i starts (rows 0 .. i-1 done): on a few hundred columns of large entries this takes minutes.
+ */
+export function integralGramSchmidt(cols: BigBasis, onRow?: (i: number) => void): { d: bigint[]; lambda: bigint[][] } | { dependent: number } {
   const m = cols.length;
   const d: bigint[] = [1n];
   const lambda: bigint[][] = [];
   for (let i = 0; i < m; i++) {
+    onRow?.(i);
     lambda.push(new Array<bigint>(m).fill(0n));
     for (let j = 0; j <= i; j++) {
       let u = dotBig(cols[i]!, cols[j]!);
@@ -114,7 +118,8 @@ export function determinantBig(M: BigBasis): bigint {
 export function exactLLL(B: BigBasis, Z: BigBasis, delta: number, eta: number, maxIterations: number, stats: RungStats): void {
   const m = B.length;
   if (m < 2) return;
-  const gs = integralGramSchmidt(B);
+  // the Gram-Schmidt's rows count as positions for the progress watch (its rows take minutes at 300 dimensions)
+  const gs = integralGramSchmidt(B, stats.watch);
   if ('dependent' in gs) throw new RankDeficientError('RANK_DEFICIENT', `basis vector ${gs.dependent} is linearly dependent on the vectors before it (confirmed exactly)`, { vector: gs.dependent });
   const { d, lambda } = gs;
   const e = dyadic(eta), dl = dyadic(delta);

@@ -67,7 +67,7 @@ export interface IntegralLLLOptions {
 export interface LadderProgress {
   /** What runs: a rung, the certified proof of a floating rung's output, or the exact |det Z| = 1 proof. */
   stage: Rung | 'certificate' | 'unimodularity';
-  /** The rung's position k (0-based: vectors 0 .. k-1 are LLL-reduced among themselves). */
+  /** The rung's position k (0-based: vectors 0 .. k-1 are LLL-reduced among themselves); while the exact rung's Gram-Schmidt runs, the row it computes. */
   vector: number;
   /** The furthest position the stage has reached. */
   furthest: number;
