@@ -62,7 +62,7 @@ function makeInput(ctx: CudaContext, c: Case, seed: number): DetectionInput & { 
 
 const fmtMs = (ms: number): string => (ms >= 1 ? `${ms.toFixed(3)} ms` : `${(ms * 1e3).toFixed(1)} us`);
 /** Detected bits a second: Gbps from 1 Gbps up, else Mbps (the CPU engine's figures are Mbps). */
-const gbps = (bits: number, ms: number): string => {
+const rate = (bits: number, ms: number): string => {
   const r = bits / (ms / 1e3);
   return r >= 1e9 ? `${(r / 1e9).toFixed(r >= 1e10 ? 1 : 2)} Gbps` : `${(r / 1e6).toFixed(r >= 1e7 ? 1 : 2)} Mbps`;
 };
@@ -160,7 +160,7 @@ export async function runGpuTables(o: GpuTableOptions): Promise<number> {
     progress(label);
     try {
       const m = await measure(ctx, ceil, c, o);
-      return `| ${label} | ${paper} | ${fmtMs(m.kernelMs)} = ${gbps(m.bits, m.kernelMs)} | ${fmtMs(m.kernelFloorMs)} | ${fmtMs(m.hostMs)} = ${gbps(m.bits, m.hostMs)}${m.redone ? ` (${m.redone} vectors redone on the CPU)` : ''} | ${fmtMs(m.linkFloorMs)} (${(m.hostMs / m.linkFloorMs).toFixed(2)}x) | ${m.cpuMs === null ? '--no-cpu' : `${fmtMs(m.cpuMs)} = ${gbps(m.bits, m.cpuMs)}`} | ${m.agree} |`;
+      return `| ${label} | ${paper} | ${fmtMs(m.kernelMs)} = ${rate(m.bits, m.kernelMs)} | ${fmtMs(m.kernelFloorMs)} | ${fmtMs(m.hostMs)} = ${rate(m.bits, m.hostMs)}${m.redone ? ` (${m.redone} vectors redone on the CPU)` : ''} | ${fmtMs(m.linkFloorMs)} (${(m.hostMs / m.linkFloorMs).toFixed(2)}x) | ${m.cpuMs === null ? '--no-cpu' : `${fmtMs(m.cpuMs)} = ${rate(m.bits, m.cpuMs)}`} | ${m.agree} |`;
     } catch (e) {
       return `| ${label} | ${paper} | failed: ${(e as Error).message.slice(0, 160)} | | | | | |`;
     }
@@ -185,7 +185,7 @@ export async function runGpuTables(o: GpuTableOptions): Promise<number> {
         try {
           const m = await measure(ctx, ceil, c, o);
           const st = (name: string) => (m.stagesMs[name] !== undefined ? fmtMs(m.stagesMs[name]!) : '(no stage)');
-          lines.push(`| ${key} | ${N} | ${NWAY_PAPER.qr[`${nt}x${nt}`]![N - 1]} | ${st('qr')} | ${NWAY_PAPER.detect[key]![N - 1]} | ${st('detect')} = ${m.stagesMs.detect ? gbps(m.bits, m.stagesMs.detect) : ''} | ${NWAY_PAPER.total[key]![N - 1]} | ${fmtMs(m.hostMs)} | ${fmtMs(m.linkFloorMs)} | ${m.cpuMs === null ? '--no-cpu' : fmtMs(m.cpuMs)} | ${m.agree} |`);
+          lines.push(`| ${key} | ${N} | ${NWAY_PAPER.qr[`${nt}x${nt}`]![N - 1]} | ${st('qr')} | ${NWAY_PAPER.detect[key]![N - 1]} | ${st('detect')} = ${m.stagesMs.detect ? rate(m.bits, m.stagesMs.detect) : ''} | ${NWAY_PAPER.total[key]![N - 1]} | ${fmtMs(m.hostMs)} | ${fmtMs(m.linkFloorMs)} | ${m.cpuMs === null ? '--no-cpu' : fmtMs(m.cpuMs)} | ${m.agree} |`);
         } catch (e) {
           lines.push(`| ${key} | ${N} | | failed: ${(e as Error).message.slice(0, 160)} | | | | | | | |`);
         }

@@ -21,7 +21,8 @@ import { realModel } from '../../src/mimo/soft/real-model.js';
 import { applyQt } from '../../src/mimo/preprocess/qr.js';
 import type { DetectOptions, Modulation } from '../../src/mimo/types.js';
 import { compileEmulated, runEmulated } from '../gpu/cuda-emulator.js';
-import { cutOutput, emulatedDevice, gpuTestEnv, stdinOf } from './gpu-test-env.js';
+import { cutOutput, gpuTestEnv, stdinOf } from './gpu-test-env.js';
+import { emulatedH100 } from '../gpu/emulated-device.js';
 import { cpuSetup, differingVectors, gpuSetup, makeProblem, runCpu, runGpu, type GpuOutput, type Problem } from './kbest-lr-harness.js';
 
 const { skip, skipEmu } = gpuTestEnv();
@@ -183,7 +184,7 @@ int main() {
 `;
 
 function runKbestEmulated(p: Problem, opts: Partial<DetectOptions>): Pick<GpuOutput, 'symbols' | 'llr' | 'status'> {
-  const setup = { ...cpuSetup(p, opts, true), llrClip: 3.0e38, device: emulatedDevice() };
+  const setup = { ...cpuSetup(p, opts, true), llrClip: 3.0e38, device: emulatedH100() };
   const sh = kbestShape(setup);
   const defines = [...Object.entries(sh.searchDefines).map(([k, v]) => `-D${k}=${v}`), `-DSYM_OF_LEVELS={${Array.from(sh.model.symbolOfLevels).join(',')}}`];
   const files = ['kbest-prep.cu', 'kbest-search.cu'].map((f) => fileURLToPath(new URL(`../../src/mimo/detectors/kbest/${f}`, import.meta.url)));
@@ -215,12 +216,12 @@ test('kbest kernels in the CUDA emulator equal the CPU engine, except float32 ne
 
 test('kbest on the GPU refuses what the CPU refuses, and what does not fit', () => {
   const p = makeProblem(1, 4, 4, '64qam', 1, 1, 10);
-  const setup = { ...cpuSetup(p, { k: 16 }, true), llrClip: 8, device: emulatedDevice() };
+  const setup = { ...cpuSetup(p, { k: 16 }, true), llrClip: 8, device: emulatedH100() };
   assert.throws(() => kbestShape({ ...setup, maxNodes: 100 }), NodeBudgetError);
   assert.throws(() => kbestShape({ ...setup, opts: { ...setup.opts, k: 0 } }), /positive integer/);
   assert.throws(() => kbestShape({ ...setup, opts: { ...setup.opts, k: 2048 } }), UnsupportedError);
   const wide = makeProblem(1, 4, 1, '16qam', 1, 1, 10);
-  assert.throws(() => kbestShape({ ...cpuSetup(wide, {}, true), llrClip: 8, device: emulatedDevice() }), UnsupportedError);
+  assert.throws(() => kbestShape({ ...cpuSetup(wide, {}, true), llrClip: 8, device: emulatedH100() }), UnsupportedError);
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -28,7 +28,8 @@ import { lrCudaDetector, lrShape } from '../../src/mimo/detectors/lr/cuda.js';
 import { MIMO_STATUS } from '../../src/mimo/gpu/status.js';
 import type { Modulation } from '../../src/mimo/types.js';
 import { compileEmulated, runEmulated } from '../gpu/cuda-emulator.js';
-import { cutOutput, emulatedDevice, gpuTestEnv, stdinOf } from './gpu-test-env.js';
+import { cutOutput, gpuTestEnv, stdinOf } from './gpu-test-env.js';
+import { emulatedH100 } from '../gpu/emulated-device.js';
 import { bitErrors, cpuSetup, differingVectors, gpuSetup, makeProblem, runCpu, runGpu, type Problem } from './kbest-lr-harness.js';
 
 const { skip, skipEmu } = gpuTestEnv();
@@ -258,7 +259,7 @@ int main() {
 `;
 
 function runLrEmulated(p: Problem, variant: LrVariant, memory: 'shared' | 'global'): { symbols: Int32Array; status: Int32Array; Z: (c: number) => Float64Array } {
-  const setup = { ...cpuSetup(p, { detector: `lr-${variant}` }, false), llrClip: 8, device: emulatedDevice() };
+  const setup = { ...cpuSetup(p, { detector: `lr-${variant}` }, false), llrClip: 8, device: emulatedH100() };
   const sh = lrShape(variant, setup);
   const { nd } = sh.model;
   // the generic lane kernel, its workspace where asked

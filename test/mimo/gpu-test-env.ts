@@ -6,8 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
-import { cudaAvailable, type DeviceProperties } from '../../src/gpu/index.js';
-import { emulatedH100 } from '../gpu/emulated-device.js';
+import { cudaAvailable } from '../../src/gpu/index.js';
 import { emulatorUnavailable } from '../gpu/cuda-emulator.js';
 import { checkAgainstMl, type Problem } from './gpu-exact-check.js';
 
@@ -58,8 +57,6 @@ export function cutOutput<const L extends readonly (readonly [Kind, number])[]>(
   return arrays as { -readonly [I in keyof L]: ArrayOf<L[I][0]> };
 }
 
-/** An H100-like sm_90, for kernel shapes computed without a device. */
-export const emulatedDevice = (): DeviceProperties => emulatedH100();
 
 /**
  * Asserts that `got` is float64 ML (`ref`) on every vector but those `skip` names, up to at most

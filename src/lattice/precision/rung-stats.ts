@@ -1,7 +1,8 @@
 /**
  * The counters every rung of the precision ladder keeps (one object through the rungs a ladder
  * climbs), and the optional watch a rung's main loop calls every WATCH_MASK + 1 steps with the
- * position k (0-based) it has reached: what the ladder's progress report is made of.
+ * position k (0-based) it has reached (the exact rung also calls it as each row of its integral
+ * Gram-Schmidt starts): what the ladder's progress report is made of.
  */
 export interface RungStats {
   swaps: number;
