@@ -12,7 +12,7 @@
  */
 
 /** 2^27 + 1: Dekker's splitter for float64. */
-const SPLIT = 134217729;
+export const SPLIT = 134217729;
 
 /**
  * The exact rounding error of the float64 product p = fl(x y), so x y = p + productError(x, y, p)

@@ -21,7 +21,7 @@
  */
 import { LatticeMimoError } from '../../core/errors.js';
 import type { BigBasis } from './exact.js';
-import { subProduct, type Acc } from '../lll/double-double.js';
+import { SPLIT, subProduct, type Acc } from '../lll/double-double.js';
 import { ColumnSet, F64_LIMIT, R, X_EXACT, bigX } from './limb-columns.js';
 import { WATCH_MASK, type RungStats } from './rung-stats.js';
 
@@ -32,8 +32,6 @@ const MAX_BABAI = 48;
 let rh = 0, rl = 0;
 
 const acc: Acc = { hi: 0, lo: 0 };
-/** 2^27 + 1: Dekker's splitter (26-bit halves of a double). */
-const SPLIT = 134217729;
 /** An exact dot product rounded to a double-double (ColumnSet.dotDigits). */
 const dd = new Float64Array(2);
 
