@@ -42,7 +42,7 @@ const bigRows = (m: number, n: number, bits: number) => fc.array(
 ).filter((r) => checkLLLExactBig(r, 0.75, 1e9).violations.every((v) => !v.includes('depends')));
 
 test('each rung alone, on random integer bases of 5 to 120 bits: output LLL-reduced exactly, B_in U = B_out, |det U| = 1', () => {
-  const cases: [Rung[], number][] = [[['float64', 'exact'], 20], [['double-double', 'exact'], 40], [['exact'], 120]];
+  const cases: [Rung[], number][] = [[['float64', 'exact'], 20], [['double-double', 'exact'], 40], [['quad-double', 'exact'], 120], [['exact'], 120]];
   for (const [rungs, bits] of cases) {
     fc.assert(fc.property(fc.integer({ min: 2, max: 7 }), fc.integer({ min: 0, max: 2 }), fc.constantFrom(0.75, 0.99), fc.integer({ min: 5, max: bits }), (m, extra, delta, b) => {
       const rows = fc.sample(bigRows(m, m + extra, b), 1)[0]!;
@@ -69,14 +69,14 @@ test('double-double rung with a wide exponent: entries near 2^700 (norms past th
   }), { numRuns: 10 });
 });
 
-test('knapsack bases of 800 to 1000 bits: double-double (106 bits) does not settle and the exact rung finishes from where it stopped; every rung failing is one typed error naming each', () => {
+test('knapsack bases of 800 to 1000 bits: double-double (106 bits) and quad-double (212) do not settle and the exact rung finishes from where they stopped; every rung failing is one typed error naming each', () => {
   let ddFailed = 0;
   fc.assert(fc.property(fc.integer({ min: 5, max: 9 }), fc.integer({ min: 800, max: 1000 }), (m, bits) => {
     // latticegen's r family: a column of random numbers of `bits` bits, then the identity
     const a = fc.sample(fc.bigInt({ min: 2n ** BigInt(bits - 1), max: 2n ** BigInt(bits) }), m);
     const rows = a.map((v, i) => [v, ...Array.from({ length: m }, (_, j) => (i === j ? 1n : 0n))]);
     const r = lllIntegral(rows, { delta: 0.99 });
-    assert.deepEqual(r.rungs.map((x) => x.rung), ['double-double', 'exact']);
+    assert.deepEqual(r.rungs.map((x) => x.rung), ['double-double', 'quad-double', 'exact']);
     if (!r.rungs[0]!.ok) ddFailed++;
     assertProven(rows, r, 0.99);
   }), { numRuns: 8 });
@@ -85,7 +85,7 @@ test('knapsack bases of 800 to 1000 bits: double-double (106 bits) does not sett
   let err: unknown;
   try { lllIntegral(rows, { maxIterations: 1 }); } catch (e) { err = e; }
   assert.ok(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE', String(err));
-  assert.match(err.message, /every rung of the precision ladder: double-double \(.*\); exact \(ITERATION_LIMIT/);
+  assert.match(err.message, /every rung of the precision ladder: double-double \(.*\); quad-double \(.*\); exact \(ITERATION_LIMIT/);
 });
 
 test('bad input to lllIntegral: typed errors naming the problem', () => {

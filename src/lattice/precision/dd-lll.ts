@@ -24,6 +24,7 @@ import type { BigBasis } from './exact.js';
 import { SPLIT, subProduct, type Acc } from '../lll/double-double.js';
 import { ColumnSet, F64_LIMIT, R, X_EXACT, bigX } from './limb-columns.js';
 import { WATCH_MASK, type RungStats } from './rung-stats.js';
+import { div as qdDiv, fromBig, roundToBig, subMul as qdSubMul } from './quad-double.js';
 
 /** Babai rounds at one position before the rung is declared broken down (fplll's "infinite loop in babai"). */
 const MAX_BABAI = 48;
@@ -34,6 +35,15 @@ let rh = 0, rl = 0;
 const acc: Acc = { hi: 0, lo: 0 };
 /** An exact dot product rounded to a double-double (ColumnSet.dotDigits). */
 const dd = new Float64Array(2);
+/** Quad-double results (quad-double.ts), and a Gram entry's limbs 2 and 3 beside (rh, rl). */
+const q4 = new Float64Array(4);
+let r2 = 0, r3 = 0;
+
+/**
+ * G by limb (row-major m x m by position): high and low parts, and in quad-double mode limbs 2
+ * and 3 (empty arrays otherwise).
+ */
+interface Gram { h: Float64Array; l: Float64Array; x2: Float64Array; x3: Float64Array }
 
 /** (sh + sl) - (ah + al)(bh + bl) into (rh, rl). */
 function subMul(sh: number, sl: number, ah: number, al: number, bh: number, bl: number): void {
@@ -57,29 +67,31 @@ function bitLength(x: bigint): number {
 }
 
 
-/** gh, gl = G, both triangles, from `dot(i, j)`, which leaves <b_i, b_j> in (rh, rl). */
-function fillGram(m: number, dot: (i: number, j: number) => void, gh: Float64Array, gl: Float64Array): void {
-  for (let i = 0; i < m; i++) {
-    for (let j = 0; j <= i; j++) {
-      dot(i, j);
-      gh[i * m + j] = rh; gl[i * m + j] = rl; gh[j * m + i] = rh; gl[j * m + i] = rl;
-    }
-  }
+/** Writes the Gram entry in (rh, rl, r2, r3) at (i, j) and (j, i). */
+function putGram(g: Gram, m: number, i: number, j: number): void {
+  const a = i * m + j, b = j * m + i;
+  g.h[a] = rh; g.l[a] = rl; g.h[b] = rh; g.l[b] = rl;
+  if (g.x2.length) { g.x2[a] = r2; g.x3[a] = r3; g.x2[b] = r2; g.x3[b] = r3; }
+}
+
+/** G, both triangles, from `dot(i, j)`, which leaves <b_i, b_j> in (rh, rl) (and r2, r3 for a quad-double G). */
+function fillGram(m: number, dot: (i: number, j: number) => void, g: Gram): void {
+  for (let i = 0; i < m; i++) for (let j = 0; j <= i; j++) { dot(i, j); putGram(g, m, i, j); }
 }
 
 /**
- * Where the basis lives: the Gram-Schmidt code only sees G as double-doubles (gh, gl; row-major
- * m x m by position) and asks the store to apply b_k -= sum_j X_j b_j and to swap two positions.
+ * Where the basis lives: the Gram-Schmidt code only sees G by limbs (Gram) and asks the store to
+ * apply b_k -= sum_j X_j b_j and to swap two positions.
  */
 interface Store {
   readonly m: number;
-  /** Fills gh, gl with G (scaled as the store chooses). */
-  init(gh: Float64Array, gl: Float64Array): void;
-  /** b_k -= sum_{j<k} X_j b_j, with G's row and column k in gh, gl (exact G kept where the store has one). */
-  apply(k: number, X: Float64Array, big: bigint[], gh: Float64Array, gl: Float64Array): void;
+  /** Fills G (scaled as the store chooses; quad-double limbs where g has them: ExactGramStore). */
+  init(g: Gram): void;
+  /** b_k -= sum_{j<k} X_j b_j, with G's row and column k in g (exact G kept where the store has one). */
+  apply(k: number, X: Float64Array, big: bigint[], g: Gram): void;
   swap(k: number): void;
-  /** Makes G's entries (k, j), j <= k, current in gh, gl (for a store that recomputes G lazily). */
-  row?(k: number, gh: Float64Array, gl: Float64Array): void;
+  /** Makes G's entries (k, j), j <= k, current in g (for a store that recomputes G lazily). */
+  row?(k: number, g: Gram): void;
 }
 
 /** BigInt columns, exact BigInt G (any size), BigInt Z. */
@@ -92,7 +104,7 @@ class BigStore implements Store {
     this.m = B.length; this.n = B[0]!.length;
     this.G = new Array<bigint>(this.m * this.m);
   }
-  init(gh: Float64Array, gl: Float64Array): void {
+  init(g: Gram): void {
     const { B, G, m, n } = this;
     let maxBits = 0;
     for (let i = 0; i < m; i++) {
@@ -105,16 +117,17 @@ class BigStore implements Store {
       maxBits = Math.max(maxBits, bitLength(G[i * m + i]!));
     }
     this.shift = BigInt(Math.max(0, maxBits - 960));
-    for (let a = 0; a < m * m; a++) this.convert(a, gh, gl);
+    for (let a = 0; a < m * m; a++) this.convert(a, g);
   }
-  private convert(a: number, gh: Float64Array, gl: Float64Array): void {
+  private convert(a: number, g: Gram): void {
+    const { h: gh, l: gl } = g;
     const v = this.shift > 0n ? this.G[a]! >> this.shift : this.G[a]!;
     const hi = Number(v);
     if (!Number.isFinite(hi)) throw this.fail('a Gram entry is out of the double-double range');
     gh[a] = hi;
     gl[a] = Number(v - BigInt(hi));
   }
-  apply(k: number, xd: Float64Array, xsBig: bigint[], gh: Float64Array, gl: Float64Array): void {
+  apply(k: number, xd: Float64Array, xsBig: bigint[], g: Gram): void {
     const { B, Z, G, m, n } = this;
     const bk = B[k]!, zk = Z[k]!;
     const xs = new Array<bigint>(k);
@@ -134,13 +147,13 @@ class BigStore implements Store {
       let s = G[ko + i]!;
       for (const j of nz) s -= xs[j]! * G[j * m + i]!;
       G[ko + i] = s; G[i * m + k] = s;
-      this.convert(ko + i, gh, gl);
-      gh[i * m + k] = gh[ko + i]!; gl[i * m + k] = gl[ko + i]!;
+      this.convert(ko + i, g);
+      this.convert(i * m + k, g);
     }
     let s = 0n;
     for (let t = 0; t < n; t++) { const v = bk[t]!; if (v !== 0n) s += v * v; }
     G[ko + k] = s;
-    this.convert(ko + k, gh, gl);
+    this.convert(ko + k, g);
   }
   swap(k: number): void {
     const { B, Z, G, m } = this;
@@ -270,12 +283,12 @@ class HybridStore implements Store {
     }
     rh = acc.hi; rl = acc.lo;
   }
-  init(gh: Float64Array, gl: Float64Array): void {
+  init(g: Gram): void {
     const { m } = this;
-    fillGram(m, (i, j) => this.dot(i, j), gh, gl);
-    for (let i = 0; i < m; i++) if (!Number.isFinite(gh[i * m + i]!)) throw this.fail('a Gram entry is out of the double range');
+    fillGram(m, (i, j) => this.dot(i, j), g);
+    for (let i = 0; i < m; i++) if (!Number.isFinite(g.h[i * m + i]!)) throw this.fail('a Gram entry is out of the double range');
   }
-  apply(k: number, xd: Float64Array, xs: bigint[], gh: Float64Array, gl: Float64Array): void {
+  apply(k: number, xd: Float64Array, xs: bigint[], _g: Gram): void {
     const { m } = this;
     const nz: number[] = [];
     for (let j = 0; j < k; j++) if (xd[j] !== 0) nz.push(j);
@@ -286,12 +299,12 @@ class HybridStore implements Store {
     const { gValid } = this, ko = k * m;
     for (let i = 0; i < m; i++) { gValid[ko + i] = 0; gValid[i * m + k] = 0; }
   }
-  row(k: number, gh: Float64Array, gl: Float64Array): void {
+  row(k: number, g: Gram): void {
     const { gValid, m } = this, ko = k * m;
     for (let j = 0; j <= k; j++) {
       if (gValid[ko + j]) continue;
       this.dot(k, j);
-      gh[ko + j] = rh; gl[ko + j] = rl; gh[j * m + k] = rh; gl[j * m + k] = rl;
+      putGram(g, m, k, j);
       gValid[ko + j] = 1; gValid[j * m + k] = 1;
     }
   }
@@ -315,11 +328,114 @@ class HybridStore implements Store {
   }
   /** Writes the current basis and Z back into the caller's BigInt columns. */
   flush(): void {
-    for (let j = 0; j < this.m; j++) {
-      const bj = this.b.big(j), zj = this.z.big(j);
-      for (let t = 0; t < bj.length; t++) this.B[j]![t] = bj[t]!;
-      for (let t = 0; t < zj.length; t++) this.Z[j]![t] = zj[t]!;
+    flushColumns(this.b, this.z, this.B, this.Z);
+  }
+}
+
+/** Writes the columns of b and z back into B and Z (BigInt columns). */
+function flushColumns(b: ColumnSet, z: ColumnSet, B: BigBasis, Z: BigBasis): void {
+  for (let j = 0; j < B.length; j++) {
+    const bj = b.big(j), zj = z.big(j);
+    for (let t = 0; t < bj.length; t++) B[j]![t] = bj[t]!;
+    for (let t = 0; t < zj.length; t++) Z[j]![t] = zj[t]!;
+  }
+}
+
+/**
+ * Integers of any size column by column (ColumnSet, as HybridStore) beside the exact Gram matrix in
+ * BigInt, updated with each size reduction from the exact multipliers (G_ki -= sum_j X_j G_ji, and
+ * G_kk from the quadratic form) rather than recomputed from the columns: m nz BigInt products where
+ * a recomputed row costs k dot products of n wide entries. G goes to the Gram-Schmidt as
+ * quad-doubles, entry by entry as rows are read, times one power of two where norms pass the
+ * double range (as BigStore). The store of the quad-double rung.
+ */
+class ExactGramStore implements Store {
+  readonly m: number;
+  private readonly b: ColumnSet;
+  private readonly z: ColumnSet;
+  private readonly G: bigint[];
+  /** Whether G's entry (i, j) in the Gram-Schmidt's copy is current (m x m, symmetric). */
+  private readonly gValid: Uint8Array;
+  private shift = 0n;
+  constructor(private readonly B: BigBasis, private readonly Z: BigBasis, private readonly fail: (why: string) => LatticeMimoError) {
+    const m = B.length, n = B[0]!.length;
+    this.m = m;
+    this.b = new ColumnSet(B.map((c) => c.slice()), n);
+    this.z = new ColumnSet(Z.map((c) => c.slice()), Z[0]?.length ?? 0);
+    this.G = new Array<bigint>(m * m);
+    this.gValid = new Uint8Array(m * m);
+  }
+  init(g: Gram): void {
+    const { B, G, m } = this, n = B[0]!.length;
+    let maxBits = 0;
+    for (let i = 0; i < m; i++) {
+      const a = B[i]!;
+      for (let j = 0; j <= i; j++) {
+        const c = B[j]!;
+        let s = 0n;
+        for (let t = 0; t < n; t++) { const x = a[t]!, y = c[t]!; if (x !== 0n && y !== 0n) s += x * y; }
+        G[i * m + j] = s; G[j * m + i] = s;
+      }
+      maxBits = Math.max(maxBits, bitLength(G[i * m + i]!));
     }
+    this.shift = BigInt(Math.max(0, maxBits - 960));
+    for (let i = 0; i < m; i++) for (let j = 0; j <= i; j++) this.put(i, j, g);
+  }
+  /** G's entry (i, j) into the Gram-Schmidt's copy, both triangles. */
+  private put(i: number, j: number, g: Gram): void {
+    const { m } = this;
+    fromBig(this.G[i * m + j]!, q4, this.shift);
+    if (!Number.isFinite(q4[0]!)) throw this.fail('a Gram entry is out of the double range');
+    rh = q4[0]!; rl = q4[1]!; r2 = q4[2]!; r3 = q4[3]!;
+    putGram(g, m, i, j);
+    this.gValid[i * m + j] = 1; this.gValid[j * m + i] = 1;
+  }
+  apply(k: number, xd: Float64Array, xsBig: bigint[], _g: Gram): void {
+    const { G, m, gValid } = this;
+    const nz: number[] = [];
+    for (let j = 0; j < k; j++) if (xd[j] !== 0) nz.push(j);
+    this.b.update(k, xd, xsBig, nz);
+    this.z.update(k, xd, xsBig, nz);
+    const X = nz.map((j) => bigX(xd, xsBig, j));
+    // ||b_k - sum X_j b_j||^2 = G_kk - 2 sum X_j G_jk + sum_j sum_l X_j X_l G_jl, from the entries before the update
+    let lin = 0n, form = 0n;
+    for (let a = 0; a < nz.length; a++) {
+      const jo = nz[a]! * m;
+      lin += X[a]! * G[jo + k]!;
+      let t = 0n;
+      for (let c = 0; c < nz.length; c++) t += X[c]! * G[jo + nz[c]!]!;
+      form += X[a]! * t;
+    }
+    const ko = k * m;
+    const gkk = G[ko + k]! - 2n * lin + form;
+    for (let i = 0; i < m; i++) {
+      if (i === k) continue;
+      let s = G[ko + i]!;
+      for (let a = 0; a < nz.length; a++) s -= X[a]! * G[nz[a]! * m + i]!;
+      G[ko + i] = s; G[i * m + k] = s;
+      gValid[ko + i] = 0; gValid[i * m + k] = 0;
+    }
+    G[ko + k] = gkk; gValid[ko + k] = 0;
+  }
+  row(k: number, g: Gram): void {
+    const ko = k * this.m;
+    for (let j = 0; j <= k; j++) if (!this.gValid[ko + j]) this.put(k, j, g);
+  }
+  swap(k: number): void {
+    const p = k - 1, { G, gValid, m } = this;
+    this.b.swap(k, p); this.z.swap(k, p);
+    for (let t = 0; t < m; t++) {
+      let a = G[k * m + t]!; G[k * m + t] = G[p * m + t]!; G[p * m + t] = a;
+      let f = gValid[k * m + t]!; gValid[k * m + t] = gValid[p * m + t]!; gValid[p * m + t] = f;
+    }
+    for (let t = 0; t < m; t++) {
+      let a = G[t * m + k]!; G[t * m + k] = G[t * m + p]!; G[t * m + p] = a;
+      let f = gValid[t * m + k]!; gValid[t * m + k] = gValid[t * m + p]!; gValid[t * m + p] = f;
+    }
+  }
+  /** Writes the current basis and Z back into the caller's BigInt columns. */
+  flush(): void {
+    flushColumns(this.b, this.z, this.B, this.Z);
   }
 }
 
@@ -351,11 +467,12 @@ class Float64Store implements Store {
     }
     rh = sh; rl = sl;
   }
-  init(gh: Float64Array, gl: Float64Array): void {
-    fillGram(this.m, (i, j) => this.dot(i, j), gh, gl);
+  init(g: Gram): void {
+    fillGram(this.m, (i, j) => this.dot(i, j), g);
   }
-  apply(k: number, xs: Float64Array, _big: bigint[], gh: Float64Array, gl: Float64Array): void {
+  apply(k: number, xs: Float64Array, _big: bigint[], g: Gram): void {
     const { B, n, m, colMax } = this;
+    const { h: gh, l: gl } = g;
     // exactness: |b_k| + sum |X_j| max|b_j| below 2^53 before anything is written
     let bound = colMax[k]!;
     for (let j = 0; j < k; j++) if (xs[j] !== 0) bound += Math.abs(xs[j]!) * colMax[j]! + (Math.abs(xs[j]!) < X_EXACT ? 0 : F64_LIMIT);
@@ -392,12 +509,19 @@ class Float64Store implements Store {
 }
 
 export class DdLLL {
-  private readonly gh: Float64Array;
-  private readonly gl: Float64Array;
+  private readonly g: Gram;
   private readonly muH: Float64Array;
   private readonly muL: Float64Array;
   private readonly rH: Float64Array;
   private readonly rL: Float64Array;
+  /** Limbs 2 and 3 of mu and r in quad-double mode (empty otherwise). */
+  private readonly mu2: Float64Array;
+  private readonly mu3: Float64Array;
+  private readonly r2: Float64Array;
+  private readonly r3: Float64Array;
+  /** The arrays a swap exchanges: G's limbs (rows and columns), mu's and r's (row entries before p). */
+  private readonly gLimbs: Float64Array[];
+  private readonly rowLimbs: Float64Array[];
   private readonly valid: Int32Array;
   private readonly xs: bigint[];
   private readonly xd: Float64Array;
@@ -408,13 +532,21 @@ export class DdLLL {
     private readonly delta: number, private readonly bound: number, private readonly maxIterations: number, private readonly stats: RungStats,
     /** Gram-Schmidt in float64 only (the ladder's first try on a float64 store). */
     private readonly plain = false,
+    /** Gram-Schmidt in quad-double (the quad-double rung; the store gives G in four limbs). */
+    private readonly quad = false,
   ) {
     const m = store.m;
     this.m = m;
-    this.gh = new Float64Array(m * m); this.gl = new Float64Array(m * m);
-    store.init(this.gh, this.gl);
+    const q = quad ? m * m : 0;
+    this.g = { h: new Float64Array(m * m), l: new Float64Array(m * m), x2: new Float64Array(q), x3: new Float64Array(q) };
+    store.init(this.g);
     this.muH = new Float64Array(m * m); this.muL = new Float64Array(m * m);
     this.rH = new Float64Array(m * m); this.rL = new Float64Array(m * m);
+    this.mu2 = new Float64Array(q); this.mu3 = new Float64Array(q);
+    this.r2 = new Float64Array(q); this.r3 = new Float64Array(q);
+    const { h, l, x2, x3 } = this.g;
+    this.gLimbs = quad ? [h, l, x2, x3] : [h, l];
+    this.rowLimbs = plain ? [this.muH, this.rH] : quad ? [this.muH, this.rH, this.muL, this.rL, this.mu2, this.r2, this.mu3, this.r3] : [this.muH, this.rH, this.muL, this.rL];
     this.valid = new Int32Array(m);
     this.xs = new Array<bigint>(m).fill(0n);
     this.xd = new Float64Array(m);
@@ -426,7 +558,7 @@ export class DdLLL {
     this.computeRow(0);
     let k = 1;
     while (k < m) {
-      if (this.stats.iterations++ >= this.maxIterations) throw failure(`more than ${this.maxIterations} main-loop steps`);
+      if (this.stats.iterations++ >= this.maxIterations) throw this.fail(`more than ${this.maxIterations} main-loop steps`);
       if ((this.stats.iterations & WATCH_MASK) === 0) this.stats.watch?.(k);
       this.sizeReduce(k);
       const km = k * m, pm = (k - 1) * m;
@@ -443,9 +575,11 @@ export class DdLLL {
 
   /** Row k of mu and r from its first invalid entry, and r_kk (rows below k complete). */
   private computeRow(k: number): void {
-    const { muH, muL, rH, rL, gh, gl, m } = this;
+    const { muH, muL, rH, rL, m } = this;
+    const { h: gh, l: gl } = this.g;
     const ko = k * m;
-    this.store.row?.(k, gh, gl);
+    this.store.row?.(k, this.g);
+    if (this.quad) { this.computeRowQuad(k); return; }
     if (this.plain) {
       // float64 only (the low parts stay 0): fplll's fast path, on an exactly kept basis
       for (let j = this.valid[k]!; j <= k; j++) {
@@ -461,7 +595,7 @@ export class DdLLL {
         if (j < k) muH[ko + j] = s / rH[jo + j]!;
       }
       this.valid[k] = k;
-      if (Number.isNaN(rH[ko + k]!)) throw failure(`the projection of vector ${k} is not a number`, { vector: k });
+      if (Number.isNaN(rH[ko + k]!)) throw this.fail(`the projection of vector ${k} is not a number`, { vector: k });
       return;
     }
     for (let j = this.valid[k]!; j <= k; j++) {
@@ -479,7 +613,33 @@ export class DdLLL {
     }
     this.valid[k] = k;
     // r_kk <= 0 (rounding): the Lovasz test fails and b_k moves down, as in fplll; only NaN is a breakdown
-    if (Number.isNaN(rH[ko + k]!)) throw failure(`the projection of vector ${k} is not a number`, { vector: k });
+    if (Number.isNaN(rH[ko + k]!)) throw this.fail(`the projection of vector ${k} is not a number`, { vector: k });
+  }
+
+  /** computeRow in quad-double: the same recurrence, every limb of G, mu and r. */
+  private computeRowQuad(k: number): void {
+    const { muH, muL, mu2, mu3, rH, rL, r2: rX2, r3: rX3, m } = this;
+    const { h: gh, l: gl, x2: g2, x3: g3 } = this.g;
+    const ko = k * m;
+    for (let j = this.valid[k]!; j <= k; j++) {
+      const jo = j * m;
+      let s0 = gh[ko + j]!, s1 = gl[ko + j]!, s2 = g2[ko + j]!, s3 = g3[ko + j]!;
+      for (let i = 0; i < j; i++) {
+        qdSubMul(s0, s1, s2, s3, muH[jo + i]!, muL[jo + i]!, mu2[jo + i]!, mu3[jo + i]!, rH[ko + i]!, rL[ko + i]!, rX2[ko + i]!, rX3[ko + i]!, q4);
+        s0 = q4[0]!; s1 = q4[1]!; s2 = q4[2]!; s3 = q4[3]!;
+      }
+      rH[ko + j] = s0; rL[ko + j] = s1; rX2[ko + j] = s2; rX3[ko + j] = s3;
+      if (j < k) {
+        qdDiv(s0, s1, s2, s3, rH[jo + j]!, rL[jo + j]!, rX2[jo + j]!, rX3[jo + j]!, q4);
+        muH[ko + j] = q4[0]!; muL[ko + j] = q4[1]!; mu2[ko + j] = q4[2]!; mu3[ko + j] = q4[3]!;
+      }
+    }
+    this.valid[k] = k;
+    if (Number.isNaN(rH[ko + k]!)) throw this.fail(`the projection of vector ${k} is not a number`, { vector: k });
+  }
+
+  private fail(why: string, details: Record<string, unknown> = {}): LatticeMimoError {
+    return (this.quad ? quadFailure : failure)(why, details);
   }
 
   /** Babai's nearest plane on b_k, repeated on a fresh row until a sweep changes nothing. */
@@ -494,11 +654,14 @@ export class DdLLL {
         const x = h + muL[ko + j]!;
         if (!(Math.abs(x) > bound)) { xd[j] = 0; continue; }
         const rhRound = Math.round(h);
-        const X = Math.abs(rhRound) < 2 ** 52 ? Math.round(x) : rhRound + Math.round(h - rhRound + muL[ko + j]!);
-        if (!Number.isFinite(X)) throw failure(`a coefficient of vector ${k} is not finite`, { vector: k });
+        let X = Math.abs(rhRound) < 2 ** 52 ? Math.round(x) : rhRound + Math.round(h - rhRound + muL[ko + j]!);
+        if (!Number.isFinite(X)) throw this.fail(`a coefficient of vector ${k} is not finite`, { vector: k });
+        // the exact multiplier as a BigInt only where its double may not be it (bigX); from every limb in quad-double
+        if (this.quad && !(Math.abs(h) < 2 ** 52)) {
+          xs[j] = roundToBig(h, muL[ko + j]!, this.mu2[ko + j]!, this.mu3[ko + j]!);
+          X = Number(xs[j]);
+        } else if (!(Math.abs(X) < X_EXACT)) xs[j] = BigInt(rhRound) + BigInt(Math.round(h - rhRound + muL[ko + j]!));
         xd[j] = X;
-        // the exact multiplier as a BigInt only where its double may not be it (bigX)
-        if (!(Math.abs(X) < X_EXACT)) xs[j] = BigInt(rhRound) + BigInt(Math.round(h - rhRound + muL[ko + j]!));
         any = true;
         // approximate update of the rest of the row (recomputed from G next round)
         const jo = j * m;
@@ -507,37 +670,27 @@ export class DdLLL {
         this.stats.sizeReductions++;
       }
       if (!any) return;
-      this.store.apply(k, xd, xs, this.gh, this.gl);
+      this.store.apply(k, xd, xs, this.g);
       this.valid[k] = 0;
       for (let t = k + 1; t < m; t++) if (this.valid[t]! > k) this.valid[t] = k;
     }
-    throw failure(`size reduction of vector ${k} did not settle within ${MAX_BABAI} rounds`, { vector: k });
+    throw this.fail(`size reduction of vector ${k} did not settle within ${MAX_BABAI} rounds`, { vector: k });
   }
 
   /** Exchanges positions k - 1 and k: the store's basis, G's rows and columns, rows of mu and r. */
   private swap(k: number): void {
-    const { gh, gl, muH, muL, rH, rL, m, valid } = this;
+    const { m, valid } = this;
     this.store.swap(k);
     const p = k - 1;
     const ko = k * m, po = p * m;
     // G's rows and columns; of mu and r only the entries before p stay valid (valid[] below).
     // In plain mode the low parts of mu and r stay 0 (computeRow writes the high parts alone)
-    const plain = this.plain;
     // rows first, then columns (the 2 x 2 block at p, k needs both, in this order)
-    for (let t = 0; t < m; t++) { const f = gh[ko + t]!; gh[ko + t] = gh[po + t]!; gh[po + t] = f; }
-    for (let t = 0; t < m; t++) { const f = gh[t * m + k]!; gh[t * m + k] = gh[t * m + p]!; gh[t * m + p] = f; }
-    for (let t = 0; t < m; t++) { const f = gl[ko + t]!; gl[ko + t] = gl[po + t]!; gl[po + t] = f; }
-    for (let t = 0; t < m; t++) { const f = gl[t * m + k]!; gl[t * m + k] = gl[t * m + p]!; gl[t * m + p] = f; }
-    for (let t = 0; t < p; t++) {
-      let f = muH[ko + t]!; muH[ko + t] = muH[po + t]!; muH[po + t] = f;
-      f = rH[ko + t]!; rH[ko + t] = rH[po + t]!; rH[po + t] = f;
+    for (const a of this.gLimbs) {
+      for (let t = 0; t < m; t++) { const f = a[ko + t]!; a[ko + t] = a[po + t]!; a[po + t] = f; }
+      for (let t = 0; t < m; t++) { const f = a[t * m + k]!; a[t * m + k] = a[t * m + p]!; a[t * m + p] = f; }
     }
-    if (!plain) {
-      for (let t = 0; t < p; t++) {
-        let f = muL[ko + t]!; muL[ko + t] = muL[po + t]!; muL[po + t] = f;
-        f = rL[ko + t]!; rL[ko + t] = rL[po + t]!; rL[po + t] = f;
-      }
-    }
+    for (const a of this.rowLimbs) for (let t = 0; t < p; t++) { const f = a[ko + t]!; a[ko + t] = a[po + t]!; a[po + t] = f; }
     valid[p] = p; valid[k] = p;
     for (let t = k + 1; t < m; t++) if (valid[t]! > p) valid[t] = p;
   }
@@ -545,6 +698,10 @@ export class DdLLL {
 
 function failure(why: string, details: Record<string, unknown> = {}): LatticeMimoError {
   return new LatticeMimoError('PRECISION_FAILURE', `double-double lll: ${why}`, details);
+}
+
+function quadFailure(why: string, details: Record<string, unknown> = {}): LatticeMimoError {
+  return new LatticeMimoError('PRECISION_FAILURE', `quad-double lll: ${why}`, details);
 }
 
 /** The double-double rung in place on BigInt columns (B and Z; Z may hold empty columns: not tracked). */
@@ -582,4 +739,19 @@ export function ddLLLFloat64(B: Float64Array, n: number, m: number, delta: numbe
  */
 export function plainLLLFloat64(B: Float64Array, n: number, m: number, delta: number, eta: number, maxIterations: number, stats: RungStats): void {
   if (m >= 2) new DdLLL(new Float64Store(B, n, m, failure), delta, eta, maxIterations, stats, true).run();
+}
+
+/**
+ * The quad-double rung in place on BigInt columns (fplll's heuristic at 212 bits, for bases where
+ * 106 do not settle): ExactGramStore (columns in ColumnSet, G exact in BigInt, as quad-doubles to
+ * the Gram-Schmidt). On PRECISION_FAILURE B and Z hold the exact basis it stopped at.
+ */
+export function qdLLL(B: BigBasis, Z: BigBasis, delta: number, eta: number, maxIterations: number, stats: RungStats): void {
+  if (B.length < 2) return;
+  const store = new ExactGramStore(B, Z, quadFailure);
+  try {
+    new DdLLL(store, delta, eta, maxIterations, stats, false, true).run();
+  } finally {
+    store.flush();
+  }
 }

@@ -9,7 +9,10 @@
  *      or BigInt, every operation exact; a float64 Gram-Schmidt pass (fplll's heuristic), then a
  *      double-double one, G recomputed from the columns; where that does not settle, an exact
  *      BigInt Gram matrix scaled by one power of two (entries of any size). See dd-lll.ts.
- *   3. 'exact': Cohen's integral LLL in BigInt (exact.ts). It always runs last, unless the
+ *   3. 'quad-double': where 106 bits do not settle (hundreds of dimensions and hundreds of bits),
+ *      the same on a quad-double (about 212-bit) Gram-Schmidt, G from exact dot products (fplll's
+ *      heuristic<mpz_t, mpfr_t> at 212 bits); see dd-lll.ts and quad-double.ts.
+ *   4. 'exact': Cohen's integral LLL in BigInt (exact.ts). It always runs last, unless the
  *      certified floating-point check (certify.ts: float64 with a rigorous error bound) proves the
  *      floating rung's output LLL-reduced first; on a reduced basis it only computes the integral
  *      Gram-Schmidt, which is the exact proof of both LLL conditions; on a basis a floating rung
@@ -23,16 +26,16 @@
 import { CheckFailedError, InvalidArgumentError, InvalidInputError, LatticeMimoError, RankDeficientError } from '../../core/errors.js';
 import { readTransform, rebuildTransform, unitCoordinates } from '../exact-transform.js';
 import { defaultMaxIterations, resolveOptions } from '../validate.js';
-import { ddLLL, ddLLLFloat64, ddLLLHybrid, plainLLLFloat64 } from './dd-lll.js';
+import { ddLLL, ddLLLFloat64, ddLLLHybrid, plainLLLFloat64, qdLLL } from './dd-lll.js';
 import type { RungStats } from './rung-stats.js';
 import { applyTransformBig, exactLLL, integralGramSchmidt, type BigBasis } from './exact.js';
 import { certifyLLL } from './certify.js';
 import { fastLLLFloat64 } from './fast64.js';
 
-/** A rung of the precision ladder: float64 Gram-Schmidt, double-double, exact integer arithmetic. */
-export type Rung = 'float64' | 'double-double' | 'exact';
+/** A rung of the precision ladder: float64 Gram-Schmidt, double-double, quad-double, exact integer arithmetic. */
+export type Rung = 'float64' | 'double-double' | 'quad-double' | 'exact';
 /** The rungs in the order lllIntegral climbs them. */
-export const RUNGS: readonly Rung[] = ['float64', 'double-double', 'exact'];
+export const RUNGS: readonly Rung[] = ['float64', 'double-double', 'quad-double', 'exact'];
 
 /** Options of lllIntegral(). */
 export interface IntegralLLLOptions {
@@ -350,6 +353,9 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
             certificate = ddBig(B, noZ(), o, st, certify);
           }
         } else certificate = ddBig(B, Z ?? noZ(), o, st, certify);
+      } else if (rung === 'quad-double') {
+        toBig();
+        qdLLL(B, Z ?? noZ(), o.delta, o.eta, o.maxIterations, st);
       } else {
         toBig();
         exactLLL(B, Z ?? noZ(), o.delta, o.eta, o.maxIterations, st);
