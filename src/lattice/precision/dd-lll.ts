@@ -397,24 +397,31 @@ class ExactGramStore implements Store {
     this.b.update(k, xd, xsBig, nz);
     this.z.update(k, xd, xsBig, nz);
     const X = nz.map((j) => bigX(xd, xsBig, j));
-    // ||b_k - sum X_j b_j||^2 = G_kk - 2 sum X_j G_jk + sum_j sum_l X_j X_l G_jl, from the entries before the update
-    let lin = 0n, form = 0n;
-    for (let a = 0; a < nz.length; a++) {
-      const jo = nz[a]! * m;
-      lin += X[a]! * G[jo + k]!;
-      let t = 0n;
-      for (let c = 0; c < nz.length; c++) t += X[c]! * G[jo + nz[c]!]!;
-      form += X[a]! * t;
-    }
     const ko = k * m;
-    const gkk = G[ko + k]! - 2n * lin + form;
-    for (let i = 0; i < m; i++) {
-      if (i === k) continue;
-      let s = G[ko + i]!;
-      for (let a = 0; a < nz.length; a++) s -= X[a]! * G[nz[a]! * m + i]!;
-      G[ko + i] = s; G[i * m + k] = s;
-      gValid[ko + i] = 0; gValid[i * m + k] = 0;
+    // <b_k', b_k> = G_kk - sum X_j G_jk, from the entries before the update
+    let half = G[ko + k]!;
+    for (let a = 0; a < nz.length; a++) half -= X[a]! * G[nz[a]! * m + k]!;
+    if (nz.length === 1) {
+      // the common case (one multiplier, often +-1): no inner loop, no product for +-1
+      const x = X[0]!, jo = nz[0]! * m;
+      for (let i = 0; i < m; i++) {
+        if (i === k) continue;
+        const s = x === 1n ? G[ko + i]! - G[jo + i]! : x === -1n ? G[ko + i]! + G[jo + i]! : G[ko + i]! - x * G[jo + i]!;
+        G[ko + i] = s; G[i * m + k] = s;
+        gValid[ko + i] = 0; gValid[i * m + k] = 0;
+      }
+    } else {
+      for (let i = 0; i < m; i++) {
+        if (i === k) continue;
+        let s = G[ko + i]!;
+        for (let a = 0; a < nz.length; a++) s -= X[a]! * G[nz[a]! * m + i]!;
+        G[ko + i] = s; G[i * m + k] = s;
+        gValid[ko + i] = 0; gValid[i * m + k] = 0;
+      }
     }
+    // ||b_k'||^2 = <b_k', b_k> - sum X_j <b_k', b_j>, the latter just updated: O(nz), not a quadratic form
+    let gkk = half;
+    for (let a = 0; a < nz.length; a++) gkk -= X[a]! * G[ko + nz[a]!]!;
     G[ko + k] = gkk; gValid[ko + k] = 0;
   }
   row(k: number, g: Gram): void {
