@@ -28,7 +28,7 @@ import { readTransform, rebuildTransform, unitCoordinates } from '../exact-trans
 import { defaultMaxIterations, resolveOptions } from '../validate.js';
 import { ddLLL, ddLLLFloat64, ddLLLHybrid, plainLLLFloat64, qdLLL } from './dd-lll.js';
 import type { RungStats } from './rung-stats.js';
-import { applyTransformBig, exactLLL, integralGramSchmidt, type BigBasis } from './exact.js';
+import { applyTransformBig, determinantBig, exactLLL, integralGramSchmidt, type BigBasis } from './exact.js';
 import { certifyLLL } from './certify.js';
 import { fastLLLFloat64 } from './fast64.js';
 
@@ -225,11 +225,15 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
   const transformOk = rebuiltZ || applyTransformBig(Bin, Z!).every((c, j) => c.every((v, t) => v === B[j]![t]));
   if (!transformOk) throw new CheckFailedError('lll: B_in Z differs from the reduced basis (an internal error, reported rather than returned)');
   if (unimodular === null && opts.prove !== false) {
-    // B_out = B_in Z exactly (checked above), so the two span the same lattice iff |det Z| = 1, i.e.
-    // Z's Gram determinant is 1; that or the two bases' Gram determinants, whichever has the smaller
-    // entries (exact Gram-Schmidt grows with them: a nearly reduced input has a small Z)
+    // B_out = B_in Z exactly (checked above), so the two span the same lattice iff |det Z| = 1: Z's
+    // determinant (fraction-free elimination on Z itself, about half the time of its Gram
+    // determinant), or the two bases' Gram determinants, whichever has the smaller entries (the
+    // elimination's numbers grow with them: a nearly reduced input has a small Z)
     report?.stage('unimodularity');
-    unimodular = maxBits(Z!) < inputBits ? gramDeterminant(Z!) === 1n : gramDeterminant(Bin) === gramDeterminant(B);
+    if (maxBits(Z!) < inputBits) {
+      const d = determinantBig(Z!);
+      unimodular = d === 1n || d === -1n;
+    } else unimodular = gramDeterminant(Bin) === gramDeterminant(B);
     if (!unimodular) throw new CheckFailedError('lll: the reduced basis spans a different lattice (Gram determinants differ)');
   }
   const exactRan = outcomes.some((r) => r.rung === 'exact' && r.ok);
