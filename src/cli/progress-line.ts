@@ -46,6 +46,12 @@ export class ProgressLine {
     this.out.write(`${text}\n`);
   }
 
+  /** A message of its own line (a checkpoint written, a warning), always shown; the progress line is redrawn at the next update. */
+  note(text: string): void {
+    this.done();
+    this.out.write(`${text}\n`);
+  }
+
   /** Clears a drawn line (the output that follows starts on a clean line). */
   done(): void {
     if (this.drawn) this.out.write('\r\x1b[2K');

@@ -5,7 +5,7 @@
  * `--check` adds the proof and quality metrics (on stderr, so stdout stays fplll's format).
  */
 import { InvalidArgumentError, InvalidInputError, LatticeMimoError } from '../core/errors.js';
-import { readInput } from '../core/io.js';
+import { checkOutputPath, readInput, writeFileAtomicSync } from '../core/io.js';
 import { makeBatch } from '../core/matrix.js';
 import { assertExactDoubles, formatFplll, formatIntegerRows, parseBasisJson, parseFplll, type ParsedMatrix } from '../lattice/fplll-format.js';
 import { lllIntegral, type LadderProgress, type Rung } from '../lattice/precision/ladder.js';
@@ -43,12 +43,18 @@ options:
   -v, --verbose         progress of lll's precision ladder on stderr (rung, vector reached, swaps,
                         time) also where stderr is not a terminal: a line every 10 s; on a terminal
                         the line is shown anyway once the work has taken 2 s, and cleared at the end
+      --checkpoint FILE while lll's precision ladder reduces an integer basis, write the basis as
+                        it stands (fplll's format; a basis of the same lattice, partly reduced) to
+                        FILE, atomically, every --checkpoint-every seconds: a stopped run of hours
+                        goes on from FILE (reduce FILE) instead of from the start
+      --checkpoint-every S   seconds between checkpoints (default 600)
   -h, --help            this text
 
 Integer input gives integer output (B_in Z computed exactly). For integer input a U with entries
 past 2^53 is rebuilt exactly and printed in full (in --json as strings of digits). lll on an integer
 basis takes entries of any size and goes up a precision ladder where float64 cannot hold the basis or
-breaks down on it (double-double Gram-Schmidt on an exact BigInt basis, then exact integer LLL), its
+breaks down on it (double-double, then quad-double Gram-Schmidt on an exact BigInt basis, then exact
+integer LLL), its
 result proven LLL-reduced (a certified float64 bound, or exact integer arithmetic where the bound
 cannot decide; --json says which in check.method). Options are checked before the input is read; --block-size without block or
 cr-block, and --no-drift-watch with lll or the jacobi algorithms, are errors. Errors: one line on
@@ -99,6 +105,8 @@ const OPTIONS = {
   'no-drift-watch': { type: 'boolean' },
   'float32-arithmetic': { type: 'string' },
   verbose: { type: 'boolean', short: 'v' },
+  checkpoint: { type: 'string' },
+  'checkpoint-every': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -120,6 +128,15 @@ export async function run(argv: string[]): Promise<number> {
   const algorithm = choiceOption('algorithm', values.algorithm, ALGORITHMS, 'lll');
   rejectInapplicable(given, ['block-size'], algorithm === 'block' || algorithm === 'cr-block', `the sub-basis size is for block and cr-block, the algorithm is ${algorithm}`);
   rejectInapplicable(given, ['verbose'], algorithm === 'lll', `the progress display is lll's precision ladder's, the algorithm is ${algorithm}`);
+  rejectInapplicable(given, ['checkpoint', 'checkpoint-every'], algorithm === 'lll', `checkpoints are lll's precision ladder's, the algorithm is ${algorithm}`);
+  if (given.includes('checkpoint-every') && values.checkpoint === undefined) throw new InvalidArgumentError('--checkpoint-every needs --checkpoint FILE');
+  const checkpointEvery = num(values['checkpoint-every'], 'checkpoint interval') ?? 600;
+  if (!(checkpointEvery > 0)) throw new InvalidArgumentError(`--checkpoint-every must be a positive number of seconds, got ${checkpointEvery}`);
+  const checkpointFile = values.checkpoint;
+  if (checkpointFile !== undefined) {
+    if (checkpointFile === '-') throw new InvalidArgumentError('--checkpoint needs a file (stdout carries the result)');
+    checkOutputPath('checkpoint', checkpointFile);
+  }
   rejectInapplicable(given, ['no-drift-watch'], ['allswap', 'block', 'cr-block'].includes(algorithm), `the drift watch is allswap's, block's and cr-block's, the algorithm is ${algorithm}`);
   const options = {
     algorithm,
@@ -141,10 +158,23 @@ export async function run(argv: string[]): Promise<number> {
   const viaLadder = (rungs?: Rung[]): number => {
     const line = new ProgressLine(process.stderr, { verbose: values.verbose === true });
     let r;
+    // a checkpoint that cannot be written is said once and the reduction goes on (its result matters more)
+    let checkpointFailed = false;
+    const onCheckpoint = checkpointFile === undefined ? undefined : (basis: bigint[][], p: LadderProgress) => {
+      try {
+        writeFileAtomicSync(checkpointFile, formatIntegerRows(basis) + '\n');
+        if (values.verbose) line.note(`lll: checkpoint written to ${checkpointFile} (${p.stage} rung, furthest vector ${p.furthest} of ${p.vectors})`);
+      } catch (err) {
+        if (!(err instanceof LatticeMimoError) || checkpointFailed) return;
+        checkpointFailed = true;
+        line.note(`lll: warning: no checkpoint: ${err.message}; the reduction goes on`);
+      }
+    };
     try {
       r = lllIntegral(parsed.bigValues!, {
         delta: options.delta, eta: options.eta, maxIterations: options.maxIterations, rungs,
         onProgress: (p) => line.update(p.stage, progressText(p), p.elapsedMs),
+        ...(onCheckpoint ? { onCheckpoint, checkpointEveryMs: checkpointEvery * 1000 } : {}),
       });
     } finally {
       line.done();

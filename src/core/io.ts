@@ -5,7 +5,7 @@
  * EACCES, ...) turned into one-line IoErrors.
  */
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, fsyncSync, openSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { IoError, LatticeMimoError } from './errors.js';
@@ -74,7 +74,7 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array): 
     }
     return;
   }
-  const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const tmp = tempBeside(file);
   let created = false;
   try {
     const fh = await open(tmp, 'wx', 0o644);
@@ -89,6 +89,43 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array): 
     created = false;
   } catch (err) {
     if (created) await unlink(tmp).catch(() => {});
+    throw toIoError(err, `write ${file}`);
+  }
+}
+
+/** A fresh temporary file name in `file`'s directory (a rename there is atomic). */
+function tempBeside(file: string): string {
+  return join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+}
+
+/**
+ * writeFileAtomic for callers inside synchronous work (a checkpoint written from a reduction's
+ * progress callback): the same temporary file, flush and rename, blocking.
+ */
+export function writeFileAtomicSync(file: string, data: string | Uint8Array): void {
+  if (isSpecialFile(file)) {
+    try {
+      writeFileSync(file, data);
+    } catch (err) {
+      throw toIoError(err, `write ${file}`);
+    }
+    return;
+  }
+  const tmp = tempBeside(file);
+  let created = false;
+  try {
+    const fd = openSync(tmp, 'wx', 0o644);
+    created = true;
+    try {
+      writeFileSync(fd, data);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, file);
+    created = false;
+  } catch (err) {
+    if (created) { try { unlinkSync(tmp); } catch { /* already gone */ } }
     throw toIoError(err, `write ${file}`);
   }
 }

@@ -130,3 +130,48 @@ test('reduce -v: progress of the precision ladder on stderr (a non-terminal gets
   assert.equal(other.status, 2);
   assert.match(other.stderr, /INVALID_ARGUMENT.*verbose.*allswap/);
 });
+
+test('reduce --checkpoint FILE: the basis as it stands written atomically while the ladder runs (a basis of the same lattice, fplll format), reduce FILE goes on from it; bad uses rejected before the input is read', async () => {
+  const { mkdtempSync, readFileSync, readdirSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { determinantBig } = await import('../../src/lattice/precision/exact.js');
+  const dir = mkdtempSync(join(tmpdir(), 'lm-ckpt-'));
+  try {
+    // a q-ary basis of 16 dimensions, 150-bit q: the double-double rung runs for thousands of steps
+    const d = 16, k = 8, q = 2n ** 149n + BigInt(rng.int(1 << 30));
+    const rows = Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => {
+      if (i < k) return j < k ? (i === j ? 1n : 0n) : (BigInt(rng.int(2 ** 30)) ** 5n) % q;
+      return i === j ? q : 0n;
+    }));
+    const text = '[' + rows.map((r) => '[' + r.join(' ') + ']').join('\n') + ']\n';
+    const file = join(dir, 'ck.txt');
+    const r = cli(['reduce', '-v', '-d', '0.99', '--checkpoint', file, '--checkpoint-every', '0.001'], text);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stderr, new RegExp(`checkpoint written to ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
+    const ck = parseFplll(readFileSync(file, 'utf8'));
+    const ckRows = ck.bigValues ?? ck.values.map((row) => row.map(BigInt));
+    assert.equal(ckRows.length, d);
+    const abs = (x: bigint) => (x < 0n ? -x : x);
+    assert.equal(abs(determinantBig(ckRows)), abs(determinantBig(rows)), 'the checkpoint spans a lattice of the same volume');
+    assert.deepEqual(readdirSync(dir), ['ck.txt'], 'no temporary file left beside it');
+    const again = cli(['reduce', '-d', '0.99', '--check', file]);
+    assert.equal(again.status, 0, again.stderr);
+    assert.match(again.stderr, /PASS/);
+    // rejected before stdin is read (no input given: a read would fail otherwise)
+    for (const [args, msg] of [
+      [['reduce', '-a', 'allswap', '--checkpoint', file], /checkpoints are lll's/],
+      [['reduce', '--checkpoint-every', '5'], /--checkpoint-every needs --checkpoint FILE/],
+      [['reduce', '--checkpoint', file, '--checkpoint-every', '0'], /positive number of seconds/],
+      [['reduce', '--checkpoint', join(dir, 'no', 'such', 'x.txt')], /does not exist/],
+      [['reduce', '--checkpoint', '-'], /needs a file/],
+    ] as const) {
+      const e = cli([...args]);
+      assert.equal(e.status, 2, `${args.join(' ')}: ${e.stderr}`);
+      assert.match(e.stderr, msg);
+      assert.equal(e.stderr.trim().split('\n').length, 1, e.stderr);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -330,6 +330,17 @@ class HybridStore implements Store {
   flush(): void {
     flushColumns(this.b, this.z, this.B, this.Z);
   }
+  /** Copies of the current basis columns (RungStats.snapshot). */
+  columns(): bigint[][] {
+    return Array.from({ length: this.m }, (_, j) => this.b.big(j).slice());
+  }
+}
+
+/** Runs `run` with stats.snapshot reading a store's columns, the caller's snapshot back after. */
+function withSnapshot(stats: RungStats, columns: () => bigint[][], run: () => void): void {
+  const before = stats.snapshot;
+  stats.snapshot = columns;
+  try { run(); } finally { stats.snapshot = before; }
 }
 
 /** Writes the columns of b and z back into B and Z (BigInt columns). */
@@ -443,6 +454,10 @@ class ExactGramStore implements Store {
   /** Writes the current basis and Z back into the caller's BigInt columns. */
   flush(): void {
     flushColumns(this.b, this.z, this.B, this.Z);
+  }
+  /** Copies of the current basis columns (RungStats.snapshot). */
+  columns(): bigint[][] {
+    return Array.from({ length: this.m }, (_, j) => this.b.big(j).slice());
   }
 }
 
@@ -726,7 +741,7 @@ export function ddLLLHybrid(B: BigBasis, Z: BigBasis, delta: number, eta: number
   if (B.length < 2) return;
   const store = new HybridStore(B, Z, failure, plain);
   try {
-    new DdLLL(store, delta, eta, maxIterations, stats, plain).run();
+    withSnapshot(stats, () => store.columns(), () => new DdLLL(store, delta, eta, maxIterations, stats, plain).run());
   } finally {
     store.flush();
   }
@@ -757,7 +772,7 @@ export function qdLLL(B: BigBasis, Z: BigBasis, delta: number, eta: number, maxI
   if (B.length < 2) return;
   const store = new ExactGramStore(B, Z, quadFailure);
   try {
-    new DdLLL(store, delta, eta, maxIterations, stats, false, true).run();
+    withSnapshot(stats, () => store.columns(), () => new DdLLL(store, delta, eta, maxIterations, stats, false, true).run());
   } finally {
     store.flush();
   }

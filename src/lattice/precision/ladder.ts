@@ -64,6 +64,15 @@ export interface IntegralLLLOptions {
   onProgress?: (p: LadderProgress) => void;
   /** Least time between two reports within a stage, ms (default 1000; 0: every 1024 main-loop steps). */
   progressEveryMs?: number;
+  /**
+   * Called about every checkpointEveryMs while a rung reduces, with the basis as it stands (rows of
+   * BigInts, B_in U for the work so far: a basis of the same lattice, partly reduced), so that hours
+   * of work survive a stopped process: the caller saves it (`reduce --checkpoint FILE`), and the
+   * ladder started again from it goes on from there. The positions are the ones reported (p).
+   */
+  onCheckpoint?: (basis: bigint[][], p: LadderProgress) => void;
+  /** Least time between two checkpoints, ms (default 600,000: ten minutes; 0: every 1024 main-loop steps). */
+  checkpointEveryMs?: number;
 }
 
 /** Where lllIntegral() stands. */
@@ -195,7 +204,10 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
   const unit = fits ? null : unitCoordinates(Bin);
   const everyMs = opts.progressEveryMs ?? 1000;
   if (!(everyMs >= 0)) throw new InvalidArgumentError(`progressEveryMs must be a non-negative number of milliseconds, got ${String(opts.progressEveryMs)}`);
-  const report = progressReporter(opts.onProgress, m, t0, everyMs);
+  const checkpointMs = opts.checkpointEveryMs ?? 600_000;
+  if (!(checkpointMs >= 0)) throw new InvalidArgumentError(`checkpointEveryMs must be a non-negative number of milliseconds, got ${String(opts.checkpointEveryMs)}`);
+  if (opts.onCheckpoint !== undefined && typeof opts.onCheckpoint !== 'function') throw new InvalidArgumentError('onCheckpoint must be a function');
+  const report = progressReporter(opts.onProgress, m, t0, everyMs, opts.onCheckpoint, checkpointMs);
   const out = climb(Bin, n, m, o, rungs, fits && inputBits <= FLOAT64_RUNG_BITS, fits, certify, unit !== null, report);
   let { B, Z, certificate } = out;
   const outcomes = out.outcomes;
@@ -248,22 +260,30 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
   };
 }
 
-/** Reports a ladder's progress to onProgress: a stage as it starts, positions at most every everyMs. */
+/**
+ * Reports a ladder's progress to onProgress (a stage as it starts, positions at most every
+ * everyMs) and hands the current basis to onCheckpoint at most every checkpointMs (from the rung's
+ * RungStats.snapshot).
+ */
 interface Reporter {
   stage(stage: LadderProgress['stage'], st?: RungStats): void;
   at(k: number): void;
 }
 
-function progressReporter(onProgress: ((p: LadderProgress) => void) | undefined, m: number, t0: number, everyMs: number): Reporter | null {
-  if (!onProgress) return null;
-  let stage: LadderProgress['stage'] = 'float64', furthest = 0, last = t0;
+function progressReporter(onProgress: ((p: LadderProgress) => void) | undefined, m: number, t0: number, everyMs: number,
+  onCheckpoint: ((basis: bigint[][], p: LadderProgress) => void) | undefined, checkpointMs: number): Reporter | null {
+  if (!onProgress && !onCheckpoint) return null;
+  let stage: LadderProgress['stage'] = 'float64', furthest = 0, last = t0, lastCheckpoint = t0;
   // counts of the rungs before the current one (each rung has its own counters)
   let before = { swaps: 0, iterations: 0 };
   let current: RungStats | undefined;
+  const progress = (k: number, now: number): LadderProgress => {
+    const swaps = before.swaps + (current?.swaps ?? 0), iterations = before.iterations + (current?.iterations ?? 0);
+    return { stage, vector: k, furthest, vectors: m, swaps, iterations, elapsedMs: now - t0 };
+  };
   const send = (k: number, now: number) => {
     last = now;
-    const swaps = before.swaps + (current?.swaps ?? 0), iterations = before.iterations + (current?.iterations ?? 0);
-    onProgress({ stage, vector: k, furthest, vectors: m, swaps, iterations, elapsedMs: now - t0 });
+    onProgress?.(progress(k, now));
   };
   return {
     stage(s, st) {
@@ -275,6 +295,12 @@ function progressReporter(onProgress: ((p: LadderProgress) => void) | undefined,
       if (k > furthest) furthest = k;
       const now = performance.now();
       if (now - last >= everyMs) send(k, now);
+      const snap = current?.snapshot;
+      if (onCheckpoint && snap && now - lastCheckpoint >= checkpointMs) {
+        onCheckpoint(snap().map((c) => c.slice()), progress(k, now));
+        // the time the caller took to save it does not count against the next interval
+        lastCheckpoint = performance.now();
+      }
     },
   };
 }
@@ -335,7 +361,8 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
     // exact in any case, bound-checked below 2^53)
     if (rung === 'float64' && (!Bf || !fastRung)) continue;
     const t = performance.now();
-    const st: RungStats = { swaps: 0, sizeReductions: 0, iterations: 0 };
+    // the basis as the rung holds it: Bf or B in place (stores with their own columns set their own)
+    const st: RungStats = { swaps: 0, sizeReductions: 0, iterations: 0, snapshot: () => (Bf ? fromFloat64(Bf, n, m) : B) };
     if (report) { report.stage(rung, st); st.watch = report.at; }
     try {
       if (rung === 'float64') {

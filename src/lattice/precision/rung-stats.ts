@@ -9,6 +9,11 @@ export interface RungStats {
   sizeReductions: number;
   iterations: number;
   watch?: (k: number) => void;
+  /**
+   * The basis as the rung holds it now (m columns of n BigInts, copies), for the ladder's
+   * checkpoints; set by a rung whose basis lives outside the caller's arrays while it runs.
+   */
+  snapshot?: () => bigint[][];
 }
 
 /** The main loops call RungStats.watch when (iterations & WATCH_MASK) === 0: every 1024th step. */

@@ -1,0 +1,72 @@
+/**
+ * The ladder's checkpoints (lllIntegral's onCheckpoint): handed out while each rung reduces, each a
+ * basis of the input lattice (every row an integral combination of the input rows, the same
+ * volume), and the ladder started again from the last one ends LLL-reduced in the same lattice.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { checkLLLExactBig, determinantBig, type BigBasis } from '../../src/lattice/precision/exact.js';
+import { lllIntegral, type LadderProgress, type Rung } from '../../src/lattice/precision/ladder.js';
+
+/** A q-ary basis (rows): (e_i | a_i) for i < k, then (0 | q e_j); q of `bits` bits. Square, full rank. */
+const qAry = (d: number, k: number, bits: number) => fc.tuple(
+  fc.bigInt({ min: 2n ** BigInt(bits - 1), max: 2n ** BigInt(bits) - 1n }),
+  fc.array(fc.bigInt({ min: 0n, max: 2n ** BigInt(bits) }), { minLength: k * (d - k), maxLength: k * (d - k) }),
+).map(([q, a]) => Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => {
+  if (i < k) return j < k ? (i === j ? 1n : 0n) : a[i * (d - k) + j - k]! % q;
+  return i === j ? q : 0n;
+})));
+
+/** Minor of square rows M without row r and column c. */
+const minor = (M: BigBasis, r: number, c: number): BigBasis => M.filter((_, i) => i !== r).map((row) => row.filter((_, j) => j !== c));
+
+/**
+ * Whether every row of C is an integral combination of the rows of the square, invertible B:
+ * x = c B^-1 = c adj(B) / det B, integral.
+ */
+function inLattice(B: BigBasis, C: BigBasis): boolean {
+  const m = B.length, det = determinantBig(B);
+  // adj(B)[j][i] = (-1)^(i + j) det(minor(B, i, j))
+  const adj = Array.from({ length: m }, (_, j) => Array.from({ length: m }, (_, i) => ((i + j) % 2 ? -1n : 1n) * determinantBig(minor(B, i, j))));
+  return C.every((c) => adj[0]!.every((_, col) => c.reduce((s, v, t) => s + v * adj[t]![col]!, 0n) % det === 0n));
+}
+
+const abs = (x: bigint) => (x < 0n ? -x : x);
+
+test('onCheckpoint: the basis as each rung holds it, a basis of the input lattice every time; the ladder started again from the last one ends LLL-reduced in it', () => {
+  const sets: (readonly Rung[] | undefined)[] = [undefined, ['quad-double', 'exact'], ['exact']];
+  fc.assert(fc.property(
+    fc.tuple(fc.integer({ min: 8, max: 12 }), fc.integer({ min: 120, max: 220 })).chain(([d, bits]) => qAry(d, d >> 1, bits)),
+    fc.constantFrom(...sets),
+    (rows, rungs) => {
+      const seen: { basis: bigint[][]; p: LadderProgress }[] = [];
+      const r = lllIntegral(rows, { delta: 0.99, ...(rungs ? { rungs } : {}), checkpointEveryMs: 0, onCheckpoint: (basis, p) => seen.push({ basis, p }) });
+      assert.ok(seen.length > 0, 'a checkpoint every 1024 steps: at least one');
+      const ran = new Set(r.rungs.map((x) => x.rung));
+      const volume = abs(determinantBig(rows));
+      // the first, a middle and the last checkpoint (each proof is m + 1 determinants per row)
+      for (const { basis, p } of [seen[0]!, seen[seen.length >> 1]!, seen.at(-1)!]) {
+        assert.ok(ran.has(p.stage as Rung), `checkpoint of stage ${p.stage}, rungs run: ${[...ran].join(', ')}`);
+        assert.equal(basis.length, rows.length);
+        assert.equal(abs(determinantBig(basis)), volume, 'same volume');
+        assert.ok(inLattice(rows, basis), 'every row an integral combination of the input rows');
+      }
+      // the basis as it stands, not the one the rung started from
+      assert.notDeepEqual(seen.at(-1)!.basis, rows, 'the last checkpoint carries the work done');
+      const again = lllIntegral(seen.at(-1)!.basis, { delta: 0.99 });
+      assert.ok(checkLLLExactBig(again.basis, 0.99, 0.51).ok);
+      assert.ok(inLattice(rows, again.basis));
+    },
+  ), { numRuns: 9 });
+});
+
+test('checkpointEveryMs and onCheckpoint: typed errors for bad values; no checkpoint on a run shorter than the interval', () => {
+  const rows = [[5n, 3n], [2n, 7n]];
+  const code = (f: () => unknown) => { try { f(); } catch (e) { return (e as { code?: string }).code; } return 'none'; };
+  assert.equal(code(() => lllIntegral(rows, { checkpointEveryMs: -1, onCheckpoint: () => {} })), 'INVALID_ARGUMENT');
+  assert.equal(code(() => lllIntegral(rows, { onCheckpoint: 'file' as unknown as () => void })), 'INVALID_ARGUMENT');
+  let calls = 0;
+  lllIntegral(rows, { onCheckpoint: () => { calls++; } });
+  assert.equal(calls, 0, 'the default interval is ten minutes');
+});
