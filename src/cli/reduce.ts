@@ -5,7 +5,7 @@
  * `--check` adds the proof and quality metrics (on stderr, so stdout stays fplll's format).
  */
 import { InvalidArgumentError, InvalidInputError, LatticeMimoError } from '../core/errors.js';
-import { checkOutputPath, readInput, writeFileAtomicSync } from '../core/io.js';
+import { checkOutputPath, isSpecialFile, readInput, writeFileAtomicSync } from '../core/io.js';
 import { makeBatch } from '../core/matrix.js';
 import { assertExactDoubles, formatFplll, formatIntegerRows, parseBasisJson, parseFplll, type ParsedMatrix } from '../lattice/fplll-format.js';
 import { lllIntegral, type LadderProgress, type Rung } from '../lattice/precision/ladder.js';
@@ -134,7 +134,7 @@ export async function run(argv: string[]): Promise<number> {
   if (!(checkpointEvery > 0)) throw new InvalidArgumentError(`--checkpoint-every must be a positive number of seconds, got ${checkpointEvery}`);
   const checkpointFile = values.checkpoint;
   if (checkpointFile !== undefined) {
-    if (checkpointFile === '-') throw new InvalidArgumentError('--checkpoint needs a file (stdout carries the result)');
+    if (checkpointFile === '-' || isSpecialFile(checkpointFile)) throw new InvalidArgumentError(`--checkpoint needs a regular file, got ${checkpointFile === '-' ? "'-' (stdout carries the result)" : checkpointFile}`);
     checkOutputPath('checkpoint', checkpointFile);
   }
   rejectInapplicable(given, ['no-drift-watch'], ['allswap', 'block', 'cr-block'].includes(algorithm), `the drift watch is allswap's, block's and cr-block's, the algorithm is ${algorithm}`);

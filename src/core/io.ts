@@ -51,7 +51,7 @@ export function checkOutputPath(option: string, file: string): void {
 }
 
 /** True when `file` exists and is not a regular file or directory (a device, a FIFO, a socket). */
-function isSpecialFile(file: string): boolean {
+export function isSpecialFile(file: string): boolean {
   try {
     const st = statSync(file);
     return !st.isFile() && !st.isDirectory();
@@ -100,17 +100,11 @@ function tempBeside(file: string): string {
 
 /**
  * writeFileAtomic for callers inside synchronous work (a checkpoint written from a reduction's
- * progress callback): the same temporary file, flush and rename, blocking.
+ * progress callback): the same temporary file, flush and rename, blocking; regular files only.
  */
 export function writeFileAtomicSync(file: string, data: string | Uint8Array): void {
-  if (isSpecialFile(file)) {
-    try {
-      writeFileSync(file, data);
-    } catch (err) {
-      throw toIoError(err, `write ${file}`);
-    }
-    return;
-  }
+  // a device or FIFO would block the work (nobody reading) or interleave with other output
+  if (isSpecialFile(file)) throw new IoError(`${file} is not a regular file (a synchronous atomic write needs one)`);
   const tmp = tempBeside(file);
   let created = false;
   try {

@@ -164,7 +164,8 @@ test('reduce --checkpoint FILE: the basis as it stands written atomically while 
       [['reduce', '--checkpoint-every', '5'], /--checkpoint-every needs --checkpoint FILE/],
       [['reduce', '--checkpoint', file, '--checkpoint-every', '0'], /positive number of seconds/],
       [['reduce', '--checkpoint', join(dir, 'no', 'such', 'x.txt')], /does not exist/],
-      [['reduce', '--checkpoint', '-'], /needs a file/],
+      [['reduce', '--checkpoint', '-'], /needs a regular file/],
+      [['reduce', '--checkpoint', '/dev/null'], /needs a regular file/],
     ] as const) {
       const e = cli([...args]);
       assert.equal(e.status, 2, `${args.join(' ')}: ${e.stderr}`);

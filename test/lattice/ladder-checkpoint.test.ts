@@ -8,15 +8,8 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { checkLLLExactBig, determinantBig, type BigBasis } from '../../src/lattice/precision/exact.js';
 import { lllIntegral, type LadderProgress, type Rung } from '../../src/lattice/precision/ladder.js';
+import { qAry } from './families.js';
 
-/** A q-ary basis (rows): (e_i | a_i) for i < k, then (0 | q e_j); q of `bits` bits. Square, full rank. */
-const qAry = (d: number, k: number, bits: number) => fc.tuple(
-  fc.bigInt({ min: 2n ** BigInt(bits - 1), max: 2n ** BigInt(bits) - 1n }),
-  fc.array(fc.bigInt({ min: 0n, max: 2n ** BigInt(bits) }), { minLength: k * (d - k), maxLength: k * (d - k) }),
-).map(([q, a]) => Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => {
-  if (i < k) return j < k ? (i === j ? 1n : 0n) : a[i * (d - k) + j - k]! % q;
-  return i === j ? q : 0n;
-})));
 
 /** Minor of square rows M without row r and column c. */
 const minor = (M: BigBasis, r: number, c: number): BigBasis => M.filter((_, i) => i !== r).map((row) => row.filter((_, j) => j !== c));

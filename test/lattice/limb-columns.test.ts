@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { ColumnSet, DIGIT_LIMIT, X_EXACT } from '../../src/lattice/precision/limb-columns.js';
 import { applyTransformBig, checkLLLExactBig, determinantBig, type BigBasis } from '../../src/lattice/precision/exact.js';
 import { lllIntegral } from '../../src/lattice/precision/ladder.js';
+import { knapsack, ntru } from './families.js';
 
 /** Bit sizes at and around every tier boundary (2^52, 2^101, the digit tier's 2^390) and between. */
 const SIZES = [0, 1, 25, 26, 27, 51, 52, 53, 54, 77, 78, 99, 100, 101, 102, 103, 104, 130, 150, 200, 260, 312, 388, 389, 390, 391, 420];
@@ -181,22 +182,7 @@ test('dotDigits: <b_i, b_j> of columns in tiers 1 to 3 exact before its rounding
   ), { numRuns: 300 });
 });
 
-/**
- * An NTRU-like basis as latticegen's `n d b` writes it (rows): d rows (e_i | rot^i(h)), then d rows
- * (0 | q e_i), q a `bits`-bit number, h mod q: the 2d x 2d basis of entries past 2^101 that the
- * digit tier carries (latticegen -randseed 2 n 35 200 b is the benchmark's).
- */
-const ntru = (d: number, bits: number) => fc.tuple(
-  fc.bigInt({ min: 2n ** BigInt(bits - 1), max: 2n ** BigInt(bits) - 1n }),
-  fc.array(fc.bigInt({ min: 0n, max: 2n ** BigInt(bits) }), { minLength: d, maxLength: d }),
-).map(([q, h]) => Array.from({ length: 2 * d }, (_, i) => Array.from({ length: 2 * d }, (_, j) => {
-  if (i < d) return j < d ? (i === j ? 1n : 0n) : h[(j - d - i + d) % d]! % q;
-  return j < d ? 0n : (i === j ? q : 0n);
-})));
 
-/** Knapsack rows (a_i, e_i) with a_i of `bits` bits (latticegen's r family). */
-const knapsack = (m: number, bits: number) => fc.array(fc.bigInt({ min: 1n, max: 2n ** BigInt(bits) }), { minLength: m, maxLength: m })
-  .map((a) => a.map((x, i) => Array.from({ length: m + 1 }, (_, t) => (t === 0 ? x : t === i + 1 ? 1n : 0n))));
 
 test('ladder on NTRU-like (150 to 260 bits) and knapsack (150 to 300 bits) bases: reduced through the double-double rung, proven LLL-reduced, B_in Z = B_out exactly, det Z = +-1', () => {
   fc.assert(fc.property(

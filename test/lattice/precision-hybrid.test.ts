@@ -10,20 +10,10 @@ import { LatticeMimoError } from '../../src/core/errors.js';
 import { ddLLLHybrid } from '../../src/lattice/precision/dd-lll.js';
 import { applyTransformBig, checkLLLExactBig, determinantBig, type BigBasis } from '../../src/lattice/precision/exact.js';
 import { lllIntegral } from '../../src/lattice/precision/ladder.js';
+import { knapsack, ntru, qAry } from './families.js';
 
 const identity = (m: number): BigBasis => Array.from({ length: m }, (_, j) => Array.from({ length: m }, (_, i) => (i === j ? 1n : 0n)));
 
-/**
- * A q-ary basis as latticegen's `q d k b` writes it (rows): k rows (e_i | a_i) with a_i mod q, then
- * d - k rows q e_j; q a random prime-sized `bits`-bit number (entries wide, reduced ones small).
- */
-const qAry = (d: number, k: number, bits: number) => fc.tuple(
-  fc.bigInt({ min: 2n ** BigInt(bits - 1), max: 2n ** BigInt(bits) - 1n }),
-  fc.array(fc.bigInt({ min: 0n, max: 2n ** BigInt(bits) }), { minLength: k * (d - k), maxLength: k * (d - k) }),
-).map(([q, a]) => Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => {
-  if (i < k) return j < k ? (i === j ? 1n : 0n) : a[i * (d - k) + j - k]! % q;
-  return i === j ? q : 0n;
-})));
 
 /** Random integer rows of mixed widths: each row's entries below 2^bits_i (some rows float-sized, some not). */
 const mixedRows = (m: number, n: number) => fc.array(
@@ -109,13 +99,6 @@ test('ladder on q-ary bases of 54 to 200 bits: reduced through the double-double
   }), { numRuns: 12 });
 });
 
-/**
- * Knapsack bases [a | I] (latticegen's r family): m vectors (a_i, e_i) with a_i of `bits` bits. The
- * size reduction then subtracts reduced (float64) columns times multipliers of up to `bits` bits
- * from a wide column: the digit-sum update of the column store, for B and for Z.
- */
-const knapsack = (m: number, bits: number) => fc.array(fc.bigInt({ min: 1n, max: 2n ** BigInt(bits) }), { minLength: m, maxLength: m })
-  .map((a) => a.map((x, i) => Array.from({ length: m + 1 }, (_, t) => (t === 0 ? x : t === i + 1 ? 1n : 0n))));
 
 test('hybrid store on knapsack bases of 60 to 260 bits (wide multipliers against float64 columns): B_out = B_in Z exactly, det Z = +-1, reduced exactly after the double-double pass; the ladder reads the same Z off B_out', () => {
   fc.assert(fc.property(
@@ -140,17 +123,6 @@ test('hybrid store on knapsack bases of 60 to 260 bits (wide multipliers against
   ), { numRuns: 25 });
 });
 
-/**
- * NTRU-like bases as latticegen's `n d b` writes them (rows (e_i | rot^i(h)), then (0 | q e_i)), q of
- * `bits` bits: every long column in the digit tier from the start, Z's columns growing into it.
- */
-const ntru = (d: number, bits: number) => fc.tuple(
-  fc.bigInt({ min: 2n ** BigInt(bits - 1), max: 2n ** BigInt(bits) - 1n }),
-  fc.array(fc.bigInt({ min: 0n, max: 2n ** BigInt(bits) }), { minLength: d, maxLength: d }),
-).map(([q, h]) => Array.from({ length: 2 * d }, (_, i) => Array.from({ length: 2 * d }, (_, j) => {
-  if (i < d) return j < d ? (i === j ? 1n : 0n) : h[(j - i) % d]! % q;
-  return j < d ? 0n : (i === j ? q : 0n);
-})));
 
 test('hybrid store on NTRU-like bases of 120 to 300 bits (digit-tier columns of B and Z): B_out = B_in Z exactly, det Z = +-1, reduced exactly after the double-double pass (with or without a float64 pass before it)', () => {
   fc.assert(fc.property(

@@ -11,18 +11,11 @@ import { LatticeMimoError } from '../../src/core/errors.js';
 import { ddLLLHybrid, qdLLL } from '../../src/lattice/precision/dd-lll.js';
 import { applyTransformBig, checkLLLExactBig, determinantBig, type BigBasis } from '../../src/lattice/precision/exact.js';
 import { lllIntegral } from '../../src/lattice/precision/ladder.js';
+import { ntru } from './families.js';
 
 const identity = (m: number): BigBasis => Array.from({ length: m }, (_, j) => Array.from({ length: m }, (_, i) => (i === j ? 1n : 0n)));
 const stats = () => ({ swaps: 0, sizeReductions: 0, iterations: 0 });
 
-/** NTRU-like rows as latticegen's `n d b` writes them: (e_i | rot^i(h)), then (0 | q e_i), q of `bits` bits. */
-const ntru = (d: number, bits: number) => fc.tuple(
-  fc.bigInt({ min: 2n ** BigInt(bits - 1), max: 2n ** BigInt(bits) - 1n }),
-  fc.array(fc.bigInt({ min: 0n, max: 2n ** BigInt(bits) }), { minLength: d, maxLength: d }),
-).map(([q, h]) => Array.from({ length: 2 * d }, (_, i) => Array.from({ length: 2 * d }, (_, j) => {
-  if (i < d) return j < d ? (i === j ? 1n : 0n) : h[(j - i + d) % d]! % q;
-  return j < d ? 0n : (i === j ? q : 0n);
-})));
 
 /** Random rows of mixed widths (each row's entries below 2^b, b from 4 to 300 bits). */
 const mixedRows = (m: number, n: number) => fc.array(
