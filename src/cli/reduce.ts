@@ -8,7 +8,7 @@ import { InvalidArgumentError, InvalidInputError, LatticeMimoError } from '../co
 import { checkOutputPath, isSpecialFile, readInput, writeFileAtomicSync } from '../core/io.js';
 import { makeBatch } from '../core/matrix.js';
 import { assertExactDoubles, formatFplll, formatIntegerRows, parseBasisJson, parseFplll, type ParsedMatrix } from '../lattice/fplll-format.js';
-import { lllIntegral, type LadderProgress, type Rung } from '../lattice/precision/ladder.js';
+import { lllIntegral, RUNGS, type LadderProgress, type Rung } from '../lattice/precision/ladder.js';
 import { formatIntegralResult } from '../lattice/precision/output.js';
 import { reduce, type BasisCheck } from '../lattice/reduce.js';
 import { ALGORITHMS, type Algorithm } from '../lattice/types.js';
@@ -48,6 +48,9 @@ options:
                         FILE, atomically, every --checkpoint-every seconds: a stopped run of hours
                         goes on from FILE (reduce FILE) instead of from the start
       --checkpoint-every S   seconds between checkpoints (default 600)
+      --from-rung R     start lll's precision ladder at rung R: ${RUNGS.join(' | ')} (default: the
+                        first that applies); going on from a checkpoint written in a rung, the
+                        rungs below it need not fail again
   -h, --help            this text
 
 Integer input gives integer output (B_in Z computed exactly). For integer input a U with entries
@@ -106,6 +109,7 @@ const OPTIONS = {
   'float32-arithmetic': { type: 'string' },
   verbose: { type: 'boolean', short: 'v' },
   checkpoint: { type: 'string' },
+  'from-rung': { type: 'string' },
   'checkpoint-every': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -133,6 +137,8 @@ export async function run(argv: string[]): Promise<number> {
   const checkpointEvery = num(values['checkpoint-every'], 'checkpoint interval') ?? 600;
   if (!(checkpointEvery > 0)) throw new InvalidArgumentError(`--checkpoint-every must be a positive number of seconds, got ${checkpointEvery}`);
   const checkpointFile = values.checkpoint;
+  rejectInapplicable(given, ['from-rung'], algorithm === 'lll', `the precision ladder is lll's, the algorithm is ${algorithm}`);
+  const fromRung = choiceOption('from-rung', values['from-rung'], RUNGS);
   if (checkpointFile !== undefined) {
     if (checkpointFile === '-' || isSpecialFile(checkpointFile)) throw new InvalidArgumentError(`--checkpoint needs a regular file, got ${checkpointFile === '-' ? "'-' (stdout carries the result)" : checkpointFile}`);
     checkOutputPath('checkpoint', checkpointFile);
@@ -185,6 +191,10 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   };
   const ladder = parsed.bigValues !== null && algorithm === 'lll' && (options.precision ?? 'float64') === 'float64' && options.engine !== 'cuda';
+  if (fromRung !== undefined) {
+    if (!ladder) throw new InvalidArgumentError('--from-rung needs an integer basis (the precision ladder), lll in float64 on the CPU');
+    return viaLadder(RUNGS.slice(RUNGS.indexOf(fromRung)));
+  }
   if (ladder && !parsed.exact) return viaLadder();
   assertExactDoubles(parsed);
   const rows = parsed.values;

@@ -131,7 +131,7 @@ test('reduce -v: progress of the precision ladder on stderr (a non-terminal gets
   assert.match(other.stderr, /INVALID_ARGUMENT.*verbose.*allswap/);
 });
 
-test('reduce --checkpoint FILE: the basis as it stands written atomically while the ladder runs (a basis of the same lattice, fplll format), reduce FILE goes on from it; bad uses rejected before the input is read', async () => {
+test('reduce --checkpoint FILE: the basis as it stands written atomically while the ladder runs (a basis of the same lattice, fplll format), reduce FILE goes on from it, --from-rung at a chosen rung; bad uses rejected before the input is read', async () => {
   const { mkdtempSync, readFileSync, readdirSync, rmSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
@@ -158,6 +158,12 @@ test('reduce --checkpoint FILE: the basis as it stands written atomically while 
     const again = cli(['reduce', '-d', '0.99', '--check', file]);
     assert.equal(again.status, 0, again.stderr);
     assert.match(again.stderr, /PASS/);
+    // going on at a chosen rung: the rungs below it do not run
+    const fromQuad = cli(['reduce', '-v', '-d', '0.99', '--check', '--from-rung', 'quad-double', file]);
+    assert.equal(fromQuad.status, 0, fromQuad.stderr);
+    assert.match(fromQuad.stderr, /quad-double rung started/);
+    assert.doesNotMatch(fromQuad.stderr, /double-double rung|float64 rung/);
+    assert.match(fromQuad.stderr, /PASS/);
     // rejected before stdin is read (no input given: a read would fail otherwise)
     for (const [args, msg] of [
       [['reduce', '-a', 'allswap', '--checkpoint', file], /checkpoints are lll's/],
@@ -166,6 +172,8 @@ test('reduce --checkpoint FILE: the basis as it stands written atomically while 
       [['reduce', '--checkpoint', join(dir, 'no', 'such', 'x.txt')], /does not exist/],
       [['reduce', '--checkpoint', '-'], /needs a regular file/],
       [['reduce', '--checkpoint', '/dev/null'], /needs a regular file/],
+      [['reduce', '--from-rung', 'octuple'], /--from-rung must be one of float64, double-double, quad-double, exact/],
+      [['reduce', '-a', 'block', '--from-rung', 'exact'], /the precision ladder is lll's/],
     ] as const) {
       const e = cli([...args]);
       assert.equal(e.status, 2, `${args.join(' ')}: ${e.stderr}`);
