@@ -121,7 +121,7 @@ export function progressText(p: LadderProgress): string {
   if (p.stage === 'certificate') return `lll: proving the LLL conditions (certified float64 bound), ${time}`;
   if (p.stage === 'unimodularity') return `lll: proving |det U| = 1 (exact), ${time}`;
   if (p.furthest === 0) return `lll: ${p.stage} rung started, ${p.vectors} vectors, ${time}`;
-  return `lll: ${p.stage} rung, vector ${p.vector} of ${p.vectors} (furthest ${p.furthest}), ${p.swaps} swaps, ${time}`;
+  return `lll: ${p.stage} rung${p.pass ? ` (${p.pass})` : ''}, vector ${p.vector} of ${p.vectors} (furthest ${p.furthest}), ${p.swaps} swaps, ${time}`;
 }
 
 export async function run(argv: string[]): Promise<number> {

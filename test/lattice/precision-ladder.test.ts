@@ -172,7 +172,7 @@ test('fresh latticegen bases (u, r, q, n, knapsack-sized r), 20 to 200 bits: the
   }
 });
 
-test('onProgress: a report as each rung starts, then one every 1024 main-loop steps (progressEveryMs 0); positions inside the basis, furthest never falls within a rung, counts and time never fall', () => {
+test('onProgress: a report as each rung starts, then one every 1024 main-loop steps (progressEveryMs 0); positions inside the basis, furthest never falls within a rung, counts and time never fall; the double-double rung names its pass', () => {
   fc.assert(fc.property(fc.integer({ min: 18, max: 22 }), fc.integer({ min: 280, max: 320 }), fc.constantFrom(0.75, 0.99), (m, bits, delta) => {
     // latticegen's r family: a column of random numbers of `bits` bits (uniform: no bias to the
     // bounds, which would make an easy basis), then the identity
@@ -181,7 +181,7 @@ test('onProgress: a report as each rung starts, then one every 1024 main-loop st
     const reports: LadderProgress[] = [];
     const r = lllIntegral(rows, { delta, progressEveryMs: 0, onProgress: (p) => reports.push({ ...p }) });
     assertProven(rows, r, delta);
-    const rungStages = new Set<string>(['float64', 'double-double', 'exact']);
+    const rungStages = new Set<string>(['float64', 'double-double', 'quad-double', 'exact']);
     const starts = reports.filter((p) => rungStages.has(p.stage) && p.vector === 0);
     assert.deepEqual(starts.map((p) => p.stage), r.rungs.map((x) => x.rung), 'one start report a rung tried, in order');
     let inRung = 0;
@@ -191,6 +191,10 @@ test('onProgress: a report as each rung starts, then one every 1024 main-loop st
       const q = reports[i - 1];
       if (!q) return;
       assert.ok(p.swaps >= q.swaps && p.iterations >= q.iterations && p.elapsedMs >= q.elapsedMs, `${JSON.stringify(q)} then ${JSON.stringify(p)}`);
+      if (p.stage === 'double-double' && p.vector > 0) {
+        // the double-double rung names its pass: a float64 Gram-Schmidt first, double-double where that stops
+        assert.ok(['float64 Gram-Schmidt', 'double-double Gram-Schmidt', 'double-double Gram-Schmidt, exact G'].includes(p.pass ?? ''), JSON.stringify(p));
+      } else assert.equal(p.pass, undefined, JSON.stringify(p));
       if (p.stage === q.stage && p.vector > 0) {
         inRung++;
         assert.ok(p.furthest >= q.furthest && p.furthest >= p.vector, `${JSON.stringify(q)} then ${JSON.stringify(p)}`);

@@ -85,6 +85,8 @@ export interface LadderProgress {
   furthest: number;
   /** The basis' vectors m. */
   vectors: number;
+  /** Within a rung of several passes (double-double: a float64 Gram-Schmidt first), the one that runs. */
+  pass?: string;
   /** Swaps of every rung so far. */
   swaps: number;
   /** Main-loop steps of every rung so far. */
@@ -279,7 +281,7 @@ function progressReporter(onProgress: ((p: LadderProgress) => void) | undefined,
   let current: RungStats | undefined;
   const progress = (k: number, now: number): LadderProgress => {
     const swaps = before.swaps + (current?.swaps ?? 0), iterations = before.iterations + (current?.iterations ?? 0);
-    return { stage, vector: k, furthest, vectors: m, swaps, iterations, elapsedMs: now - t0 };
+    return { stage, vector: k, furthest, vectors: m, swaps, iterations, elapsedMs: now - t0, ...(current?.pass ? { pass: current.pass } : {}) };
   };
   const send = (k: number, now: number) => {
     last = now;
@@ -372,9 +374,11 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
           try {
             // float64 Gram-Schmidt first on the exactly kept basis (from where it stops, double-double)
             try {
+              st.pass = 'float64 Gram-Schmidt';
               plainLLLFloat64(Bf, n, m, o.delta, o.eta, o.maxIterations, st);
             } catch (err) {
               if (!(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE' && !/2\^53/.test(err.message))) throw err;
+              st.pass = 'double-double Gram-Schmidt';
               ddLLLFloat64(Bf, n, m, o.delta, o.eta, o.maxIterations, st);
             }
           } catch (err) {
@@ -422,6 +426,7 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
  */
 function ddBig(B: BigBasis, Z: BigBasis, o: ReturnType<typeof resolveOptions>, st: RungStats, certify: boolean): Cert | undefined {
   try {
+    st.pass = 'float64 Gram-Schmidt';
     ddLLLHybrid(B, Z, o.delta, o.eta, o.maxIterations, st, true);
     if (certify) {
       const tc = performance.now();
@@ -432,9 +437,11 @@ function ddBig(B: BigBasis, Z: BigBasis, o: ReturnType<typeof resolveOptions>, s
     if (!(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE')) throw err;
   }
   try {
+    st.pass = 'double-double Gram-Schmidt';
     ddLLLHybrid(B, Z, o.delta, o.eta, o.maxIterations, st);
   } catch (err) {
     if (!(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE')) throw err;
+    st.pass = 'double-double Gram-Schmidt, exact G';
     ddLLL(B, Z, o.delta, o.eta, o.maxIterations, st);
   }
   return undefined;

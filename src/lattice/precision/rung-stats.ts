@@ -14,6 +14,8 @@ export interface RungStats {
    * checkpoints; set by a rung whose basis lives outside the caller's arrays while it runs.
    */
   snapshot?: () => bigint[][];
+  /** Which pass of a rung of several runs (its progress reports name it). */
+  pass?: string;
 }
 
 /** The main loops call RungStats.watch when (iterations & WATCH_MASK) === 0: every 1024th step. */
