@@ -29,13 +29,19 @@ const abs = (x: bigint) => (x < 0n ? -x : x);
 
 test('onCheckpoint: the basis as each rung holds it, a basis of the input lattice every time; the ladder started again from the last one ends LLL-reduced in it', () => {
   const sets: (readonly Rung[] | undefined)[] = [undefined, ['quad-double', 'exact'], ['exact']];
+  let tooShort = 0;
   fc.assert(fc.property(
-    fc.tuple(fc.integer({ min: 8, max: 12 }), fc.integer({ min: 120, max: 220 })).chain(([d, bits]) => qAry(d, d >> 1, bits)),
+    fc.tuple(fc.integer({ min: 10, max: 14 }), fc.integer({ min: 150, max: 250 })).chain(([d, bits]) => qAry(d, d >> 1, bits)),
     fc.constantFrom(...sets),
     (rows, rungs) => {
       const seen: { basis: bigint[][]; p: LadderProgress }[] = [];
       const r = lllIntegral(rows, { delta: 0.99, ...(rungs ? { rungs } : {}), checkpointEveryMs: 0, onCheckpoint: (basis, p) => seen.push({ basis, p }) });
-      assert.ok(seen.length > 0, 'a checkpoint every 1024 steps: at least one');
+      if (seen.length === 0) {
+        // a checkpoint comes with every 1024th main-loop step: none only where every rung took fewer
+        assert.ok(r.rungs.every((x) => x.swaps < 1024), `no checkpoint: ${JSON.stringify(r.rungs)}`);
+        tooShort++;
+        return;
+      }
       const ran = new Set(r.rungs.map((x) => x.rung));
       const volume = abs(determinantBig(rows));
       // the first, a middle and the last checkpoint (each proof is m + 1 determinants per row)
@@ -52,6 +58,7 @@ test('onCheckpoint: the basis as each rung holds it, a basis of the input lattic
       assert.ok(inLattice(rows, again.basis));
     },
   ), { numRuns: 9 });
+  assert.ok(tooShort <= 3, `${tooShort} of 9 bases too easy for a checkpoint: the test no longer exercises them`);
 });
 
 test('checkpointEveryMs and onCheckpoint: typed errors for bad values; no checkpoint on a run shorter than the interval', () => {
