@@ -148,7 +148,7 @@ class BigStore implements Store {
       for (const j of nz) s -= xs[j]! * G[j * m + i]!;
       G[ko + i] = s; G[i * m + k] = s;
       this.convert(ko + i, g);
-      this.convert(i * m + k, g);
+      g.h[i * m + k] = g.h[ko + i]!; g.l[i * m + k] = g.l[ko + i]!;
     }
     let s = 0n;
     for (let t = 0; t < n; t++) { const v = bk[t]!; if (v !== 0n) s += v * v; }

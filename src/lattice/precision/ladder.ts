@@ -10,8 +10,9 @@
  *      double-double one, G recomputed from the columns; where that does not settle, an exact
  *      BigInt Gram matrix scaled by one power of two (entries of any size). See dd-lll.ts.
  *   3. 'quad-double': where 106 bits do not settle (hundreds of dimensions and hundreds of bits),
- *      the same on a quad-double (about 212-bit) Gram-Schmidt, G from exact dot products (fplll's
- *      heuristic<mpz_t, mpfr_t> at 212 bits); see dd-lll.ts and quad-double.ts.
+ *      the same on a quad-double (about 212-bit) Gram-Schmidt, G exact in BigInt and updated from
+ *      the size-reduction multipliers (fplll's heuristic<mpz_t, mpfr_t> at 212 bits); see
+ *      dd-lll.ts (ExactGramStore) and quad-double.ts.
  *   4. 'exact': Cohen's integral LLL in BigInt (exact.ts). It always runs last, unless the
  *      certified floating-point check (certify.ts: float64 with a rigorous error bound) proves the
  *      floating rung's output LLL-reduced first; on a reduced basis it only computes the integral
@@ -248,7 +249,7 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
       const d = determinantBig(Z!);
       unimodular = d === 1n || d === -1n;
     } else unimodular = gramDeterminant(Bin) === gramDeterminant(B);
-    if (!unimodular) throw new CheckFailedError('lll: the reduced basis spans a different lattice (Gram determinants differ)');
+    if (!unimodular) throw new CheckFailedError('lll: the reduced basis spans a different lattice (|det U| is not 1; an internal error, reported rather than returned)');
   }
   const exactRan = outcomes.some((r) => r.rung === 'exact' && r.ok);
   const certified = certificate?.status === 'proven' && !exactRan;
