@@ -205,7 +205,8 @@ export async function run(argv: string[]): Promise<number> {
     if (ladder && err instanceof LatticeMimoError && (err.code === 'PRECISION_FAILURE' || err.code === 'CHECK_FAILED')) return null;
     throw err;
   });
-  if (res === null) return viaLadder(['double-double', 'quad-double', 'exact']);
+  // float64 broke down: the rungs above it
+  if (res === null) return viaLadder(RUNGS.filter((r) => r !== 'float64'));
   const outRows: number[][] = [];
   for (let j = 0; j < m; j++) outRows.push(Array.from(res.basis.data.subarray(j * n, (j + 1) * n)));
   // U's rows are Z's columns; a Z past 2^53 (integral input) comes exact, as BigInts

@@ -79,6 +79,33 @@ function fillGram(m: number, dot: (i: number, j: number) => void, g: Gram): void
   for (let i = 0; i < m; i++) for (let j = 0; j <= i; j++) { dot(i, j); putGram(g, m, i, j); }
 }
 
+/** Exchanges rows k and p, then columns k and p, of the m x m row-major A (G by position, or its flags). */
+function swapPositions<T>(A: { [i: number]: T }, m: number, k: number, p: number): void {
+  const ko = k * m, po = p * m;
+  for (let t = 0; t < m; t++) { const f = A[ko + t]!; A[ko + t] = A[po + t]!; A[po + t] = f; }
+  for (let t = 0; t < m; t++) { const f = A[t * m + k]!; A[t * m + k] = A[t * m + p]!; A[t * m + p] = f; }
+}
+
+/**
+ * G = B^T B exactly into G (m x m row-major, B m columns), and the power of two that brings its
+ * largest diagonal entry to 2^960 (0 below that): the scale of an exact-G store's floating copy.
+ */
+function exactGram(B: BigBasis, G: bigint[]): bigint {
+  const m = B.length, n = B[0]!.length;
+  let maxBits = 0;
+  for (let i = 0; i < m; i++) {
+    const a = B[i]!;
+    for (let j = 0; j <= i; j++) {
+      const c = B[j]!;
+      let s = 0n;
+      for (let t = 0; t < n; t++) { const x = a[t]!, y = c[t]!; if (x !== 0n && y !== 0n) s += x * y; }
+      G[i * m + j] = s; G[j * m + i] = s;
+    }
+    maxBits = Math.max(maxBits, bitLength(G[i * m + i]!));
+  }
+  return BigInt(Math.max(0, maxBits - 960));
+}
+
 /**
  * Where the basis lives: the Gram-Schmidt code only sees G by limbs (Gram) and asks the store to
  * apply b_k -= sum_j X_j b_j and to swap two positions.
@@ -105,19 +132,8 @@ class BigStore implements Store {
     this.G = new Array<bigint>(this.m * this.m);
   }
   init(g: Gram): void {
-    const { B, G, m, n } = this;
-    let maxBits = 0;
-    for (let i = 0; i < m; i++) {
-      for (let j = 0; j <= i; j++) {
-        let s = 0n;
-        const a = B[i]!, b = B[j]!;
-        for (let t = 0; t < n; t++) s += a[t]! * b[t]!;
-        G[i * m + j] = s; G[j * m + i] = s;
-      }
-      maxBits = Math.max(maxBits, bitLength(G[i * m + i]!));
-    }
-    this.shift = BigInt(Math.max(0, maxBits - 960));
-    for (let a = 0; a < m * m; a++) this.convert(a, g);
+    this.shift = exactGram(this.B, this.G);
+    for (let a = 0; a < this.m * this.m; a++) this.convert(a, g);
   }
   private convert(a: number, g: Gram): void {
     const { h: gh, l: gl } = g;
@@ -160,8 +176,35 @@ class BigStore implements Store {
     const p = k - 1;
     [B[k], B[p]] = [B[p]!, B[k]!];
     [Z[k], Z[p]] = [Z[p]!, Z[k]!];
-    for (let t = 0; t < m; t++) { const a = G[k * m + t]!; G[k * m + t] = G[p * m + t]!; G[p * m + t] = a; }
-    for (let t = 0; t < m; t++) { const a = G[t * m + k]!; G[t * m + k] = G[t * m + p]!; G[t * m + p] = a; }
+    swapPositions(G, m, k, p);
+  }
+}
+
+/**
+ * A store whose basis and Z live in ColumnSets (exact columns of any size) while it runs: flush()
+ * writes them back into the caller's BigInt columns (after a breakdown too: the basis is never
+ * lost), columns() copies the basis for RungStats.snapshot.
+ */
+abstract class ColumnStore {
+  readonly m: number;
+  protected readonly b: ColumnSet;
+  protected readonly z: ColumnSet;
+  constructor(protected readonly B: BigBasis, private readonly Z: BigBasis) {
+    this.m = B.length;
+    this.b = new ColumnSet(B.map((c) => c.slice()), B[0]!.length);
+    this.z = new ColumnSet(Z.map((c) => c.slice()), Z[0]?.length ?? 0);
+  }
+  /** Writes the current basis and Z back into the caller's BigInt columns. */
+  flush(): void {
+    for (let j = 0; j < this.m; j++) {
+      const bj = this.b.big(j), zj = this.z.big(j);
+      for (let t = 0; t < bj.length; t++) this.B[j]![t] = bj[t]!;
+      for (let t = 0; t < zj.length; t++) this.Z[j]![t] = zj[t]!;
+    }
+  }
+  /** Copies of the current basis columns (RungStats.snapshot). */
+  columns(): bigint[][] {
+    return Array.from({ length: this.m }, (_, j) => this.b.big(j).slice());
   }
 }
 
@@ -176,11 +219,8 @@ class BigStore implements Store {
  * the caller goes on with BigStore). `flush()` writes B and Z back (after a breakdown too: the
  * basis is never lost).
  */
-class HybridStore implements Store {
-  readonly m: number;
+class HybridStore extends ColumnStore implements Store {
   private readonly n: number;
-  private readonly b: ColumnSet;
-  private readonly z: ColumnSet;
   /** Columns of B (n x m, column-major) as double-doubles Bh + Bl. */
   private readonly Bh: Float64Array;
   /** Plain mode: Bh cut into 26-bit halves Sh + Sl (Dekker's splitting, once per column change), for dot's exact products. */
@@ -189,13 +229,12 @@ class HybridStore implements Store {
   private readonly Bl: Float64Array;
   /** Whether G's entry (i, j) in gh, gl is current (m x m, symmetric): recomputed only when read. */
   private readonly gValid: Uint8Array;
-  constructor(private readonly B: BigBasis, private readonly Z: BigBasis, private readonly fail: (why: string) => LatticeMimoError,
+  constructor(B: BigBasis, Z: BigBasis, private readonly fail: (why: string) => LatticeMimoError,
     /** G in float64 only (fplll's heuristic rung on a 53-bit mantissa), for DdLLL's plain mode. */
     private readonly plain = false) {
-    const m = B.length, n = B[0]!.length;
-    this.m = m; this.n = n;
-    this.b = new ColumnSet(B.map((c) => c.slice()), n);
-    this.z = new ColumnSet(Z.map((c) => c.slice()), Z[0]?.length ?? 0);
+    super(B, Z);
+    const m = this.m, n = B[0]!.length;
+    this.n = n;
     this.Bh = new Float64Array(n * m); this.Bl = new Float64Array(n * m);
     this.Sh = new Float64Array(plain ? n * m : 0); this.Sl = new Float64Array(plain ? n * m : 0);
     this.gValid = new Uint8Array(m * m).fill(1);
@@ -311,9 +350,7 @@ class HybridStore implements Store {
   swap(k: number): void {
     const p = k - 1, { n, Bh, Bl } = this;
     this.b.swap(k, p); this.z.swap(k, p);
-    const { gValid, m } = this;
-    for (let t = 0; t < m; t++) { let f = gValid[k * m + t]!; gValid[k * m + t] = gValid[p * m + t]!; gValid[p * m + t] = f; }
-    for (let t = 0; t < m; t++) { let f = gValid[t * m + k]!; gValid[t * m + k] = gValid[t * m + p]!; gValid[t * m + p] = f; }
+    swapPositions(this.gValid, this.m, k, p);
     const ko = k * n, po = p * n;
     for (let t = 0; t < n; t++) { const f = Bh[ko + t]!; Bh[ko + t] = Bh[po + t]!; Bh[po + t] = f; }
     if (this.plain) {
@@ -326,71 +363,45 @@ class HybridStore implements Store {
     // a float64 column's low copy is all 0 (copy())
     if (this.b.tier[k] !== 1 || this.b.tier[p] !== 1) for (let t = 0; t < n; t++) { const f = Bl[ko + t]!; Bl[ko + t] = Bl[po + t]!; Bl[po + t] = f; }
   }
-  /** Writes the current basis and Z back into the caller's BigInt columns. */
-  flush(): void {
-    flushColumns(this.b, this.z, this.B, this.Z);
-  }
-  /** Copies of the current basis columns (RungStats.snapshot). */
-  columns(): bigint[][] {
-    return Array.from({ length: this.m }, (_, j) => this.b.big(j).slice());
-  }
 }
 
-/** Runs `run` with stats.snapshot reading a store's columns, the caller's snapshot back after. */
-function withSnapshot(stats: RungStats, columns: () => bigint[][], run: () => void): void {
+/**
+ * Runs `run` (a DdLLL on `store`) with stats.snapshot reading the store's columns, then writes
+ * them back into the caller's (also after a breakdown) and gives the caller's snapshot back.
+ */
+function runOnColumns(store: ColumnStore, stats: RungStats, run: () => void): void {
   const before = stats.snapshot;
-  stats.snapshot = columns;
-  try { run(); } finally { stats.snapshot = before; }
-}
-
-/** Writes the columns of b and z back into B and Z (BigInt columns). */
-function flushColumns(b: ColumnSet, z: ColumnSet, B: BigBasis, Z: BigBasis): void {
-  for (let j = 0; j < B.length; j++) {
-    const bj = b.big(j), zj = z.big(j);
-    for (let t = 0; t < bj.length; t++) B[j]![t] = bj[t]!;
-    for (let t = 0; t < zj.length; t++) Z[j]![t] = zj[t]!;
+  stats.snapshot = () => store.columns();
+  try {
+    run();
+  } finally {
+    stats.snapshot = before;
+    store.flush();
   }
 }
 
 /**
  * Integers of any size column by column (ColumnSet, as HybridStore) beside the exact Gram matrix in
  * BigInt, updated with each size reduction from the exact multipliers (G_ki -= sum_j X_j G_ji, and
- * G_kk from the quadratic form) rather than recomputed from the columns: m nz BigInt products where
+ * G_kk from the updated row) rather than recomputed from the columns: m nz BigInt products where
  * a recomputed row costs k dot products of n wide entries. G goes to the Gram-Schmidt as
  * quad-doubles, entry by entry as rows are read, times one power of two where norms pass the
  * double range (as BigStore). The store of the quad-double rung.
  */
-class ExactGramStore implements Store {
-  readonly m: number;
-  private readonly b: ColumnSet;
-  private readonly z: ColumnSet;
+class ExactGramStore extends ColumnStore implements Store {
   private readonly G: bigint[];
   /** Whether G's entry (i, j) in the Gram-Schmidt's copy is current (m x m, symmetric). */
   private readonly gValid: Uint8Array;
   private shift = 0n;
-  constructor(private readonly B: BigBasis, private readonly Z: BigBasis, private readonly fail: (why: string) => LatticeMimoError) {
-    const m = B.length, n = B[0]!.length;
-    this.m = m;
-    this.b = new ColumnSet(B.map((c) => c.slice()), n);
-    this.z = new ColumnSet(Z.map((c) => c.slice()), Z[0]?.length ?? 0);
+  constructor(B: BigBasis, Z: BigBasis, private readonly fail: (why: string) => LatticeMimoError) {
+    super(B, Z);
+    const m = this.m;
     this.G = new Array<bigint>(m * m);
     this.gValid = new Uint8Array(m * m);
   }
   init(g: Gram): void {
-    const { B, G, m } = this, n = B[0]!.length;
-    let maxBits = 0;
-    for (let i = 0; i < m; i++) {
-      const a = B[i]!;
-      for (let j = 0; j <= i; j++) {
-        const c = B[j]!;
-        let s = 0n;
-        for (let t = 0; t < n; t++) { const x = a[t]!, y = c[t]!; if (x !== 0n && y !== 0n) s += x * y; }
-        G[i * m + j] = s; G[j * m + i] = s;
-      }
-      maxBits = Math.max(maxBits, bitLength(G[i * m + i]!));
-    }
-    this.shift = BigInt(Math.max(0, maxBits - 960));
-    for (let i = 0; i < m; i++) for (let j = 0; j <= i; j++) this.put(i, j, g);
+    this.shift = exactGram(this.B, this.G);
+    for (let i = 0; i < this.m; i++) for (let j = 0; j <= i; j++) this.put(i, j, g);
   }
   /** G's entry (i, j) into the Gram-Schmidt's copy, both triangles. */
   private put(i: number, j: number, g: Gram): void {
@@ -440,24 +451,10 @@ class ExactGramStore implements Store {
     for (let j = 0; j <= k; j++) if (!this.gValid[ko + j]) this.put(k, j, g);
   }
   swap(k: number): void {
-    const p = k - 1, { G, gValid, m } = this;
+    const p = k - 1;
     this.b.swap(k, p); this.z.swap(k, p);
-    for (let t = 0; t < m; t++) {
-      let a = G[k * m + t]!; G[k * m + t] = G[p * m + t]!; G[p * m + t] = a;
-      let f = gValid[k * m + t]!; gValid[k * m + t] = gValid[p * m + t]!; gValid[p * m + t] = f;
-    }
-    for (let t = 0; t < m; t++) {
-      let a = G[t * m + k]!; G[t * m + k] = G[t * m + p]!; G[t * m + p] = a;
-      let f = gValid[t * m + k]!; gValid[t * m + k] = gValid[t * m + p]!; gValid[t * m + p] = f;
-    }
-  }
-  /** Writes the current basis and Z back into the caller's BigInt columns. */
-  flush(): void {
-    flushColumns(this.b, this.z, this.B, this.Z);
-  }
-  /** Copies of the current basis columns (RungStats.snapshot). */
-  columns(): bigint[][] {
-    return Array.from({ length: this.m }, (_, j) => this.b.big(j).slice());
+    swapPositions(this.G, this.m, k, p);
+    swapPositions(this.gValid, this.m, k, p);
   }
 }
 
@@ -708,10 +705,7 @@ export class DdLLL {
     // G's rows and columns; of mu and r only the entries before p stay valid (valid[] below).
     // In plain mode the low parts of mu and r stay 0 (computeRow writes the high parts alone)
     // rows first, then columns (the 2 x 2 block at p, k needs both, in this order)
-    for (const a of this.gLimbs) {
-      for (let t = 0; t < m; t++) { const f = a[ko + t]!; a[ko + t] = a[po + t]!; a[po + t] = f; }
-      for (let t = 0; t < m; t++) { const f = a[t * m + k]!; a[t * m + k] = a[t * m + p]!; a[t * m + p] = f; }
-    }
+    for (const a of this.gLimbs) swapPositions(a, m, k, p);
     for (const a of this.rowLimbs) for (let t = 0; t < p; t++) { const f = a[ko + t]!; a[ko + t] = a[po + t]!; a[po + t] = f; }
     valid[p] = p; valid[k] = p;
     for (let t = k + 1; t < m; t++) if (valid[t]! > p) valid[t] = p;
@@ -740,11 +734,7 @@ export function ddLLL(B: BigBasis, Z: BigBasis, delta: number, eta: number, maxI
 export function ddLLLHybrid(B: BigBasis, Z: BigBasis, delta: number, eta: number, maxIterations: number, stats: RungStats, plain = false): void {
   if (B.length < 2) return;
   const store = new HybridStore(B, Z, failure, plain);
-  try {
-    withSnapshot(stats, () => store.columns(), () => new DdLLL(store, delta, eta, maxIterations, stats, plain).run());
-  } finally {
-    store.flush();
-  }
+  runOnColumns(store, stats, () => new DdLLL(store, delta, eta, maxIterations, stats, plain).run());
 }
 
 /**
@@ -771,9 +761,5 @@ export function plainLLLFloat64(B: Float64Array, n: number, m: number, delta: nu
 export function qdLLL(B: BigBasis, Z: BigBasis, delta: number, eta: number, maxIterations: number, stats: RungStats): void {
   if (B.length < 2) return;
   const store = new ExactGramStore(B, Z, quadFailure);
-  try {
-    withSnapshot(stats, () => store.columns(), () => new DdLLL(store, delta, eta, maxIterations, stats, false, true).run());
-  } finally {
-    store.flush();
-  }
+  runOnColumns(store, stats, () => new DdLLL(store, delta, eta, maxIterations, stats, false, true).run());
 }

@@ -300,7 +300,7 @@ function progressReporter(onProgress: ((p: LadderProgress) => void) | undefined,
       if (now - last >= everyMs) send(k, now);
       const snap = current?.snapshot;
       if (onCheckpoint && snap && now - lastCheckpoint >= checkpointMs) {
-        onCheckpoint(snap().map((c) => c.slice()), progress(k, now));
+        onCheckpoint(snap(), progress(k, now));
         // the time the caller took to save it does not count against the next interval
         lastCheckpoint = performance.now();
       }
@@ -365,7 +365,7 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
     if (rung === 'float64' && (!Bf || !fastRung)) continue;
     const t = performance.now();
     // the basis as the rung holds it: Bf or B in place (stores with their own columns set their own)
-    const st: RungStats = { swaps: 0, sizeReductions: 0, iterations: 0, snapshot: () => (Bf ? fromFloat64(Bf, n, m) : B) };
+    const st: RungStats = { swaps: 0, sizeReductions: 0, iterations: 0, snapshot: () => (Bf ? fromFloat64(Bf, n, m) : B.map((c) => c.slice())) };
     if (report) { report.stage(rung, st); st.watch = report.at; }
     try {
       if (rung === 'float64') {
