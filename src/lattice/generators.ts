@@ -10,6 +10,7 @@
 import { InvalidArgumentError, RankDeficientError } from '../core/errors.js';
 import { allocReal, makeBatch, type MatrixBatch, type Precision } from '../core/matrix.js';
 import { Philox } from '../core/rng.js';
+import { assertIndependent, firstZeroColumn } from './validate.js';
 
 /** Upper bounds that keep a generator call from allocating absurd amounts by mistake. */
 const MAX_DIM = 1 << 16;
@@ -175,8 +176,8 @@ function drawRealBlocks(rng: Philox, out: Float64Array, taps: number, b: number,
 
 /**
  * round(scale * B), entry by entry, as a float64 batch (integers above 2^24 are not exact in
- * float32). Throws when an entry would pass 2^53 (no longer an exact integer in a double) or when a
- * column rounds to zero (scale too small for the data).
+ * float32). Throws when an entry would pass 2^53 (no longer an exact integer in a double), when a
+ * column rounds to zero, or when the rounded columns are dependent (scale too small for the data).
  */
 export function integerScale(basis: MatrixBatch, scale: number): MatrixBatch<Float64Array> {
   if (typeof scale !== 'number' || !Number.isFinite(scale) || scale <= 0) {
@@ -193,12 +194,17 @@ export function integerScale(basis: MatrixBatch, scale: number): MatrixBatch<Flo
   }
   const size = rows * cols;
   for (let k = 0; k < batch; k++) {
-    for (let j = 0; j < cols; j++) {
-      let nonzero = false;
-      for (let i = 0; i < rows && !nonzero; i++) nonzero = out[k * size + j * rows + i] !== 0;
-      if (!nonzero) {
-        throw new RankDeficientError('ZERO_VECTOR', `column ${j} of matrix ${k} rounds to zero at scale ${scale}; use a larger scale`, { matrix: k, column: j, scale });
-      }
+    const B = out.subarray(k * size, (k + 1) * size);
+    const j = firstZeroColumn(B, rows, cols);
+    if (j >= 0) {
+      throw new RankDeficientError('ZERO_VECTOR', `column ${j} of matrix ${k} rounds to zero at scale ${scale}; use a larger scale`, { matrix: k, column: j, scale });
+    }
+    // rounding can make independent columns dependent (small scales, few rows): a basis or an error
+    try {
+      assertIndependent(B, rows, cols);
+    } catch (e) {
+      if (!(e instanceof RankDeficientError)) throw e;
+      throw new RankDeficientError('RANK_DEFICIENT', `matrix ${k} rounded at scale ${scale} is not a basis: ${e.message}; use a larger scale`, { matrix: k, scale, ...e.details });
     }
   }
   return makeBatch(out, batch, rows, cols);

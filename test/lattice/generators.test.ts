@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { LatticeMimoError } from '../../src/core/errors.js';
 import { matrixAt } from '../../src/core/matrix.js';
-import { gramSchmidt } from '../../src/lattice/check.js';
+import { bareissDet, gramSchmidt } from '../../src/lattice/check.js';
 import { blockToeplitzBases, gaussianBases, integerScale } from '../../src/lattice/generators.js';
 
 /** A fresh seed per run, printed in every assertion message so a failure can be replayed. */
@@ -150,4 +150,25 @@ test('integerScale: nearest integers of scale * B, float64, typed errors', () =>
   assert.equal(code(() => integerScale(g, Number.NaN)), 'INVALID_ARGUMENT');
   assert.equal(code(() => integerScale(g, 2 ** 60)), 'INVALID_ARGUMENT');
   assert.equal(code(() => integerScale(g, 1e-12)), 'ZERO_VECTOR');
+});
+
+test('integerScale: a rounding whose columns are dependent is a typed error, never a returned "basis"', () => {
+  // 3 x 3 Gaussian bases at scale 1 round to entries in {-2..2}: singular often enough to see both outcomes
+  let refused = 0, returned = 0;
+  for (let t = 0; t < 300; t++) {
+    const seed = randomInt(0, 2 ** 30);
+    const g = gaussianBases({ batch: 1, n: 3, seed });
+    const rounded = Array.from(g.data, (v) => Math.round(v) || 0);
+    const singular = rounded.some((_, j) => j % 3 === 0 && rounded.slice(j, j + 3).every((v) => v === 0)) || bareissDet(rounded, 3) === 0n;
+    let c: string | undefined;
+    try { integerScale(g, 1); } catch (e) { c = (e as { code?: string }).code; }
+    if (singular) {
+      assert.ok(c === 'RANK_DEFICIENT' || c === 'ZERO_VECTOR', `singular rounding [${rounded}] gave ${c ?? 'a result'} (gaussianBases seed ${seed})`);
+      refused++;
+    } else {
+      assert.equal(c, undefined, `nonsingular rounding [${rounded}] refused (${c}) (gaussianBases seed ${seed})`);
+      returned++;
+    }
+  }
+  assert.ok(refused > 0 && returned > 0, `both outcomes drawn: ${refused} refused, ${returned} returned`);
 });

@@ -73,7 +73,16 @@ function randomFamily(n: number, m: number): { basis: MatrixBatch; family: strin
   const s = rng.int(2 ** 30);
   switch (rng.int(4)) {
     case 0: return { basis: gaussianBases({ batch: 1, n, m, seed: s }), family: 'gaussian' };
-    case 1: return { basis: integerScale(gaussianBases({ batch: 1, n, m, seed: s }), 1 + rng.int(1000)), family: 'integer' };
+    case 1: {
+      // small scales can round to dependent columns: integerScale refuses those, so draw again
+      for (let t = 0; ; t++) {
+        try {
+          return { basis: integerScale(gaussianBases({ batch: 1, n, m, seed: s + t }), 1 + rng.int(1000)), family: 'integer' };
+        } catch (e) {
+          if (!(e instanceof LatticeMimoError) || t === 99) throw e;
+        }
+      }
+    }
     case 2: {
       const b = 1 + rng.int(2);
       const blocks = Math.max(1, Math.floor(n / b));
