@@ -7,6 +7,9 @@
  * --batch: a list of maxChunk:streams pairs (the runner's gpuBatch options, 0 = automatic), each
  * timed in turn: how the chunking changes the call.
  * --rounds R: the variants' calls in R interleaved rounds (calls / R each a round).
+ * --unsafe K: K channels made nearly singular (float32 cannot carry them; their vectors are redone).
+ * --redo float64,cpu: variants redoing those on the detector's float64 kernel (as shipped) or, with
+ * that kernel hidden, on the CPU engine.
  * --trace N: then N more calls of the first variant with every driver call recorded (driver-trace.ts): the last call's
  * time in each driver function, and its timeline.
  * --device N: then N more calls of the first variant with an event after every enqueued op (driver-trace.ts
@@ -19,6 +22,7 @@ import { summarizeCalls, timelineDriver, traceDriver, type DeviceOp, type Driver
 import { allocPinned } from '../../src/gpu/host-memory.js';
 import { addNoise, randomSymbols, rayleighChannels, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
 import { detectAsync } from '../../src/mimo/detect-async.js';
+import { DETECTOR_REGISTRY } from '../../src/mimo/registry.js';
 import { bitsPerSymbolOf, parseModulation } from '../../src/mimo/modulation.js';
 import type { Detector } from '../../src/mimo/types.js';
 
@@ -26,6 +30,7 @@ const { values } = parseArgs({ options: {
   detector: { type: 'string', default: 'zf' }, mod: { type: 'string', default: '16qam' }, nt: { type: 'string', default: '4' },
   channels: { type: 'string', default: '600' }, vpc: { type: 'string', default: '14' }, calls: { type: 'string', default: '200' },
   passes: { type: 'string' }, batch: { type: 'string', default: '0:0' }, trace: { type: 'string', default: '0' }, device: { type: 'string', default: '0' }, rounds: { type: 'string', default: '1' },
+  unsafe: { type: 'string', default: '0' }, redo: { type: 'string', default: 'float64' },
 } });
 const ctx = requireCuda();
 let deviceTimeline: ReturnType<typeof timelineDriver> | undefined;
@@ -37,6 +42,13 @@ for (const channels of values.channels!.split(',').map(Number)) await profile(ch
 async function profile(channels: number): Promise<void> {
   const rng = new Philox(1);
   const H64 = rayleighChannels(rng, channels, nt, nt);
+  // --unsafe K: K channels spread over the batch made nearly singular (column 1 = 0.8 column 0 plus
+  // 2^-16 of noise), which float32 cannot carry: their vectors are redone in float64
+  const unsafe = Number(values.unsafe);
+  for (let u = 0; u < unsafe; u++) {
+    const o = Math.floor((u + 0.5) * channels / unsafe) * 2 * nt * nt;
+    for (let i = 0; i < 2 * nt; i++) H64[o + 2 * nt + i] = 0.8 * H64[o + i]! + 2 ** -16 * rng.normal();
+  }
   const { symbols } = randomSymbols(rng, channels * vpc * nt, mod);
   const noiseVar = snrToNoiseVar(20, 'esn0', bitsPerSymbolOf(mod));
   const y64 = addNoise(rng, transmit(H64, symbols, nt, nt, vpc), noiseVar);
@@ -45,18 +57,24 @@ async function profile(channels: number): Promise<void> {
   const out = { symbols: allocPinned(ctx, Int32Array, channels * vpc * nt), llr: allocPinned(ctx, Float32Array, channels * vpc * nt * bitsPerSymbolOf(mod)) };
   const input = { nt, nr: nt, H, y, vectorsPerChannel: vpc, noiseVar };
   const trace = Number(values.trace) > 0 ? traceDriver(ctx) : null;
-  const variants = values.batch!.split(',').map((pair) => {
+  // variants: each --batch pair with each --redo choice (float64: the detector's float64 kernel, as
+  // shipped; cpu: that kernel hidden, so flagged vectors go to the CPU engine as without one)
+  const impl = await DETECTOR_REGISTRY[values.detector as Detector].cuda!();
+  const float64 = impl.float64;
+  const variants = values.batch!.split(',').flatMap((pair) => values.redo!.split(',').map((redo) => {
     const [maxChunk, streams] = pair.split(':').map(Number) as [number, number];
     const opts = {
       detector: values.detector as Detector, modulation: mod, engine: 'cuda' as const, gpuBatch: { maxChunk, streams },
       ...(values.passes ? { passes: Number(values.passes) } : {}),
     };
-    return { opts, ms: [] as number[] };
-  });
+    return { opts, redo, ms: [] as number[] };
+  }));
+  const redoBy = (redo: string): void => { (impl as { float64?: typeof float64 }).float64 = redo === 'cpu' ? undefined : float64; };
   // rounds interleave the variants, so that a drift of the machine (clocks, other tenants) falls on all alike
   const rounds = Math.max(1, Number(values.rounds));
   for (let r = 0; r < rounds; r++) {
-    for (const { opts, ms } of variants) {
+    for (const { opts, redo, ms } of variants) {
+      redoBy(redo);
       for (let i = 0; i < 5; i++) await detectAsync(input, opts, out);
       for (let i = 0; i < Math.ceil(calls / rounds); i++) {
         const t = performance.now();
@@ -65,10 +83,11 @@ async function profile(channels: number): Promise<void> {
       }
     }
   }
-  for (const { opts, ms } of variants) {
+  redoBy('float64');
+  for (const { opts, redo, ms } of variants) {
     ms.sort((a, b) => a - b);
     const q = (f: number) => ms[Math.floor(f * (ms.length - 1))]!.toFixed(3);
-    console.log(`${values.detector} ${nt}x${nt} ${mod}, ${channels} x ${vpc} vectors, gpuBatch ${JSON.stringify(opts.gpuBatch)}: median ${q(0.5)} ms, min ${q(0)}, quartiles ${q(0.25)} .. ${q(0.75)} ms a call (${ms.length} calls${rounds > 1 ? ` in ${rounds} rounds` : ''})`);
+    console.log(`${values.detector} ${nt}x${nt} ${mod}, ${channels} x ${vpc} vectors${unsafe > 0 ? ` (${unsafe} nearly singular, redone: ${redo})` : ''}, gpuBatch ${JSON.stringify(opts.gpuBatch)}: median ${q(0.5)} ms, min ${q(0)}, quartiles ${q(0.25)} .. ${q(0.75)} ms a call (${ms.length} calls${rounds > 1 ? ` in ${rounds} rounds` : ''})`);
   }
   {
     const { opts } = variants[0]!;

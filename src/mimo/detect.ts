@@ -197,19 +197,44 @@ export function maxAbs(a: Float64Array | Float32Array, off: number, len: number)
   return m;
 }
 
-/** dst[0 .. len) = src[off ..] * 2^p. */
-function scaleInto(src: Float64Array, off: number, len: number, p: number, dst: Float64Array): void {
+/** dst[dOff .. dOff + len) = src[off ..] * 2^p. */
+export function scaleInto(src: Float64Array | Float32Array, off: number, len: number, p: number, dst: Float64Array | Float32Array, dOff = 0): void {
   if (p >= -1000 && p <= 1000) {
     const f = 2 ** p;
-    for (let i = 0; i < len; i++) dst[i] = src[off + i]! * f;
+    for (let i = 0; i < len; i++) dst[dOff + i] = src[off + i]! * f;
   } else {
-    for (let i = 0; i < len; i++) dst[i] = timesPow2(src[off + i]!, p);
+    for (let i = 0; i < len; i++) dst[dOff + i] = timesPow2(src[off + i]!, p);
   }
 }
 
 /** Largest ratio (as a power of two) of a vector's largest entry to its channel's. */
 export const MAX_Y_OVER_H_EXPONENT = 500;
 const NOISE_FLOOR = 2 ** -1000, NOISE_CEIL = 2 ** 1000;
+
+/** The CPU engine's scale of channel c: the power of two that brings its largest entry into [1, 2) (0 for a zero channel). */
+export function channelShift(H: Float64Array | Float32Array, c: number, hLen: number): number {
+  const m = maxAbs(H, c * hLen, hLen);
+  return m > 0 ? -exponentOf(m) : 0;
+}
+
+/** Whether vector v's largest entry is over 2^MAX_Y_OVER_H_EXPONENT times its channel's (scaled by 2^p, its metrics would overflow). */
+export function yTooLarge(Y: Float64Array | Float32Array, v: number, yLen: number, p: number): boolean {
+  const m = maxAbs(Y, v * yLen, yLen);
+  return m > 0 && exponentOf(m) + p > MAX_Y_OVER_H_EXPONENT;
+}
+
+/** The CPU engine's error for a vector yTooLarge refuses. */
+export function yTooLargeError(input: DetectionInput, val: ValidatedInput, v: number): InvalidInputError {
+  const hLen = 2 * val.nr * val.nt, yLen = 2 * val.nr, c = Math.floor(v / val.vectorsPerChannel);
+  return new InvalidInputError('INVALID_INPUT', `vector ${v}: its largest entry (${maxAbs(input.y, v * yLen, yLen)}) is over 2^${MAX_Y_OVER_H_EXPONENT} times the largest entry of channel ${c} (${maxAbs(input.H, c * hLen, hLen)}); its metrics would overflow`, { vector: v, channel: c });
+}
+
+/** N0 scaled with its channel (by 2^(2p)) and held in [2^-1000, 2^1000]; 0 stays 0. */
+export function scaledNoise(noise: number, p: number): number {
+  if (!(noise > 0)) return noise;
+  const s = timesPow2(noise, 2 * p);
+  return s < NOISE_FLOOR ? NOISE_FLOOR : s > NOISE_CEIL ? NOISE_CEIL : s;
+}
 
 /**
  * Batched detection on the CPU engine (synchronous; detectAsync() runs either engine): `input`
@@ -239,16 +264,10 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
   // Per channel: the power of two that brings its largest entry into [1, 2) (0 for a zero channel).
   const hLen = 2 * nr * nt, yLen = 2 * nr;
   const shift = new Int32Array(channels);
-  for (let c = 0; c < channels; c++) {
-    const m = maxAbs(H, c * hLen, hLen);
-    shift[c] = m > 0 ? -exponentOf(m) : 0;
-  }
+  for (let c = 0; c < channels; c++) shift[c] = channelShift(H, c, hLen);
   for (let v = 0; v < vectors; v++) {
     const c = Math.floor(v / vpc);
-    const m = maxAbs(Y, v * yLen, yLen);
-    if (m > 0 && exponentOf(m) + shift[c]! > MAX_Y_OVER_H_EXPONENT) {
-      throw new InvalidInputError('INVALID_INPUT', `vector ${v}: its largest entry (${m}) is over 2^${MAX_Y_OVER_H_EXPONENT} times the largest entry of channel ${c} (${maxAbs(H, c * hLen, hLen)}); its metrics would overflow`, { vector: v, channel: c });
-    }
+    if (yTooLarge(Y, v, yLen, shift[c]!)) throw yTooLargeError(input, val, v);
   }
   const setup: DetectorSetup = { nr, nt, modulation: mod, constellation: con, opts: val.opts, soft, maxNodes };
   const instance = impl.create(setup);
@@ -262,11 +281,7 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
   let prepChannel = -1, prepNoise = NaN, nodes = 0, budgetExceeded = 0;
   for (let v = 0; v < vectors; v++) {
     const c = Math.floor(v / vpc), p = shift[c]!;
-    let noise = noiseAt(v);
-    if (noise > 0) {
-      noise = timesPow2(noise, 2 * p);
-      if (noise < NOISE_FLOOR) noise = NOISE_FLOOR; else if (noise > NOISE_CEIL) noise = NOISE_CEIL;
-    }
+    const noise = scaledNoise(noiseAt(v), p);
     if (c !== prepChannel || noise !== prepNoise) {
       if (c !== prepChannel) scaleInto(H, c * hLen, hLen, p, Hs);
       try {

@@ -127,6 +127,8 @@ export interface DetectionResult {
     detector: Detector; engine: 'cpu' | 'cuda'; vectors: number; timeMs: number; nodesVisited?: number;
     /** Vectors whose search stopped at the node budget (sphere and psd; 0 when none did). */
     budgetExceeded?: number;
+    /** GPU engine: vectors float32 could not carry, redone in float64 on the device by the detector's float64 kernel (nway, ssfe): the CPU engine's answer. */
+    redoneInFloat64?: number;
     /** GPU engine: vectors float32 could not carry, redone by the CPU engine in float64. */
     redoneOnCpu?: number;
   };

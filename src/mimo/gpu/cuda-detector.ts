@@ -71,10 +71,40 @@ export interface PlanStage {
   enqueue(stream: Stream, chunk: DetectChunk): void;
 }
 
+/**
+ * Device addresses of a float64 redo of `count` vectors (CudaDetector.float64), each vector with
+ * its own copy of its channel. Inputs are float64, scaled as the CPU engine scales them (detect.ts:
+ * channelShift, scaleInto, scaledNoise):
+ *  - H:       count x (nr x nt complex, column-major, interleaved);
+ *  - y:       count x nr complex; noise: count N0;
+ *  - symbols: int32 out, count x nt;
+ *  - llr:     float64 out, count x nt x bitsPerSymbol, the CPU detector's own clipped LLRs; 0n when !soft;
+ *  - status:  int32 out, 2 a vector: [flags, nodes]; flags RANK_DEFICIENT: not answered (the CPU engine decides).
+ */
+export interface Float64Redo {
+  readonly count: number;
+  readonly H: bigint;
+  readonly y: bigint;
+  readonly noise: bigint;
+  readonly symbols: bigint;
+  readonly llr: bigint;
+  readonly status: bigint;
+}
+
+/** A detector's float64 kernel: the CPU engine's answer, bit for bit, for vectors its float32 kernels flagged. */
+export interface Float64Kernel {
+  enqueue(stream: Stream, redo: Float64Redo): void;
+}
+
 export interface CudaDetector {
   readonly name: Detector;
   /** Whether it can produce LLRs. */
   readonly soft: boolean;
+  /**
+   * The float64 kernel (optional) that redoes flagged vectors on the device (mimo/fallback.ts);
+   * without it they are redone on the CPU engine.
+   */
+  float64?(ctx: CudaContext, setup: CudaDetectorSetup): Float64Kernel;
   /**
    * Checks the sizes and options it supports on the GPU (UnsupportedError / InvalidArgumentError
    * naming the limit, as the CPU engine's create() does) and compiles or loads its kernels.

@@ -19,12 +19,12 @@ import type { Kernel } from '../../gpu/launch.js';
 import type { Stream } from '../../gpu/stream.js';
 import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
 import { onBudgetOf, maxNodesOf } from '../budget.js';
-import { checkFinite, detectCpu, exponentOf, maxAbs, MAX_Y_OVER_H_EXPONENT, timesPow2, validateDetection, type ValidatedInput } from '../detect.js';
+import { channelShift, checkFinite, detectCpu, LLR_LIMIT, scaledNoise, scaleInto, timesPow2, validateDetection, yTooLarge, yTooLargeError, type ValidatedInput } from '../detect.js';
 import { remedy } from '../fallback.js';
 import { constellation, symbolsToBits } from '../modulation.js';
 import { DETECTOR_REGISTRY } from '../registry.js';
 import type { DetectionInput, DetectionResult } from '../types.js';
-import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup } from './cuda-detector.js';
+import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup, Float64Kernel } from './cuda-detector.js';
 import { MIMO_STATUS, STATUS_WORDS } from './status.js';
 
 /**
@@ -109,29 +109,17 @@ function toFloat32(input: DetectionInput, val: ValidatedInput, padded: number): 
   const hLen = 2 * nr * nt, yLen = 2 * nr;
   const H = new Float32Array(channels * hLen), y = new Float32Array(padded * yLen), noise = new Float32Array(padded).fill(1);
   for (let c = 0; c < channels; c++) {
-    const m = maxAbs(input.H, c * hLen, hLen);
-    const p = m > 0 ? -exponentOf(m) : 0;
-    // 2^p overflows float64 for subnormal channels (p up to 1074): timesPow2 scales in steps there
-    if (Math.abs(p) <= 1000) {
-      const f = 2 ** p;
-      for (let i = 0; i < hLen; i++) H[c * hLen + i] = input.H[c * hLen + i]! * f;
-    } else {
-      for (let i = 0; i < hLen; i++) H[c * hLen + i] = timesPow2(input.H[c * hLen + i]!, p);
-    }
+    const p = channelShift(input.H, c, hLen);
+    scaleInto(input.H, c * hLen, hLen, p, H, c * hLen);
     for (let v = c * vpc; v < Math.min(vectors, (c + 1) * vpc); v++) {
-      const my = maxAbs(input.y, v * yLen, yLen);
-      if (my > 0 && exponentOf(my) + p > MAX_Y_OVER_H_EXPONENT) throw yTooLarge(v, c, my, m);
-      for (let i = 0; i < yLen; i++) y[v * yLen + i] = timesPow2(input.y[v * yLen + i]!, p);
+      if (yTooLarge(input.y, v, yLen, p)) throw yTooLargeError(input, val, v);
+      scaleInto(input.y, v * yLen, yLen, p, y, v * yLen);
       let n0 = val.noiseAt(v);
       if (n0 > 0) n0 = Math.min(Math.max(timesPow2(n0, 2 * p), GPU_NOISE_FLOOR), GPU_NOISE_CEIL);
       noise[v] = n0;
     }
   }
   return { H, y, noise };
-}
-
-function yTooLarge(v: number, c: number, my: number, mh: number): InvalidInputError {
-  return new InvalidInputError('INVALID_INPUT', `vector ${v}: its largest entry (${my}) is over 2^${MAX_Y_OVER_H_EXPONENT} times the largest entry of channel ${c} (${mh}); its metrics would overflow`, { vector: v, channel: c });
 }
 
 /** The CPU engine's NON_FINITE error for vector v (found by the normalize kernel): names the element. */
@@ -223,7 +211,8 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
   // allocated at the first flagged vector: a typed array of a slot's size costs more than its kernels' launches
   let unprovenMask: Uint8Array | null = null;
   const unproven = (): Uint8Array => (unprovenMask ??= new Uint8Array(vectors));
-  const redo: number[] = [];
+  const redo: number[] = [], redo64: number[] = [];
+  const redoTraits = { float64Kernel: impl.float64 !== undefined };
   let nodes = 0, budgetExceeded = 0;
   const vecStatusBytes = vpc * STATUS_WORDS * 4;
 
@@ -279,8 +268,9 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
   });
   /** A flagged vector: the CPU engine's error, a redo on the CPU, or the budget rule (mimo/fallback.ts). */
   function settleVector(v: number, flags: number): void {
-    switch (remedy(flags)) {
+    switch (remedy(flags, redoTraits)) {
       case 'non-finite': throw nonFiniteError(input, val, v);
+      case 'redo-float64': redo64.push(v); break;
       case 'redo-cpu': redo.push(v); break;
       case 'node-budget':
         if (onBudget === 'error') {
@@ -295,8 +285,16 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
     }
   }
 
-  // the redone vectors come in channel order: a channel's go to the CPU engine together
   const mark = (w: number, flag: number): void => { if (flag !== 0 || unprovenMask) unproven()[w] = flag; };
+  let redone64 = 0;
+  if (redo64.length > 0) {
+    const kernel = float64KernelFor(ctx, impl, plan, setup);
+    const left = kernel ? await redoFloat64(ctx, kernel, input, val, redo64, symbols, llr, mark, setup.llrClip) : redo64;
+    redone64 = redo64.length - left.length;
+    redo.push(...left);
+    redo.sort((a, b) => a - b);
+  }
+  // the redone vectors come in channel order: a channel's go to the CPU engine together
   for (let i = 0; i < redo.length;) {
     const c = Math.floor(redo[i]! / vpc);
     let j = i + 1;
@@ -313,6 +311,7 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
     detector: opts.detector, engine: 'cuda', vectors, timeMs: performance.now() - t0,
     ...(nodes > 0 ? { nodesVisited: nodes } : {}),
     ...(entry.traits.budgeted ? { budgetExceeded } : {}),
+    ...(redone64 > 0 ? { redoneInFloat64: redone64 } : {}),
     ...(redo.length > 0 ? { redoneOnCpu: redo.length } : {}),
   };
   let bits: Uint8Array | null = null;
@@ -324,6 +323,90 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
     ...(budgetExceeded > 0 ? { unproven: unproven() } : {}),
     stats,
   };
+}
+
+const float64Kernels = new WeakMap<CudaDetectorPlan, Float64Kernel | null>();
+
+/** The detector's float64 kernel for a plan's setup (made once a plan), or null where it does not support the setup. */
+function float64KernelFor(ctx: CudaContext, impl: CudaDetector, plan: CudaDetectorPlan, setup: CudaDetectorSetup): Float64Kernel | null {
+  let k = float64Kernels.get(plan);
+  if (k === undefined) {
+    try {
+      k = impl.float64!(ctx, setup);
+    } catch (e) {
+      if (!(e instanceof LatticeMimoError && e.code === 'UNSUPPORTED')) throw e;
+      k = null;
+    }
+    float64Kernels.set(plan, k);
+  }
+  return k;
+}
+
+/**
+ * The float64 kernel's inputs for vectors `vs` (Float64Redo's layouts): each vector's channel, the
+ * vector and its N0, scaled as the CPU engine scales them (detectCpu). `todo`: the vectors in
+ * the arrays' order; `left`: those the CPU engine's own checks refuse (a vector too large for its channel).
+ */
+export function float64RedoInputs(input: DetectionInput, val: ValidatedInput, vs: readonly number[]): { todo: number[]; left: number[]; H: Float64Array; y: Float64Array; noise: Float64Array } {
+  const { nr, nt, vectorsPerChannel: vpc } = val;
+  const hLen = 2 * nr * nt, yLen = 2 * nr;
+  const left: number[] = [], todo: number[] = [], shift: number[] = [];
+  for (const v of vs) {
+    const p = channelShift(input.H, Math.floor(v / vpc), hLen);
+    if (yTooLarge(input.y, v, yLen, p)) left.push(v);
+    else { todo.push(v); shift.push(p); }
+  }
+  const n = todo.length;
+  const H = new Float64Array(n * hLen), y = new Float64Array(n * yLen), noise = new Float64Array(n);
+  todo.forEach((v, i) => {
+    const p = shift[i]!;
+    scaleInto(input.H, Math.floor(v / vpc) * hLen, hLen, p, H, i * hLen);
+    scaleInto(input.y, v * yLen, yLen, p, y, i * yLen);
+    noise[i] = scaledNoise(val.noiseAt(v), p);
+  });
+  return { todo, left, H, y, noise };
+}
+
+/**
+ * Vectors `vs` again in float64 on the device (the detector's float64 kernel, the CPU engine's
+ * answer bit for bit): each with its channel, scaled as the CPU engine scales them. Their symbols
+ * and LLRs (saturated as redoOnCpu saturates them) replace the GPU's. Returns the vectors the
+ * kernel did not answer and those the CPU engine's own checks refuse, for the CPU engine.
+ */
+async function redoFloat64(ctx: CudaContext, kernel: Float64Kernel, input: DetectionInput, val: ValidatedInput, vs: readonly number[], symbols: Int32Array, llr: Float32Array | null, markUnproven: (v: number, flag: number) => void, llrLimit: number): Promise<number[]> {
+  const { nr, nt } = val;
+  // w: LLRs a vector (symbols and llr are sized alike: nt and nt x bitsPerSymbol a vector)
+  const hLen = 2 * nr * nt, yLen = 2 * nr, w = llr ? nt * (llr.length / symbols.length) : 0;
+  const { todo, left, H, y, noise } = float64RedoInputs(input, val, vs);
+  const n = todo.length;
+  if (n === 0) return left;
+  const sym = new Int32Array(n * nt), l64 = llr ? new Float64Array(n * w) : null;
+  // the CPU engine's clip (detectCpu), then redoOnCpu's saturation: one clamp at the smaller bound
+  const clip = Math.min(val.opts.llrClip ?? LLR_LIMIT, LLR_LIMIT, llrLimit);
+  await runBatch(ctx, {
+    name: `detect ${val.opts.detector} (float64 redo)`,
+    items: n,
+    inputs: [{ array: H, bytesPerItem: hLen * 8 }, { array: y, bytesPerItem: yLen * 8 }, { array: noise, bytesPerItem: 8 }],
+    outputs: [{ array: sym, bytesPerItem: nt * 4 }, ...(l64 ? [{ array: l64, bytesPerItem: w * 8 }] : [])],
+    scratch: [],
+    statusWords: STATUS_WORDS,
+    kernelsWriteStatus: true,
+    timed: false,
+    enqueue(stream, chunk) {
+      const [dH, dY, dNoise] = chunk.inputs as [bigint, bigint, bigint];
+      kernel.enqueue(stream, { count: chunk.count, H: dH, y: dY, noise: dNoise, symbols: chunk.outputs[0]!, llr: l64 ? chunk.outputs[1]! : 0n, status: chunk.status });
+    },
+    settle(first, count, status) {
+      for (let i = first; i < first + count; i++) {
+        const v = todo[i]!;
+        if (status[(i - first) * STATUS_WORDS] !== 0 || (l64 && l64.subarray(i * w, (i + 1) * w).some(Number.isNaN))) { left.push(v); continue; }
+        symbols.set(sym.subarray(i * nt, (i + 1) * nt), v * nt);
+        if (llr && l64) for (let b = 0; b < w; b++) llr[v * w + b] = Math.min(Math.max(l64[i * w + b]!, -clip), clip);
+        markUnproven(v, 0);
+      }
+    },
+  });
+  return left;
 }
 
 /**

@@ -22,21 +22,22 @@
 // Math.SQRT1_2 as a double.
 #define MIMO_SQRT1_2 0.70710678118654757
 
-// Column k (real dimension k, natural order) of the real matrix of the complex NR x NT channel H
-// (column-major, interleaved), scaled by `scale` (the PAM amplitude of p = 1), into out (ROWS x ND,
-// column-major): fillRealMatrix in real-model.ts.
-__device__ __forceinline__ void real_model_fill(const float* __restrict__ H, double scale, double* out) {
+// The real matrix of the complex NR x NT channel H (column-major, interleaved; float32 or double),
+// scaled by `scale` (the PAM amplitude of p = 1), into out (ROWS x ND, column-major), column k being
+// real dimension dimOf[k] (natural order when dimOf is null): fillRealMatrix in real-model.ts.
+template <typename T>
+__device__ __forceinline__ void real_model_fill_order(const T* __restrict__ H, double scale, const int* dimOf, double* out) {
   for (int k = 0; k < ND; k++) {
-    const int col = k * ROWS;
+    const int col = k * ROWS, d = dimOf ? dimOf[k] : k;
     if (DPS == 1) {
-      const int base = 2 * k * NR;
+      const int base = 2 * d * NR;
       for (int i = 0; i < NR; i++) {
         const double hr = (double)H[base + 2 * i], hi = (double)H[base + 2 * i + 1];
         out[col + 2 * i] = (hr - hi) * MIMO_SQRT1_2;
         out[col + 2 * i + 1] = (hr + hi) * MIMO_SQRT1_2;
       }
     } else {
-      const int j = k >> 1, imagPart = k & 1;
+      const int j = d >> 1, imagPart = d & 1;
       const int base = 2 * j * NR;
       for (int i = 0; i < NR; i++) {
         const double hr = (double)H[base + 2 * i] * scale, hi = (double)H[base + 2 * i + 1] * scale;
@@ -45,6 +46,11 @@ __device__ __forceinline__ void real_model_fill(const float* __restrict__ H, dou
       }
     }
   }
+}
+
+// The real matrix in natural column order (column k is real dimension k).
+__device__ __forceinline__ void real_model_fill(const float* __restrict__ H, double scale, double* out) {
+  real_model_fill_order(H, scale, (const int*)nullptr, out);
 }
 
 // symbolsOfLevels: the NT symbol indices of one candidate whose column k holds level index

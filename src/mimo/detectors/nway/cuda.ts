@@ -15,7 +15,8 @@ import type { CudaContext } from '../../../gpu/context.js';
 import type { Kernel } from '../../../gpu/launch.js';
 import { loadModule, readKernelSource } from '../../../gpu/module-cache.js';
 import type { Stream } from '../../../gpu/stream.js';
-import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup, DetectChunk, PlanStage } from '../../gpu/cuda-detector.js';
+import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup, DetectChunk, Float64Kernel, PlanStage } from '../../gpu/cuda-detector.js';
+import { realModelDefines, withSymbolTable } from '../kbest/gpu-model.js';
 import { llrClipOf } from '../../soft/maxlog.js';
 import { defaultQrMapping, QrBatchPlan, type QrMapping, type QrThreadLaunch } from '../../gpu/preprocess/qr-batch.js';
 import { detectorRealModel, type RealModel } from '../../soft/real-model.js';
@@ -255,8 +256,34 @@ export function createNwayPlan(name: Detector, ctx: CudaContext, setup: CudaDete
   return new NwayPlan(ctx, model, passes, setup.soft, Math.min(setup.llrClip, llrClipOf(setup.opts.llrClip)), {}, setup.vectorsPerChannel === 1);
 }
 
+/** Threads a block of nway-float64.cu (a thread a vector). */
+const FLOAT64_THREADS = 64;
+
+/**
+ * The float64 kernel of detector `name` with `passes` passes (nway-float64.cu): the CPU engine's
+ * nway / ssfe on the device, bit for bit, for the vectors float32 cannot carry.
+ */
+export function createNwayFloat64(name: Detector, ctx: CudaContext, setup: CudaDetectorSetup, passes: number): Float64Kernel {
+  const model = detectorRealModel(name, setup.constellation, setup.nt, setup.nr);
+  const kernel = loadModule(ctx, {
+    source: withSymbolTable(model, readKernelSource(new URL('./nway-float64.cu', import.meta.url))),
+    name: 'nway/nway-float64.cu',
+    defines: { ...realModelDefines(model), PASSES: passes, SOFT: setup.soft ? 1 : 0 },
+    options: ['-fmad=false'],
+  }).kernel('nway_float64', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'f64', 'f64']);
+  const clip = llrClipOf(setup.opts.llrClip);
+  return {
+    enqueue(stream, r) {
+      if (r.count <= 0) return;
+      kernel.launch({ grid: Math.ceil(r.count / FLOAT64_THREADS), block: FLOAT64_THREADS, stream },
+        [r.H, r.y, r.noise, r.symbols, setup.soft ? r.llr : 0n, r.status, r.count, model.scale, clip]);
+    },
+  };
+}
+
 export const cudaDetector: CudaDetector = {
   name: 'nway',
   soft: true,
   create: (ctx, setup) => createNwayPlan('nway', ctx, setup, passesOf(setup.opts.passes, setup.nt)),
+  float64: (ctx, setup) => createNwayFloat64('nway', ctx, setup, passesOf(setup.opts.passes, setup.nt)),
 };

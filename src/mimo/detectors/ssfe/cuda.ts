@@ -3,10 +3,11 @@
  * (the CPU's ssfe is nway with passes = 1, exactly).
  */
 import type { CudaDetector } from '../../gpu/cuda-detector.js';
-import { createNwayPlan } from '../nway/cuda.js';
+import { createNwayFloat64, createNwayPlan } from '../nway/cuda.js';
 
 export const cudaDetector: CudaDetector = {
   name: 'ssfe',
   soft: true,
   create: (ctx, setup) => createNwayPlan('ssfe', ctx, setup, 1),
+  float64: (ctx, setup) => createNwayFloat64('ssfe', ctx, setup, 1),
 };
