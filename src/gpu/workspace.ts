@@ -32,6 +32,11 @@ export class PipelineLane {
   get dev(): DeviceBuffer { return this.device!; }
   get host(): PinnedBuffer { return this.pinned!; }
 
+  /** Whether the lane holds at least this much already (ensure() would allocate nothing). */
+  fits(hostBytes: number, deviceBytes: number): boolean {
+    return this.deviceBytes >= deviceBytes && (this.pinned?.bytes ?? 0) >= hostBytes;
+  }
+
   /** At least `hostBytes` pinned and `deviceBytes` on the device (OUT_OF_MEMORY when the device has not). */
   ensure(hostBytes: number, deviceBytes: number): void {
     if (!this.device || this.device.bytes < deviceBytes) {
@@ -89,9 +94,10 @@ export class BatchWorkspace {
   lanes(count: number, hostBytes: number, deviceBytes: number): PipelineLane[] {
     const k = Math.max(1, Math.min(BatchWorkspace.MAX_LANES, count));
     while (this.all.length < k) this.all.push(new PipelineLane(this.ctx));
-    // lanes beyond k keep nothing while a larger chunk is allocated
-    for (let i = k; i < this.all.length; i++) this.all[i]!.release();
     const out = this.all.slice(0, k);
+    // lanes beyond k keep nothing while a larger chunk is allocated (a batch of fewer lanes that
+    // fits, such as a small job between large ones, leaves them for the next large one)
+    if (!out.every((l) => l.fits(hostBytes, deviceBytes))) for (let i = k; i < this.all.length; i++) this.all[i]!.release();
     for (const l of out) l.ensure(hostBytes, deviceBytes);
     return out;
   }

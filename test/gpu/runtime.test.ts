@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CudaError, InvalidArgumentError } from '../../src/core/errors.js';
 import { chunksFor, validateBatchRunOptions, type BatchRunOptions } from '../../src/gpu/batch-runner.js';
+import { BatchWorkspace } from '../../src/gpu/workspace.js';
 import { Philox } from '../../src/core/rng.js';
 import {
   CudaContext,
@@ -245,4 +246,29 @@ for (const memory of ['pinned', 'staged', 'mixed'] as const) test(`a job with or
       assert.ok(Math.abs(out[i]! - want) <= 4 * 2 ** -24 * (Math.abs(a * x[i]!) + y[i]! * y[i]!) + 1e-30, `round ${round}, element ${i}: ${out[i]} vs ${want} (seed ${seed})`);
     }
   }
+});
+
+test('a small job on one lane between jobs on three keeps the other lanes\' memory: the next large job allocates nothing', { skip }, async () => {
+  const ctx = CudaContext.get();
+  const kernel = loadModule(ctx, { source: AXPY.replaceAll('REAL', 'float'), name: 'axpy-lanes.cu' }).kernel('axpy_sq', ['ptr', 'ptr', 'ptr', 'f32', 'i32']);
+  const per = 64;
+  const job = (items: number, streams: number) => {
+    const x = new Float32Array(items * per).fill(1), y = new Float32Array(items * per).fill(2), out = new Float32Array(items * per);
+    return runBatch(ctx, {
+      name: 'lanes test', items, statusWords: 1, timed: false,
+      inputs: [{ array: x, bytesPerItem: per * 4 }, { array: y, bytesPerItem: per * 4 }],
+      outputs: [{ array: out, bytesPerItem: per * 4 }],
+      scratch: [],
+      options: { chunks: streams, streams },
+      enqueue(stream, c) { kernel.launch({ grid: Math.ceil((c.count * per) / 128), block: 128, stream }, [c.inputs[0]!, c.inputs[1]!, c.outputs[0]!, 1, c.count * per]); },
+      settle() { /* nothing to check */ },
+    }).then((s) => { assert.ok(out.every((v) => v === 5)); return s; });
+  };
+  const ws = BatchWorkspace.of(ctx);
+  await job(30_000, 3);
+  const held = ws.deviceBytes;
+  await job(10, 1);
+  assert.equal(ws.deviceBytes, held, 'the small job released lanes it did not use');
+  await job(30_000, 3);
+  assert.equal(ws.deviceBytes, held, 'the large job allocated again');
 });

@@ -24,6 +24,7 @@ import { constellation } from '../../src/mimo/modulation.js';
 import { detectorRealModel } from '../../src/mimo/soft/real-model.js';
 import { realModelDefines } from '../../src/mimo/detectors/kbest/gpu-model.js';
 import { float64RedoInputs } from '../../src/mimo/gpu/detect-batch.js';
+import { nwayFloat64Shape } from '../../src/mimo/detectors/nway/cuda.js';
 import { MIMO_STATUS } from '../../src/mimo/gpu/status.js';
 import type { DetectionInput, DetectOptions, Modulation } from '../../src/mimo/types.js';
 import { cudaAvailable } from '../../src/gpu/context.js';
@@ -96,13 +97,13 @@ function cpuPerChannel(input: DetectionInput & { noiseVar: Float64Array }, opts:
 
 const MAIN = String.raw`
 int main() {
-  int count; double scale, clip;
-  if (fread(&count, 4, 1, stdin) != 1 || fread(&scale, 8, 1, stdin) != 1 || fread(&clip, 8, 1, stdin) != 1) return 1;
+  int count, shared; double scale, clip;
+  if (fread(&count, 4, 1, stdin) != 1 || fread(&shared, 4, 1, stdin) != 1 || fread(&scale, 8, 1, stdin) != 1 || fread(&clip, 8, 1, stdin) != 1) return 1;
   std::vector<double> H((size_t)count * 2 * NR * NT), y((size_t)count * ROWS), noise(count);
   if (fread(H.data(), 8, H.size(), stdin) != H.size() || fread(y.data(), 8, y.size(), stdin) != y.size() || fread(noise.data(), 8, noise.size(), stdin) != noise.size()) return 1;
   std::vector<int> sym((size_t)count * NT, -1), status((size_t)count * 2, -1);
   std::vector<double> llr((size_t)count * NT * BPS, 12345.0);
-  if (emu_launch((count + 63) / 64, dim3{64, 1, 1}, 0, [&] { nway_float64(H.data(), y.data(), noise.data(), sym.data(), SOFT ? llr.data() : nullptr, status.data(), count, scale, clip); })) return 2;
+  if (emu_launch((count + VPB - 1) / VPB, dim3{(unsigned)(PASSES * VPB), 1, 1}, shared, [&] { nway_float64(H.data(), y.data(), noise.data(), sym.data(), SOFT ? llr.data() : nullptr, status.data(), count, scale, clip); })) return 2;
   fwrite(sym.data(), 4, sym.size(), stdout);
   fwrite(llr.data(), 8, llr.size(), stdout);
   fwrite(status.data(), 4, status.size(), stdout);
@@ -130,11 +131,13 @@ test('float64 N-way kernel (emulated): the CPU engine\'s symbols, LLRs and node 
     const prep = float64RedoInputs(input, val, all);
     assert.deepEqual(prep.left, [], `no vector is too large here ${at}`);
     const model = detectorRealModel(c.detector, constellation(c.mod), c.nt, c.nr);
-    const defines = Object.entries({ ...realModelDefines(model), PASSES: c.passes, SOFT: 1 }).map(([k, v]) => `-D${k}=${v}`);
+    const shape = nwayFloat64Shape(model, c.passes);
+    const defines = Object.entries({ ...realModelDefines(model), PASSES: c.passes, VPB: shape.vectorsPerBlock, SOFT: 1 }).map(([k, v]) => `-D${k}=${v}`);
     const { exe, error } = compileEmulated(MAIN, KERNEL, [...defines, `-DSYM_OF_LEVELS={${Array.from(model.symbolOfLevels).join(',')}}`]);
     if (error) throw new Error(error);
-    const head = new ArrayBuffer(20), dv = new DataView(head);
-    dv.setInt32(0, all.length, true); dv.setFloat64(4, model.scale, true); dv.setFloat64(12, 8, true);
+    const head = new ArrayBuffer(24), dv = new DataView(head);
+    dv.setInt32(0, all.length, true); dv.setInt32(4, shape.vectorsPerBlock * shape.sharedBytesPerVector, true);
+    dv.setFloat64(8, model.scale, true); dv.setFloat64(16, 8, true);
     const out = runEmulated(exe, stdinOf([new Uint8Array(head), prep.H, prep.y, prep.noise]));
     const nb = c.nt * model.bitsPerSymbol;
     const [sym, llr, status] = cutOutput(out, [['i32', all.length * c.nt], ['f64', all.length * nb], ['i32', 2 * all.length]]);

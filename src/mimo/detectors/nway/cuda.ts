@@ -256,8 +256,15 @@ export function createNwayPlan(name: Detector, ctx: CudaContext, setup: CudaDete
   return new NwayPlan(ctx, model, passes, setup.soft, Math.min(setup.llrClip, llrClipOf(setup.opts.llrClip)), {}, setup.vectorsPerChannel === 1);
 }
 
-/** Threads a block of nway-float64.cu (a thread a vector). */
-const FLOAT64_THREADS = 64;
+/**
+ * nway-float64.cu's launch shape: a thread a pass, vectorsPerBlock vectors a block (about 64
+ * threads), each vector's merged minima in sharedBytesPerVector of shared memory (48 KiB a block at most).
+ */
+export function nwayFloat64Shape(m: RealModel, passes: number): { vectorsPerBlock: number; sharedBytesPerVector: number } {
+  const sharedBytesPerVector = 8 * (m.nt * (1 << m.bitsPerSymbol) + 1) + 8 * Math.floor((m.nt + 2) / 2);
+  const vectorsPerBlock = Math.max(1, Math.min(Math.floor(64 / passes), Math.floor(48 * 1024 / sharedBytesPerVector)));
+  return { vectorsPerBlock, sharedBytesPerVector };
+}
 
 /**
  * The float64 kernel of detector `name` with `passes` passes (nway-float64.cu): the CPU engine's
@@ -265,17 +272,18 @@ const FLOAT64_THREADS = 64;
  */
 export function createNwayFloat64(name: Detector, ctx: CudaContext, setup: CudaDetectorSetup, passes: number): Float64Kernel {
   const model = detectorRealModel(name, setup.constellation, setup.nt, setup.nr);
+  const { vectorsPerBlock: vpb, sharedBytesPerVector } = nwayFloat64Shape(model, passes);
   const kernel = loadModule(ctx, {
     source: withSymbolTable(model, readKernelSource(new URL('./nway-float64.cu', import.meta.url))),
     name: 'nway/nway-float64.cu',
-    defines: { ...realModelDefines(model), PASSES: passes, SOFT: setup.soft ? 1 : 0 },
+    defines: { ...realModelDefines(model), PASSES: passes, VPB: vpb, SOFT: setup.soft ? 1 : 0 },
     options: ['-fmad=false'],
   }).kernel('nway_float64', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'f64', 'f64']);
   const clip = llrClipOf(setup.opts.llrClip);
   return {
     enqueue(stream, r) {
       if (r.count <= 0) return;
-      kernel.launch({ grid: Math.ceil(r.count / FLOAT64_THREADS), block: FLOAT64_THREADS, stream },
+      kernel.launch({ grid: Math.ceil(r.count / vpb), block: passes * vpb, sharedBytes: vpb * sharedBytesPerVector, stream },
         [r.H, r.y, r.noise, r.symbols, setup.soft ? r.llr : 0n, r.status, r.count, model.scale, clip]);
     },
   };
