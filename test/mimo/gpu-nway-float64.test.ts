@@ -103,7 +103,7 @@ int main() {
   if (fread(H.data(), 8, H.size(), stdin) != H.size() || fread(y.data(), 8, y.size(), stdin) != y.size() || fread(noise.data(), 8, noise.size(), stdin) != noise.size()) return 1;
   std::vector<int> sym((size_t)count * NT, -1), status((size_t)count * 2, -1);
   std::vector<double> llr((size_t)count * NT * BPS, 12345.0);
-  if (emu_launch((count + VPB - 1) / VPB, dim3{(unsigned)(PASSES * VPB), 1, 1}, shared, [&] { nway_float64(H.data(), y.data(), noise.data(), sym.data(), SOFT ? llr.data() : nullptr, status.data(), count, scale, clip); })) return 2;
+  if (emu_launch((count + VPB - 1) / VPB, dim3{(unsigned)(NW64_T * VPB), 1, 1}, shared, [&] { nway_float64(H.data(), y.data(), noise.data(), sym.data(), SOFT ? llr.data() : nullptr, status.data(), count, scale, clip); })) return 2;
   fwrite(sym.data(), 4, sym.size(), stdout);
   fwrite(llr.data(), 8, llr.size(), stdout);
   fwrite(status.data(), 4, status.size(), stdout);
@@ -121,6 +121,8 @@ test('float64 N-way kernel (emulated): the CPU engine\'s symbols, LLRs and node 
     { nr: 3, nt: 2, mod: 'qpsk', detector: 'ssfe', passes: 1 },
     { nr: 4, nt: 3, mod: 'bpsk', detector: 'nway', passes: 2 },
     { nr: 2, nt: 1, mod: 'bpsk', detector: 'ssfe', passes: 1 },
+    { nr: 8, nt: 8, mod: '16qam', detector: 'nway', passes: 2 },
+    { nr: 2, nt: 2, mod: '256qam', detector: 'nway', passes: 2 },
   ];
   let compared = 0, singular = 0;
   for (const c of cases) {
@@ -156,7 +158,7 @@ test('float64 N-way kernel (emulated): the CPU engine\'s symbols, LLRs and node 
       compared++;
     }
   }
-  assert.ok(compared >= 100 && singular >= 10, `${compared} vectors compared, ${singular} singular ${at}`);
+  assert.ok(compared >= 150 && singular >= 10, `${compared} vectors compared, ${singular} singular ${at}`);
 });
 
 test('float64 redo inputs: the CPU engine\'s scaled channel, vector and N0; a vector too large for its channel is left to the CPU engine', () => {

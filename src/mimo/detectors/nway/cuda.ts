@@ -257,13 +257,16 @@ export function createNwayPlan(name: Detector, ctx: CudaContext, setup: CudaDete
 }
 
 /**
- * nway-float64.cu's launch shape: a thread a pass, vectorsPerBlock vectors a block (about 64
- * threads), each vector's merged minima in sharedBytesPerVector of shared memory (48 KiB a block at most).
+ * nway-float64.cu's launch shape: threadsPerVector (Q a pass, one per first-level point; 1 with a
+ * single level) x passes, vectorsPerBlock vectors a block (about 64 threads), each vector's
+ * minima, QR factors and threads' bests in sharedBytesPerVector of shared memory (48 KiB a block at most).
  */
-export function nwayFloat64Shape(m: RealModel, passes: number): { vectorsPerBlock: number; sharedBytesPerVector: number } {
-  const sharedBytesPerVector = 8 * (m.nt * (1 << m.bitsPerSymbol) + 1) + 8 * Math.floor((m.nt + 2) / 2);
-  const vectorsPerBlock = Math.max(1, Math.min(Math.floor(64 / passes), Math.floor(48 * 1024 / sharedBytesPerVector)));
-  return { vectorsPerBlock, sharedBytesPerVector };
+export function nwayFloat64Shape(m: RealModel, passes: number): { threadsPerVector: number; vectorsPerBlock: number; sharedBytesPerVector: number } {
+  const threadsPerVector = passes * (m.nd >= 2 ? m.q : 1);
+  const words = m.nt * (1 << m.bitsPerSymbol) + passes * (m.nd * m.nd + 2 * m.nd + 1) + threadsPerVector * (1 + Math.floor((m.nt + 1) / 2));
+  const sharedBytesPerVector = 8 * words;
+  const vectorsPerBlock = Math.max(1, Math.min(Math.floor(64 / threadsPerVector), Math.floor(48 * 1024 / sharedBytesPerVector)));
+  return { threadsPerVector, vectorsPerBlock, sharedBytesPerVector };
 }
 
 /**
@@ -272,7 +275,7 @@ export function nwayFloat64Shape(m: RealModel, passes: number): { vectorsPerBloc
  */
 export function createNwayFloat64(name: Detector, ctx: CudaContext, setup: CudaDetectorSetup, passes: number): Float64Kernel {
   const model = detectorRealModel(name, setup.constellation, setup.nt, setup.nr);
-  const { vectorsPerBlock: vpb, sharedBytesPerVector } = nwayFloat64Shape(model, passes);
+  const { threadsPerVector, vectorsPerBlock: vpb, sharedBytesPerVector } = nwayFloat64Shape(model, passes);
   const kernel = loadModule(ctx, {
     source: withSymbolTable(model, readKernelSource(new URL('./nway-float64.cu', import.meta.url))),
     name: 'nway/nway-float64.cu',
@@ -283,7 +286,7 @@ export function createNwayFloat64(name: Detector, ctx: CudaContext, setup: CudaD
   return {
     enqueue(stream, r) {
       if (r.count <= 0) return;
-      kernel.launch({ grid: Math.ceil(r.count / vpb), block: passes * vpb, sharedBytes: vpb * sharedBytesPerVector, stream },
+      kernel.launch({ grid: Math.ceil(r.count / vpb), block: threadsPerVector * vpb, sharedBytes: vpb * sharedBytesPerVector, stream },
         [r.H, r.y, r.noise, r.symbols, setup.soft ? r.llr : 0n, r.status, r.count, model.scale, clip]);
     },
   };
