@@ -126,9 +126,14 @@ struct int2 { int x, y; };
 inline unsigned __float_as_uint(float x) { unsigned r; std::memcpy(&r, &x, 4); return r; }
 inline float __uint_as_float(unsigned x) { float r; std::memcpy(&r, &x, 4); return r; }
 
+inline unsigned atomicMin(unsigned* a, unsigned v) {
+  unsigned old = __atomic_load_n(a, __ATOMIC_SEQ_CST);
+  while (v < old && !__atomic_compare_exchange_n(a, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {}
+  return old;
+}
 inline unsigned long long atomicMin(unsigned long long* a, unsigned long long v) {
   unsigned long long old = __atomic_load_n(a, __ATOMIC_SEQ_CST);
-  while (old > v && !__atomic_compare_exchange_n(a, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {}
+  while (v < old && !__atomic_compare_exchange_n(a, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {}
   return old;
 }
 inline unsigned long long atomicMax(unsigned long long* a, unsigned long long v) {

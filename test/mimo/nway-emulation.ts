@@ -59,16 +59,6 @@ inline unsigned __reduce_min_sync(unsigned mask, unsigned v) {
   emu_warp_barriers[w]->arrive_and_wait();
   return r;
 }
-inline unsigned atomicMin(unsigned* a, unsigned v) {
-  unsigned old = __atomic_load_n(a, __ATOMIC_SEQ_CST);
-  while (v < old && !__atomic_compare_exchange_n(a, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {}
-  return old;
-}
-inline unsigned long long atomicMin(unsigned long long* a, unsigned long long v) {
-  unsigned long long old = __atomic_load_n(a, __ATOMIC_SEQ_CST);
-  while (v < old && !__atomic_compare_exchange_n(a, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {}
-  return old;
-}
 `;
 
 /** Path of the intrinsics header for compileEmulated's kernel list (written once per process). */
