@@ -37,10 +37,8 @@ export interface CudaDetectorSetup extends DetectorSetup {
   readonly device: DeviceProperties;
 }
 
-/** Device addresses of one chunk of `channels` channels (layouts in the file comment). */
-export interface DetectChunk {
-  readonly channels: number;
-  readonly vectorsPerChannel: number;
+/** Device addresses of a detection's inputs and outputs (layouts: the file comment, or Float64Redo's). */
+export interface DetectBuffers {
   readonly H: bigint;
   readonly y: bigint;
   readonly noise: bigint;
@@ -48,6 +46,12 @@ export interface DetectChunk {
   /** 0n when no LLRs are wanted. */
   readonly llr: bigint;
   readonly status: bigint;
+}
+
+/** Device addresses of one chunk of `channels` channels (layouts in the file comment). */
+export interface DetectChunk extends DetectBuffers {
+  readonly channels: number;
+  readonly vectorsPerChannel: number;
   readonly scratch: readonly bigint[];
 }
 
@@ -81,14 +85,8 @@ export interface PlanStage {
  *  - llr:     float64 out, count x nt x bitsPerSymbol, the CPU detector's own clipped LLRs; 0n when !soft;
  *  - status:  int32 out, 2 a vector: [flags, nodes]; flags RANK_DEFICIENT: not answered (the CPU engine decides).
  */
-export interface Float64Redo {
+export interface Float64Redo extends DetectBuffers {
   readonly count: number;
-  readonly H: bigint;
-  readonly y: bigint;
-  readonly noise: bigint;
-  readonly symbols: bigint;
-  readonly llr: bigint;
-  readonly status: bigint;
 }
 
 /** A detector's float64 kernel: the CPU engine's answer, bit for bit, for vectors its float32 kernels flagged. */
