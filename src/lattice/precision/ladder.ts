@@ -29,7 +29,8 @@ import { readTransform, rebuildTransform, unitCoordinates } from '../exact-trans
 import { defaultMaxIterations, resolveOptions } from '../validate.js';
 import { ddLLL, ddLLLFloat64, ddLLLHybrid, plainLLLFloat64, qdLLL } from './dd-lll.js';
 import type { RungStats } from './rung-stats.js';
-import { applyTransformBig, determinantBig, exactLLL, integralGramSchmidt, type BigBasis } from './exact.js';
+import { applyTransformBig, exactLLL, integralGramSchmidt, type BigBasis } from './exact.js';
+import { isUnimodular } from './unimodular.js';
 import { certifyLLL } from './certify.js';
 import { fastLLLFloat64 } from './fast64.js';
 
@@ -241,14 +242,10 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
   if (!transformOk) throw new CheckFailedError('lll: B_in Z differs from the reduced basis (an internal error, reported rather than returned)');
   if (unimodular === null && opts.prove !== false) {
     // B_out = B_in Z exactly (checked above), so the two span the same lattice iff |det Z| = 1: Z's
-    // determinant (fraction-free elimination on Z itself, about half the time of its Gram
-    // determinant), or the two bases' Gram determinants, whichever has the smaller entries (the
-    // elimination's numbers grow with them: a nearly reduced input has a small Z)
+    // determinant by residues (unimodular.ts: float64 eliminations modulo primes, as many as Z's
+    // Hadamard bound needs), or the two bases' Gram determinants where Z's entries are the wider
     report?.stage('unimodularity');
-    if (maxBits(Z!) < inputBits) {
-      const d = determinantBig(Z!);
-      unimodular = d === 1n || d === -1n;
-    } else unimodular = gramDeterminant(Bin) === gramDeterminant(B);
+    unimodular = maxBits(Z!) < inputBits ? isUnimodular(Z!) : gramDeterminant(Bin) === gramDeterminant(B);
     if (!unimodular) throw new CheckFailedError('lll: the reduced basis spans a different lattice (|det U| is not 1; an internal error, reported rather than returned)');
   }
   const exactRan = outcomes.some((r) => r.rung === 'exact' && r.ok);
