@@ -58,8 +58,8 @@ past 2^53 is rebuilt exactly and printed in full (in --json as strings of digits
 basis takes entries of any size and goes up a precision ladder where float64 cannot hold the basis or
 breaks down on it (double-double, then quad-double Gram-Schmidt on an exact BigInt basis, then exact
 integer LLL), its
-result proven LLL-reduced (a certified float64 bound, or exact integer arithmetic where the bound
-cannot decide; --json says which in check.method). Options are checked before the input is read; --block-size without block or
+result proven LLL-reduced (a certified float64 bound, interval arithmetic on the exact Gram matrix
+where that cannot decide, or exact integer arithmetic; --json says which in check.method). Options are checked before the input is read; --block-size without block or
 cr-block, and --no-drift-watch with lll or the jacobi algorithms, are errors. Errors: one line on
 stderr, exit 2.`;
 
@@ -118,7 +118,7 @@ const OPTIONS = {
 export function progressText(p: LadderProgress): string {
   const s = Math.round(p.elapsedMs / 1000);
   const time = s >= 60 ? `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s` : `${s} s`;
-  if (p.stage === 'certificate') return `lll: proving the LLL conditions (certified float64 bound), ${time}`;
+  if (p.stage === 'certificate') return `lll: proving the LLL conditions (certified float64 bound, else interval arithmetic), ${time}`;
   if (p.stage === 'unimodularity') return `lll: proving |det U| = 1 (exact), ${time}`;
   if (p.furthest === 0) return `lll: ${p.stage} rung started, ${p.vectors} vectors, ${time}`;
   return `lll: ${p.stage} rung${p.pass ? ` (${p.pass})` : ''}, vector ${p.vector} of ${p.vectors} (furthest ${p.furthest}), ${p.swaps} swaps, ${time}`;

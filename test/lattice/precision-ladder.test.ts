@@ -32,7 +32,7 @@ function assertProven(rows: bigint[][], r: ReturnType<typeof lllIntegral>, delta
   // the ladder's own proof: the exact rung's integral Gram-Schmidt, or the certified float64 bound
   const exactRan = r.rungs.some((x) => x.rung === 'exact' && x.ok);
   const certified = !exactRan && r.certificate?.status === 'proven';
-  assert.equal(r.proof.method, exactRan ? 'exact' : certified ? 'certificate' : null);
+  assert.equal(r.proof.method, exactRan ? 'exact' : certified ? (r.certificate!.by === 'interval' ? 'interval' : 'certificate') : null);
   assert.equal(r.proof.lll, exactRan || certified);
 }
 

@@ -32,6 +32,7 @@ import type { RungStats } from './rung-stats.js';
 import { applyTransformBig, exactLLL, integralGramSchmidt, type BigBasis } from './exact.js';
 import { isUnimodular } from './unimodular.js';
 import { certifyLLL } from './certify.js';
+import { intervalLLLProof } from './interval-proof.js';
 import { fastLLLFloat64 } from './fast64.js';
 
 /** A rung of the precision ladder: float64 Gram-Schmidt, double-double, quad-double, exact integer arithmetic. */
@@ -125,8 +126,8 @@ export interface IntegralLLLResult {
   proof: {
     /** The LLL conditions hold (proven, not estimated). */
     lll: boolean;
-    /** How they were proven: the certified float64 bound, or the exact integral Gram-Schmidt. */
-    method: 'certificate' | 'exact' | null;
+    /** How they were proven: the certified float64 bound, interval arithmetic on the exact Gram matrix, or the exact integral Gram-Schmidt. */
+    method: 'certificate' | 'interval' | 'exact' | null;
     /** U B_in = B_out exactly. */
     transform: boolean;
     /** |det U| = 1 proven (null when not asked for). */
@@ -136,6 +137,8 @@ export interface IntegralLLLResult {
   certificate?: {
     /** 'proven'; else 'not-reduced' or 'inconclusive', and the exact rung proved or finished the reduction. */
     status: 'proven' | 'not-reduced' | 'inconclusive';
+    /** Which decided: the float64 bound (certify.ts), or where it could not, interval arithmetic (interval-proof.ts). */
+    by: 'float64' | 'interval';
     /** Why not 'proven'. */
     reason?: string;
     /** The largest bound on the relative error of the Gram-Schmidt data (NaN where it was not reached). */
@@ -254,7 +257,7 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
     basis: B.map((c) => c.slice()),
     transform: Z!.map((c) => c.slice()),
     rungs: outcomes,
-    proof: { lll: exactRan || certified, method: exactRan ? 'exact' : certified ? 'certificate' : null, transform: transformOk, unimodular },
+    proof: { lll: exactRan || certified, method: exactRan ? 'exact' : certified ? (certificate!.by === 'interval' ? 'interval' : 'certificate') : null, transform: transformOk, unimodular },
     ...(certificate ? { certificate } : {}),
     timeMs: performance.now() - t0,
   };
@@ -353,7 +356,12 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
         report?.stage('certificate');
         const tc = performance.now();
         const cert = Bf ? certifyLLL(Bf, n, m, o.delta, o.eta) : certifyLLL(B, n, m, o.delta, o.eta);
-        certificate = { ...cert, ms: performance.now() - tc };
+        // Gram-Schmidt data over too many orders of magnitude for float64: interval arithmetic on
+        // the exact Gram matrix, far cheaper than the exact rung's integral Gram-Schmidt
+        const iv = cert.status === 'inconclusive' ? intervalLLLProof(Bf ? fromFloat64(Bf, n, m) : B, o.delta, o.eta) : null;
+        certificate = iv && iv !== 'inconclusive'
+          ? { status: iv, by: 'interval', kappa: cert.kappa, ms: performance.now() - tc, ...(iv === 'not-reduced' ? { reason: 'interval arithmetic: a condition fails' } : {}) }
+          : { ...cert, by: 'float64', ms: performance.now() - tc };
       }
       if (certificate.status === 'proven') continue;
     }
@@ -429,7 +437,7 @@ function ddBig(B: BigBasis, Z: BigBasis, o: ReturnType<typeof resolveOptions>, s
     if (certify) {
       const tc = performance.now();
       const cert = certifyLLL(B, B[0]!.length, B.length, o.delta, o.eta);
-      if (cert.status === 'proven') return { ...cert, ms: performance.now() - tc };
+      if (cert.status === 'proven') return { ...cert, by: 'float64', ms: performance.now() - tc };
     }
   } catch (err) {
     if (!(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE')) throw err;

@@ -29,7 +29,7 @@ export function formatIntegralResult(r: IntegralLLLResult, of: string, json: boo
     if (of.includes('u')) stdout += formatIntegerRows(r.transform);
   }
   const stderr = check ? [
-    `check: ${r.proof.lll && r.proof.transform ? 'PASS' : 'FAIL'} (LLL conditions proven ${r.proof.method === 'certificate' ? 'by a float64 Gram-Schmidt with a rigorous error bound' : 'exactly by the integral Gram-Schmidt'}; B_out = U B_in exactly${r.proof.unimodular ? '; |det U| = 1 proven (a rebuilt U: U and its inverse integral; else equal Gram determinants)' : '; U unimodular by construction (exact elementary operations)'})`,
+    `check: ${r.proof.lll && r.proof.transform ? 'PASS' : 'FAIL'} (LLL conditions proven ${r.proof.method === 'certificate' ? 'by a float64 Gram-Schmidt with a rigorous error bound' : r.proof.method === 'interval' ? 'by interval arithmetic on the exact Gram matrix' : 'exactly by the integral Gram-Schmidt'}; B_out = U B_in exactly${r.proof.unimodular ? '; |det U| = 1 proven (a rebuilt U: U and its inverse integral; else det U modulo primes, or equal Gram determinants)' : '; U unimodular by construction (exact elementary operations)'})`,
     `  lll on cpu (precision ladder: ${ladder}): n = ${n}, m = ${m}, ${r.timeMs.toFixed(2)} ms`,
   ].join('\n') + '\n' : '';
   return { stdout, stderr };
