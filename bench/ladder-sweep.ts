@@ -10,7 +10,7 @@
  * parse excluded; CPU time is the steadier figure on a shared machine), its output then proven exactly
  * (checkLLLExactBig, B_in U = B_out) and given to fpylll's LLL.is_reduced on an MPFR Gram-Schmidt (2 x entry bits + 128). One markdown row per
  * case and delta on stdout (the rungs ours took, how the ladder proved its output: the certified
- * float64 bound or the exact rung, times, ratio); progress and the load average on stderr.
+ * float64 bound, interval arithmetic or the exact rung, times, ratio); progress and the load average on stderr.
  * --warmup N: before each timed call, N untimed calls on the same case with another seed (latticegen
  * -randseed S + 1000), so that the timed call runs compiled code as a long-lived process would
  * (fplll's binary is compiled ahead of time); without it the first case also pays for the JIT.
@@ -70,8 +70,8 @@ for (const c of cases) {
     const bits = Math.max(...r.basis.flat().map((v) => (v < 0n ? -v : v).toString(2).length));
     const fpylll = await fpylllIsReducedMpfr(formatIntegerRows(r.basis), delta, 0.51, 2 * bits + 128, timeoutMs);
     const rungs = r.rungs.map((x) => `${x.rung} ${x.ok ? 'ok' : 'failed'} ${x.ms.toFixed(0)}`).join(', ');
-    const cert = r.certificate ? `certificate ${r.certificate.status} ${r.certificate.ms.toFixed(1)}` : '';
-    const how = r.proof.method === 'certificate' ? cert : `exact${cert ? ` (${cert})` : ''}`;
+    const cert = r.certificate ? `${r.certificate.by === 'interval' ? 'interval proof' : 'certificate'} ${r.certificate.status} ${r.certificate.ms.toFixed(1)}` : '';
+    const how = r.proof.method === 'certificate' || r.proof.method === 'interval' ? cert : `exact${cert ? ` (${cert})` : ''}`;
     const f = fp === null ? 'failed / timeout | -' : `${fp.wall.toFixed(2)} s | ${fp.cpu.toFixed(2)} s`;
     const ratio = fp === null ? '-' : `${(oursCpu / Math.max(fp.cpu, 0.01)).toFixed(2)}x`;
     console.log(`| ${c.join(' ')} | ${delta} | ${f} | ${(oursMs / 1000).toFixed(2)} s | ${oursCpu.toFixed(2)} s | ${ratio} | ${rungs} | ${how} | ${proven ? 'yes' : 'NO'} | ${fpylll ? 'reduced' : 'NOT reduced'} |`);
