@@ -83,3 +83,16 @@ test('the ladder proves latticegen NTRU-like bases the float64 certificate canno
   }
   assert.ok(interval >= 1, 'the float64 certificate decided every case: the interval proof was not exercised');
 });
+
+test('interval proof at a coarse precision: delta and eta are bounded on the safe side (a Lovasz ratio between delta rounded down and delta is not proven)', () => {
+  // r_2 / r_1 = 9945^2 / 10^8 = 0.98903...: below delta = 0.99, above 0.99 rounded down to 8 bits (253 / 256)
+  const B: BigBasis = [[10000n, 0n], [0n, 9945n]];
+  assert.equal(checkLLLExactBig(B, 0.99, 0.51).ok, false);
+  for (const P of [8, 9, 10, 12, 64]) assert.notEqual(intervalLLLProofAt(B, 0.99, 0.51, P), 'proven', `at ${P} bits`);
+  assert.equal(intervalLLLProofAt(B, 0.99, 0.51, 64), 'not-reduced');
+  // |mu| = 0.5097 <= eta = 0.51: never refuted, whatever the precision
+  const C: BigBasis = [[10000n, 0n], [5097n, 20000n]];
+  assert.equal(checkLLLExactBig(C, 0.75, 0.51).ok, true);
+  for (const P of [8, 9, 10, 12, 64]) assert.notEqual(intervalLLLProofAt(C, 0.75, 0.51, P), 'not-reduced', `at ${P} bits`);
+  assert.equal(intervalLLLProofAt(C, 0.75, 0.51, 64), 'proven');
+});

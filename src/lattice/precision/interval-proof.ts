@@ -56,7 +56,9 @@ export type IntervalProof = 'proven' | 'not-reduced' | 'inconclusive';
 export function intervalLLLProofAt(B: BigBasis, delta: number, eta: number, P: number): IntervalProof {
   const m = B.length;
   const one = 1n << BigInt(P), bp = BigInt(P);
-  const etaHi = fixedDown(eta, P), deltaIv = fixedDown(delta, P);
+  // eta and delta as fixed-point bounds: below and above (equal where their bits fit in P)
+  const etaLo = fixedDown(eta, P), etaUp = -fixedDown(-eta, P);
+  const deltaLo = fixedDown(delta, P), deltaUp = -fixedDown(-delta, P);
   // r[i][j] for j <= i and mu[i][j] for j < i, as intervals scaled by 2^P
   const r: Iv[][] = [], mu: Iv[][] = [];
   let undecided = false;
@@ -83,9 +85,9 @@ export function intervalLLLProofAt(B: BigBasis, delta: number, eta: number, P: n
         const qhi = hi >= 0n ? ceilDiv(q[1]!, d.lo) : ceilDiv(q[1]!, d.hi);
         const x: Iv = { lo: qlo, hi: qhi };
         mi.push(x);
-        // size: |mu_ij| <= eta
-        if (x.lo > etaHi || x.hi < -etaHi) return 'not-reduced';
-        if (x.hi > etaHi || x.lo < -etaHi) undecided = true;
+        // size: |mu_ij| <= eta (refuted only past eta rounded up, proven only within it rounded down)
+        if (x.lo > etaUp || x.hi < -etaUp) return 'not-reduced';
+        if (x.hi > etaLo || x.lo < -etaLo) undecided = true;
       }
     }
     r.push(ri); mu.push(mi);
@@ -94,7 +96,7 @@ export function intervalLLLProofAt(B: BigBasis, delta: number, eta: number, P: n
       // Lovasz at i: (delta - mu_{i,i-1}^2) r_{i-1} <= r_i
       const m1 = mi[i - 1]!, sq = mul(m1, m1, bp);
       const sqLo = m1.lo <= 0n && m1.hi >= 0n ? 0n : sq.lo;
-      const f: Iv = { lo: deltaIv - sq.hi, hi: deltaIv - sqLo };
+      const f: Iv = { lo: deltaLo - sq.hi, hi: deltaUp - sqLo };
       const lhs = mul(f, r[i - 1]![i - 1]!, bp), rhs = ri[i]!;
       if (lhs.lo > rhs.hi) return 'not-reduced';
       if (lhs.hi > rhs.lo) undecided = true;
