@@ -229,11 +229,11 @@ export function yTooLargeError(input: DetectionInput, val: ValidatedInput, v: nu
   return new InvalidInputError('INVALID_INPUT', `vector ${v}: its largest entry (${maxAbs(input.y, v * yLen, yLen)}) is over 2^${MAX_Y_OVER_H_EXPONENT} times the largest entry of channel ${c} (${maxAbs(input.H, c * hLen, hLen)}); its metrics would overflow`, { vector: v, channel: c });
 }
 
-/** N0 scaled with its channel (by 2^(2p)) and held in [2^-1000, 2^1000]; 0 stays 0. */
-export function scaledNoise(noise: number, p: number): number {
+/** N0 scaled with its channel (by 2^(2p)) and held in [floor, ceil] (the CPU engine's: [2^-1000, 2^1000]); 0 stays 0. */
+export function scaledNoise(noise: number, p: number, floor = NOISE_FLOOR, ceil = NOISE_CEIL): number {
   if (!(noise > 0)) return noise;
   const s = timesPow2(noise, 2 * p);
-  return s < NOISE_FLOOR ? NOISE_FLOOR : s > NOISE_CEIL ? NOISE_CEIL : s;
+  return s < floor ? floor : s > ceil ? ceil : s;
 }
 
 /**

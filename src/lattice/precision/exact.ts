@@ -80,6 +80,13 @@ export function checkLLLExactBig(cols: BigBasis, delta: number, eta: number): Ex
   return { ok: violations.length === 0, violations };
 }
 
+/** The bit length of B's largest entry in magnitude (1 for an all-zero basis). */
+export function maxBits(B: BigBasis): number {
+  let big = 0n;
+  for (const c of B) for (const v of c) { const a = v < 0n ? -v : v; if (a > big) big = a; }
+  return big.toString(2).length;
+}
+
 /** B_in Z (columns), exactly. */
 export function applyTransformBig(Bin: BigBasis, Z: BigBasis): BigBasis {
   const n = Bin[0]!.length;

@@ -14,7 +14,7 @@
  * proof (exact.ts: integralGramSchmidt) works on integers of up to m times G's bits.
  * Shapes: B as m columns of n integers (exact.ts's BigBasis).
  */
-import type { BigBasis } from './exact.js';
+import { maxBits, type BigBasis } from './exact.js';
 
 /** floor(a / b), b > 0. */
 function floorDiv(a: bigint, b: bigint): bigint {
@@ -105,20 +105,13 @@ export function intervalLLLProofAt(B: BigBasis, delta: number, eta: number, P: n
   return undecided ? 'inconclusive' : 'proven';
 }
 
-/** The largest bit length of B's entries. */
-function widthOf(B: BigBasis): number {
-  let w = 0;
-  for (const c of B) for (const v of c) { const b = (v < 0n ? -v : v).toString(2).length; if (b > w) w = b; }
-  return w;
-}
-
 /**
  * The LLL conditions of B proven or refuted in interval arithmetic, at 2 x (entry bits) + m + 64
  * bits and, where that cannot decide, at twice as many.
  */
 export function intervalLLLProof(B: BigBasis, delta: number, eta: number): IntervalProof {
   if (B.length === 0) return 'proven';
-  const P = 2 * widthOf(B) + B.length + 64;
+  const P = 2 * maxBits(B) + B.length + 64;
   const first = intervalLLLProofAt(B, delta, eta, P);
   return first === 'inconclusive' ? intervalLLLProofAt(B, delta, eta, 2 * P) : first;
 }

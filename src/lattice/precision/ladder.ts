@@ -29,7 +29,7 @@ import { readTransform, rebuildTransform, unitCoordinates } from '../exact-trans
 import { defaultMaxIterations, resolveOptions } from '../validate.js';
 import { ddLLL, ddLLLFloat64, ddLLLHybrid, plainLLLFloat64, qdLLL } from './dd-lll.js';
 import type { RungStats } from './rung-stats.js';
-import { applyTransformBig, exactLLL, integralGramSchmidt, type BigBasis } from './exact.js';
+import { applyTransformBig, exactLLL, integralGramSchmidt, maxBits, type BigBasis } from './exact.js';
 import { isUnimodular } from './unimodular.js';
 import { certifyLLL } from './certify.js';
 import { intervalLLLProof } from './interval-proof.js';
@@ -165,12 +165,6 @@ const FLOAT64_RUNG_BITS = 32;
  */
 export function ladderMaxIterations(m: number, bits: number): number {
   return defaultMaxIterations(m) * Math.max(1, Math.ceil(bits / 53));
-}
-
-function maxBits(B: BigBasis): number {
-  let big = 0n;
-  for (const c of B) for (const v of c) { const a = v < 0n ? -v : v; if (a > big) big = a; }
-  return big.toString(2).length;
 }
 
 function gramDeterminant(cols: BigBasis): bigint {

@@ -19,7 +19,7 @@ import type { Kernel } from '../../gpu/launch.js';
 import type { Stream } from '../../gpu/stream.js';
 import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
 import { onBudgetOf, maxNodesOf } from '../budget.js';
-import { channelShift, checkFinite, detectCpu, LLR_LIMIT, scaledNoise, scaleInto, timesPow2, validateDetection, yTooLarge, yTooLargeError, type ValidatedInput } from '../detect.js';
+import { channelShift, checkFinite, detectCpu, LLR_LIMIT, scaledNoise, scaleInto, validateDetection, yTooLarge, yTooLargeError, type ValidatedInput } from '../detect.js';
 import { remedy } from '../fallback.js';
 import { constellation, symbolsToBits } from '../modulation.js';
 import { DETECTOR_REGISTRY } from '../registry.js';
@@ -114,9 +114,7 @@ function toFloat32(input: DetectionInput, val: ValidatedInput, padded: number): 
     for (let v = c * vpc; v < Math.min(vectors, (c + 1) * vpc); v++) {
       if (yTooLarge(input.y, v, yLen, p)) throw yTooLargeError(input, val, v);
       scaleInto(input.y, v * yLen, yLen, p, y, v * yLen);
-      let n0 = val.noiseAt(v);
-      if (n0 > 0) n0 = Math.min(Math.max(timesPow2(n0, 2 * p), GPU_NOISE_FLOOR), GPU_NOISE_CEIL);
-      noise[v] = n0;
+      noise[v] = scaledNoise(val.noiseAt(v), p, GPU_NOISE_FLOOR, GPU_NOISE_CEIL);
     }
   }
   return { H, y, noise };
