@@ -213,7 +213,7 @@ abstract class ColumnStore {
  * BigInt), every column operation exact. Every column of B also has a double-double copy (exact
  * below 2^106), and G's row k is recomputed from those copies after each size reduction of b_k:
  * error about 2^-104 ||b_k|| ||b_i|| (an update from the multipliers would lose the digits that
- * cancel when b_k shrinks by many orders); past the pair tier from the digits exactly. No exact G,
+ * cancel when b_k shrinks by many orders); exactly, from the digits, where the copies' products cancel. No exact G,
  * and BigInt work only for entries past 2^389 or multipliers past 2^52 (fplll: an integer basis with
  * a floating Gram-Schmidt from it). Entries up to 2^400 (beyond, Dekker's splitting could overflow:
  * the caller goes on with BigStore). `flush()` writes B and Z back (after a breakdown too: the
@@ -288,9 +288,15 @@ class HybridStore extends ColumnStore implements Store {
         }
         const r = s + c;
         if (Math.abs(r) >= mag * 2 ** -40 && Number.isFinite(mag)) { rh = r; rl = 0; return; }
+      } else {
+        // the product of the double-double copies (each entry within 2^-104 of its value): G off by
+        // about 2^-104 n sum |x y|, the L2 bound at 106 bits (a vector far longer than the one it
+        // is reduced against then takes a second Babai round, as in fplll's heuristic); exactly,
+        // below, only where the sum cancelled below 2^-40 of that
+        const mag = this.copiesDot(io, jo);
+        if (Math.abs(acc.hi) >= mag * 2 ** -40 && Number.isFinite(mag)) { rh = acc.hi; rl = acc.lo; return; }
       }
-      // past 2^100 the copies are rounded: the product exactly (a vector far longer than the one it
-      // is reduced against needs the digits that cancel), from the digits below 2^390
+      // the product exactly where the rounded copies cancelled: from the digits below 2^390, else in BigInt
       if (this.b.tier[i]! <= 3 && this.b.tier[j]! <= 3) {
         this.b.dotDigits(i, j, dd);
         rh = dd[0]!; rl = this.plain ? 0 : dd[1]!;
@@ -314,13 +320,20 @@ class HybridStore extends ColumnStore implements Store {
       rh = (s0 + s1) + (s2 + s3); rl = 0;
       return;
     }
-    acc.hi = 0; acc.lo = 0;
-    if (this.b.tier[i] === 1 && this.b.tier[j] === 1) {
-      for (let t = 0; t < n; t++) { const a = Bh[io + t]!, c = Bh[jo + t]!; if (a !== 0 && c !== 0) subProduct(acc, -a, 0, c, 0); }
-    } else {
-      for (let t = 0; t < n; t++) { const a = Bh[io + t]!, c = Bh[jo + t]!; if (a !== 0 && c !== 0) subProduct(acc, -a, -Bl[io + t]!, c, Bl[jo + t]!); }
-    }
+    // below 2^100 the copies are exact
+    this.copiesDot(io, jo);
     rh = acc.hi; rl = acc.lo;
+  }
+  /** <copy i, copy j> (columns at io, jo of Bh + Bl) in double-double into acc; returns sum |x_h y_h|. */
+  private copiesDot(io: number, jo: number): number {
+    const { Bh, Bl, n } = this;
+    acc.hi = 0; acc.lo = 0;
+    let mag = 0;
+    for (let t = 0; t < n; t++) {
+      const a = Bh[io + t]!, c = Bh[jo + t]!;
+      if (a !== 0 && c !== 0) { subProduct(acc, -a, -Bl[io + t]!, c, Bl[jo + t]!); mag += Math.abs(a * c); }
+    }
+    return mag;
   }
   init(g: Gram): void {
     const { m } = this;
