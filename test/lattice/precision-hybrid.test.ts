@@ -22,11 +22,11 @@ const mixedRows = (m: number, n: number) => fc.array(
 ).filter((r) => checkLLLExactBig(r, 0.75, 1e9).violations.every((v) => !v.includes('depends')));
 
 /** Runs the hybrid store on a copy; returns B, Z and whether it finished (a PRECISION_FAILURE is allowed: the ladder goes on). */
-function runHybrid(rows: BigBasis, delta: number, plain: boolean, maxIterations = 100000): { B: BigBasis; Z: BigBasis; done: boolean } {
+function runHybrid(rows: BigBasis, delta: number, plain: boolean, maxIterations = 100000, exactWide = false): { B: BigBasis; Z: BigBasis; done: boolean } {
   const B = rows.map((r) => r.slice());
   const Z = identity(rows.length);
   try {
-    ddLLLHybrid(B, Z, delta, 0.51, maxIterations, { swaps: 0, sizeReductions: 0, iterations: 0 }, plain);
+    ddLLLHybrid(B, Z, delta, 0.51, maxIterations, { swaps: 0, sizeReductions: 0, iterations: 0 }, plain, exactWide);
     return { B, Z, done: true };
   } catch (err) {
     assert.ok(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE', String(err));
@@ -35,17 +35,18 @@ function runHybrid(rows: BigBasis, delta: number, plain: boolean, maxIterations 
 }
 
 /**
- * As the ladder runs it: a float64 Gram-Schmidt pass first (when `plain`), then double-double, which
- * must settle; B_out = B_in Z exactly, det Z = +-1, the output LLL-reduced exactly.
+ * As the ladder runs it: a float64 Gram-Schmidt pass first (when `plain`), then double-double (G's
+ * entries past 2^100 from the columns' copies, or exact with `exactWide`), which must settle;
+ * B_out = B_in Z exactly, det Z = +-1, the output LLL-reduced exactly.
  */
-function ladderPassesHold(rows: BigBasis, delta: number, plain: boolean, family: string): void {
+function ladderPassesHold(rows: BigBasis, delta: number, plain: boolean, family: string, exactWide = false): void {
   let B = rows, Z = identity(rows.length);
   if (plain) {
     const first = runHybrid(rows, delta, true);
     assert.deepEqual(applyTransformBig(rows, first.Z), first.B);
     B = first.B; Z = first.Z;
   }
-  const second = runHybrid(B, delta, false);
+  const second = runHybrid(B, delta, false, 100000, exactWide);
   assert.ok(second.done, `${family} bases of this size settle`);
   const Zall = applyTransformBig(Z, second.Z);
   assert.deepEqual(applyTransformBig(rows, Zall), second.B);
@@ -124,10 +125,10 @@ test('hybrid store on knapsack bases of 60 to 260 bits (wide multipliers against
 });
 
 
-test('hybrid store on NTRU-like bases of 120 to 300 bits (digit-tier columns of B and Z): B_out = B_in Z exactly, det Z = +-1, reduced exactly after the double-double pass (with or without a float64 pass before it)', () => {
+test('hybrid store on NTRU-like bases of 120 to 300 bits (digit-tier columns of B and Z): B_out = B_in Z exactly, det Z = +-1, reduced exactly after the double-double pass (with or without a float64 pass before it; G past 2^100 from the copies or exact)', () => {
   fc.assert(fc.property(
     fc.tuple(fc.integer({ min: 3, max: 10 }), fc.integer({ min: 120, max: 300 })).chain(([d, bits]) => ntru(d, bits)),
-    fc.constantFrom(0.75, 0.99), fc.boolean(),
-    (rows, delta, plain) => ladderPassesHold(rows, delta, plain, 'NTRU-like'),
-  ), { numRuns: 20 });
+    fc.constantFrom(0.75, 0.99), fc.boolean(), fc.boolean(),
+    (rows, delta, plain, exactWide) => ladderPassesHold(rows, delta, plain, 'NTRU-like', exactWide),
+  ), { numRuns: 24 });
 });

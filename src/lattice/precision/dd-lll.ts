@@ -231,7 +231,9 @@ class HybridStore extends ColumnStore implements Store {
   private readonly gValid: Uint8Array;
   constructor(B: BigBasis, Z: BigBasis, private readonly fail: (why: string) => LatticeMimoError,
     /** G in float64 only (fplll's heuristic rung on a 53-bit mantissa), for DdLLL's plain mode. */
-    private readonly plain = false) {
+    private readonly plain = false,
+    /** Entries of G with a column past 2^100 always exact (from the digits), not from the copies. */
+    private readonly exactWide = false) {
     super(B, Z);
     const m = this.m, n = B[0]!.length;
     this.n = n;
@@ -288,7 +290,7 @@ class HybridStore extends ColumnStore implements Store {
         }
         const r = s + c;
         if (Math.abs(r) >= mag * 2 ** -40 && Number.isFinite(mag)) { rh = r; rl = 0; return; }
-      } else {
+      } else if (!this.exactWide) {
         // the product of the double-double copies (each entry within 2^-104 of its value): G off by
         // about 2^-104 n sum |x y|, the L2 bound at 106 bits (a vector far longer than the one it
         // is reduced against then takes a second Babai round, as in fplll's heuristic); exactly,
@@ -742,11 +744,13 @@ export function ddLLL(B: BigBasis, Z: BigBasis, delta: number, eta: number, maxI
  * The double-double rung in place on BigInt columns through HybridStore (float64 columns where
  * they fit, G in double-double only): much faster than ddLLL; on PRECISION_FAILURE B and Z hold
  * the exact basis it stopped at (for ddLLL, whose exact G settles more often). `plain`: the
- * Gram-Schmidt and G in float64 only (much faster where a 53-bit mantissa suffices).
+ * Gram-Schmidt and G in float64 only (much faster where a 53-bit mantissa suffices). `exactWide`:
+ * G's entries with a column past 2^100 exactly, where the copies' products (2^-104 n sum |x y| off)
+ * do not settle: a Gram-Schmidt far below ||b_j|| amplifies that error in mu.
  */
-export function ddLLLHybrid(B: BigBasis, Z: BigBasis, delta: number, eta: number, maxIterations: number, stats: RungStats, plain = false): void {
+export function ddLLLHybrid(B: BigBasis, Z: BigBasis, delta: number, eta: number, maxIterations: number, stats: RungStats, plain = false, exactWide = false): void {
   if (B.length < 2) return;
-  const store = new HybridStore(B, Z, failure, plain);
+  const store = new HybridStore(B, Z, failure, plain, exactWide);
   runOnColumns(store, stats, () => new DdLLL(store, delta, eta, maxIterations, stats, plain).run());
 }
 

@@ -421,8 +421,10 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
  * hybrid store (columns in float64, float64 limb pairs or BigInt; G from the columns) with a
  * float64 Gram-Schmidt (fplll's heuristic on a 53-bit mantissa: fast, but blind to digits past
  * 53 bits); where the certificate does not prove that pass's output, with double-double (on a
- * basis the first pass reduced, one cheap sweep that finds what 53 bits missed), and only where
- * that does not settle the exact-G store. Returns the certificate where it proved the first pass.
+ * basis the first pass reduced, one cheap sweep that finds what 53 bits missed; G's entries from
+ * the columns' double-double copies), where that does not settle with G's entries of columns past
+ * 2^100 exact, and only where that does not settle the exact-G store. Returns the certificate
+ * where it proved the first pass.
  */
 function ddBig(B: BigBasis, Z: BigBasis, o: ReturnType<typeof resolveOptions>, st: RungStats, certify: boolean): Cert | undefined {
   try {
@@ -436,13 +438,20 @@ function ddBig(B: BigBasis, Z: BigBasis, o: ReturnType<typeof resolveOptions>, s
   } catch (err) {
     if (!(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE')) throw err;
   }
-  try {
-    st.pass = 'double-double Gram-Schmidt';
-    ddLLLHybrid(B, Z, o.delta, o.eta, o.maxIterations, st);
-  } catch (err) {
-    if (!(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE')) throw err;
-    st.pass = 'double-double Gram-Schmidt, exact G';
-    ddLLL(B, Z, o.delta, o.eta, o.maxIterations, st);
+  // each pass from where the one before stopped, the cheapest first
+  const passes: [string, () => void][] = [
+    ['double-double Gram-Schmidt', () => ddLLLHybrid(B, Z, o.delta, o.eta, o.maxIterations, st)],
+    ['double-double Gram-Schmidt, exact products past 2^100', () => ddLLLHybrid(B, Z, o.delta, o.eta, o.maxIterations, st, false, true)],
+    ['double-double Gram-Schmidt, exact G', () => ddLLL(B, Z, o.delta, o.eta, o.maxIterations, st)],
+  ];
+  for (let i = 0; i < passes.length; i++) {
+    st.pass = passes[i]![0];
+    try {
+      passes[i]![1]();
+      break;
+    } catch (err) {
+      if (!(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE') || i === passes.length - 1) throw err;
+    }
   }
   return undefined;
 }
