@@ -231,7 +231,25 @@ export function writeFileAtomic(path: string, text: string): void {
   renameSync(tmp, path);
 }
 
-/** Runs an emulated kernel program: binary input on stdin, binary output from stdout. */
+/**
+ * Longest an emulated kernel program may run (the slowest emulated test case takes a few seconds):
+ * past it the threads of a block wait at different barriers, a deadlock on the GPU too.
+ */
+const EMULATED_TIMEOUT_MS = 120_000;
+
+/**
+ * Runs an emulated kernel program: binary input on stdin, binary output from stdout. A program
+ * still running after EMULATED_TIMEOUT_MS is killed and reported as a deadlock (an error naming
+ * the program), never left to hang the test run.
+ */
 export function runEmulated(exe: string, input: Uint8Array): Buffer {
-  return execFileSync(exe, { input, maxBuffer: 1 << 28 });
+  try {
+    return execFileSync(exe, { input, maxBuffer: 1 << 28, timeout: EMULATED_TIMEOUT_MS, killSignal: 'SIGKILL' });
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException & { signal?: string };
+    if (err.code === 'ETIMEDOUT' || err.signal === 'SIGKILL') {
+      throw new Error(`emulated kernel program ${exe} did not finish in ${EMULATED_TIMEOUT_MS / 1000} s: the threads of a block wait at different barriers (a deadlock on the GPU as well)`);
+    }
+    throw e;
+  }
 }

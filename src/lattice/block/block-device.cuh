@@ -361,10 +361,12 @@ __device__ int size_reduce_with_u(Work& w, int kLo, int kHi, int jLo) {
       const double X = round_half_up(x);
       reduce_with_u(w, k, j, X);
       count++;
-      __syncthreads();
+      // the overflow decided at the barrier, the same for every thread: a flag read after it could
+      // already hold the next reduction's overflow from a thread gone on, and the block would split
+      const int overflow = __syncthreads_or(vread(&w.flags[2]));
       // written after the barrier: every thread has read x (nothing reads this entry again)
       if (tid == 0) w.U[(size_t)k * m + j] = (real)(x - X);
-      if (vread(&w.flags[2])) {
+      if (overflow) {
         if (tid == 0) w.cnt[1] += count;
         __syncthreads();
         return STATUS_TRANSFORM_OVERFLOW;
