@@ -28,6 +28,7 @@ import { CheckFailedError, InvalidArgumentError, InvalidInputError, LatticeMimoE
 import { readTransform, rebuildTransform, unitCoordinates } from '../exact-transform.js';
 import { defaultMaxIterations, resolveOptions } from '../validate.js';
 import { ddLLL, ddLLLFloat64, ddLLLHybrid, plainLLLFloat64, qdLLL } from './dd-lll.js';
+import { runPasses } from './passes.js';
 import type { RungStats } from './rung-stats.js';
 import { applyTransformBig, exactLLL, integralGramSchmidt, maxBits, type BigBasis } from './exact.js';
 import { isUnimodular } from './unimodular.js';
@@ -416,6 +417,9 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
   return { B, Z, outcomes, ...(certificate ? { certificate } : {}) };
 }
 
+/** Main-loop steps per basis vector a slower pass of the double-double rung takes before the first pass again. */
+const STEP_BACK = 100;
+
 /**
  * The double-double rung on BigInt columns, each pass from the basis the one before left: the
  * hybrid store (columns in float64, float64 limb pairs or BigInt; G from the columns) with a
@@ -423,8 +427,9 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
  * 53 bits); where the certificate does not prove that pass's output, with double-double (on a
  * basis the first pass reduced, one cheap sweep that finds what 53 bits missed; G's entries from
  * the columns' double-double copies), where that does not settle with G's entries of columns past
- * 2^100 exact, and only where that does not settle the exact-G store. Returns the certificate
- * where it proved the first pass.
+ * 2^100 exact, and only where that does not settle the exact-G store; a slower pass hands back to
+ * the double-double one after a bounded number of steps (passes.ts). Returns the certificate where
+ * it proved the first pass.
  */
 function ddBig(B: BigBasis, Z: BigBasis, o: ReturnType<typeof resolveOptions>, st: RungStats, certify: boolean): Cert | undefined {
   try {
@@ -438,20 +443,12 @@ function ddBig(B: BigBasis, Z: BigBasis, o: ReturnType<typeof resolveOptions>, s
   } catch (err) {
     if (!(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE')) throw err;
   }
-  // each pass from where the one before stopped, the cheapest first
-  const passes: [string, () => void][] = [
-    ['double-double Gram-Schmidt', () => ddLLLHybrid(B, Z, o.delta, o.eta, o.maxIterations, st)],
-    ['double-double Gram-Schmidt, exact products past 2^100', () => ddLLLHybrid(B, Z, o.delta, o.eta, o.maxIterations, st, false, true)],
-    ['double-double Gram-Schmidt, exact G', () => ddLLL(B, Z, o.delta, o.eta, o.maxIterations, st)],
-  ];
-  for (let i = 0; i < passes.length; i++) {
-    st.pass = passes[i]![0];
-    try {
-      passes[i]![1]();
-      break;
-    } catch (err) {
-      if (!(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE') || i === passes.length - 1) throw err;
-    }
-  }
+  // each pass from where the one before stopped, the cheapest first; a slower one hands back to the
+  // first after STEP_BACK m main-loop steps (doubled each time: passes.ts)
+  runPasses([
+    { name: 'double-double Gram-Schmidt', run: (limit) => ddLLLHybrid(B, Z, o.delta, o.eta, limit, st) },
+    { name: 'double-double Gram-Schmidt, exact products past 2^100', run: (limit) => ddLLLHybrid(B, Z, o.delta, o.eta, limit, st, false, true) },
+    { name: 'double-double Gram-Schmidt, exact G', run: (limit) => ddLLL(B, Z, o.delta, o.eta, limit, st) },
+  ], st, o.maxIterations, STEP_BACK * B.length);
   return undefined;
 }
