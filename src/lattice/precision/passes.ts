@@ -3,9 +3,9 @@
  * one before left (every column operation is exact, so a breakdown loses nothing). As fplll's
  * wrapper does, the ladder does not stay on a slow pass: a pass that breaks down
  * (PRECISION_FAILURE) hands over to the next, and a later pass runs for a bounded number of
- * main-loop steps, then hands back to the first, which is the fastest wherever it settles (most
- * often past the index where it broke down). The bound doubles at each hand-back, so the passes
- * cannot trade the basis back and forth for ever, and the caller's maxIterations bounds them all.
+ * main-loop steps, then hands back to the first, the fastest wherever it settles (a slower pass
+ * may have got the basis past where it broke down). The bound doubles at each hand-back, so the
+ * passes cannot trade the basis back and forth for ever; the caller's maxIterations bounds them all.
  */
 import { LatticeMimoError } from '../../core/errors.js';
 import type { RungStats } from './rung-stats.js';
