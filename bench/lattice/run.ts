@@ -42,7 +42,8 @@ const HELP = `usage: lattice-mimo bench lattice [options]
   --families LIST         gaussian,toeplitz (default both)
   --algorithms LIST       tables 1 and 2: allswap (default), block (MB-LLL), cr-block (CR-MB-LLL); the
                           block algorithms are timed through their engine call (kernel = the call's
-                          kernel event time, one chunk), with the bytes floor only
+                          kernel event time, one chunk: the reduction and the product stage B_in Z),
+                          with the bytes floor only
   --precisions LIST       float32,float64 (default both)
   --reps N                timed kernel launches per figure (default 10; single large bases: 3)
   --cpu-budget S          skip a CPU-engine figure expected to take longer than S seconds (default 20)
@@ -198,7 +199,7 @@ interface GpuKit {
   timeKernel(algo: GpuAlgo, data: RealArray, batch: number, n: number, m: number, reps: number): Promise<{ medianS: number; samples: number[]; basis: RealArray; Z: Float64Array; stats: Int32Array; threads: number; variant: string; wave: number }>;
   /** The engine call's wall time; `fresh`: new output arrays (else the same arrays as the last call of this shape). */
   withTransfers(algo: GpuAlgo, data: RealArray, batch: number, n: number, m: number, fresh?: boolean): Promise<{ totalS: number; kernelS: number; chunks: number; streams: number }>;
-  /** The engine call of a block algorithm (MB-LLL, CR-MB-LLL): its kernel event time and wall time. */
+  /** The engine call of a block algorithm (MB-LLL, CR-MB-LLL): its kernel event time (reduction and product stage) and wall time. */
   engineCall(algo: 'block' | 'cr-block', data: RealArray, batch: number, n: number, m: number): Promise<{ kernelS: number; totalS: number; Z: Float64Array; chunks: number; streams: number }>;
   /** Batch that fills the device several times over with the plan chosen for a large batch. */
   fillBatch(algo: GpuAlgo, n: number, m: number, precision: Precision): number;
@@ -363,7 +364,7 @@ export async function run(argv: string[]): Promise<number> {
   if (gpu) {
     const c = gpu.ceilings;
     lines.push(`- Measured ceilings: device memory ${(c.deviceBytesPerS / GB).toFixed(0)} GB/s (copy of ${(c.copyBytes / 2 ** 20).toFixed(0)} MiB, read + written); host link ${(c.hostToDeviceBytesPerS / GB).toFixed(1)} GB/s up, ${(c.deviceToHostBytesPerS / GB).toFixed(1)} GB/s down (pinned, ${(c.hostCopyBytes / 2 ** 20).toFixed(0)} MiB); float64 ${(c.fp64OpsPerS / 1e12).toFixed(1)} Tops/s as separate multiplies and adds (how our kernels compute, -fmad=false, to round like JavaScript), ${(c.fp64FmaFlopsPerS / 1e12).toFixed(1)} Tflop/s with FMA; float32 ${(c.fp32FmaFlopsPerS / 1e12).toFixed(1)} Tflop/s with FMA.`);
-    lines.push('- kernel = CUDA-event time of the kernel alone, data already on the GPU (median of the timed launches after a warm-up, per basis); with transfers = wall time of the engine call reduceBatchCuda (pinned staging, uploads, kernels and downloads in chunks on up to 3 streams, status words), median of 3 after a warm-up, the outputs written into arrays reused over the calls (its `out` argument); "fresh arrays" (batched table) = one call that allocates its outputs, whose first-touch page faults it pays. floor = max(bytes / bandwidth, operations / rate): the input read once, basis + Z + status written once; operations from the run\'s own counts (bench/lattice/floors.ts; a lower bound). x floor = measured / floor. link floor = input / upload rate + outputs / download rate.');
+    lines.push('- kernel = CUDA-event time of the kernel alone, data already on the GPU (median of the timed launches after a warm-up, per basis; for MB-LLL and CR-MB-LLL, timed through their engine call, the reduction and the product stage B_in Z together); with transfers = wall time of the engine call reduceBatchCuda (pinned staging, uploads, kernels and downloads in chunks on up to 3 streams, status words), median of 3 after a warm-up, the outputs written into arrays reused over the calls (its `out` argument); "fresh arrays" (batched table) = one call that allocates its outputs, whose first-touch page faults it pays. floor = max(bytes / bandwidth, operations / rate): the input read once, basis + Z + status written once; operations from the run\'s own counts (bench/lattice/floors.ts; a lower bound). x floor = measured / floor. link floor = input / upload rate + outputs / download rate.');
     lines.push('- checks: every GPU output in float64: LLL conditions (all-swap) or pairwise Lagrange conditions (Jacobi) on B_in Z, and Z unimodular exactly (src/lattice/check.ts); float32 runs that fail are redone in float64 by reduce(), counted here.');
   }
   lines.push(`- CPU engine = reduceBatchCpu (the engine reduce() runs, worker threads for batches), wall time per basis on a part of the same inputs; fplll = \`fplll -a lll -m fast -z double\` on round(2^20 B), wall time of the process (start, parse, reduce, print)${fplllOk ? '' : ': not run (' + (o.fplll ? 'fplll not found on this machine' : '--no-fplll') + ')'}.`);
