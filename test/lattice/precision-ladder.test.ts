@@ -192,9 +192,13 @@ test('onProgress: a report as each rung starts, then one every 1024 main-loop st
       const q = reports[i - 1];
       if (!q) return;
       assert.ok(p.swaps >= q.swaps && p.iterations >= q.iterations && p.elapsedMs >= q.elapsedMs, `${JSON.stringify(q)} then ${JSON.stringify(p)}`);
+      const dd = ['double-double Gram-Schmidt', 'double-double Gram-Schmidt, exact products past 2^100', 'double-double Gram-Schmidt, exact G'];
       if (p.stage === 'double-double' && p.vector > 0) {
         // the double-double rung names its pass: a float64 Gram-Schmidt first, double-double where that stops
-        assert.ok(['float64 Gram-Schmidt', 'double-double Gram-Schmidt', 'double-double Gram-Schmidt, exact products past 2^100', 'double-double Gram-Schmidt, exact G'].includes(p.pass ?? ''), JSON.stringify(p));
+        assert.ok(['float64 Gram-Schmidt', ...dd].includes(p.pass ?? ''), JSON.stringify(p));
+      } else if (p.stage === 'quad-double' && p.vector > 0) {
+        // the quad-double rung hands back to the double-double passes
+        assert.ok(['quad-double Gram-Schmidt', ...dd].includes(p.pass ?? ''), JSON.stringify(p));
       } else assert.equal(p.pass, undefined, JSON.stringify(p));
       if (p.stage === q.stage && p.vector > 0) {
         inRung++;

@@ -40,21 +40,22 @@ function scripted(script: Act[][], stats: RungStats, runs: Array<[number, number
   }));
 }
 
-test('runPasses: the first pass alone where it settles; the next pass after each breakdown; a slower pass hands back to the first when its step bound (doubled each time) is spent', () => {
+test('runPasses: the first pass alone where it settles; the next pass after each breakdown; a slower pass hands back to the first when its step bound (doubled each time) is spent; any pass may start', () => {
   fc.assert(fc.property(
     fc.array(fc.array(act, { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 4 }),
-    fc.integer({ min: 1, max: 40 }), fc.integer({ min: 50, max: 2000 }),
-    (script, stepBack, maxIterations) => {
+    fc.integer({ min: 1, max: 40 }), fc.integer({ min: 50, max: 2000 }), fc.nat(),
+    (script, stepBack, maxIterations, from) => {
+      const start = from % script.length;
       const stats: RungStats = { swaps: 0, sizeReductions: 0, iterations: 0 };
       const runs: Array<[number, number]> = [];
       let error: unknown = null;
       try {
-        runPasses(scripted(script, stats, runs), stats, maxIterations, stepBack);
+        runPasses(scripted(script, stats, runs), stats, maxIterations, stepBack, start);
       } catch (e) {
         error = e;
       }
       // replay the rule on the recorded runs
-      let i = 0, budget = stepBack, iterations = 0;
+      let i = start, budget = stepBack, iterations = 0;
       for (let r = 0; r < runs.length; r++) {
         const [pass, limit] = runs[r]!;
         assert.equal(pass, i, `run ${r}: pass ${pass}, the rule says ${i}`);
@@ -109,4 +110,6 @@ test('runPasses: an error other than a breakdown comes out at once', () => {
   ];
   assert.throws(() => runPasses(passes, stats, 100, 10), InvalidArgumentError);
   assert.equal(ran, 1);
+  for (const start of [-1, 2, 0.5, NaN]) assert.throws(() => runPasses(passes, stats, 100, 10, start), RangeError, `start ${start}`);
+  assert.equal(ran, 1, 'no pass runs from a start that is not a pass');
 });

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { LatticeMimoError } from '../../src/core/errors.js';
 import { ddLLLHybrid, qdLLL } from '../../src/lattice/precision/dd-lll.js';
 import { applyTransformBig, checkLLLExactBig, determinantBig, type BigBasis } from '../../src/lattice/precision/exact.js';
-import { lllIntegral } from '../../src/lattice/precision/ladder.js';
+import { lllIntegral, type LadderProgress } from '../../src/lattice/precision/ladder.js';
 import { ntru } from './families.js';
 
 const identity = (m: number): BigBasis => Array.from({ length: m }, (_, j) => Array.from({ length: m }, (_, i) => (i === j ? 1n : 0n)));
@@ -83,4 +83,22 @@ test('ladder: the quad-double rung alone, then the certificate or the exact proo
       assert.deepEqual(applyTransformBig(rows, r.transform), r.basis);
     },
   ), { numRuns: 12 });
+});
+
+test('ladder: the quad-double rung starts on its own pass and, past 100 m main-loop steps, hands the basis back to the double-double passes; the result is proven', () => {
+  fc.assert(fc.property(
+    fc.tuple(fc.integer({ min: 10, max: 12 }), fc.integer({ min: 150, max: 250 })).chain(([d, bits]) => ntru(d, bits)),
+    (rows) => {
+      const reports: LadderProgress[] = [];
+      const r = lllIntegral(rows, { delta: 0.99, rungs: ['quad-double', 'exact'], progressEveryMs: 0, onProgress: (p) => reports.push({ ...p }) });
+      assert.ok(r.proof.lll && r.proof.transform && r.proof.unimodular);
+      assert.ok(checkLLLExactBig(r.basis, 0.99, 0.51).ok);
+      const passes = reports.filter((p) => p.stage === 'quad-double' && p.pass !== undefined).map((p) => p.pass);
+      assert.equal(passes[0], 'quad-double Gram-Schmidt', 'the rung starts on its own pass');
+      const first = reports.find((p) => p.stage === 'quad-double' && p.pass === 'double-double Gram-Schmidt');
+      assert.ok(first, `no hand-back in ${reports.at(-1)?.iterations} steps: ${[...new Set(passes)].join(', ')}`);
+      // reports come every 1024 steps: the hand-back is seen within that of its bound
+      assert.ok(first.iterations >= 100 * rows.length && first.iterations <= 100 * rows.length + 1024 + rows.length, `handed back at step ${first.iterations}`);
+    },
+  ), { numRuns: 3 });
 });

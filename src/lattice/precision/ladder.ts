@@ -12,7 +12,8 @@
  *   3. 'quad-double': where 106 bits do not settle (hundreds of dimensions and hundreds of bits),
  *      the same on a quad-double (about 212-bit) Gram-Schmidt, G exact in BigInt and updated from
  *      the size-reduction multipliers (fplll's heuristic<mpz_t, mpfr_t> at 212 bits); see
- *      dd-lll.ts (ExactGramStore) and quad-double.ts.
+ *      dd-lll.ts (ExactGramStore) and quad-double.ts. After a bounded number of steps it hands the
+ *      basis back to the double-double passes (passes.ts), which are faster wherever they settle.
  *   4. 'exact': Cohen's integral LLL in BigInt (exact.ts). It always runs last, unless the
  *      certified floating-point check (certify.ts: float64 with a rigorous error bound) proves the
  *      floating rung's output LLL-reduced first; on a reduced basis it only computes the integral
@@ -28,7 +29,7 @@ import { CheckFailedError, InvalidArgumentError, InvalidInputError, LatticeMimoE
 import { readTransform, rebuildTransform, unitCoordinates } from '../exact-transform.js';
 import { defaultMaxIterations, resolveOptions } from '../validate.js';
 import { ddLLL, ddLLLFloat64, ddLLLHybrid, plainLLLFloat64, qdLLL } from './dd-lll.js';
-import { runPasses } from './passes.js';
+import { runPasses, type Pass } from './passes.js';
 import type { RungStats } from './rung-stats.js';
 import { applyTransformBig, exactLLL, integralGramSchmidt, maxBits, type BigBasis } from './exact.js';
 import { isUnimodular } from './unimodular.js';
@@ -391,7 +392,11 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
         } else certificate = ddBig(B, Z ?? noZ(), o, st, certify);
       } else if (rung === 'quad-double') {
         toBig();
-        qdLLL(B, Z ?? noZ(), o.delta, o.eta, o.maxIterations, st);
+        // the quad-double pass first (the double-double ones broke down here), handing back to them
+        // after a bounded number of steps: past the stretch that needs 212 bits they are faster
+        const ZZ = Z ?? noZ();
+        const passes = [...ddPasses(B, ZZ, o, st), { name: 'quad-double Gram-Schmidt', run: (limit: number) => qdLLL(B, ZZ, o.delta, o.eta, limit, st) }];
+        runPasses(passes, st, o.maxIterations, STEP_BACK * B.length, passes.length - 1);
       } else {
         toBig();
         exactLLL(B, Z ?? noZ(), o.delta, o.eta, o.maxIterations, st);
@@ -445,10 +450,15 @@ function ddBig(B: BigBasis, Z: BigBasis, o: ReturnType<typeof resolveOptions>, s
   }
   // each pass from where the one before stopped, the cheapest first; a slower one hands back to the
   // first after STEP_BACK m main-loop steps (doubled each time: passes.ts)
-  runPasses([
+  runPasses(ddPasses(B, Z, o, st), st, o.maxIterations, STEP_BACK * B.length);
+  return undefined;
+}
+
+/** The double-double rung's passes after the float64 one, cheapest first (ddBig; the quad-double rung hands back to them). */
+function ddPasses(B: BigBasis, Z: BigBasis, o: ReturnType<typeof resolveOptions>, st: RungStats): Pass[] {
+  return [
     { name: 'double-double Gram-Schmidt', run: (limit) => ddLLLHybrid(B, Z, o.delta, o.eta, limit, st) },
     { name: 'double-double Gram-Schmidt, exact products past 2^100', run: (limit) => ddLLLHybrid(B, Z, o.delta, o.eta, limit, st, false, true) },
     { name: 'double-double Gram-Schmidt, exact G', run: (limit) => ddLLL(B, Z, o.delta, o.eta, limit, st) },
-  ], st, o.maxIterations, STEP_BACK * B.length);
-  return undefined;
+  ];
 }

@@ -18,12 +18,14 @@ export interface Pass {
 }
 
 /**
- * Runs `passes` as the file comment says. `stepBack`: main-loop steps a later pass takes before it
- * hands back to the first (doubled each time). Throws the last pass's PRECISION_FAILURE, or any
- * other error at once.
+ * Runs `passes` as the file comment says, from pass `start` (a rung above the one whose passes
+ * broke down starts at its own pass, the last, and hands back to the passes below it). `stepBack`:
+ * main-loop steps a later pass takes before it hands back to the first (doubled each time). Throws
+ * the last pass's PRECISION_FAILURE, or any other error at once.
  */
-export function runPasses(passes: readonly Pass[], stats: RungStats, maxIterations: number, stepBack: number): void {
-  let i = 0, budget = stepBack;
+export function runPasses(passes: readonly Pass[], stats: RungStats, maxIterations: number, stepBack: number, start = 0): void {
+  if (!(Number.isInteger(start) && start >= 0 && start < passes.length)) throw new RangeError(`start must be a pass index below ${passes.length}, got ${start}`);
+  let i = start, budget = stepBack;
   for (;;) {
     const pass = passes[i]!;
     stats.pass = pass.name;
