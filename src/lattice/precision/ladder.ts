@@ -394,8 +394,8 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
         toBig();
         // the quad-double pass first (the double-double ones broke down here), handing back to them
         // after a bounded number of steps: past the stretch that needs 212 bits they are faster
-        const ZZ = Z ?? noZ();
-        const passes = [...ddPasses(B, ZZ, o, st), { name: 'quad-double Gram-Schmidt', run: (limit: number) => qdLLL(B, ZZ, o.delta, o.eta, limit, st) }];
+        const tracked = Z ?? noZ();
+        const passes = [...ddPasses(B, tracked, o, st), { name: 'quad-double Gram-Schmidt', run: (limit: number) => qdLLL(B, tracked, o.delta, o.eta, limit, st) }];
         runPasses(passes, st, o.maxIterations, STEP_BACK * B.length, passes.length - 1);
       } else {
         toBig();
