@@ -422,7 +422,7 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
   return { B, Z, outcomes, ...(certificate ? { certificate } : {}) };
 }
 
-/** Main-loop steps per basis vector a slower pass of the double-double rung takes before the first pass again. */
+/** Main-loop steps per basis vector a slower pass (of the double-double rung, or the quad-double one) takes before the first double-double pass again. */
 const STEP_BACK = 100;
 
 /**
