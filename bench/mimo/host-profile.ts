@@ -4,12 +4,18 @@
  *
  * Usage: node [--cpu-prof] dist/bench/mimo/host-profile.js [--detector zf] [--mod 16qam] [--nt 4]
  *        [--channels 600[,N...]] [--vpc 14] [--calls 200] [--passes N] [--batch 0:0,1092:3,...] [--rounds R] [--trace N]
+ *        [--device N] [--fuse on,off] [--curve W] [--unsafe K] [--redo float64,cpu]
  * --batch: a list of maxChunk:streams pairs (the runner's gpuBatch options, 0 = automatic), each
  * timed in turn: how the chunking changes the call.
  * --rounds R: the variants' calls in R interleaved rounds (calls / R each a round).
  * --unsafe K: K channels made nearly singular (float32 cannot carry them; their vectors are redone).
  * --redo float64,cpu: variants redoing those on the detector's float64 kernel (as shipped) or, with
  * that kernel hidden, on the CPU engine.
+ * --curve W: the first variant's calls in the order made, the median of each W of them (from the
+ * process's first call): how many calls the host path takes to reach its steady state.
+ * --fuse on,off: variants where the detector's plan does the engine's normalize and summary stages in
+ * its own kernels where it can (on, as shipped) or, its CudaDetectorPlan.fuses hidden, the engine
+ * launches them as kernels of their own (off).
  * --trace N: then N more calls of the first variant with every driver call recorded (driver-trace.ts): the last call's
  * time in each driver function, and its timeline.
  * --device N: then N more calls of the first variant with an event after every enqueued op (driver-trace.ts
@@ -25,17 +31,37 @@ import { detectAsync } from '../../src/mimo/detect-async.js';
 import { DETECTOR_REGISTRY } from '../../src/mimo/registry.js';
 import { bitsPerSymbolOf, parseModulation } from '../../src/mimo/modulation.js';
 import type { Detector } from '../../src/mimo/types.js';
+import type { CudaDetector } from '../../src/mimo/gpu/cuda-detector.js';
 
 const { values } = parseArgs({ options: {
   detector: { type: 'string', default: 'zf' }, mod: { type: 'string', default: '16qam' }, nt: { type: 'string', default: '4' },
   channels: { type: 'string', default: '600' }, vpc: { type: 'string', default: '14' }, calls: { type: 'string', default: '200' },
   passes: { type: 'string' }, batch: { type: 'string', default: '0:0' }, trace: { type: 'string', default: '0' }, device: { type: 'string', default: '0' }, rounds: { type: 'string', default: '1' },
-  unsafe: { type: 'string', default: '0' }, redo: { type: 'string', default: 'float64' },
+  unsafe: { type: 'string', default: '0' }, redo: { type: 'string', default: 'float64' }, fuse: { type: 'string', default: 'on' }, curve: { type: 'string', default: '0' },
 } });
 const ctx = requireCuda();
 let deviceTimeline: ReturnType<typeof timelineDriver> | undefined;
 const nt = Number(values.nt), vpc = Number(values.vpc), calls = Number(values.calls);
 const mod = parseModulation(values.mod!);
+/** Whether the detector's plans may fuse the engine's stages (--fuse; fuseSwitch). */
+let fusing = true;
+const wrapped = new WeakSet<object>();
+
+/**
+ * Makes the plans `impl` creates report their fuses only while `fusing` (the A/B of --fuse): each
+ * plan is wrapped once, before the engine keeps it, in an object that inherits its kernels.
+ */
+function fuseSwitch(impl: CudaDetector): void {
+  if (wrapped.has(impl)) return;
+  wrapped.add(impl);
+  const create = impl.create.bind(impl);
+  const off = { normalize: false, summary: false };
+  (impl as { create: CudaDetector['create'] }).create = (ctx, setup) => {
+    const plan = create(ctx, setup);
+    return Object.create(plan, { fuses: { get: () => (fusing ? plan.fuses : off) } }) as typeof plan;
+  };
+}
+
 // several channel counts run one after the other in this process (as a table of cases does)
 for (const channels of values.channels!.split(',').map(Number)) await profile(channels);
 
@@ -61,20 +87,22 @@ async function profile(channels: number): Promise<void> {
   // shipped; cpu: that kernel hidden, so flagged vectors go to the CPU engine as without one)
   const impl = await DETECTOR_REGISTRY[values.detector as Detector].cuda!();
   const float64 = impl.float64;
-  const variants = values.batch!.split(',').flatMap((pair) => values.redo!.split(',').map((redo) => {
+  fuseSwitch(impl);
+  const variants = values.batch!.split(',').flatMap((pair) => values.fuse!.split(',').flatMap((fuse) => values.redo!.split(',').map((redo) => {
     const [maxChunk, streams] = pair.split(':').map(Number) as [number, number];
     const opts = {
       detector: values.detector as Detector, modulation: mod, engine: 'cuda' as const, gpuBatch: { maxChunk, streams },
       ...(values.passes ? { passes: Number(values.passes) } : {}),
     };
-    return { opts, redo, ms: [] as number[] };
-  }));
+    return { opts, redo, fuse, ms: [] as number[] };
+  })));
   const redoBy = (redo: string): void => { (impl as { float64?: typeof float64 }).float64 = redo === 'cpu' ? undefined : float64; };
   // rounds interleave the variants, so that a drift of the machine (clocks, other tenants) falls on all alike
   const rounds = Math.max(1, Number(values.rounds));
   for (let r = 0; r < rounds; r++) {
-    for (const { opts, redo, ms } of variants) {
+    for (const { opts, redo, fuse, ms } of variants) {
       redoBy(redo);
+      fusing = fuse !== 'off';
       for (let i = 0; i < 5; i++) await detectAsync(input, opts, out);
       for (let i = 0; i < Math.ceil(calls / rounds); i++) {
         const t = performance.now();
@@ -84,10 +112,17 @@ async function profile(channels: number): Promise<void> {
     }
   }
   redoBy('float64');
-  for (const { opts, redo, ms } of variants) {
+  fusing = true;
+  const w = Number(values.curve);
+  if (w > 0) {
+    const first = variants[0]!.ms, medians: string[] = [];
+    for (let i = 0; i + w <= first.length; i += w) medians.push(first.slice(i, i + w).sort((a, b) => a - b)[w >> 1]!.toFixed(3));
+    console.log(`  the first variant's calls, median of each ${w} in order (ms): ${medians.join(' ')}`);
+  }
+  for (const { opts, redo, fuse, ms } of variants) {
     ms.sort((a, b) => a - b);
     const q = (f: number) => ms[Math.floor(f * (ms.length - 1))]!.toFixed(3);
-    console.log(`${values.detector} ${nt}x${nt} ${mod}, ${channels} x ${vpc} vectors${unsafe > 0 ? ` (${unsafe} nearly singular, redone: ${redo})` : ''}, gpuBatch ${JSON.stringify(opts.gpuBatch)}: median ${q(0.5)} ms, min ${q(0)}, quartiles ${q(0.25)} .. ${q(0.75)} ms a call (${ms.length} calls${rounds > 1 ? ` in ${rounds} rounds` : ''})`);
+    console.log(`${values.detector} ${nt}x${nt} ${mod}, ${channels} x ${vpc} vectors${unsafe > 0 ? ` (${unsafe} nearly singular, redone: ${redo})` : ''}, gpuBatch ${JSON.stringify(opts.gpuBatch)}${values.fuse === 'on' ? '' : `, fused stages ${fuse}`}: median ${q(0.5)} ms, min ${q(0)}, quartiles ${q(0.25)} .. ${q(0.75)} ms a call (${ms.length} calls${rounds > 1 ? ` in ${rounds} rounds` : ''})`);
   }
   {
     const { opts } = variants[0]!;

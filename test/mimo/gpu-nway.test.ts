@@ -37,7 +37,7 @@ import { cudaAvailable, CudaContext } from '../../src/gpu/context.js';
 import { DeviceBuffer } from '../../src/gpu/memory.js';
 import { Stream } from '../../src/gpu/stream.js';
 import { compileEmulated, emulatorUnavailable, runEmulated } from '../gpu/cuda-emulator.js';
-import { emulatorShims, float32Channels } from './nway-emulation.js';
+import { emulatorShims, float32Channels, QR_CALL } from './nway-emulation.js';
 import { nwayBuild } from '../../bench/kernels/traced.js';
 import { qrStoreLoopBuild } from '../../bench/mimo/gpu-nway-builds.js';
 
@@ -98,8 +98,8 @@ function makeProblem(c: NwayCase, seed: number): Problem {
 /** The kernels' outputs (status null: through detectAsync, which keeps no status words). */
 interface Outputs { symbols: Int32Array; llr: Float32Array; status: Int32Array | null }
 
-/** Emulated program (QR_KERNEL: qr_batch or qr_thread): [channels, vpc, qrThreads, qrShared, nwThreads, nwShared, soft] int32, clip, scale float32, then H, y, noise, status. */
-const NWAY_MAIN = String.raw`
+/** Emulated program (QR_CALL: qr_batch or qr_thread): [channels, vpc, qrThreads, qrShared, nwThreads, nwShared, soft] int32, clip, scale float32, then H, y, noise, status. */
+const NWAY_MAIN = QR_CALL + String.raw`
 int main() {
   int h[7]; float fp[2];
   if (fread(h, 4, 7, stdin) != 7 || fread(fp, 4, 2, stdin) != 2) return 1;
@@ -113,8 +113,8 @@ int main() {
   std::vector<int> sym((size_t)vectors * NW_NT, -1);
   std::vector<float> llr((size_t)vectors * NW_NBITS, -999.f);
   const int problems = channels * QR_PASSES;
-  if (emu_launch((problems + QR_GROUPS - 1) / QR_GROUPS, dim3{(unsigned)qt, 1, 1}, qs, [&] { QR_KERNEL(H.data(), QR_Z ? y.data() : nullptr, rec.data(), problems, fp[1]); })) return 2;
-  if (emu_launch((vectors + NW_VPB - 1) / NW_VPB, dim3{(unsigned)nt, 1, 1}, ns, [&] { nway_detect(y.data(), noise.data(), rec.data(), sym.data(), soft ? llr.data() : nullptr, status.data(), vectors, vpc, fp[0]); })) return 2;
+  if (emu_launch((problems + QR_GROUPS - 1) / QR_GROUPS, dim3{(unsigned)qt, 1, 1}, qs, [&] { QR_CALL(H.data(), QR_Z ? y.data() : nullptr, rec.data(), problems, fp[1]); })) return 2;
+  if (emu_launch((vectors + NW_VPB - 1) / NW_VPB, dim3{(unsigned)nt, 1, 1}, ns, [&] { nway_detect(y.data(), noise.data(), rec.data(), sym.data(), soft ? llr.data() : nullptr, status.data(), vectors, vpc, fp[0], nullptr, 0LL); })) return 2;
   fwrite(sym.data(), 4, sym.size(), stdout);
   fwrite(llr.data(), 4, llr.size(), stdout);
   fwrite(status.data(), 4, status.size(), stdout);
@@ -137,12 +137,12 @@ function emulate(pb: Problem, tuning: NwayTuning = {}, zOfVector = false): Outpu
   const thread = (tuning.qrBuild ? 'column' : tuning.qrMapping ?? nwayQrMapping(m, zOfVector)) === 'thread';
   const layout = qrRecordLayout(c.nr, c.nt, m.dimsPerStream, zOfVector);
   const qrShape = { nr: c.nr, nt: c.nt, dimsPerStream: m.dimsPerStream, passes: c.passes, sorted: false, zOfVector };
-  const groups = thread ? tuning.qrThread?.threads ?? QR_THREAD_BLOCK : qrGroupsPerBlock(m.nd);
+  const groups = thread ? tuning.qrThread?.threads ?? QR_THREAD_BLOCK : qrGroupsPerBlock(m.nd, c.passes);
   const qrThreads = thread ? groups : groups * m.nd;
   const qrShared = thread ? qrThreadSharedBytes(layout.floats, qrThreads, tuning.qrThread?.chunk) : qrBatchSharedBytes(m.rows, m.nd, groups, layout.qRows);
   const shape = nwayLaunchShape(m, c.passes, c.soft, tuning);
   const defs = { ...(thread ? qrThreadDefines(qrShape, qrThreads, tuning.qrThread?.chunk) : qrBatchDefines(qrShape, groups)), ...tuning.qrBuild?.defines, ...nwayDefines(m, c.passes, c.soft, tuning, zOfVector) };
-  const defines = [...Object.entries(defs).map(([k, v]) => `-D${k}=${v}`), `-DQR_KERNEL=${thread ? 'qr_thread' : 'qr_batch'}`];
+  const defines = [...Object.entries(defs).map(([k, v]) => `-D${k}=${v}`), `-DQR_THREAD_KERNEL=${thread ? 1 : 0}`];
   const qrFile = tuning.qrBuild ? sourceFile(tuning.qrBuild.source) : fileURLToPath(thread ? QR_THREAD_URL : QR_BATCH_URL);
   const { exe, error } = compileEmulated(NWAY_MAIN, [emulatorShims(), qrFile, tuning.build ? sourceFile(tuning.build.source) : fileURLToPath(NWAY_DETECT_URL)], defines);
   if (error) throw new Error(error);

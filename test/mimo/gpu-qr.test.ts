@@ -25,15 +25,15 @@ import { DeviceBuffer } from '../../src/gpu/memory.js';
 import { Stream } from '../../src/gpu/stream.js';
 import { CudaContext } from '../../src/gpu/context.js';
 import { compileEmulated, emulatorUnavailable, runEmulated } from '../gpu/cuda-emulator.js';
-import { emulatorShims, float32Channels, referenceQr } from './nway-emulation.js';
+import { emulatorShims, float32Channels, QR_CALL, referenceQr } from './nway-emulation.js';
 
 const unavailable = emulatorUnavailable();
 const skipEmu = unavailable ? `CUDA emulator unavailable: ${unavailable}` : false;
 const cuda = cudaAvailable();
 const skipGpu = cuda.ok ? false : `no CUDA device: ${cuda.reason}`;
 
-/** Emulated program (QR_KERNEL: qr_batch or qr_thread): reads [problems, threads, sharedBytes, recordFloats, hFloats, yFloats] (int32), scale (float32), H, y; writes the records. */
-const QR_MAIN = String.raw`
+/** Emulated program (QR_CALL: qr_batch or qr_thread): reads [problems, threads, sharedBytes, recordFloats, hFloats, yFloats] (int32), scale (float32), H, y; writes the records. */
+const QR_MAIN = QR_CALL + String.raw`
 int main() {
   int h[6]; float scale;
   if (fread(h, 4, 6, stdin) != 6 || fread(&scale, 4, 1, stdin) != 1) return 1;
@@ -41,7 +41,7 @@ int main() {
   std::vector<float> H(hf), y(yf), out((size_t)problems * record, -12345.f);
   if (fread(H.data(), 4, hf, stdin) != (size_t)hf || fread(y.data(), 4, yf, stdin) != (size_t)yf) return 1;
   const unsigned grid = (problems + QR_GROUPS - 1) / QR_GROUPS;
-  if (emu_launch(grid, dim3{(unsigned)threads, 1, 1}, shared, [&] { QR_KERNEL(H.data(), yf ? y.data() : nullptr, out.data(), problems, scale); })) return 2;
+  if (emu_launch(grid, dim3{(unsigned)threads, 1, 1}, shared, [&] { QR_CALL(H.data(), yf ? y.data() : nullptr, out.data(), problems, scale); })) return 2;
   fwrite(out.data(), 4, out.size(), stdout);
   return 0;
 }
@@ -63,11 +63,11 @@ function emulateQr(c: QrCase, H: Float32Array, y?: Float32Array, mapping: QrMapp
   const layout = qrRecordLayout(c.nr, c.nt, m.dimsPerStream, zOfVector);
   const shape = { nr: c.nr, nt: c.nt, dimsPerStream: m.dimsPerStream, passes: c.passes, sorted: c.sorted, zOfVector };
   const thread = mapping === 'thread';
-  const groups = thread ? launch.threads ?? QR_THREAD_BLOCK : qrGroupsPerBlock(m.nd);
+  const groups = thread ? launch.threads ?? QR_THREAD_BLOCK : qrGroupsPerBlock(m.nd, c.passes);
   const threads = thread ? groups : groups * m.nd;
   const shared = thread ? qrThreadSharedBytes(layout.floats, threads, launch.chunk) : qrBatchSharedBytes(m.rows, m.nd, groups, layout.qRows);
   const defs = thread ? qrThreadDefines(shape, threads, launch.chunk) : qrBatchDefines(shape, groups);
-  const defines = [...Object.entries(defs).map(([k, v]) => `-D${k}=${v}`), `-DQR_KERNEL=${thread ? 'qr_thread' : 'qr_batch'}`];
+  const defines = [...Object.entries(defs).map(([k, v]) => `-D${k}=${v}`), `-DQR_THREAD_KERNEL=${thread ? 1 : 0}`];
   const { exe, error } = compileEmulated(QR_MAIN, [emulatorShims(), fileURLToPath(thread ? QR_THREAD_URL : QR_BATCH_URL)], defines);
   if (error) throw new Error(error);
   const problems = c.channels * c.passes;

@@ -2,7 +2,8 @@
  * The GPU engine's first detection stage (src/mimo/gpu/normalize.cu) in the CUDA emulator, against
  * the scaling the CPU engine applies, in float32: per channel 2^p with p = -exponent(max |H|) scales
  * H, the channel's vectors and N0 (by 2^2p, clamped to [2^-100, 2^100] when positive); non-finite H,
- * y or N0 flags NON_FINITE, a vector that overflows once scaled FLOAT32_UNSAFE. Fresh random
+ * y or N0 flags NON_FINITE, a vector that overflows once scaled FLOAT32_UNSAFE; when asked, each
+ * channel's summary head (its real vectors' flags or-ed, no nodes). Fresh random
  * channels of every width the kernel treats apart (several vectors a warp, one vector wider than a
  * warp), tiny and huge scales, zero channels, NaN and infinities. Skips where g++ is missing.
  */
@@ -21,21 +22,23 @@ const NON_FINITE = 2, FLOAT32_UNSAFE = 16;
 
 const MAIN = String.raw`
 int main() {
-  int h[5]; float scalar;
-  if (fread(h, 4, 5, stdin) != 5 || fread(&scalar, 4, 1, stdin) != 1) return 1;
-  const int channels = h[0], vpc = h[1], hLen = h[2], yLen = h[3], perVector = h[4];
+  int h[7]; float scalar;
+  if (fread(h, 4, 7, stdin) != 7 || fread(&scalar, 4, 1, stdin) != 1) return 1;
+  const int channels = h[0], vpc = h[1], hLen = h[2], yLen = h[3], perVector = h[4], withSummary = h[5], valid = h[6];
   const size_t vectors = (size_t)channels * vpc;
   std::vector<float> H((size_t)channels * hLen), y(vectors * yLen), noise(vectors), noiseOut(vectors, -7.0f);
-  std::vector<int> status(vectors * 2, -7);
+  std::vector<int> status(vectors * 2, -7), summary((size_t)channels * 4, -7);
   if (fread(H.data(), 4, H.size(), stdin) != H.size() || fread(y.data(), 4, y.size(), stdin) != y.size()) return 1;
   if (perVector && fread(noise.data(), 4, noise.size(), stdin) != noise.size()) return 1;
   if (emu_launch((channels + WARPS - 1) / WARPS, dim3{32 * WARPS, 1, 1}, 0, [&] {
-        mimo_normalize(H.data(), y.data(), perVector ? noise.data() : nullptr, scalar, noiseOut.data(), status.data(), channels, vpc, hLen, yLen);
+        mimo_normalize(H.data(), y.data(), perVector ? noise.data() : nullptr, scalar, noiseOut.data(), status.data(), withSummary ? summary.data() : nullptr,
+                       channels, vpc, hLen, yLen, valid);
       })) return 2;
   fwrite(H.data(), 4, H.size(), stdout);
   fwrite(y.data(), 4, y.size(), stdout);
   fwrite(noiseOut.data(), 4, noiseOut.size(), stdout);
   fwrite(status.data(), 4, status.size(), stdout);
+  fwrite(summary.data(), 4, summary.size(), stdout);
   return 0;
 }
 `;
@@ -100,7 +103,7 @@ function reference(k: Case): { H: Float32Array; y: Float32Array; noise: Float32A
   return { H, y, noise, status };
 }
 
-test('normalize (emulated): H, y and N0 scaled as the CPU engine scales them, flags for non-finite and overflowing vectors', { skip }, () => {
+test('normalize (emulated): H, y and N0 scaled as the CPU engine scales them, flags for non-finite and overflowing vectors, summary heads', { skip }, () => {
   const path = fileURLToPath(new URL('../../src/mimo/gpu/normalize.cu', import.meta.url));
   const { exe, error } = compileEmulated(MAIN, path, [`-DWARPS=${WARPS}`]);
   assert.equal(error, null, error ?? '');
@@ -110,9 +113,11 @@ test('normalize (emulated): H, y and N0 scaled as the CPU engine scales them, fl
     for (let rep = 0; rep < 3; rep++) {
       const k = makeCase(nr);
       const hLen = 2 * nr * k.nt, yLen = 2 * nr;
-      const head = Buffer.alloc(24);
-      [k.channels, k.vpc, hLen, yLen, k.noise ? 1 : 0].forEach((x, i) => head.writeInt32LE(x, 4 * i));
-      head.writeFloatLE(k.scalar, 20);
+      // the summary heads now and then not asked for; the last channel's vectors past `valid` are padding
+      const withSummary = rep > 0, valid = k.channels * k.vpc - randomInt(k.vpc);
+      const head = Buffer.alloc(32);
+      [k.channels, k.vpc, hLen, yLen, k.noise ? 1 : 0, withSummary ? 1 : 0, valid].forEach((x, i) => head.writeInt32LE(x, 4 * i));
+      head.writeFloatLE(k.scalar, 28);
       const input = Buffer.concat([head, Buffer.from(k.H.buffer), Buffer.from(k.y.buffer), ...(k.noise ? [Buffer.from(k.noise.buffer)] : [])]);
       const out = runEmulated(exe, input);
       const vectors = k.channels * k.vpc;
@@ -123,6 +128,7 @@ test('normalize (emulated): H, y and N0 scaled as the CPU engine scales them, fl
         y: take((b, at, n) => new Float32Array(b, at, n), vectors * yLen),
         noise: take((b, at, n) => new Float32Array(b, at, n), vectors),
         status: take((b, at, n) => new Int32Array(b, at, n), 2 * vectors),
+        summary: take((b, at, n) => new Int32Array(b, at, n), 4 * k.channels),
       };
       const want = reference(k);
       const where = `nr ${nr}, nt ${k.nt}, ${k.channels} channels x ${k.vpc}`;
@@ -130,6 +136,12 @@ test('normalize (emulated): H, y and N0 scaled as the CPU engine scales them, fl
         for (let i = 0; i < want[key].length; i++) assert.ok(Object.is(got[key][i], want[key][i]), `${where}: ${key}[${i}] = ${got[key][i]}, expected ${want[key][i]}`);
       }
       assert.deepEqual(Array.from(got.status), Array.from(want.status), `${where}: status words`);
+      for (let c = 0; c < k.channels; c++) {
+        let flags = 0;
+        for (let v = c * k.vpc; v < Math.min(valid, (c + 1) * k.vpc); v++) flags |= want.status[2 * v]!;
+        const head = withSummary ? [flags, 0, 0, 0] : [-7, -7, -7, -7];
+        assert.deepEqual(Array.from(got.summary.subarray(4 * c, 4 * c + 4)), head, `${where}: channel ${c}'s summary head`);
+      }
       for (let v = 0; v < vectors; v++) {
         if (want.status[2 * v] === FLOAT32_UNSAFE) seen.unsafe++;
         if (want.status[2 * v] === NON_FINITE) seen.nonFinite++;

@@ -61,6 +61,18 @@ inline unsigned __reduce_min_sync(unsigned mask, unsigned v) {
 }
 `;
 
+/**
+ * QR_CALL(H, y, out, problems, scale): the QR kernel of the build (-DQR_THREAD_KERNEL=1: qr-thread.cu,
+ * 0: qr-batch.cu without its normalize stage), for the emulated programs' main().
+ */
+export const QR_CALL = String.raw`
+#if QR_THREAD_KERNEL
+#define QR_CALL(H, y, out, problems, scale) qr_thread(H, y, out, problems, scale)
+#else
+#define QR_CALL(H, y, out, problems, scale) qr_batch(H, y, out, problems, scale, nullptr, 0.f, nullptr, nullptr, nullptr, 0, 0LL)
+#endif
+`;
+
 /** Path of the intrinsics header for compileEmulated's kernel list (written once per process). */
 export function emulatorShims(): string {
   const dir = join(tmpdir(), 'lattice-mimo-emu');

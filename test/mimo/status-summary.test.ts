@@ -18,7 +18,7 @@ int main() {
   if (fread(h, 8, 3, stdin) != 3) return 1;
   const int channels = (int)h[0], vpc = (int)h[1];
   const long long valid = h[2];
-  std::vector<int> status((size_t)channels * vpc * 2), summary((size_t)channels * 3, -7);
+  std::vector<int> status((size_t)channels * vpc * 2), summary((size_t)channels * 4, -7);
   if (fread(status.data(), 4, status.size(), stdin) != status.size()) return 1;
   if (emu_launch((channels + 3) / 4, dim3{128, 1, 1}, 0, [&] { mimo_status_summary(status.data(), summary.data(), channels, vpc, valid); })) return 2;
   fwrite(summary.data(), 4, summary.size(), stdout);
@@ -41,12 +41,13 @@ test('status summary (emulated): flags or-ed and nodes summed (64-bit) over each
     const head = new BigInt64Array([BigInt(channels), BigInt(vpc), BigInt(valid)]);
     const input = Buffer.concat([Buffer.from(head.buffer), Buffer.from(status.buffer)]);
     const out = runEmulated(exe, input);
-    const got = new Int32Array(out.buffer, out.byteOffset, channels * 3);
+    const got = new Int32Array(out.buffer, out.byteOffset, channels * 4);
     for (let c = 0; c < channels; c++) {
       let flags = 0, nodes = 0n;
       for (let k = 0; k < vpc && c * vpc + k < valid; k++) { flags |= status[2 * (c * vpc + k)]!; nodes += BigInt(status[2 * (c * vpc + k) + 1]!); }
-      const sum = BigInt(got[3 * c + 1]! >>> 0) + (BigInt(got[3 * c + 2]! >>> 0) << 32n);
-      assert.equal(got[3 * c], flags, `channel ${c} flags`);
+      const sum = BigInt(got[4 * c + 2]! >>> 0) + (BigInt(got[4 * c + 3]! >>> 0) << 32n);
+      assert.equal(got[4 * c], flags, `channel ${c} flags`);
+      assert.equal(got[4 * c + 1], 0, `channel ${c} word 1`);
       assert.equal(sum, nodes, `channel ${c} nodes`);
     }
   }

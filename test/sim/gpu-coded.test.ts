@@ -13,9 +13,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LdpcCode } from '../../src/coding/code.js';
 import { ldpcEncoderDefines, encoderFramesPerBlock } from '../../src/coding/gpu/cuda-encoder.js';
@@ -38,15 +35,6 @@ const emu = emulatorUnavailable();
 const emuSkip = emu ? `CUDA emulator unavailable: ${emu}` : false;
 const SRC = fileURLToPath(new URL('../../src/sim/gpu/', import.meta.url));
 const ENCODER = fileURLToPath(new URL('../../src/coding/gpu/encode.cu', import.meta.url));
-
-/** What the count kernel uses beyond the emulator's header: u64 atomics. */
-function atomicsShim(): string {
-  const dir = join(tmpdir(), 'lattice-mimo-emu');
-  mkdirSync(dir, { recursive: true });
-  const path = join(dir, 'atomics-u64.cuh');
-  writeFileSync(path, '#pragma once\ninline unsigned long long atomicAdd(unsigned long long* a, unsigned long long v) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); }\n');
-  return path;
-}
 
 const concat = (parts: ArrayBufferView[]): Uint8Array => Buffer.concat(parts.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength)));
 
@@ -303,7 +291,7 @@ int main() {
 `;
 
 test('emulated coded count (link-coded-count.cu): countDecoded and symbol errors per chunk; flagged vectors listed, their frames left out with their LLRs', { skip: emuSkip }, () => {
-  const { exe, error } = compileEmulated(COUNT_MAIN, [atomicsShim(), SRC + 'link-coded-count.cu'], ['-DCOUNT_BLOCK=128']);
+  const { exe, error } = compileEmulated(COUNT_MAIN, [SRC + 'link-coded-count.cu'], ['-DCOUNT_BLOCK=128']);
   assert.equal(error, null);
   for (let trial = 0; trial < 4; trial++) {
     const vpf = 1 + randomInt(40), nt = 1 + randomInt(4), k = 50 + randomInt(300), framesPerChunk = 1 + randomInt(4), perFrame = vpf * nt * 2;

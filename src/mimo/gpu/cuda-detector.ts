@@ -20,6 +20,7 @@
  *  - llr:     float32 out, vectors x nt x bitsPerSymbol, stream-major, LLR = ln P(b=0)/P(b=1)
  *             scaled by 1/N0 (positive means 0), clipped to [-llrClip, llrClip]; 0n when !soft.
  *  - status:  int32, STATUS_WORDS per vector: [flags (status.ts: MIMO_STATUS), nodes visited].
+ *  - summary: int32, MIMO_SUMMARY_WORDS per channel (status-summary.cuh), when the plan fuses it.
  *  - scratch: the detector's device-only regions, scratchBytesPerChannel[k] bytes per channel each
  *             (QR factors, filters, rotated orders), in the order the plan lists them.
  */
@@ -53,6 +54,32 @@ export interface DetectChunk extends DetectBuffers {
   readonly channels: number;
   readonly vectorsPerChannel: number;
   readonly scratch: readonly bigint[];
+  /**
+   * Given only to a plan whose fuses.normalize is true: its first kernel does the engine's
+   * normalize stage (normalize.cuh) on H, y (in place), writing noise and status, and the
+   * summaries' heads when `summary` is given too. Absent: the chunk is normalized already.
+   */
+  readonly normalize?: ChunkNormalize;
+  /**
+   * Given only to a plan whose fuses.summary is true: its kernels add each real vector's flags
+   * and nodes to its channel's summary (status-summary.cuh), whose head the normalize stage wrote.
+   */
+  readonly summary?: ChunkSummary;
+}
+
+/** The inputs of the engine's normalize stage that a chunk's normalized buffers do not show. */
+export interface ChunkNormalize {
+  /** Per-vector N0 as given, or 0n: noiseScalar for every vector. */
+  readonly noiseIn: bigint;
+  readonly noiseScalar: number;
+}
+
+/** Where a chunk's channel summaries go. */
+export interface ChunkSummary {
+  /** MIMO_SUMMARY_WORDS int32 a channel. */
+  readonly address: bigint;
+  /** Vectors of the chunk that are real (the batch's last channel may be padded). */
+  readonly realVectors: number;
 }
 
 /** A detector compiled for one setup: its scratch needs and its kernels' launches. */
@@ -61,6 +88,11 @@ export interface CudaDetectorPlan {
   readonly scratchBytesPerChannel: readonly number[];
   /** Enqueues the chunk's kernels (preprocessing, detection) on `stream`; no host synchronisation. */
   enqueue(stream: Stream, chunk: DetectChunk): void;
+  /**
+   * The engine's stages the plan's kernels can do themselves (DetectChunk.normalize, .summary), so
+   * that a chunk needs two launches fewer; absent: neither.
+   */
+  readonly fuses?: { readonly normalize: boolean; readonly summary: boolean };
   /**
    * The same kernels as enqueue, stage by stage (e.g. 'qr' then 'detect'), for benchmarks that
    * time each stage (the N-way paper's Tables I and II); running them in order equals enqueue.

@@ -3,7 +3,9 @@
  * vectors, through one CUDA detector on the domain-free batch runner (src/gpu/batch-runner.ts).
  * A runner item is one channel: its H, its vectors' y (and N0 when given per vector) go up; its
  * vectors' symbols (and LLRs) come down into the caller's arrays; STATUS_WORDS int32 a vector say
- * what happened (status.ts). Each chunk runs normalize.cu, then the detector's kernels.
+ * what happened (status.ts), and SUMMARY_WORDS a channel sum them up for the host. Each chunk runs
+ * normalize.cu, the detector's kernels, then status-summary.cu; a plan that fuses either stage
+ * (CudaDetectorPlan.fuses) does it in its own first or last kernel instead.
  *
  * float32 input is uploaded as it is (pinned arrays, see allocPinned, without a staging copy) and
  * normalized on the device; float64 input is brought to float32 here, scaled per channel by the
@@ -25,7 +27,7 @@ import { constellation, symbolsToBits } from '../modulation.js';
 import { DETECTOR_REGISTRY } from '../registry.js';
 import type { DetectionInput, DetectionResult } from '../types.js';
 import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup, Float64Kernel } from './cuda-detector.js';
-import { MIMO_STATUS, STATUS_WORDS } from './status.js';
+import { STATUS_WORDS, SUMMARY_WORDS } from './status.js';
 
 /**
  * |LLR| bound of the GPU engine's soft output (float32): LLRs past it (a tiny N0) are saturated
@@ -46,23 +48,24 @@ export interface DetectOutputs {
   readonly llr?: Float32Array;
 }
 
-/** The normalize kernel's launch for `channels` channels (engine and benchmarks). */
-export function enqueueNormalize(ctx: CudaContext, stream: Stream, a: { H: bigint; y: bigint; noiseIn: bigint; noiseScalar: number; noiseOut: bigint; status: bigint }, channels: number, vpc: number, nr: number, nt: number): void {
+/**
+ * The normalize kernel's launch for `channels` channels (engine and benchmarks); with `summary`,
+ * it writes the channels' summary heads too (of the first `realVectors` vectors, default all).
+ */
+export function enqueueNormalize(ctx: CudaContext, stream: Stream, a: { H: bigint; y: bigint; noiseIn: bigint; noiseScalar: number; noiseOut: bigint; status: bigint; summary?: bigint; realVectors?: number }, channels: number, vpc: number, nr: number, nt: number): void {
   normalize(ctx).launch(
     { grid: Math.ceil(channels / NORMALIZE_WARPS), block: 32 * NORMALIZE_WARPS, stream },
-    [a.H, a.y, a.noiseIn, a.noiseScalar, a.noiseOut, a.status, channels, vpc, 2 * nr * nt, 2 * nr],
+    [a.H, a.y, a.noiseIn, a.noiseScalar, a.noiseOut, a.status, a.summary ?? 0n, channels, vpc, 2 * nr * nt, 2 * nr, a.realVectors ?? channels * vpc],
   );
 }
 
 let normalizeKernel: { ctx: CudaContext; kernel: Kernel } | null = null;
 let summaryKernel: { ctx: CudaContext; kernel: Kernel } | null = null;
 
-/** int32 words of a channel's status summary: [flags or-ed over its vectors, nodes low, nodes high]. */
-const SUMMARY_WORDS = 3;
 const SUMMARY_WARPS = 4;
 
-/** status-summary.cu's launch: each of `channels` channels' vector status words in SUMMARY_WORDS. */
-function enqueueSummary(ctx: CudaContext, stream: Stream, status: bigint, summary: bigint, channels: number, vpc: number, valid: number): void {
+/** status-summary.cu's launch: each of `channels` channels' vector status words in SUMMARY_WORDS (the first `valid` vectors). */
+export function enqueueSummary(ctx: CudaContext, stream: Stream, status: bigint, summary: bigint, channels: number, vpc: number, valid: number): void {
   if (summaryKernel?.ctx !== ctx) {
     const kernel = loadModule(ctx, {
       source: readKernelSource(new URL('./status-summary.cu', import.meta.url)),
@@ -81,7 +84,7 @@ function normalize(ctx: CudaContext): Kernel {
     source: readKernelSource(new URL('./normalize.cu', import.meta.url)),
     name: 'mimo/gpu/normalize.cu',
     defines: { WARPS: NORMALIZE_WARPS },
-  }).kernel('mimo_normalize', ['ptr', 'ptr', 'ptr', 'f32', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32']);
+  }).kernel('mimo_normalize', ['ptr', 'ptr', 'ptr', 'f32', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i64']);
   normalizeKernel = { ctx, kernel };
   return kernel;
 }
@@ -94,7 +97,7 @@ function scanSummary(summary: Int32Array, channels: number): { nodes: number; fl
   let nodes = 0;
   const flagged: number[] = [];
   for (let i = 0; i < channels; i++) {
-    nodes += (summary[i * SUMMARY_WORDS + 1]! >>> 0) + (summary[i * SUMMARY_WORDS + 2]! >>> 0) * 2 ** 32;
+    nodes += (summary[i * SUMMARY_WORDS + 2]! >>> 0) + (summary[i * SUMMARY_WORDS + 3]! >>> 0) * 2 ** 32;
     if (summary[i * SUMMARY_WORDS] !== 0) flagged.push(i);
   }
   return { nodes, flagged };
@@ -187,6 +190,7 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
   const { soft, maxNodes, constellation: con } = setup, bps = con.bitsPerSymbol;
   const onBudget = onBudgetOf(opts.onBudget);
   const plan = planFor(ctx, impl, setup);
+  const fuses = plan.fuses ?? { normalize: false, summary: false };
   const hLen = 2 * nr * nt, yLen = 2 * nr, padded = channels * vpc;
 
   let H: Float32Array, y: Float32Array, noise: Float32Array | null = null, noiseScalar = 0;
@@ -232,7 +236,8 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
     // comes back is each channel's summary of its vectors' status (status-summary.cu)
     scratch: [{ bytesPerItem: vpc * 4 }, { bytesPerItem: vecStatusBytes }, ...plan.scratchBytesPerChannel.map((b) => ({ bytesPerItem: b }))],
     statusWords: SUMMARY_WORDS,
-    // status-summary.cu writes every summary word; the call reports no kernel time
+    // the summary stage (status-summary.cu, or the normalize stage's heads and the detector's
+    // additions) writes every summary word; the call reports no kernel time
     kernelsWriteStatus: true,
     timed: false,
     // a chunk's kernels fill the device: chunk after chunk, so results go down while the next computes
@@ -241,12 +246,18 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
     enqueue(stream, chunk) {
       const [dH, dY, dNoiseIn] = chunk.inputs as [bigint, bigint, bigint?];
       const [dNoise, dStatus] = chunk.scratch as [bigint, bigint];
-      enqueueNormalize(ctx, stream, { H: dH, y: dY, noiseIn: noise ? dNoiseIn! : 0n, noiseScalar, noiseOut: dNoise, status: dStatus }, chunk.count, vpc, nr, nt);
+      const noiseIn = noise ? dNoiseIn! : 0n, realVectors = Math.min(chunk.count * vpc, vectors - chunk.first * vpc);
+      const summary = fuses.summary ? { address: chunk.status, realVectors } : undefined;
+      if (!fuses.normalize) {
+        enqueueNormalize(ctx, stream, { H: dH, y: dY, noiseIn, noiseScalar, noiseOut: dNoise, status: dStatus, summary: summary?.address, realVectors }, chunk.count, vpc, nr, nt);
+      }
       plan.enqueue(stream, {
         channels: chunk.count, vectorsPerChannel: vpc, H: dH, y: dY, noise: dNoise,
         symbols: chunk.outputs[0]!, llr: llr ? chunk.outputs[1]! : 0n, status: dStatus, scratch: chunk.scratch.slice(2),
+        ...(fuses.normalize ? { normalize: { noiseIn, noiseScalar } } : {}),
+        ...(summary ? { summary } : {}),
       });
-      enqueueSummary(ctx, stream, dStatus, chunk.status, chunk.count, vpc, vectors - chunk.first * vpc);
+      if (!fuses.summary) enqueueSummary(ctx, stream, dStatus, chunk.status, chunk.count, vpc, realVectors);
     },
     settle(first, count, summary, chunk) {
       const dStatus = chunk.scratch[1]!;

@@ -1,114 +1,20 @@
-// The GPU engine's first stage of every detection chunk: per channel, the power of two 2^p that
-// brings the largest entry of H into [1, 2) scales H, its vectors and their N0 (N0 by 2^2p, held in
-// [2^-100, 2^100] when > 0), exactly as the CPU engine does (detection is invariant under
-// (H, y, N0) -> (a H, a y, a^2 N0)). Non-finite input sets the vector's NON_FINITE flag; a vector
-// that overflows float32 once scaled gets FLOAT32_UNSAFE (the engine redoes it on the CPU).
-//
-// One warp a channel, WARPS channels a block. A channel's vectors go through the warp 32 / yLen at a
-// time (a group of yLen lanes a vector), UNROLL passes loaded before any is written, so the warp
-// waits on memory about vpc yLen / (32 UNROLL) times rather than vpc times. Arguments:
-//   H      channels x hLen floats (hLen = 2 nr nt), scaled in place
-//   y      channels x vpc x yLen floats (yLen = 2 nr), scaled in place
-//   noiseIn  per-vector N0 (channels x vpc), or null: then every vector's N0 is noiseScalar
-//   noiseOut per-vector scaled N0 (channels x vpc)
-//   status STATUS_WORDS (2) int32 a vector: written, [flags, 0 nodes]
+// The GPU engine's first stage of a detection chunk whose detector does not normalize in its own
+// first kernel: normalize.cuh on every channel, one warp a channel, WARPS channels a block.
+// Arguments as mimo_normalize_channel's (normalize.cuh); summary may be null.
 // nvcc-variant: -DWARPS=4
+
+#include "normalize.cuh"
 
 #ifndef WARPS
 #define WARPS 4
 #endif
-#define UNROLL 4
-#define FULL_MASK 0xffffffffu
-
-#define FLAG_NON_FINITE 2
-#define FLAG_FLOAT32_UNSAFE 16
-
-__device__ __forceinline__ bool finite_f(float x) { return (__float_as_uint(x) & 0x7f800000u) != 0x7f800000u; }
-
-// Vector v's scaled N0 and status words, once its entries are known finite (fin) and within float32
-// once scaled (fits).
-__device__ __forceinline__ void finish_vector(long long v, bool fin, bool fits, int p, const float* __restrict__ noiseIn, float noiseScalar,
-                                              float* __restrict__ noiseOut, int* __restrict__ status) {
-  float n0 = noiseIn ? noiseIn[v] : noiseScalar;
-  int flags = 0;
-  if (!fin || !finite_f(n0)) flags |= FLAG_NON_FINITE;
-  else if (!fits) flags |= FLAG_FLOAT32_UNSAFE;
-  if (n0 > 0.0f) {
-    // 2^2p may leave float32's range: scale in two halves, then clamp
-    n0 = ldexpf(ldexpf(n0, p), p);
-    n0 = fminf(fmaxf(n0, 7.888609052210118e-31f), 1.2676506002282294e30f);  // [2^-100, 2^100]
-  }
-  noiseOut[v] = n0;
-  status[2 * v] = flags;  // the first stage: it writes every vector's status words
-  status[2 * v + 1] = 0;
-}
 
 extern "C" __global__ void __launch_bounds__(32 * WARPS) mimo_normalize(
     float* __restrict__ H, float* __restrict__ y, const float* __restrict__ noiseIn, float noiseScalar,
-    float* __restrict__ noiseOut, int* __restrict__ status, int channels, int vpc, int hLen, int yLen) {
+    float* __restrict__ noiseOut, int* __restrict__ status, int* __restrict__ summary, int channels, int vpc, int hLen, int yLen,
+    long long valid) {
   const int lane = threadIdx.x & 31;
   const int c = blockIdx.x * WARPS + (threadIdx.x >> 5);
   if (c >= channels) return;  // the whole warp: c is the warp's
-  float* h = H + (long long)c * hLen;
-  float m = 0.0f;
-  bool ok = true;
-  for (int i = lane; i < hLen; i += 32) {
-    float v = h[i];
-    ok = ok && finite_f(v);
-    m = fmaxf(m, fabsf(v));
-  }
-  for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(FULL_MASK, m, o));
-  ok = __ballot_sync(FULL_MASK, !ok) == 0;
-  int p = 0;
-  if (ok && m > 0.0f) {
-    int e;
-    frexpf(m, &e);  // m = f 2^e, f in [0.5, 1)
-    p = 1 - e;
-  }
-  if (ok && p != 0) for (int i = lane; i < hLen; i += 32) h[i] = ldexpf(h[i], p);
-  const long long v0 = (long long)c * vpc;
-  if (yLen <= 32) {
-    const int G = 32 / yLen, g = lane / yLen, e = lane - g * yLen;
-    const unsigned group = (yLen == 32 ? FULL_MASK : (1u << yLen) - 1u) << (g < G ? g * yLen : 0);
-    for (int k0 = 0; k0 < vpc; k0 += UNROLL * G) {
-      float x[UNROLL];
-#pragma unroll
-      for (int r = 0; r < UNROLL; r++) {
-        const int k = k0 + r * G + g;
-        x[r] = g < G && k < vpc ? y[(v0 + k) * yLen + e] : 0.0f;
-      }
-#pragma unroll
-      for (int r = 0; r < UNROLL; r++) {
-        const int k = k0 + r * G + g;
-        const bool mine = g < G && k < vpc;
-        bool fits = true;
-        if (mine && p != 0) {
-          const float s = ldexpf(x[r], p);
-          fits = finite_f(s) || !finite_f(x[r]);
-          y[(v0 + k) * yLen + e] = s;
-        }
-        const unsigned bad = __ballot_sync(FULL_MASK, mine && !finite_f(x[r]));
-        const unsigned over = __ballot_sync(FULL_MASK, !fits);
-        if (mine && e == 0) finish_vector(v0 + k, ok && (bad & group) == 0, (over & group) == 0, p, noiseIn, noiseScalar, noiseOut, status);
-      }
-    }
-  } else {
-    // a vector wider than a warp (nr > 16): one at a time, the lanes striding over its entries
-    for (int k = 0; k < vpc; k++) {
-      float* yv = y + (v0 + k) * yLen;
-      bool fin = true, fits = true;
-      for (int i = lane; i < yLen; i += 32) {
-        const float x = yv[i];
-        fin = fin && finite_f(x);
-        if (p != 0) {
-          const float s = ldexpf(x, p);
-          fits = fits && (finite_f(s) || !finite_f(x));
-          yv[i] = s;
-        }
-      }
-      fin = __ballot_sync(FULL_MASK, !fin) == 0;
-      fits = __ballot_sync(FULL_MASK, !fits) == 0;
-      if (lane == 0) finish_vector(v0 + k, ok && fin, fits, p, noiseIn, noiseScalar, noiseOut, status);
-    }
-  }
+  mimo_normalize_channel(lane, c, H, y, noiseIn, noiseScalar, noiseOut, status, summary, vpc, hLen, yLen, valid);
 }

@@ -1,11 +1,14 @@
-// The GPU engine's last stage of every detection chunk: each channel's status in three words, so
-// the host reads a word triple a channel instead of two words a vector (and looks at a channel's
-// vectors only when one of them is flagged). One warp a channel, its lanes over the channel's
-// vectors (all of them at once up to 32 a channel), SUMMARY_WARPS channels a block.
+// The GPU engine's last stage of a detection chunk whose detector does not write the summaries
+// itself: each channel's status in one summary (status-summary.cuh), so the host reads four words
+// a channel instead of two a vector (and looks at a channel's vectors only when one is flagged).
+// One warp a channel, its lanes over the channel's vectors (all of them at once up to 32 a
+// channel), SUMMARY_WARPS channels a block.
 //   status   per vector [flags, nodes] (STATUS_WORDS = 2), the chunk's channels x vpc vectors
-//   summary  per channel [flags of its vectors or-ed, nodes summed: low 32 bits, high 32 bits]
+//   summary  per channel MIMO_SUMMARY_WORDS words, written whole
 //   valid    vectors of the chunk that are real (the batch's last channel may be padded)
 // nvcc-variant: -DSUMMARY_WARPS=4
+
+#include "status-summary.cuh"
 
 #ifndef SUMMARY_WARPS
 #define SUMMARY_WARPS 4
@@ -30,8 +33,7 @@ extern "C" __global__ void __launch_bounds__(32 * SUMMARY_WARPS) mimo_status_sum
     nodes += __shfl_xor_sync(0xffffffffu, nodes, o);
   }
   if (lane == 0) {
-    summary[3 * c] = (int)flags;
-    summary[3 * c + 1] = (int)(unsigned)(nodes & 0xffffffffull);
-    summary[3 * c + 2] = (int)(unsigned)(nodes >> 32);
+    int4* s = reinterpret_cast<int4*>(summary + MIMO_SUMMARY_WORDS * (long long)c);
+    *s = make_int4((int)flags, 0, (int)(unsigned)(nodes & 0xffffffffull), (int)(unsigned)(nodes >> 32));
   }
 }

@@ -8,6 +8,12 @@
 /** int32 words per received vector. */
 export const STATUS_WORDS = 2;
 
+/**
+ * int32 words of a channel's status summary (status-summary.cuh: [flags of its vectors or-ed, 0,
+ * nodes summed: low 32 bits, high 32 bits]), what the engine reads back per channel.
+ */
+export const SUMMARY_WORDS = 4;
+
 export const MIMO_STATUS = {
   /** The search stopped at its node budget; the symbols are the best leaf found (not proven ML). */
   NODE_BUDGET: 1,

@@ -184,6 +184,8 @@ export class NwayPlan implements CudaDetectorPlan {
   readonly stages: readonly PlanStage[];
   readonly qr: QrBatchPlan;
   readonly shape: ReturnType<typeof nwayLaunchShape>;
+  /** The QR kernel normalizes the chunk first where its mapping can; the detection kernel adds to the summaries. */
+  readonly fuses: { readonly normalize: boolean; readonly summary: boolean };
   private readonly kernel: Kernel;
 
   constructor(ctx: CudaContext, readonly model: RealModel, readonly passes: number, readonly soft: boolean, readonly llrClip: number, tuning: NwayTuning = {}, readonly zOfVector = false) {
@@ -195,6 +197,7 @@ export class NwayPlan implements CudaDetectorPlan {
     const mapping = tuning.qrBuild ? 'column' : tuning.qrMapping ?? nwayQrMapping(model, zOfVector);
     this.qr = new QrBatchPlan(ctx, { nr: model.nr, nt: model.nt, dimsPerStream: model.dimsPerStream, passes, sorted: false, zOfVector, mapping }, model.scale, tuning.qrBuild, tuning.qrThread);
     this.scratchBytesPerChannel = [this.qr.bytesPerChannel];
+    this.fuses = { normalize: this.qr.normalizes, summary: true };
     this.stages = [
       { name: 'qr', enqueue: (stream, chunk) => this.enqueueQr(stream, chunk) },
       { name: 'detect', enqueue: (stream, chunk) => this.enqueueDetect(stream, chunk) },
@@ -204,7 +207,7 @@ export class NwayPlan implements CudaDetectorPlan {
       name: tuning.build?.name ?? 'nway-detect.cu',
       defines: nwayDefines(model, passes, soft, tuning, zOfVector),
     });
-    this.kernel = mod.kernel('nway_detect', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'f32']);
+    this.kernel = mod.kernel('nway_detect', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'f32', 'ptr', 'i64']);
     if (this.shape.sharedBytes > 48 * 1024) this.kernel.setMaxDynamicShared(this.shape.sharedBytes);
   }
 
@@ -215,10 +218,17 @@ export class NwayPlan implements CudaDetectorPlan {
     return { registers: a.registers, localBytes: a.localBytes, blocksPerSm: this.kernel.occupancy(threadsPerBlock, this.shape.sharedBytes), threadsPerBlock };
   }
 
-  /** The QR kernel on the chunk's channels (records into chunk.scratch[0]; with zOfVector, z of chunk.y's vectors). */
+  /**
+   * The QR kernel on the chunk's channels (records into chunk.scratch[0]; with zOfVector, z of
+   * chunk.y's vectors), after the engine's normalize stage when the chunk asks for it.
+   */
   enqueueQr(stream: Stream, chunk: DetectChunk): void {
     this.checkChunk(chunk);
-    this.qr.enqueue(stream, chunk.H, chunk.y, chunk.scratch[0]!, chunk.channels);
+    const n = chunk.normalize, s = chunk.summary;
+    this.qr.enqueue(stream, chunk.H, chunk.y, chunk.scratch[0]!, chunk.channels, n && {
+      noiseIn: n.noiseIn, noiseScalar: n.noiseScalar, noiseOut: chunk.noise, status: chunk.status, summary: s?.address ?? 0n,
+      vectorsPerChannel: chunk.vectorsPerChannel, realVectors: s?.realVectors ?? chunk.channels * chunk.vectorsPerChannel,
+    });
   }
 
   /** The detection kernel on the chunk's vectors (the QR records must be there). */
@@ -229,7 +239,8 @@ export class NwayPlan implements CudaDetectorPlan {
     const { vectorsPerBlock, threadsPerVector, sharedBytes } = this.shape;
     this.kernel.launch(
       { grid: Math.ceil(vectors / vectorsPerBlock), block: threadsPerVector * vectorsPerBlock, sharedBytes, stream },
-      [chunk.y, chunk.noise, chunk.scratch[0]!, chunk.symbols, this.soft ? chunk.llr : 0n, chunk.status, vectors, chunk.vectorsPerChannel, this.llrClip],
+      [chunk.y, chunk.noise, chunk.scratch[0]!, chunk.symbols, this.soft ? chunk.llr : 0n, chunk.status, vectors, chunk.vectorsPerChannel, this.llrClip,
+        chunk.summary?.address ?? 0n, chunk.summary?.realVectors ?? 0],
     );
   }
 

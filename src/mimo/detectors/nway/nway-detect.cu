@@ -52,6 +52,7 @@
 // nvcc-variant: -DNW_NR=1 -DNW_NT=1 -DNW_DPS=1 -DNW_QL=2 -DNW_PASSES=1 -DNW_VPB=64 -DNW_SOFT=1 -DNW_COPIES=1 -DNW_MINB=16 -DNW_RE_BITS0=0x1ull -DNW_RE_BITS1=0x0ull -DNW_IM_BITS0=0x0ull -DNW_IM_BITS1=0x0ull
 
 #include "../../gpu/preprocess/qr-record.cuh"
+#include "../../gpu/status-summary.cuh"
 #include "../ssfe/ssfe-search.cuh"
 
 #ifndef NW_NR
@@ -140,10 +141,13 @@ __device__ __forceinline__ int nw_level_bits(unsigned long long lo, unsigned lon
 }
 
 // vectors = channels * vpc of this chunk (vpc = 1 with NW_ZREC; y then unused); qr = the chunk's QR
-// records (channel c, pass p at (c NW_PASSES + p) NW_REC floats); llr may be null when NW_SOFT = 0. Block: NW_TP * NW_VPB threads.
+// records (channel c, pass p at (c NW_PASSES + p) NW_REC floats); llr may be null when NW_SOFT = 0;
+// summary: null, or the channels' summaries (status-summary.cuh) that each real vector (v < real)
+// adds its flags and nodes to. Block: NW_TP * NW_VPB threads.
 extern "C" __global__ void __launch_bounds__(NW_TP * NW_VPB, NW_MINB) nway_detect(
     const float* __restrict__ y, const float* __restrict__ noise, const float* __restrict__ qr,
-    int* __restrict__ symbols, float* __restrict__ llr, int* __restrict__ status, int vectors, int vpc, float clip) {
+    int* __restrict__ symbols, float* __restrict__ llr, int* __restrict__ status, int vectors, int vpc, float clip,
+    int* __restrict__ summary, long long real) {
   extern __shared__ __align__(16) unsigned char smem[];
   unsigned* const words = (unsigned*)smem;
   const int t = threadIdx.x;
@@ -166,6 +170,8 @@ extern "C" __global__ void __launch_bounds__(NW_TP * NW_VPB, NW_MINB) nway_detec
   for (int pp = 0; pp < NW_PASSES; pp++) qf |= __float_as_int(__ldg(recs + pp * NW_REC + QR_REC_FLAGS(NW_QROWS, NW_ND)));
   if (valid && u == 0 && st == 0 && qf != 0) status[2 * v] = qf;
   const bool run = valid && st == 0 && qf == 0;
+  // the channel's summary (its head written by the normalize stage, which saw the flags set on entry)
+  if (summary && valid && u == 0 && st == 0 && v < real) mimo_summary_add(summary, c, qf, run ? NW_NODES : 0);
   const bool act = run && hasThr;
   if (NW_SOFT) {
     if (NW_VSTRIDE % 4 == 0 && NW_TABLE % 4 == 0) {

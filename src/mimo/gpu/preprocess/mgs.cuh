@@ -92,7 +92,7 @@ __device__ __forceinline__ int mgs_phys(const int* colOf, int j) {
 // DPS = 2 (square QAM: columns 2c, 2c+1 are Re, Im of stream (c + rot) mod NT, scaled by `scale`)
 // or 1 (BPSK: column c is h_{(c + rot) mod NT} (1 + j) / sqrt2).
 template <int NR, int NT, int DPS>
-__device__ __forceinline__ void mgs_load_mrvd(float* col, const float* __restrict__ H, int k, int rot, float scale) {
+__device__ __forceinline__ void mgs_load_mrvd(float* col, const float* H, int k, int rot, float scale) {
   const int c = k / DPS, part = k - c * DPS;
   int j = c + rot;
   if (j >= NT) j -= NT;

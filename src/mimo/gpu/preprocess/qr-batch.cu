@@ -16,6 +16,12 @@
 // z_k = sum over r of Q[r, k] y[r] is summed as nway-detect.cu sums it from Q (d = 0, d += q_r y_r for
 // r = 0 .. ROWS-1 in order, contracted alike), so detection from z is bit for bit detection from Q.
 //
+// With `status` not null the kernel is also the engine's normalize stage (normalize.cuh): first the
+// block's channels are normalized (whole channels a block: QR_GROUPS is a multiple of QR_PASSES; one
+// full warp a channel), then factored, so that a chunk needs no kernel of its own for it. H and y
+// are then written before they are read in one kernel, so they are read by plain loads (no
+// read-only cache path). The normalize arguments are normalize.cuh's; all null when not asked.
+//
 // -D parameters: QR_NR, QR_NT, QR_DPS (2: square QAM, 1: BPSK), QR_PASSES, QR_SORTED (0/1), QR_Z
 // (0/1), QR_GROUPS (QRs per block; the block has QR_GROUPS * ND threads). Dynamic shared memory:
 // (QR_GROUPS * MgsLayout::GROUP_FLOATS rounded up to 4, + QR_GROUPS * max(ROWS * ND + 1, QR_RECORD)) * 4
@@ -26,11 +32,12 @@
 // nvcc-variant: -DQR_NR=2 -DQR_NT=2 -DQR_DPS=2 -DQR_PASSES=1 -DQR_SORTED=0 -DQR_Z=0 -DQR_GROUPS=32
 // nvcc-variant: -DQR_NR=8 -DQR_NT=8 -DQR_DPS=2 -DQR_PASSES=2 -DQR_SORTED=1 -DQR_Z=0 -DQR_GROUPS=8
 // nvcc-variant: -DQR_NR=4 -DQR_NT=2 -DQR_DPS=2 -DQR_PASSES=2 -DQR_SORTED=1 -DQR_Z=1 -DQR_GROUPS=32
-// nvcc-variant: -DQR_NR=4 -DQR_NT=4 -DQR_DPS=1 -DQR_PASSES=3 -DQR_SORTED=0 -DQR_Z=0 -DQR_GROUPS=32
+// nvcc-variant: -DQR_NR=4 -DQR_NT=4 -DQR_DPS=1 -DQR_PASSES=3 -DQR_SORTED=0 -DQR_Z=0 -DQR_GROUPS=30
 // nvcc-variant: -DQR_NR=3 -DQR_NT=3 -DQR_DPS=1 -DQR_PASSES=3 -DQR_SORTED=0 -DQR_Z=1 -DQR_GROUPS=42
 
 #include "mgs.cuh"
 #include "qr-record.cuh"
+#include "../normalize.cuh"
 
 #if !defined(QR_NR) || !defined(QR_Z)
 #error "qr-batch.cu needs -DQR_NR, -DQR_NT, -DQR_DPS, -DQR_PASSES, -DQR_SORTED, -DQR_Z, -DQR_GROUPS"
@@ -47,21 +54,37 @@ typedef MgsLayout<QR_ROWS, QR_ND, QR_ND> QrLayout;
 #define QR_STAGE ((QR_GROUPS * QrLayout::GROUP_FLOATS + 3) / 4 * 4)
 
 // z_k = q . y, q a column of Q (ROWS floats), y channel c's received vector; the order of nway-detect.cu's Q^T y.
-__device__ __forceinline__ float qr_z_entry(const float* q, const float* __restrict__ yc) {
+__device__ __forceinline__ float qr_z_entry(const float* q, const float* yc) {
   float d = 0.f;
 #pragma unroll
-  for (int r = 0; r < QR_ROWS; r++) d += q[r] * __ldg(yc + r);
+  for (int r = 0; r < QR_ROWS; r++) d += q[r] * yc[r];
   return d;
 }
 
 // problems = channels * QR_PASSES; scale = the PAM amplitude of p = 1 (unused for BPSK).
 // y: QR_Z = 1: the chunk's received vectors, one per channel (channel c's element r at y[c ROWS + r],
-// float32, normalized as H); QR_Z = 0: unused (may be null).
-extern "C" __global__ void __launch_bounds__(QR_GROUPS * QR_ND) qr_batch(const float* __restrict__ H, const float* __restrict__ y, float* __restrict__ out, int problems, float scale) {
+// float32, normalized as H); QR_Z = 0: unused (may be null) unless the kernel normalizes.
+extern "C" __global__ void __launch_bounds__(QR_GROUPS * QR_ND) qr_batch(float* H, float* y, float* __restrict__ out, int problems, float scale,
+    const float* __restrict__ noiseIn, float noiseScalar, float* __restrict__ noiseOut, int* __restrict__ status, int* __restrict__ summary,
+    int vpc, long long valid) {
   extern __shared__ __align__(16) unsigned char smem[];
   float* base = (float*)smem;
   const int t = threadIdx.x;
   const int g = t / QR_ND, k = t - g * QR_ND;
+  if (status != nullptr) {
+#if QR_GROUPS % QR_PASSES == 0
+    const int per = QR_GROUPS / QR_PASSES, c0 = blockIdx.x * per;
+    const int count = min(per, problems / QR_PASSES - c0), warps = (int)(blockDim.x >> 5);
+    if ((t >> 5) < warps) {
+      for (int cc = t >> 5; cc < count; cc += warps) {
+        mimo_normalize_channel(t & 31, c0 + cc, H, y, noiseIn, noiseScalar, noiseOut, status, summary, vpc, 2 * QR_NR * QR_NT, QR_ROWS, valid);
+      }
+    }
+#else
+    __trap();  // a channel's QRs would span two blocks: the host never asks (QrBatchPlan)
+#endif
+    __syncthreads();
+  }
   const int prob = blockIdx.x * QR_GROUPS + g;
   const bool active = g < QR_GROUPS && prob < problems;
   QrLayout L(base, QR_GROUPS, g < QR_GROUPS ? g : 0);

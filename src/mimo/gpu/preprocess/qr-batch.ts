@@ -74,9 +74,32 @@ export function qrRecordLayout(nr: number, nt: number, dimsPerStream: 1 | 2, zOf
   return { rows, nd, qRows, q: 0, r, invDiag, perm, flags, floats: Math.ceil((flags + 1) / 4) * 4 };
 }
 
-/** QRs a block of the QR kernel: about 128 threads (a multiple of 32 when nd divides 32). */
-export function qrGroupsPerBlock(nd: number): number {
-  return Math.max(1, Math.floor(128 / nd));
+/**
+ * QRs a block of the QR kernel: about 128 threads (a multiple of 32 when nd divides 32), a whole
+ * number of channels (a multiple of `passes`), so that a block can normalize its channels first.
+ */
+export function qrGroupsPerBlock(nd: number, passes = 1): number {
+  return Math.max(passes, Math.floor(Math.floor(128 / nd) / passes) * passes);
+}
+
+/**
+ * The engine's normalize stage done by the QR kernel before it factors (qr-batch.cu with status
+ * not null; normalize.cuh's arguments): device addresses, and the chunk's vectors per channel and
+ * real vectors. The kernel scales H and y in place.
+ */
+export interface QrNormalize {
+  /** Per-vector N0 as given, or 0n: noiseScalar for every vector. */
+  readonly noiseIn: bigint;
+  readonly noiseScalar: number;
+  /** Per-vector scaled N0 (written). */
+  readonly noiseOut: bigint;
+  /** STATUS_WORDS int32 a vector (written). */
+  readonly status: bigint;
+  /** Each channel's summary head (status-summary.cuh), or 0n. */
+  readonly summary: bigint;
+  readonly vectorsPerChannel: number;
+  /** Vectors of the chunk that are real (a padded last channel's are not). */
+  readonly realVectors: number;
 }
 
 /**
@@ -167,7 +190,7 @@ export class QrBatchPlan {
       this.threads = threads;
       this.sharedBytes = qrThreadSharedBytes(this.layout.floats, threads, chunk);
     } else {
-      this.groups = qrGroupsPerBlock(nd);
+      this.groups = qrGroupsPerBlock(nd, passes);
       this.threads = this.groups * nd;
       this.sharedBytes = qrBatchSharedBytes(2 * nr, nd, this.groups, this.layout.qRows);
     }
@@ -176,23 +199,40 @@ export class QrBatchPlan {
       name: build?.name ?? (thread ? 'qr-thread.cu' : 'qr-batch.cu'),
       defines: { ...(thread ? qrThreadDefines(shape, this.threads, chunk) : qrBatchDefines(shape, this.groups)), ...build?.defines },
     });
-    this.kernel = mod.kernel(thread ? 'qr_thread' : 'qr_batch', ['ptr', 'ptr', 'ptr', 'i32', 'f32']);
+    this.kernel = thread
+      ? mod.kernel('qr_thread', ['ptr', 'ptr', 'ptr', 'i32', 'f32'])
+      : mod.kernel('qr_batch', ['ptr', 'ptr', 'ptr', 'i32', 'f32', 'ptr', 'f32', 'ptr', 'ptr', 'ptr', 'i32', 'i64']);
     if (this.sharedBytes > 48 * 1024) this.kernel.setMaxDynamicShared(this.sharedBytes);
+  }
+
+  /** Whether enqueue can normalize the chunk first (the column mapping; qr-thread.cu cannot). */
+  get normalizes(): boolean {
+    return this.mapping === 'column' && this.groups % this.shape.passes === 0;
   }
 
   /**
    * Factors `channels` channels at H (the chunk layout of cuda-detector.ts) into records at `out`
    * (channels x passes x layout.floats floats). y: with shape.zOfVector, the chunk's received
    * vectors, one per channel (vector c's real element r at float c 2 nr + r, normalized as H);
-   * otherwise unused (0n).
+   * otherwise unused (0n) unless `normalize` is given: then the kernel first normalizes the chunk
+   * (H, y at their addresses; only where `normalizes`).
    */
-  enqueue(stream: Stream, H: bigint, y: bigint, out: bigint, channels: number): void {
+  enqueue(stream: Stream, H: bigint, y: bigint, out: bigint, channels: number, normalize?: QrNormalize): void {
     if (channels <= 0) return;
     if (this.shape.zOfVector && y === 0n) throw new InvalidArgumentError('the QR kernel forms z = Q^T y (zOfVector) and needs the received vectors, got a null y');
     const problems = channels * this.shape.passes;
-    this.kernel.launch(
-      { grid: Math.ceil(problems / this.groups), block: this.threads, sharedBytes: this.sharedBytes, stream },
-      [H, this.shape.zOfVector ? y : 0n, out, problems, this.scale],
-    );
+    const cfg = { grid: Math.ceil(problems / this.groups), block: this.threads, sharedBytes: this.sharedBytes, stream };
+    if (this.mapping === 'thread') {
+      if (normalize) throw new InvalidArgumentError('the thread-per-QR kernel does not normalize: run the engine\'s normalize stage first');
+      this.kernel.launch(cfg, [H, this.shape.zOfVector ? y : 0n, out, problems, this.scale]);
+      return;
+    }
+    if (normalize && !this.normalizes) throw new InvalidArgumentError(`this QR build puts ${this.groups} QRs a block, not whole channels of ${this.shape.passes}: it cannot normalize`);
+    const n = normalize;
+    if (n && n.status === 0n) throw new InvalidArgumentError('the QR kernel normalizes into the vectors\' status words, got a null status address');
+    this.kernel.launch(cfg, [
+      H, this.shape.zOfVector || n ? y : 0n, out, problems, this.scale,
+      n?.noiseIn ?? 0n, n?.noiseScalar ?? 0, n?.noiseOut ?? 0n, n?.status ?? 0n, n?.summary ?? 0n, n?.vectorsPerChannel ?? 0, n?.realVectors ?? 0,
+    ]);
   }
 }
