@@ -13,7 +13,8 @@
  *  - detectors: every detector with a CUDA implementation, 4x4 16-QAM at 10 and 20 dB, 14 vectors a channel.
  *
  * kernel = data on the GPU (gpu-timing.ts); host to host = detectAsync() on pinned input and output
- * arrays (allocPinned), median of max(reps, 25) calls after 200 warm-up calls (at most 2 s of them); link floor = bytes up / upload rate + bytes
+ * arrays (allocPinned), median of the calls made in 0.3 s (at least max(reps, 25), at most 2,000) after 4,000
+ * warm-up calls (at most 2 s of them); link floor = bytes up / upload rate + bytes
  * down / download rate; kernel floor = bytes the kernels must move over the device's copy bandwidth
  * (operations are counted by the detectors' own bench scripts).
  */
@@ -69,11 +70,13 @@ const rate = (bits: number, ms: number): string => {
 const median = (xs: number[]): number => { const s = [...xs].sort((a, b) => a - b); return s[s.length >> 1]!; };
 
 /**
- * Untimed calls before the host path is timed (V8 optimises the engine's JavaScript after some
- * hundred calls: a receiver calls it for every slot), at most HOST_WARMUP_MS of them, and the fewest
- * timed calls (the median is reported).
+ * Untimed calls before the host path is timed, at most HOST_WARMUP_MS of them (a slot's call
+ * reaches its steady state after about 2,000 calls, host-profile.ts --curve, as a receiver calling
+ * it for every slot does within a second); then timed calls, at least HOST_REPS and for at least
+ * HOST_TIMED_MS (at most HOST_TIMED_MAX), so that a disturbance of tens of milliseconds (another
+ * tenant on the host link) cannot carry the median.
  */
-const HOST_WARMUP = 200, HOST_WARMUP_MS = 2000, HOST_REPS = 25;
+const HOST_WARMUP = 4000, HOST_WARMUP_MS = 2000, HOST_REPS = 25, HOST_TIMED_MS = 300, HOST_TIMED_MAX = 2000;
 
 interface Measured {
   vectors: number; bits: number;
@@ -98,7 +101,8 @@ async function measure(ctx: CudaContext, ceil: DeviceCeilings, c: Case, o: GpuTa
   const warm0 = performance.now();
   for (let r = 0; r < HOST_WARMUP && performance.now() - warm0 < HOST_WARMUP_MS; r++) await detectAsync(input, opts, { symbols, ...(llr ? { llr } : {}) });
   let gpu = null as Awaited<ReturnType<typeof detectAsync>> | null;
-  for (let r = 0; r < Math.max(o.reps, HOST_REPS); r++) {
+  const timed0 = performance.now();
+  for (let r = 0; r < Math.max(o.reps, HOST_REPS) || (r < HOST_TIMED_MAX && performance.now() - timed0 < HOST_TIMED_MS); r++) {
     const t = performance.now();
     gpu = await detectAsync(input, opts, { symbols, ...(llr ? { llr } : {}) });
     host.push(performance.now() - t);
@@ -154,7 +158,7 @@ export async function runGpuTables(o: GpuTableOptions): Promise<number> {
   lines.push(`- Device: ${head}; host ${cpuDescription()}.`);
   lines.push(`- Date: ${new Date().toISOString()}; commit ${gitCommit()}; command: \`lattice-mimo bench mimo --engine cuda --tables ${o.tables.join(',')} --reps ${o.reps} --seed ${o.seed}${o.noCpu ? ' --no-cpu' : ''}\``);
   lines.push(`- Ceilings measured here: device memory ${(ceil.deviceBytesPerS / 1e9).toFixed(0)} GB/s; host link ${(ceil.hostToDeviceBytesPerS / 1e9).toFixed(1)} GB/s up, ${(ceil.deviceToHostBytesPerS / 1e9).toFixed(1)} GB/s down (pinned); float32 ${(ceil.fp32FmaFlopsPerS / 1e12).toFixed(1)} Tflop/s with FMA.`);
-  lines.push(`- kernel = data on the GPU, CUDA events, median of ${o.reps} after a warm-up; host to host = detectAsync() on pinned arrays, median of ${Math.max(o.reps, HOST_REPS)} calls after ${HOST_WARMUP} untimed (at most ${HOST_WARMUP_MS / 1000} s); CPU engine = detect() on ${availableParallelism()} worker threads; agree = vectors whose GPU symbols equal the CPU engine's.`);
+  lines.push(`- kernel = data on the GPU, CUDA events, median of ${o.reps} after a warm-up; host to host = detectAsync() on pinned arrays, the median of calls made for ${HOST_TIMED_MS / 1000} s (at least ${Math.max(o.reps, HOST_REPS)}, at most ${HOST_TIMED_MAX}) after ${HOST_WARMUP} untimed (at most ${HOST_WARMUP_MS / 1000} s); CPU engine = detect() on ${availableParallelism()} worker threads; agree = vectors whose GPU symbols equal the CPU engine's.`);
   const row = async (label: string, paper: string, c: Case): Promise<string> => {
     if (!available.has(c.opts.detector)) return `| ${label} | ${paper} | no CUDA ${c.opts.detector} yet | | | | | | |`;
     progress(label);
