@@ -352,6 +352,19 @@ test('QR plan: the thread mapping refuses SQRD and bad launch choices, defaultQr
   }
 });
 
+test('QR kernel launch: a block holds whole channels (a multiple of the passes) and at least a full warp, at most 1024 threads, for every shape', () => {
+  for (let nt = 1; nt <= 16; nt++) {
+    for (const dps of [1, 2]) {
+      const nd = dps * nt;
+      for (let passes = 1; passes <= nt; passes++) {
+        const groups = qrGroupsPerBlock(nd, passes), threads = groups * nd;
+        assert.equal(groups % passes, 0, `nd ${nd}, ${passes} passes: ${groups} QRs a block`);
+        assert.ok(threads >= 32 && threads <= 1024, `nd ${nd}, ${passes} passes: ${threads} threads a block`);
+      }
+    }
+  }
+});
+
 test('fmaf32 (the GPU check\'s fma) rounds a b + c once to the nearest float32, ties to even', () => {
   // exact: every float32 is an integer multiple of 2^-149
   const S = 2n ** 149n, big = (x: number): bigint => BigInt(x * 2 ** 149);

@@ -205,9 +205,12 @@ export class QrBatchPlan {
     if (this.sharedBytes > 48 * 1024) this.kernel.setMaxDynamicShared(this.sharedBytes);
   }
 
-  /** Whether enqueue can normalize the chunk first (the column mapping; qr-thread.cu cannot). */
+  /**
+   * Whether enqueue can normalize the chunk first: the column mapping (qr-thread.cu cannot), whole
+   * channels a block, and a full warp in it to take them.
+   */
   get normalizes(): boolean {
-    return this.mapping === 'column' && this.groups % this.shape.passes === 0;
+    return this.mapping === 'column' && this.groups % this.shape.passes === 0 && this.threads >= 32;
   }
 
   /**
