@@ -71,7 +71,7 @@ const median = (xs: number[]): number => { const s = [...xs].sort((a, b) => a - 
 
 /**
  * Untimed calls before the host path is timed, at most HOST_WARMUP_MS of them (a slot's call
- * reaches its steady state after about 2,000 calls, host-profile.ts --curve, as a receiver calling
+ * reaches its steady state within about 1,600 calls, host-profile.ts --curve, as a receiver calling
  * it for every slot does within a second); then timed calls, at least HOST_REPS and for at least
  * HOST_TIMED_MS (at most HOST_TIMED_MAX), so that a disturbance of tens of milliseconds (another
  * tenant on the host link) cannot carry the median.
