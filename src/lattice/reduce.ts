@@ -136,6 +136,11 @@ function diagnose(bases: MatrixBatch, k: number): void {
   assertIndependent(matrixAt(bases, k), bases.rows, bases.cols, bases.batch > 1 ? `basis ${k}: ` : '');
 }
 
+/** The advice a floating-point failure on an integer basis carries (none for other bases). */
+function ladderAdvice(B: RealArray): string {
+  return isIntegral(B) ? ' (an integer basis: lllIntegral() and the reduce command run lll up a precision ladder to exact arithmetic)' : '';
+}
+
 /** Rethrows an algorithm's error, replaced by the dependence diagnosis where that is the cause. */
 function explainFailure(bases: MatrixBatch, err: unknown): never {
   const k = err instanceof LatticeMimoError ? (err.details as { basis?: number } | undefined)?.basis : undefined;
@@ -143,7 +148,7 @@ function explainFailure(bases: MatrixBatch, err: unknown): never {
     diagnose(bases, k);
     // independent after all: the "dependence" was floating point losing the basis
     if (err.code === 'RANK_DEFICIENT' || err.code === 'ZERO_VECTOR') {
-      throw new LatticeMimoError('PRECISION_FAILURE', `basis ${k} is linearly independent, but the reduction lost it in floating point (${err.message}): it is too ill-conditioned for this algorithm in this precision${isIntegral(matrixAt(bases, k)) ? ' (an integer basis: lllIntegral() and the reduce command run lll up a precision ladder to exact arithmetic)' : ''}`, { ...err.details, basis: k });
+      throw new LatticeMimoError('PRECISION_FAILURE', `basis ${k} is linearly independent, but the reduction lost it in floating point (${err.message}): it is too ill-conditioned for this algorithm in this precision${ladderAdvice(matrixAt(bases, k))}`, { ...err.details, basis: k });
     }
   }
   throw err;
@@ -201,7 +206,7 @@ function finishBasis(
   if (firstZeroColumn(Bk, n, m) >= 0 || (c && !c.ok)) {
     diagnose(bases, k);
     if (c && !c.ok) {
-      throw new CheckFailedError(`basis ${k}: the ${o.algorithm} output failed its float64 check (${describeFailure(c)}); the basis may be too ill-conditioned for float64`, { basis: k });
+      throw new CheckFailedError(`basis ${k}: the ${o.algorithm} output failed its float64 check (${describeFailure(c)}); the basis may be too ill-conditioned for float64${ladderAdvice(Bin)}`, { basis: k });
     }
   }
   if (res!.wide) {

@@ -215,9 +215,9 @@ abstract class ColumnStore {
  * error about 2^-104 ||b_k|| ||b_i|| (an update from the multipliers would lose the digits that
  * cancel when b_k shrinks by many orders); exactly, from the digits, where the copies' products
  * cancel. No exact G, and BigInt work only for entries past 2^389 or multipliers past 2^52 (fplll:
- * an integer basis with a floating Gram-Schmidt from it). Entries up to 2^400 (beyond, Dekker's splitting could overflow:
- * the caller goes on with BigStore). `flush()` writes B and Z back (after a breakdown too: the
- * basis is never lost).
+ * an integer basis with a floating Gram-Schmidt from it). Entries up to 2^400 (beyond, Dekker's
+ * splitting could overflow: the caller goes on with BigStore). `flush()` writes B and Z back (after
+ * a breakdown too: the basis is never lost).
  */
 class HybridStore extends ColumnStore implements Store {
   private readonly n: number;
