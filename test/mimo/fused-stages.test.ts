@@ -6,7 +6,9 @@
  * channels of scales from 2^-60 to 2^60, some with a non-finite entry, vectors that overflow once
  * scaled or hold NaN, N0 per vector or one for all (some zero or non-finite), a padded last
  * channel; 2x2 to 4x4, BPSK to 64-QAM, N = 1 to nt, several vectors a channel and one (z records).
- * In the CUDA emulator (skips without g++) and on the GPU (skips without a device).
+ * The same for PSD (psd-prep.cu normalizes, psd-warp.cu / psd-block.cu add to the summaries). In the
+ * CUDA emulator (skips without g++) and on the GPU (skips without a device), where every fusing
+ * detector's results through the engine also equal its results with the stages as kernels of their own.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,11 +19,14 @@ import { cudaAvailable, CudaContext } from '../../src/gpu/context.js';
 import { DeviceBuffer } from '../../src/gpu/memory.js';
 import { Stream } from '../../src/gpu/stream.js';
 import { NWAY_DETECT_URL, NwayPlan, nwayDefines, nwayLaunchShape } from '../../src/mimo/detectors/nway/cuda.js';
+import { psdAutoLanes, psdBlockSharedBytes, psdBlockThreads, psdDefines, psdFactorWords, psdPrepLanes, psdWarpSharedBytes } from '../../src/mimo/detectors/psd/cuda.js';
+import { psdConfig } from '../../src/mimo/detectors/psd/config.js';
 import { enqueueNormalize, enqueueSummary } from '../../src/mimo/gpu/detect-batch.js';
 import { QR_BATCH_URL, qrBatchDefines, qrBatchSharedBytes, qrGroupsPerBlock, qrRecordLayout } from '../../src/mimo/gpu/preprocess/qr-batch.js';
 import { MIMO_STATUS, STATUS_WORDS, SUMMARY_WORDS } from '../../src/mimo/gpu/status.js';
 import { constellation } from '../../src/mimo/modulation.js';
 import { detectorRealModel, type RealModel } from '../../src/mimo/soft/real-model.js';
+import { realModel } from '../../src/mimo/preprocess/real-system.js';
 import type { Modulation } from '../../src/mimo/types.js';
 import { compileEmulated, emulatorUnavailable, runEmulated } from '../gpu/cuda-emulator.js';
 import { emulatorShims } from './nway-emulation.js';
@@ -248,4 +253,131 @@ test('fused stages through the engine (GPU): nway reports a NaN as the CPU engin
       return true;
     });
   }
+});
+
+/** Emulated PSD program: both pipelines on the same input (PSD_MAPPING 0: psd_warp, 1: psd_block), the separate stages' outputs then the fused ones'. */
+const PSD_MAIN = String.raw`
+int main() {
+  int h[7]; float fp[2];
+  if (fread(h, 4, 7, stdin) != 7 || fread(fp, 4, 2, stdin) != 2) return 1;
+  const int channels = h[0], vpc = h[1], shared = h[2], valid = h[3], perVector = h[4], facWords = h[5];
+  const long long maxNodes = h[6];
+  const int vectors = channels * vpc, hLen = 2 * PSD_NR * PSD_NT, yLen = 2 * PSD_NR;
+  std::vector<float> H((size_t)channels * hLen), y((size_t)vectors * yLen), noiseIn(perVector ? vectors : 1);
+  if (fread(H.data(), 4, H.size(), stdin) != H.size() || fread(y.data(), 4, y.size(), stdin) != y.size()) return 1;
+  if (perVector && fread(noiseIn.data(), 4, vectors, stdin) != (size_t)vectors) return 1;
+  const float* nIn = perVector ? noiseIn.data() : nullptr;
+  const unsigned prepGrid = (channels * PSD_PREP_LANES + 127) / 128;
+  for (int fused = 0; fused < 2; fused++) {
+    std::vector<float> Hc = H, yc = y, noise(vectors, -5.f), fac((size_t)channels * facWords, -1e30f);
+    std::vector<int> status((size_t)vectors * 2, -7), sym((size_t)vectors * PSD_NT, -1), summary((size_t)channels * 4, -7);
+    int* sum = fused ? summary.data() : nullptr;
+    if (!fused) {
+      if (emu_launch((channels + 3) / 4, dim3{128, 1, 1}, 0, [&] { mimo_normalize(Hc.data(), yc.data(), nIn, fp[1], noise.data(), status.data(), nullptr, channels, vpc, hLen, yLen, valid); })) return 2;
+      if (emu_launch(prepGrid, dim3{128, 1, 1}, 0, [&] { psd_prep(Hc.data(), fac.data(), channels, nullptr, nullptr, 0.f, nullptr, nullptr, nullptr, 0, 0LL); })) return 2;
+    } else {
+      if (emu_launch(prepGrid, dim3{128, 1, 1}, 0, [&] { psd_prep(Hc.data(), fac.data(), channels, yc.data(), nIn, fp[1], noise.data(), status.data(), sum, vpc, valid); })) return 2;
+    }
+#if PSD_MAPPING == 0
+    if (emu_launch((vectors + PSD_WARPS * PSD_GROUPS - 1) / (PSD_WARPS * PSD_GROUPS), dim3{32 * PSD_WARPS, 1, 1}, shared, [&] { psd_warp(yc.data(), fac.data(), sym.data(), status.data(), vectors, vpc, maxNodes, fp[0], sum, fused ? (long long)valid : 0LL); })) return 2;
+#else
+    if (emu_launch(vectors, dim3{PSD_THREADS, 1, 1}, shared, [&] { psd_block(yc.data(), fac.data(), sym.data(), status.data(), vectors, vpc, maxNodes, fp[0], sum, fused ? (long long)valid : 0LL); })) return 2;
+#endif
+    if (!fused && emu_launch((channels + 3) / 4, dim3{128, 1, 1}, 0, [&] { mimo_status_summary(status.data(), summary.data(), channels, vpc, valid); })) return 2;
+    fwrite(Hc.data(), 4, Hc.size(), stdout); fwrite(yc.data(), 4, yc.size(), stdout); fwrite(noise.data(), 4, noise.size(), stdout);
+    fwrite(status.data(), 4, status.size(), stdout); fwrite(fac.data(), 4, fac.size(), stdout); fwrite(sym.data(), 4, sym.size(), stdout);
+    fwrite(summary.data(), 4, summary.size(), stdout);
+  }
+  return 0;
+}
+`;
+
+test('fused normalize and summary stages (emulated): psd-prep.cu and the PSD search kernels give the separate stages\' outputs bit for bit', { skip: skipEmu }, () => {
+  let flagged = 0, searched = 0n;
+  const cases: Array<{ c: Case; mapping: 'warp' | 'block' }> = [
+    { c: { nr: 4, nt: 4, mod: '16qam', passes: 1, channels: 12, vpc: 3, soft: false }, mapping: 'warp' },
+    { c: { nr: 2, nt: 2, mod: 'qpsk', passes: 1, channels: 40, vpc: 2, soft: false }, mapping: 'block' },
+    { c: { nr: 3, nt: 2, mod: 'bpsk', passes: 1, channels: 70, vpc: 1, soft: false }, mapping: 'warp' },
+  ];
+  for (const { c, mapping } of cases) {
+    const model = realModel(constellation(c.mod), c.nt, c.nr);
+    const config = psdConfig(model.n, model.q);
+    const defs: Record<string, string | number> = { ...psdDefines(model, config), WARPS: 4, PSD_MAPPING: mapping === 'warp' ? 0 : 1 };
+    let shared: number;
+    if (mapping === 'warp') {
+      const lanes = psdAutoLanes(model.n, model.q, psdWarpSharedBytes(model.n, config));
+      Object.assign(defs, { PSD_WARPS: 2, PSD_LANES: lanes });
+      shared = 2 * (32 / lanes) * psdWarpSharedBytes(model.n, config);
+    } else {
+      const threads = psdBlockThreads(config);
+      defs.PSD_THREADS = threads;
+      shared = psdBlockSharedBytes(model.n, config, threads);
+    }
+    const psdFile = (f: string): string => fileURLToPath(new URL(`../../src/mimo/detectors/psd/${f}`, import.meta.url));
+    const files = [fileURLToPath(new URL('../../src/mimo/gpu/normalize.cu', import.meta.url)), psdFile('psd-prep.cu'), psdFile(mapping === 'warp' ? 'psd-warp.cu' : 'psd-block.cu'),
+      fileURLToPath(new URL('../../src/mimo/gpu/status-summary.cu', import.meta.url))];
+    const { exe, error } = compileEmulated(PSD_MAIN, files, Object.entries(defs).map(([k, v]) => `-D${k}=${v}`));
+    assert.equal(error, null, error ?? '');
+    assert.equal(psdPrepLanes(model.n) * Math.floor(128 / psdPrepLanes(model.n)), 128, 'psd_prep blocks of 128 threads hold whole channels');
+    for (let rep = 0; rep < 2; rep++) {
+      const inp = makeInput(c, randomInt(2 ** 31));
+      const vectors = c.channels * c.vpc, facWords = psdFactorWords(model.n, model.m);
+      const head = new Int32Array([c.channels, c.vpc, shared, inp.valid, inp.noise ? 1 : 0, facWords, 4000]);
+      const parts = [head, new Float32Array([constellation(c.mod).pam?.scale ?? 1, inp.noiseScalar]), inp.H, inp.y, ...(inp.noise ? [inp.noise] : [])];
+      const out = runEmulated(exe, Buffer.concat(parts.map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength))));
+      const sz = [8 * c.nr * c.nt * c.channels, 8 * c.nr * vectors, 4 * vectors, 8 * vectors, 4 * facWords * c.channels, 4 * vectors * c.nt, 16 * c.channels];
+      const names = ['H', 'y', 'noise', 'status', 'factors', 'symbols', 'summary'];
+      const total = sz.reduce((a, b) => a + b, 0);
+      assert.equal(out.length, 2 * total, 'output size');
+      let at = 0;
+      sz.forEach((n, k) => {
+        const a = out.subarray(at, at + n), b = out.subarray(total + at, total + at + n);
+        const i = a.findIndex((x, j) => x !== b[j]);
+        assert.equal(i, -1, `psd ${mapping} ${c.nr}x${c.nt} ${c.mod}, rep ${rep}: ${names[k]} differs first at byte ${i}`);
+        at += n;
+      });
+      const summary = new Int32Array(out.buffer.slice(out.byteOffset + total - 16 * c.channels, out.byteOffset + total));
+      for (let ch = 0; ch < c.channels; ch++) {
+        if (summary[4 * ch] !== 0) flagged++;
+        searched += BigInt(summary[4 * ch + 2]! >>> 0);
+      }
+    }
+  }
+  assert.ok(flagged > 0 && searched > 0n, `flagged channels ${flagged}, nodes ${searched}`);
+});
+
+test('fused stages through the engine (GPU): every fusing detector gives the results it gives with the stages as kernels of their own', { skip: skipGpu }, async () => {
+  const { validateDetection } = await import('../../src/mimo/detect.js');
+  const { cudaSetup, detectCuda } = await import('../../src/mimo/gpu/detect-batch.js');
+  const { DETECTOR_REGISTRY } = await import('../../src/mimo/registry.js');
+  const { requireCuda } = await import('../../src/gpu/context.js');
+  const ctx = requireCuda();
+  const runs = [
+    { detector: 'nway' as const, modulation: '64qam' as const, passes: 4 },
+    { detector: 'ssfe' as const, modulation: '16qam' as const },
+    { detector: 'psd' as const, modulation: '16qam' as const },
+    { detector: 'psd' as const, modulation: 'qpsk' as const, psd: { gpuMapping: 'block' as const } },
+  ];
+  let fusing = 0;
+  for (const opts of runs) {
+    const impl = (await DETECTOR_REGISTRY[opts.detector].cuda!())!;
+    // the same detector with its plan's fuses hidden: the engine launches both stages itself
+    const separate = { ...impl, create: (c: typeof ctx, setup: Parameters<typeof impl.create>[1]) => Object.create(impl.create(c, setup), { fuses: { value: undefined } }) };
+    const c: Case = { nr: 4, nt: 4, mod: opts.modulation, passes: 1, channels: 500, vpc: 14, soft: true };
+    const inp = makeInput(c, randomInt(2 ** 31));
+    // finite input of mixed channel scales, some vectors overflowing once scaled (redone), the last channel padded
+    const H = inp.H.map((x) => (Number.isFinite(x) ? x : 1)), y = inp.y.subarray(0, inp.valid * 2 * c.nr).map((x) => (Number.isFinite(x) ? x : 0));
+    const input = { nt: c.nt, nr: c.nr, H, y, vectorsPerChannel: c.vpc, noiseVar: inp.noise ? inp.noise.subarray(0, inp.valid).map((x) => (Number.isFinite(x) ? x : 1)) : inp.noiseScalar };
+    const val = validateDetection(input, { ...opts, engine: 'cuda', onBudget: 'flag' });
+    const plan = impl.create(ctx, cudaSetup(ctx, val, impl));
+    if (plan.fuses?.normalize && plan.fuses.summary) fusing++;
+    const a = await detectCuda(input, val, impl, performance.now()), b = await detectCuda(input, val, separate, performance.now());
+    const what = `${opts.detector} ${opts.modulation}${'psd' in opts ? ' (block)' : ''}`;
+    assert.deepEqual(Array.from(a.symbols), Array.from(b.symbols), `${what}: symbols`);
+    if (a.llr || b.llr) assert.deepEqual(Array.from(a.llr!), Array.from(b.llr!), `${what}: LLRs`);
+    assert.deepEqual(a.unproven ? Array.from(a.unproven) : null, b.unproven ? Array.from(b.unproven) : null, `${what}: unproven`);
+    const { timeMs: _a, ...sa } = a.stats, { timeMs: _b, ...sb } = b.stats;
+    assert.deepEqual(sa, sb, `${what}: stats`);
+  }
+  assert.equal(fusing, runs.length, 'every detector here fuses both stages');
 });

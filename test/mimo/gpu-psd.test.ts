@@ -135,12 +135,12 @@ int main() {
   std::vector<float> H((size_t)channels * 2 * PSD_NR * PSD_NT), y((size_t)V * 2 * PSD_NR), fac((size_t)channels * PSD_FAC_WORDS, -1e30f);
   std::vector<int> st((size_t)V * 2), sym((size_t)V * PSD_NT, -1);
   if (fread(H.data(), 4, H.size(), stdin) != H.size() || fread(y.data(), 4, y.size(), stdin) != y.size() || fread(st.data(), 4, st.size(), stdin) != st.size()) return 1;
-  if (emu_launch((channels * PSD_PREP_LANES + 63) / 64, dim3{64, 1, 1}, 0, [&] { psd_prep(H.data(), fac.data(), channels); })) return 2;
+  if (emu_launch((channels * PSD_PREP_LANES + 63) / 64, dim3{64, 1, 1}, 0, [&] { psd_prep(H.data(), fac.data(), channels, nullptr, nullptr, 0.f, nullptr, nullptr, nullptr, 0, 0LL); })) return 2;
 #ifdef PSD_WARPS
-  if (mapping == 0 && emu_launch((V + PSD_WARPS * PSD_GROUPS - 1) / (PSD_WARPS * PSD_GROUPS), dim3{32 * PSD_WARPS, 1, 1}, shared, [&] { psd_warp(y.data(), fac.data(), sym.data(), st.data(), V, vpc, maxNodes, scale); })) return 2;
+  if (mapping == 0 && emu_launch((V + PSD_WARPS * PSD_GROUPS - 1) / (PSD_WARPS * PSD_GROUPS), dim3{32 * PSD_WARPS, 1, 1}, shared, [&] { psd_warp(y.data(), fac.data(), sym.data(), st.data(), V, vpc, maxNodes, scale, nullptr, 0LL); })) return 2;
 #endif
 #ifdef PSD_THREADS
-  if (mapping == 1 && emu_launch(V, dim3{PSD_THREADS, 1, 1}, shared, [&] { psd_block(y.data(), fac.data(), sym.data(), st.data(), V, vpc, maxNodes, scale); })) return 2;
+  if (mapping == 1 && emu_launch(V, dim3{PSD_THREADS, 1, 1}, shared, [&] { psd_block(y.data(), fac.data(), sym.data(), st.data(), V, vpc, maxNodes, scale, nullptr, 0LL); })) return 2;
 #endif
   fwrite(sym.data(), 4, sym.size(), stdout);
   fwrite(st.data(), 4, st.size(), stdout);

@@ -119,7 +119,7 @@ export function createPsdPlan(ctx: CudaContext, setup: CudaDetectorSetup, launch
   const defines = psdDefines(model, config);
   // -fmad=false: the float64 QR rounds as the CPU's qrInto does (the same column order).
   const prep = loadModule(ctx, { source: readKernelSource(new URL('./psd-prep.cu', import.meta.url)), name: 'psd-prep.cu', defines, options: ['-fmad=false'] })
-    .kernel('psd_prep', ['ptr', 'ptr', 'i32']);
+    .kernel('psd_prep', ['ptr', 'ptr', 'i32', 'ptr', 'ptr', 'f32', 'ptr', 'ptr', 'ptr', 'i32', 'i64']);
   let search: Kernel, threads: number, sharedBytes: number, perBlock: number;
   if (mapping === 'warp') {
     const lanes = launch.lanes ?? psdAutoLanes(model.n, model.q, psdWarpSharedBytes(model.n, config), limit);
@@ -132,33 +132,41 @@ export function createPsdPlan(ctx: CudaContext, setup: CudaDetectorSetup, launch
     threads = 32 * warps;
     sharedBytes = perBlock * one;
     search = loadModule(ctx, { source: readKernelSource(new URL('./psd-warp.cu', import.meta.url)), name: 'psd-warp.cu', defines: { ...defines, PSD_WARPS: warps, PSD_LANES: lanes } })
-      .kernel('psd_warp', ['ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i64', 'f32']);
+      .kernel('psd_warp', ['ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i64', 'f32', 'ptr', 'i64']);
   } else {
     threads = psdBlockThreads(config);
     sharedBytes = psdBlockSharedBytes(model.n, config, threads);
     if (sharedBytes > limit) throw new UnsupportedError(`psd configuration ${JSON.stringify({ levels: config.levels, paths: config.paths })} needs ${sharedBytes} bytes of shared memory a block, the device allows ${limit}; choose closer levels or fewer paths`);
     perBlock = 1;
     search = loadModule(ctx, { source: readKernelSource(new URL('./psd-block.cu', import.meta.url)), name: 'psd-block.cu', defines: { ...defines, PSD_THREADS: threads } })
-      .kernel('psd_block', ['ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i64', 'f32']);
+      .kernel('psd_block', ['ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i64', 'f32', 'ptr', 'i64']);
   }
   if (sharedBytes > setup.device.sharedPerBlockBytes) search.setMaxDynamicShared(sharedBytes);
   const scale = constellation.pam ? constellation.pam.scale : 1;
   const maxNodes = BigInt(Math.min(setup.maxNodes, Number.MAX_SAFE_INTEGER));
   const facBytes = 4 * psdFactorWords(model.n, model.m);
   const prepLanes = psdPrepLanes(model.n);
+  // the engine's normalize stage first when the chunk asks for it (psd-prep.cu: whole channels a block)
   const qr = (stream: Stream, chunk: DetectChunk): void => {
     if (chunk.channels === 0) return;
-    prep.launch({ grid: Math.ceil((chunk.channels * prepLanes) / PREP_THREADS), block: PREP_THREADS, stream }, [chunk.H, chunk.scratch[0]!, chunk.channels]);
+    const n = chunk.normalize, s = chunk.summary;
+    prep.launch({ grid: Math.ceil((chunk.channels * prepLanes) / PREP_THREADS), block: PREP_THREADS, stream }, [
+      chunk.H, chunk.scratch[0]!, chunk.channels,
+      n ? chunk.y : 0n, n?.noiseIn ?? 0n, n?.noiseScalar ?? 0, n ? chunk.noise : 0n, n ? chunk.status : 0n, n ? s?.address ?? 0n : 0n,
+      chunk.vectorsPerChannel, s?.realVectors ?? chunk.channels * chunk.vectorsPerChannel,
+    ]);
   };
   const detect = (stream: Stream, chunk: DetectChunk): void => {
     const vectors = chunk.channels * chunk.vectorsPerChannel;
     if (vectors === 0) return;
     search.launch({ grid: Math.ceil(vectors / perBlock), block: threads, sharedBytes, stream },
-      [chunk.y, chunk.scratch[0]!, chunk.symbols, chunk.status, vectors, chunk.vectorsPerChannel, maxNodes, scale]);
+      [chunk.y, chunk.scratch[0]!, chunk.symbols, chunk.status, vectors, chunk.vectorsPerChannel, maxNodes, scale, chunk.summary?.address ?? 0n, chunk.summary?.realVectors ?? 0]);
   };
   return {
     mapping, threads, sharedBytes, vectorsPerBlock: perBlock,
     scratchBytesPerChannel: [facBytes],
+    // psd_prep normalizes its block's channels first; the search kernels add to the summaries
+    fuses: { normalize: PREP_THREADS % 32 === 0 && PREP_THREADS % prepLanes === 0, summary: true },
     enqueue(stream: Stream, chunk: DetectChunk): void {
       qr(stream, chunk);
       detect(stream, chunk);

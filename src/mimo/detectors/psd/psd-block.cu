@@ -8,12 +8,15 @@
 //
 // In:  y (vectors x nr complex), fac (psd_prep's factors per channel), status ([flags, nodes] a
 //      vector; a vector whose flags are already set is skipped).
-// Out: symbols (vectors x nt), status (flags |= NODE_BUDGET / FLOAT32_UNSAFE / the channel's, nodes).
+// Out: symbols (vectors x nt), status (flags |= NODE_BUDGET / FLOAT32_UNSAFE / the channel's, nodes);
+//      summary: null, or the channels' summaries (status-summary.cuh) that each real vector
+//      (v < real) it searches or flags adds its flags and node count to.
 //
 // nvcc-variant: -DPSD_NT=4 -DPSD_NR=4 -DPSD_BPSK=0 -DPSD_Q=4 -DPSD_S=3 -DPSD_L0=9 -DPSD_L1=6 -DPSD_L2=4 -DPSD_L3=1 -DPSD_P0=1 -DPSD_P1=4 -DPSD_P2=1 -DPSD_LABELS=0x1023ull -DPSD_THREADS=64
 // nvcc-variant: -DPSD_NT=2 -DPSD_NR=2 -DPSD_BPSK=1 -DPSD_Q=2 -DPSD_S=1 -DPSD_L0=3 -DPSD_L1=1 -DPSD_P0=1 -DPSD_THREADS=32
 
 #include "psd-common.cuh"
+#include "../../gpu/status-summary.cuh"
 
 __host__ __device__ constexpr int psd_pow2(int e) { return e <= 1 ? 1 : 2 * psd_pow2((e + 1) / 2); }
 // Offset of buffer x (1 .. S-1) in the block's key array (each buffer padded to a power of two).
@@ -131,7 +134,7 @@ __device__ __forceinline__ int psd_paths_at(int x) {
 
 extern "C" __global__ void __launch_bounds__(PSD_THREADS) psd_block(
     const float* __restrict__ y, const float* __restrict__ fac, int* __restrict__ symbols, int* __restrict__ status,
-    int vectors, int vpc, long long maxNodes, float scale) {
+    int vectors, int vpc, long long maxNodes, float scale, int* __restrict__ summary, long long real) {
   extern __shared__ __align__(16) unsigned char smem[];
   PsdBlock& b = *reinterpret_cast<PsdBlock*>(smem);
   const int tid = threadIdx.x;
@@ -141,7 +144,10 @@ extern "C" __global__ void __launch_bounds__(PSD_THREADS) psd_block(
   const float* f = fac + (size_t)(v / vpc) * PSD_FAC_WORDS;
   const int chFlags = (int)__float_as_uint(f[PSD_FAC_FLAGS]);
   if (chFlags != 0) {
-    if (tid == 0) status[2 * v] = chFlags;
+    if (tid == 0) {
+      status[2 * v] = chFlags;
+      if (summary && v < real) mimo_summary_add(summary, v / vpc, chFlags, 0);
+    }
     return;
   }
   for (int i = tid; i < PSD_N * PSD_N; i += PSD_THREADS) b.R[i] = f[PSD_FAC_R + i];
@@ -173,7 +179,9 @@ extern "C" __global__ void __launch_bounds__(PSD_THREADS) psd_block(
   if (!(d2 < __uint_as_float(PSD_INF_BITS))) flags |= PSD_ST_FLOAT32_UNSAFE;
   for (int j = tid; j < PSD_NT; j += PSD_THREADS) symbols[(size_t)v * PSD_NT + j] = psd_symbol(b.best, b.perm, j);
   if (tid == 0) {
+    const int counted = nodes > 0x7fffffffLL ? 0x7fffffff : (int)nodes;
     status[2 * v] = flags;
-    status[2 * v + 1] = nodes > 0x7fffffffLL ? 0x7fffffff : (int)nodes;
+    status[2 * v + 1] = counted;
+    if (summary && v < real) mimo_summary_add(summary, v / vpc, flags, (unsigned)counted);
   }
 }

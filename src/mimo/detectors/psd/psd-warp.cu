@@ -16,7 +16,9 @@
 //
 // In:  y (vectors x nr complex), fac (psd_prep's factors per channel), status ([flags, nodes] a
 //      vector; a vector whose flags are already set is skipped).
-// Out: symbols (vectors x nt), status (flags |= NODE_BUDGET / FLOAT32_UNSAFE / the channel's, nodes).
+// Out: symbols (vectors x nt), status (flags |= NODE_BUDGET / FLOAT32_UNSAFE / the channel's, nodes);
+//      summary: null, or the channels' summaries (status-summary.cuh) that each real vector
+//      (v < real) it searches or flags adds its flags and node count to.
 //
 // nvcc-variant: -DPSD_NT=4 -DPSD_NR=4 -DPSD_BPSK=0 -DPSD_Q=4 -DPSD_S=3 -DPSD_L0=9 -DPSD_L1=6 -DPSD_L2=4 -DPSD_L3=1 -DPSD_P0=1 -DPSD_P1=4 -DPSD_P2=1 -DPSD_LABELS=0x1023ull -DPSD_WARPS=4 -DPSD_LANES=32
 // nvcc-variant: -DPSD_NT=4 -DPSD_NR=4 -DPSD_BPSK=0 -DPSD_Q=2 -DPSD_S=2 -DPSD_L0=9 -DPSD_L1=4 -DPSD_L2=1 -DPSD_P0=1 -DPSD_P1=4 -DPSD_LABELS=0x1ull -DPSD_WARPS=4 -DPSD_LANES=8
@@ -24,6 +26,7 @@
 // nvcc-variant: -DPSD_NT=4 -DPSD_NR=4 -DPSD_BPSK=0 -DPSD_Q=4 -DPSD_S=3 -DPSD_L0=9 -DPSD_L1=6 -DPSD_L2=4 -DPSD_L3=1 -DPSD_P0=1 -DPSD_P1=4 -DPSD_P2=1 -DPSD_LABELS=0x1023ull -DPSD_WARPS=2 -DPSD_LANES=1
 
 #include "psd-common.cuh"
+#include "../../gpu/status-summary.cuh"
 
 #define PSD_GROUPS (32 / PSD_LANES)
 
@@ -146,7 +149,7 @@ __device__ __forceinline__ bool psd_take(PsdWarp& w, int gl, bool on, float d2) 
 
 extern "C" __global__ void __launch_bounds__(32 * PSD_WARPS) psd_warp(
     const float* __restrict__ y, const float* __restrict__ fac, int* __restrict__ symbols, int* __restrict__ status,
-    int vectors, int vpc, long long maxNodes, float scale) {
+    int vectors, int vpc, long long maxNodes, float scale, int* __restrict__ summary, long long real) {
   extern __shared__ __align__(16) unsigned char smem[];
   const int lane = threadIdx.x & 31, gl = lane % PSD_LANES;
   const int slotInBlock = (threadIdx.x >> 5) * PSD_GROUPS + lane / PSD_LANES;
@@ -161,7 +164,10 @@ extern "C" __global__ void __launch_bounds__(32 * PSD_WARPS) psd_warp(
     f = fac + (size_t)(v / vpc) * PSD_FAC_WORDS;
     const int chFlags = (int)__float_as_uint(f[PSD_FAC_FLAGS]);
     if (chFlags != 0) {
-      if (gl == 0) status[2 * v] = chFlags;
+      if (gl == 0) {
+      status[2 * v] = chFlags;
+      if (summary && v < real) mimo_summary_add(summary, v / vpc, chFlags, 0);
+    }
       done = true;
     }
   }
@@ -229,7 +235,9 @@ extern "C" __global__ void __launch_bounds__(32 * PSD_WARPS) psd_warp(
   if (!(d2 < __uint_as_float(PSD_INF_BITS))) flags |= PSD_ST_FLOAT32_UNSAFE;
   for (int j = gl; j < PSD_NT; j += PSD_LANES) symbols[(size_t)v * PSD_NT + j] = psd_symbol(w.best, w.perm, j);
   if (gl == 0) {
+    const int counted = nodes > 0x7fffffffLL ? 0x7fffffff : (int)nodes;
     status[2 * v] = flags;
-    status[2 * v + 1] = nodes > 0x7fffffffLL ? 0x7fffffff : (int)nodes;
+    status[2 * v + 1] = counted;
+    if (summary && v < real) mimo_summary_add(summary, v / vpc, flags, (unsigned)counted);
   }
 }
