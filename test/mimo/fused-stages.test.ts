@@ -365,9 +365,18 @@ test('fused stages through the engine (GPU): every fusing detector gives the res
     const separate = { ...impl, create: (c: typeof ctx, setup: Parameters<typeof impl.create>[1]) => Object.create(impl.create(c, setup), { fuses: { value: undefined } }) };
     const c: Case = { nr: 4, nt: 4, mod: opts.modulation, passes: 1, channels: 500, vpc: 14, soft: true };
     const inp = makeInput(c, randomInt(2 ** 31));
-    // finite input of mixed channel scales, some vectors overflowing once scaled (redone), the last channel padded
-    const H = inp.H.map((x) => (Number.isFinite(x) ? x : 1)), y = inp.y.subarray(0, inp.valid * 2 * c.nr).map((x) => (Number.isFinite(x) ? x : 0));
-    const input = { nt: c.nt, nr: c.nr, H, y, vectorsPerChannel: c.vpc, noiseVar: inp.noise ? inp.noise.subarray(0, inp.valid).map((x) => (Number.isFinite(x) ? x : 1)) : inp.noiseScalar };
+    // valid input of mixed channel scales (2^-60 to 2^60), each vector at its channel's scale, the last channel padded
+    const rng = new Philox(randomInt(2 ** 31));
+    const hLen = 2 * c.nr * c.nt, yLen = 2 * c.nr;
+    const H = inp.H.map((x) => (Number.isFinite(x) ? x : 1));
+    const y = new Float32Array(inp.valid * yLen);
+    for (let v = 0; v < inp.valid; v++) {
+      const ch = Math.floor(v / c.vpc);
+      const scale = H.subarray(ch * hLen, (ch + 1) * hLen).reduce((a, x) => Math.max(a, Math.abs(x)), 0);
+      for (let i = 0; i < yLen; i++) y[v * yLen + i] = Math.fround(rng.normal() * scale);
+    }
+    const noiseVar = inp.noise ? inp.noise.subarray(0, inp.valid).map((x) => (Number.isFinite(x) && x > 0 ? x : 0.1)) : inp.noiseScalar;
+    const input = { nt: c.nt, nr: c.nr, H, y, vectorsPerChannel: c.vpc, noiseVar };
     const val = validateDetection(input, { ...opts, engine: 'cuda', onBudget: 'flag' });
     const plan = impl.create(ctx, cudaSetup(ctx, val, impl));
     if (plan.fuses?.normalize && plan.fuses.summary) fusing++;
