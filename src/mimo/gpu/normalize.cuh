@@ -127,4 +127,16 @@ __device__ __forceinline__ void mimo_normalize_channel(int lane, long long c, fl
   }
 }
 
+// Channels c0 .. c0 + count - 1 by the calling block's full warps, a channel a warp at a time: the
+// engine's normalize stage at the start of a detector's first kernel (qr-batch.cu, psd-prep.cu),
+// whose block holds those channels whole. The caller syncs the block before it reads them.
+__device__ __forceinline__ void mimo_normalize_block(long long c0, int count, float* H, float* y, const float* noiseIn, float noiseScalar,
+                                                     float* noiseOut, int* status, int* summary, int vpc, int hLen, int yLen, long long valid) {
+  const int warp = (int)(threadIdx.x >> 5), warps = (int)(blockDim.x >> 5);
+  if (warp >= warps) return;  // a partial last warp takes no channel
+  for (int cc = warp; cc < count; cc += warps) {
+    mimo_normalize_channel(threadIdx.x & 31, c0 + cc, H, y, noiseIn, noiseScalar, noiseOut, status, summary, vpc, hLen, yLen, valid);
+  }
+}
+
 #endif

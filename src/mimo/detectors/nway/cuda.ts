@@ -19,6 +19,7 @@ import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup, DetectChunk, Fl
 import { realModelDefines, withSymbolTable } from '../kbest/gpu-model.js';
 import { llrClipOf } from '../../soft/maxlog.js';
 import { defaultQrMapping, QrBatchPlan, type QrMapping, type QrThreadLaunch } from '../../gpu/preprocess/qr-batch.js';
+import { normalizeArgs, summaryArgs } from '../../gpu/fused-stages.js';
 import { detectorRealModel, type RealModel } from '../../soft/real-model.js';
 import type { Detector } from '../../types.js';
 import { passesOf } from './cpu.js';
@@ -224,11 +225,7 @@ export class NwayPlan implements CudaDetectorPlan {
    */
   enqueueQr(stream: Stream, chunk: DetectChunk): void {
     this.checkChunk(chunk);
-    const n = chunk.normalize, s = chunk.summary;
-    this.qr.enqueue(stream, chunk.H, chunk.y, chunk.scratch[0]!, chunk.channels, n && {
-      noiseIn: n.noiseIn, noiseScalar: n.noiseScalar, noiseOut: chunk.noise, status: chunk.status, summary: s?.address ?? 0n,
-      vectorsPerChannel: chunk.vectorsPerChannel, realVectors: s?.realVectors ?? chunk.channels * chunk.vectorsPerChannel,
-    });
+    this.qr.enqueue(stream, chunk.H, chunk.y, chunk.scratch[0]!, chunk.channels, normalizeArgs(chunk));
   }
 
   /** The detection kernel on the chunk's vectors (the QR records must be there). */
@@ -239,8 +236,7 @@ export class NwayPlan implements CudaDetectorPlan {
     const { vectorsPerBlock, threadsPerVector, sharedBytes } = this.shape;
     this.kernel.launch(
       { grid: Math.ceil(vectors / vectorsPerBlock), block: threadsPerVector * vectorsPerBlock, sharedBytes, stream },
-      [chunk.y, chunk.noise, chunk.scratch[0]!, chunk.symbols, this.soft ? chunk.llr : 0n, chunk.status, vectors, chunk.vectorsPerChannel, this.llrClip,
-        chunk.summary?.address ?? 0n, chunk.summary?.realVectors ?? 0],
+      [chunk.y, chunk.noise, chunk.scratch[0]!, chunk.symbols, this.soft ? chunk.llr : 0n, chunk.status, vectors, chunk.vectorsPerChannel, this.llrClip, ...summaryArgs(chunk)],
     );
   }
 

@@ -18,6 +18,7 @@ import type { Kernel } from '../../../gpu/launch.js';
 import { loadModule, readKernelSource } from '../../../gpu/module-cache.js';
 import type { Stream } from '../../../gpu/stream.js';
 import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup, DetectChunk } from '../../gpu/cuda-detector.js';
+import { normalizeArgs, summaryArgs } from '../../gpu/fused-stages.js';
 import { realModel, type RealModel } from '../../preprocess/real-system.js';
 import { psdConfig, psdGpuMapping, type PsdConfig, type PsdGpuMapping } from './config.js';
 
@@ -149,18 +150,14 @@ export function createPsdPlan(ctx: CudaContext, setup: CudaDetectorSetup, launch
   // the engine's normalize stage first when the chunk asks for it (psd-prep.cu: whole channels a block)
   const qr = (stream: Stream, chunk: DetectChunk): void => {
     if (chunk.channels === 0) return;
-    const n = chunk.normalize, s = chunk.summary;
-    prep.launch({ grid: Math.ceil((chunk.channels * prepLanes) / PREP_THREADS), block: PREP_THREADS, stream }, [
-      chunk.H, chunk.scratch[0]!, chunk.channels,
-      n ? chunk.y : 0n, n?.noiseIn ?? 0n, n?.noiseScalar ?? 0, n ? chunk.noise : 0n, n ? chunk.status : 0n, n ? s?.address ?? 0n : 0n,
-      chunk.vectorsPerChannel, s?.realVectors ?? chunk.channels * chunk.vectorsPerChannel,
-    ]);
+    prep.launch({ grid: Math.ceil((chunk.channels * prepLanes) / PREP_THREADS), block: PREP_THREADS, stream },
+      [chunk.H, chunk.scratch[0]!, chunk.channels, chunk.y, ...normalizeArgs(chunk)]);
   };
   const detect = (stream: Stream, chunk: DetectChunk): void => {
     const vectors = chunk.channels * chunk.vectorsPerChannel;
     if (vectors === 0) return;
     search.launch({ grid: Math.ceil(vectors / perBlock), block: threads, sharedBytes, stream },
-      [chunk.y, chunk.scratch[0]!, chunk.symbols, chunk.status, vectors, chunk.vectorsPerChannel, maxNodes, scale, chunk.summary?.address ?? 0n, chunk.summary?.realVectors ?? 0]);
+      [chunk.y, chunk.scratch[0]!, chunk.symbols, chunk.status, vectors, chunk.vectorsPerChannel, maxNodes, scale, ...summaryArgs(chunk)]);
   };
   return {
     mapping, threads, sharedBytes, vectorsPerBlock: perBlock,

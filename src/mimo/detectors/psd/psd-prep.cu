@@ -18,7 +18,7 @@
 // With `status` not null the kernel is also the engine's normalize stage (normalize.cuh): the
 // block's channels (blockDim / PSD_PREP_LANES of them, whole) are normalized first, a full warp
 // a channel, then factored; H is then written before it is read, so it is read by plain loads.
-// The normalize arguments (y, noiseIn .. valid) are normalize.cuh's; all null when not asked.
+// The normalize arguments (y, noiseIn .. valid) are normalize.cuh's; y is read only when asked.
 //
 // nvcc-variant: -DPSD_NT=4 -DPSD_NR=4 -DPSD_BPSK=0 -DPSD_Q=4 -DPSD_S=3 -DPSD_L0=9 -DPSD_L1=6 -DPSD_L2=4 -DPSD_L3=1 -DPSD_P0=1 -DPSD_P1=4 -DPSD_P2=1 -DPSD_LABELS=0x1023ull -fmad=false
 // nvcc-variant: -DPSD_NT=2 -DPSD_NR=2 -DPSD_BPSK=1 -DPSD_Q=2 -DPSD_S=1 -DPSD_L0=3 -DPSD_L1=1 -DPSD_P0=1 -fmad=false
@@ -38,13 +38,8 @@ extern "C" __global__ void psd_prep(float* H, float* __restrict__ fac, int chann
     float* __restrict__ y, const float* __restrict__ noiseIn, float noiseScalar, float* __restrict__ noiseOut, int* __restrict__ status,
     int* __restrict__ summary, int vpc, long long valid) {
   if (status != nullptr) {
-    const int t = threadIdx.x, warps = (int)(blockDim.x >> 5);
-    const int per = (int)(blockDim.x / PSD_PREP_LANES), c0 = blockIdx.x * per, count = min(per, channels - c0);
-    if ((t >> 5) < warps) {
-      for (int cc = t >> 5; cc < count; cc += warps) {
-        mimo_normalize_channel(t & 31, c0 + cc, H, y, noiseIn, noiseScalar, noiseOut, status, summary, vpc, 2 * PSD_NR * PSD_NT, 2 * PSD_NR, valid);
-      }
-    }
+    const int per = (int)(blockDim.x / PSD_PREP_LANES), c0 = blockIdx.x * per;
+    mimo_normalize_block(c0, min(per, channels - c0), H, y, noiseIn, noiseScalar, noiseOut, status, summary, vpc, 2 * PSD_NR * PSD_NT, 2 * PSD_NR, valid);
     __syncthreads();
   }
   const int lane = threadIdx.x & 31, k = lane % PSD_PREP_LANES, base = lane - k;

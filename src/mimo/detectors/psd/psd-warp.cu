@@ -165,9 +165,9 @@ extern "C" __global__ void __launch_bounds__(32 * PSD_WARPS) psd_warp(
     const int chFlags = (int)__float_as_uint(f[PSD_FAC_FLAGS]);
     if (chFlags != 0) {
       if (gl == 0) {
-      status[2 * v] = chFlags;
-      if (summary && v < real) mimo_summary_add(summary, v / vpc, chFlags, 0);
-    }
+        status[2 * v] = chFlags;
+        if (summary && v < real) mimo_summary_add(summary, v / vpc, chFlags, 0);
+      }
       done = true;
     }
   }

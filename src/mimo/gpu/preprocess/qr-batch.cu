@@ -74,12 +74,7 @@ extern "C" __global__ void __launch_bounds__(QR_GROUPS * QR_ND) qr_batch(float* 
   if (status != nullptr) {
 #if QR_GROUPS % QR_PASSES == 0
     const int per = QR_GROUPS / QR_PASSES, c0 = blockIdx.x * per;
-    const int count = min(per, problems / QR_PASSES - c0), warps = (int)(blockDim.x >> 5);
-    if ((t >> 5) < warps) {
-      for (int cc = t >> 5; cc < count; cc += warps) {
-        mimo_normalize_channel(t & 31, c0 + cc, H, y, noiseIn, noiseScalar, noiseOut, status, summary, vpc, 2 * QR_NR * QR_NT, QR_ROWS, valid);
-      }
-    }
+    mimo_normalize_block(c0, min(per, problems / QR_PASSES - c0), H, y, noiseIn, noiseScalar, noiseOut, status, summary, vpc, 2 * QR_NR * QR_NT, QR_ROWS, valid);
 #else
     __trap();  // a channel's QRs would span two blocks: the host never asks (QrBatchPlan)
 #endif

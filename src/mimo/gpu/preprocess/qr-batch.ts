@@ -10,6 +10,7 @@ import type { Kernel } from '../../../gpu/launch.js';
 import { loadModule, readKernelSource } from '../../../gpu/module-cache.js';
 import type { Stream } from '../../../gpu/stream.js';
 import { InvalidArgumentError } from '../../../core/errors.js';
+import { asksNormalize, NO_NORMALIZE, type NormalizeArgs } from '../fused-stages.js';
 
 export interface QrBatchShape {
   readonly nr: number;
@@ -80,26 +81,6 @@ export function qrRecordLayout(nr: number, nt: number, dimsPerStream: 1 | 2, zOf
  */
 export function qrGroupsPerBlock(nd: number, passes = 1): number {
   return Math.max(passes, Math.floor(Math.floor(128 / nd) / passes) * passes);
-}
-
-/**
- * The engine's normalize stage done by the QR kernel before it factors (qr-batch.cu with status
- * not null; normalize.cuh's arguments): device addresses, and the chunk's vectors per channel and
- * real vectors. The kernel scales H and y in place.
- */
-export interface QrNormalize {
-  /** Per-vector N0 as given, or 0n: noiseScalar for every vector. */
-  readonly noiseIn: bigint;
-  readonly noiseScalar: number;
-  /** Per-vector scaled N0 (written). */
-  readonly noiseOut: bigint;
-  /** STATUS_WORDS int32 a vector (written). */
-  readonly status: bigint;
-  /** Each channel's summary head (status-summary.cuh), or 0n. */
-  readonly summary: bigint;
-  readonly vectorsPerChannel: number;
-  /** Vectors of the chunk that are real (a padded last channel's are not). */
-  readonly realVectors: number;
 }
 
 /**
@@ -217,25 +198,20 @@ export class QrBatchPlan {
    * Factors `channels` channels at H (the chunk layout of cuda-detector.ts) into records at `out`
    * (channels x passes x layout.floats floats). y: with shape.zOfVector, the chunk's received
    * vectors, one per channel (vector c's real element r at float c 2 nr + r, normalized as H);
-   * otherwise unused (0n) unless `normalize` is given: then the kernel first normalizes the chunk
-   * (H, y at their addresses; only where `normalizes`).
+   * otherwise unused (0n) unless `normalize` asks for the engine's normalize stage: then the kernel
+   * first normalizes the chunk (H, y at their addresses; only where `normalizes`).
    */
-  enqueue(stream: Stream, H: bigint, y: bigint, out: bigint, channels: number, normalize?: QrNormalize): void {
+  enqueue(stream: Stream, H: bigint, y: bigint, out: bigint, channels: number, normalize: NormalizeArgs = NO_NORMALIZE): void {
     if (channels <= 0) return;
     if (this.shape.zOfVector && y === 0n) throw new InvalidArgumentError('the QR kernel forms z = Q^T y (zOfVector) and needs the received vectors, got a null y');
-    const problems = channels * this.shape.passes;
+    const problems = channels * this.shape.passes, normalizing = asksNormalize(normalize);
     const cfg = { grid: Math.ceil(problems / this.groups), block: this.threads, sharedBytes: this.sharedBytes, stream };
     if (this.mapping === 'thread') {
-      if (normalize) throw new InvalidArgumentError('the thread-per-QR kernel does not normalize: run the engine\'s normalize stage first');
+      if (normalizing) throw new InvalidArgumentError('the thread-per-QR kernel does not normalize: run the engine\'s normalize stage first');
       this.kernel.launch(cfg, [H, this.shape.zOfVector ? y : 0n, out, problems, this.scale]);
       return;
     }
-    if (normalize && !this.normalizes) throw new InvalidArgumentError(`this QR build puts ${this.groups} QRs a block, not whole channels of ${this.shape.passes}: it cannot normalize`);
-    const n = normalize;
-    if (n && n.status === 0n) throw new InvalidArgumentError('the QR kernel normalizes into the vectors\' status words, got a null status address');
-    this.kernel.launch(cfg, [
-      H, this.shape.zOfVector || n ? y : 0n, out, problems, this.scale,
-      n?.noiseIn ?? 0n, n?.noiseScalar ?? 0, n?.noiseOut ?? 0n, n?.status ?? 0n, n?.summary ?? 0n, n?.vectorsPerChannel ?? 0, n?.realVectors ?? 0,
-    ]);
+    if (normalizing && !this.normalizes) throw new InvalidArgumentError(`this QR build puts ${this.groups} QRs a block, not whole channels of ${this.shape.passes}: it cannot normalize`);
+    this.kernel.launch(cfg, [H, this.shape.zOfVector || normalizing ? y : 0n, out, problems, this.scale, ...normalize]);
   }
 }
