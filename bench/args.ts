@@ -9,13 +9,23 @@ import { parseCommandLine } from '../src/cli/args.js';
 import { InvalidArgumentError } from '../src/core/errors.js';
 
 export class BenchArgs {
-  private constructor(private readonly script: string, private readonly usage: string, private readonly values: Readonly<Record<string, string | boolean | undefined>>) {}
+  private constructor(
+    private readonly script: string,
+    private readonly usage: string,
+    private readonly values: Readonly<Record<string, string | boolean | undefined>>,
+  ) {}
 
   /**
    * Parses argv (default: this process's words after the script) against the options `names`, which
    * take a value, and the switches `flags`, which take none.
    */
-  static parse(script: string, usage: string, names: readonly string[], argv: readonly string[] = process.argv.slice(2), flags: readonly string[] = []): BenchArgs {
+  static parse(
+    script: string,
+    usage: string,
+    names: readonly string[],
+    argv: readonly string[] = process.argv.slice(2),
+    flags: readonly string[] = [],
+  ): BenchArgs {
     try {
       const options = Object.fromEntries([
         ...names.map((n) => [n, { type: 'string' as const }] as const),
@@ -24,18 +34,25 @@ export class BenchArgs {
       const { values } = parseCommandLine(argv, options, { command: script });
       return new BenchArgs(script, usage, values as Record<string, string | boolean | undefined>);
     } catch (err) {
-      if (err instanceof InvalidArgumentError) fail(script, usage, err.message.replace(/ \(see 'lattice-mimo [^']*'\)|; see 'lattice-mimo [^']*'/, ''));
+      if (err instanceof InvalidArgumentError)
+        fail(script, usage, err.message.replace(/ \(see 'lattice-mimo [^']*'\)|; see 'lattice-mimo [^']*'/, ''));
       throw err;
     }
   }
 
   /** Prints the problem and the usage line; exits with status 2. */
-  fail(msg: string): never { return fail(this.script, this.usage, msg); }
+  fail(msg: string): never {
+    return fail(this.script, this.usage, msg);
+  }
 
-  text(name: string, fallback: string): string { return this.str(name) ?? fallback; }
+  text(name: string, fallback: string): string {
+    return this.str(name) ?? fallback;
+  }
 
   /** Whether switch `name` was given. */
-  flag(name: string): boolean { return this.values[name] === true; }
+  flag(name: string): boolean {
+    return this.values[name] === true;
+  }
 
   private str(name: string): string | undefined {
     const v = this.values[name];
@@ -47,18 +64,22 @@ export class BenchArgs {
     const val = this.str(name);
     if (val === undefined) return fallback;
     const v = Number(val);
-    if (!inRange(v, lo, hi, integer)) this.fail(`--${name} must be ${integer ? 'an integer' : 'a number'} in [${lo}, ${hi}], got ${val}`);
+    if (!inRange(v, lo, hi, integer))
+      this.fail(`--${name} must be ${integer ? 'an integer' : 'a number'} in [${lo}, ${hi}], got ${val}`);
     return v;
   }
 
-  int(name: string, lo: number, hi: number, fallback: number): number { return this.number(name, lo, hi, fallback, true); }
+  int(name: string, lo: number, hi: number, fallback: number): number {
+    return this.number(name, lo, hi, fallback, true);
+  }
 
   /** A comma-separated list of numbers in [lo, hi] (whole ones when `integer`). */
   numbers(name: string, lo: number, hi: number, fallback: readonly number[], integer = false): number[] {
     const val = this.str(name);
     if (val === undefined) return [...fallback];
     const xs = val.split(',').map(Number);
-    if (xs.some((v) => !inRange(v, lo, hi, integer))) this.fail(`--${name} must be ${integer ? 'integers' : 'numbers'} in [${lo}, ${hi}], got ${val}`);
+    if (xs.some((v) => !inRange(v, lo, hi, integer)))
+      this.fail(`--${name} must be ${integer ? 'integers' : 'numbers'} in [${lo}, ${hi}], got ${val}`);
     return xs;
   }
 
@@ -67,7 +88,8 @@ export class BenchArgs {
     const val = this.str(name);
     if (val === undefined) return [...fallback];
     const xs = val.split(',');
-    if (xs.some((x) => !(allowed as readonly string[]).includes(x))) this.fail(`--${name} must be a list of ${allowed.join(', ')}, got ${val}`);
+    if (xs.some((x) => !(allowed as readonly string[]).includes(x)))
+      this.fail(`--${name} must be a list of ${allowed.join(', ')}, got ${val}`);
     return xs as T[];
   }
 }

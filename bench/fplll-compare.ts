@@ -35,12 +35,29 @@ const SCALE = 2 ** 20;
 type Family = 'gaussian' | 'toeplitz' | 'toeplitz-full';
 const FAMILIES: readonly Family[] = ['gaussian', 'toeplitz', 'toeplitz-full'];
 
-interface Args { sizes: number[]; families: Family[]; reps: number; delta: number; seed: number; inputSeed: number | null; timeoutS: number; out: string; section: string; title: string }
+interface Args {
+  sizes: number[];
+  families: Family[];
+  reps: number;
+  delta: number;
+  seed: number;
+  inputSeed: number | null;
+  timeoutS: number;
+  out: string;
+  section: string;
+  title: string;
+}
 
-const USAGE = 'node dist/bench/fplll-compare.js [--sizes 16,32,...] [--families gaussian,toeplitz,toeplitz-full] [--reps N] [--delta 0.75] [--seed S] [--input-seed S] [--timeout seconds] [--out bench/RESULTS.md | -] [--section NAME] [--title TEXT]';
+const USAGE =
+  'node dist/bench/fplll-compare.js [--sizes 16,32,...] [--families gaussian,toeplitz,toeplitz-full] [--reps N] [--delta 0.75] [--seed S] [--input-seed S] [--timeout seconds] [--out bench/RESULTS.md | -] [--section NAME] [--title TEXT]';
 
 function parseCommandLine(argv: string[]): Args {
-  const cl = BenchArgs.parse('fplll-compare', USAGE, ['sizes', 'families', 'reps', 'delta', 'seed', 'input-seed', 'timeout', 'out', 'section', 'title'], argv);
+  const cl = BenchArgs.parse(
+    'fplll-compare',
+    USAGE,
+    ['sizes', 'families', 'reps', 'delta', 'seed', 'input-seed', 'timeout', 'out', 'section', 'title'],
+    argv,
+  );
   const inputSeed = cl.int('input-seed', 0, 2 ** 52, -1);
   return {
     sizes: cl.numbers('sizes', 2, 4096, [16, 32, 64, 128, 256, 512], true),
@@ -56,16 +73,26 @@ function parseCommandLine(argv: string[]): Args {
   };
 }
 
-function progress(msg: string): void { process.stderr.write(`[fplll-compare] ${msg}\n`); }
+function progress(msg: string): void {
+  process.stderr.write(`[fplll-compare] ${msg}\n`);
+}
 
 function makeInput(family: Family, n: number, seed: number): MatrixBatch | null {
   if (family === 'gaussian') return integerScale(gaussianBases({ batch: 1, n, seed }), SCALE);
   if (n % 2 !== 0) return null; // complex taps give even dimensions
   const shape = family === 'toeplitz' ? 'square' : 'full';
-  return integerScale(blockToeplitzBases({ batch: 1, blocks: n / 2, blockSize: 1, taps: Math.min(3, n / 2), complex: true, shape, seed }), SCALE);
+  return integerScale(
+    blockToeplitzBases({ batch: 1, blocks: n / 2, blockSize: 1, taps: Math.min(3, n / 2), complex: true, shape, seed }),
+    SCALE,
+  );
 }
 
-interface OursResult { ms: number | null; check: string; rhf: number | null; note?: string }
+interface OursResult {
+  ms: number | null;
+  check: string;
+  rhf: number | null;
+  note?: string;
+}
 
 /** Our LLL, timed in-process; null time when it cannot run (placeholder engine). */
 function timeOurs(basis: MatrixBatch, a: Args, label: string): OursResult {
@@ -79,7 +106,11 @@ function timeOurs(basis: MatrixBatch, a: Args, label: string): OursResult {
   for (let spent = 0; warmUps < WARM_UP_RUNS && spent < WARM_UP_MS; warmUps++) {
     progress(`${label}: ours warm-up ${warmUps + 1}`);
     const t0 = performance.now();
-    try { reduceSync(basis, opts); } catch { break; } // the timed runs below report it
+    try {
+      reduceSync(basis, opts);
+    } catch {
+      break;
+    } // the timed runs below report it
     spent += performance.now() - t0;
   }
   for (let r = 0; r < a.reps; r++) {
@@ -88,38 +119,52 @@ function timeOurs(basis: MatrixBatch, a: Args, label: string): OursResult {
     try {
       last = reduceSync(basis, opts);
     } catch (e) {
-      if (e instanceof LatticeMimoError && e.code === 'UNSUPPORTED') return { ms: null, check: '-', rhf: null, note: `ours unavailable: ${e.message}` };
-      if (e instanceof LatticeMimoError) return { ms: null, check: `FAIL: ${e.code}: ${e.message.slice(0, 120)}`, rhf: null };
+      if (e instanceof LatticeMimoError && e.code === 'UNSUPPORTED')
+        return { ms: null, check: '-', rhf: null, note: `ours unavailable: ${e.message}` };
+      if (e instanceof LatticeMimoError)
+        return { ms: null, check: `FAIL: ${e.code}: ${e.message.slice(0, 120)}`, rhf: null };
       throw e;
     }
     times.push(performance.now() - t0);
   }
   const { rows: n, cols: m } = basis;
-  const out = matrixAt(last!.basis, 0), Z = matrixAt(last!.transform, 0);
+  const out = matrixAt(last!.basis, 0),
+    Z = matrixAt(last!.transform, 0);
   const lll = checkLLL(out, n, m, a.delta, ETA);
   // a Z past 2^53 was rebuilt exactly with B_in Z = B_out proven; its unimodularity is proven here
   const stats = last!.stats.perBasis[0]!;
   let uniOk: boolean;
   try {
-    uniOk = stats.wideTransformBits ? rebuildTransform(basis.data, out, n, m, true).det !== null : checkUnimodular(Z, m).ok;
+    uniOk = stats.wideTransformBits
+      ? rebuildTransform(basis.data, out, n, m, true).det !== null
+      : checkUnimodular(Z, m).ok;
   } catch {
     uniOk = false;
   }
   const how = [
     stats.extendedPrecision ? `double-double after a float64 breakdown` : '',
     stats.wideTransformBits ? `Z of ${stats.wideTransformBits} bits rebuilt exactly` : '',
-  ].filter(Boolean).join(', ');
-  const check = (lll.ok && uniOk ? 'ok' : `FAIL: ${uniOk ? lll.violations[0] : 'Z not unimodular'}`) + (how ? ` (${how})` : '');
+  ]
+    .filter(Boolean)
+    .join(', ');
+  const check =
+    (lll.ok && uniOk ? 'ok' : `FAIL: ${uniOk ? lll.violations[0] : 'Z not unimodular'}`) + (how ? ` (${how})` : '');
   return { ms: median(times), check, rhf: qualityMetrics(out, n, m).rootHermiteFactor };
 }
 
-interface FplllTiming { ms: number | null; failure?: string; rhf: number | null }
+interface FplllTiming {
+  ms: number | null;
+  failure?: string;
+  rhf: number | null;
+}
 
 async function timeFplll(text: string, opts: FplllOptions, a: Args, label: string): Promise<FplllTiming> {
   const times: number[] = [];
   let last: FplllResult | undefined;
   for (let r = 0; r < a.reps; r++) {
-    progress(`${label}: fplll ${opts.method ?? 'default'}${opts.integerType ? ` -z ${opts.integerType}` : ''} rep ${r + 1}/${a.reps}`);
+    progress(
+      `${label}: fplll ${opts.method ?? 'default'}${opts.integerType ? ` -z ${opts.integerType}` : ''} rep ${r + 1}/${a.reps}`,
+    );
     last = await runFplll(text, { ...opts, delta: a.delta, eta: ETA, timeoutMs: a.timeoutS * 1000 });
     if (!last.ok) return { ms: null, failure: last.failure, rhf: null };
     times.push(last.timeMs);
@@ -128,14 +173,27 @@ async function timeFplll(text: string, opts: FplllOptions, a: Args, label: strin
   return { ms: median(times), rhf: qualityMetrics(b.data, b.rows, b.cols).rootHermiteFactor };
 }
 
-const fmtMs = (v: number | null) => (v === null ? 'n/a' : v < 10 ? v.toFixed(2) : v < 1000 ? v.toFixed(1) : v.toFixed(0));
+const fmtMs = (v: number | null) =>
+  v === null ? 'n/a' : v < 10 ? v.toFixed(2) : v < 1000 ? v.toFixed(1) : v.toFixed(0);
 
 async function main(): Promise<number> {
   const a = parseCommandLine(process.argv.slice(2));
   const refs = availableReferences();
-  if (!refs.fplll) { progress(`fplll is missing: ${refs.missing.join('; ')}`); return 1; }
+  if (!refs.fplll) {
+    progress(`fplll is missing: ${refs.missing.join('; ')}`);
+    return 1;
+  }
   // one untimed run first, so the JIT's warm-up is not charged to the first size
-  try { reduceSync(integerScale(gaussianBases({ batch: 1, n: 24, seed: a.seed }), SCALE), { algorithm: 'lll', delta: a.delta, eta: ETA, check: false }); } catch { /* reported per size below */ }
+  try {
+    reduceSync(integerScale(gaussianBases({ batch: 1, n: 24, seed: a.seed }), SCALE), {
+      algorithm: 'lll',
+      delta: a.delta,
+      eta: ETA,
+      check: false,
+    });
+  } catch {
+    /* reported per size below */
+  }
   // what a process costs before any reduction: start, parse and print a 2 x 2 identity
   const baseline = await timeFplll('[[1 0]\n[0 1]]\n', {}, { ...a, reps: Math.max(3, a.reps) }, 'baseline 2x2');
   const rows: string[] = [];
@@ -145,21 +203,31 @@ async function main(): Promise<number> {
     for (const family of a.families) {
       const label = `n=${n} ${family}`;
       const basis = makeInput(family, n, a.inputSeed ?? a.seed + n);
-      if (!basis) { progress(`${label}: skipped (odd n)`); continue; }
+      if (!basis) {
+        progress(`${label}: skipped (odd n)`);
+        continue;
+      }
       const text = formatFplll(basis);
       const ours = timeOurs(basis, a, label);
       if (ours.note) oursNotes.add(ours.note);
       const def = await timeFplll(text, {}, a, label);
       const fast = await timeFplll(text, { method: 'fast', integerType: 'double' }, a, label);
-      const status = [
-        def.failure ? `fplll default: ${def.failure}` : '',
-        fast.failure ? `fplll fast-double: ${fast.failure}` : '',
-        ours.ms === null ? (ours.note ? 'ours unavailable' : 'ours failed') : '',
-      ].filter(Boolean).join('; ') || 'ok';
+      const status =
+        [
+          def.failure ? `fplll default: ${def.failure}` : '',
+          fast.failure ? `fplll fast-double: ${fast.failure}` : '',
+          ours.ms === null ? (ours.note ? 'ours unavailable' : 'ours failed') : '',
+        ]
+          .filter(Boolean)
+          .join('; ') || 'ok';
       const ratio = ours.ms !== null && fast.ms !== null ? (ours.ms / fast.ms).toFixed(2) : 'n/a';
       const rhf = (v: number | null) => (v === null ? 'n/a' : v.toFixed(4));
-      rows.push(`| ${basis.rows}x${basis.cols} | ${family} | ${fmtMs(ours.ms)} | ${fmtMs(def.ms)} | ${fmtMs(fast.ms)} | ${ratio} | ${rhf(ours.rhf)} / ${rhf(def.rhf)} | ${status} | ${ours.check} |`);
-      progress(`${label}: ours ${fmtMs(ours.ms)} ms, fplll ${fmtMs(def.ms)} ms, fast-double ${fmtMs(fast.ms)} ms, ${status}`);
+      rows.push(
+        `| ${basis.rows}x${basis.cols} | ${family} | ${fmtMs(ours.ms)} | ${fmtMs(def.ms)} | ${fmtMs(fast.ms)} | ${ratio} | ${rhf(ours.rhf)} / ${rhf(def.rhf)} | ${status} | ${ours.check} |`,
+      );
+      progress(
+        `${label}: ours ${fmtMs(ours.ms)} ms, fplll ${fmtMs(def.ms)} ms, fast-double ${fmtMs(fast.ms)} ms, ${status}`,
+      );
     }
   }
   const cpu = cpus();
@@ -178,12 +246,18 @@ async function main(): Promise<number> {
     '|---|---|---|---|---|---|---|---|---|',
     ...rows,
   ].join('\n');
-  process.stdout.write(section + '\n');
-  if (a.out !== '-') { writeResultsSection(a.out, a.section, section); progress(`wrote ${a.out}`); }
+  process.stdout.write(`${section}\n`);
+  if (a.out !== '-') {
+    writeResultsSection(a.out, a.section, section);
+    progress(`wrote ${a.out}`);
+  }
   return 0;
 }
 
-main().then((code) => process.exit(code), (e) => {
-  process.stderr.write(`fplll-compare: ${e instanceof Error ? e.message : String(e)}\n`);
-  process.exit(1);
-});
+main().then(
+  (code) => process.exit(code),
+  (e) => {
+    process.stderr.write(`fplll-compare: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  },
+);

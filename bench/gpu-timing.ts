@@ -16,8 +16,18 @@ import { jacobiParallelCpu } from '../src/lattice/jacobi-parallel/cpu.js';
 import { reduceBatchCuda as allswapCuda } from '../src/lattice/allswap/cuda.js';
 import { allswapCpu } from '../src/lattice/allswap/cpu.js';
 
-type Gpu = (d: RealArray, batch: number, n: number, m: number, p: AlgoParams) => Promise<{ stats: { kernelMs: number; totalMs: number; iterations: Int32Array; threadsPerBlock: number } }>;
-interface AlgoEntry { gpu: Gpu; cpu: CpuReducer; threads?: (t: number) => GpuTuning }
+type Gpu = (
+  d: RealArray,
+  batch: number,
+  n: number,
+  m: number,
+  p: AlgoParams,
+) => Promise<{ stats: { kernelMs: number; totalMs: number; iterations: Int32Array; threadsPerBlock: number } }>;
+interface AlgoEntry {
+  gpu: Gpu;
+  cpu: CpuReducer;
+  threads?: (t: number) => GpuTuning;
+}
 
 const ALGOS: Record<string, AlgoEntry> = {
   'jacobi-parallel': { gpu: jacobiParallelCuda, cpu: jacobiParallelCpu, threads: (t) => ({ jacobi: { threads: t } }) },
@@ -30,7 +40,7 @@ const outIdx = args.indexOf('--out');
 const outFile = outIdx >= 0 ? args[outIdx + 1] : undefined;
 const algosIdx = args.indexOf('--algos');
 const PARAMS: AlgoParams = { delta: 0.75, eta: 0.51, blockSize: 8, maxIterations: 1_000_000 };
-let params = PARAMS;  // (with a threads-per-block choice while those are timed)
+let params = PARAMS; // (with a threads-per-block choice while those are timed)
 const rows: Record<string, unknown>[] = [];
 
 function median(xs: number[]): number {
@@ -38,7 +48,16 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 }
 
-async function timeGpu(algo: string, e: AlgoEntry, family: string, data: RealArray, batch: number, n: number, m: number, reps: number): Promise<void> {
+async function timeGpu(
+  algo: string,
+  e: AlgoEntry,
+  family: string,
+  data: RealArray,
+  batch: number,
+  n: number,
+  m: number,
+  reps: number,
+): Promise<void> {
   try {
     await timeGpuOnce(algo, e, family, data, batch, n, m, reps);
   } catch (err) {
@@ -48,10 +67,21 @@ async function timeGpu(algo: string, e: AlgoEntry, family: string, data: RealArr
   }
 }
 
-async function timeGpuOnce(algo: string, e: AlgoEntry, family: string, data: RealArray, batch: number, n: number, m: number, reps: number): Promise<void> {
+async function timeGpuOnce(
+  algo: string,
+  e: AlgoEntry,
+  family: string,
+  data: RealArray,
+  batch: number,
+  n: number,
+  m: number,
+  reps: number,
+): Promise<void> {
   await e.gpu(data, batch, n, m, params); // warm-up: compile / load
-  const kernel: number[] = [], total: number[] = [];
-  let iters = 0, threads = 0;
+  const kernel: number[] = [],
+    total: number[] = [];
+  let iters = 0,
+    threads = 0;
   for (let r = 0; r < reps; r++) {
     const res = await e.gpu(data, batch, n, m, params);
     kernel.push(res.stats.kernelMs);
@@ -61,9 +91,18 @@ async function timeGpuOnce(algo: string, e: AlgoEntry, family: string, data: Rea
   }
   const precision = data instanceof Float32Array ? 'float32' : 'float64';
   const row = {
-    algo, family, precision, n, m, batch, threads, reps,
-    kernelMs: median(kernel), totalMs: median(total),
-    kernelUsPerBasis: (1000 * median(kernel)) / batch, totalUsPerBasis: (1000 * median(total)) / batch,
+    algo,
+    family,
+    precision,
+    n,
+    m,
+    batch,
+    threads,
+    reps,
+    kernelMs: median(kernel),
+    totalMs: median(total),
+    kernelUsPerBasis: (1000 * median(kernel)) / batch,
+    totalUsPerBasis: (1000 * median(total)) / batch,
     meanIterations: iters,
   };
   rows.push(row);
@@ -73,18 +112,32 @@ async function timeGpuOnce(algo: string, e: AlgoEntry, family: string, data: Rea
   );
 }
 
-function timeCpu(algo: string, e: AlgoEntry, family: string, data: RealArray, batch: number, n: number, m: number): void {
+function timeCpu(
+  algo: string,
+  e: AlgoEntry,
+  family: string,
+  data: RealArray,
+  batch: number,
+  n: number,
+  m: number,
+): void {
   const t0 = performance.now();
   for (let k = 0; k < batch; k++) {
     const B = data.slice(k * n * m, (k + 1) * n * m) as RealArray;
     const Z = new Float64Array(m * m);
     for (let i = 0; i < m; i++) Z[i + i * m] = 1;
-    try { e.cpu(B, Z, n, m, params); } catch { /* counted in the time; the GPU run reports it */ }
+    try {
+      e.cpu(B, Z, n, m, params);
+    } catch {
+      /* counted in the time; the GPU run reports it */
+    }
   }
   const ms = performance.now() - t0;
   const precision = data instanceof Float32Array ? 'float32' : 'float64';
   rows.push({ algo: `${algo}-cpu`, family, precision, n, m, batch, totalMs: ms, totalUsPerBasis: (1000 * ms) / batch });
-  console.log(`${(algo + '-cpu').padEnd(16)} ${family.padEnd(9)} ${precision} n=${String(n).padStart(3)} m=${String(m).padStart(3)} batch=${String(batch).padStart(6)} one thread: ${((1000 * ms) / batch).toFixed(1)} us/basis`);
+  console.log(
+    `${(`${algo}-cpu`).padEnd(16)} ${family.padEnd(9)} ${precision} n=${String(n).padStart(3)} m=${String(m).padStart(3)} batch=${String(batch).padStart(6)} one thread: ${((1000 * ms) / batch).toFixed(1)} us/basis`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -104,8 +157,18 @@ async function main(): Promise<void> {
   for (let i = 0; i < N; i++) k.launch({ grid: 1, block: 32, stream }, [i]);
   const hostUs = ((performance.now() - t0) * 1000) / N;
   stream.synchronize();
-  const ev = timeOnStream(ctx, stream, () => { for (let i = 0; i < 1000; i++) k.launch({ grid: 1, block: 32, stream }, [i]); }, 5, 1);
-  console.log(`launch: ${hostUs.toFixed(2)} us host time per cuLaunchKernel through koffi; ${(ev.medianMs).toFixed(3)} ms device time per 1000 empty launches`);
+  const ev = timeOnStream(
+    ctx,
+    stream,
+    () => {
+      for (let i = 0; i < 1000; i++) k.launch({ grid: 1, block: 32, stream }, [i]);
+    },
+    5,
+    1,
+  );
+  console.log(
+    `launch: ${hostUs.toFixed(2)} us host time per cuLaunchKernel through koffi; ${(ev.medianMs).toFixed(3)} ms device time per 1000 empty launches`,
+  );
   rows.push({ what: 'launch', hostUsPerLaunch: hostUs, deviceMsPer1000: ev.medianMs });
   stream.destroy();
 
@@ -113,9 +176,16 @@ async function main(): Promise<void> {
   const seed = Date.now();
   for (const name of names) {
     const e = ALGOS[name];
-    if (!e) { console.log(`no such algorithm: ${name}`); continue; }
+    if (!e) {
+      console.log(`no such algorithm: ${name}`);
+      continue;
+    }
     // the papers' sizes: one basis per call (latency) and a large batch (throughput)
-    const sizes = quick ? [8, 16, 32, 64] : name === 'allswap' ? [4, 8, 16, 32, 64, 128] : [8, 10, 16, 20, 32, 40, 50, 64, 100, 200];
+    const sizes = quick
+      ? [8, 16, 32, 64]
+      : name === 'allswap'
+        ? [4, 8, 16, 32, 64, 128]
+        : [8, 10, 16, 20, 32, 40, 50, 64, 100, 200];
     for (const precision of ['float32', 'float64'] as const) {
       for (const n of sizes) {
         const g1 = gaussianBases({ batch: 1, n, seed: seed + n, precision });
@@ -143,7 +213,11 @@ async function main(): Promise<void> {
       }
     }
   }
-  if (outFile) writeFileSync(outFile, JSON.stringify({ device: a.device, date: new Date().toISOString(), rows }, null, 1));
+  if (outFile)
+    writeFileSync(outFile, JSON.stringify({ device: a.device, date: new Date().toISOString(), rows }, null, 1));
 }
 
-main().catch((e) => { console.error(e); process.exitCode = 1; });
+main().catch((e) => {
+  console.error(e);
+  process.exitCode = 1;
+});

@@ -19,7 +19,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { requireCuda } from '../src/gpu/context.js';
 import { DeviceBuffer } from '../src/gpu/memory.js';
 import { Stream } from '../src/gpu/stream.js';
-import { chunkDeviceBytes, chunkPointers, enqueueLattice, prepareLattice, STATS_WIDTH, type LatticeKernelSpec } from '../src/lattice/gpu/batch.js';
+import {
+  chunkDeviceBytes,
+  chunkPointers,
+  enqueueLattice,
+  prepareLattice,
+  STATS_WIDTH,
+  type LatticeKernelSpec,
+} from '../src/lattice/gpu/batch.js';
 import { allswapGridPlan, GRID_CTL_BYTES } from '../src/lattice/allswap/grid.js';
 import { tracedGridKernel, tracedGridPlan } from './kernels/traced.js';
 import { Philox } from '../src/core/rng.js';
@@ -29,25 +36,55 @@ const arg = (name: string, dflt: string): string => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1]! : dflt;
 };
-const KINDS = ['', 'load', 'gram-schmidt', 'phase', '', 'size-reduce', 'B_in Z', 'end', 'phase columns', 'local', 'deferred'];
+const KINDS = [
+  '',
+  'load',
+  'gram-schmidt',
+  'phase',
+  '',
+  'size-reduce',
+  'B_in Z',
+  'end',
+  'phase columns',
+  'local',
+  'deferred',
+];
 
-interface RunRecord { seed: number; rep: number; status: number; stats: number[]; hash: string; ms: number; trace: string[] }
+interface RunRecord {
+  seed: number;
+  rep: number;
+  status: number;
+  stats: number[];
+  hash: string;
+  ms: number;
+  trace: string[];
+}
 
 function compare(): void {
   const i = process.argv.indexOf('--compare');
   const [refFile, ...files] = process.argv.slice(i + 1);
-  const load = (f: string): RunRecord[] => readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as RunRecord);
+  const load = (f: string): RunRecord[] =>
+    readFileSync(f, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as RunRecord);
   const ref = new Map<number, RunRecord>();
   for (const r of load(refFile!)) if (!ref.has(r.seed)) ref.set(r.seed, r);
-  let same = 0, differ = 0;
+  let same = 0,
+    differ = 0;
   for (const f of [refFile!, ...files]) {
     for (const r of load(f)) {
       const a = ref.get(r.seed)!;
-      if (a.hash === r.hash && a.status === r.status && a.trace.join() === r.trace.join()) { same++; continue; }
+      if (a.hash === r.hash && a.status === r.status && a.trace.join() === r.trace.join()) {
+        same++;
+        continue;
+      }
       differ++;
       let at = 0;
       while (at < a.trace.length && a.trace[at] === r.trace[at]) at++;
-      console.log(`${f}: seed ${r.seed} rep ${r.rep}: status ${r.status} (reference ${a.status}), stats ${r.stats} (reference ${a.stats}); traces part at stage ${at} of ${a.trace.length}/${r.trace.length}: reference ${a.trace[at]}, this ${r.trace[at]}; before: ${a.trace.slice(Math.max(0, at - 6), at).join(' | ')}`);
+      console.log(
+        `${f}: seed ${r.seed} rep ${r.rep}: status ${r.status} (reference ${a.status}), stats ${r.stats} (reference ${a.stats}); traces part at stage ${at} of ${a.trace.length}/${r.trace.length}: reference ${a.trace[at]}, this ${r.trace[at]}; before: ${a.trace.slice(Math.max(0, at - 6), at).join(' | ')}`,
+      );
     }
   }
   console.log(`${same} runs equal to the reference, ${differ} differ`);
@@ -55,10 +92,14 @@ function compare(): void {
 
 function probe(): void {
   const out = arg('out', '');
-  const seeds = Number(arg('seeds', '20')), first = Number(arg('first', '1')), reps = Number(arg('reps', '2'));
-  const m = Number(arg('m', '130')), blockSize = Number(arg('block-size', '8'));
+  const seeds = Number(arg('seeds', '20')),
+    first = Number(arg('first', '1')),
+    reps = Number(arg('reps', '2'));
+  const m = Number(arg('m', '130')),
+    blockSize = Number(arg('block-size', '8'));
   const algorithm = arg('algo', 'block') as 'block' | 'cr-block';
-  const n = m + 1, precision = 'float64' as const;
+  const n = m + 1,
+    precision = 'float64' as const;
   const TRACE = 8192;
   const params = { delta: 0.75, eta: 0.51, blockSize, maxIterations: 100_000 };
   const spec: LatticeKernelSpec = {
@@ -91,34 +132,53 @@ function probe(): void {
       arena.download(ctl, off(ptr.scratch[0]!));
       const stats = new Int32Array(STATS_WIDTH);
       arena.download(stats, off(ptr.stats));
-      const Bo = new Float64Array(n * m), Zo = new Float64Array(m * m);
+      const Bo = new Float64Array(n * m),
+        Zo = new Float64Array(m * m);
       arena.download(Bo, off(ptr.bout));
       arena.download(Zo, off(ptr.zout));
-      const hash = createHash('sha256').update(new Uint8Array(Bo.buffer)).update(new Uint8Array(Zo.buffer)).digest('hex').slice(0, 16);
+      const hash = createHash('sha256')
+        .update(new Uint8Array(Bo.buffer))
+        .update(new Uint8Array(Zo.buffer))
+        .digest('hex')
+        .slice(0, 16);
       const count = Math.min(Number(ctl[63]), TRACE - 4);
       const trace: string[] = [];
       for (let i = 0; i < count; i++) {
         const e = ctl[64 + i]!;
         trace.push(`${KINDS[Number(e >> 56n)] ?? '?'} ${(e >> 28n) & 0xfffffffn}/${e & 0xfffffffn}`);
       }
-      const rec: RunRecord = { seed, rep, status: stats[3]!, stats: Array.from(stats), hash, ms: Math.round(ms * 100) / 100, trace };
+      const rec: RunRecord = {
+        seed,
+        rep,
+        status: stats[3]!,
+        stats: Array.from(stats),
+        hash,
+        ms: Math.round(ms * 100) / 100,
+        trace,
+      };
       lines.push(JSON.stringify(rec));
-      console.error(`seed ${seed} rep ${rep}: status ${rec.status}, stats ${rec.stats}, ${trace.length} stages, ${rec.ms} ms, ${hash}`);
+      console.error(
+        `seed ${seed} rep ${rep}: status ${rec.status}, stats ${rec.stats}, ${trace.length} stages, ${rec.ms} ms, ${hash}`,
+      );
     }
   }
-  if (out) writeFileSync(out, lines.join('\n') + '\n');
+  if (out) writeFileSync(out, `${lines.join('\n')}\n`);
   const byStatus = new Map<number, number>();
-  let gsStages = 0, ms = 0;
+  let gsStages = 0,
+    ms = 0;
   for (const l of lines) {
     const r = JSON.parse(l) as RunRecord;
     byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1);
     gsStages += r.trace.filter((t) => t.startsWith('gram-schmidt')).length;
     ms += r.ms;
   }
-  console.log(`${algorithm}, m = ${m}, sub-bases of ${blockSize}: ${lines.length} runs; by status (0 = OK): ${[...byStatus].map(([st, c]) => `${st}: ${c}`).join(', ')}; `
-    + `${(gsStages / lines.length).toFixed(2)} Gram-Schmidt stages and ${(ms / lines.length).toFixed(2)} ms (host wall) a run`);
+  console.log(
+    `${algorithm}, m = ${m}, sub-bases of ${blockSize}: ${lines.length} runs; by status (0 = OK): ${[...byStatus].map(([st, c]) => `${st}: ${c}`).join(', ')}; ` +
+      `${(gsStages / lines.length).toFixed(2)} Gram-Schmidt stages and ${(ms / lines.length).toFixed(2)} ms (host wall) a run`,
+  );
   arena.free();
   stream.destroy();
 }
 
-if (process.argv.includes('--compare')) compare(); else probe();
+if (process.argv.includes('--compare')) compare();
+else probe();

@@ -8,7 +8,13 @@
 import { requireCuda } from '../src/gpu/context.js';
 import { DeviceBuffer } from '../src/gpu/memory.js';
 import { Stream } from '../src/gpu/stream.js';
-import { chunkDeviceBytes, chunkPointers, enqueueLattice, prepareLattice, STATS_WIDTH } from '../src/lattice/gpu/batch.js';
+import {
+  chunkDeviceBytes,
+  chunkPointers,
+  enqueueLattice,
+  prepareLattice,
+  STATS_WIDTH,
+} from '../src/lattice/gpu/batch.js';
 import type { LatticeKernelSpec } from '../src/lattice/gpu/batch.js';
 import { allswapGridPlan, GRID_CTL_BYTES } from '../src/lattice/allswap/grid.js';
 import { tracedGridKernel, tracedGridPlan } from './kernels/traced.js';
@@ -25,9 +31,22 @@ const seed = Number(arg('seed', '1'));
 const TRACE = 4096;
 const KINDS = ['', 'load', 'gram-schmidt', 'phase', '', 'size-reduce', 'B_in Z', 'end', 'phase columns'];
 
-const input = family === 'gaussian'
-  ? { data: gaussianBases({ batch: 1, n, seed, precision }).data, rows: n, cols: n }
-  : (() => { const t = blockToeplitzBases({ batch: 1, blocks: n / 2, blockSize: 1, complex: true, taps: 3, shape: 'full', seed, precision }); return { data: t.data, rows: t.rows, cols: t.cols }; })();
+const input =
+  family === 'gaussian'
+    ? { data: gaussianBases({ batch: 1, n, seed, precision }).data, rows: n, cols: n }
+    : (() => {
+        const t = blockToeplitzBases({
+          batch: 1,
+          blocks: n / 2,
+          blockSize: 1,
+          complex: true,
+          taps: 3,
+          shape: 'full',
+          seed,
+          precision,
+        });
+        return { data: t.data, rows: t.rows, cols: t.cols };
+      })();
 const params = { delta: 0.75, eta: 0.51, blockSize: 8, maxIterations: 100_000 };
 
 const define = arg('define', '');
@@ -67,18 +86,23 @@ for (let i = 0; i < count; i++) {
   const kind = KINDS[Number(e >> 56n)] ?? '?';
   const at = Number(e & ((1n << 56n) - 1n)) / 1e6;
   const t = total.get(kind) ?? { ms: 0, times: 0 };
-  t.ms += at - prev; t.times++;
+  t.ms += at - prev;
+  t.times++;
   total.set(kind, t);
   if (sequence.length < 60) sequence.push(`${kind} ${(at - prev).toFixed(3)}`);
   prev = at;
 }
-console.log(`${family} ${input.rows}x${input.cols} ${precision}: grid ${p.grid} blocks x ${p.plan.threads} threads, shared ${p.plan.sharedBytes} B; stats [phases, swaps, reductions, status, detail] = ${Array.from(stats).join(', ')}`);
+console.log(
+  `${family} ${input.rows}x${input.cols} ${precision}: grid ${p.grid} blocks x ${p.plan.threads} threads, shared ${p.plan.sharedBytes} B; stats [phases, swaps, reductions, status, detail] = ${Array.from(stats).join(', ')}`,
+);
 console.log(`last launch: ${prev.toFixed(3)} ms over ${count} stages`);
 for (const [kind, t] of total) console.log(`  ${kind.padEnd(13)} ${t.ms.toFixed(3)} ms in ${t.times} stage(s)`);
 console.log(`sequence (ms): ${sequence.join(' | ')}`);
 // the block with the last panel, summed over the Gram-Schmidt stages of the last basis (clock64)
 const parts = ['waiting for flags', 'staging', 'earlier panels', 'own columns'];
 const khz = ctx.props.clockKHz;
-console.log(`last panel's block in Gram-Schmidt (all GS stages): ${parts.map((name, i) => `${name} ${(Number(ctl[64 + TRACE - 4 + i]!) / khz).toFixed(3)} ms`).join(', ')}`);
+console.log(
+  `last panel's block in Gram-Schmidt (all GS stages): ${parts.map((name, i) => `${name} ${(Number(ctl[64 + TRACE - 4 + i]!) / khz).toFixed(3)} ms`).join(', ')}`,
+);
 arena.free();
 stream.destroy();

@@ -20,9 +20,19 @@ import { parseModulation } from '../src/mimo/modulation.js';
 import { BenchArgs } from './args.js';
 import type { DetectionInput, Modulation } from '../src/mimo/types.js';
 
-interface Args { nt: number; nr: number; mod: Modulation; snrs: number[]; vectors: number; vpc: number; reps: number; seed: number }
+interface Args {
+  nt: number;
+  nr: number;
+  mod: Modulation;
+  snrs: number[];
+  vectors: number;
+  vpc: number;
+  reps: number;
+  seed: number;
+}
 
-const USAGE = 'node dist/bench/itpp-sphere.js [--nt 4] [--nr 4] [--mod 16qam] [--snr 10,20] [--vectors 2000] [--vpc 1] [--reps 3] [--seed S]';
+const USAGE =
+  'node dist/bench/itpp-sphere.js [--nt 4] [--nr 4] [--mod 16qam] [--snr 10,20] [--vectors 2000] [--vpc 1] [--reps 3] [--seed S]';
 
 function parseCommandLine(argv: string[]): Args {
   const cl = BenchArgs.parse('itpp-sphere', USAGE, ['nt', 'nr', 'mod', 'snr', 'vectors', 'vpc', 'reps', 'seed'], argv);
@@ -66,8 +76,12 @@ function main(): number {
   const rows: string[] = [];
   a.snrs.forEach((snr, k) => {
     const input = inputs(a, snr, k + 1);
-    detect(inputs({ ...a, vectors: Math.min(a.vectors, 200 * a.vpc) }, snr, 1000 + k), { detector: 'sphere', modulation: a.mod }); // warm-up
-    const ours: number[] = [], theirs: number[] = [];
+    detect(inputs({ ...a, vectors: Math.min(a.vectors, 200 * a.vpc) }, snr, 1000 + k), {
+      detector: 'sphere',
+      modulation: a.mod,
+    }); // warm-up
+    const ours: number[] = [],
+      theirs: number[] = [];
     let oursSymbols: Int32Array | null = null;
     let ref = null as ReturnType<typeof itppSphere> | null;
     for (let r = 0; r < a.reps; r++) {
@@ -76,15 +90,24 @@ function main(): number {
       ours.push((performance.now() - t0) / 1000);
       ref = itppSphere(input, a.mod, { rmax: 1e4, timeoutMs: 600_000 });
       theirs.push(ref.seconds);
-      process.stderr.write(`snr ${snr} dB rep ${r + 1}/${a.reps}: ours ${ours[r]!.toFixed(3)} s, IT++ ${ref.seconds.toFixed(3)} s\n`);
+      process.stderr.write(
+        `snr ${snr} dB rep ${r + 1}/${a.reps}: ours ${ours[r]!.toFixed(3)} s, IT++ ${ref.seconds.toFixed(3)} s\n`,
+      );
     }
     let differ = 0;
     for (let i = 0; i < oursSymbols!.length; i++) if (oursSymbols![i] !== ref!.symbols[i]) differ++;
-    const vOurs = a.vectors / median(ours), vTheirs = a.vectors / median(theirs);
-    rows.push(`| ${a.nt}x${a.nr} ${a.mod} | ${snr} dB | ${a.vectors} (${a.vpc}/channel) | ${vOurs.toFixed(0)} | ${vTheirs.toFixed(0)} | ${(vOurs / vTheirs).toFixed(2)} | ${differ} | ${ref!.failures} |`);
+    const vOurs = a.vectors / median(ours),
+      vTheirs = a.vectors / median(theirs);
+    rows.push(
+      `| ${a.nt}x${a.nr} ${a.mod} | ${snr} dB | ${a.vectors} (${a.vpc}/channel) | ${vOurs.toFixed(0)} | ${vTheirs.toFixed(0)} | ${(vOurs / vTheirs).toFixed(2)} | ${differ} | ${ref!.failures} |`,
+    );
   });
-  console.log(`IT++ sphere_decoding vs lattice-mimo sphere (CPU, one thread; ${cpus()[0]?.model ?? 'unknown CPU'}; seed ${a.seed})\n`);
-  console.log('| system | Es/N0 | vectors | ours (vectors/s) | IT++ (vectors/s) | ours / IT++ | differing symbols | IT++ failures |');
+  console.log(
+    `IT++ sphere_decoding vs lattice-mimo sphere (CPU, one thread; ${cpus()[0]?.model ?? 'unknown CPU'}; seed ${a.seed})\n`,
+  );
+  console.log(
+    '| system | Es/N0 | vectors | ours (vectors/s) | IT++ (vectors/s) | ours / IT++ | differing symbols | IT++ failures |',
+  );
   console.log('|---|---|---|---|---|---|---|---|');
   for (const r of rows) console.log(r);
   return 0;

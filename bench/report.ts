@@ -15,7 +15,12 @@ export function median(xs: readonly number[]): number {
 
 /** The commit, marked when tracked files differ from it (read-only git calls). */
 export function gitCommit(): string {
-  const git = (args: string[]) => execFileSync('git', ['--no-optional-locks', ...args], { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  const git = (args: string[]) =>
+    execFileSync('git', ['--no-optional-locks', ...args], {
+      encoding: 'utf8',
+      timeout: 10_000,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   try {
     const head = git(['rev-parse', '--short', 'HEAD']);
     return git(['status', '--porcelain', '--untracked-files=no']) ? `${head} + uncommitted changes` : head;
@@ -30,12 +35,15 @@ export function cpuDescription(): string {
 
 /** Replaces the section between `<!-- name:start -->` and `<!-- name:end -->` (appends it if absent). */
 export function writeResultsSection(path: string, name: string, section: string): void {
-  const start = `<!-- ${name}:start -->`, end = `<!-- ${name}:end -->`;
+  const start = `<!-- ${name}:start -->`,
+    end = `<!-- ${name}:end -->`;
   const block = `${start}\n${section.trimEnd()}\n${end}\n`;
   const old = existsSync(path) ? readFileSync(path, 'utf8') : '# Benchmark results\n';
-  const s = old.indexOf(start), e = old.indexOf(end);
-  const next = s >= 0 && e > s
-    ? old.slice(0, s) + block + old.slice(e + end.length).replace(/^\n/, '')
-    : old.replace(/\n*$/, '\n\n') + block;
+  const s = old.indexOf(start),
+    e = old.indexOf(end);
+  const next =
+    s >= 0 && e > s
+      ? old.slice(0, s) + block + old.slice(e + end.length).replace(/^\n/, '')
+      : old.replace(/\n*$/, '\n\n') + block;
   writeFileSync(path, next);
 }

@@ -19,7 +19,8 @@ export function findCu(dir) {
  * host compiles it with through NVRTC); without such lines, -DREAL=float and -DREAL=double.
  */
 export function variantsOf(file) {
-  const declared = readFileSync(file, 'utf8').split('\n')
+  const declared = readFileSync(file, 'utf8')
+    .split('\n')
     .map((l) => /^\s*\/\/\s*nvcc-variant:\s*(.*)$/.exec(l))
     .filter(Boolean)
     .map((m) => m[1].trim().split(/\s+/).filter(Boolean));

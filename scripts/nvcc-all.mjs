@@ -29,21 +29,22 @@ const arch = (args.find((a) => a.startsWith('--arch=')) ?? '--arch=sm_90').slice
 const named = args.filter((a) => !a.startsWith('--'));
 const nvcc = process.env.NVCC ?? 'nvcc';
 
-
-
 /** Lines of a kernel file and of the files it includes with `#include "..."` (NVRTC gets them inlined). */
 function sourceLines(file, seen = new Set()) {
   if (seen.has(file)) return [];
   seen.add(file);
-  return readFileSync(file, 'utf8').split('\n').flatMap((text, i) => {
-    const inc = /^\s*#\s*include\s*"([^"]+)"/.exec(text);
-    return inc ? sourceLines(join(dirname(file), inc[1]), seen) : [{ file, line: i + 1, text }];
-  });
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .flatMap((text, i) => {
+      const inc = /^\s*#\s*include\s*"([^"]+)"/.exec(text);
+      return inc ? sourceLines(join(dirname(file), inc[1]), seen) : [{ file, line: i + 1, text }];
+    });
 }
 
 /** Uses of host-header names that NVRTC does not know, as 'file:line: text'. */
 function nvrtcProblems(file) {
-  const bad = /(^\s*#\s*include\s*<)|\b(NAN|INFINITY|HUGE_VALF?|M_PI\w*|M_SQRT\w*|M_LN\w*|M_E|FLT_(MAX|MIN|EPSILON)|DBL_(MAX|MIN|EPSILON)|INT_(MAX|MIN)|UINT_MAX|LLONG_(MAX|MIN))\b/;
+  const bad =
+    /(^\s*#\s*include\s*<)|\b(NAN|INFINITY|HUGE_VALF?|M_PI\w*|M_SQRT\w*|M_LN\w*|M_E|FLT_(MAX|MIN|EPSILON)|DBL_(MAX|MIN|EPSILON)|INT_(MAX|MIN)|UINT_MAX|LLONG_(MAX|MIN))\b/;
   return sourceLines(file)
     .filter(({ text }) => bad.test(text.replace(/\/\/.*$/, '')))
     .map(({ file: f, line, text }) => `${f}:${line}: ${text.trim()}`);
@@ -51,27 +52,39 @@ function nvrtcProblems(file) {
 
 const probe = spawnSync(nvcc, ['--version'], { encoding: 'utf8' });
 if (probe.error || probe.status !== 0) {
-  console.error(`nvcc-all: cannot run '${nvcc}' (${probe.error?.message ?? probe.stderr.trim()}); set NVCC or put nvcc on PATH`);
+  console.error(
+    `nvcc-all: cannot run '${nvcc}' (${probe.error?.message ?? probe.stderr.trim()}); set NVCC or put nvcc on PATH`,
+  );
   process.exit(1);
 }
 
 // (under bench/, only the kernels it loads through NVRTC, which declare their variants; the other
 // .cu files there are whole programs built by hand with nvcc, e.g. bench/col-lab)
 const declaresVariants = (file) => /^\s*\/\/\s*nvcc-variant:/m.test(readFileSync(file, 'utf8'));
-const files = named.length > 0 ? named : [
-  ...findCu('src'),
-  ...(existsSync('bench') ? findCu('bench').filter(declaresVariants) : []),
-];
+const files =
+  named.length > 0
+    ? named
+    : [...findCu('src'), ...(existsSync('bench') ? findCu('bench').filter(declaresVariants) : [])];
 const outDir = mkdtempSync(join(tmpdir(), 'nvcc-all-'));
 const results = [];
 try {
   for (const file of files) {
     const problems = nvrtcProblems(file);
     results.push({ file, flags: 'NVRTC header check', ok: problems.length === 0, ms: 0 });
-    if (problems.length > 0) console.error(`FAIL ${file}: names that NVRTC lacks (no host headers at run time)\n  ${problems.join('\n  ')}\n`);
+    if (problems.length > 0)
+      console.error(`FAIL ${file}: names that NVRTC lacks (no host headers at run time)\n  ${problems.join('\n  ')}\n`);
     variantsOf(file).forEach((flags, v) => {
       const cubin = join(outDir, `${relative('.', file).replace(/[\\/]/g, '_')}.${v}.cubin`);
-      const cmd = [`-arch=${arch}`, '-cubin', '--std=c++17', ...flags, ...(resourceUsage ? ['--resource-usage'] : []), '-o', cubin, file];
+      const cmd = [
+        `-arch=${arch}`,
+        '-cubin',
+        '--std=c++17',
+        ...flags,
+        ...(resourceUsage ? ['--resource-usage'] : []),
+        '-o',
+        cubin,
+        file,
+      ];
       const t0 = Date.now();
       const r = spawnSync(nvcc, cmd, { encoding: 'utf8' });
       const ok = r.status === 0;
@@ -87,5 +100,7 @@ try {
 
 const failed = results.filter((r) => !r.ok);
 for (const r of results) console.log(`${r.ok ? 'ok  ' : 'FAIL'} ${r.file} [${r.flags}] ${r.ms} ms`);
-console.log(`nvcc-all: ${results.length - failed.length} of ${results.length} checks and compiles passed (${files.length} files, ${arch})`);
+console.log(
+  `nvcc-all: ${results.length - failed.length} of ${results.length} checks and compiles passed (${files.length} files, ${arch})`,
+);
 process.exit(failed.length > 0 ? 1 : 0);

@@ -18,12 +18,27 @@ import { LDPC_DECODER_ALGORITHMS, type DecoderAlgorithm } from '../../src/coding
 import { itppLdpcAvailability, itppLdpcDecode } from './itpp-ldpc.js';
 import { BenchArgs } from '../args.js';
 
-interface Args { code: string; ebn0: number[]; frames: number; iterations: number; early: boolean; algorithms: DecoderAlgorithm[]; reps: number; seed: number }
+interface Args {
+  code: string;
+  ebn0: number[];
+  frames: number;
+  iterations: number;
+  early: boolean;
+  algorithms: DecoderAlgorithm[];
+  reps: number;
+  seed: number;
+}
 
-const USAGE = 'node dist/bench/coding/ldpc-itpp.js [--code wimax:2304:1/2] [--ebn0 1,1.5,2] [--frames 500] [--iterations 10] [--early 0|1] [--algorithms nms,spa] [--reps 3] [--seed S]';
+const USAGE =
+  'node dist/bench/coding/ldpc-itpp.js [--code wimax:2304:1/2] [--ebn0 1,1.5,2] [--frames 500] [--iterations 10] [--early 0|1] [--algorithms nms,spa] [--reps 3] [--seed S]';
 
 function parseCommandLine(argv: string[]): { a: Args; cl: BenchArgs } {
-  const cl = BenchArgs.parse('ldpc-itpp', USAGE, ['code', 'ebn0', 'frames', 'iterations', 'early', 'algorithms', 'reps', 'seed'], argv);
+  const cl = BenchArgs.parse(
+    'ldpc-itpp',
+    USAGE,
+    ['code', 'ebn0', 'frames', 'iterations', 'early', 'algorithms', 'reps', 'seed'],
+    argv,
+  );
   const a: Args = {
     code: cl.text('code', 'wimax:2304:1/2'),
     ebn0: cl.numbers('ebn0', -5, 20, [1, 1.5, 2]),
@@ -38,7 +53,12 @@ function parseCommandLine(argv: string[]): { a: Args; cl: BenchArgs } {
 }
 
 /** frames of BPSK-over-AWGN channel LLRs for random codewords, and their information bits. */
-export function awgnFrames(code: LdpcCode, frames: number, ebn0Db: number, rng: Philox): { llr: Float64Array; info: Uint8Array } {
+export function awgnFrames(
+  code: LdpcCode,
+  frames: number,
+  ebn0Db: number,
+  rng: Philox,
+): { llr: Float64Array; info: Uint8Array } {
   const sigma2 = 1 / (2 * code.rate * 10 ** (ebn0Db / 10));
   const sigma = Math.sqrt(sigma2);
   const info = new Uint8Array(frames * code.k);
@@ -51,7 +71,8 @@ export function awgnFrames(code: LdpcCode, frames: number, ebn0Db: number, rng: 
 
 /** 95% Wilson interval of errors / trials, as "p [lo, hi]". */
 export function ferText(errors: number, trials: number): string {
-  const z = 1.96, p = errors / trials;
+  const z = 1.96,
+    p = errors / trials;
   const den = 1 + (z * z) / trials;
   const mid = (p + (z * z) / (2 * trials)) / den;
   const half = (z * Math.sqrt((p * (1 - p)) / trials + (z * z) / (4 * trials * trials))) / den;
@@ -73,16 +94,24 @@ function main(): number {
     const ferOf = (bits: Uint8Array, stride: number): number => {
       let bad = 0;
       for (let f = 0; f < a.frames; f++) {
-        for (let i = 0; i < code.k; i++) if (bits[f * stride + i] !== info[f * code.k + i]) { bad++; break; }
+        for (let i = 0; i < code.k; i++)
+          if (bits[f * stride + i] !== info[f * code.k + i]) {
+            bad++;
+            break;
+          }
       }
       return bad;
     };
     const median = (xs: number[]) => [...xs].sort((p, q) => p - q)[xs.length >> 1]!;
-    const decoders = a.algorithms.map((alg) => code.decoder({ algorithm: alg, maxIterations: a.iterations, earlyStop: a.early }));
+    const decoders = a.algorithms.map((alg) =>
+      code.decoder({ algorithm: alg, maxIterations: a.iterations, earlyStop: a.early }),
+    );
     const warm = Math.min(a.frames, 20);
     for (const dec of decoders) dec.decodeBatch(llr.subarray(0, warm * code.n), warm);
-    const itppSec: number[] = [], ourSec: number[][] = a.algorithms.map(() => []);
-    const itppCpu: number[] = [], ourCpu: number[][] = a.algorithms.map(() => []);
+    const itppSec: number[] = [],
+      ourSec: number[][] = a.algorithms.map(() => []);
+    const itppCpu: number[] = [],
+      ourCpu: number[][] = a.algorithms.map(() => []);
     let ref = null as ReturnType<typeof itppLdpcDecode> | null;
     const results: ReturnType<(typeof decoders)[number]['decodeBatch']>[] = [];
     for (let r = 0; r < a.reps; r++) {
@@ -90,7 +119,8 @@ function main(): number {
       itppSec.push(ref.seconds);
       itppCpu.push(ref.cpuSeconds);
       decoders.forEach((dec, d) => {
-        const t0 = performance.now(), c0 = process.cpuUsage();
+        const t0 = performance.now(),
+          c0 = process.cpuUsage();
         results[d] = dec.decodeBatch(llr, a.frames);
         const c = process.cpuUsage(c0);
         ourSec[d]!.push((performance.now() - t0) / 1000);
@@ -99,17 +129,25 @@ function main(): number {
     }
     const itppMbps = (a.frames * code.k) / median(itppSec) / 1e6;
     const itppCpuMbps = (a.frames * code.k) / median(itppCpu) / 1e6;
-    rows.push(`| ${eb} | IT++ bp_decode (flooding SPA) | ${ferText(ferOf(ref!.bits, code.n), a.frames)} | ${(ref!.iterations.reduce((s, v) => s + v, 0) / a.frames).toFixed(2)} | ${itppMbps.toFixed(3)} | 1.00 | ${itppCpuMbps.toFixed(3)} | 1.00 |`);
+    rows.push(
+      `| ${eb} | IT++ bp_decode (flooding SPA) | ${ferText(ferOf(ref!.bits, code.n), a.frames)} | ${(ref!.iterations.reduce((s, v) => s + v, 0) / a.frames).toFixed(2)} | ${itppMbps.toFixed(3)} | 1.00 | ${itppCpuMbps.toFixed(3)} | 1.00 |`,
+    );
     a.algorithms.forEach((alg, d) => {
       const res = results[d]!;
       const mbps = (a.frames * code.k) / median(ourSec[d]!) / 1e6;
       const cpuMbps = (a.frames * code.k) / median(ourCpu[d]!) / 1e6;
-      rows.push(`| ${eb} | ${alg} | ${ferText(ferOf(res.bits, code.k), a.frames)} | ${(res.iterations.reduce((q, v) => q + v, 0) / a.frames).toFixed(2)} | ${mbps.toFixed(3)} | ${(mbps / itppMbps).toFixed(2)} | ${cpuMbps.toFixed(3)} | ${(cpuMbps / itppCpuMbps).toFixed(2)} |`);
+      rows.push(
+        `| ${eb} | ${alg} | ${ferText(ferOf(res.bits, code.k), a.frames)} | ${(res.iterations.reduce((q, v) => q + v, 0) / a.frames).toFixed(2)} | ${mbps.toFixed(3)} | ${(mbps / itppMbps).toFixed(2)} | ${cpuMbps.toFixed(3)} | ${(cpuMbps / itppCpuMbps).toFixed(2)} |`,
+      );
       process.stderr.write(`Eb/N0 ${eb} dB ${alg}: ${mbps.toFixed(3)} Mbps (IT++ ${itppMbps.toFixed(3)})\n`);
     });
   });
-  console.log(`${a.code}, ${a.frames} frames per point, ${a.iterations} iterations, early stop ${a.early ? 'on' : 'off'}, median of ${a.reps} alternating reps; one thread of ${cpus()[0]?.model ?? 'unknown CPU'}; seed ${a.seed}\n`);
-  console.log('| Eb/N0 (dB) | decoder | FER [95% interval] | mean iterations | Mbps (info bits, wall) | vs IT++ | Mbps (per CPU second) | vs IT++ |');
+  console.log(
+    `${a.code}, ${a.frames} frames per point, ${a.iterations} iterations, early stop ${a.early ? 'on' : 'off'}, median of ${a.reps} alternating reps; one thread of ${cpus()[0]?.model ?? 'unknown CPU'}; seed ${a.seed}\n`,
+  );
+  console.log(
+    '| Eb/N0 (dB) | decoder | FER [95% interval] | mean iterations | Mbps (info bits, wall) | vs IT++ | Mbps (per CPU second) | vs IT++ |',
+  );
   console.log('|---|---|---|---|---|---|---|---|');
   for (const r of rows) console.log(r);
   return 0;

@@ -16,12 +16,26 @@ import { LDPC_DECODER_ALGORITHMS, type DecoderAlgorithm } from '../../src/coding
 import { awgnFrames } from './ldpc-itpp.js';
 import { BenchArgs } from '../args.js';
 
-interface Args { codes: string[]; ebn0: number; frames: number; iterations: number; early: boolean; algorithms: DecoderAlgorithm[]; seed: number }
+interface Args {
+  codes: string[];
+  ebn0: number;
+  frames: number;
+  iterations: number;
+  early: boolean;
+  algorithms: DecoderAlgorithm[];
+  seed: number;
+}
 
-const USAGE = 'node dist/bench/coding/ldpc-throughput.js [--codes wimax:2304:1/2,nr:bg1:8448:1/3] [--ebn0 2] [--frames 200] [--iterations 10] [--early 0|1] [--algorithms nms,oms] [--seed S]';
+const USAGE =
+  'node dist/bench/coding/ldpc-throughput.js [--codes wimax:2304:1/2,nr:bg1:8448:1/3] [--ebn0 2] [--frames 200] [--iterations 10] [--early 0|1] [--algorithms nms,oms] [--seed S]';
 
 function parseCommandLine(argv: string[]): Args {
-  const cl = BenchArgs.parse('ldpc-throughput', USAGE, ['codes', 'ebn0', 'frames', 'iterations', 'early', 'algorithms', 'seed'], argv);
+  const cl = BenchArgs.parse(
+    'ldpc-throughput',
+    USAGE,
+    ['codes', 'ebn0', 'frames', 'iterations', 'early', 'algorithms', 'seed'],
+    argv,
+  );
   return {
     codes: cl.text('codes', 'wimax:2304:1/2,nr:bg1:8448:1/3,nr:bg2:3840:1/5').split(','),
     ebn0: cl.number('ebn0', -5, 20, 2),
@@ -34,7 +48,8 @@ function parseCommandLine(argv: string[]): Args {
 }
 
 function timed<T>(f: () => T): { value: T; wall: number; cpu: number } {
-  const t0 = performance.now(), c0 = process.cpuUsage();
+  const t0 = performance.now(),
+    c0 = process.cpuUsage();
   const value = f();
   const c = process.cpuUsage(c0);
   return { value, wall: (performance.now() - t0) / 1000, cpu: (c.user + c.system) / 1e6 };
@@ -57,13 +72,19 @@ function main(): number {
       const r = timed(() => dec.decodeBatch(llr, a.frames));
       let bad = 0;
       for (let f = 0; f < a.frames; f++) {
-        for (let i = 0; i < code.k; i++) if (r.value.bits[f * code.k + i] !== info[f * code.k + i]) { bad++; break; }
+        for (let i = 0; i < code.k; i++)
+          if (r.value.bits[f * code.k + i] !== info[f * code.k + i]) {
+            bad++;
+            break;
+          }
       }
       rows.push(`| ${code.name} | ${alg} | ${bad} / ${a.frames} | ${mb(r.wall)} | ${mb(r.cpu)} |`);
       process.stderr.write(`${code.name} ${alg}: ${mb(r.wall)} Mbps\n`);
     }
   });
-  console.log(`CPU LDPC throughput, one thread of ${cpus()[0]?.model ?? 'unknown CPU'}; ${a.frames} frames at Eb/N0 ${a.ebn0} dB, ${a.iterations} iterations, early stop ${a.early ? 'on' : 'off'}; seed ${a.seed}\n`);
+  console.log(
+    `CPU LDPC throughput, one thread of ${cpus()[0]?.model ?? 'unknown CPU'}; ${a.frames} frames at Eb/N0 ${a.ebn0} dB, ${a.iterations} iterations, early stop ${a.early ? 'on' : 'off'}; seed ${a.seed}\n`,
+  );
   console.log('| code | operation | frame errors | Mbps of information bits (wall) | Mbps per CPU second |');
   console.log('|---|---|---|---|---|');
   for (const r of rows) console.log(r);

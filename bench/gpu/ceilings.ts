@@ -34,7 +34,10 @@ export interface DeviceCeilings {
 const MiB = 2 ** 20;
 
 /** Measures the ceilings (about a second of device time). */
-export function measureCeilings(ctx: CudaContext, opts: { copyBytes?: number; hostCopyBytes?: number; reps?: number } = {}): DeviceCeilings {
+export function measureCeilings(
+  ctx: CudaContext,
+  opts: { copyBytes?: number; hostCopyBytes?: number; reps?: number } = {},
+): DeviceCeilings {
   const reps = opts.reps ?? 7;
   const copyBytes = opts.copyBytes ?? Math.min(1024 * MiB, Math.floor(ctx.memInfo().freeBytes / 8 / MiB) * MiB);
   const hostCopyBytes = opts.hostCopyBytes ?? 256 * MiB;
@@ -43,26 +46,44 @@ export function measureCeilings(ctx: CudaContext, opts: { copyBytes?: number; ho
   const bufs: Array<DeviceBuffer | PinnedBuffer> = [];
   try {
     // device-to-device copy, bytes read plus bytes written
-    const a = DeviceBuffer.alloc(ctx, copyBytes); bufs.push(a);
-    const b = DeviceBuffer.alloc(ctx, copyBytes); bufs.push(b);
+    const a = DeviceBuffer.alloc(ctx, copyBytes);
+    bufs.push(a);
+    const b = DeviceBuffer.alloc(ctx, copyBytes);
+    bufs.push(b);
     a.fill(0x3c);
     const d2dMs = timeOnStream(ctx, stream, () => b.copyFromAsync(a, stream, copyBytes), reps, 1).medianMs;
     const deviceBytesPerS = (2 * copyBytes) / (d2dMs / 1000);
 
-    const h = PinnedBuffer.alloc(ctx, hostCopyBytes); bufs.push(h);
+    const h = PinnedBuffer.alloc(ctx, hostCopyBytes);
+    bufs.push(h);
     h.u8().fill(0x5a);
     const h2d = timeOnStream(ctx, stream, () => a.uploadAsync(h, stream, hostCopyBytes), reps, 1).medianMs;
     const d2h = timeOnStream(ctx, stream, () => a.downloadAsync(h, stream, hostCopyBytes), reps, 1).medianMs;
 
     const rate = (real: 'float' | 'double', fmad: boolean): number => {
       const mod = loadModule(ctx, {
-        source: readKernelSource(KERNEL_URL), name: 'bench/gpu/ceilings.cu', defines: { REAL: real }, options: fmad ? [] : ['-fmad=false'],
+        source: readKernelSource(KERNEL_URL),
+        name: 'bench/gpu/ceilings.cu',
+        defines: { REAL: real },
+        options: fmad ? [] : ['-fmad=false'],
       });
-      const k = mod.kernel('mad_chains', ['ptr', real === 'float' ? 'f32' : 'f64', real === 'float' ? 'f32' : 'f64', 'i32']);
+      const k = mod.kernel('mad_chains', [
+        'ptr',
+        real === 'float' ? 'f32' : 'f64',
+        real === 'float' ? 'f32' : 'f64',
+        'i32',
+      ]);
       const threads = 256;
-      const blocks = ctx.props.multiprocessors * Math.max(1, Math.floor(ctx.props.maxThreadsPerMultiprocessor / threads)) * 4;
+      const blocks =
+        ctx.props.multiprocessors * Math.max(1, Math.floor(ctx.props.maxThreadsPerMultiprocessor / threads)) * 4;
       const iters = real === 'float' ? 8192 : 2048;
-      const ms = timeOnStream(ctx, stream, () => k.launch({ grid: blocks, block: threads, stream }, [a.ptr, 0.999999, 1e-6, iters]), reps, 1).medianMs;
+      const ms = timeOnStream(
+        ctx,
+        stream,
+        () => k.launch({ grid: blocks, block: threads, stream }, [a.ptr, 0.999999, 1e-6, iters]),
+        reps,
+        1,
+      ).medianMs;
       const ops = blocks * threads * iters * 8 /* CHAINS */ * 2;
       return ops / (ms / 1000);
     };
@@ -81,4 +102,3 @@ export function measureCeilings(ctx: CudaContext, opts: { copyBytes?: number; ho
     stream.destroy();
   }
 }
-

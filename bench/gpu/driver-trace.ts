@@ -7,7 +7,12 @@
 import type { CudaContext } from '../../src/gpu/context.js';
 import { CudaEvent } from '../../src/gpu/stream.js';
 
-export interface DriverCall { name: string; startMs: number; ms: number; result: unknown }
+export interface DriverCall {
+  name: string;
+  startMs: number;
+  ms: number;
+  result: unknown;
+}
 
 export interface DriverTrace {
   /** Starts recording (clears what was recorded). */
@@ -33,8 +38,14 @@ export function traceDriver(ctx: CudaContext): DriverTrace {
     };
   }
   return {
-    start() { calls = []; on = true; },
-    stop() { on = false; return calls; },
+    start() {
+      calls = [];
+      on = true;
+    },
+    stop() {
+      on = false;
+      return calls;
+    },
   };
 }
 
@@ -43,7 +54,8 @@ export function summarizeCalls(calls: readonly DriverCall[]): Array<{ name: stri
   const by = new Map<string, { count: number; ms: number }>();
   for (const c of calls) {
     const s = by.get(c.name) ?? { count: 0, ms: 0 };
-    s.count++; s.ms += c.ms;
+    s.count++;
+    s.ms += c.ms;
     by.set(c.name, s);
   }
   return [...by].map(([name, s]) => ({ name, ...s })).sort((a, b) => b.ms - a.ms);
@@ -51,7 +63,12 @@ export function summarizeCalls(calls: readonly DriverCall[]): Array<{ name: stri
 
 /** Driver functions that enqueue work on a stream, and the index of their stream argument. */
 const STREAM_ARG: Record<string, number> = {
-  cuMemcpyHtoDAsync: 3, cuMemcpyDtoHAsync: 3, cuMemcpyDtoDAsync: 3, cuMemsetD8Async: 3, cuLaunchKernel: 8, cuLaunchCooperativeKernel: 8,
+  cuMemcpyHtoDAsync: 3,
+  cuMemcpyDtoHAsync: 3,
+  cuMemcpyDtoDAsync: 3,
+  cuMemsetD8Async: 3,
+  cuLaunchKernel: 8,
+  cuLaunchCooperativeKernel: 8,
 };
 
 export interface DeviceOp {
@@ -78,9 +95,13 @@ export interface DeviceTimeline {
  */
 export function timelineDriver(ctx: CudaContext, capacity = 512): DeviceTimeline {
   const table = ctx.driver as unknown as Record<string, (...a: unknown[]) => unknown>;
-  const record = table.cuEventRecord!, elapsed = table.cuEventElapsedTime!, sync = table.cuEventSynchronize!;
+  const record = table.cuEventRecord!,
+    elapsed = table.cuEventElapsedTime!,
+    sync = table.cuEventSynchronize!;
   const events = Array.from({ length: capacity + 1 }, () => CudaEvent.create(ctx, true).handle);
-  let on = false, used = 0, t0 = 0;
+  let on = false,
+    used = 0,
+    t0 = 0;
   let ops: Array<{ name: string; stream: unknown; hostMs: number }> = [];
   for (const [name, arg] of Object.entries(STREAM_ARG)) {
     const fn = table[name];
@@ -88,7 +109,10 @@ export function timelineDriver(ctx: CudaContext, capacity = 512): DeviceTimeline
     table[name] = (...args: unknown[]): unknown => {
       if (!on || used >= capacity) return fn(...args);
       const stream = args[arg];
-      if (used === 0) { record(events[capacity], stream); t0 = performance.now(); }
+      if (used === 0) {
+        record(events[capacity], stream);
+        t0 = performance.now();
+      }
       const result = fn(...args);
       record(events[used++], stream);
       ops.push({ name, stream, hostMs: performance.now() - t0 });
@@ -96,7 +120,11 @@ export function timelineDriver(ctx: CudaContext, capacity = 512): DeviceTimeline
     };
   }
   return {
-    start() { ops = []; used = 0; on = true; },
+    start() {
+      ops = [];
+      used = 0;
+      on = true;
+    },
     stop() {
       on = false;
       const lanes = new Map<unknown, number>();

@@ -17,8 +17,14 @@ import { requireCuda } from '../../src/gpu/context.js';
 import { DeviceBuffer } from '../../src/gpu/memory.js';
 import { CudaEvent, Stream } from '../../src/gpu/stream.js';
 import {
-  STATS_WIDTH, chunkDeviceBytes, chunkPointers, enqueueLattice, prepareLattice,
-  type LatticeKernelSpec, type LaunchPlan, type RealArray,
+  STATS_WIDTH,
+  chunkDeviceBytes,
+  chunkPointers,
+  enqueueLattice,
+  prepareLattice,
+  type LatticeKernelSpec,
+  type LaunchPlan,
+  type RealArray,
 } from '../../src/lattice/gpu/batch.js';
 import type { AlgoParams } from '../../src/lattice/types.js';
 
@@ -39,7 +45,13 @@ export interface KernelTiming<A extends RealArray> {
 
 /** Times `reps` launches over the whole batch (which must fit in device memory at once). */
 export function timeLatticeKernel<A extends RealArray>(
-  spec: LatticeKernelSpec, data: A, batch: number, n: number, m: number, params: AlgoParams, reps: number,
+  spec: LatticeKernelSpec,
+  data: A,
+  batch: number,
+  n: number,
+  m: number,
+  params: AlgoParams,
+  reps: number,
 ): KernelTiming<A> {
   const ctx = requireCuda();
   ctx.makeCurrent();
@@ -61,9 +73,9 @@ export function timeLatticeKernel<A extends RealArray>(
     };
     prepare();
     enqueueLattice(p, stream, ptr, batch);
-    stream.synchronize();  // the module loaded, the first launch's errors raised
+    stream.synchronize(); // the module loaded, the first launch's errors raised
     prepare();
-    enqueueLattice(p, stream, ptr, batch);  // untimed: the stream is busy while the reps are enqueued
+    enqueueLattice(p, stream, ptr, batch); // untimed: the stream is busy while the reps are enqueued
     for (let r = 0; r < reps; r++) {
       prepare();
       starts[r]!.record(stream);
@@ -84,7 +96,9 @@ export function timeLatticeKernel<A extends RealArray>(
       samplesMs,
       medianMs: sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2,
       minMs: sorted[0]!,
-      basis, Z, stats,
+      basis,
+      Z,
+      stats,
       plan: p.plan,
       threadsPerBlock: typeof p.plan.threads === 'number' ? p.plan.threads : p.plan.threads[0] * p.plan.threads[1],
       wave: p.wave,

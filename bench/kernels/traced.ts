@@ -48,12 +48,23 @@ export function applyPatch(text: string, patch: string, name = 'patch'): string 
   const hunks = patch.split(/^@@[^\n]*@@[^\n]*\n/m).slice(1);
   let out = text;
   hunks.forEach((hunk, h) => {
-    const lines = hunk.replace(/\n$/, '').split('\n').filter((l) => !l.startsWith('\\'));
-    const before = lines.filter((l) => l[0] === ' ' || l[0] === '-' || l === '').map((l) => l.slice(1)).join('\n');
-    const after = lines.filter((l) => l[0] === ' ' || l[0] === '+' || l === '').map((l) => l.slice(1)).join('\n');
+    const lines = hunk
+      .replace(/\n$/, '')
+      .split('\n')
+      .filter((l) => !l.startsWith('\\'));
+    const before = lines
+      .filter((l) => l[0] === ' ' || l[0] === '-' || l === '')
+      .map((l) => l.slice(1))
+      .join('\n');
+    const after = lines
+      .filter((l) => l[0] === ' ' || l[0] === '+' || l === '')
+      .map((l) => l.slice(1))
+      .join('\n');
     const at = out.indexOf(before);
     if (at < 0 || out.indexOf(before, at + 1) >= 0) {
-      throw new Error(`${name}: hunk ${h + 1} ${at < 0 ? 'does not match' : 'matches more than once in'} the production source (starting "${before.split('\n')[0]}")`);
+      throw new Error(
+        `${name}: hunk ${h + 1} ${at < 0 ? 'does not match' : 'matches more than once in'} the production source (starting "${before.split('\n')[0]}")`,
+      );
     }
     out = out.slice(0, at) + after + out.slice(at + before.length);
   });
@@ -69,7 +80,11 @@ export function tracedSource(build: keyof typeof TRACED_BUILDS): string {
 }
 
 /** The plan of the whole-device kernel with `trace` stages recorded (and further -D defines). */
-export function tracedGridPlan(plan: LaunchPlan, trace: number, defines: Readonly<Record<string, number>> = {}): LaunchPlan {
+export function tracedGridPlan(
+  plan: LaunchPlan,
+  trace: number,
+  defines: Readonly<Record<string, number>> = {},
+): LaunchPlan {
   return {
     ...plan,
     defines: { ...plan.defines, GRID_TRACE: trace, ...defines },
@@ -84,13 +99,39 @@ export function tracedGridKernel(ctx: CudaContext, precision: 'float32' | 'float
     name: 'bench/kernels/traced: grid-kernel.cu',
     defines: { REAL: precision === 'float32' ? 'float' : 'double', ...plan.defines },
   });
-  return mod.kernel('allswap_grid', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'f64', 'f64', 'i32', 'i64', 'i32']);
+  return mod.kernel('allswap_grid', [
+    'ptr',
+    'ptr',
+    'ptr',
+    'ptr',
+    'ptr',
+    'ptr',
+    'i32',
+    'i32',
+    'i32',
+    'f64',
+    'f64',
+    'i32',
+    'i64',
+    'i32',
+  ]);
 }
 
 /** The N-way detector's measurement build with these switches (NW_MODE 1 or 2), as NwayTuning.build takes it. */
-export function nwayBuild(switches: { NW_MODE?: 1 | 2 }): { source: string; name: string; defines: Readonly<Record<string, number>> } {
-  const defines = Object.fromEntries(Object.entries(switches).filter(([, v]) => v !== undefined)) as Record<string, number>;
-  return { source: tracedSource('nway'), name: `bench/kernels/traced: nway-detect.cu ${JSON.stringify(defines)}`, defines };
+export function nwayBuild(switches: { NW_MODE?: 1 | 2 }): {
+  source: string;
+  name: string;
+  defines: Readonly<Record<string, number>>;
+} {
+  const defines = Object.fromEntries(Object.entries(switches).filter(([, v]) => v !== undefined)) as Record<
+    string,
+    number
+  >;
+  return {
+    source: tracedSource('nway'),
+    name: `bench/kernels/traced: nway-detect.cu ${JSON.stringify(defines)}`,
+    defines,
+  };
 }
 
 /** The LDPC decoder's measurement build with the addresses recomputed every iteration (REMAT=1), as ldpcCudaPlan's `build` takes it. */

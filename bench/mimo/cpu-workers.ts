@@ -12,15 +12,21 @@ type Reply = { symbols: Int32Array; ms: number };
 
 /** Slices of whole channels, one per thread. */
 function slices(input: DetectionInput, threads: number): DetectionInput[] {
-  const vpc = input.vectorsPerChannel ?? 1, hLen = 2 * input.nr * input.nt, yLen = 2 * input.nr;
-  const channels = input.H.length / hLen, per = Math.ceil(channels / threads);
+  const vpc = input.vectorsPerChannel ?? 1,
+    hLen = 2 * input.nr * input.nt,
+    yLen = 2 * input.nr;
+  const channels = input.H.length / hLen,
+    per = Math.ceil(channels / threads);
   const out: DetectionInput[] = [];
   for (let c = 0; c < channels; c += per) {
     const c1 = Math.min(channels, c + per);
     const nv = input.noiseVar;
     out.push({
-      nt: input.nt, nr: input.nr, vectorsPerChannel: vpc,
-      H: input.H.slice(c * hLen, c1 * hLen), y: input.y.slice(c * vpc * yLen, c1 * vpc * yLen),
+      nt: input.nt,
+      nr: input.nr,
+      vectorsPerChannel: vpc,
+      H: input.H.slice(c * hLen, c1 * hLen),
+      y: input.y.slice(c * vpc * yLen, c1 * vpc * yLen),
       noiseVar: typeof nv === 'number' ? nv : nv.slice(c * vpc, c1 * vpc),
     });
   }
@@ -28,7 +34,12 @@ function slices(input: DetectionInput, threads: number): DetectionInput[] {
 }
 
 /** Median wall time (ms) of `reps` all-core runs of the batch, and the symbols of the last. */
-export async function cpuAllCores(input: DetectionInput, opts: DetectOptions, reps: number, threads = availableParallelism()): Promise<{ ms: number; threads: number; symbols: Int32Array }> {
+export async function cpuAllCores(
+  input: DetectionInput,
+  opts: DetectOptions,
+  reps: number,
+  threads = availableParallelism(),
+): Promise<{ ms: number; threads: number; symbols: Int32Array }> {
   const pool = new WorkerPool<Task, Reply>(new URL('./detect-worker.js', import.meta.url), threads);
   try {
     const parts = slices(input, threads);
@@ -38,14 +49,20 @@ export async function cpuAllCores(input: DetectionInput, opts: DetectOptions, re
       const ms = performance.now() - t;
       const symbols = new Int32Array(replies.reduce((n, r) => n + r.symbols.length, 0));
       let o = 0;
-      for (const r of replies) { symbols.set(r.symbols, o); o += r.symbols.length; }
+      for (const r of replies) {
+        symbols.set(r.symbols, o);
+        o += r.symbols.length;
+      }
       return { ms, symbols };
     };
     await round();
     const runs: number[] = [];
     let last = await round();
     runs.push(last.ms);
-    for (let r = 1; r < reps; r++) { last = await round(); runs.push(last.ms); }
+    for (let r = 1; r < reps; r++) {
+      last = await round();
+      runs.push(last.ms);
+    }
     runs.sort((a, b) => a - b);
     return { ms: runs[runs.length >> 1]!, threads, symbols: last.symbols };
   } finally {

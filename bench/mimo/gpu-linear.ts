@@ -29,15 +29,24 @@ const { values } = parseArgs({
     small: { type: 'boolean', default: false },
   },
 });
-const channels = Number(values.channels), vpc = Number(values.vpc), reps = Number(values.reps);
-const checkVectors = Number(values.check), checkSeconds = Number(values['check-seconds']);
+const channels = Number(values.channels),
+  vpc = Number(values.vpc),
+  reps = Number(values.reps);
+const checkVectors = Number(values.check),
+  checkSeconds = Number(values['check-seconds']);
 
 const ctx = requireCuda();
 if (values.small) {
   // a few small cases of every kernel build shape (odd and even nr, nr < nt), checked: a run for compute-sanitizer
   const stream = Stream.create(ctx);
   for (const kind of ['zf', 'mmse', 'sic'] as const) {
-    for (const [nt, nr, mod] of [[4, 4, '16qam'], [3, 5, 'qpsk'], [9, 12, '64qam'], [2, 1, 'bpsk'], [16, 16, '16qam']] as const) {
+    for (const [nt, nr, mod] of [
+      [4, 4, '16qam'],
+      [3, 5, 'qpsk'],
+      [9, 12, '64qam'],
+      [2, 1, 'bpsk'],
+      [16, 16, '16qam'],
+    ] as const) {
       if (kind === 'zf' && nr < nt) continue;
       const c = makeLinearCase(nt * 100 + nr, kind, nt, nr, mod, 15, 37, 5, { mixedNoise: 0.1, preFlagged: 0.05 });
       const d = deviceCase(ctx, c);
@@ -45,7 +54,9 @@ if (values.small) {
       stream.synchronize();
       const r = checkLinear(c, d.read());
       d.free();
-      console.log(`small ${kind} ${nt}x${nr} ${mod}: near-ties ${r.nearTies}, flagged ${r.flagged}, unexplained ${r.bad.length} ${r.bad.slice(0, 2).join('; ')}`);
+      console.log(
+        `small ${kind} ${nt}x${nr} ${mod}: near-ties ${r.nearTies}, flagged ${r.flagged}, unexplained ${r.bad.length} ${r.bad.slice(0, 2).join('; ')}`,
+      );
     }
   }
   stream.destroy();
@@ -63,11 +74,18 @@ function floorBytesPerVector(kind: LinearKind, nt: number, nr: number, perChanne
 const stream = Stream.create(ctx);
 const rows: string[] = [];
 const configs: Array<[number, number, Modulation, number, number]> = [
-  [4, 4, '16qam', channels, vpc], [8, 8, '16qam', channels, vpc],
-  [4, 4, '16qam', Math.ceil(45_864 / vpc), vpc], [8, 8, '16qam', Math.ceil(45_864 / vpc), vpc],
-  [4, 4, '16qam', channels * vpc, 1], [4, 4, 'qpsk', channels, vpc], [4, 4, '64qam', channels, vpc], [16, 16, '16qam', channels / 4, vpc],
+  [4, 4, '16qam', channels, vpc],
+  [8, 8, '16qam', channels, vpc],
+  [4, 4, '16qam', Math.ceil(45_864 / vpc), vpc],
+  [8, 8, '16qam', Math.ceil(45_864 / vpc), vpc],
+  [4, 4, '16qam', channels * vpc, 1],
+  [4, 4, 'qpsk', channels, vpc],
+  [4, 4, '64qam', channels, vpc],
+  [16, 16, '16qam', channels / 4, vpc],
 ];
-console.log('\nkind  size   mod     vpc  vectors    ms       Mvectors/s  Gbps     floor ms  x floor  prep ms  detect ms');
+console.log(
+  '\nkind  size   mod     vpc  vectors    ms       Mvectors/s  Gbps     floor ms  x floor  prep ms  detect ms',
+);
 for (const kind of ['zf', 'mmse', 'sic'] as const) {
   for (const [nt, nr, mod, ch, perCh] of configs) {
     const c = makeLinearCase(nt * 1000 + ch, kind, nt, nr, mod, 20, ch, perCh);
@@ -79,7 +97,7 @@ for (const kind of ['zf', 'mmse', 'sic'] as const) {
     d.free();
     const vectors = ch * perCh;
     const bits = vectors * nt * constellation(mod).bitsPerSymbol;
-    const floorMs = (vectors * floorBytesPerVector(kind, nt, nr, perCh)) / ceil.deviceBytesPerS * 1e3;
+    const floorMs = ((vectors * floorBytesPerVector(kind, nt, nr, perCh)) / ceil.deviceBytesPerS) * 1e3;
     const row = `${kind.padEnd(5)} ${`${nt}x${nr}`.padEnd(6)} ${mod.padEnd(7)} ${String(perCh).padEnd(4)} ${String(vectors).padEnd(10)} ${t.medianMs.toFixed(4).padEnd(8)} ${(vectors / t.medianMs / 1e3).toFixed(1).padEnd(11)} ${(bits / t.medianMs / 1e6).toFixed(1).padEnd(8)} ${floorMs.toFixed(4).padEnd(9)} ${(t.medianMs / floorMs).toFixed(2).padEnd(8)} ${tp.medianMs.toFixed(4).padEnd(8)} ${td.medianMs.toFixed(4)}`;
     rows.push(row);
     console.log(row);
@@ -89,8 +107,10 @@ for (const kind of ['zf', 'mmse', 'sic'] as const) {
 if (checkVectors > 0) {
   console.log(`\ncheck: ${checkVectors} vectors per configuration against the CPU engine (at most ${checkSeconds} s)`);
   const t0 = performance.now();
-  let configsDone = 0, bad = 0;
-  const ties: Record<string, number> = {}, flagged: Record<string, number> = {};
+  let configsDone = 0,
+    bad = 0;
+  const ties: Record<string, number> = {},
+    flagged: Record<string, number> = {};
   outer: for (const kind of ['zf', 'mmse', 'sic'] as const) {
     for (const n of [2, 4, 8]) {
       for (const mod of ['qpsk', '16qam', '64qam'] as const) {
@@ -108,13 +128,17 @@ if (checkVectors > 0) {
           ties[kind] = (ties[kind] ?? 0) + r.nearTies + r.orderTies;
           flagged[kind] = (flagged[kind] ?? 0) + r.flagged;
           if (r.bad.length > 0 || r.nearTies + r.orderTies > 0 || r.flagged > 0) {
-            console.log(`  ${kind} ${n}x${n} ${mod} ${snr} dB: ${r.vectors} vectors, near-ties ${r.nearTies} (worst ${r.worstTie.toFixed(3)} of its bound), order ties ${r.orderTies}, flagged ${r.flagged} (${r.brokenChannels} channels), unexplained ${r.bad.length}${r.bad.length ? `: ${r.bad.slice(0, 3).join('; ')}` : ''}`);
+            console.log(
+              `  ${kind} ${n}x${n} ${mod} ${snr} dB: ${r.vectors} vectors, near-ties ${r.nearTies} (worst ${r.worstTie.toFixed(3)} of its bound), order ties ${r.orderTies}, flagged ${r.flagged} (${r.brokenChannels} channels), unexplained ${r.bad.length}${r.bad.length ? `: ${r.bad.slice(0, 3).join('; ')}` : ''}`,
+            );
           }
         }
       }
     }
   }
-  console.log(`check: ${configsDone} configurations in ${((performance.now() - t0) / 1e3).toFixed(0)} s; near-ties per detector ${JSON.stringify(ties)}; flagged (CPU redo) ${JSON.stringify(flagged)}; unexplained ${bad}`);
+  console.log(
+    `check: ${configsDone} configurations in ${((performance.now() - t0) / 1e3).toFixed(0)} s; near-ties per detector ${JSON.stringify(ties)}; flagged (CPU redo) ${JSON.stringify(flagged)}; unexplained ${bad}`,
+  );
 }
-console.log('\n' + rows.join('\n'));
+console.log(`\n${rows.join('\n')}`);
 stream.destroy();

@@ -11,5 +11,9 @@ import { applyPatch } from '../kernels/traced.js';
 
 export function qrStoreLoopBuild(): { source: string; name: string; defines: Readonly<Record<string, number>> } {
   const patch = readFileSync(new URL('../kernels/traced/nway-qr-batch.cu.patch', import.meta.url), 'utf8');
-  return { source: applyPatch(readKernelSource(QR_BATCH_URL), patch, 'nway-qr-batch.cu.patch'), name: 'bench: qr-batch.cu QR_STORE_LOOP=1', defines: { QR_STORE_LOOP: 1 } };
+  return {
+    source: applyPatch(readKernelSource(QR_BATCH_URL), patch, 'nway-qr-batch.cu.patch'),
+    name: 'bench: qr-batch.cu QR_STORE_LOOP=1',
+    defines: { QR_STORE_LOOP: 1 },
+  };
 }

@@ -32,13 +32,27 @@ const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.
 const ctx = requireCuda();
 ctx.makeCurrent();
 const stream = Stream.create(ctx);
-const ev0 = CudaEvent.create(ctx), ev1 = CudaEvent.create(ctx);
+const ev0 = CudaEvent.create(ctx),
+  ev1 = CudaEvent.create(ctx);
 
-interface Case { label: string; nr: number; nt: number; mod: Modulation; passes: number; vectors: number; vpc: number; paper?: { qr?: number; det?: number; total?: number }; tuning?: NwayTuning; detOnly?: boolean; qRecords?: boolean }
+interface Case {
+  label: string;
+  nr: number;
+  nt: number;
+  mod: Modulation;
+  passes: number;
+  vectors: number;
+  vpc: number;
+  paper?: { qr?: number; det?: number; total?: number };
+  tuning?: NwayTuning;
+  detOnly?: boolean;
+  qRecords?: boolean;
+}
 
 /** Median milliseconds of one call of `fn` (BATCH calls between two events, REPS times). */
 function time(fn: () => void): number {
-  const BATCH = 20, REPS = quick ? 3 : 7;
+  const BATCH = 20,
+    REPS = quick ? 3 : 7;
   for (let i = 0; i < 3; i++) fn();
   stream.synchronize();
   const xs: number[] = [];
@@ -57,18 +71,23 @@ function run(c: Case): string {
   const m = detectorRealModel('nway', constellation(c.mod), c.nt, c.nr);
   // one vector per channel: the production plan's z records (QR forms z = Q^T y, no Q stored)
   const plan = new NwayPlan(ctx, m, c.passes, true, 8, c.tuning, c.vpc === 1 && !c.qRecords);
-  const channels = Math.ceil(c.vectors / c.vpc), vectors = channels * c.vpc;
+  const channels = Math.ceil(c.vectors / c.vpc),
+    vectors = channels * c.vpc;
   const nbits = c.nt * m.bitsPerSymbol;
   const rng = new Philox(7, c.vectors);
   const H = new Float32Array(2 * channels * c.nr * c.nt).map(() => rng.normal() * Math.SQRT1_2);
   const pts = constellation(c.mod).points;
-  const y = new Float32Array(2 * vectors * c.nr), noise = new Float32Array(vectors).fill(0.05);
+  const y = new Float32Array(2 * vectors * c.nr),
+    noise = new Float32Array(vectors).fill(0.05);
   for (let v = 0; v < vectors; v++) {
     const hb = 2 * Math.floor(v / c.vpc) * c.nr * c.nt;
     for (let j = 0; j < c.nt; j++) {
-      const s = rng.int(pts.length / 2), sr = pts[2 * s]!, si = pts[2 * s + 1]!;
+      const s = rng.int(pts.length / 2),
+        sr = pts[2 * s]!,
+        si = pts[2 * s + 1]!;
       for (let i = 0; i < c.nr; i++) {
-        const hr = H[hb + 2 * (i + j * c.nr)]!, hi = H[hb + 2 * (i + j * c.nr) + 1]!;
+        const hr = H[hb + 2 * (i + j * c.nr)]!,
+          hi = H[hb + 2 * (i + j * c.nr) + 1]!;
         y[2 * (v * c.nr + i)] += hr * sr - hi * si;
         y[2 * (v * c.nr + i) + 1] += hr * si + hi * sr;
       }
@@ -76,16 +95,33 @@ function run(c: Case): string {
     for (let i = 0; i < 2 * c.nr; i++) y[2 * v * c.nr + i] += rng.normal() * Math.sqrt(0.025);
   }
   const d = {
-    H: DeviceBuffer.alloc(ctx, H.byteLength), y: DeviceBuffer.alloc(ctx, y.byteLength), noise: DeviceBuffer.alloc(ctx, noise.byteLength),
-    symbols: DeviceBuffer.alloc(ctx, 4 * vectors * c.nt), llr: DeviceBuffer.alloc(ctx, 4 * vectors * nbits),
-    status: DeviceBuffer.alloc(ctx, 4 * STATUS_WORDS * vectors), scratch: DeviceBuffer.alloc(ctx, channels * plan.scratchBytesPerChannel[0]!),
+    H: DeviceBuffer.alloc(ctx, H.byteLength),
+    y: DeviceBuffer.alloc(ctx, y.byteLength),
+    noise: DeviceBuffer.alloc(ctx, noise.byteLength),
+    symbols: DeviceBuffer.alloc(ctx, 4 * vectors * c.nt),
+    llr: DeviceBuffer.alloc(ctx, 4 * vectors * nbits),
+    status: DeviceBuffer.alloc(ctx, 4 * STATUS_WORDS * vectors),
+    scratch: DeviceBuffer.alloc(ctx, channels * plan.scratchBytesPerChannel[0]!),
   };
-  d.H.upload(H); d.y.upload(y); d.noise.upload(noise); d.status.fill(0);
+  d.H.upload(H);
+  d.y.upload(y);
+  d.noise.upload(noise);
+  d.status.fill(0);
   const chunk: DetectChunk = {
-    channels, vectorsPerChannel: c.vpc, H: d.H.ptr, y: d.y.ptr, noise: d.noise.ptr, symbols: d.symbols.ptr, llr: d.llr.ptr, status: d.status.ptr, scratch: [d.scratch.ptr],
+    channels,
+    vectorsPerChannel: c.vpc,
+    H: d.H.ptr,
+    y: d.y.ptr,
+    noise: d.noise.ptr,
+    symbols: d.symbols.ptr,
+    llr: d.llr.ptr,
+    status: d.status.ptr,
+    scratch: [d.scratch.ptr],
   };
-  const inBytes = H.byteLength + y.byteLength + noise.byteLength, outBytes = 4 * vectors * (c.nt + nbits + STATUS_WORDS);
-  const hostIn = PinnedBuffer.alloc(ctx, inBytes), hostOut = PinnedBuffer.alloc(ctx, outBytes);
+  const inBytes = H.byteLength + y.byteLength + noise.byteLength,
+    outBytes = 4 * vectors * (c.nt + nbits + STATUS_WORDS);
+  const hostIn = PinnedBuffer.alloc(ctx, inBytes),
+    hostOut = PinnedBuffer.alloc(ctx, outBytes);
   new Uint8Array(hostIn.buffer).set(new Uint8Array(H.buffer), 0);
   new Uint8Array(hostIn.buffer).set(new Uint8Array(y.buffer), H.byteLength);
   new Uint8Array(hostIn.buffer).set(new Uint8Array(noise.buffer), H.byteLength + y.byteLength);
@@ -96,8 +132,9 @@ function run(c: Case): string {
     const tDet = time(() => plan.enqueueDetect(stream, chunk));
     stream.synchronize();
     for (const b of Object.values(d)) b.free();
-    hostIn.free(); hostOut.free();
-    const bps = vectors * nbits / (tDet * 1e-3);
+    hostIn.free();
+    hostOut.free();
+    const bps = (vectors * nbits) / (tDet * 1e-3);
     return `${c.label.padEnd(34)} detection ${tDet.toFixed(4)} ms = ${(bps / 1e9).toFixed(2)} Gbps ${shape}`;
   }
   const tQr = time(() => plan.enqueueQr(stream, chunk));
@@ -115,7 +152,8 @@ function run(c: Case): string {
   });
   stream.synchronize();
   for (const b of Object.values(d)) b.free();
-  hostIn.free(); hostOut.free();
+  hostIn.free();
+  hostOut.free();
   const bits = vectors * nbits;
   const rate = (ms: number): string => {
     const bps = bits / (ms * 1e-3);
@@ -125,67 +163,220 @@ function run(c: Case): string {
   // records), N0, records (once per channel), status, writes symbols, LLRs, status
   const recBytes = channels * plan.scratchBytesPerChannel[0]!;
   const yQr = plan.zOfVector ? y.byteLength : 0;
-  const qrFloor = (H.byteLength + yQr + recBytes) / BANDWIDTH * 1e3;
-  const detFloor = (y.byteLength - yQr + noise.byteLength + recBytes + outBytes + 4 * STATUS_WORDS * vectors) / BANDWIDTH * 1e3;
+  const qrFloor = ((H.byteLength + yQr + recBytes) / BANDWIDTH) * 1e3;
+  const detFloor =
+    ((y.byteLength - yQr + noise.byteLength + recBytes + outBytes + 4 * STATUS_WORDS * vectors) / BANDWIDTH) * 1e3;
   const p = c.paper;
   const paper = p ? ` | paper: QR ${p.qr ?? '-'} ms, detection ${p.det ?? '-'} ms, total ${p.total ?? '-'} ms` : '';
-  return `${c.label.padEnd(34)} ${vectors} vectors (${channels} ch): QR ${tQr.toFixed(4)} ms [${plan.qr.mapping}] (floor ${qrFloor.toFixed(4)}), ` +
+  return (
+    `${c.label.padEnd(34)} ${vectors} vectors (${channels} ch): QR ${tQr.toFixed(4)} ms [${plan.qr.mapping}] (floor ${qrFloor.toFixed(4)}), ` +
     `detection ${tDet.toFixed(4)} ms = ${(vectors / tDet / 1e3).toFixed(1)} Mvec/s = ${rate(tDet)} (floor ${detFloor.toFixed(4)}), ` +
-    `QR+detection ${tBoth.toFixed(4)} ms = ${rate(tBoth)}, with transfers ${tTotal.toFixed(4)} ms = ${rate(tTotal)} ${shape}${paper}`;
+    `QR+detection ${tBoth.toFixed(4)} ms = ${rate(tBoth)}, with transfers ${tTotal.toFixed(4)} ms = ${rate(tTotal)} ${shape}${paper}`
+  );
 }
 
 // The paper's Tables I-III (GTX 560 Ti): QR kernel, detection kernel, total, ms for 8400 symbols.
 const PAPER: Record<string, { qr?: number; det?: number; total?: number }> = {
-  '2x2 16qam 1': { qr: 0.030, det: 0.0768, total: 0.342 }, '2x2 16qam 2': { qr: 0.052, det: 0.159, total: 0.462 },
-  '4x4 16qam 1': { qr: 0.137, det: 0.164, total: 0.739 }, '4x4 16qam 2': { qr: 0.257, det: 0.332, total: 1.048 },
-  '4x4 16qam 3': { qr: 0.399, det: 0.500, total: 1.349 }, '4x4 16qam 4': { qr: 0.501, det: 0.665, total: 1.629 },
-  '2x2 64qam 1': { qr: 0.030, det: 0.524, total: 0.818 }, '2x2 64qam 2': { qr: 0.052, det: 1.040, total: 1.363 },
-  '4x4 64qam 1': { qr: 0.137, det: 0.833, total: 1.457 }, '4x4 64qam 2': { qr: 0.257, det: 1.658, total: 2.415 },
-  '4x4 64qam 3': { qr: 0.399, det: 2.474, total: 3.390 }, '4x4 64qam 4': { qr: 0.501, det: 3.297, total: 4.30 },
+  '2x2 16qam 1': { qr: 0.03, det: 0.0768, total: 0.342 },
+  '2x2 16qam 2': { qr: 0.052, det: 0.159, total: 0.462 },
+  '4x4 16qam 1': { qr: 0.137, det: 0.164, total: 0.739 },
+  '4x4 16qam 2': { qr: 0.257, det: 0.332, total: 1.048 },
+  '4x4 16qam 3': { qr: 0.399, det: 0.5, total: 1.349 },
+  '4x4 16qam 4': { qr: 0.501, det: 0.665, total: 1.629 },
+  '2x2 64qam 1': { qr: 0.03, det: 0.524, total: 0.818 },
+  '2x2 64qam 2': { qr: 0.052, det: 1.04, total: 1.363 },
+  '4x4 64qam 1': { qr: 0.137, det: 0.833, total: 1.457 },
+  '4x4 64qam 2': { qr: 0.257, det: 1.658, total: 2.415 },
+  '4x4 64qam 3': { qr: 0.399, det: 2.474, total: 3.39 },
+  '4x4 64qam 4': { qr: 0.501, det: 3.297, total: 4.3 },
 };
 
 const cases: Case[] = [];
-cases.push({ label: 'target: 4x4 16qam N=1 (2^20 vec)', nr: 4, nt: 4, mod: '16qam', passes: 1, vectors: 1 << 20, vpc: 14 });
+cases.push({
+  label: 'target: 4x4 16qam N=1 (2^20 vec)',
+  nr: 4,
+  nt: 4,
+  mod: '16qam',
+  passes: 1,
+  vectors: 1 << 20,
+  vpc: 14,
+});
 cases.push({ label: '5G NR slot: 4x4 64qam N=4', nr: 4, nt: 4, mod: '64qam', passes: 4, vectors: 45_864, vpc: 14 });
 // other launch choices (NwayTuning: the register cap as resident blocks, table copies, block size)
 // and measurement builds (bench/kernels/traced.ts: NW_MODE=1 the level floor by conversions,
 // NW_MODE=2 R read where used)
 const targetVariants: [string, NwayTuning][] = [
-  ['blockThreads 128 minBlocks 8', { blockThreads: 128, minBlocks: 8 }], ['minBlocks 12 (80 regs)', { minBlocks: 12 }], ['copies 1', { copies: 1 }],
-  ['copies 4', { copies: 4 }], ['NW_MODE=1', { build: nwayBuild({ NW_MODE: 1 }) }],
+  ['blockThreads 128 minBlocks 8', { blockThreads: 128, minBlocks: 8 }],
+  ['minBlocks 12 (80 regs)', { minBlocks: 12 }],
+  ['copies 1', { copies: 1 }],
+  ['copies 4', { copies: 4 }],
+  ['NW_MODE=1', { build: nwayBuild({ NW_MODE: 1 }) }],
 ];
 const slotVariants: [string, NwayTuning][] = [
-  ['blockThreads 128 minBlocks 6', { blockThreads: 128, minBlocks: 6 }], ['minBlocks 8 (128 regs)', { minBlocks: 8 }], ['copies 8', { copies: 8 }],
-  ['copies 2', { copies: 2 }], ['NW_MODE=2', { build: nwayBuild({ NW_MODE: 2 }) }],
+  ['blockThreads 128 minBlocks 6', { blockThreads: 128, minBlocks: 6 }],
+  ['minBlocks 8 (128 regs)', { minBlocks: 8 }],
+  ['copies 8', { copies: 8 }],
+  ['copies 2', { copies: 2 }],
+  ['NW_MODE=2', { build: nwayBuild({ NW_MODE: 2 }) }],
 ];
-for (const [name, tuning] of targetVariants) cases.push({ label: `  target ${name}`, nr: 4, nt: 4, mod: '16qam', passes: 1, vectors: 1 << 20, vpc: 14, tuning, detOnly: true });
-for (const [name, tuning] of slotVariants) cases.push({ label: `  5G slot ${name}`, nr: 4, nt: 4, mod: '64qam', passes: 4, vectors: 45_864, vpc: 14, tuning, detOnly: true });
+for (const [name, tuning] of targetVariants)
+  cases.push({
+    label: `  target ${name}`,
+    nr: 4,
+    nt: 4,
+    mod: '16qam',
+    passes: 1,
+    vectors: 1 << 20,
+    vpc: 14,
+    tuning,
+    detOnly: true,
+  });
+for (const [name, tuning] of slotVariants)
+  cases.push({
+    label: `  5G slot ${name}`,
+    nr: 4,
+    nt: 4,
+    mod: '64qam',
+    passes: 4,
+    vectors: 45_864,
+    vpc: 14,
+    tuning,
+    detOnly: true,
+  });
 // the QR kernel's records stored by the element loop (measurement build) instead of staged copies
-cases.push({ label: '  target QR_STORE_LOOP=1', nr: 4, nt: 4, mod: '16qam', passes: 1, vectors: 1 << 20, vpc: 14, tuning: { qrBuild: qrStoreLoopBuild() } });
-cases.push({ label: '  5G slot QR_STORE_LOOP=1', nr: 4, nt: 4, mod: '64qam', passes: 4, vectors: 45_864, vpc: 14, tuning: { qrBuild: qrStoreLoopBuild() } });
+cases.push({
+  label: '  target QR_STORE_LOOP=1',
+  nr: 4,
+  nt: 4,
+  mod: '16qam',
+  passes: 1,
+  vectors: 1 << 20,
+  vpc: 14,
+  tuning: { qrBuild: qrStoreLoopBuild() },
+});
+cases.push({
+  label: '  5G slot QR_STORE_LOOP=1',
+  nr: 4,
+  nt: 4,
+  mod: '64qam',
+  passes: 4,
+  vectors: 45_864,
+  vpc: 14,
+  tuning: { qrBuild: qrStoreLoopBuild() },
+});
 for (const mod of ['16qam', '64qam'] as const) {
   for (const n of [2, 4]) {
     for (let passes = 1; passes <= Math.min(n, 4); passes++) {
       const key = `${n}x${n} ${mod} ${passes}`;
       for (const vpc of quick ? [1] : [1, 14]) {
-        cases.push({ label: `T${vpc === 1 ? 'I-III' : ''} ${key}${vpc === 1 ? '' : ' (14/ch)'}`, nr: n, nt: n, mod, passes, vectors: 8400, vpc, paper: vpc === 1 ? PAPER[key] : undefined });
+        cases.push({
+          label: `T${vpc === 1 ? 'I-III' : ''} ${key}${vpc === 1 ? '' : ' (14/ch)'}`,
+          nr: n,
+          nt: n,
+          mod,
+          passes,
+          vectors: 8400,
+          vpc,
+          paper: vpc === 1 ? PAPER[key] : undefined,
+        });
       }
     }
   }
 }
 // the coded link's chunk (one vector per channel, bench/sim/gpu-coded-link.ts): z records against Q records
-cases.push({ label: 'coded link: 4x4 16qam N=4 vpc 1', nr: 4, nt: 4, mod: '16qam', passes: 4, vectors: 262_080, vpc: 1 });
-cases.push({ label: '  coded link, Q records', nr: 4, nt: 4, mod: '16qam', passes: 4, vectors: 262_080, vpc: 1, qRecords: true });
+cases.push({
+  label: 'coded link: 4x4 16qam N=4 vpc 1',
+  nr: 4,
+  nt: 4,
+  mod: '16qam',
+  passes: 4,
+  vectors: 262_080,
+  vpc: 1,
+});
+cases.push({
+  label: '  coded link, Q records',
+  nr: 4,
+  nt: 4,
+  mod: '16qam',
+  passes: 4,
+  vectors: 262_080,
+  vpc: 1,
+  qRecords: true,
+});
 // the same with the QR kernel's column mapping (qr-batch.cu, the paper's) beside the default (qr-thread.cu)
-cases.push({ label: '  coded link, QR column mapping', nr: 4, nt: 4, mod: '16qam', passes: 4, vectors: 262_080, vpc: 1, tuning: { qrMapping: 'column' } });
-cases.push({ label: '  coded link, Q rec., column map.', nr: 4, nt: 4, mod: '16qam', passes: 4, vectors: 262_080, vpc: 1, qRecords: true, tuning: { qrMapping: 'column' } });
+cases.push({
+  label: '  coded link, QR column mapping',
+  nr: 4,
+  nt: 4,
+  mod: '16qam',
+  passes: 4,
+  vectors: 262_080,
+  vpc: 1,
+  tuning: { qrMapping: 'column' },
+});
+cases.push({
+  label: '  coded link, Q rec., column map.',
+  nr: 4,
+  nt: 4,
+  mod: '16qam',
+  passes: 4,
+  vectors: 262_080,
+  vpc: 1,
+  qRecords: true,
+  tuning: { qrMapping: 'column' },
+});
 // the thread mapping's launch choices: whole records staged at once (QR_CHUNK), 64 and 256 threads a block
-cases.push({ label: '  coded link, QR whole-record stage', nr: 4, nt: 4, mod: '16qam', passes: 4, vectors: 262_080, vpc: 1, tuning: { qrMapping: 'thread', qrThread: { chunk: 64 } } });
-cases.push({ label: '  coded link, QR 64 threads/block', nr: 4, nt: 4, mod: '16qam', passes: 4, vectors: 262_080, vpc: 1, tuning: { qrMapping: 'thread', qrThread: { threads: 64 } } });
-cases.push({ label: '  coded link, QR 256 threads/block', nr: 4, nt: 4, mod: '16qam', passes: 4, vectors: 262_080, vpc: 1, tuning: { qrMapping: 'thread', qrThread: { threads: 256 } } });
+cases.push({
+  label: '  coded link, QR whole-record stage',
+  nr: 4,
+  nt: 4,
+  mod: '16qam',
+  passes: 4,
+  vectors: 262_080,
+  vpc: 1,
+  tuning: { qrMapping: 'thread', qrThread: { chunk: 64 } },
+});
+cases.push({
+  label: '  coded link, QR 64 threads/block',
+  nr: 4,
+  nt: 4,
+  mod: '16qam',
+  passes: 4,
+  vectors: 262_080,
+  vpc: 1,
+  tuning: { qrMapping: 'thread', qrThread: { threads: 64 } },
+});
+cases.push({
+  label: '  coded link, QR 256 threads/block',
+  nr: 4,
+  nt: 4,
+  mod: '16qam',
+  passes: 4,
+  vectors: 262_080,
+  vpc: 1,
+  tuning: { qrMapping: 'thread', qrThread: { threads: 256 } },
+});
 // production again: the spread between two timings of one build
-cases.push({ label: '  target (again)', nr: 4, nt: 4, mod: '16qam', passes: 1, vectors: 1 << 20, vpc: 14, detOnly: true });
-cases.push({ label: '  5G slot (again)', nr: 4, nt: 4, mod: '64qam', passes: 4, vectors: 45_864, vpc: 14, detOnly: true });
+cases.push({
+  label: '  target (again)',
+  nr: 4,
+  nt: 4,
+  mod: '16qam',
+  passes: 1,
+  vectors: 1 << 20,
+  vpc: 14,
+  detOnly: true,
+});
+cases.push({
+  label: '  5G slot (again)',
+  nr: 4,
+  nt: 4,
+  mod: '64qam',
+  passes: 4,
+  vectors: 45_864,
+  vpc: 14,
+  detOnly: true,
+});
 console.log(`N-way kernels on ${ctx.props.name} (${ctx.props.multiprocessors} SMs), ${new Date().toISOString()}`);
 for (const c of cases) if (!only || c.label.includes(only)) console.log(run(c));
 stream.destroy();

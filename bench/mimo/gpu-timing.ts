@@ -29,7 +29,11 @@ export interface DetectorKernelTiming {
   status: Int32Array;
 }
 
-const median = (xs: number[]): number => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2; };
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
 const align = (x: number): number => Math.ceil(x / 256) * 256;
 
 /**
@@ -37,7 +41,10 @@ const align = (x: number): number => Math.ceil(x / 256) * 256;
  * `create` makes the plan instead of the registry's CUDA detector (a tuning of its launch shape).
  */
 export async function timeDetectorKernels(
-  input: DetectionInput, opts: DetectOptions, reps: number, create?: (ctx: CudaContext, setup: CudaDetectorSetup) => CudaDetectorPlan,
+  input: DetectionInput,
+  opts: DetectOptions,
+  reps: number,
+  create?: (ctx: CudaContext, setup: CudaDetectorSetup) => CudaDetectorPlan,
 ): Promise<DetectorKernelTiming> {
   const ctx = requireCuda();
   ctx.makeCurrent();
@@ -49,16 +56,32 @@ export async function timeDetectorKernels(
   const plan = create ? create(ctx, setup) : impl.create(ctx, setup);
   const { nr, nt, channels, vectorsPerChannel: vpc } = val;
   const vectors = channels * vpc;
-  if (vectors !== val.vectors) throw new Error('timeDetectorKernels needs whole channels (vectors = channels x vectorsPerChannel)');
+  if (vectors !== val.vectors)
+    throw new Error('timeDetectorKernels needs whole channels (vectors = channels x vectorsPerChannel)');
   const bps = setup.constellation.bitsPerSymbol;
-  const H = Float32Array.from(input.H), y = Float32Array.from(input.y);
-  const noise = typeof input.noiseVar === 'number' ? new Float32Array(vectors).fill(input.noiseVar) : Float32Array.from(input.noiseVar);
+  const H = Float32Array.from(input.H),
+    y = Float32Array.from(input.y);
+  const noise =
+    typeof input.noiseVar === 'number'
+      ? new Float32Array(vectors).fill(input.noiseVar)
+      : Float32Array.from(input.noiseVar);
   // one arena: H, y, noise in, noise out, symbols, llr, status, scratch regions
-  const sizes = [H.byteLength, y.byteLength, noise.byteLength, vectors * 4, vectors * nt * 4, setup.soft ? vectors * nt * bps * 4 : 0, vectors * STATUS_WORDS * 4,
-    ...plan.scratchBytesPerChannel.map((b) => b * channels)];
+  const sizes = [
+    H.byteLength,
+    y.byteLength,
+    noise.byteLength,
+    vectors * 4,
+    vectors * nt * 4,
+    setup.soft ? vectors * nt * bps * 4 : 0,
+    vectors * STATUS_WORDS * 4,
+    ...plan.scratchBytesPerChannel.map((b) => b * channels),
+  ];
   const offsets: number[] = [];
   let total = 0;
-  for (const b of sizes) { offsets.push(total); total += align(Math.max(b, 1)); }
+  for (const b of sizes) {
+    offsets.push(total);
+    total += align(Math.max(b, 1));
+  }
   const arena = DeviceBuffer.alloc(ctx, total);
   const stream = Stream.create(ctx);
   const at = (i: number): bigint => arena.ptr + BigInt(offsets[i]!);
@@ -69,15 +92,30 @@ export async function timeDetectorKernels(
     arena.upload(noise, offsets[2]);
     const statusBytes = vectors * STATUS_WORDS * 4;
     arena.fillRange(offsets[6]!, statusBytes, 0, stream);
-    enqueueNormalize(ctx, stream, { H: at(0), y: at(1), noiseIn: at(2), noiseScalar: 0, noiseOut: at(3), status: at(6) }, channels, vpc, nr, nt);
+    enqueueNormalize(
+      ctx,
+      stream,
+      { H: at(0), y: at(1), noiseIn: at(2), noiseScalar: 0, noiseOut: at(3), status: at(6) },
+      channels,
+      vpc,
+      nr,
+      nt,
+    );
     const chunk: DetectChunk = {
-      channels, vectorsPerChannel: vpc, H: at(0), y: at(1), noise: at(3), symbols: at(4), llr: setup.soft ? at(5) : 0n, status: at(6),
+      channels,
+      vectorsPerChannel: vpc,
+      H: at(0),
+      y: at(1),
+      noise: at(3),
+      symbols: at(4),
+      llr: setup.soft ? at(5) : 0n,
+      status: at(6),
       scratch: plan.scratchBytesPerChannel.map((_, k) => at(7 + k)),
     };
     const timeRuns = (work: () => void): number[] => {
       arena.fillRange(offsets[6]!, statusBytes, 0, stream);
       work();
-      stream.synchronize();  // warm-up: modules loaded, first launch's errors raised
+      stream.synchronize(); // warm-up: modules loaded, first launch's errors raised
       for (let r = 0; r < reps; r++) {
         arena.fillRange(offsets[6]!, statusBytes, 0, stream);
         events[2 * r]!.record(stream);
@@ -95,7 +133,8 @@ export async function timeDetectorKernels(
       stagesMs[st.name] = median(timeRuns(() => st.enqueue(stream, chunk)));
     }
     const samples = timeRuns(() => plan.enqueue(stream, chunk));
-    const symbols = new Int32Array(vectors * nt), status = new Int32Array(vectors * STATUS_WORDS);
+    const symbols = new Int32Array(vectors * nt),
+      status = new Int32Array(vectors * STATUS_WORDS);
     const llr = setup.soft ? new Float32Array(vectors * nt * bps) : null;
     arena.download(symbols, offsets[4]);
     if (llr) arena.download(llr, offsets[5]);

@@ -33,15 +33,30 @@ import { bitsPerSymbolOf, parseModulation } from '../../src/mimo/modulation.js';
 import type { Detector } from '../../src/mimo/types.js';
 import type { CudaDetector } from '../../src/mimo/gpu/cuda-detector.js';
 
-const { values } = parseArgs({ options: {
-  detector: { type: 'string', default: 'zf' }, mod: { type: 'string', default: '16qam' }, nt: { type: 'string', default: '4' },
-  channels: { type: 'string', default: '600' }, vpc: { type: 'string', default: '14' }, calls: { type: 'string', default: '200' },
-  passes: { type: 'string' }, batch: { type: 'string', default: '0:0' }, trace: { type: 'string', default: '0' }, device: { type: 'string', default: '0' }, rounds: { type: 'string', default: '1' },
-  unsafe: { type: 'string', default: '0' }, redo: { type: 'string', default: 'float64' }, fuse: { type: 'string', default: 'on' }, curve: { type: 'string', default: '0' },
-} });
+const { values } = parseArgs({
+  options: {
+    detector: { type: 'string', default: 'zf' },
+    mod: { type: 'string', default: '16qam' },
+    nt: { type: 'string', default: '4' },
+    channels: { type: 'string', default: '600' },
+    vpc: { type: 'string', default: '14' },
+    calls: { type: 'string', default: '200' },
+    passes: { type: 'string' },
+    batch: { type: 'string', default: '0:0' },
+    trace: { type: 'string', default: '0' },
+    device: { type: 'string', default: '0' },
+    rounds: { type: 'string', default: '1' },
+    unsafe: { type: 'string', default: '0' },
+    redo: { type: 'string', default: 'float64' },
+    fuse: { type: 'string', default: 'on' },
+    curve: { type: 'string', default: '0' },
+  },
+});
 const ctx = requireCuda();
 let deviceTimeline: ReturnType<typeof timelineDriver> | undefined;
-const nt = Number(values.nt), vpc = Number(values.vpc), calls = Number(values.calls);
+const nt = Number(values.nt),
+  vpc = Number(values.vpc),
+  calls = Number(values.calls);
 const mod = parseModulation(values.mod!);
 /** Whether the detector's plans may fuse the engine's stages (--fuse; fuseSwitch). */
 let fusing = true;
@@ -72,15 +87,20 @@ async function profile(channels: number): Promise<void> {
   // 2^-16 of noise), which float32 cannot carry: their vectors are redone in float64
   const unsafe = Number(values.unsafe);
   for (let u = 0; u < unsafe; u++) {
-    const o = Math.floor((u + 0.5) * channels / unsafe) * 2 * nt * nt;
+    const o = Math.floor(((u + 0.5) * channels) / unsafe) * 2 * nt * nt;
     for (let i = 0; i < 2 * nt; i++) H64[o + 2 * nt + i] = 0.8 * H64[o + i]! + 2 ** -16 * rng.normal();
   }
   const { symbols } = randomSymbols(rng, channels * vpc * nt, mod);
   const noiseVar = snrToNoiseVar(20, 'esn0', bitsPerSymbolOf(mod));
   const y64 = addNoise(rng, transmit(H64, symbols, nt, nt, vpc), noiseVar);
-  const H = allocPinned(ctx, Float32Array, H64.length), y = allocPinned(ctx, Float32Array, y64.length);
-  H.set(H64); y.set(y64);
-  const out = { symbols: allocPinned(ctx, Int32Array, channels * vpc * nt), llr: allocPinned(ctx, Float32Array, channels * vpc * nt * bitsPerSymbolOf(mod)) };
+  const H = allocPinned(ctx, Float32Array, H64.length),
+    y = allocPinned(ctx, Float32Array, y64.length);
+  H.set(H64);
+  y.set(y64);
+  const out = {
+    symbols: allocPinned(ctx, Int32Array, channels * vpc * nt),
+    llr: allocPinned(ctx, Float32Array, channels * vpc * nt * bitsPerSymbolOf(mod)),
+  };
   const input = { nt, nr: nt, H, y, vectorsPerChannel: vpc, noiseVar };
   const trace = Number(values.trace) > 0 ? traceDriver(ctx) : null;
   // variants: each --batch pair with each --redo choice (float64: the detector's float64 kernel, as
@@ -88,15 +108,24 @@ async function profile(channels: number): Promise<void> {
   const impl = await DETECTOR_REGISTRY[values.detector as Detector].cuda!();
   const float64 = impl.float64;
   fuseSwitch(impl);
-  const variants = values.batch!.split(',').flatMap((pair) => values.fuse!.split(',').flatMap((fuse) => values.redo!.split(',').map((redo) => {
-    const [maxChunk, streams] = pair.split(':').map(Number) as [number, number];
-    const opts = {
-      detector: values.detector as Detector, modulation: mod, engine: 'cuda' as const, gpuBatch: { maxChunk, streams },
-      ...(values.passes ? { passes: Number(values.passes) } : {}),
-    };
-    return { opts, redo, fuse, ms: [] as number[] };
-  })));
-  const redoBy = (redo: string): void => { (impl as { float64?: typeof float64 }).float64 = redo === 'cpu' ? undefined : float64; };
+  const variants = values.batch!.split(',').flatMap((pair) =>
+    values.fuse!.split(',').flatMap((fuse) =>
+      values.redo!.split(',').map((redo) => {
+        const [maxChunk, streams] = pair.split(':').map(Number) as [number, number];
+        const opts = {
+          detector: values.detector as Detector,
+          modulation: mod,
+          engine: 'cuda' as const,
+          gpuBatch: { maxChunk, streams },
+          ...(values.passes ? { passes: Number(values.passes) } : {}),
+        };
+        return { opts, redo, fuse, ms: [] as number[] };
+      }),
+    ),
+  );
+  const redoBy = (redo: string): void => {
+    (impl as { float64?: typeof float64 }).float64 = redo === 'cpu' ? undefined : float64;
+  };
   // rounds interleave the variants, so that a drift of the machine (clocks, other tenants) falls on all alike
   const rounds = Math.max(1, Number(values.rounds));
   for (let r = 0; r < rounds; r++) {
@@ -115,20 +144,31 @@ async function profile(channels: number): Promise<void> {
   fusing = true;
   const w = Number(values.curve);
   if (w > 0) {
-    const first = variants[0]!.ms, medians: string[] = [];
-    for (let i = 0; i + w <= first.length; i += w) medians.push(first.slice(i, i + w).sort((a, b) => a - b)[w >> 1]!.toFixed(3));
+    const first = variants[0]!.ms,
+      medians: string[] = [];
+    for (let i = 0; i + w <= first.length; i += w)
+      medians.push(
+        first
+          .slice(i, i + w)
+          .sort((a, b) => a - b)
+          [w >> 1]!.toFixed(3),
+      );
     console.log(`  the first variant's calls, median of each ${w} in order (ms): ${medians.join(' ')}`);
   }
   for (const { opts, redo, fuse, ms } of variants) {
     ms.sort((a, b) => a - b);
     const q = (f: number) => ms[Math.floor(f * (ms.length - 1))]!.toFixed(3);
-    console.log(`${values.detector} ${nt}x${nt} ${mod}, ${channels} x ${vpc} vectors${unsafe > 0 ? ` (${unsafe} nearly singular, redone: ${redo})` : ''}, gpuBatch ${JSON.stringify(opts.gpuBatch)}${values.fuse === 'on' ? '' : `, fused stages ${fuse}`}: median ${q(0.5)} ms, min ${q(0)}, quartiles ${q(0.25)} .. ${q(0.75)} ms a call (${ms.length} calls${rounds > 1 ? ` in ${rounds} rounds` : ''})`);
+    console.log(
+      `${values.detector} ${nt}x${nt} ${mod}, ${channels} x ${vpc} vectors${unsafe > 0 ? ` (${unsafe} nearly singular, redone: ${redo})` : ''}, gpuBatch ${JSON.stringify(opts.gpuBatch)}${values.fuse === 'on' ? '' : `, fused stages ${fuse}`}: median ${q(0.5)} ms, min ${q(0)}, quartiles ${q(0.25)} .. ${q(0.75)} ms a call (${ms.length} calls${rounds > 1 ? ` in ${rounds} rounds` : ''})`,
+    );
   }
   {
     const { opts } = variants[0]!;
     if (trace) {
       const traced = Number(values.trace);
-      let calls: DriverCall[] = [], wall = 0, first = 0;
+      let calls: DriverCall[] = [],
+        wall = 0,
+        first = 0;
       for (let i = 0; i < traced; i++) {
         const t = performance.now();
         trace.start();
@@ -139,14 +179,21 @@ async function profile(channels: number): Promise<void> {
       }
       const us = (ms: number) => `${(ms * 1e3).toFixed(1)} us`;
       const inDriver = calls.reduce((t, c) => t + c.ms, 0);
-      console.log(`  traced: ${traced} calls, ${us(wall / traced)} a call; the last one made ${calls.length} driver calls, ${us(inDriver)} in the driver:`);
-      for (const c of summarizeCalls(calls)) console.log(`    ${c.name.padEnd(28)} ${String(c.count).padStart(4)} calls ${us(c.ms).padStart(10)}`);
+      console.log(
+        `  traced: ${traced} calls, ${us(wall / traced)} a call; the last one made ${calls.length} driver calls, ${us(inDriver)} in the driver:`,
+      );
+      for (const c of summarizeCalls(calls))
+        console.log(`    ${c.name.padEnd(28)} ${String(c.count).padStart(4)} calls ${us(c.ms).padStart(10)}`);
       console.log('  its timeline (us from its start, driver call, us in it, result):');
-      for (const c of calls) console.log(`    ${((c.startMs - first) * 1e3).toFixed(1).padStart(8)}  ${c.name.padEnd(28)} ${(c.ms * 1e3).toFixed(1).padStart(7)}  ${String(c.result)}`);
+      for (const c of calls)
+        console.log(
+          `    ${((c.startMs - first) * 1e3).toFixed(1).padStart(8)}  ${c.name.padEnd(28)} ${(c.ms * 1e3).toFixed(1).padStart(7)}  ${String(c.result)}`,
+        );
     }
     if (Number(values.device) > 0) {
-      const timeline = deviceTimeline ??= timelineDriver(ctx);
-      let ops: DeviceOp[] = [], wall = 0;
+      const timeline = (deviceTimeline ??= timelineDriver(ctx));
+      let ops: DeviceOp[] = [],
+        wall = 0;
       for (let i = 0; i < Number(values.device); i++) {
         const t = performance.now();
         timeline.start();
@@ -154,8 +201,13 @@ async function profile(channels: number): Promise<void> {
         wall = performance.now() - t;
         ops = timeline.stop();
       }
-      console.log(`  device timeline of the last of ${values.device} calls (${(wall * 1e3).toFixed(1)} us host to host; us: enqueued on the host, finished on the device):`);
-      for (const o of ops) console.log(`    lane ${o.lane}  ${o.name.padEnd(22)} ${(o.hostMs * 1e3).toFixed(1).padStart(8)} ${(o.doneMs * 1e3).toFixed(1).padStart(8)}`);
+      console.log(
+        `  device timeline of the last of ${values.device} calls (${(wall * 1e3).toFixed(1)} us host to host; us: enqueued on the host, finished on the device):`,
+      );
+      for (const o of ops)
+        console.log(
+          `    lane ${o.lane}  ${o.name.padEnd(22)} ${(o.hostMs * 1e3).toFixed(1).padStart(8)} ${(o.doneMs * 1e3).toFixed(1).padStart(8)}`,
+        );
     }
   }
 }

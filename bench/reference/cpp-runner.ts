@@ -70,12 +70,20 @@ export class CppRunner {
     if (!existsSync(bin)) {
       mkdirSync(dir, { recursive: true });
       const tmp = `${bin}.${process.pid}.tmp`;
-      const r = spawnSync('g++', ['-O2', '-std=c++17', '-o', tmp, src, ...this.spec.libs], { encoding: 'utf8', timeout: timeoutMs });
+      const r = spawnSync('g++', ['-O2', '-std=c++17', '-o', tmp, src, ...this.spec.libs], {
+        encoding: 'utf8',
+        timeout: timeoutMs,
+      });
       if (r.error) {
         const code = (r.error as NodeJS.ErrnoException).code;
-        throw new ExternalToolError(code === 'ENOENT' ? `g++ not found (install g++ to build ${what})` : `g++ failed to run: ${r.error.message}`);
+        throw new ExternalToolError(
+          code === 'ENOENT' ? `g++ not found (install g++ to build ${what})` : `g++ failed to run: ${r.error.message}`,
+        );
       }
-      if (r.status !== 0) throw new ExternalToolError(missing.pattern.test(r.stderr) ? missing.message : `compiling ${what} failed: ${r.stderr.slice(0, 2000)}`);
+      if (r.status !== 0)
+        throw new ExternalToolError(
+          missing.pattern.test(r.stderr) ? missing.message : `compiling ${what} failed: ${r.stderr.slice(0, 2000)}`,
+        );
       renameSync(tmp, bin);
     }
     this.cached = bin;
@@ -95,4 +103,7 @@ export class CppRunner {
 }
 
 /** IT++'s headers or library missing, as g++ reports it. */
-export const ITPP_MISSING = { pattern: /itpp\/itcomm\.h|cannot find -litpp/, message: 'IT++ not found (install libitpp-dev: apt-get install -y libitpp-dev)' } as const;
+export const ITPP_MISSING = {
+  pattern: /itpp\/itcomm\.h|cannot find -litpp/,
+  message: 'IT++ not found (install libitpp-dev: apt-get install -y libitpp-dev)',
+} as const;

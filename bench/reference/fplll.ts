@@ -28,7 +28,12 @@ function onPath(name: string): string | null {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
     if (!dir) continue;
     const p = join(dir, name);
-    try { accessSync(p, constants.X_OK); return p; } catch { /* not here */ }
+    try {
+      accessSync(p, constants.X_OK);
+      return p;
+    } catch {
+      /* not here */
+    }
   }
   return null;
 }
@@ -56,7 +61,10 @@ export function availableReferences(): References {
 function requireTool(name: 'fplll' | 'latticegen' | 'fpylll'): void {
   const refs = availableReferences();
   if (!refs[name]) {
-    throw new ExternalToolError(`${name} is not available: ${refs.missing.filter((m) => m.includes(name)).join('; ')}`, { tool: name });
+    throw new ExternalToolError(
+      `${name} is not available: ${refs.missing.filter((m) => m.includes(name)).join('; ')}`,
+      { tool: name },
+    );
   }
 }
 
@@ -72,18 +80,31 @@ export interface ProcessResult {
 }
 
 /** Runs a command with stdin, bounded by a timeout (SIGKILL past it) and an output cap. */
-export function runProcess(cmd: string, args: readonly string[], input: string, timeoutMs: number): Promise<ProcessResult> {
-  if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) throw new InvalidArgumentError(`timeoutMs must be a positive finite number, got ${timeoutMs}`);
+export function runProcess(
+  cmd: string,
+  args: readonly string[],
+  input: string,
+  timeoutMs: number,
+): Promise<ProcessResult> {
+  if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs))
+    throw new InvalidArgumentError(`timeoutMs must be a positive finite number, got ${timeoutMs}`);
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [], err: Buffer[] = [];
+    const out: Buffer[] = [],
+      err: Buffer[] = [];
     let bytes = 0;
     let timedOut = false;
-    const timer = setTimeout(() => { timedOut = true; child.kill('SIGKILL'); }, timeoutMs);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
     const collect = (into: Buffer[]) => (chunk: Buffer) => {
       bytes += chunk.length;
-      if (bytes > MAX_OUTPUT_BYTES) { child.kill('SIGKILL'); return; }
+      if (bytes > MAX_OUTPUT_BYTES) {
+        child.kill('SIGKILL');
+        return;
+      }
       into.push(chunk);
     };
     child.stdout.on('data', collect(out));
@@ -92,13 +113,17 @@ export function runProcess(cmd: string, args: readonly string[], input: string, 
       clearTimeout(timer);
       reject(new ExternalToolError(`cannot run ${cmd}: ${e.message}`, { cmd }));
     });
-    child.stdin.on('error', () => { /* the tool may exit before reading all of stdin; its exit status says why */ });
+    child.stdin.on('error', () => {
+      /* the tool may exit before reading all of stdin; its exit status says why */
+    });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       resolve({
         stdout: Buffer.concat(out).toString('utf8'),
         stderr: Buffer.concat(err).toString('utf8'),
-        code, signal, timedOut,
+        code,
+        signal,
+        timedOut,
         timeMs: performance.now() - t0,
       });
     });
@@ -141,7 +166,8 @@ export function fplllArgs(opts: FplllOptions): string[] {
   const delta = opts.delta ?? 0.99;
   const eta = opts.eta ?? 0.51;
   if (!(delta > 0.25 && delta < 1)) throw new InvalidArgumentError(`delta must be in (0.25, 1), got ${delta}`);
-  if (!(eta >= 0.5 && eta < Math.sqrt(delta))) throw new InvalidArgumentError(`eta must be in [0.5, sqrt(delta)), got ${eta}`);
+  if (!(eta >= 0.5 && eta < Math.sqrt(delta)))
+    throw new InvalidArgumentError(`eta must be in [0.5, sqrt(delta)), got ${eta}`);
   const args = ['-a', 'lll', '-d', String(delta), '-e', String(eta)];
   if (opts.method && opts.method !== 'default') args.push('-m', opts.method);
   if (opts.floatType) args.push('-f', opts.floatType);
@@ -155,7 +181,7 @@ export function fplllArgs(opts: FplllOptions): string[] {
  * stdout) comes back with ok = false and `failure` saying why; only a missing tool throws.
  */
 export async function runFplll(basisText: string, opts: FplllOptions = {}): Promise<FplllResult> {
-  const args = fplllArgs(opts);  // bad options are the caller's error, tool or no tool
+  const args = fplllArgs(opts); // bad options are the caller's error, tool or no tool
   requireTool('fplll');
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const r = await runProcess('fplll', args, basisText, timeoutMs);
@@ -164,13 +190,27 @@ export async function runFplll(basisText: string, opts: FplllOptions = {}): Prom
   let failure: string | undefined;
   if (r.timedOut) failure = `timeout after ${timeoutMs} ms`;
   else if (r.code !== 0) failure = `exit ${r.code ?? r.signal}${stderr ? `: ${firstLine(stderr)}` : ''}`;
-  else if (!r.stdout.trimStart().startsWith('[')) failure = `no matrix on stdout${stderr ? `: ${firstLine(stderr)}` : ''}`;
+  else if (!r.stdout.trimStart().startsWith('['))
+    failure = `no matrix on stdout${stderr ? `: ${firstLine(stderr)}` : ''}`;
   else if (/infinite loop|failure|error/i.test(stderr)) failure = firstLine(stderr);
-  return { text: failure ? '' : r.stdout, timeMs: r.timeMs, ok: failure === undefined, stderr: r.stderr, timedOut: r.timedOut, failure, command };
+  return {
+    text: failure ? '' : r.stdout,
+    timeMs: r.timeMs,
+    ok: failure === undefined,
+    stderr: r.stderr,
+    timedOut: r.timedOut,
+    failure,
+    command,
+  };
 }
 
 function firstLine(s: string): string {
-  return s.split('\n').find((l) => l.trim() !== '')?.trim() ?? s;
+  return (
+    s
+      .split('\n')
+      .find((l) => l.trim() !== '')
+      ?.trim() ?? s
+  );
 }
 
 /** Runs `latticegen` with these arguments (e.g. ['-randseed', '7', 'u', '10', '30']) and returns its matrix. */
@@ -184,7 +224,10 @@ export async function runLatticegen(args: readonly string[], opts: { timeoutMs?:
   const cmd = ['latticegen', ...args].join(' ');
   if (r.timedOut) throw new ExternalToolError(`${cmd} timed out after ${timeoutMs} ms`, { args });
   if (r.code !== 0 || !r.stdout.trimStart().startsWith('[')) {
-    throw new ExternalToolError(`${cmd} failed (exit ${r.code ?? r.signal}): ${firstLine(r.stderr.trim() || r.stdout.trim())}`, { args });
+    throw new ExternalToolError(
+      `${cmd} failed (exit ${r.code ?? r.signal}): ${firstLine(r.stderr.trim() || r.stdout.trim())}`,
+      { args },
+    );
   }
   return r.stdout;
 }
@@ -203,16 +246,28 @@ A = IntegerMatrix.from_matrix(rows)
 print("REDUCED" if LLL.is_reduced(A, delta=delta, eta=eta) else "NOT_REDUCED")
 `;
 
-export async function fpyllIsReduced(basisText: string, delta: number, eta: number, opts: { timeoutMs?: number } = {}): Promise<boolean> {
+export async function fpyllIsReduced(
+  basisText: string,
+  delta: number,
+  eta: number,
+  opts: { timeoutMs?: number } = {},
+): Promise<boolean> {
   requireTool('fpylll');
   if (!(delta > 0.25 && delta < 1)) throw new InvalidArgumentError(`delta must be in (0.25, 1), got ${delta}`);
   if (!(eta >= 0.5)) throw new InvalidArgumentError(`eta must be at least 0.5, got ${eta}`);
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const r = await runProcess(FPYLLL_PYTHON, ['-c', IS_REDUCED_SCRIPT, String(delta), String(eta)], basisText, timeoutMs);
+  const r = await runProcess(
+    FPYLLL_PYTHON,
+    ['-c', IS_REDUCED_SCRIPT, String(delta), String(eta)],
+    basisText,
+    timeoutMs,
+  );
   const out = r.stdout.trim();
   if (r.timedOut) throw new ExternalToolError(`fpylll is_reduced timed out after ${timeoutMs} ms`);
   if (r.code !== 0 || (out !== 'REDUCED' && out !== 'NOT_REDUCED')) {
-    throw new ExternalToolError(`fpylll is_reduced failed (exit ${r.code ?? r.signal}): ${r.stderr.trim().split('\n').pop() ?? ''}`);
+    throw new ExternalToolError(
+      `fpylll is_reduced failed (exit ${r.code ?? r.signal}): ${r.stderr.trim().split('\n').pop() ?? ''}`,
+    );
   }
   return out === 'REDUCED';
 }

@@ -18,12 +18,25 @@ print("REDUCED" if LLL.is_reduced(M, delta=delta, eta=eta) else "NOT_REDUCED")
 `;
 
 /** Text in fplll's format; true when fpylll (MPFR, `bits` of precision) finds it LLL-reduced. */
-export async function fpylllIsReducedMpfr(basisText: string, delta: number, eta: number, bits: number, timeoutMs = 120_000): Promise<boolean> {
-  const r = await runProcess(FPYLLL_PYTHON, ['-c', SCRIPT, String(delta), String(eta), String(Math.max(53, Math.ceil(bits)))], basisText, timeoutMs);
+export async function fpylllIsReducedMpfr(
+  basisText: string,
+  delta: number,
+  eta: number,
+  bits: number,
+  timeoutMs = 120_000,
+): Promise<boolean> {
+  const r = await runProcess(
+    FPYLLL_PYTHON,
+    ['-c', SCRIPT, String(delta), String(eta), String(Math.max(53, Math.ceil(bits)))],
+    basisText,
+    timeoutMs,
+  );
   const out = r.stdout.trim();
   if (r.timedOut) throw new ExternalToolError(`fpylll is_reduced timed out after ${timeoutMs} ms`);
   if (r.code !== 0 || (out !== 'REDUCED' && out !== 'NOT_REDUCED')) {
-    throw new ExternalToolError(`fpylll is_reduced failed (exit ${r.code ?? r.signal}): ${r.stderr.trim().split('\n').pop() ?? ''}`);
+    throw new ExternalToolError(
+      `fpylll is_reduced failed (exit ${r.code ?? r.signal}): ${r.stderr.trim().split('\n').pop() ?? ''}`,
+    );
   }
   return out === 'REDUCED';
 }

@@ -64,8 +64,14 @@ export interface ItppSphereResult {
 }
 
 const HARNESS = new CppRunner({
-  what: 'the IT++ harness', source: HARNESS_RELATIVE, cacheDir: 'lattice-mimo-itpp', binaryName: 'itpp-harness', libs: ['-litpp'],
-  missing: ITPP_MISSING, sourceEnv: ITPP_HARNESS_ENV, binaryEnv: ITPP_BINARY_ENV,
+  what: 'the IT++ harness',
+  source: HARNESS_RELATIVE,
+  cacheDir: 'lattice-mimo-itpp',
+  binaryName: 'itpp-harness',
+  libs: ['-litpp'],
+  missing: ITPP_MISSING,
+  sourceEnv: ITPP_HARNESS_ENV,
+  binaryEnv: ITPP_BINARY_ENV,
 });
 
 /**
@@ -81,19 +87,30 @@ export function itppAvailability(): { ok: true } | { ok: false; reason: string }
   return HARNESS.availability();
 }
 
-function checkInput(input: DetectionInput, mod: Modulation): { vectors: number; vpc: number; channels: number; bps: number } {
+function checkInput(
+  input: DetectionInput,
+  mod: Modulation,
+): { vectors: number; vpc: number; channels: number; bps: number } {
   const { nt, nr } = input;
-  if (!Number.isInteger(nt) || !Number.isInteger(nr) || nt < 1 || nr < 1) throw new InvalidArgumentError(`nt and nr must be positive integers, got ${nt}, ${nr}`);
+  if (!Number.isInteger(nt) || !Number.isInteger(nr) || nt < 1 || nr < 1)
+    throw new InvalidArgumentError(`nt and nr must be positive integers, got ${nt}, ${nr}`);
   const bps = constellation(mod).bitsPerSymbol;
   if (bps < 2) throw new UnsupportedError(`the IT++ harness handles square QAM only, not ${mod}`);
-  if (input.y.length % (2 * nr) !== 0) throw new InvalidInputError('SHAPE_MISMATCH', `y has ${input.y.length} reals, not a multiple of 2 nr = ${2 * nr}`);
+  if (input.y.length % (2 * nr) !== 0)
+    throw new InvalidInputError('SHAPE_MISMATCH', `y has ${input.y.length} reals, not a multiple of 2 nr = ${2 * nr}`);
   const vectors = input.y.length / (2 * nr);
   const vpc = input.vectorsPerChannel ?? vectors;
-  if (!Number.isInteger(vpc) || vpc < 1 || vectors % vpc !== 0) throw new InvalidArgumentError(`vectorsPerChannel ${vpc} does not divide ${vectors} vectors`);
+  if (!Number.isInteger(vpc) || vpc < 1 || vectors % vpc !== 0)
+    throw new InvalidArgumentError(`vectorsPerChannel ${vpc} does not divide ${vectors} vectors`);
   const channels = vectors / vpc;
-  if (input.H.length !== 2 * channels * nr * nt) throw new InvalidInputError('SHAPE_MISMATCH', `H has ${input.H.length} reals, expected ${2 * channels * nr * nt}`);
-  for (const [name, a] of [['H', input.H], ['y', input.y]] as const) {
-    for (let i = 0; i < a.length; i++) if (!Number.isFinite(a[i])) throw new InvalidInputError('NON_FINITE', `${name}[${i}] is ${a[i]}`);
+  if (input.H.length !== 2 * channels * nr * nt)
+    throw new InvalidInputError('SHAPE_MISMATCH', `H has ${input.H.length} reals, expected ${2 * channels * nr * nt}`);
+  for (const [name, a] of [
+    ['H', input.H],
+    ['y', input.y],
+  ] as const) {
+    for (let i = 0; i < a.length; i++)
+      if (!Number.isFinite(a[i])) throw new InvalidInputError('NON_FINITE', `${name}[${i}] is ${a[i]}`);
   }
   return { vectors, vpc, channels, bps };
 }
@@ -104,31 +121,54 @@ function encodeInput(input: DetectionInput, mod: Modulation, dint1: number): Buf
   const noise = new Float64Array(vectors);
   for (let v = 0; v < vectors; v++) {
     const n0 = typeof input.noiseVar === 'number' ? input.noiseVar : input.noiseVar[v]!;
-    if (!(n0 > 0) || !Number.isFinite(n0)) throw new InvalidArgumentError(`noise variance of vector ${v} must be finite and > 0, got ${n0}`);
+    if (!(n0 > 0) || !Number.isFinite(n0))
+      throw new InvalidArgumentError(`noise variance of vector ${v} must be finite and > 0, got ${n0}`);
     noise[v] = n0;
   }
   const header = Buffer.alloc(8 + 6 * 4);
   header.write('LMITPP01', 0, 'latin1');
-  [input.nt, input.nr, channels, vpc, bps, dint1].forEach((v, i) => header.writeInt32LE(v, 8 + 4 * i));
-  const f64 = (x: Float64Array | Float32Array) => { const a = x instanceof Float64Array ? x : Float64Array.from(x); return Buffer.from(a.buffer, a.byteOffset, a.byteLength); };
+  [input.nt, input.nr, channels, vpc, bps, dint1].forEach((v, i) => {
+    header.writeInt32LE(v, 8 + 4 * i);
+  });
+  const f64 = (x: Float64Array | Float32Array) => {
+    const a = x instanceof Float64Array ? x : Float64Array.from(x);
+    return Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+  };
   return Buffer.concat([header, f64(points), f64(input.H), f64(input.y), f64(noise)]);
 }
 
-interface HarnessReport { mode: string; vectors: number; seconds: number; failures: number; dint1: number }
+interface HarnessReport {
+  mode: string;
+  vectors: number;
+  seconds: number;
+  failures: number;
+  dint1: number;
+}
 
-function runHarness(mode: string, payload: Buffer, extraArgs: string[], timeoutMs: number): { report: HarnessReport; output: Buffer } {
+function runHarness(
+  mode: string,
+  payload: Buffer,
+  extraArgs: string[],
+  timeoutMs: number,
+): { report: HarnessReport; output: Buffer } {
   const bin = itppHarnessBinary();
   const dir = mkdtempSync(join(tmpdir(), 'lattice-mimo-itpp-run-'));
   try {
-    const inPath = join(dir, 'in.bin'), outPath = join(dir, 'out.bin');
+    const inPath = join(dir, 'in.bin'),
+      outPath = join(dir, 'out.bin');
     writeFileSync(inPath, payload);
     const r = spawnSync(bin, [mode, inPath, outPath, ...extraArgs], { encoding: 'utf8', timeout: timeoutMs });
     if (r.error) throw new ExternalToolError(`IT++ harness did not run: ${r.error.message}`);
     if (r.signal) throw new ExternalToolError(`IT++ harness stopped by ${r.signal} (timeout ${timeoutMs} ms?)`);
-    if (r.status !== 0) throw new ExternalToolError(`IT++ harness failed (exit ${r.status}): ${r.stderr.trim().slice(0, 2000)}`);
+    if (r.status !== 0)
+      throw new ExternalToolError(`IT++ harness failed (exit ${r.status}): ${r.stderr.trim().slice(0, 2000)}`);
     const line = r.stdout.trim().split('\n').pop() ?? '';
     let report: HarnessReport;
-    try { report = JSON.parse(line) as HarnessReport; } catch { throw new ExternalToolError(`IT++ harness printed no report: ${r.stdout.slice(0, 500)}`); }
+    try {
+      report = JSON.parse(line) as HarnessReport;
+    } catch {
+      throw new ExternalToolError(`IT++ harness printed no report: ${r.stdout.slice(0, 500)}`);
+    }
     return { report, output: readFileSync(outPath) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -136,31 +176,49 @@ function runHarness(mode: string, payload: Buffer, extraArgs: string[], timeoutM
 }
 
 /** IT++'s soft demodulation by full enumeration (max-log or exact log-MAP) of every vector. */
-export function itppSoftDemod(input: DetectionInput, mod: Modulation, method: 'maxlog' | 'logmap', opts: ItppSoftOptions = {}): ItppSoftResult {
+export function itppSoftDemod(
+  input: DetectionInput,
+  mod: Modulation,
+  method: 'maxlog' | 'logmap',
+  opts: ItppSoftOptions = {},
+): ItppSoftResult {
   const dint1 = opts.dint1 ?? 12;
-  if (!Number.isInteger(dint1) || dint1 < 1 || dint1 > 24) throw new InvalidArgumentError(`dint1 must be an integer in [1, 24], got ${dint1}`);
+  if (!Number.isInteger(dint1) || dint1 < 1 || dint1 > 24)
+    throw new InvalidArgumentError(`dint1 must be an integer in [1, 24], got ${dint1}`);
   const { report, output } = runHarness(method, encodeInput(input, mod, dint1), [], opts.timeoutMs ?? 120_000);
   const llr = new Float64Array(output.buffer.slice(output.byteOffset, output.byteOffset + output.byteLength));
   const expected = (input.y.length / (2 * input.nr)) * input.nt * constellation(mod).bitsPerSymbol;
-  if (llr.length !== expected) throw new ExternalToolError(`IT++ harness returned ${llr.length} LLRs, expected ${expected}`);
+  if (llr.length !== expected)
+    throw new ExternalToolError(`IT++ harness returned ${llr.length} LLRs, expected ${expected}`);
   return { llr, seconds: report.seconds, resolution: 2 ** -dint1, saturation: 2 ** (27 - dint1) };
 }
 
 /** IT++'s sphere decoder (hard decisions) on the real-valued system of every vector. */
 export function itppSphere(input: DetectionInput, mod: Modulation, opts: ItppSphereOptions = {}): ItppSphereResult {
-  const rminFactor = opts.rminFactor ?? 1, stepup = opts.stepup ?? 2, rmax = opts.rmax ?? 1000;
-  if (!(rminFactor > 0) || !(stepup > 1) || !(rmax > 0)) throw new InvalidArgumentError('need rminFactor > 0, stepup > 1, rmax > 0');
+  const rminFactor = opts.rminFactor ?? 1,
+    stepup = opts.stepup ?? 2,
+    rmax = opts.rmax ?? 1000;
+  if (!(rminFactor > 0) || !(stepup > 1) || !(rmax > 0))
+    throw new InvalidArgumentError('need rminFactor > 0, stepup > 1, rmax > 0');
   const payload = encodeInput(input, mod, 12);
-  const { report, output } = runHarness('sphere', payload, [String(rminFactor), String(stepup), String(rmax)], opts.timeoutMs ?? 120_000);
+  const { report, output } = runHarness(
+    'sphere',
+    payload,
+    [String(rminFactor), String(stepup), String(rmax)],
+    opts.timeoutMs ?? 120_000,
+  );
   const c = constellation(mod);
-  const q = c.pam!.size, nt = input.nt;
+  const q = c.pam!.size,
+    nt = input.nt;
   const levels = new Int32Array(output.buffer.slice(output.byteOffset, output.byteOffset + output.byteLength));
   const vectors = input.y.length / (2 * input.nr);
-  if (levels.length !== vectors * 2 * nt) throw new ExternalToolError(`IT++ harness returned ${levels.length} levels, expected ${vectors * 2 * nt}`);
+  if (levels.length !== vectors * 2 * nt)
+    throw new ExternalToolError(`IT++ harness returned ${levels.length} levels, expected ${vectors * 2 * nt}`);
   const symbols = new Int32Array(vectors * nt);
   for (let v = 0; v < vectors; v++) {
     for (let j = 0; j < nt; j++) {
-      const re = levels[v * 2 * nt + j]!, im = levels[v * 2 * nt + nt + j]!;
+      const re = levels[v * 2 * nt + j]!,
+        im = levels[v * 2 * nt + nt + j]!;
       symbols[v * nt + j] = re < 0 || im < 0 ? -1 : c.symbolOfLevels![re * q + im]!;
     }
   }

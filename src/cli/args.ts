@@ -40,7 +40,11 @@ export interface ParseSettings {
  * Parses argv (the words after the subcommand) against `specs`. A repeated option keeps its last
  * value, as most Unix tools do.
  */
-export function parseCommandLine<S extends OptionSpecs>(argv: readonly string[], specs: S, settings: ParseSettings): ParsedArgs<S> {
+export function parseCommandLine<S extends OptionSpecs>(
+  argv: readonly string[],
+  specs: S,
+  settings: ParseSettings,
+): ParsedArgs<S> {
   const byWord = new Map<string, string>();
   for (const [name, spec] of Object.entries(specs)) {
     byWord.set(`--${name}`, name);
@@ -53,8 +57,14 @@ export function parseCommandLine<S extends OptionSpecs>(argv: readonly string[],
   const hint = `see 'lattice-mimo ${settings.command} --help'`;
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i]!;
-    if (word === '--') { positionals.push(...argv.slice(i + 1)); break; }
-    if (word === '-' || !word.startsWith('-')) { positionals.push(word); continue; }
+    if (word === '--') {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (word === '-' || !word.startsWith('-')) {
+      positionals.push(word);
+      continue;
+    }
     const eq = word.startsWith('--') ? word.indexOf('=') : -1;
     const key = eq >= 0 ? word.slice(0, eq) : word;
     const name = byWord.get(key);
@@ -73,9 +83,11 @@ export function parseCommandLine<S extends OptionSpecs>(argv: readonly string[],
   }
   const max = settings.maxPositionals ?? 0;
   if (positionals.length > max) {
-    throw new InvalidArgumentError(max === 0
-      ? `${settings.command} takes no positional argument, got '${positionals[0]}' (${hint})`
-      : `${settings.command} takes at most ${max} positional argument(s), got ${positionals.length}: ${positionals.map((p) => `'${p}'`).join(' ')}`);
+    throw new InvalidArgumentError(
+      max === 0
+        ? `${settings.command} takes no positional argument, got '${positionals[0]}' (${hint})`
+        : `${settings.command} takes at most ${max} positional argument(s), got ${positionals.length}: ${positionals.map((p) => `'${p}'`).join(' ')}`,
+    );
   }
   return { values: values as OptionValues<S>, positionals, given: given as (keyof S & string)[] };
 }
@@ -84,17 +96,40 @@ export function parseCommandLine<S extends OptionSpecs>(argv: readonly string[],
  * Refuses options that do not apply to what was asked (`--k` with zf): silence would let a typo or a
  * misunderstanding pass for a setting that took effect.
  */
-export function rejectInapplicable(given: readonly string[], options: readonly string[], applies: boolean, why: string): void {
+export function rejectInapplicable(
+  given: readonly string[],
+  options: readonly string[],
+  applies: boolean,
+  why: string,
+): void {
   if (applies) return;
   const used = options.filter((o) => given.includes(o));
-  if (used.length > 0) throw new InvalidArgumentError(`${used.map((o) => `--${o}`).join(', ')} ${used.length === 1 ? 'does' : 'do'} not apply: ${why}`);
+  if (used.length > 0)
+    throw new InvalidArgumentError(
+      `${used.map((o) => `--${o}`).join(', ')} ${used.length === 1 ? 'does' : 'do'} not apply: ${why}`,
+    );
 }
 
 /** One of a fixed set of words, or an InvalidArgumentError naming the option and the choices. */
-export function choiceOption<T extends string>(name: string, text: string | undefined, choices: readonly T[], fallback: T): T;
-export function choiceOption<T extends string>(name: string, text: string | undefined, choices: readonly T[]): T | undefined;
-export function choiceOption<T extends string>(name: string, text: string | undefined, choices: readonly T[], fallback?: T): T | undefined {
+export function choiceOption<T extends string>(
+  name: string,
+  text: string | undefined,
+  choices: readonly T[],
+  fallback: T,
+): T;
+export function choiceOption<T extends string>(
+  name: string,
+  text: string | undefined,
+  choices: readonly T[],
+): T | undefined;
+export function choiceOption<T extends string>(
+  name: string,
+  text: string | undefined,
+  choices: readonly T[],
+  fallback?: T,
+): T | undefined {
   if (text === undefined) return fallback;
-  if (!(choices as readonly string[]).includes(text)) throw new InvalidArgumentError(`--${name} must be one of ${choices.join(', ')}, got '${text}'`);
+  if (!(choices as readonly string[]).includes(text))
+    throw new InvalidArgumentError(`--${name} must be one of ${choices.join(', ')}, got '${text}'`);
   return text as T;
 }

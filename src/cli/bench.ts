@@ -14,7 +14,9 @@ async function load(what: 'lattice' | 'mimo'): Promise<BenchPart> {
   } catch (e) {
     const code = (e as { code?: string }).code;
     if (code === 'ERR_MODULE_NOT_FOUND' && String((e as Error).message).includes(`bench/${what}/run.js`)) {
-      throw new UnsupportedError(`the benchmarks are not part of this installation (bench/${what}/run.js missing): run them from a repository checkout (npm run build, then lattice-mimo bench ${what})`);
+      throw new UnsupportedError(
+        `the benchmarks are not part of this installation (bench/${what}/run.js missing): run them from a repository checkout (npm run build, then lattice-mimo bench ${what})`,
+      );
     }
     throw e;
   }
@@ -24,7 +26,9 @@ export async function run(argv: string[]): Promise<number> {
   const [what, ...rest] = argv;
   if (what === 'mimo' || what === 'lattice') return (await load(what)).run(rest);
   if (!what || what === '--help' || what === '-h') {
-    process.stdout.write('usage: lattice-mimo bench lattice|mimo [options]   (--help after the kind lists its options)\n');
+    process.stdout.write(
+      'usage: lattice-mimo bench lattice|mimo [options]   (--help after the kind lists its options)\n',
+    );
     return what ? 0 : 2;
   }
   throw new InvalidArgumentError(`unknown benchmark '${what}' (expected lattice or mimo)`);

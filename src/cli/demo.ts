@@ -27,12 +27,20 @@ DIR/demo-ber.svg, DIR/demo-ber.png and DIR/demo.json (DIR defaults to out).
 `;
 
 const DEMO = {
-  nt: 4, nr: 4, modulation: '16qam' as Modulation,
+  nt: 4,
+  nr: 4,
+  modulation: '16qam' as Modulation,
   snrs: [0, 4, 8, 12, 16, 20, 24],
-  maxErrors: 300, maxVectors: 40_960, chunkVectors: 1024,
+  maxErrors: 300,
+  maxVectors: 40_960,
+  chunkVectors: 1024,
   candidates: [
-    { detector: 'zf' }, { detector: 'mmse' }, { detector: 'sic' }, { detector: 'sphere' },
-    { detector: 'kbest', k: 8 }, { detector: 'nway', passes: 4 },
+    { detector: 'zf' },
+    { detector: 'mmse' },
+    { detector: 'sic' },
+    { detector: 'sphere' },
+    { detector: 'kbest', k: 8 },
+    { detector: 'nway', passes: 4 },
   ] as SimDetector[],
 };
 
@@ -47,20 +55,34 @@ function unavailableReason(d: SimDetector): string | null {
     detect({ nt, nr, H, y, noiseVar: 0.1 }, { ...opts, detector: d.detector as Detector, modulation, engine: 'cpu' });
     return null;
   } catch (err) {
-    return err instanceof LatticeMimoError ? `${err.code}: ${err.message}` : String(err instanceof Error ? err.message : err);
+    return err instanceof LatticeMimoError
+      ? `${err.code}: ${err.message}`
+      : String(err instanceof Error ? err.message : err);
   }
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const { values: v } = parseCommandLine(argv, {
-    out: { type: 'string' }, threads: { type: 'string' }, seed: { type: 'string' }, help: { type: 'boolean', short: 'h' },
-  } as const, { command: 'demo' });
-  if (v.help) { process.stdout.write(DEMO_HELP); return 0; }
+  const { values: v } = parseCommandLine(
+    argv,
+    {
+      out: { type: 'string' },
+      threads: { type: 'string' },
+      seed: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    } as const,
+    { command: 'demo' },
+  );
+  if (v.help) {
+    process.stdout.write(DEMO_HELP);
+    return 0;
+  }
   const outDir = v.out ?? 'out';
   const seed = intOption('seed', v.seed, 1, 0);
   const threads = v.threads !== undefined ? intOption('threads', v.threads, 0, 1, 256) : undefined;
   // The output directory is made (and checked) before the simulation runs.
-  await mkdir(outDir, { recursive: true }).catch((err: unknown) => { throw toIoError(err, `create directory ${outDir}`); });
+  await mkdir(outDir, { recursive: true }).catch((err: unknown) => {
+    throw toIoError(err, `create directory ${outDir}`);
+  });
   checkOutputPath('out', join(outDir, 'demo.json'));
   const reasons = DEMO.candidates.map((d) => unavailableReason(d));
   const available = DEMO.candidates.filter((_, i) => reasons[i] === null);
@@ -71,20 +93,33 @@ export async function run(argv: string[]): Promise<number> {
   const engine = choice.engine;
   const detectors = engine === 'cuda' ? onGpu : available;
   const skipped = DEMO.candidates.flatMap((d, i) => (reasons[i] === null ? [] : [`${d.detector} (${reasons[i]})`]));
-  if (engine === 'cuda') for (const d of available) if (!onGpu.includes(d)) skipped.push(`${d.detector} (no CUDA implementation)`);
+  if (engine === 'cuda')
+    for (const d of available) if (!onGpu.includes(d)) skipped.push(`${d.detector} (no CUDA implementation)`);
   process.stderr.write(
     `demo: ${DEMO.nt}x${DEMO.nr} ${DEMO.modulation.toUpperCase()}, iid Rayleigh, uncoded; engine ${engine} (${onGpu.length > 0 ? choice.reason : 'auto: no CUDA implementation of these detectors'})\n` +
-    `detectors: ${detectors.map((d) => d.detector).join(', ')}${skipped.length ? `; not available: ${skipped.join(', ')}` : ''}\n`,
+      `detectors: ${detectors.map((d) => d.detector).join(', ')}${skipped.length ? `; not available: ${skipped.join(', ')}` : ''}\n`,
   );
   if (detectors.length === 0) throw new UnsupportedError('no detector is available for the demo');
   const options = {
-    nt: DEMO.nt, nr: DEMO.nr, modulation: DEMO.modulation, detectors, snrs: DEMO.snrs, snrType: 'esn0' as const,
-    maxErrors: DEMO.maxErrors, maxVectors: DEMO.maxVectors, chunkVectors: DEMO.chunkVectors,
-    seed, engine,
+    nt: DEMO.nt,
+    nr: DEMO.nr,
+    modulation: DEMO.modulation,
+    detectors,
+    snrs: DEMO.snrs,
+    snrType: 'esn0' as const,
+    maxErrors: DEMO.maxErrors,
+    maxVectors: DEMO.maxVectors,
+    chunkVectors: DEMO.chunkVectors,
+    seed,
+    engine,
     ...(threads !== undefined ? { threads } : {}),
   };
   const result = await simulateWithTable(options);
-  const [svgFile, pngFile, jsonFile] = [join(outDir, 'demo-ber.svg'), join(outDir, 'demo-ber.png'), join(outDir, 'demo.json')];
+  const [svgFile, pngFile, jsonFile] = [
+    join(outDir, 'demo-ber.svg'),
+    join(outDir, 'demo-ber.png'),
+    join(outDir, 'demo.json'),
+  ];
   const svg = await renderPlotSvg(result);
   await writeFileAtomic(svgFile, svg);
   await writeFileAtomic(pngFile, await svgToPng(svg));

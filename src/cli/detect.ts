@@ -13,7 +13,14 @@ import { detectAsync } from '../mimo/detect-async.js';
 import { bitsPerSymbolOf } from '../mimo/modulation.js';
 import { SOFT_DETECTORS } from '../mimo/registry.js';
 import type { DetectionInput, DetectOptions } from '../mimo/types.js';
-import { BUDGET_DETECTORS, intOption, numberOption, parseDetectorName, parseModulationOption, SEARCH_DETECTORS } from '../sim/cli-options.js';
+import {
+  BUDGET_DETECTORS,
+  intOption,
+  numberOption,
+  parseDetectorName,
+  parseModulationOption,
+  SEARCH_DETECTORS,
+} from '../sim/cli-options.js';
 import { choiceOption, parseCommandLine, rejectInapplicable } from './args.js';
 
 export const DETECT_HELP = `usage: lattice-mimo detect --detector NAME --mod MOD --noise-var N0 [options] < in.json > out.json
@@ -53,19 +60,31 @@ and values are checked by the library's detect(), as for API callers.
 `;
 
 const OPTIONS = {
-  detector: { type: 'string' }, mod: { type: 'string' }, 'noise-var': { type: 'string' }, k: { type: 'string' },
-  passes: { type: 'string' }, 'llr-clip': { type: 'string' }, soft: { type: 'string' }, engine: { type: 'string' },
-  'vectors-per-channel': { type: 'string' }, 'initial-radius': { type: 'string' },
-  'psd-levels': { type: 'string' }, 'psd-paths': { type: 'string' },
-  'max-nodes': { type: 'string' }, 'on-budget': { type: 'string' },
-  input: { type: 'string' }, output: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+  detector: { type: 'string' },
+  mod: { type: 'string' },
+  'noise-var': { type: 'string' },
+  k: { type: 'string' },
+  passes: { type: 'string' },
+  'llr-clip': { type: 'string' },
+  soft: { type: 'string' },
+  engine: { type: 'string' },
+  'vectors-per-channel': { type: 'string' },
+  'initial-radius': { type: 'string' },
+  'psd-levels': { type: 'string' },
+  'psd-paths': { type: 'string' },
+  'max-nodes': { type: 'string' },
+  'on-budget': { type: 'string' },
+  input: { type: 'string' },
+  output: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
 } as const;
 
 /** "1,2,3" -> [1, 2, 3]: integers, checked for form only (their meaning is detect()'s to judge). */
 function intList(name: string, text: string | undefined): number[] | undefined {
   if (text === undefined) return undefined;
   const items = text.split(',').map((t) => t.trim());
-  if (items.length > 64 || items.some((t) => !/^-?\d+$/.test(t))) throw new InvalidArgumentError(`--${name} must be a comma list of at most 64 integers, got '${text}'`);
+  if (items.length > 64 || items.some((t) => !/^-?\d+$/.test(t)))
+    throw new InvalidArgumentError(`--${name} must be a comma list of at most 64 integers, got '${text}'`);
   return items.map(Number);
 }
 
@@ -73,9 +92,11 @@ function intList(name: string, text: string | undefined): number[] | undefined {
 const MAX_VECTORS = 10_000_000;
 
 function pair(v: unknown, where: string): [number, number] {
-  if (!Array.isArray(v) || v.length !== 2) throw new InvalidInputError('SHAPE_MISMATCH', `${where} must be a [re, im] pair`);
+  if (!Array.isArray(v) || v.length !== 2)
+    throw new InvalidInputError('SHAPE_MISMATCH', `${where} must be a [re, im] pair`);
   const [re, im] = v as unknown[];
-  if (typeof re !== 'number' || typeof im !== 'number') throw new InvalidInputError('INVALID_INPUT', `${where} must hold two numbers`);
+  if (typeof re !== 'number' || typeof im !== 'number')
+    throw new InvalidInputError('INVALID_INPUT', `${where} must hold two numbers`);
   if (!Number.isFinite(re) || !Number.isFinite(im)) throw new InvalidInputError('NON_FINITE', `${where} is not finite`);
   return [re, im];
 }
@@ -84,49 +105,69 @@ function pair(v: unknown, where: string): [number, number] {
  * Parses the detect JSON into a DetectionInput (noise variance and vectors per channel added by the
  * caller): forms and finiteness here, the pairing of H and y and the sizes in detect().
  */
-export function parseDetectionJson(text: string): Omit<DetectionInput, 'noiseVar'> & { vectors: number; noiseVar?: number | Float64Array } {
-  if (text.trim() === '') throw new InvalidInputError('INVALID_INPUT', 'input is empty: expected a JSON object {"H": [...], "y": [...]}');
+export function parseDetectionJson(
+  text: string,
+): Omit<DetectionInput, 'noiseVar'> & { vectors: number; noiseVar?: number | Float64Array } {
+  if (text.trim() === '')
+    throw new InvalidInputError('INVALID_INPUT', 'input is empty: expected a JSON object {"H": [...], "y": [...]}');
   let doc: unknown;
   try {
     doc = JSON.parse(text);
   } catch (err) {
     throw new InvalidInputError('PARSE_ERROR', `input is not valid JSON: ${(err as Error).message}`);
   }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new InvalidInputError('INVALID_INPUT', 'input must be a JSON object {"H": [...], "y": [...]}');
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+    throw new InvalidInputError('INVALID_INPUT', 'input must be a JSON object {"H": [...], "y": [...]}');
   const { H: Hs, y: ys } = doc as { H?: unknown; y?: unknown };
-  if (!Array.isArray(Hs)) throw new InvalidInputError('INVALID_INPUT', 'input lacks "H", an array with one channel matrix per vector');
-  if (!Array.isArray(ys)) throw new InvalidInputError('INVALID_INPUT', 'input lacks "y", an array with one received vector per vector');
+  if (!Array.isArray(Hs))
+    throw new InvalidInputError('INVALID_INPUT', 'input lacks "H", an array with one channel matrix per vector');
+  if (!Array.isArray(ys))
+    throw new InvalidInputError('INVALID_INPUT', 'input lacks "y", an array with one received vector per vector');
   if (Hs.length === 0) throw new InvalidInputError('INVALID_INPUT', '"H" is empty');
   if (ys.length === 0) throw new InvalidInputError('INVALID_INPUT', '"y" is empty');
-  if (ys.length > MAX_VECTORS || Hs.length > MAX_VECTORS) throw new InvalidArgumentError(`at most ${MAX_VECTORS} vectors per input, got ${Math.max(ys.length, Hs.length)}`);
+  if (ys.length > MAX_VECTORS || Hs.length > MAX_VECTORS)
+    throw new InvalidArgumentError(`at most ${MAX_VECTORS} vectors per input, got ${Math.max(ys.length, Hs.length)}`);
   const H0 = Hs[0];
   if (!Array.isArray(H0) || H0.length === 0 || !Array.isArray(H0[0]) || (H0[0] as unknown[]).length === 0) {
-    throw new InvalidInputError('SHAPE_MISMATCH', 'H[0] must be a non-empty array of rows, each an array of [re, im] pairs');
+    throw new InvalidInputError(
+      'SHAPE_MISMATCH',
+      'H[0] must be a non-empty array of rows, each an array of [re, im] pairs',
+    );
   }
-  const nr = H0.length, nt = (H0[0] as unknown[]).length;
+  const nr = H0.length,
+    nt = (H0[0] as unknown[]).length;
   if (nr > 64 || nt > 64) throw new InvalidArgumentError(`H is ${nr} x ${nt}: at most 64 x 64`);
-  const vectors = ys.length, channels = Hs.length;
+  const vectors = ys.length,
+    channels = Hs.length;
   const H = new Float64Array(2 * channels * nr * nt);
   const y = new Float64Array(2 * vectors * nr);
   for (let v = 0; v < channels; v++) {
     const Hv = Hs[v];
-    if (!Array.isArray(Hv) || Hv.length !== nr) throw new InvalidInputError('SHAPE_MISMATCH', `H[${v}] must have ${nr} rows like H[0]`);
+    if (!Array.isArray(Hv) || Hv.length !== nr)
+      throw new InvalidInputError('SHAPE_MISMATCH', `H[${v}] must have ${nr} rows like H[0]`);
     for (let i = 0; i < nr; i++) {
       const row = Hv[i];
-      if (!Array.isArray(row) || row.length !== nt) throw new InvalidInputError('SHAPE_MISMATCH', `H[${v}] row ${i} must have ${nt} [re, im] entries like H[0]`);
+      if (!Array.isArray(row) || row.length !== nt)
+        throw new InvalidInputError('SHAPE_MISMATCH', `H[${v}] row ${i} must have ${nt} [re, im] entries like H[0]`);
       for (let j = 0; j < nt; j++) {
         const [re, im] = pair(row[j], `H[${v}] row ${i} column ${j}`);
         const at = 2 * (v * nr * nt + i + j * nr); // column-major
-        H[at] = re; H[at + 1] = im;
+        H[at] = re;
+        H[at + 1] = im;
       }
     }
   }
   for (let v = 0; v < vectors; v++) {
     const yv = ys[v];
-    if (!Array.isArray(yv) || yv.length !== nr) throw new InvalidInputError('SHAPE_MISMATCH', `y[${v}] must have ${nr} [re, im] entries (one per receive antenna)`);
+    if (!Array.isArray(yv) || yv.length !== nr)
+      throw new InvalidInputError(
+        'SHAPE_MISMATCH',
+        `y[${v}] must have ${nr} [re, im] entries (one per receive antenna)`,
+      );
     for (let i = 0; i < nr; i++) {
       const [re, im] = pair(yv[i], `y[${v}] entry ${i}`);
-      y[2 * (v * nr + i)] = re; y[2 * (v * nr + i) + 1] = im;
+      y[2 * (v * nr + i)] = re;
+      y[2 * (v * nr + i) + 1] = im;
     }
   }
   const nv = (doc as { noiseVar?: unknown }).noiseVar;
@@ -138,11 +179,19 @@ export function parseDetectionJson(text: string): Omit<DetectionInput, 'noiseVar
       if (typeof x !== 'number') throw new InvalidInputError('INVALID_INPUT', `"noiseVar"[${i}] must be a number`);
       (noiseVar as Float64Array)[i] = x;
     });
-  } else if (nv !== undefined) throw new InvalidInputError('INVALID_INPUT', '"noiseVar" must be a number or an array with one number per vector');
+  } else if (nv !== undefined)
+    throw new InvalidInputError('INVALID_INPUT', '"noiseVar" must be a number or an array with one number per vector');
   return { nt, nr, H, y, vectors, ...(noiseVar !== undefined ? { noiseVar } : {}) };
 }
 
-export interface DetectCommand { opts: DetectOptions; noiseVar?: number; vectorsPerChannel?: number; input?: string; output?: string; help: boolean }
+export interface DetectCommand {
+  opts: DetectOptions;
+  noiseVar?: number;
+  vectorsPerChannel?: number;
+  input?: string;
+  output?: string;
+  help: boolean;
+}
 
 /** Parses and checks every option (no input read). */
 export function parseDetectArgs(argv: string[]): DetectCommand {
@@ -153,18 +202,44 @@ export function parseDetectArgs(argv: string[]): DetectCommand {
   const detector = parseDetectorName(v.detector);
   const modulation = parseModulationOption(v.mod);
   const noiseVar = numberOption('noise-var', v['noise-var']);
-  if (noiseVar !== undefined && noiseVar < 0) throw new InvalidArgumentError(`--noise-var must be >= 0 (a variance), got '${v['noise-var']}'`);
+  if (noiseVar !== undefined && noiseVar < 0)
+    throw new InvalidArgumentError(`--noise-var must be >= 0 (a variance), got '${v['noise-var']}'`);
   const engine = choiceOption('engine', v.engine, ['auto', 'cpu', 'cuda'] as const, 'auto');
   const soft = choiceOption('soft', v.soft, ['maxlog', 'logmap', 'none'] as const);
   const isSoft = SOFT_DETECTORS.includes(detector);
   rejectInapplicable(given, ['k'], detector === 'kbest', `--k is kbest's K, the detector is ${detector}`);
   rejectInapplicable(given, ['passes'], detector === 'nway', `--passes is nway's, the detector is ${detector}`);
-  rejectInapplicable(given, ['soft', 'llr-clip'], isSoft, `${detector} gives hard decisions only (soft detectors: ${SOFT_DETECTORS.join(', ')})`);
+  rejectInapplicable(
+    given,
+    ['soft', 'llr-clip'],
+    isSoft,
+    `${detector} gives hard decisions only (soft detectors: ${SOFT_DETECTORS.join(', ')})`,
+  );
   rejectInapplicable(given, ['llr-clip'], soft !== 'none', '--soft none computes no LLRs');
-  rejectInapplicable(given, ['initial-radius'], detector === 'sphere', `--initial-radius is the sphere decoder's, the detector is ${detector}`);
-  rejectInapplicable(given, ['psd-levels', 'psd-paths'], detector === 'psd', `the PSD configuration is psd's, the detector is ${detector}`);
-  rejectInapplicable(given, ['max-nodes'], BUDGET_DETECTORS.includes(detector), `${detector} has no node budget (detectors with one: ${BUDGET_DETECTORS.join(', ')})`);
-  rejectInapplicable(given, ['on-budget'], SEARCH_DETECTORS.includes(detector), `only ${SEARCH_DETECTORS.join(' and ')} stop a search at the node budget, the detector is ${detector}`);
+  rejectInapplicable(
+    given,
+    ['initial-radius'],
+    detector === 'sphere',
+    `--initial-radius is the sphere decoder's, the detector is ${detector}`,
+  );
+  rejectInapplicable(
+    given,
+    ['psd-levels', 'psd-paths'],
+    detector === 'psd',
+    `the PSD configuration is psd's, the detector is ${detector}`,
+  );
+  rejectInapplicable(
+    given,
+    ['max-nodes'],
+    BUDGET_DETECTORS.includes(detector),
+    `${detector} has no node budget (detectors with one: ${BUDGET_DETECTORS.join(', ')})`,
+  );
+  rejectInapplicable(
+    given,
+    ['on-budget'],
+    SEARCH_DETECTORS.includes(detector),
+    `only ${SEARCH_DETECTORS.join(' and ')} stop a search at the node budget, the detector is ${detector}`,
+  );
   const opts: DetectOptions = { detector, modulation, engine };
   if (v['max-nodes'] !== undefined) opts.maxNodes = intOption('max-nodes', v['max-nodes'], 0, 1);
   const onBudget = choiceOption('on-budget', v['on-budget'], ['error', 'flag'] as const);
@@ -176,34 +251,56 @@ export function parseDetectArgs(argv: string[]): DetectCommand {
   if (soft !== undefined) opts.soft = soft;
   const radius = choiceOption('initial-radius', v['initial-radius'], ['infinity', 'babai'] as const);
   if (radius !== undefined) opts.initialRadius = radius;
-  const levels = intList('psd-levels', v['psd-levels']), paths = intList('psd-paths', v['psd-paths']);
-  if (levels !== undefined || paths !== undefined) opts.psd = { ...(levels ? { levels } : {}), ...(paths ? { paths } : {}) };
-  const vpc = v['vectors-per-channel'] === undefined ? undefined : intOption('vectors-per-channel', v['vectors-per-channel'], 0, 1, MAX_VECTORS);
+  const levels = intList('psd-levels', v['psd-levels']),
+    paths = intList('psd-paths', v['psd-paths']);
+  if (levels !== undefined || paths !== undefined)
+    opts.psd = { ...(levels ? { levels } : {}), ...(paths ? { paths } : {}) };
+  const vpc =
+    v['vectors-per-channel'] === undefined
+      ? undefined
+      : intOption('vectors-per-channel', v['vectors-per-channel'], 0, 1, MAX_VECTORS);
   if (v.output !== undefined) checkOutputPath('output', v.output);
   return { opts, noiseVar, vectorsPerChannel: vpc, input: v.input, output: v.output, help: false };
 }
 
 export async function run(argv: string[]): Promise<number> {
   const cmd = parseDetectArgs(argv);
-  if (cmd.help) { process.stdout.write(DETECT_HELP); return 0; }
+  if (cmd.help) {
+    process.stdout.write(DETECT_HELP);
+    return 0;
+  }
   const { opts } = cmd;
   const text = await readInput(cmd.input, 'pipe the JSON on stdin or give --input FILE');
   const input = parseDetectionJson(text);
-  if (cmd.noiseVar !== undefined && input.noiseVar !== undefined) throw new InvalidArgumentError('the noise variance is given twice: --noise-var and "noiseVar" in the input');
+  if (cmd.noiseVar !== undefined && input.noiseVar !== undefined)
+    throw new InvalidArgumentError('the noise variance is given twice: --noise-var and "noiseVar" in the input');
   const noiseVar = cmd.noiseVar ?? input.noiseVar;
-  if (noiseVar === undefined) throw new InvalidArgumentError('no noise variance: give --noise-var N0 or "noiseVar" in the input (see --help)');
-  const result = await detectAsync({ ...input, noiseVar, ...(cmd.vectorsPerChannel !== undefined ? { vectorsPerChannel: cmd.vectorsPerChannel } : {}) }, opts);
+  if (noiseVar === undefined)
+    throw new InvalidArgumentError('no noise variance: give --noise-var N0 or "noiseVar" in the input (see --help)');
+  const result = await detectAsync(
+    {
+      ...input,
+      noiseVar,
+      ...(cmd.vectorsPerChannel !== undefined ? { vectorsPerChannel: cmd.vectorsPerChannel } : {}),
+    },
+    opts,
+  );
 
-  const nt = input.nt, bps = bitsPerSymbolOf(opts.modulation);
+  const nt = input.nt,
+    bps = bitsPerSymbolOf(opts.modulation);
   const rows = <A extends ArrayLike<number>>(a: A, width: number): number[][] =>
     Array.from({ length: input.vectors }, (_, r) => Array.from({ length: width }, (_, c) => a[r * width + c]!));
   const out: Record<string, unknown> = {
-    detector: opts.detector, modulation: opts.modulation, nt, nr: input.nr, noiseVar: typeof noiseVar === 'number' ? noiseVar : [...noiseVar],
+    detector: opts.detector,
+    modulation: opts.modulation,
+    nt,
+    nr: input.nr,
+    noiseVar: typeof noiseVar === 'number' ? noiseVar : [...noiseVar],
     symbols: rows(result.symbols, nt),
     bits: rows(result.bits, nt * bps),
   };
   if (result.llr) out.llr = rows(result.llr, nt * bps);
   if (result.unproven) out.unproven = [...result.unproven];
-  await writeOutput(cmd.output ?? '-', JSON.stringify(out) + '\n');
+  await writeOutput(cmd.output ?? '-', `${JSON.stringify(out)}\n`);
   return 0;
 }

@@ -6,7 +6,9 @@ import { parseCommandLine } from './args.js';
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseCommandLine(argv, { help: { type: 'boolean', short: 'h' } } as const, { command: 'info' });
   if (values.help) {
-    process.stdout.write('usage: lattice-mimo info\n\nLists the engines found: the CPU engine (cores) and the CUDA device, driver and NVRTC version.\n');
+    process.stdout.write(
+      'usage: lattice-mimo info\n\nLists the engines found: the CPU engine (cores) and the CUDA device, driver and NVRTC version.\n',
+    );
     return 0;
   }
   const model = cpus()[0]?.model.trim() ?? 'unknown CPU';
@@ -15,6 +17,6 @@ export async function run(argv: string[]): Promise<number> {
     `cpu: ${availableParallelism()} threads, ${model}`,
     ...(await describeCuda()),
   ];
-  process.stdout.write(lines.join('\n') + '\n');
+  process.stdout.write(`${lines.join('\n')}\n`);
   return 0;
 }

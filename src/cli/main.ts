@@ -23,7 +23,13 @@ const COMMANDS: Record<string, Command> = {
 const EXIT_PIPE = 141;
 
 function usage(): string {
-  const lines = ['usage: lattice-mimo <command> [options]', '       lattice-mimo help <command>', '       lattice-mimo --version', '', 'commands:'];
+  const lines = [
+    'usage: lattice-mimo <command> [options]',
+    '       lattice-mimo help <command>',
+    '       lattice-mimo --version',
+    '',
+    'commands:',
+  ];
   for (const [name, c] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(10)} ${c.describe}`);
   lines.push('', "run 'lattice-mimo help <command>' or 'lattice-mimo <command> --help' for a command's options");
   return lines.join('\n');
@@ -31,7 +37,9 @@ function usage(): string {
 
 /** The version in package.json (dist/src/cli/main.js -> ../../../package.json). */
 export function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
   return pkg.version;
 }
 
@@ -39,14 +47,15 @@ export function version(): string {
 export function errorLine(err: unknown): string {
   if (err instanceof LatticeMimoError) return `lattice-mimo: error [${err.code}]: ${err.message.split('\n')[0]}`;
   // node:util parseArgs errors (commands not yet on the shared argument layer)
-  if (err instanceof Error && (err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) return `lattice-mimo: error [INVALID_ARGUMENT]: ${err.message.split('\n')[0]}`;
+  if (err instanceof Error && (err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS'))
+    return `lattice-mimo: error [INVALID_ARGUMENT]: ${err.message.split('\n')[0]}`;
   if (isSystemError(err)) return `lattice-mimo: error [IO_ERROR]: ${err.message.split('\n')[0]}`;
   const msg = err instanceof Error ? err.message : String(err);
   return `lattice-mimo: error [INTERNAL]: ${msg.split('\n')[0]}`;
 }
 
 export function reportError(err: unknown): number {
-  process.stderr.write(errorLine(err) + '\n');
+  process.stderr.write(`${errorLine(err)}\n`);
   return 2;
 }
 
@@ -60,15 +69,27 @@ function onStdoutError(err: NodeJS.ErrnoException): void {
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h') {
-    (name ? process.stdout : process.stderr).write(usage() + '\n');
+    (name ? process.stdout : process.stderr).write(`${usage()}\n`);
     return name ? 0 : 2;
   }
-  if (name === '--version' || name === '-V') { process.stdout.write(`lattice-mimo ${version()}\n`); return 0; }
+  if (name === '--version' || name === '-V') {
+    process.stdout.write(`lattice-mimo ${version()}\n`);
+    return 0;
+  }
   if (name === 'help') {
-    if (rest.length === 0) { process.stdout.write(usage() + '\n'); return 0; }
+    if (rest.length === 0) {
+      process.stdout.write(`${usage()}\n`);
+      return 0;
+    }
     const [topic, ...more] = rest;
     const helped = COMMANDS[topic!];
-    if (!helped) return reportError(new LatticeMimoError('INVALID_ARGUMENT', `unknown command '${topic}' (commands: ${Object.keys(COMMANDS).join(', ')})`));
+    if (!helped)
+      return reportError(
+        new LatticeMimoError(
+          'INVALID_ARGUMENT',
+          `unknown command '${topic}' (commands: ${Object.keys(COMMANDS).join(', ')})`,
+        ),
+      );
     try {
       // `help bench mimo` -> `bench mimo --help`
       return await (await helped.load()).run([...more, '--help']);
@@ -77,7 +98,13 @@ async function main(argv: string[]): Promise<number> {
     }
   }
   const cmd = COMMANDS[name];
-  if (!cmd) return reportError(new LatticeMimoError('INVALID_ARGUMENT', `unknown command '${name}' (commands: ${Object.keys(COMMANDS).join(', ')}; try --help)`));
+  if (!cmd)
+    return reportError(
+      new LatticeMimoError(
+        'INVALID_ARGUMENT',
+        `unknown command '${name}' (commands: ${Object.keys(COMMANDS).join(', ')}; try --help)`,
+      ),
+    );
   try {
     const mod = await cmd.load();
     return await mod.run(rest);
@@ -87,7 +114,17 @@ async function main(argv: string[]): Promise<number> {
 }
 
 process.stdout.on('error', onStdoutError);
-process.stderr.on('error', () => { /* nowhere left to report it */ });
-process.on('uncaughtException', (err) => { reportError(err); process.exit(2); });
-process.on('unhandledRejection', (err) => { reportError(err); process.exit(2); });
-main(process.argv.slice(2)).then((code) => { process.exitCode = code; });
+process.stderr.on('error', () => {
+  /* nowhere left to report it */
+});
+process.on('uncaughtException', (err) => {
+  reportError(err);
+  process.exit(2);
+});
+process.on('unhandledRejection', (err) => {
+  reportError(err);
+  process.exit(2);
+});
+main(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+});

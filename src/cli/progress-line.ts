@@ -24,7 +24,10 @@ export class ProgressLine {
   private lastStage: string | null = null;
   private lastPlain = -Infinity;
 
-  constructor(private readonly out: NodeJS.WritableStream & { isTTY?: boolean }, opts: ProgressLineOptions = {}) {
+  constructor(
+    private readonly out: NodeJS.WritableStream & { isTTY?: boolean },
+    opts: ProgressLineOptions = {},
+  ) {
     this.tty = opts.tty ?? out.isTTY === true;
     this.verbose = opts.verbose === true;
     this.delayMs = opts.delayMs ?? 2000;

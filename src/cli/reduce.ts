@@ -7,7 +7,14 @@
 import { InvalidArgumentError, InvalidInputError, LatticeMimoError } from '../core/errors.js';
 import { checkOutputPath, isSpecialFile, readInput, writeFileAtomicSync } from '../core/io.js';
 import { makeBatch } from '../core/matrix.js';
-import { assertExactDoubles, formatFplll, formatIntegerRows, parseBasisJson, parseFplll, type ParsedMatrix } from '../lattice/fplll-format.js';
+import {
+  assertExactDoubles,
+  formatFplll,
+  formatIntegerRows,
+  parseBasisJson,
+  parseFplll,
+  type ParsedMatrix,
+} from '../lattice/fplll-format.js';
 import { lllIntegral, RUNGS, type LadderProgress, type Rung } from '../lattice/precision/ladder.js';
 import { formatIntegralResult } from '../lattice/precision/output.js';
 import { reduce, type BasisCheck } from '../lattice/reduce.js';
@@ -80,16 +87,27 @@ export function readBasisText(text: string): number[][] {
 /** The parsed basis, integers of any size kept exactly (bigValues). */
 export function readBasisParsed(text: string): ParsedMatrix {
   const t = text.trim();
-  if (t === '') throw new InvalidInputError('INVALID_INPUT', 'empty input: expected a basis in fplll format ([[1 2][3 4]]) or JSON {"basis": [[...]]}');
+  if (t === '')
+    throw new InvalidInputError(
+      'INVALID_INPUT',
+      'empty input: expected a basis in fplll format ([[1 2][3 4]]) or JSON {"basis": [[...]]}',
+    );
   return t.startsWith('{') ? parseBasisJson(t) : parseFplll(t);
 }
 
 function checkLines(c: BasisCheck, algorithm: Algorithm): string[] {
-  const lines = [`check: ${c.ok ? 'PASS' : 'FAIL'} (${c.kind === 'lll' ? 'LLL conditions' : 'pairwise Lagrange conditions'} re-checked in float64; Z exactly unimodular: ${c.unimodular.ok}, det Z = ${c.unimodular.det}${c.unimodular.method === 'lattice' ? '; Z passed 2^53 and was rebuilt exactly from B_in and B_out' : ''})`];
-  if ('maxMu' in c.conditions) lines.push(`  max |mu_ij| = ${c.conditions.maxMu.toFixed(6)}, min Lovasz slack = ${c.conditions.lovaszSlack.toExponential(3)}`);
+  const lines = [
+    `check: ${c.ok ? 'PASS' : 'FAIL'} (${c.kind === 'lll' ? 'LLL conditions' : 'pairwise Lagrange conditions'} re-checked in float64; Z exactly unimodular: ${c.unimodular.ok}, det Z = ${c.unimodular.det}${c.unimodular.method === 'lattice' ? '; Z passed 2^53 and was rebuilt exactly from B_in and B_out' : ''})`,
+  ];
+  if ('maxMu' in c.conditions)
+    lines.push(
+      `  max |mu_ij| = ${c.conditions.maxMu.toFixed(6)}, min Lovasz slack = ${c.conditions.lovaszSlack.toExponential(3)}`,
+    );
   else lines.push(`  max |b_i.b_j| / min(|b_i|^2, |b_j|^2) = ${c.conditions.maxRatio.toFixed(6)}`);
   const q = c.metrics;
-  lines.push(`  ${algorithm}: Hadamard ratio ${q.hadamardRatio.toFixed(6)}, orthogonality defect ${q.orthogonalityDefect.toExponential(6)}, root Hermite factor ${q.rootHermiteFactor.toFixed(6)}`);
+  lines.push(
+    `  ${algorithm}: Hadamard ratio ${q.hadamardRatio.toFixed(6)}, orthogonality defect ${q.orthogonalityDefect.toExponential(6)}, root Hermite factor ${q.rootHermiteFactor.toFixed(6)}`,
+  );
   return lines;
 }
 
@@ -118,7 +136,8 @@ const OPTIONS = {
 export function progressText(p: LadderProgress): string {
   const s = Math.round(p.elapsedMs / 1000);
   const time = s >= 60 ? `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s` : `${s} s`;
-  if (p.stage === 'certificate') return `lll: proving the LLL conditions (certified float64 bound, else interval arithmetic), ${time}`;
+  if (p.stage === 'certificate')
+    return `lll: proving the LLL conditions (certified float64 bound, else interval arithmetic), ${time}`;
   if (p.stage === 'unimodularity') return `lll: proving |det U| = 1 (exact), ${time}`;
   if (p.furthest === 0) return `lll: ${p.stage} rung started, ${p.vectors} vectors, ${time}`;
   return `lll: ${p.stage} rung${p.pass ? ` (${p.pass})` : ''}, vector ${p.vector} of ${p.vectors} (furthest ${p.furthest}), ${p.swaps} swaps, ${time}`;
@@ -126,24 +145,57 @@ export function progressText(p: LadderProgress): string {
 
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals, given } = parseCommandLine(argv, OPTIONS, { command: 'reduce', maxPositionals: 1 });
-  if (values.help) { process.stdout.write(HELP + '\n'); return 0; }
+  if (values.help) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
   const of = choiceOption('output-format', values['output-format'], ['b', 'u', 'bu'] as const, 'b');
   // Every option is checked before the input is read (a pipe may take long to fill).
   const algorithm = choiceOption('algorithm', values.algorithm, ALGORITHMS, 'lll');
-  rejectInapplicable(given, ['block-size'], algorithm === 'block' || algorithm === 'cr-block', `the sub-basis size is for block and cr-block, the algorithm is ${algorithm}`);
-  rejectInapplicable(given, ['verbose'], algorithm === 'lll', `the progress display is lll's precision ladder's, the algorithm is ${algorithm}`);
-  rejectInapplicable(given, ['checkpoint', 'checkpoint-every'], algorithm === 'lll', `checkpoints are lll's precision ladder's, the algorithm is ${algorithm}`);
-  if (given.includes('checkpoint-every') && values.checkpoint === undefined) throw new InvalidArgumentError('--checkpoint-every needs --checkpoint FILE');
+  rejectInapplicable(
+    given,
+    ['block-size'],
+    algorithm === 'block' || algorithm === 'cr-block',
+    `the sub-basis size is for block and cr-block, the algorithm is ${algorithm}`,
+  );
+  rejectInapplicable(
+    given,
+    ['verbose'],
+    algorithm === 'lll',
+    `the progress display is lll's precision ladder's, the algorithm is ${algorithm}`,
+  );
+  rejectInapplicable(
+    given,
+    ['checkpoint', 'checkpoint-every'],
+    algorithm === 'lll',
+    `checkpoints are lll's precision ladder's, the algorithm is ${algorithm}`,
+  );
+  if (given.includes('checkpoint-every') && values.checkpoint === undefined)
+    throw new InvalidArgumentError('--checkpoint-every needs --checkpoint FILE');
   const checkpointEvery = num(values['checkpoint-every'], 'checkpoint interval') ?? 600;
-  if (!(checkpointEvery > 0)) throw new InvalidArgumentError(`--checkpoint-every must be a positive number of seconds, got ${checkpointEvery}`);
+  if (!(checkpointEvery > 0))
+    throw new InvalidArgumentError(`--checkpoint-every must be a positive number of seconds, got ${checkpointEvery}`);
   const checkpointFile = values.checkpoint;
-  rejectInapplicable(given, ['from-rung'], algorithm === 'lll', `the precision ladder is lll's, the algorithm is ${algorithm}`);
+  rejectInapplicable(
+    given,
+    ['from-rung'],
+    algorithm === 'lll',
+    `the precision ladder is lll's, the algorithm is ${algorithm}`,
+  );
   const fromRung = choiceOption('from-rung', values['from-rung'], RUNGS);
   if (checkpointFile !== undefined) {
-    if (checkpointFile === '-' || isSpecialFile(checkpointFile)) throw new InvalidArgumentError(`--checkpoint needs a regular file, got ${checkpointFile === '-' ? "'-' (stdout carries the result)" : checkpointFile}`);
+    if (checkpointFile === '-' || isSpecialFile(checkpointFile))
+      throw new InvalidArgumentError(
+        `--checkpoint needs a regular file, got ${checkpointFile === '-' ? "'-' (stdout carries the result)" : checkpointFile}`,
+      );
     checkOutputPath('checkpoint', checkpointFile);
   }
-  rejectInapplicable(given, ['no-drift-watch'], ['allswap', 'block', 'cr-block'].includes(algorithm), `the drift watch is allswap's, block's and cr-block's, the algorithm is ${algorithm}`);
+  rejectInapplicable(
+    given,
+    ['no-drift-watch'],
+    ['allswap', 'block', 'cr-block'].includes(algorithm),
+    `the drift watch is allswap's, block's and cr-block's, the algorithm is ${algorithm}`,
+  );
   const options = {
     algorithm,
     delta: num(values.delta, 'delta'),
@@ -163,22 +215,31 @@ export async function run(argv: string[]): Promise<number> {
   // cannot hold it or breaks down on it; the result is integers of any size, proven (certificate or exact proof)
   const viaLadder = (rungs?: Rung[]): number => {
     const line = new ProgressLine(process.stderr, { verbose: values.verbose === true });
-    let r;
+    let r: ReturnType<typeof lllIntegral>;
     // a checkpoint that cannot be written is said once and the reduction goes on (its result matters more)
     let checkpointFailed = false;
-    const onCheckpoint = checkpointFile === undefined ? undefined : (basis: bigint[][], p: LadderProgress) => {
-      try {
-        writeFileAtomicSync(checkpointFile, formatIntegerRows(basis) + '\n');
-        if (values.verbose) line.note(`lll: checkpoint written to ${checkpointFile} (${p.stage} rung, furthest vector ${p.furthest} of ${p.vectors})`);
-      } catch (err) {
-        if (!(err instanceof LatticeMimoError) || checkpointFailed) return;
-        checkpointFailed = true;
-        line.note(`lll: warning: no checkpoint: ${err.message}; the reduction goes on`);
-      }
-    };
+    const onCheckpoint =
+      checkpointFile === undefined
+        ? undefined
+        : (basis: bigint[][], p: LadderProgress) => {
+            try {
+              writeFileAtomicSync(checkpointFile, `${formatIntegerRows(basis)}\n`);
+              if (values.verbose)
+                line.note(
+                  `lll: checkpoint written to ${checkpointFile} (${p.stage} rung, furthest vector ${p.furthest} of ${p.vectors})`,
+                );
+            } catch (err) {
+              if (!(err instanceof LatticeMimoError) || checkpointFailed) return;
+              checkpointFailed = true;
+              line.note(`lll: warning: no checkpoint: ${err.message}; the reduction goes on`);
+            }
+          };
     try {
       r = lllIntegral(parsed.bigValues!, {
-        delta: options.delta, eta: options.eta, maxIterations: options.maxIterations, rungs,
+        delta: options.delta,
+        eta: options.eta,
+        maxIterations: options.maxIterations,
+        rungs,
         onProgress: (p) => line.update(p.stage, progressText(p), p.elapsedMs),
         ...(onCheckpoint ? { onCheckpoint, checkpointEveryMs: checkpointEvery * 1000 } : {}),
       });
@@ -190,19 +251,28 @@ export async function run(argv: string[]): Promise<number> {
     if (o.stderr) process.stderr.write(o.stderr);
     return 0;
   };
-  const ladder = parsed.bigValues !== null && algorithm === 'lll' && (options.precision ?? 'float64') === 'float64' && options.engine !== 'cuda';
+  const ladder =
+    parsed.bigValues !== null &&
+    algorithm === 'lll' &&
+    (options.precision ?? 'float64') === 'float64' &&
+    options.engine !== 'cuda';
   if (fromRung !== undefined) {
-    if (!ladder) throw new InvalidArgumentError('--from-rung needs an integer basis (the precision ladder), lll in float64 on the CPU');
+    if (!ladder)
+      throw new InvalidArgumentError(
+        '--from-rung needs an integer basis (the precision ladder), lll in float64 on the CPU',
+      );
     return viaLadder(RUNGS.slice(RUNGS.indexOf(fromRung)));
   }
   if (ladder && !parsed.exact) return viaLadder();
   assertExactDoubles(parsed);
   const rows = parsed.values;
-  const m = rows.length, n = rows[0]!.length;
+  const m = rows.length,
+    n = rows[0]!.length;
   // Row-major rows of fplll's m x n matrix are exactly our column-major n x m basis.
   const basis = makeBatch(Float64Array.from(rows.flat()), 1, n, m);
   const res = await reduce(basis, options).catch((err: unknown) => {
-    if (ladder && err instanceof LatticeMimoError && (err.code === 'PRECISION_FAILURE' || err.code === 'CHECK_FAILED')) return null;
+    if (ladder && err instanceof LatticeMimoError && (err.code === 'PRECISION_FAILURE' || err.code === 'CHECK_FAILED'))
+      return null;
     throw err;
   });
   // float64 broke down: the rungs above it
@@ -212,7 +282,8 @@ export async function run(argv: string[]): Promise<number> {
   // U's rows are Z's columns; a Z past 2^53 (integral input) comes exact, as BigInts
   const wide = res.wideTransforms?.get(0);
   const uRows: (number | bigint)[][] = [];
-  for (let j = 0; j < m; j++) uRows.push(wide ? wide.slice(j * m, (j + 1) * m) : Array.from(res.transform.data.subarray(j * m, (j + 1) * m)));
+  for (let j = 0; j < m; j++)
+    uRows.push(wide ? wide.slice(j * m, (j + 1) * m) : Array.from(res.transform.data.subarray(j * m, (j + 1) * m)));
   const check = res.checks![0]!;
   if (values.json) {
     const doc: Record<string, unknown> = { stats: { ...res.stats, perBasis: undefined } };
@@ -220,21 +291,28 @@ export async function run(argv: string[]): Promise<number> {
     // JSON numbers past 2^53 would round when read back: such entries are strings of digits
     if (of.includes('u')) doc.transform = uRows.map((r) => r.map((v) => (typeof v === 'bigint' ? v.toString() : v)));
     doc.check = {
-      ok: check.ok, kind: check.kind, unimodular: check.unimodular.ok, det: String(check.unimodular.det),
-      ...('maxMu' in check.conditions ? { maxMu: check.conditions.maxMu, lovaszSlack: check.conditions.lovaszSlack } : { maxRatio: check.conditions.maxRatio }),
+      ok: check.ok,
+      kind: check.kind,
+      unimodular: check.unimodular.ok,
+      det: String(check.unimodular.det),
+      ...('maxMu' in check.conditions
+        ? { maxMu: check.conditions.maxMu, lovaszSlack: check.conditions.lovaszSlack }
+        : { maxRatio: check.conditions.maxRatio }),
       ...check.metrics,
     };
-    process.stdout.write(JSON.stringify(doc) + '\n');
+    process.stdout.write(`${JSON.stringify(doc)}\n`);
   } else {
     if (of.includes('b')) process.stdout.write(formatFplll(outRows));
     if (of.includes('u')) process.stdout.write(formatIntegerRows(uRows));
   }
   if (values.check) {
     const s = res.stats;
-    process.stderr.write([
-      ...checkLines(check, s.algorithm),
-      `  ${s.algorithm} on ${s.engine} (${s.precision}${s.redoneInFloat64 ? ', redone in float64' : ''}${s.redoneOnCpu ? ', a GPU breakdown redone on the CPU' : ''}): n = ${n}, m = ${m}, ${s.iterations} iterations, ${s.swaps} swaps, ${s.timeMs.toFixed(2)} ms`,
-    ].join('\n') + '\n');
+    process.stderr.write(
+      `${[
+        ...checkLines(check, s.algorithm),
+        `  ${s.algorithm} on ${s.engine} (${s.precision}${s.redoneInFloat64 ? ', redone in float64' : ''}${s.redoneOnCpu ? ', a GPU breakdown redone on the CPU' : ''}): n = ${n}, m = ${m}, ${s.iterations} iterations, ${s.swaps} swaps, ${s.timeMs.toFixed(2)} ms`,
+      ].join('\n')}\n`,
+    );
   }
   return 0;
 }

@@ -4,7 +4,15 @@
  */
 import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
 import { checkOutputPath, readInput } from '../core/io.js';
-import { BUDGET_DETECTORS, intOption, numberOption, parseDetectorList, parseMimo, parseModulationOption, SEARCH_DETECTORS } from '../sim/cli-options.js';
+import {
+  BUDGET_DETECTORS,
+  intOption,
+  numberOption,
+  parseDetectorList,
+  parseMimo,
+  parseModulationOption,
+  SEARCH_DETECTORS,
+} from '../sim/cli-options.js';
 import { writeOutputs, simulateWithTable, type OutputFiles } from '../sim/report.js';
 import { DEFAULT_MAX_ERRORS, DEFAULT_MAX_VECTORS, resolveEngine } from '../sim/simulate.js';
 import { parseSnrList } from '../sim/snr.js';
@@ -77,13 +85,33 @@ so on stderr and exits 130 (SIGINT) or 143 (SIGTERM); --resume FILE continues fr
 `;
 
 const OPTIONS = {
-  mimo: { type: 'string' }, mod: { type: 'string' }, detector: { type: 'string' }, snr: { type: 'string' },
-  'snr-type': { type: 'string' }, 'max-errors': { type: 'string' }, 'max-vectors': { type: 'string' },
-  'vectors-per-channel': { type: 'string' }, 'chunk-vectors': { type: 'string' }, seed: { type: 'string' },
-  threads: { type: 'string' }, engine: { type: 'string' }, k: { type: 'string' }, passes: { type: 'string' },
-  'llr-clip': { type: 'string' }, code: { type: 'string' }, decoder: { type: 'string' }, iterations: { type: 'string' },
-  channel: { type: 'string' }, 'max-frames': { type: 'string' }, 'max-nodes': { type: 'string' }, 'on-budget': { type: 'string' }, 'max-time': { type: 'string' }, resume: { type: 'string' },
-  json: { type: 'string' }, csv: { type: 'string' }, plot: { type: 'string' },
+  mimo: { type: 'string' },
+  mod: { type: 'string' },
+  detector: { type: 'string' },
+  snr: { type: 'string' },
+  'snr-type': { type: 'string' },
+  'max-errors': { type: 'string' },
+  'max-vectors': { type: 'string' },
+  'vectors-per-channel': { type: 'string' },
+  'chunk-vectors': { type: 'string' },
+  seed: { type: 'string' },
+  threads: { type: 'string' },
+  engine: { type: 'string' },
+  k: { type: 'string' },
+  passes: { type: 'string' },
+  'llr-clip': { type: 'string' },
+  code: { type: 'string' },
+  decoder: { type: 'string' },
+  iterations: { type: 'string' },
+  channel: { type: 'string' },
+  'max-frames': { type: 'string' },
+  'max-nodes': { type: 'string' },
+  'on-budget': { type: 'string' },
+  'max-time': { type: 'string' },
+  resume: { type: 'string' },
+  json: { type: 'string' },
+  csv: { type: 'string' },
+  plot: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -93,19 +121,33 @@ const MAX_TIME_SECONDS = 7 * 86400;
 /** Options that may go with --resume (the others are the run's settings, taken from the file). */
 const RESUME_OPTIONS = new Set(['resume', 'threads', 'json', 'csv', 'plot', 'help']);
 
-export interface SimulateCommand { options: SimulationOptions; files: OutputFiles; help: boolean; resume?: string }
+export interface SimulateCommand {
+  options: SimulationOptions;
+  files: OutputFiles;
+  help: boolean;
+  resume?: string;
+}
 
 /** Parses the command line into simulation options and output files (no work done). */
 export function parseSimulateArgs(argv: string[]): SimulateCommand {
   const { values: v, given } = parseCommandLine(argv, OPTIONS, { command: 'simulate' });
   if (v.help) return { options: {} as SimulationOptions, files: {}, help: true };
   const plot = v.plot;
-  if (plot !== undefined && !/\.(svg|png)$/i.test(plot)) throw new InvalidArgumentError(`--plot file must end in .svg or .png, got '${plot}'`);
+  if (plot !== undefined && !/\.(svg|png)$/i.test(plot))
+    throw new InvalidArgumentError(`--plot file must end in .svg or .png, got '${plot}'`);
   const threads = v.threads === undefined ? undefined : intOption('threads', v.threads, 0, 1, 256);
   if (v.resume !== undefined) {
     const extra = given.filter((g) => !RESUME_OPTIONS.has(g));
-    if (extra.length > 0) throw new InvalidArgumentError(`${[...new Set(extra)].map((o) => `--${o}`).join(', ')} cannot go with --resume: the run's settings come from ${v.resume}`);
-    return { options: { threads } as SimulationOptions, files: { json: v.json ?? v.resume, csv: v.csv, plot }, help: false, resume: v.resume };
+    if (extra.length > 0)
+      throw new InvalidArgumentError(
+        `${[...new Set(extra)].map((o) => `--${o}`).join(', ')} cannot go with --resume: the run's settings come from ${v.resume}`,
+      );
+    return {
+      options: { threads } as SimulationOptions,
+      files: { json: v.json ?? v.resume, csv: v.csv, plot },
+      help: false,
+      resume: v.resume,
+    };
   }
   const { nt, nr } = parseMimo(v.mimo ?? '4x4');
   const snrType = choiceOption('snr-type', v['snr-type'], ['esn0', 'ebn0'] as const, 'esn0');
@@ -115,16 +157,34 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
   const maxNodes = v['max-nodes'] === undefined ? undefined : intOption('max-nodes', v['max-nodes'], 0, 1);
   const onBudget = choiceOption('on-budget', v['on-budget'], ['error', 'flag'] as const);
   const code = v.code;
-  rejectInapplicable(given, ['llr-clip'], code !== undefined, 'an uncoded simulation counts hard decisions, no LLRs are computed (give --code)');
-  rejectInapplicable(given, ['decoder', 'iterations', 'max-frames'], code !== undefined, 'no --code (an uncoded run decodes nothing)');
+  rejectInapplicable(
+    given,
+    ['llr-clip'],
+    code !== undefined,
+    'an uncoded simulation counts hard decisions, no LLRs are computed (give --code)',
+  );
+  rejectInapplicable(
+    given,
+    ['decoder', 'iterations', 'max-frames'],
+    code !== undefined,
+    'no --code (an uncoded run decodes nothing)',
+  );
   const llrClip = numberOption('llr-clip', v['llr-clip'], { above: 0 });
   const channel = choiceOption('channel', v.channel, ['rayleigh', 'awgn'] as const, 'rayleigh');
   const maxTimeSeconds = numberOption('max-time', v['max-time'], { above: 0 });
-  if (maxTimeSeconds !== undefined && maxTimeSeconds > MAX_TIME_SECONDS) throw new InvalidArgumentError(`--max-time must be at most ${MAX_TIME_SECONDS} s (7 days), got '${v['max-time']}'`);
+  if (maxTimeSeconds !== undefined && maxTimeSeconds > MAX_TIME_SECONDS)
+    throw new InvalidArgumentError(`--max-time must be at most ${MAX_TIME_SECONDS} s (7 days), got '${v['max-time']}'`);
   const options: SimulationOptions = {
-    nt, nr,
+    nt,
+    nr,
     modulation: parseModulationOption(v.mod ?? 'qpsk'),
-    detectors: parseDetectorList(v.detector ?? (code !== undefined ? 'nway' : 'zf,mmse,sphere'), { k, passes, maxNodes, onBudget, llrClip }),
+    detectors: parseDetectorList(v.detector ?? (code !== undefined ? 'nway' : 'zf,mmse,sphere'), {
+      k,
+      passes,
+      maxNodes,
+      onBudget,
+      llrClip,
+    }),
     snrs: parseSnrList(v.snr ?? '0:4:24'),
     snrType,
     maxErrors: intOption('max-errors', v['max-errors'], DEFAULT_MAX_ERRORS, 1),
@@ -148,12 +208,25 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
   const algorithms = options.detectors.map((d) => d.detector);
   rejectInapplicable(given, ['k'], algorithms.includes('kbest'), 'no kbest in --detector');
   rejectInapplicable(given, ['passes'], algorithms.includes('nway'), 'no nway in --detector');
-  rejectInapplicable(given, ['max-nodes'], algorithms.some((a) => BUDGET_DETECTORS.includes(a)), `no detector with a node budget (${BUDGET_DETECTORS.join(', ')}) in --detector`);
-  rejectInapplicable(given, ['on-budget'], algorithms.some((a) => SEARCH_DETECTORS.includes(a)), `no ${SEARCH_DETECTORS.join(' or ')} in --detector (only their searches stop at the node budget)`);
+  rejectInapplicable(
+    given,
+    ['max-nodes'],
+    algorithms.some((a) => BUDGET_DETECTORS.includes(a)),
+    `no detector with a node budget (${BUDGET_DETECTORS.join(', ')}) in --detector`,
+  );
+  rejectInapplicable(
+    given,
+    ['on-budget'],
+    algorithms.some((a) => SEARCH_DETECTORS.includes(a)),
+    `no ${SEARCH_DETECTORS.join(' or ')} in --detector (only their searches stop at the node budget)`,
+  );
   if (maxTimeSeconds !== undefined) options.maxTimeSeconds = maxTimeSeconds;
   if (v['chunk-vectors'] !== undefined) {
     options.chunkVectors = intOption('chunk-vectors', v['chunk-vectors'], 0, 1, 1 << 24);
-    if (options.chunkVectors % options.vectorsPerChannel! !== 0) throw new InvalidArgumentError(`--chunk-vectors (${options.chunkVectors}) must be a multiple of --vectors-per-channel (${options.vectorsPerChannel})`);
+    if (options.chunkVectors % options.vectorsPerChannel! !== 0)
+      throw new InvalidArgumentError(
+        `--chunk-vectors (${options.chunkVectors}) must be a multiple of --vectors-per-channel (${options.vectorsPerChannel})`,
+      );
   }
   if (threads !== undefined) options.threads = threads;
   return { options, files: { json: v.json, csv: v.csv, plot }, help: false };
@@ -161,7 +234,11 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
 
 function field<T>(doc: Record<string, unknown>, name: string, check: (x: unknown) => boolean, file: string): T {
   const x = doc[name];
-  if (!check(x)) throw new InvalidInputError('INVALID_INPUT', `${file}: field "${name}" is missing or of the wrong kind (not the JSON of a simulate run?)`);
+  if (!check(x))
+    throw new InvalidInputError(
+      'INVALID_INPUT',
+      `${file}: field "${name}" is missing or of the wrong kind (not the JSON of a simulate run?)`,
+    );
   return x as T;
 }
 
@@ -179,22 +256,36 @@ export function resumeOptions(text: string, file: string): SimulationOptions {
   } catch (err) {
     throw new InvalidInputError('PARSE_ERROR', `${file} is not valid JSON: ${(err as Error).message}`);
   }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new InvalidInputError('INVALID_INPUT', `${file}: expected the JSON object of a simulate run`);
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+    throw new InvalidInputError('INVALID_INPUT', `${file}: expected the JSON object of a simulate run`);
   const d = doc as Record<string, unknown>;
   const points = field<unknown[]>(d, 'points', Array.isArray, file);
   for (const [i, p] of points.entries()) {
-    const ok = typeof p === 'object' && p !== null && typeof (p as SimPoint).detector === 'string' && Number.isInteger((p as SimPoint).snrIndex)
-      && ['bitErrors', 'symbolErrors', 'frameErrors', 'vectors', 'snr'].every((k) => isNum((p as unknown as Record<string, unknown>)[k]));
-    if (!ok) throw new InvalidInputError('INVALID_INPUT', `${file}: points[${i}] is not a simulation point (detector, snrIndex, snr and counts)`);
+    const ok =
+      typeof p === 'object' &&
+      p !== null &&
+      typeof (p as SimPoint).detector === 'string' &&
+      Number.isInteger((p as SimPoint).snrIndex) &&
+      ['bitErrors', 'symbolErrors', 'frameErrors', 'vectors', 'snr'].every((k) =>
+        isNum((p as unknown as Record<string, unknown>)[k]),
+      );
+    if (!ok)
+      throw new InvalidInputError(
+        'INVALID_INPUT',
+        `${file}: points[${i}] is not a simulation point (detector, snrIndex, snr and counts)`,
+      );
   }
   const opts: SimulationOptions = {
-    nt: field(d, 'nt', isNum, file), nr: field(d, 'nr', isNum, file),
+    nt: field(d, 'nt', isNum, file),
+    nr: field(d, 'nr', isNum, file),
     modulation: field(d, 'modulation', (x) => typeof x === 'string', file),
     detectors: field<SimDetector[]>(d, 'detectors', Array.isArray, file),
     snrs: field<number[]>(d, 'snrs', Array.isArray, file),
     snrType: field(d, 'snrType', (x) => x === 'esn0' || x === 'ebn0', file),
-    maxErrors: field(d, 'maxErrors', isNum, file), maxVectors: field(d, 'maxVectors', isNum, file),
-    vectorsPerChannel: field(d, 'vectorsPerChannel', isNum, file), chunkVectors: field(d, 'chunkVectors', isNum, file),
+    maxErrors: field(d, 'maxErrors', isNum, file),
+    maxVectors: field(d, 'maxVectors', isNum, file),
+    vectorsPerChannel: field(d, 'vectorsPerChannel', isNum, file),
+    chunkVectors: field(d, 'chunkVectors', isNum, file),
     seed: field(d, 'seed', isNum, file),
     engine: 'auto',
     completedPoints: points as SimPoint[],
@@ -214,7 +305,10 @@ const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 
 export async function run(argv: string[]): Promise<number> {
   const cmd = parseSimulateArgs(argv);
-  if (cmd.help) { process.stdout.write(SIMULATE_HELP); return 0; }
+  if (cmd.help) {
+    process.stdout.write(SIMULATE_HELP);
+    return 0;
+  }
   let o = cmd.options;
   if (cmd.resume !== undefined) {
     const threads = o.threads;
@@ -223,23 +317,37 @@ export async function run(argv: string[]): Promise<number> {
   }
   // Every output path is checked before any work: a typo must not cost a run.
   for (const [opt, file] of Object.entries(cmd.files)) if (typeof file === 'string') checkOutputPath(opt, file);
-  const { engine, reason } = await resolveEngine(o.engine, o.detectors, { code: o.code, decoder: o.decoder ?? {}, modulation: o.modulation });
+  const { engine, reason } = await resolveEngine(o.engine, o.detectors, {
+    code: o.code,
+    decoder: o.decoder ?? {},
+    modulation: o.modulation,
+  });
   const controller = new AbortController();
   let signalName: string | null = null;
   const onSignal = (sig: NodeJS.Signals) => {
     if (signalName !== null) process.exit(SIGNAL_EXIT[sig]!); // a second Ctrl-C: stop now
     signalName = sig;
     const files = Object.values(cmd.files).filter((f) => typeof f === 'string').length;
-    process.stderr.write(`\nsimulate: ${sig}: stopping${files > 0 ? '; the finished points go to the files asked for' : ''} (${sig} again quits at once, writing nothing)\n`);
+    process.stderr.write(
+      `\nsimulate: ${sig}: stopping${files > 0 ? '; the finished points go to the files asked for' : ''} (${sig} again quits at once, writing nothing)\n`,
+    );
     controller.abort();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
     const done = o.completedPoints ? new Set(o.completedPoints.map((p) => p.snrIndex)).size : 0;
-    const link = o.code !== undefined ? `, code ${o.code} (${o.decoder?.algorithm ?? 'nms'}, ${o.decoder?.maxIterations ?? 20} iterations)` : '';
-    process.stderr.write(`simulate: ${o.nt}x${o.nr} ${o.modulation}${link}${o.channel === 'awgn' ? ', AWGN' : ''}, engine ${engine} (${reason}), seed ${o.seed}${cmd.resume !== undefined ? `, resuming ${cmd.resume}` : ''}\n`);
-    if (cmd.resume !== undefined) process.stderr.write(`simulate: ${cmd.resume} holds ${o.completedPoints!.length} points (${done} SNR values); computing the rest\n`);
+    const link =
+      o.code !== undefined
+        ? `, code ${o.code} (${o.decoder?.algorithm ?? 'nms'}, ${o.decoder?.maxIterations ?? 20} iterations)`
+        : '';
+    process.stderr.write(
+      `simulate: ${o.nt}x${o.nr} ${o.modulation}${link}${o.channel === 'awgn' ? ', AWGN' : ''}, engine ${engine} (${reason}), seed ${o.seed}${cmd.resume !== undefined ? `, resuming ${cmd.resume}` : ''}\n`,
+    );
+    if (cmd.resume !== undefined)
+      process.stderr.write(
+        `simulate: ${cmd.resume} holds ${o.completedPoints!.length} points (${done} SNR values); computing the rest\n`,
+      );
     const result = await simulateWithTable({ ...o, signal: controller.signal });
     const written = await writeOutputs(result, cmd.files);
     if (!result.interrupted) {
@@ -247,9 +355,15 @@ export async function run(argv: string[]): Promise<number> {
       return 0;
     }
     const finished = new Set(result.points.map((p) => p.snrIndex)).size;
-    const where = written.length > 0 ? `wrote ${written.join(', ')}` : 'no file written (no --json, --csv or --plot given)';
-    const resume = cmd.files.json && cmd.files.json !== '-' ? `; continue with: lattice-mimo simulate --resume ${cmd.files.json}` : '';
-    process.stderr.write(`simulate: interrupted by ${signalName ?? 'a signal'} with ${finished} of ${result.snrs.length} SNR values finished; ${where}${resume}\n`);
+    const where =
+      written.length > 0 ? `wrote ${written.join(', ')}` : 'no file written (no --json, --csv or --plot given)';
+    const resume =
+      cmd.files.json && cmd.files.json !== '-'
+        ? `; continue with: lattice-mimo simulate --resume ${cmd.files.json}`
+        : '';
+    process.stderr.write(
+      `simulate: interrupted by ${signalName ?? 'a signal'} with ${finished} of ${result.snrs.length} SNR values finished; ${where}${resume}\n`,
+    );
     return SIGNAL_EXIT[signalName ?? 'SIGINT']!;
   } finally {
     process.off('SIGINT', onSignal);

@@ -7,9 +7,25 @@ import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
 import { LdpcDecoder, resolveDecoderOptions } from './decoder.js';
 import { QcEncoder } from './encoder.js';
 import { GenericEncoder } from './generic-encoder.js';
-import { nrBaseMatrix, nrCodeParams, nrRateMatch, nrRateMatchMap, nrRateRecover, type NrBaseGraph, type NrCodeParams, type NrCodeRequest } from './nr.js';
+import {
+  nrBaseMatrix,
+  nrCodeParams,
+  nrRateMatch,
+  nrRateMatchMap,
+  nrRateRecover,
+  type NrBaseGraph,
+  type NrCodeParams,
+  type NrCodeRequest,
+} from './nr.js';
 import { expandQc, liftBaseMatrix } from './parity.js';
-import type { BaseMatrix, DecodeBatchResult, DecodeResult, DecoderOptions, QcParityCheck, SparseParityCheck } from './types.js';
+import type {
+  BaseMatrix,
+  DecodeBatchResult,
+  DecodeResult,
+  DecoderOptions,
+  QcParityCheck,
+  SparseParityCheck,
+} from './types.js';
 import { wimaxBaseMatrix } from './wimax.js';
 
 /** A decoder bound to one code and one setting; reuse it across frames (its state is allocated once). */
@@ -56,8 +72,10 @@ export interface LdpcCode {
 }
 
 function checkFrames(frames: number, have: number, per: number, what: string): void {
-  if (!Number.isInteger(frames) || frames < 0) throw new InvalidArgumentError(`frames must be a non-negative integer, got ${frames}`);
-  if (have !== frames * per) throw new InvalidInputError('SHAPE_MISMATCH', `${what} has ${have} entries, expected ${frames} frames x ${per}`);
+  if (!Number.isInteger(frames) || frames < 0)
+    throw new InvalidArgumentError(`frames must be a non-negative integer, got ${frames}`);
+  if (have !== frames * per)
+    throw new InvalidInputError('SHAPE_MISMATCH', `${what} has ${have} entries, expected ${frames} frames x ${per}`);
 }
 
 /** Shared body: the mother code and its decoder; subclasses encode and map channel bits to code bits. */
@@ -92,16 +110,22 @@ abstract class CodeBase implements LdpcCode {
 
   /** Channel LLRs of one frame (at llrOffset) -> the decoder's H.n inputs in `into` (here as they are: a code sent whole). */
   protected toDecoderInput(llr: ArrayLike<number>, llrOffset: number, into: Float64Array, _saturation: number): void {
-    if (llrOffset < 0 || llrOffset + this.n > llr.length) throw new InvalidInputError('SHAPE_MISMATCH', `frame at offset ${llrOffset} runs past the ${llr.length} LLRs given`);
+    if (llrOffset < 0 || llrOffset + this.n > llr.length)
+      throw new InvalidInputError(
+        'SHAPE_MISMATCH',
+        `frame at offset ${llrOffset} runs past the ${llr.length} LLRs given`,
+      );
     for (let i = 0; i < this.n; i++) into[i] = llr[llrOffset + i]!;
   }
 
   encodeBatch(info: ArrayLike<number>, frames: number, out?: Uint8Array): Uint8Array {
     checkFrames(frames, info.length, this.k, 'information bits');
     const cw = out ?? new Uint8Array(frames * this.n);
-    if (cw.length !== frames * this.n) throw new InvalidInputError('SHAPE_MISMATCH', `output has ${cw.length} entries, expected ${frames} x ${this.n}`);
+    if (cw.length !== frames * this.n)
+      throw new InvalidInputError('SHAPE_MISMATCH', `output has ${cw.length} entries, expected ${frames} x ${this.n}`);
     const src = info instanceof Uint8Array ? info : Uint8Array.from(info as ArrayLike<number>);
-    for (let f = 0; f < frames; f++) this.encode(src.subarray(f * this.k, (f + 1) * this.k), cw.subarray(f * this.n, (f + 1) * this.n));
+    for (let f = 0; f < frames; f++)
+      this.encode(src.subarray(f * this.k, (f + 1) * this.k), cw.subarray(f * this.n, (f + 1) * this.n));
     return cw;
   }
 
@@ -112,13 +136,17 @@ abstract class CodeBase implements LdpcCode {
     const one = this.sentWhole
       ? (llr: ArrayLike<number>, offset: number): number => core.run(llr, offset)
       : (llr: ArrayLike<number>, offset: number): number => {
-        this.toDecoderInput(llr, offset, input, sat);
-        return core.run(input, 0);
-      };
+          this.toDecoderInput(llr, offset, input, sat);
+          return core.run(input, 0);
+        };
     return {
       core,
       decode: (llr) => {
-        if (llr.length !== this.n) throw new InvalidInputError('SHAPE_MISMATCH', `decoder input has ${llr.length} LLRs, the code sends n = ${this.n} bits`);
+        if (llr.length !== this.n)
+          throw new InvalidInputError(
+            'SHAPE_MISMATCH',
+            `decoder input has ${llr.length} LLRs, the code sends n = ${this.n} bits`,
+          );
         const it = one(llr, 0);
         const bits = new Uint8Array(this.k);
         this.gatherInfo(core.decisions, bits, 0);
@@ -126,9 +154,16 @@ abstract class CodeBase implements LdpcCode {
       },
       decodeBatch: (llr, frames, out) => {
         checkFrames(frames, llr.length, this.n, 'LLR input');
-        const res = out ?? { bits: new Uint8Array(frames * this.k), iterations: new Int32Array(frames), ok: new Uint8Array(frames) };
+        const res = out ?? {
+          bits: new Uint8Array(frames * this.k),
+          iterations: new Int32Array(frames),
+          ok: new Uint8Array(frames),
+        };
         if (res.bits.length < frames * this.k || res.iterations.length < frames || res.ok.length < frames) {
-          throw new InvalidInputError('SHAPE_MISMATCH', `batch output arrays are too short for ${frames} frames of k = ${this.k}`);
+          throw new InvalidInputError(
+            'SHAPE_MISMATCH',
+            `batch output arrays are too short for ${frames} frames of k = ${this.k}`,
+          );
         }
         for (let f = 0; f < frames; f++) {
           const it = one(llr, f * this.n);
@@ -229,7 +264,11 @@ class NrCode extends QcCodeBase {
   }
 
   encodeFull(info: ArrayLike<number>, out?: Uint8Array): Uint8Array {
-    if (info.length !== this.k) throw new InvalidInputError('SHAPE_MISMATCH', `encoder input has ${info.length} bits, the code carries K = ${this.k}`);
+    if (info.length !== this.k)
+      throw new InvalidInputError(
+        'SHAPE_MISMATCH',
+        `encoder input has ${info.length} bits, the code carries K = ${this.k}`,
+      );
     for (let i = 0; i < this.k; i++) this.padded[i] = info[i]!;
     return this.enc.encode(this.padded, out);
   }
@@ -238,7 +277,12 @@ class NrCode extends QcCodeBase {
     return nrRateMatch(this.map, this.encodeFull(info, this.full), out);
   }
 
-  protected override toDecoderInput(llr: ArrayLike<number>, offset: number, into: Float64Array, saturation: number): void {
+  protected override toDecoderInput(
+    llr: ArrayLike<number>,
+    offset: number,
+    into: Float64Array,
+    saturation: number,
+  ): void {
     nrRateRecover(this.nr, this.map, llr, into, true, saturation, offset);
   }
 }
@@ -276,7 +320,8 @@ export function sparseCode(H: SparseParityCheck, name = 'sparse'): LdpcCode {
 function parseRate(text: string, spec: string): number {
   const m = /^(\d+)\/(\d+)$/.exec(text);
   const r = m ? Number(m[1]) / Number(m[2]) : /^\d*\.?\d+$/.test(text) ? Number(text) : NaN;
-  if (!Number.isFinite(r) || r <= 0 || r >= 1) throw new InvalidArgumentError(`code '${spec}': rate '${text}' is not a fraction in (0, 1) such as 1/2 or 0.5`);
+  if (!Number.isFinite(r) || r <= 0 || r >= 1)
+    throw new InvalidArgumentError(`code '${spec}': rate '${text}' is not a fraction in (0, 1) such as 1/2 or 0.5`);
   return r;
 }
 
@@ -289,13 +334,16 @@ export function ldpcCode(spec: string, options: { Qm?: number } = {}): LdpcCode 
   if (typeof spec !== 'string') throw new InvalidArgumentError(`code spec must be a string, got ${typeof spec}`);
   const parts = spec.trim().toLowerCase().split(':');
   const int = (t: string | undefined, what: string): number => {
-    if (t === undefined || !/^\d+$/.test(t)) throw new InvalidArgumentError(`code '${spec}': ${what} '${t ?? ''}' is not a positive integer`);
+    if (t === undefined || !/^\d+$/.test(t))
+      throw new InvalidArgumentError(`code '${spec}': ${what} '${t ?? ''}' is not a positive integer`);
     return Number(t);
   };
   if (parts[0] === 'wimax') {
-    if (parts.length < 2 || parts.length > 3) throw new InvalidArgumentError(`code '${spec}': expected wimax:N or wimax:N:1/2`);
+    if (parts.length < 2 || parts.length > 3)
+      throw new InvalidArgumentError(`code '${spec}': expected wimax:N or wimax:N:1/2`);
     const n = int(parts[1], 'length');
-    if (parts.length === 3 && parseRate(parts[2]!, spec) !== 0.5) throw new InvalidArgumentError(`code '${spec}': only the 802.16e rate-1/2 family is available`);
+    if (parts.length === 3 && parseRate(parts[2]!, spec) !== 0.5)
+      throw new InvalidArgumentError(`code '${spec}': only the 802.16e rate-1/2 family is available`);
     return wimaxCode(n);
   }
   if (parts[0] === 'nr') {
@@ -303,7 +351,8 @@ export function ldpcCode(spec: string, options: { Qm?: number } = {}): LdpcCode 
     let rest = parts.slice(1);
     if (rest[0]?.startsWith('bg')) {
       const b = rest[0].slice(2);
-      if (b !== '1' && b !== '2') throw new InvalidArgumentError(`code '${spec}': base graph '${rest[0]}' is not bg1 or bg2`);
+      if (b !== '1' && b !== '2')
+        throw new InvalidArgumentError(`code '${spec}': base graph '${rest[0]}' is not bg1 or bg2`);
       bg = Number(b) as NrBaseGraph;
       rest = rest.slice(1);
     }

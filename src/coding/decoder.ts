@@ -11,7 +11,12 @@ import { LDPC_DECODER_ALGORITHMS } from './types.js';
 
 /** The decoder defaults: layered normalized min-sum, 20 iterations, early stop, alpha 0.75, beta 0.5, saturation 64. */
 export const LDPC_DECODER_DEFAULTS: ResolvedDecoderOptions = Object.freeze({
-  algorithm: 'nms', maxIterations: 20, earlyStop: true, alpha: 0.75, beta: 0.5, saturation: 64,
+  algorithm: 'nms',
+  maxIterations: 20,
+  earlyStop: true,
+  alpha: 0.75,
+  beta: 0.5,
+  saturation: 64,
 });
 /** Largest saturation accepted (keeps fixed-point posteriors inside int32). */
 export const LDPC_MAX_SATURATION = 10_000;
@@ -39,19 +44,28 @@ export interface ResolvedDecoderOptions {
 
 /** Checks decoder options and fills the defaults; InvalidArgumentError naming the bad field. */
 export function resolveDecoderOptions(o: DecoderOptions = {}): ResolvedDecoderOptions {
-  if (o === null || typeof o !== 'object') throw new InvalidArgumentError(`decoder options must be an object, got ${o === null ? 'null' : typeof o}`);
+  if (o === null || typeof o !== 'object')
+    throw new InvalidArgumentError(`decoder options must be an object, got ${o === null ? 'null' : typeof o}`);
   const algorithm = o.algorithm ?? LDPC_DECODER_DEFAULTS.algorithm;
-  if (!LDPC_DECODER_ALGORITHMS.includes(algorithm)) throw new InvalidArgumentError(`unknown decoder '${String(algorithm)}'; expected one of ${LDPC_DECODER_ALGORITHMS.join(', ')}`);
+  if (!LDPC_DECODER_ALGORITHMS.includes(algorithm))
+    throw new InvalidArgumentError(
+      `unknown decoder '${String(algorithm)}'; expected one of ${LDPC_DECODER_ALGORITHMS.join(', ')}`,
+    );
   const maxIterations = o.maxIterations ?? LDPC_DECODER_DEFAULTS.maxIterations;
-  if (!Number.isInteger(maxIterations) || maxIterations < 1 || maxIterations > 10_000) throw new InvalidArgumentError(`maxIterations must be an integer in [1, 10000], got ${maxIterations}`);
+  if (!Number.isInteger(maxIterations) || maxIterations < 1 || maxIterations > 10_000)
+    throw new InvalidArgumentError(`maxIterations must be an integer in [1, 10000], got ${maxIterations}`);
   const alpha = o.alpha ?? LDPC_DECODER_DEFAULTS.alpha;
-  if (typeof alpha !== 'number' || !(alpha > 0 && alpha <= 1)) throw new InvalidArgumentError(`alpha (the min-sum normalization) must be in (0, 1], got ${alpha}`);
+  if (typeof alpha !== 'number' || !(alpha > 0 && alpha <= 1))
+    throw new InvalidArgumentError(`alpha (the min-sum normalization) must be in (0, 1], got ${alpha}`);
   const beta = o.beta ?? LDPC_DECODER_DEFAULTS.beta;
-  if (typeof beta !== 'number' || !(beta >= 0 && beta <= LDPC_MAX_SATURATION)) throw new InvalidArgumentError(`beta (the min-sum offset) must be in [0, ${LDPC_MAX_SATURATION}], got ${beta}`);
+  if (typeof beta !== 'number' || !(beta >= 0 && beta <= LDPC_MAX_SATURATION))
+    throw new InvalidArgumentError(`beta (the min-sum offset) must be in [0, ${LDPC_MAX_SATURATION}], got ${beta}`);
   const saturation = o.saturation ?? LDPC_DECODER_DEFAULTS.saturation;
-  if (typeof saturation !== 'number' || !(saturation > 0 && saturation <= LDPC_MAX_SATURATION)) throw new InvalidArgumentError(`saturation must be in (0, ${LDPC_MAX_SATURATION}], got ${saturation}`);
+  if (typeof saturation !== 'number' || !(saturation > 0 && saturation <= LDPC_MAX_SATURATION))
+    throw new InvalidArgumentError(`saturation must be in (0, ${LDPC_MAX_SATURATION}], got ${saturation}`);
   const earlyStop = o.earlyStop ?? LDPC_DECODER_DEFAULTS.earlyStop;
-  if (typeof earlyStop !== 'boolean') throw new InvalidArgumentError(`earlyStop must be a boolean, got ${typeof earlyStop}`);
+  if (typeof earlyStop !== 'boolean')
+    throw new InvalidArgumentError(`earlyStop must be a boolean, got ${typeof earlyStop}`);
   return { algorithm, maxIterations, earlyStop, alpha, beta, saturation };
 }
 
@@ -82,8 +96,16 @@ export class LdpcDecoder {
   /** Allocates the decoder's state for H (m x n, compressed rows). */
   constructor(H: SparseParityCheck, options: DecoderOptions = {}) {
     this.options = resolveDecoderOptions(options);
-    if (!H || !(H.rowStart instanceof Int32Array) || !(H.col instanceof Int32Array) || H.rowStart.length !== H.m + 1 || H.rowStart[H.m] !== H.col.length) {
-      throw new InvalidArgumentError('the parity check must be a SparseParityCheck (m, n, rowStart of length m + 1 ending at col.length, col)');
+    if (
+      !H ||
+      !(H.rowStart instanceof Int32Array) ||
+      !(H.col instanceof Int32Array) ||
+      H.rowStart.length !== H.m + 1 ||
+      H.rowStart[H.m] !== H.col.length
+    ) {
+      throw new InvalidArgumentError(
+        'the parity check must be a SparseParityCheck (m, n, rowStart of length m + 1 ending at col.length, col)',
+      );
     }
     this.H = H;
     this.n = H.n;
@@ -93,13 +115,16 @@ export class LdpcDecoder {
     const colDegree = new Int32Array(H.n);
     for (let e = 0; e < H.col.length; e++) {
       const c = H.col[e]!;
-      if (!(c >= 0 && c < H.n)) throw new InvalidArgumentError(`parity check edge ${e} has column ${c}, outside 0 .. ${H.n - 1}`);
+      if (!(c >= 0 && c < H.n))
+        throw new InvalidArgumentError(`parity check edge ${e} has column ${c}, outside 0 .. ${H.n - 1}`);
       colDegree[c]++;
     }
     let maxDegree = 0;
     for (let c = 0; c < H.n; c++) if (colDegree[c]! > maxDegree) maxDegree = colDegree[c]!;
     if (this.minSum && (maxDegree + 1) * Math.round(this.options.saturation * LDPC_MIN_SUM_SCALE) >= 2 ** 31) {
-      throw new InvalidArgumentError(`saturation ${this.options.saturation} is too large for column degree ${maxDegree} in fixed point`);
+      throw new InvalidArgumentError(
+        `saturation ${this.options.saturation} is too large for column degree ${maxDegree} in fixed point`,
+      );
     }
     const edges = H.col.length;
     this.L = new Float64Array(H.n);
@@ -116,10 +141,12 @@ export class LdpcDecoder {
 
   /** Decodes one frame of n LLRs; `bits` (n entries, allocated when absent) receives the hard decisions. */
   decode(llr: ArrayLike<number>, bits?: Uint8Array): DecodeResult {
-    if (llr.length !== this.n) throw new InvalidInputError('SHAPE_MISMATCH', `decoder input has ${llr.length} LLRs, the code has n = ${this.n}`);
+    if (llr.length !== this.n)
+      throw new InvalidInputError('SHAPE_MISMATCH', `decoder input has ${llr.length} LLRs, the code has n = ${this.n}`);
     const iterations = this.run(llr, 0);
     const out = bits ?? new Uint8Array(this.n);
-    if (out.length < this.n) throw new InvalidInputError('SHAPE_MISMATCH', `bits output has ${out.length} entries, need ${this.n}`);
+    if (out.length < this.n)
+      throw new InvalidInputError('SHAPE_MISMATCH', `bits output has ${out.length} entries, need ${this.n}`);
     out.set(this.hard);
     return { bits: out, iterations: Math.abs(iterations), ok: iterations > 0 };
   }
@@ -131,21 +158,29 @@ export class LdpcDecoder {
   run(llr: ArrayLike<number>, offset: number): number {
     const { n } = this;
     const { saturation: sat, maxIterations, earlyStop, algorithm } = this.options;
-    if (!Number.isInteger(offset) || offset < 0 || offset + n > llr.length) throw new InvalidInputError('SHAPE_MISMATCH', `frame at offset ${offset} runs past the ${llr.length} LLRs given`);
+    if (!Number.isInteger(offset) || offset < 0 || offset + n > llr.length)
+      throw new InvalidInputError('SHAPE_MISMATCH', `frame at offset ${offset} runs past the ${llr.length} LLRs given`);
     const L = this.L;
-    let it = 0, ok = false;
+    let it = 0,
+      ok = false;
     if (this.minSum) {
       const Li = this.Li;
       for (let i = 0; i < n; i++) {
         const v = llr[offset + i]!;
-        if (!Number.isFinite(v)) throw new InvalidInputError('NON_FINITE', `LLR ${i} of the frame at offset ${offset} is ${v}`, { index: offset + i });
+        if (!Number.isFinite(v))
+          throw new InvalidInputError('NON_FINITE', `LLR ${i} of the frame at offset ${offset} is ${v}`, {
+            index: offset + i,
+          });
         Li[i] = Math.round((v > sat ? sat : v < -sat ? -sat : v) * LDPC_MIN_SUM_SCALE);
       }
       this.Ri.fill(0);
     } else {
       for (let i = 0; i < n; i++) {
         const v = llr[offset + i]!;
-        if (!Number.isFinite(v)) throw new InvalidInputError('NON_FINITE', `LLR ${i} of the frame at offset ${offset} is ${v}`, { index: offset + i });
+        if (!Number.isFinite(v))
+          throw new InvalidInputError('NON_FINITE', `LLR ${i} of the frame at offset ${offset} is ${v}`, {
+            index: offset + i,
+          });
         L[i] = v > sat ? sat : v < -sat ? -sat : v;
       }
       this.R.fill(0);
@@ -156,10 +191,18 @@ export class LdpcDecoder {
     while (it < maxIterations) {
       it++;
       switch (algorithm) {
-        case 'nms': this.minSumPass(alphaQ, 0, satQ); break;
-        case 'oms': this.minSumPass(256, betaQ, satQ); break;
-        case 'spa': this.layeredSpaPass(); break;
-        case 'flooding-spa': this.floodingSpaPass(llr, offset); break;
+        case 'nms':
+          this.minSumPass(alphaQ, 0, satQ);
+          break;
+        case 'oms':
+          this.minSumPass(256, betaQ, satQ);
+          break;
+        case 'spa':
+          this.layeredSpaPass();
+          break;
+        case 'flooding-spa':
+          this.floodingSpaPass(llr, offset);
+          break;
       }
       if (earlyStop || it === maxIterations) {
         ok = this.minSum ? this.syndromeZeroInt() : this.syndromeZero();
@@ -184,7 +227,11 @@ export class LdpcDecoder {
   /** The posterior LLRs of the last run() (n entries, ln P(0)/P(1)), into `out` when given. */
   posteriors(out?: Float64Array): Float64Array {
     const p = out ?? new Float64Array(this.n);
-    if (p.length !== this.n) throw new InvalidInputError('SHAPE_MISMATCH', `posterior output has ${p.length} entries, the code has n = ${this.n}`);
+    if (p.length !== this.n)
+      throw new InvalidInputError(
+        'SHAPE_MISMATCH',
+        `posterior output has ${p.length} entries, the code has n = ${this.n}`,
+      );
     if (this.minSum) for (let i = 0; i < this.n; i++) p[i] = this.Li[i]! / LDPC_MIN_SUM_SCALE;
     else p.set(this.L);
     return p;
@@ -224,21 +271,26 @@ export class LdpcDecoder {
     const { rowStart, col, m } = this.H;
     const { Li, Ri, qi } = this;
     for (let r = 0; r < m; r++) {
-      const a = rowStart[r]!, b = rowStart[r + 1]!;
-      let min1 = satQ, min2 = satQ, sgn = 0;
+      const a = rowStart[r]!,
+        b = rowStart[r + 1]!;
+      let min1 = satQ,
+        min2 = satQ,
+        sgn = 0;
       for (let e = a; e < b; e++) {
         const v = (Li[col[e]!]! - Ri[e]!) | 0;
         qi[e - a] = v;
         const sm = v >> 31;
         sgn ^= sm;
         const mag = (v ^ sm) - sm;
-        const d = mag - min1, dm = d >> 31;
+        const d = mag - min1,
+          dm = d >> 31;
         const hi = mag - (d & dm);
         min1 += d & dm;
         const d2 = hi - min2;
         min2 += d2 & (d2 >> 31);
       }
-      let m1 = min1 - betaQ, m2 = min2 - betaQ;
+      let m1 = min1 - betaQ,
+        m2 = min2 - betaQ;
       m1 = ((m1 & ~(m1 >> 31)) * alphaQ) >> 8;
       m2 = ((m2 & ~(m2 >> 31)) * alphaQ) >> 8;
       const x12 = m1 ^ m2;
@@ -247,7 +299,7 @@ export class LdpcDecoder {
         const sm = v >> 31;
         const sel = ((((v ^ sm) - sm) ^ min1) - 1) >> 31;
         const s = sm ^ sgn;
-        const rn = ((m1 ^ (x12 & sel)) ^ s) - s;
+        const rn = (m1 ^ (x12 & sel) ^ s) - s;
         Ri[e] = rn;
         Li[col[e]!] = v + rn;
       }
@@ -270,7 +322,10 @@ export class LdpcDecoder {
       if (v < 0) sgn ^= 1;
     }
     let acc = 1;
-    for (let j = d - 1; j >= 0; j--) { suffix[j] = acc; acc *= t[j]!; }
+    for (let j = d - 1; j >= 0; j--) {
+      suffix[j] = acc;
+      acc *= t[j]!;
+    }
     let prefix = 1;
     for (let j = 0; j < d; j++) {
       let x = prefix * suffix[j]!;
@@ -278,7 +333,7 @@ export class LdpcDecoder {
       if (x > 1) x = 1;
       let mag = 2 * Math.atanh(x);
       if (mag > sat) mag = sat;
-      out[outOffset + j] = (sgn ^ (q[j]! < 0 ? 1 : 0)) ? -mag : mag;
+      out[outOffset + j] = sgn ^ (q[j]! < 0 ? 1 : 0) ? -mag : mag;
     }
   }
 
@@ -286,7 +341,8 @@ export class LdpcDecoder {
     const { rowStart, col, m } = this.H;
     const { L, R, q } = this;
     for (let r = 0; r < m; r++) {
-      const a = rowStart[r]!, b = rowStart[r + 1]!;
+      const a = rowStart[r]!,
+        b = rowStart[r + 1]!;
       for (let e = a; e < b; e++) q[e - a] = L[col[e]!]! - R[e]!;
       this.checkNode(b - a, R, a);
       for (let e = a; e < b; e++) L[col[e]!] = q[e - a]! + R[e]!;
@@ -303,7 +359,8 @@ export class LdpcDecoder {
       Lnew[i] = v > sat ? sat : v < -sat ? -sat : v;
     }
     for (let r = 0; r < m; r++) {
-      const a = rowStart[r]!, b = rowStart[r + 1]!;
+      const a = rowStart[r]!,
+        b = rowStart[r + 1]!;
       for (let e = a; e < b; e++) q[e - a] = L[col[e]!]! - R[e]!;
       this.checkNode(b - a, R, a);
       for (let e = a; e < b; e++) Lnew[col[e]!] += R[e]!;

@@ -9,7 +9,11 @@ import { InvalidInputError, UnsupportedError } from '../core/errors.js';
 import type { QcParityCheck } from './types.js';
 
 /** One step of the parity schedule: block row `row` fixes parity block column `col` (shift `shift`). */
-export interface Step { readonly row: number; readonly col: number; readonly shift: number }
+export interface Step {
+  readonly row: number;
+  readonly col: number;
+  readonly shift: number;
+}
 
 /**
  * Encoder for one lifted QC code. Codeword layout: block columns 0 .. kb-1 carry the information bits
@@ -33,7 +37,10 @@ export class QcEncoder {
     this.qc = qc;
     const { z, layers, blockCols } = qc;
     this.kb = blockCols - layers;
-    if (this.kb < 1) throw new UnsupportedError(`a QC code with ${layers} block rows and ${blockCols} block columns has no information columns`);
+    if (this.kb < 1)
+      throw new UnsupportedError(
+        `a QC code with ${layers} block rows and ${blockCols} block columns has no information columns`,
+      );
     this.k = this.kb * z;
     this.n = blockCols * z;
     this.lambda = new Uint8Array(layers * z);
@@ -58,13 +65,16 @@ export class QcEncoder {
         for (let j = qc.layerStart[r]!; j < qc.layerStart[r + 1]!; j++) {
           if (qc.blockCol[j] !== c) continue;
           const s = qc.shift[j]!;
-          if (odd.has(s)) odd.delete(s); else odd.set(s, r);
+          if (odd.has(s)) odd.delete(s);
+          else odd.set(s, r);
         }
       }
       for (const [s, r] of odd) survivors.push({ row: r, col: c, shift: s });
     }
     if (survivors.length !== 1) {
-      throw new UnsupportedError(`the parity part is not dual-diagonal: summing the ${core.length} core block rows leaves ${survivors.length} parity blocks, not one`);
+      throw new UnsupportedError(
+        `the parity part is not dual-diagonal: summing the ${core.length} core block rows leaves ${survivors.length} parity blocks, not one`,
+      );
     }
     this.special = survivors[0]!;
     // Then every parity block follows from a row where it is the only unknown.
@@ -77,12 +87,21 @@ export class QcEncoder {
     while (progress) {
       progress = false;
       for (const r of [...pending]) {
-        let unknown = -1, count = 0, shift = 0;
+        let unknown = -1,
+          count = 0,
+          shift = 0;
         for (let j = qc.layerStart[r]!; j < qc.layerStart[r + 1]!; j++) {
           const c = qc.blockCol[j]!;
-          if (!known[c]) { unknown = c; shift = qc.shift[j]!; count++; }
+          if (!known[c]) {
+            unknown = c;
+            shift = qc.shift[j]!;
+            count++;
+          }
         }
-        if (count === 0) { pending.delete(r); continue; }
+        if (count === 0) {
+          pending.delete(r);
+          continue;
+        }
         if (count === 1) {
           steps.push({ row: r, col: unknown, shift });
           known[unknown] = 1;
@@ -92,7 +111,10 @@ export class QcEncoder {
       }
     }
     for (let c = this.kb; c < blockCols; c++) {
-      if (!known[c]) throw new UnsupportedError(`the parity part is not dual-diagonal: parity block column ${c} is never the only unknown of a block row`);
+      if (!known[c])
+        throw new UnsupportedError(
+          `the parity part is not dual-diagonal: parity block column ${c} is never the only unknown of a block row`,
+        );
     }
     this.steps = steps;
   }
@@ -112,9 +134,17 @@ export class QcEncoder {
    */
   encode(info: ArrayLike<number>, out?: Uint8Array): Uint8Array {
     const { z, layers } = this.qc;
-    if (info.length !== this.k) throw new InvalidInputError('SHAPE_MISMATCH', `encoder input has ${info.length} bits, the code carries k = ${this.k}`);
+    if (info.length !== this.k)
+      throw new InvalidInputError(
+        'SHAPE_MISMATCH',
+        `encoder input has ${info.length} bits, the code carries k = ${this.k}`,
+      );
     const cw = out ?? new Uint8Array(this.n);
-    if (cw.length !== this.n) throw new InvalidInputError('SHAPE_MISMATCH', `codeword output has ${cw.length} entries, the code has n = ${this.n}`);
+    if (cw.length !== this.n)
+      throw new InvalidInputError(
+        'SHAPE_MISMATCH',
+        `codeword output has ${cw.length} entries, the code has n = ${this.n}`,
+      );
     for (let i = 0; i < this.k; i++) {
       const b = info[i]!;
       if (b !== 0 && b !== 1) throw new InvalidInputError('INVALID_INPUT', `information bit ${i} is ${b}, not 0 or 1`);

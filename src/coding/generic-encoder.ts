@@ -29,7 +29,10 @@ export class GenericEncoder {
   /** Eliminates H once; UnsupportedError when it is too large for the dense method. */
   constructor(H: SparseParityCheck) {
     const { m, n } = H;
-    if (m * n > MAX_DENSE_BITS) throw new UnsupportedError(`a ${m} x ${n} parity check is too large for the dense GF(2) encoder (limit ${MAX_DENSE_BITS} bits)`);
+    if (m * n > MAX_DENSE_BITS)
+      throw new UnsupportedError(
+        `a ${m} x ${n} parity check is too large for the dense GF(2) encoder (limit ${MAX_DENSE_BITS} bits)`,
+      );
     const words = (n + 31) >>> 5;
     const a = new Uint32Array(m * words);
     for (let r = 0; r < m; r++) {
@@ -41,9 +44,14 @@ export class GenericEncoder {
     const pivots: number[] = [];
     let rank = 0;
     for (let c = 0; c < n && rank < m; c++) {
-      const w = c >>> 5, bit = 1 << (c & 31);
+      const w = c >>> 5,
+        bit = 1 << (c & 31);
       let p = -1;
-      for (let r = rank; r < m; r++) if (a[r * words + w]! & bit) { p = r; break; }
+      for (let r = rank; r < m; r++)
+        if (a[r * words + w]! & bit) {
+          p = r;
+          break;
+        }
       if (p < 0) continue;
       if (p !== rank) {
         for (let j = 0; j < words; j++) {
@@ -75,9 +83,17 @@ export class GenericEncoder {
 
   /** k information bits -> n-bit codeword (information bits at infoPositions), into `out` when given. */
   encode(info: ArrayLike<number>, out?: Uint8Array): Uint8Array {
-    if (info.length !== this.k) throw new InvalidInputError('SHAPE_MISMATCH', `encoder input has ${info.length} bits, the code carries k = ${this.k}`);
+    if (info.length !== this.k)
+      throw new InvalidInputError(
+        'SHAPE_MISMATCH',
+        `encoder input has ${info.length} bits, the code carries k = ${this.k}`,
+      );
     const cw = out ?? new Uint8Array(this.n);
-    if (cw.length !== this.n) throw new InvalidInputError('SHAPE_MISMATCH', `codeword output has ${cw.length} entries, the code has n = ${this.n}`);
+    if (cw.length !== this.n)
+      throw new InvalidInputError(
+        'SHAPE_MISMATCH',
+        `codeword output has ${cw.length} entries, the code has n = ${this.n}`,
+      );
     const x = this.packed;
     x.fill(0);
     cw.fill(0);

@@ -9,26 +9,62 @@
  * `const dec = code.decoder({ algorithm: 'nms', maxIterations: 20 }); dec.decodeBatch(llr, frames)`.
  */
 export {
-  type BaseMatrix, type BaseMatrixTable, type QcParityCheck, type SparseParityCheck,
-  type DecoderAlgorithm, type DecoderOptions, type DecodeResult, type DecodeBatchResult,
+  type BaseMatrix,
+  type BaseMatrixTable,
+  type QcParityCheck,
+  type SparseParityCheck,
+  type DecoderAlgorithm,
+  type DecoderOptions,
+  type DecodeResult,
+  type DecodeBatchResult,
   LDPC_DECODER_ALGORITHMS,
 } from './types.js';
-export { parseBaseMatrix, formatBaseMatrix, parseAlist, formatAlist, liftBaseMatrix, expandQc, syndromeWeight } from './parity.js';
+export {
+  parseBaseMatrix,
+  formatBaseMatrix,
+  parseAlist,
+  formatAlist,
+  liftBaseMatrix,
+  expandQc,
+  syndromeWeight,
+} from './parity.js';
 export { QcEncoder } from './encoder.js';
 export {
-  LdpcDecoder, resolveDecoderOptions, type ResolvedDecoderOptions,
-  LDPC_DECODER_DEFAULTS, LDPC_MAX_SATURATION, LDPC_MIN_SUM_SCALE,
+  LdpcDecoder,
+  resolveDecoderOptions,
+  type ResolvedDecoderOptions,
+  LDPC_DECODER_DEFAULTS,
+  LDPC_MAX_SATURATION,
+  LDPC_MIN_SUM_SCALE,
 } from './decoder.js';
 export { WIMAX_LENGTHS, WIMAX_Z0, wimaxBaseMatrix, wimaxRateHalfBase, wimaxExpansion } from './wimax.js';
 export {
-  NR_LIFTING_SETS, NR_MAX_K, NR_MAX_RATE, NR_MIN_RATE, NR_MODULATION_ORDERS,
-  nrSelectBaseGraph, nrLiftingSize, nrCodeParams, nrBaseGraphTable, nrBaseMatrix, nrK0,
-  nrRateMatchMap, nrRateMatch, nrRateRecover,
-  type NrBaseGraph, type NrCodeParams, type NrCodeRequest, type NrLiftingSize,
+  NR_LIFTING_SETS,
+  NR_MAX_K,
+  NR_MAX_RATE,
+  NR_MIN_RATE,
+  NR_MODULATION_ORDERS,
+  nrSelectBaseGraph,
+  nrLiftingSize,
+  nrCodeParams,
+  nrBaseGraphTable,
+  nrBaseMatrix,
+  nrK0,
+  nrRateMatchMap,
+  nrRateMatch,
+  nrRateRecover,
+  type NrBaseGraph,
+  type NrCodeParams,
+  type NrCodeRequest,
+  type NrLiftingSize,
 } from './nr.js';
 export { ldpcCode, wimaxCode, nrCode, qcCode, sparseCode, type LdpcCode, type FrameDecoder } from './code.js';
 export { GenericEncoder } from './generic-encoder.js';
 export { readBaseMatrixFile, readAlistFile } from './files.js';
 export {
-  decodeBatchAsync, LDPC_STATUS, type DecodeEngine, type GpuDecodeOptions, type GpuDecodeBatchResult,
+  decodeBatchAsync,
+  LDPC_STATUS,
+  type DecodeEngine,
+  type GpuDecodeOptions,
+  type GpuDecodeBatchResult,
 } from './gpu/cuda-decoder.js';

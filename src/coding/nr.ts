@@ -93,9 +93,14 @@ export interface NrLiftingSize {
 export function nrLiftingSize(bg: NrBaseGraph, K: number): NrLiftingSize {
   checkK(bg, K);
   const Kb = bg === 1 ? 22 : K > 640 ? 10 : K > 560 ? 9 : K > 192 ? 8 : 6;
-  let Zc = Infinity, iLS = -1;
+  let Zc = Infinity,
+    iLS = -1;
   NR_LIFTING_SETS.forEach((set, i) => {
-    for (const z of set) if (Kb * z >= K && z < Zc) { Zc = z; iLS = i; }
+    for (const z of set)
+      if (Kb * z >= K && z < Zc) {
+        Zc = z;
+        iLS = i;
+      }
   });
   return { Kb, Zc, iLS };
 }
@@ -103,35 +108,64 @@ export function nrLiftingSize(bg: NrBaseGraph, K: number): NrLiftingSize {
 function checkK(bg: NrBaseGraph, K: number): void {
   if (bg !== 1 && bg !== 2) throw new InvalidArgumentError(`NR base graph must be 1 or 2, got ${String(bg)}`);
   if (!Number.isInteger(K) || K < 1 || K > NR_MAX_K[bg]) {
-    throw new InvalidArgumentError(`NR code block size K = ${K} is outside 1 .. ${NR_MAX_K[bg]} allowed for base graph ${bg} (38.212 5.2.2; larger blocks are segmented)`, { K, bg });
+    throw new InvalidArgumentError(
+      `NR code block size K = ${K} is outside 1 .. ${NR_MAX_K[bg]} allowed for base graph ${bg} (38.212 5.2.2; larger blocks are segmented)`,
+      { K, bg },
+    );
   }
 }
 
 /** Works out a code block's parameters; InvalidArgumentError for K, rate, E, Qm or bg outside 38.212. */
 export function nrCodeParams(req: NrCodeRequest): NrCodeParams {
-  if (req === null || typeof req !== 'object') throw new InvalidArgumentError('NR code request must be an object {K, R | E, bg?, Qm?}');
+  if (req === null || typeof req !== 'object')
+    throw new InvalidArgumentError('NR code request must be an object {K, R | E, bg?, Qm?}');
   const { K } = req;
   const Qm = req.Qm ?? 1;
-  if (!NR_MODULATION_ORDERS.includes(Qm)) throw new InvalidArgumentError(`modulation order Qm = ${Qm} is not one of ${NR_MODULATION_ORDERS.join(', ')}`);
-  if (!Number.isInteger(K) || K < 1) throw new InvalidArgumentError(`NR code block size K must be a positive integer, got ${K}`);
+  if (!NR_MODULATION_ORDERS.includes(Qm))
+    throw new InvalidArgumentError(`modulation order Qm = ${Qm} is not one of ${NR_MODULATION_ORDERS.join(', ')}`);
+  if (!Number.isInteger(K) || K < 1)
+    throw new InvalidArgumentError(`NR code block size K must be a positive integer, got ${K}`);
   let E: number;
   if (req.E !== undefined) {
-    if (req.R !== undefined) throw new InvalidArgumentError('give the NR code rate R or the rate-matched length E, not both');
+    if (req.R !== undefined)
+      throw new InvalidArgumentError('give the NR code rate R or the rate-matched length E, not both');
     E = req.E;
-    if (!Number.isInteger(E) || E < 1 || E % Qm !== 0) throw new InvalidArgumentError(`rate-matched length E = ${E} must be a positive multiple of Qm = ${Qm}`);
+    if (!Number.isInteger(E) || E < 1 || E % Qm !== 0)
+      throw new InvalidArgumentError(`rate-matched length E = ${E} must be a positive multiple of Qm = ${Qm}`);
   } else {
     const R = req.R;
-    if (typeof R !== 'number' || !Number.isFinite(R)) throw new InvalidArgumentError(`NR code rate R must be a number, got ${String(R)}`);
-    if (R < NR_MIN_RATE || R > NR_MAX_RATE) throw new InvalidArgumentError(`NR code rate ${R} is outside ${NR_MIN_RATE.toFixed(4)} .. ${NR_MAX_RATE} (38.214 5.1.3.1)`, { R });
+    if (typeof R !== 'number' || !Number.isFinite(R))
+      throw new InvalidArgumentError(`NR code rate R must be a number, got ${String(R)}`);
+    if (R < NR_MIN_RATE || R > NR_MAX_RATE)
+      throw new InvalidArgumentError(
+        `NR code rate ${R} is outside ${NR_MIN_RATE.toFixed(4)} .. ${NR_MAX_RATE} (38.214 5.1.3.1)`,
+        { R },
+      );
     E = Qm * Math.ceil(K / (R * Qm));
   }
   const rate = K / E;
-  if (rate > NR_MAX_RATE || rate < NR_MIN_RATE) throw new InvalidArgumentError(`K = ${K} over E = ${E} is code rate ${rate.toFixed(4)}, outside ${NR_MIN_RATE.toFixed(4)} .. ${NR_MAX_RATE}`, { K, E });
+  if (rate > NR_MAX_RATE || rate < NR_MIN_RATE)
+    throw new InvalidArgumentError(
+      `K = ${K} over E = ${E} is code rate ${rate.toFixed(4)}, outside ${NR_MIN_RATE.toFixed(4)} .. ${NR_MAX_RATE}`,
+      { K, E },
+    );
   const bg = req.bg ?? nrSelectBaseGraph(K, rate);
   const { Kb, Zc, iLS } = nrLiftingSize(bg, K);
   const kbFull = bg === 1 ? 22 : 10;
   const cols = bg === 1 ? 68 : 52;
-  return { bg, K, Kb, Zc, iLS, Kldpc: kbFull * Zc, fillers: kbFull * Zc - K, nFull: cols * Zc, N: (cols - 2) * Zc, E, Qm };
+  return {
+    bg,
+    K,
+    Kb,
+    Zc,
+    iLS,
+    Kldpc: kbFull * Zc,
+    fillers: kbFull * Zc - K,
+    nFull: cols * Zc,
+    N: (cols - 2) * Zc,
+    E,
+    Qm,
+  };
 }
 
 const tables: Partial<Record<NrBaseGraph, BaseMatrixTable>> = {};
@@ -157,7 +191,8 @@ export function nrK0(p: NrCodeParams, rv: number): number {
 }
 
 function checkRv(rv: number): void {
-  if (rv !== 0 && rv !== 1 && rv !== 2 && rv !== 3) throw new InvalidArgumentError(`redundancy version must be 0, 1, 2 or 3, got ${rv}`);
+  if (rv !== 0 && rv !== 1 && rv !== 2 && rv !== 3)
+    throw new InvalidArgumentError(`redundancy version must be 0, 1, 2 or 3, got ${rv}`);
 }
 
 /**
@@ -171,8 +206,12 @@ export function nrRateMatchMap(p: NrCodeParams, rv = 0): Int32Array {
   const twoZ = 2 * Zc;
   // d_j = codeword column j + 2 Zc; filler columns K .. Kldpc-1 are NULL.
   let sendable = 0;
-  for (let j = 0; j < N; j++) { const c = j + twoZ; if (c < K || c >= Kldpc) sendable++; }
-  if (sendable === 0) throw new InvalidArgumentError('the NR code block has no bit to send (every unpunctured bit is a filler)');
+  for (let j = 0; j < N; j++) {
+    const c = j + twoZ;
+    if (c < K || c >= Kldpc) sendable++;
+  }
+  if (sendable === 0)
+    throw new InvalidArgumentError('the NR code block has no bit to send (every unpunctured bit is a filler)');
   const e = new Int32Array(E);
   for (let k = 0, j = 0; k < E; j++) {
     const c = ((k0 + j) % N) + twoZ;
@@ -188,7 +227,8 @@ export function nrRateMatchMap(p: NrCodeParams, rv = 0): Int32Array {
 /** Rate matching: the E channel bits of a full codeword (nFull bits), for the map of nrRateMatchMap. */
 export function nrRateMatch(map: Int32Array, codeword: Uint8Array, out?: Uint8Array): Uint8Array {
   const f = out ?? new Uint8Array(map.length);
-  if (f.length !== map.length) throw new InvalidInputError('SHAPE_MISMATCH', `rate-matched output has ${f.length} entries, E = ${map.length}`);
+  if (f.length !== map.length)
+    throw new InvalidInputError('SHAPE_MISMATCH', `rate-matched output has ${f.length} entries, E = ${map.length}`);
   for (let k = 0; k < map.length; k++) f[k] = codeword[map[k]!]!;
   return f;
 }
@@ -199,16 +239,32 @@ export function nrRateMatch(map: Int32Array, codeword: Uint8Array, out?: Uint8Ar
  * same `acc`). When `fresh`, acc is first reset: 0 everywhere (punctured, unsent), +saturation on the
  * filler bits (known zeros).
  */
-export function nrRateRecover(p: NrCodeParams, map: Int32Array, llr: ArrayLike<number>, acc: Float64Array | Float32Array, fresh: boolean, saturation: number, llrOffset = 0): void {
-  if (acc.length !== p.nFull) throw new InvalidInputError('SHAPE_MISMATCH', `decoder input has ${acc.length} entries, the code has ${p.nFull}`);
-  if (llrOffset < 0 || llrOffset + map.length > llr.length) throw new InvalidInputError('SHAPE_MISMATCH', `frame at offset ${llrOffset} needs ${map.length} LLRs, ${llr.length} given`);
+export function nrRateRecover(
+  p: NrCodeParams,
+  map: Int32Array,
+  llr: ArrayLike<number>,
+  acc: Float64Array | Float32Array,
+  fresh: boolean,
+  saturation: number,
+  llrOffset = 0,
+): void {
+  if (acc.length !== p.nFull)
+    throw new InvalidInputError('SHAPE_MISMATCH', `decoder input has ${acc.length} entries, the code has ${p.nFull}`);
+  if (llrOffset < 0 || llrOffset + map.length > llr.length)
+    throw new InvalidInputError(
+      'SHAPE_MISMATCH',
+      `frame at offset ${llrOffset} needs ${map.length} LLRs, ${llr.length} given`,
+    );
   if (fresh) {
     acc.fill(0);
     acc.fill(saturation, p.K, p.Kldpc);
   }
   for (let k = 0; k < map.length; k++) {
     const v = llr[llrOffset + k]!;
-    if (!Number.isFinite(v)) throw new InvalidInputError('NON_FINITE', `LLR ${k} of the frame at offset ${llrOffset} is ${v}`, { index: llrOffset + k });
+    if (!Number.isFinite(v))
+      throw new InvalidInputError('NON_FINITE', `LLR ${k} of the frame at offset ${llrOffset} is ${v}`, {
+        index: llrOffset + k,
+      });
     acc[map[k]!] += v;
   }
 }

@@ -25,7 +25,10 @@ export function wimaxRateHalfBase(): BaseMatrix {
 /** Checks a WiMAX length and returns its expansion factor z = n / 24; InvalidArgumentError otherwise. */
 export function wimaxExpansion(n: number): number {
   if (!WIMAX_LENGTHS.includes(n)) {
-    throw new InvalidArgumentError(`802.16e has no rate-1/2 code of length ${n}; lengths are 576 to 2304 in steps of 96`, { n });
+    throw new InvalidArgumentError(
+      `802.16e has no rate-1/2 code of length ${n}; lengths are 576 to 2304 in steps of 96`,
+      { n },
+    );
   }
   return n / 24;
 }

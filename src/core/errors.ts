@@ -51,7 +51,11 @@ export class InvalidArgumentError extends LatticeMimoError {
 /** Input data is malformed: NaN/Inf, wrong lengths, ragged rows, empty input. */
 export class InvalidInputError extends LatticeMimoError {
   /** `message` names the problem; `details` carries machine-readable context. */
-  constructor(code: 'INVALID_INPUT' | 'NON_FINITE' | 'SHAPE_MISMATCH' | 'PARSE_ERROR', message: string, details?: Record<string, unknown>) {
+  constructor(
+    code: 'INVALID_INPUT' | 'NON_FINITE' | 'SHAPE_MISMATCH' | 'PARSE_ERROR',
+    message: string,
+    details?: Record<string, unknown>,
+  ) {
     super(code, message, details);
     this.name = 'InvalidInputError';
   }
@@ -107,7 +111,12 @@ export class CudaError extends LatticeMimoError {
   /** The driver's or NVRTC's own error name (e.g. CUDA_ERROR_OUT_OF_MEMORY). */
   readonly cudaError: string;
   /** `message` names the problem; `details` carries machine-readable context. */
-  constructor(code: 'CUDA_ERROR' | 'NVRTC_ERROR' | 'OUT_OF_MEMORY', cudaError: string, message: string, details?: Record<string, unknown>) {
+  constructor(
+    code: 'CUDA_ERROR' | 'NVRTC_ERROR' | 'OUT_OF_MEMORY',
+    cudaError: string,
+    message: string,
+    details?: Record<string, unknown>,
+  ) {
     super(code, message, { cudaError, ...details });
     this.name = 'CudaError';
     this.cudaError = cudaError;

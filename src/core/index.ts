@@ -4,12 +4,31 @@
  * pool stay internal.
  */
 export {
-  LatticeMimoError, InvalidArgumentError, InvalidInputError, RankDeficientError, IterationLimitError,
-  CheckFailedError, EngineUnavailableError, UnsupportedError, CudaError, ExternalToolError, NodeBudgetError,
+  LatticeMimoError,
+  InvalidArgumentError,
+  InvalidInputError,
+  RankDeficientError,
+  IterationLimitError,
+  CheckFailedError,
+  EngineUnavailableError,
+  UnsupportedError,
+  CudaError,
+  ExternalToolError,
+  NodeBudgetError,
   type ErrorCode,
 } from './errors.js';
 export {
-  makeBatch, zerosBatch, matrixAt, fromRows, toRows, matMul, identity, precisionOf, toPrecision,
-  type MatrixBatch, type Precision, type RealArray,
+  makeBatch,
+  zerosBatch,
+  matrixAt,
+  fromRows,
+  toRows,
+  matMul,
+  identity,
+  precisionOf,
+  toPrecision,
+  type MatrixBatch,
+  type Precision,
+  type RealArray,
 } from './matrix.js';
 export { Philox, philox4x32 } from './rng.js';

@@ -5,14 +5,28 @@
  * EACCES, ...) turned into one-line IoErrors.
  */
 import { randomBytes } from 'node:crypto';
-import { accessSync, closeSync, constants, fsyncSync, openSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  fsyncSync,
+  openSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { IoError, LatticeMimoError } from './errors.js';
 
 /** A Node system error (it carries an errno code such as 'ENOSPC'). */
 export function isSystemError(err: unknown): err is NodeJS.ErrnoException {
-  return err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string' && /^E[A-Z0-9]+$/.test((err as NodeJS.ErrnoException).code!);
+  return (
+    err instanceof Error &&
+    typeof (err as NodeJS.ErrnoException).code === 'string' &&
+    /^E[A-Z0-9]+$/.test((err as NodeJS.ErrnoException).code!)
+  );
 }
 
 /** `err` as a typed error: LatticeMimoErrors pass through, system errors become IoError('cannot <what>: ...'). */
@@ -30,7 +44,7 @@ export function checkOutputPath(option: string, file: string): void {
   if (file === '') throw new IoError(`--${option}: empty file name`);
   if (isSpecialFile(file)) return; // /dev/null, /dev/stdout, a FIFO: written as they are
   const dir = dirname(resolve(file));
-  let st;
+  let st: ReturnType<typeof statSync>;
   try {
     st = statSync(dir);
   } catch {
@@ -119,14 +133,23 @@ export function writeFileAtomicSync(file: string, data: string | Uint8Array): vo
     renameSync(tmp, file);
     created = false;
   } catch (err) {
-    if (created) { try { unlinkSync(tmp); } catch { /* already gone */ } }
+    if (created) {
+      try {
+        unlinkSync(tmp);
+      } catch {
+        /* already gone */
+      }
+    }
     throw toIoError(err, `write ${file}`);
   }
 }
 
 /** Writes text to `file`, or to stdout when `file` is '-'. */
 export async function writeOutput(file: string, text: string): Promise<void> {
-  if (file === '-') { process.stdout.write(text); return; }
+  if (file === '-') {
+    process.stdout.write(text);
+    return;
+  }
   await writeFileAtomic(file, text);
 }
 

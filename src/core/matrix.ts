@@ -50,11 +50,18 @@ export function toPrecision(a: RealArray, precision: Precision): RealArray {
  * SHAPE_MISMATCH when its length is not batch * rows * cols.
  */
 export function makeBatch<A extends RealArray>(data: A, batch: number, rows: number, cols: number): MatrixBatch<A> {
-  for (const [name, v] of [['batch', batch], ['rows', rows], ['cols', cols]] as const) {
+  for (const [name, v] of [
+    ['batch', batch],
+    ['rows', rows],
+    ['cols', cols],
+  ] as const) {
     if (!Number.isInteger(v) || v < 1) throw new InvalidArgumentError(`${name} must be a positive integer, got ${v}`);
   }
   if (data.length !== batch * rows * cols) {
-    throw new InvalidInputError('SHAPE_MISMATCH', `data has ${data.length} elements but batch x rows x cols = ${batch} x ${rows} x ${cols} = ${batch * rows * cols}`);
+    throw new InvalidInputError(
+      'SHAPE_MISMATCH',
+      `data has ${data.length} elements but batch x rows x cols = ${batch} x ${rows} x ${cols} = ${batch * rows * cols}`,
+    );
   }
   return { batch, rows, cols, data };
 }
@@ -78,8 +85,11 @@ export function fromRows(rows: readonly (readonly number[])[], precision: Precis
   if (c === 0) throw new InvalidInputError('INVALID_INPUT', 'matrix has an empty row');
   const data = allocReal(precision, r * c);
   rows.forEach((row, i) => {
-    if (row.length !== c) throw new InvalidInputError('SHAPE_MISMATCH', `row ${i} has ${row.length} entries, row 0 has ${c}`);
-    row.forEach((v, j) => { data[i + j * r] = v; });
+    if (row.length !== c)
+      throw new InvalidInputError('SHAPE_MISMATCH', `row ${i} has ${row.length} entries, row 0 has ${c}`);
+    row.forEach((v, j) => {
+      data[i + j * r] = v;
+    });
   });
   return makeBatch(data, 1, r, c);
 }

@@ -21,8 +21,14 @@ const W1 = 0xbb67ae85;
 
 /** High 32 bits of the 64-bit product of two uint32 values, exactly (no BigInt). */
 function mulhi32(a: number, b: number): number {
-  const al = a & 0xffff, ah = a >>> 16, bl = b & 0xffff, bh = b >>> 16;
-  const ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
+  const al = a & 0xffff,
+    ah = a >>> 16,
+    bl = b & 0xffff,
+    bh = b >>> 16;
+  const ll = al * bl,
+    lh = al * bh,
+    hl = ah * bl,
+    hh = ah * bh;
   const mid = (ll >>> 16) + (lh & 0xffff) + (hl & 0xffff);
   return (hh + (lh >>> 16) + (hl >>> 16) + (mid >>> 16)) >>> 0;
 }
@@ -31,12 +37,26 @@ function mulhi32(a: number, b: number): number {
  * One Philox4x32-10 block: key (key0, key1) and counter (c0..c3), each a uint32, map to four
  * words written into `out` (length >= 4); stateless, so CPU and GPU agree word for word.
  */
-export function philox4x32(key0: number, key1: number, c0: number, c1: number, c2: number, c3: number, out: Uint32Array): void {
-  let k0 = key0 >>> 0, k1 = key1 >>> 0;
-  let x0 = c0 >>> 0, x1 = c1 >>> 0, x2 = c2 >>> 0, x3 = c3 >>> 0;
+export function philox4x32(
+  key0: number,
+  key1: number,
+  c0: number,
+  c1: number,
+  c2: number,
+  c3: number,
+  out: Uint32Array,
+): void {
+  let k0 = key0 >>> 0,
+    k1 = key1 >>> 0;
+  let x0 = c0 >>> 0,
+    x1 = c1 >>> 0,
+    x2 = c2 >>> 0,
+    x3 = c3 >>> 0;
   for (let r = 0; r < 10; r++) {
-    const hi0 = mulhi32(M0, x0), lo0 = Math.imul(M0, x0) >>> 0;
-    const hi1 = mulhi32(M1, x2), lo1 = Math.imul(M1, x2) >>> 0;
+    const hi0 = mulhi32(M0, x0),
+      lo0 = Math.imul(M0, x0) >>> 0;
+    const hi1 = mulhi32(M1, x2),
+      lo1 = Math.imul(M1, x2) >>> 0;
     x0 = (hi1 ^ x1 ^ k0) >>> 0;
     x1 = lo1;
     x2 = (hi0 ^ x3 ^ k1) >>> 0;
@@ -44,7 +64,10 @@ export function philox4x32(key0: number, key1: number, c0: number, c1: number, c
     k0 = (k0 + W0) >>> 0;
     k1 = (k1 + W1) >>> 0;
   }
-  out[0] = x0; out[1] = x1; out[2] = x2; out[3] = x3;
+  out[0] = x0;
+  out[1] = x1;
+  out[2] = x2;
+  out[3] = x3;
 }
 
 const TWO_POW_32 = 4294967296;
@@ -54,7 +77,8 @@ function splitU64(v: number | bigint, what: string): [number, number] {
     if (v < 0n || v >= 1n << 64n) throw new InvalidArgumentError(`${what} must be in [0, 2^64), got ${v}`);
     return [Number(v & 0xffffffffn), Number(v >> 32n)];
   }
-  if (!Number.isSafeInteger(v) || v < 0) throw new InvalidArgumentError(`${what} must be a non-negative safe integer, got ${v}`);
+  if (!Number.isSafeInteger(v) || v < 0)
+    throw new InvalidArgumentError(`${what} must be a non-negative safe integer, got ${v}`);
   return [v % TWO_POW_32, Math.floor(v / TWO_POW_32)];
 }
 
@@ -85,7 +109,15 @@ export class Philox {
   }
 
   private refill(): void {
-    philox4x32(this.k0, this.k1, this.block % TWO_POW_32, Math.floor(this.block / TWO_POW_32), this.s0, this.s1, this.buf);
+    philox4x32(
+      this.k0,
+      this.k1,
+      this.block % TWO_POW_32,
+      Math.floor(this.block / TWO_POW_32),
+      this.s0,
+      this.s1,
+      this.buf,
+    );
     this.block++;
     this.used = 0;
   }
@@ -98,13 +130,14 @@ export class Philox {
 
   /** Uniform in (0, 1) with 53 random bits. */
   uniform(): number {
-    const a = this.nextUint32() >>> 5, b = this.nextUint32() >>> 6;
+    const a = this.nextUint32() >>> 5,
+      b = this.nextUint32() >>> 6;
     return (a * 67108864 + b + 0.5) * 1.1102230246251565e-16;
   }
 
   /** Uniform in (0, 1) with 24 random bits (the float32 formula). */
   uniform32(): number {
-    return ((this.nextUint32() >>> 8) + 0.5) * 5.960464477539063e-8;
+    return ((this.nextUint32() >>> 8) + 0.5) * 2 ** -24;
   }
 
   /** Standard normal N(0, 1) by Box-Muller; deviates come in pairs (cos, then sin). */
@@ -114,7 +147,8 @@ export class Philox {
       this.spareNormal = undefined;
       return s;
     }
-    const u1 = this.uniform(), u2 = this.uniform();
+    const u1 = this.uniform(),
+      u2 = this.uniform();
     const r = Math.sqrt(-2 * Math.log(u1));
     const t = 2 * Math.PI * u2;
     this.spareNormal = r * Math.sin(t);

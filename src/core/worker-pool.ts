@@ -6,10 +6,16 @@ import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { LatticeMimoError, type ErrorCode } from './errors.js';
 
-export interface SerializedError { code?: ErrorCode; name: string; message: string; details?: Record<string, unknown> }
+export interface SerializedError {
+  code?: ErrorCode;
+  name: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
 
 export function serializeError(err: unknown): SerializedError {
-  if (err instanceof LatticeMimoError) return { code: err.code, name: err.name, message: err.message, details: err.details };
+  if (err instanceof LatticeMimoError)
+    return { code: err.code, name: err.name, message: err.message, details: err.details };
   if (err instanceof Error) return { name: err.name, message: err.message };
   return { name: 'Error', message: String(err) };
 }
@@ -29,8 +35,19 @@ export function defaultThreads(): number {
   return Math.max(1, availableParallelism());
 }
 
-interface Job<T, R> { id: number; task: T; transfer: ArrayBuffer[]; resolve: (r: R) => void; reject: (e: Error) => void }
-interface Reply<R> { id: number; ok: boolean; result?: R; error?: SerializedError }
+interface Job<T, R> {
+  id: number;
+  task: T;
+  transfer: ArrayBuffer[];
+  resolve: (r: R) => void;
+  reject: (e: Error) => void;
+}
+interface Reply<R> {
+  id: number;
+  ok: boolean;
+  result?: R;
+  error?: SerializedError;
+}
 
 /**
  * A persistent pool of worker threads started from one module; each worker answers
@@ -52,7 +69,9 @@ export class WorkerPool<T, R> {
       const w = new Worker(workerUrl);
       w.on('message', (msg: Reply<R>) => this.onReply(w, msg));
       w.on('error', (err) => this.fail(err));
-      w.on('exit', (code) => { if (!this.closed) this.fail(new Error(`worker exited with code ${code}`)); });
+      w.on('exit', (code) => {
+        if (!this.closed) this.fail(new Error(`worker exited with code ${code}`));
+      });
       this.workers.push(w);
       this.idle.push(w);
     }
@@ -123,7 +142,14 @@ export async function runOnWorkers<T, R>(
   if (tasks.length === 0) return [];
   const pool = new WorkerPool<T, R>(workerUrl, Math.max(1, Math.min(threads, tasks.length)));
   try {
-    return await Promise.all(tasks.map((t, i) => pool.run(t, transfer(t)).then((r) => { onResult?.(i, r); return r; })));
+    return await Promise.all(
+      tasks.map((t, i) =>
+        pool.run(t, transfer(t)).then((r) => {
+          onResult?.(i, r);
+          return r;
+        }),
+      ),
+    );
   } finally {
     await pool.close();
   }

@@ -115,10 +115,17 @@ export function validateBatchRunOptions(o: BatchRunOptions | undefined): void {
     throw new InvalidArgumentError(`maxChunk must be a non-negative integer (0: automatic), got ${String(o.maxChunk)}`);
   }
   if (o.chunks !== undefined && (!Number.isInteger(o.chunks) || o.chunks < 0 || o.chunks > MAX_TUNED_CHUNKS)) {
-    throw new InvalidArgumentError(`chunks must be an integer from 0 (automatic) to ${MAX_TUNED_CHUNKS}, got ${String(o.chunks)}`);
+    throw new InvalidArgumentError(
+      `chunks must be an integer from 0 (automatic) to ${MAX_TUNED_CHUNKS}, got ${String(o.chunks)}`,
+    );
   }
-  if (o.streams !== undefined && (!Number.isInteger(o.streams) || o.streams < 0 || o.streams > BatchWorkspace.MAX_LANES)) {
-    throw new InvalidArgumentError(`streams must be an integer from 0 (automatic) to ${BatchWorkspace.MAX_LANES}, got ${String(o.streams)}`);
+  if (
+    o.streams !== undefined &&
+    (!Number.isInteger(o.streams) || o.streams < 0 || o.streams > BatchWorkspace.MAX_LANES)
+  ) {
+    throw new InvalidArgumentError(
+      `streams must be an integer from 0 (automatic) to ${BatchWorkspace.MAX_LANES}, got ${String(o.streams)}`,
+    );
   }
 }
 
@@ -155,9 +162,16 @@ const align256 = (x: number): number => Math.ceil(x / 256) * 256;
 
 interface Layout {
   /** Device byte offsets of each record kind in a chunk arena: inputs, outputs, status, then scratch. */
-  dIn: number[]; dOut: number[]; dScratch: number[]; dStatus: number; deviceTotal: number;
+  dIn: number[];
+  dOut: number[];
+  dScratch: number[];
+  dStatus: number;
+  deviceTotal: number;
   /** Staging offsets (-1: the record is pinned, copied directly). */
-  hIn: number[]; hOut: number[]; hStatus: number; hostTotal: number;
+  hIn: number[];
+  hOut: number[];
+  hStatus: number;
+  hostTotal: number;
   /** Every input is staged at its device offset's place: one upload of inBytes carries them all. */
   inBytes: number;
   /** Every output staged likewise: one download of outBytes carries them and the status (from dOut[0], or dStatus when there are no outputs). */
@@ -166,10 +180,17 @@ interface Layout {
 
 function checkJob(job: BatchJob): void {
   validateBatchRunOptions(job.options);
-  if (!Number.isSafeInteger(job.items) || job.items < 0) throw new InvalidArgumentError(`${job.name}: items must be a non-negative integer`);
+  if (!Number.isSafeInteger(job.items) || job.items < 0)
+    throw new InvalidArgumentError(`${job.name}: items must be a non-negative integer`);
   for (const r of [...job.inputs, ...job.outputs]) {
-    if (!Number.isSafeInteger(r.bytesPerItem) || r.bytesPerItem < 0 || r.array.byteLength < job.items * r.bytesPerItem) {
-      throw new InvalidArgumentError(`${job.name}: a host array of ${r.array.byteLength} bytes is shorter than ${job.items} records of ${r.bytesPerItem} bytes`);
+    if (
+      !Number.isSafeInteger(r.bytesPerItem) ||
+      r.bytesPerItem < 0 ||
+      r.array.byteLength < job.items * r.bytesPerItem
+    ) {
+      throw new InvalidArgumentError(
+        `${job.name}: a host array of ${r.array.byteLength} bytes is shorter than ${job.items} records of ${r.bytesPerItem} bytes`,
+      );
     }
   }
 }
@@ -182,11 +203,21 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
   const pinnedOut = job.outputs.map((r) => pinnedAddress(r.array));
   // When every input (every output) is staged, the staging buffer mirrors the device arena's
   // offsets, so one copy carries them all: each driver call is 5 to 15 us of a small batch's host time.
-  const stagedIn = pinnedIn.every((p) => p === null), stagedOut = pinnedOut.every((p) => p === null);
+  const stagedIn = pinnedIn.every((p) => p === null),
+    stagedOut = pinnedOut.every((p) => p === null);
   const layoutOf = (count: number): Layout => {
-    let d = 0, h = 0;
-    const dev = (bytes: number) => { const o = d; d += align256(Math.max(bytes, 1)); return o; };
-    const host = (bytes: number) => { const o = h; h += Math.ceil(bytes / 16) * 16; return o; };
+    let d = 0,
+      h = 0;
+    const dev = (bytes: number) => {
+      const o = d;
+      d += align256(Math.max(bytes, 1));
+      return o;
+    };
+    const host = (bytes: number) => {
+      const o = h;
+      h += Math.ceil(bytes / 16) * 16;
+      return o;
+    };
     const dIn = job.inputs.map((r) => dev(count * r.bytesPerItem));
     const inEnd = d;
     const dOut = job.outputs.map((r) => dev(count * r.bytesPerItem));
@@ -196,7 +227,11 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
       const g = Math.max(1, s.itemsPerGroup ?? 1);
       return dev(Math.ceil(count / g) * g * s.bytesPerItem);
     });
-    let hIn: number[], hOut: number[], hStatus: number, inBytes = 0, outBytes = 0;
+    let hIn: number[],
+      hOut: number[],
+      hStatus: number,
+      inBytes = 0,
+      outBytes = 0;
     if (stagedIn && job.inputs.length > 0) {
       hIn = dIn.slice();
       h = inBytes = inEnd;
@@ -222,7 +257,8 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
   const perItem = layoutOf(1024).deviceTotal / 1024;
   // enough chunks that one's copies overlap another's kernels (chunksFor); a chunk of less than a
   // wave of its kernel is no loss: the lanes' kernels run side by side
-  const linkBytes = [...job.inputs, ...job.outputs].reduce((t, r) => t + r.bytesPerItem, job.statusWords * 4) * job.items;
+  const linkBytes =
+    [...job.inputs, ...job.outputs].reduce((t, r) => t + r.bytesPerItem, job.statusWords * 4) * job.items;
   const wanted = job.options?.chunks || chunksFor(linkBytes, job.unevenItems);
   let chunk = Math.ceil(job.items / wanted);
   if (job.options?.maxChunk) chunk = Math.min(chunk, job.options.maxChunk);
@@ -243,18 +279,27 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
       break;
     } catch (e) {
       if (e instanceof LatticeMimoError && e.code === 'OUT_OF_MEMORY' && (chunk > 1 || laneCount > 1)) {
-        ws.release();  // does not fit: fewer lanes, then smaller chunks
-        if (laneCount > 1) laneCount--; else chunk = Math.ceil(chunk / 2);
+        ws.release(); // does not fit: fewer lanes, then smaller chunks
+        if (laneCount > 1) laneCount--;
+        else chunk = Math.ceil(chunk / 2);
         continue;
       }
       throw e;
     }
   }
 
-  const bytesOf = (v: ArrayBufferView, offset: number, bytes: number) => new Uint8Array(v.buffer, v.byteOffset + offset, bytes);
-  let kernelMs = 0, chunks = 0;
+  const bytesOf = (v: ArrayBufferView, offset: number, bytes: number) =>
+    new Uint8Array(v.buffer, v.byteOffset + offset, bytes);
+  let kernelMs = 0,
+    chunks = 0;
   const timed = job.timed ?? true;
-  interface Pending { lane: PipelineLane; first: number; count: number; at: Layout; buffers: ChunkBuffers }
+  interface Pending {
+    lane: PipelineLane;
+    first: number;
+    count: number;
+    at: Layout;
+    buffers: ChunkBuffers;
+  }
   const pending: Pending[] = [];
   const collect = async ({ lane, first, count, at, buffers }: Pending): Promise<void> => {
     await lane.stream.wait();
@@ -281,14 +326,16 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
       const { dev, host, stream } = lane;
       const base = dev.ptr;
       const buffers: ChunkBuffers = {
-        first, count,
+        first,
+        count,
         inputs: at.dIn.map((o) => base + BigInt(o)),
         outputs: at.dOut.map((o) => base + BigInt(o)),
         scratch: at.dScratch.map((o) => base + BigInt(o)),
         status: base + BigInt(at.dStatus),
       };
       job.inputs.forEach((r, k) => {
-        const bytes = count * r.bytesPerItem, src = first * r.bytesPerItem;
+        const bytes = count * r.bytesPerItem,
+          src = first * r.bytesPerItem;
         if (pinnedIn[k] !== null) {
           dev.uploadFromAsync(pinnedIn[k]! + BigInt(src), stream, bytes, at.dIn[k]);
         } else {
@@ -309,7 +356,8 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
       } else {
         job.outputs.forEach((r, k) => {
           const bytes = count * r.bytesPerItem;
-          if (pinnedOut[k] !== null) dev.downloadToAsync(pinnedOut[k]! + BigInt(first * r.bytesPerItem), stream, bytes, at.dOut[k]);
+          if (pinnedOut[k] !== null)
+            dev.downloadToAsync(pinnedOut[k]! + BigInt(first * r.bytesPerItem), stream, bytes, at.dOut[k]);
           else dev.downloadAsync(host, stream, bytes, at.dOut[k], at.hOut[k]);
         });
         dev.downloadAsync(host, stream, count * job.statusWords * 4, at.dStatus, at.hStatus);
@@ -322,7 +370,11 @@ async function runExclusive(ctx: CudaContext, job: BatchJob): Promise<BatchRunSt
     while (pending.length > 0) await collect(pending.shift()!);
   } finally {
     // on an error, let every lane finish before its buffers are reused
-    for (const l of lanes) if (l.busy) { l.stream.synchronize(); l.busy = false; }
+    for (const l of lanes)
+      if (l.busy) {
+        l.stream.synchronize();
+        l.busy = false;
+      }
   }
   return { kernelMs, totalMs: performance.now() - t0, chunks, streams: lanes.length };
 }

@@ -71,7 +71,8 @@ export class CudaContext {
 
   /** Free and total device memory in bytes. */
   memInfo(): { freeBytes: number; totalBytes: number } {
-    const free = [0], total = [0];
+    const free = [0],
+      total = [0];
     check(this.driver.cuMemGetInfo(free, total), 'cuMemGetInfo');
     return { freeBytes: Number(free[0]), totalBytes: Number(total[0]) };
   }
@@ -117,7 +118,8 @@ function readProperties(d: DriverApi, device: number, ordinal: number): DevicePr
   check(d.cuDeviceTotalMem(mem, device), 'cuDeviceTotalMem');
   const ver = [0];
   check(d.cuDriverGetVersion(ver), 'cuDriverGetVersion');
-  const major = attr(A.COMPUTE_CAPABILITY_MAJOR), minor = attr(A.COMPUTE_CAPABILITY_MINOR);
+  const major = attr(A.COMPUTE_CAPABILITY_MAJOR),
+    minor = attr(A.COMPUTE_CAPABILITY_MINOR);
   return {
     ordinal,
     name: nameBuf.toString('utf8').replace(/\0.*$/s, ''),
@@ -139,9 +141,7 @@ function readProperties(d: DriverApi, device: number, ordinal: number): DevicePr
 }
 
 /** Whether the CUDA engine can run: `{ok: true, device}` with its properties, or `{ok: false, reason}` saying why not (no driver, no device, ...). */
-export type CudaAvailability =
-  | { ok: true; device: DeviceProperties }
-  | { ok: false; reason: string };
+export type CudaAvailability = { ok: true; device: DeviceProperties } | { ok: false; reason: string };
 
 let availability: CudaAvailability | undefined;
 

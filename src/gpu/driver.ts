@@ -12,6 +12,7 @@
 import koffi from 'koffi';
 import { CudaError, EngineUnavailableError } from '../core/errors.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: koffi binds C functions, whose arguments and results take any C type
 type Fn = (...args: any[]) => any;
 
 /** The driver functions this package uses. */
@@ -94,7 +95,12 @@ export const CU_FUNC_ATTRIBUTE = {
   MAX_DYNAMIC_SHARED_SIZE_BYTES: 8,
 } as const;
 
-const LIBCUDA_NAMES = ['libcuda.so.1', 'libcuda.so', '/usr/local/nvidia/lib64/libcuda.so.1', '/usr/lib/x86_64-linux-gnu/libcuda.so.1'];
+const LIBCUDA_NAMES = [
+  'libcuda.so.1',
+  'libcuda.so',
+  '/usr/local/nvidia/lib64/libcuda.so.1',
+  '/usr/lib/x86_64-linux-gnu/libcuda.so.1',
+];
 
 let driver: DriverApi | undefined;
 let driverLoadError: string | undefined;

@@ -11,7 +11,10 @@ import { InvalidArgumentError } from '../core/errors.js';
 import type { CudaContext } from './context.js';
 import { PinnedBuffer } from './memory.js';
 
-type TypedCtor<T> = { new (buffer: ArrayBuffer, byteOffset: number, length: number): T; readonly BYTES_PER_ELEMENT: number };
+type TypedCtor<T> = {
+  new (buffer: ArrayBuffer, byteOffset: number, length: number): T;
+  readonly BYTES_PER_ELEMENT: number;
+};
 
 /** The pinned block behind each ArrayBuffer handed out, to find a view's host address. */
 const owners = new WeakMap<ArrayBuffer, PinnedBuffer>();
@@ -19,7 +22,8 @@ const owners = new WeakMap<ArrayBuffer, PinnedBuffer>();
 const pool = new Map<number, PinnedBuffer[]>();
 const returned = new FinalizationRegistry<PinnedBuffer>((block) => {
   const list = pool.get(block.bytes);
-  if (list) list.push(block); else pool.set(block.bytes, [block]);
+  if (list) list.push(block);
+  else pool.set(block.bytes, [block]);
 });
 
 const MIN_CLASS = 1 << 16;
@@ -35,7 +39,8 @@ function sizeClass(bytes: number): number {
  * to a pool when the array is garbage-collected.
  */
 export function allocPinned<T extends ArrayBufferView>(ctx: CudaContext, Ctor: TypedCtor<T>, length: number): T {
-  if (!Number.isSafeInteger(length) || length < 0) throw new InvalidArgumentError(`length must be a non-negative integer, got ${length}`);
+  if (!Number.isSafeInteger(length) || length < 0)
+    throw new InvalidArgumentError(`length must be a non-negative integer, got ${length}`);
   const bytes = sizeClass(length * Ctor.BYTES_PER_ELEMENT);
   const block = pool.get(bytes)?.pop() ?? PinnedBuffer.alloc(ctx, bytes);
   // a fresh ArrayBuffer over the block for each array, so that its collection returns the block

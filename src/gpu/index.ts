@@ -10,7 +10,16 @@ export { loadModule, readKernelSource, moduleCacheStats, CudaModule, type Module
 export { compile as nvrtcCompile, nvrtcVersion, nvrtcSupportedArchs } from './nvrtc.js';
 export { check as checkCuda } from './driver.js';
 export { releaseCudaWorkspace } from './workspace.js';
-export { runBatch, validateBatchRunOptions, type BatchJob, type BatchRunOptions, type BatchRunStats, type ChunkBuffers, type DeviceRegion, type HostRecords } from './batch-runner.js';
+export {
+  runBatch,
+  validateBatchRunOptions,
+  type BatchJob,
+  type BatchRunOptions,
+  type BatchRunStats,
+  type ChunkBuffers,
+  type DeviceRegion,
+  type HostRecords,
+} from './batch-runner.js';
 export { allocPinned, pinnedAddress, releasePinnedPool } from './host-memory.js';
 
 import { cudaAvailable } from './context.js';

@@ -34,7 +34,8 @@ const SLOT = 8;
 function dims(d: Dim3, what: string): [number, number, number] {
   const [x, y = 1, z = 1] = typeof d === 'number' ? [d] : d;
   for (const v of [x, y, z]) {
-    if (!Number.isInteger(v) || v < 1 || v > 0x7fffffff) throw new InvalidArgumentError(`${what} dimensions must be positive integers, got ${JSON.stringify(d)}`);
+    if (!Number.isInteger(v) || v < 1 || v > 0x7fffffff)
+      throw new InvalidArgumentError(`${what} dimensions must be positive integers, got ${JSON.stringify(d)}`);
   }
   return [x, y, z];
 }
@@ -79,16 +80,29 @@ export class Kernel {
       const v = args[i]!;
       const o = i * SLOT;
       switch (this.params[i]!) {
-        case 'ptr': s.setBigUint64(o, asPointer(v), true); break;
-        case 'i64': s.setBigInt64(o, BigInt(v as number | bigint), true); break;
-        case 'i32': s.setInt32(o, Number(v), true); break;
-        case 'u32': s.setUint32(o, Number(v), true); break;
-        case 'f32': s.setFloat32(o, Number(v), true); break;
-        case 'f64': s.setFloat64(o, Number(v), true); break;
+        case 'ptr':
+          s.setBigUint64(o, asPointer(v), true);
+          break;
+        case 'i64':
+          s.setBigInt64(o, BigInt(v as number | bigint), true);
+          break;
+        case 'i32':
+          s.setInt32(o, Number(v), true);
+          break;
+        case 'u32':
+          s.setUint32(o, Number(v), true);
+          break;
+        case 'f32':
+          s.setFloat32(o, Number(v), true);
+          break;
+        case 'f64':
+          s.setFloat64(o, Number(v), true);
+          break;
       }
     }
     // a one-dimensional grid and block (most launches) without the arrays of dims()
-    const g = cfg.grid, b = cfg.block;
+    const g = cfg.grid,
+      b = cfg.block;
     const [gx, gy, gz] = isDim(g) ? [g, 1, 1] : dims(g, 'grid');
     const [bx, by, bz] = isDim(b) ? [b, 1, 1] : dims(b, 'block');
     const shared = cfg.sharedBytes ?? 0;
@@ -104,9 +118,14 @@ export class Kernel {
   setMaxDynamicShared(bytes: number): void {
     const limit = this.ctx.props.sharedPerBlockOptinBytes;
     if (bytes > limit) {
-      throw new UnsupportedError(`kernel ${this.name} needs ${bytes} bytes of shared memory, the device allows ${limit} per block`);
+      throw new UnsupportedError(
+        `kernel ${this.name} needs ${bytes} bytes of shared memory, the device allows ${limit} per block`,
+      );
     }
-    check(this.ctx.driver.cuFuncSetAttribute(this.handle, CU_FUNC_ATTRIBUTE.MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes), 'cuFuncSetAttribute');
+    check(
+      this.ctx.driver.cuFuncSetAttribute(this.handle, CU_FUNC_ATTRIBUTE.MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes),
+      'cuFuncSetAttribute',
+    );
   }
 
   /** Registers, static shared memory, local (spill) memory and the thread limit of the compiled kernel. */
@@ -127,7 +146,10 @@ export class Kernel {
   /** Resident blocks per multiprocessor for a block size and dynamic shared memory. */
   occupancy(blockThreads: number, sharedBytes = 0): number {
     const v = [0];
-    check(this.ctx.driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(v, this.handle, blockThreads, sharedBytes), 'cuOccupancyMaxActiveBlocksPerMultiprocessor');
+    check(
+      this.ctx.driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(v, this.handle, blockThreads, sharedBytes),
+      'cuOccupancyMaxActiveBlocksPerMultiprocessor',
+    );
     return v[0]!;
   }
 }

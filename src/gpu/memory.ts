@@ -15,12 +15,21 @@ import type { Stream } from './stream.js';
 type HostArray = ArrayBufferView;
 
 function checkBytes(bytes: number): void {
-  if (!Number.isSafeInteger(bytes) || bytes < 0) throw new InvalidArgumentError(`buffer size must be a non-negative integer, got ${bytes}`);
+  if (!Number.isSafeInteger(bytes) || bytes < 0)
+    throw new InvalidArgumentError(`buffer size must be a non-negative integer, got ${bytes}`);
 }
 
 function checkRange(offset: number, bytes: number, size: number, what: string): void {
-  if (!Number.isSafeInteger(offset) || offset < 0 || !Number.isSafeInteger(bytes) || bytes < 0 || offset + bytes > size) {
-    throw new InvalidArgumentError(`${what}: range [${offset}, ${offset + bytes}) is outside the buffer of ${size} bytes`);
+  if (
+    !Number.isSafeInteger(offset) ||
+    offset < 0 ||
+    !Number.isSafeInteger(bytes) ||
+    bytes < 0 ||
+    offset + bytes > size
+  ) {
+    throw new InvalidArgumentError(
+      `${what}: range [${offset}, ${offset + bytes}) is outside the buffer of ${size} bytes`,
+    );
   }
 }
 
@@ -46,7 +55,11 @@ export function downloadFromAddress(ctx: CudaContext, address: bigint, dst: Host
 
 export class DeviceBuffer {
   private freed = false;
-  private constructor(readonly ctx: CudaContext, readonly ptr: bigint, readonly bytes: number) {}
+  private constructor(
+    readonly ctx: CudaContext,
+    readonly ptr: bigint,
+    readonly bytes: number,
+  ) {}
 
   static alloc(ctx: CudaContext, bytes: number): DeviceBuffer {
     checkBytes(bytes);
@@ -110,7 +123,10 @@ export class DeviceBuffer {
     this.live();
     checkRange(dstOffset, bytes, this.bytes, 'uploadFromAsync (destination)');
     if (bytes === 0) return;
-    check(this.ctx.driver.cuMemcpyHtoDAsync(this.ptr + BigInt(dstOffset), hostAddress, bytes, stream.handle), 'cuMemcpyHtoDAsync');
+    check(
+      this.ctx.driver.cuMemcpyHtoDAsync(this.ptr + BigInt(dstOffset), hostAddress, bytes, stream.handle),
+      'cuMemcpyHtoDAsync',
+    );
   }
 
   /** Asynchronous copy on `stream` of `bytes` bytes from the buffer at `srcOffset` to a pinned host address. */
@@ -118,7 +134,10 @@ export class DeviceBuffer {
     this.live();
     checkRange(srcOffset, bytes, this.bytes, 'downloadToAsync (source)');
     if (bytes === 0) return;
-    check(this.ctx.driver.cuMemcpyDtoHAsync(hostAddress, this.ptr + BigInt(srcOffset), bytes, stream.handle), 'cuMemcpyDtoHAsync');
+    check(
+      this.ctx.driver.cuMemcpyDtoHAsync(hostAddress, this.ptr + BigInt(srcOffset), bytes, stream.handle),
+      'cuMemcpyDtoHAsync',
+    );
   }
 
   /** Asynchronous copy on `stream` of `bytes` bytes from another device buffer. */
@@ -128,7 +147,12 @@ export class DeviceBuffer {
     checkRange(dstOffset, bytes, this.bytes, 'copyFromAsync (destination)');
     if (bytes === 0) return;
     check(
-      this.ctx.driver.cuMemcpyDtoDAsync(this.ptr + BigInt(dstOffset), src.ptr + BigInt(srcOffset), bytes, stream.handle),
+      this.ctx.driver.cuMemcpyDtoDAsync(
+        this.ptr + BigInt(dstOffset),
+        src.ptr + BigInt(srcOffset),
+        bytes,
+        stream.handle,
+      ),
       'cuMemcpyDtoDAsync',
     );
   }
@@ -138,13 +162,17 @@ export class DeviceBuffer {
     this.live();
     checkRange(offset, bytes, this.bytes, 'fillRange');
     if (bytes === 0) return;
-    check(this.ctx.driver.cuMemsetD8Async(this.ptr + BigInt(offset), value & 0xff, bytes, stream.handle), 'cuMemsetD8Async');
+    check(
+      this.ctx.driver.cuMemsetD8Async(this.ptr + BigInt(offset), value & 0xff, bytes, stream.handle),
+      'cuMemsetD8Async',
+    );
   }
 
   /** Sets every byte to `value` (to poison outputs before a kernel writes them): on `stream`, or done before it returns. */
   fill(value: number, stream?: Stream): void {
     this.live();
-    if (stream) check(this.ctx.driver.cuMemsetD8Async(this.ptr, value & 0xff, this.bytes, stream.handle), 'cuMemsetD8Async');
+    if (stream)
+      check(this.ctx.driver.cuMemsetD8Async(this.ptr, value & 0xff, this.bytes, stream.handle), 'cuMemsetD8Async');
     else {
       check(this.ctx.driver.cuMemsetD8(this.ptr, value & 0xff, this.bytes), 'cuMemsetD8');
       finishLegacyStream(this.ctx);
@@ -169,7 +197,11 @@ export class DeviceBuffer {
 export class PinnedBuffer {
   private freed = false;
   readonly buffer: ArrayBuffer;
-  private constructor(readonly ctx: CudaContext, readonly ptr: bigint, readonly bytes: number) {
+  private constructor(
+    readonly ctx: CudaContext,
+    readonly ptr: bigint,
+    readonly bytes: number,
+  ) {
     this.buffer = bytes > 0 ? koffi.view(ptr, bytes) : new ArrayBuffer(0);
   }
 

@@ -64,10 +64,13 @@ const QUOTED_INCLUDE = /^\s*#\s*include\s*"([^"]+)"\s*$/;
 function inlineIncludes(path: string, seen: Set<string>): string {
   if (seen.has(path)) return '';
   seen.add(path);
-  return readFileSync(path, 'utf8').split('\n').map((line) => {
-    const m = QUOTED_INCLUDE.exec(line);
-    return m ? inlineIncludes(resolve(dirname(path), m[1]!), seen) : line;
-  }).join('\n');
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .map((line) => {
+      const m = QUOTED_INCLUDE.exec(line);
+      return m ? inlineIncludes(resolve(dirname(path), m[1]!), seen) : line;
+    })
+    .join('\n');
 }
 
 /**
@@ -124,9 +127,13 @@ export function loadModule(ctx: CudaContext, spec: ModuleSpec): CudaModule {
   }
   const v = nvrtcVersion();
   const key = createHash('sha256')
-    .update(spec.source).update('\0').update(options.join('\0')).update('\0')
+    .update(spec.source)
+    .update('\0')
+    .update(options.join('\0'))
+    .update('\0')
     .update(`${ctx.props.arch}\0nvrtc-${v.major}.${v.minor}\0${kind}`)
-    .digest('hex').slice(0, 32);
+    .digest('hex')
+    .slice(0, 32);
   const have = loaded.get(key);
   if (have) {
     moduleCacheStats.memoryHits++;

@@ -6,6 +6,7 @@
 import koffi from 'koffi';
 import { CudaError, EngineUnavailableError } from '../core/errors.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: koffi binds C functions, whose arguments and results take any C type
 type Fn = (...args: any[]) => any;
 
 interface NvrtcApi {
@@ -41,7 +42,11 @@ let loadError: string | undefined;
 function bind(lib: ReturnType<typeof koffi.load>): NvrtcApi {
   const f = (proto: string): Fn => lib.func(proto);
   const opt = (proto: string): Fn | undefined => {
-    try { return f(proto); } catch { return undefined; }
+    try {
+      return f(proto);
+    } catch {
+      return undefined;
+    }
   };
   return {
     nvrtcVersion: f('int nvrtcVersion(_Out_ int *major, _Out_ int *minor)'),
@@ -91,7 +96,8 @@ let version: { major: number; minor: number } | null = null;
 export function nvrtcVersion(): { major: number; minor: number } {
   if (version) return version;
   const n = getNvrtc();
-  const major = [0], minor = [0];
+  const major = [0],
+    minor = [0];
   nvrtcCheck(n, n.nvrtcVersion(major, minor), 'nvrtcVersion');
   version = { major: major[0]!, minor: minor[0]! };
   return version;
@@ -124,7 +130,12 @@ export interface CompileResult {
  * Compiles `source` with `options` (e.g. ['--gpu-architecture=sm_90', '-DREAL=double']).
  * `kind` 'cubin' asks for machine code, which needs a real architecture (sm_XY) in the options.
  */
-export function compile(source: string, name: string, options: readonly string[], kind: 'cubin' | 'ptx'): CompileResult {
+export function compile(
+  source: string,
+  name: string,
+  options: readonly string[],
+  kind: 'cubin' | 'ptx',
+): CompileResult {
   const n = getNvrtc();
   const progOut = [0];
   nvrtcCheck(n, n.nvrtcCreateProgram(progOut, source, name, 0, null, null), 'nvrtcCreateProgram');

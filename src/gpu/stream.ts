@@ -18,7 +18,10 @@ export const DEFAULT_WAIT_LIMIT_MS = 10 * 60 * 1000;
 
 export class Stream {
   private destroyed = false;
-  private constructor(readonly ctx: CudaContext, readonly handle: bigint) {}
+  private constructor(
+    readonly ctx: CudaContext,
+    readonly handle: bigint,
+  ) {}
 
   static create(ctx: CudaContext): Stream {
     const out = [0];
@@ -45,7 +48,10 @@ export class Stream {
 
 export class CudaEvent {
   private destroyed = false;
-  private constructor(readonly ctx: CudaContext, readonly handle: bigint) {}
+  private constructor(
+    readonly ctx: CudaContext,
+    readonly handle: bigint,
+  ) {}
 
   /** `timing` false: a marker for ordering streams only (elapsedSince cannot use it). */
   static create(ctx: CudaContext, timing = true): CudaEvent {
@@ -92,7 +98,7 @@ export class CudaEvent {
  */
 async function pollUntilDone(query: () => number, what: string, limitMs: number): Promise<void> {
   const start = performance.now();
-  for (let turn = 0; ; turn++) {
+  for (;;) {
     const r = query();
     if (r === CU_RESULT.SUCCESS) return;
     if (r !== CU_RESULT.ERROR_NOT_READY) check(r, what);
@@ -118,7 +124,8 @@ export interface TimingResult {
  * (module load, caches), then `reps` runs each between two events; returns the median.
  */
 export function timeOnStream(ctx: CudaContext, stream: Stream, work: () => void, reps = 10, warmup = 2): TimingResult {
-  const start = CudaEvent.create(ctx), end = CudaEvent.create(ctx);
+  const start = CudaEvent.create(ctx),
+    end = CudaEvent.create(ctx);
   try {
     for (let i = 0; i < warmup; i++) work();
     stream.synchronize();

@@ -28,9 +28,15 @@ export class PipelineLane {
     this.computed = CudaEvent.create(ctx, false);
   }
 
-  get deviceBytes(): number { return this.device?.bytes ?? 0; }
-  get dev(): DeviceBuffer { return this.device!; }
-  get host(): PinnedBuffer { return this.pinned!; }
+  get deviceBytes(): number {
+    return this.device?.bytes ?? 0;
+  }
+  get dev(): DeviceBuffer {
+    return this.device!;
+  }
+  get host(): PinnedBuffer {
+    return this.pinned!;
+  }
 
   /** Whether the lane holds at least this much already (ensure() would allocate nothing). */
   fits(hostBytes: number, deviceBytes: number): boolean {
@@ -81,7 +87,9 @@ export class BatchWorkspace {
   }
 
   /** Device bytes held by all lanes (counted as free when a batch sizes its chunks). */
-  get deviceBytes(): number { return this.all.reduce((s, l) => s + l.deviceBytes, 0); }
+  get deviceBytes(): number {
+    return this.all.reduce((s, l) => s + l.deviceBytes, 0);
+  }
 
   /** Whether the first `count` lanes each hold at least `deviceBytes` already (no allocation needed). */
   holds(count: number, deviceBytes: number): boolean {
@@ -97,7 +105,8 @@ export class BatchWorkspace {
     const out = this.all.slice(0, k);
     // lanes beyond k keep nothing while a larger chunk is allocated (a batch of fewer lanes that
     // fits, such as a small job between large ones, leaves them for the next large one)
-    if (!out.every((l) => l.fits(hostBytes, deviceBytes))) for (let i = k; i < this.all.length; i++) this.all[i]!.release();
+    if (!out.every((l) => l.fits(hostBytes, deviceBytes)))
+      for (let i = k; i < this.all.length; i++) this.all[i]!.release();
     for (const l of out) l.ensure(hostBytes, deviceBytes);
     return out;
   }

@@ -57,7 +57,15 @@ export type GramSchmidt = ReturnType<typeof gramSchmidt>;
  * re-checked in float64 within relative tolerance `tol`. `gs`: the basis's Gram-Schmidt data when
  * the caller has it already (it is computed otherwise).
  */
-export function checkLLL(B: ArrayLike<number>, n: number, m: number, delta: number, eta: number, tol = CHECK_TOLERANCE, gs?: GramSchmidt): LLLCheck {
+export function checkLLL(
+  B: ArrayLike<number>,
+  n: number,
+  m: number,
+  delta: number,
+  eta: number,
+  tol = CHECK_TOLERANCE,
+  gs?: GramSchmidt,
+): LLLCheck {
   const { mu, r } = gs ?? gramSchmidt(B, n, m);
   const violations: string[] = [];
   let maxMu = 0;
@@ -107,7 +115,8 @@ export function checkLagrangePairs(B: ArrayLike<number>, n: number, m: number, t
       for (let t = 0; t < n; t++) d += B[i * n + t]! * B[j * n + t]!;
       const ratio = Math.abs(d) / Math.min(norms[i]!, norms[j]!);
       if (ratio > maxRatio) maxRatio = ratio;
-      if (ratio > 0.5 + tol && violations.length < 5) violations.push(`pair (${i}, ${j}): |b_i.b_j| / min norm^2 = ${ratio} > 1/2`);
+      if (ratio > 0.5 + tol && violations.length < 5)
+        violations.push(`pair (${i}, ${j}): |b_i.b_j| / min norm^2 = ${ratio} > 1/2`);
     }
   }
   return { ok: violations.length === 0, maxRatio, violations };
@@ -139,7 +148,11 @@ export function bareissDet(a: ArrayLike<number>, m: number): bigint {
     while (p < m && M[p + k * m] === 0n) p++;
     if (p === m) return 0n;
     if (p !== k) {
-      for (let j = 0; j < m; j++) { const t = M[k + j * m]!; M[k + j * m] = M[p + j * m]!; M[p + j * m] = t; }
+      for (let j = 0; j < m; j++) {
+        const t = M[k + j * m]!;
+        M[k + j * m] = M[p + j * m]!;
+        M[p + j * m] = t;
+      }
       sign = -sign;
     }
     const pkk = M[k + k * m]!;
@@ -159,30 +172,46 @@ export function bareissDet(a: ArrayLike<number>, m: number): bigint {
  * that the row operations run over contiguous memory; returns the inverse column-major.
  */
 function roundedInverse(z: ArrayLike<number>, m: number): { inv: Float64Array; sign: number } | null {
-  const a = new Float64Array(m * m), w = new Float64Array(m * m);
+  const a = new Float64Array(m * m),
+    w = new Float64Array(m * m);
   for (let i = 0; i < m; i++) {
     for (let j = 0; j < m; j++) a[i * m + j] = z[i + j * m]!;
     w[i * m + i] = 1;
   }
   let sign = 1;
   for (let k = 0; k < m; k++) {
-    let p = k, best = Math.abs(a[k * m + k]!);
-    for (let i = k + 1; i < m; i++) { const v = Math.abs(a[i * m + k]!); if (v > best) { best = v; p = i; } }
+    let p = k,
+      best = Math.abs(a[k * m + k]!);
+    for (let i = k + 1; i < m; i++) {
+      const v = Math.abs(a[i * m + k]!);
+      if (v > best) {
+        best = v;
+        p = i;
+      }
+    }
     if (best === 0) return null;
     if (p !== k) {
       sign = -sign;
       for (let j = 0; j < m; j++) {
-        let t = a[k * m + j]!; a[k * m + j] = a[p * m + j]!; a[p * m + j] = t;
-        t = w[k * m + j]!; w[k * m + j] = w[p * m + j]!; w[p * m + j] = t;
+        let t = a[k * m + j]!;
+        a[k * m + j] = a[p * m + j]!;
+        a[p * m + j] = t;
+        t = w[k * m + j]!;
+        w[k * m + j] = w[p * m + j]!;
+        w[p * m + j] = t;
       }
     }
     const piv = a[k * m + k]!;
     if (piv < 0) sign = -sign;
     const rk = k * m;
-    for (let j = 0; j < m; j++) { a[rk + j]! /= piv; w[rk + j]! /= piv; }
+    for (let j = 0; j < m; j++) {
+      a[rk + j]! /= piv;
+      w[rk + j]! /= piv;
+    }
     for (let i = 0; i < m; i++) {
       if (i === k) continue;
-      const ri = i * m, f = a[ri + k]!;
+      const ri = i * m,
+        f = a[ri + k]!;
       if (f === 0) continue;
       for (let j = k; j < m; j++) a[ri + j]! -= f * a[rk + j]!;
       for (let j = 0; j < m; j++) w[ri + j]! -= f * w[rk + j]!;
@@ -195,8 +224,12 @@ function roundedInverse(z: ArrayLike<number>, m: number): { inv: Float64Array; s
 
 /** Z * W == I exactly, in integer arithmetic (doubles where every partial sum is below 2^53, BigInt otherwise). */
 function isExactInverse(z: ArrayLike<number>, w: Float64Array, m: number): boolean {
-  let maxZ = 0, maxW = 0;
-  for (let i = 0; i < m * m; i++) { maxZ = Math.max(maxZ, Math.abs(z[i]!)); maxW = Math.max(maxW, Math.abs(w[i]!)); }
+  let maxZ = 0,
+    maxW = 0;
+  for (let i = 0; i < m * m; i++) {
+    maxZ = Math.max(maxZ, Math.abs(z[i]!));
+    maxW = Math.max(maxW, Math.abs(w[i]!));
+  }
   if (maxZ * maxW * m < 2 ** 53) {
     // every partial sum is an exact integer
     const zw = new Float64Array(m * m);
@@ -207,7 +240,11 @@ function isExactInverse(z: ArrayLike<number>, w: Float64Array, m: number): boole
   for (let j = 0; j < m; j++) {
     for (let i = 0; i < m; i++) {
       let s = 0n;
-      for (let k = 0; k < m; k++) { const a = z[i + k * m]!, b = w[k + j * m]!; if (a !== 0 && b !== 0) s += BigInt(a) * BigInt(b); }
+      for (let k = 0; k < m; k++) {
+        const a = z[i + k * m]!,
+          b = w[k + j * m]!;
+        if (a !== 0 && b !== 0) s += BigInt(a) * BigInt(b);
+      }
       if (s !== (i === j ? 1n : 0n)) return false;
     }
   }
@@ -240,10 +277,16 @@ export function isIntegral(a: ArrayLike<number>): boolean {
  * B_in Z (B_in n x m, Z m x m, both column-major; the result n x m, float64), exactly when B_in is
  * integral (BigInt where doubles could round), else in float64. Returns null when an exact integer entry does not fit a double exactly (|v| > 2^53).
  */
-export function applyTransform(Bin: ArrayLike<number>, Z: ArrayLike<number>, n: number, m: number): Float64Array | null {
+export function applyTransform(
+  Bin: ArrayLike<number>,
+  Z: ArrayLike<number>,
+  n: number,
+  m: number,
+): Float64Array | null {
   const out = new Float64Array(n * m);
   const integral = isIntegral(Bin);
-  let maxB = 0, maxZ = 0;
+  let maxB = 0,
+    maxZ = 0;
   for (let i = 0; i < n * m; i++) maxB = Math.max(maxB, Math.abs(Bin[i]!));
   for (let i = 0; i < m * m; i++) maxZ = Math.max(maxZ, Math.abs(Z[i]!));
   if (!integral || maxB * maxZ * m < 2 ** 53) {
@@ -260,22 +303,33 @@ export function applyTransform(Bin: ArrayLike<number>, Z: ArrayLike<number>, n: 
  * sum provably fits, in BigInt otherwise). Falls back to BigInt products when B is too large.
  * Null when an entry of B Z does not fit a double exactly.
  */
-function exactProduct(Bin: ArrayLike<number>, Z: ArrayLike<number>, n: number, m: number, maxB: number, maxZ: number): Float64Array | null {
+function exactProduct(
+  Bin: ArrayLike<number>,
+  Z: ArrayLike<number>,
+  n: number,
+  m: number,
+  maxB: number,
+  maxZ: number,
+): Float64Array | null {
   const out = new Float64Array(n * m);
   const limbBits = Math.floor(52 - Math.log2(Math.max(1, m * maxB)));
   if (limbBits < 8) {
-    for (let j = 0; j < m; j++) for (let i = 0; i < n; i++) {
-      let s = 0n;
-      for (let k = 0; k < m; k++) { const z = Z[k + j * m]!; if (z !== 0) s += BigInt(Bin[i + k * n]!) * BigInt(z); }
-      const v = Number(s);
-      if (BigInt(v) !== s) return null;
-      out[i + j * n] = v;
-    }
+    for (let j = 0; j < m; j++)
+      for (let i = 0; i < n; i++) {
+        let s = 0n;
+        for (let k = 0; k < m; k++) {
+          const z = Z[k + j * m]!;
+          if (z !== 0) s += BigInt(Bin[i + k * n]!) * BigInt(z);
+        }
+        const v = Number(s);
+        if (BigInt(v) !== s) return null;
+        out[i + j * n] = v;
+      }
     return out;
   }
   const base = 2 ** limbBits;
   let limbs = 1;
-  while ((base ** limbs) / 2 <= maxZ) limbs++;
+  while (base ** limbs / 2 <= maxZ) limbs++;
   // limb l of every entry of Z, balanced (|digit| <= base / 2) so that negative entries need no borrow chains
   const digits: Float64Array[] = Array.from({ length: limbs }, () => new Float64Array(m * m));
   for (let e = 0; e < m * m; e++) {
@@ -292,9 +346,16 @@ function exactProduct(Bin: ArrayLike<number>, Z: ArrayLike<number>, n: number, m
     return P;
   });
   for (let e = 0; e < n * m; e++) {
-    let bound = 0, v = 0;
-    for (let l = limbs - 1; l >= 0; l--) { v = v * base + part[l]![e]!; bound = bound * base + Math.abs(part[l]![e]!); }
-    if (bound < 2 ** 53) { out[e] = v; continue; }
+    let bound = 0,
+      v = 0;
+    for (let l = limbs - 1; l >= 0; l--) {
+      v = v * base + part[l]![e]!;
+      bound = bound * base + Math.abs(part[l]![e]!);
+    }
+    if (bound < 2 ** 53) {
+      out[e] = v;
+      continue;
+    }
     let s = 0n;
     for (let l = limbs - 1; l >= 0; l--) s = s * BigInt(base) + BigInt(part[l]![e]!);
     const w = Number(s);
@@ -319,7 +380,8 @@ export interface QualityMetrics {
 /** Quality metrics of one basis B (n x m, column-major); `gs` reuses Gram-Schmidt data the caller has. */
 export function qualityMetrics(B: ArrayLike<number>, n: number, m: number, gs?: GramSchmidt): QualityMetrics {
   const { r } = gs ?? gramSchmidt(B, n, m);
-  let logDet = 0, logProd = 0;
+  let logDet = 0,
+    logProd = 0;
   for (let j = 0; j < m; j++) {
     logDet += 0.5 * Math.log(r[j]!);
     let s = 0;

@@ -28,7 +28,13 @@ export interface BatchOutcome {
  * only for integral float64 input, which reduce() rebuilds exactly; otherwise it is UNSUPPORTED at
  * once (a float32 run is then redone in float64, as for the GPU's TRANSFORM_OVERFLOW status).
  */
-export function reduceOneCpu(algorithm: Algorithm, B: RealArray, n: number, m: number, p: AlgoParams): { Z: Float64Array; stats: BasisStats } {
+export function reduceOneCpu(
+  algorithm: Algorithm,
+  B: RealArray,
+  n: number,
+  m: number,
+  p: AlgoParams,
+): { Z: Float64Array; stats: BasisStats } {
   const Z = identity(m);
   if (B instanceof Float64Array && isIntegral(B)) allowTransformLoss(Z);
   const stats = ALGORITHM_REGISTRY[algorithm].cpu(B, Z, n, m, p);
@@ -43,11 +49,24 @@ export function withBasisIndex(err: unknown, index: number): unknown {
   return err;
 }
 
-export interface ChunkTask { algorithm: Algorithm; params: AlgoParams; n: number; m: number; work: RealArray; count: number; offset: number }
-export interface ChunkResult { work: RealArray; Z: Float64Array; stats: BasisStats[] }
+export interface ChunkTask {
+  algorithm: Algorithm;
+  params: AlgoParams;
+  n: number;
+  m: number;
+  work: RealArray;
+  count: number;
+  offset: number;
+}
+export interface ChunkResult {
+  work: RealArray;
+  Z: Float64Array;
+  stats: BasisStats[];
+}
 
 export function reduceChunk(t: ChunkTask, onBasis?: (k: number) => void): ChunkResult {
-  const size = t.n * t.m, mm = t.m * t.m;
+  const size = t.n * t.m,
+    mm = t.m * t.m;
   const Z = new Float64Array(t.count * mm);
   const stats: BasisStats[] = [];
   for (let k = 0; k < t.count; k++) {
@@ -58,7 +77,10 @@ export function reduceChunk(t: ChunkTask, onBasis?: (k: number) => void): ChunkR
     } catch (err) {
       const precision = t.work instanceof Float32Array ? 'float32' : 'float64';
       const traits = ALGORITHM_REGISTRY[t.algorithm].traits;
-      if (!(err instanceof LatticeMimoError) || remedy(traits, { engine: 'cpu', precision, driftWatch: t.params.driftWatch !== false }, err.code) !== 'float64') {
+      if (
+        !(err instanceof LatticeMimoError) ||
+        remedy(traits, { engine: 'cpu', precision, driftWatch: t.params.driftWatch !== false }, err.code) !== 'float64'
+      ) {
         throw withBasisIndex(err, t.offset + k);
       }
       Z.set(identity(t.m), k * mm);
@@ -75,13 +97,20 @@ function workOf(n: number, m: number): number {
 }
 
 export async function reduceBatchCpu(
-  algorithm: Algorithm, data: RealArray, batch: number, n: number, m: number, p: AlgoParams,
-  threads = defaultThreads(), onProgress?: (done: number, total: number) => void,
+  algorithm: Algorithm,
+  data: RealArray,
+  batch: number,
+  n: number,
+  m: number,
+  p: AlgoParams,
+  threads = defaultThreads(),
+  onProgress?: (done: number, total: number) => void,
 ): Promise<BatchOutcome> {
   const useThreads = Math.min(threads, batch);
   if (useThreads <= 1 || batch * workOf(n, m) < 2e6) {
-    const r = reduceChunk({ algorithm, params: p, n, m, work: data, count: batch, offset: 0 },
-      (k) => { if (onProgress && (k % 64 === 63 || k === batch - 1)) onProgress(k + 1, batch); });
+    const r = reduceChunk({ algorithm, params: p, n, m, work: data, count: batch, offset: 0 }, (k) => {
+      if (onProgress && (k % 64 === 63 || k === batch - 1)) onProgress(k + 1, batch);
+    });
     return r;
   }
   // Chunks small enough to balance the load, large enough that messaging is cheap.
@@ -97,9 +126,14 @@ export async function reduceBatchCpu(
   }
   let done = 0;
   const results = await runOnWorkers<ChunkTask, ChunkResult>(
-    new URL('./cpu-worker.js', import.meta.url), tasks, useThreads,
+    new URL('./cpu-worker.js', import.meta.url),
+    tasks,
+    useThreads,
     (t) => [t.work.buffer as ArrayBuffer],
-    (i) => { done += tasks[i]!.count; onProgress?.(done, batch); },
+    (i) => {
+      done += tasks[i]!.count;
+      onProgress?.(done, batch);
+    },
   );
   const Z = new Float64Array(batch * m * m);
   const stats: BasisStats[] = [];

@@ -23,8 +23,12 @@ export interface ExactLLLCheck {
 
 /** A finite double as num / den exactly (den a power of two). */
 function exactFraction(x: number): { num: bigint; den: bigint } {
-  let v = x, k = 0;
-  while (!Number.isInteger(v)) { v *= 2; k++; }  // doubling is exact below the overflow
+  let v = x,
+    k = 0;
+  while (!Number.isInteger(v)) {
+    v *= 2;
+    k++;
+  } // doubling is exact below the overflow
   return { num: BigInt(v), den: 1n << BigInt(k) };
 }
 
@@ -34,9 +38,11 @@ function exactFraction(x: number): { num: bigint; den: bigint } {
  * not integers within 2^53 or parameters that are not finite.
  */
 export function checkLLLExact(B: ArrayLike<number>, n: number, m: number, delta: number, eta: number): ExactLLLCheck {
-  if (!Number.isFinite(delta) || !Number.isFinite(eta)) throw new InvalidArgumentError(`checkLLLExact: delta and eta must be finite, got ${delta}, ${eta}`);
+  if (!Number.isFinite(delta) || !Number.isFinite(eta))
+    throw new InvalidArgumentError(`checkLLLExact: delta and eta must be finite, got ${delta}, ${eta}`);
   for (let i = 0; i < n * m; i++) {
-    if (!Number.isSafeInteger(B[i]!)) throw new InvalidArgumentError(`checkLLLExact: entry ${i} (${B[i]}) is not an integer within 2^53`);
+    if (!Number.isSafeInteger(B[i]!))
+      throw new InvalidArgumentError(`checkLLLExact: entry ${i} (${B[i]}) is not an integer within 2^53`);
   }
   const col = (j: number): bigint[] => Array.from({ length: n }, (_, t) => BigInt(B[j * n + t]!));
   const cols = Array.from({ length: m }, (_, j) => col(j));
@@ -44,8 +50,11 @@ export function checkLLLExact(B: ArrayLike<number>, n: number, m: number, delta:
   const d: bigint[] = [1n];
   const lambda: bigint[][] = [];
   const violations: string[] = [];
-  const note = (text: string) => { if (violations.length < 5) violations.push(text); };
-  const e = exactFraction(eta), dl = exactFraction(delta);
+  const note = (text: string) => {
+    if (violations.length < 5) violations.push(text);
+  };
+  const e = exactFraction(eta),
+    dl = exactFraction(delta);
   for (let i = 0; i < m; i++) {
     lambda.push([]);
     for (let j = 0; j <= i; j++) {
@@ -56,13 +65,14 @@ export function checkLLLExact(B: ArrayLike<number>, n: number, m: number, delta:
     }
     if (d[i + 1]! === 0n) {
       note(`b_${i} depends on the columns before it (Gram determinant 0)`);
-      return { ok: false, violations };  // the d's that follow would divide by 0
+      return { ok: false, violations }; // the d's that follow would divide by 0
     }
   }
   for (let i = 1; i < m; i++) {
     for (let j = 0; j < i; j++) {
       const l = lambda[i]![j]!;
-      if ((l < 0n ? -l : l) * e.den > e.num * d[j + 1]!) note(`|mu_${i},${j}| = ${Number(l) / Number(d[j + 1]!)} > eta = ${eta}`);
+      if ((l < 0n ? -l : l) * e.den > e.num * d[j + 1]!)
+        note(`|mu_${i},${j}| = ${Number(l) / Number(d[j + 1]!)} > eta = ${eta}`);
     }
     const l = lambda[i]![i - 1]!;
     if (dl.den * (d[i + 1]! * d[i - 1]! + l * l) < dl.num * d[i]! * d[i]!) note(`Lovasz fails at k = ${i}`);

@@ -27,7 +27,11 @@ export function rankModP(B: ArrayLike<number>, n: number, m: number, p: number):
   const usedRow = new Uint8Array(n);
   for (let j = 0; j < m; j++) {
     let piv = -1;
-    for (let i = 0; i < n; i++) if (!usedRow[i] && a[i + j * n] !== 0) { piv = i; break; }
+    for (let i = 0; i < n; i++)
+      if (!usedRow[i] && a[i + j * n] !== 0) {
+        piv = i;
+        break;
+      }
     if (piv < 0) continue;
     usedRow[piv] = 1;
     rank++;
@@ -38,7 +42,7 @@ export function rankModP(B: ArrayLike<number>, n: number, m: number, p: number):
       if (f === 0) continue;
       for (let i = 0; i < n; i++) {
         const v = a[i + j * n]!;
-        if (v !== 0) a[i + k * n] = (a[i + k * n]! + (p - f) * v % p) % p;
+        if (v !== 0) a[i + k * n] = (a[i + k * n]! + (((p - f) * v) % p)) % p;
       }
     }
   }

@@ -33,13 +33,23 @@ const primeCache = new Map<number, number[]>();
 /** Primes below `limit`, largest first (trial division: the limit is at most 2^26), from the cache first. */
 function* primesBelow(limit: number): Generator<number> {
   let list = primeCache.get(limit);
-  if (!list) { list = []; primeCache.set(limit, list); }
+  if (!list) {
+    list = [];
+    primeCache.set(limit, list);
+  }
   for (let i = 0; ; i++) {
-    if (i < list.length) { yield list[i]!; continue; }
+    if (i < list.length) {
+      yield list[i]!;
+      continue;
+    }
     let c = i === 0 ? (limit - 1) | 1 : list[i - 1]! - 2;
     for (; c > 3; c -= 2) {
       let prime = true;
-      for (let d = 3; d * d <= c; d += 2) if (c % d === 0) { prime = false; break; }
+      for (let d = 3; d * d <= c; d += 2)
+        if (c % d === 0) {
+          prime = false;
+          break;
+        }
       if (prime) break;
     }
     if (c <= 3) return;
@@ -66,7 +76,10 @@ function modMul(v: number, p: number, invP: number): number {
 }
 
 function invMod(a: number, p: number): number {
-  let t = 0, nt = 1, r = p, nr = a;
+  let t = 0,
+    nt = 1,
+    r = p,
+    nr = a;
   while (nr !== 0) {
     const q = Math.floor(r / nr);
     [t, nt] = [nt, t - q * nt];
@@ -98,7 +111,10 @@ function solveModP(A: ArrayLike<number>, C: ArrayLike<number>, n: number, m: num
     for (let i = c; i < n; i++) {
       const v = modMul(M[i * w + c]!, p, invP);
       M[i * w + c] = v;
-      if (v !== 0) { piv = i; break; }
+      if (v !== 0) {
+        piv = i;
+        break;
+      }
     }
     if (piv < 0) return null;
     if (piv !== c) {
@@ -144,7 +160,9 @@ function solveModP(A: ArrayLike<number>, C: ArrayLike<number>, n: number, m: num
 }
 
 function notInLattice(): CheckFailedError {
-  return new CheckFailedError('the reduced basis is not in the lattice of the input (B_in Z = B_out has no integer solution): the reduction lost exactness');
+  return new CheckFailedError(
+    'the reduced basis is not in the lattice of the input (B_in Z = B_out has no integer solution): the reduction lost exactness',
+  );
 }
 
 /** det(X) mod p of an m x m residue matrix (column-major), by elimination (residues below p < 2^26, reduced by modMul). */
@@ -154,10 +172,18 @@ function detModP(X: Float64Array, m: number, p: number): number {
   let det = 1;
   for (let c = 0; c < m; c++) {
     let piv = -1;
-    for (let i = c; i < m; i++) if (a[i + c * m] !== 0) { piv = i; break; }
+    for (let i = c; i < m; i++)
+      if (a[i + c * m] !== 0) {
+        piv = i;
+        break;
+      }
     if (piv < 0) return 0;
     if (piv !== c) {
-      for (let j = 0; j < m; j++) { const t = a[c + j * m]!; a[c + j * m] = a[piv + j * m]!; a[piv + j * m] = t; }
+      for (let j = 0; j < m; j++) {
+        const t = a[c + j * m]!;
+        a[c + j * m] = a[piv + j * m]!;
+        a[piv + j * m] = t;
+      }
       det = p - det;
     }
     const d = a[c + c * m]!;
@@ -187,27 +213,39 @@ const MAX_PRIMES = 64;
  * The integer X with A X = C exactly (A: n x m integral of full column rank, C: n x m integral),
  * proven as the module comment says; also det(X mod p) for the first prime p used.
  */
-function liftSolution(A: ArrayLike<number>, C: ArrayLike<number>, n: number, m: number): ExactTransform & { detMod: { p: number; det: number } } {
+function liftSolution(
+  A: ArrayLike<number>,
+  C: ArrayLike<number>,
+  n: number,
+  m: number,
+): ExactTransform & { detMod: { p: number; det: number } } {
   const mm = m * m;
   const used: number[] = [];
   // mixed-radix digits, centered: X = d_0 + d_1 p_0 + d_2 p_0 p_1 + ...; digits[t][e]
   const digits: Float64Array[] = [];
   let log2P = 0;
   let topDigit = -1; // highest digit index that is nonzero for some entry
-  const logA = Math.log2(Math.max(1, maxAbs(A))), logC = Math.log2(Math.max(1, maxAbs(C)));
+  const logA = Math.log2(Math.max(1, maxAbs(A))),
+    logC = Math.log2(Math.max(1, maxAbs(C)));
   let detMod: { p: number; det: number } | undefined;
   let unlucky = 0;
   for (const p of primesBelow(primeLimit(m))) {
     if (used.length >= MAX_PRIMES || unlucky > 20) break;
     const X = solveModP(A, C, n, m, p);
-    if (!X) { unlucky++; continue; }
+    if (!X) {
+      unlucky++;
+      continue;
+    }
     detMod ??= { p, det: detModP(X, m, p) };
     // Garner: the value so far mod p, sum_s d_s (p_0 ... p_{s-1} mod p) (each term below 2^43,
     // the sum of at most MAX_PRIMES terms below 2^50: exact), then the new centered digit
     const t = used.length;
     const weight = new Float64Array(t);
     let radix = 1;
-    for (let s = 0; s < t; s++) { weight[s] = radix; radix = (radix * (used[s]! % p)) % p; }
+    for (let s = 0; s < t; s++) {
+      weight[s] = radix;
+      radix = (radix * (used[s]! % p)) % p;
+    }
     const radixInv = invMod(radix, p);
     const d = new Float64Array(mm);
     const changed = garnerDigit(X, digits, weight, radixInv, p, d);
@@ -223,15 +261,25 @@ function liftSolution(A: ArrayLike<number>, C: ArrayLike<number>, n: number, m: 
       return { ...toBigInt(digits, used, topDigit, mm), primes: used.length, detMod: detMod! };
     }
   }
-  throw new CheckFailedError(`could not rebuild the transform exactly (${used.length} primes, ${unlucky} unlucky): the reduced basis may not be in the input's lattice`);
+  throw new CheckFailedError(
+    `could not rebuild the transform exactly (${used.length} primes, ${unlucky} unlucky): the reduced basis may not be in the input's lattice`,
+  );
 }
 
 /**
  * The next centered mixed-radix digit of each entry into d (Garner: (X - value so far) / radix
  * mod p); whether any is nonzero. Its own function: the loop is hot, the caller is not.
  */
-function garnerDigit(X: Float64Array, digits: readonly Float64Array[], weight: Float64Array, radixInv: number, p: number, d: Float64Array): boolean {
-  const invP = 1 / p, t = weight.length;
+function garnerDigit(
+  X: Float64Array,
+  digits: readonly Float64Array[],
+  weight: Float64Array,
+  radixInv: number,
+  p: number,
+  d: Float64Array,
+): boolean {
+  const invP = 1 / p,
+    t = weight.length;
   let changed = false;
   for (let e = 0; e < d.length; e++) {
     let v = 0;
@@ -252,7 +300,10 @@ function toBigInt(digits: Float64Array[], primes: number[], top: number, mm: num
   let big = 0n;
   for (let e = 0; e < mm; e++) {
     let v = 0n;
-    for (let s = top; s >= 0; s--) { const dg = digits[s]![e]!; if (dg !== 0) v += BigInt(dg) * radix[s]!; }
+    for (let s = top; s >= 0; s--) {
+      const dg = digits[s]![e]!;
+      if (dg !== 0) v += BigInt(dg) * radix[s]!;
+    }
     Z[e] = v;
     const a = v < 0n ? -v : v;
     if (a > big) big = a;
@@ -266,12 +317,19 @@ function toBigInt(digits: Float64Array[], primes: number[], top: number, mm: num
  * W with B_out W = B_in, `det` then being det Z (1n or -1n; null when not asked). Throws
  * CheckFailedError when either has no integer solution.
  */
-export function rebuildTransform(Bin: ArrayLike<number>, Bout: ArrayLike<number>, n: number, m: number, proveUnimodular: boolean): ExactTransform & { det: bigint | null } {
+export function rebuildTransform(
+  Bin: ArrayLike<number>,
+  Bout: ArrayLike<number>,
+  n: number,
+  m: number,
+  proveUnimodular: boolean,
+): ExactTransform & { det: bigint | null } {
   const z = liftSolution(Bin, Bout, n, m);
   if (!proveUnimodular) return { Z: z.Z, maxBits: z.maxBits, primes: z.primes, det: null };
   liftSolution(Bout, Bin, n, m); // throws when B_in is not in the lattice of B_out
   const { p, det } = z.detMod;
-  if (det !== 1 && det !== p - 1) throw new CheckFailedError(`det Z mod ${p} is ${det}, not +-1, although Z W = I was proven`);
+  if (det !== 1 && det !== p - 1)
+    throw new CheckFailedError(`det Z mod ${p} is ${det}, not +-1, although Z W = I was proven`);
   return { Z: z.Z, maxBits: z.maxBits, primes: z.primes, det: det === 1 ? 1n : -1n };
 }
 
@@ -289,18 +347,26 @@ export interface UnitCoordinates {
  * reduction of it is read off the reduced basis (readTransform), so it need not be tracked.
  */
 export function unitCoordinates(B: readonly (readonly bigint[])[]): UnitCoordinates | null {
-  const m = B.length, n = B[0]?.length ?? 0;
-  const coord = new Int32Array(m).fill(-1), sign = new Int8Array(m);
+  const m = B.length,
+    n = B[0]?.length ?? 0;
+  const coord = new Int32Array(m).fill(-1),
+    sign = new Int8Array(m);
   for (let t = 0; t < n; t++) {
     let only = -1;
     for (let i = 0; i < m; i++) {
       if (B[i]![t] === 0n) continue;
-      if (only >= 0) { only = -2; break; }
+      if (only >= 0) {
+        only = -2;
+        break;
+      }
       only = i;
     }
     if (only < 0 || coord[only]! >= 0) continue;
     const v = B[only]![t]!;
-    if (v === 1n || v === -1n) { coord[only] = t; sign[only] = v === 1n ? 1 : -1; }
+    if (v === 1n || v === -1n) {
+      coord[only] = t;
+      sign[only] = v === 1n ? 1 : -1;
+    }
   }
   return coord.every((t) => t >= 0) ? { coord, sign } : null;
 }

@@ -13,7 +13,14 @@
 import type { AlgorithmTraits } from './registry.js';
 
 /** Error codes of a run that lost its way in floating point, rather than of bad input. */
-const BREAKDOWNS: ReadonlySet<string> = new Set(['PRECISION_FAILURE', 'RANK_DEFICIENT', 'ZERO_VECTOR', 'UNSUPPORTED', 'ITERATION_LIMIT', 'CHECK_FAILED']);
+const BREAKDOWNS: ReadonlySet<string> = new Set([
+  'PRECISION_FAILURE',
+  'RANK_DEFICIENT',
+  'ZERO_VECTOR',
+  'UNSUPPORTED',
+  'ITERATION_LIMIT',
+  'CHECK_FAILED',
+]);
 
 /** What a redo is, or 'raise'. */
 export type Remedy = 'float64' | 'cpu' | 'raise';
@@ -29,7 +36,14 @@ export interface FailedRun {
 export function remedy(traits: AlgorithmTraits, run: FailedRun, code: string): Remedy {
   if (!BREAKDOWNS.has(code)) return 'raise';
   if (run.precision === 'float32') return 'float64';
-  if (run.engine === 'cuda' && run.driftWatch && traits.cpuDriftWatch && !traits.gpuDriftWatch && code !== 'ITERATION_LIMIT') return 'cpu';
+  if (
+    run.engine === 'cuda' &&
+    run.driftWatch &&
+    traits.cpuDriftWatch &&
+    !traits.gpuDriftWatch &&
+    code !== 'ITERATION_LIMIT'
+  )
+    return 'cpu';
   return 'raise';
 }
 

@@ -40,9 +40,14 @@ const INTEGER = /^[+-]?\d+$/;
 export function assertExactDoubles(p: ParsedMatrix): void {
   if (p.exact) return;
   try {
-    p.values.forEach((r, i) => r.forEach((v, j) => { checkEntry(v, `(row ${i}, column ${j})`, p.bigValues ? p.bigValues[i]![j]!.toString() : String(v)); }));
+    p.values.forEach((r, i) => {
+      r.forEach((v, j) => {
+        checkEntry(v, `(row ${i}, column ${j})`, p.bigValues ? p.bigValues[i]![j]!.toString() : String(v));
+      });
+    });
   } catch (err) {
-    if (err instanceof InvalidInputError && p.integral) err.message += ' (lll takes integer bases of any size: lllIntegral, or the reduce command with lll in float64)';
+    if (err instanceof InvalidInputError && p.integral)
+      err.message += ' (lll takes integer bases of any size: lllIntegral, or the reduce command with lll in float64)';
     throw err;
   }
 }
@@ -56,24 +61,34 @@ function checkEntry(v: number, where: string, token: string): number {
     throw new InvalidInputError('NON_FINITE', `entry ${where} is not finite ('${token}')`, { where, token });
   }
   if (Math.abs(v) > Number.MAX_SAFE_INTEGER) {
-    throw new InvalidInputError('INVALID_INPUT',
+    throw new InvalidInputError(
+      'INVALID_INPUT',
       `entry ${where} = ${token} exceeds 2^53 - 1 in magnitude and cannot be held exactly in a double; not rounding it`,
-      { where, token });
+      { where, token },
+    );
   }
   return v === 0 ? 0 : v; // no -0
 }
 
 /** Whether /\s/ matches the character (ASCII by its codes, the rest by the regular expression). */
-const isSpace = (code: number): boolean => (code < 128 ? code === 32 || (code >= 9 && code <= 13) : /\s/.test(String.fromCharCode(code)));
-const OPEN = 91, CLOSE = 93;
+const isSpace = (code: number): boolean =>
+  code < 128 ? code === 32 || (code >= 9 && code <= 13) : /\s/.test(String.fromCharCode(code));
+const OPEN = 91,
+  CLOSE = 93;
 
 /** A read position; its line and column (1-based) are counted only when an error needs them. */
 class Cursor {
   pos = 0;
   constructor(readonly text: string) {}
-  get done(): boolean { return this.pos >= this.text.length; }
-  peek(): string { return this.text[this.pos]!; }
-  advance(): void { this.pos++; }
+  get done(): boolean {
+    return this.pos >= this.text.length;
+  }
+  peek(): string {
+    return this.text[this.pos]!;
+  }
+  advance(): void {
+    this.pos++;
+  }
   skipSpace(): void {
     const t = this.text;
     let p = this.pos;
@@ -82,7 +97,8 @@ class Cursor {
   }
   /** Skips to the end of a token (the next space or bracket) and returns it. */
   token(): string {
-    const t = this.text, start = this.pos;
+    const t = this.text,
+      start = this.pos;
     let p = start;
     for (; p < t.length; p++) {
       const code = t.charCodeAt(p);
@@ -92,11 +108,18 @@ class Cursor {
     return t.slice(start, p);
   }
   at(pos = this.pos): { line: number; column: number } {
-    let line = 1, lineStart = 0;
-    for (let i = this.text.indexOf('\n'); i >= 0 && i < pos; i = this.text.indexOf('\n', i + 1)) { line++; lineStart = i + 1; }
+    let line = 1,
+      lineStart = 0;
+    for (let i = this.text.indexOf('\n'); i >= 0 && i < pos; i = this.text.indexOf('\n', i + 1)) {
+      line++;
+      lineStart = i + 1;
+    }
     return { line, column: pos - lineStart + 1 };
   }
-  where(pos = this.pos): string { const a = this.at(pos); return `line ${a.line}, column ${a.column}`; }
+  where(pos = this.pos): string {
+    const a = this.at(pos);
+    return `line ${a.line}, column ${a.column}`;
+  }
 }
 
 function parseError(message: string, c: Cursor): InvalidInputError {
@@ -109,7 +132,8 @@ function parseError(message: string, c: Cursor): InvalidInputError {
  * optional sign and exponent. Commas are not part of the format and are rejected.
  */
 export function parseFplll(text: string): ParsedMatrix {
-  if (typeof text !== 'string') throw new InvalidInputError('INVALID_INPUT', `fplll input must be a string, got ${typeof text}`);
+  if (typeof text !== 'string')
+    throw new InvalidInputError('INVALID_INPUT', `fplll input must be a string, got ${typeof text}`);
   const c = new Cursor(text);
   c.skipSpace();
   if (c.done) throw new InvalidInputError('PARSE_ERROR', 'empty input: expected a matrix such as [[1 2]\\n[3 4]\\n]');
@@ -124,12 +148,19 @@ export function parseFplll(text: string): ParsedMatrix {
   for (;;) {
     c.skipSpace();
     if (c.done) {
-      throw new InvalidInputError('PARSE_ERROR',
-        `unbalanced brackets: input ends before the ']' closing the matrix opened at line ${open.line}, column ${open.column}`, open);
+      throw new InvalidInputError(
+        'PARSE_ERROR',
+        `unbalanced brackets: input ends before the ']' closing the matrix opened at line ${open.line}, column ${open.column}`,
+        open,
+      );
     }
     const ch = c.peek();
-    if (ch === ']') { c.advance(); break; }
-    if (ch !== '[') throw parseError(`expected '[' starting row ${values.length} or ']' closing the matrix, found '${ch}'`, c);
+    if (ch === ']') {
+      c.advance();
+      break;
+    }
+    if (ch !== '[')
+      throw parseError(`expected '[' starting row ${values.length} or ']' closing the matrix, found '${ch}'`, c);
     rowStarts.push(c.pos);
     const toks: string[] = [];
     values.push(parseRow(c, values.length, toks));
@@ -137,7 +168,8 @@ export function parseFplll(text: string): ParsedMatrix {
   }
 
   c.skipSpace();
-  if (!c.done) throw parseError(`unexpected text '${c.peek()}' after the ']' closing the matrix (unbalanced brackets?)`, c);
+  if (!c.done)
+    throw parseError(`unexpected text '${c.peek()}' after the ']' closing the matrix (unbalanced brackets?)`, c);
   if (values.length === 0) throw new InvalidInputError('PARSE_ERROR', 'the matrix has no rows', open);
 
   const cols = values[0]!.length;
@@ -145,13 +177,20 @@ export function parseFplll(text: string): ParsedMatrix {
   values.forEach((row, i) => {
     if (row.length !== cols) {
       const rowLines = [c.at(rowStarts[0]).line, c.at(rowStarts[i]).line];
-      throw new InvalidInputError('SHAPE_MISMATCH',
+      throw new InvalidInputError(
+        'SHAPE_MISMATCH',
         `ragged rows: row ${i} (line ${rowLines[1]}) has ${row.length} entries but row 0 (line ${rowLines[0]}) has ${cols}`,
-        { row: i, line: rowLines[1], entries: row.length, expected: cols });
+        { row: i, line: rowLines[1], entries: row.length, expected: cols },
+      );
     }
-    row.forEach((v, j) => { if (!Number.isInteger(v) || (Math.abs(v) > Number.MAX_SAFE_INTEGER && !INTEGER.test(tokens[i]![j]!))) integral = false; });
+    row.forEach((v, j) => {
+      if (!Number.isInteger(v) || (Math.abs(v) > Number.MAX_SAFE_INTEGER && !INTEGER.test(tokens[i]![j]!)))
+        integral = false;
+    });
   });
-  const bigValues = integral ? tokens.map((r, i) => r.map((t, j) => (INTEGER.test(t) ? BigInt(t) : BigInt(values[i]![j]!)))) : null;
+  const bigValues = integral
+    ? tokens.map((r, i) => r.map((t, j) => (INTEGER.test(t) ? BigInt(t) : BigInt(values[i]![j]!))))
+    : null;
   const exact = values.every((r) => r.every((v) => Math.abs(v) <= Number.MAX_SAFE_INTEGER));
   return { rows: values.length, cols, values, integral, bigValues, exact };
 }
@@ -165,21 +204,35 @@ function parseRow(c: Cursor, rowIndex: number, tokens: string[]): number[] {
     c.skipSpace();
     if (c.done) {
       const start = c.at(startPos);
-      throw new InvalidInputError('PARSE_ERROR',
+      throw new InvalidInputError(
+        'PARSE_ERROR',
         `unbalanced brackets: input ends inside row ${rowIndex} opened at line ${start.line}, column ${start.column}`,
-        { row: rowIndex, ...start });
+        { row: rowIndex, ...start },
+      );
     }
     const ch = c.peek();
-    if (ch === ']') { c.advance(); break; }
+    if (ch === ']') {
+      c.advance();
+      break;
+    }
     if (ch === '[') throw parseError(`unexpected '[' inside row ${rowIndex} (rows cannot nest; missing ']'?)`, c);
     const tokPos = c.pos;
     const token = c.token();
     const where = () => `(row ${rowIndex}, column ${row.length}) at ${c.where(tokPos)}`;
     if (NON_FINITE_WORD.test(token)) {
-      throw new InvalidInputError('NON_FINITE', `entry ${where()} is not finite ('${token}')`, { row: rowIndex, entry: row.length, ...c.at(tokPos) });
+      throw new InvalidInputError('NON_FINITE', `entry ${where()} is not finite ('${token}')`, {
+        row: rowIndex,
+        entry: row.length,
+        ...c.at(tokPos),
+      });
     }
     if (!NUMBER.test(token)) {
-      throw new InvalidInputError('PARSE_ERROR', `non-numeric token '${token}' ${where()}`, { row: rowIndex, entry: row.length, token, ...c.at(tokPos) });
+      throw new InvalidInputError('PARSE_ERROR', `non-numeric token '${token}' ${where()}`, {
+        row: rowIndex,
+        entry: row.length,
+        token,
+        ...c.at(tokPos),
+      });
     }
     // an integer literal of any size is kept exactly (bigValues); other entries must fit a double exactly
     const v = Number(token);
@@ -189,7 +242,11 @@ function parseRow(c: Cursor, rowIndex: number, tokens: string[]): number[] {
   }
   if (row.length === 0) {
     const start = c.at(startPos);
-    throw new InvalidInputError('PARSE_ERROR', `row ${rowIndex} at line ${start.line}, column ${start.column} is empty`, { row: rowIndex, ...start });
+    throw new InvalidInputError(
+      'PARSE_ERROR',
+      `row ${rowIndex} at line ${start.line}, column ${start.column} is empty`,
+      { row: rowIndex, ...start },
+    );
   }
   return row;
 }
@@ -204,11 +261,18 @@ function isBatch(x: BasisLike): x is MatrixBatch {
 /** Rows (basis vectors) of a BasisLike, validated: non-empty, rectangular, finite, |v| <= 2^53 - 1. */
 function basisRows(input: BasisLike, index: number): number[][] {
   const rows = isBatch(input) ? rowsFromBasis(input, index) : input.map((r) => Array.from(r));
-  if (rows.length === 0 || rows[0]!.length === 0) throw new InvalidInputError('INVALID_INPUT', 'cannot write an empty matrix');
+  if (rows.length === 0 || rows[0]!.length === 0)
+    throw new InvalidInputError('INVALID_INPUT', 'cannot write an empty matrix');
   const cols = rows[0]!.length;
   rows.forEach((r, i) => {
-    if (r.length !== cols) throw new InvalidInputError('SHAPE_MISMATCH', `ragged rows: row ${i} has ${r.length} entries but row 0 has ${cols}`);
-    r.forEach((v, j) => { checkEntry(v, `(row ${i}, column ${j})`, String(v)); });
+    if (r.length !== cols)
+      throw new InvalidInputError(
+        'SHAPE_MISMATCH',
+        `ragged rows: row ${i} has ${r.length} entries but row 0 has ${cols}`,
+      );
+    r.forEach((v, j) => {
+      checkEntry(v, `(row ${i}, column ${j})`, String(v));
+    });
   });
   return rows;
 }
@@ -232,35 +296,50 @@ export interface FormatOptions {
 
 /** Writes a basis in fplll's format, byte for byte as the tool prints it. */
 export function formatFplll(input: BasisLike, opts: FormatOptions = {}): string {
-  return writeRows(basisRows(input, opts.index ?? 0).map((r) => r.map(formatNumber)), opts.style);
+  return writeRows(
+    basisRows(input, opts.index ?? 0).map((r) => r.map(formatNumber)),
+    opts.style,
+  );
 }
 
 /**
  * Writes an integer matrix whose entries may pass 2^53 (BigInt entries, e.g. a wide transform) in
  * fplll's format; number entries must be integers.
  */
-export function formatIntegerRows(rows: readonly (readonly (number | bigint)[])[], opts: Pick<FormatOptions, 'style'> = {}): string {
-  const text = rows.map((r, i) => r.map((v, j) => {
-    if (typeof v === 'number' && !Number.isSafeInteger(v)) throw new InvalidInputError('INVALID_INPUT', `entry (row ${i}, column ${j}) is ${v}, not an exact integer`);
-    return v === 0 || v === 0n ? '0' : v.toString(); // no -0
-  }));
-  if (text.length === 0 || text[0]!.length === 0) throw new InvalidInputError('INVALID_INPUT', 'cannot write an empty matrix');
+export function formatIntegerRows(
+  rows: readonly (readonly (number | bigint)[])[],
+  opts: Pick<FormatOptions, 'style'> = {},
+): string {
+  const text = rows.map((r, i) =>
+    r.map((v, j) => {
+      if (typeof v === 'number' && !Number.isSafeInteger(v))
+        throw new InvalidInputError('INVALID_INPUT', `entry (row ${i}, column ${j}) is ${v}, not an exact integer`);
+      return v === 0 || v === 0n ? '0' : v.toString(); // no -0
+    }),
+  );
+  if (text.length === 0 || text[0]!.length === 0)
+    throw new InvalidInputError('INVALID_INPUT', 'cannot write an empty matrix');
   return writeRows(text, opts.style);
 }
 
 function writeRows(rows: string[][], style: FormatOptions['style'] = 'fplll'): string {
-  if (style === 'latticegen') return '[' + rows.map((r) => '[' + r.join(' ') + ']').join('\n') + ']\n';
+  if (style === 'latticegen') return `[${rows.map((r) => `[${r.join(' ')}]`).join('\n')}]\n`;
   if (style !== 'fplll') throw new InvalidInputError('INVALID_INPUT', `unknown fplll format style '${String(style)}'`);
-  return '[' + rows.map((r) => '[' + r.map((v) => v + ' ').join('') + ']\n').join('') + ']\n';
+  return `[${rows.map((r) => `[${r.map((v) => `${v} `).join('')}]\n`).join('')}]\n`;
 }
 
 /** Our n x m column-major basis from fplll rows (m basis vectors of length n). */
 export function basisFromRows(values: readonly (readonly number[])[], precision: Precision = 'float64'): MatrixBatch {
   const rows = basisRows(values, 0);
-  const m = rows.length, n = rows[0]!.length;
+  const m = rows.length,
+    n = rows[0]!.length;
   const data = allocReal(precision, n * m);
   // row-major data of fplll's m x n matrix = column-major data of our n x m basis
-  rows.forEach((r, j) => r.forEach((v, i) => { data[i + j * n] = v; }));
+  rows.forEach((r, j) => {
+    r.forEach((v, i) => {
+      data[i + j * n] = v;
+    });
+  });
   return makeBatch(data, 1, n, m);
 }
 
@@ -291,25 +370,40 @@ export function parseBasisJson(text: string): ParsedMatrix {
   } catch (e) {
     throw new InvalidInputError('PARSE_ERROR', `invalid JSON: ${(e as Error).message}`);
   }
-  const basis = (doc !== null && typeof doc === 'object' && !Array.isArray(doc)) ? (doc as Record<string, unknown>).basis : undefined;
-  if (!Array.isArray(basis)) throw new InvalidInputError('INVALID_INPUT', 'JSON must be an object with a "basis" array of rows');
+  const basis =
+    doc !== null && typeof doc === 'object' && !Array.isArray(doc) ? (doc as Record<string, unknown>).basis : undefined;
+  if (!Array.isArray(basis))
+    throw new InvalidInputError('INVALID_INPUT', 'JSON must be an object with a "basis" array of rows');
   if (basis.length === 0) throw new InvalidInputError('INVALID_INPUT', '"basis" has no rows');
   const values: number[][] = basis.map((row: unknown, i: number) => {
-    if (!Array.isArray(row) || row.length === 0) throw new InvalidInputError('INVALID_INPUT', `basis[${i}] must be a non-empty array of numbers`);
+    if (!Array.isArray(row) || row.length === 0)
+      throw new InvalidInputError('INVALID_INPUT', `basis[${i}] must be a non-empty array of numbers`);
     return row.map((v: unknown, j: number) => {
-      if (typeof v !== 'number') throw new InvalidInputError('PARSE_ERROR', `basis[${i}][${j}] is not a number (${JSON.stringify(v)})`);
+      if (typeof v !== 'number')
+        throw new InvalidInputError('PARSE_ERROR', `basis[${i}][${j}] is not a number (${JSON.stringify(v)})`);
       return checkEntry(v, `basis[${i}][${j}]`, String(v));
     });
   });
   const cols = values[0]!.length;
   values.forEach((r, i) => {
-    if (r.length !== cols) throw new InvalidInputError('SHAPE_MISMATCH', `ragged rows: basis[${i}] has ${r.length} entries but basis[0] has ${cols}`);
+    if (r.length !== cols)
+      throw new InvalidInputError(
+        'SHAPE_MISMATCH',
+        `ragged rows: basis[${i}] has ${r.length} entries but basis[0] has ${cols}`,
+      );
   });
   const integral = values.every((r) => r.every(Number.isInteger));
-  return { rows: values.length, cols, values, integral, bigValues: integral ? values.map((r) => r.map((v) => BigInt(v))) : null, exact: true };
+  return {
+    rows: values.length,
+    cols,
+    values,
+    integral,
+    bigValues: integral ? values.map((r) => r.map((v) => BigInt(v))) : null,
+    exact: true,
+  };
 }
 
 /** Writes `{"basis": [[...], ...]}` (rows are basis vectors); numbers round-trip exactly. */
 export function formatBasisJson(input: BasisLike, opts: { index?: number } = {}): string {
-  return JSON.stringify({ basis: basisRows(input, opts.index ?? 0) }) + '\n';
+  return `${JSON.stringify({ basis: basisRows(input, opts.index ?? 0) })}\n`;
 }

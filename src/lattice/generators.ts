@@ -24,21 +24,26 @@ function positiveInt(name: string, v: unknown, max = MAX_DIM): number {
 }
 
 function checkSeed(seed: unknown): number | bigint {
-  const ok = (typeof seed === 'number' && Number.isSafeInteger(seed) && seed >= 0) ||
+  const ok =
+    (typeof seed === 'number' && Number.isSafeInteger(seed) && seed >= 0) ||
     (typeof seed === 'bigint' && seed >= 0n && seed < 1n << 64n);
-  if (!ok) throw new InvalidArgumentError(`seed must be a non-negative integer below 2^64, got ${String(seed)}`, { seed });
+  if (!ok)
+    throw new InvalidArgumentError(`seed must be a non-negative integer below 2^64, got ${String(seed)}`, { seed });
   return seed as number | bigint;
 }
 
 function checkPrecision(p: unknown): Precision {
   if (p === undefined) return 'float64';
-  if (p !== 'float32' && p !== 'float64') throw new InvalidArgumentError(`precision must be 'float32' or 'float64', got ${String(p)}`);
+  if (p !== 'float32' && p !== 'float64')
+    throw new InvalidArgumentError(`precision must be 'float32' or 'float64', got ${String(p)}`);
   return p;
 }
 
 function checkSize(batch: number, rows: number, cols: number): void {
   if (batch * rows * cols > MAX_ELEMENTS) {
-    throw new InvalidArgumentError(`batch x rows x cols = ${batch} x ${rows} x ${cols} exceeds ${MAX_ELEMENTS} elements`);
+    throw new InvalidArgumentError(
+      `batch x rows x cols = ${batch} x ${rows} x ${cols} exceeds ${MAX_ELEMENTS} elements`,
+    );
   }
 }
 
@@ -115,12 +120,16 @@ export function blockToeplitzBases(opts: BlockToeplitzOptions): MatrixBatch {
   const b = positiveInt('blockSize', opts.blockSize);
   const taps = positiveInt('taps', opts.taps);
   if (taps > blocks) {
-    throw new InvalidArgumentError(`taps (${taps}) must not exceed blocks (${blocks}): taps past the last block row never appear`, { taps, blocks });
+    throw new InvalidArgumentError(
+      `taps (${taps}) must not exceed blocks (${blocks}): taps past the last block row never appear`,
+      { taps, blocks },
+    );
   }
   const complex = opts.complex ?? false;
   if (typeof complex !== 'boolean') throw new InvalidArgumentError(`complex must be a boolean, got ${String(complex)}`);
   const shape = opts.shape ?? 'square';
-  if (shape !== 'square' && shape !== 'full') throw new InvalidArgumentError(`shape must be 'square' or 'full', got ${String(shape)}`);
+  if (shape !== 'square' && shape !== 'full')
+    throw new InvalidArgumentError(`shape must be 'square' or 'full', got ${String(shape)}`);
   const seed = checkSeed(opts.seed);
   const precision = checkPrecision(opts.precision);
   const rb = complex ? 2 * b : b; // rows/cols of one real block
@@ -163,7 +172,8 @@ function drawRealBlocks(rng: Philox, out: Float64Array, taps: number, b: number,
     const t0 = l * rb * rb;
     for (let c = 0; c < b; c++) {
       for (let r = 0; r < b; r++) {
-        const re = rng.normal() * s, im = rng.normal() * s;
+        const re = rng.normal() * s,
+          im = rng.normal() * s;
         // [[Re, -Im], [Im, Re]]
         out[t0 + r + c * rb] = re;
         out[t0 + r + (c + b) * rb] = -im;
@@ -188,7 +198,10 @@ export function integerScale(basis: MatrixBatch, scale: number): MatrixBatch<Flo
   for (let i = 0; i < data.length; i++) {
     const v = Math.round(scale * data[i]!);
     if (!Number.isSafeInteger(v)) {
-      throw new InvalidArgumentError(`scale ${scale} x entry ${data[i]} (element ${i}) is not a safe integer (|v| must stay below 2^53)`, { scale, index: i });
+      throw new InvalidArgumentError(
+        `scale ${scale} x entry ${data[i]} (element ${i}) is not a safe integer (|v| must stay below 2^53)`,
+        { scale, index: i },
+      );
     }
     out[i] = v === 0 ? 0 : v; // no -0
   }
@@ -197,14 +210,22 @@ export function integerScale(basis: MatrixBatch, scale: number): MatrixBatch<Flo
     const B = out.subarray(k * size, (k + 1) * size);
     const j = firstZeroColumn(B, rows, cols);
     if (j >= 0) {
-      throw new RankDeficientError('ZERO_VECTOR', `column ${j} of matrix ${k} rounds to zero at scale ${scale}; use a larger scale`, { matrix: k, column: j, scale });
+      throw new RankDeficientError(
+        'ZERO_VECTOR',
+        `column ${j} of matrix ${k} rounds to zero at scale ${scale}; use a larger scale`,
+        { matrix: k, column: j, scale },
+      );
     }
     // rounding can make independent columns dependent (small scales, few rows): a basis or an error
     try {
       assertIndependent(B, rows, cols);
     } catch (e) {
       if (!(e instanceof RankDeficientError)) throw e;
-      throw new RankDeficientError('RANK_DEFICIENT', `matrix ${k} rounded at scale ${scale} is not a basis: ${e.message}; use a larger scale`, { matrix: k, scale, ...e.details });
+      throw new RankDeficientError(
+        'RANK_DEFICIENT',
+        `matrix ${k} rounded at scale ${scale} is not a basis: ${e.message}; use a larger scale`,
+        { matrix: k, scale, ...e.details },
+      );
     }
   }
   return makeBatch(out, batch, rows, cols);

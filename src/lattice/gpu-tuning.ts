@@ -21,7 +21,12 @@ export type WorkspaceMemory = 'shared' | 'z-global' | 'global';
  */
 export type JacobiRounds = 'first-warp' | 'group-shared-permutation' | 'group-register-players' | 'group-halo';
 
-export const JACOBI_ROUNDS: readonly JacobiRounds[] = ['first-warp', 'group-shared-permutation', 'group-register-players', 'group-halo'];
+export const JACOBI_ROUNDS: readonly JacobiRounds[] = [
+  'first-warp',
+  'group-shared-permutation',
+  'group-register-players',
+  'group-halo',
+];
 
 /** The all-swap (CR-AS-LLL) kernels' choices (allswap/cuda.ts). */
 export interface AllswapTuning {
@@ -91,21 +96,46 @@ export interface GpuTuning {
 const MEMORY: readonly WorkspaceMemory[] = ['shared', 'z-global', 'global'];
 
 type Check = (v: unknown) => string | null;
-const int = (lo: number, hi: number, extra?: (v: number) => string | null): Check => (v) =>
-  typeof v === 'number' && Number.isInteger(v) && v >= lo && v <= hi ? (extra ? extra(v) : null) : `an integer in [${lo}, ${hi}]`;
-const oneOf = (values: readonly unknown[]): Check => (v) => (values.includes(v) ? null : `one of ${values.map((x) => JSON.stringify(x)).join(', ')}`);
+const int =
+  (lo: number, hi: number, extra?: (v: number) => string | null): Check =>
+  (v) =>
+    typeof v === 'number' && Number.isInteger(v) && v >= lo && v <= hi
+      ? extra
+        ? extra(v)
+        : null
+      : `an integer in [${lo}, ${hi}]`;
+const oneOf =
+  (values: readonly unknown[]): Check =>
+  (v) =>
+    values.includes(v) ? null : `one of ${values.map((x) => JSON.stringify(x)).join(', ')}`;
 const bool: Check = (v) => (typeof v === 'boolean' ? null : 'a boolean');
 
 const FIELDS: Record<keyof GpuTuning, Record<string, Check>> = {
   allswap: {
-    kernel: oneOf(['block', 'lane', 'grid']), threads: int(1, 1024), blockMemory: oneOf(MEMORY), minBlocks: int(0, 32),
-    columnLayout: bool, laneThreads: int(1, 1024), laneMemory: oneOf(MEMORY), laneSpecialise: bool,
+    kernel: oneOf(['block', 'lane', 'grid']),
+    threads: int(1, 1024),
+    blockMemory: oneOf(MEMORY),
+    minBlocks: int(0, 32),
+    columnLayout: bool,
+    laneThreads: int(1, 1024),
+    laneMemory: oneOf(MEMORY),
+    laneSpecialise: bool,
   },
   jacobi: {
-    threads: int(1, 1024), group: int(32, 1024, (v) => (v % 32 === 0 ? null : 'a multiple of 32')), rounds: oneOf(JACOBI_ROUNDS),
-    preGram: bool, hops: int(1, 32), lanePairs: int(1, 16),
+    threads: int(1, 1024),
+    group: int(32, 1024, (v) => (v % 32 === 0 ? null : 'a multiple of 32')),
+    rounds: oneOf(JACOBI_ROUNDS),
+    preGram: bool,
+    hops: int(1, 32),
+    lanePairs: int(1, 16),
   },
-  block: { scheduling: oneOf(['persistent', 'host-streams']), kernel: oneOf(['basis', 'grid']), streams: int(1, 64), threads: int(1, 1024), subThreads: int(1, 1024) },
+  block: {
+    scheduling: oneOf(['persistent', 'host-streams']),
+    kernel: oneOf(['basis', 'grid']),
+    streams: int(1, 64),
+    threads: int(1, 1024),
+    subThreads: int(1, 1024),
+  },
   batch: { maxChunk: int(1, 2 ** 31 - 1), streams: int(1, 3), chunks: int(1, MAX_TUNED_CHUNKS) },
 };
 
@@ -115,19 +145,26 @@ const FIELDS: Record<keyof GpuTuning, Record<string, Check>> = {
  */
 export function validateGpuTuning(t: unknown): GpuTuning {
   if (t === undefined) return {};
-  if (typeof t !== 'object' || t === null || Array.isArray(t)) throw new InvalidArgumentError('gpuTuning must be an object', { field: 'gpuTuning' });
+  if (typeof t !== 'object' || t === null || Array.isArray(t))
+    throw new InvalidArgumentError('gpuTuning must be an object', { field: 'gpuTuning' });
   for (const [group, fields] of Object.entries(t)) {
     const spec = (FIELDS as Record<string, Record<string, Check>>)[group];
-    if (!spec) throw new InvalidArgumentError(`gpuTuning.${group} is not a tuning group (${Object.keys(FIELDS).join(', ')})`, { field: `gpuTuning.${group}` });
+    if (!spec)
+      throw new InvalidArgumentError(`gpuTuning.${group} is not a tuning group (${Object.keys(FIELDS).join(', ')})`, {
+        field: `gpuTuning.${group}`,
+      });
     if (fields === undefined) continue;
-    if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) throw new InvalidArgumentError(`gpuTuning.${group} must be an object`, { field: `gpuTuning.${group}` });
+    if (typeof fields !== 'object' || fields === null || Array.isArray(fields))
+      throw new InvalidArgumentError(`gpuTuning.${group} must be an object`, { field: `gpuTuning.${group}` });
     for (const [name, value] of Object.entries(fields)) {
       const field = `gpuTuning.${group}.${name}`;
       const check = spec[name];
-      if (!check) throw new InvalidArgumentError(`${field} is not a tuning field (${Object.keys(spec).join(', ')})`, { field });
+      if (!check)
+        throw new InvalidArgumentError(`${field} is not a tuning field (${Object.keys(spec).join(', ')})`, { field });
       if (value === undefined) continue;
       const want = check(value);
-      if (want) throw new InvalidArgumentError(`${field} must be ${want}, got ${JSON.stringify(value)}`, { field, value });
+      if (want)
+        throw new InvalidArgumentError(`${field} must be ${want}, got ${JSON.stringify(value)}`, { field, value });
     }
   }
   return t as GpuTuning;

@@ -9,17 +9,32 @@ import { cudaDeviceAvailable } from './registry.js';
  * otherwise. The memory returns to a pool when the array is garbage-collected.
  * @returns MatrixBatch with data: Float32Array or Float64Array of batch x rows x cols (contents unspecified).
  */
-export async function hostBatch(shape: { batch: number; rows: number; cols: number; precision?: Precision }): Promise<MatrixBatch> {
+export async function hostBatch(shape: {
+  batch: number;
+  rows: number;
+  cols: number;
+  precision?: Precision;
+}): Promise<MatrixBatch> {
   const { batch, rows, cols } = shape;
   const precision = shape.precision ?? 'float64';
-  if (precision !== 'float32' && precision !== 'float64') throw new InvalidArgumentError(`precision must be 'float32' or 'float64', got ${String(precision)}`);
-  for (const [name, v] of [['batch', batch], ['rows', rows], ['cols', cols]] as const) {
-    if (!Number.isSafeInteger(v) || v < 1) throw new InvalidArgumentError(`${name} must be a positive integer, got ${v}`);
+  if (precision !== 'float32' && precision !== 'float64')
+    throw new InvalidArgumentError(`precision must be 'float32' or 'float64', got ${String(precision)}`);
+  for (const [name, v] of [
+    ['batch', batch],
+    ['rows', rows],
+    ['cols', cols],
+  ] as const) {
+    if (!Number.isSafeInteger(v) || v < 1)
+      throw new InvalidArgumentError(`${name} must be a positive integer, got ${v}`);
   }
   const length = batch * rows * cols;
   if (!(await cudaDeviceAvailable()).ok) return makeBatch(allocReal(precision, length), batch, rows, cols);
-  const [{ requireCuda }, { allocPinned }] = await Promise.all([import('../gpu/context.js'), import('../gpu/host-memory.js')]);
+  const [{ requireCuda }, { allocPinned }] = await Promise.all([
+    import('../gpu/context.js'),
+    import('../gpu/host-memory.js'),
+  ]);
   const ctx = requireCuda();
-  const data = precision === 'float32' ? allocPinned(ctx, Float32Array, length) : allocPinned(ctx, Float64Array, length);
+  const data =
+    precision === 'float32' ? allocPinned(ctx, Float32Array, length) : allocPinned(ctx, Float64Array, length);
   return makeBatch(data, batch, rows, cols);
 }

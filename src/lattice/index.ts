@@ -4,10 +4,26 @@
  * Per-algorithm reducers, kernel plans and tuning objects stay internal.
  */
 export { reduce, reduceSync, type ReduceResult, type ReduceStats, type BasisCheck } from './reduce.js';
-export { ALGORITHMS, type Algorithm, type AlgoParams, type BasisStats, type ReduceOptions, type Engine } from './types.js';
 export {
-  checkLLL, checkLagrangePairs, checkUnimodular, applyTransform, qualityMetrics, gramSchmidt,
-  type LLLCheck, type LagrangeCheck, type UnimodularCheck, type QualityMetrics, type GramSchmidt,
+  ALGORITHMS,
+  type Algorithm,
+  type AlgoParams,
+  type BasisStats,
+  type ReduceOptions,
+  type Engine,
+} from './types.js';
+export {
+  checkLLL,
+  checkLagrangePairs,
+  checkUnimodular,
+  applyTransform,
+  qualityMetrics,
+  gramSchmidt,
+  type LLLCheck,
+  type LagrangeCheck,
+  type UnimodularCheck,
+  type QualityMetrics,
+  type GramSchmidt,
 } from './check.js';
 export { checkLLLExact, type ExactLLLCheck } from './exact-lll.js';
 export { rebuildTransform, type ExactTransform } from './exact-transform.js';
@@ -15,12 +31,38 @@ export { reduceBatchCuda as allswapBatchCuda } from './allswap/cuda.js';
 export { reduceBatchCuda as jacobiParallelBatchCuda } from './jacobi-parallel/cuda.js';
 export type { CountTotals, CudaBatchOutputs, CudaBatchResult, CudaBatchStats } from './gpu/batch.js';
 export { hostBatch } from './host-batch.js';
-export { lllIntegral, RUNGS, type Rung, type IntegralLLLOptions, type IntegralLLLResult, type RungOutcome, type LadderProgress } from './precision/ladder.js';
-export type { GpuTuning, AllswapTuning, JacobiTuning, BlockTuning, BatchTuning, WorkspaceMemory, JacobiRounds } from './gpu-tuning.js';
 export {
-  gaussianBases, blockToeplitzBases, integerScale, type GaussianBasesOptions, type BlockToeplitzOptions,
+  lllIntegral,
+  RUNGS,
+  type Rung,
+  type IntegralLLLOptions,
+  type IntegralLLLResult,
+  type RungOutcome,
+  type LadderProgress,
+} from './precision/ladder.js';
+export type {
+  GpuTuning,
+  AllswapTuning,
+  JacobiTuning,
+  BlockTuning,
+  BatchTuning,
+  WorkspaceMemory,
+  JacobiRounds,
+} from './gpu-tuning.js';
+export {
+  gaussianBases,
+  blockToeplitzBases,
+  integerScale,
+  type GaussianBasesOptions,
+  type BlockToeplitzOptions,
 } from './generators.js';
 export {
-  parseFplll, parseFplllBasis, formatFplll, parseBasisJson, formatBasisJson,
-  type ParsedMatrix, type BasisLike, type FormatOptions,
+  parseFplll,
+  parseFplllBasis,
+  formatFplll,
+  parseBasisJson,
+  formatBasisJson,
+  type ParsedMatrix,
+  type BasisLike,
+  type FormatOptions,
 } from './fplll-format.js';

@@ -7,20 +7,54 @@
  * (stats.redoneOnCpu); a result that still fails raises CheckFailedError, so no unreduced basis is
  * returned as reduced.
  */
-import { CheckFailedError, EngineUnavailableError, InvalidArgumentError, InvalidInputError, LatticeMimoError } from '../core/errors.js';
-import { allocLike, makeBatch, matrixAt, precisionOf, toPrecision, type MatrixBatch, type RealArray } from '../core/matrix.js';
+import {
+  CheckFailedError,
+  EngineUnavailableError,
+  InvalidArgumentError,
+  InvalidInputError,
+  LatticeMimoError,
+} from '../core/errors.js';
+import {
+  allocLike,
+  makeBatch,
+  matrixAt,
+  precisionOf,
+  toPrecision,
+  type MatrixBatch,
+  type RealArray,
+} from '../core/matrix.js';
 import { rebuildTransform, type ExactTransform } from './exact-transform.js';
 import { transformLost, transformOverflow } from './lll/columns.js';
 import {
-  applyTransform, CHECK_TOLERANCE, checkLagrangePairs, checkLLL, checkUnimodular, gramSchmidt, isIntegral, qualityMetrics,
-  type LagrangeCheck, type LLLCheck, type QualityMetrics, type UnimodularCheck,
+  applyTransform,
+  CHECK_TOLERANCE,
+  checkLagrangePairs,
+  checkLLL,
+  checkUnimodular,
+  gramSchmidt,
+  isIntegral,
+  qualityMetrics,
+  type LagrangeCheck,
+  type LLLCheck,
+  type QualityMetrics,
+  type UnimodularCheck,
 } from './check.js';
 import { reduceBatchCpu, reduceChunk, reduceOneCpu, withBasisIndex } from './cpu-batch.js';
 import { ALGORITHM_REGISTRY, CUDA_ALGORITHMS, cudaDeviceAvailable } from './registry.js';
 import { isBreakdown, remedy } from './fallback.js';
 import type { Algorithm, BasisStats, ReduceOptions } from './types.js';
 import type { CountTotals, CudaBatchResult } from './gpu/batch.js';
-import { assertIndependent, checkCountsArray, firstDependentColumn, firstZeroColumn, resolveOptions, unitScale, validateBases, validateShape, type ResolvedOptions } from './validate.js';
+import {
+  assertIndependent,
+  checkCountsArray,
+  firstDependentColumn,
+  firstZeroColumn,
+  resolveOptions,
+  unitScale,
+  validateBases,
+  validateShape,
+  type ResolvedOptions,
+} from './validate.js';
 
 export interface BasisCheck {
   ok: boolean;
@@ -77,12 +111,18 @@ export interface ReduceResult {
 
 /** Proof of one output basis: conditions in float64, Z unimodular exactly, quality metrics. */
 export function checkBasis(
-  out: ArrayLike<number>, Z: ArrayLike<number>, n: number, m: number, o: Pick<ResolvedOptions, 'algorithm' | 'delta' | 'eta'>,
+  out: ArrayLike<number>,
+  Z: ArrayLike<number>,
+  n: number,
+  m: number,
+  o: Pick<ResolvedOptions, 'algorithm' | 'delta' | 'eta'>,
   provenUnimodular?: UnimodularCheck,
 ): BasisCheck {
   const lagrange = ALGORITHM_REGISTRY[o.algorithm].traits.proof === 'lagrange';
   const gs = gramSchmidt(out, n, m);
-  const conditions = lagrange ? checkLagrangePairs(out, n, m) : checkLLL(out, n, m, o.delta, o.eta, CHECK_TOLERANCE, gs);
+  const conditions = lagrange
+    ? checkLagrangePairs(out, n, m)
+    : checkLLL(out, n, m, o.delta, o.eta, CHECK_TOLERANCE, gs);
   const unimodular = provenUnimodular ?? checkUnimodular(Z, m);
   // Pairwise Lagrange conditions can hold for dependent vectors (three at 120 degrees in a plane),
   // so independence is part of the proof: every Gram-Schmidt vector keeps a residual far above rounding.
@@ -105,11 +145,21 @@ export function checkBasis(
  * by itself). `null` asks the caller to redo a float32 run in float64.
  */
 function outputOf(
-  Bin: ArrayLike<number>, Z: Float64Array, reduced: RealArray | undefined, n: number, m: number, index: number, prove: boolean,
+  Bin: ArrayLike<number>,
+  Z: Float64Array,
+  reduced: RealArray | undefined,
+  n: number,
+  m: number,
+  index: number,
+  prove: boolean,
 ): { B: Float64Array; wide?: ExactTransform & { det: bigint | null } } | null {
   if (!transformLost(Z)) {
     const out = applyTransform(Bin, Z, n, m);
-    if (!out) throw new InvalidInputError('INVALID_INPUT', `basis ${index}: an entry of B Z exceeds 2^53 and cannot be represented exactly`);
+    if (!out)
+      throw new InvalidInputError(
+        'INVALID_INPUT',
+        `basis ${index}: an entry of B Z exceeds 2^53 and cannot be represented exactly`,
+      );
     return { B: out };
   }
   if (reduced instanceof Float32Array) return null;
@@ -125,7 +175,7 @@ function isSafeIntegral(a: ArrayLike<number>): boolean {
 
 function describeFailure(c: BasisCheck): string {
   const v = c.conditions.violations.slice(0, 2).join('; ');
-  return c.unimodular.ok ? v : `Z is not unimodular (det ${c.unimodular.det ?? 'not integer'})${v ? '; ' + v : ''}`;
+  return c.unimodular.ok ? v : `Z is not unimodular (det ${c.unimodular.det ?? 'not integer'})${v ? `; ${v}` : ''}`;
 }
 
 /**
@@ -138,7 +188,9 @@ function diagnose(bases: MatrixBatch, k: number): void {
 
 /** The advice a floating-point failure on an integer basis carries (none for other bases). */
 function ladderAdvice(B: RealArray): string {
-  return isIntegral(B) ? ' (an integer basis: lllIntegral() and the reduce command run lll up a precision ladder to exact arithmetic)' : '';
+  return isIntegral(B)
+    ? ' (an integer basis: lllIntegral() and the reduce command run lll up a precision ladder to exact arithmetic)'
+    : '';
 }
 
 /** Rethrows an algorithm's error, replaced by the dependence diagnosis where that is the cause. */
@@ -148,7 +200,11 @@ function explainFailure(bases: MatrixBatch, err: unknown): never {
     diagnose(bases, k);
     // independent after all: the "dependence" was floating point losing the basis
     if (err.code === 'RANK_DEFICIENT' || err.code === 'ZERO_VECTOR') {
-      throw new LatticeMimoError('PRECISION_FAILURE', `basis ${k} is linearly independent, but the reduction lost it in floating point (${err.message}): it is too ill-conditioned for this algorithm in this precision${ladderAdvice(matrixAt(bases, k))}`, { ...err.details, basis: k });
+      throw new LatticeMimoError(
+        'PRECISION_FAILURE',
+        `basis ${k} is linearly independent, but the reduction lost it in floating point (${err.message}): it is too ill-conditioned for this algorithm in this precision${ladderAdvice(matrixAt(bases, k))}`,
+        { ...err.details, basis: k },
+      );
     }
   }
   throw err;
@@ -171,13 +227,19 @@ interface Target {
  * (dependence) or raised.
  */
 function finishBasis(
-  bases: MatrixBatch, o: ResolvedOptions, engine: 'cpu' | 'cuda', k: number, perBasis: BasisRecords, t: Target, reduced?: RealArray,
+  bases: MatrixBatch,
+  o: ResolvedOptions,
+  engine: 'cpu' | 'cuda',
+  k: number,
+  perBasis: BasisRecords,
+  t: Target,
+  reduced?: RealArray,
 ): void {
   const { rows: n, cols: m } = bases;
   const Bin = matrixAt(bases, k);
   const traits = ALGORITHM_REGISTRY[o.algorithm].traits;
   const run = { engine, precision: o.precision, driftWatch: o.driftWatch !== false };
-  let Z = t.Z.subarray(k * m * m, (k + 1) * m * m);
+  const Z = t.Z.subarray(k * m * m, (k + 1) * m * m);
   const failure = perBasis.get(k).float32Failure ?? perBasis.get(k).gpuBreakdown;
   let res = failure ? null : outputOf(Bin, Z, reduced, n, m, k, o.check);
   let c = o.check && res ? checkBasis(res.B, Z, n, m, o, res.wide && proofOf(res.wide)) : undefined;
@@ -185,7 +247,7 @@ function finishBasis(
   const how = failed ? remedy(traits, run, failure ? failure.split(':')[0]! : 'CHECK_FAILED') : 'raise';
   if (failed && how !== 'raise') {
     const B64 = Float64Array.from(Bin);
-    let again;
+    let again: ReturnType<typeof reduceOneCpu>;
     try {
       again = reduceOneCpu(o.algorithm, B64, n, m, o);
     } catch (err) {
@@ -194,8 +256,15 @@ function finishBasis(
     Z.set(again.Z);
     perBasis.set(k, again.stats);
     res = outputOf(Bin, Z, B64, n, m, k, o.check)!;
-    c = o.check ? { ...checkBasis(res.B, Z, n, m, o, res.wide && proofOf(res.wide)), redoneInFloat64: how === 'float64', redoneOnCpu: how === 'cpu' } : undefined;
-    if (how === 'float64') t.redone++; else t.redoneOnCpu++;
+    c = o.check
+      ? {
+          ...checkBasis(res.B, Z, n, m, o, res.wide && proofOf(res.wide)),
+          redoneInFloat64: how === 'float64',
+          redoneOnCpu: how === 'cpu',
+        }
+      : undefined;
+    if (how === 'float64') t.redone++;
+    else t.redoneOnCpu++;
   } else if (!res) {
     throw new LatticeMimoError('PRECISION_FAILURE', `basis ${k}: ${failure}`, { basis: k });
   }
@@ -206,7 +275,10 @@ function finishBasis(
   if (firstZeroColumn(Bk, n, m) >= 0 || (c && !c.ok)) {
     diagnose(bases, k);
     if (c && !c.ok) {
-      throw new CheckFailedError(`basis ${k}: the ${o.algorithm} output failed its float64 check (${describeFailure(c)}); the basis may be too ill-conditioned for float64${ladderAdvice(Bin)}`, { basis: k });
+      throw new CheckFailedError(
+        `basis ${k}: the ${o.algorithm} output failed its float64 check (${describeFailure(c)}); the basis may be too ill-conditioned for float64${ladderAdvice(Bin)}`,
+        { basis: k },
+      );
     }
   }
   if (res!.wide) {
@@ -217,7 +289,12 @@ function finishBasis(
   t.basis.set(Bk, k * n * m);
 }
 
-const proofOf = (w: ExactTransform & { det: bigint | null }): UnimodularCheck => ({ ok: true, integer: true, det: w.det, method: 'lattice' });
+const proofOf = (w: ExactTransform & { det: bigint | null }): UnimodularCheck => ({
+  ok: true,
+  integer: true,
+  det: w.det,
+  method: 'lattice',
+});
 
 /**
  * Per-basis counts: an engine's own records (an array, or the GPU's count arrays read on demand)
@@ -227,8 +304,14 @@ const proofOf = (w: ExactTransform & { det: bigint | null }): UnimodularCheck =>
 export class BasisRecords {
   private readonly own = new Map<number, BasisStats>();
   constructor(
-    readonly length: number, private readonly base: (k: number) => BasisStats,
-    private readonly counts?: { iterations: Int32Array; swaps: Int32Array; sizeReductions: Int32Array; totals?: CountTotals },
+    readonly length: number,
+    private readonly base: (k: number) => BasisStats,
+    private readonly counts?: {
+      iterations: Int32Array;
+      swaps: Int32Array;
+      sizeReductions: Int32Array;
+      totals?: CountTotals;
+    },
   ) {}
 
   static of(list: BasisStats[]): BasisRecords {
@@ -237,11 +320,16 @@ export class BasisRecords {
 
   get(k: number): BasisStats {
     let s = this.own.get(k);
-    if (!s) { s = this.base(k); this.own.set(k, s); }
+    if (!s) {
+      s = this.base(k);
+      this.own.set(k, s);
+    }
     return s;
   }
 
-  set(k: number, s: BasisStats): void { this.own.set(k, s); }
+  set(k: number, s: BasisStats): void {
+    this.own.set(k, s);
+  }
 
   toArray(): BasisStats[] {
     return Array.from({ length: this.length }, (_, k) => this.get(k));
@@ -249,67 +337,112 @@ export class BasisRecords {
 
   /** Writes every basis' counts into `out` (3 x length; see ReduceOptions.out.counts), skipping what the engine wrote there itself. */
   writeCounts(out: Int32Array): void {
-    const n = this.length, c = this.counts;
+    const n = this.length,
+      c = this.counts;
     if (c && c.iterations.buffer === out.buffer && c.iterations.byteOffset === out.byteOffset) {
       for (const [k, b] of this.own) {
         // the engine's totals move with the counts they summed, so sums() is the same before and after
-        if (c.totals) { c.totals.iterations += b.iterations - out[k]!; c.totals.swaps += b.swaps - out[n + k]!; c.totals.sizeReductions += b.sizeReductions - out[2 * n + k]!; }
-        out[k] = b.iterations; out[n + k] = b.swaps; out[2 * n + k] = b.sizeReductions;
+        if (c.totals) {
+          c.totals.iterations += b.iterations - out[k]!;
+          c.totals.swaps += b.swaps - out[n + k]!;
+          c.totals.sizeReductions += b.sizeReductions - out[2 * n + k]!;
+        }
+        out[k] = b.iterations;
+        out[n + k] = b.swaps;
+        out[2 * n + k] = b.sizeReductions;
       }
       return;
     }
     for (let k = 0; k < n; k++) {
       const b = this.own.get(k) ?? this.base(k);
-      out[k] = b.iterations; out[n + k] = b.swaps; out[2 * n + k] = b.sizeReductions;
+      out[k] = b.iterations;
+      out[n + k] = b.swaps;
+      out[2 * n + k] = b.sizeReductions;
     }
   }
 
   sums(): Pick<ReduceStats, 'iterations' | 'swaps' | 'sizeReductions'> {
-    let iterations = 0, swaps = 0, sizeReductions = 0;
+    let iterations = 0,
+      swaps = 0,
+      sizeReductions = 0;
     const c = this.counts;
     if (!c) {
-      for (let k = 0; k < this.length; k++) { const b = this.get(k); iterations += b.iterations; swaps += b.swaps; sizeReductions += b.sizeReductions; }
+      for (let k = 0; k < this.length; k++) {
+        const b = this.get(k);
+        iterations += b.iterations;
+        swaps += b.swaps;
+        sizeReductions += b.sizeReductions;
+      }
       return { iterations, swaps, sizeReductions };
     }
     if (c.totals) ({ iterations, swaps, sizeReductions } = c.totals);
-    else for (let k = 0; k < this.length; k++) { iterations += c.iterations[k]!; swaps += c.swaps[k]!; sizeReductions += c.sizeReductions[k]!; }
+    else
+      for (let k = 0; k < this.length; k++) {
+        iterations += c.iterations[k]!;
+        swaps += c.swaps[k]!;
+        sizeReductions += c.sizeReductions[k]!;
+      }
     for (const [k, b] of this.own) {
-      iterations += b.iterations - c.iterations[k]!; swaps += b.swaps - c.swaps[k]!; sizeReductions += b.sizeReductions - c.sizeReductions[k]!;
+      iterations += b.iterations - c.iterations[k]!;
+      swaps += b.swaps - c.swaps[k]!;
+      sizeReductions += b.sizeReductions - c.sizeReductions[k]!;
     }
     return { iterations, swaps, sizeReductions };
   }
 }
 
 /** Where a call's results go: the basis and transform, and the caller's counts array if given. */
-interface ResultArrays { basis: RealArray; Z: Float64Array; counts?: Int32Array }
+interface ResultArrays {
+  basis: RealArray;
+  Z: Float64Array;
+  counts?: Int32Array;
+}
 
 /** The result arrays: the caller's `out` (checked against the batch) or fresh ones, in the input's precision. */
 function resultArrays(bases: MatrixBatch, out: ReduceOptions['out']): ResultArrays {
   const { batch, rows: n, cols: m, data } = bases;
   const basis = out?.basis;
   if (basis !== undefined && (basis.constructor !== data.constructor || basis.length !== data.length)) {
-    throw new InvalidArgumentError(`out.basis must be a ${data.constructor.name} of batch x n x m = ${data.length} elements (the input's kind), got a ${basis?.constructor?.name} of ${basis?.length}`);
+    throw new InvalidArgumentError(
+      `out.basis must be a ${data.constructor.name} of batch x n x m = ${data.length} elements (the input's kind), got a ${basis?.constructor?.name} of ${basis?.length}`,
+    );
   }
   const Z = out?.transform;
   if (Z !== undefined && (!(Z instanceof Float64Array) || Z.length !== batch * m * m)) {
     throw new InvalidArgumentError(`out.transform must be a Float64Array of batch x m x m = ${batch * m * m} elements`);
   }
-  if (basis && Z && basis.buffer === Z.buffer) throw new InvalidArgumentError('out.basis and out.transform must not share memory');
+  if (basis && Z && basis.buffer === Z.buffer)
+    throw new InvalidArgumentError('out.basis and out.transform must not share memory');
   const counts = checkCountsArray(out?.counts, batch);
-  if (counts && [basis, Z].some((a) => a?.buffer === counts.buffer)) throw new InvalidArgumentError('out.counts must not share memory with out.basis or out.transform');
+  if (counts && [basis, Z].some((a) => a?.buffer === counts.buffer))
+    throw new InvalidArgumentError('out.counts must not share memory with out.basis or out.transform');
   return { basis: basis ?? allocLike(data, batch * n * m), Z: Z ?? new Float64Array(batch * m * m), counts };
 }
 
 function packResult(
-  bases: MatrixBatch, o: ResolvedOptions, engine: 'cpu' | 'cuda', arrays: ResultArrays, perBasis: BasisRecords,
-  t0: number, todo: Iterable<number>, reduced?: RealArray,
+  bases: MatrixBatch,
+  o: ResolvedOptions,
+  engine: 'cpu' | 'cuda',
+  arrays: ResultArrays,
+  perBasis: BasisRecords,
+  t0: number,
+  todo: Iterable<number>,
+  reduced?: RealArray,
 ): ReduceResult {
   const { batch, rows: n, cols: m } = bases;
   const t: Target = { basis: arrays.basis, Z: arrays.Z, checks: [], wide: new Map(), redone: 0, redoneOnCpu: 0 };
   for (const k of todo) finishBasis(bases, o, engine, k, perBasis, t, reduced?.subarray(k * n * m, (k + 1) * n * m));
   const stats = {
-    algorithm: o.algorithm, engine, precision: o.precision, batch, n, m, ...perBasis.sums(),
-    redoneInFloat64: t.redone, redoneOnCpu: t.redoneOnCpu, timeMs: performance.now() - t0,
+    algorithm: o.algorithm,
+    engine,
+    precision: o.precision,
+    batch,
+    n,
+    m,
+    ...perBasis.sums(),
+    redoneInFloat64: t.redone,
+    redoneOnCpu: t.redoneOnCpu,
+    timeMs: performance.now() - t0,
   } as ReduceStats;
   // after the sums: they correct the engine's counts by the host's records, which this overwrites
   if (arrays.counts) perBasis.writeCounts(arrays.counts);
@@ -324,7 +457,11 @@ function packResult(
   };
 }
 
-const all = (count: number): Iterable<number> => ({ [Symbol.iterator]: function* () { for (let k = 0; k < count; k++) yield k; } });
+const all = (count: number): Iterable<number> => ({
+  [Symbol.iterator]: function* () {
+    for (let k = 0; k < count; k++) yield k;
+  },
+});
 
 /**
  * Which engine runs this call. 'cpu' always can. 'cuda' must: an algorithm without a GPU version,
@@ -335,12 +472,15 @@ async function pickEngine(o: ResolvedOptions): Promise<'cpu' | 'cuda'> {
   if (o.engine === 'cpu') return 'cpu';
   const hasKernel = ALGORITHM_REGISTRY[o.algorithm].cuda !== undefined;
   if (o.engine === 'cuda' && !hasKernel) {
-    throw new EngineUnavailableError(`'${o.algorithm}' has no CUDA implementation yet (CUDA algorithms: ${CUDA_ALGORITHMS.join(', ')}); use engine 'cpu' or 'auto'`);
+    throw new EngineUnavailableError(
+      `'${o.algorithm}' has no CUDA implementation yet (CUDA algorithms: ${CUDA_ALGORITHMS.join(', ')}); use engine 'cpu' or 'auto'`,
+    );
   }
   if (!hasKernel) return 'cpu';
   const dev = await cudaDeviceAvailable();
   if (dev.ok) return 'cuda';
-  if (o.engine === 'cuda') throw new EngineUnavailableError(`the CUDA engine was asked for but is not available: ${dev.reason}`);
+  if (o.engine === 'cuda')
+    throw new EngineUnavailableError(`the CUDA engine was asked for but is not available: ${dev.reason}`);
   return 'cpu';
 }
 
@@ -349,7 +489,12 @@ async function pickEngine(o: ResolvedOptions): Promise<'cpu' | 'cuda'> {
  * computes it, so with the check off the bases it reduced are taken as they are (written by the
  * copy engine into the result arrays) and only those the fallback policy left over are finished here.
  */
-async function reduceOnCuda(bases: MatrixBatch, o: ResolvedOptions, out: ReduceOptions['out'], t0: number): Promise<ReduceResult> {
+async function reduceOnCuda(
+  bases: MatrixBatch,
+  o: ResolvedOptions,
+  out: ReduceOptions['out'],
+  t0: number,
+): Promise<ReduceResult> {
   const { batch, rows: n, cols: m } = bases;
   const reducer = await ALGORITHM_REGISTRY[o.algorithm].cuda!();
   // the kernels only read the input: no copy where it is already in the working precision
@@ -357,8 +502,14 @@ async function reduceOnCuda(bases: MatrixBatch, o: ResolvedOptions, out: ReduceO
   const work = direct ? bases.data : toPrecision(bases.data, o.precision);
   const arrays = resultArrays(bases, out);
   const tGpu = performance.now();
-  const r = await reducer(work, batch, n, m, o, direct ? { basis: arrays.basis, Z: arrays.Z, counts: arrays.counts } : { Z: arrays.Z, counts: arrays.counts })
-    .catch((err: unknown) => explainFailure(bases, err));
+  const r = await reducer(
+    work,
+    batch,
+    n,
+    m,
+    o,
+    direct ? { basis: arrays.basis, Z: arrays.Z, counts: arrays.counts } : { Z: arrays.Z, counts: arrays.counts },
+  ).catch((err: unknown) => explainFailure(bases, err));
   // (an engine call that made its own arrays: its results are what count)
   if (r.Z !== arrays.Z) arrays.Z.set(r.Z);
   if (direct && r.basis !== arrays.basis) arrays.basis.set(r.basis);
@@ -374,17 +525,27 @@ async function reduceOnCuda(bases: MatrixBatch, o: ResolvedOptions, out: ReduceO
  * otherwise every basis is checked.
  */
 export function packGpuResult(
-  bases: MatrixBatch, o: ResolvedOptions, r: CudaBatchResult<RealArray>, arrays: ResultArrays, direct: boolean, t0: number,
+  bases: MatrixBatch,
+  o: ResolvedOptions,
+  r: CudaBatchResult<RealArray>,
+  arrays: ResultArrays,
+  direct: boolean,
+  t0: number,
 ): ReduceResult {
   const { batch } = bases;
   const s = r.stats;
-  const perBasis = new BasisRecords(batch, (k) => {
-    const b: BasisStats = { iterations: s.iterations[k]!, swaps: s.swaps[k]!, sizeReductions: s.sizeReductions[k]! };
-    const f32 = s.float32Failures.get(k), gpu = s.gpuBreakdowns.get(k);
-    if (f32) b.float32Failure = f32;
-    if (gpu) b.gpuBreakdown = gpu;
-    return b;
-  }, s);
+  const perBasis = new BasisRecords(
+    batch,
+    (k) => {
+      const b: BasisStats = { iterations: s.iterations[k]!, swaps: s.swaps[k]!, sizeReductions: s.sizeReductions[k]! };
+      const f32 = s.float32Failures.get(k),
+        gpu = s.gpuBreakdowns.get(k);
+      if (f32) b.float32Failure = f32;
+      if (gpu) b.gpuBreakdown = gpu;
+      return b;
+    },
+    s,
+  );
   const fast = !o.check && direct && s.basisIsProduct && ALGORITHM_REGISTRY[o.algorithm].traits.proof === 'lll';
   const todo = fast ? new Set([...s.float32Failures.keys(), ...s.gpuBreakdowns.keys(), ...s.hostProduct]) : all(batch);
   const res = packResult(bases, o, 'cuda', arrays, perBasis, t0, todo);
@@ -414,8 +575,9 @@ export async function reduce(bases: MatrixBatch, opts: ReduceOptions = {}): Prom
   if (engine === 'cuda') return reduceOnCuda(bases, o, opts.out, t0);
   const { batch, rows: n, cols: m } = bases;
   const work = toPrecision(bases.data, o.precision);
-  const run = await reduceBatchCpu(o.algorithm, work, batch, n, m, o, opts.threads, opts.onProgress)
-    .catch((err: unknown) => explainFailure(bases, err));
+  const run = await reduceBatchCpu(o.algorithm, work, batch, n, m, o, opts.threads, opts.onProgress).catch(
+    (err: unknown) => explainFailure(bases, err),
+  );
   const arrays = resultArrays(bases, opts.out);
   arrays.Z.set(run.Z);
   return packResult(bases, o, engine, arrays, BasisRecords.of(run.stats), t0, all(batch), run.work);
@@ -441,7 +603,7 @@ export function reduceSync(bases: MatrixBatch, opts: Omit<ReduceOptions, 'engine
   const o = resolveOptions({ ...opts, engine: 'cpu' }, bases.cols);
   const { batch, rows: n, cols: m } = bases;
   const work = toPrecision(bases.data, o.precision);
-  let run;
+  let run: ReturnType<typeof reduceChunk>;
   try {
     run = reduceChunk({ algorithm: o.algorithm, params: o, n, m, work, count: batch, offset: 0 });
   } catch (err) {

@@ -27,7 +27,14 @@ export interface AlgorithmTraits {
  * A GPU engine call: `batch` bases of n x m (column-major, back to back in `data`, whose array kind
  * is the working precision) reduced into `out` or fresh arrays.
  */
-export type CudaReducer = <A extends RealArray>(data: A, batch: number, n: number, m: number, p: AlgoParams, out?: CudaBatchOutputs<A>) => Promise<CudaBatchResult<A>>;
+export type CudaReducer = <A extends RealArray>(
+  data: A,
+  batch: number,
+  n: number,
+  m: number,
+  p: AlgoParams,
+  out?: CudaBatchOutputs<A>,
+) => Promise<CudaBatchResult<A>>;
 
 export interface AlgorithmEntry {
   readonly name: Algorithm;
@@ -47,7 +54,9 @@ export const ALGORITHM_REGISTRY: Readonly<Record<Algorithm, AlgorithmEntry>> = {
 };
 
 /** The algorithms with a GPU implementation. */
-export const CUDA_ALGORITHMS = (Object.values(ALGORITHM_REGISTRY) as AlgorithmEntry[]).filter((e) => e.cuda).map((e) => e.name);
+export const CUDA_ALGORITHMS = (Object.values(ALGORITHM_REGISTRY) as AlgorithmEntry[])
+  .filter((e) => e.cuda)
+  .map((e) => e.name);
 
 /** Whether a CUDA device answers (never throws; loads the bindings on first call). */
 export async function cudaDeviceAvailable(): Promise<{ ok: true } | { ok: false; reason: string }> {

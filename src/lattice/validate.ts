@@ -34,7 +34,9 @@ export function resolveOptions(opts: ReduceOptions, m: number): ResolvedOptions 
   const eta = opts.eta ?? DEFAULTS.eta;
   assertNumber(eta, 'eta');
   if (typeof eta !== 'number' || !(eta >= 0.5) || !(eta < Math.sqrt(delta))) {
-    throw new InvalidArgumentError(`eta must be in [0.5, sqrt(delta)) = [0.5, ${Math.sqrt(delta).toFixed(6)}), got ${String(eta)}`);
+    throw new InvalidArgumentError(
+      `eta must be in [0.5, sqrt(delta)) = [0.5, ${Math.sqrt(delta).toFixed(6)}), got ${String(eta)}`,
+    );
   }
   const blockSize = opts.blockSize ?? DEFAULTS.blockSize;
   assertPositiveInt(blockSize, 'blockSize');
@@ -42,16 +44,30 @@ export function resolveOptions(opts: ReduceOptions, m: number): ResolvedOptions 
   const maxIterations = opts.maxIterations ?? defaultMaxIterations(m);
   assertPositiveInt(maxIterations, 'maxIterations');
   const driftWatch = opts.driftWatch ?? true;
-  if (typeof driftWatch !== 'boolean') throw new InvalidArgumentError(`driftWatch must be true or false, got ${String(driftWatch)}`);
+  if (typeof driftWatch !== 'boolean')
+    throw new InvalidArgumentError(`driftWatch must be true or false, got ${String(driftWatch)}`);
   const float32Arithmetic = opts.float32Arithmetic ?? 'double';
   assertOneOf(float32Arithmetic, 'float32Arithmetic', ['double', 'float32'] as const);
   const gpuTuning = opts.gpuTuning === undefined ? undefined : validateGpuTuning(opts.gpuTuning);
-  return { algorithm, engine, precision, delta, eta, blockSize, maxIterations, check: opts.check ?? true, driftWatch, float32Arithmetic, ...(gpuTuning ? { gpuTuning } : {}) };
+  return {
+    algorithm,
+    engine,
+    precision,
+    delta,
+    eta,
+    blockSize,
+    maxIterations,
+    check: opts.check ?? true,
+    driftWatch,
+    float32Arithmetic,
+    ...(gpuTuning ? { gpuTuning } : {}),
+  };
 }
 
 /** A parameter given as another type (a string '0.9', say) is named as such, not as out of range. */
 function assertNumber(v: unknown, what: string): void {
-  if (typeof v !== 'number') throw new InvalidArgumentError(`${what} must be a number, got ${typeof v} ${JSON.stringify(v) ?? String(v)}`);
+  if (typeof v !== 'number')
+    throw new InvalidArgumentError(`${what} must be a number, got ${typeof v} ${JSON.stringify(v) ?? String(v)}`);
 }
 
 /** Magnitudes past which a basis is rescaled (UNIT_SCALE_LIMIT and its inverse): squared norms and Gram-Schmidt would leave float64's range. */
@@ -80,8 +96,11 @@ export function unitScale(b: MatrixBatch): { scaled: MatrixBatch; unscale: (out:
   const mul = (data: MatrixBatch['data'], sign: number) => {
     const out = data.slice();
     for (let k = 0; k < b.batch; k++) {
-      const e = sign * factors[k]!, h = Math.trunc(e / 2), f1 = 2 ** h, f2 = 2 ** (e - h);
-      for (let i = k * size; i < (k + 1) * size; i++) out[i] = (out[i]! * f1) * f2;
+      const e = sign * factors[k]!,
+        h = Math.trunc(e / 2),
+        f1 = 2 ** h,
+        f2 = 2 ** (e - h);
+      for (let i = k * size; i < (k + 1) * size; i++) out[i] = out[i]! * f1 * f2;
     }
     return out;
   };
@@ -94,15 +113,30 @@ export function unitScale(b: MatrixBatch): { scaled: MatrixBatch; unscale: (out:
 /** The batch's shape: its array kind, positive sizes, m <= n, and the data's length. */
 export function validateShape(b: MatrixBatch): void {
   if (!b || typeof b !== 'object' || !(b.data instanceof Float64Array || b.data instanceof Float32Array)) {
-    throw new InvalidInputError('INVALID_INPUT', 'bases must be {batch, rows, cols, data: Float64Array | Float32Array}');
+    throw new InvalidInputError(
+      'INVALID_INPUT',
+      'bases must be {batch, rows, cols, data: Float64Array | Float32Array}',
+    );
   }
-  for (const [k, v] of [['batch', b.batch], ['rows', b.rows], ['cols', b.cols]] as const) {
-    if (!Number.isInteger(v) || v < 1) throw new InvalidInputError('INVALID_INPUT', `${k} must be a positive integer, got ${v} (empty input?)`);
+  for (const [k, v] of [
+    ['batch', b.batch],
+    ['rows', b.rows],
+    ['cols', b.cols],
+  ] as const) {
+    if (!Number.isInteger(v) || v < 1)
+      throw new InvalidInputError('INVALID_INPUT', `${k} must be a positive integer, got ${v} (empty input?)`);
   }
   const { batch, rows: n, cols: m } = b;
-  if (m > n) throw new InvalidInputError('SHAPE_MISMATCH', `a basis has m = ${m} vectors in dimension n = ${n}: m vectors in R^n are dependent when m > n`);
+  if (m > n)
+    throw new InvalidInputError(
+      'SHAPE_MISMATCH',
+      `a basis has m = ${m} vectors in dimension n = ${n}: m vectors in R^n are dependent when m > n`,
+    );
   if (b.data.length !== batch * n * m) {
-    throw new InvalidInputError('SHAPE_MISMATCH', `data has ${b.data.length} elements, batch x n x m = ${batch} x ${n} x ${m} = ${batch * n * m}`);
+    throw new InvalidInputError(
+      'SHAPE_MISMATCH',
+      `data has ${b.data.length} elements, batch x n x m = ${batch} x ${n} x ${m} = ${batch * n * m}`,
+    );
   }
 }
 
@@ -139,7 +173,13 @@ export function firstZeroColumn(B: ArrayLike<number>, n: number, m: number): num
  * above rounding (||b*_j||^2 <= relative ||b_j||^2; default 1e-24, i.e. 1e-12 in norm), or -1.
  * `r` are the squared Gram-Schmidt norms (gramSchmidt(B).r).
  */
-export function firstDependentColumn(B: ArrayLike<number>, n: number, m: number, r: Float64Array, relative = 1e-24): number {
+export function firstDependentColumn(
+  B: ArrayLike<number>,
+  n: number,
+  m: number,
+  r: Float64Array,
+  relative = 1e-24,
+): number {
   for (let j = 0; j < m; j++) {
     let s = 0;
     for (let t = 0; t < n; t++) s += B[j * n + t]! * B[j * n + t]!;
@@ -163,9 +203,11 @@ export function assertIndependent(B: ArrayLike<number>, n: number, m: number, pr
   let s = 0;
   for (let t = 0; t < n; t++) s += B[j * n + t]! * B[j * n + t]!;
   const ratio = Math.sqrt(Math.max(0, r[j]!) / s);
-  throw new RankDeficientError('RANK_DEFICIENT',
+  throw new RankDeficientError(
+    'RANK_DEFICIENT',
     `${prefix}basis vector ${j} is linearly dependent on the vectors before it (Gram-Schmidt residual ${ratio.toExponential(2)} of its length${integral ? ', confirmed exactly' : ', below float64 resolution'})`,
-    { vector: j, residual: ratio });
+    { vector: j, residual: ratio },
+  );
 }
 
 /** The caller's out.counts for a batch: absent, or an Int32Array of 3 x batch (iterations, swaps, size reductions). */

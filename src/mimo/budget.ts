@@ -26,7 +26,9 @@ export const ON_BUDGET = ['error', 'flag'] as const;
 export function maxNodesOf(v: unknown): number {
   if (v === undefined) return DEFAULT_MAX_NODES;
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) {
-    throw new InvalidArgumentError(`maxNodes (node budget per received vector) must be a positive integer, got ${show(v)}`);
+    throw new InvalidArgumentError(
+      `maxNodes (node budget per received vector) must be a positive integer, got ${show(v)}`,
+    );
   }
   return v;
 }

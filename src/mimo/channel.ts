@@ -27,7 +27,7 @@ function exponentialCorrelationFactor(n: number, rho: number, what: string): Flo
   const L = new Float64Array(n * n);
   for (let i = 0; i < n; i++) {
     for (let j = 0; j <= i; j++) {
-      let s = Math.pow(rho, i - j);
+      let s = rho ** (i - j);
       for (let k = 0; k < j; k++) s -= L[i * n + k]! * L[j * n + k]!;
       L[i * n + j] = i === j ? Math.sqrt(s) : s / L[j * n + j]!;
     }
@@ -41,8 +41,16 @@ function exponentialCorrelationFactor(n: number, rho: number, what: string): Flo
  * H = Lrx Hw Ltx^T where Lrx Lrx^T = R_rx, Ltx Ltx^T = R_tx (the Kronecker model
  * R_rx^{1/2} Hw R_tx^{1/2}, same distribution).
  */
-export function rayleighChannels(rng: Philox, count: number, nt: number, nr: number, opts: ChannelOptions = {}): Float64Array {
-  checkDim('count', count); checkDim('nt', nt); checkDim('nr', nr);
+export function rayleighChannels(
+  rng: Philox,
+  count: number,
+  nt: number,
+  nr: number,
+  opts: ChannelOptions = {},
+): Float64Array {
+  checkDim('count', count);
+  checkDim('nt', nt);
+  checkDim('nr', nr);
   const size = nr * nt;
   const H = new Float64Array(2 * count * size);
   const sd = Math.SQRT1_2;
@@ -57,25 +65,29 @@ export function rayleighChannels(rng: Philox, count: number, nt: number, nr: num
     // tmp = Lr * Hw
     for (let j = 0; j < nt; j++) {
       for (let i = 0; i < nr; i++) {
-        let re = 0, im = 0;
+        let re = 0,
+          im = 0;
         for (let k = 0; k <= i; k++) {
           const l = Lr[i * nr + k]!;
           re += l * H[base + 2 * (k + j * nr)]!;
           im += l * H[base + 2 * (k + j * nr) + 1]!;
         }
-        tmp[2 * (i + j * nr)] = re; tmp[2 * (i + j * nr) + 1] = im;
+        tmp[2 * (i + j * nr)] = re;
+        tmp[2 * (i + j * nr) + 1] = im;
       }
     }
     // H = tmp * Lt^T: column j of the result = sum_k tmp[:, k] * Lt[j][k]
     for (let j = 0; j < nt; j++) {
       for (let i = 0; i < nr; i++) {
-        let re = 0, im = 0;
+        let re = 0,
+          im = 0;
         for (let k = 0; k <= j; k++) {
           const l = Lt[j * nt + k]!;
           re += tmp[2 * (i + k * nr)]! * l;
           im += tmp[2 * (i + k * nr) + 1]! * l;
         }
-        H[base + 2 * (i + j * nr)] = re; H[base + 2 * (i + j * nr) + 1] = im;
+        H[base + 2 * (i + j * nr)] = re;
+        H[base + 2 * (i + j * nr) + 1] = im;
       }
     }
   }
@@ -84,7 +96,8 @@ export function rayleighChannels(rng: Philox, count: number, nt: number, nr: num
 
 /** Adds CN(0, noiseVar) to every complex sample of `y` (in place); returns y. */
 export function addNoise(rng: Philox, y: Float64Array, noiseVar: number): Float64Array {
-  if (!(noiseVar >= 0) || !Number.isFinite(noiseVar)) throw new InvalidArgumentError(`noise variance must be finite and >= 0, got ${noiseVar}`);
+  if (!(noiseVar >= 0) || !Number.isFinite(noiseVar))
+    throw new InvalidArgumentError(`noise variance must be finite and >= 0, got ${noiseVar}`);
   const sd = Math.sqrt(noiseVar / 2);
   for (let i = 0; i < y.length; i++) y[i] = y[i]! + rng.normal() * sd;
   return y;
@@ -94,33 +107,53 @@ export function addNoise(rng: Philox, y: Float64Array, noiseVar: number): Float6
  * Noise-free received vectors y_v = H_c s_v, c = floor(v / vectorsPerChannel).
  * H: channels x (nr x nt) complex; s: vectors x nt complex. Returns vectors x nr complex.
  */
-export function transmit(H: Float64Array, s: Float64Array, nt: number, nr: number, vectorsPerChannel = 1): Float64Array {
-  checkDim('nt', nt); checkDim('nr', nr); checkDim('vectorsPerChannel', vectorsPerChannel);
-  if (s.length % (2 * nt) !== 0) throw new InvalidInputError('SHAPE_MISMATCH', `s has ${s.length} reals, not a multiple of 2 nt = ${2 * nt}`);
+export function transmit(
+  H: Float64Array,
+  s: Float64Array,
+  nt: number,
+  nr: number,
+  vectorsPerChannel = 1,
+): Float64Array {
+  checkDim('nt', nt);
+  checkDim('nr', nr);
+  checkDim('vectorsPerChannel', vectorsPerChannel);
+  if (s.length % (2 * nt) !== 0)
+    throw new InvalidInputError('SHAPE_MISMATCH', `s has ${s.length} reals, not a multiple of 2 nt = ${2 * nt}`);
   const vectors = s.length / (2 * nt);
   const channels = Math.ceil(vectors / vectorsPerChannel);
   if (H.length !== 2 * channels * nr * nt) {
-    throw new InvalidInputError('SHAPE_MISMATCH', `H has ${H.length} reals, expected ${2 * channels * nr * nt} for ${vectors} vectors at ${vectorsPerChannel} per channel`);
+    throw new InvalidInputError(
+      'SHAPE_MISMATCH',
+      `H has ${H.length} reals, expected ${2 * channels * nr * nt} for ${vectors} vectors at ${vectorsPerChannel} per channel`,
+    );
   }
   const y = new Float64Array(2 * vectors * nr);
   for (let v = 0; v < vectors; v++) {
     const hb = 2 * Math.floor(v / vectorsPerChannel) * nr * nt;
     for (let i = 0; i < nr; i++) {
-      let re = 0, im = 0;
+      let re = 0,
+        im = 0;
       for (let j = 0; j < nt; j++) {
-        const hr = H[hb + 2 * (i + j * nr)]!, hi = H[hb + 2 * (i + j * nr) + 1]!;
-        const sr = s[2 * (v * nt + j)]!, si = s[2 * (v * nt + j) + 1]!;
+        const hr = H[hb + 2 * (i + j * nr)]!,
+          hi = H[hb + 2 * (i + j * nr) + 1]!;
+        const sr = s[2 * (v * nt + j)]!,
+          si = s[2 * (v * nt + j) + 1]!;
         re += hr * sr - hi * si;
         im += hr * si + hi * sr;
       }
-      y[2 * (v * nr + i)] = re; y[2 * (v * nr + i) + 1] = im;
+      y[2 * (v * nr + i)] = re;
+      y[2 * (v * nr + i) + 1] = im;
     }
   }
   return y;
 }
 
 /** `count` uniformly random symbol indices (count) and their symbols (count complex, interleaved: 2 * count numbers). */
-export function randomSymbols(rng: Philox, count: number, mod: Modulation): { indices: Int32Array; symbols: Float64Array } {
+export function randomSymbols(
+  rng: Philox,
+  count: number,
+  mod: Modulation,
+): { indices: Int32Array; symbols: Float64Array } {
   checkDim('count', count);
   const c = constellation(mod);
   const indices = new Int32Array(count);
@@ -142,12 +175,13 @@ export function esn0Db(snrDb: number, snrType: SnrType, bitsPerSymbol: number, c
   if (!Number.isFinite(snrDb)) throw new InvalidArgumentError(`SNR must be finite, got ${snrDb}`);
   if (snrType === 'esn0') return snrDb;
   if (snrType !== 'ebn0') throw new InvalidArgumentError(`SNR type must be 'esn0' or 'ebn0', got '${String(snrType)}'`);
-  if (!Number.isInteger(bitsPerSymbol) || bitsPerSymbol < 1) throw new InvalidArgumentError(`bitsPerSymbol must be a positive integer, got ${bitsPerSymbol}`);
+  if (!Number.isInteger(bitsPerSymbol) || bitsPerSymbol < 1)
+    throw new InvalidArgumentError(`bitsPerSymbol must be a positive integer, got ${bitsPerSymbol}`);
   if (!(codeRate > 0 && codeRate <= 1)) throw new InvalidArgumentError(`code rate must be in (0, 1], got ${codeRate}`);
   return snrDb + 10 * Math.log10(bitsPerSymbol * codeRate);
 }
 
 /** N0, the complex noise variance per receive antenna, for unit symbol energy (Es = 1). */
 export function snrToNoiseVar(snrDb: number, snrType: SnrType, bitsPerSymbol: number, codeRate = 1): number {
-  return Math.pow(10, -esn0Db(snrDb, snrType, bitsPerSymbol, codeRate) / 10);
+  return 10 ** (-esn0Db(snrDb, snrType, bitsPerSymbol, codeRate) / 10);
 }

@@ -20,7 +20,10 @@ let device: Promise<{ ok: true } | { ok: false; reason: string }> | null = null;
 /** Whether a CUDA device answers (asked once; never throws). */
 function cudaDevice(): Promise<{ ok: true } | { ok: false; reason: string }> {
   device ??= import('../gpu/context.js').then(
-    ({ cudaAvailable }) => { const a = cudaAvailable(); return a.ok ? { ok: true as const } : { ok: false as const, reason: a.reason }; },
+    ({ cudaAvailable }) => {
+      const a = cudaAvailable();
+      return a.ok ? { ok: true as const } : { ok: false as const, reason: a.reason };
+    },
     (e: unknown) => ({ ok: false as const, reason: (e as Error).message }),
   );
   return device;
@@ -30,7 +33,11 @@ function cudaDevice(): Promise<{ ok: true } | { ok: false; reason: string }> {
  * Batched detection on the engine opts.engine names (see the file comment). `out` arrays receive
  * the GPU engine's results when long enough (pinned ones from allocPinned without a staging copy).
  */
-export async function detectAsync(input: DetectionInput, opts: DetectOptions, out?: DetectOutputs): Promise<DetectionResult> {
+export async function detectAsync(
+  input: DetectionInput,
+  opts: DetectOptions,
+  out?: DetectOutputs,
+): Promise<DetectionResult> {
   const t0 = performance.now();
   const engine = opts?.engine ?? 'auto';
   // where it will run decides whether H and y are scanned here or by the GPU's normalize kernel
@@ -41,9 +48,11 @@ export async function detectAsync(input: DetectionInput, opts: DetectOptions, ou
   const val = validateDetection(input, opts, loadCudaImpl && gpuInput ? 'defer' : 'check');
   if (!loadCudaImpl) {
     if (engine === 'cuda') {
-      throw new EngineUnavailableError(dev?.ok === false
-        ? `the CUDA engine was asked for but is not available: ${dev.reason}`
-        : `the CUDA engine has no '${val.opts.detector}' detector; use engine 'cpu' or 'auto'`);
+      throw new EngineUnavailableError(
+        dev?.ok === false
+          ? `the CUDA engine was asked for but is not available: ${dev.reason}`
+          : `the CUDA engine has no '${val.opts.detector}' detector; use engine 'cpu' or 'auto'`,
+      );
     }
     return detectCpu(input, val, t0);
   }

@@ -15,13 +15,26 @@
  * is 'none'), in the bits' layout; opts.llrClip then clips them to [-clip, clip], and every LLR is
  * finite, saturated at +-LLR_LIMIT. Hard bits come from the symbols.
  */
-import { EngineUnavailableError, InvalidArgumentError, InvalidInputError, LatticeMimoError, NodeBudgetError, UnsupportedError } from '../core/errors.js';
+import {
+  InvalidArgumentError,
+  InvalidInputError,
+  LatticeMimoError,
+  NodeBudgetError,
+  UnsupportedError,
+} from '../core/errors.js';
 import { maxNodesOf, onBudgetOf } from './budget.js';
 import { oneOf, show } from './show.js';
 import type { DetectorOutput, DetectorSetup } from './detectors/detector.js';
 import { constellation, parseModulation, symbolsToBits } from './modulation.js';
 import { DETECTOR_REGISTRY, SOFT_DETECTORS, WIDE_DETECTORS } from './registry.js';
-import { DETECTORS, type DetectionInput, type DetectionResult, type DetectOptions, type Detector, type Modulation } from './types.js';
+import {
+  DETECTORS,
+  type DetectionInput,
+  type DetectionResult,
+  type DetectOptions,
+  type Detector,
+  type Modulation,
+} from './types.js';
 
 /** Largest antenna count accepted on either side. */
 export const MAX_ANTENNAS = 64;
@@ -31,7 +44,6 @@ export const MAX_ANTENNAS = 64;
  * saturated there, so LLRs stay finite and sums of them cannot overflow.
  */
 export const LLR_LIMIT = 1e100;
-
 
 /**
  * The one nr / nt rule of the API (UnsupportedError naming the detector otherwise):
@@ -44,7 +56,12 @@ export function checkDetectorShape(detector: Detector, modulation: Modulation, n
   const traits = DETECTOR_REGISTRY[detector].traits;
   if (nr >= nt || traits.wideChannels) return;
   const wide = `for nr < nt use ${WIDE_DETECTORS.join(', ')}`;
-  if (detector === 'zf') throw new UnsupportedError(`zf needs nr >= nt (got nt = ${nt}, nr = ${nr}): H has no left inverse; ${wide}`, { detector, nt, nr });
+  if (detector === 'zf')
+    throw new UnsupportedError(`zf needs nr >= nt (got nt = ${nt}, nr = ${nr}): H has no left inverse; ${wide}`, {
+      detector,
+      nt,
+      nr,
+    });
   if (traits.model === 'real') {
     const unknowns = modulation === 'bpsk' ? nt : 2 * nt;
     if (2 * nr >= unknowns) return;
@@ -72,7 +89,11 @@ export function checkFinite(a: Float64Array | Float32Array, what: string): void 
   for (let i = 0; i < a.length; i++) {
     const v = a[i]!;
     if (!Number.isFinite(v)) {
-      throw new InvalidInputError('NON_FINITE', `${what} contains ${Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity'} at element ${i}`, { index: i });
+      throw new InvalidInputError(
+        'NON_FINITE',
+        `${what} contains ${Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity'} at element ${i}`,
+        { index: i },
+      );
     }
   }
 }
@@ -88,7 +109,8 @@ function checkNoise(v: number, what: string, needPositive: boolean): void {
   if (typeof v !== 'number' || Number.isNaN(v)) throw new InvalidInputError('NON_FINITE', `${what} is NaN`);
   if (!Number.isFinite(v)) throw new InvalidInputError('NON_FINITE', `${what} is ${v}`);
   if (v < 0) throw new InvalidArgumentError(`${what} must be >= 0 (a variance), got ${v}`);
-  if (needPositive && v === 0) throw new InvalidArgumentError(`${what} must be > 0 for soft output (LLRs scale with 1/N0)`);
+  if (needPositive && v === 0)
+    throw new InvalidArgumentError(`${what} must be > 0 for soft output (LLRs scale with 1/N0)`);
 }
 
 /**
@@ -96,7 +118,11 @@ function checkNoise(v: number, what: string, needPositive: boolean): void {
  * values 'defer' skips the scan of H and y for NaN and infinities (the GPU engine's normalize
  * kernel flags them, and the engine then throws the same error).
  */
-export function validateDetection(input: DetectionInput, opts: DetectOptions, values: 'check' | 'defer' = 'check'): ValidatedInput {
+export function validateDetection(
+  input: DetectionInput,
+  opts: DetectOptions,
+  values: 'check' | 'defer' = 'check',
+): ValidatedInput {
   if (input === null || typeof input !== 'object') throw new InvalidArgumentError('detection input must be an object');
   if (opts === null || typeof opts !== 'object') throw new InvalidArgumentError('detection options must be an object');
   oneOf(opts.detector, 'detector', DETECTORS);
@@ -104,49 +130,87 @@ export function validateDetection(input: DetectionInput, opts: DetectOptions, va
   if (opts.engine !== undefined) oneOf(opts.engine, 'engine', ['auto', 'cpu', 'cuda'] as const);
   if (opts.soft !== undefined) oneOf(opts.soft, 'soft output', ['maxlog', 'logmap', 'none'] as const);
   if (opts.initialRadius !== undefined) oneOf(opts.initialRadius, 'initial radius', ['infinity', 'babai'] as const);
-  for (const [name, v] of [['k', opts.k], ['passes', opts.passes]] as const) {
-    if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < 1)) throw new InvalidArgumentError(`${name} must be a positive integer, got ${show(v)}`);
+  for (const [name, v] of [
+    ['k', opts.k],
+    ['passes', opts.passes],
+  ] as const) {
+    if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < 1))
+      throw new InvalidArgumentError(`${name} must be a positive integer, got ${show(v)}`);
   }
-  if (opts.llrClip !== undefined && !(typeof opts.llrClip === 'number' && opts.llrClip > 0 && Number.isFinite(opts.llrClip))) {
+  if (
+    opts.llrClip !== undefined &&
+    !(typeof opts.llrClip === 'number' && opts.llrClip > 0 && Number.isFinite(opts.llrClip))
+  ) {
     throw new InvalidArgumentError(`llrClip must be a finite number > 0, got ${show(opts.llrClip)}`);
   }
   maxNodesOf(opts.maxNodes);
   onBudgetOf(opts.onBudget);
   if (opts.gpuBatch !== undefined) {
     const g = opts.gpuBatch as { maxChunk?: unknown; streams?: unknown } | null;
-    if (g === null || typeof g !== 'object') throw new InvalidArgumentError(`gpuBatch must be an object { maxChunk?, streams? }, got ${show(g)}`);
-    if (g.maxChunk !== undefined && !(typeof g.maxChunk === 'number' && Number.isSafeInteger(g.maxChunk) && g.maxChunk >= 0)) {
-      throw new InvalidArgumentError(`gpuBatch.maxChunk must be a non-negative integer (0: automatic), got ${show(g.maxChunk)}`);
+    if (g === null || typeof g !== 'object')
+      throw new InvalidArgumentError(`gpuBatch must be an object { maxChunk?, streams? }, got ${show(g)}`);
+    if (
+      g.maxChunk !== undefined &&
+      !(typeof g.maxChunk === 'number' && Number.isSafeInteger(g.maxChunk) && g.maxChunk >= 0)
+    ) {
+      throw new InvalidArgumentError(
+        `gpuBatch.maxChunk must be a non-negative integer (0: automatic), got ${show(g.maxChunk)}`,
+      );
     }
-    if (g.streams !== undefined && !(typeof g.streams === 'number' && Number.isInteger(g.streams) && g.streams >= 0 && g.streams <= 3)) {
-      throw new InvalidArgumentError(`gpuBatch.streams must be an integer from 0 (automatic) to 3, got ${show(g.streams)}`);
+    if (
+      g.streams !== undefined &&
+      !(typeof g.streams === 'number' && Number.isInteger(g.streams) && g.streams >= 0 && g.streams <= 3)
+    ) {
+      throw new InvalidArgumentError(
+        `gpuBatch.streams must be an integer from 0 (automatic) to 3, got ${show(g.streams)}`,
+      );
     }
   }
   if (opts.psd !== undefined && (opts.psd === null || typeof opts.psd !== 'object' || Array.isArray(opts.psd))) {
-    throw new InvalidArgumentError(`psd must be an object { levels?: number[], paths?: number[] }, got ${show(opts.psd)}`);
+    throw new InvalidArgumentError(
+      `psd must be an object { levels?: number[], paths?: number[] }, got ${show(opts.psd)}`,
+    );
   }
   const nt = checkAntennas(input.nt, 'nt');
   const nr = checkAntennas(input.nr, 'nr');
   checkDetectorShape(opts.detector, modulation, nt, nr);
-  if (!(input.H instanceof Float64Array || input.H instanceof Float32Array)) throw new InvalidInputError('INVALID_INPUT', 'H must be a Float64Array or Float32Array (interleaved complex, column-major)');
-  if (!(input.y instanceof Float64Array || input.y instanceof Float32Array)) throw new InvalidInputError('INVALID_INPUT', 'y must be a Float64Array or Float32Array (interleaved complex)');
+  if (!(input.H instanceof Float64Array || input.H instanceof Float32Array))
+    throw new InvalidInputError(
+      'INVALID_INPUT',
+      'H must be a Float64Array or Float32Array (interleaved complex, column-major)',
+    );
+  if (!(input.y instanceof Float64Array || input.y instanceof Float32Array))
+    throw new InvalidInputError('INVALID_INPUT', 'y must be a Float64Array or Float32Array (interleaved complex)');
   const perChannel = 2 * nr * nt;
   if (input.y.length === 0) throw new InvalidInputError('INVALID_INPUT', 'y holds no received vectors');
-  if (input.y.length % (2 * nr) !== 0) throw new InvalidInputError('SHAPE_MISMATCH', `y has ${input.y.length} reals, not a multiple of 2 nr = ${2 * nr}`);
+  if (input.y.length % (2 * nr) !== 0)
+    throw new InvalidInputError('SHAPE_MISMATCH', `y has ${input.y.length} reals, not a multiple of 2 nr = ${2 * nr}`);
   if (input.H.length === 0 || input.H.length % perChannel !== 0) {
-    throw new InvalidInputError('SHAPE_MISMATCH', `H has ${input.H.length} reals, not a positive multiple of 2 nr nt = ${perChannel}`);
+    throw new InvalidInputError(
+      'SHAPE_MISMATCH',
+      `H has ${input.H.length} reals, not a positive multiple of 2 nr nt = ${perChannel}`,
+    );
   }
   const vectors = input.y.length / (2 * nr);
   const hChannels = input.H.length / perChannel;
   let vpc: number;
   if (input.vectorsPerChannel === undefined) {
-    if (vectors % hChannels !== 0) throw new InvalidInputError('SHAPE_MISMATCH', `${vectors} vectors cannot be split evenly over ${hChannels} channels; give vectorsPerChannel`);
+    if (vectors % hChannels !== 0)
+      throw new InvalidInputError(
+        'SHAPE_MISMATCH',
+        `${vectors} vectors cannot be split evenly over ${hChannels} channels; give vectorsPerChannel`,
+      );
     vpc = vectors / hChannels;
   } else {
     vpc = input.vectorsPerChannel;
-    if (!Number.isInteger(vpc) || vpc < 1) throw new InvalidArgumentError(`vectorsPerChannel must be a positive integer, got ${show(vpc)}`);
+    if (!Number.isInteger(vpc) || vpc < 1)
+      throw new InvalidArgumentError(`vectorsPerChannel must be a positive integer, got ${show(vpc)}`);
     const need = Math.ceil(vectors / vpc);
-    if (need !== hChannels) throw new InvalidInputError('SHAPE_MISMATCH', `${vectors} vectors at ${vpc} per channel need ${need} channels, H holds ${hChannels}`);
+    if (need !== hChannels)
+      throw new InvalidInputError(
+        'SHAPE_MISMATCH',
+        `${vectors} vectors at ${vpc} per channel need ${need} channels, H holds ${hChannels}`,
+      );
   }
   if (values === 'check') {
     checkFinite(input.H, 'H');
@@ -159,15 +223,24 @@ export function validateDetection(input: DetectionInput, opts: DetectOptions, va
     checkNoise(nv, 'noiseVar', soft);
     noiseAt = () => nv;
   } else if (nv instanceof Float64Array || nv instanceof Float32Array) {
-    if (nv.length !== vectors) throw new InvalidInputError('SHAPE_MISMATCH', `noiseVar has ${nv.length} entries, expected one per vector (${vectors})`);
+    if (nv.length !== vectors)
+      throw new InvalidInputError(
+        'SHAPE_MISMATCH',
+        `noiseVar has ${nv.length} entries, expected one per vector (${vectors})`,
+      );
     for (let v = 0; v < nv.length; v++) checkNoise(nv[v]!, `noiseVar[${v}]`, soft);
     noiseAt = (v) => nv[v]!;
   } else {
-    throw new InvalidArgumentError('noiseVar must be a number or a Float64Array / Float32Array with one value per vector');
+    throw new InvalidArgumentError(
+      'noiseVar must be a number or a Float64Array / Float32Array with one value per vector',
+    );
   }
   if (nr < nt && (opts.detector === 'mmse' || opts.detector === 'sic')) {
     for (let v = 0; v < vectors; v++) {
-      if (noiseAt(v) === 0) throw new InvalidArgumentError(`${opts.detector} with nr < nt (nt = ${nt}, nr = ${nr}) needs noiseVar > 0 (H^H H is singular), got 0${typeof nv === 'number' ? '' : ` at vector ${v}`}`);
+      if (noiseAt(v) === 0)
+        throw new InvalidArgumentError(
+          `${opts.detector} with nr < nt (nt = ${nt}, nr = ${nr}) needs noiseVar > 0 (H^H H is singular), got 0${typeof nv === 'number' ? '' : ` at vector ${v}`}`,
+        );
     }
   }
   return { nr, nt, vectors, channels: hChannels, vectorsPerChannel: vpc, noiseAt, opts: { ...opts, modulation } };
@@ -185,20 +258,36 @@ export function exponentOf(x: number): number {
 
 /** x * 2^p for an integer p, in steps that stay representable. */
 export function timesPow2(x: number, p: number): number {
-  while (p > 1000) { x *= 2 ** 1000; p -= 1000; }
-  while (p < -1000) { x *= 2 ** -1000; p += 1000; }
+  while (p > 1000) {
+    x *= 2 ** 1000;
+    p -= 1000;
+  }
+  while (p < -1000) {
+    x *= 2 ** -1000;
+    p += 1000;
+  }
   return x * 2 ** p;
 }
 
 /** Largest |a[i]| over [off, off + len). */
 export function maxAbs(a: Float64Array | Float32Array, off: number, len: number): number {
   let m = 0;
-  for (let i = off; i < off + len; i++) { const v = Math.abs(a[i]!); if (v > m) m = v; }
+  for (let i = off; i < off + len; i++) {
+    const v = Math.abs(a[i]!);
+    if (v > m) m = v;
+  }
   return m;
 }
 
 /** dst[dOff .. dOff + len) = src[off ..] * 2^p. */
-export function scaleInto(src: Float64Array | Float32Array, off: number, len: number, p: number, dst: Float64Array | Float32Array, dOff = 0): void {
+export function scaleInto(
+  src: Float64Array | Float32Array,
+  off: number,
+  len: number,
+  p: number,
+  dst: Float64Array | Float32Array,
+  dOff = 0,
+): void {
   if (p >= -1000 && p <= 1000) {
     const f = 2 ** p;
     for (let i = 0; i < len; i++) dst[dOff + i] = src[off + i]! * f;
@@ -209,7 +298,8 @@ export function scaleInto(src: Float64Array | Float32Array, off: number, len: nu
 
 /** Largest ratio (as a power of two) of a vector's largest entry to its channel's. */
 export const MAX_Y_OVER_H_EXPONENT = 500;
-const NOISE_FLOOR = 2 ** -1000, NOISE_CEIL = 2 ** 1000;
+const NOISE_FLOOR = 2 ** -1000,
+  NOISE_CEIL = 2 ** 1000;
 
 /** The CPU engine's scale of channel c: the power of two that brings its largest entry into [1, 2) (0 for a zero channel). */
 export function channelShift(H: Float64Array | Float32Array, c: number, hLen: number): number {
@@ -225,8 +315,14 @@ export function yTooLarge(Y: Float64Array | Float32Array, v: number, yLen: numbe
 
 /** The CPU engine's error for a vector yTooLarge refuses. */
 export function yTooLargeError(input: DetectionInput, val: ValidatedInput, v: number): InvalidInputError {
-  const hLen = 2 * val.nr * val.nt, yLen = 2 * val.nr, c = Math.floor(v / val.vectorsPerChannel);
-  return new InvalidInputError('INVALID_INPUT', `vector ${v}: its largest entry (${maxAbs(input.y, v * yLen, yLen)}) is over 2^${MAX_Y_OVER_H_EXPONENT} times the largest entry of channel ${c} (${maxAbs(input.H, c * hLen, hLen)}); its metrics would overflow`, { vector: v, channel: c });
+  const hLen = 2 * val.nr * val.nt,
+    yLen = 2 * val.nr,
+    c = Math.floor(v / val.vectorsPerChannel);
+  return new InvalidInputError(
+    'INVALID_INPUT',
+    `vector ${v}: its largest entry (${maxAbs(input.y, v * yLen, yLen)}) is over 2^${MAX_Y_OVER_H_EXPONENT} times the largest entry of channel ${c} (${maxAbs(input.H, c * hLen, hLen)}); its metrics would overflow`,
+    { vector: v, channel: c },
+  );
 }
 
 /** N0 scaled with its channel (by 2^(2p)) and held in [floor, ceil] (the CPU engine's: [2^-1000, 2^1000]); 0 stays 0. */
@@ -246,7 +342,9 @@ export function detect(input: DetectionInput, opts: DetectOptions): DetectionRes
   const t0 = performance.now();
   const val = validateDetection(input, opts);
   if (opts.engine === 'cuda') {
-    throw new UnsupportedError(`detect() runs the CPU engine only; for engine 'cuda' call detectAsync()`, { detector: opts.detector });
+    throw new UnsupportedError(`detect() runs the CPU engine only; for engine 'cuda' call detectAsync()`, {
+      detector: opts.detector,
+    });
   }
   return detectCpu(input, val, t0);
 }
@@ -260,9 +358,11 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
   const con = constellation(mod);
   const impl = DETECTOR_REGISTRY[val.opts.detector].cpu;
   const soft = SOFT_DETECTORS.includes(val.opts.detector) && impl.soft && val.opts.soft !== 'none';
-  const maxNodes = maxNodesOf(val.opts.maxNodes), onBudget = onBudgetOf(val.opts.onBudget);
+  const maxNodes = maxNodesOf(val.opts.maxNodes),
+    onBudget = onBudgetOf(val.opts.onBudget);
   // Per channel: the power of two that brings its largest entry into [1, 2) (0 for a zero channel).
-  const hLen = 2 * nr * nt, yLen = 2 * nr;
+  const hLen = 2 * nr * nt,
+    yLen = 2 * nr;
   const shift = new Int32Array(channels);
   for (let c = 0; c < channels; c++) shift[c] = channelShift(H, c, hLen);
   for (let v = 0; v < vectors; v++) {
@@ -276,11 +376,16 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
     llr: soft ? new Float64Array(vectors * nt * con.bitsPerSymbol) : null,
     unproven: new Uint8Array(vectors),
   };
-  const Hs = new Float64Array(hLen), ys = new Float64Array(yLen);
-  let prep: unknown = undefined;
-  let prepChannel = -1, prepNoise = NaN, nodes = 0, budgetExceeded = 0;
+  const Hs = new Float64Array(hLen),
+    ys = new Float64Array(yLen);
+  let prep: unknown;
+  let prepChannel = -1,
+    prepNoise = NaN,
+    nodes = 0,
+    budgetExceeded = 0;
   for (let v = 0; v < vectors; v++) {
-    const c = Math.floor(v / vpc), p = shift[c]!;
+    const c = Math.floor(v / vpc),
+      p = shift[c]!;
     const noise = scaledNoise(noiseAt(v), p);
     if (c !== prepChannel || noise !== prepNoise) {
       if (c !== prepChannel) scaleInto(H, c * hLen, hLen, p, Hs);
@@ -290,7 +395,8 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
         if (e instanceof LatticeMimoError) e.message = `channel ${c}: ${e.message}`;
         throw e;
       }
-      prepChannel = c; prepNoise = noise;
+      prepChannel = c;
+      prepNoise = noise;
     }
     scaleInto(Y, v * yLen, yLen, p, ys);
     nodes += instance.detect(prep, ys, 0, noise, out, v);
@@ -305,23 +411,32 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
     }
   }
   if (out.llr) {
-    const clip = Math.min(val.opts.llrClip ?? LLR_LIMIT, LLR_LIMIT), llr = out.llr;
+    const clip = Math.min(val.opts.llrClip ?? LLR_LIMIT, LLR_LIMIT),
+      llr = out.llr;
     for (let i = 0; i < llr.length; i++) {
       const l = llr[i]!;
       if (l > clip) llr[i] = clip;
       else if (l < -clip) llr[i] = -clip;
       else if (Number.isNaN(l)) {
-        throw new LatticeMimoError('CHECK_FAILED', `${val.opts.detector} produced a NaN LLR (vector ${Math.floor(i / (nt * con.bitsPerSymbol))}); please report this input`);
+        throw new LatticeMimoError(
+          'CHECK_FAILED',
+          `${val.opts.detector} produced a NaN LLR (vector ${Math.floor(i / (nt * con.bitsPerSymbol))}); please report this input`,
+        );
       }
     }
   }
   const bits = symbolsToBits(out.symbols, mod);
   const budgeted = DETECTOR_REGISTRY[val.opts.detector].traits.budgeted;
   const stats: DetectionResult['stats'] = {
-    detector: val.opts.detector, engine: 'cpu', vectors, timeMs: performance.now() - t0,
+    detector: val.opts.detector,
+    engine: 'cpu',
+    vectors,
+    timeMs: performance.now() - t0,
     ...(nodes > 0 ? { nodesVisited: nodes } : {}),
     ...(budgeted ? { budgetExceeded } : {}),
   };
   const unproven = budgetExceeded > 0 ? { unproven: out.unproven } : {};
-  return out.llr ? { symbols: out.symbols, bits, llr: out.llr, ...unproven, stats } : { symbols: out.symbols, bits, ...unproven, stats };
+  return out.llr
+    ? { symbols: out.symbols, bits, llr: out.llr, ...unproven, stats }
+    : { symbols: out.symbols, bits, ...unproven, stats };
 }

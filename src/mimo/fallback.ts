@@ -30,4 +30,3 @@ export function remedy(flags: number, traits: RedoTraits): VectorRemedy {
   if (flags & MIMO_STATUS.NODE_BUDGET) return 'node-budget';
   return 'redo-cpu';
 }
-

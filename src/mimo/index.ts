@@ -3,16 +3,39 @@
  * detect(). The detector registry and per-detector code stay internal.
  */
 export {
-  MODULATIONS, DETECTORS,
-  type Modulation, type Detector, type DetectionInput, type DetectOptions, type DetectionResult, type PsdOptions, type InitialRadius,
+  MODULATIONS,
+  DETECTORS,
+  type Modulation,
+  type Detector,
+  type DetectionInput,
+  type DetectOptions,
+  type DetectionResult,
+  type PsdOptions,
+  type InitialRadius,
 } from './types.js';
 export {
-  constellation, bitsPerSymbolOf, parseModulation, bitsOf, symbolsToBits, bitsToSymbols, modulate,
-  hardDemap, softDemap, type Constellation, type PamInfo, type SoftMethod,
+  constellation,
+  bitsPerSymbolOf,
+  parseModulation,
+  bitsOf,
+  symbolsToBits,
+  bitsToSymbols,
+  modulate,
+  hardDemap,
+  softDemap,
+  type Constellation,
+  type PamInfo,
+  type SoftMethod,
 } from './modulation.js';
 export {
-  rayleighChannels, randomSymbols, transmit, addNoise, snrToNoiseVar, esn0Db,
-  type ChannelOptions, type SnrType,
+  rayleighChannels,
+  randomSymbols,
+  transmit,
+  addNoise,
+  snrToNoiseVar,
+  esn0Db,
+  type ChannelOptions,
+  type SnrType,
 } from './channel.js';
 export { rvd, mrvd, realVectors, type RealLayout } from './preprocess/rvd.js';
 export { qrMgs, sortedQr, qrBatch, applyQt, type QrResult, type QrOrdering } from './preprocess/qr.js';

@@ -54,14 +54,18 @@ const BITS: Record<Modulation, number> = { bpsk: 1, qpsk: 2, '16qam': 4, '64qam'
 /** Bits per symbol of a modulation. */
 export function bitsPerSymbolOf(mod: Modulation): number {
   const b = BITS[mod];
-  if (b === undefined) throw new InvalidArgumentError(`unknown modulation ${show(mod)} (expected one of ${MODULATIONS.join(', ')})`);
+  if (b === undefined)
+    throw new InvalidArgumentError(`unknown modulation ${show(mod)} (expected one of ${MODULATIONS.join(', ')})`);
   return b;
 }
 
 /** Accepts 'bpsk', 'qpsk', '16qam', '64qam', '256qam', also '16-qam', 'qam16', '4qam', case-insensitive. */
 export function parseModulation(name: string): Modulation {
   if (typeof name !== 'string') throw new InvalidArgumentError(`modulation must be a string, got ${typeof name}`);
-  const s = name.trim().toLowerCase().replace(/[-_\s]/g, '');
+  const s = name
+    .trim()
+    .toLowerCase()
+    .replace(/[-_\s]/g, '');
   if (s === 'bpsk' || s === '2qam') return 'bpsk';
   if (s === 'qpsk' || s === '4qam' || s === 'qam4') return 'qpsk';
   for (const m of [16, 64, 256]) {
@@ -106,8 +110,21 @@ function build(mod: Modulation): Constellation {
   }
   if (mod === 'bpsk') {
     const a = Math.SQRT1_2;
-    points[0] = a; points[1] = a; points[2] = -a; points[3] = -a;
-    return { modulation: mod, bitsPerSymbol: 1, size: 2, points, bitTable, pam: null, symbolOfLevels: null, reLevelOf: null, imLevelOf: null };
+    points[0] = a;
+    points[1] = a;
+    points[2] = -a;
+    points[3] = -a;
+    return {
+      modulation: mod,
+      bitsPerSymbol: 1,
+      size: 2,
+      points,
+      bitTable,
+      pam: null,
+      symbolOfLevels: null,
+      reLevelOf: null,
+      imLevelOf: null,
+    };
   }
   const k = bps / 2;
   const pam = buildPam(k);
@@ -117,12 +134,14 @@ function build(mod: Modulation): Constellation {
   const imLevelOf = new Int32Array(m);
   for (let idx = 0; idx < m; idx++) {
     // De-interleave: even bits (b0, b2, ..) -> real label, odd bits -> imaginary label.
-    let reLabel = 0, imLabel = 0;
+    let reLabel = 0,
+      imLabel = 0;
     for (let j = 0; j < k; j++) {
       reLabel = (reLabel << 1) | bitTable[idx * bps + 2 * j]!;
       imLabel = (imLabel << 1) | bitTable[idx * bps + 2 * j + 1]!;
     }
-    const ri = pam.levelOfLabel[reLabel]!, ii = pam.levelOfLabel[imLabel]!;
+    const ri = pam.levelOfLabel[reLabel]!,
+      ii = pam.levelOfLabel[imLabel]!;
     points[2 * idx] = pam.levels[ri]!;
     points[2 * idx + 1] = pam.levels[ii]!;
     reLevelOf[idx] = ri;
@@ -158,10 +177,15 @@ export function symbolsToBits(symbols: ArrayLike<number>, mod: Modulation, out?:
   const c = constellation(mod);
   const bps = c.bitsPerSymbol;
   const bits = out ?? new Uint8Array(symbols.length * bps);
-  if (bits.length < symbols.length * bps) throw new InvalidInputError('SHAPE_MISMATCH', `bits output has ${bits.length} entries, need ${symbols.length * bps}`);
+  if (bits.length < symbols.length * bps)
+    throw new InvalidInputError(
+      'SHAPE_MISMATCH',
+      `bits output has ${bits.length} entries, need ${symbols.length * bps}`,
+    );
   for (let s = 0; s < symbols.length; s++) {
     const idx = symbols[s]!;
-    if (!(idx >= 0 && idx < c.size)) throw new InvalidArgumentError(`symbol index ${idx} at position ${s} out of range for ${mod}`);
+    if (!(idx >= 0 && idx < c.size))
+      throw new InvalidArgumentError(`symbol index ${idx} at position ${s} out of range for ${mod}`);
     for (let b = 0; b < bps; b++) bits[s * bps + b] = c.bitTable[idx * bps + b]!;
   }
   return bits;
@@ -171,7 +195,10 @@ export function symbolsToBits(symbols: ArrayLike<number>, mod: Modulation, out?:
 export function bitsToSymbols(bits: ArrayLike<number>, mod: Modulation): Int32Array {
   const bps = bitsPerSymbolOf(mod);
   if (bits.length % bps !== 0) {
-    throw new InvalidInputError('SHAPE_MISMATCH', `${bits.length} bits is not a multiple of ${bps} bits per ${mod} symbol`);
+    throw new InvalidInputError(
+      'SHAPE_MISMATCH',
+      `${bits.length} bits is not a multiple of ${bps} bits per ${mod} symbol`,
+    );
   }
   const n = bits.length / bps;
   const out = new Int32Array(n);
@@ -179,7 +206,8 @@ export function bitsToSymbols(bits: ArrayLike<number>, mod: Modulation): Int32Ar
     let idx = 0;
     for (let b = 0; b < bps; b++) {
       const v = bits[s * bps + b];
-      if (v !== 0 && v !== 1) throw new InvalidInputError('INVALID_INPUT', `bit ${s * bps + b} is ${v}, expected 0 or 1`);
+      if (v !== 0 && v !== 1)
+        throw new InvalidInputError('INVALID_INPUT', `bit ${s * bps + b} is ${v}, expected 0 or 1`);
       idx = (idx << 1) | v;
     }
     out[s] = idx;
@@ -203,7 +231,8 @@ export function modulate(bits: ArrayLike<number>, mod: Modulation): Float64Array
 export function slicePam(x: number, pam: PamInfo): number {
   const q = pam.size;
   let i = Math.round((x / pam.scale + (q - 1)) / 2);
-  if (i < 0) i = 0; else if (i > q - 1) i = q - 1;
+  if (i < 0) i = 0;
+  else if (i > q - 1) i = q - 1;
   return i;
 }
 
@@ -217,7 +246,8 @@ export function sliceSymbol(re: number, im: number, c: Constellation): number {
 /** Hard decision of every sample of an interleaved complex array: k samples (2k numbers) give k symbol indices. */
 export function hardDemap(y: Float64Array, mod: Modulation): Int32Array {
   const c = constellation(mod);
-  if (y.length % 2 !== 0) throw new InvalidInputError('SHAPE_MISMATCH', `interleaved complex array has odd length ${y.length}`);
+  if (y.length % 2 !== 0)
+    throw new InvalidInputError('SHAPE_MISMATCH', `interleaved complex array has odd length ${y.length}`);
   const out = new Int32Array(y.length / 2);
   for (let s = 0; s < out.length; s++) out[s] = sliceSymbol(y[2 * s]!, y[2 * s + 1]!, c);
   return out;
@@ -239,15 +269,19 @@ function logAdd(a: number, b: number): number {
  * dimension, which is exactly the symbol bit order b0 b1 b2 ...).
  */
 function pamLlr(x: number, noiseVar: number, pam: PamInfo, method: SoftMethod, out: Float64Array, off: number): void {
-  const q = pam.size, k = pam.bitsPerDim;
+  const q = pam.size,
+    k = pam.bitsPerDim;
   for (let j = 0; j < k; j++) {
-    let a0 = -Infinity, a1 = -Infinity; // max-log: max of -d/N0; log-map: log-sum
+    let a0 = -Infinity,
+      a1 = -Infinity; // max-log: max of -d/N0; log-map: log-sum
     for (let i = 0; i < q; i++) {
       const d = x - pam.levels[i]!;
       const t = (-d * d) / noiseVar;
       const bit = (pam.labels[i]! >> (k - 1 - j)) & 1;
       if (method === 'maxlog') {
-        if (bit === 0) { if (t > a0) a0 = t; } else if (t > a1) a1 = t;
+        if (bit === 0) {
+          if (t > a0) a0 = t;
+        } else if (t > a1) a1 = t;
       } else if (bit === 0) a0 = logAdd(a0, t);
       else a1 = logAdd(a1, t);
     }
@@ -261,7 +295,13 @@ function pamLlr(x: number, noiseVar: number, pam: PamInfo, method: SoftMethod, o
  * 'maxlog' uses the nearest point of each bit value; 'logmap' sums over all points (exact).
  */
 export function softDemapSymbol(
-  re: number, im: number, noiseVar: number, c: Constellation, method: SoftMethod, out: Float64Array, off: number,
+  re: number,
+  im: number,
+  noiseVar: number,
+  c: Constellation,
+  method: SoftMethod,
+  out: Float64Array,
+  off: number,
 ): void {
   if (!(noiseVar > 0)) throw new InvalidArgumentError(`noise variance must be > 0 for soft demapping, got ${noiseVar}`);
   if (c.pam === null) {
@@ -275,9 +315,15 @@ export function softDemapSymbol(
 }
 
 /** Soft demapping of every sample of an interleaved complex array (one noise variance): k samples give k x bitsPerSymbol LLRs, b0 first per sample. */
-export function softDemap(y: Float64Array, noiseVar: number, mod: Modulation, method: SoftMethod = 'maxlog'): Float64Array {
+export function softDemap(
+  y: Float64Array,
+  noiseVar: number,
+  mod: Modulation,
+  method: SoftMethod = 'maxlog',
+): Float64Array {
   const c = constellation(mod);
-  if (y.length % 2 !== 0) throw new InvalidInputError('SHAPE_MISMATCH', `interleaved complex array has odd length ${y.length}`);
+  if (y.length % 2 !== 0)
+    throw new InvalidInputError('SHAPE_MISMATCH', `interleaved complex array has odd length ${y.length}`);
   const n = y.length / 2;
   const out = new Float64Array(n * c.bitsPerSymbol);
   for (let s = 0; s < n; s++) softDemapSymbol(y[2 * s]!, y[2 * s + 1]!, noiseVar, c, method, out, s * c.bitsPerSymbol);

@@ -13,11 +13,21 @@ export type Modulation = (typeof MODULATIONS)[number];
 
 /** Every detector `detect()` accepts, by name. */
 export const DETECTORS = [
-  'zf', 'mmse', 'sic', 'ml', 'sphere', 'psd', 'kbest', 'ssfe', 'nway', 'lr-zf', 'lr-mmse', 'lr-sic',
+  'zf',
+  'mmse',
+  'sic',
+  'ml',
+  'sphere',
+  'psd',
+  'kbest',
+  'ssfe',
+  'nway',
+  'lr-zf',
+  'lr-mmse',
+  'lr-sic',
 ] as const;
 /** A detector by name; the README's detector table says what each does. */
 export type Detector = (typeof DETECTORS)[number];
-
 
 /**
  * A batch of detection problems. Complex arrays are interleaved (re, im).
@@ -124,7 +134,11 @@ export interface DetectionResult {
   readonly unproven?: Uint8Array;
   /** The detector that ran, the engine, how many vectors, wall time, and (tree searches) nodes whose metric was computed. */
   readonly stats: {
-    detector: Detector; engine: 'cpu' | 'cuda'; vectors: number; timeMs: number; nodesVisited?: number;
+    detector: Detector;
+    engine: 'cpu' | 'cuda';
+    vectors: number;
+    timeMs: number;
+    nodesVisited?: number;
     /** Vectors whose search stopped at the node budget (sphere and psd; 0 when none did). */
     budgetExceeded?: number;
     /** GPU engine: vectors float32 could not carry, redone in float64 on the device by the detector's float64 kernel (nway, ssfe): the CPU engine's answer. */

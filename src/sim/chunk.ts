@@ -41,14 +41,24 @@ export interface ChunkResult {
 }
 
 /** Counts the errors of one detector's output against the transmitted symbols. */
-export function countErrors(txIndices: Int32Array, rxSymbols: Int32Array, rxBits: Uint8Array, nt: number, modulation: Modulation): Omit<DetectorCounts, 'timeMs'> {
+export function countErrors(
+  txIndices: Int32Array,
+  rxSymbols: Int32Array,
+  rxBits: Uint8Array,
+  nt: number,
+  modulation: Modulation,
+): Omit<DetectorCounts, 'timeMs'> {
   const c = constellation(modulation);
   const bps = c.bitsPerSymbol;
   const vectors = txIndices.length / nt;
   if (rxSymbols.length !== txIndices.length || rxBits.length !== txIndices.length * bps) {
-    throw new CheckFailedError(`detector returned ${rxSymbols.length} symbols and ${rxBits.length} bits for ${vectors} vectors of ${nt} streams (${bps} bits per symbol)`);
+    throw new CheckFailedError(
+      `detector returned ${rxSymbols.length} symbols and ${rxBits.length} bits for ${vectors} vectors of ${nt} streams (${bps} bits per symbol)`,
+    );
   }
-  let bitErrors = 0, symbolErrors = 0, frameErrors = 0;
+  let bitErrors = 0,
+    symbolErrors = 0,
+    frameErrors = 0;
   for (let v = 0; v < vectors; v++) {
     let vectorBitErrors = 0;
     for (let j = 0; j < nt; j++) {
@@ -66,10 +76,22 @@ export function countErrors(txIndices: Int32Array, rxSymbols: Int32Array, rxBits
 }
 
 /** Detection (and, coded, decoding) of vectors [v0, v1) of a chunk (whole channel groups and frames), with their error counts. */
-function detectRange(task: ChunkTask, link: ReturnType<typeof generateLinkChunk>, d: number, v0: number, v1: number): Omit<DetectorCounts, 'timeMs'> {
+function detectRange(
+  task: ChunkTask,
+  link: ReturnType<typeof generateLinkChunk>,
+  d: number,
+  v0: number,
+  v1: number,
+): Omit<DetectorCounts, 'timeMs'> {
   const { nt, nr, vectorsPerChannel: vpc } = task;
   if (task.coded) {
-    return decodeRange({ ...task, H: link.H, y: link.y, txIndices: link.txIndices, info: link.info! }, task.coded, task.detectors[d]!, v0, v1);
+    return decodeRange(
+      { ...task, H: link.H, y: link.y, txIndices: link.txIndices, info: link.info! },
+      task.coded,
+      task.detectors[d]!,
+      v0,
+      v1,
+    );
   }
   // Uncoded links count hard decisions only: the soft detectors skip their LLRs.
   const opts = { ...task.detectors[d]!, soft: 'none' as const };
@@ -110,14 +132,20 @@ export async function runChunkSliced(task: ChunkTask, cancelled: () => boolean):
       ? { bitErrors: 0, symbolErrors: 0, frameErrors: 0, timeMs: 0, frames: 0, iterations: 0 }
       : { bitErrors: 0, symbolErrors: 0, frameErrors: 0, timeMs: 0 };
     let groups = 1;
-    for (let v0 = 0; v0 < task.vectors;) {
+    for (let v0 = 0; v0 < task.vectors; ) {
       if (cancelled()) throw new Error('chunk cancelled');
       const v1 = Math.min(task.vectors, v0 + groups * unit);
       const t0 = performance.now();
       const part = detectRange(task, link, d, v0, v1);
       const ms = performance.now() - t0;
-      c.bitErrors += part.bitErrors; c.symbolErrors += part.symbolErrors; c.frameErrors += part.frameErrors; c.timeMs += ms;
-      if (c.frames !== undefined) { c.frames += part.frames!; c.iterations! += part.iterations!; }
+      c.bitErrors += part.bitErrors;
+      c.symbolErrors += part.symbolErrors;
+      c.frameErrors += part.frameErrors;
+      c.timeMs += ms;
+      if (c.frames !== undefined) {
+        c.frames += part.frames!;
+        c.iterations! += part.iterations!;
+      }
       v0 = v1;
       if (ms < SLICE_MS / 4) groups *= 2;
       else if (ms > SLICE_MS && groups > 1) groups = Math.max(1, groups >> 1);

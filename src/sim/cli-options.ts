@@ -8,7 +8,13 @@ import { DETECTORS, MODULATIONS, type Detector, type Modulation } from '../mimo/
 import type { SimDetector } from './types.js';
 
 /** An integer option in [min, max]; accepts 1e6-style notation. */
-export function intOption(name: string, text: string | undefined, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+export function intOption(
+  name: string,
+  text: string | undefined,
+  fallback: number,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   if (text === undefined) return fallback;
   const v = Number(text.trim());
   if (text.trim() === '' || !Number.isInteger(v) || v < min || v > max) {
@@ -18,11 +24,17 @@ export function intOption(name: string, text: string | undefined, fallback: numb
 }
 
 /** A finite number option, with an optional strict lower bound. */
-export function numberOption(name: string, text: string | undefined, opts: { above?: number } = {}): number | undefined {
+export function numberOption(
+  name: string,
+  text: string | undefined,
+  opts: { above?: number } = {},
+): number | undefined {
   if (text === undefined) return undefined;
   const v = Number(text.trim());
-  if (text.trim() === '' || !Number.isFinite(v)) throw new InvalidArgumentError(`--${name} must be a finite number, got '${text}'`);
-  if (opts.above !== undefined && !(v > opts.above)) throw new InvalidArgumentError(`--${name} must be > ${opts.above}, got '${text}'`);
+  if (text.trim() === '' || !Number.isFinite(v))
+    throw new InvalidArgumentError(`--${name} must be a finite number, got '${text}'`);
+  if (opts.above !== undefined && !(v > opts.above))
+    throw new InvalidArgumentError(`--${name} must be > ${opts.above}, got '${text}'`);
   return v;
 }
 
@@ -30,14 +42,22 @@ export function numberOption(name: string, text: string | undefined, opts: { abo
 export function parseMimo(text: string): { nt: number; nr: number } {
   const m = /^\s*(\d+)\s*x\s*(\d+)\s*$/i.exec(text);
   if (!m) throw new InvalidArgumentError(`--mimo must be NTxNR (transmit x receive antennas, e.g. 4x4), got '${text}'`);
-  const nt = Number(m[1]), nr = Number(m[2]);
-  if (nt < 1 || nr < 1 || nt > 64 || nr > 64) throw new InvalidArgumentError(`--mimo antennas must be in [1, 64], got '${text}'`);
+  const nt = Number(m[1]),
+    nr = Number(m[2]);
+  if (nt < 1 || nr < 1 || nt > 64 || nr > 64)
+    throw new InvalidArgumentError(`--mimo antennas must be in [1, 64], got '${text}'`);
   return { nt, nr };
 }
 
 export function parseModulationOption(text: string): Modulation {
   const t = text.trim().toLowerCase();
-  const aliases: Record<string, Modulation> = { '4qam': 'qpsk', qam4: 'qpsk', qam16: '16qam', qam64: '64qam', qam256: '256qam' };
+  const aliases: Record<string, Modulation> = {
+    '4qam': 'qpsk',
+    qam4: 'qpsk',
+    qam16: '16qam',
+    qam64: '64qam',
+    qam256: '256qam',
+  };
   const mod = aliases[t] ?? t;
   if (!(MODULATIONS as readonly string[]).includes(mod)) {
     throw new InvalidArgumentError(`--mod must be one of ${MODULATIONS.join(', ')}, got '${text}'`);
@@ -58,7 +78,13 @@ export const BUDGET_DETECTORS: readonly Detector[] = ['sphere', 'psd', 'ml', 'kb
 /** Detectors whose search can stop at the budget, where onBudget decides what happens. */
 export const SEARCH_DETECTORS: readonly Detector[] = ['sphere', 'psd'];
 
-export interface DetectorParams { k?: number; passes?: number; llrClip?: number; maxNodes?: number; onBudget?: 'error' | 'flag' }
+export interface DetectorParams {
+  k?: number;
+  passes?: number;
+  llrClip?: number;
+  maxNodes?: number;
+  onBudget?: 'error' | 'flag';
+}
 
 /**
  * "zf,mmse,kbest:16,nway:2" -> detectors. A ":N" suffix sets K for kbest and the passes for nway,
@@ -66,7 +92,10 @@ export interface DetectorParams { k?: number; passes?: number; llrClip?: number;
  * the detectors with a node budget, --on-budget to the searches that can stop at it.
  */
 export function parseDetectorList(text: string, params: DetectorParams): SimDetector[] {
-  const items = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const items = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (items.length === 0) throw new InvalidArgumentError('--detector needs at least one detector name');
   if (items.length > 64) throw new InvalidArgumentError(`--detector lists ${items.length} detectors (at most 64)`);
   return items.map((item) => {
@@ -84,7 +113,8 @@ export function parseDetectorList(text: string, params: DetectorParams): SimDete
         throw new InvalidArgumentError(`detector '${item}': only kbest:K and nway:N take a parameter`);
       }
       const n = intOption(detector === 'kbest' ? 'detector kbest:K' : 'detector nway:N', arg, 0, 1, 1 << 16);
-      if (detector === 'kbest') d.k = n; else d.passes = n;
+      if (detector === 'kbest') d.k = n;
+      else d.passes = n;
     }
     return d;
   });

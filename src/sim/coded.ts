@@ -11,7 +11,7 @@
  * that (NR codes carry their own bit interleaver inside `code.encode`).
  */
 import { InvalidArgumentError } from '../core/errors.js';
-import { Philox } from '../core/rng.js';
+import type { Philox } from '../core/rng.js';
 import { ldpcCode, type DecoderOptions, type FrameDecoder, type LdpcCode } from '../coding/index.js';
 import { detect } from '../mimo/detect.js';
 import { constellation } from '../mimo/modulation.js';
@@ -75,9 +75,12 @@ export function codedUnit(vpf: number, vectorsPerChannel: number): number {
 export function checkSoftDetectors(detectors: readonly { detector: Detector; soft?: string }[]): void {
   for (const d of detectors) {
     if (!SOFT_DETECTORS.includes(d.detector)) {
-      throw new InvalidArgumentError(`a coded simulation needs soft detectors (${SOFT_DETECTORS.join(', ')}); '${d.detector}' gives hard decisions only`);
+      throw new InvalidArgumentError(
+        `a coded simulation needs soft detectors (${SOFT_DETECTORS.join(', ')}); '${d.detector}' gives hard decisions only`,
+      );
     }
-    if (d.soft === 'none') throw new InvalidArgumentError(`a coded simulation needs LLRs: detector '${d.detector}' has soft 'none'`);
+    if (d.soft === 'none')
+      throw new InvalidArgumentError(`a coded simulation needs LLRs: detector '${d.detector}' has soft 'none'`);
   }
 }
 
@@ -96,7 +99,10 @@ export function frameSymbols(bits: Uint8Array, bps: number, pad: number, rng: Ph
       let bit: number;
       if (j < n) bit = bits[j]!;
       else {
-        if (padUsed === 32) { pad = rng.nextUint32(); padUsed = 0; }
+        if (padUsed === 32) {
+          pad = rng.nextUint32();
+          padUsed = 0;
+        }
         bit = (pad >>> padUsed++) & 1;
       }
       idx = (idx << 1) | bit;
@@ -109,7 +115,13 @@ export function frameSymbols(bits: Uint8Array, bps: number, pad: number, rng: Ph
  * Transmitted symbol indices of `frames` frames: vectors x nt, from the chunk's info-bit stream.
  * Returns the information bits (frames x k) and the symbol indices (frames x vpf x nt).
  */
-export function codedSymbols(rng: Philox, code: LdpcCode, frames: number, nt: number, modulation: Modulation): { info: Uint8Array; indices: Int32Array } {
+export function codedSymbols(
+  rng: Philox,
+  code: LdpcCode,
+  frames: number,
+  nt: number,
+  modulation: Modulation,
+): { info: Uint8Array; indices: Int32Array } {
   const bps = constellation(modulation).bitsPerSymbol;
   const vpf = vectorsPerFrame(code.n, nt, bps);
   const info = new Uint8Array(frames * code.k);
@@ -125,13 +137,25 @@ export function codedSymbols(rng: Philox, code: LdpcCode, frames: number, nt: nu
   const padBits = symbolsPerFrame * bps - code.n;
   for (let f = 0; f < frames; f++) {
     const bits = channelBits.subarray(f * code.n, (f + 1) * code.n);
-    frameSymbols(bits, bps, padBits > 0 ? rng.nextUint32() : 0, rng, indices.subarray(f * symbolsPerFrame, (f + 1) * symbolsPerFrame));
+    frameSymbols(
+      bits,
+      bps,
+      padBits > 0 ? rng.nextUint32() : 0,
+      rng,
+      indices.subarray(f * symbolsPerFrame, (f + 1) * symbolsPerFrame),
+    );
   }
   return { info, indices };
 }
 
 /** Counts of a coded range: information-bit and frame errors after decoding, raw symbol errors of the detector. */
-export interface CodedCounts { bitErrors: number; symbolErrors: number; frameErrors: number; frames: number; iterations: number }
+export interface CodedCounts {
+  bitErrors: number;
+  symbolErrors: number;
+  frameErrors: number;
+  frames: number;
+  iterations: number;
+}
 
 /**
  * Detects vectors [v0, v1) (whole frames) with the soft detector `opts`, decodes their frames and
@@ -139,20 +163,34 @@ export interface CodedCounts { bitErrors: number; symbolErrors: number; frameErr
  */
 export function decodeRange(
   args: {
-    nt: number; nr: number; modulation: Modulation; vectorsPerChannel: number; noiseVar: number;
-    H: Float64Array; y: Float64Array; txIndices: Int32Array; info: Uint8Array;
+    nt: number;
+    nr: number;
+    modulation: Modulation;
+    vectorsPerChannel: number;
+    noiseVar: number;
+    H: Float64Array;
+    y: Float64Array;
+    txIndices: Int32Array;
+    info: Uint8Array;
   },
-  spec: CodedSpec, opts: DetectOptions, v0: number, v1: number,
+  spec: CodedSpec,
+  opts: DetectOptions,
+  v0: number,
+  v1: number,
 ): CodedCounts {
   const { nt, nr, modulation, vectorsPerChannel: vpc } = args;
   const code = codeOf(spec.code, modulation);
   const bps = constellation(modulation).bitsPerSymbol;
   const vpf = vectorsPerFrame(code.n, nt, bps);
-  const f0 = v0 / vpf, f1 = v1 / vpf;
+  const f0 = v0 / vpf,
+    f1 = v1 / vpf;
   const frames = f1 - f0;
   const H = args.H.subarray(2 * nr * nt * (v0 / vpc), 2 * nr * nt * (v1 / vpc));
   const y = args.y.subarray(2 * nr * v0, 2 * nr * v1);
-  const out = detect({ nt, nr, H, y, vectorsPerChannel: vpc, noiseVar: args.noiseVar }, { ...opts, soft: opts.soft ?? 'maxlog' });
+  const out = detect(
+    { nt, nr, H, y, vectorsPerChannel: vpc, noiseVar: args.noiseVar },
+    { ...opts, soft: opts.soft ?? 'maxlog' },
+  );
   if (!out.llr) throw new InvalidArgumentError(`detector '${opts.detector}' returned no LLRs`);
   let symbolErrors = 0;
   const tx = args.txIndices;
@@ -166,7 +204,13 @@ export function decodeRange(
  * Deinterleaving: frames x n LLRs from the detector's frames x `per` (vectorsPerFrame x nt x
  * bitsPerSymbol; the first n of each frame are its codeword's, the rest pad).
  */
-export function frameLlrs(llr: ArrayLike<number>, frames: number, n: number, per: number, float32 = false): Float32Array | Float64Array {
+export function frameLlrs(
+  llr: ArrayLike<number>,
+  frames: number,
+  n: number,
+  per: number,
+  float32 = false,
+): Float32Array | Float64Array {
   const out = float32 ? new Float32Array(frames * n) : new Float64Array(frames * n);
   for (let f = 0; f < frames; f++) {
     for (let j = 0; j < n; j++) out[f * n + j] = llr[f * per + j]!;
@@ -175,8 +219,17 @@ export function frameLlrs(llr: ArrayLike<number>, frames: number, n: number, per
 }
 
 /** Errors of decoded frames (frames x k bits) against the information bits sent, from frame f0 of `info`. */
-export function countDecoded(bits: Uint8Array, iterationsOf: Int32Array, info: Uint8Array, f0: number, frames: number, k: number): { bitErrors: number; frameErrors: number; iterations: number } {
-  let bitErrors = 0, frameErrors = 0, iterations = 0;
+export function countDecoded(
+  bits: Uint8Array,
+  iterationsOf: Int32Array,
+  info: Uint8Array,
+  f0: number,
+  frames: number,
+  k: number,
+): { bitErrors: number; frameErrors: number; iterations: number } {
+  let bitErrors = 0,
+    frameErrors = 0,
+    iterations = 0;
   for (let f = 0; f < frames; f++) {
     let e = 0;
     const base = (f0 + f) * k;

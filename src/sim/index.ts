@@ -2,7 +2,14 @@
  * The simulation part's public API: simulate() and its live-table wrapper, SNR lists and
  * conversions, JSON/CSV output and plots. The chunk generator and worker pool stay internal.
  */
-export { simulate, detectorLabel, DEFAULT_MAX_ERRORS, DEFAULT_MAX_VECTORS, DEFAULT_CHUNK_VECTORS, PROGRESS_INTERVAL_MS } from './simulate.js';
+export {
+  simulate,
+  detectorLabel,
+  DEFAULT_MAX_ERRORS,
+  DEFAULT_MAX_VECTORS,
+  DEFAULT_CHUNK_VECTORS,
+  PROGRESS_INTERVAL_MS,
+} from './simulate.js';
 export { parseSnrList, toEsN0Db, toEbN0Db } from './snr.js';
 export { resultToJson, resultToCsv } from './output.js';
 export { plotSpec, renderPlotSvg, svgToPng, writePlot, type PlotMetric, type PlotOptions } from './plot.js';

@@ -27,8 +27,10 @@ const MAX_SNR_INDEX = 2 ** 19;
 
 /** The Philox stream number of (snrIndex, chunkIndex, purpose): snrIndex * 2^34 + chunkIndex * 4 + purpose. */
 export function chunkStream(snrIndex: number, chunkIndex: number, purpose: number): number {
-  if (!Number.isInteger(snrIndex) || snrIndex < 0 || snrIndex >= MAX_SNR_INDEX) throw new InvalidArgumentError(`SNR index ${snrIndex} outside [0, 2^19)`);
-  if (!Number.isInteger(chunkIndex) || chunkIndex < 0 || chunkIndex >= MAX_CHUNK_INDEX) throw new InvalidArgumentError(`chunk index ${chunkIndex} outside [0, 2^32)`);
+  if (!Number.isInteger(snrIndex) || snrIndex < 0 || snrIndex >= MAX_SNR_INDEX)
+    throw new InvalidArgumentError(`SNR index ${snrIndex} outside [0, 2^19)`);
+  if (!Number.isInteger(chunkIndex) || chunkIndex < 0 || chunkIndex >= MAX_CHUNK_INDEX)
+    throw new InvalidArgumentError(`chunk index ${chunkIndex} outside [0, 2^32)`);
   return snrIndex * 2 ** 34 + chunkIndex * 4 + purpose;
 }
 
@@ -69,23 +71,33 @@ function identityChannels(count: number, nt: number, nr: number): Float64Array {
 
 export function generateLinkChunk(spec: LinkChunkSpec): LinkChunk {
   const { nt, nr, modulation, vectorsPerChannel, seed, snrIndex, chunkIndex, vectors, noiseVar } = spec;
-  if (vectors % vectorsPerChannel !== 0) throw new InvalidArgumentError(`chunk of ${vectors} vectors is not a multiple of vectorsPerChannel = ${vectorsPerChannel}`);
+  if (vectors % vectorsPerChannel !== 0)
+    throw new InvalidArgumentError(
+      `chunk of ${vectors} vectors is not a multiple of vectorsPerChannel = ${vectorsPerChannel}`,
+    );
   const rngFor = (purpose: number) => new Philox(seed, chunkStream(snrIndex, chunkIndex, purpose));
   let indices: Int32Array, symbols: Float64Array, info: Uint8Array | undefined;
   if (spec.coded) {
     const code = codeOf(spec.coded.code, modulation);
     const vpf = vectorsPerFrame(code.n, nt, bitsPerSymbolOf(modulation));
-    if (vectors % vpf !== 0) throw new InvalidArgumentError(`chunk of ${vectors} vectors does not hold whole frames of ${vpf} vectors (code ${spec.coded.code})`);
+    if (vectors % vpf !== 0)
+      throw new InvalidArgumentError(
+        `chunk of ${vectors} vectors does not hold whole frames of ${vpf} vectors (code ${spec.coded.code})`,
+      );
     ({ info, indices } = codedSymbols(rngFor(STREAM_PURPOSE.infoBits), code, vectors / vpf, nt, modulation));
     const points = constellation(modulation).points;
     symbols = new Float64Array(2 * indices.length);
-    for (let i = 0; i < indices.length; i++) { symbols[2 * i] = points[2 * indices[i]!]!; symbols[2 * i + 1] = points[2 * indices[i]! + 1]!; }
+    for (let i = 0; i < indices.length; i++) {
+      symbols[2 * i] = points[2 * indices[i]!]!;
+      symbols[2 * i + 1] = points[2 * indices[i]! + 1]!;
+    }
   } else {
     ({ indices, symbols } = randomSymbols(rngFor(STREAM_PURPOSE.symbols), vectors * nt, modulation));
   }
-  const H = spec.channel === 'awgn'
-    ? identityChannels(vectors / vectorsPerChannel, nt, nr)
-    : rayleighChannels(rngFor(STREAM_PURPOSE.channels), vectors / vectorsPerChannel, nt, nr);
+  const H =
+    spec.channel === 'awgn'
+      ? identityChannels(vectors / vectorsPerChannel, nt, nr)
+      : rayleighChannels(rngFor(STREAM_PURPOSE.channels), vectors / vectorsPerChannel, nt, nr);
   const y = addNoise(rngFor(STREAM_PURPOSE.noise), transmit(H, symbols, nt, nr, vectorsPerChannel), noiseVar);
   return info ? { txIndices: indices, H, y, info } : { txIndices: indices, H, y };
 }

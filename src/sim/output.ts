@@ -4,12 +4,28 @@ import type { SimPoint, SimulationResult } from './types.js';
 /** The result as pretty JSON: `{"points": [...]}` then the run settings, newline-terminated. */
 export function resultToJson(result: SimulationResult): string {
   const { points, ...settings } = result;
-  return JSON.stringify({ points, ...settings }, null, 2) + '\n';
+  return `${JSON.stringify({ points, ...settings }, null, 2)}\n`;
 }
 
 const CSV_FIELDS: readonly (keyof SimPoint)[] = [
-  'detector', 'algorithm', 'snr', 'snrType', 'esn0Db', 'ebn0Db', 'noiseVar', 'ber', 'ser', 'fer',
-  'bitErrors', 'symbolErrors', 'frameErrors', 'bits', 'symbols', 'vectors', 'timeMs', 'stoppedBy',
+  'detector',
+  'algorithm',
+  'snr',
+  'snrType',
+  'esn0Db',
+  'ebn0Db',
+  'noiseVar',
+  'ber',
+  'ser',
+  'fer',
+  'bitErrors',
+  'symbolErrors',
+  'frameErrors',
+  'bits',
+  'symbols',
+  'vectors',
+  'timeMs',
+  'stoppedBy',
 ];
 /** Columns a coded run adds: frames (codewords), the code, the decoder's mean iterations. */
 const CODED_CSV_FIELDS: readonly (keyof SimPoint)[] = ['frames', 'code', 'meanIterations'];
@@ -24,5 +40,5 @@ export function resultToCsv(result: SimulationResult): string {
   const fields = result.code !== undefined ? [...CSV_FIELDS, ...CODED_CSV_FIELDS] : CSV_FIELDS;
   const lines = [fields.join(',')];
   for (const p of result.points) lines.push(fields.map((f) => csvCell(p[f])).join(','));
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }

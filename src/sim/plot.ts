@@ -25,8 +25,16 @@ export interface PlotOptions {
   height?: number;
 }
 
-const METRIC_TITLE: Record<PlotMetric, string> = { ber: 'BER (bit error rate)', ser: 'SER (symbol error rate)', fer: 'FER (frame error rate)' };
-const METRIC_ERRORS: Record<PlotMetric, 'bitErrors' | 'symbolErrors' | 'frameErrors'> = { ber: 'bitErrors', ser: 'symbolErrors', fer: 'frameErrors' };
+const METRIC_TITLE: Record<PlotMetric, string> = {
+  ber: 'BER (bit error rate)',
+  ser: 'SER (symbol error rate)',
+  fer: 'FER (frame error rate)',
+};
+const METRIC_ERRORS: Record<PlotMetric, 'bitErrors' | 'symbolErrors' | 'frameErrors'> = {
+  ber: 'bitErrors',
+  ser: 'symbolErrors',
+  fer: 'frameErrors',
+};
 
 /** Powers of ten spanning the values (labels on decades only: 1e-1, 1e-2, ...), up to 1. */
 function decadeTicks(values: number[]): number[] {
@@ -42,25 +50,38 @@ function decadeTicks(values: number[]): number[] {
 export function plotSpec(result: SimulationResult, opts: PlotOptions = {}): Record<string, unknown> {
   const metrics = opts.metrics ?? ['ber', 'fer'];
   if (metrics.length === 0) throw new InvalidArgumentError('a plot needs at least one metric');
-  const width = opts.width ?? 360, height = opts.height ?? 300;
+  const width = opts.width ?? 360,
+    height = opts.height ?? 300;
   const snrTitle = `${snrTypeName(result.snrType)} (dB)`;
   const detectorOrder = [...new Set(result.points.map((p) => p.detector))];
   const omitted = new Set<string>();
   const panels = metrics.map((m) => {
     const values = [];
     for (const p of result.points) {
-      if (p[METRIC_ERRORS[m]] === 0) { omitted.add(m); continue; }
+      if (p[METRIC_ERRORS[m]] === 0) {
+        omitted.add(m);
+        continue;
+      }
       values.push({ detector: p.detector, snr: p.snr, value: p[m], errors: p[METRIC_ERRORS[m]] });
     }
     const decades = decadeTicks(values.map((v) => v.value));
     return {
-      width, height,
+      width,
+      height,
       data: { values },
       mark: { type: 'line', point: { filled: true, size: 45 }, strokeWidth: 1.8 },
       encoding: {
-        x: { field: 'snr', type: 'quantitative', title: snrTitle, scale: { zero: false, nice: false, padding: 10 }, axis: { grid: true } },
+        x: {
+          field: 'snr',
+          type: 'quantitative',
+          title: snrTitle,
+          scale: { zero: false, nice: false, padding: 10 },
+          axis: { grid: true },
+        },
         y: {
-          field: 'value', type: 'quantitative', title: METRIC_TITLE[m],
+          field: 'value',
+          type: 'quantitative',
+          title: METRIC_TITLE[m],
           scale: { type: 'log', domain: [decades[0], decades[decades.length - 1]] },
           axis: { grid: true, format: '.0e', values: decades },
         },
@@ -79,13 +100,19 @@ export function plotSpec(result: SimulationResult, opts: PlotOptions = {}): Reco
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: {
       text: opts.title ?? `${result.nt}x${result.nr} MIMO, ${result.modulation.toUpperCase()}`,
-      subtitle, anchor: 'start', fontSize: 15,
+      subtitle,
+      anchor: 'start',
+      fontSize: 15,
     },
     background: 'white',
     padding: 12,
     hconcat: panels,
     resolve: { scale: { color: 'shared', shape: 'shared' } },
-    config: { font: 'DejaVu Sans, Arial, sans-serif', axis: { labelFontSize: 11, titleFontSize: 12 }, legend: { labelFontSize: 11, titleFontSize: 12 } },
+    config: {
+      font: 'DejaVu Sans, Arial, sans-serif',
+      axis: { labelFontSize: 11, titleFontSize: 12 },
+      legend: { labelFontSize: 11, titleFontSize: 12 },
+    },
   };
 }
 

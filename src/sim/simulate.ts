@@ -14,7 +14,15 @@ import { bitsPerSymbolOf } from '../mimo/modulation.js';
 import { DETECTORS, MODULATIONS, type DetectOptions, type Detector } from '../mimo/types.js';
 import { resolveDecoderOptions, type DecoderOptions } from '../coding/index.js';
 import { runChunkSliced, type ChunkResult, type ChunkTask } from './chunk.js';
-import { checkSoftDetectors, codedUnit, codeOf, SIM_CHANNELS, vectorsPerFrame, type CodedSpec, type SimChannel } from './coded.js';
+import {
+  checkSoftDetectors,
+  codedUnit,
+  codeOf,
+  SIM_CHANNELS,
+  vectorsPerFrame,
+  type CodedSpec,
+  type SimChannel,
+} from './coded.js';
 import { MAX_SNR_POINTS, toEbN0Db, toEsN0Db } from './snr.js';
 import type { SimDetector, SimPoint, SimulationOptions, SimulationResult, SnrType } from './types.js';
 import { InThreadExecutor, WorkerPool, type ChunkExecutor } from './worker-pool.js';
@@ -72,7 +80,10 @@ export function checkEngine(engine: SimulationOptions['engine']): 'auto' | 'cpu'
 }
 
 /** The engine a simulation runs on, and why (for the live table and the command's first line). */
-export interface EngineChoice { engine: 'cpu' | 'cuda'; reason: string }
+export interface EngineChoice {
+  engine: 'cpu' | 'cuda';
+  reason: string;
+}
 
 /**
  * The engine a simulation of these detectors runs on: 'cpu' as asked; 'cuda' when a device answers
@@ -80,7 +91,8 @@ export interface EngineChoice { engine: 'cpu' | 'cuda'; reason: string }
  * otherwise); 'auto' the GPU under the same conditions, else the CPU.
  */
 export async function resolveEngine(
-  engine: SimulationOptions['engine'], detectors: readonly { detector: Detector }[],
+  engine: SimulationOptions['engine'],
+  detectors: readonly { detector: Detector }[],
   coded?: { code?: string; decoder?: DecoderOptions; modulation?: SimulationOptions['modulation'] },
 ): Promise<EngineChoice> {
   const asked = checkEngine(engine);
@@ -95,18 +107,28 @@ export async function resolveEngine(
   } catch (e) {
     device = { ok: false, reason: (e as Error).message };
   }
-  let why = !device.ok ? `no CUDA device (${device.reason})` : missing.length > 0 ? `no CUDA ${missing.join(', ')} detector` : soft;
+  let why = !device.ok
+    ? `no CUDA device (${device.reason})`
+    : missing.length > 0
+      ? `no CUDA ${missing.join(', ')} detector`
+      : soft;
   if (why === null && coded?.code !== undefined && coded.decoder !== undefined) {
     const { cudaDecoderUnsupported } = await import('../coding/gpu/cuda-decoder.js');
     const { codeOf } = await import('./coded.js');
     why = cudaDecoderUnsupported(codeOf(coded.code, coded.modulation ?? 'qpsk'), resolveDecoderOptions(coded.decoder));
-    if (why !== null) throw new EngineUnavailableError(`the CUDA engine cannot decode this run: ${why}; use engine cpu`);
+    if (why !== null)
+      throw new EngineUnavailableError(`the CUDA engine cannot decode this run: ${why}; use engine cpu`);
   }
-  if (why === null) return { engine: 'cuda', reason: asked === 'auto' ? 'auto: a CUDA device and every detector on it' : 'asked for' };
+  if (why === null)
+    return { engine: 'cuda', reason: asked === 'auto' ? 'auto: a CUDA device and every detector on it' : 'asked for' };
   if (asked === 'cuda') {
-    throw new EngineUnavailableError(!device.ok
-      ? `the CUDA engine was asked for but is not available: ${device.reason}`
-      : missing.length > 0 ? `the CUDA engine has no ${missing.join(', ')} detector; use engine cpu or auto` : `${soft}; use engine cpu`);
+    throw new EngineUnavailableError(
+      !device.ok
+        ? `the CUDA engine was asked for but is not available: ${device.reason}`
+        : missing.length > 0
+          ? `the CUDA engine has no ${missing.join(', ')} detector; use engine cpu or auto`
+          : `${soft}; use engine cpu`,
+    );
   }
   return { engine: 'cpu', reason: `auto: ${why}` };
 }
@@ -134,25 +156,34 @@ function plan(opts: SimulationOptions): Plan {
   positiveInt('nt', opts.nt, MAX_ANTENNAS);
   positiveInt('nr', opts.nr, MAX_ANTENNAS);
   if (!(MODULATIONS as readonly string[]).includes(opts.modulation)) {
-    throw new InvalidArgumentError(`unknown modulation '${String(opts.modulation)}' (one of ${MODULATIONS.join(', ')})`);
+    throw new InvalidArgumentError(
+      `unknown modulation '${String(opts.modulation)}' (one of ${MODULATIONS.join(', ')})`,
+    );
   }
   checkEngine(opts.engine);
-  if (!Array.isArray(opts.detectors) || opts.detectors.length === 0) throw new InvalidArgumentError('at least one detector is needed');
+  if (!Array.isArray(opts.detectors) || opts.detectors.length === 0)
+    throw new InvalidArgumentError('at least one detector is needed');
   for (const d of opts.detectors) {
     if (!(DETECTORS as readonly string[]).includes(d.detector)) {
       throw new InvalidArgumentError(`unknown detector '${String(d.detector)}' (one of ${DETECTORS.join(', ')})`);
     }
   }
-  if (!Array.isArray(opts.snrs) || opts.snrs.length === 0) throw new InvalidArgumentError('at least one SNR point is needed');
-  if (opts.snrs.length > MAX_SNR_POINTS) throw new InvalidArgumentError(`at most ${MAX_SNR_POINTS} SNR points, got ${opts.snrs.length}`);
-  for (const s of opts.snrs) if (!Number.isFinite(s)) throw new InvalidArgumentError(`SNR values must be finite, got ${s}`);
+  if (!Array.isArray(opts.snrs) || opts.snrs.length === 0)
+    throw new InvalidArgumentError('at least one SNR point is needed');
+  if (opts.snrs.length > MAX_SNR_POINTS)
+    throw new InvalidArgumentError(`at most ${MAX_SNR_POINTS} SNR points, got ${opts.snrs.length}`);
+  for (const s of opts.snrs)
+    if (!Number.isFinite(s)) throw new InvalidArgumentError(`SNR values must be finite, got ${s}`);
   const snrType = opts.snrType ?? 'esn0';
-  if (snrType !== 'esn0' && snrType !== 'ebn0') throw new InvalidArgumentError(`SNR type must be esn0 or ebn0, got '${String(snrType)}'`);
+  if (snrType !== 'esn0' && snrType !== 'ebn0')
+    throw new InvalidArgumentError(`SNR type must be esn0 or ebn0, got '${String(snrType)}'`);
   const maxErrors = positiveInt('maxErrors', opts.maxErrors ?? DEFAULT_MAX_ERRORS);
   const vectorsPerChannel = positiveInt('vectorsPerChannel', opts.vectorsPerChannel ?? 1, 1 << 20);
   const channel = opts.channel ?? 'rayleigh';
-  if (!SIM_CHANNELS.includes(channel)) throw new InvalidArgumentError(`channel must be ${SIM_CHANNELS.join(' or ')}, got '${String(channel)}'`);
-  if (channel === 'awgn' && opts.nr < opts.nt) throw new InvalidArgumentError(`the awgn channel (H = I) needs nr >= nt, got ${opts.nt}x${opts.nr}`);
+  if (!SIM_CHANNELS.includes(channel))
+    throw new InvalidArgumentError(`channel must be ${SIM_CHANNELS.join(' or ')}, got '${String(channel)}'`);
+  if (channel === 'awgn' && opts.nr < opts.nt)
+    throw new InvalidArgumentError(`the awgn channel (H = I) needs nr >= nt, got ${opts.nt}x${opts.nr}`);
   let coded: Plan['coded'] = null;
   if (opts.code !== undefined) {
     checkSoftDetectors(opts.detectors);
@@ -161,7 +192,10 @@ function plan(opts: SimulationOptions): Plan {
     resolveDecoderOptions(decoder);
     const vpf = vectorsPerFrame(code.n, opts.nt, bitsPerSymbolOf(opts.modulation));
     const unit = codedUnit(vpf, vectorsPerChannel);
-    if (unit > 1 << 24) throw new InvalidArgumentError(`a frame of ${vpf} vectors and channel groups of ${vectorsPerChannel} vectors need chunks of ${unit} vectors (at most 2^24)`);
+    if (unit > 1 << 24)
+      throw new InvalidArgumentError(
+        `a frame of ${vpf} vectors and channel groups of ${vectorsPerChannel} vectors need chunks of ${unit} vectors (at most 2^24)`,
+      );
     coded = { code: opts.code, decoder, k: code.k, n: code.n, rate: code.rate, vectorsPerFrame: vpf, unit };
   } else if (opts.decoder !== undefined) {
     throw new InvalidArgumentError('decoder options need a code (an uncoded run decodes nothing)');
@@ -170,42 +204,77 @@ function plan(opts: SimulationOptions): Plan {
   }
   // Chunks hold whole channel groups, and (coded) whole frames: the unit of both.
   const unit = coded ? coded.unit : vectorsPerChannel;
-  const chunkVectors = opts.chunkVectors === undefined
-    ? unit * Math.max(1, Math.round(DEFAULT_CHUNK_VECTORS / unit))
-    : positiveInt('chunkVectors', opts.chunkVectors, 1 << 24);
+  const chunkVectors =
+    opts.chunkVectors === undefined
+      ? unit * Math.max(1, Math.round(DEFAULT_CHUNK_VECTORS / unit))
+      : positiveInt('chunkVectors', opts.chunkVectors, 1 << 24);
   if (chunkVectors % vectorsPerChannel !== 0) {
-    throw new InvalidArgumentError(`chunkVectors (${chunkVectors}) must be a multiple of vectorsPerChannel (${vectorsPerChannel})`);
+    throw new InvalidArgumentError(
+      `chunkVectors (${chunkVectors}) must be a multiple of vectorsPerChannel (${vectorsPerChannel})`,
+    );
   }
   if (coded && chunkVectors % unit !== 0) {
-    throw new InvalidArgumentError(`chunkVectors (${chunkVectors}) must hold whole frames and channel groups: a multiple of ${unit} (a frame of code ${coded.code} spans ${coded.vectorsPerFrame} vectors of ${opts.nt} ${opts.modulation} streams)`);
+    throw new InvalidArgumentError(
+      `chunkVectors (${chunkVectors}) must hold whole frames and channel groups: a multiple of ${unit} (a frame of code ${coded.code} spans ${coded.vectorsPerFrame} vectors of ${opts.nt} ${opts.modulation} streams)`,
+    );
   }
   const maxFrames = opts.maxFrames === undefined ? undefined : positiveInt('maxFrames', opts.maxFrames);
   // A channel group (and a frame) is never split: the vector limit is rounded up to whole units.
-  const maxVectorsAsked = Math.min(positiveInt('maxVectors', opts.maxVectors ?? DEFAULT_MAX_VECTORS),
-    coded && maxFrames !== undefined ? maxFrames * coded.vectorsPerFrame : Infinity);
+  const maxVectorsAsked = Math.min(
+    positiveInt('maxVectors', opts.maxVectors ?? DEFAULT_MAX_VECTORS),
+    coded && maxFrames !== undefined ? maxFrames * coded.vectorsPerFrame : Infinity,
+  );
   const maxVectors = Math.ceil(maxVectorsAsked / unit) * unit;
-  if (maxVectors / chunkVectors > MAX_CHUNKS_PER_POINT) throw new InvalidArgumentError(`maxVectors / chunkVectors must be below 2^32`);
+  if (maxVectors / chunkVectors > MAX_CHUNKS_PER_POINT)
+    throw new InvalidArgumentError(`maxVectors / chunkVectors must be below 2^32`);
   const seed = opts.seed ?? 1;
-  if (!Number.isSafeInteger(seed) || seed < 0) throw new InvalidArgumentError(`seed must be a non-negative safe integer, got ${seed}`);
+  if (!Number.isSafeInteger(seed) || seed < 0)
+    throw new InvalidArgumentError(`seed must be a non-negative safe integer, got ${seed}`);
   const threads = positiveInt('threads', opts.threads ?? Math.max(1, availableParallelism()), MAX_THREADS);
   const maxTimeSeconds = opts.maxTimeSeconds;
-  if (maxTimeSeconds !== undefined && !(typeof maxTimeSeconds === 'number' && maxTimeSeconds > 0 && maxTimeSeconds <= MAX_TIME_SECONDS)) {
-    throw new InvalidArgumentError(`maxTimeSeconds must be a number in (0, ${MAX_TIME_SECONDS}], got ${String(maxTimeSeconds)}`);
+  if (
+    maxTimeSeconds !== undefined &&
+    !(typeof maxTimeSeconds === 'number' && maxTimeSeconds > 0 && maxTimeSeconds <= MAX_TIME_SECONDS)
+  ) {
+    throw new InvalidArgumentError(
+      `maxTimeSeconds must be a number in (0, ${MAX_TIME_SECONDS}], got ${String(maxTimeSeconds)}`,
+    );
   }
-  if (opts.signal !== undefined && !(opts.signal instanceof AbortSignal)) throw new InvalidArgumentError('signal must be an AbortSignal');
+  if (opts.signal !== undefined && !(opts.signal instanceof AbortSignal))
+    throw new InvalidArgumentError('signal must be an AbortSignal');
   const detectors = opts.detectors.map((d): DetectOptions => {
     const { label: _label, ...rest } = d;
     return { ...rest, modulation: opts.modulation, engine: 'cpu' };
   });
   return {
-    opts, snrType, maxErrors, maxVectors, vectorsPerChannel, chunkVectors, seed, threads, maxTimeSeconds,
-    bitsPerSymbol: bitsPerSymbolOf(opts.modulation), detectors, labels: uniqueLabels(opts.detectors),
-    channel, coded, maxFrames,
+    opts,
+    snrType,
+    maxErrors,
+    maxVectors,
+    vectorsPerChannel,
+    chunkVectors,
+    seed,
+    threads,
+    maxTimeSeconds,
+    bitsPerSymbol: bitsPerSymbolOf(opts.modulation),
+    detectors,
+    labels: uniqueLabels(opts.detectors),
+    channel,
+    coded,
+    maxFrames,
   };
 }
 
 /** Running totals of one detector at one point. */
-interface Tally { bitErrors: number; symbolErrors: number; frameErrors: number; vectors: number; timeMs: number; iterations: number; stoppedBy: SimPoint['stoppedBy'] | null }
+interface Tally {
+  bitErrors: number;
+  symbolErrors: number;
+  frameErrors: number;
+  vectors: number;
+  timeMs: number;
+  iterations: number;
+  stoppedBy: SimPoint['stoppedBy'] | null;
+}
 
 /** The errors the stop rule counts: bit errors, or frame errors for a coded run. */
 const stopErrors = (p: Plan, t: Tally): number => (p.coded ? t.frameErrors : t.bitErrors);
@@ -216,14 +285,25 @@ function toPoint(p: Plan, d: number, snrIndex: number, snr: number, noiseVar: nu
   const bits = p.coded ? frames * p.coded.k : t.vectors * p.opts.nt * p.bitsPerSymbol;
   const symbols = t.vectors * p.opts.nt;
   return {
-    detector: p.labels[d]!, algorithm: p.detectors[d]!.detector,
-    snrIndex, snr, snrType: p.snrType,
-    esn0Db: toEsN0Db(snr, p.snrType, p.bitsPerSymbol, rate), ebn0Db: toEbN0Db(snr, p.snrType, p.bitsPerSymbol, rate), noiseVar,
+    detector: p.labels[d]!,
+    algorithm: p.detectors[d]!.detector,
+    snrIndex,
+    snr,
+    snrType: p.snrType,
+    esn0Db: toEsN0Db(snr, p.snrType, p.bitsPerSymbol, rate),
+    ebn0Db: toEbN0Db(snr, p.snrType, p.bitsPerSymbol, rate),
+    noiseVar,
     ber: bits > 0 ? t.bitErrors / bits : 0,
     ser: symbols > 0 ? t.symbolErrors / symbols : 0,
     fer: frames > 0 ? t.frameErrors / frames : 0,
-    bitErrors: t.bitErrors, symbolErrors: t.symbolErrors, frameErrors: t.frameErrors,
-    bits, symbols, frames, vectors: t.vectors, timeMs: t.timeMs,
+    bitErrors: t.bitErrors,
+    symbolErrors: t.symbolErrors,
+    frameErrors: t.frameErrors,
+    bits,
+    symbols,
+    frames,
+    vectors: t.vectors,
+    timeMs: t.timeMs,
     ...(p.coded ? { code: p.coded.code, meanIterations: frames > 0 ? t.iterations / frames : 0 } : {}),
     stoppedBy: t.stoppedBy ?? 'vectors',
   };
@@ -237,8 +317,14 @@ async function makeExecutor(p: Plan, engine: 'cpu' | 'cuda'): Promise<ChunkExecu
   if (engine === 'cuda') {
     const { GpuLinkExecutor } = await import('./gpu/executor.js');
     return GpuLinkExecutor.create({
-      nt: p.opts.nt, nr: p.opts.nr, modulation: p.opts.modulation, vectorsPerChannel: p.vectorsPerChannel,
-      chunkVectors: p.chunkVectors, seed: p.seed, detectors: p.detectors, channel: p.channel,
+      nt: p.opts.nt,
+      nr: p.opts.nr,
+      modulation: p.opts.modulation,
+      vectorsPerChannel: p.vectorsPerChannel,
+      chunkVectors: p.chunkVectors,
+      seed: p.seed,
+      detectors: p.detectors,
+      channel: p.channel,
       ...(p.coded ? { coded: { code: p.coded.code, decoder: p.coded.decoder } } : {}),
     });
   }
@@ -248,7 +334,11 @@ async function makeExecutor(p: Plan, engine: 'cpu' | 'cuda'): Promise<ChunkExecu
 }
 
 /** The executor of a run; replaced when a point stops by time with chunks still running. */
-interface Runner { exec: ChunkExecutor<ChunkTask, ChunkResult>; engine: 'cpu' | 'cuda'; aborted: Promise<'abort'> }
+interface Runner {
+  exec: ChunkExecutor<ChunkTask, ChunkResult>;
+  engine: 'cpu' | 'cuda';
+  aborted: Promise<'abort'>;
+}
 
 /** One SNR point's counts, or null when the run's signal fired before it finished. */
 async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise<SimPoint[] | null> {
@@ -256,7 +346,15 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
   const noiseVar = snrToNoiseVar(snr, p.snrType, p.bitsPerSymbol, p.coded?.rate ?? 1);
   const start = performance.now();
   const nDet = p.detectors.length;
-  const tallies: Tally[] = p.detectors.map(() => ({ bitErrors: 0, symbolErrors: 0, frameErrors: 0, vectors: 0, timeMs: 0, iterations: 0, stoppedBy: null }));
+  const tallies: Tally[] = p.detectors.map(() => ({
+    bitErrors: 0,
+    symbolErrors: 0,
+    frameErrors: 0,
+    vectors: 0,
+    timeMs: 0,
+    iterations: 0,
+    stoppedBy: null,
+  }));
   const isActive = (d: number) => tallies[d]!.stoppedBy === null;
   const maxChunks = Math.ceil(p.maxVectors / p.chunkVectors);
   // chunks the executor computes at once: its threads, or the GPU's chunks per launch
@@ -299,44 +397,69 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
       const vectors = Math.min(p.chunkVectors, p.maxVectors - chunkIndex * p.chunkVectors);
       const active = activeList();
       const task: ChunkTask = {
-        nt: p.opts.nt, nr: p.opts.nr, modulation: p.opts.modulation, vectorsPerChannel: p.vectorsPerChannel,
-        seed: p.seed, detectors: p.detectors, active, snrIndex, chunkIndex, vectors, noiseVar,
+        nt: p.opts.nt,
+        nr: p.opts.nr,
+        modulation: p.opts.modulation,
+        vectorsPerChannel: p.vectorsPerChannel,
+        seed: p.seed,
+        detectors: p.detectors,
+        active,
+        snrIndex,
+        chunkIndex,
+        vectors,
+        noiseVar,
         ...(p.channel !== 'rayleigh' ? { channel: p.channel } : {}),
         ...(p.coded ? { coded: { code: p.coded.code, decoder: p.coded.decoder }, sliceVectors: p.coded.unit } : {}),
       };
       const promise = runner.exec.run(task);
       const entry: { promise: Promise<ChunkResult>; vectors: number; result?: ChunkResult } = { promise, vectors };
       // a chunk past every stop may fail unobserved; merged chunks rethrow below
-      promise.then((r) => { entry.result = r; }, () => {});
+      promise.then(
+        (r) => {
+          entry.result = r;
+        },
+        () => {},
+      );
       inflight.set(chunkIndex, entry);
       inflightVectors += vectors;
     }
   };
 
-  const emit = (type: 'update' | 'point') => p.opts.onProgress?.({
-    type, snrIndex, snr, snrType: p.snrType,
-    points: tallies.map((t, d) => toPoint(p, d, snrIndex, snr, noiseVar, t)),
-    finished: tallies.map((t) => t.stoppedBy !== null),
-    pointWallMs: performance.now() - start,
-  });
+  const emit = (type: 'update' | 'point') =>
+    p.opts.onProgress?.({
+      type,
+      snrIndex,
+      snr,
+      snrType: p.snrType,
+      points: tallies.map((t, d) => toPoint(p, d, snrIndex, snr, noiseVar, t)),
+      finished: tallies.map((t) => t.stoppedBy !== null),
+      pointWallMs: performance.now() - start,
+    });
 
   // The abort signal and the time limit wake the one waiting merge (a race per chunk against
   // long-lived promises would leave a reaction on them per chunk: memory and GC at GPU rates).
   let interrupt: 'abort' | 'time' | null = null;
   let wake: ((why: 'abort' | 'time') => void) | null = null;
-  const stop = (why: 'abort' | 'time') => { interrupt ??= why; wake?.(interrupt); };
+  const stop = (why: 'abort' | 'time') => {
+    interrupt ??= why;
+    wake?.(interrupt);
+  };
   void runner.aborted.then(() => stop('abort'));
-  const deadlineTimer = p.maxTimeSeconds !== undefined ? setTimeout(() => stop('time'), p.maxTimeSeconds * 1000) : undefined;
+  const deadlineTimer =
+    p.maxTimeSeconds !== undefined ? setTimeout(() => stop('time'), p.maxTimeSeconds * 1000) : undefined;
   // The live row moves inside a long point too (its wall time), not only when a chunk merges.
   const ticker = p.opts.onProgress ? setInterval(() => emit('update'), PROGRESS_INTERVAL_MS) : undefined;
   try {
     for (let merged = 0; merged < maxChunks && tallies.some((t) => t.stoppedBy === null); merged++) {
       dispatch();
       const entry = inflight.get(merged)!;
-      const result = interrupt ?? entry.result ?? await new Promise<ChunkResult | 'abort' | 'time'>((resolve, reject) => {
-        wake = resolve;
-        entry.promise.then(resolve, reject);
-      });
+      const result =
+        interrupt ??
+        entry.result ??
+        (await new Promise<ChunkResult | 'abort' | 'time'>((resolve, reject) => {
+          wake = resolve;
+          entry.promise.then(resolve, reject);
+        }));
       wake = null;
       if (result === 'abort') return null;
       if (result === 'time') {
@@ -351,8 +474,12 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
         const c = result.counts[d];
         if (!c) throw new Error(`internal: chunk ${merged} lacks counts of active detector ${p.labels[d]}`);
         const t = tallies[d]!;
-        t.bitErrors += c.bitErrors; t.symbolErrors += c.symbolErrors; t.frameErrors += c.frameErrors;
-        t.vectors += result.vectors; t.timeMs += c.timeMs; t.iterations += c.iterations ?? 0;
+        t.bitErrors += c.bitErrors;
+        t.symbolErrors += c.symbolErrors;
+        t.frameErrors += c.frameErrors;
+        t.vectors += result.vectors;
+        t.timeMs += c.timeMs;
+        t.iterations += c.iterations ?? 0;
         if (stopErrors(p, t) >= p.maxErrors) t.stoppedBy = 'errors';
         else if (t.vectors >= p.maxVectors) t.stoppedBy = 'vectors';
       }
@@ -381,7 +508,9 @@ function completedAt(p: Plan, points: readonly SimPoint[], i: number): SimPoint[
     const q = points.find((x) => x.snrIndex === i && x.detector === label);
     if (!q) return null;
     if (q.snr !== p.opts.snrs[i] || q.snrType !== p.snrType) {
-      throw new InvalidArgumentError(`completed point '${label}' at SNR index ${i} has SNR ${q.snr} ${q.snrType}, but this run's is ${p.opts.snrs[i]} ${p.snrType}`);
+      throw new InvalidArgumentError(
+        `completed point '${label}' at SNR index ${i} has SNR ${q.snr} ${q.snrType}, but this run's is ${p.opts.snrs[i]} ${p.snrType}`,
+      );
     }
     found.push(q);
   }
@@ -391,7 +520,11 @@ function completedAt(p: Plan, points: readonly SimPoint[], i: number): SimPoint[
 /** Runs the whole simulation: every SNR point in order, every detector on the same data. */
 export async function simulate(opts: SimulationOptions): Promise<SimulationResult> {
   const p = plan(opts);
-  const { engine } = await resolveEngine(opts.engine, p.detectors, { code: opts.code, decoder: p.coded?.decoder, modulation: opts.modulation });
+  const { engine } = await resolveEngine(opts.engine, p.detectors, {
+    code: opts.code,
+    decoder: p.coded?.decoder,
+    modulation: opts.modulation,
+  });
   const completed = opts.completedPoints ?? [];
   if (!Array.isArray(completed)) throw new InvalidArgumentError('completedPoints must be an array of points');
   const start = performance.now();
@@ -408,8 +541,14 @@ export async function simulate(opts: SimulationOptions): Promise<SimulationResul
   try {
     for (let i = 0; i < opts.snrs.length && !interrupted; i++) {
       const done = completedAt(p, completed, i);
-      if (done) { points.push(...done); continue; }
-      if (signal?.aborted) { interrupted = true; break; }
+      if (done) {
+        points.push(...done);
+        continue;
+      }
+      if (signal?.aborted) {
+        interrupted = true;
+        break;
+      }
       runner ??= { exec: await makeExecutor(p, engine), engine, aborted };
       const got = await simulatePoint(p, runner, i);
       if (got === null) interrupted = true;
@@ -420,14 +559,25 @@ export async function simulate(opts: SimulationOptions): Promise<SimulationResul
     await runner?.exec.close();
   }
   return {
-    nt: opts.nt, nr: opts.nr, modulation: opts.modulation, snrType: p.snrType, seed: p.seed, threads: engine === 'cuda' ? 1 : p.threads,
-    engine, channel: p.channel,
+    nt: opts.nt,
+    nr: opts.nr,
+    modulation: opts.modulation,
+    snrType: p.snrType,
+    seed: p.seed,
+    threads: engine === 'cuda' ? 1 : p.threads,
+    engine,
+    channel: p.channel,
     ...(p.coded ? { code: p.coded.code, decoder: p.coded.decoder, codeRate: p.coded.rate } : {}),
     ...(p.maxFrames !== undefined ? { maxFrames: p.maxFrames } : {}),
-    maxErrors: p.maxErrors, maxVectors: p.maxVectors, vectorsPerChannel: p.vectorsPerChannel,
+    maxErrors: p.maxErrors,
+    maxVectors: p.maxVectors,
+    vectorsPerChannel: p.vectorsPerChannel,
     chunkVectors: p.chunkVectors,
-    detectors: opts.detectors.map(({ ...d }) => d), snrs: [...opts.snrs],
+    detectors: opts.detectors.map(({ ...d }) => d),
+    snrs: [...opts.snrs],
     ...(p.maxTimeSeconds !== undefined ? { maxTimeSeconds: p.maxTimeSeconds } : {}),
-    interrupted, wallMs: performance.now() - start, points,
+    interrupted,
+    wallMs: performance.now() - start,
+    points,
   };
 }

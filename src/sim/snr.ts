@@ -20,17 +20,23 @@ export function parseSnrList(text: string): number[] {
   if (spec.includes(':')) {
     const parts = spec.split(':');
     if (parts.length !== 3) throw new InvalidArgumentError(`SNR range '${text}' must be start:step:stop`);
-    const [start, step, stop] = parts.map((p, i) => parseNumber(p, `SNR range ${['start', 'step', 'stop'][i]}`)) as [number, number, number];
+    const [start, step, stop] = parts.map((p, i) => parseNumber(p, `SNR range ${['start', 'step', 'stop'][i]}`)) as [
+      number,
+      number,
+      number,
+    ];
     if (step === 0) throw new InvalidArgumentError(`SNR range '${text}': step must not be 0`);
     if ((stop - start) / step < 0) throw new InvalidArgumentError(`SNR range '${text}': step goes away from stop`);
     // A small tolerance so 0:0.1:1 includes 1 despite rounding.
     const count = Math.floor((stop - start) / step + 1e-9) + 1;
-    if (count > MAX_SNR_POINTS) throw new InvalidArgumentError(`SNR range '${text}' has ${count} points (at most ${MAX_SNR_POINTS})`);
+    if (count > MAX_SNR_POINTS)
+      throw new InvalidArgumentError(`SNR range '${text}' has ${count} points (at most ${MAX_SNR_POINTS})`);
     // Round to 12 significant digits so 0.1 steps print as 0.3, not 0.30000000000000004.
     return Array.from({ length: count }, (_, i) => Number((start + i * step).toPrecision(12)));
   }
   const values = spec.split(',').map((p) => parseNumber(p, 'SNR value'));
-  if (values.length > MAX_SNR_POINTS) throw new InvalidArgumentError(`SNR list has ${values.length} points (at most ${MAX_SNR_POINTS})`);
+  if (values.length > MAX_SNR_POINTS)
+    throw new InvalidArgumentError(`SNR list has ${values.length} points (at most ${MAX_SNR_POINTS})`);
   return values;
 }
 

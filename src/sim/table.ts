@@ -58,10 +58,19 @@ export function formatPointRow(p: SimPoint, runningMs?: number): string {
   const vps = p.timeMs > 0 ? p.vectors / (p.timeMs / 1000) : NaN;
   // coded: errors are frame errors (the stop rule's count), vectors are frames
   const coded = p.code !== undefined;
-  return row([
-    p.snr.toFixed(1), p.detector.slice(0, WIDTHS[1]!), rate(p.ber), rate(p.ser), rate(p.fer),
-    count(coded ? p.frameErrors : p.bitErrors), count(coded ? p.frames : p.vectors), perSecond(vps), duration(p.timeMs),
-  ]) + (runningMs !== undefined ? ` ... ${duration(runningMs)}` : p.stoppedBy === 'time' ? ' (time limit)' : '');
+  return (
+    row([
+      p.snr.toFixed(1),
+      p.detector.slice(0, WIDTHS[1]!),
+      rate(p.ber),
+      rate(p.ser),
+      rate(p.fer),
+      count(coded ? p.frameErrors : p.bitErrors),
+      count(coded ? p.frames : p.vectors),
+      perSecond(vps),
+      duration(p.timeMs),
+    ]) + (runningMs !== undefined ? ` ... ${duration(runningMs)}` : p.stoppedBy === 'time' ? ' (time limit)' : '')
+  );
 }
 
 /** The table's header; `code` (a coded run) makes BER / FER those of the decoded information bits, errors frame errors, the count frames. */
@@ -83,25 +92,31 @@ export class LiveTable {
   private lastDraw = 0;
   private readonly code: string | undefined;
 
-  constructor(private readonly out: TableStream, private readonly snrType: SnrType, opts: { tty?: boolean; code?: string } = {}) {
+  constructor(
+    private readonly out: TableStream,
+    private readonly snrType: SnrType,
+    opts: { tty?: boolean; code?: string } = {},
+  ) {
     this.code = opts.code;
     this.tty = opts.tty ?? this.out.isTTY === true;
   }
 
   start(): void {
-    this.out.write(tableHeader(this.snrType, this.code) + '\n');
+    this.out.write(`${tableHeader(this.snrType, this.code)}\n`);
   }
 
   /** Pass as `onProgress` (or call from it). */
   update(ev: SimProgressEvent): void {
     if (!this.tty) {
-      if (ev.type === 'point') this.out.write(ev.points.map((p) => formatPointRow(p)).join('\n') + '\n');
+      if (ev.type === 'point') this.out.write(`${ev.points.map((p) => formatPointRow(p)).join('\n')}\n`);
       return;
     }
     const now = performance.now();
     if (ev.type === 'update' && now - this.lastDraw < REDRAW_INTERVAL_MS) return;
     this.lastDraw = now;
-    const lines = ev.points.map((p, d) => formatPointRow(p, ev.type === 'update' && !ev.finished[d] ? ev.pointWallMs : undefined));
+    const lines = ev.points.map((p, d) =>
+      formatPointRow(p, ev.type === 'update' && !ev.finished[d] ? ev.pointWallMs : undefined),
+    );
     let text = this.drawn > 0 ? `\x1b[${this.drawn}A` : '';
     for (const line of lines) text += `\r\x1b[2K${line}\n`;
     this.out.write(text);
@@ -119,12 +134,20 @@ export class LiveTable {
     const timed = result.points.filter((p) => p.stoppedBy === 'time').length;
     const snrPoints = result.snrs.length;
     const finished = new Set(result.points.map((p) => p.snrIndex)).size;
-    const notes = [`${result.points.length} points (${finished} of ${snrPoints} SNR values) in ${duration(result.wallMs)} on ${result.threads} thread(s), engine ${result.engine}`];
+    const notes = [
+      `${result.points.length} points (${finished} of ${snrPoints} SNR values) in ${duration(result.wallMs)} on ${result.threads} thread(s), engine ${result.engine}`,
+    ];
     if (result.interrupted) notes.push(`interrupted: ${snrPoints - finished} SNR value(s) not finished`);
-    if (timed > 0) notes.push(`${timed} point(s) stopped by the time limit (${result.maxTimeSeconds} s per point): fewer errors / vectors than asked, flagged stoppedBy "time"`);
-    if (zero > 0) notes.push(result.code
-      ? `${zero} point(s) with no frame errors: FER 0 means below 1 / frames (omitted from log-scale plots)`
-      : `${zero} point(s) with no bit errors: BER 0 means below 1 / bits (omitted from log-scale plots)`);
-    this.out.write(notes.join('\n') + '\n');
+    if (timed > 0)
+      notes.push(
+        `${timed} point(s) stopped by the time limit (${result.maxTimeSeconds} s per point): fewer errors / vectors than asked, flagged stoppedBy "time"`,
+      );
+    if (zero > 0)
+      notes.push(
+        result.code
+          ? `${zero} point(s) with no frame errors: FER 0 means below 1 / frames (omitted from log-scale plots)`
+          : `${zero} point(s) with no bit errors: BER 0 means below 1 / bits (omitted from log-scale plots)`,
+      );
+    this.out.write(`${notes.join('\n')}\n`);
   }
 }

@@ -16,23 +16,33 @@ const USAGE = 'probe [--n N] [--xs A,B] [--words a,b] [--x X] [--label L]';
 const WORDS = ['alpha', 'beta', 'gamma'] as const;
 
 test('BenchArgs: values in range parse to what was written, switches to whether they were given; absent options give the fallback', () => {
-  fc.assert(fc.property(
-    fc.integer({ min: -1000, max: 1000 }), fc.array(fc.double({ min: -50, max: 50, noNaN: true }), { minLength: 1, maxLength: 5 }),
-    fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 4 }), fc.boolean(), fc.boolean(),
-    (n, xs, words, equals, on) => {
-      // both spellings, negative values too (`--n -4` as with every subcommand)
-      const argv = equals ? [`--n=${n}`, `--xs=${xs.join(',')}`, `--words=${words.join(',')}`] : ['--n', String(n), '--xs', xs.join(','), '--words', words.join(',')];
-      if (on) argv.splice(2, 0, '--on');
-      const cl = BenchArgs.parse('probe', USAGE, NAMES, argv, ['on', 'off']);
-      assert.equal(cl.flag('on'), on);
-      assert.equal(cl.flag('off'), false);
-      assert.equal(cl.int('n', -1000, 1000, 7), n);
-      assert.deepEqual(cl.numbers('xs', -50, 50, [1]), xs.map((v) => Number(String(v))));
-      assert.deepEqual(cl.choices('words', WORDS, ['beta']), words);
-      assert.equal(cl.number('x', 0, 1, 0.25), 0.25);
-      assert.equal(cl.text('label', 'none'), 'none');
-    },
-  ));
+  fc.assert(
+    fc.property(
+      fc.integer({ min: -1000, max: 1000 }),
+      fc.array(fc.double({ min: -50, max: 50, noNaN: true }), { minLength: 1, maxLength: 5 }),
+      fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 4 }),
+      fc.boolean(),
+      fc.boolean(),
+      (n, xs, words, equals, on) => {
+        // both spellings, negative values too (`--n -4` as with every subcommand)
+        const argv = equals
+          ? [`--n=${n}`, `--xs=${xs.join(',')}`, `--words=${words.join(',')}`]
+          : ['--n', String(n), '--xs', xs.join(','), '--words', words.join(',')];
+        if (on) argv.splice(2, 0, '--on');
+        const cl = BenchArgs.parse('probe', USAGE, NAMES, argv, ['on', 'off']);
+        assert.equal(cl.flag('on'), on);
+        assert.equal(cl.flag('off'), false);
+        assert.equal(cl.int('n', -1000, 1000, 7), n);
+        assert.deepEqual(
+          cl.numbers('xs', -50, 50, [1]),
+          xs.map((v) => Number(String(v))),
+        );
+        assert.deepEqual(cl.choices('words', WORDS, ['beta']), words);
+        assert.equal(cl.number('x', 0, 1, 0.25), 0.25);
+        assert.equal(cl.text('label', 'none'), 'none');
+      },
+    ),
+  );
 });
 
 const PROBE = fileURLToPath(new URL('./args-probe.js', import.meta.url));
@@ -43,7 +53,8 @@ function run(argv: string[]): { status: number | null; stderr: string } {
 }
 
 test('BenchArgs: a bad word exits with status 2, naming the option, and prints the usage', () => {
-  const lo = -3 - Math.floor(Math.random() * 10), hi = 3 + Math.floor(Math.random() * 10);
+  const lo = -3 - Math.floor(Math.random() * 10),
+    hi = 3 + Math.floor(Math.random() * 10);
   const cases: Array<[string[], RegExp]> = [
     [['--n', String(hi + 1)], new RegExp(`--n must be an integer in \\[${lo}, ${hi}\\], got ${hi + 1}`)],
     [['--n', '1.5'], /--n must be an integer/],

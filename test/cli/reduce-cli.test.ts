@@ -9,7 +9,8 @@ import { blockToeplitzBases, integerScale } from '../../src/lattice/generators.j
 import { checkLLL, checkUnimodular } from '../../src/lattice/check.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
-const cli = (args: string[], input?: string) => spawnSync(process.execPath, [CLI, ...args], { input, encoding: 'utf8', timeout: 60_000 });
+const cli = (args: string[], input?: string) =>
+  spawnSync(process.execPath, [CLI, ...args], { input, encoding: 'utf8', timeout: 60_000 });
 
 const seed = Math.floor(Math.random() * 2 ** 31);
 const rng = new Philox(seed, 5);
@@ -17,25 +18,31 @@ const rng = new Philox(seed, 5);
 function randomIntegerBasisText(m: number, n: number): { text: string; rows: number[][] } {
   const rows: number[][] = [];
   for (let i = 0; i < m; i++) rows.push(Array.from({ length: n }, () => rng.int(2001) - 1000));
-  return { rows, text: '[' + rows.map((r) => '[' + r.join(' ') + ']').join('\n') + ']\n' };
+  return { rows, text: `[${rows.map((r) => `[${r.join(' ')}]`).join('\n')}]\n` };
 }
 
 test('reduce -of bu: integer in, integer out, U B_in = B_out exactly, U unimodular, output LLL-reduced', () => {
   for (let trial = 0; trial < 4; trial++) {
-    const n = 3 + rng.int(10), m = 2 + rng.int(n - 1);
+    const n = 3 + rng.int(10),
+      m = 2 + rng.int(n - 1);
     const { text, rows } = randomIntegerBasisText(m, n);
     const r = cli(['reduce', '-of', 'bu', '-d', '0.99'], text);
     assert.equal(r.status, 0, `seed ${seed}: ${r.stderr}`);
     const parts = r.stdout.trim().split(/\n(?=\[\[)/);
     assert.equal(parts.length, 2, r.stdout);
-    const B = parseFplll(parts[0]!), U = parseFplll(parts[1]!);
+    const B = parseFplll(parts[0]!),
+      U = parseFplll(parts[1]!);
     assert.ok(B.integral && U.integral);
-    assert.equal(B.rows, m); assert.equal(B.cols, n); assert.equal(U.rows, m); assert.equal(U.cols, m);
-    for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) {
-      let s = 0n;
-      for (let k = 0; k < m; k++) s += BigInt(U.values[i]![k]!) * BigInt(rows[k]![j]!);
-      assert.equal(BigInt(B.values[i]![j]!), s);
-    }
+    assert.equal(B.rows, m);
+    assert.equal(B.cols, n);
+    assert.equal(U.rows, m);
+    assert.equal(U.cols, m);
+    for (let i = 0; i < m; i++)
+      for (let j = 0; j < n; j++) {
+        let s = 0n;
+        for (let k = 0; k < m; k++) s += BigInt(U.values[i]![k]!) * BigInt(rows[k]![j]!);
+        assert.equal(BigInt(B.values[i]![j]!), s);
+      }
     assert.ok(checkUnimodular(Float64Array.from(U.values.flat()), m).ok);
     assert.ok(checkLLL(Float64Array.from(B.values.flat()), n, m, 0.99, 0.51).ok, `seed ${seed}`);
   }
@@ -43,23 +50,36 @@ test('reduce -of bu: integer in, integer out, U B_in = B_out exactly, U unimodul
 
 test('reduce -of bu on a square block-Toeplitz basis whose U passes 2^53: U printed exactly, U B_in = B_out in BigInt', () => {
   // a channel found to need U past 2^53 at delta 0.99 (72 bits)
-  const basis = integerScale(blockToeplitzBases({ batch: 1, blocks: 24, blockSize: 1, taps: 3, complex: true, seed: 7 }), 2 ** 20);
+  const basis = integerScale(
+    blockToeplitzBases({ batch: 1, blocks: 24, blockSize: 1, taps: 3, complex: true, seed: 7 }),
+    2 ** 20,
+  );
   const text = formatFplll(basis);
   const rows = parseFplll(text).values;
-  const m = rows.length, n = rows[0]!.length;
+  const m = rows.length,
+    n = rows[0]!.length;
   const r = cli(['reduce', '-of', 'bu', '-d', '0.99', '--check'], text);
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stderr, /rebuilt exactly/);
   const [bText, uText] = r.stdout.trim().split(/\n(?=\[\[)/);
-  const bigRows = (t: string) => t.split('\n').filter((l) => /\d/.test(l)).map((l) => (l.match(/-?\d+/g) ?? []).map((v) => BigInt(v)));
-  const B = bigRows(bText!), U = bigRows(uText!);
+  const bigRows = (t: string) =>
+    t
+      .split('\n')
+      .filter((l) => /\d/.test(l))
+      .map((l) => (l.match(/-?\d+/g) ?? []).map((v) => BigInt(v)));
+  const B = bigRows(bText!),
+    U = bigRows(uText!);
   assert.equal(U.length, m);
-  assert.ok(U.some((row) => row.some((v) => (v < 0n ? -v : v) > 2n ** 53n)), 'this channel needs U past 2^53');
-  for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) {
-    let s = 0n;
-    for (let k = 0; k < m; k++) s += U[i]![k]! * BigInt(rows[k]![j]!);
-    assert.equal(B[i]![j], s, `(U B_in)(${i}, ${j})`);
-  }
+  assert.ok(
+    U.some((row) => row.some((v) => (v < 0n ? -v : v) > 2n ** 53n)),
+    'this channel needs U past 2^53',
+  );
+  for (let i = 0; i < m; i++)
+    for (let j = 0; j < n; j++) {
+      let s = 0n;
+      for (let k = 0; k < m; k++) s += U[i]![k]! * BigInt(rows[k]![j]!);
+      assert.equal(B[i]![j], s, `(U B_in)(${i}, ${j})`);
+    }
 });
 
 test('reduce --check reports PASS and the metrics on stderr; --json works; every algorithm runs', () => {
@@ -113,7 +133,10 @@ test('info lists the engines', () => {
 test('reduce -v: progress of the precision ladder on stderr (a non-terminal gets plain lines), stdout the same as without it; without -v stderr stays empty', () => {
   // a knapsack basis past 2^53 (the ladder's double-double rung): a random column of 120-bit numbers, then the identity
   const m = 12 + rng.int(6);
-  const rows = Array.from({ length: m }, (_, i) => [BigInt(`0x8${Array.from({ length: 29 }, () => rng.int(16).toString(16)).join('')}`), ...Array.from({ length: m }, (_, j) => (i === j ? 1n : 0n))]);
+  const rows = Array.from({ length: m }, (_, i) => [
+    BigInt(`0x8${Array.from({ length: 29 }, () => rng.int(16).toString(16)).join('')}`),
+    ...Array.from({ length: m }, (_, j) => (i === j ? 1n : 0n)),
+  ]);
   const text = `[${rows.map((r) => `[${r.join(' ')}]`).join('\n')}]\n`;
   const quiet = cli(['reduce', '-d', '0.99'], text);
   const verbose = cli(['reduce', '-d', '0.99', '-v'], text);
@@ -139,12 +162,16 @@ test('reduce --checkpoint FILE: the basis as it stands written atomically while 
   const dir = mkdtempSync(join(tmpdir(), 'lm-ckpt-'));
   try {
     // a q-ary basis of 16 dimensions, 150-bit q: the double-double rung runs for thousands of steps
-    const d = 16, k = 8, q = 2n ** 149n + BigInt(rng.int(1 << 30));
-    const rows = Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => {
-      if (i < k) return j < k ? (i === j ? 1n : 0n) : (BigInt(rng.int(2 ** 30)) ** 5n) % q;
-      return i === j ? q : 0n;
-    }));
-    const text = '[' + rows.map((r) => '[' + r.join(' ') + ']').join('\n') + ']\n';
+    const d = 16,
+      k = 8,
+      q = 2n ** 149n + BigInt(rng.int(1 << 30));
+    const rows = Array.from({ length: d }, (_, i) =>
+      Array.from({ length: d }, (_, j) => {
+        if (i < k) return j < k ? (i === j ? 1n : 0n) : BigInt(rng.int(2 ** 30)) ** 5n % q;
+        return i === j ? q : 0n;
+      }),
+    );
+    const text = `[${rows.map((r) => `[${r.join(' ')}]`).join('\n')}]\n`;
     const file = join(dir, 'ck.txt');
     const r = cli(['reduce', '-v', '-d', '0.99', '--checkpoint', file, '--checkpoint-every', '0.001'], text);
     assert.equal(r.status, 0, r.stderr);
@@ -153,7 +180,11 @@ test('reduce --checkpoint FILE: the basis as it stands written atomically while 
     const ckRows = ck.bigValues ?? ck.values.map((row) => row.map(BigInt));
     assert.equal(ckRows.length, d);
     const abs = (x: bigint) => (x < 0n ? -x : x);
-    assert.equal(abs(determinantBig(ckRows)), abs(determinantBig(rows)), 'the checkpoint spans a lattice of the same volume');
+    assert.equal(
+      abs(determinantBig(ckRows)),
+      abs(determinantBig(rows)),
+      'the checkpoint spans a lattice of the same volume',
+    );
     assert.deepEqual(readdirSync(dir), ['ck.txt'], 'no temporary file left beside it');
     const again = cli(['reduce', '-d', '0.99', '--check', file]);
     assert.equal(again.status, 0, again.stderr);

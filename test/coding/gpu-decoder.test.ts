@@ -16,7 +16,7 @@ import { LdpcDecoder, resolveDecoderOptions } from '../../src/coding/decoder.js'
 import { decodeBatchAsync, ldpcKernelDefines, LDPC_STATUS } from '../../src/coding/gpu/cuda-decoder.js';
 import type { DecoderOptions } from '../../src/coding/types.js';
 import { cudaAvailable } from '../../src/gpu/context.js';
-import { LatticeMimoError } from '../../src/core/errors.js';
+import type { LatticeMimoError } from '../../src/core/errors.js';
 import { compileEmulated, emulatorUnavailable, runEmulated } from '../gpu/cuda-emulator.js';
 
 const unavailable = emulatorUnavailable();
@@ -48,7 +48,7 @@ function awgnFrames(code: LdpcCode, frames: number, ebn0: number, seed: number):
     const cw = code.encode(info);
     for (let i = 0; i < code.n; i++) {
       const g = Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u());
-      llr[f * code.n + i] = (2 * ((1 - 2 * cw[i]!) + Math.sqrt(sigma2) * g)) / sigma2;
+      llr[f * code.n + i] = (2 * (1 - 2 * cw[i]! + Math.sqrt(sigma2) * g)) / sigma2;
     }
   }
   return llr;
@@ -78,22 +78,37 @@ function emulate(code: LdpcCode, options: DecoderOptions, llr: Float32Array, fra
   const o = resolveDecoderOptions(options);
   // the kernel file of the schedule, as ldpcCudaPlan picks it
   const flooding = o.algorithm === 'flooding-spa';
-  const defines = [...Object.entries(ldpcKernelDefines(code.qc!, code.k, o, 'float32', fpb)).map(([k, v]) => `-D${k}=${v}`),
-    `-DTEST_KERNEL=${flooding ? 'ldpc_flooding' : 'ldpc_layered'}`, `-DTEST_ARRAYS=${flooding ? 3 : 1}`];
+  const defines = [
+    ...Object.entries(ldpcKernelDefines(code.qc!, code.k, o, 'float32', fpb)).map(([k, v]) => `-D${k}=${v}`),
+    `-DTEST_KERNEL=${flooding ? 'ldpc_flooding' : 'ldpc_layered'}`,
+    `-DTEST_ARRAYS=${flooding ? 3 : 1}`,
+  ];
   const { exe, error } = compileEmulated(MAIN, KERNEL(flooding ? 'flooding.cu' : 'layered.cu'), defines);
   if (error) throw new Error(error);
   const header = new Int32Array([frames, o.maxIterations, fpb, code.qc!.z, 0]);
-  const out = runEmulated(exe, Buffer.concat([Buffer.from(header.buffer), Buffer.from(llr.buffer, llr.byteOffset, llr.byteLength)]));
+  const out = runEmulated(
+    exe,
+    Buffer.concat([Buffer.from(header.buffer), Buffer.from(llr.buffer, llr.byteOffset, llr.byteLength)]),
+  );
   const bits = new Uint8Array(out.buffer, out.byteOffset, frames * code.k).slice();
-  const status = new Int32Array(new Uint8Array(out.buffer, out.byteOffset + frames * code.k, frames * 4).slice().buffer);
+  const status = new Int32Array(
+    new Uint8Array(out.buffer, out.byteOffset + frames * code.k, frames * 4).slice().buffer,
+  );
   return { bits, status };
 }
 
-test('layered.cu and flooding.cu (emulated): min-sum equals the CPU decoder bit for bit, layered and flooding sum-product decide as it', { skip: skipEmu }, () => {
+test('layered.cu and flooding.cu (emulated): min-sum equals the CPU decoder bit for bit, layered and flooding sum-product decide as it', {
+  skip: skipEmu,
+}, () => {
   const cases: Array<{ spec: string; options: DecoderOptions; ebn0: number; fpb: number }> = [
     { spec: 'wimax:576', options: { algorithm: 'nms', maxIterations: 8 }, ebn0: 1.5, fpb: 2 },
     { spec: 'wimax:576', options: { algorithm: 'oms', maxIterations: 6, earlyStop: false }, ebn0: 2.5, fpb: 3 },
-    { spec: 'wimax:576', options: { algorithm: 'nms', maxIterations: 5, saturation: 6.5, alpha: 0.8 }, ebn0: 3, fpb: 1 },
+    {
+      spec: 'wimax:576',
+      options: { algorithm: 'nms', maxIterations: 5, saturation: 6.5, alpha: 0.8 },
+      ebn0: 3,
+      fpb: 1,
+    },
     { spec: 'wimax:576', options: { algorithm: 'spa', maxIterations: 6 }, ebn0: 2, fpb: 2 },
     { spec: 'wimax:576', options: { algorithm: 'flooding-spa', maxIterations: 12 }, ebn0: 2.5, fpb: 2 },
     { spec: 'wimax:576', options: { algorithm: 'flooding-spa', maxIterations: 7, earlyStop: false }, ebn0: 3, fpb: 1 },
@@ -101,7 +116,8 @@ test('layered.cu and flooding.cu (emulated): min-sum equals the CPU decoder bit 
   for (const c of cases) {
     const code = ldpcCode(c.spec);
     const sumProduct = c.options.algorithm === 'spa' || c.options.algorithm === 'flooding-spa';
-    const seed = randomInt(2 ** 31), frames = sumProduct ? 12 : 5;
+    const seed = randomInt(2 ** 31),
+      frames = sumProduct ? 12 : 5;
     // float32 LLRs: the kernel clips and rounds them; the CPU decodes the same float32 values
     const llr = Float32Array.from(awgnFrames(code, frames, c.ebn0, seed));
     const gpu = emulate(code, c.options, llr, frames, c.fpb);
@@ -111,7 +127,12 @@ test('layered.cu and flooding.cu (emulated): min-sum equals the CPU decoder bit 
       // float32 against float64: the same iteration count and verdict on all frames but one (a frame
       // near a tie may take one more or fewer); a schedule that differs moves many
       let same = 0;
-      for (let f = 0; f < frames; f++) if ((gpu.status[f]! & LDPC_STATUS.ITERATIONS_MASK) === cpu.iterations[f] && (gpu.status[f]! & LDPC_STATUS.OK ? 1 : 0) === cpu.ok[f]) same++;
+      for (let f = 0; f < frames; f++)
+        if (
+          (gpu.status[f]! & LDPC_STATUS.ITERATIONS_MASK) === cpu.iterations[f] &&
+          (gpu.status[f]! & LDPC_STATUS.OK ? 1 : 0) === cpu.ok[f]
+        )
+          same++;
       assert.ok(same >= frames - 1, `${what}: ${same} of ${frames} frames with the CPU's iterations and verdict`);
     }
     for (let f = 0; f < frames; f++) {
@@ -130,10 +151,18 @@ test('layered.cu and flooding.cu (emulated): min-sum equals the CPU decoder bit 
   }
 });
 
-test('layered.cu (emulated): NR base graphs (punctured columns, fillers) equal the CPU decoder on full codewords', { skip: skipEmu }, () => {
-  for (const [spec, options] of [['nr:bg2:200:1/3', { algorithm: 'nms', maxIterations: 6 }], ['nr:bg1:300:1/2', { algorithm: 'oms', maxIterations: 4, earlyStop: false }]] as const) {
+test('layered.cu (emulated): NR base graphs (punctured columns, fillers) equal the CPU decoder on full codewords', {
+  skip: skipEmu,
+}, () => {
+  for (const [spec, options] of [
+    ['nr:bg2:200:1/3', { algorithm: 'nms', maxIterations: 6 }],
+    ['nr:bg1:300:1/2', { algorithm: 'oms', maxIterations: 4, earlyStop: false }],
+  ] as const) {
     const code = ldpcCode(spec);
-    const N = code.H.n, frames = 3, seed = randomInt(2 ** 31), u = rng(seed);
+    const N = code.H.n,
+      frames = 3,
+      seed = randomInt(2 ** 31),
+      u = rng(seed);
     const sigma2 = 0.6;
     const llr = new Float32Array(frames * N);
     const info = new Uint8Array(code.k);
@@ -143,7 +172,7 @@ test('layered.cu (emulated): NR base graphs (punctured columns, fillers) equal t
       for (let i = 0; i < N; i++) {
         const g = Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u());
         // the first 2 Zc columns are punctured: LLR 0, as rate recovery leaves them
-        llr[f * N + i] = i < 2 * code.nr!.Zc ? 0 : (2 * ((1 - 2 * cw[i]!) + Math.sqrt(sigma2) * g)) / sigma2;
+        llr[f * N + i] = i < 2 * code.nr!.Zc ? 0 : (2 * (1 - 2 * cw[i]! + Math.sqrt(sigma2) * g)) / sigma2;
       }
     }
     const gpu = emulate(code, options, llr, frames, 1);
@@ -153,24 +182,33 @@ test('layered.cu (emulated): NR base graphs (punctured columns, fillers) equal t
       const what = `${spec} seed ${seed} frame ${f}`;
       assert.equal(gpu.status[f]! & LDPC_STATUS.ITERATIONS_MASK, Math.abs(it), `${what}: iterations`);
       assert.equal(gpu.status[f]! & LDPC_STATUS.OK ? 1 : 0, it > 0 ? 1 : 0, `${what}: verdict`);
-      assert.deepEqual(gpu.bits.subarray(f * code.k, (f + 1) * code.k), core.decisions.subarray(0, code.k), `${what}: decisions`);
+      assert.deepEqual(
+        gpu.bits.subarray(f * code.k, (f + 1) * code.k),
+        core.decisions.subarray(0, code.k),
+        `${what}: decisions`,
+      );
     }
   }
 });
 
-test('layered.cu (emulated): a non-finite LLR raises the frame\'s flag, other frames decode', { skip: skipEmu }, () => {
+test("layered.cu (emulated): a non-finite LLR raises the frame's flag, other frames decode", { skip: skipEmu }, () => {
   const code = ldpcCode('wimax:576');
   const frames = 3;
   const llr = Float32Array.from(awgnFrames(code, frames, 4, randomInt(2 ** 31)));
   const at = code.n + randomInt(code.n);
   llr[at] = [Number.NaN, Infinity, -Infinity][randomInt(3)]!;
   const { status } = emulate(code, { maxIterations: 4 }, llr, frames, 2);
-  assert.deepEqual([...status].map((s) => (s & LDPC_STATUS.NON_FINITE ? 1 : 0)), [0, 1, 0]);
+  assert.deepEqual(
+    [...status].map((s) => (s & LDPC_STATUS.NON_FINITE ? 1 : 0)),
+    [0, 1, 0],
+  );
 });
 
 // ---------------------------------------------------------------- (2) on a device
 
-test('CUDA decodeBatchAsync: nms / oms equal the CPU bit for bit (WiMAX, NR; float32 and float64 input)', { skip: skipGpu }, async () => {
+test('CUDA decodeBatchAsync: nms / oms equal the CPU bit for bit (WiMAX, NR; float32 and float64 input)', {
+  skip: skipGpu,
+}, async () => {
   const specs = ['wimax:576', 'wimax:1152', 'wimax:2304', 'nr:bg2:500:1/3', 'nr:bg1:2000:1/2', 'nr:bg1:8448:2/3'];
   const settings: DecoderOptions[] = [
     { algorithm: 'nms', maxIterations: 20 },
@@ -180,7 +218,8 @@ test('CUDA decodeBatchAsync: nms / oms equal the CPU bit for bit (WiMAX, NR; flo
   for (const spec of specs) {
     const code = ldpcCode(spec);
     for (const ebn0 of [0.5, 1.5, 2.5, 4]) {
-      const seed = randomInt(2 ** 31), frames = spec.includes('8448') ? 24 : 100;
+      const seed = randomInt(2 ** 31),
+        frames = spec.includes('8448') ? 24 : 100;
       const llr64 = awgnFrames(code, frames, ebn0, seed);
       for (const [i, options] of settings.entries()) {
         const llr = i === 1 ? llr64 : Float32Array.from(llr64);
@@ -196,16 +235,25 @@ test('CUDA decodeBatchAsync: nms / oms equal the CPU bit for bit (WiMAX, NR; flo
   }
 });
 
-test('CUDA decodeBatchAsync: layered and flooding sum-product in float32 decide as the CPU except near-ties', { skip: skipGpu }, async () => {
-  for (const [spec, algorithm] of [['wimax:2304', 'spa'], ['nr:bg2:1000:1/3', 'spa'], ['wimax:2304', 'flooding-spa'], ['nr:bg1:2000:1/2', 'flooding-spa']] as const) {
+test('CUDA decodeBatchAsync: layered and flooding sum-product in float32 decide as the CPU except near-ties', {
+  skip: skipGpu,
+}, async () => {
+  for (const [spec, algorithm] of [
+    ['wimax:2304', 'spa'],
+    ['nr:bg2:1000:1/3', 'spa'],
+    ['wimax:2304', 'flooding-spa'],
+    ['nr:bg1:2000:1/2', 'flooding-spa'],
+  ] as const) {
     const code = ldpcCode(spec);
     for (const ebn0 of [1, 2, 3]) {
-      const seed = randomInt(2 ** 31), frames = 200;
+      const seed = randomInt(2 ** 31),
+        frames = 200;
       const llr = Float32Array.from(awgnFrames(code, frames, ebn0, seed));
       const options: DecoderOptions = { algorithm, maxIterations: 20 };
       const cpu = code.decoder(options).decodeBatch(llr, frames);
       const gpu = await decodeBatchAsync(code, llr, frames, { ...options, engine: 'cuda' });
-      let differ = 0, itDiff = 0;
+      let differ = 0,
+        itDiff = 0;
       for (let f = 0; f < frames; f++) {
         const same = gpu.bits.subarray(f * code.k, (f + 1) * code.k).every((b, i) => b === cpu.bits[f * code.k + i]);
         if (!same || gpu.ok[f] !== cpu.ok[f]) differ++;
@@ -218,29 +266,53 @@ test('CUDA decodeBatchAsync: layered and flooding sum-product in float32 decide 
   }
 });
 
-test('CUDA decodeBatchAsync: typed errors as the CPU\'s; auto and cpu engines', { skip: skipGpu }, async () => {
+test("CUDA decodeBatchAsync: typed errors as the CPU's; auto and cpu engines", { skip: skipGpu }, async () => {
   const code = ldpcCode('wimax:1152');
   const frames = 4;
   const llr = Float32Array.from(awgnFrames(code, frames, 3, randomInt(2 ** 31)));
   const at = 2 * code.n + randomInt(code.n);
   const bad = llr.slice();
   bad[at] = Number.NaN;
-  const cpuErr = (() => { try { code.decodeBatch(bad, frames); } catch (e) { return e as LatticeMimoError; } return null; })();
-  await assert.rejects(decodeBatchAsync(code, bad, frames, { engine: 'cuda' }), (e: LatticeMimoError) => e.code === 'NON_FINITE' && e.message === cpuErr?.message);
-  await assert.rejects(decodeBatchAsync(code, llr.subarray(1), frames, { engine: 'cuda' }), (e: LatticeMimoError) => e.code === 'SHAPE_MISMATCH');
+  const cpuErr = (() => {
+    try {
+      code.decodeBatch(bad, frames);
+    } catch (e) {
+      return e as LatticeMimoError;
+    }
+    return null;
+  })();
+  await assert.rejects(
+    decodeBatchAsync(code, bad, frames, { engine: 'cuda' }),
+    (e: LatticeMimoError) => e.code === 'NON_FINITE' && e.message === cpuErr?.message,
+  );
+  await assert.rejects(
+    decodeBatchAsync(code, llr.subarray(1), frames, { engine: 'cuda' }),
+    (e: LatticeMimoError) => e.code === 'SHAPE_MISMATCH',
+  );
   // a min-sum saturation whose fixed-point values would pass float32's exact integers: the CPU's
-  await assert.rejects(decodeBatchAsync(code, llr, frames, { engine: 'cuda', algorithm: 'nms', saturation: 5000 }), (e: LatticeMimoError) => e.code === 'UNSUPPORTED');
-  await assert.rejects(decodeBatchAsync(code, llr, frames, { engine: 'cuda', maxIterations: 0 }), (e: LatticeMimoError) => e.code === 'INVALID_ARGUMENT');
+  await assert.rejects(
+    decodeBatchAsync(code, llr, frames, { engine: 'cuda', algorithm: 'nms', saturation: 5000 }),
+    (e: LatticeMimoError) => e.code === 'UNSUPPORTED',
+  );
+  await assert.rejects(
+    decodeBatchAsync(code, llr, frames, { engine: 'cuda', maxIterations: 0 }),
+    (e: LatticeMimoError) => e.code === 'INVALID_ARGUMENT',
+  );
   const auto = await decodeBatchAsync(code, llr, frames, { algorithm: 'nms', saturation: 5000 });
   assert.equal(auto.engine, 'cpu');
   assert.equal((await decodeBatchAsync(code, llr, frames)).engine, 'cuda');
 });
 
-test('decodeBatchAsync without a device: engine cuda is a typed error, auto decodes on the CPU', { skip: cuda.ok ? 'a CUDA device is present' : false }, async () => {
+test('decodeBatchAsync without a device: engine cuda is a typed error, auto decodes on the CPU', {
+  skip: cuda.ok ? 'a CUDA device is present' : false,
+}, async () => {
   const code = ldpcCode('wimax:576');
   const frames = 3;
   const llr = awgnFrames(code, frames, 2, randomInt(2 ** 31));
-  await assert.rejects(decodeBatchAsync(code, llr, frames, { engine: 'cuda' }), (e: LatticeMimoError) => e.code === 'ENGINE_UNAVAILABLE');
+  await assert.rejects(
+    decodeBatchAsync(code, llr, frames, { engine: 'cuda' }),
+    (e: LatticeMimoError) => e.code === 'ENGINE_UNAVAILABLE',
+  );
   const got = await decodeBatchAsync(code, llr, frames);
   const want = code.decodeBatch(llr, frames);
   assert.equal(got.engine, 'cpu');

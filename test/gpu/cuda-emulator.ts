@@ -14,7 +14,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -191,8 +191,12 @@ export function emulatorUnavailable(): string | null {
   if (r.error || r.status !== 0) return 'no g++ on this machine';
   // a compiler without C++20 barriers cannot emulate; one that has them must build the header (a
   // broken header is a defect, not a reason for every emulated test to skip)
-  const plain = spawnSync('g++', ['-std=c++20', '-pthread', '-x', 'c++', '-o', '/dev/null', '-'], { input: '#include <barrier>\nint main() { std::barrier<> b(1); b.arrive_and_wait(); }\n', encoding: 'utf8' });
-  if (plain.status !== 0) return `g++ has no C++20 <barrier>: ${(plain.stderr || plain.error?.message || '').slice(0, 500)}`;
+  const plain = spawnSync('g++', ['-std=c++20', '-pthread', '-x', 'c++', '-o', '/dev/null', '-'], {
+    input: '#include <barrier>\nint main() { std::barrier<> b(1); b.arrive_and_wait(); }\n',
+    encoding: 'utf8',
+  });
+  if (plain.status !== 0)
+    return `g++ has no C++20 <barrier>: ${(plain.stderr || plain.error?.message || '').slice(0, 500)}`;
   const probe = compileEmulated('int main() { std::barrier<> b(1); b.arrive_and_wait(); return 0; }', '', []);
   if (probe.error) throw new Error(`the CUDA emulation header does not compile: ${probe.error}`);
   return null;
@@ -203,7 +207,11 @@ export function emulatorUnavailable(): string | null {
  * #included: a kernel per file) into an executable, cached by content (the kernels' text with their
  * includes) under the temp directory.
  */
-export function compileEmulated(main: string, kernelPaths: string | readonly string[], defines: readonly string[]): { exe: string; error: string | null } {
+export function compileEmulated(
+  main: string,
+  kernelPaths: string | readonly string[],
+  defines: readonly string[],
+): { exe: string; error: string | null } {
   const dir = join(tmpdir(), 'lattice-mimo-emu');
   mkdirSync(dir, { recursive: true });
   const paths = (typeof kernelPaths === 'string' ? [kernelPaths] : kernelPaths).filter(Boolean);
@@ -217,7 +225,9 @@ export function compileEmulated(main: string, kernelPaths: string | readonly str
   const src = join(dir, `emu-${key}-${process.pid}.cpp`);
   writeFileSync(src, `#include "${header}"\n${paths.map((path) => `#include "${path}"\n`).join('')}${main}\n`);
   const tmpExe = `${exe}.${process.pid}.tmp`;
-  const r = spawnSync('g++', ['-std=c++20', '-O1', '-ffp-contract=off', '-pthread', ...defines, '-o', tmpExe, src], { encoding: 'utf8' });
+  const r = spawnSync('g++', ['-std=c++20', '-O1', '-ffp-contract=off', '-pthread', ...defines, '-o', tmpExe, src], {
+    encoding: 'utf8',
+  });
   if (r.status !== 0) return { exe, error: `g++ failed: ${(r.stderr || r.error?.message || '').slice(0, 2000)}` };
   renameSync(tmpExe, exe);
   return { exe, error: null };
@@ -251,7 +261,9 @@ export function runEmulated(exe: string, input: Uint8Array): Buffer {
   } catch (e) {
     const err = e as NodeJS.ErrnoException & { signal?: string };
     if (err.code === 'ETIMEDOUT' || err.signal === 'SIGKILL') {
-      throw new Error(`emulated kernel program ${exe} did not finish in ${EMULATED_TIMEOUT_MS / 1000} s: the threads of a block wait at different barriers (a deadlock on the GPU as well)`);
+      throw new Error(
+        `emulated kernel program ${exe} did not finish in ${EMULATED_TIMEOUT_MS / 1000} s: the threads of a block wait at different barriers (a deadlock on the GPU as well)`,
+      );
     }
     throw e;
   }

@@ -114,7 +114,14 @@ interface EmuKernel {
    * The host's launch plan (the code the GPU path runs) for a thread count (0: the host's choice)
    * and shared-memory limit; `p` other params than PARAMS where a kernel's plan takes them.
    */
-  plan(n: number, m: number, precision: 'float32' | 'float64', threads: number, sharedLimit: number, p?: AlgoParams): LaunchPlan;
+  plan(
+    n: number,
+    m: number,
+    precision: 'float32' | 'float64',
+    threads: number,
+    sharedLimit: number,
+    p?: AlgoParams,
+  ): LaunchPlan;
   /** Launch variants [threads, shared-memory limit] covering every layout of the kernel. */
   variants(n: number, m: number, precision: 'float32' | 'float64'): Array<[number, number]>;
   /** Header ints after [batch, n, m, maxIterations, threads, sharedBytes], and float64 parameters. */
@@ -127,22 +134,31 @@ const H100_SHARED = 232448;
  * ('group-shared-permutation'); 'group-register-players' on a group of two warps (REG_MODE);
  * PRE_GRAM: G from jacobi_gram.
  */
-const GROUP_MODE = 10000, REG_MODE = 20000, PRE_GRAM = 100000;
+const GROUP_MODE = 10000,
+  REG_MODE = 20000,
+  PRE_GRAM = 100000;
 /**
  * 'group-halo' (several rounds per group barrier): HALO_MODE on three warps, two pairs per lane, at most
  * two rounds per barrier (blocks of rounds, halos that go stale); HALO_WIDE on two warps, one pair
  * per lane, the host's hops; HALO_THREE on two warps, three pairs per lane, four rounds per barrier.
  */
-const HALO_MODE = 30000, HALO_WIDE = 40000, HALO_THREE = 50000;
+const HALO_MODE = 30000,
+  HALO_WIDE = 40000,
+  HALO_THREE = 50000;
 const HALO_TUNING: Record<number, JacobiTuning> = {
-  3: { group: 96, hops: 2, lanePairs: 2 }, 4: { group: 64, lanePairs: 1 }, 5: { group: 64, hops: 4, lanePairs: 3 },
+  3: { group: 96, hops: 2, lanePairs: 2 },
+  4: { group: 64, lanePairs: 1 },
+  5: { group: 64, hops: 4, lanePairs: 3 },
 };
 
 const KERNELS: EmuKernel[] = [
   {
     name: 'jacobi-parallel',
     cpu: jacobiParallelCpu,
-    kernelFiles: () => ['gram', 'jacobi'].map((k) => fileURLToPath(new URL(`../../src/lattice/jacobi-parallel/${k}-kernel.cu`, import.meta.url))),
+    kernelFiles: () =>
+      ['gram', 'jacobi'].map((k) =>
+        fileURLToPath(new URL(`../../src/lattice/jacobi-parallel/${k}-kernel.cu`, import.meta.url)),
+      ),
     main: JACOBI_MAIN,
     // threads + GROUP_MODE: the rounds on a group of two warps ('group-shared-permutation', which the host picks from
     // 65 pairs on), else the host's mode (the first warp alone for these sizes)
@@ -170,9 +186,23 @@ const KERNELS: EmuKernel[] = [
       while (at(none).scratchBytesPerBasis[1] === 0) none -= 16;
       let tight = none;
       while (Number(at(tight).extraArgs[3]) > 1) tight -= 4;
-      return [[0, H100_SHARED], [32, gOnly], [m > 8 ? 8 : 4, none], [96, tight], [GROUP_MODE + 96, H100_SHARED], [GROUP_MODE + 64, none],
-        [REG_MODE + 96, H100_SHARED], [REG_MODE + 64, H100_SHARED], [PRE_GRAM + REG_MODE + 96, none], [PRE_GRAM + 0, H100_SHARED], [PRE_GRAM + 32, gOnly],
-        [HALO_MODE + 128, H100_SHARED], [HALO_WIDE + 64, none], [PRE_GRAM + HALO_MODE + 96, H100_SHARED], [HALO_THREE + 64, H100_SHARED]];
+      return [
+        [0, H100_SHARED],
+        [32, gOnly],
+        [m > 8 ? 8 : 4, none],
+        [96, tight],
+        [GROUP_MODE + 96, H100_SHARED],
+        [GROUP_MODE + 64, none],
+        [REG_MODE + 96, H100_SHARED],
+        [REG_MODE + 64, H100_SHARED],
+        [PRE_GRAM + REG_MODE + 96, none],
+        [PRE_GRAM + 0, H100_SHARED],
+        [PRE_GRAM + 32, gOnly],
+        [HALO_MODE + 128, H100_SHARED],
+        [HALO_WIDE + 64, none],
+        [PRE_GRAM + HALO_MODE + 96, H100_SHARED],
+        [HALO_THREE + 64, H100_SHARED],
+      ];
     },
     header: (plan) => ({ ints: plan.extraArgs.slice(1).map(Number), doubles: [] }),
   },
@@ -184,14 +214,33 @@ const KERNELS: EmuKernel[] = [
     // a negative shared limit: Z in global scratch, the rest in shared memory (the layout the host
     // picks for 64 x 64 bases, several per multiprocessor)
     plan(n, m, precision, threads, sharedLimit) {
-      const allswap: AllswapTuning = { kernel: 'block', ...(threads > 0 ? { threads } : {}), ...(sharedLimit < 0 ? { blockMemory: 'z-global' as const } : {}) };
-      return allswapPlan(n, m, precision, { ...PARAMS, gpuTuning: { allswap } }, device(sharedLimit < 0 ? H100_SHARED : sharedLimit));
+      const allswap: AllswapTuning = {
+        kernel: 'block',
+        ...(threads > 0 ? { threads } : {}),
+        ...(sharedLimit < 0 ? { blockMemory: 'z-global' as const } : {}),
+      };
+      return allswapPlan(
+        n,
+        m,
+        precision,
+        { ...PARAMS, gpuTuning: { allswap } },
+        device(sharedLimit < 0 ? H100_SHARED : sharedLimit),
+      );
     },
     // workspace in shared memory with the host's block size, with fewer threads than pairs, in
     // global memory, and Z alone in global memory with a block size that is a multiple of n and
     // one that is not
-    variants: (n, m) => [[0, H100_SHARED], [m > 8 ? 8 : 4, H100_SHARED], [64, 0], [2 * n, -1], [n + 3, -1]],
-    header: (plan) => ({ ints: [Number(plan.extraArgs[3]), Number(plan.extraArgs[4])], doubles: [Number(plan.extraArgs[1]), Number(plan.extraArgs[2])] }),
+    variants: (n, m) => [
+      [0, H100_SHARED],
+      [m > 8 ? 8 : 4, H100_SHARED],
+      [64, 0],
+      [2 * n, -1],
+      [n + 3, -1],
+    ],
+    header: (plan) => ({
+      ints: [Number(plan.extraArgs[3]), Number(plan.extraArgs[4])],
+      doubles: [Number(plan.extraArgs[1]), Number(plan.extraArgs[2])],
+    }),
   },
   {
     name: 'allswap (column owners)',
@@ -203,8 +252,10 @@ const KERNELS: EmuKernel[] = [
     // memory; 2: everything in global scratch); no register cap (one module per size)
     plan(n, m, precision, threads, memory, p = PARAMS) {
       const allswap: AllswapTuning = {
-        kernel: 'block', columnLayout: true, minBlocks: 0,
-        ...(threads >= 4 * m ? { threads } : {}),  // (the shared block sizes below may be too small)
+        kernel: 'block',
+        columnLayout: true,
+        minBlocks: 0,
+        ...(threads >= 4 * m ? { threads } : {}), // (the shared block sizes below may be too small)
         ...(memory === 1 ? { blockMemory: 'shared' as const } : memory === 2 ? { blockMemory: 'global' as const } : {}),
       };
       const plan = allswapPlan(n, m, precision, { ...p, gpuTuning: { allswap } }, device(H100_SHARED));
@@ -212,8 +263,15 @@ const KERNELS: EmuKernel[] = [
       return plan;
     },
     // the host's block size (4 m rounded up to a warp), and one more warp of idle threads
-    variants: (n, m) => [[0, 0], [Math.ceil((4 * m) / 32) * 32 + 32, 1], [0, 2]],
-    header: (plan) => ({ ints: [Number(plan.extraArgs[3]), Number(plan.extraArgs[4])], doubles: [Number(plan.extraArgs[1]), Number(plan.extraArgs[2])] }),
+    variants: (_n, m) => [
+      [0, 0],
+      [Math.ceil((4 * m) / 32) * 32 + 32, 1],
+      [0, 2],
+    ],
+    header: (plan) => ({
+      ints: [Number(plan.extraArgs[3]), Number(plan.extraArgs[4])],
+      doubles: [Number(plan.extraArgs[1]), Number(plan.extraArgs[2])],
+    }),
   },
   {
     name: 'allswap (one thread per basis)',
@@ -224,13 +282,23 @@ const KERNELS: EmuKernel[] = [
     // module specialised to the size, as the host compiles it; else the generic one)
     plan(n, m, precision, threads, memory) {
       const laneMemory = LANE_MEMORY[memory % 10];
-      const allswap = { kernel: 'lane', laneThreads: threads, laneSpecialise: memory >= 10, ...(laneMemory ? { laneMemory } : {}) } as const;
+      const allswap = {
+        kernel: 'lane',
+        laneThreads: threads,
+        laneSpecialise: memory >= 10,
+        ...(laneMemory ? { laneMemory } : {}),
+      } as const;
       return allswapPlan(n, m, precision, { ...PARAMS, gpuTuning: { allswap } }, device(H100_SHARED));
     },
     // all in shared memory (one block of 32 lanes, mostly empty; specialised to the size for the
     // small sizes, which keeps the compiles few); Z, then everything in global scratch with one
     // basis per block (several blocks); blocks of 3 lanes, partly empty
-    variants: (n, m) => [[32, m <= 5 ? 10 : 0], [1, 1], [1, 2], [3, 2]],
+    variants: (_n, m) => [
+      [32, m <= 5 ? 10 : 0],
+      [1, 1],
+      [1, 2],
+      [3, 2],
+    ],
     header: (plan) => ({
       ints: [Number(plan.extraArgs[3]), Number(plan.extraArgs[4]), plan.scratchBytesPerBasis[0]!],
       doubles: [Number(plan.extraArgs[1]), Number(plan.extraArgs[2])],
@@ -238,10 +306,21 @@ const KERNELS: EmuKernel[] = [
   },
 ];
 
-function runKernel(k: EmuKernel, precision: 'float32' | 'float64', data: RealArray, batch: number, n: number, m: number, v: [number, number]) {
+function runKernel(
+  k: EmuKernel,
+  precision: 'float32' | 'float64',
+  data: RealArray,
+  batch: number,
+  n: number,
+  m: number,
+  v: [number, number],
+) {
   const plan = k.plan(n, m, precision, v[0], v[1]);
   const defines = Object.entries(plan.defines ?? {}).map(([name, value]) => `-D${name}=${value}`);
-  const { exe, error } = compileEmulated(k.main, k.kernelFiles(plan), [`-DREAL=${precision === 'float32' ? 'float' : 'double'}`, ...defines]);
+  const { exe, error } = compileEmulated(k.main, k.kernelFiles(plan), [
+    `-DREAL=${precision === 'float32' ? 'float' : 'double'}`,
+    ...defines,
+  ]);
   if (error) throw new Error(error);
   const threads = typeof plan.threads === 'number' ? plan.threads : plan.threads[0] * plan.threads[1];
   const extra = k.header(plan);
@@ -249,13 +328,25 @@ function runKernel(k: EmuKernel, precision: 'float32' | 'float64', data: RealArr
   const doubles = new Float64Array(extra.doubles);
   let out: Buffer;
   try {
-    out = runEmulated(exe, Buffer.concat([Buffer.from(header.buffer), Buffer.from(doubles.buffer), Buffer.from(data.buffer, data.byteOffset, data.byteLength)]));
+    out = runEmulated(
+      exe,
+      Buffer.concat([
+        Buffer.from(header.buffer),
+        Buffer.from(doubles.buffer),
+        Buffer.from(data.buffer, data.byteOffset, data.byteLength),
+      ]),
+    );
   } catch (e) {
-    throw new Error(`${k.name}, n = ${n}, m = ${m}, ${precision}, launch ${v}: ${(e as Error).message} ${String((e as { stderr?: unknown }).stderr ?? "").slice(0, 500)}`);
+    throw new Error(
+      `${k.name}, n = ${n}, m = ${m}, ${precision}, launch ${v}: ${(e as Error).message} ${String((e as { stderr?: unknown }).stderr ?? '').slice(0, 500)}`,
+    );
   }
   const eb = data.BYTES_PER_ELEMENT;
   const bytes = new Uint8Array(out.buffer, out.byteOffset, out.byteLength).slice();
-  const basis = precision === 'float32' ? new Float32Array(bytes.buffer, 0, batch * n * m) : new Float64Array(bytes.buffer, 0, batch * n * m);
+  const basis =
+    precision === 'float32'
+      ? new Float32Array(bytes.buffer, 0, batch * n * m)
+      : new Float64Array(bytes.buffer, 0, batch * n * m);
   const zOff = batch * n * m * eb;
   const Z = new Float64Array(bytes.slice(zOff, zOff + batch * m * m * 8).buffer);
   const stats = new Int32Array(bytes.slice(zOff + batch * m * m * 8).buffer);
@@ -268,10 +359,24 @@ for (const k of KERNELS) {
       const seed = process.env.EMU_SEED ? Number(process.env.EMU_SEED) : randomInt(2 ** 40);
       const rng = new Philox(seed, 5);
       // Gaussian, odd and even m, m < n too
-      for (const [n, m] of [[2 + rng.int(4), 2], [5 + rng.int(4), 5], [9 + rng.int(4), 8], [12 + rng.int(6), 11 + rng.int(2)]]) {
+      for (const [n, m] of [
+        [2 + rng.int(4), 2],
+        [5 + rng.int(4), 5],
+        [9 + rng.int(4), 8],
+        [12 + rng.int(6), 11 + rng.int(2)],
+      ]) {
         const g = gaussianBases({ batch: 2, n, m, seed: seed + n * 31 + m, precision });
         for (const v of k.variants(n, m, precision)) {
-          assertMatchesReference(k.cpu, PARAMS, `seed ${seed}, gaussian n = ${n}, m = ${m}, launch ${v}`, g.data, 2, n, m, runKernel(k, precision, g.data, 2, n, m, v));
+          assertMatchesReference(
+            k.cpu,
+            PARAMS,
+            `seed ${seed}, gaussian n = ${n}, m = ${m}, launch ${v}`,
+            g.data,
+            2,
+            n,
+            m,
+            runKernel(k, precision, g.data, 2, n, m, v),
+          );
         }
       }
       // block-Toeplitz, full and square; the square ones are often ill-conditioned (Jacobi's drift
@@ -279,25 +384,58 @@ for (const k of KERNELS) {
       // (the column owners get taller bases too, up to 30 rows: several registers a lane, and
       // warps whose columns are disjoint from a banded pivot, which skip it)
       const fullBlocks = k.name.includes('column owners') ? 3 + rng.int(10) : 3 + rng.int(3);
-      for (const [shape, batch, blocks] of [['full', 2, fullBlocks], ['square', 12, 6]] as const) {
+      for (const [shape, batch, blocks] of [
+        ['full', 2, fullBlocks],
+        ['square', 12, 6],
+      ] as const) {
         const t = blockToeplitzBases({ batch, blocks, blockSize: 2, taps: 2, shape, seed: seed + 7, precision });
         // (Jacobi: also 'group-register-players' across segments with G from jacobi_gram: its rounds with reductions)
-        for (const v of k.name === 'jacobi-parallel' ? [64, PRE_GRAM + REG_MODE + 64, PRE_GRAM + HALO_MODE + 96, HALO_WIDE + 64, HALO_THREE + 64] : [64]) {
-          assertMatchesReference(k.cpu, PARAMS, `seed ${seed}, block-Toeplitz ${shape} ${t.rows} x ${t.cols}, launch ${v}`, t.data, batch, t.rows, t.cols, runKernel(k, precision, t.data, batch, t.rows, t.cols, [v, H100_SHARED]));
+        for (const v of k.name === 'jacobi-parallel'
+          ? [64, PRE_GRAM + REG_MODE + 64, PRE_GRAM + HALO_MODE + 96, HALO_WIDE + 64, HALO_THREE + 64]
+          : [64]) {
+          assertMatchesReference(
+            k.cpu,
+            PARAMS,
+            `seed ${seed}, block-Toeplitz ${shape} ${t.rows} x ${t.cols}, launch ${v}`,
+            t.data,
+            batch,
+            t.rows,
+            t.cols,
+            runKernel(k, precision, t.data, batch, t.rows, t.cols, [v, H100_SHARED]),
+          );
         }
       }
       // integer bases (the exact-arithmetic path) and large entries
-      const n = 6 + rng.int(5), m = n - rng.int(2);
+      const n = 6 + rng.int(5),
+        m = n - rng.int(2);
       const ints = precision === 'float32' ? new Float32Array(2 * n * m) : new Float64Array(2 * n * m);
       for (let i = 0; i < ints.length; i++) ints[i] = Math.round(rng.normal() * 40);
       for (const v of k.name === 'jacobi-parallel' ? [32, PRE_GRAM + REG_MODE + 32, HALO_MODE + 96] : [32]) {
-        assertMatchesReference(k.cpu, PARAMS, `seed ${seed}, integer n = ${n}, m = ${m}, launch ${v}`, ints, 2, n, m, runKernel(k, precision, ints, 2, n, m, [v, H100_SHARED]));
+        assertMatchesReference(
+          k.cpu,
+          PARAMS,
+          `seed ${seed}, integer n = ${n}, m = ${m}, launch ${v}`,
+          ints,
+          2,
+          n,
+          m,
+          runKernel(k, precision, ints, 2, n, m, [v, H100_SHARED]),
+        );
       }
       // breakdowns: basis 0 with a column equal to an earlier one, basis 1 with a zero column
       const broken = ints.slice();
       broken.copyWithin((m - 2) * n, 0, n);
       broken.fill(0, n * m + n, n * m + 2 * n);
-      assertMatchesReference(k.cpu, PARAMS, `seed ${seed}, dependent and zero columns n = ${n}, m = ${m}`, broken, 2, n, m, runKernel(k, precision, broken, 2, n, m, [32, H100_SHARED]));
+      assertMatchesReference(
+        k.cpu,
+        PARAMS,
+        `seed ${seed}, dependent and zero columns n = ${n}, m = ${m}`,
+        broken,
+        2,
+        n,
+        m,
+        runKernel(k, precision, broken, 2, n, m, [32, H100_SHARED]),
+      );
     });
   }
 }
@@ -306,7 +444,9 @@ for (const k of KERNELS) {
 // float32 kernels): not the CPU reference's results, so each output is proven on its own (Z
 // unimodular, B = B_in Z, LLL conditions of B_in Z in float64 with a float32-sized tolerance), and
 // a phase must have run; a breakdown must be one that reduce() redoes in float64.
-test('allswap (column owners) with float32 arithmetic, emulated on the CPU: every output is an LLL-reduced basis of its input', { skip }, () => {
+test('allswap (column owners) with float32 arithmetic, emulated on the CPU: every output is an LLL-reduced basis of its input', {
+  skip,
+}, () => {
   const seed = process.env.EMU_SEED ? Number(process.env.EMU_SEED) : randomInt(2 ** 40);
   const rng = new Philox(seed, 6);
   const owners = KERNELS.find((k) => k.name === 'allswap (column owners)')!;
@@ -319,11 +459,34 @@ test('allswap (column owners) with float32 arithmetic, emulated on the CPU: ever
     },
   };
   const cases: Array<{ what: string; data: Float32Array; batch: number; n: number; m: number }> = [];
-  for (const [n, m] of [[9 + rng.int(4), 8], [14 + rng.int(6), 12 + rng.int(2)]]) {
-    cases.push({ what: `gaussian n = ${n}, m = ${m}`, data: gaussianBases({ batch: 3, n, m, seed: seed + n, precision: 'float32' }).data as Float32Array, batch: 3, n, m });
+  for (const [n, m] of [
+    [9 + rng.int(4), 8],
+    [14 + rng.int(6), 12 + rng.int(2)],
+  ]) {
+    cases.push({
+      what: `gaussian n = ${n}, m = ${m}`,
+      data: gaussianBases({ batch: 3, n, m, seed: seed + n, precision: 'float32' }).data as Float32Array,
+      batch: 3,
+      n,
+      m,
+    });
   }
-  const t = blockToeplitzBases({ batch: 3, blocks: 4 + rng.int(8), blockSize: 2, taps: 2, shape: 'full', seed: seed + 3, precision: 'float32' });
-  cases.push({ what: `block-Toeplitz ${t.rows} x ${t.cols}`, data: t.data as Float32Array, batch: 3, n: t.rows, m: t.cols });
+  const t = blockToeplitzBases({
+    batch: 3,
+    blocks: 4 + rng.int(8),
+    blockSize: 2,
+    taps: 2,
+    shape: 'full',
+    seed: seed + 3,
+    precision: 'float32',
+  });
+  cases.push({
+    what: `block-Toeplitz ${t.rows} x ${t.cols}`,
+    data: t.data as Float32Array,
+    batch: 3,
+    n: t.rows,
+    m: t.cols,
+  });
   for (const c of cases) {
     const out = runKernel(f32, 'float32', c.data, c.batch, c.n, c.m, [0, 0]);
     for (let k = 0; k < c.batch; k++) {
@@ -331,7 +494,10 @@ test('allswap (column owners) with float32 arithmetic, emulated on the CPU: ever
       const status = out.stats[k * STATS_WIDTH + 3]!;
       if (status !== 0) {
         // (the statuses reduce() redoes in float64 for a float32 run)
-        assert.ok(([STATUS.PRECISION_FAILURE, STATUS.RANK_DEFICIENT, STATUS.TRANSFORM_OVERFLOW] as number[]).includes(status), `${what}: status ${status}, not a float32 breakdown`);
+        assert.ok(
+          ([STATUS.PRECISION_FAILURE, STATUS.RANK_DEFICIENT, STATUS.TRANSFORM_OVERFLOW] as number[]).includes(status),
+          `${what}: status ${status}, not a float32 breakdown`,
+        );
         continue;
       }
       assert.ok(out.stats[k * STATS_WIDTH]! >= 1, `${what}: no phase ran`);

@@ -16,17 +16,38 @@ import { reduceBatchCuda as allswapCuda } from '../../src/lattice/allswap/cuda.j
  */
 export function forcedAllswap(kind: 'lane' | 'grid'): typeof allswapCuda {
   return async (data, batch, n, m, p, out) => {
-    const r = await allswapCuda(data, batch, n, m, { ...p, gpuTuning: { ...p.gpuTuning, allswap: { ...p.gpuTuning?.allswap, kernel: kind } } }, out);
+    const r = await allswapCuda(
+      data,
+      batch,
+      n,
+      m,
+      { ...p, gpuTuning: { ...p.gpuTuning, allswap: { ...p.gpuTuning?.allswap, kernel: kind } } },
+      out,
+    );
     assert.equal(r.stats.variant, kind);
     return r;
   };
 }
 
 /** The error code each kernel status stands for (src/lattice/gpu/status.ts). */
-export const STATUS_CODES = ['', 'NON_FINITE', 'ZERO_VECTOR', 'ITERATION_LIMIT', 'RANK_DEFICIENT', 'PRECISION_FAILURE', 'UNSUPPORTED'];
+export const STATUS_CODES = [
+  '',
+  'NON_FINITE',
+  'ZERO_VECTOR',
+  'ITERATION_LIMIT',
+  'RANK_DEFICIENT',
+  'PRECISION_FAILURE',
+  'UNSUPPORTED',
+];
 
 export function assertMatchesReference(
-  cpu: CpuReducer, p: AlgoParams, what: string, data: RealArray, batch: number, n: number, m: number,
+  cpu: CpuReducer,
+  p: AlgoParams,
+  what: string,
+  data: RealArray,
+  batch: number,
+  n: number,
+  m: number,
   got: { basis: RealArray; Z: Float64Array; stats: Int32Array },
   /** The output basis is B_in Z as reduce() computes it (the engine's product stage), not the reducer's working basis. */
   product = false,
@@ -37,18 +58,32 @@ export function assertMatchesReference(
     for (let i = 0; i < m; i++) Z[i + i * m] = 1;
     const where = `${what}, basis ${b}`;
     const status = got.stats[b * STATS_WIDTH + 3]!;
-    let s;
+    let s: ReturnType<typeof cpu>;
     try {
       s = cpu(B, Z, n, m, p);
     } catch (e) {
       // the reference gave up on this basis (too ill-conditioned): the kernel must say so too
-      assert.equal(STATUS_CODES[status], (e as { code?: string }).code, `${where}: the CPU threw ${String(e)}, the kernel's status is ${status}`);
+      assert.equal(
+        STATUS_CODES[status],
+        (e as { code?: string }).code,
+        `${where}: the CPU threw ${String(e)}, the kernel's status is ${status}`,
+      );
       continue;
     }
     assert.equal(status, 0, `${where}: kernel status ${status}, the CPU succeeded`);
     assert.deepEqual(got.Z.subarray(b * m * m, (b + 1) * m * m), Z, `${where}: Z`);
-    const want = product ? (() => { const P = B.slice() as RealArray; P.set(applyTransform(data.subarray(b * n * m, (b + 1) * n * m), Z, n, m)!); return P; })() : B;
+    const want = product
+      ? (() => {
+          const P = B.slice() as RealArray;
+          P.set(applyTransform(data.subarray(b * n * m, (b + 1) * n * m), Z, n, m)!);
+          return P;
+        })()
+      : B;
     assert.deepEqual(got.basis.subarray(b * n * m, (b + 1) * n * m), want, `${where}: basis`);
-    assert.deepEqual(Array.from(got.stats.subarray(b * STATS_WIDTH, b * STATS_WIDTH + 3)), [s.iterations, s.swaps, s.sizeReductions], `${where}: counts`);
+    assert.deepEqual(
+      Array.from(got.stats.subarray(b * STATS_WIDTH, b * STATS_WIDTH + 3)),
+      [s.iterations, s.swaps, s.sizeReductions],
+      `${where}: counts`,
+    );
   }
 }

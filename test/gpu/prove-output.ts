@@ -10,7 +10,15 @@ import { applyTransform, checkLLL, checkUnimodular } from '../../src/lattice/che
 import type { AlgoParams } from '../../src/lattice/types.js';
 
 /** Proves basis k of a GPU result (r) of `input` (batch of n x m bases). */
-export function proveOutput(input: RealArray, r: { basis: RealArray; Z: Float64Array }, k: number, n: number, m: number, p: AlgoParams, what: string): void {
+export function proveOutput(
+  input: RealArray,
+  r: { basis: RealArray; Z: Float64Array },
+  k: number,
+  n: number,
+  m: number,
+  p: AlgoParams,
+  what: string,
+): void {
   const Z = r.Z.subarray(k * m * m, (k + 1) * m * m);
   const Bin = input.subarray(k * n * m, (k + 1) * n * m);
   const uni = checkUnimodular(Z, m);
@@ -19,12 +27,16 @@ export function proveOutput(input: RealArray, r: { basis: RealArray; Z: Float64A
   assert.ok(out, `${what}: B_in Z is not representable`);
   const f32 = input instanceof Float32Array;
   const B = r.basis.subarray(k * n * m, (k + 1) * n * m);
-  let worst = 0, scale = 0;
+  let worst = 0,
+    scale = 0;
   for (let i = 0; i < n * m; i++) {
     worst = Math.max(worst, Math.abs(B[i]! - out[i]!));
     scale = Math.max(scale, Math.abs(out[i]!));
   }
-  assert.ok(worst <= (f32 ? 1e-4 : 1e-10) * scale, `${what}: the returned basis differs from B_in Z by ${worst} (scale ${scale})`);
+  assert.ok(
+    worst <= (f32 ? 1e-4 : 1e-10) * scale,
+    `${what}: the returned basis differs from B_in Z by ${worst} (scale ${scale})`,
+  );
   const c = checkLLL(out, n, m, p.delta, p.eta, f32 ? 1e-3 : 1e-9);
   assert.ok(c.ok, `${what}: ${c.violations.join('; ')}`);
 }
@@ -33,9 +45,16 @@ export function proveOutput(input: RealArray, r: { basis: RealArray; Z: Float64A
  * Runs `call` on a copy of `input` (batch of n x m bases), asserts that the input was not modified,
  * and proves every output except the float32 failures (reduce() redoes those in float64).
  */
-export async function proveCall<R extends { basis: RealArray; Z: Float64Array; stats: { float32Failures: { has(k: number): boolean } } }>(
+export async function proveCall<
+  R extends { basis: RealArray; Z: Float64Array; stats: { float32Failures: { has(k: number): boolean } } },
+>(
   call: (data: RealArray, batch: number, n: number, m: number, p: AlgoParams) => Promise<R>,
-  input: RealArray, batch: number, n: number, m: number, p: AlgoParams, what: string,
+  input: RealArray,
+  batch: number,
+  n: number,
+  m: number,
+  p: AlgoParams,
+  what: string,
 ): Promise<R> {
   const copy = input.slice() as RealArray;
   const r = await call(copy, batch, n, m, p);

@@ -50,7 +50,11 @@ test('cudaAvailable answers without throwing, and describeCuda says what it foun
   }
   const lines = await describeCuda();
   assert.ok(lines.length >= 1);
-  if (a.ok) assert.ok(lines.some((l) => l.includes(a.device.name)), lines.join('\n'));
+  if (a.ok)
+    assert.ok(
+      lines.some((l) => l.includes(a.device.name)),
+      lines.join('\n'),
+    );
   else assert.match(lines[0]!, /not available/);
 });
 
@@ -59,15 +63,23 @@ test('a kernel round trip gives the same numbers as JavaScript (float64 and floa
   const ctx = CudaContext.get();
   for (const precision of ['float64', 'float32'] as const) {
     const A = precision === 'float64' ? Float64Array : Float32Array;
-    const mod = loadModule(ctx, { source: AXPY, name: 'axpy.cu', defines: { REAL: precision === 'float64' ? 'double' : 'float' }, options: ['-fmad=false'] });
+    const mod = loadModule(ctx, {
+      source: AXPY,
+      name: 'axpy.cu',
+      defines: { REAL: precision === 'float64' ? 'double' : 'float' },
+      options: ['-fmad=false'],
+    });
     const k = mod.kernel('axpy_sq', ['ptr', 'ptr', 'ptr', precision === 'float64' ? 'f64' : 'f32', 'i32']);
     const rng = new Philox(seed, precision === 'float64' ? 1 : 2);
     const len = 1000 + rng.int(5000);
-    const x = new A(len), y = new A(len);
+    const x = new A(len),
+      y = new A(len);
     rng.fillNormal(x);
     rng.fillNormal(y);
     const a = precision === 'float64' ? rng.normal() : Math.fround(rng.normal());
-    const dx = DeviceBuffer.alloc(ctx, x.byteLength), dy = DeviceBuffer.alloc(ctx, y.byteLength), dout = DeviceBuffer.alloc(ctx, x.byteLength);
+    const dx = DeviceBuffer.alloc(ctx, x.byteLength),
+      dy = DeviceBuffer.alloc(ctx, y.byteLength),
+      dout = DeviceBuffer.alloc(ctx, x.byteLength);
     try {
       dx.upload(x);
       dy.upload(y);
@@ -77,11 +89,16 @@ test('a kernel round trip gives the same numbers as JavaScript (float64 and floa
       const out = new A(len);
       dout.download(out);
       for (let i = 0; i < len; i++) {
-        const want = precision === 'float64' ? a * x[i]! + y[i]! * y[i]! : Math.fround(Math.fround(a * x[i]!) + Math.fround(y[i]! * y[i]!));
+        const want =
+          precision === 'float64'
+            ? a * x[i]! + y[i]! * y[i]!
+            : Math.fround(Math.fround(a * x[i]!) + Math.fround(y[i]! * y[i]!));
         assert.equal(out[i], want, `seed ${seed}, ${precision}, element ${i}`);
       }
     } finally {
-      dx.free(); dy.free(); dout.free();
+      dx.free();
+      dy.free();
+      dout.free();
     }
   }
 });
@@ -91,17 +108,24 @@ test('pinned buffers, asynchronous copies on a stream, and event timing', { skip
   const ctx = CudaContext.get();
   const len = 1 << 20;
   const rng = new Philox(seed, 3);
-  const src = PinnedBuffer.alloc(ctx, len * 8), dst = PinnedBuffer.alloc(ctx, len * 8);
+  const src = PinnedBuffer.alloc(ctx, len * 8),
+    dst = PinnedBuffer.alloc(ctx, len * 8);
   const dev = DeviceBuffer.alloc(ctx, len * 8);
   const stream = Stream.create(ctx);
   try {
     const values = src.f64();
     rng.fillNormal(values);
     dst.f64().fill(NaN);
-    const t = timeOnStream(ctx, stream, () => {
-      dev.uploadAsync(src, stream);
-      dev.downloadAsync(dst, stream);
-    }, 5, 1);
+    const t = timeOnStream(
+      ctx,
+      stream,
+      () => {
+        dev.uploadAsync(src, stream);
+        dev.downloadAsync(dst, stream);
+      },
+      5,
+      1,
+    );
     await stream.wait();
     assert.deepEqual(dst.f64(), values, `seed ${seed}`);
     assert.ok(t.medianMs > 0 && t.minMs <= t.medianMs && t.medianMs <= t.maxMs, JSON.stringify(t));
@@ -113,7 +137,10 @@ test('pinned buffers, asynchronous copies on a stream, and event timing', { skip
     await e.wait();
     e.destroy();
   } finally {
-    stream.destroy(); dev.free(); src.free(); dst.free();
+    stream.destroy();
+    dev.free();
+    src.free();
+    dst.free();
   }
 });
 
@@ -121,13 +148,16 @@ test('an NVRTC compile error is a CudaError NVRTC_ERROR carrying the compiler lo
   const ctx = CudaContext.get();
   const name = `undeclared_${randomInt(1e9)}`;
   const bad = `extern "C" __global__ void broken(float* p) { p[0] = ${name}; }`;
-  assert.throws(() => loadModule(ctx, { source: bad, name: 'broken.cu' }), (e: unknown) => {
-    assert.ok(e instanceof CudaError);
-    assert.equal(e.code, 'NVRTC_ERROR');
-    assert.equal(e.cudaError, 'NVRTC_ERROR_COMPILATION');
-    assert.ok(e.message.includes(name), e.message);
-    return true;
-  });
+  assert.throws(
+    () => loadModule(ctx, { source: bad, name: 'broken.cu' }),
+    (e: unknown) => {
+      assert.ok(e instanceof CudaError);
+      assert.equal(e.code, 'NVRTC_ERROR');
+      assert.equal(e.cudaError, 'NVRTC_ERROR_COMPILATION');
+      assert.ok(e.message.includes(name), e.message);
+      return true;
+    },
+  );
 });
 
 test('modules are cached in memory and on disk', { skip }, () => {
@@ -149,7 +179,8 @@ test('modules are cached in memory and on disk', { skip }, () => {
     const m3 = loadModule(ctx, { source, name: 'axpy.cu', defines: { REAL: 'float' } });
     assert.notEqual(m3.key, m1.key);
   } finally {
-    if (saved === undefined) delete process.env.LATTICE_MIMO_CACHE; else process.env.LATTICE_MIMO_CACHE = saved;
+    if (saved === undefined) delete process.env.LATTICE_MIMO_CACHE;
+    else process.env.LATTICE_MIMO_CACHE = saved;
     rmSync(dir, { recursive: true, force: true });
   }
 });
@@ -157,31 +188,51 @@ test('modules are cached in memory and on disk', { skip }, () => {
 test('CUDA failures become typed errors: out of memory, bad launches', { skip }, () => {
   const ctx = CudaContext.get();
   // a petabyte: no device has it
-  assert.throws(() => DeviceBuffer.alloc(ctx, 2 ** 50), (e: unknown) => {
-    assert.ok(e instanceof CudaError);
-    assert.equal(e.code, 'OUT_OF_MEMORY');
-    assert.equal(e.cudaError, 'CUDA_ERROR_OUT_OF_MEMORY');
-    return true;
-  });
+  assert.throws(
+    () => DeviceBuffer.alloc(ctx, 2 ** 50),
+    (e: unknown) => {
+      assert.ok(e instanceof CudaError);
+      assert.equal(e.code, 'OUT_OF_MEMORY');
+      assert.equal(e.cudaError, 'CUDA_ERROR_OUT_OF_MEMORY');
+      return true;
+    },
+  );
   const mod = loadModule(ctx, { source: AXPY, name: 'axpy.cu', defines: { REAL: 'double' }, options: ['-fmad=false'] });
   const k = mod.kernel('axpy_sq', ['ptr', 'ptr', 'ptr', 'f64', 'i32']);
   assert.throws(() => k.launch({ grid: 1, block: 32 }, [0n, 0n]), InvalidArgumentError);
   // more threads per block than the device allows
-  assert.throws(() => k.launch({ grid: 1, block: 4096 }, [0n, 0n, 0n, 1, 0]), (e: unknown) => e instanceof CudaError && e.code === 'CUDA_ERROR');
+  assert.throws(
+    () => k.launch({ grid: 1, block: 4096 }, [0n, 0n, 0n, 1, 0]),
+    (e: unknown) => e instanceof CudaError && e.code === 'CUDA_ERROR',
+  );
   // the context still works afterwards
   ctx.synchronize();
   const attrs = k.attributes();
   assert.ok(attrs.registers > 0 && attrs.maxThreadsPerBlock >= 32, JSON.stringify(attrs));
 });
 
-test('the runner\'s options are validated field by field: a typed error naming the field, valid values pass', () => {
+test("the runner's options are validated field by field: a typed error naming the field, valid values pass", () => {
   for (const [bad, field] of [
-    [{ maxChunk: -1 }, 'maxChunk'], [{ maxChunk: 1.5 }, 'maxChunk'], [{ chunks: 257 }, 'chunks'], [{ chunks: -2 }, 'chunks'],
-    [{ streams: 4 }, 'streams'], [{ streams: 0.5 }, 'streams'],
+    [{ maxChunk: -1 }, 'maxChunk'],
+    [{ maxChunk: 1.5 }, 'maxChunk'],
+    [{ chunks: 257 }, 'chunks'],
+    [{ chunks: -2 }, 'chunks'],
+    [{ streams: 4 }, 'streams'],
+    [{ streams: 0.5 }, 'streams'],
   ] as const) {
-    assert.throws(() => validateBatchRunOptions(bad as unknown as BatchRunOptions), (e: unknown) => e instanceof InvalidArgumentError && e.message.startsWith(field), JSON.stringify(bad));
+    assert.throws(
+      () => validateBatchRunOptions(bad as unknown as BatchRunOptions),
+      (e: unknown) => e instanceof InvalidArgumentError && e.message.startsWith(field),
+      JSON.stringify(bad),
+    );
   }
-  for (const ok of [undefined, {}, { maxChunk: 0, chunks: 0, streams: 0 }, { maxChunk: 7, chunks: 256, streams: 3 }, { chunks: 1, streams: 1 }]) {
+  for (const ok of [
+    undefined,
+    {},
+    { maxChunk: 0, chunks: 0, streams: 0 },
+    { maxChunk: 7, chunks: 256, streams: 3 },
+    { chunks: 1, streams: 1 },
+  ]) {
     assert.doesNotThrow(() => validateBatchRunOptions(ok), JSON.stringify(ok));
   }
 });
@@ -195,10 +246,18 @@ test('the runner cuts a batch into few chunks when small, many of about 8 MiB wh
     assert.ok(Number.isInteger(k) && k >= 1 && k <= 16, `${bytes} bytes: ${k} chunks`);
     // more than one chunk only with at least 2 MiB of copies each; past four, about 8 MiB each
     if (k > 1) assert.ok(bytes / k >= 2 * MiB, `${bytes} bytes: ${k} chunks of ${bytes / k}`);
-    if (k > 4) assert.ok(bytes / k >= 8 * MiB && (k === 16 || bytes / k < 8 * MiB * (k + 1) / k), `${bytes} bytes: ${k} chunks of ${bytes / k}`);
+    if (k > 4)
+      assert.ok(
+        bytes / k >= 8 * MiB && (k === 16 || bytes / k < (8 * MiB * (k + 1)) / k),
+        `${bytes} bytes: ${k} chunks of ${bytes / k}`,
+      );
     if (bytes >= 8 * MiB && bytes < 40 * MiB) assert.equal(k, 4, `${bytes} bytes`);
     // items of uneven times: at least 2 MiB a chunk, at most eight chunks
-    assert.equal(chunksFor(bytes, true), Math.min(8, Math.max(1, Math.floor(bytes / (2 * MiB)))), `${bytes} bytes, uneven`);
+    assert.equal(
+      chunksFor(bytes, true),
+      Math.min(8, Math.max(1, Math.floor(bytes / (2 * MiB)))),
+      `${bytes} bytes, uneven`,
+    );
   }
   // never fewer chunks for more bytes
   for (let b = 0; b < 200 * MiB; b += 0.37 * MiB) {
@@ -210,59 +269,120 @@ test('the runner cuts a batch into few chunks when small, many of about 8 MiB wh
 
 // pinned: every array copied directly; staged: through the lane's staging buffer, one copy for all
 // inputs and one for all outputs and the status; mixed: pinned and staged records in one job
-for (const memory of ['pinned', 'staged', 'mixed'] as const) test(`a job with ordered kernels over three lanes (${memory} host arrays): each chunk right on fresh data, settle() gets its chunk's buffers`, { skip }, async () => {
-  const seed = randomInt(2 ** 31);
-  const ctx = CudaContext.get();
-  const rng = new Philox(seed, 11);
-  const items = 3000 + randomInt(3000), per = 64;  // float32 records of 64 values
-  const kernel = loadModule(ctx, { source: AXPY.replaceAll('REAL', 'float'), name: 'axpy-ordered.cu' }).kernel('axpy_sq', ['ptr', 'ptr', 'ptr', 'f32', 'i32']);
-  const array = (pinned: boolean) => (pinned ? allocPinned(ctx, Float32Array, items * per) : new Float32Array(items * per));
-  const x = array(memory !== 'staged'), y = array(memory === 'pinned');
-  const out = array(memory === 'pinned');
-  // the chunk count asked for directly (BatchRunOptions.chunks) or through the chunk size
-  const run = (a: number, chunks: number, direct: boolean) => runBatch(ctx, {
-    name: 'axpy ordered test', items, statusWords: 1, timed: false, orderedKernels: true,
-    inputs: [{ array: x, bytesPerItem: per * 4 }, { array: y, bytesPerItem: per * 4 }],
-    outputs: [{ array: out, bytesPerItem: per * 4 }],
-    scratch: [],
-    options: direct ? { chunks, streams: 3 } : { maxChunk: Math.ceil(items / chunks), streams: 3 },
-    enqueue(stream, c) {
-      kernel.launch({ grid: Math.ceil((c.count * per) / 128), block: 128, stream }, [c.inputs[0]!, c.inputs[1]!, c.outputs[0]!, a, c.count * per]);
-    },
-    settle(first, count, status, chunk) {
-      assert.ok(status.subarray(0, count).every((w) => w === 0), 'status words zeroed by the runner');
-      assert.equal(chunk.first, first);
-      assert.equal(chunk.count, count);
-    },
-  });
-  for (const [round, a, chunks] of [[0, 1.5, 3], [1, 1.5, 3], [2, -0.25, 5], [3, 2, 2]] as const) {
-    rng.fillNormal(x); rng.fillNormal(y);
-    out.fill(NaN);
-    const stats = await run(a, chunks, round % 2 === 1);
-    assert.equal(stats.chunks, chunks, `round ${round}`);
-    for (let i = 0; i < items * per; i++) {
-      const want = Math.fround(Math.fround(a) * x[i]! + y[i]! * y[i]!);
-      // fma or not: within two float32 rounding steps of the exact value
-      assert.ok(Math.abs(out[i]! - want) <= 4 * 2 ** -24 * (Math.abs(a * x[i]!) + y[i]! * y[i]!) + 1e-30, `round ${round}, element ${i}: ${out[i]} vs ${want} (seed ${seed})`);
+for (const memory of ['pinned', 'staged', 'mixed'] as const)
+  test(`a job with ordered kernels over three lanes (${memory} host arrays): each chunk right on fresh data, settle() gets its chunk's buffers`, {
+    skip,
+  }, async () => {
+    const seed = randomInt(2 ** 31);
+    const ctx = CudaContext.get();
+    const rng = new Philox(seed, 11);
+    const items = 3000 + randomInt(3000),
+      per = 64; // float32 records of 64 values
+    const kernel = loadModule(ctx, { source: AXPY.replaceAll('REAL', 'float'), name: 'axpy-ordered.cu' }).kernel(
+      'axpy_sq',
+      ['ptr', 'ptr', 'ptr', 'f32', 'i32'],
+    );
+    const array = (pinned: boolean) =>
+      pinned ? allocPinned(ctx, Float32Array, items * per) : new Float32Array(items * per);
+    const x = array(memory !== 'staged'),
+      y = array(memory === 'pinned');
+    const out = array(memory === 'pinned');
+    // the chunk count asked for directly (BatchRunOptions.chunks) or through the chunk size
+    const run = (a: number, chunks: number, direct: boolean) =>
+      runBatch(ctx, {
+        name: 'axpy ordered test',
+        items,
+        statusWords: 1,
+        timed: false,
+        orderedKernels: true,
+        inputs: [
+          { array: x, bytesPerItem: per * 4 },
+          { array: y, bytesPerItem: per * 4 },
+        ],
+        outputs: [{ array: out, bytesPerItem: per * 4 }],
+        scratch: [],
+        options: direct ? { chunks, streams: 3 } : { maxChunk: Math.ceil(items / chunks), streams: 3 },
+        enqueue(stream, c) {
+          kernel.launch({ grid: Math.ceil((c.count * per) / 128), block: 128, stream }, [
+            c.inputs[0]!,
+            c.inputs[1]!,
+            c.outputs[0]!,
+            a,
+            c.count * per,
+          ]);
+        },
+        settle(first, count, status, chunk) {
+          assert.ok(
+            status.subarray(0, count).every((w) => w === 0),
+            'status words zeroed by the runner',
+          );
+          assert.equal(chunk.first, first);
+          assert.equal(chunk.count, count);
+        },
+      });
+    for (const [round, a, chunks] of [
+      [0, 1.5, 3],
+      [1, 1.5, 3],
+      [2, -0.25, 5],
+      [3, 2, 2],
+    ] as const) {
+      rng.fillNormal(x);
+      rng.fillNormal(y);
+      out.fill(NaN);
+      const stats = await run(a, chunks, round % 2 === 1);
+      assert.equal(stats.chunks, chunks, `round ${round}`);
+      for (let i = 0; i < items * per; i++) {
+        const want = Math.fround(Math.fround(a) * x[i]! + y[i]! * y[i]!);
+        // fma or not: within two float32 rounding steps of the exact value
+        assert.ok(
+          Math.abs(out[i]! - want) <= 4 * 2 ** -24 * (Math.abs(a * x[i]!) + y[i]! * y[i]!) + 1e-30,
+          `round ${round}, element ${i}: ${out[i]} vs ${want} (seed ${seed})`,
+        );
+      }
     }
-  }
-});
+  });
 
-test('a small job on one lane between jobs on three keeps the other lanes\' memory: the next large job allocates nothing', { skip }, async () => {
+test("a small job on one lane between jobs on three keeps the other lanes' memory: the next large job allocates nothing", {
+  skip,
+}, async () => {
   const ctx = CudaContext.get();
-  const kernel = loadModule(ctx, { source: AXPY.replaceAll('REAL', 'float'), name: 'axpy-lanes.cu' }).kernel('axpy_sq', ['ptr', 'ptr', 'ptr', 'f32', 'i32']);
+  const kernel = loadModule(ctx, { source: AXPY.replaceAll('REAL', 'float'), name: 'axpy-lanes.cu' }).kernel(
+    'axpy_sq',
+    ['ptr', 'ptr', 'ptr', 'f32', 'i32'],
+  );
   const per = 64;
   const job = (items: number, streams: number) => {
-    const x = new Float32Array(items * per).fill(1), y = new Float32Array(items * per).fill(2), out = new Float32Array(items * per);
+    const x = new Float32Array(items * per).fill(1),
+      y = new Float32Array(items * per).fill(2),
+      out = new Float32Array(items * per);
     return runBatch(ctx, {
-      name: 'lanes test', items, statusWords: 1, timed: false,
-      inputs: [{ array: x, bytesPerItem: per * 4 }, { array: y, bytesPerItem: per * 4 }],
+      name: 'lanes test',
+      items,
+      statusWords: 1,
+      timed: false,
+      inputs: [
+        { array: x, bytesPerItem: per * 4 },
+        { array: y, bytesPerItem: per * 4 },
+      ],
       outputs: [{ array: out, bytesPerItem: per * 4 }],
       scratch: [],
       options: { chunks: streams, streams },
-      enqueue(stream, c) { kernel.launch({ grid: Math.ceil((c.count * per) / 128), block: 128, stream }, [c.inputs[0]!, c.inputs[1]!, c.outputs[0]!, 1, c.count * per]); },
-      settle() { /* nothing to check */ },
-    }).then((s) => { assert.ok(out.every((v) => v === 5)); return s; });
+      enqueue(stream, c) {
+        kernel.launch({ grid: Math.ceil((c.count * per) / 128), block: 128, stream }, [
+          c.inputs[0]!,
+          c.inputs[1]!,
+          c.outputs[0]!,
+          1,
+          c.count * per,
+        ]);
+      },
+      settle() {
+        /* nothing to check */
+      },
+    }).then((s) => {
+      assert.ok(out.every((v) => v === 5));
+      return s;
+    });
   };
   const ws = BatchWorkspace.of(ctx);
   await job(30_000, 3);

@@ -23,9 +23,11 @@ test('a Lovasz condition that holds with equality is reduced, exactly; a delta o
 test('away from ties the exact verdict equals the float64 check, on random integer bases and their LLL reductions', async () => {
   let compared = 0;
   for (let t = 0; t < 60; t++) {
-    const n = 2 + rng.int(8), m = 1 + rng.int(n);
+    const n = 2 + rng.int(8),
+      m = 1 + rng.int(n);
     const B = Float64Array.from({ length: n * m }, () => rng.int(41) - 20);
-    const delta = [0.75, 0.99, 0.5 + rng.int(50) / 100][rng.int(3)]!, eta = 0.51;
+    const delta = [0.75, 0.99, 0.5 + rng.int(50) / 100][rng.int(3)]!,
+      eta = 0.51;
     const { mu, r } = gramSchmidt(B, n, m);
     if (r.some((x) => !(x > 1e-9))) {
       assert.equal(checkLLLExact(B, n, m, delta, eta).ok, false, `seed ${seed}: dependent columns`);
@@ -39,7 +41,11 @@ test('away from ties the exact verdict equals the float64 check, on random integ
       near ||= Math.abs((r[k]! + m1 * m1 * r[k - 1]!) / r[k - 1]! - delta) < 1e-9;
     }
     if (near) continue;
-    assert.equal(checkLLLExact(B, n, m, delta, eta).ok, checkLLL(B, n, m, delta, eta, 0).ok, `seed ${seed}, basis ${t}`);
+    assert.equal(
+      checkLLLExact(B, n, m, delta, eta).ok,
+      checkLLL(B, n, m, delta, eta, 0).ok,
+      `seed ${seed}, basis ${t}`,
+    );
     compared++;
     const rows = Array.from({ length: m }, (_, j) => Array.from(B.subarray(j * n, (j + 1) * n)));
     const red = await reduce(basisFromRows(rows), { engine: 'cpu', algorithm: 'lll', delta, eta });

@@ -19,10 +19,12 @@ test('full rank modulo p agrees with the exact Bareiss determinant on random sma
 
 test('a planted integer dependency is found; entries near 2^50 are handled exactly', () => {
   for (let t = 0; t < 20; t++) {
-    const n = 3 + rng.int(10), m = 2 + rng.int(n - 1);
+    const n = 3 + rng.int(10),
+      m = 2 + rng.int(n - 1);
     const a = Float64Array.from({ length: n * m }, () => rng.int(2 ** 20) - 2 ** 19);
     const k = 1 + rng.int(m - 1);
-    const c = rng.int(7) - 3, d = 1 + rng.int(3);
+    const c = rng.int(7) - 3,
+      d = 1 + rng.int(3);
     for (let i = 0; i < n; i++) a[i + k * n] = c * a[i]! + d * a[i + (k - 1) * n]!;
     assert.equal(provablyFullRank(a, n, m), false, `seed ${seed}`);
     assert.ok(rankModP(a, n, m, 67108859) < m);

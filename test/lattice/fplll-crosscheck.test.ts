@@ -17,7 +17,13 @@ import { matrixAt, type MatrixBatch } from '../../src/core/matrix.js';
 import { applyTransform, checkLLL, checkUnimodular, qualityMetrics } from '../../src/lattice/check.js';
 import { checkLLLExact } from '../../src/lattice/exact-lll.js';
 import { basisFromRows, formatFplll, parseFplll } from '../../src/lattice/fplll-format.js';
-import { availableReferences, fpyllIsReduced, runFplll, runLatticegen, runProcess } from '../../bench/reference/fplll.js';
+import {
+  availableReferences,
+  fpyllIsReduced,
+  runFplll,
+  runLatticegen,
+  runProcess,
+} from '../../bench/reference/fplll.js';
 import { blockToeplitzBases, gaussianBases, integerScale } from '../../src/lattice/generators.js';
 import { reduce } from '../../src/lattice/reduce.js';
 
@@ -30,12 +36,19 @@ const missingTools = !refs.fplll || !refs.latticegen || !refs.fpylll;
 if (missingTools) console.log(`# fplll cross-check skipped: ${refs.missing.join('; ')}`);
 const skipTools = missingTools ? `reference tools missing: ${refs.missing.join('; ')}` : false;
 
-interface Instance { name: string; text: string; basis: MatrixBatch }
+interface Instance {
+  name: string;
+  text: string;
+  basis: MatrixBatch;
+}
 
 /** A deterministic stream of small integers from the run's seed. */
 function* ints(seed: number): Generator<number> {
   let s = seed >>> 0;
-  for (;;) { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; yield s; }
+  for (;;) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    yield s;
+  }
 }
 
 /** Fresh integer bases, n from 4 to 40, from every family. */
@@ -62,20 +75,41 @@ async function instances(): Promise<Instance[]> {
     // (see generators.ts), so the large ones here are the full (tall) convolution matrices
     const blocks = small ? pick(2, 6) : pick(8, 18);
     const shape = small ? 'square' : 'full';
-    const t = integerScale(blockToeplitzBases({ batch: 1, blocks, blockSize: 1, taps: Math.min(3, blocks), complex: true, shape, seed: pick(0, 2 ** 30) }), 2 ** 16);
-    out.push({ name: `toeplitz ${shape} ${t.rows}x${t.cols} (b=2 complex, L=3) x 2^16`, text: formatFplll(t), basis: t });
+    const t = integerScale(
+      blockToeplitzBases({
+        batch: 1,
+        blocks,
+        blockSize: 1,
+        taps: Math.min(3, blocks),
+        complex: true,
+        shape,
+        seed: pick(0, 2 ** 30),
+      }),
+      2 ** 16,
+    );
+    out.push({
+      name: `toeplitz ${shape} ${t.rows}x${t.cols} (b=2 complex, L=3) x 2^16`,
+      text: formatFplll(t),
+      basis: t,
+    });
   }
   return out;
 }
 
-test('reference pipeline: our fplll text I/O matches the tools byte for byte, our LLL check agrees with fpylll', { skip: skipTools }, async (t) => {
+test('reference pipeline: our fplll text I/O matches the tools byte for byte, our LLL check agrees with fpylll', {
+  skip: skipTools,
+}, async (t) => {
   const ctx = `(seed ${SEED})`;
   const all = await instances();
   t.diagnostic(`instances: ${all.map((i) => i.name).join('; ')}`);
   for (const inst of all) {
     const where = `${inst.name} ${ctx}`;
     if (inst.name.startsWith('latticegen')) {
-      assert.equal(formatFplll(parseFplll(inst.text).values, { style: 'latticegen' }), inst.text, `latticegen bytes, ${where}`);
+      assert.equal(
+        formatFplll(parseFplll(inst.text).values, { style: 'latticegen' }),
+        inst.text,
+        `latticegen bytes, ${where}`,
+      );
     }
     for (const delta of [0.75, 0.99]) {
       const ref = await runFplll(inst.text, { delta, eta: ETA, timeoutMs: TIMEOUT_MS });
@@ -85,7 +119,10 @@ test('reference pipeline: our fplll text I/O matches the tools byte for byte, ou
       assert.equal(parsed.integral, true);
       assert.equal(await fpyllIsReduced(ref.text, delta, ETA), true, `fpylll rejects fplll's own output, ${where}`);
       const b = basisFromRows(parsed.values);
-      assert.ok(checkLLL(b.data, b.rows, b.cols, delta, ETA).ok, `check.ts rejects fplll's output at delta ${delta}, ${where}`);
+      assert.ok(
+        checkLLL(b.data, b.rows, b.cols, delta, ETA).ok,
+        `check.ts rejects fplll's output at delta ${delta}, ${where}`,
+      );
     }
     // the unreduced input: both checks must give the same verdict
     const inputVerdict = await fpyllIsReduced(inst.text, 0.99, ETA);
@@ -97,7 +134,13 @@ test('reference pipeline: our fplll text I/O matches the tools byte for byte, ou
 /** Why our LLL cannot run yet (a placeholder engine), or null when it can. */
 async function oursUnavailable(): Promise<string | null> {
   try {
-    await reduce(basisFromRows([[3, 1], [1, 2]]), { algorithm: 'lll' });
+    await reduce(
+      basisFromRows([
+        [3, 1],
+        [1, 2],
+      ]),
+      { algorithm: 'lll' },
+    );
     return null;
   } catch (e) {
     if (e instanceof LatticeMimoError && e.code === 'UNSUPPORTED') return e.message;
@@ -107,50 +150,84 @@ async function oursUnavailable(): Promise<string | null> {
 
 test('our LLL vs fplll: fpylll says ours is reduced, quality within 5% of fplll', { skip: skipTools }, async (t) => {
   const why = await oursUnavailable();
-  if (why) { t.skip(`our LLL is not available yet: ${why}`); return; }
+  if (why) {
+    t.skip(`our LLL is not available yet: ${why}`);
+    return;
+  }
   const ctx = `(seed ${SEED})`;
   const report: string[] = ['instance | delta | n x m | rhf ours | rhf fplll | defect^(1/m) ours | defect^(1/m) fplll'];
-  let logRhfRatio = 0, logDefectRatio = 0, count = 0;
+  let logRhfRatio = 0,
+    logDefectRatio = 0,
+    count = 0;
   for (const inst of await instances()) {
     const { rows: n, cols: m } = inst.basis;
     for (const delta of [0.75, 0.99]) {
       const where = `${inst.name}, delta ${delta} ${ctx}`;
       const res = await reduce(inst.basis, { algorithm: 'lll', delta, eta: ETA }).catch((e: unknown) => {
-        assert.fail(`reduce() threw on ${where}: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}\ninput:\n${inst.text}`);
+        assert.fail(
+          `reduce() threw on ${where}: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}\ninput:\n${inst.text}`,
+        );
       });
-      const out = matrixAt(res.basis, 0), Z = matrixAt(res.transform, 0);
+      const out = matrixAt(res.basis, 0),
+        Z = matrixAt(res.transform, 0);
       // exactness: our output is B_in Z in integers, Z unimodular
       assert.ok(checkUnimodular(Z, m).ok, `Z not unimodular, ${where}`);
-      assert.deepEqual(Array.from(out), Array.from(applyTransform(inst.basis.data, Z, n, m) ?? []), `output != B_in Z, ${where}`);
+      assert.deepEqual(
+        Array.from(out),
+        Array.from(applyTransform(inst.basis.data, Z, n, m) ?? []),
+        `output != B_in Z, ${where}`,
+      );
       const text = formatFplll(res.basis);
       if (!(await fpyllIsReduced(text, delta, ETA))) {
         // fpylll's check runs in doubles: a condition that holds with equality (it happened: a
         // Lovasz slack of exactly 0, mu = -3/10) can land below 0 there. The exact check settles it.
         const exact = checkLLLExact(out, n, m, delta, ETA);
-        assert.ok(exact.ok, `our output is not LLL-reduced (fpylll, and in exact arithmetic: ${exact.violations.join('; ')}), ${where}`);
+        assert.ok(
+          exact.ok,
+          `our output is not LLL-reduced (fpylll, and in exact arithmetic: ${exact.violations.join('; ')}), ${where}`,
+        );
         t.diagnostic(`fpylll rejected our output of ${where} within its rounding; the exact check proves it reduced`);
       }
 
       const ref = await runFplll(inst.text, { delta, eta: ETA, timeoutMs: TIMEOUT_MS });
       assert.ok(ref.ok, `fplll failed: ${ref.failure}, ${where}`);
       const theirs = basisFromRows(parseFplll(ref.text).values);
-      const qo = qualityMetrics(out, n, m), qf = qualityMetrics(theirs.data, n, m);
-      assert.ok(Math.abs(qo.log2Det - qf.log2Det) < 1e-6 * Math.max(1, Math.abs(qf.log2Det)), `different lattices? ${where}`);
+      const qo = qualityMetrics(out, n, m),
+        qf = qualityMetrics(theirs.data, n, m);
+      assert.ok(
+        Math.abs(qo.log2Det - qf.log2Det) < 1e-6 * Math.max(1, Math.abs(qf.log2Det)),
+        `different lattices? ${where}`,
+      );
       // The LLL guarantee holds for any delta-reduced basis: ||b1|| <= alpha^((m-1)/4) det^(1/m)
       const alpha = 1 / (delta - ETA * ETA);
-      assert.ok(qo.rootHermiteFactor <= alpha ** ((m - 1) / (4 * m)) * (1 + 1e-9), `rhf ${qo.rootHermiteFactor} above the LLL bound, ${where}`);
-      const dO = qo.orthogonalityDefect ** (1 / m), dF = qf.orthogonalityDefect ** (1 / m);
+      assert.ok(
+        qo.rootHermiteFactor <= alpha ** ((m - 1) / (4 * m)) * (1 + 1e-9),
+        `rhf ${qo.rootHermiteFactor} above the LLL bound, ${where}`,
+      );
+      const dO = qo.orthogonalityDefect ** (1 / m),
+        dF = qf.orthogonalityDefect ** (1 / m);
       logRhfRatio += Math.log(qo.rootHermiteFactor / qf.rootHermiteFactor);
       logDefectRatio += Math.log(dO / dF);
       count++;
-      report.push(`${inst.name} | ${delta} | ${n}x${m} | ${qo.rootHermiteFactor.toFixed(4)} | ${qf.rootHermiteFactor.toFixed(4)} | ${dO.toFixed(4)} | ${dF.toFixed(4)}`);
+      report.push(
+        `${inst.name} | ${delta} | ${n}x${m} | ${qo.rootHermiteFactor.toFixed(4)} | ${qf.rootHermiteFactor.toFixed(4)} | ${dO.toFixed(4)} | ${dF.toFixed(4)}`,
+      );
     }
   }
-  const rhfRatio = Math.exp(logRhfRatio / count), defectRatio = Math.exp(logDefectRatio / count);
-  report.push(`geometric mean ours/fplll: root Hermite factor ${rhfRatio.toFixed(4)}, defect^(1/m) ${defectRatio.toFixed(4)}`);
+  const rhfRatio = Math.exp(logRhfRatio / count),
+    defectRatio = Math.exp(logDefectRatio / count);
+  report.push(
+    `geometric mean ours/fplll: root Hermite factor ${rhfRatio.toFixed(4)}, defect^(1/m) ${defectRatio.toFixed(4)}`,
+  );
   for (const line of report) t.diagnostic(line);
-  assert.ok(rhfRatio < 1.05, `our root Hermite factor is ${rhfRatio} x fplll's on average ${ctx}\n${report.join('\n')}`);
-  assert.ok(defectRatio < 1.1, `our orthogonality defect^(1/m) is ${defectRatio} x fplll's on average ${ctx}\n${report.join('\n')}`);
+  assert.ok(
+    rhfRatio < 1.05,
+    `our root Hermite factor is ${rhfRatio} x fplll's on average ${ctx}\n${report.join('\n')}`,
+  );
+  assert.ok(
+    defectRatio < 1.1,
+    `our orthogonality defect^(1/m) is ${defectRatio} x fplll's on average ${ctx}\n${report.join('\n')}`,
+  );
 });
 
 test('external runs are bounded and fail with typed errors', async () => {
@@ -158,13 +235,22 @@ test('external runs are bounded and fail with typed errors', async () => {
   const slept = await runProcess('sleep', ['30'], '', 300);
   assert.ok(slept.timedOut && slept.code === null, 'a run past its timeout is killed');
   assert.ok(Date.now() - t0 < 10_000, `the timeout did not stop the run (${Date.now() - t0} ms)`);
-  await assert.rejects(runProcess('/nonexistent/fplllio-tool', [], '', 1000), (e: unknown) => e instanceof LatticeMimoError && e.code === 'EXTERNAL_TOOL');
-  await assert.rejects(runFplll('[[1 0][0 1]]', { delta: 1.5 }), (e: unknown) => e instanceof LatticeMimoError && e.code === 'INVALID_ARGUMENT');
+  await assert.rejects(
+    runProcess('/nonexistent/fplllio-tool', [], '', 1000),
+    (e: unknown) => e instanceof LatticeMimoError && e.code === 'EXTERNAL_TOOL',
+  );
+  await assert.rejects(
+    runFplll('[[1 0][0 1]]', { delta: 1.5 }),
+    (e: unknown) => e instanceof LatticeMimoError && e.code === 'INVALID_ARGUMENT',
+  );
   if (!refs.fplll) return;
   const bad = await runFplll('[[1 2][3 x]]', { delta: 0.75, timeoutMs: TIMEOUT_MS });
   assert.equal(bad.ok, false);
   assert.match(bad.failure ?? '', /invalid input/);
   if (refs.latticegen) {
-    await assert.rejects(runLatticegen(['z', '3']), (e: unknown) => e instanceof LatticeMimoError && e.code === 'EXTERNAL_TOOL');
+    await assert.rejects(
+      runLatticegen(['z', '3']),
+      (e: unknown) => e instanceof LatticeMimoError && e.code === 'EXTERNAL_TOOL',
+    );
   }
 });

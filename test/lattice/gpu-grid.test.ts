@@ -29,7 +29,9 @@ const NO_WATCH: AlgoParams = { ...PARAMS, driftWatch: false };
 const gridCuda = forcedAllswap('grid');
 
 for (const precision of ['float64', 'float32'] as const) {
-  test(`allswap on the whole GPU: every output proven (${precision}, Gaussian and block-Toeplitz, m = 2..300)`, { skip }, async () => {
+  test(`allswap on the whole GPU: every output proven (${precision}, Gaussian and block-Toeplitz, m = 2..300)`, {
+    skip,
+  }, async () => {
     const seed = randomInt(2 ** 40);
     const rng = new Philox(seed, 21);
     for (const c of gridCases(rng, seed, precision, true)) {
@@ -40,20 +42,30 @@ for (const precision of ['float64', 'float32'] as const) {
   });
 }
 
-test('allswap on the whole GPU: large integer bases (knapsack-like) are reduced, with swaps and size reductions', { skip }, async () => {
+test('allswap on the whole GPU: large integer bases (knapsack-like) are reduced, with swaps and size reductions', {
+  skip,
+}, async () => {
   const seed = randomInt(2 ** 40);
   const rng = new Philox(seed, 22);
   const m = 100 + rng.int(60);
   const { B, n } = knapsackBasis(rng, m);
   const r = await gridCuda(B, 1, n, m, PARAMS);
-  assert.ok(r.stats.swaps[0]! > 0 && r.stats.sizeReductions[0]! > 0, `seed ${seed}: counts ${r.stats.swaps[0]} / ${r.stats.sizeReductions[0]}`);
+  assert.ok(
+    r.stats.swaps[0]! > 0 && r.stats.sizeReductions[0]! > 0,
+    `seed ${seed}: counts ${r.stats.swaps[0]} / ${r.stats.sizeReductions[0]}`,
+  );
   proveOutput(B, r, 0, n, m, PARAMS, `seed ${seed}, knapsack m = ${m}`);
 });
 
-test('allswap on the whole GPU: bad bases and the iteration limit give typed errors naming the basis and vector', { skip }, async () => {
+test('allswap on the whole GPU: bad bases and the iteration limit give typed errors naming the basis and vector', {
+  skip,
+}, async () => {
   const seed = randomInt(2 ** 40);
-  const n = 130, m = 128, batch = 3;
-  const bad = randomInt(batch), col = 1 + randomInt(m - 2);
+  const n = 130,
+    m = 128,
+    batch = 3;
+  const bad = randomInt(batch),
+    col = 1 + randomInt(m - 2);
   const zero = gaussianBases({ batch, n, m, seed, precision: 'float64' }).data;
   zero.fill(0, bad * n * m + col * n, bad * n * m + (col + 1) * n);
   // with the drift watch asked for, a float64 breakdown is listed for reduce()'s CPU redo (fallback.ts) ...
@@ -69,22 +81,38 @@ test('allswap on the whole GPU: bad bases and the iteration limit give typed err
     return true;
   });
   const dep = gaussianBases({ batch, n, m, seed: seed + 1, precision: 'float64' }).data;
-  for (let t = 0; t < n; t++) dep[bad * n * m + col * n + t] = 2 * dep[bad * n * m + (col - 1) * n + t]! - dep[bad * n * m + t]!;
-  await assert.rejects(gridCuda(dep, batch, n, m, NO_WATCH), (e: unknown) => e instanceof RankDeficientError && e.details?.basis === bad);
+  for (let t = 0; t < n; t++)
+    dep[bad * n * m + col * n + t] = 2 * dep[bad * n * m + (col - 1) * n + t]! - dep[bad * n * m + t]!;
+  await assert.rejects(
+    gridCuda(dep, batch, n, m, NO_WATCH),
+    (e: unknown) => e instanceof RankDeficientError && e.details?.basis === bad,
+  );
   const nan = gaussianBases({ batch, n, m, seed: seed + 2, precision: 'float32' }).data;
   nan[bad * n * m + col * n + 3] = NaN;
-  await assert.rejects(gridCuda(nan, batch, n, m, PARAMS), (e: unknown) => e instanceof InvalidInputError && e.code === 'NON_FINITE' && e.details?.basis === bad && e.details?.vector === col);
+  await assert.rejects(
+    gridCuda(nan, batch, n, m, PARAMS),
+    (e: unknown) =>
+      e instanceof InvalidInputError &&
+      e.code === 'NON_FINITE' &&
+      e.details?.basis === bad &&
+      e.details?.vector === col,
+  );
   const big = gaussianBases({ batch: 1, n, m, seed: seed + 3, precision: 'float64' }).data;
   for (let i = 0; i < big.length; i++) big[i]! *= 1 + (i % 7) * 1000;
   await assert.rejects(gridCuda(big, 1, n, m, { ...PARAMS, maxIterations: 1 }), IterationLimitError);
 });
 
-test('reduce() on the CUDA engine takes a single 256 x 256 basis over the whole GPU and proves it', { skip }, async () => {
+test('reduce() on the CUDA engine takes a single 256 x 256 basis over the whole GPU and proves it', {
+  skip,
+}, async () => {
   const seed = randomInt(2 ** 40);
   for (const precision of ['float32', 'float64'] as const) {
     const g = gaussianBases({ batch: 1, n: 256, seed, precision });
     const res = await reduce(g, { engine: 'cuda', algorithm: 'allswap', check: true, precision });
-    assert.ok(res.checks?.[0]?.ok, `seed ${seed}, ${precision}: ${JSON.stringify(res.checks?.[0]?.conditions.violations)}`);
+    assert.ok(
+      res.checks?.[0]?.ok,
+      `seed ${seed}, ${precision}: ${JSON.stringify(res.checks?.[0]?.conditions.violations)}`,
+    );
     assert.ok(res.stats.gpu && res.stats.gpu.kernelMs > 0, `seed ${seed}, ${precision}`);
   }
 });

@@ -8,7 +8,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
-import { InvalidArgumentError, InvalidInputError, IterationLimitError, RankDeficientError } from '../../src/core/errors.js';
+import {
+  InvalidArgumentError,
+  InvalidInputError,
+  IterationLimitError,
+  RankDeficientError,
+} from '../../src/core/errors.js';
 import type { RealArray } from '../../src/core/matrix.js';
 import { Philox } from '../../src/core/rng.js';
 import { applyTransform, checkLagrangePairs, checkLLL, checkUnimodular } from '../../src/lattice/check.js';
@@ -26,8 +31,25 @@ import { proveCall } from '../gpu/prove-output.js';
 const cuda = cudaAvailable();
 const skip = cuda.ok ? false : `no CUDA device: ${cuda.reason}`;
 
-type GpuReducer = (data: RealArray, batch: number, n: number, m: number, p: AlgoParams) => Promise<{
-  basis: RealArray; Z: Float64Array; stats: { iterations: Int32Array; swaps: Int32Array; sizeReductions: Int32Array; kernelMs: number; totalMs: number; chunks: number; streams: number; variant: string };
+type GpuReducer = (
+  data: RealArray,
+  batch: number,
+  n: number,
+  m: number,
+  p: AlgoParams,
+) => Promise<{
+  basis: RealArray;
+  Z: Float64Array;
+  stats: {
+    iterations: Int32Array;
+    swaps: Int32Array;
+    sizeReductions: Int32Array;
+    kernelMs: number;
+    totalMs: number;
+    chunks: number;
+    streams: number;
+    variant: string;
+  };
 }>;
 
 interface Algo {
@@ -50,7 +72,13 @@ const ALGOS: Algo[] = [
 // the per-basis kernels run the papers' algorithms as they are: the reference without the CPU's drift watch
 const PARAMS: AlgoParams = { delta: 0.75, eta: 0.51, blockSize: 8, maxIterations: 100_000, driftWatch: false };
 
-interface Case { family: string; data: RealArray; batch: number; n: number; m: number }
+interface Case {
+  family: string;
+  data: RealArray;
+  batch: number;
+  n: number;
+  m: number;
+}
 
 /** Random sizes 4..64 from both families; each case a small batch (CPU reference time stays low). */
 function randomCases(seed: number, precision: 'float32' | 'float64'): Case[] {
@@ -62,16 +90,38 @@ function randomCases(seed: number, precision: 'float32' | 'float64'): Case[] {
     const g = gaussianBases({ batch, n, m, seed: seed + n, precision });
     cases.push({ family: 'gaussian', data: g.data, batch, n, m });
   }
-  for (const [blockSize, blocks] of [[2, 2 + rng.int(4)], [2 + rng.int(2), 4 + rng.int(5)], [4, 8 + rng.int(7)]] as const) {
+  for (const [blockSize, blocks] of [
+    [2, 2 + rng.int(4)],
+    [2 + rng.int(2), 4 + rng.int(5)],
+    [4, 8 + rng.int(7)],
+  ] as const) {
     const taps = 1 + rng.int(Math.min(3, blocks));
-    const t = blockToeplitzBases({ batch: 3, blocks, blockSize, taps, shape: 'full', seed: seed + 1000 * blocks + blockSize, precision });
-    cases.push({ family: `block-toeplitz(${blocks}x${blockSize}, L=${taps})`, data: t.data, batch: 3, n: t.rows, m: t.cols });
+    const t = blockToeplitzBases({
+      batch: 3,
+      blocks,
+      blockSize,
+      taps,
+      shape: 'full',
+      seed: seed + 1000 * blocks + blockSize,
+      precision,
+    });
+    cases.push({
+      family: `block-toeplitz(${blocks}x${blockSize}, L=${taps})`,
+      data: t.data,
+      batch: 3,
+      n: t.rows,
+      m: t.cols,
+    });
   }
   return cases;
 }
 
 /** The CPU reference's Z and counts, and its output basis as reduce() gives it: B_in Z in the input's precision. */
-function cpuReference(algo: Algo, c: Case, k: number): { B: RealArray; Z: Float64Array; stats: ReturnType<CpuReducer> } {
+function cpuReference(
+  algo: Algo,
+  c: Case,
+  k: number,
+): { B: RealArray; Z: Float64Array; stats: ReturnType<CpuReducer> } {
   const Bin = c.data.slice(k * c.n * c.m, (k + 1) * c.n * c.m) as RealArray;
   const work = Bin.slice() as RealArray;
   const Z = new Float64Array(c.m * c.m);
@@ -84,7 +134,9 @@ function cpuReference(algo: Algo, c: Case, k: number): { B: RealArray; Z: Float6
 
 for (const algo of ALGOS) {
   for (const precision of ['float64', 'float32'] as const) {
-    test(`${algo.name} on the GPU equals its CPU reference bit for bit (${precision}, Gaussian and block-Toeplitz, n = 4..64)`, { skip }, async () => {
+    test(`${algo.name} on the GPU equals its CPU reference bit for bit (${precision}, Gaussian and block-Toeplitz, n = 4..64)`, {
+      skip,
+    }, async () => {
       const seed = randomInt(2 ** 40);
       for (const c of randomCases(seed, precision)) {
         const what = `seed ${seed}, ${c.family}, n = ${c.n}, m = ${c.m}, ${precision}`;
@@ -107,16 +159,24 @@ for (const algo of ALGOS) {
           const uni = checkUnimodular(Zk, c.m);
           assert.ok(uni.ok, `${what}, basis ${k}: Z is not unimodular (det ${uni.det})`);
           if (precision === 'float64') {
-            const proof = algo.proof === 'lagrange' ? checkLagrangePairs(Bk, c.n, c.m, 1e-9) : checkLLL(Bk, c.n, c.m, PARAMS.delta, PARAMS.eta, 1e-9);
+            const proof =
+              algo.proof === 'lagrange'
+                ? checkLagrangePairs(Bk, c.n, c.m, 1e-9)
+                : checkLLL(Bk, c.n, c.m, PARAMS.delta, PARAMS.eta, 1e-9);
             assert.ok(proof.ok, `${what}, basis ${k}: ${proof.violations.join('; ')}`);
           }
         }
-        assert.ok(gpu.stats.kernelMs > 0 && gpu.stats.totalMs >= gpu.stats.kernelMs, `${what}: times ${gpu.stats.kernelMs} / ${gpu.stats.totalMs}`);
+        assert.ok(
+          gpu.stats.kernelMs > 0 && gpu.stats.totalMs >= gpu.stats.kernelMs,
+          `${what}: times ${gpu.stats.kernelMs} / ${gpu.stats.totalMs}`,
+        );
       }
     });
   }
 
-  test(`${algo.name} on the GPU: chunked batches on one, two and three streams give the same results as one launch`, { skip }, async () => {
+  test(`${algo.name} on the GPU: chunked batches on one, two and three streams give the same results as one launch`, {
+    skip,
+  }, async () => {
     const seed = randomInt(2 ** 40);
     const batch = 7 + randomInt(20);
     const g = gaussianBases({ batch, n: 10, m: 9, seed, precision: 'float64' });
@@ -135,9 +195,13 @@ for (const algo of ALGOS) {
     }
   });
 
-  test(`${algo.name} on the GPU: bad bases and the iteration limit give typed errors naming the basis`, { skip }, async () => {
+  test(`${algo.name} on the GPU: bad bases and the iteration limit give typed errors naming the basis`, {
+    skip,
+  }, async () => {
     const seed = randomInt(2 ** 40);
-    const n = 6, m = 5, batch = 4;
+    const n = 6,
+      m = 5,
+      batch = 4;
     const bad = randomInt(batch);
     const zero = gaussianBases({ batch, n, m, seed, precision: 'float64' }).data;
     zero.fill(0, bad * n * m + 2 * n, bad * n * m + 3 * n); // column 2 of basis `bad`
@@ -150,7 +214,10 @@ for (const algo of ALGOS) {
     });
     const nan = gaussianBases({ batch, n, m, seed: seed + 1, precision: 'float32' }).data;
     nan[bad * n * m + 1] = NaN;
-    await assert.rejects(algo.gpu(nan, batch, n, m, PARAMS), (e: unknown) => e instanceof InvalidInputError && e.code === 'NON_FINITE' && e.details?.basis === bad);
+    await assert.rejects(
+      algo.gpu(nan, batch, n, m, PARAMS),
+      (e: unknown) => e instanceof InvalidInputError && e.code === 'NON_FINITE' && e.details?.basis === bad,
+    );
     // large random bases need more than one iteration
     const big = gaussianBases({ batch: 2, n: 24, m: 24, seed: seed + 2, precision: 'float64' }).data;
     for (let i = 0; i < big.length; i++) big[i]! *= 1 + (i % 7) * 1000;
@@ -158,30 +225,80 @@ for (const algo of ALGOS) {
   });
 }
 
-test('allswap on the GPU, 64 x 64 bases several per multiprocessor (Z in global scratch, capped registers; column owners and the generic layout), equals its CPU reference bit for bit', { skip }, async () => {
+test('allswap on the GPU, 64 x 64 bases several per multiprocessor (Z in global scratch, capped registers; column owners and the generic layout), equals its CPU reference bit for bit', {
+  skip,
+}, async () => {
   const seed = randomInt(2 ** 40);
-  for (const [columns, variant] of [[undefined, /^block-col-z-global-[23]$/], [false, /^block-z-global-[23]$/]] as const) for (const precision of ['float32', 'float64'] as const) {
-    const g = gaussianBases({ batch: 3, n: 64, seed, precision });
-    const t = blockToeplitzBases({ batch: 3, blocks: 32, blockSize: 1, complex: true, taps: 3, shape: 'full', seed: seed + 1, precision });
-    for (const c of [{ family: 'gaussian', data: g.data, batch: 3, n: 64, m: 64 }, { family: 'block-toeplitz', data: t.data, batch: 3, n: t.rows, m: t.cols }]) {
-      const what = `seed ${seed}, ${c.family}, n = ${c.n}, m = ${c.m}, ${precision}, columns ${columns ?? 'auto'}`;
-      const gpu = await allswapCuda(c.data.slice() as RealArray, c.batch, c.n, c.m, columns === undefined ? PARAMS : { ...PARAMS, gpuTuning: { allswap: { columnLayout: columns } } });
-      assert.match(gpu.stats.variant, variant, what);
-      for (let k = 0; k < c.batch; k++) {
-        const ref = cpuReference(ALGOS[1]!, c, k);
-        assert.deepEqual(gpu.Z.subarray(k * c.m * c.m, (k + 1) * c.m * c.m), ref.Z, `${what}, basis ${k}: Z differs from the CPU reference`);
-        assert.deepEqual(gpu.basis.subarray(k * c.n * c.m, (k + 1) * c.n * c.m), ref.B, `${what}, basis ${k}: reduced basis differs from the CPU reference`);
-        assert.deepEqual([gpu.stats.iterations[k], gpu.stats.swaps[k], gpu.stats.sizeReductions[k]], [ref.stats.iterations, ref.stats.swaps, ref.stats.sizeReductions], `${what}, basis ${k}: counts differ`);
+  for (const [columns, variant] of [
+    [undefined, /^block-col-z-global-[23]$/],
+    [false, /^block-z-global-[23]$/],
+  ] as const)
+    for (const precision of ['float32', 'float64'] as const) {
+      const g = gaussianBases({ batch: 3, n: 64, seed, precision });
+      const t = blockToeplitzBases({
+        batch: 3,
+        blocks: 32,
+        blockSize: 1,
+        complex: true,
+        taps: 3,
+        shape: 'full',
+        seed: seed + 1,
+        precision,
+      });
+      for (const c of [
+        { family: 'gaussian', data: g.data, batch: 3, n: 64, m: 64 },
+        { family: 'block-toeplitz', data: t.data, batch: 3, n: t.rows, m: t.cols },
+      ]) {
+        const what = `seed ${seed}, ${c.family}, n = ${c.n}, m = ${c.m}, ${precision}, columns ${columns ?? 'auto'}`;
+        const gpu = await allswapCuda(
+          c.data.slice() as RealArray,
+          c.batch,
+          c.n,
+          c.m,
+          columns === undefined ? PARAMS : { ...PARAMS, gpuTuning: { allswap: { columnLayout: columns } } },
+        );
+        assert.match(gpu.stats.variant, variant, what);
+        for (let k = 0; k < c.batch; k++) {
+          const ref = cpuReference(ALGOS[1]!, c, k);
+          assert.deepEqual(
+            gpu.Z.subarray(k * c.m * c.m, (k + 1) * c.m * c.m),
+            ref.Z,
+            `${what}, basis ${k}: Z differs from the CPU reference`,
+          );
+          assert.deepEqual(
+            gpu.basis.subarray(k * c.n * c.m, (k + 1) * c.n * c.m),
+            ref.B,
+            `${what}, basis ${k}: reduced basis differs from the CPU reference`,
+          );
+          assert.deepEqual(
+            [gpu.stats.iterations[k], gpu.stats.swaps[k], gpu.stats.sizeReductions[k]],
+            [ref.stats.iterations, ref.stats.swaps, ref.stats.sizeReductions],
+            `${what}, basis ${k}: counts differ`,
+          );
+        }
       }
     }
-  }
 });
 
-test('allswap on the GPU, 64 x 64 float32 bases with float32 arithmetic on the column owners (the papers\' float32): every output proven, four bases per multiprocessor', { skip }, async () => {
+test("allswap on the GPU, 64 x 64 float32 bases with float32 arithmetic on the column owners (the papers' float32): every output proven, four bases per multiprocessor", {
+  skip,
+}, async () => {
   const seed = randomInt(2 ** 40);
   const g = gaussianBases({ batch: 64, n: 64, seed, precision: 'float32' });
-  const t = blockToeplitzBases({ batch: 64, blocks: 32, blockSize: 1, complex: true, taps: 3, shape: 'full', seed: seed + 1, precision: 'float32' });
-  for (const c of [{ family: 'gaussian', data: g.data, n: 64, m: 64 }, { family: 'block-toeplitz', data: t.data, n: t.rows, m: t.cols }]) {
+  const t = blockToeplitzBases({
+    batch: 64,
+    blocks: 32,
+    blockSize: 1,
+    complex: true,
+    taps: 3,
+    shape: 'full',
+    seed: seed + 1,
+    precision: 'float32',
+  });
+  for (const c of [
+    { family: 'gaussian', data: g.data, n: 64, m: 64 },
+    { family: 'block-toeplitz', data: t.data, n: t.rows, m: t.cols },
+  ]) {
     const what = `seed ${seed}, ${c.family}, n = ${c.n}, m = ${c.m}, float32 arithmetic`;
     const r = await proveCall(allswapCuda, c.data, 64, c.n, c.m, { ...PARAMS, float32Arithmetic: 'float32' }, what);
     assert.match(r.stats.variant, /^block-col-z-global-4-f32arith$/, what);
@@ -190,41 +307,88 @@ test('allswap on the GPU, 64 x 64 float32 bases with float32 arithmetic on the c
   }
 });
 
-test('jacobi-parallel on the GPU, single large bases (rounds in the halo and register-players modes, G from jacobi_gram), equals its CPU reference bit for bit', { skip }, async () => {
+test('jacobi-parallel on the GPU, single large bases (rounds in the halo and register-players modes, G from jacobi_gram), equals its CPU reference bit for bit', {
+  skip,
+}, async () => {
   const seed = randomInt(2 ** 40);
   // [family, n, precision, tuning]: the host's choices (the halo mode from 33 pairs, jacobi_gram from 64 columns), odd
   // m (a bye), block-Toeplitz (rounds with size reductions, refreshes), and forced variants (the halo mode
   // on eight warps and with one or two rounds per barrier, the register-players mode)
   const cases: Array<[string, number, 'float32' | 'float64', JacobiTuning]> = [
-    ['gaussian', 200, 'float32', {}], ['gaussian', 200, 'float64', {}], ['gaussian', 151, 'float32', {}],
-    ['toeplitz', 140, 'float32', {}], ['toeplitz', 140, 'float64', {}],
-    ['gaussian', 100, 'float32', { rounds: 'group-register-players' }], ['toeplitz', 100, 'float32', { rounds: 'group-register-players' }],
-    ['gaussian', 200, 'float32', { preGram: false }], ['gaussian', 130, 'float32', { rounds: 'group-shared-permutation' }],
-    ['gaussian', 200, 'float32', { rounds: 'group-register-players' }], ['toeplitz', 140, 'float32', { rounds: 'group-register-players' }],
-    ['gaussian', 200, 'float32', { group: 128 }], ['toeplitz', 140, 'float64', { group: 256, hops: 2 }],
-    ['gaussian', 151, 'float32', { hops: 1 }], ['toeplitz', 100, 'float32', { hops: 2 }],
-    ['gaussian', 200, 'float32', { lanePairs: 2 }], ['toeplitz', 140, 'float32', { lanePairs: 3 }],
-    ['gaussian', 100, 'float32', {}], ['gaussian', 70, 'float64', {}], ['toeplitz', 68, 'float32', {}],
-    ['gaussian', 50, 'float32', { rounds: 'group-halo' }], ['gaussian', 43, 'float64', { rounds: 'group-halo' }], ['toeplitz', 44, 'float32', { rounds: 'group-halo' }],
+    ['gaussian', 200, 'float32', {}],
+    ['gaussian', 200, 'float64', {}],
+    ['gaussian', 151, 'float32', {}],
+    ['toeplitz', 140, 'float32', {}],
+    ['toeplitz', 140, 'float64', {}],
+    ['gaussian', 100, 'float32', { rounds: 'group-register-players' }],
+    ['toeplitz', 100, 'float32', { rounds: 'group-register-players' }],
+    ['gaussian', 200, 'float32', { preGram: false }],
+    ['gaussian', 130, 'float32', { rounds: 'group-shared-permutation' }],
+    ['gaussian', 200, 'float32', { rounds: 'group-register-players' }],
+    ['toeplitz', 140, 'float32', { rounds: 'group-register-players' }],
+    ['gaussian', 200, 'float32', { group: 128 }],
+    ['toeplitz', 140, 'float64', { group: 256, hops: 2 }],
+    ['gaussian', 151, 'float32', { hops: 1 }],
+    ['toeplitz', 100, 'float32', { hops: 2 }],
+    ['gaussian', 200, 'float32', { lanePairs: 2 }],
+    ['toeplitz', 140, 'float32', { lanePairs: 3 }],
+    ['gaussian', 100, 'float32', {}],
+    ['gaussian', 70, 'float64', {}],
+    ['toeplitz', 68, 'float32', {}],
+    ['gaussian', 50, 'float32', { rounds: 'group-halo' }],
+    ['gaussian', 43, 'float64', { rounds: 'group-halo' }],
+    ['toeplitz', 44, 'float32', { rounds: 'group-halo' }],
     ['gaussian', 151, 'float64', { lanePairs: 4, group: 96 }],
   ];
   for (const [family, size, precision, tuning] of cases) {
-    const c = family === 'gaussian'
-      ? { family, batch: 1, n: size, m: size, data: gaussianBases({ batch: 1, n: size, m: size, seed: seed + size, precision }).data }
-      : (() => { const t = blockToeplitzBases({ batch: 1, blocks: size / 2, blockSize: 2, taps: 2, shape: 'square', seed: seed + size, precision }); return { family, batch: 1, n: t.rows, m: t.cols, data: t.data }; })();
+    const c =
+      family === 'gaussian'
+        ? {
+            family,
+            batch: 1,
+            n: size,
+            m: size,
+            data: gaussianBases({ batch: 1, n: size, m: size, seed: seed + size, precision }).data,
+          }
+        : (() => {
+            const t = blockToeplitzBases({
+              batch: 1,
+              blocks: size / 2,
+              blockSize: 2,
+              taps: 2,
+              shape: 'square',
+              seed: seed + size,
+              precision,
+            });
+            return { family, batch: 1, n: t.rows, m: t.cols, data: t.data };
+          })();
     const what = `seed ${seed}, ${family}, n = ${c.n}, m = ${c.m}, ${precision}, tuning ${JSON.stringify(tuning)}`;
-    const gpu = await jacobiParallelCuda(c.data.slice() as RealArray, 1, c.n, c.m, { ...PARAMS, gpuTuning: { jacobi: tuning } });
+    const gpu = await jacobiParallelCuda(c.data.slice() as RealArray, 1, c.n, c.m, {
+      ...PARAMS,
+      gpuTuning: { jacobi: tuning },
+    });
     const ref = cpuReference(ALGOS[0]!, c, 0);
     assert.deepEqual(gpu.Z, ref.Z, `${what}: Z differs from the CPU reference`);
     assert.deepEqual(gpu.basis, ref.B, `${what}: reduced basis differs from the CPU reference`);
-    assert.deepEqual([gpu.stats.iterations[0], gpu.stats.swaps[0], gpu.stats.sizeReductions[0]], [ref.stats.iterations, ref.stats.swaps, ref.stats.sizeReductions], `${what}: counts differ`);
+    assert.deepEqual(
+      [gpu.stats.iterations[0], gpu.stats.swaps[0], gpu.stats.sizeReductions[0]],
+      [ref.stats.iterations, ref.stats.swaps, ref.stats.sizeReductions],
+      `${what}: counts differ`,
+    );
   }
 });
 
-test('the engine call writes into the caller\'s output arrays (reused over calls, or in place) with the results of fresh ones', { skip }, async () => {
+test("the engine call writes into the caller's output arrays (reused over calls, or in place) with the results of fresh ones", {
+  skip,
+}, async () => {
   const seed = randomInt(2 ** 40);
-  for (const [name, call] of [['allswap', allswapCuda], ['jacobi-parallel', jacobiParallelCuda]] as const) {
-    const batch = 5 + randomInt(40), n = 12, m = 10;
+  for (const [name, call] of [
+    ['allswap', allswapCuda],
+    ['jacobi-parallel', jacobiParallelCuda],
+  ] as const) {
+    const batch = 5 + randomInt(40),
+      n = 12,
+      m = 10;
     const g = gaussianBases({ batch, n, m, seed, precision: 'float32' });
     const fresh = await call(g.data, batch, n, m, PARAMS);
     const out = { basis: new Float32Array(batch * n * m).fill(NaN), Z: new Float64Array(batch * m * m).fill(NaN) };
@@ -253,6 +417,9 @@ test('output arrays of the wrong type, size or overlapping the input are typed e
     { basis: new Float64Array(big.buffer, 8, 90) },
   ];
   for (const out of bad) {
-    await assert.rejects(allswapCuda(data, 3, 6, 5, PARAMS, out as { basis?: Float64Array; Z?: Float64Array }), InvalidArgumentError);
+    await assert.rejects(
+      allswapCuda(data, 3, 6, 5, PARAMS, out as { basis?: Float64Array; Z?: Float64Array }),
+      InvalidArgumentError,
+    );
   }
 });

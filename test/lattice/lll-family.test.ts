@@ -8,7 +8,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
-import { InvalidArgumentError, InvalidInputError, IterationLimitError, LatticeMimoError, RankDeficientError } from '../../src/core/errors.js';
+import {
+  InvalidArgumentError,
+  InvalidInputError,
+  IterationLimitError,
+  LatticeMimoError,
+  RankDeficientError,
+} from '../../src/core/errors.js';
 import { identity, type RealArray } from '../../src/core/matrix.js';
 import { Philox } from '../../src/core/rng.js';
 import { applyTransform, checkLLL, checkUnimodular, gramSchmidt } from '../../src/lattice/check.js';
@@ -25,11 +31,21 @@ import { knapsackBasis } from '../gpu/grid-cases.js';
 const SEED = process.env.LLL_TEST_SEED ? Number(process.env.LLL_TEST_SEED) : randomInt(0, 2 ** 47);
 const at = `(seed ${SEED})`;
 const rng = new Philox(SEED, 0x11);
-const REDUCERS: Array<[string, CpuReducer]> = [['lll', lllCpu], ['allswap', allswapCpu], ['block', blockCpu], ['cr-block', crBlockCpu]];
+const REDUCERS: Array<[string, CpuReducer]> = [
+  ['lll', lllCpu],
+  ['allswap', allswapCpu],
+  ['block', blockCpu],
+  ['cr-block', crBlockCpu],
+];
 const ETA = 0.51;
 
 const between = (lo: number, hi: number): number => lo + rng.int(hi - lo + 1);
-const params = (delta: number, blockSize = between(2, 8)): AlgoParams => ({ delta, eta: ETA, blockSize, maxIterations: 1_000_000 });
+const params = (delta: number, blockSize = between(2, 8)): AlgoParams => ({
+  delta,
+  eta: ETA,
+  blockSize,
+  maxIterations: 1_000_000,
+});
 
 function gaussian(n: number, m: number): Float64Array {
   return rng.fillNormal(new Float64Array(n * m));
@@ -68,10 +84,11 @@ function blockToeplitz(b: number, L: number, blocks: number): { B: Float64Array;
   for (let attempt = 0; attempt < 200; attempt++) {
     const H = Array.from({ length: L }, () => gaussian(b, b));
     const B = new Float64Array(n * n);
-    for (let I = 0; I < blocks; I++) for (let J = Math.max(0, I - L + 1); J <= I; J++) {
-      const h = H[I - J]!;
-      for (let c = 0; c < b; c++) for (let r = 0; r < b; r++) B[(I * b + r) + (J * b + c) * n] = h[r + c * b]!;
-    }
+    for (let I = 0; I < blocks; I++)
+      for (let J = Math.max(0, I - L + 1); J <= I; J++) {
+        const h = H[I - J]!;
+        for (let c = 0; c < b; c++) for (let r = 0; r < b; r++) B[I * b + r + (J * b + c) * n] = h[r + c * b]!;
+      }
     if (independence(B, n, n) > 1e-8) return { B, n };
   }
   throw new Error(`no well-conditioned block-Toeplitz basis found ${at}`);
@@ -81,7 +98,15 @@ function blockToeplitz(b: number, L: number, blocks: number): { B: Float64Array;
  * Runs one reducer on a copy of Bin (float64) and checks: LLL conditions of B_in Z in float64, Z
  * exactly unimodular, the returned basis equal to B_in Z (exactly for integer input).
  */
-function reduceAndCheck(name: string, reduce: CpuReducer, Bin: Float64Array, n: number, m: number, p: AlgoParams, what: string): void {
+function reduceAndCheck(
+  name: string,
+  reduce: CpuReducer,
+  Bin: Float64Array,
+  n: number,
+  m: number,
+  p: AlgoParams,
+  what: string,
+): void {
   const B = Float64Array.from(Bin);
   const Z = identity(m);
   const stats = reduce(B, Z, n, m, p);
@@ -93,7 +118,8 @@ function reduceAndCheck(name: string, reduce: CpuReducer, Bin: Float64Array, n: 
   assert.ok(out, `B_in Z not representable: ${label}`);
   const c = checkLLL(out, n, m, p.delta, ETA);
   assert.ok(c.ok, `${c.violations.join('; ')}: ${label}`);
-  let err = 0, scale = 0;
+  let err = 0,
+    scale = 0;
   for (let i = 0; i < n * m; i++) {
     err = Math.max(err, Math.abs(out[i]! - B[i]!));
     scale = Math.max(scale, Math.abs(out[i]!));
@@ -114,28 +140,48 @@ for (const [name, reduce] of REDUCERS) {
 
   test(`${name}: rectangular bases (m < n)`, () => {
     for (let draw = 0; draw < 5; draw++) {
-      const n = between(3, 36), m = between(1, n - 1);
+      const n = between(3, 36),
+        m = between(1, n - 1);
       reduceAndCheck(name, reduce, gaussian(n, m), n, m, params(draw % 2 ? 0.99 : 0.75), 'rectangular Gaussian');
     }
   });
 
   test(`${name}: integer bases with small entries (B_in Z exact)`, () => {
     for (let draw = 0; draw < 5; draw++) {
-      const m = between(2, 24), n = between(m, 28);
-      reduceAndCheck(name, reduce, integerBasis(n, m, between(1, 100)), n, m, params(draw % 2 ? 0.99 : 0.75), 'integer');
+      const m = between(2, 24),
+        n = between(m, 28);
+      reduceAndCheck(
+        name,
+        reduce,
+        integerBasis(n, m, between(1, 100)),
+        n,
+        m,
+        params(draw % 2 ? 0.99 : 0.75),
+        'integer',
+      );
     }
   });
 
   test(`${name}: block-Toeplitz bases (b = 2 or 4, L = 2 or 3)`, () => {
     for (let draw = 0; draw < 3; draw++) {
-      const b = draw % 2 ? 4 : 2, L = between(2, 3);
+      const b = draw % 2 ? 4 : 2,
+        L = between(2, 3);
       const { B, n } = blockToeplitz(b, L, between(L, b === 2 ? 12 : 6));
-      reduceAndCheck(name, reduce, B, n, n, params(draw % 2 ? 0.75 : 0.99, between(3, 8)), `block-Toeplitz (b ${b}, L ${L})`);
+      reduceAndCheck(
+        name,
+        reduce,
+        B,
+        n,
+        n,
+        params(draw % 2 ? 0.75 : 0.99, between(3, 8)),
+        `block-Toeplitz (b ${b}, L ${L})`,
+      );
     }
   });
 
   test(`${name}: float32 runs on well-conditioned small bases mostly pass the float64 check`, () => {
-    let passed = 0, runs = 0;
+    let passed = 0,
+      runs = 0;
     for (let draw = 0; draw < 12; draw++) {
       const n = between(2, 12);
       const Bin = gaussian(n, n);
@@ -161,14 +207,18 @@ for (const [name, reduce] of REDUCERS) {
     const n = 32;
     const B = gaussian(n, n);
     for (let op = 0; op < 4000; op++) {
-      const a = rng.int(n), c = rng.int(n);
+      const a = rng.int(n),
+        c = rng.int(n);
       if (a === c) continue;
       const x = rng.int(2) ? 1 : -1;
       for (let t = 0; t < n; t++) B[a * n + t]! += x * B[c * n + t]!;
       if (B.some((v) => Math.abs(v) > 1e3)) break;
     }
-    assert.throws(() => reduce(B.slice(), identity(n), n, n, { ...params(0.99, 8), maxIterations: 5 }),
-      (e: unknown) => e instanceof IterationLimitError && e.code === 'ITERATION_LIMIT', `${name} ${at}`);
+    assert.throws(
+      () => reduce(B.slice(), identity(n), n, n, { ...params(0.99, 8), maxIterations: 5 }),
+      (e: unknown) => e instanceof IterationLimitError && e.code === 'ITERATION_LIMIT',
+      `${name} ${at}`,
+    );
   });
 
   test(`${name}: bad input gets a typed error`, () => {
@@ -181,7 +231,10 @@ for (const [name, reduce] of REDUCERS) {
     assert.throws(() => reduce(B.slice(), notIdentity, 4, 3, p), InvalidArgumentError);
     const nan = B.slice();
     nan[5] = NaN;
-    assert.throws(() => reduce(nan, identity(3), 4, 3, p), (e: unknown) => e instanceof InvalidInputError && e.code === 'NON_FINITE');
+    assert.throws(
+      () => reduce(nan, identity(3), 4, 3, p),
+      (e: unknown) => e instanceof InvalidInputError && e.code === 'NON_FINITE',
+    );
     assert.throws(() => reduce(B.slice(), identity(3), 4, 3, { ...p, delta: 1 }), InvalidArgumentError);
     assert.throws(() => reduce(B.slice(), identity(3), 4, 3, { ...p, eta: 0.4 }), InvalidArgumentError);
     const zero = B.slice();
@@ -192,14 +245,30 @@ for (const [name, reduce] of REDUCERS) {
 
 test('block reducers reject a block size below 2', () => {
   for (const reduce of [blockCpu, crBlockCpu]) {
-    assert.throws(() => reduce(gaussian(4, 4), identity(4), 4, 4, { ...params(0.75), blockSize: 1 }), InvalidArgumentError);
+    assert.throws(
+      () => reduce(gaussian(4, 4), identity(4), 4, 4, { ...params(0.75), blockSize: 1 }),
+      InvalidArgumentError,
+    );
   }
 });
 
 function pairState(B: RealArray, n: number, m: number, delta: number): PairState {
   const Bs = new Float64Array(n * m);
   gramSchmidtInto(B, n, m, Bs, new Float64Array(m), null);
-  return { B, Bs, Z: identity(m), n, m, sup: new Float64Array(m), delta, bound: ETA, zPeak: 0, zLimit: Infinity, watchDrift: true, ...FRESH_BSTAR };
+  return {
+    B,
+    Bs,
+    Z: identity(m),
+    n,
+    m,
+    sup: new Float64Array(m),
+    delta,
+    bound: ETA,
+    zPeak: 0,
+    zLimit: Infinity,
+    watchDrift: true,
+    ...FRESH_BSTAR,
+  };
 }
 
 test('all-swap: the pairs of one phase are independent (any order gives the same bits)', () => {
@@ -230,14 +299,17 @@ test('all-swap: B* stays the Gram-Schmidt basis of B through a phase', () => {
     for (let phase = 0; phase < 6; phase++) allSwapPhase(s, 0, n, (phase % 2) as 0 | 1, stats);
     const fresh = new Float64Array(n * n);
     gramSchmidtInto(s.B, n, n, fresh, new Float64Array(n), null);
-    for (let i = 0; i < n * n; i++) assert.ok(Math.abs(fresh[i]! - s.Bs[i]!) < 1e-9, `B* drifted at ${i}: ${fresh[i]} vs ${s.Bs[i]} ${at}`);
+    for (let i = 0; i < n * n; i++)
+      assert.ok(Math.abs(fresh[i]! - s.Bs[i]!) < 1e-9, `B* drifted at ${i}: ${fresh[i]} vs ${s.Bs[i]} ${at}`);
   }
 });
 
 test('MB-LLL: boundary steps commute (increasing and decreasing order agree), and U stays the GS coefficients', () => {
   for (let draw = 0; draw < 4; draw++) {
-    const size = between(2, 5), count = between(2, 5);
-    const m = size * count, n = m + between(0, 3);
+    const size = between(2, 5),
+      count = between(2, 5);
+    const m = size * count,
+      n = m + between(0, 3);
     const Bin = gaussian(n, m);
     const run = (order: number[]): { s: PairState; U: Float64Array } => {
       const s = pairState(Bin.slice(), n, m, 0.99);
@@ -247,13 +319,18 @@ test('MB-LLL: boundary steps commute (increasing and decreasing order agree), an
       return { s, U };
     };
     const up = Array.from({ length: count - 1 }, (_, i) => i + 1);
-    const a = run(up), b = run([...up].reverse());
+    const a = run(up),
+      b = run([...up].reverse());
     assert.deepEqual(a.s.Z, b.s.Z, `Z differs ${at}`);
     for (let i = 0; i < m * m; i++) assert.ok(Math.abs(a.U[i]! - b.U[i]!) < 1e-9, `U differs at ${i} ${at}`);
     const { mu } = gramSchmidt(a.s.B, n, m);
-    for (let i = 1; i < m; i++) for (let j = 0; j < i; j++) {
-      assert.ok(Math.abs(mu[i + j * m]! - a.U[i * m + j]!) < 1e-8, `U(${i},${j}) = ${a.U[i * m + j]} but mu = ${mu[i + j * m]} ${at}`);
-    }
+    for (let i = 1; i < m; i++)
+      for (let j = 0; j < i; j++) {
+        assert.ok(
+          Math.abs(mu[i + j * m]! - a.U[i * m + j]!) < 1e-8,
+          `U(${i},${j}) = ${a.U[i * m + j]} but mu = ${mu[i + j * m]} ${at}`,
+        );
+      }
   }
 });
 
@@ -286,7 +363,8 @@ test('the all-swap and block reducers reduce knapsack bases whose B* drifts (dri
     const m = 130;
     const { B: Bin, n } = knapsackBasis(new Philox(seed, 32), m);
     for (const [name, reduce] of REDUCERS.filter(([name]) => name !== 'lll')) {
-      const B = Bin.slice(), Z = identity(m);
+      const B = Bin.slice(),
+        Z = identity(m);
       reduce(B, Z, n, m, { delta: 0.75, eta: ETA, blockSize: 8, maxIterations: 1_000_000 });
       const out = applyTransform(Bin, Z, n, m);
       assert.ok(out && checkUnimodular(Z, m).ok, `${name}, knapsack seed ${seed} ${at}: Z`);

@@ -19,10 +19,24 @@ import { cudaAvailable, CudaContext } from '../../src/gpu/context.js';
 import { DeviceBuffer } from '../../src/gpu/memory.js';
 import { Stream } from '../../src/gpu/stream.js';
 import { NWAY_DETECT_URL, NwayPlan, nwayDefines, nwayLaunchShape } from '../../src/mimo/detectors/nway/cuda.js';
-import { psdAutoLanes, psdBlockSharedBytes, psdBlockThreads, psdDefines, psdFactorWords, psdPrepLanes, psdWarpSharedBytes } from '../../src/mimo/detectors/psd/cuda.js';
+import {
+  psdAutoLanes,
+  psdBlockSharedBytes,
+  psdBlockThreads,
+  psdDefines,
+  psdFactorWords,
+  psdPrepLanes,
+  psdWarpSharedBytes,
+} from '../../src/mimo/detectors/psd/cuda.js';
 import { psdConfig } from '../../src/mimo/detectors/psd/config.js';
 import { enqueueNormalize, enqueueSummary } from '../../src/mimo/gpu/detect-batch.js';
-import { QR_BATCH_URL, qrBatchDefines, qrBatchSharedBytes, qrGroupsPerBlock, qrRecordLayout } from '../../src/mimo/gpu/preprocess/qr-batch.js';
+import {
+  QR_BATCH_URL,
+  qrBatchDefines,
+  qrBatchSharedBytes,
+  qrGroupsPerBlock,
+  qrRecordLayout,
+} from '../../src/mimo/gpu/preprocess/qr-batch.js';
 import { MIMO_STATUS, STATUS_WORDS, SUMMARY_WORDS } from '../../src/mimo/gpu/status.js';
 import { constellation } from '../../src/mimo/modulation.js';
 import { detectorRealModel, type RealModel } from '../../src/mimo/soft/real-model.js';
@@ -36,23 +50,40 @@ const skipEmu = unavailable ? `CUDA emulator unavailable: ${unavailable}` : fals
 const cuda = cudaAvailable();
 const skipGpu = cuda.ok ? false : `no CUDA device: ${cuda.reason}`;
 
-interface Case { nr: number; nt: number; mod: Modulation; passes: number; channels: number; vpc: number; soft: boolean }
+interface Case {
+  nr: number;
+  nt: number;
+  mod: Modulation;
+  passes: number;
+  channels: number;
+  vpc: number;
+  soft: boolean;
+}
 
 interface Input {
-  c: Case; m: RealModel; H: Float32Array; y: Float32Array; noise: Float32Array | null; noiseScalar: number;
+  c: Case;
+  m: RealModel;
+  H: Float32Array;
+  y: Float32Array;
+  noise: Float32Array | null;
+  noiseScalar: number;
   /** Real vectors (the last channel padded past them). */
   valid: number;
   clip: number;
 }
 
 /** A float32 of random sign, mantissa and an exponent in [e - 4, e]. */
-const draw = (rng: Philox, e: number): number => Math.fround((rng.uniform() < 0.5 ? -1 : 1) * (1 + rng.uniform()) * 2 ** (e - randomInt(5)));
+const draw = (rng: Philox, e: number): number =>
+  Math.fround((rng.uniform() < 0.5 ? -1 : 1) * (1 + rng.uniform()) * 2 ** (e - randomInt(5)));
 
 function makeInput(c: Case, seed: number): Input {
   const m = detectorRealModel('nway', constellation(c.mod), c.nt, c.nr);
   const rng = new Philox(seed);
-  const hLen = 2 * c.nr * c.nt, yLen = 2 * c.nr, vectors = c.channels * c.vpc;
-  const H = new Float32Array(c.channels * hLen), y = new Float32Array(vectors * yLen);
+  const hLen = 2 * c.nr * c.nt,
+    yLen = 2 * c.nr,
+    vectors = c.channels * c.vpc;
+  const H = new Float32Array(c.channels * hLen),
+    y = new Float32Array(vectors * yLen);
   for (let ch = 0; ch < c.channels; ch++) {
     const e = -60 + randomInt(121);
     for (let i = 0; i < hLen; i++) H[ch * hLen + i] = draw(rng, e);
@@ -64,9 +95,19 @@ function makeInput(c: Case, seed: number): Input {
       if (randomInt(12) === 0) y[(ch * c.vpc + k) * yLen + randomInt(yLen)] = NaN;
     }
   }
-  const n0 = (): number => (randomInt(16) === 0 ? [0, NaN, Infinity][randomInt(3)]! : Math.fround(10 ** (-2 + 3 * rng.uniform())));
+  const n0 = (): number =>
+    randomInt(16) === 0 ? [0, NaN, Infinity][randomInt(3)]! : Math.fround(10 ** (-2 + 3 * rng.uniform()));
   const noise = randomInt(2) === 0 ? Float32Array.from({ length: vectors }, n0) : null;
-  return { c, m, H, y, noise, noiseScalar: Math.fround(0.05 + rng.uniform()), valid: vectors - randomInt(c.vpc), clip: 8 };
+  return {
+    c,
+    m,
+    H,
+    y,
+    noise,
+    noiseScalar: Math.fround(0.05 + rng.uniform()),
+    valid: vectors - randomInt(c.vpc),
+    clip: 8,
+  };
 }
 
 /** One pipeline's outputs, in this order; each as raw bytes. */
@@ -77,9 +118,14 @@ function sizes(inp: Input): Record<(typeof PARTS)[number], number> {
   const { c, m } = inp;
   const vectors = c.channels * c.vpc;
   return {
-    H: 8 * c.nr * c.nt * c.channels, y: 8 * c.nr * vectors, noise: 4 * vectors, status: 4 * STATUS_WORDS * vectors,
+    H: 8 * c.nr * c.nt * c.channels,
+    y: 8 * c.nr * vectors,
+    noise: 4 * vectors,
+    status: 4 * STATUS_WORDS * vectors,
     records: 4 * c.channels * c.passes * qrRecordLayout(c.nr, c.nt, m.dimsPerStream, c.vpc === 1).floats,
-    symbols: 4 * vectors * c.nt, llr: 4 * vectors * c.nt * m.bitsPerSymbol, summary: 4 * SUMMARY_WORDS * c.channels,
+    symbols: 4 * vectors * c.nt,
+    llr: 4 * vectors * c.nt * m.bitsPerSymbol,
+    summary: 4 * SUMMARY_WORDS * c.channels,
   };
 }
 
@@ -119,21 +165,37 @@ int main() {
 function split(out: Uint8Array, inp: Input): [Outputs, Outputs] {
   const sz = sizes(inp);
   let at = 0;
-  const one = (): Outputs => Object.fromEntries(PARTS.map((p) => { const r = out.subarray(at, at + sz[p]); at += sz[p]; return [p, r]; })) as Outputs;
-  const a = one(), b = one();
+  const one = (): Outputs =>
+    Object.fromEntries(
+      PARTS.map((p) => {
+        const r = out.subarray(at, at + sz[p]);
+        at += sz[p];
+        return [p, r];
+      }),
+    ) as Outputs;
+  const a = one(),
+    b = one();
   assert.equal(at, out.length, 'output size');
   return [a, b];
 }
 
 /** The two pipelines agree byte for byte; returns what the input exercised (so the test can ask that it exercised the branches). */
-function compare(a: Outputs, b: Outputs, inp: Input, where: string): { flagged: number; nonFinite: number; unsafe: number; nodes: bigint } {
+function compare(
+  a: Outputs,
+  b: Outputs,
+  inp: Input,
+  where: string,
+): { flagged: number; nonFinite: number; unsafe: number; nodes: bigint } {
   for (const p of PARTS) {
     const i = a[p].findIndex((x, k) => x !== b[p][k]);
     assert.equal(i, -1, `${where}: ${p} differs first at byte ${i} (word ${i >> 2})`);
   }
   const status = new Int32Array(a.status.buffer, a.status.byteOffset, a.status.length / 4);
   const summary = new Int32Array(a.summary.buffer, a.summary.byteOffset, a.summary.length / 4);
-  let nonFinite = 0, unsafe = 0, flagged = 0, nodes = 0n;
+  let nonFinite = 0,
+    unsafe = 0,
+    flagged = 0,
+    nodes = 0n;
   for (let v = 0; v < inp.valid; v++) {
     const f = status[STATUS_WORDS * v]!;
     if (f & MIMO_STATUS.NON_FINITE) nonFinite++;
@@ -153,7 +215,9 @@ const CASES: readonly Case[] = [
   { nr: 3, nt: 3, mod: 'bpsk', passes: 3, channels: 50, vpc: 1, soft: true },
 ];
 
-test('fused normalize and summary stages (emulated): qr-batch.cu and nway-detect.cu give the separate stages\' outputs bit for bit', { skip: skipEmu }, () => {
+test("fused normalize and summary stages (emulated): qr-batch.cu and nway-detect.cu give the separate stages' outputs bit for bit", {
+  skip: skipEmu,
+}, () => {
   const seen = { flagged: 0, nonFinite: 0, unsafe: 0, nodes: 0n };
   for (const c of CASES) {
     const zOfVector = c.vpc === 1;
@@ -161,27 +225,67 @@ test('fused normalize and summary stages (emulated): qr-batch.cu and nway-detect
     const groups = qrGroupsPerBlock(m.nd, c.passes);
     const layout = qrRecordLayout(c.nr, c.nt, m.dimsPerStream, zOfVector);
     const shape = nwayLaunchShape(m, c.passes, c.soft);
-    const defs = { ...qrBatchDefines({ nr: c.nr, nt: c.nt, dimsPerStream: m.dimsPerStream, passes: c.passes, sorted: false, zOfVector }, groups), ...nwayDefines(m, c.passes, c.soft, {}, zOfVector), WARPS: 4 };
-    const files = [emulatorShims(), fileURLToPath(new URL('../../src/mimo/gpu/normalize.cu', import.meta.url)), fileURLToPath(QR_BATCH_URL),
-      fileURLToPath(NWAY_DETECT_URL), fileURLToPath(new URL('../../src/mimo/gpu/status-summary.cu', import.meta.url))];
-    const { exe, error } = compileEmulated(MAIN, files, Object.entries(defs).map(([k, v]) => `-D${k}=${v}`));
+    const defs = {
+      ...qrBatchDefines(
+        { nr: c.nr, nt: c.nt, dimsPerStream: m.dimsPerStream, passes: c.passes, sorted: false, zOfVector },
+        groups,
+      ),
+      ...nwayDefines(m, c.passes, c.soft, {}, zOfVector),
+      WARPS: 4,
+    };
+    const files = [
+      emulatorShims(),
+      fileURLToPath(new URL('../../src/mimo/gpu/normalize.cu', import.meta.url)),
+      fileURLToPath(QR_BATCH_URL),
+      fileURLToPath(NWAY_DETECT_URL),
+      fileURLToPath(new URL('../../src/mimo/gpu/status-summary.cu', import.meta.url)),
+    ];
+    const { exe, error } = compileEmulated(
+      MAIN,
+      files,
+      Object.entries(defs).map(([k, v]) => `-D${k}=${v}`),
+    );
     assert.equal(error, null, error ?? '');
     for (let rep = 0; rep < 2; rep++) {
       const inp = makeInput(c, randomInt(2 ** 31));
-      const head = new Int32Array([c.channels, c.vpc, groups * m.nd, qrBatchSharedBytes(m.rows, m.nd, groups, layout.qRows),
-        shape.threadsPerVector * shape.vectorsPerBlock, shape.sharedBytes, inp.valid, inp.noise ? 1 : 0, c.soft ? 1 : 0, layout.floats]);
-      const parts = [head, new Float32Array([inp.clip, m.scale, inp.noiseScalar]), inp.H, inp.y, ...(inp.noise ? [inp.noise] : [])];
+      const head = new Int32Array([
+        c.channels,
+        c.vpc,
+        groups * m.nd,
+        qrBatchSharedBytes(m.rows, m.nd, groups, layout.qRows),
+        shape.threadsPerVector * shape.vectorsPerBlock,
+        shape.sharedBytes,
+        inp.valid,
+        inp.noise ? 1 : 0,
+        c.soft ? 1 : 0,
+        layout.floats,
+      ]);
+      const parts = [
+        head,
+        new Float32Array([inp.clip, m.scale, inp.noiseScalar]),
+        inp.H,
+        inp.y,
+        ...(inp.noise ? [inp.noise] : []),
+      ];
       const out = runEmulated(exe, Buffer.concat(parts.map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength))));
       const [a, b] = split(out, inp);
       const r = compare(a, b, inp, `${c.nr}x${c.nt} ${c.mod} N = ${c.passes}, ${c.channels} x ${c.vpc}, rep ${rep}`);
-      seen.flagged += r.flagged; seen.nonFinite += r.nonFinite; seen.unsafe += r.unsafe; seen.nodes += r.nodes;
+      seen.flagged += r.flagged;
+      seen.nonFinite += r.nonFinite;
+      seen.unsafe += r.unsafe;
+      seen.nodes += r.nodes;
     }
   }
   // the draws reached flagged and unflagged vectors of both kinds (else the equality proved less)
-  assert.ok(seen.flagged > 0 && seen.nonFinite > 0 && seen.unsafe > 0 && seen.nodes > 0n, JSON.stringify({ ...seen, nodes: String(seen.nodes) }));
+  assert.ok(
+    seen.flagged > 0 && seen.nonFinite > 0 && seen.unsafe > 0 && seen.nodes > 0n,
+    JSON.stringify({ ...seen, nodes: String(seen.nodes) }),
+  );
 });
 
-test('fused normalize and summary stages (GPU): the plan with both gives the separate kernels\' outputs bit for bit', { skip: skipGpu }, () => {
+test("fused normalize and summary stages (GPU): the plan with both gives the separate kernels' outputs bit for bit", {
+  skip: skipGpu,
+}, () => {
   const ctx = CudaContext.get(0);
   ctx.makeCurrent();
   const stream = Stream.create(ctx);
@@ -196,30 +300,75 @@ test('fused normalize and summary stages (GPU): the plan with both gives the sep
       // the z-record plan's default QR kernel (one thread a QR) does not normalize: the column one does
       const plan = new NwayPlan(ctx, m, c.passes, c.soft, inp.clip, { qrMapping: 'column' }, zOfVector);
       assert.deepEqual(plan.fuses, { normalize: true, summary: true });
-      const sz = sizes(inp), vectors = c.channels * c.vpc;
+      const sz = sizes(inp),
+        vectors = c.channels * c.vpc;
       const run = (fused: boolean): Outputs => {
-        const b = Object.fromEntries(PARTS.map((p) => [p, DeviceBuffer.alloc(ctx, sz[p])])) as Record<(typeof PARTS)[number], DeviceBuffer>;
+        const b = Object.fromEntries(PARTS.map((p) => [p, DeviceBuffer.alloc(ctx, sz[p])])) as Record<
+          (typeof PARTS)[number],
+          DeviceBuffer
+        >;
         const noiseIn = inp.noise ? DeviceBuffer.alloc(ctx, inp.noise.byteLength) : null;
         try {
-          b.H.upload(inp.H); b.y.upload(inp.y);
+          b.H.upload(inp.H);
+          b.y.upload(inp.y);
           if (noiseIn) noiseIn.upload(inp.noise!);
           for (const p of ['noise', 'status', 'records', 'symbols', 'llr', 'summary'] as const) b[p].fill(0xa5);
-          const chunk = { channels: c.channels, vectorsPerChannel: c.vpc, H: b.H.ptr, y: b.y.ptr, noise: b.noise.ptr, symbols: b.symbols.ptr, llr: c.soft ? b.llr.ptr : 0n, status: b.status.ptr, scratch: [b.records.ptr] };
+          const chunk = {
+            channels: c.channels,
+            vectorsPerChannel: c.vpc,
+            H: b.H.ptr,
+            y: b.y.ptr,
+            noise: b.noise.ptr,
+            symbols: b.symbols.ptr,
+            llr: c.soft ? b.llr.ptr : 0n,
+            status: b.status.ptr,
+            scratch: [b.records.ptr],
+          };
           if (fused) {
-            plan.enqueue(stream, { ...chunk, normalize: { noiseIn: noiseIn?.ptr ?? 0n, noiseScalar: inp.noiseScalar }, summary: { address: b.summary.ptr, realVectors: inp.valid } });
+            plan.enqueue(stream, {
+              ...chunk,
+              normalize: { noiseIn: noiseIn?.ptr ?? 0n, noiseScalar: inp.noiseScalar },
+              summary: { address: b.summary.ptr, realVectors: inp.valid },
+            });
           } else {
-            enqueueNormalize(ctx, stream, { H: b.H.ptr, y: b.y.ptr, noiseIn: noiseIn?.ptr ?? 0n, noiseScalar: inp.noiseScalar, noiseOut: b.noise.ptr, status: b.status.ptr }, c.channels, c.vpc, c.nr, c.nt);
+            enqueueNormalize(
+              ctx,
+              stream,
+              {
+                H: b.H.ptr,
+                y: b.y.ptr,
+                noiseIn: noiseIn?.ptr ?? 0n,
+                noiseScalar: inp.noiseScalar,
+                noiseOut: b.noise.ptr,
+                status: b.status.ptr,
+              },
+              c.channels,
+              c.vpc,
+              c.nr,
+              c.nt,
+            );
             plan.enqueue(stream, chunk);
             enqueueSummary(ctx, stream, b.status.ptr, b.summary.ptr, c.channels, c.vpc, inp.valid);
           }
           stream.synchronize();
-          return Object.fromEntries(PARTS.map((p) => { const o = new Uint8Array(sz[p]); b[p].download(o); return [p, o]; })) as Outputs;
+          return Object.fromEntries(
+            PARTS.map((p) => {
+              const o = new Uint8Array(sz[p]);
+              b[p].download(o);
+              return [p, o];
+            }),
+          ) as Outputs;
         } finally {
           for (const x of Object.values(b)) x.free();
           noiseIn?.free();
         }
       };
-      const r = compare(run(false), run(true), inp, `${c.nr}x${c.nt} ${c.mod} N = ${c.passes}, ${c.channels} x ${c.vpc} (${vectors} vectors)`);
+      const r = compare(
+        run(false),
+        run(true),
+        inp,
+        `${c.nr}x${c.nt} ${c.mod} N = ${c.passes}, ${c.channels} x ${c.vpc} (${vectors} vectors)`,
+      );
       flaggedChannels += r.flagged;
     }
   } finally {
@@ -228,7 +377,9 @@ test('fused normalize and summary stages (GPU): the plan with both gives the sep
   assert.ok(flaggedChannels > 0, 'the inputs flagged no channel');
 });
 
-test('fused stages through the engine (GPU): nway reports a NaN as the CPU engine\'s NON_FINITE error naming it, and the CPU\'s node count', { skip: skipGpu }, async () => {
+test("fused stages through the engine (GPU): nway reports a NaN as the CPU engine's NON_FINITE error naming it, and the CPU's node count", {
+  skip: skipGpu,
+}, async () => {
   const { detect } = await import('../../src/mimo/detect.js');
   const { detectAsync } = await import('../../src/mimo/detect-async.js');
   const { InvalidInputError } = await import('../../src/core/errors.js');
@@ -236,14 +387,20 @@ test('fused stages through the engine (GPU): nway reports a NaN as the CPU engin
   const inp = makeInput(c, randomInt(2 ** 31));
   // a clean batch: finite entries of moderate range, some vectors of the last channel missing
   const rng = new Philox(randomInt(2 ** 31));
-  const H = Float32Array.from(inp.H, () => Math.fround(rng.normal())), y = Float32Array.from(inp.y, () => Math.fround(rng.normal()));
-  const vectors = inp.valid, yv = y.subarray(0, vectors * 2 * c.nr);
+  const H = Float32Array.from(inp.H, () => Math.fround(rng.normal())),
+    y = Float32Array.from(inp.y, () => Math.fround(rng.normal()));
+  const vectors = inp.valid,
+    yv = y.subarray(0, vectors * 2 * c.nr);
   const opts = { detector: 'nway' as const, modulation: c.mod, passes: c.passes };
   const input = { nt: c.nt, nr: c.nr, H, y: yv, vectorsPerChannel: c.vpc, noiseVar: 0.1 };
-  const cpu = detect(input, opts), gpu = await detectAsync(input, { ...opts, engine: 'cuda' });
+  const cpu = detect(input, opts),
+    gpu = await detectAsync(input, { ...opts, engine: 'cuda' });
   assert.ok((cpu.stats.nodesVisited ?? 0) > 0);
   assert.equal(gpu.stats.nodesVisited, cpu.stats.nodesVisited, 'nodes visited');
-  for (const [where, at] of [['y', randomInt(yv.length)], ['H', randomInt(H.length)]] as const) {
+  for (const [where, at] of [
+    ['y', randomInt(yv.length)],
+    ['H', randomInt(H.length)],
+  ] as const) {
     const bad = { ...input, H: Float32Array.from(H), y: Float32Array.from(yv) };
     bad[where][at] = Number.NaN;
     await assert.rejects(detectAsync(bad, { ...opts, engine: 'cuda' }), (e: unknown) => {
@@ -292,8 +449,11 @@ int main() {
 }
 `;
 
-test('fused normalize and summary stages (emulated): psd-prep.cu and the PSD search kernels give the separate stages\' outputs bit for bit', { skip: skipEmu }, () => {
-  let flagged = 0, searched = 0n;
+test("fused normalize and summary stages (emulated): psd-prep.cu and the PSD search kernels give the separate stages' outputs bit for bit", {
+  skip: skipEmu,
+}, () => {
+  let flagged = 0,
+    searched = 0n;
   const cases: Array<{ c: Case; mapping: 'warp' | 'block' }> = [
     { c: { nr: 4, nt: 4, mod: '16qam', passes: 1, channels: 12, vpc: 3, soft: false }, mapping: 'warp' },
     { c: { nr: 2, nt: 2, mod: 'qpsk', passes: 1, channels: 40, vpc: 2, soft: false }, mapping: 'block' },
@@ -302,7 +462,11 @@ test('fused normalize and summary stages (emulated): psd-prep.cu and the PSD sea
   for (const { c, mapping } of cases) {
     const model = realModel(constellation(c.mod), c.nt, c.nr);
     const config = psdConfig(model.n, model.q);
-    const defs: Record<string, string | number> = { ...psdDefines(model, config), WARPS: 4, PSD_MAPPING: mapping === 'warp' ? 0 : 1 };
+    const defs: Record<string, string | number> = {
+      ...psdDefines(model, config),
+      WARPS: 4,
+      PSD_MAPPING: mapping === 'warp' ? 0 : 1,
+    };
     let shared: number;
     if (mapping === 'warp') {
       const lanes = psdAutoLanes(model.n, model.q, psdWarpSharedBytes(model.n, config));
@@ -314,29 +478,63 @@ test('fused normalize and summary stages (emulated): psd-prep.cu and the PSD sea
       shared = psdBlockSharedBytes(model.n, config, threads);
     }
     const psdFile = (f: string): string => fileURLToPath(new URL(`../../src/mimo/detectors/psd/${f}`, import.meta.url));
-    const files = [fileURLToPath(new URL('../../src/mimo/gpu/normalize.cu', import.meta.url)), psdFile('psd-prep.cu'), psdFile(mapping === 'warp' ? 'psd-warp.cu' : 'psd-block.cu'),
-      fileURLToPath(new URL('../../src/mimo/gpu/status-summary.cu', import.meta.url))];
-    const { exe, error } = compileEmulated(PSD_MAIN, files, Object.entries(defs).map(([k, v]) => `-D${k}=${v}`));
+    const files = [
+      fileURLToPath(new URL('../../src/mimo/gpu/normalize.cu', import.meta.url)),
+      psdFile('psd-prep.cu'),
+      psdFile(mapping === 'warp' ? 'psd-warp.cu' : 'psd-block.cu'),
+      fileURLToPath(new URL('../../src/mimo/gpu/status-summary.cu', import.meta.url)),
+    ];
+    const { exe, error } = compileEmulated(
+      PSD_MAIN,
+      files,
+      Object.entries(defs).map(([k, v]) => `-D${k}=${v}`),
+    );
     assert.equal(error, null, error ?? '');
-    assert.equal(psdPrepLanes(model.n) * Math.floor(128 / psdPrepLanes(model.n)), 128, 'psd_prep blocks of 128 threads hold whole channels');
+    assert.equal(
+      psdPrepLanes(model.n) * Math.floor(128 / psdPrepLanes(model.n)),
+      128,
+      'psd_prep blocks of 128 threads hold whole channels',
+    );
     for (let rep = 0; rep < 2; rep++) {
       const inp = makeInput(c, randomInt(2 ** 31));
-      const vectors = c.channels * c.vpc, facWords = psdFactorWords(model.n, model.m);
+      const vectors = c.channels * c.vpc,
+        facWords = psdFactorWords(model.n, model.m);
       const head = new Int32Array([c.channels, c.vpc, shared, inp.valid, inp.noise ? 1 : 0, facWords, 4000]);
-      const parts = [head, new Float32Array([constellation(c.mod).pam?.scale ?? 1, inp.noiseScalar]), inp.H, inp.y, ...(inp.noise ? [inp.noise] : [])];
+      const parts = [
+        head,
+        new Float32Array([constellation(c.mod).pam?.scale ?? 1, inp.noiseScalar]),
+        inp.H,
+        inp.y,
+        ...(inp.noise ? [inp.noise] : []),
+      ];
       const out = runEmulated(exe, Buffer.concat(parts.map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength))));
-      const sz = [8 * c.nr * c.nt * c.channels, 8 * c.nr * vectors, 4 * vectors, 8 * vectors, 4 * facWords * c.channels, 4 * vectors * c.nt, 16 * c.channels];
+      const sz = [
+        8 * c.nr * c.nt * c.channels,
+        8 * c.nr * vectors,
+        4 * vectors,
+        8 * vectors,
+        4 * facWords * c.channels,
+        4 * vectors * c.nt,
+        16 * c.channels,
+      ];
       const names = ['H', 'y', 'noise', 'status', 'factors', 'symbols', 'summary'];
       const total = sz.reduce((a, b) => a + b, 0);
       assert.equal(out.length, 2 * total, 'output size');
       let at = 0;
       sz.forEach((n, k) => {
-        const a = out.subarray(at, at + n), b = out.subarray(total + at, total + at + n);
+        const a = out.subarray(at, at + n),
+          b = out.subarray(total + at, total + at + n);
         const i = a.findIndex((x, j) => x !== b[j]);
-        assert.equal(i, -1, `psd ${mapping} ${c.nr}x${c.nt} ${c.mod}, rep ${rep}: ${names[k]} differs first at byte ${i}`);
+        assert.equal(
+          i,
+          -1,
+          `psd ${mapping} ${c.nr}x${c.nt} ${c.mod}, rep ${rep}: ${names[k]} differs first at byte ${i}`,
+        );
         at += n;
       });
-      const summary = new Int32Array(out.buffer.slice(out.byteOffset + total - 16 * c.channels, out.byteOffset + total));
+      const summary = new Int32Array(
+        out.buffer.slice(out.byteOffset + total - 16 * c.channels, out.byteOffset + total),
+      );
       for (let ch = 0; ch < c.channels; ch++) {
         if (summary[4 * ch] !== 0) flagged++;
         searched += BigInt(summary[4 * ch + 2]! >>> 0);
@@ -346,7 +544,9 @@ test('fused normalize and summary stages (emulated): psd-prep.cu and the PSD sea
   assert.ok(flagged > 0 && searched > 0n, `flagged channels ${flagged}, nodes ${searched}`);
 });
 
-test('fused stages through the engine (GPU): every fusing detector gives the results it gives with the stages as kernels of their own', { skip: skipGpu }, async () => {
+test('fused stages through the engine (GPU): every fusing detector gives the results it gives with the stages as kernels of their own', {
+  skip: skipGpu,
+}, async () => {
   const { validateDetection } = await import('../../src/mimo/detect.js');
   const { cudaSetup, detectCuda } = await import('../../src/mimo/gpu/detect-batch.js');
   const { DETECTOR_REGISTRY } = await import('../../src/mimo/registry.js');
@@ -362,12 +562,17 @@ test('fused stages through the engine (GPU): every fusing detector gives the res
   for (const opts of runs) {
     const impl = (await DETECTOR_REGISTRY[opts.detector].cuda!())!;
     // the same detector with its plan's fuses hidden: the engine launches both stages itself
-    const separate = { ...impl, create: (c: typeof ctx, setup: Parameters<typeof impl.create>[1]) => Object.create(impl.create(c, setup), { fuses: { value: undefined } }) };
+    const separate = {
+      ...impl,
+      create: (c: typeof ctx, setup: Parameters<typeof impl.create>[1]) =>
+        Object.create(impl.create(c, setup), { fuses: { value: undefined } }),
+    };
     const c: Case = { nr: 4, nt: 4, mod: opts.modulation, passes: 1, channels: 500, vpc: 14, soft: true };
     const inp = makeInput(c, randomInt(2 ** 31));
     // valid input of mixed channel scales (2^-60 to 2^60), each vector at its channel's scale, the last channel padded
     const rng = new Philox(randomInt(2 ** 31));
-    const hLen = 2 * c.nr * c.nt, yLen = 2 * c.nr;
+    const hLen = 2 * c.nr * c.nt,
+      yLen = 2 * c.nr;
     const H = inp.H.map((x) => (Number.isFinite(x) ? x : 1));
     const y = new Float32Array(inp.valid * yLen);
     for (let v = 0; v < inp.valid; v++) {
@@ -375,17 +580,25 @@ test('fused stages through the engine (GPU): every fusing detector gives the res
       const scale = H.subarray(ch * hLen, (ch + 1) * hLen).reduce((a, x) => Math.max(a, Math.abs(x)), 0);
       for (let i = 0; i < yLen; i++) y[v * yLen + i] = Math.fround(rng.normal() * scale);
     }
-    const noiseVar = inp.noise ? inp.noise.subarray(0, inp.valid).map((x) => (Number.isFinite(x) && x > 0 ? x : 0.1)) : inp.noiseScalar;
+    const noiseVar = inp.noise
+      ? inp.noise.subarray(0, inp.valid).map((x) => (Number.isFinite(x) && x > 0 ? x : 0.1))
+      : inp.noiseScalar;
     const input = { nt: c.nt, nr: c.nr, H, y, vectorsPerChannel: c.vpc, noiseVar };
     const val = validateDetection(input, { ...opts, engine: 'cuda', onBudget: 'flag' });
     const plan = impl.create(ctx, cudaSetup(ctx, val, impl));
     if (plan.fuses?.normalize && plan.fuses.summary) fusing++;
-    const a = await detectCuda(input, val, impl, performance.now()), b = await detectCuda(input, val, separate, performance.now());
+    const a = await detectCuda(input, val, impl, performance.now()),
+      b = await detectCuda(input, val, separate, performance.now());
     const what = `${opts.detector} ${opts.modulation}${'psd' in opts ? ' (block)' : ''}`;
     assert.deepEqual(Array.from(a.symbols), Array.from(b.symbols), `${what}: symbols`);
     if (a.llr || b.llr) assert.deepEqual(Array.from(a.llr!), Array.from(b.llr!), `${what}: LLRs`);
-    assert.deepEqual(a.unproven ? Array.from(a.unproven) : null, b.unproven ? Array.from(b.unproven) : null, `${what}: unproven`);
-    const { timeMs: _a, ...sa } = a.stats, { timeMs: _b, ...sb } = b.stats;
+    assert.deepEqual(
+      a.unproven ? Array.from(a.unproven) : null,
+      b.unproven ? Array.from(b.unproven) : null,
+      `${what}: unproven`,
+    );
+    const { timeMs: _a, ...sa } = a.stats,
+      { timeMs: _b, ...sb } = b.stats;
     assert.deepEqual(sa, sb, `${what}: stats`);
   }
   assert.equal(fusing, runs.length, 'every detector here fuses both stages');

@@ -36,7 +36,15 @@ export interface Problem {
 }
 
 /** channels x vpc fresh vectors at Es/N0 = snrDb. */
-export function makeProblem(rng: Philox, channels: number, vpc: number, nr: number, nt: number, mod: Modulation, snrDb: number): Problem {
+export function makeProblem(
+  rng: Philox,
+  channels: number,
+  vpc: number,
+  nr: number,
+  nt: number,
+  mod: Modulation,
+  snrDb: number,
+): Problem {
   const vectors = channels * vpc;
   const H = rayleighChannels(rng, channels, nt, nr);
   const { indices, symbols } = randomSymbols(rng, vectors * nt, mod);
@@ -46,32 +54,56 @@ export function makeProblem(rng: Philox, channels: number, vpc: number, nr: numb
 }
 
 /** The float64 CPU detector on every vector: symbols, LLRs (when soft), unproven flags, nodes. */
-export function cpuRun(det: CpuDetector, p: Problem, opts: Partial<DetectOptions> = {}, soft = false): DetectorOutput & { nodes: Int32Array } {
+export function cpuRun(
+  det: CpuDetector,
+  p: Problem,
+  opts: Partial<DetectOptions> = {},
+  soft = false,
+): DetectorOutput & { nodes: Int32Array } {
   const con = constellation(p.mod);
   const maxNodes = opts.maxNodes ?? DEFAULT_MAX_NODES;
-  const inst = det.create({ nr: p.nr, nt: p.nt, modulation: p.mod, constellation: con, opts: { detector: det.name, modulation: p.mod, ...opts }, soft, maxNodes });
-  const out: DetectorOutput = { symbols: new Int32Array(p.vectors * p.nt), llr: soft ? new Float64Array(p.vectors * p.nt * con.bitsPerSymbol) : null, unproven: new Uint8Array(p.vectors) };
+  const inst = det.create({
+    nr: p.nr,
+    nt: p.nt,
+    modulation: p.mod,
+    constellation: con,
+    opts: { detector: det.name, modulation: p.mod, ...opts },
+    soft,
+    maxNodes,
+  });
+  const out: DetectorOutput = {
+    symbols: new Int32Array(p.vectors * p.nt),
+    llr: soft ? new Float64Array(p.vectors * p.nt * con.bitsPerSymbol) : null,
+    unproven: new Uint8Array(p.vectors),
+  };
   const nodes = new Int32Array(p.vectors);
   for (let c = 0; c < p.channels; c++) {
     const prep = inst.prepare(p.H, 2 * c * p.nr * p.nt, p.noiseVar);
-    for (let v = c * p.vpc; v < (c + 1) * p.vpc; v++) nodes[v] = inst.detect(prep, p.y, 2 * v * p.nr, p.noiseVar, out, v);
+    for (let v = c * p.vpc; v < (c + 1) * p.vpc; v++)
+      nodes[v] = inst.detect(prep, p.y, 2 * v * p.nr, p.noiseVar, out, v);
   }
   return { ...out, nodes };
 }
 
 /** ||y_v - H s||^2 in float64 (complex model, written independently of the detectors), and ||H s||^2. */
 export function metric64(p: Problem, con: Constellation, sym: ArrayLike<number>, v: number): { d: number; hs: number } {
-  const { nr, nt } = p, hb = 2 * Math.floor(v / p.vpc) * nr * nt;
-  let d = 0, hs = 0;
+  const { nr, nt } = p,
+    hb = 2 * Math.floor(v / p.vpc) * nr * nt;
+  let d = 0,
+    hs = 0;
   for (let i = 0; i < nr; i++) {
-    let re = 0, im = 0;
+    let re = 0,
+      im = 0;
     for (let j = 0; j < nt; j++) {
-      const hr = p.H[hb + 2 * (i + j * nr)]!, hi = p.H[hb + 2 * (i + j * nr) + 1]!;
-      const sr = con.points[2 * sym[j]!]!, si = con.points[2 * sym[j]! + 1]!;
+      const hr = p.H[hb + 2 * (i + j * nr)]!,
+        hi = p.H[hb + 2 * (i + j * nr) + 1]!;
+      const sr = con.points[2 * sym[j]!]!,
+        si = con.points[2 * sym[j]! + 1]!;
       re += hr * sr - hi * si;
       im += hr * si + hi * sr;
     }
-    const yr = p.y[2 * (v * nr + i)]!, yi = p.y[2 * (v * nr + i) + 1]!;
+    const yr = p.y[2 * (v * nr + i)]!,
+      yi = p.y[2 * (v * nr + i) + 1]!;
     d += (yr - re) ** 2 + (yi - im) ** 2;
     hs += re * re + im * im;
   }
@@ -99,22 +131,37 @@ export interface ExactCheck {
  * Compares GPU symbols with the float64 ML symbols `ref` (exhaustive ML or a proven-exact float64
  * search), vector by vector; `skip[v]` leaves vectors out (flagged by the GPU for a CPU redo).
  */
-export function checkAgainstMl(p: Problem, ref: Int32Array, got: Int32Array, skip?: (v: number) => boolean): ExactCheck {
-  const con = constellation(p.mod), nt = p.nt;
-  let nearTies = 0, worstRatio = 0;
+export function checkAgainstMl(
+  p: Problem,
+  ref: Int32Array,
+  got: Int32Array,
+  skip?: (v: number) => boolean,
+): ExactCheck {
+  const con = constellation(p.mod),
+    nt = p.nt;
+  let nearTies = 0,
+    worstRatio = 0;
   for (let v = 0; v < p.vectors; v++) {
     if (skip?.(v)) continue;
     let same = true;
     for (let j = 0; j < nt; j++) if (ref[v * nt + j] !== got[v * nt + j]) same = false;
     if (same) continue;
-    const a = ref.subarray(v * nt, (v + 1) * nt), b = got.subarray(v * nt, (v + 1) * nt);
+    const a = ref.subarray(v * nt, (v + 1) * nt),
+      b = got.subarray(v * nt, (v + 1) * nt);
     for (let j = 0; j < nt; j++) {
-      if (!(b[j]! >= 0 && b[j]! < con.size)) return { nearTies, worstRatio, failure: `vector ${v}: GPU symbol ${b[j]} out of range` };
+      if (!(b[j]! >= 0 && b[j]! < con.size))
+        return { nearTies, worstRatio, failure: `vector ${v}: GPU symbol ${b[j]} out of range` };
     }
-    const ma = metric64(p, con, a, v).d, mb = metric64(p, con, b, v).d;
+    const ma = metric64(p, con, a, v).d,
+      mb = metric64(p, con, b, v).d;
     const tol = nearTieTolerance(p, con, a, v);
     const ratio = (mb - ma) / tol;
-    if (!(ratio <= 1)) return { nearTies, worstRatio, failure: `vector ${v}: GPU [${[...b]}] metric ${mb}, ML [${[...a]}] metric ${ma}, gap ${mb - ma} over the float32 tolerance ${tol}` };
+    if (!(ratio <= 1))
+      return {
+        nearTies,
+        worstRatio,
+        failure: `vector ${v}: GPU [${[...b]}] metric ${mb}, ML [${[...a]}] metric ${ma}, gap ${mb - ma} over the float32 tolerance ${tol}`,
+      };
     nearTies++;
     if (ratio > worstRatio) worstRatio = ratio;
   }
@@ -137,7 +184,14 @@ export class DeviceProblem {
   readonly status: DeviceBuffer;
   readonly scratch: DeviceBuffer[];
 
-  constructor(readonly ctx: CudaContext, readonly p: Problem, bps: number, soft: boolean, scratchBytesPerChannel: readonly number[], statusIn?: Int32Array) {
+  constructor(
+    readonly ctx: CudaContext,
+    readonly p: Problem,
+    bps: number,
+    soft: boolean,
+    scratchBytesPerChannel: readonly number[],
+    statusIn?: Int32Array,
+  ) {
     const { vectors, nt } = p;
     this.H = DeviceBuffer.alloc(ctx, p.H.length * 4);
     this.H.upload(Float32Array.from(p.H));
@@ -154,8 +208,15 @@ export class DeviceProblem {
 
   chunk() {
     return {
-      channels: this.p.channels, vectorsPerChannel: this.p.vpc, H: this.H.ptr, y: this.y.ptr, noise: this.noise.ptr,
-      symbols: this.symbols.ptr, llr: this.llr?.ptr ?? 0n, status: this.status.ptr, scratch: this.scratch.map((s) => s.ptr),
+      channels: this.p.channels,
+      vectorsPerChannel: this.p.vpc,
+      H: this.H.ptr,
+      y: this.y.ptr,
+      noise: this.noise.ptr,
+      symbols: this.symbols.ptr,
+      llr: this.llr?.ptr ?? 0n,
+      status: this.status.ptr,
+      scratch: this.scratch.map((s) => s.ptr),
     };
   }
 
@@ -166,7 +227,10 @@ export class DeviceProblem {
     const status = new Int32Array(vectors * STATUS_WORDS);
     this.status.download(status);
     let llr: Float32Array | null = null;
-    if (this.llr) { llr = new Float32Array(this.llr.bytes / 4); this.llr.download(llr); }
+    if (this.llr) {
+      llr = new Float32Array(this.llr.bytes / 4);
+      this.llr.download(llr);
+    }
     return { symbols, llr, status };
   }
 
@@ -179,13 +243,28 @@ export class DeviceProblem {
 export function gpuSetup(ctx: CudaContext, p: Problem, opts: Partial<DetectOptions>, soft: boolean): CudaDetectorSetup {
   const con = constellation(p.mod);
   return {
-    nr: p.nr, nt: p.nt, modulation: p.mod, constellation: con, opts: { detector: 'ml', modulation: p.mod, ...opts } as DetectOptions, soft,
-    maxNodes: opts.maxNodes ?? DEFAULT_MAX_NODES, llrClip: Math.min(opts.llrClip ?? 1e100, 3e38), vectorsPerChannel: p.vpc, device: ctx.props,
+    nr: p.nr,
+    nt: p.nt,
+    modulation: p.mod,
+    constellation: con,
+    opts: { detector: 'ml', modulation: p.mod, ...opts } as DetectOptions,
+    soft,
+    maxNodes: opts.maxNodes ?? DEFAULT_MAX_NODES,
+    llrClip: Math.min(opts.llrClip ?? 1e100, 3e38),
+    vectorsPerChannel: p.vpc,
+    device: ctx.props,
   };
 }
 
 /** Runs a CUDA detector on one chunk holding the whole problem; returns its outputs. */
-export function gpuRun(ctx: CudaContext, det: CudaDetector, p: Problem, opts: Partial<DetectOptions> = {}, soft = false, statusIn?: Int32Array): GpuRun {
+export function gpuRun(
+  ctx: CudaContext,
+  det: CudaDetector,
+  p: Problem,
+  opts: Partial<DetectOptions> = {},
+  soft = false,
+  statusIn?: Int32Array,
+): GpuRun {
   const setup = gpuSetup(ctx, p, { detector: det.name, ...opts }, soft);
   const plan = det.create(ctx, setup);
   const dp = new DeviceProblem(ctx, p, setup.constellation.bitsPerSymbol, soft, plan.scratchBytesPerChannel, statusIn);

@@ -18,7 +18,14 @@ import { detect } from '../../src/mimo/detect.js';
 import type { DetectorSetup } from '../../src/mimo/detectors/detector.js';
 import { createLinear } from '../../src/mimo/detectors/zf/linear.js';
 import { detector as sicCpu, type SicPrep } from '../../src/mimo/detectors/sic/cpu.js';
-import { createLinearPlan, kindDefines, linearKernelUrls, prepBlock, prepLaunch, recordFloats } from '../../src/mimo/detectors/zf/cuda-linear.js';
+import {
+  createLinearPlan,
+  kindDefines,
+  linearKernelUrls,
+  prepBlock,
+  prepLaunch,
+  recordFloats,
+} from '../../src/mimo/detectors/zf/cuda-linear.js';
 import { MIMO_STATUS } from '../../src/mimo/gpu/status.js';
 import { constellation, sliceSymbol, type Constellation } from '../../src/mimo/modulation.js';
 import { gramInto, invertInPlace } from '../../src/mimo/preprocess/complex.js';
@@ -55,7 +62,14 @@ const f32 = Math.fround;
  * channel included, so that the reference N0 is the first unflagged vector's.
  */
 export function makeLinearCase(
-  seed: number, kind: LinearKind, nt: number, nr: number, mod: Modulation, snrDb: number, channels: number, vpc: number,
+  seed: number,
+  kind: LinearKind,
+  nt: number,
+  nr: number,
+  mod: Modulation,
+  snrDb: number,
+  channels: number,
+  vpc: number,
   opts: { mixedNoise?: number; preFlagged?: number } = {},
 ): LinearCase {
   const rng = new Philox(seed, 15);
@@ -72,11 +86,16 @@ export function makeLinearCase(
     if (opts.mixedNoise && v % vpc !== 0 && rng.uniform() < opts.mixedNoise) noise[v] = n0 * (0.5 + rng.uniform());
     if (opts.preFlagged && rng.uniform() < opts.preFlagged) status[2 * v] = MIMO_STATUS.NON_FINITE;
   }
-  const hLen = 2 * nr * nt, yLen = 2 * nr;
+  const hLen = 2 * nr * nt,
+    yLen = 2 * nr;
   for (let c = 0; c < channels; c++) {
     let m = 0;
-    for (let e = 0; e < hLen; e++) { H[c * hLen + e] = f32(H[c * hLen + e]!); m = Math.max(m, Math.abs(H[c * hLen + e]!)); }
-    const p = -Math.floor(Math.log2(m)), s = 2 ** p;
+    for (let e = 0; e < hLen; e++) {
+      H[c * hLen + e] = f32(H[c * hLen + e]!);
+      m = Math.max(m, Math.abs(H[c * hLen + e]!));
+    }
+    const p = -Math.floor(Math.log2(m)),
+      s = 2 ** p;
     for (let e = 0; e < hLen; e++) H[c * hLen + e] = H[c * hLen + e]! * s;
     for (let v = c * vpc; v < (c + 1) * vpc; v++) {
       for (let e = 0; e < yLen; e++) y[v * yLen + e] = f32(y[v * yLen + e]!) * s;
@@ -134,7 +153,9 @@ int main() {
 /** Runs the kind's two kernels on the CPU through the CUDA emulator (the host's launch shapes and defines). */
 export function runLinearEmulated(c: LinearCase): GpuOutput {
   const urls = linearKernelUrls(c.kind);
-  const defines = Object.entries(kindDefines(c.kind, { nt: c.nt, nr: c.nr, constellation: constellation(c.mod) })).map(([k, v]) => `-D${k}=${v}`);
+  const defines = Object.entries(kindDefines(c.kind, { nt: c.nt, nr: c.nr, constellation: constellation(c.mod) })).map(
+    ([k, v]) => `-D${k}=${v}`,
+  );
   if (c.kind === 'sic') defines.push('-DEMU_SIC=1');
   const { exe, error } = compileEmulated(EMU_MAIN, [fileURLToPath(urls.prep), fileURLToPath(urls.detect)], defines);
   if (error) throw new Error(error);
@@ -142,8 +163,15 @@ export function runLinearEmulated(c: LinearCase): GpuOutput {
   // the host's block for this many channels on an H100 (132 multiprocessors)
   const pl = prepBlock(prepLaunch(c.kind, c.nt, c.nr), c.channels, 132);
   const head = Int32Array.of(c.channels, c.vpc, pl.threads, pl.sharedBytes);
-  const out = runEmulated(exe, stdinOf([head, Float32Array.from(c.H), Float32Array.from(c.y), Float32Array.from(c.noise), c.status]));
-  const [symbols, status, rec] = cutOutput(out, [['i32', vectors * c.nt], ['i32', 2 * vectors], ['f32', c.channels * recordFloats(c.kind, c.nt, c.nr)]]);
+  const out = runEmulated(
+    exe,
+    stdinOf([head, Float32Array.from(c.H), Float32Array.from(c.y), Float32Array.from(c.noise), c.status]),
+  );
+  const [symbols, status, rec] = cutOutput(out, [
+    ['i32', vectors * c.nt],
+    ['i32', 2 * vectors],
+    ['f32', c.channels * recordFloats(c.kind, c.nt, c.nr)],
+  ]);
   return { symbols, status, rec };
 }
 
@@ -160,29 +188,66 @@ export interface DeviceCase {
 export function deviceCase(ctx: CudaContext, c: LinearCase): DeviceCase {
   const con = constellation(c.mod);
   const setup = {
-    nr: c.nr, nt: c.nt, modulation: c.mod, constellation: con, opts: { detector: c.kind, modulation: c.mod }, soft: false,
-    maxNodes: 0, llrClip: 1e30, vectorsPerChannel: c.vpc, device: ctx.props,
+    nr: c.nr,
+    nt: c.nt,
+    modulation: c.mod,
+    constellation: con,
+    opts: { detector: c.kind, modulation: c.mod },
+    soft: false,
+    maxNodes: 0,
+    llrClip: 1e30,
+    vectorsPerChannel: c.vpc,
+    device: ctx.props,
   };
-  const plans = { both: createLinearPlan(c.kind, ctx, setup), prep: createLinearPlan(c.kind, ctx, setup, 'prep'), detect: createLinearPlan(c.kind, ctx, setup, 'detect') };
+  const plans = {
+    both: createLinearPlan(c.kind, ctx, setup),
+    prep: createLinearPlan(c.kind, ctx, setup, 'prep'),
+    detect: createLinearPlan(c.kind, ctx, setup, 'detect'),
+  };
   const plan = plans.both;
   const vectors = c.channels * c.vpc;
-  const up = (a: Float32Array | Int32Array): DeviceBuffer => { const b = DeviceBuffer.alloc(ctx, a.byteLength); b.upload(a); return b; };
-  const H = up(Float32Array.from(c.H)), y = up(Float32Array.from(c.y)), noise = up(Float32Array.from(c.noise));
+  const up = (a: Float32Array | Int32Array): DeviceBuffer => {
+    const b = DeviceBuffer.alloc(ctx, a.byteLength);
+    b.upload(a);
+    return b;
+  };
+  const H = up(Float32Array.from(c.H)),
+    y = up(Float32Array.from(c.y)),
+    noise = up(Float32Array.from(c.noise));
   const status = up(c.status);
   const symbols = up(new Int32Array(vectors * c.nt).fill(POISON));
   const rec = DeviceBuffer.alloc(ctx, c.channels * plan.scratchBytesPerChannel[0]!);
   const chunk = {
-    channels: c.channels, vectorsPerChannel: c.vpc, H: H.ptr, y: y.ptr, noise: noise.ptr, symbols: symbols.ptr, llr: 0n, status: status.ptr, scratch: [rec.ptr],
+    channels: c.channels,
+    vectorsPerChannel: c.vpc,
+    H: H.ptr,
+    y: y.ptr,
+    noise: noise.ptr,
+    symbols: symbols.ptr,
+    llr: 0n,
+    status: status.ptr,
+    scratch: [rec.ptr],
   };
   return {
     run: (stream, parts = 'both') => plans[parts].enqueue(stream, chunk),
     read(): GpuOutput {
-      const out = { symbols: new Int32Array(vectors * c.nt), status: new Int32Array(2 * vectors), rec: new Float32Array(rec.bytes / 4) };
-      symbols.download(out.symbols); status.download(out.status); rec.download(out.rec);
+      const out = {
+        symbols: new Int32Array(vectors * c.nt),
+        status: new Int32Array(2 * vectors),
+        rec: new Float32Array(rec.bytes / 4),
+      };
+      symbols.download(out.symbols);
+      status.download(out.status);
+      rec.download(out.rec);
       return out;
     },
-    reset(): void { status.upload(c.status); symbols.upload(new Int32Array(vectors * c.nt).fill(POISON)); },
-    free(): void { for (const b of [H, y, noise, status, symbols, rec]) b.free(); },
+    reset(): void {
+      status.upload(c.status);
+      symbols.upload(new Int32Array(vectors * c.nt).fill(POISON));
+    },
+    free(): void {
+      for (const b of [H, y, noise, status, symbols, rec]) b.free();
+    },
   };
 }
 
@@ -226,9 +291,16 @@ const EPS32 = 2 ** -24;
 export const ILL_CONDITIONED = 1e4;
 
 /** The Frobenius condition number of the Gram matrix G + a I of a channel, and G^{-1}'s diagonal; null when singular. */
-function conditionOf(H: Float64Array, off: number, nr: number, cols: ArrayLike<number>, a: number): { kappa: number; ginv: Float64Array } | null {
+function conditionOf(
+  H: Float64Array,
+  off: number,
+  nr: number,
+  cols: ArrayLike<number>,
+  a: number,
+): { kappa: number; ginv: Float64Array } | null {
   const n = cols.length;
-  const G = new Float64Array(2 * n * n), work = new Float64Array(2 * n * n);
+  const G = new Float64Array(2 * n * n),
+    work = new Float64Array(2 * n * n);
   gramInto(H, off, nr, cols, a, G);
   let g2 = 0;
   for (const x of G) g2 += x * x;
@@ -248,7 +320,10 @@ function boundaryDistance(re: number, im: number, a: number, b: number, con: Con
   if (con.pam === null) return Math.abs(re + im) * Math.SQRT1_2;
   const pam = con.pam;
   let d = 0;
-  for (const [x, la, lb] of [[re, con.reLevelOf![a]!, con.reLevelOf![b]!], [im, con.imLevelOf![a]!, con.imLevelOf![b]!]] as const) {
+  for (const [x, la, lb] of [
+    [re, con.reLevelOf![a]!, con.reLevelOf![b]!],
+    [im, con.imLevelOf![a]!, con.imLevelOf![b]!],
+  ] as const) {
     if (la === lb) continue;
     if (Math.abs(la - lb) !== 1) return -1;
     d = Math.max(d, Math.abs(x - (pam.levels[la]! + pam.levels[lb]!) / 2));
@@ -269,24 +344,52 @@ export function checkLinear(c: LinearCase, gpu: GpuOutput, engine?: Int32Array):
   const { kind, nt, nr, vpc, channels } = c;
   const con = constellation(c.mod);
   const vectors = channels * vpc;
-  const res: LinearCheck = { vectors, flagged: 0, brokenChannels: 0, nearTies: 0, nearTiesIllConditioned: 0, orderTies: 0, worstTie: 0, bad: [] };
-  const bad = (s: string): void => { if (res.bad.length < 20) res.bad.push(s); };
-  const hLen = 2 * nr * nt, C = 4 * (nt + nr);
+  const res: LinearCheck = {
+    vectors,
+    flagged: 0,
+    brokenChannels: 0,
+    nearTies: 0,
+    nearTiesIllConditioned: 0,
+    orderTies: 0,
+    worstTie: 0,
+    bad: [],
+  };
+  const bad = (s: string): void => {
+    if (res.bad.length < 20) res.bad.push(s);
+  };
+  const hLen = 2 * nr * nt,
+    C = 4 * (nt + nr);
   const clean: number[] = [];
   for (let v = 0; v < vectors; v++) if (c.status[2 * v] === 0) clean.push(v);
   // the CPU engine on the vectors the engine would hand the detector
   const cpuSym = new Int32Array(vectors * nt).fill(-1);
   const byChannel = new Map<number, number[]>();
-  for (const v of clean) { const ch = Math.floor(v / vpc); (byChannel.get(ch) ?? byChannel.set(ch, []).get(ch)!).push(v); }
-  const setup: DetectorSetup = { nr, nt, modulation: c.mod, constellation: con, opts: { detector: kind, modulation: c.mod }, soft: false, maxNodes: 0 };
+  for (const v of clean) {
+    const ch = Math.floor(v / vpc);
+    (byChannel.get(ch) ?? byChannel.set(ch, []).get(ch)!).push(v);
+  }
+  const setup: DetectorSetup = {
+    nr,
+    nt,
+    modulation: c.mod,
+    constellation: con,
+    opts: { detector: kind, modulation: c.mod },
+    soft: false,
+    maxNodes: 0,
+  };
   const lin = kind === 'sic' ? null : createLinear(setup, kind);
   const sic = kind === 'sic' ? sicCpu.create(setup) : null;
   const cols = Int32Array.from({ length: nt }, (_, j) => j);
   const rOrder = recordFloats(kind, nt, nr);
   for (let v = 0; v < vectors; v++) {
     if (c.status[2 * v] !== 0) {
-      if (gpu.status[2 * v] !== c.status[2 * v]) bad(`vector ${v}: engine flags ${c.status[2 * v]} changed to ${gpu.status[2 * v]}`);
-      for (let k = 0; k < nt; k++) if (gpu.symbols[v * nt + k] !== POISON) { bad(`vector ${v}: flagged on input but its symbols were written`); break; }
+      if (gpu.status[2 * v] !== c.status[2 * v])
+        bad(`vector ${v}: engine flags ${c.status[2 * v]} changed to ${gpu.status[2 * v]}`);
+      for (let k = 0; k < nt; k++)
+        if (gpu.symbols[v * nt + k] !== POISON) {
+          bad(`vector ${v}: flagged on input but its symbols were written`);
+          break;
+        }
     }
   }
   for (const [ch, vs] of byChannel) {
@@ -298,21 +401,32 @@ export function checkLinear(c: LinearCase, gpu: GpuOutput, engine?: Int32Array):
     if (chFlag !== 0) {
       res.brokenChannels++;
       res.flagged += vs.length;
-      if ((chFlag & ~(MIMO_STATUS.RANK_DEFICIENT | MIMO_STATUS.FLOAT32_UNSAFE)) !== 0) bad(`channel ${ch}: flags ${chFlag}`);
-      for (const v of vs) if ((gpu.status[2 * v]! & chFlag) !== chFlag) bad(`vector ${v}: flags ${gpu.status[2 * v]}, its channel's ${chFlag}`);
+      if ((chFlag & ~(MIMO_STATUS.RANK_DEFICIENT | MIMO_STATUS.FLOAT32_UNSAFE)) !== 0)
+        bad(`channel ${ch}: flags ${chFlag}`);
+      for (const v of vs)
+        if ((gpu.status[2 * v]! & chFlag) !== chFlag)
+          bad(`vector ${v}: flags ${gpu.status[2 * v]}, its channel's ${chFlag}`);
       // a breakdown in float32 only where float64 finds the Gram matrix singular or ill-conditioned
-      if (cond && cond.kappa < 1e4) bad(`channel ${ch}: GPU flagged ${chFlag} but kappa(G + a I) = ${cond.kappa.toExponential(2)}`);
+      if (cond && cond.kappa < 1e4)
+        bad(`channel ${ch}: GPU flagged ${chFlag} but kappa(G + a I) = ${cond.kappa.toExponential(2)}`);
       continue;
     }
-    if (!cond) { bad(`channel ${ch}: singular in float64 but not flagged on the GPU`); continue; }
+    if (!cond) {
+      bad(`channel ${ch}: singular in float64 but not flagged on the GPU`);
+      continue;
+    }
     // the CPU engine, vector by vector with this channel's reference N0 (its other-N0 vectors are flagged)
     const sub = new Float64Array(hLen);
     sub.set(c.H.subarray(ch * hLen, (ch + 1) * hLen));
     const yv = new Float64Array(2 * nr);
     let sicPrep: SicPrep | null = null;
-    let W: Float64Array | null = null, unbias: Float64Array | null = null;
+    let W: Float64Array | null = null,
+      unbias: Float64Array | null = null;
     const linPrep = lin ? lin.prepare(sub, 0, a) : null;
-    if (linPrep) { W = linPrep.W; unbias = linPrep.unbias; }
+    if (linPrep) {
+      W = linPrep.W;
+      unbias = linPrep.unbias;
+    }
     if (sic) sicPrep = sic.prepare(sub, 0, n0);
     // sic: the GPU's order (from its record) against the CPU's
     let orderTie = false;
@@ -320,78 +434,151 @@ export function checkLinear(c: LinearCase, gpu: GpuOutput, engine?: Int32Array):
       const base = ch * rOrder + 2 * nt * nr + nt;
       const remaining = Array.from({ length: nt }, (_, j) => j);
       for (let t = 0; t < nt; t++) {
-        const g = gpu.rec[base + t]!, k = sicPrep.order[t]!;
+        const g = gpu.rec[base + t]!,
+          k = sicPrep.order[t]!;
         if (g !== k) {
           const sub2 = conditionOf(sub, 0, nr, remaining, n0)!;
-          const n = remaining.length, d = (j: number): number => sub2.ginv[2 * (j + j * n)]!;
-          const jc = remaining.indexOf(k), jg = remaining.indexOf(g);
+          const n = remaining.length,
+            d = (j: number): number => sub2.ginv[2 * (j + j * n)]!;
+          const jc = remaining.indexOf(k),
+            jg = remaining.indexOf(g);
           const tol = C * EPS32 * cond.kappa * d(jg);
-          if (jg < 0 || !(d(jg) - d(jc) <= tol)) bad(`channel ${ch}: GPU order ${g} at step ${t}, CPU ${k}: diagonal ${d(jg)} vs ${d(jc)} (bound ${tol.toExponential(2)})`);
+          if (jg < 0 || !(d(jg) - d(jc) <= tol))
+            bad(
+              `channel ${ch}: GPU order ${g} at step ${t}, CPU ${k}: diagonal ${d(jg)} vs ${d(jc)} (bound ${tol.toExponential(2)})`,
+            );
           orderTie = true;
           break;
         }
         remaining.splice(remaining.indexOf(k), 1);
       }
     }
-    if (orderTie) { res.orderTies++; continue; }
+    if (orderTie) {
+      res.orderTies++;
+      continue;
+    }
     for (const v of vs) {
       const f = gpu.status[2 * v]!;
       const other = kind !== 'zf' && c.noise[v] !== n0;
       if (other) {
-        if (f !== MIMO_STATUS.FLOAT32_UNSAFE) bad(`vector ${v}: N0 ${c.noise[v]} != channel's ${n0}, flags ${f} (expected FLOAT32_UNSAFE)`);
+        if (f !== MIMO_STATUS.FLOAT32_UNSAFE)
+          bad(`vector ${v}: N0 ${c.noise[v]} != channel's ${n0}, flags ${f} (expected FLOAT32_UNSAFE)`);
         res.flagged += f !== 0 ? 1 : 0;
         continue;
       }
-      if (f !== 0) { bad(`vector ${v}: unexpected flags ${f}`); res.flagged++; continue; }
+      if (f !== 0) {
+        bad(`vector ${v}: unexpected flags ${f}`);
+        res.flagged++;
+        continue;
+      }
       for (let i = 0; i < 2 * nr; i++) yv[i] = c.y[v * 2 * nr + i]!;
       const out = { symbols: cpuSym.subarray(v * nt, (v + 1) * nt), llr: null, unproven: new Uint8Array(1) };
-      if (lin) lin.detect(linPrep!, yv, 0, n0, out, 0); else sic!.detect(sicPrep!, yv, 0, n0, out, 0);
-      if (engine) for (let k = 0; k < nt; k++) if (engine[v * nt + k] !== out.symbols[k]) { bad(`vector ${v}: the CPU detector's replay differs from detect()`); break; }
+      if (lin) lin.detect(linPrep!, yv, 0, n0, out, 0);
+      else sic!.detect(sicPrep!, yv, 0, n0, out, 0);
+      if (engine)
+        for (let k = 0; k < nt; k++)
+          if (engine[v * nt + k] !== out.symbols[k]) {
+            bad(`vector ${v}: the CPU detector's replay differs from detect()`);
+            break;
+          }
       if (lin) {
-        let worst = 0, mismatch = false;
+        let worst = 0,
+          mismatch = false;
         for (let k = 0; k < nt; k++) {
-          const g = gpu.symbols[v * nt + k]!, s = out.symbols[k]!;
+          const g = gpu.symbols[v * nt + k]!,
+            s = out.symbols[k]!;
           if (g === s) continue;
           mismatch = true;
-          let re = 0, im = 0, wn = 0, yn = 0;
+          let re = 0,
+            im = 0,
+            wn = 0,
+            yn = 0;
           for (let i = 0; i < nr; i++) {
-            const wr = W![2 * (k + i * nt)]!, wi = W![2 * (k + i * nt) + 1]!;
-            re += wr * yv[2 * i]! - wi * yv[2 * i + 1]!; im += wr * yv[2 * i + 1]! + wi * yv[2 * i]!;
-            wn += wr * wr + wi * wi; yn += yv[2 * i]! ** 2 + yv[2 * i + 1]! ** 2;
+            const wr = W![2 * (k + i * nt)]!,
+              wi = W![2 * (k + i * nt) + 1]!;
+            re += wr * yv[2 * i]! - wi * yv[2 * i + 1]!;
+            im += wr * yv[2 * i + 1]! + wi * yv[2 * i]!;
+            wn += wr * wr + wi * wi;
+            yn += yv[2 * i]! ** 2 + yv[2 * i + 1]! ** 2;
           }
-          const u = unbias![k]!, zr = re * u, zi = im * u, z = Math.hypot(zr, zi);
+          const u = unbias![k]!,
+            zr = re * u,
+            zi = im * u,
+            z = Math.hypot(zr, zi);
           const dist = g >= 0 && g < con.size ? boundaryDistance(zr, zi, s, g, con) : -1;
-          const tol = C * EPS32 * cond.kappa * (Math.abs(u) * Math.sqrt(wn * yn) + z * Math.abs(a * cond.ginv[2 * (k + k * nt)]! * u)) + C * EPS32 * z;
-          if (!(dist >= 0 && dist <= tol)) bad(`vector ${v} stream ${k}: GPU ${g}, CPU ${s}, distance to the boundary ${dist.toExponential(2)} > bound ${tol.toExponential(2)}`);
+          const tol =
+            C *
+              EPS32 *
+              cond.kappa *
+              (Math.abs(u) * Math.sqrt(wn * yn) + z * Math.abs(a * cond.ginv[2 * (k + k * nt)]! * u)) +
+            C * EPS32 * z;
+          if (!(dist >= 0 && dist <= tol))
+            bad(
+              `vector ${v} stream ${k}: GPU ${g}, CPU ${s}, distance to the boundary ${dist.toExponential(2)} > bound ${tol.toExponential(2)}`,
+            );
           else worst = Math.max(worst, dist / tol);
         }
-        if (mismatch) { res.nearTies++; if (cond.kappa > ILL_CONDITIONED) res.nearTiesIllConditioned++; res.worstTie = Math.max(res.worstTie, worst); }
+        if (mismatch) {
+          res.nearTies++;
+          if (cond.kappa > ILL_CONDITIONED) res.nearTiesIllConditioned++;
+          res.worstTie = Math.max(res.worstTie, worst);
+        }
       } else {
         // sic: the CPU's steps in float64; the first step whose decision differs must be a near-tie
-        const p = sicPrep!, pts = con.points;
+        const p = sicPrep!,
+          pts = con.points;
         const r = yv.slice();
         for (let t = 0; t < nt; t++) {
-          let re = 0, im = 0, wn = 0, rn = 0;
+          let re = 0,
+            im = 0,
+            wn = 0,
+            rn = 0;
           for (let i = 0; i < nr; i++) {
-            const wr = p.filters[2 * (t * nr + i)]!, wi = p.filters[2 * (t * nr + i) + 1]!;
-            re += wr * r[2 * i]! - wi * r[2 * i + 1]!; im += wr * r[2 * i + 1]! + wi * r[2 * i]!;
-            wn += wr * wr + wi * wi; rn += r[2 * i]! ** 2 + r[2 * i + 1]! ** 2;
+            const wr = p.filters[2 * (t * nr + i)]!,
+              wi = p.filters[2 * (t * nr + i) + 1]!;
+            re += wr * r[2 * i]! - wi * r[2 * i + 1]!;
+            im += wr * r[2 * i + 1]! + wi * r[2 * i]!;
+            wn += wr * wr + wi * wi;
+            rn += r[2 * i]! ** 2 + r[2 * i + 1]! ** 2;
           }
-          const u = p.unbias[t]!, zr = re * u, zi = im * u;
-          const s = sliceSymbol(zr, zi, con), k = p.order[t]!, g = gpu.symbols[v * nt + k]!;
-          if (s !== out.symbols[k]) { bad(`vector ${v}: the float64 replay of sic differs from the CPU detector`); break; }
+          const u = p.unbias[t]!,
+            zr = re * u,
+            zi = im * u;
+          const s = sliceSymbol(zr, zi, con),
+            k = p.order[t]!,
+            g = gpu.symbols[v * nt + k]!;
+          if (s !== out.symbols[k]) {
+            bad(`vector ${v}: the float64 replay of sic differs from the CPU detector`);
+            break;
+          }
           if (g !== s) {
             const z = Math.hypot(zr, zi);
             const dist = g >= 0 && g < con.size ? boundaryDistance(zr, zi, s, g, con) : -1;
             // |a [Ginv]_kk u| <= |u| + 1 (mu = 1 - a [Ginv]_kk)
-            const tol = C * EPS32 * cond.kappa * (Math.abs(u) * Math.sqrt(wn * (rn + yv.reduce((q, x) => q + x * x, 0))) + z * (Math.abs(u) + 1)) + C * EPS32 * z;
-            if (!(dist >= 0 && dist <= tol)) bad(`vector ${v} step ${t} (stream ${k}): GPU ${g}, CPU ${s}, distance to the boundary ${dist.toExponential(2)} > bound ${tol.toExponential(2)}`);
-            else { res.nearTies++; if (cond.kappa > ILL_CONDITIONED) res.nearTiesIllConditioned++; res.worstTie = Math.max(res.worstTie, dist / tol); }
+            const tol =
+              C *
+                EPS32 *
+                cond.kappa *
+                (Math.abs(u) * Math.sqrt(wn * (rn + yv.reduce((q, x) => q + x * x, 0))) + z * (Math.abs(u) + 1)) +
+              C * EPS32 * z;
+            if (!(dist >= 0 && dist <= tol))
+              bad(
+                `vector ${v} step ${t} (stream ${k}): GPU ${g}, CPU ${s}, distance to the boundary ${dist.toExponential(2)} > bound ${tol.toExponential(2)}`,
+              );
+            else {
+              res.nearTies++;
+              if (cond.kappa > ILL_CONDITIONED) res.nearTiesIllConditioned++;
+              res.worstTie = Math.max(res.worstTie, dist / tol);
+            }
             break;
           }
           for (let i = 0; i < nr; i++) {
-            const hr = sub[2 * (i + k * nr)]!, hi = sub[2 * (i + k * nr) + 1]!, ar = pts[2 * s]!, ai = pts[2 * s + 1]!;
-            r[2 * i] = r[2 * i]! - (hr * ar - hi * ai); r[2 * i + 1] = r[2 * i + 1]! - (hr * ai + hi * ar);
+            const hr = sub[2 * (i + k * nr)]!,
+              hi = sub[2 * (i + k * nr) + 1]!,
+              ar = pts[2 * s]!,
+              ai = pts[2 * s + 1]!;
+            r[2 * i] = r[2 * i]! - (hr * ar - hi * ai);
+            r[2 * i + 1] = r[2 * i + 1]! - (hr * ai + hi * ar);
           }
         }
       }
@@ -402,5 +589,8 @@ export function checkLinear(c: LinearCase, gpu: GpuOutput, engine?: Int32Array):
 
 /** Symbols of detect() (the CPU engine itself) on clean vectors: an independent check that the per-vector replay above is the engine's answer. */
 export function cpuEngineSymbols(c: LinearCase): Int32Array {
-  return detect({ nr: c.nr, nt: c.nt, H: c.H, y: c.y, noiseVar: c.noise, vectorsPerChannel: c.vpc }, { detector: c.kind, modulation: c.mod, engine: 'cpu' }).symbols;
+  return detect(
+    { nr: c.nr, nt: c.nt, H: c.H, y: c.y, noiseVar: c.noise, vectorsPerChannel: c.vpc },
+    { detector: c.kind, modulation: c.mod, engine: 'cpu' },
+  ).symbols;
 }

@@ -25,7 +25,9 @@ import { assertMl, cutOutput, gpuTestEnv, stdinOf } from './gpu-test-env.js';
 const env = gpuTestEnv();
 const { seed, msg, skipEmu, skip } = env;
 
-const KERNELS = ['gram-kernel.cu', 'ml-kernel.cu'].map((k) => fileURLToPath(new URL(`../../src/mimo/detectors/ml/${k}`, import.meta.url)));
+const KERNELS = ['gram-kernel.cu', 'ml-kernel.cu'].map((k) =>
+  fileURLToPath(new URL(`../../src/mimo/detectors/ml/${k}`, import.meta.url)),
+);
 
 /** Header ints [channels, vpc, group], then H, y, noise (float), status (int), llrClip (float). */
 const MAIN = String.raw`
@@ -48,16 +50,36 @@ int main() {
 }
 `;
 
-function runEmu(p: Problem, soft: 0 | 1 | 2, status: Int32Array, llrClip: number): { symbols: Int32Array; llr: Float32Array } {
+function runEmu(
+  p: Problem,
+  soft: 0 | 1 | 2,
+  status: Int32Array,
+  llrClip: number,
+): { symbols: Int32Array; llr: Float32Array } {
   const bps = constellation(p.mod).bitsPerSymbol;
   const defs = mlDefines(p.nt, p.nr, bps, soft);
-  const { exe, error } = compileEmulated(MAIN, KERNELS, Object.entries(defs).map(([k, v]) => `-D${k}=${v}`));
+  const { exe, error } = compileEmulated(
+    MAIN,
+    KERNELS,
+    Object.entries(defs).map(([k, v]) => `-D${k}=${v}`),
+  );
   if (error) throw new Error(error);
-  const out = runEmulated(exe, stdinOf([
-    new Int32Array([p.channels, p.vpc, defs.ML_GROUP!]), Float32Array.from(p.H), Float32Array.from(p.y), new Float32Array(p.vectors).fill(p.noiseVar), status, new Float32Array([llrClip]),
-  ]));
+  const out = runEmulated(
+    exe,
+    stdinOf([
+      new Int32Array([p.channels, p.vpc, defs.ML_GROUP!]),
+      Float32Array.from(p.H),
+      Float32Array.from(p.y),
+      new Float32Array(p.vectors).fill(p.noiseVar),
+      status,
+      new Float32Array([llrClip]),
+    ]),
+  );
   const ns = p.vectors * p.nt;
-  const [symbols, llr] = cutOutput(out, [['i32', ns], ['f32', ns * bps]]);
+  const [symbols, llr] = cutOutput(out, [
+    ['i32', ns],
+    ['f32', ns * bps],
+  ]);
   return { symbols, llr };
 }
 
@@ -67,14 +89,24 @@ function runEmu(p: Problem, soft: 0 | 1 | 2, status: Int32Array, llrClip: number
  * max-log (one side's sum underflowed: |LLR| past 700) the GPU's exact value may differ by up to
  * ln(M^nt) from it; the test then allows that much.
  */
-function assertLlrClose(p: Problem, cpu: Float64Array, gpu: Float32Array, clip: number, logmap: boolean, what: string): void {
-  const con = constellation(p.mod), bps = con.bitsPerSymbol, n = p.nt * bps;
+function assertLlrClose(
+  p: Problem,
+  cpu: Float64Array,
+  gpu: Float32Array,
+  clip: number,
+  logmap: boolean,
+  what: string,
+): void {
+  const con = constellation(p.mod),
+    bps = con.bitsPerSymbol,
+    n = p.nt * bps;
   for (let v = 0; v < p.vectors; v++) {
     let yy = 0;
     for (let i = 0; i < 2 * p.nr; i++) yy += p.y[2 * v * p.nr + i]! ** 2;
-    const scale = p.nt * p.nr * 2 ** -22 * 4 * (yy + 4 * p.nt * p.nr) / p.noiseVar;
+    const scale = (p.nt * p.nr * 2 ** -22 * 4 * (yy + 4 * p.nt * p.nr)) / p.noiseVar;
     for (let i = 0; i < n; i++) {
-      const c = Math.max(-clip, Math.min(clip, cpu[v * n + i]!)), g = gpu[v * n + i]!;
+      const c = Math.max(-clip, Math.min(clip, cpu[v * n + i]!)),
+        g = gpu[v * n + i]!;
       let tol = scale + 2 ** -16 * Math.abs(c) + 1e-5;
       if (logmap && Math.abs(cpu[v * n + i]!) > 700) tol += p.nt * Math.log(con.size);
       assert.ok(Math.abs(c - g) <= tol, msg(`${what}: vector ${v} LLR ${i}: GPU ${g}, CPU ${c} (tolerance ${tol})`));
@@ -91,7 +123,9 @@ const EMU_CASES: Array<{ nr: number; nt: number; mod: Modulation; snr: number; s
 ];
 
 for (const c of EMU_CASES) {
-  test(`ml kernels (emulated) ${c.nr}x${c.nt} ${c.mod} ${c.snr} dB soft ${c.soft}: float64 ML symbols up to near-ties, LLRs within float32 tolerance`, { skip: skipEmu }, () => {
+  test(`ml kernels (emulated) ${c.nr}x${c.nt} ${c.mod} ${c.snr} dB soft ${c.soft}: float64 ML symbols up to near-ties, LLRs within float32 tolerance`, {
+    skip: skipEmu,
+  }, () => {
     const rng = new Philox(seed, c.nr * 100 + c.nt * 10 + c.soft);
     const p = makeProblem(rng, 6, 5, c.nr, c.nt, c.mod, c.snr);
     const status = new Int32Array(p.vectors * STATUS_WORDS);
@@ -105,7 +139,10 @@ for (const c of EMU_CASES) {
     for (let j = 0; j < p.nt; j++) assert.equal(gpu.symbols[flagged * p.nt + j], -1, msg('flagged vector written'));
     if (c.soft > 0) {
       const n = p.nt * constellation(p.mod).bitsPerSymbol;
-      for (let i = 0; i < n; i++) { assert.equal(gpu.llr[flagged * n + i], -7, msg('flagged vector LLR written')); gpu.llr[flagged * n + i] = Math.max(-clip, Math.min(clip, ref.llr![flagged * n + i]!)); }
+      for (let i = 0; i < n; i++) {
+        assert.equal(gpu.llr[flagged * n + i], -7, msg('flagged vector LLR written'));
+        gpu.llr[flagged * n + i] = Math.max(-clip, Math.min(clip, ref.llr![flagged * n + i]!));
+      }
       assertLlrClose(p, ref.llr!, gpu.llr, clip, c.soft === 2, `${c.nr}x${c.nt} ${c.mod}`);
     }
   });
@@ -121,7 +158,9 @@ const DEVICE_CASES: Array<{ n: number; mod: Modulation; snrs: number[]; vectors:
 ];
 
 for (const c of DEVICE_CASES) {
-  test(`ml on the GPU ${c.n}x${c.n} ${c.mod} at ${c.snrs.join(' / ')} dB: float64 ML up to near-ties, max-log and log-MAP LLRs`, { skip }, () => {
+  test(`ml on the GPU ${c.n}x${c.n} ${c.mod} at ${c.snrs.join(' / ')} dB: float64 ML up to near-ties, max-log and log-MAP LLRs`, {
+    skip,
+  }, () => {
     const ctx = requireCuda();
     for (const snr of c.snrs) {
       const rng = new Philox(seed, c.n * 1000 + snr);
@@ -132,7 +171,8 @@ for (const c of DEVICE_CASES) {
         const ref = cpuRun(mlCpu, p, { soft: mode }, soft);
         const gpu = gpuRun(ctx, mlCuda, p, { soft: mode, llrClip: 50 }, soft);
         assertMl(env, p, ref.symbols, gpu.symbols, `${snr} dB ${mode}`, Math.max(2, p.vectors / 1000));
-        if (soft) assertLlrClose(p, ref.llr!, gpu.llr!, 50, mode === 'logmap', `${c.n}x${c.n} ${c.mod} ${snr} dB ${mode}`);
+        if (soft)
+          assertLlrClose(p, ref.llr!, gpu.llr!, 50, mode === 'logmap', `${c.n}x${c.n} ${c.mod} ${snr} dB ${mode}`);
       }
     }
   });
@@ -141,15 +181,23 @@ for (const c of DEVICE_CASES) {
 test('ml on the GPU refuses what the CPU refuses (NodeBudgetError naming the hypotheses)', { skip }, () => {
   const ctx = requireCuda();
   const p = makeProblem(new Philox(seed), 1, 1, 8, 8, '16qam', 10);
-  assert.throws(() => mlCuda.create(ctx, gpuSetup(ctx, p, { detector: 'ml' }, false)), (e: unknown) => e instanceof NodeBudgetError && /16\^8/.test((e as Error).message));
+  assert.throws(
+    () => mlCuda.create(ctx, gpuSetup(ctx, p, { detector: 'ml' }, false)),
+    (e: unknown) => e instanceof NodeBudgetError && /16\^8/.test((e as Error).message),
+  );
   const q = makeProblem(new Philox(seed), 1, 1, 4, 4, 'qpsk', 10);
   assert.throws(() => mlCuda.create(ctx, gpuSetup(ctx, q, { detector: 'ml', maxNodes: 255 }, false)), NodeBudgetError);
 });
 
-test('ml through detectAsync on the CUDA engine: the CPU engine\'s decisions up to near-ties, its LLRs within tolerance; 8x8 16-QAM refused', { skip }, async () => {
+test("ml through detectAsync on the CUDA engine: the CPU engine's decisions up to near-ties, its LLRs within tolerance; 8x8 16-QAM refused", {
+  skip,
+}, async () => {
   const { detectAsync } = await import('../../src/mimo/detect-async.js');
   const { detect } = await import('../../src/mimo/detect.js');
-  for (const [n, mod, snr] of [[2, '16qam', 12], [4, 'qpsk', 6]] as const) {
+  for (const [n, mod, snr] of [
+    [2, '16qam', 12],
+    [4, 'qpsk', 6],
+  ] as const) {
     const p = makeProblem(new Philox(seed, n), 300, 7, n, n, mod, snr);
     const input = { nr: n, nt: n, H: p.H, y: p.y, vectorsPerChannel: p.vpc, noiseVar: p.noiseVar };
     const opts = { detector: 'ml', modulation: mod, llrClip: 40 } as const;
@@ -157,8 +205,21 @@ test('ml through detectAsync on the CUDA engine: the CPU engine\'s decisions up 
     const cpu = detect(input, { ...opts, engine: 'cpu' });
     assert.equal(gpu.stats.engine, 'cuda');
     assertMl(env, p, cpu.symbols, gpu.symbols, `detectAsync ${n}x${n} ${mod}`, Infinity);
-    assertLlrClose(p, Float64Array.from(cpu.llr!), Float32Array.from(gpu.llr!), 40, false, `detectAsync ${n}x${n} ${mod}`);
+    assertLlrClose(
+      p,
+      Float64Array.from(cpu.llr!),
+      Float32Array.from(gpu.llr!),
+      40,
+      false,
+      `detectAsync ${n}x${n} ${mod}`,
+    );
   }
   const big = makeProblem(new Philox(seed), 1, 2, 8, 8, '16qam', 10);
-  await assert.rejects(detectAsync({ nr: 8, nt: 8, H: big.H, y: big.y, noiseVar: 0.1 }, { detector: 'ml', modulation: '16qam', engine: 'cuda' }), NodeBudgetError);
+  await assert.rejects(
+    detectAsync(
+      { nr: 8, nt: 8, H: big.H, y: big.y, noiseVar: 0.1 },
+      { detector: 'ml', modulation: '16qam', engine: 'cuda' },
+    ),
+    NodeBudgetError,
+  );
 });

@@ -30,8 +30,26 @@ import { detectorRealModel, type RealModel } from '../../src/mimo/soft/real-mode
 import { detector as nwayCpu } from '../../src/mimo/detectors/nway/cpu.js';
 import { prepareSsfePass, rotatedStreams } from '../../src/mimo/detectors/ssfe/search.js';
 import { applyQt } from '../../src/mimo/preprocess/qr.js';
-import { NWAY_DETECT_URL, NwayPlan, nwayDefines, nwayLaunchShape, nwayQrMapping, nwayTuningOf, type NwayTuning } from '../../src/mimo/detectors/nway/cuda.js';
-import { QR_BATCH_URL, QR_THREAD_BLOCK, QR_THREAD_URL, qrBatchDefines, qrBatchSharedBytes, qrGroupsPerBlock, qrRecordLayout, qrThreadDefines, qrThreadSharedBytes } from '../../src/mimo/gpu/preprocess/qr-batch.js';
+import {
+  NWAY_DETECT_URL,
+  NwayPlan,
+  nwayDefines,
+  nwayLaunchShape,
+  nwayQrMapping,
+  nwayTuningOf,
+  type NwayTuning,
+} from '../../src/mimo/detectors/nway/cuda.js';
+import {
+  QR_BATCH_URL,
+  QR_THREAD_BLOCK,
+  QR_THREAD_URL,
+  qrBatchDefines,
+  qrBatchSharedBytes,
+  qrGroupsPerBlock,
+  qrRecordLayout,
+  qrThreadDefines,
+  qrThreadSharedBytes,
+} from '../../src/mimo/gpu/preprocess/qr-batch.js';
 import { MIMO_STATUS, STATUS_WORDS } from '../../src/mimo/gpu/status.js';
 import { cudaAvailable, CudaContext } from '../../src/gpu/context.js';
 import { DeviceBuffer } from '../../src/gpu/memory.js';
@@ -57,7 +75,17 @@ const EPS32 = 2 ** -24;
 const LLR_TOL_ABS = 1e-4;
 const LLR_TOL_REL = 2.5e-7;
 
-interface NwayCase { nr: number; nt: number; mod: Modulation; passes: number; snrDb: number; channels: number; vpc: number; soft: boolean; clip: number }
+interface NwayCase {
+  nr: number;
+  nt: number;
+  mod: Modulation;
+  passes: number;
+  snrDb: number;
+  channels: number;
+  vpc: number;
+  soft: boolean;
+  clip: number;
+}
 
 interface Problem {
   c: NwayCase;
@@ -75,7 +103,8 @@ function makeProblem(c: NwayCase, seed: number): Problem {
   const H = float32Channels(rng, c.channels, c.nt, c.nr);
   const vectors = c.channels * c.vpc;
   const pts = constellation(c.mod).points;
-  const y = new Float32Array(2 * vectors * c.nr), noise = new Float32Array(vectors);
+  const y = new Float32Array(2 * vectors * c.nr),
+    noise = new Float32Array(vectors);
   const n0 = 10 ** (-c.snrDb / 10);
   for (let v = 0; v < vectors; v++) {
     noise[v] = n0 * (0.5 + rng.uniform());
@@ -83,23 +112,34 @@ function makeProblem(c: NwayCase, seed: number): Problem {
     const s = Array.from({ length: c.nt }, () => rng.int(pts.length / 2));
     const sd = Math.sqrt(noise[v]! / 2);
     for (let i = 0; i < c.nr; i++) {
-      let re = rng.normal() * sd, im = rng.normal() * sd;
+      let re = rng.normal() * sd,
+        im = rng.normal() * sd;
       for (let j = 0; j < c.nt; j++) {
-        const hr = H[hb + 2 * (i + j * c.nr)]!, hi = H[hb + 2 * (i + j * c.nr) + 1]!;
-        const sr = pts[2 * s[j]!]!, si = pts[2 * s[j]! + 1]!;
-        re += hr * sr - hi * si; im += hr * si + hi * sr;
+        const hr = H[hb + 2 * (i + j * c.nr)]!,
+          hi = H[hb + 2 * (i + j * c.nr) + 1]!;
+        const sr = pts[2 * s[j]!]!,
+          si = pts[2 * s[j]! + 1]!;
+        re += hr * sr - hi * si;
+        im += hr * si + hi * sr;
       }
-      y[2 * (v * c.nr + i)] = re; y[2 * (v * c.nr + i) + 1] = im;
+      y[2 * (v * c.nr + i)] = re;
+      y[2 * (v * c.nr + i) + 1] = im;
     }
   }
   return { c, m, H, y, noise, statusIn: new Int32Array(STATUS_WORDS * vectors) };
 }
 
 /** The kernels' outputs (status null: through detectAsync, which keeps no status words). */
-interface Outputs { symbols: Int32Array; llr: Float32Array; status: Int32Array | null }
+interface Outputs {
+  symbols: Int32Array;
+  llr: Float32Array;
+  status: Int32Array | null;
+}
 
 /** Emulated program (QR_CALL: qr_batch or qr_thread): [channels, vpc, qrThreads, qrShared, nwThreads, nwShared, soft] int32, clip, scale float32, then H, y, noise, status. */
-const NWAY_MAIN = QR_CALL + String.raw`
+const NWAY_MAIN =
+  QR_CALL +
+  String.raw`
 int main() {
   int h[7]; float fp[2];
   if (fread(h, 4, 7, stdin) != 7 || fread(fp, 4, 2, stdin) != 2) return 1;
@@ -134,19 +174,39 @@ function sourceFile(source: string): string {
 /** Both kernels in the emulator as NwayPlan runs them (zOfVector: the z-record plan, vpc 1; the QR mapping as NwayPlan picks it). */
 function emulate(pb: Problem, tuning: NwayTuning = {}, zOfVector = false): Outputs {
   const { c, m } = pb;
-  const thread = (tuning.qrBuild ? 'column' : tuning.qrMapping ?? nwayQrMapping(m, zOfVector)) === 'thread';
+  const thread = (tuning.qrBuild ? 'column' : (tuning.qrMapping ?? nwayQrMapping(m, zOfVector))) === 'thread';
   const layout = qrRecordLayout(c.nr, c.nt, m.dimsPerStream, zOfVector);
   const qrShape = { nr: c.nr, nt: c.nt, dimsPerStream: m.dimsPerStream, passes: c.passes, sorted: false, zOfVector };
-  const groups = thread ? tuning.qrThread?.threads ?? QR_THREAD_BLOCK : qrGroupsPerBlock(m.nd, c.passes);
+  const groups = thread ? (tuning.qrThread?.threads ?? QR_THREAD_BLOCK) : qrGroupsPerBlock(m.nd, c.passes);
   const qrThreads = thread ? groups : groups * m.nd;
-  const qrShared = thread ? qrThreadSharedBytes(layout.floats, qrThreads, tuning.qrThread?.chunk) : qrBatchSharedBytes(m.rows, m.nd, groups, layout.qRows);
+  const qrShared = thread
+    ? qrThreadSharedBytes(layout.floats, qrThreads, tuning.qrThread?.chunk)
+    : qrBatchSharedBytes(m.rows, m.nd, groups, layout.qRows);
   const shape = nwayLaunchShape(m, c.passes, c.soft, tuning);
-  const defs = { ...(thread ? qrThreadDefines(qrShape, qrThreads, tuning.qrThread?.chunk) : qrBatchDefines(qrShape, groups)), ...tuning.qrBuild?.defines, ...nwayDefines(m, c.passes, c.soft, tuning, zOfVector) };
+  const defs = {
+    ...(thread ? qrThreadDefines(qrShape, qrThreads, tuning.qrThread?.chunk) : qrBatchDefines(qrShape, groups)),
+    ...tuning.qrBuild?.defines,
+    ...nwayDefines(m, c.passes, c.soft, tuning, zOfVector),
+  };
   const defines = [...Object.entries(defs).map(([k, v]) => `-D${k}=${v}`), `-DQR_THREAD_KERNEL=${thread ? 1 : 0}`];
-  const qrFile = tuning.qrBuild ? sourceFile(tuning.qrBuild.source) : fileURLToPath(thread ? QR_THREAD_URL : QR_BATCH_URL);
-  const { exe, error } = compileEmulated(NWAY_MAIN, [emulatorShims(), qrFile, tuning.build ? sourceFile(tuning.build.source) : fileURLToPath(NWAY_DETECT_URL)], defines);
+  const qrFile = tuning.qrBuild
+    ? sourceFile(tuning.qrBuild.source)
+    : fileURLToPath(thread ? QR_THREAD_URL : QR_BATCH_URL);
+  const { exe, error } = compileEmulated(
+    NWAY_MAIN,
+    [emulatorShims(), qrFile, tuning.build ? sourceFile(tuning.build.source) : fileURLToPath(NWAY_DETECT_URL)],
+    defines,
+  );
   if (error) throw new Error(error);
-  const head = new Int32Array([c.channels, c.vpc, qrThreads, qrShared, shape.threadsPerVector * shape.vectorsPerBlock, shape.sharedBytes, c.soft ? 1 : 0]);
+  const head = new Int32Array([
+    c.channels,
+    c.vpc,
+    qrThreads,
+    qrShared,
+    shape.threadsPerVector * shape.vectorsPerBlock,
+    shape.sharedBytes,
+    c.soft ? 1 : 0,
+  ]);
   const parts = [head, new Float32Array([c.clip, m.scale]), pb.H, pb.y, pb.noise, pb.statusIn];
   const out = runEmulated(exe, Buffer.concat(parts.map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength))));
   const vectors = c.channels * c.vpc;
@@ -166,25 +226,54 @@ function onGpu(pb: Problem, zOfVector = false, tuning: NwayTuning = {}): Outputs
   const vectors = c.channels * c.vpc;
   const nbits = c.nt * m.bitsPerSymbol;
   const bufs = {
-    H: DeviceBuffer.alloc(ctx, pb.H.byteLength), y: DeviceBuffer.alloc(ctx, pb.y.byteLength), noise: DeviceBuffer.alloc(ctx, pb.noise.byteLength),
-    symbols: DeviceBuffer.alloc(ctx, 4 * vectors * c.nt), llr: DeviceBuffer.alloc(ctx, 4 * vectors * nbits),
-    status: DeviceBuffer.alloc(ctx, 4 * STATUS_WORDS * vectors), scratch: DeviceBuffer.alloc(ctx, c.channels * plan.scratchBytesPerChannel[0]!),
+    H: DeviceBuffer.alloc(ctx, pb.H.byteLength),
+    y: DeviceBuffer.alloc(ctx, pb.y.byteLength),
+    noise: DeviceBuffer.alloc(ctx, pb.noise.byteLength),
+    symbols: DeviceBuffer.alloc(ctx, 4 * vectors * c.nt),
+    llr: DeviceBuffer.alloc(ctx, 4 * vectors * nbits),
+    status: DeviceBuffer.alloc(ctx, 4 * STATUS_WORDS * vectors),
+    scratch: DeviceBuffer.alloc(ctx, c.channels * plan.scratchBytesPerChannel[0]!),
   };
-  bufs.H.upload(pb.H); bufs.y.upload(pb.y); bufs.noise.upload(pb.noise); bufs.status.upload(pb.statusIn);
-  bufs.symbols.fill(0xff); bufs.llr.fill(0xff); bufs.scratch.fill(0xff);
+  bufs.H.upload(pb.H);
+  bufs.y.upload(pb.y);
+  bufs.noise.upload(pb.noise);
+  bufs.status.upload(pb.statusIn);
+  bufs.symbols.fill(0xff);
+  bufs.llr.fill(0xff);
+  bufs.scratch.fill(0xff);
   plan.enqueue(stream, {
-    channels: c.channels, vectorsPerChannel: c.vpc, H: bufs.H.ptr, y: bufs.y.ptr, noise: bufs.noise.ptr, symbols: bufs.symbols.ptr,
-    llr: c.soft ? bufs.llr.ptr : 0n, status: bufs.status.ptr, scratch: [bufs.scratch.ptr],
+    channels: c.channels,
+    vectorsPerChannel: c.vpc,
+    H: bufs.H.ptr,
+    y: bufs.y.ptr,
+    noise: bufs.noise.ptr,
+    symbols: bufs.symbols.ptr,
+    llr: c.soft ? bufs.llr.ptr : 0n,
+    status: bufs.status.ptr,
+    scratch: [bufs.scratch.ptr],
   });
   stream.synchronize();
-  const out = { symbols: new Int32Array(vectors * c.nt), llr: new Float32Array(vectors * nbits), status: new Int32Array(STATUS_WORDS * vectors) };
-  bufs.symbols.download(out.symbols); bufs.llr.download(out.llr); bufs.status.download(out.status);
+  const out = {
+    symbols: new Int32Array(vectors * c.nt),
+    llr: new Float32Array(vectors * nbits),
+    status: new Int32Array(STATUS_WORDS * vectors),
+  };
+  bufs.symbols.download(out.symbols);
+  bufs.llr.download(out.llr);
+  bufs.status.download(out.status);
   for (const b of Object.values(bufs)) b.free();
   stream.destroy();
   return out;
 }
 
-interface Reference { symbols: Int32Array; llr: Float64Array; nodes: Int32Array; margin: Float64Array; scale: Float64Array; cond: Float64Array }
+interface Reference {
+  symbols: Int32Array;
+  llr: Float64Array;
+  nodes: Int32Array;
+  margin: Float64Array;
+  scale: Float64Array;
+  cond: Float64Array;
+}
 
 /**
  * The CPU engine's nway (float64) on the same float32 inputs, and per vector its float64 tie margin:
@@ -193,22 +282,49 @@ interface Reference { symbols: Int32Array; llr: Float64Array; nodes: Int32Array;
  */
 function reference(pb: Problem): Reference {
   const { c, m } = pb;
-  const vectors = c.channels * c.vpc, nbits = c.nt * m.bitsPerSymbol;
-  const inst = nwayCpu.create({ nr: c.nr, nt: c.nt, modulation: c.mod, constellation: constellation(c.mod), opts: { detector: 'nway', modulation: c.mod, passes: c.passes, llrClip: c.clip }, soft: true, maxNodes: 1 << 24 });
-  const H = Float64Array.from(pb.H), y = Float64Array.from(pb.y);
-  const out = { symbols: new Int32Array(vectors * c.nt), llr: new Float64Array(vectors * nbits), unproven: new Uint8Array(vectors) };
-  const nodes = new Int32Array(vectors), margin = new Float64Array(vectors), scale = new Float64Array(vectors), condOf = new Float64Array(vectors);
-  const realH = new Float64Array(m.rows * m.nd), perm = new Int32Array(m.nd), z = new Float64Array(m.nd), p = new Float64Array(m.nd);
+  const vectors = c.channels * c.vpc,
+    nbits = c.nt * m.bitsPerSymbol;
+  const inst = nwayCpu.create({
+    nr: c.nr,
+    nt: c.nt,
+    modulation: c.mod,
+    constellation: constellation(c.mod),
+    opts: { detector: 'nway', modulation: c.mod, passes: c.passes, llrClip: c.clip },
+    soft: true,
+    maxNodes: 1 << 24,
+  });
+  const H = Float64Array.from(pb.H),
+    y = Float64Array.from(pb.y);
+  const out = {
+    symbols: new Int32Array(vectors * c.nt),
+    llr: new Float64Array(vectors * nbits),
+    unproven: new Uint8Array(vectors),
+  };
+  const nodes = new Int32Array(vectors),
+    margin = new Float64Array(vectors),
+    scale = new Float64Array(vectors),
+    condOf = new Float64Array(vectors);
+  const realH = new Float64Array(m.rows * m.nd),
+    perm = new Int32Array(m.nd),
+    z = new Float64Array(m.nd),
+    p = new Float64Array(m.nd);
   const half = m.q - 1;
   for (let ch = 0; ch < c.channels; ch++) {
     const hOff = 2 * ch * c.nr * c.nt;
     const prep = inst.prepare(H, hOff, pb.noise[ch * c.vpc]!);
-    const passes = Array.from({ length: c.passes }, (_, r) => prepareSsfePass(m, H, hOff, rotatedStreams(m.nt, r), realH, perm));
+    const passes = Array.from({ length: c.passes }, (_, r) =>
+      prepareSsfePass(m, H, hOff, rotatedStreams(m.nt, r), realH, perm),
+    );
     let hNorm = 0;
     for (let i = 2 * ch * c.nr * c.nt; i < 2 * (ch + 1) * c.nr * c.nt; i++) hNorm += H[i]! ** 2;
     const conds = passes.map((ps) => {
-      let lo = Infinity, hi = 0;
-      for (let i = 0; i < m.nd; i++) { const d = Math.abs(ps.R[i + i * m.nd]!); lo = Math.min(lo, d); hi = Math.max(hi, d); }
+      let lo = Infinity,
+        hi = 0;
+      for (let i = 0; i < m.nd; i++) {
+        const d = Math.abs(ps.R[i + i * m.nd]!);
+        lo = Math.min(lo, d);
+        hi = Math.max(hi, d);
+      }
       return hi / lo;
     });
     for (let v = ch * c.vpc; v < (ch + 1) * c.vpc; v++) {
@@ -225,19 +341,30 @@ function reference(pb: Problem): Reference {
         const cond = conds[pi]!;
         worstCond = Math.max(worstCond, cond);
         applyQt(pass.Q, m.rows, m.nd, y, 2 * v * c.nr, z);
-        const R = pass.R, nd = m.nd;
+        const R = pass.R,
+          nd = m.nd;
         const paths = nd >= 2 ? m.q * m.q : m.q;
         for (let k = 0; k < paths; k++) {
-          if (nd === 1) { const e = z[0]! - R[0]! * (2 * k - half); metrics.push(e * e); continue; }
-          const i0 = Math.floor(k / m.q), i1 = k % m.q;
-          p[nd - 1] = 2 * i0 - half; p[nd - 2] = 2 * i1 - half;
+          if (nd === 1) {
+            const e = z[0]! - R[0]! * (2 * k - half);
+            metrics.push(e * e);
+            continue;
+          }
+          const i0 = Math.floor(k / m.q),
+            i1 = k % m.q;
+          p[nd - 1] = 2 * i0 - half;
+          p[nd - 2] = 2 * i1 - half;
           let e = z[nd - 1]! - R[nd * nd - 1]! * p[nd - 1]!;
           let d = e * e;
           e = z[nd - 2]! - R[nd - 2 + (nd - 1) * nd]! * p[nd - 1]! - R[nd - 2 + (nd - 2) * nd]! * p[nd - 2]!;
           d += e * e;
           for (let i = nd - 3; i >= 0; i--) {
-            let b = z[i]!, terms = Math.abs(z[i]!) + yAbs;
-            for (let j = i + 1; j < nd; j++) { b -= R[i + j * nd]! * p[j]!; terms += Math.abs(R[i + j * nd]! * p[j]!); }
+            let b = z[i]!,
+              terms = Math.abs(z[i]!) + yAbs;
+            for (let j = i + 1; j < nd; j++) {
+              b -= R[i + j * nd]! * p[j]!;
+              terms += Math.abs(R[i + j * nd]! * p[j]!);
+            }
             const x = (b * pass.invDiag[i]! + half) * 0.5 + 0.5;
             // boundaries that change the clipped level: the integers 1 .. Q-1
             const nearest = Math.min(Math.max(Math.round(x), 1), m.q - 1);
@@ -263,12 +390,20 @@ function reference(pb: Problem): Reference {
   return { symbols: out.symbols, llr: out.llr, nodes, margin, scale, cond: condOf };
 }
 
-interface Comparison { vectors: number; symbolMismatch: number; llrMismatch: number; nearTies: number; maxLlrErr: number; eligible: number }
+interface Comparison {
+  vectors: number;
+  symbolMismatch: number;
+  llrMismatch: number;
+  nearTies: number;
+  maxLlrErr: number;
+  eligible: number;
+}
 
 /** Compares the kernel's outputs with the reference (file comment); returns the counts. */
 function compare(pb: Problem, got: Outputs, ref: Reference, skipVector?: (v: number) => boolean): Comparison {
   const { c, m } = pb;
-  const vectors = c.channels * c.vpc, nbits = c.nt * m.bitsPerSymbol;
+  const vectors = c.channels * c.vpc,
+    nbits = c.nt * m.bitsPerSymbol;
   const r: Comparison = { vectors, symbolMismatch: 0, llrMismatch: 0, nearTies: 0, maxLlrErr: 0, eligible: 0 };
   for (let v = 0; v < vectors; v++) {
     if (skipVector?.(v)) continue;
@@ -279,21 +414,31 @@ function compare(pb: Problem, got: Outputs, ref: Reference, skipVector?: (v: num
     }
     let symOk = true;
     for (let j = 0; j < c.nt; j++) if (got.symbols[v * c.nt + j] !== ref.symbols[v * c.nt + j]) symOk = false;
-    let llrOk = true, worst = '';
+    let llrOk = true,
+      worst = '';
     if (c.soft) {
-      const tol = LLR_TOL_ABS + LLR_TOL_REL * ref.cond[v]! * ref.scale[v]! / pb.noise[v]!;
+      const tol = LLR_TOL_ABS + (LLR_TOL_REL * ref.cond[v]! * ref.scale[v]!) / pb.noise[v]!;
       for (let b = 0; b < nbits; b++) {
-        const g = got.llr[v * nbits + b]!, w = ref.llr[v * nbits + b]!;
-        assert.ok(Number.isFinite(g) && Math.abs(g) <= c.clip, `vector ${v} bit ${b}: LLR ${g} not finite within the clip`);
+        const g = got.llr[v * nbits + b]!,
+          w = ref.llr[v * nbits + b]!;
+        assert.ok(
+          Number.isFinite(g) && Math.abs(g) <= c.clip,
+          `vector ${v} bit ${b}: LLR ${g} not finite within the clip`,
+        );
         const err = Math.abs(g - w);
-        if (err > tol) { llrOk = false; worst = `bit ${b}: GPU ${g}, CPU ${w}, tolerance ${tol}`; }
-        else r.maxLlrErr = Math.max(r.maxLlrErr, err / tol);
+        if (err > tol) {
+          llrOk = false;
+          worst = `bit ${b}: GPU ${g}, CPU ${w}, tolerance ${tol}`;
+        } else r.maxLlrErr = Math.max(r.maxLlrErr, err / tol);
       }
     }
     if (!symOk) r.symbolMismatch++;
     if (!llrOk) r.llrMismatch++;
     if (!symOk || !llrOk) {
-      assert.ok(ref.margin[v]! <= NEAR_TIE, `vector ${v} (${JSON.stringify(c)}): GPU differs from the CPU (symbols ${symOk ? 'equal' : 'differ'}, LLRs ${llrOk ? 'within' : 'beyond'} tolerance${worst ? `, ${worst}` : ''}) with no float64 near-tie (margin ${ref.margin[v]}, cond ${ref.cond[v]})`);
+      assert.ok(
+        ref.margin[v]! <= NEAR_TIE,
+        `vector ${v} (${JSON.stringify(c)}): GPU differs from the CPU (symbols ${symOk ? 'equal' : 'differ'}, LLRs ${llrOk ? 'within' : 'beyond'} tolerance${worst ? `, ${worst}` : ''}) with no float64 near-tie (margin ${ref.margin[v]}, cond ${ref.cond[v]})`,
+      );
       r.nearTies++;
     }
   }
@@ -313,23 +458,39 @@ const EMU_CASES: NwayCase[] = [
   { nr: 4, nt: 4, mod: '256qam', passes: 3, snrDb: 28, channels: 3, vpc: 4, soft: true, clip: 8 },
 ];
 
-test('N-way kernels (emulated): decisions and LLRs equal the CPU engine except float64 near-ties', { skip: skipEmu }, () => {
+test('N-way kernels (emulated): decisions and LLRs equal the CPU engine except float64 near-ties', {
+  skip: skipEmu,
+}, () => {
   for (const c of EMU_CASES) {
     const pb = makeProblem(c, randomInt(2 ** 31));
     const got = emulate(pb);
     const r = compare(pb, got, reference(pb));
     if (process.env.NWAY_TEST_VERBOSE) console.log(`emulated ${JSON.stringify(c)}: ${JSON.stringify(r)}`);
-    assert.ok(r.nearTies <= Math.max(2, r.vectors / 50), `${JSON.stringify(c)}: ${r.nearTies} near-ties of ${r.vectors}`);
+    assert.ok(
+      r.nearTies <= Math.max(2, r.vectors / 50),
+      `${JSON.stringify(c)}: ${r.nearTies} near-ties of ${r.vectors}`,
+    );
   }
 });
 
-test('N-way kernels (emulated): other table copies and block sizes, and the measurement builds (level floor by conversion, R read where used, QR records by the element loop) give the same results', { skip: skipEmu }, () => {
-  const variants: NwayTuning[] = [{ copies: 1 }, { copies: 2, blockThreads: 128 }, { build: nwayBuild({ NW_MODE: 1 }) }, { build: nwayBuild({ NW_MODE: 2 }) }, { qrBuild: qrStoreLoopBuild() }];
+test('N-way kernels (emulated): other table copies and block sizes, and the measurement builds (level floor by conversion, R read where used, QR records by the element loop) give the same results', {
+  skip: skipEmu,
+}, () => {
+  const variants: NwayTuning[] = [
+    { copies: 1 },
+    { copies: 2, blockThreads: 128 },
+    { build: nwayBuild({ NW_MODE: 1 }) },
+    { build: nwayBuild({ NW_MODE: 2 }) },
+    { qrBuild: qrStoreLoopBuild() },
+  ];
   for (const tuning of variants) {
     for (const c of [EMU_CASES[0]!, EMU_CASES[2]!, EMU_CASES[3]!, EMU_CASES[5]!, EMU_CASES[7]!]) {
       const pb = makeProblem({ ...c, channels: Math.ceil(c.channels / 2) }, randomInt(2 ** 31));
       const r = compare(pb, emulate(pb, tuning), reference(pb));
-      assert.ok(r.nearTies <= Math.max(2, r.vectors / 50), `${JSON.stringify(tuning.build?.defines ?? tuning)} ${JSON.stringify(c)}: ${r.nearTies} near-ties of ${r.vectors}`);
+      assert.ok(
+        r.nearTies <= Math.max(2, r.vectors / 50),
+        `${JSON.stringify(tuning.build?.defines ?? tuning)} ${JSON.stringify(c)}: ${r.nearTies} near-ties of ${r.vectors}`,
+      );
     }
   }
 });
@@ -354,45 +515,84 @@ const Z_CASES: NwayCase[] = [
   { nr: 4, nt: 4, mod: '256qam', passes: 3, snrDb: 28, channels: 6, vpc: 1, soft: true, clip: 8 },
 ];
 
-test('N-way kernels (emulated), one vector per channel: z records (QR forms z = Q^T y) give the Q records\' decisions, LLRs and status bit for bit, and the CPU engine\'s except float64 near-ties', { skip: skipEmu }, () => {
+test("N-way kernels (emulated), one vector per channel: z records (QR forms z = Q^T y) give the Q records' decisions, LLRs and status bit for bit, and the CPU engine's except float64 near-ties", {
+  skip: skipEmu,
+}, () => {
   for (const c of Z_CASES) {
     const pb = makeProblem(c, randomInt(2 ** 31));
     const z = emulate(pb, {}, true);
     assertSameOutputs(emulate(pb), z, JSON.stringify(c));
     const r = compare(pb, z, reference(pb));
-    assert.ok(r.nearTies <= Math.max(2, r.vectors / 50), `${JSON.stringify(c)}: ${r.nearTies} near-ties of ${r.vectors}`);
+    assert.ok(
+      r.nearTies <= Math.max(2, r.vectors / 50),
+      `${JSON.stringify(c)}: ${r.nearTies} near-ties of ${r.vectors}`,
+    );
   }
   // the QR kernel's measurement build (records by the element loop) forms the same z
   for (const c of [Z_CASES[0]!, Z_CASES[3]!, Z_CASES[5]!]) {
     const pb = makeProblem({ ...c, channels: Math.ceil(c.channels / 2) }, randomInt(2 ** 31));
-    assertSameOutputs(emulate(pb), emulate(pb, { qrBuild: qrStoreLoopBuild() }, true), `QR_STORE_LOOP ${JSON.stringify(c)}`);
+    assertSameOutputs(
+      emulate(pb),
+      emulate(pb, { qrBuild: qrStoreLoopBuild() }, true),
+      `QR_STORE_LOOP ${JSON.stringify(c)}`,
+    );
   }
 });
 
 /** Q-record (several vectors a channel) and z-record (one) cases for the QR mappings' comparison: 4x4 16-QAM N = 1..4, 2x2, 8x8, tall, BPSK, hard. */
 const MAPPING_CASES: [NwayCase, boolean][] = [
-  [Z_CASES[0]!, true], [Z_CASES[1]!, true], [Z_CASES[2]!, true], [Z_CASES[4]!, true], [Z_CASES[5]!, true], [Z_CASES[6]!, true],
+  [Z_CASES[0]!, true],
+  [Z_CASES[1]!, true],
+  [Z_CASES[2]!, true],
+  [Z_CASES[4]!, true],
+  [Z_CASES[5]!, true],
+  [Z_CASES[6]!, true],
   [{ nr: 4, nt: 4, mod: '16qam', passes: 2, snrDb: 10, channels: 12, vpc: 5, soft: true, clip: 8 }, false],
-  [EMU_CASES[3]!, false], [EMU_CASES[5]!, false], [EMU_CASES[1]!, false],
+  [EMU_CASES[3]!, false],
+  [EMU_CASES[5]!, false],
+  [EMU_CASES[1]!, false],
 ];
 
-test('N-way kernels (emulated): the QR kernel with one thread per QR (qr-thread.cu) gives the column mapping\'s (qr-batch.cu) symbols, LLRs and status bit for bit', { skip: skipEmu }, () => {
+test("N-way kernels (emulated): the QR kernel with one thread per QR (qr-thread.cu) gives the column mapping's (qr-batch.cu) symbols, LLRs and status bit for bit", {
+  skip: skipEmu,
+}, () => {
   for (const [c, z] of MAPPING_CASES) {
     const pb = makeProblem(c, randomInt(2 ** 31));
-    assertSameOutputs(emulate(pb, { qrMapping: 'column' }, z), emulate(pb, { qrMapping: 'thread' }, z), `${JSON.stringify(c)} z=${z}`);
+    assertSameOutputs(
+      emulate(pb, { qrMapping: 'column' }, z),
+      emulate(pb, { qrMapping: 'thread' }, z),
+      `${JSON.stringify(c)} z=${z}`,
+    );
   }
   // other launch choices of the thread kernel (block size, whole records staged)
   const [c, z] = MAPPING_CASES[0]!;
   const pb = makeProblem(c, randomInt(2 ** 31));
-  assertSameOutputs(emulate(pb, { qrMapping: 'column' }, z), emulate(pb, { qrMapping: 'thread', qrThread: { threads: 256, chunk: 64 } }, z), `${JSON.stringify(c)} z=${z} 256 threads, whole records`);
+  assertSameOutputs(
+    emulate(pb, { qrMapping: 'column' }, z),
+    emulate(pb, { qrMapping: 'thread', qrThread: { threads: 256, chunk: 64 } }, z),
+    `${JSON.stringify(c)} z=${z} 256 threads, whole records`,
+  );
 });
 
 test('N-way tuning is validated', () => {
   const m = detectorRealModel('nway', constellation('16qam'), 4, 4);
-  for (const bad of [{ copies: 3 }, { copies: 8 }, { blockThreads: 100 }, { blockThreads: 2048 }, { minBlocks: 0 }, { minBlocks: 1.5 }, { qrMapping: 'rows' as 'thread' }, { qrMapping: 'thread' as const, qrBuild: qrStoreLoopBuild() }]) {
+  for (const bad of [
+    { copies: 3 },
+    { copies: 8 },
+    { blockThreads: 100 },
+    { blockThreads: 2048 },
+    { minBlocks: 0 },
+    { minBlocks: 1.5 },
+    { qrMapping: 'rows' as 'thread' },
+    { qrMapping: 'thread' as const, qrBuild: qrStoreLoopBuild() },
+  ]) {
     assert.throws(() => nwayTuningOf(m, bad), InvalidArgumentError, JSON.stringify(bad));
   }
-  assert.deepEqual(nwayTuningOf(m, { copies: 4, blockThreads: 256, minBlocks: 2 }), { copies: 4, blockThreads: 256, minBlocks: 2 });
+  assert.deepEqual(nwayTuningOf(m, { copies: 4, blockThreads: 256, minBlocks: 2 }), {
+    copies: 4,
+    blockThreads: 256,
+    minBlocks: 2,
+  });
 });
 
 /** A vector flagged on entry is left alone, a singular channel's vectors get RANK_DEFICIENT, the rest equal the CPU. */
@@ -409,19 +609,48 @@ function checkFlags(runner: (pb: Problem) => Outputs): void {
   const status = got.status!;
   assert.deepEqual([...status.subarray(10, 12)], [MIMO_STATUS.NON_FINITE, 12345]);
   assert.deepEqual([...got.symbols.subarray(5 * c.nt, 6 * c.nt)], [-1, -1], 'flagged vector: symbols written');
-  assert.ok(got.llr.subarray(5 * nbits, 6 * nbits).every((x) => Number.isNaN(x) || x === -999), 'flagged vector: LLRs written');
-  for (let v = 8; v < 12; v++) assert.ok(status[STATUS_WORDS * v]! & MIMO_STATUS.RANK_DEFICIENT, `vector ${v} of the singular channel: flags ${status[STATUS_WORDS * v]}`);
+  assert.ok(
+    got.llr.subarray(5 * nbits, 6 * nbits).every((x) => Number.isNaN(x) || x === -999),
+    'flagged vector: LLRs written',
+  );
+  for (let v = 8; v < 12; v++)
+    assert.ok(
+      status[STATUS_WORDS * v]! & MIMO_STATUS.RANK_DEFICIENT,
+      `vector ${v} of the singular channel: flags ${status[STATUS_WORDS * v]}`,
+    );
   compare(pb, got, ref, (v) => v === 5 || (v >= 8 && v < 12));
 }
 
-test('N-way kernels (emulated): a vector flagged on entry is untouched, a singular channel is RANK_DEFICIENT', { skip: skipEmu }, () => checkFlags(emulate));
+test(
+  'N-way kernels (emulated): a vector flagged on entry is untouched, a singular channel is RANK_DEFICIENT',
+  { skip: skipEmu },
+  () => checkFlags(emulate),
+);
 
-test('N-way kernels (GPU): a vector flagged on entry is untouched, a singular channel is RANK_DEFICIENT', { skip: skipGpu }, () => checkFlags(onGpu));
+test(
+  'N-way kernels (GPU): a vector flagged on entry is untouched, a singular channel is RANK_DEFICIENT',
+  { skip: skipGpu },
+  () => checkFlags(onGpu),
+);
 
-test('N-way kernels (GPU): 10^5 vectors per configuration equal the CPU engine except near-ties', { skip: skipGpu, timeout: 600_000 }, () => {
+test('N-way kernels (GPU): 10^5 vectors per configuration equal the CPU engine except near-ties', {
+  skip: skipGpu,
+  timeout: 600_000,
+}, () => {
   const cases: NwayCase[] = [];
-  for (const [nr, nt, mod, passes] of [[4, 4, '16qam', 1], [4, 4, '64qam', 4], [2, 2, 'qpsk', 2], [4, 4, 'qpsk', 4], [2, 2, '64qam', 1], [8, 8, '16qam', 2], [8, 8, 'qpsk', 8], [3, 3, 'bpsk', 3], [4, 4, '16qam', 4]] as const) {
-    for (const snrDb of [0, 12, 24]) cases.push({ nr, nt, mod, passes, snrDb, channels: Math.ceil(100_000 / 14), vpc: 14, soft: true, clip: 8 });
+  for (const [nr, nt, mod, passes] of [
+    [4, 4, '16qam', 1],
+    [4, 4, '64qam', 4],
+    [2, 2, 'qpsk', 2],
+    [4, 4, 'qpsk', 4],
+    [2, 2, '64qam', 1],
+    [8, 8, '16qam', 2],
+    [8, 8, 'qpsk', 8],
+    [3, 3, 'bpsk', 3],
+    [4, 4, '16qam', 4],
+  ] as const) {
+    for (const snrDb of [0, 12, 24])
+      cases.push({ nr, nt, mod, passes, snrDb, channels: Math.ceil(100_000 / 14), vpc: 14, soft: true, clip: 8 });
   }
   cases.push({ nr: 4, nt: 4, mod: '16qam', passes: 2, snrDb: 12, channels: 10_000, vpc: 1, soft: false, clip: 8 });
   cases.push({ nr: 2, nt: 2, mod: '256qam', passes: 2, snrDb: 30, channels: 2000, vpc: 14, soft: true, clip: 8 });
@@ -432,12 +661,16 @@ test('N-way kernels (GPU): 10^5 vectors per configuration equal the CPU engine e
     const t0 = performance.now();
     const got = onGpu(pb);
     const r = compare(pb, got, reference(pb));
-    console.log(`nway GPU ${cc.nr}x${cc.nt} ${cc.mod} N=${cc.passes} ${cc.snrDb} dB: ${r.vectors} vectors, ${r.symbolMismatch} symbol and ${r.llrMismatch} LLR differences, all ${r.nearTies} float64 near-ties (${r.eligible} vectors hold one); worst LLR error ${r.maxLlrErr.toFixed(3)} of tolerance (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+    console.log(
+      `nway GPU ${cc.nr}x${cc.nt} ${cc.mod} N=${cc.passes} ${cc.snrDb} dB: ${r.vectors} vectors, ${r.symbolMismatch} symbol and ${r.llrMismatch} LLR differences, all ${r.nearTies} float64 near-ties (${r.eligible} vectors hold one); worst LLR error ${r.maxLlrErr.toFixed(3)} of tolerance (${((performance.now() - t0) / 1000).toFixed(1)} s)`,
+    );
     assert.ok(r.nearTies <= r.vectors / 200, `${JSON.stringify(cc)}: ${r.nearTies} near-ties`);
   }
 });
 
-test('N-way kernels (GPU), one vector per channel: z records give the Q records\' outputs bit for bit; a z-record plan refuses a chunk of several vectors a channel', { skip: skipGpu }, () => {
+test("N-way kernels (GPU), one vector per channel: z records give the Q records' outputs bit for bit; a z-record plan refuses a chunk of several vectors a channel", {
+  skip: skipGpu,
+}, () => {
   for (const c of Z_CASES) {
     const pb = makeProblem({ ...c, channels: c.nt === 8 || c.mod === '256qam' ? 5000 : 20_000 }, randomInt(2 ** 31));
     assertSameOutputs(onGpu(pb), onGpu(pb, true), JSON.stringify(c));
@@ -447,20 +680,38 @@ test('N-way kernels (GPU), one vector per channel: z records give the Q records\
   const m = detectorRealModel('nway', constellation('16qam'), 4, 4);
   const plan = new NwayPlan(ctx, m, 2, true, 8, {}, true);
   const stream = Stream.create(ctx);
-  const chunk = { channels: 1, vectorsPerChannel: 2, H: 0n, y: 0n, noise: 0n, symbols: 0n, llr: 0n, status: 0n, scratch: [0n] };
+  const chunk = {
+    channels: 1,
+    vectorsPerChannel: 2,
+    H: 0n,
+    y: 0n,
+    noise: 0n,
+    symbols: 0n,
+    llr: 0n,
+    status: 0n,
+    scratch: [0n],
+  };
   for (const stage of plan.stages) assert.throws(() => stage.enqueue(stream, chunk), InvalidArgumentError, stage.name);
   assert.throws(() => plan.enqueue(stream, chunk), InvalidArgumentError);
   stream.destroy();
 });
 
-test('N-way kernels (GPU): the QR kernel with one thread per QR gives the column mapping\'s outputs bit for bit (10^4+ vectors a case)', { skip: skipGpu }, () => {
+test("N-way kernels (GPU): the QR kernel with one thread per QR gives the column mapping's outputs bit for bit (10^4+ vectors a case)", {
+  skip: skipGpu,
+}, () => {
   for (const [c, z] of MAPPING_CASES) {
     const pb = makeProblem({ ...c, channels: Math.ceil((c.nt === 8 ? 5000 : 20_000) / c.vpc) }, randomInt(2 ** 31));
-    assertSameOutputs(onGpu(pb, z, { qrMapping: 'column' }), onGpu(pb, z, { qrMapping: 'thread' }), `GPU ${JSON.stringify(c)} z=${z}`);
+    assertSameOutputs(
+      onGpu(pb, z, { qrMapping: 'column' }),
+      onGpu(pb, z, { qrMapping: 'thread' }),
+      `GPU ${JSON.stringify(c)} z=${z}`,
+    );
   }
 });
 
-test('detectAsync engine cuda (ssfe, nway): the CPU engine\'s decisions and LLRs except near-ties, a singular channel a RankDeficientError', { skip: skipGpu }, async () => {
+test("detectAsync engine cuda (ssfe, nway): the CPU engine's decisions and LLRs except near-ties, a singular channel a RankDeficientError", {
+  skip: skipGpu,
+}, async () => {
   const cases: NwayCase[] = [
     { nr: 4, nt: 4, mod: '16qam', passes: 1, snrDb: 10, channels: 3000, vpc: 14, soft: true, clip: 8 },
     { nr: 4, nt: 4, mod: '64qam', passes: 4, snrDb: 22, channels: 600, vpc: 14, soft: true, clip: 5 },
@@ -470,24 +721,45 @@ test('detectAsync engine cuda (ssfe, nway): the CPU engine\'s decisions and LLRs
   ];
   for (const c of cases) {
     const pb = makeProblem(c, randomInt(2 ** 31));
-    const detector = c.passes === 1 ? 'ssfe' as const : 'nway' as const;
+    const detector = c.passes === 1 ? ('ssfe' as const) : ('nway' as const);
     const res = await detectAsync(
       { nr: c.nr, nt: c.nt, H: pb.H, y: pb.y, vectorsPerChannel: c.vpc, noiseVar: pb.noise },
-      { detector, modulation: c.mod, engine: 'cuda', ...(detector === 'nway' ? { passes: c.passes } : {}), ...(c.clip !== 8 ? { llrClip: c.clip } : {}) },
+      {
+        detector,
+        modulation: c.mod,
+        engine: 'cuda',
+        ...(detector === 'nway' ? { passes: c.passes } : {}),
+        ...(c.clip !== 8 ? { llrClip: c.clip } : {}),
+      },
     );
     assert.equal(res.stats.engine, 'cuda');
-    const r = compare(pb, { symbols: res.symbols, llr: res.llr as unknown as Float32Array, status: null }, reference(pb));
+    const r = compare(
+      pb,
+      { symbols: res.symbols, llr: res.llr as unknown as Float32Array, status: null },
+      reference(pb),
+    );
     console.log(`detectAsync ${detector} ${c.nr}x${c.nt} ${c.mod} N=${c.passes}: ${JSON.stringify(r)}`);
     assert.ok(r.nearTies <= r.vectors / 200, `${JSON.stringify(c)}: ${r.nearTies} near-ties`);
   }
   const c = cases[0]!;
   const pb = makeProblem({ ...c, channels: 20 }, randomInt(2 ** 31));
   for (let i = 0; i < 2 * c.nr; i++) pb.H[2 * (7 * c.nr * c.nt + 2 * c.nr) + i] = 0;
-  await assert.rejects(detectAsync({ nr: c.nr, nt: c.nt, H: pb.H, y: pb.y, vectorsPerChannel: c.vpc, noiseVar: pb.noise }, { detector: 'nway', modulation: c.mod, engine: 'cuda' }), RankDeficientError);
+  await assert.rejects(
+    detectAsync(
+      { nr: c.nr, nt: c.nt, H: pb.H, y: pb.y, vectorsPerChannel: c.vpc, noiseVar: pb.noise },
+      { detector: 'nway', modulation: c.mod, engine: 'cuda' },
+    ),
+    RankDeficientError,
+  );
 });
 
-test('N-way QR mapping by default: one thread a QR with one vector a channel (z records), the paper\'s column mapping otherwise', () => {
-  for (const [nt, mod] of [[2, '16qam'], [4, '16qam'], [4, '64qam'], [3, 'qpsk']] as const) {
+test("N-way QR mapping by default: one thread a QR with one vector a channel (z records), the paper's column mapping otherwise", () => {
+  for (const [nt, mod] of [
+    [2, '16qam'],
+    [4, '16qam'],
+    [4, '64qam'],
+    [3, 'qpsk'],
+  ] as const) {
     const m = detectorRealModel('nway', constellation(mod), nt, nt);
     assert.equal(nwayQrMapping(m, true), 'thread', `${nt}x${nt} ${mod}, z records`);
     assert.equal(nwayQrMapping(m, false), 'column', `${nt}x${nt} ${mod}, Q records`);

@@ -25,9 +25,20 @@ import { detector as cpuPsd } from '../../src/mimo/detectors/psd/cpu.js';
 import { detector as cpuMl } from '../../src/mimo/detectors/ml/cpu.js';
 import { psdConfig } from '../../src/mimo/detectors/psd/config.js';
 import {
-  createPsdPlan, psdAutoLanes, psdBlockSharedBytes, psdBlockThreads, psdDefines, psdFactorWords, psdWarpSharedBytes,
+  createPsdPlan,
+  psdAutoLanes,
+  psdBlockSharedBytes,
+  psdBlockThreads,
+  psdDefines,
+  psdFactorWords,
+  psdWarpSharedBytes,
 } from '../../src/mimo/detectors/psd/cuda.js';
-import { allocTriangular, realChannelInto, realModel, triangularizeInto } from '../../src/mimo/preprocess/real-system.js';
+import {
+  allocTriangular,
+  realChannelInto,
+  realModel,
+  triangularizeInto,
+} from '../../src/mimo/preprocess/real-system.js';
 import { DEFAULT_MAX_NODES } from '../../src/mimo/budget.js';
 import { MIMO_STATUS, STATUS_WORDS } from '../../src/mimo/gpu/status.js';
 import type { DetectOptions, Modulation, PsdOptions } from '../../src/mimo/types.js';
@@ -40,11 +51,27 @@ import { detectAsync } from '../../src/mimo/detect-async.js';
 const { seed, msg, skip, skipEmu } = gpuTestEnv();
 
 interface Problem {
-  nr: number; nt: number; mod: Modulation; con: Constellation; channels: number; vpc: number; vectors: number;
-  H: Float64Array; y: Float64Array; noiseVar: number;
+  nr: number;
+  nt: number;
+  mod: Modulation;
+  con: Constellation;
+  channels: number;
+  vpc: number;
+  vectors: number;
+  H: Float64Array;
+  y: Float64Array;
+  noiseVar: number;
 }
 
-function problem(rng: Philox, nr: number, nt: number, mod: Modulation, snrDb: number, channels: number, vpc: number): Problem {
+function problem(
+  rng: Philox,
+  nr: number,
+  nt: number,
+  mod: Modulation,
+  snrDb: number,
+  channels: number,
+  vpc: number,
+): Problem {
   // Rounded to float32 once, so that the CPU (float64) and the GPU see the same numbers.
   const f32 = (a: Float64Array): Float64Array => Float64Array.from(new Float32Array(a));
   const H = f32(rayleighChannels(rng, channels, nt, nr));
@@ -60,10 +87,27 @@ function opts(mod: Modulation, detector: 'psd' | 'ml', psd?: PsdOptions, maxNode
 }
 
 /** The CPU engine's psd (float64): symbols, nodes and unproven per vector. */
-function runCpu(p: Problem, det: 'psd' | 'ml', psd?: PsdOptions, maxNodes = DEFAULT_MAX_NODES): { symbols: Int32Array; nodes: Int32Array; unproven: Uint8Array } {
+function runCpu(
+  p: Problem,
+  det: 'psd' | 'ml',
+  psd?: PsdOptions,
+  maxNodes = DEFAULT_MAX_NODES,
+): { symbols: Int32Array; nodes: Int32Array; unproven: Uint8Array } {
   const d = (det === 'psd' ? cpuPsd : cpuMl) as CpuDetector<unknown>;
-  const inst = d.create({ nr: p.nr, nt: p.nt, modulation: p.mod, constellation: p.con, opts: opts(p.mod, det, psd, maxNodes), soft: false, maxNodes });
-  const out: DetectorOutput = { symbols: new Int32Array(p.vectors * p.nt), llr: null, unproven: new Uint8Array(p.vectors) };
+  const inst = d.create({
+    nr: p.nr,
+    nt: p.nt,
+    modulation: p.mod,
+    constellation: p.con,
+    opts: opts(p.mod, det, psd, maxNodes),
+    soft: false,
+    maxNodes,
+  });
+  const out: DetectorOutput = {
+    symbols: new Int32Array(p.vectors * p.nt),
+    llr: null,
+    unproven: new Uint8Array(p.vectors),
+  };
   const nodes = new Int32Array(p.vectors);
   for (let c = 0; c < p.channels; c++) {
     const prep = inst.prepare(p.H, 2 * c * p.nr * p.nt, p.noiseVar);
@@ -77,16 +121,23 @@ function runCpu(p: Problem, det: 'psd' | 'ml', psd?: PsdOptions, maxNodes = DEFA
 
 /** ||y_v - H s||^2 in float64, and the scale of its terms (||y|| + ||H||_F max|s| sqrt(nt))^2. */
 function metric(p: Problem, sym: ArrayLike<number>, v: number): { m: number; scale: number } {
-  const { nr, nt, con } = p, c = Math.floor(v / p.vpc);
-  let d = 0, yy = 0, hh = 0, ss = 0;
+  const { nr, nt, con } = p,
+    c = Math.floor(v / p.vpc);
+  let d = 0,
+    yy = 0,
+    hh = 0,
+    ss = 0;
   for (let k = 0; k < con.size; k++) ss = Math.max(ss, con.points[2 * k]! ** 2 + con.points[2 * k + 1]! ** 2);
   for (let i = 0; i < nr; i++) {
-    let re = p.y[2 * (v * nr + i)]!, im = p.y[2 * (v * nr + i) + 1]!;
+    let re = p.y[2 * (v * nr + i)]!,
+      im = p.y[2 * (v * nr + i) + 1]!;
     yy += re * re + im * im;
     for (let j = 0; j < nt; j++) {
-      const hr = p.H[2 * (c * nr * nt + i + j * nr)]!, hi = p.H[2 * (c * nr * nt + i + j * nr) + 1]!;
+      const hr = p.H[2 * (c * nr * nt + i + j * nr)]!,
+        hi = p.H[2 * (c * nr * nt + i + j * nr) + 1]!;
       hh += hr * hr + hi * hi;
-      const sr = con.points[2 * sym[j]!]!, si = con.points[2 * sym[j]! + 1]!;
+      const sr = con.points[2 * sym[j]!]!,
+        si = con.points[2 * sym[j]! + 1]!;
       re -= hr * sr - hi * si;
       im -= hr * si + hi * sr;
     }
@@ -103,18 +154,33 @@ const NEAR_TIE = 2 ** -16;
  * (the GPU's answer's float64 metric within NEAR_TIE x scale of the reference's). Returns the count
  * of differences and the largest relative gap among them.
  */
-function compareMl(p: Problem, ref: Int32Array, got: Int32Array, what: string, skipMask?: Uint8Array): { ties: number; maxGap: number } {
-  let ties = 0, maxGap = 0;
+function compareMl(
+  p: Problem,
+  ref: Int32Array,
+  got: Int32Array,
+  what: string,
+  skipMask?: Uint8Array,
+): { ties: number; maxGap: number } {
+  let ties = 0,
+    maxGap = 0;
   for (let v = 0; v < p.vectors; v++) {
     if (skipMask?.[v]) continue;
     let same = true;
     for (let j = 0; j < p.nt; j++) if (ref[v * p.nt + j] !== got[v * p.nt + j]) same = false;
     if (same) continue;
-    const a = ref.subarray(v * p.nt, (v + 1) * p.nt), b = got.subarray(v * p.nt, (v + 1) * p.nt);
-    for (let j = 0; j < p.nt; j++) assert.ok(b[j]! >= 0 && b[j]! < p.con.size, msg(`${what}: vector ${v} symbol ${b[j]} out of range`));
-    const ma = metric(p, a, v), mb = metric(p, b, v);
+    const a = ref.subarray(v * p.nt, (v + 1) * p.nt),
+      b = got.subarray(v * p.nt, (v + 1) * p.nt);
+    for (let j = 0; j < p.nt; j++)
+      assert.ok(b[j]! >= 0 && b[j]! < p.con.size, msg(`${what}: vector ${v} symbol ${b[j]} out of range`));
+    const ma = metric(p, a, v),
+      mb = metric(p, b, v);
     const gap = (mb.m - ma.m) / ma.scale;
-    assert.ok(gap <= NEAR_TIE, msg(`${what}: vector ${v} gives [${[...b]}] (metric ${mb.m}) but ML is [${[...a]}] (metric ${ma.m}); gap ${gap.toExponential(2)} of the scale ${ma.scale.toFixed(2)} is beyond float32 rounding`));
+    assert.ok(
+      gap <= NEAR_TIE,
+      msg(
+        `${what}: vector ${v} gives [${[...b]}] (metric ${mb.m}) but ML is [${[...a]}] (metric ${ma.m}); gap ${gap.toExponential(2)} of the scale ${ma.scale.toFixed(2)} is beyond float32 rounding`,
+      ),
+    );
     ties++;
     maxGap = Math.max(maxGap, Math.abs(gap));
   }
@@ -151,9 +217,21 @@ int main() {
 
 const KERNEL = (f: string): string => fileURLToPath(new URL(`../../src/mimo/detectors/psd/${f}`, import.meta.url));
 
-interface GpuOut { symbols: Int32Array; status: Int32Array; fac: Float32Array }
+interface GpuOut {
+  symbols: Int32Array;
+  status: Int32Array;
+  fac: Float32Array;
+}
 
-function runEmu(p: Problem, mapping: 'warp' | 'block', psd: PsdOptions | undefined, status: Int32Array, maxNodes: number, H = p.H, lanes?: number): GpuOut {
+function runEmu(
+  p: Problem,
+  mapping: 'warp' | 'block',
+  psd: PsdOptions | undefined,
+  status: Int32Array,
+  maxNodes: number,
+  H = p.H,
+  lanes?: number,
+): GpuOut {
   const model = realModel(p.con, p.nt, p.nr);
   const config = psdConfig(model.n, model.q, psd);
   const defs = Object.entries(psdDefines(model, config)).map(([k, v]) => `-D${k}=${v}`);
@@ -168,23 +246,56 @@ function runEmu(p: Problem, mapping: 'warp' | 'block', psd: PsdOptions | undefin
     defs.push(`-DPSD_THREADS=${threads}`);
     shared = psdBlockSharedBytes(model.n, config, threads);
   }
-  const { exe, error } = compileEmulated(EMU_MAIN, [KERNEL('psd-prep.cu'), KERNEL(mapping === 'warp' ? 'psd-warp.cu' : 'psd-block.cu')], defs);
+  const { exe, error } = compileEmulated(
+    EMU_MAIN,
+    [KERNEL('psd-prep.cu'), KERNEL(mapping === 'warp' ? 'psd-warp.cu' : 'psd-block.cu')],
+    defs,
+  );
   assert.equal(error, null, error ?? '');
   const head = new Int32Array([p.channels, p.vpc, mapping === 'warp' ? 0 : 1, shared, Math.min(maxNodes, 2 ** 31 - 1)]);
-  const out = runEmulated(exe, stdinOf([head, new Float32Array([p.con.pam ? p.con.pam.scale : 1]), new Float32Array(H), new Float32Array(p.y), status]));
-  const [symbols, st, fac] = cutOutput(out, [['i32', p.vectors * p.nt], ['i32', p.vectors * STATUS_WORDS], ['f32', p.channels * psdFactorWords(model.n, model.m)]]);
+  const out = runEmulated(
+    exe,
+    stdinOf([
+      head,
+      new Float32Array([p.con.pam ? p.con.pam.scale : 1]),
+      new Float32Array(H),
+      new Float32Array(p.y),
+      status,
+    ]),
+  );
+  const [symbols, st, fac] = cutOutput(out, [
+    ['i32', p.vectors * p.nt],
+    ['i32', p.vectors * STATUS_WORDS],
+    ['f32', p.channels * psdFactorWords(model.n, model.m)],
+  ]);
   return { symbols, status: st, fac };
 }
 
 const EMU_CASES: Array<[number, number, Modulation, PsdOptions?]> = [
-  [2, 2, 'qpsk'], [2, 2, '16qam'], [4, 4, 'qpsk'], [4, 4, '16qam'], [2, 2, '64qam'], [3, 2, 'bpsk'], [4, 3, '16qam'],
+  [2, 2, 'qpsk'],
+  [2, 2, '16qam'],
+  [4, 4, 'qpsk'],
+  [4, 4, '16qam'],
+  [2, 2, '64qam'],
+  [3, 2, 'bpsk'],
+  [4, 3, '16qam'],
   [4, 4, 'qpsk', { levels: [7, 3, 2, 1], paths: [3, 2, 3] }],
 ];
 
-for (const [mapping, lanes] of [['warp', undefined], ['warp', 32], ['warp', 4], ['warp', 1], ['block', undefined]] as const) {
-  test(`psd kernels (${mapping} mapping${lanes ? `, ${lanes} lanes a vector` : ''}), emulated: the CPU engine's decisions and node counts on fresh vectors except float32 near-ties`, { skip: skipEmu }, () => {
+for (const [mapping, lanes] of [
+  ['warp', undefined],
+  ['warp', 32],
+  ['warp', 4],
+  ['warp', 1],
+  ['block', undefined],
+] as const) {
+  test(`psd kernels (${mapping} mapping${lanes ? `, ${lanes} lanes a vector` : ''}), emulated: the CPU engine's decisions and node counts on fresh vectors except float32 near-ties`, {
+    skip: skipEmu,
+  }, () => {
     const rng = new Philox(seed, mapping === 'warp' ? 1 + (lanes ?? 0) : 2);
-    let ties = 0, total = 0, nodeSame = 0;
+    let ties = 0,
+      total = 0,
+      nodeSame = 0;
     for (const [nr, nt, mod, psd] of EMU_CASES) {
       for (const snr of [0, 12, 25]) {
         const p = problem(rng, nr, nt, mod, snr, 4, 3);
@@ -203,21 +314,32 @@ for (const [mapping, lanes] of [['warp', undefined], ['warp', 32], ['warp', 4], 
     }
     assert.ok(ties <= total / 50, msg(`${ties} near-ties in ${total} vectors`));
     // The same walk: node counts equal the CPU's but where float32 reorders near-equal metrics.
-    console.log(`${mapping}${lanes ? ` ${lanes} lanes` : ''}: ${ties} near-ties, node counts equal the CPU's on ${nodeSame} of ${total} vectors`);
+    console.log(
+      `${mapping}${lanes ? ` ${lanes} lanes` : ''}: ${ties} near-ties, node counts equal the CPU's on ${nodeSame} of ${total} vectors`,
+    );
     assert.ok(nodeSame >= 0.97 * total, msg(`node counts equal the CPU's on ${nodeSame} of ${total} vectors`));
   });
 }
 
-test('psd_prep, emulated: a QR of the real model (Q^T Q = I, H_r P = Q R, R upper with positive diagonal), the CPU\'s Q, R and column order rounded to float32', { skip: skipEmu }, () => {
+test("psd_prep, emulated: a QR of the real model (Q^T Q = I, H_r P = Q R, R upper with positive diagonal), the CPU's Q, R and column order rounded to float32", {
+  skip: skipEmu,
+}, () => {
   const rng = new Philox(seed, 3);
   let total = 0;
-  for (const [nr, nt, mod] of [[4, 4, '16qam'], [3, 2, 'bpsk'], [4, 3, 'qpsk'], [8, 8, 'qpsk'], [2, 2, '64qam']] as const) {
+  for (const [nr, nt, mod] of [
+    [4, 4, '16qam'],
+    [3, 2, 'bpsk'],
+    [4, 3, 'qpsk'],
+    [8, 8, 'qpsk'],
+    [2, 2, '64qam'],
+  ] as const) {
     const p = problem(rng, nr, nt, mod, 10, 40, 1);
     const got = runEmu(p, 'warp', undefined, new Int32Array(p.vectors * STATUS_WORDS), DEFAULT_MAX_NODES);
     const model = realModel(p.con, nt, nr);
     const { m, n } = model;
     const W = psdFactorWords(n, m);
-    const Hr = new Float64Array(m * n), tri = allocTriangular(model);
+    const Hr = new Float64Array(m * n),
+      tri = allocTriangular(model);
     for (let c = 0; c < p.channels; c++) {
       const f = got.fac.subarray(c * W, (c + 1) * W);
       const perm = new Int32Array(f.buffer, f.byteOffset + 4 * (n * m + n * n), n);
@@ -238,15 +360,20 @@ test('psd_prep, emulated: a QR of the real model (Q^T Q = I, H_r P = Q R, R uppe
         for (let r = 0; r < m; r++) {
           let s = 0;
           for (let k = 0; k <= a; k++) s += f[k * m + r]! * f[n * m + k * n + a]!;
-          assert.ok(Math.abs(s - Hr[r + perm[a]! * m]!) < tol, msg(`channel ${c}: (Q R)[${r}][${a}] = ${s}, H_r = ${Hr[r + perm[a]! * m]}`));
+          assert.ok(
+            Math.abs(s - Hr[r + perm[a]! * m]!) < tol,
+            msg(`channel ${c}: (Q R)[${r}][${a}] = ${s}, H_r = ${Hr[r + perm[a]! * m]}`),
+          );
         }
       }
       // The CPU's factorisation of the same input, bit for bit before the rounding to float32.
       triangularizeInto(model, p.H, 2 * c * nr * nt, 'ascending', tri);
       assert.deepEqual([...perm], [...tri.perm], msg(`channel ${c}: column order`));
       for (let a = 0; a < n; a++) {
-        for (let b = a; b < n; b++) assert.equal(f[n * m + a * n + b], Math.fround(tri.R[a + b * n]!), msg(`channel ${c}: R[${a}][${b}]`));
-        for (let r = 0; r < m; r++) assert.equal(f[a * m + r], Math.fround(tri.Q[r + a * m]!), msg(`channel ${c}: Q[${r}][${a}]`));
+        for (let b = a; b < n; b++)
+          assert.equal(f[n * m + a * n + b], Math.fround(tri.R[a + b * n]!), msg(`channel ${c}: R[${a}][${b}]`));
+        for (let r = 0; r < m; r++)
+          assert.equal(f[a * m + r], Math.fround(tri.Q[r + a * m]!), msg(`channel ${c}: Q[${r}][${a}]`));
       }
       total++;
     }
@@ -254,7 +381,9 @@ test('psd_prep, emulated: a QR of the real model (Q^T Q = I, H_r P = Q R, R uppe
   assert.ok(total > 0);
 });
 
-test('psd kernels, emulated: node budget (NODE_BUDGET and the CPU\'s best leaf at that point), pre-set flags skipped, singular channels RANK_DEFICIENT', { skip: skipEmu }, () => {
+test("psd kernels, emulated: node budget (NODE_BUDGET and the CPU's best leaf at that point), pre-set flags skipped, singular channels RANK_DEFICIENT", {
+  skip: skipEmu,
+}, () => {
   const rng = new Philox(seed, 4);
   for (const mapping of ['warp', 'block'] as const) {
     const p = problem(rng, 4, 4, '16qam', 8, 4, 3);
@@ -269,7 +398,12 @@ test('psd kernels, emulated: node budget (NODE_BUDGET and the CPU\'s best leaf a
     }
     // The first descent's leaf (the same column order: only a float32 near-tie could part them).
     let diff = 0;
-    for (let v = 0; v < p.vectors; v++) for (let j = 0; j < p.nt; j++) if (got.symbols[v * p.nt + j] !== ref.symbols[v * p.nt + j]) { diff++; break; }
+    for (let v = 0; v < p.vectors; v++)
+      for (let j = 0; j < p.nt; j++)
+        if (got.symbols[v * p.nt + j] !== ref.symbols[v * p.nt + j]) {
+          diff++;
+          break;
+        }
     assert.ok(diff <= 1, msg(`${mapping}: ${diff} budgeted vectors differ from the CPU's first leaf`));
 
     // Pre-set flags: skipped, untouched. A zero column in channel 1: its vectors flagged FLOAT32_UNSAFE.
@@ -277,13 +411,21 @@ test('psd kernels, emulated: node budget (NODE_BUDGET and the CPU\'s best leaf a
     status[2 * 0] = MIMO_STATUS.NON_FINITE;
     status[2 * 5] = MIMO_STATUS.Y_TOO_LARGE;
     const H = p.H.slice();
-    for (let i = 0; i < p.nr; i++) { H[2 * (1 * 16 + i + 2 * 4)] = 0; H[2 * (1 * 16 + i + 2 * 4) + 1] = 0; }
+    for (let i = 0; i < p.nr; i++) {
+      H[2 * (1 * 16 + i + 2 * 4)] = 0;
+      H[2 * (1 * 16 + i + 2 * 4) + 1] = 0;
+    }
     const g2 = runEmu(p, mapping, undefined, status, DEFAULT_MAX_NODES, H);
     assert.equal(g2.status[0], MIMO_STATUS.NON_FINITE);
     assert.equal(g2.status[1], 0);
     for (let j = 0; j < p.nt; j++) assert.equal(g2.symbols[j], -1, 'skipped vector left alone');
     assert.equal(g2.status[10], MIMO_STATUS.Y_TOO_LARGE);
-    for (const v of [3, 4]) assert.equal(g2.status[2 * v], MIMO_STATUS.RANK_DEFICIENT, msg(`${mapping}: vector ${v} of the singular channel`));
+    for (const v of [3, 4])
+      assert.equal(
+        g2.status[2 * v],
+        MIMO_STATUS.RANK_DEFICIENT,
+        msg(`${mapping}: vector ${v} of the singular channel`),
+      );
     for (const v of [6, 7, 8]) assert.equal(g2.status[2 * v], 0);
   }
 });
@@ -291,15 +433,36 @@ test('psd kernels, emulated: node budget (NODE_BUDGET and the CPU\'s best leaf a
 // ------------------------------------------------------------------------------------------------
 // Device
 
-function runDevice(p: Problem, mapping: 'warp' | 'block', psd?: PsdOptions, maxNodes = DEFAULT_MAX_NODES, lanes?: number): { symbols: Int32Array; status: Int32Array } {
+function runDevice(
+  p: Problem,
+  mapping: 'warp' | 'block',
+  psd?: PsdOptions,
+  maxNodes = DEFAULT_MAX_NODES,
+  lanes?: number,
+): { symbols: Int32Array; status: Int32Array } {
   const ctx = CudaContext.get(0);
-  const plan = createPsdPlan(ctx, {
-    nr: p.nr, nt: p.nt, modulation: p.mod, constellation: p.con, opts: opts(p.mod, 'psd', { ...psd, gpuMapping: mapping }), soft: false,
-    maxNodes, llrClip: 0, vectorsPerChannel: p.vpc, device: ctx.props,
-  }, lanes ? { lanes } : {});
+  const plan = createPsdPlan(
+    ctx,
+    {
+      nr: p.nr,
+      nt: p.nt,
+      modulation: p.mod,
+      constellation: p.con,
+      opts: opts(p.mod, 'psd', { ...psd, gpuMapping: mapping }),
+      soft: false,
+      maxNodes,
+      llrClip: 0,
+      vectorsPerChannel: p.vpc,
+      device: ctx.props,
+    },
+    lanes ? { lanes } : {},
+  );
   const bufs = {
-    H: DeviceBuffer.alloc(ctx, 4 * p.H.length), y: DeviceBuffer.alloc(ctx, 4 * p.y.length), noise: DeviceBuffer.alloc(ctx, 4 * p.vectors),
-    symbols: DeviceBuffer.alloc(ctx, 4 * p.vectors * p.nt), status: DeviceBuffer.alloc(ctx, 4 * STATUS_WORDS * p.vectors),
+    H: DeviceBuffer.alloc(ctx, 4 * p.H.length),
+    y: DeviceBuffer.alloc(ctx, 4 * p.y.length),
+    noise: DeviceBuffer.alloc(ctx, 4 * p.vectors),
+    symbols: DeviceBuffer.alloc(ctx, 4 * p.vectors * p.nt),
+    status: DeviceBuffer.alloc(ctx, 4 * STATUS_WORDS * p.vectors),
     scratch: plan.scratchBytesPerChannel.map((b) => DeviceBuffer.alloc(ctx, b * p.channels)),
   };
   const stream = Stream.create(ctx);
@@ -309,11 +472,19 @@ function runDevice(p: Problem, mapping: 'warp' | 'block', psd?: PsdOptions, maxN
     bufs.noise.upload(new Float32Array(p.vectors).fill(p.noiseVar));
     bufs.status.upload(new Int32Array(STATUS_WORDS * p.vectors));
     plan.enqueue(stream, {
-      channels: p.channels, vectorsPerChannel: p.vpc, H: bufs.H.ptr, y: bufs.y.ptr, noise: bufs.noise.ptr, symbols: bufs.symbols.ptr,
-      llr: 0n, status: bufs.status.ptr, scratch: bufs.scratch.map((b) => b.ptr),
+      channels: p.channels,
+      vectorsPerChannel: p.vpc,
+      H: bufs.H.ptr,
+      y: bufs.y.ptr,
+      noise: bufs.noise.ptr,
+      symbols: bufs.symbols.ptr,
+      llr: 0n,
+      status: bufs.status.ptr,
+      scratch: bufs.scratch.map((b) => b.ptr),
     });
     stream.synchronize();
-    const symbols = new Int32Array(p.vectors * p.nt), status = new Int32Array(STATUS_WORDS * p.vectors);
+    const symbols = new Int32Array(p.vectors * p.nt),
+      status = new Int32Array(STATUS_WORDS * p.vectors);
     bufs.symbols.download(symbols);
     bufs.status.download(status);
     return { symbols, status };
@@ -325,12 +496,28 @@ function runDevice(p: Problem, mapping: 'warp' | 'block', psd?: PsdOptions, maxN
 
 const DEVICE_COUNT = Number(process.env.PSD_TEST_VECTORS ?? 20_000);
 const DEVICE_CASES: Array<[number, number, Modulation, number]> = [
-  [2, 2, 'bpsk', 1], [2, 2, 'qpsk', 1], [2, 2, '16qam', 1], [2, 2, '64qam', 1], [4, 4, 'qpsk', 1], [4, 4, '16qam', 1], [4, 4, '64qam', 0.2],
-  [8, 8, 'qpsk', 0.2], [8, 8, '16qam', 0.05], [4, 2, '16qam', 1],
+  [2, 2, 'bpsk', 1],
+  [2, 2, 'qpsk', 1],
+  [2, 2, '16qam', 1],
+  [2, 2, '64qam', 1],
+  [4, 4, 'qpsk', 1],
+  [4, 4, '16qam', 1],
+  [4, 4, '64qam', 0.2],
+  [8, 8, 'qpsk', 0.2],
+  [8, 8, '16qam', 0.05],
+  [4, 2, '16qam', 1],
 ];
 
-for (const [mapping, lanes, share] of [['warp', undefined, 1], ['block', undefined, 0.25], ['warp', 32, 0.1], ['warp', 1, 0.1], ['warp', 8, 0.1]] as const) {
-  test(`psd on the GPU (${mapping} mapping${lanes ? `, ${lanes} lanes a vector` : ''}) equals the CPU engine's psd and exhaustive ML in float64 but for counted float32 near-ties`, { skip }, () => {
+for (const [mapping, lanes, share] of [
+  ['warp', undefined, 1],
+  ['block', undefined, 0.25],
+  ['warp', 32, 0.1],
+  ['warp', 1, 0.1],
+  ['warp', 8, 0.1],
+] as const) {
+  test(`psd on the GPU (${mapping} mapping${lanes ? `, ${lanes} lanes a vector` : ''}) equals the CPU engine's psd and exhaustive ML in float64 but for counted float32 near-ties`, {
+    skip,
+  }, () => {
     const rng = new Philox(seed, mapping === 'warp' ? 10 + (lanes ?? 0) : 20);
     for (const [nr, nt, mod, frac] of DEVICE_CASES) {
       for (const snr of [0, 10, 20]) {
@@ -345,7 +532,10 @@ for (const [mapping, lanes, share] of [['warp', undefined, 1], ['block', undefin
         for (let v = 0; v < p.vectors; v++) {
           const f = got.status[2 * v]!;
           assert.ok(f === 0 || f === MIMO_STATUS.FLOAT32_UNSAFE, msg(`${what}: vector ${v} flags ${f}`));
-          if (f) { unsafe++; mask[v] = 1; }
+          if (f) {
+            unsafe++;
+            mask[v] = 1;
+          }
         }
         const { ties, maxGap } = compareMl(p, ref.symbols, got.symbols, what, mask);
         let mlNote = '';
@@ -353,20 +543,30 @@ for (const [mapping, lanes, share] of [['warp', undefined, 1], ['block', undefin
         const hyp = p.con.size ** nt;
         if (hyp <= 65536) {
           const k = Math.min(p.vectors, Math.max(14, Math.floor(4e7 / hyp / 14) * 14));
-          const sub: Problem = { ...p, channels: k / p.vpc, vectors: k, H: p.H.subarray(0, 2 * nr * nt * (k / p.vpc)), y: p.y.subarray(0, 2 * nr * k) };
+          const sub: Problem = {
+            ...p,
+            channels: k / p.vpc,
+            vectors: k,
+            H: p.H.subarray(0, 2 * nr * nt * (k / p.vpc)),
+            y: p.y.subarray(0, 2 * nr * k),
+          };
           const ml = runCpu(sub, 'ml');
           const t2 = compareMl(sub, ml.symbols, got.symbols.subarray(0, k * nt), `${what} vs exhaustive ML`, mask);
           mlNote = `, exhaustive ML on ${k}: ${t2.ties} near-ties`;
         }
         assert.ok(ties <= Math.max(2, p.vectors / 1000), msg(`${what}: ${ties} near-ties in ${p.vectors}`));
         assert.ok(unsafe <= p.vectors / 1000, msg(`${what}: ${unsafe} vectors flagged FLOAT32_UNSAFE`));
-        console.log(`${what}: ${p.vectors} vectors, ${ties} near-ties (largest gap ${maxGap.toExponential(2)} of the scale), ${unsafe} FLOAT32_UNSAFE${mlNote}`);
+        console.log(
+          `${what}: ${p.vectors} vectors, ${ties} near-ties (largest gap ${maxGap.toExponential(2)} of the scale), ${unsafe} FLOAT32_UNSAFE${mlNote}`,
+        );
       }
     }
   });
 }
 
-test('psd on the GPU: node budget flags NODE_BUDGET with a leaf; a configuration too large for shared memory is an UnsupportedError', { skip }, () => {
+test('psd on the GPU: node budget flags NODE_BUDGET with a leaf; a configuration too large for shared memory is an UnsupportedError', {
+  skip,
+}, () => {
   const rng = new Philox(seed, 30);
   const p = problem(rng, 4, 4, '16qam', 5, 100, 14);
   for (const mapping of ['warp', 'block'] as const) {
@@ -376,22 +576,42 @@ test('psd on the GPU: node budget flags NODE_BUDGET with a leaf; a configuration
     for (let v = 0; v < p.vectors; v++) {
       const f = got.status[2 * v]!;
       assert.ok(f === 0 || f === MIMO_STATUS.NODE_BUDGET, msg(`flags ${f}`));
-      if (f) { flagged++; assert.ok(got.status[2 * v + 1]! >= 200); }
+      if (f) {
+        flagged++;
+        assert.ok(got.status[2 * v + 1]! >= 200);
+      }
       for (let j = 0; j < p.nt; j++) assert.ok(got.symbols[v * p.nt + j]! >= 0 && got.symbols[v * p.nt + j]! < 16);
     }
     let cpuFlagged = 0;
     for (let v = 0; v < p.vectors; v++) cpuFlagged += ref.unproven[v]!;
-    assert.ok(Math.abs(flagged - cpuFlagged) <= p.vectors / 100, msg(`${mapping}: ${flagged} flagged, CPU ${cpuFlagged}`));
+    assert.ok(
+      Math.abs(flagged - cpuFlagged) <= p.vectors / 100,
+      msg(`${mapping}: ${flagged} flagged, CPU ${cpuFlagged}`),
+    );
   }
   const ctx = CudaContext.get(0);
   const con = constellation('64qam');
-  assert.throws(() => createPsdPlan(ctx, {
-    nr: 4, nt: 4, modulation: '64qam', constellation: con, opts: { detector: 'psd', modulation: '64qam', psd: { levels: [9, 4, 1], paths: [1, 2] } },
-    soft: false, maxNodes: DEFAULT_MAX_NODES, llrClip: 0, vectorsPerChannel: 1, device: { ...ctx.props, sharedPerBlockOptinBytes: 100_000 },
-  }), (e: Error) => e.name === 'UnsupportedError' && /shared memory/.test(e.message));
+  assert.throws(
+    () =>
+      createPsdPlan(ctx, {
+        nr: 4,
+        nt: 4,
+        modulation: '64qam',
+        constellation: con,
+        opts: { detector: 'psd', modulation: '64qam', psd: { levels: [9, 4, 1], paths: [1, 2] } },
+        soft: false,
+        maxNodes: DEFAULT_MAX_NODES,
+        llrClip: 0,
+        vectorsPerChannel: 1,
+        device: { ...ctx.props, sharedPerBlockOptinBytes: 100_000 },
+      }),
+    (e: Error) => e.name === 'UnsupportedError' && /shared memory/.test(e.message),
+  );
 });
 
-test('detectAsync(engine cuda) runs psd on the GPU: the CPU engine\'s decisions and nodes, both mappings, float32 input, budget and singular channels as on the CPU', { skip }, async () => {
+test("detectAsync(engine cuda) runs psd on the GPU: the CPU engine's decisions and nodes, both mappings, float32 input, budget and singular channels as on the CPU", {
+  skip,
+}, async () => {
   const rng = new Philox(seed, 40);
   const p = problem(rng, 4, 4, '16qam', 10, 300, 14);
   const input = { nt: 4, nr: 4, H: p.H, y: p.y, vectorsPerChannel: 14, noiseVar: p.noiseVar };
@@ -404,7 +624,10 @@ test('detectAsync(engine cuda) runs psd on the GPU: the CPU engine\'s decisions 
       const { ties } = compareMl(p, cpu.symbols, gpu.symbols, `detectAsync ${gpuMapping}${f32 ? ' float32' : ''}`);
       assert.ok(ties <= 2, msg(`${ties} near-ties`));
       const dn = Math.abs(gpu.stats.nodesVisited! - cpu.stats.nodesVisited!) / cpu.stats.nodesVisited!;
-      assert.ok(dn < 0.01, msg(`nodes visited ${gpu.stats.nodesVisited} on the GPU, ${cpu.stats.nodesVisited} on the CPU`));
+      assert.ok(
+        dn < 0.01,
+        msg(`nodes visited ${gpu.stats.nodesVisited} on the GPU, ${cpu.stats.nodesVisited} on the CPU`),
+      );
     }
   }
   // Node budget: 'flag' marks the vectors the CPU marks (but for float32 near-ties), 'error' throws.
@@ -413,21 +636,47 @@ test('detectAsync(engine cuda) runs psd on the GPU: the CPU engine\'s decisions 
   const gpuB = await detectAsync(input, { ...budget, onBudget: 'flag', engine: 'cuda' });
   let diff = 0;
   for (let v = 0; v < p.vectors; v++) diff += Number((cpuB.unproven?.[v] ?? 0) !== (gpuB.unproven?.[v] ?? 0));
-  assert.ok(cpuB.stats.budgetExceeded! > 0 && diff <= p.vectors / 200, msg(`budget: CPU ${cpuB.stats.budgetExceeded} unproven, GPU ${gpuB.stats.budgetExceeded}, ${diff} differ`));
+  assert.ok(
+    cpuB.stats.budgetExceeded! > 0 && diff <= p.vectors / 200,
+    msg(`budget: CPU ${cpuB.stats.budgetExceeded} unproven, GPU ${gpuB.stats.budgetExceeded}, ${diff} differ`),
+  );
   await assert.rejects(detectAsync(input, { ...budget, engine: 'cuda' }), (e: Error) => e.name === 'NodeBudgetError');
   // A singular channel: the CPU redo raises the CPU engine's RankDeficientError.
   const H2 = p.H.slice();
-  for (let i = 0; i < 4; i++) { H2[2 * (3 * 16 + i + 4)] = 0; H2[2 * (3 * 16 + i + 4) + 1] = 0; }
-  await assert.rejects(detectAsync({ ...input, H: H2 }, { detector: 'psd', modulation: '16qam', engine: 'cuda' }), (e: Error) => e.name === 'RankDeficientError');
+  for (let i = 0; i < 4; i++) {
+    H2[2 * (3 * 16 + i + 4)] = 0;
+    H2[2 * (3 * 16 + i + 4) + 1] = 0;
+  }
+  await assert.rejects(
+    detectAsync({ ...input, H: H2 }, { detector: 'psd', modulation: '16qam', engine: 'cuda' }),
+    (e: Error) => e.name === 'RankDeficientError',
+  );
   // A bad mapping name is the CPU's typed error on either engine.
-  await assert.rejects(detectAsync(input, { detector: 'psd', modulation: '16qam', engine: 'cuda', psd: { gpuMapping: 'thread' as 'warp' } }), (e: Error) => e.name === 'InvalidArgumentError');
+  await assert.rejects(
+    detectAsync(input, {
+      detector: 'psd',
+      modulation: '16qam',
+      engine: 'cuda',
+      psd: { gpuMapping: 'thread' as 'warp' },
+    }),
+    (e: Error) => e.name === 'InvalidArgumentError',
+  );
 });
 
 test('psd.gpuMapping is validated on the CPU engine too (InvalidArgumentError naming the choices)', () => {
   const rng = new Philox(seed, 41);
   const p = problem(rng, 2, 2, 'qpsk', 10, 2, 1);
-  assert.throws(() => detect({ nt: 2, nr: 2, H: p.H, y: p.y, noiseVar: p.noiseVar }, { detector: 'psd', modulation: 'qpsk', psd: { gpuMapping: 'grid' as 'warp' } }),
-    (e: Error) => e.name === 'InvalidArgumentError' && /warp, block/.test(e.message));
-  const r = detect({ nt: 2, nr: 2, H: p.H, y: p.y, noiseVar: p.noiseVar }, { detector: 'psd', modulation: 'qpsk', psd: { gpuMapping: 'block' } });
+  assert.throws(
+    () =>
+      detect(
+        { nt: 2, nr: 2, H: p.H, y: p.y, noiseVar: p.noiseVar },
+        { detector: 'psd', modulation: 'qpsk', psd: { gpuMapping: 'grid' as 'warp' } },
+      ),
+    (e: Error) => e.name === 'InvalidArgumentError' && /warp, block/.test(e.message),
+  );
+  const r = detect(
+    { nt: 2, nr: 2, H: p.H, y: p.y, noiseVar: p.noiseVar },
+    { detector: 'psd', modulation: 'qpsk', psd: { gpuMapping: 'block' } },
+  );
   assert.equal(r.symbols.length, 4);
 });

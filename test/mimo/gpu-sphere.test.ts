@@ -19,7 +19,13 @@ import { requireCuda } from '../../src/gpu/index.js';
 import { constellation } from '../../src/mimo/modulation.js';
 import { detector as mlCpu } from '../../src/mimo/detectors/ml/cpu.js';
 import { detector as sphereCpu } from '../../src/mimo/detectors/sphere/cpu.js';
-import { sphereCudaDetector, sphereDefines, SPHERE_BLOCK, SPHERE_LANES, type SphereVariant } from '../../src/mimo/detectors/sphere/cuda.js';
+import {
+  sphereCudaDetector,
+  sphereDefines,
+  SPHERE_BLOCK,
+  SPHERE_LANES,
+  type SphereVariant,
+} from '../../src/mimo/detectors/sphere/cuda.js';
 import { MIMO_STATUS, STATUS_WORDS } from '../../src/mimo/gpu/status.js';
 import { InvalidArgumentError } from '../../src/core/errors.js';
 import type { Modulation } from '../../src/mimo/types.js';
@@ -50,14 +56,35 @@ int main() {
 }
 `;
 
-function runEmu(variant: SphereVariant, p: Problem, babai: boolean, status: Int32Array, maxNodes: number, lanes = SPHERE_LANES): { symbols: Int32Array; status: Int32Array } {
+function runEmu(
+  variant: SphereVariant,
+  p: Problem,
+  babai: boolean,
+  status: Int32Array,
+  maxNodes: number,
+  lanes = SPHERE_LANES,
+): { symbols: Int32Array; status: Int32Array } {
   const bps = constellation(p.mod).bitsPerSymbol;
-  const defs = { ...sphereDefines(p.nt, p.nr, bps, babai, lanes), SP_KERNEL: variant === 'warp' ? 'sphere_warp' : 'sphere_thread', SP_PER_VECTOR: variant === 'warp' ? lanes : 1 };
+  const defs = {
+    ...sphereDefines(p.nt, p.nr, bps, babai, lanes),
+    SP_KERNEL: variant === 'warp' ? 'sphere_warp' : 'sphere_thread',
+    SP_PER_VECTOR: variant === 'warp' ? lanes : 1,
+  };
   const files = ['prep-kernel.cu', variant === 'warp' ? 'warp-kernel.cu' : 'thread-kernel.cu'].map(kernelPath);
-  const { exe, error } = compileEmulated(MAIN, files, Object.entries(defs).map(([k, v]) => `-D${k}=${v}`));
+  const { exe, error } = compileEmulated(
+    MAIN,
+    files,
+    Object.entries(defs).map(([k, v]) => `-D${k}=${v}`),
+  );
   if (error) throw new Error(error);
-  const out = runEmulated(exe, stdinOf([new Int32Array([p.channels, p.vpc, maxNodes]), Float32Array.from(p.H), Float32Array.from(p.y), status]));
-  const [symbols, st] = cutOutput(out, [['i32', p.vectors * p.nt], ['i32', p.vectors * STATUS_WORDS]]);
+  const out = runEmulated(
+    exe,
+    stdinOf([new Int32Array([p.channels, p.vpc, maxNodes]), Float32Array.from(p.H), Float32Array.from(p.y), status]),
+  );
+  const [symbols, st] = cutOutput(out, [
+    ['i32', p.vectors * p.nt],
+    ['i32', p.vectors * STATUS_WORDS],
+  ]);
   return { symbols, status: st };
 }
 
@@ -72,7 +99,9 @@ const EMU_CASES: Array<{ nr: number; nt: number; mod: Modulation; snr: number; b
 
 for (const variant of VARIANTS) {
   for (const c of EMU_CASES) {
-    test(`sphere ${variant} kernel (emulated) ${c.nr}x${c.nt} ${c.mod} ${c.snr} dB ${c.babai ? 'babai' : 'infinity'}: float64 ML up to near-ties`, { skip: skipEmu }, () => {
+    test(`sphere ${variant} kernel (emulated) ${c.nr}x${c.nt} ${c.mod} ${c.snr} dB ${c.babai ? 'babai' : 'infinity'}: float64 ML up to near-ties`, {
+      skip: skipEmu,
+    }, () => {
       const rng = new Philox(seed, c.nr * 100 + c.nt * 10 + (c.babai ? 1 : 0));
       const p = makeProblem(rng, 6, 5, c.nr, c.nt, c.mod, c.snr);
       const status = new Int32Array(p.vectors * STATUS_WORDS);
@@ -81,7 +110,11 @@ for (const variant of VARIANTS) {
       const gpu = runEmu(variant, p, c.babai, status, 1 << 24);
       const ml = cpuRun(mlCpu, p).symbols;
       assertMl(env, p, ml, gpu.symbols, `${c.nr}x${c.nt} ${c.mod}`, 1, (v) => v === flagged);
-      assert.equal(gpu.status[STATUS_WORDS * flagged], MIMO_STATUS.Y_TOO_LARGE, msg('flag of a skipped vector changed'));
+      assert.equal(
+        gpu.status[STATUS_WORDS * flagged],
+        MIMO_STATUS.Y_TOO_LARGE,
+        msg('flag of a skipped vector changed'),
+      );
       assert.equal(gpu.symbols[flagged * p.nt], -1, msg('skipped vector written'));
       const cpu = cpuRun(sphereCpu, p, { initialRadius: c.babai ? 'babai' : 'infinity' });
       let sameNodes = 0;
@@ -89,14 +122,23 @@ for (const variant of VARIANTS) {
         if (v === flagged) continue;
         assert.equal(gpu.status[STATUS_WORDS * v], 0, msg(`vector ${v} flagged ${gpu.status[STATUS_WORDS * v]}`));
         const nodes = gpu.status[STATUS_WORDS * v + 1]!;
-        assert.ok(nodes >= (variant === 'thread' ? p.nt * (c.mod === 'bpsk' ? 1 : 2) : 1), msg(`vector ${v}: ${nodes} nodes`));
+        assert.ok(
+          nodes >= (variant === 'thread' ? p.nt * (c.mod === 'bpsk' ? 1 : 2) : 1),
+          msg(`vector ${v}: ${nodes} nodes`),
+        );
         if (nodes === cpu.nodes[v]) sameNodes++;
       }
-      if (variant === 'thread') assert.ok(sameNodes >= p.vectors - 3, msg(`the CPU's node count on only ${sameNodes} of ${p.vectors - 1} vectors`));
+      if (variant === 'thread')
+        assert.ok(
+          sameNodes >= p.vectors - 3,
+          msg(`the CPU's node count on only ${sameNodes} of ${p.vectors - 1} vectors`),
+        );
     });
   }
 
-  test(`sphere ${variant} kernel (emulated): the node budget flags the vector and keeps a leaf; a singular channel is FLOAT32_UNSAFE`, { skip: skipEmu }, () => {
+  test(`sphere ${variant} kernel (emulated): the node budget flags the vector and keeps a leaf; a singular channel is FLOAT32_UNSAFE`, {
+    skip: skipEmu,
+  }, () => {
     const rng = new Philox(seed, 77);
     const p = makeProblem(rng, 4, 6, 4, 4, '16qam', 3);
     // channel 1: two equal columns (rank-deficient)
@@ -107,8 +149,12 @@ for (const variant of VARIANTS) {
     const cpu = cpuRun(sphereCpu, { ...p, channels: 1, vectors: 6 }, { maxNodes: budget, onBudget: 'flag' });
     let stopped = 0;
     for (let v = 0; v < p.vectors; v++) {
-      const flags = gpu.status[STATUS_WORDS * v]!, nodes = gpu.status[STATUS_WORDS * v + 1]!;
-      if (v >= 6 && v < 12) { assert.equal(flags, MIMO_STATUS.FLOAT32_UNSAFE, msg(`vector ${v} of the singular channel: flags ${flags}`)); continue; }
+      const flags = gpu.status[STATUS_WORDS * v]!,
+        nodes = gpu.status[STATUS_WORDS * v + 1]!;
+      if (v >= 6 && v < 12) {
+        assert.equal(flags, MIMO_STATUS.FLOAT32_UNSAFE, msg(`vector ${v} of the singular channel: flags ${flags}`));
+        continue;
+      }
       if (flags & MIMO_STATUS.NODE_BUDGET) {
         stopped++;
         assert.ok(nodes <= budget, msg(`vector ${v}: ${nodes} nodes past the budget ${budget}`));
@@ -116,15 +162,26 @@ for (const variant of VARIANTS) {
         assert.equal(flags, 0, msg(`vector ${v}: flags ${flags}`));
         assert.ok(nodes <= budget, msg(`vector ${v}: ${nodes} nodes, unflagged, budget ${budget}`));
       }
-      for (let j = 0; j < p.nt; j++) assert.ok(gpu.symbols[v * p.nt + j]! >= 0 && gpu.symbols[v * p.nt + j]! < 16, msg(`vector ${v}: symbol out of range`));
-      if (variant === 'thread' && v < 6) assert.equal(!!(flags & MIMO_STATUS.NODE_BUDGET), cpu.unproven[v] === 1, msg(`vector ${v}: budget flag differs from the CPU`));
+      for (let j = 0; j < p.nt; j++)
+        assert.ok(
+          gpu.symbols[v * p.nt + j]! >= 0 && gpu.symbols[v * p.nt + j]! < 16,
+          msg(`vector ${v}: symbol out of range`),
+        );
+      if (variant === 'thread' && v < 6)
+        assert.equal(
+          !!(flags & MIMO_STATUS.NODE_BUDGET),
+          cpu.unproven[v] === 1,
+          msg(`vector ${v}: budget flag differs from the CPU`),
+        );
     }
     assert.ok(stopped > 0, msg(`no vector reached the budget of ${budget} nodes at 3 dB`));
   });
 }
 
 for (const lanes of [1, 4, 32]) {
-  test(`sphere warp kernel (emulated) with ${lanes} lanes a vector: float64 ML up to near-ties`, { skip: skipEmu }, () => {
+  test(`sphere warp kernel (emulated) with ${lanes} lanes a vector: float64 ML up to near-ties`, {
+    skip: skipEmu,
+  }, () => {
     const p = makeProblem(new Philox(seed, 500 + lanes), 4, 4, 3, 3, lanes === 4 ? '16qam' : 'qpsk', 6);
     const gpu = runEmu('warp', p, false, new Int32Array(p.vectors * STATUS_WORDS), 1 << 24, lanes);
     assertMl(env, p, cpuRun(mlCpu, p).symbols, gpu.symbols, `${lanes} lanes`, Infinity);
@@ -146,7 +203,9 @@ const DEVICE_CASES: Array<{ n: number; mod: Modulation; snrs: number[]; vectors:
 
 for (const variant of VARIANTS) {
   for (const c of DEVICE_CASES) {
-    test(`sphere ${variant} on the GPU ${c.n}x${c.n} ${c.mod} at ${c.snrs.join(' / ')} dB: float64 ML up to near-ties`, { skip }, () => {
+    test(`sphere ${variant} on the GPU ${c.n}x${c.n} ${c.mod} at ${c.snrs.join(' / ')} dB: float64 ML up to near-ties`, {
+      skip,
+    }, () => {
       const ctx = requireCuda();
       const det = sphereCudaDetector(variant);
       for (const snr of c.snrs) {
@@ -176,10 +235,19 @@ for (const variant of VARIANTS) {
 test('sphere on the GPU rejects a bad initial radius (InvalidArgumentError)', { skip }, () => {
   const ctx = requireCuda();
   const p = makeProblem(new Philox(seed), 1, 1, 2, 2, 'qpsk', 10);
-  assert.throws(() => sphereCudaDetector('thread').create(ctx, gpuSetup(ctx, p, { detector: 'sphere', initialRadius: 'zero' as never }, false)), InvalidArgumentError);
+  assert.throws(
+    () =>
+      sphereCudaDetector('thread').create(
+        ctx,
+        gpuSetup(ctx, p, { detector: 'sphere', initialRadius: 'zero' as never }, false),
+      ),
+    InvalidArgumentError,
+  );
 });
 
-test('sphere through detectAsync on the CUDA engine: float64 ML up to near-ties; the node budget as the CPU engine reports it', { skip }, async () => {
+test('sphere through detectAsync on the CUDA engine: float64 ML up to near-ties; the node budget as the CPU engine reports it', {
+  skip,
+}, async () => {
   const { detectAsync } = await import('../../src/mimo/detect-async.js');
   const p = makeProblem(new Philox(seed, 3), 500, 14, 4, 4, '16qam', 15);
   const input = { nr: 4, nt: 4, H: p.H, y: p.y, vectorsPerChannel: p.vpc, noiseVar: p.noiseVar };
@@ -188,7 +256,19 @@ test('sphere through detectAsync on the CUDA engine: float64 ML up to near-ties;
   assert.ok((gpu.stats.nodesVisited ?? 0) >= p.vectors * 8, msg(`nodes ${gpu.stats.nodesVisited}`));
   assertMl(env, p, cpuRun(sphereCpu, p).symbols, gpu.symbols, 'detectAsync 4x4 16qam', Infinity);
   const low = makeProblem(new Philox(seed, 4), 50, 4, 4, 4, '16qam', 2);
-  const flagged = await detectAsync({ nr: 4, nt: 4, H: low.H, y: low.y, vectorsPerChannel: 4, noiseVar: low.noiseVar }, { detector: 'sphere', modulation: '16qam', engine: 'cuda', maxNodes: 20, onBudget: 'flag' });
-  assert.ok((flagged.stats.budgetExceeded ?? 0) > 0 && flagged.unproven !== undefined, msg('no vector flagged at 20 nodes, 2 dB'));
-  await assert.rejects(detectAsync({ nr: 4, nt: 4, H: low.H, y: low.y, vectorsPerChannel: 4, noiseVar: low.noiseVar }, { detector: 'sphere', modulation: '16qam', engine: 'cuda', maxNodes: 20 }), (e: unknown) => (e as Error).name === 'NodeBudgetError');
+  const flagged = await detectAsync(
+    { nr: 4, nt: 4, H: low.H, y: low.y, vectorsPerChannel: 4, noiseVar: low.noiseVar },
+    { detector: 'sphere', modulation: '16qam', engine: 'cuda', maxNodes: 20, onBudget: 'flag' },
+  );
+  assert.ok(
+    (flagged.stats.budgetExceeded ?? 0) > 0 && flagged.unproven !== undefined,
+    msg('no vector flagged at 20 nodes, 2 dB'),
+  );
+  await assert.rejects(
+    detectAsync(
+      { nr: 4, nt: 4, H: low.H, y: low.y, vectorsPerChannel: 4, noiseVar: low.noiseVar },
+      { detector: 'sphere', modulation: '16qam', engine: 'cuda', maxNodes: 20 },
+    ),
+    (e: unknown) => (e as Error).name === 'NodeBudgetError',
+  );
 });

@@ -45,10 +45,14 @@ const CTOR = { i32: Int32Array, f32: Float32Array, f64: Float64Array } as const;
  * An emulated main()'s stdout cut into the arrays it fwrote, in order ([kind, element count] each,
  * each copied so that any kind lands aligned); throws when the byte count differs.
  */
-export function cutOutput<const L extends readonly (readonly [Kind, number])[]>(out: Uint8Array, layout: L): { -readonly [I in keyof L]: ArrayOf<L[I][0]> } {
+export function cutOutput<const L extends readonly (readonly [Kind, number])[]>(
+  out: Uint8Array,
+  layout: L,
+): { -readonly [I in keyof L]: ArrayOf<L[I][0]> } {
   let o = 0;
   const arrays = layout.map(([kind, n]) => {
-    const C = CTOR[kind], bytes = n * C.BYTES_PER_ELEMENT;
+    const C = CTOR[kind],
+      bytes = n * C.BYTES_PER_ELEMENT;
     const a = new C(new Uint8Array(out.subarray(o, o + bytes)).buffer);
     o += bytes;
     return a;
@@ -57,12 +61,19 @@ export function cutOutput<const L extends readonly (readonly [Kind, number])[]>(
   return arrays as { -readonly [I in keyof L]: ArrayOf<L[I][0]> };
 }
 
-
 /**
  * Asserts that `got` is float64 ML (`ref`) on every vector but those `skip` names, up to at most
  * `maxNearTies` proven float32 near-ties (gpu-exact-check.ts); `what` and the seed head each message.
  */
-export function assertMl(env: GpuTestEnv, p: Problem, ref: Int32Array, got: Int32Array, what: string, maxNearTies: number, skip?: (v: number) => boolean): void {
+export function assertMl(
+  env: GpuTestEnv,
+  p: Problem,
+  ref: Int32Array,
+  got: Int32Array,
+  what: string,
+  maxNearTies: number,
+  skip?: (v: number) => boolean,
+): void {
   const chk = checkAgainstMl(p, ref, got, skip);
   assert.equal(chk.failure, null, env.msg(`${what}: ${chk.failure}`));
   assert.ok(chk.nearTies <= maxNearTies, env.msg(`${what}: ${chk.nearTies} near-ties in ${p.vectors} vectors`));

@@ -23,7 +23,14 @@ const SEED = randomInt(2 ** 47);
 const rng = new Philox(SEED, 0x17bb);
 const tag = (what: string) => `${what} (seed ${SEED})`;
 
-function problem(nt: number, nr: number, mod: Modulation, channels: number, vpc: number, snrDb: number): DetectionInput {
+function problem(
+  nt: number,
+  nr: number,
+  mod: Modulation,
+  channels: number,
+  vpc: number,
+  snrDb: number,
+): DetectionInput {
   const c = constellation(mod);
   const H = rayleighChannels(rng, channels, nt, nr);
   const vectors = channels * vpc;
@@ -32,11 +39,17 @@ function problem(nt: number, nr: number, mod: Modulation, channels: number, vpc:
   const sd = Math.sqrt(n0 / 2);
   for (let v = 0; v < vectors; v++) {
     const h = 2 * Math.floor(v / vpc) * nr * nt;
-    for (let i = 0; i < nr; i++) { y[2 * (v * nr + i)] = rng.normal() * sd; y[2 * (v * nr + i) + 1] = rng.normal() * sd; }
+    for (let i = 0; i < nr; i++) {
+      y[2 * (v * nr + i)] = rng.normal() * sd;
+      y[2 * (v * nr + i) + 1] = rng.normal() * sd;
+    }
     for (let j = 0; j < nt; j++) {
-      const s = rng.int(c.size), sr = c.points[2 * s]!, si = c.points[2 * s + 1]!;
+      const s = rng.int(c.size),
+        sr = c.points[2 * s]!,
+        si = c.points[2 * s + 1]!;
       for (let i = 0; i < nr; i++) {
-        const hr = H[h + 2 * (i + j * nr)]!, hi = H[h + 2 * (i + j * nr) + 1]!;
+        const hr = H[h + 2 * (i + j * nr)]!,
+          hi = H[h + 2 * (i + j * nr) + 1]!;
         y[2 * (v * nr + i)] += hr * sr - hi * si;
         y[2 * (v * nr + i) + 1] += hr * si + hi * sr;
       }
@@ -54,7 +67,8 @@ function worstMetric(input: DetectionInput, mod: Modulation): number {
   let worst = 0;
   for (let v = 0; v < y.length / (2 * nr); v++) {
     const h = 2 * Math.floor(v / vpc!) * nr * nt;
-    let hf = 0, yn = 0;
+    let hf = 0,
+      yn = 0;
     for (let i = 0; i < 2 * nr * nt; i++) hf += H[h + i]! ** 2;
     for (let i = 0; i < 2 * nr; i++) yn += y[2 * v * nr + i]! ** 2;
     worst = Math.max(worst, (Math.sqrt(yn) + Math.sqrt(hf * nt * peak)) ** 2 / (input.noiseVar as number));
@@ -68,7 +82,12 @@ if (skip) console.log(`skipping IT++ cross-checks: ${skip}`);
 
 test('ml max-log LLRs equal IT++ FULL_ENUM_MAXLOG', { skip }, () => {
   // 4x4 16-QAM enumerates 65536 points per vector (IT++ takes ~15 ms each): fewer vectors there.
-  const cases: [number, number, Modulation, number][] = [[2, 2, 'qpsk', 200], [2, 2, '16qam', 200], [4, 4, 'qpsk', 200], [4, 4, '16qam', 40]];
+  const cases: [number, number, Modulation, number][] = [
+    [2, 2, 'qpsk', 200],
+    [2, 2, '16qam', 200],
+    [4, 4, 'qpsk', 200],
+    [4, 4, '16qam', 40],
+  ];
   for (const [nt, nr, mod, vectors] of cases) {
     const snr = rng.uniform() * 15;
     const input = problem(nt, nr, mod, vectors / 4, 4, snr);
@@ -76,20 +95,32 @@ test('ml max-log LLRs equal IT++ FULL_ENUM_MAXLOG', { skip }, () => {
     const ref = itppSoftDemod(input, mod, 'maxlog', { dint1: 12 });
     assert.equal(ref.llr.length, ours.length);
     const worst = worstMetric(input, mod);
-    assert.ok(worst < ref.saturation / 2, tag(`metrics up to ${worst} may saturate IT++'s QLLR (${ref.saturation}); lower the SNR`));
+    assert.ok(
+      worst < ref.saturation / 2,
+      tag(`metrics up to ${worst} may saturate IT++'s QLLR (${ref.saturation}); lower the SNR`),
+    );
     let maxDiff = 0;
     for (let i = 0; i < ours.length; i++) {
-      const a = ours[i]!, b = ref.llr[i]!;
+      const a = ours[i]!,
+        b = ref.llr[i]!;
       const diff = Math.abs(a - b);
       maxDiff = Math.max(maxDiff, diff);
-      assert.ok(diff <= ref.resolution + 1e-9 * Math.abs(a), tag(`${nt}x${nr} ${mod} at ${snr.toFixed(1)} dB, LLR ${i}: ours ${a}, IT++ ${b}`));
+      assert.ok(
+        diff <= ref.resolution + 1e-9 * Math.abs(a),
+        tag(`${nt}x${nr} ${mod} at ${snr.toFixed(1)} dB, LLR ${i}: ours ${a}, IT++ ${b}`),
+      );
     }
-    console.log(`${nt}x${nr} ${mod} ${vectors} vectors at ${snr.toFixed(1)} dB: max |ours - IT++| = ${maxDiff.toExponential(2)} (QLLR step ${ref.resolution.toExponential(2)})`);
+    console.log(
+      `${nt}x${nr} ${mod} ${vectors} vectors at ${snr.toFixed(1)} dB: max |ours - IT++| = ${maxDiff.toExponential(2)} (QLLR step ${ref.resolution.toExponential(2)})`,
+    );
   }
 });
 
 test('sphere decisions equal IT++ sphere_decoding', { skip }, () => {
-  for (const [nt, nr, mod] of [[4, 4, '16qam'], [3, 4, 'qpsk']] as const) {
+  for (const [nt, nr, mod] of [
+    [4, 4, '16qam'],
+    [3, 4, 'qpsk'],
+  ] as const) {
     const input = problem(nt, nr, mod, 50, 4, 5 + rng.uniform() * 20);
     const ours = detect(input, { detector: 'sphere', modulation: mod }).symbols;
     const ref = itppSphere(input, mod, { rmax: 1e4 });

@@ -16,10 +16,15 @@ import type { DetectOptions, Modulation } from '../../src/mimo/types.js';
 import { DEFAULT_MAX_NODES } from '../../src/mimo/budget.js';
 
 export interface Problem {
-  nt: number; nr: number; modulation: Modulation;
-  channels: number; vpc: number;
+  nt: number;
+  nr: number;
+  modulation: Modulation;
+  channels: number;
+  vpc: number;
   /** Normalized (largest entry of each channel in [1, 2)), float32-exact. */
-  H: Float64Array; y: Float64Array; noise: Float64Array;
+  H: Float64Array;
+  y: Float64Array;
+  noise: Float64Array;
   /** The transmitted symbol indices, vectors x nt. */
   sent: Int32Array;
 }
@@ -27,7 +32,15 @@ export interface Problem {
 const exponentOf = (x: number): number => Math.floor(Math.log2(x));
 
 /** Rayleigh channels, uniform symbols, noise at Es/N0 = snrDb; every number rounded to float32, then normalized by powers of two. */
-export function makeProblem(seed: number, nt: number, nr: number, modulation: Modulation, channels: number, vpc: number, snrDb: number): Problem {
+export function makeProblem(
+  seed: number,
+  nt: number,
+  nr: number,
+  modulation: Modulation,
+  channels: number,
+  vpc: number,
+  snrDb: number,
+): Problem {
   const rng = new Philox(seed, 7);
   const H = rayleighChannels(rng, channels, nt, nr).map(Math.fround);
   const vectors = channels * vpc;
@@ -35,7 +48,8 @@ export function makeProblem(seed: number, nt: number, nr: number, modulation: Mo
   const n0 = snrToNoiseVar(snrDb, 'esn0', constellation(modulation).bitsPerSymbol);
   const y = addNoise(rng, transmit(H, symbols, nt, nr, vpc), n0).map(Math.fround);
   const noise = new Float64Array(vectors);
-  const hLen = 2 * nr * nt, yLen = 2 * nr;
+  const hLen = 2 * nr * nt,
+    yLen = 2 * nr;
   for (let c = 0; c < channels; c++) {
     let m = 0;
     for (let e = 0; e < hLen; e++) m = Math.max(m, Math.abs(H[c * hLen + e]!));
@@ -52,54 +66,117 @@ export function makeProblem(seed: number, nt: number, nr: number, modulation: Mo
 
 export function cpuSetup(p: Problem, opts: Partial<DetectOptions>, soft: boolean): DetectorSetup {
   const full: DetectOptions = { detector: 'kbest', modulation: p.modulation, ...opts };
-  return { nr: p.nr, nt: p.nt, modulation: p.modulation, constellation: constellation(p.modulation), opts: full, soft, maxNodes: DEFAULT_MAX_NODES };
+  return {
+    nr: p.nr,
+    nt: p.nt,
+    modulation: p.modulation,
+    constellation: constellation(p.modulation),
+    opts: full,
+    soft,
+    maxNodes: DEFAULT_MAX_NODES,
+  };
 }
 
 /** The CPU detector on the problem, prepared per channel (and again when N0 changes), as detect() runs it. */
-export function runCpu(det: CpuDetector, setup: DetectorSetup, p: Problem): { symbols: Int32Array; llr: Float64Array | null } {
+export function runCpu(
+  det: CpuDetector,
+  setup: DetectorSetup,
+  p: Problem,
+): { symbols: Int32Array; llr: Float64Array | null } {
   const inst = det.create(setup);
   const vectors = p.channels * p.vpc;
   const bps = setup.constellation.bitsPerSymbol;
-  const out = { symbols: new Int32Array(vectors * p.nt), llr: setup.soft ? new Float64Array(vectors * p.nt * bps) : null, unproven: new Uint8Array(vectors) };
-  let prep: unknown, pc = -1, pn = NaN;
+  const out = {
+    symbols: new Int32Array(vectors * p.nt),
+    llr: setup.soft ? new Float64Array(vectors * p.nt * bps) : null,
+    unproven: new Uint8Array(vectors),
+  };
+  let prep: unknown,
+    pc = -1,
+    pn = NaN;
   for (let v = 0; v < vectors; v++) {
     const c = Math.floor(v / p.vpc);
-    if (c !== pc || p.noise[v] !== pn) { prep = inst.prepare(p.H, c * 2 * p.nr * p.nt, p.noise[v]!); pc = c; pn = p.noise[v]!; }
+    if (c !== pc || p.noise[v] !== pn) {
+      prep = inst.prepare(p.H, c * 2 * p.nr * p.nt, p.noise[v]!);
+      pc = c;
+      pn = p.noise[v]!;
+    }
     inst.detect(prep, p.y, v * 2 * p.nr, p.noise[v]!, out, v);
   }
   return { symbols: out.symbols, llr: out.llr };
 }
 
-export interface GpuOutput { symbols: Int32Array; llr: Float32Array | null; status: Int32Array; scratch: Uint8Array[]; kernelMs: number }
+export interface GpuOutput {
+  symbols: Int32Array;
+  llr: Float32Array | null;
+  status: Int32Array;
+  scratch: Uint8Array[];
+  kernelMs: number;
+}
 
 /** One chunk of the whole problem through the detector's plan on device buffers; scratch regions are read back too. */
-export function runGpu(ctx: CudaContext, det: CudaDetector, setup: CudaDetectorSetup, p: Problem, statusIn?: Int32Array): GpuOutput {
+export function runGpu(
+  ctx: CudaContext,
+  det: CudaDetector,
+  setup: CudaDetectorSetup,
+  p: Problem,
+  statusIn?: Int32Array,
+): GpuOutput {
   const plan = det.create(ctx, setup);
   const vectors = p.channels * p.vpc;
   const bps = setup.constellation.bitsPerSymbol;
   const nll = vectors * p.nt * bps;
   const bufs: DeviceBuffer[] = [];
-  const up = (a: Float32Array | Int32Array): DeviceBuffer => { const b = DeviceBuffer.alloc(ctx, Math.max(4, a.byteLength)); b.upload(a); bufs.push(b); return b; };
-  const alloc = (bytes: number): DeviceBuffer => { const b = DeviceBuffer.alloc(ctx, Math.max(16, bytes)); bufs.push(b); return b; };
+  const up = (a: Float32Array | Int32Array): DeviceBuffer => {
+    const b = DeviceBuffer.alloc(ctx, Math.max(4, a.byteLength));
+    b.upload(a);
+    bufs.push(b);
+    return b;
+  };
+  const alloc = (bytes: number): DeviceBuffer => {
+    const b = DeviceBuffer.alloc(ctx, Math.max(16, bytes));
+    bufs.push(b);
+    return b;
+  };
   try {
-    const H = up(Float32Array.from(p.H)), y = up(Float32Array.from(p.y)), noise = up(Float32Array.from(p.noise));
-    const symbols = alloc(vectors * p.nt * 4), llr = alloc(nll * 4);
+    const H = up(Float32Array.from(p.H)),
+      y = up(Float32Array.from(p.y)),
+      noise = up(Float32Array.from(p.noise));
+    const symbols = alloc(vectors * p.nt * 4),
+      llr = alloc(nll * 4);
     const status = up(statusIn ?? new Int32Array(2 * vectors));
     const scratch = plan.scratchBytesPerChannel.map((b) => alloc(b * p.channels));
     const stream = Stream.create(ctx);
     const t0 = performance.now();
     plan.enqueue(stream, {
-      channels: p.channels, vectorsPerChannel: p.vpc, H: H.ptr, y: y.ptr, noise: noise.ptr, symbols: symbols.ptr,
-      llr: setup.soft ? llr.ptr : 0n, status: status.ptr, scratch: scratch.map((s) => s.ptr),
+      channels: p.channels,
+      vectorsPerChannel: p.vpc,
+      H: H.ptr,
+      y: y.ptr,
+      noise: noise.ptr,
+      symbols: symbols.ptr,
+      llr: setup.soft ? llr.ptr : 0n,
+      status: status.ptr,
+      scratch: scratch.map((s) => s.ptr),
     });
     stream.synchronize();
     const kernelMs = performance.now() - t0;
     stream.destroy();
-    const out: GpuOutput = { symbols: new Int32Array(vectors * p.nt), llr: setup.soft ? new Float32Array(nll) : null, status: new Int32Array(2 * vectors), scratch: [], kernelMs };
+    const out: GpuOutput = {
+      symbols: new Int32Array(vectors * p.nt),
+      llr: setup.soft ? new Float32Array(nll) : null,
+      status: new Int32Array(2 * vectors),
+      scratch: [],
+      kernelMs,
+    };
     symbols.download(out.symbols);
     if (out.llr) llr.download(out.llr);
     status.download(out.status);
-    out.scratch = plan.scratchBytesPerChannel.map((b, i) => { const u = new Uint8Array(b * p.channels); if (u.length > 0) scratch[i]!.download(u); return u; });
+    out.scratch = plan.scratchBytesPerChannel.map((b, i) => {
+      const u = new Uint8Array(b * p.channels);
+      if (u.length > 0) scratch[i]!.download(u);
+      return u;
+    });
     return out;
   } finally {
     for (const b of bufs) b.free();
@@ -115,17 +192,24 @@ export function gpuSetup(ctx: CudaContext, p: Problem, opts: Partial<DetectOptio
 export function differingVectors(a: Int32Array, b: Int32Array, nt: number): number[] {
   const out: number[] = [];
   for (let v = 0; v < a.length / nt; v++) {
-    for (let j = 0; j < nt; j++) if (a[v * nt + j] !== b[v * nt + j]) { out.push(v); break; }
+    for (let j = 0; j < nt; j++)
+      if (a[v * nt + j] !== b[v * nt + j]) {
+        out.push(v);
+        break;
+      }
   }
   return out;
 }
 
 /** Bit errors of decided symbols against the sent ones. */
-export function bitErrors(decided: Int32Array, sent: Int32Array, bps: number): number {
+export function bitErrors(decided: Int32Array, sent: Int32Array, _bps: number): number {
   let e = 0;
   for (let i = 0; i < decided.length; i++) {
     let x = decided[i]! ^ sent[i]!;
-    while (x) { e += x & 1; x >>= 1; }
+    while (x) {
+      e += x & 1;
+      x >>= 1;
+    }
   }
   return e;
 }

@@ -25,13 +25,24 @@ const msg = (s: string) => `${s} (seed ${seed})`;
 const COUNT = 10_000;
 
 /** ||y - H s||^2 for vector v (complex, written independently of the detectors). */
-function metric(H: Float64Array, y: Float64Array, nr: number, nt: number, con: ReturnType<typeof constellation>, sym: ArrayLike<number>, v: number): number {
+function metric(
+  H: Float64Array,
+  y: Float64Array,
+  nr: number,
+  nt: number,
+  con: ReturnType<typeof constellation>,
+  sym: ArrayLike<number>,
+  v: number,
+): number {
   let d = 0;
   for (let i = 0; i < nr; i++) {
-    let re = y[2 * (v * nr + i)]!, im = y[2 * (v * nr + i) + 1]!;
+    let re = y[2 * (v * nr + i)]!,
+      im = y[2 * (v * nr + i) + 1]!;
     for (let j = 0; j < nt; j++) {
-      const hr = H[2 * (v * nr * nt + i + j * nr)]!, hi = H[2 * (v * nr * nt + i + j * nr) + 1]!;
-      const sr = con.points[2 * sym[j]!]!, si = con.points[2 * sym[j]! + 1]!;
+      const hr = H[2 * (v * nr * nt + i + j * nr)]!,
+        hi = H[2 * (v * nr * nt + i + j * nr) + 1]!;
+      const sr = con.points[2 * sym[j]!]!,
+        si = con.points[2 * sym[j]! + 1]!;
       re -= hr * sr - hi * si;
       im -= hr * si + hi * sr;
     }
@@ -40,11 +51,29 @@ function metric(H: Float64Array, y: Float64Array, nr: number, nt: number, con: R
   return d;
 }
 
-function instance(d: CpuDetector, nr: number, nt: number, mod: Modulation, opts: Partial<DetectOptions> = {}): DetectorInstance {
-  return d.create({ nr, nt, modulation: mod, constellation: constellation(mod), opts: { detector: d.name, modulation: mod, ...opts }, soft: false, maxNodes: opts.maxNodes ?? DEFAULT_MAX_NODES });
+function instance(
+  d: CpuDetector,
+  nr: number,
+  nt: number,
+  mod: Modulation,
+  opts: Partial<DetectOptions> = {},
+): DetectorInstance {
+  return d.create({
+    nr,
+    nt,
+    modulation: mod,
+    constellation: constellation(mod),
+    opts: { detector: d.name, modulation: mod, ...opts },
+    soft: false,
+    maxNodes: opts.maxNodes ?? DEFAULT_MAX_NODES,
+  });
 }
 
-interface Problem { H: Float64Array; y: Float64Array; noiseVar: number }
+interface Problem {
+  H: Float64Array;
+  y: Float64Array;
+  noiseVar: number;
+}
 
 function problem(rng: Philox, count: number, nr: number, nt: number, mod: Modulation, snrDb: number): Problem {
   const H = rayleighChannels(rng, count, nt, nr);
@@ -58,28 +87,49 @@ function problem(rng: Philox, count: number, nr: number, nt: number, mod: Modula
 function runAll(p: Problem, count: number, nr: number, nt: number, dets: DetectorInstance[]): Int32Array[] {
   return dets.map((det) => {
     const out: DetectorOutput = { symbols: new Int32Array(count * nt), llr: null, unproven: new Uint8Array(count) };
-    for (let v = 0; v < count; v++) det.detect(det.prepare(p.H, 2 * v * nr * nt, p.noiseVar), p.y, 2 * v * nr, p.noiseVar, out, v);
+    for (let v = 0; v < count; v++)
+      det.detect(det.prepare(p.H, 2 * v * nr * nt, p.noiseVar), p.y, 2 * v * nr, p.noiseVar, out, v);
     return out.symbols;
   });
 }
 
 /** Asserts b equals the reference a on every vector up to exact ties; returns the number of ties. */
-function assertSameAsMl(p: Problem, count: number, nr: number, nt: number, mod: Modulation, ref: Int32Array, got: Int32Array, what: string): number {
+function assertSameAsMl(
+  p: Problem,
+  count: number,
+  nr: number,
+  nt: number,
+  mod: Modulation,
+  ref: Int32Array,
+  got: Int32Array,
+  what: string,
+): number {
   const con = constellation(mod);
   let ties = 0;
   for (let v = 0; v < count; v++) {
     let same = true;
     for (let j = 0; j < nt; j++) if (ref[v * nt + j] !== got[v * nt + j]) same = false;
     if (same) continue;
-    const a = ref.subarray(v * nt, (v + 1) * nt), b = got.subarray(v * nt, (v + 1) * nt);
-    const ma = metric(p.H, p.y, nr, nt, con, a, v), mb = metric(p.H, p.y, nr, nt, con, b, v);
-    assert.ok(Math.abs(ma - mb) <= 1e-9 * (1 + ma), msg(`${what}: vector ${v} gives [${[...b]}] (metric ${mb}) but ML is [${[...a]}] (metric ${ma})`));
+    const a = ref.subarray(v * nt, (v + 1) * nt),
+      b = got.subarray(v * nt, (v + 1) * nt);
+    const ma = metric(p.H, p.y, nr, nt, con, a, v),
+      mb = metric(p.H, p.y, nr, nt, con, b, v);
+    assert.ok(
+      Math.abs(ma - mb) <= 1e-9 * (1 + ma),
+      msg(`${what}: vector ${v} gives [${[...b]}] (metric ${mb}) but ML is [${[...a]}] (metric ${ma})`),
+    );
     ties++;
   }
   return ties;
 }
 
-const CASES: [number, Modulation][] = [[2, 'qpsk'], [2, '16qam'], [4, 'qpsk'], [4, '16qam'], [2, '64qam']];
+const CASES: [number, Modulation][] = [
+  [2, 'qpsk'],
+  [2, '16qam'],
+  [4, 'qpsk'],
+  [4, '16qam'],
+  [2, '64qam'],
+];
 
 for (const [n, mod] of CASES) {
   for (const snr of [0, 10, 20]) {
@@ -87,7 +137,10 @@ for (const [n, mod] of CASES) {
       const rng = new Philox(seed, 1000 * n + 10 * snr + mod.length);
       const p = problem(rng, COUNT, n, n, mod, snr);
       const [ref, sd, sdBabai, ps] = runAll(p, COUNT, n, n, [
-        instance(ml, n, n, mod), instance(sphere, n, n, mod), instance(sphere, n, n, mod, { initialRadius: 'babai' }), instance(psd, n, n, mod),
+        instance(ml, n, n, mod),
+        instance(sphere, n, n, mod),
+        instance(sphere, n, n, mod, { initialRadius: 'babai' }),
+        instance(psd, n, n, mod),
       ]);
       const what = `${n}x${n} ${mod} ${snr} dB`;
       if (n === 2 && mod !== '64qam') {
@@ -95,14 +148,19 @@ for (const [n, mod] of CASES) {
         const con = constellation(mod);
         for (let v = 0; v < COUNT; v++) {
           let best = Infinity;
-          for (let a = 0; a < con.size; a++) for (let b = 0; b < con.size; b++) best = Math.min(best, metric(p.H, p.y, n, n, con, [a, b], v));
+          for (let a = 0; a < con.size; a++)
+            for (let b = 0; b < con.size; b++) best = Math.min(best, metric(p.H, p.y, n, n, con, [a, b], v));
           const m = metric(p.H, p.y, n, n, con, ref!.subarray(2 * v, 2 * v + 2), v);
-          assert.ok(m <= best * (1 + 1e-9) + 1e-12, msg(`${what}: ML metric ${m} above brute force ${best} at vector ${v}`));
+          assert.ok(
+            m <= best * (1 + 1e-9) + 1e-12,
+            msg(`${what}: ML metric ${m} above brute force ${best} at vector ${v}`),
+          );
         }
       }
-      const ties = assertSameAsMl(p, COUNT, n, n, mod, ref!, sd!, `sphere ${what}`)
-        + assertSameAsMl(p, COUNT, n, n, mod, ref!, sdBabai!, `sphere (babai radius) ${what}`)
-        + assertSameAsMl(p, COUNT, n, n, mod, ref!, ps!, `psd ${what}`);
+      const ties =
+        assertSameAsMl(p, COUNT, n, n, mod, ref!, sd!, `sphere ${what}`) +
+        assertSameAsMl(p, COUNT, n, n, mod, ref!, sdBabai!, `sphere (babai radius) ${what}`) +
+        assertSameAsMl(p, COUNT, n, n, mod, ref!, ps!, `psd ${what}`);
       assert.ok(ties <= 3, msg(`${what}: ${ties} exact ties (expected essentially none with continuous noise)`));
     });
   }
@@ -110,10 +168,19 @@ for (const [n, mod] of CASES) {
 
 test('BPSK (one real dimension per stream): sphere and PSD equal exhaustive ML, 4x4, 3x2 and nr < nt (2 receive, 3 and 4 transmit)', () => {
   const rng = new Philox(seed, 77);
-  for (const [nr, nt] of [[4, 4], [3, 2], [2, 3], [2, 4]] as const) {
+  for (const [nr, nt] of [
+    [4, 4],
+    [3, 2],
+    [2, 3],
+    [2, 4],
+  ] as const) {
     for (const snr of [0, 10]) {
       const p = problem(rng, 2000, nr, nt, 'bpsk', snr);
-      const [ref, sd, ps] = runAll(p, 2000, nr, nt, [instance(ml, nr, nt, 'bpsk'), instance(sphere, nr, nt, 'bpsk'), instance(psd, nr, nt, 'bpsk')]);
+      const [ref, sd, ps] = runAll(p, 2000, nr, nt, [
+        instance(ml, nr, nt, 'bpsk'),
+        instance(sphere, nr, nt, 'bpsk'),
+        instance(psd, nr, nt, 'bpsk'),
+      ]);
       assertSameAsMl(p, 2000, nr, nt, 'bpsk', ref!, sd!, `sphere bpsk ${nr}x${nt}`);
       assertSameAsMl(p, 2000, nr, nt, 'bpsk', ref!, ps!, `psd bpsk ${nr}x${nt}`);
     }
@@ -122,22 +189,37 @@ test('BPSK (one real dimension per stream): sphere and PSD equal exhaustive ML, 
 
 test('PSD with random valid level/path configurations equals exhaustive ML (4x4 QPSK, 3x3 16-QAM)', () => {
   const rng = new Philox(seed, 78);
-  for (const [n, mod, q] of [[4, 'qpsk', 2], [3, '16qam', 4]] as const) {
+  for (const [n, mod, q] of [
+    [4, 'qpsk', 2],
+    [3, '16qam', 4],
+  ] as const) {
     const depth = 2 * n;
     for (let t = 0; t < 12; t++) {
       // Random strictly decreasing levels from depth+1 to 1, random paths within the expanded counts.
       const levels = [depth + 1];
       while (levels[levels.length - 1]! > 1) levels.push(Math.max(1, levels[levels.length - 1]! - 1 - rng.int(3)));
       const paths = [1];
-      let exp = Math.pow(q, levels[0]! - levels[1]!);
+      let exp = q ** (levels[0]! - levels[1]!);
       for (let x = 1; x < levels.length - 1; x++) {
         const pth = 1 + rng.int(Math.min(exp, 6));
         paths.push(pth);
-        exp = pth * Math.pow(q, levels[x]! - levels[x + 1]!);
+        exp = pth * q ** (levels[x]! - levels[x + 1]!);
       }
       const p = problem(rng, 300, n, n, mod, 5 + rng.int(15));
-      const [ref, ps] = runAll(p, 300, n, n, [instance(ml, n, n, mod), instance(psd, n, n, mod, { psd: { levels, paths } })]);
-      assertSameAsMl(p, 300, n, n, mod, ref!, ps!, `psd levels ${JSON.stringify(levels)} paths ${JSON.stringify(paths)} ${n}x${n} ${mod}`);
+      const [ref, ps] = runAll(p, 300, n, n, [
+        instance(ml, n, n, mod),
+        instance(psd, n, n, mod, { psd: { levels, paths } }),
+      ]);
+      assertSameAsMl(
+        p,
+        300,
+        n,
+        n,
+        mod,
+        ref!,
+        ps!,
+        `psd levels ${JSON.stringify(levels)} paths ${JSON.stringify(paths)} ${n}x${n} ${mod}`,
+      );
     }
   }
 });

@@ -18,7 +18,8 @@ const unavailable = emulatorUnavailable();
 const skip = unavailable ? `CUDA emulator unavailable: ${unavailable}` : false;
 
 const WARPS = 4;
-const NON_FINITE = 2, FLOAT32_UNSAFE = 16;
+const NON_FINITE = 2,
+  FLOAT32_UNSAFE = 16;
 
 const MAIN = String.raw`
 int main() {
@@ -53,15 +54,29 @@ function entry(lo: number, hi: number, odd: boolean): number {
   return f32((randomInt(2) ? 1 : -1) * (1 + randomInt(1 << 23) / 2 ** 23) * 2 ** (lo + randomInt(hi - lo + 1)));
 }
 
-interface Case { channels: number; vpc: number; nr: number; nt: number; H: Float32Array; y: Float32Array; noise: Float32Array | null; scalar: number }
+interface Case {
+  channels: number;
+  vpc: number;
+  nr: number;
+  nt: number;
+  H: Float32Array;
+  y: Float32Array;
+  noise: Float32Array | null;
+  scalar: number;
+}
 
 function makeCase(nr: number): Case {
-  const nt = 1 + randomInt(4), channels = 1 + randomInt(40), vpc = 1 + randomInt(40);
-  const hLen = 2 * nr * nt, yLen = 2 * nr;
-  const H = new Float32Array(channels * hLen), y = new Float32Array(channels * vpc * yLen);
+  const nt = 1 + randomInt(4),
+    channels = 1 + randomInt(40),
+    vpc = 1 + randomInt(40);
+  const hLen = 2 * nr * nt,
+    yLen = 2 * nr;
+  const H = new Float32Array(channels * hLen),
+    y = new Float32Array(channels * vpc * yLen);
   for (let c = 0; c < channels; c++) {
     // channels from tiny to huge (p far from 0 either way), some all zero, some with a non-finite entry
-    const kind = randomInt(6), e = kind === 0 ? -120 : kind === 1 ? 100 : -10 + randomInt(20);
+    const kind = randomInt(6),
+      e = kind === 0 ? -120 : kind === 1 ? 100 : -10 + randomInt(20);
     for (let i = 0; i < hLen; i++) H[c * hLen + i] = kind === 2 ? 0 : entry(e - 6, e, kind === 3);
     for (let k = 0; k < vpc; k++) {
       // vectors near the channel's scale, or far above it (overflow once scaled up), now and then non-finite
@@ -70,16 +85,22 @@ function makeCase(nr: number): Case {
     }
   }
   const perVector = randomInt(2) === 0;
-  const noiseValue = (): number => [f32(10 ** (-3 + 6 * Math.random())), 0, NaN, Infinity, f32(2 ** -140), f32(2 ** 120)][randomInt(12) < 7 ? 0 : 1 + randomInt(5)]!;
+  const noiseValue = (): number =>
+    [f32(10 ** (-3 + 6 * Math.random())), 0, NaN, Infinity, f32(2 ** -140), f32(2 ** 120)][
+      randomInt(12) < 7 ? 0 : 1 + randomInt(5)
+    ]!;
   const noise = perVector ? Float32Array.from({ length: channels * vpc }, noiseValue) : null;
   return { channels, vpc, nr, nt, H, y, noise, scalar: noiseValue() };
 }
 
 /** The kernel's results computed here: the CPU engine's scaling, rounded to float32. */
 function reference(k: Case): { H: Float32Array; y: Float32Array; noise: Float32Array; status: Int32Array } {
-  const hLen = 2 * k.nr * k.nt, yLen = 2 * k.nr;
-  const H = Float32Array.from(k.H), y = Float32Array.from(k.y);
-  const noise = new Float32Array(k.channels * k.vpc), status = new Int32Array(2 * k.channels * k.vpc);
+  const hLen = 2 * k.nr * k.nt,
+    yLen = 2 * k.nr;
+  const H = Float32Array.from(k.H),
+    y = Float32Array.from(k.y);
+  const noise = new Float32Array(k.channels * k.vpc),
+    status = new Int32Array(2 * k.channels * k.vpc);
   for (let c = 0; c < k.channels; c++) {
     const h = H.subarray(c * hLen, (c + 1) * hLen);
     const ok = h.every(finite);
@@ -87,12 +108,18 @@ function reference(k: Case): { H: Float32Array; y: Float32Array; noise: Float32A
     const p = ok && m > 0 ? -exponentOf(m) : 0;
     if (p !== 0) for (let i = 0; i < hLen; i++) h[i] = f32(h[i]! * 2 ** p);
     for (let j = 0; j < k.vpc; j++) {
-      const v = c * k.vpc + j, yv = y.subarray(v * yLen, (v + 1) * yLen);
-      let fin = ok, fits = true;
+      const v = c * k.vpc + j,
+        yv = y.subarray(v * yLen, (v + 1) * yLen);
+      let fin = ok,
+        fits = true;
       for (let i = 0; i < yLen; i++) {
         const x = yv[i]!;
         fin &&= finite(x);
-        if (p !== 0) { const s = f32(x * 2 ** p); fits &&= finite(s) || !finite(x); yv[i] = s; }
+        if (p !== 0) {
+          const s = f32(x * 2 ** p);
+          fits &&= finite(s) || !finite(x);
+          yv[i] = s;
+        }
       }
       let n0 = k.noise ? k.noise[v]! : k.scalar;
       status[2 * v] = !fin || !finite(n0) ? NON_FINITE : !fits ? FLOAT32_UNSAFE : 0;
@@ -103,7 +130,9 @@ function reference(k: Case): { H: Float32Array; y: Float32Array; noise: Float32A
   return { H, y, noise, status };
 }
 
-test('normalize (emulated): H, y and N0 scaled as the CPU engine scales them, flags for non-finite and overflowing vectors, summary heads', { skip }, () => {
+test('normalize (emulated): H, y and N0 scaled as the CPU engine scales them, flags for non-finite and overflowing vectors, summary heads', {
+  skip,
+}, () => {
   const path = fileURLToPath(new URL('../../src/mimo/gpu/normalize.cu', import.meta.url));
   const { exe, error } = compileEmulated(MAIN, path, [`-DWARPS=${WARPS}`]);
   assert.equal(error, null, error ?? '');
@@ -112,17 +141,30 @@ test('normalize (emulated): H, y and N0 scaled as the CPU engine scales them, fl
   for (const nr of [1, 2, 3, 4, 5, 8, 16, 17]) {
     for (let rep = 0; rep < 3; rep++) {
       const k = makeCase(nr);
-      const hLen = 2 * nr * k.nt, yLen = 2 * nr;
+      const hLen = 2 * nr * k.nt,
+        yLen = 2 * nr;
       // the summary heads now and then not asked for; the last channel's vectors past `valid` are padding
-      const withSummary = rep > 0, valid = k.channels * k.vpc - randomInt(k.vpc);
+      const withSummary = rep > 0,
+        valid = k.channels * k.vpc - randomInt(k.vpc);
       const head = Buffer.alloc(32);
-      [k.channels, k.vpc, hLen, yLen, k.noise ? 1 : 0, withSummary ? 1 : 0, valid].forEach((x, i) => head.writeInt32LE(x, 4 * i));
+      [k.channels, k.vpc, hLen, yLen, k.noise ? 1 : 0, withSummary ? 1 : 0, valid].forEach((x, i) => {
+        head.writeInt32LE(x, 4 * i);
+      });
       head.writeFloatLE(k.scalar, 28);
-      const input = Buffer.concat([head, Buffer.from(k.H.buffer), Buffer.from(k.y.buffer), ...(k.noise ? [Buffer.from(k.noise.buffer)] : [])]);
+      const input = Buffer.concat([
+        head,
+        Buffer.from(k.H.buffer),
+        Buffer.from(k.y.buffer),
+        ...(k.noise ? [Buffer.from(k.noise.buffer)] : []),
+      ]);
       const out = runEmulated(exe, input);
       const vectors = k.channels * k.vpc;
       let o = out.byteOffset;
-      const take = <T>(make: (b: ArrayBufferLike, at: number, n: number) => T, n: number): T => { const r = make(out.buffer, o, n); o += 4 * n; return r; };
+      const take = <T>(make: (b: ArrayBufferLike, at: number, n: number) => T, n: number): T => {
+        const r = make(out.buffer, o, n);
+        o += 4 * n;
+        return r;
+      };
       const got = {
         H: take((b, at, n) => new Float32Array(b, at, n), k.channels * hLen),
         y: take((b, at, n) => new Float32Array(b, at, n), vectors * yLen),
@@ -133,14 +175,22 @@ test('normalize (emulated): H, y and N0 scaled as the CPU engine scales them, fl
       const want = reference(k);
       const where = `nr ${nr}, nt ${k.nt}, ${k.channels} channels x ${k.vpc}`;
       for (const key of ['H', 'y', 'noise'] as const) {
-        for (let i = 0; i < want[key].length; i++) assert.ok(Object.is(got[key][i], want[key][i]), `${where}: ${key}[${i}] = ${got[key][i]}, expected ${want[key][i]}`);
+        for (let i = 0; i < want[key].length; i++)
+          assert.ok(
+            Object.is(got[key][i], want[key][i]),
+            `${where}: ${key}[${i}] = ${got[key][i]}, expected ${want[key][i]}`,
+          );
       }
       assert.deepEqual(Array.from(got.status), Array.from(want.status), `${where}: status words`);
       for (let c = 0; c < k.channels; c++) {
         let flags = 0;
         for (let v = c * k.vpc; v < Math.min(valid, (c + 1) * k.vpc); v++) flags |= want.status[2 * v]!;
         const head = withSummary ? [flags, 0, 0, 0] : [-7, -7, -7, -7];
-        assert.deepEqual(Array.from(got.summary.subarray(4 * c, 4 * c + 4)), head, `${where}: channel ${c}'s summary head`);
+        assert.deepEqual(
+          Array.from(got.summary.subarray(4 * c, 4 * c + 4)),
+          head,
+          `${where}: channel ${c}'s summary head`,
+        );
       }
       for (let v = 0; v < vectors; v++) {
         if (want.status[2 * v] === FLOAT32_UNSAFE) seen.unsafe++;

@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../gpu/cuda-emulator.js';
-import { Philox } from '../../src/core/rng.js';
+import type { Philox } from '../../src/core/rng.js';
 import { qrInto } from '../../src/mimo/preprocess/qr.js';
 import { dimOrderOfStreams, fillRealMatrix, type RealModel } from '../../src/mimo/soft/real-model.js';
 import { rotatedStreams } from '../../src/mimo/detectors/ssfe/search.js';
@@ -90,11 +90,19 @@ export function float32Channels(rng: Philox, count: number, nt: number, nr: numb
 }
 
 /** The CPU reference of one kernel QR: the MRVD channel c with streams rotated by `rotation`, factored by qrInto. */
-export function referenceQr(m: RealModel, H: Float32Array, c: number, rotation: number, sorted: boolean): { Q: Float64Array; R: Float64Array; perm: Int32Array; A: Float64Array } {
+export function referenceQr(
+  m: RealModel,
+  H: Float32Array,
+  c: number,
+  rotation: number,
+  sorted: boolean,
+): { Q: Float64Array; R: Float64Array; perm: Int32Array; A: Float64Array } {
   const H64 = Float64Array.from(H.subarray(2 * c * m.nr * m.nt, 2 * (c + 1) * m.nr * m.nt));
   const A = new Float64Array(m.rows * m.nd);
   fillRealMatrix(m, H64, 0, dimOrderOfStreams(m, rotatedStreams(m.nt, rotation)), A);
-  const Q = new Float64Array(m.rows * m.nd), R = new Float64Array(m.nd * m.nd), perm = new Int32Array(m.nd);
+  const Q = new Float64Array(m.rows * m.nd),
+    R = new Float64Array(m.nd * m.nd),
+    perm = new Int32Array(m.nd);
   qrInto(A, 0, m.rows, m.nd, sorted ? 'ascending' : 'none', Q, R, perm);
   return { Q, R, perm, A };
 }

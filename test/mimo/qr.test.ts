@@ -25,7 +25,11 @@ function randomMatrix(m: number, n: number): Float64Array {
 /** Checks Q^T Q = I, R upper triangular with positive diagonal, Q R = A[:, perm]. */
 function checkQr(A: Float64Array, m: number, n: number, r: QrResult, what: string): void {
   const { Q, R, perm } = r;
-  assert.deepEqual([...perm].sort((a, b) => a - b), Array.from({ length: n }, (_, i) => i), msg(`${what}: perm is a permutation`));
+  assert.deepEqual(
+    [...perm].sort((a, b) => a - b),
+    Array.from({ length: n }, (_, i) => i),
+    msg(`${what}: perm is a permutation`),
+  );
   let scale = 0;
   for (const v of A) scale = Math.max(scale, Math.abs(v));
   for (let a = 0; a < n; a++) {
@@ -41,24 +45,33 @@ function checkQr(A: Float64Array, m: number, n: number, r: QrResult, what: strin
     for (let k = 0; k < n; k++) {
       let v = 0;
       for (let l = 0; l < n; l++) v += Q[i + l * m]! * R[l + k * n]!;
-      assert.ok(Math.abs(v - A[i + perm[k]! * m]!) < 1e-10 * scale * n, msg(`${what}: (QR)[${i}][${k}] = ${v} vs A = ${A[i + perm[k]! * m]}`));
+      assert.ok(
+        Math.abs(v - A[i + perm[k]! * m]!) < 1e-10 * scale * n,
+        msg(`${what}: (QR)[${i}][${k}] = ${v} vs A = ${A[i + perm[k]! * m]}`),
+      );
     }
   }
 }
 
 test('MGS QR: Q^T Q = I, R upper triangular, Q R = H on random matrices', () => {
   for (let t = 0; t < 200; t++) {
-    const n = 1 + rng.int(8), m = n + rng.int(4);
+    const n = 1 + rng.int(8),
+      m = n + rng.int(4);
     const A = randomMatrix(m, n);
     const r = qrMgs(A, m, n);
     checkQr(A, m, n, r, `qrMgs ${m}x${n} #${t}`);
-    assert.deepEqual([...r.perm], Array.from({ length: n }, (_, i) => i), msg('plain QR keeps the column order'));
+    assert.deepEqual(
+      [...r.perm],
+      Array.from({ length: n }, (_, i) => i),
+      msg('plain QR keeps the column order'),
+    );
   }
 });
 
 test('sorted QR (SQRD): each step takes the remaining column of least (or greatest) residual norm', () => {
   for (let t = 0; t < 200; t++) {
-    const n = 1 + rng.int(8), m = n + rng.int(4);
+    const n = 1 + rng.int(8),
+      m = n + rng.int(4);
     const A = randomMatrix(m, n);
     for (const order of ['ascending', 'descending'] as const) {
       const r = sortedQr(A, m, n, 0, order);
@@ -70,12 +83,21 @@ test('sorted QR (SQRD): each step takes the remaining column of least (or greate
         let full = chosen;
         for (let l = 0; l < i; l++) full += r.R[l + i * n]! ** 2;
         for (let k = i + 1; k < n; k++) {
-          let res = 0, fullK = 0;
+          let res = 0,
+            fullK = 0;
           for (let l = i; l <= k; l++) res += r.R[l + k * n]! ** 2;
           for (let l = 0; l <= k; l++) fullK += r.R[l + k * n]! ** 2;
           const tol = 1e-12 * (full + fullK);
-          if (order === 'ascending') assert.ok(chosen <= res * (1 + 1e-9) + tol, msg(`step ${i}: chose ${chosen} but column at ${k} has ${res}`));
-          else assert.ok(chosen >= res * (1 - 1e-9) - tol, msg(`step ${i}: chose ${chosen} but column at ${k} has ${res}`));
+          if (order === 'ascending')
+            assert.ok(
+              chosen <= res * (1 + 1e-9) + tol,
+              msg(`step ${i}: chose ${chosen} but column at ${k} has ${res}`),
+            );
+          else
+            assert.ok(
+              chosen >= res * (1 - 1e-9) - tol,
+              msg(`step ${i}: chose ${chosen} but column at ${k} has ${res}`),
+            );
         }
       }
     }
@@ -84,20 +106,30 @@ test('sorted QR (SQRD): each step takes the remaining column of least (or greate
 
 test('the N-way extended MGS gives [R | Q^T y]; batched QR matches single QR', () => {
   for (let t = 0; t < 50; t++) {
-    const n = 1 + rng.int(8), m = n + rng.int(3);
+    const n = 1 + rng.int(8),
+      m = n + rng.int(3);
     const A = randomMatrix(m, n + 1); // last column = y
     const V = A.slice();
     const E = new Float64Array(n * (n + 1));
     mgsInPlace(V, 0, m, n + 1, n, E);
     const ref = qrMgs(A, m, n);
     for (let i = 0; i < n; i++) {
-      for (let k = 0; k < n; k++) assert.ok(Math.abs(E[i + k * n]! - ref.R[i + k * n]!) < 1e-9 * (1 + Math.abs(ref.R[i + k * n]!)), msg('R part'));
+      for (let k = 0; k < n; k++)
+        assert.ok(
+          Math.abs(E[i + k * n]! - ref.R[i + k * n]!) < 1e-9 * (1 + Math.abs(ref.R[i + k * n]!)),
+          msg('R part'),
+        );
       let qy = 0;
       for (let r = 0; r < m; r++) qy += ref.Q[r + i * m]! * A[r + n * m]!;
-      assert.ok(Math.abs(E[i + n * n]! - qy) < 1e-9 * (1 + Math.abs(qy)), msg(`(Q^T y)[${i}] = ${E[i + n * n]} vs ${qy}`));
+      assert.ok(
+        Math.abs(E[i + n * n]! - qy) < 1e-9 * (1 + Math.abs(qy)),
+        msg(`(Q^T y)[${i}] = ${E[i + n * n]} vs ${qy}`),
+      );
     }
   }
-  const batch = 5, m = 6, n = 4;
+  const batch = 5,
+    m = 6,
+    n = 4;
   const data = randomMatrix(m, n * batch);
   const out = qrBatch(makeBatch(data, batch, m, n), 'ascending');
   for (let b = 0; b < batch; b++) {
@@ -107,20 +139,25 @@ test('the N-way extended MGS gives [R | Q^T y]; batched QR matches single QR', (
 });
 
 test('rank-deficient and zero columns are refused with RankDeficientError', () => {
-  const m = 5, n = 3;
+  const m = 5,
+    n = 3;
   const A = randomMatrix(m, n);
   for (let i = 0; i < m; i++) A[i + 2 * m] = 2 * A[i]! - 3 * A[i + m]!; // column 2 dependent
   assert.throws(() => qrMgs(A, m, n), RankDeficientError);
   assert.throws(() => sortedQr(A, m, n), RankDeficientError);
   const Z = randomMatrix(m, n);
   for (let i = 0; i < m; i++) Z[i + m] = 0;
-  assert.throws(() => sortedQr(Z, m, n), (e: unknown) => e instanceof RankDeficientError && e.code === 'ZERO_VECTOR');
+  assert.throws(
+    () => sortedQr(Z, m, n),
+    (e: unknown) => e instanceof RankDeficientError && e.code === 'ZERO_VECTOR',
+  );
 });
 
 test('RVD and MRVD: H_r x_r equals the real image of H s', () => {
   for (const layout of ['rvd', 'mrvd'] as RealLayout[]) {
     for (let t = 0; t < 50; t++) {
-      const nr = 1 + rng.int(5), nt = 1 + rng.int(5);
+      const nr = 1 + rng.int(5),
+        nt = 1 + rng.int(5);
       const H = rayleighChannels(rng, 1, nt, nr);
       const s = new Float64Array(2 * nt);
       rng.fillNormal(s);

@@ -20,10 +20,21 @@ const SEED = randomInt(2 ** 47);
 const rng = new Philox(SEED, 0x50f7);
 const tag = (what: string) => `${what} (seed ${SEED})`;
 
-interface Problem { input: DetectionInput; sent: Int32Array; mod: Modulation }
+interface Problem {
+  input: DetectionInput;
+  sent: Int32Array;
+  mod: Modulation;
+}
 
 /** Random symbols through iid Rayleigh channels with AWGN at Es/N0 = snrDb (N0 = 0: noise-free). */
-function problem(nt: number, nr: number, mod: Modulation, channels: number, vpc: number, snrDb: number | null): Problem {
+function problem(
+  nt: number,
+  nr: number,
+  mod: Modulation,
+  channels: number,
+  vpc: number,
+  snrDb: number | null,
+): Problem {
   const c = constellation(mod);
   const H = rayleighChannels(rng, channels, nt, nr);
   const vectors = channels * vpc;
@@ -35,10 +46,14 @@ function problem(nt: number, nr: number, mod: Modulation, channels: number, vpc:
     const h = 2 * Math.floor(v / vpc) * nr * nt;
     for (let j = 0; j < nt; j++) sent[v * nt + j] = rng.int(c.size);
     for (let i = 0; i < nr; i++) {
-      let re = rng.normal() * sd, im = rng.normal() * sd;
+      let re = rng.normal() * sd,
+        im = rng.normal() * sd;
       for (let j = 0; j < nt; j++) {
-        const hr = H[h + 2 * (i + j * nr)]!, hi = H[h + 2 * (i + j * nr) + 1]!;
-        const s = sent[v * nt + j]!, sr = c.points[2 * s]!, si = c.points[2 * s + 1]!;
+        const hr = H[h + 2 * (i + j * nr)]!,
+          hi = H[h + 2 * (i + j * nr) + 1]!;
+        const s = sent[v * nt + j]!,
+          sr = c.points[2 * s]!,
+          si = c.points[2 * s + 1]!;
         re += hr * sr - hi * si;
         im += hr * si + hi * sr;
       }
@@ -56,10 +71,14 @@ function metric(p: Problem, symbols: Int32Array, v: number): number {
   const h = 2 * Math.floor(v / vectorsPerChannel!) * nr * nt;
   let d = 0;
   for (let i = 0; i < nr; i++) {
-    let re = y[2 * (v * nr + i)]!, im = y[2 * (v * nr + i) + 1]!;
+    let re = y[2 * (v * nr + i)]!,
+      im = y[2 * (v * nr + i) + 1]!;
     for (let j = 0; j < nt; j++) {
-      const hr = H[h + 2 * (i + j * nr)]!, hi = H[h + 2 * (i + j * nr) + 1]!;
-      const s = symbols[v * nt + j]!, sr = c.points[2 * s]!, si = c.points[2 * s + 1]!;
+      const hr = H[h + 2 * (i + j * nr)]!,
+        hi = H[h + 2 * (i + j * nr) + 1]!;
+      const s = symbols[v * nt + j]!,
+        sr = c.points[2 * s]!,
+        si = c.points[2 * s + 1]!;
       re -= hr * sr - hi * si;
       im -= hr * si + hi * sr;
     }
@@ -74,7 +93,14 @@ function errors(a: Int32Array, b: Int32Array): number {
   return e;
 }
 
-const SIZES: [number, number, Modulation][] = [[2, 2, '16qam'], [4, 4, '16qam'], [3, 5, 'qpsk'], [4, 4, '64qam'], [3, 3, 'bpsk'], [1, 2, 'qpsk']];
+const SIZES: [number, number, Modulation][] = [
+  [2, 2, '16qam'],
+  [4, 4, '16qam'],
+  [3, 5, 'qpsk'],
+  [4, 4, '64qam'],
+  [3, 3, 'bpsk'],
+  [1, 2, 'qpsk'],
+];
 
 test('nway with one pass equals ssfe exactly', () => {
   for (const [nt, nr, mod] of SIZES) {
@@ -95,15 +121,23 @@ test('nway with one pass equals ssfe exactly', () => {
 
 test('more nway passes never give a worse hypothesis', () => {
   let improved = 0;
-  for (const [nt, nr, mod] of [[4, 4, '16qam'], [3, 3, '64qam'], [4, 6, 'qpsk']] as const) {
+  for (const [nt, nr, mod] of [
+    [4, 4, '16qam'],
+    [3, 3, '64qam'],
+    [4, 6, 'qpsk'],
+  ] as const) {
     const p = problem(nt, nr, mod, 40, 5, 5 + rng.uniform() * 15);
     let previous: Int32Array | null = null;
     for (let passes = 1; passes <= nt; passes++) {
       const r = detect(p.input, { detector: 'nway', modulation: mod, passes });
       if (previous) {
         for (let v = 0; v < r.symbols.length / nt; v++) {
-          const now = metric(p, r.symbols, v), before = metric(p, previous, v);
-          assert.ok(now <= before * (1 + 1e-12) + 1e-12, tag(`${nt}x${nr} ${mod} vector ${v}: ${passes} passes metric ${now} > ${passes - 1} passes ${before}`));
+          const now = metric(p, r.symbols, v),
+            before = metric(p, previous, v);
+          assert.ok(
+            now <= before * (1 + 1e-12) + 1e-12,
+            tag(`${nt}x${nr} ${mod} vector ${v}: ${passes} passes metric ${now} > ${passes - 1} passes ${before}`),
+          );
           if (now < before * (1 - 1e-9)) improved++;
         }
       }
@@ -115,7 +149,12 @@ test('more nway passes never give a worse hypothesis', () => {
 });
 
 test('K-best with K = M^nt equals ML (hard decisions and max-log LLRs)', () => {
-  for (const [nt, nr, mod] of [[2, 2, '16qam'], [4, 4, 'qpsk'], [2, 3, '64qam'], [3, 3, 'bpsk']] as const) {
+  for (const [nt, nr, mod] of [
+    [2, 2, '16qam'],
+    [4, 4, 'qpsk'],
+    [2, 3, '64qam'],
+    [3, 3, 'bpsk'],
+  ] as const) {
     const k = constellation(mod).size ** nt;
     const p = problem(nt, nr, mod, 15, 4, rng.uniform() * 20);
     const big = 1e12; // no clipping on either side
@@ -123,7 +162,8 @@ test('K-best with K = M^nt equals ML (hard decisions and max-log LLRs)', () => {
     const kb = detect(p.input, { detector: 'kbest', modulation: mod, k, llrClip: big });
     assert.deepEqual(kb.symbols, ml.symbols, tag(`${nt}x${nr} ${mod} K=${k} symbols`));
     for (let i = 0; i < ml.llr!.length; i++) {
-      const a = kb.llr![i]!, b = ml.llr![i]!;
+      const a = kb.llr![i]!,
+        b = ml.llr![i]!;
       assert.ok(Math.abs(a - b) <= 1e-8 * (1 + Math.abs(b)), tag(`${nt}x${nr} ${mod} LLR ${i}: kbest ${a} vs ml ${b}`));
     }
   }
@@ -131,7 +171,11 @@ test('K-best with K = M^nt equals ML (hard decisions and max-log LLRs)', () => {
 
 test('soft LLR signs agree with the hard decisions and respect the clip', () => {
   const configs: { detector: Detector; passes?: number; k?: number }[] = [
-    { detector: 'kbest' }, { detector: 'kbest', k: 64 }, { detector: 'ssfe' }, { detector: 'nway', passes: 2 }, { detector: 'nway' },
+    { detector: 'kbest' },
+    { detector: 'kbest', k: 64 },
+    { detector: 'ssfe' },
+    { detector: 'nway', passes: 2 },
+    { detector: 'nway' },
   ];
   for (const [nt, nr, mod] of SIZES) {
     const p = problem(nt, nr, mod, 8, 5, rng.uniform() * 25);
@@ -141,7 +185,10 @@ test('soft LLR signs agree with the hard decisions and respect the clip', () => 
       const r = detect(p.input, { ...cfg, modulation: mod, llrClip });
       for (let i = 0; i < r.bits.length; i++) {
         const l = r.llr![i]!;
-        assert.ok(r.bits[i] === 0 ? l >= 0 : l <= 0, tag(`${cfg.detector} ${nt}x${nr} ${mod} bit ${i} = ${r.bits[i]} but LLR ${l}`));
+        assert.ok(
+          r.bits[i] === 0 ? l >= 0 : l <= 0,
+          tag(`${cfg.detector} ${nt}x${nr} ${mod} bit ${i} = ${r.bits[i]} but LLR ${l}`),
+        );
         assert.ok(Math.abs(l) <= llrClip, tag(`${cfg.detector} |LLR| ${l} above clip ${llrClip}`));
       }
     }
@@ -149,7 +196,13 @@ test('soft LLR signs agree with the hard decisions and respect the clip', () => 
 });
 
 test('LR-aided detectors recover noise-free inputs exactly', () => {
-  for (const [nt, nr, mod] of [[4, 4, '16qam'], [3, 5, '64qam'], [4, 4, 'bpsk'], [2, 2, 'qpsk'], [6, 6, '16qam']] as const) {
+  for (const [nt, nr, mod] of [
+    [4, 4, '16qam'],
+    [3, 5, '64qam'],
+    [4, 4, 'bpsk'],
+    [2, 2, 'qpsk'],
+    [6, 6, '16qam'],
+  ] as const) {
     const p = problem(nt, nr, mod, 20, 3, null);
     for (const detector of ['lr-zf', 'lr-mmse', 'lr-sic'] as const) {
       // MMSE needs N0 > 0; a tiny one leaves the noise-free answer unchanged.
@@ -173,7 +226,10 @@ test('LR-aided detectors beat plain ZF on 4x4 QPSK at 15 dB', () => {
 
 test('unsupported sizes and bad options give typed errors', () => {
   const p = problem(4, 4, '16qam', 1, 2, 10);
-  assert.throws(() => detect(p.input, { detector: 'nway', modulation: '16qam', passes: 5 }), { name: 'InvalidArgumentError', message: /passes/ });
+  assert.throws(() => detect(p.input, { detector: 'nway', modulation: '16qam', passes: 5 }), {
+    name: 'InvalidArgumentError',
+    message: /passes/,
+  });
   const wide = problem(4, 2, 'qpsk', 1, 2, 10);
   for (const detector of ['kbest', 'ssfe', 'nway', 'lr-zf', 'lr-mmse', 'lr-sic'] as const) {
     assert.throws(() => detect(wide.input, { detector, modulation: 'qpsk' }), { name: 'UnsupportedError' }, detector);
@@ -182,6 +238,10 @@ test('unsupported sizes and bad options give typed errors', () => {
   const H = p.input.H.slice();
   for (let i = 0; i < 8; i++) H[8 + i] = H[i]!;
   for (const detector of ['kbest', 'ssfe', 'nway', 'lr-zf'] as const) {
-    assert.throws(() => detect({ ...p.input, H }, { detector, modulation: '16qam' }), { name: 'RankDeficientError' }, detector);
+    assert.throws(
+      () => detect({ ...p.input, H }, { detector, modulation: '16qam' }),
+      { name: 'RankDeficientError' },
+      detector,
+    );
   }
 });

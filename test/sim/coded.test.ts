@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
-import { EngineUnavailableError, InvalidArgumentError, LatticeMimoError } from '../../src/core/errors.js';
+import { EngineUnavailableError, InvalidArgumentError, type LatticeMimoError } from '../../src/core/errors.js';
 import { simulate } from '../../src/sim/simulate.js';
 import { generateLinkChunk } from '../../src/sim/link.js';
 import { codeOf, vectorsPerFrame } from '../../src/sim/coded.js';
@@ -38,8 +38,17 @@ test('noiseless coded frames decode without error, padded layouts included', asy
     const bps = constellation(modulation).bitsPerSymbol;
     const vpf = vectorsPerFrame(c.n, nt, bps);
     const r = await simulate({
-      nt, nr: nt, modulation, code, detectors: [{ detector: 'nway' }, { detector: 'kbest', k: 8 }],
-      snrs: [120], maxFrames: 6, maxErrors: 1, threads: 1, seed, decoder: { maxIterations: 5 },
+      nt,
+      nr: nt,
+      modulation,
+      code,
+      detectors: [{ detector: 'nway' }, { detector: 'kbest', k: 8 }],
+      snrs: [120],
+      maxFrames: 6,
+      maxErrors: 1,
+      threads: 1,
+      seed,
+      decoder: { maxIterations: 5 },
     });
     for (const p of r.points) {
       assert.equal(p.frameErrors, 0, msg(`${code} ${nt} ${modulation} ${p.detector}: frame errors`));
@@ -49,18 +58,34 @@ test('noiseless coded frames decode without error, padded layouts included', asy
       assert.equal(p.vectors, p.frames * vpf);
       assert.equal(p.bits, p.frames * c.k);
       assert.equal(p.code, code);
-      assert.ok(p.meanIterations! >= 1 && p.meanIterations! <= 2, msg(`${code}: ${p.meanIterations} iterations on clean LLRs`));
+      assert.ok(
+        p.meanIterations! >= 1 && p.meanIterations! <= 2,
+        msg(`${code}: ${p.meanIterations} iterations on clean LLRs`),
+      );
     }
   }
 });
 
 test('a coded chunk sends the encoded information bits, frame by frame, stream-major', () => {
   const code = `nr:bg2:${40 + randomInt(300)}:1/2`;
-  const nt = 2, nr = 2, modulation = '16qam' as const;
+  const nt = 2,
+    nr = 2,
+    modulation = '16qam' as const;
   const c = codeOf(code, modulation);
   const vpf = vectorsPerFrame(c.n, nt, 4);
   const frames = 3;
-  const link = generateLinkChunk({ nt, nr, modulation, vectorsPerChannel: 1, seed, snrIndex: 0, chunkIndex: randomInt(1000), vectors: frames * vpf, noiseVar: 0, coded: { code, decoder: {} } });
+  const link = generateLinkChunk({
+    nt,
+    nr,
+    modulation,
+    vectorsPerChannel: 1,
+    seed,
+    snrIndex: 0,
+    chunkIndex: randomInt(1000),
+    vectors: frames * vpf,
+    noiseVar: 0,
+    coded: { code, decoder: {} },
+  });
   assert.equal(link.info!.length, frames * c.k);
   const bitTable = constellation(modulation).bitTable;
   for (let f = 0; f < frames; f++) {
@@ -72,13 +97,27 @@ test('a coded chunk sends the encoded information bits, frame by frame, stream-m
   }
   // information bits are fair coins (a stuck generator would fail this: 5 sigma)
   const ones = link.info!.reduce((a, b) => a + b, 0);
-  assert.ok(Math.abs(ones - link.info!.length / 2) < 5 * Math.sqrt(link.info!.length / 4), msg(`${ones} ones of ${link.info!.length}`));
+  assert.ok(
+    Math.abs(ones - link.info!.length / 2) < 5 * Math.sqrt(link.info!.length / 4),
+    msg(`${ones} ones of ${link.info!.length}`),
+  );
 });
 
 test('n = 2304 rate 1/2 over BPSK / AWGN: the waterfall, and Eb/N0 counts the code rate', async () => {
   const r = await simulate({
-    nt: 1, nr: 1, modulation: 'bpsk', detectors: [{ detector: 'ml' }], channel: 'awgn', code: 'wimax:2304:1/2',
-    decoder: { algorithm: 'nms', maxIterations: 20 }, snrs: [1, 2.5], snrType: 'ebn0', maxErrors: 1000, maxFrames: 40, threads: 1, seed,
+    nt: 1,
+    nr: 1,
+    modulation: 'bpsk',
+    detectors: [{ detector: 'ml' }],
+    channel: 'awgn',
+    code: 'wimax:2304:1/2',
+    decoder: { algorithm: 'nms', maxIterations: 20 },
+    snrs: [1, 2.5],
+    snrType: 'ebn0',
+    maxErrors: 1000,
+    maxFrames: 40,
+    threads: 1,
+    seed,
   });
   const [low, high] = r.points as [SimPoint, SimPoint];
   assert.equal(r.codeRate, 0.5);
@@ -92,8 +131,18 @@ test('n = 2304 rate 1/2 over BPSK / AWGN: the waterfall, and Eb/N0 counts the co
 
 test('same seed, same counts with 1 and 2 threads; frame errors stop the point', async () => {
   const base: SimulationOptions = {
-    nt: 2, nr: 2, modulation: '16qam', code: 'wimax:576', detectors: [{ detector: 'nway' }, { detector: 'ssfe' }],
-    snrs: [1, 4], snrType: 'ebn0', maxErrors: 5, maxFrames: 60, chunkVectors: 2 * 72, seed, decoder: { maxIterations: 10 },
+    nt: 2,
+    nr: 2,
+    modulation: '16qam',
+    code: 'wimax:576',
+    detectors: [{ detector: 'nway' }, { detector: 'ssfe' }],
+    snrs: [1, 4],
+    snrType: 'ebn0',
+    maxErrors: 5,
+    maxFrames: 60,
+    chunkVectors: 2 * 72,
+    seed,
+    decoder: { maxIterations: 10 },
   };
   const one = await simulate({ ...base, threads: 1 });
   const two = await simulate({ ...base, threads: 2 });
@@ -104,7 +153,8 @@ test('same seed, same counts with 1 and 2 threads; frame errors stop the point',
   assert.notDeepEqual(other.points.map(counts), one.points.map(counts), msg('seed + 1 gave the same counts'));
   for (const p of one.points) {
     // chunks of 2 frames: stopped at the first chunk reaching 5 frame errors, or at 60 frames
-    if (p.stoppedBy === 'errors') assert.ok(p.frameErrors >= 5 && p.frameErrors - 2 < 5, msg(`${p.detector}: ${p.frameErrors} frame errors`));
+    if (p.stoppedBy === 'errors')
+      assert.ok(p.frameErrors >= 5 && p.frameErrors - 2 < 5, msg(`${p.detector}: ${p.frameErrors} frame errors`));
     else assert.equal(p.frames, 60, msg(`${p.detector}: ${p.frames} frames`));
     assert.equal(p.frames % 2, 0);
   }
@@ -113,10 +163,20 @@ test('same seed, same counts with 1 and 2 threads; frame errors stop the point',
 
 test('4x4 16-QAM nway: coded FER and BER below uncoded at the same Eb/N0', async () => {
   const ebn0 = 6 + randomInt(3);
-  const common = { nt: 4, nr: 4, modulation: '16qam' as const, detectors: [{ detector: 'nway' as const }], snrs: [ebn0], snrType: 'ebn0' as const, threads: 2, seed };
+  const common = {
+    nt: 4,
+    nr: 4,
+    modulation: '16qam' as const,
+    detectors: [{ detector: 'nway' as const }],
+    snrs: [ebn0],
+    snrType: 'ebn0' as const,
+    threads: 2,
+    seed,
+  };
   const coded = await simulate({ ...common, code: 'wimax:2304:1/2', maxFrames: 21, maxErrors: 1000 });
   const uncoded = await simulate({ ...common, maxVectors: 21 * 144, maxErrors: 1e9 });
-  const c = coded.points[0]!, u = uncoded.points[0]!;
+  const c = coded.points[0]!,
+    u = uncoded.points[0]!;
   assert.ok(u.fer > 0.02, msg(`uncoded FER ${u.fer} at ${ebn0} dB`));
   assert.ok(c.fer < u.fer, msg(`coded FER ${c.fer} vs uncoded ${u.fer} at ${ebn0} dB`));
   assert.ok(c.ber < u.ber, msg(`coded BER ${c.ber} vs uncoded ${u.ber}`));
@@ -125,7 +185,17 @@ test('4x4 16-QAM nway: coded FER and BER below uncoded at the same Eb/N0', async
 });
 
 test('typed errors: hard detector, unknown code, K outside 38.212, frames that do not fit, engines', async () => {
-  const base: SimulationOptions = { nt: 2, nr: 2, modulation: 'qpsk', detectors: [{ detector: 'nway' }], snrs: [0], code: 'wimax:576', maxFrames: 1, threads: 1, seed };
+  const base: SimulationOptions = {
+    nt: 2,
+    nr: 2,
+    modulation: 'qpsk',
+    detectors: [{ detector: 'nway' }],
+    snrs: [0],
+    code: 'wimax:576',
+    maxFrames: 1,
+    threads: 1,
+    seed,
+  };
   const bad: [Partial<SimulationOptions>, RegExp, abstract new (...args: never[]) => LatticeMimoError][] = [
     [{ detectors: [{ detector: 'mmse' }] }, /soft detectors.*'mmse'/, InvalidArgumentError],
     [{ detectors: [{ detector: 'ml', soft: 'none' }] }, /needs LLRs/, InvalidArgumentError],
@@ -134,7 +204,11 @@ test('typed errors: hard detector, unknown code, K outside 38.212, frames that d
     [{ code: `nr:bg1:${8449 + randomInt(1000)}:1/3` }, /outside 1 \.\. 8448/, InvalidArgumentError],
     [{ code: 'nr:bg2:1000:0.97' }, /rate|0\.97/, InvalidArgumentError],
     [{ chunkVectors: 100 }, /whole frames.*multiple of 144/, InvalidArgumentError],
-    [{ vectorsPerChannel: 5, chunkVectors: 144 * 5 / 2 }, /whole frames and channel groups: a multiple of 720/, InvalidArgumentError],
+    [
+      { vectorsPerChannel: 5, chunkVectors: (144 * 5) / 2 },
+      /whole frames and channel groups: a multiple of 720/,
+      InvalidArgumentError,
+    ],
     [{ code: undefined, decoder: { maxIterations: 5 } }, /decoder options need a code/, InvalidArgumentError],
     [{ code: undefined, maxFrames: 5 }, /maxFrames needs a code/, InvalidArgumentError],
     [{ decoder: { algorithm: 'bp' as never } }, /bp/, InvalidArgumentError],
@@ -142,11 +216,19 @@ test('typed errors: hard detector, unknown code, K outside 38.212, frames that d
     [{ channel: 'rician' as never }, /channel must be/, InvalidArgumentError],
   ];
   for (const [o, re, cls] of bad) {
-    await assert.rejects(simulate({ ...base, ...o }), (e: unknown) => e instanceof cls && re.test((e as Error).message), `${JSON.stringify(o)}`);
+    await assert.rejects(
+      simulate({ ...base, ...o }),
+      (e: unknown) => e instanceof cls && re.test((e as Error).message),
+      `${JSON.stringify(o)}`,
+    );
   }
   // without a device, engine cuda is unavailable; auto runs a coded link on the CPU engine
   if (!cudaAvailable().ok) await assert.rejects(simulate({ ...base, engine: 'cuda' }), EngineUnavailableError);
-  else await assert.rejects(simulate({ ...base, engine: 'cuda', decoder: { algorithm: 'nms', saturation: 5000 } }), /cannot decode this run/);
+  else
+    await assert.rejects(
+      simulate({ ...base, engine: 'cuda', decoder: { algorithm: 'nms', saturation: 5000 } }),
+      /cannot decode this run/,
+    );
   // auto runs a coded link on the device where there is one (the whole link on the GPU), else on the CPU
   const r = await simulate({ ...base, engine: 'auto' });
   assert.equal(r.engine, cudaAvailable().ok ? 'cuda' : 'cpu');
@@ -154,12 +236,32 @@ test('typed errors: hard detector, unknown code, K outside 38.212, frames that d
 
 test('CLI: --code, --decoder, --iterations, --channel, --max-frames', () => {
   const it = 1 + randomInt(50);
-  const { options } = parseSimulateArgs(['--code', 'wimax:2304:1/2', '--decoder', 'oms', '--iterations', String(it), '--channel', 'awgn', '--mimo', '2x2', '--detector', 'nway,kbest:16', '--max-frames', '7', '--llr-clip', '8']);
+  const { options } = parseSimulateArgs([
+    '--code',
+    'wimax:2304:1/2',
+    '--decoder',
+    'oms',
+    '--iterations',
+    String(it),
+    '--channel',
+    'awgn',
+    '--mimo',
+    '2x2',
+    '--detector',
+    'nway,kbest:16',
+    '--max-frames',
+    '7',
+    '--llr-clip',
+    '8',
+  ]);
   assert.equal(options.code, 'wimax:2304:1/2');
   assert.deepEqual(options.decoder, { algorithm: 'oms', maxIterations: it });
   assert.equal(options.channel, 'awgn');
   assert.equal(options.maxFrames, 7);
-  assert.deepEqual(options.detectors.map((d) => d.llrClip), [8, 8]);
+  assert.deepEqual(
+    options.detectors.map((d) => d.llrClip),
+    [8, 8],
+  );
   for (const argv of [
     ['--code', 'wimax:2304', '--detector', 'zf'],
     ['--code', 'wimax:2304', '--decoder', 'bp'],
@@ -176,8 +278,19 @@ test('CLI: --code, --decoder, --iterations, --channel, --max-frames', () => {
 
 test('a coded run resumes from its JSON: settings and finished points', async () => {
   const opts: SimulationOptions = {
-    nt: 2, nr: 2, modulation: 'qpsk', code: 'wimax:576', decoder: { algorithm: 'oms', maxIterations: 8 }, channel: 'awgn',
-    detectors: [{ detector: 'kbest', k: 4 }], snrs: [0, 2], snrType: 'ebn0', maxErrors: 3, maxFrames: 8, threads: 1, seed,
+    nt: 2,
+    nr: 2,
+    modulation: 'qpsk',
+    code: 'wimax:576',
+    decoder: { algorithm: 'oms', maxIterations: 8 },
+    channel: 'awgn',
+    detectors: [{ detector: 'kbest', k: 4 }],
+    snrs: [0, 2],
+    snrType: 'ebn0',
+    maxErrors: 3,
+    maxFrames: 8,
+    threads: 1,
+    seed,
   };
   const full = await simulate(opts);
   const firstOnly = { ...full, points: full.points.filter((p) => p.snrIndex === 0) };

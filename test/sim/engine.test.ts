@@ -23,8 +23,15 @@ function counts(p: SimPoint) {
 
 test('same seed gives identical counts with 1 and 2 threads', async () => {
   const base: SimulationOptions = {
-    nt: 2, nr: 2, modulation: 'qpsk', detectors: [{ detector: 'zf' }, { detector: 'mmse' }, { detector: 'sphere' }],
-    snrs: [0, 8, 16], maxErrors: 150, maxVectors: 4000, chunkVectors: 256, seed,
+    nt: 2,
+    nr: 2,
+    modulation: 'qpsk',
+    detectors: [{ detector: 'zf' }, { detector: 'mmse' }, { detector: 'sphere' }],
+    snrs: [0, 8, 16],
+    maxErrors: 150,
+    maxVectors: 4000,
+    chunkVectors: 256,
+    seed,
   };
   for (const vectorsPerChannel of [1, 4]) {
     const one = await simulate({ ...base, vectorsPerChannel, threads: 1 });
@@ -47,9 +54,17 @@ test('stop rules: a detector stops at the first whole chunk that reaches max err
     const events: SimProgressEvent[] = [];
     const snrs = [0, 6, 12, 30];
     const result = await simulate({
-      nt: 2, nr: 2 + randomInt(2), modulation: trial % 2 ? '16qam' : 'qpsk',
-      detectors: [{ detector: 'zf' }, { detector: 'mmse' }], snrs,
-      maxErrors, maxVectors: maxVectorsAsked, vectorsPerChannel, chunkVectors, seed: seed + trial, threads: trial % 2 ? 2 : 1,
+      nt: 2,
+      nr: 2 + randomInt(2),
+      modulation: trial % 2 ? '16qam' : 'qpsk',
+      detectors: [{ detector: 'zf' }, { detector: 'mmse' }],
+      snrs,
+      maxErrors,
+      maxVectors: maxVectorsAsked,
+      vectorsPerChannel,
+      chunkVectors,
+      seed: seed + trial,
+      threads: trial % 2 ? 2 : 1,
       onProgress: (e) => events.push(e),
     });
     const what = msg(`trial ${trial}: chunk ${chunkVectors}, maxErrors ${maxErrors}, maxVectors ${maxVectors}`);
@@ -72,7 +87,11 @@ test('stop rules: a detector stops at the first whole chunk that reaches max err
           if (q.bitErrors >= maxErrors || q.vectors >= maxVectors) {
             expectedStop = c;
             assert.equal(updates[c]!.finished[d], true, `${what}: detector ${d} should stop after chunk ${c}`);
-            assert.deepEqual(counts(q), counts(p), `${what}: final counts are those at the first chunk reaching a limit`);
+            assert.deepEqual(
+              counts(q),
+              counts(p),
+              `${what}: final counts are those at the first chunk reaching a limit`,
+            );
           } else {
             assert.equal(updates[c]!.finished[d], false, what);
           }
@@ -91,13 +110,27 @@ test('stop rules: a detector stops at the first whole chunk that reaches max err
 });
 
 test('chunk data depends only on (seed, SNR index, chunk index); SNR points and chunks are independent', () => {
-  const spec = { nt: 3, nr: 4, modulation: '16qam' as const, vectorsPerChannel: 2, seed, snrIndex: 3, chunkIndex: 7, vectors: 64, noiseVar: 0.05 };
-  const a = generateLinkChunk(spec), b = generateLinkChunk(spec);
+  const spec = {
+    nt: 3,
+    nr: 4,
+    modulation: '16qam' as const,
+    vectorsPerChannel: 2,
+    seed,
+    snrIndex: 3,
+    chunkIndex: 7,
+    vectors: 64,
+    noiseVar: 0.05,
+  };
+  const a = generateLinkChunk(spec),
+    b = generateLinkChunk(spec);
   assert.deepEqual(a, b, msg('same indices, same data'));
   // Every (SNR index, chunk index) has its own data: no two of a random set share channels.
   const seen = new Map<string, string>();
   for (let k = 0; k < 40; k++) {
-    const at = k < 16 ? { snrIndex: k >> 2, chunkIndex: k & 3 } : { snrIndex: randomInt(1 << 19), chunkIndex: randomInt(2 ** 32) };
+    const at =
+      k < 16
+        ? { snrIndex: k >> 2, chunkIndex: k & 3 }
+        : { snrIndex: randomInt(1 << 19), chunkIndex: randomInt(2 ** 32) };
     const key = `${at.snrIndex}/${at.chunkIndex}`;
     const h = generateLinkChunk({ ...spec, ...at, vectors: 2 }).H.join(',');
     if (seen.has(h) && seen.get(h) !== key) assert.fail(msg(`chunks ${seen.get(h)} and ${key} have the same channels`));
@@ -123,12 +156,16 @@ test('chunk data depends only on (seed, SNR index, chunk index); SNR points and 
 });
 
 test('countErrors counts bit, symbol and frame errors of a perturbed decision', () => {
-  const nt = 3, mod = '64qam' as const, c = constellation(mod), bps = c.bitsPerSymbol;
+  const nt = 3,
+    mod = '64qam' as const,
+    c = constellation(mod),
+    bps = c.bitsPerSymbol;
   for (let trial = 0; trial < 20; trial++) {
     const vectors = 1 + randomInt(30);
     const tx = Int32Array.from({ length: vectors * nt }, () => randomInt(c.size));
     const rx = tx.slice();
-    let bitErrors = 0, symbolErrors = 0;
+    let bitErrors = 0,
+      symbolErrors = 0;
     const badVectors = new Set<number>();
     for (let k = 0; k < randomInt(10); k++) {
       const at = randomInt(rx.length);

@@ -36,21 +36,43 @@ const emuSkip = emu ? `CUDA emulator unavailable: ${emu}` : false;
 const SRC = fileURLToPath(new URL('../../src/sim/gpu/', import.meta.url));
 const ENCODER = fileURLToPath(new URL('../../src/coding/gpu/encode.cu', import.meta.url));
 
-const concat = (parts: ArrayBufferView[]): Uint8Array => Buffer.concat(parts.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength)));
+const concat = (parts: ArrayBufferView[]): Uint8Array =>
+  Buffer.concat(parts.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength)));
 
 // ---------------------------------------------------------------------------------------------
 // Generation: bits, codewords, symbols, channels, received vectors
 
 interface CodedCase {
-  code: string; nt: number; nr: number; modulation: Modulation; vpc: number; channel: SimChannel;
-  seed: number; snrIndex: number; chunk0: number; chunkVectors: number; v0: number; vectors: number; lastVectors: number; noiseVar: number;
+  code: string;
+  nt: number;
+  nr: number;
+  modulation: Modulation;
+  vpc: number;
+  channel: SimChannel;
+  seed: number;
+  snrIndex: number;
+  chunk0: number;
+  chunkVectors: number;
+  v0: number;
+  vectors: number;
+  lastVectors: number;
+  noiseVar: number;
 }
 
 /**
  * A launch of `chunks` chunks of `unitsPerChunk` units (whole frames and channel groups), or a
  * piece of one chunk; the last chunk is short at times (a point's last chunk).
  */
-function codedCase(code: string, nt: number, nr: number, modulation: Modulation, vpc: number, unitsPerChunk: number, chunks: number, channel: SimChannel = 'rayleigh'): CodedCase {
+function codedCase(
+  code: string,
+  nt: number,
+  nr: number,
+  modulation: Modulation,
+  vpc: number,
+  unitsPerChunk: number,
+  chunks: number,
+  channel: SimChannel = 'rayleigh',
+): CodedCase {
   const c = codeOf(code, modulation);
   const unit = codedUnit(vectorsPerFrame(c.n, nt, constellation(modulation).bitsPerSymbol), vpc);
   const chunkVectors = unit * unitsPerChunk;
@@ -59,31 +81,71 @@ function codedCase(code: string, nt: number, nr: number, modulation: Modulation,
   const v0 = piece ? unit * randomInt(unitsPerChunk) : 0;
   const vectors = piece ? unit * (1 + randomInt(unitsPerChunk - v0 / unit)) : (chunks - 1) * chunkVectors + short;
   return {
-    code, nt, nr, modulation, vpc, channel, seed: randomInt(2 ** 40), snrIndex: randomInt(20), chunk0: randomInt(1000),
-    chunkVectors, v0, vectors, lastVectors: piece ? chunkVectors : short, noiseVar: 10 ** (-randomInt(20) / 10),
+    code,
+    nt,
+    nr,
+    modulation,
+    vpc,
+    channel,
+    seed: randomInt(2 ** 40),
+    snrIndex: randomInt(20),
+    chunk0: randomInt(1000),
+    chunkVectors,
+    v0,
+    vectors,
+    lastVectors: piece ? chunkVectors : short,
+    noiseVar: 10 ** (-randomInt(20) / 10),
   };
 }
 
-interface CodedOutput { info: Uint8Array; cw: Uint8Array; tx: Int32Array; H32: Float32Array; y32: Float32Array }
+interface CodedOutput {
+  info: Uint8Array;
+  cw: Uint8Array;
+  tx: Int32Array;
+  H32: Float32Array;
+  y32: Float32Array;
+}
 
 /** The CPU engine's values of the launch: from generateLinkChunk of each chunk touched, and the CPU encoder. */
-function cpuCoded(c: CodedCase): { info: Uint8Array; cw: Uint8Array; tx: Int32Array; H: Float64Array; y: Float64Array } {
+function cpuCoded(c: CodedCase): {
+  info: Uint8Array;
+  cw: Uint8Array;
+  tx: Int32Array;
+  H: Float64Array;
+  y: Float64Array;
+} {
   const code = codeOf(c.code, c.modulation);
   const vpf = vectorsPerFrame(code.n, c.nt, constellation(c.modulation).bitsPerSymbol);
-  const nFull = code.H.n, hLen = 2 * c.nr * c.nt, frames = c.vectors / vpf;
+  const nFull = code.H.n,
+    hLen = 2 * c.nr * c.nt,
+    frames = c.vectors / vpf;
   const out = {
-    info: new Uint8Array(frames * code.k), cw: new Uint8Array(frames * nFull), tx: new Int32Array(c.vectors * c.nt),
-    H: new Float64Array((c.vectors / c.vpc) * hLen), y: new Float64Array(c.vectors * 2 * c.nr),
+    info: new Uint8Array(frames * code.k),
+    cw: new Uint8Array(frames * nFull),
+    tx: new Int32Array(c.vectors * c.nt),
+    H: new Float64Array((c.vectors / c.vpc) * hLen),
+    y: new Float64Array(c.vectors * 2 * c.nr),
   };
   const lastChunk = Math.floor((c.v0 + c.vectors - 1) / c.chunkVectors);
   const chunks = new Map<number, LinkChunk>();
   for (let g = 0; g < c.vectors; g++) {
-    const p = c.v0 + g, kc = Math.floor(p / c.chunkVectors), v = p % c.chunkVectors;
+    const p = c.v0 + g,
+      kc = Math.floor(p / c.chunkVectors),
+      v = p % c.chunkVectors;
     let ch = chunks.get(kc);
     if (!ch) {
       ch = generateLinkChunk({
-        nt: c.nt, nr: c.nr, modulation: c.modulation, vectorsPerChannel: c.vpc, seed: c.seed, snrIndex: c.snrIndex, chunkIndex: c.chunk0 + kc,
-        vectors: kc === lastChunk ? c.lastVectors : c.chunkVectors, noiseVar: c.noiseVar, channel: c.channel, coded: { code: c.code, decoder: {} },
+        nt: c.nt,
+        nr: c.nr,
+        modulation: c.modulation,
+        vectorsPerChannel: c.vpc,
+        seed: c.seed,
+        snrIndex: c.snrIndex,
+        chunkIndex: c.chunk0 + kc,
+        vectors: kc === lastChunk ? c.lastVectors : c.chunkVectors,
+        noiseVar: c.noiseVar,
+        channel: c.channel,
+        coded: { code: c.code, decoder: {} },
       });
       chunks.set(kc, ch);
     }
@@ -91,7 +153,8 @@ function cpuCoded(c: CodedCase): { info: Uint8Array; cw: Uint8Array; tx: Int32Ar
     out.y.set(ch.y.subarray(v * 2 * c.nr, (v + 1) * 2 * c.nr), g * 2 * c.nr);
     if (g % c.vpc === 0) out.H.set(ch.H.subarray((v / c.vpc) * hLen, (v / c.vpc + 1) * hLen), (g / c.vpc) * hLen);
     if (g % vpf === 0) {
-      const f = g / vpf, fc = v / vpf;
+      const f = g / vpf,
+        fc = v / vpf;
       const info = ch.info!.subarray(fc * code.k, (fc + 1) * code.k);
       out.info.set(info, f * code.k);
       out.cw.set(code.encodeFull(info), f * nFull);
@@ -120,7 +183,10 @@ function checkCoded(c: CodedCase, got: CodedOutput): { differ: number; entries: 
   near(got.H32, want.H, 'H', 0);
   near(got.y32, want.y, 'y', 2 ** -44);
   const entries = want.H.length + want.y.length;
-  assert.ok(differ <= Math.max(2, entries * 1e-3), `${what}: ${differ} of ${entries} float32 entries differ from the CPU's`);
+  assert.ok(
+    differ <= Math.max(2, entries * 1e-3),
+    `${what}: ${differ} of ${entries} float32 entries differ from the CPU's`,
+  );
   return { differ, entries };
 }
 
@@ -166,22 +232,59 @@ int main() {
 
 function runCodedEmulated(c: CodedCase): CodedOutput {
   const s = shape(c);
-  const defines = Object.entries({ ...ldpcEncoderDefines(s.code.qc!, s.code.k, s.fpb), LINK_BLOCK: 256, NT: c.nt, NR: c.nr, LINK_CODED: 1 }).map(([k, v]) => `-D${k}=${v}`);
+  const defines = Object.entries({
+    ...ldpcEncoderDefines(s.code.qc!, s.code.k, s.fpb),
+    LINK_BLOCK: 256,
+    NT: c.nt,
+    NR: c.nr,
+    LINK_CODED: 1,
+  }).map(([k, v]) => `-D${k}=${v}`);
   const files = ['link-info.cu', 'link-symbols.cu', 'link-channels.cu', 'link-vectors.cu'].map((f) => SRC + f);
   const { exe, error } = compileEmulated(GEN_MAIN, [ENCODER, ...files], defines);
   assert.equal(error, null);
   const con = constellation(c.modulation);
-  const head = new BigInt64Array([c.seed, c.snrIndex, c.chunk0, c.v0, c.chunkVectors, c.vectors, c.vpc, con.size, c.nt, c.nr, c.lastVectors,
-    s.bps, s.vpf, s.code.n, s.nFull, s.code.k, s.padWords, s.map ? 1 : 0, c.channel === 'awgn' ? 1 : 0].map(BigInt));
-  const raw = runEmulated(exe, concat([head, new Float64Array([Math.sqrt(c.noiseVar / 2)]), con.points, ...(s.map ? [s.map] : [])]));
+  const head = new BigInt64Array(
+    [
+      c.seed,
+      c.snrIndex,
+      c.chunk0,
+      c.v0,
+      c.chunkVectors,
+      c.vectors,
+      c.vpc,
+      con.size,
+      c.nt,
+      c.nr,
+      c.lastVectors,
+      s.bps,
+      s.vpf,
+      s.code.n,
+      s.nFull,
+      s.code.k,
+      s.padWords,
+      s.map ? 1 : 0,
+      c.channel === 'awgn' ? 1 : 0,
+    ].map(BigInt),
+  );
+  const raw = runEmulated(
+    exe,
+    concat([head, new Float64Array([Math.sqrt(c.noiseVar / 2)]), con.points, ...(s.map ? [s.map] : [])]),
+  );
   const buf = raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength) as ArrayBuffer;
   const hn = (c.vectors / c.vpc) * 2 * c.nr * c.nt;
   let o = 0;
   // copies: the byte arrays leave later arrays off their alignment
-  const take = <A>(Ctor: new (b: ArrayBuffer, o: number, n: number) => A, n: number, bytes: number): A => { const a = new Ctor(buf.slice(o, o + n * bytes), 0, n); o += n * bytes; return a; };
+  const take = <A>(Ctor: new (b: ArrayBuffer, o: number, n: number) => A, n: number, bytes: number): A => {
+    const a = new Ctor(buf.slice(o, o + n * bytes), 0, n);
+    o += n * bytes;
+    return a;
+  };
   return {
-    info: take(Uint8Array, s.frames * s.code.k, 1), cw: take(Uint8Array, s.frames * s.nFull, 1), tx: take(Int32Array, c.vectors * c.nt, 4),
-    H32: take(Float32Array, hn, 4), y32: take(Float32Array, c.vectors * 2 * c.nr, 4),
+    info: take(Uint8Array, s.frames * s.code.k, 1),
+    cw: take(Uint8Array, s.frames * s.nFull, 1),
+    tx: take(Int32Array, c.vectors * c.nt, 4),
+    H32: take(Float32Array, hn, 4),
+    y32: take(Float32Array, c.vectors * 2 * c.nr, 4),
   };
 }
 
@@ -195,11 +298,15 @@ function smallCases(): CodedCase[] {
   ];
 }
 
-test('emulated coded link kernels: information bits, codewords, symbols as generateLinkChunk makes them', { skip: emuSkip }, (t) => {
-  let differ = 0, entries = 0;
+test('emulated coded link kernels: information bits, codewords, symbols as generateLinkChunk makes them', {
+  skip: emuSkip,
+}, (t) => {
+  let differ = 0,
+    entries = 0;
   for (const c of smallCases()) {
     const s = checkCoded(c, runCodedEmulated(c));
-    differ += s.differ; entries += s.entries;
+    differ += s.differ;
+    entries += s.entries;
   }
   t.diagnostic(`emulated: ${differ} of ${entries} float32 H and y entries one ulp off the CPU's rounded values`);
 });
@@ -209,7 +316,9 @@ test('emulated coded link kernels: information bits, codewords, symbols as gener
 
 /** Random detector LLRs of `frames` frames and the decoder input the CPU makes of them (frameLlrs, or NR rate recovery). */
 function llrCase(code: LdpcCode, nt: number, bps: number, frames: number, saturation: number) {
-  const vpf = vectorsPerFrame(code.n, nt, bps), per = vpf * nt * bps, nFull = code.H.n;
+  const vpf = vectorsPerFrame(code.n, nt, bps),
+    per = vpf * nt * bps,
+    nFull = code.H.n;
   const llr = new Float32Array(frames * per);
   for (let i = 0; i < llr.length; i++) llr[i] = (Math.random() - 0.5) * 40;
   let want: Float64Array;
@@ -243,28 +352,51 @@ int main() {
 
 /** The compaction's column table as CodedLinkKernels builds it (column -> channel positions in order). */
 function columnTable(code: LdpcCode): { start: Int32Array; col: Int32Array } {
-  const nFull = code.H.n, map = code.nr ? nrRateMatchMap(code.nr, 0) : null;
+  const nFull = code.H.n,
+    map = code.nr ? nrRateMatchMap(code.nr, 0) : null;
   const start = new Int32Array(nFull + 1);
   for (let j = 0; j < code.n; j++) start[(map ? map[j]! : j) + 1]++;
   for (let c = 0; c < nFull; c++) start[c + 1] += start[c]!;
-  const col = new Int32Array(code.n), at = start.slice(0, nFull);
+  const col = new Int32Array(code.n),
+    at = start.slice(0, nFull);
   for (let j = 0; j < code.n; j++) col[at[map ? map[j]! : j]!++] = j;
   return { start, col };
 }
 
-test('emulated decoder input (link-llr.cu): frameLlrs for padded frames, NR rate recovery (repeats, fillers, punctured)', { skip: emuSkip }, () => {
-  const { exe, error } = compileEmulated(LLR_MAIN, SRC + 'link-llr.cu', ['-DLINK_BLOCK=256']);
+test('emulated decoder input (link-llr.cu): frameLlrs for padded frames, NR rate recovery (repeats, fillers, punctured)', {
+  skip: emuSkip,
+}, () => {
+  const { exe, error } = compileEmulated(LLR_MAIN, `${SRC}link-llr.cu`, ['-DLINK_BLOCK=256']);
   assert.equal(error, null);
-  for (const [spec, nt, mod] of [['wimax:672', 3, '64qam'], [`nr:bg2:${40 + randomInt(200)}:1/3`, 2, 'qpsk'], [`nr:bg1:${300 + randomInt(200)}:1/2`, 1, '16qam']] as const) {
-    const code = codeOf(spec, mod), bps = constellation(mod).bitsPerSymbol, frames = 3, sat = 20;
+  for (const [spec, nt, mod] of [
+    ['wimax:672', 3, '64qam'],
+    [`nr:bg2:${40 + randomInt(200)}:1/3`, 2, 'qpsk'],
+    [`nr:bg1:${300 + randomInt(200)}:1/2`, 1, '16qam'],
+  ] as const) {
+    const code = codeOf(spec, mod),
+      bps = constellation(mod).bitsPerSymbol,
+      frames = 3,
+      sat = 20;
     const c = llrCase(code, nt, bps, frames, sat);
     const { start, col } = columnTable(code);
     const fill = code.nr ? [code.nr.K, code.nr.Kldpc] : [0, 0];
-    const raw = runEmulated(exe, concat([new Int32Array([frames, c.per, c.nFull, code.n, fill[0]!, fill[1]!]), new Float32Array([sat]), c.llr, start, col]));
+    const raw = runEmulated(
+      exe,
+      concat([
+        new Int32Array([frames, c.per, c.nFull, code.n, fill[0]!, fill[1]!]),
+        new Float32Array([sat]),
+        c.llr,
+        start,
+        col,
+      ]),
+    );
     const got = new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength));
     for (let i = 0; i < c.want.length; i++) {
       // float32 sums of float32 terms against float64 sums: a rounding per repeat at most
-      assert.ok(Math.abs(got[i]! - c.want[i]!) <= 4 * ulp32(c.want[i]!) + 1e-6, `${spec} entry ${i}: ${got[i]} vs ${c.want[i]}`);
+      assert.ok(
+        Math.abs(got[i]! - c.want[i]!) <= 4 * ulp32(c.want[i]!) + 1e-6,
+        `${spec} entry ${i}: ${got[i]} vs ${c.want[i]}`,
+      );
     }
   }
 });
@@ -290,31 +422,63 @@ int main() {
 }
 `;
 
-test('emulated coded count (link-coded-count.cu): countDecoded and symbol errors per chunk; flagged vectors listed, their frames left out with their LLRs', { skip: emuSkip }, () => {
-  const { exe, error } = compileEmulated(COUNT_MAIN, [SRC + 'link-coded-count.cu'], ['-DCOUNT_BLOCK=128']);
+test('emulated coded count (link-coded-count.cu): countDecoded and symbol errors per chunk; flagged vectors listed, their frames left out with their LLRs', {
+  skip: emuSkip,
+}, () => {
+  const { exe, error } = compileEmulated(COUNT_MAIN, [`${SRC}link-coded-count.cu`], ['-DCOUNT_BLOCK=128']);
   assert.equal(error, null);
   for (let trial = 0; trial < 4; trial++) {
-    const vpf = 1 + randomInt(40), nt = 1 + randomInt(4), k = 50 + randomInt(300), framesPerChunk = 1 + randomInt(4), perFrame = vpf * nt * 2;
-    const cv = vpf * framesPerChunk, f0 = randomInt(framesPerChunk), frames = 3 + randomInt(12), v0 = f0 * vpf;
-    const chunks = Math.floor((v0 + frames * vpf - 1) / cv) + 1, vectors = frames * vpf;
-    const info = new Uint8Array(frames * k).map(() => randomInt(2)), bits = info.map((b) => (Math.random() < 0.3 ? b ^ (Math.random() < 0.05 ? 1 : 0) : b));
+    const vpf = 1 + randomInt(40),
+      nt = 1 + randomInt(4),
+      k = 50 + randomInt(300),
+      framesPerChunk = 1 + randomInt(4),
+      perFrame = vpf * nt * 2;
+    const cv = vpf * framesPerChunk,
+      f0 = randomInt(framesPerChunk),
+      frames = 3 + randomInt(12),
+      v0 = f0 * vpf;
+    const chunks = Math.floor((v0 + frames * vpf - 1) / cv) + 1,
+      vectors = frames * vpf;
+    const info = new Uint8Array(frames * k).map(() => randomInt(2)),
+      bits = info.map((b) => (Math.random() < 0.3 ? b ^ (Math.random() < 0.05 ? 1 : 0) : b));
     const dec = Int32Array.from({ length: frames }, () => (1 + randomInt(20)) | (randomInt(2) << 16));
-    const tx = Int32Array.from({ length: vectors * nt }, () => randomInt(16)), rx = tx.map((s) => (Math.random() < 0.1 ? randomInt(16) : s));
+    const tx = Int32Array.from({ length: vectors * nt }, () => randomInt(16)),
+      rx = tx.map((s) => (Math.random() < 0.1 ? randomInt(16) : s));
     const llr = Float32Array.from({ length: frames * perFrame }, () => Math.random() * 10 - 5);
     const status = new Int32Array(vectors * 2);
     // a few vectors to redo (16), one at the node budget (1, listed only); the frame cap is sometimes exceeded
     const redo = new Set<number>();
-    for (let i = 0; i < 1 + randomInt(4); i++) { const g = randomInt(vectors); status[2 * g] = 16; redo.add(g); }
+    for (let i = 0; i < 1 + randomInt(4); i++) {
+      const g = randomInt(vectors);
+      status[2 * g] = 16;
+      redo.add(g);
+    }
     const g1 = randomInt(vectors);
     status[2 * g1] |= 1;
     const skippedFrames = new Set([...redo].map((g) => Math.floor(g / vpf)));
-    const listCap = 8, frameCap = 1 + randomInt(3);
-    const raw = runEmulated(exe, concat([new BigInt64Array([frames, vpf, nt, k, v0, cv, listCap, chunks, perFrame, frameCap].map(BigInt)), info, bits, dec, tx, rx, status, llr]));
+    const listCap = 8,
+      frameCap = 1 + randomInt(3);
+    const raw = runEmulated(
+      exe,
+      concat([
+        new BigInt64Array([frames, vpf, nt, k, v0, cv, listCap, chunks, perFrame, frameCap].map(BigInt)),
+        info,
+        bits,
+        dec,
+        tx,
+        rx,
+        status,
+        llr,
+      ]),
+    );
     const buf = raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength) as ArrayBuffer;
     let o = 0;
-    const counts = new BigUint64Array(buf, o, chunks * 4); o += chunks * 32;
-    const list = new Int32Array(buf, o, 1 + 2 * listCap); o += (1 + 2 * listCap) * 4;
-    const skipped = new Int32Array(buf, o, 1 + frameCap); o += (1 + frameCap) * 4;
+    const counts = new BigUint64Array(buf, o, chunks * 4);
+    o += chunks * 32;
+    const list = new Int32Array(buf, o, 1 + 2 * listCap);
+    o += (1 + 2 * listCap) * 4;
+    const skipped = new Int32Array(buf, o, 1 + frameCap);
+    o += (1 + frameCap) * 4;
     const side = new Float32Array(buf.slice(o, o + frameCap * perFrame * 4));
     const want = new Array(chunks * 4).fill(0);
     for (let f = 0; f < frames; f++) {
@@ -324,15 +488,28 @@ test('emulated coded count (link-coded-count.cu): countDecoded and symbol errors
         for (let j = 0; j < nt; j++) want[4 * slot + 1] += tx[g * nt + j] !== rx[g * nt + j] ? 1 : 0;
       }
       if (skippedFrames.has(f)) continue;
-      const d = countDecoded(bits.subarray(f * k, (f + 1) * k), dec.subarray(f, f + 1).map((x) => x & 0xffff), info.subarray(f * k, (f + 1) * k), 0, 1, k);
-      want[4 * slot] += d.bitErrors; want[4 * slot + 2] += d.frameErrors; want[4 * slot + 3] += d.iterations;
+      const d = countDecoded(
+        bits.subarray(f * k, (f + 1) * k),
+        dec.subarray(f, f + 1).map((x) => x & 0xffff),
+        info.subarray(f * k, (f + 1) * k),
+        0,
+        1,
+        k,
+      );
+      want[4 * slot] += d.bitErrors;
+      want[4 * slot + 2] += d.frameErrors;
+      want[4 * slot + 3] += d.iterations;
     }
     assert.deepEqual(Array.from(counts, Number), want);
     const listed = new Set<number>();
     for (let i = 0; i < Math.min(list[0]!, listCap); i++) listed.add(list[1 + 2 * i]!);
     const flaggedAll = Array.from({ length: vectors }, (_, g) => g).filter((g) => status[2 * g]! & 17);
     assert.equal(list[0], flaggedAll.length);
-    if (flaggedAll.length <= listCap) assert.deepEqual([...listed].sort((a, b) => a - b), flaggedAll);
+    if (flaggedAll.length <= listCap)
+      assert.deepEqual(
+        [...listed].sort((a, b) => a - b),
+        flaggedAll,
+      );
     assert.equal(skipped[0], skippedFrames.size);
     const kept = Array.from(skipped.subarray(1, 1 + Math.min(skipped[0]!, frameCap)));
     assert.equal(new Set(kept).size, kept.length);
@@ -343,19 +520,32 @@ test('emulated coded count (link-coded-count.cu): countDecoded and symbol errors
   }
 });
 
-test('a coded frame regenerated alone (the GPU executor\'s CPU redo) equals generateLinkChunk\'s: bits, symbols, channels, received vectors', () => {
+test("a coded frame regenerated alone (the GPU executor's CPU redo) equals generateLinkChunk's: bits, symbols, channels, received vectors", () => {
   const specs: [string, number, number, Modulation, number, SimChannel][] = [
-    ['wimax:576', 2, 2, '16qam', 1, 'rayleigh'], ['wimax:672', 3, 4, '64qam', 2, 'rayleigh'],
-    [`nr:bg2:${40 + randomInt(300)}:1/3`, 2, 2, 'qpsk', 3, 'rayleigh'], ['wimax:960', 2, 3, 'qpsk', 1, 'awgn'],
+    ['wimax:576', 2, 2, '16qam', 1, 'rayleigh'],
+    ['wimax:672', 3, 4, '64qam', 2, 'rayleigh'],
+    [`nr:bg2:${40 + randomInt(300)}:1/3`, 2, 2, 'qpsk', 3, 'rayleigh'],
+    ['wimax:960', 2, 3, 'qpsk', 1, 'awgn'],
   ];
   for (const [codeSpec, nt, nr, modulation, vpc, channel] of specs) {
     const code = codeOf(codeSpec, modulation);
     const unit = codedUnit(vectorsPerFrame(code.n, nt, constellation(modulation).bitsPerSymbol), vpc);
     const vectors = unit * (1 + randomInt(3));
-    const spec = { nt, nr, modulation, vectorsPerChannel: vpc, seed: randomInt(2 ** 40), snrIndex: randomInt(30), chunkIndex: randomInt(2 ** 32), noiseVar: 10 ** (-randomInt(30) / 10), channel };
+    const spec = {
+      nt,
+      nr,
+      modulation,
+      vectorsPerChannel: vpc,
+      seed: randomInt(2 ** 40),
+      snrIndex: randomInt(30),
+      chunkIndex: randomInt(2 ** 32),
+      noiseVar: 10 ** (-randomInt(30) / 10),
+      channel,
+    };
     const coded = { code: codeSpec, decoder: {} };
     const chunk = generateLinkChunk({ ...spec, vectors, coded });
-    const vpf = vectorsPerFrame(code.n, nt, constellation(modulation).bitsPerSymbol), frames = vectors / vpf;
+    const vpf = vectorsPerFrame(code.n, nt, constellation(modulation).bitsPerSymbol),
+      frames = vectors / vpf;
     const f = randomInt(frames);
     const one = codedFrameOnCpu({ ...spec, coded, chunkVectors: vectors }, f);
     const what = `${codeSpec} ${channel} frame ${f} of ${frames}`;
@@ -363,16 +553,28 @@ test('a coded frame regenerated alone (the GPU executor\'s CPU redo) equals gene
     assert.deepEqual(one.txIndices, chunk.txIndices.subarray(f * vpf * nt, (f + 1) * vpf * nt), what);
     const hLen = 2 * nr * nt;
     for (const u of [0, randomInt(vpf), vpf - 1]) {
-      const v = f * vpf + u, c = Math.floor(v / vpc);
+      const v = f * vpf + u,
+        c = Math.floor(v / vpc);
       const got = one.vector(u);
       assert.deepEqual(got.H, chunk.H.subarray(c * hLen, (c + 1) * hLen), `${what} vector ${u}: H`);
       assert.deepEqual(got.y, chunk.y.subarray(v * 2 * nr, (v + 1) * 2 * nr), `${what} vector ${u}: y`);
     }
   }
   // an uncoded vector of an AWGN chunk (H = I), as the uncoded executor redoes it
-  const spec = { nt: 2, nr: 3, modulation: '16qam' as const, vectorsPerChannel: 2, seed: randomInt(2 ** 40), snrIndex: 1, chunkIndex: randomInt(1000), noiseVar: 0.1, channel: 'awgn' as const };
+  const spec = {
+    nt: 2,
+    nr: 3,
+    modulation: '16qam' as const,
+    vectorsPerChannel: 2,
+    seed: randomInt(2 ** 40),
+    snrIndex: 1,
+    chunkIndex: randomInt(1000),
+    noiseVar: 0.1,
+    channel: 'awgn' as const,
+  };
   const chunk = generateLinkChunk({ ...spec, vectors: 8 });
-  const v = randomInt(8), one = linkVectorOnCpu(spec, v);
+  const v = randomInt(8),
+    one = linkVectorOnCpu(spec, v);
   assert.deepEqual(one.H, chunk.H.subarray(Math.floor(v / 2) * 12, (Math.floor(v / 2) + 1) * 12));
   assert.deepEqual(one.y, chunk.y.subarray(v * 6, (v + 1) * 6));
 });
@@ -381,13 +583,16 @@ test('engine choice: a coded run asking for soft logmap stays on the CPU (auto) 
   const coded = { code: 'wimax:576', decoder: {}, modulation: 'qpsk' as const };
   const auto = await resolveEngine('auto', [{ detector: 'ml', soft: 'logmap' } as DetectOptions], coded);
   assert.equal(auto.engine, 'cpu');
-  if (cuda.ok) await assert.rejects(resolveEngine('cuda', [{ detector: 'ml', soft: 'logmap' } as DetectOptions], coded), /logmap/);
+  if (cuda.ok)
+    await assert.rejects(resolveEngine('cuda', [{ detector: 'ml', soft: 'logmap' } as DetectOptions], coded), /logmap/);
 });
 
 // ---------------------------------------------------------------------------------------------
 // On the device
 
-test('device coded link kernels: information bits, codewords, symbols bit for bit; H, y within rounding', { skip }, async (t) => {
+test('device coded link kernels: information bits, codewords, symbols bit for bit; H, y within rounding', {
+  skip,
+}, async (t) => {
   const { requireCuda } = await import('../../src/gpu/context.js');
   const { DeviceBuffer } = await import('../../src/gpu/memory.js');
   const { Stream } = await import('../../src/gpu/stream.js');
@@ -395,33 +600,73 @@ test('device coded link kernels: information bits, codewords, symbols bit for bi
   const { CodedLinkKernels } = await import('../../src/sim/gpu/coded-kernels.js');
   const ctx = requireCuda();
   const stream = Stream.create(ctx);
-  let differ = 0, entries = 0;
-  const cases = [...smallCases(), codedCase('wimax:2304:1/2', 4, 4, '16qam', 1, 7, 5), codedCase('wimax:2304:1/2', 4, 4, '16qam', 14, 3, 3),
-    codedCase('wimax:1152', 4, 4, '64qam', 1, 6, 1), codedCase(`nr:bg1:${1000 + randomInt(3000)}:1/2`, 4, 4, '16qam', 2, 2, 3), codedCase('wimax:2304', 8, 8, '16qam', 1, 4, 2)];
+  let differ = 0,
+    entries = 0;
+  const cases = [
+    ...smallCases(),
+    codedCase('wimax:2304:1/2', 4, 4, '16qam', 1, 7, 5),
+    codedCase('wimax:2304:1/2', 4, 4, '16qam', 14, 3, 3),
+    codedCase('wimax:1152', 4, 4, '64qam', 1, 6, 1),
+    codedCase(`nr:bg1:${1000 + randomInt(3000)}:1/2`, 4, 4, '16qam', 2, 2, 3),
+    codedCase('wimax:2304', 8, 8, '16qam', 1, 4, 2),
+  ];
   for (const c of cases) {
     const s = shape(c);
     const kernels = new CodedLinkKernels(ctx, s.code, {}, c.nt, s.bps);
     const link = new LinkKernels(ctx, c.nt, c.nr, { coded: true, identity: c.channel === 'awgn' });
-    const con = constellation(c.modulation), hn = (c.vectors / c.vpc) * 2 * c.nr * c.nt;
+    const con = constellation(c.modulation),
+      hn = (c.vectors / c.vpc) * 2 * c.nr * c.nt;
     const b = {
-      points: DeviceBuffer.alloc(ctx, con.points.byteLength), H64: DeviceBuffer.alloc(ctx, hn * 8), H32: DeviceBuffer.alloc(ctx, hn * 4),
-      tx: DeviceBuffer.alloc(ctx, c.vectors * c.nt * 4), y32: DeviceBuffer.alloc(ctx, c.vectors * 2 * c.nr * 4),
-      info: DeviceBuffer.alloc(ctx, s.frames * s.code.k), cw: DeviceBuffer.alloc(ctx, s.frames * s.nFull),
+      points: DeviceBuffer.alloc(ctx, con.points.byteLength),
+      H64: DeviceBuffer.alloc(ctx, hn * 8),
+      H32: DeviceBuffer.alloc(ctx, hn * 4),
+      tx: DeviceBuffer.alloc(ctx, c.vectors * c.nt * 4),
+      y32: DeviceBuffer.alloc(ctx, c.vectors * 2 * c.nr * 4),
+      info: DeviceBuffer.alloc(ctx, s.frames * s.code.k),
+      cw: DeviceBuffer.alloc(ctx, s.frames * s.nFull),
     };
     b.points.upload(con.points);
-    const l = { seed: c.seed, snrIndex: c.snrIndex, chunk0: c.chunk0, v0: c.v0, chunkVectors: c.chunkVectors, vectors: c.vectors, vpc: c.vpc, lastVectors: c.lastVectors };
+    const l = {
+      seed: c.seed,
+      snrIndex: c.snrIndex,
+      chunk0: c.chunk0,
+      v0: c.v0,
+      chunkVectors: c.chunkVectors,
+      vectors: c.vectors,
+      vpc: c.vpc,
+      lastVectors: c.lastVectors,
+    };
     kernels.enqueueFrames(stream, l, { info: b.info.ptr, cw: b.cw.ptr, tx: b.tx.ptr });
-    link.enqueueGenerate(stream, l, { points: b.points.ptr, H64: b.H64.ptr, H32: b.H32.ptr, tx: b.tx.ptr, y32: b.y32.ptr }, con.size, Math.sqrt(c.noiseVar / 2));
+    link.enqueueGenerate(
+      stream,
+      l,
+      { points: b.points.ptr, H64: b.H64.ptr, H32: b.H32.ptr, tx: b.tx.ptr, y32: b.y32.ptr },
+      con.size,
+      Math.sqrt(c.noiseVar / 2),
+    );
     stream.synchronize();
-    const got: CodedOutput = { info: new Uint8Array(s.frames * s.code.k), cw: new Uint8Array(s.frames * s.nFull), tx: new Int32Array(c.vectors * c.nt), H32: new Float32Array(hn), y32: new Float32Array(c.vectors * 2 * c.nr) };
-    b.info.download(got.info); b.cw.download(got.cw); b.tx.download(got.tx); b.H32.download(got.H32); b.y32.download(got.y32);
+    const got: CodedOutput = {
+      info: new Uint8Array(s.frames * s.code.k),
+      cw: new Uint8Array(s.frames * s.nFull),
+      tx: new Int32Array(c.vectors * c.nt),
+      H32: new Float32Array(hn),
+      y32: new Float32Array(c.vectors * 2 * c.nr),
+    };
+    b.info.download(got.info);
+    b.cw.download(got.cw);
+    b.tx.download(got.tx);
+    b.H32.download(got.H32);
+    b.y32.download(got.y32);
     for (const x of Object.values(b)) x.free();
     kernels.free();
     const r = checkCoded(c, got);
-    differ += r.differ; entries += r.entries;
+    differ += r.differ;
+    entries += r.entries;
   }
   stream.destroy();
-  t.diagnostic(`device: ${differ} of ${entries} float32 H and y entries one ulp off the CPU's rounded values; bits, codewords, symbols equal`);
+  t.diagnostic(
+    `device: ${differ} of ${entries} float32 H and y entries one ulp off the CPU's rounded values; bits, codewords, symbols equal`,
+  );
 });
 
 /** |FER difference| within the rule of the file comment. */
@@ -430,45 +675,120 @@ function ferAgrees(gFe: number, cFe: number, frames: number): boolean {
   return Math.abs(gFe - cFe) / frames <= 4 * Math.sqrt((2 * p * (1 - p)) / frames) + 2 / frames;
 }
 
-test('device GPU executor, coded: per-chunk counts agree with runChunk\'s (same data, float32 LLRs), across launches and pieces of large chunks', { skip }, async (t) => {
+test("device GPU executor, coded: per-chunk counts agree with runChunk's (same data, float32 LLRs), across launches and pieces of large chunks", {
+  skip,
+}, async (t) => {
   const { GpuLinkExecutor } = await import('../../src/sim/gpu/executor.js');
   const cases = [
-    { code: 'wimax:2304:1/2', nt: 4, modulation: '16qam' as const, vpc: 1, chunkVectors: 144 * 7, launchVectors: 144 * 7 * 3, ebn0: 3.2, passes: 4 },
-    { code: 'wimax:576', nt: 2, modulation: 'qpsk' as const, vpc: 2, chunkVectors: 144 * 8, launchVectors: 144 * 3, ebn0: 2.5, passes: 2 },
-    { code: `nr:bg2:${400 + randomInt(500)}:1/2`, nt: 4, modulation: '16qam' as const, vpc: 1, chunkVectors: 0, launchVectors: 1 << 14, ebn0: 3, passes: 4 },
+    {
+      code: 'wimax:2304:1/2',
+      nt: 4,
+      modulation: '16qam' as const,
+      vpc: 1,
+      chunkVectors: 144 * 7,
+      launchVectors: 144 * 7 * 3,
+      ebn0: 3.2,
+      passes: 4,
+    },
+    {
+      code: 'wimax:576',
+      nt: 2,
+      modulation: 'qpsk' as const,
+      vpc: 2,
+      chunkVectors: 144 * 8,
+      launchVectors: 144 * 3,
+      ebn0: 2.5,
+      passes: 2,
+    },
+    {
+      code: `nr:bg2:${400 + randomInt(500)}:1/2`,
+      nt: 4,
+      modulation: '16qam' as const,
+      vpc: 1,
+      chunkVectors: 0,
+      launchVectors: 1 << 14,
+      ebn0: 3,
+      passes: 4,
+    },
   ];
   for (const c of cases) {
-    const code = codeOf(c.code, c.modulation), bps = constellation(c.modulation).bitsPerSymbol;
+    const code = codeOf(c.code, c.modulation),
+      bps = constellation(c.modulation).bitsPerSymbol;
     const unit = codedUnit(vectorsPerFrame(code.n, c.nt, bps), c.vpc);
     const chunkVectors = c.chunkVectors || unit * 20;
     const noiseVar = snrToNoiseVar(c.ebn0, 'ebn0', bps, code.rate);
-    const detectors: DetectOptions[] = [{ detector: 'nway', passes: c.passes, modulation: c.modulation, engine: 'cpu' }, { detector: 'nway', passes: 1, llrClip: 8, modulation: c.modulation, engine: 'cpu' }];
+    const detectors: DetectOptions[] = [
+      { detector: 'nway', passes: c.passes, modulation: c.modulation, engine: 'cpu' },
+      { detector: 'nway', passes: 1, llrClip: 8, modulation: c.modulation, engine: 'cpu' },
+    ];
     const decoder = { maxIterations: 10 };
-    const exec = await GpuLinkExecutor.create({ nt: c.nt, nr: c.nt, modulation: c.modulation, vectorsPerChannel: c.vpc, chunkVectors, seed: 1 + randomInt(1000), detectors, launchVectors: c.launchVectors, coded: { code: c.code, decoder } });
+    const exec = await GpuLinkExecutor.create({
+      nt: c.nt,
+      nr: c.nt,
+      modulation: c.modulation,
+      vectorsPerChannel: c.vpc,
+      chunkVectors,
+      seed: 1 + randomInt(1000),
+      detectors,
+      launchVectors: c.launchVectors,
+      coded: { code: c.code, decoder },
+    });
     try {
       const seed = exec.setup.seed;
       const tasks: ChunkTask[] = Array.from({ length: 6 }, (_, i) => ({
-        nt: c.nt, nr: c.nt, modulation: c.modulation, vectorsPerChannel: c.vpc, seed, detectors, active: i < 4 ? [0, 1] : [1],
-        snrIndex: 2, chunkIndex: 5 + i, vectors: i === 5 ? chunkVectors - unit : chunkVectors, noiseVar, coded: { code: c.code, decoder }, sliceVectors: unit,
+        nt: c.nt,
+        nr: c.nt,
+        modulation: c.modulation,
+        vectorsPerChannel: c.vpc,
+        seed,
+        detectors,
+        active: i < 4 ? [0, 1] : [1],
+        snrIndex: 2,
+        chunkIndex: 5 + i,
+        vectors: i === 5 ? chunkVectors - unit : chunkVectors,
+        noiseVar,
+        coded: { code: c.code, decoder },
+        sliceVectors: unit,
       }));
       const results = await Promise.all(tasks.map((task) => exec.run(task)));
-      let gFe = 0, cFe = 0, frames = 0, gSym = 0, cSym = 0, symbols = 0;
+      let gFe = 0,
+        cFe = 0,
+        frames = 0,
+        gSym = 0,
+        cSym = 0,
+        symbols = 0;
       for (const [i, task] of tasks.entries()) {
-        const cpu = runChunk(task), gpu = results[i]!;
+        const cpu = runChunk(task),
+          gpu = results[i]!;
         assert.equal(gpu.chunkIndex, task.chunkIndex);
         for (let d = 0; d < 2; d++) {
-          const g = gpu.counts[d], cc = cpu.counts[d];
-          if (!task.active.includes(d)) { assert.equal(g, null); continue; }
+          const g = gpu.counts[d],
+            cc = cpu.counts[d];
+          if (!task.active.includes(d)) {
+            assert.equal(g, null);
+            continue;
+          }
           assert.ok(g && cc);
           assert.equal(g.frames, cc.frames);
-          assert.ok(g.frameErrors <= g.frames! && g.bitErrors >= g.frameErrors && g.iterations! >= g.frames! && g.iterations! <= g.frames! * 10);
-          gFe += g.frameErrors; cFe += cc.frameErrors; frames += cc.frames!; gSym += g.symbolErrors; cSym += cc.symbolErrors;
+          assert.ok(
+            g.frameErrors <= g.frames! &&
+              g.bitErrors >= g.frameErrors &&
+              g.iterations! >= g.frames! &&
+              g.iterations! <= g.frames! * 10,
+          );
+          gFe += g.frameErrors;
+          cFe += cc.frameErrors;
+          frames += cc.frames!;
+          gSym += g.symbolErrors;
+          cSym += cc.symbolErrors;
           symbols += task.vectors * c.nt;
         }
       }
       assert.ok(ferAgrees(gFe, cFe, frames), `${c.code}: GPU ${gFe} vs CPU ${cFe} frame errors of ${frames}`);
       assert.ok(Math.abs(gSym - cSym) <= 0.01 * symbols, `${c.code}: symbol errors GPU ${gSym} vs CPU ${cSym}`);
-      t.diagnostic(`${c.code} ${c.nt}x${c.nt} ${c.modulation} vpc ${c.vpc}: frame errors GPU ${gFe} CPU ${cFe} of ${frames}; symbol errors GPU ${gSym} CPU ${cSym}`);
+      t.diagnostic(
+        `${c.code} ${c.nt}x${c.nt} ${c.modulation} vpc ${c.vpc}: frame errors GPU ${gFe} CPU ${cFe} of ${frames}; symbol errors GPU ${gSym} CPU ${cSym}`,
+      );
     } finally {
       await exec.close();
     }
@@ -476,9 +796,12 @@ test('device GPU executor, coded: per-chunk counts agree with runChunk\'s (same 
 });
 
 /** A kernel that flags every `every`-th vector of a launch FLOAT32_UNSAFE after the detector (the executor then redoes it on the CPU). */
-const FLAG_KERNEL = 'extern "C" __global__ void flag_every(int* status, int vectors, int every) { const int g = blockIdx.x * 128 + threadIdx.x; if (g < vectors && g % every == 3) status[2 * g] |= 16; }';
+const FLAG_KERNEL =
+  'extern "C" __global__ void flag_every(int* status, int vectors, int every) { const int g = blockIdx.x * 128 + threadIdx.x; if (g < vectors && g % every == 3) status[2 * g] |= 16; }';
 
-test('device GPU executor, coded: frames with vectors to redo (forced) are decoded again with CPU LLRs for them, within and past the kept frames and the listed vectors', { skip }, async (t) => {
+test('device GPU executor, coded: frames with vectors to redo (forced) are decoded again with CPU LLRs for them, within and past the kept frames and the listed vectors', {
+  skip,
+}, async (t) => {
   const { GpuLinkExecutor } = await import('../../src/sim/gpu/executor.js');
   const { loadModule } = await import('../../src/gpu/module-cache.js');
   const reg = DETECTOR_REGISTRY as Record<string, DetectorEntry>;
@@ -492,7 +815,11 @@ test('device GPU executor, coded: frames with vectors to redo (forced) are decod
         ...real,
         create(ctx, setup) {
           const plan = real.create(ctx, setup);
-          const k = loadModule(ctx, { source: FLAG_KERNEL, name: 'flag-every.cu' }).kernel('flag_every', ['ptr', 'i32', 'i32']);
+          const k = loadModule(ctx, { source: FLAG_KERNEL, name: 'flag-every.cu' }).kernel('flag_every', [
+            'ptr',
+            'i32',
+            'i32',
+          ]);
           return {
             scratchBytesPerChannel: plan.scratchBytesPerChannel,
             enqueue(stream, chunk) {
@@ -510,28 +837,67 @@ test('device GPU executor, coded: frames with vectors to redo (forced) are decod
   try {
     for (const e of [97, 41]) {
       every = e;
-      const modulation = '16qam' as const, nt = 4, code = codeOf('wimax:2304:1/2', modulation), unit = 144;
+      const modulation = '16qam' as const,
+        nt = 4,
+        code = codeOf('wimax:2304:1/2', modulation),
+        unit = 144;
       const noiseVar = snrToNoiseVar(3.3, 'ebn0', 4, code.rate);
       const detectors: DetectOptions[] = [{ detector: 'nway', passes: 4, modulation, engine: 'cpu' }];
       const decoder = { maxIterations: 10 };
       const chunkVectors = unit * 12;
-      const exec = await GpuLinkExecutor.create({ nt, nr: nt, modulation, vectorsPerChannel: 1, chunkVectors, seed: 1 + randomInt(1000), detectors, launchVectors: chunkVectors * 3, coded: { code: 'wimax:2304:1/2', decoder } });
+      const exec = await GpuLinkExecutor.create({
+        nt,
+        nr: nt,
+        modulation,
+        vectorsPerChannel: 1,
+        chunkVectors,
+        seed: 1 + randomInt(1000),
+        detectors,
+        launchVectors: chunkVectors * 3,
+        coded: { code: 'wimax:2304:1/2', decoder },
+      });
       try {
         const tasks: ChunkTask[] = Array.from({ length: 6 }, (_, i) => ({
-          nt, nr: nt, modulation, vectorsPerChannel: 1, seed: exec.setup.seed, detectors, active: [0],
-          snrIndex: 1, chunkIndex: i, vectors: chunkVectors, noiseVar, coded: { code: 'wimax:2304:1/2', decoder }, sliceVectors: unit,
+          nt,
+          nr: nt,
+          modulation,
+          vectorsPerChannel: 1,
+          seed: exec.setup.seed,
+          detectors,
+          active: [0],
+          snrIndex: 1,
+          chunkIndex: i,
+          vectors: chunkVectors,
+          noiseVar,
+          coded: { code: 'wimax:2304:1/2', decoder },
+          sliceVectors: unit,
         }));
         const results = await Promise.all(tasks.map((task) => exec.run(task)));
-        let gFe = 0, cFe = 0, frames = 0, gSym = 0, cSym = 0, gIt = 0, cIt = 0;
+        let gFe = 0,
+          cFe = 0,
+          frames = 0,
+          gSym = 0,
+          cSym = 0,
+          gIt = 0,
+          cIt = 0;
         for (const [i, task] of tasks.entries()) {
-          const g = results[i]!.counts[0]!, c = runChunk(task).counts[0]!;
+          const g = results[i]!.counts[0]!,
+            c = runChunk(task).counts[0]!;
           assert.equal(g.frames, c.frames);
-          gFe += g.frameErrors; cFe += c.frameErrors; frames += c.frames!; gSym += g.symbolErrors; cSym += c.symbolErrors; gIt += g.iterations!; cIt += c.iterations!;
+          gFe += g.frameErrors;
+          cFe += c.frameErrors;
+          frames += c.frames!;
+          gSym += g.symbolErrors;
+          cSym += c.symbolErrors;
+          gIt += g.iterations!;
+          cIt += c.iterations!;
         }
         assert.ok(ferAgrees(gFe, cFe, frames), `GPU ${gFe} vs CPU ${cFe} frame errors of ${frames}`);
         assert.ok(Math.abs(gSym - cSym) <= 0.01 * frames * unit * nt, `symbol errors GPU ${gSym} vs CPU ${cSym}`);
         assert.ok(Math.abs(gIt - cIt) <= 0.05 * cIt, `iterations GPU ${gIt} vs CPU ${cIt}`);
-        t.diagnostic(`every ${every}th vector redone (${Math.ceil((chunkVectors * 3) / every)} a launch of ${(chunkVectors * 3) / unit} frames; 16 frames' LLRs kept, the rest redone wholly): frame errors GPU ${gFe} CPU ${cFe} of ${frames}, symbol errors GPU ${gSym} CPU ${cSym}, iterations ${gIt} / ${cIt}`);
+        t.diagnostic(
+          `every ${every}th vector redone (${Math.ceil((chunkVectors * 3) / every)} a launch of ${(chunkVectors * 3) / unit} frames; 16 frames' LLRs kept, the rest redone wholly): frame errors GPU ${gFe} CPU ${cFe} of ${frames}, symbol errors GPU ${gSym} CPU ${cSym}, iterations ${gIt} / ${cIt}`,
+        );
       } finally {
         await exec.close();
       }
@@ -541,33 +907,74 @@ test('device GPU executor, coded: frames with vectors to redo (forced) are decod
   }
 });
 
-test('device simulate, coded: engine cuda and engine cpu agree for a seed within statistical error; auto takes the GPU; a seed repeats', { skip }, async (t) => {
+test('device simulate, coded: engine cuda and engine cpu agree for a seed within statistical error; auto takes the GPU; a seed repeats', {
+  skip,
+}, async (t) => {
   const seed = 1 + randomInt(10_000);
   const base = {
-    nt: 4, nr: 4, modulation: '16qam' as const, code: 'wimax:2304:1/2', detectors: [{ detector: 'nway' as const, passes: 4 }],
-    snrs: [2.5, 3.5], snrType: 'ebn0' as const, maxFrames: 400, maxErrors: 1e6, seed, decoder: { maxIterations: 10 },
+    nt: 4,
+    nr: 4,
+    modulation: '16qam' as const,
+    code: 'wimax:2304:1/2',
+    detectors: [{ detector: 'nway' as const, passes: 4 }],
+    snrs: [2.5, 3.5],
+    snrType: 'ebn0' as const,
+    maxFrames: 400,
+    maxErrors: 1e6,
+    seed,
+    decoder: { maxIterations: 10 },
   };
   const gpu = await simulate({ ...base, engine: 'cuda' });
   const cpu = await simulate({ ...base, engine: 'cpu', threads: 2 });
   assert.equal(gpu.engine, 'cuda');
   for (let i = 0; i < gpu.points.length; i++) {
-    const g = gpu.points[i]!, c = cpu.points[i]!;
+    const g = gpu.points[i]!,
+      c = cpu.points[i]!;
     assert.equal(g.frames, c.frames);
-    assert.ok(ferAgrees(g.frameErrors, c.frameErrors, g.frames), `FER GPU ${g.fer} vs CPU ${c.fer} at ${g.snr} dB (seed ${seed})`);
-    assert.ok(Math.abs(g.symbolErrors - c.symbolErrors) <= 0.01 * c.symbols, `symbol errors ${g.symbolErrors} vs ${c.symbolErrors}`);
-    t.diagnostic(`Eb/N0 ${g.snr} dB: FER GPU ${g.fer.toExponential(2)} CPU ${c.fer.toExponential(2)} (${g.frames} frames), mean iterations ${g.meanIterations?.toFixed(2)} / ${c.meanIterations?.toFixed(2)}`);
+    assert.ok(
+      ferAgrees(g.frameErrors, c.frameErrors, g.frames),
+      `FER GPU ${g.fer} vs CPU ${c.fer} at ${g.snr} dB (seed ${seed})`,
+    );
+    assert.ok(
+      Math.abs(g.symbolErrors - c.symbolErrors) <= 0.01 * c.symbols,
+      `symbol errors ${g.symbolErrors} vs ${c.symbolErrors}`,
+    );
+    t.diagnostic(
+      `Eb/N0 ${g.snr} dB: FER GPU ${g.fer.toExponential(2)} CPU ${c.fer.toExponential(2)} (${g.frames} frames), mean iterations ${g.meanIterations?.toFixed(2)} / ${c.meanIterations?.toFixed(2)}`,
+    );
   }
   const again = await simulate({ ...base, engine: 'auto', maxErrors: 20 });
   assert.equal(again.engine, 'cuda');
   const stop = await simulate({ ...base, engine: 'cuda', maxErrors: 20 });
-  assert.deepEqual(again.points.map((p) => [p.frameErrors, p.bitErrors, p.symbolErrors, p.frames]), stop.points.map((p) => [p.frameErrors, p.bitErrors, p.symbolErrors, p.frames]), 'a seed gives the same GPU counts twice');
+  assert.deepEqual(
+    again.points.map((p) => [p.frameErrors, p.bitErrors, p.symbolErrors, p.frames]),
+    stop.points.map((p) => [p.frameErrors, p.bitErrors, p.symbolErrors, p.frames]),
+    'a seed gives the same GPU counts twice',
+  );
   for (const p of stop.points) assert.ok(p.stoppedBy === 'errors' ? p.frameErrors >= 20 : p.frames >= 400);
   // the AWGN channel (H = I) and an NR code with pad bits on both engines
-  const awgn = { ...base, nt: 2, nr: 2, modulation: 'qpsk' as const, code: 'nr:bg2:498:1/3', detectors: [{ detector: 'nway' as const, passes: 2 }], channel: 'awgn' as const, snrs: [0.5, 1.5], maxFrames: 300 };
-  const ga = await simulate({ ...awgn, engine: 'cuda' }), ca = await simulate({ ...awgn, engine: 'cpu', threads: 2 });
+  const awgn = {
+    ...base,
+    nt: 2,
+    nr: 2,
+    modulation: 'qpsk' as const,
+    code: 'nr:bg2:498:1/3',
+    detectors: [{ detector: 'nway' as const, passes: 2 }],
+    channel: 'awgn' as const,
+    snrs: [0.5, 1.5],
+    maxFrames: 300,
+  };
+  const ga = await simulate({ ...awgn, engine: 'cuda' }),
+    ca = await simulate({ ...awgn, engine: 'cpu', threads: 2 });
   for (let i = 0; i < ga.points.length; i++) {
-    const g = ga.points[i]!, c = ca.points[i]!;
-    assert.ok(ferAgrees(g.frameErrors, c.frameErrors, g.frames), `AWGN: FER GPU ${g.fer} vs CPU ${c.fer} at ${g.snr} dB (seed ${seed})`);
-    t.diagnostic(`AWGN ${awgn.code} 2x2 QPSK Eb/N0 ${g.snr} dB: FER GPU ${g.fer.toExponential(2)} CPU ${c.fer.toExponential(2)} (${g.frames} frames)`);
+    const g = ga.points[i]!,
+      c = ca.points[i]!;
+    assert.ok(
+      ferAgrees(g.frameErrors, c.frameErrors, g.frames),
+      `AWGN: FER GPU ${g.fer} vs CPU ${c.fer} at ${g.snr} dB (seed ${seed})`,
+    );
+    t.diagnostic(
+      `AWGN ${awgn.code} 2x2 QPSK Eb/N0 ${g.snr} dB: FER GPU ${g.fer.toExponential(2)} CPU ${c.fer.toExponential(2)} (${g.frames} frames)`,
+    );
   }
 });

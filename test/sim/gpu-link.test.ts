@@ -36,13 +36,25 @@ const MODS: Modulation[] = ['bpsk', 'qpsk', '16qam', '64qam', '256qam'];
 // ---------------------------------------------------------------------------------------------
 // Philox
 
-interface ProbeInput { seeds: BigUint64Array; streams: BigUint64Array; blocks: BigUint64Array; M: number }
-interface ProbeOutput { words: Uint32Array; uniforms: Float64Array; normals: Float64Array; ints: Uint32Array }
+interface ProbeInput {
+  seeds: BigUint64Array;
+  streams: BigUint64Array;
+  blocks: BigUint64Array;
+  M: number;
+}
+interface ProbeOutput {
+  words: Uint32Array;
+  uniforms: Float64Array;
+  normals: Float64Array;
+  ints: Uint32Array;
+}
 
 /** Fresh (seed, stream, block) triples: small and large seeds, chunk streams and arbitrary ones, blocks far out. */
 function probeInput(n: number): ProbeInput {
   const r53 = () => BigInt(randomInt(2 ** 21)) * 2n ** 32n + BigInt(randomInt(2 ** 32));
-  const seeds = new BigUint64Array(n), streams = new BigUint64Array(n), blocks = new BigUint64Array(n);
+  const seeds = new BigUint64Array(n),
+    streams = new BigUint64Array(n),
+    blocks = new BigUint64Array(n);
   for (let i = 0; i < n; i++) {
     seeds[i] = i % 3 === 0 ? BigInt(randomInt(100)) : r53();
     streams[i] = i % 2 === 0 ? BigInt(chunkStream(randomInt(2 ** 19), randomInt(2 ** 32), randomInt(3))) : r53();
@@ -54,15 +66,22 @@ function probeInput(n: number): ProbeInput {
 /** What rng.ts gives for each triple. */
 function probeOnCpu(inp: ProbeInput): ProbeOutput {
   const n = inp.seeds.length;
-  const out: ProbeOutput = { words: new Uint32Array(4 * n), uniforms: new Float64Array(2 * n), normals: new Float64Array(2 * n), ints: new Uint32Array(n) };
+  const out: ProbeOutput = {
+    words: new Uint32Array(4 * n),
+    uniforms: new Float64Array(2 * n),
+    normals: new Float64Array(2 * n),
+    ints: new Uint32Array(n),
+  };
   for (let i = 0; i < n; i++) {
     const at = () => new Philox(inp.seeds[i]!, inp.streams[i]!).seek(4 * Number(inp.blocks[i]!));
     const r = at();
     for (let k = 0; k < 4; k++) out.words[4 * i + k] = r.nextUint32();
     const u = at();
-    out.uniforms[2 * i] = u.uniform(); out.uniforms[2 * i + 1] = u.uniform();
+    out.uniforms[2 * i] = u.uniform();
+    out.uniforms[2 * i + 1] = u.uniform();
     const g = at();
-    out.normals[2 * i] = g.normal(); out.normals[2 * i + 1] = g.normal();
+    out.normals[2 * i] = g.normal();
+    out.normals[2 * i + 1] = g.normal();
     out.ints[i] = at().int(inp.M);
   }
   return out;
@@ -84,7 +103,9 @@ function checkProbe(inp: ProbeInput, got: ProbeOutput): { inexact: number; maxUl
   assert.deepEqual(got.words, want.words, 'Philox words');
   assert.deepEqual(got.uniforms, want.uniforms, 'uniforms');
   assert.deepEqual(got.ints, want.ints, `int(${inp.M})`);
-  let inexact = 0, maxUlps = 0, f32Differ = 0;
+  let inexact = 0,
+    maxUlps = 0,
+    f32Differ = 0;
   for (let i = 0; i < want.normals.length; i++) {
     const u = ulps(got.normals[i]!, want.normals[i]!);
     if (u > 0) inexact++;
@@ -115,11 +136,16 @@ function concat(parts: ArrayBufferView[]): Uint8Array {
   const total = parts.reduce((t, p) => t + p.byteLength, 0);
   const out = new Uint8Array(total);
   let o = 0;
-  for (const p of parts) { out.set(new Uint8Array(p.buffer, p.byteOffset, p.byteLength), o); o += p.byteLength; }
+  for (const p of parts) {
+    out.set(new Uint8Array(p.buffer, p.byteOffset, p.byteLength), o);
+    o += p.byteLength;
+  }
   return out;
 }
 
-test('emulated Philox kernel: words, uniforms and ints equal rng.ts bit for bit, normals within a few ulps', { skip: emuSkip }, (t) => {
+test('emulated Philox kernel: words, uniforms and ints equal rng.ts bit for bit, normals within a few ulps', {
+  skip: emuSkip,
+}, (t) => {
   const { exe, error } = compileEmulated(PROBE_MAIN, here('./philox-probe.cu'), []);
   assert.equal(error, null);
   const inp = probeInput(3000);
@@ -127,39 +153,83 @@ test('emulated Philox kernel: words, uniforms and ints equal rng.ts bit for bit,
   const buf = raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength) as ArrayBuffer;
   const n = 3000;
   const got: ProbeOutput = {
-    words: new Uint32Array(buf, 0, 4 * n), uniforms: new Float64Array(buf, 16 * n, 2 * n),
-    normals: new Float64Array(buf, 32 * n, 2 * n), ints: new Uint32Array(buf, 48 * n, n),
+    words: new Uint32Array(buf, 0, 4 * n),
+    uniforms: new Float64Array(buf, 16 * n, 2 * n),
+    normals: new Float64Array(buf, 32 * n, 2 * n),
+    ints: new Uint32Array(buf, 48 * n, n),
   };
   const s = checkProbe(inp, got);
-  t.diagnostic(`emulated (glibc log/sin/cos): ${s.inexact} of ${2 * n} normals not bit-equal to V8's, at most ${s.maxUlps} ulps; ${s.f32Differ} differ after rounding to float32`);
+  t.diagnostic(
+    `emulated (glibc log/sin/cos): ${s.inexact} of ${2 * n} normals not bit-equal to V8's, at most ${s.maxUlps} ulps; ${s.f32Differ} differ after rounding to float32`,
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
 // Link generation
 
-interface LinkCase { nt: number; nr: number; modulation: Modulation; vpc: number; chunkVectors: number; seed: number; snrIndex: number; chunk0: number; v0: number; vectors: number; noiseVar: number }
+interface LinkCase {
+  nt: number;
+  nr: number;
+  modulation: Modulation;
+  vpc: number;
+  chunkVectors: number;
+  seed: number;
+  snrIndex: number;
+  chunk0: number;
+  v0: number;
+  vectors: number;
+  noiseVar: number;
+}
 
 function randomCase(nt: number, nr: number, vpc: number): LinkCase {
   const chunkVectors = vpc * (1 + randomInt(40));
   const total = vpc * (1 + randomInt(Math.max(1, Math.floor(300 / vpc))));
   return {
-    nt, nr, modulation: MODS[randomInt(MODS.length)]!, vpc, chunkVectors, seed: randomInt(2 ** 40), snrIndex: randomInt(20),
-    chunk0: randomInt(1000), v0: vpc * randomInt(chunkVectors / vpc), vectors: total, noiseVar: 10 ** (-randomInt(30) / 10),
+    nt,
+    nr,
+    modulation: MODS[randomInt(MODS.length)]!,
+    vpc,
+    chunkVectors,
+    seed: randomInt(2 ** 40),
+    snrIndex: randomInt(20),
+    chunk0: randomInt(1000),
+    v0: vpc * randomInt(chunkVectors / vpc),
+    vectors: total,
+    noiseVar: 10 ** (-randomInt(30) / 10),
   };
 }
 
-interface LinkOutput { H64: Float64Array | null; H32: Float32Array; tx: Int32Array; y32: Float32Array }
+interface LinkOutput {
+  H64: Float64Array | null;
+  H32: Float32Array;
+  tx: Int32Array;
+  y32: Float32Array;
+}
 
 /** The CPU's values for launch vector g (and its channel), from generateLinkChunk of each chunk touched. */
 function cpuLaunch(c: LinkCase): { H: Float64Array; y: Float64Array; tx: Int32Array } {
   const hLen = 2 * c.nr * c.nt;
-  const H = new Float64Array((c.vectors / c.vpc) * hLen), y = new Float64Array(c.vectors * 2 * c.nr), tx = new Int32Array(c.vectors * c.nt);
+  const H = new Float64Array((c.vectors / c.vpc) * hLen),
+    y = new Float64Array(c.vectors * 2 * c.nr),
+    tx = new Int32Array(c.vectors * c.nt);
   const chunks = new Map<number, ReturnType<typeof generateLinkChunk>>();
   for (let g = 0; g < c.vectors; g++) {
-    const p = c.v0 + g, k = c.chunk0 + Math.floor(p / c.chunkVectors), v = p % c.chunkVectors;
+    const p = c.v0 + g,
+      k = c.chunk0 + Math.floor(p / c.chunkVectors),
+      v = p % c.chunkVectors;
     let ch = chunks.get(k);
     if (!ch) {
-      ch = generateLinkChunk({ nt: c.nt, nr: c.nr, modulation: c.modulation, vectorsPerChannel: c.vpc, seed: c.seed, snrIndex: c.snrIndex, chunkIndex: k, vectors: c.chunkVectors, noiseVar: c.noiseVar });
+      ch = generateLinkChunk({
+        nt: c.nt,
+        nr: c.nr,
+        modulation: c.modulation,
+        vectorsPerChannel: c.vpc,
+        seed: c.seed,
+        snrIndex: c.snrIndex,
+        chunkIndex: k,
+        vectors: c.chunkVectors,
+        noiseVar: c.noiseVar,
+      });
       chunks.set(k, ch);
     }
     tx.set(ch.txIndices.subarray(v * c.nt, (v + 1) * c.nt), g * c.nt);
@@ -180,7 +250,9 @@ const ulp32 = (x: number) => 2 ** (Math.floor(Math.log2(Math.max(Math.abs(x), 2 
 function checkLink(c: LinkCase, got: LinkOutput): { h32: number; y32: number; hUlps: number; entries: number } {
   const want = cpuLaunch(c);
   assert.deepEqual(got.tx, want.tx, 'symbol indices');
-  let hUlps = 0, h32 = 0, y32 = 0;
+  let hUlps = 0,
+    h32 = 0,
+    y32 = 0;
   for (let i = 0; i < want.H.length; i++) {
     if (got.H64) hUlps = Math.max(hUlps, ulps(got.H64[i]!, want.H[i]!));
     const w = Math.fround(want.H[i]!);
@@ -195,11 +267,17 @@ function checkLink(c: LinkCase, got: LinkOutput): { h32: number; y32: number; hU
     if (got.y32[i] !== w) {
       y32++;
       // y sums products of entries a few float64 ulps off: its error is tiny against the terms' size
-      assert.ok(Math.abs(got.y32[i]! - want.y[i]!) <= ulp32(want.y[i]!) + 2 ** -44, `y[${i}] ${got.y32[i]} vs ${want.y[i]}`);
+      assert.ok(
+        Math.abs(got.y32[i]! - want.y[i]!) <= ulp32(want.y[i]!) + 2 ** -44,
+        `y[${i}] ${got.y32[i]} vs ${want.y[i]}`,
+      );
     }
   }
   const entries = want.H.length + want.y.length;
-  assert.ok(h32 + y32 <= Math.max(2, entries * 1e-3), `${h32 + y32} of ${entries} float32 entries differ from the CPU's`);
+  assert.ok(
+    h32 + y32 <= Math.max(2, entries * 1e-3),
+    `${h32 + y32} of ${entries} float32 entries differ from the CPU's`,
+  );
   return { h32, y32, hUlps, entries };
 }
 
@@ -224,38 +302,73 @@ int main() {
 
 function runLinkEmulated(c: LinkCase): LinkOutput {
   const src = fileURLToPath(new URL('../../src/sim/gpu/', import.meta.url));
-  const { exe, error } = compileEmulated(LINK_MAIN, [`${src}link-channels.cu`, `${src}link-vectors.cu`], ['-DLINK_BLOCK=256', `-DNT=${c.nt}`, `-DNR=${c.nr}`]);
+  const { exe, error } = compileEmulated(
+    LINK_MAIN,
+    [`${src}link-channels.cu`, `${src}link-vectors.cu`],
+    ['-DLINK_BLOCK=256', `-DNT=${c.nt}`, `-DNR=${c.nr}`],
+  );
   assert.equal(error, null);
   const con = constellation(c.modulation);
-  const head = new BigInt64Array([c.seed, c.snrIndex, c.chunk0, c.v0, c.chunkVectors, c.vectors, c.vpc, con.size, c.nt, c.nr].map(BigInt));
+  const head = new BigInt64Array(
+    [c.seed, c.snrIndex, c.chunk0, c.v0, c.chunkVectors, c.vectors, c.vpc, con.size, c.nt, c.nr].map(BigInt),
+  );
   const raw = runEmulated(exe, concat([head, new Float64Array([Math.sqrt(c.noiseVar / 2)]), con.points]));
   const buf = raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength) as ArrayBuffer;
   const hn = (c.vectors / c.vpc) * 2 * c.nr * c.nt;
   let o = 0;
-  const take = <A>(Ctor: new (b: ArrayBuffer, o: number, n: number) => A, n: number, bytes: number): A => { const a = new Ctor(buf, o, n); o += n * bytes; return a; };
+  const take = <A>(Ctor: new (b: ArrayBuffer, o: number, n: number) => A, n: number, bytes: number): A => {
+    const a = new Ctor(buf, o, n);
+    o += n * bytes;
+    return a;
+  };
   return {
-    H64: take(Float64Array, hn, 8), H32: take(Float32Array, hn, 4),
-    tx: take(Int32Array, c.vectors * c.nt, 4), y32: take(Float32Array, c.vectors * 2 * c.nr, 4),
+    H64: take(Float64Array, hn, 8),
+    H32: take(Float32Array, hn, 4),
+    tx: take(Int32Array, c.vectors * c.nt, 4),
+    y32: take(Float32Array, c.vectors * 2 * c.nr, 4),
   };
 }
 
-test('emulated link kernels: symbols, channels and received vectors as generateLinkChunk makes them', { skip: emuSkip }, (t) => {
+test('emulated link kernels: symbols, channels and received vectors as generateLinkChunk makes them', {
+  skip: emuSkip,
+}, (t) => {
   const cases = [randomCase(4, 4, 1), randomCase(2, 3, 3), randomCase(1, 1, 1), randomCase(3, 2, 2)];
-  let h32 = 0, y32 = 0, entries = 0, hUlps = 0;
+  let h32 = 0,
+    y32 = 0,
+    entries = 0,
+    hUlps = 0;
   for (const c of cases) {
     const s = checkLink(c, runLinkEmulated(c));
-    h32 += s.h32; y32 += s.y32; entries += s.entries; hUlps = Math.max(hUlps, s.hUlps);
+    h32 += s.h32;
+    y32 += s.y32;
+    entries += s.entries;
+    hUlps = Math.max(hUlps, s.hUlps);
   }
-  t.diagnostic(`emulated: H at most ${hUlps} float64 ulps from the CPU's; ${h32} H and ${y32} y float32 entries of ${entries} one float32 ulp off`);
+  t.diagnostic(
+    `emulated: H at most ${hUlps} float64 ulps from the CPU's; ${h32} H and ${y32} y float32 entries of ${entries} one float32 ulp off`,
+  );
 });
 
-test('one vector of a chunk regenerated alone (the GPU executor\'s CPU redo) equals generateLinkChunk\'s', () => {
+test("one vector of a chunk regenerated alone (the GPU executor's CPU redo) equals generateLinkChunk's", () => {
   for (let trial = 0; trial < 20; trial++) {
-    const nt = 1 + randomInt(4), nr = nt + randomInt(3), vpc = 1 + randomInt(4);
-    const spec = { nt, nr, modulation: MODS[randomInt(MODS.length)]!, vectorsPerChannel: vpc, seed: randomInt(2 ** 40), snrIndex: randomInt(30), chunkIndex: randomInt(2 ** 32), noiseVar: 10 ** (-randomInt(30) / 10) };
+    const nt = 1 + randomInt(4),
+      nr = nt + randomInt(3),
+      vpc = 1 + randomInt(4);
+    const spec = {
+      nt,
+      nr,
+      modulation: MODS[randomInt(MODS.length)]!,
+      vectorsPerChannel: vpc,
+      seed: randomInt(2 ** 40),
+      snrIndex: randomInt(30),
+      chunkIndex: randomInt(2 ** 32),
+      noiseVar: 10 ** (-randomInt(30) / 10),
+    };
     const vectors = vpc * (1 + randomInt(20));
     const chunk = generateLinkChunk({ ...spec, vectors });
-    const v = randomInt(vectors), c = Math.floor(v / vpc), hLen = 2 * nr * nt;
+    const v = randomInt(vectors),
+      c = Math.floor(v / vpc),
+      hLen = 2 * nr * nt;
     const one = linkVectorOnCpu(spec, v);
     assert.deepEqual(one.txIndices, chunk.txIndices.subarray(v * nt, (v + 1) * nt));
     assert.deepEqual(one.H, chunk.H.subarray(c * hLen, (c + 1) * hLen));
@@ -269,7 +382,10 @@ test('engine choice: cpu as asked; auto falls back to the CPU, saying why, where
   if (!cuda.ok || !DETECTOR_REGISTRY['lr-sic'].cuda) {
     assert.equal(auto.engine, 'cpu');
     assert.match(auto.reason, /^auto: no CUDA/);
-    await assert.rejects(resolveEngine('cuda', [{ detector: 'lr-sic' }]), (e: Error & { code?: string }) => e.code === 'ENGINE_UNAVAILABLE' && /CUDA/.test(e.message));
+    await assert.rejects(
+      resolveEngine('cuda', [{ detector: 'lr-sic' }]),
+      (e: Error & { code?: string }) => e.code === 'ENGINE_UNAVAILABLE' && /CUDA/.test(e.message),
+    );
   }
   await assert.rejects(resolveEngine('gpu' as 'cuda', [{ detector: 'zf' }]), /engine must be auto, cpu or cuda/);
 });
@@ -277,58 +393,125 @@ test('engine choice: cpu as asked; auto falls back to the CPU, saying why, where
 // ---------------------------------------------------------------------------------------------
 // On the device
 
-test('device Philox: words, uniforms and ints equal rng.ts bit for bit; normals within a few ulps (measured)', { skip }, async (t) => {
+test('device Philox: words, uniforms and ints equal rng.ts bit for bit; normals within a few ulps (measured)', {
+  skip,
+}, async (t) => {
   const { requireCuda } = await import('../../src/gpu/context.js');
   const { DeviceBuffer } = await import('../../src/gpu/memory.js');
   const { loadModule, readKernelSource } = await import('../../src/gpu/module-cache.js');
   const ctx = requireCuda();
-  const k = loadModule(ctx, { source: readKernelSource(new URL('./philox-probe.cu', import.meta.url)), name: 'philox-probe.cu' })
-    .kernel('philox_probe', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'u32']);
-  let inexact = 0, maxUlps = 0, f32Differ = 0, total = 0;
+  const k = loadModule(ctx, {
+    source: readKernelSource(new URL('./philox-probe.cu', import.meta.url)),
+    name: 'philox-probe.cu',
+  }).kernel('philox_probe', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'u32']);
+  let inexact = 0,
+    maxUlps = 0,
+    f32Differ = 0,
+    total = 0;
   for (let round = 0; round < 4; round++) {
     const n = 50_000;
     const inp = probeInput(n);
-    const bufs = [inp.seeds, inp.streams, inp.blocks].map((a) => { const b = DeviceBuffer.alloc(ctx, a.byteLength); b.upload(a); return b; });
-    const out: ProbeOutput = { words: new Uint32Array(4 * n), uniforms: new Float64Array(2 * n), normals: new Float64Array(2 * n), ints: new Uint32Array(n) };
+    const bufs = [inp.seeds, inp.streams, inp.blocks].map((a) => {
+      const b = DeviceBuffer.alloc(ctx, a.byteLength);
+      b.upload(a);
+      return b;
+    });
+    const out: ProbeOutput = {
+      words: new Uint32Array(4 * n),
+      uniforms: new Float64Array(2 * n),
+      normals: new Float64Array(2 * n),
+      ints: new Uint32Array(n),
+    };
     const obufs = [out.words, out.uniforms, out.normals, out.ints].map((a) => DeviceBuffer.alloc(ctx, a.byteLength));
     k.launch({ grid: Math.ceil(n / 128), block: 128 }, [...bufs, ...obufs, n, inp.M]);
-    obufs[0]!.download(out.words); obufs[1]!.download(out.uniforms); obufs[2]!.download(out.normals); obufs[3]!.download(out.ints);
+    obufs[0]!.download(out.words);
+    obufs[1]!.download(out.uniforms);
+    obufs[2]!.download(out.normals);
+    obufs[3]!.download(out.ints);
     for (const b of [...bufs, ...obufs]) b.free();
     const s = checkProbe(inp, out);
-    inexact += s.inexact; maxUlps = Math.max(maxUlps, s.maxUlps); f32Differ += s.f32Differ; total += 2 * n;
+    inexact += s.inexact;
+    maxUlps = Math.max(maxUlps, s.maxUlps);
+    f32Differ += s.f32Differ;
+    total += 2 * n;
   }
-  t.diagnostic(`device (CUDA log/sqrt/sincos against V8): ${inexact} of ${total} normals (${((100 * inexact) / total).toFixed(2)}%) not bit-equal, at most ${maxUlps} ulps apart; ${f32Differ} differ after rounding to float32`);
+  t.diagnostic(
+    `device (CUDA log/sqrt/sincos against V8): ${inexact} of ${total} normals (${((100 * inexact) / total).toFixed(2)}%) not bit-equal, at most ${maxUlps} ulps apart; ${f32Differ} differ after rounding to float32`,
+  );
 });
 
-test('device link kernels: symbols bit for bit, channels and received vectors within rounding, across chunks and channel groups', { skip }, async (t) => {
+test('device link kernels: symbols bit for bit, channels and received vectors within rounding, across chunks and channel groups', {
+  skip,
+}, async (t) => {
   const { requireCuda } = await import('../../src/gpu/context.js');
   const { DeviceBuffer } = await import('../../src/gpu/memory.js');
   const { Stream } = await import('../../src/gpu/stream.js');
   const { LinkKernels } = await import('../../src/sim/gpu/link-kernels.js');
   const ctx = requireCuda();
   const stream = Stream.create(ctx);
-  let h32 = 0, y32 = 0, entries = 0;
-  const shapes: [number, number, number][] = [[4, 4, 1], [4, 4, 14], [2, 2, 1], [8, 8, 1], [1, 1, 1], [2, 4, 3], [3, 3, 5]];
+  let h32 = 0,
+    y32 = 0,
+    entries = 0;
+  const shapes: [number, number, number][] = [
+    [4, 4, 1],
+    [4, 4, 14],
+    [2, 2, 1],
+    [8, 8, 1],
+    [1, 1, 1],
+    [2, 4, 3],
+    [3, 3, 5],
+  ];
   for (const [nt, nr, vpc] of shapes) {
     const c = randomCase(nt, nr, vpc);
     const big = { ...c, vectors: vpc * Math.ceil(20_000 / vpc) };
     for (const cs of [c, big]) {
       const con = constellation(cs.modulation);
       const hn = (cs.vectors / cs.vpc) * 2 * nr * nt;
-      const b = { points: DeviceBuffer.alloc(ctx, con.points.byteLength), H64: DeviceBuffer.alloc(ctx, hn * 8), H32: DeviceBuffer.alloc(ctx, hn * 4), tx: DeviceBuffer.alloc(ctx, cs.vectors * nt * 4), y32: DeviceBuffer.alloc(ctx, cs.vectors * 2 * nr * 4) };
+      const b = {
+        points: DeviceBuffer.alloc(ctx, con.points.byteLength),
+        H64: DeviceBuffer.alloc(ctx, hn * 8),
+        H32: DeviceBuffer.alloc(ctx, hn * 4),
+        tx: DeviceBuffer.alloc(ctx, cs.vectors * nt * 4),
+        y32: DeviceBuffer.alloc(ctx, cs.vectors * 2 * nr * 4),
+      };
       b.points.upload(con.points);
-      new LinkKernels(ctx, nt, nr).enqueueGenerate(stream, { seed: cs.seed, snrIndex: cs.snrIndex, chunk0: cs.chunk0, v0: cs.v0, chunkVectors: cs.chunkVectors, vectors: cs.vectors, vpc },
-        { points: b.points.ptr, H64: b.H64.ptr, H32: b.H32.ptr, tx: b.tx.ptr, y32: b.y32.ptr }, con.size, Math.sqrt(cs.noiseVar / 2));
+      new LinkKernels(ctx, nt, nr).enqueueGenerate(
+        stream,
+        {
+          seed: cs.seed,
+          snrIndex: cs.snrIndex,
+          chunk0: cs.chunk0,
+          v0: cs.v0,
+          chunkVectors: cs.chunkVectors,
+          vectors: cs.vectors,
+          vpc,
+        },
+        { points: b.points.ptr, H64: b.H64.ptr, H32: b.H32.ptr, tx: b.tx.ptr, y32: b.y32.ptr },
+        con.size,
+        Math.sqrt(cs.noiseVar / 2),
+      );
       stream.synchronize();
-      const got: LinkOutput = { H64: new Float64Array(hn), H32: new Float32Array(hn), tx: new Int32Array(cs.vectors * nt), y32: new Float32Array(cs.vectors * 2 * nr) };
-      b.H64.download(got.H64!); b.H32.download(got.H32); b.tx.download(got.tx); b.y32.download(got.y32);
+      const got: LinkOutput = {
+        H64: new Float64Array(hn),
+        H32: new Float32Array(hn),
+        tx: new Int32Array(cs.vectors * nt),
+        y32: new Float32Array(cs.vectors * 2 * nr),
+      };
+      b.H64.download(got.H64!);
+      b.H32.download(got.H32);
+      b.tx.download(got.tx);
+      b.y32.download(got.y32);
       for (const x of Object.values(b)) x.free();
       const s = checkLink(cs, got);
-      h32 += s.h32; y32 += s.y32; entries += s.entries;
+      h32 += s.h32;
+      y32 += s.y32;
+      entries += s.entries;
     }
   }
   stream.destroy();
-  t.diagnostic(`device: ${h32} H and ${y32} y float32 entries of ${entries} one float32 ulp off the CPU's rounded values; the rest equal`);
+  t.diagnostic(
+    `device: ${h32} H and ${y32} y float32 entries of ${entries} one float32 ulp off the CPU's rounded values; the rest equal`,
+  );
 });
 
 /**
@@ -337,11 +520,14 @@ test('device link kernels: symbols bit for bit, channels and received vectors wi
  * branch.
  */
 const slicerProbe: CudaDetector = {
-  name: 'zf', soft: false,
+  name: 'zf',
+  soft: false,
   create(ctx, setup) {
     if (setup.nt !== 1 || setup.nr !== 1) throw new Error('the slicer probe is 1x1 only');
-    const k = loadModule(ctx, { source: readKernelSource(new URL('./slicer-probe.cu', import.meta.url)), name: 'slicer-probe.cu' })
-      .kernel('slicer_probe', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32']);
+    const k = loadModule(ctx, {
+      source: readKernelSource(new URL('./slicer-probe.cu', import.meta.url)),
+      name: 'slicer-probe.cu',
+    }).kernel('slicer_probe', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32']);
     const points = Float32Array.from(setup.constellation.points);
     const pts = DeviceBuffer.alloc(ctx, points.byteLength);
     pts.upload(points);
@@ -349,7 +535,16 @@ const slicerProbe: CudaDetector = {
       scratchBytesPerChannel: [],
       enqueue(stream, c) {
         const vectors = c.channels * c.vectorsPerChannel;
-        k.launch({ grid: Math.ceil(vectors / 128), block: 128, stream }, [c.H, c.y, c.symbols, c.status, pts, vectors, c.vectorsPerChannel, setup.constellation.size]);
+        k.launch({ grid: Math.ceil(vectors / 128), block: 128, stream }, [
+          c.H,
+          c.y,
+          c.symbols,
+          c.status,
+          pts,
+          vectors,
+          c.vectorsPerChannel,
+          setup.constellation.size,
+        ]);
       },
     };
   },
@@ -361,43 +556,85 @@ function zfOnGpu(): { nt: number; restore: () => void; real: boolean } {
   const entry = reg.zf!;
   if (entry.cuda) return { nt: 4, restore: () => {}, real: true };
   reg.zf = { ...entry, cuda: async () => slicerProbe };
-  return { nt: 1, restore: () => { reg.zf = entry; }, real: false };
+  return {
+    nt: 1,
+    restore: () => {
+      reg.zf = entry;
+    },
+    real: false,
+  };
 }
 
-test('device GPU executor: per-chunk counts equal runChunk\'s (but for float32 near-ties), across launches, pieces of large chunks and detector sets', { skip }, async (t) => {
+test("device GPU executor: per-chunk counts equal runChunk's (but for float32 near-ties), across launches, pieces of large chunks and detector sets", {
+  skip,
+}, async (t) => {
   const zf = zfOnGpu();
   const { GpuLinkExecutor } = await import('../../src/sim/gpu/executor.js');
   try {
-    const nt = zf.nt, nr = zf.nt;
-    for (const [modulation, vpc, chunkVectors, launchVectors, snrDb] of [['16qam', 1, 1000, 4096, 6], ['qpsk', 2, 512, 300, 2], ['64qam', 1, 5000, 1024, 14]] as const) {
+    const nt = zf.nt,
+      nr = zf.nt;
+    for (const [modulation, vpc, chunkVectors, launchVectors, snrDb] of [
+      ['16qam', 1, 1000, 4096, 6],
+      ['qpsk', 2, 512, 300, 2],
+      ['64qam', 1, 5000, 1024, 14],
+    ] as const) {
       const noiseVar = 10 ** (-snrDb / 10);
-      const detectors = [{ detector: 'zf' as const, modulation, engine: 'cpu' as const }, { detector: 'zf' as const, modulation, engine: 'cpu' as const }];
-      const exec = await GpuLinkExecutor.create({ nt, nr, modulation, vectorsPerChannel: vpc, chunkVectors, seed: 1 + randomInt(1000), detectors, launchVectors });
+      const detectors = [
+        { detector: 'zf' as const, modulation, engine: 'cpu' as const },
+        { detector: 'zf' as const, modulation, engine: 'cpu' as const },
+      ];
+      const exec = await GpuLinkExecutor.create({
+        nt,
+        nr,
+        modulation,
+        vectorsPerChannel: vpc,
+        chunkVectors,
+        seed: 1 + randomInt(1000),
+        detectors,
+        launchVectors,
+      });
       try {
         const seed = exec.setup.seed;
         const tasks: ChunkTask[] = Array.from({ length: 7 }, (_, i) => ({
-          nt, nr, modulation, vectorsPerChannel: vpc, seed, detectors, active: i < 4 ? [0, 1] : [1],
-          snrIndex: 3, chunkIndex: 10 + i, vectors: i === 6 ? chunkVectors / 2 : chunkVectors, noiseVar,
+          nt,
+          nr,
+          modulation,
+          vectorsPerChannel: vpc,
+          seed,
+          detectors,
+          active: i < 4 ? [0, 1] : [1],
+          snrIndex: 3,
+          chunkIndex: 10 + i,
+          vectors: i === 6 ? chunkVectors / 2 : chunkVectors,
+          noiseVar,
         }));
         const results = await Promise.all(tasks.map((task) => exec.run(task)));
-        let differ = 0, bits = 0;
+        let differ = 0,
+          bits = 0;
         for (const [i, task] of tasks.entries()) {
           const cpu = runChunk(task);
           assert.equal(results[i]!.chunkIndex, task.chunkIndex);
           assert.equal(results[i]!.vectors, task.vectors);
           for (let d = 0; d < 2; d++) {
-            const g = results[i]!.counts[d], c = cpu.counts[d];
-            if (!task.active.includes(d)) { assert.equal(g, null); continue; }
+            const g = results[i]!.counts[d],
+              c = cpu.counts[d];
+            if (!task.active.includes(d)) {
+              assert.equal(g, null);
+              continue;
+            }
             assert.ok(g && c);
             differ += Math.abs(g.bitErrors - c.bitErrors);
             bits += c.bitErrors;
             assert.ok(g.frameErrors <= g.symbolErrors && g.symbolErrors <= g.bitErrors);
           }
           // both detector rows of a chunk are the same detector on the same data
-          if (task.active.length === 2) assert.deepEqual({ ...results[i]!.counts[0], timeMs: 0 }, { ...results[i]!.counts[1], timeMs: 0 });
+          if (task.active.length === 2)
+            assert.deepEqual({ ...results[i]!.counts[0], timeMs: 0 }, { ...results[i]!.counts[1], timeMs: 0 });
         }
         assert.ok(differ <= Math.max(2, bits * 0.002), `${differ} bit errors differ of ${bits}`);
-        t.diagnostic(`${zf.real ? 'CUDA zf' : '1x1 slicer probe'} ${modulation} vpc ${vpc}: bit-error counts differ by ${differ} of ${bits}`);
+        t.diagnostic(
+          `${zf.real ? 'CUDA zf' : '1x1 slicer probe'} ${modulation} vpc ${vpc}: bit-error counts differ by ${differ} of ${bits}`,
+        );
       } finally {
         await exec.close();
       }
@@ -407,15 +644,27 @@ test('device GPU executor: per-chunk counts equal runChunk\'s (but for float32 n
   }
 });
 
-test('device simulate: engine cuda and engine cpu agree for a seed (counts, stop rules); auto takes the GPU', { skip }, async (t) => {
+test('device simulate: engine cuda and engine cpu agree for a seed (counts, stop rules); auto takes the GPU', {
+  skip,
+}, async (t) => {
   const zf = zfOnGpu();
   try {
     const nt = zf.nt;
     // with main's CUDA detectors: zf and mmse 4x4 (near-ties may differ); else the 1x1 slicer probe
-    const detectors = zf.real && DETECTOR_REGISTRY.mmse.cuda ? [{ detector: 'zf' as const }, { detector: 'mmse' as const }] : [{ detector: 'zf' as const }];
+    const detectors =
+      zf.real && DETECTOR_REGISTRY.mmse.cuda
+        ? [{ detector: 'zf' as const }, { detector: 'mmse' as const }]
+        : [{ detector: 'zf' as const }];
     const opts = {
-      nt, nr: nt, modulation: '16qam' as const, detectors, snrs: [0, 8, 16, 24],
-      maxErrors: 500, maxVectors: 200_000, seed: 1 + randomInt(10_000), chunkVectors: 2048,
+      nt,
+      nr: nt,
+      modulation: '16qam' as const,
+      detectors,
+      snrs: [0, 8, 16, 24],
+      maxErrors: 500,
+      maxVectors: 200_000,
+      seed: 1 + randomInt(10_000),
+      chunkVectors: 2048,
     };
     const cpu = await simulate({ ...opts, engine: 'cpu', threads: 2 });
     const gpu = await simulate({ ...opts, engine: 'cuda' });
@@ -428,11 +677,20 @@ test('device simulate: engine cuda and engine cpu agree for a seed (counts, stop
       assert.equal(g.stoppedBy, c.stoppedBy);
       // the same chunks merged: equal vectors unless a near-tie moves the stop across a chunk
       const sigma = Math.sqrt(c.bitErrors + 1);
-      assert.ok(Math.abs(g.bitErrors - c.bitErrors) <= 3 * sigma, `SNR ${c.snr}: GPU ${g.bitErrors} vs CPU ${c.bitErrors} bit errors`);
-      t.diagnostic(`${c.detector} SNR ${c.snr}: CPU ${c.bitErrors}/${c.vectors} GPU ${g.bitErrors}/${g.vectors} bit errors/vectors, symbol errors ${c.symbolErrors}/${g.symbolErrors}, frame errors ${c.frameErrors}/${g.frameErrors}`);
+      assert.ok(
+        Math.abs(g.bitErrors - c.bitErrors) <= 3 * sigma,
+        `SNR ${c.snr}: GPU ${g.bitErrors} vs CPU ${c.bitErrors} bit errors`,
+      );
+      t.diagnostic(
+        `${c.detector} SNR ${c.snr}: CPU ${c.bitErrors}/${c.vectors} GPU ${g.bitErrors}/${g.vectors} bit errors/vectors, symbol errors ${c.symbolErrors}/${g.symbolErrors}, frame errors ${c.frameErrors}/${g.frameErrors}`,
+      );
     }
     const same = await simulate({ ...opts, engine: 'cuda' });
-    assert.deepEqual(same.points.map((p) => [p.bitErrors, p.symbolErrors, p.frameErrors, p.vectors]), gpu.points.map((p) => [p.bitErrors, p.symbolErrors, p.frameErrors, p.vectors]), 'a seed gives the same GPU counts twice');
+    assert.deepEqual(
+      same.points.map((p) => [p.bitErrors, p.symbolErrors, p.frameErrors, p.vectors]),
+      gpu.points.map((p) => [p.bitErrors, p.symbolErrors, p.frameErrors, p.vectors]),
+      'a seed gives the same GPU counts twice',
+    );
   } finally {
     zf.restore();
   }

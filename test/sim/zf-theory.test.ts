@@ -45,7 +45,15 @@ function zfRayleighBer(ebn0Linear: number, L: number): number {
   return ((1 - mu) / 2) ** L * sum;
 }
 
-interface Case { nt: number; nr: number; modulation: Modulation; snrType: 'esn0' | 'ebn0'; snrRange: [number, number]; vectors: number; threads: number }
+interface Case {
+  nt: number;
+  nr: number;
+  modulation: Modulation;
+  snrType: 'esn0' | 'ebn0';
+  snrRange: [number, number];
+  vectors: number;
+  threads: number;
+}
 
 const CASES: Case[] = [
   { nt: 2, nr: 2, modulation: 'bpsk', snrType: 'esn0', snrRange: [0, 10], vectors: 40_000, threads: 1 },
@@ -59,8 +67,16 @@ test('uncoded ZF BER matches the Rayleigh closed form (nt = nr: diversity 1; nr 
     // A fresh SNR per run (rounded to 0.1 dB) as well as a fresh seed.
     const snr = Math.round((c.snrRange[0] + Math.random() * (c.snrRange[1] - c.snrRange[0])) * 10) / 10;
     const result = await simulate({
-      nt: c.nt, nr: c.nr, modulation: c.modulation, detectors: [{ detector: 'zf' }], snrs: [snr], snrType: c.snrType,
-      maxErrors: Number.MAX_SAFE_INTEGER, maxVectors: c.vectors, seed, threads: c.threads,
+      nt: c.nt,
+      nr: c.nr,
+      modulation: c.modulation,
+      detectors: [{ detector: 'zf' }],
+      snrs: [snr],
+      snrType: c.snrType,
+      maxErrors: Number.MAX_SAFE_INTEGER,
+      maxVectors: c.vectors,
+      seed,
+      threads: c.threads,
     });
     const p = result.points[0]!;
     const bps = c.modulation === 'bpsk' ? 1 : 2;
@@ -68,7 +84,8 @@ test('uncoded ZF BER matches the Rayleigh closed form (nt = nr: diversity 1; nr 
     assert.ok(Math.abs(p.ebn0Db - ebn0Db) < 1e-12, `Eb/N0 reported ${p.ebn0Db}, expected ${ebn0Db}`);
     const theory = zfRayleighBer(10 ** (ebn0Db / 10), c.nr - c.nt + 1);
     const sigma = Math.sqrt(theory / p.vectors);
-    const what = `${c.nt}x${c.nr} ${c.modulation} at ${c.snrType} ${snr} dB: BER ${p.ber.toExponential(3)} vs theory ` +
+    const what =
+      `${c.nt}x${c.nr} ${c.modulation} at ${c.snrType} ${snr} dB: BER ${p.ber.toExponential(3)} vs theory ` +
       `${theory.toExponential(3)} (sigma bound ${sigma.toExponential(2)}, ${p.vectors} vectors, seed ${seed})`;
     assert.equal(p.vectors, c.vectors, what);
     assert.ok(Math.abs(p.ber - theory) <= 4 * sigma, what);

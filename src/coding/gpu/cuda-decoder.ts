@@ -81,7 +81,8 @@ export function cudaDecoderUnsupported(code: LdpcCode, options: ResolvedDecoderO
   for (let r = 0; r < qc.layers; r++) {
     const seen = new Set<number>();
     for (let e = qc.layerStart[r]!; e < qc.layerStart[r + 1]!; e++) {
-      if (seen.has(qc.blockCol[e]!)) return `layer ${r} of code '${code.name}' has two blocks in block column ${qc.blockCol[e]}`;
+      if (seen.has(qc.blockCol[e]!))
+        return `layer ${r} of code '${code.name}' has two blocks in block column ${qc.blockCol[e]}`;
       seen.add(qc.blockCol[e]!);
     }
   }
@@ -123,8 +124,15 @@ export interface LdpcCudaPlan {
 }
 
 /** The -D defines of layered.cu for a code and setting (the table as '_'-separated numbers). */
-export function ldpcKernelDefines(qc: QcParityCheck, k: number, o: ResolvedDecoderOptions, input: LdpcInputFormat, framesPerBlock: number): Record<string, string | number> {
-  if (input === 'int32' && !isMinSum(o)) throw new InvalidArgumentError('int32 (fixed-point) input is for the min-sum decoders only');
+export function ldpcKernelDefines(
+  qc: QcParityCheck,
+  k: number,
+  o: ResolvedDecoderOptions,
+  input: LdpcInputFormat,
+  framesPerBlock: number,
+): Record<string, string | number> {
+  if (input === 'int32' && !isMinSum(o))
+    throw new InvalidArgumentError('int32 (fixed-point) input is for the min-sum decoders only');
   const table: number[] = [];
   let maxDeg = 1;
   for (let r = 0; r < qc.layers; r++) {
@@ -133,12 +141,22 @@ export function ldpcKernelDefines(qc: QcParityCheck, k: number, o: ResolvedDecod
   }
   const sat = o.saturation;
   return {
-    Z: qc.z, NCOLS: qc.blockCols, NLAYERS: qc.layers, NEDGES: qc.blockCol.length, MAXDEG: maxDeg,
-    QC_TABLE: table.join('_'), QC_START: Array.from(qc.layerStart).join('_'), K_INFO: k, FPB: framesPerBlock,
-    ALGO: ALGO_ID[o.algorithm], ALPHA_Q: o.algorithm === 'nms' ? Math.round(o.alpha * 256) : 256,
+    Z: qc.z,
+    NCOLS: qc.blockCols,
+    NLAYERS: qc.layers,
+    NEDGES: qc.blockCol.length,
+    MAXDEG: maxDeg,
+    QC_TABLE: table.join('_'),
+    QC_START: Array.from(qc.layerStart).join('_'),
+    K_INFO: k,
+    FPB: framesPerBlock,
+    ALGO: ALGO_ID[o.algorithm],
+    ALPHA_Q: o.algorithm === 'nms' ? Math.round(o.alpha * 256) : 256,
     BETA_Q: o.algorithm === 'oms' ? Math.round(o.beta * LDPC_MIN_SUM_SCALE) : 0,
-    SAT_Q: Math.round(sat * LDPC_MIN_SUM_SCALE), SAT: Number.isInteger(sat) ? `${sat}.0` : String(sat),
-    LLR_INT: input === 'int32' ? 1 : 0, EARLY_STOP: o.earlyStop ? 1 : 0,
+    SAT_Q: Math.round(sat * LDPC_MIN_SUM_SCALE),
+    SAT: Number.isInteger(sat) ? `${sat}.0` : String(sat),
+    LLR_INT: input === 'int32' ? 1 : 0,
+    EARLY_STOP: o.earlyStop ? 1 : 0,
   };
 }
 
@@ -148,7 +166,7 @@ export function ldpcKernelDefines(qc: QcParityCheck, k: number, o: ResolvedDecod
  */
 export function defaultFramesPerBlock(qc: QcParityCheck, arrays = 1): number {
   const perFrame = arrays * qc.blockCols * qc.z * 4 + 12;
-  return Math.max(1, Math.min(Math.round(128 / qc.z), Math.floor(1024 / qc.z), Math.floor(48 * 1024 / perFrame)));
+  return Math.max(1, Math.min(Math.round(128 / qc.z), Math.floor(1024 / qc.z), Math.floor((48 * 1024) / perFrame)));
 }
 
 /** A measurement build's source in place of layered.cu, and its further -D defines (bench/kernels/traced.ts). */
@@ -162,7 +180,12 @@ export interface LdpcKernelBuild {
  * Compiles (or finds cached) the decoder of `code` with `options` for device buffers; typed
  * errors for bad options and for codes or settings the GPU does not run (cudaDecoderUnsupported).
  */
-export function ldpcCudaPlan(ctx: CudaContext, code: LdpcCode, options: DecoderOptions = {}, how: { input?: LdpcInputFormat; framesPerBlock?: number; build?: LdpcKernelBuild } = {}): LdpcCudaPlan {
+export function ldpcCudaPlan(
+  ctx: CudaContext,
+  code: LdpcCode,
+  options: DecoderOptions = {},
+  how: { input?: LdpcInputFormat; framesPerBlock?: number; build?: LdpcKernelBuild } = {},
+): LdpcCudaPlan {
   const o = resolveDecoderOptions(options);
   const why = cudaDecoderUnsupported(code, o);
   if (why) throw new UnsupportedError(why);
@@ -170,7 +193,10 @@ export function ldpcCudaPlan(ctx: CudaContext, code: LdpcCode, options: DecoderO
   const input = how.input ?? 'float32';
   const k = kernelOf(o);
   const fpb = how.framesPerBlock ?? defaultFramesPerBlock(qc, k.arrays);
-  if (!Number.isInteger(fpb) || fpb < 1 || fpb * qc.z > 1024) throw new InvalidArgumentError(`framesPerBlock must be an integer from 1 to ${Math.floor(1024 / qc.z)} (z = ${qc.z}), got ${fpb}`);
+  if (!Number.isInteger(fpb) || fpb < 1 || fpb * qc.z > 1024)
+    throw new InvalidArgumentError(
+      `framesPerBlock must be an integer from 1 to ${Math.floor(1024 / qc.z)} (z = ${qc.z}), got ${fpb}`,
+    );
   const n = qc.blockCols * qc.z;
   const sharedBytes = fpb * (k.arrays * n * 4 + 12);
   const kernel = loadModule(ctx, {
@@ -180,14 +206,24 @@ export function ldpcCudaPlan(ctx: CudaContext, code: LdpcCode, options: DecoderO
   }).kernel(k.name, ['ptr', 'ptr', 'ptr', 'i32', 'i32']);
   if (sharedBytes > 48 * 1024) kernel.setMaxDynamicShared(sharedBytes);
   return {
-    options: o, n, k: code.k, input, framesPerBlock: fpb, sharedBytes, kernel,
+    options: o,
+    n,
+    k: code.k,
+    input,
+    framesPerBlock: fpb,
+    sharedBytes,
+    kernel,
     enqueue(stream, b) {
-      if (!Number.isInteger(b.frames) || b.frames < 0) throw new InvalidArgumentError(`frames must be a non-negative integer, got ${b.frames}`);
+      if (!Number.isInteger(b.frames) || b.frames < 0)
+        throw new InvalidArgumentError(`frames must be a non-negative integer, got ${b.frames}`);
       if (b.frames === 0) return;
-      kernel.launch(
-        { grid: Math.ceil(b.frames / fpb), block: [qc.z, fpb], sharedBytes, stream },
-        [b.llr, b.bits, b.status, b.frames, o.maxIterations],
-      );
+      kernel.launch({ grid: Math.ceil(b.frames / fpb), block: [qc.z, fpb], sharedBytes, stream }, [
+        b.llr,
+        b.bits,
+        b.status,
+        b.frames,
+        o.maxIterations,
+      ]);
     },
   };
 }
@@ -196,13 +232,22 @@ export function ldpcCudaPlan(ctx: CudaContext, code: LdpcCode, options: DecoderO
 function nonFinite(llr: ArrayLike<number>, n: number, f: number): InvalidInputError {
   for (let i = 0; i < n; i++) {
     const v = llr[f * n + i]!;
-    if (!Number.isFinite(v)) return new InvalidInputError('NON_FINITE', `LLR ${i} of the frame at offset ${f * n} is ${v}`, { index: f * n + i });
+    if (!Number.isFinite(v))
+      return new InvalidInputError('NON_FINITE', `LLR ${i} of the frame at offset ${f * n} is ${v}`, {
+        index: f * n + i,
+      });
   }
   return new InvalidInputError('NON_FINITE', `frame ${f} has a non-finite LLR`, { frame: f });
 }
 
 /** Host-side decoder input: the CPU's per-frame step (rate recovery for NR, clip, fixed-point rounding). */
-function hostInput(code: LdpcCode, llr: ArrayLike<number>, frames: number, o: ResolvedDecoderOptions, nFull: number): Float32Array | Int32Array {
+function hostInput(
+  code: LdpcCode,
+  llr: ArrayLike<number>,
+  frames: number,
+  o: ResolvedDecoderOptions,
+  nFull: number,
+): Float32Array | Int32Array {
   const minSum = isMinSum(o);
   const out = minSum ? new Int32Array(frames * nFull) : new Float32Array(frames * nFull);
   const sat = o.saturation;
@@ -213,7 +258,10 @@ function hostInput(code: LdpcCode, llr: ArrayLike<number>, frames: number, o: Re
     else for (let i = 0; i < nFull; i++) acc[i] = llr[f * nFull + i]!;
     for (let i = 0; i < nFull; i++) {
       const v = acc[i]!;
-      if (!Number.isFinite(v)) throw new InvalidInputError('NON_FINITE', `LLR ${i} of the frame at offset ${f * code.n} is ${v}`, { index: f * code.n + i });
+      if (!Number.isFinite(v))
+        throw new InvalidInputError('NON_FINITE', `LLR ${i} of the frame at offset ${f * code.n} is ${v}`, {
+          index: f * code.n + i,
+        });
       const c = v > sat ? sat : v < -sat ? -sat : v;
       out[f * nFull + i] = minSum ? Math.round(c * LDPC_MIN_SUM_SCALE) : c;
     }
@@ -230,13 +278,25 @@ function hostInput(code: LdpcCode, llr: ArrayLike<number>, frames: number, o: Re
  * min-sum, the CPU's fixed-point rounding, so float64 LLRs decode exactly as on the CPU).
  * `out` (optional) receives the results (its bits array may be pinned: allocPinned, copied straight).
  */
-export async function decodeBatchAsync(code: LdpcCode, llr: ArrayLike<number>, frames: number, options: GpuDecodeOptions = {}, out?: DecodeBatchResult): Promise<GpuDecodeBatchResult> {
+export async function decodeBatchAsync(
+  code: LdpcCode,
+  llr: ArrayLike<number>,
+  frames: number,
+  options: GpuDecodeOptions = {},
+  out?: DecodeBatchResult,
+): Promise<GpuDecodeBatchResult> {
   const { engine = 'auto', framesPerBlock, gpuBatch, ...decoderOptions } = options ?? {};
-  if (engine !== 'auto' && engine !== 'cpu' && engine !== 'cuda') throw new InvalidArgumentError(`engine must be 'auto', 'cpu' or 'cuda', got '${String(engine)}'`);
+  if (engine !== 'auto' && engine !== 'cpu' && engine !== 'cuda')
+    throw new InvalidArgumentError(`engine must be 'auto', 'cpu' or 'cuda', got '${String(engine)}'`);
   const o = resolveDecoderOptions(decoderOptions);
-  if (!Number.isInteger(frames) || frames < 0) throw new InvalidArgumentError(`frames must be a non-negative integer, got ${frames}`);
+  if (!Number.isInteger(frames) || frames < 0)
+    throw new InvalidArgumentError(`frames must be a non-negative integer, got ${frames}`);
   if (!llr || typeof llr.length !== 'number') throw new InvalidArgumentError('llr must be an array of numbers');
-  if (llr.length !== frames * code.n) throw new InvalidInputError('SHAPE_MISMATCH', `LLR input has ${llr.length} entries, expected ${frames} frames x ${code.n}`);
+  if (llr.length !== frames * code.n)
+    throw new InvalidInputError(
+      'SHAPE_MISMATCH',
+      `LLR input has ${llr.length} entries, expected ${frames} frames x ${code.n}`,
+    );
   const why = cudaDecoderUnsupported(code, o);
   let useCuda = engine === 'cuda';
   if (engine === 'cuda') {
@@ -246,7 +306,10 @@ export async function decodeBatchAsync(code: LdpcCode, llr: ArrayLike<number>, f
     useCuda = why === null && cudaAvailable().ok;
   }
   if (out && (out.bits.length < frames * code.k || out.iterations.length < frames || out.ok.length < frames)) {
-    throw new InvalidInputError('SHAPE_MISMATCH', `batch output arrays are too short for ${frames} frames of k = ${code.k}`);
+    throw new InvalidInputError(
+      'SHAPE_MISMATCH',
+      `batch output arrays are too short for ${frames} frames of k = ${code.k}`,
+    );
   }
   if (!useCuda) return { ...code.decoder(o).decodeBatch(llr, frames, out), engine: 'cpu' };
 
@@ -268,7 +331,12 @@ export async function decodeBatchAsync(code: LdpcCode, llr: ArrayLike<number>, f
     statusWords: 1,
     options: gpuBatch,
     enqueue(stream, chunk) {
-      plan.enqueue(stream, { llr: chunk.inputs[0]!, bits: chunk.outputs[0]!, status: chunk.status, frames: chunk.count });
+      plan.enqueue(stream, {
+        llr: chunk.inputs[0]!,
+        bits: chunk.outputs[0]!,
+        status: chunk.status,
+        frames: chunk.count,
+      });
     },
     settle(first, count, status) {
       for (let i = 0; i < count; i++) {

@@ -25,7 +25,15 @@
 import { allocLike, type RealArray } from '../../core/matrix.js';
 import type { AlgoParams, BasisStats, CpuReducer } from '../types.js';
 import { maxAbs } from '../lll/columns.js';
-import { basisFromTransform, checkReducerInput, keepInput, newStats, normsInto, reductionBound, sizeReduceFromBstar } from '../lll/gso.js';
+import {
+  basisFromTransform,
+  checkReducerInput,
+  keepInput,
+  newStats,
+  normsInto,
+  reductionBound,
+  sizeReduceFromBstar,
+} from '../lll/gso.js';
 import { FRESH_BSTAR, growthFactor, recomputeBstar, runPhases, type PairState } from './phases.js';
 
 /** Rounds from a fresh Gram-Schmidt before the result is handed to the caller's check. */
@@ -44,10 +52,29 @@ export const allswapCpu: CpuReducer = (B, Z, n, m, p) => {
  * B = input Z), else null. Adds to stats (iterations: phases). Also used by lllCpu to verify and
  * polish its result on a modified Gram-Schmidt when its own Gram-based one may be inexact.
  */
-export function allSwapRounds(B: RealArray, Z: Float64Array, n: number, m: number, p: AlgoParams, stats: BasisStats, input: RealArray | null, name: string): void {
+export function allSwapRounds(
+  B: RealArray,
+  Z: Float64Array,
+  n: number,
+  m: number,
+  p: AlgoParams,
+  stats: BasisStats,
+  input: RealArray | null,
+  name: string,
+): void {
   const s: PairState = {
-    B, Z, n, m, Bs: allocLike(B, n * m), sup: allocLike(B, m), delta: p.delta, bound: reductionBound(p.eta, B), zPeak: 0, zLimit: 0,
-    watchDrift: p.driftWatch !== false, ...FRESH_BSTAR,
+    B,
+    Z,
+    n,
+    m,
+    Bs: allocLike(B, n * m),
+    sup: allocLike(B, m),
+    delta: p.delta,
+    bound: reductionBound(p.eta, B),
+    zPeak: 0,
+    zLimit: 0,
+    watchDrift: p.driftWatch !== false,
+    ...FRESH_BSTAR,
   };
   const r = allocLike(B, m);
   const reduceAll = (): void => {

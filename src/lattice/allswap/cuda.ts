@@ -12,13 +12,25 @@ import type { AlgoParams } from '../types.js';
 import { validateGpuTuning, type AllswapTuning } from '../gpu-tuning.js';
 import type { DeviceProperties } from '../../gpu/context.js';
 import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
-import { runLatticeBatch, type CudaBatchOutputs, type CudaBatchResult, type LatticeKernelSpec, type LaunchPlan, type RealArray } from '../gpu/batch.js';
+import {
+  runLatticeBatch,
+  type CudaBatchOutputs,
+  type CudaBatchResult,
+  type LatticeKernelSpec,
+  type LaunchPlan,
+  type RealArray,
+} from '../gpu/batch.js';
 import { precisionReductionBound } from '../lll/gso.js';
 import { allswapGridPlan, gridKernel, gridSuitsBatch } from './grid.js';
 
 /** The kernel file of each plan variant: 'lane', column-owner ('block-col-...') or block. */
 export function allswapKernelUrl(plan: LaunchPlan): URL {
-  const file = plan.variant === 'lane' ? 'lane-kernel.cu' : plan.variant?.startsWith('block-col') ? 'column-kernel.cu' : 'block-kernel.cu';
+  const file =
+    plan.variant === 'lane'
+      ? 'lane-kernel.cu'
+      : plan.variant?.startsWith('block-col')
+        ? 'column-kernel.cu'
+        : 'block-kernel.cu';
   return new URL(`./${file}`, import.meta.url);
 }
 
@@ -28,14 +40,14 @@ const align16 = (x: number): number => Math.ceil(x / 16) * 16;
 export function allswapWorkspaceBytes(n: number, m: number, elt: number): number {
   const slots = Math.max(m, 2);
   return align16(
-    2 * m * m * 8 +             // Zw, Zold
-    6 * slots * 8 +             // partial sums (12 per pair, 4 per column)
-    6 * slots * 8 +             // norm0, dX, dMu, dMuNew, dC, cval
-    16 +                        // zstat
-    3 * align16((n | 1) * m * elt) +  // B, Bs, Bold (leading dimension n | 1)
-    align16(slots * elt) +      // r
-    slots * 4 +                 // dSwap
-    4 * 4,                      // flags
+    2 * m * m * 8 + // Zw, Zold
+      6 * slots * 8 + // partial sums (12 per pair, 4 per column)
+      6 * slots * 8 + // norm0, dX, dMu, dMuNew, dC, cval
+      16 + // zstat
+      3 * align16((n | 1) * m * elt) + // B, Bs, Bold (leading dimension n | 1)
+      align16(slots * elt) + // r
+      slots * 4 + // dSwap
+      4 * 4, // flags
   );
 }
 
@@ -50,7 +62,15 @@ export function allswapColumnBytes(n: number, m: number, elt: number, bsElt = 8)
   const ld = n | 1;
   return {
     z: 3 * m * m * 8 + align16(m * m * 4),
-    rest: 6 * slots * 8 + 6 * slots * 8 + 16 + align16(ld * m * elt) + align16(ld * m * bsElt) + align16(slots * elt) + 2 * slots * 4 + 4 * 4,
+    rest:
+      6 * slots * 8 +
+      6 * slots * 8 +
+      16 +
+      align16(ld * m * elt) +
+      align16(ld * m * bsElt) +
+      align16(slots * elt) +
+      2 * slots * 4 +
+      4 * 4,
   };
 }
 
@@ -67,17 +87,26 @@ const LANE_SHARED_PER_THREAD = 1100;
  * B, B*, r in shared memory while they fit LANE_SHARED_PER_THREAD per thread (B first: it is read
  * most), the rest in global scratch, interleaved by lane as lane-kernel.cu lays it out.
  */
-export function allswapLanePlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties): LaunchPlan {
+export function allswapLanePlan(
+  n: number,
+  m: number,
+  precision: 'float32' | 'float64',
+  p: AlgoParams,
+  device: DeviceProperties,
+): LaunchPlan {
   const elt = precision === 'float32' ? 4 : 8;
   const { z, b } = allswapLaneBytes(n, m, elt);
   const t: AllswapTuning = p.gpuTuning?.allswap ?? {};
   const L = t.laneThreads ?? 32;
   let mem = t.laneMemory ?? 'auto';
-  if (mem === 'auto') mem = z + b <= LANE_SHARED_PER_THREAD ? 'shared' : b <= LANE_SHARED_PER_THREAD ? 'z-global' : 'global';
-  const zInShared = mem === 'shared', bInShared = mem !== 'global';
+  if (mem === 'auto')
+    mem = z + b <= LANE_SHARED_PER_THREAD ? 'shared' : b <= LANE_SHARED_PER_THREAD ? 'z-global' : 'global';
+  const zInShared = mem === 'shared',
+    bInShared = mem !== 'global';
   const shared = L * ((zInShared ? z : 0) + (bInShared ? b : 0));
   if (shared > device.sharedPerBlockOptinBytes) mem = 'global';
-  const zs = mem === 'shared', bs = mem !== 'global';
+  const zs = mem === 'shared',
+    bs = mem !== 'global';
   const bound = precisionReductionBound(p.eta, precision);
   return {
     variant: 'lane',
@@ -100,7 +129,13 @@ export function allswapLanePlan(n: number, m: number, precision: 'float32' | 'fl
  * several blocks per multiprocessor, else everything in shared memory when it fits, else everything
  * in global scratch ('z-global' for larger bases, e.g. 128 x 128 float32, is not measured yet).
  */
-export function allswapBlockPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties): LaunchPlan {
+export function allswapBlockPlan(
+  n: number,
+  m: number,
+  precision: 'float32' | 'float64',
+  p: AlgoParams,
+  device: DeviceProperties,
+): LaunchPlan {
   const t: AllswapTuning = p.gpuTuning?.allswap ?? {};
   if (t.columnLayout ?? (m > LANE_MAX_M && n <= COLUMN_MAX_N)) {
     const plan = allswapColumnPlan(n, m, precision, p, device);
@@ -151,7 +186,13 @@ export const COLUMN_MAX_N = 96;
  * memory, threads and about 2 n / 4 + 40 registers per thread allow. Null when the block size cannot
  * hold 4 m threads.
  */
-export function allswapColumnPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties): LaunchPlan | null {
+export function allswapColumnPlan(
+  n: number,
+  m: number,
+  precision: 'float32' | 'float64',
+  p: AlgoParams,
+  device: DeviceProperties,
+): LaunchPlan | null {
   const elt = precision === 'float32' ? 4 : 8;
   // (float32 arithmetic, AlgoParams.float32Arithmetic: B* and a lane's entries as floats, half the
   // shared memory and registers for them)
@@ -175,8 +216,10 @@ export function allswapColumnPlan(n: number, m: number, precision: 'float32' | '
   return {
     variant: `block-col-${mem}-${minBlocks}${f32 ? '-f32arith' : ''}`,
     defines: {
-      COL_N: n, ...(f32 ? { COL_F32_ARITH: 1 } : {}), ...(minBlocks > 0 ? { ALLSWAP_THREADS: threads, ALLSWAP_MIN_BLOCKS: minBlocks } : {}),
-      ...(mode >= 1 ? { COL_SMEM: 1 } : {}),  // (the small arrays, B and B* in shared memory: no generic accesses)
+      COL_N: n,
+      ...(f32 ? { COL_F32_ARITH: 1 } : {}),
+      ...(minBlocks > 0 ? { ALLSWAP_THREADS: threads, ALLSWAP_MIN_BLOCKS: minBlocks } : {}),
+      ...(mode >= 1 ? { COL_SMEM: 1 } : {}), // (the small arrays, B and B* in shared memory: no generic accesses)
     },
     threads,
     sharedBytes: shared,
@@ -195,10 +238,17 @@ export const LANE_MAX_M = 12;
  * The per-thread kernel for small bases (m <= LANE_MAX_M) in batches that fill the device; the
  * whole-device kernel for a few large bases (grid.ts: gridSuitsBatch); else the block kernel.
  */
-export function allswapPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties, batch = 1 << 20): LaunchPlan {
+export function allswapPlan(
+  n: number,
+  m: number,
+  precision: 'float32' | 'float64',
+  p: AlgoParams,
+  device: DeviceProperties,
+  batch = 1 << 20,
+): LaunchPlan {
   validateGpuTuning(p.gpuTuning);
-  const auto = m <= LANE_MAX_M && batch >= 4 * device.multiprocessors ? 'lane'
-    : gridSuitsBatch(m, batch) ? 'grid' : 'block';
+  const auto =
+    m <= LANE_MAX_M && batch >= 4 * device.multiprocessors ? 'lane' : gridSuitsBatch(m, batch) ? 'grid' : 'block';
   const choice = p.gpuTuning?.allswap?.kernel ?? auto;
   if (choice === 'grid') {
     const grid = allswapGridPlan(n, m, precision, p, device);
@@ -218,7 +268,22 @@ export const allswapSpec: LatticeKernelSpec = {
       defines: { REAL: precision === 'float32' ? 'float' : 'double', ...plan.defines },
       options: ['-fmad=false'],
     });
-    if (plan.variant === 'lane') return mod.kernel('allswap_lane', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'f64', 'f64', 'i32', 'i32', 'i32']);
+    if (plan.variant === 'lane')
+      return mod.kernel('allswap_lane', [
+        'ptr',
+        'ptr',
+        'ptr',
+        'ptr',
+        'ptr',
+        'i32',
+        'i32',
+        'i32',
+        'f64',
+        'f64',
+        'i32',
+        'i32',
+        'i32',
+      ]);
     return mod.kernel('allswap', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'f64', 'f64', 'i32', 'i32']);
   },
   plan: allswapPlan,
@@ -231,6 +296,13 @@ export const allswapSpec: LatticeKernelSpec = {
  * CPU reducer's typed errors naming the basis, and EngineUnavailableError without a device.
  * `out`: arrays for the outputs, reused over calls (CudaBatchOutputs).
  */
-export function reduceBatchCuda<A extends RealArray>(data: A, batch: number, n: number, m: number, params: AlgoParams, out?: CudaBatchOutputs<A>): Promise<CudaBatchResult<A>> {
+export function reduceBatchCuda<A extends RealArray>(
+  data: A,
+  batch: number,
+  n: number,
+  m: number,
+  params: AlgoParams,
+  out?: CudaBatchOutputs<A>,
+): Promise<CudaBatchResult<A>> {
   return runLatticeBatch(allswapSpec, data, batch, n, m, params, out);
 }

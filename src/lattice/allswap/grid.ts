@@ -32,7 +32,22 @@ export function gridKernel(ctx: CudaContext, precision: 'float32' | 'float64', p
     name: 'allswap/grid-kernel.cu',
     defines: { REAL: precision === 'float32' ? 'float' : 'double', ...plan.defines },
   });
-  return mod.kernel('allswap_grid', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'f64', 'f64', 'i32', 'i64', 'i32']);
+  return mod.kernel('allswap_grid', [
+    'ptr',
+    'ptr',
+    'ptr',
+    'ptr',
+    'ptr',
+    'ptr',
+    'i32',
+    'i32',
+    'i32',
+    'f64',
+    'f64',
+    'i32',
+    'i64',
+    'i32',
+  ]);
 }
 
 /**
@@ -94,7 +109,14 @@ export function gridShape(n: number, device: DeviceProperties): { warps: number;
  * The plan of the whole-device kernel (all-swap, or the block mode's algorithm), or null where it
  * does not apply: columns it does not take (gridShape), sub-bases larger than GRID_BLOCK_MAX_SIZE.
  */
-export function allswapGridPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties, block?: GridBlockMode): LaunchPlan | null {
+export function allswapGridPlan(
+  n: number,
+  m: number,
+  precision: 'float32' | 'float64',
+  p: AlgoParams,
+  device: DeviceProperties,
+  block?: GridBlockMode,
+): LaunchPlan | null {
   const elt = precision === 'float32' ? 4 : 8;
   const shape = gridShape(n, device);
   // m > n: the columns are dependent (the per-basis kernel reports it); size reduction keeps a
@@ -109,7 +131,8 @@ export function allswapGridPlan(n: number, m: number, precision: 'float32' | 'fl
   return {
     variant: 'grid',
     defines: {
-      GRID_N: n, GRID_S: shape.staged,
+      GRID_N: n,
+      GRID_S: shape.staged,
       ...(block ? { GRID_BLOCK: block.algorithm === 'block' ? 2 : 1, GRID_BLOCK_SIZE: size } : {}),
     },
     threads: 32 * shape.warps,

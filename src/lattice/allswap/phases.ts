@@ -86,9 +86,12 @@ export function driftTolerance(B: RealArray): number {
 export function bstarDrifted(s: PairState, k: number, r1: number, rk: number): boolean {
   const { B, Bs, n } = s;
   const tol = driftTolerance(B);
-  const a = (k - 1) * n, b = k * n;
-  return !(Math.abs(dotCols(B, a, Bs, a, n) - r1) <= tol * dotCols(B, a, B, a, n))
-    || !(Math.abs(dotCols(B, b, Bs, b, n) - rk) <= tol * dotCols(B, b, B, b, n));
+  const a = (k - 1) * n,
+    b = k * n;
+  return (
+    !(Math.abs(dotCols(B, a, Bs, a, n) - r1) <= tol * dotCols(B, a, B, a, n)) ||
+    !(Math.abs(dotCols(B, b, Bs, b, n) - rk) <= tol * dotCols(B, b, B, b, n))
+  );
 }
 
 /**
@@ -114,12 +117,21 @@ export function growthFactor(B: RealArray): number {
  * columns are swapped by the caller. mu = mu_{k,k-1}, r1 = ||b*_{k-1}||^2, rk = ||b*_k||^2 before
  * the swap. Returns the new mu_{k,k-1}.
  */
-export function simpleSwapBstar(Bs: RealArray, a: number, b: number, n: number, mu: number, r1: number, rk: number): number {
+export function simpleSwapBstar(
+  Bs: RealArray,
+  a: number,
+  b: number,
+  n: number,
+  mu: number,
+  r1: number,
+  rk: number,
+): number {
   const r1New = rk + mu * mu * r1;
   const muNew = (mu * r1) / r1New;
   const c = rk / r1New;
   for (let t = 0; t < n; t++) {
-    const x = Bs[a + t]!, y = Bs[b + t]!;
+    const x = Bs[a + t]!,
+      y = Bs[b + t]!;
     Bs[a + t] = y + mu * x;
     Bs[b + t] = c * x - muNew * y;
   }
@@ -132,9 +144,10 @@ export function simpleSwapBstar(Bs: RealArray, a: number, b: number, n: number, 
  */
 export function pairStep(s: PairState, k: number, stats: BasisStats): boolean {
   const { B, Bs, Z, n, m, sup } = s;
-  const a = (k - 1) * n, b = k * n;
+  const a = (k - 1) * n,
+    b = k * n;
   const r1 = dotCols(Bs, a, Bs, a, n);
-  const rk = dotCols(Bs, b, Bs, b, n);  // the size reduction below does not change b*_k
+  const rk = dotCols(Bs, b, Bs, b, n); // the size reduction below does not change b*_k
   if (s.watch && bstarDrifted(s, k, r1, rk)) {
     s.drift = true;
     return false;
@@ -183,11 +196,19 @@ export interface PhaseRun {
  * pairs a drift skipped are taken again: both parities run once more.
  */
 export function runPhases(
-  s: PairState, lo: number, hi: number, stats: BasisStats, p: AlgoParams, countPhases: boolean, name: string,
+  s: PairState,
+  lo: number,
+  hi: number,
+  stats: BasisStats,
+  p: AlgoParams,
+  countPhases: boolean,
+  name: string,
   onGrowth?: () => void,
 ): PhaseRun {
-  const swaps0 = stats.swaps, red0 = stats.sizeReductions;
-  let oddDirty = true, evenDirty = true;
+  const swaps0 = stats.swaps,
+    red0 = stats.sizeReductions;
+  let oddDirty = true,
+    evenDirty = true;
   let parity: 0 | 1 = 1;
   let phases = 0;
   while (oddDirty || evenDirty) {
@@ -202,7 +223,7 @@ export function runPhases(
     parity = parity === 1 ? 0 : 1;
     if (s.drift) {
       oddDirty = evenDirty = true;
-      if (!onGrowth) Object.assign(s, FRESH_BSTAR);  // nobody recomputes B*: go on without the watch
+      if (!onGrowth) Object.assign(s, FRESH_BSTAR); // nobody recomputes B*: go on without the watch
     }
     if (onGrowth && (s.zPeak > s.zLimit || s.drift)) onGrowth();
   }

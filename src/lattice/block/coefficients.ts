@@ -13,7 +13,13 @@ import { bstarDrifted, simpleSwapBstar, type PairState } from '../allswap/phases
  * lies in a block marked in `stale` (blocks of `size` columns). B and B* are only read, so rows
  * can be computed in parallel. r must hold ||b*_j||^2 for all j.
  */
-export function updateCoefficients(s: PairState, r: RealArray, U: RealArray, stale: readonly boolean[], size: number): void {
+export function updateCoefficients(
+  s: PairState,
+  r: RealArray,
+  U: RealArray,
+  stale: readonly boolean[],
+  size: number,
+): void {
   const { B, Bs, n, m } = s;
   for (let i = 1; i < m; i++) {
     const rowStale = stale[Math.floor(i / size)]!;
@@ -60,11 +66,14 @@ export function sizeReduceWithU(s: PairState, U: RealArray, kLo: number, kHi: nu
  */
 export function boundaryStepWithU(s: PairState, U: RealArray, k: number, stats: BasisStats): boolean {
   const { B, Bs, Z, n, m } = s;
-  const a = (k - 1) * n, b = k * n;
-  const ko = k * m, po = (k - 1) * m;
+  const a = (k - 1) * n,
+    b = k * n;
+  const ko = k * m,
+    po = (k - 1) * m;
   const r1 = dotCols(Bs, a, Bs, a, n);
-  const rk = dotCols(Bs, b, Bs, b, n);  // the size reduction below does not change b*_k
-  if (s.watch && bstarDrifted(s, k, r1, rk)) {  // the drift watch (phases.ts)
+  const rk = dotCols(Bs, b, Bs, b, n); // the size reduction below does not change b*_k
+  if (s.watch && bstarDrifted(s, k, r1, rk)) {
+    // the drift watch (phases.ts)
     s.drift = true;
     return false;
   }
@@ -92,7 +101,8 @@ export function boundaryStepWithU(s: PairState, U: RealArray, k: number, stats: 
   const ratio = rk / (rk + mu * mu * r1);
   for (let i = k + 1; i < m; i++) {
     const io = i * m;
-    const x = U[io + k - 1]!, y = U[io + k]!;
+    const x = U[io + k - 1]!,
+      y = U[io + k]!;
     U[io + k - 1] = x * muNew + y * ratio;
     U[io + k] = x - y * mu;
   }

@@ -38,7 +38,16 @@ import { InvalidArgumentError } from '../../core/errors.js';
 import { allocLike, type RealArray } from '../../core/matrix.js';
 import type { AlgoParams, BasisStats, CpuReducer } from '../types.js';
 import { maxAbs } from '../lll/columns.js';
-import { basisFromTransform, checkReducerInput, iterationLimit, keepInput, newStats, normsInto, reductionBound, sizeReduceFromBstar } from '../lll/gso.js';
+import {
+  basisFromTransform,
+  checkReducerInput,
+  iterationLimit,
+  keepInput,
+  newStats,
+  normsInto,
+  reductionBound,
+  sizeReduceFromBstar,
+} from '../lll/gso.js';
 import { MAX_ROUNDS } from '../allswap/cpu.js';
 import { FRESH_BSTAR, growthFactor, pairStep, recomputeBstar, runPhases, type PairState } from '../allswap/phases.js';
 import { boundaryStepWithU, sizeReduceWithU, updateCoefficients } from './coefficients.js';
@@ -57,7 +66,18 @@ function setup(B: RealArray, Z: Float64Array, n: number, m: number, p: AlgoParam
     throw new InvalidArgumentError(`${name}: blockSize must be an integer >= 2, got ${p.blockSize}`);
   }
   const s: PairState = {
-    B, Z, n, m, Bs: allocLike(B, n * m), sup: allocLike(B, m), delta: p.delta, bound: reductionBound(p.eta, B), zPeak: 0, zLimit: 0, watchDrift: p.driftWatch !== false, ...FRESH_BSTAR,
+    B,
+    Z,
+    n,
+    m,
+    Bs: allocLike(B, n * m),
+    sup: allocLike(B, m),
+    delta: p.delta,
+    bound: reductionBound(p.eta, B),
+    zPeak: 0,
+    zLimit: 0,
+    watchDrift: p.driftWatch !== false,
+    ...FRESH_BSTAR,
   };
   const size = Math.min(p.blockSize, m);
   return { s, r: allocLike(B, m), size, count: Math.ceil(m / size) };
@@ -119,7 +139,9 @@ export const crBlockCpu: CpuReducer = (B, Z, n, m, p) => {
     const reduceAll = reduceAllStep(g, stats, null);
     // the growth and drift watches (phases.ts); a boundary pair skipped for drift is checked again
     // in the next round, which starts from a fresh Gram-Schmidt (the round changed B*, so it runs)
-    const watchGrowth = (): void => { if (s.zPeak > s.zLimit || s.drift) reduceAll(); };
+    const watchGrowth = (): void => {
+      if (s.zPeak > s.zLimit || s.drift) reduceAll();
+    };
     armGrowthWatch(s);
     for (;;) {
       nextRound(stats, p, 'cr-block');
@@ -129,7 +151,14 @@ export const crBlockCpu: CpuReducer = (B, Z, n, m, p) => {
         flagged[b] = false;
         watchGrowth();
       }
-      if (!boundaryChecks(g, flagged, (k) => { const swapped = pairStep(s, k, stats); watchGrowth(); return swapped; })) break;
+      if (
+        !boundaryChecks(g, flagged, (k) => {
+          const swapped = pairStep(s, k, stats);
+          watchGrowth();
+          return swapped;
+        })
+      )
+        break;
     }
     reduceAll();
     if (stats.swaps + stats.sizeReductions === before) break;
@@ -158,7 +187,10 @@ export const blockCpu: CpuReducer = (B, Z, n, m, p) => {
       nextRound(stats, p, 'block');
       let anyStale = false;
       for (let b = 0; b < count; b++) {
-        if (!flagged[b]) { stale[b] = false; continue; }
+        if (!flagged[b]) {
+          stale[b] = false;
+          continue;
+        }
         const run = runPhases(s, b * size, Math.min(m, (b + 1) * size), stats, p, false, 'block', reduceAll);
         stale[b] = run.swaps + run.sizeReductions > 0;
         anyStale ||= stale[b]!;
@@ -174,7 +206,7 @@ export const blockCpu: CpuReducer = (B, Z, n, m, p) => {
         flagged[b] = false;
       }
       const boundarySwap = boundaryChecks(g, flagged, (k) => boundaryStepWithU(s, U, k, stats));
-      const drift = s.drift;  // a boundary pair skipped for drift is checked again on fresh B* and U
+      const drift = s.drift; // a boundary pair skipped for drift is checked again on fresh B* and U
       if (!boundarySwap && !drift) break;
       if (s.zPeak > s.zLimit || drift) reduceAll();
     }

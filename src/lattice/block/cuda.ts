@@ -16,7 +16,14 @@ import type { DeviceProperties } from '../../gpu/context.js';
 import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
 import type { CudaContext } from '../../gpu/context.js';
 import type { Kernel } from '../../gpu/launch.js';
-import { runLatticeBatch, type CudaBatchOutputs, type CudaBatchResult, type LatticeKernelSpec, type LaunchPlan, type RealArray } from '../gpu/batch.js';
+import {
+  runLatticeBatch,
+  type CudaBatchOutputs,
+  type CudaBatchResult,
+  type LatticeKernelSpec,
+  type LaunchPlan,
+  type RealArray,
+} from '../gpu/batch.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { validateGpuTuning } from '../gpu-tuning.js';
 import { precisionReductionBound } from '../lll/gso.js';
@@ -44,8 +51,15 @@ export function subBases(m: number, blockSize: number): { size: number; count: n
 export function blockWorkspaceBytes(n: number, m: number, elt: number, blockSize: number): number {
   const { count } = subBases(m, blockSize);
   const slots = Math.max(m, 2);
-  const bytes = 3 * m * m * 8 + 16 + count * 8 + count * blockRegionBytes(m) +
-    5 * align16(n * m * elt) + align16(m * m * elt) + align16(slots * elt) + (10 + 6 * count) * 4;
+  const bytes =
+    3 * m * m * 8 +
+    16 +
+    count * 8 +
+    count * blockRegionBytes(m) +
+    5 * align16(n * m * elt) +
+    align16(m * m * elt) +
+    align16(slots * elt) +
+    (10 + 6 * count) * 4;
   return Math.ceil(bytes / 256) * 256;
 }
 
@@ -54,8 +68,10 @@ export function checkBlockParams(name: string, p: AlgoParams): void {
   if (!Number.isInteger(p.blockSize) || p.blockSize < 2) {
     throw new InvalidArgumentError(`${name}: blockSize must be an integer >= 2, got ${p.blockSize}`);
   }
-  if (!(p.delta > 0.25 && p.delta < 1)) throw new InvalidArgumentError(`${name}: delta must be in (0.25, 1), got ${p.delta}`);
-  if (!(p.eta >= 0.5 && p.eta < Math.sqrt(p.delta))) throw new InvalidArgumentError(`${name}: eta must be in [0.5, sqrt(delta)), got ${p.eta}`);
+  if (!(p.delta > 0.25 && p.delta < 1))
+    throw new InvalidArgumentError(`${name}: delta must be in (0.25, 1), got ${p.delta}`);
+  if (!(p.eta >= 0.5 && p.eta < Math.sqrt(p.delta)))
+    throw new InvalidArgumentError(`${name}: eta must be in [0.5, sqrt(delta)), got ${p.eta}`);
 }
 
 /** Threads of a per-basis block (m columns) or of a per-sub-basis block (size columns), unless tuned. */
@@ -64,10 +80,23 @@ export function blockThreads(cols: number, tuned?: number): number {
 }
 
 /** Kernel arguments after (n, m): maxIterations, delta, bound, size, mb, wsBytes. */
-export function blockExtraArgs(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, mb: boolean): [number, number, number, number, number, number] {
+export function blockExtraArgs(
+  n: number,
+  m: number,
+  precision: 'float32' | 'float64',
+  p: AlgoParams,
+  mb: boolean,
+): [number, number, number, number, number, number] {
   const elt = precision === 'float32' ? 4 : 8;
   const bound = precisionReductionBound(p.eta, precision);
-  return [p.maxIterations, p.delta, bound, subBases(m, p.blockSize).size, mb ? 1 : 0, blockWorkspaceBytes(n, m, elt, p.blockSize)];
+  return [
+    p.maxIterations,
+    p.delta,
+    bound,
+    subBases(m, p.blockSize).size,
+    mb ? 1 : 0,
+    blockWorkspaceBytes(n, m, elt, p.blockSize),
+  ];
 }
 
 /** The module of one kernel (its file, e.g. block_sub: sub-kernel.cu) for this precision. */
@@ -84,34 +113,68 @@ export function blockModule(ctx: CudaContext, precision: 'float32' | 'float64', 
 const TAIL = ['i32', 'i32', 'i32', 'f64', 'f64', 'i32', 'i32', 'i32'] as const;
 
 /** The host-stream kernels (block_init, block_sub, block_rest): Bin, Bout, Zout, ws, stats, active, exch, n, m, ... */
-export function hostStreamKernel(ctx: CudaContext, precision: 'float32' | 'float64', name: 'block_init' | 'block_sub' | 'block_rest'): Kernel {
+export function hostStreamKernel(
+  ctx: CudaContext,
+  precision: 'float32' | 'float64',
+  name: 'block_init' | 'block_sub' | 'block_rest',
+): Kernel {
   return blockModule(ctx, precision, name).kernel(name, ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', ...TAIL]);
 }
 
 function persistentSpec(name: 'block' | 'cr-block', mb: boolean): LatticeKernelSpec {
   return {
     name,
-    kernel: (ctx, precision, plan) => plan.variant === 'grid'
-      ? gridKernel(ctx, precision, plan)
-      : blockModule(ctx, precision, 'block_persistent').kernel('block_persistent', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', ...TAIL]),
-    plan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties, batch: number): LaunchPlan {
+    kernel: (ctx, precision, plan) =>
+      plan.variant === 'grid'
+        ? gridKernel(ctx, precision, plan)
+        : blockModule(ctx, precision, 'block_persistent').kernel('block_persistent', [
+            'ptr',
+            'ptr',
+            'ptr',
+            'ptr',
+            'ptr',
+            ...TAIL,
+          ]),
+    plan(
+      n: number,
+      m: number,
+      precision: 'float32' | 'float64',
+      p: AlgoParams,
+      device: DeviceProperties,
+      batch: number,
+    ): LaunchPlan {
       const tuned = p.gpuTuning?.block?.kernel;
       if (tuned === 'grid' || (tuned === undefined && gridSuitsBatch(m, batch))) {
         const grid = allswapGridPlan(n, m, precision, p, device, { algorithm: name, size: p.blockSize });
         if (grid) return grid;
       }
       const extra = blockExtraArgs(n, m, precision, p, mb);
-      return { variant: 'persistent', threads: blockThreads(m, p.gpuTuning?.block?.threads), sharedBytes: 0, scratchBytesPerBasis: [extra[5]], extraArgs: extra };
+      return {
+        variant: 'persistent',
+        threads: blockThreads(m, p.gpuTuning?.block?.threads),
+        sharedBytes: 0,
+        scratchBytesPerBasis: [extra[5]],
+        extraArgs: extra,
+      };
     },
   };
 }
 
 const SPECS = { block: persistentSpec('block', true), 'cr-block': persistentSpec('cr-block', false) };
 
-async function reduce<A extends RealArray>(name: 'block' | 'cr-block', data: A, batch: number, n: number, m: number, params: AlgoParams, out?: CudaBatchOutputs<A>): Promise<CudaBatchResult<A>> {
+async function reduce<A extends RealArray>(
+  name: 'block' | 'cr-block',
+  data: A,
+  batch: number,
+  n: number,
+  m: number,
+  params: AlgoParams,
+  out?: CudaBatchOutputs<A>,
+): Promise<CudaBatchResult<A>> {
   checkBlockParams(name, params);
   validateGpuTuning(params.gpuTuning);
-  if (params.gpuTuning?.block?.scheduling === 'host-streams') return runHostStreams(name, name === 'block', data, batch, n, m, params, out);
+  if (params.gpuTuning?.block?.scheduling === 'host-streams')
+    return runHostStreams(name, name === 'block', data, batch, n, m, params, out);
   return runLatticeBatch(SPECS[name], data, batch, n, m, params, out);
 }
 
@@ -121,11 +184,25 @@ async function reduce<A extends RealArray>(name: 'block' | 'cr-block', data: A, 
  * equal to crBlockCpu's. Throws crBlockCpu's typed errors naming the basis, and
  * EngineUnavailableError without a device.
  */
-export function reduceBatchCudaCrBlock<A extends RealArray>(data: A, batch: number, n: number, m: number, params: AlgoParams, out?: CudaBatchOutputs<A>): Promise<CudaBatchResult<A>> {
+export function reduceBatchCudaCrBlock<A extends RealArray>(
+  data: A,
+  batch: number,
+  n: number,
+  m: number,
+  params: AlgoParams,
+  out?: CudaBatchOutputs<A>,
+): Promise<CudaBatchResult<A>> {
   return reduce('cr-block', data, batch, n, m, params, out);
 }
 
 /** MB-LLL on the GPU, equal to blockCpu's result; as reduceBatchCudaCrBlock otherwise. */
-export function reduceBatchCudaBlock<A extends RealArray>(data: A, batch: number, n: number, m: number, params: AlgoParams, out?: CudaBatchOutputs<A>): Promise<CudaBatchResult<A>> {
+export function reduceBatchCudaBlock<A extends RealArray>(
+  data: A,
+  batch: number,
+  n: number,
+  m: number,
+  params: AlgoParams,
+  out?: CudaBatchOutputs<A>,
+): Promise<CudaBatchResult<A>> {
   return reduce('block', data, batch, n, m, params, out);
 }

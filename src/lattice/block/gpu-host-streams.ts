@@ -11,16 +11,39 @@ import { UnsupportedError } from '../../core/errors.js';
 import { requireCuda } from '../../gpu/context.js';
 import { DeviceBuffer, PinnedBuffer } from '../../gpu/memory.js';
 import { CudaEvent, Stream } from '../../gpu/stream.js';
-import { countArrays, emptyOutcome, outputArrays, settleStatus, STATS_WIDTH, validateLatticeBatch, type CudaBatchOutputs, type CudaBatchResult, type RealArray } from '../gpu/batch.js';
+import {
+  countArrays,
+  emptyOutcome,
+  outputArrays,
+  settleStatus,
+  STATS_WIDTH,
+  validateLatticeBatch,
+  type CudaBatchOutputs,
+  type CudaBatchResult,
+  type RealArray,
+} from '../gpu/batch.js';
 import type { AlgoParams, Algorithm } from '../types.js';
 import { blockExtraArgs, blockThreads, hostStreamKernel, subBases } from './cuda.js';
 
 const MAX_STREAMS = 4;
 
-interface Group { first: number; stream: Stream; start: CudaEvent; end: CudaEvent; active: number[] }
+interface Group {
+  first: number;
+  stream: Stream;
+  start: CudaEvent;
+  end: CudaEvent;
+  active: number[];
+}
 
 export async function runHostStreams<A extends RealArray>(
-  name: Algorithm, mb: boolean, data: A, batch: number, n: number, m: number, params: AlgoParams, out?: CudaBatchOutputs<A>,
+  name: Algorithm,
+  mb: boolean,
+  data: A,
+  batch: number,
+  n: number,
+  m: number,
+  params: AlgoParams,
+  out?: CudaBatchOutputs<A>,
 ): Promise<CudaBatchResult<A>> {
   const t0 = performance.now();
   validateLatticeBatch(data, batch, n, m, params);
@@ -34,8 +57,15 @@ export async function runHostStreams<A extends RealArray>(
   const extra = blockExtraArgs(n, m, precision, params, mb);
   const wsBytes = extra[5];
   const { size, count } = subBases(m, params.blockSize);
-  const threads = Math.min(blockThreads(m, params.gpuTuning?.block?.threads), rest.attributes().maxThreadsPerBlock, init.attributes().maxThreadsPerBlock);
-  const subThreads = Math.min(blockThreads(size, params.gpuTuning?.block?.subThreads), sub.attributes().maxThreadsPerBlock);
+  const threads = Math.min(
+    blockThreads(m, params.gpuTuning?.block?.threads),
+    rest.attributes().maxThreadsPerBlock,
+    init.attributes().maxThreadsPerBlock,
+  );
+  const subThreads = Math.min(
+    blockThreads(size, params.gpuTuning?.block?.subThreads),
+    sub.attributes().maxThreadsPerBlock,
+  );
 
   const { basis, Z } = outputArrays(data, batch, n, m, out);
   const { iterations, swaps, sizeReductions } = countArrays(batch, out?.counts);
@@ -44,19 +74,35 @@ export async function runHostStreams<A extends RealArray>(
   const chunk = Math.max(1, Math.min(batch, Math.floor((0.5 * ctx.memInfo().freeBytes) / perBasis)));
   const streamCount = Math.max(1, Math.min(params.gpuTuning?.block?.streams ?? MAX_STREAMS, chunk));
   const groups: Group[] = [];
-  for (let g = 0; g < streamCount; g++) groups.push({ first: 0, stream: Stream.create(ctx), start: CudaEvent.create(ctx), end: CudaEvent.create(ctx), active: [] });
-  let kernelMs = 0, chunks = 0;
+  for (let g = 0; g < streamCount; g++)
+    groups.push({
+      first: 0,
+      stream: Stream.create(ctx),
+      start: CudaEvent.create(ctx),
+      end: CudaEvent.create(ctx),
+      active: [],
+    });
+  let kernelMs = 0,
+    chunks = 0;
   const bufs: Array<DeviceBuffer | PinnedBuffer> = [];
   try {
-    const dIn = DeviceBuffer.alloc(ctx, chunk * n * m * elt); bufs.push(dIn);
-    const dOut = DeviceBuffer.alloc(ctx, chunk * n * m * elt); bufs.push(dOut);
-    const dZ = DeviceBuffer.alloc(ctx, chunk * m * m * 8); bufs.push(dZ);
-    const dWs = DeviceBuffer.alloc(ctx, chunk * wsBytes); bufs.push(dWs);
-    const dStats = DeviceBuffer.alloc(ctx, chunk * STATS_WIDTH * 4); bufs.push(dStats);
-    const dIdx = DeviceBuffer.alloc(ctx, 2 * chunk * 4); bufs.push(dIdx);  // matInd, then boundaryExch
-    const hIdx = PinnedBuffer.alloc(ctx, 2 * chunk * 4); bufs.push(hIdx);
+    const dIn = DeviceBuffer.alloc(ctx, chunk * n * m * elt);
+    bufs.push(dIn);
+    const dOut = DeviceBuffer.alloc(ctx, chunk * n * m * elt);
+    bufs.push(dOut);
+    const dZ = DeviceBuffer.alloc(ctx, chunk * m * m * 8);
+    bufs.push(dZ);
+    const dWs = DeviceBuffer.alloc(ctx, chunk * wsBytes);
+    bufs.push(dWs);
+    const dStats = DeviceBuffer.alloc(ctx, chunk * STATS_WIDTH * 4);
+    bufs.push(dStats);
+    const dIdx = DeviceBuffer.alloc(ctx, 2 * chunk * 4);
+    bufs.push(dIdx); // matInd, then boundaryExch
+    const hIdx = PinnedBuffer.alloc(ctx, 2 * chunk * 4);
+    bufs.push(hIdx);
     // Z starts at the next multiple of 8 bytes after the basis (a float32 basis of odd size would misalign it)
-    const hOut = PinnedBuffer.alloc(ctx, chunk * (n * m * elt + m * m * 8 + STATS_WIDTH * 4) + 8); bufs.push(hOut);
+    const hOut = PinnedBuffer.alloc(ctx, chunk * (n * m * elt + m * m * 8 + STATS_WIDTH * 4) + 8);
+    bufs.push(hOut);
     const idx = hIdx.i32(0, 2 * chunk);
     for (let first = 0; first < batch; first += chunk) {
       const len = Math.min(chunk, batch - first);
@@ -76,7 +122,8 @@ export async function runHostStreams<A extends RealArray>(
           if (k === 0) continue;
           for (let i = 0; i < k; i++) idx[grp.first + i] = grp.active[i]!;
           dIdx.uploadAsync(hIdx, grp.stream, k * 4, grp.first * 4, grp.first * 4);
-          const act = dIdx.ptr + BigInt(grp.first * 4), exch = dIdx.ptr + BigInt((chunk + grp.first) * 4);
+          const act = dIdx.ptr + BigInt(grp.first * 4),
+            exch = dIdx.ptr + BigInt((chunk + grp.first) * 4);
           const args = [dIn.ptr, dOut.ptr, dZ.ptr, dWs.ptr, dStats.ptr, act, exch, n, m, ...extra];
           if (kernels === 'init') {
             grp.start.record(grp.stream);
@@ -105,9 +152,11 @@ export async function runHostStreams<A extends RealArray>(
         await collect();
       }
       for (const grp of used) kernelMs += grp.end.elapsedSince(grp.start);
-      if (groups.some((g) => g.active.length > 0)) throw new UnsupportedError(`${name}: the host loop did not finish within maxIterations + 2 rounds`);
+      if (groups.some((g) => g.active.length > 0))
+        throw new UnsupportedError(`${name}: the host loop did not finish within maxIterations + 2 rounds`);
       const s = groups[0]!.stream;
-      const bBytes = len * n * m * elt, zBytes = len * m * m * 8;
+      const bBytes = len * n * m * elt,
+        zBytes = len * m * m * 8;
       const zAt = Math.ceil(bBytes / 8) * 8;
       dOut.downloadAsync(hOut, s, bBytes, 0, 0);
       dZ.downloadAsync(hOut, s, zBytes, 0, zAt);
@@ -120,19 +169,36 @@ export async function runHostStreams<A extends RealArray>(
       for (let b = 0; b < len; b++) {
         const w = st.subarray(b * STATS_WIDTH, (b + 1) * STATS_WIDTH);
         settleStatus(name, first + b, w, params, precision, outcome);
-        iterations[first + b] = w[0]!; swaps[first + b] = w[1]!; sizeReductions[first + b] = w[2]!;
+        iterations[first + b] = w[0]!;
+        swaps[first + b] = w[1]!;
+        sizeReductions[first + b] = w[2]!;
       }
     }
   } finally {
     for (const grp of groups) grp.stream.synchronize();
     for (const b of bufs) b.free();
-    for (const grp of groups) { grp.stream.destroy(); grp.start.destroy(); grp.end.destroy(); }
+    for (const grp of groups) {
+      grp.stream.destroy();
+      grp.start.destroy();
+      grp.end.destroy();
+    }
   }
   return {
-    basis, Z,
+    basis,
+    Z,
     stats: {
-      iterations, swaps, sizeReductions, ...outcome, basisIsProduct: false, kernelMs, totalMs: performance.now() - t0, chunks, streams: streamCount,
-      threadsPerBlock: threads, sharedBytesPerBlock: 0, variant: 'host-streams',
+      iterations,
+      swaps,
+      sizeReductions,
+      ...outcome,
+      basisIsProduct: false,
+      kernelMs,
+      totalMs: performance.now() - t0,
+      chunks,
+      streams: streamCount,
+      threadsPerBlock: threads,
+      sharedBytesPerBlock: 0,
+      variant: 'host-streams',
     },
   };
 }

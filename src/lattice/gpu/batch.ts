@@ -12,7 +12,7 @@
  */
 import { InvalidArgumentError, InvalidInputError, UnsupportedError } from '../../core/errors.js';
 import type { RealArray } from '../../core/matrix.js';
-import { runBatch, type BatchRunOptions } from '../../gpu/batch-runner.js';
+import { runBatch } from '../../gpu/batch-runner.js';
 import { requireCuda, type CudaContext, type DeviceProperties } from '../../gpu/context.js';
 import { check } from '../../gpu/driver.js';
 import type { Kernel, ParamValue } from '../../gpu/launch.js';
@@ -68,7 +68,14 @@ export interface LatticeKernelSpec {
   /** The kernel of plan.pre (same module), when the plan has one. */
   preKernel?(ctx: CudaContext, precision: 'float32' | 'float64', plan: LaunchPlan): Kernel;
   /** `batch` lets a plan trade blocks per multiprocessor (large batches) for threads per basis (a few bases). */
-  plan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties, batch: number): LaunchPlan;
+  plan(
+    n: number,
+    m: number,
+    precision: 'float32' | 'float64',
+    p: AlgoParams,
+    device: DeviceProperties,
+    batch: number,
+  ): LaunchPlan;
 }
 
 /** Counts summed over a batch. */
@@ -140,9 +147,16 @@ export interface CudaBatchOutputs<A extends RealArray> {
  * `counts`, or fresh. Reused, they spare a large batch of small bases the first-touch page faults
  * of fresh memory, which cost the host more than the counts' copy itself.
  */
-export function countArrays(batch: number, counts: Int32Array | undefined): { iterations: Int32Array; swaps: Int32Array; sizeReductions: Int32Array } {
+export function countArrays(
+  batch: number,
+  counts: Int32Array | undefined,
+): { iterations: Int32Array; swaps: Int32Array; sizeReductions: Int32Array } {
   const c = counts ?? new Int32Array(3 * batch);
-  return { iterations: c.subarray(0, batch), swaps: c.subarray(batch, 2 * batch), sizeReductions: c.subarray(2 * batch, 3 * batch) };
+  return {
+    iterations: c.subarray(0, batch),
+    swaps: c.subarray(batch, 2 * batch),
+    sizeReductions: c.subarray(2 * batch, 3 * batch),
+  };
 }
 
 /** Shapes and parameters of a batched lattice call (the engines' own entry check). */
@@ -150,8 +164,13 @@ export function validateLatticeBatch(data: RealArray, batch: number, n: number, 
   if (!(data instanceof Float32Array) && !(data instanceof Float64Array)) {
     throw new InvalidArgumentError('bases must be a Float32Array or a Float64Array');
   }
-  for (const [what, v] of [['batch', batch], ['n', n], ['m', m]] as const) {
-    if (!Number.isSafeInteger(v) || v < 1) throw new InvalidArgumentError(`${what} must be a positive integer, got ${v}`);
+  for (const [what, v] of [
+    ['batch', batch],
+    ['n', n],
+    ['m', m],
+  ] as const) {
+    if (!Number.isSafeInteger(v) || v < 1)
+      throw new InvalidArgumentError(`${what} must be a positive integer, got ${v}`);
   }
   if (m > n) throw new InvalidArgumentError(`need m <= n (columns no more than rows), got n = ${n}, m = ${m}`);
   if (data.length !== batch * n * m) {
@@ -163,25 +182,37 @@ export function validateLatticeBatch(data: RealArray, batch: number, n: number, 
 }
 
 /** The caller's output arrays, checked against the batch, or fresh ones. */
-export function outputArrays<A extends RealArray>(data: A, batch: number, n: number, m: number, out: CudaBatchOutputs<A> | undefined): { basis: A; Z: Float64Array } {
+export function outputArrays<A extends RealArray>(
+  data: A,
+  batch: number,
+  n: number,
+  m: number,
+  out: CudaBatchOutputs<A> | undefined,
+): { basis: A; Z: Float64Array } {
   const basis = out?.basis;
   if (basis !== undefined && (basis.constructor !== data.constructor || basis.length !== batch * n * m)) {
-    throw new InvalidArgumentError(`out.basis must be a ${data.constructor.name} of batch x n x m = ${batch * n * m} elements, got a ${basis.constructor.name} of ${basis.length}`);
+    throw new InvalidArgumentError(
+      `out.basis must be a ${data.constructor.name} of batch x n x m = ${batch * n * m} elements, got a ${basis.constructor.name} of ${basis.length}`,
+    );
   }
   const Z = out?.Z;
   if (Z !== undefined && (!(Z instanceof Float64Array) || Z.length !== batch * m * m)) {
     throw new InvalidArgumentError(`out.Z must be a Float64Array of batch x m x m = ${batch * m * m} elements`);
   }
   const counts = checkCountsArray(out?.counts, batch);
-  const overlap = (a: ArrayBufferView, b: ArrayBufferView) => a.buffer === b.buffer
-    && a.byteOffset < b.byteOffset + b.byteLength && b.byteOffset < a.byteOffset + a.byteLength;
+  const overlap = (a: ArrayBufferView, b: ArrayBufferView) =>
+    a.buffer === b.buffer && a.byteOffset < b.byteOffset + b.byteLength && b.byteOffset < a.byteOffset + a.byteLength;
   // every pair of distinct arrays (a basis written in place is the input itself)
   const arrays = [data, basis === data ? undefined : basis, Z, counts].filter((x) => x !== undefined);
   if (arrays.some((a, i) => arrays.some((b, j) => i < j && overlap(a, b)))) {
-    throw new InvalidArgumentError('the output arrays must not overlap the input or each other (out.basis may be the input itself)');
+    throw new InvalidArgumentError(
+      'the output arrays must not overlap the input or each other (out.basis may be the input itself)',
+    );
   }
   return {
-    basis: basis ?? ((data instanceof Float32Array ? new Float32Array(batch * n * m) : new Float64Array(batch * n * m)) as A),
+    basis:
+      basis ??
+      ((data instanceof Float32Array ? new Float32Array(batch * n * m) : new Float64Array(batch * n * m)) as A),
     Z: Z ?? new Float64Array(batch * m * m),
   };
 }
@@ -212,27 +243,44 @@ export interface ChunkPointers {
 
 /** Compiles (or finds) the kernel and decides the launch plan. */
 export function prepareLattice(
-  ctx: CudaContext, spec: LatticeKernelSpec, precision: 'float32' | 'float64', batch: number, n: number, m: number, params: AlgoParams,
+  ctx: CudaContext,
+  spec: LatticeKernelSpec,
+  precision: 'float32' | 'float64',
+  batch: number,
+  n: number,
+  m: number,
+  params: AlgoParams,
 ): PreparedLattice {
   const planned = spec.plan(n, m, precision, params, ctx.props, batch);
   const kernel = spec.kernel(ctx, precision, planned);
   // the kernel's own limit (its register use) caps the block; the block kernels loop over their
   // work, so any size is correct (the per-thread kernels plan within the limit themselves)
   const limit = kernel.attributes().maxThreadsPerBlock;
-  const plan: LaunchPlan = typeof planned.threads === 'number' && planned.threads > limit && !(planned.basesPerBlock! > 1)
-    ? { ...planned, threads: limit } : planned;
+  const plan: LaunchPlan =
+    typeof planned.threads === 'number' && planned.threads > limit && !(planned.basesPerBlock! > 1)
+      ? { ...planned, threads: limit }
+      : planned;
   if (plan.sharedBytes > 48 * 1024) kernel.setMaxDynamicShared(plan.sharedBytes);
   const preKernel = plan.pre && spec.preKernel ? spec.preKernel(ctx, precision, plan) : null;
-  if (plan.pre && !preKernel) throw new UnsupportedError(`${spec.name}: the plan has a pre-kernel that the spec does not provide`);
+  if (plan.pre && !preKernel)
+    throw new UnsupportedError(`${spec.name}: the plan has a pre-kernel that the spec does not provide`);
   if (preKernel && plan.pre!.sharedBytes > 48 * 1024) preKernel.setMaxDynamicShared(plan.pre!.sharedBytes);
   const threads = typeof plan.threads === 'number' ? plan.threads : plan.threads[0] * plan.threads[1];
   const perSM = kernel.occupancy(threads, plan.sharedBytes);
   if (plan.persistent && perSM < 1) {
-    throw new UnsupportedError(`${spec.name}: the ${plan.variant ?? 'persistent'} kernel does not fit on a multiprocessor (${threads} threads, ${plan.sharedBytes} bytes of shared memory)`);
+    throw new UnsupportedError(
+      `${spec.name}: the ${plan.variant ?? 'persistent'} kernel does not fit on a multiprocessor (${threads} threads, ${plan.sharedBytes} bytes of shared memory)`,
+    );
   }
   const resident = Math.max(1, perSM) * ctx.props.multiprocessors;
   return {
-    spec, kernel, preKernel, plan, n, m, precision,
+    spec,
+    kernel,
+    preKernel,
+    plan,
+    n,
+    m,
+    precision,
     wave: plan.persistent ? 1 : resident * (plan.basesPerBlock ?? 1),
     grid: plan.persistent ? resident : 0,
   };
@@ -244,18 +292,39 @@ export function enqueueLattice(p: PreparedLattice, stream: Stream, ptr: ChunkPoi
   const per = p.plan.basesPerBlock ?? 1;
   if (persistent) {
     // the control words (barrier, stage slots) start at zero
-    check(p.kernel.ctx.driver.cuMemsetD8Async(ptr.scratch[0]!, 0, count * p.plan.scratchBytesPerBasis[0]!, stream.handle), 'cuMemsetD8Async');
+    check(
+      p.kernel.ctx.driver.cuMemsetD8Async(ptr.scratch[0]!, 0, count * p.plan.scratchBytesPerBasis[0]!, stream.handle),
+      'cuMemsetD8Async',
+    );
   }
   const pre = p.plan.pre;
   if (pre && p.preKernel) {
-    p.preKernel.launch(
-      { grid: pre.blocksPerBasis * count, block: pre.threads, sharedBytes: pre.sharedBytes, stream },
-      [ptr.bin, ptr.scratch[pre.scratchIndex]!, p.n, p.m],
-    );
+    p.preKernel.launch({ grid: pre.blocksPerBasis * count, block: pre.threads, sharedBytes: pre.sharedBytes, stream }, [
+      ptr.bin,
+      ptr.scratch[pre.scratchIndex]!,
+      p.n,
+      p.m,
+    ]);
   }
   p.kernel.launch(
-    { grid: persistent ? p.grid : per > 1 ? Math.ceil(count / per) : count, block: p.plan.threads, sharedBytes: p.plan.sharedBytes, stream, cooperative: persistent },
-    [ptr.bin, ptr.bout, ptr.zout, ...ptr.scratch, ptr.stats, p.n, p.m, ...p.plan.extraArgs, ...(persistent || per > 1 ? [count] : [])],
+    {
+      grid: persistent ? p.grid : per > 1 ? Math.ceil(count / per) : count,
+      block: p.plan.threads,
+      sharedBytes: p.plan.sharedBytes,
+      stream,
+      cooperative: persistent,
+    },
+    [
+      ptr.bin,
+      ptr.bout,
+      ptr.zout,
+      ...ptr.scratch,
+      ptr.stats,
+      p.n,
+      p.m,
+      ...p.plan.extraArgs,
+      ...(persistent || per > 1 ? [count] : []),
+    ],
   );
 }
 
@@ -265,9 +334,15 @@ const align256 = (x: number): number => Math.ceil(x / 256) * 256;
 function arenaLayout(p: PreparedLattice, count: number) {
   const elt = p.precision === 'float32' ? 4 : 8;
   let d = 0;
-  const take = (bytes: number): number => { const o = d; d += align256(Math.max(bytes, 1)); return o; };
+  const take = (bytes: number): number => {
+    const o = d;
+    d += align256(Math.max(bytes, 1));
+    return o;
+  };
   const per = Math.max(1, p.plan.basesPerBlock ?? 1);
-  const bin = take(count * p.n * p.m * elt), bout = take(count * p.n * p.m * elt), zout = take(count * p.m * p.m * 8);
+  const bin = take(count * p.n * p.m * elt),
+    bout = take(count * p.n * p.m * elt),
+    zout = take(count * p.m * p.m * 8);
   const scratch = p.plan.scratchBytesPerBasis.map((s) => take(Math.ceil(count / per) * per * s));
   const stats = take(count * STATS_WIDTH * 4);
   return { bin, bout, zout, scratch, stats, total: d };
@@ -281,7 +356,13 @@ export function chunkDeviceBytes(p: PreparedLattice, count: number): number {
 /** The device addresses of a chunk of `count` bases laid out from `base`. */
 export function chunkPointers(p: PreparedLattice, base: bigint, count: number): ChunkPointers {
   const at = arenaLayout(p, count);
-  return { bin: base + BigInt(at.bin), bout: base + BigInt(at.bout), zout: base + BigInt(at.zout), scratch: at.scratch.map((o) => base + BigInt(o)), stats: base + BigInt(at.stats) };
+  return {
+    bin: base + BigInt(at.bin),
+    bout: base + BigInt(at.bout),
+    zout: base + BigInt(at.zout),
+    scratch: at.scratch.map((o) => base + BigInt(o)),
+    stats: base + BigInt(at.stats),
+  };
 }
 
 /** The bases of a GPU run that reduce() finishes: see CudaBatchStats. */
@@ -305,28 +386,58 @@ export function emptyOutcome(): LeftOverBases {
  * status is not OK. A function of the module, not a closure of the call, so that it stays optimised
  * from one batch to the next (a closure made per call starts in the interpreter each time).
  */
-function copyCounts(st: Int32Array, first: number, count: number, iterations: Int32Array, swaps: Int32Array, sizeReductions: Int32Array, totals: CountTotals): number[] {
+function copyCounts(
+  st: Int32Array,
+  first: number,
+  count: number,
+  iterations: Int32Array,
+  swaps: Int32Array,
+  sizeReductions: Int32Array,
+  totals: CountTotals,
+): number[] {
   const notOk: number[] = [];
-  let it = 0, sw = 0, sr = 0;
+  let it = 0,
+    sw = 0,
+    sr = 0;
   for (let b = 0, o = 0; b < count; b++, o += STATS_WIDTH) {
     const k = first + b;
-    const i = st[o]!, s = st[o + 1]!, r = st[o + 2]!;
-    iterations[k] = i; swaps[k] = s; sizeReductions[k] = r;
-    it += i; sw += s; sr += r;
+    const i = st[o]!,
+      s = st[o + 1]!,
+      r = st[o + 2]!;
+    iterations[k] = i;
+    swaps[k] = s;
+    sizeReductions[k] = r;
+    it += i;
+    sw += s;
+    sr += r;
     if (st[o + 3] !== STATUS.OK) notOk.push(b);
   }
-  totals.iterations += it; totals.swaps += sw; totals.sizeReductions += sr;
+  totals.iterations += it;
+  totals.swaps += sw;
+  totals.sizeReductions += sr;
   return notOk;
 }
 
 export function settleStatus(
-  name: Algorithm, index: number, s: Int32Array, params: AlgoParams, precision: 'float32' | 'float64', outcome: LeftOverBases,
+  name: Algorithm,
+  index: number,
+  s: Int32Array,
+  params: AlgoParams,
+  precision: 'float32' | 'float64',
+  outcome: LeftOverBases,
 ): void {
   const status = s[3]!;
   if (status === STATUS.OK) return;
-  if (status === STATUS.HOST_PRODUCT) { outcome.hostProduct.add(index); return; }
+  if (status === STATUS.HOST_PRODUCT) {
+    outcome.hostProduct.add(index);
+    return;
+  }
   const err = statusError(name, index, s, params);
-  const r = remedy(ALGORITHM_REGISTRY[name].traits, { engine: 'cuda', precision, driftWatch: params.driftWatch !== false }, statusCode(status));
+  const r = remedy(
+    ALGORITHM_REGISTRY[name].traits,
+    { engine: 'cuda', precision, driftWatch: params.driftWatch !== false },
+    statusCode(status),
+  );
   if (r === 'float64') outcome.float32Failures.set(index, `${err.code}: ${err.message}`);
   else if (r === 'cpu') outcome.gpuBreakdowns.set(index, `${err.code}: ${err.message}`);
   else throw err;
@@ -338,12 +449,13 @@ export function settleStatus(
  * apply-transform-tiled.cu (large ones: tiles of outputs over the device).
  */
 function productStage(ctx: CudaContext, precision: 'float32' | 'float64', n: number, m: number) {
-  const load = (file: string, name: string, params: readonly ('ptr' | 'i32')[]) => loadModule(ctx, {
-    source: readKernelSource(new URL(`./${file}`, import.meta.url)),
-    name: `lattice/gpu/${file}`,
-    defines: { REAL: precision === 'float32' ? 'float' : 'double' },
-    options: ['-fmad=false'],
-  }).kernel(name, params);
+  const load = (file: string, name: string, params: readonly ('ptr' | 'i32')[]) =>
+    loadModule(ctx, {
+      source: readKernelSource(new URL(`./${file}`, import.meta.url)),
+      name: `lattice/gpu/${file}`,
+      defines: { REAL: precision === 'float32' ? 'float' : 'double' },
+      options: ['-fmad=false'],
+    }).kernel(name, params);
   const check = load('product-check.cu', 'product_check', ['ptr', 'ptr', 'ptr', 'i32', 'i32']);
   const checkThreads = n * m >= 1 << 16 ? 1024 : Math.min(256, Math.ceil((n * m) / 32) * 32);
   if (n * m > TILED_PRODUCT_ENTRIES) {
@@ -352,7 +464,14 @@ function productStage(ctx: CudaContext, precision: 'float32' | 'float64', n: num
     const tiles = Math.ceil(n / 64) * Math.ceil(m / 32);
     return (stream: Stream, ptr: ChunkPointers, count: number): void => {
       check.launch({ grid: count, block: checkThreads, sharedBytes: 0, stream }, [ptr.bin, ptr.zout, ptr.stats, n, m]);
-      tiled.launch({ grid: count * tiles, block: 256, sharedBytes: 0, stream }, [ptr.bin, ptr.zout, ptr.bout, ptr.stats, n, m]);
+      tiled.launch({ grid: count * tiles, block: 256, sharedBytes: 0, stream }, [
+        ptr.bin,
+        ptr.zout,
+        ptr.bout,
+        ptr.stats,
+        n,
+        m,
+      ]);
     };
   }
   const apply = load('apply-transform.cu', 'apply_transform', ['ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32']);
@@ -362,7 +481,15 @@ function productStage(ctx: CudaContext, precision: 'float32' | 'float64', n: num
   const applyThreads = Math.min(256, Math.ceil((n * cols) / 32) * 32);
   return (stream: Stream, ptr: ChunkPointers, count: number): void => {
     check.launch({ grid: count, block: checkThreads, sharedBytes: 0, stream }, [ptr.bin, ptr.zout, ptr.stats, n, m]);
-    apply.launch({ grid: count * tiles, block: applyThreads, sharedBytes: 0, stream }, [ptr.bin, ptr.zout, ptr.bout, ptr.stats, n, m, cols]);
+    apply.launch({ grid: count * tiles, block: applyThreads, sharedBytes: 0, stream }, [
+      ptr.bin,
+      ptr.zout,
+      ptr.bout,
+      ptr.stats,
+      n,
+      m,
+      cols,
+    ]);
   };
 }
 
@@ -375,7 +502,13 @@ const TILED_PRODUCT_ENTRIES = 1 << 14;
  * policy does not redo, and EngineUnavailableError without a device.
  */
 export async function runLatticeBatch<A extends RealArray>(
-  spec: LatticeKernelSpec, data: A, batch: number, n: number, m: number, params: AlgoParams, out?: CudaBatchOutputs<A>,
+  spec: LatticeKernelSpec,
+  data: A,
+  batch: number,
+  n: number,
+  m: number,
+  params: AlgoParams,
+  out?: CudaBatchOutputs<A>,
 ): Promise<CudaBatchResult<A>> {
   const t0 = performance.now();
   validateLatticeBatch(data, batch, n, m, params);
@@ -397,7 +530,10 @@ export async function runLatticeBatch<A extends RealArray>(
     name: spec.name,
     items: batch,
     inputs: [{ array: data, bytesPerItem: n * m * elt }],
-    outputs: [{ array: basis, bytesPerItem: n * m * elt }, { array: Z, bytesPerItem: m * m * 8 }],
+    outputs: [
+      { array: basis, bytesPerItem: n * m * elt },
+      { array: Z, bytesPerItem: m * m * 8 },
+    ],
     scratch: p.plan.scratchBytesPerBasis.map((bytes) => ({ bytesPerItem: bytes, itemsPerGroup: per })),
     statusWords: STATS_WIDTH,
     exclusive: persistent,
@@ -405,13 +541,26 @@ export async function runLatticeBatch<A extends RealArray>(
     unevenItems: true,
     options: params.gpuTuning?.batch,
     enqueue(stream, c) {
-      const ptr: ChunkPointers = { bin: c.inputs[0]!, bout: c.outputs[0]!, zout: c.outputs[1]!, scratch: c.scratch, stats: c.status };
+      const ptr: ChunkPointers = {
+        bin: c.inputs[0]!,
+        bout: c.outputs[0]!,
+        zout: c.outputs[1]!,
+        scratch: c.scratch,
+        stats: c.status,
+      };
       enqueueLattice(p, stream, ptr, c.count);
       product(stream, ptr, c.count);
     },
     settle(first, count, st) {
       for (const b of copyCounts(st, first, count, iterations, swaps, sizeReductions, totals)) {
-        settleStatus(spec.name, first + b, st.subarray(b * STATS_WIDTH, (b + 1) * STATS_WIDTH), params, precision, outcome);
+        settleStatus(
+          spec.name,
+          first + b,
+          st.subarray(b * STATS_WIDTH, (b + 1) * STATS_WIDTH),
+          params,
+          precision,
+          outcome,
+        );
       }
     },
   });
@@ -420,9 +569,21 @@ export async function runLatticeBatch<A extends RealArray>(
     basis,
     Z,
     stats: {
-      iterations, swaps, sizeReductions, totals, float32Failures, gpuBreakdowns, hostProduct, basisIsProduct: true,
-      kernelMs: stats.kernelMs, totalMs: performance.now() - t0, chunks: stats.chunks, streams: stats.streams,
-      threadsPerBlock, sharedBytesPerBlock: p.plan.sharedBytes, variant: p.plan.variant ?? 'default',
+      iterations,
+      swaps,
+      sizeReductions,
+      totals,
+      float32Failures,
+      gpuBreakdowns,
+      hostProduct,
+      basisIsProduct: true,
+      kernelMs: stats.kernelMs,
+      totalMs: performance.now() - t0,
+      chunks: stats.chunks,
+      streams: stats.streams,
+      threadsPerBlock,
+      sharedBytesPerBlock: p.plan.sharedBytes,
+      variant: p.plan.variant ?? 'default',
     },
   };
 }

@@ -20,7 +20,8 @@ import { InvalidArgumentError } from '../../core/errors.js';
 
 /** Players in the tournament: m, plus a dummy when m is odd. */
 export function chessPlayers(m: number): number {
-  if (!Number.isInteger(m) || m < 1) throw new InvalidArgumentError(`the number of columns must be a positive integer, got ${m}`);
+  if (!Number.isInteger(m) || m < 1)
+    throw new InvalidArgumentError(`the number of columns must be a positive integer, got ${m}`);
   return m + (m & 1);
 }
 
@@ -62,7 +63,8 @@ export function chessRounds(m: number): Array<Array<[number, number]>> {
   for (let r = 0; r < chessRoundsPerSweep(m); r++) {
     const pairs: Array<[number, number]> = [];
     for (let k = 0; k < arr1.length; k++) {
-      const a = arr1[k]!, b = arr2[k]!;
+      const a = arr1[k]!,
+        b = arr2[k]!;
       if (a >= m || b >= m) continue; // bye
       pairs.push(a < b ? [a, b] : [b, a]);
     }

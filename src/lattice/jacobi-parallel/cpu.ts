@@ -44,7 +44,9 @@ export function chessSweeper(m: number): JacobiSweeper {
   const perm = new Int32Array(m);
   for (let c = 0; c < m; c++) perm[c] = c;
   // per thread: logical pair and multiplier of the current round
-  const li = new Int32Array(half), lj = new Int32Array(half), mult = new Float64Array(half);
+  const li = new Int32Array(half),
+    lj = new Int32Array(half),
+    mult = new Float64Array(half);
 
   let drift = false; // set by a round when a reduction cancelled most of a norm
   let overflow = false; // set by a round when a reduction would have put Z beyond 2^53 (not made)
@@ -55,17 +57,29 @@ export function chessSweeper(m: number): JacobiSweeper {
     let changed = false;
     // phase 1: multipliers, column updates of G and Z
     for (let k = 0; k < half; k++) {
-      const a = arr1[k]!, b = arr2[k]!;
+      const a = arr1[k]!,
+        b = arr2[k]!;
       mult[k] = 0;
-      if (a >= m || b >= m) { li[k] = -1; continue; } // bye
-      const i = a < b ? a : b, j = a < b ? b : a;
-      li[k] = i; lj[k] = j;
-      const pi = perm[i]!, pj = perm[j]!;
-      const gij = G[pi + pj * m]!, gii = G[pi + pi * m]!;
+      if (a >= m || b >= m) {
+        li[k] = -1;
+        continue;
+      } // bye
+      const i = a < b ? a : b,
+        j = a < b ? b : a;
+      li[k] = i;
+      lj[k] = j;
+      const pi = perm[i]!,
+        pj = perm[j]!;
+      const gij = G[pi + pj * m]!,
+        gii = G[pi + pi * m]!;
       if (!(Math.abs(gij) > reductionLimit(gii, f32))) continue;
       const r = roundHalfAway(f32 ? Math.fround(gij / gii) : gij / gii);
-      const ci = pi * m, cj = pj * m;
-      if (!transformUpdateFits(Z, m, ci, cj, r)) { overflow = true; continue; }
+      const ci = pi * m,
+        cj = pj * m;
+      if (!transformUpdateFits(Z, m, ci, cj, r)) {
+        overflow = true;
+        continue;
+      }
       mult[k] = r;
       if (f32) for (let t = 0; t < m; t++) G[cj + t]! -= Math.fround(r * G[ci + t]!);
       else for (let t = 0; t < m; t++) G[cj + t]! -= r * G[ci + t]!;
@@ -78,7 +92,8 @@ export function chessSweeper(m: number): JacobiSweeper {
     for (let k = 0; k < half; k++) {
       const r = mult[k]!;
       if (r === 0) continue;
-      const pi = perm[li[k]!]!, pj = perm[lj[k]!]!;
+      const pi = perm[li[k]!]!,
+        pj = perm[lj[k]!]!;
       if (f32) for (let c = 0; c < m; c++) G[pj + c * m]! -= Math.fround(r * G[pi + c * m]!);
       else for (let c = 0; c < m; c++) G[pj + c * m]! -= r * G[pi + c * m]!;
       if (!(G[pj + pj * m]! > E[pj]! * driftRatio)) drift = true;
@@ -88,9 +103,11 @@ export function chessSweeper(m: number): JacobiSweeper {
       const i = li[k]!;
       if (i < 0) continue;
       const j = lj[k]!;
-      const pi = perm[i]!, pj = perm[j]!;
+      const pi = perm[i]!,
+        pj = perm[j]!;
       if (G[pi + pi * m]! > G[pj + pj * m]!) {
-        perm[i] = pj; perm[j] = pi;
+        perm[i] = pj;
+        perm[j] = pi;
         stats.swaps++;
         changed = true;
       }
@@ -114,7 +131,9 @@ export function chessSweeper(m: number): JacobiSweeper {
     },
     finish({ G, Z, E }: JacobiState): void {
       // gather logical column c from physical column perm[c] (rows of G too), then perm = identity
-      const Zp = Z.slice(), Gp = G.slice(), Ep = E.slice();
+      const Zp = Z.slice(),
+        Gp = G.slice(),
+        Ep = E.slice();
       for (let c = 0; c < m; c++) {
         const pc = perm[c]!;
         for (let t = 0; t < m; t++) Z[t + c * m] = Zp[t + pc * m]!;
@@ -130,4 +149,5 @@ export function chessSweeper(m: number): JacobiSweeper {
 }
 
 /** Algorithm 3 on one basis, in place; iterations = sweeps (players - 1 rounds each). */
-export const jacobiParallelCpu: CpuReducer = (B, Z, n, m, p) => runJacobi(B, Z, n, m, p, chessSweeper(m), 'jacobi-parallel');
+export const jacobiParallelCpu: CpuReducer = (B, Z, n, m, p) =>
+  runJacobi(B, Z, n, m, p, chessSweeper(m), 'jacobi-parallel');

@@ -8,7 +8,14 @@ import type { AlgoParams } from '../types.js';
 import { validateGpuTuning, type JacobiRounds, type JacobiTuning } from '../gpu-tuning.js';
 import type { CudaContext, DeviceProperties } from '../../gpu/context.js';
 import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
-import { runLatticeBatch, type CudaBatchOutputs, type CudaBatchResult, type LatticeKernelSpec, type LaunchPlan, type RealArray } from '../gpu/batch.js';
+import {
+  runLatticeBatch,
+  type CudaBatchOutputs,
+  type CudaBatchResult,
+  type LatticeKernelSpec,
+  type LaunchPlan,
+  type RealArray,
+} from '../gpu/batch.js';
 
 const KERNEL_URL = new URL('./jacobi-kernel.cu', import.meta.url);
 const GRAM_URL = new URL('./gram-kernel.cu', import.meta.url);
@@ -24,7 +31,11 @@ const ROUNDS_DEFINE: Record<JacobiRounds, string | null> = {
 /** Who runs the rounds in a plan (its defines), by name. */
 export function jacobiRoundsOf(plan: LaunchPlan): JacobiRounds {
   const d = plan.defines ?? {};
-  return (Object.keys(ROUNDS_DEFINE) as JacobiRounds[]).find((r) => ROUNDS_DEFINE[r] !== null && d[ROUNDS_DEFINE[r]!] === 1) ?? 'group-shared-permutation';
+  return (
+    (Object.keys(ROUNDS_DEFINE) as JacobiRounds[]).find(
+      (r) => ROUNDS_DEFINE[r] !== null && d[ROUNDS_DEFINE[r]!] === 1,
+    ) ?? 'group-shared-permutation'
+  );
 }
 
 /**
@@ -53,7 +64,6 @@ const STAGE_ROWS = 16;
 /** The kernel's JacobiShared block at the start of the shared memory (JACOBI_SHARED_BYTES). */
 const HEAD_BYTES = 128;
 
-
 /** jacobi_gram's tile of G (GP x GP entries, one per thread) and its stage of B (GR rows). */
 const GRAM_TILE = 16;
 const GRAM_ROWS = 32;
@@ -69,7 +79,14 @@ const align16 = (x: number): number => Math.ceil(x / 16) * 16;
  * threads that run the rounds, JQ pairs per thread, GT x GT tiles of G per thread and
  * launch bounds JT threads, JB blocks per multiprocessor.
  */
-export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 'float64', p: AlgoParams, device: DeviceProperties, batch = 1 << 20): LaunchPlan {
+export function jacobiParallelPlan(
+  n: number,
+  m: number,
+  precision: 'float32' | 'float64',
+  p: AlgoParams,
+  device: DeviceProperties,
+  batch = 1 << 20,
+): LaunchPlan {
   const elt = precision === 'float32' ? 4 : 8;
   const ldg = m | 1;
   const half = (m + (m & 1)) / 2;
@@ -91,7 +108,7 @@ export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 
   const regs = Math.min(255, Math.floor(65536 / (threads * minBlocks) / 8) * 8);
   // G's tiles (GT x GT sums per thread): the smallest that gives every tile a thread, within
   // what the registers hold
-  const maxTile = regs >= 128 ? (elt === 4 ? 7 : 5) : (elt === 4 ? 5 : 3);
+  const maxTile = regs >= 128 ? (elt === 4 ? 7 : 5) : elt === 4 ? 5 : 3;
   let tile = 1;
   while (tile < maxTile && (Math.ceil(m / tile) * (Math.ceil(m / tile) + 1)) / 2 > threads) tile++;
   const stageRow = ((Math.ceil(m / tile) * tile) | 1) * elt;
@@ -109,7 +126,8 @@ export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 
   // HALO_PAIRS_PER_WARP) warps (or the tuned group), JL pairs per lane (HALO_LANE_PAIRS unless
   // tuned), JOL = ceil(half / W / JL) owned lanes per warp, JHL = (32 - JOL) / 2 halo lanes either
   // side and JH = JHL JL rounds per barrier (at most HALO_HOPS or the tuned hops), at least one.
-  const haloWarps = t.group !== undefined ? Math.max(1, Math.floor(t.group / 32)) : Math.ceil(half / HALO_PAIRS_PER_WARP);
+  const haloWarps =
+    t.group !== undefined ? Math.max(1, Math.floor(t.group / 32)) : Math.ceil(half / HALO_PAIRS_PER_WARP);
   const lanePairs = t.lanePairs ?? HALO_LANE_PAIRS;
   const ownLanes = Math.ceil(Math.ceil(half / haloWarps) / lanePairs);
   const haloLanes = Math.floor((32 - ownLanes) / 2);
@@ -119,12 +137,22 @@ export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 
   // the choices measured before it)
   const groupMax = t.group ?? Math.min(128, Math.ceil(half / 32) * 32);
   const regsOk = threads >= 32 && Math.min(Math.floor(threads / 32) * 32, groupMax) >= half;
-  let rounds: JacobiRounds = t.rounds ?? (single && haloOk && half > 32 && half <= 128 ? 'group-halo' : half <= 64 ? 'first-warp' : regsOk ? 'group-register-players' : 'group-shared-permutation');
+  let rounds: JacobiRounds =
+    t.rounds ??
+    (single && haloOk && half > 32 && half <= 128
+      ? 'group-halo'
+      : half <= 64
+        ? 'first-warp'
+        : regsOk
+          ? 'group-register-players'
+          : 'group-shared-permutation');
   if (rounds === 'group-halo' && !haloOk) rounds = 'group-register-players';
   if (rounds === 'group-register-players' && !regsOk) rounds = 'group-shared-permutation';
-  const halo = rounds === 'group-halo', inRegisters = halo || rounds === 'group-register-players';
+  const halo = rounds === 'group-halo',
+    inRegisters = halo || rounds === 'group-register-players';
   const groupThreads = halo ? 32 * haloWarps : groupMax;
-  const group = threads < 32 ? threads : rounds === 'first-warp' ? 32 : Math.min(Math.floor(threads / 32) * 32, groupThreads);
+  const group =
+    threads < 32 ? threads : rounds === 'first-warp' ? 32 : Math.min(Math.floor(threads / 32) * 32, groupThreads);
   const slots = inRegisters ? 1 : 2 ** Math.ceil(Math.log2(Math.max(1, Math.ceil(half / group))));
   // the register modes' exchange slots (jacobi-kernel.cu): [parity][arr1, arr2][JG] words and as many reals
   const xchBytes = inRegisters ? 16 * groupThreads + 4 * groupThreads * elt : 0;
@@ -148,13 +176,33 @@ export function jacobiParallelPlan(n: number, m: number, precision: 'float32' | 
     extraArgs: [p.maxIterations, gInShared ? 1 : 0, zInShared ? 1 : 0, rows, preGram ? 1 : 0],
     defines: {
       ...(ROUNDS_DEFINE[rounds] ? { [ROUNDS_DEFINE[rounds]!]: 1 } : {}),
-      JG: groupThreads, JQ: slots, GT: tile, JT: threads, JB: minBlocks, ...(halo ? { JL: lanePairs, JOL: ownLanes, JHL: haloLanes, JH: haloHops } : {}) },
-    ...(preGram ? { pre: { blocksPerBasis: gTiles * gTiles, threads: GRAM_TILE * GRAM_TILE, sharedBytes: 2 * GRAM_ROWS * GRAM_TILE * elt, scratchIndex: 1 } } : {}),
+      JG: groupThreads,
+      JQ: slots,
+      GT: tile,
+      JT: threads,
+      JB: minBlocks,
+      ...(halo ? { JL: lanePairs, JOL: ownLanes, JHL: haloLanes, JH: haloHops } : {}),
+    },
+    ...(preGram
+      ? {
+          pre: {
+            blocksPerBasis: gTiles * gTiles,
+            threads: GRAM_TILE * GRAM_TILE,
+            sharedBytes: 2 * GRAM_ROWS * GRAM_TILE * elt,
+            scratchIndex: 1,
+          },
+        }
+      : {}),
   };
 }
 
 /** The module of jacobi-kernel.cu (defines: the plan's) or gram-kernel.cu (the element type only) for this precision. */
-function jacobiModule(ctx: CudaContext, precision: 'float32' | 'float64', url: URL, defines: Readonly<Record<string, number>> = {}) {
+function jacobiModule(
+  ctx: CudaContext,
+  precision: 'float32' | 'float64',
+  url: URL,
+  defines: Readonly<Record<string, number>> = {},
+) {
   return loadModule(ctx, {
     source: readKernelSource(url),
     name: `jacobi-parallel/${url.pathname.split('/').pop()}`,
@@ -166,10 +214,23 @@ function jacobiModule(ctx: CudaContext, precision: 'float32' | 'float64', url: U
 export const jacobiParallelSpec: LatticeKernelSpec = {
   name: 'jacobi-parallel',
   kernel(ctx, precision, plan) {
-    return jacobiModule(ctx, precision, KERNEL_URL, plan.defines)
-      .kernel('jacobi_parallel', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32']);
+    return jacobiModule(ctx, precision, KERNEL_URL, plan.defines).kernel('jacobi_parallel', [
+      'ptr',
+      'ptr',
+      'ptr',
+      'ptr',
+      'ptr',
+      'ptr',
+      'i32',
+      'i32',
+      'i32',
+      'i32',
+      'i32',
+      'i32',
+      'i32',
+    ]);
   },
-  preKernel(ctx, precision, plan) {
+  preKernel(ctx, precision, _plan) {
     return jacobiModule(ctx, precision, GRAM_URL).kernel('jacobi_gram', ['ptr', 'ptr', 'i32', 'i32']);
   },
   plan: jacobiParallelPlan,
@@ -182,6 +243,13 @@ export const jacobiParallelSpec: LatticeKernelSpec = {
  * ZERO_VECTOR, ITERATION_LIMIT) naming the basis, and EngineUnavailableError without a device.
  * `out`: arrays for the outputs, reused over calls (CudaBatchOutputs).
  */
-export function reduceBatchCuda<A extends RealArray>(data: A, batch: number, n: number, m: number, params: AlgoParams, out?: CudaBatchOutputs<A>): Promise<CudaBatchResult<A>> {
+export function reduceBatchCuda<A extends RealArray>(
+  data: A,
+  batch: number,
+  n: number,
+  m: number,
+  params: AlgoParams,
+  out?: CudaBatchOutputs<A>,
+): Promise<CudaBatchResult<A>> {
   return runLatticeBatch(jacobiParallelSpec, data, batch, n, m, params, out);
 }

@@ -36,7 +36,8 @@ export function gramMatrix(B: ArrayLike<number>, n: number, m: number, G: RealAr
   for (let j = 0; j < m; j++) {
     for (let i = 0; i <= j; i++) {
       let s = 0;
-      const oi = i * n, oj = j * n;
+      const oi = i * n,
+        oj = j * n;
       if (f32) for (let t = 0; t < n; t++) s = Math.fround(s + Math.fround(B[oi + t]! * B[oj + t]!));
       else for (let t = 0; t < n; t++) s += B[oi + t]! * B[oj + t]!;
       G[i + j * m] = s;

@@ -27,7 +27,8 @@ import { runJacobi, type JacobiState, type JacobiSweeper, type SweepOutcome } fr
 
 /** b_j -= r b_i on G (column j, then row j) and Z (column j), in the working precision of G. */
 function reducePair(G: RealArray, Z: Float64Array, m: number, i: number, j: number, r: number): void {
-  const ci = i * m, cj = j * m;
+  const ci = i * m,
+    cj = j * m;
   if (G instanceof Float32Array) {
     for (let t = 0; t < m; t++) G[cj + t]! -= Math.fround(r * G[ci + t]!);
     for (let t = 0; t < m; t++) G[j + t * m]! -= Math.fround(r * G[i + t * m]!);
@@ -40,15 +41,24 @@ function reducePair(G: RealArray, Z: Float64Array, m: number, i: number, j: numb
 
 /** Swaps columns i, j of G and Z, rows i, j of G, and the scales E (exact). */
 function swapPair(G: RealArray, Z: Float64Array, E: Float64Array, m: number, i: number, j: number): void {
-  const ci = i * m, cj = j * m;
+  const ci = i * m,
+    cj = j * m;
   for (let t = 0; t < m; t++) {
-    let x = G[ci + t]!; G[ci + t] = G[cj + t]!; G[cj + t] = x;
-    x = Z[ci + t]!; Z[ci + t] = Z[cj + t]!; Z[cj + t] = x;
+    let x = G[ci + t]!;
+    G[ci + t] = G[cj + t]!;
+    G[cj + t] = x;
+    x = Z[ci + t]!;
+    Z[ci + t] = Z[cj + t]!;
+    Z[cj + t] = x;
   }
   for (let t = 0; t < m; t++) {
-    const x = G[i + t * m]!; G[i + t * m] = G[j + t * m]!; G[j + t * m] = x;
+    const x = G[i + t * m]!;
+    G[i + t * m] = G[j + t * m]!;
+    G[j + t * m] = x;
   }
-  const e = E[i]!; E[i] = E[j]!; E[j] = e;
+  const e = E[i]!;
+  E[i] = E[j]!;
+  E[j] = e;
 }
 
 /** The cyclic-by-row ordering of Algorithm 2 as a sweeper for driver.ts (exported for tests). */
@@ -59,7 +69,8 @@ export function cyclicByRowSweeper(m: number): JacobiSweeper {
       let changed = false;
       for (let i = 0; i < m - 1; i++) {
         for (let j = i + 1; j < m; j++) {
-          const gij = G[i + j * m]!, gii = G[i + i * m]!;
+          const gij = G[i + j * m]!,
+            gii = G[i + i * m]!;
           if (Math.abs(gij) > reductionLimit(gii, f32)) {
             const r = roundHalfAway(f32 ? Math.fround(gij / gii) : gij / gii);
             if (!transformUpdateFits(Z, m, i * m, j * m, r)) return 'overflow';
@@ -79,7 +90,9 @@ export function cyclicByRowSweeper(m: number): JacobiSweeper {
       }
       return changed ? 'changed' : 'unchanged';
     },
-    finish(): void { /* swaps were done in place: G, Z, E are in order */ },
+    finish(): void {
+      /* swaps were done in place: G, Z, E are in order */
+    },
   };
 }
 

@@ -72,7 +72,15 @@ export function maxRefreshes(m: number): number {
   return 100 + 10 * m;
 }
 
-export function runJacobi(B: RealArray, Z: Float64Array, n: number, m: number, p: AlgoParams, sweeper: JacobiSweeper, name: string): BasisStats {
+export function runJacobi(
+  B: RealArray,
+  Z: Float64Array,
+  n: number,
+  m: number,
+  p: AlgoParams,
+  sweeper: JacobiSweeper,
+  name: string,
+): BasisStats {
   checkShapes(B, Z, n, m);
   const stats: BasisStats = { iterations: 0, swaps: 0, sizeReductions: 0 };
   if (m < 2) return stats;
@@ -89,7 +97,9 @@ export function runJacobi(B: RealArray, Z: Float64Array, n: number, m: number, p
     let outcome: SweepOutcome;
     do {
       if (stats.iterations >= p.maxIterations) {
-        throw new IterationLimitError(`${name}: no convergence within maxIterations = ${p.maxIterations} sweeps`, { ...stats });
+        throw new IterationLimitError(`${name}: no convergence within maxIterations = ${p.maxIterations} sweeps`, {
+          ...stats,
+        });
       }
       stats.iterations++;
       outcome = sweeper.sweep(state);
@@ -133,18 +143,25 @@ function checkShapes(B: RealArray, Z: Float64Array, n: number, m: number): void 
   if (!Number.isInteger(n) || !Number.isInteger(m) || m < 1 || n < m) {
     throw new InvalidArgumentError(`need integers 1 <= m <= n, got n = ${n}, m = ${m}`);
   }
-  if (B.length !== n * m) throw new InvalidInputError('SHAPE_MISMATCH', `basis has ${B.length} entries, n x m = ${n * m}`);
+  if (B.length !== n * m)
+    throw new InvalidInputError('SHAPE_MISMATCH', `basis has ${B.length} entries, n x m = ${n * m}`);
   if (Z.length !== m * m) throw new InvalidInputError('SHAPE_MISMATCH', `Z has ${Z.length} entries, m x m = ${m * m}`);
-  for (let j = 0; j < m; j++) for (let i = 0; i < m; i++) {
-    if (Z[i + j * m] !== (i === j ? 1 : 0)) throw new InvalidArgumentError('Z must be the identity on entry');
-  }
+  for (let j = 0; j < m; j++)
+    for (let i = 0; i < m; i++) {
+      if (Z[i + j * m] !== (i === j ? 1 : 0)) throw new InvalidArgumentError('Z must be the identity on entry');
+    }
 }
 
 /** Zero, NaN or infinite norms would make the multipliers NaN: say so instead. */
 function checkDiagonal(G: RealArray, m: number): void {
   for (let j = 0; j < m; j++) {
     const g = G[j + j * m]!;
-    if (!Number.isFinite(g)) throw new InvalidInputError('NON_FINITE', `basis vector ${j} has a non-finite norm (NaN/Inf entries or overflow)`, { vector: j });
+    if (!Number.isFinite(g))
+      throw new InvalidInputError(
+        'NON_FINITE',
+        `basis vector ${j} has a non-finite norm (NaN/Inf entries or overflow)`,
+        { vector: j },
+      );
     if (g === 0) throw new RankDeficientError('ZERO_VECTOR', `basis vector ${j} is zero`, { vector: j });
   }
 }

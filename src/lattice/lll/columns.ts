@@ -11,7 +11,10 @@ import type { RealArray } from '../../core/matrix.js';
  * partial sums, which breaks the add-latency chain (about 3x faster than one running sum).
  */
 export function dotCols(A: RealArray, a: number, C: RealArray, c: number, n: number): number {
-  let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  let s0 = 0,
+    s1 = 0,
+    s2 = 0,
+    s3 = 0;
   let t = 0;
   for (; t + 3 < n; t += 4) {
     s0 += A[a + t]! * C[c + t]!;
@@ -20,7 +23,7 @@ export function dotCols(A: RealArray, a: number, C: RealArray, c: number, n: num
     s3 += A[a + t + 3]! * C[c + t + 3]!;
   }
   for (; t < n; t++) s0 += A[a + t]! * C[c + t]!;
-  return (s0 + s1) + (s2 + s3);
+  return s0 + s1 + (s2 + s3);
 }
 
 /**
@@ -28,12 +31,25 @@ export function dotCols(A: RealArray, a: number, C: RealArray, c: number, n: num
  * over column k (one pass per four columns: about 1.5x faster than separate dot products), into
  * out[0 ..); each a running sum in row order. Returns how many it did: the caller takes the rest.
  */
-export function dotsByFours(B: RealArray, n: number, k: number, pending: Int32Array, count: number, out: Float64Array): number {
+export function dotsByFours(
+  B: RealArray,
+  n: number,
+  k: number,
+  pending: Int32Array,
+  count: number,
+  out: Float64Array,
+): number {
   const ko = k * n;
   let c = 0;
   for (; c + 3 < count; c += 4) {
-    const a0 = pending[c]! * n, a1 = pending[c + 1]! * n, a2 = pending[c + 2]! * n, a3 = pending[c + 3]! * n;
-    let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    const a0 = pending[c]! * n,
+      a1 = pending[c + 1]! * n,
+      a2 = pending[c + 2]! * n,
+      a3 = pending[c + 3]! * n;
+    let s0 = 0,
+      s1 = 0,
+      s2 = 0,
+      s3 = 0;
     for (let t = 0; t < n; t++) {
       const v = B[ko + t]!;
       s0 += v * B[a0 + t]!;
@@ -41,7 +57,10 @@ export function dotsByFours(B: RealArray, n: number, k: number, pending: Int32Ar
       s2 += v * B[a2 + t]!;
       s3 += v * B[a3 + t]!;
     }
-    out[c] = s0; out[c + 1] = s1; out[c + 2] = s2; out[c + 3] = s3;
+    out[c] = s0;
+    out[c + 1] = s1;
+    out[c + 2] = s2;
+    out[c + 3] = s3;
   }
   return c;
 }
@@ -66,23 +85,76 @@ export function gramInto(B: RealArray, n: number, m: number, G: RealArray): void
 
 /** Rows i..i+3, columns j..j+3 of B^T B (lower triangle, j + 3 < i). */
 function gramTile(B: RealArray, n: number, m: number, G: RealArray, i: number, j: number): void {
-  const a0 = i * n, a1 = a0 + n, a2 = a1 + n, a3 = a2 + n;
-  const b0 = j * n, b1 = b0 + n, b2 = b1 + n, b3 = b2 + n;
-  let s00 = 0, s01 = 0, s02 = 0, s03 = 0, s10 = 0, s11 = 0, s12 = 0, s13 = 0;
-  let s20 = 0, s21 = 0, s22 = 0, s23 = 0, s30 = 0, s31 = 0, s32 = 0, s33 = 0;
+  const a0 = i * n,
+    a1 = a0 + n,
+    a2 = a1 + n,
+    a3 = a2 + n;
+  const b0 = j * n,
+    b1 = b0 + n,
+    b2 = b1 + n,
+    b3 = b2 + n;
+  let s00 = 0,
+    s01 = 0,
+    s02 = 0,
+    s03 = 0,
+    s10 = 0,
+    s11 = 0,
+    s12 = 0,
+    s13 = 0;
+  let s20 = 0,
+    s21 = 0,
+    s22 = 0,
+    s23 = 0,
+    s30 = 0,
+    s31 = 0,
+    s32 = 0,
+    s33 = 0;
   for (let t = 0; t < n; t++) {
-    const x0 = B[a0 + t]!, x1 = B[a1 + t]!, x2 = B[a2 + t]!, x3 = B[a3 + t]!;
-    const y0 = B[b0 + t]!, y1 = B[b1 + t]!, y2 = B[b2 + t]!, y3 = B[b3 + t]!;
-    s00 += x0 * y0; s01 += x0 * y1; s02 += x0 * y2; s03 += x0 * y3;
-    s10 += x1 * y0; s11 += x1 * y1; s12 += x1 * y2; s13 += x1 * y3;
-    s20 += x2 * y0; s21 += x2 * y1; s22 += x2 * y2; s23 += x2 * y3;
-    s30 += x3 * y0; s31 += x3 * y1; s32 += x3 * y2; s33 += x3 * y3;
+    const x0 = B[a0 + t]!,
+      x1 = B[a1 + t]!,
+      x2 = B[a2 + t]!,
+      x3 = B[a3 + t]!;
+    const y0 = B[b0 + t]!,
+      y1 = B[b1 + t]!,
+      y2 = B[b2 + t]!,
+      y3 = B[b3 + t]!;
+    s00 += x0 * y0;
+    s01 += x0 * y1;
+    s02 += x0 * y2;
+    s03 += x0 * y3;
+    s10 += x1 * y0;
+    s11 += x1 * y1;
+    s12 += x1 * y2;
+    s13 += x1 * y3;
+    s20 += x2 * y0;
+    s21 += x2 * y1;
+    s22 += x2 * y2;
+    s23 += x2 * y3;
+    s30 += x3 * y0;
+    s31 += x3 * y1;
+    s32 += x3 * y2;
+    s33 += x3 * y3;
   }
   let o = i * m + j;
-  G[o] = s00; G[o + 1] = s01; G[o + 2] = s02; G[o + 3] = s03; o += m;
-  G[o] = s10; G[o + 1] = s11; G[o + 2] = s12; G[o + 3] = s13; o += m;
-  G[o] = s20; G[o + 1] = s21; G[o + 2] = s22; G[o + 3] = s23; o += m;
-  G[o] = s30; G[o + 1] = s31; G[o + 2] = s32; G[o + 3] = s33;
+  G[o] = s00;
+  G[o + 1] = s01;
+  G[o + 2] = s02;
+  G[o + 3] = s03;
+  o += m;
+  G[o] = s10;
+  G[o + 1] = s11;
+  G[o + 2] = s12;
+  G[o + 3] = s13;
+  o += m;
+  G[o] = s20;
+  G[o + 1] = s21;
+  G[o + 2] = s22;
+  G[o + 3] = s23;
+  o += m;
+  G[o] = s30;
+  G[o + 1] = s31;
+  G[o + 2] = s32;
+  G[o + 3] = s33;
 }
 
 /**
@@ -131,11 +203,16 @@ export const EXACT_INTEGER_LIMIT = 2 ** 53;
  * largest finite |entry| of the new column.
  */
 export function subMulColExact(Z: Float64Array, dst: number, src: number, x: number, len: number): number {
-  let big = 0, lost = false;
+  let big = 0,
+    lost = false;
   for (let t = 0; t < len; t++) {
     const v = Z[dst + t]! - x * Z[src + t]!;
     const a = Math.abs(v);
-    if (!(a < EXACT_INTEGER_LIMIT)) { Z[dst + t] = NaN; lost = true; continue; }
+    if (!(a < EXACT_INTEGER_LIMIT)) {
+      Z[dst + t] = NaN;
+      lost = true;
+      continue;
+    }
     Z[dst + t] = v;
     if (a > big) big = a;
   }
@@ -162,14 +239,24 @@ export function allowTransformLoss(Z: Float64Array): void {
 export function subMulColBigInt(Z: Float64Array, dst: number, src: number, x: number, len: number): number {
   const safeX = Number.isSafeInteger(x);
   const bx = safeX ? BigInt(x) : 0n;
-  let big = 0, lost = false;
+  let big = 0,
+    lost = false;
   for (let t = 0; t < len; t++) {
-    const zs = Z[src + t]!, zd = Z[dst + t]!;
+    const zs = Z[src + t]!,
+      zd = Z[dst + t]!;
     if (zs === 0) continue;
-    if (!safeX || zs !== zs || zd !== zd) { Z[dst + t] = NaN; lost = true; continue; }
+    if (!safeX || Number.isNaN(zs) || Number.isNaN(zd)) {
+      Z[dst + t] = NaN;
+      lost = true;
+      continue;
+    }
     const v = Number(BigInt(zd) - bx * BigInt(zs));
     const a = Math.abs(v);
-    if (a >= EXACT_INTEGER_LIMIT) { Z[dst + t] = NaN; lost = true; continue; }
+    if (a >= EXACT_INTEGER_LIMIT) {
+      Z[dst + t] = NaN;
+      lost = true;
+      continue;
+    }
     Z[dst + t] = v;
     if (a > big) big = a;
   }
@@ -179,13 +266,15 @@ export function subMulColBigInt(Z: Float64Array, dst: number, src: number, x: nu
 
 /** True when an entry of the transform passed 2^53 and was marked unknown (NaN). */
 export function transformLost(Z: ArrayLike<number>): boolean {
-  for (let i = 0; i < Z.length; i++) if (Z[i] !== Z[i]) return true;
+  for (let i = 0; i < Z.length; i++) if (Number.isNaN(Z[i])) return true;
   return false;
 }
 
 /** The error for a transform past 2^53 on input that is not integral (so it cannot be rebuilt exactly). */
 export function transformOverflow(): UnsupportedError {
-  return new UnsupportedError('an entry of the unimodular transform Z passed 2^53 and cannot be held exactly in float64; for input that is not integral it cannot be rebuilt either (scale the basis to integers, e.g. with integerScale, to get an exact wide transform)');
+  return new UnsupportedError(
+    'an entry of the unimodular transform Z passed 2^53 and cannot be held exactly in float64; for input that is not integral it cannot be rebuilt either (scale the basis to integers, e.g. with integerScale, to get an exact wide transform)',
+  );
 }
 
 export function swapCols(A: RealArray | Float64Array, a: number, b: number, len: number): void {
@@ -200,7 +289,15 @@ export function swapCols(A: RealArray | Float64Array, a: number, b: number, len:
  * b_k -= x b_j on B (n x m) and Z (m x m) together: one integer column operation. Returns the
  * largest |entry| of the new column of Z (a measure of coefficient growth).
  */
-export function reduceColumn(B: RealArray, Z: Float64Array, n: number, m: number, k: number, j: number, x: number): number {
+export function reduceColumn(
+  B: RealArray,
+  Z: Float64Array,
+  n: number,
+  m: number,
+  k: number,
+  j: number,
+  x: number,
+): number {
   subMulCol(B, k * n, j * n, x, n);
   return subMulColExact(Z, k * m, j * m, x, m);
 }

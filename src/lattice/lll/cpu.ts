@@ -37,9 +37,29 @@ import { LatticeMimoError } from '../../core/errors.js';
 import type { AlgoParams, BasisStats, CpuReducer } from '../types.js';
 import { isIntegral } from '../check.js';
 import { allSwapRounds } from '../allswap/cpu.js';
-import { columnMax, dotCols, dotsByFours, EXACT_INTEGER_LIMIT, gramInto, subMulCol, subMulColBigInt, subMulColExact, subMulRowExact, transformLost } from './columns.js';
+import {
+  columnMax,
+  dotCols,
+  dotsByFours,
+  EXACT_INTEGER_LIMIT,
+  gramInto,
+  subMulCol,
+  subMulColBigInt,
+  subMulColExact,
+  subMulRowExact,
+  transformLost,
+} from './columns.js';
 import { doubleDoubleProjections, doubleDoubleRow } from './double-double.js';
-import { basisFromTransform, breakdown, checkReducerInput, gramSchmidtInto, iterationLimit, keepInput, newStats, reductionBound } from './gso.js';
+import {
+  basisFromTransform,
+  breakdown,
+  checkReducerInput,
+  gramSchmidtInto,
+  iterationLimit,
+  keepInput,
+  newStats,
+  reductionBound,
+} from './gso.js';
 
 /** sum_{i<len} a[ao+i] * b[bo+i] (the same four partial sums as dotCols). */
 const dotRows = dotCols;
@@ -101,7 +121,13 @@ class SchnorrEuchner {
    * Extended-precision mode (see double-double.ts): low parts of mu, R, the projections and the
    * moved row, allocated when float64 breaks down on an integral basis with an exact Gram matrix.
    */
-  private dd: { muLo: Float64Array; RLo: Float64Array; SLo: Float64Array; rowMuLo: Float64Array; rowRLo: Float64Array } | null = null;
+  private dd: {
+    muLo: Float64Array;
+    RLo: Float64Array;
+    SLo: Float64Array;
+    rowMuLo: Float64Array;
+    rowRLo: Float64Array;
+  } | null = null;
   /** Highest position whose row was ever computed (rows above it hold nothing valid). */
   private kMax = 0;
   private readonly bound: number;
@@ -109,9 +135,12 @@ class SchnorrEuchner {
   private readonly input: RealArray | null;
 
   constructor(
-    private readonly B: RealArray, private readonly Z: Float64Array,
-    private readonly n: number, private readonly m: number,
-    private readonly p: AlgoParams, private readonly stats: BasisStats,
+    private readonly B: RealArray,
+    private readonly Z: Float64Array,
+    private readonly n: number,
+    private readonly m: number,
+    private readonly p: AlgoParams,
+    private readonly stats: BasisStats,
   ) {
     this.G = allocLike(B, m * m);
     this.slot = new Int32Array(m);
@@ -161,17 +190,22 @@ class SchnorrEuchner {
    */
   private canExtendPrecision(err: unknown): boolean {
     if (this.dd || this.input || !(this.B instanceof Float64Array)) return false;
-    if (!(err instanceof LatticeMimoError) || !(err.code === 'PRECISION_FAILURE' || err.code === 'RANK_DEFICIENT')) return false;
+    if (!(err instanceof LatticeMimoError) || !(err.code === 'PRECISION_FAILURE' || err.code === 'RANK_DEFICIENT'))
+      return false;
     let maxNorm = 0;
-    for (let i = 0; i < this.m; i++) maxNorm = Math.max(maxNorm, dotCols(this.B, i * this.n, this.B, i * this.n, this.n));
+    for (let i = 0; i < this.m; i++)
+      maxNorm = Math.max(maxNorm, dotCols(this.B, i * this.n, this.B, i * this.n, this.n));
     return maxNorm < EXACT_INTEGER_LIMIT;
   }
 
   private extendPrecision(): void {
     const m = this.m;
     this.dd = {
-      muLo: new Float64Array(m * m), RLo: new Float64Array(m * m), SLo: new Float64Array(m + 1),
-      rowMuLo: new Float64Array(m), rowRLo: new Float64Array(m),
+      muLo: new Float64Array(m * m),
+      RLo: new Float64Array(m * m),
+      SLo: new Float64Array(m + 1),
+      rowMuLo: new Float64Array(m),
+      rowRLo: new Float64Array(m),
     };
     this.stats.extendedPrecision = 'double-double';
   }
@@ -179,7 +213,8 @@ class SchnorrEuchner {
   /** Whether B satisfies both LLL conditions on a modified Gram-Schmidt (the float64 re-check's). */
   private reducedOnModifiedGramSchmidt(): boolean {
     const { B, n, m, p, bound } = this;
-    const mu = allocLike(B, m * m), r = allocLike(B, m);
+    const mu = allocLike(B, m * m),
+      r = allocLike(B, m);
     gramSchmidtInto(B, n, m, allocLike(B, n * m), r, mu);
     for (let k = 1; k < m; k++) {
       const ko = k * m;
@@ -297,7 +332,7 @@ class SchnorrEuchner {
     const { G, m, slot } = this;
     const a = slot[i]! * m + slot[j]!;
     const g = G[a]!;
-    if (g === g) return g;
+    if (!Number.isNaN(g)) return g;
     const d = dotCols(this.B, i * this.n, this.B, j * this.n, this.n);
     G[a] = d;
     G[slot[j]! * m + slot[i]!] = d;
@@ -314,7 +349,7 @@ class SchnorrEuchner {
     let count = 0;
     for (let j = from; j <= k; j++) {
       const g = G[gk + slot[j]!]!;
-      if (g !== g) pending[count++] = j;
+      if (Number.isNaN(g)) pending[count++] = j;
     }
     const dots = this.dots;
     let c = dotsByFours(B, n, k, pending, count, dots);
@@ -349,17 +384,31 @@ class SchnorrEuchner {
     let j = this.valid[k]!;
     if (this.dd) {
       if (!this.integerGram) this.fetchGramRow(k, j);
-      doubleDoubleRow(mu as Float64Array, this.dd.muLo, R as Float64Array, this.dd.RLo, m, k, j, (i) => G[gk + slot[i]!]!);
+      doubleDoubleRow(
+        mu as Float64Array,
+        this.dd.muLo,
+        R as Float64Array,
+        this.dd.RLo,
+        m,
+        k,
+        j,
+        (i) => G[gk + slot[i]!]!,
+      );
       this.valid[k] = k;
       return;
     }
     if (!this.integerGram) this.fetchGramRow(k, j);
     for (; j + 1 < k; j += 2) {
-      const jo = j * m, jo1 = jo + m;
-      let a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+      const jo = j * m,
+        jo1 = jo + m;
+      let a0 = 0,
+        a1 = 0,
+        b0 = 0,
+        b1 = 0;
       let i = 0;
       for (; i + 1 < j; i += 2) {
-        const r0 = R[ko + i]!, r1 = R[ko + i + 1]!;
+        const r0 = R[ko + i]!,
+          r1 = R[ko + i + 1]!;
         a0 += mu[jo + i]! * r0;
         a1 += mu[jo + i + 1]! * r1;
         b0 += mu[jo1 + i]! * r0;
@@ -399,7 +448,11 @@ class SchnorrEuchner {
       this.afterSweep(k);
       this.valid[k] = 0;
     }
-    throw new LatticeMimoError('PRECISION_FAILURE', `lll: size reduction of vector ${k} did not settle within ${MAX_BABAI} rounds (floating-point breakdown${this.input ? '' : '; an integer basis: lllIntegral() and the reduce command go on up a precision ladder'})`, { vector: k });
+    throw new LatticeMimoError(
+      'PRECISION_FAILURE',
+      `lll: size reduction of vector ${k} did not settle within ${MAX_BABAI} rounds (floating-point breakdown${this.input ? '' : '; an integer basis: lllIntegral() and the reduce command go on up a precision ladder'})`,
+      { vector: k },
+    );
   }
 
   /**
@@ -427,7 +480,9 @@ class SchnorrEuchner {
       if (this.integerGram) {
         // row k of G follows b_k exactly (its diagonal entry is recomputed after the sweep) while
         // every entry of X b_j and every product and result stays below 2^53
-        const sj = slot[j]!, gj = sj * m, sk = slot[k]!;
+        const sj = slot[j]!,
+          gj = sj * m,
+          sk = slot[k]!;
         // |X G_jt| <= ax gBound(j) and |G_kt - X G_jt| <= gBound(k) + ax gBound(j): below 2^53
         // the plain update is exact, without a check per entry
         const step = ax * gBound[sj]!;
@@ -483,9 +538,10 @@ class SchnorrEuchner {
       return;
     }
     zBound[j] = columnMax(Z, j * m, m);
-    zBound[k] = ax * zBound[j]! < EXACT_INTEGER_LIMIT
-      ? subMulColExact(Z, k * m, j * m, X, m)
-      : subMulColBigInt(Z, k * m, j * m, X, m);
+    zBound[k] =
+      ax * zBound[j]! < EXACT_INTEGER_LIMIT
+        ? subMulColExact(Z, k * m, j * m, X, m)
+        : subMulColBigInt(Z, k * m, j * m, X, m);
     // (an entry past 2^53 throws in subMulColExact unless Z was registered as rebuildable)
     if (transformLost(Z.subarray(k * m, k * m + m))) {
       this.zLost = true;
@@ -520,11 +576,21 @@ class SchnorrEuchner {
    * the accurate ones. Returns the next position to visit.
    */
   private lovasz(k: number): number {
-    const { G, mu, R, m, p, slot, S } = this;
+    const { mu, R, m, p, S } = this;
     const delta = p.delta;
     const ko = k * m;
     if (this.dd) {
-      doubleDoubleProjections(mu as Float64Array, this.dd.muLo, R as Float64Array, this.dd.RLo, m, k, this.gram(k, k), S, this.dd.SLo);
+      doubleDoubleProjections(
+        mu as Float64Array,
+        this.dd.muLo,
+        R as Float64Array,
+        this.dd.RLo,
+        m,
+        k,
+        this.gram(k, k),
+        S,
+        this.dd.SLo,
+      );
       this.dd.RLo[ko + k] = this.dd.SLo[k]!;
     } else {
       let s = this.gram(k, k);
@@ -549,23 +615,36 @@ class SchnorrEuchner {
   private insert(k: number, i: number, S: number, SLo: number): void {
     const { B, Z, mu, R, n, m, slot, valid, rowMu, rowR, colB, colZ } = this;
     const ko = k * m;
-    for (let t = 0; t < i; t++) { rowMu[t] = mu[ko + t]!; rowR[t] = R[ko + t]!; }
+    for (let t = 0; t < i; t++) {
+      rowMu[t] = mu[ko + t]!;
+      rowR[t] = R[ko + t]!;
+    }
     // rows i..k-1 move up one; only their first i coefficients stay valid
     for (let t = k - 1; t >= i; t--) {
       const len = Math.min(valid[t]!, i);
-      const src = t * m, dst = src + m;
-      for (let q = 0; q < len; q++) { mu[dst + q] = mu[src + q]!; R[dst + q] = R[src + q]!; }
+      const src = t * m,
+        dst = src + m;
+      for (let q = 0; q < len; q++) {
+        mu[dst + q] = mu[src + q]!;
+        R[dst + q] = R[src + q]!;
+      }
       valid[t + 1] = len;
     }
     const io = i * m;
-    for (let t = 0; t < i; t++) { mu[io + t] = rowMu[t]!; R[io + t] = rowR[t]!; }
+    for (let t = 0; t < i; t++) {
+      mu[io + t] = rowMu[t]!;
+      R[io + t] = rowR[t]!;
+    }
     R[io + i] = S;
     if (this.dd) this.moveLowParts(k, i, SLo);
     valid[i] = i;
     for (let t = k + 1; t <= this.kMax; t++) if (valid[t]! > i) valid[t] = i;
     const s = slot[k]!;
     const zb = this.zBound[k]!;
-    for (let t = k; t > i; t--) { slot[t] = slot[t - 1]!; this.zBound[t] = this.zBound[t - 1]!; }
+    for (let t = k; t > i; t--) {
+      slot[t] = slot[t - 1]!;
+      this.zBound[t] = this.zBound[t - 1]!;
+    }
     slot[i] = s;
     this.zBound[i] = zb;
     colB.set(B.subarray(k * n, k * n + n));
@@ -581,18 +660,27 @@ class SchnorrEuchner {
     const { m, valid } = this;
     const { muLo, RLo, rowMuLo, rowRLo } = this.dd!;
     const ko = k * m;
-    for (let t = 0; t < i; t++) { rowMuLo[t] = muLo[ko + t]!; rowRLo[t] = RLo[ko + t]!; }
+    for (let t = 0; t < i; t++) {
+      rowMuLo[t] = muLo[ko + t]!;
+      rowRLo[t] = RLo[ko + t]!;
+    }
     // valid[] was already updated by insert(): row t + 1 holds the first valid[t + 1] entries of row t
     for (let t = k - 1; t >= i; t--) {
       const len = valid[t + 1]!;
-      const src = t * m, dst = src + m;
-      for (let q = 0; q < len; q++) { muLo[dst + q] = muLo[src + q]!; RLo[dst + q] = RLo[src + q]!; }
+      const src = t * m,
+        dst = src + m;
+      for (let q = 0; q < len; q++) {
+        muLo[dst + q] = muLo[src + q]!;
+        RLo[dst + q] = RLo[src + q]!;
+      }
     }
     const io = i * m;
-    for (let t = 0; t < i; t++) { muLo[io + t] = rowMuLo[t]!; RLo[io + t] = rowRLo[t]!; }
+    for (let t = 0; t < i; t++) {
+      muLo[io + t] = rowMuLo[t]!;
+      RLo[io + t] = rowRLo[t]!;
+    }
     RLo[io + i] = SLo;
   }
-
 }
 
 export const lllCpu: CpuReducer = (B, Z, n, m, p) => {

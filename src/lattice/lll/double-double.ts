@@ -20,14 +20,19 @@ export const SPLIT = 134217729;
  */
 export function productError(x: number, y: number, p: number): number {
   let t = SPLIT * x;
-  const xh = t - (t - x), xl = x - xh;
+  const xh = t - (t - x),
+    xl = x - xh;
   t = SPLIT * y;
-  const yh = t - (t - y), yl = y - yh;
-  return ((xh * yh - p) + xh * yl + xl * yh) + xl * yl;
+  const yh = t - (t - y),
+    yl = y - yh;
+  return xh * yh - p + xh * yl + xl * yh + xl * yl;
 }
 
 /** A double-double accumulator (hi + lo), updated in place by subProduct. */
-export interface Acc { hi: number; lo: number }
+export interface Acc {
+  hi: number;
+  lo: number;
+}
 
 /**
  * s -= (ah + al)(bh + bl) in double-double: the high product exact by Dekker's splitting, the
@@ -36,13 +41,15 @@ export interface Acc { hi: number; lo: number }
 export function subProduct(s: Acc, ah: number, al: number, bh: number, bl: number): void {
   const ph = ah * bh;
   let t = SPLIT * ah;
-  const ahh = t - (t - ah), ahl = ah - ahh;
+  const ahh = t - (t - ah),
+    ahl = ah - ahh;
   t = SPLIT * bh;
-  const bhh = t - (t - bh), bhl = bh - bhh;
-  const pl = ((ahh * bhh - ph) + ahh * bhl + ahl * bhh) + ahl * bhl + (ah * bl + al * bh);
+  const bhh = t - (t - bh),
+    bhl = bh - bhh;
+  const pl = ahh * bhh - ph + ahh * bhl + ahl * bhh + ahl * bhl + (ah * bl + al * bh);
   const v = s.hi - ph;
   const bb = v - s.hi;
-  const err = (s.hi - (v - bb)) - (ph + bb) + (s.lo - pl);
+  const err = s.hi - (v - bb) - (ph + bb) + (s.lo - pl);
   s.hi = v + err;
   s.lo = err - (s.hi - v);
 }
@@ -54,8 +61,14 @@ export function subProduct(s: Acc, ah: number, al: number, bh: number, bl: numbe
  * `gram(j)` returns the exact G_{kj} (an integer below 2^53).
  */
 export function doubleDoubleRow(
-  mu: Float64Array, muLo: Float64Array, R: Float64Array, RLo: Float64Array,
-  m: number, k: number, from: number, gram: (j: number) => number,
+  mu: Float64Array,
+  muLo: Float64Array,
+  R: Float64Array,
+  RLo: Float64Array,
+  m: number,
+  k: number,
+  from: number,
+  gram: (j: number) => number,
 ): void {
   const ko = k * m;
   const s: Acc = { hi: 0, lo: 0 };
@@ -66,20 +79,24 @@ export function doubleDoubleRow(
     s.hi = gram(j);
     s.lo = 0;
     for (let i = 0; i < j; i++) subProduct(s, mu[co + i]!, muLo[co + i]!, R[ko + i]!, RLo[ko + i]!);
-    const sh = s.hi, sl = s.lo;
+    const sh = s.hi,
+      sl = s.lo;
     R[ko + j] = sh;
     RLo[ko + j] = sl;
     if (j === k) break;
     // mu_{k,j} = (sh + sl) / (rh + rl): a first quotient, then one correction from the remainder
-    const rh = R[jo + j]!, rl = RLo[jo + j]!;
+    const rh = R[jo + j]!,
+      rl = RLo[jo + j]!;
     const q1 = sh / rh;
     const ph = q1 * rh;
     let t = SPLIT * q1;
-    const qh = t - (t - q1), ql = q1 - qh;
+    const qh = t - (t - q1),
+      ql = q1 - qh;
     t = SPLIT * rh;
-    const rhh = t - (t - rh), rhl = rh - rhh;
-    const pl = ((qh * rhh - ph) + qh * rhl + ql * rhh) + ql * rhl + q1 * rl;
-    const rem = ((sh - ph) - pl) + sl;
+    const rhh = t - (t - rh),
+      rhl = rh - rhh;
+    const pl = qh * rhh - ph + qh * rhl + ql * rhh + ql * rhl + q1 * rl;
+    const rem = sh - ph - pl + sl;
     const q2 = rem / rh;
     const q = q1 + q2;
     mu[ko + j] = q;
@@ -92,8 +109,15 @@ export function doubleDoubleRow(
  * S_0 = G_kk, S_i = S_{i-1} - mu_{k,i-1} r_{k,i-1} (high parts in S, low parts in SLo).
  */
 export function doubleDoubleProjections(
-  mu: Float64Array, muLo: Float64Array, R: Float64Array, RLo: Float64Array,
-  m: number, k: number, gkk: number, S: Float64Array, SLo: Float64Array,
+  mu: Float64Array,
+  muLo: Float64Array,
+  R: Float64Array,
+  RLo: Float64Array,
+  m: number,
+  k: number,
+  gkk: number,
+  S: Float64Array,
+  SLo: Float64Array,
 ): void {
   const ko = k * m;
   const s: Acc = { hi: gkk, lo: 0 };

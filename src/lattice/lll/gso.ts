@@ -7,7 +7,13 @@
  * (column j at j*m); B* has B's shape; r[j] = ||b*_j||^2; a full mu matrix is m x m row-major with
  * mu_{i,j} at i*m + j (j < i), so the row of one vector is contiguous.
  */
-import { InvalidArgumentError, InvalidInputError, IterationLimitError, LatticeMimoError, RankDeficientError } from '../../core/errors.js';
+import {
+  InvalidArgumentError,
+  InvalidInputError,
+  IterationLimitError,
+  LatticeMimoError,
+  RankDeficientError,
+} from '../../core/errors.js';
 import type { RealArray } from '../../core/matrix.js';
 import { isIntegral } from '../check.js';
 import type { AlgoParams, BasisStats } from '../types.js';
@@ -18,13 +24,23 @@ export function newStats(): BasisStats {
 }
 
 /** Shapes, finiteness, parameters and Z = I on entry: a typed error naming what is wrong. */
-export function checkReducerInput(B: RealArray, Z: Float64Array, n: number, m: number, p: AlgoParams, name: string): void {
+export function checkReducerInput(
+  B: RealArray,
+  Z: Float64Array,
+  n: number,
+  m: number,
+  p: AlgoParams,
+  name: string,
+): void {
   if (!Number.isInteger(n) || !Number.isInteger(m) || m < 1 || n < m) {
     throw new InvalidArgumentError(`${name}: need integers 1 <= m <= n, got n = ${n}, m = ${m}`);
   }
-  if (B.length !== n * m) throw new InvalidInputError('SHAPE_MISMATCH', `${name}: basis has ${B.length} entries, n x m = ${n * m}`);
-  if (Z.length !== m * m) throw new InvalidInputError('SHAPE_MISMATCH', `${name}: Z has ${Z.length} entries, m x m = ${m * m}`);
-  if (!(p.delta > 0.25 && p.delta < 1)) throw new InvalidArgumentError(`${name}: delta must be in (0.25, 1), got ${p.delta}`);
+  if (B.length !== n * m)
+    throw new InvalidInputError('SHAPE_MISMATCH', `${name}: basis has ${B.length} entries, n x m = ${n * m}`);
+  if (Z.length !== m * m)
+    throw new InvalidInputError('SHAPE_MISMATCH', `${name}: Z has ${Z.length} entries, m x m = ${m * m}`);
+  if (!(p.delta > 0.25 && p.delta < 1))
+    throw new InvalidArgumentError(`${name}: delta must be in (0.25, 1), got ${p.delta}`);
   if (!(p.eta >= 0.5 && p.eta < Math.sqrt(p.delta))) {
     throw new InvalidArgumentError(`${name}: eta must be in [0.5, sqrt(delta)), got ${p.eta}`);
   }
@@ -32,15 +48,20 @@ export function checkReducerInput(B: RealArray, Z: Float64Array, n: number, m: n
     throw new InvalidArgumentError(`${name}: maxIterations must be a positive integer, got ${p.maxIterations}`);
   }
   for (let i = 0; i < B.length; i++) {
-    if (!Number.isFinite(B[i]!)) throw new InvalidInputError('NON_FINITE', `${name}: basis entry ${i} is ${B[i]}`, { index: i });
+    if (!Number.isFinite(B[i]!))
+      throw new InvalidInputError('NON_FINITE', `${name}: basis entry ${i} is ${B[i]}`, { index: i });
   }
-  for (let j = 0; j < m; j++) for (let i = 0; i < m; i++) {
-    if (Z[i + j * m] !== (i === j ? 1 : 0)) throw new InvalidArgumentError(`${name}: Z must be the identity on entry`);
-  }
+  for (let j = 0; j < m; j++)
+    for (let i = 0; i < m; i++) {
+      if (Z[i + j * m] !== (i === j ? 1 : 0))
+        throw new InvalidArgumentError(`${name}: Z must be the identity on entry`);
+    }
 }
 
 export function iterationLimit(name: string, what: string, p: AlgoParams, stats: BasisStats): IterationLimitError {
-  return new IterationLimitError(`${name}: no convergence within maxIterations = ${p.maxIterations} ${what}`, { ...stats });
+  return new IterationLimitError(`${name}: no convergence within maxIterations = ${p.maxIterations} ${what}`, {
+    ...stats,
+  });
 }
 
 /**
@@ -67,7 +88,14 @@ export function roundMu(x: number): number {
  * ||b*_j||^2 and, when `mu` is given, the full m x m row-major coefficient matrix. Throws
  * RankDeficientError when a vector has no component left (zero or dependent vector).
  */
-export function gramSchmidtInto(B: RealArray, n: number, m: number, Bs: RealArray, r: RealArray, mu: RealArray | null): void {
+export function gramSchmidtInto(
+  B: RealArray,
+  n: number,
+  m: number,
+  Bs: RealArray,
+  r: RealArray,
+  mu: RealArray | null,
+): void {
   Bs.set(B.subarray(0, n * m));
   for (let j = 0; j < m; j++) {
     const jo = j * n;
@@ -90,10 +118,15 @@ export function gramSchmidtInto(B: RealArray, n: number, m: number, Bs: RealArra
  */
 export function breakdown(B: RealArray, j: number, zero: boolean): LatticeMimoError {
   if (B instanceof Float32Array && !zero) {
-    return new LatticeMimoError('PRECISION_FAILURE', `Gram-Schmidt vector ${j} vanished in float32 (redo in float64)`, { vector: j });
+    return new LatticeMimoError('PRECISION_FAILURE', `Gram-Schmidt vector ${j} vanished in float32 (redo in float64)`, {
+      vector: j,
+    });
   }
-  return new RankDeficientError(zero ? 'ZERO_VECTOR' : 'RANK_DEFICIENT',
-    `basis vector ${j} is ${zero ? 'zero' : 'linearly dependent on the vectors before it (numerically)'}`, { vector: j });
+  return new RankDeficientError(
+    zero ? 'ZERO_VECTOR' : 'RANK_DEFICIENT',
+    `basis vector ${j} is ${zero ? 'zero' : 'linearly dependent on the vectors before it (numerically)'}`,
+    { vector: j },
+  );
 }
 
 /**
@@ -131,8 +164,16 @@ export function normsInto(Bs: RealArray, n: number, m: number, r: RealArray): vo
  * Returns the number of column operations.
  */
 export function sizeReduceFromBstar(
-  B: RealArray, Bs: RealArray, r: RealArray, Z: Float64Array, n: number, m: number,
-  kLo: number, kHi: number, jLo: number, bound: number,
+  B: RealArray,
+  Bs: RealArray,
+  r: RealArray,
+  Z: Float64Array,
+  n: number,
+  m: number,
+  kLo: number,
+  kHi: number,
+  jLo: number,
+  bound: number,
 ): number {
   let count = 0;
   for (let k = kHi - 1; k >= kLo && k > jLo; k--) {

@@ -83,7 +83,13 @@ const down = (x: number): number => x * (1 - REL) - TINY;
  * Certifies (delta, eta)-LLL reducedness of an integer basis in float64 with a rigorous bound
  * (see the module comment). `cols`: Float64Array (n x m column-major, integers) or BigInt columns.
  */
-export function certifyLLL(cols: Float64Array | BigBasis, n: number, m: number, delta: number, eta: number): LLLCertificate {
+export function certifyLLL(
+  cols: Float64Array | BigBasis,
+  n: number,
+  m: number,
+  delta: number,
+  eta: number,
+): LLLCertificate {
   const first = certifyWith(cols, n, m, delta, eta, false);
   if (first.status !== 'inconclusive' || /dimension|2\^400|not integers/.test(first.reason ?? '')) return first;
   // the rounding of G^ (products past 2^53) may be what the bound cannot cover: again with G
@@ -91,7 +97,14 @@ export function certifyLLL(cols: Float64Array | BigBasis, n: number, m: number, 
   return certifyWith(cols, n, m, delta, eta, true);
 }
 
-function certifyWith(cols: Float64Array | BigBasis, n: number, m: number, delta: number, eta: number, exactGram: boolean): LLLCertificate {
+function certifyWith(
+  cols: Float64Array | BigBasis,
+  n: number,
+  m: number,
+  delta: number,
+  eta: number,
+  exactGram: boolean,
+): LLLCertificate {
   if (m < 1 || n < 1 || m > MAX_DIM || n > MAX_DIM) return inconclusive(`dimension outside 1..${MAX_DIM}`);
   const b = new Float64Array(n * m);
   const exact = new Uint8Array(m);
@@ -113,7 +126,8 @@ function certifyWith(cols: Float64Array | BigBasis, n: number, m: number, delta:
   const reason = gramCholesky(b, big, exact, n, m, g1, R, M, Gh);
   if (reason !== null) return inconclusive(reason);
   addResidual(m, R, Gh, M);
-  const d = new Float64Array(m), Uh = new Float64Array(m * m);
+  const d = new Float64Array(m),
+    Uh = new Float64Array(m * m);
   unitFactor(m, R, d, Uh);
   const Vb = new Float64Array(m * m);
   boundV(m, Uh, Vb);
@@ -133,8 +147,15 @@ function certifyWith(cols: Float64Array | BigBasis, n: number, m: number, delta:
  */
 function toFloat(cols: Float64Array | BigBasis, n: number, m: number, b: Float64Array, exact: Uint8Array): boolean {
   if (cols instanceof Float64Array) b.set(cols.subarray(0, n * m));
-  else for (let j = 0; j < m; j++) { const c = cols[j]!; for (let t = 0; t < n; t++) b[j * n + t] = Number(c[t]!); }
-  for (let q = 0; q < n * m; q++) { const v = b[q]!; if (!(Math.abs(v) < MAX_ENTRY)) return false; }
+  else
+    for (let j = 0; j < m; j++) {
+      const c = cols[j]!;
+      for (let t = 0; t < n; t++) b[j * n + t] = Number(c[t]!);
+    }
+  for (let q = 0; q < n * m; q++) {
+    const v = b[q]!;
+    if (!(Math.abs(v) < MAX_ENTRY)) return false;
+  }
   for (let j = 0; j < m; j++) {
     let ok = 1;
     for (let t = j * n; t < j * n + n; t++) if (!Number.isInteger(b[t]!)) ok = 0;
@@ -148,26 +169,46 @@ function toFloat(cols: Float64Array | BigBasis, n: number, m: number, b: Float64
 // than the whole proof being recompiled as later steps are first reached).
 
 /** 1-2: G^ and its Cholesky factor R^ (column i holds r^_0i..r^_ii); M gets g1 |B|^T |B| on the pairs whose dot product may be inexact. Returns why it cannot go on, or null. */
-function gramCholesky(b: Float64Array, big: BigBasis | null, exact: Uint8Array, n: number, m: number, g1: number, R: Float64Array, M: Float64Array, Gh: Float64Array): string | null {
+function gramCholesky(
+  b: Float64Array,
+  big: BigBasis | null,
+  exact: Uint8Array,
+  n: number,
+  m: number,
+  g1: number,
+  R: Float64Array,
+  M: Float64Array,
+  Gh: Float64Array,
+): string | null {
   for (let i = 0; i < m; i++) {
     const bi = i * n;
     for (let j = 0; j <= i; j++) {
       const bj = j * n;
       let g = 0;
       if (big) {
-        const ci = big[i]!, cj = big[j]!;
+        const ci = big[i]!,
+          cj = big[j]!;
         let e = 0n;
-        for (let t = 0; t < n; t++) { const x = ci[t]!, y = cj[t]!; if (x !== 0n && y !== 0n) e += x * y; }
+        for (let t = 0; t < n; t++) {
+          const x = ci[t]!,
+            y = cj[t]!;
+          if (x !== 0n && y !== 0n) e += x * y;
+        }
         g = Number(e);
         if (!Number.isFinite(g)) return 'a Gram entry is past the double range';
         M[i * m + j] = M[j * m + i] = up(U * Math.abs(g));
       } else {
         let a = 0;
-        for (let t = 0; t < n; t++) { const p = b[bi + t]! * b[bj + t]!; g += p; a += Math.abs(p); }
+        for (let t = 0; t < n; t++) {
+          const p = b[bi + t]! * b[bj + t]!;
+          g += p;
+          a += Math.abs(p);
+        }
         if (!(exact[i] && exact[j] && a <= 2 ** 52)) M[i * m + j] = M[j * m + i] = up(g1 * up(a));
       }
       Gh[i * m + j] = g;
-      const ri = i * m, rj = j * m;
+      const ri = i * m,
+        rj = j * m;
       for (let l = 0; l < j; l++) g -= R[rj + l]! * R[ri + l]!;
       if (j < i) R[ri + j] = g / R[rj + j]!;
       else {
@@ -189,11 +230,16 @@ function addResidual(m: number, R: Float64Array, Gh: Float64Array, M: Float64Arr
     const ri = i * m;
     for (let j = 0; j <= i; j++) {
       const rj = j * m;
-      let p = Gh[i * m + j]!, c = 0, abs = Math.abs(p);
+      let p = Gh[i * m + j]!,
+        c = 0,
+        abs = Math.abs(p);
       for (let l = 0; l <= j; l++) {
-        const x = R[ri + l]!, y = -R[rj + l]!, h = x * y;
-        const q = p + h, z = q - p;
-        c += ((p - (q - z)) + (h - z)) + productError(x, y, h);
+        const x = R[ri + l]!,
+          y = -R[rj + l]!,
+          h = x * y;
+        const q = p + h,
+          z = q - p;
+        c += p - (q - z) + (h - z) + productError(x, y, h);
         p = q;
         abs += Math.abs(h);
       }
@@ -212,15 +258,20 @@ function unitFactor(m: number, R: Float64Array, d: Float64Array, Uh: Float64Arra
 
 /** 5: column k of V (at k m, rows 0..k) by back substitution, with the bound w on its error: Vb = |V^| + w >= |V|. */
 function boundV(m: number, Uh: Float64Array, Vb: Float64Array): void {
-  const v = new Float64Array(m), w = new Float64Array(m);
+  const v = new Float64Array(m),
+    w = new Float64Array(m);
   const ce = up((m + 3) * U);
   for (let k = 0; k < m; k++) {
-    v[k] = 1; w[k] = 0;
+    v[k] = 1;
+    w[k] = 0;
     for (let j = k - 1; j >= 0; j--) {
       const row = j * m;
-      let s = 0, a = 0, e = 0;
+      let s = 0,
+        a = 0,
+        e = 0;
       for (let l = j + 1; l <= k; l++) {
-        const ul = Uh[row + l]!, au = Math.abs(ul);
+        const ul = Uh[row + l]!,
+          au = Math.abs(ul);
         s += ul * v[l]!;
         a += au * Math.abs(v[l]!);
         e += au * w[l]!;
@@ -264,15 +315,18 @@ function boundK(m: number, d: Float64Array, Hb: Float64Array, Kb: Float64Array):
     // acc_k = sum_{l<j} Kb_lj Kb_lk d_l^2 (k >= j)
     acc.fill(0, j);
     for (let l = 0; l < j; l++) {
-      const f = Kb[l * m + j]! * d2[l]!, rl = l * m;
+      const f = Kb[l * m + j]! * d2[l]!,
+        rl = l * m;
       if (f === 0) continue;
       for (let k = j; k < m; k++) acc[k] += f * Kb[rl + k]!;
     }
     const dj2lo = down(d[j]! * d[j]!);
     if (!(dj2lo > 0)) return inconclusive(`||b*_${j}||^2 is below the range of the bound`);
     const t = up(up(Hb[j * m + j]! / dj2lo) + up(up(acc[j]!) / dj2lo));
-    if (!(t < 0.5)) return inconclusive(`the bound on the Gram-Schmidt data reaches ${t.toPrecision(3)} at index ${j}`, t);
-    const inv = 1 / down(1 - t), rj = j * m;
+    if (!(t < 0.5))
+      return inconclusive(`the bound on the Gram-Schmidt data reaches ${t.toPrecision(3)} at index ${j}`, t);
+    const inv = 1 / down(1 - t),
+      rj = j * m;
     Kb[rj + j] = t;
     for (let k = j + 1; k < m; k++) Kb[rj + k] = up(up(up(Hb[rj + k]! / dj2lo) + up(up(acc[k]!) / dj2lo)) * inv);
     for (let k = j; k < m; k++) if (Kb[rj + k]! > kmax) kmax = Kb[rj + k]!;
@@ -281,7 +335,15 @@ function boundK(m: number, d: Float64Array, Hb: Float64Array, Kb: Float64Array):
 }
 
 /** 6: size and Lovasz with the bound; the first disproved condition wins over an uncovered one. */
-function decide(m: number, d: Float64Array, Uh: Float64Array, Kb: Float64Array, kmax: number, delta: number, eta: number): LLLCertificate {
+function decide(
+  m: number,
+  d: Float64Array,
+  Uh: Float64Array,
+  Kb: Float64Array,
+  kmax: number,
+  delta: number,
+  eta: number,
+): LLLCertificate {
   let open: string | undefined;
   const err = new Float64Array(m);
   for (let j = 0; j < m - 1; j++) {
@@ -289,7 +351,8 @@ function decide(m: number, d: Float64Array, Uh: Float64Array, Kb: Float64Array, 
     err.fill(0, j + 1);
     const rj = j * m;
     for (let k = j + 1; k < m; k++) {
-      const f = Kb[rj + k]!, rk = k * m;
+      const f = Kb[rj + k]!,
+        rk = k * m;
       err[k] += f;
       for (let i = k + 1; i < m; i++) err[i] += f * Math.abs(Uh[rk + i]!);
     }
@@ -297,17 +360,20 @@ function decide(m: number, d: Float64Array, Uh: Float64Array, Kb: Float64Array, 
     for (let i = j + 1; i < m; i++) {
       const e = up(up(err[i]!) * inv);
       const mu = Math.abs(Uh[rj + i]!);
-      const hi = up(up(mu) + e), lo = down(down(mu) - e);
+      const hi = up(up(mu) + e),
+        lo = down(down(mu) - e);
       if (lo > eta) return { status: 'not-reduced', reason: `|mu_${i},${j}| > eta = ${eta}`, kappa: kmax };
       if (!(hi <= eta) && open === undefined) open = `|mu_${i},${j}| within the bound of eta`;
       if (i === j + 1) {
         // Lovasz at i: delta <= r_i^2 / r_j^2 + mu_ij^2, r_i = d_i (1 + K_ii), r_j = d_j (1 + K_jj)
-        const ki = Kb[i * m + i]!, kj = Kb[rj + j]!;
+        const ki = Kb[i * m + i]!,
+          kj = Kb[rj + j]!;
         const ratio = d[i]! / d[j]!;
-        const qLo = down(down(ratio * ratio) * down(down(1 - ki) ** 2) / up(up(1 + kj) ** 2));
-        const qHi = up(up(ratio * ratio) * up(up(1 + ki) ** 2) / down(down(1 - kj) ** 2));
+        const qLo = down((down(ratio * ratio) * down(down(1 - ki) ** 2)) / up(up(1 + kj) ** 2));
+        const qHi = up((up(ratio * ratio) * up(up(1 + ki) ** 2)) / down(down(1 - kj) ** 2));
         const muLo = Math.max(0, lo);
-        const rhsLo = down(qLo + down(muLo * muLo)), rhsHi = up(qHi + up(hi * hi));
+        const rhsLo = down(qLo + down(muLo * muLo)),
+          rhsHi = up(qHi + up(hi * hi));
         if (rhsHi < delta) return { status: 'not-reduced', reason: `Lovasz fails at k = ${i}`, kappa: kmax };
         if (!(rhsLo >= delta) && open === undefined) open = `Lovasz at k = ${i} within the bound`;
       }

@@ -19,8 +19,12 @@ export type BigBasis = bigint[][];
 /** A finite double as num / den exactly (den a power of two). */
 export function dyadic(x: number): { num: bigint; den: bigint } {
   if (!Number.isFinite(x)) throw new InvalidArgumentError(`expected a finite number, got ${x}`);
-  let v = x, k = 0;
-  while (!Number.isInteger(v)) { v *= 2; k++; }
+  let v = x,
+    k = 0;
+  while (!Number.isInteger(v)) {
+    v *= 2;
+    k++;
+  }
   return { num: BigInt(v), den: 1n << BigInt(k) };
 }
 
@@ -32,7 +36,8 @@ export function dotBig(a: readonly bigint[], b: readonly bigint[]): bigint {
 
 /** Nearest integer to a / d (d > 0), ties up. */
 export function roundDiv(a: bigint, d: bigint): bigint {
-  const num = 2n * a + d, den = 2n * d;
+  const num = 2n * a + d,
+    den = 2n * d;
   const q = num / den;
   return num < 0n && q * den !== num ? q - 1n : q;
 }
@@ -41,7 +46,10 @@ export function roundDiv(a: bigint, d: bigint): bigint {
  * Integral Gram-Schmidt (d, lambda) of the columns; null at the first dependent column. `onRow(i)`
  * as row i starts (rows 0 .. i-1 done): on a few hundred columns of large entries this takes minutes.
  */
-export function integralGramSchmidt(cols: BigBasis, onRow?: (i: number) => void): { d: bigint[]; lambda: bigint[][] } | { dependent: number } {
+export function integralGramSchmidt(
+  cols: BigBasis,
+  onRow?: (i: number) => void,
+): { d: bigint[]; lambda: bigint[][] } | { dependent: number } {
   const m = cols.length;
   const d: bigint[] = [1n];
   const lambda: bigint[][] = [];
@@ -59,16 +67,23 @@ export function integralGramSchmidt(cols: BigBasis, onRow?: (i: number) => void)
   return { d, lambda };
 }
 
-export interface ExactCheck { ok: boolean; violations: string[] }
+export interface ExactCheck {
+  ok: boolean;
+  violations: string[];
+}
 
 /** Whether the BigInt basis is LLL-reduced with (delta, eta), proven in integers (dependence is a violation). */
 export function checkLLLExactBig(cols: BigBasis, delta: number, eta: number): ExactCheck {
   const gs = integralGramSchmidt(cols);
-  if ('dependent' in gs) return { ok: false, violations: [`b_${gs.dependent} depends on the vectors before it (Gram determinant 0)`] };
+  if ('dependent' in gs)
+    return { ok: false, violations: [`b_${gs.dependent} depends on the vectors before it (Gram determinant 0)`] };
   const { d, lambda } = gs;
-  const e = dyadic(eta), dl = dyadic(delta);
+  const e = dyadic(eta),
+    dl = dyadic(delta);
   const violations: string[] = [];
-  const note = (t: string) => { if (violations.length < 5) violations.push(t); };
+  const note = (t: string) => {
+    if (violations.length < 5) violations.push(t);
+  };
   for (let i = 1; i < cols.length; i++) {
     for (let j = 0; j < i; j++) {
       const l = lambda[i]![j]!;
@@ -83,7 +98,11 @@ export function checkLLLExactBig(cols: BigBasis, delta: number, eta: number): Ex
 /** The bit length of B's largest entry in magnitude (1 for an all-zero basis). */
 export function maxBits(B: BigBasis): number {
   let big = 0n;
-  for (const c of B) for (const v of c) { const a = v < 0n ? -v : v; if (a > big) big = a; }
+  for (const c of B)
+    for (const v of c) {
+      const a = v < 0n ? -v : v;
+      if (a > big) big = a;
+    }
   return big.toString(2).length;
 }
 
@@ -91,10 +110,19 @@ export function maxBits(B: BigBasis): number {
 export function applyTransformBig(Bin: BigBasis, Z: BigBasis): BigBasis {
   const n = Bin[0]!.length;
   // the nonzero coordinates of each input vector (sparse bases: knapsack, q-ary)
-  const nz = Bin.map((b) => { const ts: number[] = []; for (let t = 0; t < n; t++) if (b[t] !== 0n) ts.push(t); return ts; });
+  const nz = Bin.map((b) => {
+    const ts: number[] = [];
+    for (let t = 0; t < n; t++) if (b[t] !== 0n) ts.push(t);
+    return ts;
+  });
   return Z.map((z) => {
     const out = new Array<bigint>(n).fill(0n);
-    z.forEach((c, i) => { if (c !== 0n) { const b = Bin[i]!; for (const t of nz[i]!) out[t] = out[t]! + c * b[t]!; } });
+    z.forEach((c, i) => {
+      if (c !== 0n) {
+        const b = Bin[i]!;
+        for (const t of nz[i]!) out[t] = out[t]! + c * b[t]!;
+      }
+    });
     return out;
   });
 }
@@ -103,12 +131,20 @@ export function applyTransformBig(Bin: BigBasis, Z: BigBasis): BigBasis {
 export function determinantBig(M: BigBasis): bigint {
   const m = M.length;
   const A = M.map((c) => c.slice());
-  let sign = 1n, prev = 1n;
+  let sign = 1n,
+    prev = 1n;
   for (let k = 0; k < m; k++) {
     let p = k;
     while (p < m && A[k]![p] === 0n) p++;
     if (p === m) return 0n;
-    if (p !== k) { for (const c of A) { const t = c[k]!; c[k] = c[p]!; c[p] = t; } sign = -sign; }
+    if (p !== k) {
+      for (const c of A) {
+        const t = c[k]!;
+        c[k] = c[p]!;
+        c[p] = t;
+      }
+      sign = -sign;
+    }
     for (let i = k + 1; i < m; i++) {
       for (let j = k + 1; j < m; j++) A[j]![i] = (A[j]![i]! * A[k]![k]! - A[j]![k]! * A[k]![i]!) / prev;
     }
@@ -122,24 +158,41 @@ export function determinantBig(M: BigBasis): bigint {
  * ladder, the output of a floating rung, so that little work is left). Throws RankDeficientError
  * for dependent columns; bounded by maxIterations.
  */
-export function exactLLL(B: BigBasis, Z: BigBasis, delta: number, eta: number, maxIterations: number, stats: RungStats): void {
+export function exactLLL(
+  B: BigBasis,
+  Z: BigBasis,
+  delta: number,
+  eta: number,
+  maxIterations: number,
+  stats: RungStats,
+): void {
   const m = B.length;
   if (m < 2) return;
   // the Gram-Schmidt's rows count as positions for the progress watch (its rows take minutes at 300 dimensions)
   const gs = integralGramSchmidt(B, stats.watch);
-  if ('dependent' in gs) throw new RankDeficientError('RANK_DEFICIENT', `basis vector ${gs.dependent} is linearly dependent on the vectors before it (confirmed exactly)`, { vector: gs.dependent });
+  if ('dependent' in gs)
+    throw new RankDeficientError(
+      'RANK_DEFICIENT',
+      `basis vector ${gs.dependent} is linearly dependent on the vectors before it (confirmed exactly)`,
+      { vector: gs.dependent },
+    );
   const { d, lambda } = gs;
-  const e = dyadic(eta), dl = dyadic(delta);
+  const e = dyadic(eta),
+    dl = dyadic(delta);
   const red = (k: number, l: number): void => {
-    const lam = lambda[k]![l]!, dd = d[l + 1]!;
+    const lam = lambda[k]![l]!,
+      dd = d[l + 1]!;
     if ((lam < 0n ? -lam : lam) * e.den <= e.num * dd) return;
     const q = roundDiv(lam, dd);
-    const bk = B[k]!, bl = B[l]!;
+    const bk = B[k]!,
+      bl = B[l]!;
     for (let t = 0; t < bk.length; t++) bk[t] = bk[t]! - q * bl[t]!;
-    const zk = Z[k]!, zl = Z[l]!;
+    const zk = Z[k]!,
+      zl = Z[l]!;
     for (let t = 0; t < zk.length; t++) zk[t] = zk[t]! - q * zl[t]!;
     lambda[k]![l] = lam - q * dd;
-    const lk = lambda[k]!, ll = lambda[l]!;
+    const lk = lambda[k]!,
+      ll = lambda[l]!;
     for (let i = 0; i < l; i++) lk[i] = lk[i]! - q * ll[i]!;
     stats.sizeReductions++;
   };
@@ -155,10 +208,15 @@ export function exactLLL(B: BigBasis, Z: BigBasis, delta: number, eta: number, m
       // swap b_{k-1}, b_k (Cohen's SWAPI, 0-based)
       [B[k], B[k - 1]] = [B[k - 1]!, B[k]!];
       [Z[k], Z[k - 1]] = [Z[k - 1]!, Z[k]!];
-      for (let j = 0; j < k - 1; j++) { const t = lambda[k]![j]!; lambda[k]![j] = lambda[k - 1]![j]!; lambda[k - 1]![j] = t; }
+      for (let j = 0; j < k - 1; j++) {
+        const t = lambda[k]![j]!;
+        lambda[k]![j] = lambda[k - 1]![j]!;
+        lambda[k - 1]![j] = t;
+      }
       const nb = (d[k - 1]! * d[k + 1]! + lam * lam) / d[k]!;
       for (let i = k + 1; i < m; i++) {
-        const li = lambda[i]!, t = li[k]!;
+        const li = lambda[i]!,
+          t = li[k]!;
         li[k] = (d[k + 1]! * li[k - 1]! - lam * t) / d[k]!;
         li[k - 1] = (nb * t + lam * li[k]!) / d[k + 1]!;
       }

@@ -31,23 +31,37 @@ function ceilDiv(a: bigint, b: bigint): bigint {
 /** A finite double times 2^P, rounded down (exact where its fraction bits are at most P). */
 function fixedDown(x: number, P: number): bigint {
   // x = s 2^e exactly with an integer s below 2^53
-  let e = 0, s = x;
-  while (!Number.isInteger(s)) { s *= 2; e--; }
+  let e = 0,
+    s = x;
+  while (!Number.isInteger(s)) {
+    s *= 2;
+    e--;
+  }
   const v = BigInt(s);
   return e + P >= 0 ? v << BigInt(e + P) : floorDiv(v, 1n << BigInt(-(e + P)));
 }
 
 /** [lo, hi] / 2^P. */
-interface Iv { lo: bigint; hi: bigint }
+interface Iv {
+  lo: bigint;
+  hi: bigint;
+}
 
 /** The interval of a x b (both scaled by 2^P), rounded outwards (>> is a floor on BigInts). */
 function mul(a: Iv, b: Iv, P: bigint): Iv {
-  const p1 = a.lo * b.lo, p2 = a.lo * b.hi, p3 = a.hi * b.lo, p4 = a.hi * b.hi;
-  let lo = p1, hi = p1;
-  if (p2 < lo) lo = p2; else if (p2 > hi) hi = p2;
-  if (p3 < lo) lo = p3; else if (p3 > hi) hi = p3;
-  if (p4 < lo) lo = p4; else if (p4 > hi) hi = p4;
-  return { lo: lo >> P, hi: -((-hi) >> P) };
+  const p1 = a.lo * b.lo,
+    p2 = a.lo * b.hi,
+    p3 = a.hi * b.lo,
+    p4 = a.hi * b.hi;
+  let lo = p1,
+    hi = p1;
+  if (p2 < lo) lo = p2;
+  else if (p2 > hi) hi = p2;
+  if (p3 < lo) lo = p3;
+  else if (p3 > hi) hi = p3;
+  if (p4 < lo) lo = p4;
+  else if (p4 > hi) hi = p4;
+  return { lo: lo >> P, hi: -(-hi >> P) };
 }
 
 export type IntervalProof = 'proven' | 'not-reduced' | 'inconclusive';
@@ -55,25 +69,32 @@ export type IntervalProof = 'proven' | 'not-reduced' | 'inconclusive';
 /** The LLL conditions of B at working precision P bits (see the file comment). */
 export function intervalLLLProofAt(B: BigBasis, delta: number, eta: number, P: number): IntervalProof {
   const m = B.length;
-  const one = 1n << BigInt(P), bp = BigInt(P);
+  const one = 1n << BigInt(P),
+    bp = BigInt(P);
   // eta and delta as fixed-point bounds: below and above (equal where their bits fit in P)
-  const etaLo = fixedDown(eta, P), etaUp = -fixedDown(-eta, P);
-  const deltaLo = fixedDown(delta, P), deltaUp = -fixedDown(-delta, P);
+  const etaLo = fixedDown(eta, P),
+    etaUp = -fixedDown(-eta, P);
+  const deltaLo = fixedDown(delta, P),
+    deltaUp = -fixedDown(-delta, P);
   // r[i][j] for j <= i and mu[i][j] for j < i, as intervals scaled by 2^P
-  const r: Iv[][] = [], mu: Iv[][] = [];
+  const r: Iv[][] = [],
+    mu: Iv[][] = [];
   let undecided = false;
   for (let i = 0; i < m; i++) {
-    const ri: Iv[] = [], mi: Iv[] = [];
+    const ri: Iv[] = [],
+      mi: Iv[] = [];
     const bi = B[i]!;
     for (let j = 0; j <= i; j++) {
       const bj = B[j]!;
       let g = 0n;
       for (let t = 0; t < bi.length; t++) if (bi[t] !== 0n && bj[t] !== 0n) g += bi[t]! * bj[t]!;
-      let lo = g << BigInt(P), hi = lo;
+      let lo = g << BigInt(P),
+        hi = lo;
       const mj = j === i ? mi : mu[j]!;
       for (let k = 0; k < j; k++) {
         const p = mul(mj[k]!, ri[k]!, bp);
-        lo -= p.hi; hi -= p.lo;
+        lo -= p.hi;
+        hi -= p.lo;
       }
       ri.push({ lo, hi });
       if (j < i) {
@@ -90,14 +111,17 @@ export function intervalLLLProofAt(B: BigBasis, delta: number, eta: number, P: n
         if (x.hi > etaLo || x.lo < -etaLo) undecided = true;
       }
     }
-    r.push(ri); mu.push(mi);
+    r.push(ri);
+    mu.push(mi);
     if (ri[i]!.lo <= 0n) return 'inconclusive';
     if (i > 0) {
       // Lovasz at i: (delta - mu_{i,i-1}^2) r_{i-1} <= r_i
-      const m1 = mi[i - 1]!, sq = mul(m1, m1, bp);
+      const m1 = mi[i - 1]!,
+        sq = mul(m1, m1, bp);
       const sqLo = m1.lo <= 0n && m1.hi >= 0n ? 0n : sq.lo;
       const f: Iv = { lo: deltaLo - sq.hi, hi: deltaUp - sqLo };
-      const lhs = mul(f, r[i - 1]![i - 1]!, bp), rhs = ri[i]!;
+      const lhs = mul(f, r[i - 1]![i - 1]!, bp),
+        rhs = ri[i]!;
       if (lhs.lo > rhs.hi) return 'not-reduced';
       if (lhs.hi > rhs.lo) undecided = true;
     }

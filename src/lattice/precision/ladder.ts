@@ -25,7 +25,13 @@
  * Shapes: `rows` are basis vectors as in fplll's format (m rows of n integers); results likewise
  * (basis rows; transform U with U B_in = B_out, i.e. row j of U = column j of Z).
  */
-import { CheckFailedError, InvalidArgumentError, InvalidInputError, LatticeMimoError, RankDeficientError } from '../../core/errors.js';
+import {
+  CheckFailedError,
+  InvalidArgumentError,
+  InvalidInputError,
+  LatticeMimoError,
+  RankDeficientError,
+} from '../../core/errors.js';
 import { readTransform, rebuildTransform, unitCoordinates } from '../exact-transform.js';
 import { defaultMaxIterations, resolveOptions } from '../validate.js';
 import { ddLLL, ddLLLFloat64, ddLLLHybrid, plainLLLFloat64, qdLLL } from './dd-lll.js';
@@ -179,26 +185,49 @@ function gramDeterminant(cols: BigBasis): bigint {
  * Throws InvalidInputError for a malformed basis, RankDeficientError for dependent vectors, and a
  * PRECISION_FAILURE naming every rung tried when none succeeded.
  */
-export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opts: IntegralLLLOptions = {}): IntegralLLLResult {
+export function lllIntegral(
+  rows: readonly (readonly (bigint | number)[])[],
+  opts: IntegralLLLOptions = {},
+): IntegralLLLResult {
   const t0 = performance.now();
   if (!Array.isArray(rows) || rows.length === 0 || !Array.isArray(rows[0]) || rows[0].length === 0) {
     throw new InvalidInputError('INVALID_INPUT', 'the basis must be a non-empty array of non-empty rows');
   }
-  const m = rows.length, n = rows[0].length;
-  if (m > n) throw new InvalidInputError('SHAPE_MISMATCH', `a basis has m = ${m} vectors in dimension n = ${n}: m vectors in R^n are dependent when m > n`);
+  const m = rows.length,
+    n = rows[0].length;
+  if (m > n)
+    throw new InvalidInputError(
+      'SHAPE_MISMATCH',
+      `a basis has m = ${m} vectors in dimension n = ${n}: m vectors in R^n are dependent when m > n`,
+    );
   const Bin: BigBasis = rows.map((r, i) => {
-    if (!Array.isArray(r) || r.length !== n) throw new InvalidInputError('SHAPE_MISMATCH', `ragged rows: row ${i} has ${Array.isArray(r) ? r.length : 'no'} entries but row 0 has ${n}`);
+    if (!Array.isArray(r) || r.length !== n)
+      throw new InvalidInputError(
+        'SHAPE_MISMATCH',
+        `ragged rows: row ${i} has ${Array.isArray(r) ? r.length : 'no'} entries but row 0 has ${n}`,
+      );
     return r.map((v, j) => {
       if (typeof v === 'bigint') return v;
       if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v);
-      throw new InvalidInputError('INVALID_INPUT', `entry (row ${i}, column ${j}) is ${String(v)}: expected an integer (a BigInt, or a number within 2^53 - 1)`);
+      throw new InvalidInputError(
+        'INVALID_INPUT',
+        `entry (row ${i}, column ${j}) is ${String(v)}: expected an integer (a BigInt, or a number within 2^53 - 1)`,
+      );
     });
   });
-  Bin.forEach((c, j) => { if (c.every((v) => v === 0n)) throw new RankDeficientError('ZERO_VECTOR', `basis vector ${j} is zero`, { vector: j }); });
+  Bin.forEach((c, j) => {
+    if (c.every((v) => v === 0n))
+      throw new RankDeficientError('ZERO_VECTOR', `basis vector ${j} is zero`, { vector: j });
+  });
   const inputBits = maxBits(Bin);
-  const o = resolveOptions({ delta: opts.delta, eta: opts.eta, maxIterations: opts.maxIterations ?? ladderMaxIterations(m, inputBits) }, m);
+  const o = resolveOptions(
+    { delta: opts.delta, eta: opts.eta, maxIterations: opts.maxIterations ?? ladderMaxIterations(m, inputBits) },
+    m,
+  );
   const rungs = opts.rungs ?? RUNGS;
-  for (const r of rungs) if (!RUNGS.includes(r)) throw new InvalidArgumentError(`unknown rung '${String(r)}' (expected one of: ${RUNGS.join(', ')})`);
+  for (const r of rungs)
+    if (!RUNGS.includes(r))
+      throw new InvalidArgumentError(`unknown rung '${String(r)}' (expected one of: ${RUNGS.join(', ')})`);
 
   const fits = Bin.every((c) => c.every((v) => v <= SAFE && v >= -SAFE));
   const certify = opts.certify !== false;
@@ -206,10 +235,17 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
   // (then checked exactly below), not tracked through the reduction
   const unit = fits ? null : unitCoordinates(Bin);
   const everyMs = opts.progressEveryMs ?? 1000;
-  if (!(everyMs >= 0)) throw new InvalidArgumentError(`progressEveryMs must be a non-negative number of milliseconds, got ${String(opts.progressEveryMs)}`);
+  if (!(everyMs >= 0))
+    throw new InvalidArgumentError(
+      `progressEveryMs must be a non-negative number of milliseconds, got ${String(opts.progressEveryMs)}`,
+    );
   const checkpointMs = opts.checkpointEveryMs ?? 600_000;
-  if (!(checkpointMs >= 0)) throw new InvalidArgumentError(`checkpointEveryMs must be a non-negative number of milliseconds, got ${String(opts.checkpointEveryMs)}`);
-  if (opts.onCheckpoint !== undefined && typeof opts.onCheckpoint !== 'function') throw new InvalidArgumentError('onCheckpoint must be a function');
+  if (!(checkpointMs >= 0))
+    throw new InvalidArgumentError(
+      `checkpointEveryMs must be a non-negative number of milliseconds, got ${String(opts.checkpointEveryMs)}`,
+    );
+  if (opts.onCheckpoint !== undefined && typeof opts.onCheckpoint !== 'function')
+    throw new InvalidArgumentError('onCheckpoint must be a function');
   const report = progressReporter(opts.onProgress, m, t0, everyMs, opts.onCheckpoint, checkpointMs);
   const out = climb(Bin, n, m, o, rungs, fits && inputBits <= FLOAT64_RUNG_BITS, fits, certify, unit !== null, report);
   let { B, Z, certificate } = out;
@@ -223,7 +259,10 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
   for (let attempt = 0; !Z; attempt++) {
     // the float64 path keeps no Z: it is rebuilt exactly from B_in and B_out (both below 2^53) and
     // proven there: B_in Z = B_out and B_out W = B_in with Z, W integral (exact-transform.ts)
-    if (unit) { Z = readTransform(B, unit); break; }
+    if (unit) {
+      Z = readTransform(B, unit);
+      break;
+    }
     const rebuilt = rebuild(Bin, B, n, m, opts.prove !== false);
     if (rebuilt) {
       Z = Array.from({ length: m }, (_, j) => rebuilt.slice(j * m, (j + 1) * m));
@@ -235,17 +274,25 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
     // float64 engine (checked exact updates), then with Z tracked in BigInt
     const again = climb(Bin, n, m, o, later, false, attempt === 0, certify, false, report);
     outcomes.push(...again.outcomes);
-    B = again.B; Z = again.Z; certificate = again.certificate ?? certificate;
+    B = again.B;
+    Z = again.Z;
+    certificate = again.certificate ?? certificate;
   }
   const transformOk = rebuiltZ || applyTransformBig(Bin, Z!).every((c, j) => c.every((v, t) => v === B[j]![t]));
-  if (!transformOk) throw new CheckFailedError('lll: B_in Z differs from the reduced basis (an internal error, reported rather than returned)');
+  if (!transformOk)
+    throw new CheckFailedError(
+      'lll: B_in Z differs from the reduced basis (an internal error, reported rather than returned)',
+    );
   if (unimodular === null && opts.prove !== false) {
     // B_out = B_in Z exactly (checked above), so the two span the same lattice iff |det Z| = 1: Z's
     // determinant by residues (unimodular.ts: float64 eliminations modulo primes, as many as Z's
     // Hadamard bound needs), or the two bases' Gram determinants where Z's entries are the wider
     report?.stage('unimodularity');
     unimodular = maxBits(Z!) < inputBits ? isUnimodular(Z!) : gramDeterminant(Bin) === gramDeterminant(B);
-    if (!unimodular) throw new CheckFailedError('lll: the reduced basis spans a different lattice (|det U| is not 1; an internal error, reported rather than returned)');
+    if (!unimodular)
+      throw new CheckFailedError(
+        'lll: the reduced basis spans a different lattice (|det U| is not 1; an internal error, reported rather than returned)',
+      );
   }
   const exactRan = outcomes.some((r) => r.rung === 'exact' && r.ok);
   const certified = certificate?.status === 'proven' && !exactRan;
@@ -253,7 +300,12 @@ export function lllIntegral(rows: readonly (readonly (bigint | number)[])[], opt
     basis: B.map((c) => c.slice()),
     transform: Z!.map((c) => c.slice()),
     rungs: outcomes,
-    proof: { lll: exactRan || certified, method: exactRan ? 'exact' : certified ? (certificate!.by === 'interval' ? 'interval' : 'certificate') : null, transform: transformOk, unimodular },
+    proof: {
+      lll: exactRan || certified,
+      method: exactRan ? 'exact' : certified ? (certificate!.by === 'interval' ? 'interval' : 'certificate') : null,
+      transform: transformOk,
+      unimodular,
+    },
     ...(certificate ? { certificate } : {}),
     timeMs: performance.now() - t0,
   };
@@ -269,16 +321,35 @@ interface Reporter {
   at(k: number): void;
 }
 
-function progressReporter(onProgress: ((p: LadderProgress) => void) | undefined, m: number, t0: number, everyMs: number,
-  onCheckpoint: ((basis: bigint[][], p: LadderProgress) => void) | undefined, checkpointMs: number): Reporter | null {
+function progressReporter(
+  onProgress: ((p: LadderProgress) => void) | undefined,
+  m: number,
+  t0: number,
+  everyMs: number,
+  onCheckpoint: ((basis: bigint[][], p: LadderProgress) => void) | undefined,
+  checkpointMs: number,
+): Reporter | null {
   if (!onProgress && !onCheckpoint) return null;
-  let stage: LadderProgress['stage'] = 'float64', furthest = 0, last = t0, lastCheckpoint = t0;
+  let stage: LadderProgress['stage'] = 'float64',
+    furthest = 0,
+    last = t0,
+    lastCheckpoint = t0;
   // counts of the rungs before the current one (each rung has its own counters)
   let before = { swaps: 0, iterations: 0 };
   let current: RungStats | undefined;
   const progress = (k: number, now: number): LadderProgress => {
-    const swaps = before.swaps + (current?.swaps ?? 0), iterations = before.iterations + (current?.iterations ?? 0);
-    return { stage, vector: k, furthest, vectors: m, swaps, iterations, elapsedMs: now - t0, ...(current?.pass ? { pass: current.pass } : {}) };
+    const swaps = before.swaps + (current?.swaps ?? 0),
+      iterations = before.iterations + (current?.iterations ?? 0);
+    return {
+      stage,
+      vector: k,
+      furthest,
+      vectors: m,
+      swaps,
+      iterations,
+      elapsedMs: now - t0,
+      ...(current?.pass ? { pass: current.pass } : {}),
+    };
   };
   const send = (k: number, now: number) => {
     last = now;
@@ -287,7 +358,9 @@ function progressReporter(onProgress: ((p: LadderProgress) => void) | undefined,
   return {
     stage(s, st) {
       if (current) before = { swaps: before.swaps + current.swaps, iterations: before.iterations + current.iterations };
-      stage = s; current = st; furthest = 0;
+      stage = s;
+      current = st;
+      furthest = 0;
       send(0, performance.now());
     },
     at(k) {
@@ -320,7 +393,11 @@ function rebuild(Bin: BigBasis, B: BigBasis, n: number, m: number, unimodular: b
 
 function toFloat64(B: BigBasis, n: number): Float64Array {
   const out = new Float64Array(n * B.length);
-  B.forEach((c, j) => c.forEach((v, t) => { out[j * n + t] = Number(v); }));
+  B.forEach((c, j) => {
+    c.forEach((v, t) => {
+      out[j * n + t] = Number(v);
+    });
+  });
   return out;
 }
 
@@ -334,12 +411,31 @@ function fromFloat64(B: Float64Array, n: number, m: number): BigBasis {
  * Z tracked, unless `readableZ` (the caller reads Z off B_out: Z null). `fastRung`: the float64 rung
  * may run (a float64 basis of entries up to FLOAT64_RUNG_BITS bits).
  */
-function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolveOptions>, rungs: readonly Rung[], fastRung: boolean, f64: boolean, certify: boolean, readableZ: boolean, report: Reporter | null): { B: BigBasis; Z: BigBasis | null; outcomes: RungOutcome[]; certificate?: Cert } {
+function climb(
+  Bin: BigBasis,
+  n: number,
+  m: number,
+  o: ReturnType<typeof resolveOptions>,
+  rungs: readonly Rung[],
+  fastRung: boolean,
+  f64: boolean,
+  certify: boolean,
+  readableZ: boolean,
+  report: Reporter | null,
+): { B: BigBasis; Z: BigBasis | null; outcomes: RungOutcome[]; certificate?: Cert } {
   let Bf: Float64Array | null = f64 ? toFloat64(Bin, n) : null;
   let B: BigBasis = Bin.map((c) => c.slice());
-  let Z: BigBasis | null = f64 || readableZ ? null : Array.from({ length: m }, (_, j) => Array.from({ length: m }, (_, i) => (i === j ? 1n : 0n)));
+  const Z: BigBasis | null =
+    f64 || readableZ
+      ? null
+      : Array.from({ length: m }, (_, j) => Array.from({ length: m }, (_, i) => (i === j ? 1n : 0n)));
   const noZ = (): BigBasis => Array.from({ length: m }, () => []);
-  const toBig = () => { if (Bf) { B = fromFloat64(Bf, n, m); Bf = null; } };
+  const toBig = () => {
+    if (Bf) {
+      B = fromFloat64(Bf, n, m);
+      Bf = null;
+    }
+  };
   const outcomes: RungOutcome[] = [];
   let certificate: Cert | undefined;
   let done = false;
@@ -354,10 +450,18 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
         const cert = Bf ? certifyLLL(Bf, n, m, o.delta, o.eta) : certifyLLL(B, n, m, o.delta, o.eta);
         // Gram-Schmidt data over too many orders of magnitude for float64: interval arithmetic on
         // the exact Gram matrix, far cheaper than the exact rung's integral Gram-Schmidt
-        const iv = cert.status === 'inconclusive' ? intervalLLLProof(Bf ? fromFloat64(Bf, n, m) : B, o.delta, o.eta) : null;
-        certificate = iv && iv !== 'inconclusive'
-          ? { status: iv, by: 'interval', kappa: cert.kappa, ms: performance.now() - tc, ...(iv === 'not-reduced' ? { reason: 'interval arithmetic: a condition fails' } : {}) }
-          : { ...cert, by: 'float64', ms: performance.now() - tc };
+        const iv =
+          cert.status === 'inconclusive' ? intervalLLLProof(Bf ? fromFloat64(Bf, n, m) : B, o.delta, o.eta) : null;
+        certificate =
+          iv && iv !== 'inconclusive'
+            ? {
+                status: iv,
+                by: 'interval',
+                kappa: cert.kappa,
+                ms: performance.now() - tc,
+                ...(iv === 'not-reduced' ? { reason: 'interval arithmetic: a condition fails' } : {}),
+              }
+            : { ...cert, by: 'float64', ms: performance.now() - tc };
       }
       if (certificate.status === 'proven') continue;
     }
@@ -366,8 +470,16 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
     if (rung === 'float64' && (!Bf || !fastRung)) continue;
     const t = performance.now();
     // the basis as the rung holds it: Bf or B in place (stores with their own columns set their own)
-    const st: RungStats = { swaps: 0, sizeReductions: 0, iterations: 0, snapshot: () => (Bf ? fromFloat64(Bf, n, m) : B.map((c) => c.slice())) };
-    if (report) { report.stage(rung, st); st.watch = report.at; }
+    const st: RungStats = {
+      swaps: 0,
+      sizeReductions: 0,
+      iterations: 0,
+      snapshot: () => (Bf ? fromFloat64(Bf, n, m) : B.map((c) => c.slice())),
+    };
+    if (report) {
+      report.stage(rung, st);
+      st.watch = report.at;
+    }
     try {
       if (rung === 'float64') {
         fastLLLFloat64(Bf!, n, m, o.delta, o.eta, o.maxIterations, st);
@@ -379,7 +491,8 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
               st.pass = 'float64 Gram-Schmidt';
               plainLLLFloat64(Bf, n, m, o.delta, o.eta, o.maxIterations, st);
             } catch (err) {
-              if (!(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE' && !/2\^53/.test(err.message))) throw err;
+              if (!(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE' && !/2\^53/.test(err.message)))
+                throw err;
               st.pass = 'double-double Gram-Schmidt';
               ddLLLFloat64(Bf, n, m, o.delta, o.eta, o.maxIterations, st);
             }
@@ -395,7 +508,10 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
         // the quad-double pass first (the double-double ones broke down here), handing back to them
         // after a bounded number of steps: past the stretch that needs 212 bits they are faster
         const tracked = Z ?? noZ();
-        const passes = [...ddPasses(B, tracked, o, st), { name: 'quad-double Gram-Schmidt', run: (limit: number) => qdLLL(B, tracked, o.delta, o.eta, limit, st) }];
+        const passes = [
+          ...ddPasses(B, tracked, o, st),
+          { name: 'quad-double Gram-Schmidt', run: (limit: number) => qdLLL(B, tracked, o.delta, o.eta, limit, st) },
+        ];
         runPasses(passes, st, o.maxIterations, STEP_BACK * B.length, passes.length - 1);
       } else {
         toBig();
@@ -408,15 +524,31 @@ function climb(Bin: BigBasis, n: number, m: number, o: ReturnType<typeof resolve
       if (err instanceof RankDeficientError) {
         // a floating rung met a zero or dependent vector: dependence of the input, decided exactly
         const gs = integralGramSchmidt(Bin);
-        if ('dependent' in gs) throw new RankDeficientError('RANK_DEFICIENT', `basis vector ${gs.dependent} is linearly dependent on the vectors before it (confirmed exactly)`, { vector: gs.dependent });
+        if ('dependent' in gs)
+          throw new RankDeficientError(
+            'RANK_DEFICIENT',
+            `basis vector ${gs.dependent} is linearly dependent on the vectors before it (confirmed exactly)`,
+            { vector: gs.dependent },
+          );
       }
-      outcomes.push({ rung, ok: false, error: `${err.code}: ${err.message}`, ms: performance.now() - t, swaps: st.swaps, sizeReductions: st.sizeReductions });
+      outcomes.push({
+        rung,
+        ok: false,
+        error: `${err.code}: ${err.message}`,
+        ms: performance.now() - t,
+        swaps: st.swaps,
+        sizeReductions: st.sizeReductions,
+      });
       // the float64 rung leaves an exact integer basis; should it not be one, start again from the input
       if (rung === 'float64' && Bf && !Bf.every((v) => Number.isSafeInteger(v))) Bf = toFloat64(Bin, n);
     }
   }
   if (!done) {
-    throw new LatticeMimoError('PRECISION_FAILURE', `lll failed on every rung of the precision ladder: ${outcomes.map((r) => `${r.rung} (${r.error})`).join('; ')}`, { rungs: outcomes });
+    throw new LatticeMimoError(
+      'PRECISION_FAILURE',
+      `lll failed on every rung of the precision ladder: ${outcomes.map((r) => `${r.rung} (${r.error})`).join('; ')}`,
+      { rungs: outcomes },
+    );
   }
   toBig();
   return { B, Z, outcomes, ...(certificate ? { certificate } : {}) };
@@ -436,7 +568,13 @@ const STEP_BACK = 100;
  * the double-double one after a bounded number of steps (passes.ts). Returns the certificate where
  * it proved the first pass.
  */
-function ddBig(B: BigBasis, Z: BigBasis, o: ReturnType<typeof resolveOptions>, st: RungStats, certify: boolean): Cert | undefined {
+function ddBig(
+  B: BigBasis,
+  Z: BigBasis,
+  o: ReturnType<typeof resolveOptions>,
+  st: RungStats,
+  certify: boolean,
+): Cert | undefined {
   try {
     st.pass = 'float64 Gram-Schmidt';
     ddLLLHybrid(B, Z, o.delta, o.eta, o.maxIterations, st, true);
@@ -458,7 +596,10 @@ function ddBig(B: BigBasis, Z: BigBasis, o: ReturnType<typeof resolveOptions>, s
 function ddPasses(B: BigBasis, Z: BigBasis, o: ReturnType<typeof resolveOptions>, st: RungStats): Pass[] {
   return [
     { name: 'double-double Gram-Schmidt', run: (limit) => ddLLLHybrid(B, Z, o.delta, o.eta, limit, st) },
-    { name: 'double-double Gram-Schmidt, exact products past 2^100', run: (limit) => ddLLLHybrid(B, Z, o.delta, o.eta, limit, st, false, true) },
+    {
+      name: 'double-double Gram-Schmidt, exact products past 2^100',
+      run: (limit) => ddLLLHybrid(B, Z, o.delta, o.eta, limit, st, false, true),
+    },
     { name: 'double-double Gram-Schmidt, exact G', run: (limit) => ddLLL(B, Z, o.delta, o.eta, limit, st) },
   ];
 }

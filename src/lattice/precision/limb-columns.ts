@@ -74,16 +74,27 @@ function putDigits(D: Float64Array, o: number, len: number, t: number, a: number
   if (w <= 2) {
     // |v| < 2^52: exact as one double
     const v = a * R + b;
-    if (w === 1) { D[o + t] = v; return; }
+    if (w === 1) {
+      D[o + t] = v;
+      return;
+    }
     const c = Math.floor(v / LIMB);
-    D[o + t] = v - c * LIMB; D[o + len + t] = c;
+    D[o + t] = v - c * LIMB;
+    D[o + len + t] = c;
     return;
   }
-  const c = Math.floor(b / LIMB), c2 = Math.floor(c / LIMB), h = a + c2;
-  D[o + t] = b - c * LIMB; D[o + len + t] = c - c2 * LIMB;
-  if (w === 3) { D[o + 2 * len + t] = h; return; }
+  const c = Math.floor(b / LIMB),
+    c2 = Math.floor(c / LIMB),
+    h = a + c2;
+  D[o + t] = b - c * LIMB;
+  D[o + len + t] = c - c2 * LIMB;
+  if (w === 3) {
+    D[o + 2 * len + t] = h;
+    return;
+  }
   const c3 = Math.floor(h / LIMB);
-  D[o + 2 * len + t] = h - c3 * LIMB; D[o + 3 * len + t] = c3;
+  D[o + 2 * len + t] = h - c3 * LIMB;
+  D[o + 3 * len + t] = c3;
   for (let i = 4; i < w; i++) D[o + i * len + t] = 0;
 }
 
@@ -129,14 +140,26 @@ export class ColumnSet {
   /** dot's 13-bit halves of one column's digits (2 DIGITS len) and its sums (4 DIGITS + 2). */
   private halves = new Float64Array(0);
   private readonly sums13 = new Float64Array(4 * DIGITS + 2);
-  constructor(readonly cols: bigint[][], readonly len: number) {
+  constructor(
+    readonly cols: bigint[][],
+    readonly len: number,
+  ) {
     const m = cols.length;
-    this.F = new Float64Array(len * m); this.L = new Float64Array(len * m);
-    this.tier = new Uint8Array(m); this.max = new Float64Array(m); this.valid = new Uint8Array(m);
-    this.slot = Int32Array.from({ length: m }, (_, j) => j); this.width = new Uint8Array(m); this.cached = new Uint8Array(m);
+    this.F = new Float64Array(len * m);
+    this.L = new Float64Array(len * m);
+    this.tier = new Uint8Array(m);
+    this.max = new Float64Array(m);
+    this.valid = new Uint8Array(m);
+    this.slot = Int32Array.from({ length: m }, (_, j) => j);
+    this.width = new Uint8Array(m);
+    this.cached = new Uint8Array(m);
     this.carries = new Float64Array(len);
-    this.gX0 = new Float64Array(m); this.gX1 = new Float64Array(m); this.gSo = new Int32Array(m); this.gW = new Int32Array(m);
-    this.tOff = new Int32Array(2 * m); this.tMul = new Float64Array(2 * m);
+    this.gX0 = new Float64Array(m);
+    this.gX1 = new Float64Array(m);
+    this.gSo = new Int32Array(m);
+    this.gW = new Int32Array(m);
+    this.tOff = new Int32Array(2 * m);
+    this.tMul = new Float64Array(2 * m);
     for (let j = 0; j < m; j++) this.settle(j, cols[j]!);
   }
   private digitStore(): Float64Array {
@@ -145,50 +168,86 @@ export class ColumnSet {
   }
   /** Column j from BigInts into its tier. */
   settle(j: number, c: bigint[]): void {
-    const { F, L, len } = this, o = j * len;
+    const { F, L, len } = this,
+      o = j * len;
     this.valid[j] = 1;
     this.cached[j] = 0;
     let a = 0;
-    for (let t = 0; t < len; t++) { const w = Math.abs(Number(c[t]!)); if (w > a) a = w; }
+    for (let t = 0; t < len; t++) {
+      const w = Math.abs(Number(c[t]!));
+      if (w > a) a = w;
+    }
     if (a < F64_LIMIT / 2) {
       for (let t = 0; t < len; t++) F[o + t] = Number(c[t]!);
-      this.tier[j] = 1; this.max[j] = a;
+      this.tier[j] = 1;
+      this.max[j] = a;
     } else if (a < PAIR_LIMIT / 2) {
       const r = BigInt(R);
       for (let t = 0; t < len; t++) {
-        const v = c[t]!, lo = ((v % r) + r) % r;
-        F[o + t] = Number((v - lo) / r); L[o + t] = Number(lo);
+        const v = c[t]!,
+          lo = ((v % r) + r) % r;
+        F[o + t] = Number((v - lo) / r);
+        L[o + t] = Number(lo);
       }
-      this.tier[j] = 2; this.max[j] = a * (1 + 2 ** -40);
+      this.tier[j] = 2;
+      this.max[j] = a * (1 + 2 ** -40);
     } else if (a < DIGIT_LIMIT / 2) {
       // 52 bits per BigInt step, split into two digits; the rest (floor) is the signed top digit
-      const mx = a * (1 + 2 ** -40) + 1, w = widthOf(mx), D = this.digitStore(), so = this.slot[j]! * DIGITS * len;
+      const mx = a * (1 + 2 ** -40) + 1,
+        w = widthOf(mx),
+        D = this.digitStore(),
+        so = this.slot[j]! * DIGITS * len;
       for (let t = 0; t < len; t++) {
-        let v = c[t]!, i = 0;
+        let v = c[t]!,
+          i = 0;
         for (; i + 2 < w; i += 2) {
-          const chunk = Number(BigInt.asUintN(52, v)); v >>= 52n;
+          const chunk = Number(BigInt.asUintN(52, v));
+          v >>= 52n;
           const hi = Math.floor(chunk / LIMB);
-          D[so + i * len + t] = chunk - hi * LIMB; D[so + (i + 1) * len + t] = hi;
+          D[so + i * len + t] = chunk - hi * LIMB;
+          D[so + (i + 1) * len + t] = hi;
         }
-        if (i + 1 < w) { D[so + i * len + t] = Number(BigInt.asUintN(26, v)); v >>= 26n; i++; }
+        if (i + 1 < w) {
+          D[so + i * len + t] = Number(BigInt.asUintN(26, v));
+          v >>= 26n;
+          i++;
+        }
         D[so + i * len + t] = Number(v);
       }
-      this.tier[j] = 3; this.max[j] = mx; this.width[j] = w; this.cached[j] = 1;
-    } else { this.tier[j] = 4; this.max[j] = Infinity; }
+      this.tier[j] = 3;
+      this.max[j] = mx;
+      this.width[j] = w;
+      this.cached[j] = 1;
+    } else {
+      this.tier[j] = 4;
+      this.max[j] = Infinity;
+    }
   }
   /** Column j as BigInts (written into cols[j] from tiers 1 to 3). */
   big(j: number): bigint[] {
-    const { F, L, len } = this, o = j * len, c = this.cols[j]!, tier = this.tier[j];
+    const { F, L, len } = this,
+      o = j * len,
+      c = this.cols[j]!,
+      tier = this.tier[j];
     if (this.valid[j]) return c;
     this.valid[j] = 1;
     if (tier === 1) for (let t = 0; t < len; t++) c[t] = BigInt(F[o + t]!);
     else if (tier === 2) for (let t = 0; t < len; t++) c[t] = BigInt(F[o + t]!) * BigInt(R) + BigInt(L[o + t]!);
     else if (tier === 3) {
       // two digits (52 bits, exact in a double) per BigInt step, from the top
-      const D = this.D, so = this.slot[j]! * DIGITS * len, w = this.width[j]!;
+      const D = this.D,
+        so = this.slot[j]! * DIGITS * len,
+        w = this.width[j]!;
       for (let t = 0; t < len; t++) {
-        let i = w - 1, r: bigint;
-        if ((w & 1) === 0) { r = BigInt(D[so + i * len + t]! * LIMB + D[so + (i - 1) * len + t]!); i -= 2; } else { r = BigInt(D[so + i * len + t]!); i--; }
+        let i = w - 1,
+          r: bigint;
+        if ((w & 1) === 0) {
+          r = BigInt(D[so + i * len + t]! * LIMB + D[so + (i - 1) * len + t]!);
+          i -= 2;
+        } else {
+          r = BigInt(D[so + i * len + t]!);
+          i--;
+        }
         for (; i >= 1; i -= 2) r = (r << 52n) + BigInt(D[so + i * len + t]! * LIMB + D[so + (i - 1) * len + t]!);
         c[t] = r;
       }
@@ -200,15 +259,24 @@ export class ColumnSet {
    * in double-double (about 2^-104 relative).
    */
   copyDigits(j: number, hi: Float64Array, lo: Float64Array, o: number): void {
-    const { D, len } = this, so = this.slot[j]! * DIGITS * len, w = this.width[j]!;
+    const { D, len } = this,
+      so = this.slot[j]! * DIGITS * len,
+      w = this.width[j]!;
     for (let t = 0; t < len; t++) {
-      let h = D[so + (w - 1) * len + t]!, l = 0;
+      let h = D[so + (w - 1) * len + t]!,
+        l = 0;
       for (let i = w - 2; i >= 0; i--) {
-        h *= LIMB; l *= LIMB;
-        const d = D[so + i * len + t]!, s = h + d, bb = s - h, e = (h - (s - bb)) + (d - bb) + l;
-        h = s + e; l = e - (h - s);
+        h *= LIMB;
+        l *= LIMB;
+        const d = D[so + i * len + t]!,
+          s = h + d,
+          bb = s - h,
+          e = h - (s - bb) + (d - bb) + l;
+        h = s + e;
+        l = e - (h - s);
       }
-      hi[o + t] = h; lo[o + t] = l;
+      hi[o + t] = h;
+      lo[o + t] = l;
     }
   }
   /**
@@ -223,7 +291,10 @@ export class ColumnSet {
     let top = tier[k]!;
     for (const j of nz) {
       const X = Math.abs(xd[j]!);
-      if (!(X < X_EXACT)) { bound = Infinity; break; }
+      if (!(X < X_EXACT)) {
+        bound = Infinity;
+        break;
+      }
       bound += X * max[j]!;
       if (tier[j]! > top) top = tier[j]!;
     }
@@ -233,11 +304,15 @@ export class ColumnSet {
     if (top === 1 && bound < F64_LIMIT) {
       // float64 tier: every product and partial result below 2^53
       for (const j of nz) {
-        const X = xd[j]!, jo = j * len;
+        const X = xd[j]!,
+          jo = j * len;
         for (let t = 0; t < len; t++) F[ko + t] = F[ko + t]! - X * F[jo + t]!;
       }
       let a = 0;
-      for (let t = ko; t < ko + len; t++) { const v = Math.abs(F[t]!); if (v > a) a = v; }
+      for (let t = ko; t < ko + len; t++) {
+        const v = Math.abs(F[t]!);
+        if (v > a) a = v;
+      }
       max[k] = a;
       return;
     }
@@ -245,15 +320,26 @@ export class ColumnSet {
       // pair tier: |a| R <= bound + R < 2^102, so X a_j is exact (below 2^53) and X b_j, X v are split
       // exactly into p + e (Dekker); each partial result stays below the bound
       if (tier[k] === 1) {
-        for (let t = ko; t < ko + len; t++) { const v = F[t]!, a = Math.floor(v / R); F[t] = a; L[t] = v - a * R; }
+        for (let t = ko; t < ko + len; t++) {
+          const v = F[t]!,
+            a = Math.floor(v / R);
+          F[t] = a;
+          L[t] = v - a * R;
+        }
         tier[k] = 2;
       }
       for (const j of nz) {
-        const X = xd[j]!, jo = j * len, pj = tier[j] === 2;
+        const X = xd[j]!,
+          jo = j * len,
+          pj = tier[j] === 2;
         for (let t = 0; t < len; t++) {
-          let a = F[ko + t]!, b = L[ko + t]!;
+          let a = F[ko + t]!,
+            b = L[ko + t]!;
           let v: number;
-          if (pj) { a -= X * F[jo + t]!; v = L[jo + t]!; } else v = F[jo + t]!;
+          if (pj) {
+            a -= X * F[jo + t]!;
+            v = L[jo + t]!;
+          } else v = F[jo + t]!;
           if (v !== 0) {
             const p = X * v;
             if (Math.abs(p) < R) {
@@ -263,25 +349,34 @@ export class ColumnSet {
               const e = productError(X, v, p);
               const pa = Math.floor(p / R);
               a -= pa;
-              b -= (p - pa * R) + e;
+              b -= p - pa * R + e;
             }
             const c = Math.floor(b / R);
-            a += c; b -= c * R;
+            a += c;
+            b -= c * R;
           }
-          F[ko + t] = a; L[ko + t] = b;
+          F[ko + t] = a;
+          L[ko + t] = b;
         }
       }
       let a = 0;
-      for (let t = ko; t < ko + len; t++) { const w = Math.abs(F[t]!); if (w > a) a = w; }
+      for (let t = ko; t < ko + len; t++) {
+        const w = Math.abs(F[t]!);
+        if (w > a) a = w;
+      }
       max[k] = a * R + R;
       // high limbs in {-1, 0, 1}: the values are below 2^53 and exact as a R + b; back to float64
       // where they are all below 2^52
       if (a <= 1) {
         let b = 0;
-        for (let t = ko; t < ko + len; t++) { const w = Math.abs(F[t]! * R + L[t]!); if (w > b) b = w; }
+        for (let t = ko; t < ko + len; t++) {
+          const w = Math.abs(F[t]! * R + L[t]!);
+          if (w > b) b = w;
+        }
         if (b < F64_LIMIT / 2) {
           for (let t = ko; t < ko + len; t++) F[t] = F[t]! * R + L[t]!;
-          tier[k] = 1; max[k] = b;
+          tier[k] = 1;
+          max[k] = b;
         }
       }
       return;
@@ -289,14 +384,22 @@ export class ColumnSet {
     if (bound < DIGIT_LIMIT && this.digitUpdate(k, xd, nz, bound)) return;
     const ck = this.big(k);
     // the float64 columns together, by 26-bit digits of their multipliers (limbUpdate); the rest in BigInt
-    let small = 0, sum = 0;
-    for (const j of nz) if (tier[j] === 1) { small++; sum += max[j]!; }
+    let small = 0,
+      sum = 0;
+    for (const j of nz)
+      if (tier[j] === 1) {
+        small++;
+        sum += max[j]!;
+      }
     const rest = small >= 2 && sum < LIMB_SUM ? nz.filter((j) => tier[j] !== 1) : nz;
     if (rest !== nz) this.limbUpdate(ck, xd, xs, nz);
     for (const j of rest) {
       const X = bigX(xd, xs, j);
       const cj = tier[j] === 4 ? this.cols[j]! : this.big(j);
-      for (let t = 0; t < len; t++) { const v = cj[t]!; if (v !== 0n) ck[t] = ck[t]! - X * v; }
+      for (let t = 0; t < len; t++) {
+        const v = cj[t]!;
+        if (v !== 0n) ck[t] = ck[t]! - X * v;
+      }
     }
     this.settle(k, ck);
   }
@@ -317,20 +420,34 @@ export class ColumnSet {
       if (w > W) W = w;
     }
     if (W > DIGITS) return false;
-    const D = this.digitStore(), span = DIGITS * len, ko = this.slot[k]! * span;
+    const D = this.digitStore(),
+      span = DIGITS * len,
+      ko = this.slot[k]! * span;
     // b_k as W digits (its own width is at most W: its bound is below `bound`)
     const wk = tier[k] === 3 ? width[k]! : widthOf(max[k]!);
     if (tier[k] !== 3) this.toDigits(k, D, ko, wk);
     if (wk < W) D.fill(0, ko + wk * len, ko + W * len);
     // the columns j in groups whose summed increments keep the digits below HEADROOM, carried between groups
     const { gX0, gX1, gSo, gW } = this;
-    let h = LIMB, g = 0;
+    let h = LIMB,
+      g = 0;
     for (const j of nz) {
-      const X = xd[j]!, X1 = Math.round(X / LIMB), X0 = X - X1 * LIMB;
+      const X = xd[j]!,
+        X1 = Math.round(X / LIMB),
+        X0 = X - X1 * LIMB;
       const inc = (Math.abs(X0) + Math.abs(X1)) * LIMB;
-      if (h + inc > HEADROOM) { this.subtract(D, ko, W, g); this.carry(D, ko, W); h = LIMB; g = 0; }
+      if (h + inc > HEADROOM) {
+        this.subtract(D, ko, W, g);
+        this.carry(D, ko, W);
+        h = LIMB;
+        g = 0;
+      }
       h += inc;
-      gX0[g] = X0; gX1[g] = X1; gSo[g] = this.slot[j]! * span; gW[g] = width[j]!; g++;
+      gX0[g] = X0;
+      gX1[g] = X1;
+      gSo[g] = this.slot[j]! * span;
+      gW[g] = width[j]!;
+      g++;
     }
     this.subtract(D, ko, W, g);
     this.carry(D, ko, W);
@@ -355,9 +472,15 @@ export class ColumnSet {
       }
     }
     // the digits stay current in every tier the column lands in
-    width[k] = w; this.cached[k] = 1;
-    if (!(mx < PAIR_LIMIT / 2)) { tier[k] = 3; max[k] = mx; return true; }
-    const { F, L } = this, fo = k * len;
+    width[k] = w;
+    this.cached[k] = 1;
+    if (!(mx < PAIR_LIMIT / 2)) {
+      tier[k] = 3;
+      max[k] = mx;
+      return true;
+    }
+    const { F, L } = this,
+      fo = k * len;
     if (mx < F64_LIMIT / 2) {
       // below 2^52: every partial sum exact
       let b = 0;
@@ -368,21 +491,26 @@ export class ColumnSet {
         const g = Math.abs(f);
         if (g > b) b = g;
       }
-      tier[k] = 1; max[k] = b;
+      tier[k] = 1;
+      max[k] = b;
       return true;
     }
     // pair tier: b = d_0 + d_1 2^26 in [0, 2^52), a = the digits above (|a| < 2^49)
     for (let t = 0; t < len; t++) {
       if (w <= 2) {
-        const f = w === 1 ? D[ko + t]! : D[ko + len + t]! * LIMB + D[ko + t]!, q = Math.floor(f / R);
-        F[fo + t] = q; L[fo + t] = f - q * R;
+        const f = w === 1 ? D[ko + t]! : D[ko + len + t]! * LIMB + D[ko + t]!,
+          q = Math.floor(f / R);
+        F[fo + t] = q;
+        L[fo + t] = f - q * R;
         continue;
       }
       let f = D[ko + (w - 1) * len + t]!;
       for (let i = w - 2; i >= 2; i--) f = f * LIMB + D[ko + i * len + t]!;
-      F[fo + t] = f; L[fo + t] = D[ko + len + t]! * LIMB + D[ko + t]!;
+      F[fo + t] = f;
+      L[fo + t] = D[ko + len + t]! * LIMB + D[ko + t]!;
     }
-    tier[k] = 2; max[k] = mx;
+    tier[k] = 2;
+    max[k] = mx;
     return true;
   }
   /**
@@ -392,18 +520,34 @@ export class ColumnSet {
    * pairs each (entries taken in blocks, the sums carried between blocks).
    */
   dotDigits(i: number, j: number, out: Float64Array): void {
-    const { len, width } = this, span = DIGITS * len;
-    this.digitsOf(i); this.digitsOf(j);
-    let x = i, y = j;
-    if (width[y]! > width[x]!) { x = j; y = i; }
-    const D = this.D, wx = width[x]!, wy = width[y]!, xo = this.slot[x]! * span, yo = this.slot[y]! * span;
+    const { len, width } = this,
+      span = DIGITS * len;
+    this.digitsOf(i);
+    this.digitsOf(j);
+    let x = i,
+      y = j;
+    if (width[y]! > width[x]!) {
+      x = j;
+      y = i;
+    }
+    const D = this.D,
+      wx = width[x]!,
+      wy = width[y]!,
+      xo = this.slot[x]! * span,
+      yo = this.slot[y]! * span;
     if (this.halves.length < 2 * span) this.halves = new Float64Array(2 * span);
-    const H = this.halves, S = this.sums13, ns = 2 * (wx + wy);
+    const H = this.halves,
+      S = this.sums13,
+      ns = 2 * (wx + wy);
     for (let b = 0; b < wy; b++) {
-      const lo = 2 * b * len, hi = lo + len, src = yo + b * len;
+      const lo = 2 * b * len,
+        hi = lo + len,
+        src = yo + b * len;
       for (let t = 0; t < len; t++) {
-        const v = D[src + t]!, h = Math.floor(v * HALF_INV);
-        H[hi + t] = h; H[lo + t] = v - h * HALF;
+        const v = D[src + t]!,
+          h = Math.floor(v * HALF_INV);
+        H[hi + t] = h;
+        H[lo + t] = v - h * HALF;
       }
     }
     S.fill(0, 0, ns);
@@ -413,24 +557,38 @@ export class ColumnSet {
       for (let a = 0; a < wx; a++) {
         const xa = xo + a * len;
         for (let b = 0; b < wy; b++) {
-          const lo = 2 * b * len, hi = lo + len;
-          let s0 = 0, s1 = 0;
-          for (let t = t0; t < t1; t++) { const v = D[xa + t]!; s0 += v * H[lo + t]!; s1 += v * H[hi + t]!; }
+          const lo = 2 * b * len,
+            hi = lo + len;
+          let s0 = 0,
+            s1 = 0;
+          for (let t = t0; t < t1; t++) {
+            const v = D[xa + t]!;
+            s0 += v * H[lo + t]!;
+            s1 += v * H[hi + t]!;
+          }
           const l = 2 * (a + b);
-          S[l] = S[l]! + s0; S[l + 1] = S[l + 1]! + s1;
+          S[l] = S[l]! + s0;
+          S[l + 1] = S[l + 1]! + s1;
         }
       }
       if (t1 < len) carry13(S, ns);
     }
     carry13(S, ns);
     // from the top in double-double: the positions below the top are in [0, 2^13)
-    let h = S[ns - 1]!, l = 0;
+    let h = S[ns - 1]!,
+      l = 0;
     for (let q = ns - 2; q >= 0; q--) {
-      h *= HALF; l *= HALF;
-      const d = S[q]!, s = h + d, bb = s - h, e = (h - (s - bb)) + (d - bb) + l;
-      h = s + e; l = e - (h - s);
+      h *= HALF;
+      l *= HALF;
+      const d = S[q]!,
+        s = h + d,
+        bb = s - h,
+        e = h - (s - bb) + (d - bb) + l;
+      h = s + e;
+      l = e - (h - s);
     }
-    out[0] = h; out[1] = l;
+    out[0] = h;
+    out[1] = l;
   }
   /**
    * Digit row i of b_k (at D[o + i len]) minus sum_g X0_g row i of b_g + X1_g row i - 1 of b_g, for
@@ -441,26 +599,50 @@ export class ColumnSet {
     for (let i = 0; i < W; i++) {
       let cnt = 0;
       for (let q = 0; q < g; q++) {
-        if (i < gW[q]! && gX0[q] !== 0) { tOff[cnt] = gSo[q]! + i * len; tMul[cnt] = gX0[q]!; cnt++; }
-        if (i >= 1 && i <= gW[q]! && gX1[q] !== 0) { tOff[cnt] = gSo[q]! + (i - 1) * len; tMul[cnt] = gX1[q]!; cnt++; }
+        if (i < gW[q]! && gX0[q] !== 0) {
+          tOff[cnt] = gSo[q]! + i * len;
+          tMul[cnt] = gX0[q]!;
+          cnt++;
+        }
+        if (i >= 1 && i <= gW[q]! && gX1[q] !== 0) {
+          tOff[cnt] = gSo[q]! + (i - 1) * len;
+          tMul[cnt] = gX1[q]!;
+          cnt++;
+        }
       }
       if (cnt === 0) continue;
       // four terms a pass (every partial sum an integer below HEADROOM: exact in any order)
       const a = o + i * len;
       let q = 0;
       for (; q + 3 < cnt; q += 4) {
-        const b0 = tOff[q]!, b1 = tOff[q + 1]!, b2 = tOff[q + 2]!, b3 = tOff[q + 3]!;
-        const x0 = tMul[q]!, x1 = tMul[q + 1]!, x2 = tMul[q + 2]!, x3 = tMul[q + 3]!;
-        for (let t = 0; t < len; t++) D[a + t] = D[a + t]! - x0 * D[b0 + t]! - x1 * D[b1 + t]! - x2 * D[b2 + t]! - x3 * D[b3 + t]!;
+        const b0 = tOff[q]!,
+          b1 = tOff[q + 1]!,
+          b2 = tOff[q + 2]!,
+          b3 = tOff[q + 3]!;
+        const x0 = tMul[q]!,
+          x1 = tMul[q + 1]!,
+          x2 = tMul[q + 2]!,
+          x3 = tMul[q + 3]!;
+        for (let t = 0; t < len; t++)
+          D[a + t] = D[a + t]! - x0 * D[b0 + t]! - x1 * D[b1 + t]! - x2 * D[b2 + t]! - x3 * D[b3 + t]!;
       }
       if (cnt - q === 3) {
-        const b0 = tOff[q]!, b1 = tOff[q + 1]!, b2 = tOff[q + 2]!, x0 = tMul[q]!, x1 = tMul[q + 1]!, x2 = tMul[q + 2]!;
+        const b0 = tOff[q]!,
+          b1 = tOff[q + 1]!,
+          b2 = tOff[q + 2]!,
+          x0 = tMul[q]!,
+          x1 = tMul[q + 1]!,
+          x2 = tMul[q + 2]!;
         for (let t = 0; t < len; t++) D[a + t] = D[a + t]! - x0 * D[b0 + t]! - x1 * D[b1 + t]! - x2 * D[b2 + t]!;
       } else if (cnt - q === 2) {
-        const b0 = tOff[q]!, b1 = tOff[q + 1]!, x0 = tMul[q]!, x1 = tMul[q + 1]!;
+        const b0 = tOff[q]!,
+          b1 = tOff[q + 1]!,
+          x0 = tMul[q]!,
+          x1 = tMul[q + 1]!;
         for (let t = 0; t < len; t++) D[a + t] = D[a + t]! - x0 * D[b0 + t]! - x1 * D[b1 + t]!;
       } else if (cnt - q === 1) {
-        const b0 = tOff[q]!, x0 = tMul[q]!;
+        const b0 = tOff[q]!,
+          x0 = tMul[q]!;
         for (let t = 0; t < len; t++) D[a + t] = D[a + t]! - x0 * D[b0 + t]!;
       }
     }
@@ -470,11 +652,13 @@ export class ColumnSet {
     if (this.cached[j]) return;
     const w = widthOf(this.max[j]!);
     this.toDigits(j, this.digitStore(), this.slot[j]! * DIGITS * this.len, w);
-    this.width[j] = w; this.cached[j] = 1;
+    this.width[j] = w;
+    this.cached[j] = 1;
   }
   /** Column j of tier 1 or 2 as w digits (w from its bound) at T[o + i len + t]. */
   private toDigits(j: number, T: Float64Array, o: number, w: number): void {
-    const { F, L, len } = this, jo = j * len;
+    const { F, L, len } = this,
+      jo = j * len;
     if (this.tier[j] === 1) for (let t = 0; t < len; t++) putDigits(T, o, len, t, 0, F[jo + t]!, w);
     else for (let t = 0; t < len; t++) putDigits(T, o, len, t, F[jo + t]!, L[jo + t]!, w);
   }
@@ -488,8 +672,10 @@ export class ColumnSet {
     for (let i = 0; i < W - 1; i++) {
       const a = o + i * len;
       for (let t = 0; t < len; t++) {
-        const v = D[a + t]! + carries[t]!, c = Math.floor(v / LIMB);
-        D[a + t] = v - c * LIMB; carries[t] = c;
+        const v = D[a + t]! + carries[t]!,
+          c = Math.floor(v / LIMB);
+        D[a + t] = v - c * LIMB;
+        carries[t] = c;
       }
     }
     const a = o + (W - 1) * len;
@@ -507,29 +693,49 @@ export class ColumnSet {
     for (const j of nz) {
       if (tier[j] !== 1) continue;
       const jo = j * len;
-      const x = xd[j]!, neg = x < 0;
+      const x = xd[j]!,
+        neg = x < 0;
       // |X_j| digit by digit, least significant first (as a double below 2^52, else from its BigInt)
-      let a = Math.abs(x), A = 0n;
+      let a = Math.abs(x),
+        A = 0n;
       const wide = !(a < X_EXACT);
-      if (wide) { A = xs[j]!; if (A < 0n) A = -A; }
+      if (wide) {
+        A = xs[j]!;
+        if (A < 0n) A = -A;
+      }
       for (let l = 0; wide ? A > 0n : a > 0; l++) {
         let d: number;
-        if (wide) { d = Number(BigInt.asUintN(26, A)); A >>= 26n; } else { d = a % LIMB; a = (a - d) / LIMB; }
+        if (wide) {
+          d = Number(BigInt.asUintN(26, A));
+          A >>= 26n;
+        } else {
+          d = a % LIMB;
+          a = (a - d) / LIMB;
+        }
         if (l >= digits) {
-          if ((l + 1) * len > S.length) { const T = new Float64Array(2 * (l + 1) * len); T.set(S); S = this.sums = T; }
+          if ((l + 1) * len > S.length) {
+            const T = new Float64Array(2 * (l + 1) * len);
+            T.set(S);
+            S = this.sums = T;
+          }
           S.fill(0, l * len, (l + 1) * len);
           digits = l + 1;
         }
         if (d === 0) continue;
-        const sd = neg ? -d : d, lo = l * len;
-        for (let t = 0; t < len; t++) { const v = F[jo + t]!; if (v !== 0) S[lo + t] = S[lo + t]! + sd * v; }
+        const sd = neg ? -d : d,
+          lo = l * len;
+        for (let t = 0; t < len; t++) {
+          const v = F[jo + t]!;
+          if (v !== 0) S[lo + t] = S[lo + t]! + sd * v;
+        }
       }
     }
     // per entry: carry the digit sums into [0, 2^26) (the last carry signed), pair them into
     // 52-bit chunks and build the BigInt from the top chunk down
     const D = this.digitScratch(digits + 2);
     for (let t = 0; t < len; t++) {
-      let carry = 0, any = false;
+      let carry = 0,
+        any = false;
       for (let l = 0; l < digits; l++) {
         const c = S[l * len + t]! + carry;
         if (c !== 0) any = true;
@@ -537,9 +743,10 @@ export class ColumnSet {
         D[l] = c - carry * LIMB;
       }
       if (!any) continue;
-      D[digits] = carry; D[digits + 1] = 0;
+      D[digits] = carry;
+      D[digits + 1] = 0;
       let r = 0n;
-      for (let i = (digits >> 1); i >= 0; i--) {
+      for (let i = digits >> 1; i >= 0; i--) {
         const chunk = D[2 * i]! + D[2 * i + 1]! * LIMB;
         if (r !== 0n) r <<= 52n;
         if (chunk !== 0) r += BigInt(chunk);
@@ -555,17 +762,40 @@ export class ColumnSet {
   }
   swap(k: number, p: number): void {
     const { F, L, len, cols, tier, max } = this;
-    const c = cols[k]!; cols[k] = cols[p]!; cols[p] = c;
-    let y = this.slot[k]!; this.slot[k] = this.slot[p]!; this.slot[p] = y;
-    y = this.width[k]!; this.width[k] = this.width[p]!; this.width[p] = y;
-    y = this.cached[k]!; this.cached[k] = this.cached[p]!; this.cached[p] = y;
-    let x = tier[k]!; tier[k] = tier[p]!; tier[p] = x;
-    x = this.valid[k]!; this.valid[k] = this.valid[p]!; this.valid[p] = x;
-    x = max[k]!; max[k] = max[p]!; max[p] = x;
-    const ko = k * len, po = p * len;
-    for (let t = 0; t < len; t++) { const f = F[ko + t]!; F[ko + t] = F[po + t]!; F[po + t] = f; }
+    const c = cols[k]!;
+    cols[k] = cols[p]!;
+    cols[p] = c;
+    let y = this.slot[k]!;
+    this.slot[k] = this.slot[p]!;
+    this.slot[p] = y;
+    y = this.width[k]!;
+    this.width[k] = this.width[p]!;
+    this.width[p] = y;
+    y = this.cached[k]!;
+    this.cached[k] = this.cached[p]!;
+    this.cached[p] = y;
+    let x = tier[k]!;
+    tier[k] = tier[p]!;
+    tier[p] = x;
+    x = this.valid[k]!;
+    this.valid[k] = this.valid[p]!;
+    this.valid[p] = x;
+    x = max[k]!;
+    max[k] = max[p]!;
+    max[p] = x;
+    const ko = k * len,
+      po = p * len;
+    for (let t = 0; t < len; t++) {
+      const f = F[ko + t]!;
+      F[ko + t] = F[po + t]!;
+      F[po + t] = f;
+    }
     // the low limbs are read only in tier 2
-    if (tier[k] === 2 || tier[p] === 2) for (let t = 0; t < len; t++) { const f = L[ko + t]!; L[ko + t] = L[po + t]!; L[po + t] = f; }
+    if (tier[k] === 2 || tier[p] === 2)
+      for (let t = 0; t < len; t++) {
+        const f = L[ko + t]!;
+        L[ko + t] = L[po + t]!;
+        L[po + t] = f;
+      }
   }
 }
-

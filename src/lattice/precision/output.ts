@@ -14,23 +14,44 @@ function jsonInteger(v: bigint): number | string {
 }
 
 /** `of`: 'b' | 'u' | 'bu' as fplll's -of. Returns the text for stdout and, with `check`, for stderr. */
-export function formatIntegralResult(r: IntegralLLLResult, of: string, json: boolean, check: boolean, delta: number): { stdout: string; stderr: string } {
-  const m = r.basis.length, n = r.basis[0]!.length;
-  const ladder = r.rungs.map((x) => `${x.rung} ${x.ok ? 'ok' : 'failed'} (${x.ms.toFixed(0)} ms${x.error ? ': ' + x.error : ''})`).join(', ');
+export function formatIntegralResult(
+  r: IntegralLLLResult,
+  of: string,
+  json: boolean,
+  check: boolean,
+  delta: number,
+): { stdout: string; stderr: string } {
+  const m = r.basis.length,
+    n = r.basis[0]!.length;
+  const ladder = r.rungs
+    .map((x) => `${x.rung} ${x.ok ? 'ok' : 'failed'} (${x.ms.toFixed(0)} ms${x.error ? `: ${x.error}` : ''})`)
+    .join(', ');
   let stdout = '';
   if (json) {
-    const doc: Record<string, unknown> = { stats: { algorithm: 'lll', engine: 'cpu', precision: 'ladder', n, m, delta, rungs: r.rungs, timeMs: r.timeMs } };
+    const doc: Record<string, unknown> = {
+      stats: { algorithm: 'lll', engine: 'cpu', precision: 'ladder', n, m, delta, rungs: r.rungs, timeMs: r.timeMs },
+    };
     if (of.includes('b')) doc.basis = r.basis.map((row) => row.map(jsonInteger));
     if (of.includes('u')) doc.transform = r.transform.map((row) => row.map(jsonInteger));
-    doc.check = { ok: r.proof.lll && r.proof.transform, kind: 'lll', exact: r.proof.method === 'exact', proven: r.proof.lll, method: r.proof.method, transform: r.proof.transform, unimodular: r.proof.unimodular };
-    stdout = JSON.stringify(doc) + '\n';
+    doc.check = {
+      ok: r.proof.lll && r.proof.transform,
+      kind: 'lll',
+      exact: r.proof.method === 'exact',
+      proven: r.proof.lll,
+      method: r.proof.method,
+      transform: r.proof.transform,
+      unimodular: r.proof.unimodular,
+    };
+    stdout = `${JSON.stringify(doc)}\n`;
   } else {
     if (of.includes('b')) stdout += formatIntegerRows(r.basis);
     if (of.includes('u')) stdout += formatIntegerRows(r.transform);
   }
-  const stderr = check ? [
-    `check: ${r.proof.lll && r.proof.transform ? 'PASS' : 'FAIL'} (LLL conditions proven ${r.proof.method === 'certificate' ? 'by a float64 Gram-Schmidt with a rigorous error bound' : r.proof.method === 'interval' ? 'by interval arithmetic on the exact Gram matrix' : 'exactly by the integral Gram-Schmidt'}; B_out = U B_in exactly${r.proof.unimodular ? '; |det U| = 1 proven (a rebuilt U: U and its inverse integral; else det U modulo primes, or equal Gram determinants)' : '; U unimodular by construction (exact elementary operations)'})`,
-    `  lll on cpu (precision ladder: ${ladder}): n = ${n}, m = ${m}, ${r.timeMs.toFixed(2)} ms`,
-  ].join('\n') + '\n' : '';
+  const stderr = check
+    ? `${[
+        `check: ${r.proof.lll && r.proof.transform ? 'PASS' : 'FAIL'} (LLL conditions proven ${r.proof.method === 'certificate' ? 'by a float64 Gram-Schmidt with a rigorous error bound' : r.proof.method === 'interval' ? 'by interval arithmetic on the exact Gram matrix' : 'exactly by the integral Gram-Schmidt'}; B_out = U B_in exactly${r.proof.unimodular ? '; |det U| = 1 proven (a rebuilt U: U and its inverse integral; else det U modulo primes, or equal Gram determinants)' : '; U unimodular by construction (exact elementary operations)'})`,
+        `  lll on cpu (precision ladder: ${ladder}): n = ${n}, m = ${m}, ${r.timeMs.toFixed(2)} ms`,
+      ].join('\n')}\n`
+    : '';
   return { stdout, stderr };
 }

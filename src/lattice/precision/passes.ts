@@ -23,9 +23,17 @@ export interface Pass {
  * main-loop steps a later pass takes before it hands back to the first (doubled each time). Throws
  * the last pass's PRECISION_FAILURE, or any other error at once.
  */
-export function runPasses(passes: readonly Pass[], stats: RungStats, maxIterations: number, stepBack: number, start = 0): void {
-  if (!(Number.isInteger(start) && start >= 0 && start < passes.length)) throw new RangeError(`start must be a pass index below ${passes.length}, got ${start}`);
-  let i = start, budget = stepBack;
+export function runPasses(
+  passes: readonly Pass[],
+  stats: RungStats,
+  maxIterations: number,
+  stepBack: number,
+  start = 0,
+): void {
+  if (!(Number.isInteger(start) && start >= 0 && start < passes.length))
+    throw new RangeError(`start must be a pass index below ${passes.length}, got ${start}`);
+  let i = start,
+    budget = stepBack;
   for (;;) {
     const pass = passes[i]!;
     stats.pass = pass.name;

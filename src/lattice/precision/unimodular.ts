@@ -21,7 +21,11 @@ const PRIMES: number[] = [];
 function prime(i: number): number {
   for (let c = PRIMES.length ? PRIMES[PRIMES.length - 1]! - 2 : DIGIT - 1; PRIMES.length <= i; c -= 2) {
     let isPrime = true;
-    for (let d = 3; d * d <= c; d += 2) if (c % d === 0) { isPrime = false; break; }
+    for (let d = 3; d * d <= c; d += 2)
+      if (c % d === 0) {
+        isPrime = false;
+        break;
+      }
     if (isPrime) PRIMES.push(c);
   }
   return PRIMES[i]!;
@@ -58,7 +62,11 @@ function detMod(A: Float64Array, m: number, p: number): number {
     while (piv < m && A[piv + k * m] === 0) piv++;
     if (piv === m) return 0;
     if (piv !== k) {
-      for (let j = k; j < m; j++) { const t = A[k + j * m]!; A[k + j * m] = A[piv + j * m]!; A[piv + j * m] = t; }
+      for (let j = k; j < m; j++) {
+        const t = A[k + j * m]!;
+        A[k + j * m] = A[piv + j * m]!;
+        A[piv + j * m] = t;
+      }
       det = p - det;
     }
     const a = A[k + k * m]!;
@@ -73,7 +81,8 @@ function detMod(A: Float64Array, m: number, p: number): number {
       for (let j = k + 1; j < m; j++) {
         const x = A[i + j * m]! + g * A[k + j * m]!;
         let r = x - Math.floor(x * pinv) * p;
-        if (r < 0) r += p; else if (r >= p) r -= p;
+        if (r < 0) r += p;
+        else if (r >= p) r -= p;
         A[i + j * m] = r;
       }
     }
@@ -87,7 +96,8 @@ export function isUnimodular(M: BigBasis): boolean {
   if (m === 0) return true;
   // each entry as 26-bit digits of its magnitude (and its sign), once: its residue modulo any p
   // is then a few float64 multiply-and-reduce steps
-  const digits: Float64Array[] = [], sign = new Int8Array(m * m);
+  const digits: Float64Array[] = [],
+    sign = new Int8Array(m * m);
   let width = 1;
   for (let j = 0; j < m; j++) {
     for (let i = 0; i < m; i++) {
@@ -95,14 +105,19 @@ export function isUnimodular(M: BigBasis): boolean {
       sign[i + j * m] = v < 0n ? -1 : v > 0n ? 1 : 0;
       if (v < 0n) v = -v;
       const ds: number[] = [];
-      while (v > 0n) { ds.push(Number(v & 0x3ffffffn)); v >>= 26n; }
+      while (v > 0n) {
+        ds.push(Number(v & 0x3ffffffn));
+        v >>= 26n;
+      }
       digits.push(Float64Array.from(ds));
       width = Math.max(width, ds.length);
     }
   }
   const need = hadamardBits(M) + 2;
-  const A = new Float64Array(m * m), pow = new Float64Array(width);
-  let s = 0, have = 0;
+  const A = new Float64Array(m * m),
+    pow = new Float64Array(width);
+  let s = 0,
+    have = 0;
   for (let k = 0; have < need; k++) {
     const p = prime(k);
     pow[0] = 1;

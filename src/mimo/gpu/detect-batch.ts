@@ -21,7 +21,18 @@ import type { Kernel } from '../../gpu/launch.js';
 import type { Stream } from '../../gpu/stream.js';
 import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
 import { onBudgetOf, maxNodesOf } from '../budget.js';
-import { channelShift, checkFinite, detectCpu, LLR_LIMIT, scaledNoise, scaleInto, validateDetection, yTooLarge, yTooLargeError, type ValidatedInput } from '../detect.js';
+import {
+  channelShift,
+  checkFinite,
+  detectCpu,
+  LLR_LIMIT,
+  scaledNoise,
+  scaleInto,
+  validateDetection,
+  yTooLarge,
+  yTooLargeError,
+  type ValidatedInput,
+} from '../detect.js';
 import { remedy } from '../fallback.js';
 import { constellation, symbolsToBits } from '../modulation.js';
 import { DETECTOR_REGISTRY } from '../registry.js';
@@ -52,11 +63,38 @@ export interface DetectOutputs {
  * The normalize kernel's launch for `channels` channels (engine and benchmarks); with `summary`,
  * it writes the channels' summary heads too (of the first `realVectors` vectors, default all).
  */
-export function enqueueNormalize(ctx: CudaContext, stream: Stream, a: { H: bigint; y: bigint; noiseIn: bigint; noiseScalar: number; noiseOut: bigint; status: bigint; summary?: bigint; realVectors?: number }, channels: number, vpc: number, nr: number, nt: number): void {
-  normalize(ctx).launch(
-    { grid: Math.ceil(channels / NORMALIZE_WARPS), block: 32 * NORMALIZE_WARPS, stream },
-    [a.H, a.y, a.noiseIn, a.noiseScalar, a.noiseOut, a.status, a.summary ?? 0n, channels, vpc, 2 * nr * nt, 2 * nr, a.realVectors ?? channels * vpc],
-  );
+export function enqueueNormalize(
+  ctx: CudaContext,
+  stream: Stream,
+  a: {
+    H: bigint;
+    y: bigint;
+    noiseIn: bigint;
+    noiseScalar: number;
+    noiseOut: bigint;
+    status: bigint;
+    summary?: bigint;
+    realVectors?: number;
+  },
+  channels: number,
+  vpc: number,
+  nr: number,
+  nt: number,
+): void {
+  normalize(ctx).launch({ grid: Math.ceil(channels / NORMALIZE_WARPS), block: 32 * NORMALIZE_WARPS, stream }, [
+    a.H,
+    a.y,
+    a.noiseIn,
+    a.noiseScalar,
+    a.noiseOut,
+    a.status,
+    a.summary ?? 0n,
+    channels,
+    vpc,
+    2 * nr * nt,
+    2 * nr,
+    a.realVectors ?? channels * vpc,
+  ]);
 }
 
 let normalizeKernel: { ctx: CudaContext; kernel: Kernel } | null = null;
@@ -65,7 +103,15 @@ let summaryKernel: { ctx: CudaContext; kernel: Kernel } | null = null;
 const SUMMARY_WARPS = 4;
 
 /** status-summary.cu's launch: each of `channels` channels' vector status words in SUMMARY_WORDS (the first `valid` vectors). */
-export function enqueueSummary(ctx: CudaContext, stream: Stream, status: bigint, summary: bigint, channels: number, vpc: number, valid: number): void {
+export function enqueueSummary(
+  ctx: CudaContext,
+  stream: Stream,
+  status: bigint,
+  summary: bigint,
+  channels: number,
+  vpc: number,
+  valid: number,
+): void {
   if (summaryKernel?.ctx !== ctx) {
     const kernel = loadModule(ctx, {
       source: readKernelSource(new URL('./status-summary.cu', import.meta.url)),
@@ -74,7 +120,13 @@ export function enqueueSummary(ctx: CudaContext, stream: Stream, status: bigint,
     }).kernel('mimo_status_summary', ['ptr', 'ptr', 'i32', 'i32', 'i64']);
     summaryKernel = { ctx, kernel };
   }
-  summaryKernel.kernel.launch({ grid: Math.ceil(channels / SUMMARY_WARPS), block: 32 * SUMMARY_WARPS, stream }, [status, summary, channels, vpc, valid]);
+  summaryKernel.kernel.launch({ grid: Math.ceil(channels / SUMMARY_WARPS), block: 32 * SUMMARY_WARPS, stream }, [
+    status,
+    summary,
+    channels,
+    vpc,
+    valid,
+  ]);
 }
 const NORMALIZE_WARPS = 4;
 
@@ -107,10 +159,17 @@ function scanSummary(summary: Int32Array, channels: number): { nodes: number; fl
 const fitsFloat32 = (x: number): boolean => x === 0 || (x >= 2 ** -126 && x < 2 ** 127);
 
 /** float32 copies of H, y and N0, each channel scaled by the power of two the CPU engine uses (float64 input). */
-function toFloat32(input: DetectionInput, val: ValidatedInput, padded: number): { H: Float32Array; y: Float32Array; noise: Float32Array } {
+function toFloat32(
+  input: DetectionInput,
+  val: ValidatedInput,
+  padded: number,
+): { H: Float32Array; y: Float32Array; noise: Float32Array } {
   const { nr, nt, channels, vectors, vectorsPerChannel: vpc } = val;
-  const hLen = 2 * nr * nt, yLen = 2 * nr;
-  const H = new Float32Array(channels * hLen), y = new Float32Array(padded * yLen), noise = new Float32Array(padded).fill(1);
+  const hLen = 2 * nr * nt,
+    yLen = 2 * nr;
+  const H = new Float32Array(channels * hLen),
+    y = new Float32Array(padded * yLen),
+    noise = new Float32Array(padded).fill(1);
   for (let c = 0; c < channels; c++) {
     const p = channelShift(input.H, c, hLen);
     scaleInto(input.H, c * hLen, hLen, p, H, c * hLen);
@@ -126,7 +185,8 @@ function toFloat32(input: DetectionInput, val: ValidatedInput, padded: number): 
 /** The CPU engine's NON_FINITE error for vector v (found by the normalize kernel): names the element. */
 function nonFiniteError(input: DetectionInput, val: ValidatedInput, v: number): InvalidInputError {
   const { nr, nt, vectorsPerChannel: vpc } = val;
-  const hLen = 2 * nr * nt, c = Math.floor(v / vpc);
+  const hLen = 2 * nr * nt,
+    c = Math.floor(v / vpc);
   try {
     checkFinite(input.H.subarray(c * hLen, (c + 1) * hLen), 'H');
     checkFinite(input.y.subarray(v * 2 * nr, (v + 1) * 2 * nr), 'y');
@@ -134,7 +194,10 @@ function nonFiniteError(input: DetectionInput, val: ValidatedInput, v: number): 
     if (e instanceof InvalidInputError && typeof e.details?.index === 'number') {
       const base = e.message.startsWith('H') ? c * hLen : v * 2 * nr;
       const index = base + e.details.index;
-      return new InvalidInputError('NON_FINITE', e.message.replace(/at element \d+/, `at element ${index}`), { index, vector: v });
+      return new InvalidInputError('NON_FINITE', e.message.replace(/at element \d+/, `at element ${index}`), {
+        index,
+        vector: v,
+      });
     }
     if (e instanceof InvalidInputError) return e;
   }
@@ -143,12 +206,19 @@ function nonFiniteError(input: DetectionInput, val: ValidatedInput, v: number): 
 
 /** What a CUDA detector is created with for a validated batch (shared with the benchmarks). */
 export function cudaSetup(ctx: CudaContext, val: ValidatedInput, impl: CudaDetector): CudaDetectorSetup {
-  const opts = val.opts, con = constellation(opts.modulation);
+  const opts = val.opts,
+    con = constellation(opts.modulation);
   return {
-    nr: val.nr, nt: val.nt, modulation: opts.modulation, constellation: con, opts,
+    nr: val.nr,
+    nt: val.nt,
+    modulation: opts.modulation,
+    constellation: con,
+    opts,
     soft: DETECTOR_REGISTRY[opts.detector].traits.soft && impl.soft && opts.soft !== 'none',
     maxNodes: maxNodesOf(opts.maxNodes),
-    llrClip: Math.min(opts.llrClip ?? GPU_LLR_LIMIT, GPU_LLR_LIMIT), vectorsPerChannel: val.vectorsPerChannel, device: ctx.props,
+    llrClip: Math.min(opts.llrClip ?? GPU_LLR_LIMIT, GPU_LLR_LIMIT),
+    vectorsPerChannel: val.vectorsPerChannel,
+    device: ctx.props,
   };
 }
 
@@ -181,41 +251,66 @@ function planFor(ctx: CudaContext, impl: CudaDetector, setup: CudaDetectorSetup)
  * Runs a validated batch on the GPU. `out` arrays (pinned ones are copied straight) receive the
  * results when they are long enough.
  */
-export async function detectCuda(input: DetectionInput, val: ValidatedInput, impl: CudaDetector, t0: number, out?: DetectOutputs): Promise<DetectionResult> {
+export async function detectCuda(
+  input: DetectionInput,
+  val: ValidatedInput,
+  impl: CudaDetector,
+  t0: number,
+  out?: DetectOutputs,
+): Promise<DetectionResult> {
   const ctx = requireCuda();
   const { nr, nt, vectors, channels, vectorsPerChannel: vpc } = val;
-  const opts = val.opts, mod = opts.modulation;
+  const opts = val.opts,
+    mod = opts.modulation;
   const entry = DETECTOR_REGISTRY[opts.detector];
   const setup = cudaSetup(ctx, val, impl);
-  const { soft, maxNodes, constellation: con } = setup, bps = con.bitsPerSymbol;
+  const { soft, maxNodes, constellation: con } = setup,
+    bps = con.bitsPerSymbol;
   const onBudget = onBudgetOf(opts.onBudget);
   const plan = planFor(ctx, impl, setup);
   const fuses = plan.fuses ?? { normalize: false, summary: false };
-  const hLen = 2 * nr * nt, yLen = 2 * nr, padded = channels * vpc;
+  const hLen = 2 * nr * nt,
+    yLen = 2 * nr,
+    padded = channels * vpc;
 
-  let H: Float32Array, y: Float32Array, noise: Float32Array | null = null, noiseScalar = 0;
+  let H: Float32Array,
+    y: Float32Array,
+    noise: Float32Array | null = null,
+    noiseScalar = 0;
   const nv = input.noiseVar;
   const f32Noise = typeof nv === 'number' ? fitsFloat32(nv) : nv instanceof Float32Array || nv.every(fitsFloat32);
   if (input.H instanceof Float32Array && input.y instanceof Float32Array && f32Noise) {
     // float32 as given: the normalize kernel scales each channel on the device
     H = input.H;
     y = input.y;
-    if (padded > vectors) { y = new Float32Array(padded * yLen); y.set(input.y); }
+    if (padded > vectors) {
+      y = new Float32Array(padded * yLen);
+      y.set(input.y);
+    }
     if (typeof nv === 'number') noiseScalar = nv;
     else if (nv instanceof Float32Array && padded === vectors) noise = nv;
-    else { noise = new Float32Array(padded).fill(1); noise.set(nv); }
+    else {
+      noise = new Float32Array(padded).fill(1);
+      noise.set(nv);
+    }
   } else {
     ({ H, y, noise } = toFloat32(input, val, padded));
   }
 
   const symbols = out?.symbols && out.symbols.length >= padded * nt ? out.symbols : new Int32Array(padded * nt);
-  const llr = soft ? (out?.llr && out.llr.length >= padded * nt * bps ? out.llr : new Float32Array(padded * nt * bps)) : null;
+  const llr = soft
+    ? out?.llr && out.llr.length >= padded * nt * bps
+      ? out.llr
+      : new Float32Array(padded * nt * bps)
+    : null;
   // allocated at the first flagged vector: a typed array of a slot's size costs more than its kernels' launches
   let unprovenMask: Uint8Array | null = null;
   const unproven = (): Uint8Array => (unprovenMask ??= new Uint8Array(vectors));
-  const redo: number[] = [], redo64: number[] = [];
+  const redo: number[] = [],
+    redo64: number[] = [];
   const redoTraits = { float64Kernel: impl.float64 !== undefined };
-  let nodes = 0, budgetExceeded = 0;
+  let nodes = 0,
+    budgetExceeded = 0;
   const vecStatusBytes = vpc * STATUS_WORDS * 4;
 
   const inputs: HostRecords[] = [
@@ -234,7 +329,11 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
     outputs,
     // scratch: the vectors' N0 after scaling, their status words, then the detector's own; what
     // comes back is each channel's summary of its vectors' status (status-summary.cu)
-    scratch: [{ bytesPerItem: vpc * 4 }, { bytesPerItem: vecStatusBytes }, ...plan.scratchBytesPerChannel.map((b) => ({ bytesPerItem: b }))],
+    scratch: [
+      { bytesPerItem: vpc * 4 },
+      { bytesPerItem: vecStatusBytes },
+      ...plan.scratchBytesPerChannel.map((b) => ({ bytesPerItem: b })),
+    ],
     statusWords: SUMMARY_WORDS,
     // the summary stage (status-summary.cu, or the normalize stage's heads and the detector's
     // additions) writes every summary word; the call reports no kernel time
@@ -246,14 +345,39 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
     enqueue(stream, chunk) {
       const [dH, dY, dNoiseIn] = chunk.inputs as [bigint, bigint, bigint?];
       const [dNoise, dStatus] = chunk.scratch as [bigint, bigint];
-      const noiseIn = noise ? dNoiseIn! : 0n, realVectors = Math.min(chunk.count * vpc, vectors - chunk.first * vpc);
+      const noiseIn = noise ? dNoiseIn! : 0n,
+        realVectors = Math.min(chunk.count * vpc, vectors - chunk.first * vpc);
       const summary = fuses.summary ? { address: chunk.status, realVectors } : undefined;
       if (!fuses.normalize) {
-        enqueueNormalize(ctx, stream, { H: dH, y: dY, noiseIn, noiseScalar, noiseOut: dNoise, status: dStatus, summary: summary?.address, realVectors }, chunk.count, vpc, nr, nt);
+        enqueueNormalize(
+          ctx,
+          stream,
+          {
+            H: dH,
+            y: dY,
+            noiseIn,
+            noiseScalar,
+            noiseOut: dNoise,
+            status: dStatus,
+            summary: summary?.address,
+            realVectors,
+          },
+          chunk.count,
+          vpc,
+          nr,
+          nt,
+        );
       }
       plan.enqueue(stream, {
-        channels: chunk.count, vectorsPerChannel: vpc, H: dH, y: dY, noise: dNoise,
-        symbols: chunk.outputs[0]!, llr: llr ? chunk.outputs[1]! : 0n, status: dStatus, scratch: chunk.scratch.slice(2),
+        channels: chunk.count,
+        vectorsPerChannel: vpc,
+        H: dH,
+        y: dY,
+        noise: dNoise,
+        symbols: chunk.outputs[0]!,
+        llr: llr ? chunk.outputs[1]! : 0n,
+        status: dStatus,
+        scratch: chunk.scratch.slice(2),
         ...(fuses.normalize ? { normalize: { noiseIn, noiseScalar } } : {}),
         ...(summary ? { summary } : {}),
       });
@@ -268,7 +392,8 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
         const words = new Int32Array(vpc * STATUS_WORDS);
         downloadFromAddress(ctx, dStatus + BigInt(i * vecStatusBytes), words);
         for (let k = 0; k < vpc; k++) {
-          const v = (first + i) * vpc + k, flags = words[k * STATUS_WORDS]!;
+          const v = (first + i) * vpc + k,
+            flags = words[k * STATUS_WORDS]!;
           if (v >= vectors) break;
           if (flags !== 0) settleVector(v, flags);
         }
@@ -278,9 +403,14 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
   /** A flagged vector: the CPU engine's error, a redo on the CPU, or the budget rule (mimo/fallback.ts). */
   function settleVector(v: number, flags: number): void {
     switch (remedy(flags, redoTraits)) {
-      case 'non-finite': throw nonFiniteError(input, val, v);
-      case 'redo-float64': redo64.push(v); break;
-      case 'redo-cpu': redo.push(v); break;
+      case 'non-finite':
+        throw nonFiniteError(input, val, v);
+      case 'redo-float64':
+        redo64.push(v);
+        break;
+      case 'redo-cpu':
+        redo.push(v);
+        break;
       case 'node-budget':
         if (onBudget === 'error') {
           throw new NodeBudgetError(
@@ -294,17 +424,21 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
     }
   }
 
-  const mark = (w: number, flag: number): void => { if (flag !== 0 || unprovenMask) unproven()[w] = flag; };
+  const mark = (w: number, flag: number): void => {
+    if (flag !== 0 || unprovenMask) unproven()[w] = flag;
+  };
   let redone64 = 0;
   if (redo64.length > 0) {
     const kernel = float64KernelFor(ctx, impl, plan, setup);
-    const left = kernel ? await redoFloat64(ctx, kernel, input, val, redo64, symbols, llr, mark, setup.llrClip) : redo64;
+    const left = kernel
+      ? await redoFloat64(ctx, kernel, input, val, redo64, symbols, llr, mark, setup.llrClip)
+      : redo64;
     redone64 = redo64.length - left.length;
     redo.push(...left);
     redo.sort((a, b) => a - b);
   }
   // the redone vectors come in channel order: a channel's go to the CPU engine together
-  for (let i = 0; i < redo.length;) {
+  for (let i = 0; i < redo.length; ) {
     const c = Math.floor(redo[i]! / vpc);
     let j = i + 1;
     while (j < redo.length && Math.floor(redo[j]! / vpc) === c) j++;
@@ -317,7 +451,10 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
   const outSymbols = symbols.length === vectors * nt ? symbols : symbols.subarray(0, vectors * nt);
   const outLlr = llr && llr.length !== vectors * nt * bps ? llr.subarray(0, vectors * nt * bps) : llr;
   const stats: DetectionResult['stats'] = {
-    detector: opts.detector, engine: 'cuda', vectors, timeMs: performance.now() - t0,
+    detector: opts.detector,
+    engine: 'cuda',
+    vectors,
+    timeMs: performance.now() - t0,
     ...(nodes > 0 ? { nodesVisited: nodes } : {}),
     ...(entry.traits.budgeted ? { budgetExceeded } : {}),
     ...(redone64 > 0 ? { redoneInFloat64: redone64 } : {}),
@@ -327,7 +464,9 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
   return {
     symbols: outSymbols,
     // hard bits are derived on first use: a caller who reads LLRs only does not pay for them
-    get bits(): Uint8Array { return (bits ??= symbolsToBits(outSymbols, mod)); },
+    get bits(): Uint8Array {
+      return (bits ??= symbolsToBits(outSymbols, mod));
+    },
     ...(outLlr ? { llr: outLlr } : {}),
     ...(budgetExceeded > 0 ? { unproven: unproven() } : {}),
     stats,
@@ -337,7 +476,12 @@ export async function detectCuda(input: DetectionInput, val: ValidatedInput, imp
 const float64Kernels = new WeakMap<CudaDetectorPlan, Float64Kernel | null>();
 
 /** The detector's float64 kernel for a plan's setup (made once a plan), or null where it does not support the setup. */
-function float64KernelFor(ctx: CudaContext, impl: CudaDetector, plan: CudaDetectorPlan, setup: CudaDetectorSetup): Float64Kernel | null {
+function float64KernelFor(
+  ctx: CudaContext,
+  impl: CudaDetector,
+  plan: CudaDetectorPlan,
+  setup: CudaDetectorSetup,
+): Float64Kernel | null {
   let k = float64Kernels.get(plan);
   if (k === undefined) {
     try {
@@ -356,17 +500,29 @@ function float64KernelFor(ctx: CudaContext, impl: CudaDetector, plan: CudaDetect
  * vector and its N0, scaled as the CPU engine scales them (detectCpu). `todo`: the vectors in
  * the arrays' order; `left`: those the CPU engine's own checks refuse (a vector too large for its channel).
  */
-export function float64RedoInputs(input: DetectionInput, val: ValidatedInput, vs: readonly number[]): { todo: number[]; left: number[]; H: Float64Array; y: Float64Array; noise: Float64Array } {
+export function float64RedoInputs(
+  input: DetectionInput,
+  val: ValidatedInput,
+  vs: readonly number[],
+): { todo: number[]; left: number[]; H: Float64Array; y: Float64Array; noise: Float64Array } {
   const { nr, nt, vectorsPerChannel: vpc } = val;
-  const hLen = 2 * nr * nt, yLen = 2 * nr;
-  const left: number[] = [], todo: number[] = [], shift: number[] = [];
+  const hLen = 2 * nr * nt,
+    yLen = 2 * nr;
+  const left: number[] = [],
+    todo: number[] = [],
+    shift: number[] = [];
   for (const v of vs) {
     const p = channelShift(input.H, Math.floor(v / vpc), hLen);
     if (yTooLarge(input.y, v, yLen, p)) left.push(v);
-    else { todo.push(v); shift.push(p); }
+    else {
+      todo.push(v);
+      shift.push(p);
+    }
   }
   const n = todo.length;
-  const H = new Float64Array(n * hLen), y = new Float64Array(n * yLen), noise = new Float64Array(n);
+  const H = new Float64Array(n * hLen),
+    y = new Float64Array(n * yLen),
+    noise = new Float64Array(n);
   todo.forEach((v, i) => {
     const p = shift[i]!;
     scaleInto(input.H, Math.floor(v / vpc) * hLen, hLen, p, H, i * hLen);
@@ -382,20 +538,37 @@ export function float64RedoInputs(input: DetectionInput, val: ValidatedInput, vs
  * and LLRs (saturated as redoOnCpu saturates them) replace the GPU's. Returns the vectors the
  * kernel did not answer and those the CPU engine's own checks refuse, for the CPU engine.
  */
-async function redoFloat64(ctx: CudaContext, kernel: Float64Kernel, input: DetectionInput, val: ValidatedInput, vs: readonly number[], symbols: Int32Array, llr: Float32Array | null, markUnproven: (v: number, flag: number) => void, llrLimit: number): Promise<number[]> {
+async function redoFloat64(
+  ctx: CudaContext,
+  kernel: Float64Kernel,
+  input: DetectionInput,
+  val: ValidatedInput,
+  vs: readonly number[],
+  symbols: Int32Array,
+  llr: Float32Array | null,
+  markUnproven: (v: number, flag: number) => void,
+  llrLimit: number,
+): Promise<number[]> {
   const { nr, nt } = val;
   // w: LLRs a vector (symbols and llr are sized alike: nt and nt x bitsPerSymbol a vector)
-  const hLen = 2 * nr * nt, yLen = 2 * nr, w = llr ? nt * (llr.length / symbols.length) : 0;
+  const hLen = 2 * nr * nt,
+    yLen = 2 * nr,
+    w = llr ? nt * (llr.length / symbols.length) : 0;
   const { todo, left, H, y, noise } = float64RedoInputs(input, val, vs);
   const n = todo.length;
   if (n === 0) return left;
-  const sym = new Int32Array(n * nt), l64 = llr ? new Float64Array(n * w) : null;
+  const sym = new Int32Array(n * nt),
+    l64 = llr ? new Float64Array(n * w) : null;
   // the CPU engine's clip (detectCpu), then redoOnCpu's saturation: one clamp at the smaller bound
   const clip = Math.min(val.opts.llrClip ?? LLR_LIMIT, LLR_LIMIT, llrLimit);
   await runBatch(ctx, {
     name: `detect ${val.opts.detector} (float64 redo)`,
     items: n,
-    inputs: [{ array: H, bytesPerItem: hLen * 8 }, { array: y, bytesPerItem: yLen * 8 }, { array: noise, bytesPerItem: 8 }],
+    inputs: [
+      { array: H, bytesPerItem: hLen * 8 },
+      { array: y, bytesPerItem: yLen * 8 },
+      { array: noise, bytesPerItem: 8 },
+    ],
     outputs: [{ array: sym, bytesPerItem: nt * 4 }, ...(l64 ? [{ array: l64, bytesPerItem: w * 8 }] : [])],
     scratch: [],
     statusWords: STATUS_WORDS,
@@ -403,12 +576,23 @@ async function redoFloat64(ctx: CudaContext, kernel: Float64Kernel, input: Detec
     timed: false,
     enqueue(stream, chunk) {
       const [dH, dY, dNoise] = chunk.inputs as [bigint, bigint, bigint];
-      kernel.enqueue(stream, { count: chunk.count, H: dH, y: dY, noise: dNoise, symbols: chunk.outputs[0]!, llr: l64 ? chunk.outputs[1]! : 0n, status: chunk.status });
+      kernel.enqueue(stream, {
+        count: chunk.count,
+        H: dH,
+        y: dY,
+        noise: dNoise,
+        symbols: chunk.outputs[0]!,
+        llr: l64 ? chunk.outputs[1]! : 0n,
+        status: chunk.status,
+      });
     },
     settle(first, count, status) {
       for (let i = first; i < first + count; i++) {
         const v = todo[i]!;
-        if (status[(i - first) * STATUS_WORDS] !== 0 || (l64 && l64.subarray(i * w, (i + 1) * w).some(Number.isNaN))) { left.push(v); continue; }
+        if (status[(i - first) * STATUS_WORDS] !== 0 || l64?.subarray(i * w, (i + 1) * w).some(Number.isNaN)) {
+          left.push(v);
+          continue;
+        }
         symbols.set(sym.subarray(i * nt, (i + 1) * nt), v * nt);
         if (llr && l64) for (let b = 0; b < w; b++) llr[v * w + b] = Math.min(Math.max(l64[i * w + b]!, -clip), clip);
         markUnproven(v, 0);
@@ -423,29 +607,53 @@ async function redoFloat64(ctx: CudaContext, kernel: Float64Kernel, input: Detec
  * symbols, LLRs (saturated at llrLimit) and budget flags (markUnproven) replace the GPU's. Should
  * the call fail, each vector is redone alone, so the error names the vector as the CPU engine would.
  */
-function redoOnCpu(input: DetectionInput, val: ValidatedInput, group: readonly number[], symbols: Int32Array, llr: Float32Array | null, markUnproven: (v: number, flag: number) => void, llrLimit: number): void {
+function redoOnCpu(
+  input: DetectionInput,
+  val: ValidatedInput,
+  group: readonly number[],
+  symbols: Int32Array,
+  llr: Float32Array | null,
+  markUnproven: (v: number, flag: number) => void,
+  llrLimit: number,
+): void {
   const { nr, nt, vectorsPerChannel: vpc } = val;
-  const hLen = 2 * nr * nt, yLen = 2 * nr, c = Math.floor(group[0]! / vpc);
+  const hLen = 2 * nr * nt,
+    yLen = 2 * nr,
+    c = Math.floor(group[0]! / vpc);
   const H = Float64Array.from(input.H.subarray(c * hLen, (c + 1) * hLen));
   const detectGroup = (vs: readonly number[]): DetectionResult => {
     const y = new Float64Array(vs.length * yLen);
-    vs.forEach((v, k) => y.set(input.y.subarray(v * yLen, (v + 1) * yLen), k * yLen));
-    const batch: DetectionInput = { nt, nr, H, y, vectorsPerChannel: vs.length, noiseVar: Float64Array.from(vs, (v) => val.noiseAt(v)) };
+    vs.forEach((v, k) => {
+      y.set(input.y.subarray(v * yLen, (v + 1) * yLen), k * yLen);
+    });
+    const batch: DetectionInput = {
+      nt,
+      nr,
+      H,
+      y,
+      vectorsPerChannel: vs.length,
+      noiseVar: Float64Array.from(vs, (v) => val.noiseAt(v)),
+    };
     return detectCpu(batch, validateDetection(batch, { ...val.opts, engine: 'cpu' }));
   };
   let r: DetectionResult;
   try {
     r = detectGroup(group);
   } catch (e) {
-    if (group.length > 1) { for (const v of group) redoOnCpu(input, val, [v], symbols, llr, markUnproven, llrLimit); return; }
-    if (e instanceof LatticeMimoError) e.message = `vector ${group[0]} (channel ${c}): ${e.message.replace(/^channel 0: /, '')}`;
+    if (group.length > 1) {
+      for (const v of group) redoOnCpu(input, val, [v], symbols, llr, markUnproven, llrLimit);
+      return;
+    }
+    if (e instanceof LatticeMimoError)
+      e.message = `vector ${group[0]} (channel ${c}): ${e.message.replace(/^channel 0: /, '')}`;
     throw e;
   }
   // LLRs a vector
   const w = r.llr ? r.llr.length / group.length : 0;
   group.forEach((v, k) => {
     symbols.set(r.symbols.subarray(k * nt, (k + 1) * nt), v * nt);
-    if (llr && r.llr) for (let i = 0; i < w; i++) llr[v * w + i] = Math.min(Math.max(r.llr[k * w + i]!, -llrLimit), llrLimit);
+    if (llr && r.llr)
+      for (let i = 0; i < w; i++) llr[v * w + i] = Math.min(Math.max(r.llr[k * w + i]!, -llrLimit), llrLimit);
     markUnproven(v, r.unproven?.[k] ?? 0);
   });
 }

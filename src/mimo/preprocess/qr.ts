@@ -31,9 +31,14 @@ export interface QrResult {
 }
 
 function checkShape(len: number, off: number, m: number, n: number): void {
-  if (!Number.isInteger(m) || !Number.isInteger(n) || m < 1 || n < 1) throw new InvalidArgumentError(`matrix dimensions must be positive integers, got ${m} x ${n}`);
+  if (!Number.isInteger(m) || !Number.isInteger(n) || m < 1 || n < 1)
+    throw new InvalidArgumentError(`matrix dimensions must be positive integers, got ${m} x ${n}`);
   if (n > m) throw new InvalidArgumentError(`QR needs rows >= columns, got ${m} x ${n}`);
-  if (off < 0 || off + m * n > len) throw new InvalidInputError('SHAPE_MISMATCH', `matrix ${m} x ${n} at offset ${off} does not fit in ${len} elements`);
+  if (off < 0 || off + m * n > len)
+    throw new InvalidInputError(
+      'SHAPE_MISMATCH',
+      `matrix ${m} x ${n} at offset ${off} does not fit in ${len} elements`,
+    );
 }
 
 /**
@@ -42,17 +47,34 @@ function checkShape(len: number, off: number, m: number, n: number): void {
  * v_k -= E_ik v_i. Afterwards V[:, 0..n) = Q, V[:, n..) = the residuals, and E (n x ncols at eOff,
  * column-major) = [R | Q^T V[:, n..)].
  */
-export function mgsInPlace(V: Float64Array, vOff: number, m: number, ncols: number, n: number, E: Float64Array, eOff = 0): void {
-  if (!Number.isInteger(ncols) || !(ncols >= n)) throw new InvalidArgumentError(`cannot factor ${n} of ${ncols} columns`);
+export function mgsInPlace(
+  V: Float64Array,
+  vOff: number,
+  m: number,
+  ncols: number,
+  n: number,
+  E: Float64Array,
+  eOff = 0,
+): void {
+  if (!Number.isInteger(ncols) || !(ncols >= n))
+    throw new InvalidArgumentError(`cannot factor ${n} of ${ncols} columns`);
   checkShape(V.length, vOff, m, n);
-  if (vOff + m * ncols > V.length) throw new InvalidInputError('SHAPE_MISMATCH', `matrix ${m} x ${ncols} at offset ${vOff} does not fit in ${V.length} elements`);
+  if (vOff + m * ncols > V.length)
+    throw new InvalidInputError(
+      'SHAPE_MISMATCH',
+      `matrix ${m} x ${ncols} at offset ${vOff} does not fit in ${V.length} elements`,
+    );
   for (let k = 0; k < ncols; k++) for (let i = 0; i < n; i++) E[eOff + i + k * n] = 0;
   for (let i = 0; i < n; i++) {
     const ci = vOff + i * m;
     let nn = 0;
     for (let r = 0; r < m; r++) nn += V[ci + r]! * V[ci + r]!;
     const norm = Math.sqrt(nn);
-    if (!(norm > 0) || !Number.isFinite(norm)) throw new RankDeficientError('RANK_DEFICIENT', `column ${i} is linearly dependent on the previous ones (residual norm ${norm})`);
+    if (!(norm > 0) || !Number.isFinite(norm))
+      throw new RankDeficientError(
+        'RANK_DEFICIENT',
+        `column ${i} is linearly dependent on the previous ones (residual norm ${norm})`,
+      );
     E[eOff + i + i * n] = norm;
     const s = 1 / norm;
     for (let r = 0; r < m; r++) V[ci + r] = V[ci + r]! * s;
@@ -73,8 +95,16 @@ export function mgsInPlace(V: Float64Array, vOff: number, m: number, ncols: numb
  * Throws RankDeficientError when a column is (numerically) dependent on the others.
  */
 export function qrInto(
-  A: ArrayLike<number>, aOff: number, m: number, n: number, ordering: QrOrdering,
-  Q: Float64Array, R: Float64Array, perm: Int32Array, norms?: Float64Array, resid?: Float64Array,
+  A: ArrayLike<number>,
+  aOff: number,
+  m: number,
+  n: number,
+  ordering: QrOrdering,
+  Q: Float64Array,
+  R: Float64Array,
+  perm: Int32Array,
+  norms?: Float64Array,
+  resid?: Float64Array,
 ): void {
   checkShape(A.length, aOff, m, n);
   const orig = norms ?? new Float64Array(n);
@@ -96,25 +126,47 @@ export function qrInto(
   for (let i = 0; i < n; i++) {
     if (ordering !== 'none') {
       // Pick the pivot among the residual columns i..n-1 and swap it (Q, R's rows above i, perm).
-      let best = i, bestVal = res[i]!;
+      let best = i,
+        bestVal = res[i]!;
       for (let k = i + 1; k < n; k++) {
         const v = res[k]!;
-        if (ordering === 'ascending' ? v < bestVal : v > bestVal) { bestVal = v; best = k; }
+        if (ordering === 'ascending' ? v < bestVal : v > bestVal) {
+          bestVal = v;
+          best = k;
+        }
       }
       if (best !== i) {
-        for (let r = 0; r < m; r++) { const t = Q[r + i * m]!; Q[r + i * m] = Q[r + best * m]!; Q[r + best * m] = t; }
-        for (let r = 0; r < i; r++) { const t = R[r + i * n]!; R[r + i * n] = R[r + best * n]!; R[r + best * n] = t; }
-        const tp = perm[i]!; perm[i] = perm[best]!; perm[best] = tp;
-        const tn = orig[i]!; orig[i] = orig[best]!; orig[best] = tn;
-        const tr = res[i]!; res[i] = res[best]!; res[best] = tr;
+        for (let r = 0; r < m; r++) {
+          const t = Q[r + i * m]!;
+          Q[r + i * m] = Q[r + best * m]!;
+          Q[r + best * m] = t;
+        }
+        for (let r = 0; r < i; r++) {
+          const t = R[r + i * n]!;
+          R[r + i * n] = R[r + best * n]!;
+          R[r + best * n] = t;
+        }
+        const tp = perm[i]!;
+        perm[i] = perm[best]!;
+        perm[best] = tp;
+        const tn = orig[i]!;
+        orig[i] = orig[best]!;
+        orig[best] = tn;
+        const tr = res[i]!;
+        res[i] = res[best]!;
+        res[best] = tr;
       }
     }
     let nn = 0;
     for (let r = 0; r < m; r++) nn += Q[r + i * m]! * Q[r + i * m]!;
     const norm = Math.sqrt(nn);
     if (!(norm > RANK_TOL * orig[i]!)) {
-      throw new RankDeficientError(orig[i] === 0 ? 'ZERO_VECTOR' : 'RANK_DEFICIENT',
-        orig[i] === 0 ? `column ${perm[i]} is zero` : `column ${perm[i]} is linearly dependent on the others (rank-deficient matrix)`);
+      throw new RankDeficientError(
+        orig[i] === 0 ? 'ZERO_VECTOR' : 'RANK_DEFICIENT',
+        orig[i] === 0
+          ? `column ${perm[i]} is zero`
+          : `column ${perm[i]} is linearly dependent on the others (rank-deficient matrix)`,
+      );
     }
     R[i + i * n] = norm;
     const s = 1 / norm;
@@ -131,14 +183,24 @@ export function qrInto(
 
 /** QR by modified Gram-Schmidt (no pivoting) of A (m x n, column-major). */
 export function qrMgs(A: ArrayLike<number>, m: number, n: number, aOff = 0): QrResult {
-  const Q = new Float64Array(m * n), R = new Float64Array(n * n), perm = new Int32Array(n);
+  const Q = new Float64Array(m * n),
+    R = new Float64Array(n * n),
+    perm = new Int32Array(n);
   qrInto(A, aOff, m, n, 'none', Q, R, perm);
   return { m, n, Q, R, perm };
 }
 
 /** Sorted QR (SQRD): A[:, perm] = Q R with columns taken by increasing residual norm (or decreasing). */
-export function sortedQr(A: ArrayLike<number>, m: number, n: number, aOff = 0, order: 'ascending' | 'descending' = 'ascending'): QrResult {
-  const Q = new Float64Array(m * n), R = new Float64Array(n * n), perm = new Int32Array(n);
+export function sortedQr(
+  A: ArrayLike<number>,
+  m: number,
+  n: number,
+  aOff = 0,
+  order: 'ascending' | 'descending' = 'ascending',
+): QrResult {
+  const Q = new Float64Array(m * n),
+    R = new Float64Array(n * n),
+    perm = new Int32Array(n);
   qrInto(A, aOff, m, n, order, Q, R, perm);
   return { m, n, Q, R, perm };
 }
@@ -147,18 +209,41 @@ export function sortedQr(A: ArrayLike<number>, m: number, n: number, aOff = 0, o
  * Batched QR of A (batch x m x n, column-major, m >= n): Q batch x m x n, R batch x n x n, perm
  * batch x n (see QrResult), all float64.
  */
-export function qrBatch(A: MatrixBatch, ordering: QrOrdering = 'none'): { Q: MatrixBatch<Float64Array>; R: MatrixBatch<Float64Array>; perm: Int32Array } {
+export function qrBatch(
+  A: MatrixBatch,
+  ordering: QrOrdering = 'none',
+): { Q: MatrixBatch<Float64Array>; R: MatrixBatch<Float64Array>; perm: Int32Array } {
   const { batch, rows: m, cols: n } = A;
-  const Q = new Float64Array(batch * m * n), R = new Float64Array(batch * n * n), perm = new Int32Array(batch * n);
+  const Q = new Float64Array(batch * m * n),
+    R = new Float64Array(batch * n * n),
+    perm = new Int32Array(batch * n);
   const norms = new Float64Array(n);
   for (let b = 0; b < batch; b++) {
-    qrInto(A.data, b * m * n, m, n, ordering, Q.subarray(b * m * n), R.subarray(b * n * n), perm.subarray(b * n), norms);
+    qrInto(
+      A.data,
+      b * m * n,
+      m,
+      n,
+      ordering,
+      Q.subarray(b * m * n),
+      R.subarray(b * n * n),
+      perm.subarray(b * n),
+      norms,
+    );
   }
   return { Q: makeBatch(Q, batch, m, n), R: makeBatch(R, batch, n, n), perm };
 }
 
 /** y_hat = Q^T y (Q m x n column-major), written to out[outOff ..]. */
-export function applyQt(Q: Float64Array, m: number, n: number, y: ArrayLike<number>, yOff: number, out: Float64Array, outOff = 0): Float64Array {
+export function applyQt(
+  Q: Float64Array,
+  m: number,
+  n: number,
+  y: ArrayLike<number>,
+  yOff: number,
+  out: Float64Array,
+  outOff = 0,
+): Float64Array {
   for (let k = 0; k < n; k++) {
     let d = 0;
     const c = k * m;

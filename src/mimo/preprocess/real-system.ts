@@ -43,7 +43,8 @@ export function realChannelInto(model: RealModel, H: Float64Array, hOff: number,
   const a = Math.SQRT1_2;
   for (let j = 0; j < nt; j++) {
     for (let i = 0; i < nr; i++) {
-      const hr = H[hOff + 2 * (i + j * nr)]!, hi = H[hOff + 2 * (i + j * nr) + 1]!;
+      const hr = H[hOff + 2 * (i + j * nr)]!,
+        hi = H[hOff + 2 * (i + j * nr) + 1]!;
       out[i + j * m] = a * (hr - hi); // Re(h (1 + j)/sqrt2)
       out[nr + i + j * m] = a * (hr + hi); // Im(h (1 + j)/sqrt2)
     }
@@ -77,8 +78,14 @@ export interface TriangularChannel {
 export function allocTriangular(model: RealModel): TriangularChannel {
   const { m, n } = model;
   return {
-    Hr: new Float64Array(m * n), complex: false, Q: new Float64Array(m * n), Rc: new Float64Array(2 * model.nt * model.nt),
-    R: new Float64Array(n * n), perm: new Int32Array(n), norms: new Float64Array(n), resid: new Float64Array(n),
+    Hr: new Float64Array(m * n),
+    complex: false,
+    Q: new Float64Array(m * n),
+    Rc: new Float64Array(2 * model.nt * model.nt),
+    R: new Float64Array(n * n),
+    perm: new Int32Array(n),
+    norms: new Float64Array(n),
+    resid: new Float64Array(n),
   };
 }
 
@@ -89,7 +96,12 @@ export function allocTriangular(model: RealModel): TriangularChannel {
  *    back to 'real'). Same search tree up to the order of the real positions, a third of the work.
  */
 export function triangularizeInto(
-  model: RealModel, H: Float64Array, hOff: number, ordering: QrOrdering, t: TriangularChannel, method: 'real' | 'complex' = 'real',
+  model: RealModel,
+  H: Float64Array,
+  hOff: number,
+  ordering: QrOrdering,
+  t: TriangularChannel,
+  method: 'real' | 'complex' = 'real',
 ): void {
   if (method === 'complex' && model.constellation.pam !== null) {
     const { nr, nt, n } = model;
@@ -97,15 +109,20 @@ export function triangularizeInto(
     // perm holds the stream order in its first nt entries: spread it to the 2nt real positions.
     for (let k = nt - 1; k >= 0; k--) {
       const s = t.perm[k]!;
-      t.perm[2 * k] = s; t.perm[2 * k + 1] = nt + s; // RVD numbering: Re s -> s, Im s -> nt + s
+      t.perm[2 * k] = s;
+      t.perm[2 * k + 1] = nt + s; // RVD numbering: Re s -> s, Im s -> nt + s
     }
-    const R = t.R, Rc = t.Rc;
+    const R = t.R,
+      Rc = t.Rc;
     R.fill(0);
     for (let j = 0; j < nt; j++) {
       for (let i = 0; i <= j; i++) {
-        const re = Rc[2 * (i + j * nt)]!, im = Rc[2 * (i + j * nt) + 1]!;
-        R[2 * i + 2 * j * n] = re; R[2 * i + (2 * j + 1) * n] = -im;
-        R[2 * i + 1 + 2 * j * n] = im; R[2 * i + 1 + (2 * j + 1) * n] = re;
+        const re = Rc[2 * (i + j * nt)]!,
+          im = Rc[2 * (i + j * nt) + 1]!;
+        R[2 * i + 2 * j * n] = re;
+        R[2 * i + (2 * j + 1) * n] = -im;
+        R[2 * i + 1 + 2 * j * n] = im;
+        R[2 * i + 1 + (2 * j + 1) * n] = re;
       }
     }
     t.complex = true;
@@ -117,18 +134,31 @@ export function triangularizeInto(
 }
 
 /** yHat = Q^T y_r for the vector at y[yOff] (interleaved Q^H y for the complex method); yr is scratch of length m. */
-export function rotateReceived(model: RealModel, t: TriangularChannel, y: Float64Array, yOff: number, yr: Float64Array, yHat: Float64Array): void {
+export function rotateReceived(
+  model: RealModel,
+  t: TriangularChannel,
+  y: Float64Array,
+  yOff: number,
+  yr: Float64Array,
+  yHat: Float64Array,
+): void {
   if (t.complex) {
-    const { nr, nt } = model, Q = t.Q;
+    const { nr, nt } = model,
+      Q = t.Q;
     for (let k = 0; k < nt; k++) {
-      let re = 0, im = 0;
+      let re = 0,
+        im = 0;
       const c = 2 * k * nr;
       for (let i = 0; i < nr; i++) {
-        const qr = Q[c + 2 * i]!, qi = Q[c + 2 * i + 1]!, a = y[yOff + 2 * i]!, b = y[yOff + 2 * i + 1]!;
+        const qr = Q[c + 2 * i]!,
+          qi = Q[c + 2 * i + 1]!,
+          a = y[yOff + 2 * i]!,
+          b = y[yOff + 2 * i + 1]!;
         re += qr * a + qi * b;
         im += qr * b - qi * a;
       }
-      yHat[2 * k] = re; yHat[2 * k + 1] = im;
+      yHat[2 * k] = re;
+      yHat[2 * k + 1] = im;
     }
     return;
   }
@@ -140,7 +170,14 @@ export function rotateReceived(model: RealModel, t: TriangularChannel, y: Float6
  * Symbol indices of a real solution: levelAt[k] is the level index of tree position k (column
  * perm[k] of H_r). Writes nt symbols to out[off ..].
  */
-export function symbolsFromLevels(model: RealModel, perm: Int32Array, levelAt: Int32Array, out: Int32Array, off: number, scratch: Int32Array): void {
+export function symbolsFromLevels(
+  model: RealModel,
+  perm: Int32Array,
+  levelAt: Int32Array,
+  out: Int32Array,
+  off: number,
+  scratch: Int32Array,
+): void {
   const { nt, n, q } = model;
   for (let k = 0; k < n; k++) scratch[perm[k]!] = levelAt[k]!;
   const c = model.constellation;

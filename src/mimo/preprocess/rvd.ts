@@ -20,13 +20,24 @@ export function realIndex(layout: RealLayout, j: number, part: 0 | 1, n: number)
 }
 
 /** Writes the real 2nr x 2nt matrix of the complex nr x nt matrix at Hc[hOff ..] into out[outOff ..]. */
-export function realMatrix(layout: RealLayout, Hc: Float64Array, hOff: number, nt: number, nr: number, out: Float64Array, outOff = 0): Float64Array {
+export function realMatrix(
+  layout: RealLayout,
+  Hc: Float64Array,
+  hOff: number,
+  nt: number,
+  nr: number,
+  out: Float64Array,
+  outOff = 0,
+): Float64Array {
   const m = 2 * nr;
   for (let j = 0; j < nt; j++) {
-    const cr = realIndex(layout, j, 0, nt), ci = realIndex(layout, j, 1, nt);
+    const cr = realIndex(layout, j, 0, nt),
+      ci = realIndex(layout, j, 1, nt);
     for (let i = 0; i < nr; i++) {
-      const re = Hc[hOff + 2 * (i + j * nr)]!, im = Hc[hOff + 2 * (i + j * nr) + 1]!;
-      const rr = realIndex(layout, i, 0, nr), ri = realIndex(layout, i, 1, nr);
+      const re = Hc[hOff + 2 * (i + j * nr)]!,
+        im = Hc[hOff + 2 * (i + j * nr) + 1]!;
+      const rr = realIndex(layout, i, 0, nr),
+        ri = realIndex(layout, i, 1, nr);
       out[outOff + rr + cr * m] = re;
       out[outOff + ri + cr * m] = im;
       out[outOff + rr + ci * m] = -im;
@@ -37,7 +48,14 @@ export function realMatrix(layout: RealLayout, Hc: Float64Array, hOff: number, n
 }
 
 /** Writes the real 2n vector of the complex n vector at yc[yOff ..] into out[outOff ..]. */
-export function realVector(layout: RealLayout, yc: Float64Array, yOff: number, n: number, out: Float64Array, outOff = 0): Float64Array {
+export function realVector(
+  layout: RealLayout,
+  yc: Float64Array,
+  yOff: number,
+  n: number,
+  out: Float64Array,
+  outOff = 0,
+): Float64Array {
   for (let i = 0; i < n; i++) {
     out[outOff + realIndex(layout, i, 0, n)] = yc[yOff + 2 * i]!;
     out[outOff + realIndex(layout, i, 1, n)] = yc[yOff + 2 * i + 1]!;
@@ -46,7 +64,14 @@ export function realVector(layout: RealLayout, yc: Float64Array, yOff: number, n
 }
 
 /** Inverse of realVector: the complex n vector (interleaved) of a real 2n vector. */
-export function complexVector(layout: RealLayout, x: Float64Array, xOff: number, n: number, out: Float64Array, outOff = 0): Float64Array {
+export function complexVector(
+  layout: RealLayout,
+  x: Float64Array,
+  xOff: number,
+  n: number,
+  out: Float64Array,
+  outOff = 0,
+): Float64Array {
   for (let i = 0; i < n; i++) {
     out[outOff + 2 * i] = x[xOff + realIndex(layout, i, 0, n)]!;
     out[outOff + 2 * i + 1] = x[xOff + realIndex(layout, i, 1, n)]!;
@@ -55,11 +80,18 @@ export function complexVector(layout: RealLayout, x: Float64Array, xOff: number,
 }
 
 function checkBatch(H: Float64Array, channels: number, nt: number, nr: number): void {
-  for (const [name, v] of [['channels', channels], ['nt', nt], ['nr', nr]] as const) {
+  for (const [name, v] of [
+    ['channels', channels],
+    ['nt', nt],
+    ['nr', nr],
+  ] as const) {
     if (!Number.isInteger(v) || v < 1) throw new InvalidArgumentError(`${name} must be a positive integer, got ${v}`);
   }
   if (H.length !== 2 * channels * nr * nt) {
-    throw new InvalidInputError('SHAPE_MISMATCH', `H has ${H.length} reals, expected 2 x channels x nr x nt = 2 x ${channels} x ${nr} x ${nt} = ${2 * channels * nr * nt}`);
+    throw new InvalidInputError(
+      'SHAPE_MISMATCH',
+      `H has ${H.length} reals, expected 2 x channels x nr x nt = 2 x ${channels} x ${nr} x ${nt} = ${2 * channels * nr * nt}`,
+    );
   }
 }
 
@@ -81,7 +113,8 @@ export function mrvd(H: Float64Array, channels: number, nt: number, nr: number):
 
 /** Real vectors (length 2n each) of a batch of complex vectors (n complex, interleaved, each) in the given layout; same length as y. */
 export function realVectors(layout: RealLayout, y: Float64Array, n: number): Float64Array {
-  if (y.length % (2 * n) !== 0) throw new InvalidInputError('SHAPE_MISMATCH', `y has ${y.length} reals, not a multiple of 2n = ${2 * n}`);
+  if (y.length % (2 * n) !== 0)
+    throw new InvalidInputError('SHAPE_MISMATCH', `y has ${y.length} reals, not a multiple of 2n = ${2 * n}`);
   const out = new Float64Array(y.length);
   for (let v = 0; v < y.length / (2 * n); v++) realVector(layout, y, 2 * v * n, n, out, 2 * v * n);
   return out;

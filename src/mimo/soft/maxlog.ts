@@ -13,7 +13,8 @@ export const DEFAULT_LLR_CLIP = 8;
 /** opts.llrClip validated (a positive number; Infinity allowed), or the default. */
 export function llrClipOf(llrClip: number | undefined): number {
   if (llrClip === undefined) return DEFAULT_LLR_CLIP;
-  if (typeof llrClip !== 'number' || !(llrClip > 0)) throw new InvalidArgumentError(`llrClip must be a number > 0, got ${llrClip}`);
+  if (typeof llrClip !== 'number' || !(llrClip > 0))
+    throw new InvalidArgumentError(`llrClip must be a number > 0, got ${llrClip}`);
   return llrClip;
 }
 
@@ -35,14 +36,19 @@ export class BitMetricMinima {
   private readonly withZero: Int32Array;
   private readonly withOne: Int32Array;
 
-  constructor(readonly nt: number, readonly bitsPerSymbol: number, bitTable: Uint8Array) {
+  constructor(
+    readonly nt: number,
+    readonly bitsPerSymbol: number,
+    bitTable: Uint8Array,
+  ) {
     this.nbits = nt * bitsPerSymbol;
     this.m = 1 << bitsPerSymbol;
     const half = this.m >> 1;
     this.withZero = new Int32Array(bitsPerSymbol * half);
     this.withOne = new Int32Array(bitsPerSymbol * half);
     for (let b = 0; b < bitsPerSymbol; b++) {
-      let zeros = 0, ones = 0;
+      let zeros = 0,
+        ones = 0;
       for (let sym = 0; sym < this.m; sym++) {
         if (bitTable[sym * bitsPerSymbol + b]) this.withOne[b * half + ones++] = sym;
         else this.withZero[b * half + zeros++] = sym;
@@ -73,7 +79,8 @@ export class BitMetricMinima {
 
   /** Merges another list's minima (the N-way paper's section IV.D: minimum across passes). */
   merge(other: BitMetricMinima): void {
-    const a = this.symbolMin, b = other.symbolMin;
+    const a = this.symbolMin,
+      b = other.symbolMin;
     for (let t = 0; t < a.length; t++) if (b[t]! < a[t]!) a[t] = b[t]!;
     if (other.best < this.best) {
       this.best = other.best;
@@ -87,13 +94,16 @@ export class BitMetricMinima {
    */
   writeLlr(noiseVar: number, clip: number, out: Float64Array, off: number): void {
     const { nt, m, bitsPerSymbol: bps, symbolMin, withZero, withOne } = this;
-    const inv = 1 / noiseVar, half = m >> 1;
+    const inv = 1 / noiseVar,
+      half = m >> 1;
     for (let j = 0; j < nt; j++) {
       const base = j * m;
       for (let b = 0; b < bps; b++) {
-        let d0 = Infinity, d1 = Infinity;
+        let d0 = Infinity,
+          d1 = Infinity;
         for (let t = b * half; t < (b + 1) * half; t++) {
-          const z = symbolMin[base + withZero[t]!]!, o = symbolMin[base + withOne[t]!]!;
+          const z = symbolMin[base + withZero[t]!]!,
+            o = symbolMin[base + withOne[t]!]!;
           if (z < d0) d0 = z;
           if (o < d1) d1 = o;
         }

@@ -45,13 +45,26 @@ export function realModel(c: Constellation, nt: number, nr: number): RealModel {
     return { ...common, nd: nt, dimsPerStream: 1, q: 2, scale: 1, levelEnergy: 1, symbolOfLevels: Int32Array.of(1, 0) };
   }
   const q = c.pam.size;
-  return { ...common, nd: 2 * nt, dimsPerStream: 2, q, scale: c.pam.scale, levelEnergy: (q * q - 1) / 3, symbolOfLevels: c.symbolOfLevels! };
+  return {
+    ...common,
+    nd: 2 * nt,
+    dimsPerStream: 2,
+    q,
+    scale: c.pam.scale,
+    levelEnergy: (q * q - 1) / 3,
+    symbolOfLevels: c.symbolOfLevels!,
+  };
 }
 
 /** The real dimension order that puts streams in `streamOrder` (column c holds stream streamOrder[c]). */
-export function dimOrderOfStreams(m: RealModel, streamOrder: ArrayLike<number>, out = new Int32Array(m.nd)): Int32Array {
+export function dimOrderOfStreams(
+  m: RealModel,
+  streamOrder: ArrayLike<number>,
+  out = new Int32Array(m.nd),
+): Int32Array {
   const dps = m.dimsPerStream;
-  for (let c = 0; c < m.nt; c++) for (let part = 0; part < dps; part++) out[c * dps + part] = streamOrder[c]! * dps + part;
+  for (let c = 0; c < m.nt; c++)
+    for (let part = 0; part < dps; part++) out[c * dps + part] = streamOrder[c]! * dps + part;
   return out;
 }
 
@@ -66,7 +79,13 @@ export function naturalDimOrder(m: RealModel): Int32Array {
  * Writes the rows x nd real matrix (column-major) of the complex nr x nt channel at H[hOff ..],
  * column k being real dimension dimOrder[k], scaled so that the unknowns are the odd integers p.
  */
-export function fillRealMatrix(m: RealModel, H: Float64Array, hOff: number, dimOrder: ArrayLike<number>, out: Float64Array): Float64Array {
+export function fillRealMatrix(
+  m: RealModel,
+  H: Float64Array,
+  hOff: number,
+  dimOrder: ArrayLike<number>,
+  out: Float64Array,
+): Float64Array {
   const { nr, rows, scale } = m;
   for (let k = 0; k < m.nd; k++) {
     const d = dimOrder[k]!;
@@ -75,15 +94,18 @@ export function fillRealMatrix(m: RealModel, H: Float64Array, hOff: number, dimO
       // h (1 + j) / sqrt2 = ((hr - hi) + j (hr + hi)) / sqrt2
       const base = hOff + 2 * d * nr;
       for (let i = 0; i < nr; i++) {
-        const hr = H[base + 2 * i]!, hi = H[base + 2 * i + 1]!;
+        const hr = H[base + 2 * i]!,
+          hi = H[base + 2 * i + 1]!;
         out[col + 2 * i] = (hr - hi) * Math.SQRT1_2;
         out[col + 2 * i + 1] = (hr + hi) * Math.SQRT1_2;
       }
     } else {
-      const j = d >> 1, imagPart = d & 1;
+      const j = d >> 1,
+        imagPart = d & 1;
       const base = hOff + 2 * j * nr;
       for (let i = 0; i < nr; i++) {
-        const hr = H[base + 2 * i]! * scale, hi = H[base + 2 * i + 1]! * scale;
+        const hr = H[base + 2 * i]! * scale,
+          hi = H[base + 2 * i + 1]! * scale;
         // Column of Re s_j: (Re h, Im h); column of Im s_j: (-Im h, Re h).
         out[col + 2 * i] = imagPart ? -hi : hr;
         out[col + 2 * i + 1] = imagPart ? hr : hi;
@@ -97,7 +119,14 @@ export function fillRealMatrix(m: RealModel, H: Float64Array, hOff: number, dimO
  * Stream symbols of one candidate: levels[lOff + k] is the level index of column k, which is real
  * dimension dimOrder[k]; writes the nt symbol indices to out[oOff ..].
  */
-export function symbolsOfLevels(m: RealModel, levels: ArrayLike<number>, lOff: number, dimOrder: ArrayLike<number>, out: Int32Array, oOff: number): void {
+export function symbolsOfLevels(
+  m: RealModel,
+  levels: ArrayLike<number>,
+  lOff: number,
+  dimOrder: ArrayLike<number>,
+  out: Int32Array,
+  oOff: number,
+): void {
   const { nt, q } = m;
   for (let j = 0; j < nt; j++) out[oOff + j] = 0;
   if (m.dimsPerStream === 1) {
@@ -105,7 +134,7 @@ export function symbolsOfLevels(m: RealModel, levels: ArrayLike<number>, lOff: n
   } else {
     for (let k = 0; k < m.nd; k++) {
       const d = dimOrder[k]!;
-      out[oOff + (d >> 1)] += (d & 1) ? levels[lOff + k]! : levels[lOff + k]! * q;
+      out[oOff + (d >> 1)] += d & 1 ? levels[lOff + k]! : levels[lOff + k]! * q;
     }
   }
   for (let j = 0; j < nt; j++) out[oOff + j] = m.symbolOfLevels[out[oOff + j]!]!;
@@ -118,7 +147,9 @@ export function symbolsOfLevels(m: RealModel, levels: ArrayLike<number>, lOff: n
 export function detectorRealModel(detector: string, c: Constellation, nt: number, nr: number): RealModel {
   const model = realModel(c, nt, nr);
   if (model.rows < model.nd) {
-    throw new UnsupportedError(`${detector} needs at least as many real receive dimensions (2 nr = ${model.rows}) as real unknowns (${model.nd})`);
+    throw new UnsupportedError(
+      `${detector} needs at least as many real receive dimensions (2 nr = ${model.rows}) as real unknowns (${model.nd})`,
+    );
   }
   return model;
 }

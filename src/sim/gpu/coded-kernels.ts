@@ -90,9 +90,18 @@ export class CodedLinkKernels {
   private readonly map: DeviceBuffer | null;
   private readonly csr: { start: DeviceBuffer; col: DeviceBuffer; fill: [number, number] } | null;
 
-  constructor(readonly ctx: CudaContext, readonly code: LdpcCode, decoder: DecoderOptions, readonly nt: number, readonly bitsPerSymbol: number) {
+  constructor(
+    readonly ctx: CudaContext,
+    readonly code: LdpcCode,
+    decoder: DecoderOptions,
+    readonly nt: number,
+    readonly bitsPerSymbol: number,
+  ) {
     const qc = code.qc;
-    if (!qc) throw new InvalidArgumentError(`code '${code.name}' has no quasi-cyclic structure: the GPU link encodes and decodes QC codes only`);
+    if (!qc)
+      throw new InvalidArgumentError(
+        `code '${code.name}' has no quasi-cyclic structure: the GPU link encodes and decodes QC codes only`,
+      );
     this.vpf = vectorsPerFrame(code.n, nt, bitsPerSymbol);
     this.perFrame = this.vpf * nt * bitsPerSymbol;
     this.nFull = qc.blockCols * qc.z;
@@ -100,15 +109,71 @@ export class CodedLinkKernels {
     this.encoder = ldpcCudaEncoder(ctx, code);
     this.decoder = ldpcCudaPlan(ctx, code, decoder, { input: 'float32' });
     const src = (f: string) => readKernelSource(new URL(`./${f}`, import.meta.url));
-    this.info = loadModule(ctx, { source: src('link-info.cu'), name: 'sim/gpu/link-info.cu', defines: { LINK_BLOCK: BLOCK } })
-      .kernel('link_info', ['ptr', 'i64', 'u32', 'i64', 'i64', 'i64', 'i32', 'i32', 'i32']);
-    this.symbols = loadModule(ctx, { source: src('link-symbols.cu'), name: 'sim/gpu/link-symbols.cu', defines: { LINK_BLOCK: BLOCK } })
-      .kernel('link_symbols', ['ptr', 'ptr', 'ptr', 'i64', 'u32', 'i64', 'i64', 'i64', 'i64', 'i64', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32']);
-    this.count = loadModule(ctx, { source: src('link-coded-count.cu'), name: 'sim/gpu/link-coded-count.cu', defines: { COUNT_BLOCK } })
-      .kernel('link_coded_count', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32', 'i64', 'i64']);
+    this.info = loadModule(ctx, {
+      source: src('link-info.cu'),
+      name: 'sim/gpu/link-info.cu',
+      defines: { LINK_BLOCK: BLOCK },
+    }).kernel('link_info', ['ptr', 'i64', 'u32', 'i64', 'i64', 'i64', 'i32', 'i32', 'i32']);
+    this.symbols = loadModule(ctx, {
+      source: src('link-symbols.cu'),
+      name: 'sim/gpu/link-symbols.cu',
+      defines: { LINK_BLOCK: BLOCK },
+    }).kernel('link_symbols', [
+      'ptr',
+      'ptr',
+      'ptr',
+      'i64',
+      'u32',
+      'i64',
+      'i64',
+      'i64',
+      'i64',
+      'i64',
+      'i32',
+      'i32',
+      'i32',
+      'i32',
+      'i32',
+      'i32',
+      'i32',
+      'i32',
+    ]);
+    this.count = loadModule(ctx, {
+      source: src('link-coded-count.cu'),
+      name: 'sim/gpu/link-coded-count.cu',
+      defines: { COUNT_BLOCK },
+    }).kernel('link_coded_count', [
+      'ptr',
+      'ptr',
+      'ptr',
+      'ptr',
+      'ptr',
+      'ptr',
+      'ptr',
+      'ptr',
+      'ptr',
+      'i32',
+      'i32',
+      'i32',
+      'ptr',
+      'ptr',
+      'i32',
+      'i32',
+      'i32',
+      'i32',
+      'i32',
+      'i32',
+      'i64',
+      'i64',
+    ]);
     const map = code.nr ? nrRateMatchMap(code.nr, 0) : null;
     const bufs: DeviceBuffer[] = [];
-    const upload = (a: Int32Array) => { const b = DeviceBuffer.alloc(ctx, Math.max(4, a.byteLength)); bufs.push(b); b.upload(a); return b; };
+    const upload = (a: Int32Array) => {
+      const b = DeviceBuffer.alloc(ctx, Math.max(4, a.byteLength));
+      bufs.push(b);
+      b.upload(a);
+      return b;
+    };
     this.map = map ? upload(map) : null;
     this.compacts = map !== null || this.perFrame !== this.nFull || code.n !== this.nFull;
     if (this.compacts) {
@@ -116,12 +181,16 @@ export class CodedLinkKernels {
       const start = new Int32Array(this.nFull + 1);
       for (let j = 0; j < code.n; j++) start[(map ? map[j]! : j) + 1]++;
       for (let c = 0; c < this.nFull; c++) start[c + 1] += start[c]!;
-      const col = new Int32Array(code.n), at = start.slice(0, this.nFull);
+      const col = new Int32Array(code.n),
+        at = start.slice(0, this.nFull);
       for (let j = 0; j < code.n; j++) col[at[map ? map[j]! : j]!++] = j;
       const fill: [number, number] = code.nr ? [code.nr.K, code.nr.Kldpc] : [0, 0];
       this.csr = { start: upload(start), col: upload(col), fill };
-      this.llr = loadModule(ctx, { source: src('link-llr.cu'), name: 'sim/gpu/link-llr.cu', defines: { LINK_BLOCK: BLOCK } })
-        .kernel('link_llr', ['ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32', 'f32']);
+      this.llr = loadModule(ctx, {
+        source: src('link-llr.cu'),
+        name: 'sim/gpu/link-llr.cu',
+        defines: { LINK_BLOCK: BLOCK },
+      }).kernel('link_llr', ['ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32', 'f32']);
     } else {
       this.csr = null;
       this.llr = null;
@@ -134,23 +203,62 @@ export class CodedLinkKernels {
   /** Information bits, codewords and symbol indices of a launch (whole frames). */
   enqueueFrames(stream: Stream, l: CodedLaunch, b: CodedFrameBuffers): void {
     if (l.v0 % this.vpf !== 0 || l.vectors % this.vpf !== 0 || l.chunkVectors % this.vpf !== 0) {
-      throw new InvalidArgumentError(`a coded launch holds whole frames of ${this.vpf} vectors (v0 ${l.v0}, ${l.vectors} vectors, chunks of ${l.chunkVectors})`);
+      throw new InvalidArgumentError(
+        `a coded launch holds whole frames of ${this.vpf} vectors (v0 ${l.v0}, ${l.vectors} vectors, chunks of ${l.chunkVectors})`,
+      );
     }
-    const frames = l.vectors / this.vpf, k = this.code.k;
-    this.info.launch({ grid: Math.ceil((frames * k) / BLOCK), block: BLOCK, stream },
-      [b.info, l.seed, l.snrIndex, l.chunk0, l.v0, l.chunkVectors, frames, this.vpf, k]);
+    const frames = l.vectors / this.vpf,
+      k = this.code.k;
+    this.info.launch({ grid: Math.ceil((frames * k) / BLOCK), block: BLOCK, stream }, [
+      b.info,
+      l.seed,
+      l.snrIndex,
+      l.chunk0,
+      l.v0,
+      l.chunkVectors,
+      frames,
+      this.vpf,
+      k,
+    ]);
     this.encoder.enqueue(stream, { info: b.info, cw: b.cw, frames });
-    this.symbols.launch({ grid: Math.ceil((l.vectors * this.nt) / BLOCK), block: BLOCK, stream },
-      [b.cw, this.map?.ptr ?? 0n, b.tx, l.seed, l.snrIndex, l.chunk0, l.v0, l.chunkVectors, launchChunks(l) - 1, l.lastVectors,
-        l.vectors, this.nt, this.bitsPerSymbol, this.vpf, this.code.n, this.nFull, k, this.padWords]);
+    this.symbols.launch({ grid: Math.ceil((l.vectors * this.nt) / BLOCK), block: BLOCK, stream }, [
+      b.cw,
+      this.map?.ptr ?? 0n,
+      b.tx,
+      l.seed,
+      l.snrIndex,
+      l.chunk0,
+      l.v0,
+      l.chunkVectors,
+      launchChunks(l) - 1,
+      l.lastVectors,
+      l.vectors,
+      this.nt,
+      this.bitsPerSymbol,
+      this.vpf,
+      this.code.n,
+      this.nFull,
+      k,
+      this.padWords,
+    ]);
   }
 
   /** The decoder over `frames` frames of a detector's LLRs (compacted first when needed). */
   enqueueDecode(stream: Stream, frames: number, b: CodedDecodeBuffers): void {
     let input = b.llr;
     if (this.llr && this.csr) {
-      this.llr.launch({ grid: Math.ceil((frames * this.nFull) / BLOCK), block: BLOCK, stream },
-        [b.llr, this.csr.start.ptr, this.csr.col.ptr, b.input, frames, this.perFrame, this.nFull, this.csr.fill[0], this.csr.fill[1], this.decoder.options.saturation]);
+      this.llr.launch({ grid: Math.ceil((frames * this.nFull) / BLOCK), block: BLOCK, stream }, [
+        b.llr,
+        this.csr.start.ptr,
+        this.csr.col.ptr,
+        b.input,
+        frames,
+        this.perFrame,
+        this.nFull,
+        this.csr.fill[0],
+        this.csr.fill[1],
+        this.decoder.options.saturation,
+      ]);
       input = b.input;
     }
     this.decoder.enqueue(stream, { llr: input, bits: b.bits, status: b.dec, frames });
@@ -160,11 +268,40 @@ export class CodedLinkKernels {
    * One detector's counts per chunk of a launch (CODED_COUNT_WORDS each), its flagged vectors, and
    * the frames left out for a redo with their LLRs (link-coded-count.cu).
    */
-  enqueueCount(stream: Stream, l: LinkLaunch, b: CodedCountBuffers, listCap: number, listMask: number, skipMask: number, frameCap: number): void {
+  enqueueCount(
+    stream: Stream,
+    l: LinkLaunch,
+    b: CodedCountBuffers,
+    listCap: number,
+    listMask: number,
+    skipMask: number,
+    frameCap: number,
+  ): void {
     const frames = l.vectors / this.vpf;
-    this.count.launch({ grid: Math.ceil(frames / (COUNT_BLOCK / 32)), block: COUNT_BLOCK, stream },
-      [b.info, b.bits, b.dec, b.tx, b.rx, b.status, b.llr, b.counts, b.list, listCap, listMask, skipMask, b.skipped, b.side, frameCap, this.perFrame,
-        frames, this.vpf, this.nt, this.code.k, l.v0, l.chunkVectors]);
+    this.count.launch({ grid: Math.ceil(frames / (COUNT_BLOCK / 32)), block: COUNT_BLOCK, stream }, [
+      b.info,
+      b.bits,
+      b.dec,
+      b.tx,
+      b.rx,
+      b.status,
+      b.llr,
+      b.counts,
+      b.list,
+      listCap,
+      listMask,
+      skipMask,
+      b.skipped,
+      b.side,
+      frameCap,
+      this.perFrame,
+      frames,
+      this.vpf,
+      this.nt,
+      this.code.k,
+      l.v0,
+      l.chunkVectors,
+    ]);
   }
 
   /** Frees the code's device tables (the kernels stay in the module cache). */

@@ -35,7 +35,10 @@ function receivedOf(spec: ChunkVectorSpec, v: number, H: Float64Array, symbols: 
  * Vector v of an uncoded chunk: its sent symbol indices (nt), its channel (nr x nt complex) and its
  * received vector (nr complex), equal to generateLinkChunk's entries for v.
  */
-export function linkVectorOnCpu(spec: ChunkVectorSpec, v: number): { txIndices: Int32Array; H: Float64Array; y: Float64Array } {
+export function linkVectorOnCpu(
+  spec: ChunkVectorSpec,
+  v: number,
+): { txIndices: Int32Array; H: Float64Array; y: Float64Array } {
   const rng = new Philox(spec.seed, chunkStream(spec.snrIndex, spec.chunkIndex, STREAM_PURPOSE.symbols));
   const { indices, symbols } = randomSymbols(rng.seek(v * spec.nt), spec.nt, spec.modulation);
   const H = channelOf(spec, v);
@@ -54,13 +57,21 @@ export interface CodedFrameSpec extends ChunkVectorSpec {
  * bits (k) and sent symbol indices (vectorsPerFrame x nt), equal to generateLinkChunk's; and
  * vector(u) gives the channel and received vector of its vector u, as linkVectorOnCpu.
  */
-export function codedFrameOnCpu(spec: CodedFrameSpec, f: number): {
-  info: Uint8Array; txIndices: Int32Array; vpf: number; vector(u: number): { H: Float64Array; y: Float64Array };
+export function codedFrameOnCpu(
+  spec: CodedFrameSpec,
+  f: number,
+): {
+  info: Uint8Array;
+  txIndices: Int32Array;
+  vpf: number;
+  vector(u: number): { H: Float64Array; y: Float64Array };
 } {
   const { nt, modulation } = spec;
   const code = codeOf(spec.coded.code, modulation);
-  const con = constellation(modulation), bps = con.bitsPerSymbol;
-  const vpf = vectorsPerFrame(code.n, nt, bps), k = code.k;
+  const con = constellation(modulation),
+    bps = con.bitsPerSymbol;
+  const vpf = vectorsPerFrame(code.n, nt, bps),
+    k = code.k;
   const rng = new Philox(spec.seed, chunkStream(spec.snrIndex, spec.chunkIndex, STREAM_PURPOSE.infoBits));
   const info = new Uint8Array(k);
   const b0 = f * k;
@@ -72,7 +83,8 @@ export function codedFrameOnCpu(spec: CodedFrameSpec, f: number): {
     info[i] = (w >>> b) & 1;
   }
   const bits = code.encode(info);
-  const symbolsPerFrame = vpf * nt, padBits = symbolsPerFrame * bps - code.n;
+  const symbolsPerFrame = vpf * nt,
+    padBits = symbolsPerFrame * bps - code.n;
   let pad = 0;
   if (padBits > 0) {
     const frames = spec.chunkVectors / vpf;
@@ -81,13 +93,16 @@ export function codedFrameOnCpu(spec: CodedFrameSpec, f: number): {
   const txIndices = new Int32Array(symbolsPerFrame);
   frameSymbols(bits, bps, pad, rng, txIndices);
   return {
-    info, txIndices, vpf,
+    info,
+    txIndices,
+    vpf,
     vector(u: number) {
       const v = f * vpf + u;
       const symbols = new Float64Array(2 * nt);
       for (let j = 0; j < nt; j++) {
         const s = txIndices[u * nt + j]!;
-        symbols[2 * j] = con.points[2 * s]!; symbols[2 * j + 1] = con.points[2 * s + 1]!;
+        symbols[2 * j] = con.points[2 * s]!;
+        symbols[2 * j + 1] = con.points[2 * s + 1]!;
       }
       const H = channelOf(spec, v);
       return { H, y: receivedOf(spec, v, H, symbols) };

@@ -18,7 +18,13 @@
  * computes the next. A launch's device buffers are shared (the stream orders them); its counts
  * and list live in its slot until the host has read them.
  */
-import { CheckFailedError, EngineUnavailableError, InvalidArgumentError, LatticeMimoError, NodeBudgetError } from '../../core/errors.js';
+import {
+  CheckFailedError,
+  EngineUnavailableError,
+  InvalidArgumentError,
+  LatticeMimoError,
+  NodeBudgetError,
+} from '../../core/errors.js';
 import { requireCuda, type CudaContext } from '../../gpu/context.js';
 import { DeviceBuffer, PinnedBuffer } from '../../gpu/memory.js';
 import { CudaEvent, Stream } from '../../gpu/stream.js';
@@ -36,7 +42,7 @@ import { codedUnit, codeOf, countDecoded, frameLlrs, type CodedSpec, type SimCha
 import type { ChunkExecutor } from '../worker-pool.js';
 import { CODED_COUNT_WORDS, CodedLinkKernels, type CodedLaunch } from './coded-kernels.js';
 import { codedFrameOnCpu, linkVectorOnCpu } from './cpu-vector.js';
-import { launchChunks, LinkKernels, type LinkLaunch } from './link-kernels.js';
+import { launchChunks, LinkKernels } from './link-kernels.js';
 
 /** Vectors a launch holds at most by default (a few hundred MB of device memory for 8x8). */
 export const DEFAULT_LAUNCH_VECTORS = 1 << 18;
@@ -47,7 +53,8 @@ const LIST_CAP = 64;
 /** Coded frames left out for a redo whose LLRs a launch keeps (more are redone wholly on the CPU). */
 const FRAME_CAP = 16;
 /** Flags whose vectors the host redoes on the CPU engine (left out of the device counts). */
-const REDO_FLAGS = MIMO_STATUS.NON_FINITE | MIMO_STATUS.Y_TOO_LARGE | MIMO_STATUS.RANK_DEFICIENT | MIMO_STATUS.FLOAT32_UNSAFE;
+const REDO_FLAGS =
+  MIMO_STATUS.NON_FINITE | MIMO_STATUS.Y_TOO_LARGE | MIMO_STATUS.RANK_DEFICIENT | MIMO_STATUS.FLOAT32_UNSAFE;
 
 /** What the GPU link runs: the simulation's link and detectors (every one with a CUDA implementation). */
 export interface GpuLinkSetup {
@@ -70,7 +77,9 @@ export interface GpuLinkSetup {
  * Why the GPU link cannot run these detectors on a coded link (null when it can): the CUDA
  * detectors give max-log LLRs, not 'logmap'.
  */
-export function codedGpuUnsupported(detectors: readonly { detector: DetectOptions['detector']; soft?: DetectOptions['soft'] }[]): string | null {
+export function codedGpuUnsupported(
+  detectors: readonly { detector: DetectOptions['detector']; soft?: DetectOptions['soft'] }[],
+): string | null {
   const exact = detectors.find((d) => d.soft === 'logmap');
   return exact ? `the CUDA detectors give max-log LLRs, '${exact.detector}' asks for soft 'logmap'` : null;
 }
@@ -133,7 +142,15 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
   private readonly rx: DeviceBuffer;
   private readonly scratch: bigint[][];
   /** Coded link: its stages and their buffers (info, cw: frames x k, x nFull bytes; llr; decoder input and outputs). */
-  private readonly coded: { kernels: CodedLinkKernels; info: DeviceBuffer; cw: DeviceBuffer; llr: DeviceBuffer; input: DeviceBuffer | null; bits: DeviceBuffer; dec: DeviceBuffer } | null;
+  private readonly coded: {
+    kernels: CodedLinkKernels;
+    info: DeviceBuffer;
+    cw: DeviceBuffer;
+    llr: DeviceBuffer;
+    input: DeviceBuffer | null;
+    bits: DeviceBuffer;
+    dec: DeviceBuffer;
+  } | null;
   private readonly countWords: number;
   private readonly slots: Slot[] = [];
   private readonly launchVectors: number;
@@ -148,7 +165,12 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
   private closed = false;
   private broken: Error | null = null;
 
-  private constructor(readonly ctx: CudaContext, readonly setup: GpuLinkSetup, private readonly plans: CudaDetectorPlan[], codedKernels: CodedLinkKernels | null) {
+  private constructor(
+    readonly ctx: CudaContext,
+    readonly setup: GpuLinkSetup,
+    private readonly plans: CudaDetectorPlan[],
+    codedKernels: CodedLinkKernels | null,
+  ) {
     const { nt, nr, vectorsPerChannel: vpc, chunkVectors } = setup;
     const con = constellation(setup.modulation);
     const bps = con.bitsPerSymbol;
@@ -157,9 +179,19 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     const unit = codedKernels ? codedUnit(codedKernels.vpf, vpc) : vpc;
     const scratchPerVector = plans.reduce((t, p) => t + p.scratchBytesPerChannel.reduce((a, b) => a + b, 0), 0) / vpc;
     const codedPerVector = codedKernels
-      ? nt * bps * 4 + (2 * codedKernels.code.k + codedKernels.nFull + 4 + (codedKernels.compacts ? 4 * codedKernels.nFull : 0)) / codedKernels.vpf
+      ? nt * bps * 4 +
+        (2 * codedKernels.code.k + codedKernels.nFull + 4 + (codedKernels.compacts ? 4 * codedKernels.nFull : 0)) /
+          codedKernels.vpf
       : 0;
-    const perVector = (hLen * 12) / vpc + 2 * nr * 4 + 4 + 2 * nt * 4 + 2 * STATUS_WORDS * 4 + scratchPerVector + codedPerVector + 8 * SLOTS * plans.length;
+    const perVector =
+      (hLen * 12) / vpc +
+      2 * nr * 4 +
+      4 +
+      2 * nt * 4 +
+      2 * STATUS_WORDS * 4 +
+      scratchPerVector +
+      codedPerVector +
+      8 * SLOTS * plans.length;
     const byMemory = Math.floor(ctx.memInfo().freeBytes / 4 / perVector);
     let L = Math.max(unit, Math.min(setup.launchVectors ?? DEFAULT_LAUNCH_VECTORS, byMemory));
     L = chunkVectors <= L ? Math.floor(L / chunkVectors) * chunkVectors : Math.floor(L / unit) * unit;
@@ -170,7 +202,11 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     const channels = L / vpc;
     this.stream = Stream.create(ctx);
     this.kernels = new LinkKernels(ctx, nt, nr, { coded: codedKernels !== null, identity: setup.channel === 'awgn' });
-    const alloc = (bytes: number) => { const b = DeviceBuffer.alloc(ctx, bytes); this.bufs.push(b); return b; };
+    const alloc = (bytes: number) => {
+      const b = DeviceBuffer.alloc(ctx, bytes);
+      this.bufs.push(b);
+      return b;
+    };
     this.points = alloc(con.points.byteLength);
     this.points.upload(con.points);
     this.H64 = alloc(channels * hLen * 8);
@@ -183,26 +219,39 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     this.rx = alloc(L * nt * 4);
     this.scratch = plans.map((p) => p.scratchBytesPerChannel.map((b) => alloc(Math.max(16, b * channels)).ptr));
     if (codedKernels) {
-      const frames = L / codedKernels.vpf, k = codedKernels.code.k, nFull = codedKernels.nFull;
+      const frames = L / codedKernels.vpf,
+        k = codedKernels.code.k,
+        nFull = codedKernels.nFull;
       this.coded = {
-        kernels: codedKernels, info: alloc(frames * k), cw: alloc(frames * nFull), llr: alloc(L * nt * bps * 4),
-        input: codedKernels.compacts ? alloc(frames * nFull * 4) : null, bits: alloc(frames * k), dec: alloc(frames * 4),
+        kernels: codedKernels,
+        info: alloc(frames * k),
+        cw: alloc(frames * nFull),
+        llr: alloc(L * nt * bps * 4),
+        input: codedKernels.compacts ? alloc(frames * nFull * 4) : null,
+        bits: alloc(frames * k),
+        dec: alloc(frames * 4),
       };
     } else {
       this.coded = null;
     }
     // per detector: counts, the flagged vectors' list, (coded) the frames left out
     this.listBytes = (1 + 2 * L) * 4;
-    const counts = this.maxChunks * this.countWords * 8, list = Math.ceil(((1 + 2 * LIST_CAP) * 4) / 8) * 8;
+    const counts = this.maxChunks * this.countWords * 8,
+      list = Math.ceil(((1 + 2 * LIST_CAP) * 4) / 8) * 8;
     const skipped = codedKernels ? Math.ceil(((1 + FRAME_CAP) * 4) / 8) * 8 : 0;
     const perDetector = counts + list + skipped;
     this.slotBytes = { counts, list, skipped, perDetector };
     for (let s = 0; s < SLOTS; s++) {
       const bytes = perDetector * plans.length;
       this.slots.push({
-        device: alloc(bytes), host: PinnedBuffer.alloc(ctx, bytes), lists: alloc(plans.length * this.listBytes),
+        device: alloc(bytes),
+        host: PinnedBuffer.alloc(ctx, bytes),
+        lists: alloc(plans.length * this.listBytes),
         side: codedKernels ? alloc(plans.length * FRAME_CAP * codedKernels.perFrame * 4) : null,
-        start: plans.map(() => CudaEvent.create(ctx)), end: plans.map(() => CudaEvent.create(ctx)), done: CudaEvent.create(ctx), busy: false,
+        start: plans.map(() => CudaEvent.create(ctx)),
+        end: plans.map(() => CudaEvent.create(ctx)),
+        done: CudaEvent.create(ctx),
+        busy: false,
       });
     }
   }
@@ -214,10 +263,14 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
    */
   static async create(setup: GpuLinkSetup): Promise<GpuLinkExecutor> {
     const missing = detectorsWithoutCuda(setup.detectors);
-    if (missing.length > 0) throw new EngineUnavailableError(`the CUDA engine has no ${missing.join(', ')} detector; use engine cpu or auto`);
+    if (missing.length > 0)
+      throw new EngineUnavailableError(`the CUDA engine has no ${missing.join(', ')} detector; use engine cpu or auto`);
     const ctx = requireCuda();
     const { nt, nr, modulation, vectorsPerChannel: vpc } = setup;
-    if (!Number.isInteger(setup.chunkVectors) || setup.chunkVectors % vpc !== 0) throw new InvalidArgumentError(`chunkVectors (${setup.chunkVectors}) must be a multiple of vectorsPerChannel (${vpc})`);
+    if (!Number.isInteger(setup.chunkVectors) || setup.chunkVectors % vpc !== 0)
+      throw new InvalidArgumentError(
+        `chunkVectors (${setup.chunkVectors}) must be a multiple of vectorsPerChannel (${vpc})`,
+      );
     const con = constellation(modulation);
     const soft = setup.coded !== undefined;
     if (soft) {
@@ -226,20 +279,43 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     }
     let coded: CodedLinkKernels | null = null;
     if (setup.coded) {
-      coded = new CodedLinkKernels(ctx, codeOf(setup.coded.code, modulation), setup.coded.decoder, nt, con.bitsPerSymbol);
+      coded = new CodedLinkKernels(
+        ctx,
+        codeOf(setup.coded.code, modulation),
+        setup.coded.decoder,
+        nt,
+        con.bitsPerSymbol,
+      );
       const unit = codedUnit(coded.vpf, vpc);
-      if (setup.chunkVectors % unit !== 0) throw new InvalidArgumentError(`chunkVectors (${setup.chunkVectors}) must hold whole frames and channel groups: a multiple of ${unit}`);
+      if (setup.chunkVectors % unit !== 0)
+        throw new InvalidArgumentError(
+          `chunkVectors (${setup.chunkVectors}) must hold whole frames and channel groups: a multiple of ${unit}`,
+        );
     }
     const plans: CudaDetectorPlan[] = [];
     for (const d of setup.detectors) {
-      const opts: DetectOptions = { ...d, modulation, soft: soft ? d.soft ?? 'maxlog' : 'none' };
+      const opts: DetectOptions = { ...d, modulation, soft: soft ? (d.soft ?? 'maxlog') : 'none' };
       // the CPU engine's checks of options and shapes, on a probe input of the run's size
-      const val = validateDetection({ nt, nr, H: new Float64Array(2 * nr * nt), y: new Float64Array(2 * nr), noiseVar: 1 }, opts);
+      const val = validateDetection(
+        { nt, nr, H: new Float64Array(2 * nr * nt), y: new Float64Array(2 * nr), noiseVar: 1 },
+        opts,
+      );
       const impl = await DETECTOR_REGISTRY[d.detector].cuda!();
-      if (soft && !impl.soft) throw new EngineUnavailableError(`the CUDA ${d.detector} detector gives no LLRs for a coded link; use engine cpu`);
+      if (soft && !impl.soft)
+        throw new EngineUnavailableError(
+          `the CUDA ${d.detector} detector gives no LLRs for a coded link; use engine cpu`,
+        );
       const s: CudaDetectorSetup = {
-        nr, nt, modulation, constellation: con, opts: val.opts, soft, maxNodes: maxNodesOf(opts.maxNodes),
-        llrClip: soft ? Math.min(opts.llrClip ?? GPU_LLR_LIMIT, GPU_LLR_LIMIT) : GPU_LLR_LIMIT, vectorsPerChannel: vpc, device: ctx.props,
+        nr,
+        nt,
+        modulation,
+        constellation: con,
+        opts: val.opts,
+        soft,
+        maxNodes: maxNodesOf(opts.maxNodes),
+        llrClip: soft ? Math.min(opts.llrClip ?? GPU_LLR_LIMIT, GPU_LLR_LIMIT) : GPU_LLR_LIMIT,
+        vectorsPerChannel: vpc,
+        device: ctx.props,
       };
       plans.push(impl.create(ctx, s));
     }
@@ -250,7 +326,15 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     if (this.broken) return Promise.reject(this.broken);
     if (this.closed) return Promise.reject(new Error('GPU link executor is closed'));
     return new Promise<ChunkResult>((resolve, reject) => {
-      this.queue.push({ task, resolve, reject, counts: task.detectors.map(() => null), launched: 0, open: 0, failed: false });
+      this.queue.push({
+        task,
+        resolve,
+        reject,
+        counts: task.detectors.map(() => null),
+        launched: 0,
+        open: 0,
+        failed: false,
+      });
       this.schedule();
     });
   }
@@ -259,7 +343,10 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
   private schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    setImmediate(() => { this.scheduled = false; this.pump(); });
+    setImmediate(() => {
+      this.scheduled = false;
+      this.pump();
+    });
   }
 
   private pump(): void {
@@ -279,25 +366,46 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
 
   /** The next launch from the queue: whole consecutive chunks of one point and detector set, or a piece of one large chunk. */
   private take(slot: number): Launch {
-    const L = this.launchVectors, cv = this.setup.chunkVectors;
+    const L = this.launchVectors,
+      cv = this.setup.chunkVectors;
     const head = this.queue[0]!;
     const t = head.task;
-    const link = { seed: this.setup.seed, snrIndex: t.snrIndex, chunk0: t.chunkIndex, chunkVectors: cv, vpc: this.setup.vectorsPerChannel };
+    const link = {
+      seed: this.setup.seed,
+      snrIndex: t.snrIndex,
+      chunk0: t.chunkIndex,
+      chunkVectors: cv,
+      vpc: this.setup.vectorsPerChannel,
+    };
     if (t.vectors > L) {
-      const v0 = head.launched, n = Math.min(L, t.vectors - v0);
+      const v0 = head.launched,
+        n = Math.min(L, t.vectors - v0);
       head.launched += n;
       head.open++;
       if (head.launched === t.vectors) this.queue.shift();
-      return { link: { ...link, v0, vectors: n, lastVectors: t.vectors }, parts: [head], active: t.active, noiseVar: t.noiseVar, slot };
+      return {
+        link: { ...link, v0, vectors: n, lastVectors: t.vectors },
+        parts: [head],
+        active: t.active,
+        noiseVar: t.noiseVar,
+        slot,
+      };
     }
     const parts: Pending[] = [];
     let vectors = 0;
     while (this.queue.length > 0) {
-      const q = this.queue[0]!, prev = parts[parts.length - 1];
+      const q = this.queue[0]!,
+        prev = parts[parts.length - 1];
       if (prev) {
-        const a = prev.task, b = q.task;
-        const same = b.snrIndex === a.snrIndex && b.chunkIndex === a.chunkIndex + 1 && a.vectors === cv && b.noiseVar === a.noiseVar
-          && (b.active === a.active || (b.active.length === a.active.length && b.active.every((d, i) => d === a.active[i])));
+        const a = prev.task,
+          b = q.task;
+        const same =
+          b.snrIndex === a.snrIndex &&
+          b.chunkIndex === a.chunkIndex + 1 &&
+          a.vectors === cv &&
+          b.noiseVar === a.noiseVar &&
+          (b.active === a.active ||
+            (b.active.length === a.active.length && b.active.every((d, i) => d === a.active[i])));
         if (!same || vectors + b.vectors > L || b.vectors > L) break;
       }
       this.queue.shift();
@@ -306,7 +414,13 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       parts.push(q);
       vectors += q.task.vectors;
     }
-    return { link: { ...link, v0: 0, vectors, lastVectors: parts[parts.length - 1]!.task.vectors }, parts, active: t.active, noiseVar: t.noiseVar, slot };
+    return {
+      link: { ...link, v0: 0, vectors, lastVectors: parts[parts.length - 1]!.task.vectors },
+      parts,
+      active: t.active,
+      noiseVar: t.noiseVar,
+      slot,
+    };
   }
 
   /** Enqueues a launch, waits for it, and hands its counts to its tasks. */
@@ -318,16 +432,25 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       this.collect(launch);
     } catch (e) {
       const err = e instanceof Error ? e : new Error(String(e));
-      if (!(e instanceof LatticeMimoError) || e.code === 'CUDA_ERROR' || e.code === 'OUT_OF_MEMORY') this.broken ??= err;
+      if (!(e instanceof LatticeMimoError) || e.code === 'CUDA_ERROR' || e.code === 'OUT_OF_MEMORY')
+        this.broken ??= err;
       for (const p of launch.parts) {
-        if (!p.failed) { p.failed = true; p.reject(err); }
+        if (!p.failed) {
+          p.failed = true;
+          p.reject(err);
+        }
       }
       return;
     }
     for (const p of launch.parts) {
       p.open--;
       if (!p.failed && p.open === 0 && p.launched === p.task.vectors) {
-        p.resolve({ snrIndex: p.task.snrIndex, chunkIndex: p.task.chunkIndex, vectors: p.task.vectors, counts: p.counts });
+        p.resolve({
+          snrIndex: p.task.snrIndex,
+          chunkIndex: p.task.chunkIndex,
+          vectors: p.task.vectors,
+          counts: p.counts,
+        });
       }
     }
   }
@@ -335,41 +458,108 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
   private enqueue(launch: Launch): void {
     const { nt, nr, modulation } = this.setup;
     const con = constellation(modulation);
-    const l = launch.link, stream = this.stream, slot = this.slots[launch.slot]!;
+    const l = launch.link,
+      stream = this.stream,
+      slot = this.slots[launch.slot]!;
     const sb = this.slotBytes;
     slot.device.fill(0, stream);
     this.statusBase.fillRange(0, l.vectors * STATUS_WORDS * 4, 0, stream);
     const cd = this.coded;
     if (cd) cd.kernels.enqueueFrames(stream, l, { info: cd.info.ptr, cw: cd.cw.ptr, tx: this.tx.ptr });
-    this.kernels.enqueueGenerate(stream, l, { points: this.points.ptr, H64: this.H64.ptr, H32: this.H32.ptr, tx: this.tx.ptr, y32: this.y32.ptr }, con.size, Math.sqrt(launch.noiseVar / 2));
+    this.kernels.enqueueGenerate(
+      stream,
+      l,
+      { points: this.points.ptr, H64: this.H64.ptr, H32: this.H32.ptr, tx: this.tx.ptr, y32: this.y32.ptr },
+      con.size,
+      Math.sqrt(launch.noiseVar / 2),
+    );
     const channels = l.vectors / l.vpc;
-    enqueueNormalize(this.ctx, stream, { H: this.H32.ptr, y: this.y32.ptr, noiseIn: 0n, noiseScalar: launch.noiseVar, noiseOut: this.n0.ptr, status: this.statusBase.ptr }, channels, l.vpc, nr, nt);
+    enqueueNormalize(
+      this.ctx,
+      stream,
+      {
+        H: this.H32.ptr,
+        y: this.y32.ptr,
+        noiseIn: 0n,
+        noiseScalar: launch.noiseVar,
+        noiseOut: this.n0.ptr,
+        status: this.statusBase.ptr,
+      },
+      channels,
+      l.vpc,
+      nr,
+      nt,
+    );
     for (const d of launch.active) {
       this.status.copyFromAsync(this.statusBase, stream, l.vectors * STATUS_WORDS * 4);
       slot.start[d]!.record(stream);
       this.plans[d]!.enqueue(stream, {
-        channels, vectorsPerChannel: l.vpc, H: this.H32.ptr, y: this.y32.ptr, noise: this.n0.ptr,
-        symbols: this.rx.ptr, llr: cd ? cd.llr.ptr : 0n, status: this.status.ptr, scratch: this.scratch[d]!,
+        channels,
+        vectorsPerChannel: l.vpc,
+        H: this.H32.ptr,
+        y: this.y32.ptr,
+        noise: this.n0.ptr,
+        symbols: this.rx.ptr,
+        llr: cd ? cd.llr.ptr : 0n,
+        status: this.status.ptr,
+        scratch: this.scratch[d]!,
       });
       if (cd) {
-        cd.kernels.enqueueDecode(stream, l.vectors / cd.kernels.vpf, { llr: cd.llr.ptr, input: cd.input?.ptr ?? 0n, bits: cd.bits.ptr, dec: cd.dec.ptr });
+        cd.kernels.enqueueDecode(stream, l.vectors / cd.kernels.vpf, {
+          llr: cd.llr.ptr,
+          input: cd.input?.ptr ?? 0n,
+          bits: cd.bits.ptr,
+          dec: cd.dec.ptr,
+        });
       }
       slot.end[d]!.record(stream);
       const base = slot.device.ptr + BigInt(d * sb.perDetector);
       // the full list on the device (its count zeroed); its head goes back with the counts
-      const full = slot.lists.ptr + BigInt(d * this.listBytes), fullCap = l.vectors;
+      const full = slot.lists.ptr + BigInt(d * this.listBytes),
+        fullCap = l.vectors;
       slot.lists.fillRange(d * this.listBytes, 4, 0, stream);
-      const listMask = REDO_FLAGS | (onBudgetOf(this.setup.detectors[d]!.onBudget) === 'error' ? MIMO_STATUS.NODE_BUDGET : 0);
+      const listMask =
+        REDO_FLAGS | (onBudgetOf(this.setup.detectors[d]!.onBudget) === 'error' ? MIMO_STATUS.NODE_BUDGET : 0);
       if (cd) {
-        cd.kernels.enqueueCount(stream, l, {
-          info: cd.info.ptr, bits: cd.bits.ptr, dec: cd.dec.ptr, tx: this.tx.ptr, rx: this.rx.ptr, status: this.status.ptr, llr: cd.llr.ptr,
-          counts: base, list: full, skipped: base + BigInt(sb.counts + sb.list),
-          side: slot.side!.ptr + BigInt(d * FRAME_CAP * cd.kernels.perFrame * 4),
-        }, fullCap, listMask, REDO_FLAGS, FRAME_CAP);
+        cd.kernels.enqueueCount(
+          stream,
+          l,
+          {
+            info: cd.info.ptr,
+            bits: cd.bits.ptr,
+            dec: cd.dec.ptr,
+            tx: this.tx.ptr,
+            rx: this.rx.ptr,
+            status: this.status.ptr,
+            llr: cd.llr.ptr,
+            counts: base,
+            list: full,
+            skipped: base + BigInt(sb.counts + sb.list),
+            side: slot.side!.ptr + BigInt(d * FRAME_CAP * cd.kernels.perFrame * 4),
+          },
+          fullCap,
+          listMask,
+          REDO_FLAGS,
+          FRAME_CAP,
+        );
       } else {
-        this.kernels.enqueueCount(stream, l, { tx: this.tx.ptr, rx: this.rx.ptr, status: this.status.ptr, counts: base, list: full }, con.bitsPerSymbol, fullCap, listMask, REDO_FLAGS);
+        this.kernels.enqueueCount(
+          stream,
+          l,
+          { tx: this.tx.ptr, rx: this.rx.ptr, status: this.status.ptr, counts: base, list: full },
+          con.bitsPerSymbol,
+          fullCap,
+          listMask,
+          REDO_FLAGS,
+        );
       }
-      slot.device.copyFromAsync(slot.lists, stream, (1 + 2 * LIST_CAP) * 4, d * this.listBytes, d * sb.perDetector + sb.counts);
+      slot.device.copyFromAsync(
+        slot.lists,
+        stream,
+        (1 + 2 * LIST_CAP) * 4,
+        d * this.listBytes,
+        d * sb.perDetector + sb.counts,
+      );
     }
     slot.device.downloadAsync(slot.host, stream);
     slot.done.record(stream);
@@ -377,8 +567,12 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
 
   /** Reads a finished launch's counts into its tasks; redoes flagged vectors on the CPU. */
   private collect(launch: Launch): void {
-    const l = launch.link, slot = this.slots[launch.slot]!, sb = this.slotBytes;
-    const chunks = launchChunks(l), W = this.countWords, cd = this.coded;
+    const l = launch.link,
+      slot = this.slots[launch.slot]!,
+      sb = this.slotBytes;
+    const chunks = launchChunks(l),
+      W = this.countWords,
+      cd = this.coded;
     for (const d of launch.active) {
       const off = d * sb.perDetector;
       const c = new BigUint64Array(slot.host.view(), off, chunks * W);
@@ -389,13 +583,18 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
           ? { bitErrors: 0, symbolErrors: 0, frameErrors: 0, timeMs: 0, frames: 0, iterations: 0 }
           : { bitErrors: 0, symbolErrors: 0, frameErrors: 0, timeMs: 0 });
         // a piece of a large chunk counts into slot (v0 / chunkVectors) = 0
-        row.bitErrors += u64(c, W * k); row.symbolErrors += u64(c, W * k + 1); row.frameErrors += u64(c, W * k + 2);
+        row.bitErrors += u64(c, W * k);
+        row.symbolErrors += u64(c, W * k + 1);
+        row.frameErrors += u64(c, W * k + 2);
         const share = launch.parts.length === 1 ? l.vectors : p.task.vectors;
-        if (cd) { row.iterations! += u64(c, W * k + 3); row.frames! += share / cd.kernels.vpf; }
+        if (cd) {
+          row.iterations! += u64(c, W * k + 3);
+          row.frames! += share / cd.kernels.vpf;
+        }
         row.timeMs += (ms * share) / l.vectors;
         return row;
       });
-      let flagged = list[0]!;
+      const flagged = list[0]!;
       let entries = list.subarray(1, 1 + 2 * Math.min(flagged, LIST_CAP));
       if (flagged > LIST_CAP) {
         // more than the copy held: read the whole list from the slot's full list
@@ -411,14 +610,16 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       const byFrame = new Map<number, Set<number>>();
       for (let i = 0; i < entries.length; i += 2) {
         this.budgetError(launch, d, entries[i]!, entries[i + 1]!);
-        const g = entries[i]!, f = Math.floor(g / cd.kernels.vpf);
+        const g = entries[i]!,
+          f = Math.floor(g / cd.kernels.vpf);
         let vs = byFrame.get(f);
-        if (!vs) byFrame.set(f, vs = new Set());
+        if (!vs) byFrame.set(f, (vs = new Set()));
         vs.add(g);
       }
       if (byFrame.size === 0) continue;
       const sk = new Int32Array(slot.host.view(), off + sb.counts + sb.list, 1 + FRAME_CAP);
-      const kept = Math.min(sk[0]!, FRAME_CAP), per = cd.kernels.perFrame;
+      const kept = Math.min(sk[0]!, FRAME_CAP),
+        per = cd.kernels.perFrame;
       const side = new Float32Array(kept * per);
       if (kept > 0) slot.side!.download(side, d * FRAME_CAP * per * 4);
       const at = new Map<number, number>();
@@ -433,8 +634,11 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
   /** NodeBudgetError for a vector that reached the node budget under onBudget 'error' (flags without a redo flag). */
   private budgetError(launch: Launch, d: number, g: number, flags: number): void {
     if (flags & REDO_FLAGS) return;
-    const l = launch.link, opts = this.setup.detectors[d]!;
-    const pos = l.v0 + g, chunkIndex = l.chunk0 + Math.floor(pos / l.chunkVectors), v = pos % l.chunkVectors;
+    const l = launch.link,
+      opts = this.setup.detectors[d]!;
+    const pos = l.v0 + g,
+      chunkIndex = l.chunk0 + Math.floor(pos / l.chunkVectors),
+      v = pos % l.chunkVectors;
     throw new NodeBudgetError(
       `${opts.detector}: vector ${v} of chunk ${chunkIndex} (SNR index ${l.snrIndex}) reached the node budget maxNodes = ${maxNodesOf(opts.maxNodes)} before its answer was proven ML; raise maxNodes, or pass onBudget 'flag' to keep the best leaf found`,
       { detector: opts.detector, vector: v, chunk: chunkIndex, maxNodes: maxNodesOf(opts.maxNodes) },
@@ -449,12 +653,29 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
    * decoder (the CUDA decoder's decisions for the same float32 LLRs) and counted into its chunk.
    */
   private redoFrame(launch: Launch, d: number, lf: number, flagged: Set<number>, llr: Float32Array | null): void {
-    const l = launch.link, s = this.setup, cd = this.coded!.kernels, vpf = cd.vpf, per = cd.perFrame;
-    const { nt, nr } = s, bps = per / (vpf * nt);
-    const pos = l.v0 + lf * vpf, kc = Math.floor(pos / l.chunkVectors), v = pos % l.chunkVectors;
+    const l = launch.link,
+      s = this.setup,
+      cd = this.coded!.kernels,
+      vpf = cd.vpf,
+      per = cd.perFrame;
+    const { nt, nr } = s,
+      bps = per / (vpf * nt);
+    const pos = l.v0 + lf * vpf,
+      kc = Math.floor(pos / l.chunkVectors),
+      v = pos % l.chunkVectors;
     const part = launch.parts.length === 1 ? launch.parts[0]! : launch.parts[kc];
     if (!part) throw new CheckFailedError(`internal: flagged frame ${lf} lies outside the launch's chunks`);
-    const fr = codedFrameOnCpu({ ...s, snrIndex: l.snrIndex, chunkIndex: part.task.chunkIndex, noiseVar: launch.noiseVar, coded: s.coded!, chunkVectors: part.task.vectors }, v / vpf);
+    const fr = codedFrameOnCpu(
+      {
+        ...s,
+        snrIndex: l.snrIndex,
+        chunkIndex: part.task.chunkIndex,
+        noiseVar: launch.noiseVar,
+        coded: s.coded!,
+        chunkVectors: part.task.vectors,
+      },
+      v / vpf,
+    );
     const opts = s.detectors[d]!;
     const detectOpts: DetectOptions = { ...opts, modulation: s.modulation, soft: opts.soft ?? 'maxlog', engine: 'cpu' };
     const frameLlr = llr ?? new Float32Array(per);
@@ -473,14 +694,19 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     const dec = this.cpuDecoder.decodeBatch(frameLlrs(frameLlr, 1, code.n, per, true), 1);
     const got = countDecoded(dec.bits, dec.iterations, fr.info, 0, 1, code.k);
     const row = part.counts[d]!;
-    row.bitErrors += got.bitErrors; row.symbolErrors += symbolErrors; row.frameErrors += got.frameErrors;
+    row.bitErrors += got.bitErrors;
+    row.symbolErrors += symbolErrors;
+    row.frameErrors += got.frameErrors;
     row.iterations! += got.iterations;
   }
 
   /** A vector the detector flagged: the CPU engine's answer (redo), or the CPU engine's node-budget error. */
   private flaggedVector(launch: Launch, d: number, g: number, flags: number, rows: DetectorCounts[]): void {
-    const l = launch.link, s = this.setup;
-    const pos = l.v0 + g, k = Math.floor(pos / l.chunkVectors), v = pos % l.chunkVectors;
+    const l = launch.link,
+      s = this.setup;
+    const pos = l.v0 + g,
+      k = Math.floor(pos / l.chunkVectors),
+      v = pos % l.chunkVectors;
     const chunkIndex = l.chunk0 + k;
     const opts = s.detectors[d]!;
     if (!(flags & REDO_FLAGS)) {
@@ -490,11 +716,16 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       );
     }
     const one = linkVectorOnCpu({ ...s, snrIndex: l.snrIndex, chunkIndex, noiseVar: launch.noiseVar }, v);
-    const out = detect({ nt: s.nt, nr: s.nr, H: one.H, y: one.y, noiseVar: launch.noiseVar }, { ...opts, modulation: s.modulation, soft: 'none', engine: 'cpu' });
+    const out = detect(
+      { nt: s.nt, nr: s.nr, H: one.H, y: one.y, noiseVar: launch.noiseVar },
+      { ...opts, modulation: s.modulation, soft: 'none', engine: 'cpu' },
+    );
     const e = countErrors(one.txIndices, out.symbols, out.bits, s.nt, s.modulation);
     const row = rows[launch.parts.length === 1 ? 0 : k];
     if (!row) throw new CheckFailedError(`internal: flagged vector ${g} lies outside the launch's chunks`);
-    row.bitErrors += e.bitErrors; row.symbolErrors += e.symbolErrors; row.frameErrors += e.frameErrors;
+    row.bitErrors += e.bitErrors;
+    row.symbolErrors += e.symbolErrors;
+    row.frameErrors += e.frameErrors;
   }
 
   /** Stops: queued chunks are refused, launches in flight finish, device memory is freed. */

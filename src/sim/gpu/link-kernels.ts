@@ -60,14 +60,56 @@ export class LinkKernels {
    * `coded`: link-vectors.cu reads the symbols from tx (link-symbols.cu wrote them) instead of
    * drawing them; `identity`: the AWGN channel (H = I, no channel draws).
    */
-  constructor(readonly ctx: CudaContext, readonly nt: number, readonly nr: number, readonly how: { coded?: boolean; identity?: boolean } = {}) {
+  constructor(
+    readonly ctx: CudaContext,
+    readonly nt: number,
+    readonly nr: number,
+    readonly how: { coded?: boolean; identity?: boolean } = {},
+  ) {
     const src = (f: string) => readKernelSource(new URL(`./${f}`, import.meta.url));
-    this.channels = loadModule(ctx, { source: src('link-channels.cu'), name: 'sim/gpu/link-channels.cu', defines: { LINK_BLOCK: BLOCK } })
-      .kernel('link_channels', ['ptr', 'ptr', 'i64', 'u32', 'i64', 'i64', 'i64', 'i32', 'i32', 'i32', 'i32', 'i32']);
-    this.vectorsK = loadModule(ctx, { source: src('link-vectors.cu'), name: 'sim/gpu/link-vectors.cu', defines: { LINK_BLOCK: BLOCK, NT: nt, NR: nr, ...(how.coded ? { LINK_CODED: 1 } : {}) } })
-      .kernel('link_vectors', ['ptr', 'ptr', 'ptr', 'ptr', 'i64', 'u32', 'i64', 'i64', 'i64', 'i32', 'i32', 'u32', 'f64']);
-    this.count = loadModule(ctx, { source: src('link-count.cu'), name: 'sim/gpu/link-count.cu', defines: { COUNT_BLOCK: BLOCK } })
-      .kernel('link_count', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32', 'i64', 'i64']);
+    this.channels = loadModule(ctx, {
+      source: src('link-channels.cu'),
+      name: 'sim/gpu/link-channels.cu',
+      defines: { LINK_BLOCK: BLOCK },
+    }).kernel('link_channels', ['ptr', 'ptr', 'i64', 'u32', 'i64', 'i64', 'i64', 'i32', 'i32', 'i32', 'i32', 'i32']);
+    this.vectorsK = loadModule(ctx, {
+      source: src('link-vectors.cu'),
+      name: 'sim/gpu/link-vectors.cu',
+      defines: { LINK_BLOCK: BLOCK, NT: nt, NR: nr, ...(how.coded ? { LINK_CODED: 1 } : {}) },
+    }).kernel('link_vectors', [
+      'ptr',
+      'ptr',
+      'ptr',
+      'ptr',
+      'i64',
+      'u32',
+      'i64',
+      'i64',
+      'i64',
+      'i32',
+      'i32',
+      'u32',
+      'f64',
+    ]);
+    this.count = loadModule(ctx, {
+      source: src('link-count.cu'),
+      name: 'sim/gpu/link-count.cu',
+      defines: { COUNT_BLOCK: BLOCK },
+    }).kernel('link_count', [
+      'ptr',
+      'ptr',
+      'ptr',
+      'ptr',
+      'ptr',
+      'i32',
+      'i32',
+      'i32',
+      'i32',
+      'i32',
+      'i32',
+      'i64',
+      'i64',
+    ]);
   }
 
   /**
@@ -77,17 +119,64 @@ export class LinkKernels {
    * thread in sequence against 16 threads), though it skips the float64 channels' round trip.
    */
   enqueueGenerate(stream: Stream, l: LinkLaunch, b: LinkBuffers, modulationSize: number, sd: number): void {
-    const pairs = this.nr * this.nt, channels = l.vectors / l.vpc;
-    this.channels.launch({ grid: Math.ceil((channels * pairs) / BLOCK), block: BLOCK, stream },
-      [b.H64, b.H32, l.seed, l.snrIndex, l.chunk0, l.v0, l.chunkVectors, channels, l.vpc, pairs, this.nr, this.how.identity ? 1 : 0]);
-    this.vectorsK.launch({ grid: Math.ceil(l.vectors / BLOCK), block: BLOCK, stream },
-      [b.points, b.H64, b.tx, b.y32, l.seed, l.snrIndex, l.chunk0, l.v0, l.chunkVectors, l.vectors, l.vpc, modulationSize, sd]);
+    const pairs = this.nr * this.nt,
+      channels = l.vectors / l.vpc;
+    this.channels.launch({ grid: Math.ceil((channels * pairs) / BLOCK), block: BLOCK, stream }, [
+      b.H64,
+      b.H32,
+      l.seed,
+      l.snrIndex,
+      l.chunk0,
+      l.v0,
+      l.chunkVectors,
+      channels,
+      l.vpc,
+      pairs,
+      this.nr,
+      this.how.identity ? 1 : 0,
+    ]);
+    this.vectorsK.launch({ grid: Math.ceil(l.vectors / BLOCK), block: BLOCK, stream }, [
+      b.points,
+      b.H64,
+      b.tx,
+      b.y32,
+      l.seed,
+      l.snrIndex,
+      l.chunk0,
+      l.v0,
+      l.chunkVectors,
+      l.vectors,
+      l.vpc,
+      modulationSize,
+      sd,
+    ]);
   }
 
   /** One detector's error counts per chunk of the launch, and the list of flagged vectors. */
-  enqueueCount(stream: Stream, l: LinkLaunch, b: CountBuffers, bitsPerSymbol: number, listCap: number, listMask: number, skipMask: number): void {
-    this.count.launch({ grid: Math.ceil(l.vectors / BLOCK), block: BLOCK, stream },
-      [b.tx, b.rx, b.status, b.counts, b.list, listCap, listMask, skipMask, l.vectors, this.nt, bitsPerSymbol, l.v0, l.chunkVectors]);
+  enqueueCount(
+    stream: Stream,
+    l: LinkLaunch,
+    b: CountBuffers,
+    bitsPerSymbol: number,
+    listCap: number,
+    listMask: number,
+    skipMask: number,
+  ): void {
+    this.count.launch({ grid: Math.ceil(l.vectors / BLOCK), block: BLOCK, stream }, [
+      b.tx,
+      b.rx,
+      b.status,
+      b.counts,
+      b.list,
+      listCap,
+      listMask,
+      skipMask,
+      l.vectors,
+      this.nt,
+      bitsPerSymbol,
+      l.v0,
+      l.chunkVectors,
+    ]);
   }
 }
 

@@ -19,7 +19,8 @@ const MAX_WORK = 1 << 26;
 
 /** Tree nodes one K-best search visits on nd levels of q: every survivor's q children, per level. */
 export function kbestNodes(k: number, nd: number, q: number): number {
-  let nodes = 0, survivors = 1;
+  let nodes = 0,
+    survivors = 1;
   for (let i = 0; i < nd; i++) {
     nodes += survivors * q;
     survivors = Math.min(k, survivors * q);
@@ -30,7 +31,8 @@ export function kbestNodes(k: number, nd: number, q: number): number {
 /** opts.k validated: a positive integer (default 16). */
 export function kOf(k: number | undefined): number {
   if (k === undefined) return DEFAULT_K;
-  if (!Number.isInteger(k) || k < 1) throw new InvalidArgumentError(`k (K-best list size) must be a positive integer, got ${k}`);
+  if (!Number.isInteger(k) || k < 1)
+    throw new InvalidArgumentError(`k (K-best list size) must be a positive integer, got ${k}`);
   return k;
 }
 
@@ -49,10 +51,16 @@ export const detector: CpuDetector<KBestPrep> = {
     const { rows, nd, q } = model;
     // More survivors than the tree has leaves changes nothing: cap K at Q^nd.
     const k = Math.min(kOf(setup.opts.k), q ** nd);
-    if (k * q * nd > MAX_WORK) throw new UnsupportedError(`kbest with K = ${k} on ${nd} real levels of ${q} needs too much memory (K x Q x levels > ${MAX_WORK})`);
+    if (k * q * nd > MAX_WORK)
+      throw new UnsupportedError(
+        `kbest with K = ${k} on ${nd} real levels of ${q} needs too much memory (K x Q x levels > ${MAX_WORK})`,
+      );
     const work = kbestNodes(k, nd, q);
     if (work > setup.maxNodes) {
-      throw new NodeBudgetError(`kbest with K = ${k} visits ${work} nodes per vector, over the node budget maxNodes = ${setup.maxNodes}; lower k or raise maxNodes`, { detector: 'kbest', maxNodes: setup.maxNodes, nodes: work });
+      throw new NodeBudgetError(
+        `kbest with K = ${k} visits ${work} nodes per vector, over the node budget maxNodes = ${setup.maxNodes}; lower k or raise maxNodes`,
+        { detector: 'kbest', maxNodes: setup.maxNodes, nodes: work },
+      );
     }
     const clip = llrClipOf(setup.opts.llrClip);
     const search = new KBestScratch(k, nd, q);

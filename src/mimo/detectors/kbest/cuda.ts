@@ -9,7 +9,13 @@ import { InvalidArgumentError, NodeBudgetError, UnsupportedError } from '../../.
 import type { CudaContext } from '../../../gpu/context.js';
 import type { Kernel } from '../../../gpu/launch.js';
 import { loadModule, readKernelSource } from '../../../gpu/module-cache.js';
-import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup, DetectChunk, PlanStage } from '../../gpu/cuda-detector.js';
+import type {
+  CudaDetector,
+  CudaDetectorPlan,
+  CudaDetectorSetup,
+  DetectChunk,
+  PlanStage,
+} from '../../gpu/cuda-detector.js';
 import { llrClipOf } from '../../soft/maxlog.js';
 import { detectorRealModel, type RealModel } from '../../soft/real-model.js';
 import { kbestNodes, kOf } from './cpu.js';
@@ -51,31 +57,48 @@ export function kbestShape(setup: Omit<CudaDetectorSetup, 'vectorsPerChannel'>, 
   const k = Math.min(kOf(setup.opts.k), q ** nd);
   const work = kbestNodes(k, nd, q);
   if (work > setup.maxNodes) {
-    throw new NodeBudgetError(`kbest with K = ${k} visits ${work} nodes per vector, over the node budget maxNodes = ${setup.maxNodes}; lower k or raise maxNodes`, { detector: 'kbest', maxNodes: setup.maxNodes, nodes: work });
+    throw new NodeBudgetError(
+      `kbest with K = ${k} visits ${work} nodes per vector, over the node budget maxNodes = ${setup.maxNodes}; lower k or raise maxNodes`,
+      { detector: 'kbest', maxNodes: setup.maxNodes, nodes: work },
+    );
   }
   if (nd > MAX_ND) throw new UnsupportedError(`kbest on the GPU takes at most ${MAX_ND} real dimensions, got ${nd}`);
   // Most children of a level: every survivor's q children.
-  let maxChildren = 0, survivors = 1;
+  let maxChildren = 0,
+    survivors = 1;
   for (let i = 0; i < nd; i++) {
     maxChildren = Math.max(maxChildren, survivors * q);
     survivors = Math.min(k, survivors * q);
   }
-  if (maxChildren > MAX_CHILDREN) throw new UnsupportedError(`kbest on the GPU sorts at most ${MAX_CHILDREN} children per level (K x Q), got K = ${k} x Q = ${q}`);
+  if (maxChildren > MAX_CHILDREN)
+    throw new UnsupportedError(
+      `kbest on the GPU sorts at most ${MAX_CHILDREN} children per level (K x Q), got K = ${k} x Q = ${q}`,
+    );
   let cpad = 2;
   while (cpad < maxChildren) cpad *= 2;
   const tpv = tuning.threadsPerVector ?? Math.min(256, Math.max(32, 2 ** Math.ceil(Math.log2(cpad / 8))));
-  if (![32, 64, 128, 256, 512].includes(tpv)) throw new InvalidArgumentError(`threadsPerVector must be 32, 64, 128, 256 or 512, got ${tpv}`);
+  if (![32, 64, 128, 256, 512].includes(tpv))
+    throw new InvalidArgumentError(`threadsPerVector must be 32, 64, 128, 256 or 512, got ${tpv}`);
   const gb = groupBytes(cpad, tpv, k, nd, setup.nt);
   const limit = setup.device.sharedPerBlockOptinBytes;
-  if (gb > limit) throw new UnsupportedError(`kbest with K = ${k} needs ${gb} bytes of shared memory per vector, the device allows ${limit} per block`);
+  if (gb > limit)
+    throw new UnsupportedError(
+      `kbest with K = ${k} needs ${gb} bytes of shared memory per vector, the device allows ${limit} per block`,
+    );
   // Warps of one vector each: as many per block as fit 48 KiB (up to 8).
   const vpb = tpv > 32 ? 1 : Math.max(1, Math.min(8, Math.floor((48 * 1024) / gb)));
   const clip = Math.min(llrClipOf(setup.opts.llrClip), setup.llrClip);
   const prepDefines = realModelDefines(model);
   return {
-    model, k, scale: model.scale, prepDefines,
+    model,
+    k,
+    scale: model.scale,
+    prepDefines,
     searchDefines: { ...prepDefines, KB: k, CPAD: cpad, TPV: tpv, VPB: vpb, GROUP_BYTES: gb },
-    threadsPerVector: tpv, vectorsPerBlock: vpb, sharedBytes: vpb * gb, clip,
+    threadsPerVector: tpv,
+    vectorsPerBlock: vpb,
+    sharedBytes: vpb * gb,
+    clip,
     scratchBytesPerChannel: [rows * nd * 4, nd * nd * 4, (1 + nd) * 4],
   };
 }
@@ -84,17 +107,37 @@ export function kbestShape(setup: Omit<CudaDetectorSetup, 'vectorsPerChannel'>, 
 export const KBEST_PREP_THREADS = 64;
 
 /** The plan with an explicit tuning (the bench compares launch shapes; cudaDetector uses the default). */
-export function createKbestPlan(ctx: CudaContext, setup: CudaDetectorSetup, tuning: KbestTuning = {}): CudaDetectorPlan {
+export function createKbestPlan(
+  ctx: CudaContext,
+  setup: CudaDetectorSetup,
+  tuning: KbestTuning = {},
+): CudaDetectorPlan {
   const sh = kbestShape(setup, tuning);
   const prepMod = loadModule(ctx, {
-    source: withSymbolTable(sh.model, readKernelSource(new URL('./kbest-prep.cu', import.meta.url))), name: 'kbest/kbest-prep.cu',
-    defines: sh.prepDefines, options: ['-fmad=false'],
+    source: withSymbolTable(sh.model, readKernelSource(new URL('./kbest-prep.cu', import.meta.url))),
+    name: 'kbest/kbest-prep.cu',
+    defines: sh.prepDefines,
+    options: ['-fmad=false'],
   });
   const prep: Kernel = prepMod.kernel('kbest_prep', ['ptr', 'ptr', 'ptr', 'ptr', 'i32', 'f64']);
   const searchMod = loadModule(ctx, {
-    source: withSymbolTable(sh.model, readKernelSource(new URL('./kbest-search.cu', import.meta.url))), name: 'kbest/kbest-search.cu', defines: sh.searchDefines,
+    source: withSymbolTable(sh.model, readKernelSource(new URL('./kbest-search.cu', import.meta.url))),
+    name: 'kbest/kbest-search.cu',
+    defines: sh.searchDefines,
   });
-  const search: Kernel = searchMod.kernel('kbest_search', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'f32']);
+  const search: Kernel = searchMod.kernel('kbest_search', [
+    'ptr',
+    'ptr',
+    'ptr',
+    'ptr',
+    'ptr',
+    'ptr',
+    'ptr',
+    'ptr',
+    'i32',
+    'i32',
+    'f32',
+  ]);
   if (sh.sharedBytes > 48 * 1024) search.setMaxDynamicShared(sh.sharedBytes);
   const vpb = sh.vectorsPerBlock;
   const scratchOf = (chunk: DetectChunk): [bigint, bigint, bigint] => chunk.scratch as [bigint, bigint, bigint];
@@ -104,7 +147,14 @@ export function createKbestPlan(ctx: CudaContext, setup: CudaDetectorSetup, tuni
       enqueue(stream, chunk) {
         if (chunk.channels === 0) return;
         const [Q, R, info] = scratchOf(chunk);
-        prep.launch({ grid: Math.ceil(chunk.channels / KBEST_PREP_THREADS), block: KBEST_PREP_THREADS, stream }, [chunk.H, Q, R, info, chunk.channels, sh.scale]);
+        prep.launch({ grid: Math.ceil(chunk.channels / KBEST_PREP_THREADS), block: KBEST_PREP_THREADS, stream }, [
+          chunk.H,
+          Q,
+          R,
+          info,
+          chunk.channels,
+          sh.scale,
+        ]);
       },
     },
     {
@@ -113,8 +163,22 @@ export function createKbestPlan(ctx: CudaContext, setup: CudaDetectorSetup, tuni
         const vectors = chunk.channels * chunk.vectorsPerChannel;
         if (vectors === 0) return;
         const [Q, R, info] = scratchOf(chunk);
-        search.launch({ grid: Math.ceil(vectors / vpb), block: sh.threadsPerVector * vpb, sharedBytes: sh.sharedBytes, stream },
-          [chunk.y, chunk.noise, Q, R, info, chunk.symbols, setup.soft ? chunk.llr : 0n, chunk.status, vectors, chunk.vectorsPerChannel, sh.clip]);
+        search.launch(
+          { grid: Math.ceil(vectors / vpb), block: sh.threadsPerVector * vpb, sharedBytes: sh.sharedBytes, stream },
+          [
+            chunk.y,
+            chunk.noise,
+            Q,
+            R,
+            info,
+            chunk.symbols,
+            setup.soft ? chunk.llr : 0n,
+            chunk.status,
+            vectors,
+            chunk.vectorsPerChannel,
+            sh.clip,
+          ],
+        );
       },
     },
   ];

@@ -13,12 +13,20 @@ export function realModelDefines(m: RealModel): Record<string, string | number> 
   const bps = m.bitsPerSymbol;
   for (let s = 0; s < 1 << bps; s++) {
     for (let b = 0; b < bps; b++) {
-      if (m.bitTable[s * bps + b] !== ((s >> (bps - 1 - b)) & 1)) throw new UnsupportedError(`the GPU kernels need MSB-first symbol labels; symbol ${s} bit ${b} differs`);
+      if (m.bitTable[s * bps + b] !== ((s >> (bps - 1 - b)) & 1))
+        throw new UnsupportedError(`the GPU kernels need MSB-first symbol labels; symbol ${s} bit ${b} differs`);
     }
   }
   return {
-    NR: m.nr, NT: m.nt, ND: m.nd, ROWS: m.rows, DPS: m.dimsPerStream, QL: m.q, BPS: bps,
-    MIMO_RANK_DEFICIENT: MIMO_STATUS.RANK_DEFICIENT, MIMO_FLOAT32_UNSAFE: MIMO_STATUS.FLOAT32_UNSAFE,
+    NR: m.nr,
+    NT: m.nt,
+    ND: m.nd,
+    ROWS: m.rows,
+    DPS: m.dimsPerStream,
+    QL: m.q,
+    BPS: bps,
+    MIMO_RANK_DEFICIENT: MIMO_STATUS.RANK_DEFICIENT,
+    MIMO_FLOAT32_UNSAFE: MIMO_STATUS.FLOAT32_UNSAFE,
   };
 }
 

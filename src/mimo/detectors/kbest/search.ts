@@ -22,7 +22,11 @@ export class KBestScratch {
   count = 0;
   nodes = 0;
 
-  constructor(readonly k: number, readonly nd: number, readonly q: number) {
+  constructor(
+    readonly k: number,
+    readonly nd: number,
+    readonly q: number,
+  ) {
     this.levels = new Int32Array(k * nd);
     this.nextLevels = new Int32Array(k * nd);
     this.metric = new Float64Array(k);
@@ -53,7 +57,8 @@ export class KBestScratch {
       }
       const children = count * q;
       for (let s = 0; s < count; s++) {
-        const b = this.partial[s]!, d = this.metric[s]!;
+        const b = this.partial[s]!,
+          d = this.metric[s]!;
         for (let c = 0; c < q; c++) {
           const e = b - rii * (2 * c - half);
           this.childMetric[s * q + c] = d + e * e;
@@ -66,13 +71,18 @@ export class KBestScratch {
       for (let t = 0; t < keep; t++) {
         const child = this.childIndex[t]!;
         const parent = (child / q) | 0;
-        const dst = t * nd, src = parent * nd;
+        const dst = t * nd,
+          src = parent * nd;
         for (let j = i + 1; j < nd; j++) this.nextLevels[dst + j] = this.levels[src + j]!;
         this.nextLevels[dst + i] = child - parent * q;
         this.nextMetric[t] = this.childMetric[child]!;
       }
-      const tl = this.levels; this.levels = this.nextLevels; this.nextLevels = tl;
-      const tm = this.metric; this.metric = this.nextMetric; this.nextMetric = tm;
+      const tl = this.levels;
+      this.levels = this.nextLevels;
+      this.nextLevels = tl;
+      const tm = this.metric;
+      this.metric = this.nextMetric;
+      this.nextMetric = tm;
       count = keep;
     }
     this.count = count;
@@ -85,7 +95,8 @@ export class KBestScratch {
  * median-of-three pivot; ties broken by index so the result is deterministic).
  */
 export function selectSmallest(idx: Int32Array, keys: Float64Array, n: number, k: number): void {
-  let lo = 0, hi = n - 1;
+  let lo = 0,
+    hi = n - 1;
   // Each round shrinks [lo, hi] by at least one element, so at most n rounds.
   for (let round = 0; round < n && lo < hi; round++) {
     const mid = (lo + hi) >>> 1;
@@ -98,7 +109,8 @@ export function selectSmallest(idx: Int32Array, keys: Float64Array, n: number, k
     for (let t = lo; t < hi; t++) if (less(keys, idx[t]!, pivot)) swap(idx, t, store++);
     swap(idx, store, hi);
     if (store === k - 1 || store === k) return;
-    if (store < k) lo = store + 1; else hi = store - 1;
+    if (store < k) lo = store + 1;
+    else hi = store - 1;
   }
 }
 
@@ -107,5 +119,7 @@ function less(keys: Float64Array, a: number, b: number): boolean {
 }
 
 function swap(a: Int32Array, i: number, j: number): void {
-  const t = a[i]!; a[i] = a[j]!; a[j] = t;
+  const t = a[i]!;
+  a[i] = a[j]!;
+  a[j] = t;
 }

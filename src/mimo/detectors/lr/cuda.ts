@@ -19,7 +19,13 @@ import { loadModule, readKernelSource } from '../../../gpu/module-cache.js';
 import { allswapBlockPlan, allswapLanePlan, allswapSpec, LANE_MAX_M } from '../../../lattice/allswap/cuda.js';
 import { check } from '../../../gpu/driver.js';
 import type { LaunchPlan } from '../../../lattice/gpu/batch.js';
-import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup, DetectChunk, PlanStage } from '../../gpu/cuda-detector.js';
+import type {
+  CudaDetector,
+  CudaDetectorPlan,
+  CudaDetectorSetup,
+  DetectChunk,
+  PlanStage,
+} from '../../gpu/cuda-detector.js';
 import type { Detector } from '../../types.js';
 import { detectorRealModel, type RealModel } from '../../soft/real-model.js';
 import { realModelDefines, withSymbolTable } from '../kbest/gpu-model.js';
@@ -30,7 +36,8 @@ const MAX_ND = 32;
 const VARIANT_CODE: Record<LrVariant, number> = { zf: 0, mmse: 1, sic: 2 };
 /** Words of the LLL's stats per basis (lattice/gpu/status.ts: STATS_WIDTH). */
 const LLL_STATS_WIDTH = 5;
-const CHANNEL_THREADS = 64, VECTOR_THREADS = 128;
+const CHANNEL_THREADS = 64,
+  VECTOR_THREADS = 128;
 
 const align16 = (x: number): number => Math.ceil(x / 16) * 16;
 
@@ -59,21 +66,40 @@ export interface LrShape {
   readonly scratchBytesPerChannel: readonly number[];
 }
 
-export function lrShape(variant: LrVariant, setup: Omit<CudaDetectorSetup, 'vectorsPerChannel'>, tuning: LrTuning = {}): LrShape {
+export function lrShape(
+  variant: LrVariant,
+  setup: Omit<CudaDetectorSetup, 'vectorsPerChannel'>,
+  tuning: LrTuning = {},
+): LrShape {
   const name = `lr-${variant}` as Detector;
   const model = detectorRealModel(name, setup.constellation, setup.nt, setup.nr);
   const { rows, nd } = model;
   if (nd > MAX_ND) throw new UnsupportedError(`${name} on the GPU takes at most ${MAX_ND} real dimensions, got ${nd}`);
   const nb = variant === 'zf' ? rows : rows + nd;
   const kind = tuning.lll ?? (nd <= LANE_MAX_M ? 'lane' : 'block');
-  const lll = kind === 'lane' ? allswapLanePlan(nb, nd, 'float32', LR_LLL_PARAMS, setup.device) : allswapBlockPlan(nb, nd, 'float32', LR_LLL_PARAMS, setup.device);
+  const lll =
+    kind === 'lane'
+      ? allswapLanePlan(nb, nd, 'float32', LR_LLL_PARAMS, setup.device)
+      : allswapBlockPlan(nb, nd, 'float32', LR_LLL_PARAMS, setup.device);
   const defines = { ...realModelDefines(model), LR_VARIANT: VARIANT_CODE[variant] };
   const f = (n: number): number => align16(Math.max(n, 1) * 4);
   return {
-    model, variant, nb, defines, lll,
+    model,
+    variant,
+    nb,
+    defines,
+    lll,
     scratchBytesPerChannel: [
-      f(nb * nd), f(nb * nd), align16(nd * nd * 8), f(LLL_STATS_WIDTH), align16(Math.max(16, lll.scratchBytesPerBasis[0] ?? 0)),
-      f(nd * rows), f(nd), f(nd * nd), f(nd * nd), f(1),
+      f(nb * nd),
+      f(nb * nd),
+      align16(nd * nd * 8),
+      f(LLL_STATS_WIDTH),
+      align16(Math.max(16, lll.scratchBytesPerBasis[0] ?? 0)),
+      f(nd * rows),
+      f(nd),
+      f(nd * nd),
+      f(nd * nd),
+      f(1),
     ],
   };
 }
@@ -90,25 +116,62 @@ export function lrCudaDetector(variant: LrVariant, tuning: LrTuning = {}): CudaD
 function module(ctx: CudaContext, sh: LrShape, file: string, fmad: boolean) {
   return loadModule(ctx, {
     source: withSymbolTable(sh.model, readKernelSource(new URL(`./${file}`, import.meta.url))),
-    name: `lr/${file}`, defines: sh.defines, options: fmad ? [] : ['-fmad=false'],
+    name: `lr/${file}`,
+    defines: sh.defines,
+    options: fmad ? [] : ['-fmad=false'],
   });
 }
 
-export function createLrPlan(ctx: CudaContext, variant: LrVariant, setup: CudaDetectorSetup, tuning: LrTuning = {}): CudaDetectorPlan {
+export function createLrPlan(
+  ctx: CudaContext,
+  variant: LrVariant,
+  setup: CudaDetectorSetup,
+  tuning: LrTuning = {},
+): CudaDetectorPlan {
   const sh = lrShape(variant, setup, tuning);
   const { nd } = sh.model;
-  const basis: Kernel = module(ctx, sh, 'lr-basis.cu', false).kernel('lr_basis', ['ptr', 'ptr', 'ptr', 'i32', 'i32', 'f64']);
-  const filter: Kernel = module(ctx, sh, 'lr-filter.cu', false).kernel('lr_filter',
-    ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'f64']);
-  const detect: Kernel = module(ctx, sh, 'lr-detect.cu', true).kernel('lr_detect',
-    ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32']);
+  const basis: Kernel = module(ctx, sh, 'lr-basis.cu', false).kernel('lr_basis', [
+    'ptr',
+    'ptr',
+    'ptr',
+    'i32',
+    'i32',
+    'f64',
+  ]);
+  const filter: Kernel = module(ctx, sh, 'lr-filter.cu', false).kernel('lr_filter', [
+    'ptr',
+    'ptr',
+    'ptr',
+    'ptr',
+    'ptr',
+    'ptr',
+    'ptr',
+    'ptr',
+    'ptr',
+    'i32',
+    'i32',
+    'f64',
+  ]);
+  const detect: Kernel = module(ctx, sh, 'lr-detect.cu', true).kernel('lr_detect', [
+    'ptr',
+    'ptr',
+    'ptr',
+    'ptr',
+    'ptr',
+    'ptr',
+    'ptr',
+    'ptr',
+    'ptr',
+    'i32',
+    'i32',
+  ]);
   // The LLL. Block kernel: a block per basis (its stats words zeroed first, as it expects).
   // Lane kernel: the specialised module for whole blocks of L bases; when its workspace
   // (interleaved per block of L) lies in global scratch, a last partial block goes to the generic
   // module with a block of just the remaining bases, so that no block reaches past the chunk's scratch.
   const plan = sh.lll;
   const lane = plan.variant === 'lane';
-  const L = lane ? plan.basesPerBlock ?? 1 : 1;
+  const L = lane ? (plan.basesPerBlock ?? 1) : 1;
   const lll = allswapSpec.kernel(ctx, 'float32', plan);
   if (plan.sharedBytes > 48 * 1024) lll.setMaxDynamicShared(plan.sharedBytes);
   const perBasisWs = plan.scratchBytesPerBasis[0] ?? 0;
@@ -125,7 +188,14 @@ export function createLrPlan(ctx: CudaContext, variant: LrVariant, setup: CudaDe
       enqueue(stream, chunk) {
         if (chunk.channels === 0) return;
         const [bin] = scratchOf(chunk);
-        basis.launch({ grid: channelGrid(chunk), block: CHANNEL_THREADS, stream }, [chunk.H, chunk.noise, bin, chunk.channels, chunk.vectorsPerChannel, sh.model.scale]);
+        basis.launch({ grid: channelGrid(chunk), block: CHANNEL_THREADS, stream }, [
+          chunk.H,
+          chunk.noise,
+          bin,
+          chunk.channels,
+          chunk.vectorsPerChannel,
+          sh.model.scale,
+        ]);
       },
     },
     {
@@ -136,20 +206,47 @@ export function createLrPlan(ctx: CudaContext, variant: LrVariant, setup: CudaDe
         const [bin, bout, z, stats, ws] = scratchOf(chunk);
         if (!lane) {
           check(ctx.driver.cuMemsetD8Async(stats, 0, channels * LLL_STATS_WIDTH * 4, stream.handle), 'cuMemsetD8Async');
-          lll.launch({ grid: channels, block: plan.threads as number, sharedBytes: plan.sharedBytes, stream },
-            [bin, bout, z, ws, stats, sh.nb, nd, ...plan.extraArgs]);
+          lll.launch({ grid: channels, block: plan.threads as number, sharedBytes: plan.sharedBytes, stream }, [
+            bin,
+            bout,
+            z,
+            ws,
+            stats,
+            sh.nb,
+            nd,
+            ...plan.extraArgs,
+          ]);
           return;
         }
         const full = generic ? Math.floor(channels / L) * L : channels;
         if (full > 0) {
-          lll.launch({ grid: Math.ceil(full / L), block: L, sharedBytes: plan.sharedBytes, stream },
-            [bin, bout, z, ws, stats, sh.nb, nd, ...plan.extraArgs, full]);
+          lll.launch({ grid: Math.ceil(full / L), block: L, sharedBytes: plan.sharedBytes, stream }, [
+            bin,
+            bout,
+            z,
+            ws,
+            stats,
+            sh.nb,
+            nd,
+            ...plan.extraArgs,
+            full,
+          ]);
         }
         const rest = channels - full;
         if (generic && rest > 0) {
-          const b = BigInt(full), fb = BigInt(sh.nb * nd * 4);
-          generic.launch({ grid: 1, block: rest, sharedBytes: sharedPerBasis * rest, stream },
-            [bin + b * fb, bout + b * fb, z + b * BigInt(nd * nd * 8), ws + b * wsStride, stats + b * BigInt(LLL_STATS_WIDTH * 4), sh.nb, nd, ...plan.extraArgs, rest]);
+          const b = BigInt(full),
+            fb = BigInt(sh.nb * nd * 4);
+          generic.launch({ grid: 1, block: rest, sharedBytes: sharedPerBasis * rest, stream }, [
+            bin + b * fb,
+            bout + b * fb,
+            z + b * BigInt(nd * nd * 8),
+            ws + b * wsStride,
+            stats + b * BigInt(LLL_STATS_WIDTH * 4),
+            sh.nb,
+            nd,
+            ...plan.extraArgs,
+            rest,
+          ]);
         }
       },
     },
@@ -158,8 +255,20 @@ export function createLrPlan(ctx: CudaContext, variant: LrVariant, setup: CudaDe
       enqueue(stream, chunk) {
         if (chunk.channels === 0) return;
         const [, , z, stats, , P, p0, R, zf, flags] = scratchOf(chunk);
-        filter.launch({ grid: channelGrid(chunk), block: CHANNEL_THREADS, stream },
-          [chunk.H, chunk.noise, z, stats, P, p0, R, zf, flags, chunk.channels, chunk.vectorsPerChannel, sh.model.scale]);
+        filter.launch({ grid: channelGrid(chunk), block: CHANNEL_THREADS, stream }, [
+          chunk.H,
+          chunk.noise,
+          z,
+          stats,
+          P,
+          p0,
+          R,
+          zf,
+          flags,
+          chunk.channels,
+          chunk.vectorsPerChannel,
+          sh.model.scale,
+        ]);
       },
     },
     {
@@ -168,8 +277,19 @@ export function createLrPlan(ctx: CudaContext, variant: LrVariant, setup: CudaDe
         const vectors = chunk.channels * chunk.vectorsPerChannel;
         if (vectors === 0) return;
         const [, , , , , P, p0, R, zf, flags] = scratchOf(chunk);
-        detect.launch({ grid: Math.ceil(vectors / VECTOR_THREADS), block: VECTOR_THREADS, stream },
-          [chunk.y, chunk.noise, P, p0, R, zf, flags, chunk.symbols, chunk.status, vectors, chunk.vectorsPerChannel]);
+        detect.launch({ grid: Math.ceil(vectors / VECTOR_THREADS), block: VECTOR_THREADS, stream }, [
+          chunk.y,
+          chunk.noise,
+          P,
+          p0,
+          R,
+          zf,
+          flags,
+          chunk.symbols,
+          chunk.status,
+          vectors,
+          chunk.vectorsPerChannel,
+        ]);
       },
     },
   ];

@@ -43,7 +43,10 @@ export class LrPrepScratch {
   readonly Qb: Float64Array;
   readonly perm: Int32Array;
   readonly natural: Int32Array;
-  constructor(readonly model: RealModel, readonly variant: LrVariant) {
+  constructor(
+    readonly model: RealModel,
+    readonly variant: LrVariant,
+  ) {
     const { rows, nd } = model;
     const n = variant === 'zf' ? rows : rows + nd;
     this.Ha = new Float64Array(rows * nd);
@@ -57,7 +60,8 @@ export class LrPrepScratch {
 
 /** Per-channel work: shifted/scaled (and MMSE-extended) basis, LLL, QR, reduced-domain filter. */
 export function prepareLr(sc: LrPrepScratch, H: Float64Array, hOff: number, noiseVar: number): LrPrep {
-  const m = sc.model, variant = sc.variant;
+  const m = sc.model,
+    variant = sc.variant;
   const { rows, nd, q } = m;
   const ext = variant !== 'zf';
   const n = ext ? rows + nd : rows;
@@ -92,8 +96,17 @@ export function prepareLr(sc: LrPrepScratch, H: Float64Array, hOff: number, nois
  * P = Q_top^T (nd x rows) and p0 = Q^T cst, both multiplied by R^-1 (back substitution) except
  * for 'sic', which substitutes per vector.
  */
-export function reducedFilter(Qb: Float64Array, R: Float64Array, cst: Float64Array, n: number, nd: number, rows: number, variant: LrVariant): { P: Float64Array; p0: Float64Array } {
-  const P = new Float64Array(nd * rows), p0 = new Float64Array(nd);
+export function reducedFilter(
+  Qb: Float64Array,
+  R: Float64Array,
+  cst: Float64Array,
+  n: number,
+  nd: number,
+  rows: number,
+  variant: LrVariant,
+): { P: Float64Array; p0: Float64Array } {
+  const P = new Float64Array(nd * rows),
+    p0 = new Float64Array(nd);
   for (let k = 0; k < nd; k++) {
     let s = 0;
     for (let r = 0; r < n; r++) s += Qb[r + k * n]! * cst[r]!;
@@ -102,7 +115,8 @@ export function reducedFilter(Qb: Float64Array, R: Float64Array, cst: Float64Arr
   }
   if (variant !== 'sic') {
     for (let r = 0; r <= rows; r++) {
-      const col = r < rows ? P : p0, o = r < rows ? r * nd : 0;
+      const col = r < rows ? P : p0,
+        o = r < rows ? r * nd : 0;
       for (let i = nd - 1; i >= 0; i--) {
         let s = col[o + i]!;
         for (let j = i + 1; j < nd; j++) s -= R[i + j * nd]! * col[o + j]!;
@@ -128,7 +142,15 @@ export class LrScratch {
 }
 
 /** Detects the vector at y[yOff ..]; writes its nt symbols to out[oOff ..]. */
-export function detectLr(prep: LrPrep, variant: LrVariant, y: Float64Array, yOff: number, s: LrScratch, out: Int32Array, oOff: number): void {
+export function detectLr(
+  prep: LrPrep,
+  variant: LrVariant,
+  y: Float64Array,
+  yOff: number,
+  s: LrScratch,
+  out: Int32Array,
+  oOff: number,
+): void {
   const { rows, nd, q } = s.model;
   const { P, p0, R, Z } = prep;
   const { t, v, u } = s;

@@ -56,7 +56,11 @@ export class MlSearch {
   private invN0 = 0;
   private G: Float64Array = new Float64Array(0);
 
-  constructor(readonly nt: number, readonly nr: number, readonly con: Constellation) {
+  constructor(
+    readonly nt: number,
+    readonly nr: number,
+    readonly con: Constellation,
+  ) {
     const M = con.size;
     this.M = M;
     this.pre = new Float64Array(M);
@@ -81,18 +85,26 @@ export class MlSearch {
 
   /** Runs the hard (or max-log) search for y at y[yOff]; returns the ML metric. */
   run(p: MlPrep, y: Float64Array, yOff: number, soft: boolean): number {
-    const { nr, nt } = this, H = p.H, part = this.part, top = 2 * nt * (nt - 1);
+    const { nr, nt } = this,
+      H = p.H,
+      part = this.part,
+      top = 2 * nt * (nt - 1);
     let yy = 0;
     for (let i = 0; i < 2 * nr; i++) yy += y[yOff + i]! * y[yOff + i]!;
     this.yy = yy;
     for (let j = 0; j < nt; j++) {
-      let re = 0, im = 0;
+      let re = 0,
+        im = 0;
       for (let i = 0; i < nr; i++) {
-        const hr = H[2 * (i + j * nr)]!, hi = H[2 * (i + j * nr) + 1]!, yr = y[yOff + 2 * i]!, yi = y[yOff + 2 * i + 1]!;
+        const hr = H[2 * (i + j * nr)]!,
+          hi = H[2 * (i + j * nr) + 1]!,
+          yr = y[yOff + 2 * i]!,
+          yi = y[yOff + 2 * i + 1]!;
         re += hr * yr + hi * yi;
         im += hr * yi - hi * yr;
       }
-      part[top + 2 * j] = re; part[top + 2 * j + 1] = im;
+      part[top + 2 * j] = re;
+      part[top + 2 * j + 1] = im;
     }
     this.G = p.G;
     this.bestRel = Infinity;
@@ -117,23 +129,29 @@ export class MlSearch {
   private visit(j: number, pm: number): number {
     const { nt, M, part, G, cur } = this;
     const pb = 2 * nt * j;
-    const tr = part[pb + 2 * j]!, ti = part[pb + 2 * j + 1]!;
+    const tr = part[pb + 2 * j]!,
+      ti = part[pb + 2 * j + 1]!;
     const gjj = G[2 * (j + j * nt)]!;
     if (j === 0) {
       if (this.mode === 'hard') return this.leavesHard(pm, tr, ti, gjj);
       if (this.mode === 'maxlog') return this.leavesMaxlog(pm, tr, ti, gjj);
       return this.leavesSum(pm, tr, ti, gjj);
     }
-    const pre = this.pre, pim = this.pim, en = this.energy;
+    const pre = this.pre,
+      pim = this.pim,
+      en = this.energy;
     const cb = 2 * nt * (j - 1);
-    const sumMode = this.mode === 'logmap-sum', maxlog = this.mode === 'maxlog';
+    const sumMode = this.mode === 'logmap-sum',
+      maxlog = this.mode === 'maxlog';
     let acc = sumMode ? 0 : Infinity;
     for (let a = 0; a < M; a++) {
-      const ar = pre[a]!, ai = pim[a]!;
+      const ar = pre[a]!,
+        ai = pim[a]!;
       const m = pm + en[a]! * gjj - 2 * (ar * tr + ai * ti);
       // T of rows i < j with stream j fixed: T_i -= G_ij a.
       for (let i = 0; i < j; i++) {
-        const gr = G[2 * (i + j * nt)]!, gi = G[2 * (i + j * nt) + 1]!;
+        const gr = G[2 * (i + j * nt)]!,
+          gi = G[2 * (i + j * nt) + 1]!;
         part[cb + 2 * i] = part[pb + 2 * i]! - (gr * ar - gi * ai);
         part[cb + 2 * i + 1] = part[pb + 2 * i + 1]! - (gr * ai + gi * ar);
       }
@@ -151,34 +169,64 @@ export class MlSearch {
   }
 
   private leavesHard(pm: number, tr: number, ti: number, g: number): number {
-    const M = this.M, pre = this.pre, pim = this.pim, en = this.energy;
-    const tr2 = 2 * tr, ti2 = 2 * ti;
-    let min = Infinity, arg = 0;
+    const M = this.M,
+      pre = this.pre,
+      pim = this.pim,
+      en = this.energy;
+    const tr2 = 2 * tr,
+      ti2 = 2 * ti;
+    let min = Infinity,
+      arg = 0;
     for (let a = 0; a < M; a++) {
       const m = en[a]! * g - (pre[a]! * tr2 + pim[a]! * ti2);
-      if (m < min) { min = m; arg = a; }
+      if (m < min) {
+        min = m;
+        arg = a;
+      }
     }
     min += pm;
-    if (min < this.bestRel) { this.bestRel = min; this.cur[0] = arg; this.best.set(this.cur); }
+    if (min < this.bestRel) {
+      this.bestRel = min;
+      this.cur[0] = arg;
+      this.best.set(this.cur);
+    }
     return min;
   }
 
   private leavesMaxlog(pm: number, tr: number, ti: number, g: number): number {
-    const M = this.M, pre = this.pre, pim = this.pim, en = this.energy, minSym = this.minSym;
-    const tr2 = 2 * tr, ti2 = 2 * ti;
-    let min = Infinity, arg = 0;
+    const M = this.M,
+      pre = this.pre,
+      pim = this.pim,
+      en = this.energy,
+      minSym = this.minSym;
+    const tr2 = 2 * tr,
+      ti2 = 2 * ti;
+    let min = Infinity,
+      arg = 0;
     for (let a = 0; a < M; a++) {
       const m = pm + en[a]! * g - (pre[a]! * tr2 + pim[a]! * ti2);
       if (m < minSym[a]!) minSym[a] = m;
-      if (m < min) { min = m; arg = a; }
+      if (m < min) {
+        min = m;
+        arg = a;
+      }
     }
-    if (min < this.bestRel) { this.bestRel = min; this.cur[0] = arg; this.best.set(this.cur); }
+    if (min < this.bestRel) {
+      this.bestRel = min;
+      this.cur[0] = arg;
+      this.best.set(this.cur);
+    }
     return min;
   }
 
   private leavesSum(pm: number, tr: number, ti: number, g: number): number {
-    const M = this.M, pre = this.pre, pim = this.pim, en = this.energy, sumSym = this.sumSym;
-    const ref = this.bestRel, invN0 = this.invN0;
+    const M = this.M,
+      pre = this.pre,
+      pim = this.pim,
+      en = this.energy,
+      sumSym = this.sumSym;
+    const ref = this.bestRel,
+      invN0 = this.invN0;
     let acc = 0;
     for (let a = 0; a < M; a++) {
       const m = pm + en[a]! * g - 2 * (pre[a]! * tr + pim[a]! * ti);
@@ -192,13 +240,22 @@ export class MlSearch {
   /** Writes the LLRs of all streams to out[off ..] (max-log, or exact when logmap and runSums ran). */
   writeLlr(noiseVar: number, logmap: boolean, out: Float64Array, off: number): void {
     const { nt, M, con, minSym, sumSym } = this;
-    const bps = con.bitsPerSymbol, bits = con.bitTable;
+    const bps = con.bitsPerSymbol,
+      bits = con.bitTable;
     for (let j = 0; j < nt; j++) {
       for (let b = 0; b < bps; b++) {
-        let min0 = Infinity, min1 = Infinity, sum0 = 0, sum1 = 0;
+        let min0 = Infinity,
+          min1 = Infinity,
+          sum0 = 0,
+          sum1 = 0;
         for (let a = 0; a < M; a++) {
-          if (bits[a * bps + b] === 0) { if (minSym[j * M + a]! < min0) min0 = minSym[j * M + a]!; sum0 += sumSym[j * M + a]!; }
-          else { if (minSym[j * M + a]! < min1) min1 = minSym[j * M + a]!; sum1 += sumSym[j * M + a]!; }
+          if (bits[a * bps + b] === 0) {
+            if (minSym[j * M + a]! < min0) min0 = minSym[j * M + a]!;
+            sum0 += sumSym[j * M + a]!;
+          } else {
+            if (minSym[j * M + a]! < min1) min1 = minSym[j * M + a]!;
+            sum1 += sumSym[j * M + a]!;
+          }
         }
         const maxlog = (min1 - min0) / noiseVar;
         out[off + j * bps + b] = logmap && sum0 > 0 && sum1 > 0 ? Math.log(sum0) - Math.log(sum1) : maxlog;
@@ -213,13 +270,18 @@ export function prepareMl(H: Float64Array, hOff: number, nt: number, nr: number,
   const G = into ? into.G : new Float64Array(2 * nt * nt);
   for (let a = 0; a < nt; a++) {
     for (let b = 0; b < nt; b++) {
-      let re = 0, im = 0;
+      let re = 0,
+        im = 0;
       for (let i = 0; i < nr; i++) {
-        const ar = copy[2 * (i + a * nr)]!, ai = copy[2 * (i + a * nr) + 1]!, br = copy[2 * (i + b * nr)]!, bi = copy[2 * (i + b * nr) + 1]!;
+        const ar = copy[2 * (i + a * nr)]!,
+          ai = copy[2 * (i + a * nr) + 1]!,
+          br = copy[2 * (i + b * nr)]!,
+          bi = copy[2 * (i + b * nr) + 1]!;
         re += ar * br + ai * bi;
         im += ar * bi - ai * br;
       }
-      G[2 * (a + b * nt)] = re; G[2 * (a + b * nt) + 1] = im;
+      G[2 * (a + b * nt)] = re;
+      G[2 * (a + b * nt) + 1] = im;
     }
   }
   return into ?? { H: copy, G };
@@ -227,7 +289,7 @@ export function prepareMl(H: Float64Array, hOff: number, nt: number, nr: number,
 
 /** Refuses a size whose M^nt hypotheses per vector exceed the node budget (NodeBudgetError). */
 export function checkMlSize(nt: number, con: Constellation, maxNodes = ML_MAX_HYPOTHESES): void {
-  const hyp = Math.pow(con.size, nt);
+  const hyp = con.size ** nt;
   if (hyp > maxNodes) {
     throw new NodeBudgetError(
       `exhaustive ML would score ${con.size}^${nt} = ${hyp} hypotheses per vector, over the node budget maxNodes = ${maxNodes}; use 'sphere' or 'psd' (also exact ML) or raise maxNodes`,

@@ -44,19 +44,38 @@ export const cudaDetector: CudaDetector = {
     }
     const soft: 0 | 1 | 2 = !setup.soft ? 0 : setup.opts.soft === 'logmap' ? 2 : 1;
     const defines = mlDefines(nt, nr, bps, soft);
-    const gram = loadModule(ctx, { source: readKernelSource(new URL('./gram-kernel.cu', import.meta.url)), name: 'ml/gram-kernel.cu', defines: { ML_NT: nt, ML_NR: nr } })
-      .kernel('ml_gram', ['ptr', 'ptr', 'i32']);
-    const detect = loadModule(ctx, { source: readKernelSource(new URL('./ml-kernel.cu', import.meta.url)), name: 'ml/ml-kernel.cu', defines })
-      .kernel('ml_detect', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'f32']);
+    const gram = loadModule(ctx, {
+      source: readKernelSource(new URL('./gram-kernel.cu', import.meta.url)),
+      name: 'ml/gram-kernel.cu',
+      defines: { ML_NT: nt, ML_NR: nr },
+    }).kernel('ml_gram', ['ptr', 'ptr', 'i32']);
+    const detect = loadModule(ctx, {
+      source: readKernelSource(new URL('./ml-kernel.cu', import.meta.url)),
+      name: 'ml/ml-kernel.cu',
+      defines,
+    }).kernel('ml_detect', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'f32']);
     const group = defines.ML_GROUP!;
     const llrClip = Math.min(setup.llrClip, 3.0e38);
     const gramStage = (stream: Stream, chunk: DetectChunk): void => {
-      gram.launch({ grid: Math.ceil(chunk.channels / 128), block: 128, stream }, [chunk.H, chunk.scratch[0]!, chunk.channels]);
+      gram.launch({ grid: Math.ceil(chunk.channels / 128), block: 128, stream }, [
+        chunk.H,
+        chunk.scratch[0]!,
+        chunk.channels,
+      ]);
     };
     const detectStage = (stream: Stream, chunk: DetectChunk): void => {
       const vectors = chunk.channels * chunk.vectorsPerChannel;
       detect.launch({ grid: Math.ceil((vectors * group) / ML_BLOCK), block: ML_BLOCK, stream }, [
-        chunk.scratch[0]!, chunk.H, chunk.y, chunk.noise, chunk.symbols, soft ? chunk.llr : 0n, chunk.status, vectors, chunk.vectorsPerChannel, llrClip,
+        chunk.scratch[0]!,
+        chunk.H,
+        chunk.y,
+        chunk.noise,
+        chunk.symbols,
+        soft ? chunk.llr : 0n,
+        chunk.status,
+        vectors,
+        chunk.vectorsPerChannel,
+        llrClip,
       ]);
     };
     return {
@@ -65,7 +84,10 @@ export const cudaDetector: CudaDetector = {
         gramStage(stream, chunk);
         detectStage(stream, chunk);
       },
-      stages: [{ name: 'gram', enqueue: gramStage }, { name: 'detect', enqueue: detectStage }],
+      stages: [
+        { name: 'gram', enqueue: gramStage },
+        { name: 'detect', enqueue: detectStage },
+      ],
     };
   },
 };

@@ -6,7 +6,7 @@
  * and the max-log LLR clipped at opts.llrClip (default 8). N = 1 is SSFE exactly; N = nt gives
  * every stream the fully expanded root once. Default N = nt.
  */
-import { InvalidArgumentError, UnsupportedError } from '../../../core/errors.js';
+import { InvalidArgumentError } from '../../../core/errors.js';
 import { BitMetricMinima, llrClipOf } from '../../soft/maxlog.js';
 import { detectorRealModel } from '../../soft/real-model.js';
 import type { CpuDetector, DetectorInstance } from '../detector.js';
@@ -16,7 +16,9 @@ import { prepareSsfePass, rotatedStreams, runSsfePass, SsfeScratch, type SsfePas
 export function passesOf(passes: number | undefined, nt: number): number {
   if (passes === undefined) return nt;
   if (!Number.isInteger(passes) || passes < 1 || passes > nt) {
-    throw new InvalidArgumentError(`passes must be an integer in [1, nt = ${nt}] (distinct rotations of the detection order), got ${passes}`);
+    throw new InvalidArgumentError(
+      `passes must be an integer in [1, nt = ${nt}] (distinct rotations of the detection order), got ${passes}`,
+    );
   }
   return passes;
 }
@@ -29,7 +31,8 @@ export const detector: CpuDetector<SsfePass[]> = {
     const passes = passesOf(setup.opts.passes, setup.nt);
     const clip = llrClipOf(setup.opts.llrClip);
     const scratch = new SsfeScratch(model);
-    const realH = new Float64Array(model.rows * model.nd), perm = new Int32Array(model.nd);
+    const realH = new Float64Array(model.rows * model.nd),
+      perm = new Int32Array(model.nd);
     const orders: Int32Array[] = [];
     for (let p = 0; p < passes; p++) orders.push(rotatedStreams(model.nt, p));
     const merged = new BitMetricMinima(model.nt, model.bitsPerSymbol, model.bitTable);

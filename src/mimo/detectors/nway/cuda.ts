@@ -15,7 +15,14 @@ import type { CudaContext } from '../../../gpu/context.js';
 import type { Kernel } from '../../../gpu/launch.js';
 import { loadModule, readKernelSource } from '../../../gpu/module-cache.js';
 import type { Stream } from '../../../gpu/stream.js';
-import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup, DetectChunk, Float64Kernel, PlanStage } from '../../gpu/cuda-detector.js';
+import type {
+  CudaDetector,
+  CudaDetectorPlan,
+  CudaDetectorSetup,
+  DetectChunk,
+  Float64Kernel,
+  PlanStage,
+} from '../../gpu/cuda-detector.js';
 import { realModelDefines, withSymbolTable } from '../kbest/gpu-model.js';
 import { llrClipOf } from '../../soft/maxlog.js';
 import { defaultQrMapping, QrBatchPlan, type QrMapping, type QrThreadLaunch } from '../../gpu/preprocess/qr-batch.js';
@@ -41,9 +48,17 @@ export interface NwayTuning {
   /** Resident blocks a multiprocessor the registers are capped for (__launch_bounds__; 1: no cap; default by shape, see nwayDefines). */
   readonly minBlocks?: number;
   /** A measurement build's source in place of nway-detect.cu, and its further -D defines (bench/kernels/traced.ts's nwayBuild). */
-  readonly build?: { readonly source: string; readonly name: string; readonly defines: Readonly<Record<string, number>> };
+  readonly build?: {
+    readonly source: string;
+    readonly name: string;
+    readonly defines: Readonly<Record<string, number>>;
+  };
   /** The same for the QR kernel, qr-batch.cu (bench/mimo/gpu-nway.ts); implies qrMapping 'column'. */
-  readonly qrBuild?: { readonly source: string; readonly name: string; readonly defines: Readonly<Record<string, number>> };
+  readonly qrBuild?: {
+    readonly source: string;
+    readonly name: string;
+    readonly defines: Readonly<Record<string, number>>;
+  };
   /** The QR kernel: 'thread' (qr-thread.cu, one thread per QR) or 'column' (qr-batch.cu); default nwayQrMapping's. */
   readonly qrMapping?: QrMapping;
   /** qr-thread.cu's launch choices (threads a block, staging chunk; qr-batch.ts's QrThreadLaunch), checked by QrBatchPlan. */
@@ -71,7 +86,9 @@ export function nwayTuningOf(m: RealModel, tuning: NwayTuning = {}): NwayTuning 
     throw new InvalidArgumentError(`tuning.blockThreads must be a power of two in [32, 1024], got ${blockThreads}`);
   }
   if (copies !== undefined && (!isPow2(copies) || copies > g)) {
-    throw new InvalidArgumentError(`tuning.copies must be a power of two in [1, ${g}] (the threads of a pass), got ${copies}`);
+    throw new InvalidArgumentError(
+      `tuning.copies must be a power of two in [1, ${g}] (the threads of a pass), got ${copies}`,
+    );
   }
   if (minBlocks !== undefined && (!Number.isInteger(minBlocks) || minBlocks < 1 || minBlocks > 32)) {
     throw new InvalidArgumentError(`tuning.minBlocks must be an integer in [1, 32], got ${minBlocks}`);
@@ -80,7 +97,9 @@ export function nwayTuningOf(m: RealModel, tuning: NwayTuning = {}): NwayTuning 
     throw new InvalidArgumentError(`tuning.qrMapping must be 'column' or 'thread', got ${String(qrMapping)}`);
   }
   if (qrMapping === 'thread' && tuning.qrBuild) {
-    throw new InvalidArgumentError('tuning.qrBuild is a build of qr-batch.cu (the column mapping), got qrMapping \'thread\' with it');
+    throw new InvalidArgumentError(
+      "tuning.qrBuild is a build of qr-batch.cu (the column mapping), got qrMapping 'thread' with it",
+    );
   }
   return tuning;
 }
@@ -93,14 +112,18 @@ const MAX_THREADS_PER_VECTOR = 1024;
  * kernel's per-dimension LLRs are the CPU's per-symbol ones.
  */
 export function levelBits(m: RealModel): { reBits: number[]; imBits: number[] } {
-  const q = m.q, bps = m.bitsPerSymbol, table = m.symbolOfLevels;
+  const q = m.q,
+    bps = m.bitsPerSymbol,
+    table = m.symbolOfLevels;
   if (m.dimsPerStream === 1) return { reBits: [table[0]!, table[1]!], imBits: [0, 0] };
-  let reMask = 0, imMask = 0;
+  let reMask = 0,
+    imMask = 0;
   for (let l = 0; l < q; l++) {
     reMask |= table[l * q]! ^ table[0]!;
     imMask |= table[l]! ^ table[0]!;
   }
-  const reBits: number[] = [], imBits: number[] = [];
+  const reBits: number[] = [],
+    imBits: number[] = [];
   for (let l = 0; l < q; l++) {
     reBits.push(table[l * q]! & reMask);
     imBits.push(table[l]! & imMask);
@@ -110,10 +133,12 @@ export function levelBits(m: RealModel): { reBits: number[]; imBits: number[] } 
     for (let b = 0; b < q && ok; b++) {
       const sym = table[a * q + b]!;
       if (sym !== (reBits[a]! | imBits[b]!)) ok = false;
-      for (let bit = 0; bit < bps; bit++) if (m.bitTable[sym * bps + bit] !== ((sym >> (bps - 1 - bit)) & 1)) ok = false;
+      for (let bit = 0; bit < bps; bit++)
+        if (m.bitTable[sym * bps + bit] !== ((sym >> (bps - 1 - bit)) & 1)) ok = false;
     }
   }
-  if (!ok) throw new UnsupportedError('the N-way kernel needs a constellation whose bits each follow one PAM dimension');
+  if (!ok)
+    throw new UnsupportedError('the N-way kernel needs a constellation whose bits each follow one PAM dimension');
   return { reBits, imBits };
 }
 
@@ -129,19 +154,33 @@ export function paddedThreads(p: number): number {
  * The detection kernel's launch shape for a model and pass count (nway-detect.cu's thread mapping
  * and shared layout): Q threads a pass (1 when nd = 1), `copies` level-minimum tables a vector.
  */
-export function nwayLaunchShape(m: RealModel, passes: number, soft = true, tuning: NwayTuning = {}): { paths: number; threadsPerVector: number; vectorsPerBlock: number; copies: number; sharedBytes: number } {
+export function nwayLaunchShape(
+  m: RealModel,
+  passes: number,
+  soft = true,
+  tuning: NwayTuning = {},
+): { paths: number; threadsPerVector: number; vectorsPerBlock: number; copies: number; sharedBytes: number } {
   const paths = m.nd >= 2 ? m.q * m.q : m.q;
   const g = m.nd >= 2 ? m.q : 1;
   const threadsPerVector = paddedThreads(g * passes);
   // whole warps a block: a multiple of 32 / threadsPerVector vectors
   const perWarp = Math.max(1, Math.floor(32 / threadsPerVector));
-  const vectorsPerBlock = Math.max(perWarp, Math.floor((tuning.blockThreads ?? BLOCK_TARGET) / threadsPerVector / perWarp) * perWarp);
+  const vectorsPerBlock = Math.max(
+    perWarp,
+    Math.floor((tuning.blockThreads ?? BLOCK_TARGET) / threadsPerVector / perWarp) * perWarp,
+  );
   // half the pass's threads (measured: ahead of g and g / 4 for 16- and 64-QAM, bench/mimo/gpu-nway-notes.md)
   const copies = tuning.copies ?? Math.max(1, g >> 1);
   const table = soft ? m.nd * m.q * copies : 0;
-  const stride = Math.ceil(table / 32) * 32 + (threadsPerVector < 32 ? threadsPerVector * copies / g : 0);
+  const stride = Math.ceil(table / 32) * 32 + (threadsPerVector < 32 ? (threadsPerVector * copies) / g : 0);
   const wpv = threadsPerVector > 32 ? threadsPerVector / 32 : 1;
-  return { paths, threadsPerVector, vectorsPerBlock, copies, sharedBytes: 4 * vectorsPerBlock * (stride + (wpv > 1 ? wpv : 0)) };
+  return {
+    paths,
+    threadsPerVector,
+    vectorsPerBlock,
+    copies,
+    sharedBytes: 4 * vectorsPerBlock * (stride + (wpv > 1 ? wpv : 0)),
+  };
 }
 
 /** Entries from..from+7 of a byte table as a hex integer, entry from + i in bits 8i .. 8i+7. */
@@ -163,14 +202,30 @@ function defaultMinBlocks(m: RealModel, blockThreads: number): number {
 }
 
 /** The -D defines of one build of nway-detect.cu. */
-export function nwayDefines(m: RealModel, passes: number, soft: boolean, tuning: NwayTuning = {}, zOfVector = false): Record<string, string | number> {
+export function nwayDefines(
+  m: RealModel,
+  passes: number,
+  soft: boolean,
+  tuning: NwayTuning = {},
+  zOfVector = false,
+): Record<string, string | number> {
   const { reBits, imBits } = levelBits(m);
   const shape = nwayLaunchShape(m, passes, soft, tuning);
   return {
-    NW_NR: m.nr, NW_NT: m.nt, NW_DPS: m.dimsPerStream, NW_QL: m.q, NW_PASSES: passes,
-    NW_VPB: shape.vectorsPerBlock, NW_SOFT: soft ? 1 : 0, NW_COPIES: shape.copies, NW_ZREC: zOfVector ? 1 : 0,
+    NW_NR: m.nr,
+    NW_NT: m.nt,
+    NW_DPS: m.dimsPerStream,
+    NW_QL: m.q,
+    NW_PASSES: passes,
+    NW_VPB: shape.vectorsPerBlock,
+    NW_SOFT: soft ? 1 : 0,
+    NW_COPIES: shape.copies,
+    NW_ZREC: zOfVector ? 1 : 0,
     NW_MINB: tuning.minBlocks ?? defaultMinBlocks(m, shape.threadsPerVector * shape.vectorsPerBlock),
-    NW_RE_BITS0: packBytes(reBits, 0), NW_RE_BITS1: packBytes(reBits, 8), NW_IM_BITS0: packBytes(imBits, 0), NW_IM_BITS1: packBytes(imBits, 8),
+    NW_RE_BITS0: packBytes(reBits, 0),
+    NW_RE_BITS1: packBytes(reBits, 8),
+    NW_IM_BITS0: packBytes(imBits, 0),
+    NW_IM_BITS1: packBytes(imBits, 8),
     ...tuning.build?.defines,
   };
 }
@@ -189,14 +244,30 @@ export class NwayPlan implements CudaDetectorPlan {
   readonly fuses: { readonly normalize: boolean; readonly summary: boolean };
   private readonly kernel: Kernel;
 
-  constructor(ctx: CudaContext, readonly model: RealModel, readonly passes: number, readonly soft: boolean, readonly llrClip: number, tuning: NwayTuning = {}, readonly zOfVector = false) {
+  constructor(
+    ctx: CudaContext,
+    readonly model: RealModel,
+    readonly passes: number,
+    readonly soft: boolean,
+    readonly llrClip: number,
+    tuning: NwayTuning = {},
+    readonly zOfVector = false,
+  ) {
     nwayTuningOf(model, tuning);
     this.shape = nwayLaunchShape(model, passes, soft, tuning);
     if (this.shape.threadsPerVector > MAX_THREADS_PER_VECTOR) {
-      throw new UnsupportedError(`the N-way kernel runs Q x passes = ${this.shape.threadsPerVector} threads a vector, at most ${MAX_THREADS_PER_VECTOR}: use fewer passes`);
+      throw new UnsupportedError(
+        `the N-way kernel runs Q x passes = ${this.shape.threadsPerVector} threads a vector, at most ${MAX_THREADS_PER_VECTOR}: use fewer passes`,
+      );
     }
-    const mapping = tuning.qrBuild ? 'column' : tuning.qrMapping ?? nwayQrMapping(model, zOfVector);
-    this.qr = new QrBatchPlan(ctx, { nr: model.nr, nt: model.nt, dimsPerStream: model.dimsPerStream, passes, sorted: false, zOfVector, mapping }, model.scale, tuning.qrBuild, tuning.qrThread);
+    const mapping = tuning.qrBuild ? 'column' : (tuning.qrMapping ?? nwayQrMapping(model, zOfVector));
+    this.qr = new QrBatchPlan(
+      ctx,
+      { nr: model.nr, nt: model.nt, dimsPerStream: model.dimsPerStream, passes, sorted: false, zOfVector, mapping },
+      model.scale,
+      tuning.qrBuild,
+      tuning.qrThread,
+    );
     this.scratchBytesPerChannel = [this.qr.bytesPerChannel];
     this.fuses = { normalize: this.qr.normalizes, summary: true };
     this.stages = [
@@ -208,7 +279,19 @@ export class NwayPlan implements CudaDetectorPlan {
       name: tuning.build?.name ?? 'nway-detect.cu',
       defines: nwayDefines(model, passes, soft, tuning, zOfVector),
     });
-    this.kernel = mod.kernel('nway_detect', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'f32', 'ptr', 'i64']);
+    this.kernel = mod.kernel('nway_detect', [
+      'ptr',
+      'ptr',
+      'ptr',
+      'ptr',
+      'ptr',
+      'ptr',
+      'i32',
+      'i32',
+      'f32',
+      'ptr',
+      'i64',
+    ]);
     if (this.shape.sharedBytes > 48 * 1024) this.kernel.setMaxDynamicShared(this.shape.sharedBytes);
   }
 
@@ -216,7 +299,12 @@ export class NwayPlan implements CudaDetectorPlan {
   detectKernelInfo(): { registers: number; localBytes: number; blocksPerSm: number; threadsPerBlock: number } {
     const a = this.kernel.attributes();
     const threadsPerBlock = this.shape.threadsPerVector * this.shape.vectorsPerBlock;
-    return { registers: a.registers, localBytes: a.localBytes, blocksPerSm: this.kernel.occupancy(threadsPerBlock, this.shape.sharedBytes), threadsPerBlock };
+    return {
+      registers: a.registers,
+      localBytes: a.localBytes,
+      blocksPerSm: this.kernel.occupancy(threadsPerBlock, this.shape.sharedBytes),
+      threadsPerBlock,
+    };
   }
 
   /**
@@ -236,14 +324,27 @@ export class NwayPlan implements CudaDetectorPlan {
     const { vectorsPerBlock, threadsPerVector, sharedBytes } = this.shape;
     this.kernel.launch(
       { grid: Math.ceil(vectors / vectorsPerBlock), block: threadsPerVector * vectorsPerBlock, sharedBytes, stream },
-      [chunk.y, chunk.noise, chunk.scratch[0]!, chunk.symbols, this.soft ? chunk.llr : 0n, chunk.status, vectors, chunk.vectorsPerChannel, this.llrClip, ...summaryArgs(chunk)],
+      [
+        chunk.y,
+        chunk.noise,
+        chunk.scratch[0]!,
+        chunk.symbols,
+        this.soft ? chunk.llr : 0n,
+        chunk.status,
+        vectors,
+        chunk.vectorsPerChannel,
+        this.llrClip,
+        ...summaryArgs(chunk),
+      ],
     );
   }
 
   /** A z-record plan serves one vector per channel (its records hold z of that vector). */
   private checkChunk(chunk: DetectChunk): void {
     if (this.zOfVector && chunk.vectorsPerChannel !== 1) {
-      throw new InvalidArgumentError(`this N-way plan keeps z = Q^T y of one vector per channel in its QR records, got a chunk of ${chunk.vectorsPerChannel} vectors per channel`);
+      throw new InvalidArgumentError(
+        `this N-way plan keeps z = Q^T y of one vector per channel in its QR records, got a chunk of ${chunk.vectorsPerChannel} vectors per channel`,
+      );
     }
   }
 
@@ -260,7 +361,15 @@ export class NwayPlan implements CudaDetectorPlan {
  */
 export function createNwayPlan(name: Detector, ctx: CudaContext, setup: CudaDetectorSetup, passes: number): NwayPlan {
   const model = detectorRealModel(name, setup.constellation, setup.nt, setup.nr);
-  return new NwayPlan(ctx, model, passes, setup.soft, Math.min(setup.llrClip, llrClipOf(setup.opts.llrClip)), {}, setup.vectorsPerChannel === 1);
+  return new NwayPlan(
+    ctx,
+    model,
+    passes,
+    setup.soft,
+    Math.min(setup.llrClip, llrClipOf(setup.opts.llrClip)),
+    {},
+    setup.vectorsPerChannel === 1,
+  );
 }
 
 /**
@@ -268,11 +377,20 @@ export function createNwayPlan(name: Detector, ctx: CudaContext, setup: CudaDete
  * single level) x passes, vectorsPerBlock vectors a block (about 64 threads), each vector's
  * minima, QR factors and threads' bests in sharedBytesPerVector of shared memory (48 KiB a block at most).
  */
-export function nwayFloat64Shape(m: RealModel, passes: number): { threadsPerVector: number; vectorsPerBlock: number; sharedBytesPerVector: number } {
+export function nwayFloat64Shape(
+  m: RealModel,
+  passes: number,
+): { threadsPerVector: number; vectorsPerBlock: number; sharedBytesPerVector: number } {
   const threadsPerVector = passes * (m.nd >= 2 ? m.q : 1);
-  const words = m.nt * (1 << m.bitsPerSymbol) + passes * (m.nd * m.nd + 2 * m.nd + 1) + threadsPerVector * (1 + Math.floor((m.nt + 1) / 2));
+  const words =
+    m.nt * (1 << m.bitsPerSymbol) +
+    passes * (m.nd * m.nd + 2 * m.nd + 1) +
+    threadsPerVector * (1 + Math.floor((m.nt + 1) / 2));
   const sharedBytesPerVector = 8 * words;
-  const vectorsPerBlock = Math.max(1, Math.min(Math.floor(64 / threadsPerVector), Math.floor(48 * 1024 / sharedBytesPerVector)));
+  const vectorsPerBlock = Math.max(
+    1,
+    Math.min(Math.floor(64 / threadsPerVector), Math.floor((48 * 1024) / sharedBytesPerVector)),
+  );
   return { threadsPerVector, vectorsPerBlock, sharedBytesPerVector };
 }
 
@@ -280,7 +398,12 @@ export function nwayFloat64Shape(m: RealModel, passes: number): { threadsPerVect
  * The float64 kernel of detector `name` with `passes` passes (nway-float64.cu): the CPU engine's
  * nway / ssfe on the device, bit for bit, for the vectors float32 cannot carry.
  */
-export function createNwayFloat64(name: Detector, ctx: CudaContext, setup: CudaDetectorSetup, passes: number): Float64Kernel {
+export function createNwayFloat64(
+  name: Detector,
+  ctx: CudaContext,
+  setup: CudaDetectorSetup,
+  passes: number,
+): Float64Kernel {
   const model = detectorRealModel(name, setup.constellation, setup.nt, setup.nr);
   const { threadsPerVector, vectorsPerBlock: vpb, sharedBytesPerVector } = nwayFloat64Shape(model, passes);
   const kernel = loadModule(ctx, {
@@ -293,8 +416,15 @@ export function createNwayFloat64(name: Detector, ctx: CudaContext, setup: CudaD
   return {
     enqueue(stream, r) {
       if (r.count <= 0) return;
-      kernel.launch({ grid: Math.ceil(r.count / vpb), block: threadsPerVector * vpb, sharedBytes: vpb * sharedBytesPerVector, stream },
-        [r.H, r.y, r.noise, r.symbols, setup.soft ? r.llr : 0n, r.status, r.count, model.scale, clip]);
+      kernel.launch(
+        {
+          grid: Math.ceil(r.count / vpb),
+          block: threadsPerVector * vpb,
+          sharedBytes: vpb * sharedBytesPerVector,
+          stream,
+        },
+        [r.H, r.y, r.noise, r.symbols, setup.soft ? r.llr : 0n, r.status, r.count, model.scale, clip],
+      );
     },
   };
 }

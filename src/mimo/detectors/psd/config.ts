@@ -50,7 +50,11 @@ export function defaultPsdLevels(n: number, q: number): { levels: number[]; path
  * Validates a user configuration (or builds the default). `levels` may omit lvl_0 = n + 1 and
  * `paths` may omit paths_lvl_0 = 1.
  */
-export function psdConfig(n: number, q: number, user?: { levels?: number[]; paths?: number[]; gpuMapping?: unknown }): PsdConfig {
+export function psdConfig(
+  n: number,
+  q: number,
+  user?: { levels?: number[]; paths?: number[]; gpuMapping?: unknown },
+): PsdConfig {
   if (user !== undefined && (user === null || typeof user !== 'object' || Array.isArray(user))) {
     throw new InvalidArgumentError(`psd must be an object { levels?: number[], paths?: number[] }, got ${show(user)}`);
   }
@@ -59,27 +63,42 @@ export function psdConfig(n: number, q: number, user?: { levels?: number[]; path
   const userPaths = intList(user?.paths, 'psd.paths');
   const def = defaultPsdLevels(n, q);
   let levels = userLevels ?? def.levels;
-  if (userLevels && !userPaths) throw new InvalidArgumentError('psd.levels given without psd.paths (one path count per stage)');
+  if (userLevels && !userPaths)
+    throw new InvalidArgumentError('psd.levels given without psd.paths (one path count per stage)');
   if (levels[0] !== n + 1) levels = [n + 1, ...levels];
   for (let x = 1; x < levels.length; x++) {
-    if (!(levels[x]! < levels[x - 1]!)) throw new InvalidArgumentError(`psd.levels must decrease strictly from lvl_0 = ${n + 1} to 1, got ${JSON.stringify(levels)}`);
+    if (!(levels[x]! < levels[x - 1]!))
+      throw new InvalidArgumentError(
+        `psd.levels must decrease strictly from lvl_0 = ${n + 1} to 1, got ${JSON.stringify(levels)}`,
+      );
   }
-  if (levels.length < 2 || levels[levels.length - 1] !== 1) throw new InvalidArgumentError(`psd.levels must end at the leaf level 1, got ${JSON.stringify(levels)}`);
+  if (levels.length < 2 || levels[levels.length - 1] !== 1)
+    throw new InvalidArgumentError(`psd.levels must end at the leaf level 1, got ${JSON.stringify(levels)}`);
   const stages = levels.length - 1;
   // Paths given without levels apply to the default levels.
   let paths = userPaths ?? def.paths;
   if (paths.length === stages - 1) paths = [1, ...paths];
   if (paths.length !== stages) {
-    throw new InvalidArgumentError(`psd.paths needs ${stages} entries (paths_lvl_0 .. paths_lvl_${stages - 1}) for levels ${JSON.stringify(levels)}, got ${JSON.stringify(paths)}`);
+    throw new InvalidArgumentError(
+      `psd.paths needs ${stages} entries (paths_lvl_0 .. paths_lvl_${stages - 1}) for levels ${JSON.stringify(levels)}, got ${JSON.stringify(paths)}`,
+    );
   }
-  if (paths[0] !== 1) throw new InvalidArgumentError(`paths_lvl_0 must be 1 (the root is always expanded), got ${paths[0]}`);
+  if (paths[0] !== 1)
+    throw new InvalidArgumentError(`paths_lvl_0 must be 1 (the root is always expanded), got ${paths[0]}`);
   const expanded = [1];
   for (let x = 1; x <= stages; x++) {
     const p = paths[x - 1]!;
-    if (!Number.isInteger(p) || p < 1) throw new InvalidArgumentError(`psd.paths must be positive integers, got ${JSON.stringify(paths)}`);
-    if (p > expanded[x - 1]!) throw new InvalidArgumentError(`paths_lvl_${x - 1} = ${p} exceeds the ${expanded[x - 1]} nodes expanded at level ${levels[x - 1]}`);
-    const e = p * Math.pow(q, levels[x - 1]! - levels[x]!);
-    if (e > PSD_MAX_EXPANDED) throw new UnsupportedError(`PSD stage ${x} would expand ${e} nodes (limit ${PSD_MAX_EXPANDED}); choose closer levels or fewer paths`);
+    if (!Number.isInteger(p) || p < 1)
+      throw new InvalidArgumentError(`psd.paths must be positive integers, got ${JSON.stringify(paths)}`);
+    if (p > expanded[x - 1]!)
+      throw new InvalidArgumentError(
+        `paths_lvl_${x - 1} = ${p} exceeds the ${expanded[x - 1]} nodes expanded at level ${levels[x - 1]}`,
+      );
+    const e = p * q ** (levels[x - 1]! - levels[x]!);
+    if (e > PSD_MAX_EXPANDED)
+      throw new UnsupportedError(
+        `PSD stage ${x} would expand ${e} nodes (limit ${PSD_MAX_EXPANDED}); choose closer levels or fewer paths`,
+      );
     expanded.push(e);
   }
   return { levels, paths, expanded };
@@ -104,7 +123,8 @@ function intList(v: unknown, name: string): number[] | undefined {
   if (v === undefined) return undefined;
   if (!Array.isArray(v)) throw new InvalidArgumentError(`${name} must be an array of integers, got ${show(v)}`);
   for (const x of v) {
-    if (typeof x !== 'number' || !Number.isInteger(x)) throw new InvalidArgumentError(`${name} must be an array of integers, got ${show(v)}`);
+    if (typeof x !== 'number' || !Number.isInteger(x))
+      throw new InvalidArgumentError(`${name} must be an array of integers, got ${show(v)}`);
   }
   return [...v] as number[];
 }

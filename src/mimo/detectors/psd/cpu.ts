@@ -22,8 +22,13 @@
 import { UnsupportedError } from '../../../core/errors.js';
 import type { CpuDetector, DetectorInstance, DetectorOutput, DetectorSetup } from '../detector.js';
 import {
-  allocTriangular, realModel, rotateReceived, symbolsFromLevels, triangularizeInto,
-  type RealModel, type TriangularChannel,
+  allocTriangular,
+  realModel,
+  rotateReceived,
+  symbolsFromLevels,
+  triangularizeInto,
+  type RealModel,
+  type TriangularChannel,
 } from '../../preprocess/real-system.js';
 import { psdConfig, type PsdConfig } from './config.js';
 
@@ -55,7 +60,10 @@ export class PsdSearch {
   /** Whether the last search stopped at its node budget (its answer is then not proven ML). */
   stopped = false;
 
-  constructor(readonly model: RealModel, readonly config: PsdConfig) {
+  constructor(
+    readonly model: RealModel,
+    readonly config: PsdConfig,
+  ) {
     const { m, n, q, scale } = model;
     const stages = config.levels.length - 1;
     this.yr = new Float64Array(m);
@@ -83,13 +91,17 @@ export class PsdSearch {
     const hiPos = this.config.levels[x - 1]! - 2; // first position fixed at this stage (top)
     const loPos = this.config.levels[x]! - 1; // last position fixed at this stage
     const width = hiPos - loPos + 1;
-    const perParent = Math.pow(q, width);
-    const srcSyms = this.syms[x - 1]!, srcMetric = this.metric[x - 1]!, srcOrder = this.order[x - 1]!;
-    const dstSyms = this.syms[x]!, dstMetric = this.metric[x]!;
+    const perParent = q ** width;
+    const srcSyms = this.syms[x - 1]!,
+      srcMetric = this.metric[x - 1]!,
+      srcOrder = this.order[x - 1]!;
+    const dstSyms = this.syms[x]!,
+      dstMetric = this.metric[x]!;
     const rows = p.rows;
     const { yHat, amp, levelAmp } = this;
     const base = this.base;
-    const qMask = q - 1, qBits = Math.log2(q);
+    const qMask = q - 1,
+      qBits = Math.log2(q);
     let slot = 0;
     for (let t = 0; t < parents; t++) {
       const ps = srcOrder[from + t]!;
@@ -113,7 +125,10 @@ export class PsdSearch {
           dstSyms[sb + k] = rest & qMask;
           rest >>>= qBits;
         }
-        if (!alive) { dstMetric[slot] = Infinity; continue; }
+        if (!alive) {
+          dstMetric[slot] = Infinity;
+          continue;
+        }
         let metricValue = pm;
         for (let k = hiPos; k >= loPos; k--) {
           amp[k] = levelAmp[dstSyms[sb + k]!]!;
@@ -131,13 +146,18 @@ export class PsdSearch {
 
   /** Sorts buf_x's slots 0..count-1 by (metric, slot) into order[x]. */
   private sortStage(x: number, count: number): void {
-    const ord = this.order[x]!, met = this.metric[x]!;
+    const ord = this.order[x]!,
+      met = this.metric[x]!;
     for (let i = 0; i < count; i++) ord[i] = i;
     if (count <= 64) {
       for (let i = 1; i < count; i++) {
-        const s = ord[i]!, ms = met[s]!;
+        const s = ord[i]!,
+          ms = met[s]!;
         let j = i - 1;
-        while (j >= 0 && met[ord[j]!]! > ms) { ord[j + 1] = ord[j]!; j--; }
+        while (j >= 0 && met[ord[j]!]! > ms) {
+          ord[j + 1] = ord[j]!;
+          j--;
+        }
         ord[j + 1] = s;
       }
     } else {
@@ -173,8 +193,13 @@ export class PsdSearch {
         if (x === S) {
           // Leaf level: minimum reduction, then the shared radius update.
           const met = metric[x]!;
-          let bi = -1, bm = Infinity;
-          for (let s = 0; s < written; s++) if (met[s]! < bm) { bm = met[s]!; bi = s; }
+          let bi = -1,
+            bm = Infinity;
+          for (let s = 0; s < written; s++)
+            if (met[s]! < bm) {
+              bm = met[s]!;
+              bi = s;
+            }
           if (bi >= 0 && bm < d2) {
             d2 = bm;
             for (let k = 0; k < n; k++) best[k] = syms[x]![bi * n + k]!;
@@ -206,14 +231,18 @@ export const detector: CpuDetector<PsdPrep> = {
     const { nr, nt, constellation: con, opts } = setup;
     const model = realModel(con, nt, nr);
     // detect() checks this first (checkDetectorShape); kept for direct users of the detector.
-    if (model.m < model.n) throw new UnsupportedError(`psd needs as many real receive dimensions as real unknowns (got nt = ${nt}, nr = ${nr})`);
+    if (model.m < model.n)
+      throw new UnsupportedError(
+        `psd needs as many real receive dimensions as real unknowns (got nt = ${nt}, nr = ${nr})`,
+      );
     const config = psdConfig(model.n, model.q, opts.psd);
     const searcher = new PsdSearch(model, config);
     const prep: PsdPrep = { tri: allocTriangular(model), rows: new Float64Array(model.n * model.n) };
     return {
       searcher,
       prepare(H: Float64Array, hOff: number): PsdPrep {
-        const { tri, rows } = prep, n = model.n;
+        const { tri, rows } = prep,
+          n = model.n;
         triangularizeInto(model, H, hOff, 'ascending', tri);
         for (let k = 0; k < n; k++) for (let j = k; j < n; j++) rows[k * n + j] = tri.R[k + j * n]!;
         return prep;

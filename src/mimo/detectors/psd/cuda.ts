@@ -56,12 +56,17 @@ export function psdPrepLanes(n: number): number {
   return l;
 }
 
-const pow2 = (e: number): number => { let p = 1; while (p < e) p *= 2; return p; };
+const pow2 = (e: number): number => {
+  let p = 1;
+  while (p < e) p *= 2;
+  return p;
+};
 
 /** Shared bytes of one vector's state in psd-warp.cu (PsdWarp field by field, padded to PSD_WARP_STRIDE: an odd number of words). */
 export function psdWarpSharedBytes(n: number, c: PsdConfig): number {
   const S = c.levels.length - 1;
-  const pmax = Math.max(...c.paths), wmax = Math.max(...c.levels.slice(1).map((l, i) => c.levels[i]! - l));
+  const pmax = Math.max(...c.paths),
+    wmax = Math.max(...c.levels.slice(1).map((l, i) => c.levels[i]! - l));
   const buf = S > 1 ? c.expanded.slice(1, S).reduce((a, b) => a + b, 0) : 1;
   const words = n * n + n + buf + (S + 1) * pmax * wmax + (S + 1) * pmax + n + Math.ceil(((S + 1) * pmax * n + n) / 4);
   return 4 * (words | 1);
@@ -70,9 +75,14 @@ export function psdWarpSharedBytes(n: number, c: PsdConfig): number {
 /** Shared bytes of the PsdBlock of psd-block.cu for `threads` threads. */
 export function psdBlockSharedBytes(n: number, c: PsdConfig, threads: number): number {
   const S = c.levels.length - 1;
-  const pmax = Math.max(...c.paths), wmax = Math.max(...c.levels.slice(1).map((l, i) => c.levels[i]! - l));
+  const pmax = Math.max(...c.paths),
+    wmax = Math.max(...c.levels.slice(1).map((l, i) => c.levels[i]! - l));
   const keys = S > 1 ? c.expanded.slice(1, S).reduce((a, e) => a + pow2(e), 0) : 1;
-  const bytes = 8 * (keys + threads / 32) + 4 * (n * n + n + (S + 1) * pmax * wmax + (S + 1) * pmax + 2 * (S + 1) + n) + (S + 1) * pmax * n + n;
+  const bytes =
+    8 * (keys + threads / 32) +
+    4 * (n * n + n + (S + 1) * pmax * wmax + (S + 1) * pmax + 2 * (S + 1) + n) +
+    (S + 1) * pmax * n +
+    n;
   return Math.ceil(bytes / 8) * 8;
 }
 
@@ -84,14 +94,24 @@ export function psdBlockThreads(c: PsdConfig): number {
 /** -D defines of the PSD kernels for a model and configuration (psd-common.cuh lists them). */
 export function psdDefines(model: RealModel, c: PsdConfig): Record<string, string | number> {
   const d: Record<string, string | number> = {
-    PSD_NT: model.nt, PSD_NR: model.nr, PSD_BPSK: model.constellation.pam === null ? 1 : 0, PSD_Q: model.q, PSD_S: c.levels.length - 1,
+    PSD_NT: model.nt,
+    PSD_NR: model.nr,
+    PSD_BPSK: model.constellation.pam === null ? 1 : 0,
+    PSD_Q: model.q,
+    PSD_S: c.levels.length - 1,
   };
-  c.levels.forEach((l, i) => { d[`PSD_L${i}`] = l; });
-  c.paths.forEach((p, i) => { d[`PSD_P${i}`] = p; });
+  c.levels.forEach((l, i) => {
+    d[`PSD_L${i}`] = l;
+  });
+  c.paths.forEach((p, i) => {
+    d[`PSD_P${i}`] = p;
+  });
   const pam = model.constellation.pam;
   if (pam) {
     let labels = 0n;
-    pam.labels.forEach((l, i) => { labels |= BigInt(l) << BigInt(4 * i); });
+    pam.labels.forEach((l, i) => {
+      labels |= BigInt(l) << BigInt(4 * i);
+    });
     d.PSD_LABELS = `0x${labels.toString(16)}ull`;
   }
   return d;
@@ -107,40 +127,76 @@ export interface PsdLaunchOptions {
 }
 
 /** Builds the plan of a setup: checks the sizes, compiles the kernels, sizes shared memory. */
-export function createPsdPlan(ctx: CudaContext, setup: CudaDetectorSetup, launch: PsdLaunchOptions = {}): CudaDetectorPlan & { readonly mapping: PsdGpuMapping; readonly threads: number; readonly sharedBytes: number; readonly vectorsPerBlock: number } {
+export function createPsdPlan(
+  ctx: CudaContext,
+  setup: CudaDetectorSetup,
+  launch: PsdLaunchOptions = {},
+): CudaDetectorPlan & {
+  readonly mapping: PsdGpuMapping;
+  readonly threads: number;
+  readonly sharedBytes: number;
+  readonly vectorsPerBlock: number;
+} {
   const { nr, nt, constellation } = setup;
   const model = realModel(constellation, nt, nr);
-  if (model.m < model.n) throw new UnsupportedError(`psd needs as many real receive dimensions as real unknowns (got nt = ${nt}, nr = ${nr})`);
-  if (model.n > 32) throw new UnsupportedError(`psd on the GPU supports up to 32 real dimensions (16 streams of QAM, 32 of BPSK), got ${model.n}`);
-  if (model.q > 16) throw new UnsupportedError(`psd on the GPU supports PAM alphabets up to 16 levels (256-QAM), got ${model.q}`);
+  if (model.m < model.n)
+    throw new UnsupportedError(
+      `psd needs as many real receive dimensions as real unknowns (got nt = ${nt}, nr = ${nr})`,
+    );
+  if (model.n > 32)
+    throw new UnsupportedError(
+      `psd on the GPU supports up to 32 real dimensions (16 streams of QAM, 32 of BPSK), got ${model.n}`,
+    );
+  if (model.q > 16)
+    throw new UnsupportedError(`psd on the GPU supports PAM alphabets up to 16 levels (256-QAM), got ${model.q}`);
   const config = psdConfig(model.n, model.q, setup.opts.psd);
-  if (config.levels.length > 18) throw new UnsupportedError(`psd on the GPU supports at most 17 stages, the configuration has ${config.levels.length - 1}`);
+  if (config.levels.length > 18)
+    throw new UnsupportedError(
+      `psd on the GPU supports at most 17 stages, the configuration has ${config.levels.length - 1}`,
+    );
   const mapping = launch.mapping ?? psdGpuMapping(setup.opts.psd);
   const limit = setup.device.sharedPerBlockOptinBytes;
   const defines = psdDefines(model, config);
   // -fmad=false: the float64 QR rounds as the CPU's qrInto does (the same column order).
-  const prep = loadModule(ctx, { source: readKernelSource(new URL('./psd-prep.cu', import.meta.url)), name: 'psd-prep.cu', defines, options: ['-fmad=false'] })
-    .kernel('psd_prep', ['ptr', 'ptr', 'i32', 'ptr', 'ptr', 'f32', 'ptr', 'ptr', 'ptr', 'i32', 'i64']);
+  const prep = loadModule(ctx, {
+    source: readKernelSource(new URL('./psd-prep.cu', import.meta.url)),
+    name: 'psd-prep.cu',
+    defines,
+    options: ['-fmad=false'],
+  }).kernel('psd_prep', ['ptr', 'ptr', 'i32', 'ptr', 'ptr', 'f32', 'ptr', 'ptr', 'ptr', 'i32', 'i64']);
   let search: Kernel, threads: number, sharedBytes: number, perBlock: number;
   if (mapping === 'warp') {
     const lanes = launch.lanes ?? psdAutoLanes(model.n, model.q, psdWarpSharedBytes(model.n, config), limit);
-    if (![1, 2, 4, 8, 16, 32].includes(lanes)) throw new InvalidArgumentError(`psd lanes a vector must be 1, 2, 4, 8, 16 or 32, got ${lanes}`);
+    if (![1, 2, 4, 8, 16, 32].includes(lanes))
+      throw new InvalidArgumentError(`psd lanes a vector must be 1, 2, 4, 8, 16 or 32, got ${lanes}`);
     const groups = 32 / lanes;
     const one = psdWarpSharedBytes(model.n, config);
-    if (one * groups > limit) throw new UnsupportedError(`psd configuration ${JSON.stringify({ levels: config.levels, paths: config.paths })} needs ${one} bytes of shared memory a vector (${groups} a warp), the device allows ${limit}; choose closer levels or fewer paths`);
+    if (one * groups > limit)
+      throw new UnsupportedError(
+        `psd configuration ${JSON.stringify({ levels: config.levels, paths: config.paths })} needs ${one} bytes of shared memory a vector (${groups} a warp), the device allows ${limit}; choose closer levels or fewer paths`,
+      );
     const warps = Math.max(1, Math.min(launch.warps ?? DEFAULT_WARPS, Math.floor(limit / (one * groups)), 32));
     perBlock = warps * groups;
     threads = 32 * warps;
     sharedBytes = perBlock * one;
-    search = loadModule(ctx, { source: readKernelSource(new URL('./psd-warp.cu', import.meta.url)), name: 'psd-warp.cu', defines: { ...defines, PSD_WARPS: warps, PSD_LANES: lanes } })
-      .kernel('psd_warp', ['ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i64', 'f32', 'ptr', 'i64']);
+    search = loadModule(ctx, {
+      source: readKernelSource(new URL('./psd-warp.cu', import.meta.url)),
+      name: 'psd-warp.cu',
+      defines: { ...defines, PSD_WARPS: warps, PSD_LANES: lanes },
+    }).kernel('psd_warp', ['ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i64', 'f32', 'ptr', 'i64']);
   } else {
     threads = psdBlockThreads(config);
     sharedBytes = psdBlockSharedBytes(model.n, config, threads);
-    if (sharedBytes > limit) throw new UnsupportedError(`psd configuration ${JSON.stringify({ levels: config.levels, paths: config.paths })} needs ${sharedBytes} bytes of shared memory a block, the device allows ${limit}; choose closer levels or fewer paths`);
+    if (sharedBytes > limit)
+      throw new UnsupportedError(
+        `psd configuration ${JSON.stringify({ levels: config.levels, paths: config.paths })} needs ${sharedBytes} bytes of shared memory a block, the device allows ${limit}; choose closer levels or fewer paths`,
+      );
     perBlock = 1;
-    search = loadModule(ctx, { source: readKernelSource(new URL('./psd-block.cu', import.meta.url)), name: 'psd-block.cu', defines: { ...defines, PSD_THREADS: threads } })
-      .kernel('psd_block', ['ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i64', 'f32', 'ptr', 'i64']);
+    search = loadModule(ctx, {
+      source: readKernelSource(new URL('./psd-block.cu', import.meta.url)),
+      name: 'psd-block.cu',
+      defines: { ...defines, PSD_THREADS: threads },
+    }).kernel('psd_block', ['ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i64', 'f32', 'ptr', 'i64']);
   }
   if (sharedBytes > setup.device.sharedPerBlockBytes) search.setMaxDynamicShared(sharedBytes);
   const scale = constellation.pam ? constellation.pam.scale : 1;
@@ -150,17 +206,34 @@ export function createPsdPlan(ctx: CudaContext, setup: CudaDetectorSetup, launch
   // the engine's normalize stage first when the chunk asks for it (psd-prep.cu: whole channels a block)
   const qr = (stream: Stream, chunk: DetectChunk): void => {
     if (chunk.channels === 0) return;
-    prep.launch({ grid: Math.ceil((chunk.channels * prepLanes) / PREP_THREADS), block: PREP_THREADS, stream },
-      [chunk.H, chunk.scratch[0]!, chunk.channels, chunk.y, ...normalizeArgs(chunk)]);
+    prep.launch({ grid: Math.ceil((chunk.channels * prepLanes) / PREP_THREADS), block: PREP_THREADS, stream }, [
+      chunk.H,
+      chunk.scratch[0]!,
+      chunk.channels,
+      chunk.y,
+      ...normalizeArgs(chunk),
+    ]);
   };
   const detect = (stream: Stream, chunk: DetectChunk): void => {
     const vectors = chunk.channels * chunk.vectorsPerChannel;
     if (vectors === 0) return;
-    search.launch({ grid: Math.ceil(vectors / perBlock), block: threads, sharedBytes, stream },
-      [chunk.y, chunk.scratch[0]!, chunk.symbols, chunk.status, vectors, chunk.vectorsPerChannel, maxNodes, scale, ...summaryArgs(chunk)]);
+    search.launch({ grid: Math.ceil(vectors / perBlock), block: threads, sharedBytes, stream }, [
+      chunk.y,
+      chunk.scratch[0]!,
+      chunk.symbols,
+      chunk.status,
+      vectors,
+      chunk.vectorsPerChannel,
+      maxNodes,
+      scale,
+      ...summaryArgs(chunk),
+    ]);
   };
   return {
-    mapping, threads, sharedBytes, vectorsPerBlock: perBlock,
+    mapping,
+    threads,
+    sharedBytes,
+    vectorsPerBlock: perBlock,
     scratchBytesPerChannel: [facBytes],
     // psd_prep normalizes its block's channels first; the search kernels add to the summaries
     fuses: { normalize: PREP_THREADS % 32 === 0 && PREP_THREADS % prepLanes === 0, summary: true },
@@ -168,7 +241,10 @@ export function createPsdPlan(ctx: CudaContext, setup: CudaDetectorSetup, launch
       qr(stream, chunk);
       detect(stream, chunk);
     },
-    stages: [{ name: 'qr', enqueue: qr }, { name: 'detect', enqueue: detect }],
+    stages: [
+      { name: 'qr', enqueue: qr },
+      { name: 'detect', enqueue: detect },
+    ],
   };
 }
 

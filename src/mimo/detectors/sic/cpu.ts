@@ -25,10 +25,17 @@ export const detector: CpuDetector<SicPrep> = {
   soft: false,
   create(setup: DetectorSetup): DetectorInstance<SicPrep> {
     const { nr, nt, constellation: con } = setup;
-    const G = new Float64Array(2 * nt * nt), work = new Float64Array(2 * nt * nt), W = new Float64Array(2 * nt * nr);
+    const G = new Float64Array(2 * nt * nt),
+      work = new Float64Array(2 * nt * nt),
+      W = new Float64Array(2 * nt * nr);
     const r = new Float64Array(2 * nr);
     // Reused for every channel (a prepared state lives until the next prepare).
-    const prep: SicPrep = { order: new Int32Array(nt), filters: new Float64Array(2 * nr * nt), unbias: new Float64Array(nt), H: new Float64Array(2 * nr * nt) };
+    const prep: SicPrep = {
+      order: new Int32Array(nt),
+      filters: new Float64Array(2 * nr * nt),
+      unbias: new Float64Array(nt),
+      H: new Float64Array(2 * nr * nt),
+    };
     const remaining = new Int32Array(nt);
     return {
       prepare(H: Float64Array, hOff: number, noiseVar: number): SicPrep {
@@ -56,12 +63,15 @@ export const detector: CpuDetector<SicPrep> = {
       },
       detect(p: SicPrep, y: Float64Array, yOff: number, _noiseVar: number, out: DetectorOutput, v: number): number {
         for (let i = 0; i < 2 * nr; i++) r[i] = y[yOff + i]!;
-        const pts = con.points, H = p.H;
+        const pts = con.points,
+          H = p.H;
         for (let t = 0; t < nt; t++) {
-          let re = 0, im = 0;
+          let re = 0,
+            im = 0;
           const fb = 2 * t * nr;
           for (let i = 0; i < nr; i++) {
-            const wr = p.filters[fb + 2 * i]!, wi = p.filters[fb + 2 * i + 1]!;
+            const wr = p.filters[fb + 2 * i]!,
+              wi = p.filters[fb + 2 * i + 1]!;
             re += wr * r[2 * i]! - wi * r[2 * i + 1]!;
             im += wr * r[2 * i + 1]! + wi * r[2 * i]!;
           }
@@ -69,9 +79,11 @@ export const detector: CpuDetector<SicPrep> = {
           const a = sliceSymbol(re * u, im * u, con);
           const k = p.order[t]!;
           out.symbols[v * nt + k] = a;
-          const ar = pts[2 * a]!, ai = pts[2 * a + 1]!;
+          const ar = pts[2 * a]!,
+            ai = pts[2 * a + 1]!;
           for (let i = 0; i < nr; i++) {
-            const hr = H[2 * (i + k * nr)]!, hi = H[2 * (i + k * nr) + 1]!;
+            const hr = H[2 * (i + k * nr)]!,
+              hi = H[2 * (i + k * nr) + 1]!;
             r[2 * i] = r[2 * i]! - (hr * ar - hi * ai);
             r[2 * i + 1] = r[2 * i + 1]! - (hr * ai + hi * ar);
           }

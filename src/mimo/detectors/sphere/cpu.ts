@@ -17,8 +17,13 @@ import { InvalidArgumentError, UnsupportedError } from '../../../core/errors.js'
 import { show } from '../../show.js';
 import type { CpuDetector, DetectorInstance, DetectorOutput, DetectorSetup } from '../detector.js';
 import {
-  allocTriangular, realModel, rotateReceived, symbolsFromLevels, triangularizeInto,
-  type RealModel, type TriangularChannel,
+  allocTriangular,
+  realModel,
+  rotateReceived,
+  symbolsFromLevels,
+  triangularizeInto,
+  type RealModel,
+  type TriangularChannel,
 } from '../../preprocess/real-system.js';
 
 export interface SpherePrep {
@@ -33,7 +38,12 @@ export interface SpherePrep {
 
 export function allocSpherePrep(model: RealModel): SpherePrep {
   const n = model.n;
-  return { tri: allocTriangular(model), rows: new Float64Array(n * n), invDiag: new Float64Array(n), weight: new Float64Array(n) };
+  return {
+    tri: allocTriangular(model),
+    rows: new Float64Array(n * n),
+    invDiag: new Float64Array(n),
+    weight: new Float64Array(n),
+  };
 }
 
 /** Per-channel preprocessing into p (reused buffers): RVD, SQRD, R by rows, 1 / R_kk, weights. */
@@ -84,7 +94,8 @@ export class SphereSearch {
   zfRadius(p: SpherePrep): number {
     const { n, q, scale } = this.model;
     const { yHat, amp, idx } = this;
-    const rows = p.rows, half = (q - 1) / 2;
+    const rows = p.rows,
+      half = (q - 1) / 2;
     for (let k = n - 1; k >= 0; k--) {
       let s = yHat[k]!;
       for (let j = k + 1; j < n; j++) s -= rows[k * n + j]! * amp[j]!; // unconstrained, uses unsliced amp
@@ -92,7 +103,8 @@ export class SphereSearch {
     }
     for (let k = 0; k < n; k++) {
       let i = Math.round(amp[k]! / (2 * scale) + half);
-      if (i < 0) i = 0; else if (i > q - 1) i = q - 1;
+      if (i < 0) i = 0;
+      else if (i > q - 1) i = q - 1;
       idx[k] = i;
     }
     for (let k = 0; k < n; k++) amp[k] = (2 * idx[k]! - (q - 1)) * scale;
@@ -114,8 +126,12 @@ export class SphereSearch {
   search(p: SpherePrep, initialRadius2: number, maxNodes = Infinity): number {
     const { n, q, scale } = this.model;
     const { yHat, amp, pd, centre, idx, lo, hi, best } = this;
-    const rows = p.rows, invDiag = p.invDiag, weight = p.weight;
-    const half = (q - 1) / 2, toIndex = 1 / (2 * scale), qMax = q - 1;
+    const rows = p.rows,
+      invDiag = p.invDiag,
+      weight = p.weight;
+    const half = (q - 1) / 2,
+      toIndex = 1 / (2 * scale),
+      qMax = q - 1;
     let r2 = initialRadius2;
     let found = false;
     let nodes = 0;
@@ -126,8 +142,12 @@ export class SphereSearch {
     {
       const u = yHat[k]! * invDiag[k]! * toIndex + half;
       let i0 = Math.round(u);
-      if (i0 < 0) i0 = 0; else if (i0 > qMax) i0 = qMax;
-      centre[k] = u; idx[k] = i0; lo[k] = i0 - 1; hi[k] = i0 + 1;
+      if (i0 < 0) i0 = 0;
+      else if (i0 > qMax) i0 = qMax;
+      centre[k] = u;
+      idx[k] = i0;
+      lo[k] = i0 - 1;
+      hi[k] = i0 + 1;
     }
     // Bounded: every iteration either descends (at most n times per candidate) or consumes a
     // candidate; the tree is finite.
@@ -155,8 +175,12 @@ export class SphereSearch {
           for (let j = k + 1; j < n; j++) s -= rows[rb + j]! * amp[j]!;
           const u = s * invDiag[k]! * toIndex + half;
           let i0 = Math.round(u);
-          if (i0 < 0) i0 = 0; else if (i0 > qMax) i0 = qMax;
-          centre[k] = u; idx[k] = i0; lo[k] = i0 - 1; hi[k] = i0 + 1;
+          if (i0 < 0) i0 = 0;
+          else if (i0 > qMax) i0 = qMax;
+          centre[k] = u;
+          idx[k] = i0;
+          lo[k] = i0 - 1;
+          hi[k] = i0 + 1;
           continue;
         }
       } else {
@@ -169,10 +193,21 @@ export class SphereSearch {
           if (!found) return this.fallback(p);
           return r2;
         }
-        const l = lo[k]!, h = hi[k]!, u = centre[k]!;
-        const lOk = l >= 0, hOk = h <= qMax;
-        if (lOk && (!hOk || u - l <= h - u)) { idx[k] = l; lo[k] = l - 1; break; }
-        if (hOk) { idx[k] = h; hi[k] = h + 1; break; }
+        const l = lo[k]!,
+          h = hi[k]!,
+          u = centre[k]!;
+        const lOk = l >= 0,
+          hOk = h <= qMax;
+        if (lOk && (!hOk || u - l <= h - u)) {
+          idx[k] = l;
+          lo[k] = l - 1;
+          break;
+        }
+        if (hOk) {
+          idx[k] = h;
+          hi[k] = h + 1;
+          break;
+        }
         k++;
       }
     }
@@ -197,10 +232,14 @@ export const detector: CpuDetector<SpherePrep> = {
   create(setup: DetectorSetup): SphereInstance {
     const { nr, nt, constellation: con, opts } = setup;
     const initial = opts.initialRadius ?? 'infinity';
-    if (initial !== 'infinity' && initial !== 'babai') throw new InvalidArgumentError(`initialRadius must be 'infinity' or 'babai', got ${show(initial)}`);
+    if (initial !== 'infinity' && initial !== 'babai')
+      throw new InvalidArgumentError(`initialRadius must be 'infinity' or 'babai', got ${show(initial)}`);
     const model = realModel(con, nt, nr);
     // detect() checks this first (checkDetectorShape); kept for direct users of the detector.
-    if (model.m < model.n) throw new UnsupportedError(`sphere needs as many real receive dimensions as real unknowns (got nt = ${nt}, nr = ${nr})`);
+    if (model.m < model.n)
+      throw new UnsupportedError(
+        `sphere needs as many real receive dimensions as real unknowns (got nt = ${nt}, nr = ${nr})`,
+      );
     const searcher = new SphereSearch(model);
     const prep = allocSpherePrep(model);
     return {

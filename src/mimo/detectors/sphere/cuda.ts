@@ -46,7 +46,13 @@ export function sphereScratch(nt: number, nr: number, bps: number): { n: number;
 }
 
 /** The -D defines of the sphere kernels. */
-export function sphereDefines(nt: number, nr: number, bps: number, babai: boolean, lanes = SPHERE_LANES): Record<string, number> {
+export function sphereDefines(
+  nt: number,
+  nr: number,
+  bps: number,
+  babai: boolean,
+  lanes = SPHERE_LANES,
+): Record<string, number> {
   return { SP_NT: nt, SP_NR: nr, SP_BPS: bps, SP_BABAI: babai ? 1 : 0, SP_LANES: lanes };
 }
 
@@ -55,25 +61,47 @@ export function sphereDefines(nt: number, nr: number, bps: number, babai: boolea
  * (default) takes both from defaultSphereKernel.
  */
 export function sphereCudaDetector(kernel: SphereVariant | 'auto' = 'auto', lanes = SPHERE_LANES): CudaDetector {
-  if (!Number.isInteger(lanes) || lanes < 1 || lanes > 32 || (lanes & (lanes - 1)) !== 0) throw new InvalidArgumentError(`sphere lanes a vector must be a power of two up to 32, got ${show(lanes)}`);
+  if (!Number.isInteger(lanes) || lanes < 1 || lanes > 32 || (lanes & (lanes - 1)) !== 0)
+    throw new InvalidArgumentError(`sphere lanes a vector must be a power of two up to 32, got ${show(lanes)}`);
   return {
     name: 'sphere',
     soft: false,
     create(ctx: CudaContext, setup: CudaDetectorSetup): CudaDetectorPlan {
       const { nt, nr, constellation: con, opts } = setup;
       const initial = opts.initialRadius ?? 'infinity';
-      if (initial !== 'infinity' && initial !== 'babai') throw new InvalidArgumentError(`initialRadius must be 'infinity' or 'babai', got ${show(initial)}`);
+      if (initial !== 'infinity' && initial !== 'babai')
+        throw new InvalidArgumentError(`initialRadius must be 'infinity' or 'babai', got ${show(initial)}`);
       const bps = con.bitsPerSymbol;
       const { n, floats, ints } = sphereScratch(nt, nr, bps);
-      if (2 * nr < n) throw new UnsupportedError(`sphere needs as many real receive dimensions as real unknowns (got nt = ${nt}, nr = ${nr})`, { detector: 'sphere', nt, nr });
+      if (2 * nr < n)
+        throw new UnsupportedError(
+          `sphere needs as many real receive dimensions as real unknowns (got nt = ${nt}, nr = ${nr})`,
+          { detector: 'sphere', nt, nr },
+        );
       const chosen = kernel === 'auto' ? defaultSphereKernel(nt, bps) : { variant: kernel, lanes };
-      const variant = chosen.variant, groupLanes = variant === 'warp' ? chosen.lanes : SPHERE_LANES;
+      const variant = chosen.variant,
+        groupLanes = variant === 'warp' ? chosen.lanes : SPHERE_LANES;
       const defines = sphereDefines(nt, nr, bps, initial === 'babai', groupLanes);
-      const prep = loadModule(ctx, { source: readKernelSource(new URL('./prep-kernel.cu', import.meta.url)), name: 'sphere/prep-kernel.cu', defines: { SP_NT: nt, SP_NR: nr, SP_BPS: bps } })
-        .kernel('sphere_prep', ['ptr', 'ptr', 'ptr', 'i32']);
+      const prep = loadModule(ctx, {
+        source: readKernelSource(new URL('./prep-kernel.cu', import.meta.url)),
+        name: 'sphere/prep-kernel.cu',
+        defines: { SP_NT: nt, SP_NR: nr, SP_BPS: bps },
+      }).kernel('sphere_prep', ['ptr', 'ptr', 'ptr', 'i32']);
       const file = variant === 'warp' ? 'warp-kernel.cu' : 'thread-kernel.cu';
-      const search = loadModule(ctx, { source: readKernelSource(new URL(`./${file}`, import.meta.url)), name: `sphere/${file}`, defines })
-        .kernel(variant === 'warp' ? 'sphere_warp' : 'sphere_thread', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32']);
+      const search = loadModule(ctx, {
+        source: readKernelSource(new URL(`./${file}`, import.meta.url)),
+        name: `sphere/${file}`,
+        defines,
+      }).kernel(variant === 'warp' ? 'sphere_warp' : 'sphere_thread', [
+        'ptr',
+        'ptr',
+        'ptr',
+        'ptr',
+        'ptr',
+        'i32',
+        'i32',
+        'i32',
+      ]);
       const perVector = variant === 'warp' ? groupLanes : 1;
       const maxNodes = Math.min(setup.maxNodes, 0x7fffffff);
       const qrStage = (stream: Stream, chunk: DetectChunk): void => {
@@ -83,9 +111,10 @@ export function sphereCudaDetector(kernel: SphereVariant | 'auto' = 'auto', lane
       const detectStage = (stream: Stream, chunk: DetectChunk): void => {
         const [F, I] = chunk.scratch as [bigint, bigint];
         const vectors = chunk.channels * chunk.vectorsPerChannel;
-        search.launch({ grid: Math.max(1, Math.ceil((vectors * perVector) / SPHERE_BLOCK)), block: SPHERE_BLOCK, stream }, [
-          F, I, chunk.y, chunk.symbols, chunk.status, vectors, chunk.vectorsPerChannel, maxNodes,
-        ]);
+        search.launch(
+          { grid: Math.max(1, Math.ceil((vectors * perVector) / SPHERE_BLOCK)), block: SPHERE_BLOCK, stream },
+          [F, I, chunk.y, chunk.symbols, chunk.status, vectors, chunk.vectorsPerChannel, maxNodes],
+        );
       };
       return {
         scratchBytesPerChannel: [floats * 4, ints * 4],
@@ -93,7 +122,10 @@ export function sphereCudaDetector(kernel: SphereVariant | 'auto' = 'auto', lane
           qrStage(stream, chunk);
           detectStage(stream, chunk);
         },
-        stages: [{ name: 'qr', enqueue: qrStage }, { name: 'detect', enqueue: detectStage }],
+        stages: [
+          { name: 'qr', enqueue: qrStage },
+          { name: 'detect', enqueue: detectStage },
+        ],
       };
     },
   };

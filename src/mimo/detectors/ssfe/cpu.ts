@@ -16,7 +16,8 @@ export const detector: CpuDetector<SsfePass> = {
     const model = detectorRealModel('ssfe', setup.constellation, setup.nt, setup.nr);
     const clip = llrClipOf(setup.opts.llrClip);
     const scratch = new SsfeScratch(model);
-    const realH = new Float64Array(model.rows * model.nd), perm = new Int32Array(model.nd);
+    const realH = new Float64Array(model.rows * model.nd),
+      perm = new Int32Array(model.nd);
     const order = rotatedStreams(model.nt, 0);
     const minima = new BitMetricMinima(model.nt, model.bitsPerSymbol, model.bitTable);
     return {

@@ -20,7 +20,14 @@ export function ssfePaths(nd: number, q: number): number {
  * s.levels (each path's level indices in column order, p = 2i - (Q-1), at k * nd ..) and s.metric
  * (|z - R p|^2 of path k); returns the number of paths.
  */
-export function ssfeSearch(R: Float64Array, invDiag: Float64Array, z: Float64Array, nd: number, q: number, s: SsfeScratch): number {
+export function ssfeSearch(
+  R: Float64Array,
+  invDiag: Float64Array,
+  z: Float64Array,
+  nd: number,
+  q: number,
+  s: SsfeScratch,
+): number {
   const { levels, metric, p, zTop, rSecond } = s;
   const half = q - 1;
   if (nd === 1) {
@@ -31,7 +38,8 @@ export function ssfeSearch(R: Float64Array, invDiag: Float64Array, z: Float64Arr
     }
     return q;
   }
-  const top = nd - 1, second = nd - 2;
+  const top = nd - 1,
+    second = nd - 2;
   // The two fully expanded levels' contributions to every lower level, once per vector:
   // zTop[i q + a] = z_i - R_{i,top} p(a), rSecond[i q + b] = R_{i,second} p(b).
   for (let a = 0; a < q; a++) {
@@ -39,11 +47,13 @@ export function ssfeSearch(R: Float64Array, invDiag: Float64Array, z: Float64Arr
     for (let i = 0; i < top; i++) zTop[i * q + a] = z[i]! - R[i + top * nd]! * pa;
     for (let i = 0; i < second; i++) rSecond[i * q + a] = R[i + second * nd]! * pa;
   }
-  const rTopTop = R[top + top * nd]!, rSecSec = R[second + second * nd]!;
+  const rTopTop = R[top + top * nd]!,
+    rSecSec = R[second + second * nd]!;
   const paths = q * q;
   for (let k = 0; k < paths; k++) {
     // Levels nd-1 and nd-2: path k takes point (k div Q, k mod Q) (Alg. 2, lines 3-4).
-    const i0 = (k / q) | 0, i1 = k - i0 * q;
+    const i0 = (k / q) | 0,
+      i1 = k - i0 * q;
     let e = z[top]! - rTopTop * (2 * i0 - half);
     let d = e * e;
     e = zTop[second * q + i0]! - rSecSec * (2 * i1 - half);
@@ -53,7 +63,8 @@ export function ssfeSearch(R: Float64Array, invDiag: Float64Array, z: Float64Arr
       let b = zTop[i * q + i0]! - rSecond[i * q + i1]!;
       for (let j = i + 1; j < second; j++) b -= R[i + j * nd]! * p[j]!;
       let li = Math.floor((b * invDiag[i]! + half) * 0.5 + 0.5);
-      if (li < 0) li = 0; else if (li > half) li = half;
+      if (li < 0) li = 0;
+      else if (li > half) li = half;
       const pi = 2 * li - half;
       p[i] = pi;
       levels[k * nd + i] = li;
@@ -92,10 +103,19 @@ export function rotatedStreams(nt: number, rotation: number): Int32Array {
  * (from rotatedStreams; rotation 0 is the channel as given) factored by MGS QR (the paper's
  * Alg. 1). `scratch` holds rows x nd reals, `perm` nd integers.
  */
-export function prepareSsfePass(m: RealModel, H: Float64Array, hOff: number, streamOrder: Int32Array, scratch: Float64Array, perm: Int32Array): SsfePass {
+export function prepareSsfePass(
+  m: RealModel,
+  H: Float64Array,
+  hOff: number,
+  streamOrder: Int32Array,
+  scratch: Float64Array,
+  perm: Int32Array,
+): SsfePass {
   const dimOrder = dimOrderOfStreams(m, streamOrder);
   fillRealMatrix(m, H, hOff, dimOrder, scratch);
-  const Q = new Float64Array(m.rows * m.nd), R = new Float64Array(m.nd * m.nd), invDiag = new Float64Array(m.nd);
+  const Q = new Float64Array(m.rows * m.nd),
+    R = new Float64Array(m.nd * m.nd),
+    invDiag = new Float64Array(m.nd);
   qrInto(scratch, 0, m.rows, m.nd, 'none', Q, R, perm);
   for (let i = 0; i < m.nd; i++) invDiag[i] = 1 / R[i + i * m.nd]!;
   return { dimOrder, streamOrder, Q, R, invDiag };
@@ -127,15 +147,26 @@ export class SsfeScratch {
  * its candidates to `minima` (hypothesis and counter-hypothesis per bit, Alg. 3). Returns the
  * number of tree nodes visited (distances computed).
  */
-export function runSsfePass(pass: SsfePass, y: Float64Array, yOff: number, s: SsfeScratch, minima: BitMetricMinima): number {
+export function runSsfePass(
+  pass: SsfePass,
+  y: Float64Array,
+  yOff: number,
+  s: SsfeScratch,
+  minima: BitMetricMinima,
+): number {
   const m = s.model;
   applyQt(pass.Q, m.rows, m.nd, y, yOff, s.z);
   const paths = ssfeSearch(pass.R, pass.invDiag, s.z, m.nd, m.q, s);
-  const { levels, symbols } = s, { streamOrder } = pass, table = m.symbolOfLevels, q = m.q, nd = m.nd;
+  const { levels, symbols } = s,
+    { streamOrder } = pass,
+    table = m.symbolOfLevels,
+    q = m.q,
+    nd = m.nd;
   for (let k = 0; k < paths; k++) {
     // Column pair (2c, 2c+1) holds (Re, Im) of stream streamOrder[c] (one column per stream for BPSK).
     if (m.dimsPerStream === 2) {
-      for (let c = 0; c < m.nt; c++) symbols[streamOrder[c]!] = table[levels[k * nd + 2 * c]! * q + levels[k * nd + 2 * c + 1]!]!;
+      for (let c = 0; c < m.nt; c++)
+        symbols[streamOrder[c]!] = table[levels[k * nd + 2 * c]! * q + levels[k * nd + 2 * c + 1]!]!;
     } else {
       for (let c = 0; c < m.nt; c++) symbols[streamOrder[c]!] = table[levels[k * nd + c]!]!;
     }

@@ -32,8 +32,13 @@ const PREP_SHARED_LIMIT = 48 * 1024;
  * and writing global memory directly (larger staged blocks leave too few resident warps a
  * multiprocessor; bench/mimo/gpu-linear.ts measures both).
  */
-export function prepLaunch(kind: 'zf' | 'mmse' | 'sic', nt: number, nr: number): { threads: number; sharedBytes: number; stage: 0 | 1 } {
-  const threads = 64, bytes = threads * 4 * (2 * nr * nt + 1 + recordFloats(kind, nt, nr) + 1);
+export function prepLaunch(
+  kind: 'zf' | 'mmse' | 'sic',
+  nt: number,
+  nr: number,
+): { threads: number; sharedBytes: number; stage: 0 | 1 } {
+  const threads = 64,
+    bytes = threads * 4 * (2 * nr * nt + 1 + recordFloats(kind, nt, nr) + 1);
   if (bytes <= PREP_SHARED_LIMIT) return { threads, sharedBytes: bytes, stage: 1 };
   return { threads: 64, sharedBytes: 0, stage: 0 };
 }
@@ -41,7 +46,11 @@ export function prepLaunch(kind: 'zf' | 'mmse' | 'sic', nt: number, nr: number):
  * The preprocessing block of a chunk: a chunk of few channels (a 5G slot: 3,276) in blocks of 32
  * or 16, so that it reaches more multiprocessors (the staged shared memory shrinks with the block).
  */
-export function prepBlock(pl: ReturnType<typeof prepLaunch>, channels: number, multiprocessors: number): { threads: number; sharedBytes: number } {
+export function prepBlock(
+  pl: ReturnType<typeof prepLaunch>,
+  channels: number,
+  multiprocessors: number,
+): { threads: number; sharedBytes: number } {
   const threads = channels >= pl.threads * multiprocessors ? pl.threads : channels >= 32 * multiprocessors ? 32 : 16;
   return { threads, sharedBytes: (pl.sharedBytes / pl.threads) * threads };
 }
@@ -66,7 +75,9 @@ export function checkLinearGpuShape(name: string, nt: number, nr: number): void 
 }
 
 /** The -D defines of a setup (linear.cuh). */
-export function linearDefines(setup: Pick<CudaDetectorSetup, 'nt' | 'nr' | 'constellation'>): Record<string, string | number> {
+export function linearDefines(
+  setup: Pick<CudaDetectorSetup, 'nt' | 'nr' | 'constellation'>,
+): Record<string, string | number> {
   const pam = setup.constellation.pam;
   return { LIN_NT: setup.nt, LIN_NR: setup.nr, PAM_Q: pam ? pam.size : 0, PAM_SCALE: pam ? `${pam.scale}f` : '1.f' };
 }
@@ -79,42 +90,92 @@ export function linearKernelUrls(kind: 'zf' | 'mmse' | 'sic'): { prep: URL; dete
 }
 
 /** All -D defines of a kind's kernels. */
-export function kindDefines(kind: 'zf' | 'mmse' | 'sic', setup: Pick<CudaDetectorSetup, 'nt' | 'nr' | 'constellation'>): Record<string, string | number> {
-  return { ...linearDefines(setup), LIN_STAGE: prepLaunch(kind, setup.nt, setup.nr).stage, ...(kind === 'sic' ? {} : { LIN_MMSE: kind === 'mmse' ? 1 : 0 }) };
+export function kindDefines(
+  kind: 'zf' | 'mmse' | 'sic',
+  setup: Pick<CudaDetectorSetup, 'nt' | 'nr' | 'constellation'>,
+): Record<string, string | number> {
+  return {
+    ...linearDefines(setup),
+    LIN_STAGE: prepLaunch(kind, setup.nt, setup.nr).stage,
+    ...(kind === 'sic' ? {} : { LIN_MMSE: kind === 'mmse' ? 1 : 0 }),
+  };
 }
 
-function kernelOf(ctx: CudaContext, url: URL, name: string, defines: Record<string, string | number>, params: Parameters<ReturnType<typeof loadModule>['kernel']>[1]): Kernel {
+function kernelOf(
+  ctx: CudaContext,
+  url: URL,
+  name: string,
+  defines: Record<string, string | number>,
+  params: Parameters<ReturnType<typeof loadModule>['kernel']>[1],
+): Kernel {
   const mod = loadModule(ctx, { source: readKernelSource(url), name: `${name}.cu`, defines });
   return mod.kernel(name, params);
 }
 
 /** The plan of zf, mmse or sic for one setup; `parts` (benchmarks) enqueues one of its two kernels only. */
-export function createLinearPlan(kind: 'zf' | 'mmse' | 'sic', ctx: CudaContext, setup: CudaDetectorSetup, parts: 'both' | 'prep' | 'detect' = 'both'): CudaDetectorPlan {
+export function createLinearPlan(
+  kind: 'zf' | 'mmse' | 'sic',
+  ctx: CudaContext,
+  setup: CudaDetectorSetup,
+  parts: 'both' | 'prep' | 'detect' = 'both',
+): CudaDetectorPlan {
   const { nt, nr } = setup;
-  if (kind === 'zf' && nr < nt) throw new UnsupportedError(`zf needs nr >= nt (got nt = ${nt}, nr = ${nr}): H has no left inverse; for nr < nt use ml, mmse or sic`, { detector: 'zf', nt, nr });
+  if (kind === 'zf' && nr < nt)
+    throw new UnsupportedError(
+      `zf needs nr >= nt (got nt = ${nt}, nr = ${nr}): H has no left inverse; for nr < nt use ml, mmse or sic`,
+      { detector: 'zf', nt, nr },
+    );
   checkLinearGpuShape(kind, nt, nr);
   const defines = kindDefines(kind, setup);
   const urls = linearKernelUrls(kind);
   const prepName = kind === 'sic' ? 'sic_prep' : 'linear_prep';
   const prep = kernelOf(ctx, urls.prep, prepName, defines, ['ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32']);
-  const detect = kind === 'sic'
-    ? kernelOf(ctx, urls.detect, 'sic_detect', defines, ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32'])
-    : kernelOf(ctx, urls.detect, 'linear_detect', defines, ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32']);
+  const detect =
+    kind === 'sic'
+      ? kernelOf(ctx, urls.detect, 'sic_detect', defines, ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32'])
+      : kernelOf(ctx, urls.detect, 'linear_detect', defines, ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32']);
   const vectorsPerBlock = Math.floor(DETECT_THREADS / nt);
   const pl = prepLaunch(kind, nt, nr);
   return {
     scratchBytesPerChannel: [4 * recordFloats(kind, nt, nr)],
     enqueue(stream: Stream, chunk: DetectChunk): void {
-      const channels = chunk.channels, vpc = chunk.vectorsPerChannel, vectors = channels * vpc;
+      const channels = chunk.channels,
+        vpc = chunk.vectorsPerChannel,
+        vectors = channels * vpc;
       if (channels === 0) return;
       const rec = chunk.scratch[0]!;
       const { threads, sharedBytes } = prepBlock(pl, channels, ctx.props.multiprocessors);
-      if (parts !== 'detect') prep.launch({ grid: Math.ceil(channels / threads), block: threads, sharedBytes, stream }, [chunk.H, chunk.noise, chunk.status, rec, channels, vpc]);
+      if (parts !== 'detect')
+        prep.launch({ grid: Math.ceil(channels / threads), block: threads, sharedBytes, stream }, [
+          chunk.H,
+          chunk.noise,
+          chunk.status,
+          rec,
+          channels,
+          vpc,
+        ]);
       if (parts === 'prep') return;
       if (kind === 'sic') {
-        detect.launch({ grid: Math.ceil(vectors / 128), block: 128, stream }, [chunk.H, chunk.y, chunk.noise, rec, chunk.symbols, chunk.status, vectors, vpc]);
+        detect.launch({ grid: Math.ceil(vectors / 128), block: 128, stream }, [
+          chunk.H,
+          chunk.y,
+          chunk.noise,
+          rec,
+          chunk.symbols,
+          chunk.status,
+          vectors,
+          vpc,
+        ]);
       } else {
-        detect.launch({ grid: Math.ceil(vectors / vectorsPerBlock), block: vectorsPerBlock * nt, stream }, [chunk.y, chunk.noise, rec, chunk.symbols, chunk.status, vectors, vpc]);
+        detect.launch({ grid: Math.ceil(vectors / vectorsPerBlock), block: vectorsPerBlock * nt, stream }, [
+          chunk.y,
+          chunk.noise,
+          rec,
+          chunk.symbols,
+          chunk.status,
+          vectors,
+          vpc,
+        ]);
       }
     },
   };

@@ -18,9 +18,13 @@ export interface LinearPrep {
 
 export function createLinear(setup: DetectorSetup, kind: 'zf' | 'mmse'): DetectorInstance<LinearPrep> {
   const { nr, nt, constellation: con } = setup;
-  if (kind === 'zf' && nr < nt) throw new UnsupportedError(`zf needs nr >= nt (got nt = ${nt}, nr = ${nr}): H has no left inverse; for nr < nt use ml, mmse or sic`);
+  if (kind === 'zf' && nr < nt)
+    throw new UnsupportedError(
+      `zf needs nr >= nt (got nt = ${nt}, nr = ${nr}): H has no left inverse; for nr < nt use ml, mmse or sic`,
+    );
   const cols = Int32Array.from({ length: nt }, (_, j) => j);
-  const G = new Float64Array(2 * nt * nt), work = new Float64Array(2 * nt * nt);
+  const G = new Float64Array(2 * nt * nt),
+    work = new Float64Array(2 * nt * nt);
   const prep: LinearPrep = { W: new Float64Array(2 * nt * nr), unbias: new Float64Array(nt) }; // reused per channel
   return {
     prepare(H: Float64Array, hOff: number, noiseVar: number): LinearPrep {
@@ -42,13 +46,25 @@ export function createLinear(setup: DetectorSetup, kind: 'zf' | 'mmse'): Detecto
   };
 }
 
-export function linearDetect(p: LinearPrep, nt: number, nr: number, con: Constellation, y: Float64Array, yOff: number, out: Int32Array, off: number): void {
+export function linearDetect(
+  p: LinearPrep,
+  nt: number,
+  nr: number,
+  con: Constellation,
+  y: Float64Array,
+  yOff: number,
+  out: Int32Array,
+  off: number,
+): void {
   const W = p.W;
   for (let k = 0; k < nt; k++) {
-    let re = 0, im = 0;
+    let re = 0,
+      im = 0;
     for (let i = 0; i < nr; i++) {
-      const wr = W[2 * (k + i * nt)]!, wi = W[2 * (k + i * nt) + 1]!;
-      const yr = y[yOff + 2 * i]!, yi = y[yOff + 2 * i + 1]!;
+      const wr = W[2 * (k + i * nt)]!,
+        wi = W[2 * (k + i * nt) + 1]!;
+      const yr = y[yOff + 2 * i]!,
+        yi = y[yOff + 2 * i + 1]!;
       re += wr * yr - wi * yi;
       im += wr * yi + wi * yr;
     }

@@ -70,8 +70,13 @@ export interface QrRecordLayout {
  * floats, with zOfVector), R nd x nd, invDiag nd, perm nd (int32), flags (int32), padded to 4 floats.
  */
 export function qrRecordLayout(nr: number, nt: number, dimsPerStream: 1 | 2, zOfVector = false): QrRecordLayout {
-  const rows = 2 * nr, nd = dimsPerStream * nt, qRows = zOfVector ? 1 : rows;
-  const r = qRows * nd, invDiag = r + nd * nd, perm = invDiag + nd, flags = perm + nd;
+  const rows = 2 * nr,
+    nd = dimsPerStream * nt,
+    qRows = zOfVector ? 1 : rows;
+  const r = qRows * nd,
+    invDiag = r + nd * nd,
+    perm = invDiag + nd,
+    flags = perm + nd;
   return { rows, nd, qRows, q: 0, r, invDiag, perm, flags, floats: Math.ceil((flags + 1) / 4) * 4 };
 }
 
@@ -92,12 +97,20 @@ export function qrBatchSharedBytes(rows: number, nd: number, groups: number, rec
   const ld = rows | 1;
   const groupFloats = nd * ld + nd * nd + nd + 2 * nd + 2 * nd;
   const record = Math.ceil((recordRows * nd + nd * nd + 2 * nd + 1) / 4) * 4;
-  return (Math.ceil(groups * groupFloats / 4) * 4 + groups * Math.max(rows * nd + 1, record)) * 4;
+  return (Math.ceil((groups * groupFloats) / 4) * 4 + groups * Math.max(rows * nd + 1, record)) * 4;
 }
 
 /** The -D defines of one build of qr-batch.cu. */
 export function qrBatchDefines(s: QrBatchShape, groups: number): Record<string, number> {
-  return { QR_NR: s.nr, QR_NT: s.nt, QR_DPS: s.dimsPerStream, QR_PASSES: s.passes, QR_SORTED: s.sorted ? 1 : 0, QR_Z: s.zOfVector ? 1 : 0, QR_GROUPS: groups };
+  return {
+    QR_NR: s.nr,
+    QR_NT: s.nt,
+    QR_DPS: s.dimsPerStream,
+    QR_PASSES: s.passes,
+    QR_SORTED: s.sorted ? 1 : 0,
+    QR_Z: s.zOfVector ? 1 : 0,
+    QR_GROUPS: groups,
+  };
 }
 
 export const QR_BATCH_URL = new URL('./qr-batch.cu', import.meta.url);
@@ -132,7 +145,15 @@ export function qrThreadSharedBytes(recordFloats: number, threads: number, chunk
 
 /** The -D defines of one build of qr-thread.cu (`threads` a block, a multiple of 32; `chunk` its QR_CHUNK). */
 export function qrThreadDefines(s: QrBatchShape, threads: number, chunk = QR_THREAD_CHUNK): Record<string, number> {
-  return { QR_NR: s.nr, QR_NT: s.nt, QR_DPS: s.dimsPerStream, QR_PASSES: s.passes, QR_Z: s.zOfVector ? 1 : 0, QR_GROUPS: threads, QR_CHUNK: chunk };
+  return {
+    QR_NR: s.nr,
+    QR_NT: s.nt,
+    QR_DPS: s.dimsPerStream,
+    QR_PASSES: s.passes,
+    QR_Z: s.zOfVector ? 1 : 0,
+    QR_GROUPS: threads,
+    QR_CHUNK: chunk,
+  };
 }
 
 /** qr-batch.cu or qr-thread.cu (shape.mapping) compiled for one shape. */
@@ -151,22 +172,39 @@ export class QrBatchPlan {
    * `build`: a measurement build's source in place of the mapping's kernel file and its further -D
    * defines (the benchmarks'); `launch`: the thread mapping's launch choices (ignored by the column mapping).
    */
-  constructor(ctx: CudaContext, readonly shape: QrBatchShape, readonly scale: number, build?: { readonly source: string; readonly name: string; readonly defines: Readonly<Record<string, number>> }, launch: QrThreadLaunch = {}) {
+  constructor(
+    ctx: CudaContext,
+    readonly shape: QrBatchShape,
+    readonly scale: number,
+    build?: { readonly source: string; readonly name: string; readonly defines: Readonly<Record<string, number>> },
+    launch: QrThreadLaunch = {},
+  ) {
     const { nr, nt, dimsPerStream, passes } = shape;
     const nd = dimsPerStream * nt;
     if (2 * nr < nd) throw new InvalidArgumentError(`the QR kernel needs 2 nr >= ${nd} real rows, got nr = ${nr}`);
-    if (!Number.isInteger(passes) || passes < 1 || passes > nt) throw new InvalidArgumentError(`passes must be an integer in [1, nt = ${nt}], got ${passes}`);
+    if (!Number.isInteger(passes) || passes < 1 || passes > nt)
+      throw new InvalidArgumentError(`passes must be an integer in [1, nt = ${nt}], got ${passes}`);
     this.mapping = shape.mapping ?? 'column';
-    if (this.mapping !== 'column' && this.mapping !== 'thread') throw new InvalidArgumentError(`mapping must be 'column' or 'thread', got ${String(this.mapping)}`);
-    if (this.mapping === 'thread' && shape.sorted) throw new InvalidArgumentError('the thread-per-QR kernel (mapping \'thread\') runs the unsorted QR only; use mapping \'column\' for SQRD');
+    if (this.mapping !== 'column' && this.mapping !== 'thread')
+      throw new InvalidArgumentError(`mapping must be 'column' or 'thread', got ${String(this.mapping)}`);
+    if (this.mapping === 'thread' && shape.sorted)
+      throw new InvalidArgumentError(
+        "the thread-per-QR kernel (mapping 'thread') runs the unsorted QR only; use mapping 'column' for SQRD",
+      );
     this.layout = qrRecordLayout(nr, nt, dimsPerStream, shape.zOfVector);
     this.bytesPerChannel = passes * this.layout.floats * 4;
     const thread = this.mapping === 'thread';
     const chunk = launch.chunk ?? QR_THREAD_CHUNK;
     if (thread) {
       const threads = launch.threads ?? QR_THREAD_BLOCK;
-      if (!Number.isInteger(threads) || threads < 32 || threads > 1024 || threads % 32 !== 0) throw new InvalidArgumentError(`the thread-per-QR kernel's threads a block must be a multiple of 32 in [32, 1024], got ${threads}`);
-      if (!Number.isInteger(chunk) || chunk < 1 || chunk > 64) throw new InvalidArgumentError(`the thread-per-QR kernel's staging chunk must be an integer in [1, 64], got ${chunk}`);
+      if (!Number.isInteger(threads) || threads < 32 || threads > 1024 || threads % 32 !== 0)
+        throw new InvalidArgumentError(
+          `the thread-per-QR kernel's threads a block must be a multiple of 32 in [32, 1024], got ${threads}`,
+        );
+      if (!Number.isInteger(chunk) || chunk < 1 || chunk > 64)
+        throw new InvalidArgumentError(
+          `the thread-per-QR kernel's staging chunk must be an integer in [1, 64], got ${chunk}`,
+        );
       this.groups = threads;
       this.threads = threads;
       this.sharedBytes = qrThreadSharedBytes(this.layout.floats, threads, chunk);
@@ -178,7 +216,10 @@ export class QrBatchPlan {
     const mod = loadModule(ctx, {
       source: build?.source ?? readKernelSource(thread ? QR_THREAD_URL : QR_BATCH_URL),
       name: build?.name ?? (thread ? 'qr-thread.cu' : 'qr-batch.cu'),
-      defines: { ...(thread ? qrThreadDefines(shape, this.threads, chunk) : qrBatchDefines(shape, this.groups)), ...build?.defines },
+      defines: {
+        ...(thread ? qrThreadDefines(shape, this.threads, chunk) : qrBatchDefines(shape, this.groups)),
+        ...build?.defines,
+      },
     });
     this.kernel = thread
       ? mod.kernel('qr_thread', ['ptr', 'ptr', 'ptr', 'i32', 'f32'])
@@ -201,17 +242,34 @@ export class QrBatchPlan {
    * otherwise unused (0n) unless `normalize` asks for the engine's normalize stage: then the kernel
    * first normalizes the chunk (H, y at their addresses; only where `normalizes`).
    */
-  enqueue(stream: Stream, H: bigint, y: bigint, out: bigint, channels: number, normalize: NormalizeArgs = NO_NORMALIZE): void {
+  enqueue(
+    stream: Stream,
+    H: bigint,
+    y: bigint,
+    out: bigint,
+    channels: number,
+    normalize: NormalizeArgs = NO_NORMALIZE,
+  ): void {
     if (channels <= 0) return;
-    if (this.shape.zOfVector && y === 0n) throw new InvalidArgumentError('the QR kernel forms z = Q^T y (zOfVector) and needs the received vectors, got a null y');
-    const problems = channels * this.shape.passes, normalizing = asksNormalize(normalize);
+    if (this.shape.zOfVector && y === 0n)
+      throw new InvalidArgumentError(
+        'the QR kernel forms z = Q^T y (zOfVector) and needs the received vectors, got a null y',
+      );
+    const problems = channels * this.shape.passes,
+      normalizing = asksNormalize(normalize);
     const cfg = { grid: Math.ceil(problems / this.groups), block: this.threads, sharedBytes: this.sharedBytes, stream };
     if (this.mapping === 'thread') {
-      if (normalizing) throw new InvalidArgumentError('the thread-per-QR kernel does not normalize: run the engine\'s normalize stage first');
+      if (normalizing)
+        throw new InvalidArgumentError(
+          "the thread-per-QR kernel does not normalize: run the engine's normalize stage first",
+        );
       this.kernel.launch(cfg, [H, this.shape.zOfVector ? y : 0n, out, problems, this.scale]);
       return;
     }
-    if (normalizing && !this.normalizes) throw new InvalidArgumentError(`this QR build puts ${this.groups} QRs a block, not whole channels of ${this.shape.passes}: it cannot normalize`);
+    if (normalizing && !this.normalizes)
+      throw new InvalidArgumentError(
+        `this QR build puts ${this.groups} QRs a block, not whole channels of ${this.shape.passes}: it cannot normalize`,
+      );
     this.kernel.launch(cfg, [H, this.shape.zOfVector || normalizing ? y : 0n, out, problems, this.scale, ...normalize]);
   }
 }
