@@ -9,7 +9,7 @@
  *    BigInt address (pinned memory, for asynchronous ones).
  * Every call returns a CUresult; `check()` turns a failure into a CudaError with the error's name.
  */
-import koffi from 'koffi';
+import { koffi, type Koffi } from './native.js';
 import { CudaError, EngineUnavailableError } from '../core/errors.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: koffi binds C functions, whose arguments and results take any C type
@@ -105,11 +105,11 @@ const LIBCUDA_NAMES = [
 let driver: DriverApi | undefined;
 let driverLoadError: string | undefined;
 
-function loadFirst(names: readonly string[]): { lib: ReturnType<typeof koffi.load>; name: string } {
+function loadFirst(names: readonly string[]): { lib: ReturnType<Koffi['load']>; name: string } {
   const errors: string[] = [];
   for (const name of names) {
     try {
-      return { lib: koffi.load(name), name };
+      return { lib: koffi().load(name), name };
     } catch (e) {
       errors.push(`${name}: ${(e as Error).message.split('\n')[0]}`);
     }
@@ -118,7 +118,7 @@ function loadFirst(names: readonly string[]): { lib: ReturnType<typeof koffi.loa
   throw new Error(errors[0] ?? 'no library name to try');
 }
 
-function bind(lib: ReturnType<typeof koffi.load>): DriverApi {
+function bind(lib: ReturnType<Koffi['load']>): DriverApi {
   const f = (proto: string): Fn => lib.func(proto);
   // optional: the _v2 of cuEventElapsedTime appeared in CUDA 12.8; older drivers have only the plain one
   let elapsed: Fn;

@@ -4,7 +4,7 @@
  * 8-byte slot per parameter) and passes the array of pointers to those slots, which the driver
  * copies before cuLaunchKernel returns, so the block is reused by the next launch.
  */
-import koffi from 'koffi';
+import { koffi } from './native.js';
 import { InvalidArgumentError, UnsupportedError } from '../core/errors.js';
 import { CU_FUNC_ATTRIBUTE, check } from './driver.js';
 import type { CudaContext } from './context.js';
@@ -62,8 +62,8 @@ export class Kernel {
     readonly params: readonly ParamType[],
   ) {
     const n = Math.max(params.length, 1);
-    this.block = koffi.alloc('uint8_t', 2 * n * SLOT) as bigint;
-    const view = koffi.view(this.block, 2 * n * SLOT);
+    this.block = koffi().alloc('uint8_t', 2 * n * SLOT) as bigint;
+    const view = koffi().view(this.block, 2 * n * SLOT);
     this.slots = new DataView(view, 0, n * SLOT);
     const pointers = new BigUint64Array(view, n * SLOT, n);
     for (let i = 0; i < n; i++) pointers[i] = this.block + BigInt(i * SLOT);

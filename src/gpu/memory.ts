@@ -6,7 +6,7 @@
  * be a PinnedBuffer (memory the JS garbage collector cannot move or free), never a JS typed array.
  * Synchronous copies may use any typed array.
  */
-import koffi from 'koffi';
+import { koffi } from './native.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { check, outHandle } from './driver.js';
 import type { CudaContext } from './context.js';
@@ -202,7 +202,7 @@ export class PinnedBuffer {
     readonly ptr: bigint,
     readonly bytes: number,
   ) {
-    this.buffer = bytes > 0 ? koffi.view(ptr, bytes) : new ArrayBuffer(0);
+    this.buffer = bytes > 0 ? koffi().view(ptr, bytes) : new ArrayBuffer(0);
   }
 
   static alloc(ctx: CudaContext, bytes: number): PinnedBuffer {
@@ -215,7 +215,7 @@ export class PinnedBuffer {
   /** A new ArrayBuffer over the whole block (valid until free()). */
   view(): ArrayBuffer {
     this.live();
-    return this.bytes > 0 ? koffi.view(this.ptr, this.bytes) : new ArrayBuffer(0);
+    return this.bytes > 0 ? koffi().view(this.ptr, this.bytes) : new ArrayBuffer(0);
   }
 
   address(byteOffset = 0): bigint {

@@ -3,7 +3,7 @@
  * the device's own architecture, so the driver's PTX version does not matter) or PTX out.
  * A failed compile throws CudaError('NVRTC_ERROR') whose message carries the compiler's log.
  */
-import koffi from 'koffi';
+import { koffi, type Koffi } from './native.js';
 import { CudaError, EngineUnavailableError } from '../core/errors.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: koffi binds C functions, whose arguments and results take any C type
@@ -39,7 +39,7 @@ function nvrtcCandidates(): string[] {
 let api: NvrtcApi | undefined;
 let loadError: string | undefined;
 
-function bind(lib: ReturnType<typeof koffi.load>): NvrtcApi {
+function bind(lib: ReturnType<Koffi['load']>): NvrtcApi {
   const f = (proto: string): Fn => lib.func(proto);
   const opt = (proto: string): Fn | undefined => {
     try {
@@ -73,7 +73,7 @@ function getNvrtc(): NvrtcApi {
   const errors: string[] = [];
   for (const name of nvrtcCandidates()) {
     try {
-      api = bind(koffi.load(name));
+      api = bind(koffi().load(name));
       return api;
     } catch (e) {
       errors.push(`${name}: ${(e as Error).message.split('\n')[0]}`);
