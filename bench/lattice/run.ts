@@ -495,8 +495,8 @@ export async function run(argv: string[]): Promise<number> {
   if (engine !== undefined && engine !== 'cuda' && engine !== 'cpu')
     throw new InvalidArgumentError(`--engine must be cuda or cpu, got '${engine}'`);
   if (engine === undefined) {
-    const { cudaDeviceAvailable } = await import('../../src/lattice/registry.js');
-    engine = (await cudaDeviceAvailable()).ok ? 'cuda' : 'cpu';
+    const { cudaAvailable } = await import('../../src/gpu/index.js');
+    engine = cudaAvailable().ok ? 'cuda' : 'cpu';
   }
   const quick = values.quick ?? false;
   const o: Opts = {

@@ -50,10 +50,11 @@ interface Reply<R> {
 }
 
 /**
- * A persistent pool of worker threads started from one module; each worker answers
- * `{id, ok, result | error}` to each `{id, task}` it receives. Tasks queue until a worker is idle.
- * Errors thrown in a worker come back as the same typed LatticeMimoError; a worker that dies fails
- * every task in flight.
+ * A persistent pool of up to `size` worker threads started from one module; each worker answers
+ * `{id, ok, result | error}` to each `{id, task}` it receives. A worker is started only when a task
+ * finds none idle, so a pool sized for a large run costs a small one nothing. Tasks queue until a
+ * worker is idle. Errors thrown in a worker come back as the same typed LatticeMimoError; a worker
+ * that dies fails every task in flight.
  */
 export class WorkerPool<T, R> {
   private readonly workers: Worker[] = [];
@@ -64,17 +65,25 @@ export class WorkerPool<T, R> {
   private broken: Error | null = null;
   private closed = false;
 
-  constructor(workerUrl: URL, size: number) {
-    for (let i = 0; i < size; i++) {
-      const w = new Worker(workerUrl);
-      w.on('message', (msg: Reply<R>) => this.onReply(w, msg));
-      w.on('error', (err) => this.fail(err));
-      w.on('exit', (code) => {
-        if (!this.closed) this.fail(new Error(`worker exited with code ${code}`));
-      });
-      this.workers.push(w);
-      this.idle.push(w);
-    }
+  constructor(
+    private readonly workerUrl: URL,
+    private readonly size: number,
+  ) {}
+
+  /** Workers started so far (at most the pool's size). */
+  get started(): number {
+    return this.workers.length;
+  }
+
+  private start(): Worker {
+    const w = new Worker(this.workerUrl);
+    w.on('message', (msg: Reply<R>) => this.onReply(w, msg));
+    w.on('error', (err) => this.fail(err));
+    w.on('exit', (code) => {
+      if (!this.closed) this.fail(new Error(`worker exited with code ${code}`));
+    });
+    this.workers.push(w);
+    return w;
   }
 
   /** Runs one task on the next idle worker; `transfer` lists buffers moved (not copied) to it. */
@@ -93,8 +102,8 @@ export class WorkerPool<T, R> {
   }
 
   private pump(): void {
-    while (this.idle.length > 0 && this.queue.length > 0) {
-      const w = this.idle.pop()!;
+    while (this.queue.length > 0 && (this.idle.length > 0 || this.workers.length < this.size)) {
+      const w = this.idle.pop() ?? this.start();
       const job = this.queue.shift()!;
       this.busy.set(w, job);
       w.postMessage({ id: job.id, task: job.task }, job.transfer);

@@ -9,6 +9,7 @@
  *    BigInt address (pinned memory, for asynchronous ones).
  * Every call returns a CUresult; `check()` turns a failure into a CudaError with the error's name.
  */
+import { existsSync } from 'node:fs';
 import { koffi, type Koffi } from './native.js';
 import { CudaError, EngineUnavailableError } from '../core/errors.js';
 
@@ -102,6 +103,21 @@ const LIBCUDA_NAMES = [
   '/usr/lib/x86_64-linux-gnu/libcuda.so.1',
 ];
 
+/** Files an installed NVIDIA driver provides on Linux (native, in containers, and under WSL 2). */
+const DRIVER_NODES = ['/dev/nvidiactl', '/proc/driver/nvidia/version', '/dev/dxg'];
+
+/**
+ * Why no CUDA driver can be there (null when one may be): on Linux without any of DRIVER_NODES,
+ * the answer comes without loading the bindings' native addon. LATTICE_MIMO_LIBCUDA (a libcuda
+ * path) skips the test, for drivers installed elsewhere.
+ */
+function driverAbsence(): string | null {
+  if (process.platform === 'darwin') return 'CUDA has no driver for macOS';
+  if (process.platform !== 'linux' || process.env.LATTICE_MIMO_LIBCUDA) return null;
+  if (DRIVER_NODES.some((f) => existsSync(f))) return null;
+  return `no NVIDIA driver installed (none of ${DRIVER_NODES.join(', ')} exists)`;
+}
+
 let driver: DriverApi | undefined;
 let driverLoadError: string | undefined;
 
@@ -189,8 +205,14 @@ function bind(lib: ReturnType<Koffi['load']>): DriverApi {
 export function getDriver(): DriverApi {
   if (driver) return driver;
   if (driverLoadError !== undefined) throw new EngineUnavailableError(`CUDA driver not available: ${driverLoadError}`);
+  const absent = driverAbsence();
+  if (absent !== null) {
+    driverLoadError = absent;
+    throw new EngineUnavailableError(`CUDA driver not available: ${absent}`);
+  }
   try {
-    driver = bind(loadFirst(LIBCUDA_NAMES).lib);
+    const own = process.env.LATTICE_MIMO_LIBCUDA;
+    driver = bind(loadFirst(own ? [own, ...LIBCUDA_NAMES] : LIBCUDA_NAMES).lib);
     return driver;
   } catch (e) {
     driverLoadError = (e as Error).message;

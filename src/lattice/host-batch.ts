@@ -1,6 +1,7 @@
 import { allocReal, makeBatch, type MatrixBatch, type Precision } from '../core/matrix.js';
 import { InvalidArgumentError } from '../core/errors.js';
-import { cudaDeviceAvailable } from './registry.js';
+import { cudaAvailable, requireCuda } from '../gpu/context.js';
+import { allocPinned } from '../gpu/host-memory.js';
 
 /**
  * An empty batch of `batch` matrices of rows x cols (column-major, back to back) for the caller to
@@ -28,11 +29,7 @@ export async function hostBatch(shape: {
       throw new InvalidArgumentError(`${name} must be a positive integer, got ${v}`);
   }
   const length = batch * rows * cols;
-  if (!(await cudaDeviceAvailable()).ok) return makeBatch(allocReal(precision, length), batch, rows, cols);
-  const [{ requireCuda }, { allocPinned }] = await Promise.all([
-    import('../gpu/context.js'),
-    import('../gpu/host-memory.js'),
-  ]);
+  if (!cudaAvailable().ok) return makeBatch(allocReal(precision, length), batch, rows, cols);
   const ctx = requireCuda();
   const data =
     precision === 'float32' ? allocPinned(ctx, Float32Array, length) : allocPinned(ctx, Float64Array, length);

@@ -9,7 +9,6 @@
  */
 import {
   CheckFailedError,
-  EngineUnavailableError,
   InvalidArgumentError,
   InvalidInputError,
   LatticeMimoError,
@@ -40,7 +39,8 @@ import {
   type UnimodularCheck,
 } from './check.js';
 import { reduceBatchCpu, reduceChunk, reduceOneCpu, withBasisIndex } from './cpu-batch.js';
-import { ALGORITHM_REGISTRY, CUDA_ALGORITHMS, cudaDeviceAvailable } from './registry.js';
+import { chooseEngine, cpuOnlyEngine } from '../gpu/engine.js';
+import { ALGORITHM_REGISTRY, CUDA_ALGORITHMS } from './registry.js';
 import { isBreakdown, remedy } from './fallback.js';
 import type { Algorithm, BasisStats, ReduceOptions } from './types.js';
 import type { CountTotals, CudaBatchResult } from './gpu/batch.js';
@@ -464,24 +464,19 @@ const all = (count: number): Iterable<number> => ({
 });
 
 /**
- * Which engine runs this call. 'cpu' always can. 'cuda' must: an algorithm without a GPU version,
- * or no device, is an EngineUnavailableError (never a silent fallback). 'auto' takes the GPU where
- * the algorithm has a GPU version and a device answers, the CPU otherwise.
+ * Which engine runs this call: the package's one chooser (gpu/engine.ts) with the algorithm's
+ * registry entry saying whether it has a GPU implementation.
  */
 async function pickEngine(o: ResolvedOptions): Promise<'cpu' | 'cuda'> {
-  if (o.engine === 'cpu') return 'cpu';
-  const hasKernel = ALGORITHM_REGISTRY[o.algorithm].cuda !== undefined;
-  if (o.engine === 'cuda' && !hasKernel) {
-    throw new EngineUnavailableError(
-      `'${o.algorithm}' has no CUDA implementation yet (CUDA algorithms: ${CUDA_ALGORITHMS.join(', ')}); use engine 'cpu' or 'auto'`,
-    );
-  }
-  if (!hasKernel) return 'cpu';
-  const dev = await cudaDeviceAvailable();
-  if (dev.ok) return 'cuda';
-  if (o.engine === 'cuda')
-    throw new EngineUnavailableError(`the CUDA engine was asked for but is not available: ${dev.reason}`);
-  return 'cpu';
+  const d = await chooseEngine({
+    asked: o.engine,
+    call: `reduce (${o.algorithm})`,
+    gpuGap: () =>
+      ALGORITHM_REGISTRY[o.algorithm].cuda !== undefined
+        ? null
+        : `'${o.algorithm}' has no CUDA implementation (CUDA algorithms: ${CUDA_ALGORITHMS.join(', ')})`,
+  });
+  return d.engine;
 }
 
 /**
@@ -596,6 +591,7 @@ function intoOut(unscale: (b: MatrixBatch) => MatrixBatch, r: ReduceResult, out:
 /** Synchronous CPU reduction in this thread (for small work, e.g. LR-aided detection per channel). */
 export function reduceSync(bases: MatrixBatch, opts: Omit<ReduceOptions, 'engine' | 'threads'> = {}): ReduceResult {
   const t0 = performance.now();
+  cpuOnlyEngine((opts as ReduceOptions | null)?.engine, 'reduceSync()', 'reduce()');
   validateBases(bases);
   // (scale) entries past 2^+-128: reduced scaled by a power of two (same Z), output scaled back
   const unit = unitScale(bases);

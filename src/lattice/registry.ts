@@ -57,14 +57,3 @@ export const ALGORITHM_REGISTRY: Readonly<Record<Algorithm, AlgorithmEntry>> = {
 export const CUDA_ALGORITHMS = (Object.values(ALGORITHM_REGISTRY) as AlgorithmEntry[])
   .filter((e) => e.cuda)
   .map((e) => e.name);
-
-/** Whether a CUDA device answers (never throws; loads the bindings on first call). */
-export async function cudaDeviceAvailable(): Promise<{ ok: true } | { ok: false; reason: string }> {
-  try {
-    const { cudaAvailable } = await import('../gpu/context.js');
-    const a = cudaAvailable();
-    return a.ok ? { ok: true } : { ok: false, reason: a.reason };
-  } catch (e) {
-    return { ok: false, reason: (e as Error).message };
-  }
-}

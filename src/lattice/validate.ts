@@ -4,6 +4,7 @@ import { matrixAt, type MatrixBatch } from '../core/matrix.js';
 import { assertFinite, assertInRange, assertOneOf, assertPositiveInt } from '../core/validate.js';
 import { gramSchmidt, isIntegral } from './check.js';
 import { provablyFullRank } from './exact-rank.js';
+import { checkEngineRequest } from '../gpu/engine.js';
 import { validateGpuTuning } from './gpu-tuning.js';
 import { ALGORITHMS, type AlgoParams, type Algorithm, type Engine, type ReduceOptions } from './types.js';
 
@@ -24,8 +25,7 @@ export interface ResolvedOptions extends AlgoParams {
 export function resolveOptions(opts: ReduceOptions, m: number): ResolvedOptions {
   const algorithm = opts.algorithm ?? DEFAULTS.algorithm;
   assertOneOf(algorithm, 'algorithm', ALGORITHMS);
-  const engine = opts.engine ?? 'auto';
-  assertOneOf(engine, 'engine', ['auto', 'cpu', 'cuda'] as const);
+  const engine = checkEngineRequest(opts.engine);
   const precision = opts.precision ?? 'float64';
   assertOneOf(precision, 'precision', ['float32', 'float64'] as const);
   const delta = opts.delta ?? DEFAULTS.delta;

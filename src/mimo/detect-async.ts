@@ -2,36 +2,25 @@
  * detectAsync(): detection on either engine, the one entry point for the GPU. The same input and
  * result as detect() (input arrays float64 or float32; the GPU engine's LLRs are float32).
  *
- *  - engine 'cpu': detect() on the CPU engine (float64).
+ *  - engine 'cpu': detect() on the CPU engine (float64);
  *  - engine 'cuda': the detector's CUDA implementation (float32); an EngineUnavailableError when no
- *    device answers or the detector has none.
+ *    device answers or the detector has none;
  *  - engine 'auto' (default): the GPU where a device and the detector's CUDA implementation are
- *    there, else the CPU.
+ *    there, else the CPU (the package's one chooser, gpu/engine.ts).
  */
-import { EngineUnavailableError } from '../core/errors.js';
-import { detectCpu, validateDetection } from './detect.js';
+import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
+import { chooseEngine } from '../gpu/engine.js';
+import { checkFinite, detectCpu, validateDetection } from './detect.js';
 import type { CudaDetector } from './gpu/cuda-detector.js';
 import type { DetectOutputs } from './gpu/detect-batch.js';
-import { DETECTOR_REGISTRY, type DetectorEntry } from './registry.js';
+import { constellation } from './modulation.js';
+import { DETECTOR_REGISTRY } from './registry.js';
 import type { DetectionInput, DetectionResult, DetectOptions } from './types.js';
 
-let device: Promise<{ ok: true } | { ok: false; reason: string }> | null = null;
-
-/** Whether a CUDA device answers (asked once; never throws). */
-function cudaDevice(): Promise<{ ok: true } | { ok: false; reason: string }> {
-  device ??= import('../gpu/context.js').then(
-    ({ cudaAvailable }) => {
-      const a = cudaAvailable();
-      return a.ok ? { ok: true as const } : { ok: false as const, reason: a.reason };
-    },
-    (e: unknown) => ({ ok: false as const, reason: (e as Error).message }),
-  );
-  return device;
-}
-
 /**
- * Batched detection on the engine opts.engine names (see the file comment). `out` arrays receive
- * the GPU engine's results when long enough (pinned ones from allocPinned without a staging copy).
+ * Batched detection on the engine opts.engine names (see the file comment). `out` arrays, when
+ * given, receive the results on either engine (pinned ones from allocPinned are written by the
+ * GPU's copy engine without a staging copy) and are the arrays the result holds.
  */
 export async function detectAsync(
   input: DetectionInput,
@@ -39,26 +28,66 @@ export async function detectAsync(
   out?: DetectOutputs,
 ): Promise<DetectionResult> {
   const t0 = performance.now();
-  const engine = opts?.engine ?? 'auto';
-  // where it will run decides whether H and y are scanned here or by the GPU's normalize kernel
-  const dev = engine === 'cpu' ? null : await cudaDevice();
-  const entry = DETECTOR_REGISTRY[opts?.detector] as DetectorEntry | undefined;
-  const loadCudaImpl = dev?.ok === true ? entry?.cuda : undefined;
-  const gpuInput = input?.H instanceof Float32Array && input?.y instanceof Float32Array;
-  const val = validateDetection(input, opts, loadCudaImpl && gpuInput ? 'defer' : 'check');
-  if (!loadCudaImpl) {
-    if (engine === 'cuda') {
-      throw new EngineUnavailableError(
-        dev?.ok === false
-          ? `the CUDA engine was asked for but is not available: ${dev.reason}`
-          : `the CUDA engine has no '${val.opts.detector}' detector; use engine 'cpu' or 'auto'`,
-      );
-    }
-    return detectCpu(input, val, t0);
+  // everything but the scan of H and y for NaN and infinities, which depends on the engine
+  const val = validateDetection(input, opts, 'defer');
+  checkOutputs(out, val.vectors, val.nt, constellation(val.opts.modulation).bitsPerSymbol);
+  const entry = DETECTOR_REGISTRY[val.opts.detector];
+  const { engine } = await chooseEngine({
+    asked: val.opts.engine,
+    call: `detect (${val.opts.detector})`,
+    gpuGap: () => (entry.cuda ? null : `the '${val.opts.detector}' detector has no CUDA implementation`),
+  });
+  const gpuScans = engine === 'cuda' && input.H instanceof Float32Array && input.y instanceof Float32Array;
+  if (!gpuScans) {
+    checkFinite(input.H, 'H');
+    checkFinite(input.y, 'y');
   }
-  const impl = cudaImpls.get(val.opts.detector) ?? (await loadCuda(val.opts.detector, loadCudaImpl));
+  if (engine === 'cpu') return intoOutputs(detectCpu(input, val, t0), out);
+  const impl = cudaImpls.get(val.opts.detector) ?? (await loadCuda(val.opts.detector, entry.cuda!));
   engineModule ??= await import('./gpu/detect-batch.js');
   return engineModule.detectCuda(input, val, impl, t0, out);
+}
+
+/** SHAPE_MISMATCH when a given output array is not an array of the right kind or is too short. */
+function checkOutputs(out: DetectOutputs | undefined, vectors: number, nt: number, bps: number): void {
+  if (out === undefined) return;
+  if (out === null || typeof out !== 'object') {
+    throw new InvalidArgumentError('out must be an object { symbols?: Int32Array, llr?: Float32Array }', {
+      option: 'out',
+    });
+  }
+  const want: [string, unknown, Function, number][] = [
+    ['symbols', out.symbols, Int32Array, vectors * nt],
+    ['llr', out.llr, Float32Array, vectors * nt * bps],
+  ];
+  for (const [name, a, kind, length] of want) {
+    if (a === undefined) continue;
+    if (!(a instanceof kind)) {
+      throw new InvalidArgumentError(`out.${name} must be a ${kind.name}`, { option: `out.${name}` });
+    }
+    if ((a as Int32Array | Float32Array).length < length) {
+      throw new InvalidInputError(
+        'SHAPE_MISMATCH',
+        `out.${name} holds ${(a as Int32Array).length} entries, the batch needs ${length}`,
+        { option: `out.${name}`, length: (a as Int32Array).length, needed: length },
+      );
+    }
+  }
+}
+
+/** The CPU engine's result written into the caller's output arrays, which the result then holds. */
+function intoOutputs(r: DetectionResult, out: DetectOutputs | undefined): DetectionResult {
+  if (!out) return r;
+  let { symbols, llr } = r;
+  if (out.symbols) {
+    out.symbols.set(r.symbols);
+    symbols = out.symbols.subarray(0, r.symbols.length);
+  }
+  if (out.llr && r.llr) {
+    out.llr.set(r.llr);
+    llr = out.llr.subarray(0, r.llr.length);
+  }
+  return { ...r, symbols, ...(llr ? { llr } : {}) };
 }
 
 /** Loaded CUDA implementations and the GPU engine's module: a call per batch need not import them again. */

@@ -22,8 +22,9 @@ import {
   NodeBudgetError,
   UnsupportedError,
 } from '../core/errors.js';
+import { checkEngineRequest, cpuOnlyEngine } from '../gpu/engine.js';
 import { maxNodesOf, onBudgetOf } from './budget.js';
-import { oneOf, show } from './show.js';
+import { oneOf, show } from '../core/show.js';
 import type { DetectorOutput, DetectorSetup } from './detectors/detector.js';
 import { constellation, parseModulation, symbolsToBits } from './modulation.js';
 import { DETECTOR_REGISTRY, SOFT_DETECTORS, WIDE_DETECTORS } from './registry.js';
@@ -127,7 +128,7 @@ export function validateDetection(
   if (opts === null || typeof opts !== 'object') throw new InvalidArgumentError('detection options must be an object');
   oneOf(opts.detector, 'detector', DETECTORS);
   const modulation = parseModulation(opts.modulation);
-  if (opts.engine !== undefined) oneOf(opts.engine, 'engine', ['auto', 'cpu', 'cuda'] as const);
+  checkEngineRequest(opts.engine);
   if (opts.soft !== undefined) oneOf(opts.soft, 'soft output', ['maxlog', 'logmap', 'none'] as const);
   if (opts.initialRadius !== undefined) oneOf(opts.initialRadius, 'initial radius', ['infinity', 'babai'] as const);
   for (const [name, v] of [
@@ -341,11 +342,7 @@ export function scaledNoise(noise: number, p: number, floor = NOISE_FLOOR, ceil 
 export function detect(input: DetectionInput, opts: DetectOptions): DetectionResult {
   const t0 = performance.now();
   const val = validateDetection(input, opts);
-  if (opts.engine === 'cuda') {
-    throw new UnsupportedError(`detect() runs the CPU engine only; for engine 'cuda' call detectAsync()`, {
-      detector: opts.detector,
-    });
-  }
+  cpuOnlyEngine(val.opts.engine, 'detect()', 'detectAsync()');
   return detectCpu(input, val, t0);
 }
 

@@ -9,7 +9,7 @@
  */
 import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
 import { MODULATIONS, type Modulation } from './types.js';
-import { show } from './show.js';
+import { show } from '../core/show.js';
 
 /** One PAM dimension of a square QAM constellation. */
 export interface PamInfo {

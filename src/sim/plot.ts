@@ -1,11 +1,14 @@
 /**
  * Error-rate curves: BER and FER (or any of ber/ser/fer) against SNR, one line per detector,
- * log-scale y axis. Vega-Lite spec -> Vega -> SVG (headless, no canvas), and SVG -> PNG with resvg.
+ * log-scale y axis. Vega-Lite spec -> Vega -> SVG (headless, no canvas), and SVG -> PNG with resvg
+ * (its WebAssembly build).
  * Points with zero errors have no place on a log axis: they are left out, and the plot says so.
  * vega, vega-lite and resvg are loaded only when a plot is made.
  */
-import { extname } from 'node:path';
-import { InvalidArgumentError } from '../core/errors.js';
+import { existsSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
+import { createRequire } from 'node:module';
+import { extname, join } from 'node:path';
+import { InvalidArgumentError, UnsupportedError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/io.js';
 import { snrTypeName } from './table.js';
 import type { SimulationResult } from './types.js';
@@ -129,15 +132,105 @@ export async function renderPlotSvg(result: SimulationResult, opts: PlotOptions 
   }
 }
 
-/** Rasterises an SVG to PNG bytes (`scale` times the SVG's own size). */
+/** The font files PNG text is drawn with, in order of preference (the SVG names sans-serif). */
+const FONT_FILES = [
+  'DejaVuSans.ttf',
+  'DejaVuSans-Bold.ttf',
+  'LiberationSans-Regular.ttf',
+  'LiberationSans-Bold.ttf',
+  'Arial.ttf',
+  'arial.ttf',
+  'Helvetica.ttc',
+];
+/** The family each font file holds. */
+const FONT_FAMILY = (file: string): string =>
+  file.startsWith('DejaVu')
+    ? 'DejaVu Sans'
+    : file.startsWith('Liberation')
+      ? 'Liberation Sans'
+      : file.startsWith('Helvetica')
+        ? 'Helvetica'
+        : 'Arial';
+/** Where fonts are installed (Linux, macOS, Windows); $LATTICE_MIMO_FONT_DIR first. */
+function fontDirs(): string[] {
+  const home = process.env.HOME ?? '';
+  return [
+    process.env.LATTICE_MIMO_FONT_DIR ?? '',
+    '/usr/share/fonts',
+    '/usr/local/share/fonts',
+    `${home}/.local/share/fonts`,
+    `${home}/.fonts`,
+    '/System/Library/Fonts',
+    '/Library/Fonts',
+    `${process.env.WINDIR ?? 'C:\\Windows'}\\Fonts`,
+  ].filter((d) => d !== '' && existsSync(d));
+}
+
+/** The bytes of the first installed fonts of FONT_FILES (searched at most 4 levels deep), or [] when there are none. */
+function findFonts(): { family: string; buffers: Uint8Array[] } {
+  const found = new Map<string, string>();
+  const walk = (dir: string, depth: number): void => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (e.isDirectory() && depth < 4) walk(join(dir, e.name), depth + 1);
+      else if (FONT_FILES.includes(e.name) && !found.has(e.name)) found.set(e.name, join(dir, e.name));
+    }
+  };
+  for (const d of fontDirs()) walk(d, 0);
+  const first = FONT_FILES.find((f) => found.has(f));
+  if (first === undefined) return { family: '', buffers: [] };
+  const family = FONT_FAMILY(first);
+  const files = FONT_FILES.filter((f) => found.has(f) && FONT_FAMILY(f) === family);
+  return { family, buffers: files.map((f) => new Uint8Array(readFileSync(found.get(f)!))) };
+}
+
+let rasteriser: Promise<{
+  Resvg: typeof import('@resvg/resvg-wasm').Resvg;
+  fonts: ReturnType<typeof findFonts>;
+}> | null = null;
+
+/** resvg's WebAssembly build, initialised once, and the fonts it draws text with. */
+function loadRasteriser(): Promise<{
+  Resvg: typeof import('@resvg/resvg-wasm').Resvg;
+  fonts: ReturnType<typeof findFonts>;
+}> {
+  rasteriser ??= (async () => {
+    const wasm = await import('@resvg/resvg-wasm');
+    const bytes = readFileSync(createRequire(import.meta.url).resolve('@resvg/resvg-wasm/index_bg.wasm'));
+    await wasm.initWasm(bytes);
+    return { Resvg: wasm.Resvg, fonts: findFonts() };
+  })();
+  return rasteriser;
+}
+
+/**
+ * Rasterises an SVG to PNG bytes (`scale` times the SVG's own size) with resvg's WebAssembly
+ * build, so no native code is loaded. Text is drawn with an installed sans-serif font (DejaVu Sans,
+ * Liberation Sans, Arial or Helvetica; $LATTICE_MIMO_FONT_DIR names another folder); UnsupportedError when
+ * none is installed (an SVG plot needs no font).
+ */
 export async function svgToPng(svg: string, scale = 2): Promise<Uint8Array> {
-  const { Resvg } = await import('@resvg/resvg-js');
+  const { Resvg, fonts } = await loadRasteriser();
+  if (fonts.buffers.length === 0) {
+    throw new UnsupportedError(
+      `a PNG plot needs a sans-serif font to draw its text, and none of ${FONT_FILES.join(', ')} is installed under ${fontDirs().join(', ') || 'the usual font folders'}: install one (Debian: fonts-dejavu-core), set LATTICE_MIMO_FONT_DIR, or write an .svg plot`,
+    );
+  }
   const resvg = new Resvg(svg, {
     fitTo: { mode: 'zoom', value: scale },
     background: 'white',
-    font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans', sansSerifFamily: 'DejaVu Sans' },
+    font: { fontBuffers: fonts.buffers, defaultFontFamily: fonts.family, sansSerifFamily: fonts.family },
   });
-  return resvg.render().asPng();
+  try {
+    return resvg.render().asPng();
+  } finally {
+    resvg.free();
+  }
 }
 
 /** Writes the plot to `file` (atomically): SVG or PNG, by its extension. */

@@ -8,7 +8,8 @@
  * the order in which workers finish. Chunks computed past a detector's stop are thrown away.
  */
 import { availableParallelism } from 'node:os';
-import { EngineUnavailableError, InvalidArgumentError } from '../core/errors.js';
+import { checkEngineRequest, chooseEngine, type EngineDecision } from '../gpu/engine.js';
+import { InvalidArgumentError } from '../core/errors.js';
 import { snrToNoiseVar } from '../mimo/channel.js';
 import { bitsPerSymbolOf } from '../mimo/modulation.js';
 import { DETECTORS, MODULATIONS, type DetectOptions, type Detector } from '../mimo/types.js';
@@ -71,66 +72,35 @@ function uniqueLabels(detectors: SimDetector[]): string[] {
   });
 }
 
-/** The engine asked for, validated: 'auto' (default), 'cpu' or 'cuda'. */
-export function checkEngine(engine: SimulationOptions['engine']): 'auto' | 'cpu' | 'cuda' {
-  if (engine !== undefined && engine !== 'auto' && engine !== 'cpu' && engine !== 'cuda') {
-    throw new InvalidArgumentError(`engine must be auto, cpu or cuda, got '${String(engine)}'`);
-  }
-  return engine ?? 'auto';
-}
-
-/** The engine a simulation runs on, and why (for the live table and the command's first line). */
-export interface EngineChoice {
-  engine: 'cpu' | 'cuda';
-  reason: string;
-}
-
 /**
- * The engine a simulation of these detectors runs on: 'cpu' as asked; 'cuda' when a device answers
- * and every detector has a CUDA implementation (EngineUnavailableError naming what is missing
- * otherwise); 'auto' the GPU under the same conditions, else the CPU.
+ * The engine a simulation of these detectors runs on, by the package's one chooser
+ * (gpu/engine.ts): the GPU link can run it when every detector has a CUDA implementation and, on a
+ * coded link, gives the LLRs asked for and the CUDA decoder takes the code and decoder options.
  */
 export async function resolveEngine(
   engine: SimulationOptions['engine'],
   detectors: readonly { detector: Detector }[],
   coded?: { code?: string; decoder?: DecoderOptions; modulation?: SimulationOptions['modulation'] },
-): Promise<EngineChoice> {
-  const asked = checkEngine(engine);
-  if (asked === 'cpu') return { engine: 'cpu', reason: 'asked for' };
-  const { codedGpuUnsupported, detectorsWithoutCuda } = await import('./gpu/executor.js');
-  const missing = detectorsWithoutCuda(detectors);
-  const soft = coded?.code !== undefined ? codedGpuUnsupported(detectors) : null;
-  let device: { ok: true } | { ok: false; reason: string };
-  try {
-    const { cudaAvailable } = await import('../gpu/context.js');
-    device = cudaAvailable();
-  } catch (e) {
-    device = { ok: false, reason: (e as Error).message };
-  }
-  let why = !device.ok
-    ? `no CUDA device (${device.reason})`
-    : missing.length > 0
-      ? `no CUDA ${missing.join(', ')} detector`
-      : soft;
-  if (why === null && coded?.code !== undefined && coded.decoder !== undefined) {
-    const { cudaDecoderUnsupported } = await import('../coding/gpu/cuda-decoder.js');
-    const { codeOf } = await import('./coded.js');
-    why = cudaDecoderUnsupported(codeOf(coded.code, coded.modulation ?? 'qpsk'), resolveDecoderOptions(coded.decoder));
-    if (why !== null)
-      throw new EngineUnavailableError(`the CUDA engine cannot decode this run: ${why}; use engine cpu`);
-  }
-  if (why === null)
-    return { engine: 'cuda', reason: asked === 'auto' ? 'auto: a CUDA device and every detector on it' : 'asked for' };
-  if (asked === 'cuda') {
-    throw new EngineUnavailableError(
-      !device.ok
-        ? `the CUDA engine was asked for but is not available: ${device.reason}`
-        : missing.length > 0
-          ? `the CUDA engine has no ${missing.join(', ')} detector; use engine cpu or auto`
-          : `${soft}; use engine cpu`,
-    );
-  }
-  return { engine: 'cpu', reason: `auto: ${why}` };
+): Promise<EngineDecision> {
+  return chooseEngine({
+    asked: engine,
+    call: 'simulate',
+    gpuGap: async () => {
+      const { codedGpuUnsupported, detectorsWithoutCuda } = await import('./gpu/executor.js');
+      const missing = detectorsWithoutCuda(detectors);
+      if (missing.length > 0) return `no CUDA ${missing.join(', ')} detector`;
+      if (coded?.code === undefined) return null;
+      const soft = codedGpuUnsupported(detectors);
+      if (soft !== null) return soft;
+      const { cudaDecoderUnsupported } = await import('../coding/gpu/cuda-decoder.js');
+      const { codeOf } = await import('./coded.js');
+      const why = cudaDecoderUnsupported(
+        codeOf(coded.code, coded.modulation ?? 'qpsk'),
+        resolveDecoderOptions(coded.decoder ?? {}),
+      );
+      return why === null ? null : `the CUDA decoder cannot decode this run: ${why}`;
+    },
+  });
 }
 
 interface Plan {
@@ -160,7 +130,7 @@ function plan(opts: SimulationOptions): Plan {
       `unknown modulation '${String(opts.modulation)}' (one of ${MODULATIONS.join(', ')})`,
     );
   }
-  checkEngine(opts.engine);
+  checkEngineRequest(opts.engine);
   if (!Array.isArray(opts.detectors) || opts.detectors.length === 0)
     throw new InvalidArgumentError('at least one detector is needed');
   for (const d of opts.detectors) {

@@ -292,7 +292,7 @@ test("CUDA decodeBatchAsync: typed errors as the CPU's; auto and cpu engines", {
   // a min-sum saturation whose fixed-point values would pass float32's exact integers: the CPU's
   await assert.rejects(
     decodeBatchAsync(code, llr, frames, { engine: 'cuda', algorithm: 'nms', saturation: 5000 }),
-    (e: LatticeMimoError) => e.code === 'UNSUPPORTED',
+    (e: LatticeMimoError) => e.code === 'ENGINE_UNAVAILABLE' && e.details?.cause === 'no-gpu-implementation',
   );
   await assert.rejects(
     decodeBatchAsync(code, llr, frames, { engine: 'cuda', maxIterations: 0 }),

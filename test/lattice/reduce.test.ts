@@ -13,7 +13,8 @@ import { blockToeplitzBases, gaussianBases, integerScale } from '../../src/latti
 import { BasisRecords, reduce, reduceSync, type ReduceResult } from '../../src/lattice/reduce.js';
 import { countArrays } from '../../src/lattice/gpu/batch.js';
 import { ALGORITHMS, type Algorithm, type BasisStats } from '../../src/lattice/types.js';
-import { CUDA_ALGORITHMS, cudaDeviceAvailable } from '../../src/lattice/registry.js';
+import { CUDA_ALGORITHMS } from '../../src/lattice/registry.js';
+import { cudaAvailable } from '../../src/gpu/index.js';
 import { knapsackBasis } from '../gpu/grid-cases.js';
 import { firstDependentColumn } from '../../src/lattice/validate.js';
 
@@ -273,7 +274,7 @@ function assertCounts(res: ReduceResult, counts: Int32Array, what: string): void
 }
 
 test("out.counts receives each basis' iterations, swaps and size reductions on every engine (scaled input too); a wrong array is a typed error", async () => {
-  const engines = (await cudaDeviceAvailable()).ok ? (['cpu', 'cuda'] as const) : (['cpu'] as const);
+  const engines = cudaAvailable().ok ? (['cpu', 'cuda'] as const) : (['cpu'] as const);
   for (const engine of engines) {
     for (const algorithm of engine === 'cpu' ? ALGORITHMS : CUDA_ALGORITHMS) {
       const batch = 1 + rng.int(12),
@@ -442,7 +443,7 @@ test('maxIterations bounds every algorithm: a hard basis with a tiny bound is an
 test("engine 'cuda' never falls back silently: no GPU version or no device is ENGINE_UNAVAILABLE", async () => {
   const basis = gaussianBases({ batch: 4, n: 8, seed: rng.int(1e9) });
   await expectCode(() => reduce(basis, { algorithm: 'lll', engine: 'cuda' }), 'ENGINE_UNAVAILABLE');
-  const dev = await cudaDeviceAvailable();
+  const dev = cudaAvailable();
   for (const algorithm of CUDA_ALGORITHMS) {
     if (!dev.ok) {
       await expectCode(() => reduce(basis, { algorithm, engine: 'cuda' }), 'ENGINE_UNAVAILABLE');
@@ -457,7 +458,7 @@ test("engine 'cuda' never falls back silently: no GPU version or no device is EN
 });
 
 test('GPU float32: a basis that breaks down in float32 is redone in float64, the rest of the batch stands', async (t) => {
-  const dev = await cudaDeviceAvailable();
+  const dev = cudaAvailable();
   if (!dev.ok) {
     t.skip(`no CUDA device: ${dev.reason}`);
     return;
@@ -501,7 +502,7 @@ test('CPU MB-LLL: the drift watch turns a precision failure on a knapsack basis 
 // seeds 108 and 120 it breaks down (as the CPU reference does with driftWatch false). reduce() redoes
 // such a basis on the CPU engine, whose reducers have the watch, and keeps the GPU's other results.
 test('GPU float64: a basis on which a per-basis kernel breaks down is redone on the CPU (drift watch), the rest of the batch stands', async (t) => {
-  const dev = await cudaDeviceAvailable();
+  const dev = cudaAvailable();
   if (!dev.ok) {
     t.skip(`no CUDA device: ${dev.reason}`);
     return;

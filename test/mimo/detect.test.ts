@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { Philox } from '../../src/core/rng.js';
 import {
+  EngineUnavailableError,
   InvalidArgumentError,
   InvalidInputError,
   NodeBudgetError,
@@ -298,7 +299,7 @@ test('bad input gets typed errors that name the problem', () => {
     [
       'cuda engine from the synchronous detect()',
       () => detect(ok, { ...opts, engine: 'cuda' }),
-      (e) => e instanceof UnsupportedError && /detectAsync/.test(e.message),
+      (e) => e instanceof EngineUnavailableError && e.details?.cause === 'synchronous-call',
     ],
     [
       'ML too large',

@@ -11,7 +11,8 @@
  */
 import { InvalidArgumentError, InvalidInputError, UnsupportedError } from '../../core/errors.js';
 import { runBatch, type BatchRunOptions } from '../../gpu/batch-runner.js';
-import { cudaAvailable, requireCuda, type CudaContext } from '../../gpu/context.js';
+import { requireCuda, type CudaContext } from '../../gpu/context.js';
+import { checkEngineRequest, chooseEngine } from '../../gpu/engine.js';
 import type { Kernel } from '../../gpu/launch.js';
 import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
 import type { Stream } from '../../gpu/stream.js';
@@ -285,9 +286,8 @@ export async function decodeBatchAsync(
   options: GpuDecodeOptions = {},
   out?: DecodeBatchResult,
 ): Promise<GpuDecodeBatchResult> {
-  const { engine = 'auto', framesPerBlock, gpuBatch, ...decoderOptions } = options ?? {};
-  if (engine !== 'auto' && engine !== 'cpu' && engine !== 'cuda')
-    throw new InvalidArgumentError(`engine must be 'auto', 'cpu' or 'cuda', got '${String(engine)}'`);
+  const { engine, framesPerBlock, gpuBatch, ...decoderOptions } = options ?? {};
+  checkEngineRequest(engine);
   const o = resolveDecoderOptions(decoderOptions);
   if (!Number.isInteger(frames) || frames < 0)
     throw new InvalidArgumentError(`frames must be a non-negative integer, got ${frames}`);
@@ -297,14 +297,12 @@ export async function decodeBatchAsync(
       'SHAPE_MISMATCH',
       `LLR input has ${llr.length} entries, expected ${frames} frames x ${code.n}`,
     );
-  const why = cudaDecoderUnsupported(code, o);
-  let useCuda = engine === 'cuda';
-  if (engine === 'cuda') {
-    requireCuda();
-    if (why) throw new UnsupportedError(why);
-  } else if (engine === 'auto') {
-    useCuda = why === null && cudaAvailable().ok;
-  }
+  const chosen = await chooseEngine({
+    asked: engine,
+    call: `decode (${o.algorithm})`,
+    gpuGap: () => cudaDecoderUnsupported(code, o),
+  });
+  const useCuda = chosen.engine === 'cuda';
   if (out && (out.bits.length < frames * code.k || out.iterations.length < frames || out.ok.length < frames)) {
     throw new InvalidInputError(
       'SHAPE_MISMATCH',

@@ -448,8 +448,9 @@ export async function detectCuda(
     for (const v of group) budgetExceeded += unprovenMask?.[v] ?? 0;
     i = j;
   }
-  const outSymbols = symbols.length === vectors * nt ? symbols : symbols.subarray(0, vectors * nt);
-  const outLlr = llr && llr.length !== vectors * nt * bps ? llr.subarray(0, vectors * nt * bps) : llr;
+  // an output array too short for the padded batch got a fresh one: the results still go into it
+  const outSymbols = intoCallers(out?.symbols, symbols, vectors * nt);
+  const outLlr = llr ? intoCallers(out?.llr, llr, vectors * nt * bps) : null;
   const stats: DetectionResult['stats'] = {
     detector: opts.detector,
     engine: 'cuda',
@@ -471,6 +472,13 @@ export async function detectCuda(
     ...(budgetExceeded > 0 ? { unproven: unproven() } : {}),
     stats,
   };
+}
+
+/** The first `length` results, in the caller's array where one was given (copied there if the engine used another). */
+function intoCallers<A extends Int32Array | Float32Array>(caller: A | undefined, used: A, length: number): A {
+  if (caller && caller !== used) caller.set(used.subarray(0, length));
+  const a = caller ?? used;
+  return (a.length === length ? a : a.subarray(0, length)) as A;
 }
 
 const float64Kernels = new WeakMap<CudaDetectorPlan, Float64Kernel | null>();

@@ -7,7 +7,7 @@
  * their children at level lvl_x: exp_lvl_x = paths_lvl_{x-1} * q^(lvl_{x-1} - lvl_x) nodes.
  */
 import { InvalidArgumentError, UnsupportedError } from '../../../core/errors.js';
-import { show } from '../../show.js';
+import { show } from '../../../core/show.js';
 
 /** The PSD's search shape: the tree levels where it sorts and prunes, and the paths kept at each. */
 export interface PsdConfig {

@@ -14,7 +14,7 @@
  * Nodes visited = tree nodes whose partial metric was computed.
  */
 import { InvalidArgumentError, UnsupportedError } from '../../../core/errors.js';
-import { show } from '../../show.js';
+import { show } from '../../../core/show.js';
 import type { CpuDetector, DetectorInstance, DetectorOutput, DetectorSetup } from '../detector.js';
 import {
   allocTriangular,

@@ -13,7 +13,7 @@ import { InvalidArgumentError, UnsupportedError } from '../../../core/errors.js'
 import type { CudaContext } from '../../../gpu/context.js';
 import { loadModule, readKernelSource } from '../../../gpu/module-cache.js';
 import type { Stream } from '../../../gpu/stream.js';
-import { show } from '../../show.js';
+import { show } from '../../../core/show.js';
 import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup, DetectChunk } from '../../gpu/cuda-detector.js';
 
 export type SphereVariant = 'thread' | 'warp';

@@ -2,7 +2,7 @@
  * show(v): a value as an error message quotes it. Never throws, whatever v is (an object whose
  * toString is not a function, a cycle, a BigInt), so a bad option always gets its typed error.
  */
-import { InvalidArgumentError } from '../core/errors.js';
+import { InvalidArgumentError } from './errors.js';
 
 export function show(v: unknown): string {
   try {
