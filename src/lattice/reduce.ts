@@ -7,12 +7,7 @@
  * (stats.redoneOnCpu); a result that still fails raises CheckFailedError, so no unreduced basis is
  * returned as reduced.
  */
-import {
-  CheckFailedError,
-  InvalidArgumentError,
-  InvalidInputError,
-  LatticeMimoError,
-} from '../core/errors.js';
+import { CheckFailedError, InvalidArgumentError, InvalidInputError, LatticeMimoError } from '../core/errors.js';
 import {
   allocLike,
   makeBatch,

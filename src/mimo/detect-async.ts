@@ -56,7 +56,7 @@ function checkOutputs(out: DetectOutputs | undefined, vectors: number, nt: numbe
       option: 'out',
     });
   }
-  const want: [string, unknown, Function, number][] = [
+  const want: [string, unknown, Int32ArrayConstructor | Float32ArrayConstructor, number][] = [
     ['symbols', out.symbols, Int32Array, vectors * nt],
     ['llr', out.llr, Float32Array, vectors * nt * bps],
   ];
