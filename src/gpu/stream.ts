@@ -29,6 +29,11 @@ export class Stream {
     return new Stream(ctx, outHandle(out));
   }
 
+  /** Enqueues setting `bytes` bytes at device address `address` to `value` (a byte). */
+  fill(address: bigint, bytes: number, value = 0): void {
+    if (bytes > 0) check(this.ctx.driver.cuMemsetD8Async(address, value & 0xff, bytes, this.handle), 'cuMemsetD8Async');
+  }
+
   /** Blocks the calling thread until the stream's work is done. */
   synchronize(): void {
     check(this.ctx.driver.cuStreamSynchronize(this.handle), 'cuStreamSynchronize');

@@ -66,3 +66,16 @@ export {
   type BasisLike,
   type FormatOptions,
 } from './fplll-format.js';
+// For other parts' kernels and loops: the device-level plan of the all-swap LLL (enqueued on the
+// caller's stream and buffers) and the sequential LLL on one basis in place (no proof: reduce() proves).
+export {
+  lllCudaPlan,
+  lllLayout,
+  type LllCudaPlan,
+  type LllLayout,
+  type LllPlanShape,
+  type LllChunk,
+  type LllStatusLayout,
+} from './gpu/lll-plan.js';
+export { lllCpu as lllInPlace } from './lll/cpu.js';
+export type { CpuReducer } from './types.js';

@@ -401,10 +401,10 @@ function runLrEmulated(
   const vectors = p.channels * p.vpc;
   const head = new ArrayBuffer(8 * 4 + 3 * 8);
   const dv = new DataView(head);
-  [p.channels, p.vpc, 32, shPer, wsPer, zs, bs, Number(sh.lll.extraArgs[0])].forEach((x, i) => {
+  [p.channels, p.vpc, 32, shPer, wsPer, zs, bs, Number(sh.lll.launch.extraArgs[0])].forEach((x, i) => {
     dv.setInt32(4 * i, x, true);
   });
-  [Number(sh.lll.extraArgs[1]), Number(sh.lll.extraArgs[2]), sh.model.scale].forEach((x, i) => {
+  [Number(sh.lll.launch.extraArgs[1]), Number(sh.lll.launch.extraArgs[2]), sh.model.scale].forEach((x, i) => {
     dv.setFloat64(32 + 8 * i, x, true);
   });
   const parts = [new Uint8Array(head), Float32Array.from(p.H), Float32Array.from(p.y), Float32Array.from(p.noise)];

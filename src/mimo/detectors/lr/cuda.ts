@@ -2,9 +2,8 @@
  * The lattice-aided detectors on the GPU (lr-zf, lr-mmse, lr-sic), one factory as on the CPU
  * (detector.ts). Per chunk, four launches on the stream:
  *  1. lr-basis.cu: a thread per channel writes its shifted, scaled (MMSE: extended) real basis in float32;
- *  2. the lattice half's all-swap LLL (src/lattice/allswap/: its kernels, modules and launch plans;
- *     delta 0.75 as LR_LLL_PARAMS), one thread per basis (lane-kernel.cu) up to 4x4, a thread
- *     block per basis above (block-kernel.cu or column-kernel.cu), gives Z;
+ *  2. the lattice part's device-level plan of the all-swap LLL (lllCudaPlan: delta 0.75 as
+ *     LR_LLL_PARAMS; a thread per basis up to 4x4, a thread block per basis above) gives Z;
  *  3. lr-filter.cu: a thread per channel, in double, the reduced basis B Z, its QR and the
  *     reduced-domain filter, as prepareLr computes them;
  *  4. lr-detect.cu: a thread per vector, in float32, the estimate, rounding, u = Z v, the symbols.
@@ -13,12 +12,8 @@
  * differ on some vectors (test/mimo/gpu-lr.test.ts measures how often and compares the BER).
  */
 import { UnsupportedError } from '../../../core/errors.js';
-import type { CudaContext } from '../../../gpu/context.js';
-import type { Kernel } from '../../../gpu/launch.js';
-import { loadModule, readKernelSource } from '../../../gpu/module-cache.js';
-import { allswapBlockPlan, allswapLanePlan, allswapSpec, LANE_MAX_M } from '../../../lattice/allswap/cuda.js';
-import { check } from '../../../gpu/driver.js';
-import type { LaunchPlan } from '../../../lattice/gpu/batch.js';
+import { loadModule, readKernelSource, type CudaContext, type Kernel } from '../../../gpu/index.js';
+import { lllCudaPlan, lllLayout, type LllLayout } from '../../../lattice/index.js';
 import type {
   CudaDetector,
   CudaDetectorPlan,
@@ -34,8 +29,6 @@ import { LR_LLL_PARAMS, type LrVariant } from './lattice-aided.js';
 /** Largest real dimension count (per-thread arrays of the basis in double). */
 const MAX_ND = 32;
 const VARIANT_CODE: Record<LrVariant, number> = { zf: 0, mmse: 1, sic: 2 };
-/** Words of the LLL's stats per basis (lattice/gpu/status.ts: STATS_WIDTH). */
-const LLL_STATS_WIDTH = 5;
 const CHANNEL_THREADS = 64,
   VECTOR_THREADS = 128;
 
@@ -57,8 +50,8 @@ export interface LrShape {
   /** Rows of the (extended) basis. */
   readonly nb: number;
   readonly defines: Record<string, string | number>;
-  /** The LLL's launch plan for the basis (nb x nd, float32). */
-  readonly lll: LaunchPlan;
+  /** The lattice part's LLL for the basis (nb x nd, float32): its workspace, status words and launch. */
+  readonly lll: LllLayout;
   /**
    * Scratch regions per channel: Bin, Bout (nb x nd float32), Z (nd x nd double), LLL stats,
    * LLL workspace, P (nd x rows), p0 (nd), R (nd x nd), Zf (nd x nd float32), flags.
@@ -76,12 +69,19 @@ export function lrShape(
   const { rows, nd } = model;
   if (nd > MAX_ND) throw new UnsupportedError(`${name} on the GPU takes at most ${MAX_ND} real dimensions, got ${nd}`);
   const nb = variant === 'zf' ? rows : rows + nd;
-  const kind = tuning.lll ?? (nd <= LANE_MAX_M ? 'lane' : 'block');
-  const lll =
-    kind === 'lane'
-      ? allswapLanePlan(nb, nd, 'float32', LR_LLL_PARAMS, setup.device)
-      : allswapBlockPlan(nb, nd, 'float32', LR_LLL_PARAMS, setup.device);
-  const defines = { ...realModelDefines(model), LR_VARIANT: VARIANT_CODE[variant] };
+  const lll = lllLayout(
+    { rows: nb, cols: nd, precision: 'float32', params: LR_LLL_PARAMS, ...(tuning.lll ? { kernel: tuning.lll } : {}) },
+    setup.device,
+  );
+  // the lattice part's status words, as the filter kernel reads them
+  const defines = {
+    ...realModelDefines(model),
+    LR_VARIANT: VARIANT_CODE[variant],
+    LLL_STATS_WIDTH: lll.status.words,
+    LLL_STATUS_WORD: lll.status.statusWord,
+    LLL_STATUS_OK: lll.status.ok,
+    LLL_STATUS_DEPENDENT: lll.status.dependent,
+  };
   const f = (n: number): number => align16(Math.max(n, 1) * 4);
   return {
     model,
@@ -93,8 +93,8 @@ export function lrShape(
       f(nb * nd),
       f(nb * nd),
       align16(nd * nd * 8),
-      f(LLL_STATS_WIDTH),
-      align16(Math.max(16, lll.scratchBytesPerBasis[0] ?? 0)),
+      f(lll.status.words),
+      lll.scratchBytesPerBasis,
       f(nd * rows),
       f(nd),
       f(nd * nd),
@@ -165,20 +165,13 @@ export function createLrPlan(
     'i32',
     'i32',
   ]);
-  // The LLL. Block kernel: a block per basis (its stats words zeroed first, as it expects).
-  // Lane kernel: the specialised module for whole blocks of L bases; when its workspace
-  // (interleaved per block of L) lies in global scratch, a last partial block goes to the generic
-  // module with a block of just the remaining bases, so that no block reaches past the chunk's scratch.
-  const plan = sh.lll;
-  const lane = plan.variant === 'lane';
-  const L = lane ? (plan.basesPerBlock ?? 1) : 1;
-  const lll = allswapSpec.kernel(ctx, 'float32', plan);
-  if (plan.sharedBytes > 48 * 1024) lll.setMaxDynamicShared(plan.sharedBytes);
-  const perBasisWs = plan.scratchBytesPerBasis[0] ?? 0;
-  const generic = lane && perBasisWs > 0 ? allswapSpec.kernel(ctx, 'float32', { ...plan, defines: undefined }) : null;
-  if (generic && plan.sharedBytes > 48 * 1024) generic.setMaxDynamicShared(plan.sharedBytes);
-  const sharedPerBasis = plan.sharedBytes / L;
-  const wsStride = BigInt(perBasisWs);
+  const lll = lllCudaPlan(ctx, {
+    rows: sh.nb,
+    cols: nd,
+    precision: 'float32',
+    params: LR_LLL_PARAMS,
+    ...(tuning.lll ? { kernel: tuning.lll } : {}),
+  });
   type Scratch = [bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint];
   const scratchOf = (chunk: DetectChunk): Scratch => chunk.scratch as Scratch;
   const channelGrid = (chunk: DetectChunk): number => Math.ceil(chunk.channels / CHANNEL_THREADS);
@@ -201,53 +194,15 @@ export function createLrPlan(
     {
       name: 'lll',
       enqueue(stream, chunk) {
-        const channels = chunk.channels;
-        if (channels === 0) return;
         const [bin, bout, z, stats, ws] = scratchOf(chunk);
-        if (!lane) {
-          check(ctx.driver.cuMemsetD8Async(stats, 0, channels * LLL_STATS_WIDTH * 4, stream.handle), 'cuMemsetD8Async');
-          lll.launch({ grid: channels, block: plan.threads as number, sharedBytes: plan.sharedBytes, stream }, [
-            bin,
-            bout,
-            z,
-            ws,
-            stats,
-            sh.nb,
-            nd,
-            ...plan.extraArgs,
-          ]);
-          return;
-        }
-        const full = generic ? Math.floor(channels / L) * L : channels;
-        if (full > 0) {
-          lll.launch({ grid: Math.ceil(full / L), block: L, sharedBytes: plan.sharedBytes, stream }, [
-            bin,
-            bout,
-            z,
-            ws,
-            stats,
-            sh.nb,
-            nd,
-            ...plan.extraArgs,
-            full,
-          ]);
-        }
-        const rest = channels - full;
-        if (generic && rest > 0) {
-          const b = BigInt(full),
-            fb = BigInt(sh.nb * nd * 4);
-          generic.launch({ grid: 1, block: rest, sharedBytes: sharedPerBasis * rest, stream }, [
-            bin + b * fb,
-            bout + b * fb,
-            z + b * BigInt(nd * nd * 8),
-            ws + b * wsStride,
-            stats + b * BigInt(LLL_STATS_WIDTH * 4),
-            sh.nb,
-            nd,
-            ...plan.extraArgs,
-            rest,
-          ]);
-        }
+        lll.enqueue(stream, {
+          count: chunk.channels,
+          input: bin,
+          output: bout,
+          transform: z,
+          workspace: ws,
+          status: stats,
+        });
       },
     },
     {

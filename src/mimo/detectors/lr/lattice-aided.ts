@@ -14,8 +14,7 @@
  * rows (Q-1) beta 1. Zero-forcing on the extended system is the MMSE filter, and SIC on its QR is
  * MMSE-SIC. LLL runs on the extended basis, so the MMSE preparation depends on N0.
  */
-import type { AlgoParams } from '../../../lattice/types.js';
-import { lllCpu } from '../../../lattice/lll/cpu.js';
+import { lllInPlace, type AlgoParams } from '../../../lattice/index.js';
 import { qrInto } from '../../preprocess/qr.js';
 import { fillRealMatrix, naturalDimOrder, symbolsOfLevels, type RealModel } from '../../soft/real-model.js';
 
@@ -84,7 +83,7 @@ export function prepareLr(sc: LrPrepScratch, H: Float64Array, hOff: number, nois
   }
   const Z = new Float64Array(nd * nd);
   for (let k = 0; k < nd; k++) Z[k + k * nd] = 1;
-  lllCpu(B, Z, n, nd, LR_LLL_PARAMS);
+  lllInPlace(B, Z, n, nd, LR_LLL_PARAMS);
   const R = new Float64Array(nd * nd);
   qrInto(B, 0, n, nd, 'none', Qb, R, sc.perm);
   const { P, p0 } = reducedFilter(Qb, R, cst, n, nd, rows, variant);

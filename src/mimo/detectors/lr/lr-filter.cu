@@ -5,14 +5,15 @@
 // the per-vector step (lr-detect.cu), with Z; a basis the LLL could not reduce in float32, a
 // dependent column, or numbers float32 cannot carry are flagged for the engine.
 //
-// nvcc-variant: -fmad=false -DLR_VARIANT=0 -DNR=4 -DNT=4 -DND=8 -DROWS=8 -DDPS=2 -DQL=4 -DMIMO_COMPILE_CHECK
-// nvcc-variant: -fmad=false -DLR_VARIANT=2 -DNR=8 -DNT=8 -DND=16 -DROWS=16 -DDPS=2 -DQL=4 -DMIMO_COMPILE_CHECK
+// The lattice part's status words (lllCudaPlan's status layout) come as LLL_STATS_WIDTH,
+// LLL_STATUS_WORD, LLL_STATUS_OK and LLL_STATUS_DEPENDENT.
+//
+// nvcc-variant: -fmad=false -DLR_VARIANT=0 -DNR=4 -DNT=4 -DND=8 -DROWS=8 -DDPS=2 -DQL=4 -DMIMO_COMPILE_CHECK -DLLL_STATS_WIDTH=5 -DLLL_STATUS_WORD=3 -DLLL_STATUS_OK=0 -DLLL_STATUS_DEPENDENT=2
+// nvcc-variant: -fmad=false -DLR_VARIANT=2 -DNR=8 -DNT=8 -DND=16 -DROWS=16 -DDPS=2 -DQL=4 -DMIMO_COMPILE_CHECK -DLLL_STATS_WIDTH=5 -DLLL_STATUS_WORD=3 -DLLL_STATUS_OK=0 -DLLL_STATUS_DEPENDENT=2
 
 #include "lr-common.cuh"
 #include "../qr-double.cuh"
 
-#define LLL_STATUS_ZERO_VECTOR 2  // lattice/gpu/status.ts: STATUS.ZERO_VECTOR (lll-common.cuh)
-#define LLL_STATS_WIDTH 5
 
 // Per channel out: P (ND x ROWS), p0 (ND), R (ND x ND), Zf (ND x ND, float32 integers), flags (1 int).
 extern "C" __global__ void lr_filter(const float* __restrict__ H, const float* __restrict__ noise, const double* __restrict__ Zin,
@@ -21,9 +22,9 @@ extern "C" __global__ void lr_filter(const float* __restrict__ H, const float* _
                                      int channels, int vpc, double scale) {
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
   if (c >= channels) return;
-  const int lll = lllStats[(size_t)c * LLL_STATS_WIDTH + 3];
-  if (lll != 0) {
-    flagsOut[c] = lll == LLL_STATUS_ZERO_VECTOR ? MIMO_RANK_DEFICIENT : MIMO_FLOAT32_UNSAFE;
+  const int lll = lllStats[(size_t)c * LLL_STATS_WIDTH + LLL_STATUS_WORD];
+  if (lll != LLL_STATUS_OK) {
+    flagsOut[c] = lll == LLL_STATUS_DEPENDENT ? MIMO_RANK_DEFICIENT : MIMO_FLOAT32_UNSAFE;
     return;
   }
   const int n = NB;
