@@ -23,6 +23,12 @@ export interface RedoTraits {
 
 const REDO = MIMO_STATUS.FLOAT32_UNSAFE | MIMO_STATUS.RANK_DEFICIENT | MIMO_STATUS.Y_TOO_LARGE;
 
+/**
+ * Flags of a vector whose outputs on the device are not its answer (its remedy is not the budget
+ * rule): a pipeline that counts on the device leaves these vectors out and has them answered.
+ */
+export const UNANSWERED = MIMO_STATUS.NON_FINITE | REDO;
+
 /** The remedy of a vector's flags, most severe first. */
 export function remedy(flags: number, traits: RedoTraits): VectorRemedy {
   if (flags & MIMO_STATUS.NON_FINITE) return 'non-finite';

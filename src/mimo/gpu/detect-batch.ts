@@ -232,7 +232,7 @@ const PLANS_KEPT = 16;
  * batch of one 5G slot cannot spare. The key is everything a plan may read but the device and the
  * constellation (both functions of the context and the modulation).
  */
-function planFor(ctx: CudaContext, impl: CudaDetector, setup: CudaDetectorSetup): CudaDetectorPlan {
+export function planFor(ctx: CudaContext, impl: CudaDetector, setup: CudaDetectorSetup): CudaDetectorPlan {
   let kept = plans.get(impl);
   if (kept?.ctx !== ctx) plans.set(impl, (kept = { ctx, byKey: new Map() }));
   const { device: _d, constellation: _c, opts, ...rest } = setup;
@@ -264,9 +264,8 @@ export async function detectCuda(
     mod = opts.modulation;
   const entry = DETECTOR_REGISTRY[opts.detector];
   const setup = cudaSetup(ctx, val, impl);
-  const { soft, maxNodes, constellation: con } = setup,
+  const { soft, constellation: con } = setup,
     bps = con.bitsPerSymbol;
-  const onBudget = onBudgetOf(opts.onBudget);
   const plan = planFor(ctx, impl, setup);
   const fuses = plan.fuses ?? { normalize: false, summary: false };
   const hLen = 2 * nr * nt,
@@ -303,14 +302,8 @@ export async function detectCuda(
       ? out.llr
       : new Float32Array(padded * nt * bps)
     : null;
-  // allocated at the first flagged vector: a typed array of a slot's size costs more than its kernels' launches
-  let unprovenMask: Uint8Array | null = null;
-  const unproven = (): Uint8Array => (unprovenMask ??= new Uint8Array(vectors));
-  const redo: number[] = [],
-    redo64: number[] = [];
-  const redoTraits = { float64Kernel: impl.float64 !== undefined };
-  let nodes = 0,
-    budgetExceeded = 0;
+  const flagged = new FlaggedVectors(input, val, impl);
+  let nodes = 0;
   const vecStatusBytes = vpc * STATUS_WORDS * 4;
 
   const inputs: HostRecords[] = [
@@ -395,59 +388,18 @@ export async function detectCuda(
           const v = (first + i) * vpc + k,
             flags = words[k * STATUS_WORDS]!;
           if (v >= vectors) break;
-          if (flags !== 0) settleVector(v, flags);
+          if (flags !== 0) flagged.add(v, flags);
         }
       }
     },
   });
-  /** A flagged vector: the CPU engine's error, a redo on the CPU, or the budget rule (mimo/fallback.ts). */
-  function settleVector(v: number, flags: number): void {
-    switch (remedy(flags, redoTraits)) {
-      case 'non-finite':
-        throw nonFiniteError(input, val, v);
-      case 'redo-float64':
-        redo64.push(v);
-        break;
-      case 'redo-cpu':
-        redo.push(v);
-        break;
-      case 'node-budget':
-        if (onBudget === 'error') {
-          throw new NodeBudgetError(
-            `${opts.detector}: vector ${v} reached the node budget maxNodes = ${maxNodes} before its answer was proven ML; raise maxNodes, or pass onBudget 'flag' to keep the best leaf found`,
-            { detector: opts.detector, vector: v, maxNodes },
-          );
-        }
-        unproven()[v] = 1;
-        budgetExceeded++;
-        break;
-    }
-  }
-
-  const mark = (w: number, flag: number): void => {
-    if (flag !== 0 || unprovenMask) unproven()[w] = flag;
-  };
-  let redone64 = 0;
-  if (redo64.length > 0) {
-    const kernel = float64KernelFor(ctx, impl, plan, setup);
-    const left = kernel
-      ? await redoFloat64(ctx, kernel, input, val, redo64, symbols, llr, mark, setup.llrClip)
-      : redo64;
-    redone64 = redo64.length - left.length;
-    redo.push(...left);
-    redo.sort((a, b) => a - b);
-  }
-  // the redone vectors come in channel order: a channel's go to the CPU engine together
-  for (let i = 0; i < redo.length; ) {
-    const c = Math.floor(redo[i]! / vpc);
-    let j = i + 1;
-    while (j < redo.length && Math.floor(redo[j]! / vpc) === c) j++;
-    const group = redo.slice(i, j);
-    for (const v of group) budgetExceeded -= unprovenMask?.[v] ?? 0;
-    redoOnCpu(input, val, group, symbols, llr, mark, setup.llrClip);
-    for (const v of group) budgetExceeded += unprovenMask?.[v] ?? 0;
-    i = j;
-  }
+  const { redoneInFloat64, redoneOnCpu, budgetExceeded, unproven } = await flagged.settle(
+    ctx,
+    plan,
+    setup,
+    symbols,
+    llr,
+  );
   // an output array too short for the padded batch got a fresh one: the results still go into it
   const outSymbols = intoCallers(out?.symbols, symbols, vectors * nt);
   const outLlr = llr ? intoCallers(out?.llr, llr, vectors * nt * bps) : null;
@@ -458,8 +410,8 @@ export async function detectCuda(
     timeMs: performance.now() - t0,
     ...(nodes > 0 ? { nodesVisited: nodes } : {}),
     ...(entry.traits.budgeted ? { budgetExceeded } : {}),
-    ...(redone64 > 0 ? { redoneInFloat64: redone64 } : {}),
-    ...(redo.length > 0 ? { redoneOnCpu: redo.length } : {}),
+    ...(redoneInFloat64 > 0 ? { redoneInFloat64 } : {}),
+    ...(redoneOnCpu > 0 ? { redoneOnCpu } : {}),
   };
   let bits: Uint8Array | null = null;
   return {
@@ -469,9 +421,113 @@ export async function detectCuda(
       return (bits ??= symbolsToBits(outSymbols, mod));
     },
     ...(outLlr ? { llr: outLlr } : {}),
-    ...(budgetExceeded > 0 ? { unproven: unproven() } : {}),
+    ...(budgetExceeded > 0 && unproven ? { unproven } : {}),
     stats,
   };
+}
+
+/**
+ * The vectors of a batch that the GPU flagged, settled by the one fallback policy (fallback.ts):
+ * add() takes each vector's flags as the device reports them (the CPU engine's NON_FINITE error
+ * naming the element, the node-budget rule, or a redo queued); settle() then redoes the queued
+ * vectors in float64, on the device where the detector has a float64 kernel (the CPU engine's
+ * answer bit for bit), else on the CPU engine, a channel's vectors in one call, and writes their
+ * symbols, LLRs and budget flags over the GPU's.
+ */
+export class FlaggedVectors {
+  private readonly redo: number[] = [];
+  private readonly redo64: number[] = [];
+  // allocated at the first flagged vector: a typed array of a slot's size costs more than its kernels' launches
+  private unprovenMask: Uint8Array | null = null;
+  private budgetExceeded = 0;
+  private readonly traits: { float64Kernel: boolean };
+
+  constructor(
+    private readonly input: DetectionInput,
+    private readonly val: ValidatedInput,
+    private readonly impl: CudaDetector,
+  ) {
+    this.traits = { float64Kernel: impl.float64 !== undefined };
+  }
+
+  private unproven(): Uint8Array {
+    this.unprovenMask ??= new Uint8Array(this.val.vectors);
+    return this.unprovenMask;
+  }
+
+  /** Vector v's (non-zero) flags: throws the CPU engine's error, applies the budget rule, or queues a redo. */
+  add(v: number, flags: number): void {
+    const opts = this.val.opts;
+    switch (remedy(flags, this.traits)) {
+      case 'non-finite':
+        throw nonFiniteError(this.input, this.val, v);
+      case 'redo-float64':
+        this.redo64.push(v);
+        break;
+      case 'redo-cpu':
+        this.redo.push(v);
+        break;
+      case 'node-budget': {
+        const maxNodes = maxNodesOf(opts.maxNodes);
+        if (onBudgetOf(opts.onBudget) === 'error') {
+          throw new NodeBudgetError(
+            `${opts.detector}: vector ${v} reached the node budget maxNodes = ${maxNodes} before its answer was proven ML; raise maxNodes, or pass onBudget 'flag' to keep the best leaf found`,
+            { detector: opts.detector, vector: v, maxNodes },
+          );
+        }
+        this.unproven()[v] = 1;
+        this.budgetExceeded++;
+        break;
+      }
+    }
+  }
+
+  /**
+   * Redoes the queued vectors into `symbols` and `llr` (vectors x nt, vectors x nt x bitsPerSymbol,
+   * the batch's layout). Returns how many went to the float64 kernel and to the CPU engine, the
+   * vectors whose search stopped at the budget, and their mask (null when none).
+   */
+  async settle(
+    ctx: CudaContext,
+    plan: CudaDetectorPlan,
+    setup: CudaDetectorSetup,
+    symbols: Int32Array,
+    llr: Float32Array | null,
+  ): Promise<{ redoneInFloat64: number; redoneOnCpu: number; budgetExceeded: number; unproven: Uint8Array | null }> {
+    const { input, val } = this;
+    const redo = this.redo;
+    const mark = (w: number, flag: number): void => {
+      if (flag !== 0 || this.unprovenMask) this.unproven()[w] = flag;
+    };
+    let redoneInFloat64 = 0;
+    if (this.redo64.length > 0) {
+      const kernel = float64KernelFor(ctx, this.impl, plan, setup);
+      const left = kernel
+        ? await redoFloat64(ctx, kernel, input, val, this.redo64, symbols, llr, mark, setup.llrClip)
+        : this.redo64;
+      redoneInFloat64 = this.redo64.length - left.length;
+      redo.push(...left);
+      redo.sort((a, b) => a - b);
+    }
+    // the redone vectors come in channel order: a channel's go to the CPU engine together
+    const vpc = val.vectorsPerChannel;
+    for (let i = 0; i < redo.length; ) {
+      const c = Math.floor(redo[i]! / vpc);
+      let j = i + 1;
+      while (j < redo.length && Math.floor(redo[j]! / vpc) === c) j++;
+      const group = redo.slice(i, j);
+      for (const v of group) this.budgetExceeded -= this.unprovenMask?.[v] ?? 0;
+      redoOnCpu(input, val, group, symbols, llr, mark, setup.llrClip);
+      for (const v of group) this.budgetExceeded += this.unprovenMask?.[v] ?? 0;
+      i = j;
+    }
+    return {
+      redoneInFloat64,
+      redoneOnCpu: redo.length,
+      budgetExceeded: this.budgetExceeded,
+      unproven: this.unprovenMask,
+    };
+  }
 }
 
 /** The first `length` results, in the caller's array where one was given (copied there if the engine used another). */

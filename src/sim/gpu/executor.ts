@@ -24,18 +24,19 @@ import {
   InvalidArgumentError,
   LatticeMimoError,
   NodeBudgetError,
-} from '../../core/errors.js';
-import { requireCuda, type CudaContext } from '../../gpu/context.js';
-import { DeviceBuffer, PinnedBuffer } from '../../gpu/memory.js';
-import { CudaEvent, Stream } from '../../gpu/stream.js';
-import { maxNodesOf, onBudgetOf } from '../../mimo/budget.js';
-import { detect, validateDetection } from '../../mimo/detect.js';
-import type { CudaDetectorPlan, CudaDetectorSetup } from '../../mimo/gpu/cuda-detector.js';
-import { enqueueNormalize, GPU_LLR_LIMIT } from '../../mimo/gpu/detect-batch.js';
-import { MIMO_STATUS, STATUS_WORDS } from '../../mimo/gpu/status.js';
-import { constellation } from '../../mimo/modulation.js';
-import { DETECTOR_REGISTRY } from '../../mimo/registry.js';
-import type { DetectOptions, Modulation } from '../../mimo/types.js';
+} from '../../core/index.js';
+import { CudaEvent, DeviceBuffer, PinnedBuffer, requireCuda, Stream, type CudaContext } from '../../gpu/index.js';
+import {
+  constellation,
+  cudaDetectors,
+  detect,
+  detectionCudaPlan,
+  symbolsToBits,
+  type DetectionCudaPlan,
+  type DetectOptions,
+  type Modulation,
+  type VectorsToRedo,
+} from '../../mimo/index.js';
 import { countErrors, type ChunkResult, type ChunkTask, type DetectorCounts } from '../chunk.js';
 import type { FrameDecoder } from '../../coding/code.js';
 import { codedUnit, codeOf, countDecoded, frameLlrs, type CodedSpec, type SimChannel } from '../coded.js';
@@ -52,9 +53,6 @@ const SLOTS = 2;
 const LIST_CAP = 64;
 /** Coded frames left out for a redo whose LLRs a launch keeps (more are redone wholly on the CPU). */
 const FRAME_CAP = 16;
-/** Flags whose vectors the host redoes on the CPU engine (left out of the device counts). */
-const REDO_FLAGS =
-  MIMO_STATUS.NON_FINITE | MIMO_STATUS.Y_TOO_LARGE | MIMO_STATUS.RANK_DEFICIENT | MIMO_STATUS.FLOAT32_UNSAFE;
 
 /** What the GPU link runs: the simulation's link and detectors (every one with a CUDA implementation). */
 export interface GpuLinkSetup {
@@ -86,7 +84,8 @@ export function codedGpuUnsupported(
 
 /** The detectors among `detectors` with no CUDA implementation (empty: the GPU link can run them all). */
 export function detectorsWithoutCuda(detectors: readonly { detector: DetectOptions['detector'] }[]): string[] {
-  return [...new Set(detectors.filter((d) => !DETECTOR_REGISTRY[d.detector]?.cuda).map((d) => d.detector))];
+  const onGpu = cudaDetectors();
+  return [...new Set(detectors.filter((d) => !onGpu.includes(d.detector)).map((d) => d.detector))];
 }
 
 interface Pending {
@@ -152,6 +151,8 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     dec: DeviceBuffer;
   } | null;
   private readonly countWords: number;
+  /** int32 status words a vector (the detection plans'). */
+  private readonly statusWords: number;
   private readonly slots: Slot[] = [];
   private readonly launchVectors: number;
   private readonly maxChunks: number;
@@ -168,10 +169,11 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
   private constructor(
     readonly ctx: CudaContext,
     readonly setup: GpuLinkSetup,
-    private readonly plans: CudaDetectorPlan[],
+    private readonly plans: DetectionCudaPlan[],
     codedKernels: CodedLinkKernels | null,
   ) {
     const { nt, nr, vectorsPerChannel: vpc, chunkVectors } = setup;
+    this.statusWords = plans[0]!.statusWords;
     const con = constellation(setup.modulation);
     const bps = con.bitsPerSymbol;
     const hLen = 2 * nr * nt;
@@ -188,7 +190,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       2 * nr * 4 +
       4 +
       2 * nt * 4 +
-      2 * STATUS_WORDS * 4 +
+      2 * this.statusWords * 4 +
       scratchPerVector +
       codedPerVector +
       8 * SLOTS * plans.length;
@@ -214,8 +216,8 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     this.tx = alloc(L * nt * 4);
     this.y32 = alloc(L * 2 * nr * 4);
     this.n0 = alloc(L * 4);
-    this.statusBase = alloc(L * STATUS_WORDS * 4);
-    this.status = alloc(L * STATUS_WORDS * 4);
+    this.statusBase = alloc(L * this.statusWords * 4);
+    this.status = alloc(L * this.statusWords * 4);
     this.rx = alloc(L * nt * 4);
     this.scratch = plans.map((p) => p.scratchBytesPerChannel.map((b) => alloc(Math.max(16, b * channels)).ptr));
     if (codedKernels) {
@@ -292,32 +294,9 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
           `chunkVectors (${setup.chunkVectors}) must hold whole frames and channel groups: a multiple of ${unit}`,
         );
     }
-    const plans: CudaDetectorPlan[] = [];
+    const plans: DetectionCudaPlan[] = [];
     for (const d of setup.detectors) {
-      const opts: DetectOptions = { ...d, modulation, soft: soft ? (d.soft ?? 'maxlog') : 'none' };
-      // the CPU engine's checks of options and shapes, on a probe input of the run's size
-      const val = validateDetection(
-        { nt, nr, H: new Float64Array(2 * nr * nt), y: new Float64Array(2 * nr), noiseVar: 1 },
-        opts,
-      );
-      const impl = await DETECTOR_REGISTRY[d.detector].cuda!();
-      if (soft && !impl.soft)
-        throw new EngineUnavailableError(
-          `the CUDA ${d.detector} detector gives no LLRs for a coded link; use engine cpu`,
-        );
-      const s: CudaDetectorSetup = {
-        nr,
-        nt,
-        modulation,
-        constellation: con,
-        opts: val.opts,
-        soft,
-        maxNodes: maxNodesOf(opts.maxNodes),
-        llrClip: soft ? Math.min(opts.llrClip ?? GPU_LLR_LIMIT, GPU_LLR_LIMIT) : GPU_LLR_LIMIT,
-        vectorsPerChannel: vpc,
-        device: ctx.props,
-      };
-      plans.push(impl.create(ctx, s));
+      plans.push(await detectionCudaPlan(ctx, { nt, nr, modulation, vectorsPerChannel: vpc, options: d, soft }));
     }
     return new GpuLinkExecutor(ctx, setup, plans, coded);
   }
@@ -429,7 +408,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       this.enqueue(launch);
       const slot = this.slots[launch.slot]!;
       await slot.done.wait();
-      this.collect(launch);
+      await this.collect(launch);
     } catch (e) {
       const err = e instanceof Error ? e : new Error(String(e));
       if (!(e instanceof LatticeMimoError) || e.code === 'CUDA_ERROR' || e.code === 'OUT_OF_MEMORY')
@@ -456,14 +435,14 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
   }
 
   private enqueue(launch: Launch): void {
-    const { nt, nr, modulation } = this.setup;
+    const { modulation } = this.setup;
     const con = constellation(modulation);
     const l = launch.link,
       stream = this.stream,
       slot = this.slots[launch.slot]!;
     const sb = this.slotBytes;
     slot.device.fill(0, stream);
-    this.statusBase.fillRange(0, l.vectors * STATUS_WORDS * 4, 0, stream);
+    this.statusBase.fillRange(0, l.vectors * this.statusWords * 4, 0, stream);
     const cd = this.coded;
     if (cd) cd.kernels.enqueueFrames(stream, l, { info: cd.info.ptr, cw: cd.cw.ptr, tx: this.tx.ptr });
     this.kernels.enqueueGenerate(
@@ -474,24 +453,20 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       Math.sqrt(launch.noiseVar / 2),
     );
     const channels = l.vectors / l.vpc;
-    enqueueNormalize(
-      this.ctx,
+    // the engine's normalize stage, the same for every detector: once a launch
+    this.plans[0]!.enqueueNormalize(
       stream,
       {
         H: this.H32.ptr,
         y: this.y32.ptr,
-        noiseIn: 0n,
         noiseScalar: launch.noiseVar,
         noiseOut: this.n0.ptr,
         status: this.statusBase.ptr,
       },
       channels,
-      l.vpc,
-      nr,
-      nt,
     );
     for (const d of launch.active) {
-      this.status.copyFromAsync(this.statusBase, stream, l.vectors * STATUS_WORDS * 4);
+      this.status.copyFromAsync(this.statusBase, stream, l.vectors * this.statusWords * 4);
       slot.start[d]!.record(stream);
       this.plans[d]!.enqueue(stream, {
         channels,
@@ -518,8 +493,8 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       const full = slot.lists.ptr + BigInt(d * this.listBytes),
         fullCap = l.vectors;
       slot.lists.fillRange(d * this.listBytes, 4, 0, stream);
-      const listMask =
-        REDO_FLAGS | (onBudgetOf(this.setup.detectors[d]!.onBudget) === 'error' ? MIMO_STATUS.NODE_BUDGET : 0);
+      const listMask = this.plans[d]!.reportFlags,
+        unanswered = this.plans[d]!.unanswered;
       if (cd) {
         cd.kernels.enqueueCount(
           stream,
@@ -539,7 +514,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
           },
           fullCap,
           listMask,
-          REDO_FLAGS,
+          unanswered,
           FRAME_CAP,
         );
       } else {
@@ -550,7 +525,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
           con.bitsPerSymbol,
           fullCap,
           listMask,
-          REDO_FLAGS,
+          unanswered,
         );
       }
       slot.device.copyFromAsync(
@@ -565,8 +540,8 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     slot.done.record(stream);
   }
 
-  /** Reads a finished launch's counts into its tasks; redoes flagged vectors on the CPU. */
-  private collect(launch: Launch): void {
+  /** Reads a finished launch's counts into its tasks; has its flagged vectors answered (the detection plan's redo). */
+  private async collect(launch: Launch): Promise<void> {
     const l = launch.link,
       slot = this.slots[launch.slot]!,
       sb = this.slotBytes;
@@ -603,18 +578,18 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
         entries = all.subarray(1);
       }
       if (!cd) {
-        for (let i = 0; i < entries.length; i += 2) this.flaggedVector(launch, d, entries[i]!, entries[i + 1]!, rows);
+        await this.flaggedVectors(launch, d, entries, rows);
         continue;
       }
       // coded: the flagged vectors by frame; each frame is decoded again with their CPU LLRs
-      const byFrame = new Map<number, Set<number>>();
+      const byFrame = new Map<number, Map<number, number>>();
       for (let i = 0; i < entries.length; i += 2) {
-        this.budgetError(launch, d, entries[i]!, entries[i + 1]!);
+        this.needsAnswer(launch, d, entries[i]!, entries[i + 1]!);
         const g = entries[i]!,
           f = Math.floor(g / cd.kernels.vpf);
         let vs = byFrame.get(f);
-        if (!vs) byFrame.set(f, (vs = new Set()));
-        vs.add(g);
+        if (!vs) byFrame.set(f, (vs = new Map()));
+        vs.set(g, entries[i + 1]!);
       }
       if (byFrame.size === 0) continue;
       const sk = new Int32Array(slot.host.view(), off + sb.counts + sb.list, 1 + FRAME_CAP);
@@ -626,33 +601,45 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       for (let i = 0; i < kept; i++) at.set(sk[1 + i]!, i);
       for (const [f, vs] of byFrame) {
         const i = at.get(f);
-        this.redoFrame(launch, d, f, vs, i === undefined ? null : side.slice(i * per, (i + 1) * per));
+        await this.redoFrame(launch, d, f, vs, i === undefined ? null : side.slice(i * per, (i + 1) * per));
       }
     }
   }
 
-  /** NodeBudgetError for a vector that reached the node budget under onBudget 'error' (flags without a redo flag). */
-  private budgetError(launch: Launch, d: number, g: number, flags: number): void {
-    if (flags & REDO_FLAGS) return;
+  /**
+   * The detection plan's remedy for a listed vector: NodeBudgetError for one whose search reached
+   * the node budget under onBudget 'error', naming its chunk and SNR point; false for one that
+   * needs no answer; true for one to be answered (redo).
+   */
+  private needsAnswer(launch: Launch, d: number, g: number, flags: number): boolean {
+    const plan = this.plans[d]!;
+    if (plan.remedy(flags) !== 'node-budget') return true;
     const l = launch.link,
       opts = this.setup.detectors[d]!;
     const pos = l.v0 + g,
       chunkIndex = l.chunk0 + Math.floor(pos / l.chunkVectors),
       v = pos % l.chunkVectors;
     throw new NodeBudgetError(
-      `${opts.detector}: vector ${v} of chunk ${chunkIndex} (SNR index ${l.snrIndex}) reached the node budget maxNodes = ${maxNodesOf(opts.maxNodes)} before its answer was proven ML; raise maxNodes, or pass onBudget 'flag' to keep the best leaf found`,
-      { detector: opts.detector, vector: v, chunk: chunkIndex, maxNodes: maxNodesOf(opts.maxNodes) },
+      `${opts.detector}: vector ${v} of chunk ${chunkIndex} (SNR index ${l.snrIndex}) reached the node budget maxNodes = ${plan.maxNodes} before its answer was proven ML; raise maxNodes, or pass onBudget 'flag' to keep the best leaf found`,
+      { detector: opts.detector, vector: v, chunk: chunkIndex, maxNodes: plan.maxNodes },
     );
   }
 
   /**
    * A coded frame the device left out of its counts (a vector flagged float32 unsafe, singular, ...):
-   * its flagged vectors detected by the CPU engine (their channel and received vector regenerated
-   * alone, cpu-vector.ts), their LLRs put among the frame's device LLRs (`llr`, as the count kernel
-   * kept them; null past its capacity: every vector on the CPU), the frame decoded by the CPU
-   * decoder (the CUDA decoder's decisions for the same float32 LLRs) and counted into its chunk.
+   * its flagged vectors answered by the detection plan's redo (their channel and received vector
+   * regenerated alone, cpu-vector.ts), their LLRs put among the frame's device LLRs (`llr`, as the
+   * count kernel kept them; null past its capacity: the frame's other vectors detected again by the
+   * CPU engine), the frame decoded by the CPU decoder (the CUDA decoder's decisions for the same
+   * float32 LLRs) and counted into its chunk.
    */
-  private redoFrame(launch: Launch, d: number, lf: number, flagged: Set<number>, llr: Float32Array | null): void {
+  private async redoFrame(
+    launch: Launch,
+    d: number,
+    lf: number,
+    flagged: Map<number, number>,
+    llr: Float32Array | null,
+  ): Promise<void> {
     const l = launch.link,
       s = this.setup,
       cd = this.coded!.kernels,
@@ -677,17 +664,37 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       v / vpf,
     );
     const opts = s.detectors[d]!;
-    const detectOpts: DetectOptions = { ...opts, modulation: s.modulation, soft: opts.soft ?? 'maxlog', engine: 'cpu' };
     const frameLlr = llr ?? new Float32Array(per);
+    // the flagged vectors: answered by the plan's redo, as detectAsync answers them
+    const us = [...flagged.keys()].map((g) => g - lf * vpf).sort((a, b) => a - b);
+    const redo = await this.plans[d]!.redo(
+      this.vectorsToRedo(
+        us.map((u) => fr.vector(u)),
+        us.map((u) => flagged.get(lf * vpf + u)!),
+        launch.noiseVar,
+      ),
+    );
+    if (!redo.llr) throw new CheckFailedError(`internal: detector '${opts.detector}' returned no LLRs`);
     let symbolErrors = 0;
-    for (let u = 0; u < vpf; u++) {
-      const isFlagged = flagged.has(lf * vpf + u);
-      if (!isFlagged && llr) continue;
-      const one = fr.vector(u);
-      const out = detect({ nt, nr, H: one.H, y: one.y, noiseVar: launch.noiseVar }, detectOpts);
-      if (!out.llr) throw new CheckFailedError(`internal: detector '${opts.detector}' returned no LLRs`);
-      frameLlr.set(out.llr, u * nt * bps);
-      if (isFlagged) for (let j = 0; j < nt; j++) if (out.symbols[j] !== fr.txIndices[u * nt + j]) symbolErrors++;
+    us.forEach((u, k) => {
+      frameLlr.set(redo.llr!.subarray(k * nt * bps, (k + 1) * nt * bps), u * nt * bps);
+      for (let j = 0; j < nt; j++) if (redo.symbols[k * nt + j] !== fr.txIndices[u * nt + j]) symbolErrors++;
+    });
+    if (!llr) {
+      // past the count kernel's capacity the frame's device LLRs were not kept: its other vectors on the CPU engine
+      const detectOpts: DetectOptions = {
+        ...opts,
+        modulation: s.modulation,
+        soft: opts.soft ?? 'maxlog',
+        engine: 'cpu',
+      };
+      for (let u = 0; u < vpf; u++) {
+        if (flagged.has(lf * vpf + u)) continue;
+        const one = fr.vector(u);
+        const out = detect({ nt, nr, H: one.H, y: one.y, noiseVar: launch.noiseVar }, detectOpts);
+        if (!out.llr) throw new CheckFailedError(`internal: detector '${opts.detector}' returned no LLRs`);
+        frameLlr.set(out.llr, u * nt * bps);
+      }
     }
     this.cpuDecoder ??= codeOf(s.coded!.code, s.modulation).decoder(s.coded!.decoder);
     const code = cd.code;
@@ -700,32 +707,58 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     row.iterations! += got.iterations;
   }
 
-  /** A vector the detector flagged: the CPU engine's answer (redo), or the CPU engine's node-budget error. */
-  private flaggedVector(launch: Launch, d: number, g: number, flags: number, rows: DetectorCounts[]): void {
+  /** The redo input of regenerated vectors (each with its channel) and their device flags. */
+  private vectorsToRedo(
+    vectors: readonly { H: Float64Array; y: Float64Array }[],
+    flags: readonly number[],
+    noiseVar: number,
+  ): VectorsToRedo {
+    const { nt, nr } = this.setup,
+      hLen = 2 * nr * nt,
+      yLen = 2 * nr;
+    const H = new Float64Array(vectors.length * hLen),
+      y = new Float64Array(vectors.length * yLen);
+    vectors.forEach((one, k) => {
+      H.set(one.H, k * hLen);
+      y.set(one.y, k * yLen);
+    });
+    return { H, y, noiseVar: new Float64Array(vectors.length).fill(noiseVar), flags: Int32Array.from(flags) };
+  }
+
+  /**
+   * An uncoded launch's listed vectors (entries: (vector, flags) pairs): the node-budget rule, then
+   * the answers of the others from the detection plan's redo (each vector's channel and received
+   * vector regenerated alone, cpu-vector.ts), counted into their chunks.
+   */
+  private async flaggedVectors(launch: Launch, d: number, entries: Int32Array, rows: DetectorCounts[]): Promise<void> {
     const l = launch.link,
       s = this.setup;
-    const pos = l.v0 + g,
-      k = Math.floor(pos / l.chunkVectors),
-      v = pos % l.chunkVectors;
-    const chunkIndex = l.chunk0 + k;
-    const opts = s.detectors[d]!;
-    if (!(flags & REDO_FLAGS)) {
-      throw new NodeBudgetError(
-        `${opts.detector}: vector ${v} of chunk ${chunkIndex} (SNR index ${l.snrIndex}) reached the node budget maxNodes = ${maxNodesOf(opts.maxNodes)} before its answer was proven ML; raise maxNodes, or pass onBudget 'flag' to keep the best leaf found`,
-        { detector: opts.detector, vector: v, chunk: chunkIndex, maxNodes: maxNodesOf(opts.maxNodes) },
-      );
+    const gs: number[] = [],
+      flags: number[] = [];
+    for (let i = 0; i < entries.length; i += 2) {
+      if (!this.needsAnswer(launch, d, entries[i]!, entries[i + 1]!)) continue;
+      gs.push(entries[i]!);
+      flags.push(entries[i + 1]!);
     }
-    const one = linkVectorOnCpu({ ...s, snrIndex: l.snrIndex, chunkIndex, noiseVar: launch.noiseVar }, v);
-    const out = detect(
-      { nt: s.nt, nr: s.nr, H: one.H, y: one.y, noiseVar: launch.noiseVar },
-      { ...opts, modulation: s.modulation, soft: 'none', engine: 'cpu' },
+    if (gs.length === 0) return;
+    const where = gs.map((g) => {
+      const pos = l.v0 + g,
+        k = Math.floor(pos / l.chunkVectors);
+      return { k, chunkIndex: l.chunk0 + k, v: pos % l.chunkVectors };
+    });
+    const ones = where.map((w) =>
+      linkVectorOnCpu({ ...s, snrIndex: l.snrIndex, chunkIndex: w.chunkIndex, noiseVar: launch.noiseVar }, w.v),
     );
-    const e = countErrors(one.txIndices, out.symbols, out.bits, s.nt, s.modulation);
-    const row = rows[launch.parts.length === 1 ? 0 : k];
-    if (!row) throw new CheckFailedError(`internal: flagged vector ${g} lies outside the launch's chunks`);
-    row.bitErrors += e.bitErrors;
-    row.symbolErrors += e.symbolErrors;
-    row.frameErrors += e.frameErrors;
+    const redo = await this.plans[d]!.redo(this.vectorsToRedo(ones, flags, launch.noiseVar));
+    where.forEach((w, i) => {
+      const symbols = redo.symbols.subarray(i * s.nt, (i + 1) * s.nt);
+      const e = countErrors(ones[i]!.txIndices, symbols, symbolsToBits(symbols, s.modulation), s.nt, s.modulation);
+      const row = rows[launch.parts.length === 1 ? 0 : w.k];
+      if (!row) throw new CheckFailedError(`internal: flagged vector ${gs[i]} lies outside the launch's chunks`);
+      row.bitErrors += e.bitErrors;
+      row.symbolErrors += e.symbolErrors;
+      row.frameErrors += e.frameErrors;
+    });
   }
 
   /** Stops: queued chunks are refused, launches in flight finish, device memory is freed. */
