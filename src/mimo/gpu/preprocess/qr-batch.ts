@@ -121,7 +121,7 @@ export const QR_THREAD_BLOCK = 128;
 
 /**
  * 16-byte words of a record qr-thread.cu stages at a time by default (its QR_CHUNK): the whole record
- * (faster on the H100 than a few words at a time: bench/mimo/gpu-nway.ts, figures in bench/RESULTS.md).
+ * (faster on the H100 than a few words at a time: bench/mimo/gpu-nway.ts, figures in bench/history/results-journal.md).
  */
 export const QR_THREAD_CHUNK = 64;
 
