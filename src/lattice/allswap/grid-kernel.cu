@@ -459,8 +459,8 @@ __device__ __noinline__ void gram_schmidt(const Grid& gIn, const Basis& wIn, uns
         const real rStored = (real)rj;
         const int k = c0 + j;
         if (threadIdx.x == 0) {
-          if (!(rStored > 0) || !(rj > 1e-28 * norm0[j])) {
-            const int code = norm0[j] == 0 ? STATUS_ZERO_VECTOR : is_float((real)0) ? STATUS_PRECISION_FAILURE : STATUS_RANK_DEFICIENT;
+          if (GS_BREAKDOWN(rStored, rj, norm0[j])) {
+            const int code = gs_breakdown_status(is_float((real)0), norm0[j]);
             atomicMax(sl + S_FAIL, ~(((unsigned long long)k << 8) | code));
           }
           w.r[k] = (double)rStored;
@@ -557,9 +557,7 @@ __device__ bool pair_step(Basis& w, int k, double delta, double bound, bool watc
   double c = 0;
   muNew = 0;
   if (swap) {
-    const double r1New = rk + mu * mu * r1;
-    muNew = (mu * r1) / r1New;
-    c = rk / r1New;
+    swap_coefficients(mu, r1, rk, muNew, c);
     pc.swaps++;
   }
   if (X == 0 && !swap) return false;
@@ -573,31 +571,8 @@ __device__ bool pair_step(Basis& w, int k, double delta, double bound, bool watc
     if (swap) { muk1[i] = b; muk[i] = a; } else muk[i] = b;
   }
   if (lane == 0) muk[k - 1] = swap ? muNew : d0 / r1 - X;
-  for (int t = lane; t < n; t += 32) {
-    real vk = bk[t];
-    if (X != 0) vk = (real)((double)vk - X * (double)bk1[t]);
-    if (swap) {
-      bk[t] = bk1[t];
-      bk1[t] = vk;
-      const double x = (double)sk1[t], y = (double)sk[t];
-      sk1[t] = (real)(y + mu * x);
-      sk[t] = (real)(c * x - muNew * y);
-    } else {
-      bk[t] = vk;
-    }
-  }
-  double* zk = Z + (size_t)k * m;
-  double* zk1 = Z + (size_t)(k - 1) * m;
-  for (int u = lane; u < m; u += 32) {
-    double vk = zk[u];
-    if (X != 0) {
-      vk = vk - X * zk1[u];
-      const unsigned long long b = dbits(fabs(vk));
-      if (b > pc.zPeak) pc.zPeak = b;
-      if (fabs(vk) >= EXACT_INTEGER_LIMIT) pc.overflow = 1;
-    }
-    if (swap) { zk[u] = zk1[u]; zk1[u] = vk; } else zk[u] = vk;
-  }
+  for (int t = lane; t < n; t += 32) pair_basis_entry(B, Bs, n, k, t, X, swap, mu, muNew, c);
+  for (int u = lane; u < m; u += 32) pair_transform_entry(Z, m, k, u, X, swap, pc.zPeak, [&] { pc.overflow = 1; });
   return swap;
 }
 
