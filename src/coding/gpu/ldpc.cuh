@@ -5,9 +5,7 @@
 //   Z         lifting size; a block row (layer) is Z check rows, one thread each
 //   NCOLS     block columns (the frame has NCOLS * Z LLRs, codeword order)
 //   NLAYERS   block rows;  NEDGES  nonzero blocks;  MAXDEG  most nonzero blocks in a layer
-//   QC_TABLE  blockCol0_shift0_blockCol1_shift1_... layer after layer (shifts mod Z), one pp-number
-//             (a define value without commas, which nvcc would split), read at compile time
-//   QC_START  0_..._NEDGES: layer r's blocks are QC_START[r] .. QC_START[r+1]-1
+//   QC_TABLE, QC_START   the parity check's blocks (qc-code.cuh)
 //   K_INFO    information bits written out per frame (the first K_INFO columns)
 //   FPB       frames per thread block (blockDim = Z x FPB)
 //   ALGO      0 normalized min-sum, 1 offset min-sum (both in the CPU's fixed point), 2 sum-product
@@ -21,31 +19,8 @@
 #define LDPC_NVARS (NCOLS * Z)
 #define LDPC_SCALE 16.0
 
-#define LDPC_STR2(x) #x
-#define LDPC_STR(x) LDPC_STR2(x)
+#include "qc-code.cuh"
 
-// Reads the '_'-separated decimal numbers of s into out[0 .. count) in one pass (compile time).
-__host__ __device__ constexpr void ldpc_parse(const char* s, int* out, int count) {
-  for (int i = 0; i < count; i++) {
-    int v = 0;
-    while (*s >= '0' && *s <= '9') { v = v * 10 + (*s - '0'); s++; }
-    out[i] = v;
-    if (*s == '_') s++;
-  }
-}
-
-struct QcTables { int pairs[2 * NEDGES]; int start[NLAYERS + 1]; };
-
-__host__ __device__ constexpr QcTables qc_tables() {
-  QcTables q{};
-  ldpc_parse(LDPC_STR(QC_TABLE), q.pairs, 2 * NEDGES);
-  ldpc_parse(LDPC_STR(QC_START), q.start, NLAYERS + 1);
-  return q;
-}
-
-#ifndef __CUDACC__
-#define __constant__
-#endif
 // One constant copy that every unrolled use indexes by a constant (folded to an immediate);
 // qc_start is also evaluated at compile time for the layer templates.
 static __constant__ const QcTables kQc = qc_tables();

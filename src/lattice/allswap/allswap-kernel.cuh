@@ -125,13 +125,7 @@ extern "C" __global__ void ALLSWAP_BOUNDS allswap(
 #else
         for (int e = tid; e < n * m; e += nt) {
           const int j = e / n, t = e - j * n;
-          double acc = 0;
-          for (int k = 0; k < m; k++) {
-            const double z = Zw[k + j * m];
-            if (z == 0) continue;
-            acc = acc + (double)B0[t + (size_t)k * n] * z;
-          }
-          B[t + (size_t)j * ld] = (real)acc;
+          B[t + (size_t)j * ld] = (real)reanchor_entry(B0, Zw, n, m, t, j);
         }
         __syncthreads();
 #endif

@@ -75,10 +75,10 @@ __device__ int gram_schmidt(Work& w, bool f32, int* column) {
     // every thread computes r_i from the same partial sums: the breakdown test is uniform
     const double ri = combine4(w.part);
     const real rStored = (real)ri;
-    if (!(rStored > 0) || !(ri > 1e-28 * w.norm0[i])) {
-      const bool zero = w.norm0[i] == 0;
+    if (GS_BREAKDOWN(rStored, ri, w.norm0[i])) {
+      const int status = gs_breakdown_status(f32, w.norm0[i]);
       *column = i;
-      return f32 && !zero ? STATUS_PRECISION_FAILURE : zero ? STATUS_ZERO_VECTOR : STATUS_RANK_DEFICIENT;
+      return status;
     }
     if (tid == 0) w.r[i] = rStored;
     for (int d = 1 + tid; d < dots; d += nt) w.cval[d] = combine4(w.part + 4 * d) / (double)rStored;

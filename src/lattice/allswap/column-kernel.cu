@@ -54,8 +54,7 @@ typedef double bs_t;
 //   step 3's dot products and updates in float32 arithmetic (step 3's only for multipliers below
 //   2^24), B* and the lane's entries as floats, as the papers' float32 kernels compute. Not the reference's results (each output is proven in
 //   float64, as every GPU output; failures are redone in float64), but a step's chain has float
-//   latencies and no conversions, and the smaller footprint lets four bases share a multiprocessor
-//   (bench/gpu-notes.md v13).
+//   latencies and no conversions, and the smaller footprint lets four bases share a multiprocessor.
 // ------------------------------------------------------------------------------------------------
 #define COL_K (COL_N / 4)
 #define COL_T (COL_N % 4)
@@ -172,9 +171,8 @@ __device__ __forceinline__ bool col_overlap(int lo, int hi, int plo, int phi) { 
 // is widened once into Bs (free until Gram-Schmidt rewrites it). The generic loop skips the zero
 // entries of Z; here every k is added: with b finite, b z = +-0 for z = 0, and acc + (+-0) = acc
 // bit for bit (acc starts at +0 and a sum that is exactly zero is +0), so the sums are the same,
-// and the quads of a warp do not diverge on Z's pattern. (Summing each row over its band of a
-// sparse B_in only, with a quarter column per thread, was 2 % faster built by nvcc and 7 % slower
-// built by NVRTC, whose build of it spilled: bench/gpu-notes.md v11.)
+// and the quads of a warp do not diverge on Z's pattern. (Each row is summed over all of B_in, not
+// only over a sparse B_in's band: that form needs more registers, and NVRTC's build of it spills.)
 // Also returns max |Z| (read here anyway; the growth watch's limit needs it) and resets zPeak, as
 // z_max_abs does.
 __device__ double col_reanchor(Work& w, const real* __restrict__ B0) {
@@ -261,10 +259,10 @@ __device__ int gram_schmidt(Work& w, bool f32, int* column) {
     __syncthreads();
     const double ri = combine4(part);
     const real rStored = (real)ri;
-    if (!(rStored > 0) || !(ri > 1e-28 * w.norm0[i])) {
-      const bool zero = w.norm0[i] == 0;
+    if (GS_BREAKDOWN(rStored, ri, w.norm0[i])) {
+      const int status = gs_breakdown_status(f32, w.norm0[i]);
       *column = i;
-      return f32 && !zero ? STATUS_PRECISION_FAILURE : zero ? STATUS_ZERO_VECTOR : STATUS_RANK_DEFICIENT;
+      return status;
     }
     if (tid == 0) w.r[i] = rStored;
     if (warpLast <= i || warpLast - 7 >= m) continue;  // warp-uniform

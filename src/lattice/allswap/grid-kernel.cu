@@ -281,10 +281,9 @@ __device__ __forceinline__ double warp_reduce_scatter8(double* vals, int lane) {
 }
 
 // Sums K values (a multiple of 8) of every thread over the block (blockDim.x = GRID_T): reduce-
-// scatters of 8 per warp (9 shuffles for 8 sums where plain warp sums take 40: the panel's own
-// columns went from 10 to 8 us a panel at 1028 x 1024), then the warps' partial sums through
-// shared memory. The totals land in tot[] (shared), visible to every thread on return. red: shared
-// scratch of (GRID_T / 32) x K doubles.
+// scatters of 8 per warp (9 shuffles for 8 sums where plain warp sums take 40), then the warps'
+// partial sums through shared memory. The totals land in tot[] (shared), visible to every thread on
+// return. red: shared scratch of (GRID_T / 32) x K doubles.
 template <int K>
 __device__ __forceinline__ void block_sums(double* vals, double* red, double* tot) {
   const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
@@ -383,9 +382,8 @@ __device__ __forceinline__ bool project_chunk(Grid& g, Basis& w, double (&v)[GRI
 // and holds them in registers spread over its threads by rows (thread t: rows t + GRID_T i, all
 // GRID_P columns), so each staged value is read from shared memory once for the whole panel, and
 // each dot product is a block sum. Failures go to the stage slot.
-// A call, not inlined (trace, H100, 1024: inlined, the Gram-Schmidt stage itself ran 2.4 % faster
-// on the block-Toeplitz basis, but the rest of the kernel spilled and the Gaussian basis's size
-// reductions and B_in Z took 7.0 and 0.46 ms against 4.2 and 0.23: 11.2 against 8.3 ms in all).
+// A call, not inlined: inlined, its registers make the rest of the kernel spill, and the size
+// reductions and B_in Z then lose more time than the Gram-Schmidt stage gains.
 __device__ __noinline__ void gram_schmidt(const Grid& gIn, const Basis& wIn, unsigned long long epoch, double* stage, double* stageR) {
   LOCAL_COPIES();
   const int n = GRID_N, m = w.m;
@@ -459,8 +457,8 @@ __device__ __noinline__ void gram_schmidt(const Grid& gIn, const Basis& wIn, uns
         const real rStored = (real)rj;
         const int k = c0 + j;
         if (threadIdx.x == 0) {
-          if (!(rStored > 0) || !(rj > 1e-28 * norm0[j])) {
-            const int code = norm0[j] == 0 ? STATUS_ZERO_VECTOR : is_float((real)0) ? STATUS_PRECISION_FAILURE : STATUS_RANK_DEFICIENT;
+          if (GS_BREAKDOWN(rStored, rj, norm0[j])) {
+            const int code = gs_breakdown_status(is_float((real)0), norm0[j]);
             atomicMax(sl + S_FAIL, ~(((unsigned long long)k << 8) | code));
           }
           w.r[k] = (double)rStored;
@@ -557,9 +555,7 @@ __device__ bool pair_step(Basis& w, int k, double delta, double bound, bool watc
   double c = 0;
   muNew = 0;
   if (swap) {
-    const double r1New = rk + mu * mu * r1;
-    muNew = (mu * r1) / r1New;
-    c = rk / r1New;
+    swap_coefficients(mu, r1, rk, muNew, c);
     pc.swaps++;
   }
   if (X == 0 && !swap) return false;
@@ -573,31 +569,8 @@ __device__ bool pair_step(Basis& w, int k, double delta, double bound, bool watc
     if (swap) { muk1[i] = b; muk[i] = a; } else muk[i] = b;
   }
   if (lane == 0) muk[k - 1] = swap ? muNew : d0 / r1 - X;
-  for (int t = lane; t < n; t += 32) {
-    real vk = bk[t];
-    if (X != 0) vk = (real)((double)vk - X * (double)bk1[t]);
-    if (swap) {
-      bk[t] = bk1[t];
-      bk1[t] = vk;
-      const double x = (double)sk1[t], y = (double)sk[t];
-      sk1[t] = (real)(y + mu * x);
-      sk[t] = (real)(c * x - muNew * y);
-    } else {
-      bk[t] = vk;
-    }
-  }
-  double* zk = Z + (size_t)k * m;
-  double* zk1 = Z + (size_t)(k - 1) * m;
-  for (int u = lane; u < m; u += 32) {
-    double vk = zk[u];
-    if (X != 0) {
-      vk = vk - X * zk1[u];
-      const unsigned long long b = dbits(fabs(vk));
-      if (b > pc.zPeak) pc.zPeak = b;
-      if (fabs(vk) >= EXACT_INTEGER_LIMIT) pc.overflow = 1;
-    }
-    if (swap) { zk[u] = zk1[u]; zk1[u] = vk; } else zk[u] = vk;
-  }
+  for (int t = lane; t < n; t += 32) pair_basis_entry(B, Bs, n, k, t, X, swap, mu, muNew, c);
+  for (int u = lane; u < m; u += 32) pair_transform_entry(Z, m, k, u, X, swap, pc.zPeak, [&] { pc.overflow = 1; });
   return swap;
 }
 
@@ -676,7 +649,7 @@ __device__ void phase_columns(Basis& w, int first, int stride, int phaseId) {
 // Only row k decides the next X, so it lives in shared memory (the warp's share of the staging
 // buffer, n >= m doubles) and b_k, z_k accumulate in registers, rounded to the working precision
 // once at the end: a reduction costs one pass of independent loads instead of three chains of
-// loads and stores (the Gaussian 1024 x 1024 basis's closing steps spent 8.5 ms in the old form).
+// loads and stores.
 // The row is scratch: the next stage is a fresh Gram-Schmidt or the end of the reduction.
 __device__ __noinline__ void size_reduce_mu(const Grid& gIn, const Basis& wIn, double bound, double* stage, int* reds) {
   LOCAL_COPIES();

@@ -110,10 +110,10 @@ __device__ __forceinline__ int lane_gram_schmidt(LaneWork& w, bool f32, int* col
     }
     const double rj = lane_dot(w.Bs, jo, w.Bs, jo, n);
     w.r[j] = (real)rj;
-    if (!((double)w.r[j] > 0) || !(rj > 1e-28 * norm0)) {
-      const bool zero = norm0 == 0;
+    if (GS_BREAKDOWN((double)w.r[j], rj, norm0)) {
+      const int status = gs_breakdown_status(f32, norm0);
       *column = j;
-      return f32 && !zero ? STATUS_PRECISION_FAILURE : zero ? STATUS_ZERO_VECTOR : STATUS_RANK_DEFICIENT;
+      return status;
     }
   }
   return STATUS_OK;
@@ -158,14 +158,9 @@ __device__ __forceinline__ int lane_pair_step(LaneWork& w, int k) {
   for (int t = 0; t < n; t++) { const real v = w.B[a + t]; w.B[a + t] = w.B[b + t]; w.B[b + t] = v; }
   for (int t = 0; t < m; t++) { const double v = w.Z[(k - 1) * m + t]; w.Z[(k - 1) * m + t] = w.Z[k * m + t]; w.Z[k * m + t] = v; }
   // simpleSwapBstar
-  const double r1New = rk + mu * mu * r1;
-  const double muNew = (mu * r1) / r1New;
-  const double c = rk / r1New;
-  for (int t = 0; t < n; t++) {
-    const double x = (double)w.Bs[a + t], y = (double)w.Bs[b + t];
-    w.Bs[a + t] = (real)(y + mu * x);
-    w.Bs[b + t] = (real)(c * x - muNew * y);
-  }
+  double muNew, c;
+  swap_coefficients(mu, r1, rk, muNew, c);
+  for (int t = 0; t < n; t++) swap_bstar_entry(w.Bs[a + t], w.Bs[b + t], mu, muNew, c);
   w.swaps++;
   return 1;
 }
@@ -225,17 +220,8 @@ extern "C" __global__ void allswap_lane(
       const int before = w.swaps + w.reductions;
       if (round > 0 && !integral) {
         // basisFromTransform: B = B_in Z, each entry summed over k in order, zero entries skipped
-        for (int j = 0; j < m; j++) {
-          for (int t = 0; t < n; t++) {
-            double acc = 0;
-            for (int k = 0; k < m; k++) {
-              const double z = w.Z[k + j * m];
-              if (z == 0) continue;
-              acc = acc + (double)B0[t + (size_t)k * n] * z;
-            }
-            w.B[t + j * n] = (real)acc;
-          }
-        }
+        for (int j = 0; j < m; j++)
+          for (int t = 0; t < n; t++) w.B[t + j * n] = (real)reanchor_entry(B0, w.Z, n, m, t, j);
       }
       status = lane_gram_schmidt(w, f32, &detail);
       if (status != STATUS_OK) break;

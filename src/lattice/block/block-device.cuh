@@ -141,11 +141,11 @@ __device__ int gram_schmidt(Work& w, bool withU, int* column) {
     __syncthreads();
     const double ri = combine4(w.part);
     const real rStored = (real)ri;
-    if (!(rStored > 0) || !(ri > 1e-28 * w.norm0[i])) {
-      const bool zero = w.norm0[i] == 0;
+    if (GS_BREAKDOWN(rStored, ri, w.norm0[i])) {
+      const int status = gs_breakdown_status(w.f32, w.norm0[i]);
       *column = i;
       __syncthreads();
-      return w.f32 && !zero ? STATUS_PRECISION_FAILURE : zero ? STATUS_ZERO_VECTOR : STATUS_RANK_DEFICIENT;
+      return status;
     }
     if (tid == 0) w.r[i] = rStored;
     for (int d = 1 + tid; d < dots; d += nt) {
@@ -404,9 +404,8 @@ __device__ int boundary_u(Work& w, int k, bool* swapped) {
   if (vread(&w.flags[2])) return STATUS_TRANSFORM_OVERFLOW;
   *swapped = rk < (w.delta - mu * mu) * r1;
   if (!*swapped) return STATUS_OK;
-  const double r1New = rk + mu * mu * r1;
-  const double muNew = (mu * r1) / r1New;
-  const double c = rk / r1New;
+  double muNew, c;
+  swap_coefficients(mu, r1, rk, muNew, c);
   const double ratio = rk / (rk + mu * mu * r1);
   // columns of B, Z and B*; rows k-1, k of U (j < k-1); columns k-1, k of the later rows
   const int later = m - k - 1;
@@ -415,9 +414,7 @@ __device__ int boundary_u(Work& w, int k, bool* swapped) {
       const real v = w.B[(size_t)a * n + e];
       w.B[(size_t)a * n + e] = w.B[(size_t)k * n + e];
       w.B[(size_t)k * n + e] = v;
-      const double x = (double)w.Bs[(size_t)a * n + e], y = (double)w.Bs[(size_t)k * n + e];
-      w.Bs[(size_t)a * n + e] = (real)(y + mu * x);
-      w.Bs[(size_t)k * n + e] = (real)(c * x - muNew * y);
+      swap_bstar_entry(w.Bs[(size_t)a * n + e], w.Bs[(size_t)k * n + e], mu, muNew, c);
     } else if (e < n + m) {
       const int u = e - n;
       const double v = w.Z[po + u];
@@ -458,13 +455,7 @@ __device__ int round_start(Work& w, const real* B0, int* column) {
   if (vread(w.ctl + C_ROUND) > 0 && !vread(w.ctl + C_INTEGRAL)) {
     for (int e = tid; e < n * m; e += nt) {
       const int j = e / n, t = e - j * n;
-      double acc = 0;
-      for (int k = 0; k < m; k++) {
-        const double z = w.Z[k + j * m];
-        if (z == 0) continue;
-        acc = acc + (double)B0[t + (size_t)k * n] * z;
-      }
-      w.B[e] = (real)acc;
+      w.B[e] = (real)reanchor_entry(B0, w.Z, n, m, t, j);
     }
   }
   __syncthreads();

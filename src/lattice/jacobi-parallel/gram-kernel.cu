@@ -6,11 +6,11 @@
 
 #include "jacobi-common.cuh"
 
-// G = B^T B by many blocks, before jacobi_parallel on the same stream, for a few large bases (one
-// block's gram() keeps a single multiprocessor busy for about 100 us at 200 x 200): block b takes
-// tile b % (T T) of basis b / (T T), GP x GP entries (I, J) with I <= J (the others return), one
-// entry per thread, summed over t in order with the same products as gram() (so the same value;
-// both triangles written from one sum). B is staged GR rows at a time through the dynamic shared
+// G = B^T B by many blocks, before jacobi_parallel on the same stream, for a few large bases (with
+// one block's gram() a basis, most multiprocessors would idle): block b takes tile b % (T T) of
+// basis b / (T T), GP x GP entries (I, J) with I <= J (the others return), one entry per thread,
+// summed over t in order with the same products as gram() (so the same value; both triangles
+// written from one sum). B is staged GR rows at a time through the dynamic shared
 // memory (2 GR GP reals); the results go to Gscratch (leading dimension m | 1).
 #define GP 16
 #define GR 32

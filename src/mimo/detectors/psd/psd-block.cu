@@ -16,7 +16,6 @@
 // nvcc-variant: -DPSD_NT=2 -DPSD_NR=2 -DPSD_BPSK=1 -DPSD_Q=2 -DPSD_S=1 -DPSD_L0=3 -DPSD_L1=1 -DPSD_P0=1 -DPSD_THREADS=32
 
 #include "psd-common.cuh"
-#include "../../gpu/status-summary.cuh"
 
 __host__ __device__ constexpr int psd_pow2(int e) { return e <= 1 ? 1 : 2 * psd_pow2((e + 1) / 2); }
 // Offset of buffer x (1 .. S-1) in the block's key array (each buffer padded to a power of two).
@@ -144,17 +143,10 @@ extern "C" __global__ void __launch_bounds__(PSD_THREADS) psd_block(
   const float* f = fac + (size_t)(v / vpc) * PSD_FAC_WORDS;
   const int chFlags = (int)__float_as_uint(f[PSD_FAC_FLAGS]);
   if (chFlags != 0) {
-    if (tid == 0) {
-      status[2 * v] = chFlags;
-      if (summary && v < real) mimo_summary_add(summary, v / vpc, chFlags, 0);
-    }
+    if (tid == 0) psd_flag_vector(status, summary, v, vpc, real, chFlags);
     return;
   }
-  for (int i = tid; i < PSD_N * PSD_N; i += PSD_THREADS) b.R[i] = f[PSD_FAC_R + i];
-  for (int k = tid; k < PSD_N; k += PSD_THREADS) {
-    b.yh[k] = psd_rotate(f + PSD_FAC_QT, y + (size_t)v * 2 * PSD_NR, k);
-    b.perm[k] = (int)__float_as_uint(f[PSD_FAC_PERM + k]);
-  }
+  psd_load_vector<PSD_THREADS>(b, f, y, v, tid);
   if (tid == 0) { b.pm[1][0] = 0.f; b.off[0] = 0; b.cnt[0] = 1; }
   __syncthreads();
 
@@ -176,12 +168,5 @@ extern "C" __global__ void __launch_bounds__(PSD_THREADS) psd_block(
       x--;
     }
   }
-  if (!(d2 < __uint_as_float(PSD_INF_BITS))) flags |= PSD_ST_FLOAT32_UNSAFE;
-  for (int j = tid; j < PSD_NT; j += PSD_THREADS) symbols[(size_t)v * PSD_NT + j] = psd_symbol(b.best, b.perm, j);
-  if (tid == 0) {
-    const int counted = nodes > 0x7fffffffLL ? 0x7fffffff : (int)nodes;
-    status[2 * v] = flags;
-    status[2 * v + 1] = counted;
-    if (summary && v < real) mimo_summary_add(summary, v / vpc, flags, (unsigned)counted);
-  }
+  psd_finish<PSD_THREADS>(b, tid, v, d2, nodes, flags, symbols, status, summary, vpc, real);
 }

@@ -9,6 +9,8 @@
 // The model and conventions are the CPU's (preprocess/real-system.ts, detectors/psd/cpu.ts).
 #pragma once
 
+#include "../../gpu/status-summary.cuh"
+
 #define PSD_N (PSD_BPSK ? PSD_NT : 2 * PSD_NT)
 #define PSD_M (2 * PSD_NR)
 
@@ -195,6 +197,17 @@ __device__ __forceinline__ float psd_child_metric(const S& s, int p, int c, floa
   return metric;
 }
 
+// Least key over each aligned group of W lanes (W a power of two; the whole warp calls it).
+template <int W>
+__device__ __forceinline__ unsigned long long psd_shfl_min(unsigned long long k) {
+#pragma unroll
+  for (int o = W / 2; o > 0; o >>= 1) {
+    const unsigned long long other = __shfl_sync(0xffffffffu, k, (threadIdx.x & 31) ^ o);
+    k = other < k ? other : k;
+  }
+  return k;
+}
+
 // Warp argmin of (metric, slot) keys: the least metric, ties to the least slot (the CPU's sort
 // order). Metrics are >= 0 or +inf, so their bit patterns order as the values do.
 __device__ __forceinline__ unsigned long long psd_warp_min(unsigned long long k) {
@@ -205,11 +218,7 @@ __device__ __forceinline__ unsigned long long psd_warp_min(unsigned long long k)
   const unsigned slot = __reduce_min_sync(0xffffffffu, hi == least ? (unsigned)k : 0xffffffffu);
   return ((unsigned long long)least << 32) | slot;
 #else
-  for (int o = 16; o > 0; o >>= 1) {
-    const unsigned long long other = __shfl_sync(0xffffffffu, k, (threadIdx.x & 31) ^ o);
-    k = other < k ? other : k;
-  }
-  return k;
+  return psd_shfl_min<32>(k);
 #endif
 }
 
@@ -252,4 +261,36 @@ __device__ __forceinline__ int psd_symbol(const unsigned char* levelAt, const in
   for (int j = 0; j < k; j++) idx = (idx << 2) | (((rl >> (k - 1 - j)) & 1) << 1) | ((il >> (k - 1 - j)) & 1);
   return idx;
 #endif
+}
+
+// A vector of a flagged channel is not searched: its flags are the channel's (from one thread).
+__device__ __forceinline__ void psd_flag_vector(int* status, int* summary, int v, int vpc, long long real, int chFlags) {
+  status[2 * v] = chFlags;
+  if (summary && v < real) mimo_summary_add(summary, v / vpc, chFlags, 0);
+}
+
+// Vector v's search inputs into s (a search kernel's shared state): R and the tree order from its
+// channel's factors f, and yHat = Q^T y_r; t is the thread's index among the T threads of the vector.
+template <int T, class S>
+__device__ __forceinline__ void psd_load_vector(S& s, const float* __restrict__ f, const float* __restrict__ y, int v, int t) {
+  for (int i = t; i < PSD_N * PSD_N; i += T) s.R[i] = f[PSD_FAC_R + i];
+  for (int k = t; k < PSD_N; k += T) {
+    s.yh[k] = psd_rotate(f + PSD_FAC_QT, y + (size_t)v * 2 * PSD_NR, k);
+    s.perm[k] = (int)__float_as_uint(f[PSD_FAC_PERM + k]);
+  }
+}
+
+// End of vector v's search: FLOAT32_UNSAFE when no leaf came inside the radius (d2 still +inf), the
+// best leaf's symbols, and from thread 0 of the vector's T its status words and its summary share.
+template <int T, class S>
+__device__ __forceinline__ void psd_finish(const S& s, int t, int v, float d2, long long nodes, int flags, int* symbols,
+                                           int* status, int* summary, int vpc, long long real) {
+  if (!(d2 < __uint_as_float(PSD_INF_BITS))) flags |= PSD_ST_FLOAT32_UNSAFE;
+  for (int j = t; j < PSD_NT; j += T) symbols[(size_t)v * PSD_NT + j] = psd_symbol(s.best, s.perm, j);
+  if (t == 0) {
+    const int counted = nodes > 0x7fffffffLL ? 0x7fffffff : (int)nodes;
+    status[2 * v] = flags;
+    status[2 * v + 1] = counted;
+    if (summary && v < real) mimo_summary_add(summary, v / vpc, flags, (unsigned)counted);
+  }
 }

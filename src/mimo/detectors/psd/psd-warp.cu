@@ -26,7 +26,6 @@
 // nvcc-variant: -DPSD_NT=4 -DPSD_NR=4 -DPSD_BPSK=0 -DPSD_Q=4 -DPSD_S=3 -DPSD_L0=9 -DPSD_L1=6 -DPSD_L2=4 -DPSD_L3=1 -DPSD_P0=1 -DPSD_P1=4 -DPSD_P2=1 -DPSD_LABELS=0x1023ull -DPSD_WARPS=2 -DPSD_LANES=1
 
 #include "psd-common.cuh"
-#include "../../gpu/status-summary.cuh"
 
 #define PSD_GROUPS (32 / PSD_LANES)
 
@@ -56,12 +55,7 @@ __device__ __forceinline__ unsigned long long psd_group_min(unsigned long long k
 #if PSD_LANES == 32
   return psd_warp_min(k);
 #else
-#pragma unroll
-  for (int o = PSD_LANES / 2; o > 0; o >>= 1) {
-    const unsigned long long other = __shfl_sync(0xffffffffu, k, (threadIdx.x & 31) ^ o);
-    k = other < k ? other : k;
-  }
-  return k;
+  return psd_shfl_min<PSD_LANES>(k);
 #endif
 }
 
@@ -164,20 +158,13 @@ extern "C" __global__ void __launch_bounds__(32 * PSD_WARPS) psd_warp(
     f = fac + (size_t)(v / vpc) * PSD_FAC_WORDS;
     const int chFlags = (int)__float_as_uint(f[PSD_FAC_FLAGS]);
     if (chFlags != 0) {
-      if (gl == 0) {
-        status[2 * v] = chFlags;
-        if (summary && v < real) mimo_summary_add(summary, v / vpc, chFlags, 0);
-      }
+      if (gl == 0) psd_flag_vector(status, summary, v, vpc, real, chFlags);
       done = true;
     }
   }
   if (!__any_sync(0xffffffffu, !done)) return;
   if (!done) {
-    for (int i = gl; i < PSD_N * PSD_N; i += PSD_LANES) w.R[i] = f[PSD_FAC_R + i];
-    for (int k = gl; k < PSD_N; k += PSD_LANES) {
-      w.yh[k] = psd_rotate(f + PSD_FAC_QT, y + (size_t)v * 2 * PSD_NR, k);
-      w.perm[k] = (int)__float_as_uint(f[PSD_FAC_PERM + k]);
-    }
+    psd_load_vector<PSD_LANES>(w, f, y, v, gl);
     if (gl == 0) w.pm[1][0] = 0.f;
   }
   __syncwarp();
@@ -232,12 +219,5 @@ extern "C" __global__ void __launch_bounds__(32 * PSD_WARPS) psd_warp(
     }
   }
   if (!searching) return;
-  if (!(d2 < __uint_as_float(PSD_INF_BITS))) flags |= PSD_ST_FLOAT32_UNSAFE;
-  for (int j = gl; j < PSD_NT; j += PSD_LANES) symbols[(size_t)v * PSD_NT + j] = psd_symbol(w.best, w.perm, j);
-  if (gl == 0) {
-    const int counted = nodes > 0x7fffffffLL ? 0x7fffffff : (int)nodes;
-    status[2 * v] = flags;
-    status[2 * v + 1] = counted;
-    if (summary && v < real) mimo_summary_add(summary, v / vpc, flags, (unsigned)counted);
-  }
+  psd_finish<PSD_LANES>(w, gl, v, d2, nodes, flags, symbols, status, summary, vpc, real);
 }

@@ -43,12 +43,6 @@
 #error "qr-batch.cu needs -DQR_NR, -DQR_NT, -DQR_DPS, -DQR_PASSES, -DQR_SORTED, -DQR_Z, -DQR_GROUPS"
 #endif
 
-#define QR_ROWS (2 * QR_NR)
-#define QR_ND (QR_DPS * QR_NT)
-// rows of the record's first part: Q's, or z's one
-#define QR_QROWS (QR_Z ? 1 : QR_ROWS)
-#define QR_RECORD QR_REC_FLOATS(QR_QROWS, QR_ND)
-
 typedef MgsLayout<QR_ROWS, QR_ND, QR_ND> QrLayout;
 // the unsorted build's record staging area (QR_GROUPS records), after the groups' MGS regions, 16-byte aligned
 #define QR_STAGE ((QR_GROUPS * QrLayout::GROUP_FLOATS + 3) / 4 * 4)
@@ -102,15 +96,8 @@ extern "C" __global__ void __launch_bounds__(QR_GROUPS * QR_ND) qr_batch(float* 
 #pragma unroll
     for (int r = 0; r < QR_ROWS; r++) rec[r + k * QR_ROWS] = q[r];
 #endif
-#pragma unroll
-    for (int i = 0; i < QR_ND; i++) rec[QR_REC_R(QR_QROWS, QR_ND) + i + k * QR_ND] = i <= k ? L.E[i + k * QR_ND] : 0.f;
-    const float d = L.E[k + k * QR_ND];
-    rec[QR_REC_INVDIAG(QR_QROWS, QR_ND) + k] = d > 0.f ? 1.f / d : 0.f;
-    rec[QR_REC_PERM(QR_QROWS, QR_ND) + k] = __int_as_float(k);
-    if (k == 0) {
-      rec[QR_REC_FLAGS(QR_QROWS, QR_ND)] = __int_as_float(flags);
-      for (int e = QR_REC_FLAGS(QR_QROWS, QR_ND) + 1; e < QR_RECORD; e++) rec[e] = 0.f;
-    }
+    qr_record_column(rec, k, [&](int i) { return L.E[i + k * QR_ND]; });
+    if (k == 0) qr_record_tail(rec, flags);
   }
   __syncthreads();
   const int first = blockIdx.x * QR_GROUPS;

@@ -37,10 +37,6 @@
 #error "qr-thread.cu needs QR_GROUPS (threads a block) a multiple of 32"
 #endif
 
-#define QR_ROWS (2 * QR_NR)
-#define QR_ND (QR_DPS * QR_NT)
-#define QR_QROWS (QR_Z ? 1 : QR_ROWS)
-#define QR_RECORD QR_REC_FLOATS(QR_QROWS, QR_ND)
 // 16-byte words a record, and a staged piece of one record (QT_CH words) with its shared row stride
 #define QT_REC4 (QR_RECORD / 4)
 #ifndef QR_CHUNK
@@ -124,16 +120,8 @@ extern "C" __global__ void __launch_bounds__(QR_GROUPS) qr_thread(const float* _
   }
 #endif
 #pragma unroll
-  for (int k = 0; k < QR_ND; k++) {
-#pragma unroll
-    for (int i = 0; i < QR_ND; i++) rec[QR_REC_R(QR_QROWS, QR_ND) + i + k * QR_ND] = i <= k ? E[i][k] : 0.f;
-    const float d = E[k][k];
-    rec[QR_REC_INVDIAG(QR_QROWS, QR_ND) + k] = d > 0.f ? 1.f / d : 0.f;
-    rec[QR_REC_PERM(QR_QROWS, QR_ND) + k] = __int_as_float(k);
-  }
-  rec[QR_REC_FLAGS(QR_QROWS, QR_ND)] = __int_as_float(flags);
-#pragma unroll
-  for (int e = QR_REC_FLAGS(QR_QROWS, QR_ND) + 1; e < QR_RECORD; e++) rec[e] = 0.f;
+  for (int k = 0; k < QR_ND; k++) qr_record_column(rec, k, [&](int i) { return E[i][k]; });
+  qr_record_tail(rec, flags);
 
   // staged stores: the warp's 32 records, QT_CH 16-byte words of each at a time
   float4* stage = (float4*)smem + (t - lane) * QT_SLD;
