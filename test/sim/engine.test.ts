@@ -70,7 +70,11 @@ test('stop rules: a detector stops at the first whole chunk that reaches max err
     const what = msg(`trial ${trial}: chunk ${chunkVectors}, maxErrors ${maxErrors}, maxVectors ${maxVectors}`);
     assert.equal(result.maxVectors, maxVectors, what);
     for (let s = 0; s < snrs.length; s++) {
-      const updates = events.filter((e) => e.snrIndex === s && e.type === 'update');
+      // 'update' comes after each merged chunk and, while a chunk takes long, every PROGRESS_INTERVAL_MS:
+      // the merged chunks are the updates whose vector counts moved
+      const seen = (e: SimProgressEvent | undefined): string => e?.points.map((q) => q.vectors).join() ?? '0,0';
+      const all = events.filter((e) => e.snrIndex === s && e.type === 'update');
+      const updates = all.filter((e, i) => seen(e) !== seen(all[i - 1]));
       const final = events.find((e) => e.snrIndex === s && e.type === 'point')!;
       for (let d = 0; d < 2; d++) {
         const p = result.points[s * 2 + d]!;
