@@ -2,7 +2,7 @@
  * Our CPU LLL against fplll on the same integer bases.
  *
  *   node dist/bench/fplll-compare.js [--sizes 16,32,64,128,256,512] [--families gaussian,toeplitz,toeplitz-full]
- *        [--reps 3] [--delta 0.75] [--seed S] [--timeout 300] [--out bench/RESULTS.md | --out -]
+ *        [--reps 3] [--delta 0.75] [--seed S] [--timeout 300] [--out FILE | --out - (default)]
  *        [--section fplll-compare] [--title TEXT]   (the marked section of --out, and a heading suffix)
  *        [--input-seed S]   (every size from generator seed S; default seed + n)
  *
@@ -49,7 +49,7 @@ interface Args {
 }
 
 const USAGE =
-  'node dist/bench/fplll-compare.js [--sizes 16,32,...] [--families gaussian,toeplitz,toeplitz-full] [--reps N] [--delta 0.75] [--seed S] [--input-seed S] [--timeout seconds] [--out bench/RESULTS.md | -] [--section NAME] [--title TEXT]';
+  'node dist/bench/fplll-compare.js [--sizes 16,32,...] [--families gaussian,toeplitz,toeplitz-full] [--reps N] [--delta 0.75] [--seed S] [--input-seed S] [--timeout seconds] [--out FILE | - (default)] [--section NAME] [--title TEXT]';
 
 function parseCommandLine(argv: string[]): Args {
   const cl = BenchArgs.parse(
@@ -67,7 +67,7 @@ function parseCommandLine(argv: string[]): Args {
     seed: cl.int('seed', 0, 2 ** 52, Date.now() % 2 ** 31),
     inputSeed: inputSeed < 0 ? null : inputSeed,
     timeoutS: cl.number('timeout', 1, 86400, 300),
-    out: cl.text('out', 'bench/RESULTS.md'),
+    out: cl.text('out', '-'),
     section: cl.text('section', 'fplll-compare'),
     title: cl.text('title', ''),
   };

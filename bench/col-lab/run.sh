@@ -1,5 +1,5 @@
 #!/bin/bash
-# A/B runs of the column-owner kernel on the device machine (bench/gpu-notes.md v11), from the
+# A/B runs of the column-owner kernel on the device machine (bench/gpu-notes.md, its section), from the
 # repository root after scripts/device-pack.sh (Node.js and dist/ for the inputs; run with carry
 # [".device/main"]):
 #   bash bench/col-lab/run.sh NAME=FLAGS ...   (FLAGS: comma-separated -D's; the first is the reference)

@@ -682,7 +682,7 @@ export async function run(argv: string[]): Promise<number> {
                 );
               }
               if (o.variants && (family === 'gaussian' || (n >= 64 && precision === 'float32'))) {
-                // (v4's layouts of the generic block kernel are the blockColumns 'off' ones; gpu-notes v4 has their figures)
+                // (the generic block kernel's other layouts are the blockColumns 'off' ones; bench/gpu-notes.md has their figures)
                 const variants: Array<Record<string, string | number>> =
                   n >= 64
                     ? [
