@@ -182,7 +182,7 @@ function assertLengthsInRange(basis: MatrixBatch): void {
     let len = 0;
     for (let t = 0; t < n; t++) len = Math.max(len, Math.abs(basis.data[j * n + t]!));
     throw new UnsupportedError(
-      `basis vector ${j} (largest entry ${len.toExponential(2)}) is too short beside the basis' largest entry ${big.toExponential(2)}: float64 Gram-Schmidt squares lengths, and its squared length falls below the smallest normal double (2^-1022), where float64 keeps no precision; the basis spans too wide a range of magnitudes to reduce in float64 (integer bases of any range go through lll's precision ladder)`,
+      `basis vector ${j} (largest entry ${len.toExponential(2)}) is too short beside the basis' largest entry ${big.toExponential(2)}: float64 Gram-Schmidt squares lengths, and its squared length falls below the smallest normal double (2^-1022), where float64 keeps no precision: the basis spans too wide a range of magnitudes to reduce in float64`,
       { vector: j, largestEntryOfVector: len, largestEntry: big },
     );
   }
