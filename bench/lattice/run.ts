@@ -17,9 +17,11 @@
  * Lagrange conditions on B_in Z, Z unimodular exactly). Progress on stderr; the markdown section
  * on stdout and, with --out, in FILE (section `bench-lattice`, `bench-lattice-cpu` for --engine cpu).
  */
-import { parseArgs } from 'node:util';
 import { cpuDescription, gitCommit, median, writeResultsSection } from '../report.js';
+import { choiceOption, parseCommandLine } from '../../src/cli/args.js';
+import { intListOption, intOption, numberOption } from '../../src/cli/values.js';
 import { InvalidArgumentError } from '../../src/core/errors.js';
+import { checkOutputPath } from '../../src/core/io.js';
 import type { RealArray } from '../../src/core/matrix.js';
 import { defaultThreads } from '../../src/core/worker-pool.js';
 import { applyTransform, checkLagrangePairs, checkLLL, checkUnimodular } from '../../src/lattice/check.js';
@@ -99,12 +101,9 @@ const progress = (s: string): void => {
   process.stderr.write(`[bench lattice] ${s}\n`);
 };
 
-function intList(s: string, what: string): number[] {
+function intList(s: string, name: string): number[] {
   if (s === 'none') return [];
-  const v = s.split(',').map(Number);
-  if (v.some((x) => !Number.isInteger(x) || x < 2 || x > 4096))
-    throw new InvalidArgumentError(`${what} must be a comma list of integers in [2, 4096], got '${s}'`);
-  return v;
+  return intListOption(name, s, 2, 4096);
 }
 
 function listOf<T extends string>(s: string, what: string, allowed: readonly T[]): T[] {
@@ -112,12 +111,6 @@ function listOf<T extends string>(s: string, what: string, allowed: readonly T[]
   for (const x of v)
     if (!allowed.includes(x))
       throw new InvalidArgumentError(`${what}: unknown '${x}' (expected ${allowed.join(', ')})`);
-  return v;
-}
-
-function positive(s: string, what: string): number {
-  const v = Number(s);
-  if (!Number.isFinite(v) || v <= 0) throw new InvalidArgumentError(`${what} must be a positive number, got '${s}'`);
   return v;
 }
 
@@ -465,57 +458,61 @@ async function guarded(lines: string[], what: string, f: () => Promise<void>): P
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
+  // the CLI's own argument layer and value parsers (src/cli): decimal numbers only, each option checked before any work
+  const { values } = parseCommandLine(
+    argv,
+    {
       engine: { type: 'string' },
       quick: { type: 'boolean' },
-      batched: { type: 'string', default: '8,16,32,64' },
-      single: { type: 'string', default: '128,256,512,1024' },
-      jacobi: { type: 'string', default: '10,20,30,40,50,100,200' },
-      families: { type: 'string', default: 'gaussian,toeplitz' },
-      precisions: { type: 'string', default: 'float32,float64' },
-      algorithms: { type: 'string', default: 'allswap' },
+      batched: { type: 'string' },
+      single: { type: 'string' },
+      jacobi: { type: 'string' },
+      families: { type: 'string' },
+      precisions: { type: 'string' },
+      algorithms: { type: 'string' },
       reps: { type: 'string' },
-      'cpu-budget': { type: 'string', default: '20' },
+      'cpu-budget': { type: 'string' },
       'no-cpu': { type: 'boolean' },
       'no-fplll': { type: 'boolean' },
-      'fplll-timeout': { type: 'string', default: '60' },
-      seed: { type: 'string', default: '1' },
+      'fplll-timeout': { type: 'string' },
+      seed: { type: 'string' },
       variants: { type: 'boolean' },
       out: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
-    },
-  });
+    } as const,
+    { command: 'bench lattice' },
+  );
   if (values.help) {
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
-  let engine = values.engine as 'cuda' | 'cpu' | undefined;
-  if (engine !== undefined && engine !== 'cuda' && engine !== 'cpu')
-    throw new InvalidArgumentError(`--engine must be cuda or cpu, got '${engine}'`);
+  let engine = choiceOption('engine', values.engine, ['cuda', 'cpu'] as const);
+  const quick = values.quick ?? false;
+  const o: Omit<Opts, 'engine'> = {
+    quick,
+    batched: intList(values.batched ?? '8,16,32,64', 'batched'),
+    single: intList(values.single ?? '128,256,512,1024', 'single'),
+    jacobi: intList(values.jacobi ?? '10,20,30,40,50,100,200', 'jacobi'),
+    families: listOf(values.families ?? 'gaussian,toeplitz', '--families', ['gaussian', 'toeplitz'] as const),
+    algorithms: listOf(values.algorithms ?? 'allswap', '--algorithms', ['allswap', 'block', 'cr-block'] as const),
+    precisions: listOf(values.precisions ?? 'float32,float64', '--precisions', ['float32', 'float64'] as const),
+    reps: intOption('reps', values.reps, quick ? 3 : 10, 1, 10_000),
+    cpuBudgetS: numberOption('cpu-budget', values['cpu-budget'], { above: 0 }) ?? 20,
+    cpu: !values['no-cpu'],
+    fplll: !values['no-fplll'],
+    fplllTimeoutS: numberOption('fplll-timeout', values['fplll-timeout'], { above: 0 }) ?? 60,
+    seed: intOption('seed', values.seed, 1, 0),
+    variants: values.variants ?? false,
+  };
+  if (values.out !== undefined) checkOutputPath('out', values.out);
   if (engine === undefined) {
     const { cudaAvailable } = await import('../../src/gpu/index.js');
     engine = cudaAvailable().ok ? 'cuda' : 'cpu';
   }
-  const quick = values.quick ?? false;
-  const o: Opts = {
-    engine,
-    quick,
-    batched: intList(values.batched!, '--batched'),
-    single: intList(values.single!, '--single'),
-    jacobi: intList(values.jacobi!, '--jacobi'),
-    families: listOf(values.families!, '--families', ['gaussian', 'toeplitz'] as const),
-    algorithms: listOf(values.algorithms!, '--algorithms', ['allswap', 'block', 'cr-block'] as const),
-    precisions: listOf(values.precisions!, '--precisions', ['float32', 'float64'] as const),
-    reps: values.reps ? Math.round(positive(values.reps, '--reps')) : quick ? 3 : 10,
-    cpuBudgetS: positive(values['cpu-budget']!, '--cpu-budget'),
-    cpu: !values['no-cpu'],
-    fplll: !values['no-fplll'],
-    fplllTimeoutS: positive(values['fplll-timeout']!, '--fplll-timeout'),
-    seed: Math.round(positive(String(Number(values.seed) + 1), '--seed')) - 1,
-    variants: values.variants ?? false,
-  };
+  return runWith({ engine, ...o }, values.reps !== undefined, values.out, argv);
+}
+
+async function runWith(o: Opts, repsGiven: boolean, out: string | undefined, argv: string[]): Promise<number> {
   const fplllOk = o.fplll && availableReferences().fplll;
   const gpu = o.engine === 'cuda' ? await loadGpuKit() : null;
   const date = new Date().toISOString();
@@ -825,7 +822,7 @@ export async function run(argv: string[]): Promise<number> {
                 );
                 return;
               }
-              const reps = values.reps ? o.reps : n >= 1024 ? 2 : 3;
+              const reps = repsGiven ? o.reps : n >= 1024 ? 2 : 3;
               progress(`${what}: kernel`);
               const k = await gpu.timeKernel('allswap', inp.data, 1, inp.rows, inp.cols, reps);
               const counts = meanCounts(k.stats, 1);
@@ -993,6 +990,6 @@ export async function run(argv: string[]): Promise<number> {
   }
   const section = lines.join('\n');
   process.stdout.write(`${section}\n`);
-  if (values.out) writeResultsSection(values.out, o.engine === 'cuda' ? 'bench-lattice' : 'bench-lattice-cpu', section);
+  if (out) writeResultsSection(out, o.engine === 'cuda' ? 'bench-lattice' : 'bench-lattice-cpu', section);
   return 0;
 }

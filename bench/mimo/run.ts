@@ -3,9 +3,13 @@
  * inputs, and IT++'s sphere_decoding beside ours where IT++ is installed. Writes the table to
  * stdout and, with --out, into bench/RESULTS.md (section `bench-mimo`) with device, date and commit.
  */
-import { parseArgs } from 'node:util';
 import { cpuDescription, gitCommit, median, writeResultsSection } from '../report.js';
+import { choiceOption, parseCommandLine, rejectInapplicable } from '../../src/cli/args.js';
+import { checkSnrNumbers, intListOption, intOption } from '../../src/cli/values.js';
 import { InvalidArgumentError } from '../../src/core/errors.js';
+import { checkOutputPath } from '../../src/core/io.js';
+import { parseMimo } from '../../src/sim/cli-options.js';
+import { parseSnrList } from '../../src/sim/snr.js';
 import { Philox } from '../../src/core/rng.js';
 import { addNoise, randomSymbols, rayleighChannels, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
 import { detect } from '../../src/mimo/detect.js';
@@ -17,7 +21,7 @@ const HELP = `usage: lattice-mimo bench mimo [options]
 
   --mimo NTxNR            antennas (default 4x4)
   --mod MOD               modulation (default 16qam)
-  --snr LIST              Es/N0 values in dB (default 10,20)
+  --snr LIST              Es/N0 values in dB, a comma list or start:step:stop (default 10,20)
   --detector LIST         detectors (default: all; ml gets a tenth of the vectors)
   --vectors N             vectors per measurement (default 8400, an LTE slot)
   --vectors-per-channel LIST   channel reuse (default 1,14)
@@ -49,71 +53,69 @@ function makeInput(
   return { nt, nr, H, y, vectorsPerChannel: vpc, noiseVar };
 }
 
-function intList(s: string, what: string): number[] {
-  const v = s.split(',').map(Number);
-  if (v.some((x) => !Number.isInteger(x) || x < 1))
-    throw new InvalidArgumentError(`${what} must be a comma list of positive integers, got '${s}'`);
-  return v;
-}
-
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      mimo: { type: 'string', default: '4x4' },
-      mod: { type: 'string', default: '16qam' },
-      snr: { type: 'string', default: '10,20' },
+  // the CLI's own argument layer and value parsers (src/cli): negative SNRs as values, decimal numbers only
+  const { values, given } = parseCommandLine(
+    argv,
+    {
+      mimo: { type: 'string' },
+      mod: { type: 'string' },
+      snr: { type: 'string' },
       detector: { type: 'string' },
-      vectors: { type: 'string', default: '8400' },
-      'vectors-per-channel': { type: 'string', default: '1,14' },
-      reps: { type: 'string', default: '3' },
+      vectors: { type: 'string' },
+      'vectors-per-channel': { type: 'string' },
+      reps: { type: 'string' },
       'no-itpp': { type: 'boolean' },
-      seed: { type: 'string', default: '1' },
+      seed: { type: 'string' },
       out: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
-      engine: { type: 'string', default: 'cpu' },
-      tables: { type: 'string', default: 'psd,nway,slot,detectors' },
+      engine: { type: 'string' },
+      tables: { type: 'string' },
       'no-cpu': { type: 'boolean' },
-    },
-  });
+    } as const,
+    { command: 'bench mimo' },
+  );
   if (values.help) {
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
-  if (values.engine !== 'cpu' && values.engine !== 'cuda')
-    throw new InvalidArgumentError(`--engine must be cpu or cuda, got '${values.engine}'`);
-  if (values.engine === 'cuda') {
-    const tables = values.tables!.split(',');
+  const engine = choiceOption('engine', values.engine, ['cpu', 'cuda'] as const, 'cpu');
+  rejectInapplicable(given, ['tables', 'no-cpu'], engine === 'cuda', 'the GPU tables are chosen with --engine cuda');
+  rejectInapplicable(
+    given,
+    ['mimo', 'mod', 'snr', 'detector', 'vectors', 'vectors-per-channel', 'no-itpp'],
+    engine === 'cpu',
+    "the GPU tables have their own sizes (the papers' and a 5G NR slot)",
+  );
+  const reps = intOption('reps', values.reps, 3, 1, 10_000);
+  const seed = intOption('seed', values.seed, 1, 0);
+  if (values.out !== undefined) checkOutputPath('out', values.out);
+  if (engine === 'cuda') {
     const known = ['psd', 'nway', 'slot', 'detectors'] as const;
+    const tables = (values.tables ?? known.join(',')).split(',');
     for (const t of tables)
       if (!(known as readonly string[]).includes(t))
         throw new InvalidArgumentError(`unknown table '${t}' (expected: ${known.join(', ')})`);
-    const [reps] = intList(values.reps!, '--reps');
     const { runGpuTables } = await import('./gpu-tables.js');
     return runGpuTables({
       tables: tables as (typeof known)[number][],
-      reps: reps!,
-      seed: Number(values.seed),
+      reps,
+      seed,
       noCpu: !!values['no-cpu'],
       ...(values.out ? { out: values.out } : {}),
     });
   }
-  const m = /^(\d+)x(\d+)$/.exec(values.mimo!);
-  if (!m) throw new InvalidArgumentError(`--mimo must be NTxNR, e.g. 4x4, got '${values.mimo}'`);
-  const nt = Number(m[1]),
-    nr = Number(m[2]);
-  const mod = parseModulation(values.mod!);
-  const snrs = values.snr!.split(',').map(Number);
-  if (snrs.some((s) => !Number.isFinite(s)))
-    throw new InvalidArgumentError(`--snr must be a comma list of dB values, got '${values.snr}'`);
+  const { nt, nr } = parseMimo(values.mimo ?? '4x4');
+  const mod = parseModulation(values.mod ?? '16qam');
+  const snrText = values.snr ?? '10,20';
+  checkSnrNumbers('snr', snrText);
+  const snrs = parseSnrList(snrText);
   const detectors = (values.detector ? values.detector.split(',') : [...DETECTORS]) as Detector[];
   for (const d of detectors)
     if (!DETECTORS.includes(d))
       throw new InvalidArgumentError(`unknown detector '${d}' (expected one of: ${DETECTORS.join(', ')})`);
-  const [vectors] = intList(values.vectors!, '--vectors');
-  const vpcs = intList(values['vectors-per-channel']!, '--vectors-per-channel');
-  const [reps] = intList(values.reps!, '--reps');
-  const seed = Number(values.seed);
+  const vectors = intOption('vectors', values.vectors, 8400, 1, 10_000_000);
+  const vpcs = intListOption('vectors-per-channel', values['vectors-per-channel'] ?? '1,14', 1, 1 << 20);
   const itpp = values['no-itpp'] ? { ok: false as const, reason: 'skipped (--no-itpp)' } : itppAvailability();
 
   const header = `| detector | ${snrs.flatMap((s) => vpcs.map((v) => `${s} dB, ${v}/ch`)).join(' | ')} |`;
@@ -125,11 +127,11 @@ export async function run(argv: string[]): Promise<number> {
     const cells: string[] = [];
     for (const [si, snr] of snrs.entries())
       for (const vpc of vpcs) {
-        const count = name === 'ml' ? Math.max(vpc, Math.round(vectors! / 10 / vpc) * vpc) : vectors!;
+        const count = name === 'ml' ? Math.max(vpc, Math.round(vectors / 10 / vpc) * vpc) : vectors;
         const input = makeInput(nt, nr, mod, snr, count, vpc, seed, si * 1000 + vpc);
         const times: number[] = [];
         let symbols: Int32Array | undefined;
-        for (let r = 0; r <= reps!; r++) {
+        for (let r = 0; r <= reps; r++) {
           // r = 0 is the warm-up
           const t0 = performance.now();
           symbols =

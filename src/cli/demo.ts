@@ -9,7 +9,7 @@ import { checkOutputPath, toIoError, writeFileAtomic } from '../core/io.js';
 import { Philox } from '../core/rng.js';
 import { detect } from '../mimo/detect.js';
 import type { Detector, Modulation } from '../mimo/types.js';
-import { intOption } from '../sim/cli-options.js';
+import { intOption } from './values.js';
 import { resultToJson } from '../sim/output.js';
 import { renderPlotSvg, svgToPng } from '../sim/plot.js';
 import { simulateWithTable } from '../sim/report.js';
@@ -83,7 +83,7 @@ export async function run(argv: string[]): Promise<number> {
   await mkdir(outDir, { recursive: true }).catch((err: unknown) => {
     throw toIoError(err, `create directory ${outDir}`);
   });
-  checkOutputPath('out', join(outDir, 'demo.json'));
+  for (const f of ['demo-ber.svg', 'demo-ber.png', 'demo.json']) checkOutputPath('out', join(outDir, f));
   const reasons = DEMO.candidates.map((d) => unavailableReason(d));
   const available = DEMO.candidates.filter((_, i) => reasons[i] === null);
   // On a GPU the demo runs the detectors that have a CUDA implementation there (the whole link on

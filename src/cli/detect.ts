@@ -13,15 +13,9 @@ import { detectAsync } from '../mimo/detect-async.js';
 import { bitsPerSymbolOf } from '../mimo/modulation.js';
 import { SOFT_DETECTORS } from '../mimo/registry.js';
 import type { DetectionInput, DetectOptions } from '../mimo/types.js';
-import {
-  BUDGET_DETECTORS,
-  intOption,
-  numberOption,
-  parseDetectorName,
-  parseModulationOption,
-  SEARCH_DETECTORS,
-} from '../sim/cli-options.js';
+import { BUDGET_DETECTORS, parseDetectorName, parseModulationOption, SEARCH_DETECTORS } from '../sim/cli-options.js';
 import { choiceOption, parseCommandLine, rejectInapplicable } from './args.js';
+import { intListOption, intOption, numberOption } from './values.js';
 
 export const DETECT_HELP = `usage: lattice-mimo detect --detector NAME --mod MOD --noise-var N0 [options] < in.json > out.json
 
@@ -82,10 +76,7 @@ const OPTIONS = {
 /** "1,2,3" -> [1, 2, 3]: integers, checked for form only (their meaning is detect()'s to judge). */
 function intList(name: string, text: string | undefined): number[] | undefined {
   if (text === undefined) return undefined;
-  const items = text.split(',').map((t) => t.trim());
-  if (items.length > 64 || items.some((t) => !/^-?\d+$/.test(t)))
-    throw new InvalidArgumentError(`--${name} must be a comma list of at most 64 integers, got '${text}'`);
-  return items.map(Number);
+  return intListOption(name, text, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
 }
 
 /** Most vectors one JSON input may hold (a bound, and a guard against runaway memory). */

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { LatticeMimoError } from '../core/errors.js';
-import { isSystemError } from '../core/io.js';
+import { errorLine, escapeForTerminal } from './error-line.js';
 
 type Command = { describe: string; load: () => Promise<{ run: (argv: string[]) => Promise<number> }> };
 
@@ -43,17 +43,6 @@ export function version(): string {
   return pkg.version;
 }
 
-/** The one line an error prints; exit code 2 for anything the user can fix. */
-export function errorLine(err: unknown): string {
-  if (err instanceof LatticeMimoError) return `lattice-mimo: error [${err.code}]: ${err.message.split('\n')[0]}`;
-  // node:util parseArgs errors (commands not yet on the shared argument layer)
-  if (err instanceof Error && (err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS'))
-    return `lattice-mimo: error [INVALID_ARGUMENT]: ${err.message.split('\n')[0]}`;
-  if (isSystemError(err)) return `lattice-mimo: error [IO_ERROR]: ${err.message.split('\n')[0]}`;
-  const msg = err instanceof Error ? err.message : String(err);
-  return `lattice-mimo: error [INTERNAL]: ${msg.split('\n')[0]}`;
-}
-
 export function reportError(err: unknown): number {
   process.stderr.write(`${errorLine(err)}\n`);
   return 2;
@@ -62,8 +51,55 @@ export function reportError(err: unknown): number {
 /** A failed write to stdout ends the process: quietly for a closed pipe, with one line otherwise. */
 function onStdoutError(err: NodeJS.ErrnoException): void {
   if (err.code === 'EPIPE') process.exit(EXIT_PIPE);
-  process.stderr.write(`lattice-mimo: error [IO_ERROR]: cannot write stdout: ${err.message.split('\n')[0]}\n`);
+  process.stderr.write(
+    `lattice-mimo: error [IO_ERROR]: cannot write stdout: ${escapeForTerminal(err.message.split('\n')[0]!)}\n`,
+  );
   process.exit(2);
+}
+
+const HELP_HELP = `usage: lattice-mimo help [COMMAND]
+
+Without COMMAND, lists the commands; with one, prints its options (help bench lattice and help bench
+mimo those of each benchmark), as COMMAND --help does. Exit 0.`;
+
+/** `help`, `help CMD`, `help bench KIND`, `help help`. */
+async function help(rest: string[]): Promise<number> {
+  const [topic, ...more] = rest;
+  if (topic === undefined) {
+    process.stdout.write(`${usage()}\n`);
+    return 0;
+  }
+  if (topic === 'help' || topic === '--help' || topic === '-h') {
+    if (more.length > 0) return reportError(extraWords('help', more));
+    process.stdout.write(`${HELP_HELP}\n`);
+    return 0;
+  }
+  const helped = COMMANDS[topic];
+  if (!helped)
+    return reportError(
+      new LatticeMimoError(
+        'INVALID_ARGUMENT',
+        `unknown command '${topic}' (commands: ${Object.keys(COMMANDS).join(', ')})`,
+        {
+          command: topic,
+        },
+      ),
+    );
+  // one word more only for bench's kind (`help bench mimo` -> `bench mimo --help`)
+  if (more.length > (topic === 'bench' ? 1 : 0)) return reportError(extraWords(`help ${topic}`, more));
+  try {
+    return await (await helped.load()).run([...more, '--help']);
+  } catch (err) {
+    return reportError(err);
+  }
+}
+
+function extraWords(what: string, words: string[]): LatticeMimoError {
+  return new LatticeMimoError(
+    'INVALID_ARGUMENT',
+    `${what} takes no further word, got ${words.map((w) => `'${w}'`).join(' ')} (see 'lattice-mimo help help')`,
+    { words },
+  );
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -76,27 +112,15 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`lattice-mimo ${version()}\n`);
     return 0;
   }
-  if (name === 'help') {
-    if (rest.length === 0) {
-      process.stdout.write(`${usage()}\n`);
-      return 0;
-    }
-    const [topic, ...more] = rest;
-    const helped = COMMANDS[topic!];
-    if (!helped)
-      return reportError(
-        new LatticeMimoError(
-          'INVALID_ARGUMENT',
-          `unknown command '${topic}' (commands: ${Object.keys(COMMANDS).join(', ')})`,
-        ),
-      );
-    try {
-      // `help bench mimo` -> `bench mimo --help`
-      return await (await helped.load()).run([...more, '--help']);
-    } catch (err) {
-      return reportError(err);
-    }
-  }
+  if (name === 'help') return help(rest);
+  if (name.startsWith('-'))
+    return reportError(
+      new LatticeMimoError(
+        'INVALID_ARGUMENT',
+        `unknown option '${name}' (before a command only --help, -h, --version, -V; options go after the command)`,
+        { option: name },
+      ),
+    );
   const cmd = COMMANDS[name];
   if (!cmd)
     return reportError(

@@ -4,9 +4,15 @@
  * `-of b` the reduced basis, `-of u` the transform U (U B_in = B_out, rows), `-of bu` both.
  * `--check` adds the proof and quality metrics (on stderr, so stdout stays fplll's format).
  */
-import { InvalidArgumentError, InvalidInputError, LatticeMimoError } from '../core/errors.js';
-import { checkOutputPath, isSpecialFile, readInput, writeFileAtomicSync } from '../core/io.js';
-import { makeBatch } from '../core/matrix.js';
+import {
+  EngineUnavailableError,
+  InvalidArgumentError,
+  InvalidInputError,
+  LatticeMimoError,
+  UnsupportedError,
+} from '../core/errors.js';
+import { checkDistinctOutputs, checkOutputPath, readInput, writeFileAtomicSync, writesInPlace } from '../core/io.js';
+import { makeBatch, type MatrixBatch } from '../core/matrix.js';
 import {
   assertExactDoubles,
   formatFplll,
@@ -18,9 +24,13 @@ import {
 import { lllIntegral, RUNGS, type LadderProgress, type Rung } from '../lattice/precision/ladder.js';
 import { formatIntegralResult } from '../lattice/precision/output.js';
 import { reduce, type BasisCheck } from '../lattice/reduce.js';
+import { CUDA_ALGORITHMS, cudaDeviceAvailable } from '../lattice/registry.js';
 import { ALGORITHMS, type Algorithm } from '../lattice/types.js';
+import { unitScale } from '../lattice/validate.js';
 import { choiceOption, parseCommandLine, rejectInapplicable } from './args.js';
+import { escapeForTerminal } from './error-line.js';
 import { ProgressLine } from './progress-line.js';
+import { intOption, parseDecimal } from './values.js';
 
 const HELP = `usage: lattice-mimo reduce [options] [FILE]
 
@@ -29,8 +39,8 @@ from FILE or stdin (FILE '-' or none) and writes the reduced basis in fplll's fo
 
 options:
   -a, --algorithm A     ${ALGORITHMS.join(' | ')} (default lll)
-  -d, --delta D         Lovasz parameter in (0.25, 1) (default 0.75)
-  -e, --eta E           size-reduction bound in [0.5, sqrt(delta)) (default 0.51)
+  -d, --delta D         Lovasz parameter in (0.25, 1) (default 0.75); not with the jacobi algorithms
+  -e, --eta E           size-reduction bound in [0.5, sqrt(delta)) (default 0.51); not with jacobi
   -b, --block-size B    sub-basis size for block and cr-block (default 8)
       --precision P     float32 | float64 (default float64)
       --engine E        auto | cpu | cuda (default auto)
@@ -40,16 +50,19 @@ options:
                         float32 on the GPU's column-owner all-swap kernel (batches of bases over
                         12 columns and at most 96 rows): every operation in double, equal to the
                         CPU engine (default), or in float32 as the papers' kernels (faster; other
-                        results, each proven in float64)
+                        results, each proven in float64). Only with -a allswap, --precision float32
+                        and the GPU (--engine cuda, or auto with a device)
       --no-drift-watch  allswap, block, cr-block on the CPU: the papers' algorithms as they are,
                         without recomputing B* where its swap updates drifted (what the per-basis
                         GPU kernels run; knapsack-like bases can then fail)
   -of, --output-format F   b (basis) | u (transform U, U B_in = B_out) | bu (both) (default b)
       --json            write JSON {basis, transform, stats, check} instead of fplll's format
       --check           print the proof (conditions, |det Z| = 1) and quality metrics on stderr
-  -v, --verbose         progress of lll's precision ladder on stderr (rung, vector reached, swaps,
-                        time) also where stderr is not a terminal: a line every 10 s; on a terminal
-                        the line is shown anyway once the work has taken 2 s, and cleared at the end
+  -v, --verbose         progress on stderr, every algorithm and path: the reduction's start and end
+                        (iterations, swaps, time, the check), lll's precision ladder (rung, vector
+                        reached, swaps, time) and, while the GPU works, the time; also where stderr
+                        is not a terminal, a line every 10 s; on a terminal the line is shown
+                        anyway once the work has taken 2 s, and cleared at the end
       --checkpoint FILE while lll's precision ladder reduces an integer basis, write the basis as
                         it stands (fplll's format; a basis of the same lattice, partly reduced) to
                         FILE, atomically, every --checkpoint-every seconds: a stopped run of hours
@@ -60,22 +73,22 @@ options:
                         rungs below it need not fail again
   -h, --help            this text
 
+A one-letter option takes its value as the next word or glued to it (-d 0.99, -d0.99; -vd0.99);
+-d=0.99 is refused (getopt would read the value '=0.99'). Numbers are decimal (0.99, 1e6; no 0x,
+no Infinity); integers past 2^53 - 1 are refused, in either notation.
+
 Integer input gives integer output (B_in Z computed exactly). For integer input a U with entries
 past 2^53 is rebuilt exactly and printed in full (in --json as strings of digits). lll on an integer
 basis takes entries of any size and goes up a precision ladder where float64 cannot hold the basis or
 breaks down on it (double-double, then quad-double Gram-Schmidt on an exact BigInt basis, then exact
 integer LLL), its
 result proven LLL-reduced (a certified float64 bound, interval arithmetic on the exact Gram matrix
-where that cannot decide, or exact integer arithmetic; --json says which in check.method). Options are checked before the input is read; --block-size without block or
-cr-block, and --no-drift-watch with lll or the jacobi algorithms, are errors. Errors: one line on
-stderr, exit 2.`;
-
-function num(v: string | undefined, what: string): number | undefined {
-  if (v === undefined) return undefined;
-  const x = Number(v);
-  if (v.trim() === '' || !Number.isFinite(x)) throw new InvalidArgumentError(`${what} must be a number, got '${v}'`);
-  return x;
-}
+where that cannot decide, or exact integer arithmetic; --json says which in check.method). Options
+are checked before the input is read; an option that does not apply is an error (--block-size
+without block or cr-block, --no-drift-watch with lll or the jacobi algorithms, --delta with jacobi,
+--checkpoint on a basis that is not integer). A real basis whose vectors' lengths span more than
+float64's squared range (a vector below about 2^-511 of the largest entry) is UNSUPPORTED. Errors:
+one line on stderr, exit 2.`;
 
 /** Basis rows (each row a basis vector) from fplll text or JSON. */
 export function readBasisText(text: string): number[][] {
@@ -95,13 +108,15 @@ export function readBasisParsed(text: string): ParsedMatrix {
   return t.startsWith('{') ? parseBasisJson(t) : parseFplll(t);
 }
 
-function checkLines(c: BasisCheck, algorithm: Algorithm): string[] {
+function checkLines(c: BasisCheck, algorithm: Algorithm, m: number): string[] {
   const lines = [
     `check: ${c.ok ? 'PASS' : 'FAIL'} (${c.kind === 'lll' ? 'LLL conditions' : 'pairwise Lagrange conditions'} re-checked in float64; Z exactly unimodular: ${c.unimodular.ok}, det Z = ${c.unimodular.det}${c.unimodular.method === 'lattice' ? '; Z passed 2^53 and was rebuilt exactly from B_in and B_out' : ''})`,
   ];
   if ('maxMu' in c.conditions)
     lines.push(
-      `  max |mu_ij| = ${c.conditions.maxMu.toFixed(6)}, min Lovasz slack = ${c.conditions.lovaszSlack.toExponential(3)}`,
+      m < 2
+        ? '  one vector: no size-reduction or Lovasz condition to check'
+        : `  max |mu_ij| = ${c.conditions.maxMu.toFixed(6)}, min Lovasz slack = ${c.conditions.lovaszSlack.toExponential(3)}`,
     );
   else lines.push(`  max |b_i.b_j| / min(|b_i|^2, |b_j|^2) = ${c.conditions.maxRatio.toFixed(6)}`);
   const q = c.metrics;
@@ -143,6 +158,36 @@ export function progressText(p: LadderProgress): string {
   return `lll: ${p.stage} rung${p.pass ? ` (${p.pass})` : ''}, vector ${p.vector} of ${p.vectors} (furthest ${p.furthest}), ${p.swaps} swaps, ${time}`;
 }
 
+/**
+ * Float64 Gram-Schmidt squares the vectors' lengths (after reduce() scales the basis by a power of
+ * two where its entries pass 2^+-128): a vector whose squared length then falls below the smallest
+ * normal double (2^-1022) has lost its precision (or is 0), and float64 cannot tell it from a
+ * dependent one. Refused here, naming the vector and the range, rather than reported as a
+ * dependence with a NaN residual. Zero vectors are left to reduce() (ZERO_VECTOR).
+ */
+function assertLengthsInRange(basis: MatrixBatch): void {
+  const scaled = unitScale(basis)?.scaled ?? basis;
+  const { rows: n, cols: m } = basis;
+  let big = 0;
+  for (const v of basis.data) big = Math.max(big, Math.abs(v));
+  for (let j = 0; j < m; j++) {
+    let s = 0,
+      zero = true;
+    for (let t = 0; t < n; t++) {
+      const x = scaled.data[j * n + t]!;
+      if (x !== 0) zero = false;
+      s += x * x;
+    }
+    if (zero || s >= 2 ** -1022) continue;
+    let len = 0;
+    for (let t = 0; t < n; t++) len = Math.max(len, Math.abs(basis.data[j * n + t]!));
+    throw new UnsupportedError(
+      `basis vector ${j} (largest entry ${len.toExponential(2)}) is too short beside the basis' largest entry ${big.toExponential(2)}: float64 Gram-Schmidt squares lengths, and its squared length falls below the smallest normal double (2^-1022), where float64 keeps no precision: the basis spans too wide a range of magnitudes to reduce in float64`,
+      { vector: j, largestEntryOfVector: len, largestEntry: big },
+    );
+  }
+}
+
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals, given } = parseCommandLine(argv, OPTIONS, { command: 'reduce', maxPositionals: 1 });
   if (values.help) {
@@ -152,6 +197,8 @@ export async function run(argv: string[]): Promise<number> {
   const of = choiceOption('output-format', values['output-format'], ['b', 'u', 'bu'] as const, 'b');
   // Every option is checked before the input is read (a pipe may take long to fill).
   const algorithm = choiceOption('algorithm', values.algorithm, ALGORITHMS, 'lll');
+  const precision = choiceOption('precision', values.precision, ['float32', 'float64'] as const);
+  const engine = choiceOption('engine', values.engine, ['auto', 'cpu', 'cuda'] as const);
   rejectInapplicable(
     given,
     ['block-size'],
@@ -160,9 +207,9 @@ export async function run(argv: string[]): Promise<number> {
   );
   rejectInapplicable(
     given,
-    ['verbose'],
-    algorithm === 'lll',
-    `the progress display is lll's precision ladder's, the algorithm is ${algorithm}`,
+    ['delta', 'eta'],
+    algorithm !== 'jacobi' && algorithm !== 'jacobi-parallel',
+    `${algorithm} reduces pairs of vectors to Lagrange's condition: it has no Lovasz parameter or size-reduction bound`,
   );
   rejectInapplicable(
     given,
@@ -171,10 +218,15 @@ export async function run(argv: string[]): Promise<number> {
     `checkpoints are lll's precision ladder's, the algorithm is ${algorithm}`,
   );
   if (given.includes('checkpoint-every') && values.checkpoint === undefined)
-    throw new InvalidArgumentError('--checkpoint-every needs --checkpoint FILE');
-  const checkpointEvery = num(values['checkpoint-every'], 'checkpoint interval') ?? 600;
+    throw new InvalidArgumentError('--checkpoint-every needs --checkpoint FILE', { option: '--checkpoint-every' });
+  const everyText = values['checkpoint-every'];
+  const checkpointEvery =
+    everyText === undefined ? 600 : parseDecimal('checkpoint-every', everyText, 'a positive number of seconds');
   if (!(checkpointEvery > 0))
-    throw new InvalidArgumentError(`--checkpoint-every must be a positive number of seconds, got ${checkpointEvery}`);
+    throw new InvalidArgumentError(`--checkpoint-every must be a positive number of seconds, got '${everyText}'`, {
+      option: '--checkpoint-every',
+      value: everyText,
+    });
   const checkpointFile = values.checkpoint;
   rejectInapplicable(
     given,
@@ -183,27 +235,64 @@ export async function run(argv: string[]): Promise<number> {
     `the precision ladder is lll's, the algorithm is ${algorithm}`,
   );
   const fromRung = choiceOption('from-rung', values['from-rung'], RUNGS);
-  if (checkpointFile !== undefined) {
-    if (checkpointFile === '-' || isSpecialFile(checkpointFile))
-      throw new InvalidArgumentError(
-        `--checkpoint needs a regular file, got ${checkpointFile === '-' ? "'-' (stdout carries the result)" : checkpointFile}`,
-      );
-    checkOutputPath('checkpoint', checkpointFile);
-  }
   rejectInapplicable(
     given,
     ['no-drift-watch'],
     ['allswap', 'block', 'cr-block'].includes(algorithm),
     `the drift watch is allswap's, block's and cr-block's, the algorithm is ${algorithm}`,
   );
+  const f32 = "it sets the arithmetic of the GPU's all-swap kernel on float32 bases";
+  rejectInapplicable(given, ['float32-arithmetic'], algorithm === 'allswap', `${f32}, the algorithm is ${algorithm}`);
+  rejectInapplicable(
+    given,
+    ['float32-arithmetic'],
+    precision === 'float32',
+    `${f32}, the precision is float64 (give --precision float32)`,
+  );
+  rejectInapplicable(given, ['float32-arithmetic'], engine !== 'cpu', `${f32}; the CPU engine computes in double`);
+  if (engine === 'cuda' && !CUDA_ALGORITHMS.includes(algorithm))
+    throw new EngineUnavailableError(
+      `'${algorithm}' has no CUDA implementation yet (CUDA algorithms: ${CUDA_ALGORITHMS.join(', ')}); use --engine cpu or auto`,
+      { algorithm },
+    );
+  if (given.includes('float32-arithmetic') && engine !== 'cuda') {
+    // auto: without a device the CPU engine runs, in double, and the option would go unheard
+    const dev = await cudaDeviceAvailable();
+    rejectInapplicable(
+      given,
+      ['float32-arithmetic'],
+      dev.ok,
+      `${f32}, and no CUDA device answers (${dev.ok ? '' : dev.reason}): the CPU engine would run, in double`,
+    );
+  }
+  rejectInapplicable(
+    given,
+    ['checkpoint', 'checkpoint-every', 'from-rung'],
+    precision !== 'float32' && engine !== 'cuda',
+    'the precision ladder runs lll in float64 and beyond on the CPU (no --precision float32, no --engine cuda)',
+  );
+  if (checkpointFile !== undefined) {
+    if (checkpointFile === '-' || writesInPlace(checkpointFile))
+      throw new InvalidArgumentError(
+        `--checkpoint needs a regular file, got ${checkpointFile === '-' ? "'-' (stdout carries the result)" : checkpointFile}`,
+        { option: '--checkpoint' },
+      );
+    checkOutputPath('checkpoint', checkpointFile);
+    // the checkpoint would replace the file stdout writes the result into (> FILE)
+    checkDistinctOutputs([
+      { option: '', file: '-' },
+      { option: 'checkpoint', file: checkpointFile },
+    ]);
+  }
   const options = {
     algorithm,
-    delta: num(values.delta, 'delta'),
-    eta: num(values.eta, 'eta'),
-    blockSize: num(values['block-size'], 'block size'),
-    precision: choiceOption('precision', values.precision, ['float32', 'float64'] as const),
-    engine: choiceOption('engine', values.engine, ['auto', 'cpu', 'cuda'] as const),
-    maxIterations: num(values['max-iterations'], 'max iterations'),
+    delta: values.delta === undefined ? undefined : parseDecimal('delta', values.delta),
+    eta: values.eta === undefined ? undefined : parseDecimal('eta', values.eta),
+    blockSize: values['block-size'] === undefined ? undefined : intOption('block-size', values['block-size'], 0, 1),
+    precision,
+    engine,
+    maxIterations:
+      values['max-iterations'] === undefined ? undefined : intOption('max-iterations', values['max-iterations'], 0, 1),
     check: true,
     driftWatch: !values['no-drift-watch'],
     float32Arithmetic: choiceOption('float32-arithmetic', values['float32-arithmetic'], ['double', 'float32'] as const),
@@ -211,10 +300,12 @@ export async function run(argv: string[]): Promise<number> {
 
   const text = await readInput(positionals[0], 'pipe a basis on stdin or give a FILE');
   const parsed = readBasisParsed(text);
+  // one progress line for the whole run (-v: on every path; on a terminal once the work takes 2 s)
+  const line = new ProgressLine(process.stderr, { verbose: values.verbose === true });
+  const t0 = performance.now();
   // lll on an integer basis goes up the precision ladder (precision/ladder.ts) where float64
   // cannot hold it or breaks down on it; the result is integers of any size, proven (certificate or exact proof)
   const viaLadder = (rungs?: Rung[]): number => {
-    const line = new ProgressLine(process.stderr, { verbose: values.verbose === true });
     let r: ReturnType<typeof lllIntegral>;
     // a checkpoint that cannot be written is said once and the reduction goes on (its result matters more)
     let checkpointFailed = false;
@@ -226,12 +317,12 @@ export async function run(argv: string[]): Promise<number> {
               writeFileAtomicSync(checkpointFile, `${formatIntegerRows(basis)}\n`);
               if (values.verbose)
                 line.note(
-                  `lll: checkpoint written to ${checkpointFile} (${p.stage} rung, furthest vector ${p.furthest} of ${p.vectors})`,
+                  `lll: checkpoint written to ${escapeForTerminal(checkpointFile)} (${p.stage} rung, furthest vector ${p.furthest} of ${p.vectors})`,
                 );
             } catch (err) {
               if (!(err instanceof LatticeMimoError) || checkpointFailed) return;
               checkpointFailed = true;
-              line.note(`lll: warning: no checkpoint: ${err.message}; the reduction goes on`);
+              line.note(`lll: warning: no checkpoint: ${escapeForTerminal(err.message)}; the reduction goes on`);
             }
           };
     try {
@@ -252,17 +343,20 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   };
   const ladder =
-    parsed.bigValues !== null &&
-    algorithm === 'lll' &&
-    (options.precision ?? 'float64') === 'float64' &&
-    options.engine !== 'cuda';
+    parsed.bigValues !== null && algorithm === 'lll' && (precision ?? 'float64') === 'float64' && engine !== 'cuda';
   if (fromRung !== undefined) {
     if (!ladder)
       throw new InvalidArgumentError(
         '--from-rung needs an integer basis (the precision ladder), lll in float64 on the CPU',
+        { option: '--from-rung' },
       );
     return viaLadder(RUNGS.slice(RUNGS.indexOf(fromRung)));
   }
+  if (checkpointFile !== undefined && !ladder)
+    throw new InvalidArgumentError(
+      "--checkpoint does not apply: checkpoints are written by lll's precision ladder, which reduces integer bases, and this basis has entries that are not integers",
+      { option: '--checkpoint' },
+    );
   if (ladder && !parsed.exact) return viaLadder();
   assertExactDoubles(parsed);
   const rows = parsed.values;
@@ -270,13 +364,44 @@ export async function run(argv: string[]): Promise<number> {
     n = rows[0]!.length;
   // Row-major rows of fplll's m x n matrix are exactly our column-major n x m basis.
   const basis = makeBatch(Float64Array.from(rows.flat()), 1, n, m);
-  const res = await reduce(basis, options).catch((err: unknown) => {
-    if (ladder && err instanceof LatticeMimoError && (err.code === 'PRECISION_FAILURE' || err.code === 'CHECK_FAILED'))
-      return null;
-    throw err;
-  });
+  assertLengthsInRange(basis);
+  const what = `${algorithm} (${precision ?? 'float64'}, engine ${engine ?? 'auto'}): ${m} vector${m === 1 ? '' : 's'} in dimension ${n}`;
+  line.update('reduce', `${what}, reducing`, 0);
+  // the CPU engine reduces one basis in this thread; the GPU's (asynchronous) work lets this tick
+  const ticker = setInterval(() => {
+    const ms = performance.now() - t0;
+    line.update('reduce', `${what}, reducing, ${(ms / 1000).toFixed(0)} s`, ms);
+  }, 1000);
+  ticker.unref();
+  const res = await reduce(basis, options)
+    .catch((err: unknown) => {
+      if (
+        ladder &&
+        err instanceof LatticeMimoError &&
+        (err.code === 'PRECISION_FAILURE' || err.code === 'CHECK_FAILED')
+      ) {
+        line.update(
+          'fallback',
+          `lll: float64 broke down (${err.code}): going up the precision ladder`,
+          performance.now() - t0,
+        );
+        return null;
+      }
+      line.done();
+      throw err;
+    })
+    .finally(() => clearInterval(ticker));
   // float64 broke down: the rungs above it
   if (res === null) return viaLadder(RUNGS.filter((r) => r !== 'float64'));
+  {
+    const s = res.stats;
+    line.update(
+      'reduced',
+      `${s.algorithm} on ${s.engine} (${s.precision}): ${s.iterations} iterations, ${s.swaps} swaps, ${s.timeMs.toFixed(1)} ms; result checked (${res.checks![0]!.ok ? 'pass' : 'FAIL'})`,
+      performance.now() - t0,
+    );
+    line.done();
+  }
   const outRows: number[][] = [];
   for (let j = 0; j < m; j++) outRows.push(Array.from(res.basis.data.subarray(j * n, (j + 1) * n)));
   // U's rows are Z's columns; a Z past 2^53 (integral input) comes exact, as BigInts
@@ -309,7 +434,7 @@ export async function run(argv: string[]): Promise<number> {
     const s = res.stats;
     process.stderr.write(
       `${[
-        ...checkLines(check, s.algorithm),
+        ...checkLines(check, s.algorithm, m),
         `  ${s.algorithm} on ${s.engine} (${s.precision}${s.redoneInFloat64 ? ', redone in float64' : ''}${s.redoneOnCpu ? ', a GPU breakdown redone on the CPU' : ''}): n = ${n}, m = ${m}, ${s.iterations} iterations, ${s.swaps} swaps, ${s.timeMs.toFixed(2)} ms`,
       ].join('\n')}\n`,
     );

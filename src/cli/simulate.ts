@@ -2,12 +2,10 @@
  * `lattice-mimo simulate`: Monte Carlo BER/SER/FER against SNR for several detectors, with a live
  * table on stderr and JSON / CSV / plot files at the end.
  */
-import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
-import { checkOutputPath, readInput } from '../core/io.js';
+import { InvalidArgumentError } from '../core/errors.js';
+import { checkDistinctOutputs, checkOutputPath, readInput } from '../core/io.js';
 import {
   BUDGET_DETECTORS,
-  intOption,
-  numberOption,
   parseDetectorList,
   parseMimo,
   parseModulationOption,
@@ -16,8 +14,10 @@ import {
 import { writeOutputs, simulateWithTable, type OutputFiles } from '../sim/report.js';
 import { DEFAULT_MAX_ERRORS, DEFAULT_MAX_VECTORS, resolveEngine } from '../sim/simulate.js';
 import { parseSnrList } from '../sim/snr.js';
-import type { SimDetector, SimPoint, SimulationOptions } from '../sim/types.js';
+import type { SimulationOptions } from '../sim/types.js';
 import { choiceOption, parseCommandLine, rejectInapplicable } from './args.js';
+import { resumeOptions } from './resume.js';
+import { checkSnrNumbers, intOption, numberOption } from './values.js';
 import { LDPC_DECODER_ALGORITHMS } from '../coding/index.js';
 import { checkSoftDetectors, codeOf } from '../sim/coded.js';
 
@@ -69,7 +69,8 @@ options:
   --resume FILE             continue the run saved in FILE (the JSON of an interrupted run): its
                             settings and finished points are taken from FILE, the other points are
                             computed; the counts equal an uninterrupted run's. --json defaults to FILE.
-                            Only --threads, --json, --csv and --plot may be given with it.
+                            Only --threads, --json, --csv and --plot may be given with it. Every
+                            point in FILE is checked against its settings (detectors, SNRs, counts).
   --json FILE               write the points as JSON ('-' for stdout)
   --csv FILE                write the points as CSV ('-' for stdout)
   --plot FILE               BER and FER curves, .svg or .png
@@ -79,7 +80,8 @@ Options that do not apply are errors: --k without kbest, --passes without nway, 
 without sphere, psd, ml or kbest, --on-budget without sphere or psd, --decoder, --iterations,
 --max-frames without --code, and --llr-clip without --code (an uncoded simulation counts hard
 decisions; no LLRs are computed). With --code the GPU engine also encodes and decodes on the
-device (only counts come back). Output directories must exist; files are written atomically.
+device (only counts come back). Output paths are checked before any work (each writable, no two
+the same file or both stdout); files are written atomically.
 Interrupted (Ctrl-C, SIGTERM), simulate writes the finished points to the files asked for, says
 so on stderr and exits 130 (SIGINT) or 143 (SIGTERM); --resume FILE continues from the JSON.
 `;
@@ -150,6 +152,7 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
     };
   }
   const { nt, nr } = parseMimo(v.mimo ?? '4x4');
+  if (v.snr !== undefined) checkSnrNumbers('snr', v.snr);
   const snrType = choiceOption('snr-type', v['snr-type'], ['esn0', 'ebn0'] as const, 'esn0');
   const engine = choiceOption('engine', v.engine, ['auto', 'cpu', 'cuda'] as const, 'auto');
   const k = v.k === undefined ? undefined : intOption('k', v.k, 0, 1, 1 << 16);
@@ -232,73 +235,7 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
   return { options, files: { json: v.json, csv: v.csv, plot }, help: false };
 }
 
-function field<T>(doc: Record<string, unknown>, name: string, check: (x: unknown) => boolean, file: string): T {
-  const x = doc[name];
-  if (!check(x))
-    throw new InvalidInputError(
-      'INVALID_INPUT',
-      `${file}: field "${name}" is missing or of the wrong kind (not the JSON of a simulate run?)`,
-    );
-  return x as T;
-}
-
-const isNum = (x: unknown) => typeof x === 'number' && Number.isFinite(x);
-
-/**
- * The settings and finished points of a run from its JSON (as simulate --json writes it). The
- * settings go through simulate's own validation; the points are matched to the run by SNR index,
- * detector and SNR.
- */
-export function resumeOptions(text: string, file: string): SimulationOptions {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (err) {
-    throw new InvalidInputError('PARSE_ERROR', `${file} is not valid JSON: ${(err as Error).message}`);
-  }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
-    throw new InvalidInputError('INVALID_INPUT', `${file}: expected the JSON object of a simulate run`);
-  const d = doc as Record<string, unknown>;
-  const points = field<unknown[]>(d, 'points', Array.isArray, file);
-  for (const [i, p] of points.entries()) {
-    const ok =
-      typeof p === 'object' &&
-      p !== null &&
-      typeof (p as SimPoint).detector === 'string' &&
-      Number.isInteger((p as SimPoint).snrIndex) &&
-      ['bitErrors', 'symbolErrors', 'frameErrors', 'vectors', 'snr'].every((k) =>
-        isNum((p as unknown as Record<string, unknown>)[k]),
-      );
-    if (!ok)
-      throw new InvalidInputError(
-        'INVALID_INPUT',
-        `${file}: points[${i}] is not a simulation point (detector, snrIndex, snr and counts)`,
-      );
-  }
-  const opts: SimulationOptions = {
-    nt: field(d, 'nt', isNum, file),
-    nr: field(d, 'nr', isNum, file),
-    modulation: field(d, 'modulation', (x) => typeof x === 'string', file),
-    detectors: field<SimDetector[]>(d, 'detectors', Array.isArray, file),
-    snrs: field<number[]>(d, 'snrs', Array.isArray, file),
-    snrType: field(d, 'snrType', (x) => x === 'esn0' || x === 'ebn0', file),
-    maxErrors: field(d, 'maxErrors', isNum, file),
-    maxVectors: field(d, 'maxVectors', isNum, file),
-    vectorsPerChannel: field(d, 'vectorsPerChannel', isNum, file),
-    chunkVectors: field(d, 'chunkVectors', isNum, file),
-    seed: field(d, 'seed', isNum, file),
-    engine: 'auto',
-    completedPoints: points as SimPoint[],
-  };
-  if (d.channel !== undefined) opts.channel = field(d, 'channel', (x) => x === 'rayleigh' || x === 'awgn', file);
-  if (d.code !== undefined) {
-    opts.code = field(d, 'code', (x) => typeof x === 'string', file);
-    opts.decoder = field(d, 'decoder', (x) => typeof x === 'object' && x !== null && !Array.isArray(x), file);
-    if (d.maxFrames !== undefined) opts.maxFrames = field(d, 'maxFrames', isNum, file);
-  }
-  if (d.maxTimeSeconds !== undefined) opts.maxTimeSeconds = field(d, 'maxTimeSeconds', isNum, file);
-  return opts;
-}
+export { resumeOptions } from './resume.js';
 
 /** Exit status of a process stopped by a signal: 128 + its number. */
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
@@ -316,7 +253,11 @@ export async function run(argv: string[]): Promise<number> {
     if (threads !== undefined) o.threads = threads;
   }
   // Every output path is checked before any work: a typo must not cost a run.
-  for (const [opt, file] of Object.entries(cmd.files)) if (typeof file === 'string') checkOutputPath(opt, file);
+  const outputs = Object.entries(cmd.files).flatMap(([option, file]) =>
+    typeof file === 'string' ? [{ option, file }] : [],
+  );
+  for (const { option, file } of outputs) checkOutputPath(option, file);
+  checkDistinctOutputs(outputs);
   const { engine, reason } = await resolveEngine(o.engine, o.detectors, {
     code: o.code,
     decoder: o.decoder ?? {},

@@ -13,6 +13,7 @@ import {
   nrRateMatch,
   nrRateMatchMap,
   nrRateRecover,
+  NR_MAX_RATE,
   type NrBaseGraph,
   type NrCodeParams,
   type NrCodeRequest,
@@ -326,9 +327,29 @@ function parseRate(text: string, spec: string): number {
 }
 
 /**
+ * How far below the asked rate R a spec's rate K / E may fall. E = Qm ceil(K / (R Qm)) channel bits
+ * (whole Qm-bit symbols, at least K / R) lowers the rate by less than Qm / E: a few percent for any
+ * K of more than a few dozen bits; past this, K is too small for the rate and the spec is refused.
+ */
+const NR_RATE_SLACK = 0.15;
+
+/** A spec's rate must stay what was asked: K / E within NR_RATE_SLACK of R, or a typed error that says what K allows. */
+function checkRateKept(spec: string, p: NrCodeParams, R: number): void {
+  const rate = p.K / p.E;
+  if (rate >= R * (1 - NR_RATE_SLACK)) return;
+  const Emin = p.Qm * Math.ceil(p.K / (NR_MAX_RATE * p.Qm));
+  const unit = p.Qm === 1 ? 'bits' : `${p.Qm}-bit symbols`;
+  throw new InvalidArgumentError(
+    `code '${spec}': K = ${p.K} at rate ${+R.toFixed(4)} needs E = ${p.E} channel bits (whole ${unit}, at least K / R), rate ${+rate.toFixed(4)}, more than ${NR_RATE_SLACK * 100}% below the rate asked: K is too small for it (the highest rate K = ${p.K} allows with Qm = ${p.Qm} is ${+(p.K / Emin).toFixed(4)}, E = ${Emin}); ask for a rate K can have, or a larger K`,
+    { K: p.K, R, E: p.E, rate, Qm: p.Qm, highestRate: p.K / Emin },
+  );
+}
+
+/**
  * Builds a code from its spec: 'wimax:N[:1/2]' (N = 576 .. 2304 step 96), 'nr:bgB:K:R' or 'nr:K:R'
  * (rate as 1/3 or 0.33; base graph by 38.212 7.2.2 when not given). `Qm` sets NR's bit interleaver
- * (the modulation order). Unknown families and bad numbers get InvalidArgumentError.
+ * (the modulation order). Unknown families and bad numbers get InvalidArgumentError, as does an NR
+ * K too small for its rate (NR_RATE_SLACK: nr:1:0.95 would be rate 1/2 with its E = 2 bits).
  */
 export function ldpcCode(spec: string, options: { Qm?: number } = {}): LdpcCode {
   if (typeof spec !== 'string') throw new InvalidArgumentError(`code spec must be a string, got ${typeof spec}`);
@@ -360,6 +381,7 @@ export function ldpcCode(spec: string, options: { Qm?: number } = {}): LdpcCode 
     const K = int(rest[0], 'K');
     const R = parseRate(rest[1]!, spec);
     const p = nrCodeParams({ K, R, bg, Qm: options.Qm });
+    checkRateKept(spec, p, R);
     return new NrCode(`nr:bg${p.bg}:${K}:${rest[1]}`, p);
   }
   throw new InvalidArgumentError(`unknown code '${spec}': expected wimax:N[:1/2] or nr:[bgB:]K:R`);

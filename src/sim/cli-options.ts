@@ -1,42 +1,13 @@
 /**
- * Parsing of the option values the simulate, detect and demo commands share: numbers, antenna
- * configurations, detector lists. Every bad value is an InvalidArgumentError naming the option.
+ * Parsing of the option values the simulate, detect and demo commands share: antenna
+ * configurations, detector lists (numbers: src/cli/values.ts). Every bad value is an
+ * InvalidArgumentError naming the option.
  */
+import { intOption } from '../cli/values.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { SOFT_DETECTORS } from '../mimo/registry.js';
 import { DETECTORS, MODULATIONS, type Detector, type Modulation } from '../mimo/types.js';
 import type { SimDetector } from './types.js';
-
-/** An integer option in [min, max]; accepts 1e6-style notation. */
-export function intOption(
-  name: string,
-  text: string | undefined,
-  fallback: number,
-  min: number,
-  max = Number.MAX_SAFE_INTEGER,
-): number {
-  if (text === undefined) return fallback;
-  const v = Number(text.trim());
-  if (text.trim() === '' || !Number.isInteger(v) || v < min || v > max) {
-    throw new InvalidArgumentError(`--${name} must be an integer in [${min}, ${max}], got '${text}'`);
-  }
-  return v;
-}
-
-/** A finite number option, with an optional strict lower bound. */
-export function numberOption(
-  name: string,
-  text: string | undefined,
-  opts: { above?: number } = {},
-): number | undefined {
-  if (text === undefined) return undefined;
-  const v = Number(text.trim());
-  if (text.trim() === '' || !Number.isFinite(v))
-    throw new InvalidArgumentError(`--${name} must be a finite number, got '${text}'`);
-  if (opts.above !== undefined && !(v > opts.above))
-    throw new InvalidArgumentError(`--${name} must be > ${opts.above}, got '${text}'`);
-  return v;
-}
 
 /** "4x4" -> {nt: 4, nr: 4} (transmit x receive antennas). */
 export function parseMimo(text: string): { nt: number; nr: number } {

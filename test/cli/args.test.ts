@@ -92,6 +92,71 @@ test('unknown options, missing values and extra positionals are INVALID_ARGUMENT
   assert.deepEqual(r.positionals, ['-', '--snr']);
 });
 
+test("one-letter options take getopt's forms: -d 0.99, -d0.99, flags together (-vh, -vd0.99); -d=0.99 is refused, naming the value getopt would read", () => {
+  const letters = 'abcdefgijklmnopqrstuvwxyz'.split('');
+  fc.assert(
+    fc.property(
+      fc.uniqueArray(fc.tuple(fc.constantFrom(...letters), fc.boolean()), {
+        minLength: 1,
+        maxLength: 6,
+        selector: ([l]) => l,
+      }),
+      fc.array(fc.tuple(fc.nat(), fc.string({ minLength: 1, maxLength: 8 }), fc.nat(3)), { maxLength: 8 }),
+      (specList, uses) => {
+        const specs: Record<string, { type: 'string' | 'boolean'; short: string }> = {};
+        for (const [l, isString] of specList) specs[`opt-${l}`] = { type: isString ? 'string' : 'boolean', short: l };
+        const flags = specList.filter(([, s]) => !s).map(([l]) => l);
+        const argv: string[] = [];
+        const expected: Record<string, string | boolean> = {};
+        for (const [pick, v, form] of uses) {
+          const [l, isString] = specList[pick % specList.length]!;
+          if (!isString) {
+            argv.push(`-${l}`);
+            expected[`opt-${l}`] = true;
+            continue;
+          }
+          // flags before it in one word (-vd0.99), as getopt reads them
+          const lead = form === 3 ? flags.join('') : '';
+          for (const f of lead) expected[`opt-${f}`] = true;
+          if (form === 0 || v.startsWith('=')) argv.push(`-${lead}${l}`, v);
+          else argv.push(`-${lead}${l}${v}`);
+          expected[`opt-${l}`] = v;
+        }
+        const got = parseCommandLine(argv, specs as OptionSpecs, { command: 't' });
+        assert.deepEqual({ ...got.values }, expected, argv.join(' '));
+        for (const [l, isString] of specList) {
+          const call = () => parseCommandLine([`-${l}=0.99`], specs as OptionSpecs, { command: 't' });
+          assert.throws(
+            call,
+            (e: Error & { code?: string; details?: Record<string, unknown> }) =>
+              e.code === 'INVALID_ARGUMENT' &&
+              e.message.includes(`-${l}`) &&
+              (isString ? e.message.includes("'=0.99'") : e.message.includes('takes no value')) &&
+              e.details?.option === `-${l}`,
+          );
+        }
+      },
+    ),
+    { numRuns: 200 },
+  );
+  const specs = {
+    delta: { type: 'string', short: 'd' },
+    'output-format': { type: 'string', aliases: ['-of'] },
+  } as const;
+  // fplll's -of takes its value as the next word only (fplll itself refuses -ofu)
+  assert.throws(() => parseCommandLine(['-ofbu'], specs, { command: 't' }), {
+    code: 'INVALID_ARGUMENT',
+    message: /-of takes its value as the next word \('-of bu'\)/,
+  });
+  assert.throws(() => parseCommandLine(['-x'], specs, { command: 't' }), { message: /unknown option '-x'/ });
+  assert.throws(() => parseCommandLine(['-dx', '-q'], specs, { command: 't' }), { message: /unknown option '-q'/ });
+  // a long option is never abbreviated; a unique prefix is named in the message
+  assert.throws(() => parseCommandLine(['--del', '0.9'], specs, { command: 't' }), {
+    code: 'INVALID_ARGUMENT',
+    message: /unknown option '--del'.*did you mean --delta\?/,
+  });
+});
+
 test('simulate takes negative SNR ranges and values, spaced or with =', () => {
   fc.assert(
     fc.property(

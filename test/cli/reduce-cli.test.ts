@@ -149,9 +149,17 @@ test('reduce -v: progress of the precision ladder on stderr (a non-terminal gets
   assert.match(lines[0]!, /^lll: double-double rung started, \d+ vectors, \d+ s$/);
   const help = cli(['reduce', '--help']);
   assert.match(help.stdout, /-v, --verbose/);
-  const other = cli(['reduce', '-a', 'allswap', '-v'], text);
-  assert.equal(other.status, 2);
-  assert.match(other.stderr, /INVALID_ARGUMENT.*verbose.*allswap/);
+  // every other path reports too (issue 28: -v was silent off the ladder): its start and its end
+  const small = '[[1 0 0][1 1 0][1 1 1]]';
+  for (const args of [['-a', 'allswap', '--engine', 'cpu'], ['-a', 'jacobi', '--engine', 'cpu'], []]) {
+    const plain = cli(['reduce', ...args], small);
+    const told = cli(['reduce', ...args, '-v'], small);
+    assert.equal(told.status, 0, told.stderr);
+    assert.equal(told.stdout, plain.stdout, `${args.join(' ')}: -v changed the output`);
+    assert.equal(plain.stderr, '');
+    assert.match(told.stderr, /3 vectors in dimension 3, reducing\n/, args.join(' '));
+    assert.match(told.stderr, /on cpu \(float64\): \d+ iterations, \d+ swaps, [\d.]+ ms; result checked \(pass\)\n$/);
+  }
 });
 
 test('reduce --checkpoint FILE: the basis as it stands written atomically while the ladder runs (a basis of the same lattice, fplll format), reduce FILE goes on from it, --from-rung at a chosen rung; bad uses rejected before the input is read', async () => {
