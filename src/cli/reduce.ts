@@ -4,13 +4,7 @@
  * `-of b` the reduced basis, `-of u` the transform U (U B_in = B_out, rows), `-of bu` both.
  * `--check` adds the proof and quality metrics (on stderr, so stdout stays fplll's format).
  */
-import {
-  EngineUnavailableError,
-  InvalidArgumentError,
-  InvalidInputError,
-  LatticeMimoError,
-  UnsupportedError,
-} from '../core/errors.js';
+import { InvalidArgumentError, InvalidInputError, LatticeMimoError, UnsupportedError } from '../core/errors.js';
 import { checkDistinctOutputs, checkOutputPath, readInput, writeFileAtomicSync, writesInPlace } from '../core/io.js';
 import { makeBatch, type MatrixBatch } from '../core/matrix.js';
 import {
@@ -24,7 +18,7 @@ import {
 import { lllIntegral, RUNGS, type LadderProgress, type Rung } from '../lattice/precision/ladder.js';
 import { formatIntegralResult } from '../lattice/precision/output.js';
 import { reduce, type BasisCheck } from '../lattice/reduce.js';
-import { CUDA_ALGORITHMS, cudaDeviceAvailable } from '../lattice/registry.js';
+import { reduceEngine } from '../lattice/reduce.js';
 import { ALGORITHMS, type Algorithm } from '../lattice/types.js';
 import { unitScale } from '../lattice/validate.js';
 import { choiceOption, parseCommandLine, rejectInapplicable } from './args.js';
@@ -250,21 +244,15 @@ export async function run(argv: string[]): Promise<number> {
     `${f32}, the precision is float64 (give --precision float32)`,
   );
   rejectInapplicable(given, ['float32-arithmetic'], engine !== 'cpu', `${f32}; the CPU engine computes in double`);
-  if (engine === 'cuda' && !CUDA_ALGORITHMS.includes(algorithm))
-    throw new EngineUnavailableError(
-      `'${algorithm}' has no CUDA implementation yet (CUDA algorithms: ${CUDA_ALGORITHMS.join(', ')}); use --engine cpu or auto`,
-      { algorithm },
-    );
-  if (given.includes('float32-arithmetic') && engine !== 'cuda') {
-    // auto: without a device the CPU engine runs, in double, and the option would go unheard
-    const dev = await cudaDeviceAvailable();
-    rejectInapplicable(
-      given,
-      ['float32-arithmetic'],
-      dev.ok,
-      `${f32}, and no CUDA device answers (${dev.ok ? '' : dev.reason}): the CPU engine would run, in double`,
-    );
-  }
+  // the engine reduce() will choose, asked before the input is read ('cuda' that cannot be had fails here)
+  const decision = await reduceEngine({ algorithm, engine });
+  // auto: without a device the CPU engine runs, in double, and the option would go unheard
+  rejectInapplicable(
+    given,
+    ['float32-arithmetic'],
+    decision.engine === 'cuda',
+    `${f32}, and the CPU engine would run (${decision.reason}), in double`,
+  );
   rejectInapplicable(
     given,
     ['checkpoint', 'checkpoint-every', 'from-rung'],

@@ -3,7 +3,7 @@
  * metrics on their own, generators, fplll's format, and the GPU engine calls for repeated batches.
  * Per-algorithm reducers, kernel plans and tuning objects stay internal.
  */
-export { reduce, reduceSync, type ReduceResult, type ReduceStats, type BasisCheck } from './reduce.js';
+export { reduce, reduceSync, reduceEngine, type ReduceResult, type ReduceStats, type BasisCheck } from './reduce.js';
 export {
   ALGORITHMS,
   type Algorithm,

@@ -34,7 +34,7 @@ import {
   type UnimodularCheck,
 } from './check.js';
 import { reduceBatchCpu, reduceChunk, reduceOneCpu, withBasisIndex } from './cpu-batch.js';
-import { chooseEngine, cpuOnlyEngine } from '../gpu/engine.js';
+import { chooseEngine, cpuOnlyEngine, type EngineDecision } from '../gpu/engine.js';
 import { ALGORITHM_REGISTRY, CUDA_ALGORITHMS } from './registry.js';
 import { isBreakdown, remedy } from './fallback.js';
 import type { Algorithm, BasisStats, ReduceOptions } from './types.js';
@@ -459,11 +459,12 @@ const all = (count: number): Iterable<number> => ({
 });
 
 /**
- * Which engine runs this call: the package's one chooser (gpu/engine.ts) with the algorithm's
- * registry entry saying whether it has a GPU implementation.
+ * The engine reduce() runs a call of this algorithm on: the package's one chooser (gpu/engine.ts)
+ * with the algorithm's registry entry saying whether it has a GPU implementation (the CLI asks
+ * before it reads its input).
  */
-async function pickEngine(o: ResolvedOptions): Promise<'cpu' | 'cuda'> {
-  const d = await chooseEngine({
+export function reduceEngine(o: { algorithm: Algorithm; engine?: unknown }): Promise<EngineDecision> {
+  return chooseEngine({
     asked: o.engine,
     call: `reduce (${o.algorithm})`,
     gpuGap: () =>
@@ -471,7 +472,10 @@ async function pickEngine(o: ResolvedOptions): Promise<'cpu' | 'cuda'> {
         ? null
         : `'${o.algorithm}' has no CUDA implementation (CUDA algorithms: ${CUDA_ALGORITHMS.join(', ')})`,
   });
-  return d.engine;
+}
+
+async function pickEngine(o: ResolvedOptions): Promise<'cpu' | 'cuda'> {
+  return (await reduceEngine(o)).engine;
 }
 
 /**
