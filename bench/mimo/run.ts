@@ -11,7 +11,8 @@ import { addNoise, randomSymbols, rayleighChannels, snrToNoiseVar, transmit } fr
 import { detect } from '../../src/mimo/detect.js';
 import { itppAvailability, itppSphere } from '../reference/itpp.js';
 import { bitsPerSymbolOf, parseModulation } from '../../src/mimo/modulation.js';
-import { DETECTORS, type DetectionInput, type Detector, type Modulation } from '../../src/mimo/types.js';
+import { DETECTORS } from '../../src/mimo/registry.js';
+import type { DetectionInput, Detector, Modulation } from '../../src/mimo/types.js';
 
 const HELP = `usage: lattice-mimo bench mimo [options]
 

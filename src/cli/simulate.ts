@@ -4,15 +4,7 @@
  */
 import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
 import { checkOutputPath, readInput } from '../core/io.js';
-import {
-  BUDGET_DETECTORS,
-  intOption,
-  numberOption,
-  parseDetectorList,
-  parseMimo,
-  parseModulationOption,
-  SEARCH_DETECTORS,
-} from '../sim/cli-options.js';
+import { intOption, numberOption, parseMimo, parseModulationOption } from '../sim/cli-options.js';
 import { writeOutputs, simulateWithTable, type OutputFiles } from '../sim/report.js';
 import { DEFAULT_MAX_ERRORS, DEFAULT_MAX_VECTORS, resolveEngine } from '../sim/simulate.js';
 import { parseSnrList } from '../sim/snr.js';
@@ -20,8 +12,33 @@ import type { SimDetector, SimPoint, SimulationOptions } from '../sim/types.js';
 import { choiceOption, parseCommandLine, rejectInapplicable } from './args.js';
 import { LDPC_DECODER_ALGORITHMS } from '../coding/index.js';
 import { checkSoftDetectors, codeOf } from '../sim/coded.js';
+import { SOFT_DETECTORS } from '../mimo/index.js';
+import {
+  checkListFlags,
+  detectorFlags,
+  detectorFlagsHelp,
+  detectorsHelp,
+  givenFlags,
+  helpLine,
+  listFormsHelp,
+  parseDetectorFlags,
+  parseDetectorList,
+  withDetectorFlags,
+} from './detector-options.js';
 
-export const SIMULATE_HELP = `usage: lattice-mimo simulate [options]
+/** Where help puts the text of an option. */
+const COLUMN = 28;
+
+/** The common detector options `simulate` takes as flags (the modulation and engine are the run's). */
+const COMMON_FLAGS = ['llrClip', 'maxNodes', 'onBudget'] as const;
+
+/** The detectors of a run without --detector: uncoded, and coded (which needs soft ones). */
+const DEFAULT_DETECTORS = { uncoded: 'zf,mmse,sphere', coded: 'nway' };
+
+/** The text of `lattice-mimo simulate --help`, its detector lines read from the registry. */
+export function simulateHelp(): string {
+  const line = (left: string, text: string) => helpLine(left, text, COLUMN);
+  return `usage: lattice-mimo simulate [options]
 
 Monte Carlo bit / symbol / frame error rates of MIMO detectors over iid Rayleigh fading (or AWGN),
 uncoded (a frame is one received vector) or coded with an LDPC code (--code: a frame is a codeword,
@@ -31,21 +48,15 @@ channels, symbols and noise.
 options:
   --mimo NTxNR              transmit x receive antennas (default 4x4)
   --mod MOD                 bpsk | qpsk | 16qam | 64qam | 256qam (default qpsk)
-  --detector LIST           comma list of zf, mmse, sic, ml, sphere, psd, kbest, ssfe, nway,
-                            lr-zf, lr-mmse, lr-sic; kbest:K and nway:N set K / passes per entry
-                            (default zf,mmse,sphere)
+${line('--detector LIST', `comma list of the detectors below; ${listFormsHelp()} of that entry (default ${DEFAULT_DETECTORS.uncoded}; with --code ${DEFAULT_DETECTORS.coded})`)}
   --snr LIST                start:step:stop in dB (stop included) or a comma list (default 0:4:24);
                             negative values work: --snr -4:2:8
   --snr-type esn0|ebn0      what --snr means: Es/N0 (default) or Eb/N0 (= Es/N0 - 10 log10(bits per
                             symbol x code rate))
   --channel rayleigh|awgn   iid Rayleigh fading (default) or H = I, no fading (needs NR >= NT)
-  --code SPEC               coded link: wimax:N[:1/2] (N = 576..2304 step 96) or nr:[bgB:]K:R (5G NR,
-                            38.212); every detector must be soft (ml, kbest, ssfe, nway): its max-log
-                            LLRs feed the decoder. A frame's bits fill consecutive symbols, stream by
-                            stream, over ceil(n / (bits per symbol x NT)) vectors (the last padded)
+${line('--code SPEC', `coded link: wimax:N[:1/2] (N = 576..2304 step 96) or nr:[bgB:]K:R (5G NR, 38.212); every detector must be soft (${SOFT_DETECTORS.join(', ')}): its max-log LLRs feed the decoder. A frame's bits fill consecutive symbols, stream by stream, over ceil(n / (bits per symbol x NT)) vectors (the last padded)`)}
   --decoder ALG             with --code: nms (default), oms, spa, flooding-spa
   --iterations N            with --code: most decoder iterations (default 20; early stop on a zero syndrome)
-  --llr-clip X              with --code: clip the soft detectors' |LLR| at X
   --max-errors N            stop a detector at a point after N bit errors, frame errors with --code
                             (default ${DEFAULT_MAX_ERRORS})
   --max-vectors N           ... or after N received vectors (default ${DEFAULT_MAX_VECTORS})
@@ -59,11 +70,7 @@ options:
   --threads N               worker threads (default: all cores)
   --engine auto|cpu|cuda    engine: cuda runs the whole link on the GPU (every detector needs its
                             CUDA implementation); auto (default) takes it where it can, else cpu
-  --k K                     K for kbest
-  --passes N                passes (detection orders) for nway
-  --max-nodes N             node budget per vector of sphere, psd, ml, kbest (default 2^24 = 16777216)
-  --on-budget error|flag    sphere, psd past the budget: error (default; the run stops, exit 2,
-                            NODE_BUDGET) or flag (the best leaf found is counted as the decision)
+${detectorFlagsHelp(detectorFlags(COMMON_FLAGS), COLUMN, { 'llr-clip': 'with --code' })}
   --max-time SECONDS        wall-clock limit per SNR point: past it the point stops with the counts
                             so far, flagged "stopped by time" in the table, JSON and CSV
   --resume FILE             continue the run saved in FILE (the JSON of an interrupted run): its
@@ -75,14 +82,19 @@ options:
   --plot FILE               BER and FER curves, .svg or .png
   -h, --help                this text
 
-Options that do not apply are errors: --k without kbest, --passes without nway, --max-nodes
-without sphere, psd, ml or kbest, --on-budget without sphere or psd, --decoder, --iterations,
---max-frames without --code, and --llr-clip without --code (an uncoded simulation counts hard
-decisions; no LLRs are computed). With --code the GPU engine also encodes and decodes on the
+detectors:
+${detectorsHelp(COLUMN)}
+
+A detector option goes to every detector in --detector that takes it (kbest:K and the like set one
+entry's); one that no detector there takes is an error, as are --decoder, --iterations, --max-frames
+without --code, and --llr-clip without --code (an uncoded simulation counts hard decisions; no LLRs
+are computed). With --on-budget error a search past its budget stops the run (exit 2, NODE_BUDGET);
+flag counts the best leaf found as the decision. With --code the GPU engine also encodes and decodes on the
 device (only counts come back). Output directories must exist; files are written atomically.
 Interrupted (Ctrl-C, SIGTERM), simulate writes the finished points to the files asked for, says
 so on stderr and exits 130 (SIGINT) or 143 (SIGTERM); --resume FILE continues from the JSON.
 `;
+}
 
 const OPTIONS = {
   mimo: { type: 'string' },
@@ -97,16 +109,11 @@ const OPTIONS = {
   seed: { type: 'string' },
   threads: { type: 'string' },
   engine: { type: 'string' },
-  k: { type: 'string' },
-  passes: { type: 'string' },
-  'llr-clip': { type: 'string' },
   code: { type: 'string' },
   decoder: { type: 'string' },
   iterations: { type: 'string' },
   channel: { type: 'string' },
   'max-frames': { type: 'string' },
-  'max-nodes': { type: 'string' },
-  'on-budget': { type: 'string' },
   'max-time': { type: 'string' },
   resume: { type: 'string' },
   json: { type: 'string' },
@@ -130,7 +137,8 @@ export interface SimulateCommand {
 
 /** Parses the command line into simulation options and output files (no work done). */
 export function parseSimulateArgs(argv: string[]): SimulateCommand {
-  const { values: v, given } = parseCommandLine(argv, OPTIONS, { command: 'simulate' });
+  const flags = detectorFlags(COMMON_FLAGS);
+  const { values: v, given } = parseCommandLine(argv, withDetectorFlags(OPTIONS, flags), { command: 'simulate' });
   if (v.help) return { options: {} as SimulationOptions, files: {}, help: true };
   const plot = v.plot;
   if (plot !== undefined && !/\.(svg|png)$/i.test(plot))
@@ -152,10 +160,6 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
   const { nt, nr } = parseMimo(v.mimo ?? '4x4');
   const snrType = choiceOption('snr-type', v['snr-type'], ['esn0', 'ebn0'] as const, 'esn0');
   const engine = choiceOption('engine', v.engine, ['auto', 'cpu', 'cuda'] as const, 'auto');
-  const k = v.k === undefined ? undefined : intOption('k', v.k, 0, 1, 1 << 16);
-  const passes = v.passes === undefined ? undefined : intOption('passes', v.passes, 0, 1, 64);
-  const maxNodes = v['max-nodes'] === undefined ? undefined : intOption('max-nodes', v['max-nodes'], 0, 1);
-  const onBudget = choiceOption('on-budget', v['on-budget'], ['error', 'flag'] as const);
   const code = v.code;
   rejectInapplicable(
     given,
@@ -169,7 +173,8 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
     code !== undefined,
     'no --code (an uncoded run decodes nothing)',
   );
-  const llrClip = numberOption('llr-clip', v['llr-clip'], { above: 0 });
+  const set = givenFlags(v, flags);
+  const parsed = parseDetectorFlags(v, set);
   const channel = choiceOption('channel', v.channel, ['rayleigh', 'awgn'] as const, 'rayleigh');
   const maxTimeSeconds = numberOption('max-time', v['max-time'], { above: 0 });
   if (maxTimeSeconds !== undefined && maxTimeSeconds > MAX_TIME_SECONDS)
@@ -178,13 +183,10 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
     nt,
     nr,
     modulation: parseModulationOption(v.mod ?? 'qpsk'),
-    detectors: parseDetectorList(v.detector ?? (code !== undefined ? 'nway' : 'zf,mmse,sphere'), {
-      k,
-      passes,
-      maxNodes,
-      onBudget,
-      llrClip,
-    }),
+    detectors: parseDetectorList(
+      v.detector ?? (code !== undefined ? DEFAULT_DETECTORS.coded : DEFAULT_DETECTORS.uncoded),
+      parsed,
+    ),
     snrs: parseSnrList(v.snr ?? '0:4:24'),
     snrType,
     maxErrors: intOption('max-errors', v['max-errors'], DEFAULT_MAX_ERRORS, 1),
@@ -205,20 +207,9 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
     codeOf(code, options.modulation);
     checkSoftDetectors(options.detectors);
   }
-  const algorithms = options.detectors.map((d) => d.detector);
-  rejectInapplicable(given, ['k'], algorithms.includes('kbest'), 'no kbest in --detector');
-  rejectInapplicable(given, ['passes'], algorithms.includes('nway'), 'no nway in --detector');
-  rejectInapplicable(
-    given,
-    ['max-nodes'],
-    algorithms.some((a) => BUDGET_DETECTORS.includes(a)),
-    `no detector with a node budget (${BUDGET_DETECTORS.join(', ')}) in --detector`,
-  );
-  rejectInapplicable(
-    given,
-    ['on-budget'],
-    algorithms.some((a) => SEARCH_DETECTORS.includes(a)),
-    `no ${SEARCH_DETECTORS.join(' or ')} in --detector (only their searches stop at the node budget)`,
+  checkListFlags(
+    options.detectors.map((d) => d.detector),
+    set,
   );
   if (maxTimeSeconds !== undefined) options.maxTimeSeconds = maxTimeSeconds;
   if (v['chunk-vectors'] !== undefined) {
@@ -306,7 +297,7 @@ const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 export async function run(argv: string[]): Promise<number> {
   const cmd = parseSimulateArgs(argv);
   if (cmd.help) {
-    process.stdout.write(SIMULATE_HELP);
+    process.stdout.write(simulateHelp());
     return 0;
   }
   let o = cmd.options;

@@ -15,7 +15,7 @@ import type { Philox } from '../core/rng.js';
 import { ldpcCode, type DecoderOptions, type FrameDecoder, type LdpcCode } from '../coding/index.js';
 import { detect } from '../mimo/detect.js';
 import { constellation } from '../mimo/modulation.js';
-import { SOFT_DETECTORS } from '../mimo/registry.js';
+import { SOFT_DETECTORS } from '../mimo/index.js';
 import type { DetectOptions, Detector, Modulation } from '../mimo/types.js';
 
 /** The channels of a simulation: iid Rayleigh fading, or H = I with no fading (code validation). */

@@ -12,7 +12,15 @@ import { checkEngineRequest, chooseEngine, type EngineDecision } from '../gpu/en
 import { InvalidArgumentError } from '../core/errors.js';
 import { snrToNoiseVar } from '../mimo/channel.js';
 import { bitsPerSymbolOf } from '../mimo/modulation.js';
-import { DETECTORS, MODULATIONS, type DetectOptions, type Detector } from '../mimo/types.js';
+import {
+  checkDetectOptions,
+  detectorOptionsLabel,
+  MODULATIONS,
+  type DetectOptions,
+  type Detector,
+  type DetectOptionsUse,
+} from '../mimo/index.js';
+import { option, string } from '../core/index.js';
 import { resolveDecoderOptions, type DecoderOptions } from '../coding/index.js';
 import { runChunkSliced, type ChunkResult, type ChunkTask } from './chunk.js';
 import {
@@ -50,15 +58,32 @@ function positiveInt(name: string, v: unknown, max = Number.MAX_SAFE_INTEGER): n
   return v;
 }
 
-/** The name a detector goes by in tables and plots: its algorithm and the parameters that matter. */
+/** The name a detector goes by in tables and plots: its algorithm and the parameters that matter (its entry's label). */
 export function detectorLabel(d: SimDetector): string {
-  if (d.label) return d.label;
-  const parts: string[] = [d.detector];
-  if (d.detector === 'kbest' && d.k !== undefined) parts.push(`K=${d.k}`);
-  if (d.detector === 'nway' && d.passes !== undefined) parts.push(`N=${d.passes}`);
-  if (d.initialRadius === 'babai' && (d.detector === 'sphere' || d.detector === 'psd')) parts.push('babai');
-  if (d.soft === 'logmap') parts.push('logmap');
-  return parts.join(' ');
+  return d.label ? d.label : detectorOptionsLabel(d);
+}
+
+/** How simulate() takes a detector's options: the run sets modulation and engine; a label may be added. */
+const SIM_DETECTOR_USE: DetectOptionsUse = {
+  refused: {
+    modulation: "the simulation's modulation is every detector's",
+    engine: "the simulation's engine runs every detector",
+    gpuBatch: 'the simulation cuts the work itself (chunkVectors)',
+  },
+  extra: { label: option(string(), 'the name in tables, JSON and plots (default: the detector and its options)') },
+};
+
+/** Detector i of a simulation, checked as detect() checks its options; an uncoded run computes no LLRs to clip. */
+function checkSimDetector(d: unknown, i: number, coded: boolean): SimDetector {
+  const call = `simulate() detectors[${i}]`;
+  const c = checkDetectOptions(d, call, SIM_DETECTOR_USE) as SimDetector;
+  if (!coded && c.llrClip !== undefined) {
+    throw new InvalidArgumentError(
+      `${call}: option llrClip does not apply: an uncoded simulation counts hard decisions, no LLRs are computed (give a code)`,
+      { option: 'llrClip', reason: 'uncoded' },
+    );
+  }
+  return c;
 }
 
 /** Labels made unique ("mmse", "mmse #2") so every curve and table row can be told apart. */
@@ -133,11 +158,7 @@ function plan(opts: SimulationOptions): Plan {
   checkEngineRequest(opts.engine);
   if (!Array.isArray(opts.detectors) || opts.detectors.length === 0)
     throw new InvalidArgumentError('at least one detector is needed');
-  for (const d of opts.detectors) {
-    if (!(DETECTORS as readonly string[]).includes(d.detector)) {
-      throw new InvalidArgumentError(`unknown detector '${String(d.detector)}' (one of ${DETECTORS.join(', ')})`);
-    }
-  }
+  const checkedDetectors = opts.detectors.map((d, i) => checkSimDetector(d, i, opts.code !== undefined));
   if (!Array.isArray(opts.snrs) || opts.snrs.length === 0)
     throw new InvalidArgumentError('at least one SNR point is needed');
   if (opts.snrs.length > MAX_SNR_POINTS)
@@ -212,7 +233,7 @@ function plan(opts: SimulationOptions): Plan {
   }
   if (opts.signal !== undefined && !(opts.signal instanceof AbortSignal))
     throw new InvalidArgumentError('signal must be an AbortSignal');
-  const detectors = opts.detectors.map((d): DetectOptions => {
+  const detectors = checkedDetectors.map((d): DetectOptions => {
     const { label: _label, ...rest } = d;
     return { ...rest, modulation: opts.modulation, engine: 'cpu' };
   });

@@ -34,7 +34,7 @@ import type { CudaDetectorPlan, CudaDetectorSetup } from '../../mimo/gpu/cuda-de
 import { enqueueNormalize, GPU_LLR_LIMIT } from '../../mimo/gpu/detect-batch.js';
 import { MIMO_STATUS, STATUS_WORDS } from '../../mimo/gpu/status.js';
 import { constellation } from '../../mimo/modulation.js';
-import { DETECTOR_REGISTRY } from '../../mimo/registry.js';
+import { detectorEntry, hardDecisionOptions } from '../../mimo/index.js';
 import type { DetectOptions, Modulation } from '../../mimo/types.js';
 import { countErrors, type ChunkResult, type ChunkTask, type DetectorCounts } from '../chunk.js';
 import type { FrameDecoder } from '../../coding/code.js';
@@ -86,7 +86,7 @@ export function codedGpuUnsupported(
 
 /** The detectors among `detectors` with no CUDA implementation (empty: the GPU link can run them all). */
 export function detectorsWithoutCuda(detectors: readonly { detector: DetectOptions['detector'] }[]): string[] {
-  return [...new Set(detectors.filter((d) => !DETECTOR_REGISTRY[d.detector]?.cuda).map((d) => d.detector))];
+  return [...new Set(detectors.filter((d) => !detectorEntry(d.detector)?.cuda).map((d) => d.detector))];
 }
 
 interface Pending {
@@ -294,13 +294,15 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     }
     const plans: CudaDetectorPlan[] = [];
     for (const d of setup.detectors) {
-      const opts: DetectOptions = { ...d, modulation, soft: soft ? (d.soft ?? 'maxlog') : 'none' };
+      const opts: DetectOptions = soft
+        ? { ...d, modulation, soft: d.soft ?? 'maxlog' }
+        : { ...hardDecisionOptions(d), modulation };
       // the CPU engine's checks of options and shapes, on a probe input of the run's size
       const val = validateDetection(
         { nt, nr, H: new Float64Array(2 * nr * nt), y: new Float64Array(2 * nr), noiseVar: 1 },
         opts,
       );
-      const impl = await DETECTOR_REGISTRY[d.detector].cuda!();
+      const impl = await detectorEntry(d.detector)!.cuda!();
       if (soft && !impl.soft)
         throw new EngineUnavailableError(
           `the CUDA ${d.detector} detector gives no LLRs for a coded link; use engine cpu`,
@@ -718,7 +720,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     const one = linkVectorOnCpu({ ...s, snrIndex: l.snrIndex, chunkIndex, noiseVar: launch.noiseVar }, v);
     const out = detect(
       { nt: s.nt, nr: s.nr, H: one.H, y: one.y, noiseVar: launch.noiseVar },
-      { ...opts, modulation: s.modulation, soft: 'none', engine: 'cpu' },
+      { ...hardDecisionOptions(opts), modulation: s.modulation, engine: 'cpu' },
     );
     const e = countErrors(one.txIndices, out.symbols, out.bits, s.nt, s.modulation);
     const row = rows[launch.parts.length === 1 ? 0 : k];
