@@ -20,12 +20,9 @@ import {
   detectorFlagsHelp,
   detectorsHelp,
   flagOptions,
-  givenFlags,
-  helpLine,
-  parseDetectorFlags,
   parseDetectorName,
-  withDetectorFlags,
 } from './detector-options.js';
+import { givenFlags, helpLine, parseFlags, withFlags } from './option-flags.js';
 
 /** Where help puts the text of an option. */
 const COLUMN = 22;
@@ -182,7 +179,7 @@ export interface DetectCommand {
 /** Parses and checks every option (no input read). */
 export function parseDetectArgs(argv: string[]): DetectCommand {
   const flags = detectorFlags(COMMON_FLAGS);
-  const { values: v, given } = parseCommandLine(argv, withFlags(flags), { command: 'detect' });
+  const { values: v, given } = parseCommandLine(argv, withFlags(OPTIONS, flags), { command: 'detect' });
   if (v.help) return { opts: {} as DetectOptions, noiseVar: 0, help: true };
   if (v.detector === undefined) throw new InvalidArgumentError('--detector is required (see --help)');
   if (v.mod === undefined) throw new InvalidArgumentError('--mod is required (see --help)');
@@ -194,7 +191,7 @@ export function parseDetectArgs(argv: string[]): DetectCommand {
   const set = givenFlags(v, flags);
   checkFlagsApply(detector, set);
   rejectInapplicable(given, ['llr-clip'], v.soft !== 'none', '--soft none computes no LLRs');
-  const opts = { detector, modulation, ...flagOptions(detector, parseDetectorFlags(v, set)) } as DetectOptions;
+  const opts = { detector, modulation, ...flagOptions(detector, parseFlags(v, set)) } as DetectOptions;
   opts.engine ??= 'auto';
   const vpc =
     v['vectors-per-channel'] === undefined
@@ -203,11 +200,6 @@ export function parseDetectArgs(argv: string[]): DetectCommand {
   const output = v.output as string | undefined;
   if (output !== undefined) checkOutputPath('output', output);
   return { opts, noiseVar, vectorsPerChannel: vpc, input: v.input as string | undefined, output, help: false };
-}
-
-/** The command's options and the detector flags, for parseCommandLine. */
-function withFlags(flags: ReturnType<typeof detectorFlags>) {
-  return withDetectorFlags(OPTIONS, flags);
 }
 
 export async function run(argv: string[]): Promise<number> {

@@ -13,18 +13,26 @@ import { choiceOption, parseCommandLine, rejectInapplicable } from './args.js';
 import { LDPC_DECODER_ALGORITHMS } from '../coding/index.js';
 import { checkSoftDetectors, codeOf } from '../sim/coded.js';
 import { SOFT_DETECTORS } from '../mimo/index.js';
+import { CHANNEL_MODELS, channelEntry, DEFAULT_CHANNEL_MODEL } from '../channels/index.js';
 import {
   checkListFlags,
   detectorFlags,
   detectorFlagsHelp,
   detectorsHelp,
+  listFormsHelp,
+  parseDetectorList,
+} from './detector-options.js';
+import {
+  entryFlags,
+  flagHelp,
   givenFlags,
   helpLine,
-  listFormsHelp,
-  parseDetectorFlags,
-  parseDetectorList,
-  withDetectorFlags,
-} from './detector-options.js';
+  optionsFromFlags,
+  parseFlags,
+  type SchemaFlag,
+  withFlags,
+} from './option-flags.js';
+import type { OptionSchema } from '../core/index.js';
 
 /** Where help puts the text of an option. */
 const COLUMN = 28;
@@ -35,15 +43,20 @@ const COMMON_FLAGS = ['llrClip', 'maxNodes', 'onBudget'] as const;
 /** The detectors of a run without --detector: uncoded, and coded (which needs soft ones). */
 const DEFAULT_DETECTORS = { uncoded: 'zf,mmse,sphere', coded: 'nway' };
 
+/** The channel models' parameter flags, from their entries' schemas. */
+function channelFlags(): SchemaFlag[] {
+  return entryFlags(CHANNEL_MODELS as readonly string[], (m) => channelEntry(m)!.options as OptionSchema);
+}
+
 /** The text of `lattice-mimo simulate --help`, its detector lines read from the registry. */
 export function simulateHelp(): string {
   const line = (left: string, text: string) => helpLine(left, text, COLUMN);
   return `usage: lattice-mimo simulate [options]
 
-Monte Carlo bit / symbol / frame error rates of MIMO detectors over iid Rayleigh fading (or AWGN),
-uncoded (a frame is one received vector) or coded with an LDPC code (--code: a frame is a codeword,
-BER and FER are those of its information bits after decoding). Every detector sees the same
-channels, symbols and noise.
+Monte Carlo bit / symbol / frame error rates of MIMO detectors over a channel model (iid Rayleigh
+fading by default), uncoded (a frame is one received vector) or coded with an LDPC code (--code: a
+frame is a codeword, BER and FER are those of its information bits after decoding). Every detector
+sees the same channels, symbols and noise.
 
 options:
   --mimo NTxNR              transmit x receive antennas (default 4x4)
@@ -53,7 +66,10 @@ ${line('--detector LIST', `comma list of the detectors below; ${listFormsHelp()}
                             negative values work: --snr -4:2:8
   --snr-type esn0|ebn0      what --snr means: Es/N0 (default) or Eb/N0 (= Es/N0 - 10 log10(bits per
                             symbol x code rate))
-  --channel rayleigh|awgn   iid Rayleigh fading (default) or H = I, no fading (needs NR >= NT)
+${[
+  line('--channel MODEL', `the channel model, one of those below (default ${DEFAULT_CHANNEL_MODEL})`),
+  ...channelFlags().map((f) => flagHelp(f, `${f.owners!.join(', ')} only`, COLUMN)),
+].join('\n')}
 ${line('--code SPEC', `coded link: wimax:N[:1/2] (N = 576..2304 step 96) or nr:[bgB:]K:R (5G NR, 38.212); every detector must be soft (${SOFT_DETECTORS.join(', ')}): its max-log LLRs feed the decoder. A frame's bits fill consecutive symbols, stream by stream, over ceil(n / (bits per symbol x NT)) vectors (the last padded)`)}
   --decoder ALG             with --code: nms (default), oms, spa, flooding-spa
   --iterations N            with --code: most decoder iterations (default 20; early stop on a zero syndrome)
@@ -85,12 +101,16 @@ ${detectorFlagsHelp(detectorFlags(COMMON_FLAGS), COLUMN, { 'llr-clip': 'with --c
 detectors:
 ${detectorsHelp(COLUMN)}
 
+channel models:
+${CHANNEL_MODELS.map((m) => line(m, channelEntry(m)!.description)).join('\n')}
+
 A detector option goes to every detector in --detector that takes it (kbest:K and the like set one
 entry's); one that no detector there takes is an error, as are --decoder, --iterations, --max-frames
 without --code, and --llr-clip without --code (an uncoded simulation counts hard decisions; no LLRs
 are computed). With --on-budget error a search past its budget stops the run (exit 2, NODE_BUDGET);
-flag counts the best leaf found as the decision. With --code the GPU engine also encodes and decodes on the
-device (only counts come back). Output directories must exist; files are written atomically.
+flag counts the best leaf found as the decision. With --code the GPU engine also encodes and
+decodes on the device (only counts come back). Output directories must exist; files are written
+atomically.
 Interrupted (Ctrl-C, SIGTERM), simulate writes the finished points to the files asked for, says
 so on stderr and exits 130 (SIGINT) or 143 (SIGTERM); --resume FILE continues from the JSON.
 `;
@@ -138,7 +158,8 @@ export interface SimulateCommand {
 /** Parses the command line into simulation options and output files (no work done). */
 export function parseSimulateArgs(argv: string[]): SimulateCommand {
   const flags = detectorFlags(COMMON_FLAGS);
-  const { values: v, given } = parseCommandLine(argv, withDetectorFlags(OPTIONS, flags), { command: 'simulate' });
+  const models = channelFlags();
+  const { values: v, given } = parseCommandLine(argv, withFlags(OPTIONS, flags, models), { command: 'simulate' });
   if (v.help) return { options: {} as SimulationOptions, files: {}, help: true };
   const plot = v.plot;
   if (plot !== undefined && !/\.(svg|png)$/i.test(plot))
@@ -174,8 +195,8 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
     'no --code (an uncoded run decodes nothing)',
   );
   const set = givenFlags(v, flags);
-  const parsed = parseDetectorFlags(v, set);
-  const channel = choiceOption('channel', v.channel, ['rayleigh', 'awgn'] as const, 'rayleigh');
+  const parsed = parseFlags(v, set);
+  const channel = choiceOption('channel', v.channel, CHANNEL_MODELS, DEFAULT_CHANNEL_MODEL);
   const maxTimeSeconds = numberOption('max-time', v['max-time'], { above: 0 });
   if (maxTimeSeconds !== undefined && maxTimeSeconds > MAX_TIME_SECONDS)
     throw new InvalidArgumentError(`--max-time must be at most ${MAX_TIME_SECONDS} s (7 days), got '${v['max-time']}'`);
@@ -195,7 +216,18 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
     seed: intOption('seed', v.seed, 1, 0),
     engine,
   };
-  if (channel !== 'rayleigh') options.channel = channel;
+  if (channel !== DEFAULT_CHANNEL_MODEL) options.channel = channel;
+  // the model's parameters: each flag must be the chosen model's
+  const modelSet = givenFlags(v, models);
+  for (const f of modelSet) {
+    if (!f.owners!.includes(channel))
+      throw new InvalidArgumentError(
+        `--${f.flag} does not apply: it is ${f.owners!.join(' and ')}'s parameter, the channel is ${channel}`,
+        { option: `--${f.flag}`, channel },
+      );
+  }
+  const channelOptions = optionsFromFlags(parseFlags(v, modelSet));
+  if (Object.keys(channelOptions).length > 0) options.channelOptions = channelOptions;
   if (code !== undefined) {
     options.code = code;
     options.decoder = {
@@ -281,7 +313,15 @@ export function resumeOptions(text: string, file: string): SimulationOptions {
     engine: 'auto',
     completedPoints: points as SimPoint[],
   };
-  if (d.channel !== undefined) opts.channel = field(d, 'channel', (x) => x === 'rayleigh' || x === 'awgn', file);
+  if (d.channel !== undefined)
+    opts.channel = field(d, 'channel', (x) => typeof x === 'string' && channelEntry(x) !== undefined, file);
+  if (d.channelOptions !== undefined)
+    opts.channelOptions = field(
+      d,
+      'channelOptions',
+      (x) => typeof x === 'object' && x !== null && !Array.isArray(x),
+      file,
+    );
   if (d.code !== undefined) {
     opts.code = field(d, 'code', (x) => typeof x === 'string', file);
     opts.decoder = field(d, 'decoder', (x) => typeof x === 'object' && x !== null && !Array.isArray(x), file);
@@ -333,7 +373,7 @@ export async function run(argv: string[]): Promise<number> {
         ? `, code ${o.code} (${o.decoder?.algorithm ?? 'nms'}, ${o.decoder?.maxIterations ?? 20} iterations)`
         : '';
     process.stderr.write(
-      `simulate: ${o.nt}x${o.nr} ${o.modulation}${link}${o.channel === 'awgn' ? ', AWGN' : ''}, engine ${engine} (${reason}), seed ${o.seed}${cmd.resume !== undefined ? `, resuming ${cmd.resume}` : ''}\n`,
+      `simulate: ${o.nt}x${o.nr} ${o.modulation}${link}${o.channel !== undefined && o.channel !== DEFAULT_CHANNEL_MODEL ? `, ${channelEntry(o.channel)?.title ?? o.channel}` : ''}, engine ${engine} (${reason}), seed ${o.seed}${cmd.resume !== undefined ? `, resuming ${cmd.resume}` : ''}\n`,
     );
     if (cmd.resume !== undefined)
       process.stderr.write(

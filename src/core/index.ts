@@ -53,5 +53,6 @@ export {
   type OptionSpec,
   type OptionSchema,
   type OptionsOf,
+  type SchemaOf,
 } from './options.js';
 export { show, oneOf } from './show.js';

@@ -56,6 +56,9 @@ export interface OptionSpec<T = unknown> extends ValueCheck<T> {
 // biome-ignore lint/suspicious/noExplicitAny: a schema holds specs of every value type
 export type OptionSchema = Readonly<Record<string, OptionSpec<any>>>;
 
+/** The schema of an options interface: one spec per key, of the key's value type (a registry entry's options). */
+export type SchemaOf<O> = { readonly [K in keyof O]-?: OptionSpec<Exclude<O[K], undefined>> };
+
 /** The options object a schema describes: every key optional, of its check's type. */
 export type OptionsOf<S extends OptionSchema> = {
   -readonly [K in keyof S]?: S[K] extends OptionSpec<infer T> ? T : never;

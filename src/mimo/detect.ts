@@ -20,11 +20,11 @@ import {
   InvalidInputError,
   LatticeMimoError,
   NodeBudgetError,
+  show,
   UnsupportedError,
-} from '../core/errors.js';
-import { cpuOnlyEngine } from '../gpu/engine.js';
+} from '../core/index.js';
+import { cpuOnlyEngine } from '../gpu/index.js';
 import { maxNodesOf, onBudgetOf } from './budget.js';
-import { show } from '../core/show.js';
 import type { DetectorOutput, DetectorSetup } from './detectors/detector.js';
 import { constellation, symbolsToBits } from './modulation.js';
 import { checkDetectOptions } from './options.js';

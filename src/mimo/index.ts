@@ -1,5 +1,5 @@
 /**
- * The MIMO part's public API: modulation, channels and noise, real-valued decompositions, QR,
+ * The MIMO part's public API: modulation, symbols and noise, real-valued decompositions, QR,
  * detect(), and the detector registry's read side (entries, traits, option schemas, labels) that
  * the simulation and the command line build on. Per-detector code stays internal; the package
  * index decides which of these users see.
@@ -30,13 +30,11 @@ export {
   type SoftMethod,
 } from './modulation.js';
 export {
-  rayleighChannels,
   randomSymbols,
   transmit,
   addNoise,
   snrToNoiseVar,
   esn0Db,
-  type ChannelOptions,
   type SnrType,
 } from './channel.js';
 export { rvd, mrvd, realVectors, type RealLayout } from './preprocess/rvd.js';
@@ -56,7 +54,6 @@ export {
   type DetectorTraits,
   type ListArgument,
   type NodeBudgetKind,
-  type SchemaOf,
   type WideChannels,
 } from './registry.js';
 export {

@@ -9,7 +9,7 @@
  * DetectOptions, detect()'s validation, simulation labels, the commands' flags and help all read
  * the registry, never lists of names.
  */
-import type { OptionSpec } from '../core/index.js';
+import type { SchemaOf } from '../core/index.js';
 import type { CpuDetector } from './detectors/detector.js';
 import type { CudaDetector } from './gpu/cuda-detector.js';
 import { zfEntry } from './detectors/zf/entry.js';
@@ -52,9 +52,6 @@ export interface DetectorTraits {
   /** Whether it accepts nr < nt (see checkDetectorShape). */
   readonly wideChannels: WideChannels;
 }
-
-/** An options interface's schema: one spec per key, of the key's value type. */
-export type SchemaOf<O> = { readonly [K in keyof O]-?: OptionSpec<Exclude<O[K], undefined>> };
 
 /** The `name:ARG` form of a command-line detector list: `kbest:8` sets option `k` of that entry. */
 export interface ListArgument<O> {

@@ -23,15 +23,8 @@ import {
 import { option, string } from '../core/index.js';
 import { resolveDecoderOptions, type DecoderOptions } from '../coding/index.js';
 import { runChunkSliced, type ChunkResult, type ChunkTask } from './chunk.js';
-import {
-  checkSoftDetectors,
-  codedUnit,
-  codeOf,
-  SIM_CHANNELS,
-  vectorsPerFrame,
-  type CodedSpec,
-  type SimChannel,
-} from './coded.js';
+import { checkSoftDetectors, codedUnit, codeOf, vectorsPerFrame, type CodedSpec } from './coded.js';
+import { checkChannel, DEFAULT_CHANNEL_MODEL, type ChannelModel } from '../channels/index.js';
 import { MAX_SNR_POINTS, toEbN0Db, toEsN0Db } from './snr.js';
 import type { SimDetector, SimPoint, SimulationOptions, SimulationResult, SnrType } from './types.js';
 import { InThreadExecutor, WorkerPool, type ChunkExecutor } from './worker-pool.js';
@@ -141,7 +134,9 @@ interface Plan {
   bitsPerSymbol: number;
   detectors: DetectOptions[];
   labels: string[];
-  channel: SimChannel;
+  channel: ChannelModel;
+  /** The channel model's parameters, checked. */
+  channelOptions: Readonly<Record<string, unknown>>;
   /** Coded link: the code spec and decoder, its k, n, rate, vectors per frame; null when uncoded. */
   coded: (CodedSpec & { k: number; n: number; rate: number; vectorsPerFrame: number; unit: number }) | null;
   maxFrames: number | undefined;
@@ -170,11 +165,12 @@ function plan(opts: SimulationOptions): Plan {
     throw new InvalidArgumentError(`SNR type must be esn0 or ebn0, got '${String(snrType)}'`);
   const maxErrors = positiveInt('maxErrors', opts.maxErrors ?? DEFAULT_MAX_ERRORS);
   const vectorsPerChannel = positiveInt('vectorsPerChannel', opts.vectorsPerChannel ?? 1, 1 << 20);
-  const channel = opts.channel ?? 'rayleigh';
-  if (!SIM_CHANNELS.includes(channel))
-    throw new InvalidArgumentError(`channel must be ${SIM_CHANNELS.join(' or ')}, got '${String(channel)}'`);
-  if (channel === 'awgn' && opts.nr < opts.nt)
-    throw new InvalidArgumentError(`the awgn channel (H = I) needs nr >= nt, got ${opts.nt}x${opts.nr}`);
+  const { model: channel, params: channelOptions } = checkChannel(
+    opts.channel,
+    opts.channelOptions,
+    { nt: opts.nt, nr: opts.nr },
+    'simulate()',
+  );
   let coded: Plan['coded'] = null;
   if (opts.code !== undefined) {
     checkSoftDetectors(opts.detectors);
@@ -251,6 +247,7 @@ function plan(opts: SimulationOptions): Plan {
     detectors,
     labels: uniqueLabels(opts.detectors),
     channel,
+    channelOptions,
     coded,
     maxFrames,
   };
@@ -316,6 +313,7 @@ async function makeExecutor(p: Plan, engine: 'cpu' | 'cuda'): Promise<ChunkExecu
       seed: p.seed,
       detectors: p.detectors,
       channel: p.channel,
+      channelOptions: p.channelOptions,
       ...(p.coded ? { coded: { code: p.coded.code, decoder: p.coded.decoder } } : {}),
     });
   }
@@ -399,7 +397,8 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
         chunkIndex,
         vectors,
         noiseVar,
-        ...(p.channel !== 'rayleigh' ? { channel: p.channel } : {}),
+        ...(p.channel !== DEFAULT_CHANNEL_MODEL ? { channel: p.channel } : {}),
+        ...(Object.keys(p.channelOptions).length > 0 ? { channelOptions: p.channelOptions } : {}),
         ...(p.coded ? { coded: { code: p.coded.code, decoder: p.coded.decoder }, sliceVectors: p.coded.unit } : {}),
       };
       const promise = runner.exec.run(task);
@@ -558,6 +557,7 @@ export async function simulate(opts: SimulationOptions): Promise<SimulationResul
     threads: engine === 'cuda' ? 1 : p.threads,
     engine,
     channel: p.channel,
+    ...(Object.keys(p.channelOptions).length > 0 ? { channelOptions: { ...p.channelOptions } } : {}),
     ...(p.coded ? { code: p.coded.code, decoder: p.coded.decoder, codeRate: p.coded.rate } : {}),
     ...(p.maxFrames !== undefined ? { maxFrames: p.maxFrames } : {}),
     maxErrors: p.maxErrors,

@@ -22,7 +22,8 @@ import {
   NodeBudgetError,
   UnsupportedError,
 } from '../../src/core/errors.js';
-import { addNoise, randomSymbols, rayleighChannels, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
+import { addNoise, randomSymbols, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
+import { rayleighChannels } from '../../src/channels/index.js';
 import { checkDetectorShape, detect, LLR_LIMIT } from '../../src/mimo/detect.js';
 import { constellation } from '../../src/mimo/modulation.js';
 import { realVector, rvd } from '../../src/mimo/preprocess/rvd.js';

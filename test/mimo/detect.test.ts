@@ -15,7 +15,8 @@ import {
   RankDeficientError,
   UnsupportedError,
 } from '../../src/core/errors.js';
-import { addNoise, randomSymbols, rayleighChannels, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
+import { addNoise, randomSymbols, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
+import { rayleighChannels } from '../../src/channels/index.js';
 import { detect } from '../../src/mimo/detect.js';
 import { constellation, symbolsToBits } from '../../src/mimo/modulation.js';
 import type { DetectionInput, DetectOptions, Detector, Modulation } from '../../src/mimo/types.js';

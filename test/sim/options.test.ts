@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { parseSnrList, toEbN0Db, toEsN0Db } from '../../src/sim/snr.js';
 import { parseMimo } from '../../src/sim/cli-options.js';
-import { detectorFlags, givenFlags, parseDetectorFlags, parseDetectorList } from '../../src/cli/detector-options.js';
+import { detectorFlags, parseDetectorList } from '../../src/cli/detector-options.js';
+import { givenFlags, parseFlags } from '../../src/cli/option-flags.js';
 import { parseSimulateArgs } from '../../src/cli/simulate.js';
 
 test('start:step:stop gives the inclusive arithmetic progression', () => {
@@ -65,7 +66,7 @@ test('antenna and detector options', () => {
     assert.throws(() => parseMimo(bad), { code: 'INVALID_ARGUMENT' }, bad);
   const flags = detectorFlags(['llrClip']);
   const values = { k: '4', passes: '2', 'llr-clip': '8' };
-  const dets = parseDetectorList('zf, kbest:16,nway:3,kbest', parseDetectorFlags(values, givenFlags(values, flags)));
+  const dets = parseDetectorList('zf, kbest:16,nway:3,kbest', parseFlags(values, givenFlags(values, flags)));
   assert.deepEqual(dets, [
     { detector: 'zf' },
     { detector: 'kbest', k: 16, llrClip: 8 },
