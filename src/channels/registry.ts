@@ -68,7 +68,7 @@ export interface CheckedChannel {
  * named as such), a value of the wrong type or range, and a shape it cannot serve.
  */
 export function checkChannel(model: unknown, params: unknown, shape: ChannelShape, call: string): CheckedChannel {
-  const name = model ?? DEFAULT_CHANNEL_MODEL;
+  const name = model === undefined ? DEFAULT_CHANNEL_MODEL : model;
   const entry = typeof name === 'string' ? channelEntry(name) : undefined;
   if (!entry) {
     const near = typeof name === 'string' ? nearest(name, CHANNEL_MODELS) : null;
