@@ -352,6 +352,7 @@ export async function run(argv: string[]): Promise<number> {
     code: o.code,
     decoder: o.decoder ?? {},
     modulation: o.modulation,
+    channel: o.channel,
   });
   const controller = new AbortController();
   let signalName: string | null = null;

@@ -24,7 +24,7 @@ import { option, string } from '../core/index.js';
 import { resolveDecoderOptions, type DecoderOptions } from '../coding/index.js';
 import { runChunkSliced, type ChunkResult, type ChunkTask } from './chunk.js';
 import { checkSoftDetectors, codedUnit, codeOf, vectorsPerFrame, type CodedSpec } from './coded.js';
-import { checkChannel, DEFAULT_CHANNEL_MODEL, type ChannelModel } from '../channels/index.js';
+import { channelEntry, checkChannel, DEFAULT_CHANNEL_MODEL, type ChannelModel } from '../channels/index.js';
 import { MAX_SNR_POINTS, toEbN0Db, toEsN0Db } from './snr.js';
 import type { SimDetector, SimPoint, SimulationOptions, SimulationResult, SnrType } from './types.js';
 import { InThreadExecutor, WorkerPool, type ChunkExecutor } from './worker-pool.js';
@@ -92,13 +92,19 @@ function uniqueLabels(detectors: SimDetector[]): string[] {
 
 /**
  * The engine a simulation of these detectors runs on, by the package's one chooser
- * (gpu/engine.ts): the GPU link can run it when every detector has a CUDA implementation and, on a
- * coded link, gives the LLRs asked for and the CUDA decoder takes the code and decoder options.
+ * (gpu/engine.ts): the GPU link can run it when every detector has a CUDA implementation, the
+ * channel model a CUDA generator and, on a coded link, gives the LLRs asked for and the CUDA
+ * decoder takes the code and decoder options.
  */
 export async function resolveEngine(
   engine: SimulationOptions['engine'],
   detectors: readonly { detector: Detector }[],
-  coded?: { code?: string; decoder?: DecoderOptions; modulation?: SimulationOptions['modulation'] },
+  coded?: {
+    code?: string;
+    decoder?: DecoderOptions;
+    modulation?: SimulationOptions['modulation'];
+    channel?: SimulationOptions['channel'];
+  },
 ): Promise<EngineDecision> {
   return chooseEngine({
     asked: engine,
@@ -107,6 +113,8 @@ export async function resolveEngine(
       const { codedGpuUnsupported, detectorsWithoutCuda } = await import('./gpu/executor.js');
       const missing = detectorsWithoutCuda(detectors);
       if (missing.length > 0) return `no CUDA ${missing.join(', ')} detector`;
+      const channel = coded?.channel ?? DEFAULT_CHANNEL_MODEL;
+      if (!channelEntry(channel)?.cuda) return `no CUDA generator of the '${channel}' channel model`;
       if (coded?.code === undefined) return null;
       const soft = codedGpuUnsupported(detectors);
       if (soft !== null) return soft;
@@ -514,6 +522,7 @@ export async function simulate(opts: SimulationOptions): Promise<SimulationResul
     code: opts.code,
     decoder: p.coded?.decoder,
     modulation: opts.modulation,
+    channel: p.channel,
   });
   const completed = opts.completedPoints ?? [];
   if (!Array.isArray(completed)) throw new InvalidArgumentError('completedPoints must be an array of points');
