@@ -324,10 +324,14 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       };
       plans.push(impl.create(ctx, s));
     }
-    const model = channelEntry(setup.channel ?? DEFAULT_CHANNEL_MODEL);
+    const channel = setup.channel ?? DEFAULT_CHANNEL_MODEL;
+    const model = channelEntry(channel);
     if (!model?.cuda)
       throw new EngineUnavailableError(
-        `the CUDA engine has no generator of the '${setup.channel}' channel model; use engine cpu`,
+        `the CUDA engine has no generator of the '${channel}' channel model; use engine cpu`,
+        {
+          channel,
+        },
       );
     const channelPlan = (await model.cuda()).plan(ctx, { nt, nr }, setup.channelOptions ?? {});
     return new GpuLinkExecutor(ctx, setup, plans, coded, channelPlan);
