@@ -13,7 +13,8 @@
  */
 import { cpus } from 'node:os';
 import { Philox } from '../src/core/rng.js';
-import { addNoise, rayleighChannels, randomSymbols, transmit } from '../src/mimo/channel.js';
+import { addNoise, randomSymbols, transmit } from '../src/mimo/channel.js';
+import { rayleighChannels } from '../src/channels/index.js';
 import { detect } from '../src/mimo/detect.js';
 import { itppAvailability, itppSphere } from './reference/itpp.js';
 import { parseModulation } from '../src/mimo/modulation.js';

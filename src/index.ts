@@ -1,7 +1,7 @@
 /**
  * lattice-mimo: lattice basis reduction and MIMO detection, on a pure-TypeScript CPU engine and a
  * CUDA engine. This is the package's whole public surface; every name is re-exported from its
- * part's index (core, lattice, mimo, coding, sim, gpu).
+ * part's index (core, lattice, mimo, channels, coding, sim, gpu).
  *
  * Conventions: matrices are column-major and a basis is its columns; a batch is one typed array of
  * `batch` matrices back to back with `{batch, rows, cols}` beside it; complex data is interleaved
@@ -112,7 +112,6 @@ export {
   modulate,
   hardDemap,
   softDemap,
-  rayleighChannels,
   randomSymbols,
   transmit,
   addNoise,
@@ -150,13 +149,19 @@ export {
   type Constellation,
   type PamInfo,
   type SoftMethod,
-  type ChannelOptions,
   type SnrType,
   type RealLayout,
   type QrResult,
   type QrOrdering,
   type PsdConfig,
 } from './mimo/index.js';
+export {
+  rayleighChannels,
+  CHANNEL_MODELS,
+  DEFAULT_CHANNEL_MODEL,
+  type ChannelModel,
+  type ChannelOptions,
+} from './channels/index.js';
 export {
   ldpcCode,
   wimaxCode,

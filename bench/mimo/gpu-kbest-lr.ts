@@ -8,7 +8,8 @@
  */
 import { availableParallelism } from 'node:os';
 import { Philox } from '../../src/core/rng.js';
-import { addNoise, randomSymbols, rayleighChannels, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
+import { addNoise, randomSymbols, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
+import { rayleighChannels } from '../../src/channels/index.js';
 import { detect } from '../../src/mimo/detect.js';
 import { constellation } from '../../src/mimo/modulation.js';
 import type { DetectionInput, DetectOptions, Detector, Modulation } from '../../src/mimo/types.js';

@@ -258,8 +258,8 @@ async function bigCheck(): Promise<boolean> {
           const ref = await cpuReference(pool, p, checked, {
             detector: refDet,
             modulation: mod,
-            soft: 'none',
-            onBudget: 'flag',
+            // ml gives LLRs unless asked not to; sphere's search may stop at the node budget
+            ...(refDet === 'ml' ? { soft: 'none' as const } : { onBudget: 'flag' as const }),
           });
           const sub: Problem = { ...p, channels: checked / p.vpc, vectors: checked };
           const unproven = (s: Uint8Array | undefined) => (v: number) => s?.[v] === 1;

@@ -18,7 +18,8 @@
 import { parseArgs } from 'node:util';
 import { Philox } from '../../src/core/rng.js';
 import { requireCuda } from '../../src/gpu/context.js';
-import { addNoise, randomSymbols, rayleighChannels, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
+import { addNoise, randomSymbols, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
+import { rayleighChannels } from '../../src/channels/index.js';
 import { detect } from '../../src/mimo/detect.js';
 import { constellation } from '../../src/mimo/modulation.js';
 import { createPsdPlan, type PsdLaunchOptions } from '../../src/mimo/detectors/psd/cuda.js';

@@ -25,7 +25,8 @@ import { Philox } from '../../src/core/rng.js';
 import { requireCuda, type CudaContext } from '../../src/gpu/context.js';
 import { allocPinned } from '../../src/gpu/host-memory.js';
 import { describeCuda } from '../../src/gpu/index.js';
-import { addNoise, randomSymbols, rayleighChannels, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
+import { addNoise, randomSymbols, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
+import { rayleighChannels } from '../../src/channels/index.js';
 import { detect } from '../../src/mimo/detect.js';
 import { detectAsync } from '../../src/mimo/detect-async.js';
 import { bitsPerSymbolOf } from '../../src/mimo/modulation.js';
@@ -106,6 +107,11 @@ interface Measured {
   agree: string;
 }
 
+/** onBudget 'flag' for the searches that stop at the node budget (the option applies to no other detector). */
+function flagBudget(opts: DetectOptions): { onBudget?: 'flag' } {
+  return DETECTOR_REGISTRY[opts.detector].traits.nodeBudget === 'search' ? { onBudget: 'flag' } : {};
+}
+
 async function measure(ctx: CudaContext, ceil: DeviceCeilings, c: Case, o: GpuTableOptions): Promise<Measured> {
   const input = makeInput(ctx, c, o.seed);
   const vectors = c.channels * c.vpc,
@@ -114,7 +120,7 @@ async function measure(ctx: CudaContext, ceil: DeviceCeilings, c: Case, o: GpuTa
   const k = await timeDetectorKernels(input, c.opts, o.reps);
   const symbols = allocPinned(ctx, Int32Array, vectors * c.nt);
   const llr = soft ? allocPinned(ctx, Float32Array, vectors * c.nt * bps) : undefined;
-  const opts: DetectOptions = { ...c.opts, engine: 'cuda', onBudget: 'flag' };
+  const opts: DetectOptions = { ...c.opts, engine: 'cuda', ...flagBudget(c.opts) };
   const host: number[] = [];
   // the host path is timed in steady state: JIT-compiled and its workspace grown (a call of a slot
   // is a few hundred microseconds, so a few cold calls would move a median of a few)
@@ -139,7 +145,7 @@ async function measure(ctx: CudaContext, ceil: DeviceCeilings, c: Case, o: GpuTa
   let cpuMs: number | null = null,
     agree = '';
   if (!o.noCpu) {
-    const cpu = await cpuAllCores(input, { ...c.opts, onBudget: 'flag' }, Math.min(3, o.reps));
+    const cpu = await cpuAllCores(input, { ...c.opts, ...flagBudget(c.opts) }, Math.min(3, o.reps));
     cpuMs = cpu.ms;
     let same = 0;
     for (let v = 0; v < vectors; v++) {
@@ -156,7 +162,7 @@ async function measure(ctx: CudaContext, ceil: DeviceCeilings, c: Case, o: GpuTa
     // a sample against the CPU engine, so a wrong kernel cannot pass unnoticed
     const n = Math.min(vectors, 2000 - (2000 % c.vpc) || c.vpc);
     const sub = { ...input, H: input.H.slice(0, (n / c.vpc) * 2 * c.nr * c.nt), y: input.y.slice(0, n * 2 * c.nr) };
-    const cpu = detect(sub, { ...c.opts, onBudget: 'flag' });
+    const cpu = detect(sub, { ...c.opts, ...flagBudget(c.opts) });
     let same = 0;
     for (let v = 0; v < n; v++)
       if (cpu.symbols.subarray(v * c.nt, v * c.nt + c.nt).every((s, j) => s === gpu!.symbols[v * c.nt + j])) same++;

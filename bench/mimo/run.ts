@@ -11,11 +11,13 @@ import { checkOutputPath } from '../../src/core/io.js';
 import { parseMimo } from '../../src/sim/cli-options.js';
 import { parseSnrList } from '../../src/sim/snr.js';
 import { Philox } from '../../src/core/rng.js';
-import { addNoise, randomSymbols, rayleighChannels, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
+import { addNoise, randomSymbols, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
+import { rayleighChannels } from '../../src/channels/index.js';
 import { detect } from '../../src/mimo/detect.js';
 import { itppAvailability, itppSphere } from '../reference/itpp.js';
 import { bitsPerSymbolOf, parseModulation } from '../../src/mimo/modulation.js';
-import { DETECTORS, type DetectionInput, type Detector, type Modulation } from '../../src/mimo/types.js';
+import { DETECTORS } from '../../src/mimo/registry.js';
+import type { DetectionInput, Detector, Modulation } from '../../src/mimo/types.js';
 
 const HELP = `usage: lattice-mimo bench mimo [options]
 

@@ -28,6 +28,7 @@ import type { DecoderOptions } from '../../src/coding/types.js';
 import { CodedLinkKernels, type CodedLaunch } from '../../src/sim/gpu/coded-kernels.js';
 import type { CudaDetectorPlan, DetectChunk } from '../../src/mimo/gpu/cuda-detector.js';
 import type { CudaContext } from '../../src/gpu/context.js';
+import { CHANNEL_REGISTRY, type ChannelCudaPlan } from '../../src/channels/index.js';
 import { LinkKernels } from '../../src/sim/gpu/link-kernels.js';
 import { simulate } from '../../src/sim/simulate.js';
 
@@ -63,6 +64,7 @@ class Pipeline {
     readonly vpc: number,
     ebn0: number,
     plan: CudaDetectorPlan,
+    channels: ChannelCudaPlan,
   ) {
     const nt = 4,
       nr = 4,
@@ -76,7 +78,7 @@ class Pipeline {
     if (this.vectors % vpc !== 0) throw new Error(`${this.vectors} vectors are not whole channels of ${vpc}`);
     this.channels = this.vectors / vpc;
     this.noiseVar = snrToNoiseVar(ebn0, 'ebn0', bps, code.rate);
-    this.link = new LinkKernels(ctx, nt, nr, { coded: true });
+    this.link = new LinkKernels(ctx, nt, nr, { coded: true, channels });
     const alloc = (bytes: number) => {
       const x = DeviceBuffer.alloc(ctx, Math.max(16, bytes));
       this.bufs.push(x);
@@ -133,7 +135,8 @@ class Pipeline {
       vectorsPerChannel: vpc,
       device: ctx.props,
     });
-    return new Pipeline(ctx, frames, vpc, ebn0, plan);
+    const channels = (await CHANNEL_REGISTRY.rayleigh.cuda!()).plan(ctx, { nt, nr }, {});
+    return new Pipeline(ctx, frames, vpc, ebn0, plan, channels);
   }
 
   makeFrames(stream: Stream): void {

@@ -1,6 +1,6 @@
 /**
  * The uncoded link on the GPU (simulate --engine cuda), measured on the device:
- *  1. the link generation kernels alone (link-channels.cu + link-vectors.cu: Philox, Box-Muller in
+ *  1. the link generation kernels alone (channels/rayleigh/rayleigh.cu + link-vectors.cu: Philox, Box-Muller in
  *     float64, y = H s + w) on 2^20 vectors of 4x4 16-QAM, one channel a vector, data on the GPU,
  *     CUDA events after a warm-up; against their memory floor (bytes over the H100's 3.35 TB/s)
  *     and in Box-Muller pairs per second (20 a vector);
@@ -20,6 +20,7 @@ import { Stream, timeOnStream } from '../../src/gpu/stream.js';
 import { constellation } from '../../src/mimo/modulation.js';
 import { DETECTOR_REGISTRY } from '../../src/mimo/registry.js';
 import type { Detector } from '../../src/mimo/types.js';
+import { CHANNEL_REGISTRY } from '../../src/channels/index.js';
 import { LinkKernels } from '../../src/sim/gpu/link-kernels.js';
 import { simulate } from '../../src/sim/simulate.js';
 import type { SimulationOptions } from '../../src/sim/types.js';
@@ -30,7 +31,7 @@ const arg = (name: string, dflt: string): string => {
 };
 const HBM_BYTES_PER_S = 3.35e12;
 
-function generationTiming(): void {
+async function generationTiming(): Promise<void> {
   const ctx = requireCuda();
   const nt = 4,
     nr = 4,
@@ -46,7 +47,8 @@ function generationTiming(): void {
   };
   b.points.upload(con.points);
   const stream = Stream.create(ctx);
-  const k = new LinkKernels(ctx, nt, nr);
+  const channels = (await CHANNEL_REGISTRY.rayleigh.cuda!()).plan(ctx, { nt, nr }, {});
+  const k = new LinkKernels(ctx, nt, nr, { channels });
   const launch = { seed: 7, snrIndex: 0, chunk0: 0, v0: 0, chunkVectors: vectors, vectors, vpc: 1 };
   {
     const t = timeOnStream(
@@ -96,7 +98,7 @@ async function pointRate(
 async function main(): Promise<void> {
   const dev = requireCuda().props;
   console.log(`device: ${dev.name}, ${dev.multiprocessors} SMs; ${new Date().toISOString()}`);
-  generationTiming();
+  await generationTiming();
   const asked = arg('detector', 'psd') as Detector;
   const order: Detector[] = [asked, 'psd', 'sphere', 'kbest', 'mmse', 'zf'];
   const detector = order.find((d) => DETECTOR_REGISTRY[d]?.cuda);

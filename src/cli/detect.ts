@@ -11,73 +11,66 @@ import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
 import { checkOutputPath, readInput, writeOutput } from '../core/io.js';
 import { detectAsync } from '../mimo/detect-async.js';
 import { bitsPerSymbolOf } from '../mimo/modulation.js';
-import { SOFT_DETECTORS } from '../mimo/registry.js';
 import type { DetectionInput, DetectOptions } from '../mimo/types.js';
-import { BUDGET_DETECTORS, parseDetectorName, parseModulationOption, SEARCH_DETECTORS } from '../sim/cli-options.js';
-import { choiceOption, parseCommandLine, rejectInapplicable } from './args.js';
-import { intListOption, intOption, numberOption } from './values.js';
+import { parseModulationOption } from '../sim/cli-options.js';
+import { intOption, numberOption } from './values.js';
+import { parseCommandLine, rejectInapplicable } from './args.js';
+import {
+  checkFlagsApply,
+  detectorFlags,
+  detectorFlagsHelp,
+  detectorsHelp,
+  flagOptions,
+  parseDetectorName,
+} from './detector-options.js';
+import { givenFlags, helpLine, parseFlags, withFlags } from './option-flags.js';
 
-export const DETECT_HELP = `usage: lattice-mimo detect --detector NAME --mod MOD --noise-var N0 [options] < in.json > out.json
+/** Where help puts the text of an option. */
+const COLUMN = 22;
+
+/** The common detector options `detect` takes as flags (the detector and modulation are its own). */
+const COMMON_FLAGS = ['engine', 'soft', 'llrClip', 'maxNodes', 'onBudget'] as const;
+
+/** The text of `lattice-mimo detect --help`, its detector lines read from the registry. */
+export function detectHelp(): string {
+  const flags = detectorFlags(COMMON_FLAGS);
+  const line = (left: string, text: string) => helpLine(left, text, COLUMN);
+  return `usage: lattice-mimo detect --detector NAME --mod MOD --noise-var N0 [options] < in.json > out.json
 
 Detects received vectors y = H s + w. in.json: {"H": [...], "y": [...]} with one H per channel
 (nr rows of nt [re, im] pairs) and one y per vector (nr [re, im] pairs); vector v uses channel
 floor(v / vectors-per-channel) (default: one H per vector, or y's count over H's when it divides).
 out.json: {"symbols": [[...]], "bits": [[...]], "llr": [[...]]}, one row per vector (llr only for soft
-detectors: ml, kbest, ssfe, nway; LLR = ln P(b=0|y)/P(b=1|y)).
+detectors, those marked soft below; LLR = ln P(b=0|y)/P(b=1|y)).
 
 options:
-  --detector NAME     zf, mmse, sic, ml, sphere, psd, kbest, ssfe, nway, lr-zf, lr-mmse, lr-sic
-  --mod MOD           bpsk | qpsk | 16qam | 64qam | 256qam
-  --noise-var N0      complex noise variance per receive antenna (>= 0; > 0 for soft output);
-                      or "noiseVar" in in.json: one number, or one per vector (not both)
-  --vectors-per-channel N   consecutive vectors sharing one H (the API's vectorsPerChannel)
-  --k K               K for kbest
-  --passes N          passes for nway
-  --llr-clip C        |LLR| clipping for soft detectors
-  --soft S            soft detectors: maxlog (default) | logmap (exact, ml) | none (no llr)
-  --initial-radius R  sphere: infinity (default) | babai
-  --psd-levels LIST   psd: the configuration's levels, comma list of integers (the API's psd.levels)
-  --psd-paths LIST    psd: paths per level, comma list of integers (the API's psd.paths)
-  --max-nodes N       node budget per vector (default 2^24 = 16777216): sphere and psd stop their
-                      search there; ml and kbest refuse a size whose fixed work exceeds it
-  --on-budget error|flag   sphere, psd past the budget: error (default; exit 2, NODE_BUDGET) or
-                      flag (keep the best leaf found; out.json gets "unproven", 1 per such vector)
-  --engine auto|cpu|cuda   auto (default): the GPU where a device and the detector's CUDA
-                      implementation are there, else the CPU; cuda: the GPU or exit 2 (ENGINE_UNAVAILABLE)
-  --input FILE        read the JSON from FILE instead of stdin ('-' for stdin)
-  --output FILE       write the JSON to FILE, atomically, instead of stdout ('-' for stdout)
-  -h, --help          this text
+${line('--detector NAME', 'one of the detectors below')}
+${line('--mod MOD', 'bpsk | qpsk | 16qam | 64qam | 256qam')}
+${line('--noise-var N0', 'complex noise variance per receive antenna (>= 0; > 0 for soft output); or "noiseVar" in in.json: one number, or one per vector (not both)')}
+${line('--vectors-per-channel N', "consecutive vectors sharing one H (the API's vectorsPerChannel)")}
+${detectorFlagsHelp(flags, COLUMN)}
+${line('--input FILE', "read the JSON from FILE instead of stdin ('-' for stdin)")}
+${line('--output FILE', "write the JSON to FILE, atomically, instead of stdout ('-' for stdout)")}
+${line('-h, --help', 'this text')}
+
+detectors:
+${detectorsHelp(COLUMN)}
 
 Every option is checked before the input is read. An option that does not apply to the detector
 (--k without kbest, --psd-levels without psd, ...) is an error. Shapes (nr, nt, nr < nt included)
 and values are checked by the library's detect(), as for API callers.
 `;
+}
 
 const OPTIONS = {
   detector: { type: 'string' },
   mod: { type: 'string' },
   'noise-var': { type: 'string' },
-  k: { type: 'string' },
-  passes: { type: 'string' },
-  'llr-clip': { type: 'string' },
-  soft: { type: 'string' },
-  engine: { type: 'string' },
   'vectors-per-channel': { type: 'string' },
-  'initial-radius': { type: 'string' },
-  'psd-levels': { type: 'string' },
-  'psd-paths': { type: 'string' },
-  'max-nodes': { type: 'string' },
-  'on-budget': { type: 'string' },
   input: { type: 'string' },
   output: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
-
-/** "1,2,3" -> [1, 2, 3]: integers, checked for form only (their meaning is detect()'s to judge). */
-function intList(name: string, text: string | undefined): number[] | undefined {
-  if (text === undefined) return undefined;
-  return intListOption(name, text, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
-}
 
 /** Most vectors one JSON input may hold (a bound, and a guard against runaway memory). */
 const MAX_VECTORS = 10_000_000;
@@ -186,78 +179,34 @@ export interface DetectCommand {
 
 /** Parses and checks every option (no input read). */
 export function parseDetectArgs(argv: string[]): DetectCommand {
-  const { values: v, given } = parseCommandLine(argv, OPTIONS, { command: 'detect' });
+  const flags = detectorFlags(COMMON_FLAGS);
+  const { values: v, given } = parseCommandLine(argv, withFlags(OPTIONS, flags), { command: 'detect' });
   if (v.help) return { opts: {} as DetectOptions, noiseVar: 0, help: true };
   if (v.detector === undefined) throw new InvalidArgumentError('--detector is required (see --help)');
   if (v.mod === undefined) throw new InvalidArgumentError('--mod is required (see --help)');
-  const detector = parseDetectorName(v.detector);
-  const modulation = parseModulationOption(v.mod);
-  const noiseVar = numberOption('noise-var', v['noise-var']);
+  const detector = parseDetectorName(v.detector as string);
+  const modulation = parseModulationOption(v.mod as string);
+  const noiseVar = numberOption('noise-var', v['noise-var'] as string | undefined);
   if (noiseVar !== undefined && noiseVar < 0)
     throw new InvalidArgumentError(`--noise-var must be >= 0 (a variance), got '${v['noise-var']}'`);
-  const engine = choiceOption('engine', v.engine, ['auto', 'cpu', 'cuda'] as const, 'auto');
-  const soft = choiceOption('soft', v.soft, ['maxlog', 'logmap', 'none'] as const);
-  const isSoft = SOFT_DETECTORS.includes(detector);
-  rejectInapplicable(given, ['k'], detector === 'kbest', `--k is kbest's K, the detector is ${detector}`);
-  rejectInapplicable(given, ['passes'], detector === 'nway', `--passes is nway's, the detector is ${detector}`);
-  rejectInapplicable(
-    given,
-    ['soft', 'llr-clip'],
-    isSoft,
-    `${detector} gives hard decisions only (soft detectors: ${SOFT_DETECTORS.join(', ')})`,
-  );
-  rejectInapplicable(given, ['llr-clip'], soft !== 'none', '--soft none computes no LLRs');
-  rejectInapplicable(
-    given,
-    ['initial-radius'],
-    detector === 'sphere',
-    `--initial-radius is the sphere decoder's, the detector is ${detector}`,
-  );
-  rejectInapplicable(
-    given,
-    ['psd-levels', 'psd-paths'],
-    detector === 'psd',
-    `the PSD configuration is psd's, the detector is ${detector}`,
-  );
-  rejectInapplicable(
-    given,
-    ['max-nodes'],
-    BUDGET_DETECTORS.includes(detector),
-    `${detector} has no node budget (detectors with one: ${BUDGET_DETECTORS.join(', ')})`,
-  );
-  rejectInapplicable(
-    given,
-    ['on-budget'],
-    SEARCH_DETECTORS.includes(detector),
-    `only ${SEARCH_DETECTORS.join(' and ')} stop a search at the node budget, the detector is ${detector}`,
-  );
-  const opts: DetectOptions = { detector, modulation, engine };
-  if (v['max-nodes'] !== undefined) opts.maxNodes = intOption('max-nodes', v['max-nodes'], 0, 1);
-  const onBudget = choiceOption('on-budget', v['on-budget'], ['error', 'flag'] as const);
-  if (onBudget !== undefined) opts.onBudget = onBudget;
-  if (v.k !== undefined) opts.k = intOption('k', v.k, 0, 1, 1 << 16);
-  if (v.passes !== undefined) opts.passes = intOption('passes', v.passes, 0, 1, 64);
-  const clip = numberOption('llr-clip', v['llr-clip'], { above: 0 });
-  if (clip !== undefined) opts.llrClip = clip;
-  if (soft !== undefined) opts.soft = soft;
-  const radius = choiceOption('initial-radius', v['initial-radius'], ['infinity', 'babai'] as const);
-  if (radius !== undefined) opts.initialRadius = radius;
-  const levels = intList('psd-levels', v['psd-levels']),
-    paths = intList('psd-paths', v['psd-paths']);
-  if (levels !== undefined || paths !== undefined)
-    opts.psd = { ...(levels ? { levels } : {}), ...(paths ? { paths } : {}) };
+  const set = givenFlags(v, flags);
+  checkFlagsApply(detector, set);
+  rejectInapplicable(given, ['llr-clip'], v.soft !== 'none', '--soft none computes no LLRs');
+  const opts = { detector, modulation, ...flagOptions(detector, parseFlags(v, set)) } as DetectOptions;
+  opts.engine ??= 'auto';
   const vpc =
     v['vectors-per-channel'] === undefined
       ? undefined
-      : intOption('vectors-per-channel', v['vectors-per-channel'], 0, 1, MAX_VECTORS);
-  if (v.output !== undefined) checkOutputPath('output', v.output);
-  return { opts, noiseVar, vectorsPerChannel: vpc, input: v.input, output: v.output, help: false };
+      : intOption('vectors-per-channel', v['vectors-per-channel'] as string, 0, 1, MAX_VECTORS);
+  const output = v.output as string | undefined;
+  if (output !== undefined) checkOutputPath('output', output);
+  return { opts, noiseVar, vectorsPerChannel: vpc, input: v.input as string | undefined, output, help: false };
 }
 
 export async function run(argv: string[]): Promise<number> {
   const cmd = parseDetectArgs(argv);
   if (cmd.help) {
-    process.stdout.write(DETECT_HELP);
+    process.stdout.write(detectHelp());
     return 0;
   }
   const { opts } = cmd;

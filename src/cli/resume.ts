@@ -11,9 +11,10 @@
  */
 import { InvalidInputError } from '../core/errors.js';
 import { resolveDecoderOptions } from '../coding/index.js';
+import { CHANNEL_MODELS, channelEntry, type ChannelModel } from '../channels/index.js';
 import { snrToNoiseVar } from '../mimo/channel.js';
 import { bitsPerSymbolOf } from '../mimo/modulation.js';
-import { DETECTORS, MODULATIONS } from '../mimo/types.js';
+import { DETECTORS, MODULATIONS } from '../mimo/index.js';
 import { codedUnit, codeOf, vectorsPerFrame } from '../sim/coded.js';
 import { detectorLabel } from '../sim/simulate.js';
 import { toEbN0Db, toEsN0Db } from '../sim/snr.js';
@@ -100,7 +101,13 @@ export function resumeOptions(text: string, file: string): SimulationOptions {
     completedPoints: points as SimPoint[],
   };
   if (d.channel !== undefined)
-    opts.channel = field('channel', (x) => x === 'rayleigh' || x === 'awgn', 'rayleigh or awgn');
+    opts.channel = field(
+      'channel',
+      (x) => typeof x === 'string' && channelEntry(x) !== undefined,
+      `a channel model (${CHANNEL_MODELS.join(', ')})`,
+    ) as ChannelModel;
+  if (d.channelOptions !== undefined)
+    opts.channelOptions = field('channelOptions', isObject, "an object (the channel model's parameters)");
   if (d.code !== undefined) {
     opts.code = field('code', (x) => typeof x === 'string', 'a code spec (wimax:N, nr:K:R)');
     opts.decoder = field('decoder', isObject, 'an object (the decoder settings)');

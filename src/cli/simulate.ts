@@ -4,13 +4,7 @@
  */
 import { InvalidArgumentError } from '../core/errors.js';
 import { checkDistinctOutputs, checkOutputPath, readInput } from '../core/io.js';
-import {
-  BUDGET_DETECTORS,
-  parseDetectorList,
-  parseMimo,
-  parseModulationOption,
-  SEARCH_DETECTORS,
-} from '../sim/cli-options.js';
+import { parseMimo, parseModulationOption } from '../sim/cli-options.js';
 import { writeOutputs, simulateWithTable, type OutputFiles } from '../sim/report.js';
 import { DEFAULT_MAX_ERRORS, DEFAULT_MAX_VECTORS, resolveEngine } from '../sim/simulate.js';
 import { parseSnrList } from '../sim/snr.js';
@@ -20,32 +14,67 @@ import { resumeOptions } from './resume.js';
 import { checkSnrNumbers, intOption, numberOption } from './values.js';
 import { LDPC_DECODER_ALGORITHMS } from '../coding/index.js';
 import { checkSoftDetectors, codeOf } from '../sim/coded.js';
+import { SOFT_DETECTORS } from '../mimo/index.js';
+import { CHANNEL_MODELS, channelEntry, DEFAULT_CHANNEL_MODEL } from '../channels/index.js';
+import {
+  checkListFlags,
+  detectorFlags,
+  detectorFlagsHelp,
+  detectorsHelp,
+  listFormsHelp,
+  parseDetectorList,
+} from './detector-options.js';
+import {
+  entryFlags,
+  flagHelp,
+  givenFlags,
+  helpLine,
+  optionsFromFlags,
+  parseFlags,
+  type SchemaFlag,
+  withFlags,
+} from './option-flags.js';
+import type { OptionSchema } from '../core/index.js';
 
-export const SIMULATE_HELP = `usage: lattice-mimo simulate [options]
+/** Where help puts the text of an option. */
+const COLUMN = 28;
 
-Monte Carlo bit / symbol / frame error rates of MIMO detectors over iid Rayleigh fading (or AWGN),
-uncoded (a frame is one received vector) or coded with an LDPC code (--code: a frame is a codeword,
-BER and FER are those of its information bits after decoding). Every detector sees the same
-channels, symbols and noise.
+/** The common detector options `simulate` takes as flags (the modulation and engine are the run's). */
+const COMMON_FLAGS = ['llrClip', 'maxNodes', 'onBudget'] as const;
+
+/** The detectors of a run without --detector: uncoded, and coded (which needs soft ones). */
+const DEFAULT_DETECTORS = { uncoded: 'zf,mmse,sphere', coded: 'nway' };
+
+/** The channel models' parameter flags, from their entries' schemas. */
+function channelFlags(): SchemaFlag[] {
+  return entryFlags(CHANNEL_MODELS as readonly string[], (m) => channelEntry(m)!.options as OptionSchema);
+}
+
+/** The text of `lattice-mimo simulate --help`, its detector lines read from the registry. */
+export function simulateHelp(): string {
+  const line = (left: string, text: string) => helpLine(left, text, COLUMN);
+  return `usage: lattice-mimo simulate [options]
+
+Monte Carlo bit / symbol / frame error rates of MIMO detectors over a channel model (iid Rayleigh
+fading by default), uncoded (a frame is one received vector) or coded with an LDPC code (--code: a
+frame is a codeword, BER and FER are those of its information bits after decoding). Every detector
+sees the same channels, symbols and noise.
 
 options:
   --mimo NTxNR              transmit x receive antennas (default 4x4)
   --mod MOD                 bpsk | qpsk | 16qam | 64qam | 256qam (default qpsk)
-  --detector LIST           comma list of zf, mmse, sic, ml, sphere, psd, kbest, ssfe, nway,
-                            lr-zf, lr-mmse, lr-sic; kbest:K and nway:N set K / passes per entry
-                            (default zf,mmse,sphere)
+${line('--detector LIST', `comma list of the detectors below; ${listFormsHelp()} of that entry (default ${DEFAULT_DETECTORS.uncoded}; with --code ${DEFAULT_DETECTORS.coded})`)}
   --snr LIST                start:step:stop in dB (stop included) or a comma list (default 0:4:24);
                             negative values work: --snr -4:2:8
   --snr-type esn0|ebn0      what --snr means: Es/N0 (default) or Eb/N0 (= Es/N0 - 10 log10(bits per
                             symbol x code rate))
-  --channel rayleigh|awgn   iid Rayleigh fading (default) or H = I, no fading (needs NR >= NT)
-  --code SPEC               coded link: wimax:N[:1/2] (N = 576..2304 step 96) or nr:[bgB:]K:R (5G NR,
-                            38.212); every detector must be soft (ml, kbest, ssfe, nway): its max-log
-                            LLRs feed the decoder. A frame's bits fill consecutive symbols, stream by
-                            stream, over ceil(n / (bits per symbol x NT)) vectors (the last padded)
+${[
+  line('--channel MODEL', `the channel model, one of those below (default ${DEFAULT_CHANNEL_MODEL})`),
+  ...channelFlags().map((f) => flagHelp(f, `${f.owners!.join(', ')} only`, COLUMN)),
+].join('\n')}
+${line('--code SPEC', `coded link: wimax:N[:1/2] (N = 576..2304 step 96) or nr:[bgB:]K:R (5G NR, 38.212); every detector must be soft (${SOFT_DETECTORS.join(', ')}): its max-log LLRs feed the decoder. A frame's bits fill consecutive symbols, stream by stream, over ceil(n / (bits per symbol x NT)) vectors (the last padded)`)}
   --decoder ALG             with --code: nms (default), oms, spa, flooding-spa
   --iterations N            with --code: most decoder iterations (default 20; early stop on a zero syndrome)
-  --llr-clip X              with --code: clip the soft detectors' |LLR| at X
   --max-errors N            stop a detector at a point after N bit errors, frame errors with --code
                             (default ${DEFAULT_MAX_ERRORS})
   --max-vectors N           ... or after N received vectors (default ${DEFAULT_MAX_VECTORS})
@@ -59,11 +88,7 @@ options:
   --threads N               worker threads (default: all cores)
   --engine auto|cpu|cuda    engine: cuda runs the whole link on the GPU (every detector needs its
                             CUDA implementation); auto (default) takes it where it can, else cpu
-  --k K                     K for kbest
-  --passes N                passes (detection orders) for nway
-  --max-nodes N             node budget per vector of sphere, psd, ml, kbest (default 2^24 = 16777216)
-  --on-budget error|flag    sphere, psd past the budget: error (default; the run stops, exit 2,
-                            NODE_BUDGET) or flag (the best leaf found is counted as the decision)
+${detectorFlagsHelp(detectorFlags(COMMON_FLAGS), COLUMN, { 'llr-clip': 'with --code' })}
   --max-time SECONDS        wall-clock limit per SNR point: past it the point stops with the counts
                             so far, flagged "stopped by time" in the table, JSON and CSV
   --resume FILE             continue the run saved in FILE (the JSON of an interrupted run): its
@@ -76,15 +101,23 @@ options:
   --plot FILE               BER and FER curves, .svg or .png
   -h, --help                this text
 
-Options that do not apply are errors: --k without kbest, --passes without nway, --max-nodes
-without sphere, psd, ml or kbest, --on-budget without sphere or psd, --decoder, --iterations,
---max-frames without --code, and --llr-clip without --code (an uncoded simulation counts hard
-decisions; no LLRs are computed). With --code the GPU engine also encodes and decodes on the
-device (only counts come back). Output paths are checked before any work (each writable, no two
-the same file or both stdout); files are written atomically.
+detectors:
+${detectorsHelp(COLUMN)}
+
+channel models:
+${CHANNEL_MODELS.map((m) => line(m, channelEntry(m)!.description)).join('\n')}
+
+A detector option goes to every detector in --detector that takes it (kbest:K and the like set one
+entry's); one that no detector there takes is an error, as are --decoder, --iterations, --max-frames
+without --code, and --llr-clip without --code (an uncoded simulation counts hard decisions; no LLRs
+are computed). With --on-budget error a search past its budget stops the run (exit 2, NODE_BUDGET);
+flag counts the best leaf found as the decision. With --code the GPU engine also encodes and
+decodes on the device (only counts come back). Output paths are checked before any work (each
+writable, no two the same file or both stdout); files are written atomically.
 Interrupted (Ctrl-C, SIGTERM), simulate writes the finished points to the files asked for, says
 so on stderr and exits 130 (SIGINT) or 143 (SIGTERM); --resume FILE continues from the JSON.
 `;
+}
 
 const OPTIONS = {
   mimo: { type: 'string' },
@@ -99,16 +132,11 @@ const OPTIONS = {
   seed: { type: 'string' },
   threads: { type: 'string' },
   engine: { type: 'string' },
-  k: { type: 'string' },
-  passes: { type: 'string' },
-  'llr-clip': { type: 'string' },
   code: { type: 'string' },
   decoder: { type: 'string' },
   iterations: { type: 'string' },
   channel: { type: 'string' },
   'max-frames': { type: 'string' },
-  'max-nodes': { type: 'string' },
-  'on-budget': { type: 'string' },
   'max-time': { type: 'string' },
   resume: { type: 'string' },
   json: { type: 'string' },
@@ -132,7 +160,9 @@ export interface SimulateCommand {
 
 /** Parses the command line into simulation options and output files (no work done). */
 export function parseSimulateArgs(argv: string[]): SimulateCommand {
-  const { values: v, given } = parseCommandLine(argv, OPTIONS, { command: 'simulate' });
+  const flags = detectorFlags(COMMON_FLAGS);
+  const models = channelFlags();
+  const { values: v, given } = parseCommandLine(argv, withFlags(OPTIONS, flags, models), { command: 'simulate' });
   if (v.help) return { options: {} as SimulationOptions, files: {}, help: true };
   const plot = v.plot;
   if (plot !== undefined && !/\.(svg|png)$/i.test(plot))
@@ -155,10 +185,6 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
   if (v.snr !== undefined) checkSnrNumbers('snr', v.snr);
   const snrType = choiceOption('snr-type', v['snr-type'], ['esn0', 'ebn0'] as const, 'esn0');
   const engine = choiceOption('engine', v.engine, ['auto', 'cpu', 'cuda'] as const, 'auto');
-  const k = v.k === undefined ? undefined : intOption('k', v.k, 0, 1, 1 << 16);
-  const passes = v.passes === undefined ? undefined : intOption('passes', v.passes, 0, 1, 64);
-  const maxNodes = v['max-nodes'] === undefined ? undefined : intOption('max-nodes', v['max-nodes'], 0, 1);
-  const onBudget = choiceOption('on-budget', v['on-budget'], ['error', 'flag'] as const);
   const code = v.code;
   rejectInapplicable(
     given,
@@ -172,8 +198,9 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
     code !== undefined,
     'no --code (an uncoded run decodes nothing)',
   );
-  const llrClip = numberOption('llr-clip', v['llr-clip'], { above: 0 });
-  const channel = choiceOption('channel', v.channel, ['rayleigh', 'awgn'] as const, 'rayleigh');
+  const set = givenFlags(v, flags);
+  const parsed = parseFlags(v, set);
+  const channel = choiceOption('channel', v.channel, CHANNEL_MODELS, DEFAULT_CHANNEL_MODEL);
   const maxTimeSeconds = numberOption('max-time', v['max-time'], { above: 0 });
   if (maxTimeSeconds !== undefined && maxTimeSeconds > MAX_TIME_SECONDS)
     throw new InvalidArgumentError(`--max-time must be at most ${MAX_TIME_SECONDS} s (7 days), got '${v['max-time']}'`);
@@ -181,13 +208,10 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
     nt,
     nr,
     modulation: parseModulationOption(v.mod ?? 'qpsk'),
-    detectors: parseDetectorList(v.detector ?? (code !== undefined ? 'nway' : 'zf,mmse,sphere'), {
-      k,
-      passes,
-      maxNodes,
-      onBudget,
-      llrClip,
-    }),
+    detectors: parseDetectorList(
+      v.detector ?? (code !== undefined ? DEFAULT_DETECTORS.coded : DEFAULT_DETECTORS.uncoded),
+      parsed,
+    ),
     snrs: parseSnrList(v.snr ?? '0:4:24'),
     snrType,
     maxErrors: intOption('max-errors', v['max-errors'], DEFAULT_MAX_ERRORS, 1),
@@ -196,7 +220,18 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
     seed: intOption('seed', v.seed, 1, 0),
     engine,
   };
-  if (channel !== 'rayleigh') options.channel = channel;
+  if (channel !== DEFAULT_CHANNEL_MODEL) options.channel = channel;
+  // the model's parameters: each flag must be the chosen model's
+  const modelSet = givenFlags(v, models);
+  for (const f of modelSet) {
+    if (!f.owners!.includes(channel))
+      throw new InvalidArgumentError(
+        `--${f.flag} does not apply: it is ${f.owners!.join(' and ')}'s parameter, the channel is ${channel}`,
+        { option: `--${f.flag}`, channel },
+      );
+  }
+  const channelOptions = optionsFromFlags(parseFlags(v, modelSet));
+  if (Object.keys(channelOptions).length > 0) options.channelOptions = channelOptions;
   if (code !== undefined) {
     options.code = code;
     options.decoder = {
@@ -208,20 +243,9 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
     codeOf(code, options.modulation);
     checkSoftDetectors(options.detectors);
   }
-  const algorithms = options.detectors.map((d) => d.detector);
-  rejectInapplicable(given, ['k'], algorithms.includes('kbest'), 'no kbest in --detector');
-  rejectInapplicable(given, ['passes'], algorithms.includes('nway'), 'no nway in --detector');
-  rejectInapplicable(
-    given,
-    ['max-nodes'],
-    algorithms.some((a) => BUDGET_DETECTORS.includes(a)),
-    `no detector with a node budget (${BUDGET_DETECTORS.join(', ')}) in --detector`,
-  );
-  rejectInapplicable(
-    given,
-    ['on-budget'],
-    algorithms.some((a) => SEARCH_DETECTORS.includes(a)),
-    `no ${SEARCH_DETECTORS.join(' or ')} in --detector (only their searches stop at the node budget)`,
+  checkListFlags(
+    options.detectors.map((d) => d.detector),
+    set,
   );
   if (maxTimeSeconds !== undefined) options.maxTimeSeconds = maxTimeSeconds;
   if (v['chunk-vectors'] !== undefined) {
@@ -243,7 +267,7 @@ const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 export async function run(argv: string[]): Promise<number> {
   const cmd = parseSimulateArgs(argv);
   if (cmd.help) {
-    process.stdout.write(SIMULATE_HELP);
+    process.stdout.write(simulateHelp());
     return 0;
   }
   let o = cmd.options;
@@ -262,6 +286,7 @@ export async function run(argv: string[]): Promise<number> {
     code: o.code,
     decoder: o.decoder ?? {},
     modulation: o.modulation,
+    channel: o.channel,
   });
   const controller = new AbortController();
   let signalName: string | null = null;
@@ -283,7 +308,7 @@ export async function run(argv: string[]): Promise<number> {
         ? `, code ${o.code} (${o.decoder?.algorithm ?? 'nms'}, ${o.decoder?.maxIterations ?? 20} iterations)`
         : '';
     process.stderr.write(
-      `simulate: ${o.nt}x${o.nr} ${o.modulation}${link}${o.channel === 'awgn' ? ', AWGN' : ''}, engine ${engine} (${reason}), seed ${o.seed}${cmd.resume !== undefined ? `, resuming ${cmd.resume}` : ''}\n`,
+      `simulate: ${o.nt}x${o.nr} ${o.modulation}${link}${o.channel !== undefined && o.channel !== DEFAULT_CHANNEL_MODEL ? `, ${channelEntry(o.channel)?.title ?? o.channel}` : ''}, engine ${engine} (${reason}), seed ${o.seed}${cmd.resume !== undefined ? `, resuming ${cmd.resume}` : ''}\n`,
     );
     if (cmd.resume !== undefined)
       process.stderr.write(

@@ -32,3 +32,27 @@ export {
   type RealArray,
 } from './matrix.js';
 export { Philox, philox4x32 } from './rng.js';
+export {
+  option,
+  integer,
+  number,
+  choice,
+  boolean,
+  string,
+  callback,
+  instanceOf,
+  arrayOf,
+  object,
+  either,
+  checkOptions,
+  nearest,
+  type Check,
+  type ValueKind,
+  type ValueCheck,
+  type CliFlag,
+  type OptionSpec,
+  type OptionSchema,
+  type OptionsOf,
+  type SchemaOf,
+} from './options.js';
+export { show, oneOf } from './show.js';

@@ -28,6 +28,10 @@ export interface ValueCheck<T> {
   readonly range?: string;
   /** choice: the words allowed. */
   readonly choices?: readonly string[];
+  /** arrayOf: the check of each element (the command line reads a comma list of them). */
+  readonly item?: ValueCheck<unknown>;
+  /** object: the nested keys (the command line may give each its own flag). */
+  readonly fields?: OptionSchema;
 }
 
 /** The command-line flag of an option. */
@@ -51,6 +55,9 @@ export interface OptionSpec<T = unknown> extends ValueCheck<T> {
 /** The keys an options object may hold. */
 // biome-ignore lint/suspicious/noExplicitAny: a schema holds specs of every value type
 export type OptionSchema = Readonly<Record<string, OptionSpec<any>>>;
+
+/** The schema of an options interface: one spec per key, of the key's value type (a registry entry's options). */
+export type SchemaOf<O> = { readonly [K in keyof O]-?: OptionSpec<Exclude<O[K], undefined>> };
 
 /** The options object a schema describes: every key optional, of its check's type. */
 export type OptionsOf<S extends OptionSchema> = {
@@ -153,6 +160,7 @@ export function instanceOf<T>(ctor: abstract new (...args: never[]) => T, name =
 export function arrayOf<T>(item: ValueCheck<T>, minLength = 0, maxLength = Number.MAX_SAFE_INTEGER): ValueCheck<T[]> {
   return {
     kind: 'other',
+    item,
     check: (v, path) => {
       if (!Array.isArray(v)) return fail(path, 'an array', v);
       if (v.length < minLength || v.length > maxLength) {
@@ -167,6 +175,7 @@ export function arrayOf<T>(item: ValueCheck<T>, minLength = 0, maxLength = Numbe
 export function object<S extends OptionSchema>(schema: S): ValueCheck<OptionsOf<S>> {
   return {
     kind: 'object',
+    fields: schema,
     check: (v, path) => {
       // path: "<call> option <key>": the nested keys are named <key>.<nested key>
       const at = path.lastIndexOf(' option ');

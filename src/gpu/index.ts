@@ -49,3 +49,13 @@ export async function describeCuda(): Promise<string[]> {
   }
   return lines;
 }
+export {
+  ENGINE_REQUESTS,
+  checkEngineRequest,
+  chooseEngine,
+  cpuOnlyEngine,
+  type EngineRequest,
+  type EngineName,
+  type EngineDecision,
+  type EngineQuestion,
+} from './engine.js';

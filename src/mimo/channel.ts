@@ -1,97 +1,18 @@
 /**
- * Flat-fading MIMO channel: iid Rayleigh H (optionally with exponential Kronecker correlation),
- * y = H s + w with w ~ CN(0, N0 I), and the SNR <-> N0 conversion of DESIGN.md.
+ * The flat-fading link around a channel (the channels themselves: src/channels, rayleighChannels and
+ * the models): random symbols, y = H s + w with w ~ CN(0, N0 I), and the SNR <-> N0 conversion of
+ * DESIGN.md.
  *
- * Draw order (fixed, so a GPU generator can reproduce it from the same Philox stream): channels in
- * order, entries column-major within a channel, real part then imaginary part; noise in the order
- * of the y array (vector, antenna, re, im). All complex Gaussians use rng.normal() * sqrt(var/2).
+ * Draw order (fixed, so a GPU generator can reproduce it from the same Philox stream): noise in the
+ * order of the y array (vector, antenna, re, im). All complex Gaussians use rng.normal() * sqrt(var/2).
  */
 import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
 import type { Philox } from '../core/rng.js';
 import { constellation } from './modulation.js';
 import type { Modulation } from './types.js';
 
-/** Options of rayleighChannels(). */
-export interface ChannelOptions {
-  /** Exponential correlation R_ij = rho^|i-j| at the receiver and the transmitter, rho in [0, 1). */
-  correlation?: { rx: number; tx: number };
-}
-
 function checkDim(name: string, v: number): void {
   if (!Number.isInteger(v) || v < 1) throw new InvalidArgumentError(`${name} must be a positive integer, got ${v}`);
-}
-
-/** Lower Cholesky factor L (row-major n x n) of R_ij = rho^|i-j|, so that L L^T = R. */
-function exponentialCorrelationFactor(n: number, rho: number, what: string): Float64Array {
-  if (!(rho >= 0 && rho < 1)) throw new InvalidArgumentError(`${what} correlation must be in [0, 1), got ${rho}`);
-  const L = new Float64Array(n * n);
-  for (let i = 0; i < n; i++) {
-    for (let j = 0; j <= i; j++) {
-      let s = rho ** (i - j);
-      for (let k = 0; k < j; k++) s -= L[i * n + k]! * L[j * n + k]!;
-      L[i * n + j] = i === j ? Math.sqrt(s) : s / L[j * n + j]!;
-    }
-  }
-  return L;
-}
-
-/**
- * `count` channel matrices nr x nt with iid CN(0, 1) entries (column-major, interleaved complex;
- * the arguments give nt before nr, as everywhere in the API), or, with `correlation`,
- * H = Lrx Hw Ltx^T where Lrx Lrx^T = R_rx, Ltx Ltx^T = R_tx (the Kronecker model
- * R_rx^{1/2} Hw R_tx^{1/2}, same distribution).
- */
-export function rayleighChannels(
-  rng: Philox,
-  count: number,
-  nt: number,
-  nr: number,
-  opts: ChannelOptions = {},
-): Float64Array {
-  checkDim('count', count);
-  checkDim('nt', nt);
-  checkDim('nr', nr);
-  const size = nr * nt;
-  const H = new Float64Array(2 * count * size);
-  const sd = Math.SQRT1_2;
-  for (let i = 0; i < H.length; i++) H[i] = rng.normal() * sd;
-  const corr = opts.correlation;
-  if (!corr || (corr.rx === 0 && corr.tx === 0)) return H;
-  const Lr = exponentialCorrelationFactor(nr, corr.rx, 'rx');
-  const Lt = exponentialCorrelationFactor(nt, corr.tx, 'tx');
-  const tmp = new Float64Array(2 * size);
-  for (let c = 0; c < count; c++) {
-    const base = 2 * c * size;
-    // tmp = Lr * Hw
-    for (let j = 0; j < nt; j++) {
-      for (let i = 0; i < nr; i++) {
-        let re = 0,
-          im = 0;
-        for (let k = 0; k <= i; k++) {
-          const l = Lr[i * nr + k]!;
-          re += l * H[base + 2 * (k + j * nr)]!;
-          im += l * H[base + 2 * (k + j * nr) + 1]!;
-        }
-        tmp[2 * (i + j * nr)] = re;
-        tmp[2 * (i + j * nr) + 1] = im;
-      }
-    }
-    // H = tmp * Lt^T: column j of the result = sum_k tmp[:, k] * Lt[j][k]
-    for (let j = 0; j < nt; j++) {
-      for (let i = 0; i < nr; i++) {
-        let re = 0,
-          im = 0;
-        for (let k = 0; k <= j; k++) {
-          const l = Lt[j * nt + k]!;
-          re += tmp[2 * (i + k * nr)]! * l;
-          im += tmp[2 * (i + k * nr) + 1]! * l;
-        }
-        H[base + 2 * (i + j * nr)] = re;
-        H[base + 2 * (i + j * nr) + 1] = im;
-      }
-    }
-  }
-  return H;
 }
 
 /** Adds CN(0, noiseVar) to every complex sample of `y` (in place); returns y. */

@@ -14,7 +14,7 @@ import { checkFinite, detectCpu, validateDetection } from './detect.js';
 import type { CudaDetector } from './gpu/cuda-detector.js';
 import type { DetectOutputs } from './gpu/detect-batch.js';
 import { constellation } from './modulation.js';
-import { DETECTOR_REGISTRY } from './registry.js';
+import { detectorEntry } from './registry.js';
 import type { DetectionInput, DetectionResult, DetectOptions } from './types.js';
 
 /**
@@ -29,9 +29,9 @@ export async function detectAsync(
 ): Promise<DetectionResult> {
   const t0 = performance.now();
   // everything but the scan of H and y for NaN and infinities, which depends on the engine
-  const val = validateDetection(input, opts, 'defer');
+  const val = validateDetection(input, opts, 'defer', 'detectAsync()');
   checkOutputs(out, val.vectors, val.nt, constellation(val.opts.modulation).bitsPerSymbol);
-  const entry = DETECTOR_REGISTRY[val.opts.detector];
+  const entry = detectorEntry(val.opts.detector)!;
   const { engine } = await chooseEngine({
     asked: val.opts.engine,
     call: `detect (${val.opts.detector})`,

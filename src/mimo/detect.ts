@@ -11,7 +11,7 @@
  * in [2^-1000, 2^1000] (beyond that the LLRs saturate anyway), and a vector whose largest entry
  * is more than 2^500 times its channel's is refused (its metrics would overflow).
  *
- * Soft detectors (SOFT_DETECTORS) return LLRs ('maxlog' unless opts.soft is 'logmap'; none when it
+ * Soft detectors (traits.soft) return LLRs ('maxlog' unless opts.soft is 'logmap'; none when it
  * is 'none'), in the bits' layout; opts.llrClip then clips them to [-clip, clip], and every LLR is
  * finite, saturated at +-LLR_LIMIT. Hard bits come from the symbols.
  */
@@ -20,22 +20,16 @@ import {
   InvalidInputError,
   LatticeMimoError,
   NodeBudgetError,
+  show,
   UnsupportedError,
-} from '../core/errors.js';
-import { checkEngineRequest, cpuOnlyEngine } from '../gpu/engine.js';
+} from '../core/index.js';
+import { cpuOnlyEngine } from '../gpu/index.js';
 import { maxNodesOf, onBudgetOf } from './budget.js';
-import { oneOf, show } from '../core/show.js';
 import type { DetectorOutput, DetectorSetup } from './detectors/detector.js';
-import { constellation, parseModulation, symbolsToBits } from './modulation.js';
-import { DETECTOR_REGISTRY, SOFT_DETECTORS, WIDE_DETECTORS } from './registry.js';
-import {
-  DETECTORS,
-  type DetectionInput,
-  type DetectionResult,
-  type DetectOptions,
-  type Detector,
-  type Modulation,
-} from './types.js';
+import { constellation, symbolsToBits } from './modulation.js';
+import { checkDetectOptions } from './options.js';
+import { type Detector, detectorEntry, WIDE_DETECTORS } from './registry.js';
+import type { DetectionInput, DetectionResult, DetectOptions, Modulation } from './types.js';
 
 /** Largest antenna count accepted on either side. */
 export const MAX_ANTENNAS = 64;
@@ -47,30 +41,29 @@ export const MAX_ANTENNAS = 64;
 export const LLR_LIMIT = 1e100;
 
 /**
- * The one nr / nt rule of the API (UnsupportedError naming the detector otherwise):
- *  - ml, mmse, sic: any nr and nt (mmse and sic with nr < nt need noiseVar > 0, checked by detect);
- *  - zf: nr >= nt (a left inverse of H);
- *  - the real-model detectors (sphere, psd, kbest, ssfe, nway, lr-*): 2 nr >= real unknowns,
+ * The one nr / nt rule of the API, read from the detector's traits (UnsupportedError naming the
+ * detector otherwise):
+ *  - wideChannels 'yes' or 'regularized' (ml; mmse, sic): any nr and nt (the regularized ones with
+ *    nr < nt need noiseVar > 0, checked by detect);
+ *  - the other complex-model detectors (zf): nr >= nt (a left inverse of H);
+ *  - the other real-model detectors (sphere, psd, kbest, ssfe, nway, lr-*): 2 nr >= real unknowns,
  *    i.e. nr >= nt for QAM and 2 nr >= nt for BPSK (their QR must be square-triangular).
  */
 export function checkDetectorShape(detector: Detector, modulation: Modulation, nt: number, nr: number): void {
-  const traits = DETECTOR_REGISTRY[detector].traits;
-  if (nr >= nt || traits.wideChannels) return;
+  const traits = detectorEntry(detector)!.traits;
+  if (nr >= nt || traits.wideChannels !== 'no') return;
   const wide = `for nr < nt use ${WIDE_DETECTORS.join(', ')}`;
-  if (detector === 'zf')
-    throw new UnsupportedError(`zf needs nr >= nt (got nt = ${nt}, nr = ${nr}): H has no left inverse; ${wide}`, {
-      detector,
-      nt,
-      nr,
-    });
-  if (traits.model === 'real') {
-    const unknowns = modulation === 'bpsk' ? nt : 2 * nt;
-    if (2 * nr >= unknowns) return;
+  if (traits.model === 'complex')
     throw new UnsupportedError(
-      `${detector} needs as many real receive dimensions as real unknowns, nr >= nt for QAM and 2 nr >= nt for BPSK (got nt = ${nt}, nr = ${nr}, ${modulation}); ${wide}`,
+      `${detector} needs nr >= nt (got nt = ${nt}, nr = ${nr}): H has no left inverse; ${wide}`,
       { detector, nt, nr },
     );
-  }
+  const unknowns = modulation === 'bpsk' ? nt : 2 * nt;
+  if (2 * nr >= unknowns) return;
+  throw new UnsupportedError(
+    `${detector} needs as many real receive dimensions as real unknowns, nr >= nt for QAM and 2 nr >= nt for BPSK (got nt = ${nt}, nr = ${nr}, ${modulation}); ${wide}`,
+    { detector, nt, nr },
+  );
 }
 
 /** detect()'s input after validateDetection(): sizes, the per-vector N0 and the parsed options. */
@@ -123,58 +116,14 @@ export function validateDetection(
   input: DetectionInput,
   opts: DetectOptions,
   values: 'check' | 'defer' = 'check',
+  call = 'detect()',
 ): ValidatedInput {
   if (input === null || typeof input !== 'object') throw new InvalidArgumentError('detection input must be an object');
-  if (opts === null || typeof opts !== 'object') throw new InvalidArgumentError('detection options must be an object');
-  oneOf(opts.detector, 'detector', DETECTORS);
-  const modulation = parseModulation(opts.modulation);
-  checkEngineRequest(opts.engine);
-  if (opts.soft !== undefined) oneOf(opts.soft, 'soft output', ['maxlog', 'logmap', 'none'] as const);
-  if (opts.initialRadius !== undefined) oneOf(opts.initialRadius, 'initial radius', ['infinity', 'babai'] as const);
-  for (const [name, v] of [
-    ['k', opts.k],
-    ['passes', opts.passes],
-  ] as const) {
-    if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < 1))
-      throw new InvalidArgumentError(`${name} must be a positive integer, got ${show(v)}`);
-  }
-  if (
-    opts.llrClip !== undefined &&
-    !(typeof opts.llrClip === 'number' && opts.llrClip > 0 && Number.isFinite(opts.llrClip))
-  ) {
-    throw new InvalidArgumentError(`llrClip must be a finite number > 0, got ${show(opts.llrClip)}`);
-  }
-  maxNodesOf(opts.maxNodes);
-  onBudgetOf(opts.onBudget);
-  if (opts.gpuBatch !== undefined) {
-    const g = opts.gpuBatch as { maxChunk?: unknown; streams?: unknown } | null;
-    if (g === null || typeof g !== 'object')
-      throw new InvalidArgumentError(`gpuBatch must be an object { maxChunk?, streams? }, got ${show(g)}`);
-    if (
-      g.maxChunk !== undefined &&
-      !(typeof g.maxChunk === 'number' && Number.isSafeInteger(g.maxChunk) && g.maxChunk >= 0)
-    ) {
-      throw new InvalidArgumentError(
-        `gpuBatch.maxChunk must be a non-negative integer (0: automatic), got ${show(g.maxChunk)}`,
-      );
-    }
-    if (
-      g.streams !== undefined &&
-      !(typeof g.streams === 'number' && Number.isInteger(g.streams) && g.streams >= 0 && g.streams <= 3)
-    ) {
-      throw new InvalidArgumentError(
-        `gpuBatch.streams must be an integer from 0 (automatic) to 3, got ${show(g.streams)}`,
-      );
-    }
-  }
-  if (opts.psd !== undefined && (opts.psd === null || typeof opts.psd !== 'object' || Array.isArray(opts.psd))) {
-    throw new InvalidArgumentError(
-      `psd must be an object { levels?: number[], paths?: number[] }, got ${show(opts.psd)}`,
-    );
-  }
+  const checked = checkDetectOptions(opts, call, { required: ['modulation'] });
+  const entry = detectorEntry(checked.detector)!;
   const nt = checkAntennas(input.nt, 'nt');
   const nr = checkAntennas(input.nr, 'nr');
-  checkDetectorShape(opts.detector, modulation, nt, nr);
+  checkDetectorShape(checked.detector, checked.modulation, nt, nr);
   if (!(input.H instanceof Float64Array || input.H instanceof Float32Array))
     throw new InvalidInputError(
       'INVALID_INPUT',
@@ -217,7 +166,7 @@ export function validateDetection(
     checkFinite(input.H, 'H');
     checkFinite(input.y, 'y');
   }
-  const soft = SOFT_DETECTORS.includes(opts.detector) && opts.soft !== 'none';
+  const soft = entry.traits.soft && checked.soft !== 'none';
   let noiseAt: (v: number) => number;
   const nv = input.noiseVar;
   if (typeof nv === 'number') {
@@ -236,15 +185,15 @@ export function validateDetection(
       'noiseVar must be a number or a Float64Array / Float32Array with one value per vector',
     );
   }
-  if (nr < nt && (opts.detector === 'mmse' || opts.detector === 'sic')) {
+  if (nr < nt && entry.traits.wideChannels === 'regularized') {
     for (let v = 0; v < vectors; v++) {
       if (noiseAt(v) === 0)
         throw new InvalidArgumentError(
-          `${opts.detector} with nr < nt (nt = ${nt}, nr = ${nr}) needs noiseVar > 0 (H^H H is singular), got 0${typeof nv === 'number' ? '' : ` at vector ${v}`}`,
+          `${checked.detector} with nr < nt (nt = ${nt}, nr = ${nr}) needs noiseVar > 0 (H^H H is singular), got 0${typeof nv === 'number' ? '' : ` at vector ${v}`}`,
         );
     }
   }
-  return { nr, nt, vectors, channels: hChannels, vectorsPerChannel: vpc, noiseAt, opts: { ...opts, modulation } };
+  return { nr, nt, vectors, channels: hChannels, vectorsPerChannel: vpc, noiseAt, opts: checked };
 }
 
 const f64 = new Float64Array(1);
@@ -353,8 +302,9 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
   const { nr, nt, vectors, channels, vectorsPerChannel: vpc, noiseAt } = val;
   const mod = val.opts.modulation;
   const con = constellation(mod);
-  const impl = DETECTOR_REGISTRY[val.opts.detector].cpu;
-  const soft = SOFT_DETECTORS.includes(val.opts.detector) && impl.soft && val.opts.soft !== 'none';
+  const entry = detectorEntry(val.opts.detector)!;
+  const impl = entry.cpu;
+  const soft = entry.traits.soft && impl.soft && val.opts.soft !== 'none';
   const maxNodes = maxNodesOf(val.opts.maxNodes),
     onBudget = onBudgetOf(val.opts.onBudget);
   // Per channel: the power of two that brings its largest entry into [1, 2) (0 for a zero channel).
@@ -423,7 +373,7 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
     }
   }
   const bits = symbolsToBits(out.symbols, mod);
-  const budgeted = DETECTOR_REGISTRY[val.opts.detector].traits.budgeted;
+  const budgeted = entry.traits.nodeBudget === 'search';
   const stats: DetectionResult['stats'] = {
     detector: val.opts.detector,
     engine: 'cpu',

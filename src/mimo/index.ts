@@ -1,14 +1,16 @@
 /**
- * The MIMO part's public API: modulation, channels and noise, real-valued decompositions, QR, and
- * detect(). The detector registry and per-detector code stay internal.
+ * The MIMO part's public API: modulation, symbols and noise, real-valued decompositions, QR,
+ * detect(), and the detector registry's read side (entries, traits, option schemas, labels) that
+ * the simulation and the command line build on. Per-detector code stays internal; the package
+ * index decides which of these users see.
  */
 export {
   MODULATIONS,
-  DETECTORS,
   type Modulation,
   type Detector,
   type DetectionInput,
   type DetectOptions,
+  type CommonDetectOptions,
   type DetectionResult,
   type PsdOptions,
   type InitialRadius,
@@ -28,19 +30,47 @@ export {
   type SoftMethod,
 } from './modulation.js';
 export {
-  rayleighChannels,
   randomSymbols,
   transmit,
   addNoise,
   snrToNoiseVar,
   esn0Db,
-  type ChannelOptions,
   type SnrType,
 } from './channel.js';
 export { rvd, mrvd, realVectors, type RealLayout } from './preprocess/rvd.js';
 export { qrMgs, sortedQr, qrBatch, applyQt, type QrResult, type QrOrdering } from './preprocess/qr.js';
 export { detect, checkDetectorShape, MAX_ANTENNAS, LLR_LIMIT } from './detect.js';
-export { SOFT_DETECTORS, WIDE_DETECTORS, cudaDetectors } from './registry.js';
+export {
+  DETECTORS,
+  SOFT_DETECTORS,
+  WIDE_DETECTORS,
+  detectorEntry,
+  detectorsWhere,
+  cudaDetectors,
+  registerDetector,
+  type AnyDetectorEntry,
+  type DetectorEntry,
+  type DetectorOwnOptions,
+  type DetectorTraits,
+  type ListArgument,
+  type NodeBudgetKind,
+  type WideChannels,
+} from './registry.js';
+export {
+  COMMON_DETECT_OPTIONS,
+  checkDetectOptions,
+  inapplicableReason,
+  optionOwners,
+  hardDecisionOptions,
+  detectorOptionsLabel,
+  type Applicability,
+  type CommonOptionSpec,
+  type DetectOptionsUse,
+} from './options.js';
+export type { KbestOptions } from './detectors/kbest/entry.js';
+export type { NwayOptions } from './detectors/nway/entry.js';
+export type { SphereOptions } from './detectors/sphere/entry.js';
+export type { PsdDetectorOptions } from './detectors/psd/entry.js';
 export { detectAsync } from './detect-async.js';
 export type { DetectOutputs } from './gpu/detect-batch.js';
 export { DEFAULT_MAX_NODES, ON_BUDGET, type OnBudget } from './budget.js';

@@ -6,28 +6,16 @@
  * SNR: Es/N0 = 1 / N0 per stream (E|s|^2 = 1); Eb/N0 = Es/N0 - 10 log10(bitsPerSymbol * codeRate).
  * LLR(b) = ln P(b=0 | y) / P(b=1 | y): positive means 0.
  */
+import type { Detector, DetectorOwnOptions } from './registry.js';
+
+export type { Detector } from './registry.js';
+export type { PsdOptions } from './detectors/psd/entry.js';
+export type { InitialRadius } from './detectors/sphere/entry.js';
+
 /** Every modulation, by name. */
 export const MODULATIONS = ['bpsk', 'qpsk', '16qam', '64qam', '256qam'] as const;
 /** A QAM order by name: BPSK, QPSK, 16-, 64-, 256-QAM (3GPP Gray labels, unit average energy). */
 export type Modulation = (typeof MODULATIONS)[number];
-
-/** Every detector `detect()` accepts, by name. */
-export const DETECTORS = [
-  'zf',
-  'mmse',
-  'sic',
-  'ml',
-  'sphere',
-  'psd',
-  'kbest',
-  'ssfe',
-  'nway',
-  'lr-zf',
-  'lr-mmse',
-  'lr-sic',
-] as const;
-/** A detector by name; the README's detector table says what each does. */
-export type Detector = (typeof DETECTORS)[number];
 
 /**
  * A batch of detection problems. Complex arrays are interleaved (re, im).
@@ -54,24 +42,10 @@ export interface DetectionInput {
 }
 
 /**
- * PSD configuration (Jozsa et al., Table 1): `levels` lvl_1 > ... > lvl_S = 1 (lvl_0 = n + 1 may be
- * omitted; n = 2 nt real positions, nt for BPSK) and `paths` paths_lvl_1 .. (paths_lvl_0 = 1 may
- * be omitted). `paths` alone applies to the default levels. See psdConfig().
+ * The options every detector takes (each applies where the detector's traits say: see the option).
+ * The detector-specific ones come from the detectors' entries (DetectorOwnOptions).
  */
-export interface PsdOptions {
-  /** Tree level boundaries lvl_1 > ... > lvl_S = 1 (depth + 1 first may be omitted). */
-  levels?: number[];
-  /** Paths kept at each boundary but the last (paths_lvl_0 = 1 may be omitted). */
-  paths?: number[];
-  /** CUDA engine only: 'warp' (default, one warp a vector) or 'block' (the paper's block a vector). */
-  gpuMapping?: 'warp' | 'block';
-}
-
-/** The sphere decoder's initial radius: 'infinity' (the first leaf is the Babai point) or 'babai' (the sliced ZF distance). */
-export type InitialRadius = 'infinity' | 'babai';
-
-/** Options of `detect()`: the detector, the modulation, and the detector's own parameters. */
-export interface DetectOptions {
+export interface CommonDetectOptions {
   /** Which detector. */
   detector: Detector;
   /** The transmitted constellation. */
@@ -82,29 +56,23 @@ export interface DetectOptions {
    * detect() runs the CPU engine only.
    */
   engine?: 'auto' | 'cpu' | 'cuda';
-  /** K for kbest. */
-  k?: number;
-  /** Passes (rotated detection orders) for nway, default nt; 1 equals SSFE. */
-  passes?: number;
-  /** |LLR| clipping value for soft detectors (every LLR is also saturated at LLR_LIMIT = 1e100). */
-  llrClip?: number;
   /**
-   * Soft output of the soft detectors (ml, kbest, ssfe, nway): 'maxlog' (default), 'logmap' (exact,
-   * for ml) or 'none' (hard decisions only: no LLRs are computed, which makes ml faster).
+   * Soft detectors (ml, kbest, ssfe, nway) only: 'maxlog' (default), 'logmap' (exact, for ml) or
+   * 'none' (hard decisions only: no LLRs are computed, which makes ml faster).
    */
   soft?: 'maxlog' | 'logmap' | 'none';
-  /** Sphere decoder's initial radius: 'infinity' (default) or 'babai'. */
-  initialRadius?: InitialRadius;
-  /** PSD configuration: `levels` (tree level boundaries, depth + 1 down to 1) and `paths` (kept at each boundary but the last); defaults from the paper's Table 1. */
-  psd?: PsdOptions;
+  /** Soft detectors only, not with soft 'none': |LLR| clipping value (every LLR is also saturated at LLR_LIMIT = 1e100). */
+  llrClip?: number;
   /**
-   * Node budget per received vector of the exact searches (sphere, psd; ml and kbest refuse a size
-   * whose fixed work exceeds it). Default DEFAULT_MAX_NODES = 2^24. See src/mimo/budget.ts.
+   * Detectors with a node budget (sphere, psd stop their search there; ml and kbest refuse a size
+   * whose fixed work exceeds it): the budget per received vector. Default DEFAULT_MAX_NODES = 2^24.
+   * See src/mimo/budget.ts.
    */
   maxNodes?: number;
   /**
-   * Past the budget: 'error' (default) throws a NodeBudgetError naming the vector; 'flag' keeps the
-   * best leaf found so far, marks the vector in `unproven` and counts it in stats.budgetExceeded.
+   * Searches that stop at the node budget (sphere, psd) only, past the budget: 'error' (default)
+   * throws a NodeBudgetError naming the vector; 'flag' keeps the best leaf found so far, marks the
+   * vector in `unproven` and counts it in stats.budgetExceeded.
    */
   onBudget?: 'error' | 'flag';
   /** GPU engine: how the batch runner cuts the batch into chunks and streams (the defaults suit production). */
@@ -115,6 +83,13 @@ export interface DetectOptions {
     readonly streams?: number;
   };
 }
+
+/**
+ * Options of `detect()`: the detector, the modulation, the common options and the detector's own
+ * (`k` for kbest, `passes` for nway, `initialRadius` for sphere, `psd` for psd: each refused with
+ * any other detector).
+ */
+export interface DetectOptions extends CommonDetectOptions, DetectorOwnOptions {}
 
 /** What `detect()` returns: per-vector decisions, in the layouts below. */
 export interface DetectionResult {

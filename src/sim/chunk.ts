@@ -5,6 +5,7 @@
  */
 import { CheckFailedError } from '../core/errors.js';
 import { detect } from '../mimo/detect.js';
+import { hardDecisionOptions } from '../mimo/index.js';
 import { constellation } from '../mimo/modulation.js';
 import type { DetectOptions, Modulation } from '../mimo/types.js';
 import { decodeRange } from './coded.js';
@@ -94,7 +95,7 @@ function detectRange(
     );
   }
   // Uncoded links count hard decisions only: the soft detectors skip their LLRs.
-  const opts = { ...task.detectors[d]!, soft: 'none' as const };
+  const opts = hardDecisionOptions(task.detectors[d]!);
   const H = link.H.subarray(2 * nr * nt * (v0 / vpc), 2 * nr * nt * (v1 / vpc));
   const y = link.y.subarray(2 * nr * v0, 2 * nr * v1);
   const out = detect({ nt, nr, H, y, vectorsPerChannel: vpc, noiseVar: task.noiseVar }, opts);

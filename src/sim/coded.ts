@@ -1,6 +1,6 @@
 /**
- * The coded link of a simulation chunk: random information bits, LDPC encoding, Gray QAM, the MIMO
- * (or AWGN) channel, a soft detector's max-log LLRs, decoding, and the errors on the information bits.
+ * The coded link of a simulation chunk: random information bits, LDPC encoding, Gray QAM, the
+ * channel model's channels, a soft detector's max-log LLRs, decoding, and the errors on the information bits.
  *
  * Frame layout: a frame's n channel bits fill consecutive symbols (bitsPerSymbol bits each, b0
  * first, as the modulation's bit labels), and the symbols fill vectors stream-major (stream 0
@@ -15,12 +15,8 @@ import type { Philox } from '../core/rng.js';
 import { ldpcCode, type DecoderOptions, type FrameDecoder, type LdpcCode } from '../coding/index.js';
 import { detect } from '../mimo/detect.js';
 import { constellation } from '../mimo/modulation.js';
-import { SOFT_DETECTORS } from '../mimo/registry.js';
+import { SOFT_DETECTORS } from '../mimo/index.js';
 import type { DetectOptions, Detector, Modulation } from '../mimo/types.js';
-
-/** The channels of a simulation: iid Rayleigh fading, or H = I with no fading (code validation). */
-export type SimChannel = 'rayleigh' | 'awgn';
-export const SIM_CHANNELS: readonly SimChannel[] = ['rayleigh', 'awgn'];
 
 /** What a chunk needs to know of the code: the spec (rebuilt and cached in every worker) and the decoder. */
 export interface CodedSpec {

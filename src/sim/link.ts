@@ -1,6 +1,7 @@
 /**
  * One chunk of the link: random symbols (or, coded, the symbols of encoded random frames, see
- * coded.ts), Rayleigh channels (or H = I for the AWGN channel), y = H s + w.
+ * coded.ts), the channel model's channels (src/channels: iid Rayleigh, H = I for AWGN, ...),
+ * y = H s + w.
  *
  * Every chunk draws from its own three Philox streams, derived from (SNR index, chunk index,
  * purpose), so a chunk's data depends only on the seed and those indices: not on which worker
@@ -10,10 +11,11 @@
  */
 import { InvalidArgumentError } from '../core/errors.js';
 import { Philox } from '../core/rng.js';
-import { addNoise, randomSymbols, rayleighChannels, transmit } from '../mimo/channel.js';
+import { type ChannelModel, type ChannelSpan, channelEntry, DEFAULT_CHANNEL_MODEL } from '../channels/index.js';
+import { addNoise, randomSymbols, transmit } from '../mimo/channel.js';
 import { bitsPerSymbolOf, constellation } from '../mimo/modulation.js';
 import type { Modulation } from '../mimo/types.js';
-import { codedSymbols, codeOf, vectorsPerFrame, type CodedSpec, type SimChannel } from './coded.js';
+import { codedSymbols, codeOf, vectorsPerFrame, type CodedSpec } from './coded.js';
 
 /**
  * What a stream of a chunk is used for (the low two bits of the stream number). Coded runs draw
@@ -45,8 +47,10 @@ export interface LinkChunkSpec {
   /** Vectors in this chunk, a multiple of vectorsPerChannel. */
   vectors: number;
   noiseVar: number;
-  /** 'rayleigh' (default): iid CN(0, 1) channels; 'awgn': H = I (nr >= nt), no fading, no channel draws. */
-  channel?: SimChannel;
+  /** The channel model (default DEFAULT_CHANNEL_MODEL, 'rayleigh': iid CN(0, 1) channels; 'awgn': H = I). */
+  channel?: ChannelModel;
+  /** The model's parameters, as checkChannel() returned them. */
+  channelOptions?: Readonly<Record<string, unknown>>;
   /** Coded link: the code whose frames fill the chunk (vectors a multiple of its vectors per frame). */
   coded?: CodedSpec;
 }
@@ -62,11 +66,40 @@ export interface LinkChunk {
   info?: Uint8Array;
 }
 
-/** `count` identity channels nr x nt (ones on the diagonal), in rayleighChannels' layout. */
-function identityChannels(count: number, nt: number, nr: number): Float64Array {
-  const H = new Float64Array(2 * count * nr * nt);
-  for (let c = 0; c < count; c++) for (let j = 0; j < Math.min(nt, nr); j++) H[2 * (c * nr * nt + j + j * nr)] = 1;
-  return H;
+/**
+ * Channels first .. first + count - 1 of chunk `chunkIndex` (a chunk holds `perChunk` channels, drawn
+ * from its channel stream), by the spec's channel model: generateLinkChunk draws a chunk's all at
+ * once, the GPU executor's CPU redo one alone, with the same values.
+ */
+export function linkChannels(
+  spec: Pick<LinkChunkSpec, 'nt' | 'nr' | 'seed' | 'snrIndex' | 'chunkIndex' | 'channel' | 'channelOptions'>,
+  first: number,
+  count: number,
+  perChunk: number,
+): Float64Array {
+  const name = spec.channel ?? DEFAULT_CHANNEL_MODEL;
+  const model = channelEntry(name);
+  if (!model) throw new InvalidArgumentError(`unknown channel model '${name}'`, { option: 'channel' });
+  return model
+    .cpu({ nt: spec.nt, nr: spec.nr }, spec.channelOptions ?? {})
+    .draw(linkChannelSpan(spec, first, count, perChunk));
+}
+
+/** Where the channels of a chunk come from: its channel stream, the next chunk's 4 streams on (chunkStream). */
+export function linkChannelSpan(
+  spec: Pick<LinkChunkSpec, 'seed' | 'snrIndex' | 'chunkIndex'>,
+  first: number,
+  count: number,
+  perChunk: number,
+): ChannelSpan {
+  return {
+    seed: spec.seed,
+    stream0: chunkStream(spec.snrIndex, spec.chunkIndex, STREAM_PURPOSE.channels),
+    streamStep: 4,
+    perStream: perChunk,
+    first,
+    count,
+  };
 }
 
 export function generateLinkChunk(spec: LinkChunkSpec): LinkChunk {
@@ -94,10 +127,8 @@ export function generateLinkChunk(spec: LinkChunkSpec): LinkChunk {
   } else {
     ({ indices, symbols } = randomSymbols(rngFor(STREAM_PURPOSE.symbols), vectors * nt, modulation));
   }
-  const H =
-    spec.channel === 'awgn'
-      ? identityChannels(vectors / vectorsPerChannel, nt, nr)
-      : rayleighChannels(rngFor(STREAM_PURPOSE.channels), vectors / vectorsPerChannel, nt, nr);
+  const channels = vectors / vectorsPerChannel;
+  const H = linkChannels(spec, 0, channels, channels);
   const y = addNoise(rngFor(STREAM_PURPOSE.noise), transmit(H, symbols, nt, nr, vectorsPerChannel), noiseVar);
   return info ? { txIndices: indices, H, y, info } : { txIndices: indices, H, y };
 }

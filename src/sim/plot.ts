@@ -8,6 +8,7 @@
 import { existsSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
 import { createRequire } from 'node:module';
 import { extname, join } from 'node:path';
+import { channelEntry, DEFAULT_CHANNEL_MODEL } from '../channels/index.js';
 import { InvalidArgumentError, UnsupportedError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/io.js';
 import { snrTypeName } from './table.js';
@@ -93,7 +94,8 @@ export function plotSpec(result: SimulationResult, opts: PlotOptions = {}): Reco
       },
     };
   });
-  const channel = result.channel === 'awgn' ? 'AWGN (H = I)' : 'iid Rayleigh fading';
+  const model = result.channel ?? DEFAULT_CHANNEL_MODEL;
+  const channel = channelEntry(model)?.title ?? model;
   const link = result.code
     ? `code ${result.code}, ${result.decoder?.algorithm ?? 'nms'} ${result.decoder?.maxIterations ?? 20} iterations (BER, FER on information bits)`
     : 'uncoded';

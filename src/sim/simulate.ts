@@ -12,18 +12,19 @@ import { checkEngineRequest, chooseEngine, type EngineDecision } from '../gpu/en
 import { InvalidArgumentError } from '../core/errors.js';
 import { snrToNoiseVar } from '../mimo/channel.js';
 import { bitsPerSymbolOf } from '../mimo/modulation.js';
-import { DETECTORS, MODULATIONS, type DetectOptions, type Detector } from '../mimo/types.js';
+import {
+  checkDetectOptions,
+  detectorOptionsLabel,
+  MODULATIONS,
+  type DetectOptions,
+  type Detector,
+  type DetectOptionsUse,
+} from '../mimo/index.js';
+import { option, string } from '../core/index.js';
 import { resolveDecoderOptions, type DecoderOptions } from '../coding/index.js';
 import { runChunkSliced, type ChunkResult, type ChunkTask } from './chunk.js';
-import {
-  checkSoftDetectors,
-  codedUnit,
-  codeOf,
-  SIM_CHANNELS,
-  vectorsPerFrame,
-  type CodedSpec,
-  type SimChannel,
-} from './coded.js';
+import { checkSoftDetectors, codedUnit, codeOf, vectorsPerFrame, type CodedSpec } from './coded.js';
+import { channelEntry, checkChannel, DEFAULT_CHANNEL_MODEL, type ChannelModel } from '../channels/index.js';
 import { MAX_SNR_POINTS, toEbN0Db, toEsN0Db } from './snr.js';
 import type { SimDetector, SimPoint, SimulationOptions, SimulationResult, SnrType } from './types.js';
 import { InThreadExecutor, WorkerPool, type ChunkExecutor } from './worker-pool.js';
@@ -50,15 +51,32 @@ function positiveInt(name: string, v: unknown, max = Number.MAX_SAFE_INTEGER): n
   return v;
 }
 
-/** The name a detector goes by in tables and plots: its algorithm and the parameters that matter. */
+/** The name a detector goes by in tables and plots: its algorithm and the parameters that matter (its entry's label). */
 export function detectorLabel(d: SimDetector): string {
-  if (d.label) return d.label;
-  const parts: string[] = [d.detector];
-  if (d.detector === 'kbest' && d.k !== undefined) parts.push(`K=${d.k}`);
-  if (d.detector === 'nway' && d.passes !== undefined) parts.push(`N=${d.passes}`);
-  if (d.initialRadius === 'babai' && (d.detector === 'sphere' || d.detector === 'psd')) parts.push('babai');
-  if (d.soft === 'logmap') parts.push('logmap');
-  return parts.join(' ');
+  return d.label ? d.label : detectorOptionsLabel(d);
+}
+
+/** How simulate() takes a detector's options: the run sets modulation and engine; a label may be added. */
+const SIM_DETECTOR_USE: DetectOptionsUse = {
+  refused: {
+    modulation: "the simulation's modulation is every detector's",
+    engine: "the simulation's engine runs every detector",
+    gpuBatch: 'the simulation cuts the work itself (chunkVectors)',
+  },
+  extra: { label: option(string(), 'the name in tables, JSON and plots (default: the detector and its options)') },
+};
+
+/** Detector i of a simulation, checked as detect() checks its options; an uncoded run computes no LLRs to clip. */
+function checkSimDetector(d: unknown, i: number, coded: boolean): SimDetector {
+  const call = `simulate() detectors[${i}]`;
+  const c = checkDetectOptions(d, call, SIM_DETECTOR_USE) as SimDetector;
+  if (!coded && c.llrClip !== undefined) {
+    throw new InvalidArgumentError(
+      `${call}: option llrClip does not apply: an uncoded simulation counts hard decisions, no LLRs are computed (give a code)`,
+      { option: 'llrClip', reason: 'uncoded' },
+    );
+  }
+  return c;
 }
 
 /** Labels made unique ("mmse", "mmse #2") so every curve and table row can be told apart. */
@@ -74,13 +92,19 @@ function uniqueLabels(detectors: SimDetector[]): string[] {
 
 /**
  * The engine a simulation of these detectors runs on, by the package's one chooser
- * (gpu/engine.ts): the GPU link can run it when every detector has a CUDA implementation and, on a
- * coded link, gives the LLRs asked for and the CUDA decoder takes the code and decoder options.
+ * (gpu/engine.ts): the GPU link can run it when every detector has a CUDA implementation, the
+ * channel model a CUDA generator and, on a coded link, gives the LLRs asked for and the CUDA
+ * decoder takes the code and decoder options.
  */
 export async function resolveEngine(
   engine: SimulationOptions['engine'],
   detectors: readonly { detector: Detector }[],
-  coded?: { code?: string; decoder?: DecoderOptions; modulation?: SimulationOptions['modulation'] },
+  coded?: {
+    code?: string;
+    decoder?: DecoderOptions;
+    modulation?: SimulationOptions['modulation'];
+    channel?: SimulationOptions['channel'];
+  },
 ): Promise<EngineDecision> {
   return chooseEngine({
     asked: engine,
@@ -89,6 +113,8 @@ export async function resolveEngine(
       const { codedGpuUnsupported, detectorsWithoutCuda } = await import('./gpu/executor.js');
       const missing = detectorsWithoutCuda(detectors);
       if (missing.length > 0) return `no CUDA ${missing.join(', ')} detector`;
+      const channel = coded?.channel ?? DEFAULT_CHANNEL_MODEL;
+      if (!channelEntry(channel)?.cuda) return `no CUDA generator of the '${channel}' channel model`;
       if (coded?.code === undefined) return null;
       const soft = codedGpuUnsupported(detectors);
       if (soft !== null) return soft;
@@ -116,7 +142,9 @@ interface Plan {
   bitsPerSymbol: number;
   detectors: DetectOptions[];
   labels: string[];
-  channel: SimChannel;
+  channel: ChannelModel;
+  /** The channel model's parameters, checked. */
+  channelOptions: Readonly<Record<string, unknown>>;
   /** Coded link: the code spec and decoder, its k, n, rate, vectors per frame; null when uncoded. */
   coded: (CodedSpec & { k: number; n: number; rate: number; vectorsPerFrame: number; unit: number }) | null;
   maxFrames: number | undefined;
@@ -133,11 +161,7 @@ function plan(opts: SimulationOptions): Plan {
   checkEngineRequest(opts.engine);
   if (!Array.isArray(opts.detectors) || opts.detectors.length === 0)
     throw new InvalidArgumentError('at least one detector is needed');
-  for (const d of opts.detectors) {
-    if (!(DETECTORS as readonly string[]).includes(d.detector)) {
-      throw new InvalidArgumentError(`unknown detector '${String(d.detector)}' (one of ${DETECTORS.join(', ')})`);
-    }
-  }
+  const checkedDetectors = opts.detectors.map((d, i) => checkSimDetector(d, i, opts.code !== undefined));
   if (!Array.isArray(opts.snrs) || opts.snrs.length === 0)
     throw new InvalidArgumentError('at least one SNR point is needed');
   if (opts.snrs.length > MAX_SNR_POINTS)
@@ -149,11 +173,12 @@ function plan(opts: SimulationOptions): Plan {
     throw new InvalidArgumentError(`SNR type must be esn0 or ebn0, got '${String(snrType)}'`);
   const maxErrors = positiveInt('maxErrors', opts.maxErrors ?? DEFAULT_MAX_ERRORS);
   const vectorsPerChannel = positiveInt('vectorsPerChannel', opts.vectorsPerChannel ?? 1, 1 << 20);
-  const channel = opts.channel ?? 'rayleigh';
-  if (!SIM_CHANNELS.includes(channel))
-    throw new InvalidArgumentError(`channel must be ${SIM_CHANNELS.join(' or ')}, got '${String(channel)}'`);
-  if (channel === 'awgn' && opts.nr < opts.nt)
-    throw new InvalidArgumentError(`the awgn channel (H = I) needs nr >= nt, got ${opts.nt}x${opts.nr}`);
+  const { model: channel, params: channelOptions } = checkChannel(
+    opts.channel,
+    opts.channelOptions,
+    { nt: opts.nt, nr: opts.nr },
+    'simulate()',
+  );
   let coded: Plan['coded'] = null;
   if (opts.code !== undefined) {
     checkSoftDetectors(opts.detectors);
@@ -212,7 +237,7 @@ function plan(opts: SimulationOptions): Plan {
   }
   if (opts.signal !== undefined && !(opts.signal instanceof AbortSignal))
     throw new InvalidArgumentError('signal must be an AbortSignal');
-  const detectors = opts.detectors.map((d): DetectOptions => {
+  const detectors = checkedDetectors.map((d): DetectOptions => {
     const { label: _label, ...rest } = d;
     return { ...rest, modulation: opts.modulation, engine: 'cpu' };
   });
@@ -230,6 +255,7 @@ function plan(opts: SimulationOptions): Plan {
     detectors,
     labels: uniqueLabels(opts.detectors),
     channel,
+    channelOptions,
     coded,
     maxFrames,
   };
@@ -295,6 +321,7 @@ async function makeExecutor(p: Plan, engine: 'cpu' | 'cuda'): Promise<ChunkExecu
       seed: p.seed,
       detectors: p.detectors,
       channel: p.channel,
+      channelOptions: p.channelOptions,
       ...(p.coded ? { coded: { code: p.coded.code, decoder: p.coded.decoder } } : {}),
     });
   }
@@ -378,7 +405,8 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
         chunkIndex,
         vectors,
         noiseVar,
-        ...(p.channel !== 'rayleigh' ? { channel: p.channel } : {}),
+        ...(p.channel !== DEFAULT_CHANNEL_MODEL ? { channel: p.channel } : {}),
+        ...(Object.keys(p.channelOptions).length > 0 ? { channelOptions: p.channelOptions } : {}),
         ...(p.coded ? { coded: { code: p.coded.code, decoder: p.coded.decoder }, sliceVectors: p.coded.unit } : {}),
       };
       const promise = runner.exec.run(task);
@@ -494,6 +522,7 @@ export async function simulate(opts: SimulationOptions): Promise<SimulationResul
     code: opts.code,
     decoder: p.coded?.decoder,
     modulation: opts.modulation,
+    channel: p.channel,
   });
   const completed = opts.completedPoints ?? [];
   if (!Array.isArray(completed)) throw new InvalidArgumentError('completedPoints must be an array of points');
@@ -537,6 +566,7 @@ export async function simulate(opts: SimulationOptions): Promise<SimulationResul
     threads: engine === 'cuda' ? 1 : p.threads,
     engine,
     channel: p.channel,
+    ...(Object.keys(p.channelOptions).length > 0 ? { channelOptions: { ...p.channelOptions } } : {}),
     ...(p.coded ? { code: p.coded.code, decoder: p.coded.decoder, codeRate: p.coded.rate } : {}),
     ...(p.maxFrames !== undefined ? { maxFrames: p.maxFrames } : {}),
     maxErrors: p.maxErrors,

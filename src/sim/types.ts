@@ -2,6 +2,7 @@
  * Types of the Monte Carlo simulation: what to simulate, what comes back, and the progress events
  * the live table listens to.
  */
+import type { ChannelModel } from '../channels/index.js';
 import type { DecoderOptions } from '../coding/types.js';
 import type { DetectOptions, Detector, Modulation } from '../mimo/types.js';
 
@@ -35,8 +36,13 @@ export interface SimulationOptions {
   code?: string;
   /** Coded link: the decoder (default nms, 20 iterations, early stop). */
   decoder?: DecoderOptions;
-  /** 'rayleigh' (default): iid Rayleigh fading; 'awgn': H = I, no fading (needs nr >= nt). */
-  channel?: 'rayleigh' | 'awgn';
+  /**
+   * The channel model (src/channels' registry): 'rayleigh' (default), iid Rayleigh fading; 'awgn',
+   * H = I, no fading (needs nr >= nt).
+   */
+  channel?: ChannelModel;
+  /** The channel model's parameters, checked by its schema (none of the models so far takes any). */
+  channelOptions?: Readonly<Record<string, unknown>>;
   /** Stop a detector at a point once it has this many errors: bit errors, or frame errors for a coded run (default 200). */
   maxErrors?: number;
   /** Stop a detector at a point after this many vectors (default 1,000,000). */
@@ -149,8 +155,10 @@ export interface SimulationResult {
   decoder?: DecoderOptions;
   /** Coded link: the code rate k / n, which enters Eb/N0. */
   codeRate?: number;
-  /** The channel: 'rayleigh' or 'awgn' (absent in results of older versions: rayleigh). */
-  channel?: 'rayleigh' | 'awgn';
+  /** The channel model (absent in results of older versions: rayleigh). */
+  channel?: ChannelModel;
+  /** The channel model's parameters, when it was given any. */
+  channelOptions?: Readonly<Record<string, unknown>>;
   /** Stop rule: bit errors (frame errors when coded) per detector and point. */
   maxErrors: number;
   /** Stop rule, coded link: frames per detector and point, when set. */

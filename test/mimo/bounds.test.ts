@@ -22,15 +22,15 @@ import {
   NodeBudgetError,
   UnsupportedError,
 } from '../../src/core/errors.js';
-import { addNoise, randomSymbols, rayleighChannels, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
+import { addNoise, randomSymbols, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
+import { rayleighChannels } from '../../src/channels/index.js';
 import { checkDetectorShape, detect, LLR_LIMIT } from '../../src/mimo/detect.js';
 import { constellation } from '../../src/mimo/modulation.js';
 import { realVector, rvd } from '../../src/mimo/preprocess/rvd.js';
 import { DEFAULT_MAX_NODES } from '../../src/mimo/budget.js';
 import { kbestNodes } from '../../src/mimo/detectors/kbest/cpu.js';
-import { SOFT_DETECTORS } from '../../src/mimo/registry.js';
+import { DETECTORS, detectorEntry, SOFT_DETECTORS } from '../../src/mimo/registry.js';
 import {
-  DETECTORS,
   MODULATIONS,
   type DetectionInput,
   type DetectOptions,
@@ -255,7 +255,9 @@ test('scale: (2^k H, 2^k y, 4^k N0) gives bit-identical symbols and LLRs for eve
       (s, [d, mod], nt, extra, k) => {
         const nr = nt + extra;
         const inp = link(new Philox(seed, s), 6, nt, nr, mod, 8);
-        const opts: DetectOptions = { detector: d, modulation: mod, onBudget: 'flag' };
+        // onBudget applies to the searches that stop at the node budget only
+        const search = detectorEntry(d)!.traits.nodeBudget === 'search';
+        const opts: DetectOptions = { detector: d, modulation: mod, ...(search ? { onBudget: 'flag' as const } : {}) };
         const a = 2 ** k;
         const scaled: DetectionInput = {
           ...inp,

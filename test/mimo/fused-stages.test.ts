@@ -584,7 +584,8 @@ test('fused stages through the engine (GPU): every fusing detector gives the res
       ? inp.noise.subarray(0, inp.valid).map((x) => (Number.isFinite(x) && x > 0 ? x : 0.1))
       : inp.noiseScalar;
     const input = { nt: c.nt, nr: c.nr, H, y, vectorsPerChannel: c.vpc, noiseVar };
-    const val = validateDetection(input, { ...opts, engine: 'cuda', onBudget: 'flag' });
+    const search = DETECTOR_REGISTRY[opts.detector].traits.nodeBudget === 'search';
+    const val = validateDetection(input, { ...opts, engine: 'cuda', ...(search ? { onBudget: 'flag' as const } : {}) });
     const plan = impl.create(ctx, cudaSetup(ctx, val, impl));
     if (plan.fuses?.normalize && plan.fuses.summary) fusing++;
     const a = await detectCuda(input, val, impl, performance.now()),

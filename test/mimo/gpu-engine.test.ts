@@ -9,13 +9,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EngineUnavailableError, InvalidInputError, NodeBudgetError } from '../../src/core/errors.js';
 import { Philox } from '../../src/core/rng.js';
-import { addNoise, randomSymbols, rayleighChannels, transmit } from '../../src/mimo/channel.js';
+import { addNoise, randomSymbols, transmit } from '../../src/mimo/channel.js';
+import { rayleighChannels } from '../../src/channels/index.js';
 import { detect, exponentOf, maxAbs, timesPow2, validateDetection } from '../../src/mimo/detect.js';
 import { GPU_NOISE_CEIL } from '../../src/mimo/gpu/detect-batch.js';
 import { detectAsync } from '../../src/mimo/detect-async.js';
 import type { CudaDetector } from '../../src/mimo/gpu/cuda-detector.js';
 import { MIMO_STATUS } from '../../src/mimo/gpu/status.js';
-import type { DetectionInput, DetectOptions } from '../../src/mimo/types.js';
+import { detectorEntry, registerDetector } from '../../src/mimo/registry.js';
+import type { DetectionInput, DetectOptions, Detector } from '../../src/mimo/types.js';
 import { cudaAvailable, requireCuda } from '../../src/gpu/context.js';
 import { allocPinned } from '../../src/gpu/host-memory.js';
 import { loadModule, readKernelSource } from '../../src/gpu/module-cache.js';
@@ -241,11 +243,23 @@ test('GPU engine: flagged vectors are redone on the CPU (float32 unsafe, singula
     runProbe(f32, OPTS, MIMO_STATUS.NODE_BUDGET),
     (e: unknown) => e instanceof NodeBudgetError && /vector 3 /.test(e.message),
   );
-  const flagged = await runProbe(f32, { ...OPTS, onBudget: 'flag' }, MIMO_STATUS.NODE_BUDGET);
-  assert.deepEqual(
-    [...flagged.unproven!.keys()].filter((v) => flagged.unproven![v]),
-    marked,
-  );
+  // onBudget applies to searches that stop at the node budget: kbest with that trait, registered for the test
+  const kbest = detectorEntry('kbest')!;
+  const unregister = registerDetector({
+    ...kbest,
+    name: 'kbest-search',
+    traits: { ...kbest.traits, nodeBudget: 'search' },
+  });
+  try {
+    const opts = { ...OPTS, detector: 'kbest-search' as Detector, onBudget: 'flag' as const };
+    const flagged = await runProbe(f32, opts, MIMO_STATUS.NODE_BUDGET);
+    assert.deepEqual(
+      [...flagged.unproven!.keys()].filter((v) => flagged.unproven![v]),
+      marked,
+    );
+  } finally {
+    unregister();
+  }
 });
 
 test("detectAsync: engine cpu and auto without a CUDA detector give detect()'s answer; cuda without one is EngineUnavailableError", async () => {
@@ -306,7 +320,8 @@ test('GPU engine: calls on the same pinned arrays, refilled, equal calls on ordi
       const noiseVar = round < 3 ? 0.05 : 0.2;
       H.set(H64);
       y.set(addNoise(rng, transmit(H64, symbols, nt, nt, vpc), noiseVar));
-      const opts: DetectOptions = { detector, modulation, engine: 'cuda', onBudget: 'flag' };
+      const search = detectorEntry(detector)!.traits.nodeBudget === 'search';
+      const opts: DetectOptions = { detector, modulation, engine: 'cuda', ...(search ? { onBudget: 'flag' } : {}) };
       const replayed = await detectAsync({ nt, nr: nt, H, y, vectorsPerChannel: vpc, noiseVar }, opts, out);
       // ordinary arrays (staged) and another chunking: the same kernels must give the same numbers
       const direct = await detectAsync(

@@ -11,7 +11,8 @@
 import type { Constellation } from '../../src/mimo/modulation.js';
 import { constellation } from '../../src/mimo/modulation.js';
 import { Philox } from '../../src/core/rng.js';
-import { addNoise, randomSymbols, rayleighChannels, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
+import { addNoise, randomSymbols, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
+import { rayleighChannels } from '../../src/channels/index.js';
 import type { CpuDetector, DetectorOutput } from '../../src/mimo/detectors/detector.js';
 import type { DetectOptions, Modulation } from '../../src/mimo/types.js';
 import { DEFAULT_MAX_NODES } from '../../src/mimo/budget.js';

@@ -10,7 +10,8 @@ import { RankDeficientError } from '../../src/core/errors.js';
 import { makeBatch } from '../../src/core/matrix.js';
 import { mgsInPlace, qrBatch, qrMgs, sortedQr, type QrResult } from '../../src/mimo/preprocess/qr.js';
 import { mrvd, realVector, realVectors, rvd, type RealLayout } from '../../src/mimo/preprocess/rvd.js';
-import { rayleighChannels, transmit } from '../../src/mimo/channel.js';
+import { transmit } from '../../src/mimo/channel.js';
+import { rayleighChannels } from '../../src/channels/index.js';
 
 const seed = randomInt(2 ** 31);
 const msg = (s: string) => `${s} (seed ${seed})`;

@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { Philox } from '../../src/core/rng.js';
-import { rayleighChannels } from '../../src/mimo/channel.js';
+import { rayleighChannels } from '../../src/channels/index.js';
 import { detect } from '../../src/mimo/detect.js';
 import { constellation } from '../../src/mimo/modulation.js';
 import type { DetectionInput, Detector, Modulation } from '../../src/mimo/types.js';

@@ -23,7 +23,9 @@ import { constellation } from '../../src/mimo/modulation.js';
 import { DETECTOR_REGISTRY, type DetectorEntry } from '../../src/mimo/registry.js';
 import type { DetectOptions, Modulation } from '../../src/mimo/types.js';
 import { runChunk, type ChunkTask } from '../../src/sim/chunk.js';
-import { codedUnit, codeOf, countDecoded, frameLlrs, vectorsPerFrame, type SimChannel } from '../../src/sim/coded.js';
+import type { ChannelModel } from '../../src/channels/index.js';
+import { codedUnit, codeOf, countDecoded, frameLlrs, vectorsPerFrame } from '../../src/sim/coded.js';
+import { linkChannelSpan } from '../../src/sim/link.js';
 import { codedFrameOnCpu, linkVectorOnCpu } from '../../src/sim/gpu/cpu-vector.js';
 import { generateLinkChunk, type LinkChunk } from '../../src/sim/link.js';
 import { resolveEngine, simulate } from '../../src/sim/simulate.js';
@@ -35,6 +37,10 @@ const emu = emulatorUnavailable();
 const emuSkip = emu ? `CUDA emulator unavailable: ${emu}` : false;
 const SRC = fileURLToPath(new URL('../../src/sim/gpu/', import.meta.url));
 const ENCODER = fileURLToPath(new URL('../../src/coding/gpu/encode.cu', import.meta.url));
+/** The channel models' kernels (src/channels): rayleigh and awgn. */
+const CHANNEL_KERNELS = ['rayleigh/rayleigh.cu', 'awgn/identity.cu'].map((f) =>
+  fileURLToPath(new URL(`../../src/channels/${f}`, import.meta.url)),
+);
 
 const concat = (parts: ArrayBufferView[]): Uint8Array =>
   Buffer.concat(parts.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength)));
@@ -48,7 +54,7 @@ interface CodedCase {
   nr: number;
   modulation: Modulation;
   vpc: number;
-  channel: SimChannel;
+  channel: ChannelModel;
   seed: number;
   snrIndex: number;
   chunk0: number;
@@ -71,7 +77,7 @@ function codedCase(
   vpc: number,
   unitsPerChunk: number,
   chunks: number,
-  channel: SimChannel = 'rayleigh',
+  channel: ChannelModel = 'rayleigh',
 ): CodedCase {
   const c = codeOf(code, modulation);
   const unit = codedUnit(vectorsPerFrame(c.n, nt, constellation(modulation).bitsPerSymbol), vpc);
@@ -204,12 +210,14 @@ function shape(c: CodedCase) {
 
 const GEN_MAIN = String.raw`
 int main() {
-  long long h[19]; double d[1];
-  if (fread(h, 8, 19, stdin) != 19 || fread(d, 8, 1, stdin) != 1) return 1;
+  long long h[22]; double d[1];
+  if (fread(h, 8, 22, stdin) != 22 || fread(d, 8, 1, stdin) != 1) return 1;
   const unsigned long long seed = h[0], chunk0 = h[2], v0 = h[3], cv = h[4], lastVectors = h[10];
   const unsigned snr = (unsigned)h[1];
   const int vectors = (int)h[5], vpc = (int)h[6], M = (int)h[7], nt = (int)h[8], nr = (int)h[9];
   const int bps = (int)h[11], vpf = (int)h[12], n = (int)h[13], nFull = (int)h[14], k = (int)h[15], padWords = (int)h[16], hasMap = (int)h[17], identity = (int)h[18];
+  // the channels' span (src/sim/link.ts linkChannelSpan): stream0, perStream, first
+  const unsigned long long stream0 = h[19], perStream = h[20], first = h[21];
   std::vector<double> pts(2 * M);
   if (fread(pts.data(), 8, pts.size(), stdin) != pts.size()) return 1;
   std::vector<int> map(hasMap ? n : 1);
@@ -222,7 +230,10 @@ int main() {
   if (emu_launch((frames * k + 255) / 256, dim3{256, 1, 1}, 0, [&] { link_info(info.data(), seed, snr, chunk0, v0, cv, frames, vpf, k); })) return 2;
   if (emu_launch((frames + FPB - 1) / FPB, dim3{Z, FPB, 1}, (size_t)FPB * (NCOLS + NLAYERS) * Z, [&] { ldpc_encode(info.data(), cw.data(), frames); })) return 2;
   if (emu_launch((vectors * nt + 255) / 256, dim3{256, 1, 1}, 0, [&] { link_symbols(cw.data(), hasMap ? map.data() : nullptr, tx.data(), seed, snr, chunk0, v0, cv, lastChunk, lastVectors, vectors, nt, bps, vpf, n, nFull, k, padWords); })) return 2;
-  if (emu_launch((channels * pairs + 255) / 256, dim3{256, 1, 1}, 0, [&] { link_channels(H64.data(), H32.data(), seed, snr, chunk0, v0, cv, channels, vpc, pairs, nr, identity); })) return 2;
+  if (emu_launch((channels * pairs + 255) / 256, dim3{256, 1, 1}, 0, [&] {
+        if (identity) identity_channels(H64.data(), H32.data(), channels, pairs, nr);
+        else rayleigh_channels(H64.data(), H32.data(), seed, stream0, 4, perStream, first, channels, pairs);
+      })) return 2;
   if (emu_launch((vectors + 255) / 256, dim3{256, 1, 1}, 0, [&] { link_vectors(pts.data(), H64.data(), tx.data(), y.data(), seed, snr, chunk0, v0, cv, vectors, vpc, M, d[0]); })) return 2;
   fwrite(info.data(), 1, info.size(), stdout); fwrite(cw.data(), 1, cw.size(), stdout); fwrite(tx.data(), 4, tx.size(), stdout);
   fwrite(H32.data(), 4, H32.size(), stdout); fwrite(y.data(), 4, y.size(), stdout);
@@ -239,8 +250,14 @@ function runCodedEmulated(c: CodedCase): CodedOutput {
     NR: c.nr,
     LINK_CODED: 1,
   }).map(([k, v]) => `-D${k}=${v}`);
-  const files = ['link-info.cu', 'link-symbols.cu', 'link-channels.cu', 'link-vectors.cu'].map((f) => SRC + f);
-  const { exe, error } = compileEmulated(GEN_MAIN, [ENCODER, ...files], defines);
+  const files = ['link-info.cu', 'link-symbols.cu', 'link-vectors.cu'].map((f) => SRC + f);
+  const { exe, error } = compileEmulated(GEN_MAIN, [ENCODER, ...CHANNEL_KERNELS, ...files], defines);
+  const span = linkChannelSpan(
+    { seed: c.seed, snrIndex: c.snrIndex, chunkIndex: c.chunk0 },
+    c.v0 / c.vpc,
+    c.vectors / c.vpc,
+    c.chunkVectors / c.vpc,
+  );
   assert.equal(error, null);
   const con = constellation(c.modulation);
   const head = new BigInt64Array(
@@ -264,6 +281,9 @@ function runCodedEmulated(c: CodedCase): CodedOutput {
       s.padWords,
       s.map ? 1 : 0,
       c.channel === 'awgn' ? 1 : 0,
+      span.stream0,
+      span.perStream,
+      span.first,
     ].map(BigInt),
   );
   const raw = runEmulated(
@@ -521,7 +541,7 @@ test('emulated coded count (link-coded-count.cu): countDecoded and symbol errors
 });
 
 test("a coded frame regenerated alone (the GPU executor's CPU redo) equals generateLinkChunk's: bits, symbols, channels, received vectors", () => {
-  const specs: [string, number, number, Modulation, number, SimChannel][] = [
+  const specs: [string, number, number, Modulation, number, ChannelModel][] = [
     ['wimax:576', 2, 2, '16qam', 1, 'rayleigh'],
     ['wimax:672', 3, 4, '64qam', 2, 'rayleigh'],
     [`nr:bg2:${40 + randomInt(300)}:1/3`, 2, 2, 'qpsk', 3, 'rayleigh'],
@@ -598,6 +618,7 @@ test('device coded link kernels: information bits, codewords, symbols bit for bi
   const { Stream } = await import('../../src/gpu/stream.js');
   const { LinkKernels } = await import('../../src/sim/gpu/link-kernels.js');
   const { CodedLinkKernels } = await import('../../src/sim/gpu/coded-kernels.js');
+  const { CHANNEL_REGISTRY } = await import('../../src/channels/index.js');
   const ctx = requireCuda();
   const stream = Stream.create(ctx);
   let differ = 0,
@@ -613,7 +634,8 @@ test('device coded link kernels: information bits, codewords, symbols bit for bi
   for (const c of cases) {
     const s = shape(c);
     const kernels = new CodedLinkKernels(ctx, s.code, {}, c.nt, s.bps);
-    const link = new LinkKernels(ctx, c.nt, c.nr, { coded: true, identity: c.channel === 'awgn' });
+    const model = await CHANNEL_REGISTRY[c.channel].cuda!();
+    const link = new LinkKernels(ctx, c.nt, c.nr, { coded: true, channels: model.plan(ctx, c, {}) });
     const con = constellation(c.modulation),
       hn = (c.vectors / c.vpc) * 2 * c.nr * c.nt;
     const b = {

@@ -21,7 +21,7 @@ import type { CudaDetector } from '../../src/mimo/gpu/cuda-detector.js';
 import type { Modulation } from '../../src/mimo/types.js';
 import { runChunk, type ChunkTask } from '../../src/sim/chunk.js';
 import { linkVectorOnCpu } from '../../src/sim/gpu/cpu-vector.js';
-import { chunkStream, generateLinkChunk } from '../../src/sim/link.js';
+import { chunkStream, generateLinkChunk, linkChannelSpan } from '../../src/sim/link.js';
 import { resolveEngine, simulate } from '../../src/sim/simulate.js';
 import { compileEmulated, emulatorUnavailable, runEmulated } from '../gpu/cuda-emulator.js';
 
@@ -283,8 +283,10 @@ function checkLink(c: LinkCase, got: LinkOutput): { h32: number; y32: number; hU
 
 const LINK_MAIN = String.raw`
 int main() {
-  long long h[10]; double d[1];
-  if (fread(h, 8, 10, stdin) != 10 || fread(d, 8, 1, stdin) != 1) return 1;
+  long long h[13]; double d[1];
+  if (fread(h, 8, 13, stdin) != 13 || fread(d, 8, 1, stdin) != 1) return 1;
+  // the channels' span (src/sim/link.ts linkChannelSpan): stream0, perStream, first
+  const unsigned long long stream0 = h[10], perStream = h[11], first = h[12];
   const unsigned long long seed = h[0], chunk0 = h[2], v0 = h[3], cv = h[4];
   const unsigned snr = (unsigned)h[1];
   const int vectors = (int)h[5], vpc = (int)h[6], M = (int)h[7], nt = (int)h[8], nr = (int)h[9];
@@ -293,7 +295,7 @@ int main() {
   const int channels = vectors / vpc, pairs = nr * nt;
   std::vector<double> H64((size_t)channels * 2 * pairs); std::vector<float> H32(H64.size()), y((size_t)vectors * 2 * nr);
   std::vector<int> tx((size_t)vectors * nt);
-  if (emu_launch((channels * pairs + 255) / 256, dim3{256, 1, 1}, 0, [&] { link_channels(H64.data(), H32.data(), seed, snr, chunk0, v0, cv, channels, vpc, pairs, nr, 0); })) return 2;
+  if (emu_launch((channels * pairs + 255) / 256, dim3{256, 1, 1}, 0, [&] { rayleigh_channels(H64.data(), H32.data(), seed, stream0, 4, perStream, first, channels, pairs); })) return 2;
   if (emu_launch((vectors + 255) / 256, dim3{256, 1, 1}, 0, [&] { link_vectors(pts.data(), H64.data(), tx.data(), y.data(), seed, snr, chunk0, v0, cv, vectors, vpc, M, d[0]); })) return 2;
   fwrite(H64.data(), 8, H64.size(), stdout); fwrite(H32.data(), 4, H32.size(), stdout); fwrite(tx.data(), 4, tx.size(), stdout); fwrite(y.data(), 4, y.size(), stdout);
   return 0;
@@ -301,16 +303,36 @@ int main() {
 `;
 
 function runLinkEmulated(c: LinkCase): LinkOutput {
-  const src = fileURLToPath(new URL('../../src/sim/gpu/', import.meta.url));
+  const src = fileURLToPath(new URL('../../src/', import.meta.url));
   const { exe, error } = compileEmulated(
     LINK_MAIN,
-    [`${src}link-channels.cu`, `${src}link-vectors.cu`],
+    [`${src}channels/rayleigh/rayleigh.cu`, `${src}sim/gpu/link-vectors.cu`],
     ['-DLINK_BLOCK=256', `-DNT=${c.nt}`, `-DNR=${c.nr}`],
+  );
+  const span = linkChannelSpan(
+    { seed: c.seed, snrIndex: c.snrIndex, chunkIndex: c.chunk0 },
+    c.v0 / c.vpc,
+    c.vectors / c.vpc,
+    c.chunkVectors / c.vpc,
   );
   assert.equal(error, null);
   const con = constellation(c.modulation);
   const head = new BigInt64Array(
-    [c.seed, c.snrIndex, c.chunk0, c.v0, c.chunkVectors, c.vectors, c.vpc, con.size, c.nt, c.nr].map(BigInt),
+    [
+      c.seed,
+      c.snrIndex,
+      c.chunk0,
+      c.v0,
+      c.chunkVectors,
+      c.vectors,
+      c.vpc,
+      con.size,
+      c.nt,
+      c.nr,
+      span.stream0,
+      span.perStream,
+      span.first,
+    ].map(BigInt),
   );
   const raw = runEmulated(exe, concat([head, new Float64Array([Math.sqrt(c.noiseVar / 2)]), con.points]));
   const buf = raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength) as ArrayBuffer;
@@ -450,6 +472,8 @@ test('device link kernels: symbols bit for bit, channels and received vectors wi
   const { DeviceBuffer } = await import('../../src/gpu/memory.js');
   const { Stream } = await import('../../src/gpu/stream.js');
   const { LinkKernels } = await import('../../src/sim/gpu/link-kernels.js');
+  const { CHANNEL_REGISTRY } = await import('../../src/channels/index.js');
+  const rayleigh = await CHANNEL_REGISTRY.rayleigh.cuda!();
   const ctx = requireCuda();
   const stream = Stream.create(ctx);
   let h32 = 0,
@@ -478,7 +502,7 @@ test('device link kernels: symbols bit for bit, channels and received vectors wi
         y32: DeviceBuffer.alloc(ctx, cs.vectors * 2 * nr * 4),
       };
       b.points.upload(con.points);
-      new LinkKernels(ctx, nt, nr).enqueueGenerate(
+      new LinkKernels(ctx, nt, nr, { channels: rayleigh.plan(ctx, { nt, nr }, {}) }).enqueueGenerate(
         stream,
         {
           seed: cs.seed,

@@ -3,7 +3,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { parseSnrList, toEbN0Db, toEsN0Db } from '../../src/sim/snr.js';
-import { parseDetectorList, parseMimo } from '../../src/sim/cli-options.js';
+import { parseMimo } from '../../src/sim/cli-options.js';
+import { detectorFlags, parseDetectorList } from '../../src/cli/detector-options.js';
+import { givenFlags, parseFlags } from '../../src/cli/option-flags.js';
 import { parseSimulateArgs } from '../../src/cli/simulate.js';
 
 test('start:step:stop gives the inclusive arithmetic progression', () => {
@@ -62,7 +64,9 @@ test('antenna and detector options', () => {
   );
   for (const bad of ['4', '4x', 'x4', '0x4', '65x65', '4y4', '-1x2'])
     assert.throws(() => parseMimo(bad), { code: 'INVALID_ARGUMENT' }, bad);
-  const dets = parseDetectorList('zf, kbest:16,nway:3,kbest', { k: 4, passes: 2, llrClip: 8 });
+  const flags = detectorFlags(['llrClip']);
+  const values = { k: '4', passes: '2', 'llr-clip': '8' };
+  const dets = parseDetectorList('zf, kbest:16,nway:3,kbest', parseFlags(values, givenFlags(values, flags)));
   assert.deepEqual(dets, [
     { detector: 'zf' },
     { detector: 'kbest', k: 16, llrClip: 8 },
@@ -70,7 +74,7 @@ test('antenna and detector options', () => {
     { detector: 'kbest', k: 4, llrClip: 8 },
   ]);
   for (const bad of ['', 'zz', 'zf:2', 'kbest:0', 'kbest:x', 'nway:1:2'])
-    assert.throws(() => parseDetectorList(bad, {}), { code: 'INVALID_ARGUMENT' }, bad);
+    assert.throws(() => parseDetectorList(bad, new Map()), { code: 'INVALID_ARGUMENT' }, bad);
 });
 
 test('simulate command line: values land in the options; bad values are typed errors', () => {

@@ -1,10 +1,10 @@
-// Test probe of src/sim/gpu/philox.cuh (not a production kernel): thread i reads Philox block
+// Test probe of src/core/philox.cuh (not a production kernel): thread i reads Philox block
 // blocks[i] of stream streams[i] under key seeds[i] and writes what rng.ts derives from it:
 //   words[4i..4i+3]   the block's four words
 //   uniforms[2i, 2i+1] Philox.uniform() twice from the block's start
 //   normals[2i, 2i+1]  Philox.normal() twice from the block's start (float64)
 //   ints[i]            Philox.int(M) on the block's first word
-#include "../../src/sim/gpu/philox.cuh"
+#include "../../src/core/philox.cuh"
 
 extern "C" __global__ void philox_probe(const unsigned long long* seeds, const unsigned long long* streams, const unsigned long long* blocks,
                                         unsigned* words, double* uniforms, double* normals, unsigned* ints, int n, unsigned M) {

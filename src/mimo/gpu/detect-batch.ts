@@ -35,7 +35,7 @@ import {
 } from '../detect.js';
 import { remedy } from '../fallback.js';
 import { constellation, symbolsToBits } from '../modulation.js';
-import { DETECTOR_REGISTRY } from '../registry.js';
+import { detectorEntry } from '../registry.js';
 import type { DetectionInput, DetectionResult } from '../types.js';
 import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup, Float64Kernel } from './cuda-detector.js';
 import { STATUS_WORDS, SUMMARY_WORDS } from './status.js';
@@ -214,7 +214,7 @@ export function cudaSetup(ctx: CudaContext, val: ValidatedInput, impl: CudaDetec
     modulation: opts.modulation,
     constellation: con,
     opts,
-    soft: DETECTOR_REGISTRY[opts.detector].traits.soft && impl.soft && opts.soft !== 'none',
+    soft: detectorEntry(opts.detector)!.traits.soft && impl.soft && opts.soft !== 'none',
     maxNodes: maxNodesOf(opts.maxNodes),
     llrClip: Math.min(opts.llrClip ?? GPU_LLR_LIMIT, GPU_LLR_LIMIT),
     vectorsPerChannel: val.vectorsPerChannel,
@@ -262,7 +262,7 @@ export async function detectCuda(
   const { nr, nt, vectors, channels, vectorsPerChannel: vpc } = val;
   const opts = val.opts,
     mod = opts.modulation;
-  const entry = DETECTOR_REGISTRY[opts.detector];
+  const entry = detectorEntry(opts.detector)!;
   const setup = cudaSetup(ctx, val, impl);
   const { soft, constellation: con } = setup,
     bps = con.bitsPerSymbol;
@@ -409,7 +409,7 @@ export async function detectCuda(
     vectors,
     timeMs: performance.now() - t0,
     ...(nodes > 0 ? { nodesVisited: nodes } : {}),
-    ...(entry.traits.budgeted ? { budgetExceeded } : {}),
+    ...(entry.traits.nodeBudget === 'search' ? { budgetExceeded } : {}),
     ...(redoneInFloat64 > 0 ? { redoneInFloat64 } : {}),
     ...(redoneOnCpu > 0 ? { redoneOnCpu } : {}),
   };

@@ -5,24 +5,19 @@
  * CUDA detector flags (float32 unsafe, singular) on the CPU engine in float64.
  */
 import { Philox } from '../../core/rng.js';
-import { addNoise, randomSymbols, rayleighChannels, transmit } from '../../mimo/channel.js';
+import { addNoise, randomSymbols, transmit } from '../../mimo/channel.js';
 import { constellation } from '../../mimo/modulation.js';
-import { codeOf, frameSymbols, vectorsPerFrame, type CodedSpec, type SimChannel } from '../coded.js';
-import { chunkStream, STREAM_PURPOSE, type LinkChunkSpec } from '../link.js';
+import { codeOf, frameSymbols, vectorsPerFrame, type CodedSpec } from '../coded.js';
+import { chunkStream, linkChannels, STREAM_PURPOSE, type LinkChunkSpec } from '../link.js';
 
 /** The chunk a vector belongs to (its size does not matter: each stream is read at the vector). */
 export type ChunkVectorSpec = Omit<LinkChunkSpec, 'vectors' | 'coded'>;
 
-/** The channel of vector v (nr x nt complex): its channel group's Rayleigh draw, or H = I for 'awgn'. */
+/** The channel of vector v (nr x nt complex): its channel group's, drawn alone by the channel model. */
 function channelOf(spec: ChunkVectorSpec, v: number): Float64Array {
-  const { nt, nr, vectorsPerChannel: vpc, seed, snrIndex, chunkIndex } = spec;
-  if (spec.channel === 'awgn') {
-    const H = new Float64Array(2 * nr * nt);
-    for (let j = 0; j < Math.min(nt, nr); j++) H[2 * (j + j * nr)] = 1;
-    return H;
-  }
-  const rng = new Philox(seed, chunkStream(snrIndex, chunkIndex, STREAM_PURPOSE.channels));
-  return rayleighChannels(rng.seek(4 * Math.floor(v / vpc) * nr * nt), 1, nt, nr);
+  const c = Math.floor(v / spec.vectorsPerChannel);
+  // the chunk holds at least c + 1 channels; how many more does not move channel c's draws
+  return linkChannels(spec, c, 1, c + 1);
 }
 
 /** y of vector v for its symbols (2 nt reals) and channel: the noise stream read at the vector. */
@@ -49,7 +44,6 @@ export function linkVectorOnCpu(
 export interface CodedFrameSpec extends ChunkVectorSpec {
   coded: CodedSpec;
   chunkVectors: number;
-  channel?: SimChannel;
 }
 
 /**

@@ -39,7 +39,8 @@ import {
 } from '../../mimo/index.js';
 import { countErrors, type ChunkResult, type ChunkTask, type DetectorCounts } from '../chunk.js';
 import type { FrameDecoder } from '../../coding/code.js';
-import { codedUnit, codeOf, countDecoded, frameLlrs, type CodedSpec, type SimChannel } from '../coded.js';
+import { channelEntry, DEFAULT_CHANNEL_MODEL, type ChannelCudaPlan, type ChannelModel } from '../../channels/index.js';
+import { codedUnit, codeOf, countDecoded, frameLlrs, type CodedSpec } from '../coded.js';
 import type { ChunkExecutor } from '../worker-pool.js';
 import { CODED_COUNT_WORDS, CodedLinkKernels, type CodedLaunch } from './coded-kernels.js';
 import { codedFrameOnCpu, linkVectorOnCpu } from './cpu-vector.js';
@@ -65,8 +66,9 @@ export interface GpuLinkSetup {
   detectors: DetectOptions[];
   /** Most vectors per launch (rounded to whole chunks, or to channel groups and frames for larger chunks). */
   launchVectors?: number;
-  /** 'rayleigh' (default) or 'awgn' (H = I). */
-  channel?: SimChannel;
+  /** The channel model (default 'rayleigh'), and its parameters as checkChannel() returned them. */
+  channel?: ChannelModel;
+  channelOptions?: Readonly<Record<string, unknown>>;
   /** Coded link: the code and decoder (chunkVectors then holds whole frames). */
   coded?: CodedSpec;
 }
@@ -171,6 +173,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     readonly setup: GpuLinkSetup,
     private readonly plans: DetectionCudaPlan[],
     codedKernels: CodedLinkKernels | null,
+    channelPlan: ChannelCudaPlan,
   ) {
     const { nt, nr, vectorsPerChannel: vpc, chunkVectors } = setup;
     this.statusWords = plans[0]!.statusWords;
@@ -203,7 +206,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     this.countWords = codedKernels ? CODED_COUNT_WORDS : 3;
     const channels = L / vpc;
     this.stream = Stream.create(ctx);
-    this.kernels = new LinkKernels(ctx, nt, nr, { coded: codedKernels !== null, identity: setup.channel === 'awgn' });
+    this.kernels = new LinkKernels(ctx, nt, nr, { coded: codedKernels !== null, channels: channelPlan });
     const alloc = (bytes: number) => {
       const b = DeviceBuffer.alloc(ctx, bytes);
       this.bufs.push(b);
@@ -298,7 +301,17 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     for (const d of setup.detectors) {
       plans.push(await detectionCudaPlan(ctx, { nt, nr, modulation, vectorsPerChannel: vpc, options: d, soft }));
     }
-    return new GpuLinkExecutor(ctx, setup, plans, coded);
+    const channel = setup.channel ?? DEFAULT_CHANNEL_MODEL;
+    const model = channelEntry(channel);
+    if (!model?.cuda)
+      throw new EngineUnavailableError(
+        `the CUDA engine has no generator of the '${channel}' channel model; use engine cpu`,
+        {
+          channel,
+        },
+      );
+    const channelPlan = (await model.cuda()).plan(ctx, { nt, nr }, setup.channelOptions ?? {});
+    return new GpuLinkExecutor(ctx, setup, plans, coded, channelPlan);
   }
 
   run(task: ChunkTask): Promise<ChunkResult> {

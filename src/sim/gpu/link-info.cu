@@ -7,7 +7,7 @@
 //   info  uint8 out, launch frames x k bits (0/1)
 // nvcc-variant: -DLINK_BLOCK=256
 
-#include "philox.cuh"
+#include "link-stream.cuh"
 
 #ifndef LINK_BLOCK
 #define LINK_BLOCK 256

@@ -1,13 +1,15 @@
 /**
- * The link's kernels (link-channels.cu, link-vectors.cu, link-count.cu) and their launches: a
- * launch generates `vectors` consecutive vectors of one SNR point into device buffers laid out as
+ * The link's kernels (the channel model's plan, link-vectors.cu, link-count.cu) and their launches:
+ * a launch generates `vectors` consecutive vectors of one SNR point into device buffers laid out as
  * the CUDA detectors read them (src/mimo/gpu/cuda-detector.ts), and counts a detector's errors per
  * chunk. Shared by the GPU executor (executor.ts), the tests and the benchmark.
  */
+import type { ChannelCudaPlan } from '../../channels/index.js';
 import type { CudaContext } from '../../gpu/context.js';
 import type { Kernel } from '../../gpu/launch.js';
 import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
 import type { Stream } from '../../gpu/stream.js';
+import { linkChannelSpan } from '../link.js';
 
 const BLOCK = 256;
 
@@ -52,26 +54,21 @@ export interface CountBuffers {
 
 /** The link kernels for one antenna configuration, compiled (or taken from the cache) for `ctx`. */
 export class LinkKernels {
-  private readonly channels: Kernel;
   private readonly vectorsK: Kernel;
   private readonly count: Kernel;
 
   /**
+   * `channels`: the channel model's plan for this shape (src/channels; it writes H64 and H32);
    * `coded`: link-vectors.cu reads the symbols from tx (link-symbols.cu wrote them) instead of
-   * drawing them; `identity`: the AWGN channel (H = I, no channel draws).
+   * drawing them.
    */
   constructor(
     readonly ctx: CudaContext,
     readonly nt: number,
     readonly nr: number,
-    readonly how: { coded?: boolean; identity?: boolean } = {},
+    readonly how: { channels: ChannelCudaPlan; coded?: boolean },
   ) {
     const src = (f: string) => readKernelSource(new URL(`./${f}`, import.meta.url));
-    this.channels = loadModule(ctx, {
-      source: src('link-channels.cu'),
-      name: 'sim/gpu/link-channels.cu',
-      defines: { LINK_BLOCK: BLOCK },
-    }).kernel('link_channels', ['ptr', 'ptr', 'i64', 'u32', 'i64', 'i64', 'i64', 'i32', 'i32', 'i32', 'i32', 'i32']);
     this.vectorsK = loadModule(ctx, {
       source: src('link-vectors.cu'),
       name: 'sim/gpu/link-vectors.cu',
@@ -114,27 +111,19 @@ export class LinkKernels {
 
   /**
    * Channels, symbols (coded: read from b.tx) and received vectors of a launch; `sd` = sqrt(N0 / 2) as channel.ts addNoise
-   * computes it. A thread a pair of channel entries, then a thread a vector: a fused kernel with a
-   * thread a vector and its channel in registers measured 1.5x slower on the H100 (16 pairs a
-   * thread in sequence against 16 threads), though it skips the float64 channels' round trip.
+   * computes it. The model's kernels (a thread a channel entry, for rayleigh), then a thread a vector: a
+   * fused kernel with a thread a vector and its channel in registers measured 1.5x slower on the H100
+   * (16 entries a thread in sequence against 16 threads), though it skips the float64 channels' round trip.
    */
   enqueueGenerate(stream: Stream, l: LinkLaunch, b: LinkBuffers, modulationSize: number, sd: number): void {
-    const pairs = this.nr * this.nt,
-      channels = l.vectors / l.vpc;
-    this.channels.launch({ grid: Math.ceil((channels * pairs) / BLOCK), block: BLOCK, stream }, [
-      b.H64,
-      b.H32,
-      l.seed,
-      l.snrIndex,
-      l.chunk0,
-      l.v0,
-      l.chunkVectors,
-      channels,
-      l.vpc,
-      pairs,
-      this.nr,
-      this.how.identity ? 1 : 0,
-    ]);
+    // the launch's channels: from channel v0 / vpc of chunk chunk0, chunkVectors / vpc a chunk
+    const span = linkChannelSpan(
+      { seed: l.seed, snrIndex: l.snrIndex, chunkIndex: l.chunk0 },
+      l.v0 / l.vpc,
+      l.vectors / l.vpc,
+      l.chunkVectors / l.vpc,
+    );
+    this.how.channels.enqueue(stream, span, { H64: b.H64, H32: b.H32 });
     this.vectorsK.launch({ grid: Math.ceil(l.vectors / BLOCK), block: BLOCK, stream }, [
       b.points,
       b.H64,

@@ -14,7 +14,7 @@
 // an SNR point): its frames, and so where its pad words start, follow from lastVectors.
 // nvcc-variant: -DLINK_BLOCK=256
 
-#include "philox.cuh"
+#include "link-stream.cuh"
 
 #ifndef LINK_BLOCK
 #define LINK_BLOCK 256

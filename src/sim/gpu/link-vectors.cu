@@ -1,8 +1,8 @@
 // The transmitted symbols and received vectors of a launch of the link, one thread per vector
-// (link.cuh), reading the channels link-channels.cu made in float64 (several vectors a channel).
-// Launch layout as link-channels.cu (vectors from vector v0 of chunk chunk0):
+// (link.cuh), reading the channels the channel model's kernel made in float64 (several vectors a
+// channel; src/channels). A launch covers `vectors` vectors from vector v0 of chunk chunk0:
 //   points  M x 2 doubles, the constellation (modulation.ts constellation().points)
-//   H64     the launch's channels in float64 (link-channels.cu)
+//   H64     the launch's channels in float64 (the model's kernel, e.g. channels/rayleigh/rayleigh.cu)
 //   tx      int32 out, vectors x nt symbol indices (LINK_CODED 1: in, the coded frames' symbols)
 //   y32     float32 out, vectors x nr complex (the CUDA detectors' layout)
 // nvcc-variant: -DLINK_BLOCK=256 -DNT=4 -DNR=4

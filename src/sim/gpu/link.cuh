@@ -8,7 +8,7 @@
 // LINK_CODED 1: the symbols are the coded frames' (link-symbols.cu wrote them into tx), not drawn.
 
 #pragma once
-#include "philox.cuh"
+#include "link-stream.cuh"
 
 #ifndef NT
 #define NT 4

@@ -1,10 +1,26 @@
+import { integer, option } from '../../../core/index.js';
 import type { DetectorEntry } from '../../registry.js';
-import { detector } from './cpu.js';
+import { DEFAULT_K, detector } from './cpu.js';
+
+/** Options of the K-best detector. */
+export interface KbestOptions {
+  /** K: the paths kept per level (default DEFAULT_K = 16). */
+  k?: number;
+}
 
 /** K-best breadth-first search with max-log LLRs from the list. */
-export const kbestEntry: DetectorEntry = {
+export const kbestEntry: DetectorEntry<'kbest', KbestOptions> = {
   name: 'kbest',
-  traits: { soft: true, exact: false, budgeted: false, model: 'real', wideChannels: false },
+  description: 'K-best breadth-first search on the sorted QR; max-log LLRs from its list',
+  traits: { soft: true, exact: false, nodeBudget: 'size', model: 'real', wideChannels: 'no' },
+  options: {
+    k: option(integer(1, 1 << 16), 'K, the paths kept per level', {
+      default: DEFAULT_K,
+      cli: { flag: 'k', metavar: 'K' },
+    }),
+  },
+  listArgument: { option: 'k', metavar: 'K' },
+  label: (o) => (o.k !== undefined ? [`K=${o.k}`] : []),
   cpu: detector,
   cuda: () => import('./cuda.js').then((m) => m.cudaDetector),
 };

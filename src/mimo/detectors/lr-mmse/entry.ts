@@ -2,9 +2,11 @@ import type { DetectorEntry } from '../../registry.js';
 import { detector } from './cpu.js';
 
 /** Lattice-reduction-aided MMSE (LLL on the extended real channel). */
-export const lrMmseEntry: DetectorEntry = {
+export const lrMmseEntry: DetectorEntry<'lr-mmse'> = {
   name: 'lr-mmse',
-  traits: { soft: false, exact: false, budgeted: false, model: 'real', wideChannels: false },
+  description: 'lattice-reduction-aided MMSE (LLL on the extended real channel)',
+  traits: { soft: false, exact: false, nodeBudget: 'none', model: 'real', wideChannels: 'no' },
+  options: {},
   cpu: detector,
   cuda: () => import('./cuda.js').then((m) => m.cudaDetector),
 };

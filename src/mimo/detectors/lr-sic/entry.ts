@@ -2,9 +2,11 @@ import type { DetectorEntry } from '../../registry.js';
 import { detector } from './cpu.js';
 
 /** Lattice-reduction-aided MMSE-SIC. */
-export const lrSicEntry: DetectorEntry = {
+export const lrSicEntry: DetectorEntry<'lr-sic'> = {
   name: 'lr-sic',
-  traits: { soft: false, exact: false, budgeted: false, model: 'real', wideChannels: false },
+  description: 'lattice-reduction-aided MMSE-SIC',
+  traits: { soft: false, exact: false, nodeBudget: 'none', model: 'real', wideChannels: 'no' },
+  options: {},
   cpu: detector,
   cuda: () => import('./cuda.js').then((m) => m.cudaDetector),
 };

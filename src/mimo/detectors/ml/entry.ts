@@ -2,9 +2,11 @@ import type { DetectorEntry } from '../../registry.js';
 import { detector } from './cpu.js';
 
 /** Exhaustive maximum likelihood over all M^nt hypotheses: the reference; max-log or log-MAP LLRs. */
-export const mlEntry: DetectorEntry = {
+export const mlEntry: DetectorEntry<'ml'> = {
   name: 'ml',
-  traits: { soft: true, exact: true, budgeted: false, model: 'complex', wideChannels: true },
+  description: 'exhaustive ML over all M^nt hypotheses (the reference); max-log or exact log-MAP LLRs',
+  traits: { soft: true, exact: true, nodeBudget: 'size', model: 'complex', wideChannels: 'yes' },
+  options: {},
   cpu: detector,
   cuda: () => import('./cuda.js').then((m) => m.cudaDetector),
 };

@@ -1,5 +1,6 @@
 // Philox4x32-10 on the device: the function of src/core/rng.ts (philox4x32), word for word, and the
-// values rng.ts derives from its words, so that a kernel draws exactly the CPU's streams.
+// values rng.ts derives from its words, so that a kernel draws exactly the CPU's streams. Shared by
+// every part's kernels that draw (the channel models, the simulated link).
 //
 // Counter layout (rng.ts): c0, c1 = block index (low, high), c2, c3 = stream (low, high); key =
 // the 64-bit seed (low, high). A stream is read four words a block, in order.
@@ -84,13 +85,3 @@ __device__ __forceinline__ void philox_normal_pair(const philox_words& w, double
   *first = __dmul_rn(r, c);
   *second = __dmul_rn(r, s);
 }
-
-/** rng.ts's stream number of (snrIndex, chunkIndex, purpose) (src/sim/link.ts chunkStream). */
-__device__ __forceinline__ unsigned long long link_stream(unsigned snrIndex, unsigned long long chunkIndex, unsigned purpose) {
-  return ((unsigned long long)snrIndex << 34) + (chunkIndex << 2) + purpose;
-}
-
-#define LINK_PURPOSE_SYMBOLS 0
-#define LINK_PURPOSE_CHANNELS 1
-#define LINK_PURPOSE_NOISE 2
-#define LINK_PURPOSE_INFO 3

@@ -1,0 +1,28 @@
+/**
+ * The channel models part: a registry of models (rayleigh, awgn), each with its parameters, shape
+ * rule, and CPU and CUDA generators that draw the same Philox streams (the CUDA side loaded only when
+ * asked for). The simulation uses this part through this index only.
+ */
+export {
+  CHANNEL_MODELS,
+  CHANNEL_REGISTRY,
+  DEFAULT_CHANNEL_MODEL,
+  channelEntry,
+  checkChannel,
+  registerChannelModel,
+  type AnyChannelEntry,
+  type ChannelModel,
+  type CheckedChannel,
+} from './registry.js';
+export type {
+  ChannelBuffers,
+  ChannelCuda,
+  ChannelCudaPlan,
+  ChannelEntry,
+  ChannelGenerator,
+  ChannelShape,
+  ChannelSpan,
+} from './types.js';
+export { checkSpan, drawSpan } from './span.js';
+export { rayleighChannels, type ChannelOptions } from './rayleigh/cpu.js';
+export { identityChannels } from './awgn/cpu.js';
