@@ -1,7 +1,8 @@
 /**
- * The core part's public API: batched column-major matrices, the typed errors, and the
- * counter-based generator shared by the CPU and GPU engines. Validation helpers and the worker
- * pool stay internal.
+ * The core part's public API: batched column-major matrices, the typed errors, the counter-based
+ * generator shared by the CPU and GPU engines, the strict options schemas every part declares its
+ * options with, and checked allocation of arrays sized by a caller's input. The worker pool stays
+ * internal.
  */
 export {
   LatticeMimoError,
@@ -32,3 +33,29 @@ export {
   type RealArray,
 } from './matrix.js';
 export { Philox, philox4x32 } from './rng.js';
+export {
+  checkOptions,
+  option,
+  integer,
+  number,
+  choice,
+  boolean,
+  string,
+  callback,
+  instanceOf,
+  arrayOf,
+  object,
+  either,
+  satisfying,
+  inapplicable,
+  nearest,
+  type Check,
+  type ValueKind,
+  type ValueCheck,
+  type CliFlag,
+  type OptionSpec,
+  type OptionSchema,
+  type OptionsOf,
+} from './options.js';
+export { MAX_ARRAY_LENGTH, checkArrayLength, allocArray, type TypedArrayKind } from './alloc.js';
+export { allocReal, allocLike } from './matrix.js';

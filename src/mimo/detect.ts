@@ -23,6 +23,7 @@ import {
   UnsupportedError,
 } from '../core/errors.js';
 import { checkEngineRequest, cpuOnlyEngine } from '../gpu/engine.js';
+import { checkBatchRunOptions } from '../gpu/index.js';
 import { maxNodesOf, onBudgetOf } from './budget.js';
 import { oneOf, show } from '../core/show.js';
 import type { DetectorOutput, DetectorSetup } from './detectors/detector.js';
@@ -146,27 +147,7 @@ export function validateDetection(
   }
   maxNodesOf(opts.maxNodes);
   onBudgetOf(opts.onBudget);
-  if (opts.gpuBatch !== undefined) {
-    const g = opts.gpuBatch as { maxChunk?: unknown; streams?: unknown } | null;
-    if (g === null || typeof g !== 'object')
-      throw new InvalidArgumentError(`gpuBatch must be an object { maxChunk?, streams? }, got ${show(g)}`);
-    if (
-      g.maxChunk !== undefined &&
-      !(typeof g.maxChunk === 'number' && Number.isSafeInteger(g.maxChunk) && g.maxChunk >= 0)
-    ) {
-      throw new InvalidArgumentError(
-        `gpuBatch.maxChunk must be a non-negative integer (0: automatic), got ${show(g.maxChunk)}`,
-      );
-    }
-    if (
-      g.streams !== undefined &&
-      !(typeof g.streams === 'number' && Number.isInteger(g.streams) && g.streams >= 0 && g.streams <= 3)
-    ) {
-      throw new InvalidArgumentError(
-        `gpuBatch.streams must be an integer from 0 (automatic) to 3, got ${show(g.streams)}`,
-      );
-    }
-  }
+  checkBatchRunOptions(opts.gpuBatch, 'detect() option gpuBatch');
   if (opts.psd !== undefined && (opts.psd === null || typeof opts.psd !== 'object' || Array.isArray(opts.psd))) {
     throw new InvalidArgumentError(
       `psd must be an object { levels?: number[], paths?: number[] }, got ${show(opts.psd)}`,

@@ -6,6 +6,8 @@
  * SNR: Es/N0 = 1 / N0 per stream (E|s|^2 = 1); Eb/N0 = Es/N0 - 10 log10(bitsPerSymbol * codeRate).
  * LLR(b) = ln P(b=0 | y) / P(b=1 | y): positive means 0.
  */
+import type { BatchRunOptions } from '../gpu/index.js';
+
 /** Every modulation, by name. */
 export const MODULATIONS = ['bpsk', 'qpsk', '16qam', '64qam', '256qam'] as const;
 /** A QAM order by name: BPSK, QPSK, 16-, 64-, 256-QAM (3GPP Gray labels, unit average energy). */
@@ -107,13 +109,8 @@ export interface DetectOptions {
    * best leaf found so far, marks the vector in `unproven` and counts it in stats.budgetExceeded.
    */
   onBudget?: 'error' | 'flag';
-  /** GPU engine: how the batch runner cuts the batch into chunks and streams (the defaults suit production). */
-  gpuBatch?: {
-    /** Most channels per chunk (0 or absent: memory and the pipeline decide). */
-    readonly maxChunk?: number;
-    /** Pipeline lanes (streams), 1 to 3 (0 or absent: up to 3 when the batch has several chunks). */
-    readonly streams?: number;
-  };
+  /** GPU engine: how the batch runner cuts the batch into chunks and streams (the defaults suit production; the one schema of gpu/batch-options.ts). */
+  gpuBatch?: BatchRunOptions;
 }
 
 /** What `detect()` returns: per-vector decisions, in the layouts below. */
