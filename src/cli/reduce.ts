@@ -205,7 +205,7 @@ export async function run(argv: string[]): Promise<number> {
     engine: choiceOption('engine', values.engine, ['auto', 'cpu', 'cuda'] as const),
     maxIterations: num(values['max-iterations'], 'max iterations'),
     check: true,
-    driftWatch: !values['no-drift-watch'],
+    ...(values['no-drift-watch'] ? { driftWatch: false } : {}),
     float32Arithmetic: choiceOption('float32-arithmetic', values['float32-arithmetic'], ['double', 'float32'] as const),
   };
 

@@ -59,3 +59,4 @@ export {
 } from './options.js';
 export { MAX_ARRAY_LENGTH, checkArrayLength, allocArray, type TypedArrayKind } from './alloc.js';
 export { allocReal, allocLike } from './matrix.js';
+export { show } from './show.js';

@@ -63,7 +63,7 @@ export type OptionsOf<S extends OptionSchema> = {
 export function option<T>(
   value: ValueCheck<T>,
   doc: string,
-  more: { default?: T; cli?: CliFlag; required?: boolean } = {},
+  more: { default?: NoInfer<T>; cli?: CliFlag; required?: boolean } = {},
 ): OptionSpec<T> {
   return { ...value, doc, ...more };
 }
@@ -76,8 +76,9 @@ const fail = (path: string, want: string, v: unknown): never => {
   });
 };
 
-/** The value itself for details when it is a primitive (objects may be large or cyclic). */
+/** The value itself for details when it is a primitive that JSON can carry (objects may be large or cyclic). */
 function safeValue(v: unknown): unknown {
+  if (typeof v === 'bigint') return `${v}n`;
   return v === null || (typeof v !== 'object' && typeof v !== 'function') ? v : Object.prototype.toString.call(v);
 }
 

@@ -27,8 +27,8 @@ export {
 } from './check.js';
 export { checkLLLExact, type ExactLLLCheck } from './exact-lll.js';
 export { rebuildTransform, type ExactTransform } from './exact-transform.js';
-export { reduceBatchCuda as allswapBatchCuda } from './allswap/cuda.js';
-export { reduceBatchCuda as jacobiParallelBatchCuda } from './jacobi-parallel/cuda.js';
+export { allswapBatchCuda, jacobiParallelBatchCuda } from './engine-calls.js';
+export type { EngineCallParams } from './validate.js';
 export type { CountTotals, CudaBatchOutputs, CudaBatchResult, CudaBatchStats } from './gpu/batch.js';
 export { hostBatch } from './host-batch.js';
 export {

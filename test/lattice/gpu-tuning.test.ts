@@ -1,6 +1,6 @@
 /**
  * AlgoParams.gpuTuning: validateGpuTuning accepts every well-formed object and names the field of
- * every malformed one; resolveOptions carries it into AlgoParams; the launch plans take each choice
+ * every malformed one; resolveOptions carries the groups an algorithm reads into AlgoParams; the launch plans take each choice
  * (no device needed: the plans read an H100's properties).
  */
 import { test } from 'node:test';
@@ -13,6 +13,7 @@ import { JACOBI_ROUNDS, validateGpuTuning, type GpuTuning } from '../../src/latt
 import { jacobiParallelPlan, jacobiRoundsOf } from '../../src/lattice/jacobi-parallel/cuda.js';
 import type { AlgoParams } from '../../src/lattice/types.js';
 import { resolveOptions } from '../../src/lattice/validate.js';
+import { ALGORITHM_REGISTRY, CUDA_ALGORITHMS } from '../../src/lattice/registry.js';
 
 const H100 = emulatedH100();
 const PARAMS: AlgoParams = { delta: 0.75, eta: 0.51, blockSize: 8, maxIterations: 10_000 };
@@ -82,7 +83,12 @@ test('validateGpuTuning accepts every well-formed tuning unchanged, and resolveO
   fc.assert(
     fc.property(validTuning, (t) => {
       assert.deepEqual(validateGpuTuning(t), t);
-      assert.deepEqual(resolveOptions({ gpuTuning: t }, 8).gpuTuning, t);
+      // each algorithm takes the groups its kernels read (its traits) and the batch runner's
+      for (const algorithm of CUDA_ALGORITHMS) {
+        const groups: string[] = [...ALGORITHM_REGISTRY[algorithm].traits.gpuTuning, 'batch'];
+        const mine = Object.fromEntries(Object.entries(t).filter(([g]) => groups.includes(g)));
+        assert.deepEqual(resolveOptions({ algorithm, gpuTuning: mine }, 8).gpuTuning, mine);
+      }
     }),
   );
   assert.equal(resolveOptions({}, 8).gpuTuning, undefined);
