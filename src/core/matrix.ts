@@ -43,8 +43,9 @@ export function allocLike<A extends RealArray>(like: A, length: number, what = '
 
 /** A copy of `a` (any length) converted to `precision`, rounding to nearest when narrowing. */
 export function toPrecision(a: RealArray, precision: Precision): RealArray {
-  if (precisionOf(a) === precision) return a.slice();
-  return precision === 'float32' ? Float32Array.from(a) : Float64Array.from(a);
+  const out = allocReal(precision, a.length, `a ${precision} copy`);
+  out.set(a);
+  return out;
 }
 
 /**
