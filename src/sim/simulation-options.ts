@@ -17,7 +17,7 @@ import {
 } from '../core/index.js';
 import { DECODER_SCHEMA } from '../coding/index.js';
 import { ENGINE_REQUESTS } from '../gpu/index.js';
-import { MODULATIONS } from '../mimo/types.js';
+import { MODULATIONS } from '../mimo/index.js';
 import { MAX_SNR_POINTS } from './snr.js';
 import type { SimPoint, SimProgressEvent } from './types.js';
 
