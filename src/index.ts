@@ -86,6 +86,7 @@ export {
   type CudaBatchOutputs,
   type CudaBatchResult,
   type CudaBatchStats,
+  type EngineCallParams,
   type GpuTuning,
   type AllswapTuning,
   type JacobiTuning,

@@ -282,7 +282,7 @@ export async function run(argv: string[]): Promise<number> {
     maxIterations:
       values['max-iterations'] === undefined ? undefined : intOption('max-iterations', values['max-iterations'], 0, 1),
     check: true,
-    driftWatch: !values['no-drift-watch'],
+    ...(values['no-drift-watch'] ? { driftWatch: false } : {}),
     float32Arithmetic: choiceOption('float32-arithmetic', values['float32-arithmetic'], ['double', 'float32'] as const),
   };
 

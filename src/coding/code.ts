@@ -3,6 +3,7 @@
  * LLRs in, k decoded bits out (decode), one frame or a batch of frames back to back. Built from a
  * spec string ('wimax:2304:1/2', 'nr:bg1:8448:1/2', 'nr:2000:0.4') or directly from a base matrix.
  */
+import { checkOptions, inapplicable, show } from '../core/index.js';
 import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
 import { LdpcDecoder, resolveDecoderOptions } from './decoder.js';
 import { QcEncoder } from './encoder.js';
@@ -14,6 +15,7 @@ import {
   nrRateMatchMap,
   nrRateRecover,
   NR_MAX_RATE,
+  NR_CODE_SCHEMA,
   type NrBaseGraph,
   type NrCodeParams,
   type NrCodeRequest,
@@ -296,7 +298,7 @@ export function wimaxCode(n: number): LdpcCode {
 
 /** An NR code block (38.212): K information bits at rate R (or E channel bits), base graph by 7.2.2 unless given. */
 export function nrCode(req: NrCodeRequest): LdpcCode {
-  const p = nrCodeParams(req);
+  const p = nrCodeParams(req, 'nrCode()');
   const rate = req.E !== undefined ? `E${p.E}` : String(req.R);
   return new NrCode(`nr:bg${p.bg}:${p.K}:${rate}`, p);
 }
@@ -306,7 +308,55 @@ export function nrCode(req: NrCodeRequest): LdpcCode {
  * parseBaseMatrix), lifted by z with shifts mod z; sent whole, information bits first.
  */
 export function qcCode(base: BaseMatrix, z: number, name = 'qc'): LdpcCode {
+  checkBaseMatrix(base, 'qcCode()');
+  checkName(name, 'qcCode()');
   return wholeQcCode(name, base, z);
+}
+
+/** A base matrix argument: rows and cols positive integers, shifts an Int32Array of rows x cols. */
+function checkBaseMatrix(base: unknown, call: string): void {
+  const b = base as Partial<BaseMatrix> | null;
+  const ok =
+    b !== null &&
+    typeof b === 'object' &&
+    Number.isSafeInteger(b.rows) &&
+    b.rows! >= 1 &&
+    Number.isSafeInteger(b.cols) &&
+    b.cols! >= 1 &&
+    b.shifts instanceof Int32Array;
+  if (!ok)
+    throw new InvalidArgumentError(
+      `${call}: base must be a BaseMatrix {rows, cols, shifts: Int32Array}, got ${show(base)}`,
+      {
+        option: 'base',
+      },
+    );
+}
+
+/** A sparse parity check argument: m, n positive integers, rowStart (m + 1) and col Int32Arrays. */
+function checkParityCheck(H: unknown, call: string): void {
+  const h = H as Partial<SparseParityCheck> | null;
+  const ok =
+    h !== null &&
+    typeof h === 'object' &&
+    Number.isSafeInteger(h.m) &&
+    h.m! >= 1 &&
+    Number.isSafeInteger(h.n) &&
+    h.n! >= 1 &&
+    h.rowStart instanceof Int32Array &&
+    h.col instanceof Int32Array &&
+    h.rowStart.length === h.m! + 1;
+  if (!ok)
+    throw new InvalidArgumentError(
+      `${call}: H must be a SparseParityCheck {m, n, rowStart: Int32Array of m + 1, col: Int32Array}, got ${show(H)}`,
+      { option: 'H' },
+    );
+}
+
+/** A code's name: a non-empty string (it names the code in tables and results). */
+function checkName(name: unknown, call: string): void {
+  if (typeof name !== 'string' || name.length === 0)
+    throw new InvalidArgumentError(`${call}: name must be a non-empty string, got ${show(name)}`, { option: 'name' });
 }
 
 /**
@@ -315,6 +365,8 @@ export function qcCode(base: BaseMatrix, z: number, name = 'qc'): LdpcCode {
  * UnsupportedError for matrices beyond the dense encoder's size (n m > 2^28 bits).
  */
 export function sparseCode(H: SparseParityCheck, name = 'sparse'): LdpcCode {
+  checkParityCheck(H, 'sparseCode()');
+  checkName(name, 'sparseCode()');
   return new WholeCode(name, H, new GenericEncoder(H));
 }
 
@@ -325,6 +377,9 @@ function parseRate(text: string, spec: string): number {
     throw new InvalidArgumentError(`code '${spec}': rate '${text}' is not a fraction in (0, 1) such as 1/2 or 0.5`);
   return r;
 }
+
+/** ldpcCode()'s options. */
+const LDPC_CODE_SCHEMA = { Qm: NR_CODE_SCHEMA.Qm };
 
 /**
  * How far below the asked rate R a spec's rate K / E may fall. E = Qm ceil(K / (R Qm)) channel bits
@@ -352,7 +407,10 @@ function checkRateKept(spec: string, p: NrCodeParams, R: number): void {
  * K too small for its rate (NR_RATE_SLACK: nr:1:0.95 would be rate 1/2 with its E = 2 bits).
  */
 export function ldpcCode(spec: string, options: { Qm?: number } = {}): LdpcCode {
-  if (typeof spec !== 'string') throw new InvalidArgumentError(`code spec must be a string, got ${typeof spec}`);
+  const call = 'ldpcCode()';
+  if (typeof spec !== 'string')
+    throw new InvalidArgumentError(`${call}: the code spec must be a string, got ${show(spec)}`, { option: 'spec' });
+  const o = checkOptions(options, LDPC_CODE_SCHEMA, call);
   const parts = spec.trim().toLowerCase().split(':');
   const int = (t: string | undefined, what: string): number => {
     if (t === undefined || !/^\d+$/.test(t))
@@ -363,6 +421,12 @@ export function ldpcCode(spec: string, options: { Qm?: number } = {}): LdpcCode 
     if (parts.length < 2 || parts.length > 3)
       throw new InvalidArgumentError(`code '${spec}': expected wimax:N or wimax:N:1/2`);
     const n = int(parts[1], 'length');
+    if (o.Qm !== undefined)
+      throw inapplicable(
+        call,
+        'Qm',
+        `it sets NR's bit interleaver, and '${spec}' is an 802.16e code (sent without one)`,
+      );
     if (parts.length === 3 && parseRate(parts[2]!, spec) !== 0.5)
       throw new InvalidArgumentError(`code '${spec}': only the 802.16e rate-1/2 family is available`);
     return wimaxCode(n);
@@ -380,7 +444,10 @@ export function ldpcCode(spec: string, options: { Qm?: number } = {}): LdpcCode 
     if (rest.length !== 2) throw new InvalidArgumentError(`code '${spec}': expected nr:bg1:K:R, nr:bg2:K:R or nr:K:R`);
     const K = int(rest[0], 'K');
     const R = parseRate(rest[1]!, spec);
-    const p = nrCodeParams({ K, R, bg, Qm: options.Qm });
+    const p = nrCodeParams(
+      { K, R, ...(bg !== undefined ? { bg } : {}), ...(o.Qm !== undefined ? { Qm: o.Qm } : {}) },
+      call,
+    );
     checkRateKept(spec, p, R);
     return new NrCode(`nr:bg${p.bg}:${K}:${rest[1]}`, p);
   }

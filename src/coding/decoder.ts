@@ -5,6 +5,7 @@
  * disjoint columns, so this is the block-layered schedule). All state is allocated once per decoder;
  * decoding a frame allocates nothing.
  */
+import { boolean, choice, inapplicable, integer, number, object, option } from '../core/index.js';
 import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
 import type { DecodeResult, DecoderAlgorithm, DecoderOptions, SparseParityCheck } from './types.js';
 import { LDPC_DECODER_ALGORITHMS } from './types.js';
@@ -42,31 +43,61 @@ export interface ResolvedDecoderOptions {
   readonly saturation: number;
 }
 
-/** Checks decoder options and fills the defaults; InvalidArgumentError naming the bad field. */
-export function resolveDecoderOptions(o: DecoderOptions = {}): ResolvedDecoderOptions {
-  if (o === null || typeof o !== 'object')
-    throw new InvalidArgumentError(`decoder options must be an object, got ${o === null ? 'null' : typeof o}`);
-  const algorithm = o.algorithm ?? LDPC_DECODER_DEFAULTS.algorithm;
-  if (!LDPC_DECODER_ALGORITHMS.includes(algorithm))
-    throw new InvalidArgumentError(
-      `unknown decoder '${String(algorithm)}'; expected one of ${LDPC_DECODER_ALGORITHMS.join(', ')}`,
-    );
-  const maxIterations = o.maxIterations ?? LDPC_DECODER_DEFAULTS.maxIterations;
-  if (!Number.isInteger(maxIterations) || maxIterations < 1 || maxIterations > 10_000)
-    throw new InvalidArgumentError(`maxIterations must be an integer in [1, 10000], got ${maxIterations}`);
-  const alpha = o.alpha ?? LDPC_DECODER_DEFAULTS.alpha;
-  if (typeof alpha !== 'number' || !(alpha > 0 && alpha <= 1))
-    throw new InvalidArgumentError(`alpha (the min-sum normalization) must be in (0, 1], got ${alpha}`);
-  const beta = o.beta ?? LDPC_DECODER_DEFAULTS.beta;
-  if (typeof beta !== 'number' || !(beta >= 0 && beta <= LDPC_MAX_SATURATION))
-    throw new InvalidArgumentError(`beta (the min-sum offset) must be in [0, ${LDPC_MAX_SATURATION}], got ${beta}`);
-  const saturation = o.saturation ?? LDPC_DECODER_DEFAULTS.saturation;
-  if (typeof saturation !== 'number' || !(saturation > 0 && saturation <= LDPC_MAX_SATURATION))
-    throw new InvalidArgumentError(`saturation must be in (0, ${LDPC_MAX_SATURATION}], got ${saturation}`);
-  const earlyStop = o.earlyStop ?? LDPC_DECODER_DEFAULTS.earlyStop;
-  if (typeof earlyStop !== 'boolean')
-    throw new InvalidArgumentError(`earlyStop must be a boolean, got ${typeof earlyStop}`);
-  return { algorithm, maxIterations, earlyStop, alpha, beta, saturation };
+/** Every decoder option: its check, its doc line, its default and its command-line flag. */
+export const DECODER_SCHEMA = {
+  algorithm: option(choice(LDPC_DECODER_ALGORITHMS), 'the decoding algorithm', {
+    default: LDPC_DECODER_DEFAULTS.algorithm,
+    cli: { flag: 'decoder', metavar: 'ALG' },
+  }),
+  maxIterations: option(integer(1, 10_000), 'most iterations (full passes over every check)', {
+    default: LDPC_DECODER_DEFAULTS.maxIterations,
+    cli: { flag: 'iterations', metavar: 'N' },
+  }),
+  earlyStop: option(boolean(), 'stop once the hard decisions satisfy every check', {
+    default: LDPC_DECODER_DEFAULTS.earlyStop,
+  }),
+  alpha: option(number({ min: 0, max: 1, minOpen: true }), "the normalization factor of 'nms'", {
+    default: LDPC_DECODER_DEFAULTS.alpha,
+  }),
+  beta: option(number({ min: 0, max: LDPC_MAX_SATURATION }), "the offset of 'oms', in LLR units", {
+    default: LDPC_DECODER_DEFAULTS.beta,
+  }),
+  saturation: option(
+    number({ min: 0, max: LDPC_MAX_SATURATION, minOpen: true }),
+    'the clip of channel LLRs and check-to-variable messages',
+    { default: LDPC_DECODER_DEFAULTS.saturation },
+  ),
+};
+
+/** The algorithm each algorithm-specific option belongs to. */
+const OWN_ALGORITHM: Partial<Record<keyof DecoderOptions, DecoderAlgorithm>> = { alpha: 'nms', beta: 'oms' };
+
+/** Settings resolveDecoderOptions() made: taken again as they are (their alpha and beta are defaults). */
+const resolved = new WeakSet<object>([LDPC_DECODER_DEFAULTS]);
+
+/**
+ * Checks decoder options against DECODER_SCHEMA (unknown keys with the nearest suggested, types,
+ * ranges; alpha only with 'nms', beta only with 'oms') and fills the defaults; InvalidArgumentError
+ * naming the bad key. `path` names the options in messages ('simulate() option decoder': the keys
+ * are then decoder.alpha and so on). Settings this function returned are taken as they are.
+ */
+export function resolveDecoderOptions(o: DecoderOptions = {}, path = 'LDPC decoder'): ResolvedDecoderOptions {
+  if (resolved.has(o as object)) return o as ResolvedDecoderOptions;
+  const c = object(DECODER_SCHEMA).check(o, path);
+  const algorithm = c.algorithm ?? LDPC_DECODER_DEFAULTS.algorithm;
+  const at = path.lastIndexOf(' option ');
+  const [call, prefix] = at < 0 ? [path, ''] : [path.slice(0, at), `${path.slice(at + 8)}.`];
+  for (const [key, owner] of Object.entries(OWN_ALGORITHM) as [keyof DecoderOptions, DecoderAlgorithm][]) {
+    if (c[key] !== undefined && algorithm !== owner)
+      throw inapplicable(
+        call,
+        `${prefix}${key}`,
+        `${key} is '${owner}''s (${DECODER_SCHEMA[key].doc}), and the algorithm is '${algorithm}'`,
+      );
+  }
+  const out: ResolvedDecoderOptions = Object.freeze({ ...LDPC_DECODER_DEFAULTS, ...c, algorithm });
+  resolved.add(out);
+  return out;
 }
 
 /**

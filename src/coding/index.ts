@@ -32,6 +32,7 @@ export { QcEncoder } from './encoder.js';
 export {
   LdpcDecoder,
   resolveDecoderOptions,
+  DECODER_SCHEMA,
   type ResolvedDecoderOptions,
   LDPC_DECODER_DEFAULTS,
   LDPC_MAX_SATURATION,
@@ -53,6 +54,7 @@ export {
   nrRateMatchMap,
   nrRateMatch,
   nrRateRecover,
+  NR_CODE_SCHEMA,
   type NrBaseGraph,
   type NrCodeParams,
   type NrCodeRequest,
@@ -63,6 +65,7 @@ export { GenericEncoder } from './generic-encoder.js';
 export { readBaseMatrixFile, readAlistFile } from './files.js';
 export {
   decodeBatchAsync,
+  DECODE_ASYNC_SCHEMA,
   LDPC_STATUS,
   type DecodeEngine,
   type GpuDecodeOptions,

@@ -5,6 +5,7 @@
  * and the receiver's inverse: LLRs of the E sent bits back to the decoder's 68 Zc (BG1) or 52 Zc
  * (BG2) inputs, repeated bits combined, punctured bits 0, filler bits known zeros.
  */
+import { checkOptions, integer, number, option, satisfying } from '../core/index.js';
 import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
 import { parseBaseMatrix } from './parity.js';
 import { codeTableText } from './tables.js';
@@ -115,27 +116,49 @@ function checkK(bg: NrBaseGraph, K: number): void {
   }
 }
 
-/** Works out a code block's parameters; InvalidArgumentError for K, rate, E, Qm or bg outside 38.212. */
-export function nrCodeParams(req: NrCodeRequest): NrCodeParams {
-  if (req === null || typeof req !== 'object')
-    throw new InvalidArgumentError('NR code request must be an object {K, R | E, bg?, Qm?}');
+/** The keys of an NR code request: each one's check and doc line. */
+export const NR_CODE_SCHEMA = {
+  K: option(integer(1), 'information bits per code block', { required: true }),
+  R: option(number(), 'the target code rate K / E (give this or E)'),
+  E: option(integer(1), 'the rate-matched length (give this or R)'),
+  bg: option(
+    satisfying<NrBaseGraph>('1 or 2', (v) => v === 1 || v === 2, 'integer'),
+    "the base graph (default: 38.212 7.2.2's choice)",
+  ),
+  Qm: option(
+    satisfying<number>(
+      `one of ${NR_MODULATION_ORDERS.join(', ')}`,
+      (v) => NR_MODULATION_ORDERS.includes(v as number),
+      'integer',
+    ),
+    'the modulation order of the bit interleaver',
+    { default: 1 },
+  ),
+};
+
+/**
+ * Works out a code block's parameters; InvalidArgumentError for an unknown key, or K, rate, E, Qm
+ * or bg outside 38.212. `call` names the call in messages.
+ */
+export function nrCodeParams(request: NrCodeRequest, call = 'nrCodeParams()'): NrCodeParams {
+  const req = checkOptions(request, NR_CODE_SCHEMA, call) as NrCodeRequest;
   const { K } = req;
   const Qm = req.Qm ?? 1;
-  if (!NR_MODULATION_ORDERS.includes(Qm))
-    throw new InvalidArgumentError(`modulation order Qm = ${Qm} is not one of ${NR_MODULATION_ORDERS.join(', ')}`);
-  if (!Number.isInteger(K) || K < 1)
-    throw new InvalidArgumentError(`NR code block size K must be a positive integer, got ${K}`);
   let E: number;
   if (req.E !== undefined) {
     if (req.R !== undefined)
-      throw new InvalidArgumentError('give the NR code rate R or the rate-matched length E, not both');
+      throw new InvalidArgumentError(`${call}: give the NR code rate R or the rate-matched length E, not both`, {
+        option: 'E',
+      });
     E = req.E;
-    if (!Number.isInteger(E) || E < 1 || E % Qm !== 0)
-      throw new InvalidArgumentError(`rate-matched length E = ${E} must be a positive multiple of Qm = ${Qm}`);
+    if (E % Qm !== 0)
+      throw new InvalidArgumentError(`${call}: rate-matched length E = ${E} must be a multiple of Qm = ${Qm}`, {
+        option: 'E',
+      });
   } else {
     const R = req.R;
-    if (typeof R !== 'number' || !Number.isFinite(R))
-      throw new InvalidArgumentError(`NR code rate R must be a number, got ${String(R)}`);
+    if (R === undefined)
+      throw new InvalidArgumentError(`${call}: give the NR code rate R or the rate-matched length E`, { option: 'R' });
     if (R < NR_MIN_RATE || R > NR_MAX_RATE)
       throw new InvalidArgumentError(
         `NR code rate ${R} is outside ${NR_MIN_RATE.toFixed(4)} .. ${NR_MAX_RATE} (38.214 5.1.3.1)`,

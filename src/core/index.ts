@@ -1,7 +1,8 @@
 /**
- * The core part's public API: batched column-major matrices, the typed errors, and the
- * counter-based generator shared by the CPU and GPU engines. Validation helpers and the worker
- * pool stay internal.
+ * The core part's public API: batched column-major matrices, the typed errors, the counter-based
+ * generator shared by the CPU and GPU engines, the strict options schemas every part declares its
+ * options with, and checked allocation of arrays sized by a caller's input. The worker pool stays
+ * internal.
  */
 export {
   LatticeMimoError,
@@ -33,6 +34,7 @@ export {
 } from './matrix.js';
 export { Philox, philox4x32 } from './rng.js';
 export {
+  checkOptions,
   option,
   integer,
   number,
@@ -44,7 +46,8 @@ export {
   arrayOf,
   object,
   either,
-  checkOptions,
+  satisfying,
+  inapplicable,
   nearest,
   type Check,
   type ValueKind,
@@ -55,4 +58,6 @@ export {
   type OptionsOf,
   type SchemaOf,
 } from './options.js';
+export { MAX_ARRAY_LENGTH, checkArrayLength, allocArray, type TypedArrayKind } from './alloc.js';
+export { allocReal, allocLike } from './matrix.js';
 export { show, oneOf } from './show.js';

@@ -3,6 +3,7 @@
  * basis is its columns, as in the papers); a batch holds `batch` matrices back to back in one typed
  * array. float32 and float64 are both first-class: the typed array's kind is the precision.
  */
+import { allocArray } from './alloc.js';
 import { InvalidArgumentError, InvalidInputError } from './errors.js';
 
 /** Element precision of a batch; the typed array's kind says it (Float32Array / Float64Array). */
@@ -30,19 +31,21 @@ export function precisionOf(a: RealArray): Precision {
   return a instanceof Float32Array ? 'float32' : 'float64';
 }
 
-export function allocReal(precision: Precision, length: number): RealArray {
-  return precision === 'float32' ? new Float32Array(length) : new Float64Array(length);
+/** A new zero-filled array of `precision`; UnsupportedError naming `what` when it cannot be had (core/alloc.ts). */
+export function allocReal(precision: Precision, length: number, what = 'an array'): RealArray {
+  return precision === 'float32' ? allocArray(Float32Array, length, what) : allocArray(Float64Array, length, what);
 }
 
-/** A new array of the same kind (precision) as `like`. */
-export function allocLike<A extends RealArray>(like: A, length: number): A {
-  return (like instanceof Float32Array ? new Float32Array(length) : new Float64Array(length)) as A;
+/** A new array of the same kind (precision) as `like`; UnsupportedError naming `what` when it cannot be had. */
+export function allocLike<A extends RealArray>(like: A, length: number, what = 'an array'): A {
+  return allocArray<RealArray>(like instanceof Float32Array ? Float32Array : Float64Array, length, what) as A;
 }
 
 /** A copy of `a` (any length) converted to `precision`, rounding to nearest when narrowing. */
 export function toPrecision(a: RealArray, precision: Precision): RealArray {
-  if (precisionOf(a) === precision) return a.slice();
-  return precision === 'float32' ? Float32Array.from(a) : Float64Array.from(a);
+  const out = allocReal(precision, a.length, `a ${precision} copy`);
+  out.set(a);
+  return out;
 }
 
 /**

@@ -50,6 +50,8 @@ export interface OptionSpec<T = unknown> extends ValueCheck<T> {
   readonly default?: T;
   /** Its command-line flag, when the commands take it. */
   readonly cli?: CliFlag;
+  /** The call needs it: checkOptions refuses an options object without it. */
+  readonly required?: boolean;
 }
 
 /** The keys an options object may hold. */
@@ -65,7 +67,11 @@ export type OptionsOf<S extends OptionSchema> = {
 };
 
 /** An option described by its check and documentation (and flag). */
-export function option<T>(value: ValueCheck<T>, doc: string, more: { default?: T; cli?: CliFlag } = {}): OptionSpec<T> {
+export function option<T>(
+  value: ValueCheck<T>,
+  doc: string,
+  more: { default?: NoInfer<T>; cli?: CliFlag; required?: boolean } = {},
+): OptionSpec<T> {
   return { ...value, doc, ...more };
 }
 
@@ -77,8 +83,9 @@ const fail = (path: string, want: string, v: unknown): never => {
   });
 };
 
-/** The value itself for details when it is a primitive (objects may be large or cyclic). */
+/** The value itself for details when it is a primitive that JSON can carry (objects may be large or cyclic). */
 function safeValue(v: unknown): unknown {
+  if (typeof v === 'bigint') return `${v}n`;
   return v === null || (typeof v !== 'object' && typeof v !== 'function') ? v : Object.prototype.toString.call(v);
 }
 
@@ -186,6 +193,22 @@ export function object<S extends OptionSchema>(schema: S): ValueCheck<OptionsOf<
   };
 }
 
+/** Any value `ok` accepts, described as `want` in messages ("a non-empty array", "an AbortSignal"). */
+export function satisfying<T>(want: string, ok: (v: unknown) => boolean, kind: ValueKind = 'other'): ValueCheck<T> {
+  return { kind, check: (v, path) => (ok(v) ? (v as T) : fail(path, want, v)) };
+}
+
+/**
+ * The InvalidArgumentError of an option given where it does not apply (blockSize with lll): it
+ * names the option and says why, so that a value that would be ignored is never taken silently.
+ */
+export function inapplicable(call: string, key: string, why: string): InvalidArgumentError {
+  return new InvalidArgumentError(`${call}: option '${key}' does not apply: ${why}`, {
+    option: key,
+    reason: 'inapplicable',
+  });
+}
+
 /** The first check that accepts the value (for options that take, e.g., a number or an array). */
 export function either<A, B>(a: ValueCheck<A>, b: ValueCheck<B>, want: string): ValueCheck<A | B> {
   return {
@@ -217,7 +240,10 @@ export function checkOptions<S extends OptionSchema>(
   call: string,
   prefix = '',
 ): OptionsOf<S> {
-  if (value === undefined) return {};
+  if (value === undefined) {
+    missingRequired({}, schema, call, prefix);
+    return {};
+  }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     const what = prefix ? `${call} option ${prefix.slice(0, -1)}` : `${call} options`;
     throw new InvalidArgumentError(`${what} must be an object, got ${show(value)}`, {
@@ -237,7 +263,19 @@ export function checkOptions<S extends OptionSchema>(
     const v = (value as Record<string, unknown>)[key];
     if (v !== undefined) out[key] = spec.check(v, `${call} option ${prefix}${key}`);
   }
+  missingRequired(out, schema, call, prefix);
   return out as OptionsOf<S>;
+}
+
+/** InvalidArgumentError naming the first required key of the schema that `out` lacks. */
+function missingRequired(out: Record<string, unknown>, schema: OptionSchema, call: string, prefix: string): void {
+  for (const [key, spec] of Object.entries(schema)) {
+    if (spec.required && out[key] === undefined) {
+      throw new InvalidArgumentError(`${call}: option '${prefix}${key}' is required (${spec.doc})`, {
+        option: `${prefix}${key}`,
+      });
+    }
+  }
 }
 
 /** The known key nearest to `key` (edit distance at most a third of its length, at least 1), or null. */

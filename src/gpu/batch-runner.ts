@@ -21,10 +21,13 @@
  * - One batch at a time per process: the lanes' buffers and streams are shared.
  */
 import { InvalidArgumentError, LatticeMimoError } from '../core/errors.js';
+import { checkBatchRunOptions, type BatchRunOptions } from './batch-options.js';
 import type { CudaContext } from './context.js';
 import { pinnedAddress } from './host-memory.js';
 import type { Stream } from './stream.js';
 import { BatchWorkspace, type PipelineLane } from './workspace.js';
+
+export { MAX_TUNED_CHUNKS, type BatchRunOptions } from './batch-options.js';
 
 /** Item i's record is bytes [i * bytesPerItem, (i + 1) * bytesPerItem) of `array`. */
 export interface HostRecords {
@@ -52,19 +55,6 @@ export interface ChunkBuffers extends RecordKinds<bigint, bigint> {
   readonly count: number;
   readonly status: bigint;
 }
-
-/** How the runner cuts a batch (for tests and measurements; the defaults suit production). */
-export interface BatchRunOptions {
-  /** Most items per chunk (0 or absent: memory and the pipeline decide). */
-  readonly maxChunk?: number;
-  /** Pipeline lanes (streams), 1 to 3 (0 or absent: up to 3 when the batch has several chunks). */
-  readonly streams?: number;
-  /** Chunks to cut the batch into, 1 to MAX_TUNED_CHUNKS (0 or absent: the pipeline's rule); free memory or maxChunk may make more. */
-  readonly chunks?: number;
-}
-
-/** The most chunks BatchRunOptions.chunks may ask for. */
-export const MAX_TUNED_CHUNKS = 256;
 
 export interface BatchJob extends RecordKinds<HostRecords, DeviceRegion> {
   /** For messages. */
@@ -106,27 +96,6 @@ export interface BatchRunStats {
   totalMs: number;
   chunks: number;
   streams: number;
-}
-
-/** Validates BatchRunOptions (a typed error naming the field). */
-export function validateBatchRunOptions(o: BatchRunOptions | undefined): void {
-  if (!o) return;
-  if (o.maxChunk !== undefined && (!Number.isSafeInteger(o.maxChunk) || o.maxChunk < 0)) {
-    throw new InvalidArgumentError(`maxChunk must be a non-negative integer (0: automatic), got ${String(o.maxChunk)}`);
-  }
-  if (o.chunks !== undefined && (!Number.isInteger(o.chunks) || o.chunks < 0 || o.chunks > MAX_TUNED_CHUNKS)) {
-    throw new InvalidArgumentError(
-      `chunks must be an integer from 0 (automatic) to ${MAX_TUNED_CHUNKS}, got ${String(o.chunks)}`,
-    );
-  }
-  if (
-    o.streams !== undefined &&
-    (!Number.isInteger(o.streams) || o.streams < 0 || o.streams > BatchWorkspace.MAX_LANES)
-  ) {
-    throw new InvalidArgumentError(
-      `streams must be an integer from 0 (automatic) to ${BatchWorkspace.MAX_LANES}, got ${String(o.streams)}`,
-    );
-  }
 }
 
 /**
@@ -179,7 +148,7 @@ interface Layout {
 }
 
 function checkJob(job: BatchJob): void {
-  validateBatchRunOptions(job.options);
+  checkBatchRunOptions(job.options, `${job.name}: batch runner option options`);
   if (!Number.isSafeInteger(job.items) || job.items < 0)
     throw new InvalidArgumentError(`${job.name}: items must be a non-negative integer`);
   for (const r of [...job.inputs, ...job.outputs]) {

@@ -12,14 +12,30 @@ export { check as checkCuda } from './driver.js';
 export { releaseCudaWorkspace } from './workspace.js';
 export {
   runBatch,
-  validateBatchRunOptions,
   type BatchJob,
-  type BatchRunOptions,
   type BatchRunStats,
   type ChunkBuffers,
   type DeviceRegion,
   type HostRecords,
 } from './batch-runner.js';
+export {
+  BATCH_RUN_SCHEMA,
+  MAX_PIPELINE_LANES,
+  MAX_TUNED_CHUNKS,
+  batchRunOption,
+  checkBatchRunOptions,
+  type BatchRunOptions,
+} from './batch-options.js';
+export {
+  checkEngineRequest,
+  chooseEngine,
+  cpuOnlyEngine,
+  ENGINE_REQUESTS,
+  type EngineDecision,
+  type EngineName,
+  type EngineQuestion,
+  type EngineRequest,
+} from './engine.js';
 export { allocPinned, pinnedAddress, releasePinnedPool } from './host-memory.js';
 
 import { cudaAvailable } from './context.js';
@@ -49,13 +65,3 @@ export async function describeCuda(): Promise<string[]> {
   }
   return lines;
 }
-export {
-  ENGINE_REQUESTS,
-  checkEngineRequest,
-  chooseEngine,
-  cpuOnlyEngine,
-  type EngineRequest,
-  type EngineName,
-  type EngineDecision,
-  type EngineQuestion,
-} from './engine.js';

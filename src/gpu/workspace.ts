@@ -1,6 +1,7 @@
 /**
  * The memory and streams that batched kernels reuse from call to call (see BatchWorkspace).
  */
+import { MAX_PIPELINE_LANES } from './batch-options.js';
 import type { CudaContext } from './context.js';
 import { DeviceBuffer, PinnedBuffer } from './memory.js';
 import { CudaEvent, Stream } from './stream.js';
@@ -71,7 +72,7 @@ export class PipelineLane {
  * batch's kernel). releaseCudaWorkspace() gives the memory back.
  */
 export class BatchWorkspace {
-  static readonly MAX_LANES = 3;
+  static readonly MAX_LANES = MAX_PIPELINE_LANES;
   private static readonly byContext = new Map<CudaContext, BatchWorkspace>();
   private readonly all: PipelineLane[] = [];
 

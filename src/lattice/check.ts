@@ -6,6 +6,8 @@
  *  - B_in Z = B_out (exactly, in integers, when B_in is integral);
  *  - Hadamard ratio, orthogonality defect and root Hermite factor.
  */
+import { InvalidArgumentError, show } from '../core/index.js';
+import { checkArray, checkParam, checkSizes } from './check-args.js';
 import { addProduct } from './lll/columns.js';
 
 /**
@@ -13,6 +15,8 @@ import { addProduct } from './lll/columns.js';
  * m x m column-major, mu[i + j*m] = mu_{i,j} for j < i; r (length m) holds ||b*_i||^2.
  */
 export function gramSchmidt(B: ArrayLike<number>, n: number, m: number): { mu: Float64Array; r: Float64Array } {
+  checkSizes('gramSchmidt()', n, m);
+  checkArray('gramSchmidt()', 'B', B, n * m, 'n x m');
   const q = Float64Array.from(B as ArrayLike<number>);
   const mu = new Float64Array(m * m);
   const r = new Float64Array(m); // r[j] = ||b*_j||^2
@@ -52,6 +56,17 @@ export const CHECK_TOLERANCE = 1e-9;
 /** What gramSchmidt() returns: mu (m x m, column-major, mu[i + j*m] = mu_ij) and r (m squared norms ||b*_i||^2). */
 export type GramSchmidt = ReturnType<typeof gramSchmidt>;
 
+/** A caller's Gram-Schmidt data: mu of m x m, r of m. */
+function checkGramSchmidt(call: string, gs: unknown, m: number): void {
+  const g = gs as Partial<GramSchmidt> | null;
+  if (g === null || typeof g !== 'object')
+    throw new InvalidArgumentError(`${call}: gs must be gramSchmidt()'s result {mu, r}, got ${show(gs)}`, {
+      option: 'gs',
+    });
+  checkArray(call, 'gs.mu', g.mu, m * m, 'm x m');
+  checkArray(call, 'gs.r', g.r, m, 'm');
+}
+
 /**
  * The LLL conditions (size reduction |mu_ij| <= eta, Lovasz with delta) of B (n x m, column-major),
  * re-checked in float64 within relative tolerance `tol`. `gs`: the basis's Gram-Schmidt data when
@@ -66,6 +81,13 @@ export function checkLLL(
   tol = CHECK_TOLERANCE,
   gs?: GramSchmidt,
 ): LLLCheck {
+  const call = 'checkLLL()';
+  checkSizes(call, n, m);
+  checkArray(call, 'B', B, n * m, 'n x m');
+  checkParam(call, 'delta', delta, 0, 1, true);
+  checkParam(call, 'eta', eta, 0, 1);
+  checkParam(call, 'tol', tol, 0, 1);
+  if (gs !== undefined) checkGramSchmidt(call, gs, m);
   const { mu, r } = gs ?? gramSchmidt(B, n, m);
   const violations: string[] = [];
   let maxMu = 0;
@@ -100,6 +122,9 @@ export interface LagrangeCheck {
 
 /** Whether every pair of columns of B (n x m, column-major) is Lagrange-reduced: |b_i . b_j| <= min(||b_i||^2, ||b_j||^2) / 2. */
 export function checkLagrangePairs(B: ArrayLike<number>, n: number, m: number, tol = CHECK_TOLERANCE): LagrangeCheck {
+  checkSizes('checkLagrangePairs()', n, m);
+  checkArray('checkLagrangePairs()', 'B', B, n * m, 'n x m');
+  checkParam('checkLagrangePairs()', 'tol', tol, 0, 1);
   const norms = new Float64Array(m);
   for (let j = 0; j < m; j++) {
     let s = 0;
@@ -258,6 +283,8 @@ function isExactInverse(z: ArrayLike<number>, w: Float64Array, m: number): boole
  * magnitude 1 cannot change sign through rounding). If that fails, the exact Bareiss determinant.
  */
 export function checkUnimodular(Z: ArrayLike<number>, m: number): UnimodularCheck {
+  checkSizes('checkUnimodular()', m, m);
+  checkArray('checkUnimodular()', 'Z', Z, m * m, 'm x m');
   for (let i = 0; i < m * m; i++) {
     const v = Z[i]!;
     if (!Number.isSafeInteger(v)) return { ok: false, integer: false, det: null, method: 'none' };
@@ -283,6 +310,9 @@ export function applyTransform(
   n: number,
   m: number,
 ): Float64Array | null {
+  checkSizes('applyTransform()', n, m);
+  checkArray('applyTransform()', 'Bin', Bin, n * m, 'n x m');
+  checkArray('applyTransform()', 'Z', Z, m * m, 'm x m');
   const out = new Float64Array(n * m);
   const integral = isIntegral(Bin);
   let maxB = 0,
@@ -379,6 +409,9 @@ export interface QualityMetrics {
 
 /** Quality metrics of one basis B (n x m, column-major); `gs` reuses Gram-Schmidt data the caller has. */
 export function qualityMetrics(B: ArrayLike<number>, n: number, m: number, gs?: GramSchmidt): QualityMetrics {
+  checkSizes('qualityMetrics()', n, m);
+  checkArray('qualityMetrics()', 'B', B, n * m, 'n x m');
+  if (gs !== undefined) checkGramSchmidt('qualityMetrics()', gs, m);
   const { r } = gs ?? gramSchmidt(B, n, m);
   let logDet = 0,
     logProd = 0;

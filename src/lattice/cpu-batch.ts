@@ -7,7 +7,7 @@
  * float64. Any other error names its basis (`details.basis`).
  */
 import { LatticeMimoError } from '../core/errors.js';
-import { allocLike, identity, type RealArray } from '../core/matrix.js';
+import { allocArray, allocLike, identity, type RealArray } from '../core/index.js';
 import { defaultThreads, runOnWorkers } from '../core/worker-pool.js';
 import { ALGORITHM_REGISTRY } from './registry.js';
 import { remedy } from './fallback.js';
@@ -67,7 +67,7 @@ export interface ChunkResult {
 export function reduceChunk(t: ChunkTask, onBasis?: (k: number) => void): ChunkResult {
   const size = t.n * t.m,
     mm = t.m * t.m;
-  const Z = new Float64Array(t.count * mm);
+  const Z = allocArray(Float64Array, t.count * mm, `transforms (${t.count} x m x m, m = ${t.m})`);
   const stats: BasisStats[] = [];
   for (let k = 0; k < t.count; k++) {
     try {
@@ -120,7 +120,7 @@ export async function reduceBatchCpu(
   const tasks: ChunkTask[] = [];
   for (let start = 0; start < batch; start += per) {
     const count = Math.min(per, batch - start);
-    const work = allocLike(data, count * size);
+    const work = allocLike(data, count * size, `a chunk of ${count} bases`);
     work.set(data.subarray(start * size, (start + count) * size));
     tasks.push({ algorithm, params: p, n, m, work, count, offset: start });
   }
@@ -135,7 +135,7 @@ export async function reduceBatchCpu(
       onProgress?.(done, batch);
     },
   );
-  const Z = new Float64Array(batch * m * m);
+  const Z = allocArray(Float64Array, batch * m * m, `transforms (${batch} x m x m, m = ${m})`);
   const stats: BasisStats[] = [];
   results.forEach((r, i) => {
     const offset = tasks[i]!.offset;

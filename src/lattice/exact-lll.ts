@@ -11,6 +11,7 @@
  *   Lovasz: ||b*_k||^2 >= (delta - mu^2) ||b*_{k-1}||^2
  *                                               <=>  delta_den (d_{k+1} d_{k-1} + lambda^2) >= delta_num d_k^2
  */
+import { checkArray, checkParam, checkSizes } from './check-args.js';
 import { InvalidArgumentError } from '../core/errors.js';
 
 /** The LLL conditions of an integer basis, proven in exact rational arithmetic (checkLLLExact). */
@@ -38,8 +39,11 @@ function exactFraction(x: number): { num: bigint; den: bigint } {
  * not integers within 2^53 or parameters that are not finite.
  */
 export function checkLLLExact(B: ArrayLike<number>, n: number, m: number, delta: number, eta: number): ExactLLLCheck {
-  if (!Number.isFinite(delta) || !Number.isFinite(eta))
-    throw new InvalidArgumentError(`checkLLLExact: delta and eta must be finite, got ${delta}, ${eta}`);
+  const call = 'checkLLLExact()';
+  checkSizes(call, n, m);
+  checkArray(call, 'B', B, n * m, 'n x m');
+  checkParam(call, 'delta', delta, 0, 1, true);
+  checkParam(call, 'eta', eta, 0, 1);
   for (let i = 0; i < n * m; i++) {
     if (!Number.isSafeInteger(B[i]!))
       throw new InvalidArgumentError(`checkLLLExact: entry ${i} (${B[i]}) is not an integer within 2^53`);

@@ -15,6 +15,8 @@
  * has full column rank, so Z W = I with Z and W integral, hence det Z = +-1. The sign of det Z is
  * read from det(Z mod p), which can only be 1 or p - 1.
  */
+import { checkArray, checkSizes } from './check-args.js';
+import { InvalidArgumentError, show } from '../core/index.js';
 import { CheckFailedError } from '../core/errors.js';
 
 /** What rebuilding gives: Z (column-major, m x m) and how it was proven. */
@@ -324,6 +326,14 @@ export function rebuildTransform(
   m: number,
   proveUnimodular: boolean,
 ): ExactTransform & { det: bigint | null } {
+  const call = 'rebuildTransform()';
+  checkSizes(call, n, m);
+  checkArray(call, 'Bin', Bin, n * m, 'n x m');
+  checkArray(call, 'Bout', Bout, n * m, 'n x m');
+  if (typeof proveUnimodular !== 'boolean')
+    throw new InvalidArgumentError(`${call}: proveUnimodular must be true or false, got ${show(proveUnimodular)}`, {
+      option: 'proveUnimodular',
+    });
   const z = liftSolution(Bin, Bout, n, m);
   if (!proveUnimodular) return { Z: z.Z, maxBits: z.maxBits, primes: z.primes, det: null };
   liftSolution(Bout, Bin, n, m); // throws when B_in is not in the lattice of B_out

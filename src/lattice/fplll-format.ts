@@ -12,6 +12,7 @@
  * callers that take integers of any size (precision/ladder.ts) read `bigValues`. A non-integer entry
  * past 2^53 is refused rather than rounded.
  */
+import { checkOptions, choice, inapplicable, integer, option, type OptionsOf } from '../core/index.js';
 import { InvalidInputError } from '../core/errors.js';
 import { allocReal, makeBatch, type MatrixBatch, type Precision } from '../core/matrix.js';
 
@@ -255,12 +256,49 @@ function parseRow(c: Cursor, rowIndex: number, tokens: string[]): number[] {
 export type BasisLike = readonly (readonly number[])[] | MatrixBatch;
 
 function isBatch(x: BasisLike): x is MatrixBatch {
-  return !Array.isArray(x) && typeof (x as MatrixBatch).rows === 'number';
+  return !Array.isArray(x) && typeof (x as MatrixBatch | null)?.rows === 'number';
+}
+
+/** The options of formatFplll(), formatBasisJson() and formatIntegerRows(). */
+const FORMAT_SCHEMA = {
+  style: option(
+    choice(['fplll', 'latticegen'] as const),
+    'the layout: what the fplll binary prints, or what latticegen prints',
+    {
+      default: 'fplll',
+    },
+  ),
+  index: option(integer(0), 'which matrix of a batch to write', { default: 0 }),
+};
+
+/** A format call's options checked (FORMAT_SCHEMA, `keys` of it): index only for a batch. */
+function formatOptions(
+  input: BasisLike,
+  opts: unknown,
+  call: string,
+  keys: readonly (keyof typeof FORMAT_SCHEMA)[],
+): OptionsOf<typeof FORMAT_SCHEMA> {
+  const schema = Object.fromEntries(keys.map((k) => [k, FORMAT_SCHEMA[k]]));
+  const o = checkOptions(opts, schema, call) as OptionsOf<typeof FORMAT_SCHEMA>;
+  if (o.index !== undefined && !isBatch(input))
+    throw inapplicable(call, 'index', 'it picks a matrix of a batch, and the input is rows of one matrix');
+  return o;
 }
 
 /** Rows (basis vectors) of a BasisLike, validated: non-empty, rectangular, finite, |v| <= 2^53 - 1. */
 function basisRows(input: BasisLike, index: number): number[][] {
-  const rows = isBatch(input) ? rowsFromBasis(input, index) : input.map((r) => Array.from(r));
+  if (!Array.isArray(input) && !isBatch(input))
+    throw new InvalidInputError(
+      'INVALID_INPUT',
+      'a basis must be rows of numbers or a batch {batch, rows, cols, data}',
+    );
+  const rows = isBatch(input)
+    ? rowsFromBasis(input, index)
+    : input.map((r, i) => {
+        if (!Array.isArray(r) && !ArrayBuffer.isView(r))
+          throw new InvalidInputError('INVALID_INPUT', `row ${i} is not an array of numbers`);
+        return Array.from(r as ArrayLike<number>);
+      });
   if (rows.length === 0 || rows[0]!.length === 0)
     throw new InvalidInputError('INVALID_INPUT', 'cannot write an empty matrix');
   const cols = rows[0]!.length;
@@ -296,9 +334,10 @@ export interface FormatOptions {
 
 /** Writes a basis in fplll's format, byte for byte as the tool prints it. */
 export function formatFplll(input: BasisLike, opts: FormatOptions = {}): string {
+  const o = formatOptions(input, opts, 'formatFplll()', ['style', 'index']);
   return writeRows(
-    basisRows(input, opts.index ?? 0).map((r) => r.map(formatNumber)),
-    opts.style,
+    basisRows(input, o.index ?? 0).map((r) => r.map(formatNumber)),
+    o.style,
   );
 }
 
@@ -310,6 +349,9 @@ export function formatIntegerRows(
   rows: readonly (readonly (number | bigint)[])[],
   opts: Pick<FormatOptions, 'style'> = {},
 ): string {
+  const o = checkOptions(opts, { style: FORMAT_SCHEMA.style }, 'formatIntegerRows()');
+  if (!Array.isArray(rows) || !rows.every((r: unknown) => Array.isArray(r)))
+    throw new InvalidInputError('INVALID_INPUT', 'an integer matrix must be rows of integers');
   const text = rows.map((r, i) =>
     r.map((v, j) => {
       if (typeof v === 'number' && !Number.isSafeInteger(v))
@@ -319,7 +361,7 @@ export function formatIntegerRows(
   );
   if (text.length === 0 || text[0]!.length === 0)
     throw new InvalidInputError('INVALID_INPUT', 'cannot write an empty matrix');
-  return writeRows(text, opts.style);
+  return writeRows(text, o.style);
 }
 
 function writeRows(rows: string[][], style: FormatOptions['style'] = 'fplll'): string {
@@ -330,6 +372,7 @@ function writeRows(rows: string[][], style: FormatOptions['style'] = 'fplll'): s
 
 /** Our n x m column-major basis from fplll rows (m basis vectors of length n). */
 export function basisFromRows(values: readonly (readonly number[])[], precision: Precision = 'float64'): MatrixBatch {
+  checkPrecision(precision, 'basisFromRows()');
   const rows = basisRows(values, 0);
   const m = rows.length,
     n = rows[0]!.length;
@@ -357,6 +400,7 @@ export function rowsFromBasis(basis: MatrixBatch, index = 0): number[][] {
 
 /** parseFplll, then our column-major basis: a batch of one n x m matrix (m rows of length n in the text). */
 export function parseFplllBasis(text: string, precision: Precision = 'float64'): MatrixBatch {
+  checkPrecision(precision, 'parseFplllBasis()');
   const p = parseFplll(text);
   assertExactDoubles(p);
   return basisFromRows(p.values, precision);
@@ -405,5 +449,13 @@ export function parseBasisJson(text: string): ParsedMatrix {
 
 /** Writes `{"basis": [[...], ...]}` (rows are basis vectors); numbers round-trip exactly. */
 export function formatBasisJson(input: BasisLike, opts: { index?: number } = {}): string {
-  return `${JSON.stringify({ basis: basisRows(input, opts.index ?? 0) })}\n`;
+  const o = formatOptions(input, opts, 'formatBasisJson()', ['index']);
+  return `${JSON.stringify({ basis: basisRows(input, o.index ?? 0) })}\n`;
+}
+
+const PRECISION = option(choice(['float32', 'float64'] as const), 'the array kind of the basis');
+
+/** A precision argument: 'float32' or 'float64' (InvalidArgumentError naming the call otherwise). */
+function checkPrecision(precision: unknown, call: string): void {
+  PRECISION.check(precision, `${call} option precision`);
 }

@@ -7,42 +7,67 @@
  * stream k of the seed, so matrix k does not depend on the batch size and a GPU generator can
  * produce the same numbers. Bases are column-major, columns are basis vectors.
  */
-import { InvalidArgumentError, RankDeficientError } from '../core/errors.js';
-import { allocReal, makeBatch, type MatrixBatch, type Precision } from '../core/matrix.js';
-import { Philox } from '../core/rng.js';
-import { assertIndependent, firstZeroColumn } from './validate.js';
+import {
+  allocArray,
+  allocReal,
+  boolean,
+  checkOptions,
+  choice,
+  integer,
+  InvalidArgumentError,
+  makeBatch,
+  option,
+  Philox,
+  RankDeficientError,
+  satisfying,
+  show,
+  type MatrixBatch,
+  type Precision,
+} from '../core/index.js';
+import { assertIndependent, firstZeroColumn, validateShape } from './validate.js';
 
 /** Upper bounds that keep a generator call from allocating absurd amounts by mistake. */
 const MAX_DIM = 1 << 16;
+const MAX_BATCH = 1 << 24;
 const MAX_ELEMENTS = 1 << 28;
 
-function positiveInt(name: string, v: unknown, max = MAX_DIM): number {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > max) {
-    throw new InvalidArgumentError(`${name} must be an integer in [1, ${max}], got ${String(v)}`, { [name]: v });
-  }
-  return v;
-}
+const seedCheck = satisfying<number | bigint>(
+  'a non-negative integer below 2^64 (a safe integer or a BigInt)',
+  (v) =>
+    (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) || (typeof v === 'bigint' && v >= 0n && v < 1n << 64n),
+);
+const precisionCheck = choice(['float32', 'float64'] as const);
 
-function checkSeed(seed: unknown): number | bigint {
-  const ok =
-    (typeof seed === 'number' && Number.isSafeInteger(seed) && seed >= 0) ||
-    (typeof seed === 'bigint' && seed >= 0n && seed < 1n << 64n);
-  if (!ok)
-    throw new InvalidArgumentError(`seed must be a non-negative integer below 2^64, got ${String(seed)}`, { seed });
-  return seed as number | bigint;
-}
+/** gaussianBases()'s options. */
+const GAUSSIAN_SCHEMA = {
+  batch: option(integer(1, MAX_BATCH), 'number of bases', { required: true }),
+  n: option(integer(1, MAX_DIM), 'rows (dimension of the space)', { required: true }),
+  m: option(integer(1, MAX_DIM), 'columns (basis vectors), m <= n; default n'),
+  seed: option(seedCheck, 'Philox key: the same seed gives the same bases', { required: true }),
+  precision: option(precisionCheck, 'array kind of the output', { default: 'float64' }),
+};
 
-function checkPrecision(p: unknown): Precision {
-  if (p === undefined) return 'float64';
-  if (p !== 'float32' && p !== 'float64')
-    throw new InvalidArgumentError(`precision must be 'float32' or 'float64', got ${String(p)}`);
-  return p;
-}
+/** blockToeplitzBases()'s options. */
+const BLOCK_TOEPLITZ_SCHEMA = {
+  batch: option(integer(1, MAX_BATCH), 'number of bases', { required: true }),
+  blocks: option(integer(1, MAX_DIM), 'number of block rows (= block columns)', { required: true }),
+  blockSize: option(integer(1, MAX_DIM), 'size b of each tap (b x b)', { required: true }),
+  taps: option(integer(1, MAX_DIM), 'number of taps L, at most blocks', { required: true }),
+  complex: option(boolean(), 'complex taps CN(0, 1) in their real-valued decomposition', { default: false }),
+  shape: option(choice(['square', 'full'] as const), "'square' truncated convolution or 'full' (tall)", {
+    default: 'square',
+  }),
+  seed: option(seedCheck, 'Philox key: the same seed gives the same bases', { required: true }),
+  precision: option(precisionCheck, 'array kind of the output', { default: 'float64' }),
+};
 
-function checkSize(batch: number, rows: number, cols: number): void {
-  if (batch * rows * cols > MAX_ELEMENTS) {
+/** The generators' own bound on batch x rows x cols (a call past it is a mistake, not a workload). */
+function checkSize(call: string, batch: number, rows: number, cols: number): void {
+  const elements = batch * rows * cols;
+  if (elements > MAX_ELEMENTS) {
     throw new InvalidArgumentError(
-      `batch x rows x cols = ${batch} x ${rows} x ${cols} exceeds ${MAX_ELEMENTS} elements`,
+      `${call}: batch x rows x cols = ${batch} x ${rows} x ${cols} = ${elements} elements, past the generators' ${MAX_ELEMENTS}`,
+      { what: 'batch x rows x cols', elements, limit: MAX_ELEMENTS },
     );
   }
 }
@@ -63,15 +88,20 @@ export interface GaussianBasesOptions {
 
 /** Bases with iid N(0, 1) entries; matrix k fills column-major from Philox stream k. */
 export function gaussianBases(opts: GaussianBasesOptions): MatrixBatch {
-  const batch = positiveInt('batch', opts.batch, 1 << 24);
-  const n = positiveInt('n', opts.n);
-  const m = opts.m === undefined ? n : positiveInt('m', opts.m);
-  if (m > n) throw new InvalidArgumentError(`m (${m} basis vectors) must not exceed n (${n} rows)`, { n, m });
-  const seed = checkSeed(opts.seed);
-  const precision = checkPrecision(opts.precision);
-  checkSize(batch, n, m);
+  const call = 'gaussianBases()';
+  const o = checkOptions(opts, GAUSSIAN_SCHEMA, call);
+  const { batch, n, seed } = o as Required<typeof o>;
+  const m = o.m ?? n;
+  if (m > n)
+    throw new InvalidArgumentError(`${call}: m (${m} basis vectors) must not exceed n (${n} rows)`, {
+      option: 'm',
+      n,
+      m,
+    });
+  const precision = o.precision ?? 'float64';
+  checkSize(call, batch, n, m);
   const size = n * m;
-  const data = allocReal(precision, batch * size);
+  const data = allocReal(precision, batch * size, `${call} bases`);
   for (let k = 0; k < batch; k++) {
     const rng = new Philox(seed, k);
     for (let i = 0; i < size; i++) data[k * size + i] = rng.normal();
@@ -115,32 +145,28 @@ export interface BlockToeplitzOptions {
  * entry takes two normals (re, then im), each scaled by 1/sqrt(2) so that E|h|^2 = 1.
  */
 export function blockToeplitzBases(opts: BlockToeplitzOptions): MatrixBatch {
-  const batch = positiveInt('batch', opts.batch, 1 << 24);
-  const blocks = positiveInt('blocks', opts.blocks);
-  const b = positiveInt('blockSize', opts.blockSize);
-  const taps = positiveInt('taps', opts.taps);
+  const call = 'blockToeplitzBases()';
+  const o = checkOptions(opts, BLOCK_TOEPLITZ_SCHEMA, call);
+  const { batch, blocks, blockSize: b, taps, seed } = o as Required<typeof o>;
   if (taps > blocks) {
     throw new InvalidArgumentError(
-      `taps (${taps}) must not exceed blocks (${blocks}): taps past the last block row never appear`,
-      { taps, blocks },
+      `${call}: taps (${taps}) must not exceed blocks (${blocks}): taps past the last block row never appear`,
+      { option: 'taps', taps, blocks },
     );
   }
-  const complex = opts.complex ?? false;
-  if (typeof complex !== 'boolean') throw new InvalidArgumentError(`complex must be a boolean, got ${String(complex)}`);
-  const shape = opts.shape ?? 'square';
-  if (shape !== 'square' && shape !== 'full')
-    throw new InvalidArgumentError(`shape must be 'square' or 'full', got ${String(shape)}`);
-  const seed = checkSeed(opts.seed);
-  const precision = checkPrecision(opts.precision);
+  const complex = o.complex ?? false;
+  const shape = o.shape ?? 'square';
+  const precision = o.precision ?? 'float64';
   const rb = complex ? 2 * b : b; // rows/cols of one real block
   const m = blocks * rb;
   const blockRows = shape === 'full' ? blocks + taps - 1 : blocks;
   const n = blockRows * rb;
-  if (n > MAX_DIM) throw new InvalidArgumentError(`matrix size ${n} exceeds ${MAX_DIM}`);
-  checkSize(batch, n, m);
+  if (n > MAX_DIM)
+    throw new InvalidArgumentError(`${call}: matrix size ${n} exceeds ${MAX_DIM}`, { n, limit: MAX_DIM });
+  checkSize(call, batch, n, m);
 
   const size = n * m;
-  const data = allocReal(precision, batch * size);
+  const data = allocReal(precision, batch * size, `${call} bases`);
   const tapData = new Float64Array(taps * rb * rb); // real blocks, each rb x rb column-major
   for (let k = 0; k < batch; k++) {
     drawRealBlocks(new Philox(seed, k), tapData, taps, b, complex);
@@ -191,10 +217,14 @@ function drawRealBlocks(rng: Philox, out: Float64Array, taps: number, b: number,
  */
 export function integerScale(basis: MatrixBatch, scale: number): MatrixBatch<Float64Array> {
   if (typeof scale !== 'number' || !Number.isFinite(scale) || scale <= 0) {
-    throw new InvalidArgumentError(`scale must be a finite positive number, got ${String(scale)}`, { scale });
+    throw new InvalidArgumentError(`integerScale(): scale must be a finite positive number, got ${show(scale)}`, {
+      option: 'scale',
+      scale: typeof scale === 'number' ? scale : String(scale),
+    });
   }
+  validateShape(basis);
   const { batch, rows, cols, data } = basis;
-  const out = new Float64Array(data.length);
+  const out = allocArray(Float64Array, data.length, 'integerScale() result');
   for (let i = 0; i < data.length; i++) {
     const v = Math.round(scale * data[i]!);
     if (!Number.isSafeInteger(v)) {

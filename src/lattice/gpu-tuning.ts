@@ -3,10 +3,11 @@
  * plans (AlgoParams.gpuTuning): which kernel, block sizes, where the workspace lives. Every field
  * is optional; absent means the plan's own choice from the size and the device, which is what the
  * measured defaults are. Tests use them to reach every layout; benchmarks to compare layouts.
- * One object, validated once (validateGpuTuning), passed explicitly to the plans.
+ * One object, declared by its schema (GPU_TUNING_SCHEMA) and checked by it, passed explicitly to
+ * the plans.
  */
-import { InvalidArgumentError } from '../core/errors.js';
-import { MAX_TUNED_CHUNKS, type BatchRunOptions } from '../gpu/batch-runner.js';
+import { boolean, choice, integer, object, option, satisfying } from '../core/index.js';
+import { batchRunOption, type BatchRunOptions } from '../gpu/index.js';
 
 /** Where a kernel keeps its per-basis workspace: all in shared memory, Z alone in global scratch, all in global scratch. */
 export type WorkspaceMemory = 'shared' | 'z-global' | 'global';
@@ -21,12 +22,12 @@ export type WorkspaceMemory = 'shared' | 'z-global' | 'global';
  */
 export type JacobiRounds = 'first-warp' | 'group-shared-permutation' | 'group-register-players' | 'group-halo';
 
-export const JACOBI_ROUNDS: readonly JacobiRounds[] = [
+export const JACOBI_ROUNDS = [
   'first-warp',
   'group-shared-permutation',
   'group-register-players',
   'group-halo',
-];
+] as const satisfies readonly JacobiRounds[];
 
 /** The all-swap (CR-AS-LLL) kernels' choices (allswap/cuda.ts). */
 export interface AllswapTuning {
@@ -93,79 +94,85 @@ export interface GpuTuning {
   readonly batch?: BatchTuning;
 }
 
-const MEMORY: readonly WorkspaceMemory[] = ['shared', 'z-global', 'global'];
+const MEMORY = ['shared', 'z-global', 'global'] as const satisfies readonly WorkspaceMemory[];
+const threadsPerBlock = integer(1, 1024);
 
-type Check = (v: unknown) => string | null;
-const int =
-  (lo: number, hi: number, extra?: (v: number) => string | null): Check =>
-  (v) =>
-    typeof v === 'number' && Number.isInteger(v) && v >= lo && v <= hi
-      ? extra
-        ? extra(v)
-        : null
-      : `an integer in [${lo}, ${hi}]`;
-const oneOf =
-  (values: readonly unknown[]): Check =>
-  (v) =>
-    values.includes(v) ? null : `one of ${values.map((x) => JSON.stringify(x)).join(', ')}`;
-const bool: Check = (v) => (typeof v === 'boolean' ? null : 'a boolean');
-
-const FIELDS: Record<keyof GpuTuning, Record<string, Check>> = {
-  allswap: {
-    kernel: oneOf(['block', 'lane', 'grid']),
-    threads: int(1, 1024),
-    blockMemory: oneOf(MEMORY),
-    minBlocks: int(0, 32),
-    columnLayout: bool,
-    laneThreads: int(1, 1024),
-    laneMemory: oneOf(MEMORY),
-    laneSpecialise: bool,
-  },
-  jacobi: {
-    threads: int(1, 1024),
-    group: int(32, 1024, (v) => (v % 32 === 0 ? null : 'a multiple of 32')),
-    rounds: oneOf(JACOBI_ROUNDS),
-    preGram: bool,
-    hops: int(1, 32),
-    lanePairs: int(1, 16),
-  },
-  block: {
-    scheduling: oneOf(['persistent', 'host-streams']),
-    kernel: oneOf(['basis', 'grid']),
-    streams: int(1, 64),
-    threads: int(1, 1024),
-    subThreads: int(1, 1024),
-  },
-  batch: { maxChunk: int(1, 2 ** 31 - 1), streams: int(1, 3), chunks: int(1, MAX_TUNED_CHUNKS) },
+/** The all-swap kernels' keys (AllswapTuning). */
+export const ALLSWAP_TUNING_SCHEMA = {
+  kernel: option(
+    choice(['block', 'lane', 'grid']),
+    "'block': a thread block per basis; 'lane': a thread per basis; 'grid': one basis over the whole device",
+  ),
+  threads: option(threadsPerBlock, 'threads per block of the block kernel'),
+  blockMemory: option(choice(MEMORY), 'where the block kernel keeps its workspace'),
+  minBlocks: option(
+    integer(0, 32),
+    "resident blocks per multiprocessor the block kernel's registers are capped for (0: no cap)",
+  ),
+  columnLayout: option(
+    boolean(),
+    'whether the block kernel takes its column-owner layout (needs 4 m threads per block)',
+  ),
+  laneThreads: option(threadsPerBlock, 'bases (threads) per block of the per-thread kernel'),
+  laneMemory: option(choice(MEMORY), 'where the per-thread kernel keeps its arrays'),
+  laneSpecialise: option(
+    boolean(),
+    "false: the per-thread kernel's generic module instead of one specialised to the size",
+  ),
 };
 
+/** Parallel Jacobi's keys (JacobiTuning). */
+export const JACOBI_TUNING_SCHEMA = {
+  threads: option(threadsPerBlock, 'threads per block'),
+  group: option(
+    satisfying<number>(
+      'a multiple of 32 in [32, 1024]',
+      (v) => typeof v === 'number' && Number.isInteger(v) && v >= 32 && v <= 1024 && v % 32 === 0,
+      'integer',
+    ),
+    'threads of the group that runs the rounds (a multiple of 32)',
+  ),
+  rounds: option(choice(JACOBI_ROUNDS), 'who runs the rounds'),
+  preGram: option(
+    boolean(),
+    'G = B^T B by the many-block jacobi_gram kernel first (true) or by the block itself (false)',
+  ),
+  hops: option(integer(1, 32), "'group-halo': at most this many rounds per group barrier"),
+  lanePairs: option(integer(1, 16), "'group-halo': pairs per lane"),
+};
+
+/** MB-LLL and CR-MB-LLL's keys (BlockTuning). */
+export const BLOCK_TUNING_SCHEMA = {
+  scheduling: option(
+    choice(['persistent', 'host-streams']),
+    "'persistent': one kernel looping on the device; 'host-streams': the paper's host loop over streams",
+  ),
+  kernel: option(
+    choice(['basis', 'grid']),
+    "'basis': a thread block per basis; 'grid': the whole-device kernel's block mode where it applies",
+  ),
+  streams: option(integer(1, 64), "'host-streams': CUDA streams"),
+  threads: option(threadsPerBlock, 'threads per block of the per-basis kernels'),
+  subThreads: option(threadsPerBlock, "threads per block of the per-sub-basis kernel of 'host-streams'"),
+};
+
+/** The tuning groups of the lattice GPU engine (GpuTuning); which algorithm reads which is in its registry traits. */
+export const GPU_TUNING_SCHEMA = {
+  allswap: option(object(ALLSWAP_TUNING_SCHEMA), "CR-AS-LLL's kernels"),
+  jacobi: option(object(JACOBI_TUNING_SCHEMA), "parallel Jacobi's kernel"),
+  block: option(object(BLOCK_TUNING_SCHEMA), "MB-LLL's and CR-MB-LLL's kernels"),
+  batch: batchRunOption('how the batch runner cuts the batch'),
+};
+
+/** A kernel tuning group (every key of GpuTuning but the batch runner's). */
+export type TuningGroup = Exclude<keyof GpuTuning, 'batch'>;
+
 /**
- * Throws InvalidArgumentError naming the first bad field (e.g. `gpuTuning.allswap.threads`): an
- * unknown group or field, or a value of the wrong type or range. Returns the object unchanged.
+ * The tuning checked by its schema (GPU_TUNING_SCHEMA): an unknown group or key (the nearest one
+ * suggested), a value of the wrong type or range, each an InvalidArgumentError naming it
+ * (details.option 'gpuTuning.allswap.threads'). `call` names the call in messages. Returns the
+ * checked copy.
  */
-export function validateGpuTuning(t: unknown): GpuTuning {
-  if (t === undefined) return {};
-  if (typeof t !== 'object' || t === null || Array.isArray(t))
-    throw new InvalidArgumentError('gpuTuning must be an object', { field: 'gpuTuning' });
-  for (const [group, fields] of Object.entries(t)) {
-    const spec = (FIELDS as Record<string, Record<string, Check>>)[group];
-    if (!spec)
-      throw new InvalidArgumentError(`gpuTuning.${group} is not a tuning group (${Object.keys(FIELDS).join(', ')})`, {
-        field: `gpuTuning.${group}`,
-      });
-    if (fields === undefined) continue;
-    if (typeof fields !== 'object' || fields === null || Array.isArray(fields))
-      throw new InvalidArgumentError(`gpuTuning.${group} must be an object`, { field: `gpuTuning.${group}` });
-    for (const [name, value] of Object.entries(fields)) {
-      const field = `gpuTuning.${group}.${name}`;
-      const check = spec[name];
-      if (!check)
-        throw new InvalidArgumentError(`${field} is not a tuning field (${Object.keys(spec).join(', ')})`, { field });
-      if (value === undefined) continue;
-      const want = check(value);
-      if (want)
-        throw new InvalidArgumentError(`${field} must be ${want}, got ${JSON.stringify(value)}`, { field, value });
-    }
-  }
-  return t as GpuTuning;
+export function validateGpuTuning(t: unknown, call = 'lattice GPU engine'): GpuTuning {
+  return t === undefined ? {} : (object(GPU_TUNING_SCHEMA).check(t, `${call} option gpuTuning`) as GpuTuning);
 }

@@ -1,13 +1,30 @@
-import { allocReal, makeBatch, type MatrixBatch, type Precision } from '../core/matrix.js';
-import { InvalidArgumentError } from '../core/errors.js';
-import { cudaAvailable, requireCuda } from '../gpu/context.js';
-import { allocPinned } from '../gpu/host-memory.js';
+import {
+  allocReal,
+  checkArrayLength,
+  checkOptions,
+  choice,
+  integer,
+  makeBatch,
+  option,
+  type MatrixBatch,
+  type Precision,
+} from '../core/index.js';
+import { allocPinned, cudaAvailable, requireCuda } from '../gpu/index.js';
+
+/** hostBatch()'s shape: every key but precision required. */
+const HOST_BATCH_SCHEMA = {
+  batch: option(integer(1), 'number of matrices', { required: true }),
+  rows: option(integer(1), 'rows of each matrix', { required: true }),
+  cols: option(integer(1), 'columns of each matrix', { required: true }),
+  precision: option(choice(['float32', 'float64'] as const), 'the array kind', { default: 'float64' }),
+};
 
 /**
  * An empty batch of `batch` matrices of rows x cols (column-major, back to back) for the caller to
  * fill in place: on pinned host memory when a CUDA device answers, so that reduce() on the GPU copies
  * it (and results written into such arrays, ReduceOptions.out) with no staging copy; ordinary memory
- * otherwise. The memory returns to a pool when the array is garbage-collected.
+ * otherwise. The memory returns to a pool when the array is garbage-collected. A shape past what
+ * an array may hold is an UnsupportedError naming its size and the limit.
  * @returns MatrixBatch with data: Float32Array or Float64Array of batch x rows x cols (contents unspecified).
  */
 export async function hostBatch(shape: {
@@ -16,20 +33,13 @@ export async function hostBatch(shape: {
   cols: number;
   precision?: Precision;
 }): Promise<MatrixBatch> {
-  const { batch, rows, cols } = shape;
-  const precision = shape.precision ?? 'float64';
-  if (precision !== 'float32' && precision !== 'float64')
-    throw new InvalidArgumentError(`precision must be 'float32' or 'float64', got ${String(precision)}`);
-  for (const [name, v] of [
-    ['batch', batch],
-    ['rows', rows],
-    ['cols', cols],
-  ] as const) {
-    if (!Number.isSafeInteger(v) || v < 1)
-      throw new InvalidArgumentError(`${name} must be a positive integer, got ${v}`);
-  }
+  const s = checkOptions(shape, HOST_BATCH_SCHEMA, 'hostBatch()');
+  const { batch, rows, cols } = s as Required<typeof s>;
+  const precision = s.precision ?? 'float64';
   const length = batch * rows * cols;
-  if (!cudaAvailable().ok) return makeBatch(allocReal(precision, length), batch, rows, cols);
+  const what = `hostBatch() batch x rows x cols = ${batch} x ${rows} x ${cols}`;
+  checkArrayLength(length, what, precision === 'float32' ? 4 : 8);
+  if (!cudaAvailable().ok) return makeBatch(allocReal(precision, length, what), batch, rows, cols);
   const ctx = requireCuda();
   const data =
     precision === 'float32' ? allocPinned(ctx, Float32Array, length) : allocPinned(ctx, Float64Array, length);

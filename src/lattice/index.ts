@@ -27,12 +27,15 @@ export {
 } from './check.js';
 export { checkLLLExact, type ExactLLLCheck } from './exact-lll.js';
 export { rebuildTransform, type ExactTransform } from './exact-transform.js';
-export { reduceBatchCuda as allswapBatchCuda } from './allswap/cuda.js';
-export { reduceBatchCuda as jacobiParallelBatchCuda } from './jacobi-parallel/cuda.js';
+export { allswapBatchCuda, jacobiParallelBatchCuda } from './engine-calls.js';
+export { REDUCE_SCHEMA, ENGINE_CALL_SCHEMA, type EngineCallParams } from './validate.js';
+export { GPU_TUNING_SCHEMA } from './gpu-tuning.js';
+export { ALGORITHM_REGISTRY, type AlgorithmTraits, type AlgorithmParam } from './registry.js';
 export type { CountTotals, CudaBatchOutputs, CudaBatchResult, CudaBatchStats } from './gpu/batch.js';
 export { hostBatch } from './host-batch.js';
 export {
   lllIntegral,
+  INTEGRAL_LLL_SCHEMA,
   RUNGS,
   type Rung,
   type IntegralLLLOptions,

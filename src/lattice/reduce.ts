@@ -7,6 +7,7 @@
  * (stats.redoneOnCpu); a result that still fails raises CheckFailedError, so no unreduced basis is
  * returned as reduced.
  */
+import { allocArray } from '../core/index.js';
 import { CheckFailedError, InvalidArgumentError, InvalidInputError, LatticeMimoError } from '../core/errors.js';
 import {
   allocLike,
@@ -393,25 +394,41 @@ interface ResultArrays {
   counts?: Int32Array;
 }
 
-/** The result arrays: the caller's `out` (checked against the batch) or fresh ones, in the input's precision. */
+/**
+ * The result arrays: the caller's `out` (checked against the batch) or fresh ones, in the input's
+ * precision; made before any work, so that a batch whose results cannot be held says so at once
+ * (UnsupportedError naming the size and the limit).
+ */
 function resultArrays(bases: MatrixBatch, out: ReduceOptions['out']): ResultArrays {
   const { batch, rows: n, cols: m, data } = bases;
   const basis = out?.basis;
   if (basis !== undefined && (basis.constructor !== data.constructor || basis.length !== data.length)) {
     throw new InvalidArgumentError(
       `out.basis must be a ${data.constructor.name} of batch x n x m = ${data.length} elements (the input's kind), got a ${basis?.constructor?.name} of ${basis?.length}`,
+      { option: 'out.basis' },
     );
   }
   const Z = out?.transform;
   if (Z !== undefined && (!(Z instanceof Float64Array) || Z.length !== batch * m * m)) {
-    throw new InvalidArgumentError(`out.transform must be a Float64Array of batch x m x m = ${batch * m * m} elements`);
+    throw new InvalidArgumentError(
+      `out.transform must be a Float64Array of batch x m x m = ${batch * m * m} elements`,
+      {
+        option: 'out.transform',
+      },
+    );
   }
   if (basis && Z && basis.buffer === Z.buffer)
-    throw new InvalidArgumentError('out.basis and out.transform must not share memory');
+    throw new InvalidArgumentError('out.basis and out.transform must not share memory', { option: 'out.transform' });
   const counts = checkCountsArray(out?.counts, batch);
   if (counts && [basis, Z].some((a) => a?.buffer === counts.buffer))
-    throw new InvalidArgumentError('out.counts must not share memory with out.basis or out.transform');
-  return { basis: basis ?? allocLike(data, batch * n * m), Z: Z ?? new Float64Array(batch * m * m), counts };
+    throw new InvalidArgumentError('out.counts must not share memory with out.basis or out.transform', {
+      option: 'out.counts',
+    });
+  return {
+    basis: basis ?? allocLike(data, batch * n * m, `reduce() result bases (batch x n x m = ${batch} x ${n} x ${m})`),
+    Z: Z ?? allocArray(Float64Array, batch * m * m, `reduce() transforms (batch x m x m = ${batch} x ${m} x ${m})`),
+    counts,
+  };
 }
 
 function packResult(
@@ -557,8 +574,8 @@ export function packGpuResult(
  */
 export async function reduce(bases: MatrixBatch, opts: ReduceOptions = {}): Promise<ReduceResult> {
   const t0 = performance.now();
+  const o = resolveOptions(opts, (bases as MatrixBatch | null)?.cols ?? 1);
   validateShape(bases);
-  const o = resolveOptions(opts, bases.cols);
   const engine = await pickEngine(o);
   // the GPU kernels report non-finite entries and zero vectors themselves (status words), naming the basis
   if (engine === 'cpu') validateBases(bases);
@@ -568,11 +585,11 @@ export async function reduce(bases: MatrixBatch, opts: ReduceOptions = {}): Prom
   if (unit) return intoOut(unit.unscale, await reduce(unit.scaled, { ...opts, out: undefined }), opts.out);
   if (engine === 'cuda') return reduceOnCuda(bases, o, opts.out, t0);
   const { batch, rows: n, cols: m } = bases;
+  const arrays = resultArrays(bases, opts.out);
   const work = toPrecision(bases.data, o.precision);
   const run = await reduceBatchCpu(o.algorithm, work, batch, n, m, o, opts.threads, opts.onProgress).catch(
     (err: unknown) => explainFailure(bases, err),
   );
-  const arrays = resultArrays(bases, opts.out);
   arrays.Z.set(run.Z);
   return packResult(bases, o, engine, arrays, BasisRecords.of(run.stats), t0, all(batch), run.work);
 }
@@ -587,24 +604,40 @@ function intoOut(unscale: (b: MatrixBatch) => MatrixBatch, r: ReduceResult, out:
   return { ...r, basis: makeBatch(arrays.basis, batch, n, m), transform: makeBatch(arrays.Z, batch, m, m) };
 }
 
-/** Synchronous CPU reduction in this thread (for small work, e.g. LR-aided detection per channel). */
+/**
+ * Synchronous CPU reduction in this thread (for small work, e.g. LR-aided detection per channel).
+ * Takes reduce()'s options but `threads` (it runs in the calling thread) and the GPU's
+ * (`gpuTuning`, `float32Arithmetic`); `engine` 'cuda' is an EngineUnavailableError naming reduce().
+ */
 export function reduceSync(bases: MatrixBatch, opts: Omit<ReduceOptions, 'engine' | 'threads'> = {}): ReduceResult {
   const t0 = performance.now();
-  cpuOnlyEngine((opts as ReduceOptions | null)?.engine, 'reduceSync()', 'reduce()');
+  const o = resolveOptions(opts, (bases as MatrixBatch | null)?.cols ?? 1, { name: 'reduceSync()', sync: true });
+  cpuOnlyEngine(o.engine, 'reduceSync()', 'reduce()');
   validateBases(bases);
   // (scale) entries past 2^+-128: reduced scaled by a power of two (same Z), output scaled back
   const unit = unitScale(bases);
   if (unit) return intoOut(unit.unscale, reduceSync(unit.scaled, { ...opts, out: undefined }), opts.out);
-  const o = resolveOptions({ ...opts, engine: 'cpu' }, bases.cols);
   const { batch, rows: n, cols: m } = bases;
+  const arrays = resultArrays(bases, opts.out);
   const work = toPrecision(bases.data, o.precision);
+  const onProgress = opts.onProgress;
   let run: ReturnType<typeof reduceChunk>;
   try {
-    run = reduceChunk({ algorithm: o.algorithm, params: o, n, m, work, count: batch, offset: 0 });
+    run = reduceChunk({ algorithm: o.algorithm, params: o, n, m, work, count: batch, offset: 0 }, (k) => {
+      if (onProgress && (k % 64 === 63 || k === batch - 1)) onProgress(k + 1, batch);
+    });
   } catch (err) {
     explainFailure(bases, err);
   }
-  const arrays = resultArrays(bases, opts.out);
   arrays.Z.set(run.Z);
-  return packResult(bases, o, 'cpu', arrays, BasisRecords.of(run.stats), t0, all(batch), run.work);
+  return packResult(
+    bases,
+    { ...o, engine: 'cpu' },
+    'cpu',
+    arrays,
+    BasisRecords.of(run.stats),
+    t0,
+    all(batch),
+    run.work,
+  );
 }

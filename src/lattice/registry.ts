@@ -1,13 +1,14 @@
 /**
  * The lattice algorithms, one entry each: its traits (what proves its output, which drift watches it
- * has) and its engines, the CPU reducer beside the GPU one (loaded lazily, so that the CPU engine
+ * has, which of reduce()'s options it reads) and its engines, the CPU reducer beside the GPU one (loaded lazily, so that the CPU engine
  * never loads the CUDA bindings). Each entry lives in its algorithm's folder (entry.ts); adding an
- * algorithm is adding a folder and a line here. reduce() and the fallback policy (fallback.ts) read
- * the traits instead of lists of names.
+ * algorithm is adding a folder and a line here. reduce(), its option checks (validate.ts) and the
+ * fallback policy (fallback.ts) read the traits instead of lists of names.
  */
 import type { RealArray } from '../core/matrix.js';
 import type { AlgoParams, Algorithm, CpuReducer } from './types.js';
 import type { CudaBatchOutputs, CudaBatchResult } from './gpu/batch.js';
+import type { TuningGroup } from './gpu-tuning.js';
 import { lllEntry } from './lll/entry.js';
 import { allswapEntry } from './allswap/entry.js';
 import { blockEntry, crBlockEntry } from './block/entry.js';
@@ -21,7 +22,18 @@ export interface AlgorithmTraits {
   readonly cpuDriftWatch: boolean;
   /** Every GPU kernel of the algorithm has one too (where the CPU has it and they do not, fallback.ts redoes their float64 breakdowns on the CPU). */
   readonly gpuDriftWatch: boolean;
+  /**
+   * The options of reduce() that only some algorithms read, and that this one's reducers do read
+   * (every algorithm reads maxIterations, precision, engine, check, threads, onProgress and out;
+   * driftWatch applies where cpuDriftWatch says). reduce() refuses the others, naming why.
+   */
+  readonly params: readonly AlgorithmParam[];
+  /** The groups of reduce()'s gpuTuning that its GPU kernels read (gpuTuning.batch: every GPU algorithm's). */
+  readonly gpuTuning: readonly TuningGroup[];
 }
+
+/** The options of reduce() that only some algorithms read (AlgorithmTraits.params). */
+export type AlgorithmParam = 'delta' | 'eta' | 'blockSize' | 'float32Arithmetic';
 
 /**
  * A GPU engine call: `batch` bases of n x m (column-major, back to back in `data`, whose array kind
@@ -57,3 +69,10 @@ export const ALGORITHM_REGISTRY: Readonly<Record<Algorithm, AlgorithmEntry>> = {
 export const CUDA_ALGORITHMS = (Object.values(ALGORITHM_REGISTRY) as AlgorithmEntry[])
   .filter((e) => e.cuda)
   .map((e) => e.name);
+
+/** The algorithms whose reducers read an option (AlgorithmTraits.params), for messages. */
+export function algorithmsReading(param: AlgorithmParam): Algorithm[] {
+  return (Object.values(ALGORITHM_REGISTRY) as AlgorithmEntry[])
+    .filter((e) => e.traits.params.includes(param))
+    .map((e) => e.name);
+}

@@ -1,19 +1,123 @@
-/** Validation of reduce() inputs and options: every problem gets a typed error naming it. */
-import { InvalidArgumentError, InvalidInputError, RankDeficientError } from '../core/errors.js';
-import { matrixAt, type MatrixBatch } from '../core/matrix.js';
-import { assertFinite, assertInRange, assertOneOf, assertPositiveInt } from '../core/validate.js';
+/**
+ * Validation of reduce() inputs and options: every problem gets a typed error naming it. The options
+ * are declared once, as REDUCE_SCHEMA (each key's check, doc line and command-line flag); what an
+ * algorithm reads is in its registry traits, and an option given to an algorithm, precision or
+ * engine that would ignore it is refused, naming why.
+ */
+import {
+  allocLike,
+  boolean,
+  callback,
+  checkOptions,
+  choice,
+  either,
+  inapplicable,
+  instanceOf,
+  integer,
+  InvalidArgumentError,
+  InvalidInputError,
+  matrixAt,
+  number,
+  object,
+  option,
+  RankDeficientError,
+  type MatrixBatch,
+  type OptionsOf,
+} from '../core/index.js';
+import { assertFinite } from '../core/validate.js';
+import { ENGINE_REQUESTS } from '../gpu/index.js';
 import { gramSchmidt, isIntegral } from './check.js';
 import { provablyFullRank } from './exact-rank.js';
-import { checkEngineRequest } from '../gpu/engine.js';
-import { validateGpuTuning } from './gpu-tuning.js';
+import { GPU_TUNING_SCHEMA, type GpuTuning, type TuningGroup } from './gpu-tuning.js';
+import { ALGORITHM_REGISTRY, algorithmsReading, type AlgorithmParam } from './registry.js';
 import { ALGORITHMS, type AlgoParams, type Algorithm, type Engine, type ReduceOptions } from './types.js';
 
 export const DEFAULTS = { algorithm: 'lll' as Algorithm, delta: 0.75, eta: 0.51, blockSize: 8 };
+
+/** Worker threads a CPU batch may ask for. */
+export const MAX_THREADS = 256;
 
 /** Loop bound used when the caller gives none: generous, but a bound. */
 export function defaultMaxIterations(m: number): number {
   return Math.max(1_000_000, 200 * m * m);
 }
+
+/** ReduceOptions.out: the arrays a call writes its results into. */
+const OUT_SCHEMA = {
+  basis: option(
+    either(instanceOf(Float32Array), instanceOf(Float64Array), 'a Float32Array or a Float64Array'),
+    "batch x n x m, the input's array kind: the reduced bases",
+  ),
+  transform: option(instanceOf(Float64Array), 'batch x m x m: the transforms Z'),
+  counts: option(
+    instanceOf(Int32Array),
+    "3 x batch: every basis' iterations, then its swaps, then its size reductions",
+  ),
+};
+
+/** Every option of reduce() and reduceSync(): its check, its doc line, its default and its flag. */
+export const REDUCE_SCHEMA = {
+  algorithm: option(choice(ALGORITHMS), 'the reduction algorithm', {
+    default: DEFAULTS.algorithm,
+    cli: { flag: 'algorithm', metavar: 'A' },
+  }),
+  delta: option(number({ min: 0.25, max: 1, minOpen: true, maxOpen: true }), 'the Lovasz parameter', {
+    default: DEFAULTS.delta,
+    cli: { flag: 'delta', metavar: 'D' },
+  }),
+  eta: option(
+    number({ min: 0.5, max: 1, maxOpen: true }),
+    'the size-reduction bound |mu_ij| <= eta, below sqrt(delta)',
+    {
+      default: DEFAULTS.eta,
+      cli: { flag: 'eta', metavar: 'E' },
+    },
+  ),
+  blockSize: option(integer(2), 'the sub-basis size (columns) of the block algorithms', {
+    default: DEFAULTS.blockSize,
+    cli: { flag: 'block-size', metavar: 'B' },
+  }),
+  precision: option(
+    choice(['float32', 'float64'] as const),
+    'the working precision (a float32 result that fails its float64 check is redone in float64)',
+    { default: 'float64', cli: { flag: 'precision', metavar: 'P' } },
+  ),
+  engine: option(choice(ENGINE_REQUESTS), "the engine: 'cuda' with no device or no kernel is an error", {
+    default: 'auto',
+    cli: { flag: 'engine', metavar: 'E' },
+  }),
+  maxIterations: option(integer(1), "the bound on each basis' main loop (an IterationLimitError past it)", {
+    cli: { flag: 'max-iterations', metavar: 'N' },
+  }),
+  check: option(boolean(), 're-check every output in float64 and prove Z unimodular', { default: true }),
+  driftWatch: option(boolean(), "the CPU reducers' drift watch (recompute B* where its updates drifted)", {
+    default: true,
+  }),
+  float32Arithmetic: option(
+    choice(['double', 'float32'] as const),
+    "float32 bases on the GPU's column-owner all-swap kernel: every operation in double, or in float32",
+    { default: 'double', cli: { flag: 'float32-arithmetic', metavar: 'A' } },
+  ),
+  gpuTuning: option(object(GPU_TUNING_SCHEMA), 'launch choices of the GPU kernels and of the batch runner'),
+  threads: option(integer(1, MAX_THREADS), 'worker threads for a batch on the CPU engine (default: all cores)'),
+  onProgress: option(
+    callback<(done: number, total: number) => void>(),
+    'called with (bases done, bases in all) as a batch progresses',
+  ),
+  out: option(object(OUT_SCHEMA), 'arrays to write the results into (repeated calls of one shape)'),
+};
+
+// the interface and the schema name the same keys
+const _sameKeys: [keyof ReduceOptions, keyof typeof REDUCE_SCHEMA] extends [
+  keyof typeof REDUCE_SCHEMA,
+  keyof ReduceOptions,
+]
+  ? true
+  : never = true;
+void _sameKeys;
+
+/** The checked options of a call (OptionsOf the schema). */
+export type CheckedReduceOptions = OptionsOf<typeof REDUCE_SCHEMA>;
 
 export interface ResolvedOptions extends AlgoParams {
   algorithm: Algorithm;
@@ -22,52 +126,156 @@ export interface ResolvedOptions extends AlgoParams {
   check: boolean;
 }
 
-export function resolveOptions(opts: ReduceOptions, m: number): ResolvedOptions {
-  const algorithm = opts.algorithm ?? DEFAULTS.algorithm;
-  assertOneOf(algorithm, 'algorithm', ALGORITHMS);
-  const engine = checkEngineRequest(opts.engine);
-  const precision = opts.precision ?? 'float64';
-  assertOneOf(precision, 'precision', ['float32', 'float64'] as const);
-  const delta = opts.delta ?? DEFAULTS.delta;
-  assertNumber(delta, 'delta');
-  assertInRange(delta, 'delta', 0.25, 1, true, true);
-  const eta = opts.eta ?? DEFAULTS.eta;
-  assertNumber(eta, 'eta');
-  if (typeof eta !== 'number' || !(eta >= 0.5) || !(eta < Math.sqrt(delta))) {
-    throw new InvalidArgumentError(
-      `eta must be in [0.5, sqrt(delta)) = [0.5, ${Math.sqrt(delta).toFixed(6)}), got ${String(eta)}`,
-    );
-  }
-  const blockSize = opts.blockSize ?? DEFAULTS.blockSize;
-  assertPositiveInt(blockSize, 'blockSize');
-  if (blockSize < 2) throw new InvalidArgumentError(`blockSize must be at least 2, got ${blockSize}`);
-  const maxIterations = opts.maxIterations ?? defaultMaxIterations(m);
-  assertPositiveInt(maxIterations, 'maxIterations');
-  const driftWatch = opts.driftWatch ?? true;
-  if (typeof driftWatch !== 'boolean')
-    throw new InvalidArgumentError(`driftWatch must be true or false, got ${String(driftWatch)}`);
-  const float32Arithmetic = opts.float32Arithmetic ?? 'double';
-  assertOneOf(float32Arithmetic, 'float32Arithmetic', ['double', 'float32'] as const);
-  const gpuTuning = opts.gpuTuning === undefined ? undefined : validateGpuTuning(opts.gpuTuning);
+/** What the call is: reduceSync() runs the CPU engine in the calling thread. */
+export interface ReduceCall {
+  /** For messages: 'reduce()', 'reduceSync()', 'lllIntegral()'. */
+  readonly name: string;
+  /** The call runs the CPU engine in the calling thread (no GPU, no workers). */
+  readonly sync?: boolean;
+}
+
+/**
+ * The options of a call checked against REDUCE_SCHEMA (unknown keys, wrong types, ranges), then
+ * against the algorithm's traits, precision and engine (an option none of them reads is refused,
+ * naming why), with the defaults filled in.
+ */
+export function resolveOptions(opts: unknown, m: number, call: ReduceCall = { name: 'reduce()' }): ResolvedOptions {
+  const o = checkOptions(opts, REDUCE_SCHEMA, call.name);
+  const algorithm = o.algorithm ?? DEFAULTS.algorithm;
+  const precision = o.precision ?? 'float64';
+  if (call.sync && o.threads !== undefined)
+    throw inapplicable(call.name, 'threads', `${call.name} runs in the calling thread; reduce() takes threads`);
+  const cpuOnly = call.sync ? `${call.name} runs the CPU engine` : o.engine === 'cpu' ? "the engine is 'cpu'" : null;
+  refuseInapplicable(o, call.name, algorithm, precision, cpuOnly);
   return {
+    ...algoParams(o, m, call.name),
     algorithm,
-    engine,
+    engine: o.engine ?? 'auto',
     precision,
-    delta,
-    eta,
-    blockSize,
-    maxIterations,
-    check: opts.check ?? true,
-    driftWatch,
-    float32Arithmetic,
-    ...(gpuTuning ? { gpuTuning } : {}),
+    check: o.check ?? true,
   };
 }
 
-/** A parameter given as another type (a string '0.9', say) is named as such, not as out of range. */
-function assertNumber(v: unknown, what: string): void {
-  if (typeof v !== 'number')
-    throw new InvalidArgumentError(`${what} must be a number, got ${typeof v} ${JSON.stringify(v) ?? String(v)}`);
+/** The parameters every algorithm sees, defaults filled in; eta checked against delta. */
+function algoParams(o: Partial<CheckedReduceOptions>, m: number, call: string): AlgoParams {
+  const delta = o.delta ?? DEFAULTS.delta;
+  const eta = o.eta ?? DEFAULTS.eta;
+  if (!(eta < Math.sqrt(delta))) {
+    throw new InvalidArgumentError(
+      `${call} option eta must be in [0.5, sqrt(delta)) = [0.5, ${Math.sqrt(delta).toFixed(6)}), got ${eta}`,
+      { option: 'eta', value: eta },
+    );
+  }
+  return {
+    delta,
+    eta,
+    blockSize: o.blockSize ?? DEFAULTS.blockSize,
+    maxIterations: o.maxIterations ?? defaultMaxIterations(m),
+    driftWatch: o.driftWatch ?? true,
+    float32Arithmetic: o.float32Arithmetic ?? 'double',
+    ...(o.gpuTuning ? { gpuTuning: o.gpuTuning as GpuTuning } : {}),
+  };
+}
+
+/** The options of the GPU engine calls (allswapBatchCuda, jacobiParallelBatchCuda): reduce()'s that reach a kernel. */
+export const ENGINE_CALL_SCHEMA = {
+  delta: REDUCE_SCHEMA.delta,
+  eta: REDUCE_SCHEMA.eta,
+  blockSize: REDUCE_SCHEMA.blockSize,
+  maxIterations: REDUCE_SCHEMA.maxIterations,
+  float32Arithmetic: REDUCE_SCHEMA.float32Arithmetic,
+  gpuTuning: REDUCE_SCHEMA.gpuTuning,
+};
+
+/** The parameters of a GPU engine call (reduce()'s that reach a kernel); each absent one takes reduce()'s default. */
+export interface EngineCallParams {
+  /** Lovasz parameter, in (0.25, 1); default 0.75 (allswap). */
+  delta?: number;
+  /** Size-reduction bound, in [0.5, sqrt(delta)); default 0.51 (allswap). */
+  eta?: number;
+  /** Sub-basis size (the block algorithms). */
+  blockSize?: number;
+  /** Bound on each basis' main loop; default max(10^6, 200 m^2). */
+  maxIterations?: number;
+  /** float32 data on the column-owner all-swap kernel: 'double' (default) or 'float32' arithmetic. */
+  float32Arithmetic?: 'double' | 'float32';
+  /** Launch choices: the algorithm's own group and the batch runner's. */
+  gpuTuning?: GpuTuning;
+}
+
+// the interface and the schema name the same keys
+const _sameEngineKeys: [keyof EngineCallParams, keyof typeof ENGINE_CALL_SCHEMA] extends [
+  keyof typeof ENGINE_CALL_SCHEMA,
+  keyof EngineCallParams,
+]
+  ? true
+  : never = true;
+void _sameEngineKeys;
+
+/**
+ * A GPU engine call's parameters checked as reduce()'s are (ENGINE_CALL_SCHEMA, then the
+ * algorithm's traits and the data's precision), defaults filled in.
+ */
+export function resolveEngineCall(
+  algorithm: Algorithm,
+  params: unknown,
+  data: unknown,
+  m: number,
+  call: string,
+): AlgoParams {
+  const o = checkOptions(params, ENGINE_CALL_SCHEMA, call);
+  refuseInapplicable(o, call, algorithm, data instanceof Float32Array ? 'float32' : 'float64', null);
+  return algoParams(o, Number.isSafeInteger(m) && m > 0 ? m : 1, call);
+}
+
+/** Options none of the call's algorithm, precision and engine reads: refused, saying why. */
+function refuseInapplicable(
+  o: Partial<CheckedReduceOptions>,
+  call: string,
+  algorithm: Algorithm,
+  precision: 'float32' | 'float64',
+  cpuOnly: string | null,
+): void {
+  const entry = ALGORITHM_REGISTRY[algorithm];
+  const traits = entry.traits;
+  const readBy = (p: AlgorithmParam) => {
+    const users = algorithmsReading(p);
+    return `${p} (${REDUCE_SCHEMA[p].doc}) is read by ${users.join(', ')} only; the algorithm is ${algorithm}`;
+  };
+  for (const p of ['delta', 'eta', 'blockSize', 'float32Arithmetic'] as const) {
+    if (o[p] !== undefined && !traits.params.includes(p)) throw inapplicable(call, p, readBy(p));
+  }
+  if (o.driftWatch !== undefined && !traits.cpuDriftWatch) {
+    const users = ALGORITHMS.filter((a) => ALGORITHM_REGISTRY[a].traits.cpuDriftWatch);
+    throw inapplicable(
+      call,
+      'driftWatch',
+      `the drift watch is ${users.join(', ')}'s on the CPU engine, and the algorithm is ${algorithm}`,
+    );
+  }
+  if (o.float32Arithmetic !== undefined) {
+    if (precision !== 'float32')
+      throw inapplicable(call, 'float32Arithmetic', "it is for float32 bases, and the precision is 'float64'");
+    if (cpuOnly)
+      throw inapplicable(
+        call,
+        'float32Arithmetic',
+        `it is the GPU kernel's (the CPU computes in double), and ${cpuOnly}`,
+      );
+  }
+  if (o.gpuTuning !== undefined) {
+    if (entry.cuda === undefined) throw inapplicable(call, 'gpuTuning', `${algorithm} has no GPU kernel`);
+    if (cpuOnly) throw inapplicable(call, 'gpuTuning', `it tunes the GPU kernels, and ${cpuOnly}`);
+    for (const group of Object.keys(o.gpuTuning) as (keyof GpuTuning)[]) {
+      if (group === 'batch' || traits.gpuTuning.includes(group as TuningGroup)) continue;
+      const users = ALGORITHMS.filter((a) => ALGORITHM_REGISTRY[a].traits.gpuTuning.includes(group as TuningGroup));
+      throw inapplicable(
+        call,
+        `gpuTuning.${group}`,
+        `it tunes the kernels of ${users.join(', ')}, and the algorithm is ${algorithm}`,
+      );
+    }
+  }
 }
 
 /** Magnitudes past which a basis is rescaled (UNIT_SCALE_LIMIT and its inverse): squared norms and Gram-Schmidt would leave float64's range. */
@@ -94,7 +302,8 @@ export function unitScale(b: MatrixBatch): { scaled: MatrixBatch; unscale: (out:
   if (!any) return null;
   // 2^e in two halves: 2^e alone can overflow for e near +-1074 (subnormal inputs)
   const mul = (data: MatrixBatch['data'], sign: number) => {
-    const out = data.slice();
+    const out = allocLike(data, data.length, 'the bases scaled by powers of two');
+    out.set(data);
     for (let k = 0; k < b.batch; k++) {
       const e = sign * factors[k]!,
         h = Math.trunc(e / 2),

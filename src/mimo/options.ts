@@ -13,14 +13,13 @@ import {
   integer,
   nearest,
   number,
-  object,
   option,
   show,
   type OptionSchema,
   type OptionSpec,
   type ValueCheck,
 } from '../core/index.js';
-import { ENGINE_REQUESTS } from '../gpu/index.js';
+import { batchRunOption, ENGINE_REQUESTS } from '../gpu/index.js';
 import { DEFAULT_MAX_NODES, ON_BUDGET } from './budget.js';
 import { parseModulation } from './modulation.js';
 import {
@@ -136,13 +135,7 @@ export const COMMON_DETECT_OPTIONS: {
     ),
     applies: SEARCHES,
   },
-  gpuBatch: option(
-    object({
-      maxChunk: option(integer(0), 'most channels per chunk (0: memory and the pipeline decide)'),
-      streams: option(integer(0, 3), 'pipeline lanes, 1 to 3 (0: up to 3 when the batch has several chunks)'),
-    }),
-    'GPU engine: how the batch runner cuts the batch into chunks and streams',
-  ),
+  gpuBatch: batchRunOption('GPU engine: how the batch runner cuts the batch into chunks and streams'),
 };
 
 /** The detector entries that declare option `key` (their own options, not the common ones). */

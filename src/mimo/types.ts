@@ -11,6 +11,7 @@ import type { Detector, DetectorOwnOptions } from './registry.js';
 export type { Detector } from './registry.js';
 export type { PsdOptions } from './detectors/psd/entry.js';
 export type { InitialRadius } from './detectors/sphere/entry.js';
+import type { BatchRunOptions } from '../gpu/index.js';
 
 /** Every modulation, by name. */
 export const MODULATIONS = ['bpsk', 'qpsk', '16qam', '64qam', '256qam'] as const;
@@ -75,13 +76,8 @@ export interface CommonDetectOptions {
    * vector in `unproven` and counts it in stats.budgetExceeded.
    */
   onBudget?: 'error' | 'flag';
-  /** GPU engine: how the batch runner cuts the batch into chunks and streams (the defaults suit production). */
-  gpuBatch?: {
-    /** Most channels per chunk (0 or absent: memory and the pipeline decide). */
-    readonly maxChunk?: number;
-    /** Pipeline lanes (streams), 1 to 3 (0 or absent: up to 3 when the batch has several chunks). */
-    readonly streams?: number;
-  };
+  /** GPU engine: how the batch runner cuts the batch into chunks and streams (the defaults suit production; the one schema of gpu/batch-options.ts). */
+  gpuBatch?: BatchRunOptions;
 }
 
 /**

@@ -11,6 +11,7 @@
  * that (NR codes carry their own bit interleaver inside `code.encode`).
  */
 import { InvalidArgumentError } from '../core/errors.js';
+import { chunkUnit } from './chunking.js';
 import type { Philox } from '../core/rng.js';
 import { ldpcCode, type DecoderOptions, type FrameDecoder, type LdpcCode } from '../coding/index.js';
 import { detect } from '../mimo/detect.js';
@@ -57,14 +58,9 @@ export function vectorsPerFrame(n: number, nt: number, bitsPerSymbol: number): n
   return Math.ceil(n / (bitsPerSymbol * nt));
 }
 
-function gcd(a: number, b: number): number {
-  while (b) [a, b] = [b, a % b];
-  return a;
-}
-
 /** Smallest number of vectors holding whole frames and whole channel groups: lcm(vectorsPerFrame, vectorsPerChannel). */
 export function codedUnit(vpf: number, vectorsPerChannel: number): number {
-  return (vpf / gcd(vpf, vectorsPerChannel)) * vectorsPerChannel;
+  return chunkUnit({ vectorsPerChannel, vectorsPerFrame: vpf });
 }
 
 /** A coded run's detectors must give LLRs: a typed error names the first that cannot. */

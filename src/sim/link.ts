@@ -10,6 +10,7 @@
  * any of them alone). The draw order within each stream is channel.ts's.
  */
 import { InvalidArgumentError } from '../core/errors.js';
+import { checkChunkVectors } from './chunking.js';
 import { Philox } from '../core/rng.js';
 import { type ChannelModel, type ChannelSpan, channelEntry, DEFAULT_CHANNEL_MODEL } from '../channels/index.js';
 import { addNoise, randomSymbols, transmit } from '../mimo/channel.js';
@@ -104,19 +105,13 @@ export function linkChannelSpan(
 
 export function generateLinkChunk(spec: LinkChunkSpec): LinkChunk {
   const { nt, nr, modulation, vectorsPerChannel, seed, snrIndex, chunkIndex, vectors, noiseVar } = spec;
-  if (vectors % vectorsPerChannel !== 0)
-    throw new InvalidArgumentError(
-      `chunk of ${vectors} vectors is not a multiple of vectorsPerChannel = ${vectorsPerChannel}`,
-    );
+  checkChunkVectors(vectors, { vectorsPerChannel }, "a chunk's vectors");
   const rngFor = (purpose: number) => new Philox(seed, chunkStream(snrIndex, chunkIndex, purpose));
   let indices: Int32Array, symbols: Float64Array, info: Uint8Array | undefined;
   if (spec.coded) {
     const code = codeOf(spec.coded.code, modulation);
     const vpf = vectorsPerFrame(code.n, nt, bitsPerSymbolOf(modulation));
-    if (vectors % vpf !== 0)
-      throw new InvalidArgumentError(
-        `chunk of ${vectors} vectors does not hold whole frames of ${vpf} vectors (code ${spec.coded.code})`,
-      );
+    checkChunkVectors(vectors, { vectorsPerChannel, vectorsPerFrame: vpf, code: spec.coded.code }, "a chunk's vectors");
     ({ info, indices } = codedSymbols(rngFor(STREAM_PURPOSE.infoBits), code, vectors / vpf, nt, modulation));
     const points = constellation(modulation).points;
     symbols = new Float64Array(2 * indices.length);

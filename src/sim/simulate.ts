@@ -8,14 +8,13 @@
  * the order in which workers finish. Chunks computed past a detector's stop are thrown away.
  */
 import { availableParallelism } from 'node:os';
-import { checkEngineRequest, chooseEngine, type EngineDecision } from '../gpu/engine.js';
-import { InvalidArgumentError } from '../core/errors.js';
+import { chooseEngine, type EngineDecision } from '../gpu/engine.js';
+import { checkOptions, inapplicable, InvalidArgumentError } from '../core/index.js';
 import { snrToNoiseVar } from '../mimo/channel.js';
 import { bitsPerSymbolOf } from '../mimo/modulation.js';
 import {
   checkDetectOptions,
   detectorOptionsLabel,
-  MODULATIONS,
   type DetectOptions,
   type Detector,
   type DetectOptionsUse,
@@ -23,9 +22,11 @@ import {
 import { option, string } from '../core/index.js';
 import { resolveDecoderOptions, type DecoderOptions } from '../coding/index.js';
 import { runChunkSliced, type ChunkResult, type ChunkTask } from './chunk.js';
-import { checkSoftDetectors, codedUnit, codeOf, vectorsPerFrame, type CodedSpec } from './coded.js';
+import { checkSoftDetectors, codeOf, vectorsPerFrame, type CodedSpec } from './coded.js';
 import { channelEntry, checkChannel, DEFAULT_CHANNEL_MODEL, type ChannelModel } from '../channels/index.js';
-import { MAX_SNR_POINTS, toEbN0Db, toEsN0Db } from './snr.js';
+import { toEbN0Db, toEsN0Db } from './snr.js';
+import { checkChunkBuffers, checkChunkVectors, chunkUnit } from './chunking.js';
+import { MAX_CHUNK_VECTORS, MAX_THREADS, SIMULATION_SCHEMA } from './simulation-options.js';
 import type { SimDetector, SimPoint, SimulationOptions, SimulationResult, SnrType } from './types.js';
 import { InThreadExecutor, WorkerPool, type ChunkExecutor } from './worker-pool.js';
 
@@ -37,19 +38,8 @@ export const DEFAULT_MAX_VECTORS = 1_000_000;
 export const DEFAULT_CHUNK_VECTORS = 1024;
 /** Longest gap between two progress events while a point runs (the live row's refresh). */
 export const PROGRESS_INTERVAL_MS = 500;
-/** Longest per-point time limit (a week), a bound that keeps timers exact. */
-const MAX_TIME_SECONDS = 7 * 86400;
-/** Limits that keep every loop bounded and every stream number exact. */
-const MAX_ANTENNAS = 64;
-const MAX_THREADS = 256;
+/** Chunks per SNR point at most: chunk indices stay exact in the Philox stream numbers. */
 const MAX_CHUNKS_PER_POINT = 2 ** 32;
-
-function positiveInt(name: string, v: unknown, max = Number.MAX_SAFE_INTEGER): number {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > max) {
-    throw new InvalidArgumentError(`${name} must be an integer in [1, ${max}], got ${String(v)}`);
-  }
-  return v;
-}
 
 /** The name a detector goes by in tables and plots: its algorithm and the parameters that matter (its entry's label). */
 export function detectorLabel(d: SimDetector): string {
@@ -151,95 +141,56 @@ interface Plan {
 }
 
 function plan(opts: SimulationOptions): Plan {
-  positiveInt('nt', opts.nt, MAX_ANTENNAS);
-  positiveInt('nr', opts.nr, MAX_ANTENNAS);
-  if (!(MODULATIONS as readonly string[]).includes(opts.modulation)) {
-    throw new InvalidArgumentError(
-      `unknown modulation '${String(opts.modulation)}' (one of ${MODULATIONS.join(', ')})`,
-    );
-  }
-  checkEngineRequest(opts.engine);
-  if (!Array.isArray(opts.detectors) || opts.detectors.length === 0)
-    throw new InvalidArgumentError('at least one detector is needed');
-  const checkedDetectors = opts.detectors.map((d, i) => checkSimDetector(d, i, opts.code !== undefined));
-  if (!Array.isArray(opts.snrs) || opts.snrs.length === 0)
-    throw new InvalidArgumentError('at least one SNR point is needed');
-  if (opts.snrs.length > MAX_SNR_POINTS)
-    throw new InvalidArgumentError(`at most ${MAX_SNR_POINTS} SNR points, got ${opts.snrs.length}`);
-  for (const s of opts.snrs)
-    if (!Number.isFinite(s)) throw new InvalidArgumentError(`SNR values must be finite, got ${s}`);
-  const snrType = opts.snrType ?? 'esn0';
-  if (snrType !== 'esn0' && snrType !== 'ebn0')
-    throw new InvalidArgumentError(`SNR type must be esn0 or ebn0, got '${String(snrType)}'`);
-  const maxErrors = positiveInt('maxErrors', opts.maxErrors ?? DEFAULT_MAX_ERRORS);
-  const vectorsPerChannel = positiveInt('vectorsPerChannel', opts.vectorsPerChannel ?? 1, 1 << 20);
-  const { model: channel, params: channelOptions } = checkChannel(
-    opts.channel,
-    opts.channelOptions,
-    { nt: opts.nt, nr: opts.nr },
-    'simulate()',
-  );
+  const call = 'simulate()';
+  const o = checkOptions(opts, SIMULATION_SCHEMA, call);
+  const { nt, nr, modulation } = o as Required<typeof o>;
+  const checkedDetectors = opts.detectors.map((d, i) => checkSimDetector(d, i, o.code !== undefined));
+  const snrType = o.snrType ?? 'esn0';
+  const maxErrors = o.maxErrors ?? DEFAULT_MAX_ERRORS;
+  const vectorsPerChannel = o.vectorsPerChannel ?? 1;
+  const { model: channel, params: channelOptions } = checkChannel(opts.channel, opts.channelOptions, { nt, nr }, call);
   let coded: Plan['coded'] = null;
-  if (opts.code !== undefined) {
+  if (o.code !== undefined) {
     checkSoftDetectors(opts.detectors);
-    const code = codeOf(opts.code, opts.modulation);
-    const decoder: DecoderOptions = { ...(opts.decoder ?? {}) };
-    resolveDecoderOptions(decoder);
-    const vpf = vectorsPerFrame(code.n, opts.nt, bitsPerSymbolOf(opts.modulation));
-    const unit = codedUnit(vpf, vectorsPerChannel);
-    if (unit > 1 << 24)
+    const code = codeOf(o.code, modulation);
+    const decoder: DecoderOptions = { ...(o.decoder ?? {}) };
+    resolveDecoderOptions(decoder, `${call} option decoder`);
+    const vpf = vectorsPerFrame(code.n, nt, bitsPerSymbolOf(modulation));
+    const unit = chunkUnit({ vectorsPerChannel, vectorsPerFrame: vpf });
+    if (unit > MAX_CHUNK_VECTORS)
       throw new InvalidArgumentError(
         `a frame of ${vpf} vectors and channel groups of ${vectorsPerChannel} vectors need chunks of ${unit} vectors (at most 2^24)`,
+        { option: 'vectorsPerChannel', unit, limit: MAX_CHUNK_VECTORS },
       );
-    coded = { code: opts.code, decoder, k: code.k, n: code.n, rate: code.rate, vectorsPerFrame: vpf, unit };
-  } else if (opts.decoder !== undefined) {
-    throw new InvalidArgumentError('decoder options need a code (an uncoded run decodes nothing)');
-  } else if (opts.maxFrames !== undefined) {
-    throw new InvalidArgumentError('maxFrames needs a code (an uncoded run counts vectors: use maxVectors)');
+    coded = { code: o.code, decoder, k: code.k, n: code.n, rate: code.rate, vectorsPerFrame: vpf, unit };
+  } else if (o.decoder !== undefined) {
+    throw inapplicable(call, 'decoder', 'decoder options need a code (an uncoded run decodes nothing)');
+  } else if (o.maxFrames !== undefined) {
+    throw inapplicable(call, 'maxFrames', 'maxFrames needs a code (an uncoded run counts vectors: use maxVectors)');
   }
   // Chunks hold whole channel groups, and (coded) whole frames: the unit of both.
-  const unit = coded ? coded.unit : vectorsPerChannel;
-  const chunkVectors =
-    opts.chunkVectors === undefined
-      ? unit * Math.max(1, Math.round(DEFAULT_CHUNK_VECTORS / unit))
-      : positiveInt('chunkVectors', opts.chunkVectors, 1 << 24);
-  if (chunkVectors % vectorsPerChannel !== 0) {
-    throw new InvalidArgumentError(
-      `chunkVectors (${chunkVectors}) must be a multiple of vectorsPerChannel (${vectorsPerChannel})`,
-    );
-  }
-  if (coded && chunkVectors % unit !== 0) {
-    throw new InvalidArgumentError(
-      `chunkVectors (${chunkVectors}) must hold whole frames and channel groups: a multiple of ${unit} (a frame of code ${coded.code} spans ${coded.vectorsPerFrame} vectors of ${opts.nt} ${opts.modulation} streams)`,
-    );
-  }
-  const maxFrames = opts.maxFrames === undefined ? undefined : positiveInt('maxFrames', opts.maxFrames);
+  const grain = coded
+    ? { vectorsPerChannel, vectorsPerFrame: coded.vectorsPerFrame, code: coded.code }
+    : { vectorsPerChannel };
+  const unit = chunkUnit(grain);
+  const chunkVectors = o.chunkVectors ?? unit * Math.max(1, Math.round(DEFAULT_CHUNK_VECTORS / unit));
+  checkChunkVectors(chunkVectors, grain);
+  checkChunkBuffers(nt, nr, bitsPerSymbolOf(modulation), vectorsPerChannel, chunkVectors);
+  const maxFrames = o.maxFrames;
   // A channel group (and a frame) is never split: the vector limit is rounded up to whole units.
   const maxVectorsAsked = Math.min(
-    positiveInt('maxVectors', opts.maxVectors ?? DEFAULT_MAX_VECTORS),
+    o.maxVectors ?? DEFAULT_MAX_VECTORS,
     coded && maxFrames !== undefined ? maxFrames * coded.vectorsPerFrame : Infinity,
   );
   const maxVectors = Math.ceil(maxVectorsAsked / unit) * unit;
   if (maxVectors / chunkVectors > MAX_CHUNKS_PER_POINT)
-    throw new InvalidArgumentError(`maxVectors / chunkVectors must be below 2^32`);
-  const seed = opts.seed ?? 1;
-  if (!Number.isSafeInteger(seed) || seed < 0)
-    throw new InvalidArgumentError(`seed must be a non-negative safe integer, got ${seed}`);
-  const threads = positiveInt('threads', opts.threads ?? Math.max(1, availableParallelism()), MAX_THREADS);
-  const maxTimeSeconds = opts.maxTimeSeconds;
-  if (
-    maxTimeSeconds !== undefined &&
-    !(typeof maxTimeSeconds === 'number' && maxTimeSeconds > 0 && maxTimeSeconds <= MAX_TIME_SECONDS)
-  ) {
-    throw new InvalidArgumentError(
-      `maxTimeSeconds must be a number in (0, ${MAX_TIME_SECONDS}], got ${String(maxTimeSeconds)}`,
-    );
-  }
-  if (opts.signal !== undefined && !(opts.signal instanceof AbortSignal))
-    throw new InvalidArgumentError('signal must be an AbortSignal');
+    throw new InvalidArgumentError(`maxVectors / chunkVectors must be below 2^32`, { option: 'maxVectors' });
+  const seed = o.seed ?? 1;
+  const threads = o.threads ?? Math.min(MAX_THREADS, Math.max(1, availableParallelism()));
+  const maxTimeSeconds = o.maxTimeSeconds;
   const detectors = checkedDetectors.map((d): DetectOptions => {
     const { label: _label, ...rest } = d;
-    return { ...rest, modulation: opts.modulation, engine: 'cpu' };
+    return { ...rest, modulation, engine: 'cpu' };
   });
   return {
     opts,
@@ -251,7 +202,7 @@ function plan(opts: SimulationOptions): Plan {
     seed,
     threads,
     maxTimeSeconds,
-    bitsPerSymbol: bitsPerSymbolOf(opts.modulation),
+    bitsPerSymbol: bitsPerSymbolOf(modulation),
     detectors,
     labels: uniqueLabels(opts.detectors),
     channel,

@@ -337,8 +337,10 @@ test('bad code requests get InvalidArgumentError naming the problem', () => {
     [() => ldpcCode('nr:bg1:1000:0.99'), /rate 0.99 is outside/],
     [() => ldpcCode('nr:bg1:1000:1/100'), /rate 0.01 is outside/],
     [() => ldpcCode('nr:bg1:1000:3/2'), /not a fraction in \(0, 1\)/],
-    [() => ldpcCode('nr:bg1:0:1/2'), /not a positive integer|positive integer/],
-    [() => ldpcCode('nr:bg1:100:1/2', { Qm: 3 }), /Qm = 3/],
+    [() => ldpcCode('nr:bg1:0:1/2'), /option K must be an integer in \[1, /],
+    [() => ldpcCode('nr:bg1:100:1/2', { Qm: 3 }), /option Qm must be one of 1, 2, 4, 6, 8, got 3/],
+    [() => ldpcCode('wimax:576', { Qm: 2 }), /option 'Qm' does not apply/],
+    [() => ldpcCode('nr:bg1:100:1/2', { qm: 2 } as never), /unknown option 'qm' \(did you mean 'Qm'\?\)/],
     [() => nrCode({ K: 5000, R: 0.2 }), /K = 5000 is outside 1 .. 3840 allowed for base graph 2/],
     [() => nrCode({ K: 100, R: 0.5, E: 200 }), /not both/],
   ];

@@ -184,7 +184,9 @@ test('one check node: sum-product and min-sum messages follow their formulas', (
           }
         }
         for (const alg of ['nms', 'oms'] as const) {
-          const dec = new LdpcDecoder(H, { algorithm: alg, maxIterations: 1, earlyStop: false, alpha, beta });
+          // alpha is nms's, beta oms's: each decoder takes its own
+          const own = alg === 'nms' ? { alpha } : { beta };
+          const dec = new LdpcDecoder(H, { algorithm: alg, maxIterations: 1, earlyStop: false, ...own });
           dec.decode(llr);
           const post = dec.posteriors();
           for (let j = 0; j < d; j++) {
@@ -295,12 +297,12 @@ test('bad decoder input and options get typed errors naming the problem', () => 
     (e: unknown) => e instanceof InvalidInputError && e.code === 'SHAPE_MISMATCH',
   );
   const badOptions: [object, RegExp][] = [
-    [{ algorithm: 'bcjr' }, /unknown decoder 'bcjr'/],
+    [{ algorithm: 'bcjr' }, /option algorithm must be one of nms, oms, spa, flooding-spa, got 'bcjr'/],
     [{ maxIterations: 0 }, /maxIterations/],
     [{ maxIterations: 2.5 }, /maxIterations/],
     [{ alpha: 0 }, /alpha/],
     [{ alpha: 1.5 }, /alpha/],
-    [{ beta: -1 }, /beta/],
+    [{ algorithm: 'oms', beta: -1 }, /beta/],
     [{ saturation: 0 }, /saturation/],
     [{ saturation: NaN }, /saturation/],
     [{ earlyStop: 'yes' }, /earlyStop/],

@@ -13,6 +13,7 @@ import {
   callback,
   checkOptions,
   choice,
+  inapplicable,
   integer,
   nearest,
   number,
@@ -103,4 +104,16 @@ test('nested objects name their keys with a dot; non-objects are refused', () =>
   refused(() => checkOptions({ psd: null }, SCHEMA, 'detect()'), 'psd');
   for (const bad of [null, 3, 'x', [1], true]) refused(() => checkOptions(bad, SCHEMA, 'f()'), 'f()');
   assert.deepEqual(checkOptions(undefined, SCHEMA, 'f()'), {});
+});
+
+test('required keys are refused when absent, naming the key; an inapplicable key names why', () => {
+  const S = { nt: option(integer(1, 64), 'transmit antennas', { required: true }), seed: option(integer(0), 'seed') };
+  refused(() => checkOptions({ seed: 1 }, S, 'simulate()'), 'nt');
+  refused(() => checkOptions(undefined, S, 'simulate()'), 'nt');
+  refused(() => checkOptions({ nt: undefined }, S, 'simulate()'), 'nt');
+  assert.deepEqual(checkOptions({ nt: 4 }, S, 'simulate()'), { nt: 4 });
+  const e = inapplicable('reduce()', 'blockSize', 'the sub-basis size of block and cr-block; the algorithm is lll');
+  assert.ok(e instanceof InvalidArgumentError);
+  assert.equal(e.details?.option, 'blockSize');
+  assert.match(e.message, /does not apply: the sub-basis size/);
 });

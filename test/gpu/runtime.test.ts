@@ -10,7 +10,8 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CudaError, InvalidArgumentError } from '../../src/core/errors.js';
-import { chunksFor, validateBatchRunOptions, type BatchRunOptions } from '../../src/gpu/batch-runner.js';
+import { chunksFor } from '../../src/gpu/batch-runner.js';
+import { checkBatchRunOptions } from '../../src/gpu/batch-options.js';
 import { BatchWorkspace } from '../../src/gpu/workspace.js';
 import { Philox } from '../../src/core/rng.js';
 import {
@@ -221,8 +222,8 @@ test("the runner's options are validated field by field: a typed error naming th
     [{ streams: 0.5 }, 'streams'],
   ] as const) {
     assert.throws(
-      () => validateBatchRunOptions(bad as unknown as BatchRunOptions),
-      (e: unknown) => e instanceof InvalidArgumentError && e.message.startsWith(field),
+      () => checkBatchRunOptions(bad, 'f() option gpuBatch'),
+      (e: unknown) => e instanceof InvalidArgumentError && e.details?.option === `gpuBatch.${field}`,
       JSON.stringify(bad),
     );
   }
@@ -233,7 +234,7 @@ test("the runner's options are validated field by field: a typed error naming th
     { maxChunk: 7, chunks: 256, streams: 3 },
     { chunks: 1, streams: 1 },
   ]) {
-    assert.doesNotThrow(() => validateBatchRunOptions(ok), JSON.stringify(ok));
+    assert.deepEqual(checkBatchRunOptions(ok), ok ?? {}, JSON.stringify(ok));
   }
 });
 

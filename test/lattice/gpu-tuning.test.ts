@@ -1,6 +1,6 @@
 /**
  * AlgoParams.gpuTuning: validateGpuTuning accepts every well-formed object and names the field of
- * every malformed one; resolveOptions carries it into AlgoParams; the launch plans take each choice
+ * every malformed one; resolveOptions carries the groups an algorithm reads into AlgoParams; the launch plans take each choice
  * (no device needed: the plans read an H100's properties).
  */
 import { test } from 'node:test';
@@ -13,6 +13,7 @@ import { JACOBI_ROUNDS, validateGpuTuning, type GpuTuning } from '../../src/latt
 import { jacobiParallelPlan, jacobiRoundsOf } from '../../src/lattice/jacobi-parallel/cuda.js';
 import type { AlgoParams } from '../../src/lattice/types.js';
 import { resolveOptions } from '../../src/lattice/validate.js';
+import { ALGORITHM_REGISTRY, CUDA_ALGORITHMS } from '../../src/lattice/registry.js';
 
 const H100 = emulatedH100();
 const PARAMS: AlgoParams = { delta: 0.75, eta: 0.51, blockSize: 8, maxIterations: 10_000 };
@@ -31,7 +32,7 @@ const validTuning: fc.Arbitrary<GpuTuning> = fc.record(
         laneMemory: memory,
         laneSpecialise: fc.boolean(),
       },
-      { requiredKeys: [] },
+      { requiredKeys: [], noNullPrototype: true },
     ),
     jacobi: fc.record(
       {
@@ -42,7 +43,7 @@ const validTuning: fc.Arbitrary<GpuTuning> = fc.record(
         hops: fc.integer({ min: 1, max: 32 }),
         lanePairs: fc.integer({ min: 1, max: 16 }),
       },
-      { requiredKeys: [] },
+      { requiredKeys: [], noNullPrototype: true },
     ),
     block: fc.record(
       {
@@ -52,7 +53,7 @@ const validTuning: fc.Arbitrary<GpuTuning> = fc.record(
         threads: fc.integer({ min: 1, max: 1024 }),
         subThreads: fc.integer({ min: 1, max: 1024 }),
       },
-      { requiredKeys: [] },
+      { requiredKeys: [], noNullPrototype: true },
     ),
     batch: fc.record(
       {
@@ -60,10 +61,10 @@ const validTuning: fc.Arbitrary<GpuTuning> = fc.record(
         streams: fc.integer({ min: 1, max: 3 }),
         chunks: fc.integer({ min: 1, max: 256 }),
       },
-      { requiredKeys: [] },
+      { requiredKeys: [], noNullPrototype: true },
     ),
   },
-  { requiredKeys: [] },
+  { requiredKeys: [], noNullPrototype: true },
 );
 
 /** Values no field takes: wrong types, out of range, non-integers, unknown names. */
@@ -81,8 +82,13 @@ const badValue = fc.oneof(
 test('validateGpuTuning accepts every well-formed tuning unchanged, and resolveOptions carries it into AlgoParams', () => {
   fc.assert(
     fc.property(validTuning, (t) => {
-      assert.equal(validateGpuTuning(t), t);
-      assert.deepEqual(resolveOptions({ gpuTuning: t }, 8).gpuTuning, t);
+      assert.deepEqual(validateGpuTuning(t), t);
+      // each algorithm takes the groups its kernels read (its traits) and the batch runner's
+      for (const algorithm of CUDA_ALGORITHMS) {
+        const groups: string[] = [...ALGORITHM_REGISTRY[algorithm].traits.gpuTuning, 'batch'];
+        const mine = Object.fromEntries(Object.entries(t).filter(([g]) => groups.includes(g)));
+        assert.deepEqual(resolveOptions({ algorithm, gpuTuning: mine }, 8).gpuTuning, mine);
+      }
     }),
   );
   assert.equal(resolveOptions({}, 8).gpuTuning, undefined);
@@ -115,23 +121,27 @@ test('validateGpuTuning names the bad field of a malformed tuning (InvalidArgume
         (e: unknown) =>
           e instanceof InvalidArgumentError &&
           e.code === 'INVALID_ARGUMENT' &&
-          e.message.startsWith(`gpuTuning.${group}.${field} `),
+          e.details?.option === `gpuTuning.${group}.${field}` &&
+          e.message.includes(`gpuTuning.${group}.${field} `),
       );
       assert.throws(
         () => resolveOptions({ gpuTuning: broken as GpuTuning }, 8),
-        (e: unknown) => e instanceof InvalidArgumentError && e.message.includes(`gpuTuning.${group}.${field}`),
+        (e: unknown) => e instanceof InvalidArgumentError && e.details?.option === `gpuTuning.${group}.${field}`,
       );
     }),
   );
-  for (const [t, name] of [
-    [{ allswap: { thread: 64 } }, 'gpuTuning.allswap.thread'],
-    [{ lane: {} }, 'gpuTuning.lane'],
-    [{ jacobi: 3 }, 'gpuTuning.jacobi'],
-    [[], 'gpuTuning'],
+  for (const [t, name, suggestion] of [
+    [{ allswap: { thread: 64 } }, 'gpuTuning.allswap.thread', 'gpuTuning.allswap.threads'],
+    [{ lane: {} }, 'gpuTuning.lane', undefined],
+    [{ jacobi: 3 }, 'gpuTuning.jacobi', undefined],
+    [[], 'gpuTuning', undefined],
   ] as const) {
     assert.throws(
       () => validateGpuTuning(t),
-      (e: unknown) => e instanceof InvalidArgumentError && e.message.startsWith(`${name} `),
+      (e: unknown) =>
+        e instanceof InvalidArgumentError &&
+        e.details?.option === name &&
+        (suggestion === undefined || e.message.includes(`did you mean '${suggestion}'`)),
       name,
     );
   }
@@ -170,11 +180,11 @@ test("the launch plans take the tuning passed in AlgoParams (and the plan's own 
   const zero = { ...PARAMS, gpuTuning: { allswap: { threads: 0 }, jacobi: { threads: 0 } } };
   assert.throws(
     () => allswapPlan(8, 8, 'float64', zero, H100),
-    (e: unknown) => e instanceof InvalidArgumentError && e.message.startsWith('gpuTuning.allswap.threads '),
+    (e: unknown) => e instanceof InvalidArgumentError && e.details?.option === 'gpuTuning.allswap.threads',
   );
   assert.throws(
     () => jacobiParallelPlan(8, 8, 'float64', { ...zero, gpuTuning: { jacobi: { rounds: 'mode-2' as never } } }, H100),
-    (e: unknown) => e instanceof InvalidArgumentError && e.message.startsWith('gpuTuning.jacobi.rounds '),
+    (e: unknown) => e instanceof InvalidArgumentError && e.details?.option === 'gpuTuning.jacobi.rounds',
   );
   // Jacobi, one 200 x 200 basis: the halo mode by default, each other way when asked
   assert.equal(jacobiRoundsOf(jacobiParallelPlan(200, 200, 'float32', PARAMS, H100, 1)), 'group-halo');

@@ -6,6 +6,7 @@
  * kept as the engine gave it when the check is off.
  */
 import { test } from 'node:test';
+import { show } from '../../src/core/show.js';
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import fc from 'fast-check';
@@ -185,7 +186,7 @@ test('scale: a basis of tiny or huge entries is reduced as its scaled copy (not 
   assert.deepEqual(Array.from(r.basis.data), [1e-200, 0, 0, 1e-200]);
 });
 
-test('a delta or eta of another type is "must be a number", not out of range', () => {
+test('a delta or eta of another type is named as such: "must be a finite number", quoting what was given', () => {
   for (const [k, v] of [
     ['delta', '0.9'],
     ['eta', '0.51'],
@@ -199,6 +200,8 @@ test('a delta or eta of another type is "must be a number", not out of range', (
       err = e;
     }
     assert.ok(err instanceof LatticeMimoError && err.code === 'INVALID_ARGUMENT');
-    assert.match(err.message, new RegExp(`${k} must be a number, got`));
+    assert.equal(err.details?.option, k);
+    assert.ok(err.message.includes(`${k} must be a finite number in `), err.message);
+    assert.ok(err.message.endsWith(`got ${show(v)}`), err.message);
   }
 });

@@ -13,7 +13,7 @@ import { blockToeplitzBases, gaussianBases, integerScale } from '../../src/latti
 import { BasisRecords, reduce, reduceSync, type ReduceResult } from '../../src/lattice/reduce.js';
 import { countArrays } from '../../src/lattice/gpu/batch.js';
 import { ALGORITHMS, type Algorithm, type BasisStats } from '../../src/lattice/types.js';
-import { CUDA_ALGORITHMS } from '../../src/lattice/registry.js';
+import { ALGORITHM_REGISTRY, CUDA_ALGORITHMS } from '../../src/lattice/registry.js';
 import { cudaAvailable } from '../../src/gpu/index.js';
 import { knapsackBasis } from '../gpu/grid-cases.js';
 import { firstDependentColumn } from '../../src/lattice/validate.js';
@@ -152,7 +152,14 @@ for (const algorithm of ALGORITHMS) {
       const label = `${algorithm} ${family} n=${basis.rows} m=${basis.cols} delta=${delta}`;
       let res: Awaited<ReturnType<typeof reduce>>;
       try {
-        res = await reduce(basis, { algorithm, delta, eta, blockSize: 2 + rng.int(6), engine: 'cpu' });
+        // the parameters the algorithm reads (its registry traits): reduce() refuses the others
+        const params = ALGORITHM_REGISTRY[algorithm].traits.params;
+        res = await reduce(basis, {
+          algorithm,
+          engine: 'cpu',
+          ...(params.includes('delta') ? { delta, eta } : {}),
+          ...(params.includes('blockSize') ? { blockSize: 2 + rng.int(6) } : {}),
+        });
       } catch (e) {
         // the documented limit (README, Limits): only lll goes on past float64 Gram-Schmidt; the
         // others may stop with PRECISION_FAILURE, but only on an input whose own float64

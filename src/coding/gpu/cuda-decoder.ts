@@ -9,15 +9,17 @@
  * - ldpcCudaPlan(ctx, code, options).enqueue(stream, buffers): kernels on device buffers that
  *   already hold the LLRs (a GPU link keeps its frames on the device); see LdpcCudaPlan.
  */
+import { checkOptions, choice, inapplicable, integer, option } from '../../core/index.js';
 import { InvalidArgumentError, InvalidInputError, UnsupportedError } from '../../core/errors.js';
-import { runBatch, type BatchRunOptions } from '../../gpu/batch-runner.js';
+import { runBatch } from '../../gpu/batch-runner.js';
+import { batchRunOption, ENGINE_REQUESTS, type BatchRunOptions } from '../../gpu/index.js';
 import { requireCuda, type CudaContext } from '../../gpu/context.js';
-import { checkEngineRequest, chooseEngine } from '../../gpu/engine.js';
+import { chooseEngine } from '../../gpu/engine.js';
 import type { Kernel } from '../../gpu/launch.js';
 import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
 import type { Stream } from '../../gpu/stream.js';
 import type { LdpcCode } from '../code.js';
-import { LDPC_MIN_SUM_SCALE, resolveDecoderOptions, type ResolvedDecoderOptions } from '../decoder.js';
+import { DECODER_SCHEMA, LDPC_MIN_SUM_SCALE, resolveDecoderOptions, type ResolvedDecoderOptions } from '../decoder.js';
 import { nrRateMatchMap, nrRateRecover } from '../nr.js';
 import type { DecodeBatchResult, DecoderOptions, QcParityCheck } from '../types.js';
 
@@ -33,6 +35,21 @@ export interface GpuDecodeOptions extends DecoderOptions {
   /** How the batch runner cuts the batch (tests, measurements). */
   readonly gpuBatch?: BatchRunOptions;
 }
+
+/** decodeBatchAsync()'s options: the decoder's, the engine, and the GPU's launch and batch choices. */
+export const DECODE_ASYNC_SCHEMA = {
+  ...DECODER_SCHEMA,
+  engine: option(
+    choice(ENGINE_REQUESTS),
+    "the engine: 'cuda' with no device, or for a code it does not run, is an error",
+    {
+      default: 'auto',
+      cli: { flag: 'engine', metavar: 'E' },
+    },
+  ),
+  framesPerBlock: option(integer(1, 1024), 'frames per thread block of the GPU decoder (at most 1024 / z)'),
+  gpuBatch: batchRunOption('how the batch runner cuts the batch'),
+};
 
 /** A batch result and the engine that produced it. */
 export interface GpuDecodeBatchResult extends DecodeBatchResult {
@@ -286,9 +303,13 @@ export async function decodeBatchAsync(
   options: GpuDecodeOptions = {},
   out?: DecodeBatchResult,
 ): Promise<GpuDecodeBatchResult> {
-  const { engine, framesPerBlock, gpuBatch, ...decoderOptions } = options ?? {};
-  checkEngineRequest(engine);
-  const o = resolveDecoderOptions(decoderOptions);
+  const call = 'decodeBatchAsync()';
+  const { engine, framesPerBlock, gpuBatch, ...decoderOptions } = checkOptions(options, DECODE_ASYNC_SCHEMA, call);
+  if (engine === 'cpu') {
+    for (const key of ['framesPerBlock', 'gpuBatch'] as const)
+      if (options[key] !== undefined) throw inapplicable(call, key, "it is the GPU decoder's, and the engine is 'cpu'");
+  }
+  const o = resolveDecoderOptions(decoderOptions, call);
   if (!Number.isInteger(frames) || frames < 0)
     throw new InvalidArgumentError(`frames must be a non-negative integer, got ${frames}`);
   if (!llr || typeof llr.length !== 'number') throw new InvalidArgumentError('llr must be an array of numbers');

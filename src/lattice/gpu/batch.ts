@@ -11,7 +11,7 @@
  * number of bases as their last argument.
  */
 import { InvalidArgumentError, InvalidInputError, UnsupportedError } from '../../core/errors.js';
-import type { RealArray } from '../../core/matrix.js';
+import { allocArray, allocLike, type RealArray } from '../../core/index.js';
 import { runBatch } from '../../gpu/batch-runner.js';
 import { requireCuda, type CudaContext, type DeviceProperties } from '../../gpu/context.js';
 import { check } from '../../gpu/driver.js';
@@ -151,7 +151,7 @@ export function countArrays(
   batch: number,
   counts: Int32Array | undefined,
 ): { iterations: Int32Array; swaps: Int32Array; sizeReductions: Int32Array } {
-  const c = counts ?? new Int32Array(3 * batch);
+  const c = counts ?? allocArray(Int32Array, 3 * batch, `per-basis counts (3 x batch = 3 x ${batch})`);
   return {
     iterations: c.subarray(0, batch),
     swaps: c.subarray(batch, 2 * batch),
@@ -210,10 +210,8 @@ export function outputArrays<A extends RealArray>(
     );
   }
   return {
-    basis:
-      basis ??
-      ((data instanceof Float32Array ? new Float32Array(batch * n * m) : new Float64Array(batch * n * m)) as A),
-    Z: Z ?? new Float64Array(batch * m * m),
+    basis: basis ?? allocLike(data, batch * n * m, `result bases (batch x n x m = ${batch} x ${n} x ${m})`),
+    Z: Z ?? allocArray(Float64Array, batch * m * m, `transforms (batch x m x m = ${batch} x ${m} x ${m})`),
   };
 }
 

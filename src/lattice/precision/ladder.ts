@@ -25,15 +25,20 @@
  * Shapes: `rows` are basis vectors as in fplll's format (m rows of n integers); results likewise
  * (basis rows; transform U with U B_in = B_out, i.e. row j of U = column j of Z).
  */
-import {
-  CheckFailedError,
-  InvalidArgumentError,
-  InvalidInputError,
-  LatticeMimoError,
-  RankDeficientError,
-} from '../../core/errors.js';
+import { CheckFailedError, InvalidInputError, LatticeMimoError, RankDeficientError } from '../../core/errors.js';
 import { readTransform, rebuildTransform, unitCoordinates } from '../exact-transform.js';
-import { defaultMaxIterations, resolveOptions } from '../validate.js';
+import {
+  arrayOf,
+  boolean,
+  callback,
+  checkOptions,
+  choice,
+  inapplicable,
+  integer,
+  number,
+  option,
+} from '../../core/index.js';
+import { defaultMaxIterations, REDUCE_SCHEMA, resolveOptions } from '../validate.js';
 import { ddLLL, ddLLLFloat64, ddLLLHybrid, plainLLLFloat64, qdLLL } from './dd-lll.js';
 import { runPasses, type Pass } from './passes.js';
 import type { RungStats } from './rung-stats.js';
@@ -47,6 +52,25 @@ import { fastLLLFloat64 } from './fast64.js';
 export type Rung = 'float64' | 'double-double' | 'quad-double' | 'exact';
 /** The rungs in the order lllIntegral climbs them. */
 export const RUNGS: readonly Rung[] = ['float64', 'double-double', 'quad-double', 'exact'];
+
+/** Every option of lllIntegral(): its check, its doc line and its command-line flag. */
+export const INTEGRAL_LLL_SCHEMA = {
+  delta: REDUCE_SCHEMA.delta,
+  eta: REDUCE_SCHEMA.eta,
+  maxIterations: option(integer(1), "the bound on each rung's main loop (default: by m and the entries' bits)", {
+    cli: { flag: 'max-iterations', metavar: 'N' },
+  }),
+  rungs: option(arrayOf(choice(RUNGS), 1), 'the rungs to try, in order'),
+  prove: option(boolean(), 'prove |det Z| = 1', { default: true }),
+  certify: option(boolean(), 'try the certified floating-point proof before the exact rung', { default: true }),
+  onProgress: option(callback<(p: LadderProgress) => void>(), 'called about once a second while a rung reduces'),
+  progressEveryMs: option(number({ min: 0 }), 'least time between two progress reports, ms', { default: 1000 }),
+  onCheckpoint: option(
+    callback<(basis: bigint[][], p: LadderProgress) => void>(),
+    'called with the basis as it stands about every checkpointEveryMs',
+  ),
+  checkpointEveryMs: option(number({ min: 0 }), 'least time between two checkpoints, ms', { default: 600_000 }),
+};
 
 /** Options of lllIntegral(). */
 export interface IntegralLLLOptions {
@@ -190,6 +214,12 @@ export function lllIntegral(
   opts: IntegralLLLOptions = {},
 ): IntegralLLLResult {
   const t0 = performance.now();
+  const call = 'lllIntegral()';
+  const opt = checkOptions(opts, INTEGRAL_LLL_SCHEMA, call);
+  if (opt.progressEveryMs !== undefined && opt.onProgress === undefined)
+    throw inapplicable(call, 'progressEveryMs', 'it times the onProgress reports, and there is no onProgress');
+  if (opt.checkpointEveryMs !== undefined && opt.onCheckpoint === undefined)
+    throw inapplicable(call, 'checkpointEveryMs', 'it times the onCheckpoint calls, and there is no onCheckpoint');
   if (!Array.isArray(rows) || rows.length === 0 || !Array.isArray(rows[0]) || rows[0].length === 0) {
     throw new InvalidInputError('INVALID_INPUT', 'the basis must be a non-empty array of non-empty rows');
   }
@@ -221,32 +251,20 @@ export function lllIntegral(
   });
   const inputBits = maxBits(Bin);
   const o = resolveOptions(
-    { delta: opts.delta, eta: opts.eta, maxIterations: opts.maxIterations ?? ladderMaxIterations(m, inputBits) },
+    { delta: opt.delta, eta: opt.eta, maxIterations: opt.maxIterations ?? ladderMaxIterations(m, inputBits) },
     m,
+    { name: call },
   );
-  const rungs = opts.rungs ?? RUNGS;
-  for (const r of rungs)
-    if (!RUNGS.includes(r))
-      throw new InvalidArgumentError(`unknown rung '${String(r)}' (expected one of: ${RUNGS.join(', ')})`);
+  const rungs = opt.rungs ?? RUNGS;
 
   const fits = Bin.every((c) => c.every((v) => v <= SAFE && v >= -SAFE));
-  const certify = opts.certify !== false;
+  const certify = opt.certify !== false;
   // knapsack-like bases past 2^53 (a signed identity on some coordinates): Z is read off B_out
   // (then checked exactly below), not tracked through the reduction
   const unit = fits ? null : unitCoordinates(Bin);
-  const everyMs = opts.progressEveryMs ?? 1000;
-  if (!(everyMs >= 0))
-    throw new InvalidArgumentError(
-      `progressEveryMs must be a non-negative number of milliseconds, got ${String(opts.progressEveryMs)}`,
-    );
-  const checkpointMs = opts.checkpointEveryMs ?? 600_000;
-  if (!(checkpointMs >= 0))
-    throw new InvalidArgumentError(
-      `checkpointEveryMs must be a non-negative number of milliseconds, got ${String(opts.checkpointEveryMs)}`,
-    );
-  if (opts.onCheckpoint !== undefined && typeof opts.onCheckpoint !== 'function')
-    throw new InvalidArgumentError('onCheckpoint must be a function');
-  const report = progressReporter(opts.onProgress, m, t0, everyMs, opts.onCheckpoint, checkpointMs);
+  const everyMs = opt.progressEveryMs ?? 1000;
+  const checkpointMs = opt.checkpointEveryMs ?? 600_000;
+  const report = progressReporter(opt.onProgress, m, t0, everyMs, opt.onCheckpoint, checkpointMs);
   const out = climb(Bin, n, m, o, rungs, fits && inputBits <= FLOAT64_RUNG_BITS, fits, certify, unit !== null, report);
   let { B, Z, certificate } = out;
   const outcomes = out.outcomes;
@@ -263,10 +281,10 @@ export function lllIntegral(
       Z = readTransform(B, unit);
       break;
     }
-    const rebuilt = rebuild(Bin, B, n, m, opts.prove !== false);
+    const rebuilt = rebuild(Bin, B, n, m, opt.prove !== false);
     if (rebuilt) {
       Z = Array.from({ length: m }, (_, j) => rebuilt.slice(j * m, (j + 1) * m));
-      unimodular = opts.prove !== false ? true : null;
+      unimodular = opt.prove !== false ? true : null;
       rebuiltZ = true;
       break;
     }
@@ -283,7 +301,7 @@ export function lllIntegral(
     throw new CheckFailedError(
       'lll: B_in Z differs from the reduced basis (an internal error, reported rather than returned)',
     );
-  if (unimodular === null && opts.prove !== false) {
+  if (unimodular === null && opt.prove !== false) {
     // B_out = B_in Z exactly (checked above), so the two span the same lattice iff |det Z| = 1: Z's
     // determinant by residues (unimodular.ts: float64 eliminations modulo primes, as many as Z's
     // Hadamard bound needs), or the two bases' Gram determinants where Z's entries are the wider

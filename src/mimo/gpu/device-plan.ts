@@ -22,8 +22,9 @@ import type { CudaContext, Stream } from '../../gpu/index.js';
 import { onBudgetOf } from '../budget.js';
 import { validateDetection } from '../detect.js';
 import { remedy, UNANSWERED, type VectorRemedy } from '../fallback.js';
+import { hardDecisionOptions } from '../options.js';
 import { constellation } from '../modulation.js';
-import { DETECTOR_REGISTRY } from '../registry.js';
+import { detectorEntry } from '../registry.js';
 import type { DetectionInput, DetectOptions, Detector, Modulation } from '../types.js';
 import type { CudaDetector, CudaDetectorSetup, DetectBuffers } from './cuda-detector.js';
 import { cudaSetup, enqueueNormalize, FlaggedVectors, planFor } from './detect-batch.js';
@@ -117,18 +118,15 @@ export interface DetectionCudaPlan {
 /** The device-level plan of one detector for a link's shape (see the file comment). */
 export async function detectionCudaPlan(ctx: CudaContext, s: DetectionPlanSetup): Promise<DetectionCudaPlan> {
   const { nt, nr, modulation, vectorsPerChannel: vpc } = s;
-  const options: DetectOptions = {
-    ...s.options,
-    modulation,
-    engine: 'cuda',
-    soft: s.soft ? (s.options.soft ?? 'maxlog') : 'none',
-  };
+  const options: DetectOptions = s.soft
+    ? { ...s.options, modulation, engine: 'cuda', soft: s.options.soft ?? 'maxlog' }
+    : { ...hardDecisionOptions(s.options), modulation, engine: 'cuda' };
   // the engine's checks of options and shapes, on a probe input of the link's size
   const val = validateDetection(
     { nt, nr, H: new Float64Array(2 * nr * nt), y: new Float64Array(2 * nr * vpc), noiseVar: 1 },
     options,
   );
-  const entry = DETECTOR_REGISTRY[val.opts.detector];
+  const entry = detectorEntry(val.opts.detector)!;
   if (!entry.cuda) {
     throw new EngineUnavailableError(`the '${val.opts.detector}' detector has no CUDA implementation`, {
       detector: val.opts.detector,

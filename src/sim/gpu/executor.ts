@@ -18,13 +18,7 @@
  * computes the next. A launch's device buffers are shared (the stream orders them); its counts
  * and list live in its slot until the host has read them.
  */
-import {
-  CheckFailedError,
-  EngineUnavailableError,
-  InvalidArgumentError,
-  LatticeMimoError,
-  NodeBudgetError,
-} from '../../core/index.js';
+import { CheckFailedError, EngineUnavailableError, LatticeMimoError, NodeBudgetError } from '../../core/index.js';
 import { CudaEvent, DeviceBuffer, PinnedBuffer, requireCuda, Stream, type CudaContext } from '../../gpu/index.js';
 import {
   constellation,
@@ -40,6 +34,7 @@ import {
 import { countErrors, type ChunkResult, type ChunkTask, type DetectorCounts } from '../chunk.js';
 import type { FrameDecoder } from '../../coding/code.js';
 import { channelEntry, DEFAULT_CHANNEL_MODEL, type ChannelCudaPlan, type ChannelModel } from '../../channels/index.js';
+import { checkChunkVectors } from '../chunking.js';
 import { codedUnit, codeOf, countDecoded, frameLlrs, type CodedSpec } from '../coded.js';
 import type { ChunkExecutor } from '../worker-pool.js';
 import { CODED_COUNT_WORDS, CodedLinkKernels, type CodedLaunch } from './coded-kernels.js';
@@ -272,10 +267,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       throw new EngineUnavailableError(`the CUDA engine has no ${missing.join(', ')} detector; use engine cpu or auto`);
     const ctx = requireCuda();
     const { nt, nr, modulation, vectorsPerChannel: vpc } = setup;
-    if (!Number.isInteger(setup.chunkVectors) || setup.chunkVectors % vpc !== 0)
-      throw new InvalidArgumentError(
-        `chunkVectors (${setup.chunkVectors}) must be a multiple of vectorsPerChannel (${vpc})`,
-      );
+    checkChunkVectors(setup.chunkVectors, { vectorsPerChannel: vpc });
     const con = constellation(modulation);
     const soft = setup.coded !== undefined;
     if (soft) {
@@ -291,11 +283,11 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
         nt,
         con.bitsPerSymbol,
       );
-      const unit = codedUnit(coded.vpf, vpc);
-      if (setup.chunkVectors % unit !== 0)
-        throw new InvalidArgumentError(
-          `chunkVectors (${setup.chunkVectors}) must hold whole frames and channel groups: a multiple of ${unit}`,
-        );
+      checkChunkVectors(setup.chunkVectors, {
+        vectorsPerChannel: vpc,
+        vectorsPerFrame: coded.vpf,
+        code: setup.coded.code,
+      });
     }
     const plans: DetectionCudaPlan[] = [];
     for (const d of setup.detectors) {
