@@ -5,8 +5,7 @@
  * stack trace; a closed stdout pipe (`| head`) ends quietly with 141, as a Unix tool killed by SIGPIPE.
  */
 import { readFileSync } from 'node:fs';
-import { LatticeMimoError } from '../core/errors.js';
-import { isSystemError } from '../core/io.js';
+import { formatError, LatticeMimoError } from '../core/errors.js';
 
 type Command = { describe: string; load: () => Promise<{ run: (argv: string[]) => Promise<number> }> };
 
@@ -45,13 +44,7 @@ export function version(): string {
 
 /** The one line an error prints; exit code 2 for anything the user can fix. */
 export function errorLine(err: unknown): string {
-  if (err instanceof LatticeMimoError) return `lattice-mimo: error [${err.code}]: ${err.message.split('\n')[0]}`;
-  // node:util parseArgs errors (commands not yet on the shared argument layer)
-  if (err instanceof Error && (err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS'))
-    return `lattice-mimo: error [INVALID_ARGUMENT]: ${err.message.split('\n')[0]}`;
-  if (isSystemError(err)) return `lattice-mimo: error [IO_ERROR]: ${err.message.split('\n')[0]}`;
-  const msg = err instanceof Error ? err.message : String(err);
-  return `lattice-mimo: error [INTERNAL]: ${msg.split('\n')[0]}`;
+  return `lattice-mimo: ${formatError(err)}`;
 }
 
 export function reportError(err: unknown): number {
