@@ -6,7 +6,7 @@
  * convergence) is not an error yet: it is marked (`float32Failure`) and reduce() redoes it in
  * float64. Any other error names its basis (`details.basis`).
  */
-import { LatticeMimoError } from '../core/errors.js';
+import { errorRecord, LatticeMimoError, withContext } from '../core/index.js';
 import { allocLike, identity, type RealArray } from '../core/matrix.js';
 import { defaultThreads, runOnWorkers } from '../core/worker-pool.js';
 import { ALGORITHM_REGISTRY } from './registry.js';
@@ -41,12 +41,9 @@ export function reduceOneCpu(
   return { Z, stats };
 }
 
-/** Adds the basis index to an error's details (the batch may be large). */
+/** The error at basis `index` of the batch (its context and details name the basis). */
 export function withBasisIndex(err: unknown, index: number): unknown {
-  if (err instanceof LatticeMimoError && (err.details as { basis?: number } | undefined)?.basis === undefined) {
-    (err as { details?: Record<string, unknown> }).details = { ...err.details, basis: index };
-  }
-  return err;
+  return withContext(err, { basis: index });
 }
 
 export interface ChunkTask {
@@ -84,7 +81,7 @@ export function reduceChunk(t: ChunkTask, onBasis?: (k: number) => void): ChunkR
         throw withBasisIndex(err, t.offset + k);
       }
       Z.set(identity(t.m), k * mm);
-      stats.push({ iterations: 0, swaps: 0, sizeReductions: 0, float32Failure: `${err.code}: ${err.message}` });
+      stats.push({ iterations: 0, swaps: 0, sizeReductions: 0, float32Failure: errorRecord(err) });
     }
     onBasis?.(k);
   }

@@ -8,6 +8,7 @@
  * returned as reduced.
  */
 import { CheckFailedError, InvalidArgumentError, InvalidInputError, LatticeMimoError } from '../core/errors.js';
+import { errorFromRecord } from '../core/index.js';
 import {
   allocLike,
   makeBatch,
@@ -197,7 +198,7 @@ function explainFailure(bases: MatrixBatch, err: unknown): never {
     if (err.code === 'RANK_DEFICIENT' || err.code === 'ZERO_VECTOR') {
       throw new LatticeMimoError(
         'PRECISION_FAILURE',
-        `basis ${k} is linearly independent, but the reduction lost it in floating point (${err.message}): it is too ill-conditioned for this algorithm in this precision${ladderAdvice(matrixAt(bases, k))}`,
+        `basis ${k} is linearly independent, but the reduction lost it in floating point (${err.reason}): it is too ill-conditioned for this algorithm in this precision${ladderAdvice(matrixAt(bases, k))}`,
         { ...err.details, basis: k },
       );
     }
@@ -239,7 +240,7 @@ function finishBasis(
   let res = failure ? null : outputOf(Bin, Z, reduced, n, m, k, o.check);
   let c = o.check && res ? checkBasis(res.B, Z, n, m, o, res.wide && proofOf(res.wide)) : undefined;
   const failed = !res || (c !== undefined && !c.ok) || firstZeroColumn(res.B, n, m) >= 0;
-  const how = failed ? remedy(traits, run, failure ? failure.split(':')[0]! : 'CHECK_FAILED') : 'raise';
+  const how = failed ? remedy(traits, run, failure ? failure.code : 'CHECK_FAILED') : 'raise';
   if (failed && how !== 'raise') {
     const B64 = Float64Array.from(Bin);
     let again: ReturnType<typeof reduceOneCpu>;
@@ -261,7 +262,9 @@ function finishBasis(
     if (how === 'float64') t.redone++;
     else t.redoneOnCpu++;
   } else if (!res) {
-    throw new LatticeMimoError('PRECISION_FAILURE', `basis ${k}: ${failure}`, { basis: k });
+    throw failure
+      ? errorFromRecord(failure).withContext({ basis: k })
+      : new LatticeMimoError('INTERNAL', `basis ${k}: no output, no recorded failure and no redo`, { basis: k });
   }
   const Bk = res!.B;
   // Without the check, the Jacobi family (whose conditions say nothing of independence) still

@@ -32,6 +32,7 @@ import {
   LatticeMimoError,
   RankDeficientError,
 } from '../../core/errors.js';
+import { errorRecord, type ErrorRecord } from '../../core/index.js';
 import { readTransform, rebuildTransform, unitCoordinates } from '../exact-transform.js';
 import { defaultMaxIterations, resolveOptions } from '../validate.js';
 import { ddLLL, ddLLLFloat64, ddLLLHybrid, plainLLLFloat64, qdLLL } from './dd-lll.js';
@@ -112,8 +113,8 @@ export interface RungOutcome {
   rung: Rung;
   /** Whether it finished with a reduced basis. */
   ok: boolean;
-  /** Why it did not (the error's code and message). */
-  error?: string;
+  /** Why it did not: the rung's error, as data (code, words, details). */
+  error?: ErrorRecord;
   /** Its wall time. */
   ms: number;
   /** Swaps it performed. */
@@ -491,14 +492,14 @@ function climb(
               st.pass = 'float64 Gram-Schmidt';
               plainLLLFloat64(Bf, n, m, o.delta, o.eta, o.maxIterations, st);
             } catch (err) {
-              if (!(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE' && !/2\^53/.test(err.message)))
+              if (!(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE' && !pastExactRange(err)))
                 throw err;
               st.pass = 'double-double Gram-Schmidt';
               ddLLLFloat64(Bf, n, m, o.delta, o.eta, o.maxIterations, st);
             }
           } catch (err) {
             // entries on their way past 2^53: on in BigInt from here
-            if (!(err instanceof LatticeMimoError && /2\^53/.test(err.message))) throw err;
+            if (!(err instanceof LatticeMimoError && pastExactRange(err))) throw err;
             toBig();
             certificate = ddBig(B, noZ(), o, st, certify);
           }
@@ -534,7 +535,7 @@ function climb(
       outcomes.push({
         rung,
         ok: false,
-        error: `${err.code}: ${err.message}`,
+        error: errorRecord(err),
         ms: performance.now() - t,
         swaps: st.swaps,
         sizeReductions: st.sizeReductions,
@@ -546,12 +547,17 @@ function climb(
   if (!done) {
     throw new LatticeMimoError(
       'PRECISION_FAILURE',
-      `lll failed on every rung of the precision ladder: ${outcomes.map((r) => `${r.rung} (${r.error})`).join('; ')}`,
+      `lll failed on every rung of the precision ladder: ${outcomes.map((r) => `${r.rung} (${r.error?.code}: ${r.error?.message})`).join('; ')}`,
       { rungs: outcomes },
     );
   }
   toBig();
   return { B, Z, outcomes, ...(certificate ? { certificate } : {}) };
+}
+
+/** Whether a float64 rung stopped because an entry would leave the range where float64 holds integers exactly (2^53). */
+function pastExactRange(err: LatticeMimoError): boolean {
+  return err.details?.boundBits === 53;
 }
 
 /** Main-loop steps per basis vector a slower pass (of the double-double rung, or the quad-double one) takes before the first double-double pass again. */
