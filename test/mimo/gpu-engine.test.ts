@@ -239,7 +239,10 @@ test('GPU engine: flagged vectors are redone on the CPU (float32 unsafe, singula
   }
   await assert.rejects(
     runProbe(f32, OPTS, MIMO_STATUS.NODE_BUDGET),
-    (e: unknown) => e instanceof NodeBudgetError && /vector 3 /.test(e.message),
+    (e: unknown) =>
+      e instanceof NodeBudgetError &&
+      e.context.vector === 3 &&
+      e.message.startsWith(`detector ${OPTS.detector}, vector 3: `),
   );
   const flagged = await runProbe(f32, { ...OPTS, onBudget: 'flag' }, MIMO_STATUS.NODE_BUDGET);
   assert.deepEqual(
