@@ -13,10 +13,10 @@ import {
   parseModulationOption,
   SEARCH_DETECTORS,
 } from '../sim/cli-options.js';
-import { writeOutputs, simulateWithTable, type OutputFiles } from '../sim/report.js';
+import { partialResult, writeOutputs, simulateWithTable, type OutputFiles } from '../sim/report.js';
 import { DEFAULT_MAX_ERRORS, DEFAULT_MAX_VECTORS, resolveEngine } from '../sim/simulate.js';
 import { parseSnrList } from '../sim/snr.js';
-import type { SimDetector, SimPoint, SimulationOptions } from '../sim/types.js';
+import type { SimDetector, SimPoint, SimulationOptions, SimulationResult } from '../sim/types.js';
 import { choiceOption, parseCommandLine, rejectInapplicable } from './args.js';
 import { LDPC_DECODER_ALGORITHMS } from '../coding/index.js';
 import { checkSoftDetectors, codeOf } from '../sim/coded.js';
@@ -82,6 +82,10 @@ decisions; no LLRs are computed). With --code the GPU engine also encodes and de
 device (only counts come back). Output directories must exist; files are written atomically.
 Interrupted (Ctrl-C, SIGTERM), simulate writes the finished points to the files asked for, says
 so on stderr and exits 130 (SIGINT) or 143 (SIGTERM); --resume FILE continues from the JSON.
+Stopped by an error (NODE_BUDGET, a worker that died, a GPU error), it writes them the same way,
+prints the error's line (naming the SNR point, detector, chunk and vector) and exits 2. With
+--on-budget flag, "unproven" (table, JSON, CSV) counts the vectors whose search stopped at the
+budget (their best leaf is counted as the decision).
 `;
 
 const OPTIONS = {
@@ -300,6 +304,21 @@ export function resumeOptions(text: string, file: string): SimulationOptions {
   return opts;
 }
 
+/**
+ * Says on stderr that a run stopped early (`why`) with its finished points in the files `written`,
+ * and the command that continues it.
+ */
+function sayFinished(result: SimulationResult, written: string[], files: OutputFiles, why: string): void {
+  const finished = new Set(result.points.map((p) => p.snrIndex)).size;
+  const where =
+    written.length > 0 ? `wrote ${written.join(', ')}` : 'no file written (no --json, --csv or --plot given)';
+  const resume =
+    files.json && files.json !== '-' ? `; continue with: lattice-mimo simulate --resume ${files.json}` : '';
+  process.stderr.write(
+    `simulate: ${why} with ${finished} of ${result.snrs.length} SNR values finished; ${where}${resume}\n`,
+  );
+}
+
 /** Exit status of a process stopped by a signal: 128 + its number. */
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 
@@ -348,22 +367,21 @@ export async function run(argv: string[]): Promise<number> {
       process.stderr.write(
         `simulate: ${cmd.resume} holds ${o.completedPoints!.length} points (${done} SNR values); computing the rest\n`,
       );
-    const result = await simulateWithTable({ ...o, signal: controller.signal });
+    let result: SimulationResult;
+    try {
+      result = await simulateWithTable({ ...o, signal: controller.signal });
+    } catch (err) {
+      // an error mid-run: the finished points go to the files asked for, then main prints the error's line (exit 2)
+      const partial = partialResult(err);
+      if (partial) sayFinished(partial, await writeOutputs(partial, cmd.files), cmd.files, 'stopped by an error');
+      throw err;
+    }
     const written = await writeOutputs(result, cmd.files);
     if (!result.interrupted) {
       for (const file of written) process.stderr.write(`wrote ${file}\n`);
       return 0;
     }
-    const finished = new Set(result.points.map((p) => p.snrIndex)).size;
-    const where =
-      written.length > 0 ? `wrote ${written.join(', ')}` : 'no file written (no --json, --csv or --plot given)';
-    const resume =
-      cmd.files.json && cmd.files.json !== '-'
-        ? `; continue with: lattice-mimo simulate --resume ${cmd.files.json}`
-        : '';
-    process.stderr.write(
-      `simulate: interrupted by ${signalName ?? 'a signal'} with ${finished} of ${result.snrs.length} SNR values finished; ${where}${resume}\n`,
-    );
+    sayFinished(result, written, cmd.files, `interrupted by ${signalName ?? 'a signal'}`);
     return SIGNAL_EXIT[signalName ?? 'SIGINT']!;
   } finally {
     process.off('SIGINT', onSignal);

@@ -9,7 +9,8 @@
  *     uncoded: link-count.cu
  *     coded:   (soft output into an LLR buffer) link-llr.cu when needed, the layered decoder,
  *              link-coded-count.cu (errors of the decoded information bits)
- * and only the counts per chunk (and the rare vectors a detector flags) come back. Results are per
+ * and only the counts per chunk (and the rare vectors a detector flags: redone on the CPU, or past
+ * the node budget: an error, or counted as unproven under onBudget 'flag') come back. Results are per
  * chunk, as the CPU's runChunk gives them, so simulate() merges and stops exactly as with the CPU
  * executor: same chunk order, same stop rules, same counts for a seed (up to float32 decisions and
  * float32 LLRs, which move the rare frame decoded near a tie).
@@ -18,17 +19,12 @@
  * computes the next. A launch's device buffers are shared (the stream orders them); its counts
  * and list live in its slot until the host has read them.
  */
-import {
-  CheckFailedError,
-  EngineUnavailableError,
-  InvalidArgumentError,
-  LatticeMimoError,
-  NodeBudgetError,
-} from '../../core/errors.js';
+import { CheckFailedError, EngineUnavailableError, InvalidArgumentError, LatticeMimoError } from '../../core/errors.js';
+import { errorRecord, withContext, type ErrorRecord } from '../../core/index.js';
 import { requireCuda, type CudaContext } from '../../gpu/context.js';
 import { DeviceBuffer, PinnedBuffer } from '../../gpu/memory.js';
 import { CudaEvent, Stream } from '../../gpu/stream.js';
-import { maxNodesOf, onBudgetOf } from '../../mimo/budget.js';
+import { maxNodesOf, nodeBudgetError, onBudgetOf } from '../../mimo/budget.js';
 import { detect, validateDetection } from '../../mimo/detect.js';
 import type { CudaDetectorPlan, CudaDetectorSetup } from '../../mimo/gpu/cuda-detector.js';
 import { enqueueNormalize, GPU_LLR_LIMIT } from '../../mimo/gpu/detect-batch.js';
@@ -94,6 +90,8 @@ interface Pending {
   resolve: (r: ChunkResult) => void;
   reject: (e: Error) => void;
   counts: (DetectorCounts | null)[];
+  /** failures[d]: detector d's failure at its smallest vector of the chunk (ChunkResult.failures). */
+  failures?: ({ vector: number; record: ErrorRecord } | null)[];
   /** Vectors of the task already put into launches. */
   launched: number;
   /** Launches holding part of the task, not yet settled. */
@@ -450,6 +448,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
           chunkIndex: p.task.chunkIndex,
           vectors: p.task.vectors,
           counts: p.counts,
+          ...(p.failures ? { failures: p.failures.map((f) => f?.record ?? null) } : {}),
         });
       }
     }
@@ -518,8 +517,8 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       const full = slot.lists.ptr + BigInt(d * this.listBytes),
         fullCap = l.vectors;
       slot.lists.fillRange(d * this.listBytes, 4, 0, stream);
-      const listMask =
-        REDO_FLAGS | (onBudgetOf(this.setup.detectors[d]!.onBudget) === 'error' ? MIMO_STATUS.NODE_BUDGET : 0);
+      // vectors past the node budget are listed too: an error, or (onBudget 'flag') counted as unproven
+      const listMask = REDO_FLAGS | MIMO_STATUS.NODE_BUDGET;
       if (cd) {
         cd.kernels.enqueueCount(
           stream,
@@ -580,8 +579,8 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       const ms = slot.end[d]!.elapsedSince(slot.start[d]!);
       const rows = launch.parts.map((p, k) => {
         const row = (p.counts[d] ??= cd
-          ? { bitErrors: 0, symbolErrors: 0, frameErrors: 0, timeMs: 0, frames: 0, iterations: 0 }
-          : { bitErrors: 0, symbolErrors: 0, frameErrors: 0, timeMs: 0 });
+          ? { bitErrors: 0, symbolErrors: 0, frameErrors: 0, unproven: 0, timeMs: 0, frames: 0, iterations: 0 }
+          : { bitErrors: 0, symbolErrors: 0, frameErrors: 0, unproven: 0, timeMs: 0 });
         // a piece of a large chunk counts into slot (v0 / chunkVectors) = 0
         row.bitErrors += u64(c, W * k);
         row.symbolErrors += u64(c, W * k + 1);
@@ -609,7 +608,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       // coded: the flagged vectors by frame; each frame is decoded again with their CPU LLRs
       const byFrame = new Map<number, Set<number>>();
       for (let i = 0; i < entries.length; i += 2) {
-        this.budgetError(launch, d, entries[i]!, entries[i + 1]!);
+        if (this.pastBudget(launch, d, entries[i]!, entries[i + 1]!, rows)) continue;
         const g = entries[i]!,
           f = Math.floor(g / cd.kernels.vpf);
         let vs = byFrame.get(f);
@@ -631,18 +630,48 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     }
   }
 
-  /** NodeBudgetError for a vector that reached the node budget under onBudget 'error' (flags without a redo flag). */
-  private budgetError(launch: Launch, d: number, g: number, flags: number): void {
-    if (flags & REDO_FLAGS) return;
+  /**
+   * A listed vector whose only flag is the node budget (true; false for a vector to redo): under
+   * onBudget 'error' the NodeBudgetError naming the SNR point, the detector, the chunk and the
+   * vector of the chunk, recorded for its chunk (failAt); under 'flag' one more unproven vector of
+   * its chunk (the device counted its best leaf).
+   */
+  private pastBudget(launch: Launch, d: number, g: number, flags: number, rows: DetectorCounts[]): boolean {
+    if (flags & REDO_FLAGS) return false;
     const l = launch.link,
       opts = this.setup.detectors[d]!;
     const pos = l.v0 + g,
-      chunkIndex = l.chunk0 + Math.floor(pos / l.chunkVectors),
-      v = pos % l.chunkVectors;
-    throw new NodeBudgetError(
-      `${opts.detector}: vector ${v} of chunk ${chunkIndex} (SNR index ${l.snrIndex}) reached the node budget maxNodes = ${maxNodesOf(opts.maxNodes)} before its answer was proven ML; raise maxNodes, or pass onBudget 'flag' to keep the best leaf found`,
-      { detector: opts.detector, vector: v, chunk: chunkIndex, maxNodes: maxNodesOf(opts.maxNodes) },
-    );
+      k = Math.floor(pos / l.chunkVectors);
+    if (onBudgetOf(opts.onBudget) === 'error') {
+      const v = pos % l.chunkVectors;
+      const where = { snrIndex: l.snrIndex, detector: opts.detector, chunk: l.chunk0 + k, vector: v };
+      this.failAt(launch, d, k, v, nodeBudgetError(maxNodesOf(opts.maxNodes), where, { detectorIndex: d }));
+      return true;
+    }
+    const row = rows[launch.parts.length === 1 ? 0 : k];
+    if (!row) throw new CheckFailedError(`internal: flagged vector ${g} lies outside the launch's chunks`);
+    row.unproven++;
+    return true;
+  }
+
+  /**
+   * Records detector d's failure `err` at vector v of the launch's chunk k (of the launch's parts),
+   * keeping the chunk's smallest such vector: the one the CPU engine, detecting in order, stops at.
+   * The chunk resolves with it (ChunkResult.failures); simulate() raises it if d is still active.
+   */
+  private failAt(launch: Launch, d: number, k: number, v: number, err: unknown): void {
+    const part = launch.parts.length === 1 ? launch.parts[0] : launch.parts[k];
+    if (!part) throw new CheckFailedError(`internal: failed vector ${v} lies outside the launch's chunks`);
+    if (!(err instanceof LatticeMimoError)) throw err;
+    const failures = (part.failures ??= this.setup.detectors.map(() => null));
+    const was = failures[d];
+    if (!was || v < was.vector) failures[d] = { vector: v, record: errorRecord(err) };
+  }
+
+  /** `err` of the CPU engine's detect() on vector v of chunk `chunkIndex`, named there. */
+  private atVector(err: unknown, launch: Launch, d: number, chunkIndex: number, v: number): unknown {
+    const where = { snrIndex: launch.link.snrIndex, detector: this.setup.detectors[d]!.detector, chunk: chunkIndex };
+    return withContext(err, { ...where, vector: v }, { detectorIndex: d });
   }
 
   /**
@@ -679,15 +708,24 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     const opts = s.detectors[d]!;
     const detectOpts: DetectOptions = { ...opts, modulation: s.modulation, soft: opts.soft ?? 'maxlog', engine: 'cpu' };
     const frameLlr = llr ?? new Float32Array(per);
-    let symbolErrors = 0;
+    let symbolErrors = 0,
+      unproven = 0;
     for (let u = 0; u < vpf; u++) {
       const isFlagged = flagged.has(lf * vpf + u);
       if (!isFlagged && llr) continue;
       const one = fr.vector(u);
-      const out = detect({ nt, nr, H: one.H, y: one.y, noiseVar: launch.noiseVar }, detectOpts);
+      let out: ReturnType<typeof detect>;
+      try {
+        out = detect({ nt, nr, H: one.H, y: one.y, noiseVar: launch.noiseVar }, detectOpts);
+      } catch (e) {
+        this.failAt(launch, d, kc, v + u, this.atVector(e, launch, d, part.task.chunkIndex, v + u));
+        return;
+      }
       if (!out.llr) throw new CheckFailedError(`internal: detector '${opts.detector}' returned no LLRs`);
       frameLlr.set(out.llr, u * nt * bps);
-      if (isFlagged) for (let j = 0; j < nt; j++) if (out.symbols[j] !== fr.txIndices[u * nt + j]) symbolErrors++;
+      if (!isFlagged) continue;
+      for (let j = 0; j < nt; j++) if (out.symbols[j] !== fr.txIndices[u * nt + j]) symbolErrors++;
+      unproven += out.stats.budgetExceeded ?? 0;
     }
     this.cpuDecoder ??= codeOf(s.coded!.code, s.modulation).decoder(s.coded!.decoder);
     const code = cd.code;
@@ -697,11 +735,13 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     row.bitErrors += got.bitErrors;
     row.symbolErrors += symbolErrors;
     row.frameErrors += got.frameErrors;
+    row.unproven += unproven;
     row.iterations! += got.iterations;
   }
 
-  /** A vector the detector flagged: the CPU engine's answer (redo), or the CPU engine's node-budget error. */
+  /** A vector the detector flagged: past the node budget (pastBudget), else the CPU engine's answer (redo). */
   private flaggedVector(launch: Launch, d: number, g: number, flags: number, rows: DetectorCounts[]): void {
+    if (this.pastBudget(launch, d, g, flags, rows)) return;
     const l = launch.link,
       s = this.setup;
     const pos = l.v0 + g,
@@ -709,23 +749,24 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       v = pos % l.chunkVectors;
     const chunkIndex = l.chunk0 + k;
     const opts = s.detectors[d]!;
-    if (!(flags & REDO_FLAGS)) {
-      throw new NodeBudgetError(
-        `${opts.detector}: vector ${v} of chunk ${chunkIndex} (SNR index ${l.snrIndex}) reached the node budget maxNodes = ${maxNodesOf(opts.maxNodes)} before its answer was proven ML; raise maxNodes, or pass onBudget 'flag' to keep the best leaf found`,
-        { detector: opts.detector, vector: v, chunk: chunkIndex, maxNodes: maxNodesOf(opts.maxNodes) },
-      );
-    }
     const one = linkVectorOnCpu({ ...s, snrIndex: l.snrIndex, chunkIndex, noiseVar: launch.noiseVar }, v);
-    const out = detect(
-      { nt: s.nt, nr: s.nr, H: one.H, y: one.y, noiseVar: launch.noiseVar },
-      { ...opts, modulation: s.modulation, soft: 'none', engine: 'cpu' },
-    );
+    let out: ReturnType<typeof detect>;
+    try {
+      out = detect(
+        { nt: s.nt, nr: s.nr, H: one.H, y: one.y, noiseVar: launch.noiseVar },
+        { ...opts, modulation: s.modulation, soft: 'none', engine: 'cpu' },
+      );
+    } catch (e) {
+      this.failAt(launch, d, k, v, this.atVector(e, launch, d, chunkIndex, v));
+      return;
+    }
     const e = countErrors(one.txIndices, out.symbols, out.bits, s.nt, s.modulation);
     const row = rows[launch.parts.length === 1 ? 0 : k];
     if (!row) throw new CheckFailedError(`internal: flagged vector ${g} lies outside the launch's chunks`);
     row.bitErrors += e.bitErrors;
     row.symbolErrors += e.symbolErrors;
     row.frameErrors += e.frameErrors;
+    row.unproven += out.stats.budgetExceeded ?? 0;
   }
 
   /** Stops: queued chunks are refused, launches in flight finish, device memory is freed. */
