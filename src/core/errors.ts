@@ -173,6 +173,7 @@ export function withContext<T>(err: T, context: ErrorContext, details?: Record<s
  * for readers of JSON; errorFromRecord() rebuilds the error from the rest.
  */
 export interface ErrorRecord {
+  /** The error's stable code. */
   code: ErrorCode;
   /** The class's name (NodeBudgetError, ...): errorFromRecord() rebuilds that class. */
   name: string;
@@ -180,7 +181,9 @@ export interface ErrorRecord {
   reason: string;
   /** The message as formatMessage() composed it. */
   message: string;
+  /** The error's details (its context merged in). */
   details?: Record<string, unknown>;
+  /** Where it happened, where the calls on the way up said so. */
   context?: ErrorContext;
 }
 
