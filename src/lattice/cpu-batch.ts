@@ -41,9 +41,12 @@ export function reduceOneCpu(
   return { Z, stats };
 }
 
-/** The error at basis `index` of the batch (its context and details name the basis). */
-export function withBasisIndex(err: unknown, index: number): unknown {
-  return withContext(err, { basis: index });
+/**
+ * The error at basis `index` of a batch of `batch` bases: its details name the basis, and so does
+ * its message where the batch has more than one.
+ */
+export function withBasisIndex(err: unknown, index: number, batch: number): unknown {
+  return batch > 1 ? withContext(err, { basis: index }) : withContext(err, {}, { basis: index });
 }
 
 export interface ChunkTask {
@@ -54,6 +57,8 @@ export interface ChunkTask {
   work: RealArray;
   count: number;
   offset: number;
+  /** Bases of the whole batch the chunk is part of. */
+  batch: number;
 }
 export interface ChunkResult {
   work: RealArray;
@@ -78,7 +83,7 @@ export function reduceChunk(t: ChunkTask, onBasis?: (k: number) => void): ChunkR
         !(err instanceof LatticeMimoError) ||
         remedy(traits, { engine: 'cpu', precision, driftWatch: t.params.driftWatch !== false }, err.code) !== 'float64'
       ) {
-        throw withBasisIndex(err, t.offset + k);
+        throw withBasisIndex(err, t.offset + k, t.batch);
       }
       Z.set(identity(t.m), k * mm);
       stats.push({ iterations: 0, swaps: 0, sizeReductions: 0, float32Failure: errorRecord(err) });
@@ -105,7 +110,7 @@ export async function reduceBatchCpu(
 ): Promise<BatchOutcome> {
   const useThreads = Math.min(threads, batch);
   if (useThreads <= 1 || batch * workOf(n, m) < 2e6) {
-    const r = reduceChunk({ algorithm, params: p, n, m, work: data, count: batch, offset: 0 }, (k) => {
+    const r = reduceChunk({ algorithm, params: p, n, m, work: data, count: batch, offset: 0, batch }, (k) => {
       if (onProgress && (k % 64 === 63 || k === batch - 1)) onProgress(k + 1, batch);
     });
     return r;
@@ -119,7 +124,7 @@ export async function reduceBatchCpu(
     const count = Math.min(per, batch - start);
     const work = allocLike(data, count * size);
     work.set(data.subarray(start * size, (start + count) * size));
-    tasks.push({ algorithm, params: p, n, m, work, count, offset: start });
+    tasks.push({ algorithm, params: p, n, m, work, count, offset: start, batch });
   }
   let done = 0;
   const results = await runOnWorkers<ChunkTask, ChunkResult>(

@@ -147,6 +147,7 @@ function outputOf(
   n: number,
   m: number,
   index: number,
+  batch: number,
   prove: boolean,
 ): { B: Float64Array; wide?: ExactTransform & { det: bigint | null } } | null {
   if (!transformLost(Z)) {
@@ -159,7 +160,7 @@ function outputOf(
     return { B: out };
   }
   if (reduced instanceof Float32Array) return null;
-  if (!reduced || !isIntegral(Bin) || !isSafeIntegral(reduced)) throw withBasisIndex(transformOverflow(), index);
+  if (!reduced || !isIntegral(Bin) || !isSafeIntegral(reduced)) throw withBasisIndex(transformOverflow(), index, batch);
   const B = Float64Array.from(reduced);
   return { B, wide: rebuildTransform(Bin, B, n, m, prove) };
 }
@@ -179,7 +180,11 @@ function describeFailure(c: BasisCheck): string {
  * vectors are dependent, that is the error to report (RankDeficientError, exact for integer bases).
  */
 function diagnose(bases: MatrixBatch, k: number): void {
-  assertIndependent(matrixAt(bases, k), bases.rows, bases.cols, bases.batch > 1 ? `basis ${k}: ` : '');
+  try {
+    assertIndependent(matrixAt(bases, k), bases.rows, bases.cols);
+  } catch (err) {
+    throw withBasisIndex(err, k, bases.batch);
+  }
 }
 
 /** The advice a floating-point failure on an integer basis carries (none for other bases). */
@@ -237,7 +242,7 @@ function finishBasis(
   const run = { engine, precision: o.precision, driftWatch: o.driftWatch !== false };
   const Z = t.Z.subarray(k * m * m, (k + 1) * m * m);
   const failure = perBasis.get(k).float32Failure ?? perBasis.get(k).gpuBreakdown;
-  let res = failure ? null : outputOf(Bin, Z, reduced, n, m, k, o.check);
+  let res = failure ? null : outputOf(Bin, Z, reduced, n, m, k, bases.batch, o.check);
   let c = o.check && res ? checkBasis(res.B, Z, n, m, o, res.wide && proofOf(res.wide)) : undefined;
   const failed = !res || (c !== undefined && !c.ok) || firstZeroColumn(res.B, n, m) >= 0;
   const how = failed ? remedy(traits, run, failure ? failure.code : 'CHECK_FAILED') : 'raise';
@@ -247,11 +252,11 @@ function finishBasis(
     try {
       again = reduceOneCpu(o.algorithm, B64, n, m, o);
     } catch (err) {
-      explainFailure(bases, withBasisIndex(err, k));
+      explainFailure(bases, withBasisIndex(err, k, bases.batch));
     }
     Z.set(again.Z);
     perBasis.set(k, again.stats);
-    res = outputOf(Bin, Z, B64, n, m, k, o.check)!;
+    res = outputOf(Bin, Z, B64, n, m, k, bases.batch, o.check)!;
     c = o.check
       ? {
           ...checkBasis(res.B, Z, n, m, o, res.wide && proofOf(res.wide)),
@@ -599,7 +604,7 @@ export function reduceSync(bases: MatrixBatch, opts: Omit<ReduceOptions, 'engine
   const work = toPrecision(bases.data, o.precision);
   let run: ReturnType<typeof reduceChunk>;
   try {
-    run = reduceChunk({ algorithm: o.algorithm, params: o, n, m, work, count: batch, offset: 0 });
+    run = reduceChunk({ algorithm: o.algorithm, params: o, n, m, work, count: batch, offset: 0, batch });
   } catch (err) {
     explainFailure(bases, err);
   }

@@ -20,7 +20,7 @@
  *      Gram-Schmidt, which is the exact proof of both LLL conditions; on a basis a floating rung
  *      left unreduced it finishes the reduction.
  * Then B_out = B_in Z is checked exactly (or proven by the exact rebuild of Z), and |det Z| = 1
- * (the rebuild's Z W = I, or the Gram determinants of B_in and B_out: equal lattice volume). A typed error only when every rung failed, naming each.
+ * (the rebuild's Z W = I, or the Gram determinants of B_in and B_out: equal lattice volume). A typed error only when every rung failed, naming each, with the basis as far as it got.
  *
  * Shapes: `rows` are basis vectors as in fplll's format (m rows of n integers); results likewise
  * (basis rows; transform U with U B_in = B_out, i.e. row j of U = column j of Z).
@@ -184,7 +184,9 @@ function gramDeterminant(cols: BigBasis): bigint {
 /**
  * LLL-reduces an integer basis given as rows of BigInts (or safe-integer numbers), up the ladder.
  * Throws InvalidInputError for a malformed basis, RankDeficientError for dependent vectors, and a
- * PRECISION_FAILURE naming every rung tried when none succeeded.
+ * PRECISION_FAILURE naming every rung tried when none succeeded (details.rungs); its
+ * details.partial.basis (rows of BigInts, as onCheckpoint's) is the basis as far as the ladder got,
+ * proven to span the input's lattice, to start again from (with a larger maxIterations, say).
  */
 export function lllIntegral(
   rows: readonly (readonly (bigint | number)[])[],
@@ -545,10 +547,14 @@ function climb(
     }
   }
   if (!done) {
+    // the work done is not lost: the basis as the last rung left it (integer column operations only)
+    // is offered where its Gram determinant proves it spans the input's lattice, to start again from
+    toBig();
+    const partial = gramDeterminant(B) === gramDeterminant(Bin) ? { partial: { basis: B.map((c) => c.slice()) } } : {};
     throw new LatticeMimoError(
       'PRECISION_FAILURE',
       `lll failed on every rung of the precision ladder: ${outcomes.map((r) => `${r.rung} (${r.error?.code}: ${r.error?.message})`).join('; ')}`,
-      { rungs: outcomes },
+      { rungs: outcomes, ...partial },
     );
   }
   toBig();
