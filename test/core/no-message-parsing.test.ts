@@ -29,6 +29,7 @@ const PATTERNS: [string, RegExp][] = [
 
 /** Lines the guard must flag: the kinds this project had. */
 const MUST_FLAG = [
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a source line, quoted as data
   'if (e instanceof LatticeMimoError) e.message = `channel ${c}: ${e.message}`;',
   "err.message += ' (advice)';",
   "const base = e.message.startsWith('H') ? c * hLen : v * 2 * nr;",
@@ -40,6 +41,7 @@ const MUST_FLAG = [
 ];
 /** Lines it must let through: words composed into new words, first lines taken for display, codes. */
 const MUST_PASS = [
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a source line, quoted as data
   "throw new InvalidInputError('PARSE_ERROR', `input is not valid JSON: ${(err as Error).message}`);",
   'const msg = err instanceof Error ? err.message : String(err);',
   "if (err.code === 'PRECISION_FAILURE' && err.details?.boundBits === 53) throw err;",

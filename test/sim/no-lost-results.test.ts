@@ -130,7 +130,7 @@ test('a node budget mid-run: the typed error names point, detector, chunk and ve
       for (let v = 0; v < vector!; v++) assert.ok(!unprovenAlone(base, 1, i, chunk!, v, noiseVar), `vector ${v}`);
       // the finished points, as the flagged run has them (no vector of theirs reached the budget)
       const partial = partialResult(err);
-      assert.ok(partial && partial.interrupted && partial.error?.code === 'NODE_BUDGET');
+      assert.ok(partial?.interrupted && partial.error?.code === 'NODE_BUDGET');
       assert.equal(partial.error.message, err.message);
       assert.deepEqual(partial.points.map(counts), flagged.points.filter((p) => p.snrIndex < i).map(counts));
       // resumed from them (the budget now flagged: the detector's label, hence its points, are the same)
