@@ -2,7 +2,7 @@
  * `lattice-mimo simulate`: Monte Carlo BER/SER/FER against SNR for several detectors, with a live
  * table on stderr and JSON / CSV / plot files at the end.
  */
-import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
+import { formatError, InvalidArgumentError, InvalidInputError } from '../core/errors.js';
 import { checkOutputPath, readInput } from '../core/io.js';
 import {
   BUDGET_DETECTORS,
@@ -373,7 +373,14 @@ export async function run(argv: string[]): Promise<number> {
     } catch (err) {
       // an error mid-run: the finished points go to the files asked for, then main prints the error's line (exit 2)
       const partial = partialResult(err);
-      if (partial) sayFinished(partial, await writeOutputs(partial, cmd.files), cmd.files, 'stopped by an error');
+      if (partial) {
+        // a failed write is said, and the run's own error is still the one reported
+        const written = await writeOutputs(partial, cmd.files).catch((writeErr: unknown) => {
+          process.stderr.write(`simulate: the finished points could not be written: ${formatError(writeErr)}\n`);
+          return null;
+        });
+        if (written) sayFinished(partial, written, cmd.files, 'stopped by an error');
+      }
       throw err;
     }
     const written = await writeOutputs(result, cmd.files);

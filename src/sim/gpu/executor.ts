@@ -645,7 +645,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     if (onBudgetOf(opts.onBudget) === 'error') {
       const v = pos % l.chunkVectors;
       const where = { snrIndex: l.snrIndex, detector: opts.detector, chunk: l.chunk0 + k, vector: v };
-      this.failAt(launch, d, k, v, nodeBudgetError(maxNodesOf(opts.maxNodes), where, { detectorIndex: d }));
+      this.failAt(launch, d, k, v, () => nodeBudgetError(maxNodesOf(opts.maxNodes), where, { detectorIndex: d }));
       return true;
     }
     const row = rows[launch.parts.length === 1 ? 0 : k];
@@ -658,14 +658,17 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
    * Records detector d's failure `err` at vector v of the launch's chunk k (of the launch's parts),
    * keeping the chunk's smallest such vector: the one the CPU engine, detecting in order, stops at.
    * The chunk resolves with it (ChunkResult.failures); simulate() raises it if d is still active.
+   * `err` is made only for a vector that is kept (a launch may list every one of its vectors).
    */
-  private failAt(launch: Launch, d: number, k: number, v: number, err: unknown): void {
+  private failAt(launch: Launch, d: number, k: number, v: number, err: () => unknown): void {
     const part = launch.parts.length === 1 ? launch.parts[0] : launch.parts[k];
     if (!part) throw new CheckFailedError(`internal: failed vector ${v} lies outside the launch's chunks`);
-    if (!(err instanceof LatticeMimoError)) throw err;
     const failures = (part.failures ??= this.setup.detectors.map(() => null));
     const was = failures[d];
-    if (!was || v < was.vector) failures[d] = { vector: v, record: errorRecord(err) };
+    if (was && was.vector <= v) return;
+    const e = err();
+    if (!(e instanceof LatticeMimoError)) throw e;
+    failures[d] = { vector: v, record: errorRecord(e) };
   }
 
   /** `err` of the CPU engine's detect() on vector v of chunk `chunkIndex`, named there. */
@@ -718,7 +721,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       try {
         out = detect({ nt, nr, H: one.H, y: one.y, noiseVar: launch.noiseVar }, detectOpts);
       } catch (e) {
-        this.failAt(launch, d, kc, v + u, this.atVector(e, launch, d, part.task.chunkIndex, v + u));
+        this.failAt(launch, d, kc, v + u, () => this.atVector(e, launch, d, part.task.chunkIndex, v + u));
         return;
       }
       if (!out.llr) throw new CheckFailedError(`internal: detector '${opts.detector}' returned no LLRs`);
@@ -757,7 +760,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
         { ...opts, modulation: s.modulation, soft: 'none', engine: 'cpu' },
       );
     } catch (e) {
-      this.failAt(launch, d, k, v, this.atVector(e, launch, d, chunkIndex, v));
+      this.failAt(launch, d, k, v, () => this.atVector(e, launch, d, chunkIndex, v));
       return;
     }
     const e = countErrors(one.txIndices, out.symbols, out.bits, s.nt, s.modulation);
