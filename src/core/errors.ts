@@ -7,11 +7,11 @@
  * channel, the vector) adds it with {@link withContext}, which returns a new error of the same class
  * with the place in `context` (and merged into `details`), never by editing words. The message a
  * user reads is composed once, by {@link formatMessage}: the place, then the thrower's words
- * ("SNR point 2 (10 dB), detector sphere, chunk 3, vector 17: reached the node budget ..."). A
- * failure kept as a value rather than thrown (a float32 basis to redo, a rung of the precision
- * ladder that failed, an error crossing a worker thread) is an {@link ErrorRecord}: plain data that
- * {@link errorFromRecord} turns back into the same error. Programs decide on `code` and `details`,
- * never on words; the command line prints {@link formatError}'s text.
+ * ("SNR point 2 (10 dB), detector sphere, chunk 3, vector 17: the search reached the node budget
+ * ..."). A failure kept as a value rather than thrown (a float32 basis to redo, a rung of the
+ * precision ladder that failed, an error crossing a worker thread) is an {@link ErrorRecord}: plain
+ * data that {@link errorFromRecord} turns back into the same error. Programs decide on `code` and
+ * `details`, never on words; the command line prints {@link formatError}'s text.
  */
 /** The stable codes of {@link LatticeMimoError}. */
 export type ErrorCode =
@@ -112,7 +112,7 @@ export class LatticeMimoError extends Error {
     this.code = code;
     this.details = details;
     this.reason = message;
-    this.context = {};
+    this.context = Object.freeze({});
   }
 
   /**

@@ -1,4 +1,7 @@
-/** A worker that throws, for each task, a library error of the class it names, with a place (errors.test.ts). */
+/**
+ * A worker that throws, for each task, a library error of the class it names, with a place
+ * (errors.test.ts). Run as a file of its own (node --test runs every file here), it does nothing.
+ */
 import { parentPort } from 'node:worker_threads';
 import {
   CheckFailedError,
@@ -34,7 +37,7 @@ const MAKERS: ((reason: string, details: Record<string, unknown>) => LatticeMimo
   (r, d) => new InternalError(r, undefined, d),
 ];
 
-parentPort!.on('message', ({ id, task }: { id: number; task: { which: number; vector: number; chunk: number } }) => {
+parentPort?.on('message', ({ id, task }: { id: number; task: { which: number; vector: number; chunk: number } }) => {
   const err = MAKERS[task.which]!(`worker ${task.which}`, { size: task.which }).withContext({
     vector: task.vector,
     chunk: task.chunk,

@@ -70,7 +70,12 @@ test('stop rules: a detector stops at the first whole chunk that reaches max err
     const what = msg(`trial ${trial}: chunk ${chunkVectors}, maxErrors ${maxErrors}, maxVectors ${maxVectors}`);
     assert.equal(result.maxVectors, maxVectors, what);
     for (let s = 0; s < snrs.length; s++) {
-      const updates = events.filter((e) => e.snrIndex === s && e.type === 'update');
+      // the updates after merged chunks (some detector's vectors grew), not the live row's timed refreshes
+      const merged = (e: SimProgressEvent, before: SimProgressEvent | undefined) =>
+        e.points.some((q, d) => q.vectors > (before?.points[d]?.vectors ?? 0));
+      const updates = events
+        .filter((e) => e.snrIndex === s && e.type === 'update')
+        .filter((e, i, all) => merged(e, all[i - 1]));
       const final = events.find((e) => e.snrIndex === s && e.type === 'point')!;
       for (let d = 0; d < 2; d++) {
         const p = result.points[s * 2 + d]!;
