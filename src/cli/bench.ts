@@ -3,23 +3,20 @@
  * the repository: bench/lattice/run.ts, bench/mimo/run.ts), loaded on demand; a package installed
  * without bench/ says so with UnsupportedError.
  */
+import { existsSync } from 'node:fs';
 import { InvalidArgumentError, UnsupportedError } from '../core/errors.js';
 
 type BenchPart = { run(argv: string[]): Promise<number> };
 
 /** The bench part `what`, or UnsupportedError when this installation does not have bench/. */
 async function load(what: 'lattice' | 'mimo'): Promise<BenchPart> {
-  try {
-    return what === 'lattice' ? await import('../../bench/lattice/run.js') : await import('../../bench/mimo/run.js');
-  } catch (e) {
-    const code = (e as { code?: string }).code;
-    if (code === 'ERR_MODULE_NOT_FOUND' && String((e as Error).message).includes(`bench/${what}/run.js`)) {
-      throw new UnsupportedError(
-        `the benchmarks are not part of this installation (bench/${what}/run.js missing): run them from a repository checkout (npm run build, then lattice-mimo bench ${what})`,
-      );
-    }
-    throw e;
+  // decided on the file, not on the words of an import error (a missing module inside the part is a bug to report)
+  if (!existsSync(new URL(`../../bench/${what}/run.js`, import.meta.url))) {
+    throw new UnsupportedError(
+      `the benchmarks are not part of this installation (bench/${what}/run.js missing): run them from a repository checkout (npm run build, then lattice-mimo bench ${what})`,
+    );
   }
+  return what === 'lattice' ? await import('../../bench/lattice/run.js') : await import('../../bench/mimo/run.js');
 }
 
 export async function run(argv: string[]): Promise<number> {

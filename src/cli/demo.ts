@@ -4,7 +4,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { LatticeMimoError, UnsupportedError } from '../core/errors.js';
+import { describeError, UnsupportedError } from '../core/errors.js';
 import { checkOutputPath, toIoError, writeFileAtomic } from '../core/io.js';
 import { Philox } from '../core/rng.js';
 import { detect } from '../mimo/detect.js';
@@ -55,9 +55,8 @@ function unavailableReason(d: SimDetector): string | null {
     detect({ nt, nr, H, y, noiseVar: 0.1 }, { ...opts, detector: d.detector as Detector, modulation, engine: 'cpu' });
     return null;
   } catch (err) {
-    return err instanceof LatticeMimoError
-      ? `${err.code}: ${err.message}`
-      : String(err instanceof Error ? err.message : err);
+    const { code, message } = describeError(err);
+    return `${code}: ${message}`;
   }
 }
 

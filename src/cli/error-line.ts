@@ -4,8 +4,7 @@
  * may hold control characters (a raw ESC or DEL would move the cursor, recolour or retitle the
  * terminal) or bytes that were not UTF-8.
  */
-import { LatticeMimoError } from '../core/errors.js';
-import { isSystemError } from '../core/io.js';
+import { describeError, LatticeMimoError } from '../core/errors.js';
 
 /**
  * C0 and C1 control characters, DEL, the line and paragraph separators, the bidirectional
@@ -29,13 +28,9 @@ export function escapeForTerminal(text: string): string {
 
 /** The one line an error prints (without its newline); exit code 2 for anything the user can fix. */
 export function errorLine(err: unknown): string {
-  // typed errors: the whole message, any line break in it (from the user's input) escaped
-  if (err instanceof LatticeMimoError) return `lattice-mimo: error [${err.code}]: ${escapeForTerminal(err.message)}`;
-  const first = (msg: string) => escapeForTerminal(msg.split('\n')[0]!);
-  // node:util parseArgs errors (bench's parts, not on the shared argument layer)
-  if (err instanceof Error && (err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS'))
-    return `lattice-mimo: error [INVALID_ARGUMENT]: ${first(err.message)}`;
-  if (isSystemError(err)) return `lattice-mimo: error [IO_ERROR]: ${first(err.message)}`;
-  const msg = err instanceof Error ? err.message : String(err);
-  return `lattice-mimo: error [INTERNAL]: ${first(msg)}`;
+  const { code, message } = describeError(err);
+  // a typed error's whole message, any line break in it (from the user's input) escaped; of another
+  // error (a stack-like message from Node or a bug) the first line
+  const text = err instanceof LatticeMimoError ? message : message.split('\n')[0]!;
+  return `lattice-mimo: error [${code}]: ${escapeForTerminal(text)}`;
 }

@@ -2,13 +2,13 @@
  * `lattice-mimo simulate`: Monte Carlo BER/SER/FER against SNR for several detectors, with a live
  * table on stderr and JSON / CSV / plot files at the end.
  */
-import { InvalidArgumentError } from '../core/errors.js';
+import { formatError, InvalidArgumentError } from '../core/errors.js';
 import { checkDistinctOutputs, checkOutputPath, readInput } from '../core/io.js';
 import { parseMimo, parseModulationOption } from '../sim/cli-options.js';
-import { writeOutputs, simulateWithTable, type OutputFiles } from '../sim/report.js';
+import { partialResult, writeOutputs, simulateWithTable, type OutputFiles } from '../sim/report.js';
 import { DEFAULT_MAX_ERRORS, DEFAULT_MAX_VECTORS, resolveEngine } from '../sim/simulate.js';
 import { parseSnrList } from '../sim/snr.js';
-import type { SimulationOptions } from '../sim/types.js';
+import type { SimulationOptions, SimulationResult } from '../sim/types.js';
 import { choiceOption, parseCommandLine, rejectInapplicable } from './args.js';
 import { resumeOptions } from './resume.js';
 import { checkSnrNumbers, intOption, numberOption } from './values.js';
@@ -116,6 +116,10 @@ decodes on the device (only counts come back). Output paths are checked before a
 writable, no two the same file or both stdout); files are written atomically.
 Interrupted (Ctrl-C, SIGTERM), simulate writes the finished points to the files asked for, says
 so on stderr and exits 130 (SIGINT) or 143 (SIGTERM); --resume FILE continues from the JSON.
+Stopped by an error (NODE_BUDGET, a worker that died, a GPU error), it writes them the same way,
+prints the error's line (naming the SNR point, detector, chunk and vector) and exits 2. With
+--on-budget flag, "unproven" (table, JSON, CSV) counts the vectors whose search stopped at the
+budget (their best leaf is counted as the decision).
 `;
 }
 
@@ -261,6 +265,21 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
 
 export { resumeOptions } from './resume.js';
 
+/**
+ * Says on stderr that a run stopped early (`why`) with its finished points in the files `written`,
+ * and the command that continues it.
+ */
+function sayFinished(result: SimulationResult, written: string[], files: OutputFiles, why: string): void {
+  const finished = new Set(result.points.map((p) => p.snrIndex)).size;
+  const where =
+    written.length > 0 ? `wrote ${written.join(', ')}` : 'no file written (no --json, --csv or --plot given)';
+  const resume =
+    files.json && files.json !== '-' ? `; continue with: lattice-mimo simulate --resume ${files.json}` : '';
+  process.stderr.write(
+    `simulate: ${why} with ${finished} of ${result.snrs.length} SNR values finished; ${where}${resume}\n`,
+  );
+}
+
 /** Exit status of a process stopped by a signal: 128 + its number. */
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 
@@ -314,22 +333,28 @@ export async function run(argv: string[]): Promise<number> {
       process.stderr.write(
         `simulate: ${cmd.resume} holds ${o.completedPoints!.length} points (${done} SNR values); computing the rest\n`,
       );
-    const result = await simulateWithTable({ ...o, signal: controller.signal });
+    let result: SimulationResult;
+    try {
+      result = await simulateWithTable({ ...o, signal: controller.signal });
+    } catch (err) {
+      // an error mid-run: the finished points go to the files asked for, then main prints the error's line (exit 2)
+      const partial = partialResult(err);
+      if (partial) {
+        // a failed write is said, and the run's own error is still the one reported
+        const written = await writeOutputs(partial, cmd.files).catch((writeErr: unknown) => {
+          process.stderr.write(`simulate: the finished points could not be written: ${formatError(writeErr)}\n`);
+          return null;
+        });
+        if (written) sayFinished(partial, written, cmd.files, 'stopped by an error');
+      }
+      throw err;
+    }
     const written = await writeOutputs(result, cmd.files);
     if (!result.interrupted) {
       for (const file of written) process.stderr.write(`wrote ${file}\n`);
       return 0;
     }
-    const finished = new Set(result.points.map((p) => p.snrIndex)).size;
-    const where =
-      written.length > 0 ? `wrote ${written.join(', ')}` : 'no file written (no --json, --csv or --plot given)';
-    const resume =
-      cmd.files.json && cmd.files.json !== '-'
-        ? `; continue with: lattice-mimo simulate --resume ${cmd.files.json}`
-        : '';
-    process.stderr.write(
-      `simulate: interrupted by ${signalName ?? 'a signal'} with ${finished} of ${result.snrs.length} SNR values finished; ${where}${resume}\n`,
-    );
+    sayFinished(result, written, cmd.files, `interrupted by ${signalName ?? 'a signal'}`);
     return SIGNAL_EXIT[signalName ?? 'SIGINT']!;
   } finally {
     process.off('SIGINT', onSignal);

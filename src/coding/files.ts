@@ -1,9 +1,10 @@
 /**
  * Reading code files from disk: a base matrix in the project's format or an alist file. File-system
- * failures become IoError naming the file; malformed content InvalidInputError(PARSE_ERROR) whose
- * message starts with the file name.
+ * failures become IoError naming the file; malformed content InvalidInputError(PARSE_ERROR) with
+ * the file as its context (its message starts with the file name).
  */
 import { readFile } from 'node:fs/promises';
+import { withContext } from '../core/index.js';
 import { toIoError } from '../core/io.js';
 import { parseAlist, parseBaseMatrix } from './parity.js';
 import type { BaseMatrixTable, SparseParityCheck } from './types.js';
@@ -18,8 +19,7 @@ async function parseFile<T>(path: string, parse: (text: string) => T): Promise<T
   try {
     return parse(text);
   } catch (err) {
-    if (err instanceof Error) err.message = `${path}: ${err.message}`;
-    throw err;
+    throw withContext(err, { file: path });
   }
 }
 

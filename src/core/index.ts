@@ -16,7 +16,18 @@ export {
   CudaError,
   ExternalToolError,
   NodeBudgetError,
+  IoError,
+  InternalError,
+  asLibraryError,
+  withContext,
+  formatMessage,
+  describeError,
+  formatError,
+  errorRecord,
+  errorFromRecord,
   type ErrorCode,
+  type ErrorContext,
+  type ErrorRecord,
 } from './errors.js';
 export {
   makeBatch,

@@ -1,31 +1,23 @@
 /**
  * Worker threads for batched CPU work (lattice batches, simulation chunks). Errors thrown in a
- * worker come back as the same typed LatticeMimoError (code, message, details), not as a crash.
+ * worker come back as the same typed error (class, code, words, place, details), not as a crash.
  */
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
-import { LatticeMimoError, type ErrorCode } from './errors.js';
+import { errorFromRecord, errorRecord, LatticeMimoError, type ErrorRecord } from './errors.js';
 
-export interface SerializedError {
-  code?: ErrorCode;
-  name: string;
-  message: string;
-  details?: Record<string, unknown>;
-}
+/** An error as it crosses a thread: a library error's record (its class, words, place, details), or another's name and words. */
+export type SerializedError = { record: ErrorRecord } | { name: string; message: string };
 
 export function serializeError(err: unknown): SerializedError {
-  if (err instanceof LatticeMimoError)
-    return { code: err.code, name: err.name, message: err.message, details: err.details };
+  if (err instanceof LatticeMimoError) return { record: errorRecord(err) };
   if (err instanceof Error) return { name: err.name, message: err.message };
   return { name: 'Error', message: String(err) };
 }
 
+/** The error a worker threw: a library error of its own class, with its place and details. */
 export function deserializeError(e: SerializedError): Error {
-  if (e.code) {
-    const err = new LatticeMimoError(e.code, e.message, e.details);
-    err.name = e.name;
-    return err;
-  }
+  if ('record' in e) return errorFromRecord(e.record);
   const err = new Error(e.message);
   err.name = e.name;
   return err;

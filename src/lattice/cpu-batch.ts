@@ -6,8 +6,15 @@
  * convergence) is not an error yet: it is marked (`float32Failure`) and reduce() redoes it in
  * float64. Any other error names its basis (`details.basis`).
  */
-import { LatticeMimoError } from '../core/errors.js';
-import { allocArray, allocLike, identity, type RealArray } from '../core/index.js';
+import {
+  allocArray,
+  allocLike,
+  errorRecord,
+  identity,
+  LatticeMimoError,
+  type RealArray,
+  withContext,
+} from '../core/index.js';
 import { defaultThreads, runOnWorkers } from '../core/worker-pool.js';
 import { ALGORITHM_REGISTRY } from './registry.js';
 import { remedy } from './fallback.js';
@@ -41,12 +48,12 @@ export function reduceOneCpu(
   return { Z, stats };
 }
 
-/** Adds the basis index to an error's details (the batch may be large). */
-export function withBasisIndex(err: unknown, index: number): unknown {
-  if (err instanceof LatticeMimoError && (err.details as { basis?: number } | undefined)?.basis === undefined) {
-    (err as { details?: Record<string, unknown> }).details = { ...err.details, basis: index };
-  }
-  return err;
+/**
+ * The error at basis `index` of a batch of `batch` bases: its details name the basis, and so does
+ * its message where the batch has more than one.
+ */
+export function withBasisIndex(err: unknown, index: number, batch: number): unknown {
+  return batch > 1 ? withContext(err, { basis: index }) : withContext(err, {}, { basis: index });
 }
 
 export interface ChunkTask {
@@ -57,6 +64,8 @@ export interface ChunkTask {
   work: RealArray;
   count: number;
   offset: number;
+  /** Bases of the whole batch the chunk is part of. */
+  batch: number;
 }
 export interface ChunkResult {
   work: RealArray;
@@ -81,10 +90,10 @@ export function reduceChunk(t: ChunkTask, onBasis?: (k: number) => void): ChunkR
         !(err instanceof LatticeMimoError) ||
         remedy(traits, { engine: 'cpu', precision, driftWatch: t.params.driftWatch !== false }, err.code) !== 'float64'
       ) {
-        throw withBasisIndex(err, t.offset + k);
+        throw withBasisIndex(err, t.offset + k, t.batch);
       }
       Z.set(identity(t.m), k * mm);
-      stats.push({ iterations: 0, swaps: 0, sizeReductions: 0, float32Failure: `${err.code}: ${err.message}` });
+      stats.push({ iterations: 0, swaps: 0, sizeReductions: 0, float32Failure: errorRecord(err) });
     }
     onBasis?.(k);
   }
@@ -108,7 +117,7 @@ export async function reduceBatchCpu(
 ): Promise<BatchOutcome> {
   const useThreads = Math.min(threads, batch);
   if (useThreads <= 1 || batch * workOf(n, m) < 2e6) {
-    const r = reduceChunk({ algorithm, params: p, n, m, work: data, count: batch, offset: 0 }, (k) => {
+    const r = reduceChunk({ algorithm, params: p, n, m, work: data, count: batch, offset: 0, batch }, (k) => {
       if (onProgress && (k % 64 === 63 || k === batch - 1)) onProgress(k + 1, batch);
     });
     return r;
@@ -122,7 +131,7 @@ export async function reduceBatchCpu(
     const count = Math.min(per, batch - start);
     const work = allocLike(data, count * size, `a chunk of ${count} bases`);
     work.set(data.subarray(start * size, (start + count) * size));
-    tasks.push({ algorithm, params: p, n, m, work, count, offset: start });
+    tasks.push({ algorithm, params: p, n, m, work, count, offset: start, batch });
   }
   let done = 0;
   const results = await runOnWorkers<ChunkTask, ChunkResult>(

@@ -40,31 +40,28 @@ const INTEGER = /^[+-]?\d+$/;
  */
 export function assertExactDoubles(p: ParsedMatrix): void {
   if (p.exact) return;
-  try {
-    p.values.forEach((r, i) => {
-      r.forEach((v, j) => {
-        checkEntry(v, `(row ${i}, column ${j})`, p.bigValues ? p.bigValues[i]![j]!.toString() : String(v));
-      });
+  const advice = p.integral
+    ? ' (lll takes integer bases of any size: lllIntegral, or the reduce command with lll in float64)'
+    : '';
+  p.values.forEach((r, i) => {
+    r.forEach((v, j) => {
+      checkEntry(v, `(row ${i}, column ${j})`, p.bigValues ? p.bigValues[i]![j]!.toString() : String(v), advice);
     });
-  } catch (err) {
-    if (err instanceof InvalidInputError && p.integral)
-      err.message += ' (lll takes integer bases of any size: lllIntegral, or the reduce command with lll in float64)';
-    throw err;
-  }
+  });
 }
 
 const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 const NON_FINITE_WORD = /^[+-]?(?:nan|inf|infinity)$/i;
 
-/** Entry check shared by the text and JSON readers and the writers. */
-function checkEntry(v: number, where: string, token: string): number {
+/** Entry check shared by the text and JSON readers and the writers; `advice` ends a too-large entry's message. */
+function checkEntry(v: number, where: string, token: string, advice = ''): number {
   if (!Number.isFinite(v)) {
     throw new InvalidInputError('NON_FINITE', `entry ${where} is not finite ('${token}')`, { where, token });
   }
   if (Math.abs(v) > Number.MAX_SAFE_INTEGER) {
     throw new InvalidInputError(
       'INVALID_INPUT',
-      `entry ${where} = ${token} exceeds 2^53 - 1 in magnitude and cannot be held exactly in a double; not rounding it`,
+      `entry ${where} = ${token} exceeds 2^53 - 1 in magnitude and cannot be held exactly in a double; not rounding it${advice}`,
       { where, token },
     );
   }

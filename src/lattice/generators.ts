@@ -253,7 +253,7 @@ export function integerScale(basis: MatrixBatch, scale: number): MatrixBatch<Flo
       if (!(e instanceof RankDeficientError)) throw e;
       throw new RankDeficientError(
         'RANK_DEFICIENT',
-        `matrix ${k} rounded at scale ${scale} is not a basis: ${e.message}; use a larger scale`,
+        `matrix ${k} rounded at scale ${scale} is not a basis: ${e.reason}; use a larger scale`,
         { matrix: k, scale, ...e.details },
       );
     }

@@ -9,6 +9,7 @@
  */
 import { allocArray } from '../core/index.js';
 import { CheckFailedError, InvalidArgumentError, InvalidInputError, LatticeMimoError } from '../core/errors.js';
+import { errorFromRecord } from '../core/index.js';
 import {
   allocLike,
   makeBatch,
@@ -147,6 +148,7 @@ function outputOf(
   n: number,
   m: number,
   index: number,
+  batch: number,
   prove: boolean,
 ): { B: Float64Array; wide?: ExactTransform & { det: bigint | null } } | null {
   if (!transformLost(Z)) {
@@ -159,7 +161,7 @@ function outputOf(
     return { B: out };
   }
   if (reduced instanceof Float32Array) return null;
-  if (!reduced || !isIntegral(Bin) || !isSafeIntegral(reduced)) throw withBasisIndex(transformOverflow(), index);
+  if (!reduced || !isIntegral(Bin) || !isSafeIntegral(reduced)) throw withBasisIndex(transformOverflow(), index, batch);
   const B = Float64Array.from(reduced);
   return { B, wide: rebuildTransform(Bin, B, n, m, prove) };
 }
@@ -179,7 +181,11 @@ function describeFailure(c: BasisCheck): string {
  * vectors are dependent, that is the error to report (RankDeficientError, exact for integer bases).
  */
 function diagnose(bases: MatrixBatch, k: number): void {
-  assertIndependent(matrixAt(bases, k), bases.rows, bases.cols, bases.batch > 1 ? `basis ${k}: ` : '');
+  try {
+    assertIndependent(matrixAt(bases, k), bases.rows, bases.cols);
+  } catch (err) {
+    throw withBasisIndex(err, k, bases.batch);
+  }
 }
 
 /** The advice a floating-point failure on an integer basis carries (none for other bases). */
@@ -198,7 +204,7 @@ function explainFailure(bases: MatrixBatch, err: unknown): never {
     if (err.code === 'RANK_DEFICIENT' || err.code === 'ZERO_VECTOR') {
       throw new LatticeMimoError(
         'PRECISION_FAILURE',
-        `basis ${k} is linearly independent, but the reduction lost it in floating point (${err.message}): it is too ill-conditioned for this algorithm in this precision${ladderAdvice(matrixAt(bases, k))}`,
+        `basis ${k} is linearly independent, but the reduction lost it in floating point (${err.reason}): it is too ill-conditioned for this algorithm in this precision${ladderAdvice(matrixAt(bases, k))}`,
         { ...err.details, basis: k },
       );
     }
@@ -237,21 +243,21 @@ function finishBasis(
   const run = { engine, precision: o.precision, driftWatch: o.driftWatch !== false };
   const Z = t.Z.subarray(k * m * m, (k + 1) * m * m);
   const failure = perBasis.get(k).float32Failure ?? perBasis.get(k).gpuBreakdown;
-  let res = failure ? null : outputOf(Bin, Z, reduced, n, m, k, o.check);
+  let res = failure ? null : outputOf(Bin, Z, reduced, n, m, k, bases.batch, o.check);
   let c = o.check && res ? checkBasis(res.B, Z, n, m, o, res.wide && proofOf(res.wide)) : undefined;
   const failed = !res || (c !== undefined && !c.ok) || firstZeroColumn(res.B, n, m) >= 0;
-  const how = failed ? remedy(traits, run, failure ? failure.split(':')[0]! : 'CHECK_FAILED') : 'raise';
+  const how = failed ? remedy(traits, run, failure ? failure.code : 'CHECK_FAILED') : 'raise';
   if (failed && how !== 'raise') {
     const B64 = Float64Array.from(Bin);
     let again: ReturnType<typeof reduceOneCpu>;
     try {
       again = reduceOneCpu(o.algorithm, B64, n, m, o);
     } catch (err) {
-      explainFailure(bases, withBasisIndex(err, k));
+      explainFailure(bases, withBasisIndex(err, k, bases.batch));
     }
     Z.set(again.Z);
     perBasis.set(k, again.stats);
-    res = outputOf(Bin, Z, B64, n, m, k, o.check)!;
+    res = outputOf(Bin, Z, B64, n, m, k, bases.batch, o.check)!;
     c = o.check
       ? {
           ...checkBasis(res.B, Z, n, m, o, res.wide && proofOf(res.wide)),
@@ -262,7 +268,9 @@ function finishBasis(
     if (how === 'float64') t.redone++;
     else t.redoneOnCpu++;
   } else if (!res) {
-    throw new LatticeMimoError('PRECISION_FAILURE', `basis ${k}: ${failure}`, { basis: k });
+    throw failure
+      ? errorFromRecord(failure).withContext({ basis: k })
+      : new LatticeMimoError('INTERNAL', `basis ${k}: no output, no recorded failure and no redo`, { basis: k });
   }
   const Bk = res!.B;
   // Without the check, the Jacobi family (whose conditions say nothing of independence) still
@@ -623,7 +631,7 @@ export function reduceSync(bases: MatrixBatch, opts: Omit<ReduceOptions, 'engine
   const onProgress = opts.onProgress;
   let run: ReturnType<typeof reduceChunk>;
   try {
-    run = reduceChunk({ algorithm: o.algorithm, params: o, n, m, work, count: batch, offset: 0 }, (k) => {
+    run = reduceChunk({ algorithm: o.algorithm, params: o, n, m, work, count: batch, offset: 0, batch }, (k) => {
       if (onProgress && (k % 64 === 63 || k === batch - 1)) onProgress(k + 1, batch);
     });
   } catch (err) {

@@ -4,6 +4,7 @@
  * Bases are column-major n x m (n = dimension of the space, m = number of basis vectors, m <= n);
  * the basis vectors are the columns. Z is m x m, column-major, integer valued, with B' = B Z.
  */
+import type { ErrorRecord } from '../core/index.js';
 import type { Precision, RealArray } from '../core/matrix.js';
 import type { GpuTuning } from './gpu-tuning.js';
 
@@ -54,14 +55,14 @@ export interface BasisStats {
   swaps: number;
   /** Size-reduction steps (integer column updates) performed. */
   sizeReductions: number;
-  /** Set when a float32 run broke down (the reason); reduce() then redoes the basis in float64. */
-  float32Failure?: string;
+  /** Set when a float32 run broke down (the error, as data); reduce() then redoes the basis in float64. */
+  float32Failure?: ErrorRecord;
   /**
    * Set when a per-basis GPU kernel's float64 run of allswap, block or cr-block broke down (the
-   * reason): those kernels have no drift watch, so reduce() redoes the basis on the CPU engine, whose
+   * error, as data): those kernels have no drift watch, so reduce() redoes the basis on the CPU engine, whose
    * reducers have it (AlgoParams.driftWatch).
    */
-  gpuBreakdown?: string;
+  gpuBreakdown?: ErrorRecord;
   /** Set when float64 broke down on an integral basis and the LLL went on with double-double Gram-Schmidt rows. */
   extendedPrecision?: 'double-double';
   /** Set when Z outgrew float64 and was rebuilt exactly (reduce()'s wideTransforms): bits of its largest entry. */

@@ -11,7 +11,7 @@
  *  - ml, kbest: their work per vector is fixed (M^nt leaves; the sum of K Q children per level),
  *    so a size past the budget is refused up front with a NodeBudgetError, whatever onBudget says.
  */
-import { InvalidArgumentError } from '../core/errors.js';
+import { InvalidArgumentError, NodeBudgetError, type ErrorContext } from '../core/index.js';
 import { oneOf, show } from '../core/show.js';
 
 /** Default node budget per received vector: 2^24, the work of exhaustive ML on 4x4 64-QAM. */
@@ -37,4 +37,20 @@ export function maxNodesOf(v: unknown): number {
 export function onBudgetOf(v: unknown): OnBudget {
   if (v === undefined) return 'error';
   return oneOf(v, 'onBudget', ON_BUDGET);
+}
+
+/**
+ * The NodeBudgetError of a search (sphere, psd) that reached its budget under onBudget 'error',
+ * at `where` (the detector and the vector, as the caller numbers it): one wording for the CPU
+ * engine, the GPU engine and the GPU link. details: { maxNodes, detector, vector, ...details }.
+ */
+export function nodeBudgetError(
+  maxNodes: number,
+  where: ErrorContext & { detector: string },
+  details?: Record<string, unknown>,
+): NodeBudgetError {
+  return new NodeBudgetError(
+    `the search reached the node budget maxNodes = ${maxNodes} before its answer was proven ML; raise maxNodes, or pass onBudget 'flag' to keep the best leaf found`,
+    { maxNodes },
+  ).withContext(where, details);
 }

@@ -19,12 +19,12 @@ import {
   InvalidArgumentError,
   InvalidInputError,
   LatticeMimoError,
-  NodeBudgetError,
   show,
   UnsupportedError,
+  withContext,
 } from '../core/index.js';
 import { cpuOnlyEngine } from '../gpu/index.js';
-import { maxNodesOf, onBudgetOf } from './budget.js';
+import { maxNodesOf, nodeBudgetError, onBudgetOf } from './budget.js';
 import type { DetectorOutput, DetectorSetup } from './detectors/detector.js';
 import { constellation, symbolsToBits } from './modulation.js';
 import { checkDetectOptions } from './options.js';
@@ -78,15 +78,23 @@ export interface ValidatedInput {
   readonly opts: DetectOptions;
 }
 
-/** Throws the NON_FINITE error naming the first NaN or infinity of `a` (`what` names the array). */
-export function checkFinite(a: Float64Array | Float32Array, what: string): void {
+/**
+ * Throws the NON_FINITE error naming the first NaN or infinity of `a` (`what` names the array; `a`
+ * starts at element `offset` of it). details: { array, index, ...details }.
+ */
+export function checkFinite(
+  a: Float64Array | Float32Array,
+  what: string,
+  offset = 0,
+  details?: Record<string, unknown>,
+): void {
   for (let i = 0; i < a.length; i++) {
     const v = a[i]!;
     if (!Number.isFinite(v)) {
       throw new InvalidInputError(
         'NON_FINITE',
-        `${what} contains ${Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity'} at element ${i}`,
-        { index: i },
+        `${what} contains ${Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity'} at element ${offset + i}`,
+        { array: what, index: offset + i, ...details },
       );
     }
   }
@@ -339,8 +347,7 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
       try {
         prep = instance.prepare(Hs, 0, noise);
       } catch (e) {
-        if (e instanceof LatticeMimoError) e.message = `channel ${c}: ${e.message}`;
-        throw e;
+        throw withContext(e, { channel: c });
       }
       prepChannel = c;
       prepNoise = noise;
@@ -349,10 +356,7 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
     nodes += instance.detect(prep, ys, 0, noise, out, v);
     if (out.unproven[v]) {
       if (onBudget === 'error') {
-        throw new NodeBudgetError(
-          `${val.opts.detector}: vector ${v} reached the node budget maxNodes = ${maxNodes} before its answer was proven ML; raise maxNodes, or pass onBudget 'flag' to keep the best leaf found`,
-          { detector: val.opts.detector, vector: v, maxNodes },
-        );
+        throw nodeBudgetError(maxNodes, { detector: val.opts.detector, vector: v });
       }
       budgetExceeded++;
     }

@@ -73,7 +73,7 @@ export type { SphereOptions } from './detectors/sphere/entry.js';
 export type { PsdDetectorOptions } from './detectors/psd/entry.js';
 export { detectAsync } from './detect-async.js';
 export type { DetectOutputs } from './gpu/detect-batch.js';
-export { DEFAULT_MAX_NODES, ON_BUDGET, type OnBudget } from './budget.js';
+export { DEFAULT_MAX_NODES, nodeBudgetError, ON_BUDGET, type OnBudget } from './budget.js';
 export { DEFAULT_K } from './detectors/kbest/cpu.js';
 export { DEFAULT_LLR_CLIP } from './soft/maxlog.js';
 export { ML_MAX_HYPOTHESES } from './detectors/ml/cpu.js';

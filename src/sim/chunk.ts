@@ -3,7 +3,8 @@
  * data, count their errors. A pure function of the task, so the worker threads and the in-thread
  * executor give identical counts.
  */
-import { CheckFailedError } from '../core/errors.js';
+import { CheckFailedError, LatticeMimoError } from '../core/errors.js';
+import { errorRecord, withContext, type ErrorContext, type ErrorRecord } from '../core/index.js';
 import { detect } from '../mimo/detect.js';
 import { hardDecisionOptions } from '../mimo/index.js';
 import { constellation } from '../mimo/modulation.js';
@@ -26,6 +27,8 @@ export interface DetectorCounts {
   symbolErrors: number;
   /** Vectors with at least one bit error (uncoded: a frame is one vector). */
   frameErrors: number;
+  /** Vectors whose search stopped at the node budget under onBudget 'flag' (their best leaf was counted). */
+  unproven: number;
   timeMs: number;
   /** Coded link: frames decoded (bit and frame errors are then on their information bits). */
   frames?: number;
@@ -37,8 +40,21 @@ export interface ChunkResult {
   snrIndex: number;
   chunkIndex: number;
   vectors: number;
-  /** counts[d] for every active detector d, null for the others. */
+  /** counts[d] for every active detector d that finished the chunk, null for the others. */
   counts: (DetectorCounts | null)[];
+  /**
+   * failures[d]: the error of an active detector d that failed on this chunk (at its first failing
+   * vector), as data; absent when none failed. simulate() raises it only if d is still active when
+   * the chunk merges, so whether a run fails does not depend on how far ahead chunks were computed.
+   */
+  failures?: (ErrorRecord | null)[];
+}
+
+/** Records detector d's failure on the chunk (the library's errors; anything else is a bug and fails the chunk). */
+export function recordFailure(result: Pick<ChunkResult, 'failures'>, detectors: number, d: number, err: unknown): void {
+  if (!(err instanceof LatticeMimoError)) throw err;
+  result.failures ??= new Array<ErrorRecord | null>(detectors).fill(null);
+  result.failures[d] = errorRecord(err);
 }
 
 /** Counts the errors of one detector's output against the transmitted symbols. */
@@ -48,7 +64,7 @@ export function countErrors(
   rxBits: Uint8Array,
   nt: number,
   modulation: Modulation,
-): Omit<DetectorCounts, 'timeMs'> {
+): Omit<DetectorCounts, 'timeMs' | 'unproven'> {
   const c = constellation(modulation);
   const bps = c.bitsPerSymbol;
   const vectors = txIndices.length / nt;
@@ -76,8 +92,43 @@ export function countErrors(
   return { bitErrors, symbolErrors, frameErrors };
 }
 
-/** Detection (and, coded, decoding) of vectors [v0, v1) of a chunk (whole channel groups and frames), with their error counts. */
+/**
+ * Detection (and, coded, decoding) of vectors [v0, v1) of a chunk (whole channel groups and
+ * frames), with their error counts. An error names the place: the SNR point's index, the detector,
+ * the chunk, and the vector (or channel) of the chunk; details.detectorIndex is `d`.
+ */
 function detectRange(
+  task: ChunkTask,
+  link: ReturnType<typeof generateLinkChunk>,
+  d: number,
+  v0: number,
+  v1: number,
+): Omit<DetectorCounts, 'timeMs'> {
+  try {
+    return detectRangeAt(task, link, d, v0, v1);
+  } catch (err) {
+    throw inChunk(err, task, d, v0);
+  }
+}
+
+/**
+ * `err` of detect() (or the decoder) on vectors from `v0` at the chunk's place: detect()'s vector
+ * and channel numbers are those of its own input, from vector v0 and channel v0 / vectorsPerChannel
+ * of the chunk.
+ */
+function inChunk(err: unknown, task: ChunkTask, d: number, v0: number): unknown {
+  const own: ErrorContext = err instanceof LatticeMimoError ? err.context : {};
+  const where: ErrorContext = {
+    snrIndex: task.snrIndex,
+    detector: task.detectors[d]!.detector,
+    chunk: task.chunkIndex,
+    ...(own.vector !== undefined ? { vector: v0 + own.vector } : {}),
+    ...(own.channel !== undefined ? { channel: v0 / task.vectorsPerChannel + own.channel } : {}),
+  };
+  return withContext(err, where, { detectorIndex: d });
+}
+
+function detectRangeAt(
   task: ChunkTask,
   link: ReturnType<typeof generateLinkChunk>,
   d: number,
@@ -99,18 +150,26 @@ function detectRange(
   const H = link.H.subarray(2 * nr * nt * (v0 / vpc), 2 * nr * nt * (v1 / vpc));
   const y = link.y.subarray(2 * nr * v0, 2 * nr * v1);
   const out = detect({ nt, nr, H, y, vectorsPerChannel: vpc, noiseVar: task.noiseVar }, opts);
-  return countErrors(link.txIndices.subarray(nt * v0, nt * v1), out.symbols, out.bits, nt, task.modulation);
+  return {
+    ...countErrors(link.txIndices.subarray(nt * v0, nt * v1), out.symbols, out.bits, nt, task.modulation),
+    unproven: out.stats.budgetExceeded ?? 0,
+  };
 }
 
 export function runChunk(task: ChunkTask): ChunkResult {
   const link = generateLinkChunk(task);
   const counts: (DetectorCounts | null)[] = task.detectors.map(() => null);
+  const result: ChunkResult = { snrIndex: task.snrIndex, chunkIndex: task.chunkIndex, vectors: task.vectors, counts };
   for (const d of task.active) {
     const t0 = performance.now();
-    const c = detectRange(task, link, d, 0, task.vectors);
-    counts[d] = { ...c, timeMs: performance.now() - t0 };
+    try {
+      const c = detectRange(task, link, d, 0, task.vectors);
+      counts[d] = { ...c, timeMs: performance.now() - t0 };
+    } catch (err) {
+      recordFailure(result, task.detectors.length, d, err);
+    }
   }
-  return { snrIndex: task.snrIndex, chunkIndex: task.chunkIndex, vectors: task.vectors, counts };
+  return result;
 }
 
 /** Longest stretch runChunkSliced computes without giving the event loop a turn. */
@@ -127,21 +186,29 @@ export async function runChunkSliced(task: ChunkTask, cancelled: () => boolean):
   await yieldTurn();
   const link = generateLinkChunk(task);
   const counts: (DetectorCounts | null)[] = task.detectors.map(() => null);
+  const result: ChunkResult = { snrIndex: task.snrIndex, chunkIndex: task.chunkIndex, vectors: task.vectors, counts };
   const unit = task.coded ? task.sliceVectors! : task.vectorsPerChannel;
-  for (const d of task.active) {
+  detectors: for (const d of task.active) {
     const c: DetectorCounts = task.coded
-      ? { bitErrors: 0, symbolErrors: 0, frameErrors: 0, timeMs: 0, frames: 0, iterations: 0 }
-      : { bitErrors: 0, symbolErrors: 0, frameErrors: 0, timeMs: 0 };
+      ? { bitErrors: 0, symbolErrors: 0, frameErrors: 0, unproven: 0, timeMs: 0, frames: 0, iterations: 0 }
+      : { bitErrors: 0, symbolErrors: 0, frameErrors: 0, unproven: 0, timeMs: 0 };
     let groups = 1;
     for (let v0 = 0; v0 < task.vectors; ) {
       if (cancelled()) throw new Error('chunk cancelled');
       const v1 = Math.min(task.vectors, v0 + groups * unit);
       const t0 = performance.now();
-      const part = detectRange(task, link, d, v0, v1);
+      let part: Omit<DetectorCounts, 'timeMs'>;
+      try {
+        part = detectRange(task, link, d, v0, v1);
+      } catch (err) {
+        recordFailure(result, task.detectors.length, d, err);
+        continue detectors;
+      }
       const ms = performance.now() - t0;
       c.bitErrors += part.bitErrors;
       c.symbolErrors += part.symbolErrors;
       c.frameErrors += part.frameErrors;
+      c.unproven += part.unproven;
       c.timeMs += ms;
       if (c.frames !== undefined) {
         c.frames += part.frames!;
@@ -154,5 +221,5 @@ export async function runChunkSliced(task: ChunkTask, cancelled: () => boolean):
     }
     counts[d] = c;
   }
-  return { snrIndex: task.snrIndex, chunkIndex: task.chunkIndex, vectors: task.vectors, counts };
+  return result;
 }

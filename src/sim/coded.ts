@@ -145,6 +145,8 @@ export interface CodedCounts {
   bitErrors: number;
   symbolErrors: number;
   frameErrors: number;
+  /** Vectors whose search stopped at the node budget under onBudget 'flag'. */
+  unproven: number;
   frames: number;
   iterations: number;
 }
@@ -189,7 +191,12 @@ export function decodeRange(
   for (let s = 0; s < out.symbols.length; s++) if (out.symbols[s] !== tx[v0 * nt + s]) symbolErrors++;
   const llr = frameLlrs(out.llr, frames, code.n, vpf * nt * bps);
   const dec = decoderOf(spec, modulation).decodeBatch(llr, frames);
-  return { ...countDecoded(dec.bits, dec.iterations, args.info, f0, frames, code.k), symbolErrors, frames };
+  return {
+    ...countDecoded(dec.bits, dec.iterations, args.info, f0, frames, code.k),
+    symbolErrors,
+    frames,
+    unproven: out.stats.budgetExceeded ?? 0,
+  };
 }
 
 /**

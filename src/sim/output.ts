@@ -24,6 +24,7 @@ const CSV_FIELDS: readonly (keyof SimPoint)[] = [
   'bits',
   'symbols',
   'vectors',
+  'unproven',
   'timeMs',
   'stoppedBy',
 ];

@@ -2,6 +2,7 @@
  * A simulation as the commands run it: the live table on stderr while it runs, then the files
  * asked for (JSON, CSV, plot). Shared by `simulate` and `demo`.
  */
+import { LatticeMimoError } from '../core/errors.js';
 import { writeOutput } from '../core/io.js';
 import { resultToCsv, resultToJson } from './output.js';
 import { writePlot, type PlotOptions } from './plot.js';
@@ -9,22 +10,43 @@ import { simulate } from './simulate.js';
 import { LiveTable, type TableStream } from './table.js';
 import type { SimulationOptions, SimulationResult } from './types.js';
 
-/** simulate() with the live table drawn on `out` (default stderr) while it runs; returns the same result. */
+/**
+ * simulate() with the live table drawn on `out` (default stderr) while it runs; returns the same
+ * result. A run stopped by an error gets its closing notes too (from the error's details.partial)
+ * before the error is rethrown.
+ */
 export async function simulateWithTable(
   opts: SimulationOptions,
   out: TableStream = process.stderr,
 ): Promise<SimulationResult> {
-  const table = new LiveTable(out, opts.snrType ?? 'esn0', opts.code !== undefined ? { code: opts.code } : {});
-  table.start();
-  const result = await simulate({
-    ...opts,
-    onProgress: (ev) => {
-      table.update(ev);
-      opts.onProgress?.(ev);
-    },
+  const table = new LiveTable(out, opts.snrType ?? 'esn0', {
+    ...(opts.code !== undefined ? { code: opts.code } : {}),
+    unproven: opts.detectors.some((d) => d.onBudget === 'flag'),
   });
+  table.start();
+  let result: SimulationResult;
+  try {
+    result = await simulate({
+      ...opts,
+      onProgress: (ev) => {
+        table.update(ev);
+        opts.onProgress?.(ev);
+      },
+    });
+  } catch (err) {
+    const partial = partialResult(err);
+    if (partial) table.finish(partial);
+    throw err;
+  }
   table.finish(result);
   return result;
+}
+
+/** The finished points of a run that simulate() rejected: the error's details.partial (null for an error before the run started). */
+export function partialResult(err: unknown): SimulationResult | null {
+  if (!(err instanceof LatticeMimoError)) return null;
+  const partial = err.details?.partial as SimulationResult | undefined;
+  return partial !== undefined && Array.isArray(partial.points) ? partial : null;
 }
 
 /**

@@ -6,10 +6,23 @@
  * errors for a coded run --, or the vector limit) is checked after each merged chunk, so the counts are those of chunks 0..c for
  * some c that depends only on the data: identical for a seed whatever the number of threads or
  * the order in which workers finish. Chunks computed past a detector's stop are thrown away.
+ *
+ * No finished point is lost: a run stopped by its signal resolves with the points finished before
+ * (`interrupted`); a run stopped by an error (a node budget, a worker that died, a GPU error, a
+ * failed check) rejects with that error, named at its SNR point, detector, chunk and vector, with
+ * the same partial result in `details.partial` (its `error` the error as data).
  */
 import { availableParallelism } from 'node:os';
 import { chooseEngine, type EngineDecision } from '../gpu/engine.js';
-import { checkOptions, inapplicable, InvalidArgumentError } from '../core/index.js';
+import {
+  asLibraryError,
+  checkOptions,
+  errorFromRecord,
+  errorRecord,
+  inapplicable,
+  InvalidArgumentError,
+  type LatticeMimoError,
+} from '../core/index.js';
 import { snrToNoiseVar } from '../mimo/channel.js';
 import { bitsPerSymbolOf } from '../mimo/modulation.js';
 import {
@@ -217,6 +230,7 @@ interface Tally {
   bitErrors: number;
   symbolErrors: number;
   frameErrors: number;
+  unproven: number;
   vectors: number;
   timeMs: number;
   iterations: number;
@@ -250,6 +264,7 @@ function toPoint(p: Plan, d: number, snrIndex: number, snr: number, noiseVar: nu
     symbols,
     frames,
     vectors: t.vectors,
+    unproven: t.unproven,
     timeMs: t.timeMs,
     ...(p.coded ? { code: p.coded.code, meanIterations: frames > 0 ? t.iterations / frames : 0 } : {}),
     stoppedBy: t.stoppedBy ?? 'vectors',
@@ -298,6 +313,7 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
     bitErrors: 0,
     symbolErrors: 0,
     frameErrors: 0,
+    unproven: 0,
     vectors: 0,
     timeMs: 0,
     iterations: 0,
@@ -407,7 +423,7 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
         entry.result ??
         (await new Promise<ChunkResult | 'abort' | 'time'>((resolve, reject) => {
           wake = resolve;
-          entry.promise.then(resolve, reject);
+          entry.promise.then(resolve, (err: unknown) => reject(atChunk(err, merged)));
         }));
       wake = null;
       if (result === 'abort') return null;
@@ -420,12 +436,15 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
       mergedVectors += result.vectors;
       for (let d = 0; d < nDet; d++) {
         if (!isActive(d)) continue;
+        const failed = result.failures?.[d];
+        if (failed) throw errorFromRecord(failed);
         const c = result.counts[d];
         if (!c) throw new Error(`internal: chunk ${merged} lacks counts of active detector ${p.labels[d]}`);
         const t = tallies[d]!;
         t.bitErrors += c.bitErrors;
         t.symbolErrors += c.symbolErrors;
         t.frameErrors += c.frameErrors;
+        t.unproven += c.unproven;
         t.vectors += result.vectors;
         t.timeMs += c.timeMs;
         t.iterations += c.iterations ?? 0;
@@ -448,6 +467,32 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
 }
 
 /**
+ * A chunk's failure as a library error (an InternalError for anything else, such as a worker that
+ * died) that names the chunk, unless the executor named one already (a GPU launch of several
+ * chunks fails in the one whose vector failed).
+ */
+function atChunk(err: unknown, chunk: number): LatticeMimoError {
+  const e = asLibraryError(err);
+  return e.context.chunk === undefined ? e.withContext({ chunk }) : e;
+}
+
+/**
+ * The error that stopped a run, at its SNR point (index and dB) and detector (its label, from the
+ * chunk's details.detectorIndex) where it came from a point, carrying the finished points:
+ * `details.partial` is `partial` with `error` set to it as data.
+ */
+function runFailure(p: Plan, err: unknown, snrIndex: number | null, partial: SimulationResult): LatticeMimoError {
+  let e = asLibraryError(err);
+  if (snrIndex !== null) {
+    const d = e.details?.detectorIndex;
+    const label = typeof d === 'number' ? p.labels[d] : undefined;
+    e = e.withContext({ snrIndex, snr: p.opts.snrs[snrIndex]!, ...(label !== undefined ? { detector: label } : {}) });
+  }
+  partial.error = errorRecord(e);
+  return e.withContext({}, { partial });
+}
+
+/**
  * The completed points of SNR index i (one per detector, in detector order) among `points`, or
  * null when some detector lacks it. A point of another run (other SNR) is refused.
  */
@@ -461,7 +506,8 @@ function completedAt(p: Plan, points: readonly SimPoint[], i: number): SimPoint[
         `completed point '${label}' at SNR index ${i} has SNR ${q.snr} ${q.snrType}, but this run's is ${p.opts.snrs[i]} ${p.snrType}`,
       );
     }
-    found.push(q);
+    // points of runs before the unproven count: none counted
+    found.push(q.unproven === undefined ? { ...q, unproven: 0 } : q);
   }
   return found;
 }
@@ -488,6 +534,8 @@ export async function simulate(opts: SimulationOptions): Promise<SimulationResul
   const points: SimPoint[] = [];
   let interrupted = false;
   let runner: Runner | undefined;
+  // what stopped the run, and at which point (null: before any point ran, making the executor)
+  let failure: { err: unknown; snrIndex: number | null } | null = null;
   try {
     for (let i = 0; i < opts.snrs.length && !interrupted; i++) {
       const done = completedAt(p, completed, i);
@@ -499,16 +547,26 @@ export async function simulate(opts: SimulationOptions): Promise<SimulationResul
         interrupted = true;
         break;
       }
-      runner ??= { exec: await makeExecutor(p, engine), engine, aborted };
-      const got = await simulatePoint(p, runner, i);
-      if (got === null) interrupted = true;
-      else points.push(...got);
+      try {
+        runner ??= { exec: await makeExecutor(p, engine), engine, aborted };
+      } catch (err) {
+        failure = { err, snrIndex: null };
+        break;
+      }
+      try {
+        const got = await simulatePoint(p, runner, i);
+        if (got === null) interrupted = true;
+        else points.push(...got);
+      } catch (err) {
+        failure = { err, snrIndex: i };
+        break;
+      }
     }
   } finally {
     signal?.removeEventListener('abort', onAbort!);
     await runner?.exec.close();
   }
-  return {
+  const result: SimulationResult = {
     nt: opts.nt,
     nr: opts.nr,
     modulation: opts.modulation,
@@ -527,8 +585,10 @@ export async function simulate(opts: SimulationOptions): Promise<SimulationResul
     detectors: opts.detectors.map(({ ...d }) => d),
     snrs: [...opts.snrs],
     ...(p.maxTimeSeconds !== undefined ? { maxTimeSeconds: p.maxTimeSeconds } : {}),
-    interrupted,
+    interrupted: interrupted || failure !== null,
     wallMs: performance.now() - start,
     points,
   };
+  if (failure) throw runFailure(p, failure.err, failure.snrIndex, result);
+  return result;
 }

@@ -3,6 +3,7 @@
  * the live table listens to.
  */
 import type { ChannelModel } from '../channels/index.js';
+import type { ErrorRecord } from '../core/index.js';
 import type { DecoderOptions } from '../coding/types.js';
 import type { DetectOptions, Detector, Modulation } from '../mimo/types.js';
 
@@ -70,6 +71,8 @@ export interface SimulationOptions {
   /**
    * Stops the run: the result holds the points finished before it fired, with `interrupted` true
    * (the point in progress is dropped; its counts would not be those of an uninterrupted run).
+   * An error stops the run the same way: simulate() rejects with it, and its `details.partial` is
+   * this result (the finished points, `interrupted` true, `error` the error as data).
    */
   signal?: AbortSignal;
   /**
@@ -127,6 +130,12 @@ export interface SimPoint {
   meanIterations?: number;
   /** Received vectors detected. */
   vectors: number;
+  /**
+   * Vectors whose search (sphere, psd) stopped at the node budget under onBudget 'flag': their best
+   * leaf was counted as the decision, not proven ML. 0 for the other detectors, and under onBudget
+   * 'error' (a budget stop is then an error). The CPU and GPU engines count the same for a seed.
+   */
+  unproven: number;
   /** Detection time summed over the chunks (CPU milliseconds across workers, or the GPU's kernel time; generation excluded). */
   timeMs: number;
   /** Why this point stopped: enough errors (bit errors; frame errors when coded), the vector (or frame) limit, or the time limit (maxTimeSeconds). */
@@ -175,8 +184,17 @@ export interface SimulationResult {
   snrs: number[];
   /** The per-point time limit, when one was set. */
   maxTimeSeconds?: number;
-  /** True when `signal` stopped the run: `points` then holds the finished SNR points only. */
+  /**
+   * True when the run stopped before its last point, by `signal` or by an error: `points` then
+   * holds the finished SNR points only (every detector's, in order).
+   */
   interrupted: boolean;
+  /**
+   * The error that stopped the run (code, words, place: SNR point, detector, chunk, vector), as
+   * data; absent when none did. A result with `error` comes from the rejected error's
+   * `details.partial`: simulate() never resolves with one.
+   */
+  error?: ErrorRecord;
   /** Wall time of the whole run. */
   wallMs: number;
   /** Points in SNR order, then detector order. */

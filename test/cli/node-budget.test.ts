@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -115,7 +115,7 @@ test('detect: ml and kbest refuse a fixed work past --max-nodes; the options are
   );
 });
 
-test('simulate: --on-budget error stops with NODE_BUDGET and writes nothing; flag finishes and keeps the budget in the JSON', async () => {
+test('simulate: --on-budget error stops with NODE_BUDGET naming the point, chunk and vector (the JSON keeps the error); flag finishes and keeps the budget in the JSON', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'lm-budget-'));
   try {
     const seed = String(randomInt(1 << 30));
@@ -141,18 +141,34 @@ test('simulate: --on-budget error stops with NODE_BUDGET and writes nothing; fla
       '2',
     ];
     const failed = join(dir, 'failed.json');
-    assertError(cli([...common, '--on-budget', 'error', '--json', failed]), 'NODE_BUDGET', 'simulate error');
-    assert.ok(!existsSync(failed), 'no JSON after a failed run');
+    const stopped = cli([...common, '--on-budget', 'error', '--json', failed]);
+    assertError(stopped, 'NODE_BUDGET', 'simulate error');
+    // two nodes cannot reach a leaf: the first chunk's first vector stops the run, no point finished
+    assert.match(
+      stopped.stderr,
+      /error \[NODE_BUDGET\]: SNR point 0 \(0 dB\), detector sphere, chunk 0, vector 0: the search reached the node budget maxNodes = 2 /,
+    );
+    const record = JSON.parse(readFileSync(failed, 'utf8')) as {
+      points: unknown[];
+      interrupted: boolean;
+      error: { code: string; context: Record<string, unknown> };
+    };
+    assert.deepEqual(record.points, [], 'the JSON of a run stopped before any point finished');
+    assert.equal(record.interrupted, true);
+    assert.equal(record.error.code, 'NODE_BUDGET');
+    assert.deepEqual(record.error.context, { detector: 'sphere', vector: 0, snrIndex: 0, chunk: 0, snr: 0 });
     const ok = join(dir, 'ok.json');
     const r = cli([...common, '--on-budget', 'flag', '--json', ok]);
     assert.equal(r.code, 0, r.stderr);
     const doc = JSON.parse(readFileSync(ok, 'utf8')) as {
       detectors: Record<string, unknown>[];
-      points: { detector: string; vectors: number }[];
+      points: { detector: string; vectors: number; unproven: number }[];
     };
     assert.deepEqual(doc.detectors, [{ detector: 'sphere', maxNodes: 2, onBudget: 'flag' }, { detector: 'zf' }]);
     assert.equal(doc.points.length, 4);
     for (const p of doc.points) assert.ok(p.vectors >= 1 && p.vectors <= 64);
+    // every search stopped at two nodes: all its vectors unproven; zf has no budget
+    for (const p of doc.points) assert.equal(p.unproven, p.detector === 'sphere' ? p.vectors : 0, p.detector);
     assertError(
       cli(['simulate', '--detector', 'zf,mmse', '--max-nodes', '5']),
       'INVALID_ARGUMENT',

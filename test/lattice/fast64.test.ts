@@ -107,7 +107,10 @@ test('the 2^53 guard trips on some fresh basis of 5 to 8 vectors and 48 to 52 bi
       continue;
     } catch (err) {
       assert.ok(
-        err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE' && /2\^53/.test(err.message),
+        err instanceof LatticeMimoError &&
+          err.code === 'PRECISION_FAILURE' &&
+          err.details?.boundBits === 53 &&
+          /2\^53/.test(err.message),
         String(err),
       );
     }

@@ -70,7 +70,8 @@ test('allswap on the whole GPU: bad bases and the iteration limit give typed err
   zero.fill(0, bad * n * m + col * n, bad * n * m + (col + 1) * n);
   // with the drift watch asked for, a float64 breakdown is listed for reduce()'s CPU redo (fallback.ts) ...
   const listed = await gridCuda(zero, batch, n, m, PARAMS);
-  assert.match(listed.stats.gpuBreakdowns.get(bad) ?? '', /^ZERO_VECTOR/, `seed ${seed}`);
+  assert.equal(listed.stats.gpuBreakdowns.get(bad)?.code, 'ZERO_VECTOR', `seed ${seed}`);
+  assert.equal(listed.stats.gpuBreakdowns.get(bad)?.details?.basis, bad, `seed ${seed}`);
   assert.equal(listed.stats.gpuBreakdowns.size, 1, `seed ${seed}`);
   // ... and without it, it is the typed error
   await assert.rejects(gridCuda(zero, batch, n, m, NO_WATCH), (e: unknown) => {

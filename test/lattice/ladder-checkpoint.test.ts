@@ -1,13 +1,15 @@
 /**
  * The ladder's checkpoints (lllIntegral's onCheckpoint): handed out while each rung reduces, each a
  * basis of the input lattice (every row an integral combination of the input rows, the same
- * volume), and the ladder started again from the last one ends LLL-reduced in the same lattice.
+ * volume), and the ladder started again from the last one ends LLL-reduced in the same lattice. A
+ * ladder that fails on every rung hands out its basis as far as it got, with the same guarantees.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { checkLLLExactBig, determinantBig, type BigBasis } from '../../src/lattice/precision/exact.js';
-import { lllIntegral, type LadderProgress, type Rung } from '../../src/lattice/precision/ladder.js';
+import { LatticeMimoError } from '../../src/core/errors.js';
+import { lllIntegral, type LadderProgress, type Rung, type RungOutcome } from '../../src/lattice/precision/ladder.js';
 import { qAry } from './families.js';
 
 /** Minor of square rows M without row r and column c. */
@@ -75,6 +77,38 @@ test('onCheckpoint: the basis as each rung holds it, a basis of the input lattic
     { numRuns: 9 },
   );
   assert.ok(tooShort <= 3, `${tooShort} of 9 bases too easy for a checkpoint: the test no longer exercises them`);
+});
+
+test('a ladder that fails on every rung keeps its work: details.partial.basis spans the input lattice, and the ladder goes on from it', () => {
+  fc.assert(
+    fc.property(
+      fc
+        .tuple(fc.integer({ min: 8, max: 12 }), fc.integer({ min: 120, max: 200 }))
+        .chain(([d, bits]) => qAry(d, d >> 1, bits)),
+      fc.integer({ min: 15, max: 60 }),
+      (rows, maxIterations) => {
+        let err: unknown = null;
+        try {
+          lllIntegral(rows, { delta: 0.99, maxIterations });
+        } catch (e) {
+          err = e;
+        }
+        assert.ok(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE', String(err));
+        const rungs = err.details?.rungs as RungOutcome[];
+        assert.ok(rungs.length > 0 && rungs.every((x) => !x.ok && x.error !== undefined), JSON.stringify(rungs));
+        const basis = (err.details?.partial as { basis: bigint[][] } | undefined)?.basis;
+        assert.ok(basis, 'the basis as far as the ladder got');
+        assert.equal(basis.length, rows.length);
+        assert.equal(abs(determinantBig(basis)), abs(determinantBig(rows)), 'same volume');
+        assert.ok(inLattice(rows, basis), 'every row an integral combination of the input rows');
+        assert.notDeepEqual(basis, rows, 'the work done is kept');
+        const again = lllIntegral(basis, { delta: 0.99 });
+        assert.ok(checkLLLExactBig(again.basis, 0.99, 0.51).ok);
+        assert.ok(inLattice(rows, again.basis));
+      },
+    ),
+    { numRuns: 6 },
+  );
 });
 
 test('checkpointEveryMs and onCheckpoint: typed errors for bad values; no checkpoint on a run shorter than the interval', () => {

@@ -10,7 +10,7 @@ import { show } from '../../src/core/show.js';
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import fc from 'fast-check';
-import { LatticeMimoError } from '../../src/core/errors.js';
+import { errorRecord, LatticeMimoError, RankDeficientError } from '../../src/core/errors.js';
 import { makeBatch, type RealArray } from '../../src/core/matrix.js';
 import { applyTransform, checkLLL, checkUnimodular } from '../../src/lattice/check.js';
 import { remedy } from '../../src/lattice/fallback.js';
@@ -60,8 +60,9 @@ function engineResult(
     basis.fill(NaN, k * n * m, (k + 1) * n * m);
     if (how === 'product') continue; // Z stands, the basis is the host's to compute
     Z.fill(NaN, k * m * m, (k + 1) * m * m);
-    if (how === 'float32') stats.float32Failures.set(k, 'PRECISION_FAILURE: lost it');
-    else stats.gpuBreakdowns.set(k, 'RANK_DEFICIENT: lost it');
+    if (how === 'float32')
+      stats.float32Failures.set(k, errorRecord(new LatticeMimoError('PRECISION_FAILURE', 'lost it')));
+    else stats.gpuBreakdowns.set(k, errorRecord(new RankDeficientError('RANK_DEFICIENT', 'lost it')));
   }
   for (const [k, how] of lost) if (how === 'product') stats.hostProduct.add(k);
   return { basis, Z, stats };

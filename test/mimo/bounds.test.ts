@@ -130,7 +130,11 @@ test('node budget: sphere flags a vector exactly when its search needs more than
               e instanceof NodeBudgetError &&
               e.code === 'NODE_BUDGET' &&
               e.details?.vector === first &&
-              new RegExp(`vector ${first} .*maxNodes = ${maxNodes}`).test(e.message),
+              e.details?.maxNodes === maxNodes &&
+              e.context.detector === 'sphere' &&
+              e.message.startsWith(
+                `detector sphere, vector ${first}: the search reached the node budget maxNodes = ${maxNodes} before`,
+              ),
           );
         }
       },

@@ -241,7 +241,10 @@ test('GPU engine: flagged vectors are redone on the CPU (float32 unsafe, singula
   }
   await assert.rejects(
     runProbe(f32, OPTS, MIMO_STATUS.NODE_BUDGET),
-    (e: unknown) => e instanceof NodeBudgetError && /vector 3 /.test(e.message),
+    (e: unknown) =>
+      e instanceof NodeBudgetError &&
+      e.context.vector === 3 &&
+      e.message.startsWith(`detector ${OPTS.detector}, vector 3: `),
   );
   // onBudget applies to searches that stop at the node budget: kbest with that trait, registered for the test
   const kbest = detectorEntry('kbest')!;

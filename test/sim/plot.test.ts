@@ -38,6 +38,7 @@ function randomResult(snrType: 'esn0' | 'ebn0'): SimulationResult {
         frameErrors,
         bits,
         symbols: vectors * 4,
+        unproven: 0,
         frames: vectors,
         vectors,
         timeMs: 1,

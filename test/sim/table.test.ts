@@ -93,6 +93,7 @@ test("terminal: a running row shows the point's wall time, redrawn by progress w
     symbols: 0,
     frames: 0,
     vectors: 0,
+    unproven: 0,
     timeMs: 0,
     stoppedBy: 'vectors' as const,
   };

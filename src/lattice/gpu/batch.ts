@@ -11,7 +11,7 @@
  * number of bases as their last argument.
  */
 import { InvalidArgumentError, InvalidInputError, UnsupportedError } from '../../core/errors.js';
-import { allocArray, allocLike, type RealArray } from '../../core/index.js';
+import { allocArray, allocLike, errorRecord, type ErrorRecord, type RealArray } from '../../core/index.js';
 import { runBatch } from '../../gpu/batch-runner.js';
 import { requireCuda, type CudaContext, type DeviceProperties } from '../../gpu/context.js';
 import { check } from '../../gpu/driver.js';
@@ -95,13 +95,13 @@ export interface CudaBatchStats {
   sizeReductions: Int32Array;
   /** The counts summed over the batch, where the engine summed them as it read them. */
   totals?: CountTotals;
-  /** float32 runs: bases that broke down (index to reason); not reduced; reduce() redoes them in float64. */
-  float32Failures: Map<number, string>;
+  /** float32 runs: bases that broke down (index to the error, as data); not reduced; reduce() redoes them in float64. */
+  float32Failures: Map<number, ErrorRecord>;
   /**
    * float64 runs of a kernel without the CPU's drift watch (fallback.ts): bases that broke down
-   * (index to reason); not reduced; reduce() redoes them on the CPU engine.
+   * (index to the error, as data); not reduced; reduce() redoes them on the CPU engine.
    */
-  gpuBreakdowns: Map<number, string>;
+  gpuBreakdowns: Map<number, ErrorRecord>;
   /** Reduced bases whose product B_in Z may pass 2^53 (integral input): `basis` holds the kernel's own basis, reduce() computes the product exactly. */
   hostProduct: Set<number>;
   /** Whether `basis` is B_in Z computed as the CPU engine computes it (the product stage ran), rather than the kernel's own working basis. */
@@ -365,8 +365,8 @@ export function chunkPointers(p: PreparedLattice, base: bigint, count: number): 
 
 /** The bases of a GPU run that reduce() finishes: see CudaBatchStats. */
 export interface LeftOverBases {
-  float32Failures: Map<number, string>;
-  gpuBreakdowns: Map<number, string>;
+  float32Failures: Map<number, ErrorRecord>;
+  gpuBreakdowns: Map<number, ErrorRecord>;
   hostProduct: Set<number>;
 }
 
@@ -436,8 +436,8 @@ export function settleStatus(
     { engine: 'cuda', precision, driftWatch: params.driftWatch !== false },
     statusCode(status),
   );
-  if (r === 'float64') outcome.float32Failures.set(index, `${err.code}: ${err.message}`);
-  else if (r === 'cpu') outcome.gpuBreakdowns.set(index, `${err.code}: ${err.message}`);
+  if (r === 'float64') outcome.float32Failures.set(index, errorRecord(err));
+  else if (r === 'cpu') outcome.gpuBreakdowns.set(index, errorRecord(err));
   else throw err;
 }
 

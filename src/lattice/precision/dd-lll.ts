@@ -166,7 +166,7 @@ class BigStore implements Store {
   constructor(
     private readonly B: BigBasis,
     private readonly Z: BigBasis,
-    private readonly fail: (why: string) => LatticeMimoError,
+    private readonly fail: (why: string, details?: Record<string, unknown>) => LatticeMimoError,
   ) {
     this.m = B.length;
     this.n = B[0]!.length;
@@ -296,7 +296,7 @@ class HybridStore extends ColumnStore implements Store {
   constructor(
     B: BigBasis,
     Z: BigBasis,
-    private readonly fail: (why: string) => LatticeMimoError,
+    private readonly fail: (why: string, details?: Record<string, unknown>) => LatticeMimoError,
     /** G in float64 only (fplll's heuristic rung on a 53-bit mantissa), for DdLLL's plain mode. */
     private readonly plain = false,
     /** Entries of G with a column past 2^100 always exact (from the digits), not from the copies. */
@@ -354,7 +354,9 @@ class HybridStore extends ColumnStore implements Store {
     for (let t = 0; t < n; t++) {
       const hi = Number(c[t]!);
       if (!(Math.abs(hi) < 2 ** 400))
-        throw this.fail('an entry passed 2^400 (the hybrid store stops; the exact Gram matrix goes on)');
+        throw this.fail('an entry passed 2^400 (the hybrid store stops; the exact Gram matrix goes on)', {
+          boundBits: 400,
+        });
       Bh[o + t] = hi;
       Bl[o + t] = Number(c[t]! - BigInt(hi));
     }
@@ -563,7 +565,7 @@ class ExactGramStore extends ColumnStore implements Store {
   constructor(
     B: BigBasis,
     Z: BigBasis,
-    private readonly fail: (why: string) => LatticeMimoError,
+    private readonly fail: (why: string, details?: Record<string, unknown>) => LatticeMimoError,
   ) {
     super(B, Z);
     const m = this.m;
@@ -653,7 +655,7 @@ class Float64Store implements Store {
     private readonly B: Float64Array,
     private readonly n: number,
     readonly m: number,
-    private readonly fail: (why: string) => LatticeMimoError,
+    private readonly fail: (why: string, details?: Record<string, unknown>) => LatticeMimoError,
   ) {
     this.colMax = new Float64Array(m);
     for (let j = 0; j < m; j++) this.colMax[j] = this.maxOf(j);
@@ -688,7 +690,8 @@ class Float64Store implements Store {
     let bound = colMax[k]!;
     for (let j = 0; j < k; j++)
       if (xs[j] !== 0) bound += Math.abs(xs[j]!) * colMax[j]! + (Math.abs(xs[j]!) < X_EXACT ? 0 : F64_LIMIT);
-    if (!(bound < F64_LIMIT)) throw this.fail('an entry could pass 2^53 (the basis goes on in BigInt)');
+    if (!(bound < F64_LIMIT))
+      throw this.fail('an entry could pass 2^53 (the basis goes on in BigInt)', { boundBits: 53 });
     const ko = k * n;
     for (let j = 0; j < k; j++) {
       const X = xs[j]!;

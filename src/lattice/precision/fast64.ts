@@ -4,7 +4,7 @@
  * Only what the ladder needs: no transform (the ladder rebuilds Z exactly from B_in and B_out),
  * no verification pass (the certificate or the exact rung proves the result). Every column
  * operation is exact: b_k -= X b_j is done only when max|b_k| + |X| max|b_j| < 2^53 (bounds kept
- * per column), else it throws a PRECISION_FAILURE naming 2^53 before touching b_k, so the basis is
+ * per column), else it throws a PRECISION_FAILURE with details.boundBits = 53 before touching b_k, so the basis is
  * always an exact integer basis of the input lattice, even after a failure.
  *
  * Shapes: B is n x m column-major (column j = basis vector j), integers below 2^53 in magnitude.
@@ -89,7 +89,7 @@ class Fast64 {
         const v = Math.abs(B[t]!);
         if (v > a) a = v;
       }
-      if (!(a < LIMIT)) throw failure('an entry is past 2^53');
+      if (!(a < LIMIT)) throw failure('an entry is past 2^53', { boundBits: 53 });
       this.bmax[j] = a;
     }
   }
@@ -166,7 +166,7 @@ class Fast64 {
         const X = Math.round(x);
         const ax = Math.abs(X);
         if (!(bmax[k]! + ax * bmax[j]! < LIMIT))
-          throw failure(`size reduction of vector ${k} would take an entry past 2^53`, { vector: k });
+          throw failure(`size reduction of vector ${k} would take an entry past 2^53`, { vector: k, boundBits: 53 });
         mu[ko + j] = x - X;
         const jo = j * m;
         for (let i = 0; i < j; i++) mu[ko + i] = mu[ko + i]! - X * mu[jo + i]!;

@@ -20,12 +20,13 @@
  *      Gram-Schmidt, which is the exact proof of both LLL conditions; on a basis a floating rung
  *      left unreduced it finishes the reduction.
  * Then B_out = B_in Z is checked exactly (or proven by the exact rebuild of Z), and |det Z| = 1
- * (the rebuild's Z W = I, or the Gram determinants of B_in and B_out: equal lattice volume). A typed error only when every rung failed, naming each.
+ * (the rebuild's Z W = I, or the Gram determinants of B_in and B_out: equal lattice volume). A typed error only when every rung failed, naming each, with the basis as far as it got.
  *
  * Shapes: `rows` are basis vectors as in fplll's format (m rows of n integers); results likewise
  * (basis rows; transform U with U B_in = B_out, i.e. row j of U = column j of Z).
  */
 import { CheckFailedError, InvalidInputError, LatticeMimoError, RankDeficientError } from '../../core/errors.js';
+import { errorRecord, type ErrorRecord } from '../../core/index.js';
 import { readTransform, rebuildTransform, unitCoordinates } from '../exact-transform.js';
 import {
   arrayOf,
@@ -136,8 +137,8 @@ export interface RungOutcome {
   rung: Rung;
   /** Whether it finished with a reduced basis. */
   ok: boolean;
-  /** Why it did not (the error's code and message). */
-  error?: string;
+  /** Why it did not: the rung's error, as data (code, words, details). */
+  error?: ErrorRecord;
   /** Its wall time. */
   ms: number;
   /** Swaps it performed. */
@@ -207,7 +208,9 @@ function gramDeterminant(cols: BigBasis): bigint {
 /**
  * LLL-reduces an integer basis given as rows of BigInts (or safe-integer numbers), up the ladder.
  * Throws InvalidInputError for a malformed basis, RankDeficientError for dependent vectors, and a
- * PRECISION_FAILURE naming every rung tried when none succeeded.
+ * PRECISION_FAILURE naming every rung tried when none succeeded (details.rungs); its
+ * details.partial.basis (rows of BigInts, as onCheckpoint's) is the basis as far as the ladder got,
+ * proven to span the input's lattice, to start again from (with a larger maxIterations, say).
  */
 export function lllIntegral(
   rows: readonly (readonly (bigint | number)[])[],
@@ -509,14 +512,14 @@ function climb(
               st.pass = 'float64 Gram-Schmidt';
               plainLLLFloat64(Bf, n, m, o.delta, o.eta, o.maxIterations, st);
             } catch (err) {
-              if (!(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE' && !/2\^53/.test(err.message)))
+              if (!(err instanceof LatticeMimoError && err.code === 'PRECISION_FAILURE' && !pastExactRange(err)))
                 throw err;
               st.pass = 'double-double Gram-Schmidt';
               ddLLLFloat64(Bf, n, m, o.delta, o.eta, o.maxIterations, st);
             }
           } catch (err) {
             // entries on their way past 2^53: on in BigInt from here
-            if (!(err instanceof LatticeMimoError && /2\^53/.test(err.message))) throw err;
+            if (!(err instanceof LatticeMimoError && pastExactRange(err))) throw err;
             toBig();
             certificate = ddBig(B, noZ(), o, st, certify);
           }
@@ -552,7 +555,7 @@ function climb(
       outcomes.push({
         rung,
         ok: false,
-        error: `${err.code}: ${err.message}`,
+        error: errorRecord(err),
         ms: performance.now() - t,
         swaps: st.swaps,
         sizeReductions: st.sizeReductions,
@@ -562,14 +565,23 @@ function climb(
     }
   }
   if (!done) {
+    // the work done is not lost: the basis as the last rung left it (integer column operations only)
+    // is offered where its Gram determinant proves it spans the input's lattice, to start again from
+    toBig();
+    const partial = gramDeterminant(B) === gramDeterminant(Bin) ? { partial: { basis: B.map((c) => c.slice()) } } : {};
     throw new LatticeMimoError(
       'PRECISION_FAILURE',
-      `lll failed on every rung of the precision ladder: ${outcomes.map((r) => `${r.rung} (${r.error})`).join('; ')}`,
-      { rungs: outcomes },
+      `lll failed on every rung of the precision ladder: ${outcomes.map((r) => `${r.rung} (${r.error?.code}: ${r.error?.message})`).join('; ')}`,
+      { rungs: outcomes, ...partial },
     );
   }
   toBig();
   return { B, Z, outcomes, ...(certificate ? { certificate } : {}) };
+}
+
+/** Whether a float64 rung stopped because an entry would leave the range where float64 holds integers exactly (2^53). */
+function pastExactRange(err: LatticeMimoError): boolean {
+  return err.details?.boundBits === 53;
 }
 
 /** Main-loop steps per basis vector a slower pass (of the double-double rung, or the quad-double one) takes before the first double-double pass again. */

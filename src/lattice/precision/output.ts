@@ -24,7 +24,10 @@ export function formatIntegralResult(
   const m = r.basis.length,
     n = r.basis[0]!.length;
   const ladder = r.rungs
-    .map((x) => `${x.rung} ${x.ok ? 'ok' : 'failed'} (${x.ms.toFixed(0)} ms${x.error ? `: ${x.error}` : ''})`)
+    .map(
+      (x) =>
+        `${x.rung} ${x.ok ? 'ok' : 'failed'} (${x.ms.toFixed(0)} ms${x.error ? `: ${x.error.code}: ${x.error.message}` : ''})`,
+    )
     .join(', ');
   let stdout = '';
   if (json) {

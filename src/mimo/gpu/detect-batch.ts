@@ -13,14 +13,15 @@
  * (mimo/fallback.ts): typed errors as the CPU engine gives them, the unproven mask, or a redo of
  * the vector on the CPU engine in float64.
  */
-import { InvalidInputError, LatticeMimoError, NodeBudgetError } from '../../core/errors.js';
+import { InvalidInputError, LatticeMimoError } from '../../core/errors.js';
+import { withContext } from '../../core/index.js';
 import { runBatch, type HostRecords } from '../../gpu/batch-runner.js';
 import { requireCuda, type CudaContext } from '../../gpu/context.js';
 import { downloadFromAddress } from '../../gpu/memory.js';
 import type { Kernel } from '../../gpu/launch.js';
 import type { Stream } from '../../gpu/stream.js';
 import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
-import { onBudgetOf, maxNodesOf } from '../budget.js';
+import { maxNodesOf, nodeBudgetError, onBudgetOf } from '../budget.js';
 import {
   channelShift,
   checkFinite,
@@ -182,24 +183,17 @@ function toFloat32(
   return { H, y, noise };
 }
 
-/** The CPU engine's NON_FINITE error for vector v (found by the normalize kernel): names the element. */
+/** The CPU engine's NON_FINITE error for vector v (found by the normalize kernel): names the element, and the vector in details. */
 function nonFiniteError(input: DetectionInput, val: ValidatedInput, v: number): InvalidInputError {
   const { nr, nt, vectorsPerChannel: vpc } = val;
   const hLen = 2 * nr * nt,
     c = Math.floor(v / vpc);
   try {
-    checkFinite(input.H.subarray(c * hLen, (c + 1) * hLen), 'H');
-    checkFinite(input.y.subarray(v * 2 * nr, (v + 1) * 2 * nr), 'y');
+    checkFinite(input.H.subarray(c * hLen, (c + 1) * hLen), 'H', c * hLen, { vector: v });
+    checkFinite(input.y.subarray(v * 2 * nr, (v + 1) * 2 * nr), 'y', v * 2 * nr, { vector: v });
   } catch (e) {
-    if (e instanceof InvalidInputError && typeof e.details?.index === 'number') {
-      const base = e.message.startsWith('H') ? c * hLen : v * 2 * nr;
-      const index = base + e.details.index;
-      return new InvalidInputError('NON_FINITE', e.message.replace(/at element \d+/, `at element ${index}`), {
-        index,
-        vector: v,
-      });
-    }
     if (e instanceof InvalidInputError) return e;
+    throw e;
   }
   return new InvalidInputError('NON_FINITE', `noiseVar[${v}] is not finite`, { vector: v });
 }
@@ -470,10 +464,7 @@ export class FlaggedVectors {
       case 'node-budget': {
         const maxNodes = maxNodesOf(opts.maxNodes);
         if (onBudgetOf(opts.onBudget) === 'error') {
-          throw new NodeBudgetError(
-            `${opts.detector}: vector ${v} reached the node budget maxNodes = ${maxNodes} before its answer was proven ML; raise maxNodes, or pass onBudget 'flag' to keep the best leaf found`,
-            { detector: opts.detector, vector: v, maxNodes },
-          );
+          throw nodeBudgetError(maxNodes, { detector: opts.detector, vector: v });
         }
         this.unproven()[v] = 1;
         this.budgetExceeded++;
@@ -669,7 +660,7 @@ async function redoFloat64(
 /**
  * Vectors `group` (all of one channel) again on the CPU engine in float64, in one call; their
  * symbols, LLRs (saturated at llrLimit) and budget flags (markUnproven) replace the GPU's. Should
- * the call fail, each vector is redone alone, so the error names the vector as the CPU engine would.
+ * the call fail, each vector is redone alone, so the error names the vector and its channel.
  */
 function redoOnCpu(
   input: DetectionInput,
@@ -708,9 +699,8 @@ function redoOnCpu(
       for (const v of group) redoOnCpu(input, val, [v], symbols, llr, markUnproven, llrLimit);
       return;
     }
-    if (e instanceof LatticeMimoError)
-      e.message = `vector ${group[0]} (channel ${c}): ${e.message.replace(/^channel 0: /, '')}`;
-    throw e;
+    // the one-vector batch's channel 0 and vector 0 are channel c and vector group[0] of the caller's
+    throw withContext(e, { channel: c, vector: group[0]! });
   }
   // LLRs a vector
   const w = r.llr ? r.llr.length / group.length : 0;

@@ -99,7 +99,10 @@ export interface DetectionCudaPlan {
   readonly scratchBytesPerChannel: readonly number[];
   /** Flags of a vector whose outputs are not its answer: left out of device counts, answered by redo(). */
   readonly unanswered: number;
-  /** Flags of the vectors the caller must hand back: unanswered, and the budget's where onBudget is 'error'. */
+  /**
+   * Flags of the vectors the caller must list: the unanswered, and the node budget's (an error under
+   * onBudget 'error'; under 'flag' an unproven vector whose best leaf is its answer).
+   */
   readonly reportFlags: number;
   /** The one fallback policy's remedy for a vector's non-zero flags. */
   remedy(flags: number): VectorRemedy;
@@ -151,7 +154,7 @@ export async function detectionCudaPlan(ctx: CudaContext, s: DetectionPlanSetup)
     onBudget: onBudgetError ? 'error' : 'flag',
     scratchBytesPerChannel: plan.scratchBytesPerChannel,
     unanswered: UNANSWERED,
-    reportFlags: UNANSWERED | (onBudgetError ? MIMO_STATUS.NODE_BUDGET : 0),
+    reportFlags: UNANSWERED | MIMO_STATUS.NODE_BUDGET,
     remedy: (flags) => remedy(flags, traits),
     enqueueNormalize(stream, b, channels) {
       enqueueNormalize(ctx, stream, { ...b, noiseIn: b.noiseIn ?? 0n }, channels, vpc, nr, nt);

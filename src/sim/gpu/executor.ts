@@ -9,7 +9,8 @@
  *     uncoded: link-count.cu
  *     coded:   (soft output into an LLR buffer) link-llr.cu when needed, the layered decoder,
  *              link-coded-count.cu (errors of the decoded information bits)
- * and only the counts per chunk (and the rare vectors a detector flags) come back. Results are per
+ * and only the counts per chunk (and the rare vectors a detector flags: redone on the CPU, or past
+ * the node budget: an error, or counted as unproven under onBudget 'flag') come back. Results are per
  * chunk, as the CPU's runChunk gives them, so simulate() merges and stops exactly as with the CPU
  * executor: same chunk order, same stop rules, same counts for a seed (up to float32 decisions and
  * float32 LLRs, which move the rare frame decoded near a tie).
@@ -18,17 +19,26 @@
  * computes the next. A launch's device buffers are shared (the stream orders them); its counts
  * and list live in its slot until the host has read them.
  */
-import { CheckFailedError, EngineUnavailableError, LatticeMimoError, NodeBudgetError } from '../../core/index.js';
+import {
+  CheckFailedError,
+  EngineUnavailableError,
+  errorRecord,
+  LatticeMimoError,
+  withContext,
+  type ErrorRecord,
+} from '../../core/index.js';
 import { CudaEvent, DeviceBuffer, PinnedBuffer, requireCuda, Stream, type CudaContext } from '../../gpu/index.js';
 import {
   constellation,
   cudaDetectors,
   detect,
   detectionCudaPlan,
+  nodeBudgetError,
   symbolsToBits,
   type DetectionCudaPlan,
   type DetectOptions,
   type Modulation,
+  type RedoneVectors,
   type VectorsToRedo,
 } from '../../mimo/index.js';
 import { countErrors, type ChunkResult, type ChunkTask, type DetectorCounts } from '../chunk.js';
@@ -90,6 +100,8 @@ interface Pending {
   resolve: (r: ChunkResult) => void;
   reject: (e: Error) => void;
   counts: (DetectorCounts | null)[];
+  /** failures[d]: detector d's failure at its smallest vector of the chunk (ChunkResult.failures). */
+  failures?: ({ vector: number; record: ErrorRecord } | null)[];
   /** Vectors of the task already put into launches. */
   launched: number;
   /** Launches holding part of the task, not yet settled. */
@@ -434,6 +446,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
           chunkIndex: p.task.chunkIndex,
           vectors: p.task.vectors,
           counts: p.counts,
+          ...(p.failures ? { failures: p.failures.map((f) => f?.record ?? null) } : {}),
         });
       }
     }
@@ -560,8 +573,8 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       const ms = slot.end[d]!.elapsedSince(slot.start[d]!);
       const rows = launch.parts.map((p, k) => {
         const row = (p.counts[d] ??= cd
-          ? { bitErrors: 0, symbolErrors: 0, frameErrors: 0, timeMs: 0, frames: 0, iterations: 0 }
-          : { bitErrors: 0, symbolErrors: 0, frameErrors: 0, timeMs: 0 });
+          ? { bitErrors: 0, symbolErrors: 0, frameErrors: 0, unproven: 0, timeMs: 0, frames: 0, iterations: 0 }
+          : { bitErrors: 0, symbolErrors: 0, frameErrors: 0, unproven: 0, timeMs: 0 });
         // a piece of a large chunk counts into slot (v0 / chunkVectors) = 0
         row.bitErrors += u64(c, W * k);
         row.symbolErrors += u64(c, W * k + 1);
@@ -589,7 +602,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       // coded: the flagged vectors by frame; each frame is decoded again with their CPU LLRs
       const byFrame = new Map<number, Map<number, number>>();
       for (let i = 0; i < entries.length; i += 2) {
-        this.needsAnswer(launch, d, entries[i]!, entries[i + 1]!);
+        if (this.pastBudget(launch, d, entries[i]!, entries[i + 1]!, rows)) continue;
         const g = entries[i]!,
           f = Math.floor(g / cd.kernels.vpf);
         let vs = byFrame.get(f);
@@ -612,22 +625,79 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
   }
 
   /**
-   * The detection plan's remedy for a listed vector: NodeBudgetError for one whose search reached
-   * the node budget under onBudget 'error', naming its chunk and SNR point; false for one that
-   * needs no answer; true for one to be answered (redo).
+   * A listed vector the detection plan's redo need not answer, its only flag the node budget's (true;
+   * false for a vector to redo): under onBudget 'error' the NodeBudgetError naming the SNR point, the
+   * detector, the chunk and the vector of the chunk, recorded for its chunk (failAt); under 'flag' one
+   * more unproven vector of its chunk (the device counted its best leaf).
    */
-  private needsAnswer(launch: Launch, d: number, g: number, flags: number): boolean {
+  private pastBudget(launch: Launch, d: number, g: number, flags: number, rows: DetectorCounts[]): boolean {
     const plan = this.plans[d]!;
-    if (plan.remedy(flags) !== 'node-budget') return true;
-    const l = launch.link,
-      opts = this.setup.detectors[d]!;
+    if (plan.remedy(flags) !== 'node-budget') return false;
+    const l = launch.link;
     const pos = l.v0 + g,
-      chunkIndex = l.chunk0 + Math.floor(pos / l.chunkVectors),
-      v = pos % l.chunkVectors;
-    throw new NodeBudgetError(
-      `${opts.detector}: vector ${v} of chunk ${chunkIndex} (SNR index ${l.snrIndex}) reached the node budget maxNodes = ${plan.maxNodes} before its answer was proven ML; raise maxNodes, or pass onBudget 'flag' to keep the best leaf found`,
-      { detector: opts.detector, vector: v, chunk: chunkIndex, maxNodes: plan.maxNodes },
-    );
+      k = Math.floor(pos / l.chunkVectors);
+    if (plan.onBudget === 'error') {
+      const v = pos % l.chunkVectors;
+      const where = {
+        snrIndex: l.snrIndex,
+        detector: this.setup.detectors[d]!.detector,
+        chunk: l.chunk0 + k,
+        vector: v,
+      };
+      this.failAt(launch, d, k, v, () => nodeBudgetError(plan.maxNodes, where, { detectorIndex: d }));
+      return true;
+    }
+    const row = rows[launch.parts.length === 1 ? 0 : k];
+    if (!row) throw new CheckFailedError(`internal: flagged vector ${g} lies outside the launch's chunks`);
+    row.unproven++;
+    return true;
+  }
+
+  /**
+   * Records detector d's failure `err` at vector v of the launch's chunk k (of the launch's parts),
+   * keeping the chunk's smallest such vector: the one the CPU engine, detecting in order, stops at.
+   * The chunk resolves with it (ChunkResult.failures); simulate() raises it if d is still active.
+   * `err` is made only for a vector that is kept (a launch may list every one of its vectors).
+   */
+  private failAt(launch: Launch, d: number, k: number, v: number, err: () => unknown): void {
+    const part = launch.parts.length === 1 ? launch.parts[0] : launch.parts[k];
+    if (!part) throw new CheckFailedError(`internal: failed vector ${v} lies outside the launch's chunks`);
+    const failures = (part.failures ??= this.setup.detectors.map(() => null));
+    const was = failures[d];
+    if (was && was.vector <= v) return;
+    const e = err();
+    if (!(e instanceof LatticeMimoError)) throw e;
+    failures[d] = { vector: v, record: errorRecord(e) };
+  }
+
+  /** `err` of the CPU engine's detect() on vector v of chunk `chunkIndex`, named there. */
+  private atVector(err: unknown, launch: Launch, d: number, chunkIndex: number, v: number): unknown {
+    const where = { snrIndex: launch.link.snrIndex, detector: this.setup.detectors[d]!.detector, chunk: chunkIndex };
+    const channel = Math.floor(v / this.setup.vectorsPerChannel);
+    return withContext(err, { ...where, channel, vector: v }, { detectorIndex: d });
+  }
+
+  /**
+   * The plan's redo of `count` listed vectors, or null when it failed: its failure recorded at the
+   * listed vector it names (its index in the redo's list, where(i) its chunk and vector), as the CPU
+   * engine would have stopped there.
+   */
+  private async redoOrFail(
+    launch: Launch,
+    d: number,
+    vectors: VectorsToRedo,
+    where: (i: number) => { k: number; chunkIndex: number; v: number },
+  ): Promise<RedoneVectors | null> {
+    try {
+      return await this.plans[d]!.redo(vectors);
+    } catch (e) {
+      if (!(e instanceof LatticeMimoError)) throw e;
+      const named = e.context.vector ?? e.details?.vector;
+      const i = typeof named === 'number' && named >= 0 && named < vectors.flags.length ? named : 0;
+      const w = where(i);
+      this.failAt(launch, d, w.k, w.v, () => this.atVector(e, launch, d, w.chunkIndex, w.v));
+      return null;
+    }
   }
 
   /**
@@ -672,18 +742,24 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     const frameLlr = llr ?? new Float32Array(per);
     // the flagged vectors: answered by the plan's redo, as detectAsync answers them
     const us = [...flagged.keys()].map((g) => g - lf * vpf).sort((a, b) => a - b);
-    const redo = await this.plans[d]!.redo(
+    const redo = await this.redoOrFail(
+      launch,
+      d,
       this.vectorsToRedo(
         us.map((u) => fr.vector(u)),
         us.map((u) => flagged.get(lf * vpf + u)!),
         launch.noiseVar,
       ),
+      (i) => ({ k: kc, chunkIndex: part.task.chunkIndex, v: v + us[i]! }),
     );
+    if (!redo) return;
     if (!redo.llr) throw new CheckFailedError(`internal: detector '${opts.detector}' returned no LLRs`);
-    let symbolErrors = 0;
+    let symbolErrors = 0,
+      unproven = 0;
     us.forEach((u, k) => {
       frameLlr.set(redo.llr!.subarray(k * nt * bps, (k + 1) * nt * bps), u * nt * bps);
       for (let j = 0; j < nt; j++) if (redo.symbols[k * nt + j] !== fr.txIndices[u * nt + j]) symbolErrors++;
+      unproven += redo.unproven?.[k] ?? 0;
     });
     if (!llr) {
       // past the count kernel's capacity the frame's device LLRs were not kept: its other vectors on the CPU engine
@@ -696,7 +772,13 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       for (let u = 0; u < vpf; u++) {
         if (flagged.has(lf * vpf + u)) continue;
         const one = fr.vector(u);
-        const out = detect({ nt, nr, H: one.H, y: one.y, noiseVar: launch.noiseVar }, detectOpts);
+        let out: ReturnType<typeof detect>;
+        try {
+          out = detect({ nt, nr, H: one.H, y: one.y, noiseVar: launch.noiseVar }, detectOpts);
+        } catch (e) {
+          this.failAt(launch, d, kc, v + u, () => this.atVector(e, launch, d, part.task.chunkIndex, v + u));
+          return;
+        }
         if (!out.llr) throw new CheckFailedError(`internal: detector '${opts.detector}' returned no LLRs`);
         frameLlr.set(out.llr, u * nt * bps);
       }
@@ -709,6 +791,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     row.bitErrors += got.bitErrors;
     row.symbolErrors += symbolErrors;
     row.frameErrors += got.frameErrors;
+    row.unproven += unproven;
     row.iterations! += got.iterations;
   }
 
@@ -731,7 +814,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
   }
 
   /**
-   * An uncoded launch's listed vectors (entries: (vector, flags) pairs): the node-budget rule, then
+   * An uncoded launch's listed vectors (entries: (vector, flags) pairs): the node-budget rule (pastBudget), then
    * the answers of the others from the detection plan's redo (each vector's channel and received
    * vector regenerated alone, cpu-vector.ts), counted into their chunks.
    */
@@ -741,7 +824,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     const gs: number[] = [],
       flags: number[] = [];
     for (let i = 0; i < entries.length; i += 2) {
-      if (!this.needsAnswer(launch, d, entries[i]!, entries[i + 1]!)) continue;
+      if (this.pastBudget(launch, d, entries[i]!, entries[i + 1]!, rows)) continue;
       gs.push(entries[i]!);
       flags.push(entries[i + 1]!);
     }
@@ -754,7 +837,8 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     const ones = where.map((w) =>
       linkVectorOnCpu({ ...s, snrIndex: l.snrIndex, chunkIndex: w.chunkIndex, noiseVar: launch.noiseVar }, w.v),
     );
-    const redo = await this.plans[d]!.redo(this.vectorsToRedo(ones, flags, launch.noiseVar));
+    const redo = await this.redoOrFail(launch, d, this.vectorsToRedo(ones, flags, launch.noiseVar), (i) => where[i]!);
+    if (!redo) return;
     where.forEach((w, i) => {
       const symbols = redo.symbols.subarray(i * s.nt, (i + 1) * s.nt);
       const e = countErrors(ones[i]!.txIndices, symbols, symbolsToBits(symbols, s.modulation), s.nt, s.modulation);
@@ -763,6 +847,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       row.bitErrors += e.bitErrors;
       row.symbolErrors += e.symbolErrors;
       row.frameErrors += e.frameErrors;
+      row.unproven += redo.unproven?.[i] ?? 0;
     });
   }
 
