@@ -61,6 +61,7 @@ export {
   allswapBatchCuda,
   jacobiParallelBatchCuda,
   hostBatch,
+  type HostBatchShape,
   lllIntegral,
   RUNGS,
   type Rung,

@@ -8,7 +8,7 @@ import { choiceOption, parseCommandLine, rejectInapplicable } from '../../src/cl
 import { checkSnrNumbers, intListOption, intOption } from '../../src/cli/values.js';
 import { InvalidArgumentError } from '../../src/core/errors.js';
 import { checkOutputPath } from '../../src/core/io.js';
-import { parseMimo } from '../../src/sim/cli-options.js';
+import { parseMimo } from '../../src/cli/mimo-values.js';
 import { parseSnrList } from '../../src/sim/snr.js';
 import { Philox } from '../../src/core/rng.js';
 import { addNoise, randomSymbols, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';

@@ -6,7 +6,7 @@
  * node:util parseArgs refuses them, and minimist reads `-4` as a flag. Unknown options, missing
  * values and extra positionals are InvalidArgumentErrors naming the word at fault.
  */
-import { InvalidArgumentError } from '../core/errors.js';
+import { InvalidArgumentError } from '../core/index.js';
 
 export interface OptionSpec {
   type: 'string' | 'boolean';

@@ -4,7 +4,7 @@
  * without bench/ says so with UnsupportedError.
  */
 import { existsSync } from 'node:fs';
-import { InvalidArgumentError, UnsupportedError } from '../core/errors.js';
+import { InvalidArgumentError, UnsupportedError } from '../core/index.js';
 
 type BenchPart = { run(argv: string[]): Promise<number> };
 

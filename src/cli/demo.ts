@@ -4,18 +4,17 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describeError, UnsupportedError } from '../core/errors.js';
-import { checkOutputPath, toIoError, writeFileAtomic } from '../core/io.js';
-import { Philox } from '../core/rng.js';
-import { detect } from '../mimo/detect.js';
-import type { Detector, Modulation } from '../mimo/types.js';
+import { describeError, UnsupportedError, checkOutputPath, toIoError, writeFileAtomic, Philox } from '../core/index.js';
+import { detect, type Detector, type Modulation, cudaDetectors } from '../mimo/index.js';
 import { intOption } from './values.js';
-import { resultToJson } from '../sim/output.js';
-import { renderPlotSvg, svgToPng } from '../sim/plot.js';
-import { simulateWithTable } from '../sim/report.js';
-import { resolveEngine } from '../sim/simulate.js';
-import { cudaDetectors } from '../mimo/registry.js';
-import type { SimDetector } from '../sim/types.js';
+import {
+  resultToJson,
+  renderPlotSvg,
+  svgToPng,
+  simulateWithTable,
+  resolveEngine,
+  type SimDetector,
+} from '../sim/index.js';
 import { parseCommandLine } from './args.js';
 
 const DEMO_HELP = `usage: lattice-mimo demo [--out DIR] [--threads N] [--seed S]

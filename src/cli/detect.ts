@@ -7,12 +7,9 @@
  *        (llr only for soft detectors; LLR > 0 means bit 0), plus the detector and modulation, and
  *        "unproven" (0/1 per vector) when --on-budget flag let a search stop at its node budget.
  */
-import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
-import { checkOutputPath, readInput, writeOutput } from '../core/io.js';
-import { detectAsync } from '../mimo/detect-async.js';
-import { bitsPerSymbolOf } from '../mimo/modulation.js';
-import type { DetectionInput, DetectOptions } from '../mimo/types.js';
-import { parseModulationOption } from '../sim/cli-options.js';
+import { InvalidArgumentError, InvalidInputError, checkOutputPath, readInput, writeOutput } from '../core/index.js';
+import { detectAsync, bitsPerSymbolOf, type DetectionInput, type DetectOptions } from '../mimo/index.js';
+import { parseModulationOption } from './mimo-values.js';
 import { intOption, numberOption } from './values.js';
 import { parseCommandLine, rejectInapplicable } from './args.js';
 import {

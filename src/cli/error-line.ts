@@ -4,7 +4,7 @@
  * may hold control characters (a raw ESC or DEL would move the cursor, recolour or retitle the
  * terminal) or bytes that were not UTF-8.
  */
-import { describeError, LatticeMimoError } from '../core/errors.js';
+import { describeError, LatticeMimoError } from '../core/index.js';
 
 /**
  * C0 and C1 control characters, DEL, the line and paragraph separators, the bidirectional

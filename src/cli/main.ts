@@ -5,7 +5,7 @@
  * stack trace; a closed stdout pipe (`| head`) ends quietly with 141, as a Unix tool killed by SIGPIPE.
  */
 import { readFileSync } from 'node:fs';
-import { LatticeMimoError } from '../core/errors.js';
+import { LatticeMimoError } from '../core/index.js';
 import { errorLine, escapeForTerminal } from './error-line.js';
 
 type Command = { describe: string; load: () => Promise<{ run: (argv: string[]) => Promise<number> }> };

@@ -4,9 +4,19 @@
  * `-of b` the reduced basis, `-of u` the transform U (U B_in = B_out, rows), `-of bu` both.
  * `--check` adds the proof and quality metrics (on stderr, so stdout stays fplll's format).
  */
-import { InvalidArgumentError, InvalidInputError, LatticeMimoError, UnsupportedError } from '../core/errors.js';
-import { checkDistinctOutputs, checkOutputPath, readInput, writeFileAtomicSync, writesInPlace } from '../core/io.js';
-import { makeBatch, type MatrixBatch } from '../core/matrix.js';
+import {
+  InvalidArgumentError,
+  InvalidInputError,
+  LatticeMimoError,
+  UnsupportedError,
+  checkDistinctOutputs,
+  checkOutputPath,
+  readInput,
+  writeFileAtomicSync,
+  writesInPlace,
+  makeBatch,
+  type MatrixBatch,
+} from '../core/index.js';
 import {
   assertExactDoubles,
   formatFplll,
@@ -14,13 +24,18 @@ import {
   parseBasisJson,
   parseFplll,
   type ParsedMatrix,
-} from '../lattice/fplll-format.js';
-import { lllIntegral, RUNGS, type LadderProgress, type Rung } from '../lattice/precision/ladder.js';
-import { formatIntegralResult } from '../lattice/precision/output.js';
-import { reduce, type BasisCheck } from '../lattice/reduce.js';
-import { reduceEngine } from '../lattice/reduce.js';
-import { ALGORITHMS, type Algorithm } from '../lattice/types.js';
-import { unitScale } from '../lattice/validate.js';
+  lllIntegral,
+  RUNGS,
+  type LadderProgress,
+  type Rung,
+  formatIntegralResult,
+  reduce,
+  type BasisCheck,
+  reduceEngine,
+  ALGORITHMS,
+  type Algorithm,
+  unitScale,
+} from '../lattice/index.js';
 import { choiceOption, parseCommandLine, rejectInapplicable } from './args.js';
 import { escapeForTerminal } from './error-line.js';
 import { ProgressLine } from './progress-line.js';

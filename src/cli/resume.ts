@@ -9,16 +9,22 @@
  * InvalidInputError naming the file, the point and the field: a resumed run never carries a
  * silently wrong count into its result.
  */
-import { InvalidInputError } from '../core/errors.js';
+import { InvalidInputError } from '../core/index.js';
 import { resolveDecoderOptions } from '../coding/index.js';
 import { CHANNEL_MODELS, channelEntry, type ChannelModel } from '../channels/index.js';
-import { snrToNoiseVar } from '../mimo/channel.js';
-import { bitsPerSymbolOf } from '../mimo/modulation.js';
+import { snrToNoiseVar, bitsPerSymbolOf } from '../mimo/index.js';
 import { DETECTORS, MODULATIONS } from '../mimo/index.js';
-import { codedUnit, codeOf, vectorsPerFrame } from '../sim/coded.js';
-import { detectorLabel } from '../sim/simulate.js';
-import { toEbN0Db, toEsN0Db } from '../sim/snr.js';
-import type { SimDetector, SimPoint, SimulationOptions } from '../sim/types.js';
+import {
+  codedUnit,
+  codeOf,
+  vectorsPerFrame,
+  detectorLabel,
+  toEbN0Db,
+  toEsN0Db,
+  type SimDetector,
+  type SimPoint,
+  type SimulationOptions,
+} from '../sim/index.js';
 
 type Doc = Record<string, unknown>;
 

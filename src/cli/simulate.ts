@@ -2,18 +2,26 @@
  * `lattice-mimo simulate`: Monte Carlo BER/SER/FER against SNR for several detectors, with a live
  * table on stderr and JSON / CSV / plot files at the end.
  */
-import { formatError, InvalidArgumentError } from '../core/errors.js';
-import { checkDistinctOutputs, checkOutputPath, readInput } from '../core/io.js';
-import { parseMimo, parseModulationOption } from '../sim/cli-options.js';
-import { partialResult, writeOutputs, simulateWithTable, type OutputFiles } from '../sim/report.js';
-import { DEFAULT_MAX_ERRORS, DEFAULT_MAX_VECTORS, resolveEngine } from '../sim/simulate.js';
-import { parseSnrList } from '../sim/snr.js';
-import type { SimulationOptions, SimulationResult } from '../sim/types.js';
+import { formatError, InvalidArgumentError, checkDistinctOutputs, checkOutputPath, readInput } from '../core/index.js';
+import { parseMimo, parseModulationOption } from './mimo-values.js';
+import {
+  partialResult,
+  writeOutputs,
+  simulateWithTable,
+  type OutputFiles,
+  DEFAULT_MAX_ERRORS,
+  DEFAULT_MAX_VECTORS,
+  resolveEngine,
+  parseSnrList,
+  type SimulationOptions,
+  type SimulationResult,
+  checkSoftDetectors,
+  codeOf,
+} from '../sim/index.js';
 import { choiceOption, parseCommandLine, rejectInapplicable } from './args.js';
 import { resumeOptions } from './resume.js';
 import { checkSnrNumbers, intOption, numberOption } from './values.js';
 import { LDPC_DECODER_ALGORITHMS } from '../coding/index.js';
-import { checkSoftDetectors, codeOf } from '../sim/coded.js';
 import { SOFT_DETECTORS } from '../mimo/index.js';
 import { CHANNEL_MODELS, channelEntry, DEFAULT_CHANNEL_MODEL } from '../channels/index.js';
 import {

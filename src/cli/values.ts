@@ -11,7 +11,7 @@
  * `100000000000000000000` are refused alike, past 2^53 - 1 (a double holds no larger integer
  * exactly). Every error carries `details` {option, value, ...}.
  */
-import { InvalidArgumentError } from '../core/errors.js';
+import { InvalidArgumentError } from '../core/index.js';
 
 /** A decimal number as the command line takes it. */
 const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;

@@ -4,7 +4,7 @@
  * spec string ('wimax:2304:1/2', 'nr:bg1:8448:1/2', 'nr:2000:0.4') or directly from a base matrix.
  */
 import { checkOptions, inapplicable, show } from '../core/index.js';
-import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
+import { InvalidArgumentError, InvalidInputError } from '../core/index.js';
 import { LdpcDecoder, resolveDecoderOptions } from './decoder.js';
 import { QcEncoder } from './encoder.js';
 import { GenericEncoder } from './generic-encoder.js';

@@ -6,7 +6,7 @@
  * decoding a frame allocates nothing.
  */
 import { boolean, choice, inapplicable, integer, number, object, option } from '../core/index.js';
-import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
+import { InvalidArgumentError, InvalidInputError } from '../core/index.js';
 import type { DecodeResult, DecoderAlgorithm, DecoderOptions, SparseParityCheck } from './types.js';
 import { LDPC_DECODER_ALGORITHMS } from './types.js';
 

@@ -5,7 +5,7 @@
  * from a block row in which it is the only unknown. The schedule is worked out once per code; encoding
  * is then O(edges) XORs with no matrix inversion.
  */
-import { InvalidInputError, UnsupportedError } from '../core/errors.js';
+import { InvalidInputError, UnsupportedError } from '../core/index.js';
 import type { QcParityCheck } from './types.js';
 
 /** One step of the parity schedule: block row `row` fixes parity block column `col` (shift `shift`). */

@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { withContext } from '../core/index.js';
-import { toIoError } from '../core/io.js';
+import { toIoError } from '../core/index.js';
 import { parseAlist, parseBaseMatrix } from './parity.js';
 import type { BaseMatrixTable, SparseParityCheck } from './types.js';
 

@@ -5,7 +5,7 @@
  * order; a rank-deficient H simply has more information bits than n - m. Dense, so meant for codes up
  * to a few thousand bits (n m <= 2^28).
  */
-import { InvalidInputError, UnsupportedError } from '../core/errors.js';
+import { InvalidInputError, UnsupportedError } from '../core/index.js';
 import type { SparseParityCheck } from './types.js';
 
 /** Largest n x m the dense elimination accepts (bits). */

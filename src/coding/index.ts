@@ -71,3 +71,9 @@ export {
   type GpuDecodeOptions,
   type GpuDecodeBatchResult,
 } from './gpu/cuda-decoder.js';
+
+// What other parts of the package use (the package index, src/index.ts, picks what users see).
+export { ldpcCudaEncoder } from './gpu/cuda-encoder.js';
+export type { LdpcCudaEncoder } from './gpu/cuda-encoder.js';
+export { cudaDecoderUnsupported, ldpcCudaPlan } from './gpu/cuda-decoder.js';
+export type { LdpcCudaPlan } from './gpu/cuda-decoder.js';

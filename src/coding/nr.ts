@@ -6,7 +6,7 @@
  * (BG2) inputs, repeated bits combined, punctured bits 0, filler bits known zeros.
  */
 import { checkOptions, integer, number, option, satisfying } from '../core/index.js';
-import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
+import { InvalidArgumentError, InvalidInputError } from '../core/index.js';
 import { parseBaseMatrix } from './parity.js';
 import { codeTableText } from './tables.js';
 import type { BaseMatrix, BaseMatrixTable } from './types.js';

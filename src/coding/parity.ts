@@ -3,7 +3,7 @@
  * shift per lifting-size set), MacKay's alist format, lifting a base matrix to the compact QC form,
  * expanding that to compressed rows, and syndromes.
  */
-import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
+import { InvalidArgumentError, InvalidInputError } from '../core/index.js';
 import type { BaseMatrix, BaseMatrixTable, QcParityCheck, SparseParityCheck } from './types.js';
 
 /** Largest base matrix (rows x cols blocks) and expanded matrix (edges) the readers accept. */

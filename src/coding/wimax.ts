@@ -3,7 +3,7 @@
  * to the 19 lengths n = 576, 672, ..., 2304 (z = n / 24 = 24, 28, ..., 96) with the standard's
  * shift scaling for rate 1/2: p(z) = floor(p z / 96) for p > 0 (0 and -1 unchanged).
  */
-import { InvalidArgumentError } from '../core/errors.js';
+import { InvalidArgumentError } from '../core/index.js';
 import { parseBaseMatrix } from './parity.js';
 import { codeTableText } from './tables.js';
 import type { BaseMatrix } from './types.js';

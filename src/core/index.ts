@@ -72,3 +72,17 @@ export {
 export { MAX_ARRAY_LENGTH, checkArrayLength, allocArray, type TypedArrayKind } from './alloc.js';
 export { allocReal, allocLike } from './matrix.js';
 export { show, oneOf } from './show.js';
+
+// What other parts of the package use (the package index, src/index.ts, picks what users see).
+export {
+  checkOutputPath,
+  toIoError,
+  writeFileAtomic,
+  readInput,
+  writeOutput,
+  checkDistinctOutputs,
+  writeFileAtomicSync,
+  writesInPlace,
+} from './io.js';
+export { defaultThreads, runOnWorkers, serializeError, WorkerPool } from './worker-pool.js';
+export { assertFinite } from './validate.js';

@@ -20,7 +20,7 @@
  * - Outputs are written into the caller's arrays; an output may be the input array itself.
  * - One batch at a time per process: the lanes' buffers and streams are shared.
  */
-import { InvalidArgumentError, LatticeMimoError } from '../core/errors.js';
+import { InvalidArgumentError, LatticeMimoError } from '../core/index.js';
 import { checkBatchRunOptions, type BatchRunOptions } from './batch-options.js';
 import type { CudaContext } from './context.js';
 import { pinnedAddress } from './host-memory.js';

@@ -2,7 +2,7 @@
  * The CUDA device and its primary context (cuDevicePrimaryCtxRetain + cuCtxSetCurrent): one per
  * process, made current on first use. `cudaAvailable()` probes without ever throwing.
  */
-import { EngineUnavailableError } from '../core/errors.js';
+import { EngineUnavailableError } from '../core/index.js';
 import { CU_DEVICE_ATTRIBUTE as A, check, getDriver, outHandle, type DriverApi } from './driver.js';
 
 /** What the CUDA driver reports of a device, read once when its context opens. */

@@ -11,7 +11,7 @@
  */
 import { existsSync } from 'node:fs';
 import { koffi, type Koffi } from './native.js';
-import { CudaError, EngineUnavailableError } from '../core/errors.js';
+import { CudaError, EngineUnavailableError } from '../core/index.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: koffi binds C functions, whose arguments and results take any C type
 type Fn = (...args: any[]) => any;

@@ -9,8 +9,7 @@
  * The device probe is cudaAvailable() (context.ts): it loads no native code on a machine without
  * an NVIDIA driver, and a request the part cannot run on the GPU never probes at all.
  */
-import { EngineUnavailableError, InvalidArgumentError } from '../core/errors.js';
-import { show } from '../core/show.js';
+import { EngineUnavailableError, InvalidArgumentError, show } from '../core/index.js';
 import { cudaAvailable } from './context.js';
 
 /** What a call may ask for. */

@@ -7,7 +7,7 @@
  * the garbage collector drops the array, and is reused by the next allocation of the same size
  * class; releasePinnedPool() frees what the pool holds.
  */
-import { InvalidArgumentError } from '../core/errors.js';
+import { InvalidArgumentError } from '../core/index.js';
 import type { CudaContext } from './context.js';
 import { PinnedBuffer } from './memory.js';
 

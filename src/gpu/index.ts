@@ -65,3 +65,7 @@ export async function describeCuda(): Promise<string[]> {
   }
   return lines;
 }
+
+// What other parts of the package use (the package index, src/index.ts, picks what users see).
+export { check } from './driver.js';
+export { downloadFromAddress } from './memory.js';

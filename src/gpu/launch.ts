@@ -5,7 +5,7 @@
  * copies before cuLaunchKernel returns, so the block is reused by the next launch.
  */
 import { koffi } from './native.js';
-import { InvalidArgumentError, UnsupportedError } from '../core/errors.js';
+import { InvalidArgumentError, UnsupportedError } from '../core/index.js';
 import { CU_FUNC_ATTRIBUTE, check } from './driver.js';
 import type { CudaContext } from './context.js';
 import type { DeviceBuffer } from './memory.js';

@@ -7,7 +7,7 @@
  * Synchronous copies may use any typed array.
  */
 import { koffi } from './native.js';
-import { InvalidArgumentError } from '../core/errors.js';
+import { InvalidArgumentError } from '../core/index.js';
 import { check, outHandle } from './driver.js';
 import type { CudaContext } from './context.js';
 import type { Stream } from './stream.js';

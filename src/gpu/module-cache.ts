@@ -14,7 +14,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { InvalidArgumentError } from '../core/errors.js';
+import { InvalidArgumentError } from '../core/index.js';
 import { check, outHandle } from './driver.js';
 import { compile, nvrtcSupportedArchs, nvrtcVersion } from './nvrtc.js';
 import { Kernel, type ParamType } from './launch.js';

@@ -4,7 +4,7 @@
  * A failed compile throws CudaError('NVRTC_ERROR') whose message carries the compiler's log.
  */
 import { koffi, type Koffi } from './native.js';
-import { CudaError, EngineUnavailableError } from '../core/errors.js';
+import { CudaError, EngineUnavailableError } from '../core/index.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: koffi binds C functions, whose arguments and results take any C type
 type Fn = (...args: any[]) => any;

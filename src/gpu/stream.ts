@@ -3,7 +3,7 @@
  * loop, and timing device work with events (the way to time kernels: host clocks see only the
  * asynchronous launch).
  */
-import { CudaError } from '../core/errors.js';
+import { CudaError } from '../core/index.js';
 import { CU_RESULT, check, outHandle } from './driver.js';
 import type { CudaContext } from './context.js';
 

@@ -15,7 +15,7 @@ import {
   type RealArray,
   withContext,
 } from '../core/index.js';
-import { defaultThreads, runOnWorkers } from '../core/worker-pool.js';
+import { defaultThreads, runOnWorkers } from '../core/index.js';
 import { ALGORITHM_REGISTRY } from './registry.js';
 import { remedy } from './fallback.js';
 import type { AlgoParams, Algorithm, BasisStats } from './types.js';

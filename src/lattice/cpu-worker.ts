@@ -1,6 +1,6 @@
 /** Worker thread for reduceBatchCpu: reduces the chunks it is sent. */
 import { parentPort } from 'node:worker_threads';
-import { serializeError } from '../core/worker-pool.js';
+import { serializeError } from '../core/index.js';
 import { reduceChunk, type ChunkTask } from './cpu-batch.js';
 
 parentPort!.on('message', ({ id, task }: { id: number; task: ChunkTask }) => {

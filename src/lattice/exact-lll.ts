@@ -12,7 +12,7 @@
  *                                               <=>  delta_den (d_{k+1} d_{k-1} + lambda^2) >= delta_num d_k^2
  */
 import { checkArray, checkParam, checkSizes } from './check-args.js';
-import { InvalidArgumentError } from '../core/errors.js';
+import { InvalidArgumentError } from '../core/index.js';
 
 /** The LLL conditions of an integer basis, proven in exact rational arithmetic (checkLLLExact). */
 export interface ExactLLLCheck {

@@ -17,7 +17,7 @@
  */
 import { checkArray, checkSizes } from './check-args.js';
 import { InvalidArgumentError, show } from '../core/index.js';
-import { CheckFailedError } from '../core/errors.js';
+import { CheckFailedError } from '../core/index.js';
 
 /** What rebuilding gives: Z (column-major, m x m) and how it was proven. */
 export interface ExactTransform {

@@ -13,8 +13,7 @@
  * past 2^53 is refused rather than rounded.
  */
 import { checkOptions, choice, inapplicable, integer, option, type OptionsOf } from '../core/index.js';
-import { InvalidInputError } from '../core/errors.js';
-import { allocReal, makeBatch, type MatrixBatch, type Precision } from '../core/matrix.js';
+import { InvalidInputError, allocReal, makeBatch, type MatrixBatch, type Precision } from '../core/index.js';
 
 /** One matrix as read from fplll's format or JSON: rows are basis vectors, as written. */
 export interface ParsedMatrix {

@@ -19,20 +19,26 @@ const HOST_BATCH_SCHEMA = {
   precision: option(choice(['float32', 'float64'] as const), 'the array kind', { default: 'float64' }),
 };
 
+/** The size of hostBatch()'s batch: `batch` matrices of rows x cols. */
+export interface HostBatchShape {
+  batch: number;
+  rows: number;
+  cols: number;
+}
+
 /**
  * An empty batch of `batch` matrices of rows x cols (column-major, back to back) for the caller to
  * fill in place: on pinned host memory when a CUDA device answers, so that reduce() on the GPU copies
  * it (and results written into such arrays, ReduceOptions.out) with no staging copy; ordinary memory
  * otherwise. The memory returns to a pool when the array is garbage-collected. A shape past what
  * an array may hold is an UnsupportedError naming its size and the limit.
- * @returns MatrixBatch with data: Float32Array or Float64Array of batch x rows x cols (contents unspecified).
+ * @returns MatrixBatch with data of batch x rows x cols (contents unspecified): a Float32Array for
+ * precision 'float32', a Float64Array for 'float64' (the default).
  */
-export async function hostBatch(shape: {
-  batch: number;
-  rows: number;
-  cols: number;
-  precision?: Precision;
-}): Promise<MatrixBatch> {
+export async function hostBatch(shape: HostBatchShape & { precision: 'float32' }): Promise<MatrixBatch<Float32Array>>;
+export async function hostBatch(shape: HostBatchShape & { precision?: 'float64' }): Promise<MatrixBatch<Float64Array>>;
+export async function hostBatch(shape: HostBatchShape & { precision?: Precision }): Promise<MatrixBatch>;
+export async function hostBatch(shape: HostBatchShape & { precision?: Precision }): Promise<MatrixBatch> {
   const s = checkOptions(shape, HOST_BATCH_SCHEMA, 'hostBatch()');
   const { batch, rows, cols } = s as Required<typeof s>;
   const precision = s.precision ?? 'float64';

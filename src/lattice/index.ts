@@ -32,7 +32,7 @@ export { REDUCE_SCHEMA, ENGINE_CALL_SCHEMA, type EngineCallParams } from './vali
 export { GPU_TUNING_SCHEMA } from './gpu-tuning.js';
 export { ALGORITHM_REGISTRY, type AlgorithmTraits, type AlgorithmParam } from './registry.js';
 export type { CountTotals, CudaBatchOutputs, CudaBatchResult, CudaBatchStats } from './gpu/batch.js';
-export { hostBatch } from './host-batch.js';
+export { hostBatch, type HostBatchShape } from './host-batch.js';
 export {
   lllIntegral,
   INTEGRAL_LLL_SCHEMA,
@@ -82,3 +82,8 @@ export {
 } from './gpu/lll-plan.js';
 export { lllCpu as lllInPlace } from './lll/cpu.js';
 export type { CpuReducer } from './types.js';
+
+// What other parts of the package use (the package index, src/index.ts, picks what users see).
+export { assertExactDoubles, formatIntegerRows } from './fplll-format.js';
+export { formatIntegralResult } from './precision/output.js';
+export { unitScale } from './validate.js';

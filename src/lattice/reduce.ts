@@ -8,9 +8,11 @@
  * returned as reduced.
  */
 import { allocArray } from '../core/index.js';
-import { CheckFailedError, InvalidArgumentError, InvalidInputError, LatticeMimoError } from '../core/errors.js';
-import { errorFromRecord } from '../core/index.js';
 import {
+  CheckFailedError,
+  InvalidArgumentError,
+  InvalidInputError,
+  LatticeMimoError,
   allocLike,
   makeBatch,
   matrixAt,
@@ -18,7 +20,8 @@ import {
   toPrecision,
   type MatrixBatch,
   type RealArray,
-} from '../core/matrix.js';
+} from '../core/index.js';
+import { errorFromRecord } from '../core/index.js';
 import { rebuildTransform, type ExactTransform } from './exact-transform.js';
 import { transformLost, transformOverflow } from './lll/columns.js';
 import {
@@ -36,7 +39,7 @@ import {
   type UnimodularCheck,
 } from './check.js';
 import { reduceBatchCpu, reduceChunk, reduceOneCpu, withBasisIndex } from './cpu-batch.js';
-import { chooseEngine, cpuOnlyEngine, type EngineDecision } from '../gpu/engine.js';
+import { chooseEngine, cpuOnlyEngine, type EngineDecision } from '../gpu/index.js';
 import { ALGORITHM_REGISTRY, CUDA_ALGORITHMS } from './registry.js';
 import { isBreakdown, remedy } from './fallback.js';
 import type { Algorithm, BasisStats, ReduceOptions } from './types.js';

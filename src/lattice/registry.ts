@@ -5,7 +5,7 @@
  * algorithm is adding a folder and a line here. reduce(), its option checks (validate.ts) and the
  * fallback policy (fallback.ts) read the traits instead of lists of names.
  */
-import type { RealArray } from '../core/matrix.js';
+import type { RealArray } from '../core/index.js';
 import type { AlgoParams, Algorithm, CpuReducer } from './types.js';
 import type { CudaBatchOutputs, CudaBatchResult } from './gpu/batch.js';
 import type { TuningGroup } from './gpu-tuning.js';

@@ -5,7 +5,7 @@
  * the basis vectors are the columns. Z is m x m, column-major, integer valued, with B' = B Z.
  */
 import type { ErrorRecord } from '../core/index.js';
-import type { Precision, RealArray } from '../core/matrix.js';
+import type { Precision, RealArray } from '../core/index.js';
 import type { GpuTuning } from './gpu-tuning.js';
 
 /** Every reduction algorithm `reduce()` accepts, by name. */

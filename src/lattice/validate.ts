@@ -24,7 +24,7 @@ import {
   type MatrixBatch,
   type OptionsOf,
 } from '../core/index.js';
-import { assertFinite } from '../core/validate.js';
+import { assertFinite } from '../core/index.js';
 import { ENGINE_REQUESTS } from '../gpu/index.js';
 import { gramSchmidt, isIntegral } from './check.js';
 import { provablyFullRank } from './exact-rank.js';

@@ -6,8 +6,7 @@
  * Draw order (fixed, so a GPU generator can reproduce it from the same Philox stream): noise in the
  * order of the y array (vector, antenna, re, im). All complex Gaussians use rng.normal() * sqrt(var/2).
  */
-import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
-import type { Philox } from '../core/rng.js';
+import { InvalidArgumentError, InvalidInputError, type Philox } from '../core/index.js';
 import { constellation } from './modulation.js';
 import type { Modulation } from './types.js';
 

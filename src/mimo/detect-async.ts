@@ -8,8 +8,8 @@
  *  - engine 'auto' (default): the GPU where a device and the detector's CUDA implementation are
  *    there, else the CPU (the package's one chooser, gpu/engine.ts).
  */
-import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
-import { chooseEngine } from '../gpu/engine.js';
+import { InvalidArgumentError, InvalidInputError } from '../core/index.js';
+import { chooseEngine } from '../gpu/index.js';
 import { checkFinite, detectCpu, validateDetection } from './detect.js';
 import type { CudaDetector } from './gpu/cuda-detector.js';
 import type { DetectOutputs } from './gpu/detect-batch.js';

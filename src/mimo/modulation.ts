@@ -7,9 +7,8 @@
  *   v(c0 .. c_{k-1}) = (1-2c0)(2^{k-1} - (1-2c1)(2^{k-2} - ... (2 - (1-2c_{k-1})))).
  * BPSK, d = (1-2b0)(1+j)/sqrt2, is one real dimension along the diagonal (no PAM split).
  */
-import { InvalidArgumentError, InvalidInputError } from '../core/errors.js';
+import { InvalidArgumentError, InvalidInputError, show } from '../core/index.js';
 import { MODULATIONS, type Modulation } from './types.js';
-import { show } from '../core/show.js';
 
 /** One PAM dimension of a square QAM constellation. */
 export interface PamInfo {

@@ -3,12 +3,10 @@
  * data, count their errors. A pure function of the task, so the worker threads and the in-thread
  * executor give identical counts.
  */
-import { CheckFailedError, LatticeMimoError } from '../core/errors.js';
+import { CheckFailedError, LatticeMimoError } from '../core/index.js';
 import { errorRecord, withContext, type ErrorContext, type ErrorRecord } from '../core/index.js';
-import { detect } from '../mimo/detect.js';
+import { detect, constellation, type DetectOptions, type Modulation } from '../mimo/index.js';
 import { hardDecisionOptions } from '../mimo/index.js';
-import { constellation } from '../mimo/modulation.js';
-import type { DetectOptions, Modulation } from '../mimo/types.js';
 import { decodeRange } from './coded.js';
 import { generateLinkChunk, type LinkChunkSpec } from './link.js';
 

@@ -10,14 +10,11 @@
  * order, so deinterleaving is taking the first n LLRs of the frame's vectors. No interleaver beyond
  * that (NR codes carry their own bit interleaver inside `code.encode`).
  */
-import { InvalidArgumentError } from '../core/errors.js';
+import { InvalidArgumentError, type Philox } from '../core/index.js';
 import { chunkUnit } from './chunking.js';
-import type { Philox } from '../core/rng.js';
 import { ldpcCode, type DecoderOptions, type FrameDecoder, type LdpcCode } from '../coding/index.js';
-import { detect } from '../mimo/detect.js';
-import { constellation } from '../mimo/modulation.js';
+import { detect, constellation, type DetectOptions, type Detector, type Modulation } from '../mimo/index.js';
 import { SOFT_DETECTORS } from '../mimo/index.js';
-import type { DetectOptions, Detector, Modulation } from '../mimo/types.js';
 
 /** What a chunk needs to know of the code: the spec (rebuilt and cached in every worker) and the decoder. */
 export interface CodedSpec {

@@ -9,13 +9,10 @@
  * channels of a chunk independent of how much noise is drawn (and a GPU generator can reproduce
  * any of them alone). The draw order within each stream is channel.ts's.
  */
-import { InvalidArgumentError } from '../core/errors.js';
+import { InvalidArgumentError, Philox } from '../core/index.js';
 import { checkChunkVectors } from './chunking.js';
-import { Philox } from '../core/rng.js';
 import { type ChannelModel, type ChannelSpan, channelEntry, DEFAULT_CHANNEL_MODEL } from '../channels/index.js';
-import { addNoise, randomSymbols, transmit } from '../mimo/channel.js';
-import { bitsPerSymbolOf, constellation } from '../mimo/modulation.js';
-import type { Modulation } from '../mimo/types.js';
+import { addNoise, randomSymbols, transmit, bitsPerSymbolOf, constellation, type Modulation } from '../mimo/index.js';
 import { codedSymbols, codeOf, vectorsPerFrame, type CodedSpec } from './coded.js';
 
 /**

@@ -9,8 +9,7 @@ import { existsSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
 import { createRequire } from 'node:module';
 import { extname, join } from 'node:path';
 import { channelEntry, DEFAULT_CHANNEL_MODEL } from '../channels/index.js';
-import { InvalidArgumentError, UnsupportedError } from '../core/errors.js';
-import { writeFileAtomic } from '../core/io.js';
+import { InvalidArgumentError, UnsupportedError, writeFileAtomic } from '../core/index.js';
 import { snrTypeName } from './table.js';
 import type { SimulationResult } from './types.js';
 

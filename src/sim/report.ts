@@ -2,8 +2,7 @@
  * A simulation as the commands run it: the live table on stderr while it runs, then the files
  * asked for (JSON, CSV, plot). Shared by `simulate` and `demo`.
  */
-import { LatticeMimoError } from '../core/errors.js';
-import { writeOutput } from '../core/io.js';
+import { LatticeMimoError, writeOutput } from '../core/index.js';
 import { resultToCsv, resultToJson } from './output.js';
 import { writePlot, type PlotOptions } from './plot.js';
 import { simulate } from './simulate.js';

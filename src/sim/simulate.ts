@@ -13,7 +13,7 @@
  * the same partial result in `details.partial` (its `error` the error as data).
  */
 import { availableParallelism } from 'node:os';
-import { chooseEngine, type EngineDecision } from '../gpu/engine.js';
+import { chooseEngine, type EngineDecision } from '../gpu/index.js';
 import {
   asLibraryError,
   checkOptions,
@@ -23,8 +23,7 @@ import {
   InvalidArgumentError,
   type LatticeMimoError,
 } from '../core/index.js';
-import { snrToNoiseVar } from '../mimo/channel.js';
-import { bitsPerSymbolOf } from '../mimo/modulation.js';
+import { snrToNoiseVar, bitsPerSymbolOf } from '../mimo/index.js';
 import {
   checkDetectOptions,
   detectorOptionsLabel,
@@ -121,7 +120,7 @@ export async function resolveEngine(
       if (coded?.code === undefined) return null;
       const soft = codedGpuUnsupported(detectors);
       if (soft !== null) return soft;
-      const { cudaDecoderUnsupported } = await import('../coding/gpu/cuda-decoder.js');
+      const { cudaDecoderUnsupported } = await import('../coding/index.js');
       const { codeOf } = await import('./coded.js');
       const why = cudaDecoderUnsupported(
         codeOf(coded.code, coded.modulation ?? 'qpsk'),

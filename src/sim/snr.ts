@@ -1,7 +1,7 @@
 /**
  * SNR lists as users write them: "0:2:24" (start:step:stop, stop included) or "0,5,10.5".
  */
-import { InvalidArgumentError } from '../core/errors.js';
+import { InvalidArgumentError } from '../core/index.js';
 
 /** Most SNR points one run may ask for (a bound on every loop below). */
 export const MAX_SNR_POINTS = 1000;

@@ -4,11 +4,10 @@
  */
 import type { ChannelModel } from '../channels/index.js';
 import type { ErrorRecord } from '../core/index.js';
-import type { DecoderOptions } from '../coding/types.js';
-import type { DetectOptions, Detector, Modulation } from '../mimo/types.js';
+import type { DecoderOptions } from '../coding/index.js';
+import type { DetectOptions, Detector, Modulation, SnrType } from '../mimo/index.js';
 
-export type { SnrType } from '../mimo/channel.js';
-import type { SnrType } from '../mimo/channel.js';
+export type { SnrType } from '../mimo/index.js';
 
 /** One detector to simulate: DetectOptions without the modulation (the simulation fixes it). */
 export interface SimDetector extends Omit<DetectOptions, 'modulation' | 'engine'> {

@@ -3,7 +3,7 @@
  * simulation feeds chunk by chunk as it decides whether more are needed, or this thread; the GPU
  * link (src/sim/gpu/executor.ts) is the third.
  */
-import { WorkerPool } from '../core/worker-pool.js';
+import { WorkerPool } from '../core/index.js';
 
 export { WorkerPool };
 

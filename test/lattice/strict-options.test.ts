@@ -324,8 +324,12 @@ test('hostBatch(): its shape is checked (required keys, types, unknown keys), an
     ),
     { numRuns: 30 },
   );
+  // the array's type follows the precision, for the compiler as at run time
   const b = await hostBatch({ batch: 2, rows: 3, cols: 2, precision: 'float32' });
-  assert.ok(b.data instanceof Float32Array && b.data.length === 12);
+  const f32: Float32Array = b.data;
+  assert.ok(f32 instanceof Float32Array && f32.length === 12);
+  const f64: Float64Array = (await hostBatch({ batch: 2, rows: 3, cols: 2 })).data;
+  assert.ok(f64 instanceof Float64Array && f64.length === 12);
 });
 
 test('generators: required keys, types, unknown keys and their own size bound are typed errors; explicit defaults change nothing', () => {

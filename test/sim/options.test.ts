@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { parseSnrList, toEbN0Db, toEsN0Db } from '../../src/sim/snr.js';
-import { parseMimo } from '../../src/sim/cli-options.js';
+import { parseMimo } from '../../src/cli/mimo-values.js';
 import { detectorFlags, parseDetectorList } from '../../src/cli/detector-options.js';
 import { givenFlags, parseFlags } from '../../src/cli/option-flags.js';
 import { parseSimulateArgs } from '../../src/cli/simulate.js';

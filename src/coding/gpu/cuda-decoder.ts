@@ -10,14 +10,18 @@
  *   already hold the LLRs (a GPU link keeps its frames on the device); see LdpcCudaPlan.
  */
 import { checkOptions, choice, inapplicable, integer, option } from '../../core/index.js';
-import { InvalidArgumentError, InvalidInputError, UnsupportedError } from '../../core/errors.js';
-import { runBatch } from '../../gpu/batch-runner.js';
+import { InvalidArgumentError, InvalidInputError, UnsupportedError } from '../../core/index.js';
+import {
+  runBatch,
+  requireCuda,
+  type CudaContext,
+  chooseEngine,
+  type Kernel,
+  loadModule,
+  readKernelSource,
+  type Stream,
+} from '../../gpu/index.js';
 import { batchRunOption, ENGINE_REQUESTS, type BatchRunOptions } from '../../gpu/index.js';
-import { requireCuda, type CudaContext } from '../../gpu/context.js';
-import { chooseEngine } from '../../gpu/engine.js';
-import type { Kernel } from '../../gpu/launch.js';
-import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
-import type { Stream } from '../../gpu/stream.js';
 import type { LdpcCode } from '../code.js';
 import { DECODER_SCHEMA, LDPC_MIN_SUM_SCALE, resolveDecoderOptions, type ResolvedDecoderOptions } from '../decoder.js';
 import { nrRateMatchMap, nrRateRecover } from '../nr.js';

@@ -3,11 +3,8 @@
  * CPU encoder's schedule (QcEncoder) replayed on the device, Z threads a frame, so a GPU link can
  * encode the frames it sends without a round trip. Codewords equal the CPU's bit for bit.
  */
-import { InvalidArgumentError, UnsupportedError } from '../../core/errors.js';
-import type { CudaContext } from '../../gpu/context.js';
-import type { Kernel } from '../../gpu/launch.js';
-import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
-import type { Stream } from '../../gpu/stream.js';
+import { InvalidArgumentError, UnsupportedError } from '../../core/index.js';
+import { type CudaContext, type Kernel, loadModule, readKernelSource, type Stream } from '../../gpu/index.js';
 import type { LdpcCode } from '../code.js';
 import { QcEncoder } from '../encoder.js';
 import type { QcParityCheck } from '../types.js';

@@ -22,7 +22,7 @@
  *
  * iterations counts phases (over all rounds) and is bounded by p.maxIterations.
  */
-import { allocLike, type RealArray } from '../../core/matrix.js';
+import { allocLike, type RealArray } from '../../core/index.js';
 import type { AlgoParams, BasisStats, CpuReducer } from '../types.js';
 import { maxAbs } from '../lll/columns.js';
 import {

@@ -10,8 +10,7 @@
  */
 import type { AlgoParams } from '../types.js';
 import { validateGpuTuning, type AllswapTuning } from '../gpu-tuning.js';
-import type { DeviceProperties } from '../../gpu/context.js';
-import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
+import { type DeviceProperties, loadModule, readKernelSource } from '../../gpu/index.js';
 import {
   runLatticeBatch,
   type CudaBatchOutputs,

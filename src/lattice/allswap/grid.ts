@@ -5,10 +5,8 @@
  * in its block mode, MB-LLL and CR-MB-LLL (block/cuda.ts).
  */
 import type { AlgoParams } from '../types.js';
-import type { CudaContext, DeviceProperties } from '../../gpu/context.js';
-import type { Kernel } from '../../gpu/launch.js';
+import { type CudaContext, type DeviceProperties, type Kernel, loadModule, readKernelSource } from '../../gpu/index.js';
 import type { LaunchPlan } from '../gpu/batch.js';
-import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
 import { precisionReductionBound } from '../lll/gso.js';
 
 const GRID_KERNEL_URL = new URL('./grid-kernel.cu', import.meta.url);

@@ -24,7 +24,7 @@
  * even: (1,2), (3,4), ...) inside a column range, in increasing k. Phases alternate, odd first,
  * until the latest phase of each parity made no swap (Algorithm 1's odd/even flags).
  */
-import type { RealArray } from '../../core/matrix.js';
+import type { RealArray } from '../../core/index.js';
 import type { AlgoParams, BasisStats } from '../types.js';
 import { dotCols, reduceColumn, swapColumns } from '../lll/columns.js';
 import { gramSchmidtInto, iterationLimit } from '../lll/gso.js';

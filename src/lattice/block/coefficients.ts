@@ -3,7 +3,7 @@
  * j < i), which CR-MB-LLL drops: the GS-coefficient update after a sub-basis reduction, size
  * reduction with U (condition (1)), and the boundary step with Procedure 3 (Swap).
  */
-import type { RealArray } from '../../core/matrix.js';
+import type { RealArray } from '../../core/index.js';
 import type { BasisStats } from '../types.js';
 import { dotCols, reduceColumn, swapColumns } from '../lll/columns.js';
 import { bstarDrifted, simpleSwapBstar, type PairState } from '../allswap/phases.js';

@@ -34,8 +34,7 @@
  * condition. iterations counts block rounds and is bounded by p.maxIterations; so is the number
  * of phases of each sub-basis reduction.
  */
-import { InvalidArgumentError } from '../../core/errors.js';
-import { allocLike, type RealArray } from '../../core/matrix.js';
+import { InvalidArgumentError, allocLike, type RealArray } from '../../core/index.js';
 import type { AlgoParams, BasisStats, CpuReducer } from '../types.js';
 import { maxAbs } from '../lll/columns.js';
 import {

@@ -12,10 +12,7 @@
  *  - 'host-streams': Algorithm 3 / Fig. 2, a host loop over CUDA streams (gpu-host-streams.ts).
  */
 import type { AlgoParams } from '../types.js';
-import type { DeviceProperties } from '../../gpu/context.js';
-import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
-import type { CudaContext } from '../../gpu/context.js';
-import type { Kernel } from '../../gpu/launch.js';
+import { type DeviceProperties, loadModule, readKernelSource, type CudaContext, type Kernel } from '../../gpu/index.js';
 import {
   runLatticeBatch,
   type CudaBatchOutputs,
@@ -24,7 +21,7 @@ import {
   type LaunchPlan,
   type RealArray,
 } from '../gpu/batch.js';
-import { InvalidArgumentError } from '../../core/errors.js';
+import { InvalidArgumentError } from '../../core/index.js';
 import { validateGpuTuning } from '../gpu-tuning.js';
 import { precisionReductionBound } from '../lll/gso.js';
 import { runHostStreams } from './gpu-host-streams.js';

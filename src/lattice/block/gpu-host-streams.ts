@@ -7,10 +7,8 @@
  * round needed) come back asynchronously; the host then drops the finished bases, so the next
  * launch shrinks. The closing step runs inside block_rest when a basis finishes.
  */
-import { UnsupportedError } from '../../core/errors.js';
-import { requireCuda } from '../../gpu/context.js';
-import { DeviceBuffer, PinnedBuffer } from '../../gpu/memory.js';
-import { CudaEvent, Stream } from '../../gpu/stream.js';
+import { UnsupportedError } from '../../core/index.js';
+import { requireCuda, DeviceBuffer, PinnedBuffer, CudaEvent, Stream } from '../../gpu/index.js';
 import {
   countArrays,
   emptyOutcome,

@@ -10,14 +10,20 @@
  * most give each basis a thread block, the per-thread ones (LaunchPlan.basesPerBlock) take the
  * number of bases as their last argument.
  */
-import { InvalidArgumentError, InvalidInputError, UnsupportedError } from '../../core/errors.js';
+import { InvalidArgumentError, InvalidInputError, UnsupportedError } from '../../core/index.js';
 import { allocArray, allocLike, errorRecord, type ErrorRecord, type RealArray } from '../../core/index.js';
-import { runBatch } from '../../gpu/batch-runner.js';
-import { requireCuda, type CudaContext, type DeviceProperties } from '../../gpu/context.js';
-import { check } from '../../gpu/driver.js';
-import type { Kernel, ParamValue } from '../../gpu/launch.js';
-import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
-import type { Stream } from '../../gpu/stream.js';
+import {
+  runBatch,
+  requireCuda,
+  type CudaContext,
+  type DeviceProperties,
+  check,
+  type Kernel,
+  type ParamValue,
+  loadModule,
+  readKernelSource,
+  type Stream,
+} from '../../gpu/index.js';
 import { remedy } from '../fallback.js';
 import { checkCountsArray } from '../validate.js';
 import { ALGORITHM_REGISTRY } from '../registry.js';
@@ -25,7 +31,7 @@ import type { AlgoParams, Algorithm } from '../types.js';
 import { STATS_WIDTH, STATUS, statusCode, statusError } from './status.js';
 
 export { STATS_WIDTH, STATUS } from './status.js';
-export type { RealArray } from '../../core/matrix.js';
+export type { RealArray } from '../../core/index.js';
 
 /** What the kernel needs per basis and per launch, decided by the algorithm for (n, m, device). */
 export interface LaunchPlan {

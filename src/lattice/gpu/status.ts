@@ -9,7 +9,7 @@ import {
   LatticeMimoError,
   RankDeficientError,
   UnsupportedError,
-} from '../../core/errors.js';
+} from '../../core/index.js';
 import type { AlgoParams } from '../types.js';
 
 export const STATS_WIDTH = 5;

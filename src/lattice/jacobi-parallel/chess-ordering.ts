@@ -16,7 +16,7 @@
  *
  * An odd m gets a dummy player, numbered m: a pair with the dummy is a bye (nothing to do).
  */
-import { InvalidArgumentError } from '../../core/errors.js';
+import { InvalidArgumentError } from '../../core/index.js';
 
 /** Players in the tournament: m, plus a dummy when m is odd. */
 export function chessPlayers(m: number): number {

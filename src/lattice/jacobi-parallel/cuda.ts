@@ -6,8 +6,7 @@
  */
 import type { AlgoParams } from '../types.js';
 import { validateGpuTuning, type JacobiRounds, type JacobiTuning } from '../gpu-tuning.js';
-import type { CudaContext, DeviceProperties } from '../../gpu/context.js';
-import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
+import { type CudaContext, type DeviceProperties, loadModule, readKernelSource } from '../../gpu/index.js';
 import {
   runLatticeBatch,
   type CudaBatchOutputs,

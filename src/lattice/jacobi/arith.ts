@@ -6,7 +6,7 @@
  * Float64Array it is plain double arithmetic. (JavaScript computes in double; rounding a double
  * result of +, -, *, / on float32 operands to float32 gives the correctly rounded float32 result.)
  */
-import type { RealArray } from '../../core/matrix.js';
+import type { RealArray } from '../../core/index.js';
 import { addProduct } from '../lll/columns.js';
 
 /**

@@ -20,7 +20,7 @@
  * q = 0.225: no step, no swap, yet |G(1,2)| = 0.9 > G(1,1)/2). Testing |G(i,j)| against G(i,i)/2
  * directly avoids a rounded quotient; with strict inequalities and the slack, ties never cycle.
  */
-import type { RealArray } from '../../core/matrix.js';
+import type { RealArray } from '../../core/index.js';
 import type { CpuReducer } from '../types.js';
 import { reductionLimit, roundHalfAway, transformUpdateFits } from './arith.js';
 import { runJacobi, type JacobiState, type JacobiSweeper, type SweepOutcome } from './driver.js';

@@ -32,8 +32,14 @@
  * none of them happens on well-conditioned input. (The potential uses log; a kernel's log may
  * differ in the last bit, which can matter only in this failure regime.)
  */
-import { IterationLimitError, InvalidArgumentError, InvalidInputError, RankDeficientError } from '../../core/errors.js';
-import { allocLike, type RealArray } from '../../core/matrix.js';
+import {
+  IterationLimitError,
+  InvalidArgumentError,
+  InvalidInputError,
+  RankDeficientError,
+  allocLike,
+  type RealArray,
+} from '../../core/index.js';
 import type { AlgoParams, BasisStats } from '../types.js';
 import { basisTimesZ, gramMatrix } from './arith.js';
 

@@ -3,8 +3,7 @@
  * matrix, the integer column operation b_k -= x b_j, swaps, and the exactness of Z (an entry past
  * 2^53 can no longer be held in a float64: it becomes NaN, never a silent rounding).
  */
-import { UnsupportedError } from '../../core/errors.js';
-import type { RealArray } from '../../core/matrix.js';
+import { UnsupportedError, type RealArray } from '../../core/index.js';
 
 /**
  * <A[:, a], C[:, c]> over n entries; a and c are column offsets. Accumulates in float64 with four

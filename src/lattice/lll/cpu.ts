@@ -31,9 +31,7 @@
  *
  * iterations counts visits of a position k (main-loop steps); swaps counts adjacent transpositions.
  */
-import type { RealArray } from '../../core/matrix.js';
-import { allocLike } from '../../core/matrix.js';
-import { LatticeMimoError } from '../../core/errors.js';
+import { type RealArray, allocLike, LatticeMimoError } from '../../core/index.js';
 import type { AlgoParams, BasisStats, CpuReducer } from '../types.js';
 import { isIntegral } from '../check.js';
 import { allSwapRounds } from '../allswap/cpu.js';

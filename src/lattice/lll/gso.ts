@@ -13,8 +13,8 @@ import {
   IterationLimitError,
   LatticeMimoError,
   RankDeficientError,
-} from '../../core/errors.js';
-import type { RealArray } from '../../core/matrix.js';
+  type RealArray,
+} from '../../core/index.js';
 import { isIntegral } from '../check.js';
 import type { AlgoParams, BasisStats } from '../types.js';
 import { addProduct, dotCols, reduceColumn, subMulCol, transformLost, transformOverflow } from './columns.js';

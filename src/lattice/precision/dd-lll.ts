@@ -19,7 +19,7 @@
  * Shapes: BigBasis = m columns of n BigInts; Z m columns of m (B_out = B_in Z), or empty columns
  * when Z is not tracked. Positions are physical: a swap exchanges columns, rows and columns of G.
  */
-import { LatticeMimoError } from '../../core/errors.js';
+import { LatticeMimoError } from '../../core/index.js';
 import type { BigBasis } from './exact.js';
 import { SPLIT, subProduct, type Acc } from '../lll/double-double.js';
 import { ColumnSet, F64_LIMIT, R, X_EXACT, bigX } from './limb-columns.js';

@@ -11,7 +11,7 @@
  * Shapes: a basis is m columns (basis vectors) of n BigInts; Z is m columns of m BigInts with
  * B_out = B_in Z (column j of B_out = sum_i Z[j][i] b_i).
  */
-import { InvalidArgumentError, IterationLimitError, RankDeficientError } from '../../core/errors.js';
+import { InvalidArgumentError, IterationLimitError, RankDeficientError } from '../../core/index.js';
 import { WATCH_MASK, type RungStats } from './rung-stats.js';
 
 export type BigBasis = bigint[][];

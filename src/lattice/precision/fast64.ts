@@ -9,7 +9,7 @@
  *
  * Shapes: B is n x m column-major (column j = basis vector j), integers below 2^53 in magnitude.
  */
-import { IterationLimitError, LatticeMimoError, RankDeficientError } from '../../core/errors.js';
+import { IterationLimitError, LatticeMimoError, RankDeficientError } from '../../core/index.js';
 import { dotsByFours } from '../lll/columns.js';
 import { WATCH_MASK, type RungStats } from './rung-stats.js';
 

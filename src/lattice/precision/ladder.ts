@@ -25,7 +25,7 @@
  * Shapes: `rows` are basis vectors as in fplll's format (m rows of n integers); results likewise
  * (basis rows; transform U with U B_in = B_out, i.e. row j of U = column j of Z).
  */
-import { CheckFailedError, InvalidInputError, LatticeMimoError, RankDeficientError } from '../../core/errors.js';
+import { CheckFailedError, InvalidInputError, LatticeMimoError, RankDeficientError } from '../../core/index.js';
 import { errorRecord, type ErrorRecord } from '../../core/index.js';
 import { readTransform, rebuildTransform, unitCoordinates } from '../exact-transform.js';
 import {

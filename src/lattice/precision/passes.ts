@@ -7,7 +7,7 @@
  * may have got the basis past where it broke down). The bound doubles at each hand-back, so the
  * passes cannot trade the basis back and forth for ever; the caller's maxIterations bounds them all.
  */
-import { LatticeMimoError } from '../../core/errors.js';
+import { LatticeMimoError } from '../../core/index.js';
 import type { RungStats } from './rung-stats.js';
 
 export interface Pass {

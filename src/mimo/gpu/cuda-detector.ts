@@ -24,8 +24,7 @@
  *  - scratch: the detector's device-only regions, scratchBytesPerChannel[k] bytes per channel each
  *             (QR factors, filters, rotated orders), in the order the plan lists them.
  */
-import type { CudaContext, DeviceProperties } from '../../gpu/context.js';
-import type { Stream } from '../../gpu/stream.js';
+import type { CudaContext, DeviceProperties, Stream } from '../../gpu/index.js';
 import type { DetectorSetup } from '../detectors/detector.js';
 import type { Detector } from '../types.js';
 

@@ -13,14 +13,19 @@
  * (mimo/fallback.ts): typed errors as the CPU engine gives them, the unproven mask, or a redo of
  * the vector on the CPU engine in float64.
  */
-import { InvalidInputError, LatticeMimoError } from '../../core/errors.js';
+import { InvalidInputError, LatticeMimoError } from '../../core/index.js';
 import { withContext } from '../../core/index.js';
-import { runBatch, type HostRecords } from '../../gpu/batch-runner.js';
-import { requireCuda, type CudaContext } from '../../gpu/context.js';
-import { downloadFromAddress } from '../../gpu/memory.js';
-import type { Kernel } from '../../gpu/launch.js';
-import type { Stream } from '../../gpu/stream.js';
-import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
+import {
+  runBatch,
+  type HostRecords,
+  requireCuda,
+  type CudaContext,
+  downloadFromAddress,
+  type Kernel,
+  type Stream,
+  loadModule,
+  readKernelSource,
+} from '../../gpu/index.js';
 import { maxNodesOf, nodeBudgetError, onBudgetOf } from '../budget.js';
 import {
   channelShift,

@@ -17,7 +17,7 @@
  * scratch one region a scratchBytesPerChannel entry. The normalize stage scales each channel as
  * the engine does (its N0 from noiseScalar, or noiseIn per vector) and flags what it cannot carry.
  */
-import { EngineUnavailableError, InvalidArgumentError } from '../../core/errors.js';
+import { EngineUnavailableError, InvalidArgumentError } from '../../core/index.js';
 import type { CudaContext, Stream } from '../../gpu/index.js';
 import { onBudgetOf } from '../budget.js';
 import { validateDetection } from '../detect.js';

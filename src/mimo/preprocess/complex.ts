@@ -2,7 +2,7 @@
  * Small dense complex linear algebra on interleaved re/im arrays (column-major), for the linear
  * detectors' per-channel filters: Gram matrix H^H H (+ a I), Hermitian inverse, products.
  */
-import { RankDeficientError } from '../../core/errors.js';
+import { RankDeficientError } from '../../core/index.js';
 
 /** G = H^H H + diag * I (nt x nt), H = nr x nt at H[hOff]; `cols` selects and orders H's columns. */
 export function gramInto(

@@ -7,8 +7,13 @@
  * mgsInPlace does exactly that for any number of extra columns. One channel usually serves many
  * vectors, so the detectors factor H once (qrInto) and apply Q^T per vector instead.
  */
-import { InvalidArgumentError, InvalidInputError, RankDeficientError } from '../../core/errors.js';
-import { makeBatch, type MatrixBatch } from '../../core/matrix.js';
+import {
+  InvalidArgumentError,
+  InvalidInputError,
+  RankDeficientError,
+  makeBatch,
+  type MatrixBatch,
+} from '../../core/index.js';
 
 /** A column whose residual norm falls below this fraction of its original norm counts as dependent. */
 const RANK_TOL = 1e-12;

@@ -9,7 +9,7 @@
  * Complex inputs are interleaved re/im, matrices column-major (nr x nt); real outputs are
  * column-major (2 nr x 2 nt). The offset arguments let callers work inside batches without copies.
  */
-import { InvalidArgumentError, InvalidInputError } from '../../core/errors.js';
+import { InvalidArgumentError, InvalidInputError } from '../../core/index.js';
 
 /** Real-valued decomposition of a complex system: `rvd` [Re; Im] stacked, `mrvd` re/im of each entry interleaved. */
 export type RealLayout = 'rvd' | 'mrvd';

@@ -5,7 +5,7 @@
  * LLR(b) = (min_{b=1} - min_{b=0}) / N0, positive means 0. A bit whose counter-hypothesis is not in
  * the list gets the clipping value with the hypothesis's sign, and every |LLR| is clipped.
  */
-import { InvalidArgumentError } from '../../core/errors.js';
+import { InvalidArgumentError } from '../../core/index.js';
 
 /** The N-way paper's clipping value (its experiments use 8). */
 export const DEFAULT_LLR_CLIP = 8;

@@ -12,7 +12,7 @@
  * integers p; a level index i in [0, Q) stands for p = 2i - (Q-1). Squared distances in this model
  * are exactly |y - H s|^2 of the complex model.
  */
-import { UnsupportedError } from '../../core/errors.js';
+import { UnsupportedError } from '../../core/index.js';
 import type { Constellation } from '../modulation.js';
 
 export interface RealModel {

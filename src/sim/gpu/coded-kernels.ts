@@ -7,17 +7,24 @@
  * over decoded information bits per chunk (link-coded-count.cu). Shared by the GPU executor, the
  * tests and the benchmark.
  */
-import { InvalidArgumentError } from '../../core/errors.js';
-import type { LdpcCode } from '../../coding/code.js';
-import { ldpcCudaEncoder, type LdpcCudaEncoder } from '../../coding/gpu/cuda-encoder.js';
-import { ldpcCudaPlan, type LdpcCudaPlan } from '../../coding/gpu/cuda-decoder.js';
-import { nrRateMatchMap } from '../../coding/nr.js';
-import type { DecoderOptions } from '../../coding/types.js';
-import type { CudaContext } from '../../gpu/context.js';
-import type { Kernel } from '../../gpu/launch.js';
-import { DeviceBuffer } from '../../gpu/memory.js';
-import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
-import type { Stream } from '../../gpu/stream.js';
+import { InvalidArgumentError } from '../../core/index.js';
+import {
+  type LdpcCode,
+  ldpcCudaEncoder,
+  type LdpcCudaEncoder,
+  ldpcCudaPlan,
+  type LdpcCudaPlan,
+  nrRateMatchMap,
+  type DecoderOptions,
+} from '../../coding/index.js';
+import {
+  type CudaContext,
+  type Kernel,
+  DeviceBuffer,
+  loadModule,
+  readKernelSource,
+  type Stream,
+} from '../../gpu/index.js';
 import { vectorsPerFrame } from '../coded.js';
 import { launchChunks, type LinkLaunch } from './link-kernels.js';
 

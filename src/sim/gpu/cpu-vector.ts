@@ -4,9 +4,8 @@
  * so the values equal generateLinkChunk's. The GPU executor uses them to redo the rare vector a
  * CUDA detector flags (float32 unsafe, singular) on the CPU engine in float64.
  */
-import { Philox } from '../../core/rng.js';
-import { addNoise, randomSymbols, transmit } from '../../mimo/channel.js';
-import { constellation } from '../../mimo/modulation.js';
+import { Philox } from '../../core/index.js';
+import { addNoise, randomSymbols, transmit, constellation } from '../../mimo/index.js';
 import { codeOf, frameSymbols, vectorsPerFrame, type CodedSpec } from '../coded.js';
 import { chunkStream, linkChannels, STREAM_PURPOSE, type LinkChunkSpec } from '../link.js';
 

@@ -42,7 +42,7 @@ import {
   type VectorsToRedo,
 } from '../../mimo/index.js';
 import { countErrors, type ChunkResult, type ChunkTask, type DetectorCounts } from '../chunk.js';
-import type { FrameDecoder } from '../../coding/code.js';
+import type { FrameDecoder } from '../../coding/index.js';
 import { channelEntry, DEFAULT_CHANNEL_MODEL, type ChannelCudaPlan, type ChannelModel } from '../../channels/index.js';
 import { checkChunkVectors } from '../chunking.js';
 import { codedUnit, codeOf, countDecoded, frameLlrs, type CodedSpec } from '../coded.js';

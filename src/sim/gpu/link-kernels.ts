@@ -5,10 +5,7 @@
  * chunk. Shared by the GPU executor (executor.ts), the tests and the benchmark.
  */
 import type { ChannelCudaPlan } from '../../channels/index.js';
-import type { CudaContext } from '../../gpu/context.js';
-import type { Kernel } from '../../gpu/launch.js';
-import { loadModule, readKernelSource } from '../../gpu/module-cache.js';
-import type { Stream } from '../../gpu/stream.js';
+import { type CudaContext, type Kernel, loadModule, readKernelSource, type Stream } from '../../gpu/index.js';
 import { linkChannelSpan } from '../link.js';
 
 const BLOCK = 256;

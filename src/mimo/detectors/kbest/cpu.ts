@@ -5,7 +5,7 @@
  * the final list is the hard decision, and the list gives max-log LLRs (a bit without a
  * counter-hypothesis in the list gets +-opts.llrClip, default 8).
  */
-import { InvalidArgumentError, NodeBudgetError, UnsupportedError } from '../../../core/errors.js';
+import { InvalidArgumentError, NodeBudgetError, UnsupportedError } from '../../../core/index.js';
 import { applyQt, qrInto } from '../../preprocess/qr.js';
 import { BitMetricMinima, llrClipOf } from '../../soft/maxlog.js';
 import { fillRealMatrix, naturalDimOrder, detectorRealModel, symbolsOfLevels } from '../../soft/real-model.js';

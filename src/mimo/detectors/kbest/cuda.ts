@@ -5,10 +5,8 @@
  * survivor's symbols and the list's max-log LLRs, in float32.
  * Scratch per channel: Q (rows x nd float32), R (nd x nd float32), [flags, perm[nd]] (int32).
  */
-import { InvalidArgumentError, NodeBudgetError, UnsupportedError } from '../../../core/errors.js';
-import type { CudaContext } from '../../../gpu/context.js';
-import type { Kernel } from '../../../gpu/launch.js';
-import { loadModule, readKernelSource } from '../../../gpu/module-cache.js';
+import { InvalidArgumentError, NodeBudgetError, UnsupportedError } from '../../../core/index.js';
+import { type CudaContext, type Kernel, loadModule, readKernelSource } from '../../../gpu/index.js';
 import type {
   CudaDetector,
   CudaDetectorPlan,

@@ -3,7 +3,7 @@
  * sizes, the constellation's symbolOfLevels table, and the MIMO_STATUS bits; shared by the K-best
  * and the lattice-aided CUDA detectors.
  */
-import { UnsupportedError } from '../../../core/errors.js';
+import { UnsupportedError } from '../../../core/index.js';
 import { MIMO_STATUS } from '../../gpu/status.js';
 import type { RealModel } from '../../soft/real-model.js';
 

@@ -11,7 +11,7 @@
  * algorithm: all-swap rather than sequential), equally LLL-reduced; decisions then legitimately
  * differ on some vectors (test/mimo/gpu-lr.test.ts measures how often and compares the BER).
  */
-import { UnsupportedError } from '../../../core/errors.js';
+import { UnsupportedError } from '../../../core/index.js';
 import { loadModule, readKernelSource, type CudaContext, type Kernel } from '../../../gpu/index.js';
 import { lllCudaPlan, lllLayout, type LllLayout } from '../../../lattice/index.js';
 import type {

@@ -15,7 +15,7 @@
  *  - 'logmap': the exact sums of exp(-metric / N0), in a second pass relative to the ML metric so
  *    nothing overflows; a bit whose one side underflows to 0 keeps its max-log value.
  */
-import { NodeBudgetError } from '../../../core/errors.js';
+import { NodeBudgetError } from '../../../core/index.js';
 import { DEFAULT_MAX_NODES } from '../../budget.js';
 import type { Constellation } from '../../modulation.js';
 import type { CpuDetector, DetectorInstance, DetectorOutput, DetectorSetup } from '../detector.js';

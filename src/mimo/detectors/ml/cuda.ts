@@ -5,11 +5,9 @@
  * and, when asked, max-log or exact log-MAP LLRs (float32-safe: each side's sum is taken relative
  * to its own least metric). Sizes as cpu.ts: M^nt over the node budget is a NodeBudgetError.
  */
-import { UnsupportedError } from '../../../core/errors.js';
-import type { CudaContext } from '../../../gpu/context.js';
-import { loadModule, readKernelSource } from '../../../gpu/module-cache.js';
+import { UnsupportedError } from '../../../core/index.js';
+import { type CudaContext, loadModule, readKernelSource, type Stream } from '../../../gpu/index.js';
 import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup, DetectChunk } from '../../gpu/cuda-detector.js';
-import type { Stream } from '../../../gpu/stream.js';
 import { checkMlSize } from './cpu.js';
 
 /** Threads of an ml_detect block (whole warps; ML_GROUP lanes a vector). */

@@ -6,7 +6,7 @@
  * and the max-log LLR clipped at opts.llrClip (default 8). N = 1 is SSFE exactly; N = nt gives
  * every stream the fully expanded root once. Default N = nt.
  */
-import { InvalidArgumentError } from '../../../core/errors.js';
+import { InvalidArgumentError } from '../../../core/index.js';
 import { BitMetricMinima, llrClipOf } from '../../soft/maxlog.js';
 import { detectorRealModel } from '../../soft/real-model.js';
 import type { CpuDetector, DetectorInstance } from '../detector.js';

@@ -10,11 +10,8 @@
  * level rounding, tie order (the first least metric in pass then path order) and LLR sign.
  * SSFE is the one-pass case (ssfe/cuda.ts).
  */
-import { InvalidArgumentError, UnsupportedError } from '../../../core/errors.js';
-import type { CudaContext } from '../../../gpu/context.js';
-import type { Kernel } from '../../../gpu/launch.js';
-import { loadModule, readKernelSource } from '../../../gpu/module-cache.js';
-import type { Stream } from '../../../gpu/stream.js';
+import { InvalidArgumentError, UnsupportedError } from '../../../core/index.js';
+import { type CudaContext, type Kernel, loadModule, readKernelSource, type Stream } from '../../../gpu/index.js';
 import type {
   CudaDetector,
   CudaDetectorPlan,

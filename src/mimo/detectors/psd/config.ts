@@ -6,8 +6,7 @@
  * level 1. Stage x (x = 1 .. lvl_nr) expands paths_lvl_{x-1} nodes of level lvl_{x-1} into all
  * their children at level lvl_x: exp_lvl_x = paths_lvl_{x-1} * q^(lvl_{x-1} - lvl_x) nodes.
  */
-import { InvalidArgumentError, UnsupportedError } from '../../../core/errors.js';
-import { show } from '../../../core/show.js';
+import { InvalidArgumentError, UnsupportedError, show } from '../../../core/index.js';
 
 /** The PSD's search shape: the tree levels where it sorts and prunes, and the paths kept at each. */
 export interface PsdConfig {

@@ -19,7 +19,7 @@
  *
  * Nodes visited = children whose path metric was computed (the GPU's expanded nodes).
  */
-import { UnsupportedError } from '../../../core/errors.js';
+import { UnsupportedError } from '../../../core/index.js';
 import type { CpuDetector, DetectorInstance, DetectorOutput, DetectorSetup } from '../detector.js';
 import {
   allocTriangular,

@@ -12,11 +12,8 @@
  * Both visit the nodes the CPU visits (up to float32 near-ties) and honour the node budget as it
  * does: past maxNodes, once a leaf is held, the vector gets MIMO_STATUS.NODE_BUDGET and its best leaf.
  */
-import { InvalidArgumentError, UnsupportedError } from '../../../core/errors.js';
-import type { CudaContext } from '../../../gpu/context.js';
-import type { Kernel } from '../../../gpu/launch.js';
-import { loadModule, readKernelSource } from '../../../gpu/module-cache.js';
-import type { Stream } from '../../../gpu/stream.js';
+import { InvalidArgumentError, UnsupportedError } from '../../../core/index.js';
+import { type CudaContext, type Kernel, loadModule, readKernelSource, type Stream } from '../../../gpu/index.js';
 import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup, DetectChunk } from '../../gpu/cuda-detector.js';
 import { normalizeArgs, summaryArgs } from '../../gpu/fused-stages.js';
 import { realModel, type RealModel } from '../../preprocess/real-system.js';

@@ -13,8 +13,7 @@
  * Everything runs on preallocated Float64Array / Int32Array buffers: nothing is allocated per vector.
  * Nodes visited = tree nodes whose partial metric was computed.
  */
-import { InvalidArgumentError, UnsupportedError } from '../../../core/errors.js';
-import { show } from '../../../core/show.js';
+import { InvalidArgumentError, UnsupportedError, show } from '../../../core/index.js';
 import type { CpuDetector, DetectorInstance, DetectorOutput, DetectorSetup } from '../detector.js';
 import {
   allocTriangular,

@@ -9,11 +9,8 @@
  * Past the budget a vector gets MIMO_STATUS.NODE_BUDGET and the best leaf found; a channel float32
  * cannot factor safely flags its vectors FLOAT32_UNSAFE (redone on the CPU in float64).
  */
-import { InvalidArgumentError, UnsupportedError } from '../../../core/errors.js';
-import type { CudaContext } from '../../../gpu/context.js';
-import { loadModule, readKernelSource } from '../../../gpu/module-cache.js';
-import type { Stream } from '../../../gpu/stream.js';
-import { show } from '../../../core/show.js';
+import { InvalidArgumentError, UnsupportedError, show } from '../../../core/index.js';
+import { type CudaContext, loadModule, readKernelSource, type Stream } from '../../../gpu/index.js';
 import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup, DetectChunk } from '../../gpu/cuda-detector.js';
 
 export type SphereVariant = 'thread' | 'warp';

@@ -10,11 +10,8 @@
  * again for the new N0). Gram breakdowns: RANK_DEFICIENT for a zero pivot, FLOAT32_UNSAFE for one
  * under 2^-16 of the Gram matrix's largest entry (linear.cuh: LIN_PIVOT_TOL).
  */
-import { UnsupportedError } from '../../../core/errors.js';
-import type { CudaContext } from '../../../gpu/context.js';
-import { loadModule, readKernelSource } from '../../../gpu/module-cache.js';
-import type { Kernel } from '../../../gpu/launch.js';
-import type { Stream } from '../../../gpu/stream.js';
+import { UnsupportedError } from '../../../core/index.js';
+import { type CudaContext, loadModule, readKernelSource, type Kernel, type Stream } from '../../../gpu/index.js';
 import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup, DetectChunk } from '../../gpu/cuda-detector.js';
 
 /** Largest nt on the GPU (the per-channel thread keeps the Gram matrix and its inverse in local arrays). */

@@ -4,7 +4,7 @@
  * per vector s~ = W y, and each stream is sliced to the nearest point of s~_k / mu_k (the
  * unbiased MMSE estimate, so that inner QAM rings are not pulled towards zero).
  */
-import { UnsupportedError } from '../../../core/errors.js';
+import { UnsupportedError } from '../../../core/index.js';
 import { sliceSymbol, type Constellation } from '../../modulation.js';
 import { filterInto, gramInto, invertInPlace } from '../../preprocess/complex.js';
 import type { DetectorInstance, DetectorOutput, DetectorSetup } from '../detector.js';

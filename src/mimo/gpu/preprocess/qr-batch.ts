@@ -5,11 +5,8 @@
  * plan that enqueues one of them on a chunk of channels. Detectors that factor the channel once and
  * serve its vectors (ssfe, nway) put these records in their per-channel scratch.
  */
-import type { CudaContext } from '../../../gpu/context.js';
-import type { Kernel } from '../../../gpu/launch.js';
-import { loadModule, readKernelSource } from '../../../gpu/module-cache.js';
-import type { Stream } from '../../../gpu/stream.js';
-import { InvalidArgumentError } from '../../../core/errors.js';
+import { type CudaContext, type Kernel, loadModule, readKernelSource, type Stream } from '../../../gpu/index.js';
+import { InvalidArgumentError } from '../../../core/index.js';
 import { asksNormalize, NO_NORMALIZE, type NormalizeArgs } from '../fused-stages.js';
 
 export interface QrBatchShape {

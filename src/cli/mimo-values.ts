@@ -1,11 +1,11 @@
 /**
- * Parsing of the option values the simulate, detect and demo commands share: antenna
- * configurations and modulations (numbers: src/cli/values.ts; detector lists and flags:
- * src/cli/detector-options.ts, from the registry). Every bad value is an InvalidArgumentError
- * naming the option.
+ * Parsing of the option values the simulate, detect and bench commands share: antenna
+ * configurations and modulations (numbers: values.ts; detector lists and flags:
+ * detector-options.ts, from the registry). Every bad value is an InvalidArgumentError naming the
+ * option.
  */
-import { InvalidArgumentError } from '../core/errors.js';
-import { MODULATIONS, type Modulation } from '../mimo/types.js';
+import { InvalidArgumentError } from '../core/index.js';
+import { MODULATIONS, type Modulation } from '../mimo/index.js';
 
 /** "4x4" -> {nt: 4, nr: 4} (transmit x receive antennas). */
 export function parseMimo(text: string): { nt: number; nr: number } {
