@@ -6,6 +6,7 @@
  * with status 2.
  */
 import { parseCommandLine } from '../src/cli/args.js';
+import { parseDecimal, parseInteger } from '../src/cli/values.js';
 import { InvalidArgumentError } from '../src/core/errors.js';
 
 export class BenchArgs {
@@ -31,11 +32,10 @@ export class BenchArgs {
         ...names.map((n) => [n, { type: 'string' as const }] as const),
         ...flags.map((n) => [n, { type: 'boolean' as const }] as const),
       ]);
-      const { values } = parseCommandLine(argv, options, { command: script });
+      const { values } = parseCommandLine(argv, options, { command: script, help: 'the usage line below' });
       return new BenchArgs(script, usage, values as Record<string, string | boolean | undefined>);
     } catch (err) {
-      if (err instanceof InvalidArgumentError)
-        fail(script, usage, err.message.replace(/ \(see 'lattice-mimo [^']*'\)|; see 'lattice-mimo [^']*'/, ''));
+      if (err instanceof InvalidArgumentError) fail(script, usage, err.message);
       throw err;
     }
   }
@@ -59,14 +59,24 @@ export class BenchArgs {
     return typeof v === 'string' ? v : undefined;
   }
 
-  /** A number in [lo, hi] (a whole one when `integer`). */
+  /** A number in [lo, hi] (a whole one when `integer`), read as the CLI reads numbers (decimal only). */
   number(name: string, lo: number, hi: number, fallback: number, integer = false): number {
     const val = this.str(name);
     if (val === undefined) return fallback;
-    const v = Number(val);
+    const v = this.parsed(name, val, integer);
     if (!inRange(v, lo, hi, integer))
       this.fail(`--${name} must be ${integer ? 'an integer' : 'a number'} in [${lo}, ${hi}], got ${val}`);
     return v;
+  }
+
+  /** One decimal number of option `name` (the CLI's grammar); a word that is not one fails with its reason. */
+  private parsed(name: string, text: string, integer: boolean): number {
+    try {
+      return integer ? parseInteger(name, text, Number.MIN_SAFE_INTEGER) : parseDecimal(name, text);
+    } catch (err) {
+      if (err instanceof InvalidArgumentError) this.fail(err.message);
+      throw err;
+    }
   }
 
   int(name: string, lo: number, hi: number, fallback: number): number {
@@ -77,7 +87,7 @@ export class BenchArgs {
   numbers(name: string, lo: number, hi: number, fallback: readonly number[], integer = false): number[] {
     const val = this.str(name);
     if (val === undefined) return [...fallback];
-    const xs = val.split(',').map(Number);
+    const xs = val.split(',').map((t) => this.parsed(name, t.trim(), integer));
     if (xs.some((v) => !inRange(v, lo, hi, integer)))
       this.fail(`--${name} must be ${integer ? 'integers' : 'numbers'} in [${lo}, ${hi}], got ${val}`);
     return xs;

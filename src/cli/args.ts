@@ -34,6 +34,8 @@ export interface ParseSettings {
   command: string;
   /** Most positionals allowed (default 0). */
   maxPositionals?: number;
+  /** Where a refused word sends the user (default: `lattice-mimo <command> --help`). */
+  help?: string;
 }
 
 /**
@@ -61,7 +63,7 @@ export function parseCommandLine<S extends OptionSpecs>(
   const values: Record<string, string | boolean> = {};
   const positionals: string[] = [];
   const given: string[] = [];
-  const hint = `see 'lattice-mimo ${settings.command} --help'`;
+  const hint = `see ${settings.help ?? `'lattice-mimo ${settings.command} --help'`}`;
   const unknown = (key: string, word: string): InvalidArgumentError => {
     // a unique prefix of a long option: named, not taken (a later option could make it ambiguous)
     const near = key.startsWith('--') ? Object.keys(specs).filter((n) => n.startsWith(key.slice(2))) : [];

@@ -21,8 +21,11 @@ const HOST_BATCH_SCHEMA = {
 
 /** The size of hostBatch()'s batch: `batch` matrices of rows x cols. */
 export interface HostBatchShape {
+  /** Number of matrices. */
   batch: number;
+  /** Rows of each matrix. */
   rows: number;
+  /** Columns of each matrix. */
   cols: number;
 }
 

@@ -515,6 +515,7 @@ async function reduceOnCuda(
   bases: MatrixBatch,
   o: ResolvedOptions,
   out: ReduceOptions['out'],
+  onProgress: ReduceOptions['onProgress'],
   t0: number,
 ): Promise<ReduceResult> {
   const { batch, rows: n, cols: m } = bases;
@@ -524,14 +525,12 @@ async function reduceOnCuda(
   const work = direct ? bases.data : toPrecision(bases.data, o.precision);
   const arrays = resultArrays(bases, out);
   const tGpu = performance.now();
-  const r = await reducer(
-    work,
-    batch,
-    n,
-    m,
-    o,
-    direct ? { basis: arrays.basis, Z: arrays.Z, counts: arrays.counts } : { Z: arrays.Z, counts: arrays.counts },
-  ).catch((err: unknown) => explainFailure(bases, err));
+  const r = await reducer(work, batch, n, m, o, {
+    ...(direct ? { basis: arrays.basis } : {}),
+    Z: arrays.Z,
+    counts: arrays.counts,
+    ...(onProgress ? { progress: onProgress } : {}),
+  }).catch((err: unknown) => explainFailure(bases, err));
   // (an engine call that made its own arrays: its results are what count)
   if (r.Z !== arrays.Z) arrays.Z.set(r.Z);
   if (direct && r.basis !== arrays.basis) arrays.basis.set(r.basis);
@@ -594,7 +593,7 @@ export async function reduce(bases: MatrixBatch, opts: ReduceOptions = {}): Prom
   // (float32 data cannot pass 2^128, and its tiny entries the GPU's kernels report as lost)
   const unit = engine === 'cpu' || bases.data instanceof Float64Array ? unitScale(bases) : null;
   if (unit) return intoOut(unit.unscale, await reduce(unit.scaled, { ...opts, out: undefined }), opts.out);
-  if (engine === 'cuda') return reduceOnCuda(bases, o, opts.out, t0);
+  if (engine === 'cuda') return reduceOnCuda(bases, o, opts.out, opts.onProgress, t0);
   const { batch, rows: n, cols: m } = bases;
   const arrays = resultArrays(bases, opts.out);
   const work = toPrecision(bases.data, o.precision);

@@ -105,7 +105,7 @@ export interface ReduceOptions {
   gpuTuning?: GpuTuning;
   /** Worker threads for batches on the CPU engine; default: all cores (1 for small batches). */
   threads?: number;
-  /** Called with (basesDone, basesTotal) as a batch progresses. */
+  /** Called with (basesDone, basesTotal) as a batch progresses: on the CPU as bases finish, on the GPU as chunks come back. */
   onProgress?: (done: number, total: number) => void;
   /**
    * Arrays to write the results into (returned as the result's `basis.data` and `transform.data`),

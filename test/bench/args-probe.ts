@@ -12,3 +12,4 @@ const cl = BenchArgs.parse(
 cl.int('n', lo, hi, 0);
 cl.numbers('xs', lo, hi, []);
 cl.choices('words', ['alpha', 'beta', 'gamma'], []);
+cl.number('x', -1, 1, 0);

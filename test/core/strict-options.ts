@@ -101,12 +101,21 @@ const junk = fc.oneof(
  * refuses. The entry point must refuse each, naming the option.
  */
 export function wrongValue(spec: OptionSpec): fc.Arbitrary<unknown> {
-  return junk.filter((v) => {
+  const refused = (v: unknown): boolean => {
     try {
       spec.check(v, 'probe option x');
       return false;
     } catch {
       return true;
     }
-  });
+  };
+  // a check that takes every kind of value leaves the filter nothing to keep: it would draw forever
+  if (!JUNK_SAMPLES.some(refused))
+    throw new Error(
+      `wrongValue: the option (${spec.doc}) accepts a value of every kind: leave it out of the keys it is drawn for`,
+    );
+  return junk.filter(refused);
 }
+
+/** One value of each kind junk draws (a check that refuses none of them refuses nothing junk draws). */
+const JUNK_SAMPLES: readonly unknown[] = ['', 'x', true, null, Number.NaN, Infinity, 0.5, -1, 7, [], {}, () => 0, 1n];

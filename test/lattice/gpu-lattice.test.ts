@@ -423,3 +423,20 @@ test('output arrays of the wrong type, size or overlapping the input are typed e
     );
   }
 });
+
+test('reduce() on the GPU: onProgress counts the bases as chunks come back, up to the whole batch, as on the CPU', {
+  skip,
+}, async () => {
+  const { reduce } = await import('../../src/lattice/index.js');
+  // a batch of several chunks (fresh size), so the calls are more than the last one
+  const batch = 20_000 + randomInt(20_000);
+  const bases = gaussianBases({ batch, n: 6, seed: randomInt(1 << 30), precision: 'float32' });
+  const seen: [number, number][] = [];
+  await reduce(bases, { algorithm: 'allswap', engine: 'cuda', check: false, onProgress: (d, t) => seen.push([d, t]) });
+  assert.ok(seen.length >= 1, 'onProgress was called');
+  for (const [i, [d, t]] of seen.entries()) {
+    assert.equal(t, batch);
+    assert.ok(d > (seen[i - 1]?.[0] ?? 0) && d <= batch, `calls must grow: ${JSON.stringify(seen.slice(0, i + 1))}`);
+  }
+  assert.equal(seen.at(-1)![0], batch);
+});

@@ -146,6 +146,8 @@ export interface CudaBatchOutputs<A extends RealArray> {
   Z?: Float64Array;
   /** 3 x batch: every basis' iterations, then swaps, then size reductions (see countArrays). */
   counts?: Int32Array;
+  /** Called with (bases come back, batch) as each chunk's results arrive (ReduceOptions.onProgress). */
+  progress?: (done: number, total: number) => void;
 }
 
 /**
@@ -530,6 +532,7 @@ export async function runLatticeBatch<A extends RealArray>(
   const { float32Failures, gpuBreakdowns, hostProduct } = outcome;
   const persistent = p.plan.persistent === true;
   const per = Math.max(1, p.plan.basesPerBlock ?? 1);
+  let settled = 0;
   const stats = await runBatch(ctx, {
     name: spec.name,
     items: batch,
@@ -566,6 +569,8 @@ export async function runLatticeBatch<A extends RealArray>(
           outcome,
         );
       }
+      settled += count;
+      out?.progress?.(settled, batch);
     },
   });
   const threadsPerBlock = typeof p.plan.threads === 'number' ? p.plan.threads : p.plan.threads[0] * p.plan.threads[1];
