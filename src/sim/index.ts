@@ -18,6 +18,6 @@ export type { TableStream } from './table.js';
 export type { SimDetector, SimPoint, SimProgressEvent, SimulationOptions, SimulationResult } from './types.js';
 
 // What other parts of the package use (the package index, src/index.ts, picks what users see).
-export { resolveEngine } from './simulate.js';
+export { resolveEngine, checkSimulationOptions } from './simulate.js';
 export { codedUnit, codeOf, vectorsPerFrame, checkSoftDetectors } from './coded.js';
 export { partialResult } from './report.js';

@@ -38,6 +38,7 @@ import { checkSoftDetectors, codeOf, vectorsPerFrame, type CodedSpec } from './c
 import { channelEntry, checkChannel, DEFAULT_CHANNEL_MODEL, type ChannelModel } from '../channels/index.js';
 import { toEbN0Db, toEsN0Db } from './snr.js';
 import { checkChunkBuffers, checkChunkVectors, chunkUnit } from './chunking.js';
+import { checkCompletedPoints } from './completed-points.js';
 import { MAX_CHUNK_VECTORS, MAX_THREADS, SIMULATION_SCHEMA } from './simulation-options.js';
 import type { SimDetector, SimPoint, SimulationOptions, SimulationResult, SnrType } from './types.js';
 import { InThreadExecutor, WorkerPool, type ChunkExecutor } from './worker-pool.js';
@@ -148,7 +149,17 @@ interface Plan {
   /** The channel model's parameters, checked. */
   channelOptions: Readonly<Record<string, unknown>>;
   /** Coded link: the code spec and decoder, its k, n, rate, vectors per frame; null when uncoded. */
-  coded: (CodedSpec & { k: number; n: number; rate: number; vectorsPerFrame: number; unit: number }) | null;
+  coded:
+    | (CodedSpec & {
+        k: number;
+        n: number;
+        rate: number;
+        vectorsPerFrame: number;
+        unit: number;
+        /** The decoder's iteration limit, resolved (a point's meanIterations is at most this). */
+        maxIterations: number;
+      })
+    | null;
   maxFrames: number | undefined;
 }
 
@@ -166,7 +177,7 @@ function plan(opts: SimulationOptions): Plan {
     checkSoftDetectors(opts.detectors);
     const code = codeOf(o.code, modulation);
     const decoder: DecoderOptions = { ...(o.decoder ?? {}) };
-    resolveDecoderOptions(decoder, `${call} option decoder`);
+    const { maxIterations } = resolveDecoderOptions(decoder, `${call} option decoder`);
     const vpf = vectorsPerFrame(code.n, nt, bitsPerSymbolOf(modulation));
     const unit = chunkUnit({ vectorsPerChannel, vectorsPerFrame: vpf });
     if (unit > MAX_CHUNK_VECTORS)
@@ -174,7 +185,7 @@ function plan(opts: SimulationOptions): Plan {
         `a frame of ${vpf} vectors and channel groups of ${vectorsPerChannel} vectors need chunks of ${unit} vectors (at most 2^24)`,
         { option: 'vectorsPerChannel', unit, limit: MAX_CHUNK_VECTORS },
       );
-    coded = { code: o.code, decoder, k: code.k, n: code.n, rate: code.rate, vectorsPerFrame: vpf, unit };
+    coded = { code: o.code, decoder, k: code.k, n: code.n, rate: code.rate, vectorsPerFrame: vpf, unit, maxIterations };
   } else if (o.decoder !== undefined) {
     throw inapplicable(call, 'decoder', 'decoder options need a code (an uncoded run decodes nothing)');
   } else if (o.maxFrames !== undefined) {
@@ -492,36 +503,41 @@ function runFailure(p: Plan, err: unknown, snrIndex: number | null, partial: Sim
 }
 
 /**
- * The completed points of SNR index i (one per detector, in detector order) among `points`, or
- * null when some detector lacks it. A point of another run (other SNR) is refused.
+ * The completed points of SNR index i (one per detector, in detector order) among `points`
+ * (checked by checkCompletedPoints), or null when the run has none of that SNR index.
  */
 function completedAt(p: Plan, points: readonly SimPoint[], i: number): SimPoint[] | null {
   const found: SimPoint[] = [];
   for (const label of p.labels) {
     const q = points.find((x) => x.snrIndex === i && x.detector === label);
     if (!q) return null;
-    if (q.snr !== p.opts.snrs[i] || q.snrType !== p.snrType) {
-      throw new InvalidArgumentError(
-        `completed point '${label}' at SNR index ${i} has SNR ${q.snr} ${q.snrType}, but this run's is ${p.opts.snrs[i]} ${p.snrType}`,
-      );
-    }
     // points of runs before the unproven count: none counted
     found.push(q.unproven === undefined ? { ...q, unproven: 0 } : q);
   }
   return found;
 }
 
+/**
+ * simulate()'s checks of `opts` without running it: the settings resolved as simulate() resolves
+ * them, then `completedPoints` against them. Throws what simulate() would throw before any work
+ * (the engine's availability aside).
+ */
+export function checkSimulationOptions(opts: SimulationOptions): void {
+  checkCompletedPoints(opts.completedPoints ?? [], plan(opts));
+}
+
 /** Runs the whole simulation: every SNR point in order, every detector on the same data. */
 export async function simulate(opts: SimulationOptions): Promise<SimulationResult> {
   const p = plan(opts);
+  // a resumed run's points are checked before any work (the engine probe included)
+  const completed = opts.completedPoints ?? [];
+  checkCompletedPoints(completed, p);
   const { engine } = await resolveEngine(opts.engine, p.detectors, {
     code: opts.code,
     decoder: p.coded?.decoder,
     modulation: opts.modulation,
     channel: p.channel,
   });
-  const completed = opts.completedPoints ?? [];
-  if (!Array.isArray(completed)) throw new InvalidArgumentError('completedPoints must be an array of points');
   const start = performance.now();
   const signal = opts.signal;
   let onAbort: (() => void) | undefined;

@@ -77,7 +77,9 @@ export interface SimulationOptions {
   /**
    * Points of an earlier run of the same settings (its JSON's `points`): SNR points for which every
    * detector is present are taken as they are and not recomputed. Chunk order makes the counts those
-   * of an uninterrupted run.
+   * of an uninterrupted run. Checked before any work against the settings, as `simulate --resume`
+   * checks a file: a point inconsistent with them or with itself is an InvalidInputError
+   * (INVALID_INPUT) naming `completedPoints[i]` and the field (`details.point`, `details.field`).
    */
   completedPoints?: readonly SimPoint[];
   /**

@@ -109,6 +109,12 @@ const BREAKS: Break[] = [
     apply: (d, i) => void (d.points[i]!.ebn0Db = (d.points[i]!.ebn0Db as number) + 1),
   },
   { what: 'a stop reason of no kind', field: 'stoppedBy', apply: (d, i) => void (d.points[i]!.stoppedBy = 'luck') },
+  { what: 'unproven negative', field: 'unproven', apply: (d, i) => void (d.points[i]!.unproven = -1) },
+  {
+    what: 'more unproven vectors than vectors',
+    field: 'unproven',
+    apply: (d, i) => void (d.points[i]!.unproven = (d.points[i]!.vectors as number) + 1),
+  },
   { what: 'a negative time', field: 'timeMs', apply: (d, i) => void (d.points[i]!.timeMs = -1) },
   { what: 'a point that is not an object', field: 'the point', apply: (d, i) => void (d.points[i] = [1, 2] as never) },
   {
@@ -191,7 +197,7 @@ function checkRun(json: string, breakPick: number, pointPick: number): void {
   }
   assert.equal(caught.details?.field, b.field, `${b.what}: ${caught.message}`);
   assert.equal(caught.details?.point, b.at ? b.at(broken, i) : i, `${b.what}: ${caught.message}`);
-  assert.ok(caught.message.includes(`points[${caught.details?.point}]`), caught.message);
+  assert.ok(caught.message.startsWith(`run.json: completedPoints[${caught.details?.point}]`), caught.message);
 }
 
 test('every uncoded run resumes as written; one field broken in one point is INVALID_INPUT naming the point and the field', async () => {
@@ -235,7 +241,7 @@ test('coded runs resume as written; a point of another code, or past the decoder
       broken.points[1]![field] = value;
       assert.throws(() => resumeOptions(JSON.stringify(broken), 'r.json'), {
         code: 'INVALID_INPUT',
-        message: new RegExp(`points\\[1\\] \\(.*\\): ${field} `),
+        message: new RegExp(`^r\\.json: completedPoints\\[1\\] \\(.*\\): ${field} `),
       });
     }
   }
@@ -290,7 +296,7 @@ test('the settings are checked by name too; on the command line a bad file is on
     assert.equal(lines.length, 1, r.stderr);
     assert.match(
       lines[0]!,
-      /^lattice-mimo: error \[INVALID_INPUT\]: .*run\.json: points\[0\] \(zf at SNR index 0\): bitErrors must be a non-negative integer/,
+      /^lattice-mimo: error \[INVALID_INPUT\]: .*run\.json: completedPoints\[0\] \(zf at SNR index 0\): bitErrors must be a non-negative integer/,
     );
     assert.equal(readFileSync(file, 'utf8'), text, 'the file as it was');
   } finally {

@@ -97,8 +97,8 @@ test('completed points of another run are refused', async () => {
   };
   const r = await simulate(opts);
   await assert.rejects(simulate({ ...opts, snrs: [1, 5], completedPoints: r.points }), {
-    code: 'INVALID_ARGUMENT',
-    message: /SNR index 0/,
+    code: 'INVALID_INPUT',
+    message: /^completedPoints\[0\] \(zf at SNR index 0\): snr 0 is not the run's snrs\[0\] = 1/,
   });
   await assert.rejects(simulate({ ...opts, maxTimeSeconds: 0 }), {
     code: 'INVALID_ARGUMENT',

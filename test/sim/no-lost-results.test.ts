@@ -67,7 +67,7 @@ function unprovenAlone(o: SimulationOptions, d: number, snrIndex: number, chunk:
       y: link.y.subarray(v * 2 * o.nr, (v + 1) * 2 * o.nr),
       noiseVar,
     },
-    { ...det, modulation: o.modulation, onBudget: 'flag', soft: 'none' },
+    { ...det, modulation: o.modulation, onBudget: 'flag' },
   );
   return r.unproven?.[0] === 1;
 }
