@@ -215,13 +215,13 @@ test('detect(): a value of the wrong type or range is an InvalidArgumentError na
         valid = false;
       }
       const run = () => detect(inp, { detector: d, modulation: 'qpsk', [key]: v } as DetectOptions);
-      if (!valid) refusedFor(run, key, `${d} ${key} = ${String(v)}`);
+      if (!valid) refusedFor(run, key, `${d} ${key} = ${fc.stringify(v)}`);
       else {
         try {
           run();
         } catch (e) {
           // a value the check accepts may still break a detector's own rule (psd levels, soft 'none' with ml): typed
-          assert.ok(e instanceof LatticeMimoError, msg(`${d} ${key} = ${String(v)}: ${String(e)}`));
+          assert.ok(e instanceof LatticeMimoError, msg(`${d} ${key} = ${fc.stringify(v)}: ${String(e)}`));
         }
       }
     }),
