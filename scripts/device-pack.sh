@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Packs the project for the H100 machine (../shared/device/pack.sh: Node.js, dist/, production
-# dependencies) and adds what the test suite needs beyond those: fast-check and its pure-rand (a
-# development dependency, which pack.sh's `npm ci --omit=dev` leaves out, so three test files failed
-# to load there). Then compresses the app into .device/main/app.tar.xz, beside Node.js and an
+# dependencies) and adds the development dependencies the test suite loads, which pack.sh's
+# `npm ci --omit=dev` leaves out: fast-check and its pure-rand, and typescript (the docs examples
+# and the import rule read sources with it). Then compresses the app into .device/main/app.tar.xz, beside Node.js and an
 # env.sh that unpacks both, for `run` with carry [".device/main"] (64 MiB at most travel).
 # Usage, from the project root: bash scripts/device-pack.sh
 set -euo pipefail
@@ -10,7 +10,7 @@ root=$(git rev-parse --show-toplevel)
 cd "$root"
 rm -rf .device/app
 ../shared/device/pack.sh
-for dep in fast-check pure-rand; do cp -r "node_modules/$dep" .device/app/node_modules/; done
+for dep in fast-check pure-rand typescript; do cp -r "node_modules/$dep" .device/app/node_modules/; done
 mkdir -p .device/main
 tar cf - -C .device app | xz -T0 -6 > .device/main/app.tar.xz
 [ -s .device/main/node.xz ] || cp .device/node.xz .device/main/node.xz

@@ -15,17 +15,25 @@
 // header, and macros such as NAN, INFINITY, M_PI, FLT_MAX, INT_MAX (write device functions or
 // literals instead); such a use fails like a compile error.
 //
-// Usage: node scripts/nvcc-all.mjs [--resource-usage] [--arch=sm_90] [files...]
+// The compiles run side by side, one per core (--jobs=N to choose); the summary keeps file order.
+//
+// Usage: node scripts/nvcc-all.mjs [--resource-usage] [--arch=sm_90] [--jobs=N] [files...]
 // Exits 1 when any compile or check fails (or nvcc is missing), after printing a summary.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { findCu, variantsOf } from './kernel-variants.mjs';
 
 const args = process.argv.slice(2);
 const resourceUsage = args.includes('--resource-usage');
 const arch = (args.find((a) => a.startsWith('--arch=')) ?? '--arch=sm_90').slice('--arch='.length);
+const jobsArg = args.find((a) => a.startsWith('--jobs='));
+const jobs = jobsArg ? Number(jobsArg.slice('--jobs='.length)) : availableParallelism();
+if (!Number.isInteger(jobs) || jobs < 1) {
+  console.error(`nvcc-all: --jobs must be a positive integer, got '${jobsArg.slice('--jobs='.length)}'`);
+  process.exit(2);
+}
 const named = args.filter((a) => !a.startsWith('--'));
 const nvcc = process.env.NVCC ?? 'nvcc';
 
@@ -65,35 +73,61 @@ const files =
   named.length > 0
     ? named
     : [...findCu('src'), ...(existsSync('bench') ? findCu('bench').filter(declaresVariants) : [])];
+/** One nvcc run: its exit status and everything it printed. */
+function run(cmd) {
+  return new Promise((resolve) => {
+    const child = spawn(nvcc, cmd, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let text = '';
+    child.stdout.on('data', (d) => {
+      text += d;
+    });
+    child.stderr.on('data', (d) => {
+      text += d;
+    });
+    child.on('error', (err) => resolve({ ok: false, text: err.message }));
+    child.on('close', (status) => resolve({ ok: status === 0, text: text.trim() }));
+  });
+}
+
 const outDir = mkdtempSync(join(tmpdir(), 'nvcc-all-'));
 const results = [];
+const compiles = [];
+for (const file of files) {
+  const problems = nvrtcProblems(file);
+  results.push({ file, flags: 'NVRTC header check', ok: problems.length === 0, ms: 0 });
+  if (problems.length > 0)
+    console.error(`FAIL ${file}: names that NVRTC lacks (no host headers at run time)\n  ${problems.join('\n  ')}\n`);
+  variantsOf(file).forEach((flags, v) => {
+    const cubin = join(outDir, `${relative('.', file).replace(/[\\/]/g, '_')}.${v}.cubin`);
+    const cmd = [
+      `-arch=${arch}`,
+      '-cubin',
+      '--std=c++17',
+      ...flags,
+      ...(resourceUsage ? ['--resource-usage'] : []),
+      '-o',
+      cubin,
+      file,
+    ];
+    const row = { file, flags: flags.join(' '), ok: false, ms: 0 };
+    results.push(row);
+    compiles.push({ row, cmd });
+  });
+}
 try {
-  for (const file of files) {
-    const problems = nvrtcProblems(file);
-    results.push({ file, flags: 'NVRTC header check', ok: problems.length === 0, ms: 0 });
-    if (problems.length > 0)
-      console.error(`FAIL ${file}: names that NVRTC lacks (no host headers at run time)\n  ${problems.join('\n  ')}\n`);
-    variantsOf(file).forEach((flags, v) => {
-      const cubin = join(outDir, `${relative('.', file).replace(/[\\/]/g, '_')}.${v}.cubin`);
-      const cmd = [
-        `-arch=${arch}`,
-        '-cubin',
-        '--std=c++17',
-        ...flags,
-        ...(resourceUsage ? ['--resource-usage'] : []),
-        '-o',
-        cubin,
-        file,
-      ];
+  let next = 0;
+  const worker = async () => {
+    while (next < compiles.length) {
+      const { row, cmd } = compiles[next++];
       const t0 = Date.now();
-      const r = spawnSync(nvcc, cmd, { encoding: 'utf8' });
-      const ok = r.status === 0;
-      results.push({ file, flags: flags.join(' '), ok, ms: Date.now() - t0 });
-      const text = `${r.stdout ?? ''}${r.stderr ?? ''}`.trim();
-      if (!ok) console.error(`FAIL ${file} ${flags.join(' ')}\n${text}\n`);
-      else if (resourceUsage && text) console.log(`${file} ${flags.join(' ')}\n${text}\n`);
-    });
-  }
+      const r = await run(cmd);
+      row.ok = r.ok;
+      row.ms = Date.now() - t0;
+      if (!r.ok) console.error(`FAIL ${row.file} ${row.flags}\n${r.text}\n`);
+      else if (resourceUsage && r.text) console.log(`${row.file} ${row.flags}\n${r.text}\n`);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(jobs, compiles.length) }, worker));
 } finally {
   rmSync(outDir, { recursive: true, force: true });
 }

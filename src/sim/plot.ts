@@ -220,6 +220,7 @@ export async function svgToPng(svg: string, scale = 2): Promise<Uint8Array> {
   if (fonts.buffers.length === 0) {
     throw new UnsupportedError(
       `a PNG plot needs a sans-serif font to draw its text, and none of ${FONT_FILES.join(', ')} is installed under ${fontDirs().join(', ') || 'the usual font folders'}: install one (Debian: fonts-dejavu-core), set LATTICE_MIMO_FONT_DIR, or write an .svg plot`,
+      { missing: 'font', fonts: FONT_FILES, searched: fontDirs() },
     );
   }
   const resvg = new Resvg(svg, {

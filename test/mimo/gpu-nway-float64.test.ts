@@ -327,7 +327,9 @@ test("GPU engine: vectors float32 cannot carry are redone by the float64 kernel 
       detectAsync({ ...input, engine: 'cuda' } as never, { ...opts, engine: 'cuda' }),
       (e: unknown) => {
         assert.ok(e instanceof RankDeficientError, `${what}: ${String(e)}`);
-        assert.match(e.message, new RegExp(`^vector ${bad * vpc} \\(channel ${bad}\\)`), what);
+        // the place as context (channel and vector of the caller's batch), composed once into the message
+        assert.deepEqual([e.context.channel, e.context.vector], [bad, bad * vpc], what);
+        assert.match(e.message, new RegExp(`^channel ${bad}, vector ${bad * vpc}: `), what);
         return true;
       },
     );

@@ -101,6 +101,9 @@ test('a node budget mid-run: the typed error names point, detector, chunk and ve
         chunkVectors: c.chunkVectors,
         seed: c.seed,
         threads: c.threads,
+        // the CPU engine, whose search unprovenAlone repeats; the GPU's float32 kernels may stop at
+        // other vectors (gpu-budget.test.ts compares the engines where their searches step alike)
+        engine: 'cpu',
       };
       const flagged = await simulate({ ...base, detectors: [{ detector: 'zf' }, { ...budgeted, onBudget: 'flag' }] });
       const first = flagged.points.find((p) => p.algorithm === 'sphere' && p.unproven > 0);
