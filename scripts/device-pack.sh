@@ -11,6 +11,8 @@ cd "$root"
 rm -rf .device/app
 ../shared/device/pack.sh
 for dep in fast-check pure-rand typescript; do cp -r "node_modules/$dep" .device/app/node_modules/; done
+# the docs' samples run there too (test/docs/examples.test.ts reads README.md and docs/)
+cp -r README.md docs .device/app/
 mkdir -p .device/main
 tar cf - -C .device app | xz -T0 -6 > .device/main/app.tar.xz
 [ -s .device/main/node.xz ] || cp .device/node.xz .device/main/node.xz

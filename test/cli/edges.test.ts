@@ -119,7 +119,12 @@ test("an integer option takes 1e2 as 100, and refuses 1e20 with its digits' mess
 });
 
 test("getopt's forms on reduce: -d0.99 and -vd0.99 as -d 0.99; -d=0.99 refused saying what getopt would read", () => {
-  const basis = `[[${randomInt(1, 9)} 2 1][3 ${randomInt(1, 9)} 1][1 1 ${randomInt(10, 20)}]]`;
+  // a fresh basis of full rank (its rows [a 2 1], [3 b 1], [1 1 c]: determinant nonzero)
+  let a: number, b: number, c: number;
+  do {
+    [a, b, c] = [randomInt(1, 9), randomInt(1, 9), randomInt(10, 20)];
+  } while (a * (b * c - 1) - 2 * (3 * c - 1) + (3 - b) === 0);
+  const basis = `[[${a} 2 1][3 ${b} 1][1 1 ${c}]]`;
   const spaced = cli(['reduce', '-d', '0.99'], basis);
   assert.equal(spaced.code, 0, spaced.stderr);
   assert.equal(cli(['reduce', '-d0.99'], basis).stdout, spaced.stdout);

@@ -24,7 +24,9 @@ try {
     [0, 0, 1, 34567],
   ]);
   api.formatFplll(api.parseFplllBasis('[[1 2][3 4]]'));
-  await api.hostBatch({ batch: 2, rows: 4, cols: 4 });
+  // hostBatch() asks for a device (pinned memory where one answers): on the CPU engine's path only
+  // where no device could answer, which 'auto' on a machine with one does not test
+  if (engine === 'auto') await api.hostBatch({ batch: 2, rows: 4, cols: 4 });
 
   // detection: every detector, synchronous and through detectAsync
   const rng = new api.Philox(7);
