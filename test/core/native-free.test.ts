@@ -14,8 +14,8 @@ const probe = fileURLToPath(new URL('./native-free-probe.js', import.meta.url));
 const cli = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 const linux = existsSync('/proc/self/maps');
 
-function runProbe(engine: 'cpu' | 'auto'): { addons: string[]; device: boolean } {
-  const r = spawnSync(process.execPath, [probe, engine], { encoding: 'utf8', timeout: 600_000 });
+function runProbe(engine: 'cpu' | 'auto', env: NodeJS.ProcessEnv = process.env): { addons: string[]; device: boolean } {
+  const r = spawnSync(process.execPath, [probe, engine], { encoding: 'utf8', timeout: 600_000, env });
   assert.equal(r.status, 0, `the probe failed (${r.status ?? r.signal}):\n${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as { addons: string[]; device: boolean };
 }
@@ -25,6 +25,14 @@ test('engine cpu: importing the package and running every CPU path maps no nativ
 }, () => {
   const { addons } = runProbe('cpu');
   assert.deepEqual(addons, [], `native addons loaded on the CPU path: ${addons.join(', ')}`);
+});
+
+test('engine cpu maps no native addon where a driver is installed either: nothing on its path asks for a device', {
+  skip: !linux && 'no /proc/self/maps to read the loaded libraries from',
+}, () => {
+  // LATTICE_MIMO_LIBCUDA skips the no-driver shortcut: any device probe would load the bindings
+  const { addons } = runProbe('cpu', { ...process.env, LATTICE_MIMO_LIBCUDA: '/nonexistent/libcuda.so.1' });
+  assert.deepEqual(addons, [], `native addons loaded on the CPU path with a driver present: ${addons.join(', ')}`);
 });
 
 test('engine auto without a CUDA device maps no native addon either', {
