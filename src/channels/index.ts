@@ -29,6 +29,7 @@ export { identityChannels } from './awgn/cpu.js';
 export { type RicianParams, losMatrix, ricianGains } from './rician/cpu.js';
 export {
   type Correlation,
+  type CorrelationMatrix,
   type KroneckerParams,
   choleskyLower,
   exponentialCorrelation,

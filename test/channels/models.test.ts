@@ -18,7 +18,13 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { EngineUnavailableError, InvalidArgumentError } from '../../src/core/errors.js';
 import type { OptionSpec } from '../../src/core/options.js';
-import { CHANNEL_REGISTRY, type ChannelSpan, checkChannel, losMatrix } from '../../src/channels/index.js';
+import {
+  CHANNEL_REGISTRY,
+  type ChannelSpan,
+  checkChannel,
+  exponentialCorrelation,
+  losMatrix,
+} from '../../src/channels/index.js';
 import { parseSimulateArgs, simulateHelp } from '../../src/cli/simulate.js';
 import { resolveEngine, simulate } from '../../src/sim/simulate.js';
 import type { SimPoint, SimulationOptions } from '../../src/sim/types.js';
@@ -146,6 +152,154 @@ test('kronecker: the sample covariance of vec(H) is R_tx^T ⊗ R_rx (complex rho
         gi = C[2 * (p * n + q) + 1]! / N;
       assert.ok(Math.hypot(gr - wr, gi - wi) < tol, `${what}: entry (${p}, ${q}) ${gr} ${gi} vs ${wr} ${wi}`);
     }
+});
+
+/** A fresh Hermitian positive definite n x n matrix A A^H / n + I / 2, as { re, im } rows. */
+function freshMatrix(n: number): { re: number[][]; im: number[][] } {
+  const A = Array.from({ length: n }, () =>
+    Array.from({ length: n }, () => [Math.random() - 0.5, Math.random() - 0.5]),
+  );
+  const re: number[][] = [],
+    im: number[][] = [];
+  for (let i = 0; i < n; i++) {
+    re.push([]);
+    im.push([]);
+    for (let j = 0; j < n; j++) {
+      let r = i === j ? 0.5 : 0,
+        m = 0;
+      for (let k = 0; k < n; k++) {
+        const [ar, ai] = A[i]![k]!,
+          [br, bi] = A[j]![k]!;
+        r += (ar * br + ai * bi) / n;
+        m += (ai * br - ar * bi) / n;
+      }
+      re[i]!.push(r);
+      im[i]!.push(i === j ? 0 : m);
+    }
+  }
+  return { re, im };
+}
+
+test('kronecker, given matrices: the sample covariance of vec(H) is R_tx^T ⊗ R_rx; the exponential matrix given is rho', () => {
+  const nt = 2 + randomInt(3),
+    nr = 2 + randomInt(3);
+  const Rtx = freshMatrix(nt),
+    Rrx = freshMatrix(nr);
+  const what = msg(`${nt}x${nr}, Rtx ${JSON.stringify(Rtx)}, Rrx ${JSON.stringify(Rrx)}`);
+  checkChannel('kronecker', { Rtx, Rrx }, { nt, nr }, 't()');
+  const N = 40_000;
+  const H = CHANNEL_REGISTRY.kronecker.cpu({ nt, nr }, { Rtx, Rrx }).draw(spanOf(N));
+  const n = nr * nt;
+  for (let p = 0; p < n; p++)
+    for (let q = 0; q < n; q++) {
+      const [i, j] = [p % nr, Math.floor(p / nr)],
+        [i2, j2] = [q % nr, Math.floor(q / nr)];
+      let gr = 0,
+        gi = 0;
+      for (let c = 0; c < N; c++) {
+        const v = 2 * c * n;
+        gr += H[v + 2 * p]! * H[v + 2 * q]! + H[v + 2 * p + 1]! * H[v + 2 * q + 1]!;
+        gi += H[v + 2 * p + 1]! * H[v + 2 * q]! - H[v + 2 * p]! * H[v + 2 * q + 1]!;
+      }
+      const ar = Rrx.re[i]![i2]!,
+        ai = Rrx.im[i]![i2]!,
+        br = Rtx.re[j2]![j]!,
+        bi = Rtx.im[j2]![j]!;
+      const wr = ar * br - ai * bi,
+        wi = ar * bi + ai * br;
+      // E|err|^2 = E|v_p|^2 E|v_q|^2 / N
+      const tol = 8 * Math.sqrt((Rrx.re[i]![i]! * Rtx.re[j]![j]! * Rrx.re[i2]![i2]! * Rtx.re[j2]![j2]!) / N);
+      assert.ok(Math.hypot(gr / N - wr, gi / N - wi) < tol, `${what}: entry (${p}, ${q})`);
+    }
+  const rho = freshRho();
+  const E = exponentialCorrelation(nt, rho);
+  const rows = (part: number) =>
+    Array.from({ length: nt }, (_, i) => Array.from({ length: nt }, (_, j) => E[2 * (i * nt + j) + part]!));
+  const span = spanOf(20);
+  assert.deepEqual(
+    CHANNEL_REGISTRY.kronecker.cpu({ nt, nr }, { Rtx: { re: rows(0), im: rows(1) } }).draw(span),
+    CHANNEL_REGISTRY.kronecker.cpu({ nt, nr }, { rhoTx: rho }).draw(span),
+    msg('the exponential matrix given'),
+  );
+});
+
+test('kronecker, given matrices: the wrong size, not Hermitian, not positive definite, or with rho are refused naming the matrix', () => {
+  const shape = { nt: 2, nr: 3 };
+  const I2 = {
+    re: [
+      [1, 0],
+      [0, 1],
+    ],
+  };
+  refusedSync(() => checkChannel('kronecker', { Rrx: I2 }, shape, 't()'), 'channelOptions.Rrx', 'size');
+  refusedSync(
+    () =>
+      checkChannel(
+        'kronecker',
+        {
+          Rtx: {
+            re: [
+              [1, 0.5],
+              [0.4, 1],
+            ],
+          },
+        },
+        shape,
+        't()',
+      ),
+    'channelOptions.Rtx',
+    'symmetric',
+  );
+  refusedSync(
+    () =>
+      checkChannel(
+        'kronecker',
+        {
+          Rtx: {
+            re: [
+              [1, 0],
+              [0, 1],
+            ],
+            im: [
+              [0, 0.5],
+              [0.5, 0],
+            ],
+          },
+        },
+        shape,
+        't()',
+      ),
+    'channelOptions.Rtx',
+    'Hermitian',
+  );
+  refusedSync(
+    () =>
+      checkChannel(
+        'kronecker',
+        {
+          Rtx: {
+            re: [
+              [1, 2],
+              [2, 1],
+            ],
+          },
+        },
+        shape,
+        't()',
+      ),
+    'channelOptions.Rtx',
+    'definite',
+  );
+  refusedSync(() => checkChannel('kronecker', { Rtx: I2, rhoTx: 0.5 }, shape, 't()'), 'channelOptions.Rtx', 'both');
+  for (const bad of [
+    { re: [[1, 0]] },
+    { re: [[1]], im: [[0], [0]] },
+    { re: [[Number.NaN]] },
+    { re: [[1]], x: 1 },
+    [[1]],
+  ])
+    refusedSync(() => checkChannel('kronecker', { Rtx: bad }, { nt: 1, nr: 1 }, 't()'), 'channelOptions.Rtx');
+  assert.deepEqual(checkChannel('kronecker', { Rtx: I2, rhoRx: 0.5 }, shape, 't()').params, { Rtx: I2, rhoRx: 0.5 });
 });
 
 test("kronecker: rho = 0 on both sides is rayleigh's channels number for number", () => {

@@ -3,7 +3,8 @@
  * the same words (4 nr nt a channel: rayleighChannels) and L L^H = R is the complex Cholesky factor
  * of each side's correlation, so E[vec(H) vec(H)^H] = R_tx^T ⊗ R_rx and every entry keeps power 1.
  * Reading rayleigh's words keeps any channel drawable alone (and by a later GPU generator), and
- * makes rho = 0 on both sides rayleigh's channels, number for number.
+ * makes rho = 0 on both sides rayleigh's channels, number for number. A side's R is the exponential
+ * model of its rho, or a matrix given whole.
  */
 import { InvalidArgumentError } from '../../core/index.js';
 import { rayleighChannels } from '../rayleigh/cpu.js';
@@ -13,12 +14,63 @@ import type { ChannelGenerator, ChannelShape } from '../types.js';
 /** A correlation coefficient: real, or complex as { re, im }; |rho| < 1. */
 export type Correlation = number | { readonly re: number; readonly im: number };
 
+/** A correlation matrix n x n given by rows: real parts, and imaginary parts (absent: real). */
+export interface CorrelationMatrix {
+  readonly re: readonly (readonly number[])[];
+  readonly im?: readonly (readonly number[])[];
+}
+
 /** The parameters of the kronecker model (SimulationOptions.channelOptions). */
 export interface KroneckerParams {
   /** The transmit side's coefficient of the exponential model (default 0: uncorrelated). */
   rhoTx?: Correlation;
   /** The receive side's coefficient of the exponential model (default 0: uncorrelated). */
   rhoRx?: Correlation;
+  /** The transmit correlation matrix, nt x nt Hermitian positive definite (instead of rhoTx). */
+  Rtx?: CorrelationMatrix;
+  /** The receive correlation matrix, nr x nr Hermitian positive definite (instead of rhoRx). */
+  Rrx?: CorrelationMatrix;
+}
+
+/** A given matrix in the layout of exponentialCorrelation (row-major, interleaved). */
+export function matrixOf(m: CorrelationMatrix): Float64Array {
+  const n = m.re.length;
+  const R = new Float64Array(2 * n * n);
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < n; j++) {
+      R[2 * (i * n + j)] = m.re[i]![j]!;
+      R[2 * (i * n + j) + 1] = m.im?.[i]![j]! ?? 0;
+    }
+  return R;
+}
+
+/**
+ * Checks a given matrix against its side's antennas: n x n, Hermitian (to 1e-12 of its largest
+ * entry) and positive definite; InvalidArgumentError naming `what` otherwise.
+ */
+export function checkCorrelationMatrix(m: CorrelationMatrix, n: number, what: string): void {
+  if (m.re.length !== n)
+    throw new InvalidArgumentError(
+      `${what} must be ${n} x ${n} (the side's antennas), got ${m.re.length} x ${m.re.length}`,
+      {
+        option: what,
+      },
+    );
+  const R = matrixOf(m);
+  const scale = R.reduce((a, x) => Math.max(a, Math.abs(x)), 0);
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j <= i; j++) {
+      const dr = R[2 * (i * n + j)]! - R[2 * (j * n + i)]!,
+        di = R[2 * (i * n + j) + 1]! + R[2 * (j * n + i) + 1]!;
+      if (Math.hypot(dr, di) > 1e-12 * scale)
+        throw new InvalidArgumentError(
+          `${what} must be Hermitian: entries (${i}, ${j}) and (${j}, ${i}) are not conjugates`,
+          {
+            option: what,
+          },
+        );
+    }
+  choleskyLower(R, n, what);
 }
 
 /** A coefficient as [re, im]. */
@@ -82,7 +134,13 @@ export function choleskyLower(R: Float64Array, n: number, what: string): Float64
 }
 
 /** The factor of a side, or null for rho = 0 (the identity: that side is left as drawn). */
-function factorOf(n: number, rho: Correlation | undefined, what: string): Float64Array | null {
+function factorOf(
+  n: number,
+  rho: Correlation | undefined,
+  given: CorrelationMatrix | undefined,
+  what: string,
+): Float64Array | null {
+  if (given) return choleskyLower(matrixOf(given), n, what);
   const [a, b] = complexOf(rho ?? 0);
   return a === 0 && b === 0 ? null : choleskyLower(exponentialCorrelation(n, rho!), n, what);
 }
@@ -147,8 +205,8 @@ export function correlate(
 /** The model's CPU generator: rayleigh's channels of the span, correlated on each side. */
 export function kroneckerGenerator(shape: ChannelShape, params: KroneckerParams): ChannelGenerator {
   const { nt, nr } = shape;
-  const Lr = factorOf(nr, params.rhoRx, 'channelOptions.rhoRx');
-  const Lt = factorOf(nt, params.rhoTx, 'channelOptions.rhoTx');
+  const Lr = factorOf(nr, params.rhoRx, params.Rrx, 'channelOptions.Rrx');
+  const Lt = factorOf(nt, params.rhoTx, params.Rtx, 'channelOptions.Rtx');
   return {
     draw: (span) =>
       drawSpan(span, 4 * nr * nt, 2 * nr * nt, (rng, n) => {

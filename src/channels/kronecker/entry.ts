@@ -1,6 +1,37 @@
-import { option, satisfying, type ValueCheck } from '../../core/index.js';
+import { InvalidArgumentError, option, satisfying, type ValueCheck } from '../../core/index.js';
 import type { ChannelEntry } from '../types.js';
-import { type Correlation, type KroneckerParams, kroneckerGenerator } from './cpu.js';
+import {
+  type Correlation,
+  type CorrelationMatrix,
+  checkCorrelationMatrix,
+  type KroneckerParams,
+  kroneckerGenerator,
+} from './cpu.js';
+
+/** A square array of rows of finite numbers, 1 to 64 of them. */
+function isSquare(v: unknown): v is number[][] {
+  return (
+    Array.isArray(v) &&
+    v.length >= 1 &&
+    v.length <= 64 &&
+    v.every(
+      (row) =>
+        Array.isArray(row) && row.length === v.length && row.every((x) => typeof x === 'number' && Number.isFinite(x)),
+    )
+  );
+}
+
+/** { re, im? }: square arrays of one size (its Hermitian and definite rule is checkShape's). */
+const matrix = satisfying<CorrelationMatrix>(
+  "{ re, im? }: square arrays of rows of finite numbers, 1 to 64 rows, im of re's size",
+  (v) => {
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+    const { re, im, ...rest } = v as Record<string, unknown>;
+    return (
+      Object.keys(rest).length === 0 && isSquare(re) && (im === undefined || (isSquare(im) && im.length === re.length))
+    );
+  },
+);
 
 /** A plain object holding exactly the keys re and im, finite numbers. */
 function isReIm(v: unknown): v is { re: number; im: number } {
@@ -57,7 +88,21 @@ export const kroneckerEntry: ChannelEntry<'kronecker', KroneckerParams> = {
       default: 0,
       cli: { flag: 'rho-rx', metavar: 'R' },
     }),
+    Rtx: option(matrix, 'transmit correlation matrix, nt x nt Hermitian positive definite (instead of rhoTx)'),
+    Rrx: option(matrix, 'receive correlation matrix, nr x nr Hermitian positive definite (instead of rhoRx)'),
   },
-  checkShape: () => {},
+  checkShape: ({ nt, nr }, p) => {
+    for (const [side, rho, R, n] of [
+      ['Tx', p.rhoTx, p.Rtx, nt],
+      ['Rx', p.rhoRx, p.Rrx, nr],
+    ] as const) {
+      if (R === undefined) continue;
+      if (rho !== undefined)
+        throw new InvalidArgumentError(`kronecker: give rho${side} or R${side.toLowerCase()}, not both`, {
+          option: `channelOptions.R${side.toLowerCase()}`,
+        });
+      checkCorrelationMatrix(R, n, `channelOptions.R${side.toLowerCase()}`);
+    }
+  },
   cpu: (shape, params) => kroneckerGenerator(shape, params),
 };
