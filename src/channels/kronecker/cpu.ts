@@ -39,7 +39,7 @@ export function matrixOf(m: CorrelationMatrix): Float64Array {
   for (let i = 0; i < n; i++)
     for (let j = 0; j < n; j++) {
       R[2 * (i * n + j)] = m.re[i]![j]!;
-      R[2 * (i * n + j) + 1] = m.im?.[i]![j]! ?? 0;
+      R[2 * (i * n + j) + 1] = m.im ? m.im[i]![j]! : 0;
     }
   return R;
 }
