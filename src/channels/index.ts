@@ -1,7 +1,7 @@
 /**
- * The channel models part: a registry of models (rayleigh, awgn), each with its parameters, shape
- * rule, and CPU and CUDA generators that draw the same Philox streams (the CUDA side loaded only when
- * asked for). The simulation uses this part through this index only.
+ * The channel models part: a registry of models (rayleigh, awgn, rician, kronecker), each with its
+ * parameters, shape rule, a CPU generator and, where it has one, a CUDA generator that draws the same
+ * Philox streams (the CUDA side loaded only when asked for). The simulation uses this part through this index only.
  */
 export {
   CHANNEL_MODELS,
@@ -26,3 +26,11 @@ export type {
 export { checkSpan, drawSpan } from './span.js';
 export { rayleighChannels, type ChannelOptions } from './rayleigh/cpu.js';
 export { identityChannels } from './awgn/cpu.js';
+export { type RicianParams, losMatrix, ricianGains } from './rician/cpu.js';
+export {
+  type Correlation,
+  type CorrelationMatrix,
+  type KroneckerParams,
+  choleskyLower,
+  exponentialCorrelation,
+} from './kronecker/cpu.js';

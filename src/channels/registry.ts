@@ -1,18 +1,22 @@
 /**
  * The channel models, one entry each (its folder's entry.ts): name, description, parameters, shape
- * rule, and its CPU and CUDA generators on the same Philox streams. Adding a model is adding its
+ * rule, and its CPU generator and (where it has one) its CUDA generator on the same Philox streams. Adding a model is adding its
  * folder and a line in the registry below: simulate()'s validation, the link on both engines, the
  * `--channel` choices and help, plot titles and resume files read the registry.
  */
 import { checkOptions, InvalidArgumentError, nearest, type OptionSchema, show } from '../core/index.js';
 import { awgnEntry } from './awgn/entry.js';
+import { kroneckerEntry } from './kronecker/entry.js';
 import { rayleighEntry } from './rayleigh/entry.js';
+import { ricianEntry } from './rician/entry.js';
 import type { ChannelEntry, ChannelShape } from './types.js';
 
 /** The built-in models: one line each. */
 const BUILT_IN_MODELS = {
   rayleigh: rayleighEntry,
   awgn: awgnEntry,
+  rician: ricianEntry,
+  kronecker: kroneckerEntry,
 };
 
 /** A channel model by name. */

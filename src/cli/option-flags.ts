@@ -73,6 +73,7 @@ export function withFlags<S extends OptionSpecs>(own: S, ...groups: (readonly Sc
 
 /** A word of the command line as the value kind of `check` wants it (before the check). */
 export function fromText(check: ValueCheck<unknown>, text: string, flag: string): unknown {
+  if (check.parse) return check.parse(text, (t) => numberOption(flag, t)!);
   if (check.kind === 'integer' || check.kind === 'number') return numberOption(flag, text);
   if (check.item) {
     const item = check.item;

@@ -32,6 +32,12 @@ export interface ValueCheck<T> {
   readonly item?: ValueCheck<unknown>;
   /** object: the nested keys (the command line may give each its own flag). */
   readonly fields?: OptionSchema;
+  /**
+   * How the command line reads a flag's text into a value for `check`, where the kind's reading
+   * does not fit (a complex number written `0.7@30`); `readNumber` reads a decimal number, refusing
+   * anything else naming the flag. Text it cannot read it returns as it is, for `check` to refuse.
+   */
+  readonly parse?: (text: string, readNumber: (text: string) => number) => unknown;
 }
 
 /** The command-line flag of an option. */

@@ -213,7 +213,7 @@ test('typed errors: hard detector, unknown code, K outside 38.212, frames that d
     [{ code: undefined, maxFrames: 5 }, /maxFrames needs a code/, InvalidArgumentError],
     [{ decoder: { algorithm: 'bp' as never } }, /bp/, InvalidArgumentError],
     [{ channel: 'awgn', nr: 1 }, /nr >= nt/, InvalidArgumentError],
-    [{ channel: 'rician' as never }, /channel must be/, InvalidArgumentError],
+    [{ channel: 'no-such-model' as never }, /channel must be/, InvalidArgumentError],
   ];
   for (const [o, re, cls] of bad) {
     await assert.rejects(
@@ -270,7 +270,7 @@ test('CLI: --code, --decoder, --iterations, --channel, --max-frames', () => {
     ['--decoder', 'nms'],
     ['--max-frames', '5'],
     ['--llr-clip', '8'],
-    ['--channel', 'rician'],
+    ['--channel', 'no-such-model'],
   ]) {
     assert.throws(() => parseSimulateArgs(argv), InvalidArgumentError, argv.join(' '));
   }
