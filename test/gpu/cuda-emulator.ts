@@ -14,7 +14,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -222,15 +222,34 @@ export function compileEmulated(
   if (existsSync(exe)) return { exe, error: null };
   const header = `cuda_emulation-${createHash('sha256').update(EMULATION_HEADER).digest('hex').slice(0, 16)}.hpp`;
   writeFileAtomic(join(dir, header), EMULATION_HEADER);
+  precompileHeader(join(dir, header));
   const src = join(dir, `emu-${key}-${process.pid}.cpp`);
   writeFileSync(src, `#include "${header}"\n${paths.map((path) => `#include "${path}"\n`).join('')}${main}\n`);
   const tmpExe = `${exe}.${process.pid}.tmp`;
-  const r = spawnSync('g++', ['-std=c++20', '-O1', '-ffp-contract=off', '-pthread', ...defines, '-o', tmpExe, src], {
+  const r = spawnSync('g++', [...GXX_FLAGS, ...defines, '-o', tmpExe, src], {
     encoding: 'utf8',
   });
   if (r.status !== 0) return { exe, error: `g++ failed: ${(r.stderr || r.error?.message || '').slice(0, 2000)}` };
   renameSync(tmpExe, exe);
   return { exe, error: null };
+}
+
+/** The flags of every emulated build; the precompiled header must be built with the same ones. */
+const GXX_FLAGS = ['-std=c++20', '-O1', '-ffp-contract=off', '-pthread'] as const;
+
+/**
+ * Builds `header`.gch beside the header once: parsing the header's standard library (threads,
+ * barriers) is most of a build's time, and g++ takes the .gch in its place where the flags match
+ * (the kernels' -D macros do not appear in it). A failed build leaves none: g++ then reads the
+ * header itself, as before.
+ */
+function precompileHeader(header: string): void {
+  const gch = `${header}.gch`;
+  if (existsSync(gch)) return;
+  const tmp = `${gch}.${process.pid}.tmp`;
+  const r = spawnSync('g++', [...GXX_FLAGS, '-x', 'c++-header', '-o', tmp, header], { encoding: 'utf8' });
+  if (r.status === 0) renameSync(tmp, gch);
+  else rmSync(tmp, { force: true });
 }
 
 /**
