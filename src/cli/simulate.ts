@@ -2,7 +2,14 @@
  * `lattice-mimo simulate`: Monte Carlo BER/SER/FER against SNR for several detectors, with a live
  * table on stderr and JSON / CSV / plot files at the end.
  */
-import { formatError, InvalidArgumentError, checkDistinctOutputs, checkOutputPath, readInput } from '../core/index.js';
+import {
+  formatError,
+  InvalidArgumentError,
+  checkDistinctOutputs,
+  checkOutputPath,
+  readInput,
+  type OptionSchema,
+} from '../core/index.js';
 import { parseMimo, parseModulationOption } from './mimo-values.js';
 import {
   partialResult,
@@ -42,7 +49,6 @@ import {
   type SchemaFlag,
   withFlags,
 } from './option-flags.js';
-import type { OptionSchema } from '../core/index.js';
 
 /** Where help puts the text of an option. */
 const COLUMN = 28;

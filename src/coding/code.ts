@@ -3,8 +3,7 @@
  * LLRs in, k decoded bits out (decode), one frame or a batch of frames back to back. Built from a
  * spec string ('wimax:2304:1/2', 'nr:bg1:8448:1/2', 'nr:2000:0.4') or directly from a base matrix.
  */
-import { checkOptions, inapplicable, show } from '../core/index.js';
-import { InvalidArgumentError, InvalidInputError } from '../core/index.js';
+import { checkOptions, inapplicable, show, InvalidArgumentError, InvalidInputError } from '../core/index.js';
 import { LdpcDecoder, resolveDecoderOptions } from './decoder.js';
 import { QcEncoder } from './encoder.js';
 import { GenericEncoder } from './generic-encoder.js';

@@ -5,10 +5,24 @@
  * disjoint columns, so this is the block-layered schedule). All state is allocated once per decoder;
  * decoding a frame allocates nothing.
  */
-import { boolean, choice, inapplicable, integer, number, object, option } from '../core/index.js';
-import { InvalidArgumentError, InvalidInputError } from '../core/index.js';
-import type { DecodeResult, DecoderAlgorithm, DecoderOptions, SparseParityCheck } from './types.js';
-import { LDPC_DECODER_ALGORITHMS } from './types.js';
+import {
+  boolean,
+  choice,
+  inapplicable,
+  integer,
+  number,
+  object,
+  option,
+  InvalidArgumentError,
+  InvalidInputError,
+} from '../core/index.js';
+import {
+  type DecodeResult,
+  type DecoderAlgorithm,
+  type DecoderOptions,
+  type SparseParityCheck,
+  LDPC_DECODER_ALGORITHMS,
+} from './types.js';
 
 /** The decoder defaults: layered normalized min-sum, 20 iterations, early stop, alpha 0.75, beta 0.5, saturation 64. */
 export const LDPC_DECODER_DEFAULTS: ResolvedDecoderOptions = Object.freeze({

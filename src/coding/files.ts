@@ -4,8 +4,7 @@
  * the file as its context (its message starts with the file name).
  */
 import { readFile } from 'node:fs/promises';
-import { withContext } from '../core/index.js';
-import { toIoError } from '../core/index.js';
+import { withContext, toIoError } from '../core/index.js';
 import { parseAlist, parseBaseMatrix } from './parity.js';
 import type { BaseMatrixTable, SparseParityCheck } from './types.js';
 

@@ -5,8 +5,15 @@
  * and the receiver's inverse: LLRs of the E sent bits back to the decoder's 68 Zc (BG1) or 52 Zc
  * (BG2) inputs, repeated bits combined, punctured bits 0, filler bits known zeros.
  */
-import { checkOptions, integer, number, option, satisfying } from '../core/index.js';
-import { InvalidArgumentError, InvalidInputError } from '../core/index.js';
+import {
+  checkOptions,
+  integer,
+  number,
+  option,
+  satisfying,
+  InvalidArgumentError,
+  InvalidInputError,
+} from '../core/index.js';
 import { parseBaseMatrix } from './parity.js';
 import { codeTableText } from './tables.js';
 import type { BaseMatrix, BaseMatrixTable } from './types.js';

@@ -67,6 +67,7 @@ export {
   type OptionSpec,
   type OptionSchema,
   type OptionsOf,
+  type SameKeys,
   type SchemaOf,
 } from './options.js';
 export { MAX_ARRAY_LENGTH, checkArrayLength, allocArray, type TypedArrayKind } from './alloc.js';

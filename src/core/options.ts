@@ -67,6 +67,12 @@ export type OptionSchema = Readonly<Record<string, OptionSpec<any>>>;
 /** The schema of an options interface: one spec per key, of the key's value type (a registry entry's options). */
 export type SchemaOf<O> = { readonly [K in keyof O]-?: OptionSpec<Exclude<O[K], undefined>> };
 
+/**
+ * true when an options interface and its schema name the same keys, else never: a
+ * `const _check: SameKeys<Options, typeof SCHEMA> = true` stops the build when one gains a key.
+ */
+export type SameKeys<O, S> = [keyof O, keyof S] extends [keyof S, keyof O] ? true : never;
+
 /** The options object a schema describes: every key optional, of its check's type. */
 export type OptionsOf<S extends OptionSchema> = {
   -readonly [K in keyof S]?: S[K] extends OptionSpec<infer T> ? T : never;

@@ -14,8 +14,9 @@ import {
   LatticeMimoError,
   type RealArray,
   withContext,
+  defaultThreads,
+  runOnWorkers,
 } from '../core/index.js';
-import { defaultThreads, runOnWorkers } from '../core/index.js';
 import { ALGORITHM_REGISTRY } from './registry.js';
 import { remedy } from './fallback.js';
 import type { AlgoParams, Algorithm, BasisStats } from './types.js';

@@ -16,8 +16,7 @@
  * read from det(Z mod p), which can only be 1 or p - 1.
  */
 import { checkArray, checkSizes } from './check-args.js';
-import { InvalidArgumentError, show } from '../core/index.js';
-import { CheckFailedError } from '../core/index.js';
+import { InvalidArgumentError, show, CheckFailedError } from '../core/index.js';
 
 /** What rebuilding gives: Z (column-major, m x m) and how it was proven. */
 export interface ExactTransform {

@@ -12,8 +12,19 @@
  * callers that take integers of any size (precision/ladder.ts) read `bigValues`. A non-integer entry
  * past 2^53 is refused rather than rounded.
  */
-import { checkOptions, choice, inapplicable, integer, option, type OptionsOf } from '../core/index.js';
-import { InvalidInputError, allocReal, makeBatch, type MatrixBatch, type Precision } from '../core/index.js';
+import {
+  checkOptions,
+  choice,
+  inapplicable,
+  integer,
+  option,
+  type OptionsOf,
+  InvalidInputError,
+  allocReal,
+  makeBatch,
+  type MatrixBatch,
+  type Precision,
+} from '../core/index.js';
 
 /** One matrix as read from fplll's format or JSON: rows are basis vectors, as written. */
 export interface ParsedMatrix {

@@ -7,8 +7,8 @@
  * (stats.redoneOnCpu); a result that still fails raises CheckFailedError, so no unreduced basis is
  * returned as reduced.
  */
-import { allocArray } from '../core/index.js';
 import {
+  allocArray,
   CheckFailedError,
   InvalidArgumentError,
   InvalidInputError,
@@ -20,8 +20,8 @@ import {
   toPrecision,
   type MatrixBatch,
   type RealArray,
+  errorFromRecord,
 } from '../core/index.js';
-import { errorFromRecord } from '../core/index.js';
 import { rebuildTransform, type ExactTransform } from './exact-transform.js';
 import { transformLost, transformOverflow } from './lll/columns.js';
 import {

@@ -4,8 +4,7 @@
  * Bases are column-major n x m (n = dimension of the space, m = number of basis vectors, m <= n);
  * the basis vectors are the columns. Z is m x m, column-major, integer valued, with B' = B Z.
  */
-import type { ErrorRecord } from '../core/index.js';
-import type { Precision, RealArray } from '../core/index.js';
+import type { ErrorRecord, Precision, RealArray } from '../core/index.js';
 import type { GpuTuning } from './gpu-tuning.js';
 
 /** Every reduction algorithm `reduce()` accepts, by name. */

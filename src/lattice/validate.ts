@@ -23,8 +23,9 @@ import {
   RankDeficientError,
   type MatrixBatch,
   type OptionsOf,
+  type SameKeys,
+  assertFinite,
 } from '../core/index.js';
-import { assertFinite } from '../core/index.js';
 import { ENGINE_REQUESTS } from '../gpu/index.js';
 import { gramSchmidt, isIntegral } from './check.js';
 import { provablyFullRank } from './exact-rank.js';
@@ -108,12 +109,7 @@ export const REDUCE_SCHEMA = {
 };
 
 // the interface and the schema name the same keys
-const _sameKeys: [keyof ReduceOptions, keyof typeof REDUCE_SCHEMA] extends [
-  keyof typeof REDUCE_SCHEMA,
-  keyof ReduceOptions,
-]
-  ? true
-  : never = true;
+const _sameKeys: SameKeys<ReduceOptions, typeof REDUCE_SCHEMA> = true;
 void _sameKeys;
 
 /** The checked options of a call (OptionsOf the schema). */
@@ -204,12 +200,7 @@ export interface EngineCallParams {
 }
 
 // the interface and the schema name the same keys
-const _sameEngineKeys: [keyof EngineCallParams, keyof typeof ENGINE_CALL_SCHEMA] extends [
-  keyof typeof ENGINE_CALL_SCHEMA,
-  keyof EngineCallParams,
-]
-  ? true
-  : never = true;
+const _sameEngineKeys: SameKeys<EngineCallParams, typeof ENGINE_CALL_SCHEMA> = true;
 void _sameEngineKeys;
 
 /**

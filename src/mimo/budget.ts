@@ -11,8 +11,7 @@
  *  - ml, kbest: their work per vector is fixed (M^nt leaves; the sum of K Q children per level),
  *    so a size past the budget is refused up front with a NodeBudgetError, whatever onBudget says.
  */
-import { InvalidArgumentError, NodeBudgetError, type ErrorContext } from '../core/index.js';
-import { oneOf, show } from '../core/index.js';
+import { InvalidArgumentError, NodeBudgetError, type ErrorContext, oneOf, show } from '../core/index.js';
 
 /** Default node budget per received vector: 2^24, the work of exhaustive ML on 4x4 64-QAM. */
 export const DEFAULT_MAX_NODES = 1 << 24;

@@ -3,10 +3,15 @@
  * data, count their errors. A pure function of the task, so the worker threads and the in-thread
  * executor give identical counts.
  */
-import { CheckFailedError, LatticeMimoError } from '../core/index.js';
-import { errorRecord, withContext, type ErrorContext, type ErrorRecord } from '../core/index.js';
-import { detect, constellation, type DetectOptions, type Modulation } from '../mimo/index.js';
-import { hardDecisionOptions } from '../mimo/index.js';
+import {
+  CheckFailedError,
+  LatticeMimoError,
+  errorRecord,
+  withContext,
+  type ErrorContext,
+  type ErrorRecord,
+} from '../core/index.js';
+import { detect, constellation, type DetectOptions, type Modulation, hardDecisionOptions } from '../mimo/index.js';
 import { decodeRange } from './coded.js';
 import { generateLinkChunk, type LinkChunkSpec } from './link.js';
 

@@ -13,8 +13,14 @@
 import { InvalidArgumentError, type Philox } from '../core/index.js';
 import { chunkUnit } from './chunking.js';
 import { ldpcCode, type DecoderOptions, type FrameDecoder, type LdpcCode } from '../coding/index.js';
-import { detect, constellation, type DetectOptions, type Detector, type Modulation } from '../mimo/index.js';
-import { SOFT_DETECTORS } from '../mimo/index.js';
+import {
+  detect,
+  constellation,
+  type DetectOptions,
+  type Detector,
+  type Modulation,
+  SOFT_DETECTORS,
+} from '../mimo/index.js';
 
 /** What a chunk needs to know of the code: the spec (rebuilt and cached in every worker) and the decoder. */
 export interface CodedSpec {

@@ -22,16 +22,18 @@ import {
   inapplicable,
   InvalidArgumentError,
   type LatticeMimoError,
+  option,
+  string,
 } from '../core/index.js';
-import { snrToNoiseVar, bitsPerSymbolOf } from '../mimo/index.js';
 import {
+  snrToNoiseVar,
+  bitsPerSymbolOf,
   checkDetectOptions,
   detectorOptionsLabel,
   type DetectOptions,
   type Detector,
   type DetectOptionsUse,
 } from '../mimo/index.js';
-import { option, string } from '../core/index.js';
 import { resolveDecoderOptions, type DecoderOptions } from '../coding/index.js';
 import { runChunkSliced, type ChunkResult, type ChunkTask } from './chunk.js';
 import { checkSoftDetectors, codeOf, vectorsPerFrame, type CodedSpec } from './coded.js';

@@ -9,8 +9,16 @@
  * - ldpcCudaPlan(ctx, code, options).enqueue(stream, buffers): kernels on device buffers that
  *   already hold the LLRs (a GPU link keeps its frames on the device); see LdpcCudaPlan.
  */
-import { checkOptions, choice, inapplicable, integer, option } from '../../core/index.js';
-import { InvalidArgumentError, InvalidInputError, UnsupportedError } from '../../core/index.js';
+import {
+  checkOptions,
+  choice,
+  inapplicable,
+  integer,
+  option,
+  InvalidArgumentError,
+  InvalidInputError,
+  UnsupportedError,
+} from '../../core/index.js';
 import {
   runBatch,
   requireCuda,
@@ -20,8 +28,10 @@ import {
   loadModule,
   readKernelSource,
   type Stream,
+  batchRunOption,
+  ENGINE_REQUESTS,
+  type BatchRunOptions,
 } from '../../gpu/index.js';
-import { batchRunOption, ENGINE_REQUESTS, type BatchRunOptions } from '../../gpu/index.js';
 import type { LdpcCode } from '../code.js';
 import { DECODER_SCHEMA, LDPC_MIN_SUM_SCALE, resolveDecoderOptions, type ResolvedDecoderOptions } from '../decoder.js';
 import { nrRateMatchMap, nrRateRecover } from '../nr.js';

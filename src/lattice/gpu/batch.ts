@@ -10,8 +10,16 @@
  * most give each basis a thread block, the per-thread ones (LaunchPlan.basesPerBlock) take the
  * number of bases as their last argument.
  */
-import { InvalidArgumentError, InvalidInputError, UnsupportedError } from '../../core/index.js';
-import { allocArray, allocLike, errorRecord, type ErrorRecord, type RealArray } from '../../core/index.js';
+import {
+  InvalidArgumentError,
+  InvalidInputError,
+  UnsupportedError,
+  allocArray,
+  allocLike,
+  errorRecord,
+  type ErrorRecord,
+  type RealArray,
+} from '../../core/index.js';
 import {
   runBatch,
   requireCuda,

@@ -25,10 +25,13 @@
  * Shapes: `rows` are basis vectors as in fplll's format (m rows of n integers); results likewise
  * (basis rows; transform U with U B_in = B_out, i.e. row j of U = column j of Z).
  */
-import { CheckFailedError, InvalidInputError, LatticeMimoError, RankDeficientError } from '../../core/index.js';
-import { errorRecord, type ErrorRecord } from '../../core/index.js';
-import { readTransform, rebuildTransform, unitCoordinates } from '../exact-transform.js';
 import {
+  CheckFailedError,
+  InvalidInputError,
+  LatticeMimoError,
+  RankDeficientError,
+  errorRecord,
+  type ErrorRecord,
   arrayOf,
   boolean,
   callback,
@@ -39,6 +42,7 @@ import {
   number,
   option,
 } from '../../core/index.js';
+import { readTransform, rebuildTransform, unitCoordinates } from '../exact-transform.js';
 import { defaultMaxIterations, REDUCE_SCHEMA, resolveOptions } from '../validate.js';
 import { ddLLL, ddLLLFloat64, ddLLLHybrid, plainLLLFloat64, qdLLL } from './dd-lll.js';
 import { runPasses, type Pass } from './passes.js';

@@ -13,8 +13,7 @@
  * (mimo/fallback.ts): typed errors as the CPU engine gives them, the unproven mask, or a redo of
  * the vector on the CPU engine in float64.
  */
-import { InvalidInputError, LatticeMimoError } from '../../core/index.js';
-import { withContext } from '../../core/index.js';
+import { InvalidInputError, LatticeMimoError, withContext } from '../../core/index.js';
 import {
   runBatch,
   type HostRecords,
