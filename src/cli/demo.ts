@@ -118,10 +118,11 @@ export async function run(argv: string[]): Promise<number> {
     join(outDir, 'demo-ber.png'),
     join(outDir, 'demo.json'),
   ];
+  // the counts first, then the plots: a PNG that cannot be drawn (no font) loses nothing else
+  await writeFileAtomic(jsonFile, resultToJson(result));
   const svg = await renderPlotSvg(result);
   await writeFileAtomic(svgFile, svg);
   await writeFileAtomic(pngFile, await svgToPng(svg));
-  await writeFileAtomic(jsonFile, resultToJson(result));
   process.stderr.write(`wrote ${svgFile}, ${pngFile}, ${jsonFile}\n`);
   return 0;
 }

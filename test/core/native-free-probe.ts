@@ -53,7 +53,7 @@ try {
   });
   const files = { json: join(dir, 'run.json'), csv: join(dir, 'run.csv') };
   await api.writeOutputs(result, { ...files, plot: join(dir, 'run.png') }).catch(async (err: unknown) => {
-    // a machine without a font draws no PNG (a typed error, tested in plot.test.ts): the rest still runs here
+    // a machine without a font draws no PNG (UnsupportedError, details.missing 'font'): the rest still runs here
     if (!(err instanceof api.UnsupportedError && err.details?.missing === 'font')) throw err;
     process.stderr.write('native-free probe: no font for a PNG plot; SVG only\n');
     await api.writeOutputs(result, files);
