@@ -22,7 +22,9 @@ export type {
   ChannelGenerator,
   ChannelShape,
   ChannelSpan,
+  ResponsePoints,
 } from './types.js';
+export * from './ofdm/index.js';
 export { checkSpan, drawSpan } from './span.js';
 export { rayleighChannels, type ChannelOptions } from './rayleigh/cpu.js';
 export { identityChannels } from './awgn/cpu.js';

@@ -35,10 +35,32 @@ export interface ChannelSpan {
   readonly count: number;
 }
 
+/**
+ * Where a time-varying, frequency-selective channel is evaluated: every (time, frequency) pair of
+ * the two lists (an OFDM grid's symbol times and subcarrier frequencies, src/channels/ofdm).
+ */
+export interface ResponsePoints {
+  /** Seconds from the start of the drop (the realisation's time origin). */
+  readonly times: Float64Array;
+  /** Hz, offsets from the carrier frequency. */
+  readonly freqs: Float64Array;
+}
+
 /** A model's CPU generator for one shape and parameter set. */
 export interface ChannelGenerator {
-  /** The span's channels in float64: 2 nr nt count numbers. */
+  /**
+   * The span's channels in float64: 2 nr nt count numbers. For a model with `response`, channel c
+   * is drop c's response at time 0 and frequency 0 (so such a model also serves the flat link).
+   */
   draw(span: ChannelSpan): Float64Array;
+  /**
+   * Time-varying, frequency-selective models: the response of each of the span's drops (a drop is
+   * one realisation of the model's random process, its words where draw() reads its channel) at
+   * every pair of `at`: span.count x times x freqs x 2 nr nt numbers, frequency fastest, then
+   * time, then drop; each block an nr x nt matrix in the channels' layout. Absent on flat models:
+   * their drop is draw()'s channel at every time and frequency (block fading, ofdm/response.ts).
+   */
+  response?(span: ChannelSpan, at: ResponsePoints): Float64Array;
 }
 
 /** Device buffers a CUDA generator fills. */
