@@ -172,6 +172,11 @@ export {
   DEFAULT_CHANNEL_MODEL,
   type ChannelModel,
   type ChannelOptions,
+  generateChannels,
+  type GenerateChannelsOptions,
+  type ChannelRealisations,
+  type OfdmGrid,
+  SUBCARRIER_SPACINGS,
 } from './channels/index.js';
 export {
   ldpcCode,

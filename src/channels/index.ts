@@ -22,6 +22,7 @@ export type {
   ChannelGenerator,
   ChannelShape,
   ChannelSpan,
+  PowerDelayProfile,
   ResponsePoints,
 } from './types.js';
 export * from './ofdm/index.js';

@@ -9,6 +9,7 @@ import { awgnEntry } from './awgn/entry.js';
 import { kroneckerEntry } from './kronecker/entry.js';
 import { rayleighEntry } from './rayleigh/entry.js';
 import { ricianEntry } from './rician/entry.js';
+import { TDL_ENTRIES } from './tdl/entry.js';
 import type { ChannelEntry, ChannelShape } from './types.js';
 
 /** The built-in models: one line each. */
@@ -17,6 +18,7 @@ const BUILT_IN_MODELS = {
   awgn: awgnEntry,
   rician: ricianEntry,
   kronecker: kroneckerEntry,
+  ...TDL_ENTRIES,
 };
 
 /** A channel model by name. */
@@ -87,7 +89,7 @@ export function checkChannel(model: unknown, params: unknown, shape: ChannelShap
       const owners = CHANNEL_MODELS.filter((m) => Object.hasOwn(channelEntry(m)!.options, key));
       if (owners.length > 0) {
         throw new InvalidArgumentError(
-          `${call}: option channelOptions.${key} does not apply: it is ${owners.join(' and ')}'s parameter, the channel is ${entry.name}`,
+          `${call}: option channelOptions.${key} does not apply: it is a parameter of ${owners.join(', ')}, not of ${entry.name}`,
           { option: `channelOptions.${key}`, channel: entry.name },
         );
       }

@@ -102,4 +102,17 @@ export interface ChannelEntry<N extends string = string, P extends object = Reco
   cpu(shape: ChannelShape, params: P): ChannelGenerator;
   /** The CUDA generator, drawing the CPU's streams. */
   readonly cuda?: () => Promise<ChannelCuda<P>>;
+  /**
+   * Frequency-selective models: the mean power delay profile of the parameters (what an LMMSE
+   * channel estimator assumes). Absent: one path at delay 0 (flat fading).
+   */
+  powerDelayProfile?(params: P): PowerDelayProfile;
+}
+
+/** Paths' delays and mean powers. */
+export interface PowerDelayProfile {
+  /** Delays in seconds. */
+  readonly delays: Float64Array;
+  /** Mean powers, linear, summing to 1. */
+  readonly powers: Float64Array;
 }

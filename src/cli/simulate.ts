@@ -8,7 +8,6 @@ import {
   checkDistinctOutputs,
   checkOutputPath,
   readInput,
-  type OptionSchema,
 } from '../core/index.js';
 import { parseMimo, parseModulationOption } from './mimo-values.js';
 import {
@@ -30,7 +29,8 @@ import { resumeOptions } from './resume.js';
 import { checkSnrNumbers, intOption, numberOption } from './values.js';
 import { LDPC_DECODER_ALGORITHMS } from '../coding/index.js';
 import { SOFT_DETECTORS } from '../mimo/index.js';
-import { CHANNEL_MODELS, channelEntry, DEFAULT_CHANNEL_MODEL } from '../channels/index.js';
+import { channelEntry, DEFAULT_CHANNEL_MODEL } from '../channels/index.js';
+import { channelFlags, channelFromFlags, channelHelp } from './channel-flags.js';
 import {
   checkListFlags,
   detectorFlags,
@@ -39,16 +39,7 @@ import {
   listFormsHelp,
   parseDetectorList,
 } from './detector-options.js';
-import {
-  entryFlags,
-  flagHelp,
-  givenFlags,
-  helpLine,
-  optionsFromFlags,
-  parseFlags,
-  type SchemaFlag,
-  withFlags,
-} from './option-flags.js';
+import { givenFlags, helpLine, parseFlags, withFlags } from './option-flags.js';
 
 /** Where help puts the text of an option. */
 const COLUMN = 28;
@@ -58,11 +49,6 @@ const COMMON_FLAGS = ['llrClip', 'maxNodes', 'onBudget'] as const;
 
 /** The detectors of a run without --detector: uncoded, and coded (which needs soft ones). */
 const DEFAULT_DETECTORS = { uncoded: 'zf,mmse,sphere', coded: 'nway' };
-
-/** The channel models' parameter flags, from their entries' schemas. */
-function channelFlags(): SchemaFlag[] {
-  return entryFlags(CHANNEL_MODELS as readonly string[], (m) => channelEntry(m)!.options as OptionSchema);
-}
 
 /** The text of `lattice-mimo simulate --help`, its detector lines read from the registry. */
 export function simulateHelp(): string {
@@ -82,10 +68,7 @@ ${line('--detector LIST', `comma list of the detectors below; ${listFormsHelp()}
                             negative values work: --snr -4:2:8
   --snr-type esn0|ebn0      what --snr means: Es/N0 (default) or Eb/N0 (= Es/N0 - 10 log10(bits per
                             symbol x code rate))
-${[
-  line('--channel MODEL', `the channel model, one of those below (default ${DEFAULT_CHANNEL_MODEL})`),
-  ...channelFlags().map((f) => flagHelp(f, `${f.owners!.join(', ')} only`, COLUMN)),
-].join('\n')}
+${channelHelp(COLUMN).flags}
 ${line('--code SPEC', `coded link: wimax:N[:1/2] (N = 576..2304 step 96) or nr:[bgB:]K:R (5G NR, 38.212); every detector must be soft (${SOFT_DETECTORS.join(', ')}): its max-log LLRs feed the decoder. A frame's bits fill consecutive symbols, stream by stream, over ceil(n / (bits per symbol x NT)) vectors (the last padded)`)}
   --decoder ALG             with --code: nms (default), oms, spa, flooding-spa
   --iterations N            with --code: most decoder iterations (default 20; early stop on a zero syndrome)
@@ -119,7 +102,7 @@ detectors:
 ${detectorsHelp(COLUMN)}
 
 channel models:
-${CHANNEL_MODELS.map((m) => line(m, channelEntry(m)!.description)).join('\n')}
+${channelHelp(COLUMN).models}
 
 A detector option goes to every detector in --detector that takes it (kbest:K and the like set one
 entry's); one that no detector there takes is an error, as are --decoder, --iterations, --max-frames
@@ -218,7 +201,6 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
   );
   const set = givenFlags(v, flags);
   const parsed = parseFlags(v, set);
-  const channel = choiceOption('channel', v.channel, CHANNEL_MODELS, DEFAULT_CHANNEL_MODEL);
   const maxTimeSeconds = numberOption('max-time', v['max-time'], { above: 0 });
   if (maxTimeSeconds !== undefined && maxTimeSeconds > MAX_TIME_SECONDS)
     throw new InvalidArgumentError(`--max-time must be at most ${MAX_TIME_SECONDS} s (7 days), got '${v['max-time']}'`);
@@ -238,17 +220,8 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
     seed: intOption('seed', v.seed, 1, 0),
     engine,
   };
+  const { channel, channelOptions } = channelFromFlags(v, models);
   if (channel !== DEFAULT_CHANNEL_MODEL) options.channel = channel;
-  // the model's parameters: each flag must be the chosen model's
-  const modelSet = givenFlags(v, models);
-  for (const f of modelSet) {
-    if (!f.owners!.includes(channel))
-      throw new InvalidArgumentError(
-        `--${f.flag} does not apply: it is ${f.owners!.join(' and ')}'s parameter, the channel is ${channel}`,
-        { option: `--${f.flag}`, channel },
-      );
-  }
-  const channelOptions = optionsFromFlags(parseFlags(v, modelSet));
   if (Object.keys(channelOptions).length > 0) options.channelOptions = channelOptions;
   if (code !== undefined) {
     options.code = code;

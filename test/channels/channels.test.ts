@@ -263,7 +263,7 @@ test('a model added to the registry reaches simulate(), the command line (its fl
     assert.deepEqual(cmd.options.channelOptions, { gain });
     assert.throws(
       () => parseSimulateArgs(['--gain', '2']),
-      /--gain does not apply: it is scaled's parameter, the channel is rayleigh/,
+      /--gain does not apply: it is a parameter of scaled, not of rayleigh/,
     );
     assert.throws(() => parseSimulateArgs(['--channel', 'scaled', '--gain', '0']), InvalidArgumentError);
     const flat = simulateHelp().replace(/\s+/g, ' ');

@@ -48,7 +48,7 @@ function isReIm(v: unknown): v is { re: number; im: number } {
  * A correlation coefficient: a real number in (-1, 1) or { re, im } with |rho| < 1; the command line
  * writes it `0.7` (real) or `0.7@30` (magnitude 0.7, phase 30 degrees).
  */
-function correlation(): ValueCheck<Correlation> {
+export function correlation(): ValueCheck<Correlation> {
   return {
     ...satisfying<Correlation>(
       'a number in (-1, 1) or { re, im } with |rho| < 1 (command line: R or MAGNITUDE@DEGREES)',

@@ -2,9 +2,9 @@
  * Channel realisations on their own: a model's response on every resource element of consecutive
  * slots of one drop, for users' own work and for checks (`lattice-mimo channels`).
  */
-import { checkOptions, InvalidArgumentError, integer, option, type SchemaOf } from '../../core/index.js';
+import { checkOptions, InvalidArgumentError, integer, number, option, type SchemaOf } from '../../core/index.js';
 import { checkChannel, type ChannelModel } from '../registry.js';
-import { checkGrid, SYMBOLS_PER_SLOT, subcarrierCount, subcarrierFrequencies, symbolTimes } from './grid.js';
+import { checkGrid, MAX_PRBS, SYMBOLS_PER_SLOT, subcarrierCount, subcarrierFrequencies, symbolTimes } from './grid.js';
 import { channelResponse } from './response.js';
 
 /** What generateChannels() draws. */
@@ -52,12 +52,14 @@ export interface ChannelRealisations {
   readonly H: Float64Array;
 }
 
-const limits: SchemaOf<Pick<GenerateChannelsOptions, 'nt' | 'nr' | 'slots' | 'seed' | 'drop'>> = {
-  nt: option(integer(1, 64), 'transmit antennas'),
-  nr: option(integer(1, 64), 'receive antennas'),
+const limits: SchemaOf<Omit<GenerateChannelsOptions, 'model' | 'channelOptions'>> = {
+  nt: option(integer(1, 64), 'transmit antennas', { required: true }),
+  nr: option(integer(1, 64), 'receive antennas', { required: true }),
+  scs: option(number({ min: 0, minOpen: true }), 'subcarrier spacing in Hz', { required: true }),
+  prbs: option(integer(1, MAX_PRBS), 'physical resource blocks', { required: true }),
   slots: option(integer(1, 10_000), 'slots', { default: 1 }),
   seed: option(integer(0), 'Philox key', { default: 1 }),
-  drop: option(integer(0, 2 ** 53 - 1), 'drop (Philox stream)', { default: 0 }),
+  drop: option(integer(0), 'drop (Philox stream)', { default: 0 }),
 };
 
 /** The most numbers one call returns (2^28 doubles, 2 GiB): more slots go in several calls. */
@@ -72,10 +74,12 @@ export function generateChannels(options: GenerateChannelsOptions): ChannelReali
   const call = 'generateChannels()';
   if (options === null || typeof options !== 'object')
     throw new InvalidArgumentError(`${call} takes an options object`, { option: 'options' });
-  const { model, channelOptions, scs, prbs, ...rest } = options;
-  const { nt, nr, slots, seed, drop } = checkOptions(rest, limits, call) as Required<
-    Pick<GenerateChannelsOptions, 'nt' | 'nr' | 'slots' | 'seed' | 'drop'>
-  >;
+  const { model, channelOptions, ...rest } = options;
+  const checkedLimits = checkOptions(rest, limits, call);
+  const { nt, nr, scs, prbs } = checkedLimits as Required<typeof checkedLimits>;
+  const slots = checkedLimits.slots ?? 1,
+    seed = checkedLimits.seed ?? 1,
+    drop = checkedLimits.drop ?? 0;
   const grid = { scs, prbs };
   checkGrid(grid, call);
   const shape = { nt, nr };
