@@ -1,0 +1,126 @@
+/**
+ * The noise variance N0 (per resource element and receive antenna) estimated from a slot's DM-RS
+ * symbols. Two estimators:
+ *
+ * - 'free': the dimensions that carry no signal. With 1 or 2 layers CDM group 1's comb is empty
+ *   (DM-RS symbols carry no data), so each of its REs is noise alone: E|y|^2 = N0 on any channel.
+ *   A CDM group with one port (1 or 3 layers) leaves its odd OCC unused: z = (conj(r0) y(k0) -
+ *   conj(r1) y(k0 + 2)) / sqrt 2 is noise alone when the channel is flat over the pair (E|z|^2 =
+ *   N0), plus beta^2 |h(k0) - h(k0 + 2)|^2 / 2 otherwise. The estimate is the mean of |.|^2 over all
+ *   of them.
+ * - 'residual': the second differences of the despread LS estimates along each CDM group,
+ *   e_n = h^_{n-1} - 2 h^_n + h^_{n+1}: for a channel linear over three pairs (12 subcarriers)
+ *   they are noise alone, E|e_n|^2 = 6 N0 / (2 Ep), so N0^ = Ep mean |e_n|^2 / 3; a channel curved
+ *   over 12 subcarriers (or not flat over a pair, with both ports of a group) adds to it.
+ *
+ * 'auto' (the default) takes 'free' where there is a free dimension (1 to 3 layers), else 'residual'.
+ * Both are unbiased for a channel flat over the window they span.
+ */
+import { checkOptions, choice, InvalidArgumentError, option, type SchemaOf } from '../../core/index.js';
+import type { DmrsPilots } from './dmrs.js';
+import { checkReceived, despread } from './ls.js';
+
+/** What estimateNoise() takes. */
+export interface NoiseOptions {
+  /** 'auto' (default), 'free' or 'residual' (see the module's comment). */
+  method?: 'auto' | 'free' | 'residual';
+}
+
+/** estimateNoise()'s result. */
+export interface NoiseEstimate {
+  /** N0^, the noise variance of a resource element per receive antenna. */
+  readonly noiseVariance: number;
+  /** The estimator used. */
+  readonly method: 'free' | 'residual';
+  /** How many squared magnitudes it averaged. */
+  readonly samples: number;
+}
+
+const SCHEMA: SchemaOf<NoiseOptions> = {
+  method: option(choice(['auto', 'free', 'residual'] as const), 'noise estimator', { default: 'auto' }),
+};
+
+/**
+ * N0 from the slot's received grid `y` (14 x K x nr complex at 2 ((l K + k) nr + i); only the DM-RS
+ * symbols are read). InvalidArgumentError for a bad grid, or method 'free' with 4 layers (no free
+ * dimension).
+ */
+export function estimateNoise(pilots: DmrsPilots, y: Float64Array, nr: number, options?: NoiseOptions): NoiseEstimate {
+  const call = 'estimateNoise()';
+  const o = checkOptions(options, SCHEMA, call);
+  checkReceived(pilots, y, nr, call);
+  const { config } = pilots;
+  const hasFree = config.layers < 4;
+  const method = o.method ?? 'auto';
+  if (method === 'free' && !hasFree)
+    throw new InvalidArgumentError(`${call}: 4 layers leave no free DM-RS dimension; use method 'residual'`, {
+      option: 'method',
+      value: method,
+    });
+  return method === 'residual' || !hasFree ? residual(pilots, y, nr) : free(pilots, y, nr);
+}
+
+function free(pilots: DmrsPilots, y: Float64Array, nr: number): NoiseEstimate {
+  const { config } = pilots;
+  const K = config.subcarriers,
+    M = K / 2;
+  let sum = 0,
+    count = 0;
+  config.symbols.forEach((l, d) => {
+    const row = 2 * l * K * nr;
+    if (config.layers <= 2)
+      for (let k = 1; k < K; k += 2)
+        for (let i = 0; i < nr; i++) {
+          const at = row + 2 * (k * nr + i);
+          sum += y[at]! ** 2 + y[at + 1]! ** 2;
+          count++;
+        }
+    // the group whose port 2g + 1 is unused: g = 0 for 1 layer, 1 for 3 layers
+    if (config.layers % 2 === 1) {
+      const delta = config.layers >> 1;
+      const r = pilots.sequence;
+      for (let n = 0; n < M / 2; n++) {
+        const p = 2 * (d * M + 2 * n);
+        const r0r = r[p]!,
+          r0i = r[p + 1]!,
+          r1r = r[p + 2]!,
+          r1i = r[p + 3]!;
+        const y0 = row + 2 * (4 * n + delta) * nr,
+          y1 = y0 + 4 * nr;
+        for (let i = 0; i < nr; i++) {
+          const u0r = y[y0 + 2 * i]!,
+            u0i = y[y0 + 2 * i + 1]!,
+            u1r = y[y1 + 2 * i]!,
+            u1i = y[y1 + 2 * i + 1]!;
+          // conj(r0) y0 - conj(r1) y1 (|r| = 1); the 1/sqrt 2 is the halving below
+          const zr = r0r * u0r + r0i * u0i - (r1r * u1r + r1i * u1i);
+          const zi = r0r * u0i - r0i * u0r - (r1r * u1i - r1i * u1r);
+          sum += (zr * zr + zi * zi) / 2;
+          count++;
+        }
+      }
+    }
+  });
+  return { noiseVariance: sum / count, method: 'free', samples: count };
+}
+
+function residual(pilots: DmrsPilots, y: Float64Array, nr: number): NoiseEstimate {
+  const { config } = pilots;
+  const est = despread(pilots, y, nr);
+  const N = est.pairs,
+    v = est.values;
+  let sum = 0,
+    count = 0;
+  const runs = config.symbols.length * config.layers * nr;
+  for (let q = 0; q < runs; q++) {
+    const base = 2 * q * N;
+    for (let n = 1; n + 1 < N; n++) {
+      const a = base + 2 * n;
+      const er = v[a - 2]! - 2 * v[a]! + v[a + 2]!,
+        ei = v[a - 1]! - 2 * v[a + 1]! + v[a + 3]!;
+      sum += er * er + ei * ei;
+      count++;
+    }
+  }
+  return { noiseVariance: (config.pilotPower * sum) / count / 3, method: 'residual', samples: count };
+}
