@@ -266,6 +266,7 @@ export {
   type SimPoint,
   type SimProgressEvent,
   type SimulationOptions,
+  type OfdmOptions,
   type SimulationResult,
 } from './sim/index.js';
 export { cudaAvailable, type CudaAvailability, type DeviceProperties, type BatchRunOptions } from './gpu/index.js';

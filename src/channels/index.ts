@@ -26,6 +26,23 @@ export type {
   ResponsePoints,
 } from './types.js';
 export * from './ofdm/index.js';
+export {
+  type DmrsConfig,
+  type DmrsOptions,
+  type DmrsPilots,
+  type DmrsPort,
+  dmrsConfig,
+  dmrsPilots,
+  estimateNoise,
+  type LmmseFilter,
+  type LmmseOptions,
+  lmmseEstimate,
+  lmmseFilter,
+  lsEstimate,
+  type NoiseEstimate,
+  pilotGrid,
+  slotsPerFrame,
+} from './estimation/index.js';
 export { checkSpan, drawSpan } from './span.js';
 export { rayleighChannels, type ChannelOptions } from './rayleigh/cpu.js';
 export { identityChannels } from './awgn/cpu.js';

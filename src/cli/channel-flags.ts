@@ -5,7 +5,15 @@
 import { CHANNEL_MODELS, type ChannelModel, channelEntry, DEFAULT_CHANNEL_MODEL } from '../channels/index.js';
 import { InvalidArgumentError, type OptionSchema } from '../core/index.js';
 import { choiceOption } from './args.js';
-import { entryFlags, flagHelp, givenFlags, helpLine, optionsFromFlags, parseFlags, type SchemaFlag } from './option-flags.js';
+import {
+  entryFlags,
+  flagHelp,
+  givenFlags,
+  helpLine,
+  optionsFromFlags,
+  parseFlags,
+  type SchemaFlag,
+} from './option-flags.js';
 
 /** The channel models' parameter flags, from their entries' schemas. */
 export function channelFlags(): SchemaFlag[] {
@@ -47,7 +55,12 @@ export function channelFromFlags(
   flags: readonly SchemaFlag[],
   modelFlag = 'channel',
 ): { channel: ChannelModel; channelOptions: Record<string, unknown> } {
-  const channel = choiceOption(modelFlag, values[modelFlag] as string | undefined, CHANNEL_MODELS, DEFAULT_CHANNEL_MODEL);
+  const channel = choiceOption(
+    modelFlag,
+    values[modelFlag] as string | undefined,
+    CHANNEL_MODELS,
+    DEFAULT_CHANNEL_MODEL,
+  );
   const set = givenFlags(values, flags);
   for (const f of set) {
     if (!f.owners!.includes(channel))

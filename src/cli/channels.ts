@@ -2,12 +2,7 @@
  * `lattice-mimo channels`: a channel model's realisations on an OFDM grid, as JSON, for users' own
  * work and for checks. H[slot][symbol][subcarrier][rx][tx] = [re, im].
  */
-import {
-  generateChannels,
-  MAX_PRBS,
-  SUBCARRIER_SPACINGS,
-  type ChannelRealisations,
-} from '../channels/index.js';
+import { generateChannels, MAX_PRBS, SUBCARRIER_SPACINGS, type ChannelRealisations } from '../channels/index.js';
 import { checkOutputPath, writeOutput } from '../core/index.js';
 import { parseCommandLine } from './args.js';
 import { channelFlags, channelFromFlags, channelHelp } from './channel-flags.js';

@@ -82,6 +82,8 @@ export function resumeOptions(text: string, file: string): SimulationOptions {
     ) as ChannelModel;
   if (d.channelOptions !== undefined)
     opts.channelOptions = field('channelOptions', isObject, "an object (the channel model's parameters)");
+  if (d.ofdm !== undefined)
+    opts.ofdm = field('ofdm', isObject, 'an object (the OFDM link: scs, prbs, csi, dmrsAdditional)');
   if (d.code !== undefined) {
     opts.code = field('code', (x) => typeof x === 'string', 'a code spec (wimax:N, nr:K:R)');
     opts.decoder = field('decoder', isObject, 'an object (the decoder settings)');

@@ -2,13 +2,7 @@
  * `lattice-mimo simulate`: Monte Carlo BER/SER/FER against SNR for several detectors, with a live
  * table on stderr and JSON / CSV / plot files at the end.
  */
-import {
-  formatError,
-  InvalidArgumentError,
-  checkDistinctOutputs,
-  checkOutputPath,
-  readInput,
-} from '../core/index.js';
+import { formatError, InvalidArgumentError, checkDistinctOutputs, checkOutputPath, readInput } from '../core/index.js';
 import { parseMimo, parseModulationOption } from './mimo-values.js';
 import {
   partialResult,
@@ -19,8 +13,10 @@ import {
   DEFAULT_MAX_VECTORS,
   resolveEngine,
   parseSnrList,
+  type OfdmOptions,
   type SimulationOptions,
   type SimulationResult,
+  CSI_MODES,
   checkSoftDetectors,
   codeOf,
 } from '../sim/index.js';
@@ -29,7 +25,7 @@ import { resumeOptions } from './resume.js';
 import { checkSnrNumbers, intOption, numberOption } from './values.js';
 import { LDPC_DECODER_ALGORITHMS } from '../coding/index.js';
 import { SOFT_DETECTORS } from '../mimo/index.js';
-import { channelEntry, DEFAULT_CHANNEL_MODEL } from '../channels/index.js';
+import { channelEntry, DEFAULT_CHANNEL_MODEL, MAX_PRBS } from '../channels/index.js';
 import { channelFlags, channelFromFlags, channelHelp } from './channel-flags.js';
 import {
   checkListFlags,
@@ -76,6 +72,14 @@ ${line('--code SPEC', `coded link: wimax:N[:1/2] (N = 576..2304 step 96) or nr:[
                             (default ${DEFAULT_MAX_ERRORS})
   --max-vectors N           ... or after N received vectors (default ${DEFAULT_MAX_VECTORS})
   --max-frames N            with --code: ... or after N frames (rounded up to whole chunks' frames)
+  --scs HZ                  OFDM link (any of these four flags): subcarrier spacing 15000, 30000,
+                            60000 or 120000 (default 30000); a chunk is a slot of 14 symbols, a vector
+                            a data resource element with its own channel (docs/CHANNELS.md)
+  --prbs N                  OFDM link: resource blocks, 1 to 273 (default 273)
+  --csi MODE                OFDM link: perfect (default): detectors get the true channel; ls or
+                            lmmse: its estimate from the DM-RS, with the noise variance estimated
+  --dmrs-additional N       OFDM link: DM-RS symbols after the first, 0 to 3 (default 2); at most 4
+                            transmit antennas (a DM-RS port a layer)
   --vectors-per-channel N   one channel matrix serves N consecutive vectors (default 1)
   --chunk-vectors N         vectors per unit of work (default 1024, rounded to whole channel groups
                             and, with --code, whole frames);
@@ -139,6 +143,10 @@ const OPTIONS = {
   channel: { type: 'string' },
   'max-frames': { type: 'string' },
   'max-time': { type: 'string' },
+  scs: { type: 'string' },
+  prbs: { type: 'string' },
+  csi: { type: 'string' },
+  'dmrs-additional': { type: 'string' },
   resume: { type: 'string' },
   json: { type: 'string' },
   csv: { type: 'string' },
@@ -223,6 +231,8 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
   const { channel, channelOptions } = channelFromFlags(v, models);
   if (channel !== DEFAULT_CHANNEL_MODEL) options.channel = channel;
   if (Object.keys(channelOptions).length > 0) options.channelOptions = channelOptions;
+  const ofdm = ofdmFromFlags(v, given);
+  if (ofdm) options.ofdm = ofdm;
   if (code !== undefined) {
     options.code = code;
     options.decoder = {
@@ -248,6 +258,20 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
   }
   if (threads !== undefined) options.threads = threads;
   return { options, files: { json: v.json, csv: v.csv, plot }, help: false };
+}
+
+/** The OFDM flags, when any is given: --scs (default 30000), --prbs (default 273), --csi, --dmrs-additional. */
+function ofdmFromFlags(v: Record<string, string | boolean | undefined>, given: readonly string[]): OfdmOptions | null {
+  if (!['scs', 'prbs', 'csi', 'dmrs-additional'].some((f) => given.includes(f))) return null;
+  const ofdm: OfdmOptions = {
+    scs: numberOption('scs', v.scs as string | undefined, { above: 0 }) ?? 30e3,
+    prbs: intOption('prbs', v.prbs as string | undefined, MAX_PRBS, 1, MAX_PRBS),
+  };
+  const csi = choiceOption('csi', v.csi as string | undefined, CSI_MODES);
+  if (csi !== undefined) ofdm.csi = csi;
+  if (v['dmrs-additional'] !== undefined)
+    ofdm.dmrsAdditional = intOption('dmrs-additional', v['dmrs-additional'] as string, 2, 0, 3);
+  return ofdm;
 }
 
 export { resumeOptions } from './resume.js';
@@ -310,9 +334,12 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const done = o.completedPoints ? new Set(o.completedPoints.map((p) => p.snrIndex)).size : 0;
     const link =
-      o.code !== undefined
+      (o.code !== undefined
         ? `, code ${o.code} (${o.decoder?.algorithm ?? 'nms'}, ${o.decoder?.maxIterations ?? 20} iterations)`
-        : '';
+        : '') +
+      (o.ofdm !== undefined
+        ? `, OFDM ${o.ofdm.prbs} PRBs at ${o.ofdm.scs / 1e3} kHz, ${o.ofdm.csi ?? 'perfect'} CSI`
+        : '');
     process.stderr.write(
       `simulate: ${o.nt}x${o.nr} ${o.modulation}${link}${o.channel !== undefined && o.channel !== DEFAULT_CHANNEL_MODEL ? `, ${channelEntry(o.channel)?.title ?? o.channel}` : ''}, engine ${engine} (${reason}), seed ${o.seed}${cmd.resume !== undefined ? `, resuming ${cmd.resume}` : ''}\n`,
     );

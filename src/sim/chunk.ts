@@ -141,7 +141,14 @@ function detectRangeAt(
   const { nt, nr, vectorsPerChannel: vpc } = task;
   if (task.coded) {
     return decodeRange(
-      { ...task, H: link.H, y: link.y, txIndices: link.txIndices, info: link.info! },
+      {
+        ...task,
+        H: link.H,
+        y: link.y,
+        txIndices: link.txIndices,
+        info: link.info!,
+        noiseVar: link.noiseVar ?? task.noiseVar,
+      },
       task.coded,
       task.detectors[d]!,
       v0,
@@ -152,7 +159,7 @@ function detectRangeAt(
   const opts = hardDecisionOptions(task.detectors[d]!);
   const H = link.H.subarray(2 * nr * nt * (v0 / vpc), 2 * nr * nt * (v1 / vpc));
   const y = link.y.subarray(2 * nr * v0, 2 * nr * v1);
-  const out = detect({ nt, nr, H, y, vectorsPerChannel: vpc, noiseVar: task.noiseVar }, opts);
+  const out = detect({ nt, nr, H, y, vectorsPerChannel: vpc, noiseVar: link.noiseVar ?? task.noiseVar }, opts);
   return {
     ...countErrors(link.txIndices.subarray(nt * v0, nt * v1), out.symbols, out.bits, nt, task.modulation),
     unproven: out.stats.budgetExceeded ?? 0,

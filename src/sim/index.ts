@@ -15,9 +15,17 @@ export { resultToJson, resultToCsv } from './output.js';
 export { plotSpec, renderPlotSvg, svgToPng, writePlot, type PlotMetric, type PlotOptions } from './plot.js';
 export { simulateWithTable, writeOutputs, type OutputFiles } from './report.js';
 export type { TableStream } from './table.js';
-export type { SimDetector, SimPoint, SimProgressEvent, SimulationOptions, SimulationResult } from './types.js';
+export type {
+  OfdmOptions,
+  SimDetector,
+  SimPoint,
+  SimProgressEvent,
+  SimulationOptions,
+  SimulationResult,
+} from './types.js';
 
 // What other parts of the package use (the package index, src/index.ts, picks what users see).
 export { resolveEngine, checkSimulationOptions } from './simulate.js';
 export { codedUnit, codeOf, vectorsPerFrame, checkSoftDetectors } from './coded.js';
 export { partialResult } from './report.js';
+export { CSI_MODES, type CsiMode } from './ofdm-link.js';

@@ -14,6 +14,7 @@ import { checkChunkVectors } from './chunking.js';
 import { type ChannelModel, type ChannelSpan, channelEntry, DEFAULT_CHANNEL_MODEL } from '../channels/index.js';
 import { addNoise, randomSymbols, transmit, bitsPerSymbolOf, constellation, type Modulation } from '../mimo/index.js';
 import { codedSymbols, codeOf, vectorsPerFrame, type CodedSpec } from './coded.js';
+import { ofdmChunk, type OfdmLinkSpec } from './ofdm-link.js';
 
 /**
  * What a stream of a chunk is used for (the low two bits of the stream number). Coded runs draw
@@ -51,6 +52,8 @@ export interface LinkChunkSpec {
   channelOptions?: Readonly<Record<string, unknown>>;
   /** Coded link: the code whose frames fill the chunk (vectors a multiple of its vectors per frame). */
   coded?: CodedSpec;
+  /** OFDM link: the chunk is a slot, its vectors the slot's data resource elements (ofdm-link.ts). */
+  ofdm?: OfdmLinkSpec;
 }
 
 export interface LinkChunk {
@@ -62,6 +65,8 @@ export interface LinkChunk {
   y: Float64Array;
   /** Coded link: the information bits sent, frames x k. */
   info?: Uint8Array;
+  /** The noise variance the detectors are told, where it is not the channel's (estimated CSI). */
+  noiseVar?: number;
 }
 
 /**
@@ -118,6 +123,15 @@ export function generateLinkChunk(spec: LinkChunkSpec): LinkChunk {
     }
   } else {
     ({ indices, symbols } = randomSymbols(rngFor(STREAM_PURPOSE.symbols), vectors * nt, modulation));
+  }
+  if (spec.ofdm) {
+    const slot = ofdmChunk(
+      { ...spec, ofdm: spec.ofdm },
+      symbols,
+      chunkStream(snrIndex, chunkIndex, STREAM_PURPOSE.channels),
+      rngFor(STREAM_PURPOSE.noise),
+    );
+    return { txIndices: indices, ...slot, ...(info ? { info } : {}) };
   }
   const channels = vectors / vectorsPerChannel;
   const H = linkChannels(spec, 0, channels, channels);

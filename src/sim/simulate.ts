@@ -37,12 +37,13 @@ import {
 import { resolveDecoderOptions, type DecoderOptions } from '../coding/index.js';
 import { runChunkSliced, type ChunkResult, type ChunkTask } from './chunk.js';
 import { checkSoftDetectors, codeOf, vectorsPerFrame, type CodedSpec } from './coded.js';
-import { channelEntry, checkChannel, DEFAULT_CHANNEL_MODEL, type ChannelModel } from '../channels/index.js';
+import { channelEntry, checkChannel, checkGrid, DEFAULT_CHANNEL_MODEL, type ChannelModel } from '../channels/index.js';
+import { ofdmDataVectors, type OfdmLinkSpec } from './ofdm-link.js';
 import { toEbN0Db, toEsN0Db } from './snr.js';
 import { checkChunkBuffers, checkChunkVectors, chunkUnit } from './chunking.js';
 import { checkCompletedPoints } from './completed-points.js';
 import { MAX_CHUNK_VECTORS, MAX_THREADS, SIMULATION_SCHEMA } from './simulation-options.js';
-import type { SimDetector, SimPoint, SimulationOptions, SimulationResult, SnrType } from './types.js';
+import type { OfdmOptions, SimDetector, SimPoint, SimulationOptions, SimulationResult, SnrType } from './types.js';
 import { InThreadExecutor, WorkerPool, type ChunkExecutor } from './worker-pool.js';
 
 /** Default stop rule: bit errors per detector and SNR point. */
@@ -109,6 +110,7 @@ export async function resolveEngine(
     decoder?: DecoderOptions;
     modulation?: SimulationOptions['modulation'];
     channel?: SimulationOptions['channel'];
+    ofdm?: SimulationOptions['ofdm'];
   },
 ): Promise<EngineDecision> {
   return chooseEngine({
@@ -120,6 +122,7 @@ export async function resolveEngine(
       if (missing.length > 0) return `no CUDA ${missing.join(', ')} detector`;
       const channel = coded?.channel ?? DEFAULT_CHANNEL_MODEL;
       if (!channelEntry(channel)?.cuda) return `no CUDA generator of the '${channel}' channel model`;
+      if (coded?.ofdm !== undefined) return 'the GPU link does not simulate OFDM slots yet';
       if (coded?.code === undefined) return null;
       const soft = codedGpuUnsupported(detectors);
       if (soft !== null) return soft;
@@ -136,6 +139,8 @@ export async function resolveEngine(
 
 interface Plan {
   opts: SimulationOptions;
+  /** OFDM link: its settings resolved; null for the flat link. */
+  ofdm: OfdmLinkSpec | null;
   snrType: SnrType;
   maxErrors: number;
   maxVectors: number;
@@ -163,6 +168,45 @@ interface Plan {
       })
     | null;
   maxFrames: number | undefined;
+}
+
+/**
+ * The OFDM link's settings resolved, and the vectors of its chunk (a slot's data resource elements;
+ * coded, as many whole frames as they hold): null without `ofdm`. InvalidArgumentError for a grid
+ * no numerology has, more than 4 transmit antennas, vectorsPerChannel or chunkVectors given (a slot
+ * fixes both), or a frame longer than a slot.
+ */
+function ofdmPlan(
+  o: { ofdm?: Partial<OfdmOptions>; vectorsPerChannel?: number; chunkVectors?: number },
+  nt: number,
+  vectorsPerFrame: number | undefined,
+  call: string,
+): { spec: OfdmLinkSpec; slotVectors: number } | null {
+  if (o.ofdm === undefined) return null;
+  const { scs, prbs } = o.ofdm as OfdmOptions;
+  checkGrid({ scs, prbs }, `${call} option ofdm`);
+  if (o.vectorsPerChannel !== undefined && o.vectorsPerChannel !== 1)
+    throw inapplicable(call, 'vectorsPerChannel', 'the OFDM link gives every resource element its own channel');
+  const spec: OfdmLinkSpec = {
+    scs,
+    prbs,
+    csi: o.ofdm.csi ?? 'perfect',
+    dmrsAdditional: o.ofdm.dmrsAdditional ?? 2,
+  };
+  const data = ofdmDataVectors(spec, nt);
+  const slotVectors = vectorsPerFrame === undefined ? data : Math.floor(data / vectorsPerFrame) * vectorsPerFrame;
+  if (slotVectors === 0)
+    throw new InvalidArgumentError(
+      `a frame spans ${vectorsPerFrame} vectors, more than the ${data} data resource elements of a slot of ${spec.prbs} resource blocks: give more prbs or a shorter code`,
+      { option: 'ofdm.prbs', vectorsPerFrame, slotVectors: data },
+    );
+  if (o.chunkVectors !== undefined && o.chunkVectors !== slotVectors)
+    throw inapplicable(
+      call,
+      'chunkVectors',
+      `an OFDM chunk is a slot: its ${slotVectors} data vectors${vectorsPerFrame !== undefined ? ' (whole frames)' : ''}`,
+    );
+  return { spec, slotVectors };
 }
 
 function plan(opts: SimulationOptions): Plan {
@@ -193,12 +237,15 @@ function plan(opts: SimulationOptions): Plan {
   } else if (o.maxFrames !== undefined) {
     throw inapplicable(call, 'maxFrames', 'maxFrames needs a code (an uncoded run counts vectors: use maxVectors)');
   }
-  // Chunks hold whole channel groups, and (coded) whole frames: the unit of both.
+  const ofdm = ofdmPlan(o, nt, coded?.vectorsPerFrame, call);
+  // Chunks hold whole channel groups, and (coded) whole frames: the unit of both; an OFDM chunk is a slot.
   const grain = coded
     ? { vectorsPerChannel, vectorsPerFrame: coded.vectorsPerFrame, code: coded.code }
     : { vectorsPerChannel };
-  const unit = chunkUnit(grain);
-  const chunkVectors = o.chunkVectors ?? unit * Math.max(1, Math.round(DEFAULT_CHUNK_VECTORS / unit));
+  const unit = ofdm ? ofdm.slotVectors : chunkUnit(grain);
+  const chunkVectors = ofdm
+    ? ofdm.slotVectors
+    : (o.chunkVectors ?? unit * Math.max(1, Math.round(DEFAULT_CHUNK_VECTORS / unit)));
   checkChunkVectors(chunkVectors, grain);
   checkChunkBuffers(nt, nr, bitsPerSymbolOf(modulation), vectorsPerChannel, chunkVectors);
   const maxFrames = o.maxFrames;
@@ -219,6 +266,7 @@ function plan(opts: SimulationOptions): Plan {
   });
   return {
     opts,
+    ofdm: ofdm?.spec ?? null,
     snrType,
     maxErrors,
     maxVectors,
@@ -387,6 +435,7 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
         ...(p.channel !== DEFAULT_CHANNEL_MODEL ? { channel: p.channel } : {}),
         ...(Object.keys(p.channelOptions).length > 0 ? { channelOptions: p.channelOptions } : {}),
         ...(p.coded ? { coded: { code: p.coded.code, decoder: p.coded.decoder }, sliceVectors: p.coded.unit } : {}),
+        ...(p.ofdm ? { ofdm: p.ofdm } : {}),
       };
       const promise = runner.exec.run(task);
       const entry: { promise: Promise<ChunkResult>; vectors: number; result?: ChunkResult } = { promise, vectors };
@@ -539,6 +588,7 @@ export async function simulate(opts: SimulationOptions): Promise<SimulationResul
     decoder: p.coded?.decoder,
     modulation: opts.modulation,
     channel: p.channel,
+    ofdm: opts.ofdm,
   });
   const start = performance.now();
   const signal = opts.signal;
@@ -593,6 +643,7 @@ export async function simulate(opts: SimulationOptions): Promise<SimulationResul
     engine,
     channel: p.channel,
     ...(Object.keys(p.channelOptions).length > 0 ? { channelOptions: { ...p.channelOptions } } : {}),
+    ...(p.ofdm ? { ofdm: { ...p.ofdm } } : {}),
     ...(p.coded ? { code: p.coded.code, decoder: p.coded.decoder, codeRate: p.coded.rate } : {}),
     ...(p.maxFrames !== undefined ? { maxFrames: p.maxFrames } : {}),
     maxErrors: p.maxErrors,

@@ -19,6 +19,8 @@ import { DECODER_SCHEMA } from '../coding/index.js';
 import { ENGINE_REQUESTS } from '../gpu/index.js';
 import { MODULATIONS } from '../mimo/index.js';
 import { MAX_SNR_POINTS } from './snr.js';
+import { CSI_MODES } from './ofdm-link.js';
+import { MAX_PRBS } from '../channels/index.js';
 import type { SimPoint, SimProgressEvent } from './types.js';
 
 /** Limits that keep every loop bounded and every stream number exact. */
@@ -67,6 +69,31 @@ export const SIMULATION_SCHEMA = {
       'object',
     ),
     "the channel model's parameters (their keys checked by its registry entry's schema)",
+  ),
+  ofdm: option(
+    object({
+      scs: option(number({ min: 0, minOpen: true }), 'subcarrier spacing in Hz (15e3, 30e3, 60e3, 120e3)', {
+        required: true,
+        cli: { flag: 'scs', metavar: 'HZ' },
+      }),
+      prbs: option(integer(1, MAX_PRBS), 'resource blocks, 1 to 273', {
+        required: true,
+        cli: { flag: 'prbs', metavar: 'N' },
+      }),
+      csi: option(
+        choice(CSI_MODES),
+        "what the detectors are told of the channel: 'perfect', or its 'ls' / 'lmmse' estimate from the DM-RS",
+        {
+          default: 'perfect',
+          cli: { flag: 'csi', metavar: 'MODE' },
+        },
+      ),
+      dmrsAdditional: option(integer(0, 3), 'DM-RS symbols after the first (dmrs-AdditionalPosition)', {
+        default: 2,
+        cli: { flag: 'dmrs-additional', metavar: 'N' },
+      }),
+    }),
+    'OFDM link: a chunk is a slot, the channel evaluated on every resource element',
   ),
   maxErrors: option(integer(1), 'stop a detector at a point after this many bit (coded: frame) errors', {
     cli: { flag: 'max-errors', metavar: 'N' },

@@ -43,6 +43,16 @@ export interface SimulationOptions {
   channel?: ChannelModel;
   /** The channel model's parameters, checked by its schema (none of the models so far takes any). */
   channelOptions?: Readonly<Record<string, unknown>>;
+  /**
+   * OFDM link (docs/CHANNELS.md): every chunk is one slot of 14 symbols on 12 prbs subcarriers at
+   * subcarrier spacing scs (Hz), its channel the model's response on every resource element (a drop
+   * a slot), the PUSCH DM-RS (type 1, one port a layer: nt <= 4) on dmrsAdditional + 1 symbols,
+   * data on the others; a vector is a data resource element. csi: the detectors get the true
+   * channel ('perfect', default) or its 'ls' / 'lmmse' estimate with the estimated noise variance.
+   * chunkVectors is then the slot's data vectors (whole frames of them, coded) and
+   * vectorsPerChannel 1. Absent: the flat link.
+   */
+  ofdm?: OfdmOptions;
   /** Stop a detector at a point once it has this many errors: bit errors, or frame errors for a coded run (default 200). */
   maxErrors?: number;
   /** Stop a detector at a point after this many vectors (default 1,000,000). */
@@ -87,6 +97,18 @@ export interface SimulationOptions {
    * after every finished point.
    */
   onProgress?: (event: SimProgressEvent) => void;
+}
+
+/** The OFDM link's settings (SimulationOptions.ofdm). */
+export interface OfdmOptions {
+  /** Subcarrier spacing in Hz: 15e3, 30e3, 60e3 or 120e3. */
+  scs: number;
+  /** Resource blocks, 1 to 273. */
+  prbs: number;
+  /** What the detectors are told of the channel (default 'perfect'). */
+  csi?: 'perfect' | 'ls' | 'lmmse';
+  /** DM-RS symbols after the first, 0 to 3 (dmrs-AdditionalPosition; default 2). */
+  dmrsAdditional?: number;
 }
 
 /** Counts for one detector at one SNR point. */
@@ -169,6 +191,8 @@ export interface SimulationResult {
   channel?: ChannelModel;
   /** The channel model's parameters, when it was given any. */
   channelOptions?: Readonly<Record<string, unknown>>;
+  /** OFDM link: its settings, defaults filled in. */
+  ofdm?: Required<OfdmOptions>;
   /** Stop rule: bit errors (frame errors when coded) per detector and point. */
   maxErrors: number;
   /** Stop rule, coded link: frames per detector and point, when set. */

@@ -374,7 +374,8 @@ test('parameters: unknown keys, wrong types, |rho| >= 1, a non-finite K, angles 
   // another model's parameter is refused as such
   assert.throws(
     () => checkChannel('rician', { rhoTx: 0.5 }, shape, 't()'),
-    (e: unknown) => e instanceof InvalidArgumentError && /a parameter of kronecker, tdl-[a-z0-9-, ]*, not of rician/.test(e.message),
+    (e: unknown) =>
+      e instanceof InvalidArgumentError && /a parameter of kronecker, tdl-[a-z0-9-, ]*, not of rician/.test(e.message),
   );
   // what is taken is kept as given
   assert.deepEqual(checkChannel('kronecker', { rhoTx: { re: 0.3, im: -0.4 } }, shape, 't()').params, {

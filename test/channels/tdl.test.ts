@@ -85,7 +85,7 @@ test('tdl: taps are the tables scaled (38.901 by the delay spread, 38.104 in ns)
   }
 });
 
-test('tdl: the K-factor of TDL-D and -E is the table\'s by default and the one asked for otherwise', () => {
+test("tdl: the K-factor of TDL-D and -E is the table's by default and the one asked for otherwise", () => {
   for (const [name, tableK] of [
     ['tdl-d', 13.3],
     ['tdl-e', 22],
@@ -146,7 +146,7 @@ test('tdl: a zero delay spread is flat Rayleigh fading: CN(0, 1) entries, indepe
   assert.ok(Math.abs(x / (N / 2)) < Z * Math.sqrt(1 / N), msg(`${name} antennas correlated`));
 });
 
-test('tdl: the frequency correlation is the power delay profile\'s Fourier transform', () => {
+test("tdl: the frequency correlation is the power delay profile's Fourier transform", () => {
   const name = NAMES[randomInt(NAMES.length)]!;
   const ds = (100 + Math.random() * 400) * 1e-9;
   const params = TDL_TABLES[name].normalized ? { delaySpread: ds } : {};
@@ -196,7 +196,7 @@ test('tdl: the time correlation of the Rayleigh taps is J0(2 pi f_D t)', () => {
     const pairs: [number, number, number, number][] = [];
     for (let d = 0; d < N; d++)
       for (let e = 0; e < 4; e++) {
-        const a = (d * lags.length) * 8 + 2 * e,
+        const a = d * lags.length * 8 + 2 * e,
           b = (d * lags.length + k) * 8 + 2 * e;
         pairs.push([R[a]!, R[a + 1]!, R[b]!, R[b + 1]!]);
       }
@@ -204,7 +204,9 @@ test('tdl: the time correlation of the Rayleigh taps is J0(2 pi f_D t)', () => {
     const want = besselJ0(2 * Math.PI * fD * lags[k]!);
     assert.ok(
       Math.hypot(got.re - want, got.im) < Z * got.se,
-      msg(`${name} fD ${fD.toFixed(1)} lag ${lags[k]}: ${got.re.toFixed(3)} ${got.im.toFixed(3)} vs J0 ${want.toFixed(3)}`),
+      msg(
+        `${name} fD ${fD.toFixed(1)} lag ${lags[k]}: ${got.re.toFixed(3)} ${got.im.toFixed(3)} vs J0 ${want.toFixed(3)}`,
+      ),
     );
   }
 });
