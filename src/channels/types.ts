@@ -75,6 +75,12 @@ export interface ChannelBuffers {
 export interface ChannelCudaPlan {
   /** Enqueues the kernels that write the span's channels into `buffers`. */
   enqueue(stream: Stream, span: ChannelSpan, buffers: ChannelBuffers): void;
+  /**
+   * Time-varying, frequency-selective models: enqueues the kernels that write the span's drops at
+   * every pair of `at` into `buffers` (span.count x times x freqs x 2 nr nt numbers each,
+   * ChannelGenerator.response's layout and values). The lists are uploaded once per distinct object.
+   */
+  enqueueResponse?(stream: Stream, span: ChannelSpan, at: ResponsePoints, buffers: ChannelBuffers): void;
 }
 
 /** A model's CUDA side (loaded lazily, so that the CPU engine never loads the CUDA bindings). */

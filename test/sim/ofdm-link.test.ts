@@ -189,7 +189,8 @@ test('ofdm link: strict options', async () => {
     assert.rejects(
       simulate({ ...base(), ...o }),
       (e: unknown) =>
-        e instanceof InvalidArgumentError && String((e.details as { option?: string } | undefined)?.option).includes(option),
+        e instanceof InvalidArgumentError &&
+        String((e.details as { option?: string } | undefined)?.option).includes(option),
       JSON.stringify(o),
     );
   await refused({ ofdm: { scs: 20e3, prbs: 4 } }, 'scs');
@@ -200,7 +201,10 @@ test('ofdm link: strict options', async () => {
   await refused({ nt: 5, nr: 5 }, 'nt');
   await refused({ vectorsPerChannel: 2 }, 'vectorsPerChannel');
   await refused({ chunkVectors: 1000 }, 'chunkVectors');
-  await refused({ code: 'wimax:2304:1/2', detectors: [{ detector: 'kbest' }], ofdm: { scs: 30e3, prbs: 1 } }, 'ofdm.prbs');
+  await refused(
+    { code: 'wimax:2304:1/2', detectors: [{ detector: 'kbest' }], ofdm: { scs: 30e3, prbs: 1 } },
+    'ofdm.prbs',
+  );
   await assert.rejects(simulate({ ...base(), engine: 'cuda' }), EngineUnavailableError);
 });
 

@@ -163,18 +163,59 @@ export function dopplerOf(params: TdlParams): number {
   return ((params.speed ?? 0) * (params.carrier ?? DEFAULT_CARRIER)) / C;
 }
 
+/**
+ * sqrt(p_l) exp(-j 2 pi f tau_l) for every frequency and tap (F x taps complex, interleaved): the
+ * same for every drop and time.
+ */
+export function tapRotations(taps: Taps, freqs: Float64Array): Float64Array {
+  const n = taps.delays.length;
+  const rot = new Float64Array(2 * freqs.length * n);
+  for (let k = 0; k < freqs.length; k++)
+    for (let l = 0; l < n; l++) {
+      const a = -2 * Math.PI * freqs[k]! * taps.delays[l]!,
+        s = Math.sqrt(taps.powers[l]!);
+      rot[2 * (k * n + l)] = s * Math.cos(a);
+      rot[2 * (k * n + l) + 1] = s * Math.sin(a);
+    }
+  return rot;
+}
+
+/** What the CPU and CUDA generators share: the taps, factors, Doppler and the words of a drop. */
+export interface TdlSetup {
+  readonly taps: Taps;
+  /** Rayleigh taps (the table's rows less the specular one). */
+  readonly L: number;
+  /** Sinusoids a tap and entry. */
+  readonly M: number;
+  readonly Lr: Float64Array | null;
+  readonly Lt: Float64Array | null;
+  /** The maximum Doppler shift f_D, Hz. */
+  readonly fD: number;
+  /** Philox words a drop reads. */
+  readonly words: number;
+}
+
+/** The setup of a model, shape and parameters. */
+export function tdlSetup(name: TdlName, shape: ChannelShape, params: TdlParams): TdlSetup {
+  const taps = tdlTaps(name, params);
+  const M = params.sinusoids ?? DEFAULT_SINUSOIDS;
+  if (!Number.isInteger(M) || M < 1) throw new InvalidArgumentError(`sinusoids must be a positive integer, got ${M}`);
+  const L = taps.delays.length - (taps.los ? 1 : 0);
+  const { Lr, Lt } = tdlFactors(shape, params);
+  return { taps, L, M, Lr, Lt, fD: dopplerOf(params), words: 4 * (1 + 2 * L * shape.nr * shape.nt * M) };
+}
+
+/** The line of sight's phase rate over f_D's: 2 pi 0.7 f_D, as the CPU computes it. */
+export function losRate(fD: number): number {
+  return 2 * Math.PI * LOS_DOPPLER * fD;
+}
+
 /** The generator of one TDL model, shape and parameter set. */
 export function tdlGenerator(name: TdlName, shape: ChannelShape, params: TdlParams): ChannelGenerator {
   const { nt, nr } = shape;
   const E = nr * nt;
-  const taps = tdlTaps(name, params);
-  const M = params.sinusoids ?? DEFAULT_SINUSOIDS;
-  if (!Number.isInteger(M) || M < 1) throw new InvalidArgumentError(`sinusoids must be a positive integer, got ${M}`);
+  const { taps, L, M, Lr, Lt, fD, words } = tdlSetup(name, shape, params);
   const first = taps.los ? 1 : 0; // the first Rayleigh tap
-  const L = taps.delays.length - first;
-  const { Lr, Lt } = tdlFactors(shape, params);
-  const fD = dopplerOf(params);
-  const words = 4 * (1 + 2 * L * E * M);
   // A drop's numbers: phi, then (g re, g im, cos alpha) for every tap, entry and sinusoid.
   const reals = 1 + 3 * L * E * M;
   const gScale = 1 / Math.sqrt(2 * M);
@@ -201,15 +242,7 @@ export function tdlGenerator(name: TdlName, shape: ChannelShape, params: TdlPara
       F = at.freqs.length,
       per = 2 * E;
     const taps2 = L + first;
-    // exp(-j 2 pi f tau_l) sqrt(p_l), for every frequency and tap: the same for every drop and time
-    const rot = new Float64Array(2 * F * taps2);
-    for (let k = 0; k < F; k++)
-      for (let l = 0; l < taps2; l++) {
-        const a = -2 * Math.PI * at.freqs[k]! * taps.delays[l]!,
-          s = Math.sqrt(taps.powers[l]!);
-        rot[2 * (k * taps2 + l)] = s * Math.cos(a);
-        rot[2 * (k * taps2 + l) + 1] = s * Math.sin(a);
-      }
+    const rot = tapRotations(taps, at.freqs);
     const out = new Float64Array(span.count * T * F * per);
     const A = new Float64Array(taps2 * per); // the taps' matrices at one time
     for (let d = 0; d < span.count; d++) {
@@ -219,7 +252,7 @@ export function tdlGenerator(name: TdlName, shape: ChannelShape, params: TdlPara
         const t = at.times[ti]!;
         A.fill(0);
         if (taps.los) {
-          const a = 2 * Math.PI * LOS_DOPPLER * fD * t + phi,
+          const a = losRate(fD) * t + phi,
             c = Math.cos(a),
             s = Math.sin(a);
           for (let e = 0; e < E; e++) {

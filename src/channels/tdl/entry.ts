@@ -66,7 +66,7 @@ const SOURCE: Record<TdlName, string> = {
 /**
  * The entry of one TDL model: Rayleigh taps with Doppler (a Gaussian-weighted sum of sinusoids,
  * Jakes time correlation), the line of sight of TDL-D and -E, and antenna correlation; the delay
- * spread for TR 38.901's tables, the K-factor for its LOS ones. No CUDA generator yet.
+ * spread for TR 38.901's tables, the K-factor for its LOS ones; CPU and CUDA generators.
  */
 function tdlEntry<N extends TdlName>(name: N): ChannelEntry<N, TdlParams> {
   const table = TDL_TABLES[name];
@@ -77,7 +77,7 @@ function tdlEntry<N extends TdlName>(name: N): ChannelEntry<N, TdlParams> {
   } as ChannelEntry<N, TdlParams>['options'];
   return {
     name,
-    description: `${SOURCE[name]} tapped delay line with Doppler, ${table.delays.length} taps (CPU only)`,
+    description: `${SOURCE[name]} tapped delay line with Doppler, ${table.delays.length} taps`,
     title: `${SOURCE[name].replace(/ \(.*\)$/, '')} fading`,
     options,
     checkShape: (_shape, p) => {
@@ -88,6 +88,7 @@ function tdlEntry<N extends TdlName>(name: N): ChannelEntry<N, TdlParams> {
     },
     cpu: (shape, params) => tdlGenerator(name, shape, params),
     powerDelayProfile: (params) => tdlPowerDelayProfile(name, params),
+    cuda: () => import('./cuda.js').then((m) => m.tdlCuda(name)),
   };
 }
 

@@ -1,0 +1,146 @@
+/**
+ * The TDL models on the GPU: tdl-taps.cu draws each (drop, time, tap) matrix from the CPU's Philox
+ * words, tdl-grid.cu sums the taps at each frequency with the host's rotations; the CPU generator's
+ * values (up to the last ulp of the device's cos, sin and log), in float64 and float32. draw() is
+ * the response at time and frequency 0, as on the CPU.
+ */
+import { type CudaContext, DeviceBuffer, loadModule, readKernelSource, type Stream } from '../../gpu/index.js';
+import { checkSpan } from '../span.js';
+import type {
+  ChannelBuffers,
+  ChannelCuda,
+  ChannelCudaPlan,
+  ChannelShape,
+  ChannelSpan,
+  ResponsePoints,
+} from '../types.js';
+import { losRate, type TdlParams, tapRotations, tdlSetup } from './cpu.js';
+import type { TdlName } from './tables.js';
+
+const TAPS_BLOCK = 128;
+const GRID_BLOCK = 256;
+
+/** A device buffer that grows to the largest size asked for. */
+class Scratch {
+  private buf: DeviceBuffer | null = null;
+  constructor(private readonly ctx: CudaContext) {}
+  at(bytes: number): bigint {
+    if (!this.buf || this.buf.bytes < bytes) {
+      this.buf?.free();
+      this.buf = DeviceBuffer.alloc(this.ctx, Math.max(bytes, 8));
+    }
+    return this.buf.ptr;
+  }
+}
+
+/** The CUDA side of one TDL model. */
+export function tdlCuda(name: TdlName): ChannelCuda<TdlParams> {
+  return {
+    plan(ctx: CudaContext, shape: ChannelShape, params: TdlParams): ChannelCudaPlan {
+      const { nt, nr } = shape;
+      const E = nr * nt;
+      const s = tdlSetup(name, shape, params);
+      const los = s.taps.los ? 1 : 0;
+      const taps = s.L + los;
+      const tapsKernel = loadModule(ctx, {
+        source: readKernelSource(new URL('./tdl-taps.cu', import.meta.url)),
+        name: 'channels/tdl/tdl-taps.cu',
+        defines: { TDL_BLOCK: TAPS_BLOCK },
+      }).kernel('tdl_taps', [
+        'ptr',
+        'ptr',
+        'ptr',
+        'ptr',
+        'ptr',
+        'i64',
+        'i64',
+        'i64',
+        'i64',
+        'i64',
+        'i32',
+        'i32',
+        'i32',
+        'i32',
+        'i32',
+        'i32',
+        'i32',
+        'f64',
+        'f64',
+        'f64',
+      ]);
+      const gridKernel = loadModule(ctx, {
+        source: readKernelSource(new URL('./tdl-grid.cu', import.meta.url)),
+        name: 'channels/tdl/tdl-grid.cu',
+        defines: { TDL_BLOCK: GRID_BLOCK },
+      }).kernel('tdl_grid', ['ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32']);
+      const upload = (a: Float64Array): DeviceBuffer => {
+        const b = DeviceBuffer.alloc(ctx, Math.max(a.byteLength, 8));
+        if (a.length > 0) b.upload(a);
+        return b;
+      };
+      const Lr = s.Lr ? upload(s.Lr) : null,
+        Lt = s.Lt ? upload(s.Lt) : null;
+      const A = new Scratch(ctx),
+        tmp = new Scratch(ctx);
+      // the points' device copies, by the identity of the lists
+      const points = new WeakMap<ResponsePoints, { times: DeviceBuffer; rot: DeviceBuffer }>();
+      const origin: ResponsePoints = { times: new Float64Array(1), freqs: new Float64Array(1) };
+      const pointsOf = (at: ResponsePoints) => {
+        let p = points.get(at);
+        if (!p) {
+          p = { times: upload(at.times), rot: upload(tapRotations(s.taps, at.freqs)) };
+          points.set(at, p);
+        }
+        return p;
+      };
+      const response = (stream: Stream, span: ChannelSpan, at: ResponsePoints, b: ChannelBuffers): void => {
+        checkSpan(span);
+        if (span.count === 0) return;
+        const T = at.times.length,
+          F = at.freqs.length;
+        const p = pointsOf(at);
+        const bytes = span.count * T * taps * E * 16;
+        const a = A.at(bytes);
+        const threads = span.count * T * taps;
+        tapsKernel.launch({ grid: Math.ceil(threads / TAPS_BLOCK), block: TAPS_BLOCK, stream }, [
+          a,
+          Lr || Lt ? tmp.at(bytes) : 0n,
+          Lr?.ptr ?? 0n,
+          Lt?.ptr ?? 0n,
+          p.times.ptr,
+          span.seed,
+          span.stream0,
+          span.streamStep,
+          span.perStream,
+          span.first,
+          span.count,
+          T,
+          nt,
+          nr,
+          s.L,
+          los,
+          s.M,
+          1 / Math.sqrt(2 * s.M),
+          2 * Math.PI * s.fD,
+          losRate(s.fD),
+        ]);
+        const entries = span.count * T * F * E;
+        gridKernel.launch({ grid: Math.ceil(entries / GRID_BLOCK), block: GRID_BLOCK, stream }, [
+          b.H64,
+          b.H32,
+          a,
+          p.rot.ptr,
+          span.count,
+          T,
+          F,
+          taps,
+          E,
+        ]);
+      };
+      return {
+        enqueue: (stream, span, b) => response(stream, span, origin, b),
+        enqueueResponse: response,
+      };
+    },
+  };
+}
