@@ -75,6 +75,11 @@ export interface ChannelBuffers {
 export interface ChannelCudaPlan {
   /** Enqueues the kernels that write the span's channels into `buffers`. */
   enqueue(stream: Stream, span: ChannelSpan, buffers: ChannelBuffers): void;
+  /**
+   * Releases the device memory the plan holds (a model's tables: rician's H_LOS, kronecker's
+   * factors), after the work enqueued with it is done; absent where the plan holds none.
+   */
+  free?(): void;
 }
 
 /** A model's CUDA side (loaded lazily, so that the CPU engine never loads the CUDA bindings). */
