@@ -89,13 +89,19 @@ function freshMatrix(n: number): CorrelationMatrix {
       im[i]![j] = s;
     }
   const dg = re.map((row, i) => Math.sqrt(row[i]!));
+  // the upper half scaled, the lower half its conjugate exactly (rows in order: row j < i is done)
   for (let i = 0; i < n; i++)
     for (let j = 0; j < n; j++) {
-      const f = dg[i]! * dg[j]!;
-      re[i]![j] = i === j ? 1 : re[i]![j]! / f;
-      // the lower half the conjugate of the upper, exactly
-      im[i]![j] = i === j ? 0 : j > i ? im[i]![j]! / f : -(im[j]![i]! / f);
-      if (j < i) re[i]![j] = re[j]![i]!;
+      if (i === j) {
+        re[i]![j] = 1;
+        im[i]![j] = 0;
+      } else if (j > i) {
+        re[i]![j] = re[i]![j]! / (dg[i]! * dg[j]!);
+        im[i]![j] = im[i]![j]! / (dg[i]! * dg[j]!);
+      } else {
+        re[i]![j] = re[j]![i]!;
+        im[i]![j] = -im[j]![i]!;
+      }
     }
   return { re, im };
 }
@@ -126,7 +132,10 @@ function narrowShapes(): [ChannelShape, number][] {
 function cases(shape: ChannelShape, count: number): Case[] {
   const { nt, nr } = shape;
   const rician = (params: RicianParams): Case => ({ model: 'rician', shape, params, span: spanOf(count) });
-  const kron = (params: KroneckerParams): Case => ({ model: 'kronecker', shape, params, span: spanOf(count) });
+  const kron = (params: KroneckerParams): Case => {
+    CHANNEL_REGISTRY.kronecker.checkShape(shape, params);
+    return { model: 'kronecker', shape, params, span: spanOf(count) };
+  };
   return [
     rician({}),
     rician({ kFactorDb: uniform(-10, 30), aoaDeg: uniform(-90, 90), aodDeg: uniform(-90, 90) }),
@@ -139,7 +148,7 @@ function cases(shape: ChannelShape, count: number): Case[] {
   ];
 }
 
-const describe = (c: Case) =>
+const caseName = (c: Case) =>
   `${c.model} ${c.shape.nt}x${c.shape.nr} ${JSON.stringify(c.params).slice(0, 120)} span ${JSON.stringify(c.span)}`;
 
 /** Distance in units in the last place between two doubles of the same sign. */
@@ -208,7 +217,7 @@ interface Stats {
 
 /** Checks one case's output against the CPU generator (see the file's comment); returns what it measured. */
 function check(c: Case, got: Output): Stats {
-  const what = describe(c);
+  const what = caseName(c);
   const { nt, nr } = c.shape;
   const n = 2 * nr * nt * c.span.count;
   assert.equal(got.H64.length, n);
