@@ -81,6 +81,11 @@ export interface ChannelCudaPlan {
    * ChannelGenerator.response's layout and values). The lists are uploaded once per distinct object.
    */
   enqueueResponse?(stream: Stream, span: ChannelSpan, at: ResponsePoints, buffers: ChannelBuffers): void;
+  /**
+   * Releases the device memory the plan holds (a model's tables: rician's H_LOS, kronecker's
+   * factors), after the work enqueued with it is done; absent where the plan holds none.
+   */
+  free?(): void;
 }
 
 /** A model's CUDA side (loaded lazily, so that the CPU engine never loads the CUDA bindings). */

@@ -3,8 +3,9 @@
  * K-factor (entry means, scattered power, E|h|^2 = 1) and the Kronecker covariance of vec(H)
  * against R_tx^T ⊗ R_rx with complex rho, within tolerances from the sample size; the limits that
  * are rayleigh's numbers (rho = 0, K -> 0) or the line of sight (K large); a span drawn in pieces
- * equals it drawn whole; strict parameters; simulate() on the CPU (the engine 'auto' picks without
- * a CUDA generator, 'cuda' refused, the same counts on 1 and 2 threads, correlation hurting mmse);
+ * equals it drawn whole; strict parameters; simulate() on the CPU (the same counts on 1 and 2
+ * threads, correlation hurting mmse; the engine 'auto' takes the GPU for both where a device is, the
+ * CPU for a model without a CUDA generator, where 'cuda' is refused);
  * the command line's flags, a run's JSON and its resume.
  */
 import { test } from 'node:test';
@@ -20,16 +21,20 @@ import { EngineUnavailableError, InvalidArgumentError } from '../../src/core/err
 import type { OptionSpec } from '../../src/core/options.js';
 import {
   CHANNEL_REGISTRY,
+  type ChannelModel,
   type ChannelSpan,
   checkChannel,
   exponentialCorrelation,
   losMatrix,
+  registerChannelModel,
 } from '../../src/channels/index.js';
+import { cudaAvailable } from '../../src/gpu/context.js';
 import { parseSimulateArgs, simulateHelp } from '../../src/cli/simulate.js';
 import { resolveEngine, simulate } from '../../src/sim/simulate.js';
 import type { SimPoint, SimulationOptions } from '../../src/sim/types.js';
 import { refusedSync, unknownKey, wrongValue } from '../core/strict-options.js';
 
+const device = cudaAvailable();
 const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 const seed = randomInt(2 ** 31);
 const msg = (s: string) => `${s} (seed ${seed})`;
@@ -404,7 +409,7 @@ function run(channel: 'rician' | 'kronecker' | 'rayleigh', more: Partial<Simulat
 const counts = (ps: readonly SimPoint[]) =>
   ps.map((p) => [p.detector, p.snrIndex, p.bitErrors, p.symbolErrors, p.frameErrors, p.vectors]);
 
-test('simulate(): each model on the CPU, the same counts on 1 and 2 threads; auto takes the CPU, cuda is refused', async () => {
+test("simulate(): each model on the CPU, the same counts on 1 and 2 threads; auto takes the GPU where a device is, a model without a CUDA generator the CPU, and 'cuda' refuses that one", async () => {
   for (const [channel, channelOptions] of [
     ['rician', { kFactorDb: 3, aoaDeg: 20 }],
     ['kronecker', { rhoTx: 0.5, rhoRx: freshRho() }],
@@ -415,17 +420,35 @@ test('simulate(): each model on the CPU, the same counts on 1 and 2 threads; aut
     assert.deepEqual(one.channelOptions, channelOptions);
     assert.deepEqual(counts(two.points), counts(one.points), msg(channel));
     const decision = await resolveEngine('auto', [{ detector: 'zf' }], { channel });
+    if (device.ok) assert.equal(decision.engine, 'cuda', decision.reason);
+    else assert.deepEqual(decision, { engine: 'cpu', reason: `auto: no CUDA device (${device.reason})` });
+  }
+  // a model with no CUDA generator (rician's CPU side under another name)
+  const { cuda: _, ...cpuSide } = CHANNEL_REGISTRY.rician;
+  const remove = registerChannelModel({ ...cpuSide, name: 'cpu-rician' });
+  try {
+    const channel = 'cpu-rician' as ChannelModel;
+    const decision = await resolveEngine('auto', [{ detector: 'zf' }], { channel });
     assert.deepEqual(decision, {
       engine: 'cpu',
       reason: `auto: no CUDA generator of the '${channel}' channel model`,
     });
+    const opts = { ...run('rician', { channelOptions: { kFactorDb: 3 } }), channel };
+    const cpu = await simulate(opts);
+    assert.deepEqual(
+      counts(cpu.points),
+      counts((await simulate(run('rician', { channelOptions: { kFactorDb: 3 } }))).points),
+      msg('the same draws as rician'),
+    );
     await assert.rejects(
-      simulate(run(channel, { channelOptions, engine: 'cuda' })),
+      simulate({ ...opts, engine: 'cuda' }),
       (e: unknown) =>
         e instanceof EngineUnavailableError &&
         e.details?.cause === 'no-gpu-implementation' &&
         e.message.includes(`no CUDA generator of the '${channel}' channel model`),
     );
+  } finally {
+    remove();
   }
 });
 
@@ -493,7 +516,8 @@ test('command line: a run of each model writes its channel and parameters; its r
       const file = join(dir, 'run.json');
       // a run stopped after two SNR values, then resumed
       const first = cli([...base, ...flags, '--snr', '4,8', '--json', file]);
-      assert.match(first.stderr, /engine cpu \(auto: no CUDA generator of the '(rician|kronecker)' channel model\)/);
+      // auto: the GPU where a device is (both models have a CUDA generator), else the CPU
+      assert.match(first.stderr, device.ok ? /engine cuda \(auto: / : /engine cpu \(auto: no CUDA device/);
       const cut = JSON.parse(readFileSync(file, 'utf8'));
       assert.equal(cut.channel, flags[1]);
       assert.deepEqual(cut.channelOptions, channelOptions);

@@ -2,7 +2,7 @@
  * The Kronecker correlated channel on the CPU: H = L_rx Hw L_tx^H, where Hw is rayleigh's draw of
  * the same words (4 nr nt a channel: rayleighChannels) and L L^H = R is the complex Cholesky factor
  * of each side's correlation, so E[vec(H) vec(H)^H] = R_tx^T ⊗ R_rx and every entry keeps power 1.
- * Reading rayleigh's words keeps any channel drawable alone (and by a later GPU generator), and
+ * Reading rayleigh's words keeps any channel drawable alone (and by the GPU generator, kronecker.cu), and
  * makes rho = 0 on both sides rayleigh's channels, number for number. A side's R is the exponential
  * model of its rho, or a matrix given whole.
  */
@@ -202,11 +202,24 @@ export function correlate(
   }
 }
 
+/**
+ * The two sides' Cholesky factors of the parameters (Lr nr x nr, Lt nt x nt, row-major,
+ * interleaved; null for the identity, rho = 0). The CPU and the CUDA generator both take them from here.
+ */
+export function kroneckerFactors(
+  shape: ChannelShape,
+  params: KroneckerParams,
+): { Lr: Float64Array | null; Lt: Float64Array | null } {
+  return {
+    Lr: factorOf(shape.nr, params.rhoRx, params.Rrx, 'channelOptions.Rrx'),
+    Lt: factorOf(shape.nt, params.rhoTx, params.Rtx, 'channelOptions.Rtx'),
+  };
+}
+
 /** The model's CPU generator: rayleigh's channels of the span, correlated on each side. */
 export function kroneckerGenerator(shape: ChannelShape, params: KroneckerParams): ChannelGenerator {
   const { nt, nr } = shape;
-  const Lr = factorOf(nr, params.rhoRx, params.Rrx, 'channelOptions.Rrx');
-  const Lt = factorOf(nt, params.rhoTx, params.Rtx, 'channelOptions.Rtx');
+  const { Lr, Lt } = kroneckerFactors(shape, params);
   return {
     draw: (span) =>
       drawSpan(span, 4 * nr * nt, 2 * nr * nt, (rng, n) => {

@@ -71,13 +71,12 @@ export function correlation(): ValueCheck<Correlation> {
 /**
  * Kronecker correlated Rayleigh fading: H = R_rx^{1/2} Hw R_tx^{1/2} with Hw iid CN(0, 1) and the
  * exponential correlation model on each side (R_ij = rho^(j-i) above the diagonal, its conjugate
- * below), so E[vec(H) vec(H)^H] = R_tx^T ⊗ R_rx. No CUDA generator yet: a run with it takes the CPU
- * engine under 'auto'.
+ * below), so E[vec(H) vec(H)^H] = R_tx^T ⊗ R_rx. Its CUDA generator (kronecker.cu) draws the CPU
+ * generator's values.
  */
 export const kroneckerEntry: ChannelEntry<'kronecker', KroneckerParams> = {
   name: 'kronecker',
-  description:
-    'Kronecker correlated Rayleigh fading: exponential correlation rho^|i-j| (complex rho) at each side (CPU only)',
+  description: 'Kronecker correlated Rayleigh fading: exponential correlation rho^|i-j| (complex rho) at each side',
   title: 'Kronecker correlated Rayleigh fading',
   options: {
     rhoTx: option(correlation(), 'transmit correlation coefficient of the exponential model (R or MAG@DEG)', {
@@ -105,4 +104,5 @@ export const kroneckerEntry: ChannelEntry<'kronecker', KroneckerParams> = {
     }
   },
   cpu: (shape, params) => kroneckerGenerator(shape, params),
+  cuda: () => import('./cuda.js').then((m) => m.kroneckerCuda),
 };

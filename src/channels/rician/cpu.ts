@@ -1,7 +1,7 @@
 /**
  * Flat Rician fading on the CPU: H = sqrt(K/(K+1)) H_LOS + sqrt(1/(K+1)) Hw, Hw rayleigh's draw of
- * the same words (4 nr nt a channel: rayleighChannels, so a channel can be drawn alone, and by a
- * later GPU generator), H_LOS the fixed line-of-sight matrix a_r(aoa) a_t(aod)^H of two uniform
+ * the same words (4 nr nt a channel: rayleighChannels, so a channel can be drawn alone, and by the
+ * GPU generator, rician.cu), H_LOS the fixed line-of-sight matrix a_r(aoa) a_t(aod)^H of two uniform
  * linear arrays with half-wavelength spacing: H_LOS(i, j) = exp(j pi (i sin aoa - j sin aod)),
  * unit modulus, so every entry has E|h|^2 = 1.
  */
@@ -49,11 +49,22 @@ export function losMatrix(nt: number, nr: number, aoaDeg: number, aodDeg: number
   return L;
 }
 
+/**
+ * What a channel adds to Hw, from the parameters (defaults filled in): the two gains and H_LOS
+ * (2 nr nt numbers, the channels' layout). The CPU and the CUDA generator both take them from here.
+ */
+export function ricianParts(
+  shape: ChannelShape,
+  params: RicianParams,
+): { los: number; scatter: number; L: Float64Array } {
+  const [los, scatter] = ricianGains(params.kFactorDb ?? DEFAULT_K_FACTOR_DB);
+  return { los, scatter, L: losMatrix(shape.nt, shape.nr, params.aoaDeg ?? 0, params.aodDeg ?? 0) };
+}
+
 /** The model's CPU generator. */
 export function ricianGenerator(shape: ChannelShape, params: RicianParams): ChannelGenerator {
   const { nt, nr } = shape;
-  const [los, scatter] = ricianGains(params.kFactorDb ?? DEFAULT_K_FACTOR_DB);
-  const L = losMatrix(nt, nr, params.aoaDeg ?? 0, params.aodDeg ?? 0);
+  const { los, scatter, L } = ricianParts(shape, params);
   const per = L.length;
   return {
     draw: (span) =>

@@ -6,12 +6,12 @@ const angle = number({ min: -90, max: 90 });
 
 /**
  * Flat Rician fading: a fixed line-of-sight matrix of two half-wavelength uniform linear arrays plus
- * iid Rayleigh scattering, K the power ratio of the two, every entry of power 1. No CUDA generator
- * yet: a run with it takes the CPU engine under 'auto'.
+ * iid Rayleigh scattering, K the power ratio of the two, every entry of power 1. Its CUDA generator
+ * (rician.cu) draws the CPU generator's values.
  */
 export const ricianEntry: ChannelEntry<'rician', RicianParams> = {
   name: 'rician',
-  description: 'flat Rician fading: a ULA line-of-sight matrix plus iid Rayleigh scattering, K-factor in dB (CPU only)',
+  description: 'flat Rician fading: a ULA line-of-sight matrix plus iid Rayleigh scattering, K-factor in dB',
   title: 'Rician fading',
   options: {
     kFactorDb: option(number(), 'the K-factor in dB: line-of-sight over scattered power', {
@@ -29,4 +29,5 @@ export const ricianEntry: ChannelEntry<'rician', RicianParams> = {
   },
   checkShape: () => {},
   cpu: (shape, params) => ricianGenerator(shape, params),
+  cuda: () => import('./cuda.js').then((m) => m.ricianCuda),
 };

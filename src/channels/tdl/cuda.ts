@@ -24,6 +24,10 @@ const GRID_BLOCK = 256;
 class Scratch {
   private buf: DeviceBuffer | null = null;
   constructor(private readonly ctx: CudaContext) {}
+  free(): void {
+    this.buf?.free();
+    this.buf = null;
+  }
   at(bytes: number): bigint {
     if (!this.buf || this.buf.bytes < bytes) {
       this.buf?.free();
@@ -73,9 +77,11 @@ export function tdlCuda(name: TdlName): ChannelCuda<TdlParams> {
         name: 'channels/tdl/tdl-grid.cu',
         defines: { TDL_BLOCK: GRID_BLOCK },
       }).kernel('tdl_grid', ['ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32']);
+      const held: DeviceBuffer[] = [];
       const upload = (a: Float64Array): DeviceBuffer => {
         const b = DeviceBuffer.alloc(ctx, Math.max(a.byteLength, 8));
         if (a.length > 0) b.upload(a);
+        held.push(b);
         return b;
       };
       const Lr = s.Lr ? upload(s.Lr) : null,
@@ -140,6 +146,11 @@ export function tdlCuda(name: TdlName): ChannelCuda<TdlParams> {
       return {
         enqueue: (stream, span, b) => response(stream, span, origin, b),
         enqueueResponse: response,
+        free: () => {
+          for (const b of held.splice(0)) b.free();
+          A.free();
+          tmp.free();
+        },
       };
     },
   };

@@ -180,7 +180,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     readonly setup: GpuLinkSetup,
     private readonly plans: DetectionCudaPlan[],
     codedKernels: CodedLinkKernels | null,
-    channelPlan: ChannelCudaPlan,
+    private readonly channelPlan: ChannelCudaPlan,
   ) {
     const { nt, nr, vectorsPerChannel: vpc, chunkVectors } = setup;
     this.statusWords = plans[0]!.statusWords;
@@ -315,7 +315,12 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
         },
       );
     const channelPlan = (await model.cuda()).plan(ctx, { nt, nr }, setup.channelOptions ?? {});
-    return new GpuLinkExecutor(ctx, setup, plans, coded, channelPlan);
+    try {
+      return new GpuLinkExecutor(ctx, setup, plans, coded, channelPlan);
+    } catch (e) {
+      channelPlan.free?.();
+      throw e;
+    }
   }
 
   run(task: ChunkTask): Promise<ChunkResult> {
@@ -865,6 +870,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     }
     for (const b of this.bufs) b.free();
     this.coded?.kernels.free();
+    this.channelPlan.free?.();
     this.stream.destroy();
   }
 }
