@@ -472,7 +472,10 @@ test("command line: the models take their flags, refuse the other model's and ba
     () => parseSimulateArgs(['--channel', 'rician', '--rho-tx', '0.5']),
     /--rho-tx does not apply: it is a parameter of kronecker, tdl-\*, not of rician/,
   );
-  assert.throws(() => parseSimulateArgs(['--k-factor', '6']), /--k-factor does not apply: it is rician's parameter/);
+  assert.throws(
+    () => parseSimulateArgs(['--k-factor', '6']),
+    /--k-factor does not apply: it is a parameter of rician, tdl-d, tdl-e, not of rayleigh/,
+  );
   for (const [flag, text] of [
     ['rho-tx', '1'],
     ['rho-tx', '0.99@'],
