@@ -556,6 +556,22 @@ function rayGains(
     s.bphi[j] = pr * ci + pi * cr;
   }
   const base = 2 * r * nr * nt;
+  if (m.single) {
+    // vertical elements: F_phi = 0, so g_ij = (F_theta,i a_i) (m00 F_theta,j b_j)
+    for (let i = 0; i < nr; i++) {
+      s.ar[i] = s.ath[i]! * s.ar[i]!;
+      s.ai[i] = s.ath[i]! * s.ai[i]!;
+    }
+    for (let j = 0; j < nt; j++) {
+      const br = s.bthr[j]!,
+        bi = s.bthi[j]!;
+      for (let i = 0, o = base + 2 * j * nr; i < nr; i++, o += 2) {
+        g[o] = s.ar[i]! * br - s.ai[i]! * bi;
+        g[o + 1] = s.ar[i]! * bi + s.ai[i]! * br;
+      }
+    }
+    return;
+  }
   for (let j = 0; j < nt; j++)
     for (let i = 0; i < nr; i++) {
       const vr = s.ath[i]! * s.bthr[j]! + s.aph[i]! * s.bphr[j]!,
@@ -726,8 +742,8 @@ export function cdlGenerator(shape: ChannelShape, table: CdlTable, params: CdlLo
         for (let r = 0; r < m.rays; r++) {
           const slot = r < m.clusters * RAYS ? Math.floor(r / RAYS) : m.clusters;
           const ph = 2 * Math.PI * drop.nu[r]! * t;
-          const wr = Math.cos(ph),
-            wi = Math.sin(ph);
+          const wr = ph === 0 ? 1 : Math.cos(ph),
+            wi = ph === 0 ? 0 : Math.sin(ph);
           const g = r * per,
             c = slot * per;
           for (let e = 0; e < per; e += 2) {
