@@ -237,6 +237,95 @@ test("cdl: the time correlation E[h(t) conj(h(0))] is the rays' Doppler sum over
   }
 });
 
+test('cdl: the spatial correlation E[h_i0 conj(h_00)] across the base station UPA, and E[h_0j conj(h_00)] across the UE ULA', () => {
+  const model = pick(MODELS);
+  const table = CDL_TABLES[model];
+  const rows = pick([1, 2, 3]),
+    cols = 1 + randomInt(3);
+  const nr = rows * cols,
+    nt = 3;
+  const rxSpacing = uniform(0.1, 1),
+    txSpacing = uniform(0.1, 1);
+  const params: CdlLosParams = { rxArray: 'upa', rxRows: rows, rxSpacing, txSpacing };
+  const what = msg(`${model}, ${rows}x${cols} UPA spacing ${rxSpacing}, ULA spacing ${txSpacing}`);
+  const N = 3000;
+  const H = entryOf(model).cpu({ nt, nr }, params).draw(spanOf(N));
+  const { powers } = CDL_ENTRIES[model].powerDelayProfile(params);
+  const rad = (d: number) => (d * Math.PI) / 180;
+  const fold = (z: number) => (z > 180 ? 360 - z : z < 0 ? -z : z);
+  /** sum_n P_n E exp(j phase(zenith, azimuth)) over the couplings (the specular ray as it is). */
+  const expect = (phase: (zen: number, az: number) => number, zc: number, ac: number, zs: number, as: number) => {
+    let wr = 0,
+      wi = 0;
+    for (let n = 0; n < table.rows.length; n++) {
+      const row = table.rows[n]!;
+      if (table.los && n === 0) {
+        wr += powers[0]! * Math.cos(phase(row[zc]!, row[ac]!));
+        wi += powers[0]! * Math.sin(phase(row[zc]!, row[ac]!));
+        continue;
+      }
+      for (const a of RAY_OFFSETS)
+        for (const z of RAY_OFFSETS) {
+          const p = phase(fold(row[zc]! + zs * z), row[ac]! + as * a);
+          wr += (powers[n]! / 400) * Math.cos(p);
+          wi += (powers[n]! / 400) * Math.sin(p);
+        }
+    }
+    return [wr, wi] as const;
+  };
+  const check = (e: number, want: readonly [number, number], label: string) => {
+    let re = 0,
+      im = 0;
+    for (let c = 0; c < N; c++) {
+      const a = c * 2 * nr * nt + 2 * e,
+        b = c * 2 * nr * nt;
+      re += H[a]! * H[b]! + H[a + 1]! * H[b + 1]!;
+      im += H[a + 1]! * H[b]! - H[a]! * H[b + 1]!;
+    }
+    const tol = Z / Math.sqrt(N);
+    assert.ok(
+      Math.abs(re / N - want[0]) < tol && Math.abs(im / N - want[1]) < tol,
+      `${what}: ${label}: ${re / N} ${im / N} vs ${want}`,
+    );
+  };
+  // base station: row along y, columns up z; the rays at the departure angles (ZOD col 4, AOD col 2)
+  for (let i = 1; i < nr; i++) {
+    const y = (i % cols) * rxSpacing,
+      z = Math.floor(i / cols) * rxSpacing;
+    const phase = (zen: number, az: number) =>
+      2 * Math.PI * (Math.sin(rad(zen)) * Math.sin(rad(az)) * y + Math.cos(rad(zen)) * z);
+    check(i, expect(phase, 4, 2, table.cZSD, table.cASD), `rx element ${i}`);
+  }
+  // UE: turned by 180 degrees, its row along -y; the arrival angles (ZOA col 5, AOA col 3)
+  for (let j = 1; j < nt; j++) {
+    const phase = (zen: number, az: number) => -2 * Math.PI * Math.sin(rad(zen)) * Math.sin(rad(az)) * j * txSpacing;
+    check(j * nr, expect(phase, 5, 3, table.cZSA, table.cASA), `tx element ${j}`);
+  }
+});
+
+test('cdl: cross-polarised pairs: E[h_+45 conj(h_-45)] = (XPR - 1) / (XPR + 1) from a vertical element, each of power 1', () => {
+  const model = pick(NLOS);
+  const kappa = 10 ** (CDL_TABLES[model].xprDb / 10);
+  const N = 4000;
+  const H = entryOf(model).cpu({ nt: 1, nr: 2 }, { rxPolarization: 'cross' }).draw(spanOf(N));
+  let re = 0,
+    im = 0,
+    p0 = 0,
+    p1 = 0;
+  for (let c = 0; c < N; c++) {
+    const [ar, ai, br, bi] = [H[4 * c]!, H[4 * c + 1]!, H[4 * c + 2]!, H[4 * c + 3]!];
+    re += ar * br + ai * bi;
+    im += ai * br - ar * bi;
+    p0 += ar * ar + ai * ai;
+    p1 += br * br + bi * bi;
+  }
+  const want = (kappa - 1) / (kappa + 1),
+    tol = Z / Math.sqrt(N);
+  const what = msg(`${model}: ${re / N} ${im / N} vs ${want}; powers ${p0 / N} ${p1 / N}`);
+  assert.ok(Math.abs(re / N - want) < tol && Math.abs(im / N) < tol, what);
+  assert.ok(Math.abs(p0 / N - 1) < tol && Math.abs(p1 / N - 1) < tol, what);
+});
+
 test('cdl: the line of sight: the mean channel, the scattered power and K; a huge K turns at the LOS Doppler', () => {
   const model = pick<CdlModel>(['cdl-d', 'cdl-e']);
   const kDb = uniform(-5, 20);
