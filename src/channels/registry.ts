@@ -10,6 +10,7 @@ import { kroneckerEntry } from './kronecker/entry.js';
 import { rayleighEntry } from './rayleigh/entry.js';
 import { ricianEntry } from './rician/entry.js';
 import { TDL_ENTRIES } from './tdl/entry.js';
+import { CDL_ENTRIES } from './cdl/index.js';
 import type { ChannelEntry, ChannelShape } from './types.js';
 
 /** The built-in models: one line each. */
@@ -19,6 +20,7 @@ const BUILT_IN_MODELS = {
   rician: ricianEntry,
   kronecker: kroneckerEntry,
   ...TDL_ENTRIES,
+  ...CDL_ENTRIES,
 };
 
 /** A channel model by name. */

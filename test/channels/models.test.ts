@@ -474,7 +474,7 @@ test("command line: the models take their flags, refuse the other model's and ba
   );
   assert.throws(
     () => parseSimulateArgs(['--k-factor', '6']),
-    /--k-factor does not apply: it is a parameter of rician, tdl-d, tdl-e, not of rayleigh/,
+    /--k-factor does not apply: it is a parameter of rician, tdl-d, tdl-e, cdl-d, cdl-e, not of rayleigh/,
   );
   for (const [flag, text] of [
     ['rho-tx', '1'],
@@ -488,7 +488,12 @@ test("command line: the models take their flags, refuse the other model's and ba
   for (const text of ['inf', 'nan', '', '6dB'])
     refusedSync(() => parseSimulateArgs(['--channel', 'rician', '--k-factor', text]), '--k-factor', text);
   const help = simulateHelp().replace(/\s+/g, ' ');
-  for (const flag of ['--k-factor DB rician only', '--aoa DEG', '--rho-tx R kronecker only', '--rho-rx R'])
+  for (const flag of [
+    '--k-factor DB rician, tdl-d, tdl-e, cdl-d, cdl-e only',
+    '--aoa DEG',
+    '--rho-tx R kronecker, tdl-* only',
+    '--rho-rx R',
+  ])
     assert.ok(help.includes(flag), flag);
 });
 

@@ -12,14 +12,12 @@
  * and layer. Time: as LS (linear between DM-RS symbols, held at the ends).
  */
 import { checkOptions, InvalidArgumentError, integer, number, option, type SchemaOf, show } from '../../core/index.js';
+import type { PowerDelayProfile as ModelProfile } from '../types.js';
 import type { DmrsConfig, DmrsPilots } from './dmrs.js';
 import { checkReceived, despread, interpolateTime, outputFor } from './ls.js';
 
-/** A power delay profile: tap l has delay delays[l] (seconds) and power powers[l] (linear; they sum to 1). */
-export interface PowerDelayProfile {
-  readonly delays: ArrayLike<number>;
-  readonly powers: ArrayLike<number>;
-}
+/** A power delay profile as LMMSE reads it (tap l: delays[l] seconds, powers[l] linear, summing to 1): the model's (src/channels/types.ts) or any arrays of numbers. */
+export type PowerDelayProfile = { readonly [K in keyof ModelProfile]: ArrayLike<number> };
 
 /** What lmmseFilter() takes. */
 export interface LmmseOptions {
