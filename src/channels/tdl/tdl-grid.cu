@@ -11,7 +11,8 @@
 #define TDL_BLOCK 256
 #endif
 
-#include "../../core/philox.cuh"  // the host shims of the _rn intrinsics (the CUDA emulator)
+// philox.cuh for the host shims of the _rn intrinsics (the CUDA emulator)
+#include "../../core/philox.cuh"
 
 extern "C" __global__ void __launch_bounds__(TDL_BLOCK) tdl_grid(
     double* __restrict__ H64, float* __restrict__ H32, const double* __restrict__ A, const double* __restrict__ rot,
