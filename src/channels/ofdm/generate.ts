@@ -31,18 +31,27 @@ export interface GenerateChannelsOptions {
 
 /** generateChannels()'s result. */
 export interface ChannelRealisations {
+  /** The model drawn. */
   readonly model: ChannelModel;
+  /** Its parameters as checked (defaults left out). */
   readonly channelOptions: Readonly<Record<string, unknown>>;
+  /** Transmit antennas. */
   readonly nt: number;
+  /** Receive antennas. */
   readonly nr: number;
+  /** Subcarrier spacing, Hz. */
   readonly scs: number;
+  /** Resource blocks. */
   readonly prbs: number;
   /** Symbols a slot (14). */
   readonly symbols: number;
+  /** Consecutive slots of the drop. */
   readonly slots: number;
   /** Subcarriers (12 prbs). */
   readonly subcarriers: number;
+  /** The Philox key. */
   readonly seed: number;
+  /** The drop: its Philox stream. */
   readonly drop: number;
   /**
    * slots x symbols x subcarriers x (nr x nt complex matrix, column-major, interleaved re/im):
