@@ -282,6 +282,10 @@ test('LS and LMMSE: a noiseless flat channel is exact on every resource element,
     const p = dmrsPilots(c, rng.int(slotsPerFrame(c.scs)));
     const y = receive(p, nr, 0, (_l, _k, i, j) => g[i + j * nr]!);
     const filter = lmmseFilter(c, { pdp: { delays: [0], powers: [1] }, noiseVariance: 1e-6 });
+    assert.equal(filter.window, Math.min(8, c.subcarriers / 4), msg(describe(c)));
+    const out = new Float64Array(2 * 14 * c.subcarriers * nr * c.layers);
+    assert.equal(lsEstimate(p, y, nr, out), out);
+    assert.equal(lmmseEstimate(filter, p, y, nr, out), out);
     for (const [name, H] of [
       ['ls', lsEstimate(p, y, nr)],
       ['lmmse', lmmseEstimate(filter, p, y, nr)],
