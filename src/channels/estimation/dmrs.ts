@@ -257,3 +257,14 @@ export function pilotGrid(pilots: DmrsPilots): Float64Array {
   });
   return x;
 }
+
+/**
+ * Which resource elements of the slot carry data: 14 x K, 1 at l K + k for data, 0 on the DM-RS
+ * symbols (all of whose REs carry pilots or nothing: CDM groups without data = 2).
+ */
+export function dataMask(config: DmrsConfig): Uint8Array {
+  const K = config.subcarriers;
+  const mask = new Uint8Array(SYMBOLS_PER_SLOT * K);
+  for (const l of config.dataSymbols) mask.fill(1, l * K, (l + 1) * K);
+  return mask;
+}
