@@ -1,7 +1,8 @@
 /**
- * The channel models part: a registry of models (rayleigh, awgn, rician, kronecker), each with its
+ * The channel models part: a registry of models (rayleigh, awgn, rician, kronecker, TDL, CDL), each with its
  * parameters, shape rule, a CPU generator and, where it has one, a CUDA generator that draws the same
- * Philox streams (the CUDA side loaded only when asked for). The simulation uses this part through this index only.
+ * Philox streams (the CUDA side loaded only when asked for); the OFDM grid; channel estimation from
+ * the PUSCH DM-RS (estimation/). The simulation uses this part through this index only.
  */
 export {
   CHANNEL_MODELS,

@@ -16,6 +16,7 @@ import { SYMBOLS_PER_SLOT, subcarrierFrequencies } from '../../src/channels/inde
 import {
   type DmrsConfig,
   type DmrsPilots,
+  dataMask,
   dmrsCinit,
   dmrsConfig,
   dmrsPilots,
@@ -140,6 +141,9 @@ test('DM-RS: symbols of Table 6.4.1.1.3-3, combs, OCC orthogonality, |r| = 1 QPS
       Array.from({ length: 14 }, (_, l) => l).filter((l) => !c.symbols.includes(l)),
       what,
     );
+    const mask = dataMask(c);
+    for (let l = 0; l < 14; l++)
+      for (let k = 0; k < c.subcarriers; k++) assert.equal(mask[l * c.subcarriers + k], c.symbols.includes(l) ? 0 : 1);
     const slot = rng.int(slotsPerFrame(c.scs));
     const p = dmrsPilots(c, slot);
     const K = c.subcarriers,
@@ -282,6 +286,10 @@ test('LS and LMMSE: a noiseless flat channel is exact on every resource element,
     const p = dmrsPilots(c, rng.int(slotsPerFrame(c.scs)));
     const y = receive(p, nr, 0, (_l, _k, i, j) => g[i + j * nr]!);
     const filter = lmmseFilter(c, { pdp: { delays: [0], powers: [1] }, noiseVariance: 1e-6 });
+    assert.equal(filter.window, Math.min(8, c.subcarriers / 4), msg(describe(c)));
+    const out = new Float64Array(2 * 14 * c.subcarriers * nr * c.layers);
+    assert.equal(lsEstimate(p, y, nr, out), out);
+    assert.equal(lmmseEstimate(filter, p, y, nr, out), out);
     for (const [name, H] of [
       ['ls', lsEstimate(p, y, nr)],
       ['lmmse', lmmseEstimate(filter, p, y, nr)],

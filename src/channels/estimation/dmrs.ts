@@ -49,14 +49,21 @@ export interface DmrsPort {
 
 /** A checked DM-RS configuration with what follows from it. */
 export interface DmrsConfig {
+  /** Subcarrier spacing, Hz. */
   readonly scs: number;
+  /** Physical resource blocks. */
   readonly prbs: number;
   /** K = 12 prbs subcarriers. */
   readonly subcarriers: number;
+  /** Layers L, 1 to 4 (layer j on port j). */
   readonly layers: number;
+  /** l0, the first DM-RS symbol: 2 or 3. */
   readonly typeAPosition: number;
+  /** dmrs-AdditionalPosition, 0 to 3. */
   readonly additionalPosition: number;
+  /** N_ID. */
   readonly scramblingId: number;
+  /** n_SCID. */
   readonly nScid: number;
   /** Ep = beta^2: a pilot RE's energy per port (|r| = 1). */
   readonly pilotPower: number;
@@ -70,6 +77,7 @@ export interface DmrsConfig {
 
 /** The pilots of one slot. */
 export interface DmrsPilots {
+  /** The configuration they are of. */
   readonly config: DmrsConfig;
   /** The slot number in the frame, n_s,f (0 to 10 * 2^mu - 1). */
   readonly slot: number;
@@ -248,4 +256,15 @@ export function pilotGrid(pilots: DmrsPilots): Float64Array {
     }
   });
   return x;
+}
+
+/**
+ * Which resource elements of the slot carry data: 14 x K, 1 at l K + k for data, 0 on the DM-RS
+ * symbols (all of whose REs carry pilots or nothing: CDM groups without data = 2).
+ */
+export function dataMask(config: DmrsConfig): Uint8Array {
+  const K = config.subcarriers;
+  const mask = new Uint8Array(SYMBOLS_PER_SLOT * K);
+  for (const l of config.dataSymbols) mask.fill(1, l * K, (l + 1) * K);
+  return mask;
 }

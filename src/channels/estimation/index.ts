@@ -11,6 +11,7 @@ export {
   type DmrsOptions,
   type DmrsPilots,
   type DmrsPort,
+  dataMask,
   dmrsCinit,
   dmrsConfig,
   dmrsPilots,

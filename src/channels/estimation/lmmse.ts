@@ -31,9 +31,11 @@ export interface LmmseOptions {
 
 /** lmmseFilter()'s filters for one configuration, profile and noise variance. */
 export interface LmmseFilter {
+  /** The DM-RS configuration the filters serve. */
   readonly config: DmrsConfig;
   /** The profile, copied. */
   readonly pdp: { readonly delays: Float64Array; readonly powers: Float64Array };
+  /** N0 the filters assume. */
   readonly noiseVariance: number;
   /** W as used: min(window, K/4). */
   readonly window: number;
@@ -313,20 +315,18 @@ export function lmmseEstimate(
     L = config.layers,
     N = K / 4,
     W = filter.window;
-  const per = 2 * nr * L;
+  // subcarrier outermost: the writes run through the output in order
   config.symbols.forEach((l, d) => {
-    for (let j = 0; j < L; j++) {
-      const starts = filter.starts[j]!,
-        wts = filter.weights[j]!;
-      for (let i = 0; i < nr; i++) {
-        const src = 2 * ((d * L + j) * nr + i) * N;
-        let at = l * K * per + 2 * (i + j * nr);
-        for (let k = 0; k < K; k++, at += per) {
-          let p = src + 2 * starts[k]!,
-            q = 2 * k * W;
+    let at = 2 * l * K * nr * L;
+    for (let k = 0; k < K; k++)
+      for (let j = 0; j < L; j++) {
+        const wts = filter.weights[j]!;
+        const q0 = 2 * k * W;
+        let src = 2 * ((d * L + j) * nr * N + filter.starts[j]![k]!);
+        for (let i = 0; i < nr; i++, src += 2 * N, at += 2) {
           let re = 0,
             im = 0;
-          for (let w = 0; w < W; w++, p += 2, q += 2) {
+          for (let w = 0, p = src, q = q0; w < W; w++, p += 2, q += 2) {
             const fr = wts[q]!,
               fi = wts[q + 1]!,
               xr = est[p]!,
@@ -338,7 +338,6 @@ export function lmmseEstimate(
           H[at + 1] = im;
         }
       }
-    }
   });
   interpolateTime(config, nr, H);
   return H;

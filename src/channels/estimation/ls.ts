@@ -14,6 +14,7 @@ import type { DmrsConfig, DmrsPilots } from './dmrs.js';
 
 /** The despread LS estimates of a slot's pilot pairs. */
 export interface PilotEstimates {
+  /** The slot's pilots. */
   readonly pilots: DmrsPilots;
   /** Receive antennas. */
   readonly nr: number;
@@ -124,35 +125,43 @@ export function lsEstimate(pilots: DmrsPilots, y: Float64Array, nr: number, out?
   const K = config.subcarriers,
     L = config.layers,
     N = K / 4;
-  const per = 2 * nr * L;
-  config.symbols.forEach((l, d) => {
-    for (let j = 0; j < L; j++) {
-      const c0 = config.ports[j]!.delta + 1; // pair 0's centre
-      for (let i = 0; i < nr; i++) {
-        const src = 2 * ((d * L + j) * nr + i) * N;
-        let at = l * K * per + 2 * (i + j * nr);
-        for (let k = 0; k < K; k++, at += per) {
-          const x = (k - c0) / 4;
-          let n = Math.floor(x);
-          let t = x - n;
-          if (n < 0) {
-            n = 0;
-            t = 0;
-          } else if (n >= N - 1) {
-            n = N - 1;
-            t = 0;
-          }
-          const p = src + 2 * n;
-          if (t === 0) {
-            H[at] = est.values[p]!;
-            H[at + 1] = est.values[p + 1]!;
-          } else {
-            H[at] = (1 - t) * est.values[p]! + t * est.values[p + 2]!;
-            H[at + 1] = (1 - t) * est.values[p + 1]! + t * est.values[p + 3]!;
-          }
-        }
+  // per CDM group: subcarrier k lies between pair centres n_k and n_k + 1 (N >= 3), at t_k in [0, 1]; held beyond the ends
+  const below: Int32Array[] = [],
+    frac: Float64Array[] = [];
+  for (const delta of [0, 1]) {
+    const nk = new Int32Array(K),
+      tk = new Float64Array(K);
+    for (let k = 0; k < K; k++) {
+      const x = (k - delta - 1) / 4;
+      const n = Math.floor(x);
+      if (n < 0) nk[k] = 0;
+      else if (n >= N - 1) {
+        nk[k] = N - 2;
+        tk[k] = 1;
+      } else {
+        nk[k] = n;
+        tk[k] = x - n;
       }
     }
+    below.push(nk);
+    frac.push(tk);
+  }
+  const v = est.values;
+  // subcarrier outermost: the writes run through the output in order
+  config.symbols.forEach((l, d) => {
+    let at = 2 * l * K * nr * L;
+    for (let k = 0; k < K; k++)
+      for (let j = 0; j < L; j++) {
+        const delta = config.ports[j]!.delta;
+        const n = below[delta]![k]!,
+          t = frac[delta]![k]!,
+          u = 1 - t;
+        let p = 2 * ((d * L + j) * nr * N + n);
+        for (let i = 0; i < nr; i++, p += 2 * N, at += 2) {
+          H[at] = u * v[p]! + t * v[p + 2]!;
+          H[at + 1] = u * v[p + 1]! + t * v[p + 3]!;
+        }
+      }
   });
   interpolateTime(config, nr, H);
   return H;
