@@ -144,6 +144,15 @@ function cases(): Case[] {
     ),
     one('cdl-e', 3, 4, { ...end('rx', false, false, '38.901'), ...end('tx', true, false, 'omni') }, 2, 3),
     one('cdl-e', 2, 2, { ...end('rx', true, true, 'omni'), ...end('tx', false, true, 'omni'), ...moving() }, 2, 2),
+    // a larger array: 4 x 1 positions of cross-polarised pairs against a 2 x 2 UPA
+    one(
+      'cdl-b',
+      8,
+      4,
+      { ...end('rx', true, true, '38.901'), rxRows: 4, ...end('tx', true, false, 'omni'), ...moving() },
+      2,
+      2,
+    ),
     draw,
     fresh(),
     fresh(),
