@@ -44,8 +44,7 @@ test('every model: its name is its key, a description and a title, documented pa
       if (spec.default !== undefined) assert.deepEqual(spec.check(spec.default, k), spec.default);
     }
     assert.equal(typeof e.checkShape, 'function');
-    // the CDL models' CUDA generator is being written: until it lands they run on the CPU engine
-    if (!m.startsWith('cdl-')) assert.equal(typeof e.cuda, 'function', `${m}: a CUDA generator`);
+    assert.equal(typeof e.cuda, 'function', `${m}: a CUDA generator`);
     const H = e.cpu({ nt: 2, nr: 3 }, {}).draw({ seed, stream0: 5, streamStep: 4, perStream: 7, first: 3, count: 6 });
     assert.equal(H.length, 6 * 2 * 3 * 2);
     assert.ok(H.every(Number.isFinite));

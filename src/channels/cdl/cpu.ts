@@ -95,7 +95,8 @@ export const DEFAULT_CARRIER = 3.5e9;
 export const DEFAULT_SPACING = 0.5;
 
 const SPEED_OF_LIGHT = 299_792_458;
-const RAYS = RAY_OFFSETS.length;
+/** Rays a non-specular cluster has. */
+export const RAYS = RAY_OFFSETS.length;
 /** Swaps of a shuffle drawn from one word: 20 x 19 x 18 choices fit 32 bits with a bias under 2e-6. */
 const SWAPS_PER_WORD = 3;
 /** Words of a cluster's three shuffles (21), rounded up to a Philox block, where its phases start. */
@@ -211,7 +212,7 @@ export function checkCdlShape(shape: ChannelShape, params: CdlParams): void {
 }
 
 /** An array in the global frame. */
-interface ArrayGeometry {
+export interface ArrayGeometry {
   readonly n: number;
   readonly rows: number;
   readonly cols: number;
@@ -269,7 +270,7 @@ function geometryOf(n: number, spec: ArraySpec, side: 'rx' | 'tx'): ArrayGeometr
 }
 
 /** Numbers a direction's entry holds: the element's field amplitude, exp(j h), exp(j v). */
-const DIR = 5;
+export const DIR = 5;
 
 /**
  * An end's entry for the direction (zenith, azimuth), degrees, into out[at ..]: the element's field
@@ -355,8 +356,11 @@ function foldZenith(deg: number): number {
   return z > 180 ? 360 - z : z;
 }
 
-/** Everything fixed for one generator: the clusters, the arrays, the Doppler, the line of sight. */
-interface Model {
+/**
+ * Everything fixed for one generator: the clusters, the arrays, the Doppler, the line of sight
+ * (shared by the CPU generator and the CUDA one, so both use the same numbers).
+ */
+export interface CdlSetup {
   readonly nr: number;
   readonly nt: number;
   readonly table: CdlTable;
@@ -386,9 +390,12 @@ interface Model {
   readonly losG: Float64Array;
   readonly losNu: number;
   readonly words: number;
+  /** No Doppler (speed 0): every time's response is the first's. */
+  readonly still: boolean;
 }
 
-function modelOf(shape: ChannelShape, table: CdlTable, params: CdlLosParams): Model {
+/** The generator's fixed part for one shape, table and parameter set. */
+export function cdlSetup(shape: ChannelShape, table: CdlTable, params: CdlLosParams): CdlSetup {
   const { nr, nt } = shape;
   const rxSpec = specOf(params, 'rx'),
     txSpec = specOf(params, 'tx');
@@ -433,7 +440,7 @@ function modelOf(shape: ChannelShape, table: CdlTable, params: CdlLosParams): Mo
         ueNu[k] = dopplerOf(vel, zoa, aoa);
       }
   }
-  const model: Model = {
+  const model: CdlSetup = {
     nr,
     nt,
     table,
@@ -451,6 +458,7 @@ function modelOf(shape: ChannelShape, table: CdlTable, params: CdlLosParams): Mo
     losG: new Float64Array(2 * nr * nt),
     losNu: 0,
     words: clusters * CLUSTER_WORDS,
+    still: (params.speed ?? 0) === 0,
   };
   if (!table.los) return model;
   // the specular ray: M = diag(1, -1), no random phase (7.5-29)
@@ -490,7 +498,7 @@ interface Scratch {
   readonly M: Float64Array;
 }
 
-function scratchOf(m: Model): Scratch {
+function scratchOf(m: CdlSetup): Scratch {
   return {
     perm: new Int32Array(3 * RAYS),
     phase: new Float64Array(8 * RAYS),
@@ -514,7 +522,7 @@ function scratchOf(m: Model): Scratch {
  * base station's direction entry bs[bsAt ..], the UE's ue[ueAt ..].
  */
 function rayGains(
-  m: Model,
+  m: CdlSetup,
   s: Scratch,
   g: Float64Array,
   r: number,
@@ -599,11 +607,19 @@ function shuffle(rng: Philox, p: Int32Array, at: number): void {
   }
 }
 
-/** exp(j 2 pi k / 4096) and exp(j 2 pi (k + 0.5) / 2^24), k < 4096: a phase word's two halves. */
-let phaseTables: { coarse: Float64Array; fine: Float64Array } | undefined;
+/** The phase tables of a phase word's two halves (readPhases), each 4096 complex numbers interleaved. */
+export interface PhaseTables {
+  /** exp(j 2 pi k / 4096). */
+  readonly coarse: Float64Array;
+  /** exp(j 2 pi (k + 0.5) / 2^24). */
+  readonly fine: Float64Array;
+}
 
-function tables(): { coarse: Float64Array; fine: Float64Array } {
-  if (phaseTables) return phaseTables;
+let cachedPhaseTables: PhaseTables | undefined;
+
+/** The phase tables, computed once. */
+export function phaseTables(): PhaseTables {
+  if (cachedPhaseTables) return cachedPhaseTables;
   const coarse = new Float64Array(2 * 4096),
     fine = new Float64Array(2 * 4096);
   for (let k = 0; k < 4096; k++) {
@@ -612,8 +628,8 @@ function tables(): { coarse: Float64Array; fine: Float64Array } {
     fine[2 * k] = Math.cos((2 * Math.PI * (k + 0.5)) / 2 ** 24);
     fine[2 * k + 1] = Math.sin((2 * Math.PI * (k + 0.5)) / 2 ** 24);
   }
-  phaseTables = { coarse, fine };
-  return phaseTables;
+  cachedPhaseTables = { coarse, fine };
+  return cachedPhaseTables;
 }
 
 /**
@@ -622,7 +638,7 @@ function tables(): { coarse: Float64Array; fine: Float64Array } {
  * / 4096) exp(j 2 pi ((k & 4095) + 0.5) / 2^24): a product of two table entries, no sine or cosine.
  */
 function readPhases(rng: Philox, out: Float64Array, at: number, count: number): void {
-  const { coarse, fine } = tables();
+  const { coarse, fine } = phaseTables();
   for (let r = 0; r < count; r++) {
     const k = rng.nextUint32() >>> 8;
     const c = 2 * (k >>> 12),
@@ -637,7 +653,7 @@ function readPhases(rng: Philox, out: Float64Array, at: number, count: number): 
 }
 
 /** Reads one drop's words (its first at word `base` of the stream) and fills its rays. */
-function drawDrop(rng: Philox, base: number, m: Model, s: Scratch, drop: Drop): void {
+function drawDrop(rng: Philox, base: number, m: CdlSetup, s: Scratch, drop: Drop): void {
   const M = s.M;
   M.fill(0);
   for (let n = 0; n < m.clusters; n++) {
@@ -684,7 +700,83 @@ function forEachDrop(span: ChannelSpan, words: number, fn: (rng: Philox, base: n
   }
 }
 
-function checkPoints(at: ResponsePoints): void {
+/** exp(j 2 pi nu t) into out[at], out[at + 1]: a ray's Doppler turn (nu Hz, t s); exactly 1 at phase 0. */
+function turn(nu: number, t: number, out: Float64Array, at: number): void {
+  const ph = 2 * Math.PI * nu * t;
+  out[at] = ph === 0 ? 1 : Math.cos(ph);
+  out[at + 1] = ph === 0 ? 0 : Math.sin(ph);
+}
+
+/**
+ * exp(-j 2 pi f_k tau_n) of every frequency and delay slot (the clusters', then the specular
+ * ray's), the same for every drop: F x slots complex numbers, interleaved, slot fastest.
+ */
+export function slotRotations(m: CdlSetup, freqs: Float64Array): Float64Array {
+  const slots = m.delays.length;
+  const E = new Float64Array(2 * slots * freqs.length);
+  for (let k = 0; k < freqs.length; k++)
+    for (let n = 0; n < slots; n++) {
+      const ph = -2 * Math.PI * freqs[k]! * m.delays[n]!;
+      E[2 * (k * slots + n)] = Math.cos(ph);
+      E[2 * (k * slots + n) + 1] = Math.sin(ph);
+    }
+  return E;
+}
+
+/**
+ * The Doppler turns exp(j 2 pi nu t) of every UE pairing of a cluster's offsets (the index of
+ * CdlSetup.ueNu), then of the specular ray (line-of-sight tables), at each time: times x (clusters
+ * 400 + los) complex numbers, interleaved, pairing fastest. A ray of a drop turns as its pairing.
+ */
+export function dopplerTurns(m: CdlSetup, times: Float64Array): Float64Array {
+  const pairs = m.ueNu.length,
+    n = pairs + (m.table.los ? 1 : 0);
+  const out = new Float64Array(2 * n * times.length);
+  for (let ti = 0; ti < times.length; ti++) {
+    for (let k = 0; k < pairs; k++) turn(m.ueNu[k]!, times[ti]!, out, 2 * (ti * n + k));
+    if (m.table.los) turn(m.losNu, times[ti]!, out, 2 * (ti * n + pairs));
+  }
+  return out;
+}
+
+/** What rayGains reads of each end for every pairing of a cluster's offsets (CdlSetup.bsDir's and ueDir's order). */
+export interface PairingArrays {
+  /** clusters 400: the base station element's field amplitude. */
+  readonly rxField: Float64Array;
+  /** clusters 400 x nr complex, interleaved: its elements' steering phases. */
+  readonly rxSteer: Float64Array;
+  /** clusters 400: the UE element's field amplitude. */
+  readonly txField: Float64Array;
+  /** clusters 400 x nt complex, interleaved: its elements' steering phases. */
+  readonly txSteer: Float64Array;
+}
+
+/** Each end's field and steering phases for every pairing, by the functions rayGains calls. */
+export function pairingArrays(m: CdlSetup): PairingArrays {
+  const pairs = m.ueNu.length;
+  const side = (a: ArrayGeometry, dir: Float64Array) => {
+    const field = new Float64Array(pairs),
+      steering = new Float64Array(2 * pairs * a.n);
+    const re = new Float64Array(a.n),
+      im = new Float64Array(a.n),
+      pow = new Float64Array(2 * (a.rows + a.cols));
+    for (let k = 0; k < pairs; k++) {
+      field[k] = dir[k * DIR]!;
+      steer(a, dir, k * DIR, re, im, pow);
+      for (let e = 0; e < a.n; e++) {
+        steering[2 * (k * a.n + e)] = re[e]!;
+        steering[2 * (k * a.n + e) + 1] = im[e]!;
+      }
+    }
+    return { field, steering };
+  };
+  const rx = side(m.rx, m.bsDir),
+    tx = side(m.tx, m.ueDir);
+  return { rxField: rx.field, rxSteer: rx.steering, txField: tx.field, txSteer: tx.steering };
+}
+
+/** Throws InvalidArgumentError unless both lists of `at` are Float64Arrays of finite numbers. */
+export function checkPoints(at: ResponsePoints): void {
   for (const key of ['times', 'freqs'] as const) {
     const v = at?.[key];
     if (!(v instanceof Float64Array) || !v.every(Number.isFinite))
@@ -700,10 +792,9 @@ function checkPoints(at: ResponsePoints): void {
  * frequency); `draw` is the response at time 0 and frequency 0.
  */
 export function cdlGenerator(shape: ChannelShape, table: CdlTable, params: CdlLosParams): ChannelGenerator {
-  const m = modelOf(shape, table, params);
+  const m = cdlSetup(shape, table, params);
   const per = 2 * m.nr * m.nt;
   const slots = m.delays.length;
-  const still = (params.speed ?? 0) === 0;
   const response = (span: ChannelSpan, at: ResponsePoints): Float64Array => {
     checkPoints(at);
     checkSpan(span);
@@ -711,21 +802,15 @@ export function cdlGenerator(shape: ChannelShape, table: CdlTable, params: CdlLo
       F = at.freqs.length;
     const reals = T * F * per;
     const out = allocArray(Float64Array, span.count * reals, 'cdl channel response');
-    // exp(-j 2 pi f tau) of every delay slot and frequency, the same for every drop
-    const E = new Float64Array(2 * slots * F);
-    for (let k = 0; k < F; k++)
-      for (let n = 0; n < slots; n++) {
-        const ph = -2 * Math.PI * at.freqs[k]! * m.delays[n]!;
-        E[2 * (k * slots + n)] = Math.cos(ph);
-        E[2 * (k * slots + n) + 1] = Math.sin(ph);
-      }
+    const E = slotRotations(m, at.freqs);
     const drop: Drop = { g: new Float64Array(m.rays * per), nu: new Float64Array(m.rays) };
     const s = scratchOf(m);
     const C = new Float64Array(slots * per);
+    const w = new Float64Array(2);
     forEachDrop(span, m.words, (rng, base, d) => {
       drawDrop(rng, base, m, s, drop);
       for (let ti = 0; ti < T; ti++) {
-        if (still && ti > 0) {
+        if (m.still && ti > 0) {
           // no Doppler: every time is the first
           out.copyWithin(d * reals + ti * F * per, d * reals, d * reals + F * per);
           continue;
@@ -735,9 +820,9 @@ export function cdlGenerator(shape: ChannelShape, table: CdlTable, params: CdlLo
         const t = at.times[ti]!;
         for (let r = 0; r < m.rays; r++) {
           const slot = r < m.clusters * RAYS ? Math.floor(r / RAYS) : m.clusters;
-          const ph = 2 * Math.PI * drop.nu[r]! * t;
-          const wr = ph === 0 ? 1 : Math.cos(ph),
-            wi = ph === 0 ? 0 : Math.sin(ph);
+          turn(drop.nu[r]!, t, w, 0);
+          const wr = w[0]!,
+            wi = w[1]!;
           const g = r * per,
             c = slot * per;
           for (let e = 0; e < per; e += 2) {

@@ -93,11 +93,12 @@ function cdlEntry<N extends CdlModel, P extends CdlLosParams>(name: N, options: 
   const clusters = table.rows.length - (table.los ? 1 : 0);
   return {
     name,
-    description: `3GPP TR 38.901 ${upper}: ${clusters} clusters of 20 rays${table.los ? ' and a line of sight' : ''}, delay spread, Doppler, ULA/UPA arrays (CPU only)`,
+    description: `3GPP TR 38.901 ${upper}: ${clusters} clusters of 20 rays${table.los ? ' and a line of sight' : ''}, delay spread, Doppler, ULA/UPA arrays`,
     title: `${upper} (TR 38.901)`,
     options,
     checkShape: (shape, params) => checkCdlShape(shape, params),
     cpu: (shape, params) => cdlGenerator(shape, table, params),
+    cuda: () => import('./cuda.js').then((m) => m.cdlCuda(name)),
     powerDelayProfile: (params) => powerDelayProfile(table, params),
   };
 }

@@ -5,6 +5,7 @@
  * the response at time and frequency 0, as on the CPU.
  */
 import { type CudaContext, DeviceBuffer, loadModule, readKernelSource, type Stream } from '../../gpu/index.js';
+import { DeviceScratch } from '../device-scratch.js';
 import { checkSpan } from '../span.js';
 import type {
   ChannelBuffers,
@@ -19,23 +20,6 @@ import type { TdlName } from './tables.js';
 
 const TAPS_BLOCK = 128;
 const GRID_BLOCK = 256;
-
-/** A device buffer that grows to the largest size asked for. */
-class Scratch {
-  private buf: DeviceBuffer | null = null;
-  constructor(private readonly ctx: CudaContext) {}
-  free(): void {
-    this.buf?.free();
-    this.buf = null;
-  }
-  at(bytes: number): bigint {
-    if (!this.buf || this.buf.bytes < bytes) {
-      this.buf?.free();
-      this.buf = DeviceBuffer.alloc(this.ctx, Math.max(bytes, 8));
-    }
-    return this.buf.ptr;
-  }
-}
 
 /** The CUDA side of one TDL model. */
 export function tdlCuda(name: TdlName): ChannelCuda<TdlParams> {
@@ -86,8 +70,8 @@ export function tdlCuda(name: TdlName): ChannelCuda<TdlParams> {
       };
       const Lr = s.Lr ? upload(s.Lr) : null,
         Lt = s.Lt ? upload(s.Lt) : null;
-      const A = new Scratch(ctx),
-        tmp = new Scratch(ctx);
+      const A = new DeviceScratch(ctx),
+        tmp = new DeviceScratch(ctx);
       // the points' device copies, by the identity of the lists
       const points = new WeakMap<ResponsePoints, { times: DeviceBuffer; rot: DeviceBuffer }>();
       const origin: ResponsePoints = { times: new Float64Array(1), freqs: new Float64Array(1) };

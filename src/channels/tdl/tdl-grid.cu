@@ -1,7 +1,8 @@
 // The TDL models' response on time-frequency points (src/channels/tdl/cpu.ts): for drop c, time ti,
 // frequency k and entry e, H = sum_l A[c, ti, l, e] rot[k, l], rot[k, l] = sqrt(p_l)
 // exp(-j 2 pi f_k tau_l) computed by the host as the CPU computes it, summed in tap order with the
-// CPU's operation order; kept in float64 and rounded to float32. One thread an entry.
+// CPU's operation order; kept in float64 and rounded to float32. One thread an entry. The CDL
+// models (src/channels/cdl/cuda.ts) use it too: their delay slots as taps, rot = exp(-j 2 pi f tau).
 //   A    count x T x taps x E complex doubles (tdl-taps.cu)
 //   rot  F x taps complex doubles
 //   H64  count x T x F x E complex doubles (ChannelGenerator.response's layout); H32 the same as floats
