@@ -58,7 +58,7 @@ const loaded = new Map<string, CudaModule>();
 const sourceCache = new Map<string, string>();
 export const moduleCacheStats = { memoryHits: 0, diskHits: 0, compiles: 0, compileMs: 0 };
 
-const QUOTED_INCLUDE = /^\s*#\s*include\s*"([^"]+)"\s*$/;
+const QUOTED_INCLUDE = /^\s*#\s*include\s*"([^"]+)"\s*(?:\/\/.*)?$/;
 
 /** A kernel file's text with its `#include "relative/path"` lines replaced by the files (each once). */
 function inlineIncludes(path: string, seen: Set<string>): string {
