@@ -1,5 +1,5 @@
 /**
- * The TDL models' CUDA generator (tdl-taps.cu, tdl-grid.cu) against the CPU generator on fresh
+ * The TDL models' CUDA generator (tdl-taps.cu, tdl-correlate.cu, tdl-grid.cu) against the CPU generator on fresh
  * seeds, spans, shapes and parameters (Doppler, LOS, correlation): in the CUDA emulator here, on
  * the device where there is one. float64 within a few ulps of the sum's magnitude (the device's cos,
  * sin and log may differ from V8's in the last ulp), float32 the float64 rounded.
@@ -87,9 +87,10 @@ int main() {
   if (hasL && (fread(Lr.data(), 8, Lr.size(), stdin) != Lr.size() || fread(Lt.data(), 8, Lt.size(), stdin) != Lt.size())) return 1;
   std::vector<double> A(2 * (size_t)count * T * taps * E), tmp(A.size()), H64(2 * (size_t)count * T * F * E);
   std::vector<float> H32(H64.size());
-  const int n1 = count * T * taps, n2 = count * T * F * E;
-  if (emu_launch((n1 + 127) / 128, dim3{128, 1, 1}, 0, [&] { tdl_taps(A.data(), tmp.data(), hasL ? Lr.data() : nullptr, hasL ? Lt.data() : nullptr, times.data(), h[0], h[1], h[2], h[3], h[4], count, T, nt, nr, L, los, M, d[0], d[1], d[2]); })) return 2;
-  // one TDL_BLOCK for both kernels (the emulated build defines it once)
+  const int n1 = count * T * taps * E, n2 = count * T * F * E, n3 = count * T * L;
+  if (emu_launch((n1 + 127) / 128, dim3{128, 1, 1}, 0, [&] { tdl_taps(A.data(), times.data(), h[0], h[1], h[2], h[3], h[4], count, T, nt, nr, L, los, M, d[0], d[1], d[2]); })) return 2;
+  if (hasL && emu_launch((n3 + 127) / 128, dim3{128, 1, 1}, 0, [&] { tdl_correlate(A.data(), tmp.data(), Lr.data(), Lt.data(), count, T, nt, nr, L, los); })) return 2;
+  // one TDL_BLOCK for every kernel (the emulated build defines it once)
   if (emu_launch((n2 + 127) / 128, dim3{128, 1, 1}, 0, [&] { tdl_grid(H64.data(), H32.data(), A.data(), rot.data(), count, T, F, taps, E); })) return 2;
   fwrite(H64.data(), 8, H64.size(), stdout); fwrite(H32.data(), 4, H32.size(), stdout);
   return 0;
@@ -105,7 +106,11 @@ function identity(n: number): Float64Array {
 
 test("emulated TDL kernels: the CPU generator's response", { skip: emuSkip }, (t) => {
   const src = fileURLToPath(new URL('../../src/channels/tdl/', import.meta.url));
-  const { exe, error } = compileEmulated(MAIN, [`${src}tdl-taps.cu`, `${src}tdl-grid.cu`], ['-DTDL_BLOCK=128']);
+  const { exe, error } = compileEmulated(
+    MAIN,
+    [`${src}tdl-taps.cu`, `${src}tdl-correlate.cu`, `${src}tdl-grid.cu`],
+    ['-DTDL_BLOCK=128'],
+  );
   assert.equal(error, null);
   let worst = 0;
   for (let trial = 0; trial < 6; trial++) {

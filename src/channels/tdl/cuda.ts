@@ -1,8 +1,9 @@
 /**
  * The TDL models on the GPU: tdl-taps.cu draws each (drop, time, tap) matrix from the CPU's Philox
- * words, tdl-grid.cu sums the taps at each frequency with the host's rotations; the CPU generator's
- * values (up to the last ulp of the device's cos, sin and log), in float64 and float32. draw() is
- * the response at time and frequency 0, as on the CPU.
+ * words (an entry a thread), tdl-correlate.cu applies the antenna correlation, tdl-grid.cu sums the
+ * taps at each frequency with the host's rotations; the CPU generator's values (up to the last ulp
+ * of the device's cos, sin and log), in float64 and float32. draw() is the response at time and
+ * frequency 0, as on the CPU.
  */
 import { type CudaContext, DeviceBuffer, loadModule, readKernelSource, type Stream } from '../../gpu/index.js';
 import { DeviceScratch } from '../device-scratch.js';
@@ -37,9 +38,6 @@ export function tdlCuda(name: TdlName): ChannelCuda<TdlParams> {
       }).kernel('tdl_taps', [
         'ptr',
         'ptr',
-        'ptr',
-        'ptr',
-        'ptr',
         'i64',
         'i64',
         'i64',
@@ -56,6 +54,14 @@ export function tdlCuda(name: TdlName): ChannelCuda<TdlParams> {
         'f64',
         'f64',
       ]);
+      const correlateKernel =
+        s.Lr || s.Lt
+          ? loadModule(ctx, {
+              source: readKernelSource(new URL('./tdl-correlate.cu', import.meta.url)),
+              name: 'channels/tdl/tdl-correlate.cu',
+              defines: { TDL_BLOCK: TAPS_BLOCK },
+            }).kernel('tdl_correlate', ['ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32'])
+          : null;
       const gridKernel = loadModule(ctx, {
         source: readKernelSource(new URL('./tdl-grid.cu', import.meta.url)),
         name: 'channels/tdl/tdl-grid.cu',
@@ -91,12 +97,9 @@ export function tdlCuda(name: TdlName): ChannelCuda<TdlParams> {
         const p = pointsOf(at);
         const bytes = span.count * T * taps * E * 16;
         const a = A.at(bytes);
-        const threads = span.count * T * taps;
+        const threads = span.count * T * taps * E;
         tapsKernel.launch({ grid: Math.ceil(threads / TAPS_BLOCK), block: TAPS_BLOCK, stream }, [
           a,
-          Lr || Lt ? tmp.at(bytes) : 0n,
-          Lr?.ptr ?? 0n,
-          Lt?.ptr ?? 0n,
           p.times.ptr,
           span.seed,
           span.stream0,
@@ -114,6 +117,21 @@ export function tdlCuda(name: TdlName): ChannelCuda<TdlParams> {
           2 * Math.PI * s.fD,
           losRate(s.fD),
         ]);
+        if (correlateKernel) {
+          const mats = span.count * T * s.L;
+          correlateKernel.launch({ grid: Math.ceil(mats / TAPS_BLOCK), block: TAPS_BLOCK, stream }, [
+            a,
+            tmp.at(bytes),
+            Lr?.ptr ?? 0n,
+            Lt?.ptr ?? 0n,
+            span.count,
+            T,
+            nt,
+            nr,
+            s.L,
+            los,
+          ]);
+        }
         const entries = span.count * T * F * E;
         gridKernel.launch({ grid: Math.ceil(entries / GRID_BLOCK), block: GRID_BLOCK, stream }, [
           b.H64,
