@@ -16,6 +16,8 @@ import {
   type ChannelModel,
   channelResponse,
   checkChannel,
+  dmrsPilots,
+  slotsPerFrame,
   SUBCARRIER_SPACINGS,
   subcarrierFrequencies,
   symbolTimes,
@@ -24,7 +26,13 @@ import { cudaAvailable } from '../../src/gpu/context.js';
 import { constellation } from '../../src/mimo/modulation.js';
 import type { Modulation } from '../../src/mimo/types.js';
 import { generateLinkChunk, linkChannelSpan } from '../../src/sim/link.js';
-import { ofdmDataVectors, ofdmDmrs, type OfdmLinkSpec } from '../../src/sim/ofdm-link.js';
+import {
+  lmmseErrorVariance,
+  ofdmDataVectors,
+  ofdmDmrs,
+  ofdmLmmseFilter,
+  type OfdmLinkSpec,
+} from '../../src/sim/ofdm-link.js';
 import { ofdmVectorOnCpu } from '../../src/sim/gpu/cpu-vector.js';
 import { resolveEngine, simulate } from '../../src/sim/simulate.js';
 import { compileEmulated, emulatorUnavailable, runEmulated } from '../gpu/cuda-emulator.js';
@@ -51,13 +59,17 @@ interface OfdmCase {
   noiseVar: number;
 }
 
-function randomCase(channel: ChannelModel, channelOptions: Record<string, unknown>): OfdmCase {
-  const nt = 1 + randomInt(4),
-    nr = 1 + randomInt(4);
+function randomCase(
+  channel: ChannelModel,
+  channelOptions: Record<string, unknown>,
+  csi: OfdmLinkSpec['csi'] = 'perfect',
+  nt = 1 + randomInt(4),
+): OfdmCase {
+  const nr = 1 + randomInt(4);
   const ofdm: OfdmLinkSpec = {
     scs: SUBCARRIER_SPACINGS[randomInt(SUBCARRIER_SPACINGS.length)]!,
     prbs: 1 + randomInt(3),
-    csi: 'perfect',
+    csi,
     dmrsAdditional: randomInt(4),
   };
   const data = ofdmDataVectors(ofdm, nt);
@@ -78,8 +90,8 @@ function randomCase(channel: ChannelModel, channelOptions: Record<string, unknow
   };
 }
 
-/** The CPU's chunks, their vectors one after another: symbol indices, channels, received vectors. */
-function cpuLaunch(c: OfdmCase): { tx: Int32Array; H: Float64Array; y: Float64Array } {
+/** The CPU's chunks, their vectors one after another: symbol indices, channels, received vectors; each chunk's noise variance. */
+function cpuLaunch(c: OfdmCase): { tx: Int32Array; H: Float64Array; y: Float64Array; noise: number[] } {
   const chunks = Array.from({ length: c.chunks }, (_, i) =>
     generateLinkChunk({
       nt: c.nt,
@@ -118,6 +130,7 @@ function cpuLaunch(c: OfdmCase): { tx: Int32Array; H: Float64Array; y: Float64Ar
       chunks.map((k) => k.y),
       (n) => new Float64Array(n),
     ),
+    noise: chunks.map((k) => k.noiseVar ?? c.noiseVar),
   };
 }
 
@@ -217,6 +230,195 @@ function check(c: OfdmCase, got: { H32: Float32Array; tx: Int32Array; y32: Float
   return off;
 }
 
+const ESTIMATE_MAIN = String.raw`
+int main() {
+  long long h[14]; double d[5];
+  if (fread(h, 8, 14, stdin) != 14 || fread(d, 8, 5, stdin) != 5) return 1;
+  const unsigned long long seed = h[0], chunk0 = h[2];
+  const unsigned snr = (unsigned)h[1];
+  const int cv = (int)h[3], vectors = (int)h[4], K = (int)h[5], mask = (int)h[6], flat = (int)h[7], M = (int)h[8];
+  const long long gridEntries = h[9];
+  const int chunks = (int)h[10], D = (int)h[11], slots = (int)h[12], W = (int)h[13];
+  const double sd = d[0], beta = d[1], pilotPower = d[2], lsScale = d[3], errorVar = d[4];
+  std::vector<double> pts(2 * M), H64(2 * gridEntries), seq(2 * (size_t)slots * D * (K / 2));
+  if (fread(pts.data(), 8, pts.size(), stdin) != pts.size() || fread(H64.data(), 8, H64.size(), stdin) != H64.size()) return 1;
+  if (fread(seq.data(), 8, seq.size(), stdin) != seq.size()) return 1;
+  std::vector<int> starts(W ? NT * K : 0); std::vector<double> weights(2 * (size_t)NT * K * W);
+  if (W && (fread(starts.data(), 4, starts.size(), stdin) != starts.size() || fread(weights.data(), 8, weights.size(), stdin) != weights.size())) return 1;
+  std::vector<float> H32((size_t)vectors * 2 * NR * NT), y((size_t)vectors * 2 * NR), noiseIn(vectors);
+  std::vector<int> tx((size_t)vectors * NT);
+  std::vector<double> Yp(2 * (size_t)chunks * D * K * NR), P(2 * (size_t)chunks * D * NT * NR * (K / 4)), noise(chunks);
+  auto blocks = [](long long n) { return (unsigned)((n + 255) / 256); };
+  if (emu_launch(blocks(vectors), dim3{256, 1, 1}, 0, [&] { ofdm_data(pts.data(), H64.data(), nullptr, tx.data(), y.data(), seed, snr, chunk0, cv, vectors, K, mask, flat, M, sd); })) return 2;
+  if (emu_launch(blocks((long long)chunks * D * K * NR), dim3{256, 1, 1}, 0, [&] { ofdm_pilots(H64.data(), seq.data(), Yp.data(), seed, snr, chunk0, chunks, K, D, mask, slots, flat, beta, sd); })) return 2;
+  if (emu_launch(blocks((long long)chunks * D * NT * NR * (K / 4)), dim3{256, 1, 1}, 0, [&] { ofdm_despread(Yp.data(), seq.data(), P.data(), chunk0, chunks, K, D, slots, beta, 1 / (2 * pilotPower)); })) return 2;
+  if (emu_launch(blocks(chunks), dim3{256, 1, 1}, 0, [&] { ofdm_noise(Yp.data(), P.data(), seq.data(), noise.data(), chunk0, chunks, K, D, slots, pilotPower, lsScale, errorVar); })) return 2;
+  if (emu_launch(blocks((long long)vectors * NR * NT), dim3{256, 1, 1}, 0, [&] { ofdm_estimate(P.data(), W ? starts.data() : nullptr, weights.data(), noise.data(), H32.data(), noiseIn.data(), cv, vectors, K, D, mask, W); })) return 2;
+  // the doubles first: every array starts aligned
+  fwrite(noise.data(), 8, noise.size(), stdout);
+  fwrite(H32.data(), 4, H32.size(), stdout); fwrite(tx.data(), 4, tx.size(), stdout); fwrite(y.data(), 4, y.size(), stdout);
+  fwrite(noiseIn.data(), 4, noiseIn.size(), stdout);
+  return 0;
+}
+`;
+
+/** The estimation chain in the emulator (ofdm-data, -pilots, -despread, -noise, -estimate) on the CPU's response. */
+function runEstimateEmulated(c: OfdmCase): {
+  H32: Float32Array;
+  tx: Int32Array;
+  y32: Float32Array;
+  noiseIn: Float32Array;
+  noise: Float64Array;
+} {
+  const src = fileURLToPath(new URL('../../src/sim/gpu/', import.meta.url));
+  const files = ['ofdm-data.cu', 'ofdm-pilots.cu', 'ofdm-despread.cu', 'ofdm-noise.cu', 'ofdm-estimate.cu'];
+  const { exe, error } = compileEmulated(
+    ESTIMATE_MAIN,
+    files.map((f) => `${src}${f}`),
+    ['-DLINK_BLOCK=256', '-DOFDM_BLOCK=256', `-DNT=${c.nt}`, `-DNR=${c.nr}`],
+  );
+  assert.equal(error, null);
+  const config = ofdmDmrs(c.ofdm, c.nt);
+  const K = config.subcarriers,
+    D = config.symbols.length,
+    slots = slotsPerFrame(c.ofdm.scs);
+  const shape = { nt: c.nt, nr: c.nr };
+  const gen = CHANNEL_REGISTRY[c.channel].cpu(shape, c.channelOptions as never);
+  const span = linkChannelSpan({ seed: c.seed, snrIndex: c.snrIndex, chunkIndex: c.chunk0 }, 0, c.chunks, 1);
+  const grid = { scs: c.ofdm.scs, prbs: c.ofdm.prbs };
+  const flat = gen.response === undefined;
+  const H64 = flat
+    ? gen.draw(span)
+    : channelResponse(gen, shape, span, { times: symbolTimes(grid, 0, 1), freqs: subcarrierFrequencies(grid) });
+  const seq = new Float64Array(slots * D * K);
+  for (let s = 0; s < slots; s++) seq.set(dmrsPilots(config, s).sequence, s * D * K);
+  const f = c.ofdm.csi === 'lmmse' ? ofdmLmmseFilter(config, c.channel, c.channelOptions, c.noiseVar) : null;
+  const W = f ? f.window : 0;
+  const vectors = c.chunks * c.chunkVectors;
+  const con = constellation(c.modulation);
+  const head = new BigInt64Array(
+    [
+      c.seed,
+      c.snrIndex,
+      c.chunk0,
+      c.chunkVectors,
+      vectors,
+      K,
+      config.symbols.reduce((m, l) => m | (1 << l), 0),
+      flat ? 1 : 0,
+      con.size,
+      H64.length / 2,
+      c.chunks,
+      D,
+      slots,
+      W,
+    ].map(BigInt),
+  );
+  const doubles = Float64Array.of(
+    Math.sqrt(c.noiseVar / 2),
+    Math.sqrt(config.pilotPower),
+    config.pilotPower,
+    f ? 0 : 2 * config.pilotPower,
+    f ? lmmseErrorVariance(f) : 0,
+  );
+  const parts: ArrayBufferView[] = [head, doubles, con.points, H64, seq];
+  if (f) {
+    const starts = new Int32Array(c.nt * K),
+      weights = new Float64Array(c.nt * 2 * K * W);
+    for (let j = 0; j < c.nt; j++) {
+      starts.set(f.starts[j]!, j * K);
+      weights.set(f.weights[j]!, j * 2 * K * W);
+    }
+    parts.push(starts, weights);
+  }
+  const raw = runEmulated(exe, concat(parts));
+  const buf = raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength) as ArrayBuffer;
+  const hn = vectors * 2 * c.nr * c.nt;
+  let o = 0;
+  const take = <A>(Ctor: new (b: ArrayBuffer, o: number, n: number) => A, n: number, bytes: number): A => {
+    const a = new Ctor(buf, o, n);
+    o += n * bytes;
+    return a;
+  };
+  const noise = take(Float64Array, c.chunks, 8);
+  return {
+    noise,
+    H32: take(Float32Array, hn, 4),
+    tx: take(Int32Array, vectors * c.nt, 4),
+    y32: take(Float32Array, vectors * 2 * c.nr, 4),
+    noiseIn: take(Float32Array, vectors, 4),
+  };
+}
+
+/**
+ * Estimated CSI: symbols bit for bit; each slot's noise variance the CPU's to a relative 1e-12
+ * (the DM-RS noise's normals differ from V8's in the last ulp at most), each vector's the slot's
+ * rounded; the estimate within a float32 ulp of the CPU's and equal to its rounding but for a few.
+ */
+function checkEstimate(c: OfdmCase, got: ReturnType<typeof runEstimateEmulated>): { off: number; noiseRel: number } {
+  const want = cpuLaunch(c);
+  const what = `${c.channel} ${c.ofdm.csi} ${c.nt}x${c.nr} ${JSON.stringify(c.ofdm)} chunkVectors ${c.chunkVectors}`;
+  assert.deepEqual(got.tx, want.tx, `${what}: symbol indices`);
+  let noiseRel = 0;
+  for (let k = 0; k < c.chunks; k++) {
+    noiseRel = Math.max(noiseRel, Math.abs(got.noise[k]! - want.noise[k]!) / want.noise[k]!);
+    for (let v = 0; v < c.chunkVectors; v++) {
+      const n = got.noiseIn[k * c.chunkVectors + v]!;
+      assert.ok(
+        Math.abs(n - want.noise[k]!) <= ulp32(want.noise[k]!),
+        `${what}: vector ${v}'s noise ${n} vs ${want.noise[k]}`,
+      );
+    }
+  }
+  assert.ok(noiseRel < 1e-12, `${what}: noise variance relative error ${noiseRel}`);
+  let off = 0;
+  for (let i = 0; i < want.H.length; i++) {
+    const w = Math.fround(want.H[i]!);
+    if (got.H32[i] === w) continue;
+    off++;
+    // sums of a few products of entries a few float64 ulps off
+    assert.ok(
+      Math.abs(got.H32[i]! - want.H[i]!) <= ulp32(want.H[i]!) + 2 ** -40,
+      `${what}: H[${i}] ${got.H32[i]} vs ${want.H[i]}`,
+    );
+  }
+  for (let i = 0; i < want.y.length; i++) {
+    const w = Math.fround(want.y[i]!);
+    if (got.y32[i] === w) continue;
+    off++;
+    assert.ok(
+      Math.abs(got.y32[i]! - want.y[i]!) <= ulp32(want.y[i]!) + 2 ** -44,
+      `${what}: y[${i}] ${got.y32[i]} vs ${want.y[i]}`,
+    );
+  }
+  const entries = want.H.length + want.y.length;
+  assert.ok(off <= Math.max(2, entries * 1e-3), `${what}: ${off} of ${entries} float32 entries differ`);
+  return { off, noiseRel };
+}
+
+test("emulated OFDM estimation kernels: LS and LMMSE estimates and noise variances as generateLinkChunk's", {
+  skip: emuSkip,
+}, (t) => {
+  const cases = [
+    randomCase('tdl-a', { speed: 30 }, 'ls'),
+    randomCase('tdl-c', { speed: 100 }, 'lmmse'),
+    randomCase('rayleigh', {}, 'ls', 4),
+    randomCase('tdl-d', { speed: 3 }, 'lmmse', 4),
+    randomCase('tdl-b100', {}, 'ls', 3),
+    randomCase('rician', { kFactorDb: 3 }, 'lmmse', 1 + randomInt(2)),
+  ];
+  let off = 0,
+    noiseRel = 0;
+  for (const c of cases) {
+    const r = checkEstimate(c, runEstimateEmulated(c));
+    off += r.off;
+    noiseRel = Math.max(noiseRel, r.noiseRel);
+  }
+  t.diagnostic(
+    `emulated: ${off} float32 entries one ulp off the CPU's rounded values; noise variances within ${noiseRel.toExponential(2)} of the CPU's`,
+  );
+});
+
 test("emulated OFDM data kernel: symbols, channels and received vectors as generateLinkChunk's OFDM slots", {
   skip: emuSkip,
 }, (t) => {
@@ -252,11 +454,14 @@ test("an OFDM vector regenerated for the GPU executor's CPU redo equals generate
   assert.equal(cache.size, 1, 'a slot is generated once');
 });
 
-test('engine choice: the GPU link takes uncoded OFDM with perfect CSI; auto falls back to the CPU for estimated CSI', async () => {
-  const ofdm = { scs: 30e3, prbs: 4, csi: 'ls' as const };
-  const auto = await resolveEngine('auto', [{ detector: 'mmse' }], { ofdm, channel: 'tdl-a' });
-  assert.equal(auto.engine, 'cpu');
-  if (cuda.ok) assert.match(auto.reason, /estimate the OFDM channel/);
+test('engine choice: the GPU link takes uncoded OFDM slots; auto falls back to the CPU for coded ones', async () => {
+  const ofdm = { scs: 30e3, prbs: 4, csi: 'lmmse' as const };
+  const coded = await resolveEngine('auto', [{ detector: 'mmse' }], { ofdm, channel: 'tdl-a', code: 'wimax:576' });
+  assert.equal(coded.engine, 'cpu');
+  if (cuda.ok) {
+    assert.match(coded.reason, /coded OFDM/);
+    assert.equal((await resolveEngine('auto', [{ detector: 'mmse' }], { ofdm, channel: 'tdl-a' })).engine, 'cuda');
+  }
 });
 
 /** engine cuda and engine cpu on one seed: equal counts for the linear detectors, the tree searches within float32 near-ties. */
@@ -264,6 +469,7 @@ async function agree(
   t: { diagnostic(s: string): void },
   channel: ChannelModel,
   channelOptions: Record<string, unknown>,
+  csi: OfdmLinkSpec['csi'] = 'perfect',
 ): Promise<void> {
   const opts = {
     nt: 4,
@@ -276,7 +482,7 @@ async function agree(
     seed: 1 + randomInt(10_000),
     channel,
     channelOptions,
-    ofdm: { scs: 30e3, prbs: 8 },
+    ofdm: { scs: 30e3, prbs: 8, csi },
   };
   const cpu = await simulate({ ...opts, engine: 'cpu', threads: 4 });
   const gpu = await simulate({ ...opts, engine: 'cuda' });
@@ -284,12 +490,14 @@ async function agree(
   for (const [i, c] of cpu.points.entries()) {
     const g = gpu.points[i]!;
     const counts = (p: typeof c) => [p.bitErrors, p.symbolErrors, p.frameErrors, p.vectors];
-    t.diagnostic(`${channel} ${c.detector} SNR ${c.snr}: CPU ${counts(c).join('/')} GPU ${counts(g).join('/')}`);
+    t.diagnostic(
+      `${channel} csi ${csi} ${c.detector} SNR ${c.snr}: CPU ${counts(c).join('/')} GPU ${counts(g).join('/')}`,
+    );
     if (c.detector === 'sphere') {
       // float32 decisions move the rare vector near a tie (gpu-link.test.ts's rule)
       assert.ok(Math.abs(g.bitErrors - c.bitErrors) <= 3 * Math.sqrt(c.bitErrors + 1), `${c.detector} SNR ${c.snr}`);
     } else {
-      assert.deepEqual(counts(g), counts(c), `${channel} ${c.detector} SNR ${c.snr}`);
+      assert.deepEqual(counts(g), counts(c), `${channel} csi ${csi} ${c.detector} SNR ${c.snr}`);
     }
   }
 }
@@ -299,4 +507,10 @@ test('device simulate OFDM, perfect CSI: engine cuda gives engine cpu counts on 
 }, async (t) => {
   await agree(t, 'tdl-c', { speed: 30 });
   await agree(t, 'rayleigh', {});
+});
+
+test('device simulate OFDM, LS and LMMSE CSI: engine cuda gives engine cpu counts', { skip }, async (t) => {
+  await agree(t, 'tdl-a', { speed: 30 }, 'ls');
+  await agree(t, 'tdl-c', { speed: 100 }, 'lmmse');
+  await agree(t, 'rayleigh', {}, 'lmmse');
 });

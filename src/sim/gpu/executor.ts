@@ -232,7 +232,16 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     this.points.upload(con.points);
     this.H64 = alloc(setup.ofdm ? 8 : channels * hLen * 8);
     if (setup.ofdm) {
-      this.ofdm = new OfdmLinkKernels(ctx, nt, nr, setup.ofdm, channelPlan, this.maxChunks, codedKernels !== null);
+      this.ofdm = new OfdmLinkKernels(
+        ctx,
+        nt,
+        nr,
+        setup.ofdm,
+        channelPlan,
+        { channel: setup.channel ?? DEFAULT_CHANNEL_MODEL, params: setup.channelOptions ?? {} },
+        this.maxChunks,
+        codedKernels !== null,
+      );
     }
     this.H32 = alloc(channels * hLen * 4);
     this.tx = alloc(L * nt * 4);
@@ -484,13 +493,9 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     this.statusBase.fillRange(0, l.vectors * this.statusWords * 4, 0, stream);
     const cd = this.coded;
     if (cd) cd.kernels.enqueueFrames(stream, l, { info: cd.info.ptr, cw: cd.cw.ptr, tx: this.tx.ptr });
-    (this.ofdm ?? this.kernels).enqueueGenerate(
-      stream,
-      l,
-      { points: this.points.ptr, H64: this.H64.ptr, H32: this.H32.ptr, tx: this.tx.ptr, y32: this.y32.ptr },
-      con.size,
-      Math.sqrt(launch.noiseVar / 2),
-    );
+    const gen = { points: this.points.ptr, H64: this.H64.ptr, H32: this.H32.ptr, tx: this.tx.ptr, y32: this.y32.ptr };
+    if (this.ofdm) this.ofdm.enqueueGenerate(stream, l, gen, con.size, launch.noiseVar);
+    else this.kernels.enqueueGenerate(stream, l, gen, con.size, Math.sqrt(launch.noiseVar / 2));
     const channels = l.vectors / l.vpc;
     // the engine's normalize stage, the same for every detector: once a launch
     this.plans[0]!.enqueueNormalize(
@@ -499,6 +504,8 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
         H: this.H32.ptr,
         y: this.y32.ptr,
         noiseScalar: launch.noiseVar,
+        // estimated CSI: each slot's own noise variance, a vector each
+        ...(this.ofdm?.noiseIn ? { noiseIn: this.ofdm.noiseIn } : {}),
         noiseOut: this.n0.ptr,
         status: this.statusBase.ptr,
       },
