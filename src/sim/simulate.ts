@@ -122,8 +122,6 @@ export async function resolveEngine(
       if (missing.length > 0) return `no CUDA ${missing.join(', ')} detector`;
       const channel = coded?.channel ?? DEFAULT_CHANNEL_MODEL;
       if (!channelEntry(channel)?.cuda) return `no CUDA generator of the '${channel}' channel model`;
-      if (coded?.ofdm !== undefined && coded.code !== undefined)
-        return 'the GPU link does not simulate coded OFDM slots yet';
       if (coded?.code === undefined) return null;
       const soft = codedGpuUnsupported(detectors);
       if (soft !== null) return soft;

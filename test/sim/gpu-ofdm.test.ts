@@ -25,6 +25,7 @@ import {
 import { cudaAvailable } from '../../src/gpu/context.js';
 import { constellation } from '../../src/mimo/modulation.js';
 import type { Modulation } from '../../src/mimo/types.js';
+import { codeOf, type CodedSpec, vectorsPerFrame } from '../../src/sim/coded.js';
 import { generateLinkChunk, linkChannelSpan } from '../../src/sim/link.js';
 import {
   lmmseErrorVariance,
@@ -57,6 +58,8 @@ interface OfdmCase {
   /** Data vectors a chunk: all of the slot's, or (as a coded slot) fewer. */
   chunkVectors: number;
   noiseVar: number;
+  /** Coded slots: the frames' symbols (chunkVectors whole frames). */
+  coded?: CodedSpec;
 }
 
 function randomCase(
@@ -106,6 +109,7 @@ function cpuLaunch(c: OfdmCase): { tx: Int32Array; H: Float64Array; y: Float64Ar
       channel: c.channel,
       channelOptions: c.channelOptions,
       ofdm: c.ofdm,
+      ...(c.coded ? { coded: c.coded } : {}),
     }),
   );
   const cat = <A extends Float64Array | Int32Array>(parts: A[], make: (n: number) => A): A => {
@@ -149,6 +153,9 @@ int main() {
   if (fread(pts.data(), 8, pts.size(), stdin) != pts.size() || fread(H64.data(), 8, H64.size(), stdin) != H64.size()) return 1;
   std::vector<float> H32((size_t)vectors * 2 * NR * NT), y((size_t)vectors * 2 * NR);
   std::vector<int> tx((size_t)vectors * NT);
+#if LINK_CODED
+  if (fread(tx.data(), 4, tx.size(), stdin) != tx.size()) return 1;
+#endif
   if (emu_launch((vectors + 255) / 256, dim3{256, 1, 1}, 0, [&] { ofdm_data(pts.data(), H64.data(), H32.data(), tx.data(), y.data(), seed, snr, chunk0, cv, vectors, K, mask, flat, M, d[0]); })) return 2;
   fwrite(H32.data(), 4, H32.size(), stdout); fwrite(tx.data(), 4, tx.size(), stdout); fwrite(y.data(), 4, y.size(), stdout);
   return 0;
@@ -171,7 +178,7 @@ function runEmulatedCase(c: OfdmCase): { H32: Float32Array; tx: Int32Array; y32:
   const { exe, error } = compileEmulated(
     MAIN,
     [`${src}ofdm-data.cu`],
-    ['-DLINK_BLOCK=256', `-DNT=${c.nt}`, `-DNR=${c.nr}`],
+    ['-DLINK_BLOCK=256', `-DNT=${c.nt}`, `-DNR=${c.nr}`, ...(c.coded ? ['-DLINK_CODED=1'] : [])],
   );
   assert.equal(error, null);
   const config = ofdmDmrs(c.ofdm, c.nt);
@@ -200,7 +207,9 @@ function runEmulatedCase(c: OfdmCase): { H32: Float32Array; tx: Int32Array; y32:
       H64.length / 2,
     ].map(BigInt),
   );
-  const raw = runEmulated(exe, concat([head, Float64Array.of(Math.sqrt(c.noiseVar / 2)), con.points, H64]));
+  // coded: the frames' symbols, as link-symbols.cu writes them (test/sim/gpu-coded.test.ts checks it)
+  const tx = c.coded ? [cpuLaunch(c).tx] : [];
+  const raw = runEmulated(exe, concat([head, Float64Array.of(Math.sqrt(c.noiseVar / 2)), con.points, H64, ...tx]));
   const buf = raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength) as ArrayBuffer;
   const hn = vectors * 2 * c.nr * c.nt;
   return {
@@ -434,6 +443,19 @@ test("emulated OFDM data kernel: symbols, channels and received vectors as gener
   t.diagnostic(`emulated: ${off} received entries one float32 ulp off the CPU's rounded values; the rest equal`);
 });
 
+test('emulated OFDM data kernel, coded slots: the frames fill the first data vectors of each slot', {
+  skip: emuSkip,
+}, () => {
+  for (const channel of ['tdl-e', 'rayleigh'] as const) {
+    const c = randomCase(channel, {}, 'perfect', 4);
+    const coded = { code: 'wimax:576', decoder: {} };
+    const vpf = vectorsPerFrame(codeOf(coded.code, c.modulation).n, c.nt, constellation(c.modulation).bitsPerSymbol);
+    const ofdm = { ...c.ofdm, prbs: 4 + randomInt(3) };
+    const cc = { ...c, ofdm, coded, chunkVectors: Math.floor(ofdmDataVectors(ofdm, c.nt) / vpf) * vpf };
+    check(cc, runEmulatedCase(cc));
+  }
+});
+
 test("an OFDM vector regenerated for the GPU executor's CPU redo equals generateLinkChunk's", () => {
   const c = randomCase('tdl-b100', {});
   const want = cpuLaunch({ ...c, chunks: 1 });
@@ -454,13 +476,12 @@ test("an OFDM vector regenerated for the GPU executor's CPU redo equals generate
   assert.equal(cache.size, 1, 'a slot is generated once');
 });
 
-test('engine choice: the GPU link takes uncoded OFDM slots; auto falls back to the CPU for coded ones', async () => {
+test('engine choice: auto takes the GPU link for OFDM slots, coded or not, with any CSI', async () => {
   const ofdm = { scs: 30e3, prbs: 4, csi: 'lmmse' as const };
-  const coded = await resolveEngine('auto', [{ detector: 'mmse' }], { ofdm, channel: 'tdl-a', code: 'wimax:576' });
-  assert.equal(coded.engine, 'cpu');
-  if (cuda.ok) {
-    assert.match(coded.reason, /coded OFDM/);
-    assert.equal((await resolveEngine('auto', [{ detector: 'mmse' }], { ofdm, channel: 'tdl-a' })).engine, 'cuda');
+  for (const code of [undefined, 'wimax:576']) {
+    const r = await resolveEngine('auto', [{ detector: 'mmse' }], { ofdm, channel: 'tdl-a', code });
+    assert.equal(r.engine, cuda.ok ? 'cuda' : 'cpu', r.reason);
+    if (!cuda.ok) assert.doesNotMatch(r.reason, /OFDM/);
   }
 });
 
@@ -477,7 +498,7 @@ async function agree(
     modulation: '16qam' as const,
     detectors: [{ detector: 'zf' as const }, { detector: 'mmse' as const }, { detector: 'sphere' as const }],
     snrs: [6, 14, 22],
-    maxErrors: 2000,
+    maxErrors: 10_000,
     maxVectors: 100_000,
     seed: 1 + randomInt(10_000),
     channel,
@@ -513,4 +534,41 @@ test('device simulate OFDM, LS and LMMSE CSI: engine cuda gives engine cpu count
   await agree(t, 'tdl-a', { speed: 30 }, 'ls');
   await agree(t, 'tdl-c', { speed: 100 }, 'lmmse');
   await agree(t, 'rayleigh', {}, 'lmmse');
+});
+
+/** gpu-coded.test.ts's rule: |FER_gpu - FER_cpu| <= 4 sigma + 2 / frames, sigma^2 = 2 p (1 - p) / frames. */
+function ferAgrees(a: number, b: number, frames: number): boolean {
+  const p = (a + b) / (2 * frames);
+  return Math.abs(a - b) / frames <= 4 * Math.sqrt((2 * p * (1 - p)) / frames) + 2 / frames;
+}
+
+test('device simulate coded OFDM (perfect and LMMSE CSI): engine cuda and engine cpu agree within statistical error', {
+  skip,
+}, async (t) => {
+  for (const csi of ['perfect', 'lmmse'] as const) {
+    const base = {
+      nt: 2,
+      nr: 4,
+      modulation: '16qam' as const,
+      code: 'nr:bg2:498:1/3',
+      detectors: [{ detector: 'kbest' as const, k: 8 }],
+      snrs: [0, 1],
+      snrType: 'ebn0' as const,
+      maxFrames: 300,
+      maxErrors: 1e6,
+      seed: 1 + randomInt(10_000),
+      channel: 'tdl-c' as const,
+      channelOptions: { speed: 30 },
+      ofdm: { scs: 30e3, prbs: 24, csi },
+    };
+    const gpu = await simulate({ ...base, engine: 'cuda' });
+    const cpu = await simulate({ ...base, engine: 'cpu', threads: 4 });
+    assert.equal(gpu.engine, 'cuda');
+    for (const [i, c] of cpu.points.entries()) {
+      const g = gpu.points[i]!;
+      assert.equal(g.frames, c.frames);
+      assert.ok(ferAgrees(g.frameErrors, c.frameErrors, g.frames), `csi ${csi}: FER GPU ${g.fer} vs CPU ${c.fer}`);
+      t.diagnostic(`csi ${csi} Eb/N0 ${c.snr}: FER GPU ${g.fer} CPU ${c.fer} (${g.frames} frames)`);
+    }
+  }
 });

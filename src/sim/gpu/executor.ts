@@ -766,6 +766,24 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       },
       v / vpf,
     );
+    // an OFDM frame's vectors are resource elements of its slot: their channels (true or
+    // estimated) and noise variance come from the slot, generated whole
+    const slots = new Map<number, LinkChunk>();
+    const vectorOf = (u: number): { H: Float64Array; y: Float64Array; noiseVar?: number } =>
+      s.ofdm
+        ? ofdmVectorOnCpu(
+            {
+              ...s,
+              snrIndex: l.snrIndex,
+              chunkIndex: part.task.chunkIndex,
+              noiseVar: launch.noiseVar,
+              ofdm: s.ofdm,
+              vectors: part.task.vectors,
+            },
+            v + u,
+            slots,
+          )
+        : fr.vector(u);
     const opts = s.detectors[d]!;
     const frameLlr = llr ?? new Float32Array(per);
     // the flagged vectors: answered by the plan's redo, as detectAsync answers them
@@ -774,7 +792,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       launch,
       d,
       this.vectorsToRedo(
-        us.map((u) => fr.vector(u)),
+        us.map((u) => vectorOf(u)),
         us.map((u) => flagged.get(lf * vpf + u)!),
         launch.noiseVar,
       ),
@@ -799,10 +817,10 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       };
       for (let u = 0; u < vpf; u++) {
         if (flagged.has(lf * vpf + u)) continue;
-        const one = fr.vector(u);
+        const one = vectorOf(u);
         let out: ReturnType<typeof detect>;
         try {
-          out = detect({ nt, nr, H: one.H, y: one.y, noiseVar: launch.noiseVar }, detectOpts);
+          out = detect({ nt, nr, H: one.H, y: one.y, noiseVar: one.noiseVar ?? launch.noiseVar }, detectOpts);
         } catch (e) {
           this.failAt(launch, d, kc, v + u, () => this.atVector(e, launch, d, part.task.chunkIndex, v + u));
           return;
