@@ -111,10 +111,11 @@ export function codedFrameOnCpu(
   };
 }
 
-/** An OFDM chunk (a slot): how many data vectors it holds, and the link's OFDM settings. */
+/** An OFDM chunk (a slot): how many data vectors it holds, the link's OFDM settings, and (coded) its code. */
 export interface OfdmVectorSpec extends ChunkVectorSpec {
   vectors: number;
   ofdm: OfdmLinkSpec;
+  coded?: CodedSpec;
 }
 
 /**

@@ -2,7 +2,8 @@
  * The GPU executor of simulation chunks: the whole link on the device. For each launch
  * (consecutive chunks of one SNR point, or a piece of one large chunk) the stream runs
  *   uncoded: link-channels.cu, link-vectors.cu   channels, symbols and y = H s + w from the CPU's streams
- *   OFDM:    instead, the slots' responses and ofdm-data.cu (ofdm-kernels.ts): whole slots a launch
+ *   OFDM:    in place of link-channels.cu and link-vectors.cu, the slots' responses and ofdm-data.cu,
+ *            with estimated CSI then the DM-RS estimators' kernels (ofdm-kernels.ts): whole slots a launch
  *   coded:   link-info.cu, the CUDA encoder, link-symbols.cu, then link-channels.cu and
  *            link-vectors.cu (LINK_CODED): the frames' symbols (coded-kernels.ts)
  *   normalize.cu (the detection engine's)  per-channel power-of-two scaling the detectors assume
