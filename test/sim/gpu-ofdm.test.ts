@@ -572,3 +572,70 @@ test('device simulate coded OFDM (perfect and LMMSE CSI): engine cuda and engine
     }
   }
 });
+
+test("device GPU executor, OFDM: per-slot counts equal runChunk's across launches of several slots, for every CSI", {
+  skip,
+}, async (t) => {
+  const { GpuLinkExecutor } = await import('../../src/sim/gpu/executor.js');
+  const { runChunk } = await import('../../src/sim/chunk.js');
+  const nt = 2,
+    nr = 4,
+    modulation = '16qam' as const;
+  for (const csi of ['perfect', 'ls', 'lmmse'] as const) {
+    const ofdm: OfdmLinkSpec = { scs: 30e3, prbs: 6, csi, dmrsAdditional: 2 };
+    const slot = ofdmDataVectors(ofdm, nt);
+    const channelOptions = { ...checkChannel('tdl-a', { speed: 50 }, { nt, nr }, 'test').params };
+    const detectors = [
+      { detector: 'zf' as const, modulation, engine: 'cpu' as const },
+      { detector: 'mmse' as const, modulation, engine: 'cpu' as const },
+    ];
+    const exec = await GpuLinkExecutor.create({
+      nt,
+      nr,
+      modulation,
+      vectorsPerChannel: 1,
+      chunkVectors: slot,
+      seed: 1 + randomInt(1000),
+      detectors,
+      channel: 'tdl-a',
+      channelOptions,
+      ofdm,
+      // two slots a launch, and a launch of one
+      launchVectors: 2 * slot + 1,
+    });
+    try {
+      const tasks = Array.from({ length: 5 }, (_, i) => ({
+        nt,
+        nr,
+        modulation,
+        vectorsPerChannel: 1,
+        seed: exec.setup.seed,
+        detectors,
+        active: [0, 1],
+        snrIndex: 2,
+        chunkIndex: 17 + i,
+        vectors: slot,
+        noiseVar: 10 ** (-12 / 10),
+        channel: 'tdl-a' as const,
+        channelOptions,
+        ofdm,
+      }));
+      const results = await Promise.all(tasks.map((task) => exec.run(task)));
+      for (const [i, task] of tasks.entries()) {
+        const cpu = runChunk(task);
+        for (let d = 0; d < 2; d++) {
+          const g = results[i]!.counts[d]!,
+            c = cpu.counts[d]!;
+          assert.deepEqual(
+            [g.bitErrors, g.symbolErrors, g.frameErrors],
+            [c.bitErrors, c.symbolErrors, c.frameErrors],
+            `csi ${csi} slot ${task.chunkIndex} ${detectors[d]!.detector}`,
+          );
+        }
+      }
+      t.diagnostic(`csi ${csi}: ${tasks.length} slots of ${slot} vectors, counts equal runChunk's`);
+    } finally {
+      await exec.close();
+    }
+  }
+});
