@@ -418,6 +418,10 @@ test("emulated OFDM estimation kernels: LS and LMMSE estimates and noise varianc
     randomCase('tdl-b100', {}, 'ls', 3),
     randomCase('rician', { kFactorDb: 3 }, 'lmmse', 1 + randomInt(2)),
   ];
+  // a wider grid: LMMSE windows that slide along the band (W = 8 of K / 4 = 18 pairs)
+  const wide = randomCase('tdl-a', { speed: 10 }, 'lmmse');
+  const ofdm = { ...wide.ofdm, prbs: 6 };
+  cases.push({ ...wide, ofdm, chunks: 1, chunkVectors: ofdmDataVectors(ofdm, wide.nt) });
   let off = 0,
     noiseRel = 0;
   for (const c of cases) {
