@@ -81,8 +81,8 @@ export function ofdmDataVectors(ofdm: OfdmLinkSpec, nt: number): number {
 
 const filters = new Map<string, LmmseFilter>();
 
-/** The LMMSE filter of a model's mean profile and the point's N0 (cached per thread). */
-function filterOf(
+/** The LMMSE filter of a model's mean profile and the point's N0 (cached per thread; the GPU link uploads it). */
+export function ofdmLmmseFilter(
   config: DmrsConfig,
   channel: ChannelModel,
   params: Readonly<Record<string, unknown>>,
@@ -98,6 +98,11 @@ function filterOf(
     filters.set(key, f);
   }
   return f;
+}
+
+/** The LMMSE estimate's error variance the detectors' noise variance counts: its mean over layers and subcarriers. */
+export function lmmseErrorVariance(f: LmmseFilter): number {
+  return f.errorVariance.reduce((a, b) => a + b, 0) / f.errorVariance.length;
 }
 
 /** What the OFDM chunk needs of the link's spec. */
@@ -190,9 +195,9 @@ export function ofdmChunk(
       Hest = lsEstimate(pilots, Y, nr);
       errorVar = n0 / (2 * config.pilotPower);
     } else {
-      const f = filterOf(config, name, params, spec.noiseVar);
+      const f = ofdmLmmseFilter(config, name, params, spec.noiseVar);
+      errorVar = lmmseErrorVariance(f);
       Hest = lmmseEstimate(f, pilots, Y, nr);
-      errorVar = f.errorVariance.reduce((a, b) => a + b, 0) / f.errorVariance.length;
     }
     noiseVar = n0 + nt * errorVar;
   }

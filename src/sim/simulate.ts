@@ -122,7 +122,6 @@ export async function resolveEngine(
       if (missing.length > 0) return `no CUDA ${missing.join(', ')} detector`;
       const channel = coded?.channel ?? DEFAULT_CHANNEL_MODEL;
       if (!channelEntry(channel)?.cuda) return `no CUDA generator of the '${channel}' channel model`;
-      if (coded?.ofdm !== undefined) return 'the GPU link does not simulate OFDM slots yet';
       if (coded?.code === undefined) return null;
       const soft = codedGpuUnsupported(detectors);
       if (soft !== null) return soft;
@@ -349,6 +348,7 @@ async function makeExecutor(p: Plan, engine: 'cpu' | 'cuda'): Promise<ChunkExecu
       channel: p.channel,
       channelOptions: p.channelOptions,
       ...(p.coded ? { coded: { code: p.coded.code, decoder: p.coded.decoder } } : {}),
+      ...(p.ofdm ? { ofdm: p.ofdm } : {}),
     });
   }
   return p.threads === 1

@@ -7,10 +7,18 @@
 import { Philox } from '../../core/index.js';
 import { addNoise, randomSymbols, transmit, constellation } from '../../mimo/index.js';
 import { codeOf, frameSymbols, vectorsPerFrame, type CodedSpec } from '../coded.js';
-import { chunkStream, linkChannels, STREAM_PURPOSE, type LinkChunkSpec } from '../link.js';
+import {
+  chunkStream,
+  generateLinkChunk,
+  linkChannels,
+  STREAM_PURPOSE,
+  type LinkChunk,
+  type LinkChunkSpec,
+} from '../link.js';
+import type { OfdmLinkSpec } from '../ofdm-link.js';
 
 /** The chunk a vector belongs to (its size does not matter: each stream is read at the vector). */
-export type ChunkVectorSpec = Omit<LinkChunkSpec, 'vectors' | 'coded'>;
+export type ChunkVectorSpec = Omit<LinkChunkSpec, 'vectors' | 'coded' | 'ofdm'>;
 
 /** The channel of vector v (nr x nt complex): its channel group's, drawn alone by the channel model. */
 function channelOf(spec: ChunkVectorSpec, v: number): Float64Array {
@@ -100,5 +108,36 @@ export function codedFrameOnCpu(
       const H = channelOf(spec, v);
       return { H, y: receivedOf(spec, v, H, symbols) };
     },
+  };
+}
+
+/** An OFDM chunk (a slot): how many data vectors it holds, the link's OFDM settings, and (coded) its code. */
+export interface OfdmVectorSpec extends ChunkVectorSpec {
+  vectors: number;
+  ofdm: OfdmLinkSpec;
+  coded?: CodedSpec;
+}
+
+/**
+ * Vector v of an OFDM chunk: its sent symbol indices, its channel (true or estimated) and received
+ * vector, and the noise variance the detectors are told, equal to generateLinkChunk's. A slot's
+ * channel and estimate span the whole grid, so the slot is generated whole, once per `cache`.
+ */
+export function ofdmVectorOnCpu(
+  spec: OfdmVectorSpec,
+  v: number,
+  cache: Map<number, LinkChunk>,
+): { txIndices: Int32Array; H: Float64Array; y: Float64Array; noiseVar: number } {
+  let chunk = cache.get(spec.chunkIndex);
+  if (!chunk) {
+    chunk = generateLinkChunk({ ...spec, vectorsPerChannel: 1 });
+    cache.set(spec.chunkIndex, chunk);
+  }
+  const { nt, nr } = spec;
+  return {
+    txIndices: chunk.txIndices.slice(v * nt, (v + 1) * nt),
+    H: chunk.H.slice(2 * v * nr * nt, 2 * (v + 1) * nr * nt),
+    y: chunk.y.slice(2 * v * nr, 2 * (v + 1) * nr),
+    noiseVar: chunk.noiseVar ?? spec.noiseVar,
   };
 }

@@ -2,6 +2,8 @@
  * The GPU executor of simulation chunks: the whole link on the device. For each launch
  * (consecutive chunks of one SNR point, or a piece of one large chunk) the stream runs
  *   uncoded: link-channels.cu, link-vectors.cu   channels, symbols and y = H s + w from the CPU's streams
+ *   OFDM:    in place of link-channels.cu and link-vectors.cu, the slots' responses and ofdm-data.cu,
+ *            with estimated CSI then the DM-RS estimators' kernels (ofdm-kernels.ts): whole slots a launch
  *   coded:   link-info.cu, the CUDA encoder, link-symbols.cu, then link-channels.cu and
  *            link-vectors.cu (LINK_CODED): the frames' symbols (coded-kernels.ts)
  *   normalize.cu (the detection engine's)  per-channel power-of-two scaling the detectors assume
@@ -48,8 +50,11 @@ import { checkChunkVectors } from '../chunking.js';
 import { codedUnit, codeOf, countDecoded, frameLlrs, type CodedSpec } from '../coded.js';
 import type { ChunkExecutor } from '../worker-pool.js';
 import { CODED_COUNT_WORDS, CodedLinkKernels, type CodedLaunch } from './coded-kernels.js';
-import { codedFrameOnCpu, linkVectorOnCpu } from './cpu-vector.js';
+import { codedFrameOnCpu, linkVectorOnCpu, ofdmVectorOnCpu } from './cpu-vector.js';
 import { launchChunks, LinkKernels } from './link-kernels.js';
+import { OfdmLinkKernels } from './ofdm-kernels.js';
+import type { LinkChunk } from '../link.js';
+import type { OfdmLinkSpec } from '../ofdm-link.js';
 
 /** Vectors a launch holds at most by default (a few hundred MB of device memory for 8x8). */
 export const DEFAULT_LAUNCH_VECTORS = 1 << 18;
@@ -76,6 +81,8 @@ export interface GpuLinkSetup {
   channelOptions?: Readonly<Record<string, unknown>>;
   /** Coded link: the code and decoder (chunkVectors then holds whole frames). */
   coded?: CodedSpec;
+  /** OFDM link (vectorsPerChannel 1, chunkVectors a slot's data vectors): chunks are slots, launches whole slots. */
+  ofdm?: OfdmLinkSpec;
 }
 
 /**
@@ -138,6 +145,8 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
   readonly parallelism: number;
   private readonly stream: Stream;
   private readonly kernels: LinkKernels;
+  /** OFDM link: the generation stage that replaces link-vectors.cu. */
+  private readonly ofdm: OfdmLinkKernels | null = null;
   private readonly bufs: DeviceBuffer[] = [];
   private readonly points: DeviceBuffer;
   private readonly H64: DeviceBuffer;
@@ -187,16 +196,17 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     const con = constellation(setup.modulation);
     const bps = con.bitsPerSymbol;
     const hLen = 2 * nr * nt;
-    // launches hold whole channel groups, and (coded) whole frames
-    const unit = codedKernels ? codedUnit(codedKernels.vpf, vpc) : vpc;
+    // launches hold whole channel groups, and (coded) whole frames; OFDM launches whole slots
+    const unit = setup.ofdm ? chunkVectors : codedKernels ? codedUnit(codedKernels.vpf, vpc) : vpc;
     const scratchPerVector = plans.reduce((t, p) => t + p.scratchBytesPerChannel.reduce((a, b) => a + b, 0), 0) / vpc;
     const codedPerVector = codedKernels
       ? nt * bps * 4 +
         (2 * codedKernels.code.k + codedKernels.nFull + 4 + (codedKernels.compacts ? 4 * codedKernels.nFull : 0)) /
           codedKernels.vpf
       : 0;
+    // an OFDM slot's response covers every element of the grid: below twice its data vectors'
     const perVector =
-      (hLen * 12) / vpc +
+      (hLen * 12 * (setup.ofdm ? 2 : 1)) / vpc +
       2 * nr * 4 +
       4 +
       2 * nt * 4 +
@@ -221,7 +231,19 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     };
     this.points = alloc(con.points.byteLength);
     this.points.upload(con.points);
-    this.H64 = alloc(channels * hLen * 8);
+    this.H64 = alloc(setup.ofdm ? 8 : channels * hLen * 8);
+    if (setup.ofdm) {
+      this.ofdm = new OfdmLinkKernels(
+        ctx,
+        nt,
+        nr,
+        setup.ofdm,
+        channelPlan,
+        { channel: setup.channel ?? DEFAULT_CHANNEL_MODEL, params: setup.channelOptions ?? {} },
+        this.maxChunks,
+        codedKernels !== null,
+      );
+    }
     this.H32 = alloc(channels * hLen * 4);
     this.tx = alloc(L * nt * 4);
     this.y32 = alloc(L * 2 * nr * 4);
@@ -280,6 +302,10 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     const ctx = requireCuda();
     const { nt, nr, modulation, vectorsPerChannel: vpc } = setup;
     checkChunkVectors(setup.chunkVectors, { vectorsPerChannel: vpc });
+    if (setup.ofdm && vpc !== 1)
+      throw new CheckFailedError(
+        `internal: the OFDM link gives every vector its own channel, got vectorsPerChannel ${vpc}`,
+      );
     const con = constellation(modulation);
     const soft = setup.coded !== undefined;
     if (soft) {
@@ -468,13 +494,9 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     this.statusBase.fillRange(0, l.vectors * this.statusWords * 4, 0, stream);
     const cd = this.coded;
     if (cd) cd.kernels.enqueueFrames(stream, l, { info: cd.info.ptr, cw: cd.cw.ptr, tx: this.tx.ptr });
-    this.kernels.enqueueGenerate(
-      stream,
-      l,
-      { points: this.points.ptr, H64: this.H64.ptr, H32: this.H32.ptr, tx: this.tx.ptr, y32: this.y32.ptr },
-      con.size,
-      Math.sqrt(launch.noiseVar / 2),
-    );
+    const gen = { points: this.points.ptr, H64: this.H64.ptr, H32: this.H32.ptr, tx: this.tx.ptr, y32: this.y32.ptr };
+    if (this.ofdm) this.ofdm.enqueueGenerate(stream, l, gen, con.size, launch.noiseVar);
+    else this.kernels.enqueueGenerate(stream, l, gen, con.size, Math.sqrt(launch.noiseVar / 2));
     const channels = l.vectors / l.vpc;
     // the engine's normalize stage, the same for every detector: once a launch
     this.plans[0]!.enqueueNormalize(
@@ -483,6 +505,8 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
         H: this.H32.ptr,
         y: this.y32.ptr,
         noiseScalar: launch.noiseVar,
+        // estimated CSI: each slot's own noise variance, a vector each
+        ...(this.ofdm?.noiseIn ? { noiseIn: this.ofdm.noiseIn } : {}),
         noiseOut: this.n0.ptr,
         status: this.statusBase.ptr,
       },
@@ -743,6 +767,24 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       },
       v / vpf,
     );
+    // an OFDM frame's vectors are resource elements of its slot: their channels (true or
+    // estimated) and noise variance come from the slot, generated whole
+    const slots = new Map<number, LinkChunk>();
+    const vectorOf = (u: number): { H: Float64Array; y: Float64Array; noiseVar?: number } =>
+      s.ofdm
+        ? ofdmVectorOnCpu(
+            {
+              ...s,
+              snrIndex: l.snrIndex,
+              chunkIndex: part.task.chunkIndex,
+              noiseVar: launch.noiseVar,
+              ofdm: s.ofdm,
+              vectors: part.task.vectors,
+            },
+            v + u,
+            slots,
+          )
+        : fr.vector(u);
     const opts = s.detectors[d]!;
     const frameLlr = llr ?? new Float32Array(per);
     // the flagged vectors: answered by the plan's redo, as detectAsync answers them
@@ -751,7 +793,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       launch,
       d,
       this.vectorsToRedo(
-        us.map((u) => fr.vector(u)),
+        us.map((u) => vectorOf(u)),
         us.map((u) => flagged.get(lf * vpf + u)!),
         launch.noiseVar,
       ),
@@ -776,10 +818,10 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       };
       for (let u = 0; u < vpf; u++) {
         if (flagged.has(lf * vpf + u)) continue;
-        const one = fr.vector(u);
+        const one = vectorOf(u);
         let out: ReturnType<typeof detect>;
         try {
-          out = detect({ nt, nr, H: one.H, y: one.y, noiseVar: launch.noiseVar }, detectOpts);
+          out = detect({ nt, nr, H: one.H, y: one.y, noiseVar: one.noiseVar ?? launch.noiseVar }, detectOpts);
         } catch (e) {
           this.failAt(launch, d, kc, v + u, () => this.atVector(e, launch, d, part.task.chunkIndex, v + u));
           return;
@@ -800,9 +842,9 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     row.iterations! += got.iterations;
   }
 
-  /** The redo input of regenerated vectors (each with its channel) and their device flags. */
+  /** The redo input of regenerated vectors (each with its channel, and its own noise variance where given) and their device flags. */
   private vectorsToRedo(
-    vectors: readonly { H: Float64Array; y: Float64Array }[],
+    vectors: readonly { H: Float64Array; y: Float64Array; noiseVar?: number }[],
     flags: readonly number[],
     noiseVar: number,
   ): VectorsToRedo {
@@ -815,7 +857,8 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       H.set(one.H, k * hLen);
       y.set(one.y, k * yLen);
     });
-    return { H, y, noiseVar: new Float64Array(vectors.length).fill(noiseVar), flags: Int32Array.from(flags) };
+    const n0 = Float64Array.from(vectors, (one) => one.noiseVar ?? noiseVar);
+    return { H, y, noiseVar: n0, flags: Int32Array.from(flags) };
   }
 
   /**
@@ -839,9 +882,13 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
         k = Math.floor(pos / l.chunkVectors);
       return { k, chunkIndex: l.chunk0 + k, v: pos % l.chunkVectors };
     });
-    const ones = where.map((w) =>
-      linkVectorOnCpu({ ...s, snrIndex: l.snrIndex, chunkIndex: w.chunkIndex, noiseVar: launch.noiseVar }, w.v),
-    );
+    const slots = new Map<number, LinkChunk>();
+    const ones = where.map((w) => {
+      const at = { ...s, snrIndex: l.snrIndex, chunkIndex: w.chunkIndex, noiseVar: launch.noiseVar };
+      if (!s.ofdm) return linkVectorOnCpu(at, w.v);
+      const part = launch.parts.length === 1 ? launch.parts[0]! : launch.parts[w.k]!;
+      return ofdmVectorOnCpu({ ...at, ofdm: s.ofdm, vectors: part.task.vectors }, w.v, slots);
+    });
     const redo = await this.redoOrFail(launch, d, this.vectorsToRedo(ones, flags, launch.noiseVar), (i) => where[i]!);
     if (!redo) return;
     where.forEach((w, i) => {
@@ -869,6 +916,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       s.host.free();
     }
     for (const b of this.bufs) b.free();
+    this.ofdm?.free();
     this.coded?.kernels.free();
     this.channelPlan.free?.();
     this.stream.destroy();

@@ -21,6 +21,6 @@ extern "C" __global__ void __launch_bounds__(LINK_BLOCK) link_vectors(
     int vectors, int vpc, unsigned M, double sd) {
   const long long g = (long long)blockIdx.x * LINK_BLOCK + threadIdx.x;
   if (g >= vectors) return;
-  const unsigned long long p = v0 + g;
-  link_vector(points, H64 + (g / vpc) * (2 * NR * NT), tx, y32, seed, snrIndex, chunk0 + p / chunkVectors, p % chunkVectors, g, M, sd);
+  const unsigned long long p = v0 + g, v = p % chunkVectors;
+  link_vector(points, H64 + (g / vpc) * (2 * NR * NT), tx, y32, seed, snrIndex, chunk0 + p / chunkVectors, v, v, g, M, sd);
 }

@@ -2,10 +2,12 @@
 // transmit, addNoise), one vector a call:
 //   symbol j of vector v of a chunk = Philox.int(M) on word v NT + j of the chunk's symbol stream;
 //   y_i = sum_j H_ij s_j in float64 in the CPU's order (re += hr sr - hi si, im += hr si + hi sr),
-//   plus the noise pair v NR + i of the chunk's noise stream (cos to re, sin to im) times sd, then
+//   plus the noise pair nv NR + i of the chunk's noise stream (cos to re, sin to im) times sd, then
 //   rounded to float32 for the detector. With H equal to the CPU's, y equals the CPU's y rounded
 //   to float32. Layouts: tx int32 vectors x NT, y32 float32 vectors x NR complex.
 // LINK_CODED 1: the symbols are the coded frames' (link-symbols.cu wrote them into tx), not drawn.
+// nv is where the vector's noise stands: the flat link draws it at v; the OFDM link at the
+// resource element's place in the slot's grid (ofdm-data.cu).
 
 #pragma once
 #include "link-stream.cuh"
@@ -20,10 +22,11 @@
 #define LINK_CODED 0
 #endif
 
-// The symbols and received vector of vector g of a launch (vector v of chunk `chunk`), given its
-// channel h (2 NR NT doubles, column-major: global memory or a register array).
+// The symbols and received vector of vector g of a launch (vector v of chunk `chunk`, its noise
+// the pairs nv NR .. nv NR + NR - 1), given its channel h (2 NR NT doubles, column-major: global
+// memory or a register array).
 __device__ __forceinline__ void link_vector(const double* __restrict__ points, const double* h, int* __restrict__ tx, float* __restrict__ y32,
-                                            unsigned long long seed, unsigned snrIndex, unsigned long long chunk, unsigned long long v, long long g,
+                                            unsigned long long seed, unsigned snrIndex, unsigned long long chunk, unsigned long long v, unsigned long long nv, long long g,
                                             unsigned M, double sd) {
   const unsigned long long noiseStream = link_stream(snrIndex, chunk, LINK_PURPOSE_NOISE);
   double sr[NT], si[NT];
@@ -60,7 +63,7 @@ __device__ __forceinline__ void link_vector(const double* __restrict__ points, c
       im = __dadd_rn(im, __dadd_rn(__dmul_rn(hr, si[j]), __dmul_rn(hi, sr[j])));
     }
     double nre, nim;
-    philox_normal_pair(philox_block(seed, noiseStream, v * NR + i), &nre, &nim);
+    philox_normal_pair(philox_block(seed, noiseStream, nv * NR + i), &nre, &nim);
     y32[2 * (g * NR + i)] = (float)__dadd_rn(re, __dmul_rn(nre, sd));
     y32[2 * (g * NR + i) + 1] = (float)__dadd_rn(im, __dmul_rn(nim, sd));
   }

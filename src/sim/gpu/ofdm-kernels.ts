@@ -1,0 +1,337 @@
+/**
+ * The OFDM link's generation stage on the GPU (src/sim/ofdm-link.ts on the device): a launch is
+ * whole slots (chunks) of one SNR point; the channel model's response on each slot's grid (its
+ * enqueueResponse at the grid's symbol times and subcarrier frequencies, a drop a chunk from the
+ * chunk's channel stream; a flat model's drop stands for every element), then ofdm-data.cu: the
+ * data symbols, y = H s + w on the data resource elements (the noise where ofdmChunk draws it) and
+ * the detectors' channels, in the buffers and layouts link-kernels.ts fills for the flat link, so
+ * that the executor's stages after it do not change. Estimated CSI (ls, lmmse) adds ofdm-pilots.cu
+ * (the received DM-RS symbols), ofdm-despread.cu (the LS pair estimates), ofdm-noise.cu (each
+ * slot's noise variance for the detectors) and ofdm-estimate.cu (the detectors' channels, and each
+ * vector's noise variance: the normalize stage's per-vector noiseIn, which it takes as it is).
+ */
+import {
+  type ChannelCudaPlan,
+  type ChannelModel,
+  type DmrsConfig,
+  dmrsPilots,
+  type ResponsePoints,
+  slotsPerFrame,
+  SYMBOLS_PER_SLOT,
+  subcarrierFrequencies,
+  symbolTimes,
+} from '../../channels/index.js';
+import {
+  type CudaContext,
+  DeviceBuffer,
+  type Kernel,
+  loadModule,
+  type ParamType,
+  readKernelSource,
+  type Stream,
+} from '../../gpu/index.js';
+import { linkChannelSpan } from '../link.js';
+import { lmmseErrorVariance, ofdmDmrs, ofdmLmmseFilter, type OfdmLinkSpec } from '../ofdm-link.js';
+import { type LinkBuffers, type LinkLaunch, launchChunks } from './link-kernels.js';
+
+const BLOCK = 256;
+
+/** The device side of estimated CSI: its kernels and buffers (shapes in the .cu files). */
+interface Estimation {
+  pilots: Kernel;
+  despread: Kernel;
+  noiseK: Kernel;
+  estimate: Kernel;
+  /** slotsPerFrame x D x K/2 complex doubles: each slot number's DM-RS sequence. */
+  seq: DeviceBuffer;
+  /** maxChunks x D x K x nr complex doubles: the received DM-RS symbols. */
+  Yp: DeviceBuffer;
+  /** maxChunks x D x nt x nr x K/4 complex doubles: the despread pairs. */
+  P: DeviceBuffer;
+  /** maxChunks doubles: each slot's noise variance for the detectors. */
+  noise: DeviceBuffer;
+  /** maxChunks x data vectors floats: each vector's noise variance. */
+  noiseIn: DeviceBuffer;
+  /** LMMSE: the filters uploaded, by N0 (starts nt x K int32, weights nt x K x W complex doubles). */
+  filters: Map<number, DeviceFilter>;
+}
+
+/** An LMMSE filter on the device: its window starts and weights, W, and its mean error variance. */
+interface DeviceFilter {
+  starts: DeviceBuffer;
+  weights: DeviceBuffer;
+  W: number;
+  errorVar: number;
+}
+
+/** The OFDM generation stage for one antenna configuration and grid, with its grid buffers for up to maxChunks slots. */
+export class OfdmLinkKernels {
+  readonly config: DmrsConfig;
+  /** Subcarriers K. */
+  readonly K: number;
+  /** Whether the model is flat (no enqueueResponse): its drop is every element's channel. */
+  readonly flat: boolean;
+  private readonly data: Kernel;
+  private readonly points: ResponsePoints;
+  /** The response: maxChunks x 14 x K x 2 nr nt doubles (flat: maxChunks x 2 nr nt), and its float32 copy. */
+  private readonly grid64!: DeviceBuffer;
+  private readonly grid32!: DeviceBuffer;
+  private readonly dmrsMask: number;
+  private readonly est: Estimation | null = null;
+  private readonly held: DeviceBuffer[] = [];
+
+  /**
+   * `model`: the channel model and its parameters (the LMMSE filter's profile); `coded`:
+   * ofdm-data.cu reads the symbols from tx (link-symbols.cu wrote them).
+   */
+  constructor(
+    readonly ctx: CudaContext,
+    readonly nt: number,
+    readonly nr: number,
+    readonly ofdm: OfdmLinkSpec,
+    readonly channels: ChannelCudaPlan,
+    readonly model: { channel: ChannelModel; params: Readonly<Record<string, unknown>> },
+    readonly maxChunks: number,
+    coded = false,
+  ) {
+    this.config = ofdmDmrs(ofdm, nt);
+    this.K = this.config.subcarriers;
+    this.flat = channels.enqueueResponse === undefined;
+    const grid = { scs: ofdm.scs, prbs: ofdm.prbs };
+    // one object for the plan's upload cache
+    this.points = { times: symbolTimes(grid, 0, 1), freqs: subcarrierFrequencies(grid) };
+    this.dmrsMask = this.config.symbols.reduce((m, l) => m | (1 << l), 0);
+    const entries = maxChunks * (this.flat ? 1 : SYMBOLS_PER_SLOT * this.K) * nr * nt;
+    const alloc = (bytes: number) => {
+      const b = DeviceBuffer.alloc(ctx, Math.max(bytes, 8));
+      this.held.push(b);
+      return b;
+    };
+    try {
+      this.grid64 = alloc(entries * 16);
+      this.grid32 = alloc(entries * 8);
+      if (ofdm.csi !== 'perfect') this.est = this.estimation(alloc);
+    } catch (e) {
+      this.free();
+      throw e;
+    }
+    this.data = loadModule(ctx, {
+      source: readKernelSource(new URL('./ofdm-data.cu', import.meta.url)),
+      name: 'sim/gpu/ofdm-data.cu',
+      defines: { LINK_BLOCK: BLOCK, NT: nt, NR: nr, ...(coded ? { LINK_CODED: 1 } : {}) },
+    }).kernel('ofdm_data', [
+      'ptr',
+      'ptr',
+      'ptr',
+      'ptr',
+      'ptr',
+      'i64',
+      'u32',
+      'i64',
+      'i32',
+      'i32',
+      'i32',
+      'i32',
+      'i32',
+      'u32',
+      'f64',
+    ]);
+  }
+
+  /** The estimation kernels, and buffers for maxChunks slots. */
+  private estimation(alloc: (bytes: number) => DeviceBuffer): Estimation {
+    const { nt, nr, K, config, maxChunks } = this;
+    const D = config.symbols.length;
+    const load = (file: string, name: string, params: readonly ParamType[]) =>
+      loadModule(this.ctx, {
+        source: readKernelSource(new URL(`./${file}`, import.meta.url)),
+        name: `sim/gpu/${file}`,
+        defines: { OFDM_BLOCK: BLOCK, NT: nt, NR: nr },
+      }).kernel(name, [...params]);
+    const slots = slotsPerFrame(this.ofdm.scs);
+    const seq = new Float64Array(slots * D * K);
+    for (let s = 0; s < slots; s++) seq.set(dmrsPilots(config, s).sequence, s * D * K);
+    const seqBuf = alloc(seq.byteLength);
+    seqBuf.upload(seq);
+    const ptr = 'ptr' as const,
+      i32 = 'i32' as const,
+      i64 = 'i64' as const,
+      f64 = 'f64' as const;
+    return {
+      pilots: load('ofdm-pilots.cu', 'ofdm_pilots', [
+        ptr,
+        ptr,
+        ptr,
+        i64,
+        'u32',
+        i64,
+        i32,
+        i32,
+        i32,
+        i32,
+        i32,
+        i32,
+        f64,
+        f64,
+      ]),
+      despread: load('ofdm-despread.cu', 'ofdm_despread', [ptr, ptr, ptr, i64, i32, i32, i32, i32, f64, f64]),
+      noiseK: load('ofdm-noise.cu', 'ofdm_noise', [ptr, ptr, ptr, ptr, i64, i32, i32, i32, i32, f64, f64, f64]),
+      estimate: load('ofdm-estimate.cu', 'ofdm_estimate', [ptr, ptr, ptr, ptr, ptr, ptr, i32, i32, i32, i32, i32, i32]),
+      seq: seqBuf,
+      Yp: alloc(maxChunks * D * K * nr * 16),
+      P: alloc(maxChunks * D * nt * nr * (K / 4) * 16),
+      noise: alloc(maxChunks * 8),
+      noiseIn: alloc(maxChunks * config.dataSymbols.length * K * 4),
+      filters: new Map(),
+    };
+  }
+
+  /**
+   * Per-vector noise variances (floats) the normalize stage must read instead of the launch's N0
+   * (estimated CSI: each slot's own), or null (perfect CSI).
+   */
+  get noiseIn(): bigint | null {
+    return this.est?.noiseIn.ptr ?? null;
+  }
+
+  /** The LMMSE filter of the point's N0 on the device (uploaded once a point; kept while the stage lives). */
+  private filterFor(noiseVar: number): DeviceFilter {
+    const est = this.est!;
+    let f = est.filters.get(noiseVar);
+    if (!f) {
+      const h = ofdmLmmseFilter(this.config, this.model.channel, this.model.params, noiseVar);
+      const K = this.K,
+        W = h.window;
+      const starts = new Int32Array(this.nt * K),
+        weights = new Float64Array(this.nt * 2 * K * W);
+      for (let j = 0; j < this.nt; j++) {
+        starts.set(h.starts[j]!, j * K);
+        weights.set(h.weights[j]!, j * 2 * K * W);
+      }
+      const sb = DeviceBuffer.alloc(this.ctx, starts.byteLength);
+      this.held.push(sb);
+      const wb = DeviceBuffer.alloc(this.ctx, weights.byteLength);
+      this.held.push(wb);
+      sb.upload(starts);
+      wb.upload(weights);
+      f = { starts: sb, weights: wb, W, errorVar: lmmseErrorVariance(h) };
+      est.filters.set(noiseVar, f);
+    }
+    return f;
+  }
+
+  /**
+   * The launch's slots (l.v0 = 0, whole chunks): the response on their grids, then the data
+   * vectors' symbols (coded: read from b.tx), received vectors and channels (b.H32, vectors x 2 nr nt
+   * floats; b.H64 unused), and with estimated CSI the estimate in H32 and each vector's noise
+   * variance in noiseIn; `noiseVar` = N0 of the point.
+   */
+  enqueueGenerate(stream: Stream, l: LinkLaunch, b: LinkBuffers, modulationSize: number, noiseVar: number): void {
+    const chunks = launchChunks(l);
+    const span = linkChannelSpan({ seed: l.seed, snrIndex: l.snrIndex, chunkIndex: l.chunk0 }, 0, chunks, 1);
+    const out = { H64: this.grid64.ptr, H32: this.grid32.ptr };
+    if (this.channels.enqueueResponse) this.channels.enqueueResponse(stream, span, this.points, out);
+    else this.channels.enqueue(stream, span, out);
+    // as addNoise computes it
+    const sd = Math.sqrt(noiseVar / 2);
+    const est = this.est;
+    this.data.launch({ grid: Math.ceil(l.vectors / BLOCK), block: BLOCK, stream }, [
+      b.points,
+      this.grid64.ptr,
+      est ? 0n : b.H32,
+      b.tx,
+      b.y32,
+      l.seed,
+      l.snrIndex,
+      l.chunk0,
+      l.chunkVectors,
+      l.vectors,
+      this.K,
+      this.dmrsMask,
+      this.flat ? 1 : 0,
+      modulationSize,
+      sd,
+    ]);
+    if (est) this.enqueueEstimate(stream, l, chunks, b.H32, noiseVar, sd);
+  }
+
+  /** Estimated CSI: the DM-RS symbols received, despread, each slot's noise variance, the data vectors' channels. */
+  private enqueueEstimate(
+    stream: Stream,
+    l: LinkLaunch,
+    chunks: number,
+    H32: bigint,
+    noiseVar: number,
+    sd: number,
+  ): void {
+    const est = this.est!,
+      { nt, nr, K, config } = this;
+    const D = config.symbols.length,
+      slots = slotsPerFrame(this.ofdm.scs),
+      beta = Math.sqrt(config.pilotPower);
+    const grid = (n: number) => ({ grid: Math.max(1, Math.ceil(n / BLOCK)), block: BLOCK, stream });
+    const flat = this.flat ? 1 : 0;
+    est.pilots.launch(grid(chunks * D * K * nr), [
+      this.grid64.ptr,
+      est.seq.ptr,
+      est.Yp.ptr,
+      l.seed,
+      l.snrIndex,
+      l.chunk0,
+      chunks,
+      K,
+      D,
+      this.dmrsMask,
+      slots,
+      flat,
+      beta,
+      sd,
+    ]);
+    est.despread.launch(grid(chunks * D * nt * nr * (K / 4)), [
+      est.Yp.ptr,
+      est.seq.ptr,
+      est.P.ptr,
+      l.chunk0,
+      chunks,
+      K,
+      D,
+      slots,
+      beta,
+      1 / (2 * config.pilotPower),
+    ]);
+    const f = this.ofdm.csi === 'lmmse' ? this.filterFor(noiseVar) : null;
+    est.noiseK.launch(grid(chunks), [
+      est.Yp.ptr,
+      est.P.ptr,
+      est.seq.ptr,
+      est.noise.ptr,
+      l.chunk0,
+      chunks,
+      K,
+      D,
+      slots,
+      config.pilotPower,
+      f ? 0 : 2 * config.pilotPower,
+      f ? f.errorVar : 0,
+    ]);
+    est.estimate.launch(grid(l.vectors * nr * nt), [
+      est.P.ptr,
+      f ? f.starts.ptr : 0n,
+      f ? f.weights.ptr : 0n,
+      est.noise.ptr,
+      H32,
+      est.noiseIn.ptr,
+      l.chunkVectors,
+      l.vectors,
+      K,
+      D,
+      this.dmrsMask,
+      f ? f.W : 0,
+    ]);
+  }
+
+  /** Frees the stage's device memory (after the work enqueued with it is done). */
+  free(): void {
+    for (const b of this.held.splice(0)) b.free();
+  }
+}
