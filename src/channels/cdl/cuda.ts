@@ -8,8 +8,9 @@
  * kernels repeat the CPU's arithmetic operation for operation: float64 equals the CPU's bit for bit,
  * float32 is that rounded. draw() is the response at time and frequency 0, as on the CPU.
  */
-import { type CudaContext, DeviceBuffer, loadModule, readKernelSource, type Stream } from '../../gpu/index.js';
+import { type CudaContext, type DeviceBuffer, loadModule, readKernelSource, type Stream } from '../../gpu/index.js';
 import { DeviceScratch } from '../device-scratch.js';
+import { DeviceUploads, selectivePlan, tapSumStage } from '../selective-plan.js';
 import { checkSpan } from '../span.js';
 import type {
   ChannelBuffers,
@@ -25,7 +26,6 @@ import { CDL_TABLES, type CdlModel } from './tables.js';
 
 const RAYS_BLOCK = 64;
 const CLUSTERS_BLOCK = 128;
-const GRID_BLOCK = 256;
 
 /** The CUDA side of one CDL model. */
 export function cdlCuda(name: CdlModel): ChannelCuda<CdlLosParams> {
@@ -67,18 +67,9 @@ export function cdlCuda(name: CdlModel): ChannelCuda<CdlLosParams> {
         'i32',
         'i32',
       ]);
-      const gridKernel = loadModule(ctx, {
-        source: readKernelSource(new URL('../tdl/tdl-grid.cu', import.meta.url)),
-        name: 'channels/tdl/tdl-grid.cu',
-        defines: { TDL_BLOCK: GRID_BLOCK },
-      }).kernel('tdl_grid', ['ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32']);
-      const held: DeviceBuffer[] = [];
-      const upload = (a: Float64Array): DeviceBuffer => {
-        const b = DeviceBuffer.alloc(ctx, Math.max(a.byteLength, 8));
-        if (a.length > 0) b.upload(a);
-        held.push(b);
-        return b;
-      };
+      const tapSum = tapSumStage(ctx);
+      const uploads = new DeviceUploads(ctx);
+      const upload = (a: Float64Array) => uploads.upload(a);
       const d = cdlDeviceTables(m);
       const tables = {
         phase: upload(d.phase),
@@ -96,7 +87,6 @@ export function cdlCuda(name: CdlModel): ChannelCuda<CdlLosParams> {
         A = new DeviceScratch(ctx);
       // the points' device copies, by the identity of the lists
       const points = new WeakMap<ResponsePoints, { turns: DeviceBuffer; rot: DeviceBuffer }>();
-      const origin: ResponsePoints = { times: new Float64Array(1), freqs: new Float64Array(1) };
       const pointsOf = (at: ResponsePoints) => {
         let p = points.get(at);
         if (!p) {
@@ -157,29 +147,14 @@ export function cdlCuda(name: CdlModel): ChannelCuda<CdlLosParams> {
           m.single ? 1 : 0,
           m.still ? 1 : 0,
         ]);
-        const entries = span.count * T * F * E;
-        gridKernel.launch({ grid: Math.ceil(entries / GRID_BLOCK), block: GRID_BLOCK, stream }, [
-          b.H64,
-          b.H32,
-          a,
-          p.rot.ptr,
-          span.count,
-          T,
-          F,
-          slots,
-          E,
-        ]);
+        tapSum.enqueue(stream, b, a, p.rot.ptr, { count: span.count, T, F, slots: slots, E });
       };
-      return {
-        enqueue: (stream, span, b) => response(stream, span, origin, b),
-        enqueueResponse: response,
-        free: () => {
-          for (const b of held.splice(0)) b.free();
-          rayIdx.free();
-          rayM.free();
-          A.free();
-        },
-      };
+      return selectivePlan(response, () => {
+        uploads.free();
+        rayIdx.free();
+        rayM.free();
+        A.free();
+      });
     },
   };
 }

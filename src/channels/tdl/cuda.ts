@@ -5,8 +5,9 @@
  * of the device's cos, sin and log), in float64 and float32. draw() is the response at time and
  * frequency 0, as on the CPU.
  */
-import { type CudaContext, DeviceBuffer, loadModule, readKernelSource, type Stream } from '../../gpu/index.js';
+import { type CudaContext, type DeviceBuffer, loadModule, readKernelSource, type Stream } from '../../gpu/index.js';
 import { DeviceScratch } from '../device-scratch.js';
+import { DeviceUploads, selectivePlan, tapSumStage } from '../selective-plan.js';
 import { checkSpan } from '../span.js';
 import type {
   ChannelBuffers,
@@ -20,7 +21,6 @@ import { losRate, type TdlParams, tapRotations, tdlSetup } from './cpu.js';
 import type { TdlName } from './tables.js';
 
 const TAPS_BLOCK = 128;
-const GRID_BLOCK = 256;
 
 /** The CUDA side of one TDL model. */
 export function tdlCuda(name: TdlName): ChannelCuda<TdlParams> {
@@ -62,25 +62,15 @@ export function tdlCuda(name: TdlName): ChannelCuda<TdlParams> {
               defines: { TDL_BLOCK: TAPS_BLOCK },
             }).kernel('tdl_correlate', ['ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32', 'i32'])
           : null;
-      const gridKernel = loadModule(ctx, {
-        source: readKernelSource(new URL('./tdl-grid.cu', import.meta.url)),
-        name: 'channels/tdl/tdl-grid.cu',
-        defines: { TDL_BLOCK: GRID_BLOCK },
-      }).kernel('tdl_grid', ['ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32']);
-      const held: DeviceBuffer[] = [];
-      const upload = (a: Float64Array): DeviceBuffer => {
-        const b = DeviceBuffer.alloc(ctx, Math.max(a.byteLength, 8));
-        if (a.length > 0) b.upload(a);
-        held.push(b);
-        return b;
-      };
+      const tapSum = tapSumStage(ctx);
+      const uploads = new DeviceUploads(ctx);
+      const upload = (a: Float64Array) => uploads.upload(a);
       const Lr = s.Lr ? upload(s.Lr) : null,
         Lt = s.Lt ? upload(s.Lt) : null;
       const A = new DeviceScratch(ctx),
         tmp = new DeviceScratch(ctx);
       // the points' device copies, by the identity of the lists
       const points = new WeakMap<ResponsePoints, { times: DeviceBuffer; rot: DeviceBuffer }>();
-      const origin: ResponsePoints = { times: new Float64Array(1), freqs: new Float64Array(1) };
       const pointsOf = (at: ResponsePoints) => {
         let p = points.get(at);
         if (!p) {
@@ -132,28 +122,13 @@ export function tdlCuda(name: TdlName): ChannelCuda<TdlParams> {
             los,
           ]);
         }
-        const entries = span.count * T * F * E;
-        gridKernel.launch({ grid: Math.ceil(entries / GRID_BLOCK), block: GRID_BLOCK, stream }, [
-          b.H64,
-          b.H32,
-          a,
-          p.rot.ptr,
-          span.count,
-          T,
-          F,
-          taps,
-          E,
-        ]);
+        tapSum.enqueue(stream, b, a, p.rot.ptr, { count: span.count, T, F, slots: taps, E });
       };
-      return {
-        enqueue: (stream, span, b) => response(stream, span, origin, b),
-        enqueueResponse: response,
-        free: () => {
-          for (const b of held.splice(0)) b.free();
-          A.free();
-          tmp.free();
-        },
-      };
+      return selectivePlan(response, () => {
+        uploads.free();
+        A.free();
+        tmp.free();
+      });
     },
   };
 }
