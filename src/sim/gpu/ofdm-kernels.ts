@@ -101,20 +101,7 @@ export class OfdmLinkKernels {
     // one object for the plan's upload cache
     this.points = { times: symbolTimes(grid, 0, 1), freqs: subcarrierFrequencies(grid) };
     this.dmrsMask = this.config.symbols.reduce((m, l) => m | (1 << l), 0);
-    const entries = maxChunks * (this.flat ? 1 : SYMBOLS_PER_SLOT * this.K) * nr * nt;
-    const alloc = (bytes: number) => {
-      const b = DeviceBuffer.alloc(ctx, Math.max(bytes, 8));
-      this.held.push(b);
-      return b;
-    };
-    try {
-      this.grid64 = alloc(entries * 16);
-      this.grid32 = alloc(entries * 8);
-      if (ofdm.csi !== 'perfect') this.est = this.estimation(alloc);
-    } catch (e) {
-      this.free();
-      throw e;
-    }
+    // compiled before any allocation, so that a failed compile leaves nothing behind
     this.data = loadModule(ctx, {
       source: readKernelSource(new URL('./ofdm-data.cu', import.meta.url)),
       name: 'sim/gpu/ofdm-data.cu',
@@ -136,6 +123,20 @@ export class OfdmLinkKernels {
       'u32',
       'f64',
     ]);
+    const entries = maxChunks * (this.flat ? 1 : SYMBOLS_PER_SLOT * this.K) * nr * nt;
+    const alloc = (bytes: number) => {
+      const b = DeviceBuffer.alloc(ctx, Math.max(bytes, 8));
+      this.held.push(b);
+      return b;
+    };
+    try {
+      this.grid64 = alloc(entries * 16);
+      this.grid32 = alloc(entries * 8);
+      if (ofdm.csi !== 'perfect') this.est = this.estimation(alloc);
+    } catch (e) {
+      this.free();
+      throw e;
+    }
   }
 
   /** The estimation kernels, and buffers for maxChunks slots. */
