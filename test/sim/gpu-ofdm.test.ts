@@ -24,6 +24,7 @@ import {
   subcarrierFrequencies,
   symbolTimes,
 } from '../../src/channels/index.js';
+import { EngineUnavailableError } from '../../src/core/errors.js';
 import { cudaAvailable } from '../../src/gpu/context.js';
 import { constellation } from '../../src/mimo/modulation.js';
 import type { Modulation } from '../../src/mimo/types.js';
@@ -482,12 +483,22 @@ test("an OFDM vector regenerated for the GPU executor's CPU redo equals generate
   assert.equal(cache.size, 1, 'a slot is generated once');
 });
 
-test('engine choice: auto takes the GPU link for OFDM slots, coded or not, with any CSI', async () => {
+test("engine choice: the GPU link takes OFDM slots, coded or not, with any CSI; 'auto' holds them on the CPU until they have run on a device", async () => {
   const ofdm = { scs: 30e3, prbs: 4, csi: 'lmmse' as const };
   for (const code of [undefined, 'wimax:576']) {
-    const r = await resolveEngine('auto', [{ detector: 'mmse' }], { ofdm, channel: 'tdl-a', code });
-    assert.equal(r.engine, cuda.ok ? 'cuda' : 'cpu', r.reason);
-    if (!cuda.ok) assert.doesNotMatch(r.reason, /OFDM/);
+    const auto = await resolveEngine('auto', [{ detector: 'mmse' }], { ofdm, channel: 'tdl-a', code });
+    assert.equal(auto.engine, 'cpu');
+    assert.match(auto.reason, /GPU OFDM link has not yet run on a device/);
+    if (cuda.ok)
+      assert.equal(
+        (await resolveEngine('cuda', [{ detector: 'mmse' }], { ofdm, channel: 'tdl-a', code })).engine,
+        'cuda',
+      );
+    else
+      await assert.rejects(
+        resolveEngine('cuda', [{ detector: 'mmse' }], { ofdm, channel: 'tdl-a', code }),
+        (e: unknown) => e instanceof EngineUnavailableError && (e.details as { cause?: string }).cause === 'no-device',
+      );
   }
 });
 
