@@ -23,7 +23,7 @@
  * next block's first two words (alpha_m / 2 pi).
  */
 import { InvalidArgumentError, type Philox } from '../../core/index.js';
-import { type Correlation, choleskyLower, complexOf, correlate, exponentialCorrelation } from '../kronecker/cpu.js';
+import { type Correlation, choleskyLower, correlate, kroneckerFactors } from '../kronecker/cpu.js';
 import { drawSpan } from '../span.js';
 import type { ChannelGenerator, ChannelShape, ChannelSpan, ResponsePoints } from '../types.js';
 import { TDL_TABLES, type TdlName, type TdlTable } from './tables.js';
@@ -148,14 +148,8 @@ export function tdlFactors(
       Lt: nrFactor(shape.nt, level.ue, 'channelOptions.correlation'),
     };
   }
-  const side = (n: number, rho: Correlation | undefined, what: string) => {
-    const [a, b] = complexOf(rho ?? 0);
-    return a === 0 && b === 0 ? null : choleskyLower(exponentialCorrelation(n, rho!), n, what);
-  };
-  return {
-    Lr: side(shape.nr, params.rhoRx, 'channelOptions.rhoRx'),
-    Lt: side(shape.nt, params.rhoTx, 'channelOptions.rhoTx'),
-  };
+  // the exponential model, as the kronecker model builds it
+  return kroneckerFactors(shape, { rhoTx: params.rhoTx, rhoRx: params.rhoRx });
 }
 
 /** The maximum Doppler shift f_D = v f_c / c, Hz. */
