@@ -3,7 +3,7 @@
  * work and for checks. H[slot][symbol][subcarrier][rx][tx] = [re, im].
  */
 import { generateChannels, MAX_PRBS, SUBCARRIER_SPACINGS, type ChannelRealisations } from '../channels/index.js';
-import { checkOutputPath, writeOutput } from '../core/index.js';
+import { checkOutputPath, InvalidArgumentError, writeOutput } from '../core/index.js';
 import { parseCommandLine } from './args.js';
 import { channelFlags, channelFromFlags, channelHelp } from './channel-flags.js';
 import { parseMimo } from './mimo-values.js';
@@ -11,6 +11,8 @@ import { withFlags } from './option-flags.js';
 import { intOption, numberOption } from './values.js';
 
 const COLUMN = 28;
+/** The longest JSON text written (below V8's longest string, 2^29 - 24 characters). */
+const MAX_JSON_CHARS = 2 ** 29 - 2 ** 20;
 
 /** The text of `lattice-mimo channels --help`. */
 export function channelsHelp(): string {
@@ -96,7 +98,16 @@ export async function run(argv: string[]): Promise<number> {
   const slots = intOption('slots', v.slots, 1, 1, 10_000);
   const seed = intOption('seed', v.seed, 1, 0);
   const drop = intOption('drop', v.drop, 0, 0);
-  if (v.json !== undefined) checkOutputPath('json', v.json);
+  if (v.json !== undefined) {
+    checkOutputPath('json', v.json);
+    // a complex entry is up to 44 characters of JSON; the text is one string, whose length V8 bounds
+    const chars = slots * 14 * 12 * prbs * nr * nt * 44;
+    if (chars > MAX_JSON_CHARS)
+      throw new InvalidArgumentError(
+        `--json: ${slots} slot(s) of ${prbs} resource blocks at ${nt}x${nr} would be up to ${chars} characters of JSON, past the ${MAX_JSON_CHARS} one file takes: give fewer --slots or --prbs, or call generateChannels() for the numbers`,
+        { option: '--slots', value: slots, limit: MAX_JSON_CHARS },
+      );
+  }
   const r = generateChannels({ model: channel, channelOptions, nt, nr, scs, prbs, slots, seed, drop });
   if (v.json !== undefined) await writeOutput(v.json, channelsJson(r));
   let p = 0;

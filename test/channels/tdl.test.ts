@@ -305,3 +305,52 @@ test('generateChannels: the grid of slots, symbols and subcarriers; time runs on
   for (const bad of [{ scs: 20e3 }, { prbs: 274 }, { prbs: 0 }, { slots: 0 }, { nt: 0 }, { drop: -1 }])
     assert.throws(() => generateChannels({ ...opts, ...bad }), InvalidArgumentError, JSON.stringify(bad));
 });
+
+test('lattice-mimo channels: the JSON holds H[slot][symbol][subcarrier][rx][tx]; a file past one string is refused before any work', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const main = new URL('../../src/cli/main.js', import.meta.url).pathname;
+  const dir = mkdtempSync(join(tmpdir(), 'channels-'));
+  try {
+    const file = join(dir, 'h.json');
+    const ok = spawnSync(
+      process.execPath,
+      [
+        main,
+        'channels',
+        '--model',
+        'tdl-a',
+        '--mimo',
+        '2x3',
+        '--prbs',
+        '1',
+        '--slots',
+        '2',
+        '--seed',
+        String(seed),
+        '--json',
+        file,
+      ],
+      { encoding: 'utf8' },
+    );
+    assert.equal(ok.status, 0, ok.stderr);
+    const d = JSON.parse(readFileSync(file, 'utf8'));
+    const want = generateChannels({ model: 'tdl-a', nt: 2, nr: 3, scs: 30e3, prbs: 1, slots: 2, seed });
+    assert.deepEqual(
+      [d.H.length, d.H[0].length, d.H[0][0].length, d.H[0][0][0].length, d.H[0][0][0][0].length],
+      [2, 14, 12, 3, 2],
+    );
+    // entry (rx 2, tx 1) of slot 1, symbol 5, subcarrier 7
+    const o = 2 * (((1 * 14 + 5) * 12 + 7) * 6 + 2 + 1 * 3);
+    assert.deepEqual(d.H[1][5][7][2][1], [want.H[o], want.H[o + 1]]);
+    const big = spawnSync(process.execPath, [main, 'channels', '--model', 'tdl-c', '--slots', '40', '--json', file], {
+      encoding: 'utf8',
+    });
+    assert.equal(big.status, 2);
+    assert.match(big.stderr, /INVALID_ARGUMENT.*--json: 40 slot\(s\)/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
