@@ -3,7 +3,15 @@
  * LLRs in, k decoded bits out (decode), one frame or a batch of frames back to back. Built from a
  * spec string ('wimax:2304:1/2', 'nr:bg1:8448:1/2', 'nr:2000:0.4') or directly from a base matrix.
  */
-import { checkOptions, inapplicable, show, InvalidArgumentError, InvalidInputError } from '../core/index.js';
+import {
+  checkOptions,
+  inapplicable,
+  integer,
+  option,
+  show,
+  InvalidArgumentError,
+  InvalidInputError,
+} from '../core/index.js';
 import { LdpcDecoder, resolveDecoderOptions } from './decoder.js';
 import { QcEncoder } from './encoder.js';
 import { GenericEncoder } from './generic-encoder.js';
@@ -378,7 +386,13 @@ function parseRate(text: string, spec: string): number {
 }
 
 /** ldpcCode()'s options. */
-const LDPC_CODE_SCHEMA = { Qm: NR_CODE_SCHEMA.Qm };
+const LDPC_CODE_SCHEMA = {
+  Qm: NR_CODE_SCHEMA.Qm,
+  E: option(
+    integer(1),
+    "an NR code block's rate-matched length, in place of the one the spec's rate gives (the rate still picks the base graph): how a slot's data resource elements are shared among its code blocks",
+  ),
+};
 
 /**
  * How far below the asked rate R a spec's rate K / E may fall. E = Qm ceil(K / (R Qm)) channel bits
@@ -403,9 +417,10 @@ function checkRateKept(spec: string, p: NrCodeParams, R: number): void {
  * Builds a code from its spec: 'wimax:N[:1/2]' (N = 576 .. 2304 step 96), 'nr:bgB:K:R' or 'nr:K:R'
  * (rate as 1/3 or 0.33; base graph by 38.212 7.2.2 when not given). `Qm` sets NR's bit interleaver
  * (the modulation order). Unknown families and bad numbers get InvalidArgumentError, as does an NR
- * K too small for its rate (NR_RATE_SLACK: nr:1:0.95 would be rate 1/2 with its E = 2 bits).
+ * K too small for its rate (NR_RATE_SLACK: nr:1:0.95 would be rate 1/2 with its E = 2 bits). `E`
+ * (NR only) sets the rate-matched length outright, a multiple of Qm with K / E within 38.214's rates.
  */
-export function ldpcCode(spec: string, options: { Qm?: number } = {}): LdpcCode {
+export function ldpcCode(spec: string, options: { Qm?: number; E?: number } = {}): LdpcCode {
   const call = 'ldpcCode()';
   if (typeof spec !== 'string')
     throw new InvalidArgumentError(`${call}: the code spec must be a string, got ${show(spec)}`, { option: 'spec' });
@@ -425,6 +440,12 @@ export function ldpcCode(spec: string, options: { Qm?: number } = {}): LdpcCode 
         call,
         'Qm',
         `it sets NR's bit interleaver, and '${spec}' is an 802.16e code (sent without one)`,
+      );
+    if (o.E !== undefined)
+      throw inapplicable(
+        call,
+        'E',
+        `it sets an NR code block's rate matching, and '${spec}' is an 802.16e code (no rate matching)`,
       );
     if (parts.length === 3 && parseRate(parts[2]!, spec) !== 0.5)
       throw new InvalidArgumentError(`code '${spec}': only the 802.16e rate-1/2 family is available`);
@@ -448,7 +469,9 @@ export function ldpcCode(spec: string, options: { Qm?: number } = {}): LdpcCode 
       call,
     );
     checkRateKept(spec, p, R);
-    return new NrCode(`nr:bg${p.bg}:${K}:${rest[1]}`, p);
+    if (o.E === undefined) return new NrCode(`nr:bg${p.bg}:${K}:${rest[1]}`, p);
+    const q = nrCodeParams({ K, E: o.E, bg: p.bg, Qm: p.Qm }, call);
+    return new NrCode(`nr:bg${q.bg}:${K}:${rest[1]} (E = ${q.E})`, q);
   }
   throw new InvalidArgumentError(`unknown code '${spec}': expected wimax:N[:1/2] or nr:[bgB:]K:R`);
 }

@@ -28,18 +28,26 @@ export interface CodedSpec {
   code: string;
   /** Decoder settings (algorithm, maxIterations, ...). */
   decoder: DecoderOptions;
+  /**
+   * An NR code block's rate-matched length, where the link sets it (the OFDM link shares a slot's
+   * data resource elements among its code blocks); absent, the spec's rate gives it.
+   */
+  E?: number;
 }
 
 const codes = new Map<string, LdpcCode>();
 const decoders = new Map<string, FrameDecoder>();
 
-/** The code of a spec, built once per thread (NR codes get the modulation order as Qm). */
-export function codeOf(spec: string, modulation: Modulation): LdpcCode {
+/**
+ * The code of a spec, built once per thread (NR codes get the modulation order as Qm, and E where
+ * given: CodedSpec.E).
+ */
+export function codeOf(spec: string, modulation: Modulation, E?: number): LdpcCode {
   const Qm = constellation(modulation).bitsPerSymbol;
-  const key = `${spec}|${Qm}`;
+  const key = `${spec}|${Qm}|${E ?? ''}`;
   let c = codes.get(key);
   if (!c) {
-    c = ldpcCode(spec, spec.trim().toLowerCase().startsWith('nr') ? { Qm } : {});
+    c = ldpcCode(spec, spec.trim().toLowerCase().startsWith('nr') ? { Qm, ...(E !== undefined ? { E } : {}) } : {});
     codes.set(key, c);
   }
   return c;
@@ -47,10 +55,10 @@ export function codeOf(spec: string, modulation: Modulation): LdpcCode {
 
 /** The decoder of a code and settings, built once per thread (its state is reused frame after frame). */
 function decoderOf(spec: CodedSpec, modulation: Modulation): FrameDecoder {
-  const key = `${spec.code}|${modulation}|${JSON.stringify(spec.decoder)}`;
+  const key = `${spec.code}|${spec.E ?? ''}|${modulation}|${JSON.stringify(spec.decoder)}`;
   let d = decoders.get(key);
   if (!d) {
-    d = codeOf(spec.code, modulation).decoder(spec.decoder);
+    d = codeOf(spec.code, modulation, spec.E).decoder(spec.decoder);
     decoders.set(key, d);
   }
   return d;
@@ -176,7 +184,7 @@ export function decodeRange(
   v1: number,
 ): CodedCounts {
   const { nt, nr, modulation, vectorsPerChannel: vpc } = args;
-  const code = codeOf(spec.code, modulation);
+  const code = codeOf(spec.code, modulation, spec.E);
   const bps = constellation(modulation).bitsPerSymbol;
   const vpf = vectorsPerFrame(code.n, nt, bps);
   const f0 = v0 / vpf,

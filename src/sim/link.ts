@@ -111,7 +111,7 @@ export function generateLinkChunk(spec: LinkChunkSpec): LinkChunk {
   const rngFor = (purpose: number) => new Philox(seed, chunkStream(snrIndex, chunkIndex, purpose));
   let indices: Int32Array, symbols: Float64Array, info: Uint8Array | undefined;
   if (spec.coded) {
-    const code = codeOf(spec.coded.code, modulation);
+    const code = codeOf(spec.coded.code, modulation, spec.coded.E);
     const vpf = vectorsPerFrame(code.n, nt, bitsPerSymbolOf(modulation));
     checkChunkVectors(vectors, { vectorsPerChannel, vectorsPerFrame: vpf, code: spec.coded.code }, "a chunk's vectors");
     ({ info, indices } = codedSymbols(rngFor(STREAM_PURPOSE.infoBits), code, vectors / vpf, nt, modulation));

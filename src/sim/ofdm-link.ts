@@ -4,7 +4,7 @@
  * the PUSCH DM-RS on its DM-RS symbols (one port a layer, nt layers), data on every other symbol,
  * noise on every resource element. Vector v of the chunk is data resource element v in the order
  * data symbol, then subcarrier (frequency first, as NR maps a code block); a chunk may use only the
- * first `vectors` of them (a coded slot holds whole frames; the rest stay empty). The detectors get
+ * first `vectors` of them (a coded slot holds whole code blocks; the rest stay empty). The detectors get
  * the true channel (csi 'perfect') or its LS / LMMSE estimate from the DM-RS, with the noise
  * variance estimated from the DM-RS plus the estimate's error variance times nt (the power the
  * channel error leaks in as noise, unit-energy symbols).

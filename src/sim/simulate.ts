@@ -33,6 +33,7 @@ import {
   type DetectOptions,
   type Detector,
   type DetectOptionsUse,
+  type Modulation,
 } from '../mimo/index.js';
 import { resolveDecoderOptions, type DecoderOptions } from '../coding/index.js';
 import { runChunkSliced, type ChunkResult, type ChunkTask } from './chunk.js';
@@ -175,6 +176,32 @@ interface Plan {
 }
 
 /**
+ * An NR code's blocks rate-matched onto a slot's `data` resource elements (38.212 5.4.2.1 with the
+ * blocks' lengths equal): the slot carries C = floor(data / vectors of a block at the spec's rate)
+ * code blocks, each E = nt Qm floor(data / C) channel bits (nt layers), so the blocks fill the slot
+ * but for fewer than C resource elements (38.212 gives those to the last blocks, one each). Updates
+ * `coded` in place (E, n, rate, vectorsPerFrame, unit); an 802.16e code keeps its length (whole
+ * frames fill the slot). InvalidArgumentError where a block at the spec's rate does not fit.
+ */
+function slotRateMatch(coded: NonNullable<Plan['coded']>, data: number, nt: number, modulation: Modulation): void {
+  if (!coded.code.trim().toLowerCase().startsWith('nr')) return;
+  const blocks = Math.floor(data / coded.vectorsPerFrame);
+  if (blocks === 0) return;
+  const bps = bitsPerSymbolOf(modulation);
+  const E = nt * bps * Math.floor(data / blocks);
+  let code: ReturnType<typeof codeOf>;
+  try {
+    code = codeOf(coded.code, modulation, E);
+  } catch (e) {
+    throw new InvalidArgumentError(
+      `code '${coded.code}': one code block fits the slot's ${data} data resource elements, and rate-matched onto all of them (E = ${E}) its rate falls outside 38.214's: ${(e as Error).message}; give fewer prbs or a higher rate`,
+      { option: 'code', E, slotVectors: data },
+    );
+  }
+  Object.assign(coded, { E, n: code.n, rate: code.rate, vectorsPerFrame: E / (nt * bps), unit: E / (nt * bps) });
+}
+
+/**
  * The OFDM link's settings resolved, and the vectors of its chunk (a slot's data resource elements;
  * coded, as many whole frames as they hold): null without `ofdm`. InvalidArgumentError for a grid
  * no numerology has, more than 4 transmit antennas, vectorsPerChannel or chunkVectors given (a slot
@@ -183,7 +210,8 @@ interface Plan {
 function ofdmPlan(
   o: { ofdm?: Partial<OfdmOptions>; vectorsPerChannel?: number; chunkVectors?: number },
   nt: number,
-  vectorsPerFrame: number | undefined,
+  modulation: Modulation,
+  coded: Plan['coded'],
   call: string,
 ): { spec: OfdmLinkSpec; slotVectors: number } | null {
   if (o.ofdm === undefined) return null;
@@ -198,6 +226,8 @@ function ofdmPlan(
     dmrsAdditional: o.ofdm.dmrsAdditional ?? 2,
   };
   const data = ofdmDataVectors(spec, nt);
+  if (coded) slotRateMatch(coded, data, nt, modulation);
+  const vectorsPerFrame = coded?.vectorsPerFrame;
   const slotVectors = vectorsPerFrame === undefined ? data : Math.floor(data / vectorsPerFrame) * vectorsPerFrame;
   if (slotVectors === 0)
     throw new InvalidArgumentError(
@@ -241,7 +271,7 @@ function plan(opts: SimulationOptions): Plan {
   } else if (o.maxFrames !== undefined) {
     throw inapplicable(call, 'maxFrames', 'maxFrames needs a code (an uncoded run counts vectors: use maxVectors)');
   }
-  const ofdm = ofdmPlan(o, nt, coded?.vectorsPerFrame, call);
+  const ofdm = ofdmPlan(o, nt, modulation, coded, call);
   // Chunks hold whole channel groups, and (coded) whole frames: the unit of both; an OFDM chunk is a slot.
   const grain = coded
     ? { vectorsPerChannel, vectorsPerFrame: coded.vectorsPerFrame, code: coded.code }
@@ -300,6 +330,13 @@ interface Tally {
   iterations: number;
   stoppedBy: SimPoint['stoppedBy'] | null;
 }
+
+/** What the engines need of a coded plan: the spec, the decoder and the rate-matched length the link set. */
+const codedSpecOf = (c: NonNullable<Plan['coded']>): CodedSpec => ({
+  code: c.code,
+  decoder: c.decoder,
+  ...(c.E !== undefined ? { E: c.E } : {}),
+});
 
 /** The errors the stop rule counts: bit errors, or frame errors for a coded run. */
 const stopErrors = (p: Plan, t: Tally): number => (p.coded ? t.frameErrors : t.bitErrors);
@@ -439,7 +476,7 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
         noiseVar,
         ...(p.channel !== DEFAULT_CHANNEL_MODEL ? { channel: p.channel } : {}),
         ...(Object.keys(p.channelOptions).length > 0 ? { channelOptions: p.channelOptions } : {}),
-        ...(p.coded ? { coded: { code: p.coded.code, decoder: p.coded.decoder }, sliceVectors: p.coded.unit } : {}),
+        ...(p.coded ? { coded: codedSpecOf(p.coded), sliceVectors: p.coded.unit } : {}),
         ...(p.ofdm ? { ofdm: p.ofdm } : {}),
       };
       const promise = runner.exec.run(task);
@@ -650,6 +687,7 @@ export async function simulate(opts: SimulationOptions): Promise<SimulationResul
     ...(Object.keys(p.channelOptions).length > 0 ? { channelOptions: { ...p.channelOptions } } : {}),
     ...(p.ofdm ? { ofdm: { ...p.ofdm } } : {}),
     ...(p.coded ? { code: p.coded.code, decoder: p.coded.decoder, codeRate: p.coded.rate } : {}),
+    ...(p.coded?.E !== undefined ? { rateMatchedLength: p.coded.E } : {}),
     ...(p.maxFrames !== undefined ? { maxFrames: p.maxFrames } : {}),
     maxErrors: p.maxErrors,
     maxVectors: p.maxVectors,

@@ -49,8 +49,9 @@ export interface SimulationOptions {
    * a slot), the PUSCH DM-RS (type 1, one port a layer: nt <= 4) on dmrsAdditional + 1 symbols,
    * data on the others; a vector is a data resource element. csi: the detectors get the true
    * channel ('perfect', default) or its 'ls' / 'lmmse' estimate with the estimated noise variance.
-   * chunkVectors is then the slot's data vectors (whole frames of them, coded) and
-   * vectorsPerChannel 1. Absent: the flat link.
+   * chunkVectors is then the slot's data vectors and vectorsPerChannel 1; coded, an NR code's
+   * blocks are rate-matched onto the slot (rateMatchedLength), an 802.16e code's whole codewords
+   * fill it. Absent: the flat link.
    */
   ofdm?: OfdmOptions;
   /** Stop a detector at a point once it has this many errors: bit errors, or frame errors for a coded run (default 200). */
@@ -187,6 +188,8 @@ export interface SimulationResult {
   decoder?: DecoderOptions;
   /** Coded link: the code rate k / n, which enters Eb/N0. */
   codeRate?: number;
+  /** Coded OFDM link with an NR code: each code block's rate-matched length E (the slot's data shared among its blocks). */
+  rateMatchedLength?: number;
   /** The channel model (absent in results of older versions: rayleigh). */
   channel?: ChannelModel;
   /** The channel model's parameters, when it was given any. */

@@ -9,6 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { InvalidArgumentError } from '../../src/core/errors.js';
 import { Philox } from '../../src/core/rng.js';
 import { ldpcCode, nrCode, qcCode, sparseCode, wimaxCode } from '../../src/coding/code.js';
 import { DECODER_SCHEMA, LDPC_DECODER_DEFAULTS, LdpcDecoder, resolveDecoderOptions } from '../../src/coding/decoder.js';
@@ -152,6 +153,16 @@ test("ldpcCode()'s options and nrCode()'s request are checked key by key", () =>
   refusedSync(() => ldpcCode('wimax:576', { Qm: 2 }), 'Qm');
   refusedSync(() => ldpcCode('nr:bg2:100:1/2', null as never), 'ldpcCode()');
   refusedSync(() => ldpcCode(576 as never), 'spec');
+  // E: NR only, whole Qm-bit symbols, a rate 38.214 has; the spec's rate keeps the base graph
+  refusedSync(() => ldpcCode('wimax:576', { E: 1200 }), 'E');
+  refusedSync(() => ldpcCode('nr:bg2:100:1/2', { Qm: 4, E: 402 }), 'E');
+  refusedSync(() => ldpcCode('nr:bg2:100:1/2', { E: 0 }), 'E');
+  assert.throws(() => ldpcCode('nr:bg2:100:1/2', { E: 100_000 }), InvalidArgumentError, 'rate 0.001');
+  // rate 0.7 picks base graph 1 for K = 2000; alone, E's rate (0.2 to 0.33) would pick base graph 2
+  const E = 2 * (3000 + Math.floor(Math.random() * 2000));
+  const matched = ldpcCode('nr:2000:0.7', { Qm: 2, E });
+  assert.equal(matched.n, E);
+  assert.equal((matched as { nr?: { bg: number } }).nr?.bg, 1, 'the spec keeps its base graph');
   // explicit defaults change nothing
   assert.equal(ldpcCode('nr:bg2:100:1/2', { Qm: 1 }).name, ldpcCode('nr:bg2:100:1/2').name);
   assert.deepEqual(nrCode({ K: 100, R: 0.5, Qm: 1 }).nr, nrCode({ K: 100, R: 0.5 }).nr);

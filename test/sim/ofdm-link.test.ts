@@ -184,6 +184,44 @@ test('ofdm link: a coded slot holds whole frames', async () => {
   assert.equal(r.points[0]!.frames, r.points[0]!.vectors / 288);
 });
 
+test('ofdm link: NR code blocks rate-matched onto the slot, decoded error-free at high SNR', async () => {
+  const nt = 1 + randomInt(2),
+    prbs = 2 + randomInt(4),
+    dmrsAdditional = randomInt(4);
+  const data = dmrsConfig({ scs: 30e3, prbs, layers: nt, additionalPosition: dmrsAdditional });
+  const slot = data.dataSymbols.length * data.subcarriers;
+  // one to several blocks a slot
+  const K = 100 + randomInt(Math.min(600, slot * nt - 100));
+  const ofdm = { scs: 30e3, prbs, dmrsAdditional };
+  const r = await simulate({
+    ...base(),
+    nt,
+    nr: nt + 1,
+    modulation: 'qpsk',
+    snrs: [30],
+    detectors: [{ detector: 'kbest' }],
+    code: `nr:bg2:${K}:1/2`,
+    ofdm,
+    maxVectors: 1,
+  });
+  // at the spec's rate 1/2, E = 2 K bits: a block spans ceil(K / nt) vectors, and the slot carries C of them
+  const nominal = Math.ceil(K / nt);
+  const C = Math.floor(slot / nominal);
+  const E = r.rateMatchedLength!;
+  assert.equal(E % (2 * nt), 0, msg(`E = ${E} fills whole resource elements of ${nt} layers`));
+  const vpf = E / (2 * nt);
+  assert.equal(r.chunkVectors, C * vpf, msg('a slot carries C blocks'));
+  assert.ok(
+    C * vpf <= slot && slot - C * vpf < C,
+    msg(`${C} blocks of ${vpf} REs fill ${slot} REs but for fewer than C`),
+  );
+  assert.ok(E >= 2 * K, msg('rate matching onto the slot never raises the rate'));
+  assert.equal(r.codeRate, K / E);
+  const p = r.points[0]!;
+  assert.equal(p.frames, C, msg('one slot, C frames'));
+  assert.equal(p.frameErrors, 0, msg(`30 dB: every block of ${K} bits decodes (E = ${E})`));
+});
+
 test('ofdm link: strict options', async () => {
   const refused = async (o: Partial<SimulationOptions>, option: string) =>
     assert.rejects(

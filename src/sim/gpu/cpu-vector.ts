@@ -68,7 +68,7 @@ export function codedFrameOnCpu(
   vector(u: number): { H: Float64Array; y: Float64Array };
 } {
   const { nt, modulation } = spec;
-  const code = codeOf(spec.coded.code, modulation);
+  const code = codeOf(spec.coded.code, modulation, spec.coded.E);
   const con = constellation(modulation),
     bps = con.bitsPerSymbol;
   const vpf = vectorsPerFrame(code.n, nt, bps),

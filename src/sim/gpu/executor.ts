@@ -316,7 +316,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     if (setup.coded) {
       coded = new CodedLinkKernels(
         ctx,
-        codeOf(setup.coded.code, modulation),
+        codeOf(setup.coded.code, modulation, setup.coded.E),
         setup.coded.decoder,
         nt,
         con.bitsPerSymbol,
@@ -830,7 +830,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
         frameLlr.set(out.llr, u * nt * bps);
       }
     }
-    this.cpuDecoder ??= codeOf(s.coded!.code, s.modulation).decoder(s.coded!.decoder);
+    this.cpuDecoder ??= codeOf(s.coded!.code, s.modulation, s.coded!.E).decoder(s.coded!.decoder);
     const code = cd.code;
     const dec = this.cpuDecoder.decodeBatch(frameLlrs(frameLlr, 1, code.n, per, true), 1);
     const got = countDecoded(dec.bits, dec.iterations, fr.info, 0, 1, code.k);
