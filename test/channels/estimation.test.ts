@@ -406,6 +406,25 @@ test('LMMSE at low SNR, a short profile: error below LS, and the closed form bel
   assert.ok(filter.errorVariance[c.layers * K - K / 2]! < ls / 3, msg(describe(c)));
 });
 
+test("LMMSE separates a CDM group's two ports: at high SNR on a long profile, 2 or 4 layers lose little to 1", () => {
+  // the OCC pair spans 2 subcarriers: a channel that turns over them leaks the other port into a
+  // despread pair, which LS keeps and LMMSE must estimate away from the pairs despread both ways
+  const prbs = 8 + rng.int(8),
+    scs = SCS[rng.int(2)]!,
+    additionalPosition = rng.int(4);
+  const pdp = randomPdp((0.06 + 0.04 * rng.uniform()) / scs);
+  const N0 = 1e-4 * (1 + rng.uniform());
+  const mean = (layers: number) => {
+    const f = lmmseFilter(dmrsConfig({ scs, prbs, layers, additionalPosition }), { pdp, noiseVariance: N0 });
+    return f.errorVariance.reduce((a, b) => a + b, 0) / f.errorVariance.length;
+  };
+  const one = mean(1);
+  for (const layers of [2, 4]) {
+    const e = mean(layers);
+    assert.ok(e < 2 * one, msg(`${layers} layers: error ${e.toExponential(3)} vs 1 layer ${one.toExponential(3)}`));
+  }
+});
+
 test('noise variance: the free dimensions and the second differences estimate N0 on a flat channel', () => {
   for (let trial = 0; trial < 8; trial++) {
     const c = randomConfig({ prbs: 20 + rng.int(30) });

@@ -255,17 +255,17 @@ int main() {
   std::vector<double> pts(2 * M), H64(2 * gridEntries), seq(2 * (size_t)slots * D * (K / 2));
   if (fread(pts.data(), 8, pts.size(), stdin) != pts.size() || fread(H64.data(), 8, H64.size(), stdin) != H64.size()) return 1;
   if (fread(seq.data(), 8, seq.size(), stdin) != seq.size()) return 1;
-  std::vector<int> starts(W ? NT * K : 0); std::vector<double> weights(2 * (size_t)NT * K * W);
+  std::vector<int> starts(W ? NT * K : 0); std::vector<double> weights(4 * (size_t)NT * K * W);
   if (W && (fread(starts.data(), 4, starts.size(), stdin) != starts.size() || fread(weights.data(), 8, weights.size(), stdin) != weights.size())) return 1;
   std::vector<float> H32((size_t)vectors * 2 * NR * NT), y((size_t)vectors * 2 * NR), noiseIn(vectors);
   std::vector<int> tx((size_t)vectors * NT);
-  std::vector<double> Yp(2 * (size_t)chunks * D * K * NR), P(2 * (size_t)chunks * D * NT * NR * (K / 4)), noise(chunks);
+  std::vector<double> Yp(2 * (size_t)chunks * D * K * NR), P(2 * (size_t)chunks * D * NT * NR * (K / 4)), Q(P.size()), noise(chunks);
   auto blocks = [](long long n) { return (unsigned)((n + 255) / 256); };
   if (emu_launch(blocks(vectors), dim3{256, 1, 1}, 0, [&] { ofdm_data(pts.data(), H64.data(), nullptr, tx.data(), y.data(), seed, snr, chunk0, cv, vectors, K, mask, flat, M, sd); })) return 2;
   if (emu_launch(blocks((long long)chunks * D * K * NR), dim3{256, 1, 1}, 0, [&] { ofdm_pilots(H64.data(), seq.data(), Yp.data(), seed, snr, chunk0, chunks, K, D, mask, slots, flat, beta, sd); })) return 2;
-  if (emu_launch(blocks((long long)chunks * D * NT * NR * (K / 4)), dim3{256, 1, 1}, 0, [&] { ofdm_despread(Yp.data(), seq.data(), P.data(), chunk0, chunks, K, D, slots, beta, 1 / (2 * pilotPower)); })) return 2;
+  if (emu_launch(blocks((long long)chunks * D * NT * NR * (K / 4)), dim3{256, 1, 1}, 0, [&] { ofdm_despread(Yp.data(), seq.data(), P.data(), W ? Q.data() : nullptr, chunk0, chunks, K, D, slots, beta, 1 / (2 * pilotPower)); })) return 2;
   if (emu_launch(blocks(chunks), dim3{256, 1, 1}, 0, [&] { ofdm_noise(Yp.data(), P.data(), seq.data(), noise.data(), chunk0, chunks, K, D, slots, pilotPower, lsScale, errorVar); })) return 2;
-  if (emu_launch(blocks((long long)vectors * NR * NT), dim3{256, 1, 1}, 0, [&] { ofdm_estimate(P.data(), W ? starts.data() : nullptr, weights.data(), noise.data(), H32.data(), noiseIn.data(), cv, vectors, K, D, mask, W); })) return 2;
+  if (emu_launch(blocks((long long)vectors * NR * NT), dim3{256, 1, 1}, 0, [&] { ofdm_estimate(P.data(), W ? Q.data() : nullptr, W ? starts.data() : nullptr, weights.data(), noise.data(), H32.data(), noiseIn.data(), cv, vectors, K, D, mask, W); })) return 2;
   // the doubles first: every array starts aligned
   fwrite(noise.data(), 8, noise.size(), stdout);
   fwrite(H32.data(), 4, H32.size(), stdout); fwrite(tx.data(), 4, tx.size(), stdout); fwrite(y.data(), 4, y.size(), stdout);
@@ -336,10 +336,10 @@ function runEstimateEmulated(c: OfdmCase): {
   const parts: ArrayBufferView[] = [head, doubles, con.points, H64, seq];
   if (f) {
     const starts = new Int32Array(c.nt * K),
-      weights = new Float64Array(c.nt * 2 * K * W);
+      weights = new Float64Array(c.nt * 4 * K * W);
     for (let j = 0; j < c.nt; j++) {
       starts.set(f.starts[j]!, j * K);
-      weights.set(f.weights[j]!, j * 2 * K * W);
+      weights.set(f.weights[j]!, j * 4 * K * W);
     }
     parts.push(starts, weights);
   }

@@ -2,14 +2,17 @@
  * LMMSE channel estimation in frequency from the DM-RS, with the channel's power delay profile
  * known: the frequency correlation r(df) = sum_l p_l exp(-j 2 pi df tau_l) (H(f) = sum_l g_l
  * exp(-j 2 pi f tau_l), independent g_l ~ CN(0, p_l)). The observations are lsPilotEstimates()'s
- * despread pairs, each modelled exactly: the mean of the channel on the pair's two subcarriers,
- * plus, when the CDM group's other port carries a layer, half the difference of that port's channel
- * over the pair (what the OCC leaves of it when the channel is not flat; the ports' channels are
- * taken independent with the same profile), plus noise of variance N0 / (2 Ep). Each subcarrier is
- * estimated from the W nearest pairs of its CDM group; as the correlation depends on subcarrier
- * differences only, a filter depends on the subcarrier's offset from its window, so a grid needs a
- * few dozen distinct W x W solves, made once by lmmseFilter() and reused for every slot, antenna
- * and layer. Time: as LS (linear between DM-RS symbols, held at the ends).
+ * pairs despread both ways (values and opposite), together as informative as the pilots
+ * themselves, each modelled exactly: with the layer's OCC, the mean of its channel over the pair's
+ * two subcarriers plus, when the CDM group's other port carries a layer, half that port's
+ * difference over the pair (what the OCC leaves of it where the channel turns over two
+ * subcarriers); with the other OCC, half the layer's difference plus the other port's mean; the
+ * ports' channels independent with the same profile; noise N0 / (2 Ep) on each. So the other port
+ * is estimated away rather than left as an error floor. Each subcarrier is estimated from the W
+ * nearest pairs of its CDM group; as the correlation depends on subcarrier differences only, a
+ * filter depends on the subcarrier's offset from its window, so a grid needs a few dozen distinct
+ * 2W x 2W solves, made once by lmmseFilter() and reused for every slot, antenna and layer. Time: as
+ * LS (linear between DM-RS symbols, held at the ends).
  */
 import { checkOptions, InvalidArgumentError, integer, number, option, type SchemaOf, show } from '../../core/index.js';
 import type { PowerDelayProfile as ModelProfile } from '../types.js';
@@ -47,7 +50,10 @@ export interface LmmseFilter {
   readonly errorVariance: Float64Array;
   /** For each layer, K window starts: subcarrier k's window is pairs starts[k] .. starts[k] + W - 1. */
   readonly starts: readonly Int32Array[];
-  /** For each layer, K x W complex weights: h^(k) = sum_w weights[2 (k W + w)] (re, im) x pair starts[k] + w. */
+  /**
+   * For each layer, K x 2W complex weights: h^(k) = sum_w weights[2 (2 k W + w)] x values of pair
+   * starts[k] + w + sum_w weights[2 (2 k W + W + w)] x opposite of that pair (PilotEstimates).
+   */
   readonly weights: readonly Float64Array[];
 }
 
@@ -154,7 +160,18 @@ export function lmmseFilter(config: DmrsConfig, options: LmmseOptions): LmmseFil
   };
 }
 
-/** The filters of one CDM group (comb offset delta; `shared`: its two ports both carry layers). */
+/**
+ * The filters of one CDM group (comb offset delta; `shared`: its two ports both carry layers) for
+ * W pairs despread both ways: with the layer's OCC, own_n = u_n / 2 + [shared] v'_n / 2, and with
+ * the other, opp_n = v_n / 2 + [shared] u'_n / 2, where u_n, v_n are the sum and the difference of
+ * the layer's channel over pair n and u', v' the other port's (independent, the same profile),
+ * each plus noise of variance sigma2, the two noises uncorrelated. Over the 2W observations
+ * [own, opp]: E[own_n own_m^*] = (U + [shared] V) / 4, E[opp_n opp_m^*] = (V + [shared] U) / 4,
+ * E[own_n opp_m^*] = (1 - [shared]) X / 4, with D = a_n - a_m subcarriers, U = 2 r(D) + r(D - 2)
+ * + r(D + 2), V = 2 r(D) - r(D - 2) - r(D + 2), X = r(D + 2) - r(D - 2); and E[own_n h(k)^*] =
+ * (r(a_n - k) + r(a_n + 2 - k)) / 2, E[opp_n h(k)^*] = (r(a_n - k) - r(a_n + 2 - k)) / 2. The
+ * other port's channel in own is then estimated and removed rather than left as noise.
+ */
 function groupFilters(
   K: number,
   W: number,
@@ -167,45 +184,53 @@ function groupFilters(
   r0: number,
 ): { starts: Int32Array; weights: Float64Array; errors: Float64Array } {
   const N = K / 4;
+  const W2 = 2 * W;
   const starts = new Int32Array(K);
-  const weights = new Float64Array(2 * K * W);
+  const weights = new Float64Array(2 * K * W2);
   const errors = new Float64Array(K);
-  // E[obs_n obs_m^*] for pairs D = a_n - a_m subcarriers apart, without the noise
-  const A0 = new Float64Array(2 * W * W);
+  const sh = shared ? 1 : 0;
+  const A0 = new Float64Array(2 * W2 * W2);
+  const put = (n: number, m: number, re: number, im: number) => {
+    A0[2 * (n * W2 + m)] = re;
+    A0[2 * (n * W2 + m) + 1] = im;
+  };
   for (let n = 0; n < W; n++)
     for (let m = 0; m < W; m++) {
       const D = 4 * (n - m) + R;
-      let re: number, im: number;
-      if (shared) {
-        // mean of this port's channel plus half the other's difference: the +-2 terms cancel
-        re = rRe[D]!;
-        im = rIm[D]!;
-      } else {
-        re = (2 * rRe[D]! + rRe[D + 2]! + rRe[D - 2]!) / 4;
-        im = (2 * rIm[D]! + rIm[D + 2]! + rIm[D - 2]!) / 4;
-      }
-      A0[2 * (n * W + m)] = re + (n === m ? sigma2 : 0);
-      A0[2 * (n * W + m) + 1] = n === m ? 0 : im;
+      const uRe = 2 * rRe[D]! + rRe[D - 2]! + rRe[D + 2]!,
+        uIm = 2 * rIm[D]! + rIm[D - 2]! + rIm[D + 2]!;
+      const vRe = 2 * rRe[D]! - rRe[D - 2]! - rRe[D + 2]!,
+        vIm = 2 * rIm[D]! - rIm[D - 2]! - rIm[D + 2]!;
+      const xRe = (1 - sh) * (rRe[D + 2]! - rRe[D - 2]!),
+        xIm = (1 - sh) * (rIm[D + 2]! - rIm[D - 2]!);
+      const noise = n === m ? sigma2 : 0;
+      put(n, m, (uRe + sh * vRe) / 4 + noise, n === m ? 0 : (uIm + sh * vIm) / 4);
+      put(W + n, W + m, (vRe + sh * uRe) / 4 + noise, n === m ? 0 : (vIm + sh * uIm) / 4);
+      // E[own_n opp_m^*] = X(D) / 4, and E[opp_m own_n^*] its conjugate
+      put(n, W + m, xRe / 4, xIm / 4);
+      put(W + m, n, xRe / 4, -xIm / 4);
     }
-  const chol = choleskyLower(A0, W);
+  const chol = choleskyLower(A0, W2);
   const cache = new Map<number, { w: Float64Array; e: number }>();
-  const c = new Float64Array(2 * W);
+  const c = new Float64Array(2 * W2);
   for (let k = 0; k < K; k++) {
     const s = Math.min(Math.max(Math.round((k - delta - 1) / 4 - (W - 1) / 2), 0), N - W);
     starts[k] = s;
     const off = k - 4 * s - delta; // k minus the window's first pilot subcarrier
     let f = cache.get(off);
     if (f === undefined) {
-      // c_w = E[obs_w h(k)^*] = conj(R_hp(k, w)), R_hp(k, w) = (r(k - a_w) + r(k - a_w - 2)) / 2
+      // c = E[obs h(k)^*]: r(a_w - k) = conj(r(m)), m = k - a_w
       for (let w = 0; w < W; w++) {
         const m = off - 4 * w + R;
         c[2 * w] = (rRe[m]! + rRe[m - 2]!) / 2;
         c[2 * w + 1] = -(rIm[m]! + rIm[m - 2]!) / 2;
+        c[2 * (W + w)] = (rRe[m]! - rRe[m - 2]!) / 2;
+        c[2 * (W + w) + 1] = -(rIm[m]! - rIm[m - 2]!) / 2;
       }
-      const x = choleskySolve(chol, W, c);
-      const w8 = new Float64Array(2 * W);
+      const x = choleskySolve(chol, W2, c);
+      const w8 = new Float64Array(2 * W2);
       let gain = 0;
-      for (let w = 0; w < W; w++) {
+      for (let w = 0; w < W2; w++) {
         w8[2 * w] = x[2 * w]!; // f_w = conj(x_w)
         w8[2 * w + 1] = -x[2 * w + 1]!;
         gain += c[2 * w]! * x[2 * w]! + c[2 * w + 1]! * x[2 * w + 1]!; // Re(c^H x)
@@ -213,7 +238,7 @@ function groupFilters(
       f = { w: w8, e: Math.max(r0 - gain, 0) };
       cache.set(off, f);
     }
-    weights.set(f.w, 2 * k * W);
+    weights.set(f.w, 2 * k * W2);
     errors[k] = f.e;
   }
   return { starts, weights, errors };
@@ -310,7 +335,7 @@ export function lmmseEstimate(
     });
   checkReceived(pilots, y, nr, call);
   const H = outputFor(config, nr, out, call);
-  const est = despread(pilots, y, nr).values;
+  const { values: est, opposite } = despread(pilots, y, nr);
   const K = config.subcarriers,
     L = config.layers,
     N = K / 4,
@@ -321,7 +346,7 @@ export function lmmseEstimate(
     for (let k = 0; k < K; k++)
       for (let j = 0; j < L; j++) {
         const wts = filter.weights[j]!;
-        const q0 = 2 * k * W;
+        const q0 = 4 * k * W;
         let src = 2 * ((d * L + j) * nr * N + filter.starts[j]![k]!);
         for (let i = 0; i < nr; i++, src += 2 * N, at += 2) {
           let re = 0,
@@ -331,6 +356,14 @@ export function lmmseEstimate(
               fi = wts[q + 1]!,
               xr = est[p]!,
               xi = est[p + 1]!;
+            re += fr * xr - fi * xi;
+            im += fr * xi + fi * xr;
+          }
+          for (let w = 0, p = src, q = q0 + 2 * W; w < W; w++, p += 2, q += 2) {
+            const fr = wts[q]!,
+              fi = wts[q + 1]!,
+              xr = opposite[p]!,
+              xi = opposite[p + 1]!;
             re += fr * xr - fi * xi;
             im += fr * xi + fi * xr;
           }

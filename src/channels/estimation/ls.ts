@@ -26,6 +26,12 @@ export interface PilotEstimates {
    * 4n + delta_j + 2; its estimate stands for the centre, 4n + delta_j + 1.
    */
   readonly values: Float64Array;
+  /**
+   * The same pairs despread with the CDM group's other OCC, s (conj(a0) y(k0) - conj(a1) y(k0 + 2)),
+   * in values' layout: half layer j's channel difference over the pair, plus the other port's mean
+   * when it carries a layer (then this is that layer's values). LMMSE reads both.
+   */
+  readonly opposite: Float64Array;
 }
 
 /** The most receive antennas the estimators take. */
@@ -79,6 +85,7 @@ export function despread(pilots: DmrsPilots, y: Float64Array, nr: number): Pilot
     N = K / 4;
   const D = config.symbols.length;
   const values = new Float64Array(2 * D * L * nr * N);
+  const opposite = new Float64Array(2 * D * L * nr * N);
   const s = 1 / (2 * config.pilotPower);
   for (let d = 0; d < D; d++) {
     const row = config.symbols[d]! * K;
@@ -102,11 +109,13 @@ export function despread(pilots: DmrsPilots, y: Float64Array, nr: number): Pilot
           const at = 2 * (base + i * N + n);
           values[at] = s * (a0r * u0r + a0i * u0i + a1r * u1r + a1i * u1i);
           values[at + 1] = s * (a0r * u0i - a0i * u0r + a1r * u1i - a1i * u1r);
+          opposite[at] = s * (a0r * u0r + a0i * u0i - a1r * u1r - a1i * u1i);
+          opposite[at + 1] = s * (a0r * u0i - a0i * u0r - a1r * u1i + a1i * u1r);
         }
       }
     }
   }
-  return { pilots, nr, pairs: N, values };
+  return { pilots, nr, pairs: N, values, opposite };
 }
 
 /**

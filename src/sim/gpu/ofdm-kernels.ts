@@ -48,11 +48,13 @@ interface Estimation {
   Yp: DeviceBuffer;
   /** maxChunks x D x nt x nr x K/4 complex doubles: the despread pairs. */
   P: DeviceBuffer;
+  /** LMMSE: P's layout, the pairs despread with the other OCC; null for LS. */
+  Q: DeviceBuffer | null;
   /** maxChunks doubles: each slot's noise variance for the detectors. */
   noise: DeviceBuffer;
   /** maxChunks x data vectors floats: each vector's noise variance. */
   noiseIn: DeviceBuffer;
-  /** LMMSE: the filters uploaded, by N0 (starts nt x K int32, weights nt x K x W complex doubles). */
+  /** LMMSE: the filters uploaded, by N0 (starts nt x K int32, weights nt x K x 2W complex doubles). */
   filters: Map<number, DeviceFilter>;
 }
 
@@ -175,12 +177,27 @@ export class OfdmLinkKernels {
         f64,
         f64,
       ]),
-      despread: load('ofdm-despread.cu', 'ofdm_despread', [ptr, ptr, ptr, i64, i32, i32, i32, i32, f64, f64]),
+      despread: load('ofdm-despread.cu', 'ofdm_despread', [ptr, ptr, ptr, ptr, i64, i32, i32, i32, i32, f64, f64]),
       noiseK: load('ofdm-noise.cu', 'ofdm_noise', [ptr, ptr, ptr, ptr, i64, i32, i32, i32, i32, f64, f64, f64]),
-      estimate: load('ofdm-estimate.cu', 'ofdm_estimate', [ptr, ptr, ptr, ptr, ptr, ptr, i32, i32, i32, i32, i32, i32]),
+      estimate: load('ofdm-estimate.cu', 'ofdm_estimate', [
+        ptr,
+        ptr,
+        ptr,
+        ptr,
+        ptr,
+        ptr,
+        ptr,
+        i32,
+        i32,
+        i32,
+        i32,
+        i32,
+        i32,
+      ]),
       seq: seqBuf,
       Yp: alloc(maxChunks * D * K * nr * 16),
       P: alloc(maxChunks * D * nt * nr * (K / 4) * 16),
+      Q: this.ofdm.csi === 'lmmse' ? alloc(maxChunks * D * nt * nr * (K / 4) * 16) : null,
       noise: alloc(maxChunks * 8),
       noiseIn: alloc(maxChunks * config.dataSymbols.length * K * 4),
       filters: new Map(),
@@ -204,10 +221,10 @@ export class OfdmLinkKernels {
       const K = this.K,
         W = h.window;
       const starts = new Int32Array(this.nt * K),
-        weights = new Float64Array(this.nt * 2 * K * W);
+        weights = new Float64Array(this.nt * 4 * K * W);
       for (let j = 0; j < this.nt; j++) {
         starts.set(h.starts[j]!, j * K);
-        weights.set(h.weights[j]!, j * 2 * K * W);
+        weights.set(h.weights[j]!, j * 4 * K * W);
       }
       const sb = DeviceBuffer.alloc(this.ctx, starts.byteLength);
       this.held.push(sb);
@@ -292,6 +309,7 @@ export class OfdmLinkKernels {
       est.Yp.ptr,
       est.seq.ptr,
       est.P.ptr,
+      est.Q?.ptr ?? 0n,
       l.chunk0,
       chunks,
       K,
@@ -317,6 +335,7 @@ export class OfdmLinkKernels {
     ]);
     est.estimate.launch(grid(l.vectors * nr * nt), [
       est.P.ptr,
+      est.Q?.ptr ?? 0n,
       f ? f.starts.ptr : 0n,
       f ? f.weights.ptr : 0n,
       est.noise.ptr,
