@@ -38,6 +38,8 @@ export {
   type LmmseFilter,
   type LmmseOptions,
   lmmseEstimate,
+  lmmseNoise,
+  type LmmseNoiseEstimate,
   lmmseFilter,
   lsEstimate,
   type NoiseEstimate,

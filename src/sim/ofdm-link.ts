@@ -25,6 +25,7 @@ import {
   type LmmseFilter,
   lmmseEstimate,
   lmmseFilter,
+  lmmseNoise,
   lsEstimate,
   pilotGrid,
   SYMBOLS_PER_SLOT,
@@ -188,18 +189,15 @@ export function ofdmChunk(
   addNoise(noiseRng, Y, spec.noiseVar);
   let Hest = Hgrid,
     noiseVar = spec.noiseVar;
-  if (ofdm.csi !== 'perfect') {
+  if (ofdm.csi === 'ls') {
     const n0 = estimateNoise(pilots, Y, nr).noiseVariance;
-    let errorVar: number;
-    if (ofdm.csi === 'ls') {
-      Hest = lsEstimate(pilots, Y, nr);
-      errorVar = n0 / (2 * config.pilotPower);
-    } else {
-      const f = ofdmLmmseFilter(config, name, params, spec.noiseVar);
-      errorVar = lmmseErrorVariance(f);
-      Hest = lmmseEstimate(f, pilots, Y, nr);
-    }
-    noiseVar = n0 + nt * errorVar;
+    Hest = lsEstimate(pilots, Y, nr);
+    noiseVar = n0 + nt * (n0 / (2 * config.pilotPower));
+  } else if (ofdm.csi === 'lmmse') {
+    const f = ofdmLmmseFilter(config, name, params, spec.noiseVar);
+    const n0 = lmmseNoise(f, pilots, Y, nr).noiseVariance;
+    Hest = lmmseEstimate(f, pilots, Y, nr);
+    noiseVar = n0 + nt * lmmseErrorVariance(f);
   }
   // the detectors' vectors: data REs in order
   const H = new Float64Array(2 * vectors * E);

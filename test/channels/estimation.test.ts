@@ -24,6 +24,7 @@ import {
   goldSequence,
   lmmseEstimate,
   lmmseFilter,
+  lmmseNoise,
   lsEstimate,
   lsPilotEstimates,
   pilotGrid,
@@ -425,6 +426,48 @@ test("LMMSE separates a CDM group's two ports: at high SNR on a long profile, 2 
   }
 });
 
+test("noise variance from the LMMSE fit's residual: unbiased on channels drawn from a long profile, any layers, where the second differences are not", () => {
+  const c = randomConfig({ prbs: 4 + rng.int(8), additionalPosition: rng.int(2) });
+  const nr = 1 + rng.int(2);
+  const N0 = 10 ** -(2.5 + 1.5 * rng.uniform());
+  const pdp = randomPdp((0.05 + 0.05 * rng.uniform()) / c.scs);
+  const filter = lmmseFilter(c, { pdp, noiseVariance: N0 });
+  const K = c.subcarriers,
+    L = c.layers;
+  const f = subcarrierFrequencies(c);
+  const what = msg(`${describe(c)}, nr ${nr}, N0 ${N0.toExponential(2)}`);
+  const T = 60;
+  const got: number[] = [],
+    second: number[] = [];
+  for (let t = 0; t < T; t++) {
+    const H = new Float64Array(2 * K * nr * L);
+    for (let q = 0; q < nr * L; q++) {
+      const g = pdp.powers.map((pw) => cn(pw));
+      for (let k = 0; k < K; k++)
+        pdp.delays.forEach((tau, l) => {
+          const ph = -2 * Math.PI * f[k]! * tau;
+          H[2 * (k * nr * L + q)]! += g[l]![0] * Math.cos(ph) - g[l]![1] * Math.sin(ph);
+          H[2 * (k * nr * L + q) + 1]! += g[l]![0] * Math.sin(ph) + g[l]![1] * Math.cos(ph);
+        });
+    }
+    const p = dmrsPilots(c, rng.int(slotsPerFrame(c.scs)));
+    const y = receive(p, nr, N0, (_l, k, i, j) => [
+      H[2 * (k * nr * L + i + j * nr)]!,
+      H[2 * (k * nr * L + i + j * nr) + 1]!,
+    ]);
+    const e = lmmseNoise(filter, p, y, nr);
+    assert.equal(e.windows, c.symbols.length * L * nr * Math.floor(K / 4 / filter.window));
+    got.push(e.noiseVariance / N0);
+    second.push(estimateNoise(p, y, nr, { method: 'residual' }).noiseVariance / N0);
+  }
+  const mean = (a: number[]) => a.reduce((x, y) => x + y, 0) / a.length;
+  const sd = (a: number[]) => Math.sqrt(a.reduce((x, y) => x + (y - mean(a)) ** 2, 0) / (a.length - 1));
+  const m = mean(got);
+  assert.ok(Math.abs(m - 1) < (Z * sd(got)) / Math.sqrt(T), `${what}: N0^ / N0 ${m} (sd ${sd(got)})`);
+  // the second differences see the channel's curvature as noise: far above N0 at these SNRs
+  assert.ok(mean(second) > 2, `${what}: second differences ${mean(second)} N0`);
+});
+
 test('noise variance: the free dimensions and the second differences estimate N0 on a flat channel', () => {
   for (let trial = 0; trial < 8; trial++) {
     const c = randomConfig({ prbs: 20 + rng.int(30) });
@@ -496,6 +539,11 @@ test('invalid arguments: InvalidArgumentError naming the option', () => {
   refuses(() => lmmseFilter(c, { pdp, noiseVariance: 1, window: 0 }), 'window');
   const other = lmmseFilter(dmrsConfig({ ...ok, prbs: 5 }), { pdp, noiseVariance: 1 });
   refuses(() => lmmseEstimate(other, p, y, 2), 'filter');
+  refuses(() => lmmseNoise(other, p, y, 2), 'filter');
+  refuses(
+    () => lmmseNoise(lmmseFilter(p.config, { pdp: { delays: [0], powers: [1] }, noiseVariance: 1 }), p, y, 0),
+    'nr',
+  );
   refuses(() => estimateNoise(p, y, 2, { method: 'bogus' as never }), 'method');
   const four = dmrsPilots(dmrsConfig({ ...ok, layers: 4 }), 0);
   refuses(() => estimateNoise(four, y, 2, { method: 'free' }), 'method');

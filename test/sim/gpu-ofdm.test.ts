@@ -19,6 +19,7 @@ import {
   channelResponse,
   checkChannel,
   dmrsPilots,
+  type LmmseFilter,
   slotsPerFrame,
   SUBCARRIER_SPACINGS,
   subcarrierFrequencies,
@@ -244,19 +245,22 @@ function check(c: OfdmCase, got: { H32: Float32Array; tx: Int32Array; y32: Float
 
 const ESTIMATE_MAIN = String.raw`
 int main() {
-  long long h[14]; double d[5];
-  if (fread(h, 8, 14, stdin) != 14 || fread(d, 8, 5, stdin) != 5) return 1;
+  long long h[14]; double d[6];
+  if (fread(h, 8, 14, stdin) != 14 || fread(d, 8, 6, stdin) != 6) return 1;
   const unsigned long long seed = h[0], chunk0 = h[2];
   const unsigned snr = (unsigned)h[1];
   const int cv = (int)h[3], vectors = (int)h[4], K = (int)h[5], mask = (int)h[6], flat = (int)h[7], M = (int)h[8];
   const long long gridEntries = h[9];
   const int chunks = (int)h[10], D = (int)h[11], slots = (int)h[12], W = (int)h[13];
-  const double sd = d[0], beta = d[1], pilotPower = d[2], lsScale = d[3], errorVar = d[4];
+  const double sd = d[0], beta = d[1], pilotPower = d[2], lsScale = d[3], errorVar = d[4], dofs = d[5];
   std::vector<double> pts(2 * M), H64(2 * gridEntries), seq(2 * (size_t)slots * D * (K / 2));
   if (fread(pts.data(), 8, pts.size(), stdin) != pts.size() || fread(H64.data(), 8, H64.size(), stdin) != H64.size()) return 1;
   if (fread(seq.data(), 8, seq.size(), stdin) != seq.size()) return 1;
-  std::vector<int> starts(W ? NT * K : 0); std::vector<double> weights(4 * (size_t)NT * K * W);
+  std::vector<int> starts(W ? NT * K : 0); std::vector<double> weights(4 * (size_t)NT * K * W), Pi(8 * (size_t)NT * W * W);
   if (W && (fread(starts.data(), 4, starts.size(), stdin) != starts.size() || fread(weights.data(), 8, weights.size(), stdin) != weights.size())) return 1;
+  if (W && fread(Pi.data(), 8, Pi.size(), stdin) != Pi.size()) return 1;
+  const int per = W ? (K / 4) / W : 0;
+  std::vector<double> windows((size_t)chunks * D * NT * NR * per);
   std::vector<float> H32((size_t)vectors * 2 * NR * NT), y((size_t)vectors * 2 * NR), noiseIn(vectors);
   std::vector<int> tx((size_t)vectors * NT);
   std::vector<double> Yp(2 * (size_t)chunks * D * K * NR), P(2 * (size_t)chunks * D * NT * NR * (K / 4)), Q(P.size()), noise(chunks);
@@ -264,7 +268,8 @@ int main() {
   if (emu_launch(blocks(vectors), dim3{256, 1, 1}, 0, [&] { ofdm_data(pts.data(), H64.data(), nullptr, tx.data(), y.data(), seed, snr, chunk0, cv, vectors, K, mask, flat, M, sd); })) return 2;
   if (emu_launch(blocks((long long)chunks * D * K * NR), dim3{256, 1, 1}, 0, [&] { ofdm_pilots(H64.data(), seq.data(), Yp.data(), seed, snr, chunk0, chunks, K, D, mask, slots, flat, beta, sd); })) return 2;
   if (emu_launch(blocks((long long)chunks * D * NT * NR * (K / 4)), dim3{256, 1, 1}, 0, [&] { ofdm_despread(Yp.data(), seq.data(), P.data(), W ? Q.data() : nullptr, chunk0, chunks, K, D, slots, beta, 1 / (2 * pilotPower)); })) return 2;
-  if (emu_launch(blocks(chunks), dim3{256, 1, 1}, 0, [&] { ofdm_noise(Yp.data(), P.data(), seq.data(), noise.data(), chunk0, chunks, K, D, slots, pilotPower, lsScale, errorVar); })) return 2;
+  if (W && emu_launch(blocks((long long)windows.size()), dim3{256, 1, 1}, 0, [&] { ofdm_noise_window(P.data(), Q.data(), Pi.data(), windows.data(), chunks, K, D, W, per); })) return 2;
+  if (emu_launch(blocks(chunks), dim3{256, 1, 1}, 0, [&] { ofdm_noise(Yp.data(), P.data(), seq.data(), W ? windows.data() : nullptr, noise.data(), chunk0, chunks, K, D, slots, pilotPower, lsScale, errorVar, D * NT * NR * per, dofs); })) return 2;
   if (emu_launch(blocks((long long)vectors * NR * NT), dim3{256, 1, 1}, 0, [&] { ofdm_estimate(P.data(), W ? Q.data() : nullptr, W ? starts.data() : nullptr, weights.data(), noise.data(), H32.data(), noiseIn.data(), cv, vectors, K, D, mask, W); })) return 2;
   // the doubles first: every array starts aligned
   fwrite(noise.data(), 8, noise.size(), stdout);
@@ -273,6 +278,15 @@ int main() {
   return 0;
 }
 `;
+
+/** lmmseNoise's sum of tr(Pi_j) over a slot's windows, in its order. */
+function slotDofs(f: LmmseFilter, D: number, nt: number, nr: number): number {
+  const per = Math.floor(f.config.subcarriers / 4 / f.window);
+  let dofs = 0;
+  for (let d = 0; d < D; d++)
+    for (let j = 0; j < nt; j++) for (let i = 0; i < nr; i++) for (let w = 0; w < per; w++) dofs += f.residualDof[j]!;
+  return dofs;
+}
 
 /** The estimation chain in the emulator (ofdm-data, -pilots, -despread, -noise, -estimate) on the CPU's response. */
 function runEstimateEmulated(c: OfdmCase): {
@@ -283,7 +297,14 @@ function runEstimateEmulated(c: OfdmCase): {
   noise: Float64Array;
 } {
   const src = fileURLToPath(new URL('../../src/sim/gpu/', import.meta.url));
-  const files = ['ofdm-data.cu', 'ofdm-pilots.cu', 'ofdm-despread.cu', 'ofdm-noise.cu', 'ofdm-estimate.cu'];
+  const files = [
+    'ofdm-data.cu',
+    'ofdm-pilots.cu',
+    'ofdm-despread.cu',
+    'ofdm-noise-window.cu',
+    'ofdm-noise.cu',
+    'ofdm-estimate.cu',
+  ];
   const { exe, error } = compileEmulated(
     ESTIMATE_MAIN,
     files.map((f) => `${src}${f}`),
@@ -332,6 +353,7 @@ function runEstimateEmulated(c: OfdmCase): {
     config.pilotPower,
     f ? 0 : 2 * config.pilotPower,
     f ? lmmseErrorVariance(f) : 0,
+    f ? slotDofs(f, D, c.nt, c.nr) : 0,
   );
   const parts: ArrayBufferView[] = [head, doubles, con.points, H64, seq];
   if (f) {
@@ -341,7 +363,9 @@ function runEstimateEmulated(c: OfdmCase): {
       starts.set(f.starts[j]!, j * K);
       weights.set(f.weights[j]!, j * 4 * K * W);
     }
-    parts.push(starts, weights);
+    const residual = new Float64Array(c.nt * 8 * W * W);
+    for (let j = 0; j < c.nt; j++) residual.set(f.residual[j]!, j * 8 * W * W);
+    parts.push(starts, weights, residual);
   }
   const raw = runEmulated(exe, concat(parts));
   const buf = raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength) as ArrayBuffer;

@@ -20,5 +20,13 @@ export {
   slotsPerFrame,
 } from './dmrs.js';
 export { lsEstimate, lsPilotEstimates, type PilotEstimates } from './ls.js';
-export { type LmmseFilter, type LmmseOptions, lmmseEstimate, lmmseFilter, type PowerDelayProfile } from './lmmse.js';
+export {
+  type LmmseFilter,
+  type LmmseNoiseEstimate,
+  type LmmseOptions,
+  lmmseEstimate,
+  lmmseFilter,
+  lmmseNoise,
+  type PowerDelayProfile,
+} from './lmmse.js';
 export { estimateNoise, type NoiseEstimate, type NoiseOptions } from './noise.js';

@@ -48,6 +48,15 @@ export interface LmmseFilter {
    * symbols of a static channel it bounds the interpolated estimate's error from above.
    */
   readonly errorVariance: Float64Array;
+  /**
+   * For each layer, the 2W x 2W complex residual projector Pi = sigma2 (R_s + sigma2 I)^{-1}
+   * (row-major, interleaved; sigma2 = N0 / (2 Ep)) of a window of W pairs despread both ways: Pi x
+   * is what the LMMSE fit of the window leaves of its observations x, E|Pi x|^2 = sigma2 tr(Pi)
+   * (lmmseNoise()).
+   */
+  readonly residual: readonly Float64Array[];
+  /** For each layer, tr(Pi): the noise dimensions a window's residual holds. */
+  readonly residualDof: Float64Array;
   /** For each layer, K window starts: subcarrier k's window is pairs starts[k] .. starts[k] + W - 1. */
   readonly starts: readonly Int32Array[];
   /**
@@ -134,9 +143,11 @@ export function lmmseFilter(config: DmrsConfig, options: LmmseOptions): LmmseFil
     rIm[m + R] = im;
   }
   const r0 = rRe[R]!;
-  const groups = new Map<string, { starts: Int32Array; weights: Float64Array; errors: Float64Array }>();
+  const groups = new Map<string, GroupFilters>();
   const starts: Int32Array[] = [],
-    weights: Float64Array[] = [];
+    weights: Float64Array[] = [],
+    residual: Float64Array[] = [];
+  const residualDof = new Float64Array(config.layers);
   const errorVariance = new Float64Array(config.layers * K);
   config.ports.forEach((port, j) => {
     const key = `${port.delta}:${port.shared}`;
@@ -147,6 +158,8 @@ export function lmmseFilter(config: DmrsConfig, options: LmmseOptions): LmmseFil
     }
     starts.push(g.starts);
     weights.push(g.weights);
+    residual.push(g.residual);
+    residualDof[j] = g.dof;
     errorVariance.set(g.errors, j * K);
   });
   return {
@@ -155,6 +168,8 @@ export function lmmseFilter(config: DmrsConfig, options: LmmseOptions): LmmseFil
     noiseVariance: o.noiseVariance,
     window: W,
     errorVariance,
+    residual,
+    residualDof,
     starts,
     weights,
   };
@@ -182,7 +197,7 @@ function groupFilters(
   rIm: Float64Array,
   R: number,
   r0: number,
-): { starts: Int32Array; weights: Float64Array; errors: Float64Array } {
+): GroupFilters {
   const N = K / 4;
   const W2 = 2 * W;
   const starts = new Int32Array(K);
@@ -241,7 +256,30 @@ function groupFilters(
     weights.set(f.w, 2 * k * W2);
     errors[k] = f.e;
   }
-  return { starts, weights, errors };
+  // Pi = sigma2 A^{-1}, a column per unit vector
+  const residual = new Float64Array(2 * W2 * W2);
+  const unit = new Float64Array(2 * W2);
+  let dof = 0;
+  for (let b = 0; b < W2; b++) {
+    unit.fill(0);
+    unit[2 * b] = 1;
+    const col = choleskySolve(chol, W2, unit);
+    for (let a = 0; a < W2; a++) {
+      residual[2 * (a * W2 + b)] = sigma2 * col[2 * a]!;
+      residual[2 * (a * W2 + b) + 1] = sigma2 * col[2 * a + 1]!;
+    }
+    dof += sigma2 * col[2 * b]!;
+  }
+  return { starts, weights, errors, residual, dof };
+}
+
+/** One CDM group's filters (groupFilters). */
+interface GroupFilters {
+  starts: Int32Array;
+  weights: Float64Array;
+  errors: Float64Array;
+  residual: Float64Array;
+  dof: number;
 }
 
 /** The lower Cholesky factor of a Hermitian positive definite n x n matrix (row-major, interleaved). */
@@ -308,6 +346,21 @@ function choleskySolve(L: Float64Array, n: number, b: Float64Array): Float64Arra
   return z;
 }
 
+/** InvalidArgumentError unless `filter` was made for `config`'s grid, layers and pilot power. */
+function checkFilter(filter: LmmseFilter, config: DmrsConfig, call: string): void {
+  const fc = filter?.config;
+  if (
+    fc === undefined ||
+    fc.subcarriers !== config.subcarriers ||
+    fc.layers !== config.layers ||
+    fc.pilotPower !== config.pilotPower ||
+    fc.scs !== config.scs
+  )
+    throw new InvalidArgumentError(`${call}: the filter was made for another DM-RS configuration`, {
+      option: 'filter',
+    });
+}
+
 /**
  * The LMMSE estimate on every resource element of the slot, in lsEstimate()'s layout
  * (14 x K x nr x layers complex, entry (i, j) of (l, k) at 2 ((l K + k) nr L + i + j nr)), from the
@@ -323,16 +376,7 @@ export function lmmseEstimate(
 ): Float64Array {
   const call = 'lmmseEstimate()';
   const config = pilots.config;
-  const fc = filter.config;
-  if (
-    fc.subcarriers !== config.subcarriers ||
-    fc.layers !== config.layers ||
-    fc.pilotPower !== config.pilotPower ||
-    fc.scs !== config.scs
-  )
-    throw new InvalidArgumentError(`${call}: the filter was made for another DM-RS configuration`, {
-      option: 'filter',
-    });
+  checkFilter(filter, config, call);
   checkReceived(pilots, y, nr, call);
   const H = outputFor(config, nr, out, call);
   const { values: est, opposite } = despread(pilots, y, nr);
@@ -374,4 +418,76 @@ export function lmmseEstimate(
   });
   interpolateTime(config, nr, H);
   return H;
+}
+
+/** lmmseNoise()'s result: N0^ and what it averaged. */
+export interface LmmseNoiseEstimate {
+  /** N0^, the noise variance of a resource element per receive antenna. */
+  readonly noiseVariance: number;
+  /** Windows of W pairs whose residual it summed (DM-RS symbols x layers x nr x floor(K/4 / W)). */
+  readonly windows: number;
+}
+
+/**
+ * N0 estimated from what the LMMSE fit leaves of the DM-RS: on disjoint windows of W pairs
+ * despread both ways (x, 2W values), the residual Pi x (LmmseFilter.residual) has E|Pi x|^2 =
+ * sigma2 tr(Pi) whatever the channel (drawn from the profile) and the other port of its CDM group,
+ * so N0^ = 2 Ep sum |Pi x|^2 / (windows tr(Pi)); exact in expectation where the filter's N0 is the
+ * true one, and free of the channel's curvature and the OCC's leakage, which bias estimateNoise()'s
+ * 'residual' and 'free' at high SNR. Sums in the order symbol, layer, antenna, window, row.
+ */
+export function lmmseNoise(filter: LmmseFilter, pilots: DmrsPilots, y: Float64Array, nr: number): LmmseNoiseEstimate {
+  const call = 'lmmseNoise()';
+  checkFilter(filter, pilots.config, call);
+  checkReceived(pilots, y, nr, call);
+  const { values, opposite } = despread(pilots, y, nr);
+  const config = pilots.config;
+  const N = config.subcarriers / 4,
+    L = config.layers,
+    W = filter.window;
+  const per = Math.floor(N / W);
+  let sum = 0,
+    dofs = 0,
+    windows = 0;
+  for (let d = 0; d < config.symbols.length; d++)
+    for (let j = 0; j < L; j++) {
+      const P = filter.residual[j]!;
+      for (let i = 0; i < nr; i++) {
+        const row = 2 * ((d * L + j) * nr + i) * N;
+        for (let w = 0; w < per; w++) {
+          sum += windowResidual(P, W, values, opposite, row + 2 * w * W);
+          dofs += filter.residualDof[j]!;
+          windows++;
+        }
+      }
+    }
+  return { noiseVariance: (2 * config.pilotPower * sum) / dofs, windows };
+}
+
+/** |Pi x|^2 of the window at `at` (x: W values then W opposite, from `at`). */
+export function windowResidual(
+  P: Float64Array,
+  W: number,
+  values: Float64Array,
+  opposite: Float64Array,
+  at: number,
+): number {
+  const W2 = 2 * W;
+  let s = 0;
+  for (let a = 0; a < W2; a++) {
+    let re = 0,
+      im = 0;
+    for (let b = 0; b < W2; b++) {
+      const x = b < W ? values : opposite;
+      const p = at + 2 * (b < W ? b : b - W);
+      const pr = P[2 * (a * W2 + b)]!,
+        pi = P[2 * (a * W2 + b) + 1]!,
+        xr = x[p]!,
+        xi = x[p + 1]!;
+      re += pr * xr - pi * xi;
+      im += pr * xi + pi * xr;
+    }
+    s += re * re + im * im;
+  }
+  return s;
 }

@@ -41,6 +41,7 @@ interface Estimation {
   pilots: Kernel;
   despread: Kernel;
   noiseK: Kernel;
+  noiseWindow: Kernel;
   estimate: Kernel;
   /** slotsPerFrame x D x K/2 complex doubles: each slot number's DM-RS sequence. */
   seq: DeviceBuffer;
@@ -50,6 +51,8 @@ interface Estimation {
   P: DeviceBuffer;
   /** LMMSE: P's layout, the pairs despread with the other OCC; null for LS. */
   Q: DeviceBuffer | null;
+  /** LMMSE: maxChunks x D x nt x nr x floor(K/4 / W) doubles, the windows' residuals; null for LS. */
+  windows: DeviceBuffer | null;
   /** maxChunks doubles: each slot's noise variance for the detectors. */
   noise: DeviceBuffer;
   /** maxChunks x data vectors floats: each vector's noise variance. */
@@ -58,12 +61,18 @@ interface Estimation {
   filters: Map<number, DeviceFilter>;
 }
 
-/** An LMMSE filter on the device: its window starts and weights, W, and its mean error variance. */
+/**
+ * An LMMSE filter on the device: its window starts and weights, W, its mean error variance, and
+ * for the noise estimate its residual projectors (nt x 2W x 2W complex doubles) and their noise
+ * dimensions summed over a slot's windows in the CPU's order.
+ */
 interface DeviceFilter {
   starts: DeviceBuffer;
   weights: DeviceBuffer;
+  residual: DeviceBuffer;
   W: number;
   errorVar: number;
+  dofs: number;
 }
 
 /** The OFDM generation stage for one antenna configuration and grid, with its grid buffers for up to maxChunks slots. */
@@ -178,7 +187,24 @@ export class OfdmLinkKernels {
         f64,
       ]),
       despread: load('ofdm-despread.cu', 'ofdm_despread', [ptr, ptr, ptr, ptr, i64, i32, i32, i32, i32, f64, f64]),
-      noiseK: load('ofdm-noise.cu', 'ofdm_noise', [ptr, ptr, ptr, ptr, i64, i32, i32, i32, i32, f64, f64, f64]),
+      noiseK: load('ofdm-noise.cu', 'ofdm_noise', [
+        ptr,
+        ptr,
+        ptr,
+        ptr,
+        ptr,
+        i64,
+        i32,
+        i32,
+        i32,
+        i32,
+        f64,
+        f64,
+        f64,
+        i32,
+        f64,
+      ]),
+      noiseWindow: load('ofdm-noise-window.cu', 'ofdm_noise_window', [ptr, ptr, ptr, ptr, i32, i32, i32, i32, i32]),
       estimate: load('ofdm-estimate.cu', 'ofdm_estimate', [
         ptr,
         ptr,
@@ -198,6 +224,8 @@ export class OfdmLinkKernels {
       Yp: alloc(maxChunks * D * K * nr * 16),
       P: alloc(maxChunks * D * nt * nr * (K / 4) * 16),
       Q: this.ofdm.csi === 'lmmse' ? alloc(maxChunks * D * nt * nr * (K / 4) * 16) : null,
+      // W <= 8 pairs: at most K/4 windows of one pair a row
+      windows: this.ofdm.csi === 'lmmse' ? alloc(maxChunks * D * nt * nr * (K / 4) * 8) : null,
       noise: alloc(maxChunks * 8),
       noiseIn: alloc(maxChunks * config.dataSymbols.length * K * 4),
       filters: new Map(),
@@ -226,13 +254,28 @@ export class OfdmLinkKernels {
         starts.set(h.starts[j]!, j * K);
         weights.set(h.weights[j]!, j * 4 * K * W);
       }
-      const sb = DeviceBuffer.alloc(this.ctx, starts.byteLength);
-      this.held.push(sb);
-      const wb = DeviceBuffer.alloc(this.ctx, weights.byteLength);
-      this.held.push(wb);
-      sb.upload(starts);
-      wb.upload(weights);
-      f = { starts: sb, weights: wb, W, errorVar: lmmseErrorVariance(h) };
+      const residual = new Float64Array(this.nt * 8 * W * W);
+      for (let j = 0; j < this.nt; j++) residual.set(h.residual[j]!, j * 8 * W * W);
+      // lmmseNoise's sum of tr(Pi_j) over a slot's windows, in its order
+      let dofs = 0;
+      const per = Math.floor(K / 4 / W);
+      for (let d = 0; d < this.config.symbols.length; d++)
+        for (let j = 0; j < this.nt; j++)
+          for (let i = 0; i < this.nr; i++) for (let w = 0; w < per; w++) dofs += h.residualDof[j]!;
+      const upload = (a: Int32Array | Float64Array) => {
+        const b = DeviceBuffer.alloc(this.ctx, a.byteLength);
+        this.held.push(b);
+        b.upload(a);
+        return b;
+      };
+      f = {
+        starts: upload(starts),
+        weights: upload(weights),
+        residual: upload(residual),
+        W,
+        errorVar: lmmseErrorVariance(h),
+        dofs,
+      };
       est.filters.set(noiseVar, f);
     }
     return f;
@@ -319,10 +362,24 @@ export class OfdmLinkKernels {
       1 / (2 * config.pilotPower),
     ]);
     const f = this.ofdm.csi === 'lmmse' ? this.filterFor(noiseVar) : null;
+    const per = f ? Math.floor(K / 4 / f.W) : 0;
+    if (f)
+      est.noiseWindow.launch(grid(chunks * D * nt * nr * per), [
+        est.P.ptr,
+        est.Q!.ptr,
+        f.residual.ptr,
+        est.windows!.ptr,
+        chunks,
+        K,
+        D,
+        f.W,
+        per,
+      ]);
     est.noiseK.launch(grid(chunks), [
       est.Yp.ptr,
       est.P.ptr,
       est.seq.ptr,
+      f ? est.windows!.ptr : 0n,
       est.noise.ptr,
       l.chunk0,
       chunks,
@@ -332,6 +389,8 @@ export class OfdmLinkKernels {
       config.pilotPower,
       f ? 0 : 2 * config.pilotPower,
       f ? f.errorVar : 0,
+      D * nt * nr * per,
+      f ? f.dofs : 0,
     ]);
     est.estimate.launch(grid(l.vectors * nr * nt), [
       est.P.ptr,

@@ -1,12 +1,15 @@
 // The detectors' noise variance of each slot of a launch with estimated CSI (src/sim/ofdm-link.ts):
-// N0^ from the DM-RS (src/channels/estimation/noise.ts estimateNoise, method 'auto': 'free' below 4
-// layers, else 'residual'), plus NT times the estimate's error variance: N0^ / lsScale for LS
+// N0^ from the DM-RS (LS: src/channels/estimation/noise.ts estimateNoise, method 'auto': 'free'
+// below 4 layers, else 'residual'; LMMSE: lmmse.ts lmmseNoise, from the windows' residuals
+// ofdm-noise-window.cu summed), plus NT times the estimate's error variance: N0^ / lsScale for LS
 // (lsScale = 2 Ep), the host's constant errorVar for LMMSE (lsScale 0). One thread a slot, summing
 // in the CPU's order so that N0^ is the CPU's bit for bit; a slot's sum is small next to the rest
 // of the launch's work.
 //   Yp     chunks x D x K x NR complex doubles (ofdm-pilots.cu)
 //   P      chunks x (D x NT x NR x N) complex doubles (ofdm-despread.cu; read by 'residual')
 //   seq    slotsPerFrame x D x K/2 complex doubles (ofdm.cuh; read by 'free' with an odd NT)
+//   windows LMMSE: chunks x perSlot doubles, the windows' residuals (ofdm-noise-window.cu); null: LS
+//   dofs   LMMSE: the residuals' noise dimensions summed over a slot's windows (the host's, in the CPU's order)
 //   noise  out, chunks doubles
 // nvcc-variant: -DOFDM_BLOCK=256 -DNT=4 -DNR=4
 // nvcc-variant: -DOFDM_BLOCK=256 -DNT=3 -DNR=2
@@ -18,14 +21,18 @@
 #endif
 
 extern "C" __global__ void __launch_bounds__(OFDM_BLOCK) ofdm_noise(
-    const double* __restrict__ Yp, const double* __restrict__ P, const double* __restrict__ seq, double* __restrict__ noise,
-    unsigned long long chunk0, int chunks, int K, int D, int slotsPerFrame, double pilotPower, double lsScale,
-    double errorVar) {
+    const double* __restrict__ Yp, const double* __restrict__ P, const double* __restrict__ seq,
+    const double* __restrict__ windows, double* __restrict__ noise, unsigned long long chunk0, int chunks, int K, int D,
+    int slotsPerFrame, double pilotPower, double lsScale, double errorVar, int perSlot, double dofs) {
   const long long c = (long long)blockIdx.x * OFDM_BLOCK + threadIdx.x;
   if (c >= chunks) return;
   const int M = K / 2, N = K / 4;
   double sum = 0.0, count = 0.0, n0;
-  if (NT < 4) {
+  if (windows) {
+    const double* wc = windows + (long long)c * perSlot;
+    for (int q = 0; q < perSlot; q++) sum = __dadd_rn(sum, wc[q]);
+    n0 = __dmul_rn(2.0 * pilotPower, sum) / dofs;
+  } else if (NT < 4) {
     const double* sq = seq + 2 * (long long)((chunk0 + c) % slotsPerFrame) * D * M;
     for (int d = 0; d < D; d++) {
       const double* row = Yp + 2 * (c * D + d) * K * NR;
