@@ -2,11 +2,13 @@
  * What channel estimation costs: BER and FER against SNR of several detectors on the OFDM link,
  * per channel model and CSI mode (perfect, LS, LMMSE), and the loss in dB of each estimate against
  * perfect CSI at a target BER (interpolated in log BER between the points that bracket it). Writes
- * one JSON and one plot per (model, CSI) and prints a markdown table of the losses.
+ * one JSON and one plot per (model, CSI) and prints a markdown table of the losses. A slot is one
+ * drop: `--slots N` runs N slots at every point whatever the errors (a curve averaged over N drops),
+ * in place of the --vectors / --errors stop.
  *
  *   node dist/bench/sim/csi-loss.js [--models tdl-a,tdl-c,cdl-c] [--csi perfect,ls,lmmse]
  *     [--detectors zf,mmse,sphere,nway,lr-mmse] [--mimo 4x4] [--mod 16qam] [--snr 0:4:32]
- *     [--prbs 24] [--speed 8.33] [--vectors N] [--errors N] [--target 1e-2] [--threads N]
+ *     [--prbs 24] [--speed 8.33] [--vectors N] [--errors N] [--slots N] [--target 1e-2] [--threads N]
  *     [--engine auto|cpu|cuda] [--seed S] [--out DIR]
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -17,6 +19,7 @@ import { type Detector, DETECTORS } from '../../src/mimo/index.js';
 import type { Modulation } from '../../src/mimo/types.js';
 import { resultToJson } from '../../src/sim/output.js';
 import { writePlot } from '../../src/sim/plot.js';
+import { ofdmDataVectors } from '../../src/sim/ofdm-link.js';
 import { simulate } from '../../src/sim/simulate.js';
 import { parseSnrList } from '../../src/sim/snr.js';
 import type { SimulationResult } from '../../src/sim/types.js';
@@ -24,7 +27,7 @@ import { BenchArgs } from '../args.js';
 
 const cl = BenchArgs.parse(
   'csi-loss',
-  'node dist/bench/sim/csi-loss.js [--models LIST] [--csi LIST] [--detectors LIST] [--mimo NTxNR] [--mod MOD] [--snr LIST] [--prbs N] [--speed M_PER_S] [--vectors N] [--errors N] [--target BER] [--threads N] [--engine E] [--seed S] [--out DIR]',
+  'node dist/bench/sim/csi-loss.js [--models LIST] [--csi LIST] [--detectors LIST] [--mimo NTxNR] [--mod MOD] [--snr LIST] [--prbs N] [--speed M_PER_S] [--vectors N] [--errors N] [--slots N] [--target BER] [--threads N] [--engine E] [--seed S] [--out DIR]',
   [
     'models',
     'csi',
@@ -36,6 +39,7 @@ const cl = BenchArgs.parse(
     'speed',
     'vectors',
     'errors',
+    'slots',
     'target',
     'threads',
     'engine',
@@ -53,6 +57,7 @@ const prbs = cl.int('prbs', 1, 273, 24);
 const speed = cl.number('speed', 0, 1000, 8.33);
 const vectors = cl.int('vectors', 1, 1e12, 200_000);
 const errors = cl.int('errors', 1, 1e12, 500);
+const slots = cl.int('slots', 0, 1e9, 0);
 const target = cl.number('target', 1e-9, 0.5, 1e-2);
 const threads = cl.int('threads', 1, 1024, 2);
 const engine = cl.choices('engine', ['auto', 'cpu', 'cuda'] as const, ['auto'])[0]!;
@@ -87,8 +92,8 @@ for (const model of models) {
       channel: model,
       channelOptions: { speed },
       ofdm: { scs: 30e3, prbs, csi },
-      maxVectors: vectors,
-      maxErrors: errors,
+      maxVectors: slots > 0 ? slots * ofdmDataVectors({ scs: 30e3, prbs, csi, dmrsAdditional: 2 }, nt) : vectors,
+      maxErrors: slots > 0 ? Number.MAX_SAFE_INTEGER : errors,
       threads,
       engine,
       seed,

@@ -35,6 +35,7 @@ export {
   dmrsConfig,
   dmrsPilots,
   estimateNoise,
+  freeTermCounts,
   type LmmseFilter,
   type LmmseOptions,
   lmmseEstimate,
@@ -42,7 +43,10 @@ export {
   type LmmseNoiseEstimate,
   lmmseFilter,
   lsEstimate,
+  NOISE_SEGMENT,
   type NoiseEstimate,
+  residualDofs,
+  segmentedSum,
   pilotGrid,
   slotsPerFrame,
 } from './estimation/index.js';

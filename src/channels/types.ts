@@ -67,7 +67,7 @@ export interface ChannelGenerator {
 export interface ChannelBuffers {
   /** span.count x 2 nr nt doubles: the CPU generator's values (up to the last-ulp differences of log, sin, cos). */
   readonly H64: bigint;
-  /** The same rounded to float32 (the CUDA detectors' H). */
+  /** The same rounded to float32 (the CUDA detectors' H); enqueueResponse takes 0n: no float32 copy. */
   readonly H32: bigint;
 }
 

@@ -389,7 +389,7 @@ async function makeExecutor(p: Plan, engine: 'cpu' | 'cuda'): Promise<ChunkExecu
       detectors: p.detectors,
       channel: p.channel,
       channelOptions: p.channelOptions,
-      ...(p.coded ? { coded: { code: p.coded.code, decoder: p.coded.decoder } } : {}),
+      ...(p.coded ? { coded: codedSpecOf(p.coded) } : {}),
       ...(p.ofdm ? { ofdm: p.ofdm } : {}),
     });
   }

@@ -19,7 +19,8 @@ import {
   channelResponse,
   checkChannel,
   dmrsPilots,
-  type LmmseFilter,
+  freeTermCounts,
+  residualDofs,
   slotsPerFrame,
   SUBCARRIER_SPACINGS,
   subcarrierFrequencies,
@@ -245,8 +246,11 @@ function check(c: OfdmCase, got: { H32: Float32Array; tx: Int32Array; y32: Float
 
 const ESTIMATE_MAIN = String.raw`
 int main() {
-  long long h[14]; double d[6];
-  if (fread(h, 8, 14, stdin) != 14 || fread(d, 8, 6, stdin) != 6) return 1;
+  long long h[17]; double d[6];
+  if (fread(h, 8, 17, stdin) != 17 || fread(d, 8, 6, stdin) != 6) return 1;
+  const int method = (int)h[14], empty = (int)h[16];
+  const long long terms = h[15];
+  const int segments = (int)((terms + 63) / 64);
   const unsigned long long seed = h[0], chunk0 = h[2];
   const unsigned snr = (unsigned)h[1];
   const int cv = (int)h[3], vectors = (int)h[4], K = (int)h[5], mask = (int)h[6], flat = (int)h[7], M = (int)h[8];
@@ -260,7 +264,7 @@ int main() {
   if (W && (fread(starts.data(), 4, starts.size(), stdin) != starts.size() || fread(weights.data(), 8, weights.size(), stdin) != weights.size())) return 1;
   if (W && fread(Pi.data(), 8, Pi.size(), stdin) != Pi.size()) return 1;
   const int per = W ? (K / 4) / W : 0;
-  std::vector<double> windows((size_t)chunks * D * NT * NR * per);
+  std::vector<double> windows((size_t)chunks * D * NT * NR * per), segs((size_t)chunks * segments);
   std::vector<float> H32((size_t)vectors * 2 * NR * NT), y((size_t)vectors * 2 * NR), noiseIn(vectors);
   std::vector<int> tx((size_t)vectors * NT);
   std::vector<double> Yp(2 * (size_t)chunks * D * K * NR), P(2 * (size_t)chunks * D * NT * NR * (K / 4)), Q(P.size()), noise(chunks);
@@ -269,7 +273,8 @@ int main() {
   if (emu_launch(blocks((long long)chunks * D * K * NR), dim3{256, 1, 1}, 0, [&] { ofdm_pilots(H64.data(), seq.data(), Yp.data(), seed, snr, chunk0, chunks, K, D, mask, slots, flat, beta, sd); })) return 2;
   if (emu_launch(blocks((long long)chunks * D * NT * NR * (K / 4)), dim3{256, 1, 1}, 0, [&] { ofdm_despread(Yp.data(), seq.data(), P.data(), W ? Q.data() : nullptr, chunk0, chunks, K, D, slots, beta, 1 / (2 * pilotPower)); })) return 2;
   if (W && emu_launch(blocks((long long)windows.size()), dim3{256, 1, 1}, 0, [&] { ofdm_noise_window(P.data(), Q.data(), Pi.data(), windows.data(), chunks, K, D, W, per); })) return 2;
-  if (emu_launch(blocks(chunks), dim3{256, 1, 1}, 0, [&] { ofdm_noise(Yp.data(), P.data(), seq.data(), W ? windows.data() : nullptr, noise.data(), chunk0, chunks, K, D, slots, pilotPower, lsScale, errorVar, D * NT * NR * per, dofs); })) return 2;
+  if (emu_launch(blocks((long long)chunks * segments), dim3{256, 1, 1}, 0, [&] { ofdm_noise_segments(Yp.data(), P.data(), seq.data(), W ? windows.data() : nullptr, segs.data(), chunk0, chunks, K, D, slots, method, terms, empty); })) return 2;
+  if (emu_launch(blocks(chunks), dim3{256, 1, 1}, 0, [&] { ofdm_noise(segs.data(), noise.data(), chunks, segments, method, (double)terms, dofs, pilotPower, lsScale, errorVar); })) return 2;
   if (emu_launch(blocks((long long)vectors * NR * NT), dim3{256, 1, 1}, 0, [&] { ofdm_estimate(P.data(), W ? Q.data() : nullptr, W ? starts.data() : nullptr, weights.data(), noise.data(), H32.data(), noiseIn.data(), cv, vectors, K, D, mask, W); })) return 2;
   // the doubles first: every array starts aligned
   fwrite(noise.data(), 8, noise.size(), stdout);
@@ -278,15 +283,6 @@ int main() {
   return 0;
 }
 `;
-
-/** lmmseNoise's sum of tr(Pi_j) over a slot's windows, in its order. */
-function slotDofs(f: LmmseFilter, D: number, nt: number, nr: number): number {
-  const per = Math.floor(f.config.subcarriers / 4 / f.window);
-  let dofs = 0;
-  for (let d = 0; d < D; d++)
-    for (let j = 0; j < nt; j++) for (let i = 0; i < nr; i++) for (let w = 0; w < per; w++) dofs += f.residualDof[j]!;
-  return dofs;
-}
 
 /** The estimation chain in the emulator (ofdm-data, -pilots, -despread, -noise, -estimate) on the CPU's response. */
 function runEstimateEmulated(c: OfdmCase): {
@@ -302,6 +298,7 @@ function runEstimateEmulated(c: OfdmCase): {
     'ofdm-pilots.cu',
     'ofdm-despread.cu',
     'ofdm-noise-window.cu',
+    'ofdm-noise-segments.cu',
     'ofdm-noise.cu',
     'ofdm-estimate.cu',
   ];
@@ -329,6 +326,15 @@ function runEstimateEmulated(c: OfdmCase): {
   const W = f ? f.window : 0;
   const vectors = c.chunks * c.chunkVectors;
   const con = constellation(c.modulation);
+  // the noise sum's terms, as ofdm-kernels.ts counts them
+  const method = f ? 2 : c.nt < 4 ? 0 : 1;
+  const counts = freeTermCounts(D, K, c.nr, c.nt);
+  const terms =
+    method === 2
+      ? D * c.nt * c.nr * Math.floor(K / 4 / W)
+      : method === 1
+        ? D * c.nt * c.nr * (K / 4 - 2)
+        : counts.empty + counts.occ;
   const head = new BigInt64Array(
     [
       c.seed,
@@ -345,6 +351,9 @@ function runEstimateEmulated(c: OfdmCase): {
       D,
       slots,
       W,
+      method,
+      terms,
+      counts.empty,
     ].map(BigInt),
   );
   const doubles = Float64Array.of(
@@ -353,7 +362,7 @@ function runEstimateEmulated(c: OfdmCase): {
     config.pilotPower,
     f ? 0 : 2 * config.pilotPower,
     f ? lmmseErrorVariance(f) : 0,
-    f ? slotDofs(f, D, c.nt, c.nr) : 0,
+    f ? residualDofs(f, D, c.nr) : 0,
   );
   const parts: ArrayBufferView[] = [head, doubles, con.points, H64, seq];
   if (f) {

@@ -28,5 +28,13 @@ export {
   lmmseFilter,
   lmmseNoise,
   type PowerDelayProfile,
+  residualDofs,
 } from './lmmse.js';
-export { estimateNoise, type NoiseEstimate, type NoiseOptions } from './noise.js';
+export {
+  estimateNoise,
+  freeTermCounts,
+  NOISE_SEGMENT,
+  type NoiseEstimate,
+  type NoiseOptions,
+  segmentedSum,
+} from './noise.js';

@@ -18,6 +18,7 @@ import { checkOptions, InvalidArgumentError, integer, number, option, type Schem
 import type { PowerDelayProfile as ModelProfile } from '../types.js';
 import type { DmrsConfig, DmrsPilots } from './dmrs.js';
 import { checkReceived, despread, interpolateTime, outputFor } from './ls.js';
+import { segmentedSum } from './noise.js';
 
 /** A power delay profile as LMMSE reads it (tap l: delays[l] seconds, powers[l] linear, summing to 1): the model's (src/channels/types.ts) or any arrays of numbers. */
 export type PowerDelayProfile = { readonly [K in keyof ModelProfile]: ArrayLike<number> };
@@ -434,7 +435,8 @@ export interface LmmseNoiseEstimate {
  * sigma2 tr(Pi) whatever the channel (drawn from the profile) and the other port of its CDM group,
  * so N0^ = 2 Ep sum |Pi x|^2 / (windows tr(Pi)); exact in expectation where the filter's N0 is the
  * true one, and free of the channel's curvature and the OCC's leakage, which bias estimateNoise()'s
- * 'residual' and 'free' at high SNR. Sums in the order symbol, layer, antenna, window, row.
+ * 'residual' and 'free' at high SNR. The windows in the order symbol, layer, antenna, window,
+ * summed as segmentedSum() does.
  */
 export function lmmseNoise(filter: LmmseFilter, pilots: DmrsPilots, y: Float64Array, nr: number): LmmseNoiseEstimate {
   const call = 'lmmseNoise()';
@@ -446,22 +448,25 @@ export function lmmseNoise(filter: LmmseFilter, pilots: DmrsPilots, y: Float64Ar
     L = config.layers,
     W = filter.window;
   const per = Math.floor(N / W);
-  let sum = 0,
-    dofs = 0,
-    windows = 0;
-  for (let d = 0; d < config.symbols.length; d++)
-    for (let j = 0; j < L; j++) {
-      const P = filter.residual[j]!;
-      for (let i = 0; i < nr; i++) {
-        const row = 2 * ((d * L + j) * nr + i) * N;
-        for (let w = 0; w < per; w++) {
-          sum += windowResidual(P, W, values, opposite, row + 2 * w * W);
-          dofs += filter.residualDof[j]!;
-          windows++;
-        }
-      }
-    }
-  return { noiseVariance: (2 * config.pilotPower * sum) / dofs, windows };
+  const windows = config.symbols.length * L * nr * per;
+  // window t: row q = (d L + j) nr + i of the pairs, its pairs w W .. w W + W - 1
+  const sum = segmentedSum(windows, (t) => {
+    const q = Math.floor(t / per),
+      w = t % per;
+    const j = Math.floor(q / nr) % L;
+    return windowResidual(filter.residual[j]!, W, values, opposite, 2 * (q * N + w * W));
+  });
+  return { noiseVariance: (2 * config.pilotPower * sum) / residualDofs(filter, config.symbols.length, nr), windows };
+}
+
+/** The noise dimensions of a slot's windows (D DM-RS symbols, nr antennas): sum of tr(Pi_j), in lmmseNoise's window order. */
+export function residualDofs(filter: LmmseFilter, D: number, nr: number): number {
+  const per = Math.floor(filter.config.subcarriers / 4 / filter.window);
+  let dofs = 0;
+  for (let d = 0; d < D; d++)
+    for (let j = 0; j < filter.config.layers; j++)
+      for (let i = 0; i < nr; i++) for (let w = 0; w < per; w++) dofs += filter.residualDof[j]!;
+  return dofs;
 }
 
 /** |Pi x|^2 of the window at `at` (x: W values then W opposite, from `at`). */

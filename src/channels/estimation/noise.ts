@@ -60,48 +60,75 @@ export function estimateNoise(pilots: DmrsPilots, y: Float64Array, nr: number, o
   return method === 'residual' || !hasFree ? residual(pilots, y, nr) : free(pilots, y, nr);
 }
 
+/** Terms a segment of a noise sum adds before its total joins the others (the GPU sums segments in parallel). */
+export const NOISE_SEGMENT = 64;
+
+/**
+ * sum_t term(t) for t = 0 .. count - 1, in segments of NOISE_SEGMENT terms: each segment summed in
+ * order from 0, then the segments' sums in order. The CUDA link sums the same way (a thread a
+ * segment, then a thread a slot), so the two agree bit for bit.
+ */
+export function segmentedSum(count: number, term: (t: number) => number): number {
+  let sum = 0;
+  for (let t0 = 0; t0 < count; t0 += NOISE_SEGMENT) {
+    const t1 = Math.min(count, t0 + NOISE_SEGMENT);
+    let part = 0;
+    for (let t = t0; t < t1; t++) part += term(t);
+    sum += part;
+  }
+  return sum;
+}
+
+/**
+ * The 'free' terms of a slot (D DM-RS symbols, K subcarriers, nr antennas, L layers), in their
+ * order: first, with 1 or 2 layers, |y|^2 of CDM group 1's empty comb, t = (d K/2 + m) nr + i on
+ * subcarrier 2m + 1; then, with 1 or 3 layers, |z|^2 / 2 of the single-port group's unused OCC,
+ * t = A + (d K/4 + n) nr + i for pair n (A the first part's count). Returns the count of each part.
+ */
+export function freeTermCounts(D: number, K: number, nr: number, L: number): { empty: number; occ: number } {
+  return { empty: L <= 2 ? D * (K / 2) * nr : 0, occ: L % 2 === 1 ? D * (K / 4) * nr : 0 };
+}
+
 function free(pilots: DmrsPilots, y: Float64Array, nr: number): NoiseEstimate {
   const { config } = pilots;
   const K = config.subcarriers,
-    M = K / 2;
-  let sum = 0,
-    count = 0;
-  config.symbols.forEach((l, d) => {
-    const row = 2 * l * K * nr;
-    if (config.layers <= 2)
-      for (let k = 1; k < K; k += 2)
-        for (let i = 0; i < nr; i++) {
-          const at = row + 2 * (k * nr + i);
-          sum += y[at]! ** 2 + y[at + 1]! ** 2;
-          count++;
-        }
-    // the group whose port 2g + 1 is unused: g = 0 for 1 layer, 1 for 3 layers
-    if (config.layers % 2 === 1) {
-      const delta = config.layers >> 1;
-      const r = pilots.sequence;
-      for (let n = 0; n < M / 2; n++) {
-        const p = 2 * (d * M + 2 * n);
-        const r0r = r[p]!,
-          r0i = r[p + 1]!,
-          r1r = r[p + 2]!,
-          r1i = r[p + 3]!;
-        const y0 = row + 2 * (4 * n + delta) * nr,
-          y1 = y0 + 4 * nr;
-        for (let i = 0; i < nr; i++) {
-          const u0r = y[y0 + 2 * i]!,
-            u0i = y[y0 + 2 * i + 1]!,
-            u1r = y[y1 + 2 * i]!,
-            u1i = y[y1 + 2 * i + 1]!;
-          // conj(r0) y0 - conj(r1) y1 (|r| = 1); the 1/sqrt 2 is the halving below
-          const zr = r0r * u0r + r0i * u0i - (r1r * u1r + r1i * u1i);
-          const zi = r0r * u0i - r0i * u0r - (r1r * u1i - r1i * u1r);
-          sum += (zr * zr + zi * zi) / 2;
-          count++;
-        }
-      }
+    M = K / 2,
+    N = K / 4,
+    D = config.symbols.length;
+  const { empty, occ } = freeTermCounts(D, K, nr, config.layers);
+  // the group whose port 2g + 1 is unused: g = 0 for 1 layer, 1 for 3 layers
+  const delta = config.layers >> 1;
+  const r = pilots.sequence;
+  const term = (t: number): number => {
+    if (t < empty) {
+      const i = t % nr,
+        m = Math.floor(t / nr) % M,
+        d = Math.floor(t / (nr * M));
+      const at = 2 * ((config.symbols[d]! * K + 2 * m + 1) * nr + i);
+      return y[at]! ** 2 + y[at + 1]! ** 2;
     }
-  });
-  return { noiseVariance: sum / count, method: 'free', samples: count };
+    const u = t - empty;
+    const i = u % nr,
+      n = Math.floor(u / nr) % N,
+      d = Math.floor(u / (nr * N));
+    const p = 2 * (d * M + 2 * n);
+    const r0r = r[p]!,
+      r0i = r[p + 1]!,
+      r1r = r[p + 2]!,
+      r1i = r[p + 3]!;
+    const y0 = 2 * ((config.symbols[d]! * K + 4 * n + delta) * nr + i),
+      y1 = y0 + 4 * nr;
+    const u0r = y[y0]!,
+      u0i = y[y0 + 1]!,
+      u1r = y[y1]!,
+      u1i = y[y1 + 1]!;
+    // conj(r0) y0 - conj(r1) y1 (|r| = 1); the 1/sqrt 2 is the halving
+    const zr = r0r * u0r + r0i * u0i - (r1r * u1r + r1i * u1i);
+    const zi = r0r * u0i - r0i * u0r - (r1r * u1i - r1i * u1r);
+    return (zr * zr + zi * zi) / 2;
+  };
+  const count = empty + occ;
+  return { noiseVariance: segmentedSum(count, term) / count, method: 'free', samples: count };
 }
 
 function residual(pilots: DmrsPilots, y: Float64Array, nr: number): NoiseEstimate {
@@ -109,18 +136,15 @@ function residual(pilots: DmrsPilots, y: Float64Array, nr: number): NoiseEstimat
   const est = despread(pilots, y, nr);
   const N = est.pairs,
     v = est.values;
-  let sum = 0,
-    count = 0;
-  const runs = config.symbols.length * config.layers * nr;
-  for (let q = 0; q < runs; q++) {
-    const base = 2 * q * N;
-    for (let n = 1; n + 1 < N; n++) {
-      const a = base + 2 * n;
-      const er = v[a - 2]! - 2 * v[a]! + v[a + 2]!,
-        ei = v[a - 1]! - 2 * v[a + 1]! + v[a + 3]!;
-      sum += er * er + ei * ei;
-      count++;
-    }
-  }
+  // row q = (d L + j) nr + i of the pairs, its second differences at n = 1 .. N - 2
+  const count = config.symbols.length * config.layers * nr * (N - 2);
+  const sum = segmentedSum(count, (t) => {
+    const q = Math.floor(t / (N - 2)),
+      n = 1 + (t % (N - 2));
+    const a = 2 * (q * N + n);
+    const er = v[a - 2]! - 2 * v[a]! + v[a + 2]!,
+      ei = v[a - 1]! - 2 * v[a + 1]! + v[a + 3]!;
+    return er * er + ei * ei;
+  });
   return { noiseVariance: (config.pilotPower * sum) / count / 3, method: 'residual', samples: count };
 }

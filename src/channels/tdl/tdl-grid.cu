@@ -5,7 +5,8 @@
 // models (src/channels/cdl/cuda.ts) use it too: their delay slots as taps, rot = exp(-j 2 pi f tau).
 //   A    count x T x taps x E complex doubles (tdl-taps.cu)
 //   rot  F x taps complex doubles
-//   H64  count x T x F x E complex doubles (ChannelGenerator.response's layout); H32 the same as floats
+//   H64  count x T x F x E complex doubles (ChannelGenerator.response's layout); H32 the same as
+//        floats, or null: none
 // nvcc-variant: -DTDL_BLOCK=256
 
 #ifndef TDL_BLOCK
@@ -34,6 +35,8 @@ extern "C" __global__ void __launch_bounds__(TDL_BLOCK) tdl_grid(
   }
   H64[2 * g] = re;
   H64[2 * g + 1] = im;
-  H32[2 * g] = (float)re;
-  H32[2 * g + 1] = (float)im;
+  if (H32) {
+    H32[2 * g] = (float)re;
+    H32[2 * g + 1] = (float)im;
+  }
 }

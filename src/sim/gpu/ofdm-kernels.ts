@@ -15,6 +15,9 @@ import {
   type ChannelModel,
   type DmrsConfig,
   dmrsPilots,
+  freeTermCounts,
+  NOISE_SEGMENT,
+  residualDofs,
   type ResponsePoints,
   slotsPerFrame,
   SYMBOLS_PER_SLOT,
@@ -42,6 +45,7 @@ interface Estimation {
   despread: Kernel;
   noiseK: Kernel;
   noiseWindow: Kernel;
+  noiseSegments: Kernel;
   estimate: Kernel;
   /** slotsPerFrame x D x K/2 complex doubles: each slot number's DM-RS sequence. */
   seq: DeviceBuffer;
@@ -53,6 +57,8 @@ interface Estimation {
   Q: DeviceBuffer | null;
   /** LMMSE: maxChunks x D x nt x nr x floor(K/4 / W) doubles, the windows' residuals; null for LS. */
   windows: DeviceBuffer | null;
+  /** maxChunks x ceil(D K nr / NOISE_SEGMENT) doubles: the noise sums' segments (at most D K nr terms a slot). */
+  segs: DeviceBuffer;
   /** maxChunks doubles: each slot's noise variance for the detectors. */
   noise: DeviceBuffer;
   /** maxChunks x data vectors floats: each vector's noise variance. */
@@ -84,9 +90,12 @@ export class OfdmLinkKernels {
   readonly flat: boolean;
   private readonly data: Kernel;
   private readonly points: ResponsePoints;
-  /** The response: maxChunks x 14 x K x 2 nr nt doubles (flat: maxChunks x 2 nr nt), and its float32 copy. */
+  /**
+   * The response: maxChunks x 14 x K x 2 nr nt doubles (flat: maxChunks x 2 nr nt); a flat model's
+   * float32 copy too (its generators write both; a selective model's response skips it).
+   */
   private readonly grid64!: DeviceBuffer;
-  private readonly grid32!: DeviceBuffer;
+  private readonly grid32: DeviceBuffer | null = null;
   private readonly dmrsMask: number;
   private readonly est: Estimation | null = null;
   private readonly held: DeviceBuffer[] = [];
@@ -142,7 +151,7 @@ export class OfdmLinkKernels {
     };
     try {
       this.grid64 = alloc(entries * 16);
-      this.grid32 = alloc(entries * 8);
+      if (this.flat) this.grid32 = alloc(entries * 8);
       if (ofdm.csi !== 'perfect') this.est = this.estimation(alloc);
     } catch (e) {
       this.free();
@@ -187,7 +196,8 @@ export class OfdmLinkKernels {
         f64,
       ]),
       despread: load('ofdm-despread.cu', 'ofdm_despread', [ptr, ptr, ptr, ptr, i64, i32, i32, i32, i32, f64, f64]),
-      noiseK: load('ofdm-noise.cu', 'ofdm_noise', [
+      noiseK: load('ofdm-noise.cu', 'ofdm_noise', [ptr, ptr, i32, i32, i32, f64, f64, f64, f64, f64]),
+      noiseSegments: load('ofdm-noise-segments.cu', 'ofdm_noise_segments', [
         ptr,
         ptr,
         ptr,
@@ -198,11 +208,9 @@ export class OfdmLinkKernels {
         i32,
         i32,
         i32,
-        f64,
-        f64,
-        f64,
         i32,
-        f64,
+        i64,
+        i32,
       ]),
       noiseWindow: load('ofdm-noise-window.cu', 'ofdm_noise_window', [ptr, ptr, ptr, ptr, i32, i32, i32, i32, i32]),
       estimate: load('ofdm-estimate.cu', 'ofdm_estimate', [
@@ -226,6 +234,7 @@ export class OfdmLinkKernels {
       Q: this.ofdm.csi === 'lmmse' ? alloc(maxChunks * D * nt * nr * (K / 4) * 16) : null,
       // W <= 8 pairs: at most K/4 windows of one pair a row
       windows: this.ofdm.csi === 'lmmse' ? alloc(maxChunks * D * nt * nr * (K / 4) * 8) : null,
+      segs: alloc(maxChunks * Math.ceil((D * K * nr) / NOISE_SEGMENT) * 8),
       noise: alloc(maxChunks * 8),
       noiseIn: alloc(maxChunks * config.dataSymbols.length * K * 4),
       filters: new Map(),
@@ -256,12 +265,7 @@ export class OfdmLinkKernels {
       }
       const residual = new Float64Array(this.nt * 8 * W * W);
       for (let j = 0; j < this.nt; j++) residual.set(h.residual[j]!, j * 8 * W * W);
-      // lmmseNoise's sum of tr(Pi_j) over a slot's windows, in its order
-      let dofs = 0;
-      const per = Math.floor(K / 4 / W);
-      for (let d = 0; d < this.config.symbols.length; d++)
-        for (let j = 0; j < this.nt; j++)
-          for (let i = 0; i < this.nr; i++) for (let w = 0; w < per; w++) dofs += h.residualDof[j]!;
+      const dofs = residualDofs(h, this.config.symbols.length, this.nr);
       const upload = (a: Int32Array | Float64Array) => {
         const b = DeviceBuffer.alloc(this.ctx, a.byteLength);
         this.held.push(b);
@@ -290,7 +294,7 @@ export class OfdmLinkKernels {
   enqueueGenerate(stream: Stream, l: LinkLaunch, b: LinkBuffers, modulationSize: number, noiseVar: number): void {
     const chunks = launchChunks(l);
     const span = linkChannelSpan({ seed: l.seed, snrIndex: l.snrIndex, chunkIndex: l.chunk0 }, 0, chunks, 1);
-    const out = { H64: this.grid64.ptr, H32: this.grid32.ptr };
+    const out = { H64: this.grid64.ptr, H32: this.grid32?.ptr ?? 0n };
     if (this.channels.enqueueResponse) this.channels.enqueueResponse(stream, span, this.points, out);
     else this.channels.enqueue(stream, span, out);
     // as addNoise computes it
@@ -362,9 +366,15 @@ export class OfdmLinkKernels {
       1 / (2 * config.pilotPower),
     ]);
     const f = this.ofdm.csi === 'lmmse' ? this.filterFor(noiseVar) : null;
+    // the noise sum's terms (noise.ts / lmmse.ts order), summed in segments, then a slot's segments
     const per = f ? Math.floor(K / 4 / f.W) : 0;
+    const method = f ? 2 : nt < 4 ? 0 : 1;
+    const counts = freeTermCounts(D, K, nr, nt);
+    const terms =
+      method === 2 ? D * nt * nr * per : method === 1 ? D * nt * nr * (K / 4 - 2) : counts.empty + counts.occ;
+    const segments = Math.ceil(terms / NOISE_SEGMENT);
     if (f)
-      est.noiseWindow.launch(grid(chunks * D * nt * nr * per), [
+      est.noiseWindow.launch(grid(chunks * terms), [
         est.P.ptr,
         est.Q!.ptr,
         f.residual.ptr,
@@ -375,22 +385,32 @@ export class OfdmLinkKernels {
         f.W,
         per,
       ]);
-    est.noiseK.launch(grid(chunks), [
+    est.noiseSegments.launch(grid(chunks * segments), [
       est.Yp.ptr,
       est.P.ptr,
       est.seq.ptr,
       f ? est.windows!.ptr : 0n,
-      est.noise.ptr,
+      est.segs.ptr,
       l.chunk0,
       chunks,
       K,
       D,
       slots,
+      method,
+      terms,
+      counts.empty,
+    ]);
+    est.noiseK.launch(grid(chunks), [
+      est.segs.ptr,
+      est.noise.ptr,
+      chunks,
+      segments,
+      method,
+      terms,
+      f ? f.dofs : 0,
       config.pilotPower,
       f ? 0 : 2 * config.pilotPower,
       f ? f.errorVar : 0,
-      D * nt * nr * per,
-      f ? f.dofs : 0,
     ]);
     est.estimate.launch(grid(l.vectors * nr * nt), [
       est.P.ptr,
