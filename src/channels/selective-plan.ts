@@ -32,9 +32,8 @@ export function tapSumStage(ctx: CudaContext) {
   }).kernel('tdl_grid', ['ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32']);
   return {
     enqueue(stream: Stream, b: ChannelBuffers, A: bigint, rot: bigint, s: TapSumShape): void {
-      // a thread per 8 entries of a (drop, time, frequency): tdl-grid.cu's TDL_GRID_ENTRIES
-      const threads = s.count * s.T * s.F * Math.ceil(s.E / 8);
-      kernel.launch({ grid: Math.ceil(threads / GRID_BLOCK), block: GRID_BLOCK, stream }, [
+      const entries = s.count * s.T * s.F * s.E;
+      kernel.launch({ grid: Math.ceil(entries / GRID_BLOCK), block: GRID_BLOCK, stream }, [
         b.H64,
         b.H32,
         A,
