@@ -275,7 +275,9 @@ int main() {
   if (W && emu_launch(blocks((long long)windows.size()), dim3{256, 1, 1}, 0, [&] { ofdm_noise_window(P.data(), Q.data(), Pi.data(), windows.data(), chunks, K, D, W, per); })) return 2;
   if (emu_launch(blocks((long long)chunks * segments), dim3{256, 1, 1}, 0, [&] { ofdm_noise_segments(Yp.data(), P.data(), seq.data(), W ? windows.data() : nullptr, segs.data(), chunk0, chunks, K, D, slots, method, terms, empty); })) return 2;
   if (emu_launch(blocks(chunks), dim3{256, 1, 1}, 0, [&] { ofdm_noise(segs.data(), noise.data(), chunks, segments, method, (double)terms, dofs, pilotPower, lsScale, errorVar); })) return 2;
-  if (emu_launch(blocks((long long)vectors * NR * NT), dim3{256, 1, 1}, 0, [&] { ofdm_estimate(P.data(), W ? Q.data() : nullptr, W ? starts.data() : nullptr, weights.data(), noise.data(), H32.data(), noiseIn.data(), cv, vectors, K, D, mask, W); })) return 2;
+  std::vector<double> Hd(2 * (size_t)chunks * D * K * NR * NT);
+  if (emu_launch(blocks((long long)chunks * D * K * NR * NT), dim3{256, 1, 1}, 0, [&] { ofdm_freq_estimate(P.data(), W ? Q.data() : nullptr, W ? starts.data() : nullptr, weights.data(), Hd.data(), chunks, K, D, W); })) return 2;
+  if (emu_launch(blocks((long long)vectors * NR * NT), dim3{256, 1, 1}, 0, [&] { ofdm_estimate(Hd.data(), noise.data(), H32.data(), noiseIn.data(), cv, vectors, K, D, mask); })) return 2;
   // the doubles first: every array starts aligned
   fwrite(noise.data(), 8, noise.size(), stdout);
   fwrite(H32.data(), 4, H32.size(), stdout); fwrite(tx.data(), 4, tx.size(), stdout); fwrite(y.data(), 4, y.size(), stdout);
@@ -300,6 +302,7 @@ function runEstimateEmulated(c: OfdmCase): {
     'ofdm-noise-window.cu',
     'ofdm-noise-segments.cu',
     'ofdm-noise.cu',
+    'ofdm-freq-estimate.cu',
     'ofdm-estimate.cu',
   ];
   const { exe, error } = compileEmulated(

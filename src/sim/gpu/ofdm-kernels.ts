@@ -46,6 +46,7 @@ interface Estimation {
   noiseK: Kernel;
   noiseWindow: Kernel;
   noiseSegments: Kernel;
+  freq: Kernel;
   estimate: Kernel;
   /** slotsPerFrame x D x K/2 complex doubles: each slot number's DM-RS sequence. */
   seq: DeviceBuffer;
@@ -59,6 +60,8 @@ interface Estimation {
   windows: DeviceBuffer | null;
   /** maxChunks x ceil(D K nr / NOISE_SEGMENT) doubles: the noise sums' segments (at most D K nr terms a slot). */
   segs: DeviceBuffer;
+  /** maxChunks x D x K x nr nt complex doubles: the frequency estimate of the DM-RS symbols. */
+  Hd: DeviceBuffer;
   /** maxChunks doubles: each slot's noise variance for the detectors. */
   noise: DeviceBuffer;
   /** maxChunks x data vectors floats: each vector's noise variance. */
@@ -213,21 +216,9 @@ export class OfdmLinkKernels {
         i32,
       ]),
       noiseWindow: load('ofdm-noise-window.cu', 'ofdm_noise_window', [ptr, ptr, ptr, ptr, i32, i32, i32, i32, i32]),
-      estimate: load('ofdm-estimate.cu', 'ofdm_estimate', [
-        ptr,
-        ptr,
-        ptr,
-        ptr,
-        ptr,
-        ptr,
-        ptr,
-        i32,
-        i32,
-        i32,
-        i32,
-        i32,
-        i32,
-      ]),
+      freq: load('ofdm-freq-estimate.cu', 'ofdm_freq_estimate', [ptr, ptr, ptr, ptr, ptr, i32, i32, i32, i32]),
+      estimate: load('ofdm-estimate.cu', 'ofdm_estimate', [ptr, ptr, ptr, ptr, i32, i32, i32, i32, i32]),
+      Hd: alloc(maxChunks * D * K * nr * nt * 16),
       seq: seqBuf,
       Yp: alloc(maxChunks * D * K * nr * 16),
       P: alloc(maxChunks * D * nt * nr * (K / 4) * 16),
@@ -412,11 +403,19 @@ export class OfdmLinkKernels {
       f ? 0 : 2 * config.pilotPower,
       f ? f.errorVar : 0,
     ]);
-    est.estimate.launch(grid(l.vectors * nr * nt), [
+    est.freq.launch(grid(chunks * D * K * nr * nt), [
       est.P.ptr,
       est.Q?.ptr ?? 0n,
       f ? f.starts.ptr : 0n,
       f ? f.weights.ptr : 0n,
+      est.Hd.ptr,
+      chunks,
+      K,
+      D,
+      f ? f.W : 0,
+    ]);
+    est.estimate.launch(grid(l.vectors * nr * nt), [
+      est.Hd.ptr,
       est.noise.ptr,
       H32,
       est.noiseIn.ptr,
@@ -425,7 +424,6 @@ export class OfdmLinkKernels {
       K,
       D,
       this.dmrsMask,
-      f ? f.W : 0,
     ]);
   }
 
