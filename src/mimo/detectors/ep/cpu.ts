@@ -231,17 +231,17 @@ function createEp(setup: DetectorSetup): DetectorInstance<EpPrep> {
       if (logits[l]! > top) top = logits[l]!;
     }
     let w = 0,
-      m1 = 0,
-      m2 = 0;
+      m1 = 0;
     for (let l = 0; l < q; l++) {
-      const pw = Math.exp(logits[l]! - top),
-        a = pam.levels[l]!;
-      w += pw;
-      m1 += pw * a;
-      m2 += pw * a * a;
+      logits[l] = Math.exp(logits[l]! - top);
+      w += logits[l]!;
+      m1 += logits[l]! * pam.levels[l]!;
     }
     const mean = m1 / w;
-    return [mean, m2 / w - mean * mean];
+    // the variance about the mean (not E[a^2] - mean^2, which cancels where it is far under Es)
+    let m2 = 0;
+    for (let l = 0; l < q; l++) m2 += logits[l]! * (pam.levels[l]! - mean) ** 2;
+    return [mean, m2 / w];
   }
 }
 

@@ -51,4 +51,5 @@ export const epEntry: DetectorEntry<'ep', EpOptions> = {
     ...(o.epsilon !== undefined ? [`eps=${o.epsilon}`] : []),
   ],
   cpu: detector,
+  cuda: () => import('./cuda.js').then((m) => m.cudaDetector),
 };

@@ -9,8 +9,9 @@
  *     of stream s after cancelling the others' soft symbols, y - sum_{j != s} h_j x^_j, through the
  *     MMSE filter of its residual interference, is
  *        z_s = x^_s + [A^{-1} (H^H y - G x^)]_s / a_s,
- *     with the Gaussian noise-plus-interference variance nu_s^2 = 1/a_s - v_s (both by the matrix
- *     inversion lemma from w_s = (H D_s H^H + N0 I)^{-1} h_s, D_s = diag(v) with 1 at s);
+ *     with the Gaussian noise-plus-interference variance nu_s^2 = 1/a_s - v_s = N0 [A^{-1}]_ss / a_s
+ *     (both by the matrix inversion lemma from w_s = (H D_s H^H + N0 I)^{-1} h_s, D_s = diag(v)
+ *     with 1 at s; the last form has no cancellation at high SINR);
  *  3. extrinsic LLRs of z_s = x_s + CN(0, nu_s^2): for bit b, max-log (or log-sum-exp with soft
  *     'logmap') over the points c with b = 0 and with b = 1 of -|z_s - c|^2 / nu_s^2 plus the prior
  *     of c's other bits, sum_{b' != b} (+-L_a(b')) / 2; the decision is the a-posteriori MAP
@@ -31,9 +32,6 @@ import type { CpuDetector, DetectorInstance, DetectorOutput, DetectorSetup } fro
 
 /** Most self-iterations. */
 export const MAX_PIC_ITERATIONS = 16;
-
-/** Least 1 - v_s a_s (nu_s^2 a_s): the residual variance of a stream whose prior is nearly certain stays positive. */
-export const PIC_RESIDUAL_FLOOR = 1e-12;
 
 /** A filter gain a_s (or mmse's mu_s) at or under this is taken as 1 in the unbiasing (as zf/linear.ts does with mu). */
 export const PIC_GAIN_FLOOR = 1e-12;
@@ -69,25 +67,25 @@ export function softSymbol(
   for (let b = 0; b < bps; b++) top += Math.abs(la[off + b]!) / 2;
   let w = 0,
     xr = 0,
-    xi = 0,
-    e = 0;
+    xi = 0;
   for (let c = 0; c < m; c++) {
     let t = 0;
     for (let b = 0; b < bps; b++) t += bitTable[c * bps + b] ? -la[off + b]! / 2 : la[off + b]! / 2;
     term[c] = t;
-    const p = Math.exp(t - top),
-      pr = points[2 * c]!,
-      pi = points[2 * c + 1]!;
+    const p = Math.exp(t - top);
     w += p;
-    xr += p * pr;
-    xi += p * pi;
-    e += p * (pr * pr + pi * pi);
+    xr += p * points[2 * c]!;
+    xi += p * points[2 * c + 1]!;
   }
   xr /= w;
   xi /= w;
   out[0] = xr;
   out[1] = xi;
-  return Math.max(e / w - (xr * xr + xi * xi), 0);
+  // the variance about the mean (E|x|^2 - |x^|^2 cancels where a prior is nearly certain)
+  let e = 0;
+  for (let c = 0; c < m; c++)
+    e += Math.exp(term[c]! - top) * ((points[2 * c]! - xr) ** 2 + (points[2 * c + 1]! - xi) ** 2);
+  return e / w;
 }
 
 /**
@@ -332,7 +330,9 @@ function createPic(setup: DetectorSetup): DetectorInstance<PicPrep> {
       const inv = a > PIC_GAIN_FLOOR ? 1 / a : 1;
       z[2 * s] = xh[2 * s]! + er * inv;
       z[2 * s + 1] = xh[2 * s + 1]! + ei * inv;
-      nu2[s] = Math.max(1 - vv[s]! * a, PIC_RESIDUAL_FLOOR) * inv;
+      // 1 - v_s a_s = N0 [A^{-1}]_ss (A^{-1} A = I), without the cancellation at high SINR
+      const r = n0 * A[2 * (s + s * nt)]! * inv;
+      nu2[s] = r > 0 ? r : Infinity;
     }
   }
 }

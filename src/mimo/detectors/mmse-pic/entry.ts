@@ -34,4 +34,5 @@ export const mmsePicEntry: DetectorEntry<'mmse-pic', MmsePicOptions> = {
   listArgument: { option: 'picIterations', metavar: 'N' },
   label: (o) => (o.picIterations !== undefined ? [`I=${o.picIterations}`] : []),
   cpu: detector,
+  cuda: () => import('./cuda.js').then((m) => m.cudaDetector),
 };
