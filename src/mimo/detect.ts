@@ -26,9 +26,9 @@ import {
 import { cpuOnlyEngine } from '../gpu/index.js';
 import { maxNodesOf, nodeBudgetError, onBudgetOf } from './budget.js';
 import type { DetectorOutput, DetectorSetup } from './detectors/detector.js';
-import { constellation, symbolsToBits } from './modulation.js';
+import { bitsPerSymbolOf, constellation, symbolsToBits } from './modulation.js';
 import { checkDetectOptions } from './options.js';
-import { type Detector, detectorEntry, WIDE_DETECTORS } from './registry.js';
+import { type Detector, detectorEntry, priorDetectors, WIDE_DETECTORS } from './registry.js';
 import type { DetectionInput, DetectionResult, DetectOptions, Modulation } from './types.js';
 
 /** Largest antenna count accepted on either side. */
@@ -107,12 +107,54 @@ function checkAntennas(v: unknown, what: string): number {
   return v;
 }
 
-function checkNoise(v: number, what: string, needPositive: boolean): void {
+/** `positive`: why N0 must be > 0 (a clause), or null where 0 is allowed. */
+function checkNoise(v: number, what: string, positive: string | null): void {
   if (typeof v !== 'number' || Number.isNaN(v)) throw new InvalidInputError('NON_FINITE', `${what} is NaN`);
   if (!Number.isFinite(v)) throw new InvalidInputError('NON_FINITE', `${what} is ${v}`);
   if (v < 0) throw new InvalidArgumentError(`${what} must be >= 0 (a variance), got ${v}`);
-  if (needPositive && v === 0)
-    throw new InvalidArgumentError(`${what} must be > 0 for soft output (LLRs scale with 1/N0)`);
+  if (positive !== null && v === 0) throw new InvalidArgumentError(`${what} must be > 0 ${positive}`);
+}
+
+/**
+ * Checks DetectionInput.priorLlr (when given) against the detector and the batch: only a detector
+ * whose traits say `priors` takes it; a Float64Array or Float32Array of vectors x nt x
+ * bitsPerSymbol finite LLRs. InvalidArgumentError with details.option 'priorLlr' otherwise.
+ */
+export function checkPriorLlr(
+  input: DetectionInput,
+  detector: Detector,
+  vectors: number,
+  nt: number,
+  bps: number,
+): void {
+  const p = input.priorLlr;
+  if (p === undefined) return;
+  const fail = (why: string, extra: Record<string, unknown> = {}): never => {
+    throw new InvalidArgumentError(`priorLlr ${why}`, { option: 'priorLlr', ...extra });
+  };
+  if (!detectorEntry(detector)!.traits.priors) {
+    const takers = priorDetectors();
+    fail(
+      `does not apply: ${detector} takes no a-priori LLRs (detectors that do: ${takers.length ? takers.join(', ') : 'none'})`,
+      { detector },
+    );
+  }
+  if (!(p instanceof Float64Array || p instanceof Float32Array))
+    fail(`must be a Float64Array or Float32Array of vectors x nt x bitsPerSymbol LLRs, got ${show(p)}`);
+  const want = vectors * nt * bps;
+  if (p.length !== want)
+    fail(`has ${p.length} entries, expected vectors x nt x bitsPerSymbol = ${vectors} x ${nt} x ${bps} = ${want}`, {
+      expected: want,
+      got: p.length,
+    });
+  for (let i = 0; i < p.length; i++) {
+    const l = p[i]!;
+    if (!Number.isFinite(l))
+      fail(
+        `contains ${Number.isNaN(l) ? 'NaN' : l > 0 ? 'Infinity' : '-Infinity'} at element ${i} (vector ${Math.floor(i / (nt * bps))}); a certain bit is a large finite LLR`,
+        { index: i },
+      );
+  }
 }
 
 /**
@@ -175,10 +217,16 @@ export function validateDetection(
     checkFinite(input.y, 'y');
   }
   const soft = entry.traits.soft && checked.soft !== 'none';
+  checkPriorLlr(input, checked.detector, vectors, nt, bitsPerSymbolOf(checked.modulation));
+  const positive = soft
+    ? 'for soft output (LLRs scale with 1/N0)'
+    : entry.traits.positiveNoise
+      ? `for ${checked.detector} (N0 weighs its prior against the observation)`
+      : null;
   let noiseAt: (v: number) => number;
   const nv = input.noiseVar;
   if (typeof nv === 'number') {
-    checkNoise(nv, 'noiseVar', soft);
+    checkNoise(nv, 'noiseVar', positive);
     noiseAt = () => nv;
   } else if (nv instanceof Float64Array || nv instanceof Float32Array) {
     if (nv.length !== vectors)
@@ -186,7 +234,7 @@ export function validateDetection(
         'SHAPE_MISMATCH',
         `noiseVar has ${nv.length} entries, expected one per vector (${vectors})`,
       );
-    for (let v = 0; v < nv.length; v++) checkNoise(nv[v]!, `noiseVar[${v}]`, soft);
+    for (let v = 0; v < nv.length; v++) checkNoise(nv[v]!, `noiseVar[${v}]`, positive);
     noiseAt = (v) => nv[v]!;
   } else {
     throw new InvalidArgumentError(
@@ -324,7 +372,17 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
     const c = Math.floor(v / vpc);
     if (yTooLarge(Y, v, yLen, shift[c]!)) throw yTooLargeError(input, val, v);
   }
-  const setup: DetectorSetup = { nr, nt, modulation: mod, constellation: con, opts: val.opts, soft, maxNodes };
+  const prior = input.priorLlr;
+  const setup: DetectorSetup = {
+    nr,
+    nt,
+    modulation: mod,
+    constellation: con,
+    opts: val.opts,
+    soft,
+    maxNodes,
+    ...(prior ? { priorLlr: prior instanceof Float64Array ? prior : Float64Array.from(prior) } : {}),
+  };
   const instance = impl.create(setup);
   const out: DetectorOutput = {
     symbols: new Int32Array(vectors * nt),

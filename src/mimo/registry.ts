@@ -24,6 +24,8 @@ import { nwayEntry } from './detectors/nway/entry.js';
 import { lrZfEntry } from './detectors/lr-zf/entry.js';
 import { lrMmseEntry } from './detectors/lr-mmse/entry.js';
 import { lrSicEntry } from './detectors/lr-sic/entry.js';
+import { epEntry } from './detectors/ep/entry.js';
+import { mmsePicEntry } from './detectors/mmse-pic/entry.js';
 
 /**
  * How a detector meets the node budget (DetectOptions.maxNodes):
@@ -51,6 +53,16 @@ export interface DetectorTraits {
   readonly model: 'complex' | 'real';
   /** Whether it accepts nr < nt (see checkDetectorShape). */
   readonly wideChannels: WideChannels;
+  /**
+   * It takes a-priori LLRs (DetectionInput.priorLlr; mmse-pic). Absent: false, and detect() refuses
+   * priors for it rather than ignore them.
+   */
+  readonly priors?: boolean;
+  /**
+   * It needs noiseVar > 0 for hard decisions too (ep, mmse-pic: N0 weighs the Gaussian prior or the
+   * a-priori LLRs against the observation, so N0 = 0 has no meaning). Absent: false.
+   */
+  readonly positiveNoise?: boolean;
 }
 
 /** The `name:ARG` form of a command-line detector list: `kbest:8` sets option `k` of that entry. */
@@ -102,6 +114,8 @@ const BUILT_IN = {
   'lr-zf': lrZfEntry,
   'lr-mmse': lrMmseEntry,
   'lr-sic': lrSicEntry,
+  ep: epEntry,
+  'mmse-pic': mmsePicEntry,
 };
 
 /** A detector by name; the README's detector table says what each does. */
@@ -134,6 +148,11 @@ export function detectorsWhere(f: (t: DetectorTraits) => boolean): Detector[] {
 /** The detectors with a CUDA implementation. */
 export function cudaDetectors(): Detector[] {
   return DETECTORS.filter((d) => detectorEntry(d)!.cuda);
+}
+
+/** The detectors that take a-priori LLRs (DetectionInput.priorLlr), read at call time. */
+export function priorDetectors(): Detector[] {
+  return detectorsWhere((t) => t.priors === true);
 }
 
 /** Detectors that return LLRs. */

@@ -40,6 +40,13 @@ export interface DetectionInput {
   readonly vectorsPerChannel?: number;
   /** N0 > 0: one value for all vectors, or one per vector (length vectors). */
   readonly noiseVar: number | Float64Array | Float32Array;
+  /**
+   * A-priori LLRs of the transmitted bits, vectors x nt x bitsPerSymbol in the layout of
+   * DetectionResult.llr (stream-major within a vector, b0 first), LLR = ln P(b=0)/P(b=1): finite,
+   * 0 where nothing is known. Only detectors whose traits say `priors` take it (mmse-pic); the
+   * others refuse it (InvalidArgumentError naming priorLlr) rather than ignore it.
+   */
+  readonly priorLlr?: Float64Array | Float32Array;
 }
 
 /**

@@ -24,7 +24,11 @@ const SIMULATE_COMMON = ['llrClip', 'maxNodes', 'onBudget'] as const;
 function validText(check: ValueCheck<unknown>): string {
   if (check.item) return validText(check.item);
   if (check.kind === 'integer') return /^\[(-?\d+)/.exec(check.range ?? '')?.[1] ?? '1';
-  if (check.kind === 'number') return '1.5';
+  if (check.kind === 'number') {
+    // the middle of a bounded range ('[0, 1]', '(0, 1)'), else 1.5
+    const m = /^[[(](-?[\d.e+-]+), (-?[\d.e+-]+)[\])]$/.exec(check.range ?? '');
+    return m ? String((Number(m[1]) + Number(m[2])) / 2) : '1.5';
+  }
   if (check.kind === 'choice') return check.choices![check.choices!.length - 1]!;
   return 'x';
 }
@@ -62,7 +66,7 @@ test('every detector option with a flag is in both commands, in help with whose 
         if (s.cli) assert.ok(flags.includes(s.cli.flag), `${d}: --${s.cli.flag}`);
     }
   }
-  assert.deepEqual(listForms(), ['kbest:K', 'nway:N']);
+  assert.deepEqual(listForms(), ['kbest:K', 'nway:N', 'ep:N', 'mmse-pic:N']);
 });
 
 test('detect: each flag is taken for the detectors it applies to and refused, naming it and why, for the others', () => {

@@ -282,8 +282,8 @@ test('scale: (2^k H, 2^k y, 4^k N0) gives bit-identical symbols and LLRs for eve
   );
 });
 
-/** Detectors whose hard decisions depend on N0 (MMSE filtering, MMSE-SIC). */
-const NOISE_DEPENDENT: readonly Detector[] = ['mmse', 'sic', 'lr-mmse', 'lr-sic'];
+/** Detectors whose hard decisions depend on N0 (MMSE filtering, MMSE-SIC, EP's Gaussian sites, MMSE-PIC). */
+const NOISE_DEPENDENT: readonly Detector[] = ['mmse', 'sic', 'lr-mmse', 'lr-sic', 'ep', 'mmse-pic'];
 
 test('scale: 1e+-150 and 1e+-200 inputs and extreme noise variances give finite outputs (saturated LLRs) or a typed refusal', () => {
   const rng = new Philox(seed, 11);
@@ -371,7 +371,7 @@ test('PSD configuration and option fuzzing: typed errors (LatticeMimoError), nev
   );
 });
 
-test('nr < nt: every detector follows one rule (ml, mmse, sic always; zf never; real-model detectors when 2 nr >= real unknowns), with a typed error naming it', () => {
+test('nr < nt: every detector follows one rule (wide ones, ml, mmse, sic, mmse-pic, always; zf never; real-model detectors when 2 nr >= real unknowns), with a typed error naming it', () => {
   fc.assert(
     fc.property(
       fc.constantFrom(...DETECTORS),
@@ -382,7 +382,9 @@ test('nr < nt: every detector follows one rule (ml, mmse, sic always; zf never; 
       (d, mod, nt, nr, s) => {
         const inp = link(new Philox(seed, s), 3, nt, nr, mod, 10);
         const unknowns = mod === 'bpsk' ? nt : 2 * nt;
-        const ok = nr >= nt || ['ml', 'mmse', 'sic'].includes(d) || (d !== 'zf' && 2 * nr >= unknowns);
+        // the rule read from the traits: wide detectors always, the other real-model ones at 2 nr >= unknowns
+        const traits = detectorEntry(d)!.traits;
+        const ok = nr >= nt || traits.wideChannels !== 'no' || (traits.model === 'real' && 2 * nr >= unknowns);
         const run = () => detect(inp, { detector: d, modulation: mod });
         if (ok) {
           const r = run();
@@ -396,10 +398,10 @@ test('nr < nt: every detector follows one rule (ml, mmse, sic always; zf never; 
             msg(`${d} ${mod} nt=${nt} nr=${nr}`),
           );
         }
-        if (nr < nt && (d === 'mmse' || d === 'sic')) {
+        if (nr < nt && traits.wideChannels === 'regularized') {
           assert.throws(
             () => detect({ ...inp, noiseVar: 0 }, { detector: d, modulation: mod }),
-            (e) => e instanceof InvalidArgumentError && /noiseVar > 0/.test(e.message),
+            (e) => e instanceof InvalidArgumentError && /noiseVar.* > 0/.test(e.message),
           );
         }
       },

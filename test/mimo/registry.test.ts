@@ -59,6 +59,10 @@ const GOOD: Record<string, unknown> = {
   passes: 1,
   initialRadius: 'babai',
   psd: { gpuMapping: 'block' },
+  iterations: 5,
+  beta: 0.5,
+  epsilon: 1e-5,
+  picIterations: 2,
 };
 
 function problem(nt = 2, nr = 2): DetectionInput {

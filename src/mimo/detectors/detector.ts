@@ -38,6 +38,12 @@ export interface DetectorSetup {
   readonly soft: boolean;
   /** Node budget per received vector (validated opts.maxNodes or its default). */
   readonly maxNodes: number;
+  /**
+   * The batch's a-priori LLRs (DetectionInput.priorLlr, validated: vectors x nt x bitsPerSymbol,
+   * vector v's at v * nt * bitsPerSymbol), given only to detectors whose traits say `priors`;
+   * absent when the caller gave none.
+   */
+  readonly priorLlr?: Float64Array;
 }
 
 export interface DetectorOutput {

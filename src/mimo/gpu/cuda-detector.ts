@@ -54,6 +54,12 @@ export interface DetectChunk extends DetectBuffers {
   readonly vectorsPerChannel: number;
   readonly scratch: readonly bigint[];
   /**
+   * The chunk's a-priori LLRs, float32, vectors x nt x bitsPerSymbol (DetectionInput.priorLlr's
+   * layout), given only to detectors whose traits say `priors` and only when the caller gave some;
+   * absent or 0n: none (every prior 0).
+   */
+  readonly prior?: bigint;
+  /**
    * Given only to a plan whose fuses.normalize is true: its first kernel does the engine's
    * normalize stage (normalize.cuh) on H, y (in place), writing noise and status, and the
    * summaries' heads when `summary` is given too. Absent: the chunk is normalized already.

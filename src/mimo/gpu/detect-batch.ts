@@ -304,10 +304,22 @@ export async function detectCuda(
   let nodes = 0;
   const vecStatusBytes = vpc * STATUS_WORDS * 4;
 
+  // a-priori LLRs (validated: only detectors whose traits say priors get them), float32, padded
+  const priorIn = input.priorLlr,
+    pLen = nt * bps;
+  let prior: Float32Array | null = null;
+  if (priorIn) {
+    if (priorIn instanceof Float32Array && padded === vectors) prior = priorIn;
+    else {
+      prior = new Float32Array(padded * pLen);
+      prior.set(priorIn);
+    }
+  }
   const inputs: HostRecords[] = [
     { array: H, bytesPerItem: hLen * 4 },
     { array: y, bytesPerItem: vpc * yLen * 4 },
     ...(noise ? [{ array: noise, bytesPerItem: vpc * 4 }] : []),
+    ...(prior ? [{ array: prior, bytesPerItem: vpc * pLen * 4 }] : []),
   ];
   const outputs: HostRecords[] = [
     { array: symbols, bytesPerItem: vpc * nt * 4 },
@@ -335,6 +347,7 @@ export async function detectCuda(
     options: opts.gpuBatch,
     enqueue(stream, chunk) {
       const [dH, dY, dNoiseIn] = chunk.inputs as [bigint, bigint, bigint?];
+      const dPrior = prior ? chunk.inputs[noise ? 3 : 2]! : 0n;
       const [dNoise, dStatus] = chunk.scratch as [bigint, bigint];
       const noiseIn = noise ? dNoiseIn! : 0n,
         realVectors = Math.min(chunk.count * vpc, vectors - chunk.first * vpc);
@@ -369,6 +382,7 @@ export async function detectCuda(
         llr: llr ? chunk.outputs[1]! : 0n,
         status: dStatus,
         scratch: chunk.scratch.slice(2),
+        ...(prior ? { prior: dPrior } : {}),
         ...(fuses.normalize ? { normalize: { noiseIn, noiseScalar } } : {}),
         ...(summary ? { summary } : {}),
       });
@@ -685,6 +699,8 @@ function redoOnCpu(
     vs.forEach((v, k) => {
       y.set(input.y.subarray(v * yLen, (v + 1) * yLen), k * yLen);
     });
+    const prior = input.priorLlr,
+      pLen = prior ? prior.length / val.vectors : 0;
     const batch: DetectionInput = {
       nt,
       nr,
@@ -692,6 +708,14 @@ function redoOnCpu(
       y,
       vectorsPerChannel: vs.length,
       noiseVar: Float64Array.from(vs, (v) => val.noiseAt(v)),
+      ...(prior
+        ? {
+            priorLlr: Float64Array.from(
+              { length: vs.length * pLen },
+              (_, i) => prior[vs[Math.floor(i / pLen)]! * pLen + (i % pLen)]!,
+            ),
+          }
+        : {}),
     };
     return detectCpu(batch, validateDetection(batch, { ...val.opts, engine: 'cpu' }));
   };
