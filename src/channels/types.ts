@@ -114,11 +114,6 @@ export interface ChannelEntry<N extends string = string, P extends object = Reco
   /** The CUDA generator, drawing the CPU's streams. */
   readonly cuda?: () => Promise<ChannelCuda<P>>;
   /**
-   * Set while the CUDA generator has been checked against the CPU only in the CUDA emulator, not
-   * yet on a device: engine 'auto' then keeps the model's runs on the CPU ('cuda' runs them).
-   */
-  readonly cudaPreview?: boolean;
-  /**
    * Frequency-selective models: the mean power delay profile of the parameters (what an LMMSE
    * channel estimator assumes). Absent: one path at delay 0 (flat fading).
    */

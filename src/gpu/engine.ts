@@ -47,11 +47,6 @@ export interface EngineQuestion {
    * Asked before the device is probed, so a request with no GPU path loads no CUDA binding.
    */
   readonly gpuGap: () => string | null | Promise<string | null>;
-  /**
-   * Why 'auto' should keep this request on the CPU although the CUDA engine can run it (a GPU path
-   * not yet checked against the CPU on a device), or null; 'cuda' still runs it.
-   */
-  readonly autoGap?: () => string | null;
 }
 
 /** The engine for a request (see the file comment); EngineUnavailableError when 'cuda' cannot be had. */
@@ -69,8 +64,6 @@ export async function chooseEngine(q: EngineQuestion): Promise<EngineDecision> {
     }
     return { engine: 'cpu', reason: `auto: ${gap}` };
   }
-  const hold = asked === 'auto' ? (q.autoGap?.() ?? null) : null;
-  if (hold !== null) return { engine: 'cpu', reason: `auto: ${hold} (engine 'cuda' runs it)` };
   const device = cudaAvailable();
   if (device.ok) return { engine: 'cuda', reason: asked === 'auto' ? `auto: ${device.device.name}` : 'asked for' };
   if (asked === 'cuda') {

@@ -117,11 +117,6 @@ export async function resolveEngine(
   return chooseEngine({
     asked: engine,
     call: 'simulate',
-    autoGap: () => {
-      const channel = coded?.channel ?? DEFAULT_CHANNEL_MODEL;
-      if (channelEntry(channel)?.cudaPreview) return `the '${channel}' CUDA generator has not yet run on a device`;
-      return coded?.ofdm !== undefined ? 'the GPU OFDM link has not yet run on a device' : null;
-    },
     gpuGap: async () => {
       const { codedGpuUnsupported, detectorsWithoutCuda } = await import('./gpu/executor.js');
       const missing = detectorsWithoutCuda(detectors);

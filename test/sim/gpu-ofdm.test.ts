@@ -519,20 +519,21 @@ test("an OFDM vector regenerated for the GPU executor's CPU redo equals generate
   assert.equal(cache.size, 1, 'a slot is generated once');
 });
 
-test("engine choice: the GPU link takes OFDM slots, coded or not, with any CSI; 'auto' holds them on the CPU until they have run on a device", async () => {
+test("engine choice: the GPU link takes OFDM slots, coded or not, with any CSI, and CDL channels; 'auto' takes the device where one answers", async () => {
   const ofdm = { scs: 30e3, prbs: 4, csi: 'lmmse' as const };
-  for (const code of [undefined, 'wimax:576']) {
-    const auto = await resolveEngine('auto', [{ detector: 'mmse' }], { ofdm, channel: 'tdl-a', code });
-    assert.equal(auto.engine, 'cpu');
-    assert.match(auto.reason, /GPU OFDM link has not yet run on a device/);
+  for (const [code, channel] of [
+    [undefined, 'tdl-a'],
+    ['wimax:576', 'tdl-a'],
+    ['nr:bg2:500:1/2', 'cdl-c'],
+  ] as const) {
+    const auto = await resolveEngine('auto', [{ detector: 'mmse' }], { ofdm, channel, code });
+    assert.equal(auto.engine, cuda.ok ? 'cuda' : 'cpu', auto.reason);
+    if (!cuda.ok) assert.match(auto.reason, /^auto: no CUDA device/);
     if (cuda.ok)
-      assert.equal(
-        (await resolveEngine('cuda', [{ detector: 'mmse' }], { ofdm, channel: 'tdl-a', code })).engine,
-        'cuda',
-      );
+      assert.equal((await resolveEngine('cuda', [{ detector: 'mmse' }], { ofdm, channel, code })).engine, 'cuda');
     else
       await assert.rejects(
-        resolveEngine('cuda', [{ detector: 'mmse' }], { ofdm, channel: 'tdl-a', code }),
+        resolveEngine('cuda', [{ detector: 'mmse' }], { ofdm, channel, code }),
         (e: unknown) => e instanceof EngineUnavailableError && (e.details as { cause?: string }).cause === 'no-device',
       );
   }

@@ -289,17 +289,3 @@ test('ofdm link: the command line flags, and a run resumed from its JSON', () =>
     rmSync(dir, { recursive: true, force: true });
   }
 });
-
-test("engine 'auto' keeps the OFDM link and the CDL models on the CPU until their GPU paths have run on a device", async () => {
-  const { resolveEngine } = await import('../../src/sim/simulate.js');
-  const mmse = [{ detector: 'mmse' as const }];
-  const ofdm = await resolveEngine('auto', mmse, { ofdm: { scs: 30e3, prbs: 4 } });
-  assert.equal(ofdm.engine, 'cpu');
-  assert.match(ofdm.reason, /GPU OFDM link has not yet run on a device \(engine 'cuda' runs it\)/);
-  const cdl = await resolveEngine('auto', mmse, { channel: 'cdl-c' });
-  assert.equal(cdl.engine, 'cpu');
-  assert.match(cdl.reason, /'cdl-c' CUDA generator has not yet run on a device/);
-  // 'cpu' is taken as asked; a flat TDL run is not held back
-  assert.equal((await resolveEngine('cpu', mmse, { ofdm: { scs: 30e3, prbs: 4 } })).reason, 'asked for');
-  assert.doesNotMatch((await resolveEngine('auto', mmse, { channel: 'tdl-c' })).reason, /not yet run/);
-});

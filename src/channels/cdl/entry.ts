@@ -99,7 +99,6 @@ function cdlEntry<N extends CdlModel, P extends CdlLosParams>(name: N, options: 
     checkShape: (shape, params) => checkCdlShape(shape, params),
     cpu: (shape, params) => cdlGenerator(shape, table, params),
     cuda: () => import('./cuda.js').then((m) => m.cdlCuda(name)),
-    cudaPreview: true,
     powerDelayProfile: (params) => powerDelayProfile(table, params),
   };
 }
