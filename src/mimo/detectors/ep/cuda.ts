@@ -2,9 +2,8 @@
  * EP on the GPU: ep-detect.cu, one thread a received vector (the real Gram matrix, every
  * iteration's Cholesky factorisation and cavity, the output), float32. No scratch.
  */
-import { UnsupportedError } from '../../../core/index.js';
-import { type CudaContext, loadModule, readKernelSource } from '../../../gpu/index.js';
-import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup } from '../../gpu/cuda-detector.js';
+import type { CudaDetectorSetup } from '../../gpu/cuda-detector.js';
+import { vectorThreadDetector } from '../../gpu/vector-thread-detector.js';
 import { DEFAULT_EP_BETA, DEFAULT_EP_EPSILON, DEFAULT_EP_ITERATIONS } from './cpu.js';
 
 /** Largest nt and nr on the GPU (the thread's local arrays: the 2nt x 2nt Gram matrix and its factor). */
@@ -41,38 +40,14 @@ export function epDefines(
 /** The kernel file (host and emulator tests). */
 export const EP_KERNEL_URL = new URL('./ep-detect.cu', import.meta.url);
 
-export const cudaDetector: CudaDetector = {
+export const cudaDetector = vectorThreadDetector({
   name: 'ep',
-  soft: true,
-  create(ctx: CudaContext, setup: CudaDetectorSetup): CudaDetectorPlan {
-    const { nt, nr } = setup;
-    if (nt > EP_GPU_MAX_NT || nr > EP_GPU_MAX_NR)
-      throw new UnsupportedError(
-        `ep on the GPU supports nt <= ${EP_GPU_MAX_NT} and nr <= ${EP_GPU_MAX_NR} (got nt = ${nt}, nr = ${nr}); use engine 'cpu' for larger systems`,
-        { detector: 'ep', nt, nr },
-      );
-    const kernel = loadModule(ctx, {
-      source: readKernelSource(EP_KERNEL_URL),
-      name: 'ep/ep-detect.cu',
-      defines: epDefines(setup),
-    }).kernel('ep_detect', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'f32']);
-    return {
-      scratchBytesPerChannel: [],
-      enqueue(stream, chunk): void {
-        const vectors = chunk.channels * chunk.vectorsPerChannel;
-        if (vectors === 0) return;
-        kernel.launch({ grid: Math.ceil(vectors / EP_THREADS), block: EP_THREADS, stream }, [
-          chunk.H,
-          chunk.y,
-          chunk.noise,
-          chunk.symbols,
-          setup.soft ? chunk.llr : 0n,
-          chunk.status,
-          vectors,
-          chunk.vectorsPerChannel,
-          setup.llrClip,
-        ]);
-      },
-    };
-  },
-};
+  url: EP_KERNEL_URL,
+  file: 'ep/ep-detect.cu',
+  entry: 'ep_detect',
+  maxNt: EP_GPU_MAX_NT,
+  maxNr: EP_GPU_MAX_NR,
+  threads: EP_THREADS,
+  priors: false,
+  defines: epDefines,
+});

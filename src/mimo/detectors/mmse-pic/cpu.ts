@@ -29,6 +29,7 @@ import { UnsupportedError } from '../../../core/index.js';
 import { type Constellation, sliceSymbol, softDemapSymbol } from '../../modulation.js';
 import { filterInto, gramInto, invertInPlace } from '../../preprocess/complex.js';
 import type { CpuDetector, DetectorInstance, DetectorOutput, DetectorSetup } from '../detector.js';
+import { filterStream } from '../zf/linear.js';
 
 /** Most self-iterations. */
 export const MAX_PIC_ITERATIONS = 16;
@@ -219,22 +220,9 @@ function createPic(setup: DetectorSetup): DetectorInstance<PicPrep> {
           }
         }
         if (!anyPrior) {
-          // the mmse filter and unbiasing (zf/linear.ts: linearDetect), operation for operation
-          const W = p.W;
+          // the mmse filter and unbiasing, as linearDetect applies them
           for (let k = 0; k < nt; k++) {
-            let re = 0,
-              im = 0;
-            for (let i = 0; i < nr; i++) {
-              const wr = W[2 * (k + i * nt)]!,
-                wi = W[2 * (k + i * nt) + 1]!;
-              const yr = y[yOff + 2 * i]!,
-                yi = y[yOff + 2 * i + 1]!;
-              re += wr * yr - wi * yi;
-              im += wr * yi + wi * yr;
-            }
-            const u = p.unbias[k]!;
-            z[2 * k] = re * u;
-            z[2 * k + 1] = im * u;
+            filterStream(p, k, nt, nr, y, yOff, z, 2 * k);
             nu2[k] = p.nu2[k]!;
           }
         } else {

@@ -56,19 +56,37 @@ export function linearDetect(
   out: Int32Array,
   off: number,
 ): void {
-  const W = p.W;
   for (let k = 0; k < nt; k++) {
-    let re = 0,
-      im = 0;
-    for (let i = 0; i < nr; i++) {
-      const wr = W[2 * (k + i * nt)]!,
-        wi = W[2 * (k + i * nt) + 1]!;
-      const yr = y[yOff + 2 * i]!,
-        yi = y[yOff + 2 * i + 1]!;
-      re += wr * yr - wi * yi;
-      im += wr * yi + wi * yr;
-    }
-    const u = p.unbias[k]!;
-    out[off + k] = sliceSymbol(re * u, im * u, con);
+    filterStream(p, k, nt, nr, y, yOff, pair, 0);
+    out[off + k] = sliceSymbol(pair[0]!, pair[1]!, con);
   }
+}
+
+const pair = new Float64Array(2);
+
+/** Stream k's unbiased filter output (W y)_k u_k of the vector at y[yOff], into z[zOff], z[zOff + 1]. */
+export function filterStream(
+  p: LinearPrep,
+  k: number,
+  nt: number,
+  nr: number,
+  y: Float64Array,
+  yOff: number,
+  z: Float64Array,
+  zOff: number,
+): void {
+  const W = p.W;
+  let re = 0,
+    im = 0;
+  for (let i = 0; i < nr; i++) {
+    const wr = W[2 * (k + i * nt)]!,
+      wi = W[2 * (k + i * nt) + 1]!;
+    const yr = y[yOff + 2 * i]!,
+      yi = y[yOff + 2 * i + 1]!;
+    re += wr * yr - wi * yi;
+    im += wr * yi + wi * yr;
+  }
+  const u = p.unbias[k]!;
+  z[zOff] = re * u;
+  z[zOff + 1] = im * u;
 }
