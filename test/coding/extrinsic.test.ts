@@ -2,7 +2,9 @@
  * The decoders' extrinsic output (LdpcDecoder.extrinsic, FrameDecoder.decodeBatch's `extrinsic`),
  * what iterative detection and decoding feeds back to the detector, on fresh random codewords:
  *  - a noiseless frame with large correct channel LLRs: every extrinsic LLR has its code bit's sign
- *    (0: positive), with every algorithm, on 802.16e codes and on NR channel bits;
+ *    (0: positive), with every algorithm, on 802.16e codes and on NR channel bits (after one
+ *    iteration and an early stop, an NR extrinsic may be 0 where a row met a punctured column not
+ *    yet filled, never of the wrong sign);
  *  - extrinsic = a-posteriori - input, exactly (inputs inside the saturation, on the min-sum grid),
  *    on noisy frames; a batch's channel-bit extrinsic is the frame decoder's, through NR's rate
  *    matching map; a short output array is a typed error.
@@ -36,11 +38,19 @@ test('noiseless frames with large correct LLRs: the extrinsic signs are the code
         const code = ldpcCode(spec, spec.startsWith('nr') ? { Qm: 2 } : {});
         const cw = codeword(code, new Philox(seed, s));
         const llr = Float64Array.from(cw, (b) => (b ? -mag : mag));
+        // three full iterations: every bit's extrinsic has its sign
         const ext = new Float64Array(code.n);
-        const r = code.decoder({ algorithm: alg }).decodeBatch(llr, 1, undefined, ext);
+        const r = code.decoder({ algorithm: alg, earlyStop: false, maxIterations: 3 }).decodeBatch(llr, 1, undefined, ext);
         assert.equal(r.ok[0], 1);
         for (let j = 0; j < code.n; j++)
           assert.ok(cw[j] ? ext[j]! < 0 : ext[j]! > 0, msg(`${spec} ${alg} |LLR| ${mag}: bit ${j} = ${cw[j]}, extrinsic ${ext[j]}`));
+        // early stop after one iteration: none has the wrong sign (NR: 0 where a row met a punctured
+        // column before any message had filled it; 802.16e codes puncture nothing: none is 0)
+        code.decoder({ algorithm: alg }).decodeBatch(llr, 1, undefined, ext);
+        for (let j = 0; j < code.n; j++)
+          assert.ok(cw[j] ? ext[j]! <= 0 : ext[j]! >= 0, msg(`${spec} ${alg} early stop: bit ${j} = ${cw[j]}, extrinsic ${ext[j]}`));
+        if (!spec.startsWith('nr'))
+          for (let j = 0; j < code.n; j++) assert.notEqual(ext[j], 0, msg(`${spec} ${alg} early stop: bit ${j}`));
       },
     ),
     { numRuns: 40 },
