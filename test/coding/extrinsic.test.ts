@@ -30,7 +30,12 @@ function codeword(code: LdpcCode, rng: Philox): Uint8Array {
 test('noiseless frames with large correct LLRs: the extrinsic signs are the codeword bits', () => {
   fc.assert(
     fc.property(
-      fc.constantFrom(...WIMAX_LENGTHS.map((n) => `wimax:${n}`), 'nr:bg2:200:1/3', 'nr:bg1:1000:1/2', 'nr:bg1:3000:2/3'),
+      fc.constantFrom(
+        ...WIMAX_LENGTHS.map((n) => `wimax:${n}`),
+        'nr:bg2:200:1/3',
+        'nr:bg1:1000:1/2',
+        'nr:bg1:3000:2/3',
+      ),
       fc.constantFrom(...LDPC_DECODER_ALGORITHMS),
       fc.double({ min: 8, max: 1e4, noNaN: true }),
       fc.nat(),
@@ -40,15 +45,23 @@ test('noiseless frames with large correct LLRs: the extrinsic signs are the code
         const llr = Float64Array.from(cw, (b) => (b ? -mag : mag));
         // three full iterations: every bit's extrinsic has its sign
         const ext = new Float64Array(code.n);
-        const r = code.decoder({ algorithm: alg, earlyStop: false, maxIterations: 3 }).decodeBatch(llr, 1, undefined, ext);
+        const r = code
+          .decoder({ algorithm: alg, earlyStop: false, maxIterations: 3 })
+          .decodeBatch(llr, 1, undefined, ext);
         assert.equal(r.ok[0], 1);
         for (let j = 0; j < code.n; j++)
-          assert.ok(cw[j] ? ext[j]! < 0 : ext[j]! > 0, msg(`${spec} ${alg} |LLR| ${mag}: bit ${j} = ${cw[j]}, extrinsic ${ext[j]}`));
+          assert.ok(
+            cw[j] ? ext[j]! < 0 : ext[j]! > 0,
+            msg(`${spec} ${alg} |LLR| ${mag}: bit ${j} = ${cw[j]}, extrinsic ${ext[j]}`),
+          );
         // early stop after one iteration: none has the wrong sign (NR: 0 where a row met a punctured
         // column before any message had filled it; 802.16e codes puncture nothing: none is 0)
         code.decoder({ algorithm: alg }).decodeBatch(llr, 1, undefined, ext);
         for (let j = 0; j < code.n; j++)
-          assert.ok(cw[j] ? ext[j]! <= 0 : ext[j]! >= 0, msg(`${spec} ${alg} early stop: bit ${j} = ${cw[j]}, extrinsic ${ext[j]}`));
+          assert.ok(
+            cw[j] ? ext[j]! <= 0 : ext[j]! >= 0,
+            msg(`${spec} ${alg} early stop: bit ${j} = ${cw[j]}, extrinsic ${ext[j]}`),
+          );
         if (!spec.startsWith('nr'))
           for (let j = 0; j < code.n; j++) assert.notEqual(ext[j], 0, msg(`${spec} ${alg} early stop: bit ${j}`));
       },
@@ -75,7 +88,10 @@ test('extrinsic = a-posteriori - input, exactly; through NR rate matching in a b
         cws.forEach((cw, f) => {
           for (let j = 0; j < code.n; j++) {
             const v = (2 * (1 - 2 * cw[j]! + sigma * rng.normal())) / (sigma * sigma);
-            llr[f * code.n + j] = Math.max(-sat + 1, Math.min(sat - 1, Math.round(v * LDPC_MIN_SUM_SCALE) / LDPC_MIN_SUM_SCALE));
+            llr[f * code.n + j] = Math.max(
+              -sat + 1,
+              Math.min(sat - 1, Math.round(v * LDPC_MIN_SUM_SCALE) / LDPC_MIN_SUM_SCALE),
+            );
           }
         });
         const dec = code.decoder({ algorithm: alg, maxIterations: 1 + (s % 8), saturation: sat });
@@ -100,7 +116,8 @@ test('extrinsic = a-posteriori - input, exactly; through NR rate matching in a b
             for (let j = 0; j < code.n; j++) input[map[j]!] += llr[f * code.n + j]!;
             for (let j = 0; j < code.n; j++) {
               const c: number = map[j]!;
-              if (Math.abs(input[c]!) < sat) assert.equal(e[c], post[c]! - input[c]!, msg(`${spec} ${alg} column ${c}`));
+              if (Math.abs(input[c]!) < sat)
+                assert.equal(e[c], post[c]! - input[c]!, msg(`${spec} ${alg} column ${c}`));
               assert.equal(ext[f * code.n + j], e[c], msg(`${spec} batch channel bit ${j}`));
             }
           }

@@ -94,7 +94,10 @@ test('idd 3 beats one pass of mmse-pic, paired over the same frames (4x4 16-QAM 
     }
   }
   if (process.env.IDD_PRINT) console.log(`paired: one ${one}, three ${three}, worse ${worse}, of ${frames}`);
-  assert.ok(one >= 0.1 * frames && one <= 0.8 * frames, msg(`one pass: FER ${one / frames}, outside the test's regime`));
+  assert.ok(
+    one >= 0.1 * frames && one <= 0.8 * frames,
+    msg(`one pass: FER ${one / frames}, outside the test's regime`),
+  );
   // frames one pass decodes and three passes lose: a few at most
   assert.ok(worse <= 4, msg(`${worse} frames decoded by one pass were lost by three`));
   // paired: of the frames that differ, three passes must win far more (sign test, p << 1e-6 at 40 vs 4)
@@ -172,7 +175,10 @@ test("ml's priors: its extrinsic LLRs are the exhaustive MAP ones (max-log and l
           const post = soft === 'maxlog' ? m0 - m1 : Math.log(s0) - Math.log(s1);
           const want = post - prior[(v * nt + j) * bps + b]!;
           const got = r.llr![(v * nt + j) * bps + b]!;
-          assert.ok(Math.abs(got - want) <= 1e-9 * (1 + Math.abs(want)), msg(`${soft} v${v} s${j} b${b}: ${got} vs ${want}`));
+          assert.ok(
+            Math.abs(got - want) <= 1e-9 * (1 + Math.abs(want)),
+            msg(`${soft} v${v} s${j} b${b}: ${got} vs ${want}`),
+          );
         }
     }
   }
@@ -190,7 +196,10 @@ test('idd with ml: more passes, no more frame errors beyond a few (2x2 16-QAM)',
   };
   const a = await simulate(o);
   const b = await simulate({ ...o, idd: 2 });
-  assert.ok(b.points[0]!.frameErrors <= a.points[0]!.frameErrors + 3, msg(`ml: idd 2 ${b.points[0]!.frameErrors}, idd 1 ${a.points[0]!.frameErrors}`));
+  assert.ok(
+    b.points[0]!.frameErrors <= a.points[0]!.frameErrors + 3,
+    msg(`ml: idd 2 ${b.points[0]!.frameErrors}, idd 1 ${a.points[0]!.frameErrors}`),
+  );
 });
 
 test('idd is strict: values, an uncoded run, detectors without priors, engine cuda', async () => {
@@ -217,7 +226,18 @@ test('idd is strict: values, an uncoded run, detectors without priors, engine cu
 });
 
 test('--idd: the flag, its checks, and resume reading idd from the JSON', async () => {
-  const cmd = parseSimulateArgs(['--mimo', '2x2', '--mod', '16qam', '--code', 'wimax:576', '--detector', 'mmse-pic', '--idd', '3']);
+  const cmd = parseSimulateArgs([
+    '--mimo',
+    '2x2',
+    '--mod',
+    '16qam',
+    '--code',
+    'wimax:576',
+    '--detector',
+    'mmse-pic',
+    '--idd',
+    '3',
+  ]);
   assert.equal(cmd.options.idd, 3);
   assert.throws(() => parseSimulateArgs(['--idd', '2']), /idd/);
   assert.throws(() => parseSimulateArgs(['--code', 'wimax:576', '--detector', 'mmse-pic', '--idd', '0']), /idd/);
