@@ -17,6 +17,7 @@ import { codeOf, decodeRange, vectorsPerFrame, type CodedSpec } from '../../src/
 import { snrToNoiseVar } from '../../src/mimo/channel.js';
 import { constellation } from '../../src/mimo/modulation.js';
 import { detect } from '../../src/mimo/detect.js';
+import { detectAsync } from '../../src/mimo/detect-async.js';
 import { priorDetectors } from '../../src/mimo/registry.js';
 import { parseSimulateArgs } from '../../src/cli/simulate.js';
 import { resumeOptions } from '../../src/cli/resume.js';
@@ -182,6 +183,24 @@ test("ml's priors: its extrinsic LLRs are the exhaustive MAP ones (max-log and l
         }
     }
   }
+});
+
+test("ml's priors stay on the CPU engine: detectAsync with priorLlr refuses 'cuda', 'auto' runs the CPU", async () => {
+  const input = {
+    nt: 2,
+    nr: 2,
+    H: Float64Array.of(1, 0, 0, 0, 0, 0, 1, 0),
+    y: new Float64Array(4),
+    vectorsPerChannel: 1,
+    noiseVar: 0.5,
+    priorLlr: new Float64Array(4).fill(1),
+  };
+  await assert.rejects(
+    () => detectAsync(input, { detector: 'ml', modulation: 'qpsk', engine: 'cuda' }),
+    (e: unknown) => e instanceof EngineUnavailableError && /priorLlr/.test(e.message),
+  );
+  const r = await detectAsync(input, { detector: 'ml', modulation: 'qpsk', engine: 'auto', soft: 'maxlog' });
+  assert.equal(r.llr?.length, 4);
 });
 
 test('idd with ml: more passes, no more frame errors beyond a few (2x2 16-QAM)', async () => {
