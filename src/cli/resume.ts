@@ -88,6 +88,8 @@ export function resumeOptions(text: string, file: string): SimulationOptions {
     opts.code = field('code', (x) => typeof x === 'string', 'a code spec (wimax:N, nr:K:R)');
     opts.decoder = field('decoder', isObject, 'an object (the decoder settings)');
     if (d.maxFrames !== undefined) opts.maxFrames = field('maxFrames', isPositiveInt, 'a positive integer');
+    if (d.idd !== undefined)
+      opts.idd = field('idd', isPositiveInt, 'a positive integer (outer passes of detection and decoding)');
   }
   if (d.maxTimeSeconds !== undefined)
     opts.maxTimeSeconds = field('maxTimeSeconds', (x) => isNum(x) && x > 0, 'a positive number of seconds');

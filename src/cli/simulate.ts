@@ -19,12 +19,13 @@ import {
   CSI_MODES,
   checkSoftDetectors,
   codeOf,
+  MAX_IDD_ITERATIONS,
 } from '../sim/index.js';
 import { choiceOption, parseCommandLine, rejectInapplicable } from './args.js';
 import { resumeOptions } from './resume.js';
 import { checkSnrNumbers, intOption, numberOption } from './values.js';
 import { LDPC_DECODER_ALGORITHMS } from '../coding/index.js';
-import { SOFT_DETECTORS } from '../mimo/index.js';
+import { SOFT_DETECTORS, priorDetectors } from '../mimo/index.js';
 import { channelEntry, DEFAULT_CHANNEL_MODEL, MAX_PRBS } from '../channels/index.js';
 import { channelFlags, channelFromFlags, channelHelp } from './channel-flags.js';
 import {
@@ -68,6 +69,10 @@ ${channelHelp(COLUMN).flags}
 ${line('--code SPEC', `coded link: wimax:N[:1/2] (N = 576..2304 step 96) or nr:[bgB:]K:R (5G NR, 38.212); every detector must be soft (${SOFT_DETECTORS.join(', ')}): its max-log LLRs feed the decoder. A frame's bits fill consecutive symbols, stream by stream, over ceil(n / (bits per symbol x NT)) vectors (the last padded)`)}
   --decoder ALG             with --code: nms (default), oms, spa, flooding-spa
   --iterations N            with --code: most decoder iterations (default 20; early stop on a zero syndrome)
+  --idd N                   with --code: iterative detection and decoding, N passes (default 1): each
+                            detection after the first takes the previous decoding's extrinsic LLRs as
+                            priors; N > 1 needs detectors that take priors (${priorDetectors().join(', ')}) and
+                            the CPU engine; costs N detections and N decodings a frame
   --max-errors N            stop a detector at a point after N bit errors, frame errors with --code
                             (default ${DEFAULT_MAX_ERRORS})
   --max-vectors N           ... or after N received vectors (default ${DEFAULT_MAX_VECTORS})
@@ -140,6 +145,7 @@ const OPTIONS = {
   code: { type: 'string' },
   decoder: { type: 'string' },
   iterations: { type: 'string' },
+  idd: { type: 'string' },
   channel: { type: 'string' },
   'max-frames': { type: 'string' },
   'max-time': { type: 'string' },
@@ -203,7 +209,7 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
   );
   rejectInapplicable(
     given,
-    ['decoder', 'iterations', 'max-frames'],
+    ['decoder', 'iterations', 'max-frames', 'idd'],
     code !== undefined,
     'no --code (an uncoded run decodes nothing)',
   );
@@ -240,6 +246,7 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
       maxIterations: intOption('iterations', v.iterations, 20, 1, 10_000),
     };
     if (v['max-frames'] !== undefined) options.maxFrames = intOption('max-frames', v['max-frames'], 0, 1);
+    if (v.idd !== undefined) options.idd = intOption('idd', v.idd, 1, 1, MAX_IDD_ITERATIONS);
     // a bad code or a hard detector is refused here, before any output (simulate() says the same)
     codeOf(code, options.modulation);
     checkSoftDetectors(options.detectors);
@@ -317,6 +324,7 @@ export async function run(argv: string[]): Promise<number> {
     decoder: o.decoder ?? {},
     modulation: o.modulation,
     channel: o.channel,
+    ...(o.idd !== undefined ? { idd: o.idd } : {}),
   });
   const controller = new AbortController();
   let signalName: string | null = null;
@@ -335,7 +343,7 @@ export async function run(argv: string[]): Promise<number> {
     const done = o.completedPoints ? new Set(o.completedPoints.map((p) => p.snrIndex)).size : 0;
     const link =
       (o.code !== undefined
-        ? `, code ${o.code} (${o.decoder?.algorithm ?? 'nms'}, ${o.decoder?.maxIterations ?? 20} iterations)`
+        ? `, code ${o.code} (${o.decoder?.algorithm ?? 'nms'}, ${o.decoder?.maxIterations ?? 20} iterations${(o.idd ?? 1) > 1 ? `, ${o.idd} IDD passes` : ''})`
         : '') +
       (o.ofdm !== undefined
         ? `, OFDM ${o.ofdm.prbs} PRBs at ${o.ofdm.scs / 1e3} kHz, ${o.ofdm.csi ?? 'perfect'} CSI`

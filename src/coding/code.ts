@@ -46,9 +46,17 @@ export interface FrameDecoder {
   decode(llr: ArrayLike<number>): DecodeResult;
   /**
    * frames x n channel LLRs back to back -> frames x k bits, per-frame iterations and verdicts.
-   * `out` (optional) is reused instead of allocating the result arrays.
+   * `out` (optional) is reused instead of allocating the result arrays. `extrinsic` (optional,
+   * frames x n) receives each frame's extrinsic LLRs on its n channel bits: the decoder's
+   * a-posteriori LLR of the code bit a channel bit carries minus the decoder's input for that code
+   * bit (LdpcDecoder.extrinsic; an NR channel bit gets its codeword bit's, repeated bits alike).
    */
-  decodeBatch(llr: ArrayLike<number>, frames: number, out?: DecodeBatchResult): DecodeBatchResult;
+  decodeBatch(
+    llr: ArrayLike<number>,
+    frames: number,
+    out?: DecodeBatchResult,
+    extrinsic?: Float64Array,
+  ): DecodeBatchResult;
 }
 
 /** An LDPC code as a link sees it. */
@@ -128,6 +136,11 @@ abstract class CodeBase implements LdpcCode {
     for (let i = 0; i < this.n; i++) into[i] = llr[llrOffset + i]!;
   }
 
+  /** A frame's extrinsic LLRs on its code bits (H.n, `col`) -> on its n channel bits at out[at ..] (here as they are). */
+  protected toChannelLlrs(col: Float64Array, out: Float64Array, at: number): void {
+    for (let i = 0; i < this.n; i++) out[at + i] = col[i]!;
+  }
+
   encodeBatch(info: ArrayLike<number>, frames: number, out?: Uint8Array): Uint8Array {
     checkFrames(frames, info.length, this.k, 'information bits');
     const cw = out ?? new Uint8Array(frames * this.n);
@@ -143,6 +156,7 @@ abstract class CodeBase implements LdpcCode {
     const core = new LdpcDecoder(this.H, options);
     const input = new Float64Array(this.H.n);
     const sat = core.options.saturation;
+    const ext = new Float64Array(this.H.n);
     const one = this.sentWhole
       ? (llr: ArrayLike<number>, offset: number): number => core.run(llr, offset)
       : (llr: ArrayLike<number>, offset: number): number => {
@@ -162,8 +176,13 @@ abstract class CodeBase implements LdpcCode {
         this.gatherInfo(core.decisions, bits, 0);
         return { bits, iterations: Math.abs(it), ok: it > 0 };
       },
-      decodeBatch: (llr, frames, out) => {
+      decodeBatch: (llr, frames, out, extrinsic) => {
         checkFrames(frames, llr.length, this.n, 'LLR input');
+        if (extrinsic !== undefined && (!(extrinsic instanceof Float64Array) || extrinsic.length < frames * this.n))
+          throw new InvalidInputError(
+            'SHAPE_MISMATCH',
+            `extrinsic output must be a Float64Array of at least ${frames} frames x n = ${this.n} entries`,
+          );
         const res = out ?? {
           bits: new Uint8Array(frames * this.k),
           iterations: new Int32Array(frames),
@@ -178,6 +197,7 @@ abstract class CodeBase implements LdpcCode {
         for (let f = 0; f < frames; f++) {
           const it = one(llr, f * this.n);
           this.gatherInfo(core.decisions, res.bits, f * this.k);
+          if (extrinsic) this.toChannelLlrs(core.extrinsic(ext), extrinsic, f * this.n);
           res.iterations[f] = Math.abs(it);
           res.ok[f] = it > 0 ? 1 : 0;
         }
@@ -285,6 +305,11 @@ class NrCode extends QcCodeBase {
 
   override encode(info: ArrayLike<number>, out?: Uint8Array): Uint8Array {
     return nrRateMatch(this.map, this.encodeFull(info, this.full), out);
+  }
+
+  protected override toChannelLlrs(col: Float64Array, out: Float64Array, at: number): void {
+    const map = this.map;
+    for (let i = 0; i < this.n; i++) out[at + i] = col[map[i]!]!;
   }
 
   protected override toDecoderInput(

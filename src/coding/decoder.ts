@@ -137,6 +137,9 @@ export class LdpcDecoder {
   private readonly t: Float64Array;
   private readonly suffix: Float64Array;
   private readonly hard: Uint8Array;
+  /** The last run()'s input as the decoder took it (clipped; min-sum: in fixed point), for extrinsic(). */
+  private readonly L0: Float64Array;
+  private readonly Li0: Int32Array;
 
   /** Allocates the decoder's state for H (m x n, compressed rows). */
   constructor(H: SparseParityCheck, options: DecoderOptions = {}) {
@@ -182,6 +185,8 @@ export class LdpcDecoder {
     this.t = new Float64Array(dmax);
     this.suffix = new Float64Array(dmax);
     this.hard = new Uint8Array(H.n);
+    this.L0 = new Float64Array(this.minSum ? 0 : H.n);
+    this.Li0 = new Int32Array(this.minSum ? H.n : 0);
   }
 
   /** Decodes one frame of n LLRs; `bits` (n entries, allocated when absent) receives the hard decisions. */
@@ -218,6 +223,7 @@ export class LdpcDecoder {
           });
         Li[i] = Math.round((v > sat ? sat : v < -sat ? -sat : v) * LDPC_MIN_SUM_SCALE);
       }
+      this.Li0.set(Li);
       this.Ri.fill(0);
     } else {
       for (let i = 0; i < n; i++) {
@@ -228,6 +234,7 @@ export class LdpcDecoder {
           });
         L[i] = v > sat ? sat : v < -sat ? -sat : v;
       }
+      this.L0.set(L);
       this.R.fill(0);
     }
     const alphaQ = Math.round(this.options.alpha * 256);
@@ -279,6 +286,24 @@ export class LdpcDecoder {
       );
     if (this.minSum) for (let i = 0; i < this.n; i++) p[i] = this.Li[i]! / LDPC_MIN_SUM_SCALE;
     else p.set(this.L);
+    return p;
+  }
+
+  /**
+   * The extrinsic LLRs of the last run() (n entries, into `out` when given): its a-posteriori LLRs
+   * minus its input as the decoder took it (clipped to +-saturation; the min-sum decoders' rounded to
+   * multiples of 1 / LDPC_MIN_SUM_SCALE), i.e. what the code's checks say of each bit beyond its own
+   * channel LLR: the soft output that iterative detection and decoding feeds back to the detector.
+   */
+  extrinsic(out?: Float64Array): Float64Array {
+    const p = out ?? new Float64Array(this.n);
+    if (p.length !== this.n)
+      throw new InvalidInputError(
+        'SHAPE_MISMATCH',
+        `extrinsic output has ${p.length} entries, the code has n = ${this.n}`,
+      );
+    if (this.minSum) for (let i = 0; i < this.n; i++) p[i] = (this.Li[i]! - this.Li0[i]!) / LDPC_MIN_SUM_SCALE;
+    else for (let i = 0; i < this.n; i++) p[i] = this.L[i]! - this.L0[i]!;
     return p;
   }
 

@@ -35,7 +35,12 @@ export async function detectAsync(
   const { engine } = await chooseEngine({
     asked: val.opts.engine,
     call: `detect (${val.opts.detector})`,
-    gpuGap: () => (entry.cuda ? null : `the '${val.opts.detector}' detector has no CUDA implementation`),
+    gpuGap: () =>
+      !entry.cuda
+        ? `the '${val.opts.detector}' detector has no CUDA implementation`
+        : input.priorLlr !== undefined && entry.traits.priors === 'cpu'
+          ? `the '${val.opts.detector}' detector's CUDA kernel takes no a-priori LLRs (priorLlr)`
+          : null,
   });
   const gpuScans = engine === 'cuda' && input.H instanceof Float32Array && input.y instanceof Float32Array;
   if (!gpuScans) {

@@ -47,6 +47,7 @@ export {
   detectorEntry,
   detectorsWhere,
   cudaDetectors,
+  priorDetectors,
   registerDetector,
   type AnyDetectorEntry,
   type DetectorEntry,

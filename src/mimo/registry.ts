@@ -54,10 +54,12 @@ export interface DetectorTraits {
   /** Whether it accepts nr < nt (see checkDetectorShape). */
   readonly wideChannels: WideChannels;
   /**
-   * It takes a-priori LLRs (DetectionInput.priorLlr; mmse-pic). Absent: false, and detect() refuses
-   * priors for it rather than ignore them.
+   * It takes a-priori LLRs (DetectionInput.priorLlr) and then returns extrinsic LLRs: true on both
+   * engines (mmse-pic), 'cpu' on the CPU engine only (ml: its CUDA kernel takes none, so a call with
+   * priors runs on the CPU under engine 'auto' and is refused under 'cuda'). Absent: false, and
+   * detect() refuses priors for it rather than ignore them.
    */
-  readonly priors?: boolean;
+  readonly priors?: boolean | 'cpu';
   /**
    * It needs noiseVar > 0 for hard decisions too (ep, mmse-pic: N0 weighs the Gaussian prior or the
    * a-priori LLRs against the observation, so N0 = 0 has no meaning). Absent: false.
@@ -152,7 +154,7 @@ export function cudaDetectors(): Detector[] {
 
 /** The detectors that take a-priori LLRs (DetectionInput.priorLlr), read at call time. */
 export function priorDetectors(): Detector[] {
-  return detectorsWhere((t) => t.priors === true);
+  return detectorsWhere((t) => t.priors === true || t.priors === 'cpu');
 }
 
 /** Detectors that return LLRs. */

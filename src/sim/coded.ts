@@ -33,6 +33,11 @@ export interface CodedSpec {
    * data resource elements among its code blocks); absent, the spec's rate gives it.
    */
   E?: number;
+  /**
+   * Iterative detection and decoding: outer passes (absent or 1: one detection, one decoding). Each
+   * pass after the first detects with the previous decoding's extrinsic LLRs as priors.
+   */
+  idd?: number;
 }
 
 const codes = new Map<string, LdpcCode>();
@@ -192,22 +197,54 @@ export function decodeRange(
   const frames = f1 - f0;
   const H = args.H.subarray(2 * nr * nt * (v0 / vpc), 2 * nr * nt * (v1 / vpc));
   const y = args.y.subarray(2 * nr * v0, 2 * nr * v1);
-  const out = detect(
-    { nt, nr, H, y, vectorsPerChannel: vpc, noiseVar: args.noiseVar },
-    { ...opts, soft: opts.soft ?? 'maxlog' },
-  );
-  if (!out.llr) throw new InvalidArgumentError(`detector '${opts.detector}' returned no LLRs`);
+  const per = vpf * nt * bps;
+  const passes = spec.idd ?? 1;
+  const decoder = decoderOf(spec, modulation);
+  const dOpts: DetectOptions = { ...opts, soft: opts.soft ?? 'maxlog' };
   let symbolErrors = 0;
-  const tx = args.txIndices;
-  for (let s = 0; s < out.symbols.length; s++) if (out.symbols[s] !== tx[v0 * nt + s]) symbolErrors++;
-  const llr = frameLlrs(out.llr, frames, code.n, vpf * nt * bps);
-  const dec = decoderOf(spec, modulation).decodeBatch(llr, frames);
+  let prior: Float64Array | undefined;
+  let extrinsic: Float64Array | undefined;
+  let dec: ReturnType<FrameDecoder['decodeBatch']> | undefined;
+  let unproven = 0;
+  for (let pass = 0; pass < passes; pass++) {
+    const out = detect(
+      { nt, nr, H, y, vectorsPerChannel: vpc, noiseVar: args.noiseVar, ...(prior ? { priorLlr: prior } : {}) },
+      dOpts,
+    );
+    if (!out.llr) throw new InvalidArgumentError(`detector '${opts.detector}' returned no LLRs`);
+    if (pass === 0) {
+      // the raw detector's symbol errors: the first, prior-free detection
+      const tx = args.txIndices;
+      for (let s = 0; s < out.symbols.length; s++) if (out.symbols[s] !== tx[v0 * nt + s]) symbolErrors++;
+      unproven = out.stats.budgetExceeded ?? 0;
+    }
+    const llr = frameLlrs(out.llr, frames, code.n, per);
+    if (pass === passes - 1) {
+      dec = decoder.decodeBatch(llr, frames);
+      break;
+    }
+    extrinsic ??= new Float64Array(frames * code.n);
+    dec = decoder.decodeBatch(llr, frames, undefined, extrinsic);
+    prior ??= new Float64Array(frames * per);
+    framePriors(extrinsic, frames, code.n, per, prior);
+  }
   return {
-    ...countDecoded(dec.bits, dec.iterations, args.info, f0, frames, code.k),
+    ...countDecoded(dec!.bits, dec!.iterations, args.info, f0, frames, code.k),
     symbolErrors,
     frames,
-    unproven: out.stats.budgetExceeded ?? 0,
+    unproven,
   };
+}
+
+/**
+ * Interleaving back, frameLlrs' inverse: the decoder's frames x n extrinsic LLRs into the detector's
+ * prior layout, frames x `per` (vectorsPerFrame x nt x bitsPerSymbol), the pad bits past each
+ * frame's n left as they are (0: no prior).
+ */
+export function framePriors(ext: Float64Array, frames: number, n: number, per: number, out: Float64Array): void {
+  for (let f = 0; f < frames; f++) {
+    for (let j = 0; j < n; j++) out[f * per + j] = ext[f * n + j]!;
+  }
 }
 
 /**

@@ -28,4 +28,5 @@ export type {
 export { resolveEngine, checkSimulationOptions } from './simulate.js';
 export { codedUnit, codeOf, vectorsPerFrame, checkSoftDetectors } from './coded.js';
 export { partialResult } from './report.js';
+export { MAX_IDD_ITERATIONS } from './simulation-options.js';
 export { CSI_MODES, type CsiMode } from './ofdm-link.js';

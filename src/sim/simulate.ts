@@ -34,6 +34,8 @@ import {
   type Detector,
   type DetectOptionsUse,
   type Modulation,
+  detectorEntry,
+  priorDetectors,
 } from '../mimo/index.js';
 import { resolveDecoderOptions, type DecoderOptions } from '../coding/index.js';
 import { runChunkSliced, type ChunkResult, type ChunkTask } from './chunk.js';
@@ -112,12 +114,15 @@ export async function resolveEngine(
     modulation?: SimulationOptions['modulation'];
     channel?: SimulationOptions['channel'];
     ofdm?: SimulationOptions['ofdm'];
+    idd?: number;
   },
 ): Promise<EngineDecision> {
   return chooseEngine({
     asked: engine,
     call: 'simulate',
     gpuGap: async () => {
+      if (coded?.code !== undefined && (coded.idd ?? 1) > 1)
+        return `iterative detection and decoding (idd ${coded.idd}) runs on the CPU engine only so far`;
       const { codedGpuUnsupported, detectorsWithoutCuda } = await import('./gpu/executor.js');
       const missing = detectorsWithoutCuda(detectors);
       if (missing.length > 0) return `no CUDA ${missing.join(', ')} detector`;
@@ -165,6 +170,8 @@ interface Plan {
         unit: number;
         /** The decoder's iteration limit, resolved (a point's meanIterations is at most this). */
         maxIterations: number;
+        /** SimulationOptions.idd as given (absent: not given, one pass). */
+        iddAsked?: number;
       })
     | null;
   maxFrames: number | undefined;
@@ -260,7 +267,24 @@ function plan(opts: SimulationOptions): Plan {
         `a frame of ${vpf} vectors and channel groups of ${vectorsPerChannel} vectors need chunks of ${unit} vectors (at most 2^24)`,
         { option: 'vectorsPerChannel', unit, limit: MAX_CHUNK_VECTORS },
       );
-    coded = { code: o.code, decoder, k: code.k, n: code.n, rate: code.rate, vectorsPerFrame: vpf, unit, maxIterations };
+    checkIdd(o.idd, checkedDetectors, call);
+    coded = {
+      code: o.code,
+      decoder,
+      k: code.k,
+      n: code.n,
+      rate: code.rate,
+      vectorsPerFrame: vpf,
+      unit,
+      maxIterations,
+      ...(o.idd !== undefined ? { iddAsked: o.idd, ...(o.idd > 1 ? { idd: o.idd } : {}) } : {}),
+    };
+  } else if (o.idd !== undefined) {
+    throw inapplicable(
+      call,
+      'idd',
+      'iterative detection and decoding needs a code (an uncoded run decodes nothing to feed back)',
+    );
   } else if (o.decoder !== undefined) {
     throw inapplicable(call, 'decoder', 'decoder options need a code (an uncoded run decodes nothing)');
   } else if (o.maxFrames !== undefined) {
@@ -314,6 +338,23 @@ function plan(opts: SimulationOptions): Plan {
   };
 }
 
+/**
+ * idd > 1 needs detectors that take a-priori LLRs (their registry traits): InvalidArgumentError
+ * naming option 'idd', the first detector that does not and those that do.
+ */
+function checkIdd(idd: number | undefined, detectors: readonly SimDetector[], call: string): void {
+  if (idd === undefined || idd <= 1) return;
+  for (const [i, d] of detectors.entries()) {
+    if (!detectorEntry(d.detector)?.traits.priors) {
+      const takers = priorDetectors();
+      throw new InvalidArgumentError(
+        `${call}: option 'idd' (${idd}) needs detectors that take a-priori LLRs (${takers.length ? takers.join(', ') : 'none'}); detectors[${i}] '${d.detector}' takes none`,
+        { option: 'idd', detector: d.detector, detectorIndex: i, priorDetectors: takers },
+      );
+    }
+  }
+}
+
 /** Running totals of one detector at one point. */
 interface Tally {
   bitErrors: number;
@@ -331,6 +372,7 @@ const codedSpecOf = (c: NonNullable<Plan['coded']>): CodedSpec => ({
   code: c.code,
   decoder: c.decoder,
   ...(c.E !== undefined ? { E: c.E } : {}),
+  ...(c.idd !== undefined ? { idd: c.idd } : {}),
 });
 
 /** The errors the stop rule counts: bit errors, or frame errors for a coded run. */
@@ -626,6 +668,7 @@ export async function simulate(opts: SimulationOptions): Promise<SimulationResul
     modulation: opts.modulation,
     channel: p.channel,
     ofdm: opts.ofdm,
+    ...(p.coded?.idd !== undefined ? { idd: p.coded.idd } : {}),
   });
   const start = performance.now();
   const signal = opts.signal;
@@ -682,6 +725,7 @@ export async function simulate(opts: SimulationOptions): Promise<SimulationResul
     ...(Object.keys(p.channelOptions).length > 0 ? { channelOptions: { ...p.channelOptions } } : {}),
     ...(p.ofdm ? { ofdm: { ...p.ofdm } } : {}),
     ...(p.coded ? { code: p.coded.code, decoder: p.coded.decoder, codeRate: p.coded.rate } : {}),
+    ...(p.coded?.iddAsked !== undefined ? { idd: p.coded.iddAsked } : {}),
     ...(p.coded?.E !== undefined ? { rateMatchedLength: p.coded.E } : {}),
     ...(p.maxFrames !== undefined ? { maxFrames: p.maxFrames } : {}),
     maxErrors: p.maxErrors,

@@ -31,6 +31,8 @@ export const MAX_TIME_SECONDS = 7 * 86400;
 /** Most vectors a channel matrix may serve, and most vectors a chunk may hold. */
 export const MAX_VECTORS_PER_CHANNEL = 1 << 20;
 export const MAX_CHUNK_VECTORS = 1 << 24;
+/** Most outer iterations of iterative detection and decoding (SimulationOptions.idd). */
+export const MAX_IDD_ITERATIONS = 32;
 
 /** Every top-level option of simulate(). */
 export const SIMULATION_SCHEMA = {
@@ -57,6 +59,11 @@ export const SIMULATION_SCHEMA = {
     cli: { flag: 'code', metavar: 'SPEC' },
   }),
   decoder: option(object(DECODER_SCHEMA), 'coded link: the decoder'),
+  idd: option(
+    integer(1, MAX_IDD_ITERATIONS),
+    "coded link: iterative detection and decoding, N passes of detect and decode, each detection taking the previous decoding's extrinsic LLRs as priors (N > 1: detectors that take priors; CPU engine)",
+    { cli: { flag: 'idd', metavar: 'N' } },
+  ),
   channel: option(
     satisfying<unknown>('a channel model', () => true),
     'the channel model (checked by the channel registry)',

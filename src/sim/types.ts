@@ -37,6 +37,17 @@ export interface SimulationOptions {
   /** Coded link: the decoder (default nms, 20 iterations, early stop). */
   decoder?: DecoderOptions;
   /**
+   * Coded link: iterative detection and decoding (IDD), N outer passes (1 to 32; default 1, one
+   * detection and one decoding, as without it). Pass t > 1 detects again with the previous
+   * decoding's extrinsic LLRs on the frame's code bits as the detector's a-priori LLRs (pad bits
+   * 0), and decodes its extrinsic LLRs afresh; the counts are the last pass's decoded bits
+   * (symbolErrors stay the first, prior-free detection's; meanIterations the last decoding's). With
+   * N > 1 every detector must take priors (its registry traits: mmse-pic; ml on the CPU engine),
+   * and the run goes to the CPU engine ('auto' picks it; 'cuda' is refused). Cost: N detections and
+   * N decodings per frame.
+   */
+  idd?: number;
+  /**
    * The channel model (src/channels' registry): 'rayleigh' (default), iid Rayleigh fading; 'awgn',
    * H = I, no fading (needs nr >= nt).
    */
@@ -186,6 +197,8 @@ export interface SimulationResult {
   code?: string;
   /** Coded link: the decoder settings. */
   decoder?: DecoderOptions;
+  /** Coded link: outer passes of iterative detection and decoding, when given (SimulationOptions.idd). */
+  idd?: number;
   /** Coded link: the code rate k / n, which enters Eb/N0. */
   codeRate?: number;
   /** Coded OFDM link with an NR code: each code block's rate-matched length E (the slot's data shared among its blocks). */

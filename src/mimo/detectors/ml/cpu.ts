@@ -14,6 +14,12 @@
  *    minima that the tree returns bottom-up (one update per node, not per bit);
  *  - 'logmap': the exact sums of exp(-metric / N0), in a second pass relative to the ML metric so
  *    nothing overflows; a bit whose one side underflows to 0 keeps its max-log value.
+ *
+ * A-priori LLRs L_a (DetectionInput.priorLlr; iterative detection and decoding): a hypothesis's
+ * metric gains N0 sum_b c_b L_a(b) over its bits c_b (that is -N0 ln P(s) up to a constant, the
+ * bits independent, exactly), stream by stream as the tree fixes it; the decision is then the MAP
+ * vector, and the LLRs are the a-posteriori ones (max-log or exact) minus L_a: extrinsic, as each
+ * bit's own prior is the same on both sides of its minimum (or sum). Without priors nothing changes.
  */
 import { NodeBudgetError } from '../../../core/index.js';
 import { DEFAULT_MAX_NODES } from '../../budget.js';
@@ -55,6 +61,10 @@ export class MlSearch {
   private mode: Mode = 'hard';
   private invN0 = 0;
   private G: Float64Array = new Float64Array(0);
+  /** prior[j * M + a]: N0 sum_b c_b L_a(b) of point a on stream j (all 0 without priors). */
+  readonly prior: Float64Array;
+  /** Whether prior holds a vector's priors (setPrior). */
+  private withPrior = false;
 
   constructor(
     readonly nt: number,
@@ -76,6 +86,30 @@ export class MlSearch {
     this.best = new Int32Array(nt);
     this.minSym = new Float64Array(nt * M);
     this.sumSym = new Float64Array(nt * M);
+    this.prior = new Float64Array(nt * M);
+  }
+
+  /**
+   * The a-priori LLRs of the next run (nt x bitsPerSymbol at la[off ..], stream-major), in the
+   * metric's units with noise variance noiseVar; null: none (the plain ML search).
+   */
+  setPrior(la: ArrayLike<number> | null, off: number, noiseVar: number): void {
+    const { nt, M, con, prior } = this;
+    if (la === null) {
+      if (this.withPrior) prior.fill(0);
+      this.withPrior = false;
+      return;
+    }
+    const bps = con.bitsPerSymbol,
+      bits = con.bitTable;
+    for (let j = 0; j < nt; j++) {
+      for (let a = 0; a < M; a++) {
+        let c = 0;
+        for (let b = 0; b < bps; b++) if (bits[a * bps + b] === 1) c += la[off + j * bps + b]!;
+        prior[j * M + a] = noiseVar * c;
+      }
+    }
+    this.withPrior = true;
   }
 
   /** The ML metric ||y - H s_ML||^2 of the last run. */
@@ -141,13 +175,14 @@ export class MlSearch {
       pim = this.pim,
       en = this.energy;
     const cb = 2 * nt * (j - 1);
+    const pj = this.prior.subarray(j * M, (j + 1) * M);
     const sumMode = this.mode === 'logmap-sum',
       maxlog = this.mode === 'maxlog';
     let acc = sumMode ? 0 : Infinity;
     for (let a = 0; a < M; a++) {
       const ar = pre[a]!,
         ai = pim[a]!;
-      const m = pm + en[a]! * gjj - 2 * (ar * tr + ai * ti);
+      const m = pm + en[a]! * gjj - 2 * (ar * tr + ai * ti) + pj[a]!;
       // T of rows i < j with stream j fixed: T_i -= G_ij a.
       for (let i = 0; i < j; i++) {
         const gr = G[2 * (i + j * nt)]!,
@@ -177,8 +212,10 @@ export class MlSearch {
       ti2 = 2 * ti;
     let min = Infinity,
       arg = 0;
+    const pc = this.withPrior ? this.prior : null;
     for (let a = 0; a < M; a++) {
-      const m = en[a]! * g - (pre[a]! * tr2 + pim[a]! * ti2);
+      let m = en[a]! * g - (pre[a]! * tr2 + pim[a]! * ti2);
+      if (pc) m += pc[a]!;
       if (m < min) {
         min = m;
         arg = a;
@@ -203,8 +240,10 @@ export class MlSearch {
       ti2 = 2 * ti;
     let min = Infinity,
       arg = 0;
+    const pc = this.withPrior ? this.prior : null;
     for (let a = 0; a < M; a++) {
-      const m = pm + en[a]! * g - (pre[a]! * tr2 + pim[a]! * ti2);
+      let m = pm + en[a]! * g - (pre[a]! * tr2 + pim[a]! * ti2);
+      if (pc) m += pc[a]!;
       if (m < minSym[a]!) minSym[a] = m;
       if (m < min) {
         min = m;
@@ -228,8 +267,10 @@ export class MlSearch {
     const ref = this.bestRel,
       invN0 = this.invN0;
     let acc = 0;
+    const pc = this.withPrior ? this.prior : null;
     for (let a = 0; a < M; a++) {
-      const m = pm + en[a]! * g - 2 * (pre[a]! * tr + pim[a]! * ti);
+      let m = pm + en[a]! * g - 2 * (pre[a]! * tr + pim[a]! * ti);
+      if (pc) m += pc[a]!;
       const w = Math.exp((ref - m) * invN0);
       sumSym[a] = sumSym[a]! + w;
       acc += w;
@@ -237,8 +278,18 @@ export class MlSearch {
     return acc;
   }
 
-  /** Writes the LLRs of all streams to out[off ..] (max-log, or exact when logmap and runSums ran). */
-  writeLlr(noiseVar: number, logmap: boolean, out: Float64Array, off: number): void {
+  /**
+   * Writes the LLRs of all streams to out[off ..] (max-log, or exact when logmap and runSums ran);
+   * with priors (setPrior) the extrinsic ones: a-posteriori minus la[laOff ..].
+   */
+  writeLlr(
+    noiseVar: number,
+    logmap: boolean,
+    out: Float64Array,
+    off: number,
+    la: ArrayLike<number> | null = null,
+    laOff = 0,
+  ): void {
     const { nt, M, con, minSym, sumSym } = this;
     const bps = con.bitsPerSymbol,
       bits = con.bitTable;
@@ -258,7 +309,8 @@ export class MlSearch {
           }
         }
         const maxlog = (min1 - min0) / noiseVar;
-        out[off + j * bps + b] = logmap && sum0 > 0 && sum1 > 0 ? Math.log(sum0) - Math.log(sum1) : maxlog;
+        const post = logmap && sum0 > 0 && sum1 > 0 ? Math.log(sum0) - Math.log(sum1) : maxlog;
+        out[off + j * bps + b] = la === null ? post : post - la[laOff + j * bps + b]!;
       }
     }
   }
@@ -307,17 +359,19 @@ export const detector: CpuDetector<MlPrep> = {
     const logmap = opts.soft === 'logmap';
     const searcher = new MlSearch(nt, nr, con);
     const bps = con.bitsPerSymbol;
+    const prior = setup.priorLlr ?? null;
     const prep: MlPrep = { H: new Float64Array(2 * nr * nt), G: new Float64Array(2 * nt * nt) };
     return {
       searcher,
       prepare: (H, hOff) => prepareMl(H, hOff, nt, nr, prep),
       detect(p: MlPrep, y: Float64Array, yOff: number, noiseVar: number, out: DetectorOutput, v: number): number {
         const wantLlr = soft && out.llr !== null;
+        if (prior) searcher.setPrior(prior, v * nt * bps, noiseVar);
         searcher.run(p, y, yOff, wantLlr);
         for (let j = 0; j < nt; j++) out.symbols[v * nt + j] = searcher.best[j]!;
         if (wantLlr) {
           if (logmap) searcher.runSums(noiseVar);
-          searcher.writeLlr(noiseVar, logmap, out.llr!, v * nt * bps);
+          searcher.writeLlr(noiseVar, logmap, out.llr!, v * nt * bps, prior, v * nt * bps);
         }
         return 0;
       },
