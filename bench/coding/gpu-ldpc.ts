@@ -1,7 +1,8 @@
 /**
  * Throughput of the CUDA layered min-sum decoder (src/coding/gpu/layered.cu) on the 802.16e
  * n = 2304 rate-1/2 code: 10 iterations, no early stop, LLRs already on the device (plan.enqueue in
- * a loop, CUDA events after a warm-up), in Gbps of decoded information bits; for each build
+ * a loop, CUDA events after a warm-up; for an NR code the rate-recovered mother-code frames of
+ * ldpcDecoderInput(), as the plan reads them), in Gbps of decoded information bits; for each build
  * (frames per block, float32 or int32 input, addresses recomputed or kept) its registers and rate.
  * Then the floors: LLR and decision bytes over the measured device bandwidth; the kernel's SASS
  * (cuobjdump, when the device machine has it) counted per pipe over the issue and ALU rates, with
@@ -17,10 +18,10 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ldpcCode } from '../../src/coding/code.js';
-import { LDPC_MIN_SUM_SCALE } from '../../src/coding/decoder.js';
 import {
   decodeBatchAsync,
   ldpcCudaPlan,
+  ldpcDecoderInput,
   ldpcKernelDefines,
   LDPC_STATUS,
   type LdpcInputFormat,
@@ -99,7 +100,10 @@ const ctx = requireCuda();
 const code = ldpcCode(spec);
 const qc = code.qc!;
 const n = code.n,
-  k = code.k;
+  k = code.k,
+  // LLRs a frame on the device: the mother code's columns (for NR more than code.n, punctured and
+  // rate-matched bits included), what the kernel reads
+  nIn = qc.blockCols * qc.z;
 const options: DecoderOptions = { algorithm: 'nms', maxIterations: iterations, earlyStop: false };
 
 // 1024 random codewords over BPSK / AWGN, tiled to `frames` (the decoder's time does not depend on the values without early stop)
@@ -124,20 +128,22 @@ const llrBase = new Float32Array(base * n);
 }
 const llr = allocPinned(ctx, Float32Array, frames * n);
 for (let f = 0; f < frames; f += base) llr.set(llrBase.subarray(0, Math.min(base, frames - f) * n), f * n);
-const sat = resolveDecoderOptions(options).saturation;
-const llrQ = new Int32Array(frames * n);
-for (let i = 0; i < llrQ.length; i++) {
-  const v = llr[i]!;
-  llrQ[i] = Math.round((v > sat ? sat : v < -sat ? -sat : v) * LDPC_MIN_SUM_SCALE);
-}
+// the decoder's input of the 1024 frames (NR rate recovery, clip; int32: the CPU's fixed point), tiled on the device
+const inBase = {
+  float32: ldpcDecoderInput(code, llrBase, base, options, 'float32'),
+  int32: ldpcDecoderInput(code, llrBase, base, options, 'int32'),
+};
 
 const stream = Stream.create(ctx);
-const dLlr = DeviceBuffer.alloc(ctx, frames * n * 4);
-const dLlrQ = DeviceBuffer.alloc(ctx, frames * n * 4);
+const dLlr = DeviceBuffer.alloc(ctx, frames * nIn * 4);
+const dLlrQ = DeviceBuffer.alloc(ctx, frames * nIn * 4);
 const dBits = DeviceBuffer.alloc(ctx, frames * k);
 const dStatus = DeviceBuffer.alloc(ctx, frames * 4);
-dLlr.upload(llr);
-dLlrQ.upload(llrQ);
+for (let f = 0; f < frames; f += base) {
+  const m = Math.min(base, frames - f) * nIn;
+  dLlr.upload(inBase.float32.subarray(0, m), f * nIn * 4);
+  dLlrQ.upload(inBase.int32.subarray(0, m), f * nIn * 4);
+}
 
 // the CPU's answer for a sample, to check every build against
 const sample = 256;
@@ -161,7 +167,7 @@ for (const input of ['float32', 'int32'] as LdpcInputFormat[]) {
       const t = timeOnStream(
         ctx,
         stream,
-        () => plan.enqueue(stream, { llr: src.ptr, bits: dBits.ptr, status: dStatus.ptr, frames }),
+        () => plan.enqueue(stream, { llr: src.ptr, bits: dBits.ptr, status: dStatus.ptr, frames, llrBytes: src.bytes }),
         reps,
         2,
       );
@@ -196,7 +202,7 @@ console.log(
 
 // ---- floors
 const ceil = measureCeilings(ctx, { reps: 5 });
-const bytesPerFrame = n * (best.input === 'int32' ? 4 : 4) + k + 4;
+const bytesPerFrame = nIn * 4 + k + 4;
 const bwMs = ((frames * bytesPerFrame) / ceil.deviceBytesPerS) * 1000;
 console.log(
   `device bandwidth ${(ceil.deviceBytesPerS / 1e9).toFixed(0)} GB/s (copy, read + write): memory floor ${bwMs.toFixed(3)} ms = ${((frames * k) / (bwMs / 1000) / 1e9).toFixed(0)} Gbps (${bytesPerFrame} bytes a frame)`,
@@ -306,7 +312,7 @@ if (cuobjdump && existsSync(cubin)) {
   times.sort((a, b) => a - b);
   const ms = times[Math.floor(times.length / 2)]!;
   const linkMs =
-    ((frames * n * 4) / ceil.hostToDeviceBytesPerS) * 1000 + ((frames * (k + 4)) / ceil.deviceToHostBytesPerS) * 1000;
+    ((frames * nIn * 4) / ceil.hostToDeviceBytesPerS) * 1000 + ((frames * (k + 4)) / ceil.deviceToHostBytesPerS) * 1000;
   console.log(
     `host to host (pinned float32 LLRs in, pinned bits out, decodeBatchAsync): ${ms.toFixed(1)} ms = ${((frames * k) / (ms / 1000) / 1e9).toFixed(2)} Gbps; link floor ${linkMs.toFixed(1)} ms = ${((frames * k) / (linkMs / 1000) / 1e9).toFixed(2)} Gbps (H2D ${(ceil.hostToDeviceBytesPerS / 1e9).toFixed(1)} GB/s, D2H ${(ceil.deviceToHostBytesPerS / 1e9).toFixed(1)} GB/s)`,
   );

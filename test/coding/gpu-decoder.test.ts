@@ -10,14 +10,26 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ldpcCode, type LdpcCode } from '../../src/coding/code.js';
 import { LdpcDecoder, resolveDecoderOptions } from '../../src/coding/decoder.js';
-import { decodeBatchAsync, ldpcKernelDefines, LDPC_STATUS } from '../../src/coding/gpu/cuda-decoder.js';
+import {
+  decodeBatchAsync,
+  ldpcCudaPlan,
+  ldpcDecoderInput,
+  ldpcKernelDefines,
+  LDPC_STATUS,
+  type LdpcInputFormat,
+} from '../../src/coding/gpu/cuda-decoder.js';
 import type { DecoderOptions } from '../../src/coding/types.js';
-import { cudaAvailable } from '../../src/gpu/context.js';
-import type { LatticeMimoError } from '../../src/core/errors.js';
-import { compileEmulated, emulatorUnavailable, runEmulated } from '../gpu/cuda-emulator.js';
+import { cudaAvailable, requireCuda } from '../../src/gpu/context.js';
+import { Stream } from '../../src/gpu/stream.js';
+import { InvalidArgumentError, type LatticeMimoError } from '../../src/core/errors.js';
+import { tracedSource } from '../../bench/kernels/traced.js';
+import { compileEmulated, emulatorUnavailable, runEmulated, writeFileAtomic } from '../gpu/cuda-emulator.js';
 
 const unavailable = emulatorUnavailable();
 const skipEmu = unavailable ? `CUDA emulator unavailable: ${unavailable}` : false;
@@ -204,6 +216,116 @@ test("layered.cu (emulated): a non-finite LLR raises the frame's flag, other fra
   );
 });
 
+/**
+ * Header ints [frames, maxIter, fpb, z, llr entries], then the LLRs; every buffer of the kernel
+ * (LLRs in, decisions and status out) ends at an inaccessible page, so a kernel that reads or
+ * writes past the buffer the host made faults here (SIGSEGV) as on the device
+ * (CUDA_ERROR_ILLEGAL_ADDRESS).
+ */
+const GUARDED_MAIN = String.raw`
+template <class T> T* guarded(size_t count) {
+  const size_t page = 4096, body = (count * sizeof(T) + page - 1) / page * page;
+  unsigned char* base = (unsigned char*)mmap(nullptr, body + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base == MAP_FAILED || mprotect(base + body, page, PROT_NONE) != 0) std::abort();
+  return (T*)(base + body) - count;
+}
+int main() {
+  int h[5];
+  if (fread(h, 4, 5, stdin) != 5) return 1;
+  const int frames = h[0], maxIter = h[1], fpb = h[2], z = h[3];
+  const size_t count = (size_t)h[4];
+  ldpc_llr_t* llr = guarded<ldpc_llr_t>(count);
+  if (fread(llr, 4, count, stdin) != count) return 1;
+  unsigned char* bits = guarded<unsigned char>((size_t)frames * K_INFO);
+  int* st = guarded<int>(frames);
+  const size_t shared = (size_t)fpb * (LDPC_NVARS * 4 + 12);
+  if (emu_launch((frames + fpb - 1) / fpb, dim3{(unsigned)z, (unsigned)fpb, 1}, shared, [&] { ldpc_layered(llr, bits, st, frames, maxIter); })) return 2;
+  fwrite(bits, 1, (size_t)frames * K_INFO, stdout);
+  fwrite(st, 4, frames, stdout);
+  return 0;
+}
+`;
+
+/** layered.cu (remat false) or the bench's REMAT=1 measurement build on `input` as given, in guarded buffers. */
+function emulateLayered(
+  code: LdpcCode,
+  options: DecoderOptions,
+  format: LdpcInputFormat,
+  input: Float32Array | Int32Array,
+  frames: number,
+  fpb: number,
+  remat: boolean,
+) {
+  const o = resolveDecoderOptions(options);
+  const defines = Object.entries(ldpcKernelDefines(code.qc!, code.k, o, format, fpb)).map(([k, v]) => `-D${k}=${v}`);
+  let source = KERNEL('layered.cu');
+  if (remat) {
+    const dir = join(tmpdir(), 'lattice-mimo-emu');
+    mkdirSync(dir, { recursive: true });
+    source = join(dir, 'bench-layered-remat.cu');
+    writeFileAtomic(source, tracedSource('ldpc'));
+    defines.push('-DREMAT=1');
+  }
+  const { exe, error } = compileEmulated(GUARDED_MAIN, source, defines);
+  if (error) throw new Error(error);
+  const header = new Int32Array([frames, o.maxIterations, fpb, code.qc!.z, input.length]);
+  const out = runEmulated(
+    exe,
+    Buffer.concat([Buffer.from(header.buffer), Buffer.from(input.buffer, input.byteOffset, input.byteLength)]),
+  );
+  const bits = new Uint8Array(out.buffer, out.byteOffset, frames * code.k).slice();
+  const status = new Int32Array(
+    new Uint8Array(out.buffer, out.byteOffset + frames * code.k, frames * 4).slice().buffer,
+  );
+  return { bits, status };
+}
+
+test("layered.cu (emulated): nr:bg1:8448:1/3 (Z = 384) in the GPU bench's default builds, its input from ldpcDecoderInput, equals the CPU decoder", {
+  skip: skipEmu,
+}, () => {
+  // bench/coding/gpu-ldpc.ts --code nr:bg1:8448:1/3 --iterations 5: nms, no early stop; float32 and
+  // int32 input, 1 and 2 frames a block (3 x 384 threads is over 1024), REMAT 1 and 0. It once
+  // uploaded the code.n = 25344 rate-matched LLRs a frame, where the kernel reads the mother code's
+  // 68 x 384 = 26112: past the buffer's end (CUDA_ERROR_ILLEGAL_ADDRESS on the H100), and the wrong values.
+  const code = ldpcCode('nr:bg1:8448:1/3');
+  const qc = code.qc!;
+  const options: DecoderOptions = { algorithm: 'nms', maxIterations: 5, earlyStop: false };
+  const frames = 3,
+    seed = randomInt(2 ** 31);
+  const llr = new Float32Array(frames * code.n);
+  // frames at 1, 2.5 and 4 dB: some fail, some converge within 5 iterations
+  for (const [f, ebn0] of [1, 2.5, 4].entries())
+    llr.set(Float32Array.from(awgnFrames(code, 1, ebn0, seed + f)), f * code.n);
+  const cpu = code.decoder(options).decodeBatch(llr, frames);
+  for (const format of ['float32', 'int32'] as const) {
+    const input = ldpcDecoderInput(code, llr, frames, options, format);
+    assert.equal(
+      input.length,
+      frames * qc.blockCols * qc.z,
+      "the decoder input holds the mother code's columns a frame",
+    );
+    assert.equal(input instanceof Int32Array, format === 'int32');
+    for (const remat of [true, false]) {
+      for (const fpb of [1, 2]) {
+        const gpu = emulateLayered(code, options, format, input, frames, fpb, remat);
+        for (let f = 0; f < frames; f++) {
+          const what = `${format} fpb ${fpb} remat ${remat ? 1 : 0} seed ${seed} frame ${f}`;
+          const s = gpu.status[f]!;
+          assert.equal(s & LDPC_STATUS.NON_FINITE, 0, what);
+          assert.equal(s & LDPC_STATUS.ITERATIONS_MASK, cpu.iterations[f], `${what}: iterations`);
+          assert.equal(s & LDPC_STATUS.OK ? 1 : 0, cpu.ok[f], `${what}: verdict`);
+          assert.ok(
+            gpu.bits.subarray(f * code.k, (f + 1) * code.k).every((b, i) => b === cpu.bits[f * code.k + i]),
+            `${what}: decisions`,
+          );
+        }
+      }
+    }
+  }
+  // the guard catches the old bench input: code.n LLRs a frame, read as 26112 a frame, faults
+  assert.throws(() => emulateLayered(code, options, 'float32', llr, frames, 1, false));
+});
+
 // ---------------------------------------------------------------- (2) on a device
 
 test('CUDA decodeBatchAsync: nms / oms equal the CPU bit for bit (WiMAX, NR; float32 and float64 input)', {
@@ -298,6 +420,15 @@ test("CUDA decodeBatchAsync: typed errors as the CPU's; auto and cpu engines", {
     decodeBatchAsync(code, llr, frames, { engine: 'cuda', maxIterations: 0 }),
     (e: LatticeMimoError) => e.code === 'INVALID_ARGUMENT',
   );
+  // a buffer of code.n LLRs a frame for an NR code, whose decoder reads the mother code's columns
+  const nr = ldpcCode('nr:bg1:8448:1/3');
+  const plan = ldpcCudaPlan(requireCuda(), nr, { algorithm: 'nms' });
+  const stream = Stream.create(requireCuda());
+  assert.throws(
+    () => plan.enqueue(stream, { llr: 0n, bits: 0n, status: 0n, frames: 2, llrBytes: 2 * nr.n * 4 }),
+    InvalidArgumentError,
+  );
+  stream.destroy();
   const auto = await decodeBatchAsync(code, llr, frames, { algorithm: 'nms', saturation: 5000 });
   assert.equal(auto.engine, 'cpu');
   assert.equal((await decodeBatchAsync(code, llr, frames)).engine, 'cuda');

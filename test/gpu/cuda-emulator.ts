@@ -205,17 +205,23 @@ export function emulatorUnavailable(): string | null {
 /**
  * Compiles `main` (C++ that calls emu_launch) after the kernel files (one path or several, each
  * #included: a kernel per file) into an executable, cached by content (the kernels' text with their
- * includes) under the temp directory.
+ * includes) under the temp directory. `how.gxxFlags` (opt-in, none by default): further g++ flags
+ * after the usual ones, e.g. ['-fsanitize=address,undefined', '-fno-sanitize-recover=all'] for a
+ * build that stops at the first out-of-bounds access with its place (part of the cache key; such a
+ * build parses the header itself, the precompiled one having other flags).
  */
 export function compileEmulated(
   main: string,
   kernelPaths: string | readonly string[],
   defines: readonly string[],
+  how: { gxxFlags?: readonly string[] } = {},
 ): { exe: string; error: string | null } {
   const dir = join(tmpdir(), 'lattice-mimo-emu');
   mkdirSync(dir, { recursive: true });
   const paths = (typeof kernelPaths === 'string' ? [kernelPaths] : kernelPaths).filter(Boolean);
+  const extra = how.gxxFlags ?? [];
   const h = createHash('sha256').update(EMULATION_HEADER).update(main).update(defines.join(' '));
+  if (extra.length > 0) h.update(`\0gxx ${extra.join(' ')}`);
   for (const path of paths) h.update(path).update(existsSync(path) ? readKernelSource(pathToFileURL(path)) : '');
   const key = h.digest('hex').slice(0, 24);
   const exe = join(dir, `emu-${key}`);
@@ -226,7 +232,7 @@ export function compileEmulated(
   const src = join(dir, `emu-${key}-${process.pid}.cpp`);
   writeFileSync(src, `#include "${header}"\n${paths.map((path) => `#include "${path}"\n`).join('')}${main}\n`);
   const tmpExe = `${exe}.${process.pid}.tmp`;
-  const r = spawnSync('g++', [...GXX_FLAGS, ...defines, '-o', tmpExe, src], {
+  const r = spawnSync('g++', [...GXX_FLAGS, ...extra, ...defines, '-o', tmpExe, src], {
     encoding: 'utf8',
   });
   if (r.status !== 0) return { exe, error: `g++ failed: ${(r.stderr || r.error?.message || '').slice(0, 2000)}` };

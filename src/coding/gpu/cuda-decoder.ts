@@ -139,8 +139,13 @@ export type LdpcInputFormat = 'float32' | 'int32';
  *   the same), or int32 already round(clip(llr) 16) (min-sum only).
  * - `bits`: frames x k bytes, the hard decisions (0/1) of the first k code bits (the information bits).
  * - `status`: frames int32, written (need not be zeroed): see LDPC_STATUS.
- * The kernel runs on `stream` and reads / writes nothing else; the buffers must stay alive until
- * the stream has passed it. Inputs are not modified.
+ * - `llrBytes` (optional): the size of the `llr` buffer; when given, a buffer shorter than
+ *   frames x n x 4 bytes is an InvalidArgumentError here instead of an out-of-bounds read on the
+ *   device (CUDA_ERROR_ILLEGAL_ADDRESS, which ends the context).
+ * ldpcDecoderInput() builds `llr` from channel LLRs of the code as sent (frames x code.n; for an NR
+ * code code.n is the rate-matched E, n the mother code's N + 2 Zc). The kernel runs on `stream` and
+ * reads / writes nothing else; the buffers must stay alive until the stream has passed it. Inputs
+ * are not modified.
  */
 export interface LdpcCudaPlan {
   readonly options: ResolvedDecoderOptions;
@@ -152,7 +157,10 @@ export interface LdpcCudaPlan {
   readonly framesPerBlock: number;
   readonly sharedBytes: number;
   readonly kernel: Kernel;
-  enqueue(stream: Stream, buffers: { llr: bigint; bits: bigint; status: bigint; frames: number }): void;
+  enqueue(
+    stream: Stream,
+    buffers: { llr: bigint; bits: bigint; status: bigint; frames: number; llrBytes?: number },
+  ): void;
 }
 
 /** The -D defines of layered.cu for a code and setting (the table as '_'-separated numbers). */
@@ -248,6 +256,10 @@ export function ldpcCudaPlan(
     enqueue(stream, b) {
       if (!Number.isInteger(b.frames) || b.frames < 0)
         throw new InvalidArgumentError(`frames must be a non-negative integer, got ${b.frames}`);
+      if (b.llrBytes !== undefined && b.llrBytes < b.frames * n * 4)
+        throw new InvalidArgumentError(
+          `the LLR buffer holds ${b.llrBytes} bytes, the decoder reads ${b.frames} frames x ${n} LLRs x 4 bytes (n = the mother code's columns: ldpcDecoderInput() makes them from code.n = ${code.n} a frame)`,
+        );
       if (b.frames === 0) return;
       kernel.launch({ grid: Math.ceil(b.frames / fpb), block: [qc.z, fpb], sharedBytes, stream }, [
         b.llr,
@@ -272,16 +284,42 @@ function nonFinite(llr: ArrayLike<number>, n: number, f: number): InvalidInputEr
   return new InvalidInputError('NON_FINITE', `frame ${f} has a non-finite LLR`, { frame: f });
 }
 
-/** Host-side decoder input: the CPU's per-frame step (rate recovery for NR, clip, fixed-point rounding). */
-function hostInput(
+/**
+ * The CUDA decoder's input (LdpcCudaPlan's `llr`) for frames x code.n channel LLRs of the code as
+ * sent: frames x n values, n = the mother code's columns (LdpcCudaPlan.n), each frame as the CPU
+ * decoder takes it in: NR rate recovery (punctured bits 0, fillers +saturation, repeated bits
+ * summed), clipped to +-saturation; in the CPU's fixed point round(llr 16) for 'int32' (min-sum
+ * only, and the default for it), as float32 values for 'float32' (the kernel rounds them as the
+ * CPU does; exact where each bit is sent once, a sum of repeated float32 LLRs is rounded to float32
+ * first). Typed errors as the CPU's decodeBatch (SHAPE_MISMATCH, NON_FINITE).
+ */
+export function ldpcDecoderInput(
   code: LdpcCode,
   llr: ArrayLike<number>,
   frames: number,
-  o: ResolvedDecoderOptions,
-  nFull: number,
+  options: DecoderOptions = {},
+  format?: LdpcInputFormat,
 ): Float32Array | Int32Array {
+  const o = resolveDecoderOptions(options, 'ldpcDecoderInput()');
+  const qc = code.qc;
+  if (!qc)
+    throw new UnsupportedError(
+      `code '${code.name}' has no quasi-cyclic structure (the CUDA decoder walks base-matrix layers)`,
+    );
+  if (!Number.isInteger(frames) || frames < 0)
+    throw new InvalidArgumentError(`frames must be a non-negative integer, got ${frames}`);
+  if (llr.length !== frames * code.n)
+    throw new InvalidInputError(
+      'SHAPE_MISMATCH',
+      `LLR input has ${llr.length} entries, expected ${frames} frames x ${code.n}`,
+    );
   const minSum = isMinSum(o);
-  const out = minSum ? new Int32Array(frames * nFull) : new Float32Array(frames * nFull);
+  const fmt = format ?? (minSum ? 'int32' : 'float32');
+  if (fmt === 'int32' && !minSum)
+    throw new InvalidArgumentError('int32 (fixed-point) input is for the min-sum decoders only');
+  const nFull = qc.blockCols * qc.z;
+  const out = fmt === 'int32' ? new Int32Array(frames * nFull) : new Float32Array(frames * nFull);
+  const q = fmt === 'int32' ? LDPC_MIN_SUM_SCALE : 0;
   const sat = o.saturation;
   const acc = new Float64Array(nFull);
   const map = code.nr ? nrRateMatchMap(code.nr, 0) : null;
@@ -295,7 +333,7 @@ function hostInput(
           index: f * code.n + i,
         });
       const c = v > sat ? sat : v < -sat ? -sat : v;
-      out[f * nFull + i] = minSum ? Math.round(c * LDPC_MIN_SUM_SCALE) : c;
+      out[f * nFull + i] = q ? Math.round(c * q) : c;
     }
   }
   return out;
@@ -350,7 +388,7 @@ export async function decodeBatchAsync(
   const qc = code.qc!;
   const nFull = qc.blockCols * qc.z;
   const direct = llr instanceof Float32Array && !code.nr && nFull === code.n;
-  const input = direct ? llr : hostInput(code, llr, frames, o, nFull);
+  const input = direct ? llr : ldpcDecoderInput(code, llr, frames, o);
   const plan = ldpcCudaPlan(ctx, code, o, { input: input instanceof Int32Array ? 'int32' : 'float32', framesPerBlock });
   const bits = out?.bits ?? new Uint8Array(frames * code.k);
   const iterations = out?.iterations ?? new Int32Array(frames);
