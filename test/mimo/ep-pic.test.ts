@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { InvalidArgumentError } from '../../src/core/errors.js';
 import { Philox } from '../../src/core/rng.js';
-import { rayleighChannels } from '../../src/channels/index.js';
+import { type DrawnProblem as Problem, rayleighProblem } from './rayleigh-problem.js';
 import { detect } from '../../src/mimo/detect.js';
 import { constellation } from '../../src/mimo/modulation.js';
 import type { DetectionInput, DetectOptions, Modulation } from '../../src/mimo/types.js';
@@ -26,39 +26,8 @@ const SEED = Number(process.env.EPPIC_SEED ?? randomInt(2 ** 47));
 const rng = new Philox(SEED, 0xe9);
 const tag = (what: string) => `${what} (seed ${SEED})`;
 
-interface Problem {
-  input: DetectionInput & { noiseVar: number };
-  sent: Int32Array;
-  mod: Modulation;
-}
-
 function problem(nt: number, nr: number, mod: Modulation, vectors: number, snrDb: number): Problem {
-  const c = constellation(mod);
-  const H = rayleighChannels(rng, vectors, nt, nr);
-  const sent = new Int32Array(vectors * nt);
-  const y = new Float64Array(2 * vectors * nr);
-  const n0 = 10 ** (-snrDb / 10),
-    sd = Math.sqrt(n0 / 2);
-  for (let v = 0; v < vectors; v++) {
-    const h = 2 * v * nr * nt;
-    for (let j = 0; j < nt; j++) sent[v * nt + j] = rng.int(c.size);
-    for (let i = 0; i < nr; i++) {
-      let re = rng.normal() * sd,
-        im = rng.normal() * sd;
-      for (let j = 0; j < nt; j++) {
-        const hr = H[h + 2 * (i + j * nr)]!,
-          hi = H[h + 2 * (i + j * nr) + 1]!;
-        const s = sent[v * nt + j]!,
-          sr = c.points[2 * s]!,
-          si = c.points[2 * s + 1]!;
-        re += hr * sr - hi * si;
-        im += hr * si + hi * sr;
-      }
-      y[2 * (v * nr + i)] = re;
-      y[2 * (v * nr + i) + 1] = im;
-    }
-  }
-  return { input: { nt, nr, H, y, noiseVar: n0 }, sent, mod };
+  return rayleighProblem(rng, nt, nr, mod, vectors, 1, snrDb);
 }
 
 /** |got - want| <= 1e-9 max(|want|, 1) for each LLR. */

@@ -11,22 +11,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { Philox } from '../../src/core/rng.js';
-import { rayleighChannels } from '../../src/channels/index.js';
 import { detect } from '../../src/mimo/detect.js';
 import { constellation } from '../../src/mimo/modulation.js';
-import type { DetectionInput, Detector, Modulation } from '../../src/mimo/types.js';
+import type { Detector, Modulation } from '../../src/mimo/types.js';
+import { type Problem, rayleighProblem } from './rayleigh-problem.js';
 
 const SEED = randomInt(2 ** 47);
 const rng = new Philox(SEED, 0x50f7);
 const tag = (what: string) => `${what} (seed ${SEED})`;
 
-interface Problem {
-  input: DetectionInput;
-  sent: Int32Array;
-  mod: Modulation;
-}
-
-/** Random symbols through iid Rayleigh channels with AWGN at Es/N0 = snrDb (N0 = 0: noise-free). */
 function problem(
   nt: number,
   nr: number,
@@ -35,33 +28,7 @@ function problem(
   vpc: number,
   snrDb: number | null,
 ): Problem {
-  const c = constellation(mod);
-  const H = rayleighChannels(rng, channels, nt, nr);
-  const vectors = channels * vpc;
-  const sent = new Int32Array(vectors * nt);
-  const y = new Float64Array(2 * vectors * nr);
-  const n0 = snrDb === null ? 0 : 10 ** (-snrDb / 10);
-  const sd = Math.sqrt(n0 / 2);
-  for (let v = 0; v < vectors; v++) {
-    const h = 2 * Math.floor(v / vpc) * nr * nt;
-    for (let j = 0; j < nt; j++) sent[v * nt + j] = rng.int(c.size);
-    for (let i = 0; i < nr; i++) {
-      let re = rng.normal() * sd,
-        im = rng.normal() * sd;
-      for (let j = 0; j < nt; j++) {
-        const hr = H[h + 2 * (i + j * nr)]!,
-          hi = H[h + 2 * (i + j * nr) + 1]!;
-        const s = sent[v * nt + j]!,
-          sr = c.points[2 * s]!,
-          si = c.points[2 * s + 1]!;
-        re += hr * sr - hi * si;
-        im += hr * si + hi * sr;
-      }
-      y[2 * (v * nr + i)] = re;
-      y[2 * (v * nr + i) + 1] = im;
-    }
-  }
-  return { input: { nt, nr, H, y, vectorsPerChannel: vpc, noiseVar: n0 }, sent, mod };
+  return rayleighProblem(rng, nt, nr, mod, channels, vpc, snrDb);
 }
 
 /** |y - H s|^2 of vector v for the symbol indices at symbols[v * nt ..]. */
