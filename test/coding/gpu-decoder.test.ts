@@ -97,15 +97,24 @@ function emulate(code: LdpcCode, options: DecoderOptions, llr: Float32Array, fra
   ];
   const { exe, error } = compileEmulated(MAIN, KERNEL(flooding ? 'flooding.cu' : 'layered.cu'), defines);
   if (error) throw new Error(error);
-  const header = new Int32Array([frames, o.maxIterations, fpb, code.qc!.z, 0]);
+  return runDecoder(exe, [frames, o.maxIterations, fpb, code.qc!.z, 0], llr, frames, code.k);
+}
+
+/** Runs an emulated decoder program on its header and input; its bits (frames x k) and status words. */
+function runDecoder(
+  exe: string,
+  head: number[],
+  input: ArrayBufferView,
+  frames: number,
+  k: number,
+): { bits: Uint8Array; status: Int32Array } {
+  const header = new Int32Array(head);
   const out = runEmulated(
     exe,
-    Buffer.concat([Buffer.from(header.buffer), Buffer.from(llr.buffer, llr.byteOffset, llr.byteLength)]),
+    Buffer.concat([Buffer.from(header.buffer), Buffer.from(input.buffer, input.byteOffset, input.byteLength)]),
   );
-  const bits = new Uint8Array(out.buffer, out.byteOffset, frames * code.k).slice();
-  const status = new Int32Array(
-    new Uint8Array(out.buffer, out.byteOffset + frames * code.k, frames * 4).slice().buffer,
-  );
+  const bits = new Uint8Array(out.buffer, out.byteOffset, frames * k).slice();
+  const status = new Int32Array(new Uint8Array(out.buffer, out.byteOffset + frames * k, frames * 4).slice().buffer);
   return { bits, status };
 }
 
@@ -268,16 +277,7 @@ function emulateLayered(
   }
   const { exe, error } = compileEmulated(GUARDED_MAIN, source, defines);
   if (error) throw new Error(error);
-  const header = new Int32Array([frames, o.maxIterations, fpb, code.qc!.z, input.length]);
-  const out = runEmulated(
-    exe,
-    Buffer.concat([Buffer.from(header.buffer), Buffer.from(input.buffer, input.byteOffset, input.byteLength)]),
-  );
-  const bits = new Uint8Array(out.buffer, out.byteOffset, frames * code.k).slice();
-  const status = new Int32Array(
-    new Uint8Array(out.buffer, out.byteOffset + frames * code.k, frames * 4).slice().buffer,
-  );
-  return { bits, status };
+  return runDecoder(exe, [frames, o.maxIterations, fpb, code.qc!.z, input.length], input, frames, code.k);
 }
 
 test("layered.cu (emulated): nr:bg1:8448:1/3 (Z = 384) in the GPU bench's default builds, its input from ldpcDecoderInput, equals the CPU decoder", {
