@@ -64,6 +64,22 @@ export class DeviceUploads {
   }
 }
 
+/**
+ * The device tables a plan makes for a ResponsePoints, made once per points object (by its
+ * identity: a link passes the same one for every launch) and held until the plan's free().
+ */
+export function pointTables<T>(make: (at: ResponsePoints) => T): (at: ResponsePoints) => T {
+  const made = new WeakMap<ResponsePoints, T>();
+  return (at) => {
+    let t = made.get(at);
+    if (t === undefined) {
+      t = make(at);
+      made.set(at, t);
+    }
+    return t;
+  };
+}
+
 /** The plan of a selective model from its response: draw() is the response at time and frequency 0. */
 export function selectivePlan(
   response: (stream: Stream, span: ChannelSpan, at: ResponsePoints, b: ChannelBuffers) => void,

@@ -255,8 +255,8 @@ export function hardDemap(y: Float64Array, mod: Modulation): Int32Array {
 /** Soft demapping: max-log approximation, or exact log-MAP (log-sum-exp over the constellation). */
 export type SoftMethod = 'maxlog' | 'logmap';
 
-/** ln(e^a + e^b) without overflow. */
-function logAdd(a: number, b: number): number {
+/** ln(e^a + e^b) without overflow (log-MAP demapping's accumulation). */
+export function logAdd(a: number, b: number): number {
   if (a === -Infinity) return b;
   if (b === -Infinity) return a;
   return a > b ? a + Math.log1p(Math.exp(b - a)) : b + Math.log1p(Math.exp(a - b));

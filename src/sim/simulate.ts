@@ -170,8 +170,6 @@ interface Plan {
         unit: number;
         /** The decoder's iteration limit, resolved (a point's meanIterations is at most this). */
         maxIterations: number;
-        /** SimulationOptions.idd as given (absent: not given, one pass). */
-        iddAsked?: number;
       })
     | null;
   maxFrames: number | undefined;
@@ -277,7 +275,7 @@ function plan(opts: SimulationOptions): Plan {
       vectorsPerFrame: vpf,
       unit,
       maxIterations,
-      ...(o.idd !== undefined ? { iddAsked: o.idd, ...(o.idd > 1 ? { idd: o.idd } : {}) } : {}),
+      ...(o.idd !== undefined ? { idd: o.idd } : {}),
     };
   } else if (o.idd !== undefined) {
     throw inapplicable(
@@ -725,7 +723,7 @@ export async function simulate(opts: SimulationOptions): Promise<SimulationResul
     ...(Object.keys(p.channelOptions).length > 0 ? { channelOptions: { ...p.channelOptions } } : {}),
     ...(p.ofdm ? { ofdm: { ...p.ofdm } } : {}),
     ...(p.coded ? { code: p.coded.code, decoder: p.coded.decoder, codeRate: p.coded.rate } : {}),
-    ...(p.coded?.iddAsked !== undefined ? { idd: p.coded.iddAsked } : {}),
+    ...(p.coded?.idd !== undefined ? { idd: p.coded.idd } : {}),
     ...(p.coded?.E !== undefined ? { rateMatchedLength: p.coded.E } : {}),
     ...(p.maxFrames !== undefined ? { maxFrames: p.maxFrames } : {}),
     maxErrors: p.maxErrors,

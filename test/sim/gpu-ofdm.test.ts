@@ -19,7 +19,9 @@ import {
   channelResponse,
   checkChannel,
   dmrsPilots,
+  autoNoiseSum,
   freeTermCounts,
+  noiseTermCount,
   residualDofs,
   slotsPerFrame,
   SUBCARRIER_SPACINGS,
@@ -40,6 +42,7 @@ import {
   type OfdmLinkSpec,
 } from '../../src/sim/ofdm-link.js';
 import { ofdmVectorOnCpu } from '../../src/sim/gpu/cpu-vector.js';
+import { NOISE_SUM_METHOD } from '../../src/sim/gpu/ofdm-kernels.js';
 import { resolveEngine, simulate } from '../../src/sim/simulate.js';
 import { compileEmulated, emulatorUnavailable, runEmulated } from '../gpu/cuda-emulator.js';
 
@@ -330,14 +333,10 @@ function runEstimateEmulated(c: OfdmCase): {
   const vectors = c.chunks * c.chunkVectors;
   const con = constellation(c.modulation);
   // the noise sum's terms, as ofdm-kernels.ts counts them
-  const method = f ? 2 : c.nt < 4 ? 0 : 1;
+  const sum = f ? 'lmmse' : autoNoiseSum(c.nt);
+  const method = NOISE_SUM_METHOD[sum];
   const counts = freeTermCounts(D, K, c.nr, c.nt);
-  const terms =
-    method === 2
-      ? D * c.nt * c.nr * Math.floor(K / 4 / W)
-      : method === 1
-        ? D * c.nt * c.nr * (K / 4 - 2)
-        : counts.empty + counts.occ;
+  const terms = noiseTermCount(sum, D, K, c.nr, c.nt, W);
   const head = new BigInt64Array(
     [
       c.seed,

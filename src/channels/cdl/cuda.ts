@@ -8,9 +8,9 @@
  * kernels repeat the CPU's arithmetic operation for operation: float64 equals the CPU's bit for bit,
  * float32 is that rounded. draw() is the response at time and frequency 0, as on the CPU.
  */
-import { type CudaContext, type DeviceBuffer, loadModule, readKernelSource, type Stream } from '../../gpu/index.js';
+import { type CudaContext, loadModule, readKernelSource, type Stream } from '../../gpu/index.js';
 import { DeviceScratch } from '../device-scratch.js';
-import { DeviceUploads, selectivePlan, tapSumStage } from '../selective-plan.js';
+import { DeviceUploads, pointTables, selectivePlan, tapSumStage } from '../selective-plan.js';
 import { checkSpan } from '../span.js';
 import type {
   ChannelBuffers,
@@ -85,17 +85,10 @@ export function cdlCuda(name: CdlModel): ChannelCuda<CdlLosParams> {
       const rayIdx = new DeviceScratch(ctx),
         rayM = new DeviceScratch(ctx),
         A = new DeviceScratch(ctx);
-      // the points' device copies, by the identity of the lists
-      const points = new WeakMap<ResponsePoints, { turns: DeviceBuffer; rot: DeviceBuffer }>();
-      const pointsOf = (at: ResponsePoints) => {
-        let p = points.get(at);
-        if (!p) {
-          const t = cdlPointTables(m, at);
-          p = { turns: upload(t.turns), rot: upload(t.rot) };
-          points.set(at, p);
-        }
-        return p;
-      };
+      const pointsOf = pointTables((at) => {
+        const t = cdlPointTables(m, at);
+        return { turns: upload(t.turns), rot: upload(t.rot) };
+      });
       const response = (stream: Stream, span: ChannelSpan, at: ResponsePoints, b: ChannelBuffers): void => {
         checkPoints(at);
         checkSpan(span);

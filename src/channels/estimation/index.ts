@@ -31,9 +31,12 @@ export {
   residualDofs,
 } from './lmmse.js';
 export {
+  autoNoiseSum,
   estimateNoise,
   freeTermCounts,
   NOISE_SEGMENT,
+  type NoiseSum,
+  noiseTermCount,
   type NoiseEstimate,
   type NoiseOptions,
   segmentedSum,

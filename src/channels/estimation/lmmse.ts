@@ -18,7 +18,7 @@ import { checkOptions, InvalidArgumentError, integer, number, option, type Schem
 import type { PowerDelayProfile as ModelProfile } from '../types.js';
 import type { DmrsConfig, DmrsPilots } from './dmrs.js';
 import { checkReceived, despread, interpolateTime, outputFor } from './ls.js';
-import { segmentedSum } from './noise.js';
+import { noiseTermCount, segmentedSum } from './noise.js';
 
 /** A power delay profile as LMMSE reads it (tap l: delays[l] seconds, powers[l] linear, summing to 1): the model's (src/channels/types.ts) or any arrays of numbers. */
 export type PowerDelayProfile = { readonly [K in keyof ModelProfile]: ArrayLike<number> };
@@ -451,7 +451,7 @@ export function lmmseNoise(filter: LmmseFilter, pilots: DmrsPilots, y: Float64Ar
     L = config.layers,
     W = filter.window;
   const per = Math.floor(N / W);
-  const windows = config.symbols.length * L * nr * per;
+  const windows = noiseTermCount('lmmse', config.symbols.length, config.subcarriers, nr, L, W);
   // window t: row q = (d L + j) nr + i of the pairs, its pairs w W .. w W + W - 1
   const sum = segmentedSum(windows, (t) => {
     const q = Math.floor(t / per),

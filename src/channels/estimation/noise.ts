@@ -50,7 +50,7 @@ export function estimateNoise(pilots: DmrsPilots, y: Float64Array, nr: number, o
   const o = checkOptions(options, SCHEMA, call);
   checkReceived(pilots, y, nr, call);
   const { config } = pilots;
-  const hasFree = config.layers < 4;
+  const hasFree = autoNoiseSum(config.layers) === 'free';
   const method = o.method ?? 'auto';
   if (method === 'free' && !hasFree)
     throw new InvalidArgumentError(`${call}: 4 layers leave no free DM-RS dimension; use method 'residual'`, {
@@ -89,13 +89,33 @@ export function freeTermCounts(D: number, K: number, nr: number, L: number): { e
   return { empty: L <= 2 ? D * (K / 2) * nr : 0, occ: L % 2 === 1 ? D * (K / 4) * nr : 0 };
 }
 
+/** The noise sums: estimateNoise()'s two methods and lmmseNoise()'s windows. */
+export type NoiseSum = 'free' | 'residual' | 'lmmse';
+
+/** The sum estimateNoise()'s 'auto' takes for L layers: 'free' while a DM-RS dimension is free (L < 4). */
+export function autoNoiseSum(layers: number): 'free' | 'residual' {
+  return layers < 4 ? 'free' : 'residual';
+}
+
+/**
+ * The terms of a slot's noise sum (D DM-RS symbols, K subcarriers, nr antennas, L layers; W the
+ * LMMSE window): what segmentedSum() adds, and the GPU's segments are counted from.
+ */
+export function noiseTermCount(sum: NoiseSum, D: number, K: number, nr: number, L: number, W = 1): number {
+  if (sum === 'free') {
+    const { empty, occ } = freeTermCounts(D, K, nr, L);
+    return empty + occ;
+  }
+  return sum === 'residual' ? D * L * nr * (K / 4 - 2) : D * L * nr * Math.floor(K / 4 / W);
+}
+
 function free(pilots: DmrsPilots, y: Float64Array, nr: number): NoiseEstimate {
   const { config } = pilots;
   const K = config.subcarriers,
     M = K / 2,
     N = K / 4,
     D = config.symbols.length;
-  const { empty, occ } = freeTermCounts(D, K, nr, config.layers);
+  const { empty } = freeTermCounts(D, K, nr, config.layers);
   // the group whose port 2g + 1 is unused: g = 0 for 1 layer, 1 for 3 layers
   const delta = config.layers >> 1;
   const r = pilots.sequence;
@@ -127,7 +147,7 @@ function free(pilots: DmrsPilots, y: Float64Array, nr: number): NoiseEstimate {
     const zi = r0r * u0i - r0i * u0r - (r1r * u1i - r1i * u1r);
     return (zr * zr + zi * zi) / 2;
   };
-  const count = empty + occ;
+  const count = noiseTermCount('free', D, K, nr, config.layers);
   return { noiseVariance: segmentedSum(count, term) / count, method: 'free', samples: count };
 }
 
@@ -137,7 +157,7 @@ function residual(pilots: DmrsPilots, y: Float64Array, nr: number): NoiseEstimat
   const N = est.pairs,
     v = est.values;
   // row q = (d L + j) nr + i of the pairs, its second differences at n = 1 .. N - 2
-  const count = config.symbols.length * config.layers * nr * (N - 2);
+  const count = noiseTermCount('residual', config.symbols.length, config.subcarriers, nr, config.layers);
   const sum = segmentedSum(count, (t) => {
     const q = Math.floor(t / (N - 2)),
       n = 1 + (t % (N - 2));

@@ -5,9 +5,9 @@
  * of the device's cos, sin and log), in float64 and float32. draw() is the response at time and
  * frequency 0, as on the CPU.
  */
-import { type CudaContext, type DeviceBuffer, loadModule, readKernelSource, type Stream } from '../../gpu/index.js';
+import { type CudaContext, loadModule, readKernelSource, type Stream } from '../../gpu/index.js';
 import { DeviceScratch } from '../device-scratch.js';
-import { DeviceUploads, selectivePlan, tapSumStage } from '../selective-plan.js';
+import { DeviceUploads, pointTables, selectivePlan, tapSumStage } from '../selective-plan.js';
 import { checkSpan } from '../span.js';
 import type {
   ChannelBuffers,
@@ -69,16 +69,7 @@ export function tdlCuda(name: TdlName): ChannelCuda<TdlParams> {
         Lt = s.Lt ? upload(s.Lt) : null;
       const A = new DeviceScratch(ctx),
         tmp = new DeviceScratch(ctx);
-      // the points' device copies, by the identity of the lists
-      const points = new WeakMap<ResponsePoints, { times: DeviceBuffer; rot: DeviceBuffer }>();
-      const pointsOf = (at: ResponsePoints) => {
-        let p = points.get(at);
-        if (!p) {
-          p = { times: upload(at.times), rot: upload(tapRotations(s.taps, at.freqs)) };
-          points.set(at, p);
-        }
-        return p;
-      };
+      const pointsOf = pointTables((at) => ({ times: upload(at.times), rot: upload(tapRotations(s.taps, at.freqs)) }));
       const response = (stream: Stream, span: ChannelSpan, at: ResponsePoints, b: ChannelBuffers): void => {
         checkSpan(span);
         if (span.count === 0) return;

@@ -15,8 +15,10 @@ import {
   type ChannelModel,
   type DmrsConfig,
   dmrsPilots,
+  autoNoiseSum,
   freeTermCounts,
   NOISE_SEGMENT,
+  noiseTermCount,
   residualDofs,
   type ResponsePoints,
   slotsPerFrame,
@@ -40,6 +42,9 @@ import { type LinkBuffers, type LinkLaunch, launchChunks } from './link-kernels.
 const BLOCK = 256;
 
 /** The device side of estimated CSI: its kernels and buffers (shapes in the .cu files). */
+/** ofdm-noise-segments.cu's and ofdm-noise.cu's method numbers. */
+export const NOISE_SUM_METHOD = { free: 0, residual: 1, lmmse: 2 } as const;
+
 interface Estimation {
   pilots: Kernel;
   despread: Kernel;
@@ -359,10 +364,9 @@ export class OfdmLinkKernels {
     const f = this.ofdm.csi === 'lmmse' ? this.filterFor(noiseVar) : null;
     // the noise sum's terms (noise.ts / lmmse.ts order), summed in segments, then a slot's segments
     const per = f ? Math.floor(K / 4 / f.W) : 0;
-    const method = f ? 2 : nt < 4 ? 0 : 1;
-    const counts = freeTermCounts(D, K, nr, nt);
-    const terms =
-      method === 2 ? D * nt * nr * per : method === 1 ? D * nt * nr * (K / 4 - 2) : counts.empty + counts.occ;
+    const sum = f ? 'lmmse' : autoNoiseSum(nt);
+    const method = NOISE_SUM_METHOD[sum];
+    const terms = noiseTermCount(sum, D, K, nr, nt, f?.W);
     const segments = Math.ceil(terms / NOISE_SEGMENT);
     if (f)
       est.noiseWindow.launch(grid(chunks * terms), [
@@ -389,7 +393,7 @@ export class OfdmLinkKernels {
       slots,
       method,
       terms,
-      counts.empty,
+      freeTermCounts(D, K, nr, nt).empty,
     ]);
     est.noiseK.launch(grid(chunks), [
       est.segs.ptr,

@@ -32,7 +32,7 @@
  * O(nd^3), nd = 2 nt) plus nd x Q for the moments.
  */
 import { RankDeficientError } from '../../../core/index.js';
-import type { Constellation } from '../../modulation.js';
+import { type Constellation, logAdd } from '../../modulation.js';
 import type { CpuDetector, DetectorInstance, DetectorOutput, DetectorSetup } from '../detector.js';
 
 export const DEFAULT_EP_ITERATIONS = 10;
@@ -98,13 +98,6 @@ export interface EpPrep {
   readonly Hr: Float64Array;
   /** H_r^T H_r, nd x nd. */
   readonly HtH: Float64Array;
-}
-
-/** ln(e^a + e^b) without overflow. */
-function logAdd(a: number, b: number): number {
-  if (a === -Infinity) return b;
-  if (b === -Infinity) return a;
-  return a > b ? a + Math.log1p(Math.exp(b - a)) : b + Math.log1p(Math.exp(a - b));
 }
 
 function createEp(setup: DetectorSetup): DetectorInstance<EpPrep> {

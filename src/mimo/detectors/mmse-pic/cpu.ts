@@ -26,7 +26,7 @@
  * inversion per vector and iteration (O(nt^3)) and M bitsPerSymbol per stream for the demapping.
  */
 import { UnsupportedError } from '../../../core/index.js';
-import { type Constellation, sliceSymbol, softDemapSymbol } from '../../modulation.js';
+import { type Constellation, logAdd, sliceSymbol, softDemapSymbol } from '../../modulation.js';
 import { filterInto, gramInto, invertInPlace } from '../../preprocess/complex.js';
 import type { CpuDetector, DetectorInstance, DetectorOutput, DetectorSetup } from '../detector.js';
 import { filterStream } from '../zf/linear.js';
@@ -137,13 +137,6 @@ export function demapWithPrior(
     le[eOff + b] = a0 - a1;
   }
   return best;
-}
-
-/** ln(e^a + e^b) without overflow. */
-function logAdd(a: number, b: number): number {
-  if (a === -Infinity) return b;
-  if (b === -Infinity) return a;
-  return a > b ? a + Math.log1p(Math.exp(b - a)) : b + Math.log1p(Math.exp(a - b));
 }
 
 function createPic(setup: DetectorSetup): DetectorInstance<PicPrep> {
