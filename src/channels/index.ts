@@ -51,6 +51,14 @@ export {
   segmentedSum,
   pilotGrid,
   slotsPerFrame,
+  estimateSlot,
+  meanErrorVariance,
+  type SlotEstimate,
+  type SlotEstimator,
+  type DmrsEstimationBuffers,
+  type DmrsEstimationCudaPlan,
+  type DmrsEstimationSetup,
+  dmrsEstimationCudaPlan,
 } from './estimation/index.js';
 export { checkSpan, drawSpan } from './span.js';
 export { rayleighChannels, type ChannelOptions } from './rayleigh/cpu.js';

@@ -21,12 +21,9 @@ import {
   type DmrsConfig,
   dmrsConfig,
   dmrsPilots,
-  estimateNoise,
+  estimateSlot,
   type LmmseFilter,
-  lmmseEstimate,
   lmmseFilter,
-  lmmseNoise,
-  lsEstimate,
   pilotGrid,
   SYMBOLS_PER_SLOT,
   slotsPerFrame,
@@ -99,11 +96,6 @@ export function ofdmLmmseFilter(
     filters.set(key, f);
   }
   return f;
-}
-
-/** The LMMSE estimate's error variance the detectors' noise variance counts: its mean over layers and subcarriers. */
-export function lmmseErrorVariance(f: LmmseFilter): number {
-  return f.errorVariance.reduce((a, b) => a + b, 0) / f.errorVariance.length;
 }
 
 /** What the OFDM chunk needs of the link's spec. */
@@ -189,15 +181,17 @@ export function ofdmChunk(
   addNoise(noiseRng, Y, spec.noiseVar);
   let Hest = Hgrid,
     noiseVar = spec.noiseVar;
-  if (ofdm.csi === 'ls') {
-    const n0 = estimateNoise(pilots, Y, nr).noiseVariance;
-    Hest = lsEstimate(pilots, Y, nr);
-    noiseVar = n0 + nt * (n0 / (2 * config.pilotPower));
-  } else if (ofdm.csi === 'lmmse') {
-    const f = ofdmLmmseFilter(config, name, params, spec.noiseVar);
-    const n0 = lmmseNoise(f, pilots, Y, nr).noiseVariance;
-    Hest = lmmseEstimate(f, pilots, Y, nr);
-    noiseVar = n0 + nt * lmmseErrorVariance(f);
+  if (ofdm.csi !== 'perfect') {
+    const est = estimateSlot(
+      pilots,
+      Y,
+      nr,
+      ofdm.csi === 'ls'
+        ? { csi: 'ls' }
+        : { csi: 'lmmse', filter: ofdmLmmseFilter(config, name, params, spec.noiseVar) },
+    );
+    Hest = est.H;
+    noiseVar = est.noiseVar;
   }
   // the detectors' vectors: data REs in order
   const H = new Float64Array(2 * vectors * E);

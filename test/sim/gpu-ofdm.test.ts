@@ -19,6 +19,7 @@ import {
   channelResponse,
   checkChannel,
   dmrsPilots,
+  meanErrorVariance,
   autoNoiseSum,
   freeTermCounts,
   noiseTermCount,
@@ -34,15 +35,9 @@ import { constellation } from '../../src/mimo/modulation.js';
 import type { Modulation } from '../../src/mimo/types.js';
 import { codeOf, type CodedSpec, vectorsPerFrame } from '../../src/sim/coded.js';
 import { generateLinkChunk, linkChannelSpan } from '../../src/sim/link.js';
-import {
-  lmmseErrorVariance,
-  ofdmDataVectors,
-  ofdmDmrs,
-  ofdmLmmseFilter,
-  type OfdmLinkSpec,
-} from '../../src/sim/ofdm-link.js';
+import { ofdmDataVectors, ofdmDmrs, ofdmLmmseFilter, type OfdmLinkSpec } from '../../src/sim/ofdm-link.js';
 import { ofdmVectorOnCpu } from '../../src/sim/gpu/cpu-vector.js';
-import { NOISE_SUM_METHOD } from '../../src/sim/gpu/ofdm-kernels.js';
+import { NOISE_SUM_METHOD } from '../../src/channels/estimation/gpu/estimation-plan.js';
 import { resolveEngine, simulate } from '../../src/sim/simulate.js';
 import { compileEmulated, emulatorUnavailable, runEmulated } from '../gpu/cuda-emulator.js';
 
@@ -297,22 +292,21 @@ function runEstimateEmulated(c: OfdmCase): {
   noiseIn: Float32Array;
   noise: Float64Array;
 } {
-  const src = fileURLToPath(new URL('../../src/sim/gpu/', import.meta.url));
+  const sim = fileURLToPath(new URL('../../src/sim/gpu/', import.meta.url));
+  const est = fileURLToPath(new URL('../../src/channels/estimation/gpu/', import.meta.url));
   const files = [
-    'ofdm-data.cu',
-    'ofdm-pilots.cu',
-    'ofdm-despread.cu',
-    'ofdm-noise-window.cu',
-    'ofdm-noise-segments.cu',
-    'ofdm-noise.cu',
-    'ofdm-freq-estimate.cu',
-    'ofdm-estimate.cu',
+    `${sim}ofdm-data.cu`,
+    `${sim}ofdm-pilots.cu`,
+    ...['despread', 'noise-window', 'noise-segments', 'noise', 'freq-estimate', 'time-interpolate'].map(
+      (f) => `${est}${f}.cu`,
+    ),
   ];
-  const { exe, error } = compileEmulated(
-    ESTIMATE_MAIN,
-    files.map((f) => `${src}${f}`),
-    ['-DLINK_BLOCK=256', '-DOFDM_BLOCK=256', `-DNT=${c.nt}`, `-DNR=${c.nr}`],
-  );
+  const { exe, error } = compileEmulated(ESTIMATE_MAIN, files, [
+    '-DLINK_BLOCK=256',
+    '-DOFDM_BLOCK=256',
+    `-DNT=${c.nt}`,
+    `-DNR=${c.nr}`,
+  ]);
   assert.equal(error, null);
   const config = ofdmDmrs(c.ofdm, c.nt);
   const K = config.subcarriers,
@@ -363,7 +357,7 @@ function runEstimateEmulated(c: OfdmCase): {
     Math.sqrt(config.pilotPower),
     config.pilotPower,
     f ? 0 : 2 * config.pilotPower,
-    f ? lmmseErrorVariance(f) : 0,
+    f ? meanErrorVariance(f) : 0,
     f ? residualDofs(f, D, c.nr) : 0,
   );
   const parts: ArrayBufferView[] = [head, doubles, con.points, H64, seq];

@@ -41,3 +41,10 @@ export {
   type NoiseOptions,
   segmentedSum,
 } from './noise.js';
+export { estimateSlot, meanErrorVariance, type SlotEstimate, type SlotEstimator } from './slot.js';
+export {
+  type DmrsEstimationBuffers,
+  type DmrsEstimationCudaPlan,
+  type DmrsEstimationSetup,
+  dmrsEstimationCudaPlan,
+} from './gpu/estimation-plan.js';

@@ -3,12 +3,13 @@
 // CPU adds them) of H x pilot, plus the noise pair at the element's place in the slot's grid order
 // (symbol, subcarrier, antenna) times sd, in float64.
 //   H64   the channel model's response: chunks x 14 x K x 2 NR NT doubles (flat 1: chunks x 2 NR NT)
-//   seq   slotsPerFrame x D x K/2 complex doubles: each slot number's DM-RS sequence (ofdm.cuh)
+//   seq   slotsPerFrame x D x K/2 complex doubles: each slot number's DM-RS sequence (dmrs.cuh, the estimation part's)
 //   Yp    out, chunks x D x K x NR complex doubles (DM-RS symbol d, subcarrier k, antenna i)
 // Slot numbers: chunk % slotsPerFrame, as ofdmChunk numbers them.
 // nvcc-variant: -DOFDM_BLOCK=256 -DNT=4 -DNR=4
 
-#include "ofdm.cuh"
+#include "link-stream.cuh"
+#include "../../channels/estimation/gpu/dmrs.cuh"
 
 #ifndef OFDM_BLOCK
 #define OFDM_BLOCK 256

@@ -1,16 +1,16 @@
-// The detectors' channels of a launch's data vectors with estimated CSI (src/sim/ofdm-link.ts),
+// The detectors' channels of a launch's data vectors with estimated CSI (estimation-plan.ts),
 // one thread a vector and channel entry (receive i, layer j): the frequency estimate of the DM-RS
-// symbols around the vector's symbol (ofdm-freq-estimate.cu), interpolated as interpolateTime
+// symbols around the vector's symbol (freq-estimate.cu), interpolated as interpolateTime
 // (src/channels/estimation/ls.ts) does on the vector's symbol (linear between DM-RS symbols, held
 // before the first and after the last), in the CPU's operation order, rounded to float32. Entry 0
 // also writes the vector's noise variance.
-//   Hd       chunks x D x K x NR NT complex doubles (ofdm-freq-estimate.cu)
-//   noise    chunks doubles (ofdm-noise.cu)
+//   Hd       chunks x D x K x NR NT complex doubles (freq-estimate.cu)
+//   noise    chunks doubles (noise.cu)
 //   H32      out, vectors x 2 NR NT floats (column-major nr x nt, the detectors' layout)
 //   noiseIn  out, vectors floats: the vector's slot's noise variance (the normalize stage's noiseIn)
 // nvcc-variant: -DOFDM_BLOCK=256 -DNT=4 -DNR=4
 
-#include "ofdm.cuh"
+#include "dmrs.cuh"
 
 #ifndef OFDM_BLOCK
 #define OFDM_BLOCK 256

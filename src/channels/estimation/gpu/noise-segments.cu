@@ -6,16 +6,16 @@
 //     (d K/4 + n) NR + i for pair n (freeTermCounts);
 //   1 'residual' (noise.ts residual): |h^_{n-1} - 2 h^_n + h^_{n+1}|^2 of row q = (d NT + j) NR + i
 //     of the despread pairs, t = q (N - 2) + n - 1;
-//   2 LMMSE (lmmse.ts lmmseNoise): the windows' residuals (ofdm-noise-window.cu), term t = windows[t].
-//   Yp       chunks x D x K x NR complex doubles (ofdm-pilots.cu; method 0)
-//   P        chunks x (D x NT x NR x N) complex doubles (ofdm-despread.cu; method 1)
+//   2 LMMSE (lmmse.ts lmmseNoise): the windows' residuals (noise-window.cu), term t = windows[t].
+//   Yp       chunks x D x K x NR complex doubles (the received DM-RS symbols; method 0)
+//   P        chunks x (D x NT x NR x N) complex doubles (despread.cu; method 1)
 //   seq      slotsPerFrame x D x K/2 complex doubles (ofdm.cuh; method 0)
 //   windows  chunks x terms doubles (method 2)
 //   segs     out, chunks x ceil(terms / OFDM_NOISE_SEGMENT) doubles
 // nvcc-variant: -DOFDM_BLOCK=256 -DNT=4 -DNR=4
 // nvcc-variant: -DOFDM_BLOCK=256 -DNT=3 -DNR=2
 
-#include "ofdm.cuh"
+#include "dmrs.cuh"
 
 #ifndef OFDM_BLOCK
 #define OFDM_BLOCK 256

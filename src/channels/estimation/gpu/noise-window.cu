@@ -2,12 +2,12 @@
 // (src/channels/estimation/lmmse.ts lmmseNoise and windowResidual): one thread a window of W pairs
 // of DM-RS symbol d, layer j and antenna i, x = its W pairs despread with the layer's OCC then with
 // the other, and out = |Pi_j x|^2 summed over Pi's rows in the CPU's operation order.
-//   P, Q     chunks x (D x NT x NR x N) complex doubles (ofdm-despread.cu), N = K / 4
+//   P, Q     chunks x (D x NT x NR x N) complex doubles (despread.cu), N = K / 4
 //   Pi       NT x 2W x 2W complex doubles, row-major (LmmseFilter.residual)
 //   out      chunks x D x NT x NR x per doubles, per = floor(N / W) windows a row of pairs
 // nvcc-variant: -DOFDM_BLOCK=256 -DNT=4 -DNR=4
 
-#include "ofdm.cuh"
+#include "dmrs.cuh"
 
 #ifndef OFDM_BLOCK
 #define OFDM_BLOCK 256

@@ -2,15 +2,15 @@
 // one thread a pair, layer and receive antenna: pair n of layer j covers subcarriers
 // k0 = 4 n + delta_j and k0 + 2, h^ = s (conj(a0) y(k0) + conj(a1) y(k0 + 2)), s = 1 / (2 Ep), in
 // the CPU's operation order; and, for LMMSE, the same pair with the other OCC.
-//   Yp    chunks x D x K x NR complex doubles (ofdm-pilots.cu)
-//   seq   slotsPerFrame x D x K/2 complex doubles (ofdm.cuh)
+//   Yp    chunks x D x K x NR complex doubles (the received DM-RS symbols)
+//   seq   slotsPerFrame x D x K/2 complex doubles (dmrs.cuh)
 //   P     out, chunks x (D x NT x NR x N) complex doubles, N = K / 4: DM-RS symbol d, layer j,
 //         antenna i, pair n at ((d NT + j) NR + i) N + n of its chunk (PilotEstimates.values)
 //   Q     out, P's layout: the pairs despread with the other OCC, s (conj(a0) y(k0) - conj(a1) y(k0 + 2))
 //         (PilotEstimates.opposite; LMMSE reads it), or null
 // nvcc-variant: -DOFDM_BLOCK=256 -DNT=4 -DNR=4
 
-#include "ofdm.cuh"
+#include "dmrs.cuh"
 
 #ifndef OFDM_BLOCK
 #define OFDM_BLOCK 256

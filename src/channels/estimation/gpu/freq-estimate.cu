@@ -1,15 +1,15 @@
 // The frequency estimate of a launch's DM-RS symbols (src/channels/estimation/ls.ts lsEstimate,
 // linear between pair centres, held at the ends; lmmse.ts lmmseEstimate, the host's window weights
 // on the pairs despread both ways), in the CPU's operation order, one thread a DM-RS symbol d,
-// subcarrier k and entry e = i + j NR: what ofdm-estimate.cu interpolates in time for each vector.
-//   P        chunks x (D x NT x NR x N) complex doubles (ofdm-despread.cu)
-//   Q        LMMSE: P's layout, the pairs despread with the other OCC (ofdm-despread.cu); LS: unread
+// subcarrier k and entry e = i + j NR: what time-interpolate.cu interpolates in time for each vector.
+//   P        chunks x (D x NT x NR x N) complex doubles (despread.cu)
+//   Q        LMMSE: P's layout, the pairs despread with the other OCC (despread.cu); LS: unread
 //   starts   LMMSE: NT x K int32, subcarrier k's first pair for layer j (LmmseFilter.starts); null: LS
 //   weights  LMMSE: NT x K x 2W complex doubles, W on P's pairs then W on Q's (LmmseFilter.weights)
 //   Hd       out, chunks x D x K x NR NT complex doubles, entry e of (d, k) at ((c D + d) K + k) NR NT + e
 // nvcc-variant: -DOFDM_BLOCK=256 -DNT=4 -DNR=4
 
-#include "ofdm.cuh"
+#include "dmrs.cuh"
 
 #ifndef OFDM_BLOCK
 #define OFDM_BLOCK 256

@@ -1,15 +1,15 @@
-// The detectors' noise variance of each slot of a launch with estimated CSI (src/sim/ofdm-link.ts):
+// The detectors' noise variance of each slot of a launch with estimated CSI (estimation-plan.ts):
 // N0^ from the DM-RS (LS: src/channels/estimation/noise.ts estimateNoise, method 'auto': 'free'
 // below 4 layers, else 'residual'; LMMSE: lmmse.ts lmmseNoise), its sum the segments'
-// (ofdm-noise-segments.cu) added in order, then plus NT times the estimate's error variance:
+// (noise-segments.cu) added in order, then plus NT times the estimate's error variance:
 // N0^ / lsScale for LS (lsScale = 2 Ep), the host's constant errorVar for LMMSE (lsScale 0). One
 // thread a slot.
-//   segs    chunks x segments doubles (ofdm-noise-segments.cu)
+//   segs    chunks x segments doubles (noise-segments.cu)
 //   method  0 'free' (N0^ = sum / terms), 1 'residual' (Ep sum / terms / 3), 2 LMMSE (2 Ep sum / dofs)
 //   noise   out, chunks doubles
 // nvcc-variant: -DOFDM_BLOCK=256 -DNT=4 -DNR=4
 
-#include "ofdm.cuh"
+#include "dmrs.cuh"
 
 #ifndef OFDM_BLOCK
 #define OFDM_BLOCK 256

@@ -1,11 +1,10 @@
-// What the OFDM link's estimation kernels share (src/sim/ofdm-link.ts, src/channels/estimation): the
+// What the DM-RS kernels share (the estimation plan's, and any part's that writes DM-RS on a grid): the
 // slot's DM-RS symbols as a 14-bit mask, and a port's pilot values, computed as dmrsPilots() does.
 // Layer j sits on port j: CDM group / comb offset delta = j >> 1, OCC w_f(1) = -1 on odd ports. Its
 // pilot m (subcarrier 2 m + delta) of DM-RS symbol d is w beta r_d(m), w = -1 for odd m on an odd
 // port; r is the slot's sequence (dmrsPilots().sequence: D x M complex, M = K / 2).
 
 #pragma once
-#include "link-stream.cuh"
 
 #ifndef NT
 #define NT 4
