@@ -9,7 +9,8 @@
  * `const dec = code.decoder({ algorithm: 'nms', maxIterations: 20 }); dec.decodeBatch(llr, frames)`.
  *
  * Around the code blocks: the 38.212 CRCs (crc.ts) and transport blocks (transport-block.ts:
- * segmentation into code blocks of the code's K, the receiver's reassembly and checks).
+ * segmentation into code blocks of the code's K, the receiver's reassembly and checks); on the
+ * device, rate recovery (gpu/rate-recovery.ts) for a receiver that keeps its frames there.
  */
 export {
   type BaseMatrix,
@@ -91,3 +92,11 @@ export { ldpcCudaEncoder } from './gpu/cuda-encoder.js';
 export type { LdpcCudaEncoder } from './gpu/cuda-encoder.js';
 export { cudaDecoderUnsupported, ldpcCudaPlan } from './gpu/cuda-decoder.js';
 export type { LdpcCudaPlan } from './gpu/cuda-decoder.js';
+export {
+  rateRecoveryCudaPlan,
+  rateRecoveryColumns,
+  type RateRecoveryCudaPlan,
+  type RateRecoveryOptions,
+  type RateRecoveryBuffers,
+  type RateRecoveryColumns,
+} from './gpu/rate-recovery.js';
