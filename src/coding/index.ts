@@ -10,7 +10,8 @@
  *
  * Around the code blocks: the 38.212 CRCs (crc.ts) and transport blocks (transport-block.ts:
  * segmentation into code blocks of the code's K, the receiver's reassembly and checks); on the
- * device, rate recovery (gpu/rate-recovery.ts) for a receiver that keeps its frames there.
+ * device, rate recovery (gpu/rate-recovery.ts) and the transport block checks
+ * (gpu/transport-block-check.ts) for a receiver that keeps its frames there.
  */
 export {
   type BaseMatrix,
@@ -100,3 +101,9 @@ export {
   type RateRecoveryBuffers,
   type RateRecoveryColumns,
 } from './gpu/rate-recovery.js';
+export {
+  transportBlockCheckCudaPlan,
+  type TransportBlockCheckCudaPlan,
+  type TransportBlockCheckShape,
+  type TransportBlockCheckBuffers,
+} from './gpu/transport-block-check.js';
