@@ -7,6 +7,11 @@
  * n channel bits); `code.decode(llr)` (n LLRs -> {bits: k, iterations, ok}) and
  * `code.decodeBatch(llr, frames)`, or a decoder held by the caller:
  * `const dec = code.decoder({ algorithm: 'nms', maxIterations: 20 }); dec.decodeBatch(llr, frames)`.
+ *
+ * Around the code blocks: the 38.212 CRCs (crc.ts) and transport blocks (transport-block.ts:
+ * segmentation into code blocks of the code's K, the receiver's reassembly and checks); on the
+ * device, rate recovery (gpu/rate-recovery.ts) and the transport block checks
+ * (gpu/transport-block-check.ts) for a receiver that keeps its frames there.
  */
 export {
   type BaseMatrix,
@@ -62,6 +67,17 @@ export {
 } from './nr.js';
 export { ldpcCode, wimaxCode, nrCode, qcCode, sparseCode, type LdpcCode, type FrameDecoder } from './code.js';
 export { GenericEncoder } from './generic-encoder.js';
+export { NR_CRCS, CRC_KINDS, crcOf, crcAttach, crcCheck, type CrcKind, type CrcSpec } from './crc.js';
+export {
+  NR_TB_CRC16_MAX_A,
+  transportBlockSegmentation,
+  segmentTransportBlock,
+  checkTransportBlock,
+  transportBlockSize,
+  type TransportBlockSegmentation,
+  type SegmentedTransportBlock,
+  type TransportBlockCheck,
+} from './transport-block.js';
 export { readBaseMatrixFile, readAlistFile } from './files.js';
 export {
   decodeBatchAsync,
@@ -77,3 +93,17 @@ export { ldpcCudaEncoder } from './gpu/cuda-encoder.js';
 export type { LdpcCudaEncoder } from './gpu/cuda-encoder.js';
 export { cudaDecoderUnsupported, ldpcCudaPlan } from './gpu/cuda-decoder.js';
 export type { LdpcCudaPlan } from './gpu/cuda-decoder.js';
+export {
+  rateRecoveryCudaPlan,
+  rateRecoveryColumns,
+  type RateRecoveryCudaPlan,
+  type RateRecoveryOptions,
+  type RateRecoveryBuffers,
+  type RateRecoveryColumns,
+} from './gpu/rate-recovery.js';
+export {
+  transportBlockCheckCudaPlan,
+  type TransportBlockCheckCudaPlan,
+  type TransportBlockCheckShape,
+  type TransportBlockCheckBuffers,
+} from './gpu/transport-block-check.js';

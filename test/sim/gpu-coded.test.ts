@@ -2,8 +2,8 @@
  * The coded link on the GPU (src/sim/gpu/coded-kernels.ts, the executor's coded stages): the
  * information bits, codewords (src/coding/gpu/encode.cu) and symbol indices of a launch equal
  * generateLinkChunk's bit for bit, channels and received vectors equal them after rounding to
- * float32 but for a bounded few (as the uncoded link), the decoder-input compaction equals
- * frameLlrs / nrRateRecover, the count kernel equals countDecoded. These run in the CUDA emulator
+ * float32 but for a bounded few (as the uncoded link), the decoder-input compaction (the coding
+ * part's rate-recovery.cu) equals frameLlrs / nrRateRecover in float32, the count kernel equals countDecoded. These run in the CUDA emulator
  * here (CI) and on the device. On the device, the executor's per-chunk counts and simulate() agree
  * with the CPU engine for a seed within statistical error: the data are the same, float32 LLRs
  * move only frames decoded near a tie. The rule: |FER_gpu - FER_cpu| <= 4 sigma + 2 / frames with
@@ -16,6 +16,7 @@ import { randomInt } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { LdpcCode } from '../../src/coding/code.js';
 import { ldpcEncoderDefines, encoderFramesPerBlock } from '../../src/coding/gpu/cuda-encoder.js';
+import { rateRecoveryColumns } from '../../src/coding/gpu/rate-recovery.js';
 import { nrRateMatchMap, nrRateRecover } from '../../src/coding/nr.js';
 import { cudaAvailable } from '../../src/gpu/context.js';
 import { snrToNoiseVar } from '../../src/mimo/channel.js';
@@ -37,6 +38,7 @@ const emu = emulatorUnavailable();
 const emuSkip = emu ? `CUDA emulator unavailable: ${emu}` : false;
 const SRC = fileURLToPath(new URL('../../src/sim/gpu/', import.meta.url));
 const ENCODER = fileURLToPath(new URL('../../src/coding/gpu/encode.cu', import.meta.url));
+const RATE_RECOVERY = fileURLToPath(new URL('../../src/coding/gpu/rate-recovery.cu', import.meta.url));
 /** The channel models' kernels (src/channels): rayleigh and awgn. */
 const CHANNEL_KERNELS = ['rayleigh/rayleigh.cu', 'awgn/identity.cu'].map((f) =>
   fileURLToPath(new URL(`../../src/channels/${f}`, import.meta.url)),
@@ -334,24 +336,24 @@ test('emulated coded link kernels: information bits, codewords, symbols as gener
 // ---------------------------------------------------------------------------------------------
 // Decoder input and counts
 
-/** Random detector LLRs of `frames` frames and the decoder input the CPU makes of them (frameLlrs, or NR rate recovery). */
+/**
+ * Random detector LLRs of `frames` frames and the decoder input the CPU makes of them in float32
+ * (frameLlrs, or NR rate recovery into a Float32Array: the kernel's additions in the same order).
+ */
 function llrCase(code: LdpcCode, nt: number, bps: number, frames: number, saturation: number) {
   const vpf = vectorsPerFrame(code.n, nt, bps),
     per = vpf * nt * bps,
     nFull = code.H.n;
   const llr = new Float32Array(frames * per);
   for (let i = 0; i < llr.length; i++) llr[i] = (Math.random() - 0.5) * 40;
-  let want: Float64Array;
+  let want: Float32Array;
   if (code.nr) {
     const map = nrRateMatchMap(code.nr, 0);
-    want = new Float64Array(frames * nFull);
-    const acc = new Float64Array(nFull);
-    for (let f = 0; f < frames; f++) {
-      nrRateRecover(code.nr, map, llr.subarray(f * per, f * per + code.n), acc, true, saturation);
-      want.set(acc, f * nFull);
-    }
+    want = new Float32Array(frames * nFull);
+    for (let f = 0; f < frames; f++)
+      nrRateRecover(code.nr, map, llr, want.subarray(f * nFull, (f + 1) * nFull), true, saturation, f * per);
   } else {
-    want = frameLlrs(llr, frames, code.n, per) as Float64Array;
+    want = frameLlrs(llr, frames, code.n, per, true) as Float32Array;
   }
   return { llr, want, per, nFull };
 }
@@ -364,29 +366,16 @@ int main() {
   std::vector<float> llr((size_t)frames * per), out((size_t)frames * nFull);
   std::vector<int> start(nFull + 1), col(n);
   if (fread(llr.data(), 4, llr.size(), stdin) != llr.size() || fread(start.data(), 4, start.size(), stdin) != start.size() || fread(col.data(), 4, n, stdin) != (size_t)n) return 1;
-  if (emu_launch((frames * nFull + 255) / 256, dim3{256, 1, 1}, 0, [&] { link_llr(llr.data(), start.data(), col.data(), out.data(), frames, per, nFull, fill0, fill1, sat); })) return 2;
+  if (emu_launch((frames * nFull + 255) / 256, dim3{256, 1, 1}, 0, [&] { rate_recovery(llr.data(), start.data(), col.data(), out.data(), frames, per, nFull, fill0, fill1, sat); })) return 2;
   fwrite(out.data(), 4, out.size(), stdout);
   return 0;
 }
 `;
 
-/** The compaction's column table as CodedLinkKernels builds it (column -> channel positions in order). */
-function columnTable(code: LdpcCode): { start: Int32Array; col: Int32Array } {
-  const nFull = code.H.n,
-    map = code.nr ? nrRateMatchMap(code.nr, 0) : null;
-  const start = new Int32Array(nFull + 1);
-  for (let j = 0; j < code.n; j++) start[(map ? map[j]! : j) + 1]++;
-  for (let c = 0; c < nFull; c++) start[c + 1] += start[c]!;
-  const col = new Int32Array(code.n),
-    at = start.slice(0, nFull);
-  for (let j = 0; j < code.n; j++) col[at[map ? map[j]! : j]!++] = j;
-  return { start, col };
-}
-
-test('emulated decoder input (link-llr.cu): frameLlrs for padded frames, NR rate recovery (repeats, fillers, punctured)', {
+test('emulated decoder input (src/coding/gpu/rate-recovery.cu): frameLlrs for padded frames, NR rate recovery (repeats, fillers, punctured), bit for bit', {
   skip: emuSkip,
 }, () => {
-  const { exe, error } = compileEmulated(LLR_MAIN, `${SRC}link-llr.cu`, ['-DLINK_BLOCK=256']);
+  const { exe, error } = compileEmulated(LLR_MAIN, RATE_RECOVERY, ['-DRR_BLOCK=256']);
   assert.equal(error, null);
   for (const [spec, nt, mod] of [
     ['wimax:672', 3, '64qam'],
@@ -398,12 +387,12 @@ test('emulated decoder input (link-llr.cu): frameLlrs for padded frames, NR rate
       frames = 3,
       sat = 20;
     const c = llrCase(code, nt, bps, frames, sat);
-    const { start, col } = columnTable(code);
-    const fill = code.nr ? [code.nr.K, code.nr.Kldpc] : [0, 0];
+    // the column table CodedLinkKernels' rate recovery plan uploads
+    const { start, col, fill } = rateRecoveryColumns(code);
     const raw = runEmulated(
       exe,
       concat([
-        new Int32Array([frames, c.per, c.nFull, code.n, fill[0]!, fill[1]!]),
+        new Int32Array([frames, c.per, c.nFull, code.n, fill[0], fill[1]]),
         new Float32Array([sat]),
         c.llr,
         start,
@@ -411,13 +400,8 @@ test('emulated decoder input (link-llr.cu): frameLlrs for padded frames, NR rate
       ]),
     );
     const got = new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength));
-    for (let i = 0; i < c.want.length; i++) {
-      // float32 sums of float32 terms against float64 sums: a rounding per repeat at most
-      assert.ok(
-        Math.abs(got[i]! - c.want[i]!) <= 4 * ulp32(c.want[i]!) + 1e-6,
-        `${spec} entry ${i}: ${got[i]} vs ${c.want[i]}`,
-      );
-    }
+    assert.equal(got.length, c.want.length);
+    for (let i = 0; i < c.want.length; i++) assert.equal(got[i], c.want[i], `${spec} entry ${i}`);
   }
 });
 

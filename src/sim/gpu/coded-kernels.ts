@@ -2,8 +2,8 @@
  * The coded stages of the GPU link (src/sim/coded.ts on the device): a launch's information bits
  * (link-info.cu), their codewords (the CUDA encoder, src/coding/gpu/encode.cu), the frames'
  * symbols (link-symbols.cu, then link-vectors.cu with LINK_CODED), and after a detector's soft
- * output the decoder's input (link-llr.cu, only when a frame's LLRs are not already its codeword's:
- * pad bits or NR rate matching), the layered decoder (src/coding/gpu ldpcCudaPlan) and the counts
+ * output the decoder's input (src/coding/gpu rateRecoveryCudaPlan, only when a frame's LLRs are
+ * not already its codeword's: pad bits or NR rate matching), the layered decoder (ldpcCudaPlan) and the counts
  * over decoded information bits per chunk (link-coded-count.cu). Shared by the GPU executor, the
  * tests and the benchmark.
  */
@@ -15,6 +15,8 @@ import {
   ldpcCudaPlan,
   type LdpcCudaPlan,
   nrRateMatchMap,
+  rateRecoveryCudaPlan,
+  type RateRecoveryCudaPlan,
   type DecoderOptions,
 } from '../../coding/index.js';
 import {
@@ -92,10 +94,10 @@ export class CodedLinkKernels {
   private readonly padWords: number;
   private readonly info: Kernel;
   private readonly symbols: Kernel;
-  private readonly llr: Kernel | null;
   private readonly count: Kernel;
   private readonly map: DeviceBuffer | null;
-  private readonly csr: { start: DeviceBuffer; col: DeviceBuffer; fill: [number, number] } | null;
+  /** The decoder's input from the detector's LLRs, when `compacts`. */
+  private readonly recovery: RateRecoveryCudaPlan | null;
 
   constructor(
     readonly ctx: CudaContext,
@@ -174,38 +176,15 @@ export class CodedLinkKernels {
       'i64',
     ]);
     const map = code.nr ? nrRateMatchMap(code.nr, 0) : null;
-    const bufs: DeviceBuffer[] = [];
-    const upload = (a: Int32Array) => {
-      const b = DeviceBuffer.alloc(ctx, Math.max(4, a.byteLength));
-      bufs.push(b);
-      b.upload(a);
-      return b;
-    };
-    this.map = map ? upload(map) : null;
     this.compacts = map !== null || this.perFrame !== this.nFull || code.n !== this.nFull;
-    if (this.compacts) {
-      // column -> its channel positions, in channel order (the CPU adds them in that order)
-      const start = new Int32Array(this.nFull + 1);
-      for (let j = 0; j < code.n; j++) start[(map ? map[j]! : j) + 1]++;
-      for (let c = 0; c < this.nFull; c++) start[c + 1] += start[c]!;
-      const col = new Int32Array(code.n),
-        at = start.slice(0, this.nFull);
-      for (let j = 0; j < code.n; j++) col[at[map ? map[j]! : j]!++] = j;
-      const fill: [number, number] = code.nr ? [code.nr.K, code.nr.Kldpc] : [0, 0];
-      this.csr = { start: upload(start), col: upload(col), fill };
-      this.llr = loadModule(ctx, {
-        source: src('link-llr.cu'),
-        name: 'sim/gpu/link-llr.cu',
-        defines: { LINK_BLOCK: BLOCK },
-      }).kernel('link_llr', ['ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32', 'f32']);
-    } else {
-      this.csr = null;
-      this.llr = null;
-    }
-    this.owned = bufs;
+    this.recovery = this.compacts
+      ? rateRecoveryCudaPlan(ctx, code, { perFrame: this.perFrame, saturation: this.decoder.options.saturation })
+      : null;
+    if (map) {
+      this.map = DeviceBuffer.alloc(ctx, Math.max(4, map.byteLength));
+      this.map.upload(map);
+    } else this.map = null;
   }
-
-  private readonly owned: DeviceBuffer[];
 
   /** Information bits, codewords and symbol indices of a launch (whole frames). */
   enqueueFrames(stream: Stream, l: CodedLaunch, b: CodedFrameBuffers): void {
@@ -253,19 +232,8 @@ export class CodedLinkKernels {
   /** The decoder over `frames` frames of a detector's LLRs (compacted first when needed). */
   enqueueDecode(stream: Stream, frames: number, b: CodedDecodeBuffers): void {
     let input = b.llr;
-    if (this.llr && this.csr) {
-      this.llr.launch({ grid: Math.ceil((frames * this.nFull) / BLOCK), block: BLOCK, stream }, [
-        b.llr,
-        this.csr.start.ptr,
-        this.csr.col.ptr,
-        b.input,
-        frames,
-        this.perFrame,
-        this.nFull,
-        this.csr.fill[0],
-        this.csr.fill[1],
-        this.decoder.options.saturation,
-      ]);
+    if (this.recovery) {
+      this.recovery.enqueue(stream, { llr: b.llr, input: b.input, frames });
       input = b.input;
     }
     this.decoder.enqueue(stream, { llr: input, bits: b.bits, status: b.dec, frames });
@@ -313,6 +281,7 @@ export class CodedLinkKernels {
 
   /** Frees the code's device tables (the kernels stay in the module cache). */
   free(): void {
-    for (const b of this.owned) b.free();
+    this.map?.free();
+    this.recovery?.free();
   }
 }

@@ -9,8 +9,8 @@
  *   normalize.cu (the detection engine's)  per-channel power-of-two scaling the detectors assume
  *   per active detector: its plan's kernels, then
  *     uncoded: link-count.cu
- *     coded:   (soft output into an LLR buffer) link-llr.cu when needed, the layered decoder,
- *              link-coded-count.cu (errors of the decoded information bits)
+ *     coded:   (soft output into an LLR buffer) rate recovery (src/coding/gpu/rate-recovery.cu) when
+ *              needed, the layered decoder, link-coded-count.cu (errors of the decoded information bits)
  * and only the counts per chunk (and the rare vectors a detector flags: redone on the CPU, or past
  * the node budget: an error, or counted as unproven under onBudget 'flag') come back. Results are per
  * chunk, as the CPU's runChunk gives them, so simulate() merges and stops exactly as with the CPU

@@ -1,0 +1,297 @@
+/**
+ * The GPU transport block checks (src/coding/gpu/crc-check.cu, transport-block-check.ts) and rate
+ * recovery (rate-recovery.cu, rate-recovery.ts). Through the CUDA emulator (CI, no GPU):
+ * crc_check's per-block and per-transport-block verdicts equal checkTransportBlock's on random
+ * transport blocks segmented on the CPU (CRC16 and CRC24A, C = 1 and C > 1 on both base graphs,
+ * more code blocks than warps), some with flipped bits in payload, block CRC or transport block
+ * CRC, some with bytes other than 0 / 1 (the low bit is read); rate_recovery's output equals
+ * nrRateRecover into a Float32Array bit for bit (NR: repeats, fillers, punctured columns; frames
+ * with a stride above E). On a device (skipped with the reason otherwise): the plans' enqueue()
+ * gives the same, and their typed errors.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomInt } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { ldpcCode, type LdpcCode } from '../../src/coding/code.js';
+import { NR_CRCS } from '../../src/coding/crc.js';
+import { rateRecoveryColumns } from '../../src/coding/gpu/rate-recovery.js';
+import { nrRateMatchMap, nrRateRecover, type NrBaseGraph } from '../../src/coding/nr.js';
+import { checkTransportBlock, segmentTransportBlock } from '../../src/coding/transport-block.js';
+import { InvalidArgumentError } from '../../src/core/errors.js';
+import { cudaAvailable } from '../../src/gpu/context.js';
+import { compileEmulated, emulatorUnavailable, runEmulated } from '../gpu/cuda-emulator.js';
+
+const unavailable = emulatorUnavailable();
+const skipEmu = unavailable ? `CUDA emulator unavailable: ${unavailable}` : false;
+const cuda = cudaAvailable();
+const skipGpu = cuda.ok ? false : `no CUDA device: ${cuda.reason}`;
+const KERNEL = (file: string): string => fileURLToPath(new URL(`../../src/coding/gpu/${file}`, import.meta.url));
+
+const concat = (parts: ArrayBufferView[]): Uint8Array =>
+  Buffer.concat(parts.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength)));
+const randomBits = (n: number): Uint8Array => Uint8Array.from({ length: n }, () => randomInt(2));
+
+/** A 38.214 5.1.3.2 size for C blocks (A + 24 a multiple of 8 C), about `near` bits. */
+const tbsFor = (C: number, near: number): number => 8 * C * Math.ceil((near + 24) / (8 * C)) - 24;
+
+// ---------------------------------------------------------------------------------------------
+// Transport block checks
+
+interface CheckCase {
+  A: number;
+  bg: NrBaseGraph;
+  C: number;
+  Kprime: number;
+  tbs: number;
+  /** tbs x C x K' decisions as the decoder leaves them. */
+  bits: Uint8Array;
+  /** checkTransportBlock's verdicts: tbs x C, tbs. */
+  blockOk: Uint8Array;
+  tbOk: Uint8Array;
+  /** What was done to each transport block (for failure messages). */
+  damage: string[];
+}
+
+/** `tbs` random transport blocks of A bits, segmented on the CPU, some damaged, and the CPU's verdicts. */
+function checkCase(A: number, bg: NrBaseGraph, tbs: number): CheckCase {
+  let C = 0,
+    Kprime = 0;
+  const frames: Uint8Array[] = [];
+  const blockOk: number[] = [],
+    tbOk: number[] = [],
+    done: string[] = [];
+  for (let t = 0; t < tbs; t++) {
+    const seg = segmentTransportBlock(randomBits(A), bg);
+    C = seg.C;
+    Kprime = seg.Kprime;
+    const blocks = seg.blocks;
+    // the first passes, the second fails, the rest at random
+    const damage = t === 0 ? 0 : t === 1 ? 1 + randomInt(3) : randomInt(5);
+    if (damage === 1 || damage === 2) {
+      // flips anywhere: payload, block CRC, transport block CRC
+      const at = Array.from({ length: damage }, () => [randomInt(C), randomInt(Kprime)] as const);
+      for (const [r, i] of at) blocks[r]![i] ^= 1;
+      done.push(`flips ${at.map(([r, i]) => `${r}:${i}`).join(' ')}`);
+    } else if (damage === 3) {
+      // the transport block CRC's last bit, at the end of the last block's part
+      blocks[C - 1]![seg.perBlock - 1] ^= 1;
+      done.push('last TB CRC bit');
+    } else done.push(damage === 4 ? 'non-bit bytes' : 'none');
+    const got = checkTransportBlock(blocks, A, bg);
+    if (damage === 4) {
+      // bytes other than 0 / 1 that the kernel reads by their low bit (the CPU would refuse them)
+      for (const blk of blocks) for (let i = 0; i < 5; i++) blk[randomInt(Kprime)] += 2 * (1 + randomInt(100));
+    }
+    frames.push(...blocks);
+    blockOk.push(...got.blockCrcOk.map(Number));
+    tbOk.push(Number(got.tbCrcOk));
+  }
+  const bits = new Uint8Array(tbs * C * Kprime);
+  frames.forEach((f, i) => {
+    bits.set(f, i * Kprime);
+  });
+  return {
+    A,
+    bg,
+    C,
+    Kprime,
+    tbs,
+    bits,
+    blockOk: Uint8Array.from(blockOk),
+    tbOk: Uint8Array.from(tbOk),
+    damage: done,
+  };
+}
+
+/** The shapes checked: CRC16 and CRC24A, one block and several, both base graphs. */
+const CHECK_SHAPES: [number, NrBaseGraph][] = [
+  [24, 2],
+  [100 + randomInt(3700), 2],
+  [3824, 1],
+  [tbsFor(1, 4000 + randomInt(4000)), 1],
+  [tbsFor(2, 3900), 2],
+  [tbsFor(3, 9000), 2],
+  [tbsFor(2, 9000 + randomInt(5000)), 1],
+  [tbsFor(11, 90000), 1],
+];
+
+const CHECK_MAIN = String.raw`
+int main() {
+  int h[6];
+  if (fread(h, 4, 6, stdin) != 6) return 1;
+  const int tbs = h[0], C = h[1], K = h[2], tbLen = h[4], noBlock = h[5];
+  const unsigned tbPoly = (unsigned)h[3];
+  std::vector<unsigned char> bits((size_t)tbs * C * K), blockOk((size_t)tbs * C, 7), tbOk(tbs, 7);
+  if (fread(bits.data(), 1, bits.size(), stdin) != bits.size()) return 1;
+  unsigned char* bo = noBlock ? nullptr : blockOk.data();
+  if (emu_launch(tbs, dim3{CRC_BLOCK, 1, 1}, CRC_BLOCK / 32 * 4, [&] { crc_check(bits.data(), bo, tbOk.data(), C, K, tbPoly, tbLen); })) return 2;
+  fwrite(blockOk.data(), 1, blockOk.size(), stdout); fwrite(tbOk.data(), 1, tbOk.size(), stdout);
+  return 0;
+}
+`;
+
+test('emulated transport block checks (crc-check.cu) equal checkTransportBlock', { skip: skipEmu }, () => {
+  for (const block of [64, 256]) {
+    const { exe, error } = compileEmulated(CHECK_MAIN, KERNEL('crc-check.cu'), [`-DCRC_BLOCK=${block}`]);
+    assert.equal(error, null);
+    for (const [A, bg] of CHECK_SHAPES) {
+      const c = checkCase(A, bg, 2 + randomInt(5));
+      const crc = NR_CRCS[A > 3824 ? 'crc24a' : 'crc16'];
+      const noBlock = randomInt(4) === 0 ? 1 : 0;
+      const out = runEmulated(
+        exe,
+        concat([new Int32Array([c.tbs, c.C, c.Kprime, crc.poly, crc.length, noBlock]), c.bits]),
+      );
+      const n = c.tbs * c.C;
+      const blockOk = out.subarray(0, n),
+        tbOk = out.subarray(n, n + c.tbs);
+      const what = `block ${block}, A ${A} bg ${bg} (C ${c.C}, K' ${c.Kprime}; ${c.damage.join(', ')})`;
+      assert.deepEqual(Uint8Array.from(tbOk), c.tbOk, `${what}: transport block verdicts`);
+      if (noBlock)
+        assert.ok(
+          blockOk.every((v) => v === 7),
+          `${what}: blockOk written though null`,
+        );
+      else assert.deepEqual(Uint8Array.from(blockOk), c.blockOk, `${what}: code block verdicts`);
+    }
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
+// Rate recovery
+
+/** frames x perFrame random float32 LLRs and the CPU's recovery of each frame into float32 (nrRateRecover). */
+function recoveryCase(code: LdpcCode, frames: number, perFrame: number, saturation: number) {
+  const nFull = code.H.n;
+  const llr = new Float32Array(frames * perFrame);
+  for (let i = 0; i < llr.length; i++) llr[i] = Math.fround((Math.random() - 0.5) * 40);
+  const want = new Float32Array(frames * nFull);
+  const map = code.nr ? nrRateMatchMap(code.nr, 0) : null;
+  for (let f = 0; f < frames; f++) {
+    const out = want.subarray(f * nFull, (f + 1) * nFull);
+    if (map) nrRateRecover(code.nr!, map, llr, out, true, saturation, f * perFrame);
+    else out.set(llr.subarray(f * perFrame, f * perFrame + code.n));
+  }
+  return { llr, want, nFull };
+}
+
+const RECOVERY_MAIN = String.raw`
+int main() {
+  int h[6]; float sat;
+  if (fread(h, 4, 6, stdin) != 6 || fread(&sat, 4, 1, stdin) != 1) return 1;
+  const int frames = h[0], per = h[1], nFull = h[2], n = h[3], fill0 = h[4], fill1 = h[5];
+  std::vector<float> llr((size_t)frames * per), out((size_t)frames * nFull);
+  std::vector<int> start(nFull + 1), col(n);
+  if (fread(llr.data(), 4, llr.size(), stdin) != llr.size() || fread(start.data(), 4, start.size(), stdin) != start.size() || fread(col.data(), 4, n, stdin) != (size_t)n) return 1;
+  if (emu_launch((frames * nFull + RR_BLOCK - 1) / RR_BLOCK, dim3{RR_BLOCK, 1, 1}, 0, [&] { rate_recovery(llr.data(), start.data(), col.data(), out.data(), frames, per, nFull, fill0, fill1, sat); })) return 2;
+  fwrite(out.data(), 4, out.size(), stdout);
+  return 0;
+}
+`;
+
+test('emulated rate recovery (rate-recovery.cu) equals nrRateRecover in float32, bit for bit', {
+  skip: skipEmu,
+}, () => {
+  const { exe, error } = compileEmulated(RECOVERY_MAIN, KERNEL('rate-recovery.cu'), ['-DRR_BLOCK=256']);
+  assert.equal(error, null);
+  for (const [spec, Qm] of [
+    [`nr:bg2:${40 + randomInt(200)}:1/3`, 2],
+    [`nr:bg1:${300 + randomInt(200)}:1/2`, 4],
+    [`nr:bg1:${100 + randomInt(100)}:0.05`, 2], // E above N: every column repeated
+    ['wimax:576', undefined],
+  ] as const) {
+    const code = ldpcCode(spec, Qm ? { Qm } : {});
+    const frames = 3,
+      perFrame = code.n + randomInt(30),
+      sat = 20;
+    const c = recoveryCase(code, frames, perFrame, sat);
+    const { start, col, fill } = rateRecoveryColumns(code);
+    const raw = runEmulated(
+      exe,
+      concat([
+        new Int32Array([frames, perFrame, c.nFull, code.n, fill[0], fill[1]]),
+        new Float32Array([sat]),
+        c.llr,
+        start,
+        col,
+      ]),
+    );
+    const got = new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength));
+    assert.equal(got.length, c.want.length);
+    for (let i = 0; i < got.length; i++) assert.equal(got[i], c.want[i], `${spec} entry ${i}`);
+  }
+});
+
+test('rateRecoveryColumns: every channel position once, in channel order per column', () => {
+  const code = ldpcCode(`nr:bg2:${100 + randomInt(100)}:0.1`, { Qm: 2 });
+  const { start, col, fill } = rateRecoveryColumns(code);
+  const map = nrRateMatchMap(code.nr!, 0);
+  assert.deepEqual(fill, [code.nr!.K, code.nr!.Kldpc]);
+  assert.equal(start[code.H.n], code.n);
+  assert.deepEqual(
+    Array.from(col).sort((a, b) => a - b),
+    Array.from({ length: code.n }, (_, j) => j),
+  );
+  for (let c = 0; c < code.H.n; c++)
+    for (let e = start[c]!; e < start[c + 1]!; e++) {
+      assert.equal(map[col[e]!], c);
+      if (e > start[c]!) assert.ok(col[e]! > col[e - 1]!);
+    }
+});
+
+// ---------------------------------------------------------------------------------------------
+// On the device
+
+test('device plans: transport block checks and rate recovery equal the CPU; typed errors', {
+  skip: skipGpu,
+}, async () => {
+  const { requireCuda } = await import('../../src/gpu/context.js');
+  const { DeviceBuffer } = await import('../../src/gpu/memory.js');
+  const { Stream } = await import('../../src/gpu/stream.js');
+  const { transportBlockCheckCudaPlan } = await import('../../src/coding/gpu/transport-block-check.js');
+  const { rateRecoveryCudaPlan } = await import('../../src/coding/gpu/rate-recovery.js');
+  const ctx = requireCuda();
+  const stream = Stream.create(ctx);
+  for (const [A, bg] of CHECK_SHAPES) {
+    const c = checkCase(A, bg, 50 + randomInt(50));
+    const plan = transportBlockCheckCudaPlan(ctx, { bg, Kprime: c.Kprime, C: c.C });
+    assert.equal(plan.segmentation.A, A);
+    const bits = DeviceBuffer.alloc(ctx, c.bits.byteLength),
+      blockOk = DeviceBuffer.alloc(ctx, c.tbs * c.C),
+      tbOk = DeviceBuffer.alloc(ctx, c.tbs);
+    bits.upload(c.bits);
+    plan.enqueue(stream, { bits: bits.ptr, tbs: c.tbs, blockOk: blockOk.ptr, tbOk: tbOk.ptr });
+    stream.synchronize();
+    const gotBlock = new Uint8Array(c.tbs * c.C),
+      gotTb = new Uint8Array(c.tbs);
+    blockOk.download(gotBlock);
+    tbOk.download(gotTb);
+    assert.deepEqual(gotTb, c.tbOk, `A ${A} bg ${bg}`);
+    assert.deepEqual(gotBlock, c.blockOk, `A ${A} bg ${bg}`);
+    for (const b of [bits, blockOk, tbOk]) b.free();
+    plan.free();
+  }
+  assert.throws(() => transportBlockCheckCudaPlan(ctx, { bg: 1, Kprime: 100, C: 2 }), InvalidArgumentError);
+
+  const code = ldpcCode(`nr:bg1:${500 + randomInt(1000)}:1/3`, { Qm: 4 });
+  const frames = 40,
+    perFrame = code.n + 12,
+    sat = 16;
+  const c = recoveryCase(code, frames, perFrame, sat);
+  const plan = rateRecoveryCudaPlan(ctx, code, { perFrame, saturation: sat });
+  const llr = DeviceBuffer.alloc(ctx, c.llr.byteLength),
+    input = DeviceBuffer.alloc(ctx, c.want.byteLength);
+  llr.upload(c.llr);
+  plan.enqueue(stream, { llr: llr.ptr, input: input.ptr, frames });
+  stream.synchronize();
+  const got = new Float32Array(c.want.length);
+  input.download(got);
+  assert.deepEqual(got, c.want);
+  llr.free();
+  input.free();
+  plan.free();
+  assert.throws(() => rateRecoveryCudaPlan(ctx, code, { perFrame: code.n - 1 }), InvalidArgumentError);
+  assert.throws(() => rateRecoveryCudaPlan(ctx, code, { perFrame: code.n, stride: 3 } as never), InvalidArgumentError);
+  stream.destroy();
+});
