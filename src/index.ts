@@ -285,3 +285,19 @@ export {
   type SimulationResult,
 } from './sim/index.js';
 export { cudaAvailable, type CudaAvailability, type DeviceProperties, type BatchRunOptions } from './gpu/index.js';
+export {
+  receiveSlot,
+  receiveSlots,
+  transmitSlot,
+  receivedGrid,
+  resolveReceiver,
+  slotReceiverCudaPlan,
+  MAX_RECEIVER_LAYERS,
+  MAX_RECEIVER_ANTENNAS,
+  type SlotReceiverOptions,
+  type ResolvedReceiver,
+  type ReceivedSlot,
+  type SlotResult,
+  type SlotLaunch,
+  type SlotReceiverCudaPlan,
+} from './receiver/index.js';

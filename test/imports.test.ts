@@ -26,11 +26,12 @@ const LAYERS: Readonly<Record<string, readonly string[]>> = {
   channels: ['core', 'gpu'],
   mimo: ['core', 'gpu', 'lattice'],
   sim: ['core', 'gpu', 'mimo', 'coding', 'channels'],
-  cli: ['core', 'gpu', 'lattice', 'mimo', 'coding', 'channels', 'sim'],
+  receiver: ['core', 'gpu', 'mimo', 'coding', 'channels'],
+  cli: ['core', 'gpu', 'lattice', 'mimo', 'coding', 'channels', 'sim', 'receiver'],
 };
 
 /** The bench part, which the CLI loads on demand (`lattice-mimo bench`) and which is not shipped. */
-const CLI_LOADS_BENCH = /^bench\/(lattice|mimo)\/run\.js$/;
+const CLI_LOADS_BENCH = /^bench\/(lattice|mimo|receiver)\/run\.js$/;
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

@@ -50,6 +50,7 @@ export {
   residualDofs,
   segmentedSum,
   pilotGrid,
+  goldSequence,
   slotsPerFrame,
   estimateSlot,
   meanErrorVariance,
