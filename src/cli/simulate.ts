@@ -71,8 +71,8 @@ ${line('--code SPEC', `coded link: wimax:N[:1/2] (N = 576..2304 step 96) or nr:[
   --iterations N            with --code: most decoder iterations (default 20; early stop on a zero syndrome)
   --idd N                   with --code: iterative detection and decoding, N passes (default 1): each
                             detection after the first takes the previous decoding's extrinsic LLRs as
-                            priors; N > 1 needs detectors that take priors (${priorDetectors().join(', ')}) and
-                            the CPU engine; costs N detections and N decodings a frame
+                            priors; N > 1 needs detectors that take priors (${priorDetectors().join(', ')};
+                            on the GPU, those whose CUDA kernels do); N detections and N decodings a frame
   --max-errors N            stop a detector at a point after N bit errors, frame errors with --code
                             (default ${DEFAULT_MAX_ERRORS})
   --max-vectors N           ... or after N received vectors (default ${DEFAULT_MAX_VECTORS})

@@ -92,7 +92,7 @@ export {
 export { ldpcCudaEncoder } from './gpu/cuda-encoder.js';
 export type { LdpcCudaEncoder } from './gpu/cuda-encoder.js';
 export { cudaDecoderUnsupported, ldpcCudaPlan } from './gpu/cuda-decoder.js';
-export type { LdpcCudaPlan } from './gpu/cuda-decoder.js';
+export type { LdpcCudaBuffers, LdpcCudaPlan } from './gpu/cuda-decoder.js';
 export {
   rateRecoveryCudaPlan,
   rateRecoveryColumns,

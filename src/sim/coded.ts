@@ -170,6 +170,8 @@ export interface CodedCounts {
 /**
  * Detects vectors [v0, v1) (whole frames) with the soft detector `opts`, decodes their frames and
  * counts errors against the sent information bits. H, y: the chunk's channels and received vectors.
+ * `counted` (optional; default every vector): the vectors, numbered from v0, whose raw symbol errors
+ * and unproven searches count (the GPU executor redoes a frame whose other vectors it counted).
  */
 export function decodeRange(
   args: {
@@ -187,6 +189,7 @@ export function decodeRange(
   opts: DetectOptions,
   v0: number,
   v1: number,
+  counted?: (v: number) => boolean,
 ): CodedCounts {
   const { nt, nr, modulation, vectorsPerChannel: vpc } = args;
   const code = codeOf(spec.code, modulation, spec.E);
@@ -215,8 +218,16 @@ export function decodeRange(
     if (pass === 0) {
       // the raw detector's symbol errors: the first, prior-free detection
       const tx = args.txIndices;
-      for (let s = 0; s < out.symbols.length; s++) if (out.symbols[s] !== tx[v0 * nt + s]) symbolErrors++;
-      unproven = out.stats.budgetExceeded ?? 0;
+      if (counted) {
+        for (let v = 0; v < v1 - v0; v++) {
+          if (!counted(v)) continue;
+          for (let s = v * nt; s < (v + 1) * nt; s++) if (out.symbols[s] !== tx[v0 * nt + s]) symbolErrors++;
+          unproven += out.unproven?.[v] ?? 0;
+        }
+      } else {
+        for (let s = 0; s < out.symbols.length; s++) if (out.symbols[s] !== tx[v0 * nt + s]) symbolErrors++;
+        unproven = out.stats.budgetExceeded ?? 0;
+      }
     }
     const llr = frameLlrs(out.llr, frames, code.n, per);
     if (pass === passes - 1) {

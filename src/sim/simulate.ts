@@ -102,7 +102,8 @@ function uniqueLabels(detectors: SimDetector[]): string[] {
 /**
  * The engine a simulation of these detectors runs on, by the package's one chooser
  * (gpu/engine.ts): the GPU link can run it when every detector has a CUDA implementation, the
- * channel model a CUDA generator and, on a coded link, gives the LLRs asked for and the CUDA
+ * channel model a CUDA generator and, on a coded link, gives the LLRs asked for, takes a-priori
+ * LLRs on the GPU where iterative detection and decoding asks for them (idd > 1), and the CUDA
  * decoder takes the code and decoder options.
  */
 export async function resolveEngine(
@@ -121,11 +122,13 @@ export async function resolveEngine(
     asked: engine,
     call: 'simulate',
     gpuGap: async () => {
-      if (coded?.code !== undefined && (coded.idd ?? 1) > 1)
-        return `iterative detection and decoding (idd ${coded.idd}) runs on the CPU engine only so far`;
-      const { codedGpuUnsupported, detectorsWithoutCuda } = await import('./gpu/executor.js');
+      const { codedGpuUnsupported, detectorsWithoutCuda, iddGpuUnsupported } = await import('./gpu/executor.js');
       const missing = detectorsWithoutCuda(detectors);
       if (missing.length > 0) return `no CUDA ${missing.join(', ')} detector`;
+      if (coded?.code !== undefined) {
+        const idd = iddGpuUnsupported(detectors, coded.idd);
+        if (idd !== null) return idd;
+      }
       const channel = coded?.channel ?? DEFAULT_CHANNEL_MODEL;
       if (!channelEntry(channel)?.cuda) return `no CUDA generator of the '${channel}' channel model`;
       if (coded?.code === undefined) return null;

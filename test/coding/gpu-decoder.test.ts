@@ -68,25 +68,37 @@ function awgnFrames(code: LdpcCode, frames: number, ebn0: number, seed: number):
 
 // ---------------------------------------------------------------- (1) the kernel in the emulator
 
-/** Header ints [frames, maxIter, framesPerBlock, z, int input], then frames x n LLRs (float32 or int32). */
+/**
+ * Header ints [frames, maxIter, framesPerBlock, z, int input, posteriors wanted], then frames x n
+ * LLRs (float32 or int32); out: decisions, status words, and the posteriors when wanted.
+ */
 const MAIN = String.raw`
 int main() {
-  int h[5];
-  if (fread(h, 4, 5, stdin) != 5) return 1;
-  const int frames = h[0], maxIter = h[1], fpb = h[2], z = h[3];
+  int h[6];
+  if (fread(h, 4, 6, stdin) != 6) return 1;
+  const int frames = h[0], maxIter = h[1], fpb = h[2], z = h[3], wantPost = h[5];
   std::vector<ldpc_llr_t> llr((size_t)frames * LDPC_NVARS);
   if (fread(llr.data(), 4, llr.size(), stdin) != llr.size()) return 1;
   std::vector<unsigned char> bits((size_t)frames * K_INFO, 0xee);
   std::vector<int> st(frames, -1);
+  std::vector<float> post(wantPost ? (size_t)frames * LDPC_NVARS : 0, std::nanf(""));
   const size_t shared = (size_t)fpb * (TEST_ARRAYS * LDPC_NVARS * 4 + 12);
-  if (emu_launch((frames + fpb - 1) / fpb, dim3{(unsigned)z, (unsigned)fpb, 1}, shared, [&] { TEST_KERNEL(llr.data(), bits.data(), st.data(), frames, maxIter); })) return 2;
+  if (emu_launch((frames + fpb - 1) / fpb, dim3{(unsigned)z, (unsigned)fpb, 1}, shared, [&] { TEST_KERNEL(llr.data(), bits.data(), st.data(), frames, maxIter, wantPost ? post.data() : nullptr); })) return 2;
   fwrite(bits.data(), 1, bits.size(), stdout);
   fwrite(st.data(), 4, st.size(), stdout);
+  fwrite(post.data(), 4, post.size(), stdout);
   return 0;
 }
 `;
 
-function emulate(code: LdpcCode, options: DecoderOptions, llr: Float32Array, frames: number, fpb: number) {
+function emulate(
+  code: LdpcCode,
+  options: DecoderOptions,
+  llr: Float32Array,
+  frames: number,
+  fpb: number,
+  posteriors = false,
+) {
   const o = resolveDecoderOptions(options);
   // the kernel file of the schedule, as ldpcCudaPlan picks it
   const flooding = o.algorithm === 'flooding-spa';
@@ -97,17 +109,17 @@ function emulate(code: LdpcCode, options: DecoderOptions, llr: Float32Array, fra
   ];
   const { exe, error } = compileEmulated(MAIN, KERNEL(flooding ? 'flooding.cu' : 'layered.cu'), defines);
   if (error) throw new Error(error);
-  return runDecoder(exe, [frames, o.maxIterations, fpb, code.qc!.z, 0], llr, frames, code.k);
+  return runDecoder(exe, [frames, o.maxIterations, fpb, code.qc!.z, 0, posteriors ? 1 : 0], llr, frames, code.k);
 }
 
-/** Runs an emulated decoder program on its header and input; its bits (frames x k) and status words. */
+/** Runs an emulated decoder program on its header and input; its bits (frames x k), status words and posteriors (when written). */
 function runDecoder(
   exe: string,
   head: number[],
   input: ArrayBufferView,
   frames: number,
   k: number,
-): { bits: Uint8Array; status: Int32Array } {
+): { bits: Uint8Array; status: Int32Array; posteriors: Float32Array } {
   const header = new Int32Array(head);
   const out = runEmulated(
     exe,
@@ -115,7 +127,8 @@ function runDecoder(
   );
   const bits = new Uint8Array(out.buffer, out.byteOffset, frames * k).slice();
   const status = new Int32Array(new Uint8Array(out.buffer, out.byteOffset + frames * k, frames * 4).slice().buffer);
-  return { bits, status };
+  const posteriors = new Float32Array(new Uint8Array(out.subarray(frames * (k + 4))).buffer);
+  return { bits, status, posteriors };
 }
 
 test('layered.cu and flooding.cu (emulated): min-sum equals the CPU decoder bit for bit, layered and flooding sum-product decide as it', {
@@ -225,6 +238,49 @@ test("layered.cu (emulated): a non-finite LLR raises the frame's flag, other fra
   );
 });
 
+test("layered.cu and flooding.cu (emulated): the posteriors output is the CPU decoder's posteriors() (min-sum exactly), the decisions as without it", {
+  skip: skipEmu,
+}, () => {
+  const cases: Array<{ spec: string; options: DecoderOptions; ebn0: number; fpb: number }> = [
+    { spec: 'wimax:576', options: { algorithm: 'nms', maxIterations: 6 }, ebn0: 1.5, fpb: 2 },
+    { spec: 'nr:bg2:200:1/3', options: { algorithm: 'oms', maxIterations: 5, earlyStop: false }, ebn0: 1, fpb: 1 },
+    { spec: 'nr:bg1:300:1/2', options: { algorithm: 'nms', maxIterations: 8, saturation: 6.3 }, ebn0: 2, fpb: 1 },
+    { spec: 'wimax:576', options: { algorithm: 'spa', maxIterations: 6 }, ebn0: 2.5, fpb: 2 },
+    { spec: 'wimax:576', options: { algorithm: 'flooding-spa', maxIterations: 10 }, ebn0: 2.5, fpb: 1 },
+  ];
+  for (const c of cases) {
+    const code = ldpcCode(c.spec);
+    const N = code.qc!.blockCols * code.qc!.z;
+    const seed = randomInt(2 ** 31),
+      frames = 4;
+    // the decoder's input from rate-matched channel LLRs (NR: punctured 0, fillers +saturation)
+    const channel = Float32Array.from(awgnFrames(code, frames, c.ebn0, seed));
+    const input = ldpcDecoderInput(code, channel, frames, c.options, 'float32') as Float32Array;
+    const plain = emulate(code, c.options, input, frames, c.fpb);
+    const gpu = emulate(code, c.options, input, frames, c.fpb, true);
+    const what = `${c.spec} ${JSON.stringify(c.options)} seed ${seed}`;
+    assert.deepEqual(gpu.bits, plain.bits, `${what}: decisions with and without the posteriors output`);
+    assert.deepEqual(gpu.status, plain.status, `${what}: status with and without the posteriors output`);
+    assert.equal(gpu.posteriors.length, frames * N, what);
+    const core = new LdpcDecoder(code.H, c.options);
+    const minSum = c.options.algorithm === 'nms' || c.options.algorithm === 'oms';
+    for (let f = 0; f < frames; f++) {
+      const it = core.run(input, f * N);
+      const cpu = core.posteriors();
+      const got = gpu.posteriors.subarray(f * N, (f + 1) * N);
+      // the decisions are the posteriors' signs
+      for (let i = 0; i < code.k; i++)
+        assert.equal(got[i]! < 0 ? 1 : 0, gpu.bits[f * code.k + i], `${what}: sign ${i}`);
+      if (minSum) {
+        assert.deepEqual(Array.from(got), Array.from(cpu), `${what}: frame ${f} posteriors`);
+      } else if (it > 0 && gpu.status[f]! & LDPC_STATUS.OK) {
+        // float32 sum-product: magnitudes part from float64 where tanh saturates; a converged frame has the same signs
+        for (let i = 0; i < N; i++) assert.equal(got[i]! < 0, cpu[i]! < 0, `${what}: frame ${f} sign of column ${i}`);
+      }
+    }
+  }
+});
+
 /**
  * Header ints [frames, maxIter, fpb, z, llr entries], then the LLRs; every buffer of the kernel
  * (LLRs in, decisions and status out) ends at an inaccessible page, so a kernel that reads or
@@ -248,7 +304,7 @@ int main() {
   unsigned char* bits = guarded<unsigned char>((size_t)frames * K_INFO);
   int* st = guarded<int>(frames);
   const size_t shared = (size_t)fpb * (LDPC_NVARS * 4 + 12);
-  if (emu_launch((frames + fpb - 1) / fpb, dim3{(unsigned)z, (unsigned)fpb, 1}, shared, [&] { ldpc_layered(llr, bits, st, frames, maxIter); })) return 2;
+  if (emu_launch((frames + fpb - 1) / fpb, dim3{(unsigned)z, (unsigned)fpb, 1}, shared, [&] { ldpc_layered(llr, bits, st, frames, maxIter, nullptr); })) return 2;
   fwrite(bits, 1, (size_t)frames * K_INFO, stdout);
   fwrite(st, 4, frames, stdout);
   return 0;

@@ -3,8 +3,9 @@
  * count; on a 4x4 16-QAM Rayleigh link with an 802.16e n = 576 code, three passes of mmse-pic
  * never lose a frame that one pass decodes (beyond a few) and lose significantly fewer in all,
  * paired over the same frames; ml's priors give the exhaustive MAP extrinsic LLRs; the option is
- * strict (values, an uncoded run, a detector without priors, engine 'cuda'). Fresh seeds, printed
- * on failure.
+ * strict (values, an uncoded run, a detector without priors, engine 'cuda' for a detector whose CUDA
+ * kernel takes none: ml). The GPU engine's IDD: test/sim/gpu-idd.test.ts. Fresh seeds, printed on
+ * failure.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -234,12 +235,14 @@ test('idd is strict: values, an uncoded run, detectors without priors, engine cu
   }
   // one pass is any soft detector's
   await simulate({ ...base, detectors: [{ detector: 'nway' }], idd: 1 });
+  // a detector whose CUDA kernel takes no priors (ml) stays on the CPU engine: 'cuda' is refused naming idd and ml
+  const ml = { ...base, nt: 2, nr: 2, detectors: [{ detector: 'ml' as const }], idd: 2 };
   await assert.rejects(
-    () => simulate({ ...base, idd: 2, engine: 'cuda' }),
-    (e: unknown) => e instanceof EngineUnavailableError && /idd/.test(e.message),
+    () => simulate({ ...ml, engine: 'cuda' }),
+    (e: unknown) => e instanceof EngineUnavailableError && /idd/.test(e.message) && /'ml'/.test(e.message),
   );
   // auto picks the CPU
-  const r = await simulate({ ...base, idd: 2, engine: 'auto' });
+  const r = await simulate({ ...ml, engine: 'auto' });
   assert.equal(r.engine, 'cpu');
   assert.equal(r.idd, 2);
 });

@@ -142,6 +142,10 @@ export type LdpcInputFormat = 'float32' | 'int32';
  * - `llrBytes` (optional): the size of the `llr` buffer; when given, a buffer shorter than
  *   frames x n x 4 bytes is an InvalidArgumentError here instead of an out-of-bounds read on the
  *   device (CUDA_ERROR_ILLEGAL_ADDRESS, which ends the context).
+ * - `posteriors` (optional): frames x n float32 out, each frame's a-posteriori LLRs after its last
+ *   iteration in LLR units (the CPU decoder's posteriors(): min-sum's fixed point / 16, exact), for
+ *   iterative detection and decoding, whose extrinsic LLRs are these minus the input as the decoder
+ *   took it (clipped to +-saturation; min-sum: rounded to its 1/16 step). Absent: not written.
  * ldpcDecoderInput() builds `llr` from channel LLRs of the code as sent (frames x code.n; for an NR
  * code code.n is the rate-matched E, n the mother code's N + 2 Zc). The kernel runs on `stream` and
  * reads / writes nothing else; the buffers must stay alive until the stream has passed it. Inputs
@@ -157,10 +161,22 @@ export interface LdpcCudaPlan {
   readonly framesPerBlock: number;
   readonly sharedBytes: number;
   readonly kernel: Kernel;
-  enqueue(
-    stream: Stream,
-    buffers: { llr: bigint; bits: bigint; status: bigint; frames: number; llrBytes?: number },
-  ): void;
+  enqueue(stream: Stream, buffers: LdpcCudaBuffers): void;
+}
+
+/** Device buffers of one LdpcCudaPlan.enqueue (layouts in LdpcCudaPlan's comment). */
+export interface LdpcCudaBuffers {
+  /** frames x n LLRs, the plan's input format. */
+  readonly llr: bigint;
+  /** frames x k bytes out. */
+  readonly bits: bigint;
+  /** frames int32 out (LDPC_STATUS). */
+  readonly status: bigint;
+  readonly frames: number;
+  /** The size of `llr` in bytes, checked when given. */
+  readonly llrBytes?: number;
+  /** frames x n float32 a-posteriori LLRs out; absent or 0n: not written. */
+  readonly posteriors?: bigint;
 }
 
 /** The -D defines of layered.cu for a code and setting (the table as '_'-separated numbers). */
@@ -243,7 +259,7 @@ export function ldpcCudaPlan(
     source: how.build?.source ?? readKernelSource(new URL(`./${k.file}`, import.meta.url)),
     name: how.build?.name ?? `coding/gpu/${k.file}`,
     defines: { ...ldpcKernelDefines(qc, code.k, o, input, fpb), ...how.build?.defines },
-  }).kernel(k.name, ['ptr', 'ptr', 'ptr', 'i32', 'i32']);
+  }).kernel(k.name, ['ptr', 'ptr', 'ptr', 'i32', 'i32', 'ptr']);
   if (sharedBytes > 48 * 1024) kernel.setMaxDynamicShared(sharedBytes);
   return {
     options: o,
@@ -267,6 +283,7 @@ export function ldpcCudaPlan(
         b.status,
         b.frames,
         o.maxIterations,
+        b.posteriors ?? 0n,
       ]);
     },
   };

@@ -11,6 +11,7 @@
 // In:  llr    frames x NCOLS Z channel LLRs (ldpc_llr_t, codeword order; punctured bits 0)
 // Out: bits   frames x K_INFO hard decisions (uint8 0/1) of the first K_INFO code bits
 //      status frames int32: iterations run | ok << 16 (zero syndrome at the end) | non-finite input << 17
+//      post   frames x NCOLS Z float32 posterior LLRs at the end (null: none; min-sum's in LLR units)
 // Launch: grid ceil(frames / FPB), block (Z, FPB), dynamic shared FPB (NCOLS Z 4 + 12) bytes.
 //
 // nvcc-variant: -DZ=96 -DNCOLS=24 -DNLAYERS=2 -DNEDGES=4 -DMAXDEG=2 -DQC_TABLE=0_3_5_0_1_7_23_95 -DQC_START=0_2_4 -DK_INFO=1152 -DFPB=2 -DALGO=0 -DALPHA_Q=192 -DBETA_Q=0 -DSAT_Q=1024 -DSAT=64.0 -DLLR_INT=0 -DEARLY_STOP=1
@@ -80,7 +81,8 @@ struct LayeredSchedule {
 };
 
 extern "C" __global__ void __launch_bounds__(Z * FPB)
-ldpc_layered(const ldpc_llr_t* __restrict__ llr, unsigned char* __restrict__ bits, int* __restrict__ status, int frames, int maxIter) {
+ldpc_layered(const ldpc_llr_t* __restrict__ llr, unsigned char* __restrict__ bits, int* __restrict__ status, int frames, int maxIter,
+             float* __restrict__ post) {
   extern __shared__ unsigned char smem[];
-  ldpc_decode<LayeredSchedule>(smem, llr, bits, status, frames, maxIter);
+  ldpc_decode<LayeredSchedule>(smem, llr, bits, status, frames, maxIter, post);
 }

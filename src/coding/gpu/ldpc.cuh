@@ -144,9 +144,11 @@ __device__ __forceinline__ void ldpc_each_layer(bool active, Layer layer) {
 // base, posteriors() (where the LLRs are loaded and the decisions read), channel() (a copy of the
 // channel LLRs, with KEEP_CHANNEL) and iterate(R, t, active). After the buffers, the frames' flags:
 // flag[p FPB + fy] the syndrome flag of iteration parity p (0, 1), flag[2 FPB + fy] non-finite input.
+// post (null: not written): the frame's final posteriors in LLR units (min-sum's fixed point times
+// 1 / 16, exact), frames x LDPC_NVARS float32, for iterative detection and decoding's extrinsic LLRs.
 template <class Schedule>
 __device__ __forceinline__ void ldpc_decode(unsigned char* shared, const ldpc_llr_t* __restrict__ llr, unsigned char* __restrict__ bits,
-                                            int* __restrict__ status, int frames, int maxIter) {
+                                            int* __restrict__ status, int frames, int maxIter, float* __restrict__ post) {
   const int t = threadIdx.x, fy = threadIdx.y;
   Schedule s(reinterpret_cast<float*>(shared) + fy * LDPC_NVARS);
   int* flag = reinterpret_cast<int*>(shared + Schedule::BUFFERS * FPB * LDPC_NVARS * 4);
@@ -193,5 +195,13 @@ __device__ __forceinline__ void ldpc_decode(unsigned char* shared, const ldpc_ll
     const float* L = s.posteriors();
     for (int i = t; i < K_INFO; i += Z) out[i] = L[i] < 0.f ? 1 : 0;
     if (t == 0) status[frame] = iters | ok << 16 | (flag[2 * FPB + fy] ? 1 << 17 : 0);
+    if (post) {
+      float* p = post + (size_t)frame * LDPC_NVARS;
+#if ALGO >= 2
+      for (int i = t; i < LDPC_NVARS; i += Z) p[i] = L[i];
+#else
+      for (int i = t; i < LDPC_NVARS; i += Z) p[i] = L[i] * (float)(1.0 / LDPC_SCALE);
+#endif
+    }
   }
 }

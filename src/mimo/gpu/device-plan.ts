@@ -7,6 +7,7 @@
  *   const det = await detectionCudaPlan(ctx, { nt, nr, modulation, vectorsPerChannel, options, soft });
  *   det.enqueueNormalize(stream, { H, y, noiseScalar, noiseOut, status }, channels);  // per launch
  *   det.enqueue(stream, { channels, vectorsPerChannel, H, y, noise, symbols, llr, status, scratch });
+ *   // a plan with `priors` also takes `prior` (a-priori LLRs; its LLRs are then extrinsic)
  *   // vectors whose status flags meet det.reportFlags: det.remedy(flags) says what they call for;
  *   // redo() gives the answers of the unanswered ones, by the part's one fallback policy
  *   const answers = await det.redo({ H, y, noiseVar, flags });
@@ -48,6 +49,11 @@ export interface DetectionLaunch extends DetectBuffers {
   readonly channels: number;
   readonly vectorsPerChannel: number;
   readonly scratch: readonly bigint[];
+  /**
+   * A-priori LLRs, float32, vectors x nt x bitsPerSymbol (DetectionInput.priorLlr's layout), for a
+   * plan whose `priors` is true (its LLRs are then extrinsic); absent or 0n: none.
+   */
+  readonly prior?: bigint;
 }
 
 /** The normalize stage's buffers: H and y scaled in place, N0 and the status words written. */
@@ -90,6 +96,8 @@ export interface DetectionCudaPlan {
   readonly detector: Detector;
   /** Whether enqueue writes LLRs. */
   readonly soft: boolean;
+  /** Whether the detector's CUDA kernels read DetectionLaunch.prior (registry trait `priors` true). */
+  readonly priors: boolean;
   /** int32 status words a vector. */
   readonly statusWords: number;
   /** The node budget a vector (DetectOptions.maxNodes or its default) and what reaching it does. */
@@ -149,6 +157,7 @@ export async function detectionCudaPlan(ctx: CudaContext, s: DetectionPlanSetup)
   return {
     detector: val.opts.detector,
     soft: setup.soft,
+    priors: entry.traits.priors === true,
     statusWords: STATUS_WORDS,
     maxNodes: setup.maxNodes,
     onBudget: onBudgetError ? 'error' : 'flag',
@@ -160,6 +169,11 @@ export async function detectionCudaPlan(ctx: CudaContext, s: DetectionPlanSetup)
       enqueueNormalize(ctx, stream, { ...b, noiseIn: b.noiseIn ?? 0n }, channels, vpc, nr, nt);
     },
     enqueue(stream, launch) {
+      if (launch.prior && entry.traits.priors !== true)
+        throw new InvalidArgumentError(`the CUDA ${val.opts.detector} detector takes no a-priori LLRs`, {
+          option: 'prior',
+          detector: val.opts.detector,
+        });
       plan.enqueue(stream, launch);
     },
     async redo(v) {

@@ -57,6 +57,8 @@ export interface CodedDecodeBuffers {
   readonly bits: bigint;
   /** frames int32 decoder status. */
   readonly dec: bigint;
+  /** frames x nFull float32 posterior LLRs out (iterative detection and decoding); absent: not written. */
+  readonly posteriors?: bigint;
 }
 
 /** Device buffers of a coded count launch. */
@@ -236,7 +238,7 @@ export class CodedLinkKernels {
       this.recovery.enqueue(stream, { llr: b.llr, input: b.input, frames });
       input = b.input;
     }
-    this.decoder.enqueue(stream, { llr: input, bits: b.bits, status: b.dec, frames });
+    this.decoder.enqueue(stream, { llr: input, bits: b.bits, status: b.dec, frames, posteriors: b.posteriors ?? 0n });
   }
 
   /**

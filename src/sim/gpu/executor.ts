@@ -10,7 +10,10 @@
  *   per active detector: its plan's kernels, then
  *     uncoded: link-count.cu
  *     coded:   (soft output into an LLR buffer) rate recovery (src/coding/gpu/rate-recovery.cu) when
- *              needed, the layered decoder, link-coded-count.cu (errors of the decoded information bits)
+ *              needed, the layered decoder, link-coded-count.cu (errors of the decoded information
+ *              bits); with iterative detection and decoding (idd N), N passes of detection and
+ *              decoding, each after the first detecting with the last decoding's extrinsic LLRs as
+ *              priors (idd-kernels.ts)
  * and only the counts per chunk (and the rare vectors a detector flags: redone on the CPU, or past
  * the node budget: an error, or counted as unproven under onBudget 'flag') come back. Results are per
  * chunk, as the CPU's runChunk gives them, so simulate() merges and stops exactly as with the CPU
@@ -34,6 +37,7 @@ import {
   constellation,
   cudaDetectors,
   detect,
+  detectorEntry,
   detectionCudaPlan,
   nodeBudgetError,
   symbolsToBits,
@@ -47,10 +51,11 @@ import { countErrors, type ChunkResult, type ChunkTask, type DetectorCounts } fr
 import type { FrameDecoder } from '../../coding/index.js';
 import { channelEntry, DEFAULT_CHANNEL_MODEL, type ChannelCudaPlan, type ChannelModel } from '../../channels/index.js';
 import { checkChunkVectors } from '../chunking.js';
-import { codedUnit, codeOf, countDecoded, frameLlrs, type CodedSpec } from '../coded.js';
+import { codedUnit, codeOf, countDecoded, decodeRange, frameLlrs, type CodedCounts, type CodedSpec } from '../coded.js';
 import type { ChunkExecutor } from '../worker-pool.js';
 import { CODED_COUNT_WORDS, CodedLinkKernels, type CodedLaunch } from './coded-kernels.js';
 import { codedFrameOnCpu, linkVectorOnCpu, ofdmVectorOnCpu } from './cpu-vector.js';
+import { IddKernels, runIddPasses } from './idd-kernels.js';
 import { launchChunks, LinkKernels } from './link-kernels.js';
 import { OfdmLinkKernels } from './ofdm-kernels.js';
 import type { LinkChunk } from '../link.js';
@@ -79,7 +84,7 @@ export interface GpuLinkSetup {
   /** The channel model (default 'rayleigh'), and its parameters as checkChannel() returned them. */
   channel?: ChannelModel;
   channelOptions?: Readonly<Record<string, unknown>>;
-  /** Coded link: the code and decoder (chunkVectors then holds whole frames). */
+  /** Coded link: the code, decoder and IDD passes (chunkVectors then holds whole frames). */
   coded?: CodedSpec;
   /** OFDM link (vectorsPerChannel 1, chunkVectors a slot's data vectors): chunks are slots, launches whole slots. */
   ofdm?: OfdmLinkSpec;
@@ -94,6 +99,23 @@ export function codedGpuUnsupported(
 ): string | null {
   const exact = detectors.find((d) => d.soft === 'logmap');
   return exact ? `the CUDA detectors give max-log LLRs, '${exact.detector}' asks for soft 'logmap'` : null;
+}
+
+/**
+ * Why the GPU link cannot run iterative detection and decoding (`idd` passes) with these detectors
+ * (null when it can, or for one pass): each detector's CUDA kernel must take a-priori LLRs (registry
+ * trait `priors` true; 'cpu' means only its CPU implementation does). Names the option and the
+ * first detector that cannot.
+ */
+export function iddGpuUnsupported(
+  detectors: readonly { detector: DetectOptions['detector'] }[],
+  idd: number | undefined,
+): string | null {
+  if ((idd ?? 1) <= 1) return null;
+  const d = detectors.find((x) => detectorEntry(x.detector)?.traits.priors !== true);
+  if (!d) return null;
+  const onGpu = cudaDetectors().filter((n) => detectorEntry(n)?.traits.priors === true);
+  return `option 'idd' (${idd}) needs detectors whose CUDA kernels take a-priori LLRs (${onGpu.length ? onGpu.join(', ') : 'none'}); the CUDA '${d.detector}' detector takes none`;
 }
 
 /** The detectors among `detectors` with no CUDA implementation (empty: the GPU link can run them all). */
@@ -168,6 +190,18 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     bits: DeviceBuffer;
     dec: DeviceBuffer;
   } | null;
+  /**
+   * Iterative detection and decoding (coded, idd > 1): its kernels, the passes, the decoder's
+   * posteriors (frames x nFull float32), the priors (vectors x nt x bitsPerSymbol float32) and the
+   * symbols of the passes after the first (the first pass's are the ones counted).
+   */
+  private readonly idd: {
+    kernels: IddKernels;
+    passes: number;
+    posteriors: DeviceBuffer;
+    prior: DeviceBuffer;
+    rx: DeviceBuffer;
+  } | null = null;
   private readonly countWords: number;
   /** int32 status words a vector (the detection plans'). */
   private readonly statusWords: number;
@@ -199,10 +233,12 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     // launches hold whole channel groups, and (coded) whole frames; OFDM launches whole slots
     const unit = setup.ofdm ? chunkVectors : codedKernels ? codedUnit(codedKernels.vpf, vpc) : vpc;
     const scratchPerVector = plans.reduce((t, p) => t + p.scratchBytesPerChannel.reduce((a, b) => a + b, 0), 0) / vpc;
+    const passes = codedKernels ? (setup.coded?.idd ?? 1) : 1;
     const codedPerVector = codedKernels
       ? nt * bps * 4 +
         (2 * codedKernels.code.k + codedKernels.nFull + 4 + (codedKernels.compacts ? 4 * codedKernels.nFull : 0)) /
-          codedKernels.vpf
+          codedKernels.vpf +
+        (passes > 1 ? nt * bps * 4 + nt * 4 + (4 * codedKernels.nFull) / codedKernels.vpf : 0)
       : 0;
     // an OFDM slot's response covers every element of the grid: below twice its data vectors'
     const perVector =
@@ -265,6 +301,15 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
         bits: alloc(frames * k),
         dec: alloc(frames * 4),
       };
+      if (passes > 1) {
+        this.idd = {
+          kernels: new IddKernels(ctx, codedKernels.code, nFull, codedKernels.perFrame, codedKernels.decoder.options),
+          passes,
+          posteriors: alloc(frames * nFull * 4),
+          prior: alloc(L * nt * bps * 4),
+          rx: alloc(L * nt * 4),
+        };
+      }
     } else {
       this.coded = null;
     }
@@ -309,7 +354,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     const con = constellation(modulation);
     const soft = setup.coded !== undefined;
     if (soft) {
-      const why = codedGpuUnsupported(setup.detectors);
+      const why = codedGpuUnsupported(setup.detectors) ?? iddGpuUnsupported(setup.detectors, setup.coded?.idd);
       if (why) throw new EngineUnavailableError(`${why}; use engine cpu`);
     }
     let coded: CodedLinkKernels | null = null;
@@ -329,7 +374,10 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     }
     const plans: DetectionCudaPlan[] = [];
     for (const d of setup.detectors) {
-      plans.push(await detectionCudaPlan(ctx, { nt, nr, modulation, vectorsPerChannel: vpc, options: d, soft }));
+      const plan = await detectionCudaPlan(ctx, { nt, nr, modulation, vectorsPerChannel: vpc, options: d, soft });
+      if ((setup.coded?.idd ?? 1) > 1 && !plan.priors)
+        throw new CheckFailedError(`internal: the CUDA ${plan.detector} plan takes no priors, idd ${setup.coded?.idd}`);
+      plans.push(plan);
     }
     const channel = setup.channel ?? DEFAULT_CHANNEL_MODEL;
     const model = channelEntry(channel);
@@ -512,27 +560,47 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       },
       channels,
     );
+    const idd = this.idd;
     for (const d of launch.active) {
       this.status.copyFromAsync(this.statusBase, stream, l.vectors * this.statusWords * 4);
       slot.start[d]!.record(stream);
-      this.plans[d]!.enqueue(stream, {
-        channels,
-        vectorsPerChannel: l.vpc,
-        H: this.H32.ptr,
-        y: this.y32.ptr,
-        noise: this.n0.ptr,
-        symbols: this.rx.ptr,
-        llr: cd ? cd.llr.ptr : 0n,
-        status: this.status.ptr,
-        scratch: this.scratch[d]!,
-      });
-      if (cd) {
-        cd.kernels.enqueueDecode(stream, l.vectors / cd.kernels.vpf, {
-          llr: cd.llr.ptr,
-          input: cd.input?.ptr ?? 0n,
-          bits: cd.bits.ptr,
-          dec: cd.dec.ptr,
+      // the status words stay from pass to pass: a vector flagged in any pass is skipped by the
+      // later ones and listed, and its frame redone on the CPU with every pass
+      const detect = (pass: number) =>
+        this.plans[d]!.enqueue(stream, {
+          channels,
+          vectorsPerChannel: l.vpc,
+          H: this.H32.ptr,
+          y: this.y32.ptr,
+          noise: this.n0.ptr,
+          symbols: pass === 0 ? this.rx.ptr : idd!.rx.ptr,
+          llr: cd ? cd.llr.ptr : 0n,
+          status: this.status.ptr,
+          scratch: this.scratch[d]!,
+          ...(pass > 0 ? { prior: idd!.prior.ptr } : {}),
         });
+      if (cd) {
+        const frames = l.vectors / cd.kernels.vpf;
+        runIddPasses(idd?.passes ?? 1, {
+          detect,
+          decode: (_pass, posteriors) =>
+            cd.kernels.enqueueDecode(stream, frames, {
+              llr: cd.llr.ptr,
+              input: cd.input?.ptr ?? 0n,
+              bits: cd.bits.ptr,
+              dec: cd.dec.ptr,
+              ...(posteriors ? { posteriors: idd!.posteriors.ptr } : {}),
+            }),
+          priors: () =>
+            idd!.kernels.enqueuePriors(stream, frames, {
+              posteriors: idd!.posteriors.ptr,
+              // what the decoder read: the compacted copy, or the detector's LLRs as they are
+              input: cd.input?.ptr ?? cd.llr.ptr,
+              prior: idd!.prior.ptr,
+            }),
+        });
+      } else {
+        detect(0);
       }
       slot.end[d]!.record(stream);
       const base = slot.device.ptr + BigInt(d * sb.perDetector);
@@ -562,7 +630,8 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
           fullCap,
           listMask,
           unanswered,
-          FRAME_CAP,
+          // IDD redoes a frame wholly on the CPU: no LLRs kept
+          idd ? 0 : FRAME_CAP,
         );
       } else {
         this.kernels.enqueueCount(
@@ -639,6 +708,10 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
         vs.set(g, entries[i + 1]!);
       }
       if (byFrame.size === 0) continue;
+      if (this.idd) {
+        for (const [f, vs] of byFrame) this.redoFrameIdd(launch, d, f, vs);
+        continue;
+      }
       const sk = new Int32Array(slot.host.view(), off + sb.counts + sb.list, 1 + FRAME_CAP);
       const kept = Math.min(sk[0]!, FRAME_CAP),
         per = cd.kernels.perFrame;
@@ -730,27 +803,23 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
   }
 
   /**
-   * A coded frame the device left out of its counts (a vector flagged float32 unsafe, singular, ...):
-   * its flagged vectors answered by the detection plan's redo (their channel and received vector
-   * regenerated alone, cpu-vector.ts), their LLRs put among the frame's device LLRs (`llr`, as the
-   * count kernel kept them; null past its capacity: the frame's other vectors detected again by the
-   * CPU engine), the frame decoded by the CPU decoder (the CUDA decoder's decisions for the same
-   * float32 LLRs) and counted into its chunk.
+   * Frame lf of a coded launch regenerated on the CPU (cpu-vector.ts): its chunk (`part`, the
+   * launch's kc-th), its first vector v in the chunk, its information bits and symbols (`fr`), and
+   * vectorOf(u) the channel, received vector (and, OFDM, noise variance) of its vector u.
    */
-  private async redoFrame(
+  private frameOnCpu(
     launch: Launch,
-    d: number,
     lf: number,
-    flagged: Map<number, number>,
-    llr: Float32Array | null,
-  ): Promise<void> {
+  ): {
+    part: Pending;
+    kc: number;
+    v: number;
+    fr: ReturnType<typeof codedFrameOnCpu>;
+    vectorOf: (u: number) => { H: Float64Array; y: Float64Array; noiseVar?: number };
+  } {
     const l = launch.link,
       s = this.setup,
-      cd = this.coded!.kernels,
-      vpf = cd.vpf,
-      per = cd.perFrame;
-    const { nt, nr } = s,
-      bps = per / (vpf * nt);
+      vpf = this.coded!.kernels.vpf;
     const pos = l.v0 + lf * vpf,
       kc = Math.floor(pos / l.chunkVectors),
       v = pos % l.chunkVectors;
@@ -785,6 +854,90 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
             slots,
           )
         : fr.vector(u);
+    return { part, kc, v, fr, vectorOf };
+  }
+
+  /**
+   * A coded frame of an IDD launch the device left out of its counts (a vector flagged in some
+   * pass): the whole frame again on the CPU engine's code path, every pass (decodeRange on its
+   * regenerated vectors, each with its own channel), counted into its chunk; its raw symbol errors
+   * and unproven searches only for the flagged vectors (the device counted the others'). A typed
+   * error of the CPU engine is the chunk's failure at the vector it names (else the first flagged).
+   */
+  private redoFrameIdd(launch: Launch, d: number, lf: number, flagged: Map<number, number>): void {
+    const s = this.setup,
+      vpf = this.coded!.kernels.vpf;
+    const { nt, nr } = s,
+      hLen = 2 * nr * nt,
+      yLen = 2 * nr;
+    const { part, kc, v, fr, vectorOf } = this.frameOnCpu(launch, lf);
+    const H = new Float64Array(vpf * hLen),
+      y = new Float64Array(vpf * yLen);
+    // an OFDM frame lies in one slot: one noise variance
+    let noiseVar = launch.noiseVar;
+    for (let u = 0; u < vpf; u++) {
+      const one = vectorOf(u);
+      H.set(one.H, u * hLen);
+      y.set(one.y, u * yLen);
+      if (one.noiseVar !== undefined) noiseVar = one.noiseVar;
+    }
+    const us = new Set([...flagged.keys()].map((g) => g - lf * vpf));
+    let got: CodedCounts;
+    try {
+      got = decodeRange(
+        {
+          nt,
+          nr,
+          modulation: s.modulation,
+          vectorsPerChannel: 1,
+          noiseVar,
+          H,
+          y,
+          txIndices: fr.txIndices,
+          info: fr.info,
+        },
+        s.coded!,
+        { ...s.detectors[d]!, modulation: s.modulation, engine: 'cpu' },
+        0,
+        vpf,
+        (u) => us.has(u),
+      );
+    } catch (e) {
+      const named = e instanceof LatticeMimoError ? e.context.vector : undefined;
+      const u = typeof named === 'number' && named >= 0 && named < vpf ? named : Math.min(...us);
+      this.failAt(launch, d, kc, v + u, () => this.atVector(e, launch, d, part.task.chunkIndex, v + u));
+      return;
+    }
+    const row = part.counts[d]!;
+    row.bitErrors += got.bitErrors;
+    row.symbolErrors += got.symbolErrors;
+    row.frameErrors += got.frameErrors;
+    row.unproven += got.unproven;
+    row.iterations! += got.iterations;
+  }
+
+  /**
+   * A coded frame the device left out of its counts (a vector flagged float32 unsafe, singular, ...):
+   * its flagged vectors answered by the detection plan's redo (their channel and received vector
+   * regenerated alone, cpu-vector.ts), their LLRs put among the frame's device LLRs (`llr`, as the
+   * count kernel kept them; null past its capacity: the frame's other vectors detected again by the
+   * CPU engine), the frame decoded by the CPU decoder (the CUDA decoder's decisions for the same
+   * float32 LLRs) and counted into its chunk.
+   */
+  private async redoFrame(
+    launch: Launch,
+    d: number,
+    lf: number,
+    flagged: Map<number, number>,
+    llr: Float32Array | null,
+  ): Promise<void> {
+    const s = this.setup,
+      cd = this.coded!.kernels,
+      vpf = cd.vpf,
+      per = cd.perFrame;
+    const { nt, nr } = s,
+      bps = per / (vpf * nt);
+    const { part, kc, v, fr, vectorOf } = this.frameOnCpu(launch, lf);
     const opts = s.detectors[d]!;
     const frameLlr = llr ?? new Float32Array(per);
     // the flagged vectors: answered by the plan's redo, as detectAsync answers them
@@ -918,6 +1071,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     for (const b of this.bufs) b.free();
     this.ofdm?.free();
     this.coded?.kernels.free();
+    this.idd?.kernels.free();
     this.channelPlan.free?.();
     this.stream.destroy();
   }
