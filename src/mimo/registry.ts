@@ -55,9 +55,9 @@ export interface DetectorTraits {
   readonly wideChannels: WideChannels;
   /**
    * It takes a-priori LLRs (DetectionInput.priorLlr) and then returns extrinsic LLRs: true on both
-   * engines (mmse-pic), 'cpu' on the CPU engine only (ml: its CUDA kernel takes none, so a call with
-   * priors runs on the CPU under engine 'auto' and is refused under 'cuda'). Absent: false, and
-   * detect() refuses priors for it rather than ignore them.
+   * engines (mmse-pic, ep), 'cpu' on the CPU engine only (ml, nway, ssfe: their CUDA kernels take
+   * none, so a call with priors runs on the CPU under engine 'auto' and is refused under 'cuda').
+   * Absent: false, and detect() refuses priors for it rather than ignore them.
    */
   readonly priors?: boolean | 'cpu';
   /**

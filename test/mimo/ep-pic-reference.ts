@@ -195,7 +195,14 @@ export function mmsePicRef(
   return { symbols, llr: le };
 }
 
-/** EP of one vector (float64, the paper's form: Sigma = (H^T H / s2 + Lambda)^{-1} by an explicit inverse). */
+/**
+ * EP of one vector (float64, the paper's form: Sigma = (H^T H / s2 + Lambda)^{-1} by an explicit
+ * inverse). With a-priori LLRs `prior` (nt x bps), each dimension's level probabilities are the
+ * product of its bits' probabilities (uniform where they are 0): the sites start at that prior's
+ * moments, the moment matching weighs the cavity by it, the decision is the cavity times it, and
+ * the LLRs are extrinsic (each bit's max-log or log-sum-exp over levels of the cavity and the
+ * other bits' log probabilities).
+ */
 export function epRef(
   con: Constellation,
   H: Float64Array,
@@ -204,6 +211,7 @@ export function epRef(
   nt: number,
   n0: number,
   o: { iterations: number; beta: number; epsilon: number; logmap?: boolean },
+  prior: Float64Array | null = null,
 ): RefOut {
   const bpsk = con.pam === null;
   const levels = bpsk ? [-1, 1] : [...con.pam!.levels];
@@ -230,9 +238,34 @@ export function epRef(
     }
   const s2 = n0 / 2,
     eps = o.epsilon;
-  const es = levels.reduce((a, l) => a + l * l, 0) / levels.length;
-  const lam = new Array<number>(n).fill(1 / es),
-    gam = new Array<number>(n).fill(0);
+  const bps = con.bitsPerSymbol;
+  // ln P(bit b of level l's label) in dimension i, and the level's log prior without bit `skip`
+  const llrIndex = (i: number, b: number) => Math.floor(i / dims) * bps + (bpsk ? 0 : 2 * b + (i % dims));
+  const labelBit = (l: number, b: number) => (labels[l]! >> (k - 1 - b)) & 1;
+  const logPrior = (i: number, l: number, skip = -1) => {
+    let t = 0;
+    for (let b = 0; b < k; b++) if (b !== skip) t += logBitProb(prior ? prior[llrIndex(i, b)]! : 0, labelBit(l, b));
+    return t;
+  };
+  /** Normalised weights of the levels from their log weights. */
+  const normalise = (lw: number[]) => {
+    const top = Math.max(...lw);
+    const w = lw.map((t) => Math.exp(t - top));
+    const z = w.reduce((a, b) => a + b, 0);
+    return w.map((x) => x / z);
+  };
+  const lam = new Array<number>(n),
+    gam = new Array<number>(n);
+  for (let i = 0; i < n; i++) {
+    const p = normalise(levels.map((_, l) => logPrior(i, l)));
+    const mean = p.reduce((acc, w, l) => acc + w * levels[l]!, 0);
+    const v = Math.max(
+      p.reduce((acc, w, l) => acc + w * (levels[l]! - mean) ** 2, 0),
+      eps,
+    );
+    lam[i] = 1 / v;
+    gam[i] = mean / v;
+  }
   let xo = new Array<number>(n).fill(0),
     vo = new Array<number>(n).fill(0);
   for (let it = 0; it < o.iterations; it++) {
@@ -266,10 +299,12 @@ export function epRef(
     }
     if (it + 1 === o.iterations) break;
     for (let i = 0; i < n; i++) {
-      const p = levels.map((a) => Math.exp(-((xo[i]! - a) ** 2) / (2 * vo[i]!)));
-      const z = p.reduce((a, b) => a + b, 0);
-      const mean = p.reduce((acc, w, l) => acc + w * levels[l]!, 0) / z;
-      const v = Math.max(p.reduce((acc, w, l) => acc + w * (levels[l]! - mean) ** 2, 0) / z, eps);
+      const p = normalise(levels.map((a, l) => -((xo[i]! - a) ** 2) / (2 * vo[i]!) + logPrior(i, l)));
+      const mean = p.reduce((acc, w, l) => acc + w * levels[l]!, 0);
+      const v = Math.max(
+        p.reduce((acc, w, l) => acc + w * (levels[l]! - mean) ** 2, 0),
+        eps,
+      );
       const ln = 1 / v - 1 / vo[i]!,
         gn = mean / v - xo[i]! / vo[i]!;
       if (ln >= 0) {
@@ -278,7 +313,6 @@ export function epRef(
       }
     }
   }
-  const bps = con.bitsPerSymbol;
   const symbols = new Int32Array(nt),
     llr = new Float64Array(nt * bps);
   for (let j = 0; j < nt; j++) {
@@ -286,14 +320,16 @@ export function epRef(
     for (let part = 0; part < dims; part++) {
       const i = j * dims + part;
       const lg = levels.map((a) => -((xo[i]! - a) ** 2) / (2 * vo[i]!));
+      const post = lg.map((t, l) => t + logPrior(i, l));
       let best = 0;
-      for (let l = 1; l < lg.length; l++) if (lg[l]! > lg[best]!) best = l;
+      for (let l = 1; l < post.length; l++) if (post[l]! > post[best]!) best = l;
       idx.push(best);
       for (let b = 0; b < k; b++) {
         let a0 = -Infinity,
           a1 = -Infinity;
-        lg.forEach((t, l) => {
-          const one = (labels[l]! >> (k - 1 - b)) & 1;
+        lg.forEach((c, l) => {
+          const t = c + logPrior(i, l, b);
+          const one = labelBit(l, b);
           if (one) a1 = o.logmap ? lse(a1, t) : Math.max(a1, t);
           else a0 = o.logmap ? lse(a0, t) : Math.max(a0, t);
         });

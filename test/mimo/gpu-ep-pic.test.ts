@@ -2,7 +2,8 @@
  * ep and mmse-pic on the GPU against the CPU engine: the kernels (ep-detect.cu,
  * mmse-pic-detect.cu) run through the CUDA emulator here (g++ on the CPU, float32 arithmetic as on
  * the device) on fresh random Rayleigh cases normalized as the engine's normalize kernel leaves them,
- * with random a-priori LLRs for mmse-pic; and through detectAsync on a device where one answers.
+ * with random a-priori LLRs for both (and without); and through detectAsync on a device where one
+ * answers.
  * Decisions must equal the CPU engine's (float64) except at near-ties: a symbol may differ only in
  * bits whose CPU a-posteriori LLR is within TIE of 0; LLRs must agree within LLR_TOL (float32
  * against float64 through an nt x nt inversion, and for ep through its iterations).
@@ -85,7 +86,7 @@ function runEmu(kind: Kind, c: LinearCase, opts: DetectOptions, prior: Float32Ar
   const defs = kind === 'ep' ? epDefines(setup) : picDefines(setup);
   const call =
     kind === 'ep'
-      ? 'ep_detect(H.data(), y.data(), noise.data(), sym.data(), llr.data(), st.data(), vectors, vpc, 1e30f)'
+      ? 'ep_detect(H.data(), y.data(), noise.data(), hasPrior ? prior.data() : nullptr, sym.data(), llr.data(), st.data(), vectors, vpc, 1e30f)'
       : 'mmse_pic_detect(H.data(), y.data(), noise.data(), hasPrior ? prior.data() : nullptr, sym.data(), llr.data(), st.data(), vectors, vpc, 1e30f)';
   const defines = [
     ...Object.entries(defs).map(([k, v]) => `-D${k}=${v}`),
@@ -223,7 +224,7 @@ test('emulated ep-detect.cu and mmse-pic-detect.cu equal the CPU engine (decisio
               }
             : { picIterations: 1 + rng.int(2), soft: rng.int(4) === 0 ? 'logmap' : 'maxlog' };
         const opts = options(kind, mod, extra);
-        const prior = kind === 'mmse-pic' && rng.int(4) !== 0 ? priorsFor(rng, 24, nt, bps) : null;
+        const prior = rng.int(4) !== 0 ? priorsFor(rng, 24, nt, bps) : null;
         const what = `${kind} ${nt}x${nr} ${mod} ${snr} dB ${JSON.stringify(extra)}${prior ? ' priors' : ''}`;
         const r = compare(kind, c, opts, prior, runEmu(kind, c, opts, prior), what);
         stats.push(`${what}: ${r.ties} near-ties, worst LLR ${r.worstLlr.toFixed(3)} of tolerance`);
@@ -241,7 +242,7 @@ test('GPU (device): detectAsync on ep and mmse-pic equals the CPU engine within 
     for (const mod of ['qpsk', '16qam', '64qam'] as Modulation[]) {
       const c = makeLinearCase(randomInt(2 ** 30), 'mmse', 8, 8, mod, 15, 64, 14);
       const bps = constellation(mod).bitsPerSymbol;
-      const prior = kind === 'mmse-pic' ? priorsFor(rng, 64 * 14, 8, bps) : null;
+      const prior = priorsFor(rng, 64 * 14, 8, bps);
       const opts = options(kind, mod, {});
       const res = await detectAsync(
         {

@@ -90,9 +90,19 @@ export class BitMetricMinima {
 
   /**
    * Writes the nbits clipped max-log LLRs to out[off ..]: (min_{b=1} - min_{b=0}) / N0, a side
-   * with no candidate being Infinity, so the LLR clips to +-clip.
+   * with no candidate being Infinity, so the LLR clips to +-clip. With a-priori LLRs la[laOff ..]
+   * (the metrics then holding the candidates' a-priori costs, whose difference across a bit's two
+   * sides is N0 L_a(b) for the bit's own prior), the extrinsic ones: that minus L_a(b), clipped
+   * after the subtraction (the posterior's clip would flip the sign of a bit the prior outweighs).
    */
-  writeLlr(noiseVar: number, clip: number, out: Float64Array, off: number): void {
+  writeLlr(
+    noiseVar: number,
+    clip: number,
+    out: Float64Array,
+    off: number,
+    la: ArrayLike<number> | null = null,
+    laOff = 0,
+  ): void {
     const { nt, m, bitsPerSymbol: bps, symbolMin, withZero, withOne } = this;
     const inv = 1 / noiseVar,
       half = m >> 1;
@@ -107,7 +117,7 @@ export class BitMetricMinima {
           if (z < d0) d0 = z;
           if (o < d1) d1 = o;
         }
-        const l = (d1 - d0) * inv;
+        const l = la === null ? (d1 - d0) * inv : (d1 - d0) * inv - la[laOff + j * bps + b]!;
         out[off + j * bps + b] = l > clip ? clip : l < -clip ? -clip : l;
       }
     }

@@ -24,6 +24,16 @@
  * level of the largest (the first of equals), the LLRs are max-log over the levels of each PAM bit
  * (soft 'logmap': log-sum-exp, the cavity's exact bit marginals), LLR = ln P(b=0)/P(b=1).
  *
+ * A-priori LLRs L_a (DetectionInput.priorLlr, IDD): dimension i's levels get the prior
+ * P_i(a) ∝ prod over its bits P(b), ln P_i(a) = lp_i(a) = sum_b (+-L_a(b)) / 2 up to a constant (+
+ * for a 0 bit; a square-QAM bit belongs to one dimension, its Gray PAM label); it replaces the
+ * uniform prior everywhere: the sites start at its moments (lambda = 1/v_p, gamma = m_p/v_p, v_p
+ * floored at eps; the uniform prior's are 1/Es and 0), the moment matching takes the cavity times
+ * P_i, and the output is the a-posteriori cavity x P_i: the decision is its MAP level and the LLRs
+ * the extrinsic ones, as mmse-pic's, logits -(x_obs - a)^2 / (2 v_obs) plus the prior terms of the
+ * dimension's other bits (the cavity excludes the dimension's own site, so nothing else of its own
+ * prior is in it). A dimension whose L_a are all 0 runs exactly as without priors.
+ *
  * Conventions beside Sionna's EPDetector (which follows the same equations): beta and the default
  * 10 iterations and 0.9 are Sionna's (its beta keeps the previous sites; the paper's beta weighs the
  * new ones); x_obs is computed from the unclamped cavity, where Sionna multiplies by the clamped
@@ -112,7 +122,11 @@ function createEp(setup: DetectorSetup): DetectorInstance<EpPrep> {
     beta = opts.beta ?? DEFAULT_EP_BETA,
     eps = opts.epsilon ?? DEFAULT_EP_EPSILON;
   const logmap = opts.soft === 'logmap';
+  const prior = setup.priorLlr ?? null;
   const prep: EpPrep = { Hr: new Float64Array(rows * nd), HtH: new Float64Array(nd * nd) };
+  // per dimension with priors: lp[i * q + l] its levels' log prior, the bits' own half-LLRs
+  const lp = new Float64Array(nd * q),
+    active = new Uint8Array(nd);
   const L = new Float64Array(nd * nd),
     Linv = new Float64Array(nd * nd);
   const hty = new Float64Array(nd),
@@ -141,12 +155,20 @@ function createEp(setup: DetectorSetup): DetectorInstance<EpPrep> {
     detect(p: EpPrep, y: Float64Array, yOff: number, noiseVar: number, out: DetectorOutput, v: number): number {
       const { Hr, HtH } = p;
       const s2 = noiseVar / 2;
+      if (prior) levelPriors(prior, v * nt * bps);
       for (let a = 0; a < nd; a++) {
         let s = 0;
         for (let r = 0; r < rows; r++) s += Hr[a * rows + r]! * y[yOff + r]!;
         hty[a] = s;
-        lam[a] = 1 / pam.energy;
-        gam[a] = 0;
+        if (active[a]) {
+          // the prior's own moments, as 1/Es and 0 are the uniform prior's
+          const [m, vp] = moments(0, Infinity, a);
+          lam[a] = 1 / Math.max(vp, eps);
+          gam[a] = m * lam[a]!;
+        } else {
+          lam[a] = 1 / pam.energy;
+          gam[a] = 0;
+        }
       }
       for (let it = 0; it < iterations; it++) {
         // P = HtH + s2 diag(lambda) = L L^T
@@ -167,7 +189,7 @@ function createEp(setup: DetectorSetup): DetectorInstance<EpPrep> {
         }
         if (it + 1 === iterations) break;
         for (let i = 0; i < nd; i++) {
-          const [xh, vh] = moments(xObs[i]!, vObs[i]!);
+          const [xh, vh] = moments(xObs[i]!, vObs[i]!, i);
           const vi = Math.max(vh, eps);
           const ln = 1 / vi - 1 / vObs[i]!,
             gn = xh / vi - xObs[i]! / vObs[i]!;
@@ -183,10 +205,12 @@ function createEp(setup: DetectorSetup): DetectorInstance<EpPrep> {
         let sym = 0;
         for (let part = 0; part < pam.dims; part++) {
           const i = j * pam.dims + part;
+          const act = active[i] === 1;
           let best = 0;
           for (let l = 0; l < q; l++) {
             const d = xObs[i]! - pam.levels[l]!;
-            logits[l] = -(d * d) / (2 * vObs[i]!);
+            // a posteriori: the cavity times the prior
+            logits[l] = act ? lp[i * q + l]! - (d * d) / (2 * vObs[i]!) : -(d * d) / (2 * vObs[i]!);
             if (logits[l]! > logits[best]!) best = l;
           }
           if (pam.dims === 1) sym = best === 1 ? 0 : 1;
@@ -195,9 +219,11 @@ function createEp(setup: DetectorSetup): DetectorInstance<EpPrep> {
             for (let bit = 0; bit < k; bit++) {
               let a0 = -Infinity,
                 a1 = -Infinity;
+              // extrinsic: the bit's own prior term out of every level's
+              const half = act ? prior![v * nt * bps + j * bps + (pam.dims === 1 ? 0 : 2 * bit + part)]! / 2 : 0;
               for (let l = 0; l < q; l++) {
                 const one = ((pam.labels[l]! >> (k - 1 - bit)) & 1) === 1,
-                  t = logits[l]!;
+                  t = act ? logits[l]! - (one ? -half : half) : logits[l]!;
                 if (logmap) {
                   if (one) a1 = logAdd(a1, t);
                   else a0 = logAdd(a0, t);
@@ -215,12 +241,16 @@ function createEp(setup: DetectorSetup): DetectorInstance<EpPrep> {
     },
   };
 
-  /** Mean and variance of the levels under exp(-(x - a)^2 / (2 v)), normalised. */
-  function moments(x: number, vo: number): [number, number] {
+  /**
+   * Mean and variance of the levels under exp(-(x - a)^2 / (2 v)) times dimension i's prior (with
+   * priors; v = Infinity: the prior alone), normalised.
+   */
+  function moments(x: number, vo: number, i: number): [number, number] {
     let top = -Infinity;
+    const act = active[i] === 1;
     for (let l = 0; l < q; l++) {
       const d = x - pam.levels[l]!;
-      logits[l] = -(d * d) / (2 * vo);
+      logits[l] = act ? lp[i * q + l]! - (d * d) / (2 * vo) : -(d * d) / (2 * vo);
       if (logits[l]! > top) top = logits[l]!;
     }
     let w = 0,
@@ -235,6 +265,24 @@ function createEp(setup: DetectorSetup): DetectorInstance<EpPrep> {
     let m2 = 0;
     for (let l = 0; l < q; l++) m2 += logits[l]! * (pam.levels[l]! - mean) ** 2;
     return [mean, m2 / w];
+  }
+
+  /** lp and active of the a-priori LLRs la[off ..] (nt x bitsPerSymbol, stream-major). */
+  function levelPriors(la: Float64Array, off: number): void {
+    for (let i = 0; i < nd; i++) {
+      const j = Math.floor(i / pam.dims),
+        part = i - j * pam.dims;
+      let any = false;
+      for (let l = 0; l < q; l++) lp[i * q + l] = 0;
+      for (let bit = 0; bit < k; bit++) {
+        const L = la[off + j * bps + (pam.dims === 1 ? 0 : 2 * bit + part)]!;
+        if (L === 0) continue;
+        any = true;
+        for (let l = 0; l < q; l++)
+          lp[i * q + l] = lp[i * q + l]! + ((pam.labels[l]! >> (k - 1 - bit)) & 1 ? -L / 2 : L / 2);
+      }
+      active[i] = any ? 1 : 0;
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * EP on the GPU: ep-detect.cu, one thread a received vector (the real Gram matrix, every
- * iteration's Cholesky factorisation and cavity, the output), float32. No scratch.
+ * iteration's Cholesky factorisation and cavity, the output), float32. No scratch; the priors come
+ * as DetectChunk.prior (absent: none).
  */
 import type { CudaDetectorSetup } from '../../gpu/cuda-detector.js';
 import { vectorThreadDetector } from '../../gpu/vector-thread-detector.js';
@@ -48,6 +49,6 @@ export const cudaDetector = vectorThreadDetector({
   maxNt: EP_GPU_MAX_NT,
   maxNr: EP_GPU_MAX_NR,
   threads: EP_THREADS,
-  priors: false,
+  priors: true,
   defines: epDefines,
 });

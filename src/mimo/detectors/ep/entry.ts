@@ -16,16 +16,21 @@ export interface EpOptions {
   epsilon?: number;
 }
 
-/** Expectation propagation (Cespedes et al. 2014) on the real-valued model. */
+/**
+ * Expectation propagation (Cespedes et al. 2014) on the real-valued model; a-priori LLRs on both
+ * engines (the bits' prior in place of the uniform one; extrinsic LLRs out).
+ */
 export const epEntry: DetectorEntry<'ep', EpOptions> = {
   name: 'ep',
-  description: 'expectation propagation: Gaussian site approximations of the discrete prior, damped moment matching',
+  description:
+    "expectation propagation: Gaussian site approximations of the discrete prior (priorLlr: the bits' prior), damped moment matching",
   traits: {
     soft: true,
     exact: false,
     nodeBudget: 'none',
     model: 'real',
     wideChannels: 'no',
+    priors: true,
     positiveNoise: true,
   },
   options: {

@@ -6,6 +6,11 @@
 // site updates (beta keeps the old); then the last cavity's decisions and LLRs (max-log, or
 // log-sum-exp with EP_LOGMAP), clipped to +-clip. A Cholesky pivot that is not positive (float32
 // lost P's definiteness) flags the vector FLOAT32_UNSAFE: the engine redoes it on the CPU.
+// A-priori LLRs (prior, vectors x EP_NT x bits; null: none), as ep/cpu.ts: a dimension whose bits
+// have priors takes the log prior of its levels, the sum of its bits' +-L/2 (+ for a 0 bit), in
+// place of the uniform one: its site starts at the prior's moments, the moment matching weighs the
+// cavity by it, and the output is the cavity times it (the MAP level; the extrinsic LLRs, each
+// bit's own term left out); a dimension whose priors are all 0 runs as without.
 //
 // -D: EP_NT, EP_NR, PAM_Q (levels a dimension; 0: BPSK), PAM_SCALE, EP_ITER, EP_BETA, EP_EPS
 // (float literals), EP_LOGMAP, EP_SOFT (1: write LLRs).
@@ -89,6 +94,18 @@ __device__ inline float ep_hr(const float* h, int r, int d) {
 #endif
 }
 
+// Level l's log prior in dimension i (stream i / EP_DIMS, part i % EP_DIMS) of the vector's
+// a-priori LLRs la: its bits' +-L/2, + for a 0 bit.
+__device__ inline float ep_lp(const float* la, int i, int l) {
+  const int j = i / EP_DIMS, part = i % EP_DIMS;
+  float t = 0.f;
+  for (int b = 0; b < EP_K; b++) {
+    const float L = la[j * EP_BPS + (EP_DIMS == 1 ? 0 : 2 * b + part)];
+    t += (ep_label(l) >> (EP_K - 1 - b)) & 1 ? -0.5f * L : 0.5f * L;
+  }
+  return t;
+}
+
 __device__ inline float ep_log_add(float a, float b) {
   if (a == -EP_INF) return b;
   if (b == -EP_INF) return a;
@@ -96,8 +113,8 @@ __device__ inline float ep_log_add(float a, float b) {
 }
 
 extern "C" __global__ void ep_detect(const float* __restrict__ H, const float* __restrict__ y, const float* __restrict__ noise,
-                                     int* __restrict__ symbols, float* __restrict__ llr, int* __restrict__ status, int vectors,
-                                     int vpc, float clip) {
+                                     const float* __restrict__ prior, int* __restrict__ symbols, float* __restrict__ llr,
+                                     int* __restrict__ status, int vectors, int vpc, float clip) {
   const int v = blockIdx.x * blockDim.x + threadIdx.x;
   if (v >= vectors || status[2 * v] != 0) return;
   const float* h = H + (size_t)(v / vpc) * 2 * EP_NR * EP_NT;
@@ -119,7 +136,23 @@ extern "C" __global__ void ep_detect(const float* __restrict__ H, const float* _
   for (int l = 0; l < EP_Q; l++) es += ep_level(l) * ep_level(l);
   es /= (float)EP_Q;
   float lam[EP_ND], gam[EP_ND], xo[EP_ND], vo[EP_ND], mu[EP_ND], S[EP_ND];
-  for (int i = 0; i < EP_ND; i++) { lam[i] = 1.f / es; gam[i] = 0.f; }
+  const float* la = prior ? prior + (size_t)v * EP_NT * EP_BPS : nullptr;
+  bool act[EP_ND];
+  for (int i = 0; i < EP_ND; i++) {
+    act[i] = false;
+    if (la)
+      for (int b = 0; b < EP_K; b++) act[i] = act[i] || la[(i / EP_DIMS) * EP_BPS + (EP_DIMS == 1 ? 0 : 2 * b + i % EP_DIMS)] != 0.f;
+    if (!act[i]) { lam[i] = 1.f / es; gam[i] = 0.f; continue; }
+    // the prior's own moments, as 1/Es and 0 are the uniform prior's
+    float lg[EP_Q], top = -EP_INF;
+    for (int l = 0; l < EP_Q; l++) { lg[l] = ep_lp(la, i, l); top = fmaxf(top, lg[l]); }
+    float w = 0.f, m1 = 0.f, m2 = 0.f;
+    for (int l = 0; l < EP_Q; l++) { lg[l] = expf(lg[l] - top); w += lg[l]; m1 += lg[l] * ep_level(l); }
+    const float mean = m1 / w;
+    for (int l = 0; l < EP_Q; l++) { const float d = ep_level(l) - mean; m2 += lg[l] * d * d; }
+    lam[i] = 1.f / fmaxf(m2 / w, EP_EPS);
+    gam[i] = mean * lam[i];
+  }
 #pragma unroll 1
   for (int it = 0; it < EP_ITER; it++) {
     // Cholesky P = L L^T (lower)
@@ -167,7 +200,12 @@ extern "C" __global__ void ep_detect(const float* __restrict__ H, const float* _
     if (it + 1 == EP_ITER) break;
     for (int i = 0; i < EP_ND; i++) {
       float lg[EP_Q], top = -EP_INF;
-      for (int l = 0; l < EP_Q; l++) { const float d = xo[i] - ep_level(l); lg[l] = -(d * d) / (2.f * vo[i]); top = fmaxf(top, lg[l]); }
+      for (int l = 0; l < EP_Q; l++) {
+        const float d = xo[i] - ep_level(l);
+        lg[l] = -(d * d) / (2.f * vo[i]);
+        if (act[i]) lg[l] += ep_lp(la, i, l);
+        top = fmaxf(top, lg[l]);
+      }
       float w = 0.f, m1 = 0.f, m2 = 0.f;
       for (int l = 0; l < EP_Q; l++) { lg[l] = expf(lg[l] - top); w += lg[l]; m1 += lg[l] * ep_level(l); }
       const float mean = m1 / w;
@@ -186,19 +224,24 @@ extern "C" __global__ void ep_detect(const float* __restrict__ H, const float* _
       int best = 0;
       for (int l = 0; l < EP_Q; l++) {
         const float d = xo[i] - ep_level(l);
+        // a posteriori: the cavity times the prior
         lg[l] = -(d * d) / (2.f * vo[i]);
+        if (act[i]) lg[l] += ep_lp(la, i, l);
         if (lg[l] > lg[best]) best = l;
       }
       lv[part] = best;
 #if EP_SOFT
       for (int b = 0; b < EP_K; b++) {
         float a0 = -EP_INF, a1 = -EP_INF;
+        // extrinsic: the bit's own prior term out of every level's
+        const float half = act[i] ? 0.5f * la[j * EP_BPS + (EP_DIMS == 1 ? 0 : 2 * b + part)] : 0.f;
         for (int l = 0; l < EP_Q; l++) {
           const int one = (ep_label(l) >> (EP_K - 1 - b)) & 1;
+          const float t = lg[l] - (one ? -half : half);
 #if EP_LOGMAP
-          if (one) a1 = ep_log_add(a1, lg[l]); else a0 = ep_log_add(a0, lg[l]);
+          if (one) a1 = ep_log_add(a1, t); else a0 = ep_log_add(a0, t);
 #else
-          if (one) a1 = fmaxf(a1, lg[l]); else a0 = fmaxf(a0, lg[l]);
+          if (one) a1 = fmaxf(a1, t); else a0 = fmaxf(a0, t);
 #endif
         }
         float l = a0 - a1;

@@ -8,11 +8,15 @@ export interface NwayOptions {
   passes?: number;
 }
 
-/** The N-way soft detector: N rotated SSFE passes merged (the N-way paper's Alg. 3). */
+/**
+ * The N-way soft detector: N rotated SSFE passes merged (the N-way paper's Alg. 3). A-priori LLRs
+ * on the CPU engine, as ssfe: its CUDA kernels take none.
+ */
 export const nwayEntry: DetectorEntry<'nway', NwayOptions> = {
   name: 'nway',
-  description: 'the N-way soft detector: N SSFE passes over rotated detection orders, max-log LLRs',
-  traits: { soft: true, exact: false, nodeBudget: 'none', model: 'real', wideChannels: 'no' },
+  description:
+    'the N-way soft detector: N SSFE passes over rotated detection orders, max-log LLRs; priorLlr on the CPU engine',
+  traits: { soft: true, exact: false, nodeBudget: 'none', model: 'real', wideChannels: 'no', priors: 'cpu' },
   options: {
     passes: option(integer(1, 64), 'passes (rotated detection orders), at most nt (default nt); 1 equals ssfe', {
       cli: { flag: 'passes', metavar: 'N' },
