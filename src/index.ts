@@ -177,6 +177,9 @@ export {
   type ChannelRealisations,
   type OfdmGrid,
   SUBCARRIER_SPACINGS,
+  type DmrsConfig,
+  type DmrsPort,
+  type PowerDelayProfile,
 } from './channels/index.js';
 export {
   ldpcCode,
@@ -291,13 +294,10 @@ export {
   transmitSlot,
   receivedGrid,
   resolveReceiver,
-  slotReceiverCudaPlan,
   MAX_RECEIVER_LAYERS,
   MAX_RECEIVER_ANTENNAS,
   type SlotReceiverOptions,
   type ResolvedReceiver,
   type ReceivedSlot,
   type SlotResult,
-  type SlotLaunch,
-  type SlotReceiverCudaPlan,
 } from './receiver/index.js';

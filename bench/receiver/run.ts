@@ -124,7 +124,9 @@ export async function run(argv: string[]): Promise<number> {
   const lines: string[] = [];
   try {
     const f = host.f32(0, slots * per);
-    grids.forEach((g, s) => f.set(g, s * per));
+    grids.forEach((g, s) => {
+      f.set(g, s * per);
+    });
     const { DeviceBuffer } = await import('../../src/gpu/memory.js');
     const input = DeviceBuffer.alloc(ctx, slots * per * 4);
     input.uploadAsync(host, stream);

@@ -52,6 +52,7 @@ const FLAG_CAP = 1024;
 export interface SlotLaunch {
   /** maxSlots x 14 x K x nr complex float32 received grids (default: the plan's own grid buffer). */
   readonly grid?: bigint;
+  /** Slots in the launch, 1 to the plan's maxSlots. */
   readonly slots: number;
   /** The first slot's number; slot s of the launch is slot number slot0 + s (its DM-RS: mod slotsPerFrame). */
   readonly slot0: number;
@@ -59,7 +60,9 @@ export interface SlotLaunch {
 
 /** The receiver compiled for one configuration, with buffers for up to maxSlots slots a launch. */
 export interface SlotReceiverCudaPlan {
+  /** The configuration it receives. */
   readonly receiver: ResolvedReceiver;
+  /** The most slots a launch holds. */
   readonly maxSlots: number;
   /** The plan's grid buffer: maxSlots x 14 x K x nr complex float32. */
   readonly grid: bigint;
@@ -69,6 +72,7 @@ export interface SlotReceiverCudaPlan {
   results(stream: Stream, launch: SlotLaunch): Promise<SlotResult[]>;
   /** Host slots in, results out: uploads, enqueues and reads launches of consecutive slot numbers. */
   receive(slots: readonly ReceivedSlot[]): Promise<SlotResult[]>;
+  /** Frees the plan's device and pinned memory (after its work is done). */
   free(): void;
 }
 
@@ -383,7 +387,9 @@ class ReceiverPlan implements SlotReceiverCudaPlan {
     const per = L * r.qm;
     const llr = new Float32Array(vectors * per);
     b.llr.download(llr);
-    list.forEach(([v], i) => llr.set(answers.llr!.subarray(i * per, (i + 1) * per), v * per));
+    list.forEach(([v], i) => {
+      llr.set(answers.llr!.subarray(i * per, (i + 1) * per), v * per);
+    });
     b.llr.upload(llr);
     this.enqueueDecode(stream, l.slots);
   }

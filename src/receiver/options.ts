@@ -70,6 +70,7 @@ export interface SlotReceiverOptions {
   prbs: number;
   /** dmrs-AdditionalPosition, 0 to 3 (default 1). */
   dmrsAdditional?: number;
+  /** The constellation every layer sends. */
   modulation: Modulation;
   /** The target code rate, above 0 and at most 0.95: the transport block fills the slot at it (see the file comment). */
   rate: number;
@@ -79,6 +80,7 @@ export interface SlotReceiverOptions {
   csi?: 'ls' | 'lmmse';
   /** LMMSE: the channel model whose power delay profile the filter assumes (default 'tdl-c'), and its parameters. */
   channel?: string;
+  /** LMMSE: the channel model's parameters (its registry entry's schema checks them). */
   channelOptions?: Readonly<Record<string, unknown>>;
   /** LMMSE: the N0 the filter assumes (default 0.1: a 10 dB design point). */
   n0?: number;
@@ -128,10 +130,14 @@ const SCHEMA = {
 
 /** The options resolved: every shape the receivers need. */
 export interface ResolvedReceiver {
+  /** The options with their defaults (the base graph is the code's). */
   readonly options: Readonly<Required<Omit<SlotReceiverOptions, 'channelOptions' | 'decoder' | 'baseGraph'>>> & {
+    /** The channel model's parameters as given ({} when none). */
     readonly channelOptions: Readonly<Record<string, unknown>>;
+    /** The decoder's options, 10 iterations unless given. */
     readonly decoder: DecoderOptions;
   };
+  /** The slot's DM-RS configuration. */
   readonly config: DmrsConfig;
   /** Subcarriers K. */
   readonly K: number;
