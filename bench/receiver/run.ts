@@ -17,9 +17,11 @@ import {
 } from '../../src/channels/index.js';
 import { Philox } from '../../src/core/rng.js';
 import { requireCuda } from '../../src/gpu/context.js';
-import { Stream, timeOnStream } from '../../src/gpu/stream.js';
-import { PinnedBuffer } from '../../src/gpu/memory.js';
+import { CudaEvent, Stream, timeOnStream } from '../../src/gpu/stream.js';
+import { DeviceBuffer, PinnedBuffer } from '../../src/gpu/memory.js';
 import {
+  RECEIVER_STAGES,
+  type ReceiverStage,
   receivedGrid,
   receiveSlotsCpu,
   resolveReceiver,
@@ -28,7 +30,7 @@ import {
   transmitSlot,
 } from '../../src/receiver/index.js';
 import { BenchArgs } from '../args.js';
-import { gitCommit, writeResultsSection } from '../report.js';
+import { gitCommit, median, writeResultsSection } from '../report.js';
 import { MODULATIONS, type Modulation } from '../../src/mimo/index.js';
 
 const USAGE =
@@ -127,7 +129,6 @@ export async function run(argv: string[]): Promise<number> {
     grids.forEach((g, s) => {
       f.set(g, s * per);
     });
-    const { DeviceBuffer } = await import('../../src/gpu/memory.js');
     const input = DeviceBuffer.alloc(ctx, slots * per * 4);
     input.uploadAsync(host, stream);
     const launch = { grid: input.ptr, slots, slot0: 0 };
@@ -137,6 +138,26 @@ export async function run(argv: string[]): Promise<number> {
     const equal = first.filter((x, s) => x.tbCrcOk && x.tb.every((b, i) => b === sent[s]![i])).length;
     const blocksOk = first.reduce((n, x) => n + x.blockCrcOk.filter(Boolean).length, 0);
     const t = timeOnStream(ctx, stream, () => plan.enqueue(stream, launch), reps, 2);
+    // the stages: an event before each (the plan's mark callback) and one at the end, median of reps
+    const stageUs = new Map<ReceiverStage, number[]>();
+    for (let rep = 0; rep < reps; rep++) {
+      const marks: Array<[ReceiverStage, CudaEvent]> = [];
+      plan.enqueue(stream, launch, (stage) => {
+        const e = CudaEvent.create(ctx);
+        e.record(stream);
+        marks.push([stage, e]);
+      });
+      const end = CudaEvent.create(ctx);
+      end.record(stream);
+      end.synchronize();
+      marks.forEach(([stage, e], i) => {
+        const next = i + 1 < marks.length ? marks[i + 1]![1] : end;
+        stageUs.set(stage, [...(stageUs.get(stage) ?? []), (next.elapsedSince(e) * 1e3) / slots]);
+      });
+      for (const [, e] of marks) e.destroy();
+      end.destroy();
+    }
+    const stages = RECEIVER_STAGES.map((st) => `${st} ${median(stageUs.get(st) ?? [0]).toFixed(1)}`).join(', ');
     input.free();
     const slotUs = (t.medianMs * 1e3) / slots;
     const slotMs = slotDuration(grid) * 1e3;
@@ -144,6 +165,7 @@ export async function run(argv: string[]): Promise<number> {
     const label = `${layers}x${nr} ${modulation}, ${prbs} PRBs at ${scs / 1e3} kHz, NR BG${r.code.nr!.bg} at rate ${r.options.rate} (C = ${r.C} blocks of K' = ${r.code.k}, E = ${r.E}, rate ${(r.code.k / r.E).toFixed(3)}, A = ${r.A} bits a slot), ${detectorName}${detector.passes ? ` N = ${detector.passes}` : ''}${detector.k ? ` K = ${detector.k}` : ''}, ${csi.toUpperCase()} CSI, ${iterations} decoder iterations (no early stop), TDL-C 300 ns ${speed} m/s at ${snr} dB`;
     lines.push(
       `- ${label}: ${slots} slots a launch, ${t.medianMs.toFixed(3)} ms median of ${reps} launches (min ${t.minMs.toFixed(3)}): **${slotUs.toFixed(1)} us of device time a slot**; ${Math.floor((slotMs * 1e3) / slotUs)} such cells within the ${slotMs} ms slot; ${((bits / t.medianMs) * 1e-6).toFixed(2)} Gbps of transport-block bits`,
+      `- stages, us of device time a slot (median of ${reps}): ${stages}`,
       `- checked: ${tbOk}/${slots} transport blocks pass their CRC, ${equal} equal the sent bits; ${blocksOk}/${slots * r.C} code blocks pass CRC24B (slots made on the CPU in ${(makeMs / 1e3).toFixed(1)} s)`,
     );
     if (a.flag('cpu')) {

@@ -48,6 +48,20 @@ const BLOCK = 256;
 /** Flagged vectors a launch lists (more: the whole status is read back). */
 const FLAG_CAP = 1024;
 
+/** The stages of a launch in order, as enqueue() announces them to its `mark` callback. */
+export const RECEIVER_STAGES = [
+  'split',
+  'estimate',
+  'detect',
+  'descramble',
+  'recover',
+  'decode',
+  'check',
+  'copy',
+] as const;
+/** A stage of a launch. */
+export type ReceiverStage = (typeof RECEIVER_STAGES)[number];
+
 /** A launch's device input. */
 export interface SlotLaunch {
   /** maxSlots x 14 x K x nr complex float32 received grids (default: the plan's own grid buffer). */
@@ -66,8 +80,12 @@ export interface SlotReceiverCudaPlan {
   readonly maxSlots: number;
   /** The plan's grid buffer: maxSlots x 14 x K x nr complex float32. */
   readonly grid: bigint;
-  /** Every device stage of a launch on `stream` (see the file comment); read its results with results(). */
-  enqueue(stream: Stream, launch: SlotLaunch): void;
+  /**
+   * Every device stage of a launch on `stream` (see the file comment); read its results with
+   * results(). `mark`, when given, is called before each stage is enqueued (a caller may record an
+   * event there to time the stages).
+   */
+  enqueue(stream: Stream, launch: SlotLaunch, mark?: (stage: ReceiverStage) => void): void;
   /** After enqueue(): waits for the stream, answers any flagged vectors, and gives each slot's result. */
   results(stream: Stream, launch: SlotLaunch): Promise<SlotResult[]>;
   /** Host slots in, results out: uploads, enqueues and reads launches of consecutive slot numbers. */
@@ -233,8 +251,9 @@ class ReceiverPlan implements SlotReceiverCudaPlan {
       throw new InvalidArgumentError(`slot0 must be a non-negative integer, got ${l.slot0}`, { option: 'slot0' });
   }
 
-  enqueue(stream: Stream, l: SlotLaunch): void {
+  enqueue(stream: Stream, l: SlotLaunch, mark?: (stage: ReceiverStage) => void): void {
     this.checkLaunch(l);
+    mark?.('split');
     const r = this.receiver,
       { config, K, dataRes } = r,
       b = this.b;
@@ -252,6 +271,7 @@ class ReceiverPlan implements SlotReceiverCudaPlan {
       config.symbols.length,
       dataRes,
     ]);
+    mark?.('estimate');
     this.estimation.enqueue(stream, {
       Yp: b.Yp.ptr,
       H32: b.H32.ptr,
@@ -262,6 +282,7 @@ class ReceiverPlan implements SlotReceiverCudaPlan {
       vectors,
       n0: r.options.n0,
     });
+    mark?.('detect');
     b.status.fillRange(0, vectors * this.detection.statusWords * 4, 0, stream);
     this.detection.enqueueNormalize(
       stream,
@@ -287,21 +308,26 @@ class ReceiverPlan implements SlotReceiverCudaPlan {
       this.detection.reportFlags,
       vectors,
     ]);
-    this.enqueueDecode(stream, S);
+    this.enqueueDecode(stream, S, mark);
     b.list.downloadAsync(this.out, stream, 4, 0, this.layout.list);
   }
 
   /** slot-llr.cu to the host copies (the stages a redo runs again). */
-  private enqueueDecode(stream: Stream, S: number): void {
+  private enqueueDecode(stream: Stream, S: number, mark?: (stage: ReceiverStage) => void): void {
     const r = this.receiver,
       { C, E, G, code } = r,
       b = this.b,
       o = this.layout;
+    mark?.('descramble');
     this.llrK.launch(this.grid1(S * C * E, stream), [b.llr.ptr, b.scramble.ptr, b.frames.ptr, S, G, C * E]);
+    mark?.('recover');
     this.recovery.enqueue(stream, { llr: b.frames.ptr, input: b.input.ptr, frames: S * C });
+    mark?.('decode');
     this.decoder.enqueue(stream, { llr: b.input.ptr, bits: b.bits.ptr, status: b.dec.ptr, frames: S * C });
+    mark?.('check');
     this.check.enqueue(stream, { bits: b.bits.ptr, tbs: S, blockOk: b.blockOk.ptr, tbOk: b.tbOk.ptr });
     const P = C > 1 ? code.k - 24 : code.k;
+    mark?.('copy');
     this.packK.launch(this.grid1(S * this.tbBytes, stream), [b.bits.ptr, b.packed.ptr, S, C, code.k, P, r.A]);
     b.packed.downloadAsync(this.out, stream, S * this.tbBytes, 0, o.packed);
     b.blockOk.downloadAsync(this.out, stream, S * C, 0, o.blockOk);

@@ -12,6 +12,12 @@ export {
 } from './options.js';
 export type { ReceivedSlot, SlotResult } from './result.js';
 export { receiveSlotsCpu } from './cpu.js';
-export { type SlotLaunch, type SlotReceiverCudaPlan, slotReceiverCudaPlan } from './cuda.js';
+export {
+  RECEIVER_STAGES,
+  type ReceiverStage,
+  type SlotLaunch,
+  type SlotReceiverCudaPlan,
+  slotReceiverCudaPlan,
+} from './cuda.js';
 export { receiveSlot, receiveSlots } from './receive.js';
 export { receivedGrid, transmitSlot } from './transmit.js';
