@@ -18,10 +18,10 @@
 // One block of CRC_BLOCK threads (a multiple of 32) a transport block; warp w checks code blocks
 // w, w + CRC_BLOCK / 32, ...; the warps' transport block remainders meet in shared memory.
 // Launch: grid tbs, block CRC_BLOCK, dynamic shared CRC_BLOCK / 32 x 4 bytes.
-// nvcc-variant: -DCRC_BLOCK=256
+// nvcc-variant: -DCRC_BLOCK=1024
 
 #ifndef CRC_BLOCK
-#define CRC_BLOCK 256
+#define CRC_BLOCK 1024
 #endif
 #define CRC_WARPS (CRC_BLOCK / 32)
 // 38.212 5.1 gCRC24B without D^24

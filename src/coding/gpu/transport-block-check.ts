@@ -10,7 +10,7 @@ import type { NrBaseGraph } from '../nr.js';
 import { transportBlockSegmentation, transportBlockSize, type TransportBlockSegmentation } from '../transport-block.js';
 
 /** Threads a transport block (a multiple of 32: a warp per code block at a time). */
-const CRC_BLOCK = 256;
+const CRC_BLOCK = 1024;
 
 /** The shape of the transport blocks a plan checks. */
 export interface TransportBlockCheckShape {

@@ -61,6 +61,76 @@ __device__ inline float pic_log_add(float a, float b) {
   return a > b ? a + log1pf(expf(b - a)) : b + log1pf(expf(a - b));
 }
 
+#if PAM_Q == 0
+// The extrinsic max-log (or log-sum-exp) terms of bit b, a0[b] over the points with b = 0 and a1[b]
+// over b = 1 (each point's metric -|z - x|^2 / nu2 plus its bits' log priors less bit b's own), and
+// the MAP point, over the whole constellation.
+__device__ inline void pic_demap(float zr, float zi, float nu2, const float* la, int* best, float* a0, float* a1) {
+  float bestMetric = -INFINITY_F;
+  for (int b = 0; b < PIC_BPS; b++) { a0[b] = -INFINITY_F; a1[b] = -INFINITY_F; }
+  for (int c = 0; c < PIC_M; c++) {
+    const Cf pt = pic_point(c);
+    const float dr = zr - pt.r, di = zi - pt.i;
+    const float full = pic_term(la, c) - (dr * dr + di * di) / nu2;
+    if (full > bestMetric) { bestMetric = full; *best = c; }
+    for (int b = 0; b < PIC_BPS; b++) {
+      const int one = pic_bit(c, b);
+      const float m = full - (one ? -0.5f : 0.5f) * la[b];
+#if PIC_LOGMAP
+      if (one) a1[b] = pic_log_add(a1[b], m); else a0[b] = pic_log_add(a0[b], m);
+#else
+      if (one) a1[b] = fmaxf(a1[b], m); else a0[b] = fmaxf(a0[b], m);
+#endif
+    }
+  }
+}
+#else
+#define PIC_PAM_BITS (PIC_BPS / 2)
+// As above, for a square QAM: a point's metric and log prior split into the real PAM level's and
+// the imaginary one's (the real label's bit p is symbol bit b = PIC_BPS - 2 - 2p, the imaginary's
+// b = PIC_BPS - 1 - 2p), so each bit's terms are the maxima (sums) over its own dimension's PAM_Q
+// levels, the other dimension's maximum (sum) cancelling in a0[b] - a1[b]: 2 PAM_Q metrics instead
+// of PAM_Q^2. a0, a1 hold each bit's terms up to that common part.
+__device__ inline void pic_demap(float zr, float zi, float nu2, const float* la, int* best, float* a0, float* a1) {
+  float mr[PAM_Q], mi[PAM_Q];
+  int labr = 0, labi = 0;
+  float br = -INFINITY_F, bi = -INFINITY_F;
+#pragma unroll
+  for (int l = 0; l < PAM_Q; l++) {
+    const float x = pam_level(l);
+    const int lab = pam_label(l);
+    float tr = -(zr - x) * (zr - x) / nu2, ti = -(zi - x) * (zi - x) / nu2;
+#pragma unroll
+    for (int p = 0; p < PIC_PAM_BITS; p++) {
+      const float sgn = (lab >> p) & 1 ? -0.5f : 0.5f;
+      tr += sgn * la[PIC_BPS - 2 - 2 * p];
+      ti += sgn * la[PIC_BPS - 1 - 2 * p];
+    }
+    mr[l] = tr; mi[l] = ti;
+    if (tr > br) { br = tr; labr = lab; }
+    if (ti > bi) { bi = ti; labi = lab; }
+  }
+  *best = (spread_bits(labr) << 1) | spread_bits(labi);
+#pragma unroll
+  for (int p = 0; p < PIC_PAM_BITS; p++) {
+    float r0 = -INFINITY_F, r1 = -INFINITY_F, i0 = -INFINITY_F, i1 = -INFINITY_F;
+#pragma unroll
+    for (int l = 0; l < PAM_Q; l++) {
+      const bool one = (pam_label(l) >> p) & 1;
+#if PIC_LOGMAP
+      if (one) { r1 = pic_log_add(r1, mr[l]); i1 = pic_log_add(i1, mi[l]); } else { r0 = pic_log_add(r0, mr[l]); i0 = pic_log_add(i0, mi[l]); }
+#else
+      if (one) { r1 = fmaxf(r1, mr[l]); i1 = fmaxf(i1, mi[l]); } else { r0 = fmaxf(r0, mr[l]); i0 = fmaxf(i0, mi[l]); }
+#endif
+    }
+    // less the bit's own prior term (+L/2 on its 0 side, -L/2 on its 1 side)
+    const int br_ = PIC_BPS - 2 - 2 * p, bi_ = PIC_BPS - 1 - 2 * p;
+    a0[br_] = r0 - 0.5f * la[br_]; a1[br_] = r1 + 0.5f * la[br_];
+    a0[bi_] = i0 - 0.5f * la[bi_]; a1[bi_] = i1 + 0.5f * la[bi_];
+  }
+}
+#endif
+
 extern "C" __global__ void mmse_pic_detect(const float* __restrict__ H, const float* __restrict__ y, const float* __restrict__ noise,
                                            const float* __restrict__ prior, int* __restrict__ symbols, float* __restrict__ llr,
                                            int* __restrict__ status, int vectors, int vpc, float clip) {
@@ -165,26 +235,9 @@ extern "C" __global__ void mmse_pic_detect(const float* __restrict__ H, const fl
       const float zr = xh[s].r + er * ia, zi = xh[s].i + ei * ia;
       const float r = n0 * inv[s + s * LIN_NT].r * ia, nu2 = r > 0.f ? r : INFINITY_F;
       // log prior terms of the points, the MAP point, the extrinsic LLRs
-      int best = 0; float bestMetric = -INFINITY_F;
+      int best = 0;
       float a0[PIC_BPS], a1[PIC_BPS];
-      for (int b = 0; b < PIC_BPS; b++) { a0[b] = -INFINITY_F; a1[b] = -INFINITY_F; }
-      for (int c = 0; c < PIC_M; c++) {
-        const Cf pt = pic_point(c);
-        const float dr = zr - pt.r, di = zi - pt.i;
-        float term = 0.f;
-        for (int b = 0; b < PIC_BPS; b++) term += pic_bit(c, b) ? -0.5f * la[s * PIC_BPS + b] : 0.5f * la[s * PIC_BPS + b];
-        const float full = term - (dr * dr + di * di) / nu2;
-        if (full > bestMetric) { bestMetric = full; best = c; }
-        for (int b = 0; b < PIC_BPS; b++) {
-          const int one = pic_bit(c, b);
-          const float m = full - (one ? -0.5f : 0.5f) * la[s * PIC_BPS + b];
-#if PIC_LOGMAP
-          if (one) a1[b] = pic_log_add(a1[b], m); else a0[b] = pic_log_add(a0[b], m);
-#else
-          if (one) a1[b] = fmaxf(a1[b], m); else a0[b] = fmaxf(a0[b], m);
-#endif
-        }
-      }
+      pic_demap(zr, zi, nu2, la + s * PIC_BPS, &best, a0, a1);
       for (int b = 0; b < PIC_BPS; b++) { const float l = a0[b] - a1[b]; le[s * PIC_BPS + b] = l == l ? l : 0.f; }
       if (zero[s]) { Cf pt; best = slice_symbol(zr, zi, &pt); }
       if (it + 1 == PIC_ITER) symbols[(size_t)v * LIN_NT + s] = best;
