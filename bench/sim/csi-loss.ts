@@ -24,6 +24,7 @@ import { simulate } from '../../src/sim/simulate.js';
 import { parseSnrList } from '../../src/sim/snr.js';
 import type { SimulationResult } from '../../src/sim/types.js';
 import { BenchArgs } from '../args.js';
+import { crossing } from './crossing.js';
 
 const cl = BenchArgs.parse(
   'csi-loss',
@@ -65,19 +66,6 @@ const seed = cl.int('seed', 0, 2 ** 47, 29);
 const out = cl.text('out', 'bench/sim/csi-loss');
 mkdirSync(out, { recursive: true });
 
-/** The SNR (dB) where a curve crosses `ber`, interpolated in log BER; null when it does not. */
-function crossing(points: { snr: number; ber: number }[], ber: number): number | null {
-  for (let i = 1; i < points.length; i++) {
-    const a = points[i - 1]!,
-      b = points[i]!;
-    if (a.ber >= ber && b.ber < ber && b.ber > 0) {
-      const t = (Math.log(a.ber) - Math.log(ber)) / (Math.log(a.ber) - Math.log(b.ber));
-      return a.snr + t * (b.snr - a.snr);
-    }
-  }
-  return null;
-}
-
 const rows: string[] = [];
 for (const model of models) {
   const runs = new Map<string, SimulationResult>();
@@ -110,7 +98,7 @@ for (const model of models) {
         runs
           .get(csi)!
           .points.filter((p) => p.algorithm === d)
-          .map((p) => ({ snr: p.snr, ber: p.ber })),
+          .map((p) => ({ snr: p.snr, rate: p.ber })),
         target,
       );
     const perfect = at('perfect');
