@@ -35,6 +35,7 @@ import {
 import type { LdpcCode } from '../code.js';
 import { DECODER_SCHEMA, LDPC_MIN_SUM_SCALE, resolveDecoderOptions, type ResolvedDecoderOptions } from '../decoder.js';
 import { nrRateMatchMap, nrRateRecover } from '../nr.js';
+import { rateRecoveryCudaPlan } from './rate-recovery.js';
 import type { DecodeBatchResult, DecoderOptions, QcParityCheck } from '../types.js';
 
 /** Where a batch is decoded: the GPU when it can ('auto'), or the one named. */
@@ -404,36 +405,50 @@ export async function decodeBatchAsync(
   const ctx = requireCuda();
   const qc = code.qc!;
   const nFull = qc.blockCols * qc.z;
-  const direct = llr instanceof Float32Array && !code.nr && nFull === code.n;
-  const input = direct ? llr : ldpcDecoderInput(code, llr, frames, o);
+  // float32 channel LLRs go to the device as they are: a code not sent whole (NR rate matching,
+  // shortening) is recovered there (rateRecoveryCudaPlan), not in a host loop over every value
+  const onDevice = llr instanceof Float32Array;
+  const recovery =
+    onDevice && (code.nr || nFull !== code.n) ? rateRecoveryCudaPlan(ctx, code, { saturation: o.saturation }) : null;
+  const input = onDevice ? llr : ldpcDecoderInput(code, llr, frames, o);
+  const perFrame = onDevice ? code.n : nFull;
   const plan = ldpcCudaPlan(ctx, code, o, { input: input instanceof Int32Array ? 'int32' : 'float32', framesPerBlock });
   const bits = out?.bits ?? new Uint8Array(frames * code.k);
   const iterations = out?.iterations ?? new Int32Array(frames);
   const ok = out?.ok ?? new Uint8Array(frames);
-  await runBatch(ctx, {
-    name: `ldpc ${o.algorithm}`,
-    items: frames,
-    inputs: [{ array: input, bytesPerItem: nFull * 4 }],
-    outputs: [{ array: bits, bytesPerItem: code.k }],
-    scratch: [],
-    statusWords: 1,
-    options: gpuBatch,
-    enqueue(stream, chunk) {
-      plan.enqueue(stream, {
-        llr: chunk.inputs[0]!,
-        bits: chunk.outputs[0]!,
-        status: chunk.status,
-        frames: chunk.count,
-      });
-    },
-    settle(first, count, status) {
-      for (let i = 0; i < count; i++) {
-        const s = status[i]!;
-        if (s & LDPC_STATUS.NON_FINITE) throw nonFinite(llr, code.n, first + i);
-        iterations[first + i] = s & LDPC_STATUS.ITERATIONS_MASK;
-        ok[first + i] = s & LDPC_STATUS.OK ? 1 : 0;
-      }
-    },
-  });
+  try {
+    await runBatch(ctx, {
+      name: `ldpc ${o.algorithm}`,
+      items: frames,
+      inputs: [{ array: input, bytesPerItem: perFrame * 4 }],
+      outputs: [{ array: bits, bytesPerItem: code.k }],
+      scratch: recovery ? [{ bytesPerItem: nFull * 4 }] : [],
+      statusWords: 1,
+      options: gpuBatch,
+      enqueue(stream, chunk) {
+        let llrIn = chunk.inputs[0]!;
+        if (recovery) {
+          recovery.enqueue(stream, { llr: llrIn, input: chunk.scratch[0]!, frames: chunk.count });
+          llrIn = chunk.scratch[0]!;
+        }
+        plan.enqueue(stream, {
+          llr: llrIn,
+          bits: chunk.outputs[0]!,
+          status: chunk.status,
+          frames: chunk.count,
+        });
+      },
+      settle(first, count, status) {
+        for (let i = 0; i < count; i++) {
+          const s = status[i]!;
+          if (s & LDPC_STATUS.NON_FINITE) throw nonFinite(llr, code.n, first + i);
+          iterations[first + i] = s & LDPC_STATUS.ITERATIONS_MASK;
+          ok[first + i] = s & LDPC_STATUS.OK ? 1 : 0;
+        }
+      },
+    });
+  } finally {
+    recovery?.free();
+  }
   return { bits, iterations, ok, engine: 'cuda' };
 }
