@@ -21,7 +21,6 @@ import { nrRateMatchMap, nrRateRecover } from '../../src/coding/nr.js';
 import { cudaAvailable } from '../../src/gpu/context.js';
 import { snrToNoiseVar } from '../../src/mimo/channel.js';
 import { constellation } from '../../src/mimo/modulation.js';
-import { DETECTOR_REGISTRY, type DetectorEntry } from '../../src/mimo/registry.js';
 import type { DetectOptions, Modulation } from '../../src/mimo/types.js';
 import { runChunk, type ChunkTask } from '../../src/sim/chunk.js';
 import type { ChannelModel } from '../../src/channels/index.js';
@@ -30,6 +29,7 @@ import { linkChannelSpan } from '../../src/sim/link.js';
 import { codedFrameOnCpu, linkVectorOnCpu } from '../../src/sim/gpu/cpu-vector.js';
 import { generateLinkChunk, type LinkChunk } from '../../src/sim/link.js';
 import { resolveEngine, simulate } from '../../src/sim/simulate.js';
+import { injectFlags } from './flag-injection.js';
 import { compileEmulated, emulatorUnavailable, runEmulated } from '../gpu/cuda-emulator.js';
 
 const cuda = cudaAvailable();
@@ -801,43 +801,12 @@ test("device GPU executor, coded: per-chunk counts agree with runChunk's (same d
   }
 });
 
-/** A kernel that flags every `every`-th vector of a launch FLOAT32_UNSAFE after the detector (the executor then redoes it on the CPU). */
-const FLAG_KERNEL =
-  'extern "C" __global__ void flag_every(int* status, int vectors, int every) { const int g = blockIdx.x * 128 + threadIdx.x; if (g < vectors && g % every == 3) status[2 * g] |= 16; }';
-
 test('device GPU executor, coded: frames with vectors to redo (forced) are decoded again with CPU LLRs for them, within and past the kept frames and the listed vectors', {
   skip,
 }, async (t) => {
   const { GpuLinkExecutor } = await import('../../src/sim/gpu/executor.js');
-  const { loadModule } = await import('../../src/gpu/module-cache.js');
-  const reg = DETECTOR_REGISTRY as Record<string, DetectorEntry>;
-  const entry = reg.nway!;
   let every = 97;
-  reg.nway = {
-    ...entry,
-    cuda: async () => {
-      const real = (await entry.cuda!())!;
-      return {
-        ...real,
-        create(ctx, setup) {
-          const plan = real.create(ctx, setup);
-          const k = loadModule(ctx, { source: FLAG_KERNEL, name: 'flag-every.cu' }).kernel('flag_every', [
-            'ptr',
-            'i32',
-            'i32',
-          ]);
-          return {
-            scratchBytesPerChannel: plan.scratchBytesPerChannel,
-            enqueue(stream, chunk) {
-              plan.enqueue(stream, chunk);
-              const vectors = chunk.channels * chunk.vectorsPerChannel;
-              k.launch({ grid: Math.ceil(vectors / 128), block: 128, stream }, [chunk.status, vectors, every]);
-            },
-          };
-        },
-      };
-    },
-  };
+  const restore = injectFlags('nway', () => every);
   // 3 chunks of 1728 vectors a launch: every 97th vector flags 53 (within the 64 listed with the
   // counts), every 41st 126 (the full list read back); both past the 16 frames whose LLRs are kept
   try {
@@ -909,7 +878,7 @@ test('device GPU executor, coded: frames with vectors to redo (forced) are decod
       }
     }
   } finally {
-    reg.nway = entry;
+    restore();
   }
 });
 

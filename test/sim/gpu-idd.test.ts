@@ -27,7 +27,7 @@ import { picDefines, PIC_KERNEL_URL } from '../../src/mimo/detectors/mmse-pic/cu
 import { UNANSWERED } from '../../src/mimo/fallback.js';
 import { MIMO_STATUS } from '../../src/mimo/gpu/status.js';
 import { constellation } from '../../src/mimo/modulation.js';
-import { DETECTOR_REGISTRY, type DetectorEntry } from '../../src/mimo/registry.js';
+import { injectFlags } from './flag-injection.js';
 import type { DetectOptions, Modulation } from '../../src/mimo/types.js';
 import { runChunk, type ChunkTask } from '../../src/sim/chunk.js';
 import {
@@ -560,38 +560,9 @@ test("device GPU executor, IDD: per-chunk counts agree with runChunk's; frames w
   skip,
 }, async (t) => {
   const { GpuLinkExecutor } = await import('../../src/sim/gpu/executor.js');
-  const { loadModule } = await import('../../src/gpu/module-cache.js');
-  const reg = DETECTOR_REGISTRY as Record<string, DetectorEntry>;
-  const entry = reg['mmse-pic']!;
   // every `every`-th vector flagged FLOAT32_UNSAFE after each detection (0: none)
   let every = 0;
-  const FLAG =
-    'extern "C" __global__ void flag_every(int* status, int vectors, int every) { const int g = blockIdx.x * 128 + threadIdx.x; if (every > 0 && g < vectors && g % every == 3) status[2 * g] |= 16; }';
-  reg['mmse-pic'] = {
-    ...entry,
-    cuda: async () => {
-      const real = (await entry.cuda!())!;
-      return {
-        ...real,
-        create(ctx, setup) {
-          const plan = real.create(ctx, setup);
-          const k = loadModule(ctx, { source: FLAG, name: 'flag-every.cu' }).kernel('flag_every', [
-            'ptr',
-            'i32',
-            'i32',
-          ]);
-          return {
-            scratchBytesPerChannel: plan.scratchBytesPerChannel,
-            enqueue(stream, chunk) {
-              plan.enqueue(stream, chunk);
-              const vectors = chunk.channels * chunk.vectorsPerChannel;
-              k.launch({ grid: Math.ceil(vectors / 128), block: 128, stream }, [chunk.status, vectors, every]);
-            },
-          };
-        },
-      };
-    },
-  };
+  const restore = injectFlags('mmse-pic', () => every);
   try {
     for (const c of [
       { code: 'wimax:576', nt: 4, modulation: '16qam' as const, esn0: 6, every: 0 },
@@ -663,7 +634,7 @@ test("device GPU executor, IDD: per-chunk counts agree with runChunk's; frames w
       }
     }
   } finally {
-    reg['mmse-pic'] = entry;
+    restore();
   }
 });
 

@@ -15,6 +15,7 @@
 // nvcc-variant: -DLINK_BLOCK=256 -DNT=2 -DNR=4 -DLINK_CODED=1
 
 #include "link.cuh"
+#include "../../channels/estimation/gpu/dmrs.cuh"
 
 #ifndef LINK_BLOCK
 #define LINK_BLOCK 256
@@ -30,11 +31,7 @@ extern "C" __global__ void __launch_bounds__(LINK_BLOCK) ofdm_data(
   const int v = (int)(g - c * chunkVectors);
   const int k = v % K;
   // the (v / K)-th data symbol: skip the DM-RS symbols below it
-  int l = -1;
-  for (int left = v / K; left >= 0;) {
-    l++;
-    if (!((dmrsMask >> l) & 1)) left--;
-  }
+  const int l = ofdm_data_symbol(dmrsMask, v / K);
   const long long re = (long long)l * K + k;
   const double* h = H64 + 2 * NR * NT * (flat ? c : c * 14 * K + re);
   link_vector(points, h, tx, y32, seed, snrIndex, chunk0 + c, (unsigned long long)v, (unsigned long long)re, g, M, sd);

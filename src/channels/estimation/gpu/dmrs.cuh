@@ -23,6 +23,16 @@ __device__ __forceinline__ int ofdm_dmrs_symbol(int mask, int d) {
   return l;
 }
 
+// The u-th data symbol of the slot (the u-th symbol whose bit of mask is clear).
+__device__ __forceinline__ int ofdm_data_symbol(int mask, int u) {
+  int l = -1;
+  for (int left = u; left >= 0;) {
+    l++;
+    if (!((mask >> l) & 1)) left--;
+  }
+  return l;
+}
+
 // Layer j's pilot m of DM-RS symbol d: seq is the slot's sequence.
 __device__ __forceinline__ void ofdm_pilot(const double* seq, int M, int j, int d, int m, double beta, double* pr, double* pi) {
   const double w = (m & 1) && (j & 1) ? -beta : beta;

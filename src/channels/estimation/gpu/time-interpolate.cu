@@ -27,11 +27,7 @@ extern "C" __global__ void __launch_bounds__(OFDM_BLOCK) ofdm_estimate(
   const int v = (int)(g - c * chunkVectors);
   const int k = v % K;
   // the vector's symbol: the (v / K)-th without DM-RS
-  int l = -1;
-  for (int left = v / K; left >= 0;) {
-    l++;
-    if (!((dmrsMask >> l) & 1)) left--;
-  }
+  const int l = ofdm_data_symbol(dmrsMask, v / K);
   // the DM-RS symbols around l: d0 = d1 at the ends (held)
   int d1 = 0;
   while (d1 < D && ofdm_dmrs_symbol(dmrsMask, d1) < l) d1++;
