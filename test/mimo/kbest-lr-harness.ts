@@ -22,7 +22,7 @@ export interface Problem {
   modulation: Modulation;
   channels: number;
   vpc: number;
-  /** Normalized (largest entry of each channel in [1, 2)), float32-exact. */
+  /** Normalized (largest entry of each channel in [1, 2)), float32-exact unless made otherwise. */
   H: Float64Array;
   y: Float64Array;
   noise: Float64Array;
@@ -32,7 +32,11 @@ export interface Problem {
 
 const exponentOf = (x: number): number => Math.floor(Math.log2(x));
 
-/** Rayleigh channels, uniform symbols, noise at Es/N0 = snrDb; every number rounded to float32, then normalized by powers of two. */
+/**
+ * Rayleigh channels, uniform symbols, noise at Es/N0 = snrDb; every number rounded to float32
+ * (H and y kept in float64 with `float32 = false`: the same draws, unrounded), then normalized by
+ * powers of two.
+ */
 export function makeProblem(
   seed: number,
   nt: number,
@@ -41,13 +45,15 @@ export function makeProblem(
   channels: number,
   vpc: number,
   snrDb: number,
+  float32 = true,
 ): Problem {
+  const round = float32 ? Math.fround : (x: number): number => x;
   const rng = new Philox(seed, 7);
-  const H = rayleighChannels(rng, channels, nt, nr).map(Math.fround);
+  const H = rayleighChannels(rng, channels, nt, nr).map(round);
   const vectors = channels * vpc;
   const { indices, symbols } = randomSymbols(rng, vectors * nt, modulation);
   const n0 = snrToNoiseVar(snrDb, 'esn0', constellation(modulation).bitsPerSymbol);
-  const y = addNoise(rng, transmit(H, symbols, nt, nr, vpc), n0).map(Math.fround);
+  const y = addNoise(rng, transmit(H, symbols, nt, nr, vpc), n0).map(round);
   const noise = new Float64Array(vectors);
   const hLen = 2 * nr * nt,
     yLen = 2 * nr;

@@ -6,9 +6,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { Philox } from '../../src/core/rng.js';
-import { RankDeficientError } from '../../src/core/errors.js';
+import { InvalidArgumentError, RankDeficientError } from '../../src/core/errors.js';
 import { makeBatch } from '../../src/core/matrix.js';
-import { mgsInPlace, qrBatch, qrMgs, sortedQr, type QrResult } from '../../src/mimo/preprocess/qr.js';
+import { mgsInPlace, qrBatch, qrInto, qrMgs, sortedQr, type QrResult } from '../../src/mimo/preprocess/qr.js';
 import { mrvd, realVector, realVectors, rvd, type RealLayout } from '../../src/mimo/preprocess/rvd.js';
 import { transmit } from '../../src/mimo/channel.js';
 import { rayleighChannels } from '../../src/channels/index.js';
@@ -103,6 +103,48 @@ test('sorted QR (SQRD): each step takes the remaining column of least (or greate
       }
     }
   }
+});
+
+test('sorted QR by pairs (MRVD): after whole streams a real part, and the order survives rounding H to float32', () => {
+  for (let t = 0; t < 200; t++) {
+    const nt = 1 + rng.int(6),
+      nr = nt + rng.int(3);
+    const m = 2 * nr,
+      n = 2 * nt;
+    const H = rayleighChannels(rng, 1, nt, nr);
+    const orderOf = (h: Float64Array): QrResult => {
+      const r = { m, n, Q: new Float64Array(m * n), R: new Float64Array(n * n), perm: new Int32Array(n) };
+      qrInto(mrvd(h, 1, nt, nr), 0, m, n, 'ascending', r.Q, r.R, r.perm, undefined, undefined, true);
+      return r;
+    };
+    const r = orderOf(H);
+    checkQr(mrvd(H, 1, nt, nr), m, n, r, `pairs ${m}x${n} #${t}`);
+    // with whole streams taken, the next stream's columns 2j, 2j + 1 (Re, Im) tie: the real part first
+    for (let i = 0; i < n; i += 1) {
+      const taken = r.perm.subarray(0, i);
+      if (taken.every((d) => taken.includes(d ^ 1)))
+        assert.equal(r.perm[i]! % 2, 0, msg(`#${t}: column ${i} of [${r.perm}] taken after whole streams`));
+    }
+    assert.deepEqual([...orderOf(H.map(Math.fround)).perm], [...r.perm], msg(`#${t}: order after rounding H`));
+  }
+  const A = new Float64Array(12).fill(1);
+  assert.throws(
+    () =>
+      qrInto(
+        A,
+        0,
+        4,
+        3,
+        'ascending',
+        new Float64Array(12),
+        new Float64Array(9),
+        new Int32Array(3),
+        undefined,
+        undefined,
+        true,
+      ),
+    InvalidArgumentError,
+  );
 });
 
 test('the N-way extended MGS gives [R | Q^T y]; batched QR matches single QR', () => {

@@ -98,6 +98,14 @@ export function mgsInPlace(
  * for per-channel preprocessing. With ordering 'ascending' (SQRD) the remaining column of least
  * residual norm is taken at each step; 'descending' takes the largest (QR with column pivoting).
  * Throws RankDeficientError when a column is (numerically) dependent on the others.
+ *
+ * `pairs` (with 'ascending'): columns 2j and 2j + 1 of A are the real and imaginary parts of one
+ * complex unknown (the MRVD). While the columns taken so far form whole pairs, the two residual
+ * norms of every remaining pair are equal in exact arithmetic (a pair's columns are orthogonal and
+ * the span of whole pairs is closed under multiplication by i), so rounding alone would pick one:
+ * then a pair counts as one column of the lesser of its two residuals, and equal residuals go to
+ * the column of least index in A, the pair's real part first. With a pair half taken no such tie
+ * exists and the least residual is taken, as with 'ascending'.
  */
 export function qrInto(
   A: ArrayLike<number>,
@@ -110,8 +118,13 @@ export function qrInto(
   perm: Int32Array,
   norms?: Float64Array,
   resid?: Float64Array,
+  pairs = false,
 ): void {
   checkShape(A.length, aOff, m, n);
+  if (pairs && (ordering !== 'ascending' || n % 2 !== 0))
+    throw new InvalidArgumentError(
+      `QR by pairs of columns needs ordering 'ascending' and an even n, got '${ordering}', n = ${n}`,
+    );
   const orig = norms ?? new Float64Array(n);
   for (let k = 0; k < n; k++) {
     perm[k] = k;
@@ -133,11 +146,29 @@ export function qrInto(
       // Pick the pivot among the residual columns i..n-1 and swap it (Q, R's rows above i, perm).
       let best = i,
         bestVal = res[i]!;
-      for (let k = i + 1; k < n; k++) {
-        const v = res[k]!;
-        if (ordering === 'ascending' ? v < bestVal : v > bestVal) {
-          bestVal = v;
-          best = k;
+      if (pairs) {
+        let whole = true;
+        for (let t = 0; t < i && whole; t++) {
+          whole = false;
+          for (let u = 0; u < i; u++) if (perm[u] === (perm[t]! ^ 1)) whole = true;
+        }
+        bestVal = Infinity;
+        for (let k = i; k < n; k++) {
+          let v = res[k]!;
+          // whole pairs taken: the pair's lesser residual, and the least index on a tie
+          if (whole) for (let t = i; t < n; t++) if (perm[t] === (perm[k]! ^ 1) && res[t]! < v) v = res[t]!;
+          if (v < bestVal || (whole && v === bestVal && perm[k]! < perm[best]!)) {
+            bestVal = v;
+            best = k;
+          }
+        }
+      } else {
+        for (let k = i + 1; k < n; k++) {
+          const v = res[k]!;
+          if (ordering === 'ascending' ? v < bestVal : v > bestVal) {
+            bestVal = v;
+            best = k;
+          }
         }
       }
       if (best !== i) {

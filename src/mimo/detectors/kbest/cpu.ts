@@ -4,6 +4,14 @@
  * first at the root), each vector is searched breadth-first keeping K paths per level, the best of
  * the final list is the hard decision, and the list gives max-log LLRs (a bit without a
  * counter-hypothesis in the list gets +-opts.llrClip, default 8).
+ *
+ * The list depends on the detection order, so rounding does not choose it: where a stream's real
+ * and imaginary dimensions tie in the SQRD (equal residuals in exact arithmetic, while the
+ * dimensions taken form whole streams) they count as one and the real part goes first (qrInto's
+ * `pairs`); exact metric ties go by child index (search.ts). The
+ * CUDA engine (cuda.ts) keeps the same list wherever no cut of the search lies within float32
+ * rounding, its LLRs then within a proven bound (docs/API.md, "kbest: detection order, ties, and
+ * the GPU against the CPU engine").
  */
 import { InvalidArgumentError, NodeBudgetError, UnsupportedError } from '../../../core/index.js';
 import { applyQt, qrInto } from '../../preprocess/qr.js';
@@ -73,7 +81,21 @@ export const detector: CpuDetector<KBestPrep> = {
       prepare(H, hOff) {
         fillRealMatrix(model, H, hOff, natural, realH);
         const prep = { Q: new Float64Array(rows * nd), R: new Float64Array(nd * nd), perm: new Int32Array(nd) };
-        qrInto(realH, 0, rows, nd, 'ascending', prep.Q, prep.R, prep.perm);
+        // A stream's real and imaginary parts tie in the sorted QR: taken by rule, not by rounding
+        // (the list, unlike ML, depends on the order).
+        qrInto(
+          realH,
+          0,
+          rows,
+          nd,
+          'ascending',
+          prep.Q,
+          prep.R,
+          prep.perm,
+          undefined,
+          undefined,
+          model.dimsPerStream === 2,
+        );
         return prep;
       },
       detect(prep, y, yOff, noiseVar, out, v) {

@@ -4,6 +4,13 @@
  * group of threads (sorting children by the CPU's (metric, child index) rule) and writes the best
  * survivor's symbols and the list's max-log LLRs, in float32.
  * Scratch per channel: Q (rows x nd float32), R (nd x nd float32), [flags, perm[nd]] (int32).
+ *
+ * Against the CPU engine on the same float32 input, every tree node's metric lies within a bound
+ * delta of the CPU's (test/mimo/kbest-float32-bound.ts): where no pruned level keeps a child whose
+ * metric + delta reaches a cut child's metric - delta, both lists are the same, the decisions too
+ * unless another leaf lies that close to the best, and each LLR is within
+ * T = (1 + 8u)(D0 + D1) / N0 + 4u |LLR| (u = 2^-24 + 2^-53; D_w the bound of the leaves that may be
+ * the least with bit value w); elsewhere an LLR may differ by up to twice the clip (docs/API.md).
  */
 import { InvalidArgumentError, NodeBudgetError, UnsupportedError } from '../../../core/index.js';
 import { type CudaContext, type Kernel, loadModule, readKernelSource } from '../../../gpu/index.js';

@@ -8,7 +8,10 @@ export interface KbestOptions {
   k?: number;
 }
 
-/** K-best breadth-first search with max-log LLRs from the list. */
+/**
+ * K-best breadth-first search with max-log LLRs from the list (cpu.ts says how the detection order
+ * and ties are fixed, and how far the GPU's float32 search may lie from it).
+ */
 export const kbestEntry: DetectorEntry<'kbest', KbestOptions> = {
   name: 'kbest',
   description: 'K-best breadth-first search on the sorted QR; max-log LLRs from its list',

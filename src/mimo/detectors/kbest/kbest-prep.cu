@@ -1,8 +1,8 @@
 // K-best preprocessing, one thread per channel: the MRVD real matrix and its sorted QR (SQRD,
-// weakest real dimension first), computed in double with -fmad=false exactly as qrInto(...,
-// 'ascending') in src/mimo/preprocess/qr.ts does it, so that the column order (which K-best's
-// decisions depend on) is the CPU engine's; Q and R are then stored as float32 for the search.
-// Launched by cuda.ts.
+// weakest real dimension first, a stream's real part before its imaginary part where their
+// residuals tie), computed in double with -fmad=false exactly as qrInto(..., 'ascending', pairs)
+// in src/mimo/preprocess/qr.ts does it, so that the column order (which K-best's decisions depend
+// on) is the CPU engine's; Q and R are then stored as float32 for the search. Launched by cuda.ts.
 //
 // nvcc-variant: -fmad=false -DNR=4 -DNT=4 -DND=8 -DROWS=8 -DDPS=2 -DQL=4 -DMIMO_COMPILE_CHECK
 // nvcc-variant: -fmad=false -DNR=2 -DNT=2 -DND=2 -DROWS=4 -DDPS=1 -DQL=2 -DMIMO_COMPILE_CHECK
@@ -31,9 +31,26 @@ extern "C" __global__ void kbest_prep(const float* __restrict__ H, float* __rest
   for (int k = 0; k < n; k++) res[k] = orig[k] * orig[k];
   int flags = 0;
   for (int i = 0; i < n && flags == 0; i++) {
+    // The least residual; with two dimensions a stream (DPS = 2) and the columns taken so far in
+    // whole streams, a stream's real and imaginary columns tie in exact arithmetic: they count as
+    // one column of the lesser of the two, and equal residuals go to the least dimension, the real
+    // part first (qrInto's `pairs`, kbest/cpu.ts).
     int best = i;
     double bestVal = res[i];
-    for (int k = i + 1; k < n; k++) if (res[k] < bestVal) { bestVal = res[k]; best = k; }
+    if (DPS == 2) {
+      bool whole = true;
+      for (int t = 0; t < i && whole; t++) {
+        whole = false;
+        for (int u = 0; u < i; u++) if (perm[u] == (perm[t] ^ 1)) whole = true;
+      }
+      for (int k = i; k < n; k++) {
+        double v = res[k];
+        if (whole) for (int t = i; t < n; t++) if (perm[t] == (perm[k] ^ 1) && res[t] < v) v = res[t];
+        if (k == i || v < bestVal || (whole && v == bestVal && perm[k] < perm[best])) { bestVal = v; best = k; }
+      }
+    } else {
+      for (int k = i + 1; k < n; k++) if (res[k] < bestVal) { bestVal = res[k]; best = k; }
+    }
     if (best != i) {
       for (int r = 0; r < m; r++) { const double t = Q[r + i * m]; Q[r + i * m] = Q[r + best * m]; Q[r + best * m] = t; }
       for (int r = 0; r < i; r++) { const double t = R[r + i * n]; R[r + i * n] = R[r + best * n]; R[r + best * n] = t; }

@@ -3,6 +3,12 @@
  * integers in [-(Q-1), Q-1]: from the last level up, every surviving path is extended by all Q
  * children and the K children of least partial metric survive. With K >= Q^nd nothing is pruned
  * and the search is exhaustive (ML).
+ *
+ * Ties (the GPU kernel, kbest-search.cu, breaks them alike): child c of the survivor in slot s has
+ * index s Q + c; a pruned level keeps the K least children by (metric, index), in that order; a
+ * level whose children all survive keeps them in index order; the best survivor is the least by
+ * (metric, slot). Selecting without sorting finds the same list unless two metrics tie exactly at
+ * a cut or at the best (y = 0 makes x and -x tie), so search() sorts only then, in a second pass.
  */
 
 /** Buffers for one search, sized for K survivors and Q children each. */
@@ -38,9 +44,17 @@ export class KBestScratch {
 
   /**
    * Searches R (nd x nd, column-major) and z. Afterwards levels / metric hold the `count`
-   * survivors (in no particular order).
+   * survivors, in slots as the file comment says wherever their order decides a tie.
    */
   search(R: Float64Array, z: Float64Array): void {
+    if (!this.pass(R, z, false)) this.pass(R, z, true);
+  }
+
+  /**
+   * One search; `ordered` sorts every pruned level's survivors. Unordered, it returns false when
+   * an exact tie lies at a cut or at the best survivor (the slots' order would decide it).
+   */
+  private pass(R: Float64Array, z: Float64Array, ordered: boolean): boolean {
     const { k, nd, q } = this;
     const half = q - 1;
     let count = 1;
@@ -67,7 +81,13 @@ export class KBestScratch {
       nodes += children;
       const keep = children < k ? children : k;
       for (let c = 0; c < children; c++) this.childIndex[c] = c;
-      if (keep < children) selectSmallest(this.childIndex, this.childMetric, children, keep);
+      if (keep < children) {
+        if (ordered) sortSmallest(this.childIndex, this.childMetric, children, keep);
+        else {
+          const at = selectSmallest(this.childIndex, this.childMetric, children, keep);
+          if (tiedAtCut(this.childIndex, this.childMetric, children, keep, at)) return false;
+        }
+      }
       for (let t = 0; t < keep; t++) {
         const child = this.childIndex[t]!;
         const parent = (child / q) | 0;
@@ -87,18 +107,45 @@ export class KBestScratch {
     }
     this.count = count;
     this.nodes = nodes;
+    if (ordered) return true;
+    let best = Infinity,
+      ties = 0;
+    for (let t = 0; t < count; t++) {
+      const m = this.metric[t]!;
+      if (m < best) {
+        best = m;
+        ties = 0;
+      } else if (m === best) ties++;
+    }
+    return ties === 0;
   }
 }
 
 /**
- * Reorders idx[0 .. n) so that its first k entries index the k smallest keys (quickselect with a
- * median-of-three pivot; ties broken by index so the result is deterministic).
+ * After selectSmallest(idx, keys, n, k) returned `at`: whether the largest of keys[idx[0 .. k)]
+ * equals the least of keys[idx[k .. n)]. idx[at] is the k-th or the (k+1)-th smallest, so one side
+ * is scanned.
  */
-export function selectSmallest(idx: Int32Array, keys: Float64Array, n: number, k: number): void {
+function tiedAtCut(idx: Int32Array, keys: Float64Array, n: number, k: number, at: number): boolean {
+  const edge = keys[idx[at]!]!;
+  if (at === k) {
+    for (let t = 0; t < k; t++) if (keys[idx[t]!] === edge) return true;
+  } else {
+    for (let t = k; t < n; t++) if (keys[idx[t]!] === edge) return true;
+  }
+  return false;
+}
+
+/**
+ * Reorders idx[0 .. n) (0 < k < n) so that its first k entries index the k smallest keys
+ * (quickselect with a median-of-three pivot; ties broken by index so the result is deterministic).
+ * Returns the position, k - 1 or k, of its last pivot: the k-th or the (k+1)-th smallest.
+ */
+export function selectSmallest(idx: Int32Array, keys: Float64Array, n: number, k: number): number {
   let lo = 0,
     hi = n - 1;
-  // Each round shrinks [lo, hi] by at least one element, so at most n rounds.
-  for (let round = 0; round < n && lo < hi; round++) {
+  // lo <= k - 1 < k <= hi throughout; each round shrinks [lo, hi], so it ends at a pivot in k - 1 or k.
+  for (;;) {
     const mid = (lo + hi) >>> 1;
     // Median of three into idx[hi] as the pivot.
     if (less(keys, idx[mid]!, idx[lo]!)) swap(idx, mid, lo);
@@ -108,9 +155,48 @@ export function selectSmallest(idx: Int32Array, keys: Float64Array, n: number, k
     let store = lo;
     for (let t = lo; t < hi; t++) if (less(keys, idx[t]!, pivot)) swap(idx, t, store++);
     swap(idx, store, hi);
-    if (store === k - 1 || store === k) return;
+    if (store === k - 1 || store === k) return store;
     if (store < k) lo = store + 1;
     else hi = store - 1;
+  }
+}
+
+/**
+ * Reorders idx[0 .. n) so that its first k entries index the k smallest keys, sorted by (key,
+ * index): a quicksort (median-of-three pivots) that leaves unsorted what lies past the first k.
+ */
+export function sortSmallest(idx: Int32Array, keys: Float64Array, n: number, k: number): void {
+  sortRange(idx, keys, 0, n - 1, k);
+}
+
+/** Sorts the part of idx[lo .. hi] that can reach the first k places (recursing on the smaller side: depth log n). */
+function sortRange(idx: Int32Array, keys: Float64Array, lo: number, hi: number, k: number): void {
+  while (lo < hi && lo < k) {
+    if (hi - lo < 16) {
+      for (let t = lo + 1; t <= hi; t++) {
+        const v = idx[t]!;
+        let u = t;
+        for (; u > lo && less(keys, v, idx[u - 1]!); u--) idx[u] = idx[u - 1]!;
+        idx[u] = v;
+      }
+      return;
+    }
+    const mid = (lo + hi) >>> 1;
+    // Median of three into idx[hi] as the pivot.
+    if (less(keys, idx[mid]!, idx[lo]!)) swap(idx, mid, lo);
+    if (less(keys, idx[hi]!, idx[lo]!)) swap(idx, hi, lo);
+    if (less(keys, idx[mid]!, idx[hi]!)) swap(idx, mid, hi);
+    const pivot = idx[hi]!;
+    let store = lo;
+    for (let t = lo; t < hi; t++) if (less(keys, idx[t]!, pivot)) swap(idx, t, store++);
+    swap(idx, store, hi);
+    if (store - lo < hi - store) {
+      sortRange(idx, keys, lo, store - 1, k);
+      lo = store + 1;
+    } else {
+      sortRange(idx, keys, store + 1, hi, k);
+      hi = store - 1;
+    }
   }
 }
 
