@@ -127,6 +127,23 @@ struct int4 { int x, y, z, w; };
 inline int4 make_int4(int x, int y, int z, int w) { return int4{x, y, z, w}; }
 inline unsigned long long atomicAdd(unsigned long long* a, unsigned long long v) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); }
 inline unsigned __float_as_uint(float x) { unsigned r; std::memcpy(&r, &x, 4); return r; }
+// PRMT: result byte i is byte (s >> 4 i) & 7 of y:x (the CUDA default mode)
+inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
+  const unsigned long long v = (unsigned long long)y << 32 | x;
+  unsigned r = 0;
+  for (int i = 0; i < 4; i++) r |= (unsigned)(v >> (8 * ((s >> (4 * i)) & 7)) & 0xff) << (8 * i);
+  return r;
+}
+inline float __saturatef(float x) { return x >= 1.f ? 1.f : x > 0.f ? x : 0.f; }
+// a b + c rounded toward zero: exact in long double where a b + c spans at most 64 bits (the kernels'
+// fixed-point values), then truncated to float
+inline float __fmaf_rz(float a, float b, float c) {
+  const long double s = (long double)a * b + c;
+  float f = (float)s;
+  if (std::fabs((long double)f) > std::fabs(s)) f = std::nextafter(f, 0.f);
+  return f;
+}
+inline float __fadd_rz(float a, float b) { return __fmaf_rz(a, 1.f, b); }
 inline float __uint_as_float(unsigned x) { float r; std::memcpy(&r, &x, 4); return r; }
 
 inline unsigned atomicMin(unsigned* a, unsigned v) {

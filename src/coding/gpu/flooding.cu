@@ -36,6 +36,7 @@ struct FloodingLayer {
 struct FloodingSchedule {
   static constexpr int BUFFERS = 3;
   static constexpr bool KEEP_CHANNEL = true;
+  typedef LdpcMessages Messages;
   float *C, *N, *P;  // this order gives the register assignment of the measured build (bench/kernels/sass-snapshot.mjs)
   __device__ explicit FloodingSchedule(float* base) {
     C = base;
@@ -44,11 +45,11 @@ struct FloodingSchedule {
   }
   __device__ float* posteriors() const { return P; }
   __device__ float* channel() const { return C; }
-  __device__ __forceinline__ void iterate(float* R, int t, bool active) {
+  __device__ __forceinline__ void iterate(Messages& m, int t, bool active) {
     const unsigned t4 = 4u * t;
     if (active) for (int i = t; i < LDPC_NVARS; i += Z) N[i] = C[i];
     __syncthreads();
-    ldpc_each_layer(active, FloodingLayer{P, N, R, t4});
+    ldpc_each_layer(active, FloodingLayer{P, N, m.R, t4});
     // the new posteriors become the last ones (each thread of the frame swaps its own pointers)
     if (active) { float* s = P; P = N; N = s; }
   }

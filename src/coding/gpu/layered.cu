@@ -19,11 +19,21 @@
 // nvcc-variant: -DZ=96 -DNCOLS=24 -DNLAYERS=2 -DNEDGES=4 -DMAXDEG=2 -DQC_TABLE=0_3_5_0_1_7_23_95 -DQC_START=0_2_4 -DK_INFO=1152 -DFPB=2 -DALGO=2 -DALPHA_Q=192 -DBETA_Q=0 -DSAT_Q=1024 -DSAT=64.0 -DLLR_INT=0 -DEARLY_STOP=1
 #include "ldpc.cuh"
 
+// LDPC_CNS (compile-time switch; default: min-sum on a code with more than 128 blocks, whose
+// messages would not fit registers in full): the messages of a row kept compressed instead of one
+// float per block (see LdpcCompressed).
+#ifndef LDPC_CNS
+#define LDPC_CNS (ALGO <= 1 && NEDGES > 128 && MAXDEG <= 27)
+#endif
+#if LDPC_CNS && (ALGO > 1 || MAXDEG > 27)
+#error "compressed check-node messages (LDPC_CNS) are for min-sum (ALGO 0 / 1) with at most 27 blocks a layer"
+#endif
+
 #if ALGO == 2
 // Layer r's check rows by sum-product, written into the posteriors in place.
 template <int r>
 __device__ __forceinline__ void ldpc_layer(float* L, float* R, unsigned t4) { ldpc_spa_layer<r, false>(L, L, R, t4); }
-#else
+#elif !LDPC_CNS
 // Layer r's check rows by min-sum, the CPU's minSumPass: min1, min2 of |v| (min1 starts at SAT_Q),
 // magnitude floor(max(0, min - BETA_Q) ALPHA_Q / 256), the edge whose |v| equals min1 gets min2's.
 template <int r>
@@ -54,13 +64,97 @@ __device__ __forceinline__ void ldpc_layer(float* L, float* R, unsigned t4) {
     LDPC_AT(L, at[j]) = v[j] + rn;
   }
 }
+#else
+// The thread's messages compressed: a row's min-sum messages are all one magnitude m1 but on one
+// edge (idx, the edge whose |v| was min1), which has m2, each with its own sign. Two words a layer:
+//   W[2 r]     = m1 | m2 << 16   (after the alpha / beta step: 0 .. SAT_Q, and SAT_Q < 2^16, checked by the host)
+//   W[2 r + 1] = the signs (edge j's at bit d - 1 - j, 1: negative) | idx << 27   (d <= 27)
+// (value-initialised: every message 0). 2 NLAYERS registers instead of NEDGES (BG1: 92, not 316).
+struct LdpcCompressed {
+  unsigned W[2 * NLAYERS];
+};
+
+// min1 <= min2, the two smallest of |v[lo]| .. |v[lo + n - 1]| (n >= 2; n = 1: min2 is not set), by a
+// tournament: as many min / max as the CPU's sequential update, a short dependency chain.
+template <int lo, int n, int d>
+__device__ __forceinline__ void ldpc_min12(const float (&v)[d], float& min1, float& min2) {
+  if constexpr (n == 1) {
+    min1 = fabsf(v[lo]);
+  } else if constexpr (n == 2) {
+    min1 = fminf(fabsf(v[lo]), fabsf(v[lo + 1]));
+    min2 = fmaxf(fabsf(v[lo]), fabsf(v[lo + 1]));
+  } else {
+    constexpr int h = n / 2;
+    float a1, a2, b1, b2;
+    ldpc_min12<lo, h, d>(v, a1, a2);
+    ldpc_min12<lo + h, n - h, d>(v, b1, b2);
+    min1 = fminf(a1, b1);
+    const float hi = fmaxf(a1, b1);
+    if constexpr (h == 1) min2 = fminf(hi, b2);
+    else min2 = fminf(hi, fminf(a2, b2));
+  }
+}
+
+// The alpha / beta step of a minimum in fixed point, floor(max(0, m - BETA_Q) ALPHA_Q / 256), as the
+// float 2^23 + that integer (bits 0x4b000000 | integer): exact, the sum rounded toward zero.
+__device__ __forceinline__ float ldpc_scaled(float m) {
+  if (BETA_Q != 0) m = fmaxf(m - (float)BETA_Q, 0.f);
+  return __fmaf_rz(m, (float)ALPHA_Q * 0.00390625f, 8388608.f);
+}
+
+// Layer r's check rows by min-sum (as the full form above: the CPU's minSumPass), the last
+// iteration's messages rebuilt from W and this iteration's written back to it. A message m1 + h (m2 -
+// m1), h = 1 on the edge whose |v| is min1 (every such edge when tied: then m1 = m2) and 0 on the
+// others, is exact in float32 (integers below 2^24), as every other step.
+template <int r>
+__device__ __forceinline__ void ldpc_layer(float* L, unsigned* W, unsigned t4) {
+  constexpr int a = qc_start(r), d = qc_start(r + 1) - qc_start(r);
+  constexpr float TWO23 = 8388608.f;
+  LDPC_OPAQUE_U(t4);  // the layer's addresses computed here, not kept in registers from one iteration to the next
+  const unsigned A = W[2 * r], B = W[2 * r + 1];
+  float m1o = __uint_as_float((A & 0xffffu) | 0x4b000000u) - TWO23;
+  float m2o = __uint_as_float(__byte_perm(A, 0x4b000000u, 0x7632)) - TWO23;
+  LDPC_OPAQUE(m1o);  // one subtraction a layer, not one an edge after the select below
+  LDPC_OPAQUE(m2o);
+  const unsigned idx = B >> 27;
+  float v[d];
+  unsigned at[d], sv = 0;
+#pragma unroll
+  for (int j = 0; j < d; j++) {
+    at[j] = ldpc_off(a + j, t4);
+    const float mag = idx == (unsigned)j ? m2o : m1o;
+    const float ro = __uint_as_float(__float_as_uint(mag) | ((B << (32 - d + j)) & 0x80000000u));
+    v[j] = LDPC_AT(L, at[j]) - ro;
+    sv = sv << 1 | __float_as_uint(v[j]) >> 31;  // the sign of v[j] at bit d - 1 - j
+  }
+  float min1, min2 = (float)SAT_Q;
+  ldpc_min12<0, d, d>(v, min1, min2);
+  min1 = fminf(min1, (float)SAT_Q);
+  min2 = fminf(min2, (float)SAT_Q);
+  const float b1 = ldpc_scaled(min1), b2 = ldpc_scaled(min2);
+  const unsigned odd = __popc(sv) & 1u;  // the product of the signs: every message's sign but v[j]'s
+  const unsigned sgn = odd << 31;
+  const float m1 = __uint_as_float(__float_as_uint(b1 - TWO23) ^ sgn), dm = __uint_as_float(__float_as_uint(b2 - b1) ^ sgn);
+  const float c1 = min1 + 1.f;
+  float ix = 0.f;
+#pragma unroll
+  for (int j = 0; j < d; j++) {
+    const float h = __saturatef(c1 - fabsf(v[j]));
+    if (j > 0) ix = fmaf(h, (float)j, ix);
+    const float rn = __uint_as_float(__float_as_uint(fmaf(h, dm, m1)) ^ (__float_as_uint(v[j]) & 0x80000000u));
+    LDPC_AT(L, at[j]) = v[j] + rn;
+  }
+  W[2 * r] = __byte_perm(__float_as_uint(b1), __float_as_uint(b2), 0x5410);
+  W[2 * r + 1] = __float_as_uint(ix + TWO23) << 27 | (sv ^ (odd ? (1u << d) - 1u : 0u));
+}
 #endif
 
 // One layer of the layered schedule, as ldpc_each_layer calls it (a functor: NVRTC's JIT mode takes a
 // generic lambda's call operator for a host function).
+template <class T>
 struct LayeredLayer {
   float* L;
-  float* R;
+  T* R;
   unsigned t4;
   template <class Layer>
   __device__ __forceinline__ void operator()(Layer) const { ldpc_layer<Layer::index>(L, R, t4); }
@@ -70,13 +164,22 @@ struct LayeredLayer {
 struct LayeredSchedule {
   static constexpr int BUFFERS = 1;
   static constexpr bool KEEP_CHANNEL = false;
+#if LDPC_CNS
+  typedef LdpcCompressed Messages;
+#else
+  typedef LdpcMessages Messages;
+#endif
   float* L;
   __device__ explicit LayeredSchedule(float* base) : L(base) {}
   __device__ float* posteriors() const { return L; }
   __device__ float* channel() const { return nullptr; }
-  __device__ __forceinline__ void iterate(float* R, int t, bool active) {
+  __device__ __forceinline__ void iterate(Messages& m, int t, bool active) {
     unsigned t4 = 4u * t;
-    ldpc_each_layer(active, LayeredLayer{L, R, t4});
+#if LDPC_CNS
+    ldpc_each_layer(active, LayeredLayer<unsigned>{L, m.W, t4});
+#else
+    ldpc_each_layer(active, LayeredLayer<float>{L, m.R, t4});
+#endif
   }
 };
 

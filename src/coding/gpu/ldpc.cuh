@@ -30,12 +30,22 @@ __device__ __forceinline__ constexpr int qc_start(int r) { constexpr QcTables q 
 __device__ __forceinline__ int qc_start_rt(int r) { return kQc.start[r]; }
 
 // Byte offset in the frame's shared posteriors of the variable that row t of block e touches:
-// column blockCol Z + (t + shift) mod Z; t4 = 4 t. The wrap is an unsigned min (c - 4Z is huge when c < 4Z).
+// column blockCol Z + (t + shift) mod Z; t4 = 4 t < 4 Z. The wrap is an unsigned min (c - 4Z is huge
+// when c < 4Z); none for shift 0 (e is a constant in the unrolled loops: the test folds away).
 __device__ __forceinline__ unsigned ldpc_off(int e, unsigned t4) {
+  if (qc_shift(e) == 0) return t4 + 4u * qc_col(e) * Z;
   const unsigned c = t4 + 4u * qc_shift(e);
   const unsigned w = c - 4u * Z;
   return (c < w ? c : w) + 4u * qc_col(e) * Z;
 }
+// A float the compiler must take as it is (no arithmetic moved across it); nothing in the CPU emulator.
+#ifdef __CUDA_ARCH__
+#define LDPC_OPAQUE(x) asm("" : "+f"(x))
+#define LDPC_OPAQUE_U(x) asm volatile("" : "+r"(x))
+#else
+#define LDPC_OPAQUE(x) (void)(x)
+#define LDPC_OPAQUE_U(x) (void)(x)
+#endif
 #define LDPC_AT(L, off) (*reinterpret_cast<float*>(reinterpret_cast<unsigned char*>(L) + (off)))
 
 #if LLR_INT
@@ -124,15 +134,27 @@ __device__ __forceinline__ void ldpc_spa_layer(float* P, float* N, float* R, uns
 
 template <int r> struct LdpcLayer { static constexpr int index = r; };
 
+// The thread's check-to-variable messages in full: one float per nonzero block of the base matrix
+// (value-initialised: every message 0).
+struct LdpcMessages {
+  float R[NEDGES];
+};
+
 // One iteration: layer(LdpcLayer<r>{}) for the layers in order, a barrier after each (a later layer
-// reads or adds to what this one wrote); inactive threads only meet the barriers.
+// reads or adds to what this one wrote); inactive threads only meet the barriers. With one frame a
+// block, `active` is the same in every thread of the block: one branch around all layers.
 template <int r = 0, class Layer>
-__device__ __forceinline__ void ldpc_each_layer(bool active, Layer layer) {
+__device__ __forceinline__ void ldpc_layers(bool active, Layer layer) {
   if constexpr (r < NLAYERS) {
     if (active) layer(LdpcLayer<r>{});
     __syncthreads();
-    ldpc_each_layer<r + 1>(active, layer);
+    ldpc_layers<r + 1>(active, layer);
   }
+}
+template <class Layer>
+__device__ __forceinline__ void ldpc_each_layer(bool active, Layer layer) {
+  if (FPB > 1) ldpc_layers(active, layer);
+  else if (active) ldpc_layers(true, layer);
 }
 
 // The decoding loop every schedule shares, one thread a check row t of a layer, frame
@@ -140,16 +162,17 @@ __device__ __forceinline__ void ldpc_each_layer(bool active, Layer layer) {
 // iterations of schedule.iterate (every thread of the block calls it; `active` false for a finished
 // or absent frame), the syndrome checks, and the frame's decisions and status (see the kernels' Out).
 // A Schedule has BUFFERS (float arrays of LDPC_NVARS a frame in shared memory, frame fy's first at
-// base = shared + fy LDPC_NVARS, the next FPB LDPC_NVARS further), KEEP_CHANNEL, a constructor from
-// base, posteriors() (where the LLRs are loaded and the decisions read), channel() (a copy of the
-// channel LLRs, with KEEP_CHANNEL) and iterate(R, t, active). After the buffers, the frames' flags:
+// base = shared + fy LDPC_NVARS, the next FPB LDPC_NVARS further), KEEP_CHANNEL, Messages (the
+// thread's check-to-variable messages in registers, value-initialised to all messages 0), a
+// constructor from base, posteriors() (where the LLRs are loaded and the decisions read), channel()
+// (a copy of the channel LLRs, with KEEP_CHANNEL) and iterate(messages, t, active). After the buffers, the frames' flags:
 // flag[p FPB + fy] the syndrome flag of iteration parity p (0, 1), flag[2 FPB + fy] non-finite input.
 // post (null: not written): the frame's final posteriors in LLR units (min-sum's fixed point times
 // 1 / 16, exact), frames x LDPC_NVARS float32, for iterative detection and decoding's extrinsic LLRs.
 template <class Schedule>
 __device__ __forceinline__ void ldpc_decode(unsigned char* shared, const ldpc_llr_t* __restrict__ llr, unsigned char* __restrict__ bits,
                                             int* __restrict__ status, int frames, int maxIter, float* __restrict__ post) {
-  const int t = threadIdx.x, fy = threadIdx.y;
+  const int t = threadIdx.x, fy = FPB == 1 ? 0 : threadIdx.y;  // one frame a block: its posteriors at a constant address
   Schedule s(reinterpret_cast<float*>(shared) + fy * LDPC_NVARS);
   int* flag = reinterpret_cast<int*>(shared + Schedule::BUFFERS * FPB * LDPC_NVARS * 4);
   const int frame = blockIdx.x * FPB + fy;
@@ -168,9 +191,7 @@ __device__ __forceinline__ void ldpc_decode(unsigned char* shared, const ldpc_ll
   if (t == 0) flag[2 * FPB + fy] = 0;
   __syncthreads();
   if (bad) flag[2 * FPB + fy] = 1;
-  float R[NEDGES];
-#pragma unroll
-  for (int e = 0; e < NEDGES; e++) R[e] = 0.f;
+  typename Schedule::Messages R{};
   __syncthreads();
 
   bool done = !live;
