@@ -55,8 +55,8 @@ export interface DetectorTraits {
   readonly wideChannels: WideChannels;
   /**
    * It takes a-priori LLRs (DetectionInput.priorLlr) and then returns extrinsic LLRs: true on both
-   * engines (mmse-pic, ep), 'cpu' on the CPU engine only (ml, nway, ssfe: their CUDA kernels take
-   * none, so a call with priors runs on the CPU under engine 'auto' and is refused under 'cuda').
+   * engines (mmse-pic, ep), 'cpu' on the CPU engine only (ml, kbest, nway, ssfe: their CUDA
+   * kernels take none, so a call with priors runs on the CPU under engine 'auto' and is refused under 'cuda').
    * Absent: false, and detect() refuses priors for it rather than ignore them.
    */
   readonly priors?: boolean | 'cpu';

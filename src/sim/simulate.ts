@@ -257,6 +257,9 @@ function plan(opts: SimulationOptions): Plan {
   const { model: channel, params: channelOptions } = checkChannel(opts.channel, opts.channelOptions, { nt, nr }, call);
   let coded: Plan['coded'] = null;
   if (o.code !== undefined) {
+    // before the soft check, so that idd > 1 with a detector taking no priors (a hard one too) is
+    // refused naming idd and the detectors that take them
+    checkIdd(o.idd, checkedDetectors, call);
     checkSoftDetectors(opts.detectors);
     const code = codeOf(o.code, modulation);
     const decoder: DecoderOptions = { ...(o.decoder ?? {}) };
@@ -268,7 +271,6 @@ function plan(opts: SimulationOptions): Plan {
         `a frame of ${vpf} vectors and channel groups of ${vectorsPerChannel} vectors need chunks of ${unit} vectors (at most 2^24)`,
         { option: 'vectorsPerChannel', unit, limit: MAX_CHUNK_VECTORS },
       );
-    checkIdd(o.idd, checkedDetectors, call);
     coded = {
       code: o.code,
       decoder,

@@ -42,9 +42,9 @@ export interface SimulationOptions {
    * decoding's extrinsic LLRs on the frame's code bits as the detector's a-priori LLRs (pad bits
    * 0), and decodes its extrinsic LLRs afresh; the counts are the last pass's decoded bits
    * (symbolErrors stay the first, prior-free detection's; meanIterations the last decoding's). With
-   * N > 1 every detector must take priors (its registry traits: mmse-pic, ep, ml, nway, ssfe).
+   * N > 1 every detector must take priors (its registry traits: mmse-pic, ep, ml, kbest, nway, ssfe).
    * Both engines run it: the CUDA engine keeps every pass on the device for detectors whose CUDA
-   * kernels take priors (mmse-pic, ep); with one whose kernel takes none (ml, nway, ssfe) 'auto'
+   * kernels take priors (mmse-pic, ep); with one whose kernel takes none (ml, kbest, nway, ssfe) 'auto'
    * picks the CPU and 'cuda' is refused. Cost: N detections and N decodings per frame.
    */
   idd?: number;

@@ -1,16 +1,21 @@
 /**
- * A-priori LLRs (DetectionInput.priorLlr) in ep, nway and ssfe (CPU engine), on fresh random inputs
- * (seeded from crypto; the seed is in every message; PRIORS_SEED repeats one):
+ * A-priori LLRs (DetectionInput.priorLlr) in ep, kbest, nway and ssfe (CPU engine), on fresh random
+ * inputs (seeded from crypto; the seed is in every message; PRIORS_SEED repeats one):
  *  - all-zero priors give exactly the output without priors (decisions, LLRs, nodes visited);
+ *  - kbest with K at least the tree's leaves (M^nt: nothing pruned) equals the exhaustive max-log
+ *    with priors (MAP candidate, extrinsic LLRs, 1e-9), clipped or not;
  *  - ssfe and nway with one stream, whose list is the whole constellation, equal the exhaustive
  *    max-log with priors: the MAP point and its extrinsic LLRs (1e-9), clipped or not;
  *  - ssfe and nway on 2 to 4 streams equal an independent float64 SSFE with priors written here
  *    (Cholesky of the real Gram matrix in place of the MGS QR, the exact -ln P(b) costs, the
  *    metrics |y - H s|^2 on the complex model): decisions, LLRs (1e-9);
  *  - ep equals the float64 EP with priors of ep-pic-reference.ts (1e-9);
- *  - very confident correct priors (|L| = 40) make every decision the symbol sent, at any SNR;
+ *  - very confident correct priors (|L| = 40) make every decision the symbol sent, at any SNR
+ *    (kbest with K = 1 too: the prior decides every level);
  *  - extrinsic means the bit's own prior is out: raising one bit's prior leaves its own LLR from
- *    nway and ssfe unchanged where its hypothesis and counter-hypothesis stay the same candidates.
+ *    kbest, nway and ssfe unchanged where its hypothesis and counter-hypothesis stay the same
+ *    candidates;
+ *  - kbest, nway and ssfe take priors on the CPU engine only: detectAsync refuses 'cuda'.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -253,7 +258,12 @@ function ssfeList(p: DrawnProblem, v: number, rotation: number, prior: Float64Ar
 
 const SEARCHES = ['ssfe', 'nway'] as const;
 
-test('all-zero priors: exactly the output without priors (ep, nway, ssfe; decisions, LLRs, nodes)', () => {
+/** Every symbol vector of nt streams of an M-point constellation (stream 0 fastest). */
+function allVectors(M: number, nt: number): number[][] {
+  return Array.from({ length: M ** nt }, (_, i) => Array.from({ length: nt }, (_, j) => Math.floor(i / M ** j) % M));
+}
+
+test('all-zero priors: exactly the output without priors (ep, kbest, nway, ssfe; decisions, LLRs, nodes)', () => {
   for (const [nt, nr] of [
     [1, 2],
     [2, 2],
@@ -270,6 +280,9 @@ test('all-zero priors: exactly the output without priors (ep, nway, ssfe; decisi
         { detector: 'ssfe', modulation: mod },
         { detector: 'nway', modulation: mod, passes: 1 + rng.int(nt) },
         { detector: 'nway', modulation: mod, soft: 'none' },
+        { detector: 'kbest', modulation: mod },
+        { detector: 'kbest', modulation: mod, k: 1 + rng.int(64) },
+        { detector: 'kbest', modulation: mod, k: 1 + rng.int(4), soft: 'none' },
       ];
       for (const o of cases) {
         const what = `${JSON.stringify(o)} ${nt}x${nr} ${snr} dB`;
@@ -301,6 +314,37 @@ test('ssfe and nway with one stream (the list is the constellation) equal the ex
             assert.equal(r.symbols[v], ref.symbols[0], tag(`${what} vector ${v}: decision`));
             assertClose(r.llr!.subarray(v * bps, (v + 1) * bps), ref.llr, `${what} vector ${v}`);
           }
+        }
+      }
+    }
+  }
+});
+
+test('kbest with K >= M^nt (nothing pruned) equals the exhaustive max-log with priors: MAP candidate, extrinsic LLRs', () => {
+  for (const [nt, nr, mod] of [
+    [2, 2, 'qpsk'],
+    [2, 3, 'qpsk'],
+    [1, 1, '16qam'],
+    [1, 2, '16qam'],
+    [2, 2, 'bpsk'],
+    [3, 3, 'bpsk'],
+    [1, 2, '64qam'],
+  ] as [number, number, Modulation][]) {
+    const snr = [0, 8, 16][rng.int(3)]!;
+    const vectors = 10;
+    const p = problem(nt, nr, mod, vectors, snr);
+    const con = constellation(mod),
+      bps = con.bitsPerSymbol;
+    const prior = randomPriors(vectors, nt, bps);
+    const all = allVectors(con.size, nt);
+    for (const k of [con.size ** nt, 4 * con.size ** nt]) {
+      for (const clip of [8, 1e6]) {
+        const what = `kbest K=${k} ${nt}x${nr} ${mod} ${snr} dB clip ${clip}`;
+        const r = detect({ ...p.input, priorLlr: prior }, { detector: 'kbest', modulation: mod, k, llrClip: clip });
+        for (let v = 0; v < vectors; v++) {
+          const ref = listMaxlog(p, v, all, prior, clip);
+          assert.deepEqual([...r.symbols.subarray(v * nt, (v + 1) * nt)], ref.symbols, tag(`${what} vector ${v}`));
+          assertClose(r.llr!.subarray(v * nt * bps, (v + 1) * nt * bps), ref.llr, `${what} vector ${v}`);
         }
       }
     }
@@ -395,7 +439,7 @@ test('ep with priors equals its float64 reference (prior moments, tilted moment 
   }
 });
 
-test('very confident correct priors (|L| = 40, the bits sent): every decision is the symbol sent, at any SNR (ep, nway, ssfe)', () => {
+test('very confident correct priors (|L| = 40, the bits sent): every decision is the symbol sent, at any SNR (ep, kbest, nway, ssfe)', () => {
   for (const [nt, nr] of [
     [2, 2],
     [4, 4],
@@ -409,16 +453,23 @@ test('very confident correct priors (|L| = 40, the bits sent): every decision is
         const prior = new Float64Array(20 * nt * bps);
         for (let s = 0; s < 20 * nt; s++)
           for (let b = 0; b < bps; b++) prior[s * bps + b] = con.bitTable[p.sent[s]! * bps + b] ? -40 : 40;
-        for (const detector of ['ep', 'ssfe', 'nway'] as const) {
-          const r = detect({ ...p.input, priorLlr: prior }, { detector, modulation: mod });
-          assert.deepEqual(r.symbols, p.sent, tag(`${detector} ${nt}x${nr} ${mod} ${snr} dB`));
+        const cases: DetectOptions[] = [
+          { detector: 'ep', modulation: mod },
+          { detector: 'ssfe', modulation: mod },
+          { detector: 'nway', modulation: mod },
+          { detector: 'kbest', modulation: mod },
+          { detector: 'kbest', modulation: mod, k: 1 },
+        ];
+        for (const o of cases) {
+          const r = detect({ ...p.input, priorLlr: prior }, o);
+          assert.deepEqual(r.symbols, p.sent, tag(`${JSON.stringify(o)} ${nt}x${nr} ${snr} dB`));
         }
       }
     }
   }
 });
 
-test("extrinsic: a bit's own prior is out of its LLR (nway, ssfe: the same hypothesis and counter-hypothesis, one bit's prior moved)", () => {
+test("extrinsic: a bit's own prior is out of its LLR (kbest, nway, ssfe: the same hypothesis and counter-hypothesis, one bit's prior moved)", () => {
   const nt = 2,
     nr = 2,
     mod = '16qam' as const;
@@ -430,7 +481,7 @@ test("extrinsic: a bit's own prior is out of its LLR (nway, ssfe: the same hypot
     const i = rng.int(nt * bps);
     const moved = Float64Array.from(prior);
     moved[i] = moved[i]! + 1e-6;
-    for (const detector of SEARCHES) {
+    for (const detector of [...SEARCHES, 'kbest'] as const) {
       const o: DetectOptions = { detector, modulation: mod, llrClip: 1e6 };
       const a = detect({ ...p.input, priorLlr: prior }, o),
         b = detect({ ...p.input, priorLlr: moved }, o);
@@ -444,16 +495,17 @@ test("extrinsic: a bit's own prior is out of its LLR (nway, ssfe: the same hypot
       checked++;
     }
   }
-  assert.ok(checked >= 40, tag(`only ${checked} checks`));
+  assert.ok(checked >= 60, tag(`only ${checked} checks`));
 });
 
-test("registry: ep takes priors on both engines; nway and ssfe on the CPU engine (detectAsync refuses 'cuda' with priors, 'auto' runs the CPU and equals detect)", async () => {
+test("registry: ep takes priors on both engines; kbest, nway and ssfe on the CPU engine (detectAsync refuses 'cuda' with priors, 'auto' runs the CPU and equals detect)", async () => {
   assert.equal(DETECTOR_REGISTRY.ep.traits.priors, true);
+  assert.equal(DETECTOR_REGISTRY.kbest.traits.priors, 'cpu');
   assert.equal(DETECTOR_REGISTRY.nway.traits.priors, 'cpu');
   assert.equal(DETECTOR_REGISTRY.ssfe.traits.priors, 'cpu');
   const p = problem(2, 2, 'qpsk', 4, 8);
   const input = { ...p.input, priorLlr: randomPriors(4, 2, 2) };
-  for (const detector of SEARCHES) {
+  for (const detector of [...SEARCHES, 'kbest'] as const) {
     await assert.rejects(
       () => detectAsync(input, { detector, modulation: 'qpsk', engine: 'cuda' }),
       (e: unknown) => e instanceof EngineUnavailableError && /priorLlr/.test(e.message),

@@ -3,9 +3,9 @@
  * count; on a 4x4 16-QAM Rayleigh link with an 802.16e n = 576 code, three passes of mmse-pic
  * never lose a frame that one pass decodes (beyond a few) and lose significantly fewer in all,
  * paired over the same frames; ml's priors give the exhaustive MAP extrinsic LLRs; two passes of
- * ml, ep, nway and ssfe lose no more frames than one beyond a few; the option is strict (values, an
- * uncoded run, a detector without priors, engine 'cuda' for a detector whose CUDA kernel takes
- * none: ml). The GPU engine's IDD: test/sim/gpu-idd.test.ts. Fresh seeds, printed on failure.
+ * ml, ep, kbest, nway and ssfe lose no more frames than one beyond a few; the option is strict
+ * (values, an uncoded run, a detector without priors, engine 'cuda' for a detector whose CUDA kernel
+ * takes none: ml). The GPU engine's IDD: test/sim/gpu-idd.test.ts. Fresh seeds, printed on failure.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -222,19 +222,19 @@ test('idd with ml: more passes, no more frame errors beyond a few (2x2 16-QAM)',
   );
 });
 
-test('idd with ep, nway and ssfe (their priors): more passes, no more frame errors beyond a few (2x2 16-QAM)', async () => {
+test('idd with ep, kbest, nway and ssfe (their priors): more passes, no more frame errors beyond a few (2x2 16-QAM)', async () => {
   const o: SimulationOptions = {
     ...CODED,
     nt: 2,
     nr: 2,
-    detectors: [{ detector: 'ep' }, { detector: 'nway' }, { detector: 'ssfe' }],
+    detectors: [{ detector: 'ep' }, { detector: 'kbest' }, { detector: 'nway' }, { detector: 'ssfe' }],
     snrs: [7],
     maxFrames: 40,
     seed,
   };
   const a = await simulate(o);
   const b = await simulate({ ...o, idd: 2 });
-  for (const d of ['ep', 'nway', 'ssfe']) {
+  for (const d of ['ep', 'kbest', 'nway', 'ssfe']) {
     const one = a.points.find((p) => p.algorithm === d)!,
       two = b.points.find((p) => p.algorithm === d)!;
     if (process.env.IDD_PRINT) console.log(`${d}: idd 1 ${one.frameErrors}, idd 2 ${two.frameErrors} of ${one.frames}`);
@@ -250,7 +250,8 @@ test('idd is strict: values, an uncoded run, detectors without priors, engine cu
   const { code: _c, maxFrames: _m, ...uncoded } = base;
   await refused(() => simulate({ ...uncoded, idd: 2 }), 'idd', 'uncoded');
   await refused(() => simulate({ ...uncoded, idd: 1 }), 'idd', 'uncoded idd 1');
-  for (const detector of ['kbest'] as const) {
+  // every soft detector takes priors: those without are hard, refused for idd before the soft check
+  for (const detector of ['sphere', 'zf'] as const) {
     const e = await refused(() => simulate({ ...base, detectors: [{ detector }], idd: 2 }), 'idd', detector);
     for (const d of priorDetectors()) assert.ok(e.message.includes(d), `${e.message} names ${d}`);
   }

@@ -12,12 +12,21 @@
  * CUDA engine (cuda.ts) keeps the same list wherever no cut of the search lies within float32
  * rounding, its LLRs then within a proven bound (docs/API.md, "kbest: detection order, ties, and
  * the GPU against the CPU engine").
+ *
+ * A-priori LLRs (DetectionInput.priorLlr, IDD; CPU engine only, the CUDA kernel takes none): as
+ * ssfe (ssfe/cpu.ts), every candidate's metric gains N0 sum_b max(0, -s_b L_a(b)) over its bits
+ * (s_b = +1 for a 0 bit), split into per-level costs of the real dimensions (LevelPriors), added
+ * to each child where the search ranks and prunes (search.ts) and so to every leaf of the list's
+ * max-log; the decision is the list's MAP candidate, the LLRs the extrinsic ones, the max-log
+ * a-posteriori LLR minus L_a, clipped after the subtraction. All-zero priors change nothing
+ * (output and node count).
  */
 import { InvalidArgumentError, NodeBudgetError, UnsupportedError } from '../../../core/index.js';
 import { applyQt, qrInto } from '../../preprocess/qr.js';
 import { BitMetricMinima, llrClipOf } from '../../soft/maxlog.js';
 import { fillRealMatrix, naturalDimOrder, detectorRealModel, symbolsOfLevels } from '../../soft/real-model.js';
 import type { CpuDetector, DetectorInstance } from '../detector.js';
+import { LevelPriors } from '../ssfe/search.js';
 import { KBestScratch } from './search.js';
 
 /** Paths K-best keeps per level when DetectOptions.k is not given. */
@@ -77,6 +86,8 @@ export const detector: CpuDetector<KBestPrep> = {
     const z = new Float64Array(nd);
     const symbols = new Int32Array(model.nt);
     const minima = new BitMetricMinima(model.nt, model.bitsPerSymbol, model.bitTable);
+    const prior = setup.priorLlr ?? null;
+    const costs = prior ? new LevelPriors(model) : null;
     return {
       prepare(H, hOff) {
         fillRealMatrix(model, H, hOff, natural, realH);
@@ -100,14 +111,24 @@ export const detector: CpuDetector<KBestPrep> = {
       },
       detect(prep, y, yOff, noiseVar, out, v) {
         applyQt(prep.Q, rows, nd, y, yOff, z);
-        search.search(prep.R, z);
+        const off = v * minima.nbits;
+        const withPrior = costs?.set(prior!, off, noiseVar) === true;
+        if (withPrior) {
+          // the costs by dimension, reordered into the sorted QR's columns
+          for (let i = 0; i < nd; i++) {
+            const d = prep.perm[i]!;
+            search.colActive[i] = costs.active[d]!;
+            search.colCost.set(costs.cost.subarray(d * q, (d + 1) * q), i * q);
+          }
+        }
+        search.search(prep.R, z, withPrior);
         minima.reset();
         for (let c = 0; c < search.count; c++) {
           symbolsOfLevels(model, search.levels, c * nd, prep.perm, symbols, 0);
           minima.add(symbols, 0, search.metric[c]!);
         }
         out.symbols.set(minima.bestSymbols, v * model.nt);
-        if (out.llr) minima.writeLlr(noiseVar, clip, out.llr, v * minima.nbits);
+        if (out.llr) minima.writeLlr(noiseVar, clip, out.llr, off, withPrior ? prior : null, off);
         return search.nodes;
       },
     };

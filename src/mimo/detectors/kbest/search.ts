@@ -9,6 +9,12 @@
  * level whose children all survive keeps them in index order; the best survivor is the least by
  * (metric, slot). Selecting without sorting finds the same list unless two metrics tie exactly at
  * a cut or at the best (y = 0 makes x and -x tie), so search() sorts only then, in a second pass.
+ *
+ * A-priori LLRs (IDD): each child's metric gains its level's cost (colCost, N0 sum over the bits
+ * of its real dimension of max(0, -s_b L_a(b)); cpu.ts fills it), so the K survivors are ranked,
+ * and ties broken, on distance plus cost; every level still evaluates all Q children, so the node
+ * count is unchanged. A column whose bits have no priors adds nothing: all-zero priors search
+ * exactly as without.
  */
 
 /** Buffers for one search, sized for K survivors and Q children each. */
@@ -24,6 +30,10 @@ export class KBestScratch {
   private readonly childIndex: Int32Array;
   /** b_i of each surviving path at the current level. */
   private readonly partial: Float64Array;
+  /** A-priori costs by column: colCost[i * Q + l] of level l in column i, used where colActive[i] is 1. */
+  readonly colCost: Float64Array;
+  /** colActive[i] = 1 where column i's bits have priors. */
+  readonly colActive: Uint8Array;
   /** After search(): the number of survivors, and of children evaluated (tree nodes visited). */
   count = 0;
   nodes = 0;
@@ -40,22 +50,25 @@ export class KBestScratch {
     this.childMetric = new Float64Array(k * q);
     this.childIndex = new Int32Array(k * q);
     this.partial = new Float64Array(k);
+    this.colCost = new Float64Array(nd * q);
+    this.colActive = new Uint8Array(nd);
   }
 
   /**
-   * Searches R (nd x nd, column-major) and z. Afterwards levels / metric hold the `count`
-   * survivors, in slots as the file comment says wherever their order decides a tie.
+   * Searches R (nd x nd, column-major) and z; `withPrior`: the metrics include colCost of the
+   * columns whose colActive is 1. Afterwards levels / metric hold the `count` survivors, in slots
+   * as the file comment says wherever their order decides a tie.
    */
-  search(R: Float64Array, z: Float64Array): void {
-    if (!this.pass(R, z, false)) this.pass(R, z, true);
+  search(R: Float64Array, z: Float64Array, withPrior = false): void {
+    if (!this.pass(R, z, false, withPrior)) this.pass(R, z, true, withPrior);
   }
 
   /**
    * One search; `ordered` sorts every pruned level's survivors. Unordered, it returns false when
    * an exact tie lies at a cut or at the best survivor (the slots' order would decide it).
    */
-  private pass(R: Float64Array, z: Float64Array, ordered: boolean): boolean {
-    const { k, nd, q } = this;
+  private pass(R: Float64Array, z: Float64Array, ordered: boolean, withPrior: boolean): boolean {
+    const { k, nd, q, colCost } = this;
     const half = q - 1;
     let count = 1;
     this.metric[0] = 0;
@@ -70,12 +83,24 @@ export class KBestScratch {
         this.partial[s] = b;
       }
       const children = count * q;
-      for (let s = 0; s < count; s++) {
-        const b = this.partial[s]!,
-          d = this.metric[s]!;
-        for (let c = 0; c < q; c++) {
-          const e = b - rii * (2 * c - half);
-          this.childMetric[s * q + c] = d + e * e;
+      if (withPrior && this.colActive[i] === 1) {
+        const at = i * q;
+        for (let s = 0; s < count; s++) {
+          const b = this.partial[s]!,
+            d = this.metric[s]!;
+          for (let c = 0; c < q; c++) {
+            const e = b - rii * (2 * c - half);
+            this.childMetric[s * q + c] = d + e * e + colCost[at + c]!;
+          }
+        }
+      } else {
+        for (let s = 0; s < count; s++) {
+          const b = this.partial[s]!,
+            d = this.metric[s]!;
+          for (let c = 0; c < q; c++) {
+            const e = b - rii * (2 * c - half);
+            this.childMetric[s * q + c] = d + e * e;
+          }
         }
       }
       nodes += children;
