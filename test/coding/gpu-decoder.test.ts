@@ -1,7 +1,9 @@
 /**
  * The CUDA LDPC decoders (src/coding/gpu/). (1) layered.cu through the CUDA emulator (CI, no GPU):
- * min-sum decisions, iteration counts and verdicts equal the CPU decoder's bit for bit on fresh
- * random codewords with AWGN LLRs; sum-product decisions equal except a few frames. (2) On a CUDA
+ * min-sum decisions, iteration counts, verdicts and posteriors equal the CPU decoder's bit for bit on
+ * fresh random codewords with AWGN LLRs, with the messages in full (small codes) and compressed
+ * (NR base graphs, up to BG1 with Z = 384; forced on a small code); sum-product decisions equal
+ * except a few frames. (2) On a CUDA
  * device (skipped with the reason otherwise): decodeBatchAsync on the GPU equals the CPU's
  * decodeBatch bit for bit for nms / oms on WiMAX 576 / 1152 / 2304 and NR codes at several Eb/N0,
  * float32 and float64 input, with and without early stop; spa and flooding-spa (flooding.cu) within
@@ -91,6 +93,11 @@ int main() {
 }
 `;
 
+/**
+ * The kernel of `options`' schedule (as ldpcCudaPlan picks it) on float32 LLRs in the emulator; `cns`
+ * (layered min-sum): 1 or 0 forces the compressed or the full messages (LDPC_CNS), absent: the
+ * kernel's own choice (compressed for codes of more than 128 blocks).
+ */
 function emulate(
   code: LdpcCode,
   options: DecoderOptions,
@@ -98,14 +105,15 @@ function emulate(
   frames: number,
   fpb: number,
   posteriors = false,
+  cns?: 0 | 1,
 ) {
   const o = resolveDecoderOptions(options);
-  // the kernel file of the schedule, as ldpcCudaPlan picks it
   const flooding = o.algorithm === 'flooding-spa';
   const defines = [
     ...Object.entries(ldpcKernelDefines(code.qc!, code.k, o, 'float32', fpb)).map(([k, v]) => `-D${k}=${v}`),
     `-DTEST_KERNEL=${flooding ? 'ldpc_flooding' : 'ldpc_layered'}`,
     `-DTEST_ARRAYS=${flooding ? 3 : 1}`,
+    ...(cns === undefined ? [] : [`-DLDPC_CNS=${cns}`]),
   ];
   const { exe, error } = compileEmulated(MAIN, KERNEL(flooding ? 'flooding.cu' : 'layered.cu'), defines);
   if (error) throw new Error(error);
@@ -134,7 +142,7 @@ function runDecoder(
 test('layered.cu and flooding.cu (emulated): min-sum equals the CPU decoder bit for bit, layered and flooding sum-product decide as it', {
   skip: skipEmu,
 }, () => {
-  const cases: Array<{ spec: string; options: DecoderOptions; ebn0: number; fpb: number }> = [
+  const cases: Array<{ spec: string; options: DecoderOptions; ebn0: number; fpb: number; cns?: 0 | 1 }> = [
     { spec: 'wimax:576', options: { algorithm: 'nms', maxIterations: 8 }, ebn0: 1.5, fpb: 2 },
     { spec: 'wimax:576', options: { algorithm: 'oms', maxIterations: 6, earlyStop: false }, ebn0: 2.5, fpb: 3 },
     {
@@ -143,6 +151,17 @@ test('layered.cu and flooding.cu (emulated): min-sum equals the CPU decoder bit 
       ebn0: 3,
       fpb: 1,
     },
+    // the compressed messages (the default of large codes) on a small code: several frames a block,
+    // offset min-sum, and magnitudes near the top of their 16-bit fields (saturation 4000: 64000)
+    { spec: 'wimax:576', options: { algorithm: 'oms', maxIterations: 7, beta: 0.75 }, ebn0: 2, fpb: 3, cns: 1 },
+    {
+      spec: 'wimax:576',
+      options: { algorithm: 'nms', maxIterations: 12, saturation: 4000, alpha: 0.8, earlyStop: false },
+      ebn0: 1,
+      fpb: 2,
+      cns: 1,
+    },
+    { spec: 'wimax:576', options: { algorithm: 'nms', maxIterations: 10, alpha: 0.625 }, ebn0: 1.5, fpb: 1, cns: 1 },
     { spec: 'wimax:576', options: { algorithm: 'spa', maxIterations: 6 }, ebn0: 2, fpb: 2 },
     { spec: 'wimax:576', options: { algorithm: 'flooding-spa', maxIterations: 12 }, ebn0: 2.5, fpb: 2 },
     { spec: 'wimax:576', options: { algorithm: 'flooding-spa', maxIterations: 7, earlyStop: false }, ebn0: 3, fpb: 1 },
@@ -154,9 +173,9 @@ test('layered.cu and flooding.cu (emulated): min-sum equals the CPU decoder bit 
       frames = sumProduct ? 12 : 5;
     // float32 LLRs: the kernel clips and rounds them; the CPU decodes the same float32 values
     const llr = Float32Array.from(awgnFrames(code, frames, c.ebn0, seed));
-    const gpu = emulate(code, c.options, llr, frames, c.fpb);
+    const gpu = emulate(code, c.options, llr, frames, c.fpb, false, c.cns);
     const cpu = code.decoder(c.options).decodeBatch(llr, frames);
-    const what = `${c.spec} ${JSON.stringify(c.options)} seed ${seed}`;
+    const what = `${c.spec} ${JSON.stringify(c.options)}${c.cns === undefined ? '' : ` LDPC_CNS=${c.cns}`} seed ${seed}`;
     if (sumProduct) {
       // float32 against float64: the same iteration count and verdict on all frames but one (a frame
       // near a tie may take one more or fewer); a schedule that differs moves many
@@ -188,9 +207,12 @@ test('layered.cu and flooding.cu (emulated): min-sum equals the CPU decoder bit 
 test('layered.cu (emulated): NR base graphs (punctured columns, fillers) equal the CPU decoder on full codewords', {
   skip: skipEmu,
 }, () => {
-  for (const [spec, options] of [
-    ['nr:bg2:200:1/3', { algorithm: 'nms', maxIterations: 6 }],
-    ['nr:bg1:300:1/2', { algorithm: 'oms', maxIterations: 4, earlyStop: false }],
+  // both base graphs run the compressed messages (197 and 316 blocks); small lifting sizes, one and
+  // several frames a block
+  for (const [spec, options, fpb] of [
+    ['nr:bg2:200:1/3', { algorithm: 'nms', maxIterations: 6 }, 1],
+    ['nr:bg1:300:1/2', { algorithm: 'oms', maxIterations: 4, earlyStop: false }, 1],
+    ['nr:bg1:1000:1/3', { algorithm: 'nms', maxIterations: 8, alpha: 0.8125 }, 3],
   ] as const) {
     const code = ldpcCode(spec);
     const N = code.H.n,
@@ -209,11 +231,11 @@ test('layered.cu (emulated): NR base graphs (punctured columns, fillers) equal t
         llr[f * N + i] = i < 2 * code.nr!.Zc ? 0 : (2 * (1 - 2 * cw[i]! + Math.sqrt(sigma2) * g)) / sigma2;
       }
     }
-    const gpu = emulate(code, options, llr, frames, 1);
+    const gpu = emulate(code, options, llr, frames, fpb);
     const core = new LdpcDecoder(code.H, options);
     for (let f = 0; f < frames; f++) {
       const it = core.run(llr, f * N);
-      const what = `${spec} seed ${seed} frame ${f}`;
+      const what = `${spec} fpb ${fpb} seed ${seed} frame ${f}`;
       assert.equal(gpu.status[f]! & LDPC_STATUS.ITERATIONS_MASK, Math.abs(it), `${what}: iterations`);
       assert.equal(gpu.status[f]! & LDPC_STATUS.OK ? 1 : 0, it > 0 ? 1 : 0, `${what}: verdict`);
       assert.deepEqual(
@@ -241,10 +263,12 @@ test("layered.cu (emulated): a non-finite LLR raises the frame's flag, other fra
 test("layered.cu and flooding.cu (emulated): the posteriors output is the CPU decoder's posteriors() (min-sum exactly), the decisions as without it", {
   skip: skipEmu,
 }, () => {
-  const cases: Array<{ spec: string; options: DecoderOptions; ebn0: number; fpb: number }> = [
+  const cases: Array<{ spec: string; options: DecoderOptions; ebn0: number; fpb: number; frames?: number }> = [
     { spec: 'wimax:576', options: { algorithm: 'nms', maxIterations: 6 }, ebn0: 1.5, fpb: 2 },
     { spec: 'nr:bg2:200:1/3', options: { algorithm: 'oms', maxIterations: 5, earlyStop: false }, ebn0: 1, fpb: 1 },
     { spec: 'nr:bg1:300:1/2', options: { algorithm: 'nms', maxIterations: 8, saturation: 6.3 }, ebn0: 2, fpb: 1 },
+    // the largest code (Z = 384, the compressed messages in a one-frame block), two frames
+    { spec: 'nr:bg1:8448:1/3', options: { algorithm: 'oms', maxIterations: 4 }, ebn0: 1.5, fpb: 1, frames: 2 },
     { spec: 'wimax:576', options: { algorithm: 'spa', maxIterations: 6 }, ebn0: 2.5, fpb: 2 },
     { spec: 'wimax:576', options: { algorithm: 'flooding-spa', maxIterations: 10 }, ebn0: 2.5, fpb: 1 },
   ];
@@ -252,7 +276,7 @@ test("layered.cu and flooding.cu (emulated): the posteriors output is the CPU de
     const code = ldpcCode(c.spec);
     const N = code.qc!.blockCols * code.qc!.z;
     const seed = randomInt(2 ** 31),
-      frames = 4;
+      frames = c.frames ?? 4;
     // the decoder's input from rate-matched channel LLRs (NR: punctured 0, fillers +saturation)
     const channel = Float32Array.from(awgnFrames(code, frames, c.ebn0, seed));
     const input = ldpcDecoderInput(code, channel, frames, c.options, 'float32') as Float32Array;

@@ -20,7 +20,6 @@ template <class T> inline T __ldg(const T* p) { return *p; }
 struct float4 { float x, y, z, w; };
 struct float2 { float x, y; };
 inline float2 __ldg(const float2* p) { float2 r; std::memcpy(&r, (const void*)p, 8); return r; }
-inline float __saturatef(float x) { return x > 0.f ? (x < 1.f ? x : 1.f) : 0.f; }
 // fma rounded toward -inf (a x b + c exact in long double for floats, then rounded down)
 inline float __fmaf_rd(float a, float b, float c) {
   const long double s = (long double)a * (long double)b + (long double)c;
