@@ -15,7 +15,8 @@ const COMMANDS: Record<string, Command> = {
   detect: { describe: 'MIMO detection of received vectors given as JSON', load: () => import('./detect.js') },
   simulate: { describe: 'Monte Carlo BER/SER/FER against SNR', load: () => import('./simulate.js') },
   channels: { describe: 'channel realisations on an OFDM grid, as JSON', load: () => import('./channels.js') },
-  bench: { describe: 'benchmarks: lattice | mimo', load: () => import('./bench.js') },
+  receive: { describe: '5G NR PUSCH slots through the slot receiver', load: () => import('./receive.js') },
+  bench: { describe: 'benchmarks: lattice | mimo | receiver', load: () => import('./bench.js') },
   info: { describe: 'engines and devices found', load: () => import('./info.js') },
   demo: { describe: 'the main job: a short simulation with its plot (npm start)', load: () => import('./demo.js') },
 };

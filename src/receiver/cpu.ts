@@ -73,6 +73,12 @@ export function receiveSlotsCpu(r: ResolvedReceiver, slots: readonly ReceivedSlo
     const dec = code.decodeBatch(llr, C, r.options.decoder);
     const blocks = Array.from({ length: C }, (_, c) => dec.bits.subarray(c * code.k, (c + 1) * code.k));
     const checked = checkTransportBlock(blocks, r.A, bg);
-    return { tb: checked.tb, tbCrcOk: checked.tbCrcOk, blockCrcOk: checked.blockCrcOk, iterations: dec.iterations };
+    return {
+      tb: checked.tb,
+      tbCrcOk: checked.tbCrcOk,
+      blockCrcOk: checked.blockCrcOk,
+      iterations: dec.iterations,
+      engine: 'cpu',
+    };
   });
 }

@@ -360,6 +360,7 @@ class ReceiverPlan implements SlotReceiverCudaPlan {
         tbCrcOk: tbOk[s] === 1,
         blockCrcOk: Array.from(blockOk.subarray(s * C, (s + 1) * C), (v) => v === 1),
         iterations,
+        engine: 'cuda',
       });
     }
     return out;

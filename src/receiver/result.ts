@@ -18,4 +18,6 @@ export interface SlotResult {
   readonly blockCrcOk: readonly boolean[];
   /** Per code block: the decoder's iterations. */
   readonly iterations: Int32Array;
+  /** The engine that received it. */
+  readonly engine: 'cpu' | 'cuda';
 }
