@@ -304,15 +304,11 @@ test('kbest kernels in the CUDA emulator equal the CPU engine within the proven 
   let seed = Date.now() % 1e9;
   const cases: Array<[number, number, Modulation, number, number]> = [
     [4, 4, '16qam', 16, 12],
-    [4, 4, '16qam', 8, 0],
     [4, 4, '16qam', 64, 4],
-    [2, 2, '64qam', 16, 20],
     [2, 2, '64qam', 4, 6],
     [2, 2, '64qam', 100, 15],
     [8, 8, 'qpsk', 8, 0],
-    [8, 8, 'qpsk', 32, 8],
     [4, 4, '64qam', 16, 20],
-    [2, 2, 'qpsk', 3, 5],
     [2, 2, 'bpsk', 2, 3],
     [2, 4, '16qam', 8, 10],
     [2, 2, '256qam', 16, 24],
@@ -320,7 +316,7 @@ test('kbest kernels in the CUDA emulator equal the CPU engine within the proven 
   ];
   const lines: string[] = [];
   for (const [nt, nr, mod, k, snr] of cases) {
-    const p = makeProblem(seed++, nt, nr, mod, Number(process.env.KBEST_EMU_CHANNELS ?? 12), 10, snr);
+    const p = makeProblem(seed++, nt, nr, mod, Number(process.env.KBEST_EMU_CHANNELS ?? 8), 10, snr);
     const opts = { detector: 'kbest' as const, k };
     const label = `emulated ${nt}x${nr} ${mod} K=${k} ${snr} dB (seed ${seed - 1})`;
     lines.push(summary(label, compare(p, opts, runKbestEmulated(p, opts), label)));
