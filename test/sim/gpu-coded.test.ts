@@ -29,6 +29,7 @@ import { linkChannelSpan } from '../../src/sim/link.js';
 import { codedFrameOnCpu, linkVectorOnCpu } from '../../src/sim/gpu/cpu-vector.js';
 import { generateLinkChunk, type LinkChunk } from '../../src/sim/link.js';
 import { resolveEngine, simulate } from '../../src/sim/simulate.js';
+import { tallyAgainstCpu } from './chunk-tally.js';
 import { injectFlags } from './flag-injection.js';
 import { compileEmulated, emulatorUnavailable, runEmulated } from '../gpu/cuda-emulator.js';
 
@@ -848,25 +849,7 @@ test('device GPU executor, coded: frames with vectors to redo (forced) are decod
           sliceVectors: unit,
         }));
         const results = await Promise.all(tasks.map((task) => exec.run(task)));
-        let gFe = 0,
-          cFe = 0,
-          frames = 0,
-          gSym = 0,
-          cSym = 0,
-          gIt = 0,
-          cIt = 0;
-        for (const [i, task] of tasks.entries()) {
-          const g = results[i]!.counts[0]!,
-            c = runChunk(task).counts[0]!;
-          assert.equal(g.frames, c.frames);
-          gFe += g.frameErrors;
-          cFe += c.frameErrors;
-          frames += c.frames!;
-          gSym += g.symbolErrors;
-          cSym += c.symbolErrors;
-          gIt += g.iterations!;
-          cIt += c.iterations!;
-        }
+        const { gFe, cFe, frames, gSym, cSym, gIt, cIt } = tallyAgainstCpu(tasks, results);
         assert.ok(ferAgrees(gFe, cFe, frames), `GPU ${gFe} vs CPU ${cFe} frame errors of ${frames}`);
         assert.ok(Math.abs(gSym - cSym) <= 0.01 * frames * unit * nt, `symbol errors GPU ${gSym} vs CPU ${cSym}`);
         assert.ok(Math.abs(gIt - cIt) <= 0.05 * cIt, `iterations GPU ${gIt} vs CPU ${cIt}`);

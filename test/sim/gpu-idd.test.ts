@@ -27,9 +27,10 @@ import { picDefines, PIC_KERNEL_URL } from '../../src/mimo/detectors/mmse-pic/cu
 import { UNANSWERED } from '../../src/mimo/fallback.js';
 import { MIMO_STATUS } from '../../src/mimo/gpu/status.js';
 import { constellation } from '../../src/mimo/modulation.js';
+import { tallyAgainstCpu } from './chunk-tally.js';
 import { injectFlags } from './flag-injection.js';
 import type { DetectOptions, Modulation } from '../../src/mimo/types.js';
-import { runChunk, type ChunkTask } from '../../src/sim/chunk.js';
+import type { ChunkTask } from '../../src/sim/chunk.js';
 import {
   codedUnit,
   codeOf,
@@ -605,21 +606,7 @@ test("device GPU executor, IDD: per-chunk counts agree with runChunk's; frames w
           sliceVectors: unit,
         }));
         const results = await Promise.all(tasks.map((task) => exec.run(task)));
-        let gFe = 0,
-          cFe = 0,
-          frames = 0,
-          gSym = 0,
-          cSym = 0;
-        for (const [i, task] of tasks.entries()) {
-          const g = results[i]!.counts[0]!,
-            cc = runChunk(task).counts[0]!;
-          assert.equal(g.frames, cc.frames);
-          gFe += g.frameErrors;
-          cFe += cc.frameErrors;
-          frames += cc.frames!;
-          gSym += g.symbolErrors;
-          cSym += cc.symbolErrors;
-        }
+        const { gFe, cFe, frames, gSym, cSym } = tallyAgainstCpu(tasks, results);
         const symbols = frames * unit * c.nt;
         assert.ok(ferAgrees(gFe, cFe, frames), msg(`${c.code}: GPU ${gFe} vs CPU ${cFe} frame errors of ${frames}`));
         assert.ok(
