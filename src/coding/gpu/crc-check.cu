@@ -11,10 +11,9 @@
 //
 // Linearity: a message m(D) is the sum of its chunks c_j(D) D^(bits after chunk j), so m mod g is
 // the XOR of (c_j mod g)(D^(bits after) mod g). A lane divides its own contiguous chunk of a code
-// block (a bit a step, no table; its bits gathered 32 at a time so that the loads overlap), then
-// moves the remainder to its place with one GF(2) product; a warp XORs its lanes. A lane's shifts
-// are the same in every code block, so they are worked out once; only the shift of a block's part
-// within the B transport block bits changes per block.
+// block (a bit a step, no table), then moves the remainder to its place with one GF(2) product;
+// a warp XORs its lanes. A lane's shifts are the same in every code block, so they are worked out
+// once; only the shift of a block's part within the B transport block bits changes per block.
 //
 // One block of CRC_BLOCK threads (a multiple of 32) a transport block; warp w checks code blocks
 // w, w + CRC_BLOCK / 32, ...; the warps' transport block remainders meet in shared memory.
@@ -73,23 +72,15 @@ extern "C" __global__ void __launch_bounds__(CRC_BLOCK)
   for (int r = warp; r < C; r += CRC_WARPS) {
     const unsigned char* blk = bits + (t * C + r) * K;
     unsigned rb = 0, rt = 0;
-    // 32 bits gathered at a time (independent loads, all in flight together), then divided in order:
-    // bits below ep go to both remainders, the block's CRC bits to the block's alone
-    for (int i0 = s; i0 < e; i0 += 32) {
-      const int n = min(32, e - i0);
-      unsigned w = 0;
-#pragma unroll
-      for (int u = 0; u < 32; u++)
-        if (u < n) w |= (unsigned)(blk[i0 + u] & 1u) << u;
-      for (int u = 0; u < n; u++) {
-        const unsigned b = (w >> u) & 1u;
-        if (i0 + u < ep) rt = crc_step(rt, b, tbPoly, tbLen);
-        if (blockCrc) rb = crc_step(rb, b, CRC24B_POLY, 24);
-      }
+    for (int i = s; i < ep; i++) {
+      const unsigned b = blk[i] & 1u;
+      rt = crc_step(rt, b, tbPoly, tbLen);
+      if (blockCrc) rb = crc_step(rb, b, CRC24B_POLY, 24);
     }
     rt = crc_mulmod(rt, shiftPart, tbPoly, tbLen);
     for (int o = 16; o > 0; o >>= 1) rt ^= __shfl_xor_sync(0xffffffffu, rt, o);
     if (blockCrc) {
+      for (int i = max(s, ep); i < e; i++) rb = crc_step(rb, blk[i] & 1u, CRC24B_POLY, 24);
       rb = crc_mulmod(rb, shiftBlock, CRC24B_POLY, 24);
       for (int o = 16; o > 0; o >>= 1) rb ^= __shfl_xor_sync(0xffffffffu, rb, o);
       if (lane == 0 && blockOk) blockOk[t * C + r] = rb == 0u;
