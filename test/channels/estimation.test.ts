@@ -21,12 +21,14 @@ import {
   dmrsConfig,
   dmrsPilots,
   estimateNoise,
+  estimateSlot,
   goldSequence,
   lmmseEstimate,
   lmmseFilter,
   lmmseNoise,
   lsEstimate,
   lsPilotEstimates,
+  meanErrorVariance,
   pilotGrid,
   slotsPerFrame,
 } from '../../src/channels/estimation/index.js';
@@ -548,4 +550,26 @@ test('invalid arguments: InvalidArgumentError naming the option', () => {
   const four = dmrsPilots(dmrsConfig({ ...ok, layers: 4 }), 0);
   refuses(() => estimateNoise(four, y, 2, { method: 'free' }), 'method');
   refuses(() => goldSequence(2 ** 31, 4), 'cInit');
+});
+
+test('estimateSlot: LS and LMMSE as their estimators and noise estimates give them, the detectors noise with the error variance', () => {
+  for (let t = 0; t < 6; t++) {
+    const config = randomConfig();
+    const nr = 1 + rng.int(4);
+    const pilots = dmrsPilots(config, rng.int(slotsPerFrame(config.scs)));
+    const N0 = 0.01 + rng.uniform() * 0.3;
+    const y = receive(pilots, nr, N0, () => cn());
+    const filter = lmmseFilter(config, {
+      pdp: { delays: [0, 100e-9, 300e-9], powers: [0.6, 0.3, 0.1] },
+      noiseVariance: N0,
+    });
+    const l = estimateSlot(pilots, y, nr, { csi: 'lmmse', filter });
+    assert.deepEqual(l.H, lmmseEstimate(filter, pilots, y, nr), msg(describe(config)));
+    assert.equal(l.n0, lmmseNoise(filter, pilots, y, nr).noiseVariance);
+    assert.equal(l.noiseVar, l.n0 + config.layers * meanErrorVariance(filter));
+    const s = estimateSlot(pilots, y, nr, { csi: 'ls' });
+    assert.deepEqual(s.H, lsEstimate(pilots, y, nr));
+    assert.equal(s.n0, estimateNoise(pilots, y, nr).noiseVariance);
+    assert.equal(s.noiseVar, s.n0 + config.layers * (s.n0 / (2 * config.pilotPower)));
+  }
 });

@@ -17,7 +17,7 @@
 import { checkOptions, InvalidArgumentError, integer, number, option, type SchemaOf, show } from '../../core/index.js';
 import type { PowerDelayProfile as ModelProfile } from '../types.js';
 import type { DmrsConfig, DmrsPilots } from './dmrs.js';
-import { checkReceived, despread, interpolateTime, outputFor } from './ls.js';
+import { checkReceived, despread, interpolateTime, outputFor, type PilotEstimates } from './ls.js';
 import { noiseTermCount, segmentedSum } from './noise.js';
 
 /** A power delay profile as LMMSE reads it (tap l: delays[l] seconds, powers[l] linear, summing to 1): the model's (src/channels/types.ts) or any arrays of numbers. */
@@ -392,11 +392,41 @@ export function lmmseEstimate(
   out?: Float64Array,
 ): Float64Array {
   const call = 'lmmseEstimate()';
-  const config = pilots.config;
-  checkFilter(filter, config, call);
+  checkFilter(filter, pilots.config, call);
   checkReceived(pilots, y, nr, call);
-  const H = outputFor(config, nr, out, call);
-  const { values: est, opposite } = despread(pilots, y, nr);
+  return lmmseFromPairs(filter, pilots, despread(pilots, y, nr), nr, outputFor(pilots.config, nr, out, call));
+}
+
+/**
+ * lmmseEstimate() and lmmseNoise() of one slot with its pairs despread once (both would despread
+ * them); the same checks and errors.
+ */
+export function lmmseSlot(
+  filter: LmmseFilter,
+  pilots: DmrsPilots,
+  y: Float64Array,
+  nr: number,
+): { H: Float64Array; noise: LmmseNoiseEstimate } {
+  const call = 'lmmseSlot()';
+  checkFilter(filter, pilots.config, call);
+  checkReceived(pilots, y, nr, call);
+  const pairs = despread(pilots, y, nr);
+  return {
+    H: lmmseFromPairs(filter, pilots, pairs, nr, outputFor(pilots.config, nr, undefined, call)),
+    noise: lmmseNoiseFromPairs(filter, pilots, pairs, nr),
+  };
+}
+
+/** lmmseEstimate() on the slot's pairs despread already (checked by the caller), into H. */
+function lmmseFromPairs(
+  filter: LmmseFilter,
+  pilots: DmrsPilots,
+  pairs: PilotEstimates,
+  nr: number,
+  H: Float64Array,
+): Float64Array {
+  const config = pilots.config;
+  const { values: est, opposite } = pairs;
   const K = config.subcarriers,
     L = config.layers,
     N = K / 4,
@@ -445,7 +475,17 @@ export function lmmseNoise(filter: LmmseFilter, pilots: DmrsPilots, y: Float64Ar
   const call = 'lmmseNoise()';
   checkFilter(filter, pilots.config, call);
   checkReceived(pilots, y, nr, call);
-  const { values, opposite } = despread(pilots, y, nr);
+  return lmmseNoiseFromPairs(filter, pilots, despread(pilots, y, nr), nr);
+}
+
+/** lmmseNoise() on the slot's pairs despread already (checked by the caller). */
+function lmmseNoiseFromPairs(
+  filter: LmmseFilter,
+  pilots: DmrsPilots,
+  pairs: PilotEstimates,
+  nr: number,
+): LmmseNoiseEstimate {
+  const { values, opposite } = pairs;
   const config = pilots.config;
   const N = config.subcarriers / 4,
     L = config.layers,

@@ -6,7 +6,7 @@
  * filter's mean errorVariance for LMMSE.
  */
 import type { DmrsPilots } from './dmrs.js';
-import { type LmmseFilter, lmmseEstimate, lmmseNoise } from './lmmse.js';
+import { type LmmseFilter, lmmseSlot } from './lmmse.js';
 import { lsEstimate } from './ls.js';
 import { estimateNoise } from './noise.js';
 
@@ -39,6 +39,6 @@ export function estimateSlot(pilots: DmrsPilots, Y: Float64Array, nr: number, es
     return { H: lsEstimate(pilots, Y, nr), n0, noiseVar: n0 + layers * (n0 / (2 * pilots.config.pilotPower)) };
   }
   const f = estimator.filter;
-  const n0 = lmmseNoise(f, pilots, Y, nr).noiseVariance;
-  return { H: lmmseEstimate(f, pilots, Y, nr), n0, noiseVar: n0 + layers * meanErrorVariance(f) };
+  const { H, noise } = lmmseSlot(f, pilots, Y, nr);
+  return { H, n0: noise.noiseVariance, noiseVar: noise.noiseVariance + layers * meanErrorVariance(f) };
 }
