@@ -40,6 +40,7 @@ import {
   Stream,
 } from '../gpu/index.js';
 import { type DetectionCudaPlan, detectionCudaPlan, nodeBudgetError } from '../mimo/index.js';
+import { checkSlots } from './cpu.js';
 import type { ResolvedReceiver } from './options.js';
 import type { ReceivedSlot, SlotResult } from './result.js';
 import { scramblingSequence } from './scrambling.js';
@@ -88,7 +89,10 @@ export interface SlotReceiverCudaPlan {
   enqueue(stream: Stream, launch: SlotLaunch, mark?: (stage: ReceiverStage) => void): void;
   /** After enqueue(): waits for the stream, answers any flagged vectors, and gives each slot's result. */
   results(stream: Stream, launch: SlotLaunch): Promise<SlotResult[]>;
-  /** Host slots in, results out: uploads, enqueues and reads launches of consecutive slot numbers. */
+  /**
+   * Host slots in, results out: uploads, enqueues and reads launches of consecutive slot numbers.
+   * InvalidInputError / InvalidArgumentError naming the slot for a bad grid or slot number.
+   */
   receive(slots: readonly ReceivedSlot[]): Promise<SlotResult[]>;
   /** Frees the plan's device and pinned memory (after its work is done). */
   free(): void;
@@ -423,6 +427,7 @@ class ReceiverPlan implements SlotReceiverCudaPlan {
 
   async receive(slots: readonly ReceivedSlot[]): Promise<SlotResult[]> {
     const r = this.receiver;
+    checkSlots(r, slots);
     const per = SYMBOLS_PER_SLOT * r.K * r.options.nr * 2;
     const frame = slotsPerFrame(r.config.scs);
     const stream = Stream.create(this.ctx);

@@ -6,7 +6,7 @@
 import { cudaDecoderUnsupported, resolveDecoderOptions } from '../coding/index.js';
 import { chooseEngine, requireCuda } from '../gpu/index.js';
 import { detectorEntry } from '../mimo/index.js';
-import { checkSlots, receiveSlotsCpu } from './cpu.js';
+import { receiveSlotsCpu } from './cpu.js';
 import { slotReceiverCudaPlan } from './cuda.js';
 import { resolveReceiver, type SlotReceiverOptions } from './options.js';
 import type { ReceivedSlot, SlotResult } from './result.js';
@@ -26,7 +26,6 @@ export async function receiveSlots(
 ): Promise<SlotResult[]> {
   const call = 'receiveSlots()';
   const r = resolveReceiver(options, call);
-  checkSlots(r, slots);
   const decision = await chooseEngine({
     asked: r.options.engine,
     call: `${call} (${r.detect.detector})`,

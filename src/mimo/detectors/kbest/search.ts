@@ -162,6 +162,22 @@ function tiedAtCut(idx: Int32Array, keys: Float64Array, n: number, k: number, at
 }
 
 /**
+ * One quicksort partition of idx[lo .. hi] (lo < hi) by (key, index) around the median of three:
+ * the pivot's final place, smaller entries before it and the others after.
+ */
+function partition(idx: Int32Array, keys: Float64Array, lo: number, hi: number): number {
+  const mid = (lo + hi) >>> 1;
+  if (less(keys, idx[mid]!, idx[lo]!)) swap(idx, mid, lo);
+  if (less(keys, idx[hi]!, idx[lo]!)) swap(idx, hi, lo);
+  if (less(keys, idx[mid]!, idx[hi]!)) swap(idx, mid, hi);
+  const pivot = idx[hi]!;
+  let store = lo;
+  for (let t = lo; t < hi; t++) if (less(keys, idx[t]!, pivot)) swap(idx, t, store++);
+  swap(idx, store, hi);
+  return store;
+}
+
+/**
  * Reorders idx[0 .. n) (0 < k < n) so that its first k entries index the k smallest keys
  * (quickselect with a median-of-three pivot; ties broken by index so the result is deterministic).
  * Returns the position, k - 1 or k, of its last pivot: the k-th or the (k+1)-th smallest.
@@ -171,15 +187,7 @@ export function selectSmallest(idx: Int32Array, keys: Float64Array, n: number, k
     hi = n - 1;
   // lo <= k - 1 < k <= hi throughout; each round shrinks [lo, hi], so it ends at a pivot in k - 1 or k.
   for (;;) {
-    const mid = (lo + hi) >>> 1;
-    // Median of three into idx[hi] as the pivot.
-    if (less(keys, idx[mid]!, idx[lo]!)) swap(idx, mid, lo);
-    if (less(keys, idx[hi]!, idx[lo]!)) swap(idx, hi, lo);
-    if (less(keys, idx[mid]!, idx[hi]!)) swap(idx, mid, hi);
-    const pivot = idx[hi]!;
-    let store = lo;
-    for (let t = lo; t < hi; t++) if (less(keys, idx[t]!, pivot)) swap(idx, t, store++);
-    swap(idx, store, hi);
+    const store = partition(idx, keys, lo, hi);
     if (store === k - 1 || store === k) return store;
     if (store < k) lo = store + 1;
     else hi = store - 1;
@@ -206,15 +214,7 @@ function sortRange(idx: Int32Array, keys: Float64Array, lo: number, hi: number, 
       }
       return;
     }
-    const mid = (lo + hi) >>> 1;
-    // Median of three into idx[hi] as the pivot.
-    if (less(keys, idx[mid]!, idx[lo]!)) swap(idx, mid, lo);
-    if (less(keys, idx[hi]!, idx[lo]!)) swap(idx, hi, lo);
-    if (less(keys, idx[mid]!, idx[hi]!)) swap(idx, mid, hi);
-    const pivot = idx[hi]!;
-    let store = lo;
-    for (let t = lo; t < hi; t++) if (less(keys, idx[t]!, pivot)) swap(idx, t, store++);
-    swap(idx, store, hi);
+    const store = partition(idx, keys, lo, hi);
     if (store - lo < hi - store) {
       sortRange(idx, keys, lo, store - 1, k);
       lo = store + 1;
