@@ -148,6 +148,7 @@ class ReceiverPlan implements SlotReceiverCudaPlan {
     | 'dec'
     | 'blockOk'
     | 'tbOk'
+    | 'checkScratch'
     | 'packed'
     | 'list'
     | 'scramble',
@@ -221,6 +222,7 @@ class ReceiverPlan implements SlotReceiverCudaPlan {
         dec: alloc(S * C * 4),
         blockOk: alloc(S * C),
         tbOk: alloc(S),
+        checkScratch: alloc(this.check.scratchBytes(S)),
         packed: alloc(S * this.tbBytes),
         list: alloc((1 + 2 * FLAG_CAP) * 4),
         scramble: alloc(C * E),
@@ -329,7 +331,13 @@ class ReceiverPlan implements SlotReceiverCudaPlan {
     mark?.('decode');
     this.decoder.enqueue(stream, { llr: b.input.ptr, bits: b.bits.ptr, status: b.dec.ptr, frames: S * C });
     mark?.('check');
-    this.check.enqueue(stream, { bits: b.bits.ptr, tbs: S, blockOk: b.blockOk.ptr, tbOk: b.tbOk.ptr });
+    this.check.enqueue(stream, {
+      bits: b.bits.ptr,
+      tbs: S,
+      blockOk: b.blockOk.ptr,
+      tbOk: b.tbOk.ptr,
+      scratch: b.checkScratch.ptr,
+    });
     const P = C > 1 ? code.k - 24 : code.k;
     mark?.('copy');
     this.packK.launch(this.grid1(S * this.tbBytes, stream), [b.bits.ptr, b.packed.ptr, S, C, code.k, P, r.A]);

@@ -1,7 +1,8 @@
 /**
- * The GPU transport block checks (src/coding/gpu/crc-check.cu, transport-block-check.ts) and rate
+ * The GPU transport block checks (src/coding/gpu/crc-blocks.cu, crc-verdict.cu,
+ * transport-block-check.ts) and rate
  * recovery (rate-recovery.cu, rate-recovery.ts). Through the CUDA emulator (CI, no GPU):
- * crc_check's per-block and per-transport-block verdicts equal checkTransportBlock's on random
+ * crc_blocks + crc_verdict's per-block and per-transport-block verdicts equal checkTransportBlock's on random
  * transport blocks segmented on the CPU (CRC16 and CRC24A, C = 1 and C > 1 on both base graphs,
  * more code blocks than warps), some with flipped bits in payload, block CRC or transport block
  * CRC, some with bytes other than 0 / 1 (the low bit is read); rate_recovery's output equals
@@ -14,8 +15,9 @@ import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { ldpcCode, type LdpcCode } from '../../src/coding/code.js';
-import { NR_CRCS } from '../../src/coding/crc.js';
+import { crcOf, NR_CRCS } from '../../src/coding/crc.js';
 import { rateRecoveryColumns } from '../../src/coding/gpu/rate-recovery.js';
+import { crcBlockShifts, gf2MulMod, gf2PowMod } from '../../src/coding/gpu/transport-block-check.js';
 import { nrRateMatchMap, nrRateRecover, type NrBaseGraph } from '../../src/coding/nr.js';
 import { checkTransportBlock, segmentTransportBlock } from '../../src/coding/transport-block.js';
 import { InvalidArgumentError } from '../../src/core/errors.js';
@@ -123,17 +125,29 @@ int main() {
   const int tbs = h[0], C = h[1], K = h[2], tbLen = h[4], noBlock = h[5];
   const unsigned tbPoly = (unsigned)h[3];
   std::vector<unsigned char> bits((size_t)tbs * C * K), blockOk((size_t)tbs * C, 7), tbOk(tbs, 7);
+  std::vector<unsigned> shifts(2 * CRC_THREADS + C), partial((size_t)tbs * C);
   if (fread(bits.data(), 1, bits.size(), stdin) != bits.size()) return 1;
+  if (fread(shifts.data(), 4, shifts.size(), stdin) != shifts.size()) return 1;
   unsigned char* bo = noBlock ? nullptr : blockOk.data();
-  if (emu_launch(tbs, dim3{CRC_BLOCK, 1, 1}, CRC_BLOCK / 32 * 4, [&] { crc_check(bits.data(), bo, tbOk.data(), C, K, tbPoly, tbLen); })) return 2;
+  const size_t shared = ((K + 31) / 32 + 2 * (CRC_THREADS / 32)) * 4;
+  if (emu_launch(tbs * C, dim3{CRC_THREADS, 1, 1}, shared, [&] { crc_blocks(bits.data(), shifts.data(), partial.data(), bo, C, K, tbPoly, tbLen); })) return 2;
+  if (emu_launch((tbs + VERDICT_WARPS - 1) / VERDICT_WARPS, dim3{32 * VERDICT_WARPS, 1, 1}, 0, [&] { crc_verdict(partial.data(), bo, tbOk.data(), tbs, C); })) return 2;
   fwrite(blockOk.data(), 1, blockOk.size(), stdout); fwrite(tbOk.data(), 1, tbOk.size(), stdout);
   return 0;
 }
 `;
 
-test('emulated transport block checks (crc-check.cu) equal checkTransportBlock', { skip: skipEmu }, () => {
-  for (const block of [64, 256]) {
-    const { exe, error } = compileEmulated(CHECK_MAIN, KERNEL('crc-check.cu'), [`-DCRC_BLOCK=${block}`]);
+test('emulated transport block checks (crc-blocks.cu, crc-verdict.cu) equal checkTransportBlock', {
+  skip: skipEmu,
+}, () => {
+  for (const [threads, warps] of [
+    [64, 1],
+    [256, 8],
+  ] as const) {
+    const { exe, error } = compileEmulated(CHECK_MAIN, [KERNEL('crc-blocks.cu'), KERNEL('crc-verdict.cu')], [
+      `-DCRC_THREADS=${threads}`,
+      `-DVERDICT_WARPS=${warps}`,
+    ]);
     assert.equal(error, null);
     for (const [A, bg] of CHECK_SHAPES) {
       const c = checkCase(A, bg, 2 + randomInt(5));
@@ -141,12 +155,16 @@ test('emulated transport block checks (crc-check.cu) equal checkTransportBlock',
       const noBlock = randomInt(4) === 0 ? 1 : 0;
       const out = runEmulated(
         exe,
-        concat([new Int32Array([c.tbs, c.C, c.Kprime, crc.poly, crc.length, noBlock]), c.bits]),
+        concat([
+          new Int32Array([c.tbs, c.C, c.Kprime, crc.poly, crc.length, noBlock]),
+          c.bits,
+          crcBlockShifts(c.Kprime, c.C, crc.poly, crc.length, threads),
+        ]),
       );
       const n = c.tbs * c.C;
       const blockOk = out.subarray(0, n),
         tbOk = out.subarray(n, n + c.tbs);
-      const what = `block ${block}, A ${A} bg ${bg} (C ${c.C}, K' ${c.Kprime}; ${c.damage.join(', ')})`;
+      const what = `${threads} threads, A ${A} bg ${bg} (C ${c.C}, K' ${c.Kprime}; ${c.damage.join(', ')})`;
       assert.deepEqual(Uint8Array.from(tbOk), c.tbOk, `${what}: transport block verdicts`);
       if (noBlock)
         assert.ok(
@@ -156,6 +174,28 @@ test('emulated transport block checks (crc-check.cu) equal checkTransportBlock',
       else assert.deepEqual(Uint8Array.from(blockOk), c.blockOk, `${what}: code block verdicts`);
     }
   }
+});
+
+test("the check's shifts: D^d mod g equals the CRC of a one followed by d - L zeros; products add exponents", () => {
+  for (const kind of ['crc24a', 'crc24b', 'crc16', 'crc11', 'crc6'] as const) {
+    const { poly, length: L } = NR_CRCS[kind];
+    for (let k = 0; k < 20; k++) {
+      const d = randomInt(20_000),
+        e = randomInt(20_000);
+      const msg = new Uint8Array(d + 1);
+      msg[0] = 1;
+      assert.equal(gf2PowMod(d + L, poly, L), crcOf(kind, msg), `${kind} D^${d + L}`);
+      assert.equal(
+        gf2MulMod(gf2PowMod(d, poly, L), gf2PowMod(e, poly, L), poly, L),
+        gf2PowMod(d + e, poly, L),
+        `${kind} D^${d} D^${e}`,
+      );
+    }
+  }
+  const t = crcBlockShifts(8448, 68, NR_CRCS.crc24a.poly, 24, 256);
+  assert.equal(t.length, 2 * 256 + 68);
+  assert.equal(t[255], 1, 'the last chunk ends the code block: D^0');
+  assert.equal(t[2 * 256 + 67], 1, 'the last code block ends the transport block: D^0');
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -259,9 +299,10 @@ test('device plans: transport block checks and rate recovery equal the CPU; type
     assert.equal(plan.segmentation.A, A);
     const bits = DeviceBuffer.alloc(ctx, c.bits.byteLength),
       blockOk = DeviceBuffer.alloc(ctx, c.tbs * c.C),
-      tbOk = DeviceBuffer.alloc(ctx, c.tbs);
+      tbOk = DeviceBuffer.alloc(ctx, c.tbs),
+      scratch = DeviceBuffer.alloc(ctx, plan.scratchBytes(c.tbs));
     bits.upload(c.bits);
-    plan.enqueue(stream, { bits: bits.ptr, tbs: c.tbs, blockOk: blockOk.ptr, tbOk: tbOk.ptr });
+    plan.enqueue(stream, { bits: bits.ptr, tbs: c.tbs, blockOk: blockOk.ptr, tbOk: tbOk.ptr, scratch: scratch.ptr });
     stream.synchronize();
     const gotBlock = new Uint8Array(c.tbs * c.C),
       gotTb = new Uint8Array(c.tbs);
@@ -269,7 +310,7 @@ test('device plans: transport block checks and rate recovery equal the CPU; type
     tbOk.download(gotTb);
     assert.deepEqual(gotTb, c.tbOk, `A ${A} bg ${bg}`);
     assert.deepEqual(gotBlock, c.blockOk, `A ${A} bg ${bg}`);
-    for (const b of [bits, blockOk, tbOk]) b.free();
+    for (const b of [bits, blockOk, tbOk, scratch]) b.free();
     plan.free();
   }
   assert.throws(() => transportBlockCheckCudaPlan(ctx, { bg: 1, Kprime: 100, C: 2 }), InvalidArgumentError);
