@@ -144,10 +144,11 @@ test('emulated transport block checks (crc-blocks.cu, crc-verdict.cu) equal chec
     [64, 1],
     [256, 8],
   ] as const) {
-    const { exe, error } = compileEmulated(CHECK_MAIN, [KERNEL('crc-blocks.cu'), KERNEL('crc-verdict.cu')], [
-      `-DCRC_THREADS=${threads}`,
-      `-DVERDICT_WARPS=${warps}`,
-    ]);
+    const { exe, error } = compileEmulated(
+      CHECK_MAIN,
+      [KERNEL('crc-blocks.cu'), KERNEL('crc-verdict.cu')],
+      [`-DCRC_THREADS=${threads}`, `-DVERDICT_WARPS=${warps}`],
+    );
     assert.equal(error, null);
     for (const [A, bg] of CHECK_SHAPES) {
       const c = checkCase(A, bg, 2 + randomInt(5));

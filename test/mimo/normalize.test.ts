@@ -1,5 +1,6 @@
 /**
- * The GPU engine's first detection stage (src/mimo/gpu/normalize.cu) in the CUDA emulator, against
+ * The GPU engine's first detection stage (src/mimo/gpu/normalize.cu, and normalize-single.cu for
+ * chunks of one vector a channel) in the CUDA emulator, against
  * the scaling the CPU engine applies, in float32: per channel 2^p with p = -exponent(max |H|) scales
  * H, the channel's vectors and N0 (by 2^2p, clamped to [2^-100, 2^100] when positive); non-finite H,
  * y or N0 flags NON_FINITE, a vector that overflows once scaled FLOAT32_UNSAFE; when asked, each
@@ -31,10 +32,7 @@ int main() {
   std::vector<int> status(vectors * 2, -7), summary((size_t)channels * 4, -7);
   if (fread(H.data(), 4, H.size(), stdin) != H.size() || fread(y.data(), 4, y.size(), stdin) != y.size()) return 1;
   if (perVector && fread(noise.data(), 4, noise.size(), stdin) != noise.size()) return 1;
-  if (emu_launch((channels + WARPS - 1) / WARPS, dim3{32 * WARPS, 1, 1}, 0, [&] {
-        mimo_normalize(H.data(), y.data(), perVector ? noise.data() : nullptr, scalar, noiseOut.data(), status.data(), withSummary ? summary.data() : nullptr,
-                       channels, vpc, hLen, yLen, valid);
-      })) return 2;
+  if (emu_launch(LAUNCH_GRID, dim3{32 * WARPS, 1, 1}, 0, [&] { LAUNCH_CALL; })) return 2;
   fwrite(H.data(), 4, H.size(), stdout);
   fwrite(y.data(), 4, y.size(), stdout);
   fwrite(noiseOut.data(), 4, noiseOut.size(), stdout);
@@ -65,10 +63,31 @@ interface Case {
   scalar: number;
 }
 
-function makeCase(nr: number): Case {
+/** The two kernels: the launch's grid and call in MAIN. */
+const KERNELS = {
+  warp: {
+    file: 'normalize.cu',
+    defines: [
+      `-DWARPS=${WARPS}`,
+      '-DLAUNCH_GRID=(channels+WARPS-1)/WARPS',
+      '-DLAUNCH_CALL=mimo_normalize(H.data(),y.data(),perVector?noise.data():nullptr,scalar,noiseOut.data(),status.data(),withSummary?summary.data():nullptr,channels,vpc,hLen,yLen,valid)',
+    ],
+  },
+  single: {
+    file: 'normalize-single.cu',
+    defines: [
+      `-DWARPS=${WARPS}`,
+      '-DNORM_LANES=8',
+      '-DLAUNCH_GRID=(channels+WARPS*4-1)/(WARPS*4)',
+      '-DLAUNCH_CALL=mimo_normalize_single(H.data(),y.data(),perVector?noise.data():nullptr,scalar,noiseOut.data(),status.data(),withSummary?summary.data():nullptr,channels,hLen,yLen,valid)',
+    ],
+  },
+} as const;
+
+function makeCase(nr: number, one: boolean): Case {
   const nt = 1 + randomInt(4),
-    channels = 1 + randomInt(40),
-    vpc = 1 + randomInt(40);
+    channels = 1 + randomInt(one ? 80 : 40),
+    vpc = one ? 1 : 1 + randomInt(40);
   const hLen = 2 * nr * nt,
     yLen = 2 * nr;
   const H = new Float32Array(channels * hLen),
@@ -130,75 +149,77 @@ function reference(k: Case): { H: Float32Array; y: Float32Array; noise: Float32A
   return { H, y, noise, status };
 }
 
-test('normalize (emulated): H, y and N0 scaled as the CPU engine scales them, flags for non-finite and overflowing vectors, summary heads', {
-  skip,
-}, () => {
-  const path = fileURLToPath(new URL('../../src/mimo/gpu/normalize.cu', import.meta.url));
-  const { exe, error } = compileEmulated(MAIN, path, [`-DWARPS=${WARPS}`]);
-  assert.equal(error, null, error ?? '');
-  const seen = { unsafe: 0, nonFinite: 0, scaled: 0 };
-  // 1 to 16 receive antennas: 32 / 2nr vectors a warp pass (uneven ones too); 17: a vector wider than a warp
-  for (const nr of [1, 2, 3, 4, 5, 8, 16, 17]) {
-    for (let rep = 0; rep < 3; rep++) {
-      const k = makeCase(nr);
-      const hLen = 2 * nr * k.nt,
-        yLen = 2 * nr;
-      // the summary heads now and then not asked for; the last channel's vectors past `valid` are padding
-      const withSummary = rep > 0,
-        valid = k.channels * k.vpc - randomInt(k.vpc);
-      const head = Buffer.alloc(32);
-      [k.channels, k.vpc, hLen, yLen, k.noise ? 1 : 0, withSummary ? 1 : 0, valid].forEach((x, i) => {
-        head.writeInt32LE(x, 4 * i);
-      });
-      head.writeFloatLE(k.scalar, 28);
-      const input = Buffer.concat([
-        head,
-        Buffer.from(k.H.buffer),
-        Buffer.from(k.y.buffer),
-        ...(k.noise ? [Buffer.from(k.noise.buffer)] : []),
-      ]);
-      const out = runEmulated(exe, input);
-      const vectors = k.channels * k.vpc;
-      let o = out.byteOffset;
-      const take = <T>(make: (b: ArrayBufferLike, at: number, n: number) => T, n: number): T => {
-        const r = make(out.buffer, o, n);
-        o += 4 * n;
-        return r;
-      };
-      const got = {
-        H: take((b, at, n) => new Float32Array(b, at, n), k.channels * hLen),
-        y: take((b, at, n) => new Float32Array(b, at, n), vectors * yLen),
-        noise: take((b, at, n) => new Float32Array(b, at, n), vectors),
-        status: take((b, at, n) => new Int32Array(b, at, n), 2 * vectors),
-        summary: take((b, at, n) => new Int32Array(b, at, n), 4 * k.channels),
-      };
-      const want = reference(k);
-      const where = `nr ${nr}, nt ${k.nt}, ${k.channels} channels x ${k.vpc}`;
-      for (const key of ['H', 'y', 'noise'] as const) {
-        for (let i = 0; i < want[key].length; i++)
-          assert.ok(
-            Object.is(got[key][i], want[key][i]),
-            `${where}: ${key}[${i}] = ${got[key][i]}, expected ${want[key][i]}`,
-          );
-      }
-      assert.deepEqual(Array.from(got.status), Array.from(want.status), `${where}: status words`);
-      for (let c = 0; c < k.channels; c++) {
-        let flags = 0;
-        for (let v = c * k.vpc; v < Math.min(valid, (c + 1) * k.vpc); v++) flags |= want.status[2 * v]!;
-        const head = withSummary ? [flags, 0, 0, 0] : [-7, -7, -7, -7];
-        assert.deepEqual(
-          Array.from(got.summary.subarray(4 * c, 4 * c + 4)),
+for (const [name, kernel] of Object.entries(KERNELS)) {
+  test(`normalize (emulated, ${kernel.file}): H, y and N0 scaled as the CPU engine scales them, flags for non-finite and overflowing vectors, summary heads`, {
+    skip,
+  }, () => {
+    const path = fileURLToPath(new URL(`../../src/mimo/gpu/${kernel.file}`, import.meta.url));
+    const { exe, error } = compileEmulated(MAIN, path, kernel.defines);
+    assert.equal(error, null, error ?? '');
+    const seen = { unsafe: 0, nonFinite: 0, scaled: 0 };
+    // 1 to 16 receive antennas: 32 / 2nr vectors a warp pass (uneven ones too); 17: a vector wider than a warp
+    for (const nr of [1, 2, 3, 4, 5, 8, 16, 17]) {
+      for (let rep = 0; rep < 3; rep++) {
+        const k = makeCase(nr, name === 'single');
+        const hLen = 2 * nr * k.nt,
+          yLen = 2 * nr;
+        // the summary heads now and then not asked for; the last channel's vectors past `valid` are padding
+        const withSummary = rep > 0,
+          valid = k.channels * k.vpc - randomInt(k.vpc === 1 ? Math.min(3, k.channels) : k.vpc);
+        const head = Buffer.alloc(32);
+        [k.channels, k.vpc, hLen, yLen, k.noise ? 1 : 0, withSummary ? 1 : 0, valid].forEach((x, i) => {
+          head.writeInt32LE(x, 4 * i);
+        });
+        head.writeFloatLE(k.scalar, 28);
+        const input = Buffer.concat([
           head,
-          `${where}: channel ${c}'s summary head`,
-        );
+          Buffer.from(k.H.buffer),
+          Buffer.from(k.y.buffer),
+          ...(k.noise ? [Buffer.from(k.noise.buffer)] : []),
+        ]);
+        const out = runEmulated(exe, input);
+        const vectors = k.channels * k.vpc;
+        let o = out.byteOffset;
+        const take = <T>(make: (b: ArrayBufferLike, at: number, n: number) => T, n: number): T => {
+          const r = make(out.buffer, o, n);
+          o += 4 * n;
+          return r;
+        };
+        const got = {
+          H: take((b, at, n) => new Float32Array(b, at, n), k.channels * hLen),
+          y: take((b, at, n) => new Float32Array(b, at, n), vectors * yLen),
+          noise: take((b, at, n) => new Float32Array(b, at, n), vectors),
+          status: take((b, at, n) => new Int32Array(b, at, n), 2 * vectors),
+          summary: take((b, at, n) => new Int32Array(b, at, n), 4 * k.channels),
+        };
+        const want = reference(k);
+        const where = `nr ${nr}, nt ${k.nt}, ${k.channels} channels x ${k.vpc}`;
+        for (const key of ['H', 'y', 'noise'] as const) {
+          for (let i = 0; i < want[key].length; i++)
+            assert.ok(
+              Object.is(got[key][i], want[key][i]),
+              `${where}: ${key}[${i}] = ${got[key][i]}, expected ${want[key][i]}`,
+            );
+        }
+        assert.deepEqual(Array.from(got.status), Array.from(want.status), `${where}: status words`);
+        for (let c = 0; c < k.channels; c++) {
+          let flags = 0;
+          for (let v = c * k.vpc; v < Math.min(valid, (c + 1) * k.vpc); v++) flags |= want.status[2 * v]!;
+          const head = withSummary ? [flags, 0, 0, 0] : [-7, -7, -7, -7];
+          assert.deepEqual(
+            Array.from(got.summary.subarray(4 * c, 4 * c + 4)),
+            head,
+            `${where}: channel ${c}'s summary head`,
+          );
+        }
+        for (let v = 0; v < vectors; v++) {
+          if (want.status[2 * v] === FLOAT32_UNSAFE) seen.unsafe++;
+          if (want.status[2 * v] === NON_FINITE) seen.nonFinite++;
+        }
+        seen.scaled += want.H.filter((x, i) => x !== k.H[i]).length;
       }
-      for (let v = 0; v < vectors; v++) {
-        if (want.status[2 * v] === FLOAT32_UNSAFE) seen.unsafe++;
-        if (want.status[2 * v] === NON_FINITE) seen.nonFinite++;
-      }
-      seen.scaled += want.H.filter((x, i) => x !== k.H[i]).length;
     }
-  }
-  // the draws reached every branch (else the comparison above proved less than it says)
-  assert.ok(seen.unsafe > 0 && seen.nonFinite > 0 && seen.scaled > 0, JSON.stringify(seen));
-});
+    // the draws reached every branch (else the comparison above proved less than it says)
+    assert.ok(seen.unsafe > 0 && seen.nonFinite > 0 && seen.scaled > 0, JSON.stringify(seen));
+  });
+}

@@ -65,7 +65,8 @@ export interface DetectOutputs {
 }
 
 /**
- * The normalize kernel's launch for `channels` channels (engine and benchmarks); with `summary`,
+ * The normalize stage's launch for `channels` channels (engine and benchmarks): normalize.cu, or
+ * normalize-single.cu for one vector a channel (a group of lanes a channel); with `summary`,
  * it writes the channels' summary heads too (of the first `realVectors` vectors, default all).
  */
 export function enqueueNormalize(
@@ -86,23 +87,24 @@ export function enqueueNormalize(
   nr: number,
   nt: number,
 ): void {
-  normalize(ctx).launch({ grid: Math.ceil(channels / NORMALIZE_WARPS), block: 32 * NORMALIZE_WARPS, stream }, [
-    a.H,
-    a.y,
-    a.noiseIn,
-    a.noiseScalar,
-    a.noiseOut,
-    a.status,
-    a.summary ?? 0n,
-    channels,
-    vpc,
-    2 * nr * nt,
-    2 * nr,
-    a.realVectors ?? channels * vpc,
-  ]);
+  const hLen = 2 * nr * nt,
+    yLen = 2 * nr,
+    realVectors = a.realVectors ?? channels * vpc;
+  const head = [a.H, a.y, a.noiseIn, a.noiseScalar, a.noiseOut, a.status, a.summary ?? 0n, channels] as const;
+  // one vector a channel (OFDM grids): a group of lanes a channel instead of a warp
+  if (vpc === 1 && hLen <= 4 * NORMALIZE_LANES)
+    normalizeKernels(ctx).single.launch(
+      { grid: Math.ceil(channels / ((NORMALIZE_WARPS * 32) / NORMALIZE_LANES)), block: 32 * NORMALIZE_WARPS, stream },
+      [...head, hLen, yLen, realVectors],
+    );
+  else
+    normalizeKernels(ctx).warp.launch(
+      { grid: Math.ceil(channels / NORMALIZE_WARPS), block: 32 * NORMALIZE_WARPS, stream },
+      [...head, vpc, hLen, yLen, realVectors],
+    );
 }
 
-let normalizeKernel: { ctx: CudaContext; kernel: Kernel } | null = null;
+let normalizeKernel: { ctx: CudaContext; warp: Kernel; single: Kernel } | null = null;
 let summaryKernel: { ctx: CudaContext; kernel: Kernel } | null = null;
 
 const SUMMARY_WARPS = 4;
@@ -134,16 +136,31 @@ export function enqueueSummary(
   ]);
 }
 const NORMALIZE_WARPS = 4;
+/** Lanes a channel in normalize-single.cu. */
+const NORMALIZE_LANES = 8;
 
-function normalize(ctx: CudaContext): Kernel {
-  if (normalizeKernel?.ctx === ctx) return normalizeKernel.kernel;
-  const kernel = loadModule(ctx, {
-    source: readKernelSource(new URL('./normalize.cu', import.meta.url)),
-    name: 'mimo/gpu/normalize.cu',
-    defines: { WARPS: NORMALIZE_WARPS },
-  }).kernel('mimo_normalize', ['ptr', 'ptr', 'ptr', 'f32', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i64']);
-  normalizeKernel = { ctx, kernel };
-  return kernel;
+function normalizeKernels(ctx: CudaContext): { warp: Kernel; single: Kernel } {
+  if (normalizeKernel?.ctx === ctx) return normalizeKernel;
+  const load = (file: string, defines: Record<string, number>) =>
+    loadModule(ctx, {
+      source: readKernelSource(new URL(`./${file}`, import.meta.url)),
+      name: `mimo/gpu/${file}`,
+      defines,
+    });
+  const head = ['ptr', 'ptr', 'ptr', 'f32', 'ptr', 'ptr', 'ptr', 'i32'] as const;
+  const warp = load('normalize.cu', { WARPS: NORMALIZE_WARPS }).kernel('mimo_normalize', [
+    ...head,
+    'i32',
+    'i32',
+    'i32',
+    'i64',
+  ]);
+  const single = load('normalize-single.cu', {
+    WARPS: NORMALIZE_WARPS,
+    NORM_LANES: NORMALIZE_LANES,
+  }).kernel('mimo_normalize_single', [...head, 'i32', 'i32', 'i64']);
+  normalizeKernel = { ctx, warp, single };
+  return normalizeKernel;
 }
 
 /**

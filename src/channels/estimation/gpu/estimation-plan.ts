@@ -151,7 +151,7 @@ class EstimationPlan implements DmrsEstimationCudaPlan {
     ]);
     this.noiseWindow = load('noise-window.cu', 'ofdm_noise_window', [ptr, ptr, ptr, ptr, i32, i32, i32, i32, i32]);
     this.freq = load('freq-estimate.cu', 'ofdm_freq_estimate', [ptr, ptr, ptr, ptr, ptr, i32, i32, i32, i32]);
-    this.interpolate = load('time-interpolate.cu', 'ofdm_estimate', [ptr, ptr, ptr, ptr, i32, i32, i32, i32, i32]);
+    this.interpolate = load('time-interpolate.cu', 'ofdm_estimate', [ptr, ptr, ptr, ptr, i32, i64, i32, i32, i32]);
     const alloc = (bytes: number) => {
       const b = DeviceBuffer.alloc(ctx, Math.max(bytes, 8));
       this.held.push(b);
@@ -236,7 +236,7 @@ class EstimationPlan implements DmrsEstimationCudaPlan {
       });
     const frame = slotsPerFrame(config.scs),
       beta = Math.sqrt(config.pilotPower);
-    const grid = (n: number) => ({ grid: Math.max(1, Math.ceil(n / BLOCK)), block: BLOCK, stream });
+    const grid = (n: number, block = BLOCK) => ({ grid: Math.max(1, Math.ceil(n / block)), block, stream });
     const chunks = b.slots;
     this.despread.launch(grid(chunks * D * nt * nr * (K / 4)), [
       b.Yp,
@@ -266,7 +266,8 @@ class EstimationPlan implements DmrsEstimationCudaPlan {
     const terms = noiseTermCount(sum, D, K, nr, nt, f?.W);
     const segments = Math.ceil(terms / NOISE_SEGMENT);
     if (f)
-      this.noiseWindow.launch(grid(chunks * terms), [
+      // small blocks: a few windows a row, and every SM should hold some
+      this.noiseWindow.launch(grid(chunks * terms, 64), [
         this.P.ptr,
         this.Q!.ptr,
         f.residual.ptr,
@@ -315,7 +316,7 @@ class EstimationPlan implements DmrsEstimationCudaPlan {
       D,
       f ? f.W : 0,
     ]);
-    this.interpolate.launch(grid(b.vectors * nr * nt), [
+    this.interpolate.launch(grid(Math.ceil(b.vectors / b.vectorsPerSlot) * K * nr * nt), [
       this.Hd.ptr,
       this.noise.ptr,
       b.H32,
