@@ -5,15 +5,14 @@
  *   dmrsEstimationCudaPlan  (channels) every data vector's channel and noise variance from the DM-RS
  *   detectionCudaPlan       (mimo) normalize, then the detector's kernels: max-log LLRs
  *   slot-flags.cu           the vectors the detector left unanswered, listed for the host
- *   slot-llr.cu             the code blocks' LLRs, descrambled
- *   rateRecoveryCudaPlan    (coding) each block's E LLRs onto its mother code's columns
+ *   rateRecoveryCudaPlan    (coding) each block's E LLRs, descrambled, onto its mother code's columns
  *   ldpcCudaPlan            (coding) the layered decoder
  *   transportBlockCheckCudaPlan  (coding) CRC24B of each block, the transport block's CRC
  *   slot-pack.cu            the transport blocks' bits packed into bytes
  * and only the packed blocks, CRC flags, decoder status and the flagged vectors' count come back.
  * A launch with flagged vectors (rare: a channel the float32 kernels cannot carry) has them answered
  * by the detection plan's redo (its one fallback policy), their LLRs written back, and the stages
- * from slot-llr.cu run again before the results are read.
+ * from rate recovery on run again before the results are read.
  */
 import {
   type DmrsEstimationCudaPlan,
@@ -50,16 +49,7 @@ const BLOCK = 256;
 const FLAG_CAP = 1024;
 
 /** The stages of a launch in order, as enqueue() announces them to its `mark` callback. */
-export const RECEIVER_STAGES = [
-  'split',
-  'estimate',
-  'detect',
-  'descramble',
-  'recover',
-  'decode',
-  'check',
-  'copy',
-] as const;
+export const RECEIVER_STAGES = ['split', 'estimate', 'detect', 'recover', 'decode', 'check', 'copy'] as const;
 /** A stage of a launch. */
 export type ReceiverStage = (typeof RECEIVER_STAGES)[number];
 
@@ -125,7 +115,6 @@ class ReceiverPlan implements SlotReceiverCudaPlan {
   private readonly held: DeviceBuffer[] = [];
   private readonly pinned: PinnedBuffer[] = [];
   private readonly gather: Kernel;
-  private readonly llrK: Kernel;
   private readonly packK: Kernel;
   private readonly flagsK: Kernel;
   private readonly estimation: DmrsEstimationCudaPlan;
@@ -142,7 +131,6 @@ class ReceiverPlan implements SlotReceiverCudaPlan {
     | 'status'
     | 'symbols'
     | 'llr'
-    | 'frames'
     | 'input'
     | 'bits'
     | 'dec'
@@ -179,7 +167,6 @@ class ReceiverPlan implements SlotReceiverCudaPlan {
         defines: { RX_BLOCK: BLOCK, NR: nr },
       }).kernel(name, params);
     this.gather = load('slot-gather.cu', 'slot_gather', ['ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32']);
-    this.llrK = load('slot-llr.cu', 'slot_llr', ['ptr', 'ptr', 'ptr', 'i32', 'i64', 'i64']);
     this.packK = load('slot-pack.cu', 'slot_pack', ['ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32']);
     this.flagsK = load('slot-flags.cu', 'slot_flags', ['ptr', 'ptr', 'i32', 'i32', 'i64']);
     const bg = code.nr!.bg as 1 | 2;
@@ -216,7 +203,6 @@ class ReceiverPlan implements SlotReceiverCudaPlan {
         status: alloc(vectors * detection.statusWords * 4),
         symbols: alloc(vectors * L * 4),
         llr: alloc(S * G * 4),
-        frames: alloc(S * C * E * 4),
         input: alloc(S * C * nFull * 4),
         bits: alloc(S * C * code.k),
         dec: alloc(S * C * 4),
@@ -318,16 +304,21 @@ class ReceiverPlan implements SlotReceiverCudaPlan {
     b.list.downloadAsync(this.out, stream, 4, 0, this.layout.list);
   }
 
-  /** slot-llr.cu to the host copies (the stages a redo runs again). */
+  /** Rate recovery to the host copies (the stages a redo runs again). */
   private enqueueDecode(stream: Stream, S: number, mark?: (stage: ReceiverStage) => void): void {
     const r = this.receiver,
-      { C, E, G, code } = r,
+      { C, G, code } = r,
       b = this.b,
       o = this.layout;
-    mark?.('descramble');
-    this.llrK.launch(this.grid1(S * C * E, stream), [b.llr.ptr, b.scramble.ptr, b.frames.ptr, S, G, C * E]);
     mark?.('recover');
-    this.recovery.enqueue(stream, { llr: b.frames.ptr, input: b.input.ptr, frames: S * C });
+    // block c of slot s: the slot's channel bits c E .. (c + 1) E - 1, descrambled on the way
+    this.recovery.enqueue(stream, {
+      llr: b.llr.ptr,
+      input: b.input.ptr,
+      frames: S * C,
+      signs: b.scramble.ptr,
+      groups: { groupFrames: C, groupStride: G },
+    });
     mark?.('decode');
     this.decoder.enqueue(stream, { llr: b.input.ptr, bits: b.bits.ptr, status: b.dec.ptr, frames: S * C });
     mark?.('check');

@@ -202,30 +202,50 @@ test("the check's shifts: D^d mod g equals the CRC of a one followed by d - L ze
 // ---------------------------------------------------------------------------------------------
 // Rate recovery
 
-/** frames x perFrame random float32 LLRs and the CPU's recovery of each frame into float32 (nrRateRecover). */
-function recoveryCase(code: LdpcCode, frames: number, perFrame: number, saturation: number) {
+/** Frames in groups (a slot's code blocks) and a sign pattern (descrambling) for the recovery. */
+interface RecoveryLayout {
+  groupFrames: number;
+  groupStride: number;
+  /** groupFrames x perFrame bytes 0/1, or null. */
+  signs: Uint8Array | null;
+}
+
+/**
+ * Random float32 channel LLRs laid out as `layout` says (default: frames perFrame apart, no signs)
+ * and the CPU's recovery of each frame into float32 (signs flipped first, then nrRateRecover).
+ */
+function recoveryCase(code: LdpcCode, frames: number, perFrame: number, saturation: number, layout?: RecoveryLayout) {
   const nFull = code.H.n;
-  const llr = new Float32Array(frames * perFrame);
+  const { groupFrames, groupStride, signs } = layout ?? { groupFrames: 1, groupStride: perFrame, signs: null };
+  const groups = Math.ceil(frames / groupFrames);
+  const llr = new Float32Array(groups * groupStride);
   for (let i = 0; i < llr.length; i++) llr[i] = Math.fround((Math.random() - 0.5) * 40);
   const want = new Float32Array(frames * nFull);
   const map = code.nr ? nrRateMatchMap(code.nr, 0) : null;
   for (let f = 0; f < frames; f++) {
+    const q = Math.floor(f / groupFrames),
+      r = f % groupFrames;
+    const frame = llr.slice(q * groupStride + r * perFrame, q * groupStride + (r + 1) * perFrame);
+    if (signs) for (let i = 0; i < perFrame; i++) if (signs[r * perFrame + i]) frame[i] = -frame[i]!;
     const out = want.subarray(f * nFull, (f + 1) * nFull);
-    if (map) nrRateRecover(code.nr!, map, llr, out, true, saturation, f * perFrame);
-    else out.set(llr.subarray(f * perFrame, f * perFrame + code.n));
+    if (map) nrRateRecover(code.nr!, map, frame, out, true, saturation, 0);
+    else out.set(frame.subarray(0, code.n));
   }
-  return { llr, want, nFull };
+  return { llr, want, nFull, groupFrames, groupStride, signs };
 }
 
 const RECOVERY_MAIN = String.raw`
 int main() {
-  int h[6]; float sat;
-  if (fread(h, 4, 6, stdin) != 6 || fread(&sat, 4, 1, stdin) != 1) return 1;
-  const int frames = h[0], per = h[1], nFull = h[2], n = h[3], fill0 = h[4], fill1 = h[5];
-  std::vector<float> llr((size_t)frames * per), out((size_t)frames * nFull);
+  int h[9]; float sat;
+  if (fread(h, 4, 9, stdin) != 9 || fread(&sat, 4, 1, stdin) != 1) return 1;
+  const int frames = h[0], per = h[1], nFull = h[2], n = h[3], fill0 = h[4], fill1 = h[5], groupFrames = h[6], groupStride = h[7], withSigns = h[8];
+  const int groups = (frames + groupFrames - 1) / groupFrames;
+  std::vector<float> llr((size_t)groups * groupStride), out((size_t)frames * nFull);
   std::vector<int> start(nFull + 1), col(n);
+  std::vector<unsigned char> signs(withSigns ? (size_t)groupFrames * per : 0);
   if (fread(llr.data(), 4, llr.size(), stdin) != llr.size() || fread(start.data(), 4, start.size(), stdin) != start.size() || fread(col.data(), 4, n, stdin) != (size_t)n) return 1;
-  if (emu_launch((frames * nFull + RR_BLOCK - 1) / RR_BLOCK, dim3{RR_BLOCK, 1, 1}, 0, [&] { rate_recovery(llr.data(), start.data(), col.data(), out.data(), frames, per, nFull, fill0, fill1, sat); })) return 2;
+  if (withSigns && fread(signs.data(), 1, signs.size(), stdin) != signs.size()) return 1;
+  if (emu_launch((frames * nFull + RR_BLOCK - 1) / RR_BLOCK, dim3{RR_BLOCK, 1, 1}, 0, [&] { rate_recovery(llr.data(), start.data(), col.data(), out.data(), frames, per, nFull, fill0, fill1, sat, withSigns ? signs.data() : nullptr, groupFrames, (long long)groupStride); })) return 2;
   fwrite(out.data(), 4, out.size(), stdout);
   return 0;
 }
@@ -243,24 +263,45 @@ test('emulated rate recovery (rate-recovery.cu) equals nrRateRecover in float32,
     ['wimax:576', undefined],
   ] as const) {
     const code = ldpcCode(spec, Qm ? { Qm } : {});
-    const frames = 3,
+    const frames = 3 + randomInt(3),
       perFrame = code.n + randomInt(30),
       sat = 20;
-    const c = recoveryCase(code, frames, perFrame, sat);
+    // half the time a slot's layout: blocks in groups with a gap after each group, and a sign pattern
+    const grouped = randomInt(2) === 0;
+    const groupFrames = grouped ? 2 : 1;
+    const layout: RecoveryLayout = grouped
+      ? {
+          groupFrames,
+          groupStride: groupFrames * perFrame + randomInt(50),
+          signs: Uint8Array.from({ length: groupFrames * perFrame }, () => randomInt(2)),
+        }
+      : { groupFrames, groupStride: perFrame, signs: null };
+    const c = recoveryCase(code, frames, perFrame, sat, layout);
     const { start, col, fill } = rateRecoveryColumns(code);
     const raw = runEmulated(
       exe,
       concat([
-        new Int32Array([frames, perFrame, c.nFull, code.n, fill[0], fill[1]]),
+        new Int32Array([
+          frames,
+          perFrame,
+          c.nFull,
+          code.n,
+          fill[0],
+          fill[1],
+          groupFrames,
+          layout.groupStride,
+          grouped ? 1 : 0,
+        ]),
         new Float32Array([sat]),
         c.llr,
         start,
         col,
+        ...(layout.signs ? [layout.signs] : []),
       ]),
     );
     const got = new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength));
     assert.equal(got.length, c.want.length);
-    for (let i = 0; i < got.length; i++) assert.equal(got[i], c.want[i], `${spec} entry ${i}`);
+    for (let i = 0; i < got.length; i++) assert.equal(got[i], c.want[i], `${spec} (grouped ${grouped}) entry ${i}`);
   }
 });
 
@@ -320,18 +361,39 @@ test('device plans: transport block checks and rate recovery equal the CPU; type
   const frames = 40,
     perFrame = code.n + 12,
     sat = 16;
-  const c = recoveryCase(code, frames, perFrame, sat);
   const plan = rateRecoveryCudaPlan(ctx, code, { perFrame, saturation: sat });
-  const llr = DeviceBuffer.alloc(ctx, c.llr.byteLength),
-    input = DeviceBuffer.alloc(ctx, c.want.byteLength);
-  llr.upload(c.llr);
-  plan.enqueue(stream, { llr: llr.ptr, input: input.ptr, frames });
-  stream.synchronize();
-  const got = new Float32Array(c.want.length);
-  input.download(got);
-  assert.deepEqual(got, c.want);
-  llr.free();
-  input.free();
+  for (const grouped of [false, true]) {
+    const layout: RecoveryLayout = grouped
+      ? {
+          groupFrames: 8,
+          groupStride: 8 * perFrame + 37,
+          signs: Uint8Array.from({ length: 8 * perFrame }, () => randomInt(2)),
+        }
+      : { groupFrames: 1, groupStride: perFrame, signs: null };
+    const c = recoveryCase(code, frames, perFrame, sat, layout);
+    const llr = DeviceBuffer.alloc(ctx, c.llr.byteLength),
+      input = DeviceBuffer.alloc(ctx, c.want.byteLength),
+      signs = layout.signs ? DeviceBuffer.alloc(ctx, layout.signs.byteLength) : null;
+    llr.upload(c.llr);
+    if (signs && layout.signs) signs.upload(layout.signs);
+    plan.enqueue(stream, {
+      llr: llr.ptr,
+      input: input.ptr,
+      frames,
+      ...(grouped ? { groups: { groupFrames: 8, groupStride: layout.groupStride }, signs: signs!.ptr } : {}),
+    });
+    stream.synchronize();
+    const got = new Float32Array(c.want.length);
+    input.download(got);
+    assert.deepEqual(got, c.want, `grouped ${grouped}`);
+    llr.free();
+    input.free();
+    signs?.free();
+  }
+  assert.throws(
+    () => plan.enqueue(stream, { llr: 0n, input: 0n, frames: 1, groups: { groupFrames: 2, groupStride: perFrame } }),
+    InvalidArgumentError,
+  );
   plan.free();
   assert.throws(() => rateRecoveryCudaPlan(ctx, code, { perFrame: code.n - 1 }), InvalidArgumentError);
   assert.throws(() => rateRecoveryCudaPlan(ctx, code, { perFrame: code.n, stride: 3 } as never), InvalidArgumentError);

@@ -2,8 +2,9 @@
  * The slot receiver: its options resolve to slots that hold their code blocks; a transport block
  * sent through a TDL channel with noise comes back bit for bit with every CRC passing (LS and
  * LMMSE, several detectors), and a slot that cannot be decoded says so in its CRC flags rather than
- * returning a wrong block as good; its kernels in the emulator equal the CPU's split, descrambling
- * and packing; on a device the CUDA receiver's decoded bits and CRC flags equal the CPU's.
+ * returning a wrong block as good; its kernels in the emulator equal the CPU's split and packing
+ * (descrambling is the rate recovery plan's, tested with it); on a device the CUDA receiver's
+ * decoded bits and CRC flags equal the CPU's.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,7 +22,6 @@ import {
   type SlotReceiverOptions,
   transmitSlot,
 } from '../../src/receiver/index.js';
-import { scramblingSequence } from '../../src/receiver/scrambling.js';
 import { compileEmulated, emulatorUnavailable, runEmulated } from '../gpu/cuda-emulator.js';
 
 const cuda = cudaAvailable();
@@ -157,61 +157,48 @@ const KERNELS_MAIN = String.raw`
 #include <cstdio>
 #include <vector>
 int main() {
-  int slots, K, mask, D, dataRes, C, k, P, A; long long G, CE;
+  int slots, K, mask, D, dataRes, C, k, P, A;
   if (fread(&slots, 4, 1, stdin) != 1) return 1;
   fread(&K, 4, 1, stdin); fread(&mask, 4, 1, stdin); fread(&D, 4, 1, stdin); fread(&dataRes, 4, 1, stdin);
   fread(&C, 4, 1, stdin); fread(&k, 4, 1, stdin); fread(&P, 4, 1, stdin); fread(&A, 4, 1, stdin);
-  fread(&G, 8, 1, stdin); fread(&CE, 8, 1, stdin);
-  std::vector<float> grid(2 * (size_t)slots * 14 * K * NR), llr((size_t)slots * G);
-  std::vector<unsigned char> scr(CE), bits((size_t)slots * C * k);
-  fread(grid.data(), 4, grid.size(), stdin); fread(llr.data(), 4, llr.size(), stdin);
-  fread(scr.data(), 1, scr.size(), stdin); fread(bits.data(), 1, bits.size(), stdin);
+  std::vector<float> grid(2 * (size_t)slots * 14 * K * NR);
+  std::vector<unsigned char> bits((size_t)slots * C * k);
+  fread(grid.data(), 4, grid.size(), stdin); fread(bits.data(), 1, bits.size(), stdin);
   std::vector<double> Yp(2 * (size_t)slots * D * K * NR);
-  std::vector<float> y32(2 * (size_t)slots * dataRes * NR), out((size_t)slots * CE);
+  std::vector<float> y32(2 * (size_t)slots * dataRes * NR);
   int bytes = (A + 7) / 8;
   std::vector<unsigned char> packed((size_t)slots * bytes);
   auto blocks = [](long long n) { return (unsigned)((n + 255) / 256); };
   if (emu_launch(blocks((long long)slots * 14 * K * NR), dim3{256, 1, 1}, 0, [&] { slot_gather(grid.data(), Yp.data(), y32.data(), slots, K, mask, D, dataRes); })) return 2;
-  if (emu_launch(blocks(slots * CE), dim3{256, 1, 1}, 0, [&] { slot_llr(llr.data(), scr.data(), out.data(), slots, G, CE); })) return 2;
   if (emu_launch(blocks((long long)slots * bytes), dim3{256, 1, 1}, 0, [&] { slot_pack(bits.data(), packed.data(), slots, C, k, P, A); })) return 2;
   fwrite(Yp.data(), 8, Yp.size(), stdout); fwrite(y32.data(), 4, y32.size(), stdout);
-  fwrite(out.data(), 4, out.size(), stdout); fwrite(packed.data(), 1, packed.size(), stdout);
+  fwrite(packed.data(), 1, packed.size(), stdout);
   return 0;
 }
 `;
 
-test("emulated receiver kernels: the grid split, the descrambled blocks and the packed transport blocks equal the CPU's", {
+test("emulated receiver kernels: the grid split and the packed transport blocks equal the CPU's", {
   skip: emuSkip,
 }, () => {
   const r = resolveReceiver({ ...BASE, layers: randomInt(1, 5), nr: 3, prbs: randomInt(6, 12) });
-  const { config, K, C, E, G, dataRes, code } = r;
+  const { config, K, C, dataRes, code } = r;
   const nr = r.options.nr,
     D = config.symbols.length,
     slots = 2;
   const dir = fileURLToPath(new URL('../../src/receiver/gpu/', import.meta.url));
   const { exe, error } = compileEmulated(
     KERNELS_MAIN,
-    ['slot-gather.cu', 'slot-llr.cu', 'slot-pack.cu'].map((f) => `${dir}${f}`),
+    ['slot-gather.cu', 'slot-pack.cu'].map((f) => `${dir}${f}`),
     ['-DRX_BLOCK=256', `-DNR=${nr}`],
   );
   assert.equal(error, null);
   const rng = new Philox(randomInt(1, 1e9), 3);
   const grid = Float32Array.from({ length: 2 * slots * 14 * K * nr }, () => rng.normal());
-  const llr = Float32Array.from({ length: slots * G }, () => rng.normal() * 5);
-  const scr = scramblingSequence(r);
   const bits = Uint8Array.from({ length: slots * C * code.k }, () => (rng.uniform() < 0.5 ? 1 : 0));
   const P = C > 1 ? code.k - 24 : code.k;
   const mask = config.symbols.reduce((m, l) => m | (1 << l), 0);
   const head = new Int32Array([slots, K, mask, D, dataRes, C, code.k, P, r.A]);
-  const head64 = new BigInt64Array([BigInt(G), BigInt(C * E)]);
-  const input = Buffer.concat([
-    Buffer.from(head.buffer),
-    Buffer.from(head64.buffer),
-    Buffer.from(grid.buffer),
-    Buffer.from(llr.buffer),
-    Buffer.from(scr),
-    Buffer.from(bits),
-  ]);
+  const input = Buffer.concat([Buffer.from(head.buffer), Buffer.from(grid.buffer), Buffer.from(bits)]);
   const out = runEmulated(exe!, input);
   let at = 0;
   const take = <T>(n: number, bytes: number, f: (b: ArrayBuffer, o: number, n: number) => T): T => {
@@ -221,7 +208,6 @@ test("emulated receiver kernels: the grid split, the descrambled blocks and the 
   };
   const Yp = take(2 * slots * D * K * nr, 8, (b, o, n) => new Float64Array(b, o, n));
   const y32 = take(2 * slots * dataRes * nr, 4, (b, o, n) => new Float32Array(b, o, n));
-  const frames = take(slots * C * E, 4, (b, o, n) => new Float32Array(b, o, n));
   const packed = take(slots * Math.ceil(r.A / 8), 1, (b, o, n) => new Uint8Array(b, o, n));
   for (let s = 0; s < slots; s++) {
     config.symbols.forEach((l, d) => {
@@ -232,7 +218,6 @@ test("emulated receiver kernels: the grid split, the descrambled blocks and the 
       for (let q = 0; q < 2 * K * nr; q++)
         assert.equal(y32[2 * (s * dataRes + u * K) * nr + q], grid[2 * (s * 14 + l) * K * nr + q]);
     });
-    for (let b = 0; b < C * E; b++) assert.equal(frames[s * C * E + b], scr[b] ? -llr[s * G + b]! : llr[s * G + b]);
     const bytes = Math.ceil(r.A / 8);
     for (let t = 0; t < r.A; t++) {
       const want = bits[(s * C + Math.floor(t / P)) * code.k + (t % P)]!;

@@ -367,7 +367,7 @@ int main() {
   std::vector<float> llr((size_t)frames * per), out((size_t)frames * nFull);
   std::vector<int> start(nFull + 1), col(n);
   if (fread(llr.data(), 4, llr.size(), stdin) != llr.size() || fread(start.data(), 4, start.size(), stdin) != start.size() || fread(col.data(), 4, n, stdin) != (size_t)n) return 1;
-  if (emu_launch((frames * nFull + 255) / 256, dim3{256, 1, 1}, 0, [&] { rate_recovery(llr.data(), start.data(), col.data(), out.data(), frames, per, nFull, fill0, fill1, sat); })) return 2;
+  if (emu_launch((frames * nFull + 255) / 256, dim3{256, 1, 1}, 0, [&] { rate_recovery(llr.data(), start.data(), col.data(), out.data(), frames, per, nFull, fill0, fill1, sat, nullptr, 1, (long long)per); })) return 2;
   fwrite(out.data(), 4, out.size(), stdout);
   return 0;
 }

@@ -37,7 +37,7 @@ import { codeOf, type CodedSpec, vectorsPerFrame } from '../../src/sim/coded.js'
 import { generateLinkChunk, linkChannelSpan } from '../../src/sim/link.js';
 import { ofdmDataVectors, ofdmDmrs, ofdmLmmseFilter, type OfdmLinkSpec } from '../../src/sim/ofdm-link.js';
 import { ofdmVectorOnCpu } from '../../src/sim/gpu/cpu-vector.js';
-import { NOISE_SUM_METHOD } from '../../src/channels/estimation/gpu/estimation-plan.js';
+import { lmmseDeviceArrays, NOISE_SUM_METHOD } from '../../src/channels/estimation/gpu/estimation-plan.js';
 import { resolveEngine, simulate } from '../../src/sim/simulate.js';
 import { compileEmulated, emulatorUnavailable, runEmulated } from '../gpu/cuda-emulator.js';
 
@@ -362,14 +362,7 @@ function runEstimateEmulated(c: OfdmCase): {
   );
   const parts: ArrayBufferView[] = [head, doubles, con.points, H64, seq];
   if (f) {
-    const starts = new Int32Array(c.nt * K),
-      weights = new Float64Array(c.nt * 4 * K * W);
-    for (let j = 0; j < c.nt; j++) {
-      starts.set(f.starts[j]!, j * K);
-      weights.set(f.weights[j]!, j * 4 * K * W);
-    }
-    const residual = new Float64Array(c.nt * 8 * W * W);
-    for (let j = 0; j < c.nt; j++) residual.set(f.residual[j]!, j * 8 * W * W);
+    const { starts, weights, residual } = lmmseDeviceArrays(f, K);
     parts.push(starts, weights, residual);
   }
   const raw = runEmulated(exe, concat(parts));

@@ -72,13 +72,24 @@ export interface RateRecoveryBuffers {
   readonly input: bigint;
   /** Frames. */
   readonly frames: number;
+  /**
+   * Optional uint8, groupFrames x perFrame, 0/1: a 1 flips the sign of the LLR at that place of a
+   * frame (descrambling, 38.211 6.3.1.1), the same for every group; 0n or absent: none.
+   */
+  readonly signs?: bigint;
+  /**
+   * Frames laid out in groups (a slot's code blocks): frame f = q groupFrames + r starts at
+   * q groupStride + r perFrame. Absent: one frame a group, frames perFrame apart.
+   */
+  readonly groups?: { readonly groupFrames: number; readonly groupStride: number };
 }
 
 /**
- * A compiled recovery for one code. enqueue() runs on `stream`, reads `llr` and the plan's tables
- * and writes `input` (need not be zeroed), nothing else; the buffers must stay alive until the
- * stream has passed it. Output: column c of a frame = (saturation on the filler columns, else 0)
- * plus the frame's LLRs sent as c, added in channel order in float32.
+ * A compiled recovery for one code. enqueue() runs on `stream`, reads `llr` (and `signs`) and the
+ * plan's tables and writes `input` (need not be zeroed), nothing else; the buffers must stay alive
+ * until the stream has passed it. Output: column c of a frame = (saturation on the filler columns,
+ * else 0) plus the frame's LLRs sent as c (sign-flipped where `signs` has a 1), added in channel
+ * order in float32.
  */
 export interface RateRecoveryCudaPlan {
   /** Channel LLRs a frame used (the code's n). */
@@ -120,7 +131,21 @@ export function rateRecoveryCudaPlan(
     source: readKernelSource(new URL('./rate-recovery.cu', import.meta.url)),
     name: 'coding/gpu/rate-recovery.cu',
     defines: { RR_BLOCK },
-  }).kernel('rate_recovery', ['ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32', 'f32']);
+  }).kernel('rate_recovery', [
+    'ptr',
+    'ptr',
+    'ptr',
+    'ptr',
+    'i32',
+    'i32',
+    'i32',
+    'i32',
+    'i32',
+    'f32',
+    'ptr',
+    'i32',
+    'i64',
+  ]);
   const tables: DeviceBuffer[] = [];
   const upload = (a: Int32Array): DeviceBuffer => {
     const b = DeviceBuffer.alloc(ctx, Math.max(4, a.byteLength));
@@ -146,6 +171,14 @@ export function rateRecoveryCudaPlan(
       if (!Number.isInteger(b.frames) || b.frames < 0 || b.frames > 2 ** 31 - 1)
         throw new InvalidArgumentError(`frames must be a non-negative integer below 2^31, got ${b.frames}`);
       if (b.frames === 0) return;
+      const groupFrames = b.groups?.groupFrames ?? 1,
+        groupStride = b.groups?.groupStride ?? perFrame;
+      if (!Number.isInteger(groupFrames) || groupFrames < 1 || groupFrames > 2 ** 31 - 1)
+        throw new InvalidArgumentError(`groups.groupFrames must be a positive integer, got ${groupFrames}`);
+      if (!Number.isSafeInteger(groupStride) || groupStride < groupFrames * perFrame)
+        throw new InvalidArgumentError(
+          `groups.groupStride must be an integer of at least groupFrames x perFrame = ${groupFrames * perFrame}, got ${groupStride}`,
+        );
       const grid = Math.ceil((b.frames * nFull) / RR_BLOCK);
       if (grid > 2 ** 31 - 1)
         throw new InvalidArgumentError(`${b.frames} frames x ${nFull} columns need more than 2^31 - 1 blocks`);
@@ -160,6 +193,9 @@ export function rateRecoveryCudaPlan(
         fill[0],
         fill[1],
         saturation,
+        b.signs ?? 0n,
+        groupFrames,
+        groupStride,
       ]);
     },
     free() {

@@ -34,6 +34,34 @@ const BLOCK = 256;
 /** noise-segments.cu's and noise.cu's method numbers. */
 export const NOISE_SUM_METHOD = { free: 0, residual: 1, lmmse: 2 } as const;
 
+/**
+ * An LMMSE filter's arrays as the kernels read them, every layer's one after another: starts
+ * (NT x K int32, freq-estimate.cu), weights (NT x 2W x K complex doubles, subcarrier innermost, so
+ * that a warp's lanes read neighbouring subcarriers' weights) and residual (NT x 2W x 2W complex
+ * doubles, noise-window.cu).
+ */
+export function lmmseDeviceArrays(
+  h: LmmseFilter,
+  K: number,
+): { starts: Int32Array; weights: Float64Array; residual: Float64Array } {
+  const nt = h.starts.length,
+    W = h.window;
+  const starts = new Int32Array(nt * K),
+    weights = new Float64Array(nt * 4 * K * W),
+    residual = new Float64Array(nt * 8 * W * W);
+  for (let j = 0; j < nt; j++) {
+    starts.set(h.starts[j]!, j * K);
+    const wj = h.weights[j]!;
+    for (let k = 0; k < K; k++)
+      for (let w = 0; w < 2 * W; w++) {
+        weights[2 * ((j * 2 * W + w) * K + k)] = wj[2 * (2 * k * W + w)]!;
+        weights[2 * ((j * 2 * W + w) * K + k) + 1] = wj[2 * (2 * k * W + w) + 1]!;
+      }
+    residual.set(h.residual[j]!, j * 8 * W * W);
+  }
+  return { starts, weights, residual };
+}
+
 /** What a plan estimates. */
 export interface DmrsEstimationSetup {
   /** The DM-RS configuration (one port a layer: config.layers = the detectors' nt). */
@@ -187,22 +215,14 @@ class EstimationPlan implements DmrsEstimationCudaPlan {
     let f = this.filters.get(n0);
     if (!f) {
       const { config, nr } = this.setup;
-      const nt = config.layers,
-        K = config.subcarriers;
+      const K = config.subcarriers;
       const h = lmmseFilter(config, {
         pdp: this.setup.pdp!,
         noiseVariance: n0,
         ...(this.setup.window !== undefined ? { window: this.setup.window } : {}),
       });
       const W = h.window;
-      const starts = new Int32Array(nt * K),
-        weights = new Float64Array(nt * 4 * K * W),
-        residual = new Float64Array(nt * 8 * W * W);
-      for (let j = 0; j < nt; j++) {
-        starts.set(h.starts[j]!, j * K);
-        weights.set(h.weights[j]!, j * 4 * K * W);
-        residual.set(h.residual[j]!, j * 8 * W * W);
-      }
+      const { starts, weights, residual } = lmmseDeviceArrays(h, K);
       const upload = (a: Int32Array | Float64Array) => {
         const b = DeviceBuffer.alloc(this.ctx, a.byteLength);
         this.held.push(b);
