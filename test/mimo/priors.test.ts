@@ -47,12 +47,12 @@ function randomPriors(vectors: number, nt: number, bps: number): Float64Array {
   return p;
 }
 
-function assertClose(got: ArrayLike<number>, want: ArrayLike<number>, what: string): void {
+function assertClose(got: ArrayLike<number>, want: ArrayLike<number>, what: string, tol = 1e-9): void {
   assert.equal(got.length, want.length, tag(`${what}: length`));
   for (let i = 0; i < want.length; i++) {
     const g = got[i]!,
       w = want[i]!;
-    assert.ok(Math.abs(g - w) <= 1e-9 * Math.max(Math.abs(w), 1), tag(`${what}: LLR ${i} is ${g}, reference ${w}`));
+    assert.ok(Math.abs(g - w) <= tol * Math.max(Math.abs(w), 1), tag(`${what}: LLR ${i} is ${g}, reference ${w}`));
   }
 }
 
@@ -433,7 +433,10 @@ test('ep with priors equals its float64 reference (prior moments, tilted moment 
           prior.subarray(v * nt * bps, (v + 1) * nt * bps),
         );
         assert.deepEqual([...r.symbols.subarray(v * nt, (v + 1) * nt)], [...ref.symbols], tag(`${what} vector ${v}`));
-        assertClose(r.llr!.subarray(v * nt * bps, (v + 1) * nt * bps), ref.llr, `${what} vector ${v}`);
+        // EP's iterations carry the two float64 implementations' different rounding forward, most
+        // without damping on ill-conditioned channels (seen: 4.7e-9 relative, 6x6 64-QAM, 22 dB,
+        // beta 0); a wrong step shows as 1e-3 or more
+        assertClose(r.llr!.subarray(v * nt * bps, (v + 1) * nt * bps), ref.llr, `${what} vector ${v}`, 1e-7);
       }
     }
   }
