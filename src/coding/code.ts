@@ -278,7 +278,7 @@ abstract class CodeBase implements LdpcCode {
         const L = posteriors();
         for (let i = 0; i < N; i++) {
           const v = again[i]!;
-          col[i] = (L[i]! - Math.round((v > clip ? clip : v < -clip ? -clip : v) * scale)) / scale;
+          col[i] = (L[i]! - Math.floor((v > clip ? clip : v < -clip ? -clip : v) * scale + 0.5)) / scale;
         }
         this.toChannelLlrs(col, extrinsic, f * this.n);
       });
@@ -320,7 +320,7 @@ abstract class CodeBase implements LdpcCode {
   /** Copies the k information bits of a decided codeword to out[at ..]. */
   private gatherInfo(decisions: Uint8Array, out: Uint8Array, at: number): void {
     const pos = this.infoPositions;
-    if (!pos) for (let i = 0; i < this.k; i++) out[at + i] = decisions[i]!;
+    if (!pos) out.set(decisions.subarray(0, this.k), at);
     else for (let i = 0; i < this.k; i++) out[at + i] = decisions[pos[i]!]!;
   }
 }

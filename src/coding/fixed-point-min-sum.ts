@@ -5,8 +5,8 @@
  * runtime has no WebAssembly SIMD.
  *
  * The arithmetic, for a format of `bits` bits (max = 2^(bits-1) - 1) and LSB 1/scale LLR:
- * - channel LLR v -> round(clamp(v, -clip, clip) * scale) (round as Math.round), clip =
- *   min(saturation, max / scale);
+ * - channel LLR v -> floor(clamp(v, -clip, clip) * scale + 0.5) in float64 (Math.round but for
+ *   the one double below 0.5 whose sum with 0.5 rounds to 1), clip = min(saturation, max / scale);
  * - every addition and subtraction saturates to [-max - 1, max] (the lanes' saturating ops);
  * - a row's extrinsic inputs q_e = sat(L - R_e); the two smallest |q| (min1, min2) start at satQ =
  *   min(round(saturation * scale), max); message magnitude max(0, min - betaQ) * alphaQ >> 8 (alphaQ
@@ -134,7 +134,7 @@ export class FixedPointMinSumDecoder {
         throw new InvalidInputError('NON_FINITE', `LLR ${i} of the frame at offset ${offset} is ${v}`, {
           index: offset + i,
         });
-      out[i] = Math.round((v > clip ? clip : v < -clip ? -clip : v) * scale);
+      out[i] = Math.floor((v > clip ? clip : v < -clip ? -clip : v) * scale + 0.5);
     }
   }
 

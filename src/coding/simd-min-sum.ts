@@ -40,9 +40,35 @@ interface LayeredMinSumKernel {
     betaQ: number,
     satQ: number,
   ): void;
+  pairs8(
+    rowStart: number,
+    colOff: number,
+    m: number,
+    L: number,
+    R: number,
+    Q: number,
+    dmax: number,
+    alphaQ: number,
+    betaQ: number,
+    satQ: number,
+  ): void;
+  pairs16(
+    rowStart: number,
+    colOff: number,
+    m: number,
+    L: number,
+    R: number,
+    Q: number,
+    dmax: number,
+    alphaQ: number,
+    betaQ: number,
+    satQ: number,
+  ): void;
   syndrome8(rowStart: number, colOff: number, m: number, L: number): number;
   syndrome16(rowStart: number, colOff: number, m: number, L: number): number;
-  loadLane(lane: number, bytes: number, input: number, n: number, L: number, clip: number, scale: number): number;
+  quantize(input: number, n: number, out: number, clip: number, scale: number): number;
+  interleave(bytes: number, frames: number, count: number, n: number, L: number): void;
+  insertLane(lane: number, bytes: number, frame: number, n: number, L: number): void;
   clearLane(lane: number, bytes: number, R: number, edges: number): void;
   hardLane(lane: number, bytes: number, L: number, n: number, bits: number): void;
   laneValues(lane: number, bytes: number, L: number, n: number, values: number): void;
@@ -58,9 +84,29 @@ interface Layout {
   R: number;
   Q: number;
   input: number;
+  frames: number;
   bits: number;
   values: number;
   bytes: number;
+}
+
+/**
+ * Whether the rows pair up for the kernel's two-rows-at-a-time pass: an even count, and rows 2i and
+ * 2i + 1 of equal degree with no column in common (then their layered updates commute).
+ */
+function rowsPairUp(H: SparseParityCheck): boolean {
+  if (H.m % 2 !== 0) return false;
+  const { rowStart, col } = H;
+  const stamp = new Int32Array(H.n).fill(-1);
+  for (let r = 0; r < H.m; r += 2) {
+    const a = rowStart[r]!,
+      b = rowStart[r + 1]!,
+      c = rowStart[r + 2]!;
+    if (b - a !== c - b) return false;
+    for (let e = a; e < b; e++) stamp[col[e]!] = r;
+    for (let e = b; e < c; e++) if (stamp[col[e]!] === r) return false;
+  }
+  return true;
 }
 
 function layout(H: SparseParityCheck, dmax: number): Layout {
@@ -76,8 +122,9 @@ function layout(H: SparseParityCheck, dmax: number): Layout {
     colOff: take(4 * edges),
     L: take(16 * H.n),
     R: take(16 * edges),
-    Q: take(16 * dmax),
+    Q: take(2 * 16 * dmax),
     input: take(8 * H.n),
+    frames: take(2 * 16 * H.n),
     bits: take(H.n),
     values: take(4 * H.n),
     get bytes() {
@@ -102,6 +149,8 @@ export class SimdMinSumDecoder {
   private readonly input: Float64Array;
   private readonly bits: Uint8Array;
   private readonly values: Int32Array;
+  private readonly dmax: number;
+  private readonly paired: boolean;
 
   /** Compiles (once a process) and instantiates the kernel, and lays H out in its memory. */
   constructor(H: SparseParityCheck, options: ResolvedDecoderOptions, format: FixedPointFormat) {
@@ -113,6 +162,8 @@ export class SimdMinSumDecoder {
     let dmax = 1;
     for (let r = 0; r < H.m; r++) dmax = Math.max(dmax, H.rowStart[r + 1]! - H.rowStart[r]!);
     this.at = layout(H, dmax);
+    this.dmax = dmax;
+    this.paired = rowsPairUp(H);
     const instance = instantiateWasmKernel<LayeredMinSumKernel>(KERNEL_URL, this.at.bytes);
     this.k = instance.exports;
     this.buffer = instance.buffer;
@@ -137,7 +188,11 @@ export class SimdMinSumDecoder {
   private pass(): void {
     const { k, at, H } = this;
     const { alphaQ, betaQ, satQ } = this.constants;
-    if (this.format.bytes === 1) k.pass8(at.rowStart, at.colOff, H.m, at.L, at.R, at.Q, alphaQ, betaQ, satQ);
+    const d = this.dmax;
+    if (this.paired) {
+      if (this.format.bytes === 1) k.pairs8(at.rowStart, at.colOff, H.m, at.L, at.R, at.Q, d, alphaQ, betaQ, satQ);
+      else k.pairs16(at.rowStart, at.colOff, H.m, at.L, at.R, at.Q, d, alphaQ, betaQ, satQ);
+    } else if (this.format.bytes === 1) k.pass8(at.rowStart, at.colOff, H.m, at.L, at.R, at.Q, alphaQ, betaQ, satQ);
     else k.pass16(at.rowStart, at.colOff, H.m, at.L, at.R, at.Q, alphaQ, betaQ, satQ);
   }
 
@@ -149,14 +204,13 @@ export class SimdMinSumDecoder {
       : k.syndrome16(at.rowStart, at.colOff, H.m, at.L);
   }
 
-  private loadLane(lane: number, frame: number, load: FrameLoad): void {
+  /** Frame `frame`'s LLRs, loaded and quantized into slot `slot` of the frames area. */
+  private quantize(frame: number, slot: number, load: FrameLoad): void {
     load(frame, this.input);
-    const bad = this.k.loadLane(
-      lane,
-      this.format.bytes,
+    const bad = this.k.quantize(
       this.at.input,
       this.n,
-      this.at.L,
+      this.at.frames + 2 * this.n * slot,
       this.constants.clip,
       this.format.scale,
     );
@@ -165,6 +219,12 @@ export class SimdMinSumDecoder {
         frame,
         index: bad,
       });
+  }
+
+  /** Frame `frame` into lane `lane` of L (its messages left as they are). */
+  private loadLane(lane: number, frame: number, load: FrameLoad): void {
+    this.quantize(frame, 0, load);
+    this.k.insertLane(lane, this.format.bytes, this.at.frames, this.n, this.at.L);
   }
 
   private finish(lane: number, frame: number, iterations: number, done: FrameDone): void {
@@ -188,8 +248,9 @@ export class SimdMinSumDecoder {
     const its = this.options.maxIterations;
     for (let f0 = 0; f0 < frames; f0 += lanes) {
       const count = Math.min(lanes, frames - f0);
-      this.clearState();
-      for (let l = 0; l < count; l++) this.loadLane(l, f0 + l, load);
+      new Uint8Array(this.buffer).fill(0, this.at.R, this.at.R + 16 * this.H.col.length);
+      for (let l = 0; l < count; l++) this.quantize(f0 + l, l, load);
+      this.k.interleave(this.format.bytes, this.at.frames, count, this.n, this.at.L);
       for (let it = 0; it < its; it++) this.pass();
       const bad = this.syndrome();
       for (let l = 0; l < count; l++) this.finish(l, f0 + l, (bad >> l) & 1 ? -its : its, done);
