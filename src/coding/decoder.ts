@@ -97,7 +97,7 @@ export const DECODER_SCHEMA = {
   arithmetic: option(
     choice(MIN_SUM_ARITHMETICS),
     "the min-sum arithmetic: 'float' (the reference), 'int16' (saturating 16-bit lanes, 8 frames a SIMD vector: the reference's decisions), 'int8' (8-bit lanes at 1/4 LLR, 16 frames a vector)",
-    { default: LDPC_DECODER_DEFAULTS.arithmetic, cli: { flag: 'arithmetic', metavar: 'A' } },
+    { default: LDPC_DECODER_DEFAULTS.arithmetic },
   ),
   cpuKernel: option(
     choice(CPU_KERNEL_REQUESTS),
