@@ -32,7 +32,12 @@ export type FrameLoad = (frame: number, into: Float64Array) => void;
  * (negated when the final syndrome is not zero), its n hard decisions, and a getter of its n
  * posteriors in fixed point (both valid during the call only).
  */
-export type FrameDone = (frame: number, iterations: number, decisions: Uint8Array, posteriors: () => Int32Array) => void;
+export type FrameDone = (
+  frame: number,
+  iterations: number,
+  decisions: Uint8Array,
+  posteriors: () => Int32Array,
+) => void;
 
 /** The min-sum decoders' arithmetics: the reference ('float': int32 at 1/16 LLR), and saturating 16- and 8-bit lanes. */
 export type MinSumArithmetic = 'float' | 'int16' | 'int8';

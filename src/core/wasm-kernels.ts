@@ -48,7 +48,7 @@ let simd: boolean | undefined;
 export function wasmSimdSupported(): boolean {
   if (simd === undefined) {
     try {
-      simd = api !== undefined && api.validate(SIMD_PROBE);
+      simd = api?.validate(SIMD_PROBE) === true;
     } catch {
       simd = false;
     }

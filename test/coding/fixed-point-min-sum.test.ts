@@ -104,7 +104,12 @@ test('the WebAssembly kernel equals the TypeScript reference of its arithmetic b
         rng.nextUint32() & 1
           ? { algorithm: 'nms', alpha: 0.5 + rng.uniform() * 0.5 }
           : { algorithm: 'oms', beta: rng.uniform() };
-      const common = { ...o, arithmetic, maxIterations: 1 + (rng.nextUint32() % 12), earlyStop: !!(rng.nextUint32() & 1) };
+      const common = {
+        ...o,
+        arithmetic,
+        maxIterations: 1 + (rng.nextUint32() % 12),
+        earlyStop: !!(rng.nextUint32() & 1),
+      };
       const wasm = decodeWith(code, llr, frames, { ...common, cpuKernel: 'wasm' });
       const ts = decodeWith(code, llr, frames, { ...common, cpuKernel: 'typescript' });
       assert.equal(wasm.r.kernel, 'wasm-simd');
@@ -141,7 +146,10 @@ test('at high SNR every frame decodes to what was sent, with a zero syndrome (in
       const dec = code.decoder({ arithmetic, maxIterations: 20 });
       const r = dec.decodeBatch(llr, frames);
       assert.equal(frameErrors(r.bits, info, code.k), 0, msg(`${spec} ${arithmetic}`));
-      assert.ok(r.ok.every((v) => v === 1), msg(`${spec} ${arithmetic}: verdicts`));
+      assert.ok(
+        r.ok.every((v) => v === 1),
+        msg(`${spec} ${arithmetic}: verdicts`),
+      );
       if (code.n === code.H.n) {
         for (let f = 0; f < frames; f++) {
           const cw = code.encode(r.bits.subarray(f * code.k, (f + 1) * code.k));
@@ -159,7 +167,8 @@ test("'int8''s FER equals 'float''s within statistical error at the same iterati
   const { llr, info } = awgn(code, frames, 2, rng);
   const o = { maxIterations: 10, earlyStop: false };
   const fFloat = frameErrors(code.decoder(o).decodeBatch(llr, frames).bits, info, code.k) / frames;
-  const fInt8 = frameErrors(code.decoder({ ...o, arithmetic: 'int8' }).decodeBatch(llr, frames).bits, info, code.k) / frames;
+  const fInt8 =
+    frameErrors(code.decoder({ ...o, arithmetic: 'int8' }).decodeBatch(llr, frames).bits, info, code.k) / frames;
   // The same frames: the difference's spread is at most that of two independent proportions.
   const p = (fFloat + fInt8) / 2;
   const sd = Math.sqrt((2 * p * (1 - p)) / frames);
