@@ -1,5 +1,6 @@
-/** `lattice-mimo info`: the engines found on this machine (CPU always; CUDA where a device answers). */
+/** `lattice-mimo info`: the engines found on this machine (CPU always, with its kernels; CUDA where a device answers). */
 import { availableParallelism, cpus } from 'node:os';
+import { describeCpuKernels } from '../core/index.js';
 import { describeCuda } from '../gpu/index.js';
 import { parseCommandLine } from './args.js';
 
@@ -7,7 +8,7 @@ export async function run(argv: string[]): Promise<number> {
   const { values } = parseCommandLine(argv, { help: { type: 'boolean', short: 'h' } } as const, { command: 'info' });
   if (values.help) {
     process.stdout.write(
-      'usage: lattice-mimo info\n\nLists the engines found: the CPU engine (cores) and the CUDA device, driver and NVRTC version.\n',
+      'usage: lattice-mimo info\n\nLists the engines found: the CPU engine (cores; its kernels: WebAssembly SIMD or TypeScript, and why) and the CUDA device, driver and NVRTC version.\n',
     );
     return 0;
   }
@@ -15,6 +16,7 @@ export async function run(argv: string[]): Promise<number> {
   const lines = [
     `lattice-mimo on Node ${process.version} (${process.platform}-${process.arch})`,
     `cpu: ${availableParallelism()} threads, ${model}`,
+    describeCpuKernels(),
     ...(await describeCuda()),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -11,8 +11,12 @@ import {
   show,
   InvalidArgumentError,
   InvalidInputError,
+  pickCpuKernel,
+  type CpuKernel,
 } from '../core/index.js';
-import { LdpcDecoder, resolveDecoderOptions } from './decoder.js';
+import { LdpcDecoder, resolveDecoderOptions, type ResolvedDecoderOptions } from './decoder.js';
+import { FixedPointMinSumDecoder, fixedPointFormat, type FrameLoad } from './fixed-point-min-sum.js';
+import { SimdMinSumDecoder } from './simd-min-sum.js';
 import { QcEncoder } from './encoder.js';
 import { GenericEncoder } from './generic-encoder.js';
 import {
@@ -40,8 +44,15 @@ import { wimaxBaseMatrix } from './wimax.js';
 
 /** A decoder bound to one code and one setting; reuse it across frames (its state is allocated once). */
 export interface FrameDecoder {
-  /** The underlying decoder over the code's full parity check (its options, its last decisions). */
-  readonly core: LdpcDecoder;
+  /** The settings in force. */
+  readonly options: ResolvedDecoderOptions;
+  /** The CPU kernel that decodes: the TypeScript reference, or WebAssembly SIMD ('int16' / 'int8' arithmetic). */
+  readonly kernel: CpuKernel;
+  /**
+   * The underlying 'float' decoder over the code's full parity check (its last decisions,
+   * posteriors, extrinsic LLRs); absent for the fixed-point arithmetics, which decode in batches.
+   */
+  readonly core?: LdpcDecoder;
   /** n channel LLRs (ln P(0)/P(1)) -> k information bits, iterations, syndrome verdict. */
   decode(llr: ArrayLike<number>): DecodeResult;
   /**
@@ -153,7 +164,9 @@ abstract class CodeBase implements LdpcCode {
   }
 
   decoder(options: DecoderOptions = {}): FrameDecoder {
-    const core = new LdpcDecoder(this.H, options);
+    const resolved = resolveDecoderOptions(options);
+    if (resolved.arithmetic !== 'float') return this.fixedPointDecoder(resolved);
+    const core = new LdpcDecoder(this.H, resolved);
     const input = new Float64Array(this.H.n);
     const sat = core.options.saturation;
     const ext = new Float64Array(this.H.n);
@@ -164,6 +177,8 @@ abstract class CodeBase implements LdpcCode {
           return core.run(input, 0);
         };
     return {
+      options: resolved,
+      kernel: 'typescript',
       core,
       decode: (llr) => {
         if (llr.length !== this.n)
@@ -201,8 +216,88 @@ abstract class CodeBase implements LdpcCode {
           res.iterations[f] = Math.abs(it);
           res.ok[f] = it > 0 ? 1 : 0;
         }
+        res.kernel = 'typescript';
         return res;
       },
+    };
+  }
+
+  /**
+   * The decoder of a fixed-point arithmetic: frames decoded in batches on the WebAssembly SIMD kernel
+   * (lanes of frames) or its TypeScript reference, as cpuKernel and the runtime pick.
+   */
+  private fixedPointDecoder(o: ResolvedDecoderOptions): FrameDecoder {
+    const format = fixedPointFormat(o.arithmetic as 'int8' | 'int16');
+    const kernel = pickCpuKernel(o.cpuKernel, 'LDPC decoder');
+    const backend =
+      kernel === 'wasm-simd'
+        ? new SimdMinSumDecoder(this.H, o, format)
+        : new FixedPointMinSumDecoder(this.H, o, format);
+    const { clip } = backend.constants;
+    const N = this.H.n;
+    const col = new Float64Array(N);
+    const again = new Float64Array(N);
+    const loadOf =
+      (llr: ArrayLike<number>): FrameLoad =>
+      (f, into) => {
+        if (!this.sentWhole) this.toDecoderInput(llr, f * this.n, into, o.saturation);
+        else if (llr instanceof Float64Array) into.set(llr.subarray(f * N, (f + 1) * N));
+        else for (let i = 0; i < N; i++) into[i] = llr[f * N + i]!;
+      };
+    const decodeBatch = (
+      llr: ArrayLike<number>,
+      frames: number,
+      out?: DecodeBatchResult,
+      extrinsic?: Float64Array,
+    ): DecodeBatchResult => {
+      checkFrames(frames, llr.length, this.n, 'LLR input');
+      if (extrinsic !== undefined && (!(extrinsic instanceof Float64Array) || extrinsic.length < frames * this.n))
+        throw new InvalidInputError(
+          'SHAPE_MISMATCH',
+          `extrinsic output must be a Float64Array of at least ${frames} frames x n = ${this.n} entries`,
+        );
+      const res = out ?? {
+        bits: new Uint8Array(frames * this.k),
+        iterations: new Int32Array(frames),
+        ok: new Uint8Array(frames),
+      };
+      if (res.bits.length < frames * this.k || res.iterations.length < frames || res.ok.length < frames)
+        throw new InvalidInputError(
+          'SHAPE_MISMATCH',
+          `batch output arrays are too short for ${frames} frames of k = ${this.k}`,
+        );
+      const load = loadOf(llr);
+      const { scale } = format;
+      backend.decodeFrames(frames, load, (f, it, decisions, posteriors) => {
+        this.gatherInfo(decisions, res.bits, f * this.k);
+        res.iterations[f] = Math.abs(it);
+        res.ok[f] = it > 0 ? 1 : 0;
+        if (!extrinsic) return;
+        // The extrinsic LLR is the posterior less the input as quantized (the float decoder's rule).
+        load(f, again);
+        const L = posteriors();
+        for (let i = 0; i < N; i++) {
+          const v = again[i]!;
+          col[i] = (L[i]! - Math.floor((v > clip ? clip : v < -clip ? -clip : v) * scale + 0.5)) / scale;
+        }
+        this.toChannelLlrs(col, extrinsic, f * this.n);
+      });
+      res.kernel = kernel;
+      return res;
+    };
+    return {
+      options: o,
+      kernel,
+      decode: (llr) => {
+        if (llr.length !== this.n)
+          throw new InvalidInputError(
+            'SHAPE_MISMATCH',
+            `decoder input has ${llr.length} LLRs, the code sends n = ${this.n} bits`,
+          );
+        const r = decodeBatch(llr, 1);
+        return { bits: r.bits, iterations: r.iterations[0]!, ok: r.ok[0] === 1 };
+      },
+      decodeBatch,
     };
   }
 
@@ -225,7 +320,7 @@ abstract class CodeBase implements LdpcCode {
   /** Copies the k information bits of a decided codeword to out[at ..]. */
   private gatherInfo(decisions: Uint8Array, out: Uint8Array, at: number): void {
     const pos = this.infoPositions;
-    if (!pos) for (let i = 0; i < this.k; i++) out[at + i] = decisions[i]!;
+    if (!pos) out.set(decisions.subarray(0, this.k), at);
     else for (let i = 0; i < this.k; i++) out[at + i] = decisions[pos[i]!]!;
   }
 }

@@ -15,7 +15,10 @@ import {
   option,
   InvalidArgumentError,
   InvalidInputError,
+  CPU_KERNEL_REQUESTS,
+  type CpuKernelRequest,
 } from '../core/index.js';
+import { MIN_SUM_ARITHMETICS, type MinSumArithmetic } from './fixed-point-min-sum.js';
 import {
   type DecodeResult,
   type DecoderAlgorithm,
@@ -24,7 +27,11 @@ import {
   LDPC_DECODER_ALGORITHMS,
 } from './types.js';
 
-/** The decoder defaults: layered normalized min-sum, 20 iterations, early stop, alpha 0.75, beta 0.5, saturation 64. */
+/**
+ * The decoder defaults: layered normalized min-sum, 20 iterations, early stop, alpha 0.75, beta 0.5,
+ * saturation 64, arithmetic 'float' (the reference every engine computes alike: see
+ * DecoderOptions.arithmetic), CPU kernel 'auto'.
+ */
 export const LDPC_DECODER_DEFAULTS: ResolvedDecoderOptions = Object.freeze({
   algorithm: 'nms',
   maxIterations: 20,
@@ -32,6 +39,8 @@ export const LDPC_DECODER_DEFAULTS: ResolvedDecoderOptions = Object.freeze({
   alpha: 0.75,
   beta: 0.5,
   saturation: 64,
+  arithmetic: 'float',
+  cpuKernel: 'auto',
 });
 /** Largest saturation accepted (keeps fixed-point posteriors inside int32). */
 export const LDPC_MAX_SATURATION = 10_000;
@@ -55,6 +64,10 @@ export interface ResolvedDecoderOptions {
   readonly beta: number;
   /** LLR clip. */
   readonly saturation: number;
+  /** The min-sum arithmetic. */
+  readonly arithmetic: MinSumArithmetic;
+  /** The CPU kernel asked for. */
+  readonly cpuKernel: CpuKernelRequest;
 }
 
 /** Every decoder option: its check, its doc line, its default and its command-line flag. */
@@ -80,6 +93,16 @@ export const DECODER_SCHEMA = {
     number({ min: 0, max: LDPC_MAX_SATURATION, minOpen: true }),
     'the clip of channel LLRs and check-to-variable messages',
     { default: LDPC_DECODER_DEFAULTS.saturation },
+  ),
+  arithmetic: option(
+    choice(MIN_SUM_ARITHMETICS),
+    "the min-sum arithmetic: 'float' (the reference), 'int16' (saturating 16-bit lanes, 8 frames a SIMD vector: the reference's decisions), 'int8' (8-bit lanes at 1/4 LLR, 16 frames a vector)",
+    { default: LDPC_DECODER_DEFAULTS.arithmetic },
+  ),
+  cpuKernel: option(
+    choice(CPU_KERNEL_REQUESTS),
+    "the CPU kernel of the 'int16' / 'int8' arithmetics: WebAssembly SIMD where the runtime has it ('auto'), it or an error ('wasm'), or the TypeScript reference ('typescript'); same decisions",
+    { default: LDPC_DECODER_DEFAULTS.cpuKernel },
   ),
 };
 
@@ -109,13 +132,25 @@ export function resolveDecoderOptions(o: DecoderOptions = {}, path = 'LDPC decod
         `${key} is '${owner}''s (${DECODER_SCHEMA[key].doc}), and the algorithm is '${algorithm}'`,
       );
   }
+  if (c.arithmetic !== undefined && c.arithmetic !== 'float' && algorithm !== 'nms' && algorithm !== 'oms')
+    throw inapplicable(
+      call,
+      `${prefix}arithmetic`,
+      `the fixed-point arithmetics are the min-sum decoders' ('nms', 'oms'), and the algorithm is '${algorithm}'`,
+    );
+  if (c.cpuKernel !== undefined && c.cpuKernel !== 'auto' && (c.arithmetic ?? 'float') === 'float')
+    throw inapplicable(
+      call,
+      `${prefix}cpuKernel`,
+      "it picks the kernel of the 'int16' / 'int8' arithmetics, and the arithmetic is 'float' (TypeScript only)",
+    );
   const out: ResolvedDecoderOptions = Object.freeze({ ...LDPC_DECODER_DEFAULTS, ...c, algorithm });
   resolved.add(out);
   return out;
 }
 
 /**
- * A decoder for one parity check and one setting. decode() takes n channel LLRs (ln P(0)/P(1),
+ * A decoder for one parity check and one setting, in the reference arithmetic ('float'). decode() takes n channel LLRs (ln P(0)/P(1),
  * punctured bits 0) and returns all n hard decisions, the iterations run and the syndrome verdict.
  * Channel LLRs and check-to-variable messages saturate at +-saturation; the min-sum decoders run in
  * fixed point (LDPC_MIN_SUM_SCALE), the sum-product decoders in float64.
@@ -144,6 +179,11 @@ export class LdpcDecoder {
   /** Allocates the decoder's state for H (m x n, compressed rows). */
   constructor(H: SparseParityCheck, options: DecoderOptions = {}) {
     this.options = resolveDecoderOptions(options);
+    if (this.options.arithmetic !== 'float')
+      throw new InvalidArgumentError(
+        `LdpcDecoder computes arithmetic 'float'; '${this.options.arithmetic}' decodes through a code's decoder() (fixed-point min-sum)`,
+        { option: 'arithmetic' },
+      );
     if (
       !H ||
       !(H.rowStart instanceof Int32Array) ||

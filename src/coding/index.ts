@@ -43,6 +43,20 @@ export {
   LDPC_MAX_SATURATION,
   LDPC_MIN_SUM_SCALE,
 } from './decoder.js';
+export {
+  FixedPointMinSumDecoder,
+  fixedPointFormat,
+  fixedPointConstants,
+  LDPC_INT8_SCALE,
+  LDPC_INT16_SCALE,
+  MIN_SUM_ARITHMETICS,
+  type MinSumArithmetic,
+  type FixedPointFormat,
+  type FixedPointConstants,
+  type FrameLoad,
+  type FrameDone,
+} from './fixed-point-min-sum.js';
+export { SimdMinSumDecoder } from './simd-min-sum.js';
 export { WIMAX_LENGTHS, WIMAX_Z0, wimaxBaseMatrix, wimaxRateHalfBase, wimaxExpansion } from './wimax.js';
 export {
   NR_LIFTING_SETS,

@@ -3,6 +3,8 @@
  * and results. Bits are Uint8Array of 0/1; LLRs follow the project convention ln P(b=0)/P(b=1)
  * (positive means 0).
  */
+import type { CpuKernel, CpuKernelRequest } from '../core/index.js';
+import type { MinSumArithmetic } from './fixed-point-min-sum.js';
 
 /**
  * A quasi-cyclic base matrix: `rows x cols` blocks, each the z-by-z zero block (-1) or the identity
@@ -87,6 +89,26 @@ export interface DecoderOptions {
   readonly beta?: number;
   /** Saturation: channel LLRs and check-to-variable messages are clipped to [-saturation, saturation] (default 64). */
   readonly saturation?: number;
+  /**
+   * The min-sum arithmetic ('nms', 'oms'):
+   * - 'float' (the default): the reference, int32 fixed point at 1/16 LLR (float-equivalent below
+   *   the saturation), in TypeScript; the arithmetic the CUDA decoder computes bit for bit, so a
+   *   seed's counts do not depend on the engine; and the one the sum-product algorithms share.
+   * - 'int16': saturating 16-bit lanes at the reference's scale, 8 frames a WebAssembly SIMD
+   *   vector: the reference's decisions exactly while (column degree + 1) x saturation x 16 fits
+   *   16 bits (every WiMAX and NR code at saturation 64), several times faster.
+   * - 'int8': saturating 8-bit lanes at 1/4 LLR, 16 frames a vector: the fastest, FER within
+   *   statistical error of 'float' at the same iterations, decisions not bit-equal.
+   * The default stays 'float' because it is what every engine and every earlier result computed;
+   * speed is an explicit choice (`--arithmetic int8`). CPU only: the CUDA decoder refuses the others.
+   */
+  readonly arithmetic?: MinSumArithmetic;
+  /**
+   * The CPU kernel of the 'int16' and 'int8' arithmetics: 'auto' (default; WebAssembly SIMD where
+   * the runtime has it and LATTICE_MIMO_WASM is not off, else the TypeScript reference), 'wasm'
+   * (it, or EngineUnavailableError), 'typescript' (the reference: same decisions, slower).
+   */
+  readonly cpuKernel?: CpuKernelRequest;
 }
 
 /** The outcome of decoding one frame. */
@@ -107,4 +129,6 @@ export interface DecodeBatchResult {
   readonly iterations: Int32Array;
   /** 1 where the frame's final hard decisions satisfy every check, else 0. */
   readonly ok: Uint8Array;
+  /** The CPU kernel that decoded (set by the CPU decoders). */
+  kernel?: CpuKernel;
 }

@@ -87,3 +87,15 @@ export {
 } from './io.js';
 export { defaultThreads, runOnWorkers, serializeError, WorkerPool } from './worker-pool.js';
 export { assertFinite } from './validate.js';
+export {
+  CPU_KERNEL_REQUESTS,
+  WASM_ENV,
+  describeCpuKernels,
+  pickCpuKernel,
+  instantiateWasmKernel,
+  wasmSimdSupported,
+  wasmUnavailableReason,
+  type CpuKernel,
+  type CpuKernelRequest,
+  type WasmKernelInstance,
+} from './wasm-kernels.js';

@@ -102,8 +102,8 @@ test('extrinsic = a-posteriori - input, exactly; through NR rate matching in a b
         for (let f = 0; f < frames; f++) {
           const r = single.decode(llr.subarray(f * code.n, (f + 1) * code.n));
           assert.deepEqual(r.bits, batch.bits.subarray(f * code.k, (f + 1) * code.k));
-          const post = single.core.posteriors();
-          const e = single.core.extrinsic();
+          const post = single.core!.posteriors();
+          const e = single.core!.extrinsic();
           if (!map) {
             // a code sent whole: the decoder's input is the channel LLR itself
             for (let j = 0; j < code.n; j++) {

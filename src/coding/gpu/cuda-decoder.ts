@@ -109,6 +109,8 @@ function maxColumnDegree(qc: QcParityCheck): number {
  * structure, or a min-sum saturation whose fixed-point values reach 2^24.
  */
 export function cudaDecoderUnsupported(code: LdpcCode, options: ResolvedDecoderOptions): string | null {
+  if (options.arithmetic !== 'float')
+    return `the CUDA decoder computes arithmetic 'float'; '${options.arithmetic}' is the CPU engine's (WebAssembly SIMD lanes)`;
   const qc = code.qc;
   if (!qc) return `code '${code.name}' has no quasi-cyclic structure (the CUDA decoder walks base-matrix layers)`;
   for (let r = 0; r < qc.layers; r++) {

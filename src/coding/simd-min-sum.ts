@@ -1,0 +1,295 @@
+/**
+ * Layered min-sum on the WebAssembly SIMD kernel (wasm/layered-min-sum.as.ts): 16 frames in i8x16
+ * lanes ('int8') or 8 in i16x8 lanes ('int16'), each lane computing fixed-point-min-sum.ts's
+ * arithmetic bit for bit. With early stop each lane stops on its own frame's zero syndrome and
+ * takes the next frame at once (lane refill), so a slow frame holds up no other; without it, frames
+ * go in groups of a vector's lanes for the full iteration count.
+ */
+import { InvalidInputError, instantiateWasmKernel } from '../core/index.js';
+import type { ResolvedDecoderOptions } from './decoder.js';
+import {
+  type FixedPointFormat,
+  type FixedPointConstants,
+  type FrameDone,
+  type FrameLoad,
+  fixedPointConstants,
+} from './fixed-point-min-sum.js';
+import type { SparseParityCheck } from './types.js';
+
+/** The kernel's exports (pointers are byte offsets into its memory). */
+interface LayeredMinSumKernel {
+  pass8(
+    rowStart: number,
+    colOff: number,
+    m: number,
+    L: number,
+    R: number,
+    Q: number,
+    alphaQ: number,
+    betaQ: number,
+    satQ: number,
+  ): void;
+  pass16(
+    rowStart: number,
+    colOff: number,
+    m: number,
+    L: number,
+    R: number,
+    Q: number,
+    alphaQ: number,
+    betaQ: number,
+    satQ: number,
+  ): void;
+  pairs8(
+    rowStart: number,
+    colOff: number,
+    m: number,
+    L: number,
+    R: number,
+    Q: number,
+    dmax: number,
+    alphaQ: number,
+    betaQ: number,
+    satQ: number,
+  ): void;
+  pairs16(
+    rowStart: number,
+    colOff: number,
+    m: number,
+    L: number,
+    R: number,
+    Q: number,
+    dmax: number,
+    alphaQ: number,
+    betaQ: number,
+    satQ: number,
+  ): void;
+  syndrome8(rowStart: number, colOff: number, m: number, L: number): number;
+  syndrome16(rowStart: number, colOff: number, m: number, L: number): number;
+  quantize(input: number, n: number, out: number, clip: number, scale: number): number;
+  interleave(bytes: number, frames: number, count: number, n: number, L: number): void;
+  insertLane(lane: number, bytes: number, frame: number, n: number, L: number): void;
+  clearLane(lane: number, bytes: number, R: number, edges: number): void;
+  hardLane(lane: number, bytes: number, L: number, n: number, bits: number): void;
+  laneValues(lane: number, bytes: number, L: number, n: number, values: number): void;
+}
+
+const KERNEL_URL = new URL('./wasm/layered-min-sum.wasm', import.meta.url);
+
+/** Byte offsets of the kernel's arrays in its memory (each 16-byte aligned). */
+interface Layout {
+  rowStart: number;
+  colOff: number;
+  L: number;
+  R: number;
+  Q: number;
+  input: number;
+  frames: number;
+  bits: number;
+  values: number;
+  bytes: number;
+}
+
+/**
+ * Whether the rows pair up for the kernel's two-rows-at-a-time pass: an even count, and rows 2i and
+ * 2i + 1 of equal degree with no column in common (then their layered updates commute).
+ */
+function rowsPairUp(H: SparseParityCheck): boolean {
+  if (H.m % 2 !== 0) return false;
+  const { rowStart, col } = H;
+  const stamp = new Int32Array(H.n).fill(-1);
+  for (let r = 0; r < H.m; r += 2) {
+    const a = rowStart[r]!,
+      b = rowStart[r + 1]!,
+      c = rowStart[r + 2]!;
+    if (b - a !== c - b) return false;
+    for (let e = a; e < b; e++) stamp[col[e]!] = r;
+    for (let e = b; e < c; e++) if (stamp[col[e]!] === r) return false;
+  }
+  return true;
+}
+
+function layout(H: SparseParityCheck, dmax: number): Layout {
+  let at = 0;
+  const take = (bytes: number): number => {
+    const p = at;
+    at += Math.ceil(bytes / 16) * 16;
+    return p;
+  };
+  const edges = H.col.length;
+  return {
+    rowStart: take(4 * (H.m + 1)),
+    colOff: take(4 * edges),
+    L: take(16 * H.n),
+    R: take(16 * edges),
+    Q: take(2 * 16 * dmax),
+    input: take(8 * H.n),
+    frames: take(2 * 16 * H.n),
+    bits: take(H.n),
+    values: take(4 * H.n),
+    get bytes() {
+      return at;
+    },
+  };
+}
+
+/** The SIMD decoder of one parity check, setting and format; its memory is allocated once. */
+export class SimdMinSumDecoder {
+  /** Code length n. */
+  readonly n: number;
+  /** The format (lanes a vector). */
+  readonly format: FixedPointFormat;
+  /** The setting's integer constants. */
+  readonly constants: FixedPointConstants;
+  private readonly H: SparseParityCheck;
+  private readonly options: ResolvedDecoderOptions;
+  private readonly k: LayeredMinSumKernel;
+  private readonly at: Layout;
+  private readonly buffer: ArrayBuffer;
+  private readonly input: Float64Array;
+  private readonly bits: Uint8Array;
+  private readonly values: Int32Array;
+  private readonly dmax: number;
+  private readonly paired: boolean;
+
+  /** Compiles (once a process) and instantiates the kernel, and lays H out in its memory. */
+  constructor(H: SparseParityCheck, options: ResolvedDecoderOptions, format: FixedPointFormat) {
+    this.H = H;
+    this.n = H.n;
+    this.options = options;
+    this.format = format;
+    this.constants = fixedPointConstants(format, options);
+    let dmax = 1;
+    for (let r = 0; r < H.m; r++) dmax = Math.max(dmax, H.rowStart[r + 1]! - H.rowStart[r]!);
+    this.at = layout(H, dmax);
+    this.dmax = dmax;
+    this.paired = rowsPairUp(H);
+    const instance = instantiateWasmKernel<LayeredMinSumKernel>(KERNEL_URL, this.at.bytes);
+    this.k = instance.exports;
+    this.buffer = instance.buffer;
+    const buf = this.buffer;
+    new Int32Array(buf, this.at.rowStart, H.m + 1).set(H.rowStart);
+    const colOff = new Int32Array(buf, this.at.colOff, H.col.length);
+    for (let e = 0; e < H.col.length; e++) colOff[e] = H.col[e]! * 16;
+    this.input = new Float64Array(buf, this.at.input, H.n);
+    this.bits = new Uint8Array(buf, this.at.bits, H.n);
+    this.values = new Int32Array(buf, this.at.values, H.n);
+  }
+
+  /**
+   * Decodes `frames` frames: load(f, into) gives frame f's LLRs, done(f, ...) takes its results,
+   * frames in any order (each when its lane finishes).
+   */
+  decodeFrames(frames: number, load: FrameLoad, done: FrameDone): void {
+    if (this.options.earlyStop) this.refilling(frames, load, done);
+    else this.grouped(frames, load, done);
+  }
+
+  private pass(): void {
+    const { k, at, H } = this;
+    const { alphaQ, betaQ, satQ } = this.constants;
+    const d = this.dmax;
+    if (this.paired) {
+      if (this.format.bytes === 1) k.pairs8(at.rowStart, at.colOff, H.m, at.L, at.R, at.Q, d, alphaQ, betaQ, satQ);
+      else k.pairs16(at.rowStart, at.colOff, H.m, at.L, at.R, at.Q, d, alphaQ, betaQ, satQ);
+    } else if (this.format.bytes === 1) k.pass8(at.rowStart, at.colOff, H.m, at.L, at.R, at.Q, alphaQ, betaQ, satQ);
+    else k.pass16(at.rowStart, at.colOff, H.m, at.L, at.R, at.Q, alphaQ, betaQ, satQ);
+  }
+
+  /** Bit l set where lane l's decisions break a check. */
+  private syndrome(): number {
+    const { k, at, H } = this;
+    return this.format.bytes === 1
+      ? k.syndrome8(at.rowStart, at.colOff, H.m, at.L)
+      : k.syndrome16(at.rowStart, at.colOff, H.m, at.L);
+  }
+
+  /** Frame `frame`'s LLRs, loaded and quantized into slot `slot` of the frames area. */
+  private quantize(frame: number, slot: number, load: FrameLoad): void {
+    load(frame, this.input);
+    const bad = this.k.quantize(
+      this.at.input,
+      this.n,
+      this.at.frames + 2 * this.n * slot,
+      this.constants.clip,
+      this.format.scale,
+    );
+    if (bad >= 0)
+      throw new InvalidInputError('NON_FINITE', `LLR ${bad} of frame ${frame} is ${this.input[bad]}`, {
+        frame,
+        index: bad,
+      });
+  }
+
+  /** Frame `frame` into lane `lane` of L (its messages left as they are). */
+  private loadLane(lane: number, frame: number, load: FrameLoad): void {
+    this.quantize(frame, 0, load);
+    this.k.insertLane(lane, this.format.bytes, this.at.frames, this.n, this.at.L);
+  }
+
+  private finish(lane: number, frame: number, iterations: number, done: FrameDone): void {
+    const { k, at, n } = this;
+    const bytes = this.format.bytes;
+    k.hardLane(lane, bytes, at.L, n, at.bits);
+    done(frame, iterations, this.bits, () => {
+      k.laneValues(lane, bytes, at.L, n, at.values);
+      return this.values;
+    });
+  }
+
+  private clearState(): void {
+    const buf = new Uint8Array(this.buffer);
+    buf.fill(0, this.at.L, this.at.L + 16 * this.n);
+    buf.fill(0, this.at.R, this.at.R + 16 * this.H.col.length);
+  }
+
+  private grouped(frames: number, load: FrameLoad, done: FrameDone): void {
+    const lanes = this.format.lanes;
+    const its = this.options.maxIterations;
+    for (let f0 = 0; f0 < frames; f0 += lanes) {
+      const count = Math.min(lanes, frames - f0);
+      new Uint8Array(this.buffer).fill(0, this.at.R, this.at.R + 16 * this.H.col.length);
+      for (let l = 0; l < count; l++) this.quantize(f0 + l, l, load);
+      this.k.interleave(this.format.bytes, this.at.frames, count, this.n, this.at.L);
+      for (let it = 0; it < its; it++) this.pass();
+      const bad = this.syndrome();
+      for (let l = 0; l < count; l++) this.finish(l, f0 + l, (bad >> l) & 1 ? -its : its, done);
+    }
+  }
+
+  private refilling(frames: number, load: FrameLoad, done: FrameDone): void {
+    const lanes = this.format.lanes;
+    const its = this.options.maxIterations;
+    const edges = this.H.col.length;
+    const frameOf = new Int32Array(lanes).fill(-1);
+    const itOf = new Int32Array(lanes);
+    this.clearState();
+    let next = 0,
+      active = 0;
+    for (let l = 0; l < lanes && next < frames; l++, next++, active++) {
+      frameOf[l] = next;
+      this.loadLane(l, next, load);
+    }
+    while (active > 0) {
+      this.pass();
+      const bad = this.syndrome();
+      for (let l = 0; l < lanes; l++) {
+        const f = frameOf[l]!;
+        if (f < 0) continue;
+        const it = ++itOf[l]!;
+        const ok = ((bad >> l) & 1) === 0;
+        if (!ok && it < its) continue;
+        this.finish(l, f, ok ? it : -it, done);
+        if (next < frames) {
+          frameOf[l] = next;
+          itOf[l] = 0;
+          this.loadLane(l, next++, load);
+          this.k.clearLane(l, this.format.bytes, this.at.R, edges);
+        } else {
+          frameOf[l] = -1;
+          active--;
+        }
+      }
+    }
+  }
+}
