@@ -20,6 +20,8 @@
 #ifndef OFDM_BLOCK
 #define OFDM_BLOCK 256
 #endif
+// DM-RS symbols a slot at most (dmrs-AdditionalPosition 3)
+#define OFDM_MAXD 4
 
 extern "C" __global__ void __launch_bounds__(OFDM_BLOCK) ofdm_estimate(
     const double* __restrict__ Hd, const double* __restrict__ noise, float* __restrict__ H32, float* __restrict__ noiseIn,
@@ -34,29 +36,41 @@ extern "C" __global__ void __launch_bounds__(OFDM_BLOCK) ofdm_estimate(
   const double* h = Hd + 2 * (((c * D) * K + k) * NR * NT + e);
   const long long dStep = 2LL * K * NR * NT;
   const float n0 = (float)noise[c];
-  // l: the data symbol's index in the slot; d1: the first DM-RS symbol at or after l (D: none)
+  // the DM-RS symbols' indices, once (the walk below would find them again for every vector)
+  int sym[OFDM_MAXD];
+#pragma unroll
+  for (int d = 0; d < OFDM_MAXD; d++) sym[d] = d < D ? ofdm_dmrs_symbol(dmrsMask, d) : 14;
+  // l: the data symbol's index in the slot; d1: the first DM-RS symbol after l (D: none)
   int l = -1, d1 = 0;
   for (int v = k; v < chunkVectors; v += K) {
     const long long g = c * chunkVectors + v;
     if (g >= vectors) break;
     do l++;
     while ((dmrsMask >> l) & 1);
-    while (d1 < D && ofdm_dmrs_symbol(dmrsMask, d1) < l) d1++;
+#pragma unroll
+    for (int d = 0; d < OFDM_MAXD; d++)
+      if (d1 == d && d1 < D && sym[d] < l) d1++;
     double hr, hi;
     if (d1 == 0 || d1 == D) {
       const double* x = h + (d1 == 0 ? 0 : D - 1) * dStep;
       hr = x[0];
       hi = x[1];
     } else {
-      const int a = ofdm_dmrs_symbol(dmrsMask, d1 - 1), b = ofdm_dmrs_symbol(dmrsMask, d1);
+      int a = 0, b = 0;
+#pragma unroll
+      for (int d = 1; d < OFDM_MAXD; d++)
+        if (d == d1) {
+          a = sym[d - 1];
+          b = sym[d];
+        }
       const double tt = (double)(l - a) / (double)(b - a);
       const double* x = h + (d1 - 1) * dStep;
       const double ar = x[0], ai = x[1], br = x[dStep], bi = x[dStep + 1];
       hr = __dadd_rn(ar, __dmul_rn(tt, __dsub_rn(br, ar)));
       hi = __dadd_rn(ai, __dmul_rn(tt, __dsub_rn(bi, ai)));
     }
-    H32[2 * (g * NR * NT + e)] = (float)hr;
-    H32[2 * (g * NR * NT + e) + 1] = (float)hi;
+    float2* out = reinterpret_cast<float2*>(H32) + g * NR * NT + e;
+    *out = make_float2((float)hr, (float)hi);
     if (e == 0) noiseIn[g] = n0;
   }
 }
