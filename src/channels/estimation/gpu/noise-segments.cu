@@ -22,6 +22,8 @@
 #endif
 // noise.ts NOISE_SEGMENT
 #define OFDM_NOISE_SEGMENT 64
+// LMMSE's terms are loaded this many at a time (in flight together), then added in order
+#define OFDM_NOISE_BATCH 16
 
 __device__ __forceinline__ double ofdm_noise_term(const double* Yc, const double* Pc, const double* sq, const double* Wc,
                                                   int method, long long t, int K, int empty) {
@@ -70,7 +72,18 @@ extern "C" __global__ void __launch_bounds__(OFDM_BLOCK) ofdm_noise_segments(
   const double* sq = seq + 2 * (long long)((chunk0 + c) % slotsPerFrame) * D * (K / 2);
   const long long t1 = s * OFDM_NOISE_SEGMENT + OFDM_NOISE_SEGMENT < terms ? s * OFDM_NOISE_SEGMENT + OFDM_NOISE_SEGMENT : terms;
   double part = 0.0;
-  for (long long t = s * OFDM_NOISE_SEGMENT; t < t1; t++)
-    part = __dadd_rn(part, ofdm_noise_term(Yc, Pc, sq, Wc, method, t, K, empty));
+  if (method == 2) {
+    for (long long t0 = s * OFDM_NOISE_SEGMENT; t0 < t1; t0 += OFDM_NOISE_BATCH) {
+      double v[OFDM_NOISE_BATCH];
+#pragma unroll
+      for (int i = 0; i < OFDM_NOISE_BATCH; i++) v[i] = t0 + i < t1 ? Wc[t0 + i] : 0.0;
+#pragma unroll
+      for (int i = 0; i < OFDM_NOISE_BATCH; i++)
+        if (t0 + i < t1) part = __dadd_rn(part, v[i]);
+    }
+  } else {
+    for (long long t = s * OFDM_NOISE_SEGMENT; t < t1; t++)
+      part = __dadd_rn(part, ofdm_noise_term(Yc, Pc, sq, Wc, method, t, K, empty));
+  }
   segs[g] = part;
 }

@@ -14,6 +14,7 @@
 #ifndef OFDM_BLOCK
 #define OFDM_BLOCK 256
 #endif
+#define OFDM_NOISE_BATCH 16
 
 extern "C" __global__ void __launch_bounds__(OFDM_BLOCK) ofdm_noise(
     const double* __restrict__ segs, double* __restrict__ noise, int chunks, int segments, int method, double terms,
@@ -21,8 +22,16 @@ extern "C" __global__ void __launch_bounds__(OFDM_BLOCK) ofdm_noise(
   const long long c = (long long)blockIdx.x * OFDM_BLOCK + threadIdx.x;
   if (c >= chunks) return;
   const double* sc = segs + c * segments;
+  // loads OFDM_NOISE_BATCH at a time, in flight together, then added in order
   double sum = 0.0;
-  for (int s = 0; s < segments; s++) sum = __dadd_rn(sum, sc[s]);
+  for (int s0 = 0; s0 < segments; s0 += OFDM_NOISE_BATCH) {
+    double v[OFDM_NOISE_BATCH];
+#pragma unroll
+    for (int i = 0; i < OFDM_NOISE_BATCH; i++) v[i] = s0 + i < segments ? sc[s0 + i] : 0.0;
+#pragma unroll
+    for (int i = 0; i < OFDM_NOISE_BATCH; i++)
+      if (s0 + i < segments) sum = __dadd_rn(sum, v[i]);
+  }
   double n0;
   if (method == 0) n0 = sum / terms;
   else if (method == 1) n0 = __dmul_rn(pilotPower, sum) / terms / 3.0;
