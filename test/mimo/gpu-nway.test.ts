@@ -10,7 +10,10 @@
  *  - the status word's node count is the CPU's, a vector flagged on entry is left alone, a singular
  *    channel's vectors get RANK_DEFICIENT;
  *  - with one vector per channel, the z-record plan (the QR kernel forms z = Q^T y, the detector
- *    reads it) gives the Q-record plan's symbols, LLRs and status words bit for bit.
+ *    reads it) gives the Q-record plan's symbols, LLRs and status words bit for bit;
+ *  - with a-priori LLRs (the NW_PRIOR build) the same against the CPU engine with the same priors
+ *    (extrinsic LLRs, node counts with the levels that search all children; the near-tie margin
+ *    also covers those levels' choices), and all-zero priors give the prior-free build bit for bit.
  * Emulated (CUDA emulator, no GPU) on a few hundred vectors a configuration, and on the GPU (where
  * one answers) on 10^5 vectors a configuration, 2x2 / 4x4 / 8x8, BPSK to 256-QAM, N = 1 .. nt.
  */
@@ -793,6 +796,51 @@ test('N-way kernels (GPU): 10^5 vectors per configuration equal the CPU engine e
   }
 });
 
+test('N-way kernels (GPU) with a-priori LLRs: 2x10^4+ vectors per configuration equal the CPU engine with the same priors except near-ties (node counts too); all-zero priors give the prior-free build bit for bit', {
+  skip: skipGpu,
+  timeout: 600_000,
+}, () => {
+  const cases: [NwayCase, boolean][] = [];
+  for (const [nr, nt, mod, passes] of [
+    [4, 4, '16qam', 1],
+    [4, 4, '16qam', 4],
+    [4, 4, '64qam', 4],
+    [2, 2, 'qpsk', 2],
+    [8, 8, 'qpsk', 8],
+    [3, 3, 'bpsk', 3],
+    [2, 2, '256qam', 1],
+  ] as const) {
+    for (const snrDb of [0, 12, 24])
+      cases.push([
+        { nr, nt, mod, passes, snrDb, channels: Math.ceil(20_000 / 14), vpc: 14, soft: true, clip: 8 },
+        false,
+      ]);
+  }
+  cases.push([
+    { nr: 4, nt: 4, mod: '16qam', passes: 4, snrDb: 10, channels: 20_000, vpc: 1, soft: true, clip: 8 },
+    true,
+  ]);
+  cases.push([
+    { nr: 4, nt: 4, mod: '16qam', passes: 2, snrDb: 12, channels: 20_000, vpc: 1, soft: false, clip: 8 },
+    true,
+  ]);
+  for (const [c, z] of cases) {
+    const pb = makeProblem(c, randomInt(2 ** 31));
+    const prior = randomPriors(pb, randomInt(2 ** 31));
+    const got = onGpu(pb, z, {}, prior);
+    const r = compare(pb, got, reference(pb, prior));
+    console.log(
+      `nway GPU with priors ${c.nr}x${c.nt} ${c.mod} N=${c.passes} ${c.snrDb} dB z=${z}: ${r.vectors} vectors, ${r.symbolMismatch} symbol and ${r.llrMismatch} LLR differences, all ${r.nearTies} float64 near-ties (${r.eligible} vectors hold one); worst LLR error ${r.maxLlrErr.toFixed(3)} of tolerance`,
+    );
+    assert.ok(r.nearTies <= r.vectors / 200, `${JSON.stringify(c)}: ${r.nearTies} near-ties`);
+    assertSameOutputs(
+      onGpu(pb, z),
+      onGpu(pb, z, {}, new Float32Array(prior.length)),
+      `all-zero priors ${JSON.stringify(c)}`,
+    );
+  }
+});
+
 test("N-way kernels (GPU), one vector per channel: z records give the Q records' outputs bit for bit; a z-record plan refuses a chunk of several vectors a channel", {
   skip: skipGpu,
 }, () => {
@@ -872,6 +920,61 @@ test("detectAsync engine cuda (ssfe, nway): the CPU engine's decisions and LLRs 
   await assert.rejects(
     detectAsync(
       { nr: c.nr, nt: c.nt, H: pb.H, y: pb.y, vectorsPerChannel: c.vpc, noiseVar: pb.noise },
+      { detector: 'nway', modulation: c.mod, engine: 'cuda' },
+    ),
+    RankDeficientError,
+  );
+});
+
+test("detectAsync engine cuda with a-priori LLRs (ssfe, nway): the CPU engine's decisions and extrinsic LLRs with the same priors except near-ties, nodes the CPU's; a singular channel a RankDeficientError (its vectors redone on the CPU engine with their priors)", {
+  skip: skipGpu,
+}, async () => {
+  const cases: NwayCase[] = [
+    { nr: 4, nt: 4, mod: '16qam', passes: 1, snrDb: 10, channels: 2000, vpc: 14, soft: true, clip: 8 },
+    { nr: 4, nt: 4, mod: '64qam', passes: 4, snrDb: 22, channels: 400, vpc: 14, soft: true, clip: 5 },
+    { nr: 2, nt: 2, mod: 'qpsk', passes: 2, snrDb: 3, channels: 4000, vpc: 3, soft: true, clip: 8 },
+    // one vector per channel: the z-record plan
+    { nr: 4, nt: 4, mod: '16qam', passes: 4, snrDb: 12, channels: 10_000, vpc: 1, soft: true, clip: 8 },
+  ];
+  for (const c of cases) {
+    const pb = makeProblem(c, randomInt(2 ** 31));
+    const prior = randomPriors(pb, randomInt(2 ** 31));
+    const detector = c.passes === 1 ? ('ssfe' as const) : ('nway' as const);
+    const res = await detectAsync(
+      { nr: c.nr, nt: c.nt, H: pb.H, y: pb.y, vectorsPerChannel: c.vpc, noiseVar: pb.noise, priorLlr: prior },
+      {
+        detector,
+        modulation: c.mod,
+        engine: 'cuda',
+        ...(detector === 'nway' ? { passes: c.passes } : {}),
+        ...(c.clip !== 8 ? { llrClip: c.clip } : {}),
+      },
+    );
+    assert.equal(res.stats.engine, 'cuda');
+    const ref = reference(pb, prior);
+    const r = compare(pb, { symbols: res.symbols, llr: res.llr as unknown as Float32Array, status: null }, ref);
+    console.log(`detectAsync ${detector} with priors ${c.nr}x${c.nt} ${c.mod} N=${c.passes}: ${JSON.stringify(r)}`);
+    assert.ok(r.nearTies <= r.vectors / 200, `${JSON.stringify(c)}: ${r.nearTies} near-ties`);
+    assert.equal(
+      res.stats.nodesVisited,
+      ref.nodes.reduce((a, b) => a + b, 0),
+      `${JSON.stringify(c)}: nodes`,
+    );
+  }
+  const c = cases[0]!;
+  const pb = makeProblem({ ...c, channels: 20 }, randomInt(2 ** 31));
+  for (let i = 0; i < 2 * c.nr; i++) pb.H[2 * (7 * c.nr * c.nt + 2 * c.nr) + i] = 0;
+  await assert.rejects(
+    detectAsync(
+      {
+        nr: c.nr,
+        nt: c.nt,
+        H: pb.H,
+        y: pb.y,
+        vectorsPerChannel: c.vpc,
+        noiseVar: pb.noise,
+        priorLlr: randomPriors(pb, randomInt(2 ** 31)),
+      },
       { detector: 'nway', modulation: c.mod, engine: 'cuda' },
     ),
     RankDeficientError,
