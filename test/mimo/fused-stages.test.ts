@@ -147,11 +147,11 @@ int main() {
     if (!fused) {
       if (emu_launch((channels + 3) / 4, dim3{128, 1, 1}, 0, [&] { mimo_normalize(Hc.data(), yc.data(), nIn, fp[2], noise.data(), status.data(), nullptr, channels, vpc, hLen, yLen, valid); })) return 2;
       if (emu_launch(qg, dim3{(unsigned)qt, 1, 1}, qs, [&] { qr_batch(Hc.data(), yc.data(), rec.data(), problems, fp[1], nullptr, 0.f, nullptr, nullptr, nullptr, 0, 0LL); })) return 2;
-      if (emu_launch(ng, dim3{(unsigned)nwt, 1, 1}, nws, [&] { nway_detect(yc.data(), noise.data(), rec.data(), sym.data(), soft ? llr.data() : nullptr, status.data(), vectors, vpc, fp[0], nullptr, 0LL); })) return 2;
+      if (emu_launch(ng, dim3{(unsigned)nwt, 1, 1}, nws, [&] { nway_detect(yc.data(), noise.data(), rec.data(), sym.data(), soft ? llr.data() : nullptr, status.data(), vectors, vpc, fp[0], nullptr, 0LL, nullptr); })) return 2;
       if (emu_launch((channels + 3) / 4, dim3{128, 1, 1}, 0, [&] { mimo_status_summary(status.data(), summary.data(), channels, vpc, valid); })) return 2;
     } else {
       if (emu_launch(qg, dim3{(unsigned)qt, 1, 1}, qs, [&] { qr_batch(Hc.data(), yc.data(), rec.data(), problems, fp[1], nIn, fp[2], noise.data(), status.data(), summary.data(), vpc, valid); })) return 2;
-      if (emu_launch(ng, dim3{(unsigned)nwt, 1, 1}, nws, [&] { nway_detect(yc.data(), noise.data(), rec.data(), sym.data(), soft ? llr.data() : nullptr, status.data(), vectors, vpc, fp[0], summary.data(), (long long)valid); })) return 2;
+      if (emu_launch(ng, dim3{(unsigned)nwt, 1, 1}, nws, [&] { nway_detect(yc.data(), noise.data(), rec.data(), sym.data(), soft ? llr.data() : nullptr, status.data(), vectors, vpc, fp[0], summary.data(), (long long)valid, nullptr); })) return 2;
     }
     fwrite(Hc.data(), 4, Hc.size(), stdout); fwrite(yc.data(), 4, yc.size(), stdout); fwrite(noise.data(), 4, noise.size(), stdout);
     fwrite(status.data(), 4, status.size(), stdout); fwrite(rec.data(), 4, rec.size(), stdout); fwrite(sym.data(), 4, sym.size(), stdout);

@@ -10,7 +10,10 @@
  *  - the status word's node count is the CPU's, a vector flagged on entry is left alone, a singular
  *    channel's vectors get RANK_DEFICIENT;
  *  - with one vector per channel, the z-record plan (the QR kernel forms z = Q^T y, the detector
- *    reads it) gives the Q-record plan's symbols, LLRs and status words bit for bit.
+ *    reads it) gives the Q-record plan's symbols, LLRs and status words bit for bit;
+ *  - with a-priori LLRs (the NW_PRIOR build) the same against the CPU engine with the same priors
+ *    (extrinsic LLRs, node counts with the levels that search all children; the near-tie margin
+ *    also covers those levels' choices), and all-zero priors give the prior-free build bit for bit.
  * Emulated (CUDA emulator, no GPU) on a few hundred vectors a configuration, and on the GPU (where
  * one answers) on 10^5 vectors a configuration, 2x2 / 4x4 / 8x8, BPSK to 256-QAM, N = 1 .. nt.
  */
@@ -28,7 +31,7 @@ import { constellation } from '../../src/mimo/modulation.js';
 import type { Modulation } from '../../src/mimo/types.js';
 import { detectorRealModel, type RealModel } from '../../src/mimo/soft/real-model.js';
 import { detector as nwayCpu } from '../../src/mimo/detectors/nway/cpu.js';
-import { prepareSsfePass, rotatedStreams } from '../../src/mimo/detectors/ssfe/search.js';
+import { LevelPriors, prepareSsfePass, rotatedStreams } from '../../src/mimo/detectors/ssfe/search.js';
 import { applyQt } from '../../src/mimo/preprocess/qr.js';
 import {
   NWAY_DETECT_URL,
@@ -136,25 +139,27 @@ interface Outputs {
   status: Int32Array | null;
 }
 
-/** Emulated program (QR_CALL: qr_batch or qr_thread): [channels, vpc, qrThreads, qrShared, nwThreads, nwShared, soft] int32, clip, scale float32, then H, y, noise, status. */
+/** Emulated program (QR_CALL: qr_batch or qr_thread): [channels, vpc, qrThreads, qrShared, nwThreads, nwShared, soft, hasPrior] int32, clip, scale float32, then H, y, noise, status, and with hasPrior the priors (vectors x NT x BPS). */
 const NWAY_MAIN =
   QR_CALL +
   String.raw`
 int main() {
-  int h[7]; float fp[2];
-  if (fread(h, 4, 7, stdin) != 7 || fread(fp, 4, 2, stdin) != 2) return 1;
-  const int channels = h[0], vpc = h[1], qt = h[2], qs = h[3], nt = h[4], ns = h[5], soft = h[6];
+  int h[8]; float fp[2];
+  if (fread(h, 4, 8, stdin) != 8 || fread(fp, 4, 2, stdin) != 2) return 1;
+  const int channels = h[0], vpc = h[1], qt = h[2], qs = h[3], nt = h[4], ns = h[5], soft = h[6], hasPrior = h[7];
   const int vectors = channels * vpc;
   std::vector<float> H((size_t)channels * 2 * QR_NR * QR_NT), y((size_t)vectors * 2 * NW_NR), noise(vectors);
   std::vector<int> status((size_t)vectors * 2);
   if (fread(H.data(), 4, H.size(), stdin) != H.size() || fread(y.data(), 4, y.size(), stdin) != y.size()) return 1;
   if (fread(noise.data(), 4, noise.size(), stdin) != noise.size() || fread(status.data(), 4, status.size(), stdin) != status.size()) return 1;
+  std::vector<float> prior(hasPrior ? (size_t)vectors * NW_NBITS : 0);
+  if (fread(prior.data(), 4, prior.size(), stdin) != prior.size()) return 1;
   std::vector<float> rec((size_t)channels * QR_PASSES * QR_RECORD, -777.f);
   std::vector<int> sym((size_t)vectors * NW_NT, -1);
   std::vector<float> llr((size_t)vectors * NW_NBITS, -999.f);
   const int problems = channels * QR_PASSES;
   if (emu_launch((problems + QR_GROUPS - 1) / QR_GROUPS, dim3{(unsigned)qt, 1, 1}, qs, [&] { QR_CALL(H.data(), QR_Z ? y.data() : nullptr, rec.data(), problems, fp[1]); })) return 2;
-  if (emu_launch((vectors + NW_VPB - 1) / NW_VPB, dim3{(unsigned)nt, 1, 1}, ns, [&] { nway_detect(y.data(), noise.data(), rec.data(), sym.data(), soft ? llr.data() : nullptr, status.data(), vectors, vpc, fp[0], nullptr, 0LL); })) return 2;
+  if (emu_launch((vectors + NW_VPB - 1) / NW_VPB, dim3{(unsigned)nt, 1, 1}, ns, [&] { nway_detect(y.data(), noise.data(), rec.data(), sym.data(), soft ? llr.data() : nullptr, status.data(), vectors, vpc, fp[0], nullptr, 0LL, hasPrior ? prior.data() : nullptr); })) return 2;
   fwrite(sym.data(), 4, sym.size(), stdout);
   fwrite(llr.data(), 4, llr.size(), stdout);
   fwrite(status.data(), 4, status.size(), stdout);
@@ -171,8 +176,11 @@ function sourceFile(source: string): string {
   return path;
 }
 
-/** Both kernels in the emulator as NwayPlan runs them (zOfVector: the z-record plan, vpc 1; the QR mapping as NwayPlan picks it). */
-function emulate(pb: Problem, tuning: NwayTuning = {}, zOfVector = false): Outputs {
+/**
+ * Both kernels in the emulator as NwayPlan runs them (zOfVector: the z-record plan, vpc 1; the QR
+ * mapping as NwayPlan picks it; prior: the chunk's a-priori LLRs, run by the NW_PRIOR build).
+ */
+function emulate(pb: Problem, tuning: NwayTuning = {}, zOfVector = false, prior: Float32Array | null = null): Outputs {
   const { c, m } = pb;
   const thread = (tuning.qrBuild ? 'column' : (tuning.qrMapping ?? nwayQrMapping(m, zOfVector))) === 'thread';
   const layout = qrRecordLayout(c.nr, c.nt, m.dimsPerStream, zOfVector);
@@ -182,11 +190,11 @@ function emulate(pb: Problem, tuning: NwayTuning = {}, zOfVector = false): Outpu
   const qrShared = thread
     ? qrThreadSharedBytes(layout.floats, qrThreads, tuning.qrThread?.chunk)
     : qrBatchSharedBytes(m.rows, m.nd, groups, layout.qRows);
-  const shape = nwayLaunchShape(m, c.passes, c.soft, tuning);
+  const shape = nwayLaunchShape(m, c.passes, c.soft, tuning, prior !== null);
   const defs = {
     ...(thread ? qrThreadDefines(qrShape, qrThreads, tuning.qrThread?.chunk) : qrBatchDefines(qrShape, groups)),
     ...tuning.qrBuild?.defines,
-    ...nwayDefines(m, c.passes, c.soft, tuning, zOfVector),
+    ...nwayDefines(m, c.passes, c.soft, tuning, zOfVector, prior !== null),
   };
   const defines = [...Object.entries(defs).map(([k, v]) => `-D${k}=${v}`), `-DQR_THREAD_KERNEL=${thread ? 1 : 0}`];
   const qrFile = tuning.qrBuild
@@ -206,8 +214,17 @@ function emulate(pb: Problem, tuning: NwayTuning = {}, zOfVector = false): Outpu
     shape.threadsPerVector * shape.vectorsPerBlock,
     shape.sharedBytes,
     c.soft ? 1 : 0,
+    prior ? 1 : 0,
   ]);
-  const parts = [head, new Float32Array([c.clip, m.scale]), pb.H, pb.y, pb.noise, pb.statusIn];
+  const parts = [
+    head,
+    new Float32Array([c.clip, m.scale]),
+    pb.H,
+    pb.y,
+    pb.noise,
+    pb.statusIn,
+    ...(prior ? [prior] : []),
+  ];
   const out = runEmulated(exe, Buffer.concat(parts.map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength))));
   const vectors = c.channels * c.vpc;
   const ab = out.buffer.slice(out.byteOffset, out.byteOffset + out.byteLength);
@@ -217,7 +234,7 @@ function emulate(pb: Problem, tuning: NwayTuning = {}, zOfVector = false): Outpu
   return { symbols, llr, status };
 }
 
-function onGpu(pb: Problem, zOfVector = false, tuning: NwayTuning = {}): Outputs {
+function onGpu(pb: Problem, zOfVector = false, tuning: NwayTuning = {}, prior: Float32Array | null = null): Outputs {
   const { c, m } = pb;
   const ctx = CudaContext.get(0);
   ctx.makeCurrent();
@@ -233,7 +250,9 @@ function onGpu(pb: Problem, zOfVector = false, tuning: NwayTuning = {}): Outputs
     llr: DeviceBuffer.alloc(ctx, 4 * vectors * nbits),
     status: DeviceBuffer.alloc(ctx, 4 * STATUS_WORDS * vectors),
     scratch: DeviceBuffer.alloc(ctx, c.channels * plan.scratchBytesPerChannel[0]!),
+    prior: DeviceBuffer.alloc(ctx, Math.max(4, prior?.byteLength ?? 0)),
   };
+  if (prior) bufs.prior.upload(prior);
   bufs.H.upload(pb.H);
   bufs.y.upload(pb.y);
   bufs.noise.upload(pb.noise);
@@ -251,6 +270,7 @@ function onGpu(pb: Problem, zOfVector = false, tuning: NwayTuning = {}): Outputs
     llr: c.soft ? bufs.llr.ptr : 0n,
     status: bufs.status.ptr,
     scratch: [bufs.scratch.ptr],
+    ...(prior ? { prior: bufs.prior.ptr } : {}),
   });
   stream.synchronize();
   const out = {
@@ -276,11 +296,13 @@ interface Reference {
 }
 
 /**
- * The CPU engine's nway (float64) on the same float32 inputs, and per vector its float64 tie margin:
- * the least distance, over every pass, path and rounded level, of (gamma + Q - 1) / 2 + 1/2 to a
- * boundary that changes the clipped level, and the relative gap between the two least metrics.
+ * The CPU engine's nway (float64) on the same float32 inputs (with `prior`: those a-priori LLRs),
+ * and per vector its float64 tie margin: the least distance, over every pass, path and rounded
+ * level, of (gamma + Q - 1) / 2 + 1/2 to a boundary that changes the clipped level; at a level the
+ * priors make search all children, the gap between its two least distance-plus-cost values; and the
+ * relative gap between the two least metrics. With priors the metric scale S includes N0 sum |L_a|.
  */
-function reference(pb: Problem): Reference {
+function reference(pb: Problem, prior: Float32Array | null = null): Reference {
   const { c, m } = pb;
   const vectors = c.channels * c.vpc,
     nbits = c.nt * m.bitsPerSymbol;
@@ -292,7 +314,10 @@ function reference(pb: Problem): Reference {
     opts: { detector: 'nway', modulation: c.mod, passes: c.passes, llrClip: c.clip },
     soft: true,
     maxNodes: 1 << 24,
+    ...(prior ? { priorLlr: Float64Array.from(prior) } : {}),
   });
+  const prior64 = prior ? Float64Array.from(prior) : null,
+    levelPriors = new LevelPriors(m);
   const H = Float64Array.from(pb.H),
     y = Float64Array.from(pb.y);
   const out = {
@@ -332,6 +357,8 @@ function reference(pb: Problem): Reference {
       let yNorm = 0;
       for (let i = 0; i < 2 * c.nr; i++) yNorm += y[2 * v * c.nr + i]! ** 2;
       scale[v] = yNorm + hNorm * m.scale * m.scale * half * half;
+      const withPrior = prior64 !== null && levelPriors.set(prior64, v * nbits, pb.noise[v]!);
+      if (prior64) for (let b = 0; b < nbits; b++) scale[v] += pb.noise[v]! * Math.abs(prior64[v * nbits + b]!);
       const yAbs = Math.sqrt(yNorm);
       // the float64 search again, watching its decisions
       let tie = Infinity;
@@ -343,11 +370,14 @@ function reference(pb: Problem): Reference {
         applyQt(pass.Q, m.rows, m.nd, y, 2 * v * c.nr, z);
         const R = pass.R,
           nd = m.nd;
+        // the a-priori cost of level l in column i, and whether column i's dimension has priors
+        const cost = (i: number, l: number): number => (withPrior ? levelPriors.cost[pass.dimOrder[i]! * m.q + l]! : 0);
+        const active = (i: number): boolean => withPrior && levelPriors.active[pass.dimOrder[i]!] === 1;
         const paths = nd >= 2 ? m.q * m.q : m.q;
         for (let k = 0; k < paths; k++) {
           if (nd === 1) {
             const e = z[0]! - R[0]! * (2 * k - half);
-            metrics.push(e * e);
+            metrics.push(e * e + cost(0, k));
             continue;
           }
           const i0 = Math.floor(k / m.q),
@@ -358,12 +388,39 @@ function reference(pb: Problem): Reference {
           let d = e * e;
           e = z[nd - 2]! - R[nd - 2 + (nd - 1) * nd]! * p[nd - 1]! - R[nd - 2 + (nd - 2) * nd]! * p[nd - 2]!;
           d += e * e;
+          d += cost(nd - 1, i0) + cost(nd - 2, i1);
           for (let i = nd - 3; i >= 0; i--) {
             let b = z[i]!,
               terms = Math.abs(z[i]!) + yAbs;
             for (let j = i + 1; j < nd; j++) {
               b -= R[i + j * nd]! * p[j]!;
               terms += Math.abs(R[i + j * nd]! * p[j]!);
+            }
+            if (active(i)) {
+              // every child: the least distance plus cost (the first of equals), and its gap to the next
+              let li = 0,
+                t1 = Infinity,
+                t2 = Infinity,
+                e1 = 0,
+                e2 = 0;
+              for (let l = 0; l < m.q; l++) {
+                const el = b - R[i + i * nd]! * (2 * l - half);
+                const t = el * el + cost(i, l);
+                if (t < t1) {
+                  t2 = t1;
+                  e2 = e1;
+                  t1 = t;
+                  e1 = el;
+                  li = l;
+                } else if (t < t2) {
+                  t2 = t;
+                  e2 = el;
+                }
+              }
+              tie = Math.min(tie, (t2 - t1) / (EPS32 * cond * (2 * (Math.abs(e1) + Math.abs(e2)) * terms + t1 + t2)));
+              p[i] = 2 * li - half;
+              d += t1;
+              continue;
             }
             const x = (b * pass.invDiag[i]! + half) * 0.5 + 0.5;
             // boundaries that change the clipped level: the integers 1 .. Q-1
@@ -539,6 +596,77 @@ test("N-way kernels (emulated), one vector per channel: z records (QR forms z = 
   }
 });
 
+/**
+ * A-priori LLRs for a problem's vectors (vectors x nt x bitsPerSymbol float32): every fifth vector
+ * none (all zero), else each stream's all zero with probability 1/4, else a bit's ~ N(0, 3^2), 0
+ * with probability 1/8.
+ */
+function randomPriors(pb: Problem, seed: number): Float32Array {
+  const rng = new Philox(seed);
+  const vectors = pb.c.channels * pb.c.vpc,
+    bps = pb.m.bitsPerSymbol;
+  const prior = new Float32Array(vectors * pb.c.nt * bps);
+  for (let v = 0; v < vectors; v++) {
+    if (v % 5 === 4) continue;
+    for (let j = 0; j < pb.c.nt; j++) {
+      if (rng.int(4) === 0) continue;
+      for (let b = 0; b < bps; b++) prior[(v * pb.c.nt + j) * bps + b] = rng.int(8) === 0 ? 0 : 3 * rng.normal();
+    }
+  }
+  return prior;
+}
+
+/** Cases with priors (z: the z-record plan): QAM, BPSK, hard, unclipped, 8x8 (16 real dimensions), a vector over two warps. */
+const PRIOR_CASES: [NwayCase, boolean][] = [
+  [EMU_CASES[0]!, false],
+  [EMU_CASES[1]!, false],
+  [EMU_CASES[2]!, false],
+  [EMU_CASES[3]!, false],
+  [EMU_CASES[4]!, false],
+  [EMU_CASES[5]!, false],
+  [EMU_CASES[6]!, false],
+  [EMU_CASES[7]!, false],
+  [EMU_CASES[8]!, false],
+  [Z_CASES[0]!, true],
+];
+
+test('N-way kernels (emulated) with a-priori LLRs: decisions, extrinsic LLRs and node counts equal the CPU engine with the same priors except float64 near-ties; all-zero priors give the prior-free build bit for bit', {
+  skip: skipEmu,
+}, () => {
+  let changed = 0,
+    searched = 0;
+  for (const [c, z] of PRIOR_CASES) {
+    const pb = makeProblem(c, randomInt(2 ** 31));
+    const prior = randomPriors(pb, randomInt(2 ** 31));
+    const got = emulate(pb, {}, z, prior);
+    const r = compare(pb, got, reference(pb, prior));
+    if (process.env.NWAY_TEST_VERBOSE) console.log(`emulated with priors ${JSON.stringify(c)}: ${JSON.stringify(r)}`);
+    assert.ok(
+      r.nearTies <= Math.max(2, r.vectors / 50),
+      `${JSON.stringify(c)}: ${r.nearTies} near-ties of ${r.vectors}`,
+    );
+    const plain = emulate(pb, {}, z);
+    assertSameOutputs(
+      plain,
+      emulate(pb, {}, z, new Float32Array(prior.length)),
+      `all-zero priors ${JSON.stringify(c)}`,
+    );
+    // the priors matter: LLRs move (where not clipped either way), and levels with priors search
+    // all children (more nodes)
+    const nbits = c.nt * pb.m.bitsPerSymbol;
+    for (let v = 0; v < r.vectors; v++) {
+      if (got.status![STATUS_WORDS * v + 1]! > plain.status![STATUS_WORDS * v + 1]!) searched++;
+      for (let b = 0; b < nbits && c.soft; b++)
+        if (got.llr[v * nbits + b] !== plain.llr[v * nbits + b]) {
+          changed++;
+          break;
+        }
+    }
+  }
+  assert.ok(changed > 200, `only ${changed} vectors' LLRs changed by their priors`);
+  assert.ok(searched > 200, `only ${searched} vectors searched all children somewhere`);
+});
+
 /** Q-record (several vectors a channel) and z-record (one) cases for the QR mappings' comparison: 4x4 16-QAM N = 1..4, 2x2, 8x8, tall, BPSK, hard. */
 const MAPPING_CASES: [NwayCase, boolean][] = [
   [Z_CASES[0]!, true],
@@ -668,6 +796,51 @@ test('N-way kernels (GPU): 10^5 vectors per configuration equal the CPU engine e
   }
 });
 
+test('N-way kernels (GPU) with a-priori LLRs: 2x10^4+ vectors per configuration equal the CPU engine with the same priors except near-ties (node counts too); all-zero priors give the prior-free build bit for bit', {
+  skip: skipGpu,
+  timeout: 600_000,
+}, () => {
+  const cases: [NwayCase, boolean][] = [];
+  for (const [nr, nt, mod, passes] of [
+    [4, 4, '16qam', 1],
+    [4, 4, '16qam', 4],
+    [4, 4, '64qam', 4],
+    [2, 2, 'qpsk', 2],
+    [8, 8, 'qpsk', 8],
+    [3, 3, 'bpsk', 3],
+    [2, 2, '256qam', 1],
+  ] as const) {
+    for (const snrDb of [0, 12, 24])
+      cases.push([
+        { nr, nt, mod, passes, snrDb, channels: Math.ceil(20_000 / 14), vpc: 14, soft: true, clip: 8 },
+        false,
+      ]);
+  }
+  cases.push([
+    { nr: 4, nt: 4, mod: '16qam', passes: 4, snrDb: 10, channels: 20_000, vpc: 1, soft: true, clip: 8 },
+    true,
+  ]);
+  cases.push([
+    { nr: 4, nt: 4, mod: '16qam', passes: 2, snrDb: 12, channels: 20_000, vpc: 1, soft: false, clip: 8 },
+    true,
+  ]);
+  for (const [c, z] of cases) {
+    const pb = makeProblem(c, randomInt(2 ** 31));
+    const prior = randomPriors(pb, randomInt(2 ** 31));
+    const got = onGpu(pb, z, {}, prior);
+    const r = compare(pb, got, reference(pb, prior));
+    console.log(
+      `nway GPU with priors ${c.nr}x${c.nt} ${c.mod} N=${c.passes} ${c.snrDb} dB z=${z}: ${r.vectors} vectors, ${r.symbolMismatch} symbol and ${r.llrMismatch} LLR differences, all ${r.nearTies} float64 near-ties (${r.eligible} vectors hold one); worst LLR error ${r.maxLlrErr.toFixed(3)} of tolerance`,
+    );
+    assert.ok(r.nearTies <= r.vectors / 200, `${JSON.stringify(c)}: ${r.nearTies} near-ties`);
+    assertSameOutputs(
+      onGpu(pb, z),
+      onGpu(pb, z, {}, new Float32Array(prior.length)),
+      `all-zero priors ${JSON.stringify(c)}`,
+    );
+  }
+});
+
 test("N-way kernels (GPU), one vector per channel: z records give the Q records' outputs bit for bit; a z-record plan refuses a chunk of several vectors a channel", {
   skip: skipGpu,
 }, () => {
@@ -747,6 +920,61 @@ test("detectAsync engine cuda (ssfe, nway): the CPU engine's decisions and LLRs 
   await assert.rejects(
     detectAsync(
       { nr: c.nr, nt: c.nt, H: pb.H, y: pb.y, vectorsPerChannel: c.vpc, noiseVar: pb.noise },
+      { detector: 'nway', modulation: c.mod, engine: 'cuda' },
+    ),
+    RankDeficientError,
+  );
+});
+
+test("detectAsync engine cuda with a-priori LLRs (ssfe, nway): the CPU engine's decisions and extrinsic LLRs with the same priors except near-ties, nodes the CPU's; a singular channel a RankDeficientError (its vectors redone on the CPU engine with their priors)", {
+  skip: skipGpu,
+}, async () => {
+  const cases: NwayCase[] = [
+    { nr: 4, nt: 4, mod: '16qam', passes: 1, snrDb: 10, channels: 2000, vpc: 14, soft: true, clip: 8 },
+    { nr: 4, nt: 4, mod: '64qam', passes: 4, snrDb: 22, channels: 400, vpc: 14, soft: true, clip: 5 },
+    { nr: 2, nt: 2, mod: 'qpsk', passes: 2, snrDb: 3, channels: 4000, vpc: 3, soft: true, clip: 8 },
+    // one vector per channel: the z-record plan
+    { nr: 4, nt: 4, mod: '16qam', passes: 4, snrDb: 12, channels: 10_000, vpc: 1, soft: true, clip: 8 },
+  ];
+  for (const c of cases) {
+    const pb = makeProblem(c, randomInt(2 ** 31));
+    const prior = randomPriors(pb, randomInt(2 ** 31));
+    const detector = c.passes === 1 ? ('ssfe' as const) : ('nway' as const);
+    const res = await detectAsync(
+      { nr: c.nr, nt: c.nt, H: pb.H, y: pb.y, vectorsPerChannel: c.vpc, noiseVar: pb.noise, priorLlr: prior },
+      {
+        detector,
+        modulation: c.mod,
+        engine: 'cuda',
+        ...(detector === 'nway' ? { passes: c.passes } : {}),
+        ...(c.clip !== 8 ? { llrClip: c.clip } : {}),
+      },
+    );
+    assert.equal(res.stats.engine, 'cuda');
+    const ref = reference(pb, prior);
+    const r = compare(pb, { symbols: res.symbols, llr: res.llr as unknown as Float32Array, status: null }, ref);
+    console.log(`detectAsync ${detector} with priors ${c.nr}x${c.nt} ${c.mod} N=${c.passes}: ${JSON.stringify(r)}`);
+    assert.ok(r.nearTies <= r.vectors / 200, `${JSON.stringify(c)}: ${r.nearTies} near-ties`);
+    assert.equal(
+      res.stats.nodesVisited,
+      ref.nodes.reduce((a, b) => a + b, 0),
+      `${JSON.stringify(c)}: nodes`,
+    );
+  }
+  const c = cases[0]!;
+  const pb = makeProblem({ ...c, channels: 20 }, randomInt(2 ** 31));
+  for (let i = 0; i < 2 * c.nr; i++) pb.H[2 * (7 * c.nr * c.nt + 2 * c.nr) + i] = 0;
+  await assert.rejects(
+    detectAsync(
+      {
+        nr: c.nr,
+        nt: c.nt,
+        H: pb.H,
+        y: pb.y,
+        vectorsPerChannel: c.vpc,
+        noiseVar: pb.noise,
+        priorLlr: randomPriors(pb, randomInt(2 ** 31)),
+      },
       { detector: 'nway', modulation: c.mod, engine: 'cuda' },
     ),
     RankDeficientError,

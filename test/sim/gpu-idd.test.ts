@@ -513,7 +513,7 @@ test('emulated: one IDD pass is the coded link without IDD (detect, decode witho
 // ---------------------------------------------------------------------------------------------
 // Engine choice
 
-test("engine choice: idd with a detector whose CUDA kernel takes no priors (ml) is refused on cuda naming idd and ml, auto takes the CPU; mmse-pic's is not refused for it", async () => {
+test("engine choice: idd with a detector whose CUDA kernel takes no priors (ml) is refused on cuda naming idd and ml, auto takes the CPU; mmse-pic's, nway's and ssfe's are not refused for it", async () => {
   const base = {
     nt: 2,
     nr: 2,
@@ -539,6 +539,10 @@ test("engine choice: idd with a detector whose CUDA kernel takes no priors (ml) 
   assert.doesNotMatch(one.reason, /idd/);
   const pic = await resolveEngine('auto', [{ detector: 'mmse-pic' }], { code: base.code, idd: 3 });
   assert.doesNotMatch(pic.reason, /idd/);
+  for (const detector of ['nway', 'ssfe'] as const) {
+    const r = await resolveEngine('auto', [{ detector }], { code: base.code, idd: 3 });
+    assert.doesNotMatch(r.reason, /idd/, detector);
+  }
   if (!cuda.ok) {
     // without a device 'cuda' fails for want of one, not for IDD
     await assert.rejects(
@@ -622,6 +626,39 @@ test("device GPU executor, IDD: per-chunk counts agree with runChunk's; frames w
     }
   } finally {
     restore();
+  }
+});
+
+test('device simulate, IDD with nway and ssfe (their CUDA kernels with priors): engine cuda and engine cpu agree for a seed within statistical error', {
+  skip,
+}, async (t) => {
+  const s = 1 + randomInt(10_000);
+  const base = {
+    nt: 2,
+    nr: 2,
+    modulation: '16qam' as const,
+    code: 'wimax:576',
+    detectors: [{ detector: 'nway' as const }, { detector: 'ssfe' as const }],
+    snrs: [6, 7],
+    maxFrames: 300,
+    maxErrors: 1e6,
+    seed: s,
+    idd: 3,
+  };
+  const gpu = await simulate({ ...base, engine: 'cuda' });
+  const cpu = await simulate({ ...base, engine: 'cpu', threads: 2 });
+  assert.equal(gpu.engine, 'cuda');
+  for (let i = 0; i < gpu.points.length; i++) {
+    const g = gpu.points[i]!,
+      c = cpu.points[i]!;
+    assert.equal(g.frames, c.frames);
+    assert.ok(
+      ferAgrees(g.frameErrors, c.frameErrors, g.frames),
+      `${g.detector}: FER GPU ${g.fer} vs CPU ${c.fer} at ${g.snr} dB (seed ${s})`,
+    );
+    t.diagnostic(
+      `${g.detector} Es/N0 ${g.snr} dB idd 3: FER GPU ${g.fer.toExponential(2)} CPU ${c.fer.toExponential(2)} (${g.frames} frames)`,
+    );
   }
 });
 

@@ -459,8 +459,9 @@ export async function detectCuda(
  * The vectors of a batch that the GPU flagged, settled by the one fallback policy (fallback.ts):
  * add() takes each vector's flags as the device reports them (the CPU engine's NON_FINITE error
  * naming the element, the node-budget rule, or a redo queued); settle() then redoes the queued
- * vectors in float64, on the device where the detector has a float64 kernel (the CPU engine's
- * answer bit for bit), else on the CPU engine, a channel's vectors in one call, and writes their
+ * vectors in float64, on the device where the detector has a float64 kernel and the batch no
+ * a-priori LLRs (the CPU engine's answer bit for bit), else on the CPU engine with the vectors'
+ * priors, a channel's vectors in one call, and writes their
  * symbols, LLRs and budget flags over the GPU's.
  */
 export class FlaggedVectors {
@@ -476,7 +477,9 @@ export class FlaggedVectors {
     private readonly val: ValidatedInput,
     private readonly impl: CudaDetector,
   ) {
-    this.traits = { float64Kernel: impl.float64 !== undefined };
+    // the float64 kernels take no a-priori LLRs: a batch with priors redoes its vectors on the CPU
+    // engine, which takes them (redoOnCpu), rather than answer them without
+    this.traits = { float64Kernel: impl.float64 !== undefined && input.priorLlr === undefined };
   }
 
   private unproven(): Uint8Array {

@@ -77,6 +77,11 @@ export interface VectorsToRedo {
   readonly noiseVar: Float64Array;
   /** count status flags, as the device wrote them. */
   readonly flags: Int32Array;
+  /**
+   * The vectors' a-priori LLRs, count x nt x bitsPerSymbol, for a plan whose `priors` is true (the
+   * redo then goes to the CPU engine, which takes them, and its LLRs are extrinsic); absent: none.
+   */
+  readonly prior?: Float32Array | Float64Array;
 }
 
 /** The answers of redone vectors, in the launch's layouts (count vectors). */
@@ -120,7 +125,8 @@ export interface DetectionCudaPlan {
   enqueue(stream: Stream, launch: DetectionLaunch): void;
   /**
    * The answers of flagged vectors (flags with the remedy 'redo-float64' or 'redo-cpu'): in float64,
-   * on the device where the detector has a float64 kernel, else on the CPU engine. A vector the
+   * on the device where the detector has a float64 kernel and the vectors no priors, else on the CPU
+   * engine (with their priors). A vector the
    * CPU engine refuses (non-finite) is its typed error, naming the vector's index in the list.
    */
   redo(vectors: VectorsToRedo): Promise<RedoneVectors>;
@@ -178,7 +184,15 @@ export async function detectionCudaPlan(ctx: CudaContext, s: DetectionPlanSetup)
     },
     async redo(v) {
       const count = v.flags.length;
-      const input: DetectionInput = { nt, nr, H: v.H, y: v.y, vectorsPerChannel: 1, noiseVar: v.noiseVar };
+      const input: DetectionInput = {
+        nt,
+        nr,
+        H: v.H,
+        y: v.y,
+        vectorsPerChannel: 1,
+        noiseVar: v.noiseVar,
+        ...(v.prior ? { priorLlr: v.prior } : {}),
+      };
       const redoVal = validateDetection(input, val.opts, 'defer');
       const flagged = new FlaggedVectors(input, redoVal, impl);
       for (let i = 0; i < count; i++) {

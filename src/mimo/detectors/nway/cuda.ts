@@ -9,6 +9,13 @@
  * (Alg. 3, Section IV-D), max-log LLRs clipped in the kernel. float32; the CPU engine's conventions (nway/cpu.ts, ssfe/search.ts): the same rotations,
  * level rounding, tie order (the first least metric in pass then path order) and LLR sign.
  * SSFE is the one-pass case (ssfe/cuda.ts).
+ *
+ * A-priori LLRs (DetectChunk.prior, IDD): a chunk that carries them runs the kernel's NW_PRIOR
+ * build (compiled at the first such chunk): each vector's a-priori level costs in the metrics and
+ * in the child choice of the levels they touch, extrinsic LLRs out, the CPU engine's node count
+ * (ssfe/search.ts's LevelPriors and runSsfePass); a chunk without runs the prior-free build, as
+ * before. The float64 redo kernel takes no priors: the engine redoes a prior-carrying batch's
+ * flagged vectors on the CPU engine (detect-batch.ts's FlaggedVectors).
  */
 import { InvalidArgumentError, UnsupportedError } from '../../../core/index.js';
 import { type CudaContext, type Kernel, loadModule, readKernelSource, type Stream } from '../../../gpu/index.js';
@@ -149,13 +156,15 @@ export function paddedThreads(p: number): number {
 
 /**
  * The detection kernel's launch shape for a model and pass count (nway-detect.cu's thread mapping
- * and shared layout): Q threads a pass (1 when nd = 1), `copies` level-minimum tables a vector.
+ * and shared layout): Q threads a pass (1 when nd = 1), `copies` level-minimum tables a vector;
+ * `priors`: the NW_PRIOR build, whose vectors also hold an nd x Q cost table and nd active flags.
  */
 export function nwayLaunchShape(
   m: RealModel,
   passes: number,
   soft = true,
   tuning: NwayTuning = {},
+  priors = false,
 ): { paths: number; threadsPerVector: number; vectorsPerBlock: number; copies: number; sharedBytes: number } {
   const paths = m.nd >= 2 ? m.q * m.q : m.q;
   const g = m.nd >= 2 ? m.q : 1;
@@ -171,12 +180,13 @@ export function nwayLaunchShape(
   const table = soft ? m.nd * m.q * copies : 0;
   const stride = Math.ceil(table / 32) * 32 + (threadsPerVector < 32 ? (threadsPerVector * copies) / g : 0);
   const wpv = threadsPerVector > 32 ? threadsPerVector / 32 : 1;
+  const priorWords = priors ? m.nd * m.q + m.nd : 0;
   return {
     paths,
     threadsPerVector,
     vectorsPerBlock,
     copies,
-    sharedBytes: 4 * vectorsPerBlock * (stride + (wpv > 1 ? wpv : 0)),
+    sharedBytes: 4 * vectorsPerBlock * (stride + (wpv > 1 ? wpv : 0) + priorWords),
   };
 }
 
@@ -198,13 +208,14 @@ function defaultMinBlocks(m: RealModel, blockThreads: number): number {
   return Math.max(1, Math.floor(threads / blockThreads));
 }
 
-/** The -D defines of one build of nway-detect.cu. */
+/** The -D defines of one build of nway-detect.cu (`priors`: the NW_PRIOR build, which reads the chunk's a-priori LLRs). */
 export function nwayDefines(
   m: RealModel,
   passes: number,
   soft: boolean,
   tuning: NwayTuning = {},
   zOfVector = false,
+  priors = false,
 ): Record<string, string | number> {
   const { reBits, imBits } = levelBits(m);
   const shape = nwayLaunchShape(m, passes, soft, tuning);
@@ -218,6 +229,7 @@ export function nwayDefines(
     NW_SOFT: soft ? 1 : 0,
     NW_COPIES: shape.copies,
     NW_ZREC: zOfVector ? 1 : 0,
+    ...(priors ? { NW_PRIOR: 1 } : {}),
     NW_MINB: tuning.minBlocks ?? defaultMinBlocks(m, shape.threadsPerVector * shape.vectorsPerBlock),
     NW_RE_BITS0: packBytes(reBits, 0),
     NW_RE_BITS1: packBytes(reBits, 8),
@@ -240,14 +252,16 @@ export class NwayPlan implements CudaDetectorPlan {
   /** The QR kernel normalizes the chunk first where its mapping can; the detection kernel adds to the summaries. */
   readonly fuses: { readonly normalize: boolean; readonly summary: boolean };
   private readonly kernel: Kernel;
+  /** The NW_PRIOR build and its shared bytes a block, made at the first chunk with priors. */
+  private priorKernel: { kernel: Kernel; sharedBytes: number } | null = null;
 
   constructor(
-    ctx: CudaContext,
+    private readonly ctx: CudaContext,
     readonly model: RealModel,
     readonly passes: number,
     readonly soft: boolean,
     readonly llrClip: number,
-    tuning: NwayTuning = {},
+    private readonly tuning: NwayTuning = {},
     readonly zOfVector = false,
   ) {
     nwayTuningOf(model, tuning);
@@ -271,12 +285,18 @@ export class NwayPlan implements CudaDetectorPlan {
       { name: 'qr', enqueue: (stream, chunk) => this.enqueueQr(stream, chunk) },
       { name: 'detect', enqueue: (stream, chunk) => this.enqueueDetect(stream, chunk) },
     ];
-    const mod = loadModule(ctx, {
+    this.kernel = this.loadDetect(false, this.shape.sharedBytes);
+  }
+
+  /** A build of the detection kernel (`priors`: NW_PRIOR) with its launch's shared bytes. */
+  private loadDetect(priors: boolean, sharedBytes: number): Kernel {
+    const { tuning } = this;
+    const mod = loadModule(this.ctx, {
       source: tuning.build?.source ?? readKernelSource(NWAY_DETECT_URL),
       name: tuning.build?.name ?? 'nway-detect.cu',
-      defines: nwayDefines(model, passes, soft, tuning, zOfVector),
+      defines: nwayDefines(this.model, this.passes, this.soft, tuning, this.zOfVector, priors),
     });
-    this.kernel = mod.kernel('nway_detect', [
+    const kernel = mod.kernel('nway_detect', [
       'ptr',
       'ptr',
       'ptr',
@@ -288,8 +308,19 @@ export class NwayPlan implements CudaDetectorPlan {
       'f32',
       'ptr',
       'i64',
+      'ptr',
     ]);
-    if (this.shape.sharedBytes > 48 * 1024) this.kernel.setMaxDynamicShared(this.shape.sharedBytes);
+    if (sharedBytes > 48 * 1024) kernel.setMaxDynamicShared(sharedBytes);
+    return kernel;
+  }
+
+  /** The NW_PRIOR build (compiled at the first call) and its shared bytes a block. */
+  private priorBuild(): { kernel: Kernel; sharedBytes: number } {
+    if (!this.priorKernel) {
+      const { sharedBytes } = nwayLaunchShape(this.model, this.passes, this.soft, this.tuning, true);
+      this.priorKernel = { kernel: this.loadDetect(true, sharedBytes), sharedBytes };
+    }
+    return this.priorKernel;
   }
 
   /** The detection kernel's registers, local (spill) bytes and resident blocks a multiprocessor at this plan's launch shape. */
@@ -313,13 +344,19 @@ export class NwayPlan implements CudaDetectorPlan {
     this.qr.enqueue(stream, chunk.H, chunk.y, chunk.scratch[0]!, chunk.channels, normalizeArgs(chunk));
   }
 
-  /** The detection kernel on the chunk's vectors (the QR records must be there). */
+  /**
+   * The detection kernel on the chunk's vectors (the QR records must be there): the NW_PRIOR build
+   * when the chunk carries a-priori LLRs (its LLRs then extrinsic), else the prior-free one.
+   */
   enqueueDetect(stream: Stream, chunk: DetectChunk): void {
     this.checkChunk(chunk);
     const vectors = chunk.channels * chunk.vectorsPerChannel;
     if (vectors <= 0) return;
-    const { vectorsPerBlock, threadsPerVector, sharedBytes } = this.shape;
-    this.kernel.launch(
+    const prior = chunk.prior ?? 0n;
+    const { vectorsPerBlock, threadsPerVector } = this.shape;
+    const { kernel, sharedBytes } =
+      prior !== 0n ? this.priorBuild() : { kernel: this.kernel, sharedBytes: this.shape.sharedBytes };
+    kernel.launch(
       { grid: Math.ceil(vectors / vectorsPerBlock), block: threadsPerVector * vectorsPerBlock, sharedBytes, stream },
       [
         chunk.y,
@@ -332,6 +369,7 @@ export class NwayPlan implements CudaDetectorPlan {
         chunk.vectorsPerChannel,
         this.llrClip,
         ...summaryArgs(chunk),
+        prior,
       ],
     );
   }

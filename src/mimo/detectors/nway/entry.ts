@@ -10,13 +10,14 @@ export interface NwayOptions {
 
 /**
  * The N-way soft detector: N rotated SSFE passes merged (the N-way paper's Alg. 3). A-priori LLRs
- * on the CPU engine, as ssfe: its CUDA kernels take none.
+ * on both engines, as ssfe (their max-log costs in the searches and the merged list; extrinsic LLRs
+ * out): the CUDA kernel's a-priori build (nway/cuda.ts).
  */
 export const nwayEntry: DetectorEntry<'nway', NwayOptions> = {
   name: 'nway',
   description:
-    'the N-way soft detector: N SSFE passes over rotated detection orders, max-log LLRs; priorLlr on the CPU engine',
-  traits: { soft: true, exact: false, nodeBudget: 'none', model: 'real', wideChannels: 'no', priors: 'cpu' },
+    'the N-way soft detector: N SSFE passes over rotated detection orders, max-log LLRs (priorLlr: a-priori costs, extrinsic LLRs)',
+  traits: { soft: true, exact: false, nodeBudget: 'none', model: 'real', wideChannels: 'no', priors: true },
   options: {
     passes: option(integer(1, 64), 'passes (rotated detection orders), at most nt (default nt); 1 equals ssfe', {
       cli: { flag: 'passes', metavar: 'N' },

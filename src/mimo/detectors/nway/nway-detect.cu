@@ -27,6 +27,16 @@
 // min over symbols with the bit 0 (the CPU's symbolMin) equals the min over that dimension's
 // levels with the bit 0: the same numbers, exactly (minima are not rounded).
 //
+// A-priori LLRs (IDD), the NW_PRIOR = 1 build (the CPU's LevelPriors and writeLlr with priors,
+// ssfe/search.ts, soft/maxlog.ts): before the search the vector's threads fill its cost table in
+// shared memory, word d QL + l = N0 sum over the bits of real dimension d of max(0, -s_b L_a(b))
+// (s_b = +1 where level l's label has the bit 0; float32, bits in label order), and its active
+// flags (dimension d has a non-zero L_a); every path's metric gains its levels' costs, a lower level
+// of an active dimension takes the child of least distance plus cost over all QL levels
+// (ssfe-search.cuh), the node count adds M (QL - 1) a pass for each such level (the CPU's count),
+// and the LLRs written are extrinsic: the max-log LLR minus L_a, then clipped. All-zero priors give
+// the NW_PRIOR = 0 build's outputs bit for bit (zero costs are added exactly, no level is active).
+//
 // A vector whose status flags are set on entry is skipped (nothing written); one whose channel's
 // QR is flagged (RANK_DEFICIENT, FLOAT32_UNSAFE) gets those flags and nothing else.
 //
@@ -36,7 +46,8 @@
 // symbol-index bits each real / imaginary level index carries (symbol = reBits[lr] | imBits[li];
 // BPSK: reBits = {1, 0}, imBits unused), one byte a level: NW_RE_BITS0 levels 0-7 (level l in bits
 // 8l .. 8l+7), NW_RE_BITS1 levels 8-15, NW_IM_BITS0, NW_IM_BITS1 (hex integers: nvcc splits a -D
-// value at commas, so no brace lists). NW_ZREC (0/1, default 0): the QR records hold z = Q^T y in place
+// value at commas, so no brace lists). NW_PRIOR (0/1, default 0): the a-priori build (above; reads
+// `prior`, which the 0 build ignores). NW_ZREC (0/1, default 0): the QR records hold z = Q^T y in place
 // of Q (qr-record.cuh with rows = 1; vpc must be 1, y is then not read); 0: they hold Q (rows = 2 NR).
 // nvcc-variant: -DNW_NR=4 -DNW_NT=4 -DNW_DPS=2 -DNW_QL=4 -DNW_PASSES=4 -DNW_VPB=4 -DNW_SOFT=1 -DNW_COPIES=2 -DNW_MINB=16 -DNW_ZREC=1 -DNW_RE_BITS0=0x200080aull -DNW_RE_BITS1=0x0ull -DNW_IM_BITS0=0x1000405ull -DNW_IM_BITS1=0x0ull
 // nvcc-variant: -DNW_NR=3 -DNW_NT=3 -DNW_DPS=1 -DNW_QL=2 -DNW_PASSES=3 -DNW_VPB=8 -DNW_SOFT=1 -DNW_COPIES=1 -DNW_MINB=16 -DNW_ZREC=1 -DNW_RE_BITS0=0x1ull -DNW_RE_BITS1=0x0ull -DNW_IM_BITS0=0x0ull -DNW_IM_BITS1=0x0ull
@@ -50,6 +61,9 @@
 // nvcc-variant: -DNW_NR=8 -DNW_NT=8 -DNW_DPS=2 -DNW_QL=4 -DNW_PASSES=2 -DNW_VPB=8 -DNW_SOFT=1 -DNW_COPIES=2 -DNW_MINB=8 -DNW_RE_BITS0=0x200080aull -DNW_RE_BITS1=0x0ull -DNW_IM_BITS0=0x1000405ull -DNW_IM_BITS1=0x0ull
 // nvcc-variant: -DNW_NR=4 -DNW_NT=4 -DNW_DPS=2 -DNW_QL=16 -DNW_PASSES=3 -DNW_VPB=1 -DNW_SOFT=1 -DNW_COPIES=8 -DNW_MINB=8 -DNW_RE_BITS0=0x8a888082a2a0a8aaull -DNW_RE_BITS1=0x2a2820220200080aull -DNW_IM_BITS0=0x4544404151505455ull -DNW_IM_BITS1=0x1514101101000405ull
 // nvcc-variant: -DNW_NR=1 -DNW_NT=1 -DNW_DPS=1 -DNW_QL=2 -DNW_PASSES=1 -DNW_VPB=64 -DNW_SOFT=1 -DNW_COPIES=1 -DNW_MINB=16 -DNW_RE_BITS0=0x1ull -DNW_RE_BITS1=0x0ull -DNW_IM_BITS0=0x0ull -DNW_IM_BITS1=0x0ull
+// nvcc-variant: -DNW_NR=4 -DNW_NT=4 -DNW_DPS=2 -DNW_QL=4 -DNW_PASSES=4 -DNW_VPB=4 -DNW_SOFT=1 -DNW_COPIES=2 -DNW_MINB=16 -DNW_ZREC=1 -DNW_PRIOR=1 -DNW_RE_BITS0=0x200080aull -DNW_RE_BITS1=0x0ull -DNW_IM_BITS0=0x1000405ull -DNW_IM_BITS1=0x0ull
+// nvcc-variant: -DNW_NR=4 -DNW_NT=4 -DNW_DPS=2 -DNW_QL=16 -DNW_PASSES=3 -DNW_VPB=1 -DNW_SOFT=1 -DNW_COPIES=8 -DNW_MINB=8 -DNW_PRIOR=1 -DNW_RE_BITS0=0x8a888082a2a0a8aaull -DNW_RE_BITS1=0x2a2820220200080aull -DNW_IM_BITS0=0x4544404151505455ull -DNW_IM_BITS1=0x1514101101000405ull
+// nvcc-variant: -DNW_NR=3 -DNW_NT=3 -DNW_DPS=1 -DNW_QL=2 -DNW_PASSES=3 -DNW_VPB=8 -DNW_SOFT=0 -DNW_COPIES=1 -DNW_MINB=16 -DNW_PRIOR=1 -DNW_RE_BITS0=0x1ull -DNW_RE_BITS1=0x0ull -DNW_IM_BITS0=0x0ull -DNW_IM_BITS1=0x0ull
 
 #include "../../gpu/preprocess/qr-record.cuh"
 #include "../../gpu/status-summary.cuh"
@@ -61,6 +75,9 @@
 
 #ifndef NW_ZREC
 #define NW_ZREC 0
+#endif
+#ifndef NW_PRIOR
+#define NW_PRIOR 0
 #endif
 
 #define NW_ROWS (2 * NW_NR)
@@ -89,6 +106,10 @@
 // metric of each warp of a vector, when a vector spans warps).
 #define NW_TABLE (NW_SOFT ? NW_ND * NW_QL * NW_COPIES : 0)
 #define NW_VSTRIDE ((NW_TABLE + 31) / 32 * 32 + (NW_TP < 32 ? NW_TP * NW_COPIES / NW_G : 0))
+// With NW_PRIOR, after those: NW_VPB x NW_PWORDS words, each vector's a-priori cost table (ND x QL
+// floats, word d QL + l) and its ND active flags.
+#define NW_PWORDS (NW_PRIOR ? NW_ND * NW_QL + NW_ND : 0)
+#define NW_PBASE (NW_VPB * (NW_VSTRIDE + (NW_WPV > 1 ? NW_WPV : 0)))
 
 #if NW_TP > 32
 #define NW_SYNC() __syncthreads()
@@ -140,14 +161,34 @@ __device__ __forceinline__ int nw_level_bits(unsigned long long lo, unsigned lon
   return (int)(((l < 8 ? lo : hi) >> (8 * (l & 7))) & 255ull);
 }
 
+// The real dimension in column col of pass p: part col mod DPS of stream (col / DPS + p) mod NT.
+__device__ __forceinline__ int nw_dim(int col, int p) {
+  int j = col / NW_DPS + p;
+  if (j >= NW_NT) j -= NW_NT;
+  return j * NW_DPS + col % NW_DPS;
+}
+
+// A thread's a-priori costs by column (ssfe-search.cuh's Prior): its pass's view of the vector's
+// cost table (tab, dimension-major) and active flags (mask, bit col).
+struct NwPrior {
+  static constexpr bool on = true;
+  const float* tab;
+  unsigned mask;
+  int off[NW_ND];
+  __device__ __forceinline__ bool active(int col) const { return (mask >> col) & 1u; }
+  __device__ __forceinline__ float cost(int col, int l) const { return tab[off[col] + l]; }
+};
+
 // vectors = channels * vpc of this chunk (vpc = 1 with NW_ZREC; y then unused); qr = the chunk's QR
 // records (channel c, pass p at (c NW_PASSES + p) NW_REC floats); llr may be null when NW_SOFT = 0;
 // summary: null, or the channels' summaries (status-summary.cuh) that each real vector (v < real)
-// adds its flags and nodes to. Block: NW_TP * NW_VPB threads.
+// adds its flags and nodes to; prior: the chunk's a-priori LLRs, vectors x NT x BPS float32 (read
+// by the NW_PRIOR build only, last so that the other build's parameters keep their offsets; may be
+// null there). Block: NW_TP * NW_VPB threads.
 extern "C" __global__ void __launch_bounds__(NW_TP * NW_VPB, NW_MINB) nway_detect(
     const float* __restrict__ y, const float* __restrict__ noise, const float* __restrict__ qr,
     int* __restrict__ symbols, float* __restrict__ llr, int* __restrict__ status, int vectors, int vpc, float clip,
-    int* __restrict__ summary, long long real) {
+    int* __restrict__ summary, long long real, const float* __restrict__ prior) {
   extern __shared__ __align__(16) unsigned char smem[];
   unsigned* const words = (unsigned*)smem;
   const int t = threadIdx.x;
@@ -170,9 +211,49 @@ extern "C" __global__ void __launch_bounds__(NW_TP * NW_VPB, NW_MINB) nway_detec
   for (int pp = 0; pp < NW_PASSES; pp++) qf |= __float_as_int(__ldg(recs + pp * NW_REC + QR_REC_FLAGS(NW_QROWS, NW_ND)));
   if (valid && u == 0 && st == 0 && qf != 0) status[2 * v] = qf;
   const bool run = valid && st == 0 && qf == 0;
-  // the channel's summary (its head written by the normalize stage, which saw the flags set on entry)
+  // the channel's summary (its head written by the normalize stage, which saw the flags set on entry);
+  // with priors once the node count is known (after the cost table)
+#if !NW_PRIOR
   if (summary && valid && u == 0 && st == 0 && v < real) mimo_summary_add(summary, c, qf, run ? NW_NODES : 0);
+#endif
   const bool act = run && hasThr;
+  int reAll = 0, imAll = 0;
+#pragma unroll
+  for (int l = 0; l < NW_QL; l++) {
+    reAll |= nw_level_bits(NW_RE_BITS0, NW_RE_BITS1, l);
+    imAll |= nw_level_bits(NW_IM_BITS0, NW_IM_BITS1, l);
+  }
+  (void)imAll;
+#if NW_PRIOR
+  // the vector's a-priori cost table and active flags (file comment), read after the sync below
+  float* const pTab = (float*)(words + NW_PBASE) + w * NW_PWORDS;
+  int* const pAct = (int*)(pTab + NW_ND * NW_QL);
+  if (run) {
+    const float n0 = __ldg(noise + v);
+    const float* la = prior + (size_t)v * NW_NBITS;
+    for (int e = u; e < NW_PWORDS; e += NW_TP) {
+      const bool isCost = e < NW_ND * NW_QL;
+      const int d = isCost ? e / NW_QL : e - NW_ND * NW_QL, l = isCost ? e - d * NW_QL : 0;
+      const int j = d / NW_DPS, part = d - j * NW_DPS;
+      const int partAll = part ? imAll : reAll;
+      const int labels = part ? nw_level_bits(NW_IM_BITS0, NW_IM_BITS1, l) : nw_level_bits(NW_RE_BITS0, NW_RE_BITS1, l);
+      float cst = 0.f;
+      int any = 0;
+#pragma unroll
+      for (int bb = 0; bb < NW_BPS; bb++) {
+        const int mask = 1 << (NW_BPS - 1 - bb);
+        if (!(partAll & mask)) continue;
+        const float L = __ldg(la + j * NW_BPS + bb);
+        if (L == 0.f) continue;
+        any = 1;
+        // max(0, -s L): L for a 1 bit when L > 0, -L for a 0 bit when L < 0
+        if ((labels & mask) ? L > 0.f : L < 0.f) cst += n0 * fabsf(L);
+      }
+      if (isCost) pTab[e] = cst;
+      else pAct[d] = any;
+    }
+  }
+#endif
   if (NW_SOFT) {
     if (NW_VSTRIDE % 4 == 0 && NW_TABLE % 4 == 0) {
       for (int e = u; e < NW_TABLE / 4; e += NW_TP) ((uint4*)lm)[e] = make_uint4(NW_INF_BITS, NW_INF_BITS, NW_INF_BITS, NW_INF_BITS);
@@ -232,7 +313,32 @@ extern "C" __global__ void __launch_bounds__(NW_TP * NW_VPB, NW_MINB) nway_detec
 #pragma unroll
   for (int e = 0; e < NW_ND; e++) z[e] = __shfl_sync(NW_FULL, zl[e / NW_G], (passLane0 + e % NW_G) & 31);
 #endif
-  NW_SYNC();  // the table's initial values before any update
+  NW_SYNC();  // the table's initial values (and the cost table) before any update
+
+  int nodes = NW_NODES;
+#if NW_PRIOR
+  NwPrior pr;
+  pr.tab = pTab;
+  pr.mask = 0;
+#pragma unroll
+  for (int col = 0; col < NW_ND; col++) {
+    const int d = nw_dim(col, p);
+    pr.off[col] = d * NW_QL;
+    if (act && pAct[d]) pr.mask |= 1u << col;
+  }
+  if (run && u == 0 && NW_ND >= 3) {
+    // a lower level (columns below the two expanded ones) of an active dimension: QL distances a path
+    int lower = 0;
+#pragma unroll
+    for (int pp = 0; pp < NW_PASSES; pp++)
+#pragma unroll
+      for (int col = 0; col < NW_ND - 2; col++) lower += pAct[nw_dim(col, pp)];
+    nodes += NW_M * (NW_QL - 1) * lower;
+  }
+  if (summary && valid && u == 0 && st == 0 && v < real) mimo_summary_add(summary, c, qf, run ? nodes : 0);
+#else
+  const SsfeNoPrior pr;
+#endif
 
   // 2-3. The paths, each entering the level minima; the thread's best (least d, first in i1 order).
   // Column col of pass p holds real dimension (stream (col / DPS + p) mod NT, part col mod DPS); its
@@ -256,7 +362,7 @@ extern "C" __global__ void __launch_bounds__(NW_TP * NW_VPB, NW_MINB) nway_detec
   float best = __uint_as_float(NW_INF_BITS);
   Pack bestPack = 0;
   if (act) {
-    ssfe_paths<NW_ND, NW_QL>(rec + QR_REC_R(NW_QROWS, NW_ND), rec + QR_REC_INVDIAG(NW_QROWS, NW_ND), z, g, [&](int i1, float d, const int (&lev)[NW_ND]) {
+    ssfe_paths<NW_ND, NW_QL>(rec + QR_REC_R(NW_QROWS, NW_ND), rec + QR_REC_INVDIAG(NW_QROWS, NW_ND), z, g, pr, [&](int i1, float d, const int (&lev)[NW_ND]) {
       const unsigned bits = __float_as_uint(d);
       Pack pack = 0;
 #pragma unroll
@@ -321,15 +427,8 @@ extern "C" __global__ void __launch_bounds__(NW_TP * NW_VPB, NW_MINB) nway_detec
     }
   }
   if (run) {
-    if (u == 0) status[2 * v + 1] = NW_NODES;
+    if (u == 0) status[2 * v + 1] = nodes;
     if (NW_SOFT) {
-      int reAll = 0, imAll = 0;
-#pragma unroll
-      for (int l = 0; l < NW_QL; l++) {
-        reAll |= nw_level_bits(NW_RE_BITS0, NW_RE_BITS1, l);
-        imAll |= nw_level_bits(NW_IM_BITS0, NW_IM_BITS1, l);
-      }
-      (void)imAll;
       const float inv = 1.f / __ldg(noise + v);
 #if NW_NT >= NW_TP
       // a stream a thread: every level's minimum read once and entered into each of the stream's
@@ -357,6 +456,9 @@ extern "C" __global__ void __launch_bounds__(NW_TP * NW_VPB, NW_MINB) nway_detec
 #pragma unroll
         for (int bb = 0; bb < NW_BPS; bb++) {
           float x = (e1[bb] - e0[bb]) * inv;
+#if NW_PRIOR
+          x -= __ldg(prior + (size_t)v * NW_NBITS + j * NW_BPS + bb);  // extrinsic
+#endif
           x = x > clip ? clip : x < -clip ? -clip : x;
           llr[(size_t)v * NW_NBITS + j * NW_BPS + bb] = x;
         }
@@ -377,6 +479,9 @@ extern "C" __global__ void __launch_bounds__(NW_TP * NW_VPB, NW_MINB) nway_detec
           else e0 = fminf(e0, mm);
         }
         float x = (e1 - e0) * inv;
+#if NW_PRIOR
+        x -= __ldg(prior + (size_t)v * NW_NBITS + b);  // extrinsic
+#endif
         x = x > clip ? clip : x < -clip ? -clip : x;
         llr[(size_t)v * NW_NBITS + b] = x;
       }

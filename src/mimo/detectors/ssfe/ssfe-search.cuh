@@ -9,6 +9,13 @@
 // A thread takes the QL paths that share the first level's index i0 (k = i0 QL + i1, i1 = 0 .. QL-1,
 // unrolled): R, z and the first level's terms are loaded and formed once for all of them, and the
 // QL paths are independent work for the scheduler.
+//
+// A-priori costs (IDD; search.ts's LevelPriors): a Prior type with on = true adds cost(col, l) (the
+// max-log a-priori cost of level l in column col, N0 units as the metric) to every path's metric
+// for its levels, and a lower level whose column is active(col) takes the child of least distance
+// plus cost over all QL levels (the first of equals, as search.ts) where rounding would ignore the
+// cost. An inactive column rounds and adds nothing, so zero costs with no active column give the
+// prior-free search's numbers exactly. SsfeNoPrior (on = false) compiles to the plain search.
 #ifndef MIMO_SSFE_SEARCH_CUH
 #define MIMO_SSFE_SEARCH_CUH
 
@@ -78,14 +85,21 @@ __device__ __forceinline__ void ssfe_load_r(const float* __restrict__ R, const f
   }
 }
 
+// No a-priori costs: the plain SSFE search (the Prior argument of ssfe_paths).
+struct SsfeNoPrior {
+  static constexpr bool on = false;
+  __device__ __forceinline__ bool active(int) const { return false; }
+  __device__ __forceinline__ float cost(int, int) const { return 0.f; }
+};
+
 // The thread's paths k = i0 QL + i1 (ND >= 2), or k = i1 (ND == 1: one level, all QL paths), one at
 // a time in i1 order: visit(i1, d, lev) with the path's metric d = |z - R p|^2 and its level
 // indices by column, biased, lev[0 .. ND) (lev[col] = level + SSFE_MAGIC_BITS; lev[ND-1] = i0 + bias,
-// lev[ND-2] = i1 + bias). R and invDiag come through the
+// lev[ND-2] = i1 + bias), d including the levels' a-priori costs when Prior::on (file comment). R and invDiag come through the
 // read-only cache (a channel's record serves all its vectors' threads): into registers first when
 // ND <= 8, read where used when larger (8x8's 136 entries would not fit).
-template <int ND, int QL, class Visit>
-__device__ __forceinline__ void ssfe_paths(const float* __restrict__ R, const float* __restrict__ invDiag, const float (&z)[ND], int i0, Visit&& visit) {
+template <int ND, int QL, class Prior, class Visit>
+__device__ __forceinline__ void ssfe_paths(const float* __restrict__ R, const float* __restrict__ invDiag, const float (&z)[ND], int i0, const Prior& pr, Visit&& visit) {
   constexpr float half = (float)(QL - 1);
   constexpr bool inRegs = ND <= 8;
   float Rr[inRegs ? ND : 1][inRegs ? ND : 1]{}, iv[inRegs ? ND : 1]{};
@@ -98,13 +112,16 @@ __device__ __forceinline__ void ssfe_paths(const float* __restrict__ R, const fl
     for (int i1 = 0; i1 < QL; i1++) {
       const float e = z[0] - r00 * (2.f * i1 - half);
       int lev[1] = {i1 + SSFE_MAGIC_BITS};
-      visit(i1, e * e, lev);
+      float d = e * e;
+      if constexpr (Prior::on) d += pr.cost(0, i1);
+      visit(i1, d, lev);
     }
   } else {
     constexpr int top = ND - 1, second = ND - 2;
     const float pa = 2.f * i0 - half;
     float e = z[top] - SSFE_R(top, top) * pa;
-    const float d0 = e * e;
+    float d0 = e * e;
+    if constexpr (Prior::on) d0 += pr.cost(top, i0);
     // z_i - R_{i,top} p(i0): the first level's term of every lower level, once for the QL paths
     float zt[ND - 1];
 #pragma unroll
@@ -119,14 +136,36 @@ __device__ __forceinline__ void ssfe_paths(const float* __restrict__ R, const fl
       e = zt[second] - SSFE_R(second, second) * pb;
       float d = d0;
       d += e * e;
+      if constexpr (Prior::on) d += pr.cost(second, i1);
 #pragma unroll
       for (int i = second - 1; i >= 0; i--) {
         float b = zt[i] - SSFE_R(i, second) * pb;
 #pragma unroll
         for (int j = i + 1; j < second; j++) b -= SSFE_R(i, j) * p[j];
-        p[i] = ssfe_child<QL>(b, SSFE_IVH_OF(i), lev[i]);
-        e = b - SSFE_R(i, i) * p[i];
-        d += e * e;
+        bool searchAll = false;
+        if constexpr (Prior::on) searchAll = pr.active(i);
+        if (searchAll) {
+          // the prior moves the best child off the nearest level: least distance plus cost over
+          // every level, the first of equals (search.ts)
+          float bestT = __uint_as_float(0x7f800000u);
+          int li = 0;
+#pragma unroll
+          for (int l = 0; l < QL; l++) {
+            const float el = b - SSFE_R(i, i) * (2.f * l - half);
+            const float t = el * el + pr.cost(i, l);
+            if (t < bestT) {
+              bestT = t;
+              li = l;
+            }
+          }
+          p[i] = 2.f * li - half;
+          lev[i] = li + SSFE_MAGIC_BITS;
+          d += bestT;
+        } else {
+          p[i] = ssfe_child<QL>(b, SSFE_IVH_OF(i), lev[i]);
+          e = b - SSFE_R(i, i) * p[i];
+          d += e * e;
+        }
       }
       visit(i1, d, lev);
     }
