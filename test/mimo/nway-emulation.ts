@@ -18,7 +18,6 @@ inline float __int_as_float(int x) { float f; std::memcpy(&f, &x, 4); return f; 
 inline int __float_as_int(float f) { int x; std::memcpy(&x, &f, 4); return x; }
 template <class T> inline T __ldg(const T* p) { return *p; }
 struct float4 { float x, y, z, w; };
-struct float2 { float x, y; };
 inline float2 __ldg(const float2* p) { float2 r; std::memcpy(&r, (const void*)p, 8); return r; }
 // fma rounded toward -inf (a x b + c exact in long double for floats, then rounded down)
 inline float __fmaf_rd(float a, float b, float c) {
