@@ -13,7 +13,9 @@
  *    reads it) gives the Q-record plan's symbols, LLRs and status words bit for bit;
  *  - with a-priori LLRs (the NW_PRIOR build) the same against the CPU engine with the same priors
  *    (extrinsic LLRs, node counts with the levels that search all children; the near-tie margin
- *    also covers those levels' choices), and all-zero priors give the prior-free build bit for bit.
+ *    also covers those levels' choices), and all-zero priors give the prior-free build bit for bit
+ *    (emulated; on the GPU the two builds contract products into FMAs differently, so there the
+ *    all-zero run is held to the CPU engine without priors).
  * Emulated (CUDA emulator, no GPU) on a few hundred vectors a configuration, and on the GPU (where
  * one answers) on 10^5 vectors a configuration, 2x2 / 4x4 / 8x8, BPSK to 256-QAM, N = 1 .. nt.
  */
@@ -796,7 +798,7 @@ test('N-way kernels (GPU): 10^5 vectors per configuration equal the CPU engine e
   }
 });
 
-test('N-way kernels (GPU) with a-priori LLRs: 2x10^4+ vectors per configuration equal the CPU engine with the same priors except near-ties (node counts too); all-zero priors give the prior-free build bit for bit', {
+test('N-way kernels (GPU) with a-priori LLRs: 2x10^4+ vectors per configuration equal the CPU engine with the same priors except near-ties (node counts too); with all-zero priors, the CPU engine without priors', {
   skip: skipGpu,
   timeout: 600_000,
 }, () => {
@@ -833,11 +835,11 @@ test('N-way kernels (GPU) with a-priori LLRs: 2x10^4+ vectors per configuration 
       `nway GPU with priors ${c.nr}x${c.nt} ${c.mod} N=${c.passes} ${c.snrDb} dB z=${z}: ${r.vectors} vectors, ${r.symbolMismatch} symbol and ${r.llrMismatch} LLR differences, all ${r.nearTies} float64 near-ties (${r.eligible} vectors hold one); worst LLR error ${r.maxLlrErr.toFixed(3)} of tolerance`,
     );
     assert.ok(r.nearTies <= r.vectors / 200, `${JSON.stringify(c)}: ${r.nearTies} near-ties`);
-    assertSameOutputs(
-      onGpu(pb, z),
-      onGpu(pb, z, {}, new Float32Array(prior.length)),
-      `all-zero priors ${JSON.stringify(c)}`,
-    );
+    // all-zero priors: the CPU engine without priors. Not bit for bit the prior-free build here (the
+    // emulated test checks that): the two builds are compiled apart and NVRTC contracts their
+    // products into FMAs differently, so their LLRs differ in the last bits (seen: 3 ulps).
+    const r0 = compare(pb, onGpu(pb, z, {}, new Float32Array(prior.length)), reference(pb));
+    assert.ok(r0.nearTies <= r0.vectors / 200, `all-zero priors ${JSON.stringify(c)}: ${r0.nearTies} near-ties`);
   }
 });
 
