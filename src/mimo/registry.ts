@@ -55,7 +55,7 @@ export interface DetectorTraits {
   readonly wideChannels: WideChannels;
   /**
    * It takes a-priori LLRs (DetectionInput.priorLlr) and then returns extrinsic LLRs: true on both
-   * engines (mmse-pic, ep, nway, ssfe), 'cpu' on the CPU engine only (ml, kbest: their CUDA
+   * engines (mmse-pic, ep, ml, nway, ssfe), 'cpu' on the CPU engine only (kbest: its CUDA
    * kernels take none, so a call with priors runs on the CPU under engine 'auto' and is refused under 'cuda').
    * Absent: false, and detect() refuses priors for it rather than ignore them.
    */

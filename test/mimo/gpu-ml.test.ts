@@ -2,10 +2,16 @@
  * Exhaustive ML on the GPU (src/mimo/detectors/ml/cuda.ts). (1) Through the CUDA emulator (runs in
  * CI without a GPU): gram-kernel.cu + ml-kernel.cu on fresh random problems equal the float64 CPU
  * ml on its symbols except proven float32 near-ties (gpu-exact-check.ts), and on its max-log and
- * log-MAP LLRs within the float32 tolerance below; flagged vectors are left untouched. (2) On a
+ * log-MAP LLRs within the float32 tolerance below; flagged vectors are left untouched. With
+ * a-priori LLRs (the ML_PRIOR build) the same against the CPU engine's ml with the same priors (its
+ * MAP decisions up to near-ties of the metric plus a-priori cost, its extrinsic LLRs within the
+ * tolerance widened by the priors' float32 rounding), and all-zero priors give the prior-free build
+ * bit for bit (in the emulator; on the GPU the all-zero run is held to the CPU engine without
+ * priors: the two builds' FMA contraction differs). (2) On a
  * CUDA device (skipped, saying why, otherwise): the same checks at 2x2, 4x4 and 8x8, QPSK to
  * 64-QAM, low / middle / high SNR, on a few thousand vectors each (bench/mimo/gpu-ml-sphere.ts
- * runs the issue's 10^5 per configuration), and the size refusals.
+ * runs the issue's 10^5 per configuration), the size refusals, and detectAsync with a-priori LLRs
+ * against the CPU engine with the same priors (2x2 16/64-QAM, 4x4 QPSK/16-QAM, max-log and log-MAP).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,7 +25,18 @@ import { cudaDetector as mlCuda, mlDefines, ML_BLOCK } from '../../src/mimo/dete
 import { MIMO_STATUS, STATUS_WORDS } from '../../src/mimo/gpu/status.js';
 import { NodeBudgetError } from '../../src/core/errors.js';
 import type { Modulation } from '../../src/mimo/types.js';
-import { cpuRun, gpuRun, gpuSetup, makeProblem, Philox, type Problem } from './gpu-exact-check.js';
+import {
+  cpuRun,
+  gpuRun,
+  gpuSetup,
+  makeProblem,
+  metric64,
+  nearTieTolerance,
+  Philox,
+  type Problem,
+} from './gpu-exact-check.js';
+import type { DetectorOutput } from '../../src/mimo/detectors/detector.js';
+import { DEFAULT_MAX_NODES } from '../../src/mimo/budget.js';
 import { assertMl, cutOutput, gpuTestEnv, stdinOf } from './gpu-test-env.js';
 
 const env = gpuTestEnv();
@@ -29,21 +46,23 @@ const KERNELS = ['gram-kernel.cu', 'ml-kernel.cu'].map((k) =>
   fileURLToPath(new URL(`../../src/mimo/detectors/ml/${k}`, import.meta.url)),
 );
 
-/** Header ints [channels, vpc, group], then H, y, noise (float), status (int), llrClip (float). */
+/** Header ints [channels, vpc, group, hasPrior], then H, y, noise (float), status (int), llrClip (float), with hasPrior the priors (vectors x nt x bps float). */
 const MAIN = String.raw`
 int main() {
-  int h[3];
-  if (fread(h, 4, 3, stdin) != 3) return 1;
-  const int channels = h[0], vpc = h[1], group = h[2], vectors = channels * vpc;
+  int h[4];
+  if (fread(h, 4, 4, stdin) != 4) return 1;
+  const int channels = h[0], vpc = h[1], group = h[2], hasPrior = h[3], vectors = channels * vpc;
   std::vector<float> H((size_t)channels * 2 * ML_NR * ML_NT), y((size_t)vectors * 2 * ML_NR), noise(vectors), G((size_t)channels * 2 * ML_NT * ML_NT);
   std::vector<int> st((size_t)vectors * 2), sym((size_t)vectors * ML_NT, -1);
   std::vector<float> llr((size_t)vectors * ML_NT * ML_BPS, -7.0f);
   float clip;
   if (fread(H.data(), 4, H.size(), stdin) != H.size() || fread(y.data(), 4, y.size(), stdin) != y.size() || fread(noise.data(), 4, noise.size(), stdin) != noise.size()
       || fread(st.data(), 4, st.size(), stdin) != st.size() || fread(&clip, 4, 1, stdin) != 1) return 1;
+  std::vector<float> prior(hasPrior ? (size_t)vectors * ML_NT * ML_BPS : 0);
+  if (fread(prior.data(), 4, prior.size(), stdin) != prior.size()) return 1;
   if (emu_launch((channels + 31) / 32, dim3{32, 1, 1}, 0, [&] { ml_gram(H.data(), G.data(), channels); })) return 2;
   const unsigned blocks = (unsigned)((vectors * group + ${ML_BLOCK} - 1) / ${ML_BLOCK});
-  if (emu_launch(blocks, dim3{${ML_BLOCK}, 1, 1}, 0, [&] { ml_detect(G.data(), H.data(), y.data(), noise.data(), sym.data(), llr.data(), st.data(), vectors, vpc, clip); })) return 2;
+  if (emu_launch(blocks, dim3{${ML_BLOCK}, 1, 1}, 0, [&] { ml_detect(G.data(), H.data(), y.data(), noise.data(), sym.data(), llr.data(), st.data(), vectors, vpc, clip, hasPrior ? prior.data() : nullptr); })) return 2;
   fwrite(sym.data(), 4, sym.size(), stdout);
   fwrite(llr.data(), 4, llr.size(), stdout);
   return 0;
@@ -55,9 +74,10 @@ function runEmu(
   soft: 0 | 1 | 2,
   status: Int32Array,
   llrClip: number,
+  prior: Float32Array | null = null,
 ): { symbols: Int32Array; llr: Float32Array } {
   const bps = constellation(p.mod).bitsPerSymbol;
-  const defs = mlDefines(p.nt, p.nr, bps, soft);
+  const defs = mlDefines(p.nt, p.nr, bps, soft, prior !== null);
   const { exe, error } = compileEmulated(
     MAIN,
     KERNELS,
@@ -67,12 +87,13 @@ function runEmu(
   const out = runEmulated(
     exe,
     stdinOf([
-      new Int32Array([p.channels, p.vpc, defs.ML_GROUP!]),
+      new Int32Array([p.channels, p.vpc, defs.ML_GROUP!, prior ? 1 : 0]),
       Float32Array.from(p.H),
       Float32Array.from(p.y),
       new Float32Array(p.vectors).fill(p.noiseVar),
       status,
       new Float32Array([llrClip]),
+      ...(prior ? [prior] : []),
     ]),
   );
   const ns = p.vectors * p.nt;
@@ -96,6 +117,7 @@ function assertLlrClose(
   clip: number,
   logmap: boolean,
   what: string,
+  prior: Float32Array | null = null,
 ): void {
   const con = constellation(p.mod),
     bps = con.bitsPerSymbol,
@@ -103,15 +125,108 @@ function assertLlrClose(
   for (let v = 0; v < p.vectors; v++) {
     let yy = 0;
     for (let i = 0; i < 2 * p.nr; i++) yy += p.y[2 * v * p.nr + i]! ** 2;
-    const scale = (p.nt * p.nr * 2 ** -22 * 4 * (yy + 4 * p.nt * p.nr)) / p.noiseVar;
+    // with priors the metrics also carry N0 sum |L_a| (float32 costs; the extrinsic subtraction)
+    let la = 0;
+    for (let i = 0; prior && i < n; i++) la += Math.abs(prior[v * n + i]!);
+    const scale = (p.nt * p.nr * 2 ** -22 * 4 * (yy + 4 * p.nt * p.nr)) / p.noiseVar + 2 ** -18 * p.nt * la;
     for (let i = 0; i < n; i++) {
       const c = Math.max(-clip, Math.min(clip, cpu[v * n + i]!)),
         g = gpu[v * n + i]!;
       let tol = scale + 2 ** -16 * Math.abs(c) + 1e-5;
-      if (logmap && Math.abs(cpu[v * n + i]!) > 700) tol += p.nt * Math.log(con.size);
+      // the a-posteriori LLR is the extrinsic one plus L_a
+      const post = cpu[v * n + i]! + (prior ? prior[v * n + i]! : 0);
+      if (logmap && Math.abs(post) > 700) tol += p.nt * Math.log(con.size);
       assert.ok(Math.abs(c - g) <= tol, msg(`${what}: vector ${v} LLR ${i}: GPU ${g}, CPU ${c} (tolerance ${tol})`));
     }
   }
+}
+
+/**
+ * A-priori LLRs for a problem's vectors (vectors x nt x bitsPerSymbol float32), as gpu-nway.test.ts:
+ * every fifth vector none (all zero), else each stream's all zero with probability 1/4, else a
+ * bit's ~ N(0, 3^2), 0 with probability 1/8.
+ */
+function randomPriors(p: Problem, seed: number): Float32Array {
+  const rng = new Philox(seed);
+  const bps = constellation(p.mod).bitsPerSymbol;
+  const prior = new Float32Array(p.vectors * p.nt * bps);
+  for (let v = 0; v < p.vectors; v++) {
+    if (v % 5 === 4) continue;
+    for (let j = 0; j < p.nt; j++) {
+      if (rng.int(4) === 0) continue;
+      for (let b = 0; b < bps; b++) prior[(v * p.nt + j) * bps + b] = rng.int(8) === 0 ? 0 : 3 * rng.normal();
+    }
+  }
+  return prior;
+}
+
+/** The float64 CPU ml with a-priori LLRs (its extrinsic LLRs, its MAP symbols). */
+function cpuRunPrior(p: Problem, soft: 0 | 1 | 2, prior: Float32Array): DetectorOutput {
+  const con = constellation(p.mod);
+  const inst = mlCpu.create({
+    nr: p.nr,
+    nt: p.nt,
+    modulation: p.mod,
+    constellation: con,
+    opts: { detector: 'ml', modulation: p.mod, soft: soft === 2 ? 'logmap' : 'maxlog' },
+    soft: soft > 0,
+    maxNodes: DEFAULT_MAX_NODES,
+    priorLlr: Float64Array.from(prior),
+  });
+  const out: DetectorOutput = {
+    symbols: new Int32Array(p.vectors * p.nt),
+    llr: soft > 0 ? new Float64Array(p.vectors * p.nt * con.bitsPerSymbol) : null,
+    unproven: new Uint8Array(p.vectors),
+  };
+  for (let c = 0; c < p.channels; c++) {
+    const prep = inst.prepare(p.H, 2 * c * p.nr * p.nt, p.noiseVar);
+    for (let v = c * p.vpc; v < (c + 1) * p.vpc; v++) inst.detect(prep, p.y, 2 * v * p.nr, p.noiseVar, out, v);
+  }
+  return out;
+}
+
+/**
+ * Asserts that `got` is the float64 MAP decision `ref` (metric plus a-priori cost N0 sum_b c_b
+ * L_a(b)) on every vector but those `skip` names, up to at most `maxNearTies` near-ties: vectors
+ * whose two decisions' float64 costs differ by no more than the float32 rounding of both metrics
+ * (gpu-exact-check.ts's nearTieTolerance) plus that of the costs.
+ */
+function assertMap(
+  p: Problem,
+  prior: Float32Array,
+  ref: Int32Array,
+  got: Int32Array,
+  what: string,
+  maxNearTies: number,
+  skip?: (v: number) => boolean,
+): number {
+  const con = constellation(p.mod),
+    bps = con.bitsPerSymbol;
+  const cost = (sym: ArrayLike<number>, v: number): number => {
+    let c = metric64(p, con, sym, v).d;
+    for (let j = 0; j < p.nt; j++)
+      for (let b = 0; b < bps; b++)
+        if (con.bitTable[sym[j]! * bps + b] === 1) c += p.noiseVar * prior[(v * p.nt + j) * bps + b]!;
+    return c;
+  };
+  let ties = 0;
+  for (let v = 0; v < p.vectors; v++) {
+    if (skip?.(v)) continue;
+    const r = ref.subarray(v * p.nt, (v + 1) * p.nt),
+      g = got.subarray(v * p.nt, (v + 1) * p.nt);
+    if (r.every((x, j) => x === g[j])) continue;
+    let la = 0;
+    for (let i = 0; i < p.nt * bps; i++) la += Math.abs(prior[v * p.nt * bps + i]!);
+    const tol = nearTieTolerance(p, con, r, v) + nearTieTolerance(p, con, g, v) + 2 ** -20 * p.nt * p.noiseVar * la;
+    const gap = cost(g, v) - cost(r, v);
+    assert.ok(
+      gap >= -1e-12 && gap <= tol,
+      msg(`${what}: vector ${v}: GPU ${[...g]} vs CPU ${[...r]}, cost gap ${gap} over tolerance ${tol}`),
+    );
+    ties++;
+  }
+  assert.ok(ties <= maxNearTies, msg(`${what}: ${ties} near-ties in ${p.vectors} vectors`));
+  return ties;
 }
 
 const EMU_CASES: Array<{ nr: number; nt: number; mod: Modulation; snr: number; soft: 0 | 1 | 2 }> = [
@@ -147,6 +262,51 @@ for (const c of EMU_CASES) {
     }
   });
 }
+
+test("ml kernels (emulated) with a-priori LLRs: the CPU engine's MAP decisions with the same priors up to near-ties, its extrinsic LLRs within tolerance; all-zero priors give the prior-free build bit for bit", {
+  skip: skipEmu,
+}, () => {
+  let changed = 0,
+    moved = 0;
+  for (const c of EMU_CASES) {
+    const rng = new Philox(seed, 7000 + c.nr * 100 + c.nt * 10 + c.soft);
+    const p = makeProblem(rng, 8, 5, c.nr, c.nt, c.mod, c.snr);
+    const n = p.nt * constellation(p.mod).bitsPerSymbol;
+    const prior = randomPriors(p, randomInt(2 ** 31));
+    const status = new Int32Array(p.vectors * STATUS_WORDS);
+    const flagged = randomInt(p.vectors);
+    status[STATUS_WORDS * flagged] = MIMO_STATUS.NON_FINITE;
+    const clip = 20 + randomInt(20);
+    const what = `${c.nr}x${c.nt} ${c.mod} soft ${c.soft} with priors`;
+    const gpu = runEmu(p, c.soft, status.slice(), clip, prior);
+    const ref = cpuRunPrior(p, c.soft, prior);
+    assertMap(p, prior, ref.symbols, gpu.symbols, what, 2, (v) => v === flagged);
+    for (let j = 0; j < p.nt; j++) assert.equal(gpu.symbols[flagged * p.nt + j], -1, msg('flagged vector written'));
+    const plain = runEmu(p, c.soft, status.slice(), clip);
+    for (let v = 0; v < p.vectors; v++)
+      if (plain.symbols.subarray(v * p.nt, (v + 1) * p.nt).some((x, j) => x !== gpu.symbols[v * p.nt + j])) moved++;
+    if (c.soft > 0) {
+      for (let i = 0; i < n; i++) {
+        assert.equal(gpu.llr[flagged * n + i], -7, msg('flagged vector LLR written'));
+        gpu.llr[flagged * n + i] = Math.max(-clip, Math.min(clip, ref.llr![flagged * n + i]!));
+      }
+      assertLlrClose(p, ref.llr!, gpu.llr, clip, c.soft === 2, what, prior);
+      for (let v = 0; v < p.vectors; v++)
+        for (let i = 0; i < n; i++)
+          if (gpu.llr[v * n + i] !== plain.llr[v * n + i]) {
+            changed++;
+            break;
+          }
+    }
+    // all-zero priors: the prior-free build bit for bit (zero costs are added exactly)
+    const zero = runEmu(p, c.soft, status.slice(), clip, new Float32Array(prior.length));
+    assert.deepEqual(zero.symbols, plain.symbols, msg(`${what}: all-zero priors symbols`));
+    assert.deepEqual(zero.llr, plain.llr, msg(`${what}: all-zero priors LLRs`));
+  }
+  // the priors matter: LLRs and decisions move
+  assert.ok(changed > 60, msg(`only ${changed} vectors' LLRs changed by their priors`));
+  assert.ok(moved > 5, msg(`only ${moved} vectors' decisions changed by their priors`));
+});
 
 const DEVICE_CASES: Array<{ n: number; mod: Modulation; snrs: number[]; vectors: number }> = [
   { n: 2, mod: 'qpsk', snrs: [0, 10, 20], vectors: 4000 },
@@ -222,4 +382,46 @@ test("ml through detectAsync on the CUDA engine: the CPU engine's decisions up t
     ),
     NodeBudgetError,
   );
+});
+
+test("ml through detectAsync on the CUDA engine with a-priori LLRs (the ML_PRIOR build): the CPU engine's MAP decisions with the same priors up to near-ties, its extrinsic max-log and log-MAP LLRs within tolerance; all-zero priors: the CPU engine without priors", {
+  skip,
+}, async () => {
+  const { detectAsync } = await import('../../src/mimo/detect-async.js');
+  const { detect } = await import('../../src/mimo/detect.js');
+  for (const [n, mod, snr] of [
+    [2, '16qam', 12],
+    [2, '64qam', 18],
+    [4, 'qpsk', 6],
+    [4, '16qam', 14],
+  ] as const) {
+    const p = makeProblem(new Philox(seed, 40 + n), n === 4 && mod === '16qam' ? 20 : 300, 7, n, n, mod, snr);
+    const prior = randomPriors(p, randomInt(2 ** 31));
+    const base = { nr: n, nt: n, H: p.H, y: p.y, vectorsPerChannel: p.vpc, noiseVar: p.noiseVar };
+    for (const soft of ['maxlog', 'logmap'] as const) {
+      const what = `detectAsync with priors ${n}x${n} ${mod} ${soft}`;
+      const opts = { detector: 'ml', modulation: mod, llrClip: 40, soft } as const;
+      const gpu = await detectAsync({ ...base, priorLlr: prior }, { ...opts, engine: 'cuda' });
+      const cpu = detect({ ...base, priorLlr: prior }, { ...opts, engine: 'cpu' });
+      assert.equal(gpu.stats.engine, 'cuda');
+      assertMap(p, prior, cpu.symbols, gpu.symbols, what, Math.max(2, p.vectors / 1000));
+      assertLlrClose(p, Float64Array.from(cpu.llr!), Float32Array.from(gpu.llr!), 40, soft === 'logmap', what, prior);
+      // all-zero priors (the ML_PRIOR build): the CPU engine without priors (not bit for bit the
+      // prior-free build on a device: the two builds' FMA contraction differs)
+      const zero = await detectAsync(
+        { ...base, priorLlr: new Float32Array(prior.length) },
+        { ...opts, engine: 'cuda' },
+      );
+      const plain = detect(base, { ...opts, engine: 'cpu' });
+      assertMl(env, p, plain.symbols, zero.symbols, `${what}: all-zero priors`, Math.max(2, p.vectors / 1000));
+      assertLlrClose(
+        p,
+        Float64Array.from(plain.llr!),
+        Float32Array.from(zero.llr!),
+        40,
+        soft === 'logmap',
+        `${what}: all-zero priors`,
+      );
+    }
+  }
 });

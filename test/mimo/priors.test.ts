@@ -15,8 +15,8 @@
  *  - extrinsic means the bit's own prior is out: raising one bit's prior leaves its own LLR from
  *    kbest, nway and ssfe unchanged where its hypothesis and counter-hypothesis stay the same
  *    candidates;
- *  - kbest takes priors on the CPU engine only: detectAsync refuses 'cuda'; nway and ssfe take them
- *    on both (their CUDA kernels against the CPU engine: gpu-nway.test.ts).
+ *  - kbest takes priors on the CPU engine only: detectAsync refuses 'cuda'; ml, nway and ssfe take
+ *    them on both (their CUDA kernels against the CPU engine: gpu-ml.test.ts, gpu-nway.test.ts).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -502,8 +502,9 @@ test("extrinsic: a bit's own prior is out of its LLR (kbest, nway, ssfe: the sam
   assert.ok(checked >= 60, tag(`only ${checked} checks`));
 });
 
-test("registry: ep, nway and ssfe take priors on both engines, kbest on the CPU engine (detectAsync refuses 'cuda' with priors for kbest; 'auto' runs the CPU without a device and equals detect)", async () => {
+test("registry: ep, ml, nway and ssfe take priors on both engines, kbest on the CPU engine (detectAsync refuses 'cuda' with priors for kbest; 'auto' runs the CPU without a device and equals detect)", async () => {
   assert.equal(DETECTOR_REGISTRY.ep.traits.priors, true);
+  assert.equal(DETECTOR_REGISTRY.ml.traits.priors, true);
   assert.equal(DETECTOR_REGISTRY.kbest.traits.priors, 'cpu');
   assert.equal(DETECTOR_REGISTRY.nway.traits.priors, true);
   assert.equal(DETECTOR_REGISTRY.ssfe.traits.priors, true);
@@ -514,10 +515,10 @@ test("registry: ep, nway and ssfe take priors on both engines, kbest on the CPU 
     (e: unknown) => e instanceof EngineUnavailableError && /priorLlr/.test(e.message),
     tag('kbest'),
   );
-  for (const detector of [...SEARCHES, 'kbest'] as const) {
+  for (const detector of [...SEARCHES, 'ml', 'kbest'] as const) {
     const a = await detectAsync(input, { detector, modulation: 'qpsk', engine: 'auto' });
     const b = detect(input, { detector, modulation: 'qpsk' });
-    // with a device, 'auto' runs nway and ssfe there (compared with the CPU engine in gpu-nway.test.ts)
+    // with a device, 'auto' runs ml, nway and ssfe there (compared with the CPU engine in gpu-ml.test.ts, gpu-nway.test.ts)
     if (detector !== 'kbest' && a.stats.engine === 'cuda') continue;
     assert.equal(a.stats.engine, 'cpu', tag(detector));
     assert.deepEqual(a.llr, b.llr, tag(detector));

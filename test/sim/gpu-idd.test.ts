@@ -513,7 +513,7 @@ test('emulated: one IDD pass is the coded link without IDD (detect, decode witho
 // ---------------------------------------------------------------------------------------------
 // Engine choice
 
-test("engine choice: idd with a detector whose CUDA kernel takes no priors (ml) is refused on cuda naming idd and ml, auto takes the CPU; mmse-pic's, nway's and ssfe's are not refused for it", async () => {
+test("engine choice: idd with a detector whose CUDA kernel takes no priors (kbest) is refused on cuda naming idd and kbest, auto takes the CPU; mmse-pic's, ml's, nway's and ssfe's are not refused for it", async () => {
   const base = {
     nt: 2,
     nr: 2,
@@ -524,22 +524,22 @@ test("engine choice: idd with a detector whose CUDA kernel takes no priors (ml) 
     idd: 2,
   };
   await assert.rejects(
-    () => simulate({ ...base, detectors: [{ detector: 'ml' }], engine: 'cuda' }),
+    () => simulate({ ...base, detectors: [{ detector: 'kbest' }], engine: 'cuda' }),
     (e: unknown) =>
       e instanceof EngineUnavailableError &&
       /option 'idd'/.test(e.message) &&
-      /'ml'/.test(e.message) &&
+      /'kbest'/.test(e.message) &&
       /mmse-pic/.test(e.message),
   );
-  const auto = await resolveEngine('auto', [{ detector: 'ml' }], { code: base.code, idd: 2 });
+  const auto = await resolveEngine('auto', [{ detector: 'kbest' }], { code: base.code, idd: 2 });
   assert.equal(auto.engine, 'cpu');
   assert.match(auto.reason, /idd/);
   // one pass is any soft detector's: no IDD refusal
-  const one = await resolveEngine('auto', [{ detector: 'ml' }], { code: base.code, idd: 1 });
+  const one = await resolveEngine('auto', [{ detector: 'kbest' }], { code: base.code, idd: 1 });
   assert.doesNotMatch(one.reason, /idd/);
   const pic = await resolveEngine('auto', [{ detector: 'mmse-pic' }], { code: base.code, idd: 3 });
   assert.doesNotMatch(pic.reason, /idd/);
-  for (const detector of ['nway', 'ssfe'] as const) {
+  for (const detector of ['ml', 'nway', 'ssfe'] as const) {
     const r = await resolveEngine('auto', [{ detector }], { code: base.code, idd: 3 });
     assert.doesNotMatch(r.reason, /idd/, detector);
   }
@@ -629,7 +629,7 @@ test("device GPU executor, IDD: per-chunk counts agree with runChunk's; frames w
   }
 });
 
-test('device simulate, IDD with nway and ssfe (their CUDA kernels with priors): engine cuda and engine cpu agree for a seed within statistical error', {
+test('device simulate, IDD with ml, nway and ssfe (their CUDA kernels with priors): engine cuda and engine cpu agree for a seed within statistical error', {
   skip,
 }, async (t) => {
   const s = 1 + randomInt(10_000);
@@ -638,7 +638,7 @@ test('device simulate, IDD with nway and ssfe (their CUDA kernels with priors): 
     nr: 2,
     modulation: '16qam' as const,
     code: 'wimax:576',
-    detectors: [{ detector: 'nway' as const }, { detector: 'ssfe' as const }],
+    detectors: [{ detector: 'ml' as const }, { detector: 'nway' as const }, { detector: 'ssfe' as const }],
     snrs: [6, 7],
     maxFrames: 300,
     maxErrors: 1e6,

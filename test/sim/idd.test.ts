@@ -5,7 +5,7 @@
  * paired over the same frames; ml's priors give the exhaustive MAP extrinsic LLRs; two passes of
  * ml, ep, kbest, nway and ssfe lose no more frames than one beyond a few; the option is strict
  * (values, an uncoded run, a detector without priors, engine 'cuda' for a detector whose CUDA kernel
- * takes none: ml). The GPU engine's IDD: test/sim/gpu-idd.test.ts. Fresh seeds, printed on failure.
+ * takes none: kbest). The GPU engine's IDD: test/sim/gpu-idd.test.ts. Fresh seeds, printed on failure.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -186,7 +186,7 @@ test("ml's priors: its extrinsic LLRs are the exhaustive MAP ones (max-log and l
   }
 });
 
-test("ml's priors stay on the CPU engine: detectAsync with priorLlr refuses 'cuda', 'auto' runs the CPU", async () => {
+test("kbest's priors stay on the CPU engine: detectAsync with priorLlr refuses 'cuda', 'auto' runs the CPU", async () => {
   const input = {
     nt: 2,
     nr: 2,
@@ -197,10 +197,11 @@ test("ml's priors stay on the CPU engine: detectAsync with priorLlr refuses 'cud
     priorLlr: new Float64Array(4).fill(1),
   };
   await assert.rejects(
-    () => detectAsync(input, { detector: 'ml', modulation: 'qpsk', engine: 'cuda' }),
+    () => detectAsync(input, { detector: 'kbest', modulation: 'qpsk', engine: 'cuda' }),
     (e: unknown) => e instanceof EngineUnavailableError && /priorLlr/.test(e.message),
   );
-  const r = await detectAsync(input, { detector: 'ml', modulation: 'qpsk', engine: 'auto', soft: 'maxlog' });
+  const r = await detectAsync(input, { detector: 'kbest', modulation: 'qpsk', engine: 'auto' });
+  assert.equal(r.stats.engine, 'cpu');
   assert.equal(r.llr?.length, 4);
 });
 
@@ -257,14 +258,14 @@ test('idd is strict: values, an uncoded run, detectors without priors, engine cu
   }
   // one pass is any soft detector's
   await simulate({ ...base, detectors: [{ detector: 'kbest' }], idd: 1 });
-  // a detector whose CUDA kernel takes no priors (ml) stays on the CPU engine: 'cuda' is refused naming idd and ml
-  const ml = { ...base, nt: 2, nr: 2, detectors: [{ detector: 'ml' as const }], idd: 2 };
+  // a detector whose CUDA kernel takes no priors (kbest) stays on the CPU engine: 'cuda' is refused naming idd and kbest
+  const kb = { ...base, nt: 2, nr: 2, detectors: [{ detector: 'kbest' as const }], idd: 2 };
   await assert.rejects(
-    () => simulate({ ...ml, engine: 'cuda' }),
-    (e: unknown) => e instanceof EngineUnavailableError && /idd/.test(e.message) && /'ml'/.test(e.message),
+    () => simulate({ ...kb, engine: 'cuda' }),
+    (e: unknown) => e instanceof EngineUnavailableError && /idd/.test(e.message) && /'kbest'/.test(e.message),
   );
   // auto picks the CPU
-  const r = await simulate({ ...ml, engine: 'auto' });
+  const r = await simulate({ ...kb, engine: 'auto' });
   assert.equal(r.engine, 'cpu');
   assert.equal(r.idd, 2);
 });

@@ -4,9 +4,16 @@
  * (the same expanded metric, tree order and tie rule as cpu.ts) and reduces them to the ML symbols
  * and, when asked, max-log or exact log-MAP LLRs (float32-safe: each side's sum is taken relative
  * to its own least metric). Sizes as cpu.ts: M^nt over the node budget is a NodeBudgetError.
+ *
+ * A-priori LLRs (DetectChunk.prior, IDD): a chunk that carries them runs the kernel's ML_PRIOR build
+ * (compiled at the first such chunk): each hypothesis's metric gains its a-priori cost N0 sum_b c_b
+ * L_a(b) (cpu.ts's setPrior), so the decision is the MAP vector, and the LLRs are extrinsic; a chunk
+ * without runs the prior-free build, as before. The kernel has no float64 counterpart: the engine
+ * redoes a prior-carrying batch's flagged vectors on the CPU engine with their priors
+ * (detect-batch.ts's FlaggedVectors).
  */
 import { UnsupportedError } from '../../../core/index.js';
-import { type CudaContext, loadModule, readKernelSource, type Stream } from '../../../gpu/index.js';
+import { type CudaContext, type Kernel, loadModule, readKernelSource, type Stream } from '../../../gpu/index.js';
 import type { CudaDetector, CudaDetectorPlan, CudaDetectorSetup, DetectChunk } from '../../gpu/cuda-detector.js';
 import { checkMlSize } from './cpu.js';
 
@@ -22,9 +29,25 @@ export function mlGroup(nt: number, bitsPerSymbol: number): number {
   return 1 << Math.min(5, prefixBits);
 }
 
-/** The -D defines of ml_detect for a setup: sizes, the group and the soft mode (0 none, 1 max-log, 2 log-MAP). */
-export function mlDefines(nt: number, nr: number, bitsPerSymbol: number, soft: 0 | 1 | 2): Record<string, number> {
-  return { ML_NT: nt, ML_NR: nr, ML_BPS: bitsPerSymbol, ML_GROUP: mlGroup(nt, bitsPerSymbol), ML_SOFT: soft };
+/**
+ * The -D defines of ml_detect for a setup: sizes, the group and the soft mode (0 none, 1 max-log,
+ * 2 log-MAP); `priors`: the ML_PRIOR build, which reads the chunk's a-priori LLRs.
+ */
+export function mlDefines(
+  nt: number,
+  nr: number,
+  bitsPerSymbol: number,
+  soft: 0 | 1 | 2,
+  priors = false,
+): Record<string, number> {
+  return {
+    ML_NT: nt,
+    ML_NR: nr,
+    ML_BPS: bitsPerSymbol,
+    ML_GROUP: mlGroup(nt, bitsPerSymbol),
+    ML_SOFT: soft,
+    ...(priors ? { ML_PRIOR: 1 } : {}),
+  };
 }
 
 export const cudaDetector: CudaDetector = {
@@ -47,11 +70,15 @@ export const cudaDetector: CudaDetector = {
       name: 'ml/gram-kernel.cu',
       defines: { ML_NT: nt, ML_NR: nr },
     }).kernel('ml_gram', ['ptr', 'ptr', 'i32']);
-    const detect = loadModule(ctx, {
-      source: readKernelSource(new URL('./ml-kernel.cu', import.meta.url)),
-      name: 'ml/ml-kernel.cu',
-      defines,
-    }).kernel('ml_detect', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'f32']);
+    const loadDetect = (priors: boolean): Kernel =>
+      loadModule(ctx, {
+        source: readKernelSource(new URL('./ml-kernel.cu', import.meta.url)),
+        name: 'ml/ml-kernel.cu',
+        defines: mlDefines(nt, nr, bps, soft, priors),
+      }).kernel('ml_detect', ['ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'f32', 'ptr']);
+    const detect = loadDetect(false);
+    // the ML_PRIOR build, compiled at the first chunk with priors
+    let detectPrior: Kernel | null = null;
     const group = defines.ML_GROUP!;
     const llrClip = Math.min(setup.llrClip, 3.0e38);
     const gramStage = (stream: Stream, chunk: DetectChunk): void => {
@@ -63,7 +90,9 @@ export const cudaDetector: CudaDetector = {
     };
     const detectStage = (stream: Stream, chunk: DetectChunk): void => {
       const vectors = chunk.channels * chunk.vectorsPerChannel;
-      detect.launch({ grid: Math.ceil((vectors * group) / ML_BLOCK), block: ML_BLOCK, stream }, [
+      const prior = chunk.prior ?? 0n;
+      const kernel = prior !== 0n ? (detectPrior ??= loadDetect(true)) : detect;
+      kernel.launch({ grid: Math.ceil((vectors * group) / ML_BLOCK), block: ML_BLOCK, stream }, [
         chunk.scratch[0]!,
         chunk.H,
         chunk.y,
@@ -74,6 +103,7 @@ export const cudaDetector: CudaDetector = {
         vectors,
         chunk.vectorsPerChannel,
         llrClip,
+        prior,
       ]);
     };
     return {

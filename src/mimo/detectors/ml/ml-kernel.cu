@@ -13,16 +13,31 @@
 //    each side's sum S lies in [1, M^nt]; LLR = (min_1 - min_0) / N0 + ln S_0 - ln S_1.
 // LLRs are clipped to [-llrClip, llrClip]. A vector whose status flags are set on entry is skipped.
 //
+// A-priori LLRs L_a (IDD), the ML_PRIOR = 1 build (cpu.ts's setPrior and writeLlr with priors):
+// every hypothesis's metric gains, stream by stream, N0 sum_b c_b L_a(b) over its symbols' bits c_b
+// (float32, bits in label order, times N0 after the sum, as cpu.ts), in both passes, so the decision
+// is the MAP vector; the LLRs written are extrinsic: the a-posteriori LLR (max-log or log-MAP)
+// minus L_a, then clipped. Each lane of an active vector holds the vector's nt x bps priors. The
+// ML_PRIOR = 0 build (default) reads no priors and is the prior-free kernel unchanged.
+//
 // Defines: ML_NT, ML_NR, ML_BPS (bits a symbol; 1 = BPSK), ML_GROUP (lanes a vector: a power of two
-// up to 32), ML_SOFT. Blocks of whole warps; vector v = global thread / ML_GROUP.
+// up to 32), ML_SOFT, ML_PRIOR (0/1, default 0). Blocks of whole warps; vector v = global thread / ML_GROUP.
 //
 // nvcc-variant: -DML_NT=2 -DML_NR=2 -DML_BPS=2 -DML_GROUP=4 -DML_SOFT=1
 // nvcc-variant: -DML_NT=4 -DML_NR=4 -DML_BPS=4 -DML_GROUP=32 -DML_SOFT=0
 // nvcc-variant: -DML_NT=4 -DML_NR=4 -DML_BPS=4 -DML_GROUP=32 -DML_SOFT=2
 // nvcc-variant: -DML_NT=2 -DML_NR=2 -DML_BPS=6 -DML_GROUP=32 -DML_SOFT=1
 // nvcc-variant: -DML_NT=3 -DML_NR=2 -DML_BPS=1 -DML_GROUP=4 -DML_SOFT=2
+// nvcc-variant: -DML_NT=2 -DML_NR=2 -DML_BPS=2 -DML_GROUP=4 -DML_SOFT=1 -DML_PRIOR=1
+// nvcc-variant: -DML_NT=4 -DML_NR=4 -DML_BPS=4 -DML_GROUP=32 -DML_SOFT=2 -DML_PRIOR=1
+// nvcc-variant: -DML_NT=2 -DML_NR=2 -DML_BPS=6 -DML_GROUP=32 -DML_SOFT=1 -DML_PRIOR=1
+// nvcc-variant: -DML_NT=3 -DML_NR=2 -DML_BPS=1 -DML_GROUP=4 -DML_SOFT=0 -DML_PRIOR=1
 
 #include "qam.cuh"
+
+#ifndef ML_PRIOR
+#define ML_PRIOR 0
+#endif
 
 #define ML_M (1 << ML_BPS)
 #define ML_PREFIXES (1 << (ML_BPS * (ML_NT - 1)))
@@ -35,7 +50,24 @@ struct MlVector {
   float zr[ML_NT], zi[ML_NT];
   float gd[ML_NT];
   float gr[ML_NT][ML_NT], gi[ML_NT][ML_NT];  // [j][k], j < k
+#if ML_PRIOR
+  float la[ML_NT * ML_BPS];  // the vector's a-priori LLRs, stream-major
+  float n0;                  // its noise variance
+#endif
 };
+
+__device__ __forceinline__ int ml_bit(int a, int b) { return (a >> (ML_BPS - 1 - b)) & 1; }
+
+#if ML_PRIOR
+// A-priori cost of symbol a on stream j: N0 sum_b c_b L_a(b) (cpu.ts's prior[j M + a]).
+__device__ __forceinline__ float ml_cost(const MlVector& w, int j, int a) {
+  float c = 0.0f;
+#pragma unroll
+  for (int b = 0; b < ML_BPS; b++)
+    if (ml_bit(a, b)) c += w.la[j * ML_BPS + b];
+  return w.n0 * c;
+}
+#endif
 
 // Metric of prefix p's streams 1 .. nt-1 (relative to ||y||^2) and T_0 of its leaves.
 __device__ __forceinline__ void ml_prefix(const MlVector& w, int p, float& pm, float& t0r, float& t0i, int* sym) {
@@ -55,6 +87,9 @@ __device__ __forceinline__ void ml_prefix(const MlVector& w, int p, float& pm, f
       ti -= w.gr[j][k] * ai[k] + w.gi[j][k] * ar[k];
     }
     pm += (ar[j] * ar[j] + ai[j] * ai[j]) * w.gd[j] - 2.0f * (ar[j] * tr + ai[j] * ti);
+#if ML_PRIOR
+    pm += ml_cost(w, j, sym[j]);
+#endif
   }
   t0r = w.zr[0]; t0i = w.zi[0];
 #pragma unroll
@@ -68,16 +103,21 @@ __device__ __forceinline__ void ml_prefix(const MlVector& w, int p, float& pm, f
 __device__ __forceinline__ float ml_leaf(const MlVector& w, int a, float pm, float t0r, float t0i) {
   float pr, pi;
   qam_point(a, ML_BPS, pr, pi);
+#if ML_PRIOR
+  return pm + (pr * pr + pi * pi) * w.gd[0] - 2.0f * (pr * t0r + pi * t0i) + ml_cost(w, 0, a);
+#else
   return pm + (pr * pr + pi * pi) * w.gd[0] - 2.0f * (pr * t0r + pi * t0i);
+#endif
 }
 
-__device__ __forceinline__ int ml_bit(int a, int b) { return (a >> (ML_BPS - 1 - b)) & 1; }
-
 // G: channels x nt x nt complex (gram-kernel.cu); H, y, noise, symbols, llr, status: the chunk
-// layouts of src/mimo/gpu/cuda-detector.ts (llr unused when ML_SOFT is 0).
+// layouts of src/mimo/gpu/cuda-detector.ts (llr unused when ML_SOFT is 0); prior: the chunk's
+// a-priori LLRs, vectors x ML_NT x ML_BPS float32 (read by the ML_PRIOR build only, last so that the
+// other build's parameters keep their offsets; may be null there).
 extern "C" __global__ void __launch_bounds__(128) ml_detect(
     const float* __restrict__ G, const float* __restrict__ H, const float* __restrict__ y, const float* __restrict__ noise,
-    int* __restrict__ symbols, float* __restrict__ llr, int* __restrict__ status, int vectors, int vpc, float llrClip) {
+    int* __restrict__ symbols, float* __restrict__ llr, int* __restrict__ status, int vectors, int vpc, float llrClip,
+    const float* __restrict__ prior) {
   const int gt = blockIdx.x * blockDim.x + threadIdx.x;
   const int v = gt / ML_GROUP, glane = gt % ML_GROUP, lane = threadIdx.x % 32;
   // Every lane of the warp takes part in the shuffles; lanes of an absent or flagged vector score nothing.
@@ -101,6 +141,12 @@ extern "C" __global__ void __launch_bounds__(128) ml_detect(
 #pragma unroll
       for (int k = j + 1; k < ML_NT; k++) { w.gr[j][k] = g[2 * (j + k * ML_NT)]; w.gi[j][k] = g[2 * (j + k * ML_NT) + 1]; }
     }
+#if ML_PRIOR
+    const float* pv = prior + (size_t)v * ML_NT * ML_BPS;
+#pragma unroll
+    for (int i = 0; i < ML_NT * ML_BPS; i++) w.la[i] = pv[i];
+    w.n0 = noise[v];
+#endif
   }
   float best = ML_BIG;
   int bestIdx = 0x7fffffff;
@@ -212,6 +258,9 @@ extern "C" __global__ void __launch_bounds__(128) ml_detect(
       float l = (mn[s0 + 1] - mn[s0]) * invN0;
 #if ML_SOFT == 2
       l += logf(sum[s0]) - logf(sum[s0 + 1]);
+#endif
+#if ML_PRIOR
+      l -= w.la[j * ML_BPS + b];
 #endif
       llr[((size_t)v * ML_NT + j) * ML_BPS + b] = fminf(fmaxf(l, -llrClip), llrClip);
     }
