@@ -55,8 +55,8 @@ export interface DetectorTraits {
   readonly wideChannels: WideChannels;
   /**
    * It takes a-priori LLRs (DetectionInput.priorLlr) and then returns extrinsic LLRs: true on both
-   * engines (mmse-pic, ep, ml, nway, ssfe), 'cpu' on the CPU engine only (kbest: its CUDA
-   * kernels take none, so a call with priors runs on the CPU under engine 'auto' and is refused under 'cuda').
+   * engines (mmse-pic, ep, ml, kbest, nway, ssfe: all that take them), 'cpu' on the CPU engine only
+   * (none now: its CUDA kernels would take none, so a call with priors runs on the CPU under engine 'auto' and is refused under 'cuda').
    * Absent: false, and detect() refuses priors for it rather than ignore them.
    */
   readonly priors?: boolean | 'cpu';

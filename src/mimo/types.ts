@@ -44,7 +44,7 @@ export interface DetectionInput {
    * A-priori LLRs of the transmitted bits, vectors x nt x bitsPerSymbol in the layout of
    * DetectionResult.llr (stream-major within a vector, b0 first), LLR = ln P(b=0)/P(b=1): finite,
    * 0 where nothing is known. Only detectors whose traits say `priors` take it (mmse-pic, ep, ml,
-   * nway and ssfe on both engines; kbest on the CPU engine), and then return extrinsic LLRs; the others
+   * kbest, nway and ssfe, on both engines), and then return extrinsic LLRs; the others
    * refuse it (InvalidArgumentError naming priorLlr) rather than ignore it.
    */
   readonly priorLlr?: Float64Array | Float32Array;

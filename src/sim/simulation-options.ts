@@ -61,7 +61,7 @@ export const SIMULATION_SCHEMA = {
   decoder: option(object(DECODER_SCHEMA), 'coded link: the decoder'),
   idd: option(
     integer(1, MAX_IDD_ITERATIONS),
-    "coded link: iterative detection and decoding, N passes of detect and decode, each detection taking the previous decoding's extrinsic LLRs as priors (N > 1: detectors that take priors; the CUDA engine for those whose kernels do: mmse-pic, ep, ml, nway, ssfe)",
+    "coded link: iterative detection and decoding, N passes of detect and decode, each detection taking the previous decoding's extrinsic LLRs as priors (N > 1: detectors that take priors; both engines: mmse-pic, ep, ml, kbest, nway, ssfe)",
     { cli: { flag: 'idd', metavar: 'N' } },
   ),
   channel: option(

@@ -44,7 +44,7 @@ export interface SimulationOptions {
    * (symbolErrors stay the first, prior-free detection's; meanIterations the last decoding's). With
    * N > 1 every detector must take priors (its registry traits: mmse-pic, ep, ml, kbest, nway, ssfe).
    * Both engines run it: the CUDA engine keeps every pass on the device for detectors whose CUDA
-   * kernels take priors (mmse-pic, ep, ml, nway, ssfe); with one whose kernel takes none (kbest) 'auto'
+   * kernels take priors (mmse-pic, ep, ml, kbest, nway, ssfe: all of them); with one whose kernel took none 'auto'
    * picks the CPU and 'cuda' is refused. Cost: N detections and N decodings per frame.
    */
   idd?: number;

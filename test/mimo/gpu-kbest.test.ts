@@ -9,8 +9,12 @@
  * differ. Vectors built to put two children of the last cut within float32 rounding show the GPU
  * keeping other paths there; exact ties (BPSK with y = 0: x and -x) resolve alike on both engines;
  * the detection order is the channel's, not its rounding's, so the GPU on float32-rounded input
- * and the CPU engine on the float64 input agree too. The kernels run on the device, or on this CPU
- * through the CUDA emulator (smaller runs, for CI); each part skips, saying why, without its engine.
+ * and the CPU engine on the float64 input agree too. With a-priori LLRs (the search's KB_PRIOR
+ * build) the same rule against the CPU engine with the same priors, the bound counting the costs'
+ * float32 rounding and the LLRs extrinsic (kbest-float32-bound.ts), and all-zero priors give the
+ * prior-free build bit for bit in the emulator (on a device, the CPU engine without priors: the two
+ * builds' FMA contraction may differ). The kernels run on the device, or on this CPU through the
+ * CUDA emulator (smaller runs, for CI); each part skips, saying why, without its engine.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,6 +23,7 @@ import { CudaContext } from '../../src/gpu/index.js';
 import { NodeBudgetError, UnsupportedError } from '../../src/core/errors.js';
 import { detector as kbestCpu } from '../../src/mimo/detectors/kbest/cpu.js';
 import { cudaDetector, kbestShape, KBEST_PREP_THREADS } from '../../src/mimo/detectors/kbest/cuda.js';
+import { Philox } from '../../src/core/rng.js';
 import { MIMO_STATUS } from '../../src/mimo/gpu/status.js';
 import type { DetectOptions, Modulation } from '../../src/mimo/types.js';
 import { compileEmulated, runEmulated } from '../gpu/cuda-emulator.js';
@@ -70,9 +75,12 @@ function compare(
   gpu: GpuResult,
   label: string,
   maxNearCut = Math.max(3, 0.05 * p.channels * p.vpc),
+  prior: Float32Array | null = null,
 ): Comparison {
   const setup = cpuSetup(p, opts, true);
-  const cpu = runCpu(kbestCpu, setup, p);
+  const cpu = runCpu(kbestCpu, prior ? { ...setup, priorLlr: Float64Array.from(prior) } : setup, p);
+  const tolOf = (metricTol: number, v: number, b: number, l: number): number =>
+    llrTolerance(metricTol, p.noise[v]!, l, prior ? prior[v * nb + b]! : 0);
   const vectors = p.channels * p.vpc;
   const nt = p.nt,
     nb = nt * setup.constellation.bitsPerSymbol;
@@ -87,14 +95,14 @@ function compare(
       prepChannel = c;
       if (gpu.prep) assertPrep(prep, gpu.prep, c, `${label}: channel ${c}`);
     }
-    const bound = kbestVectorBound(p, opts, v, prep);
+    const bound = kbestVectorBound(p, opts, v, prep, prior);
     let symbolsDiffer = false;
     for (let j = 0; j < nt; j++) if (cpu.symbols[v * nt + j] !== gpu.symbols[v * nt + j]) symbolsDiffer = true;
     let worst = 0,
       at = 0;
     for (let b = 0; b < nb; b++) {
       const l = cpu.llr![v * nb + b]!;
-      const ratio = Math.abs(gpu.llr![v * nb + b]! - l) / llrTolerance(bound.metricTol[b]!, p.noise[v]!, l);
+      const ratio = Math.abs(gpu.llr![v * nb + b]! - l) / tolOf(bound.metricTol[b]!, v, b, l);
       if (!(ratio <= worst)) {
         worst = ratio;
         at = b;
@@ -113,7 +121,7 @@ function compare(
       r.nearBest++;
     }
     const l = cpu.llr![v * nb + at]!,
-      tol = llrTolerance(bound.metricTol[at]!, p.noise[v]!, l);
+      tol = tolOf(bound.metricTol[at]!, v, at, l);
     assert.ok(
       worst <= 1,
       `${label}: vector ${v} bit ${at}: LLR ${gpu.llr![v * nb + at]} on the GPU, ${l} on the CPU: off by ${Math.abs(gpu.llr![v * nb + at]! - l)}, the bound is ${tol} (no cut within the bound: cut margin ${bound.cutMargin})`,
@@ -122,7 +130,7 @@ function compare(
     for (let b = 0; b < nb; b++) {
       const cb = cpu.llr![v * nb + b]!;
       r.maxLlrErr = Math.max(r.maxLlrErr, Math.abs(gpu.llr![v * nb + b]! - cb));
-      r.maxTol = Math.max(r.maxTol, llrTolerance(bound.metricTol[b]!, p.noise[v]!, cb));
+      r.maxTol = Math.max(r.maxTol, tolOf(bound.metricTol[b]!, v, b, cb));
     }
   }
   assert.ok(r.nearCut <= maxNearCut, `${label}: ${r.nearCut} of ${vectors} vectors have a cut within the bound`);
@@ -221,24 +229,27 @@ test('kbest on the GPU: flagged vectors are skipped, a singular channel is RANK_
 // In the CUDA emulator (no GPU needed)
 
 /**
- * Header ints [channels, vpc, soft, prepThreads, blockThreads, vpb, sharedBytes], clip (f32),
- * scale (f64), then H, y, noise, status in; out: symbols, LLRs, status, and the QR (Q, R, info).
+ * Header ints [channels, vpc, soft, prepThreads, blockThreads, vpb, sharedBytes, hasPrior], clip
+ * (f32), scale (f64), then H, y, noise, status in, with hasPrior the priors (vectors x NT x BPS
+ * float32); out: symbols, LLRs, status, and the QR (Q, R, info).
  */
 const KBEST_MAIN = String.raw`
 int main() {
-  int h[7]; float clip; double scale;
-  if (fread(h, 4, 7, stdin) != 7 || fread(&clip, 4, 1, stdin) != 1 || fread(&scale, 8, 1, stdin) != 1) return 1;
-  const int channels = h[0], vpc = h[1], soft = h[2], pt = h[3], bt = h[4], vpb = h[5], shared = h[6];
+  int h[8]; float clip; double scale;
+  if (fread(h, 4, 8, stdin) != 8 || fread(&clip, 4, 1, stdin) != 1 || fread(&scale, 8, 1, stdin) != 1) return 1;
+  const int channels = h[0], vpc = h[1], soft = h[2], pt = h[3], bt = h[4], vpb = h[5], shared = h[6], hasPrior = h[7];
   const int vectors = channels * vpc;
   std::vector<float> H((size_t)channels * 2 * NR * NT), y((size_t)vectors * ROWS), noise(vectors);
   std::vector<int> status((size_t)vectors * 2);
   if (fread(H.data(), 4, H.size(), stdin) != H.size() || fread(y.data(), 4, y.size(), stdin) != y.size()
       || fread(noise.data(), 4, noise.size(), stdin) != noise.size() || fread(status.data(), 4, status.size(), stdin) != status.size()) return 1;
+  std::vector<float> prior(hasPrior ? (size_t)vectors * NT * BPS : 0);
+  if (fread(prior.data(), 4, prior.size(), stdin) != prior.size()) return 1;
   std::vector<float> Q((size_t)channels * ROWS * ND), R((size_t)channels * ND * ND), llr((size_t)vectors * NT * BPS, -1e30f);
   std::vector<int> info((size_t)channels * (ND + 1)), sym((size_t)vectors * NT, -1);
   if (emu_launch((channels + pt - 1) / pt, dim3{(unsigned)pt, 1, 1}, 0, [&] { kbest_prep(H.data(), Q.data(), R.data(), info.data(), channels, scale); })) return 2;
   if (emu_launch((vectors + vpb - 1) / vpb, dim3{(unsigned)bt, 1, 1}, shared, [&] {
-    kbest_search(y.data(), noise.data(), Q.data(), R.data(), info.data(), sym.data(), soft ? llr.data() : nullptr, status.data(), vectors, vpc, clip); })) return 2;
+    kbest_search(y.data(), noise.data(), Q.data(), R.data(), info.data(), sym.data(), soft ? llr.data() : nullptr, status.data(), vectors, vpc, clip, hasPrior ? prior.data() : nullptr); })) return 2;
   fwrite(sym.data(), 4, sym.size(), stdout);
   fwrite(llr.data(), 4, llr.size(), stdout);
   fwrite(status.data(), 4, status.size(), stdout);
@@ -249,9 +260,9 @@ int main() {
 }
 `;
 
-function runKbestEmulated(p: Problem, opts: Partial<DetectOptions>): GpuResult {
+function runKbestEmulated(p: Problem, opts: Partial<DetectOptions>, prior: Float32Array | null = null): GpuResult {
   const setup = { ...cpuSetup(p, opts, true), llrClip: 3.0e38, device: emulatedH100() };
-  const sh = kbestShape(setup);
+  const sh = kbestShape(setup, {}, prior !== null);
   const defines = [
     ...Object.entries(sh.searchDefines).map(([k, v]) => `-D${k}=${v}`),
     `-DSYM_OF_LEVELS={${Array.from(sh.model.symbolOfLevels).join(',')}}`,
@@ -263,7 +274,7 @@ function runKbestEmulated(p: Problem, opts: Partial<DetectOptions>): GpuResult {
   if (error) throw new Error(error);
   const vectors = p.channels * p.vpc,
     nb = p.nt * setup.constellation.bitsPerSymbol;
-  const head = new ArrayBuffer(7 * 4 + 4 + 8);
+  const head = new ArrayBuffer(8 * 4 + 4 + 8);
   const dv = new DataView(head);
   [
     p.channels,
@@ -273,17 +284,19 @@ function runKbestEmulated(p: Problem, opts: Partial<DetectOptions>): GpuResult {
     sh.threadsPerVector * sh.vectorsPerBlock,
     sh.vectorsPerBlock,
     sh.sharedBytes,
+    prior ? 1 : 0,
   ].forEach((x, i) => {
     dv.setInt32(4 * i, x, true);
   });
-  dv.setFloat32(28, sh.clip, true);
-  dv.setFloat64(32, sh.scale, true);
+  dv.setFloat32(32, sh.clip, true);
+  dv.setFloat64(36, sh.scale, true);
   const parts = [
     new Uint8Array(head),
     Float32Array.from(p.H),
     Float32Array.from(p.y),
     Float32Array.from(p.noise),
     new Int32Array(2 * vectors),
+    ...(prior ? [prior] : []),
   ];
   const out = runEmulated(exe, stdinOf(parts));
   const { rows, nd } = sh.model;
@@ -321,6 +334,66 @@ test('kbest kernels in the CUDA emulator equal the CPU engine within the proven 
     const label = `emulated ${nt}x${nr} ${mod} K=${k} ${snr} dB (seed ${seed - 1})`;
     lines.push(summary(label, compare(p, opts, runKbestEmulated(p, opts), label)));
   }
+  if (process.env.KBEST_DEBUG) console.log(lines.join('\n'));
+});
+
+/**
+ * A-priori LLRs for a problem's vectors (vectors x nt x bitsPerSymbol float32), as gpu-nway.test.ts:
+ * every fifth vector none (all zero), else each stream's all zero with probability 1/4, else a
+ * bit's ~ N(0, 3^2), 0 with probability 1/8.
+ */
+function randomPriors(p: Problem, seed: number): Float32Array {
+  const rng = new Philox(seed);
+  const bps = cpuSetup(p, {}, false).constellation.bitsPerSymbol;
+  const vectors = p.channels * p.vpc;
+  const prior = new Float32Array(vectors * p.nt * bps);
+  for (let v = 0; v < vectors; v++) {
+    if (v % 5 === 4) continue;
+    for (let j = 0; j < p.nt; j++) {
+      if (rng.int(4) === 0) continue;
+      for (let b = 0; b < bps; b++) prior[(v * p.nt + j) * bps + b] = rng.int(8) === 0 ? 0 : 3 * rng.normal();
+    }
+  }
+  return prior;
+}
+
+test('kbest kernels in the CUDA emulator with a-priori LLRs equal the CPU engine with the same priors within the proven float32 bound; all-zero priors give the prior-free build bit for bit', {
+  skip: skipEmu,
+}, () => {
+  let seed = Date.now() % 1e9;
+  const cases: Array<[number, number, Modulation, number, number]> = [
+    [4, 4, '16qam', 16, 12],
+    [2, 2, '64qam', 4, 6],
+    [4, 4, 'qpsk', 8, 3],
+    [2, 2, 'bpsk', 2, 3],
+    [2, 4, '16qam', 8, 10],
+    [2, 2, '256qam', 16, 24],
+    [2, 2, '16qam', 1, 10],
+  ];
+  const lines: string[] = [];
+  let changed = 0;
+  for (const [nt, nr, mod, k, snr] of cases) {
+    const p = makeProblem(seed++, nt, nr, mod, Number(process.env.KBEST_EMU_CHANNELS ?? 8), 10, snr);
+    const prior = randomPriors(p, seed * 7 + 1);
+    const opts = { detector: 'kbest' as const, k };
+    const label = `emulated with priors ${nt}x${nr} ${mod} K=${k} ${snr} dB (seed ${seed - 1})`;
+    const got = runKbestEmulated(p, opts, prior);
+    lines.push(summary(label, compare(p, opts, got, label, undefined, prior)));
+    const plain = runKbestEmulated(p, opts);
+    const zero = runKbestEmulated(p, opts, new Float32Array(prior.length));
+    assert.deepEqual(zero.symbols, plain.symbols, `${label}: all-zero priors symbols`);
+    assert.deepEqual(zero.llr, plain.llr, `${label}: all-zero priors LLRs`);
+    assert.deepEqual(zero.status, plain.status, `${label}: all-zero priors status (node counts)`);
+    const nb = p.nt * cpuSetup(p, {}, false).constellation.bitsPerSymbol;
+    for (let v = 0; v < p.channels * p.vpc; v++)
+      for (let b = 0; b < nb; b++)
+        if (got.llr![v * nb + b] !== plain.llr![v * nb + b]) {
+          changed++;
+          break;
+        }
+  }
+  // the priors matter
+  assert.ok(changed > 150, `only ${changed} vectors' LLRs changed by their priors`);
   if (process.env.KBEST_DEBUG) console.log(lines.join('\n'));
 });
 
@@ -559,4 +632,39 @@ test("kbest through detectAsync on the GPU engine: the CPU engine's decisions an
     ),
     RankDeficientError,
   );
+});
+
+test("kbest through detectAsync on the GPU engine with a-priori LLRs (the KB_PRIOR build): the CPU engine's decisions and extrinsic LLRs with the same priors within the proven bound; all-zero priors: the CPU engine without priors", {
+  skip,
+}, async () => {
+  const { detectAsync } = await import('../../src/mimo/detect-async.js');
+  for (const [nt, mod, k, snr] of [
+    [4, '16qam', 16, 12],
+    [4, '64qam', 64, 18],
+    [2, 'qpsk', 4, 3],
+    [2, 'bpsk', 2, 3],
+  ] as Array<[number, Modulation, number, number]>) {
+    const p = makeProblem(Date.now() % 1e9, nt, nt, mod, 300, 14, snr);
+    const prior = randomPriors(p, Date.now() % 1e9);
+    const opts: DetectOptions = { detector: 'kbest', modulation: mod, k };
+    const base = {
+      nt,
+      nr: nt,
+      H: Float32Array.from(p.H) as unknown as Float64Array,
+      y: Float32Array.from(p.y) as unknown as Float64Array,
+      vectorsPerChannel: 14,
+      noiseVar: p.noise,
+    };
+    const status = new Int32Array(2 * 300 * 14);
+    const label = `detectAsync kbest with priors ${nt}x${nt} ${mod} K=${k} ${snr} dB`;
+    const gpu = await detectAsync({ ...base, priorLlr: prior }, { ...opts, engine: 'cuda' });
+    assert.equal(gpu.stats.engine, 'cuda');
+    console.log(
+      summary(label, compare(p, opts, { symbols: gpu.symbols, llr: gpu.llr!, status }, label, undefined, prior)),
+    );
+    // all-zero priors (the KB_PRIOR build): the CPU engine without priors (not bit for bit the
+    // prior-free build on a device: the two builds' FMA contraction may differ)
+    const zero = await detectAsync({ ...base, priorLlr: new Float32Array(prior.length) }, { ...opts, engine: 'cuda' });
+    compare(p, opts, { symbols: zero.symbols, llr: zero.llr!, status }, `${label}: all-zero priors`);
+  }
 });

@@ -28,10 +28,24 @@
  *    relative part, its float32 clip value the rest.
  * A vector with an overlapping cut may keep other paths on the GPU: any of its LLRs may then differ
  * by up to twice the clip (a counter-hypothesis in one list only).
+ *
+ * With a-priori LLRs (the KB_PRIOR build; cpu.ts's LevelPriors) a node of a column with priors adds
+ * its level's cost c to m = m_parent + e^2: the cost is a sum over the column's bits of N0 |L_a(b)|
+ * (both engines take the same float32 N0 and L_a, in the same bit order), so its bound E(c) follows
+ * the sum step by step as above (a product of two exact inputs, rounded, then the sum, rounded),
+ * and the node's
+ *
+ *   delta = (delta_e + E(c) + u (m + delta_e + E(c)))                    (m = (m_parent + e^2) + c)
+ *
+ * with delta_e the bound above of m_parent + e^2; a column without priors adds nothing on the CPU
+ * and exact zeros on the GPU. The LLRs are then extrinsic, the a-posteriori one minus L_a, clipped:
+ * the bound above holds for the a-posteriori LLR, whose |LLR| is at most |extrinsic| + |L_a|, and
+ * the float32 subtraction adds u (|extrinsic| + |L_a|) (llrTolerance's `prior`).
  */
 import { DEFAULT_K, detector as kbestCpu } from '../../src/mimo/detectors/kbest/cpu.js';
 import { applyQt } from '../../src/mimo/preprocess/qr.js';
 import { realModel, symbolsOfLevels } from '../../src/mimo/soft/real-model.js';
+import { LevelPriors } from '../../src/mimo/detectors/ssfe/search.js';
 import type { DetectOptions } from '../../src/mimo/types.js';
 import { cpuSetup, type Problem } from './kbest-lr-harness.js';
 
@@ -81,6 +95,7 @@ export function kbestVectorBound(
   opts: Partial<DetectOptions>,
   v: number,
   prep = kbestPrep(p, opts, v),
+  prior: Float32Array | null = null,
 ): KbestVectorBound {
   const setup = cpuSetup(p, opts, false);
   const model = realModel(setup.constellation, p.nt, p.nr);
@@ -88,6 +103,49 @@ export function kbestVectorBound(
   const k = Math.min(opts.k ?? DEFAULT_K, q ** nd);
   const half = q - 1;
   const { Q, R, perm } = prep;
+  // the a-priori costs by column (cpu.ts: LevelPriors reordered into the QR's columns) and their
+  // float32 bounds, following kbest-search.cu's sum over the bits in label order
+  const colCost = new Float64Array(nd * q),
+    costErr = new Float64Array(nd * q),
+    colActive = new Uint8Array(nd);
+  if (prior) {
+    const lp = new LevelPriors(model);
+    const la = Float64Array.from(prior.subarray(v * nt * bps, (v + 1) * nt * bps));
+    const n0 = p.noise[v]!;
+    if (lp.set(la, 0, n0)) {
+      // bitPart and bitAt as LevelPriors finds them, to follow its sums
+      const bit = (re: number, im: number, b: number) =>
+        model.bitTable[model.symbolOfLevels[model.dimsPerStream === 2 ? re * q + im : re]! * bps + b]!;
+      for (let i = 0; i < nd; i++) {
+        const d = perm[i]!;
+        colActive[i] = lp.active[d]!;
+        const j = Math.floor(d / model.dimsPerStream),
+          part = d % model.dimsPerStream;
+        for (let l = 0; l < q; l++) {
+          colCost[i * q + l] = lp.cost[d * q + l]!;
+          let c = 0,
+            E = 0;
+          for (let b = 0; b < bps; b++) {
+            // the part whose level fixes bit b: the real one where the bit varies with the real level
+            let bp = 0;
+            if (model.dimsPerStream === 2) {
+              bp = 1;
+              for (let re = 1; re < q; re++) if (bit(re, 0, b) !== bit(0, 0, b)) bp = 0;
+            }
+            if (bp !== part) continue;
+            const one = model.dimsPerStream === 2 ? (bp === 0 ? bit(l, 0, b) : bit(0, l, b)) : bit(l, 0, b);
+            const L = la[j * bps + b]!;
+            if (one === 1 ? L > 0 : L < 0) {
+              const t = n0 * Math.abs(L);
+              c += t;
+              E = sumStep(E, t, c);
+            }
+          }
+          costErr[i * q + l] = E;
+        }
+      }
+    }
+  }
   const z = applyQt(Q, rows, nd, p.y, v * rows, new Float64Array(nd));
   // E(z_i), following applyQt's sum (the kernel's order)
   const zErr = new Float64Array(nd);
@@ -129,9 +187,17 @@ export function kbestVectorBound(
         const ae = Math.abs(e);
         const tau = (Ee * (2 * ae + Ee) + U32 * (ae + Ee) ** 2) * STEP;
         const m = metric[s]! + e * e;
-        cm[s * q + c] = m;
         ce[s * q + c] = e;
-        cd[s * q + c] = (delta[s]! + tau + U32 * (m + delta[s]! + tau)) * STEP;
+        const dm = (delta[s]! + tau + U32 * (m + delta[s]! + tau)) * STEP;
+        if (colActive[i] === 1) {
+          const mc = m + colCost[i * q + c]!,
+            Ec = costErr[i * q + c]!;
+          cm[s * q + c] = mc;
+          cd[s * q + c] = (dm + Ec + U32 * (mc + dm + Ec)) * STEP;
+        } else {
+          cm[s * q + c] = m;
+          cd[s * q + c] = dm;
+        }
       }
     }
     const keep = Math.min(children, k);
@@ -186,7 +252,12 @@ export function kbestVectorBound(
   return { nearCut: cutMargin <= 0, nearBest, metricTol, cutMargin, leaves: { metric, delta, symbols }, last };
 }
 
-/** The bound on |LLR_gpu - LLR_cpu| of one bit of a vector without a near cut (file comment). */
-export function llrTolerance(metricTol: number, noiseVar: number, llrCpu: number): number {
-  return ((1 + 8 * U32) * metricTol) / noiseVar + 4 * U32 * Math.abs(llrCpu);
+/**
+ * The bound on |LLR_gpu - LLR_cpu| of one bit of a vector without a near cut (file comment); with
+ * `prior` (the bit's L_a) llrCpu is the extrinsic LLR and the bound the a-posteriori one's plus the
+ * subtraction's rounding.
+ */
+export function llrTolerance(metricTol: number, noiseVar: number, llrCpu: number, prior = 0): number {
+  const post = Math.abs(llrCpu) + Math.abs(prior);
+  return ((1 + 8 * U32) * metricTol) / noiseVar + 4 * U32 * post + (prior !== 0 ? U32 * post : 0);
 }

@@ -15,14 +15,13 @@
  *  - extrinsic means the bit's own prior is out: raising one bit's prior leaves its own LLR from
  *    kbest, nway and ssfe unchanged where its hypothesis and counter-hypothesis stay the same
  *    candidates;
- *  - kbest takes priors on the CPU engine only: detectAsync refuses 'cuda'; ml, nway and ssfe take
- *    them on both (their CUDA kernels against the CPU engine: gpu-ml.test.ts, gpu-nway.test.ts).
+ *  - ep, ml, kbest, nway and ssfe take priors on both engines (their CUDA kernels against the CPU
+ *    engine: gpu-ml.test.ts, gpu-kbest.test.ts, gpu-nway.test.ts); none is left CPU-only.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { Philox } from '../../src/core/rng.js';
-import { EngineUnavailableError } from '../../src/core/errors.js';
 import { detect } from '../../src/mimo/detect.js';
 import { detectAsync } from '../../src/mimo/detect-async.js';
 import { type Constellation, constellation } from '../../src/mimo/modulation.js';
@@ -502,24 +501,18 @@ test("extrinsic: a bit's own prior is out of its LLR (kbest, nway, ssfe: the sam
   assert.ok(checked >= 60, tag(`only ${checked} checks`));
 });
 
-test("registry: ep, ml, nway and ssfe take priors on both engines, kbest on the CPU engine (detectAsync refuses 'cuda' with priors for kbest; 'auto' runs the CPU without a device and equals detect)", async () => {
-  assert.equal(DETECTOR_REGISTRY.ep.traits.priors, true);
-  assert.equal(DETECTOR_REGISTRY.ml.traits.priors, true);
-  assert.equal(DETECTOR_REGISTRY.kbest.traits.priors, 'cpu');
-  assert.equal(DETECTOR_REGISTRY.nway.traits.priors, true);
-  assert.equal(DETECTOR_REGISTRY.ssfe.traits.priors, true);
+test("registry: ep, ml, kbest, nway and ssfe take priors on both engines, none on the CPU engine only ('auto' runs the CPU without a device and equals detect)", async () => {
+  for (const detector of ['ep', 'ml', 'kbest', 'nway', 'ssfe'] as const)
+    assert.equal(DETECTOR_REGISTRY[detector].traits.priors, true, tag(detector));
+  for (const [name, entry] of Object.entries(DETECTOR_REGISTRY))
+    assert.notEqual((entry.traits as { priors?: unknown }).priors, 'cpu', tag(name));
   const p = problem(2, 2, 'qpsk', 4, 8);
   const input = { ...p.input, priorLlr: randomPriors(4, 2, 2) };
-  await assert.rejects(
-    () => detectAsync(input, { detector: 'kbest', modulation: 'qpsk', engine: 'cuda' }),
-    (e: unknown) => e instanceof EngineUnavailableError && /priorLlr/.test(e.message),
-    tag('kbest'),
-  );
   for (const detector of [...SEARCHES, 'ml', 'kbest'] as const) {
     const a = await detectAsync(input, { detector, modulation: 'qpsk', engine: 'auto' });
     const b = detect(input, { detector, modulation: 'qpsk' });
-    // with a device, 'auto' runs ml, nway and ssfe there (compared with the CPU engine in gpu-ml.test.ts, gpu-nway.test.ts)
-    if (detector !== 'kbest' && a.stats.engine === 'cuda') continue;
+    // with a device, 'auto' runs them there (compared with the CPU engine in gpu-ml.test.ts, gpu-kbest.test.ts, gpu-nway.test.ts)
+    if (a.stats.engine === 'cuda') continue;
     assert.equal(a.stats.engine, 'cpu', tag(detector));
     assert.deepEqual(a.llr, b.llr, tag(detector));
   }

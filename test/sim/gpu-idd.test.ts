@@ -42,6 +42,8 @@ import {
   type CodedSpec,
 } from '../../src/sim/coded.js';
 import { runIddPasses } from '../../src/sim/gpu/idd-kernels.js';
+import { iddGpuUnsupported } from '../../src/sim/gpu/executor.js';
+import { DETECTOR_REGISTRY, priorDetectors } from '../../src/mimo/registry.js';
 import { generateLinkChunk } from '../../src/sim/link.js';
 import { resolveEngine, simulate } from '../../src/sim/simulate.js';
 import { compileEmulated, emulatorUnavailable, runEmulated } from '../gpu/cuda-emulator.js';
@@ -513,36 +515,21 @@ test('emulated: one IDD pass is the coded link without IDD (detect, decode witho
 // ---------------------------------------------------------------------------------------------
 // Engine choice
 
-test("engine choice: idd with a detector whose CUDA kernel takes no priors (kbest) is refused on cuda naming idd and kbest, auto takes the CPU; mmse-pic's, ml's, nway's and ssfe's are not refused for it", async () => {
-  const base = {
-    nt: 2,
-    nr: 2,
-    modulation: 'qpsk' as const,
-    code: 'wimax:576',
-    snrs: [4],
-    maxFrames: 4,
-    idd: 2,
-  };
-  await assert.rejects(
-    () => simulate({ ...base, detectors: [{ detector: 'kbest' }], engine: 'cuda' }),
-    (e: unknown) =>
-      e instanceof EngineUnavailableError &&
-      /option 'idd'/.test(e.message) &&
-      /'kbest'/.test(e.message) &&
-      /mmse-pic/.test(e.message),
-  );
-  const auto = await resolveEngine('auto', [{ detector: 'kbest' }], { code: base.code, idd: 2 });
-  assert.equal(auto.engine, 'cpu');
-  assert.match(auto.reason, /idd/);
-  // one pass is any soft detector's: no IDD refusal
-  const one = await resolveEngine('auto', [{ detector: 'kbest' }], { code: base.code, idd: 1 });
-  assert.doesNotMatch(one.reason, /idd/);
-  const pic = await resolveEngine('auto', [{ detector: 'mmse-pic' }], { code: base.code, idd: 3 });
-  assert.doesNotMatch(pic.reason, /idd/);
-  for (const detector of ['ml', 'nway', 'ssfe'] as const) {
+test('engine choice: every detector that takes priors (mmse-pic, ep, ml, kbest, nway, ssfe) takes them on the GPU, so idd refuses none of them; the refusal of a detector whose CUDA kernel takes none still names idd, it and those that do', async () => {
+  const base = { code: 'wimax:576' };
+  assert.deepEqual([...priorDetectors()].sort(), ['ep', 'kbest', 'ml', 'mmse-pic', 'nway', 'ssfe']);
+  for (const detector of priorDetectors()) {
+    assert.equal(DETECTOR_REGISTRY[detector].traits.priors, true, detector);
+    assert.equal(iddGpuUnsupported([{ detector }], 3), null, detector);
     const r = await resolveEngine('auto', [{ detector }], { code: base.code, idd: 3 });
     assert.doesNotMatch(r.reason, /idd/, detector);
   }
+  // one pass is any detector's; a detector without priors on the GPU (none that takes them now: a
+  // hard one, which simulate refuses for idd before the engine is chosen) is named with the others
+  assert.equal(iddGpuUnsupported([{ detector: 'sphere' }], 1), null);
+  const why = iddGpuUnsupported([{ detector: 'kbest' }, { detector: 'sphere' }], 2);
+  assert.ok(why !== null && /option 'idd'/.test(why) && /'sphere'/.test(why), String(why));
+  for (const d of priorDetectors()) assert.ok(why.includes(d), `${why} names ${d}`);
   if (!cuda.ok) {
     // without a device 'cuda' fails for want of one, not for IDD
     await assert.rejects(
@@ -629,7 +616,7 @@ test("device GPU executor, IDD: per-chunk counts agree with runChunk's; frames w
   }
 });
 
-test('device simulate, IDD with ml, nway and ssfe (their CUDA kernels with priors): engine cuda and engine cpu agree for a seed within statistical error', {
+test('device simulate, IDD with ml, kbest, nway and ssfe (their CUDA kernels with priors): engine cuda and engine cpu agree for a seed within statistical error', {
   skip,
 }, async (t) => {
   const s = 1 + randomInt(10_000);
@@ -638,7 +625,12 @@ test('device simulate, IDD with ml, nway and ssfe (their CUDA kernels with prior
     nr: 2,
     modulation: '16qam' as const,
     code: 'wimax:576',
-    detectors: [{ detector: 'ml' as const }, { detector: 'nway' as const }, { detector: 'ssfe' as const }],
+    detectors: [
+      { detector: 'ml' as const },
+      { detector: 'kbest' as const },
+      { detector: 'nway' as const },
+      { detector: 'ssfe' as const },
+    ],
     snrs: [6, 7],
     maxFrames: 300,
     maxErrors: 1e6,

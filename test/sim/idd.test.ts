@@ -4,13 +4,12 @@
  * never lose a frame that one pass decodes (beyond a few) and lose significantly fewer in all,
  * paired over the same frames; ml's priors give the exhaustive MAP extrinsic LLRs; two passes of
  * ml, ep, kbest, nway and ssfe lose no more frames than one beyond a few; the option is strict
- * (values, an uncoded run, a detector without priors, engine 'cuda' for a detector whose CUDA kernel
- * takes none: kbest). The GPU engine's IDD: test/sim/gpu-idd.test.ts. Fresh seeds, printed on failure.
+ * (values, an uncoded run, a detector without priors); every detector that takes priors takes them
+ * on both engines (the GPU's engine choice: test/sim/gpu-idd.test.ts). The GPU engine's IDD: test/sim/gpu-idd.test.ts. Fresh seeds, printed on failure.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
-import { EngineUnavailableError } from '../../src/core/errors.js';
 import { Philox } from '../../src/core/rng.js';
 import { simulate } from '../../src/sim/simulate.js';
 import { generateLinkChunk } from '../../src/sim/link.js';
@@ -186,23 +185,23 @@ test("ml's priors: its extrinsic LLRs are the exhaustive MAP ones (max-log and l
   }
 });
 
-test("kbest's priors stay on the CPU engine: detectAsync with priorLlr refuses 'cuda', 'auto' runs the CPU", async () => {
+test("ml's and kbest's priors: detectAsync with priorLlr runs them under 'auto' (the CPU without a device) and 'cpu', the same extrinsic LLRs", async () => {
   const input = {
     nt: 2,
     nr: 2,
     H: Float64Array.of(1, 0, 0, 0, 0, 0, 1, 0),
-    y: new Float64Array(4),
+    y: Float64Array.of(0.3, -0.2, 0.1, 0.4),
     vectorsPerChannel: 1,
     noiseVar: 0.5,
     priorLlr: new Float64Array(4).fill(1),
   };
-  await assert.rejects(
-    () => detectAsync(input, { detector: 'kbest', modulation: 'qpsk', engine: 'cuda' }),
-    (e: unknown) => e instanceof EngineUnavailableError && /priorLlr/.test(e.message),
-  );
-  const r = await detectAsync(input, { detector: 'kbest', modulation: 'qpsk', engine: 'auto' });
-  assert.equal(r.stats.engine, 'cpu');
-  assert.equal(r.llr?.length, 4);
+  for (const detector of ['ml', 'kbest'] as const) {
+    const a = await detectAsync(input, { detector, modulation: 'qpsk', engine: 'auto', soft: 'maxlog' });
+    const c = await detectAsync(input, { detector, modulation: 'qpsk', engine: 'cpu', soft: 'maxlog' });
+    assert.equal(a.llr?.length, 4);
+    assert.deepEqual(a.symbols, c.symbols, detector);
+    if (a.stats.engine === 'cpu') assert.deepEqual(a.llr, c.llr, detector);
+  }
 });
 
 test('idd with ml: more passes, no more frame errors beyond a few (2x2 16-QAM)', async () => {
@@ -244,7 +243,7 @@ test('idd with ep, kbest, nway and ssfe (their priors): more passes, no more fra
   }
 });
 
-test('idd is strict: values, an uncoded run, detectors without priors, engine cuda', async () => {
+test('idd is strict: values, an uncoded run, detectors without priors', async () => {
   const base = { ...CODED, snrs: [8], maxFrames: 4 };
   for (const bad of [0, 1.5, 'x', -2, 33, Number.NaN])
     await refused(() => simulate({ ...base, idd: bad as never }), 'idd', `idd ${String(bad)}`);
@@ -258,14 +257,8 @@ test('idd is strict: values, an uncoded run, detectors without priors, engine cu
   }
   // one pass is any soft detector's
   await simulate({ ...base, detectors: [{ detector: 'kbest' }], idd: 1 });
-  // a detector whose CUDA kernel takes no priors (kbest) stays on the CPU engine: 'cuda' is refused naming idd and kbest
-  const kb = { ...base, nt: 2, nr: 2, detectors: [{ detector: 'kbest' as const }], idd: 2 };
-  await assert.rejects(
-    () => simulate({ ...kb, engine: 'cuda' }),
-    (e: unknown) => e instanceof EngineUnavailableError && /idd/.test(e.message) && /'kbest'/.test(e.message),
-  );
-  // auto picks the CPU
-  const r = await simulate({ ...kb, engine: 'auto' });
+  // every detector that takes priors runs idd on either engine (the GPU's choice: gpu-idd.test.ts)
+  const r = await simulate({ ...base, nt: 2, nr: 2, detectors: [{ detector: 'kbest' }], idd: 2, engine: 'cpu' });
   assert.equal(r.engine, 'cpu');
   assert.equal(r.idd, 2);
 });

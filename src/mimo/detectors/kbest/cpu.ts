@@ -13,7 +13,7 @@
  * rounding, its LLRs then within a proven bound (docs/API.md, "kbest: detection order, ties, and
  * the GPU against the CPU engine").
  *
- * A-priori LLRs (DetectionInput.priorLlr, IDD; CPU engine only, the CUDA kernel takes none): as
+ * A-priori LLRs (DetectionInput.priorLlr, IDD; both engines, the CUDA search's KB_PRIOR build): as
  * ssfe (ssfe/cpu.ts), every candidate's metric gains N0 sum_b max(0, -s_b L_a(b)) over its bits
  * (s_b = +1 for a 0 bit), split into per-level costs of the real dimensions (LevelPriors), added
  * to each child where the search ranks and prunes (search.ts) and so to every leaf of the list's

@@ -11,6 +11,14 @@
  * unless another leaf lies that close to the best, and each LLR is within
  * T = (1 + 8u)(D0 + D1) / N0 + 4u |LLR| (u = 2^-24 + 2^-53; D_w the bound of the leaves that may be
  * the least with bit value w); elsewhere an LLR may differ by up to twice the clip (docs/API.md).
+ *
+ * A-priori LLRs (DetectChunk.prior, IDD): a chunk that carries them runs the search's KB_PRIOR build
+ * (compiled at the first such chunk, its own shared layout and launch shape): each vector's
+ * a-priori level costs (cpu.ts's LevelPriors, float32) in every child's metric, so the survivors
+ * are ranked on distance plus cost, and extrinsic LLRs; a chunk without runs the prior-free build,
+ * as before. The proven bound then also counts the costs' float32 rounding
+ * (test/mimo/kbest-float32-bound.ts). There is no float64 kernel: a prior-carrying batch's flagged
+ * vectors are redone on the CPU engine with their priors (detect-batch.ts's FlaggedVectors).
  */
 import { InvalidArgumentError, NodeBudgetError, UnsupportedError } from '../../../core/index.js';
 import { type CudaContext, type Kernel, loadModule, readKernelSource } from '../../../gpu/index.js';
@@ -36,9 +44,9 @@ export interface KbestTuning {
   threadsPerVector?: 32 | 64 | 128 | 256 | 512;
 }
 
-/** Shared-memory bytes of one vector's group (kbest-search.cu: KB_LAYOUT_BYTES). */
-function groupBytes(cpad: number, tpv: number, k: number, nd: number, nt: number): number {
-  return align16(cpad * 8 + tpv * 8 + 2 * k * 4 + nd * 4 + 2 * k * nd + k * nt);
+/** Shared-memory bytes of one vector's group (kbest-search.cu: KB_LAYOUT_BYTES; `priorQ` > 0: the KB_PRIOR build's cost table). */
+function groupBytes(cpad: number, tpv: number, k: number, nd: number, nt: number, priorQ = 0): number {
+  return align16(cpad * 8 + tpv * 8 + 2 * k * 4 + nd * 4 + nd * priorQ * 4 + 2 * k * nd + k * nt);
 }
 
 /** What a plan is made of: the modules' defines and the launch shape (also what the emulator test launches). */
@@ -55,8 +63,15 @@ export interface KbestShape {
   readonly scratchBytesPerChannel: readonly number[];
 }
 
-/** Checks the setup (the CPU's errors, the GPU's limits) and decides defines and launch shape. */
-export function kbestShape(setup: Omit<CudaDetectorSetup, 'vectorsPerChannel'>, tuning: KbestTuning = {}): KbestShape {
+/**
+ * Checks the setup (the CPU's errors, the GPU's limits) and decides defines and launch shape;
+ * `priors`: the search's KB_PRIOR build (reads the chunk's a-priori LLRs; a cost table a group).
+ */
+export function kbestShape(
+  setup: Omit<CudaDetectorSetup, 'vectorsPerChannel'>,
+  tuning: KbestTuning = {},
+  priors = false,
+): KbestShape {
   const model = detectorRealModel('kbest', setup.constellation, setup.nt, setup.nr);
   const { rows, nd, q } = model;
   const k = Math.min(kOf(setup.opts.k), q ** nd);
@@ -84,7 +99,7 @@ export function kbestShape(setup: Omit<CudaDetectorSetup, 'vectorsPerChannel'>, 
   const tpv = tuning.threadsPerVector ?? Math.min(256, Math.max(32, 2 ** Math.ceil(Math.log2(cpad / 8))));
   if (![32, 64, 128, 256, 512].includes(tpv))
     throw new InvalidArgumentError(`threadsPerVector must be 32, 64, 128, 256 or 512, got ${tpv}`);
-  const gb = groupBytes(cpad, tpv, k, nd, setup.nt);
+  const gb = groupBytes(cpad, tpv, k, nd, setup.nt, priors ? q : 0);
   const limit = setup.device.sharedPerBlockOptinBytes;
   if (gb > limit)
     throw new UnsupportedError(
@@ -99,7 +114,15 @@ export function kbestShape(setup: Omit<CudaDetectorSetup, 'vectorsPerChannel'>, 
     k,
     scale: model.scale,
     prepDefines,
-    searchDefines: { ...prepDefines, KB: k, CPAD: cpad, TPV: tpv, VPB: vpb, GROUP_BYTES: gb },
+    searchDefines: {
+      ...prepDefines,
+      KB: k,
+      CPAD: cpad,
+      TPV: tpv,
+      VPB: vpb,
+      GROUP_BYTES: gb,
+      ...(priors ? { KB_PRIOR: 1 } : {}),
+    },
     threadsPerVector: tpv,
     vectorsPerBlock: vpb,
     sharedBytes: vpb * gb,
@@ -125,26 +148,32 @@ export function createKbestPlan(
     options: ['-fmad=false'],
   });
   const prep: Kernel = prepMod.kernel('kbest_prep', ['ptr', 'ptr', 'ptr', 'ptr', 'i32', 'f64']);
-  const searchMod = loadModule(ctx, {
-    source: withSymbolTable(sh.model, readKernelSource(new URL('./kbest-search.cu', import.meta.url))),
-    name: 'kbest/kbest-search.cu',
-    defines: sh.searchDefines,
-  });
-  const search: Kernel = searchMod.kernel('kbest_search', [
-    'ptr',
-    'ptr',
-    'ptr',
-    'ptr',
-    'ptr',
-    'ptr',
-    'ptr',
-    'ptr',
-    'i32',
-    'i32',
-    'f32',
-  ]);
-  if (sh.sharedBytes > 48 * 1024) search.setMaxDynamicShared(sh.sharedBytes);
-  const vpb = sh.vectorsPerBlock;
+  const loadSearch = (shape: KbestShape): Kernel => {
+    const searchMod = loadModule(ctx, {
+      source: withSymbolTable(shape.model, readKernelSource(new URL('./kbest-search.cu', import.meta.url))),
+      name: 'kbest/kbest-search.cu',
+      defines: shape.searchDefines,
+    });
+    const kernel = searchMod.kernel('kbest_search', [
+      'ptr',
+      'ptr',
+      'ptr',
+      'ptr',
+      'ptr',
+      'ptr',
+      'ptr',
+      'ptr',
+      'i32',
+      'i32',
+      'f32',
+      'ptr',
+    ]);
+    if (shape.sharedBytes > 48 * 1024) kernel.setMaxDynamicShared(shape.sharedBytes);
+    return kernel;
+  };
+  const search = loadSearch(sh);
+  // the KB_PRIOR build and its launch shape, made at the first chunk with priors
+  let priorSearch: { kernel: Kernel; shape: KbestShape } | null = null;
   const scratchOf = (chunk: DetectChunk): [bigint, bigint, bigint] => chunk.scratch as [bigint, bigint, bigint];
   const stages: PlanStage[] = [
     {
@@ -168,8 +197,20 @@ export function createKbestPlan(
         const vectors = chunk.channels * chunk.vectorsPerChannel;
         if (vectors === 0) return;
         const [Q, R, info] = scratchOf(chunk);
-        search.launch(
-          { grid: Math.ceil(vectors / vpb), block: sh.threadsPerVector * vpb, sharedBytes: sh.sharedBytes, stream },
+        const prior = chunk.prior ?? 0n;
+        if (prior !== 0n && !priorSearch) {
+          const shape = kbestShape(setup, tuning, true);
+          priorSearch = { kernel: loadSearch(shape), shape };
+        }
+        const { kernel, shape } = prior !== 0n && priorSearch ? priorSearch : { kernel: search, shape: sh };
+        const vpb = shape.vectorsPerBlock;
+        kernel.launch(
+          {
+            grid: Math.ceil(vectors / vpb),
+            block: shape.threadsPerVector * vpb,
+            sharedBytes: shape.sharedBytes,
+            stream,
+          },
           [
             chunk.y,
             chunk.noise,
@@ -182,6 +223,7 @@ export function createKbestPlan(
             vectors,
             chunk.vectorsPerChannel,
             sh.clip,
+            prior,
           ],
         );
       },

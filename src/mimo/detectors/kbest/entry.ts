@@ -10,14 +10,15 @@ export interface KbestOptions {
 
 /**
  * K-best breadth-first search with max-log LLRs from the list (cpu.ts says how the detection order
- * and ties are fixed, and how far the GPU's float32 search may lie from it). A-priori LLRs on the
- * CPU engine (their max-log costs in the search and the list; extrinsic LLRs out): its CUDA kernel
- * takes none.
+ * and ties are fixed, and how far the GPU's float32 search may lie from it). A-priori LLRs on both
+ * engines (their max-log costs in the search and the list; extrinsic LLRs out): the CUDA search's
+ * a-priori build (kbest/cuda.ts).
  */
 export const kbestEntry: DetectorEntry<'kbest', KbestOptions> = {
   name: 'kbest',
-  description: 'K-best breadth-first search on the sorted QR; max-log LLRs from its list; priorLlr on the CPU engine',
-  traits: { soft: true, exact: false, nodeBudget: 'size', model: 'real', wideChannels: 'no', priors: 'cpu' },
+  description:
+    'K-best breadth-first search on the sorted QR; max-log LLRs from its list (priorLlr: a-priori costs, extrinsic LLRs)',
+  traits: { soft: true, exact: false, nodeBudget: 'size', model: 'real', wideChannels: 'no', priors: true },
   options: {
     k: option(integer(1, 1 << 16), 'K, the paths kept per level', {
       default: DEFAULT_K,

@@ -10,12 +10,31 @@
 // decision and, per bit, the least metric among survivors with the other bit value is the
 // counter-hypothesis (absent: +-clip). Launched by cuda.ts after kbest-prep.cu.
 //
+// A-priori LLRs (IDD), the KB_PRIOR = 1 build (search.ts and cpu.ts with priors: ssfe/search.ts's
+// LevelPriors): before the search the group fills its cost table in shared memory, word i QL + l =
+// N0 sum over the bits of column i's real dimension of max(0, -s_b L_a(b)) (s_b = +1 where level
+// l's label has the bit 0; float32, bits in label order), each child's metric (distance + e^2) then
+// gains its level's cost, so the K survivors are ranked, and ties broken, on distance plus cost
+// (the node count is unchanged), and the LLRs written are extrinsic: the list's max-log LLR minus
+// L_a, then clipped. A column without priors has all-zero costs, added exactly: all-zero priors
+// give the KB_PRIOR = 0 build's outputs bit for bit (in the emulator; the builds' FMA contraction
+// may differ on a device). KB_PRIOR = 0 (default) reads no priors.
+//
 // nvcc-variant: -DNR=4 -DNT=4 -DND=8 -DROWS=8 -DDPS=2 -DQL=4 -DBPS=4 -DKB=16 -DCPAD=64 -DTPV=32 -DVPB=4 -DGROUP_BYTES=1376 -DMIMO_COMPILE_CHECK
 // nvcc-variant: -DNR=4 -DNT=4 -DND=8 -DROWS=8 -DDPS=2 -DQL=8 -DBPS=6 -DKB=256 -DCPAD=2048 -DTPV=256 -DVPB=1 -DGROUP_BYTES=25632 -DMIMO_COMPILE_CHECK
+// nvcc-variant: -DNR=4 -DNT=4 -DND=8 -DROWS=8 -DDPS=2 -DQL=4 -DBPS=4 -DKB=16 -DCPAD=64 -DTPV=32 -DVPB=4 -DGROUP_BYTES=1504 -DKB_PRIOR=1 -DMIMO_COMPILE_CHECK
+// nvcc-variant: -DNR=4 -DNT=4 -DND=8 -DROWS=8 -DDPS=2 -DQL=8 -DBPS=6 -DKB=256 -DCPAD=2048 -DTPV=256 -DVPB=1 -DGROUP_BYTES=25888 -DKB_PRIOR=1 -DMIMO_COMPILE_CHECK
+// nvcc-variant: -DNR=2 -DNT=2 -DND=2 -DROWS=4 -DDPS=1 -DQL=2 -DBPS=1 -DKB=2 -DCPAD=4 -DTPV=32 -DVPB=8 -DGROUP_BYTES=352 -DKB_PRIOR=1 -DMIMO_COMPILE_CHECK
 
 #include "real-model.cuh"
 
 typedef unsigned long long u64;
+
+#ifndef KB_PRIOR
+#define KB_PRIOR 0
+#endif
+// Floats of the a-priori cost table (ND x QL, by column) in a group's shared memory.
+#define KB_PCOST (KB_PRIOR ? ND * QL : 0)
 
 #if TPV <= 32
 #define GROUP_SYNC() __syncwarp()
@@ -26,8 +45,9 @@ typedef unsigned long long u64;
 #define HALF (QL - 1)
 
 // Bytes of one group's shared memory, in this order: keys (CPAD u64), red (TPV u64), metric and
-// partial (KB floats each), z (ND floats), levels (2 x KB x ND bytes), symbols (KB x NT bytes).
-#define KB_LAYOUT_BYTES (CPAD * 8 + TPV * 8 + 2 * KB * 4 + ND * 4 + 2 * KB * ND + KB * NT)
+// partial (KB floats each), z (ND floats), with KB_PRIOR the cost table (ND x QL floats), levels
+// (2 x KB x ND bytes), symbols (KB x NT bytes).
+#define KB_LAYOUT_BYTES (CPAD * 8 + TPV * 8 + 2 * KB * 4 + ND * 4 + KB_PCOST * 4 + 2 * KB * ND + KB * NT)
 static_assert(KB_LAYOUT_BYTES <= GROUP_BYTES, "GROUP_BYTES too small");
 static_assert(CPAD >= 2 && (CPAD & (CPAD - 1)) == 0, "CPAD a power of two");
 
@@ -41,7 +61,23 @@ static_assert(CPAD >= 2 && (CPAD & (CPAD - 1)) == 0, "CPAD a power of two");
 #endif
 
 // Key of child t (survivor t / QL extended by level t % QL): its metric's bits above its index;
-// past the children, the largest key (padding).
+// past the children, the largest key (padding). KB_PRIOR: pc is the level's QL costs.
+#if KB_PRIOR
+__device__ __forceinline__ u64 child_key(int t, int children, const float* partial, const float* metric, float rii, const float* pc) {
+  if (t >= children) return ~0ull;
+  const int s = t / QL, cc = t - s * QL;
+  const float e = partial[s] - rii * (float)(2 * cc - HALF);
+  float m = metric[s] + e * e;
+  m = m + pc[cc];
+  return ((u64)__float_as_uint(m) << 32) | (unsigned)t;
+}
+#define CHILD_KEY(t) child_key((t), children, partial, metric, rii, pcost + i * QL)
+
+// Bit b of symbol index sym's label (the LLRs' convention: b0 the most significant).
+__device__ __forceinline__ int kb_bit(int sym, int b) { return (sym >> (BPS - 1 - b)) & 1; }
+// The symbol of real level re (and imaginary level im with DPS = 2).
+__device__ __forceinline__ int kb_sym(int re, int im) { return c_symbolOfLevels[DPS == 2 ? re * QL + im : re]; }
+#else
 __device__ __forceinline__ u64 child_key(int t, int children, const float* partial, const float* metric, float rii) {
   if (t >= children) return ~0ull;
   const int s = t / QL, cc = t - s * QL;
@@ -49,6 +85,8 @@ __device__ __forceinline__ u64 child_key(int t, int children, const float* parti
   const float m = metric[s] + e * e;
   return ((u64)__float_as_uint(m) << 32) | (unsigned)t;
 }
+#define CHILD_KEY(t) child_key((t), children, partial, metric, rii)
+#endif
 
 extern "C" __global__ void __launch_bounds__(TPV * VPB) kbest_search(
     const float* __restrict__ y,      // vectors x ROWS (the complex vector, interleaved)
@@ -59,7 +97,9 @@ extern "C" __global__ void __launch_bounds__(TPV * VPB) kbest_search(
     int* __restrict__ symbols,        // vectors x NT
     float* __restrict__ llr,          // vectors x NT x BPS, or null
     int* __restrict__ status,         // vectors x 2: [flags, nodes]
-    int vectors, int vpc, float clip) {
+    int vectors, int vpc, float clip,
+    const float* __restrict__ prior) {  // vectors x NT x BPS a-priori LLRs (KB_PRIOR only, last so that the
+                                        // other build's parameters keep their offsets; may be null there)
   extern __shared__ __align__(16) unsigned char smem[];
   const int g = threadIdx.x / TPV, lane = threadIdx.x % TPV;
   const int v = blockIdx.x * VPB + g;
@@ -77,7 +117,8 @@ extern "C" __global__ void __launch_bounds__(TPV * VPB) kbest_search(
   float* metric = (float*)(red + TPV);
   float* partial = metric + KB;
   float* z = partial + KB;
-  unsigned char* lev0 = (unsigned char*)(z + ND);
+  float* pcost = z + ND;
+  unsigned char* lev0 = (unsigned char*)(pcost + KB_PCOST);
   unsigned char* lev1 = lev0 + KB * ND;
   unsigned char* syms = lev1 + KB * ND;
   const float* R = Rs + (size_t)c * ND * ND;
@@ -92,6 +133,34 @@ extern "C" __global__ void __launch_bounds__(TPV * VPB) kbest_search(
       z[k] = d;
     }
   }
+#if KB_PRIOR
+  // the cost table by column: column i holds real dimension inf[1 + i] (stream d / DPS, part d % DPS)
+  {
+    const float n0 = noise[v];
+    const float* la = prior + (size_t)v * NT * BPS;
+    for (int t = lane; t < ND * QL; t += TPV) {
+      const int col = t / QL, l = t - col * QL;
+      const int d = inf[1 + col], j = d / DPS, part = DPS == 2 ? d % DPS : 0;
+      float cost = 0.0f;
+      for (int b = 0; b < BPS; b++) {
+        // the part whose level alone fixes bit b (Gray square QAM labels each PAM separately)
+        int bp = 0, one;
+        if (DPS == 2) {
+          bp = 1;
+          for (int re = 1; re < QL; re++) if (kb_bit(kb_sym(re, 0), b) != kb_bit(kb_sym(0, 0), b)) bp = 0;
+          one = bp == 0 ? kb_bit(kb_sym(l, 0), b) : kb_bit(kb_sym(0, l), b);
+        } else {
+          one = kb_bit(kb_sym(l, 0), b);
+        }
+        if (bp != part) continue;
+        const float L = la[j * BPS + b];
+        // max(0, -s L): L for a 1 bit when L > 0, -L for a 0 bit when L < 0
+        if (one ? L > 0.0f : L < 0.0f) cost += n0 * fabsf(L);
+      }
+      pcost[t] = cost;
+    }
+  }
+#endif
   if (lane == 0) metric[0] = 0;
   GROUP_SYNC();
   int count = 1, nodes = 0;
@@ -111,7 +180,7 @@ extern "C" __global__ void __launch_bounds__(TPV * VPB) kbest_search(
 #if KB_REG_SORT
     // a warp's keys in registers, element e of lane l at position 32 e + l
     u64 kr[KB_KE];
-    for (int e = 0; e < KB_KE; e++) kr[e] = child_key(32 * e + lane, children, partial, metric, rii);
+    for (int e = 0; e < KB_KE; e++) kr[e] = CHILD_KEY(32 * e + lane);
     if (keep < children) {
       int P = 32;
       while (P < children) P <<= 1;
@@ -145,7 +214,7 @@ extern "C" __global__ void __launch_bounds__(TPV * VPB) kbest_search(
     for (int e = 0; e < KB_KE; e++) if (32 * e + lane < keep) keys[32 * e + lane] = kr[e];
     GROUP_SYNC();
 #else
-    for (int t = lane; t < children; t += TPV) keys[t] = child_key(t, children, partial, metric, rii);
+    for (int t = lane; t < children; t += TPV) keys[t] = CHILD_KEY(t);
     if (keep < children) {
       int P = 2;
       while (P < children) P <<= 1;
@@ -208,6 +277,9 @@ extern "C" __global__ void __launch_bounds__(TPV * VPB) kbest_search(
       if (other == F32_INFINITY) l = hyp ? -clip : clip;
       else {
         l = (hyp ? bestMetric - other : other - bestMetric) * inv;
+#if KB_PRIOR
+        l -= prior[(size_t)v * NT * BPS + t];  // extrinsic: the a-posteriori LLR minus L_a, then clipped
+#endif
         l = l > clip ? clip : l < -clip ? -clip : l;
       }
       llr[(size_t)v * NT * BPS + t] = l;
