@@ -55,8 +55,9 @@ export interface DetectorTraits {
   readonly wideChannels: WideChannels;
   /**
    * It takes a-priori LLRs (DetectionInput.priorLlr) and then returns extrinsic LLRs: true on both
-   * engines (mmse-pic, ep, ml, kbest, nway, ssfe: all that take them), 'cpu' on the CPU engine only
-   * (none now: its CUDA kernels would take none, so a call with priors runs on the CPU under engine 'auto' and is refused under 'cuda').
+   * engines (mmse-pic, ep, ml, kbest, nway, ssfe: all that take them); 'cpu' on the CPU engine
+   * only (none now), for a detector whose CUDA kernels take none: a call with priors then runs on
+   * the CPU under engine 'auto' and is refused under 'cuda'.
    * Absent: false, and detect() refuses priors for it rather than ignore them.
    */
   readonly priors?: boolean | 'cpu';
