@@ -23,7 +23,7 @@
  *
  * Shapes: B is m columns of n BigInts (column j = basis vector j); U is m columns of m BigInts.
  */
-import { IterationLimitError } from '../../core/index.js';
+import { IterationLimitError, RankDeficientError } from '../../core/index.js';
 import type { BigBasis } from '../precision/exact.js';
 import { compressBlock } from './compress.js';
 import { fixedQR, maxBitLength, type FixedQRState, type FixedR } from './fixed-qr.js';
@@ -246,7 +246,15 @@ class Factoriser {
         this.low = Math.max(this.low, Math.floor(lo) - 4);
         return r;
       }
-      // a Gram-Schmidt norm below what the scale resolves: again with the bits it needs
+      // a Gram-Schmidt norm below what the scale resolves: again with the bits it needs, unless it
+      // is below what independent integer vectors can have (|b*_k| >= 1 / prod |b_j|): dependence
+      const k = r.profile.indexOf(lo);
+      if (lo < -(m * maxBitLength(B) + 64))
+        throw new RankDeficientError(
+          'RANK_DEFICIENT',
+          `basis vector ${k} is linearly dependent on the vectors before it (its Gram-Schmidt norm is below 2^${Math.floor(lo)})`,
+          { vector: k },
+        );
       this.low = Math.floor(lo) - 4;
       this.valid = 0;
     }
