@@ -21,7 +21,6 @@ import {
   type OptionsOf,
   type SameKeys,
 } from '../../core/index.js';
-import { REDUCE_SCHEMA } from '../validate.js';
 
 /** Options of recursiveReduce(); every one optional and checked (InvalidArgumentError names the bad one). */
 export interface RecursiveOptions {
@@ -49,14 +48,22 @@ export interface RecursiveOptions {
 export const MIN_ALPHA = 1.17;
 
 export const RECURSIVE_SCHEMA = {
-  delta: option(REDUCE_SCHEMA.delta, 'the Lovasz parameter of the leaves and of the proven LLL finish', {
-    default: 0.99,
-    cli: { flag: 'delta', metavar: 'D' },
-  }),
-  eta: option(REDUCE_SCHEMA.eta, 'the size-reduction bound |mu_ij| <= eta, below sqrt(delta)', {
-    default: 0.51,
-    cli: { flag: 'eta', metavar: 'E' },
-  }),
+  delta: option(
+    number({ min: 0.25, max: 1, minOpen: true, maxOpen: true }),
+    'the Lovasz parameter of the leaves and of the proven LLL finish',
+    {
+      default: 0.99,
+      cli: { flag: 'delta', metavar: 'D' },
+    },
+  ),
+  eta: option(
+    number({ min: 0.5, max: 1, maxOpen: true }),
+    'the size-reduction bound |mu_ij| <= eta, below sqrt(delta)',
+    {
+      default: 0.51,
+      cli: { flag: 'eta', metavar: 'E' },
+    },
+  ),
   rhf: option(
     number({ min: 1, max: 2, minOpen: true }),
     'stop once the root Hermite factor is at most this; the compressed reduction alone, no LLL finish',
