@@ -28,6 +28,7 @@ import type { BigBasis } from '../precision/exact.js';
 import { compressBlock } from './compress.js';
 import { fixedQR, maxBitLength, type FixedQRState, type FixedR } from './fixed-qr.js';
 import { gaussLeaf, lllLeaf } from './leaf.js';
+import { DD_BITS, ddQR } from './dd-qr.js';
 
 /** The parameters of every level. */
 export interface IterateParams {
@@ -236,9 +237,19 @@ class Factoriser {
       // the scale kept while it is enough and not far more than enough, so that columns can be reused
       const old = this.state?.F;
       const F = old !== undefined && old >= need && old - need <= 48 ? old : need;
-      const r = fixedQR(B, F, this.state, F === old ? this.valid : 0);
+      // the bits to resolve, relative to the largest entry: double-double where they fit
+      const bits = maxBitLength(B);
+      const dd = bits - Math.floor(this.low) + p.guard + Math.ceil(Math.log2(n * m)) + 8 <= DD_BITS && bits <= 400;
+      let r: FixedR;
+      if (dd) {
+        r = ddQR(B, F);
+        this.state = undefined;
+      } else {
+        const f = fixedQR(B, F, this.state, F === old ? this.valid : 0);
+        this.state = f.state;
+        r = f;
+      }
       p.stats.factorisations++;
-      this.state = r.state;
       let lo = Number.POSITIVE_INFINITY;
       for (const v of r.profile) lo = Math.min(lo, v);
       this.valid = m;
