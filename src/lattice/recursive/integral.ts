@@ -18,7 +18,54 @@ import { isUnimodular } from '../precision/unimodular.js';
 import { lllIntegral, type IntegralLLLResult } from '../precision/ladder.js';
 import { fixedQR, maxBitLength } from './fixed-qr.js';
 import { reduceLevel, type IterateStats } from './iterate.js';
-import { resolveRecursive, type RecursiveOptions, type ResolvedRecursive } from './options.js';
+import { resolveRecursive, type RecursiveOptions } from './options.js';
+
+/** What a call asked, and whether the output reached it. */
+export type RecursiveGoal = (
+  | {
+      /** LLL-reduced at (delta, eta). */
+      kind: 'lll';
+      /** Whether the proven LLL finish ran. */
+      finish: boolean;
+    }
+  | {
+      /** A root Hermite factor bound. */
+      kind: 'rhf';
+      /** The bound. */
+      rhf: number;
+    }
+  | {
+      /** A bound on every profile drop r_ii / r_(i+1)(i+1). */
+      kind: 'alpha';
+      /** The bound. */
+      alpha: number;
+    }
+) & {
+  /** Whether the output meets it (with the finish: proven). */
+  reached: boolean;
+};
+
+/** Counts and times of a recursiveReduce() call. */
+export interface RecursiveStats {
+  /** Rounds of every level of the recursion. */
+  rounds: number;
+  /** Leaf reductions (float64 LLL or exact Lagrange) run. */
+  leaves: number;
+  /** Swaps of the leaves. */
+  swaps: number;
+  /** QR factorisations (double-double or BigInt fixed point). */
+  factorisations: number;
+  /** Deepest level reached (the top level is 0). */
+  depth: number;
+  /** The compressed reduction's wall time, ms. */
+  reduceMs: number;
+  /** The LLL finish's, ms (0 without it). */
+  finishMs: number;
+  /** The proof's (B_out = U B_in, det U), ms. */
+  proofMs: number;
+  /** Swaps of the LLL finish. */
+  finishSwaps: number;
+}
 
 /** The result of recursiveReduce(). */
 export interface RecursiveResult {
@@ -33,10 +80,12 @@ export interface RecursiveResult {
   /** Largest r_ii / r_(i+1)(i+1) of the output. */
   maxDrop: number;
   /** What was asked: 'lll' (delta, eta; with or without the finish), 'rhf' or 'alpha', and whether it was reached. */
-  goal: ResolvedRecursive['goal'] & { reached: boolean };
+  goal: RecursiveGoal;
   /** Proof: U B_in = B_out exactly, |det U| = 1, and with the finish the LLL conditions. */
   proof: {
+    /** U B_in = B_out, checked by an exact BigInt product. */
     transform: boolean;
+    /** det U = +-1, proven by residues. */
     unimodular: boolean;
     /** The LLL conditions at (delta, eta) proven (the finish); null without the finish. */
     lll: boolean | null;
@@ -44,7 +93,8 @@ export interface RecursiveResult {
     method: IntegralLLLResult['proof']['method'];
   };
   /** Counts of the recursion, and the times: the compressed reduction, the finish, the proof. */
-  stats: IterateStats & { reduceMs: number; finishMs: number; proofMs: number; finishSwaps: number };
+  stats: RecursiveStats;
+  /** Wall time of the call, ms. */
   timeMs: number;
 }
 
@@ -129,7 +179,7 @@ export function recursiveReduce(
     profile,
     rootHermiteFactor,
     maxDrop,
-    goal: { ...goal, reached },
+    goal: { ...goal, reached } as RecursiveGoal,
     proof: { transform, unimodular, lll, method },
     stats: { ...stats, reduceMs, finishMs, proofMs, finishSwaps },
     timeMs: performance.now() - t0,
