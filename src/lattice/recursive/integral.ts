@@ -1,7 +1,8 @@
 /**
  * recursiveReduce(): the recursive reduction by iterated compression (iterate.ts) of an integer
  * basis of any size, with its proof:
- *  - always: B_out = U B_in checked exactly (BigInt products) and |det U| = 1 proven (residues,
+ *  - always: B_out = U B_in proven exactly (residues past the product's bound, product-proof.ts)
+ *    and |det U| = 1 proven (residues,
  *    unimodular.ts), so the output spans the input's lattice;
  *  - with delta (the default): an LLL finish at (delta, eta) on the compressed reduction's output
  *    by the precision ladder (lllIntegral), which proves the LLL conditions as `lll` does (certified
@@ -18,6 +19,7 @@ import { isUnimodular } from '../precision/unimodular.js';
 import { lllIntegral, type IntegralLLLResult } from '../precision/ladder.js';
 import { fixedQR, maxBitLength } from './fixed-qr.js';
 import { reduceLevel, type IterateStats } from './iterate.js';
+import { provesProduct } from './product-proof.js';
 import { resolveRecursive, type RecursiveOptions } from './options.js';
 
 /** What a call asked, and whether the output reached it. */
@@ -83,7 +85,7 @@ export interface RecursiveResult {
   goal: RecursiveGoal;
   /** Proof: U B_in = B_out exactly, |det U| = 1, and with the finish the LLL conditions. */
   proof: {
-    /** U B_in = B_out, checked by an exact BigInt product. */
+    /** U B_in = B_out, proven by residues modulo primes past the product's bound. */
     transform: boolean;
     /** det U = +-1, proven by residues. */
     unimodular: boolean;
@@ -147,14 +149,14 @@ export function recursiveReduce(
     out = f.basis;
     finishSwaps = f.rungs.reduce((s, r) => s + r.swaps, 0);
     // U_total = U_finish U (rows): B_out = U_finish B = U_finish U B_in
-    Uout = applyTransformBig(U, f.transform);
+    Uout = isIdentity(f.transform) ? U : applyTransformBig(U, f.transform);
     lll = f.proof.lll;
     method = f.proof.method;
     finishMs = performance.now() - tf;
     if (!lll) throw new CheckFailedError('recursive: the LLL finish returned a basis it did not prove reduced');
   }
   const tp = performance.now();
-  const transform = applyTransformBig(Bin, Uout).every((c, j) => c.every((v, t) => v === out[j]![t]));
+  const transform = provesProduct(Bin, Uout, out);
   if (!transform)
     throw new CheckFailedError(
       'recursive: U B_in differs from the reduced basis (an internal error, reported rather than returned)',
@@ -184,6 +186,10 @@ export function recursiveReduce(
     stats: { ...stats, reduceMs, finishMs, proofMs, finishSwaps },
     timeMs: performance.now() - t0,
   };
+}
+
+function isIdentity(M: bigint[][]): boolean {
+  return M.every((c, j) => c.every((v, i) => v === (i === j ? 1n : 0n)));
 }
 
 /** Root Hermite factor from a profile: (r_00 / det^(1/m))^(1/m). */

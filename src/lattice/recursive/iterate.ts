@@ -26,7 +26,7 @@
 import { IterationLimitError, RankDeficientError } from '../../core/index.js';
 import type { BigBasis } from '../precision/exact.js';
 import { compressBlock } from './compress.js';
-import { fixedQR, maxBitLength, type FixedQRState, type FixedR } from './fixed-qr.js';
+import { fixedQR, log2Big, maxBitLength, type FixedQRState, type FixedR } from './fixed-qr.js';
 import { gaussLeaf, lllLeaf } from './leaf.js';
 import { DD_BITS, ddQR } from './dd-qr.js';
 
@@ -74,7 +74,8 @@ export function reduceLevel(B: BigBasis, U: BigBasis, p: IterateParams, depth = 
   if (m < 2) return false;
   p.stats.depth = Math.max(p.stats.depth, depth);
   let changed = false;
-  const qr = new Factoriser(B, p);
+  // a compressed block comes upper triangular with a positive diagonal: its R is itself
+  const qr = new Factoriser(B, p, depth > 0);
   // the least fall of the potential a round must bring, else the level has converged (a quarter of
   // what one LLL swap at delta brings: rounding in the compressed copies cannot ping-pong past it)
   const least = 0.25 * Math.log2(1 / p.delta);
@@ -207,9 +208,12 @@ class Factoriser {
   constructor(
     private readonly B: BigBasis,
     private readonly p: IterateParams,
+    /** B is upper triangular with a positive diagonal (until the first change). */
+    private triangular = false,
   ) {}
 
   changedFrom(a: number): void {
+    this.triangular = false;
     this.current = undefined;
     this.valid = Math.min(this.valid, a);
   }
@@ -232,6 +236,16 @@ class Factoriser {
     const { B, p } = this;
     const m = B.length,
       n = B[0]!.length;
+    if (this.triangular) {
+      // R = B at scale 2^0 (size reductions keep it triangular; later changes go through changedFrom)
+      this.triangular = false;
+      this.state = undefined;
+      const R = B.map((c) => c.slice(0, m));
+      const profile = new Float64Array(m);
+      for (let i = 0; i < m; i++) profile[i] = log2Big(R[i]![i]!);
+      this.low = Math.floor(Math.min(...profile)) - 4;
+      return { R, F: 0, profile };
+    }
     for (;;) {
       const need = Math.max(0, maxBitLength(B) + Math.ceil(Math.log2(n * m)) + p.guard + 8 - Math.floor(this.low));
       // the scale kept while it is enough and not far more than enough, so that columns can be reused
