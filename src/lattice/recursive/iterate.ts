@@ -117,7 +117,7 @@ export function reduceLevel(B: BigBasis, U: BigBasis, p: IterateParams, depth = 
     }
     let any = false;
     for (const [a, b] of schedule(m)) {
-      const g = qr.sizeReduced(U);
+      const g = qr.sizeReduced(U, b);
       const block = compressBlock(g.R, g.F, g.profile, a, b, p.guard);
       const Z = identity(b - a);
       if (!reduceLevel(block, Z, p, depth + 1)) continue;
@@ -132,15 +132,16 @@ export function reduceLevel(B: BigBasis, U: BigBasis, p: IterateParams, depth = 
 }
 
 /**
- * The blocks of one round: the first half, the second half, and the middle half across both
- * (every adjacent pair of vectors lies in one of them).
+ * The blocks of one round: the second half, the first half, and the middle half across both (every
+ * adjacent pair of vectors lies in one of them). In this order a block's factor is the cheapest: the
+ * round's own factor serves the first, and each later one needs only the columns before its end.
  */
 function schedule(m: number): [number, number][] {
   const h = (m + 1) >> 1;
   const q = h >> 1;
   const blocks: [number, number][] = [
-    [0, h],
     [h, m],
+    [0, h],
     [q, Math.min(m, q + h)],
   ];
   return blocks.filter(([a, b]) => b - a >= 2);
@@ -200,6 +201,8 @@ export function applyColumns(M: BigBasis, a: number, Z: BigBasis): void {
 class Factoriser {
   private state: FixedQRState | undefined;
   private current: FixedR | undefined;
+  /** The columns `current` covers. */
+  private currentUpTo = 0;
   /** Columns 0..valid-1 of the state's R are those of B. */
   private valid = 0;
   /** log2 of the smallest Gram-Schmidt norm the fixed-point scale resolves. */
@@ -218,25 +221,33 @@ class Factoriser {
     this.valid = Math.min(this.valid, a);
   }
 
-  /** The R factor of B after size-reducing B (and U alongside) by it. */
-  sizeReduced(U: BigBasis): FixedR {
-    if (this.current) return this.current;
+  /**
+   * The R factor of B's first `upTo` columns (all by default: a block [a, b) needs only the
+   * columns before b) after size-reducing them (and U alongside) by it.
+   */
+  sizeReduced(U: BigBasis, upTo = this.B.length): FixedR {
+    if (this.current && this.currentUpTo >= upTo) return this.current;
+    const Bp = upTo === this.B.length ? this.B : this.B.slice(0, upTo);
     for (let pass = 0; ; pass++) {
-      const f = this.factor();
-      const { bits, first } = sizeReduce(this.B, U, f);
+      const f = this.factor(Bp);
+      // (Bp holds B's own column arrays: the size reduction changes B)
+      const { bits, first } = sizeReduce(Bp, U, f);
       if (bits <= REFACTOR_BITS || pass >= 3) {
         this.current = f;
+        this.currentUpTo = upTo;
         return f;
       }
       this.valid = first;
     }
   }
 
-  private factor(): FixedR {
-    const { B, p } = this;
+  /** The factor of B's first B.length columns (`B`: this.B or a prefix of it). */
+  private factor(B: BigBasis): FixedR {
+    const { p } = this;
     const m = B.length,
       n = B[0]!.length;
-    if (this.triangular) {
+    const whole = m === this.B.length;
+    if (this.triangular && whole) {
       // R = B at scale 2^0 (size reductions keep it triangular; later changes go through changedFrom)
       this.triangular = false;
       this.state = undefined;
@@ -259,7 +270,7 @@ class Factoriser {
         r = ddQR(B, F);
         this.state = undefined;
       } else {
-        const f = fixedQR(B, F, this.state, F === old ? this.valid : 0);
+        const f = fixedQR(B, F, this.state, F === old ? Math.min(this.valid, m) : 0);
         this.state = f.state;
         r = f;
       }
@@ -268,7 +279,8 @@ class Factoriser {
       for (const v of r.profile) lo = Math.min(lo, v);
       this.valid = m;
       if (lo >= this.low - 1) {
-        this.low = Math.max(this.low, Math.floor(lo) - 4);
+        // (a prefix's smallest norm says nothing of the columns after it)
+        if (whole) this.low = Math.max(this.low, Math.floor(lo) - 4);
         return r;
       }
       // a Gram-Schmidt norm below what the scale resolves: again with the bits it needs, unless it
