@@ -1,8 +1,9 @@
 /**
  * `lattice-mimo bench lattice recursive`: large integer lattices, ours (reduce -a recursive) beside
  * fplll and flatter, one thread each, on fplll's latticegen q-ary bases (`latticegen -randseed S q
- * d d/2 bits b`): median wall time of each process (start, parse, reduce, print, exit) over --reps
- * runs, and the root Hermite factor of each output (its profile computed exactly here, from a
+ * d d/2 bits b`): median CPU time (user + system, GNU time; the shared cores' load moves wall times)
+ * and wall time of each process (start, parse, reduce, print, exit) over --reps runs, and the root
+ * Hermite factor of each output (its profile computed exactly here, from a
  * fixed-point QR of the output). Ours runs at delta 0.99 with the LLL finish (output proven), and
  * its JSON stats split the time into the compressed reduction, the finish and the proof; fplll at
  * `-a lll -d 0.99`; flatter at its default quality (rhf 1.0219), OMP_NUM_THREADS=1. flatter is
@@ -17,8 +18,9 @@ import { checkOutputPath } from '../../src/core/io.js';
 import { parseFplll } from '../../src/lattice/fplll-format.js';
 import { fixedQR, maxBitLength } from '../../src/lattice/recursive/fixed-qr.js';
 import { rhfOf } from '../../src/lattice/recursive/integral.js';
-import { availableReferences, runFplll, runProcess } from '../reference/fplll.js';
-import { flatterTool, runFlatter } from '../reference/flatter.js';
+import { existsSync } from 'node:fs';
+import { availableReferences, fplllArgs, runProcess } from '../reference/fplll.js';
+import { flatterArgs, flatterTool } from '../reference/flatter.js';
 import { cpuDescription, gitCommit, median, writeResultsSection } from '../report.js';
 
 const HELP = `usage: lattice-mimo bench lattice recursive [options]
@@ -34,7 +36,10 @@ const HELP = `usage: lattice-mimo bench lattice recursive [options]
 
 /** One tool's figure on one basis: median seconds and the output's rhf, or why there is none. */
 interface Figure {
+  /** CPU seconds (user + system). */
   seconds?: number;
+  /** Wall seconds. */
+  wall?: number;
   rhf?: number;
   note?: string;
 }
@@ -57,21 +62,51 @@ function latticegen(seed: number, d: number, bits: number): string {
   return r.stdout;
 }
 
+/** A process's run under GNU time: its stdout, CPU seconds (user + system), wall ms. */
+async function measured(
+  cmd: string,
+  args: string[],
+  input: string,
+  timeoutMs: number,
+  env?: NodeJS.ProcessEnv,
+): Promise<{ ok: boolean; ms: number; cpu: number; text: string; failure?: string }> {
+  const r = await runProcess(TIME, ['-f', '__cpu %U %S', cmd, ...args], input, timeoutMs, env);
+  const m = /__cpu ([\d.]+) ([\d.]+)\s*$/.exec(r.stderr);
+  const failure = r.timedOut
+    ? `timeout after ${timeoutMs} ms`
+    : r.code !== 0
+      ? `exit ${r.code ?? r.signal}: ${r.stderr.trim().split('\n')[0] ?? ''}`
+      : !m
+        ? 'no CPU time from GNU time'
+        : undefined;
+  return {
+    ok: failure === undefined,
+    ms: r.timeMs,
+    cpu: m ? Number(m[1]) + Number(m[2]) : Number.NaN,
+    text: r.stdout,
+    ...(failure ? { failure } : {}),
+  };
+}
+
+const TIME = '/usr/bin/time';
+
 async function timed(
   reps: number,
-  once: () => Promise<{ ok: boolean; ms: number; text: string; failure?: string; extra?: string }>,
+  once: () => Promise<{ ok: boolean; ms: number; cpu: number; text: string; failure?: string; extra?: string }>,
 ): Promise<Figure & { extra?: string }> {
-  const ms: number[] = [];
+  const ms: number[] = [],
+    cpu: number[] = [];
   let text = '',
     extra: string | undefined;
   for (let i = 0; i < reps; i++) {
     const r = await once();
     if (!r.ok) return { note: r.failure ?? 'failed' };
     ms.push(r.ms);
+    cpu.push(r.cpu);
     text = r.text;
     extra = r.extra;
   }
-  return { seconds: median(ms) / 1000, rhf: rhfOfText(text), ...(extra ? { extra } : {}) };
+  return { seconds: median(cpu), wall: median(ms) / 1000, rhf: rhfOfText(text), ...(extra ? { extra } : {}) };
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -104,6 +139,7 @@ export async function run(argv: string[]): Promise<number> {
   const fplll = !values['no-fplll'] && refs.fplll;
   const flatter = values['no-flatter'] ? null : flatterTool();
   if (!refs.latticegen) throw new Error(`latticegen is needed for the inputs: ${refs.missing.join('; ')}`);
+  if (!existsSync(TIME)) throw new Error(`${TIME} (GNU time, Debian package time) is needed for the CPU times`);
   if (flatter && !flatter.ok) process.stderr.write(`flatter skipped: ${flatter.reason}\n`);
   const cli = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
   const rows: string[] = [];
@@ -111,19 +147,20 @@ export async function run(argv: string[]): Promise<number> {
     const text = latticegen(seed, d, bits);
     process.stderr.write(`q ${d} ${d >> 1} ${bits}: ours\n`);
     const ours = await timed(reps, async () => {
-      const r = await runProcess(
+      const r = await measured(
         process.execPath,
         [cli, 'reduce', '-a', 'recursive', '-d', '0.99', '--json'],
         text,
         timeoutMs,
       );
-      if (r.code !== 0) return { ok: false, ms: r.timeMs, text: '', failure: r.timedOut ? 'timeout' : r.stderr.trim() };
-      const doc = JSON.parse(r.stdout) as { basis: (number | string)[][]; stats: Record<string, number> };
+      if (!r.ok) return r;
+      const doc = JSON.parse(r.text) as { basis: (number | string)[][]; stats: Record<string, number> };
       const s = doc.stats;
       const basisText = `[${doc.basis.map((row) => `[${row.join(' ')}]`).join('\n')}]\n`;
       return {
         ok: true,
-        ms: r.timeMs,
+        ms: r.ms,
+        cpu: r.cpu,
         text: basisText,
         extra: `compressed ${(s.reduceMs! / 1000).toFixed(1)} s, finish ${(s.finishMs! / 1000).toFixed(1)} s, proof ${(s.proofMs! / 1000).toFixed(1)} s`,
       };
@@ -131,21 +168,23 @@ export async function run(argv: string[]): Promise<number> {
     let f: Figure = { note: values['no-fplll'] ? 'not run' : 'fplll not on PATH' };
     if (fplll) {
       process.stderr.write(`q ${d} ${d >> 1} ${bits}: fplll\n`);
-      f = await timed(reps, async () => {
-        const r = await runFplll(text, { delta: 0.99, eta: 0.51, timeoutMs });
-        return { ok: r.ok, ms: r.timeMs, text: r.text, ...(r.failure ? { failure: r.failure } : {}) };
-      });
+      f = await timed(reps, () => measured('fplll', fplllArgs({ delta: 0.99, eta: 0.51 }), text, timeoutMs));
     }
     let g: Figure = { note: flatter ? (flatter.ok ? '' : 'not built') : 'not run' };
     if (flatter?.ok) {
       process.stderr.write(`q ${d} ${d >> 1} ${bits}: flatter\n`);
-      g = await timed(reps, async () => {
-        const r = await runFlatter(text, { threads: 1, timeoutMs });
-        return { ok: r.ok, ms: r.timeMs, text: r.text, ...(r.failure ? { failure: r.failure } : {}) };
-      });
+      const tool = flatter;
+      const env = {
+        ...process.env,
+        OMP_NUM_THREADS: '1',
+        LD_LIBRARY_PATH: [tool.libDir, process.env.LD_LIBRARY_PATH].filter(Boolean).join(':'),
+      };
+      g = await timed(reps, () => measured(tool.binary, flatterArgs({}), text, timeoutMs, env));
     }
     const cell = (x: Figure) =>
-      x.seconds !== undefined ? `${x.seconds.toFixed(1)} s (rhf ${x.rhf!.toFixed(4)})` : (x.note ?? '');
+      x.seconds !== undefined
+        ? `${x.seconds.toFixed(2)} s CPU, ${x.wall!.toFixed(1)} s wall (rhf ${x.rhf!.toFixed(4)})`
+        : (x.note ?? '');
     const ratio = (x: Figure) =>
       x.seconds !== undefined && ours.seconds !== undefined ? `${(ours.seconds / x.seconds).toFixed(2)}x` : '-';
     rows.push(
@@ -157,7 +196,7 @@ export async function run(argv: string[]): Promise<number> {
     `### Large integer lattices: recursive (ours) / fplll / flatter, one thread each`,
     '',
     `${cpuDescription()}; ${new Date().toISOString().slice(0, 10)}; commit ${gitCommit()}; median of ${reps} run${reps > 1 ? 's' : ''}; inputs \`latticegen -randseed ${seed} q d d/2 ${bits} b\``,
-    `Command: \`lattice-mimo bench lattice recursive --dims ${dims.join(',')} --bits ${bits} --seed ${seed} --reps ${reps}\`. Ours: \`reduce -a recursive -d 0.99\` (LLL finish, proven); fplll: \`fplll -a lll -d 0.99\`; flatter: default (rhf 1.0219), OMP_NUM_THREADS=1. Wall time of each process; rhf of each output computed exactly here.`,
+    `Command: \`lattice-mimo bench lattice recursive --dims ${dims.join(',')} --bits ${bits} --seed ${seed} --reps ${reps}\`. Ours: \`reduce -a recursive -d 0.99\` (LLL finish, proven); fplll: \`fplll -a lll -d 0.99\`; flatter: default (rhf 1.0219), OMP_NUM_THREADS=1. CPU time (user + system) and wall time of each process, ratios of CPU time; rhf of each output computed exactly here.`,
     '',
     '| basis | ours | ours: split | fplll | flatter | ours / fplll | ours / flatter |',
     '|---|---|---|---|---|---|---|',

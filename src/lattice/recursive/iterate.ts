@@ -34,6 +34,8 @@ import { DD_BITS, ddQR } from './dd-qr.js';
 export interface IterateParams {
   /** Lovasz parameter of the leaves' LLL. */
   delta: number;
+  /** Lovasz parameter of the levels below the top (default delta). */
+  innerDelta?: number;
   /** Size-reduction bound of the leaves' LLL. */
   eta: number;
   /** Bits kept below a compressed block's smallest Gram-Schmidt norm. */
@@ -78,7 +80,10 @@ export function reduceLevel(B: BigBasis, U: BigBasis, p: IterateParams, depth = 
   const qr = new Factoriser(B, p, depth > 0);
   // the least fall of the potential a round must bring, else the level has converged (a quarter of
   // what one LLL swap at delta brings: rounding in the compressed copies cannot ping-pong past it)
-  const least = 0.25 * Math.log2(1 / p.delta);
+  // the levels below the top reduce at innerDelta: their blocks are reduced again as the top's
+  // profile moves, and a weaker delta there saves swaps the top level would undo
+  const delta = depth === 0 ? p.delta : (p.innerDelta ?? p.delta);
+  const least = 0.25 * Math.log2(1 / delta);
   let before = Number.POSITIVE_INFINITY;
   for (let round = 0; ; round++) {
     if (round >= p.maxRounds)
@@ -94,7 +99,7 @@ export function reduceLevel(B: BigBasis, U: BigBasis, p: IterateParams, depth = 
     before = now;
     const spread = spreadOf(f.profile);
     if (spread + p.guard + Math.log2(m) + 2 <= p.leafBits) {
-      const leaf = lllLeaf(compressBlock(f.R, f.F, f.profile, 0, m, p.guard), p.delta, p.eta);
+      const leaf = lllLeaf(compressBlock(f.R, f.F, f.profile, 0, m, p.guard), delta, p.eta);
       if (leaf) {
         p.stats.leaves++;
         p.stats.swaps += leaf.swaps;
