@@ -15,7 +15,7 @@ import { lllCpu } from '../lll/cpu.js';
 import { checkReducerInput } from '../lll/gso.js';
 import { applyTransformBig, type BigBasis } from '../precision/exact.js';
 import type { CpuReducer } from '../types.js';
-import { reduceLevel, type IterateStats } from './iterate.js';
+import { INNER_DELTA, reduceLevel, type IterateStats } from './iterate.js';
 
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
@@ -29,6 +29,7 @@ export const recursiveCpu: CpuReducer = (B, Z, n, m, p) => {
   const stats: IterateStats = { rounds: 0, leaves: 0, swaps: 0, factorisations: 0, depth: 0 };
   reduceLevel(Bb, U, {
     delta: p.delta,
+    innerDelta: Math.min(p.delta, INNER_DELTA),
     eta: p.eta,
     guard: 20,
     leafBits: 50,

@@ -18,7 +18,7 @@ import { applyTransformBig, type BigBasis } from '../precision/exact.js';
 import { isUnimodular } from '../precision/unimodular.js';
 import { lllIntegral, type IntegralLLLResult } from '../precision/ladder.js';
 import { fixedQR, maxBitLength } from './fixed-qr.js';
-import { reduceLevel, type IterateStats } from './iterate.js';
+import { INNER_DELTA, reduceLevel, type IterateStats } from './iterate.js';
 import { provesProduct } from './product-proof.js';
 import { resolveRecursive, type RecursiveOptions } from './options.js';
 
@@ -129,6 +129,7 @@ export function recursiveReduce(
         : undefined;
   reduceLevel(B, U, {
     delta: o.delta,
+    innerDelta: Math.min(o.delta, INNER_DELTA),
     eta: o.eta,
     guard: o.guard,
     leafBits: 50,

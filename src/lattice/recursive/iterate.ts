@@ -30,6 +30,13 @@ import { fixedQR, log2Big, maxBitLength, type FixedQRState, type FixedR } from '
 import { gaussLeaf, lllLeaf } from './leaf.js';
 import { DD_BITS, ddQR } from './dd-qr.js';
 
+/**
+ * The Lovasz parameter of the levels below the top at most: their blocks are reduced again as the
+ * top level's profile moves, and at 0.9 they do about 30 % fewer swaps for the same final quality
+ * (q-ary, dimension 100, 100 bits), the top level's leaves and the finish holding delta itself.
+ */
+export const INNER_DELTA = 0.9;
+
 /** The parameters of every level. */
 export interface IterateParams {
   /** Lovasz parameter of the leaves' LLL. */
