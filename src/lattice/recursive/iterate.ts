@@ -7,17 +7,19 @@
  *            Gram-Schmidt norm (fixed-qr.ts); B, U size-reduced by it (re-factored while the
  *            size reduction's multipliers were large)
  *     stop where the caller's goal holds (the top level's rhf or alpha)
- *     if the profile spans few enough bits that its compressed copy fits float64's integers:
+ *     if the profile descends by few enough bits (max over i < j of log2 r_ii - log2 r_jj) that
+ *     float64 resolves the compressed copy of the whole (an ascending profile costs nothing: a
+ *     size-reduced column's entries are small beside its own r_jj):
  *        LLL on the compressed copy of the whole (leaf.ts), its transform applied to B, U exactly;
  *        done when that LLL changes nothing
- *     else (the profile spans too many bits for one compressed copy):
+ *     else (the profile descends by too many bits for one compressed copy):
  *        for each block of the schedule (first half, second half, the middle half overlapping both):
  *          compress the block's projected sublattice (compress.ts) and reduce that copy by this
  *          same procedure (one level down: an integer basis of far fewer bits), then apply its
  *          transform to B, U exactly;
  *        done when no block changed
  *
- * Two vectors with a spread too wide for float64 are Lagrange-reduced exactly. Every column
+ * Two vectors whose descent float64 cannot resolve are Lagrange-reduced exactly. Every column
  * operation on B and U is an exact integer one, so B = B_in U holds at every step whatever the
  * floating or compressed arithmetic decided; the compressed copies only choose the operations.
  *
@@ -47,7 +49,7 @@ export interface IterateParams {
   eta: number;
   /** Bits kept below a compressed block's smallest Gram-Schmidt norm. */
   guard: number;
-  /** Largest entry, in bits, a leaf's LLL takes in float64. */
+  /** Bits a leaf's LLL resolves in float64: the profile's descent plus guard plus log2 m at most. */
   leafBits: number;
   /** Bound on the rounds of one level (an IterationLimitError past it). */
   maxRounds: number;
@@ -104,8 +106,7 @@ export function reduceLevel(B: BigBasis, U: BigBasis, p: IterateParams, depth = 
     const now = potential(f.profile);
     if (before - now < least) return changed;
     before = now;
-    const spread = spreadOf(f.profile);
-    if (spread + p.guard + Math.log2(m) + 2 <= p.leafBits) {
+    if (descentOf(f.profile) + p.guard + Math.log2(m) + 2 <= p.leafBits) {
       const leaf = lllLeaf(compressBlock(f.R, f.F, f.profile, 0, m, p.guard), delta, p.eta);
       if (leaf) {
         p.stats.leaves++;
@@ -167,14 +168,15 @@ function potential(profile: Float64Array): number {
   return s;
 }
 
-function spreadOf(profile: Float64Array): number {
+/** The profile's largest descent, max over i < j of profile[i] - profile[j] (0 for an ascending one). */
+function descentOf(profile: Float64Array): number {
   let hi = Number.NEGATIVE_INFINITY,
-    lo = Number.POSITIVE_INFINITY;
+    most = 0;
   for (const v of profile) {
     if (v > hi) hi = v;
-    if (v < lo) lo = v;
+    else if (hi - v > most) most = hi - v;
   }
-  return hi - lo;
+  return most;
 }
 
 function identity(k: number): BigBasis {

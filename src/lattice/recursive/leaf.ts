@@ -1,7 +1,9 @@
 /**
  * The base cases of the recursive reduction, both on a compressed block (compress.ts):
- *  - a block whose entries fit float64's exact integers: the sequential LLL (lll/cpu.ts) in
- *    float64, with its transform Z tracked exactly;
+ *  - a block whose profile descends by few enough bits for float64: the sequential LLL
+ *    (lll/cpu.ts) in float64 on the block's entries rounded to doubles (entries past 2^53 are
+ *    those of columns whose own r_jj is as large, where the rounding is as small), its transform
+ *    Z tracked exactly;
  *  - two vectors of any size: Lagrange's (Gauss') reduction in BigInt, exact.
  *
  * Shapes: a block is k columns of k BigInts (compressed basis vectors); a transform is k columns of
@@ -19,12 +21,17 @@ export interface LeafResult {
   swaps: number;
 }
 
+/** Entries past 2^MAX_LEAF_BITS would overflow float64's squares: such a block is split instead. */
+const MAX_LEAF_BITS = 480;
+
 /**
- * LLL at (delta, eta) on a block of integers below 2^53 in float64; null where float64 broke down
- * or the transform outgrew 2^53 (the caller then splits the block).
+ * LLL at (delta, eta) on a block in float64; null where float64 broke down, an entry is too large
+ * for its squares, or the transform outgrew 2^53 (the caller then splits the block).
  */
 export function lllLeaf(block: BigBasis, delta: number, eta: number): LeafResult | null {
   const k = block.length;
+  const limit = 1n << BigInt(MAX_LEAF_BITS);
+  for (const c of block) for (const v of c) if (v >= limit || -v >= limit) return null;
   const Bf = new Float64Array(k * k);
   for (let j = 0; j < k; j++) for (let i = 0; i <= j; i++) Bf[j * k + i] = Number(block[j]![i]!);
   const Z = new Float64Array(k * k);
