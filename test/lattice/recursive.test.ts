@@ -247,7 +247,7 @@ test('fpylll (MPFR Gram-Schmidt) accepts the finished output', {
 });
 
 const flatter = flatterTool({ build: false });
-test('beside flatter: at delta 0.99 our rhf is within 0.01 of flatter-default rhf on a fresh 40-dimensional q-ary basis (small dimensions vary more)', {
+test('beside flatter: at delta 0.99 our rhf is within 0.015 of flatter-default rhf on a fresh 40-dimensional q-ary basis (at this dimension either varies by about 0.007 from basis to basis)', {
   skip: flatter.ok ? false : `flatter not built (${flatter.reason}): run ../shared/reference/build-flatter.sh`,
 }, async () => {
   const Bin = qary(40, 20, 60);
