@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import {
+  CheckFailedError,
   EngineUnavailableError,
   InvalidArgumentError,
   InvalidInputError,
@@ -28,7 +29,7 @@ import {
 } from '../../src/lattice/precision/exact.js';
 import { fixedQR } from '../../src/lattice/recursive/fixed-qr.js';
 import { recursiveReduce } from '../../src/lattice/recursive/integral.js';
-import { provesProduct } from '../../src/lattice/recursive/product-proof.js';
+import { rebuildTransformBig } from '../../src/lattice/exact-transform.js';
 import { reduce } from '../../src/lattice/reduce.js';
 import { availableReferences } from '../../bench/reference/fplll.js';
 import { fpylllIsReducedMpfr } from '../../bench/reference/fpylll-mpfr.js';
@@ -150,17 +151,25 @@ test('fixedQR: the profile of a wide-spread basis matches the exact Gram determi
   for (let i = 0; i < exact.length; i++) assert.ok(Math.abs(f.profile[i]! - exact[i]!) < 1e-9, `r_${i}${i}`);
 });
 
-test('provesProduct: a true product is proven, one wrong entry anywhere is caught', () => {
+test('rebuildTransformBig: the integer Z of a product of big integers is rebuilt and proven; a B_out off the lattice is refused', () => {
   const m = 3 + int(6),
     n = m + int(3);
   const Bin: BigBasis = Array.from({ length: m }, () => Array.from({ length: n }, () => bigBelow(90) - (1n << 89n)));
-  const Z: BigBasis = Array.from({ length: m }, () => Array.from({ length: m }, () => bigBelow(40) - (1n << 39n)));
+  // a unimodular Z: unit upper triangular times a permutation-free lower one
+  const Z: BigBasis = Array.from({ length: m }, (_, j) =>
+    Array.from({ length: m }, (_, i) => (i === j ? 1n : i < j ? bigBelow(30) - (1n << 29n) : 0n)),
+  );
   const Bout = Z.map((z) => Bin[0]!.map((_, t) => z.reduce((s, c, i) => s + c * Bin[i]![t]!, 0n)));
-  assert.ok(provesProduct(Bin, Z, Bout));
+  const r = rebuildTransformBig(Bin, Bout, true);
+  assert.deepEqual(
+    Array.from({ length: m }, (_, j) => r.Z.slice(j * m, (j + 1) * m)),
+    Z,
+  );
+  assert.equal(r.det, 1n);
   const j = int(m),
     t = int(n);
   Bout[j]![t] = Bout[j]![t]! + (int(2) ? 1n : 1n << BigInt(60 + int(60)));
-  assert.ok(!provesProduct(Bin, Z, Bout), `entry (${j}, ${t}) changed`);
+  assert.throws(() => rebuildTransformBig(Bin, Bout, true), CheckFailedError, `entry (${j}, ${t}) changed`);
 });
 
 test('recursiveReduce: bad options and bad bases are typed errors naming the problem', () => {

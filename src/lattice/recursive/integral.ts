@@ -1,9 +1,9 @@
 /**
  * recursiveReduce(): the recursive reduction by iterated compression (iterate.ts) of an integer
  * basis of any size, with its proof:
- *  - always: B_out = U B_in proven exactly (residues past the product's bound, product-proof.ts)
- *    and |det U| = 1 proven (residues,
- *    unimodular.ts), so the output spans the input's lattice;
+ *  - always: U rebuilt from B_in and B_out and proven (exact-transform.ts: U B_in = B_out modulo
+ *    primes past the bound of the difference, and B_out W = B_in with W integral, so |det U| = 1),
+ *    so the output spans the input's lattice;
  *  - with delta (the default): an LLL finish at (delta, eta) on the compressed reduction's output
  *    by the precision ladder (lllIntegral), which proves the LLL conditions as `lll` does (certified
  *    bound, interval arithmetic or exact integral Gram-Schmidt);
@@ -14,12 +14,11 @@
  * basis likewise, and its transform U has U B_in = B_out (m rows of m).
  */
 import { CheckFailedError, InvalidInputError, RankDeficientError } from '../../core/index.js';
-import { applyTransformBig, type BigBasis } from '../precision/exact.js';
-import { isUnimodular } from '../precision/unimodular.js';
+import type { BigBasis } from '../precision/exact.js';
+import { rebuildTransformBig } from '../exact-transform.js';
 import { lllIntegral, type IntegralLLLResult } from '../precision/ladder.js';
 import { fixedQR, maxBitLength } from './fixed-qr.js';
 import { INNER_DELTA, reduceLevel, type IterateStats } from './iterate.js';
-import { provesProduct } from './product-proof.js';
 import { resolveRecursive, type RecursiveOptions } from './options.js';
 
 /** What a call asked, and whether the output reached it. */
@@ -85,9 +84,9 @@ export interface RecursiveResult {
   goal: RecursiveGoal;
   /** Proof: U B_in = B_out exactly, |det U| = 1, and with the finish the LLL conditions. */
   proof: {
-    /** U B_in = B_out, proven by residues modulo primes past the product's bound. */
+    /** U B_in = B_out, proven by residues modulo primes past the bound of the difference. */
     transform: boolean;
-    /** det U = +-1, proven by residues. */
+    /** det U = +-1, proven by the integral W with B_out W = B_in. */
     unimodular: boolean;
     /** The LLL conditions at (delta, eta) proven (the finish); null without the finish. */
     lll: boolean | null;
@@ -118,7 +117,6 @@ export function recursiveReduce(
     n = Bin[0]!.length;
   const o = resolveRecursive(opts, m, call);
   const B = Bin.map((c) => c.slice());
-  const U: BigBasis = Array.from({ length: m }, (_, j) => Array.from({ length: m }, (_, i) => (i === j ? 1n : 0n)));
   const stats: IterateStats = { rounds: 0, leaves: 0, swaps: 0, factorisations: 0, depth: 0 };
   const goal = o.goal;
   const stop =
@@ -127,7 +125,9 @@ export function recursiveReduce(
       : goal.kind === 'alpha'
         ? (p: Float64Array) => maxDropOf(p) <= goal.alpha
         : undefined;
-  reduceLevel(B, U, {
+  // no transform kept: it is rebuilt from B_in and B_out at the end, exactly and proven (half the
+  // column operations of the top level saved)
+  reduceLevel(B, null, {
     delta: o.delta,
     innerDelta: Math.min(o.delta, INNER_DELTA),
     eta: o.eta,
@@ -139,7 +139,6 @@ export function recursiveReduce(
   });
   const reduceMs = performance.now() - t0;
   let out = B,
-    Uout = U,
     finishMs = 0,
     finishSwaps = 0;
   let lll: boolean | null = null,
@@ -149,23 +148,21 @@ export function recursiveReduce(
     const f = lllIntegral(B, { delta: o.delta, eta: o.eta });
     out = f.basis;
     finishSwaps = f.rungs.reduce((s, r) => s + r.swaps, 0);
-    // U_total = U_finish U (rows): B_out = U_finish B = U_finish U B_in
-    Uout = isIdentity(f.transform) ? U : applyTransformBig(U, f.transform);
     lll = f.proof.lll;
     method = f.proof.method;
     finishMs = performance.now() - tf;
     if (!lll) throw new CheckFailedError('recursive: the LLL finish returned a basis it did not prove reduced');
   }
   const tp = performance.now();
-  const transform = provesProduct(Bin, Uout, out);
-  if (!transform)
-    throw new CheckFailedError(
-      'recursive: U B_in differs from the reduced basis (an internal error, reported rather than returned)',
-    );
-  const unimodular = isUnimodular(Uout);
+  // U with U B_in = B_out, rebuilt and proven (B_in Z = B_out past the bound of the difference;
+  // B_out W = B_in with W integral, so det U = +-1); a CheckFailedError if either has no integer solution
+  const rebuilt = rebuildTransformBig(Bin, out, true);
+  const Uout: bigint[][] = Array.from({ length: m }, (_, j) => rebuilt.Z.slice(j * m, (j + 1) * m));
+  const transform = true;
+  const unimodular = rebuilt.det === 1n || rebuilt.det === -1n;
   if (!unimodular)
     throw new CheckFailedError(
-      'recursive: the reduced basis spans a different lattice (|det U| is not 1; an internal error, reported rather than returned)',
+      `recursive: det U is ${rebuilt.det}, not +-1 (an internal error, reported rather than returned)`,
     );
   const proofMs = performance.now() - tp;
   // the quality reached, on the exact output (a fixed-point R resolving Gram-Schmidt norms down to about 2^-40)
@@ -187,10 +184,6 @@ export function recursiveReduce(
     stats: { ...stats, reduceMs, finishMs, proofMs, finishSwaps },
     timeMs: performance.now() - t0,
   };
-}
-
-function isIdentity(M: bigint[][]): boolean {
-  return M.every((c, j) => c.every((v, i) => v === (i === j ? 1n : 0n)));
 }
 
 /** Root Hermite factor from a profile: (r_00 / det^(1/m))^(1/m). */

@@ -1,6 +1,7 @@
 /**
  * Recursive lattice reduction by iterated compression (after Ryan and Heninger, CRYPTO 2023; our
- * own formulation). One level reduces an exact integer basis B (and keeps U with B = B_in U):
+ * own formulation). One level reduces an exact integer basis B (and keeps U with B = B_in U, where
+ * asked):
  *
  *   repeat:
  *     R   <- the R factor of B in fixed point, precise to `guard` bits below its smallest
@@ -78,9 +79,10 @@ const REFACTOR_BITS = 12;
 
 /**
  * Reduces B in place with U updated alongside (the module comment); returns whether B changed.
- * `depth` is the level (0 at the top, where `p.stop` applies).
+ * `depth` is the level (0 at the top, where `p.stop` applies). U null: no transform kept (the top
+ * level's caller may rebuild it exactly from B_in and B_out, exact-transform.ts).
  */
-export function reduceLevel(B: BigBasis, U: BigBasis, p: IterateParams, depth = 0): boolean {
+export function reduceLevel(B: BigBasis, U: BigBasis | null, p: IterateParams, depth = 0): boolean {
   const m = B.length;
   if (m < 2) return false;
   p.stats.depth = Math.max(p.stats.depth, depth);
@@ -113,7 +115,7 @@ export function reduceLevel(B: BigBasis, U: BigBasis, p: IterateParams, depth = 
         p.stats.swaps += leaf.swaps;
         if (!leaf.Z) return changed;
         applyColumns(B, 0, leaf.Z);
-        applyColumns(U, 0, leaf.Z);
+        if (U) applyColumns(U, 0, leaf.Z);
         qr.changedFrom(0);
         changed = true;
         continue;
@@ -125,7 +127,7 @@ export function reduceLevel(B: BigBasis, U: BigBasis, p: IterateParams, depth = 
       p.stats.swaps += leaf.swaps;
       if (!leaf.Z) return changed;
       applyColumns(B, 0, leaf.Z);
-      applyColumns(U, 0, leaf.Z);
+      if (U) applyColumns(U, 0, leaf.Z);
       return true;
     }
     let any = false;
@@ -135,7 +137,7 @@ export function reduceLevel(B: BigBasis, U: BigBasis, p: IterateParams, depth = 
       const Z = identity(b - a);
       if (!reduceLevel(block, Z, p, depth + 1)) continue;
       applyColumns(B, a, Z);
-      applyColumns(U, a, Z);
+      if (U) applyColumns(U, a, Z);
       qr.changedFrom(a);
       any = true;
     }
@@ -183,13 +185,28 @@ function identity(k: number): BigBasis {
   return Array.from({ length: k }, (_, j) => Array.from({ length: k }, (_, i) => (i === j ? 1n : 0n)));
 }
 
-/** Columns a..a+k-1 of M replaced by M[:, a..a+k-1] Z (Z: k columns of k), exactly. */
+/**
+ * Columns a..a+k-1 of M replaced by M[:, a..a+k-1] Z (Z: k columns of k), exactly. A column of Z
+ * that is a unit vector takes the old column's array as it is (a unimodular Z maps no old column
+ * to two new ones, so no array is shared).
+ */
 export function applyColumns(M: BigBasis, a: number, Z: BigBasis): void {
   const k = Z.length,
     rows = M[a]!.length;
   const old = M.slice(a, a + k);
   for (let j = 0; j < k; j++) {
     const z = Z[j]!;
+    let only = -1,
+      count = 0;
+    for (let i = 0; i < k && count < 2; i++)
+      if (z[i] !== 0n) {
+        only = i;
+        count++;
+      }
+    if (count === 1 && z[only] === 1n) {
+      M[a + j] = old[only]!;
+      continue;
+    }
     const col = new Array<bigint>(rows).fill(0n);
     for (let i = 0; i < k; i++) {
       const c = z[i]!;
@@ -239,7 +256,7 @@ class Factoriser {
    * The R factor of B's first `upTo` columns (all by default: a block [a, b) needs only the
    * columns before b) after size-reducing them (and U alongside) by it.
    */
-  sizeReduced(U: BigBasis, upTo = this.B.length): FixedR {
+  sizeReduced(U: BigBasis | null, upTo = this.B.length): FixedR {
     if (this.current && this.currentUpTo >= upTo) return this.current;
     const Bp = upTo === this.B.length ? this.B : this.B.slice(0, upTo);
     for (let pass = 0; ; pass++) {
@@ -317,7 +334,7 @@ class Factoriser {
  * R's column updated alongside. Returns the bit length of the largest multiplier (0: none) and the
  * first column reduced (m: none).
  */
-function sizeReduce(B: BigBasis, U: BigBasis, f: FixedR): { bits: number; first: number } {
+function sizeReduce(B: BigBasis, U: BigBasis | null, f: FixedR): { bits: number; first: number } {
   const { R } = f;
   const m = B.length;
   let most = 0n;
@@ -331,7 +348,7 @@ function sizeReduce(B: BigBasis, U: BigBasis, f: FixedR): { bits: number; first:
       if (j < first) first = j;
       for (let t = 0; t <= i; t++) rj[t] = rj[t]! - mu * ri[t]!;
       subMul(B[j]!, B[i]!, mu);
-      subMul(U[j]!, U[i]!, mu);
+      if (U) subMul(U[j]!, U[i]!, mu);
       const a = mu < 0n ? -mu : mu;
       if (a > most) most = a;
     }
