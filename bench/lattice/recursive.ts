@@ -27,6 +27,8 @@ const HELP = `usage: lattice-mimo bench lattice recursive [options]
 
   --dims LIST        lattice dimensions d of latticegen q d d/2 BITS b (default 100,160)
   --bits B           bits of q (default 100)
+  --cases LIST       other latticegen families instead, ';'-separated latticegen arguments after
+                     -randseed S ("n 50 100 b;r 100 1000;u 100 200": NTRU-like, knapsack, uniform)
   --seed S           latticegen -randseed (default 3)
   --reps N           timed runs of each tool on each basis (default 1)
   --timeout S        per run (default 900)
@@ -53,8 +55,8 @@ export function rhfOfText(text: string): number {
   return rhfOf(fixedQR(rows, F).profile);
 }
 
-function latticegen(seed: number, d: number, bits: number): string {
-  const r = spawnSync('latticegen', ['-randseed', String(seed), 'q', String(d), String(d >> 1), String(bits), 'b'], {
+function latticegen(seed: number, args: string[]): string {
+  const r = spawnSync('latticegen', ['-randseed', String(seed), ...args], {
     encoding: 'utf8',
     maxBuffer: 1 << 28,
   });
@@ -115,6 +117,7 @@ export async function run(argv: string[]): Promise<number> {
     {
       dims: { type: 'string' },
       bits: { type: 'string' },
+      cases: { type: 'string' },
       seed: { type: 'string' },
       reps: { type: 'string' },
       timeout: { type: 'string' },
@@ -143,9 +146,13 @@ export async function run(argv: string[]): Promise<number> {
   if (flatter && !flatter.ok) process.stderr.write(`flatter skipped: ${flatter.reason}\n`);
   const cli = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
   const rows: string[] = [];
-  for (const d of dims) {
-    const text = latticegen(seed, d, bits);
-    process.stderr.write(`q ${d} ${d >> 1} ${bits}: ours\n`);
+  const cases: string[][] = values.cases
+    ? values.cases.split(';').map((c) => c.trim().split(/\s+/))
+    : dims.map((d) => ['q', String(d), String(d >> 1), String(bits), 'b']);
+  for (const args of cases) {
+    const name = args.join(' ');
+    const text = latticegen(seed, args);
+    process.stderr.write(`${name}: ours\n`);
     const ours = await timed(reps, async () => {
       const r = await measured(
         process.execPath,
@@ -167,12 +174,12 @@ export async function run(argv: string[]): Promise<number> {
     });
     let f: Figure = { note: values['no-fplll'] ? 'not run' : 'fplll not on PATH' };
     if (fplll) {
-      process.stderr.write(`q ${d} ${d >> 1} ${bits}: fplll\n`);
+      process.stderr.write(`${name}: fplll\n`);
       f = await timed(reps, () => measured('fplll', fplllArgs({ delta: 0.99, eta: 0.51 }), text, timeoutMs));
     }
     let g: Figure = { note: flatter ? (flatter.ok ? '' : 'not built') : 'not run' };
     if (flatter?.ok) {
-      process.stderr.write(`q ${d} ${d >> 1} ${bits}: flatter\n`);
+      process.stderr.write(`${name}: flatter\n`);
       const tool = flatter;
       const env = {
         ...process.env,
@@ -186,23 +193,30 @@ export async function run(argv: string[]): Promise<number> {
         ? `${x.seconds.toFixed(2)} s CPU, ${x.wall!.toFixed(1)} s wall (rhf ${x.rhf!.toFixed(4)})`
         : (x.note ?? '');
     const ratio = (x: Figure) =>
-      x.seconds !== undefined && ours.seconds !== undefined ? `${(ours.seconds / x.seconds).toFixed(2)}x` : '-';
+      x.seconds !== undefined && ours.seconds !== undefined && x.seconds > 0
+        ? `${(ours.seconds / x.seconds).toFixed(2)}x`
+        : '-';
     rows.push(
-      `| q ${d} ${d >> 1} ${bits} | ${cell(ours)} | ${ours.extra ?? ''} | ${cell(f)} | ${cell(g)} | ${ratio(f)} | ${ratio(g)} |`,
+      `| ${name} | ${cell(ours)} | ${ours.extra ?? ''} | ${cell(f)} | ${cell(g)} | ${ratio(f)} | ${ratio(g)} |`,
     );
     process.stderr.write(`${rows.at(-1)}\n`);
   }
   const section = [
     `### Large integer lattices: recursive (ours) / fplll / flatter, one thread each`,
     '',
-    `${cpuDescription()}; ${new Date().toISOString().slice(0, 10)}; commit ${gitCommit()}; median of ${reps} run${reps > 1 ? 's' : ''}; inputs \`latticegen -randseed ${seed} q d d/2 ${bits} b\``,
-    `Command: \`lattice-mimo bench lattice recursive --dims ${dims.join(',')} --bits ${bits} --seed ${seed} --reps ${reps}\`. Ours: \`reduce -a recursive -d 0.99\` (LLL finish, proven); fplll: \`fplll -a lll -d 0.99\`; flatter: default (rhf 1.0219), OMP_NUM_THREADS=1. CPU time (user + system) and wall time of each process, ratios of CPU time; rhf of each output computed exactly here.`,
+    `${cpuDescription()}; ${new Date().toISOString().slice(0, 10)}; commit ${gitCommit()}; median of ${reps} run${reps > 1 ? 's' : ''}; inputs \`latticegen -randseed ${seed} ARGS\``,
+    `Command: \`lattice-mimo bench lattice recursive ${values.cases ? `--cases "${values.cases}"` : `--dims ${dims.join(',')} --bits ${bits}`} --seed ${seed} --reps ${reps}\`. Ours: \`reduce -a recursive -d 0.99\` (LLL finish, proven); fplll: \`fplll -a lll -d 0.99\`; flatter: default (rhf 1.0219), OMP_NUM_THREADS=1. CPU time (user + system) and wall time of each process, ratios of CPU time; rhf of each output computed exactly here.`,
     '',
     '| basis | ours | ours: split | fplll | flatter | ours / fplll | ours / flatter |',
     '|---|---|---|---|---|---|---|',
     ...rows,
   ].join('\n');
   process.stdout.write(`${section}\n`);
-  if (values.out) writeResultsSection(values.out, 'bench-lattice-recursive', section);
+  if (values.out)
+    writeResultsSection(
+      values.out,
+      values.cases ? 'bench-lattice-recursive-families' : 'bench-lattice-recursive',
+      section,
+    );
   return 0;
 }
