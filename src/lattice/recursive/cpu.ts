@@ -15,7 +15,7 @@ import { lllCpu } from '../lll/cpu.js';
 import { checkReducerInput } from '../lll/gso.js';
 import { applyTransformBig, type BigBasis } from '../precision/exact.js';
 import type { CpuReducer } from '../types.js';
-import { INNER_DELTA, reduceLevel, type IterateStats } from './iterate.js';
+import { INNER_DELTA, LEAF_BITS, reduceLevel, type IterateStats } from './iterate.js';
 
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
@@ -32,7 +32,7 @@ export const recursiveCpu: CpuReducer = (B, Z, n, m, p) => {
     innerDelta: Math.min(p.delta, INNER_DELTA),
     eta: p.eta,
     guard: 20,
-    leafBits: 50,
+    leafBits: LEAF_BITS,
     maxRounds: Math.min(p.maxIterations, 64 * m + 1000),
     stats,
   });

@@ -18,7 +18,7 @@ import type { BigBasis } from '../precision/exact.js';
 import { rebuildTransformBig } from '../exact-transform.js';
 import { lllIntegral, type IntegralLLLResult } from '../precision/ladder.js';
 import { fixedQR, maxBitLength } from './fixed-qr.js';
-import { INNER_DELTA, reduceLevel, type IterateStats } from './iterate.js';
+import { INNER_DELTA, LEAF_BITS, reduceLevel, type IterateStats } from './iterate.js';
 import { resolveRecursive, type RecursiveOptions } from './options.js';
 
 /** What a call asked, and whether the output reached it. */
@@ -132,7 +132,7 @@ export function recursiveReduce(
     innerDelta: Math.min(o.delta, INNER_DELTA),
     eta: o.eta,
     guard: o.guard,
-    leafBits: 50,
+    leafBits: LEAF_BITS,
     maxRounds: o.maxRounds,
     stats,
     ...(stop ? { stop } : {}),

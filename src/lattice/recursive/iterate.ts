@@ -4,9 +4,10 @@
  * asked):
  *
  *   repeat:
- *     R   <- the R factor of B in fixed point, precise to `guard` bits below its smallest
- *            Gram-Schmidt norm (fixed-qr.ts); B, U size-reduced by it (re-factored while the
- *            size reduction's multipliers were large)
+ *     R   <- the R factor of B, precise to `guard` bits below its smallest Gram-Schmidt norm
+ *            (dd-qr.ts in double-double where about 100 bits resolve that, else fixed-qr.ts in
+ *            BigInt fixed point); B, U size-reduced by it (re-factored while the size
+ *            reduction's multipliers were large)
  *     stop where the caller's goal holds (the top level's rhf or alpha)
  *     if the profile descends by few enough bits (max over i < j of log2 r_ii - log2 r_jj) that
  *     float64 resolves the compressed copy of the whole (an ascending profile costs nothing: a
@@ -39,6 +40,9 @@ import { DD_BITS, ddQR } from './dd-qr.js';
  * (q-ary, dimension 100, 100 bits), the top level's leaves and the finish holding delta itself.
  */
 export const INNER_DELTA = 0.9;
+
+/** Bits a leaf's float64 LLL resolves: the profile's descent + guard + log2 m + 2 at most. */
+export const LEAF_BITS = 50;
 
 /** The parameters of every level. */
 export interface IterateParams {
