@@ -252,7 +252,10 @@ function bigMatrix(cols: readonly (readonly bigint[])[]): IntegerMatrix {
   };
 }
 
-/** Bound on the primes tried before giving up (each adds about 20 bits: Z up to about 1200 bits). */
+/**
+ * Bound on the primes tried before giving up (each adds about 20 bits: Z up to about 1200 bits),
+ * raised by the entries' bits for bases of large entries (liftSolution).
+ */
 const MAX_PRIMES = 64;
 
 /**
@@ -273,10 +276,12 @@ function liftSolution(
   let topDigit = -1; // highest digit index that is nonzero for some entry
   const logA = A.log2Max,
     logC = C.log2Max;
+  // the proof's bound grows with the entries (a knapsack basis of thousands of bits): primes enough for it
+  const maxPrimes = Math.max(MAX_PRIMES, Math.ceil((logA + logC) / 20) + 32);
   let detMod: { p: number; det: number } | undefined;
   let unlucky = 0;
   for (const p of primesBelow(primeLimit(m))) {
-    if (used.length >= MAX_PRIMES || unlucky > 20) break;
+    if (used.length >= maxPrimes || unlucky > 20) break;
     const X = solveModP(A.residues(p), C.residues(p), n, m, p);
     if (!X) {
       unlucky++;
@@ -284,7 +289,7 @@ function liftSolution(
     }
     detMod ??= { p, det: detModP(X, m, p) };
     // Garner: the value so far mod p, sum_s d_s (p_0 ... p_{s-1} mod p) (each term below 2^43,
-    // the sum of at most MAX_PRIMES terms below 2^50: exact), then the new centered digit
+    // the sum reduced as it goes: exact), then the new centered digit
     const t = used.length;
     const weight = new Float64Array(t);
     let radix = 1;
@@ -329,7 +334,11 @@ function garnerDigit(
   let changed = false;
   for (let e = 0; e < d.length; e++) {
     let v = 0;
-    for (let s = 0; s < t; s++) v += digits[s]![e]! * weight[s]!;
+    // each term below 2^46: reduced every 64 terms, the sum stays exact past MAX_PRIMES primes
+    for (let s = 0; s < t; s++) {
+      v += digits[s]![e]! * weight[s]!;
+      if ((s & 63) === 63) v = modMul(v, p, invP);
+    }
     let dig = modMul(modMul(X[e]! - v, p, invP) * radixInv, p, invP);
     if (dig > p / 2) dig -= p;
     d[e] = dig;
