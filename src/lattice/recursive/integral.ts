@@ -2,7 +2,8 @@
  * recursiveReduce(): the recursive reduction by iterated compression (iterate.ts) of an integer
  * basis of any size, with its proof:
  *  - always: U rebuilt from B_in and B_out and proven (exact-transform.ts: U B_in = B_out modulo
- *    primes past the bound of the difference, and B_out W = B_in with W integral, so |det U| = 1),
+ *    primes past the bound of the difference, and B_out W = B_in with W integral, so |det U| = 1;
+ *    a knapsack-like input's U read off B_out, checked by the exact product, det U by residues),
  *    so the output spans the input's lattice;
  *  - with delta (the default): an LLL finish at (delta, eta) on the compressed reduction's output
  *    by the precision ladder (lllIntegral), which proves the LLL conditions as `lll` does (certified
@@ -14,8 +15,9 @@
  * basis likewise, and its transform U has U B_in = B_out (m rows of m).
  */
 import { CheckFailedError, InvalidInputError, RankDeficientError } from '../../core/index.js';
-import type { BigBasis } from '../precision/exact.js';
-import { rebuildTransformBig } from '../exact-transform.js';
+import { applyTransformBig, type BigBasis } from '../precision/exact.js';
+import { isUnimodular } from '../precision/unimodular.js';
+import { readTransform, rebuildTransformBig, unitCoordinates } from '../exact-transform.js';
 import { lllIntegral, type IntegralLLLResult } from '../precision/ladder.js';
 import { fixedQR, maxBitLength } from './fixed-qr.js';
 import { INNER_DELTA, LEAF_BITS, reduceLevel, type IterateStats } from './iterate.js';
@@ -86,7 +88,7 @@ export interface RecursiveResult {
   proof: {
     /** U B_in = B_out, proven by residues modulo primes past the bound of the difference. */
     transform: boolean;
-    /** det U = +-1, proven by the integral W with B_out W = B_in. */
+    /** det U = +-1, proven (the integral W with B_out W = B_in, or det U by residues). */
     unimodular: boolean;
     /** The LLL conditions at (delta, eta) proven (the finish); null without the finish. */
     lll: boolean | null;
@@ -154,16 +156,8 @@ export function recursiveReduce(
     if (!lll) throw new CheckFailedError('recursive: the LLL finish returned a basis it did not prove reduced');
   }
   const tp = performance.now();
-  // U with U B_in = B_out, rebuilt and proven (B_in Z = B_out past the bound of the difference;
-  // B_out W = B_in with W integral, so det U = +-1); a CheckFailedError if either has no integer solution
-  const rebuilt = rebuildTransformBig(Bin, out, true);
-  const Uout: bigint[][] = Array.from({ length: m }, (_, j) => rebuilt.Z.slice(j * m, (j + 1) * m));
+  const { U: Uout, unimodular } = provenTransform(Bin, out);
   const transform = true;
-  const unimodular = rebuilt.det === 1n || rebuilt.det === -1n;
-  if (!unimodular)
-    throw new CheckFailedError(
-      `recursive: det U is ${rebuilt.det}, not +-1 (an internal error, reported rather than returned)`,
-    );
   const proofMs = performance.now() - tp;
   // the quality reached, on the exact output (a fixed-point R resolving Gram-Schmidt norms down to about 2^-40)
   const F = maxBitLength(out) + Math.ceil(Math.log2(n * m)) + 48;
@@ -184,6 +178,36 @@ export function recursiveReduce(
     stats: { ...stats, reduceMs, finishMs, proofMs, finishSwaps },
     timeMs: performance.now() - t0,
   };
+}
+
+/**
+ * U with U B_in = B_out, proven, and whether det U = +-1 (a CheckFailedError where B_out is not in
+ * B_in's lattice). A knapsack-like input (a signed identity on some coordinates) gives U read off
+ * B_out there (its entries are the output's own small coordinates), checked by the exact product,
+ * det U by residues (unimodular.ts); any other is rebuilt from B_in and B_out (exact-transform.ts:
+ * residues past the bound of B_in Z - B_out, and B_out W = B_in with W integral).
+ */
+function provenTransform(Bin: BigBasis, out: BigBasis): { U: bigint[][]; unimodular: boolean } {
+  const m = Bin.length;
+  const unit = unitCoordinates(Bin);
+  if (unit) {
+    const U = readTransform(out, unit);
+    if (!applyTransformBig(Bin, U).every((c, j) => c.every((v, t) => v === out[j]![t])))
+      throw new CheckFailedError(
+        'recursive: the reduced basis is not U B_in for the U its unit coordinates give (an internal error, reported rather than returned)',
+      );
+    const unimodular = isUnimodular(U);
+    if (!unimodular)
+      throw new CheckFailedError('recursive: det U is not +-1 (an internal error, reported rather than returned)');
+    return { U, unimodular };
+  }
+  const rebuilt = rebuildTransformBig(Bin, out, true);
+  const unimodular = rebuilt.det === 1n || rebuilt.det === -1n;
+  if (!unimodular)
+    throw new CheckFailedError(
+      `recursive: det U is ${rebuilt.det}, not +-1 (an internal error, reported rather than returned)`,
+    );
+  return { U: Array.from({ length: m }, (_, j) => rebuilt.Z.slice(j * m, (j + 1) * m)), unimodular };
 }
 
 /** Root Hermite factor from a profile: (r_00 / det^(1/m))^(1/m). */
