@@ -54,7 +54,10 @@ const HELP = `usage: lattice-mimo bench lattice [options]
   --fplll-timeout S       per fplll run (default 60)
   --seed S                seed of the inputs (default 1)
   --variants              also time the kernels' tuning variants (block vs per-thread all-swap, Jacobi block sizes)
-  --out FILE              also write the section into FILE (e.g. bench/RESULTS.md)`;
+  --out FILE              also write the section into FILE (e.g. bench/RESULTS.md)
+
+lattice-mimo bench lattice recursive [--help]: large integer lattices, ours (-a recursive) beside
+fplll and flatter (bench/lattice/recursive.ts).`;
 
 const PARAMS: AlgoParams = { delta: 0.75, eta: 0.51, blockSize: 8, maxIterations: 10_000_000 };
 const FPLLL_SCALE = 2 ** 20;
@@ -458,6 +461,8 @@ async function guarded(lines: string[], what: string, f: () => Promise<void>): P
 }
 
 export async function run(argv: string[]): Promise<number> {
+  // large integer lattices beside fplll and flatter: a table of its own (recursive.ts)
+  if (argv[0] === 'recursive') return (await import('./recursive.js')).run(argv.slice(1));
   // the CLI's own argument layer and value parsers (src/cli): decimal numbers only, each option checked before any work
   const { values } = parseCommandLine(
     argv,

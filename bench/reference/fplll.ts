@@ -79,18 +79,19 @@ export interface ProcessResult {
   timeMs: number;
 }
 
-/** Runs a command with stdin, bounded by a timeout (SIGKILL past it) and an output cap. */
+/** Runs a command with stdin, bounded by a timeout (SIGKILL past it) and an output cap; `env` replaces the environment. */
 export function runProcess(
   cmd: string,
   args: readonly string[],
   input: string,
   timeoutMs: number,
+  env?: NodeJS.ProcessEnv,
 ): Promise<ProcessResult> {
   if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs))
     throw new InvalidArgumentError(`timeoutMs must be a positive finite number, got ${timeoutMs}`);
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], ...(env ? { env } : {}) });
     const out: Buffer[] = [],
       err: Buffer[] = [];
     let bytes = 0;

@@ -35,11 +35,38 @@ import {
   ALGORITHMS,
   type Algorithm,
   unitScale,
+  ALGORITHM_REGISTRY,
+  recursiveReduce,
+  formatRecursiveResult,
+  checkRecursiveOptions,
+  type RecursiveOptions,
 } from '../lattice/index.js';
 import { choiceOption, parseCommandLine, rejectInapplicable } from './args.js';
 import { escapeForTerminal } from './error-line.js';
 import { ProgressLine } from './progress-line.js';
 import { intOption, parseDecimal } from './values.js';
+
+/**
+ * The flags an algorithm's registry entry owns beyond the common ones (AlgorithmEntry.options:
+ * recursive's --rhf, --alpha, --threads), each with the entry it belongs to.
+ */
+const ENTRY_FLAGS: ReadonlyMap<string, { algorithm: Algorithm; key: string; metavar: string; doc: string }> = new Map(
+  ALGORITHMS.flatMap((a) =>
+    Object.entries(ALGORITHM_REGISTRY[a].options ?? {})
+      .filter(([, spec]) => spec.cli && !['delta', 'eta', 'engine'].includes(spec.cli.flag))
+      .map(([key, spec]) => [spec.cli!.flag, { algorithm: a, key, metavar: spec.cli!.metavar ?? '', doc: spec.doc }]),
+  ),
+);
+
+/** Help lines of the entry-owned flags. */
+function entryHelp(): string {
+  return [...ENTRY_FLAGS]
+    .map(([flag, f]) => {
+      const head = `      --${flag} ${f.metavar}`;
+      return `${head.padEnd(24)}-a ${f.algorithm}: ${f.doc}`;
+    })
+    .join('\n');
+}
 
 const HELP = `usage: lattice-mimo reduce [options] [FILE]
 
@@ -64,6 +91,7 @@ options:
       --no-drift-watch  allswap, block, cr-block on the CPU: the papers' algorithms as they are,
                         without recomputing B* where its swap updates drifted (what the per-basis
                         GPU kernels run; knapsack-like bases can then fail)
+${entryHelp()}
   -of, --output-format F   b (basis) | u (transform U, U B_in = B_out) | bu (both) (default b)
       --json            write JSON {basis, transform, stats, check} instead of fplll's format
       --check           print the proof (conditions, |det Z| = 1) and quality metrics on stderr
@@ -156,6 +184,12 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+/** The common options and the flags the registry entries own (ENTRY_FLAGS), each taking a value. */
+const ALL_OPTIONS = {
+  ...OPTIONS,
+  ...Object.fromEntries([...ENTRY_FLAGS.keys()].map((flag) => [flag, { type: 'string' as const }])),
+};
+
 /** A ladder progress report as one line. */
 export function progressText(p: LadderProgress): string {
   const s = Math.round(p.elapsedMs / 1000);
@@ -198,7 +232,8 @@ function assertLengthsInRange(basis: MatrixBatch): void {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals, given } = parseCommandLine(argv, OPTIONS, { command: 'reduce', maxPositionals: 1 });
+  const { values, positionals, given } = parseCommandLine(argv, ALL_OPTIONS, { command: 'reduce', maxPositionals: 1 });
+  const entryValues = values as Record<string, string | boolean | undefined>;
   if (values.help) {
     process.stdout.write(`${HELP}\n`);
     return 0;
@@ -274,6 +309,62 @@ export async function run(argv: string[]): Promise<number> {
     precision !== 'float32' && engine !== 'cuda',
     'the precision ladder runs lll in float64 and beyond on the CPU (no --precision float32, no --engine cuda)',
   );
+  for (const [flag, f] of ENTRY_FLAGS)
+    rejectInapplicable(
+      given,
+      [flag],
+      algorithm === f.algorithm,
+      `--${flag} is ${f.algorithm}'s, the algorithm is ${algorithm}`,
+    );
+  rejectInapplicable(
+    given,
+    ['precision', 'max-iterations'],
+    algorithm !== 'recursive',
+    'recursive reduces integer bases exactly, its compressed copies in float64, and bounds its rounds itself',
+  );
+  if (algorithm === 'recursive') {
+    const entry = ALGORITHM_REGISTRY.recursive.options!;
+    const read = (key: string, text: string | boolean | undefined) =>
+      typeof text !== 'string'
+        ? undefined
+        : entry[key]!.kind === 'integer'
+          ? intOption(key, text, 0, 1)
+          : parseDecimal(key, text);
+    const ropts: RecursiveOptions = {
+      ...(values.delta !== undefined ? { delta: parseDecimal('delta', values.delta) } : {}),
+      ...(values.eta !== undefined ? { eta: parseDecimal('eta', values.eta) } : {}),
+      ...(engine !== undefined ? { engine } : {}),
+    };
+    for (const [flag, f] of ENTRY_FLAGS)
+      if (f.algorithm === 'recursive' && entryValues[flag] !== undefined)
+        (ropts as Record<string, unknown>)[f.key] = read(f.key, entryValues[flag]);
+    checkRecursiveOptions(ropts);
+    const parsedR = readBasisParsed(await readInput(positionals[0], 'pipe a basis on stdin or give a FILE'));
+    if (parsedR.bigValues === null)
+      throw new InvalidInputError(
+        'INVALID_INPUT',
+        'recursive reduces integer bases (its compression and its proof are exact integer arithmetic); this basis has entries that are not integers (lll reduces real bases)',
+      );
+    const lineR = new ProgressLine(process.stderr, { verbose: values.verbose === true });
+    lineR.update('recursive', `recursive: ${parsedR.bigValues.length} vectors, reducing`, 0);
+    let r: ReturnType<typeof recursiveReduce>;
+    try {
+      r = recursiveReduce(parsedR.bigValues, ropts);
+    } finally {
+      lineR.done();
+    }
+    const o = formatRecursiveResult(
+      r,
+      of,
+      values.json === true,
+      values.check === true,
+      ropts.delta ?? 0.99,
+      ropts.eta ?? 0.51,
+    );
+    process.stdout.write(o.stdout);
+    if (o.stderr) process.stderr.write(o.stderr);
+    return 0;
+  }
   if (checkpointFile !== undefined) {
     if (checkpointFile === '-' || writesInPlace(checkpointFile))
       throw new InvalidArgumentError(

@@ -207,7 +207,55 @@ function maxAbs(a: ArrayLike<number>): number {
   return big;
 }
 
-/** Bound on the primes tried before giving up (each adds about 20 bits: Z up to about 1200 bits). */
+/**
+ * An integral n x m matrix as the elimination reads it: its entries modulo a prime (any integers
+ * below 2^53 in magnitude, which solveModP reduces itself), and log2 of its largest |entry|.
+ */
+interface IntegerMatrix {
+  residues(p: number): ArrayLike<number>;
+  log2Max: number;
+}
+
+function float64Matrix(A: ArrayLike<number>): IntegerMatrix {
+  return { residues: () => A, log2Max: Math.log2(Math.max(1, maxAbs(A))) };
+}
+
+/** Columns of BigInts (m columns of n) as an IntegerMatrix: column-major residues, made per prime. */
+function bigMatrix(cols: readonly (readonly bigint[])[]): IntegerMatrix {
+  const m = cols.length,
+    n = cols[0]!.length;
+  let big = 0n;
+  for (const c of cols)
+    for (const v of c) {
+      const a = v < 0n ? -v : v;
+      if (a > big) big = a;
+    }
+  const bits = big.toString(2).length;
+  const log2Max =
+    big === 0n ? 0 : bits > 1000 ? Math.log2(Number(big >> BigInt(bits - 64))) + bits - 64 : Math.log2(Number(big));
+  return {
+    log2Max,
+    residues(p: number) {
+      const out = new Float64Array(n * m);
+      const P = BigInt(p);
+      for (let j = 0; j < m; j++) {
+        const c = cols[j]!;
+        for (let t = 0; t < n; t++) {
+          // small entries (most of a reduced basis' unit coordinates) without BigInt division
+          const v = c[t]!;
+          const r = v >= -0x1fffffffffffffn && v <= 0x1fffffffffffffn ? Number(v) % p : Number(v % P);
+          out[j * n + t] = r < 0 ? r + p : r;
+        }
+      }
+      return out;
+    },
+  };
+}
+
+/**
+ * Bound on the primes tried before giving up (each adds about 20 bits: Z up to about 1200 bits),
+ * raised by the entries' bits for bases of large entries (liftSolution).
+ */
 const MAX_PRIMES = 64;
 
 /**
@@ -215,8 +263,8 @@ const MAX_PRIMES = 64;
  * proven as the module comment says; also det(X mod p) for the first prime p used.
  */
 function liftSolution(
-  A: ArrayLike<number>,
-  C: ArrayLike<number>,
+  A: IntegerMatrix,
+  C: IntegerMatrix,
   n: number,
   m: number,
 ): ExactTransform & { detMod: { p: number; det: number } } {
@@ -226,20 +274,22 @@ function liftSolution(
   const digits: Float64Array[] = [];
   let log2P = 0;
   let topDigit = -1; // highest digit index that is nonzero for some entry
-  const logA = Math.log2(Math.max(1, maxAbs(A))),
-    logC = Math.log2(Math.max(1, maxAbs(C)));
+  const logA = A.log2Max,
+    logC = C.log2Max;
+  // the proof's bound grows with the entries (a knapsack basis of thousands of bits): primes enough for it
+  const maxPrimes = Math.max(MAX_PRIMES, Math.ceil((logA + logC) / 20) + 32);
   let detMod: { p: number; det: number } | undefined;
   let unlucky = 0;
   for (const p of primesBelow(primeLimit(m))) {
-    if (used.length >= MAX_PRIMES || unlucky > 20) break;
-    const X = solveModP(A, C, n, m, p);
+    if (used.length >= maxPrimes || unlucky > 20) break;
+    const X = solveModP(A.residues(p), C.residues(p), n, m, p);
     if (!X) {
       unlucky++;
       continue;
     }
     detMod ??= { p, det: detModP(X, m, p) };
     // Garner: the value so far mod p, sum_s d_s (p_0 ... p_{s-1} mod p) (each term below 2^43,
-    // the sum of at most MAX_PRIMES terms below 2^50: exact), then the new centered digit
+    // the sum reduced as it goes: exact), then the new centered digit
     const t = used.length;
     const weight = new Float64Array(t);
     let radix = 1;
@@ -284,7 +334,11 @@ function garnerDigit(
   let changed = false;
   for (let e = 0; e < d.length; e++) {
     let v = 0;
-    for (let s = 0; s < t; s++) v += digits[s]![e]! * weight[s]!;
+    // each term below 2^46: reduced every 64 terms, the sum stays exact past MAX_PRIMES primes
+    for (let s = 0; s < t; s++) {
+      v += digits[s]![e]! * weight[s]!;
+      if ((s & 63) === 63) v = modMul(v, p, invP);
+    }
     let dig = modMul(modMul(X[e]! - v, p, invP) * radixInv, p, invP);
     if (dig > p / 2) dig -= p;
     d[e] = dig;
@@ -333,6 +387,33 @@ export function rebuildTransform(
     throw new InvalidArgumentError(`${call}: proveUnimodular must be true or false, got ${show(proveUnimodular)}`, {
       option: 'proveUnimodular',
     });
+  return rebuildFrom(float64Matrix(Bin), float64Matrix(Bout), n, m, proveUnimodular);
+}
+
+/**
+ * rebuildTransform() for integers of any size: B_in and B_out as m columns of n BigInts (B_in of
+ * full column rank); Z column-major as rebuildTransform's. The proof is the same (residues past the
+ * bound of B_in Z - B_out; with `proveUnimodular`, the integer W with B_out W = B_in).
+ */
+export function rebuildTransformBig(
+  Bin: readonly (readonly bigint[])[],
+  Bout: readonly (readonly bigint[])[],
+  proveUnimodular: boolean,
+): ExactTransform & { det: bigint | null } {
+  const m = Bin.length,
+    n = Bin[0]!.length;
+  if (Bout.length !== m || Bout.some((c) => c.length !== n) || Bin.some((c) => c.length !== n))
+    throw new InvalidArgumentError('rebuildTransformBig(): B_in and B_out must both be m columns of n integers');
+  return rebuildFrom(bigMatrix(Bin), bigMatrix(Bout), n, m, proveUnimodular);
+}
+
+function rebuildFrom(
+  Bin: IntegerMatrix,
+  Bout: IntegerMatrix,
+  n: number,
+  m: number,
+  proveUnimodular: boolean,
+): ExactTransform & { det: bigint | null } {
   const z = liftSolution(Bin, Bout, n, m);
   if (!proveUnimodular) return { Z: z.Z, maxBits: z.maxBits, primes: z.primes, det: null };
   liftSolution(Bout, Bin, n, m); // throws when B_in is not in the lattice of B_out

@@ -192,8 +192,9 @@ export function parseFplll(text: string): ParsedMatrix {
       );
     }
     row.forEach((v, j) => {
-      if (!Number.isInteger(v) || (Math.abs(v) > Number.MAX_SAFE_INTEGER && !INTEGER.test(tokens[i]![j]!)))
-        integral = false;
+      // an integer literal is integral at any size (past about 309 digits its double is Infinity)
+      if (INTEGER.test(tokens[i]![j]!)) return;
+      if (!Number.isInteger(v) || Math.abs(v) > Number.MAX_SAFE_INTEGER) integral = false;
     });
   });
   const bigValues = integral

@@ -86,4 +86,14 @@ export type { CpuReducer } from './types.js';
 // What other parts of the package use (the package index, src/index.ts, picks what users see).
 export { assertExactDoubles, formatIntegerRows } from './fplll-format.js';
 export { formatIntegralResult } from './precision/output.js';
+export {
+  recursiveReduce,
+  rhfOf,
+  maxDropOf,
+  type RecursiveResult,
+  type RecursiveGoal,
+  type RecursiveStats,
+} from './recursive/integral.js';
+export { RECURSIVE_SCHEMA, checkRecursiveOptions, type RecursiveOptions } from './recursive/options.js';
+export { formatRecursiveResult } from './recursive/output.js';
 export { unitScale } from './validate.js';

@@ -5,7 +5,7 @@
  * algorithm is adding a folder and a line here. reduce(), its option checks (validate.ts) and the
  * fallback policy (fallback.ts) read the traits instead of lists of names.
  */
-import type { RealArray } from '../core/index.js';
+import type { OptionSchema, RealArray } from '../core/index.js';
 import type { AlgoParams, Algorithm, CpuReducer } from './types.js';
 import type { CudaBatchOutputs, CudaBatchResult } from './gpu/batch.js';
 import type { TuningGroup } from './gpu-tuning.js';
@@ -14,6 +14,7 @@ import { allswapEntry } from './allswap/entry.js';
 import { blockEntry, crBlockEntry } from './block/entry.js';
 import { jacobiEntry } from './jacobi/entry.js';
 import { jacobiParallelEntry } from './jacobi-parallel/entry.js';
+import { recursiveEntry } from './recursive/entry.js';
 
 export interface AlgorithmTraits {
   /** The conditions that prove an output: LLL's (size reduction and Lovasz) or pairwise Lagrange's (Jacobi). */
@@ -54,6 +55,11 @@ export interface AlgorithmEntry {
   readonly cpu: CpuReducer;
   /** The GPU implementation, when there is one. */
   readonly cuda?: () => Promise<CudaReducer>;
+  /**
+   * Options of its own beyond reduce()'s (the recursive reduction's quality goals), with their
+   * command-line flags: the reduce command reads its flags and help lines from here.
+   */
+  readonly options?: OptionSchema;
 }
 
 export const ALGORITHM_REGISTRY: Readonly<Record<Algorithm, AlgorithmEntry>> = {
@@ -63,6 +69,7 @@ export const ALGORITHM_REGISTRY: Readonly<Record<Algorithm, AlgorithmEntry>> = {
   'cr-block': crBlockEntry,
   jacobi: jacobiEntry,
   'jacobi-parallel': jacobiParallelEntry,
+  recursive: recursiveEntry,
 };
 
 /** The algorithms with a GPU implementation. */

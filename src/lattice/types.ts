@@ -8,8 +8,11 @@ import type { ErrorRecord, Precision, RealArray } from '../core/index.js';
 import type { GpuTuning } from './gpu-tuning.js';
 
 /** Every reduction algorithm `reduce()` accepts, by name. */
-export const ALGORITHMS = ['lll', 'allswap', 'block', 'cr-block', 'jacobi', 'jacobi-parallel'] as const;
-/** `lll` sequential LLL, `allswap` CR-AS-LLL, `block` MB-LLL, `cr-block` CR-MB-LLL, `jacobi` / `jacobi-parallel` the Jacobi method. */
+export const ALGORITHMS = ['lll', 'allswap', 'block', 'cr-block', 'jacobi', 'jacobi-parallel', 'recursive'] as const;
+/**
+ * `lll` sequential LLL, `allswap` CR-AS-LLL, `block` MB-LLL, `cr-block` CR-MB-LLL, `jacobi` /
+ * `jacobi-parallel` the Jacobi method, `recursive` reduction by iterated compression (large integer bases).
+ */
 export type Algorithm = (typeof ALGORITHMS)[number];
 /** `cpu` always there; `cuda` an NVIDIA GPU, an error when none answers; `auto` the GPU where the algorithm has a kernel and a device answers. */
 export type Engine = 'auto' | 'cpu' | 'cuda';

@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../gpu/cuda-emulator.js';
+import { createHash } from 'node:crypto';
 import type { Philox } from '../../src/core/rng.js';
 import { qrInto } from '../../src/mimo/preprocess/qr.js';
 import { dimOrderOfStreams, fillRealMatrix, type RealModel } from '../../src/mimo/soft/real-model.js';
@@ -71,11 +72,14 @@ export const QR_CALL = String.raw`
 #endif
 `;
 
-/** Path of the intrinsics header for compileEmulated's kernel list (written once per process). */
+/**
+ * Path of the intrinsics header for compileEmulated's kernel list, named by its content's hash so
+ * that checkouts with other shims running at the same time never write over it.
+ */
 export function emulatorShims(): string {
   const dir = join(tmpdir(), 'lattice-mimo-emu');
   mkdirSync(dir, { recursive: true });
-  const path = join(dir, 'mimo-shims.hpp');
+  const path = join(dir, `mimo-shims-${createHash('sha256').update(SHIMS).digest('hex').slice(0, 16)}.hpp`);
   writeFileAtomic(path, SHIMS);
   return path;
 }
