@@ -11,10 +11,47 @@
  * Shapes: a basis is m columns (basis vectors) of n BigInts; Z is m columns of m BigInts with
  * B_out = B_in Z (column j of B_out = sum_i Z[j][i] b_i).
  */
-import { InvalidArgumentError, IterationLimitError, RankDeficientError } from '../../core/index.js';
+import { InvalidArgumentError, InvalidInputError, IterationLimitError, RankDeficientError } from '../../core/index.js';
 import { WATCH_MASK, type RungStats } from './rung-stats.js';
 
 export type BigBasis = bigint[][];
+
+/**
+ * A basis given as rows of integers (BigInt, or numbers within 2^53 - 1) as a BigBasis, m <= n
+ * vectors of n entries each; typed errors: an empty or ragged basis, m > n, an entry that is not
+ * an integer (InvalidInputError), a zero vector (RankDeficientError ZERO_VECTOR).
+ */
+export function readBigBasis(rows: readonly (readonly (bigint | number)[])[]): BigBasis {
+  if (!Array.isArray(rows) || rows.length === 0 || !Array.isArray(rows[0]) || rows[0].length === 0)
+    throw new InvalidInputError('INVALID_INPUT', 'the basis must be a non-empty array of non-empty rows');
+  const m = rows.length,
+    n = rows[0].length;
+  if (m > n)
+    throw new InvalidInputError(
+      'SHAPE_MISMATCH',
+      `a basis has m = ${m} vectors in dimension n = ${n}: m vectors in R^n are dependent when m > n`,
+    );
+  const B = rows.map((r, i) => {
+    if (!Array.isArray(r) || r.length !== n)
+      throw new InvalidInputError(
+        'SHAPE_MISMATCH',
+        `ragged rows: row ${i} has ${Array.isArray(r) ? r.length : 'no'} entries but row 0 has ${n}`,
+      );
+    return r.map((v, j) => {
+      if (typeof v === 'bigint') return v;
+      if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v);
+      throw new InvalidInputError(
+        'INVALID_INPUT',
+        `entry (row ${i}, column ${j}) is ${String(v)}: expected an integer (a BigInt, or a number within 2^53 - 1)`,
+      );
+    });
+  });
+  B.forEach((c, j) => {
+    if (c.every((v) => v === 0n))
+      throw new RankDeficientError('ZERO_VECTOR', `basis vector ${j} is zero`, { vector: j });
+  });
+  return B;
+}
 
 /** A finite double as num / den exactly (den a power of two). */
 export function dyadic(x: number): { num: bigint; den: bigint } {

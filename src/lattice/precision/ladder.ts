@@ -27,7 +27,6 @@
  */
 import {
   CheckFailedError,
-  InvalidInputError,
   LatticeMimoError,
   RankDeficientError,
   errorRecord,
@@ -47,7 +46,7 @@ import { defaultMaxIterations, REDUCE_SCHEMA, resolveOptions } from '../validate
 import { ddLLL, ddLLLFloat64, ddLLLHybrid, plainLLLFloat64, qdLLL } from './dd-lll.js';
 import { runPasses, type Pass } from './passes.js';
 import type { RungStats } from './rung-stats.js';
-import { applyTransformBig, exactLLL, integralGramSchmidt, maxBits, type BigBasis } from './exact.js';
+import { applyTransformBig, exactLLL, integralGramSchmidt, maxBits, type BigBasis, readBigBasis } from './exact.js';
 import { isUnimodular } from './unimodular.js';
 import { certifyLLL } from './certify.js';
 import { intervalLLLProof } from './interval-proof.js';
@@ -227,35 +226,9 @@ export function lllIntegral(
     throw inapplicable(call, 'progressEveryMs', 'it times the onProgress reports, and there is no onProgress');
   if (opt.checkpointEveryMs !== undefined && opt.onCheckpoint === undefined)
     throw inapplicable(call, 'checkpointEveryMs', 'it times the onCheckpoint calls, and there is no onCheckpoint');
-  if (!Array.isArray(rows) || rows.length === 0 || !Array.isArray(rows[0]) || rows[0].length === 0) {
-    throw new InvalidInputError('INVALID_INPUT', 'the basis must be a non-empty array of non-empty rows');
-  }
-  const m = rows.length,
-    n = rows[0].length;
-  if (m > n)
-    throw new InvalidInputError(
-      'SHAPE_MISMATCH',
-      `a basis has m = ${m} vectors in dimension n = ${n}: m vectors in R^n are dependent when m > n`,
-    );
-  const Bin: BigBasis = rows.map((r, i) => {
-    if (!Array.isArray(r) || r.length !== n)
-      throw new InvalidInputError(
-        'SHAPE_MISMATCH',
-        `ragged rows: row ${i} has ${Array.isArray(r) ? r.length : 'no'} entries but row 0 has ${n}`,
-      );
-    return r.map((v, j) => {
-      if (typeof v === 'bigint') return v;
-      if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v);
-      throw new InvalidInputError(
-        'INVALID_INPUT',
-        `entry (row ${i}, column ${j}) is ${String(v)}: expected an integer (a BigInt, or a number within 2^53 - 1)`,
-      );
-    });
-  });
-  Bin.forEach((c, j) => {
-    if (c.every((v) => v === 0n))
-      throw new RankDeficientError('ZERO_VECTOR', `basis vector ${j} is zero`, { vector: j });
-  });
+  const Bin: BigBasis = readBigBasis(rows);
+  const m = Bin.length,
+    n = Bin[0]!.length;
   const inputBits = maxBits(Bin);
   const o = resolveOptions(
     { delta: opt.delta, eta: opt.eta, maxIterations: opt.maxIterations ?? ladderMaxIterations(m, inputBits) },

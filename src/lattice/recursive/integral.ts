@@ -14,8 +14,8 @@
  * Shapes: `rows` are basis vectors as in fplll's format (m rows of n integers, m <= n); the result's
  * basis likewise, and its transform U has U B_in = B_out (m rows of m).
  */
-import { CheckFailedError, InvalidInputError, RankDeficientError } from '../../core/index.js';
-import { applyTransformBig, type BigBasis } from '../precision/exact.js';
+import { CheckFailedError } from '../../core/index.js';
+import { applyTransformBig, type BigBasis, readBigBasis } from '../precision/exact.js';
 import { isUnimodular } from '../precision/unimodular.js';
 import { readTransform, rebuildTransformBig, unitCoordinates } from '../exact-transform.js';
 import { lllIntegral, type IntegralLLLResult } from '../precision/ladder.js';
@@ -114,7 +114,7 @@ export function recursiveReduce(
 ): RecursiveResult {
   const t0 = performance.now();
   const call = 'recursiveReduce()';
-  const Bin = readRows(rows);
+  const Bin = readBigBasis(rows);
   const m = Bin.length,
     n = Bin[0]!.length;
   const o = resolveRecursive(opts, m, call);
@@ -224,36 +224,4 @@ export function maxDropOf(profile: Float64Array): number {
   let most = 0;
   for (let i = 0; i + 1 < profile.length; i++) most = Math.max(most, profile[i]! - profile[i + 1]!);
   return 2 ** most;
-}
-
-function readRows(rows: readonly (readonly (bigint | number)[])[]): BigBasis {
-  if (!Array.isArray(rows) || rows.length === 0 || !Array.isArray(rows[0]) || rows[0].length === 0)
-    throw new InvalidInputError('INVALID_INPUT', 'the basis must be a non-empty array of non-empty rows');
-  const m = rows.length,
-    n = rows[0].length;
-  if (m > n)
-    throw new InvalidInputError(
-      'SHAPE_MISMATCH',
-      `a basis has m = ${m} vectors in dimension n = ${n}: m vectors in R^n are dependent when m > n`,
-    );
-  const B = rows.map((r, i) => {
-    if (!Array.isArray(r) || r.length !== n)
-      throw new InvalidInputError(
-        'SHAPE_MISMATCH',
-        `ragged rows: row ${i} has ${Array.isArray(r) ? r.length : 'no'} entries but row 0 has ${n}`,
-      );
-    return r.map((v, j) => {
-      if (typeof v === 'bigint') return v;
-      if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v);
-      throw new InvalidInputError(
-        'INVALID_INPUT',
-        `entry (row ${i}, column ${j}) is ${String(v)}: expected an integer (a BigInt, or a number within 2^53 - 1)`,
-      );
-    });
-  });
-  B.forEach((c, j) => {
-    if (c.every((v) => v === 0n))
-      throw new RankDeficientError('ZERO_VECTOR', `basis vector ${j} is zero`, { vector: j });
-  });
-  return B;
 }
