@@ -192,23 +192,7 @@ abstract class CodeBase implements LdpcCode {
         return { bits, iterations: Math.abs(it), ok: it > 0 };
       },
       decodeBatch: (llr, frames, out, extrinsic) => {
-        checkFrames(frames, llr.length, this.n, 'LLR input');
-        if (extrinsic !== undefined && (!(extrinsic instanceof Float64Array) || extrinsic.length < frames * this.n))
-          throw new InvalidInputError(
-            'SHAPE_MISMATCH',
-            `extrinsic output must be a Float64Array of at least ${frames} frames x n = ${this.n} entries`,
-          );
-        const res = out ?? {
-          bits: new Uint8Array(frames * this.k),
-          iterations: new Int32Array(frames),
-          ok: new Uint8Array(frames),
-        };
-        if (res.bits.length < frames * this.k || res.iterations.length < frames || res.ok.length < frames) {
-          throw new InvalidInputError(
-            'SHAPE_MISMATCH',
-            `batch output arrays are too short for ${frames} frames of k = ${this.k}`,
-          );
-        }
+        const res = this.batchOutputs(llr, frames, out, extrinsic);
         for (let f = 0; f < frames; f++) {
           const it = one(llr, f * this.n);
           this.gatherInfo(core.decisions, res.bits, f * this.k);
@@ -220,6 +204,35 @@ abstract class CodeBase implements LdpcCode {
         return res;
       },
     };
+  }
+
+  /**
+   * A batch decode's arguments checked (frames x n LLRs, an extrinsic output of frames x n doubles
+   * when given, `out` long enough) and its output arrays: `out`, or new ones.
+   */
+  private batchOutputs(
+    llr: ArrayLike<number>,
+    frames: number,
+    out: DecodeBatchResult | undefined,
+    extrinsic: Float64Array | undefined,
+  ): DecodeBatchResult {
+    checkFrames(frames, llr.length, this.n, 'LLR input');
+    if (extrinsic !== undefined && (!(extrinsic instanceof Float64Array) || extrinsic.length < frames * this.n))
+      throw new InvalidInputError(
+        'SHAPE_MISMATCH',
+        `extrinsic output must be a Float64Array of at least ${frames} frames x n = ${this.n} entries`,
+      );
+    const res = out ?? {
+      bits: new Uint8Array(frames * this.k),
+      iterations: new Int32Array(frames),
+      ok: new Uint8Array(frames),
+    };
+    if (res.bits.length < frames * this.k || res.iterations.length < frames || res.ok.length < frames)
+      throw new InvalidInputError(
+        'SHAPE_MISMATCH',
+        `batch output arrays are too short for ${frames} frames of k = ${this.k}`,
+      );
+    return res;
   }
 
   /**
@@ -250,22 +263,7 @@ abstract class CodeBase implements LdpcCode {
       out?: DecodeBatchResult,
       extrinsic?: Float64Array,
     ): DecodeBatchResult => {
-      checkFrames(frames, llr.length, this.n, 'LLR input');
-      if (extrinsic !== undefined && (!(extrinsic instanceof Float64Array) || extrinsic.length < frames * this.n))
-        throw new InvalidInputError(
-          'SHAPE_MISMATCH',
-          `extrinsic output must be a Float64Array of at least ${frames} frames x n = ${this.n} entries`,
-        );
-      const res = out ?? {
-        bits: new Uint8Array(frames * this.k),
-        iterations: new Int32Array(frames),
-        ok: new Uint8Array(frames),
-      };
-      if (res.bits.length < frames * this.k || res.iterations.length < frames || res.ok.length < frames)
-        throw new InvalidInputError(
-          'SHAPE_MISMATCH',
-          `batch output arrays are too short for ${frames} frames of k = ${this.k}`,
-        );
+      const res = this.batchOutputs(llr, frames, out, extrinsic);
       const load = loadOf(llr);
       const { scale } = format;
       backend.decodeFrames(frames, load, (f, it, decisions, posteriors) => {

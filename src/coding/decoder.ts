@@ -25,6 +25,7 @@ import {
   type DecoderOptions,
   type SparseParityCheck,
   LDPC_DECODER_ALGORITHMS,
+  maxRowDegree,
 } from './types.js';
 
 /**
@@ -198,8 +199,7 @@ export class LdpcDecoder {
     this.H = H;
     this.n = H.n;
     this.minSum = this.options.algorithm === 'nms' || this.options.algorithm === 'oms';
-    let dmax = 1;
-    for (let r = 0; r < H.m; r++) dmax = Math.max(dmax, H.rowStart[r + 1]! - H.rowStart[r]!);
+    const dmax = maxRowDegree(H);
     const colDegree = new Int32Array(H.n);
     for (let e = 0; e < H.col.length; e++) {
       const c = H.col[e]!;

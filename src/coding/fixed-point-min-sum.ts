@@ -22,7 +22,7 @@
  */
 import { InvalidInputError } from '../core/index.js';
 import type { ResolvedDecoderOptions } from './decoder.js';
-import type { SparseParityCheck } from './types.js';
+import { maxRowDegree, type SparseParityCheck } from './types.js';
 
 /** Fills `into` (n entries) with frame f's channel LLRs on the code's columns. */
 export type FrameLoad = (frame: number, into: Float64Array) => void;
@@ -120,8 +120,7 @@ export class FixedPointMinSumDecoder {
     this.options = options;
     this.format = format;
     this.constants = fixedPointConstants(format, options);
-    let dmax = 1;
-    for (let r = 0; r < H.m; r++) dmax = Math.max(dmax, H.rowStart[r + 1]! - H.rowStart[r]!);
+    const dmax = maxRowDegree(H);
     this.L = new Int32Array(H.n);
     this.L0 = new Int32Array(H.n);
     this.R = new Int32Array(H.col.length);

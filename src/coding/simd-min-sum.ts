@@ -14,7 +14,7 @@ import {
   type FrameLoad,
   fixedPointConstants,
 } from './fixed-point-min-sum.js';
-import type { SparseParityCheck } from './types.js';
+import { maxRowDegree, type SparseParityCheck } from './types.js';
 
 /** The kernel's exports (pointers are byte offsets into its memory). */
 interface LayeredMinSumKernel {
@@ -159,8 +159,7 @@ export class SimdMinSumDecoder {
     this.options = options;
     this.format = format;
     this.constants = fixedPointConstants(format, options);
-    let dmax = 1;
-    for (let r = 0; r < H.m; r++) dmax = Math.max(dmax, H.rowStart[r + 1]! - H.rowStart[r]!);
+    const dmax = maxRowDegree(H);
     this.at = layout(H, dmax);
     this.dmax = dmax;
     this.paired = rowsPairUp(H);

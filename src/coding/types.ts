@@ -69,6 +69,13 @@ export interface SparseParityCheck {
   readonly col: Int32Array;
 }
 
+/** The most edges a check row of H has (at least 1): the decoders size their row buffers by it. */
+export function maxRowDegree(H: SparseParityCheck): number {
+  let dmax = 1;
+  for (let r = 0; r < H.m; r++) dmax = Math.max(dmax, H.rowStart[r + 1]! - H.rowStart[r]!);
+  return dmax;
+}
+
 /** The decoding algorithms: layered normalized / offset min-sum, layered and flooding sum-product. */
 export type DecoderAlgorithm = 'nms' | 'oms' | 'spa' | 'flooding-spa';
 
