@@ -158,6 +158,10 @@ export function transportBlockCheckCudaPlan(
       if (!Number.isInteger(b.tbs) || b.tbs < 0 || b.tbs * C > 2 ** 31 - 1)
         throw new InvalidArgumentError(`tbs must be a non-negative integer with tbs x C below 2^31, got ${b.tbs}`);
       if (b.tbs === 0) return;
+      if (!b.scratch)
+        throw new InvalidArgumentError(`scratch must be a work space of scratchBytes(${b.tbs}) bytes, got none`, {
+          option: 'scratch',
+        });
       blocks.launch({ grid: b.tbs * C, block: CRC_THREADS, sharedBytes, stream }, [
         b.bits,
         shifts.ptr,
