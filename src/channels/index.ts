@@ -56,12 +56,18 @@ export {
   meanErrorVariance,
   type SlotEstimate,
   type SlotEstimator,
+  slotLmmseErrorVariance,
+  lmmseErrorVariance,
+  lsErrorScale,
+  type TimeInterpolationTerms,
+  timeInterpolationTerms,
   type DmrsEstimationBuffers,
   type DmrsEstimationCudaPlan,
   type DmrsEstimationSetup,
   dmrsEstimationCudaPlan,
 } from './estimation/index.js';
 export { checkSpan, drawSpan } from './span.js';
+export { besselJ0, jakesCorrelation, STATIC_CHANNEL, type TimeCorrelation } from './time-correlation.js';
 export { rayleighChannels, type ChannelOptions } from './rayleigh/cpu.js';
 export { identityChannels } from './awgn/cpu.js';
 export { type RicianParams, losMatrix, ricianGains } from './rician/cpu.js';

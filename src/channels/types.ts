@@ -6,6 +6,7 @@
  */
 import type { SchemaOf } from '../core/index.js';
 import type { CudaContext, Stream } from '../gpu/index.js';
+import type { TimeCorrelation } from './time-correlation.js';
 
 /** The antennas a model generates channels for: nt transmit, nr receive. */
 export interface ChannelShape {
@@ -118,6 +119,12 @@ export interface ChannelEntry<N extends string = string, P extends object = Reco
    * channel estimator assumes). Absent: one path at delay 0 (flat fading).
    */
   powerDelayProfile?(params: P): PowerDelayProfile;
+  /**
+   * Time-varying models: the entries' mean time correlation under the parameters (what an estimator
+   * that interpolates between pilot symbols assumes of the channel). Absent: the channel does not
+   * change within a drop (1 at every lag).
+   */
+  timeCorrelation?(params: P): TimeCorrelation;
 }
 
 /** Paths' delays and mean powers. */

@@ -89,13 +89,15 @@ options:
   --mod MOD                 ${MODULATIONS.join(', ')} (default 16qam)
   --rate R                  target code rate, above 0, at most 0.95 (default 0.5)
   --base-graph B            LDPC base graph 1 or 2 (default: 38.212's choice)
-  --csi ls|lmmse            the channel estimator (default lmmse: --model's delay profile)
+  --csi ls|lmmse            the channel estimator (default lmmse: --model's delay profile; both
+                            count --model's Doppler in the noise variance)
   --n0 X                    LMMSE: the N0 its filter assumes (default: that of --snr, else 0.1)
   --detector NAME           a soft detector (default nway; mmse: mmse-pic without priors)
   --iterations N            LDPC decoder iterations (default 10)
   --rnti N, --scrambling-id N   the scrambling's n_RNTI (0 to 65535) and n_ID (0 to 1023) (default 0)
   --engine auto|cpu|cuda    (default auto)
-  --model MODEL             the channel model the slots are made with, and LMMSE's profile (default tdl-c)
+  --model MODEL             the channel model the slots are made with, and the one the estimator
+                            assumes: LMMSE's profile, the Doppler of time interpolation (default tdl-c)
   --make N                  make N slots (default 4; not with --input), 1 to ${MAX_MAKE}
   --snr DB                  made slots: Es/N0 in dB (default 20)
   --seed X                  made slots: Philox key (default 1)

@@ -50,9 +50,9 @@ export function receiveSlotsCpu(r: ResolvedReceiver, slots: readonly ReceivedSlo
     nr = r.options.nr;
   let filter: LmmseFilter | null = null;
   const estimator = (): SlotEstimator => {
-    if (r.options.csi === 'ls') return { csi: 'ls' };
+    if (r.options.csi === 'ls') return { csi: 'ls', time: r.time };
     filter ??= lmmseFilter(config, { pdp: r.pdp!, noiseVariance: r.options.n0 });
-    return { csi: 'lmmse', filter };
+    return { csi: 'lmmse', filter, time: r.time };
   };
   const scramble = scramblingSequence(r);
   const bg = code.nr!.bg as 1 | 2;

@@ -183,6 +183,7 @@ class ReceiverPlan implements SlotReceiverCudaPlan {
         nr,
         csi: r.options.csi,
         ...(r.pdp ? { pdp: r.pdp } : {}),
+        time: r.time,
         maxSlots: S,
       });
       frees.push(this.estimation);

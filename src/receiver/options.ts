@@ -31,6 +31,8 @@ import {
   type DmrsConfig,
   dmrsConfig,
   type PowerDelayProfile,
+  type TimeInterpolationTerms,
+  timeInterpolationTerms,
 } from '../channels/index.js';
 import {
   DECODER_SCHEMA,
@@ -78,9 +80,12 @@ export interface SlotReceiverOptions {
   baseGraph?: 1 | 2;
   /** The estimator: 'lmmse' (default) or 'ls'. */
   csi?: 'ls' | 'lmmse';
-  /** LMMSE: the channel model whose power delay profile the filter assumes (default 'tdl-c'), and its parameters. */
+  /**
+   * The channel model the estimator assumes (default 'tdl-c'): its power delay profile (LMMSE's
+   * filter) and its time correlation (the noise variance counts the error of interpolating in time).
+   */
   channel?: string;
-  /** LMMSE: the channel model's parameters (its registry entry's schema checks them). */
+  /** The channel model's parameters (its registry entry's schema checks them; speed and carrier set its Doppler). */
   channelOptions?: Readonly<Record<string, unknown>>;
   /** LMMSE: the N0 the filter assumes (default 0.1: a 10 dB design point). */
   n0?: number;
@@ -109,12 +114,12 @@ const SCHEMA = {
   rate: option(number({ min: 0, minOpen: true, max: NR_MAX_RATE }), 'the target code rate', { required: true }),
   baseGraph: option(integer(1, 2), "the LDPC base graph (default: 38.212 7.2.2's choice)"),
   csi: option(choice(['ls', 'lmmse'] as const), 'the channel estimator', { default: 'lmmse' }),
-  channel: option(string(), 'LMMSE: the channel model whose power delay profile the filter assumes', {
+  channel: option(string(), 'the channel model the estimator assumes (delay profile, Doppler)', {
     default: 'tdl-c',
   }),
   channelOptions: option(
     satisfying<Record<string, unknown>>('an object', (v) => typeof v === 'object' && v !== null && !Array.isArray(v)),
-    "LMMSE: the channel model's parameters",
+    "the channel model's parameters",
   ),
   n0: option(number({ min: 0, minOpen: true }), 'LMMSE: the N0 the filter assumes', { default: 0.1 }),
   detector: option(
@@ -159,6 +164,8 @@ export interface ResolvedReceiver {
   readonly detect: DetectOptions;
   /** LMMSE: the profile the filter assumes. */
   readonly pdp: PowerDelayProfile | null;
+  /** The time interpolation's error terms under the model's time correlation (the noise variance counts them). */
+  readonly time: TimeInterpolationTerms;
 }
 
 /** Iterations of the search for a transport block that splits evenly (each step 8 bits smaller). */
@@ -236,15 +243,16 @@ export function resolveReceiver(options: SlotReceiverOptions, call = 'slot recei
   const A = seg.A;
   let pdp: PowerDelayProfile | null = null;
   const channelOptions = o.channelOptions ?? {};
+  const model = checkChannel(o.channel, channelOptions, { nt: o.layers, nr: o.nr }, call);
+  const entry = channelEntry(model.model)!;
   if (o.csi === 'lmmse') {
-    const checked = checkChannel(o.channel, channelOptions, { nt: o.layers, nr: o.nr }, call);
-    const profile = channelEntry(checked.model)!.powerDelayProfile;
+    const profile = entry.powerDelayProfile;
     if (!profile)
       throw new InvalidArgumentError(
-        `${call}: channel model '${checked.model}' has no power delay profile for the LMMSE filter: give a TDL or CDL model, or csi 'ls'`,
-        { option: 'channel', value: checked.model },
+        `${call}: channel model '${model.model}' has no power delay profile for the LMMSE filter: give a TDL or CDL model, or csi 'ls'`,
+        { option: 'channel', value: model.model },
       );
-    pdp = profile(checked.params);
+    pdp = profile(model.params);
   }
   return {
     options: { ...o, channelOptions, decoder: { maxIterations: 10, ...o.decoder } },
@@ -259,5 +267,6 @@ export function resolveReceiver(options: SlotReceiverOptions, call = 'slot recei
     A,
     detect: { ...detect, soft: 'maxlog' },
     pdp,
+    time: timeInterpolationTerms(config, entry.timeCorrelation?.(model.params)),
   };
 }

@@ -6,8 +6,9 @@
  * data symbol, then subcarrier (frequency first, as NR maps a code block); a chunk may use only the
  * first `vectors` of them (a coded slot holds whole code blocks; the rest stay empty). The detectors get
  * the true channel (csi 'perfect') or its LS / LMMSE estimate from the DM-RS, with the noise
- * variance estimated from the DM-RS plus the estimate's error variance times nt (the power the
- * channel error leaks in as noise, unit-energy symbols).
+ * variance estimated from the DM-RS plus the estimate's error variance on the data symbols times nt
+ * (the power the channel error leaks in as noise, unit-energy symbols; the interpolation in time
+ * under the model's time correlation included).
  *
  * Streams (chunkStream purposes, as the flat link): symbols / info bits as generateLinkChunk draws
  * them; channels: the drop; noise: every resource element's nr complex normals in grid order
@@ -29,6 +30,8 @@ import {
   slotsPerFrame,
   subcarrierFrequencies,
   symbolTimes,
+  type TimeInterpolationTerms,
+  timeInterpolationTerms,
 } from '../channels/index.js';
 import { InvalidArgumentError, type Philox } from '../core/index.js';
 import { addNoise } from '../mimo/index.js';
@@ -96,6 +99,27 @@ export function ofdmLmmseFilter(
     filters.set(key, f);
   }
   return f;
+}
+
+const terms = new Map<string, TimeInterpolationTerms>();
+
+/**
+ * The time interpolation's error terms of a configuration under a model's time correlation (cached
+ * per thread, one object per key: the LMMSE error variance is memoised on it; the GPU link uses them too).
+ */
+export function ofdmTimeTerms(
+  config: DmrsConfig,
+  channel: ChannelModel,
+  params: Readonly<Record<string, unknown>>,
+): TimeInterpolationTerms {
+  const key = `${config.scs}|${config.symbols.join(',')}|${channel}|${JSON.stringify(params)}`;
+  let t = terms.get(key);
+  if (!t) {
+    t = timeInterpolationTerms(config, channelEntry(channel)!.timeCorrelation?.(params));
+    if (terms.size > 64) terms.clear();
+    terms.set(key, t);
+  }
+  return t;
 }
 
 /** What the OFDM chunk needs of the link's spec. */
@@ -187,8 +211,12 @@ export function ofdmChunk(
       Y,
       nr,
       ofdm.csi === 'ls'
-        ? { csi: 'ls' }
-        : { csi: 'lmmse', filter: ofdmLmmseFilter(config, name, params, spec.noiseVar) },
+        ? { csi: 'ls', time: ofdmTimeTerms(config, name, params) }
+        : {
+            csi: 'lmmse',
+            filter: ofdmLmmseFilter(config, name, params, spec.noiseVar),
+            time: ofdmTimeTerms(config, name, params),
+          },
     );
     Hest = est.H;
     noiseVar = est.noiseVar;

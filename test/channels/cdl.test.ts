@@ -219,6 +219,9 @@ test("cdl: the time correlation E[h(t) conj(h(0))] is the rays' Doppler sum over
           wi += (powers[n]! / 400) * Math.sin(2 * Math.PI * nu * times[k]!);
         }
     }
+    // the entry's time correlation (what estimators assume) is this sum's real part
+    const rho = CDL_ENTRIES[model].timeCorrelation!(params)(times[k]!);
+    assert.ok(Math.abs(rho - wr) < 1e-12, `${what}: timeCorrelation ${rho} vs ${wr}`);
     for (let e = 0; e < 2; e++) {
       let re = 0,
         im = 0;

@@ -12,7 +12,7 @@ import { randomInt } from 'node:crypto';
 import fc from 'fast-check';
 import { InvalidArgumentError } from '../../src/core/errors.js';
 import { Philox } from '../../src/core/rng.js';
-import { SYMBOLS_PER_SLOT, subcarrierFrequencies } from '../../src/channels/index.js';
+import { SYMBOLS_PER_SLOT, slotDuration, subcarrierFrequencies } from '../../src/channels/index.js';
 import {
   type DmrsConfig,
   type DmrsPilots,
@@ -31,7 +31,11 @@ import {
   meanErrorVariance,
   pilotGrid,
   slotsPerFrame,
+  lmmseErrorVariance,
+  lsErrorScale,
+  timeInterpolationTerms,
 } from '../../src/channels/estimation/index.js';
+import { jakesCorrelation } from '../../src/channels/time-correlation.js';
 
 const seed = randomInt(2 ** 31);
 const msg = (s: string) => `${s} (seed ${seed})`;
@@ -566,10 +570,78 @@ test('estimateSlot: LS and LMMSE as their estimators and noise estimates give th
     const l = estimateSlot(pilots, y, nr, { csi: 'lmmse', filter });
     assert.deepEqual(l.H, lmmseEstimate(filter, pilots, y, nr), msg(describe(config)));
     assert.equal(l.n0, lmmseNoise(filter, pilots, y, nr).noiseVariance);
-    assert.equal(l.noiseVar, l.n0 + config.layers * meanErrorVariance(filter));
+    const still = timeInterpolationTerms(config);
+    assert.equal(l.noiseVar, l.n0 + config.layers * lmmseErrorVariance(filter, still));
     const s = estimateSlot(pilots, y, nr, { csi: 'ls' });
     assert.deepEqual(s.H, lsEstimate(pilots, y, nr));
     assert.equal(s.n0, estimateNoise(pilots, y, nr).noiseVariance);
-    assert.equal(s.noiseVar, s.n0 + config.layers * (s.n0 / (2 * config.pilotPower)));
+    assert.equal(s.noiseVar, s.n0 + config.layers * (s.n0 / lsErrorScale(config, still) + still.doppler));
+    // a static channel: no Doppler term; interpolating averages the DM-RS symbols' errors down
+    assert.equal(still.doppler, 0);
+    assert.ok(still.own <= 1 && still.own >= 0.5, msg(`own ${still.own}`));
+    assert.ok(lmmseErrorVariance(filter, still) <= meanErrorVariance(filter) * (1 + 1e-12));
+    // with a time correlation the estimator is told, the detectors' noise grows by the Doppler term
+    const moving = timeInterpolationTerms(config, jakesCorrelation(300));
+    const m = estimateSlot(pilots, y, nr, { csi: 'ls', time: moving });
+    assert.ok(moving.doppler > 0 && m.noiseVar > s.noiseVar, msg(`doppler ${moving.doppler}`));
+  }
+});
+
+test('time interpolation: the error on the data symbols under Jakes fading matches the terms, LS on a flat channel and LMMSE on a profile', () => {
+  for (const csi of ['ls', 'lmmse'] as const) {
+    const c = randomConfig({ prbs: 2 + rng.int(5), layers: 1 + rng.int(2) });
+    const K = c.subcarriers,
+      L = c.layers;
+    const N0 = 0.005 + 0.05 * rng.uniform();
+    const Tslot = slotDuration(c);
+    // 0.15 to 0.5 Doppler cycles a slot: the channel turns visibly between DM-RS symbols
+    const fD = (0.15 + 0.35 * rng.uniform()) / Tslot;
+    const pdp = csi === 'ls' ? { delays: [0], powers: [1] } : randomPdp((0.05 + 0.1 * rng.uniform()) / c.scs);
+    const filter = csi === 'lmmse' ? lmmseFilter(c, { pdp, noiseVariance: N0 }) : null;
+    const terms = timeInterpolationTerms(c, jakesCorrelation(fD));
+    const want = filter ? lmmseErrorVariance(filter, terms) : N0 / lsErrorScale(c, terms) + terms.doppler;
+    const what = msg(`${csi}: ${describe(c)}, N0 ${N0.toFixed(4)}, fD T ${(fD * Tslot).toFixed(2)}, predicted ${want}`);
+    assert.ok(terms.doppler > 0, what);
+    const f = subcarrierFrequencies(c);
+    const symbolT = Tslot / SYMBOLS_PER_SLOT;
+    const M = 12;
+    const trials = 120;
+    const ratios: number[] = [];
+    for (let t = 0; t < trials; t++) {
+      // per layer and tap: g(t) = sum_m a_m exp(j 2 pi fD cos(alpha_m) t), a_m ~ CN(0, p / M): Jakes over draws
+      const H = new Float64Array(2 * SYMBOLS_PER_SLOT * K * L);
+      for (let j = 0; j < L; j++)
+        pdp.powers.forEach((pw, tap) => {
+          const rays = Array.from({ length: M }, () => ({
+            a: cn(pw / M),
+            nu: fD * Math.cos(2 * Math.PI * rng.uniform()),
+          }));
+          for (let l = 0; l < SYMBOLS_PER_SLOT; l++) {
+            let gr = 0,
+              gi = 0;
+            for (const r of rays) {
+              const ph = 2 * Math.PI * r.nu * l * symbolT;
+              gr += r.a[0] * Math.cos(ph) - r.a[1] * Math.sin(ph);
+              gi += r.a[0] * Math.sin(ph) + r.a[1] * Math.cos(ph);
+            }
+            for (let k = 0; k < K; k++) {
+              const ph = -2 * Math.PI * f[k]! * pdp.delays[tap]!;
+              const at = 2 * ((l * K + k) * L + j);
+              H[at]! += gr * Math.cos(ph) - gi * Math.sin(ph);
+              H[at + 1]! += gr * Math.sin(ph) + gi * Math.cos(ph);
+            }
+          }
+        });
+      const p = dmrsPilots(c, rng.int(slotsPerFrame(c.scs)));
+      const y = receive(p, 1, N0, (l, k, _i, j) => [H[2 * ((l * K + k) * L + j)]!, H[2 * ((l * K + k) * L + j) + 1]!]);
+      const est = filter ? lmmseEstimate(filter, p, y, 1) : lsEstimate(p, y, 1);
+      let e = 0;
+      for (const l of c.dataSymbols)
+        for (let q = 2 * l * K * L; q < 2 * (l + 1) * K * L; q++) e += (est[q]! - H[q]!) ** 2;
+      ratios.push(e / (c.dataSymbols.length * K * L) / want);
+    }
+    const mean = ratios.reduce((a, b) => a + b, 0) / trials;
+    const sd = Math.sqrt(ratios.reduce((a, b) => a + (b - mean) ** 2, 0) / (trials - 1));
+    assert.ok(Math.abs(mean - 1) < (Z * sd) / Math.sqrt(trials), `${what}: empirical / predicted ${mean} (sd ${sd})`);
   }
 });

@@ -202,10 +202,46 @@ test('tdl: the time correlation of the Rayleigh taps is J0(2 pi f_D t)', () => {
       }
     const got = crossMean(pairs);
     const want = besselJ0(2 * Math.PI * fD * lags[k]!);
+    const rho = CHANNEL_REGISTRY[name].timeCorrelation!({ speed, carrier })(lags[k]!);
+    assert.ok(Math.abs(rho - want) < 1e-12, msg(`${name} timeCorrelation ${rho} vs J0 ${want}`));
     assert.ok(
       Math.hypot(got.re - want, got.im) < Z * got.se,
       msg(
         `${name} fD ${fD.toFixed(1)} lag ${lags[k]}: ${got.re.toFixed(3)} ${got.im.toFixed(3)} vs J0 ${want.toFixed(3)}`,
+      ),
+    );
+  }
+});
+
+test("tdl: with a line of sight (D, E) the time correlation is the taps' J0 and the LOS's cos(2 pi 0.7 f_D t), as timeCorrelation gives it", () => {
+  const name = (['tdl-d', 'tdl-e'] as const)[randomInt(2)];
+  const speed = 10 + Math.random() * 50,
+    carrier = 2e9 + Math.random() * 4e9,
+    kFactorDb = -5 + Math.random() * 15;
+  const fD = (speed * carrier) / 299_792_458;
+  const shape = { nt: 1, nr: 1 };
+  const params = { speed, carrier, kFactorDb };
+  const rho = CHANNEL_REGISTRY[name].timeCorrelation!(params);
+  const lags = [0, 0.15 / fD, 0.4 / fD, 1.3 / fD];
+  const N = 4000;
+  const R = channelResponse(CHANNEL_REGISTRY[name].cpu(shape, params), shape, spanOf(N), {
+    times: Float64Array.from(lags),
+    freqs: new Float64Array(1),
+  });
+  assert.equal(rho(0), 1);
+  for (let k = 1; k < lags.length; k++) {
+    const pairs: [number, number, number, number][] = [];
+    for (let d = 0; d < N; d++) {
+      const a = d * lags.length * 2,
+        b = (d * lags.length + k) * 2;
+      pairs.push([R[b]!, R[b + 1]!, R[a]!, R[a + 1]!]);
+    }
+    const got = crossMean(pairs);
+    const want = rho(lags[k]!);
+    assert.ok(
+      Math.abs(got.re - want) < Z * got.se,
+      msg(
+        `${name} K ${kFactorDb.toFixed(1)} dB, fD ${fD.toFixed(1)}, lag ${lags[k]}: Re ${got.re.toFixed(4)} vs ${want.toFixed(4)}`,
       ),
     );
   }

@@ -19,7 +19,8 @@ import {
   channelResponse,
   checkChannel,
   dmrsPilots,
-  meanErrorVariance,
+  lsErrorScale,
+  slotLmmseErrorVariance,
   autoNoiseSum,
   freeTermCounts,
   noiseTermCount,
@@ -35,7 +36,13 @@ import { constellation } from '../../src/mimo/modulation.js';
 import type { Modulation } from '../../src/mimo/types.js';
 import { codeOf, type CodedSpec, vectorsPerFrame } from '../../src/sim/coded.js';
 import { generateLinkChunk, linkChannelSpan } from '../../src/sim/link.js';
-import { ofdmDataVectors, ofdmDmrs, ofdmLmmseFilter, type OfdmLinkSpec } from '../../src/sim/ofdm-link.js';
+import {
+  ofdmDataVectors,
+  ofdmDmrs,
+  ofdmLmmseFilter,
+  type OfdmLinkSpec,
+  ofdmTimeTerms,
+} from '../../src/sim/ofdm-link.js';
 import { ofdmVectorOnCpu } from '../../src/sim/gpu/cpu-vector.js';
 import { lmmseDeviceArrays, NOISE_SUM_METHOD } from '../../src/channels/estimation/gpu/estimation-plan.js';
 import { resolveEngine, simulate } from '../../src/sim/simulate.js';
@@ -244,8 +251,8 @@ function check(c: OfdmCase, got: { H32: Float32Array; tx: Int32Array; y32: Float
 
 const ESTIMATE_MAIN = String.raw`
 int main() {
-  long long h[17]; double d[6];
-  if (fread(h, 8, 17, stdin) != 17 || fread(d, 8, 6, stdin) != 6) return 1;
+  long long h[17]; double d[7];
+  if (fread(h, 8, 17, stdin) != 17 || fread(d, 8, 7, stdin) != 7) return 1;
   const int method = (int)h[14], empty = (int)h[16];
   const long long terms = h[15];
   const int segments = (int)((terms + 63) / 64);
@@ -254,7 +261,7 @@ int main() {
   const int cv = (int)h[3], vectors = (int)h[4], K = (int)h[5], mask = (int)h[6], flat = (int)h[7], M = (int)h[8];
   const long long gridEntries = h[9];
   const int chunks = (int)h[10], D = (int)h[11], slots = (int)h[12], W = (int)h[13];
-  const double sd = d[0], beta = d[1], pilotPower = d[2], lsScale = d[3], errorVar = d[4], dofs = d[5];
+  const double sd = d[0], beta = d[1], pilotPower = d[2], lsScale = d[3], errorVar = d[4], dofs = d[5], doppler = d[6];
   std::vector<double> pts(2 * M), H64(2 * gridEntries), seq(2 * (size_t)slots * D * (K / 2));
   if (fread(pts.data(), 8, pts.size(), stdin) != pts.size() || fread(H64.data(), 8, H64.size(), stdin) != H64.size()) return 1;
   if (fread(seq.data(), 8, seq.size(), stdin) != seq.size()) return 1;
@@ -272,7 +279,7 @@ int main() {
   if (emu_launch(blocks((long long)chunks * D * NT * NR * (K / 4)), dim3{256, 1, 1}, 0, [&] { ofdm_despread(Yp.data(), seq.data(), P.data(), W ? Q.data() : nullptr, chunk0, chunks, K, D, slots, beta, 1 / (2 * pilotPower)); })) return 2;
   if (W && emu_launch(blocks((long long)windows.size()), dim3{256, 1, 1}, 0, [&] { ofdm_noise_window(P.data(), Q.data(), Pi.data(), windows.data(), chunks, K, D, W, per); })) return 2;
   if (emu_launch(blocks((long long)chunks * segments), dim3{256, 1, 1}, 0, [&] { ofdm_noise_segments(Yp.data(), P.data(), seq.data(), W ? windows.data() : nullptr, segs.data(), chunk0, chunks, K, D, slots, method, terms, empty); })) return 2;
-  if (emu_launch(blocks(chunks), dim3{256, 1, 1}, 0, [&] { ofdm_noise(segs.data(), noise.data(), chunks, segments, method, (double)terms, dofs, pilotPower, lsScale, errorVar); })) return 2;
+  if (emu_launch(blocks(chunks), dim3{256, 1, 1}, 0, [&] { ofdm_noise(segs.data(), noise.data(), chunks, segments, method, (double)terms, dofs, pilotPower, lsScale, errorVar, doppler); })) return 2;
   std::vector<double> Hd(2 * (size_t)chunks * D * K * NR * NT);
   if (emu_launch(blocks((long long)chunks * D * K * NR * NT), dim3{256, 1, 1}, 0, [&] { ofdm_freq_estimate(P.data(), W ? Q.data() : nullptr, W ? starts.data() : nullptr, weights.data(), Hd.data(), chunks, K, D, W); })) return 2;
   if (emu_launch(blocks((long long)vectors * NR * NT), dim3{256, 1, 1}, 0, [&] { ofdm_estimate(Hd.data(), noise.data(), H32.data(), noiseIn.data(), cv, vectors, K, D, mask); })) return 2;
@@ -324,6 +331,7 @@ function runEstimateEmulated(c: OfdmCase): {
   for (let s = 0; s < slots; s++) seq.set(dmrsPilots(config, s).sequence, s * D * K);
   const f = c.ofdm.csi === 'lmmse' ? ofdmLmmseFilter(config, c.channel, c.channelOptions, c.noiseVar) : null;
   const W = f ? f.window : 0;
+  const time = ofdmTimeTerms(config, c.channel, c.channelOptions);
   const vectors = c.chunks * c.chunkVectors;
   const con = constellation(c.modulation);
   // the noise sum's terms, as ofdm-kernels.ts counts them
@@ -356,9 +364,10 @@ function runEstimateEmulated(c: OfdmCase): {
     Math.sqrt(c.noiseVar / 2),
     Math.sqrt(config.pilotPower),
     config.pilotPower,
-    f ? 0 : 2 * config.pilotPower,
-    f ? meanErrorVariance(f) : 0,
+    f ? 0 : lsErrorScale(config, time),
+    f ? slotLmmseErrorVariance(f, time) : 0,
     f ? residualDofs(f, D, c.nr) : 0,
+    time.doppler,
   );
   const parts: ArrayBufferView[] = [head, doubles, con.points, H64, seq];
   if (f) {

@@ -37,6 +37,7 @@
  */
 import { allocArray, InvalidArgumentError, Philox } from '../../core/index.js';
 import { checkSpan } from '../span.js';
+import { STATIC_CHANNEL, type TimeCorrelation } from '../time-correlation.js';
 import type { ChannelGenerator, ChannelShape, ChannelSpan, PowerDelayProfile, ResponsePoints } from '../types.js';
 import { type CdlTable, RAY_OFFSETS } from './tables.js';
 
@@ -394,6 +395,49 @@ export interface CdlSetup {
   readonly still: boolean;
 }
 
+/**
+ * The entries' time correlation (time-correlation.ts) with omni elements: sum over rays of the
+ * ray's power times cos(2 pi nu lag), nu its Doppler shift; a cluster's rays pair AOA and ZOA offsets
+ * by a random permutation, so its share is the mean over all 400 pairings. The element patterns'
+ * and polarisations' weighting of the rays is left out.
+ */
+export function cdlTimeCorrelation(table: CdlTable, params: CdlLosParams): TimeCorrelation {
+  if ((params.speed ?? 0) === 0) return STATIC_CHANNEL;
+  const vel = velocityOf(params);
+  const P = clusterPowers(table, params.kFactorDb);
+  const first = table.los ? 1 : 0;
+  const clusters = table.rows.length - first;
+  const nu = new Float64Array(clusters * RAYS * RAYS);
+  for (let n = 0; n < clusters; n++) {
+    const row = table.rows[n + first]!;
+    for (let a = 0; a < RAYS; a++)
+      for (let z = 0; z < RAYS; z++)
+        nu[(n * RAYS + a) * RAYS + z] = dopplerOf(
+          vel,
+          foldZenith(row[5] + table.cZSA * RAY_OFFSETS[z]!),
+          row[3] + table.cASA * RAY_OFFSETS[a]!,
+        );
+  }
+  const losNu = table.los ? dopplerOf(vel, table.rows[0]![5], table.rows[0]![3]) : 0;
+  return (lag) => {
+    let r = table.los ? P[0]! * Math.cos(2 * Math.PI * losNu * lag) : 0;
+    for (let n = 0; n < clusters; n++) {
+      let c = 0;
+      for (let k = n * RAYS * RAYS; k < (n + 1) * RAYS * RAYS; k++) c += Math.cos(2 * Math.PI * nu[k]! * lag);
+      r += (P[n + first]! * c) / (RAYS * RAYS);
+    }
+    return r;
+  };
+}
+
+/** The UE's velocity over the wavelength (Hz a unit direction): its Doppler vector. */
+function velocityOf(params: CdlLosParams): readonly [number, number, number] {
+  const fd = ((params.speed ?? 0) * (params.carrier ?? DEFAULT_CARRIER)) / SPEED_OF_LIGHT;
+  const vz = (params.travelZenithDeg ?? 90) * DEG,
+    va = (params.travelAzimuthDeg ?? 0) * DEG;
+  return [fd * Math.sin(vz) * Math.cos(va), fd * Math.sin(vz) * Math.sin(va), fd * Math.cos(vz)];
+}
+
 /** The generator's fixed part for one shape, table and parameter set. */
 export function cdlSetup(shape: ChannelShape, table: CdlTable, params: CdlLosParams): CdlSetup {
   const { nr, nt } = shape;
@@ -414,10 +458,7 @@ export function cdlSetup(shape: ChannelShape, table: CdlTable, params: CdlLosPar
     amp[n] = Math.sqrt(powers[n + first]! / RAYS) * c;
   }
   if (table.los) slots[clusters] = delays[0]!;
-  const fd = ((params.speed ?? 0) * (params.carrier ?? DEFAULT_CARRIER)) / SPEED_OF_LIGHT;
-  const vz = (params.travelZenithDeg ?? 90) * DEG,
-    va = (params.travelAzimuthDeg ?? 0) * DEG;
-  const vel = [fd * Math.sin(vz) * Math.cos(va), fd * Math.sin(vz) * Math.sin(va), fd * Math.cos(vz)] as const;
+  const vel = velocityOf(params);
   const pairs = RAYS * RAYS;
   const bsDir = new Float64Array(clusters * pairs * DIR),
     ueDir = new Float64Array(clusters * pairs * DIR),

@@ -8,6 +8,7 @@ import {
   DEFAULT_CARRIER,
   DEFAULT_DELAY_SPREAD,
   DEFAULT_SPACING,
+  cdlTimeCorrelation,
   powerDelayProfile,
 } from './cpu.js';
 import { CDL_TABLES, type CdlModel, type CdlTable } from './tables.js';
@@ -100,6 +101,7 @@ function cdlEntry<N extends CdlModel, P extends CdlLosParams>(name: N, options: 
     cpu: (shape, params) => cdlGenerator(shape, table, params),
     cuda: () => import('./cuda.js').then((m) => m.cdlCuda(name)),
     powerDelayProfile: (params) => powerDelayProfile(table, params),
+    timeCorrelation: (params) => cdlTimeCorrelation(table, params),
   };
 }
 

@@ -41,7 +41,19 @@ export {
   type NoiseOptions,
   segmentedSum,
 } from './noise.js';
-export { estimateSlot, meanErrorVariance, type SlotEstimate, type SlotEstimator } from './slot.js';
+export {
+  estimateSlot,
+  meanErrorVariance,
+  type SlotEstimate,
+  type SlotEstimator,
+  slotLmmseErrorVariance,
+} from './slot.js';
+export {
+  lmmseErrorVariance,
+  lsErrorScale,
+  type TimeInterpolationTerms,
+  timeInterpolationTerms,
+} from './time-error.js';
 export {
   type DmrsEstimationBuffers,
   type DmrsEstimationCudaPlan,

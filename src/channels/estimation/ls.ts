@@ -119,22 +119,12 @@ export function despread(pilots: DmrsPilots, y: Float64Array, nr: number): Pilot
 }
 
 /**
- * The LS estimate on every resource element of the slot: 14 x K x (nr x layers complex matrix,
- * column-major, interleaved re/im), entry (receive i, layer j) of (symbol l, subcarrier k) at
- * 2 ((l K + k) nr L + i + j nr): the channels' layout (src/channels/types.ts) with nt = layers.
- * `y` is the slot's received grid, 14 x K x nr complex at 2 ((l K + k) nr + i) (only the DM-RS
- * symbols are read); `out` may take the result.
+ * LS's linear interpolation in frequency, per CDM group delta (0, 1): subcarrier k lies between pair
+ * centres below[delta][k] and that + 1 (K/4 >= 3 pairs), at frac[delta][k] in [0, 1]; held beyond
+ * the ends.
  */
-export function lsEstimate(pilots: DmrsPilots, y: Float64Array, nr: number, out?: Float64Array): Float64Array {
-  const call = 'lsEstimate()';
-  checkReceived(pilots, y, nr, call);
-  const H = outputFor(pilots.config, nr, out, call);
-  const est = despread(pilots, y, nr);
-  const { config } = pilots;
-  const K = config.subcarriers,
-    L = config.layers,
-    N = K / 4;
-  // per CDM group: subcarrier k lies between pair centres n_k and n_k + 1 (N >= 3), at t_k in [0, 1]; held beyond the ends
+export function frequencyInterpolation(K: number): { below: Int32Array[]; frac: Float64Array[] } {
+  const N = K / 4;
   const below: Int32Array[] = [],
     frac: Float64Array[] = [];
   for (const delta of [0, 1]) {
@@ -155,6 +145,39 @@ export function lsEstimate(pilots: DmrsPilots, y: Float64Array, nr: number, out?
     below.push(nk);
     frac.push(tk);
   }
+  return { below, frac };
+}
+
+/**
+ * The mean over layers and subcarriers of (1 - t)^2 + t^2, t = frac: the factor by which LS's
+ * interpolation in frequency scales the pairs' noise variance N0 / (2 Ep) (neighbouring pairs'
+ * noises are independent).
+ */
+export function frequencyNoiseGain(config: DmrsConfig): number {
+  const K = config.subcarriers;
+  const { frac } = frequencyInterpolation(K);
+  let g = 0;
+  for (const port of config.ports) for (const t of frac[port.delta]!) g += (1 - t) * (1 - t) + t * t;
+  return g / (K * config.ports.length);
+}
+
+/**
+ * The LS estimate on every resource element of the slot: 14 x K x (nr x layers complex matrix,
+ * column-major, interleaved re/im), entry (receive i, layer j) of (symbol l, subcarrier k) at
+ * 2 ((l K + k) nr L + i + j nr): the channels' layout (src/channels/types.ts) with nt = layers.
+ * `y` is the slot's received grid, 14 x K x nr complex at 2 ((l K + k) nr + i) (only the DM-RS
+ * symbols are read); `out` may take the result.
+ */
+export function lsEstimate(pilots: DmrsPilots, y: Float64Array, nr: number, out?: Float64Array): Float64Array {
+  const call = 'lsEstimate()';
+  checkReceived(pilots, y, nr, call);
+  const H = outputFor(pilots.config, nr, out, call);
+  const est = despread(pilots, y, nr);
+  const { config } = pilots;
+  const K = config.subcarriers,
+    L = config.layers,
+    N = K / 4;
+  const { below, frac } = frequencyInterpolation(K);
   const v = est.values;
   // subcarrier outermost: the writes run through the output in order
   config.symbols.forEach((l, d) => {

@@ -25,6 +25,7 @@
 import { InvalidArgumentError, type Philox } from '../../core/index.js';
 import { type Correlation, choleskyLower, correlate, kroneckerFactors } from '../kronecker/cpu.js';
 import { drawSpan } from '../span.js';
+import { jakesCorrelation, STATIC_CHANNEL, type TimeCorrelation } from '../time-correlation.js';
 import type { ChannelGenerator, ChannelShape, ChannelSpan, ResponsePoints } from '../types.js';
 import { TDL_TABLES, type TdlName, type TdlTable } from './tables.js';
 
@@ -100,6 +101,20 @@ export function tdlTaps(name: TdlName, params: TdlParams): Taps {
   for (let i = 0; i < n; i++) sum += powers[i]!;
   for (let i = 0; i < n; i++) powers[i]! /= sum;
   return { delays, powers, los: table.los };
+}
+
+/**
+ * The entries' time correlation (time-correlation.ts): the Rayleigh taps' Jakes J0(2 pi f_D lag)
+ * weighted by their power, the line of sight's cos(2 pi 0.7 f_D lag) by its own; antenna
+ * correlation does not change it (every entry keeps its power).
+ */
+export function tdlTimeCorrelation(name: TdlName, params: TdlParams): TimeCorrelation {
+  const fD = dopplerOf(params);
+  if (fD === 0) return STATIC_CHANNEL;
+  const taps = tdlTaps(name, params);
+  const los = taps.los ? taps.powers[0]! : 0;
+  const rayleigh = jakesCorrelation(fD);
+  return (lag) => (1 - los) * rayleigh(lag) + los * Math.cos(losRate(fD) * lag);
 }
 
 /**

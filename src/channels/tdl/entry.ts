@@ -9,6 +9,7 @@ import {
   tableKFactorDb,
   tdlGenerator,
   tdlTaps,
+  tdlTimeCorrelation,
 } from './cpu.js';
 import { TDL_TABLES, type TdlName } from './tables.js';
 
@@ -88,6 +89,7 @@ function tdlEntry<N extends TdlName>(name: N): ChannelEntry<N, TdlParams> {
     },
     cpu: (shape, params) => tdlGenerator(name, shape, params),
     powerDelayProfile: (params) => tdlPowerDelayProfile(name, params),
+    timeCorrelation: (params) => tdlTimeCorrelation(name, params),
     cuda: () => import('./cuda.js').then((m) => m.tdlCuda(name)),
   };
 }

@@ -32,7 +32,7 @@ import {
   type Stream,
 } from '../../gpu/index.js';
 import { linkChannelSpan } from '../link.js';
-import { ofdmDmrs, type OfdmLinkSpec } from '../ofdm-link.js';
+import { ofdmDmrs, type OfdmLinkSpec, ofdmTimeTerms } from '../ofdm-link.js';
 import { type LinkBuffers, type LinkLaunch, launchChunks } from './link-kernels.js';
 
 const BLOCK = 256;
@@ -145,7 +145,15 @@ export class OfdmLinkKernels {
         : undefined;
     const Yp = alloc(maxChunks * D * K * nr * 16),
       noiseIn = alloc(maxChunks * config.dataSymbols.length * K * 4);
-    const plan = dmrsEstimationCudaPlan(this.ctx, { config, nr, csi, ...(pdp ? { pdp } : {}), maxSlots: maxChunks });
+    const time = ofdmTimeTerms(config, this.model.channel, this.model.params);
+    const plan = dmrsEstimationCudaPlan(this.ctx, {
+      config,
+      nr,
+      csi,
+      ...(pdp ? { pdp } : {}),
+      time,
+      maxSlots: maxChunks,
+    });
     return { pilots, Yp, noiseIn, plan };
   }
 

@@ -27,7 +27,8 @@ import {
 import { type DmrsConfig, dmrsPilots, slotsPerFrame } from '../dmrs.js';
 import { type LmmseFilter, lmmseFilter, type PowerDelayProfile, residualDofs } from '../lmmse.js';
 import { autoNoiseSum, freeTermCounts, NOISE_SEGMENT, noiseTermCount } from '../noise.js';
-import { meanErrorVariance } from '../slot.js';
+import { slotLmmseErrorVariance } from '../slot.js';
+import { lsErrorScale, type TimeInterpolationTerms, timeInterpolationTerms } from '../time-error.js';
 
 const BLOCK = 256;
 
@@ -73,6 +74,11 @@ export interface DmrsEstimationSetup {
   readonly pdp?: PowerDelayProfile;
   /** LMMSE: W, the pilot pairs a subcarrier's estimate uses (lmmseFilter's window). */
   readonly window?: number;
+  /**
+   * The time interpolation's error terms under the channel's time correlation (what the noise
+   * variance counts; timeInterpolationTerms; default: a channel that does not change within the slot).
+   */
+  readonly time?: TimeInterpolationTerms;
   /** The most slots a launch holds (the plan's buffers). */
   readonly maxSlots: number;
 }
@@ -144,6 +150,7 @@ class EstimationPlan implements DmrsEstimationCudaPlan {
   private readonly noise: DeviceBuffer;
   private readonly filters = new Map<number, { host: LmmseFilter; device: DeviceFilter }>();
   private readonly dmrsMask: number;
+  private readonly terms: TimeInterpolationTerms;
 
   constructor(
     private readonly ctx: CudaContext,
@@ -160,6 +167,7 @@ class EstimationPlan implements DmrsEstimationCudaPlan {
       K = config.subcarriers,
       D = config.symbols.length;
     this.dmrsMask = config.symbols.reduce((m, l) => m | (1 << l), 0);
+    this.terms = setup.time ?? timeInterpolationTerms(config);
     const load = (file: string, name: string, params: readonly ParamType[]) =>
       loadModule(ctx, {
         source: readKernelSource(new URL(`./${file}`, import.meta.url)),
@@ -172,7 +180,7 @@ class EstimationPlan implements DmrsEstimationCudaPlan {
       f64 = 'f64' as const;
     // compiled before any allocation, so that a failed compile leaves nothing behind
     this.despread = load('despread.cu', 'ofdm_despread', [ptr, ptr, ptr, ptr, i64, i32, i32, i32, i32, f64, f64]);
-    this.noiseK = load('noise.cu', 'ofdm_noise', [ptr, ptr, i32, i32, i32, f64, f64, f64, f64, f64]);
+    this.noiseK = load('noise.cu', 'ofdm_noise', [ptr, ptr, i32, i32, i32, f64, f64, f64, f64, f64, f64]);
     this.noiseSegments = load('noise-segments.cu', 'ofdm_noise_segments', [
       ...[ptr, ptr, ptr, ptr, ptr],
       ...[i64, i32, i32, i32, i32, i32, i64, i32],
@@ -236,7 +244,7 @@ class EstimationPlan implements DmrsEstimationCudaPlan {
           weights: upload(weights),
           residual: upload(residual),
           W,
-          errorVar: meanErrorVariance(h),
+          errorVar: slotLmmseErrorVariance(h, this.terms),
           dofs: residualDofs(h, config.symbols.length, nr),
         },
       };
@@ -322,8 +330,9 @@ class EstimationPlan implements DmrsEstimationCudaPlan {
       terms,
       f ? f.dofs : 0,
       config.pilotPower,
-      f ? 0 : 2 * config.pilotPower,
+      f ? 0 : lsErrorScale(config, this.terms),
       f ? f.errorVar : 0,
+      this.terms.doppler,
     ]);
     this.freq.launch(grid(chunks * D * K * nr * nt), [
       this.P.ptr,
