@@ -190,6 +190,9 @@ export {
   type DmrsConfig,
   type DmrsPort,
   type PowerDelayProfile,
+  type TimeCorrelation,
+  type TimeInterpolationTerms,
+  timeInterpolationTerms,
 } from './channels/index.js';
 export {
   ldpcCode,
