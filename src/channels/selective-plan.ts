@@ -8,6 +8,8 @@ import { type CudaContext, DeviceBuffer, loadModule, readKernelSource, type Stre
 import type { ChannelBuffers, ChannelCudaPlan, ChannelSpan, ResponsePoints } from './types.js';
 
 const GRID_BLOCK = 256;
+/** Frequencies a thread of tdl-grid.cu computes (its TDL_KB). */
+const GRID_FREQUENCIES = 4;
 
 /** The slot matrices' and rotations' sizes: count x T drops and times, F frequencies, E entries. */
 export interface TapSumShape {
@@ -32,8 +34,8 @@ export function tapSumStage(ctx: CudaContext) {
   }).kernel('tdl_grid', ['ptr', 'ptr', 'ptr', 'ptr', 'i32', 'i32', 'i32', 'i32', 'i32']);
   return {
     enqueue(stream: Stream, b: ChannelBuffers, A: bigint, rot: bigint, s: TapSumShape): void {
-      const entries = s.count * s.T * s.F * s.E;
-      kernel.launch({ grid: Math.ceil(entries / GRID_BLOCK), block: GRID_BLOCK, stream }, [
+      const threads = s.count * s.T * Math.ceil(s.F / GRID_FREQUENCIES) * s.E;
+      kernel.launch({ grid: Math.ceil(threads / GRID_BLOCK), block: GRID_BLOCK, stream }, [
         b.H64,
         b.H32,
         A,

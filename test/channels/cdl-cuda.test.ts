@@ -192,7 +192,7 @@ int main() {
   std::vector<double> M(8 * (size_t)count * clusters * 20), A(2 * (size_t)count * T * slots * E),
       H64(2 * (size_t)count * T * F * E);
   std::vector<float> H32(H64.size());
-  const int n1 = count * clusters, n2 = count * T * slots * E, n3 = count * T * F * E;
+  const int n1 = count * clusters, n2 = count * T * slots * E, n3 = count * T * ((F + 3) / 4) * E;
   // one CDL_BLOCK (64) for both CDL kernels, TDL_BLOCK (128) for the grid (the emulated build defines each once)
   if (emu_launch((n1 + 63) / 64, dim3{64, 1, 1}, 0, [&] { cdl_rays(idx.data(), M.data(), phase.data(), h[0], h[1], h[2], h[3], h[4], count, clusters, single, xpr); })) return 2;
   if (emu_launch((n2 + 63) / 64, dim3{64, 1, 1}, 0, [&] { cdl_clusters(A.data(), idx.data(), M.data(), rxField.data(), rxSteer.data(), txField.data(), txSteer.data(), amp.data(), rxSlant.data(), txSlant.data(), los ? losG.data() : nullptr, turns.data(), count, T, clusters, los, nr, nt, single, still); })) return 2;

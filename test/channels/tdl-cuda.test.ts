@@ -87,7 +87,7 @@ int main() {
   if (hasL && (fread(Lr.data(), 8, Lr.size(), stdin) != Lr.size() || fread(Lt.data(), 8, Lt.size(), stdin) != Lt.size())) return 1;
   std::vector<double> A(2 * (size_t)count * T * taps * E), tmp(A.size()), H64(2 * (size_t)count * T * F * E);
   std::vector<float> H32(H64.size());
-  const int n1 = count * T * taps * E, n2 = count * T * F * E, n3 = count * T * L;
+  const int n1 = count * T * taps * E, n2 = count * T * ((F + 3) / 4) * E, n3 = count * T * L;
   if (emu_launch((n1 + 127) / 128, dim3{128, 1, 1}, 0, [&] { tdl_taps(A.data(), times.data(), h[0], h[1], h[2], h[3], h[4], count, T, nt, nr, L, los, M, d[0], d[1], d[2]); })) return 2;
   if (hasL && emu_launch((n3 + 127) / 128, dim3{128, 1, 1}, 0, [&] { tdl_correlate(A.data(), tmp.data(), Lr.data(), Lt.data(), count, T, nt, nr, L, los); })) return 2;
   // one TDL_BLOCK for every kernel (the emulated build defines it once)

@@ -127,6 +127,8 @@ struct int4 { int x, y, z, w; };
 inline int4 make_int4(int x, int y, int z, int w) { return int4{x, y, z, w}; }
 struct float2 { float x, y; };
 inline float2 make_float2(float x, float y) { return float2{x, y}; }
+struct alignas(16) double2 { double x, y; };
+inline double2 make_double2(double x, double y) { return double2{x, y}; }
 inline unsigned long long atomicAdd(unsigned long long* a, unsigned long long v) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); }
 inline unsigned __float_as_uint(float x) { unsigned r; std::memcpy(&r, &x, 4); return r; }
 // PRMT: result byte i is byte (s >> 4 i) & 7 of y:x (the CUDA default mode)
