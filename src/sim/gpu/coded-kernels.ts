@@ -31,7 +31,7 @@ import { vectorsPerFrame } from '../coded.js';
 import { launchChunks, type LinkLaunch } from './link-kernels.js';
 
 const BLOCK = 256;
-const COUNT_BLOCK = 128;
+const COUNT_BLOCK = 256;
 
 /** u64 counts per chunk of a coded launch: bit, symbol, frame errors, iterations. */
 export const CODED_COUNT_WORDS = 4;
@@ -255,7 +255,7 @@ export class CodedLinkKernels {
     frameCap: number,
   ): void {
     const frames = l.vectors / this.vpf;
-    this.count.launch({ grid: Math.ceil(frames / (COUNT_BLOCK / 32)), block: COUNT_BLOCK, stream }, [
+    this.count.launch({ grid: frames, block: COUNT_BLOCK, stream }, [
       b.info,
       b.bits,
       b.dec,

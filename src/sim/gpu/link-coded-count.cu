@@ -2,7 +2,8 @@
 // and countDecoded), reduced on the device per chunk: only counts (and the rare vectors to redo)
 // go back to the host.
 //
-// One warp per frame:
+// One block of COUNT_BLOCK threads per frame (a launch holds a few hundred frames: a warp a frame
+// would leave it waiting on its loads):
 //   info, bits  uint8, frames x k: the information bits sent, the decoder's decisions
 //   dec         int32, frames: the decoder's status (iterations in the low 16 bits)
 //   tx, rx      int32, vectors x nt: sent and detected symbol indices
@@ -27,13 +28,13 @@ extern "C" __global__ void __launch_bounds__(COUNT_BLOCK) link_coded_count(
     unsigned long long* __restrict__ counts, int* __restrict__ list, int listCap, int listMask, int skipMask,
     int* __restrict__ skipped, float* __restrict__ side, int frameCap, int perFrame,
     int frames, int vpf, int nt, int k, unsigned long long v0, unsigned long long chunkVectors) {
-  const long long f = (long long)blockIdx.x * (COUNT_BLOCK / 32) + threadIdx.x / 32;
-  const int lane = threadIdx.x & 31;
-  if (f >= frames) return;  // whole warps leave together
+  const long long f = blockIdx.x;
+  const int t = threadIdx.x, lane = t & 31;
+  if (f >= frames) return;  // the whole block leaves together
   const long long g0 = f * vpf;
   int skip = 0;
   unsigned syms = 0;
-  for (int u = lane; u < vpf; u += 32) {
+  for (int u = t; u < vpf; u += COUNT_BLOCK) {
     const int flags = status[2 * (g0 + u)];
     if (flags & listMask) {
       const int at = atomicAdd(list, 1);
@@ -41,18 +42,28 @@ extern "C" __global__ void __launch_bounds__(COUNT_BLOCK) link_coded_count(
     }
     skip |= (flags & skipMask) != 0;
   }
-  // symbols lane by lane (coalesced); a flagged vector's status word is read again from cache
-  for (long long q = lane; q < (long long)vpf * nt; q += 32) {
+  const bool frameSkipped = __syncthreads_or(skip);
+  // symbols thread by thread (coalesced); a flagged vector's status word is read again from cache
+  for (long long q = t; q < (long long)vpf * nt; q += COUNT_BLOCK) {
     const long long g = g0 + q / nt;
     if (!(status[2 * g] & skipMask)) syms += tx[g0 * nt + q] != rx[g0 * nt + q];
   }
   unsigned errs = 0;
-  const bool frameSkipped = __any_sync(0xffffffffu, skip);
   if (!frameSkipped) {
     const unsigned char* a = info + f * k;
     const unsigned char* b = bits + f * k;
-    for (int i = lane; i < k; i += 32) errs += a[i] != b[i];
-  } else {
+    if ((k & 15) == 0) {
+      // bits are bytes of 0 or 1: a word's differing bytes are the set bits of its XOR
+      const uint4* a4 = reinterpret_cast<const uint4*>(a);
+      const uint4* b4 = reinterpret_cast<const uint4*>(b);
+      for (int i = t; i < k / 16; i += COUNT_BLOCK) {
+        const uint4 x = a4[i], y = b4[i];
+        errs += __popc(x.x ^ y.x) + __popc(x.y ^ y.y) + __popc(x.z ^ y.z) + __popc(x.w ^ y.w);
+      }
+    } else {
+      for (int i = t; i < k; i += COUNT_BLOCK) errs += a[i] != b[i];
+    }
+  } else if (t < 32) {
     int at = 0;
     if (lane == 0) {
       at = atomicAdd(skipped, 1);
@@ -63,16 +74,18 @@ extern "C" __global__ void __launch_bounds__(COUNT_BLOCK) link_coded_count(
       for (int i = lane; i < perFrame; i += 32) side[(long long)at * perFrame + i] = llr[f * perFrame + i];
     }
   }
+  const bool frameErr = __syncthreads_or(errs != 0);
   for (int o = 16; o > 0; o >>= 1) {
     syms += __shfl_xor_sync(0xffffffffu, syms, o);
     errs += __shfl_xor_sync(0xffffffffu, errs, o);
   }
+  unsigned long long* c = counts + 4 * ((v0 + g0) / chunkVectors);
   if (lane == 0) {
-    unsigned long long* c = counts + 4 * ((v0 + g0) / chunkVectors);
     if (syms) atomicAdd(c + 1, (unsigned long long)syms);
-    if (!frameSkipped) {
-      if (errs) { atomicAdd(c, (unsigned long long)errs); atomicAdd(c + 2, 1ull); }
-      atomicAdd(c + 3, (unsigned long long)(dec[f] & 0xffff));
-    }
+    if (errs) atomicAdd(c, (unsigned long long)errs);
+  }
+  if (t == 0 && !frameSkipped) {
+    if (frameErr) atomicAdd(c + 2, 1ull);
+    atomicAdd(c + 3, (unsigned long long)(dec[f] & 0xffff));
   }
 }
