@@ -52,7 +52,7 @@ function timed(inp: DetectionInput, opts: DetectOptions): { ms: number; r: Detec
   return { ms: (u.user + u.system) / 1000, r };
 }
 
-console.log(`# ${cpuDescription()}, Node ${process.version}, commit ${gitCommit()}, ${new Date().toISOString()}`);
+console.log(`# ${cpuDescription()}, commit ${gitCommit()}, ${new Date().toISOString()}`);
 console.log(
   `# ${nt}x${nr} ${mod}, Es/N0 ${snr} dB, ${vectors} vectors a call, median of ${reps} alternating calls, one thread`,
 );
