@@ -422,12 +422,24 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
       c0 = Math.floor(v0 / vpc),
       c1 = Math.floor((v1 - 1) / vpc) + 1;
     const run = lanes.inputs(c1 - c0, v1 - v0);
-    for (let c = c0; c < c1; c++) scaleInto(H, c * hLen, hLen, shift[c]!, run.H, (c - c0) * hLen);
-    for (let v = v0; v < v1; v++) {
-      const c = Math.floor(v / vpc);
-      scaleInto(Y, v * yLen, yLen, shift[c]!, run.y, (v - v0) * yLen);
-      run.noise[v - v0] = scaledNoise(noiseAt(v), shift[c]!);
-      run.channel[v - v0] = c - c0;
+    for (let c = c0; c < c1; c++) {
+      const p = shift[c]!,
+        a = Math.max(v0, c * vpc),
+        b = Math.min(v1, (c + 1) * vpc);
+      scaleInto(H, c * hLen, hLen, p, run.H, (c - c0) * hLen);
+      // the channel's vectors in the run, contiguous
+      scaleInto(Y, a * yLen, (b - a) * yLen, p, run.y, (a - v0) * yLen);
+      let raw = NaN,
+        scaled = NaN;
+      for (let v = a; v < b; v++) {
+        const n0 = noiseAt(v);
+        if (n0 !== raw) {
+          raw = n0;
+          scaled = scaledNoise(n0, p);
+        }
+        run.noise[v - v0] = scaled;
+        run.channel[v - v0] = c - c0;
+      }
     }
     const r = lanes.run(c1 - c0, v1 - v0, out, v0);
     if (r < 0) {
@@ -442,6 +454,11 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
       throw new LatticeMimoError('CHECK_FAILED', `the WebAssembly kernel could not prepare channel ${c}`);
     }
     nodes += r;
+    for (let v = v0; v < v1; v++) {
+      if (!out.unproven[v]) continue;
+      if (onBudget === 'error') throw nodeBudgetError(maxNodes, { detector: val.opts.detector, vector: v });
+      budgetExceeded++;
+    }
   }
   for (let v = 0; !lanes && v < vectors; v++) {
     const c = Math.floor(v / vpc),

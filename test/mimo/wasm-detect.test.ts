@@ -1,7 +1,10 @@
 /**
- * The detectors' WebAssembly SIMD kernels (nway, ssfe: src/mimo/detectors/ssfe/ssfe-lanes.as.ts)
- * against the TypeScript reference on fresh random inputs (Philox seed printed on failure):
- *  - decisions, LLRs and node counts equal bit for bit, over random sizes, modulations, channel
+ * The detectors' WebAssembly kernels (nway, ssfe: src/mimo/detectors/ssfe/ssfe-lanes.as.ts; sphere:
+ * sphere/sphere-kernel.as.ts) against the TypeScript reference on fresh random inputs (Philox seed
+ * printed on failure):
+ *  - sphere: symbols, nodes, budget stops (unproven, budgetExceeded, the NODE_BUDGET error's vector)
+ *    equal, with either initial radius;
+ *  - nway, ssfe: decisions, LLRs and node counts equal bit for bit, over random sizes, modulations, channel
  *    reuse, SNRs, passes, llrClip (none to tight) and soft 'none', odd vector and channel counts (a lane alone),
  *    and a batch past one run of the kernel (several runs);
  *  - a rank-deficient channel gets the reference's error, naming the channel;
@@ -42,6 +45,17 @@ function problem(
   return { nt, nr, H, y, vectorsPerChannel: vpc, noiseVar };
 }
 
+/** A random size: nt 1 to 4, nr nt to nt + 2, QPSK / 16- / 64-QAM, 1 to 4 vectors a channel, 1 to 41 vectors, -5 to 30 dB. */
+function randomSize(rng: Philox) {
+  const mods: Modulation[] = ['qpsk', '16qam', '64qam'];
+  const nt = 1 + (rng.nextUint32() % 4),
+    nr = nt + (rng.nextUint32() % 3);
+  const mod = mods[rng.nextUint32() % 3]!;
+  const vpc = 1 + (rng.nextUint32() % 4),
+    vectors = 1 + (rng.nextUint32() % 41);
+  return { nt, nr, mod, vpc, vectors, snr: -5 + rng.uniform() * 35 };
+}
+
 /** Runs the reference and the kernel ('auto': the reference too where the kernels are off) and compares every output. */
 function same(input: DetectionInput, opts: DetectOptions, what: string): void {
   const ts = detect(input, { ...opts, cpuKernel: 'typescript' });
@@ -64,14 +78,8 @@ function same(input: DetectionInput, opts: DetectOptions, what: string): void {
 
 test('nway and ssfe: the kernel equals the reference bit for bit on random problems', () => {
   const rng = new Philox(seed, 1);
-  const mods: Modulation[] = ['qpsk', '16qam', '64qam'];
   for (let trial = 0; trial < 24; trial++) {
-    const nt = 1 + (rng.nextUint32() % 4),
-      nr = nt + (rng.nextUint32() % 3);
-    const mod = mods[rng.nextUint32() % 3]!;
-    const vpc = 1 + (rng.nextUint32() % 4),
-      vectors = 1 + (rng.nextUint32() % 41);
-    const snr = -5 + rng.uniform() * 35;
+    const { nt, nr, mod, vpc, vectors, snr } = randomSize(rng);
     const detector = trial % 3 === 0 ? 'ssfe' : 'nway';
     const opts: DetectOptions = { detector, modulation: mod };
     if (detector === 'nway' && rng.nextUint32() % 2) opts.passes = 1 + (rng.nextUint32() % nt);
@@ -85,6 +93,36 @@ test('nway and ssfe: the kernel equals the reference bit for bit on random probl
       `${detector} ${nt}x${nr} ${mod} ${vectors} vectors at ${vpc}, ${snr.toFixed(1)} dB, ${JSON.stringify(opts)}`,
     );
   }
+});
+
+test('sphere: the kernel equals the reference (symbols, nodes, budget stops) on random problems', () => {
+  const rng = new Philox(seed, 5);
+  for (let trial = 0; trial < 24; trial++) {
+    const { nt, nr, mod, vpc, vectors, snr } = randomSize(rng);
+    const opts: DetectOptions = { detector: 'sphere', modulation: mod };
+    if (rng.nextUint32() % 2) opts.initialRadius = 'babai';
+    // a budget some searches reach: their best leaf (or the sliced ZF point), flagged
+    if (rng.nextUint32() % 2) Object.assign(opts, { maxNodes: 2 * nt + (rng.nextUint32() % 40), onBudget: 'flag' });
+    const what = `sphere ${nt}x${nr} ${mod} ${vectors} vectors at ${vpc}, ${snr.toFixed(1)} dB, ${JSON.stringify(opts)}`;
+    const input = problem(rng, nt, nr, mod, vectors, vpc, snr);
+    same(input, opts, what);
+    const a = detect(input, { ...opts, cpuKernel: 'typescript' }),
+      b = detect(input, opts);
+    assert.equal(b.stats.budgetExceeded, a.stats.budgetExceeded, msg(what));
+    assert.deepEqual(b.unproven, a.unproven, msg(what));
+  }
+  // past the budget with onBudget 'error': the same error, naming the same vector
+  const input = problem(rng, 4, 4, '64qam', 30, 3, 5);
+  const errorOf = (cpuKernel: 'typescript' | 'auto') => {
+    try {
+      detect(input, { detector: 'sphere', modulation: '64qam', maxNodes: 9, cpuKernel });
+    } catch (e) {
+      return (e as { code?: string; details?: unknown }).code + JSON.stringify((e as { details?: unknown }).details);
+    }
+    return 'no error';
+  };
+  assert.equal(errorOf('auto'), errorOf('typescript'), msg('budget error'));
+  assert.match(errorOf('auto'), /NODE_BUDGET/);
 });
 
 test('a batch past one run of the kernel, and per-vector noise', () => {
@@ -106,6 +144,12 @@ test("a rank-deficient channel: the reference's error, naming the channel", () =
       () => detect({ ...input, H }, { detector: 'nway', modulation: 'qpsk', cpuKernel }),
       (e) => e instanceof RankDeficientError && /channel 1/.test(e.message),
       cpuKernel,
+    );
+  for (const cpuKernel of ['typescript', 'auto'] as const)
+    assert.throws(
+      () => detect({ ...input, H }, { detector: 'sphere', modulation: 'qpsk', cpuKernel }),
+      (e) => e instanceof RankDeficientError && /channel 1/.test(e.message),
+      `sphere ${cpuKernel}`,
     );
 });
 
@@ -141,8 +185,9 @@ test('the fallback: LATTICE_MIMO_WASM=off, uncovered setups, and where cpuKernel
       (e) => e instanceof EngineUnavailableError && /square QAM/.test(e.message),
     );
   assert.throws(
-    () => detect(input, { detector: 'sphere', modulation: '16qam', cpuKernel: 'typescript' }),
+    () => detect(input, { detector: 'zf', modulation: '16qam', cpuKernel: 'typescript' }),
     (e) => e instanceof InvalidArgumentError && /cpuKernel/.test(e.message),
   );
+  assert.equal(detect(bpsk, { detector: 'sphere', modulation: 'bpsk' }).stats.kernel, 'typescript');
   assert.equal(detect(input, { detector: 'zf', modulation: '16qam' }).stats.kernel, 'typescript');
 });

@@ -8,10 +8,11 @@
  *
  * Covers square QAM without a-priori LLRs; the rest runs the TypeScript reference (lanes() says why).
  */
-import { instantiateWasmKernel, LatticeMimoError } from '../../../core/index.js';
+import { LatticeMimoError, sharedWasmKernel } from '../../../core/index.js';
 import { BitMetricMinima } from '../../soft/maxlog.js';
 import type { RealModel } from '../../soft/real-model.js';
 import type { DetectorOutput, DetectorSetup, LaneInputs, LaneKernel } from '../detector.js';
+import { RunLayout } from '../lane-memory.js';
 import { ssfePaths } from './search.js';
 
 const KERNEL_URL = new URL('./ssfe-lanes.wasm', import.meta.url);
@@ -52,9 +53,6 @@ interface SsfeLanesExports {
   workBytes(rows: number, nd: number, q: number, nt: number, m: number): number;
 }
 
-/** Bytes of memory a run may take (the run's vectors are cut to fit). */
-const RUN_BYTES = 1 << 23;
-
 /** Why the kernel does not take this setup, or null where it does. */
 export function ssfeLanesRefusal(model: RealModel, setup: DetectorSetup): string | null {
   if (model.dimsPerStream !== 2) return `the WebAssembly kernel takes square QAM, not ${setup.modulation}`;
@@ -70,12 +68,9 @@ export class SsfeLanes implements LaneKernel {
   readonly capacity: number;
   private readonly k: SsfeLanesExports;
   private readonly buffer: ArrayBuffer;
+  private readonly lay: RunLayout;
   private readonly at: {
-    H: number;
     prep: number;
-    y: number;
-    chan: number;
-    noise: number;
     symOut: number;
     llrOut: number;
     work: number;
@@ -97,35 +92,24 @@ export class SsfeLanes implements LaneKernel {
     const stride = (rows * nd + nd * nd + nd) * 16;
     const hLen = 2 * nr * nt,
       nbits = nt * bps;
-    // a vector with its own channel: channel, prep, vector, N0, channel index, decisions, LLRs
-    const perVector = hLen * 8 + (passes * stride) / 2 + rows * 8 + 8 + 4 + nt * 4 + nbits * 8 + 6 * 16;
-    this.capacity = Math.max(2, Math.floor(RUN_BYTES / perVector));
+    // a vector with its own channel: the channel's prep, the decisions, the LLRs
+    const lay = new RunLayout(hLen, rows, (passes * stride) / 2 + nt * 4 + nbits * 8 + 48);
+    this.lay = lay;
+    this.capacity = lay.capacity;
     const cap = this.capacity;
-    const align = (b: number) => Math.ceil(b / 16) * 16;
-    let off = 0;
-    const take = (bytes: number) => {
-      const o = off;
-      off += align(bytes);
-      return o;
-    };
     const minima = new BitMetricMinima(nt, bps, model.bitTable);
     this.at = {
-      sym: take(q * q * 4),
-      zero: take(minima.withZero.length * 4),
-      one: take(minima.withOne.length * 4),
-      H: take(cap * hLen * 8),
-      prep: take(Math.ceil(cap / 2) * passes * stride),
-      y: take(cap * rows * 8),
-      chan: take(cap * 4),
-      noise: take(cap * 8),
-      symOut: take(cap * nt * 4),
-      llrOut: take(cap * nbits * 8),
-      work: 0,
+      sym: lay.take(q * q * 4),
+      zero: lay.take(minima.withZero.length * 4),
+      one: lay.take(minima.withOne.length * 4),
+      prep: lay.take(Math.ceil(cap / 2) * passes * stride),
+      symOut: lay.take(cap * nt * 4),
+      llrOut: lay.take(cap * nbits * 8),
+      work: lay.bytes,
     };
-    this.at.work = off;
     // the scratch as the kernel counts it (workBytes), checked once instantiated
     const work = 16 * (rows * nd + nd * nd + 2 * nd * q + 8 * nd + rows) + 8 * 2 * nt * m + 4 * 4 * nt + 64;
-    const instance = instantiateWasmKernel<SsfeLanesExports>(KERNEL_URL, off + work);
+    const instance = sharedWasmKernel<SsfeLanesExports>(KERNEL_URL, this.at.work + work);
     this.k = instance.exports;
     this.buffer = instance.buffer;
     if (this.k.prepStride(rows, nd) !== stride || this.k.workBytes(rows, nd, q, nt, m) !== work)
@@ -141,26 +125,19 @@ export class SsfeLanes implements LaneKernel {
   }
 
   inputs(channels: number, vectors: number): LaneInputs {
-    const { nr, nt } = this.model;
-    const buf = this.buffer;
-    return {
-      H: new Float64Array(buf, this.at.H, channels * 2 * nr * nt),
-      y: new Float64Array(buf, this.at.y, vectors * 2 * nr),
-      noise: new Float64Array(buf, this.at.noise, vectors),
-      channel: new Int32Array(buf, this.at.chan, vectors),
-    };
+    return this.lay.inputs(this.buffer, channels, vectors);
   }
 
   run(channels: number, vectors: number, out: DetectorOutput, v0: number): number {
-    const { k, at, model } = this;
+    const { k, at, lay, model } = this;
     const { nr, nt, q, bitsPerSymbol: bps } = model;
-    const failed = k.prepare(at.H, channels, nr, nt, model.scale, this.passes, at.prep, at.work);
+    const failed = k.prepare(lay.H, channels, nr, nt, model.scale, this.passes, at.prep, at.work);
     if (failed >= 0) return -1 - failed;
     const soft = this.soft && out.llr !== null;
     k.detect(
-      at.y,
-      at.chan,
-      at.noise,
+      lay.y,
+      lay.channel,
+      lay.noise,
       vectors,
       at.prep,
       nr,
