@@ -1,10 +1,13 @@
 /**
  * The CPU engine's detectors on their WebAssembly SIMD kernel against the TypeScript reference, in
  * one process on the same inputs (one thread): vectors per CPU second of detect() (validation,
- * scaling, preprocessing, search, LLRs: the whole call), median of `reps` alternating calls after a
- * warm-up of each, and whether the two agree (differing symbols, largest LLR difference).
+ * scaling, preprocessing, search, LLRs: the whole call), median of `reps` alternating calls after
+ * two warm-up calls of each (the second lets V8 finish optimizing the kernel), and whether the two
+ * agree (differing symbols, largest LLR difference). The speed-up is the ratio of the medians and,
+ * in parentheses, the median of the ratios of neighbouring calls (on a shared machine the two calls
+ * of a pair see the same load).
  *
- * Usage: node dist/bench/mimo/wasm-detect.js [--detectors nway,sphere] [--mimo 4x4] [--mod 16qam]
+ * Usage: node --expose-gc dist/bench/mimo/wasm-detect.js [--detectors nway,sphere] [--mimo 4x4] [--mod 16qam]
  *        [--snr 20] [--vectors 8400] [--vpc 1,14] [--reps 7] [--seed 1]
  */
 import { parseArgs } from 'node:util';
@@ -44,8 +47,14 @@ function input(vpc: number): DetectionInput {
   return { nt, nr, H, y: addNoise(rng, transmit(H, symbols, nt, nr, vpc), noiseVar), vectorsPerChannel: vpc, noiseVar };
 }
 
-/** CPU milliseconds of one call, and its result. */
+const gc = (globalThis as { gc?: () => void }).gc;
+
+/**
+ * CPU milliseconds of one call, and its result. With --expose-gc a full collection first, so that
+ * the collection of one call's garbage (the reference's) is not counted in the next call's time.
+ */
 function timed(inp: DetectionInput, opts: DetectOptions): { ms: number; r: DetectionResult } {
+  gc?.();
   const c = process.cpuUsage();
   const r = detect(inp, opts);
   const u = process.cpuUsage(c);
@@ -71,13 +80,13 @@ for (const name of values.detectors.split(',')) {
     const ts: number[] = [],
       wa: number[] = [];
     let a: DetectionResult | undefined, b: DetectionResult | undefined;
-    for (let rep = 0; rep <= reps; rep++) {
+    for (let rep = -2; rep < reps; rep++) {
       const x = timed(inp, kernels ? { ...base, cpuKernel: 'typescript' } : base);
-      if (rep > 0) ts.push(x.ms);
+      if (rep >= 0) ts.push(x.ms);
       a = x.r;
       if (!kernels) continue;
       const y = timed(inp, { ...base, cpuKernel: 'wasm' });
-      if (rep > 0) wa.push(y.ms);
+      if (rep >= 0) wa.push(y.ms);
       b = y.r;
     }
     const rate = (ms: number) => `${((vectors / ms) * 1e3).toFixed(0)} /s`;
@@ -93,7 +102,7 @@ for (const name of values.detectors.split(',')) {
     const mt = median(ts);
     const mw = wa.length ? median(wa) : NaN;
     console.log(
-      `| ${name} | ${vpc} | ${rate(mt)} | ${wa.length ? rate(mw) : 'no kernel'} | ${wa.length ? `${(mt / mw).toFixed(2)}x` : '-'} | ${agree} |`,
+      `| ${name} | ${vpc} | ${rate(mt)} | ${wa.length ? rate(mw) : 'no kernel'} | ${wa.length ? `${(mt / mw).toFixed(2)}x (pairs ${median(ts.map((t, i) => t / wa[i]!)).toFixed(2)}x)` : '-'} | ${agree} |`,
     );
   }
 }

@@ -127,7 +127,7 @@ test('sphere: the kernel equals the reference (symbols, nodes, budget stops) on 
 
 test('a batch past one run of the kernel, and per-vector noise', () => {
   const rng = new Philox(seed, 2);
-  // 4x4 16-QAM N = 4: a run holds under 2,000 vectors
+  // 4x4 16-QAM N = 4: a run holds about 50 vectors
   const input = problem(rng, 4, 4, '16qam', 4001, 7, 12);
   const noise = new Float64Array(4001).map(() => 0.02 + rng.uniform() * 0.1);
   same({ ...input, noiseVar: noise }, { detector: 'nway', modulation: '16qam' }, 'nway 4x4 16qam, 4001 vectors');

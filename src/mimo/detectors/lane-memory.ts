@@ -5,8 +5,8 @@
  */
 import type { LaneInputs } from './detector.js';
 
-/** Bytes a run's arrays may take: its vectors are cut to fit. */
-const RUN_BYTES = 1 << 23;
+/** Bytes a run's arrays may take (its vectors are cut to fit): small enough to stay in a core's cache between the kernel's preparation and its searches. */
+const RUN_BYTES = 1 << 18;
 
 export class RunLayout {
   /** Vectors (and channels: at most as many) a run holds, at least 2. */
