@@ -113,15 +113,36 @@ export function prepare(
           const ptr = at(A, ci + r);
           v128.store(ptr, f64x2.mul(v128.load(ptr), inv));
         }
-        for (let k = i + 1; k < nd; k++) {
-          const ck = k * rows;
-          let d = f64x2.splat(0);
-          for (let r = 0; r < rows; r++) d = f64x2.add(d, f64x2.mul(v128.load(at(A, ci + r)), v128.load(at(A, ck + r))));
-          v128.store(at(pr, i + k * nd), d);
-          for (let r = 0; r < rows; r++) {
-            const ptr = at(A, ck + r);
-            v128.store(ptr, f64x2.sub(v128.load(ptr), f64x2.mul(d, v128.load(at(A, ci + r)))));
+        // the later columns two at a time: each dot product is a chain of dependent adds, two
+        // chains fill the pipeline (every column's own sums in the reference's order)
+        let k = i + 1;
+        for (; k + 1 < nd; k += 2) {
+          const ck = at(A, k * rows),
+            cl = ck + ((<usize>rows) << 4),
+            qi = at(A, ci);
+          let d = f64x2.splat(0),
+            e = f64x2.splat(0);
+          for (let r: usize = 0; r < (<usize>rows) << 4; r += 16) {
+            const q = v128.load(qi + r);
+            d = f64x2.add(d, f64x2.mul(q, v128.load(ck + r)));
+            e = f64x2.add(e, f64x2.mul(q, v128.load(cl + r)));
           }
+          v128.store(at(pr, i + k * nd), d);
+          v128.store(at(pr, i + (k + 1) * nd), e);
+          for (let r: usize = 0; r < (<usize>rows) << 4; r += 16) {
+            const q = v128.load(qi + r);
+            v128.store(ck + r, f64x2.sub(v128.load(ck + r), f64x2.mul(d, q)));
+            v128.store(cl + r, f64x2.sub(v128.load(cl + r), f64x2.mul(e, q)));
+          }
+        }
+        if (k < nd) {
+          const ck = at(A, k * rows),
+            qi = at(A, ci);
+          let d = f64x2.splat(0);
+          for (let r: usize = 0; r < (<usize>rows) << 4; r += 16) d = f64x2.add(d, f64x2.mul(v128.load(qi + r), v128.load(ck + r)));
+          v128.store(at(pr, i + k * nd), d);
+          for (let r: usize = 0; r < (<usize>rows) << 4; r += 16)
+            v128.store(ck + r, f64x2.sub(v128.load(ck + r), f64x2.mul(d, v128.load(qi + r))));
         }
       }
       // the 1 / R_ii above is 1 / norm; search.ts takes 1 / R_ii of the stored R_ii: the same double
