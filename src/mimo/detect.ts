@@ -416,7 +416,7 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
     prepNoise = NaN,
     nodes = 0,
     budgetExceeded = 0;
-  // The WebAssembly kernel: the batch in runs of whole lane groups, scaled into its memory.
+  // The WebAssembly kernel: the batch in runs of at most lanes.capacity vectors, scaled into its memory.
   for (let v0 = 0; lanes && v0 < vectors; v0 += lanes.capacity) {
     const v1 = Math.min(vectors, v0 + lanes.capacity),
       c0 = Math.floor(v0 / vpc),
