@@ -26,7 +26,7 @@ import { givenFlags, helpLine, parseFlags, withFlags } from './option-flags.js';
 const COLUMN = 22;
 
 /** The common detector options `detect` takes as flags (the detector and modulation are its own). */
-const COMMON_FLAGS = ['engine', 'soft', 'llrClip', 'maxNodes', 'onBudget'] as const;
+const COMMON_FLAGS = ['engine', 'soft', 'llrClip', 'maxNodes', 'onBudget', 'cpuKernel'] as const;
 
 /** The text of `lattice-mimo detect --help`, its detector lines read from the registry. */
 export function detectHelp(): string {

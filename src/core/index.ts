@@ -93,6 +93,7 @@ export {
   describeCpuKernels,
   pickCpuKernel,
   instantiateWasmKernel,
+  sharedWasmKernel,
   wasmSimdSupported,
   wasmUnavailableReason,
   type CpuKernel,

@@ -110,6 +110,22 @@ export function instantiateWasmKernel<Exports>(url: URL, bytes: number): WasmKer
   return { exports: instance.exports as Exports, buffer: memory.buffer };
 }
 
+const shared = new Map<string, WasmKernelInstance<unknown>>();
+
+/**
+ * An instance of the kernel file at `url` with at least `bytes` bytes of memory, kept for the next
+ * call of this thread (one a file, the largest asked for so far): for a host whose use of the
+ * memory ends within one synchronous call (a detect() call), which then saves a fresh memory and
+ * its zeroing a call. Its memory holds what the last user left there.
+ */
+export function sharedWasmKernel<Exports>(url: URL, bytes: number): WasmKernelInstance<Exports> {
+  const have = shared.get(url.href);
+  if (have && have.buffer.byteLength >= bytes) return have as WasmKernelInstance<Exports>;
+  const made = instantiateWasmKernel<Exports>(url, bytes);
+  shared.set(url.href, made);
+  return made;
+}
+
 /** One line for `lattice-mimo info`: which kernels 'auto' runs on this machine, and why. */
 export function describeCpuKernels(): string {
   const why = wasmUnavailableReason();

@@ -16,16 +16,19 @@
  * finite, saturated at +-LLR_LIMIT. Hard bits come from the symbols.
  */
 import {
+  type CpuKernelRequest,
+  EngineUnavailableError,
   InvalidArgumentError,
   InvalidInputError,
   LatticeMimoError,
+  pickCpuKernel,
   show,
   UnsupportedError,
   withContext,
 } from '../core/index.js';
 import { cpuOnlyEngine } from '../gpu/index.js';
 import { maxNodesOf, nodeBudgetError, onBudgetOf } from './budget.js';
-import type { DetectorOutput, DetectorSetup } from './detectors/detector.js';
+import type { CpuDetector, DetectorOutput, DetectorSetup, LaneKernel } from './detectors/detector.js';
 import { bitsPerSymbolOf, constellation, symbolsToBits } from './modulation.js';
 import { checkDetectOptions } from './options.js';
 import { type Detector, detectorEntry, priorDetectors, WIDE_DETECTORS } from './registry.js';
@@ -339,6 +342,22 @@ export function scaledNoise(noise: number, p: number, floor = NOISE_FLOOR, ceil 
 }
 
 /**
+ * The detector's WebAssembly kernel where the one policy (pickCpuKernel) picks 'wasm-simd' and the
+ * kernel covers the setup; null: the TypeScript reference runs. `request` 'wasm' with a setup the
+ * kernel does not cover is an EngineUnavailableError naming why (never a silent fallback).
+ */
+function laneKernelOf(impl: CpuDetector, setup: DetectorSetup, request: CpuKernelRequest): LaneKernel | null {
+  if (!impl.lanes || pickCpuKernel(request, `detect() ${impl.name}`) !== 'wasm-simd') return null;
+  const kernel = impl.lanes(setup);
+  if (typeof kernel !== 'string') return kernel;
+  if (request === 'wasm')
+    throw new EngineUnavailableError(`detect() ${impl.name}: cpuKernel 'wasm' asked for, and ${kernel}`, {
+      cause: kernel,
+    });
+  return null;
+}
+
+/**
  * Batched detection on the CPU engine (synchronous; detectAsync() runs either engine): `input`
  * holds channels x nr x nt channels and vectors x nr received vectors (complex, interleaved); the
  * result holds vectors x nt symbol indices, vectors x nt x bitsPerSymbol bits and, for soft
@@ -384,6 +403,7 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
     ...(prior ? { priorLlr: prior instanceof Float64Array ? prior : Float64Array.from(prior) } : {}),
   };
   const instance = impl.create(setup);
+  const lanes = laneKernelOf(impl, setup, val.opts.cpuKernel ?? 'auto');
   const out: DetectorOutput = {
     symbols: new Int32Array(vectors * nt),
     llr: soft ? new Float64Array(vectors * nt * con.bitsPerSymbol) : null,
@@ -396,7 +416,51 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
     prepNoise = NaN,
     nodes = 0,
     budgetExceeded = 0;
-  for (let v = 0; v < vectors; v++) {
+  // The WebAssembly kernel: the batch in runs of at most lanes.capacity vectors, scaled into its memory.
+  for (let v0 = 0; lanes && v0 < vectors; v0 += lanes.capacity) {
+    const v1 = Math.min(vectors, v0 + lanes.capacity),
+      c0 = Math.floor(v0 / vpc),
+      c1 = Math.floor((v1 - 1) / vpc) + 1;
+    const run = lanes.inputs(c1 - c0, v1 - v0);
+    for (let c = c0; c < c1; c++) {
+      const p = shift[c]!,
+        a = Math.max(v0, c * vpc),
+        b = Math.min(v1, (c + 1) * vpc);
+      scaleInto(H, c * hLen, hLen, p, run.H, (c - c0) * hLen);
+      // the channel's vectors in the run, contiguous
+      scaleInto(Y, a * yLen, (b - a) * yLen, p, run.y, (a - v0) * yLen);
+      let raw = NaN,
+        scaled = NaN;
+      for (let v = a; v < b; v++) {
+        const n0 = noiseAt(v);
+        if (n0 !== raw) {
+          raw = n0;
+          scaled = scaledNoise(n0, p);
+        }
+        run.noise[v - v0] = scaled;
+        run.channel[v - v0] = c - c0;
+      }
+    }
+    const r = lanes.run(c1 - c0, v1 - v0, out, v0);
+    if (r < 0) {
+      // the reference's preparation throws the channel's error
+      const c = c0 - 1 - r;
+      scaleInto(H, c * hLen, hLen, shift[c]!, Hs);
+      try {
+        instance.prepare(Hs, 0, scaledNoise(noiseAt(c * vpc), shift[c]!));
+      } catch (e) {
+        throw withContext(e, { channel: c });
+      }
+      throw new LatticeMimoError('CHECK_FAILED', `the WebAssembly kernel could not prepare channel ${c}`);
+    }
+    nodes += r;
+    for (let v = v0; v < v1; v++) {
+      if (!out.unproven[v]) continue;
+      if (onBudget === 'error') throw nodeBudgetError(maxNodes, { detector: val.opts.detector, vector: v });
+      budgetExceeded++;
+    }
+  }
+  for (let v = 0; !lanes && v < vectors; v++) {
     const c = Math.floor(v / vpc),
       p = shift[c]!;
     const noise = scaledNoise(noiseAt(v), p);
@@ -443,6 +507,7 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
     timeMs: performance.now() - t0,
     ...(nodes > 0 ? { nodesVisited: nodes } : {}),
     ...(budgeted ? { budgetExceeded } : {}),
+    kernel: lanes ? 'wasm-simd' : 'typescript',
   };
   const unproven = budgetExceeded > 0 ? { unproven: out.unproven } : {};
   return out.llr

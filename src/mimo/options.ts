@@ -9,6 +9,7 @@
 import {
   checkOptions,
   choice,
+  CPU_KERNEL_REQUESTS,
   InvalidArgumentError,
   integer,
   nearest,
@@ -56,6 +57,12 @@ const BUDGETED: Applicability = {
   applies: (t) => t.nodeBudget !== 'none',
   holders: 'detectors with a node budget',
   why: (d) => `${d} has no node budget (detectors with one: ${list((t) => t.nodeBudget !== 'none')})`,
+};
+const WASM: Applicability = {
+  applies: (t) => t.wasmKernel === true,
+  holders: 'detectors with a WebAssembly kernel',
+  why: (d) =>
+    `${d} runs TypeScript only on the CPU (detectors with a WebAssembly kernel: ${list((t) => t.wasmKernel === true)})`,
 };
 const SEARCHES: Applicability = {
   applies: (t) => t.nodeBudget === 'search',
@@ -134,6 +141,14 @@ export const COMMON_DETECT_OPTIONS: {
       { default: 'error', cli: { flag: 'on-budget', metavar: 'error|flag' } },
     ),
     applies: SEARCHES,
+  },
+  cpuKernel: {
+    ...option(
+      choice(CPU_KERNEL_REQUESTS),
+      "the CPU engine's kernel: auto (WebAssembly SIMD where the runtime has it), wasm (it or ENGINE_UNAVAILABLE) or typescript (the reference); same decisions and LLRs",
+      { default: 'auto', cli: { flag: 'cpu-kernel', metavar: 'auto|wasm|typescript' } },
+    ),
+    applies: WASM,
   },
   gpuBatch: batchRunOption('GPU engine: how the batch runner cuts the batch into chunks and streams'),
 };

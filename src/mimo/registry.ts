@@ -66,6 +66,11 @@ export interface DetectorTraits {
    * a-priori LLRs against the observation, so N0 = 0 has no meaning). Absent: false.
    */
   readonly positiveNoise?: boolean;
+  /**
+   * Its CPU implementation has a WebAssembly SIMD kernel (CpuDetector.lanes), run where the one
+   * policy (core pickCpuKernel) says so: DetectOptions.cpuKernel applies to it. Absent: false.
+   */
+  readonly wasmKernel?: boolean;
 }
 
 /** The `name:ARG` form of a command-line detector list: `kbest:8` sets option `k` of that entry. */

@@ -12,6 +12,7 @@ export type { Detector } from './registry.js';
 export type { PsdOptions } from './detectors/psd/entry.js';
 export type { InitialRadius } from './detectors/sphere/entry.js';
 import type { BatchRunOptions } from '../gpu/index.js';
+import type { CpuKernel, CpuKernelRequest } from '../core/index.js';
 
 /** Every modulation, by name. */
 export const MODULATIONS = ['bpsk', 'qpsk', '16qam', '64qam', '256qam'] as const;
@@ -84,6 +85,13 @@ export interface CommonDetectOptions {
    * vector in `unproven` and counts it in stats.budgetExceeded.
    */
   onBudget?: 'error' | 'flag';
+  /**
+   * CPU engine, detectors with a WebAssembly kernel (nway, ssfe) only: 'auto' (default) runs the
+   * WebAssembly SIMD kernel where the runtime has SIMD and LATTICE_MIMO_WASM does not turn it off;
+   * 'wasm' runs it or throws EngineUnavailableError (no SIMD, or a setup it does not cover);
+   * 'typescript' the reference. Same decisions and LLRs either way; stats.kernel says which ran.
+   */
+  cpuKernel?: CpuKernelRequest;
   /** GPU engine: how the batch runner cuts the batch into chunks and streams (the defaults suit production; the one schema of gpu/batch-options.ts). */
   gpuBatch?: BatchRunOptions;
 }
@@ -124,5 +132,7 @@ export interface DetectionResult {
     redoneInFloat64?: number;
     /** GPU engine: vectors float32 could not carry, redone by the CPU engine in float64. */
     redoneOnCpu?: number;
+    /** CPU engine: the kernel that ran, WebAssembly SIMD or the TypeScript reference (see DetectOptions.cpuKernel). */
+    kernel?: CpuKernel;
   };
 }

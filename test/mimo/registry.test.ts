@@ -55,6 +55,7 @@ const GOOD: Record<string, unknown> = {
   maxNodes: 1_000_000,
   onBudget: 'flag',
   gpuBatch: { maxChunk: 0 },
+  cpuKernel: 'typescript',
   k: 4,
   passes: 1,
   initialRadius: 'babai',

@@ -60,10 +60,45 @@ export interface DetectorInstance<P = unknown> {
   detect(prep: P, y: Float64Array, yOff: number, noiseVar: number, out: DetectorOutput, v: number): number;
 }
 
+/**
+ * A run's input arrays in a lane kernel's memory (detect() fills them): `channels` scaled complex
+ * channels (2 nr nt reals each), `vectors` scaled received vectors (2 nr reals each), each vector's
+ * scaled N0 and the index of its channel among the run's.
+ */
+export interface LaneInputs {
+  readonly H: Float64Array;
+  readonly y: Float64Array;
+  readonly noise: Float64Array;
+  readonly channel: Int32Array;
+}
+
+/**
+ * A detector's batch kernel on the CPU engine: WebAssembly SIMD, lanes over vectors, the same
+ * decisions and LLRs as the detector's per-vector reference. detect() runs the batch in runs of at
+ * most `capacity` vectors (and as many channels): it scales a run into inputs(), then calls run().
+ */
+export interface LaneKernel {
+  /** Vectors a run holds. */
+  readonly capacity: number;
+  /** The input arrays of a run of `channels` channels and `vectors` vectors (views of the kernel's memory). */
+  inputs(channels: number, vectors: number): LaneInputs;
+  /**
+   * Detects a run's vectors into `out` at vectors v0 ..; returns the nodes visited, or -1 - c when
+   * the run's channel c cannot be prepared (detect() then lets the reference's prepare throw its error).
+   */
+  run(channels: number, vectors: number, out: DetectorOutput, v0: number): number;
+}
+
 export interface CpuDetector<P = unknown> {
   readonly name: Detector;
   /** Whether it can produce LLRs. */
   readonly soft: boolean;
+  /**
+   * Its WebAssembly SIMD kernel for this setup (detect() asks where the one policy,
+   * core pickCpuKernel, says 'wasm-simd'), or why the kernel does not cover the setup (a clause).
+   * Absent: the detector has no kernel (its traits then have no `wasmKernel`).
+   */
+  lanes?(setup: DetectorSetup): LaneKernel | string;
   /**
    * Checks the sizes and options it supports (throwing UnsupportedError / InvalidArgumentError with
    * a clear message) and returns an instance holding its scratch buffers.

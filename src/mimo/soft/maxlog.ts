@@ -33,8 +33,8 @@ export class BitMetricMinima {
   private readonly symbolMin: Float64Array;
   private readonly m: number;
   /** withZero[b * M/2 + t] / withOne[..]: the symbols whose bit b is 0 / 1. */
-  private readonly withZero: Int32Array;
-  private readonly withOne: Int32Array;
+  readonly withZero: Int32Array;
+  readonly withOne: Int32Array;
 
   constructor(
     readonly nt: number,

@@ -22,6 +22,7 @@ import {
   SsfeScratch,
   type SsfePass,
 } from '../ssfe/search.js';
+import { SsfeLanes, ssfeLanesRefusal } from '../ssfe/wasm.js';
 
 /** opts.passes validated: an integer in [1, nt] (rotations repeat after nt); default nt. */
 export function passesOf(passes: number | undefined, nt: number): number {
@@ -37,6 +38,11 @@ export function passesOf(passes: number | undefined, nt: number): number {
 export const detector: CpuDetector<SsfePass[]> = {
   name: 'nway',
   soft: true,
+  lanes(setup) {
+    const model = detectorRealModel('nway', setup.constellation, setup.nt, setup.nr);
+    const passes = passesOf(setup.opts.passes, setup.nt);
+    return ssfeLanesRefusal(model, setup) ?? new SsfeLanes(model, passes, llrClipOf(setup.opts.llrClip), setup.soft);
+  },
   create(setup): DetectorInstance<SsfePass[]> {
     const model = detectorRealModel('nway', setup.constellation, setup.nt, setup.nr);
     const passes = passesOf(setup.opts.passes, setup.nt);

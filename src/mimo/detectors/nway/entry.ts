@@ -17,7 +17,15 @@ export const nwayEntry: DetectorEntry<'nway', NwayOptions> = {
   name: 'nway',
   description:
     'the N-way soft detector: N SSFE passes over rotated detection orders, max-log LLRs (priorLlr: a-priori costs, extrinsic LLRs)',
-  traits: { soft: true, exact: false, nodeBudget: 'none', model: 'real', wideChannels: 'no', priors: true },
+  traits: {
+    soft: true,
+    exact: false,
+    nodeBudget: 'none',
+    model: 'real',
+    wideChannels: 'no',
+    priors: true,
+    wasmKernel: true,
+  },
   options: {
     passes: option(integer(1, 64), 'passes (rotated detection orders), at most nt (default nt); 1 equals ssfe', {
       cli: { flag: 'passes', metavar: 'N' },

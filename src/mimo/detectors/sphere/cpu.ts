@@ -24,6 +24,7 @@ import {
   type RealModel,
   type TriangularChannel,
 } from '../../preprocess/real-system.js';
+import { SphereKernel, sphereKernelRefusal } from './wasm.js';
 
 export interface SpherePrep {
   readonly tri: TriangularChannel;
@@ -225,14 +226,25 @@ export interface SphereInstance extends DetectorInstance<SpherePrep> {
   readonly searcher: SphereSearch;
 }
 
+/** opts.initialRadius validated (default 'infinity'). */
+function initialRadiusOf(r: unknown): 'infinity' | 'babai' {
+  const initial = r ?? 'infinity';
+  if (initial !== 'infinity' && initial !== 'babai')
+    throw new InvalidArgumentError(`initialRadius must be 'infinity' or 'babai', got ${show(initial)}`);
+  return initial;
+}
+
 export const detector: CpuDetector<SpherePrep> = {
   name: 'sphere',
   soft: false,
+  lanes(setup) {
+    const model = realModel(setup.constellation, setup.nt, setup.nr);
+    const babai = initialRadiusOf(setup.opts.initialRadius) === 'babai';
+    return sphereKernelRefusal(model) ?? new SphereKernel(model, babai, setup.maxNodes);
+  },
   create(setup: DetectorSetup): SphereInstance {
     const { nr, nt, constellation: con, opts } = setup;
-    const initial = opts.initialRadius ?? 'infinity';
-    if (initial !== 'infinity' && initial !== 'babai')
-      throw new InvalidArgumentError(`initialRadius must be 'infinity' or 'babai', got ${show(initial)}`);
+    const initial = initialRadiusOf(opts.initialRadius);
     const model = realModel(con, nt, nr);
     // detect() checks this first (checkDetectorShape); kept for direct users of the detector.
     if (model.m < model.n)

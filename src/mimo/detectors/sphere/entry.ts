@@ -15,7 +15,7 @@ export interface SphereOptions {
 export const sphereEntry: DetectorEntry<'sphere', SphereOptions> = {
   name: 'sphere',
   description: 'depth-first Schnorr-Euchner sphere decoder: exact ML within its node budget',
-  traits: { soft: false, exact: true, nodeBudget: 'search', model: 'real', wideChannels: 'no' },
+  traits: { soft: false, exact: true, nodeBudget: 'search', model: 'real', wideChannels: 'no', wasmKernel: true },
   options: {
     initialRadius: option(
       choice<InitialRadius>(['infinity', 'babai']),

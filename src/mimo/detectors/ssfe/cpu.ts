@@ -12,11 +12,16 @@
 import { BitMetricMinima, llrClipOf } from '../../soft/maxlog.js';
 import { detectorRealModel } from '../../soft/real-model.js';
 import type { CpuDetector, DetectorInstance } from '../detector.js';
+import { SsfeLanes, ssfeLanesRefusal } from './wasm.js';
 import { LevelPriors, prepareSsfePass, rotatedStreams, runSsfePass, SsfeScratch, type SsfePass } from './search.js';
 
 export const detector: CpuDetector<SsfePass> = {
   name: 'ssfe',
   soft: true,
+  lanes(setup) {
+    const model = detectorRealModel('ssfe', setup.constellation, setup.nt, setup.nr);
+    return ssfeLanesRefusal(model, setup) ?? new SsfeLanes(model, 1, llrClipOf(setup.opts.llrClip), setup.soft);
+  },
   create(setup): DetectorInstance<SsfePass> {
     const model = detectorRealModel('ssfe', setup.constellation, setup.nt, setup.nr);
     const clip = llrClipOf(setup.opts.llrClip);

@@ -10,7 +10,15 @@ export const ssfeEntry: DetectorEntry<'ssfe'> = {
   name: 'ssfe',
   description:
     'selective spanning with fast enumeration: one pass, max-log LLRs (priorLlr: a-priori costs, extrinsic LLRs)',
-  traits: { soft: true, exact: false, nodeBudget: 'none', model: 'real', wideChannels: 'no', priors: true },
+  traits: {
+    soft: true,
+    exact: false,
+    nodeBudget: 'none',
+    model: 'real',
+    wideChannels: 'no',
+    priors: true,
+    wasmKernel: true,
+  },
   options: {},
   cpu: detector,
   cuda: () => import('./cuda.js').then((m) => m.cudaDetector),

@@ -1,0 +1,117 @@
+/**
+ * The sphere decoder on its WebAssembly kernel (sphere-kernel.as.ts): the per-channel sorted complex
+ * QR and the per-vector depth-first search of a whole run in one call each, in float64 with the
+ * reference's arithmetic operation for operation (cpu.ts): the same decisions, node counts and
+ * budget stops. A depth-first search branches on every node, differently in every vector, so the
+ * kernel walks one vector at a time (lanes over vectors would wait on the longest search of each
+ * group); what it saves is the JavaScript around the arithmetic.
+ *
+ * Covers square QAM (the complex QR); BPSK runs the TypeScript reference (lanes() says why).
+ */
+import { LatticeMimoError, sharedWasmKernel } from '../../../core/index.js';
+import type { RealModel } from '../../preprocess/real-system.js';
+import type { DetectorOutput, LaneInputs, LaneKernel } from '../detector.js';
+import { RunLayout } from '../lane-memory.js';
+
+const KERNEL_URL = new URL('./sphere-kernel.wasm', import.meta.url);
+
+/** The kernel's exports (pointers are byte offsets into its memory). */
+interface SphereKernelExports {
+  prepare(H: number, channels: number, nr: number, nt: number, scale: number, prep: number, work: number): number;
+  detect(
+    y: number,
+    chan: number,
+    vectors: number,
+    prep: number,
+    nr: number,
+    nt: number,
+    q: number,
+    scale: number,
+    babai: number,
+    maxNodes: number,
+    table: number,
+    symOut: number,
+    stop: number,
+    work: number,
+  ): number;
+  prepStride(nr: number, nt: number): number;
+  workBytes(nr: number, nt: number): number;
+}
+
+/** Why the kernel does not take this model, or null where it does. */
+export function sphereKernelRefusal(model: RealModel): string | null {
+  return model.constellation.pam === null
+    ? `the WebAssembly kernel takes square QAM, not ${model.constellation.modulation}`
+    : null;
+}
+
+/** The search of cpu.ts's detector on the kernel: initial radius `babai` or infinity, `maxNodes` nodes a vector. */
+export class SphereKernel implements LaneKernel {
+  readonly capacity: number;
+  private readonly k: SphereKernelExports;
+  private readonly buffer: ArrayBuffer;
+  private readonly lay: RunLayout;
+  private readonly at: { table: number; prep: number; symOut: number; stop: number; work: number };
+
+  constructor(
+    private readonly model: RealModel,
+    private readonly babai: boolean,
+    private readonly maxNodes: number,
+  ) {
+    const { nr, nt, q } = model;
+    const n = 2 * nt,
+      hLen = 2 * nr * nt;
+    // one channel's prep (the kernel's prepStride): Q, rows, 1 / R_kk, weights, perm
+    const stride = Math.ceil((8 * (hLen + n * n + 2 * n) + 4 * n) / 16) * 16;
+    // a vector with its own channel: the channel's prep, the decisions, the budget flag
+    const lay = new RunLayout(hLen, 2 * nr, stride + nt * 4 + 1 + 32);
+    this.lay = lay;
+    this.capacity = lay.capacity;
+    const cap = this.capacity;
+    this.at = {
+      table: lay.take(q * q * 4),
+      prep: lay.take(cap * stride),
+      symOut: lay.take(cap * nt * 4),
+      stop: lay.take(cap),
+      work: lay.bytes,
+    };
+    // the scratch as the kernel counts it (workBytes), checked once instantiated
+    const work = 8 * (2 * nt * nt + nt + n * n + 6 * n + 1 + 2 * nr) + 4 * (6 * n + nt) + 64;
+    const instance = sharedWasmKernel<SphereKernelExports>(KERNEL_URL, this.at.work + work);
+    this.k = instance.exports;
+    this.buffer = instance.buffer;
+    if (this.k.prepStride(nr, nt) !== stride || this.k.workBytes(nr, nt) !== work)
+      throw new LatticeMimoError('CHECK_FAILED', 'sphere-kernel: the host layout disagrees with the kernel');
+    new Int32Array(this.buffer, this.at.table, q * q).set(model.constellation.symbolOfLevels!);
+  }
+
+  inputs(channels: number, vectors: number): LaneInputs {
+    return this.lay.inputs(this.buffer, channels, vectors);
+  }
+
+  run(channels: number, vectors: number, out: DetectorOutput, v0: number): number {
+    const { k, at, lay, model } = this;
+    const { nr, nt, q, scale } = model;
+    const failed = k.prepare(lay.H, channels, nr, nt, scale, at.prep, at.work);
+    if (failed >= 0) return -1 - failed;
+    const nodes = k.detect(
+      lay.y,
+      lay.channel,
+      vectors,
+      at.prep,
+      nr,
+      nt,
+      q,
+      scale,
+      this.babai ? 1 : 0,
+      this.maxNodes,
+      at.table,
+      at.symOut,
+      at.stop,
+      at.work,
+    );
+    out.symbols.set(new Int32Array(this.buffer, at.symOut, vectors * nt), v0 * nt);
+    out.unproven.set(new Uint8Array(this.buffer, at.stop, vectors), v0);
+    return nodes;
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * The detectors' WebAssembly kernels (nway, ssfe: src/mimo/detectors/ssfe/ssfe-lanes.as.ts; sphere:
+ * sphere/sphere-kernel.as.ts) against the TypeScript reference on fresh random inputs (Philox seed
+ * printed on failure):
+ *  - sphere: symbols, nodes, budget stops (unproven, budgetExceeded, the NODE_BUDGET error's vector)
+ *    equal, with either initial radius;
+ *  - nway, ssfe: decisions, LLRs and node counts equal bit for bit, over random sizes, modulations, channel
+ *    reuse, SNRs, passes, llrClip (none to tight) and soft 'none', odd vector and channel counts (a lane alone),
+ *    and a batch past one run of the kernel (several runs);
+ *  - a rank-deficient channel gets the reference's error, naming the channel;
+ *  - the fallback: cpuKernel 'typescript', LATTICE_MIMO_WASM=off ('auto' runs TypeScript, 'wasm'
+ *    refused), and setups the kernel does not cover (a-priori LLRs, BPSK): 'auto' runs the
+ *    reference, 'wasm' is refused naming why; cpuKernel refused for a detector without a kernel.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomInt } from 'node:crypto';
+import { Philox } from '../../src/core/rng.js';
+import { EngineUnavailableError, InvalidArgumentError, RankDeficientError } from '../../src/core/errors.js';
+import { WASM_ENV, wasmUnavailableReason } from '../../src/core/wasm-kernels.js';
+import { addNoise, randomSymbols, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
+import { rayleighChannels } from '../../src/channels/index.js';
+import { detect } from '../../src/mimo/detect.js';
+import { bitsPerSymbolOf } from '../../src/mimo/modulation.js';
+import type { DetectionInput, DetectOptions, Modulation } from '../../src/mimo/types.js';
+
+const seed = randomInt(2 ** 31);
+const msg = (s: string) => `${s} (seed ${seed})`;
+// Where the kernels cannot run (no SIMD, or LATTICE_MIMO_WASM=off), 'auto' runs the reference.
+const simd = wasmUnavailableReason() === null;
+
+function problem(
+  rng: Philox,
+  nt: number,
+  nr: number,
+  mod: Modulation,
+  vectors: number,
+  vpc: number,
+  snrDb: number,
+): DetectionInput {
+  const H = rayleighChannels(rng, Math.ceil(vectors / vpc), nt, nr);
+  const { symbols } = randomSymbols(rng, vectors * nt, mod);
+  const noiseVar = snrToNoiseVar(snrDb, 'esn0', bitsPerSymbolOf(mod));
+  const y = addNoise(rng, transmit(H, symbols, nt, nr, vpc), noiseVar);
+  return { nt, nr, H, y, vectorsPerChannel: vpc, noiseVar };
+}
+
+/** A random size: nt 1 to 4, nr nt to nt + 2, QPSK to 256-QAM, 1 to 4 vectors a channel, 1 to 41 vectors, -5 to 30 dB. */
+function randomSize(rng: Philox) {
+  const mods: Modulation[] = ['qpsk', '16qam', '64qam', '256qam'];
+  const nt = 1 + (rng.nextUint32() % 4),
+    nr = nt + (rng.nextUint32() % 3);
+  const mod = mods[rng.nextUint32() % 4]!;
+  const vpc = 1 + (rng.nextUint32() % 4),
+    vectors = 1 + (rng.nextUint32() % 41);
+  return { nt, nr, mod, vpc, vectors, snr: -5 + rng.uniform() * 35 };
+}
+
+/** Runs the reference and the kernel ('auto': the reference too where the kernels are off) and compares every output. */
+function same(input: DetectionInput, opts: DetectOptions, what: string): void {
+  const ts = detect(input, { ...opts, cpuKernel: 'typescript' });
+  const k = detect(input, { ...opts, cpuKernel: 'auto' });
+  assert.equal(ts.stats.kernel, 'typescript');
+  assert.equal(k.stats.kernel, simd ? 'wasm-simd' : 'typescript', msg(what));
+  assert.deepEqual(k.symbols, ts.symbols, msg(`${what}: symbols`));
+  assert.deepEqual(k.bits, ts.bits, msg(`${what}: bits`));
+  assert.equal(k.stats.nodesVisited, ts.stats.nodesVisited, msg(`${what}: nodes`));
+  if (ts.llr === undefined) assert.equal(k.llr, undefined, msg(what));
+  else {
+    // bit for bit: the kernel's float64 arithmetic is the reference's, operation for operation
+    const a = ts.llr,
+      b = k.llr!;
+    assert.equal(b.length, a.length);
+    for (let i = 0; i < a.length; i++)
+      if (!Object.is(a[i], b[i])) assert.fail(msg(`${what}: LLR ${i} is ${b[i]}, the reference's ${a[i]}`));
+  }
+}
+
+test('nway and ssfe: the kernel equals the reference bit for bit on random problems', () => {
+  const rng = new Philox(seed, 1);
+  for (let trial = 0; trial < 24; trial++) {
+    const { nt, nr, mod, vpc, vectors, snr } = randomSize(rng);
+    const detector = trial % 3 === 0 ? 'ssfe' : 'nway';
+    const opts: DetectOptions = { detector, modulation: mod };
+    if (detector === 'nway' && rng.nextUint32() % 2) opts.passes = 1 + (rng.nextUint32() % nt);
+    const r = rng.nextUint32() % 4;
+    if (r === 0) opts.soft = 'none';
+    else if (r === 1) opts.llrClip = 0.5 + rng.uniform() * 20;
+    else if (r === 2) opts.llrClip = 1e300; // no clip: the LLRs as computed
+    same(
+      problem(rng, nt, nr, mod, vectors, vpc, snr),
+      opts,
+      `${detector} ${nt}x${nr} ${mod} ${vectors} vectors at ${vpc}, ${snr.toFixed(1)} dB, ${JSON.stringify(opts)}`,
+    );
+  }
+});
+
+test('sphere: the kernel equals the reference (symbols, nodes, budget stops) on random problems', () => {
+  const rng = new Philox(seed, 5);
+  for (let trial = 0; trial < 24; trial++) {
+    const { nt, nr, mod, vpc, vectors, snr } = randomSize(rng);
+    const opts: DetectOptions = { detector: 'sphere', modulation: mod };
+    if (rng.nextUint32() % 2) opts.initialRadius = 'babai';
+    // a budget some searches reach: their best leaf (or the sliced ZF point), flagged; always one
+    // for 64- and 256-QAM, whose exact searches at a low SNR may take long
+    const budget = rng.nextUint32() % 2 ? 2 * nt + (rng.nextUint32() % 40) : 20_000;
+    if (budget < 20_000 || mod === '64qam' || mod === '256qam')
+      Object.assign(opts, { maxNodes: budget, onBudget: 'flag' });
+    const what = `sphere ${nt}x${nr} ${mod} ${vectors} vectors at ${vpc}, ${snr.toFixed(1)} dB, ${JSON.stringify(opts)}`;
+    const input = problem(rng, nt, nr, mod, vectors, vpc, snr);
+    same(input, opts, what);
+    const a = detect(input, { ...opts, cpuKernel: 'typescript' }),
+      b = detect(input, opts);
+    assert.equal(b.stats.budgetExceeded, a.stats.budgetExceeded, msg(what));
+    assert.deepEqual(b.unproven, a.unproven, msg(what));
+  }
+  // past the budget with onBudget 'error': the same error, naming the same vector
+  const input = problem(rng, 4, 4, '64qam', 30, 3, 5);
+  const errorOf = (cpuKernel: 'typescript' | 'auto') => {
+    try {
+      detect(input, { detector: 'sphere', modulation: '64qam', maxNodes: 9, cpuKernel });
+    } catch (e) {
+      return (e as { code?: string; details?: unknown }).code + JSON.stringify((e as { details?: unknown }).details);
+    }
+    return 'no error';
+  };
+  assert.equal(errorOf('auto'), errorOf('typescript'), msg('budget error'));
+  assert.match(errorOf('auto'), /NODE_BUDGET/);
+});
+
+test('a batch past one run of the kernel, and per-vector noise', () => {
+  const rng = new Philox(seed, 2);
+  // 4x4 16-QAM N = 4: a run holds about 50 vectors
+  const input = problem(rng, 4, 4, '16qam', 4001, 7, 12);
+  const noise = new Float64Array(4001).map(() => 0.02 + rng.uniform() * 0.1);
+  same({ ...input, noiseVar: noise }, { detector: 'nway', modulation: '16qam' }, 'nway 4x4 16qam, 4001 vectors');
+});
+
+test("a rank-deficient channel: the reference's error, naming the channel", () => {
+  const rng = new Philox(seed, 3);
+  const input = problem(rng, 2, 2, 'qpsk', 6, 2, 10);
+  const H = Float64Array.from(input.H);
+  // channel 1's second column equals its first
+  for (let i = 0; i < 4; i++) H[8 + 4 + i] = H[8 + i]!;
+  for (const cpuKernel of ['typescript', 'auto'] as const)
+    assert.throws(
+      () => detect({ ...input, H }, { detector: 'nway', modulation: 'qpsk', cpuKernel }),
+      (e) => e instanceof RankDeficientError && /channel 1/.test(e.message),
+      cpuKernel,
+    );
+  for (const cpuKernel of ['typescript', 'auto'] as const)
+    assert.throws(
+      () => detect({ ...input, H }, { detector: 'sphere', modulation: 'qpsk', cpuKernel }),
+      (e) => e instanceof RankDeficientError && /channel 1/.test(e.message),
+      `sphere ${cpuKernel}`,
+    );
+});
+
+test('the fallback: LATTICE_MIMO_WASM=off, uncovered setups, and where cpuKernel applies', () => {
+  const rng = new Philox(seed, 4);
+  const input = problem(rng, 2, 2, '16qam', 8, 2, 15);
+  const opts: DetectOptions = { detector: 'nway', modulation: '16qam' };
+  const before = process.env[WASM_ENV];
+  process.env[WASM_ENV] = 'off';
+  try {
+    assert.equal(detect(input, opts).stats.kernel, 'typescript');
+    assert.throws(
+      () => detect(input, { ...opts, cpuKernel: 'wasm' }),
+      (e) => e instanceof EngineUnavailableError && e.message.includes(WASM_ENV),
+    );
+  } finally {
+    if (before === undefined) delete process.env[WASM_ENV];
+    else process.env[WASM_ENV] = before;
+  }
+  // a-priori LLRs: the reference runs under 'auto'; 'wasm' names why not
+  const priorLlr = new Float64Array(8 * 2 * 4).map(() => rng.uniform() * 4 - 2);
+  assert.equal(detect({ ...input, priorLlr }, opts).stats.kernel, 'typescript');
+  if (simd)
+    assert.throws(
+      () => detect({ ...input, priorLlr }, { ...opts, cpuKernel: 'wasm' }),
+      (e) => e instanceof EngineUnavailableError && /a-priori/.test(e.message),
+    );
+  const bpsk = problem(rng, 2, 2, 'bpsk', 4, 1, 10);
+  assert.equal(detect(bpsk, { detector: 'ssfe', modulation: 'bpsk' }).stats.kernel, 'typescript');
+  if (simd)
+    assert.throws(
+      () => detect(bpsk, { detector: 'ssfe', modulation: 'bpsk', cpuKernel: 'wasm' }),
+      (e) => e instanceof EngineUnavailableError && /square QAM/.test(e.message),
+    );
+  assert.throws(
+    () => detect(input, { detector: 'zf', modulation: '16qam', cpuKernel: 'typescript' }),
+    (e) => e instanceof InvalidArgumentError && /cpuKernel/.test(e.message),
+  );
+  assert.equal(detect(bpsk, { detector: 'sphere', modulation: 'bpsk' }).stats.kernel, 'typescript');
+  assert.equal(detect(input, { detector: 'zf', modulation: '16qam' }).stats.kernel, 'typescript');
+});
