@@ -125,6 +125,8 @@ inline long long min(long long a, long long b) { return a < b ? a : b; }
 struct int2 { int x, y; };
 struct int4 { int x, y, z, w; };
 struct alignas(16) uint4 { unsigned x, y, z, w; };
+struct uint2 { unsigned x, y; };
+inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return uint4{x, y, z, w}; }
 inline int4 make_int4(int x, int y, int z, int w) { return int4{x, y, z, w}; }
 struct float2 { float x, y; };
 inline float2 make_float2(float x, float y) { return float2{x, y}; }

@@ -34,9 +34,6 @@ inline float __fadd_rd(float a, float b) {
   if ((double)f > s) f = std::nextafter(f, -HUGE_VALF);
   return f;
 }
-struct uint4 { unsigned x, y, z, w; };
-struct uint2 { unsigned x, y; };
-inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return uint4{x, y, z, w}; }
 inline float4 __ldg(const float4* p) { float4 r; std::memcpy(&r, (const void*)p, 16); return r; }
 // __match_any_sync / __reduce_min_sync: every lane of the warp calls them together (as the MIMO
 // kernels do), each with its own group's mask for the reduction.
