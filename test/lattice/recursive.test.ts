@@ -117,6 +117,8 @@ const families: [string, () => bigint[][]][] = [
   ['q-ary 30/15, 120 bits', () => qary(30, 15, 120)],
   ['knapsack 16, 200 bits', () => knapsack(16, 200)],
   ['uniform 16, 40 bits', () => uniform(16, 40)],
+  // near-reduced and past float64: the double-double first factor, one LLL of the whole, the finish
+  ['uniform 24, 200 bits', () => uniform(24, 200)],
 ];
 
 test('recursiveReduce at delta: fresh q-ary, knapsack and uniform bases come out LLL-reduced (exact check), U B_in = B_out, det U = +-1', () => {
@@ -265,7 +267,7 @@ test('beside flatter: at delta 0.99 our rhf is within 0.015 of flatter-default r
   assert.ok(f.ok, f.failure);
   const ours = recursiveReduce(Bin, { delta: 0.99 });
   const theirs = rhfOfProfile(exactProfile(parseRows(f.text)));
-  assert.ok(ours.rootHermiteFactor <= theirs + 0.005, `ours ${ours.rootHermiteFactor}, flatter ${theirs}`);
+  assert.ok(ours.rootHermiteFactor <= theirs + 0.015, `ours ${ours.rootHermiteFactor}, flatter ${theirs}`);
 });
 
 function parseRows(text: string): bigint[][] {

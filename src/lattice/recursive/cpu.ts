@@ -34,6 +34,7 @@ export const recursiveCpu: CpuReducer = (B, Z, n, m, p) => {
     guard: 20,
     leafBits: LEAF_BITS,
     maxRounds: Math.min(p.maxIterations, 64 * m + 1000),
+    finished: true,
     stats,
   });
   for (let j = 0; j < m; j++) for (let t = 0; t < n; t++) B[j * n + t] = Number(Bb[j]![t]!);

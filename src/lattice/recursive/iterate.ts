@@ -58,6 +58,11 @@ export interface IterateParams {
   leafBits: number;
   /** Bound on the rounds of one level (an IterationLimitError past it). */
   maxRounds: number;
+  /**
+   * The top level's output goes to the proven LLL at delta: an input whose profile descends by few
+   * enough bits for one LLL of the whole is left to the finish after that LLL (no round to confirm).
+   */
+  finished?: boolean;
   /** The top level's goal, read after each size reduction: true stops the reduction there. */
   stop?: (profile: Float64Array) => boolean;
   /** Counts, added to as the levels run. */
@@ -120,6 +125,7 @@ export function reduceLevel(B: BigBasis, U: BigBasis | null, p: IterateParams, d
         if (!leaf.Z) return changed;
         applyColumns(B, 0, leaf.Z);
         if (U) applyColumns(U, 0, leaf.Z);
+        if (depth === 0 && round === 0 && p.finished) return true;
         qr.changedFrom(0);
         changed = true;
         continue;
@@ -242,6 +248,8 @@ class Factoriser {
   private valid = 0;
   /** log2 of the smallest Gram-Schmidt norm the fixed-point scale resolves. */
   private low = 0;
+  /** Whether `low` was measured (a first factor, or a triangular B's diagonal). */
+  private measured = false;
 
   constructor(
     private readonly B: BigBasis,
@@ -276,6 +284,33 @@ class Factoriser {
     }
   }
 
+  /**
+   * The double-double factor of the whole basis where its precision (DD_BITS below the largest
+   * entry) resolves the smallest norm it finds to `guard` bits; null otherwise.
+   */
+  private probe(B: BigBasis): FixedR | null {
+    const { p } = this;
+    const bits = maxBitLength(B);
+    const extra = Math.ceil(Math.log2(B.length * B[0]!.length)) + p.guard + 8;
+    // the smallest `low` double-double resolves
+    const lowest = bits + extra - DD_BITS;
+    if (bits > 400 || lowest <= this.low) return null;
+    let r: FixedR;
+    try {
+      r = ddQR(B, Math.max(0, bits + extra - lowest));
+    } catch (err) {
+      if (err instanceof RankDeficientError) return null;
+      throw err;
+    }
+    p.stats.factorisations++;
+    const low = Math.floor(Math.min(...r.profile)) - 4;
+    if (low < lowest) return null;
+    this.low = low;
+    this.state = undefined;
+    this.valid = B.length;
+    return r;
+  }
+
   /** The factor of B's first B.length columns (`B`: this.B or a prefix of it). */
   private factor(B: BigBasis): FixedR {
     const { p } = this;
@@ -290,7 +325,15 @@ class Factoriser {
       const profile = new Float64Array(m);
       for (let i = 0; i < m; i++) profile[i] = log2Big(R[i]![i]!);
       this.low = Math.floor(Math.min(...profile)) - 4;
+      this.measured = true;
       return { R, F: 0, profile };
+    }
+    if (!this.measured && whole) {
+      // the first factor, its smallest norm unknown: double-double tried first, kept where its
+      // smallest norm shows its precision was enough
+      this.measured = true;
+      const r = this.probe(B);
+      if (r) return r;
     }
     for (;;) {
       const need = Math.max(0, maxBitLength(B) + Math.ceil(Math.log2(n * m)) + p.guard + 8 - Math.floor(this.low));
