@@ -16,7 +16,6 @@ import {
   InvalidInputError,
   type LatticeMimoError,
   RankDeficientError,
-  UnsupportedError,
 } from '../../src/core/errors.js';
 import { makeBatch } from '../../src/core/matrix.js';
 import { Philox } from '../../src/core/rng.js';
@@ -146,6 +145,18 @@ test('recursiveReduce without the finish (rhf, alpha): the asked quality is reac
   assert.ok(a.goal.reached && 2 ** drop <= alpha + 1e-9, `largest drop ${2 ** drop} against alpha ${alpha}`);
 });
 
+test('recursiveReduce with threads: the halves on a worker give the one-thread output, operation for operation, proven', () => {
+  // wide enough (spread past one leaf) and large enough (32 vectors) for the top level's halves
+  const Bin = int(2) ? qary(32, 16, 90) : knapsack(32, 300);
+  const one = recursiveReduce(Bin, { delta: 0.99 });
+  const two = recursiveReduce(Bin, { delta: 0.99, threads: 2 + int(2) });
+  verify(Bin, two, 'threads');
+  assert.equal(two.proof.lll, true);
+  assert.ok(checkLLLExactBig(two.basis, 0.99, 0.51).ok, 'LLL conditions, exactly');
+  assert.deepEqual(two.basis, one.basis, 'the same output as one thread');
+  assert.equal(two.stats.swaps, one.stats.swaps, 'the same swaps');
+});
+
 test('fixedQR: the profile of a wide-spread basis matches the exact Gram determinants', () => {
   const Bin = qary(20, 10, 150);
   const f = fixedQR(Bin, 150 + 10 + 40);
@@ -185,7 +196,7 @@ test('recursiveReduce: bad options and bad bases are typed errors naming the pro
     [{ delta: 1 }, InvalidArgumentError, /delta/],
     [{ delta: 0.6, eta: 0.8 }, InvalidArgumentError, /eta/],
     [{ engine: 'cuda' }, EngineUnavailableError, /CUDA/],
-    [{ threads: 2 }, UnsupportedError, /one thread/],
+    [{ threads: 0 }, InvalidArgumentError, /threads/],
     [{ guard: 4 }, InvalidArgumentError, /guard/],
     [{ rfh: 1.02 }, InvalidArgumentError, /did you mean 'rhf'/],
     [null, InvalidArgumentError, /object/],

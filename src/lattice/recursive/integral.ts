@@ -23,6 +23,7 @@ import { DD_BITS, ddQR } from './dd-qr.js';
 import { fixedQR, maxBitLength } from './fixed-qr.js';
 import { INNER_DELTA, LEAF_BITS, reduceLevel, type IterateStats } from './iterate.js';
 import { resolveRecursive, type RecursiveOptions } from './options.js';
+import { BlockPool } from './parallel.js';
 
 /** What a call asked, and whether the output reached it. */
 export type RecursiveGoal = (
@@ -129,17 +130,23 @@ export function recursiveReduce(
         : undefined;
   // no transform kept: it is rebuilt from B_in and B_out at the end, exactly and proven (half the
   // column operations of the top level saved)
-  reduceLevel(B, null, {
-    delta: o.delta,
-    innerDelta: Math.min(o.delta, INNER_DELTA),
-    eta: o.eta,
-    guard: o.guard,
-    leafBits: LEAF_BITS,
-    maxRounds: o.maxRounds,
-    finished: goal.kind === 'lll' && goal.finish,
-    stats,
-    ...(stop ? { stop } : {}),
-  });
+  const pool = o.threads > 1 && m >= 16 ? new BlockPool(o.threads - 1) : undefined;
+  try {
+    reduceLevel(B, null, {
+      delta: o.delta,
+      innerDelta: Math.min(o.delta, INNER_DELTA),
+      eta: o.eta,
+      guard: o.guard,
+      leafBits: LEAF_BITS,
+      maxRounds: o.maxRounds,
+      finished: goal.kind === 'lll' && goal.finish,
+      stats,
+      ...(stop ? { stop } : {}),
+      ...(pool ? { pool } : {}),
+    });
+  } finally {
+    pool?.close();
+  }
   const reduceMs = performance.now() - t0;
   let out = B,
     finishMs = 0,

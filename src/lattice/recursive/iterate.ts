@@ -33,6 +33,7 @@ import { compressBlock } from './compress.js';
 import { fixedQR, log2Big, maxBitLength, type FixedQRState, type FixedR } from './fixed-qr.js';
 import { gaussLeaf, lllLeaf } from './leaf.js';
 import { DD_BITS, ddQR } from './dd-qr.js';
+import type { BlockPool } from './parallel.js';
 
 /**
  * The Lovasz parameter of the levels below the top at most: their blocks are reduced again as the
@@ -63,6 +64,8 @@ export interface IterateParams {
    * enough bits for one LLL of the whole is left to the finish after that LLL (no round to confirm).
    */
   finished?: boolean;
+  /** Block workers (parallel.ts): a level with a free one reduces its two halves at once. */
+  pool?: BlockPool;
   /** The top level's goal, read after each size reduction: true stops the reduction there. */
   stop?: (profile: Float64Array) => boolean;
   /** Counts, added to as the levels run. */
@@ -82,6 +85,9 @@ export interface IterateStats {
   /** Deepest level reached (the top level is 0). */
   depth: number;
 }
+
+/** Levels of fewer vectors reduce their halves one after the other (a worker's message costs more). */
+const PARALLEL_MIN = 16;
 
 /** Size reductions whose multiplier passes this many bits send the basis back to the QR (its R has drifted). */
 const REFACTOR_BITS = 12;
@@ -141,7 +147,17 @@ export function reduceLevel(B: BigBasis, U: BigBasis | null, p: IterateParams, d
       return true;
     }
     let any = false;
-    for (const [a, b] of schedule(m)) {
+    const blocks = schedule(m);
+    let first = 0;
+    const w = p.pool && m >= PARALLEL_MIN && blocks.length === 3 ? p.pool.free() : -1;
+    if (w >= 0) {
+      // the two halves from one factor, [h, m) on a worker and [0, h) here (parallel.ts: the
+      // same copies, and so the same operations, as one after the other)
+      any = parallelHalves(B, U, qr, p, depth, w, blocks[0]!, blocks[1]!);
+      if (any) qr.changedFrom(0);
+      first = 2;
+    }
+    for (const [a, b] of blocks.slice(first)) {
       const g = qr.sizeReduced(U, b);
       const block = compressBlock(g.R, g.F, g.profile, a, b, p.guard);
       const Z = identity(b - a);
@@ -191,7 +207,55 @@ function descentOf(profile: Float64Array): number {
   return most;
 }
 
-function identity(k: number): BigBasis {
+/**
+ * Blocks `up` (on worker `w`) and `down` (here) of one round, both compressed from the same factor,
+ * their transforms applied to B and U; whether either changed.
+ */
+function parallelHalves(
+  B: BigBasis,
+  U: BigBasis | null,
+  qr: Factoriser,
+  p: IterateParams,
+  depth: number,
+  w: number,
+  up: [number, number],
+  down: [number, number],
+): boolean {
+  const pool = p.pool!;
+  const g = qr.sizeReduced(U);
+  pool.start(w, {
+    block: compressBlock(g.R, g.F, g.profile, up[0], up[1], p.guard),
+    depth: depth + 1,
+    delta: p.delta,
+    innerDelta: p.innerDelta,
+    eta: p.eta,
+    guard: p.guard,
+    leafBits: p.leafBits,
+    maxRounds: p.maxRounds,
+  });
+  const block = compressBlock(g.R, g.F, g.profile, down[0], down[1], p.guard);
+  const Z = identity(down[1] - down[0]);
+  let here = false;
+  let there: BigBasis | null = null;
+  try {
+    here = reduceLevel(block, Z, p, depth + 1);
+  } finally {
+    // (the worker's answer is taken even where this half threw: the pool stays usable)
+    there = pool.wait(w, p.stats);
+  }
+  if (there) {
+    applyColumns(B, up[0], there);
+    if (U) applyColumns(U, up[0], there);
+  }
+  if (here) {
+    applyColumns(B, down[0], Z);
+    if (U) applyColumns(U, down[0], Z);
+  }
+  return here || there !== null;
+}
+
+/** The identity transform of k vectors (k columns of k). */
+export function identity(k: number): BigBasis {
   return Array.from({ length: k }, (_, j) => Array.from({ length: k }, (_, i) => (i === j ? 1n : 0n)));
 }
 
