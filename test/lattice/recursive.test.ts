@@ -155,6 +155,7 @@ test('recursiveReduce with threads: the halves on a worker give the one-thread o
   assert.ok(checkLLLExactBig(two.basis, 0.99, 0.51).ok, 'LLL conditions, exactly');
   assert.deepEqual(two.basis, one.basis, 'the same output as one thread');
   assert.equal(two.stats.swaps, one.stats.swaps, 'the same swaps');
+  assert.ok(two.stats.workerBlocks > 0 && one.stats.workerBlocks === 0, 'halves reduced on a worker');
 });
 
 test('fixedQR: the profile of a wide-spread basis matches the exact Gram determinants', () => {

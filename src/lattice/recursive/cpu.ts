@@ -26,7 +26,7 @@ export const recursiveCpu: CpuReducer = (B, Z, n, m, p) => {
     Array.from(B.subarray(j * n, (j + 1) * n), (v) => BigInt(v)),
   );
   const U: BigBasis = Array.from({ length: m }, (_, j) => Array.from({ length: m }, (_, i) => (i === j ? 1n : 0n)));
-  const stats: IterateStats = { rounds: 0, leaves: 0, swaps: 0, factorisations: 0, depth: 0 };
+  const stats: IterateStats = { rounds: 0, leaves: 0, swaps: 0, factorisations: 0, depth: 0, workerBlocks: 0 };
   reduceLevel(Bb, U, {
     delta: p.delta,
     innerDelta: Math.min(p.delta, INNER_DELTA),

@@ -62,6 +62,8 @@ export interface RecursiveStats {
   factorisations: number;
   /** Deepest level reached (the top level is 0). */
   depth: number;
+  /** Blocks reduced on a worker thread (threads > 1). */
+  workerBlocks: number;
   /** The compressed reduction's wall time, ms. */
   reduceMs: number;
   /** The LLL finish's, ms (0 without it). */
@@ -120,7 +122,7 @@ export function recursiveReduce(
   const m = Bin.length;
   const o = resolveRecursive(opts, m, call);
   const B = Bin.map((c) => c.slice());
-  const stats: IterateStats = { rounds: 0, leaves: 0, swaps: 0, factorisations: 0, depth: 0 };
+  const stats: IterateStats = { rounds: 0, leaves: 0, swaps: 0, factorisations: 0, depth: 0, workerBlocks: 0 };
   const goal = o.goal;
   const stop =
     goal.kind === 'rhf'

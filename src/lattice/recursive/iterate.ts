@@ -84,6 +84,8 @@ export interface IterateStats {
   factorisations: number;
   /** Deepest level reached (the top level is 0). */
   depth: number;
+  /** Blocks reduced on a worker thread (threads > 1). */
+  workerBlocks: number;
 }
 
 /** Levels of fewer vectors reduce their halves one after the other (a worker's message costs more). */
@@ -223,6 +225,7 @@ function parallelHalves(
 ): boolean {
   const pool = p.pool!;
   const g = qr.sizeReduced(U);
+  p.stats.workerBlocks++;
   pool.start(w, {
     block: compressBlock(g.R, g.F, g.profile, up[0], up[1], p.guard),
     depth: depth + 1,

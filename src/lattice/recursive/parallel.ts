@@ -88,6 +88,7 @@ export class BlockPool {
     stats.swaps += a.stats.swaps;
     stats.factorisations += a.stats.factorisations;
     stats.depth = Math.max(stats.depth, a.stats.depth);
+    stats.workerBlocks += a.stats.workerBlocks;
     return a.Z;
   }
 

@@ -13,7 +13,7 @@ const { port, flag } = workerData as { port: MessagePort; flag: Int32Array };
 port.on('message', (job: BlockJob) => {
   let answer: BlockAnswer;
   try {
-    const stats: IterateStats = { rounds: 0, leaves: 0, swaps: 0, factorisations: 0, depth: 0 };
+    const stats: IterateStats = { rounds: 0, leaves: 0, swaps: 0, factorisations: 0, depth: 0, workerBlocks: 0 };
     const Z: BigBasis = identity(job.block.length);
     const changed = reduceLevel(
       job.block,
