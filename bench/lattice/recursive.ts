@@ -76,15 +76,25 @@ async function measured(
   timeoutMs: number,
   env?: NodeJS.ProcessEnv,
 ): Promise<{ ok: boolean; ms: number; cpu: number; text: string; failure?: string }> {
-  const r = await runProcess(TIME, ['-f', '__cpu %U %S', cmd, ...args], input, timeoutMs, env);
+  // the tool runs under timeout(1) too: the bound ends the tool itself, not only GNU time above it
+  // (137: timeout killed it)
+  const secs = String(Math.max(1, Math.ceil(timeoutMs / 1000)));
+  const r = await runProcess(
+    TIME,
+    ['-f', '__cpu %U %S', 'timeout', '-s', 'KILL', secs, cmd, ...args],
+    input,
+    timeoutMs + 5000,
+    env,
+  );
   const m = /__cpu ([\d.]+) ([\d.]+)\s*$/.exec(r.stderr);
-  const failure = r.timedOut
-    ? `timeout after ${timeoutMs} ms`
-    : r.code !== 0
-      ? `exit ${r.code ?? r.signal}: ${r.stderr.trim().split('\n')[0] ?? ''}`
-      : !m
-        ? 'no CPU time from GNU time'
-        : undefined;
+  const failure =
+    r.timedOut || r.code === 137
+      ? `timeout after ${timeoutMs} ms`
+      : r.code !== 0
+        ? `exit ${r.code ?? r.signal}: ${r.stderr.trim().split('\n')[0] ?? ''}`
+        : !m
+          ? 'no CPU time from GNU time'
+          : undefined;
   return {
     ok: failure === undefined,
     ms: r.timeMs,
