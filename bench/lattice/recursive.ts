@@ -6,7 +6,8 @@
  * Hermite factor of each output (its profile computed exactly here, from a
  * fixed-point QR of the output). Ours runs at delta 0.99 with the LLL finish (output proven), and
  * its JSON stats split the time into the compressed reduction, the finish and the proof; fplll at
- * `-a lll -d 0.99`; flatter at its default quality (rhf 1.0219), OMP_NUM_THREADS=1. flatter is
+ * `-a lll -d 0.99`; flatter at its default quality (rhf 1.0219), OMP_NUM_THREADS=1 (--threads N: ours
+ * with N threads, flatter with N, ratios of wall time). flatter is
  * built by ../shared/reference/build-flatter.sh where it can be, else its column says why not.
  * The markdown table goes to stdout and, with --out, into the section `bench-lattice-recursive`.
  */
@@ -32,6 +33,9 @@ const HELP = `usage: lattice-mimo bench lattice recursive [options]
   --seed S           latticegen -randseed (default 3)
   --reps N           timed runs of each tool on each basis (default 1)
   --timeout S        per run (default 900)
+  --fplll-timeout S  per fplll run (default --timeout): a capped run is reported as such
+  --threads N        ours with --threads N, flatter with OMP_NUM_THREADS=N (default 1; fplll has
+                     one thread); past 1 the ratios are of wall time, the section its own
   --no-fplll         no fplll column
   --no-flatter       no flatter column
   --out FILE         also write the section into FILE (e.g. bench/RESULTS.md)`;
@@ -72,15 +76,25 @@ async function measured(
   timeoutMs: number,
   env?: NodeJS.ProcessEnv,
 ): Promise<{ ok: boolean; ms: number; cpu: number; text: string; failure?: string }> {
-  const r = await runProcess(TIME, ['-f', '__cpu %U %S', cmd, ...args], input, timeoutMs, env);
+  // the tool runs under timeout(1) too: the bound ends the tool itself, not only GNU time above it
+  // (137: timeout killed it)
+  const secs = String(Math.max(1, Math.ceil(timeoutMs / 1000)));
+  const r = await runProcess(
+    TIME,
+    ['-f', '__cpu %U %S', 'timeout', '-s', 'KILL', secs, cmd, ...args],
+    input,
+    timeoutMs + 5000,
+    env,
+  );
   const m = /__cpu ([\d.]+) ([\d.]+)\s*$/.exec(r.stderr);
-  const failure = r.timedOut
-    ? `timeout after ${timeoutMs} ms`
-    : r.code !== 0
-      ? `exit ${r.code ?? r.signal}: ${r.stderr.trim().split('\n')[0] ?? ''}`
-      : !m
-        ? 'no CPU time from GNU time'
-        : undefined;
+  const failure =
+    r.timedOut || r.code === 137
+      ? `timeout after ${timeoutMs} ms`
+      : r.code !== 0
+        ? `exit ${r.code ?? r.signal}: ${r.stderr.trim().split('\n')[0] ?? ''}`
+        : !m
+          ? 'no CPU time from GNU time'
+          : undefined;
   return {
     ok: failure === undefined,
     ms: r.timeMs,
@@ -121,6 +135,8 @@ export async function run(argv: string[]): Promise<number> {
       seed: { type: 'string' },
       reps: { type: 'string' },
       timeout: { type: 'string' },
+      'fplll-timeout': { type: 'string' },
+      threads: { type: 'string' },
       'no-fplll': { type: 'boolean' },
       'no-flatter': { type: 'boolean' },
       out: { type: 'string' },
@@ -137,6 +153,8 @@ export async function run(argv: string[]): Promise<number> {
   const seed = intOption('seed', values.seed, 3, 0);
   const reps = intOption('reps', values.reps, 1, 1, 100);
   const timeoutMs = intOption('timeout', values.timeout, 900, 1) * 1000;
+  const fplllTimeoutMs = intOption('fplll-timeout', values['fplll-timeout'], timeoutMs / 1000, 1) * 1000;
+  const threads = intOption('threads', values.threads, 1, 1, 256);
   if (values.out) checkOutputPath('out', values.out);
   const refs = availableReferences();
   const fplll = !values['no-fplll'] && refs.fplll;
@@ -156,7 +174,16 @@ export async function run(argv: string[]): Promise<number> {
     const ours = await timed(reps, async () => {
       const r = await measured(
         process.execPath,
-        [cli, 'reduce', '-a', 'recursive', '-d', '0.99', '--json'],
+        [
+          cli,
+          'reduce',
+          '-a',
+          'recursive',
+          '-d',
+          '0.99',
+          '--json',
+          ...(threads > 1 ? ['--threads', String(threads)] : []),
+        ],
         text,
         timeoutMs,
       );
@@ -175,7 +202,7 @@ export async function run(argv: string[]): Promise<number> {
     let f: Figure = { note: values['no-fplll'] ? 'not run' : 'fplll not on PATH' };
     if (fplll) {
       process.stderr.write(`${name}: fplll\n`);
-      f = await timed(reps, () => measured('fplll', fplllArgs({ delta: 0.99, eta: 0.51 }), text, timeoutMs));
+      f = await timed(reps, () => measured('fplll', fplllArgs({ delta: 0.99, eta: 0.51 }), text, fplllTimeoutMs));
     }
     let g: Figure = { note: flatter ? (flatter.ok ? '' : 'not built') : 'not run' };
     if (flatter?.ok) {
@@ -183,7 +210,7 @@ export async function run(argv: string[]): Promise<number> {
       const tool = flatter;
       const env = {
         ...process.env,
-        OMP_NUM_THREADS: '1',
+        OMP_NUM_THREADS: String(threads),
         LD_LIBRARY_PATH: [tool.libDir, process.env.LD_LIBRARY_PATH].filter(Boolean).join(':'),
       };
       g = await timed(reps, () => measured(tool.binary, flatterArgs({}), text, timeoutMs, env));
@@ -192,20 +219,27 @@ export async function run(argv: string[]): Promise<number> {
       x.seconds !== undefined
         ? `${x.seconds.toFixed(2)} s CPU, ${x.wall!.toFixed(1)} s wall (rhf ${x.rhf!.toFixed(4)})`
         : (x.note ?? '');
+    // one thread: CPU time (the shared cores' load moves wall times); more: wall time
     const ratio = (x: Figure) =>
-      x.seconds !== undefined && ours.seconds !== undefined && x.seconds > 0
-        ? `${(ours.seconds / x.seconds).toFixed(2)}x`
-        : '-';
+      threads > 1
+        ? x.wall !== undefined && ours.wall !== undefined
+          ? `${(ours.wall / x.wall).toFixed(2)}x`
+          : '-'
+        : x.seconds !== undefined && ours.seconds !== undefined && x.seconds > 0
+          ? `${(ours.seconds / x.seconds).toFixed(2)}x`
+          : '-';
     rows.push(
       `| ${name} | ${cell(ours)} | ${ours.extra ?? ''} | ${cell(f)} | ${cell(g)} | ${ratio(f)} | ${ratio(g)} |`,
     );
     process.stderr.write(`${rows.at(-1)}\n`);
   }
   const section = [
-    `### Large integer lattices: recursive (ours) / fplll / flatter, one thread each`,
+    threads > 1
+      ? `### Large integer lattices: recursive (ours) / fplll / flatter, ${threads} threads (fplll one)`
+      : `### Large integer lattices: recursive (ours) / fplll / flatter, one thread each`,
     '',
     `${cpuDescription()}; ${new Date().toISOString().slice(0, 10)}; commit ${gitCommit()}; median of ${reps} run${reps > 1 ? 's' : ''}; inputs \`latticegen -randseed ${seed} ARGS\``,
-    `Command: \`lattice-mimo bench lattice recursive ${values.cases ? `--cases "${values.cases}"` : `--dims ${dims.join(',')} --bits ${bits}`} --seed ${seed} --reps ${reps}\`. Ours: \`reduce -a recursive -d 0.99\` (LLL finish, proven); fplll: \`fplll -a lll -d 0.99\`; flatter: default (rhf 1.0219), OMP_NUM_THREADS=1. CPU time (user + system) and wall time of each process, ratios of CPU time; rhf of each output computed exactly here.`,
+    `Command: \`lattice-mimo bench lattice recursive ${values.cases ? `--cases "${values.cases}"` : `--dims ${dims.join(',')} --bits ${bits}`} --seed ${seed} --reps ${reps}${threads > 1 ? ` --threads ${threads}` : ''}${values['fplll-timeout'] ? ` --fplll-timeout ${fplllTimeoutMs / 1000}` : ''}\`. Ours: \`reduce -a recursive -d 0.99${threads > 1 ? ` --threads ${threads}` : ''}\` (LLL finish, proven); fplll: \`fplll -a lll -d 0.99\`${values['fplll-timeout'] ? ` (stopped at ${fplllTimeoutMs / 1000} s)` : ''}; flatter: default (rhf 1.0219), OMP_NUM_THREADS=${threads}. CPU time (user + system) and wall time of each process, ratios of ${threads > 1 ? 'wall' : 'CPU'} time; rhf of each output computed exactly here.`,
     '',
     '| basis | ours | ours: split | fplll | flatter | ours / fplll | ours / flatter |',
     '|---|---|---|---|---|---|---|',
@@ -215,7 +249,7 @@ export async function run(argv: string[]): Promise<number> {
   if (values.out)
     writeResultsSection(
       values.out,
-      values.cases ? 'bench-lattice-recursive-families' : 'bench-lattice-recursive',
+      `${values.cases ? 'bench-lattice-recursive-families' : 'bench-lattice-recursive'}${threads > 1 ? '-threads' : ''}`,
       section,
     );
   return 0;

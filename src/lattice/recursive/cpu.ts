@@ -26,7 +26,7 @@ export const recursiveCpu: CpuReducer = (B, Z, n, m, p) => {
     Array.from(B.subarray(j * n, (j + 1) * n), (v) => BigInt(v)),
   );
   const U: BigBasis = Array.from({ length: m }, (_, j) => Array.from({ length: m }, (_, i) => (i === j ? 1n : 0n)));
-  const stats: IterateStats = { rounds: 0, leaves: 0, swaps: 0, factorisations: 0, depth: 0 };
+  const stats: IterateStats = { rounds: 0, leaves: 0, swaps: 0, factorisations: 0, depth: 0, workerBlocks: 0 };
   reduceLevel(Bb, U, {
     delta: p.delta,
     innerDelta: Math.min(p.delta, INNER_DELTA),
@@ -34,6 +34,7 @@ export const recursiveCpu: CpuReducer = (B, Z, n, m, p) => {
     guard: 20,
     leafBits: LEAF_BITS,
     maxRounds: Math.min(p.maxIterations, 64 * m + 1000),
+    finished: true,
     stats,
   });
   for (let j = 0; j < m; j++) for (let t = 0; t < n; t++) B[j * n + t] = Number(Bb[j]![t]!);

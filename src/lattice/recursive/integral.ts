@@ -14,14 +14,16 @@
  * Shapes: `rows` are basis vectors as in fplll's format (m rows of n integers, m <= n); the result's
  * basis likewise, and its transform U has U B_in = B_out (m rows of m).
  */
-import { CheckFailedError } from '../../core/index.js';
+import { CheckFailedError, RankDeficientError } from '../../core/index.js';
 import { applyTransformBig, type BigBasis, readBigBasis } from '../precision/exact.js';
 import { isUnimodular } from '../precision/unimodular.js';
 import { readTransform, rebuildTransformBig, unitCoordinates } from '../exact-transform.js';
 import { lllIntegral, type IntegralLLLResult } from '../precision/ladder.js';
+import { DD_BITS, ddQR } from './dd-qr.js';
 import { fixedQR, maxBitLength } from './fixed-qr.js';
 import { INNER_DELTA, LEAF_BITS, reduceLevel, type IterateStats } from './iterate.js';
 import { resolveRecursive, type RecursiveOptions } from './options.js';
+import { BlockPool } from './parallel.js';
 
 /** What a call asked, and whether the output reached it. */
 export type RecursiveGoal = (
@@ -60,6 +62,8 @@ export interface RecursiveStats {
   factorisations: number;
   /** Deepest level reached (the top level is 0). */
   depth: number;
+  /** Blocks reduced on a worker thread (threads > 1). */
+  workerBlocks: number;
   /** The compressed reduction's wall time, ms. */
   reduceMs: number;
   /** The LLL finish's, ms (0 without it). */
@@ -115,11 +119,10 @@ export function recursiveReduce(
   const t0 = performance.now();
   const call = 'recursiveReduce()';
   const Bin = readBigBasis(rows);
-  const m = Bin.length,
-    n = Bin[0]!.length;
+  const m = Bin.length;
   const o = resolveRecursive(opts, m, call);
   const B = Bin.map((c) => c.slice());
-  const stats: IterateStats = { rounds: 0, leaves: 0, swaps: 0, factorisations: 0, depth: 0 };
+  const stats: IterateStats = { rounds: 0, leaves: 0, swaps: 0, factorisations: 0, depth: 0, workerBlocks: 0 };
   const goal = o.goal;
   const stop =
     goal.kind === 'rhf'
@@ -129,16 +132,23 @@ export function recursiveReduce(
         : undefined;
   // no transform kept: it is rebuilt from B_in and B_out at the end, exactly and proven (half the
   // column operations of the top level saved)
-  reduceLevel(B, null, {
-    delta: o.delta,
-    innerDelta: Math.min(o.delta, INNER_DELTA),
-    eta: o.eta,
-    guard: o.guard,
-    leafBits: LEAF_BITS,
-    maxRounds: o.maxRounds,
-    stats,
-    ...(stop ? { stop } : {}),
-  });
+  const pool = o.threads > 1 && m >= 16 ? new BlockPool(o.threads - 1) : undefined;
+  try {
+    reduceLevel(B, null, {
+      delta: o.delta,
+      innerDelta: Math.min(o.delta, INNER_DELTA),
+      eta: o.eta,
+      guard: o.guard,
+      leafBits: LEAF_BITS,
+      maxRounds: o.maxRounds,
+      finished: goal.kind === 'lll' && goal.finish,
+      stats,
+      ...(stop ? { stop } : {}),
+      ...(pool ? { pool } : {}),
+    });
+  } finally {
+    pool?.close();
+  }
   const reduceMs = performance.now() - t0;
   let out = B,
     finishMs = 0,
@@ -159,9 +169,7 @@ export function recursiveReduce(
   const { U: Uout, unimodular } = provenTransform(Bin, out);
   const transform = true;
   const proofMs = performance.now() - tp;
-  // the quality reached, on the exact output (a fixed-point R resolving Gram-Schmidt norms down to about 2^-40)
-  const F = maxBitLength(out) + Math.ceil(Math.log2(n * m)) + 48;
-  const profile = Array.from(fixedQR(out, F).profile);
+  const profile = Array.from(outputProfile(out));
   const p64 = Float64Array.from(profile);
   const rootHermiteFactor = rhfOf(p64),
     maxDrop = maxDropOf(p64);
@@ -208,6 +216,27 @@ function provenTransform(Bin: BigBasis, out: BigBasis): { U: bigint[][]; unimodu
       `recursive: det U is ${rebuilt.det}, not +-1 (an internal error, reported rather than returned)`,
     );
   return { U: Array.from({ length: m }, (_, j) => rebuilt.Z.slice(j * m, (j + 1) * m)), unimodular };
+}
+
+/**
+ * log2 ||b*_i|| of the output: by the double-double QR where its precision (about 2^-100 of the
+ * largest entry) leaves 30 bits of the smallest norm, else a fixed-point R resolving norms down to
+ * about 2^-40.
+ */
+function outputProfile(out: BigBasis): Float64Array {
+  const m = out.length,
+    n = out[0]!.length;
+  const bits = maxBitLength(out);
+  if (bits <= 400) {
+    try {
+      const { profile } = ddQR(out, 0);
+      if (Math.min(...profile) >= bits - DD_BITS + 30) return profile;
+    } catch (err) {
+      // a norm double-double does not resolve: the fixed-point R below
+      if (!(err instanceof RankDeficientError)) throw err;
+    }
+  }
+  return fixedQR(out, bits + Math.ceil(Math.log2(n * m)) + 48).profile;
 }
 
 /** Root Hermite factor from a profile: (r_00 / det^(1/m))^(1/m). */

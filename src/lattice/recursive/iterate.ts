@@ -33,6 +33,7 @@ import { compressBlock } from './compress.js';
 import { fixedQR, log2Big, maxBitLength, type FixedQRState, type FixedR } from './fixed-qr.js';
 import { gaussLeaf, lllLeaf } from './leaf.js';
 import { DD_BITS, ddQR } from './dd-qr.js';
+import type { BlockPool } from './parallel.js';
 
 /**
  * The Lovasz parameter of the levels below the top at most: their blocks are reduced again as the
@@ -58,6 +59,13 @@ export interface IterateParams {
   leafBits: number;
   /** Bound on the rounds of one level (an IterationLimitError past it). */
   maxRounds: number;
+  /**
+   * The top level's output goes to the proven LLL at delta: an input whose profile descends by few
+   * enough bits for one LLL of the whole is left to the finish after that LLL (no round to confirm).
+   */
+  finished?: boolean;
+  /** Block workers (parallel.ts): a level with a free one reduces its two halves at once. */
+  pool?: BlockPool;
   /** The top level's goal, read after each size reduction: true stops the reduction there. */
   stop?: (profile: Float64Array) => boolean;
   /** Counts, added to as the levels run. */
@@ -76,7 +84,12 @@ export interface IterateStats {
   factorisations: number;
   /** Deepest level reached (the top level is 0). */
   depth: number;
+  /** Blocks reduced on a worker thread (threads > 1). */
+  workerBlocks: number;
 }
+
+/** Levels of fewer vectors reduce their halves one after the other (a worker's message costs more). */
+const PARALLEL_MIN = 16;
 
 /** Size reductions whose multiplier passes this many bits send the basis back to the QR (its R has drifted). */
 const REFACTOR_BITS = 12;
@@ -120,6 +133,7 @@ export function reduceLevel(B: BigBasis, U: BigBasis | null, p: IterateParams, d
         if (!leaf.Z) return changed;
         applyColumns(B, 0, leaf.Z);
         if (U) applyColumns(U, 0, leaf.Z);
+        if (depth === 0 && round === 0 && p.finished) return true;
         qr.changedFrom(0);
         changed = true;
         continue;
@@ -135,7 +149,17 @@ export function reduceLevel(B: BigBasis, U: BigBasis | null, p: IterateParams, d
       return true;
     }
     let any = false;
-    for (const [a, b] of schedule(m)) {
+    const blocks = schedule(m);
+    let first = 0;
+    const w = p.pool && m >= PARALLEL_MIN && blocks.length === 3 ? p.pool.free() : -1;
+    if (w >= 0) {
+      // the two halves from one factor, [h, m) on a worker and [0, h) here (parallel.ts: the
+      // same copies, and so the same operations, as one after the other)
+      any = parallelHalves(B, U, qr, p, depth, w, blocks[0]!, blocks[1]!);
+      if (any) qr.changedFrom(0);
+      first = 2;
+    }
+    for (const [a, b] of blocks.slice(first)) {
       const g = qr.sizeReduced(U, b);
       const block = compressBlock(g.R, g.F, g.profile, a, b, p.guard);
       const Z = identity(b - a);
@@ -185,7 +209,56 @@ function descentOf(profile: Float64Array): number {
   return most;
 }
 
-function identity(k: number): BigBasis {
+/**
+ * Blocks `up` (on worker `w`) and `down` (here) of one round, both compressed from the same factor,
+ * their transforms applied to B and U; whether either changed.
+ */
+function parallelHalves(
+  B: BigBasis,
+  U: BigBasis | null,
+  qr: Factoriser,
+  p: IterateParams,
+  depth: number,
+  w: number,
+  up: [number, number],
+  down: [number, number],
+): boolean {
+  const pool = p.pool!;
+  const g = qr.sizeReduced(U);
+  p.stats.workerBlocks++;
+  pool.start(w, {
+    block: compressBlock(g.R, g.F, g.profile, up[0], up[1], p.guard),
+    depth: depth + 1,
+    delta: p.delta,
+    innerDelta: p.innerDelta,
+    eta: p.eta,
+    guard: p.guard,
+    leafBits: p.leafBits,
+    maxRounds: p.maxRounds,
+  });
+  const block = compressBlock(g.R, g.F, g.profile, down[0], down[1], p.guard);
+  const Z = identity(down[1] - down[0]);
+  let here = false;
+  let there: BigBasis | null = null;
+  try {
+    here = reduceLevel(block, Z, p, depth + 1);
+  } finally {
+    // (the worker's answer is taken even where this half threw: the pool stays usable)
+    there = pool.wait(w, p.stats);
+  }
+  if (there) {
+    applyColumns(B, up[0], there);
+    if (U) applyColumns(U, up[0], there);
+  }
+  if (here) {
+    applyColumns(B, down[0], Z);
+    if (U) applyColumns(U, down[0], Z);
+  }
+  return here || there !== null;
+}
+
+/** The identity transform of k vectors (k columns of k). */
+export function identity(k: number): BigBasis {
   return Array.from({ length: k }, (_, j) => Array.from({ length: k }, (_, i) => (i === j ? 1n : 0n)));
 }
 
@@ -242,6 +315,8 @@ class Factoriser {
   private valid = 0;
   /** log2 of the smallest Gram-Schmidt norm the fixed-point scale resolves. */
   private low = 0;
+  /** Whether `low` was measured (a first factor, or a triangular B's diagonal). */
+  private measured = false;
 
   constructor(
     private readonly B: BigBasis,
@@ -276,6 +351,33 @@ class Factoriser {
     }
   }
 
+  /**
+   * The double-double factor of the whole basis where its precision (DD_BITS below the largest
+   * entry) resolves the smallest norm it finds to `guard` bits; null otherwise.
+   */
+  private probe(B: BigBasis): FixedR | null {
+    const { p } = this;
+    const bits = maxBitLength(B);
+    const extra = Math.ceil(Math.log2(B.length * B[0]!.length)) + p.guard + 8;
+    // the smallest `low` double-double resolves
+    const lowest = bits + extra - DD_BITS;
+    if (bits > 400 || lowest <= this.low) return null;
+    let r: FixedR;
+    try {
+      r = ddQR(B, Math.max(0, bits + extra - lowest));
+    } catch (err) {
+      if (err instanceof RankDeficientError) return null;
+      throw err;
+    }
+    p.stats.factorisations++;
+    const low = Math.floor(Math.min(...r.profile)) - 4;
+    if (low < lowest) return null;
+    this.low = low;
+    this.state = undefined;
+    this.valid = B.length;
+    return r;
+  }
+
   /** The factor of B's first B.length columns (`B`: this.B or a prefix of it). */
   private factor(B: BigBasis): FixedR {
     const { p } = this;
@@ -290,7 +392,15 @@ class Factoriser {
       const profile = new Float64Array(m);
       for (let i = 0; i < m; i++) profile[i] = log2Big(R[i]![i]!);
       this.low = Math.floor(Math.min(...profile)) - 4;
+      this.measured = true;
       return { R, F: 0, profile };
+    }
+    if (!this.measured && whole) {
+      // the first factor, its smallest norm unknown: double-double tried first, kept where its
+      // smallest norm shows its precision was enough
+      this.measured = true;
+      const r = this.probe(B);
+      if (r) return r;
     }
     for (;;) {
       const need = Math.max(0, maxBitLength(B) + Math.ceil(Math.log2(n * m)) + p.guard + 8 - Math.floor(this.low));

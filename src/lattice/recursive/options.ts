@@ -10,7 +10,6 @@
 import {
   EngineUnavailableError,
   InvalidArgumentError,
-  UnsupportedError,
   boolean,
   checkOptions,
   choice,
@@ -36,7 +35,7 @@ export interface RecursiveOptions {
   finish?: boolean;
   /** 'cpu' or 'auto' (the CPU engine); 'cuda' is an EngineUnavailableError (no GPU implementation yet). */
   engine?: 'auto' | 'cpu' | 'cuda';
-  /** Threads: the CPU engine reduces in one (more is refused until its blocks run in parallel). */
+  /** Threads (default 1): with more, the recursion's independent halves run at once on worker threads (the same output). */
   threads?: number;
   /** Bits a compressed copy keeps below its shortest Gram-Schmidt vector, [8, 40]; default 20. */
   guard?: number;
@@ -79,10 +78,14 @@ export const RECURSIVE_SCHEMA = {
     default: 'auto',
     cli: { flag: 'engine', metavar: 'E' },
   }),
-  threads: option(integer(1, 256), 'threads (the CPU engine reduces one basis in one)', {
-    default: 1,
-    cli: { flag: 'threads', metavar: 'N' },
-  }),
+  threads: option(
+    integer(1, 256),
+    'threads: the independent halves of the recursion on worker threads (the same output as one thread)',
+    {
+      default: 1,
+      cli: { flag: 'threads', metavar: 'N' },
+    },
+  ),
   guard: option(integer(8, 40), 'bits a compressed copy keeps below its shortest Gram-Schmidt vector', {
     default: 20,
   }),
@@ -101,6 +104,8 @@ export interface ResolvedRecursive {
   goal: { kind: 'lll'; finish: boolean } | { kind: 'rhf'; rhf: number } | { kind: 'alpha'; alpha: number };
   guard: number;
   maxRounds: number;
+  /** Threads (1: no workers). */
+  threads: number;
 }
 
 /** Checks recursiveReduce()'s options for a basis of m vectors (typed errors naming the option). */
@@ -125,26 +130,22 @@ export function resolveRecursive(opts: unknown, m: number, call = 'recursiveRedu
       `${call}: the recursive reduction has no CUDA implementation yet (engine 'cpu' or 'auto' reduces on the CPU)`,
       { cause: 'no-gpu-implementation' },
     );
-  if ((o.threads ?? 1) > 1)
-    throw new UnsupportedError(
-      `${call}: threads ${o.threads}: the CPU engine of the recursive reduction runs in one thread (its blocks do not run in parallel yet)`,
-      { option: 'threads' },
-    );
   const eta = o.eta ?? 0.51;
   const guard = o.guard ?? 20;
   const maxRounds = o.maxRounds ?? 64 * m + 1000;
+  const threads = o.threads ?? 1;
   if (o.alpha !== undefined) {
     // LLL at delta bounds every drop by 1 / sqrt(delta - eta^2): the delta whose bound is alpha
     const delta = Math.min(0.99, 1 / (o.alpha * o.alpha) + eta * eta);
-    return { delta, eta, goal: { kind: 'alpha', alpha: o.alpha }, guard, maxRounds };
+    return { delta, eta, goal: { kind: 'alpha', alpha: o.alpha }, guard, maxRounds, threads };
   }
-  if (o.rhf !== undefined) return { delta: 0.99, eta, goal: { kind: 'rhf', rhf: o.rhf }, guard, maxRounds };
+  if (o.rhf !== undefined) return { delta: 0.99, eta, goal: { kind: 'rhf', rhf: o.rhf }, guard, maxRounds, threads };
   const delta = o.delta ?? 0.99;
   if (!(eta < Math.sqrt(delta)))
     throw new InvalidArgumentError(`${call}: eta must be below sqrt(delta) = ${Math.sqrt(delta)}, got ${eta}`, {
       option: 'eta',
     });
-  return { delta, eta, goal: { kind: 'lll', finish: o.finish ?? true }, guard, maxRounds };
+  return { delta, eta, goal: { kind: 'lll', finish: o.finish ?? true }, guard, maxRounds, threads };
 }
 
 /** Checks recursiveReduce()'s options before any input is read (the command line): the typed error resolveRecursive() would throw. */
