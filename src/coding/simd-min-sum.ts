@@ -16,56 +16,26 @@ import {
 } from './fixed-point-min-sum.js';
 import { maxRowDegree, type SparseParityCheck } from './types.js';
 
+/** One layered iteration over H's m rows (edge addresses and messages in the kernel's edge order). */
+type PassKernel = (
+  rowStart: number,
+  addr: number,
+  m: number,
+  R: number,
+  Q: number,
+  alphaQ: number,
+  betaQ: number,
+  satQ: number,
+) => void;
+
 /** The kernel's exports (pointers are byte offsets into its memory). */
 interface LayeredMinSumKernel {
-  pass8(
-    rowStart: number,
-    colOff: number,
-    m: number,
-    L: number,
-    R: number,
-    Q: number,
-    alphaQ: number,
-    betaQ: number,
-    satQ: number,
-  ): void;
-  pass16(
-    rowStart: number,
-    colOff: number,
-    m: number,
-    L: number,
-    R: number,
-    Q: number,
-    alphaQ: number,
-    betaQ: number,
-    satQ: number,
-  ): void;
-  pairs8(
-    rowStart: number,
-    colOff: number,
-    m: number,
-    L: number,
-    R: number,
-    Q: number,
-    dmax: number,
-    alphaQ: number,
-    betaQ: number,
-    satQ: number,
-  ): void;
-  pairs16(
-    rowStart: number,
-    colOff: number,
-    m: number,
-    L: number,
-    R: number,
-    Q: number,
-    dmax: number,
-    alphaQ: number,
-    betaQ: number,
-    satQ: number,
-  ): void;
-  syndrome8(rowStart: number, colOff: number, m: number, L: number): number;
-  syndrome16(rowStart: number, colOff: number, m: number, L: number): number;
+  pass8: PassKernel;
+  pass16: PassKernel;
+  pairs8: PassKernel;
+  pairs16: PassKernel;
+  syndrome8(rowStart: number, addr: number, m: number): number;
+  syndrome16(rowStart: number, addr: number, m: number): number;
   quantize(input: number, n: number, out: number, clip: number, scale: number): number;
   interleave(bytes: number, frames: number, count: number, n: number, L: number): void;
   insertLane(lane: number, bytes: number, frame: number, n: number, L: number): void;
@@ -79,7 +49,8 @@ const KERNEL_URL = new URL('./wasm/layered-min-sum.wasm', import.meta.url);
 /** Byte offsets of the kernel's arrays in its memory (each 16-byte aligned). */
 interface Layout {
   rowStart: number;
-  colOff: number;
+  addr: number;
+  rowAddr: number;
   L: number;
   R: number;
   Q: number;
@@ -119,7 +90,8 @@ function layout(H: SparseParityCheck, dmax: number): Layout {
   const edges = H.col.length;
   return {
     rowStart: take(4 * (H.m + 1)),
-    colOff: take(4 * edges),
+    addr: take(4 * edges),
+    rowAddr: take(4 * edges),
     L: take(16 * H.n),
     R: take(16 * edges),
     Q: take(2 * 16 * dmax),
@@ -149,7 +121,6 @@ export class SimdMinSumDecoder {
   private readonly input: Float64Array;
   private readonly bits: Uint8Array;
   private readonly values: Int32Array;
-  private readonly dmax: number;
   private readonly paired: boolean;
 
   /** Compiles (once a process) and instantiates the kernel, and lays H out in its memory. */
@@ -161,15 +132,27 @@ export class SimdMinSumDecoder {
     this.constants = fixedPointConstants(format, options);
     const dmax = maxRowDegree(H);
     this.at = layout(H, dmax);
-    this.dmax = dmax;
     this.paired = rowsPairUp(H);
     const instance = instantiateWasmKernel<LayeredMinSumKernel>(KERNEL_URL, this.at.bytes);
     this.k = instance.exports;
     this.buffer = instance.buffer;
     const buf = this.buffer;
     new Int32Array(buf, this.at.rowStart, H.m + 1).set(H.rowStart);
-    const colOff = new Int32Array(buf, this.at.colOff, H.col.length);
-    for (let e = 0; e < H.col.length; e++) colOff[e] = H.col[e]! * 16;
+    // Byte addresses of the edges' columns in L: in row order for the syndrome, and in the pass's
+    // order (a pair's edges interleaved when the rows pair up) for the layered iteration.
+    const rowAddr = new Int32Array(buf, this.at.rowAddr, H.col.length);
+    for (let e = 0; e < H.col.length; e++) rowAddr[e] = this.at.L + H.col[e]! * 16;
+    const addr = new Int32Array(buf, this.at.addr, H.col.length);
+    if (!this.paired) addr.set(rowAddr);
+    else
+      for (let r = 0; r < H.m; r += 2) {
+        const a = H.rowStart[r]!,
+          d = H.rowStart[r + 1]! - a;
+        for (let j = 0; j < d; j++) {
+          addr[a + 2 * j] = rowAddr[a + j]!;
+          addr[a + 2 * j + 1] = rowAddr[a + d + j]!;
+        }
+      }
     this.input = new Float64Array(buf, this.at.input, H.n);
     this.bits = new Uint8Array(buf, this.at.bits, H.n);
     this.values = new Int32Array(buf, this.at.values, H.n);
@@ -187,20 +170,15 @@ export class SimdMinSumDecoder {
   private pass(): void {
     const { k, at, H } = this;
     const { alphaQ, betaQ, satQ } = this.constants;
-    const d = this.dmax;
-    if (this.paired) {
-      if (this.format.bytes === 1) k.pairs8(at.rowStart, at.colOff, H.m, at.L, at.R, at.Q, d, alphaQ, betaQ, satQ);
-      else k.pairs16(at.rowStart, at.colOff, H.m, at.L, at.R, at.Q, d, alphaQ, betaQ, satQ);
-    } else if (this.format.bytes === 1) k.pass8(at.rowStart, at.colOff, H.m, at.L, at.R, at.Q, alphaQ, betaQ, satQ);
-    else k.pass16(at.rowStart, at.colOff, H.m, at.L, at.R, at.Q, alphaQ, betaQ, satQ);
+    const run =
+      this.format.bytes === 1 ? (this.paired ? k.pairs8 : k.pass8) : this.paired ? k.pairs16 : k.pass16;
+    run(at.rowStart, at.addr, H.m, at.R, at.Q, alphaQ, betaQ, satQ);
   }
 
   /** Bit l set where lane l's decisions break a check. */
   private syndrome(): number {
     const { k, at, H } = this;
-    return this.format.bytes === 1
-      ? k.syndrome8(at.rowStart, at.colOff, H.m, at.L)
-      : k.syndrome16(at.rowStart, at.colOff, H.m, at.L);
+    return this.format.bytes === 1 ? k.syndrome8(at.rowStart, at.rowAddr, H.m) : k.syndrome16(at.rowStart, at.rowAddr, H.m);
   }
 
   /** Frame `frame`'s LLRs, loaded and quantized into slot `slot` of the frames area. */

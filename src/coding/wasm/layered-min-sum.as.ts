@@ -17,348 +17,230 @@
  * message magnitude max(0, min - betaQ) * alphaQ >> 8 with min clipped to satQ.
  */
 
-/** One layered iteration over every check row, 16 frames in i8x16 lanes. */
-export function pass8(
-  rowStart: usize,
-  colOff: usize,
-  m: i32,
-  L: usize,
-  R: usize,
-  Q: usize,
-  alphaQ: i32,
-  betaQ: i32,
-  satQ: i32,
-): void {
-  const vSat = i8x16.splat(<i8>satQ);
-  const vBeta = i8x16.splat(<i8>betaQ);
-  const vAlpha = i16x8.splat(<i16>alphaQ);
-  const zero = i8x16.splat(0);
-  let e = load<i32>(rowStart);
-  let rp = R + ((<usize>e) << 4);
-  for (let row = 0; row < m; row++) {
-    const end = load<i32>(rowStart + ((<usize>(row + 1)) << 2));
-    let min1 = vSat;
-    let min2 = vSat;
-    let sgn = i8x16.splat(0);
-    let qp = Q;
-    let ep = rp;
-    for (let j = e; j < end; j++) {
-      const c = <usize>load<i32>(colOff + ((<usize>j) << 2));
-      const q = i8x16.sub_sat_s(v128.load(L + c), v128.load(ep));
-      v128.store(qp, q);
-      sgn = v128.xor(sgn, q);
-      const mag = i8x16.abs(q);
-      min2 = i8x16.min_u(min2, i8x16.max_u(min1, mag));
-      min1 = i8x16.min_u(min1, mag);
-      qp += 16;
-      ep += 16;
-    }
-    const a = i8x16.sub_sat_u(min1, vBeta);
-    const b = i8x16.sub_sat_u(min2, vBeta);
-    const m1 = i8x16.narrow_i16x8_u(
+// Lane-width generic helpers: T is i8 (16 lanes) or i16 (8 lanes); sizeof<T>() folds at compile time.
+
+// @ts-ignore: decorator
+@inline function splat<T>(x: i32): v128 {
+  return sizeof<T>() == 1 ? i8x16.splat(<i8>x) : i16x8.splat(<i16>x);
+}
+// @ts-ignore: decorator
+@inline function subSat<T>(a: v128, b: v128): v128 {
+  return sizeof<T>() == 1 ? i8x16.sub_sat_s(a, b) : i16x8.sub_sat_s(a, b);
+}
+// @ts-ignore: decorator
+@inline function addSat<T>(a: v128, b: v128): v128 {
+  return sizeof<T>() == 1 ? i8x16.add_sat_s(a, b) : i16x8.add_sat_s(a, b);
+}
+// @ts-ignore: decorator
+@inline function abs<T>(a: v128): v128 {
+  return sizeof<T>() == 1 ? i8x16.abs(a) : i16x8.abs(a);
+}
+// @ts-ignore: decorator
+@inline function minU<T>(a: v128, b: v128): v128 {
+  return sizeof<T>() == 1 ? i8x16.min_u(a, b) : i16x8.min_u(a, b);
+}
+// @ts-ignore: decorator
+@inline function maxU<T>(a: v128, b: v128): v128 {
+  return sizeof<T>() == 1 ? i8x16.max_u(a, b) : i16x8.max_u(a, b);
+}
+// @ts-ignore: decorator
+@inline function eq<T>(a: v128, b: v128): v128 {
+  return sizeof<T>() == 1 ? i8x16.eq(a, b) : i16x8.eq(a, b);
+}
+/** All ones where a lane is negative (one compare: x64 has no 8-bit arithmetic shift). */
+// @ts-ignore: decorator
+@inline function negMask<T>(a: v128): v128 {
+  return sizeof<T>() == 1 ? i8x16.lt_s(a, i8x16.splat(0)) : i16x8.lt_s(a, i16x8.splat(0));
+}
+/** a negated where mask s is all ones: (a ^ s) - s. */
+// @ts-ignore: decorator
+@inline function negIf<T>(a: v128, s: v128): v128 {
+  return sizeof<T>() == 1 ? i8x16.sub(v128.xor(a, s), s) : i16x8.sub(v128.xor(a, s), s);
+}
+/** A message magnitude from a minimum: max(0, m - betaQ) * alphaQ >> 8 (widened, then narrowed). */
+// @ts-ignore: decorator
+@inline function magnitude<T>(m: v128, vBeta: v128, vAlpha: v128): v128 {
+  if (sizeof<T>() == 1) {
+    const a = i8x16.sub_sat_u(m, vBeta);
+    return i8x16.narrow_i16x8_u(
       i16x8.shr_u(i16x8.mul(i16x8.extend_low_i8x16_u(a), vAlpha), 8),
       i16x8.shr_u(i16x8.mul(i16x8.extend_high_i8x16_u(a), vAlpha), 8),
     );
-    const m2 = i8x16.narrow_i16x8_u(
-      i16x8.shr_u(i16x8.mul(i16x8.extend_low_i8x16_u(b), vAlpha), 8),
-      i16x8.shr_u(i16x8.mul(i16x8.extend_high_i8x16_u(b), vAlpha), 8),
-    );
-    // The row's sign applied once; each edge then flips by its own sign. Signs are masks from
-    // lt_s (one instruction; x64 has no 8-bit arithmetic shift) and the select is an xor pair.
-    const rs = i8x16.lt_s(sgn, zero);
-    const m1s = i8x16.sub(v128.xor(m1, rs), rs);
-    const m2s = i8x16.sub(v128.xor(m2, rs), rs);
-    const x12 = v128.xor(m1s, m2s);
-    qp = Q;
-    for (let j = e; j < end; j++) {
-      const c = <usize>load<i32>(colOff + ((<usize>j) << 2));
-      const q = v128.load(qp);
-      const sel = i8x16.eq(i8x16.abs(q), min1);
-      const t = v128.xor(m1s, v128.and(x12, sel));
-      const qs = i8x16.lt_s(q, zero);
-      const rn = i8x16.sub(v128.xor(t, qs), qs);
-      v128.store(rp, rn);
-      v128.store(L + c, i8x16.add_sat_s(q, rn));
-      qp += 16;
-      rp += 16;
-    }
-    e = end;
   }
+  const a = i16x8.sub_sat_u(m, vBeta);
+  return i16x8.narrow_i32x4_u(
+    i32x4.shr_u(i32x4.mul(i32x4.extend_low_i16x8_u(a), vAlpha), 8),
+    i32x4.shr_u(i32x4.mul(i32x4.extend_high_i16x8_u(a), vAlpha), 8),
+  );
+}
+// @ts-ignore: decorator
+@inline function alphaSplat<T>(alphaQ: i32): v128 {
+  return sizeof<T>() == 1 ? i16x8.splat(<i16>alphaQ) : i32x4.splat(alphaQ);
 }
 
-/** One layered iteration over every check row, 8 frames in i16x8 lanes. */
-export function pass16(
-  rowStart: usize,
-  colOff: usize,
-  m: i32,
-  L: usize,
-  R: usize,
-  Q: usize,
-  alphaQ: i32,
-  betaQ: i32,
-  satQ: i32,
-): void {
-  const vSat = i16x8.splat(<i16>satQ);
-  const vBeta = i16x8.splat(<i16>betaQ);
-  const vAlpha = i32x4.splat(alphaQ);
-  const zero = i16x8.splat(0);
+/**
+ * One layered iteration over every check row, a row at a time. Edge e of the kernel's order reads
+ * the column at byte address addr[e] and owns message vector e of R.
+ */
+// @ts-ignore: decorator
+@inline function rows<T>(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  const vSat = splat<T>(satQ);
+  const vBeta = splat<T>(betaQ);
+  const vAlpha = alphaSplat<T>(alphaQ);
   let e = load<i32>(rowStart);
+  let cp = addr + ((<usize>e) << 2);
   let rp = R + ((<usize>e) << 4);
   for (let row = 0; row < m; row++) {
-    const end = load<i32>(rowStart + ((<usize>(row + 1)) << 2));
+    const d = load<i32>(rowStart + ((<usize>row) << 2), 4) - load<i32>(rowStart + ((<usize>row) << 2));
     let min1 = vSat;
     let min2 = vSat;
-    let sgn = i16x8.splat(0);
+    let sgn = v128.splat<i32>(0);
+    let c = cp;
+    let r = rp;
     let qp = Q;
-    let ep = rp;
-    for (let j = e; j < end; j++) {
-      const c = <usize>load<i32>(colOff + ((<usize>j) << 2));
-      const q = i16x8.sub_sat_s(v128.load(L + c), v128.load(ep));
+    for (let j = 0; j < d; j++) {
+      const q = subSat<T>(v128.load(<usize>load<i32>(c)), v128.load(r));
       v128.store(qp, q);
       sgn = v128.xor(sgn, q);
-      const mag = i16x8.abs(q);
-      min2 = i16x8.min_u(min2, i16x8.max_u(min1, mag));
-      min1 = i16x8.min_u(min1, mag);
+      const mag = abs<T>(q);
+      min2 = minU<T>(min2, maxU<T>(min1, mag));
+      min1 = minU<T>(min1, mag);
+      c += 4;
+      r += 16;
       qp += 16;
-      ep += 16;
     }
-    const a = i16x8.sub_sat_u(min1, vBeta);
-    const b = i16x8.sub_sat_u(min2, vBeta);
-    const m1 = i16x8.narrow_i32x4_u(
-      i32x4.shr_u(i32x4.mul(i32x4.extend_low_i16x8_u(a), vAlpha), 8),
-      i32x4.shr_u(i32x4.mul(i32x4.extend_high_i16x8_u(a), vAlpha), 8),
-    );
-    const m2 = i16x8.narrow_i32x4_u(
-      i32x4.shr_u(i32x4.mul(i32x4.extend_low_i16x8_u(b), vAlpha), 8),
-      i32x4.shr_u(i32x4.mul(i32x4.extend_high_i16x8_u(b), vAlpha), 8),
-    );
-    const rs = i16x8.lt_s(sgn, zero);
-    const m1s = i16x8.sub(v128.xor(m1, rs), rs);
-    const m2s = i16x8.sub(v128.xor(m2, rs), rs);
-    const x12 = v128.xor(m1s, m2s);
+    // The row's sign applied once; each edge then flips by its own sign.
+    const rs = negMask<T>(sgn);
+    const m1s = negIf<T>(magnitude<T>(min1, vBeta, vAlpha), rs);
+    const x12 = v128.xor(m1s, negIf<T>(magnitude<T>(min2, vBeta, vAlpha), rs));
     qp = Q;
-    for (let j = e; j < end; j++) {
-      const c = <usize>load<i32>(colOff + ((<usize>j) << 2));
+    for (let j = 0; j < d; j++) {
+      const a = <usize>load<i32>(cp);
       const q = v128.load(qp);
-      const sel = i16x8.eq(i16x8.abs(q), min1);
-      const t = v128.xor(m1s, v128.and(x12, sel));
-      const qs = i16x8.lt_s(q, zero);
-      const rn = i16x8.sub(v128.xor(t, qs), qs);
+      const rn = negIf<T>(v128.xor(m1s, v128.and(x12, eq<T>(abs<T>(q), min1))), negMask<T>(q));
       v128.store(rp, rn);
-      v128.store(L + c, i16x8.add_sat_s(q, rn));
-      qp += 16;
+      v128.store(a, addSat<T>(q, rn));
+      cp += 4;
       rp += 16;
+      qp += 16;
     }
-    e = end;
   }
 }
 
-/** max(0, m - betaQ) already taken: m * alphaQ >> 8 on u8 lanes (through u16). */
-function normalize8(m: v128, vAlpha: v128): v128 {
-  return i8x16.narrow_i16x8_u(
-    i16x8.shr_u(i16x8.mul(i16x8.extend_low_i8x16_u(m), vAlpha), 8),
-    i16x8.shr_u(i16x8.mul(i16x8.extend_high_i8x16_u(m), vAlpha), 8),
-  );
-}
-
-/** max(0, m - betaQ) already taken: m * alphaQ >> 8 on u16 lanes (through u32). */
-function normalize16(m: v128, vAlpha: v128): v128 {
-  return i16x8.narrow_i32x4_u(
-    i32x4.shr_u(i32x4.mul(i32x4.extend_low_i16x8_u(m), vAlpha), 8),
-    i32x4.shr_u(i32x4.mul(i32x4.extend_high_i16x8_u(m), vAlpha), 8),
-  );
-}
-
 /**
- * pass8's iteration two rows at a time, for a parity check whose rows pair up (rows 2i and 2i + 1
+ * rows<T>'s iteration two rows at a time, for a parity check whose rows pair up (rows 2i and 2i + 1
  * of equal degree with no column in common, as in a QC code's layer of even z): the two rows'
- * updates are independent, so running them side by side doubles the work in flight (the
- * minimum and sign chains of one row are serial). Q holds 2 dmax vectors.
+ * updates are independent, so running them side by side doubles the work in flight (the minimum
+ * and sign chains of one row are serial). The kernel's edge order interleaves a pair's edges (a0,
+ * b0, a1, b1, ...), so one pointer walks both rows' addresses and messages.
  */
-export function pairs8(
-  rowStart: usize,
-  colOff: usize,
-  m: i32,
-  L: usize,
-  R: usize,
-  Q: usize,
-  dmax: i32,
-  alphaQ: i32,
-  betaQ: i32,
-  satQ: i32,
-): void {
-  const vSat = i8x16.splat(<i8>satQ);
-  const vBeta = i8x16.splat(<i8>betaQ);
-  const vAlpha = i16x8.splat(<i16>alphaQ);
-  const zero = i8x16.splat(0);
-  const QB = Q + ((<usize>dmax) << 4);
+// @ts-ignore: decorator
+@inline function pairs<T>(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  const vSat = splat<T>(satQ);
+  const vBeta = splat<T>(betaQ);
+  const vAlpha = alphaSplat<T>(alphaQ);
+  const zero = v128.splat<i32>(0);
+  let e = load<i32>(rowStart);
+  let cp = addr + ((<usize>e) << 2);
+  let rp = R + ((<usize>e) << 4);
   for (let row = 0; row < m; row += 2) {
-    const ea = load<i32>(rowStart + ((<usize>row) << 2));
-    const eb = load<i32>(rowStart + ((<usize>(row + 1)) << 2));
-    const d = eb - ea;
+    const d = load<i32>(rowStart + ((<usize>row) << 2), 4) - load<i32>(rowStart + ((<usize>row) << 2));
     let a1 = vSat;
     let a2 = vSat;
     let b1 = vSat;
     let b2 = vSat;
     let sa = zero;
     let sb = zero;
-    const ra = R + ((<usize>ea) << 4);
-    const rb = R + ((<usize>eb) << 4);
-    const ca = colOff + ((<usize>ea) << 2);
-    const cb = colOff + ((<usize>eb) << 2);
+    let c = cp;
+    let r = rp;
+    let qp = Q;
     for (let j = 0; j < d; j++) {
-      const o4 = (<usize>j) << 2;
-      const o16 = (<usize>j) << 4;
-      const qa = i8x16.sub_sat_s(v128.load(L + <usize>load<i32>(ca + o4)), v128.load(ra + o16));
-      const qb = i8x16.sub_sat_s(v128.load(L + <usize>load<i32>(cb + o4)), v128.load(rb + o16));
-      v128.store(Q + o16, qa);
-      v128.store(QB + o16, qb);
+      const qa = subSat<T>(v128.load(<usize>load<i32>(c)), v128.load(r));
+      const qb = subSat<T>(v128.load(<usize>load<i32>(c, 4)), v128.load(r, 16));
+      v128.store(qp, qa);
+      v128.store(qp, qb, 16);
       sa = v128.xor(sa, qa);
       sb = v128.xor(sb, qb);
-      const ma = i8x16.abs(qa);
-      const mb = i8x16.abs(qb);
-      a2 = i8x16.min_u(a2, i8x16.max_u(a1, ma));
-      a1 = i8x16.min_u(a1, ma);
-      b2 = i8x16.min_u(b2, i8x16.max_u(b1, mb));
-      b1 = i8x16.min_u(b1, mb);
+      const ma = abs<T>(qa);
+      const mb = abs<T>(qb);
+      a2 = minU<T>(a2, maxU<T>(a1, ma));
+      a1 = minU<T>(a1, ma);
+      b2 = minU<T>(b2, maxU<T>(b1, mb));
+      b1 = minU<T>(b1, mb);
+      c += 8;
+      r += 32;
+      qp += 32;
     }
-    const na1 = normalize8(i8x16.sub_sat_u(a1, vBeta), vAlpha);
-    const na2 = normalize8(i8x16.sub_sat_u(a2, vBeta), vAlpha);
-    const nb1 = normalize8(i8x16.sub_sat_u(b1, vBeta), vAlpha);
-    const nb2 = normalize8(i8x16.sub_sat_u(b2, vBeta), vAlpha);
-    const rsa = i8x16.lt_s(sa, zero);
-    const rsb = i8x16.lt_s(sb, zero);
-    const ma1 = i8x16.sub(v128.xor(na1, rsa), rsa);
-    const xa = v128.xor(ma1, i8x16.sub(v128.xor(na2, rsa), rsa));
-    const mb1 = i8x16.sub(v128.xor(nb1, rsb), rsb);
-    const xb = v128.xor(mb1, i8x16.sub(v128.xor(nb2, rsb), rsb));
+    const rsa = negMask<T>(sa);
+    const rsb = negMask<T>(sb);
+    const ma1 = negIf<T>(magnitude<T>(a1, vBeta, vAlpha), rsa);
+    const xa = v128.xor(ma1, negIf<T>(magnitude<T>(a2, vBeta, vAlpha), rsa));
+    const mb1 = negIf<T>(magnitude<T>(b1, vBeta, vAlpha), rsb);
+    const xb = v128.xor(mb1, negIf<T>(magnitude<T>(b2, vBeta, vAlpha), rsb));
+    qp = Q;
     for (let j = 0; j < d; j++) {
-      const o4 = (<usize>j) << 2;
-      const o16 = (<usize>j) << 4;
-      const qa = v128.load(Q + o16);
-      const qb = v128.load(QB + o16);
-      const ta = v128.xor(ma1, v128.and(xa, i8x16.eq(i8x16.abs(qa), a1)));
-      const tb = v128.xor(mb1, v128.and(xb, i8x16.eq(i8x16.abs(qb), b1)));
-      const ga = i8x16.lt_s(qa, zero);
-      const gb = i8x16.lt_s(qb, zero);
-      const na = i8x16.sub(v128.xor(ta, ga), ga);
-      const nb = i8x16.sub(v128.xor(tb, gb), gb);
-      v128.store(ra + o16, na);
-      v128.store(rb + o16, nb);
-      v128.store(L + <usize>load<i32>(ca + o4), i8x16.add_sat_s(qa, na));
-      v128.store(L + <usize>load<i32>(cb + o4), i8x16.add_sat_s(qb, nb));
+      const pa = <usize>load<i32>(cp);
+      const pb = <usize>load<i32>(cp, 4);
+      const qa = v128.load(qp);
+      const qb = v128.load(qp, 16);
+      const na = negIf<T>(v128.xor(ma1, v128.and(xa, eq<T>(abs<T>(qa), a1))), negMask<T>(qa));
+      const nb = negIf<T>(v128.xor(mb1, v128.and(xb, eq<T>(abs<T>(qb), b1))), negMask<T>(qb));
+      v128.store(rp, na);
+      v128.store(rp, nb, 16);
+      v128.store(pa, addSat<T>(qa, na));
+      v128.store(pb, addSat<T>(qb, nb));
+      cp += 8;
+      rp += 32;
+      qp += 32;
     }
   }
 }
 
-/**
- * pass16's iteration two rows at a time, for a parity check whose rows pair up (rows 2i and 2i + 1
- * of equal degree with no column in common, as in a QC code's layer of even z): the two rows'
- * updates are independent, so running them side by side doubles the work in flight (the
- * minimum and sign chains of one row are serial). Q holds 2 dmax vectors.
- */
-export function pairs16(
-  rowStart: usize,
-  colOff: usize,
-  m: i32,
-  L: usize,
-  R: usize,
-  Q: usize,
-  dmax: i32,
-  alphaQ: i32,
-  betaQ: i32,
-  satQ: i32,
-): void {
-  const vSat = i16x8.splat(<i16>satQ);
-  const vBeta = i16x8.splat(<i16>betaQ);
-  const vAlpha = i32x4.splat(<i32>alphaQ);
-  const zero = i16x8.splat(0);
-  const QB = Q + ((<usize>dmax) << 4);
-  for (let row = 0; row < m; row += 2) {
-    const ea = load<i32>(rowStart + ((<usize>row) << 2));
-    const eb = load<i32>(rowStart + ((<usize>(row + 1)) << 2));
-    const d = eb - ea;
-    let a1 = vSat;
-    let a2 = vSat;
-    let b1 = vSat;
-    let b2 = vSat;
-    let sa = zero;
-    let sb = zero;
-    const ra = R + ((<usize>ea) << 4);
-    const rb = R + ((<usize>eb) << 4);
-    const ca = colOff + ((<usize>ea) << 2);
-    const cb = colOff + ((<usize>eb) << 2);
-    for (let j = 0; j < d; j++) {
-      const o4 = (<usize>j) << 2;
-      const o16 = (<usize>j) << 4;
-      const qa = i16x8.sub_sat_s(v128.load(L + <usize>load<i32>(ca + o4)), v128.load(ra + o16));
-      const qb = i16x8.sub_sat_s(v128.load(L + <usize>load<i32>(cb + o4)), v128.load(rb + o16));
-      v128.store(Q + o16, qa);
-      v128.store(QB + o16, qb);
-      sa = v128.xor(sa, qa);
-      sb = v128.xor(sb, qb);
-      const ma = i16x8.abs(qa);
-      const mb = i16x8.abs(qb);
-      a2 = i16x8.min_u(a2, i16x8.max_u(a1, ma));
-      a1 = i16x8.min_u(a1, ma);
-      b2 = i16x8.min_u(b2, i16x8.max_u(b1, mb));
-      b1 = i16x8.min_u(b1, mb);
-    }
-    const na1 = normalize16(i16x8.sub_sat_u(a1, vBeta), vAlpha);
-    const na2 = normalize16(i16x8.sub_sat_u(a2, vBeta), vAlpha);
-    const nb1 = normalize16(i16x8.sub_sat_u(b1, vBeta), vAlpha);
-    const nb2 = normalize16(i16x8.sub_sat_u(b2, vBeta), vAlpha);
-    const rsa = i16x8.lt_s(sa, zero);
-    const rsb = i16x8.lt_s(sb, zero);
-    const ma1 = i16x8.sub(v128.xor(na1, rsa), rsa);
-    const xa = v128.xor(ma1, i16x8.sub(v128.xor(na2, rsa), rsa));
-    const mb1 = i16x8.sub(v128.xor(nb1, rsb), rsb);
-    const xb = v128.xor(mb1, i16x8.sub(v128.xor(nb2, rsb), rsb));
-    for (let j = 0; j < d; j++) {
-      const o4 = (<usize>j) << 2;
-      const o16 = (<usize>j) << 4;
-      const qa = v128.load(Q + o16);
-      const qb = v128.load(QB + o16);
-      const ta = v128.xor(ma1, v128.and(xa, i16x8.eq(i16x8.abs(qa), a1)));
-      const tb = v128.xor(mb1, v128.and(xb, i16x8.eq(i16x8.abs(qb), b1)));
-      const ga = i16x8.lt_s(qa, zero);
-      const gb = i16x8.lt_s(qb, zero);
-      const na = i16x8.sub(v128.xor(ta, ga), ga);
-      const nb = i16x8.sub(v128.xor(tb, gb), gb);
-      v128.store(ra + o16, na);
-      v128.store(rb + o16, nb);
-      v128.store(L + <usize>load<i32>(ca + o4), i16x8.add_sat_s(qa, na));
-      v128.store(L + <usize>load<i32>(cb + o4), i16x8.add_sat_s(qb, nb));
-    }
-  }
+/** One layered iteration, 16 frames in i8x16 lanes, a row at a time. */
+export function pass8(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rows<i8>(rowStart, addr, m, R, Q, alphaQ, betaQ, satQ);
+}
+
+/** One layered iteration, 8 frames in i16x8 lanes, a row at a time. */
+export function pass16(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rows<i16>(rowStart, addr, m, R, Q, alphaQ, betaQ, satQ);
+}
+
+/** One layered iteration, 16 frames in i8x16 lanes, rows in pairs (edges interleaved). */
+export function pairs8(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  pairs<i8>(rowStart, addr, m, R, Q, alphaQ, betaQ, satQ);
+}
+
+/** One layered iteration, 8 frames in i16x8 lanes, rows in pairs (edges interleaved). */
+export function pairs16(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  pairs<i16>(rowStart, addr, m, R, Q, alphaQ, betaQ, satQ);
 }
 
 /** Bit f set where lane f's hard decisions (8-bit lanes) break some check (16 lanes). */
-export function syndrome8(rowStart: usize, colOff: usize, m: i32, L: usize): i32 {
-  let acc = i8x16.splat(0);
-  let e = load<i32>(rowStart);
-  for (let row = 0; row < m; row++) {
-    const end = load<i32>(rowStart + ((<usize>(row + 1)) << 2));
-    let x = i8x16.splat(0);
-    for (let j = e; j < end; j++) x = v128.xor(x, v128.load(L + <usize>load<i32>(colOff + ((<usize>j) << 2))));
-    acc = v128.or(acc, x);
-    e = end;
-  }
-  return i8x16.bitmask(acc);
+export function syndrome8(rowStart: usize, addr: usize, m: i32): i32 {
+  return i8x16.bitmask(syndromeOr(rowStart, addr, m));
 }
 
 /** Bit f set where lane f's hard decisions (16-bit lanes) break some check (8 lanes). */
-export function syndrome16(rowStart: usize, colOff: usize, m: i32, L: usize): i32 {
-  let acc = i16x8.splat(0);
+export function syndrome16(rowStart: usize, addr: usize, m: i32): i32 {
+  return i16x8.bitmask(syndromeOr(rowStart, addr, m));
+}
+
+/** The or over the rows of each row's xor of its columns (addr in row order): a lane's sign bit is set where a check fails. */
+function syndromeOr(rowStart: usize, addr: usize, m: i32): v128 {
+  let acc = v128.splat<i32>(0);
   let e = load<i32>(rowStart);
+  let cp = addr + ((<usize>e) << 2);
   for (let row = 0; row < m; row++) {
-    const end = load<i32>(rowStart + ((<usize>(row + 1)) << 2));
-    let x = i16x8.splat(0);
-    for (let j = e; j < end; j++) x = v128.xor(x, v128.load(L + <usize>load<i32>(colOff + ((<usize>j) << 2))));
+    const end = load<i32>(rowStart + ((<usize>row) << 2), 4);
+    let x = v128.splat<i32>(0);
+    for (; e < end; e++) {
+      x = v128.xor(x, v128.load(<usize>load<i32>(cp)));
+      cp += 4;
+    }
     acc = v128.or(acc, x);
-    e = end;
   }
-  return i16x8.bitmask(acc);
+  return acc;
 }
 
 /**
