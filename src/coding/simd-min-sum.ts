@@ -41,6 +41,7 @@ interface LayeredMinSumKernel {
   insertLane(lane: number, bytes: number, frame: number, n: number, L: number): void;
   clearLane(lane: number, bytes: number, R: number, edges: number): void;
   hardLane(lane: number, bytes: number, L: number, n: number, bits: number): void;
+  hardAll(bytes: number, L: number, n: number, count: number, bits: number): void;
   laneValues(lane: number, bytes: number, L: number, n: number, values: number): void;
 }
 
@@ -97,7 +98,7 @@ function layout(H: SparseParityCheck, dmax: number): Layout {
     Q: take(2 * 16 * dmax),
     input: take(8 * H.n),
     frames: take(2 * 16 * H.n),
-    bits: take(H.n),
+    bits: take(16 * H.n),
     values: take(4 * H.n),
     get bytes() {
       return at;
@@ -119,7 +120,8 @@ export class SimdMinSumDecoder {
   private readonly at: Layout;
   private readonly buffer: ArrayBuffer;
   private readonly input: Float64Array;
-  private readonly bits: Uint8Array;
+  /** Lane l's n hard decisions (lane 0's are also hardLane's output). */
+  private readonly laneBits: Uint8Array[];
   private readonly values: Int32Array;
   private readonly paired: boolean;
 
@@ -154,7 +156,7 @@ export class SimdMinSumDecoder {
         }
       }
     this.input = new Float64Array(buf, this.at.input, H.n);
-    this.bits = new Uint8Array(buf, this.at.bits, H.n);
+    this.laneBits = Array.from({ length: format.lanes }, (_, l) => new Uint8Array(buf, this.at.bits + l * H.n, H.n));
     this.values = new Int32Array(buf, this.at.values, H.n);
   }
 
@@ -204,12 +206,13 @@ export class SimdMinSumDecoder {
     this.k.insertLane(lane, this.format.bytes, this.at.frames, this.n, this.at.L);
   }
 
-  private finish(lane: number, frame: number, iterations: number, done: FrameDone): void {
-    const { k, at, n } = this;
+  /** Lane `lane`'s results to done(); its decisions already at laneBits[at] unless `at` is omitted. */
+  private finish(lane: number, frame: number, iterations: number, done: FrameDone, at?: number): void {
+    const { k, n } = this;
     const bytes = this.format.bytes;
-    k.hardLane(lane, bytes, at.L, n, at.bits);
-    done(frame, iterations, this.bits, () => {
-      k.laneValues(lane, bytes, at.L, n, at.values);
+    if (at === undefined) k.hardLane(lane, bytes, this.at.L, n, this.at.bits);
+    done(frame, iterations, this.laneBits[at ?? 0]!, () => {
+      k.laneValues(lane, bytes, this.at.L, n, this.at.values);
       return this.values;
     });
   }
@@ -230,7 +233,8 @@ export class SimdMinSumDecoder {
       this.k.interleave(this.format.bytes, this.at.frames, count, this.n, this.at.L);
       for (let it = 0; it < its; it++) this.pass();
       const bad = this.syndrome();
-      for (let l = 0; l < count; l++) this.finish(l, f0 + l, (bad >> l) & 1 ? -its : its, done);
+      this.k.hardAll(this.format.bytes, this.at.L, this.n, count, this.at.bits);
+      for (let l = 0; l < count; l++) this.finish(l, f0 + l, (bad >> l) & 1 ? -its : its, done, l);
     }
   }
 

@@ -354,6 +354,171 @@ export function clearLane(lane: i32, bytes: i32, R: usize, edges: i32): void {
   }
 }
 
+/** A block's k-th byte vector: column k's (i8 lanes), or columns k and k + 16 narrowed, signs kept (i16 lanes). */
+// @ts-ignore: decorator
+@inline function column<T>(p: usize, off: usize): v128 {
+  if (sizeof<T>() == 1) return v128.load(p + off);
+  return i8x16.narrow_i16x8_s(v128.load(p + off), v128.load(p + off + 256));
+}
+
+// @ts-ignore: decorator
+@inline function hardBlocks<T>(L: usize, n: i32, count: i32, bits: usize): i32 {
+  // A block: 16 byte vectors, transposed so that vector l holds 16 columns of lane l (i8), or lane
+  // l % 8's columns (l < 8 the block's first 16, else its last 16; i16).
+  const block = sizeof<T>() == 1 ? 16 : 32;
+  let i = 0;
+  for (; i + block <= n; i += block) {
+    const p = L + ((<usize>i) << 4);
+    const v0 = column<T>(p, 0);
+    const v1 = column<T>(p, 16);
+    const v2 = column<T>(p, 32);
+    const v3 = column<T>(p, 48);
+    const v4 = column<T>(p, 64);
+    const v5 = column<T>(p, 80);
+    const v6 = column<T>(p, 96);
+    const v7 = column<T>(p, 112);
+    const v8 = column<T>(p, 128);
+    const v9 = column<T>(p, 144);
+    const v10 = column<T>(p, 160);
+    const v11 = column<T>(p, 176);
+    const v12 = column<T>(p, 192);
+    const v13 = column<T>(p, 208);
+    const v14 = column<T>(p, 224);
+    const v15 = column<T>(p, 240);
+    const s0 = i8x16.shuffle(v0, v1, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const s1 = i8x16.shuffle(v0, v1, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    const s2 = i8x16.shuffle(v2, v3, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const s3 = i8x16.shuffle(v2, v3, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    const s4 = i8x16.shuffle(v4, v5, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const s5 = i8x16.shuffle(v4, v5, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    const s6 = i8x16.shuffle(v6, v7, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const s7 = i8x16.shuffle(v6, v7, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    const s8 = i8x16.shuffle(v8, v9, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const s9 = i8x16.shuffle(v8, v9, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    const s10 = i8x16.shuffle(v10, v11, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const s11 = i8x16.shuffle(v10, v11, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    const s12 = i8x16.shuffle(v12, v13, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const s13 = i8x16.shuffle(v12, v13, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    const s14 = i8x16.shuffle(v14, v15, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const s15 = i8x16.shuffle(v14, v15, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    const t0 = i8x16.shuffle(s0, s2, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
+    const t1 = i8x16.shuffle(s0, s2, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
+    const t2 = i8x16.shuffle(s1, s3, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
+    const t3 = i8x16.shuffle(s1, s3, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
+    const t4 = i8x16.shuffle(s4, s6, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
+    const t5 = i8x16.shuffle(s4, s6, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
+    const t6 = i8x16.shuffle(s5, s7, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
+    const t7 = i8x16.shuffle(s5, s7, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
+    const t8 = i8x16.shuffle(s8, s10, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
+    const t9 = i8x16.shuffle(s8, s10, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
+    const t10 = i8x16.shuffle(s9, s11, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
+    const t11 = i8x16.shuffle(s9, s11, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
+    const t12 = i8x16.shuffle(s12, s14, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
+    const t13 = i8x16.shuffle(s12, s14, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
+    const t14 = i8x16.shuffle(s13, s15, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
+    const t15 = i8x16.shuffle(s13, s15, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
+    const u0 = i8x16.shuffle(t0, t4, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+    const u1 = i8x16.shuffle(t0, t4, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+    const u2 = i8x16.shuffle(t1, t5, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+    const u3 = i8x16.shuffle(t1, t5, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+    const u4 = i8x16.shuffle(t2, t6, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+    const u5 = i8x16.shuffle(t2, t6, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+    const u6 = i8x16.shuffle(t3, t7, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+    const u7 = i8x16.shuffle(t3, t7, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+    const u8 = i8x16.shuffle(t8, t12, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+    const u9 = i8x16.shuffle(t8, t12, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+    const u10 = i8x16.shuffle(t9, t13, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+    const u11 = i8x16.shuffle(t9, t13, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+    const u12 = i8x16.shuffle(t10, t14, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+    const u13 = i8x16.shuffle(t10, t14, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+    const u14 = i8x16.shuffle(t11, t15, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+    const u15 = i8x16.shuffle(t11, t15, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+    const w0 = i8x16.shuffle(u0, u8, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+    const w1 = i8x16.shuffle(u0, u8, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+    const w2 = i8x16.shuffle(u1, u9, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+    const w3 = i8x16.shuffle(u1, u9, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+    const w4 = i8x16.shuffle(u2, u10, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+    const w5 = i8x16.shuffle(u2, u10, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+    const w6 = i8x16.shuffle(u3, u11, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+    const w7 = i8x16.shuffle(u3, u11, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+    const w8 = i8x16.shuffle(u4, u12, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+    const w9 = i8x16.shuffle(u4, u12, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+    const w10 = i8x16.shuffle(u5, u13, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+    const w11 = i8x16.shuffle(u5, u13, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+    const w12 = i8x16.shuffle(u6, u14, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+    const w13 = i8x16.shuffle(u6, u14, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+    const w14 = i8x16.shuffle(u7, u15, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+    const w15 = i8x16.shuffle(u7, u15, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+    if (sizeof<T>() == 1) {
+      if (count > 0) v128.store(bits + <usize>(0 * n + i), i8x16.shr_u(w0, 7));
+      if (count > 1) v128.store(bits + <usize>(1 * n + i), i8x16.shr_u(w1, 7));
+      if (count > 2) v128.store(bits + <usize>(2 * n + i), i8x16.shr_u(w2, 7));
+      if (count > 3) v128.store(bits + <usize>(3 * n + i), i8x16.shr_u(w3, 7));
+      if (count > 4) v128.store(bits + <usize>(4 * n + i), i8x16.shr_u(w4, 7));
+      if (count > 5) v128.store(bits + <usize>(5 * n + i), i8x16.shr_u(w5, 7));
+      if (count > 6) v128.store(bits + <usize>(6 * n + i), i8x16.shr_u(w6, 7));
+      if (count > 7) v128.store(bits + <usize>(7 * n + i), i8x16.shr_u(w7, 7));
+      if (count > 8) v128.store(bits + <usize>(8 * n + i), i8x16.shr_u(w8, 7));
+      if (count > 9) v128.store(bits + <usize>(9 * n + i), i8x16.shr_u(w9, 7));
+      if (count > 10) v128.store(bits + <usize>(10 * n + i), i8x16.shr_u(w10, 7));
+      if (count > 11) v128.store(bits + <usize>(11 * n + i), i8x16.shr_u(w11, 7));
+      if (count > 12) v128.store(bits + <usize>(12 * n + i), i8x16.shr_u(w12, 7));
+      if (count > 13) v128.store(bits + <usize>(13 * n + i), i8x16.shr_u(w13, 7));
+      if (count > 14) v128.store(bits + <usize>(14 * n + i), i8x16.shr_u(w14, 7));
+      if (count > 15) v128.store(bits + <usize>(15 * n + i), i8x16.shr_u(w15, 7));
+    } else {
+      if (count > 0) {
+        v128.store(bits + <usize>(0 * n + i), i8x16.shr_u(w0, 7));
+        v128.store(bits + <usize>(0 * n + i + 16), i8x16.shr_u(w8, 7));
+      }
+      if (count > 1) {
+        v128.store(bits + <usize>(1 * n + i), i8x16.shr_u(w1, 7));
+        v128.store(bits + <usize>(1 * n + i + 16), i8x16.shr_u(w9, 7));
+      }
+      if (count > 2) {
+        v128.store(bits + <usize>(2 * n + i), i8x16.shr_u(w2, 7));
+        v128.store(bits + <usize>(2 * n + i + 16), i8x16.shr_u(w10, 7));
+      }
+      if (count > 3) {
+        v128.store(bits + <usize>(3 * n + i), i8x16.shr_u(w3, 7));
+        v128.store(bits + <usize>(3 * n + i + 16), i8x16.shr_u(w11, 7));
+      }
+      if (count > 4) {
+        v128.store(bits + <usize>(4 * n + i), i8x16.shr_u(w4, 7));
+        v128.store(bits + <usize>(4 * n + i + 16), i8x16.shr_u(w12, 7));
+      }
+      if (count > 5) {
+        v128.store(bits + <usize>(5 * n + i), i8x16.shr_u(w5, 7));
+        v128.store(bits + <usize>(5 * n + i + 16), i8x16.shr_u(w13, 7));
+      }
+      if (count > 6) {
+        v128.store(bits + <usize>(6 * n + i), i8x16.shr_u(w6, 7));
+        v128.store(bits + <usize>(6 * n + i + 16), i8x16.shr_u(w14, 7));
+      }
+      if (count > 7) {
+        v128.store(bits + <usize>(7 * n + i), i8x16.shr_u(w7, 7));
+        v128.store(bits + <usize>(7 * n + i + 16), i8x16.shr_u(w15, 7));
+      }
+    }
+  }
+  return i;
+}
+
+/**
+ * Lanes 0 .. count - 1's n hard decisions (1 where the posterior is negative) as bytes, lane l's at
+ * bits + l n: whole blocks of columns by byte transposes, the rest a column at a time.
+ */
+export function hardAll(bytes: i32, L: usize, n: i32, count: i32, bits: usize): void {
+  const from = bytes === 1 ? hardBlocks<i8>(L, n, count, bits) : hardBlocks<i16>(L, n, count, bits);
+  for (let l = 0; l < count; l++) {
+    let p = L + <usize>(l * bytes + bytes - 1) + ((<usize>from) << 4);
+    for (let i = from; i < n; i++) {
+      store<u8>(bits + <usize>(l * n + i), load<u8>(p) >> 7);
+      p += 16;
+    }
+  }
+}
+
 /** Lane `lane`'s n hard decisions (1 where the posterior is negative) as bytes at `bits`. */
 export function hardLane(lane: i32, bytes: i32, L: usize, n: i32, bits: usize): void {
   // The sign lives in the lane's most significant byte.
