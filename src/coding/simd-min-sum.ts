@@ -28,12 +28,26 @@ type PassKernel = (
   satQ: number,
 ) => void;
 
+/** PassKernel's iteration on rows in pairs: dmax the largest row degree, overlap a byte a pair. */
+type PairsKernel = (
+  rowStart: number,
+  addr: number,
+  m: number,
+  R: number,
+  Q: number,
+  dmax: number,
+  overlap: number,
+  alphaQ: number,
+  betaQ: number,
+  satQ: number,
+) => void;
+
 /** The kernel's exports (pointers are byte offsets into its memory). */
 interface LayeredMinSumKernel {
   pass8: PassKernel;
   pass16: PassKernel;
-  pairs8: PassKernel;
-  pairs16: PassKernel;
+  pairs8: PairsKernel;
+  pairs16: PairsKernel;
   syndrome8(rowStart: number, addr: number, m: number): number;
   syndrome16(rowStart: number, addr: number, m: number): number;
   quantize(input: number, n: number, out: number, clip: number, scale: number): number;
@@ -55,6 +69,7 @@ interface Layout {
   L: number;
   R: number;
   Q: number;
+  overlap: number;
   input: number;
   frames: number;
   bits: number;
@@ -81,6 +96,24 @@ function rowsPairUp(H: SparseParityCheck): boolean {
   return true;
 }
 
+/**
+ * overlap[p] = 1 where pair p (rows 2p, 2p + 1) has pair p - 1's degree and no column in common with
+ * it: the kernel may then run pair p's first sweep beside pair p - 1's second.
+ */
+function pairsOverlap(H: SparseParityCheck, overlap: Uint8Array): void {
+  const { rowStart, col } = H;
+  const stamp = new Int32Array(H.n).fill(-1);
+  for (let p = 1; 2 * p < H.m; p++) {
+    const a = rowStart[2 * p - 2]!,
+      b = rowStart[2 * p]!,
+      c = rowStart[2 * p + 2]!;
+    let ok = b - a === c - b;
+    for (let e = a; e < b; e++) stamp[col[e]!] = p;
+    for (let e = b; ok && e < c; e++) if (stamp[col[e]!] === p) ok = false;
+    overlap[p] = ok ? 1 : 0;
+  }
+}
+
 function layout(H: SparseParityCheck, dmax: number): Layout {
   let at = 0;
   const take = (bytes: number): number => {
@@ -95,7 +128,8 @@ function layout(H: SparseParityCheck, dmax: number): Layout {
     rowAddr: take(4 * edges),
     L: take(16 * H.n),
     R: take(16 * edges),
-    Q: take(2 * 16 * dmax),
+    Q: take(4 * 16 * dmax),
+    overlap: take(Math.ceil(H.m / 2)),
     input: take(8 * H.n),
     frames: take(2 * 16 * H.n),
     bits: take(16 * H.n),
@@ -124,6 +158,7 @@ export class SimdMinSumDecoder {
   private readonly laneBits: Uint8Array[];
   private readonly values: Int32Array;
   private readonly paired: boolean;
+  private readonly dmax: number;
 
   /** Compiles (once a process) and instantiates the kernel, and lays H out in its memory. */
   constructor(H: SparseParityCheck, options: ResolvedDecoderOptions, format: FixedPointFormat) {
@@ -135,6 +170,7 @@ export class SimdMinSumDecoder {
     const dmax = maxRowDegree(H);
     this.at = layout(H, dmax);
     this.paired = rowsPairUp(H);
+    this.dmax = dmax;
     const instance = instantiateWasmKernel<LayeredMinSumKernel>(KERNEL_URL, this.at.bytes);
     this.k = instance.exports;
     this.buffer = instance.buffer;
@@ -155,6 +191,7 @@ export class SimdMinSumDecoder {
           addr[a + 2 * j + 1] = rowAddr[a + d + j]!;
         }
       }
+    if (this.paired) pairsOverlap(H, new Uint8Array(buf, this.at.overlap, Math.ceil(H.m / 2)));
     this.input = new Float64Array(buf, this.at.input, H.n);
     this.laneBits = Array.from({ length: format.lanes }, (_, l) => new Uint8Array(buf, this.at.bits + l * H.n, H.n));
     this.values = new Int32Array(buf, this.at.values, H.n);
@@ -172,9 +209,20 @@ export class SimdMinSumDecoder {
   private pass(): void {
     const { k, at, H } = this;
     const { alphaQ, betaQ, satQ } = this.constants;
-    const run =
-      this.format.bytes === 1 ? (this.paired ? k.pairs8 : k.pass8) : this.paired ? k.pairs16 : k.pass16;
-    run(at.rowStart, at.addr, H.m, at.R, at.Q, alphaQ, betaQ, satQ);
+    if (this.paired)
+      (this.format.bytes === 1 ? k.pairs8 : k.pairs16)(
+        at.rowStart,
+        at.addr,
+        H.m,
+        at.R,
+        at.Q,
+        this.dmax,
+        at.overlap,
+        alphaQ,
+        betaQ,
+        satQ,
+      );
+    else (this.format.bytes === 1 ? k.pass8 : k.pass16)(at.rowStart, at.addr, H.m, at.R, at.Q, alphaQ, betaQ, satQ);
   }
 
   /** Bit l set where lane l's decisions break a check. */

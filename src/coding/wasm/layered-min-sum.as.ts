@@ -132,10 +132,24 @@
  * of equal degree with no column in common, as in a QC code's layer of even z): the two rows'
  * updates are independent, so running them side by side doubles the work in flight (the minimum
  * and sign chains of one row are serial). The kernel's edge order interleaves a pair's edges (a0,
- * b0, a1, b1, ...), so one pointer walks both rows' addresses and messages.
+ * b0, a1, b1, ...), so one pointer walks both rows' addresses and messages. Software pipelined:
+ * where overlap[p] is 1 (pair p has pair p - 1's degree and no column in common with it, as within
+ * a QC layer) pair p's first sweep (minima, signs) runs in the loop of pair p - 1's second
+ * (messages, posteriors), the two sweeps' q in the two halves of Q (4 dmax vectors).
  */
 // @ts-ignore: decorator
-@inline function pairs<T>(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+@inline function pairs<T>(
+  rowStart: usize,
+  addr: usize,
+  m: i32,
+  R: usize,
+  Q: usize,
+  dmax: i32,
+  overlap: usize,
+  alphaQ: i32,
+  betaQ: i32,
+  satQ: i32,
+): void {
   const vSat = splat<T>(satQ);
   const vBeta = splat<T>(betaQ);
   const vAlpha = alphaSplat<T>(alphaQ);
@@ -143,56 +157,126 @@
   let e = load<i32>(rowStart);
   let cp = addr + ((<usize>e) << 2);
   let rp = R + ((<usize>e) << 4);
-  for (let row = 0; row < m; row += 2) {
-    const d = load<i32>(rowStart + ((<usize>row) << 2), 4) - load<i32>(rowStart + ((<usize>row) << 2));
-    let a1 = vSat;
-    let a2 = vSat;
-    let b1 = vSat;
-    let b2 = vSat;
-    let sa = zero;
-    let sb = zero;
+  let qcur = Q;
+  let qnext = Q + ((<usize>dmax) << 5);
+  let d = load<i32>(rowStart, 4) - e;
+  let a1 = vSat;
+  let a2 = vSat;
+  let b1 = vSat;
+  let b2 = vSat;
+  let sa = zero;
+  let sb = zero;
+  {
     let c = cp;
     let r = rp;
-    let qp = Q;
+    let qn = qcur;
     for (let j = 0; j < d; j++) {
-      const qa = subSat<T>(v128.load(<usize>load<i32>(c)), v128.load(r));
-      const qb = subSat<T>(v128.load(<usize>load<i32>(c, 4)), v128.load(r, 16));
-      v128.store(qp, qa);
-      v128.store(qp, qb, 16);
-      sa = v128.xor(sa, qa);
-      sb = v128.xor(sb, qb);
-      const ma = abs<T>(qa);
-      const mb = abs<T>(qb);
-      a2 = minU<T>(a2, maxU<T>(a1, ma));
-      a1 = minU<T>(a1, ma);
-      b2 = minU<T>(b2, maxU<T>(b1, mb));
-      b1 = minU<T>(b1, mb);
-      c += 8;
-      r += 32;
-      qp += 32;
+        const qa = subSat<T>(v128.load(<usize>load<i32>(c)), v128.load(r));
+        const qb = subSat<T>(v128.load(<usize>load<i32>(c, 4)), v128.load(r, 16));
+        v128.store(qn, qa);
+        v128.store(qn, qb, 16);
+        sa = v128.xor(sa, qa);
+        sb = v128.xor(sb, qb);
+        const ma = abs<T>(qa);
+        const mb = abs<T>(qb);
+        a2 = minU<T>(a2, maxU<T>(a1, ma));
+        a1 = minU<T>(a1, ma);
+        b2 = minU<T>(b2, maxU<T>(b1, mb));
+        b1 = minU<T>(b1, mb);
+        c += 8;
+        r += 32;
+        qn += 32;
     }
+  }
+  for (let row = 0; row < m; row += 2) {
     const rsa = negMask<T>(sa);
     const rsb = negMask<T>(sb);
     const ma1 = negIf<T>(magnitude<T>(a1, vBeta, vAlpha), rsa);
     const xa = v128.xor(ma1, negIf<T>(magnitude<T>(a2, vBeta, vAlpha), rsa));
     const mb1 = negIf<T>(magnitude<T>(b1, vBeta, vAlpha), rsb);
     const xb = v128.xor(mb1, negIf<T>(magnitude<T>(b2, vBeta, vAlpha), rsb));
-    qp = Q;
-    for (let j = 0; j < d; j++) {
-      const pa = <usize>load<i32>(cp);
-      const pb = <usize>load<i32>(cp, 4);
-      const qa = v128.load(qp);
-      const qb = v128.load(qp, 16);
-      const na = negIf<T>(v128.xor(ma1, v128.and(xa, eq<T>(abs<T>(qa), a1))), negMask<T>(qa));
-      const nb = negIf<T>(v128.xor(mb1, v128.and(xb, eq<T>(abs<T>(qb), b1))), negMask<T>(qb));
-      v128.store(rp, na);
-      v128.store(rp, nb, 16);
-      v128.store(pa, addSat<T>(qa, na));
-      v128.store(pb, addSat<T>(qb, nb));
-      cp += 8;
-      rp += 32;
-      qp += 32;
+    const ka = a1;
+    const kb = b1;
+    const next = row + 2;
+    const dn = next < m ? load<i32>(rowStart + ((<usize>next) << 2), 4) - load<i32>(rowStart + ((<usize>next) << 2)) : 0;
+    a1 = vSat;
+    a2 = vSat;
+    b1 = vSat;
+    b2 = vSat;
+    sa = zero;
+    sb = zero;
+    let c = cp + ((<usize>d) << 3);
+    let r = rp + ((<usize>d) << 5);
+    let qp = qcur;
+    let qn = qnext;
+    if (next < m && load<u8>(overlap + ((<usize>next) >> 1)) != 0) {
+      for (let j = 0; j < d; j++) {
+        const qa = subSat<T>(v128.load(<usize>load<i32>(c)), v128.load(r));
+        const qb = subSat<T>(v128.load(<usize>load<i32>(c, 4)), v128.load(r, 16));
+        v128.store(qn, qa);
+        v128.store(qn, qb, 16);
+        sa = v128.xor(sa, qa);
+        sb = v128.xor(sb, qb);
+        const ma = abs<T>(qa);
+        const mb = abs<T>(qb);
+        a2 = minU<T>(a2, maxU<T>(a1, ma));
+        a1 = minU<T>(a1, ma);
+        b2 = minU<T>(b2, maxU<T>(b1, mb));
+        b1 = minU<T>(b1, mb);
+        c += 8;
+        r += 32;
+        qn += 32;
+        const pa = <usize>load<i32>(cp);
+        const pb = <usize>load<i32>(cp, 4);
+        const ua = v128.load(qp);
+        const ub = v128.load(qp, 16);
+        const na = negIf<T>(v128.xor(ma1, v128.and(xa, eq<T>(abs<T>(ua), ka))), negMask<T>(ua));
+        const nb = negIf<T>(v128.xor(mb1, v128.and(xb, eq<T>(abs<T>(ub), kb))), negMask<T>(ub));
+        v128.store(rp, na);
+        v128.store(rp, nb, 16);
+        v128.store(pa, addSat<T>(ua, na));
+        v128.store(pb, addSat<T>(ub, nb));
+        cp += 8;
+        rp += 32;
+        qp += 32;
+      }
+    } else {
+      for (let j = 0; j < d; j++) {
+        const pa = <usize>load<i32>(cp);
+        const pb = <usize>load<i32>(cp, 4);
+        const ua = v128.load(qp);
+        const ub = v128.load(qp, 16);
+        const na = negIf<T>(v128.xor(ma1, v128.and(xa, eq<T>(abs<T>(ua), ka))), negMask<T>(ua));
+        const nb = negIf<T>(v128.xor(mb1, v128.and(xb, eq<T>(abs<T>(ub), kb))), negMask<T>(ub));
+        v128.store(rp, na);
+        v128.store(rp, nb, 16);
+        v128.store(pa, addSat<T>(ua, na));
+        v128.store(pb, addSat<T>(ub, nb));
+        cp += 8;
+        rp += 32;
+        qp += 32;
+      }
+      for (let j = 0; j < dn; j++) {
+        const qa = subSat<T>(v128.load(<usize>load<i32>(c)), v128.load(r));
+        const qb = subSat<T>(v128.load(<usize>load<i32>(c, 4)), v128.load(r, 16));
+        v128.store(qn, qa);
+        v128.store(qn, qb, 16);
+        sa = v128.xor(sa, qa);
+        sb = v128.xor(sb, qb);
+        const ma = abs<T>(qa);
+        const mb = abs<T>(qb);
+        a2 = minU<T>(a2, maxU<T>(a1, ma));
+        a1 = minU<T>(a1, ma);
+        b2 = minU<T>(b2, maxU<T>(b1, mb));
+        b1 = minU<T>(b1, mb);
+        c += 8;
+        r += 32;
+        qn += 32;
+      }
     }
+    qcur = qnext;
+    qnext = qp - ((<usize>d) << 5);
+    d = dn;
   }
 }
 
@@ -207,13 +291,35 @@ export function pass16(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize,
 }
 
 /** One layered iteration, 16 frames in i8x16 lanes, rows in pairs (edges interleaved). */
-export function pairs8(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  pairs<i8>(rowStart, addr, m, R, Q, alphaQ, betaQ, satQ);
+export function pairs8(
+  rowStart: usize,
+  addr: usize,
+  m: i32,
+  R: usize,
+  Q: usize,
+  dmax: i32,
+  overlap: usize,
+  alphaQ: i32,
+  betaQ: i32,
+  satQ: i32,
+): void {
+  pairs<i8>(rowStart, addr, m, R, Q, dmax, overlap, alphaQ, betaQ, satQ);
 }
 
 /** One layered iteration, 8 frames in i16x8 lanes, rows in pairs (edges interleaved). */
-export function pairs16(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  pairs<i16>(rowStart, addr, m, R, Q, alphaQ, betaQ, satQ);
+export function pairs16(
+  rowStart: usize,
+  addr: usize,
+  m: i32,
+  R: usize,
+  Q: usize,
+  dmax: i32,
+  overlap: usize,
+  alphaQ: i32,
+  betaQ: i32,
+  satQ: i32,
+): void {
+  pairs<i16>(rowStart, addr, m, R, Q, dmax, overlap, alphaQ, betaQ, satQ);
 }
 
 /** Bit f set where lane f's hard decisions (8-bit lanes) break some check (16 lanes). */
