@@ -351,31 +351,33 @@ function syndromeOr(rowStart: usize, addr: usize, m: i32): v128 {
 
 /**
  * Quantizes one frame's n channel LLRs (f64 at `input`) to i16 at `out`: clip to [-clip, clip]
- * (LLR units), then floor(v * scale + 0.5), two values a vector. Returns the index of the first LLR
- * that is not finite (the output is then incomplete), or -1. Values fit the lanes: clip * scale is
- * at most the lane's largest value.
+ * (LLR units), then floor(v * scale + 0.5), eight values an iteration. Returns the index of the
+ * first LLR that is not finite (the output is then incomplete), or -1. Values fit the lanes: clip *
+ * scale is at most the lane's largest value.
  */
 export function quantize(input: usize, n: i32, out: usize, clip: f64, scale: f64): i32 {
   const hi = f64x2.splat(clip);
   const lo = f64x2.splat(-clip);
   const vs = f64x2.splat(scale);
   const half = f64x2.splat(0.5);
-  const zero = f64x2.splat(0);
-  let finite = i64x2.splat(-1);
+  // An integer-valued double k plus 2^52 + 2^51 holds k in its low 32 bits (two's complement).
+  const magic = f64x2.splat(6755399441055744.0);
+  // v - v is +0 (all bits clear) for a finite v, NaN otherwise: the or of them is zero iff all are finite.
+  let bad = v128.splat<i32>(0);
   let i = 0;
-  for (; i + 4 <= n; i += 4) {
+  for (; i + 8 <= n; i += 8) {
     const p = input + ((<usize>i) << 3);
     const a = v128.load(p);
     const b = v128.load(p, 16);
-    finite = v128.and(finite, v128.and(f64x2.eq(f64x2.sub(a, a), zero), f64x2.eq(f64x2.sub(b, b), zero)));
-    const qa = i32x4.trunc_sat_f64x2_s_zero(
-      f64x2.floor(f64x2.add(f64x2.mul(f64x2.pmin(f64x2.pmax(a, lo), hi), vs), half)),
-    );
-    const qb = i32x4.trunc_sat_f64x2_s_zero(
-      f64x2.floor(f64x2.add(f64x2.mul(f64x2.pmin(f64x2.pmax(b, lo), hi), vs), half)),
-    );
-    const q = i16x8.narrow_i32x4_s(v128.shuffle<i32>(qa, qb, 0, 1, 4, 5), zero);
-    v128.store64_lane(out + ((<usize>i) << 1), q, 0);
+    const c = v128.load(p, 32);
+    const d = v128.load(p, 48);
+    bad = v128.or(bad, v128.or(v128.or(f64x2.sub(a, a), f64x2.sub(b, b)), v128.or(f64x2.sub(c, c), f64x2.sub(d, d))));
+    const qa = quantize2(a, lo, hi, vs, half, magic);
+    const qb = quantize2(b, lo, hi, vs, half, magic);
+    const qc = quantize2(c, lo, hi, vs, half, magic);
+    const qd = quantize2(d, lo, hi, vs, half, magic);
+    const q = i16x8.narrow_i32x4_s(v128.shuffle<i32>(qa, qb, 0, 2, 4, 6), v128.shuffle<i32>(qc, qd, 0, 2, 4, 6));
+    v128.store(out + ((<usize>i) << 1), q);
   }
   for (; i < n; i++) {
     let v = load<f64>(input + ((<usize>i) << 3));
@@ -383,13 +385,19 @@ export function quantize(input: usize, n: i32, out: usize, clip: f64, scale: f64
     v = v > clip ? clip : v < -clip ? -clip : v;
     store<i16>(out + ((<usize>i) << 1), <i16>(<i32>Math.floor(v * scale + 0.5)));
   }
-  if (!i64x2.all_true(finite)) {
+  if (v128.any_true(bad)) {
     for (let j = 0; j < n; j++) {
       const v = load<f64>(input + ((<usize>j) << 3));
       if (!(v - v == 0)) return j;
     }
   }
   return -1;
+}
+
+/** Two LLRs quantized, each as an integer in the low 32 bits of its f64 lane. */
+// @ts-ignore: decorator
+@inline function quantize2(a: v128, lo: v128, hi: v128, vs: v128, half: v128, magic: v128): v128 {
+  return f64x2.add(f64x2.floor(f64x2.add(f64x2.mul(f64x2.pmin(f64x2.pmax(a, lo), hi), vs), half)), magic);
 }
 
 /**
