@@ -55,7 +55,7 @@ interface LayeredMinSumKernel {
   insertLane(lane: number, bytes: number, frame: number, n: number, L: number): void;
   clearLane(lane: number, bytes: number, R: number, edges: number): void;
   hardLane(lane: number, bytes: number, L: number, n: number, bits: number): void;
-  hardAll(bytes: number, L: number, n: number, count: number, bits: number): void;
+  hardAll(bytes: number, L: number, n: number, count: number, bits: number, scratch: number): void;
   laneValues(lane: number, bytes: number, L: number, n: number, values: number): void;
 }
 
@@ -74,6 +74,7 @@ interface Layout {
   frames: number;
   bits: number;
   values: number;
+  scratch: number;
   bytes: number;
 }
 
@@ -134,6 +135,7 @@ function layout(H: SparseParityCheck, dmax: number): Layout {
     frames: take(2 * 16 * H.n),
     bits: take(16 * H.n),
     values: take(4 * H.n),
+    scratch: take(256),
     get bytes() {
       return at;
     },
@@ -281,7 +283,7 @@ export class SimdMinSumDecoder {
       this.k.interleave(this.format.bytes, this.at.frames, count, this.n, this.at.L);
       for (let it = 0; it < its; it++) this.pass();
       const bad = this.syndrome();
-      this.k.hardAll(this.format.bytes, this.at.L, this.n, count, this.at.bits);
+      this.k.hardAll(this.format.bytes, this.at.L, this.n, count, this.at.bits, this.at.scratch);
       for (let l = 0; l < count; l++) this.finish(l, f0 + l, (bad >> l) & 1 ? -its : its, done, l);
     }
   }

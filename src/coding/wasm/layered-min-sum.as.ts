@@ -400,13 +400,45 @@ export function quantize(input: usize, n: i32, out: usize, clip: f64, scale: f64
   return f64x2.add(f64x2.floor(f64x2.add(f64x2.mul(f64x2.pmin(f64x2.pmax(a, lo), hi), vs), half)), magic);
 }
 
+/** 16 quantized values (i16 at p) as bytes (they fit: the int8 format's clip). */
+// @ts-ignore: decorator
+@inline function row8(p: usize): v128 {
+  return i8x16.narrow_i16x8_s(v128.load(p), v128.load(p, 16));
+}
+
 /**
  * Interleaves `count` quantized frames (i16, frame after frame, n each, at `frames`) into lanes
  * 0 .. count - 1 of L (the other lanes 0): `bytes` 1 for i8 lanes (16 a vector), 2 for i16 (8).
  */
 export function interleave(bytes: i32, frames: usize, count: i32, n: i32, L: usize): void {
   const stride = (<usize>n) << 1;
-  for (let i = 0; i < n; i++) {
+  let from = 0;
+  if (bytes === 1 && count === 16) {
+    // Whole blocks of 16 columns: each frame's 16 values narrowed to bytes, then transposed.
+    for (; from + 16 <= n; from += 16) {
+      const p = frames + ((<usize>from) << 1);
+      transpose16(
+        row8(p + 0 * stride),
+        row8(p + 1 * stride),
+        row8(p + 2 * stride),
+        row8(p + 3 * stride),
+        row8(p + 4 * stride),
+        row8(p + 5 * stride),
+        row8(p + 6 * stride),
+        row8(p + 7 * stride),
+        row8(p + 8 * stride),
+        row8(p + 9 * stride),
+        row8(p + 10 * stride),
+        row8(p + 11 * stride),
+        row8(p + 12 * stride),
+        row8(p + 13 * stride),
+        row8(p + 14 * stride),
+        row8(p + 15 * stride),
+        L + ((<usize>from) << 4),
+      );
+    }
+  }
+  for (let i = from; i < n; i++) {
     const p = frames + ((<usize>i) << 1);
     let v = i8x16.splat(0);
     if (bytes === 1) {
@@ -468,6 +500,112 @@ export function clearLane(lane: i32, bytes: i32, R: usize, edges: i32): void {
   }
 }
 
+/**
+ * The 16 x 16 byte transpose of v0 .. v15 stored at out (16 vectors): vector l's byte k is byte l of
+ * vk (four rounds of interleaving unpacks).
+ */
+// @ts-ignore: decorator
+@inline function transpose16(
+  v0: v128,
+  v1: v128,
+  v2: v128,
+  v3: v128,
+  v4: v128,
+  v5: v128,
+  v6: v128,
+  v7: v128,
+  v8: v128,
+  v9: v128,
+  v10: v128,
+  v11: v128,
+  v12: v128,
+  v13: v128,
+  v14: v128,
+  v15: v128,
+  out: usize,
+): void {
+  const s0 = i8x16.shuffle(v0, v1, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const s1 = i8x16.shuffle(v0, v1, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  const s2 = i8x16.shuffle(v2, v3, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const s3 = i8x16.shuffle(v2, v3, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  const s4 = i8x16.shuffle(v4, v5, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const s5 = i8x16.shuffle(v4, v5, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  const s6 = i8x16.shuffle(v6, v7, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const s7 = i8x16.shuffle(v6, v7, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  const s8 = i8x16.shuffle(v8, v9, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const s9 = i8x16.shuffle(v8, v9, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  const s10 = i8x16.shuffle(v10, v11, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const s11 = i8x16.shuffle(v10, v11, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  const s12 = i8x16.shuffle(v12, v13, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const s13 = i8x16.shuffle(v12, v13, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  const s14 = i8x16.shuffle(v14, v15, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const s15 = i8x16.shuffle(v14, v15, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  const t0 = i8x16.shuffle(s0, s2, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
+  const t1 = i8x16.shuffle(s0, s2, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
+  const t2 = i8x16.shuffle(s1, s3, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
+  const t3 = i8x16.shuffle(s1, s3, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
+  const t4 = i8x16.shuffle(s4, s6, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
+  const t5 = i8x16.shuffle(s4, s6, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
+  const t6 = i8x16.shuffle(s5, s7, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
+  const t7 = i8x16.shuffle(s5, s7, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
+  const t8 = i8x16.shuffle(s8, s10, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
+  const t9 = i8x16.shuffle(s8, s10, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
+  const t10 = i8x16.shuffle(s9, s11, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
+  const t11 = i8x16.shuffle(s9, s11, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
+  const t12 = i8x16.shuffle(s12, s14, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
+  const t13 = i8x16.shuffle(s12, s14, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
+  const t14 = i8x16.shuffle(s13, s15, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
+  const t15 = i8x16.shuffle(s13, s15, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
+  const u0 = i8x16.shuffle(t0, t4, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+  const u1 = i8x16.shuffle(t0, t4, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+  const u2 = i8x16.shuffle(t1, t5, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+  const u3 = i8x16.shuffle(t1, t5, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+  const u4 = i8x16.shuffle(t2, t6, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+  const u5 = i8x16.shuffle(t2, t6, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+  const u6 = i8x16.shuffle(t3, t7, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+  const u7 = i8x16.shuffle(t3, t7, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+  const u8 = i8x16.shuffle(t8, t12, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+  const u9 = i8x16.shuffle(t8, t12, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+  const u10 = i8x16.shuffle(t9, t13, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+  const u11 = i8x16.shuffle(t9, t13, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+  const u12 = i8x16.shuffle(t10, t14, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+  const u13 = i8x16.shuffle(t10, t14, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+  const u14 = i8x16.shuffle(t11, t15, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+  const u15 = i8x16.shuffle(t11, t15, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+  const w0 = i8x16.shuffle(u0, u8, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+  const w1 = i8x16.shuffle(u0, u8, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+  const w2 = i8x16.shuffle(u1, u9, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+  const w3 = i8x16.shuffle(u1, u9, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+  const w4 = i8x16.shuffle(u2, u10, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+  const w5 = i8x16.shuffle(u2, u10, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+  const w6 = i8x16.shuffle(u3, u11, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+  const w7 = i8x16.shuffle(u3, u11, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+  const w8 = i8x16.shuffle(u4, u12, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+  const w9 = i8x16.shuffle(u4, u12, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+  const w10 = i8x16.shuffle(u5, u13, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+  const w11 = i8x16.shuffle(u5, u13, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+  const w12 = i8x16.shuffle(u6, u14, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+  const w13 = i8x16.shuffle(u6, u14, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+  const w14 = i8x16.shuffle(u7, u15, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+  const w15 = i8x16.shuffle(u7, u15, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+  v128.store(out, w0, 0);
+  v128.store(out, w1, 16);
+  v128.store(out, w2, 32);
+  v128.store(out, w3, 48);
+  v128.store(out, w4, 64);
+  v128.store(out, w5, 80);
+  v128.store(out, w6, 96);
+  v128.store(out, w7, 112);
+  v128.store(out, w8, 128);
+  v128.store(out, w9, 144);
+  v128.store(out, w10, 160);
+  v128.store(out, w11, 176);
+  v128.store(out, w12, 192);
+  v128.store(out, w13, 208);
+  v128.store(out, w14, 224);
+  v128.store(out, w15, 240);
+}
+
 /** A block's k-th byte vector: column k's (i8 lanes), or columns k and k + 16 narrowed, signs kept (i16 lanes). */
 // @ts-ignore: decorator
 @inline function column<T>(p: usize, off: usize): v128 {
@@ -476,142 +614,63 @@ export function clearLane(lane: i32, bytes: i32, R: usize, edges: i32): void {
 }
 
 // @ts-ignore: decorator
-@inline function hardBlocks<T>(L: usize, n: i32, count: i32, bits: usize): i32 {
+@inline function hardBlocks<T>(L: usize, n: i32, count: i32, bits: usize, scratch: usize): i32 {
   // A block: 16 byte vectors, transposed so that vector l holds 16 columns of lane l (i8), or lane
   // l % 8's columns (l < 8 the block's first 16, else its last 16; i16).
   const block = sizeof<T>() == 1 ? 16 : 32;
   let i = 0;
   for (; i + block <= n; i += block) {
     const p = L + ((<usize>i) << 4);
-    const v0 = column<T>(p, 0);
-    const v1 = column<T>(p, 16);
-    const v2 = column<T>(p, 32);
-    const v3 = column<T>(p, 48);
-    const v4 = column<T>(p, 64);
-    const v5 = column<T>(p, 80);
-    const v6 = column<T>(p, 96);
-    const v7 = column<T>(p, 112);
-    const v8 = column<T>(p, 128);
-    const v9 = column<T>(p, 144);
-    const v10 = column<T>(p, 160);
-    const v11 = column<T>(p, 176);
-    const v12 = column<T>(p, 192);
-    const v13 = column<T>(p, 208);
-    const v14 = column<T>(p, 224);
-    const v15 = column<T>(p, 240);
-    const s0 = i8x16.shuffle(v0, v1, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-    const s1 = i8x16.shuffle(v0, v1, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-    const s2 = i8x16.shuffle(v2, v3, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-    const s3 = i8x16.shuffle(v2, v3, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-    const s4 = i8x16.shuffle(v4, v5, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-    const s5 = i8x16.shuffle(v4, v5, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-    const s6 = i8x16.shuffle(v6, v7, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-    const s7 = i8x16.shuffle(v6, v7, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-    const s8 = i8x16.shuffle(v8, v9, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-    const s9 = i8x16.shuffle(v8, v9, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-    const s10 = i8x16.shuffle(v10, v11, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-    const s11 = i8x16.shuffle(v10, v11, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-    const s12 = i8x16.shuffle(v12, v13, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-    const s13 = i8x16.shuffle(v12, v13, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-    const s14 = i8x16.shuffle(v14, v15, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-    const s15 = i8x16.shuffle(v14, v15, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-    const t0 = i8x16.shuffle(s0, s2, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
-    const t1 = i8x16.shuffle(s0, s2, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
-    const t2 = i8x16.shuffle(s1, s3, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
-    const t3 = i8x16.shuffle(s1, s3, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
-    const t4 = i8x16.shuffle(s4, s6, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
-    const t5 = i8x16.shuffle(s4, s6, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
-    const t6 = i8x16.shuffle(s5, s7, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
-    const t7 = i8x16.shuffle(s5, s7, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
-    const t8 = i8x16.shuffle(s8, s10, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
-    const t9 = i8x16.shuffle(s8, s10, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
-    const t10 = i8x16.shuffle(s9, s11, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
-    const t11 = i8x16.shuffle(s9, s11, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
-    const t12 = i8x16.shuffle(s12, s14, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
-    const t13 = i8x16.shuffle(s12, s14, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
-    const t14 = i8x16.shuffle(s13, s15, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
-    const t15 = i8x16.shuffle(s13, s15, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
-    const u0 = i8x16.shuffle(t0, t4, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
-    const u1 = i8x16.shuffle(t0, t4, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
-    const u2 = i8x16.shuffle(t1, t5, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
-    const u3 = i8x16.shuffle(t1, t5, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
-    const u4 = i8x16.shuffle(t2, t6, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
-    const u5 = i8x16.shuffle(t2, t6, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
-    const u6 = i8x16.shuffle(t3, t7, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
-    const u7 = i8x16.shuffle(t3, t7, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
-    const u8 = i8x16.shuffle(t8, t12, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
-    const u9 = i8x16.shuffle(t8, t12, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
-    const u10 = i8x16.shuffle(t9, t13, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
-    const u11 = i8x16.shuffle(t9, t13, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
-    const u12 = i8x16.shuffle(t10, t14, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
-    const u13 = i8x16.shuffle(t10, t14, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
-    const u14 = i8x16.shuffle(t11, t15, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
-    const u15 = i8x16.shuffle(t11, t15, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
-    const w0 = i8x16.shuffle(u0, u8, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
-    const w1 = i8x16.shuffle(u0, u8, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
-    const w2 = i8x16.shuffle(u1, u9, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
-    const w3 = i8x16.shuffle(u1, u9, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
-    const w4 = i8x16.shuffle(u2, u10, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
-    const w5 = i8x16.shuffle(u2, u10, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
-    const w6 = i8x16.shuffle(u3, u11, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
-    const w7 = i8x16.shuffle(u3, u11, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
-    const w8 = i8x16.shuffle(u4, u12, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
-    const w9 = i8x16.shuffle(u4, u12, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
-    const w10 = i8x16.shuffle(u5, u13, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
-    const w11 = i8x16.shuffle(u5, u13, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
-    const w12 = i8x16.shuffle(u6, u14, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
-    const w13 = i8x16.shuffle(u6, u14, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
-    const w14 = i8x16.shuffle(u7, u15, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
-    const w15 = i8x16.shuffle(u7, u15, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+    transpose16(column<T>(p, 0), column<T>(p, 16), column<T>(p, 32), column<T>(p, 48), column<T>(p, 64), column<T>(p, 80), column<T>(p, 96), column<T>(p, 112), column<T>(p, 128), column<T>(p, 144), column<T>(p, 160), column<T>(p, 176), column<T>(p, 192), column<T>(p, 208), column<T>(p, 224), column<T>(p, 240), scratch);
     if (sizeof<T>() == 1) {
-      if (count > 0) v128.store(bits + <usize>(0 * n + i), i8x16.shr_u(w0, 7));
-      if (count > 1) v128.store(bits + <usize>(1 * n + i), i8x16.shr_u(w1, 7));
-      if (count > 2) v128.store(bits + <usize>(2 * n + i), i8x16.shr_u(w2, 7));
-      if (count > 3) v128.store(bits + <usize>(3 * n + i), i8x16.shr_u(w3, 7));
-      if (count > 4) v128.store(bits + <usize>(4 * n + i), i8x16.shr_u(w4, 7));
-      if (count > 5) v128.store(bits + <usize>(5 * n + i), i8x16.shr_u(w5, 7));
-      if (count > 6) v128.store(bits + <usize>(6 * n + i), i8x16.shr_u(w6, 7));
-      if (count > 7) v128.store(bits + <usize>(7 * n + i), i8x16.shr_u(w7, 7));
-      if (count > 8) v128.store(bits + <usize>(8 * n + i), i8x16.shr_u(w8, 7));
-      if (count > 9) v128.store(bits + <usize>(9 * n + i), i8x16.shr_u(w9, 7));
-      if (count > 10) v128.store(bits + <usize>(10 * n + i), i8x16.shr_u(w10, 7));
-      if (count > 11) v128.store(bits + <usize>(11 * n + i), i8x16.shr_u(w11, 7));
-      if (count > 12) v128.store(bits + <usize>(12 * n + i), i8x16.shr_u(w12, 7));
-      if (count > 13) v128.store(bits + <usize>(13 * n + i), i8x16.shr_u(w13, 7));
-      if (count > 14) v128.store(bits + <usize>(14 * n + i), i8x16.shr_u(w14, 7));
-      if (count > 15) v128.store(bits + <usize>(15 * n + i), i8x16.shr_u(w15, 7));
+      if (count > 0) v128.store(bits + <usize>(0 * n + i), i8x16.shr_u(v128.load(scratch, 0), 7));
+      if (count > 1) v128.store(bits + <usize>(1 * n + i), i8x16.shr_u(v128.load(scratch, 16), 7));
+      if (count > 2) v128.store(bits + <usize>(2 * n + i), i8x16.shr_u(v128.load(scratch, 32), 7));
+      if (count > 3) v128.store(bits + <usize>(3 * n + i), i8x16.shr_u(v128.load(scratch, 48), 7));
+      if (count > 4) v128.store(bits + <usize>(4 * n + i), i8x16.shr_u(v128.load(scratch, 64), 7));
+      if (count > 5) v128.store(bits + <usize>(5 * n + i), i8x16.shr_u(v128.load(scratch, 80), 7));
+      if (count > 6) v128.store(bits + <usize>(6 * n + i), i8x16.shr_u(v128.load(scratch, 96), 7));
+      if (count > 7) v128.store(bits + <usize>(7 * n + i), i8x16.shr_u(v128.load(scratch, 112), 7));
+      if (count > 8) v128.store(bits + <usize>(8 * n + i), i8x16.shr_u(v128.load(scratch, 128), 7));
+      if (count > 9) v128.store(bits + <usize>(9 * n + i), i8x16.shr_u(v128.load(scratch, 144), 7));
+      if (count > 10) v128.store(bits + <usize>(10 * n + i), i8x16.shr_u(v128.load(scratch, 160), 7));
+      if (count > 11) v128.store(bits + <usize>(11 * n + i), i8x16.shr_u(v128.load(scratch, 176), 7));
+      if (count > 12) v128.store(bits + <usize>(12 * n + i), i8x16.shr_u(v128.load(scratch, 192), 7));
+      if (count > 13) v128.store(bits + <usize>(13 * n + i), i8x16.shr_u(v128.load(scratch, 208), 7));
+      if (count > 14) v128.store(bits + <usize>(14 * n + i), i8x16.shr_u(v128.load(scratch, 224), 7));
+      if (count > 15) v128.store(bits + <usize>(15 * n + i), i8x16.shr_u(v128.load(scratch, 240), 7));
     } else {
       if (count > 0) {
-        v128.store(bits + <usize>(0 * n + i), i8x16.shr_u(w0, 7));
-        v128.store(bits + <usize>(0 * n + i + 16), i8x16.shr_u(w8, 7));
+        v128.store(bits + <usize>(0 * n + i), i8x16.shr_u(v128.load(scratch, 0), 7));
+        v128.store(bits + <usize>(0 * n + i + 16), i8x16.shr_u(v128.load(scratch, 128), 7));
       }
       if (count > 1) {
-        v128.store(bits + <usize>(1 * n + i), i8x16.shr_u(w1, 7));
-        v128.store(bits + <usize>(1 * n + i + 16), i8x16.shr_u(w9, 7));
+        v128.store(bits + <usize>(1 * n + i), i8x16.shr_u(v128.load(scratch, 16), 7));
+        v128.store(bits + <usize>(1 * n + i + 16), i8x16.shr_u(v128.load(scratch, 144), 7));
       }
       if (count > 2) {
-        v128.store(bits + <usize>(2 * n + i), i8x16.shr_u(w2, 7));
-        v128.store(bits + <usize>(2 * n + i + 16), i8x16.shr_u(w10, 7));
+        v128.store(bits + <usize>(2 * n + i), i8x16.shr_u(v128.load(scratch, 32), 7));
+        v128.store(bits + <usize>(2 * n + i + 16), i8x16.shr_u(v128.load(scratch, 160), 7));
       }
       if (count > 3) {
-        v128.store(bits + <usize>(3 * n + i), i8x16.shr_u(w3, 7));
-        v128.store(bits + <usize>(3 * n + i + 16), i8x16.shr_u(w11, 7));
+        v128.store(bits + <usize>(3 * n + i), i8x16.shr_u(v128.load(scratch, 48), 7));
+        v128.store(bits + <usize>(3 * n + i + 16), i8x16.shr_u(v128.load(scratch, 176), 7));
       }
       if (count > 4) {
-        v128.store(bits + <usize>(4 * n + i), i8x16.shr_u(w4, 7));
-        v128.store(bits + <usize>(4 * n + i + 16), i8x16.shr_u(w12, 7));
+        v128.store(bits + <usize>(4 * n + i), i8x16.shr_u(v128.load(scratch, 64), 7));
+        v128.store(bits + <usize>(4 * n + i + 16), i8x16.shr_u(v128.load(scratch, 192), 7));
       }
       if (count > 5) {
-        v128.store(bits + <usize>(5 * n + i), i8x16.shr_u(w5, 7));
-        v128.store(bits + <usize>(5 * n + i + 16), i8x16.shr_u(w13, 7));
+        v128.store(bits + <usize>(5 * n + i), i8x16.shr_u(v128.load(scratch, 80), 7));
+        v128.store(bits + <usize>(5 * n + i + 16), i8x16.shr_u(v128.load(scratch, 208), 7));
       }
       if (count > 6) {
-        v128.store(bits + <usize>(6 * n + i), i8x16.shr_u(w6, 7));
-        v128.store(bits + <usize>(6 * n + i + 16), i8x16.shr_u(w14, 7));
+        v128.store(bits + <usize>(6 * n + i), i8x16.shr_u(v128.load(scratch, 96), 7));
+        v128.store(bits + <usize>(6 * n + i + 16), i8x16.shr_u(v128.load(scratch, 224), 7));
       }
       if (count > 7) {
-        v128.store(bits + <usize>(7 * n + i), i8x16.shr_u(w7, 7));
-        v128.store(bits + <usize>(7 * n + i + 16), i8x16.shr_u(w15, 7));
+        v128.store(bits + <usize>(7 * n + i), i8x16.shr_u(v128.load(scratch, 112), 7));
+        v128.store(bits + <usize>(7 * n + i + 16), i8x16.shr_u(v128.load(scratch, 240), 7));
       }
     }
   }
@@ -620,10 +679,11 @@ export function clearLane(lane: i32, bytes: i32, R: usize, edges: i32): void {
 
 /**
  * Lanes 0 .. count - 1's n hard decisions (1 where the posterior is negative) as bytes, lane l's at
- * bits + l n: whole blocks of columns by byte transposes, the rest a column at a time.
+ * bits + l n: whole blocks of columns by byte transposes (through 256 bytes at scratch), the rest a
+ * column at a time.
  */
-export function hardAll(bytes: i32, L: usize, n: i32, count: i32, bits: usize): void {
-  const from = bytes === 1 ? hardBlocks<i8>(L, n, count, bits) : hardBlocks<i16>(L, n, count, bits);
+export function hardAll(bytes: i32, L: usize, n: i32, count: i32, bits: usize, scratch: usize): void {
+  const from = bytes === 1 ? hardBlocks<i8>(L, n, count, bits, scratch) : hardBlocks<i16>(L, n, count, bits, scratch);
   for (let l = 0; l < count; l++) {
     let p = L + <usize>(l * bytes + bytes - 1) + ((<usize>from) << 4);
     for (let i = from; i < n; i++) {
