@@ -230,7 +230,9 @@ export class SimdMinSumDecoder {
   /** Bit l set where lane l's decisions break a check. */
   private syndrome(): number {
     const { k, at, H } = this;
-    return this.format.bytes === 1 ? k.syndrome8(at.rowStart, at.rowAddr, H.m) : k.syndrome16(at.rowStart, at.rowAddr, H.m);
+    return this.format.bytes === 1
+      ? k.syndrome8(at.rowStart, at.rowAddr, H.m)
+      : k.syndrome16(at.rowStart, at.rowAddr, H.m);
   }
 
   /** Frame `frame`'s LLRs, loaded and quantized into slot `slot` of the frames area. */

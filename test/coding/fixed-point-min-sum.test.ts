@@ -121,7 +121,9 @@ test('the WebAssembly kernel equals the TypeScript reference of its arithmetic b
   }
 });
 
-test('whole groups of lanes (transposed loads and decisions, pipelined row pairs) equal the reference', { skip: !simd }, () => {
+test('whole groups of lanes (transposed loads and decisions, pipelined row pairs) equal the reference', {
+  skip: !simd,
+}, () => {
   const rng = new Philox(seed, 6);
   // n a multiple of 32 (whole transpose blocks) and not (the column-at-a-time rest); paired rows and not.
   const codes = [ldpcCode('wimax:576:1/2'), ldpcCode('nr:bg2:100:1/3'), randomSparseCode(rng)];
@@ -131,7 +133,11 @@ test('whole groups of lanes (transposed loads and decisions, pipelined row pairs
       const { llr } = awgn(code, frames, 0.5 + rng.uniform() * 2.5, rng);
       const common = { arithmetic, maxIterations: 1 + (rng.nextUint32() % 10), earlyStop: false };
       const wasm = decodeWith(code, llr, frames, { ...common, cpuKernel: 'wasm' });
-      assertSame(wasm, decodeWith(code, llr, frames, { ...common, cpuKernel: 'typescript' }), `${code.name} ${arithmetic}`);
+      assertSame(
+        wasm,
+        decodeWith(code, llr, frames, { ...common, cpuKernel: 'typescript' }),
+        `${code.name} ${arithmetic}`,
+      );
     }
   }
 });
