@@ -4,15 +4,20 @@
  * across the lanes of a v128: the 8-bit kernels hold 16 frames (i8x16), the 16-bit ones 8 (i16x8).
  * Every pointer is a byte offset into the imported memory, laid out by the host
  * (src/coding/simd-min-sum.ts):
- *   rowStart  i32[m + 1]   edge offsets of the check rows (compressed rows)
- *   colOff    i32[edges]   byte offset of each edge's column in L (column x 16)
- *   L         v128[n]      posteriors, one vector a column, lane f = frame f
- *   R         v128[edges]  check-to-variable messages, one vector an edge
- *   Q         v128[dmax]   scratch: one row's variable-to-check messages
- *   input     f64[n]       one frame's channel LLRs, for quantize
- *   frames    i16[16 n]    quantized frames, frame after frame, for interleave / insertLane
- *   bits      u8[n]        one lane's hard decisions, from hardLane
- *   values    i32[n]       one lane's posteriors, from laneValues
+ *   rowStart  i32[m + 1]    edge offsets of the check rows (compressed rows)
+ *   addr      i32[edges]    byte address of each edge's column in L, in the pass's edge order (a
+ *                           pair's edges interleaved when the rows pair up)
+ *   rowAddr   i32[edges]    the same in row order, for the syndrome
+ *   L         v128[n]       posteriors, one vector a column, lane f = frame f
+ *   R         v128[edges]   check-to-variable messages, one vector an edge, in the pass's order
+ *   Q         v128[4 dmax]  scratch: the rows' variable-to-check messages
+ *   overlap   u8[m / 2]     1 where a row pair may run beside the one before (pairs only)
+ *   input     f64[n]        one frame's channel LLRs, for quantize
+ *   frames    i16[16 n]     quantized frames, frame after frame, for interleave / insertLane
+ *   bits      u8[16 n]      hard decisions: every lane's from hardAll (lane l at l n), one lane's
+ *                           from hardLane
+ *   values    i32[n]        one lane's posteriors, from laneValues
+ *   scratch   256 bytes     hardAll's transposes
  * The arithmetic is src/coding/fixed-point-min-sum.ts's, bit for bit: saturating lanes,
  * message magnitude max(0, min - betaQ) * alphaQ >> 8 with min clipped to satQ.
  */
@@ -135,7 +140,8 @@
  * b0, a1, b1, ...), so one pointer walks both rows' addresses and messages. Software pipelined:
  * where overlap[p] is 1 (pair p has pair p - 1's degree and no column in common with it, as within
  * a QC layer) pair p's first sweep (minima, signs) runs in the loop of pair p - 1's second
- * (messages, posteriors), the two sweeps' q in the two halves of Q (4 dmax vectors).
+ * (messages, posteriors), the two sweeps' q in the two halves of Q (4 dmax vectors). The first
+ * sweep is written out in both loops: one loop with a test each step runs slower.
  */
 // @ts-ignore: decorator
 @inline function pairs<T>(
@@ -154,41 +160,20 @@
   const vBeta = splat<T>(betaQ);
   const vAlpha = alphaSplat<T>(alphaQ);
   const zero = v128.splat<i32>(0);
-  let e = load<i32>(rowStart);
+  const e = load<i32>(rowStart);
   let cp = addr + ((<usize>e) << 2);
   let rp = R + ((<usize>e) << 4);
   let qcur = Q;
   let qnext = Q + ((<usize>dmax) << 5);
-  let d = load<i32>(rowStart, 4) - e;
+  // Row -2 is an empty pair (degree 0): the loop's first turn runs pair 0's first sweep alone.
+  let d = 0;
   let a1 = vSat;
   let a2 = vSat;
   let b1 = vSat;
   let b2 = vSat;
   let sa = zero;
   let sb = zero;
-  {
-    let c = cp;
-    let r = rp;
-    let qn = qcur;
-    for (let j = 0; j < d; j++) {
-        const qa = subSat<T>(v128.load(<usize>load<i32>(c)), v128.load(r));
-        const qb = subSat<T>(v128.load(<usize>load<i32>(c, 4)), v128.load(r, 16));
-        v128.store(qn, qa);
-        v128.store(qn, qb, 16);
-        sa = v128.xor(sa, qa);
-        sb = v128.xor(sb, qb);
-        const ma = abs<T>(qa);
-        const mb = abs<T>(qb);
-        a2 = minU<T>(a2, maxU<T>(a1, ma));
-        a1 = minU<T>(a1, ma);
-        b2 = minU<T>(b2, maxU<T>(b1, mb));
-        b1 = minU<T>(b1, mb);
-        c += 8;
-        r += 32;
-        qn += 32;
-    }
-  }
-  for (let row = 0; row < m; row += 2) {
+  for (let row = -2; row < m; row += 2) {
     const rsa = negMask<T>(sa);
     const rsb = negMask<T>(sb);
     const ma1 = negIf<T>(magnitude<T>(a1, vBeta, vAlpha), rsa);
@@ -622,56 +607,12 @@ export function clearLane(lane: i32, bytes: i32, R: usize, edges: i32): void {
   for (; i + block <= n; i += block) {
     const p = L + ((<usize>i) << 4);
     transpose16(column<T>(p, 0), column<T>(p, 16), column<T>(p, 32), column<T>(p, 48), column<T>(p, 64), column<T>(p, 80), column<T>(p, 96), column<T>(p, 112), column<T>(p, 128), column<T>(p, 144), column<T>(p, 160), column<T>(p, 176), column<T>(p, 192), column<T>(p, 208), column<T>(p, 224), column<T>(p, 240), scratch);
-    if (sizeof<T>() == 1) {
-      if (count > 0) v128.store(bits + <usize>(0 * n + i), i8x16.shr_u(v128.load(scratch, 0), 7));
-      if (count > 1) v128.store(bits + <usize>(1 * n + i), i8x16.shr_u(v128.load(scratch, 16), 7));
-      if (count > 2) v128.store(bits + <usize>(2 * n + i), i8x16.shr_u(v128.load(scratch, 32), 7));
-      if (count > 3) v128.store(bits + <usize>(3 * n + i), i8x16.shr_u(v128.load(scratch, 48), 7));
-      if (count > 4) v128.store(bits + <usize>(4 * n + i), i8x16.shr_u(v128.load(scratch, 64), 7));
-      if (count > 5) v128.store(bits + <usize>(5 * n + i), i8x16.shr_u(v128.load(scratch, 80), 7));
-      if (count > 6) v128.store(bits + <usize>(6 * n + i), i8x16.shr_u(v128.load(scratch, 96), 7));
-      if (count > 7) v128.store(bits + <usize>(7 * n + i), i8x16.shr_u(v128.load(scratch, 112), 7));
-      if (count > 8) v128.store(bits + <usize>(8 * n + i), i8x16.shr_u(v128.load(scratch, 128), 7));
-      if (count > 9) v128.store(bits + <usize>(9 * n + i), i8x16.shr_u(v128.load(scratch, 144), 7));
-      if (count > 10) v128.store(bits + <usize>(10 * n + i), i8x16.shr_u(v128.load(scratch, 160), 7));
-      if (count > 11) v128.store(bits + <usize>(11 * n + i), i8x16.shr_u(v128.load(scratch, 176), 7));
-      if (count > 12) v128.store(bits + <usize>(12 * n + i), i8x16.shr_u(v128.load(scratch, 192), 7));
-      if (count > 13) v128.store(bits + <usize>(13 * n + i), i8x16.shr_u(v128.load(scratch, 208), 7));
-      if (count > 14) v128.store(bits + <usize>(14 * n + i), i8x16.shr_u(v128.load(scratch, 224), 7));
-      if (count > 15) v128.store(bits + <usize>(15 * n + i), i8x16.shr_u(v128.load(scratch, 240), 7));
-    } else {
-      if (count > 0) {
-        v128.store(bits + <usize>(0 * n + i), i8x16.shr_u(v128.load(scratch, 0), 7));
-        v128.store(bits + <usize>(0 * n + i + 16), i8x16.shr_u(v128.load(scratch, 128), 7));
-      }
-      if (count > 1) {
-        v128.store(bits + <usize>(1 * n + i), i8x16.shr_u(v128.load(scratch, 16), 7));
-        v128.store(bits + <usize>(1 * n + i + 16), i8x16.shr_u(v128.load(scratch, 144), 7));
-      }
-      if (count > 2) {
-        v128.store(bits + <usize>(2 * n + i), i8x16.shr_u(v128.load(scratch, 32), 7));
-        v128.store(bits + <usize>(2 * n + i + 16), i8x16.shr_u(v128.load(scratch, 160), 7));
-      }
-      if (count > 3) {
-        v128.store(bits + <usize>(3 * n + i), i8x16.shr_u(v128.load(scratch, 48), 7));
-        v128.store(bits + <usize>(3 * n + i + 16), i8x16.shr_u(v128.load(scratch, 176), 7));
-      }
-      if (count > 4) {
-        v128.store(bits + <usize>(4 * n + i), i8x16.shr_u(v128.load(scratch, 64), 7));
-        v128.store(bits + <usize>(4 * n + i + 16), i8x16.shr_u(v128.load(scratch, 192), 7));
-      }
-      if (count > 5) {
-        v128.store(bits + <usize>(5 * n + i), i8x16.shr_u(v128.load(scratch, 80), 7));
-        v128.store(bits + <usize>(5 * n + i + 16), i8x16.shr_u(v128.load(scratch, 208), 7));
-      }
-      if (count > 6) {
-        v128.store(bits + <usize>(6 * n + i), i8x16.shr_u(v128.load(scratch, 96), 7));
-        v128.store(bits + <usize>(6 * n + i + 16), i8x16.shr_u(v128.load(scratch, 224), 7));
-      }
-      if (count > 7) {
-        v128.store(bits + <usize>(7 * n + i), i8x16.shr_u(v128.load(scratch, 112), 7));
-        v128.store(bits + <usize>(7 * n + i + 16), i8x16.shr_u(v128.load(scratch, 240), 7));
-      }
+    // Lane l's 16 decisions (and, i16, its next 16), sign bits to 0 / 1.
+    for (let l = 0; l < count; l++) {
+      const o = bits + <usize>(l * n + i);
+      const t = scratch + ((<usize>l) << 4);
+      v128.store(o, i8x16.shr_u(v128.load(t), 7));
+      if (sizeof<T>() == 2) v128.store(o, i8x16.shr_u(v128.load(t, 128), 7), 16);
     }
   }
   return i;
