@@ -16,61 +16,46 @@ import {
 } from './fixed-point-min-sum.js';
 import { maxRowDegree, type SparseParityCheck } from './types.js';
 
+/** One layered iteration over H's m rows (edge addresses and messages in the kernel's edge order). */
+type PassKernel = (
+  rowStart: number,
+  addr: number,
+  m: number,
+  R: number,
+  Q: number,
+  alphaQ: number,
+  betaQ: number,
+  satQ: number,
+) => void;
+
+/** PassKernel's iteration on rows in pairs: dmax the largest row degree, overlap a byte a pair. */
+type PairsKernel = (
+  rowStart: number,
+  addr: number,
+  m: number,
+  R: number,
+  Q: number,
+  dmax: number,
+  overlap: number,
+  alphaQ: number,
+  betaQ: number,
+  satQ: number,
+) => void;
+
 /** The kernel's exports (pointers are byte offsets into its memory). */
 interface LayeredMinSumKernel {
-  pass8(
-    rowStart: number,
-    colOff: number,
-    m: number,
-    L: number,
-    R: number,
-    Q: number,
-    alphaQ: number,
-    betaQ: number,
-    satQ: number,
-  ): void;
-  pass16(
-    rowStart: number,
-    colOff: number,
-    m: number,
-    L: number,
-    R: number,
-    Q: number,
-    alphaQ: number,
-    betaQ: number,
-    satQ: number,
-  ): void;
-  pairs8(
-    rowStart: number,
-    colOff: number,
-    m: number,
-    L: number,
-    R: number,
-    Q: number,
-    dmax: number,
-    alphaQ: number,
-    betaQ: number,
-    satQ: number,
-  ): void;
-  pairs16(
-    rowStart: number,
-    colOff: number,
-    m: number,
-    L: number,
-    R: number,
-    Q: number,
-    dmax: number,
-    alphaQ: number,
-    betaQ: number,
-    satQ: number,
-  ): void;
-  syndrome8(rowStart: number, colOff: number, m: number, L: number): number;
-  syndrome16(rowStart: number, colOff: number, m: number, L: number): number;
+  pass8: PassKernel;
+  pass16: PassKernel;
+  pairs8: PairsKernel;
+  pairs16: PairsKernel;
+  syndrome8(rowStart: number, addr: number, m: number): number;
+  syndrome16(rowStart: number, addr: number, m: number): number;
   quantize(input: number, n: number, out: number, clip: number, scale: number): number;
   interleave(bytes: number, frames: number, count: number, n: number, L: number): void;
   insertLane(lane: number, bytes: number, frame: number, n: number, L: number): void;
   clearLane(lane: number, bytes: number, R: number, edges: number): void;
   hardLane(lane: number, bytes: number, L: number, n: number, bits: number): void;
+  hardAll(bytes: number, L: number, n: number, count: number, bits: number, scratch: number): void;
   laneValues(lane: number, bytes: number, L: number, n: number, values: number): void;
 }
 
@@ -79,14 +64,17 @@ const KERNEL_URL = new URL('./wasm/layered-min-sum.wasm', import.meta.url);
 /** Byte offsets of the kernel's arrays in its memory (each 16-byte aligned). */
 interface Layout {
   rowStart: number;
-  colOff: number;
+  addr: number;
+  rowAddr: number;
   L: number;
   R: number;
   Q: number;
+  overlap: number;
   input: number;
   frames: number;
   bits: number;
   values: number;
+  scratch: number;
   bytes: number;
 }
 
@@ -109,6 +97,24 @@ function rowsPairUp(H: SparseParityCheck): boolean {
   return true;
 }
 
+/**
+ * overlap[p] = 1 where pair p (rows 2p, 2p + 1) has pair p - 1's degree and no column in common with
+ * it: the kernel may then run pair p's first sweep beside pair p - 1's second.
+ */
+function pairsOverlap(H: SparseParityCheck, overlap: Uint8Array): void {
+  const { rowStart, col } = H;
+  const stamp = new Int32Array(H.n).fill(-1);
+  for (let p = 1; 2 * p < H.m; p++) {
+    const a = rowStart[2 * p - 2]!,
+      b = rowStart[2 * p]!,
+      c = rowStart[2 * p + 2]!;
+    let ok = b - a === c - b;
+    for (let e = a; e < b; e++) stamp[col[e]!] = p;
+    for (let e = b; ok && e < c; e++) if (stamp[col[e]!] === p) ok = false;
+    overlap[p] = ok ? 1 : 0;
+  }
+}
+
 function layout(H: SparseParityCheck, dmax: number): Layout {
   let at = 0;
   const take = (bytes: number): number => {
@@ -119,14 +125,17 @@ function layout(H: SparseParityCheck, dmax: number): Layout {
   const edges = H.col.length;
   return {
     rowStart: take(4 * (H.m + 1)),
-    colOff: take(4 * edges),
+    addr: take(4 * edges),
+    rowAddr: take(4 * edges),
     L: take(16 * H.n),
     R: take(16 * edges),
-    Q: take(2 * 16 * dmax),
+    Q: take(4 * 16 * dmax),
+    overlap: take(Math.ceil(H.m / 2)),
     input: take(8 * H.n),
     frames: take(2 * 16 * H.n),
-    bits: take(H.n),
+    bits: take(16 * H.n),
     values: take(4 * H.n),
+    scratch: take(256),
     get bytes() {
       return at;
     },
@@ -147,10 +156,11 @@ export class SimdMinSumDecoder {
   private readonly at: Layout;
   private readonly buffer: ArrayBuffer;
   private readonly input: Float64Array;
-  private readonly bits: Uint8Array;
+  /** Lane l's n hard decisions (lane 0's are also hardLane's output). */
+  private readonly laneBits: Uint8Array[];
   private readonly values: Int32Array;
-  private readonly dmax: number;
   private readonly paired: boolean;
+  private readonly dmax: number;
 
   /** Compiles (once a process) and instantiates the kernel, and lays H out in its memory. */
   constructor(H: SparseParityCheck, options: ResolvedDecoderOptions, format: FixedPointFormat) {
@@ -161,17 +171,31 @@ export class SimdMinSumDecoder {
     this.constants = fixedPointConstants(format, options);
     const dmax = maxRowDegree(H);
     this.at = layout(H, dmax);
-    this.dmax = dmax;
     this.paired = rowsPairUp(H);
+    this.dmax = dmax;
     const instance = instantiateWasmKernel<LayeredMinSumKernel>(KERNEL_URL, this.at.bytes);
     this.k = instance.exports;
     this.buffer = instance.buffer;
     const buf = this.buffer;
     new Int32Array(buf, this.at.rowStart, H.m + 1).set(H.rowStart);
-    const colOff = new Int32Array(buf, this.at.colOff, H.col.length);
-    for (let e = 0; e < H.col.length; e++) colOff[e] = H.col[e]! * 16;
+    // Byte addresses of the edges' columns in L: in row order for the syndrome, and in the pass's
+    // order (a pair's edges interleaved when the rows pair up) for the layered iteration.
+    const rowAddr = new Int32Array(buf, this.at.rowAddr, H.col.length);
+    for (let e = 0; e < H.col.length; e++) rowAddr[e] = this.at.L + H.col[e]! * 16;
+    const addr = new Int32Array(buf, this.at.addr, H.col.length);
+    if (!this.paired) addr.set(rowAddr);
+    else
+      for (let r = 0; r < H.m; r += 2) {
+        const a = H.rowStart[r]!,
+          d = H.rowStart[r + 1]! - a;
+        for (let j = 0; j < d; j++) {
+          addr[a + 2 * j] = rowAddr[a + j]!;
+          addr[a + 2 * j + 1] = rowAddr[a + d + j]!;
+        }
+      }
+    if (this.paired) pairsOverlap(H, new Uint8Array(buf, this.at.overlap, Math.ceil(H.m / 2)));
     this.input = new Float64Array(buf, this.at.input, H.n);
-    this.bits = new Uint8Array(buf, this.at.bits, H.n);
+    this.laneBits = Array.from({ length: format.lanes }, (_, l) => new Uint8Array(buf, this.at.bits + l * H.n, H.n));
     this.values = new Int32Array(buf, this.at.values, H.n);
   }
 
@@ -187,20 +211,28 @@ export class SimdMinSumDecoder {
   private pass(): void {
     const { k, at, H } = this;
     const { alphaQ, betaQ, satQ } = this.constants;
-    const d = this.dmax;
-    if (this.paired) {
-      if (this.format.bytes === 1) k.pairs8(at.rowStart, at.colOff, H.m, at.L, at.R, at.Q, d, alphaQ, betaQ, satQ);
-      else k.pairs16(at.rowStart, at.colOff, H.m, at.L, at.R, at.Q, d, alphaQ, betaQ, satQ);
-    } else if (this.format.bytes === 1) k.pass8(at.rowStart, at.colOff, H.m, at.L, at.R, at.Q, alphaQ, betaQ, satQ);
-    else k.pass16(at.rowStart, at.colOff, H.m, at.L, at.R, at.Q, alphaQ, betaQ, satQ);
+    if (this.paired)
+      (this.format.bytes === 1 ? k.pairs8 : k.pairs16)(
+        at.rowStart,
+        at.addr,
+        H.m,
+        at.R,
+        at.Q,
+        this.dmax,
+        at.overlap,
+        alphaQ,
+        betaQ,
+        satQ,
+      );
+    else (this.format.bytes === 1 ? k.pass8 : k.pass16)(at.rowStart, at.addr, H.m, at.R, at.Q, alphaQ, betaQ, satQ);
   }
 
   /** Bit l set where lane l's decisions break a check. */
   private syndrome(): number {
     const { k, at, H } = this;
     return this.format.bytes === 1
-      ? k.syndrome8(at.rowStart, at.colOff, H.m, at.L)
-      : k.syndrome16(at.rowStart, at.colOff, H.m, at.L);
+      ? k.syndrome8(at.rowStart, at.rowAddr, H.m)
+      : k.syndrome16(at.rowStart, at.rowAddr, H.m);
   }
 
   /** Frame `frame`'s LLRs, loaded and quantized into slot `slot` of the frames area. */
@@ -226,12 +258,13 @@ export class SimdMinSumDecoder {
     this.k.insertLane(lane, this.format.bytes, this.at.frames, this.n, this.at.L);
   }
 
-  private finish(lane: number, frame: number, iterations: number, done: FrameDone): void {
-    const { k, at, n } = this;
+  /** Lane `lane`'s results to done(); its decisions already at laneBits[at] unless `at` is omitted. */
+  private finish(lane: number, frame: number, iterations: number, done: FrameDone, at?: number): void {
+    const { k, n } = this;
     const bytes = this.format.bytes;
-    k.hardLane(lane, bytes, at.L, n, at.bits);
-    done(frame, iterations, this.bits, () => {
-      k.laneValues(lane, bytes, at.L, n, at.values);
+    if (at === undefined) k.hardLane(lane, bytes, this.at.L, n, this.at.bits);
+    done(frame, iterations, this.laneBits[at ?? 0]!, () => {
+      k.laneValues(lane, bytes, this.at.L, n, this.at.values);
       return this.values;
     });
   }
@@ -252,7 +285,8 @@ export class SimdMinSumDecoder {
       this.k.interleave(this.format.bytes, this.at.frames, count, this.n, this.at.L);
       for (let it = 0; it < its; it++) this.pass();
       const bad = this.syndrome();
-      for (let l = 0; l < count; l++) this.finish(l, f0 + l, (bad >> l) & 1 ? -its : its, done);
+      this.k.hardAll(this.format.bytes, this.at.L, this.n, count, this.at.bits, this.at.scratch);
+      for (let l = 0; l < count; l++) this.finish(l, f0 + l, (bad >> l) & 1 ? -its : its, done, l);
     }
   }
 

@@ -4,11 +4,13 @@
  *  - the WebAssembly SIMD kernel equals the TypeScript reference of the same arithmetic bit for bit
  *    (decisions, iterations, verdicts, extrinsic LLRs): WiMAX and NR codes (paired rows and not),
  *    a plain sparse code, nms and oms, early stop on and off, LLRs past the clip and exact zeros;
+ *    and whole groups of lanes without early stop (the transposed loads and decisions, the
+ *    pipelined row pairs), code lengths a multiple of the transpose blocks and not;
  *  - 'int16' gives the 'float' decoder's decisions, iterations and extrinsic LLRs;
  *  - at high SNR every frame decodes to what was sent with a zero syndrome, on every family;
  *  - 'int8''s FER equals 'float''s within statistical error at a moderate SNR, same iterations;
  *  - the fallback: cpuKernel 'typescript', LATTICE_MIMO_WASM=off, and 'wasm' refused when off;
- *  - bad options and non-finite LLRs get typed errors.
+ *  - bad options and non-finite LLRs (NaN, +-Infinity, anywhere in a frame) get typed errors.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -115,6 +117,44 @@ test('the WebAssembly kernel equals the TypeScript reference of its arithmetic b
       assert.equal(wasm.r.kernel, 'wasm-simd');
       assert.equal(ts.r.kernel, 'typescript');
       assertSame(wasm, ts, `${code.name} ${JSON.stringify(common)}`);
+    }
+  }
+});
+
+test('whole groups of lanes (transposed loads and decisions, pipelined row pairs) equal the reference', {
+  skip: !simd,
+}, () => {
+  const rng = new Philox(seed, 6);
+  // n a multiple of 32 (whole transpose blocks) and not (the column-at-a-time rest); paired rows and not.
+  const codes = [ldpcCode('wimax:576:1/2'), ldpcCode('nr:bg2:100:1/3'), randomSparseCode(rng)];
+  for (const code of codes) {
+    for (const arithmetic of ['int8', 'int16'] as const) {
+      const frames = 16 + (rng.nextUint32() % 20);
+      const { llr } = awgn(code, frames, 0.5 + rng.uniform() * 2.5, rng);
+      const common = { arithmetic, maxIterations: 1 + (rng.nextUint32() % 10), earlyStop: false };
+      const wasm = decodeWith(code, llr, frames, { ...common, cpuKernel: 'wasm' });
+      assertSame(
+        wasm,
+        decodeWith(code, llr, frames, { ...common, cpuKernel: 'typescript' }),
+        `${code.name} ${arithmetic}`,
+      );
+    }
+  }
+});
+
+test('a non-finite LLR anywhere in a frame is refused by both kernels', () => {
+  const rng = new Philox(seed, 7);
+  for (const code of [ldpcCode('wimax:576:1/2'), randomSparseCode(rng)]) {
+    for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) {
+      const frames = 1 + (rng.nextUint32() % 18);
+      const llr = new Float64Array(code.n * frames).map(() => rng.normal());
+      llr[rng.nextUint32() % llr.length] = bad;
+      for (const cpuKernel of simd ? (['wasm', 'typescript'] as const) : (['typescript'] as const))
+        assert.throws(
+          () => code.decoder({ arithmetic: 'int8', cpuKernel }).decodeBatch(llr, frames),
+          (e: unknown) => e instanceof InvalidInputError && e.code === 'NON_FINITE',
+          msg(`${code.name} ${bad} ${cpuKernel}`),
+        );
     }
   }
 });

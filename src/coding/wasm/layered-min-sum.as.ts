@@ -4,390 +4,365 @@
  * across the lanes of a v128: the 8-bit kernels hold 16 frames (i8x16), the 16-bit ones 8 (i16x8).
  * Every pointer is a byte offset into the imported memory, laid out by the host
  * (src/coding/simd-min-sum.ts):
- *   rowStart  i32[m + 1]   edge offsets of the check rows (compressed rows)
- *   colOff    i32[edges]   byte offset of each edge's column in L (column x 16)
- *   L         v128[n]      posteriors, one vector a column, lane f = frame f
- *   R         v128[edges]  check-to-variable messages, one vector an edge
- *   Q         v128[dmax]   scratch: one row's variable-to-check messages
- *   input     f64[n]       one frame's channel LLRs, for quantize
- *   frames    i16[16 n]    quantized frames, frame after frame, for interleave / insertLane
- *   bits      u8[n]        one lane's hard decisions, from hardLane
- *   values    i32[n]       one lane's posteriors, from laneValues
+ *   rowStart  i32[m + 1]    edge offsets of the check rows (compressed rows)
+ *   addr      i32[edges]    byte address of each edge's column in L, in the pass's edge order (a
+ *                           pair's edges interleaved when the rows pair up)
+ *   rowAddr   i32[edges]    the same in row order, for the syndrome
+ *   L         v128[n]       posteriors, one vector a column, lane f = frame f
+ *   R         v128[edges]   check-to-variable messages, one vector an edge, in the pass's order
+ *   Q         v128[4 dmax]  scratch: the rows' variable-to-check messages
+ *   overlap   u8[m / 2]     1 where a row pair may run beside the one before (pairs only)
+ *   input     f64[n]        one frame's channel LLRs, for quantize
+ *   frames    i16[16 n]     quantized frames, frame after frame, for interleave / insertLane
+ *   bits      u8[16 n]      hard decisions: every lane's from hardAll (lane l at l n), one lane's
+ *                           from hardLane
+ *   values    i32[n]        one lane's posteriors, from laneValues
+ *   scratch   256 bytes     hardAll's transposes
  * The arithmetic is src/coding/fixed-point-min-sum.ts's, bit for bit: saturating lanes,
  * message magnitude max(0, min - betaQ) * alphaQ >> 8 with min clipped to satQ.
  */
 
-/** One layered iteration over every check row, 16 frames in i8x16 lanes. */
-export function pass8(
-  rowStart: usize,
-  colOff: usize,
-  m: i32,
-  L: usize,
-  R: usize,
-  Q: usize,
-  alphaQ: i32,
-  betaQ: i32,
-  satQ: i32,
-): void {
-  const vSat = i8x16.splat(<i8>satQ);
-  const vBeta = i8x16.splat(<i8>betaQ);
-  const vAlpha = i16x8.splat(<i16>alphaQ);
-  const zero = i8x16.splat(0);
-  let e = load<i32>(rowStart);
-  let rp = R + ((<usize>e) << 4);
-  for (let row = 0; row < m; row++) {
-    const end = load<i32>(rowStart + ((<usize>(row + 1)) << 2));
-    let min1 = vSat;
-    let min2 = vSat;
-    let sgn = i8x16.splat(0);
-    let qp = Q;
-    let ep = rp;
-    for (let j = e; j < end; j++) {
-      const c = <usize>load<i32>(colOff + ((<usize>j) << 2));
-      const q = i8x16.sub_sat_s(v128.load(L + c), v128.load(ep));
-      v128.store(qp, q);
-      sgn = v128.xor(sgn, q);
-      const mag = i8x16.abs(q);
-      min2 = i8x16.min_u(min2, i8x16.max_u(min1, mag));
-      min1 = i8x16.min_u(min1, mag);
-      qp += 16;
-      ep += 16;
-    }
-    const a = i8x16.sub_sat_u(min1, vBeta);
-    const b = i8x16.sub_sat_u(min2, vBeta);
-    const m1 = i8x16.narrow_i16x8_u(
+// Lane-width generic helpers: T is i8 (16 lanes) or i16 (8 lanes); sizeof<T>() folds at compile time.
+
+// @ts-ignore: decorator
+@inline function splat<T>(x: i32): v128 {
+  return sizeof<T>() == 1 ? i8x16.splat(<i8>x) : i16x8.splat(<i16>x);
+}
+// @ts-ignore: decorator
+@inline function subSat<T>(a: v128, b: v128): v128 {
+  return sizeof<T>() == 1 ? i8x16.sub_sat_s(a, b) : i16x8.sub_sat_s(a, b);
+}
+// @ts-ignore: decorator
+@inline function addSat<T>(a: v128, b: v128): v128 {
+  return sizeof<T>() == 1 ? i8x16.add_sat_s(a, b) : i16x8.add_sat_s(a, b);
+}
+// @ts-ignore: decorator
+@inline function abs<T>(a: v128): v128 {
+  return sizeof<T>() == 1 ? i8x16.abs(a) : i16x8.abs(a);
+}
+// @ts-ignore: decorator
+@inline function minU<T>(a: v128, b: v128): v128 {
+  return sizeof<T>() == 1 ? i8x16.min_u(a, b) : i16x8.min_u(a, b);
+}
+// @ts-ignore: decorator
+@inline function maxU<T>(a: v128, b: v128): v128 {
+  return sizeof<T>() == 1 ? i8x16.max_u(a, b) : i16x8.max_u(a, b);
+}
+// @ts-ignore: decorator
+@inline function eq<T>(a: v128, b: v128): v128 {
+  return sizeof<T>() == 1 ? i8x16.eq(a, b) : i16x8.eq(a, b);
+}
+/** All ones where a lane is negative (one compare: x64 has no 8-bit arithmetic shift). */
+// @ts-ignore: decorator
+@inline function negMask<T>(a: v128): v128 {
+  return sizeof<T>() == 1 ? i8x16.lt_s(a, i8x16.splat(0)) : i16x8.lt_s(a, i16x8.splat(0));
+}
+/** a negated where mask s is all ones: (a ^ s) - s. */
+// @ts-ignore: decorator
+@inline function negIf<T>(a: v128, s: v128): v128 {
+  return sizeof<T>() == 1 ? i8x16.sub(v128.xor(a, s), s) : i16x8.sub(v128.xor(a, s), s);
+}
+/** A message magnitude from a minimum: max(0, m - betaQ) * alphaQ >> 8 (widened, then narrowed). */
+// @ts-ignore: decorator
+@inline function magnitude<T>(m: v128, vBeta: v128, vAlpha: v128): v128 {
+  if (sizeof<T>() == 1) {
+    const a = i8x16.sub_sat_u(m, vBeta);
+    return i8x16.narrow_i16x8_u(
       i16x8.shr_u(i16x8.mul(i16x8.extend_low_i8x16_u(a), vAlpha), 8),
       i16x8.shr_u(i16x8.mul(i16x8.extend_high_i8x16_u(a), vAlpha), 8),
     );
-    const m2 = i8x16.narrow_i16x8_u(
-      i16x8.shr_u(i16x8.mul(i16x8.extend_low_i8x16_u(b), vAlpha), 8),
-      i16x8.shr_u(i16x8.mul(i16x8.extend_high_i8x16_u(b), vAlpha), 8),
-    );
-    // The row's sign applied once; each edge then flips by its own sign. Signs are masks from
-    // lt_s (one instruction; x64 has no 8-bit arithmetic shift) and the select is an xor pair.
-    const rs = i8x16.lt_s(sgn, zero);
-    const m1s = i8x16.sub(v128.xor(m1, rs), rs);
-    const m2s = i8x16.sub(v128.xor(m2, rs), rs);
-    const x12 = v128.xor(m1s, m2s);
-    qp = Q;
-    for (let j = e; j < end; j++) {
-      const c = <usize>load<i32>(colOff + ((<usize>j) << 2));
-      const q = v128.load(qp);
-      const sel = i8x16.eq(i8x16.abs(q), min1);
-      const t = v128.xor(m1s, v128.and(x12, sel));
-      const qs = i8x16.lt_s(q, zero);
-      const rn = i8x16.sub(v128.xor(t, qs), qs);
-      v128.store(rp, rn);
-      v128.store(L + c, i8x16.add_sat_s(q, rn));
-      qp += 16;
-      rp += 16;
-    }
-    e = end;
   }
+  const a = i16x8.sub_sat_u(m, vBeta);
+  return i16x8.narrow_i32x4_u(
+    i32x4.shr_u(i32x4.mul(i32x4.extend_low_i16x8_u(a), vAlpha), 8),
+    i32x4.shr_u(i32x4.mul(i32x4.extend_high_i16x8_u(a), vAlpha), 8),
+  );
+}
+// @ts-ignore: decorator
+@inline function alphaSplat<T>(alphaQ: i32): v128 {
+  return sizeof<T>() == 1 ? i16x8.splat(<i16>alphaQ) : i32x4.splat(alphaQ);
 }
 
-/** One layered iteration over every check row, 8 frames in i16x8 lanes. */
-export function pass16(
-  rowStart: usize,
-  colOff: usize,
-  m: i32,
-  L: usize,
-  R: usize,
-  Q: usize,
-  alphaQ: i32,
-  betaQ: i32,
-  satQ: i32,
-): void {
-  const vSat = i16x8.splat(<i16>satQ);
-  const vBeta = i16x8.splat(<i16>betaQ);
-  const vAlpha = i32x4.splat(alphaQ);
-  const zero = i16x8.splat(0);
+/**
+ * One layered iteration over every check row, a row at a time. Edge e of the kernel's order reads
+ * the column at byte address addr[e] and owns message vector e of R.
+ */
+// @ts-ignore: decorator
+@inline function rows<T>(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  const vSat = splat<T>(satQ);
+  const vBeta = splat<T>(betaQ);
+  const vAlpha = alphaSplat<T>(alphaQ);
   let e = load<i32>(rowStart);
+  let cp = addr + ((<usize>e) << 2);
   let rp = R + ((<usize>e) << 4);
   for (let row = 0; row < m; row++) {
-    const end = load<i32>(rowStart + ((<usize>(row + 1)) << 2));
+    const d = load<i32>(rowStart + ((<usize>row) << 2), 4) - load<i32>(rowStart + ((<usize>row) << 2));
     let min1 = vSat;
     let min2 = vSat;
-    let sgn = i16x8.splat(0);
+    let sgn = v128.splat<i32>(0);
+    let c = cp;
+    let r = rp;
     let qp = Q;
-    let ep = rp;
-    for (let j = e; j < end; j++) {
-      const c = <usize>load<i32>(colOff + ((<usize>j) << 2));
-      const q = i16x8.sub_sat_s(v128.load(L + c), v128.load(ep));
+    for (let j = 0; j < d; j++) {
+      const q = subSat<T>(v128.load(<usize>load<i32>(c)), v128.load(r));
       v128.store(qp, q);
       sgn = v128.xor(sgn, q);
-      const mag = i16x8.abs(q);
-      min2 = i16x8.min_u(min2, i16x8.max_u(min1, mag));
-      min1 = i16x8.min_u(min1, mag);
+      const mag = abs<T>(q);
+      min2 = minU<T>(min2, maxU<T>(min1, mag));
+      min1 = minU<T>(min1, mag);
+      c += 4;
+      r += 16;
       qp += 16;
-      ep += 16;
     }
-    const a = i16x8.sub_sat_u(min1, vBeta);
-    const b = i16x8.sub_sat_u(min2, vBeta);
-    const m1 = i16x8.narrow_i32x4_u(
-      i32x4.shr_u(i32x4.mul(i32x4.extend_low_i16x8_u(a), vAlpha), 8),
-      i32x4.shr_u(i32x4.mul(i32x4.extend_high_i16x8_u(a), vAlpha), 8),
-    );
-    const m2 = i16x8.narrow_i32x4_u(
-      i32x4.shr_u(i32x4.mul(i32x4.extend_low_i16x8_u(b), vAlpha), 8),
-      i32x4.shr_u(i32x4.mul(i32x4.extend_high_i16x8_u(b), vAlpha), 8),
-    );
-    const rs = i16x8.lt_s(sgn, zero);
-    const m1s = i16x8.sub(v128.xor(m1, rs), rs);
-    const m2s = i16x8.sub(v128.xor(m2, rs), rs);
-    const x12 = v128.xor(m1s, m2s);
+    // The row's sign applied once; each edge then flips by its own sign.
+    const rs = negMask<T>(sgn);
+    const m1s = negIf<T>(magnitude<T>(min1, vBeta, vAlpha), rs);
+    const x12 = v128.xor(m1s, negIf<T>(magnitude<T>(min2, vBeta, vAlpha), rs));
     qp = Q;
-    for (let j = e; j < end; j++) {
-      const c = <usize>load<i32>(colOff + ((<usize>j) << 2));
+    for (let j = 0; j < d; j++) {
+      const a = <usize>load<i32>(cp);
       const q = v128.load(qp);
-      const sel = i16x8.eq(i16x8.abs(q), min1);
-      const t = v128.xor(m1s, v128.and(x12, sel));
-      const qs = i16x8.lt_s(q, zero);
-      const rn = i16x8.sub(v128.xor(t, qs), qs);
+      const rn = negIf<T>(v128.xor(m1s, v128.and(x12, eq<T>(abs<T>(q), min1))), negMask<T>(q));
       v128.store(rp, rn);
-      v128.store(L + c, i16x8.add_sat_s(q, rn));
-      qp += 16;
+      v128.store(a, addSat<T>(q, rn));
+      cp += 4;
       rp += 16;
+      qp += 16;
     }
-    e = end;
   }
 }
 
-/** max(0, m - betaQ) already taken: m * alphaQ >> 8 on u8 lanes (through u16). */
-function normalize8(m: v128, vAlpha: v128): v128 {
-  return i8x16.narrow_i16x8_u(
-    i16x8.shr_u(i16x8.mul(i16x8.extend_low_i8x16_u(m), vAlpha), 8),
-    i16x8.shr_u(i16x8.mul(i16x8.extend_high_i8x16_u(m), vAlpha), 8),
-  );
-}
-
-/** max(0, m - betaQ) already taken: m * alphaQ >> 8 on u16 lanes (through u32). */
-function normalize16(m: v128, vAlpha: v128): v128 {
-  return i16x8.narrow_i32x4_u(
-    i32x4.shr_u(i32x4.mul(i32x4.extend_low_i16x8_u(m), vAlpha), 8),
-    i32x4.shr_u(i32x4.mul(i32x4.extend_high_i16x8_u(m), vAlpha), 8),
-  );
-}
-
 /**
- * pass8's iteration two rows at a time, for a parity check whose rows pair up (rows 2i and 2i + 1
+ * rows<T>'s iteration two rows at a time, for a parity check whose rows pair up (rows 2i and 2i + 1
  * of equal degree with no column in common, as in a QC code's layer of even z): the two rows'
- * updates are independent, so running them side by side doubles the work in flight (the
- * minimum and sign chains of one row are serial). Q holds 2 dmax vectors.
+ * updates are independent, so running them side by side doubles the work in flight (the minimum
+ * and sign chains of one row are serial). The kernel's edge order interleaves a pair's edges (a0,
+ * b0, a1, b1, ...), so one pointer walks both rows' addresses and messages. Software pipelined:
+ * where overlap[p] is 1 (pair p has pair p - 1's degree and no column in common with it, as within
+ * a QC layer) pair p's first sweep (minima, signs) runs in the loop of pair p - 1's second
+ * (messages, posteriors), the two sweeps' q in the two halves of Q (4 dmax vectors). The first
+ * sweep is written out in both loops: one loop with a test each step runs slower.
  */
+// @ts-ignore: decorator
+@inline function pairs<T>(
+  rowStart: usize,
+  addr: usize,
+  m: i32,
+  R: usize,
+  Q: usize,
+  dmax: i32,
+  overlap: usize,
+  alphaQ: i32,
+  betaQ: i32,
+  satQ: i32,
+): void {
+  const vSat = splat<T>(satQ);
+  const vBeta = splat<T>(betaQ);
+  const vAlpha = alphaSplat<T>(alphaQ);
+  const zero = v128.splat<i32>(0);
+  const e = load<i32>(rowStart);
+  let cp = addr + ((<usize>e) << 2);
+  let rp = R + ((<usize>e) << 4);
+  let qcur = Q;
+  let qnext = Q + ((<usize>dmax) << 5);
+  // Row -2 is an empty pair (degree 0): the loop's first turn runs pair 0's first sweep alone.
+  let d = 0;
+  let a1 = vSat;
+  let a2 = vSat;
+  let b1 = vSat;
+  let b2 = vSat;
+  let sa = zero;
+  let sb = zero;
+  for (let row = -2; row < m; row += 2) {
+    const rsa = negMask<T>(sa);
+    const rsb = negMask<T>(sb);
+    const ma1 = negIf<T>(magnitude<T>(a1, vBeta, vAlpha), rsa);
+    const xa = v128.xor(ma1, negIf<T>(magnitude<T>(a2, vBeta, vAlpha), rsa));
+    const mb1 = negIf<T>(magnitude<T>(b1, vBeta, vAlpha), rsb);
+    const xb = v128.xor(mb1, negIf<T>(magnitude<T>(b2, vBeta, vAlpha), rsb));
+    const ka = a1;
+    const kb = b1;
+    const next = row + 2;
+    const dn = next < m ? load<i32>(rowStart + ((<usize>next) << 2), 4) - load<i32>(rowStart + ((<usize>next) << 2)) : 0;
+    a1 = vSat;
+    a2 = vSat;
+    b1 = vSat;
+    b2 = vSat;
+    sa = zero;
+    sb = zero;
+    let c = cp + ((<usize>d) << 3);
+    let r = rp + ((<usize>d) << 5);
+    let qp = qcur;
+    let qn = qnext;
+    if (next < m && load<u8>(overlap + ((<usize>next) >> 1)) != 0) {
+      for (let j = 0; j < d; j++) {
+        const qa = subSat<T>(v128.load(<usize>load<i32>(c)), v128.load(r));
+        const qb = subSat<T>(v128.load(<usize>load<i32>(c, 4)), v128.load(r, 16));
+        v128.store(qn, qa);
+        v128.store(qn, qb, 16);
+        sa = v128.xor(sa, qa);
+        sb = v128.xor(sb, qb);
+        const ma = abs<T>(qa);
+        const mb = abs<T>(qb);
+        a2 = minU<T>(a2, maxU<T>(a1, ma));
+        a1 = minU<T>(a1, ma);
+        b2 = minU<T>(b2, maxU<T>(b1, mb));
+        b1 = minU<T>(b1, mb);
+        c += 8;
+        r += 32;
+        qn += 32;
+        const pa = <usize>load<i32>(cp);
+        const pb = <usize>load<i32>(cp, 4);
+        const ua = v128.load(qp);
+        const ub = v128.load(qp, 16);
+        const na = negIf<T>(v128.xor(ma1, v128.and(xa, eq<T>(abs<T>(ua), ka))), negMask<T>(ua));
+        const nb = negIf<T>(v128.xor(mb1, v128.and(xb, eq<T>(abs<T>(ub), kb))), negMask<T>(ub));
+        v128.store(rp, na);
+        v128.store(rp, nb, 16);
+        v128.store(pa, addSat<T>(ua, na));
+        v128.store(pb, addSat<T>(ub, nb));
+        cp += 8;
+        rp += 32;
+        qp += 32;
+      }
+    } else {
+      for (let j = 0; j < d; j++) {
+        const pa = <usize>load<i32>(cp);
+        const pb = <usize>load<i32>(cp, 4);
+        const ua = v128.load(qp);
+        const ub = v128.load(qp, 16);
+        const na = negIf<T>(v128.xor(ma1, v128.and(xa, eq<T>(abs<T>(ua), ka))), negMask<T>(ua));
+        const nb = negIf<T>(v128.xor(mb1, v128.and(xb, eq<T>(abs<T>(ub), kb))), negMask<T>(ub));
+        v128.store(rp, na);
+        v128.store(rp, nb, 16);
+        v128.store(pa, addSat<T>(ua, na));
+        v128.store(pb, addSat<T>(ub, nb));
+        cp += 8;
+        rp += 32;
+        qp += 32;
+      }
+      for (let j = 0; j < dn; j++) {
+        const qa = subSat<T>(v128.load(<usize>load<i32>(c)), v128.load(r));
+        const qb = subSat<T>(v128.load(<usize>load<i32>(c, 4)), v128.load(r, 16));
+        v128.store(qn, qa);
+        v128.store(qn, qb, 16);
+        sa = v128.xor(sa, qa);
+        sb = v128.xor(sb, qb);
+        const ma = abs<T>(qa);
+        const mb = abs<T>(qb);
+        a2 = minU<T>(a2, maxU<T>(a1, ma));
+        a1 = minU<T>(a1, ma);
+        b2 = minU<T>(b2, maxU<T>(b1, mb));
+        b1 = minU<T>(b1, mb);
+        c += 8;
+        r += 32;
+        qn += 32;
+      }
+    }
+    qcur = qnext;
+    qnext = qp - ((<usize>d) << 5);
+    d = dn;
+  }
+}
+
+/** One layered iteration, 16 frames in i8x16 lanes, a row at a time. */
+export function pass8(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rows<i8>(rowStart, addr, m, R, Q, alphaQ, betaQ, satQ);
+}
+
+/** One layered iteration, 8 frames in i16x8 lanes, a row at a time. */
+export function pass16(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rows<i16>(rowStart, addr, m, R, Q, alphaQ, betaQ, satQ);
+}
+
+/** One layered iteration, 16 frames in i8x16 lanes, rows in pairs (edges interleaved). */
 export function pairs8(
   rowStart: usize,
-  colOff: usize,
+  addr: usize,
   m: i32,
-  L: usize,
   R: usize,
   Q: usize,
   dmax: i32,
+  overlap: usize,
   alphaQ: i32,
   betaQ: i32,
   satQ: i32,
 ): void {
-  const vSat = i8x16.splat(<i8>satQ);
-  const vBeta = i8x16.splat(<i8>betaQ);
-  const vAlpha = i16x8.splat(<i16>alphaQ);
-  const zero = i8x16.splat(0);
-  const QB = Q + ((<usize>dmax) << 4);
-  for (let row = 0; row < m; row += 2) {
-    const ea = load<i32>(rowStart + ((<usize>row) << 2));
-    const eb = load<i32>(rowStart + ((<usize>(row + 1)) << 2));
-    const d = eb - ea;
-    let a1 = vSat;
-    let a2 = vSat;
-    let b1 = vSat;
-    let b2 = vSat;
-    let sa = zero;
-    let sb = zero;
-    const ra = R + ((<usize>ea) << 4);
-    const rb = R + ((<usize>eb) << 4);
-    const ca = colOff + ((<usize>ea) << 2);
-    const cb = colOff + ((<usize>eb) << 2);
-    for (let j = 0; j < d; j++) {
-      const o4 = (<usize>j) << 2;
-      const o16 = (<usize>j) << 4;
-      const qa = i8x16.sub_sat_s(v128.load(L + <usize>load<i32>(ca + o4)), v128.load(ra + o16));
-      const qb = i8x16.sub_sat_s(v128.load(L + <usize>load<i32>(cb + o4)), v128.load(rb + o16));
-      v128.store(Q + o16, qa);
-      v128.store(QB + o16, qb);
-      sa = v128.xor(sa, qa);
-      sb = v128.xor(sb, qb);
-      const ma = i8x16.abs(qa);
-      const mb = i8x16.abs(qb);
-      a2 = i8x16.min_u(a2, i8x16.max_u(a1, ma));
-      a1 = i8x16.min_u(a1, ma);
-      b2 = i8x16.min_u(b2, i8x16.max_u(b1, mb));
-      b1 = i8x16.min_u(b1, mb);
-    }
-    const na1 = normalize8(i8x16.sub_sat_u(a1, vBeta), vAlpha);
-    const na2 = normalize8(i8x16.sub_sat_u(a2, vBeta), vAlpha);
-    const nb1 = normalize8(i8x16.sub_sat_u(b1, vBeta), vAlpha);
-    const nb2 = normalize8(i8x16.sub_sat_u(b2, vBeta), vAlpha);
-    const rsa = i8x16.lt_s(sa, zero);
-    const rsb = i8x16.lt_s(sb, zero);
-    const ma1 = i8x16.sub(v128.xor(na1, rsa), rsa);
-    const xa = v128.xor(ma1, i8x16.sub(v128.xor(na2, rsa), rsa));
-    const mb1 = i8x16.sub(v128.xor(nb1, rsb), rsb);
-    const xb = v128.xor(mb1, i8x16.sub(v128.xor(nb2, rsb), rsb));
-    for (let j = 0; j < d; j++) {
-      const o4 = (<usize>j) << 2;
-      const o16 = (<usize>j) << 4;
-      const qa = v128.load(Q + o16);
-      const qb = v128.load(QB + o16);
-      const ta = v128.xor(ma1, v128.and(xa, i8x16.eq(i8x16.abs(qa), a1)));
-      const tb = v128.xor(mb1, v128.and(xb, i8x16.eq(i8x16.abs(qb), b1)));
-      const ga = i8x16.lt_s(qa, zero);
-      const gb = i8x16.lt_s(qb, zero);
-      const na = i8x16.sub(v128.xor(ta, ga), ga);
-      const nb = i8x16.sub(v128.xor(tb, gb), gb);
-      v128.store(ra + o16, na);
-      v128.store(rb + o16, nb);
-      v128.store(L + <usize>load<i32>(ca + o4), i8x16.add_sat_s(qa, na));
-      v128.store(L + <usize>load<i32>(cb + o4), i8x16.add_sat_s(qb, nb));
-    }
-  }
+  pairs<i8>(rowStart, addr, m, R, Q, dmax, overlap, alphaQ, betaQ, satQ);
 }
 
-/**
- * pass16's iteration two rows at a time, for a parity check whose rows pair up (rows 2i and 2i + 1
- * of equal degree with no column in common, as in a QC code's layer of even z): the two rows'
- * updates are independent, so running them side by side doubles the work in flight (the
- * minimum and sign chains of one row are serial). Q holds 2 dmax vectors.
- */
+/** One layered iteration, 8 frames in i16x8 lanes, rows in pairs (edges interleaved). */
 export function pairs16(
   rowStart: usize,
-  colOff: usize,
+  addr: usize,
   m: i32,
-  L: usize,
   R: usize,
   Q: usize,
   dmax: i32,
+  overlap: usize,
   alphaQ: i32,
   betaQ: i32,
   satQ: i32,
 ): void {
-  const vSat = i16x8.splat(<i16>satQ);
-  const vBeta = i16x8.splat(<i16>betaQ);
-  const vAlpha = i32x4.splat(<i32>alphaQ);
-  const zero = i16x8.splat(0);
-  const QB = Q + ((<usize>dmax) << 4);
-  for (let row = 0; row < m; row += 2) {
-    const ea = load<i32>(rowStart + ((<usize>row) << 2));
-    const eb = load<i32>(rowStart + ((<usize>(row + 1)) << 2));
-    const d = eb - ea;
-    let a1 = vSat;
-    let a2 = vSat;
-    let b1 = vSat;
-    let b2 = vSat;
-    let sa = zero;
-    let sb = zero;
-    const ra = R + ((<usize>ea) << 4);
-    const rb = R + ((<usize>eb) << 4);
-    const ca = colOff + ((<usize>ea) << 2);
-    const cb = colOff + ((<usize>eb) << 2);
-    for (let j = 0; j < d; j++) {
-      const o4 = (<usize>j) << 2;
-      const o16 = (<usize>j) << 4;
-      const qa = i16x8.sub_sat_s(v128.load(L + <usize>load<i32>(ca + o4)), v128.load(ra + o16));
-      const qb = i16x8.sub_sat_s(v128.load(L + <usize>load<i32>(cb + o4)), v128.load(rb + o16));
-      v128.store(Q + o16, qa);
-      v128.store(QB + o16, qb);
-      sa = v128.xor(sa, qa);
-      sb = v128.xor(sb, qb);
-      const ma = i16x8.abs(qa);
-      const mb = i16x8.abs(qb);
-      a2 = i16x8.min_u(a2, i16x8.max_u(a1, ma));
-      a1 = i16x8.min_u(a1, ma);
-      b2 = i16x8.min_u(b2, i16x8.max_u(b1, mb));
-      b1 = i16x8.min_u(b1, mb);
-    }
-    const na1 = normalize16(i16x8.sub_sat_u(a1, vBeta), vAlpha);
-    const na2 = normalize16(i16x8.sub_sat_u(a2, vBeta), vAlpha);
-    const nb1 = normalize16(i16x8.sub_sat_u(b1, vBeta), vAlpha);
-    const nb2 = normalize16(i16x8.sub_sat_u(b2, vBeta), vAlpha);
-    const rsa = i16x8.lt_s(sa, zero);
-    const rsb = i16x8.lt_s(sb, zero);
-    const ma1 = i16x8.sub(v128.xor(na1, rsa), rsa);
-    const xa = v128.xor(ma1, i16x8.sub(v128.xor(na2, rsa), rsa));
-    const mb1 = i16x8.sub(v128.xor(nb1, rsb), rsb);
-    const xb = v128.xor(mb1, i16x8.sub(v128.xor(nb2, rsb), rsb));
-    for (let j = 0; j < d; j++) {
-      const o4 = (<usize>j) << 2;
-      const o16 = (<usize>j) << 4;
-      const qa = v128.load(Q + o16);
-      const qb = v128.load(QB + o16);
-      const ta = v128.xor(ma1, v128.and(xa, i16x8.eq(i16x8.abs(qa), a1)));
-      const tb = v128.xor(mb1, v128.and(xb, i16x8.eq(i16x8.abs(qb), b1)));
-      const ga = i16x8.lt_s(qa, zero);
-      const gb = i16x8.lt_s(qb, zero);
-      const na = i16x8.sub(v128.xor(ta, ga), ga);
-      const nb = i16x8.sub(v128.xor(tb, gb), gb);
-      v128.store(ra + o16, na);
-      v128.store(rb + o16, nb);
-      v128.store(L + <usize>load<i32>(ca + o4), i16x8.add_sat_s(qa, na));
-      v128.store(L + <usize>load<i32>(cb + o4), i16x8.add_sat_s(qb, nb));
-    }
-  }
+  pairs<i16>(rowStart, addr, m, R, Q, dmax, overlap, alphaQ, betaQ, satQ);
 }
 
 /** Bit f set where lane f's hard decisions (8-bit lanes) break some check (16 lanes). */
-export function syndrome8(rowStart: usize, colOff: usize, m: i32, L: usize): i32 {
-  let acc = i8x16.splat(0);
-  let e = load<i32>(rowStart);
-  for (let row = 0; row < m; row++) {
-    const end = load<i32>(rowStart + ((<usize>(row + 1)) << 2));
-    let x = i8x16.splat(0);
-    for (let j = e; j < end; j++) x = v128.xor(x, v128.load(L + <usize>load<i32>(colOff + ((<usize>j) << 2))));
-    acc = v128.or(acc, x);
-    e = end;
-  }
-  return i8x16.bitmask(acc);
+export function syndrome8(rowStart: usize, addr: usize, m: i32): i32 {
+  return i8x16.bitmask(syndromeOr(rowStart, addr, m));
 }
 
 /** Bit f set where lane f's hard decisions (16-bit lanes) break some check (8 lanes). */
-export function syndrome16(rowStart: usize, colOff: usize, m: i32, L: usize): i32 {
-  let acc = i16x8.splat(0);
+export function syndrome16(rowStart: usize, addr: usize, m: i32): i32 {
+  return i16x8.bitmask(syndromeOr(rowStart, addr, m));
+}
+
+/** The or over the rows of each row's xor of its columns (addr in row order): a lane's sign bit is set where a check fails. */
+function syndromeOr(rowStart: usize, addr: usize, m: i32): v128 {
+  let acc = v128.splat<i32>(0);
   let e = load<i32>(rowStart);
+  let cp = addr + ((<usize>e) << 2);
   for (let row = 0; row < m; row++) {
-    const end = load<i32>(rowStart + ((<usize>(row + 1)) << 2));
-    let x = i16x8.splat(0);
-    for (let j = e; j < end; j++) x = v128.xor(x, v128.load(L + <usize>load<i32>(colOff + ((<usize>j) << 2))));
+    const end = load<i32>(rowStart + ((<usize>row) << 2), 4);
+    let x = v128.splat<i32>(0);
+    for (; e < end; e++) {
+      x = v128.xor(x, v128.load(<usize>load<i32>(cp)));
+      cp += 4;
+    }
     acc = v128.or(acc, x);
-    e = end;
   }
-  return i16x8.bitmask(acc);
+  return acc;
 }
 
 /**
  * Quantizes one frame's n channel LLRs (f64 at `input`) to i16 at `out`: clip to [-clip, clip]
- * (LLR units), then floor(v * scale + 0.5), two values a vector. Returns the index of the first LLR
- * that is not finite (the output is then incomplete), or -1. Values fit the lanes: clip * scale is
- * at most the lane's largest value.
+ * (LLR units), then floor(v * scale + 0.5), eight values an iteration. Returns the index of the
+ * first LLR that is not finite (the output is then incomplete), or -1. Values fit the lanes: clip *
+ * scale is at most the lane's largest value.
  */
 export function quantize(input: usize, n: i32, out: usize, clip: f64, scale: f64): i32 {
   const hi = f64x2.splat(clip);
   const lo = f64x2.splat(-clip);
   const vs = f64x2.splat(scale);
   const half = f64x2.splat(0.5);
-  const zero = f64x2.splat(0);
-  let finite = i64x2.splat(-1);
+  // An integer-valued double k plus 2^52 + 2^51 holds k in its low 32 bits (two's complement).
+  const magic = f64x2.splat(6755399441055744.0);
+  // v - v is +0 (all bits clear) for a finite v, NaN otherwise: the or of them is zero iff all are finite.
+  let bad = v128.splat<i32>(0);
   let i = 0;
-  for (; i + 4 <= n; i += 4) {
+  for (; i + 8 <= n; i += 8) {
     const p = input + ((<usize>i) << 3);
     const a = v128.load(p);
     const b = v128.load(p, 16);
-    finite = v128.and(finite, v128.and(f64x2.eq(f64x2.sub(a, a), zero), f64x2.eq(f64x2.sub(b, b), zero)));
-    const qa = i32x4.trunc_sat_f64x2_s_zero(
-      f64x2.floor(f64x2.add(f64x2.mul(f64x2.pmin(f64x2.pmax(a, lo), hi), vs), half)),
-    );
-    const qb = i32x4.trunc_sat_f64x2_s_zero(
-      f64x2.floor(f64x2.add(f64x2.mul(f64x2.pmin(f64x2.pmax(b, lo), hi), vs), half)),
-    );
-    const q = i16x8.narrow_i32x4_s(v128.shuffle<i32>(qa, qb, 0, 1, 4, 5), zero);
-    v128.store64_lane(out + ((<usize>i) << 1), q, 0);
+    const c = v128.load(p, 32);
+    const d = v128.load(p, 48);
+    bad = v128.or(bad, v128.or(v128.or(f64x2.sub(a, a), f64x2.sub(b, b)), v128.or(f64x2.sub(c, c), f64x2.sub(d, d))));
+    const qa = quantize2(a, lo, hi, vs, half, magic);
+    const qb = quantize2(b, lo, hi, vs, half, magic);
+    const qc = quantize2(c, lo, hi, vs, half, magic);
+    const qd = quantize2(d, lo, hi, vs, half, magic);
+    const q = i16x8.narrow_i32x4_s(v128.shuffle<i32>(qa, qb, 0, 2, 4, 6), v128.shuffle<i32>(qc, qd, 0, 2, 4, 6));
+    v128.store(out + ((<usize>i) << 1), q);
   }
   for (; i < n; i++) {
     let v = load<f64>(input + ((<usize>i) << 3));
@@ -395,7 +370,7 @@ export function quantize(input: usize, n: i32, out: usize, clip: f64, scale: f64
     v = v > clip ? clip : v < -clip ? -clip : v;
     store<i16>(out + ((<usize>i) << 1), <i16>(<i32>Math.floor(v * scale + 0.5)));
   }
-  if (!i64x2.all_true(finite)) {
+  if (v128.any_true(bad)) {
     for (let j = 0; j < n; j++) {
       const v = load<f64>(input + ((<usize>j) << 3));
       if (!(v - v == 0)) return j;
@@ -404,13 +379,51 @@ export function quantize(input: usize, n: i32, out: usize, clip: f64, scale: f64
   return -1;
 }
 
+/** Two LLRs quantized, each as an integer in the low 32 bits of its f64 lane. */
+// @ts-ignore: decorator
+@inline function quantize2(a: v128, lo: v128, hi: v128, vs: v128, half: v128, magic: v128): v128 {
+  return f64x2.add(f64x2.floor(f64x2.add(f64x2.mul(f64x2.pmin(f64x2.pmax(a, lo), hi), vs), half)), magic);
+}
+
+/** 16 quantized values (i16 at p) as bytes (they fit: the int8 format's clip). */
+// @ts-ignore: decorator
+@inline function row8(p: usize): v128 {
+  return i8x16.narrow_i16x8_s(v128.load(p), v128.load(p, 16));
+}
+
 /**
  * Interleaves `count` quantized frames (i16, frame after frame, n each, at `frames`) into lanes
  * 0 .. count - 1 of L (the other lanes 0): `bytes` 1 for i8 lanes (16 a vector), 2 for i16 (8).
  */
 export function interleave(bytes: i32, frames: usize, count: i32, n: i32, L: usize): void {
   const stride = (<usize>n) << 1;
-  for (let i = 0; i < n; i++) {
+  let from = 0;
+  if (bytes === 1 && count === 16) {
+    // Whole blocks of 16 columns: each frame's 16 values narrowed to bytes, then transposed.
+    for (; from + 16 <= n; from += 16) {
+      const p = frames + ((<usize>from) << 1);
+      transpose16(
+        row8(p + 0 * stride),
+        row8(p + 1 * stride),
+        row8(p + 2 * stride),
+        row8(p + 3 * stride),
+        row8(p + 4 * stride),
+        row8(p + 5 * stride),
+        row8(p + 6 * stride),
+        row8(p + 7 * stride),
+        row8(p + 8 * stride),
+        row8(p + 9 * stride),
+        row8(p + 10 * stride),
+        row8(p + 11 * stride),
+        row8(p + 12 * stride),
+        row8(p + 13 * stride),
+        row8(p + 14 * stride),
+        row8(p + 15 * stride),
+        L + ((<usize>from) << 4),
+      );
+    }
+  }
+  for (let i = from; i < n; i++) {
     const p = frames + ((<usize>i) << 1);
     let v = i8x16.splat(0);
     if (bytes === 1) {
@@ -467,6 +480,155 @@ export function clearLane(lane: i32, bytes: i32, R: usize, edges: i32): void {
   } else {
     for (let j = 0; j < edges; j++) {
       store<i16>(p, 0);
+      p += 16;
+    }
+  }
+}
+
+/**
+ * The 16 x 16 byte transpose of v0 .. v15 stored at out (16 vectors): vector l's byte k is byte l of
+ * vk (four rounds of interleaving unpacks).
+ */
+// @ts-ignore: decorator
+@inline function transpose16(
+  v0: v128,
+  v1: v128,
+  v2: v128,
+  v3: v128,
+  v4: v128,
+  v5: v128,
+  v6: v128,
+  v7: v128,
+  v8: v128,
+  v9: v128,
+  v10: v128,
+  v11: v128,
+  v12: v128,
+  v13: v128,
+  v14: v128,
+  v15: v128,
+  out: usize,
+): void {
+  const s0 = i8x16.shuffle(v0, v1, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const s1 = i8x16.shuffle(v0, v1, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  const s2 = i8x16.shuffle(v2, v3, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const s3 = i8x16.shuffle(v2, v3, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  const s4 = i8x16.shuffle(v4, v5, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const s5 = i8x16.shuffle(v4, v5, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  const s6 = i8x16.shuffle(v6, v7, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const s7 = i8x16.shuffle(v6, v7, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  const s8 = i8x16.shuffle(v8, v9, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const s9 = i8x16.shuffle(v8, v9, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  const s10 = i8x16.shuffle(v10, v11, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const s11 = i8x16.shuffle(v10, v11, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  const s12 = i8x16.shuffle(v12, v13, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const s13 = i8x16.shuffle(v12, v13, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  const s14 = i8x16.shuffle(v14, v15, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const s15 = i8x16.shuffle(v14, v15, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  const t0 = i8x16.shuffle(s0, s2, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
+  const t1 = i8x16.shuffle(s0, s2, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
+  const t2 = i8x16.shuffle(s1, s3, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
+  const t3 = i8x16.shuffle(s1, s3, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
+  const t4 = i8x16.shuffle(s4, s6, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
+  const t5 = i8x16.shuffle(s4, s6, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
+  const t6 = i8x16.shuffle(s5, s7, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
+  const t7 = i8x16.shuffle(s5, s7, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
+  const t8 = i8x16.shuffle(s8, s10, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
+  const t9 = i8x16.shuffle(s8, s10, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
+  const t10 = i8x16.shuffle(s9, s11, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
+  const t11 = i8x16.shuffle(s9, s11, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
+  const t12 = i8x16.shuffle(s12, s14, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
+  const t13 = i8x16.shuffle(s12, s14, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
+  const t14 = i8x16.shuffle(s13, s15, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
+  const t15 = i8x16.shuffle(s13, s15, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
+  const u0 = i8x16.shuffle(t0, t4, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+  const u1 = i8x16.shuffle(t0, t4, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+  const u2 = i8x16.shuffle(t1, t5, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+  const u3 = i8x16.shuffle(t1, t5, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+  const u4 = i8x16.shuffle(t2, t6, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+  const u5 = i8x16.shuffle(t2, t6, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+  const u6 = i8x16.shuffle(t3, t7, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+  const u7 = i8x16.shuffle(t3, t7, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+  const u8 = i8x16.shuffle(t8, t12, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+  const u9 = i8x16.shuffle(t8, t12, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+  const u10 = i8x16.shuffle(t9, t13, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+  const u11 = i8x16.shuffle(t9, t13, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+  const u12 = i8x16.shuffle(t10, t14, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+  const u13 = i8x16.shuffle(t10, t14, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+  const u14 = i8x16.shuffle(t11, t15, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+  const u15 = i8x16.shuffle(t11, t15, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+  const w0 = i8x16.shuffle(u0, u8, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+  const w1 = i8x16.shuffle(u0, u8, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+  const w2 = i8x16.shuffle(u1, u9, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+  const w3 = i8x16.shuffle(u1, u9, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+  const w4 = i8x16.shuffle(u2, u10, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+  const w5 = i8x16.shuffle(u2, u10, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+  const w6 = i8x16.shuffle(u3, u11, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+  const w7 = i8x16.shuffle(u3, u11, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+  const w8 = i8x16.shuffle(u4, u12, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+  const w9 = i8x16.shuffle(u4, u12, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+  const w10 = i8x16.shuffle(u5, u13, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+  const w11 = i8x16.shuffle(u5, u13, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+  const w12 = i8x16.shuffle(u6, u14, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+  const w13 = i8x16.shuffle(u6, u14, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+  const w14 = i8x16.shuffle(u7, u15, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+  const w15 = i8x16.shuffle(u7, u15, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+  v128.store(out, w0, 0);
+  v128.store(out, w1, 16);
+  v128.store(out, w2, 32);
+  v128.store(out, w3, 48);
+  v128.store(out, w4, 64);
+  v128.store(out, w5, 80);
+  v128.store(out, w6, 96);
+  v128.store(out, w7, 112);
+  v128.store(out, w8, 128);
+  v128.store(out, w9, 144);
+  v128.store(out, w10, 160);
+  v128.store(out, w11, 176);
+  v128.store(out, w12, 192);
+  v128.store(out, w13, 208);
+  v128.store(out, w14, 224);
+  v128.store(out, w15, 240);
+}
+
+/** A block's k-th byte vector: column k's (i8 lanes), or columns k and k + 16 narrowed, signs kept (i16 lanes). */
+// @ts-ignore: decorator
+@inline function column<T>(p: usize, off: usize): v128 {
+  if (sizeof<T>() == 1) return v128.load(p + off);
+  return i8x16.narrow_i16x8_s(v128.load(p + off), v128.load(p + off + 256));
+}
+
+// @ts-ignore: decorator
+@inline function hardBlocks<T>(L: usize, n: i32, count: i32, bits: usize, scratch: usize): i32 {
+  // A block: 16 byte vectors, transposed so that vector l holds 16 columns of lane l (i8), or lane
+  // l % 8's columns (l < 8 the block's first 16, else its last 16; i16).
+  const block = sizeof<T>() == 1 ? 16 : 32;
+  let i = 0;
+  for (; i + block <= n; i += block) {
+    const p = L + ((<usize>i) << 4);
+    transpose16(column<T>(p, 0), column<T>(p, 16), column<T>(p, 32), column<T>(p, 48), column<T>(p, 64), column<T>(p, 80), column<T>(p, 96), column<T>(p, 112), column<T>(p, 128), column<T>(p, 144), column<T>(p, 160), column<T>(p, 176), column<T>(p, 192), column<T>(p, 208), column<T>(p, 224), column<T>(p, 240), scratch);
+    // Lane l's 16 decisions (and, i16, its next 16), sign bits to 0 / 1.
+    for (let l = 0; l < count; l++) {
+      const o = bits + <usize>(l * n + i);
+      const t = scratch + ((<usize>l) << 4);
+      v128.store(o, i8x16.shr_u(v128.load(t), 7));
+      if (sizeof<T>() == 2) v128.store(o, i8x16.shr_u(v128.load(t, 128), 7), 16);
+    }
+  }
+  return i;
+}
+
+/**
+ * Lanes 0 .. count - 1's n hard decisions (1 where the posterior is negative) as bytes, lane l's at
+ * bits + l n: whole blocks of columns by byte transposes (through 256 bytes at scratch), the rest a
+ * column at a time.
+ */
+export function hardAll(bytes: i32, L: usize, n: i32, count: i32, bits: usize, scratch: usize): void {
+  const from = bytes === 1 ? hardBlocks<i8>(L, n, count, bits, scratch) : hardBlocks<i16>(L, n, count, bits, scratch);
+  for (let l = 0; l < count; l++) {
+    let p = L + <usize>(l * bytes + bytes - 1) + ((<usize>from) << 4);
+    for (let i = from; i < n; i++) {
+      store<u8>(bits + <usize>(l * n + i), load<u8>(p) >> 7);
       p += 16;
     }
   }
