@@ -41,8 +41,11 @@ export function optionsOfResult(r: SimulationResult): SimulationOptions {
 
 /** A unit the merge needed and no shard had. */
 export interface MissingUnit {
+  /** The SNR point's index. */
   snrIndex: number;
+  /** The detector's label. */
   detector: string;
+  /** The unit's index at the point. */
   unit: number;
   /** The shard whose chunks hold it. */
   shard: number;

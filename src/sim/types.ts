@@ -148,14 +148,19 @@ export interface ShardOptions {
 
 /** One detector's units at one point of a shard, in unit order; the counts are columns, unit by unit. */
 export interface ShardUnits {
+  /** The SNR point's index. */
   snrIndex: number;
   /** The detector's label (SimPoint.detector). */
   detector: string;
   /** Unit indices (at the point) whose counts follow. */
   units: number[];
+  /** Bit errors of each unit (coded: of its decoded information bits). */
   bitErrors: number[];
+  /** Symbol errors of each unit. */
   symbolErrors: number[];
+  /** Frame errors of each unit. */
   frameErrors: number[];
+  /** Vectors of each unit whose search stopped at the node budget (onBudget 'flag'). */
   unproven: number[];
   /** Coded: decoder iterations summed over the unit's frames (0 uncoded). */
   iterations: number[];
@@ -165,7 +170,9 @@ export interface ShardUnits {
 
 /** SimulationResult.shard: a shard's place and its units. */
 export interface ShardRecord {
+  /** This shard (ShardOptions.index). */
   index: number;
+  /** Shards of the run. */
   count: number;
   /** Units per chunk of this shard's run: it computed chunks index, index + count, ... */
   unitsPerChunk: number;
