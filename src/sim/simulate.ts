@@ -16,6 +16,7 @@ import { availableParallelism } from 'node:os';
 import { chooseEngine, type EngineDecision } from '../gpu/index.js';
 import {
   asLibraryError,
+  EngineUnavailableError,
   checkOptions,
   errorFromRecord,
   errorRecord,
@@ -359,8 +360,8 @@ export function plan(opts: SimulationOptions): Plan {
     throw new InvalidArgumentError(`maxVectors / unitVectors must be below 2^32`, { option: 'maxVectors' });
   const shard = (o.shard as ShardOptions | undefined) ?? null;
   if (shard) checkShard(shard, o.maxTimeSeconds, call);
-  if (o.devices !== undefined && o.engine !== 'cuda')
-    throw inapplicable(call, 'devices', "devices are CUDA devices: give engine 'cuda'");
+  if (o.devices !== undefined && o.engine === 'cpu')
+    throw inapplicable(call, 'devices', "devices are CUDA devices: the CPU engine takes threads");
   const seed = o.seed ?? 1;
   const threads = o.threads ?? Math.min(MAX_THREADS, Math.max(1, availableParallelism()));
   const maxTimeSeconds = o.maxTimeSeconds;
@@ -879,7 +880,7 @@ export async function simulateWith(opts: SimulationOptions, makeExec: ExecutorMa
       'simulate(): a shard computes units, not whole points: completedPoints cannot go with shard (merge the shards, then resume the merged run)',
       { option: 'completedPoints' },
     );
-  const { engine } = await resolveEngine(opts.engine, p.detectors, {
+  const decision = await resolveEngine(opts.engine, p.detectors, {
     code: opts.code,
     decoder: p.coded?.decoder,
     modulation: opts.modulation,
@@ -887,6 +888,12 @@ export async function simulateWith(opts: SimulationOptions, makeExec: ExecutorMa
     ofdm: opts.ofdm,
     ...(p.coded?.idd !== undefined ? { idd: p.coded.idd } : {}),
   });
+  const { engine } = decision;
+  if (p.devices && engine !== 'cuda')
+    throw new EngineUnavailableError(
+      `simulate(): devices ${p.devices.join(',')} asked for, but the run takes the CPU engine (${decision.reason})`,
+      { option: 'devices' },
+    );
   // the GPU link runs fastest on big chunks; counts do not depend on them
   if (engine === 'cuda' && opts.chunkVectors === undefined && !p.ofdm)
     p.chunkVectors = p.unitVectors * Math.max(1, Math.round(DEFAULT_GPU_CHUNK_VECTORS / p.unitVectors));

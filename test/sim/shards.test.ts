@@ -11,7 +11,14 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { InvalidInputError } from '../../src/core/index.js';
+import {
+  EngineUnavailableError,
+  InvalidArgumentError,
+  InvalidInputError,
+  LatticeMimoError,
+} from '../../src/core/index.js';
+import { runOptionsFromFlags } from '../../src/cli/simulate.js';
+import { cudaAvailable } from '../../src/gpu/index.js';
 import { runChunk, runChunkSliced, type ChunkResult, type ChunkTask } from '../../src/sim/chunk.js';
 import { DealingExecutor } from '../../src/sim/devices.js';
 import { mergeShards } from '../../src/sim/merge.js';
@@ -259,4 +266,52 @@ test("devices: chunks dealt to several executors (one, and a fake second device 
     ),
     { numRuns: 8 },
   );
+});
+
+test('bad shards and devices are refused naming the option; --shard auto reads Slurm and Kubernetes', async () => {
+  const base: SimulationOptions = {
+    nt: 2,
+    nr: 2,
+    modulation: 'qpsk',
+    detectors: [{ detector: 'zf' }],
+    snrs: [0],
+    maxVectors: 1024,
+    threads: 1,
+  };
+  const count = 1 + fc.sample(fc.nat(20), 1)[0]!;
+  const option = (name: string) => (e: unknown) => e instanceof LatticeMimoError && e.details?.option === name;
+  await assert.rejects(simulate({ ...base, shard: { index: count, count } }), option('shard'));
+  await assert.rejects(simulate({ ...base, shard: { index: 0, count }, maxTimeSeconds: 5 }), option('maxTimeSeconds'));
+  await assert.rejects(simulate({ ...base, engine: 'cpu', devices: [0, 1] }), option('devices'));
+  // no CUDA device here: 'auto' takes the CPU, which has no devices
+  if (!cudaAvailable().ok)
+    await assert.rejects(
+      simulate({ ...base, devices: [0, 1] }),
+      (e: unknown) => e instanceof EngineUnavailableError && e.details?.option === 'devices',
+    );
+  const k = fc.sample(fc.nat(count - 1), 1)[0]!,
+    min = fc.sample(fc.nat(5), 1)[0]!;
+  const flags = (v: Record<string, string>, env: NodeJS.ProcessEnv) =>
+    runOptionsFromFlags(v, Object.keys(v), false, env).shard;
+  assert.deepEqual(flags({ shard: `${k}/${count}` }, {}), { index: k, count });
+  assert.deepEqual(
+    flags(
+      { shard: 'auto' },
+      {
+        SLURM_ARRAY_TASK_ID: String(k + min),
+        SLURM_ARRAY_TASK_MIN: String(min),
+        SLURM_ARRAY_TASK_COUNT: String(count),
+      },
+    ),
+    { index: k, count },
+  );
+  assert.deepEqual(flags({ 'shard-count': String(count) }, { JOB_COMPLETION_INDEX: String(k) }), { index: k, count });
+  for (const [v, env] of [
+    [{ shard: 'auto' }, {}],
+    [{ shard: 'auto' }, { JOB_COMPLETION_INDEX: '1' }],
+    [{ shard: `${count}/${count}` }, {}],
+    [{ shard: `${k}/${count}`, 'shard-count': String(count + 1) }, {}],
+    [{ 'shard-dir': '/tmp/x' }, {}],
+  ] as [Record<string, string>, NodeJS.ProcessEnv][])
+    assert.throws(() => flags(v, env), InvalidArgumentError, JSON.stringify(v));
 });
