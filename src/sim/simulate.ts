@@ -361,7 +361,7 @@ export function plan(opts: SimulationOptions): Plan {
   const shard = (o.shard as ShardOptions | undefined) ?? null;
   if (shard) checkShard(shard, o.maxTimeSeconds, call);
   if (o.devices !== undefined && o.engine === 'cpu')
-    throw inapplicable(call, 'devices', "devices are CUDA devices: the CPU engine takes threads");
+    throw inapplicable(call, 'devices', 'devices are CUDA devices: the CPU engine takes threads');
   const seed = o.seed ?? 1;
   const threads = o.threads ?? Math.min(MAX_THREADS, Math.max(1, availableParallelism()));
   const maxTimeSeconds = o.maxTimeSeconds;
