@@ -17,6 +17,7 @@ import {
   InvalidInputError,
   LatticeMimoError,
 } from '../../src/core/index.js';
+import { resumeOptions } from '../../src/cli/resume.js';
 import { runOptionsFromFlags } from '../../src/cli/simulate.js';
 import { cudaAvailable } from '../../src/gpu/index.js';
 import { runChunk, runChunkSliced, type ChunkResult, type ChunkTask } from '../../src/sim/chunk.js';
@@ -314,4 +315,28 @@ test('bad shards and devices are refused naming the option; --shard auto reads S
     [{ 'shard-dir': '/tmp/x' }, {}],
   ] as [Record<string, string>, NodeJS.ProcessEnv][])
     assert.throws(() => flags(v, env), InvalidArgumentError, JSON.stringify(v));
+});
+
+test('a file written before units (no unitVectors) resumes with its chunks as its units: the counts of its uninterrupted run', async () => {
+  const chunk = 64 * (1 + fc.sample(fc.nat(3), 1)[0]!);
+  const opts: SimulationOptions = {
+    nt: 2,
+    nr: 2,
+    modulation: 'qpsk',
+    detectors: [{ detector: 'zf' }, { detector: 'mmse' }],
+    snrs: [0, 6, 12],
+    maxErrors: 200,
+    maxVectors: 20_000,
+    unitVectors: chunk,
+    seed: fc.sample(fc.nat(2 ** 31), 1)[0]!,
+    threads: 1,
+    engine: 'cpu',
+  };
+  const full = await simulate(opts);
+  // what an older version wrote: its chunks drew from their own streams, and no unitVectors
+  const { unitVectors: _u, ...old } = { ...full, points: full.points.filter((p) => p.snrIndex === 0) };
+  const resumed = resumeOptions(JSON.stringify(old), 'old.json');
+  assert.equal(resumed.unitVectors, chunk);
+  const again = await simulate({ ...resumed, threads: 1, engine: 'cpu' });
+  assert.deepEqual(again.points.map(counts), full.points.map(counts));
 });
