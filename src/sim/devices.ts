@@ -39,6 +39,7 @@ type FromDevice =
 /** A GPU link executor on one device, in a worker thread of its own (gpu/device-worker.ts). */
 export class DeviceWorkerExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
   private nextId = 0;
+  private exited = false;
   private readonly pending = new Map<number, { resolve: (r: ChunkResult) => void; reject: (e: Error) => void }>();
 
   private constructor(
@@ -54,7 +55,10 @@ export class DeviceWorkerExecutor implements ChunkExecutor<ChunkTask, ChunkResul
       else p.reject(deserializeError(m.error));
     });
     worker.on('error', (e) => this.failAll(e));
-    worker.on('exit', () => this.failAll(new Error('GPU device worker exited')));
+    worker.on('exit', () => {
+      this.exited = true;
+      this.failAll(new Error('GPU device worker exited'));
+    });
   }
 
   /** Starts the worker on `setup.device` and waits until its executor is ready (its compile errors reject). */
@@ -81,6 +85,7 @@ export class DeviceWorkerExecutor implements ChunkExecutor<ChunkTask, ChunkResul
   }
 
   run(task: ChunkTask): Promise<ChunkResult> {
+    if (this.exited) return Promise.reject(new Error('GPU device worker exited'));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
@@ -89,8 +94,11 @@ export class DeviceWorkerExecutor implements ChunkExecutor<ChunkTask, ChunkResul
   }
 
   async close(): Promise<void> {
-    this.worker.postMessage({ type: 'close' });
-    await new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+    if (!this.exited) {
+      const gone = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+      this.worker.postMessage({ type: 'close' });
+      await gone;
+    }
     this.failAll(new Error('GPU device worker closed'));
   }
 }
