@@ -21,7 +21,7 @@ import { resumeOptions } from '../../src/cli/resume.js';
 import { runOptionsFromFlags } from '../../src/cli/simulate.js';
 import { cudaAvailable } from '../../src/gpu/index.js';
 import { runChunk, runChunkSliced, type ChunkResult, type ChunkTask } from '../../src/sim/chunk.js';
-import { DealingExecutor } from '../../src/sim/devices.js';
+import { DealingExecutor, DeviceWorkerExecutor } from '../../src/sim/devices.js';
 import { mergeShards } from '../../src/sim/merge.js';
 import { simulate, simulateWith } from '../../src/sim/simulate.js';
 import type { SimPoint, SimulationOptions, SimulationResult } from '../../src/sim/types.js';
@@ -339,4 +339,22 @@ test('a file written before units (no unitVectors) resumes with its chunks as it
   assert.equal(resumed.unitVectors, chunk);
   const again = await simulate({ ...resumed, threads: 1, engine: 'cpu' });
   assert.deepEqual(again.points.map(counts), full.points.map(counts));
+});
+
+test("a device worker without its device: start() rejects with the worker's typed error, and the thread ends", {
+  skip: cudaAvailable().ok ? 'a CUDA device answers here (the device tests run the workers)' : false,
+}, async () => {
+  await assert.rejects(
+    DeviceWorkerExecutor.start({
+      nt: 2,
+      nr: 2,
+      modulation: 'qpsk',
+      vectorsPerChannel: 1,
+      unitVectors: 1024,
+      seed: 1,
+      detectors: [{ detector: 'zf', modulation: 'qpsk', engine: 'cpu' }],
+      device: 1,
+    }),
+    (e: unknown) => e instanceof EngineUnavailableError,
+  );
 });
