@@ -547,7 +547,7 @@ function ferAgrees(gFe: number, cFe: number, frames: number): boolean {
   return Math.abs(gFe - cFe) / frames <= 4 * Math.sqrt((2 * p * (1 - p)) / frames) + 2 / frames;
 }
 
-test("device GPU executor, IDD: per-chunk counts agree with runChunk's; frames with vectors to redo (forced) go through the CPU's passes", {
+test("device GPU executor, IDD: per-unit counts agree with runChunk's across chunks of several units; frames with vectors to redo (forced) go through the CPU's passes", {
   skip,
 }, async (t) => {
   const { GpuLinkExecutor } = await import('../../src/sim/gpu/executor.js');
