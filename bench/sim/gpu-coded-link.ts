@@ -109,7 +109,7 @@ class Pipeline {
     };
     this.scratch = plan.scratchBytesPerChannel.map((x) => alloc(x * C).ptr);
     this.b.points!.upload(con.points);
-    this.l = { seed: 7, snrIndex: 0, chunk0: 0, v0: 0, chunkVectors: V, vectors: V, vpc, lastVectors: V };
+    this.l = { seed: 7, snrIndex: 0, unit0: 0, v0: 0, unitVectors: V, vectors: V, vpc, lastVectors: V };
   }
 
   static async create(ctx: CudaContext, frames: number, vpc: number, ebn0: number): Promise<Pipeline> {

@@ -49,7 +49,7 @@ async function generationTiming(): Promise<void> {
   const stream = Stream.create(ctx);
   const channels = (await CHANNEL_REGISTRY.rayleigh.cuda!()).plan(ctx, { nt, nr }, {});
   const k = new LinkKernels(ctx, nt, nr, { channels });
-  const launch = { seed: 7, snrIndex: 0, chunk0: 0, v0: 0, chunkVectors: vectors, vectors, vpc: 1 };
+  const launch = { seed: 7, snrIndex: 0, unit0: 0, v0: 0, unitVectors: vectors, vectors, vpc: 1 };
   {
     const t = timeOnStream(
       ctx,

@@ -49,7 +49,7 @@ async function stageTiming(prbs: number, slots: number): Promise<void> {
       y32: DeviceBuffer.alloc(ctx, vectors * 2 * nr * 4),
     };
     b.points.upload(con.points);
-    const launch = { seed: 7, snrIndex: 0, chunk0: 0, v0: 0, chunkVectors: slot, vectors, vpc: 1 };
+    const launch = { seed: 7, snrIndex: 0, unit0: 0, v0: 0, unitVectors: slot, vectors, vpc: 1 };
     const ptrs = { points: b.points.ptr, H64: b.H64.ptr, H32: b.H32.ptr, tx: b.tx.ptr, y32: b.y32.ptr };
     const t = timeOnStream(ctx, stream, () => stage.enqueueGenerate(stream, launch, ptrs, con.size, 0.01), 20, 3);
     console.log(

@@ -14,6 +14,7 @@ const COMMANDS: Record<string, Command> = {
   reduce: { describe: 'lattice basis reduction of fplll-format bases', load: () => import('./reduce.js') },
   detect: { describe: 'MIMO detection of received vectors given as JSON', load: () => import('./detect.js') },
   simulate: { describe: 'Monte Carlo BER/SER/FER against SNR', load: () => import('./simulate.js') },
+  merge: { describe: 'the run that the shards of a simulation make together', load: () => import('./merge.js') },
   channels: { describe: 'channel realisations on an OFDM grid, as JSON', load: () => import('./channels.js') },
   receive: { describe: '5G NR PUSCH slots through the slot receiver', load: () => import('./receive.js') },
   bench: { describe: 'benchmarks: lattice | mimo | receiver', load: () => import('./bench.js') },

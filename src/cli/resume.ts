@@ -1,5 +1,6 @@
 /**
- * `simulate --resume FILE`: the settings and finished points of a run, read from its JSON. Here
+ * `simulate --resume FILE`: the settings and finished points of a run, read from its JSON (a
+ * shard's file: its settings and shard, to run it again; its points are a shard's, not the run's). Here
  * the settings are checked for kind (each field named); then simulate()'s own checks run on them
  * (sim's checkSimulationOptions: the settings, and every point against them, as the API checks
  * `completedPoints`), their errors re-raised naming the file: a resumed run never carries a
@@ -71,6 +72,12 @@ export function resumeOptions(text: string, file: string): SimulationOptions {
     vectorsPerChannel: field('vectorsPerChannel', isPositiveInt, 'a positive integer'),
     chunkVectors: field('chunkVectors', isPositiveInt, 'a positive integer'),
     seed: field('seed', isCount, 'a non-negative integer'),
+    // a file written before units drew each chunk from its own streams: its chunks were its units,
+    // so the points still to compute continue the same draw
+    unitVectors:
+      d.unitVectors === undefined
+        ? (d.chunkVectors as number)
+        : field('unitVectors', isPositiveInt, 'a positive integer'),
     engine: 'auto',
     completedPoints: points as SimPoint[],
   };
@@ -90,6 +97,16 @@ export function resumeOptions(text: string, file: string): SimulationOptions {
     if (d.maxFrames !== undefined) opts.maxFrames = field('maxFrames', isPositiveInt, 'a positive integer');
     if (d.idd !== undefined)
       opts.idd = field('idd', isPositiveInt, 'a positive integer (outer passes of detection and decoding)');
+  }
+  if (d.shard !== undefined) {
+    const sh = field<{ index: number; count: number }>(
+      'shard',
+      (x) => isObject(x) && isCount(x.index) && isPositiveInt(x.count) && x.index < x.count,
+      'a shard ({"index": K, "count": N, ...})',
+    );
+    opts.shard = { index: sh.index, count: sh.count };
+    // a shard's points are its own units' counts, not finished points of the run
+    delete opts.completedPoints;
   }
   if (d.maxTimeSeconds !== undefined)
     opts.maxTimeSeconds = field('maxTimeSeconds', (x) => isNum(x) && x > 0, 'a positive number of seconds');

@@ -16,6 +16,8 @@ import {
   type OfdmOptions,
   type SimulationOptions,
   type SimulationResult,
+  type ShardOptions,
+  MAX_SHARDS,
   CSI_MODES,
   checkSoftDetectors,
   codeOf,
@@ -25,6 +27,7 @@ import { choiceOption, parseCommandLine, rejectInapplicable } from './args.js';
 import { resumeOptions } from './resume.js';
 import { checkSnrNumbers, intOption, numberOption } from './values.js';
 import { LDPC_DECODER_ALGORITHMS } from '../coding/index.js';
+import { cudaDeviceCount } from '../gpu/index.js';
 import { SOFT_DETECTORS, priorDetectors } from '../mimo/index.js';
 import { channelEntry, DEFAULT_CHANNEL_MODEL, MAX_PRBS } from '../channels/index.js';
 import { channelFlags, channelFromFlags, channelHelp } from './channel-flags.js';
@@ -86,11 +89,26 @@ ${line('--code SPEC', `coded link: wimax:N[:1/2] (N = 576..2304 step 96) or nr:[
   --dmrs-additional N       OFDM link: DM-RS symbols after the first, 0 to 3 (default 2); at most 4
                             transmit antennas (a DM-RS port a layer)
   --vectors-per-channel N   one channel matrix serves N consecutive vectors (default 1)
-  --chunk-vectors N         vectors per unit of work (default 1024, rounded to whole channel groups
-                            and, with --code, whole frames);
-                            the GPU runs faster with larger chunks (65536); a CPU run and a GPU run
-                            draw the same data only with the same chunk size
-  --seed S                  Philox seed (default 1): same seed, same counts, any --threads
+  --unit-vectors N          vectors per unit (default 1024, rounded to whole channel groups and, with
+                            --code, whole frames; an OFDM unit is a slot): each unit is drawn from its
+                            own streams and the stop rules are checked after each, in order, so the
+                            counts of a seed depend on it and on nothing else of how the run is cut
+  --chunk-vectors N         vectors handed out at once, whole units (default: one unit; 65536 on the
+                            GPU); the counts do not depend on it
+  --shard K/N               compute shard K of N (0 <= K < N): chunks K, K+N, ... of every point,
+                            each unit's counts kept in --json; 'auto' reads SLURM_ARRAY_TASK_ID (less
+                            SLURM_ARRAY_TASK_MIN) and SLURM_ARRAY_TASK_COUNT, or Kubernetes'
+                            JOB_COMPLETION_INDEX with --shard-count; merge the files with
+                            'lattice-mimo merge' (docs/SCALE.md)
+  --shard-count N           the shard count where the scheduler gives only the index (implies
+                            --shard auto)
+  --shard-dir DIR           a directory every shard reads and writes: the shards stop together once
+                            their units reach the run's stop (no server)
+  --shard-min-unit U        compute this shard's units up to unit U at least (merge says when)
+  --devices LIST            with --engine cuda: 'all' or a comma list of device numbers (default 0),
+                            one GPU link a device, chunks dealt out in turn; same counts
+  --seed S                  Philox seed (default 1): same seed, same counts, any --threads,
+                            --chunk-vectors, engine, devices or shards
   --threads N               worker threads (default: all cores)
   --engine auto|cpu|cuda    engine: cuda runs the whole link on the GPU (every detector needs its
                             CUDA implementation); auto (default) takes it where it can, else cpu
@@ -138,7 +156,13 @@ const OPTIONS = {
   'max-errors': { type: 'string' },
   'max-vectors': { type: 'string' },
   'vectors-per-channel': { type: 'string' },
+  'unit-vectors': { type: 'string' },
   'chunk-vectors': { type: 'string' },
+  shard: { type: 'string' },
+  'shard-count': { type: 'string' },
+  'shard-dir': { type: 'string' },
+  'shard-min-unit': { type: 'string' },
+  devices: { type: 'string' },
   seed: { type: 'string' },
   threads: { type: 'string' },
   engine: { type: 'string' },
@@ -163,8 +187,24 @@ const OPTIONS = {
 /** Largest --max-time, simulate()'s bound on maxTimeSeconds (7 days). */
 const MAX_TIME_SECONDS = 7 * 86400;
 
-/** Options that may go with --resume (the others are the run's settings, taken from the file). */
-const RESUME_OPTIONS = new Set(['resume', 'threads', 'json', 'csv', 'plot', 'help']);
+/**
+ * Options that may go with --resume (the others are the run's settings, taken from the file): how
+ * the work is run, and, for a shard's file, which shard to run again and how far.
+ */
+const RESUME_OPTIONS = new Set([
+  'resume',
+  'threads',
+  'json',
+  'csv',
+  'plot',
+  'help',
+  'chunk-vectors',
+  'devices',
+  'shard',
+  'shard-count',
+  'shard-dir',
+  'shard-min-unit',
+]);
 
 export interface SimulateCommand {
   options: SimulationOptions;
@@ -183,6 +223,7 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
   if (plot !== undefined && !/\.(svg|png)$/i.test(plot))
     throw new InvalidArgumentError(`--plot file must end in .svg or .png, got '${plot}'`);
   const threads = v.threads === undefined ? undefined : intOption('threads', v.threads, 0, 1, 256);
+  const runFlags = runOptionsFromFlags(v, given, v.resume !== undefined);
   if (v.resume !== undefined) {
     const extra = given.filter((g) => !RESUME_OPTIONS.has(g));
     if (extra.length > 0)
@@ -190,7 +231,7 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
         `${[...new Set(extra)].map((o) => `--${o}`).join(', ')} cannot go with --resume: the run's settings come from ${v.resume}`,
       );
     return {
-      options: { threads } as SimulationOptions,
+      options: { ...(threads !== undefined ? { threads } : {}), ...runFlags } as SimulationOptions,
       files: { json: v.json ?? v.resume, csv: v.csv, plot },
       help: false,
       resume: v.resume,
@@ -256,15 +297,119 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
     set,
   );
   if (maxTimeSeconds !== undefined) options.maxTimeSeconds = maxTimeSeconds;
-  if (v['chunk-vectors'] !== undefined) {
-    options.chunkVectors = intOption('chunk-vectors', v['chunk-vectors'], 0, 1, 1 << 24);
-    if (options.chunkVectors % options.vectorsPerChannel! !== 0)
+  if (v['unit-vectors'] !== undefined) {
+    options.unitVectors = intOption('unit-vectors', v['unit-vectors'], 0, 1, 1 << 24);
+    if (options.unitVectors % options.vectorsPerChannel! !== 0)
       throw new InvalidArgumentError(
-        `--chunk-vectors (${options.chunkVectors}) must be a multiple of --vectors-per-channel (${options.vectorsPerChannel})`,
+        `--unit-vectors (${options.unitVectors}) must be a multiple of --vectors-per-channel (${options.vectorsPerChannel})`,
       );
   }
+  Object.assign(options, runFlags);
   if (threads !== undefined) options.threads = threads;
   return { options, files: { json: v.json, csv: v.csv, plot }, help: false };
+}
+
+/**
+ * How the work is run, from its flags: --chunk-vectors, --devices, and the shard (--shard K/N or
+ * auto, --shard-count, --shard-dir, --shard-min-unit). An 'auto' shard comes from the scheduler's
+ * environment: Slurm's array task (SLURM_ARRAY_TASK_ID less SLURM_ARRAY_TASK_MIN, of
+ * SLURM_ARRAY_TASK_COUNT) or a Kubernetes Indexed Job's JOB_COMPLETION_INDEX (of --shard-count).
+ */
+export function runOptionsFromFlags(
+  v: Record<string, string | boolean | undefined>,
+  given: readonly string[],
+  resuming = false,
+  env: NodeJS.ProcessEnv = process.env,
+): Pick<SimulationOptions, 'chunkVectors' | 'devices' | 'shard'> {
+  const out: Pick<SimulationOptions, 'chunkVectors' | 'devices' | 'shard'> = {};
+  if (v['chunk-vectors'] !== undefined)
+    out.chunkVectors = intOption('chunk-vectors', v['chunk-vectors'] as string, 0, 1, 1 << 24);
+  if (v.devices !== undefined) out.devices = parseDevices(v.devices as string);
+  const count =
+    v['shard-count'] === undefined ? undefined : intOption('shard-count', v['shard-count'] as string, 0, 1, MAX_SHARDS);
+  const spec = (v.shard as string | undefined) ?? (count !== undefined ? 'auto' : undefined);
+  const stray = ['shard-dir', 'shard-min-unit'].filter((f) => given.includes(f));
+  if (spec === undefined && stray.length === 0) return out;
+  // resuming a shard's file, the shard may come from the file (resumeOptions)
+  if (spec === undefined && !resuming)
+    throw new InvalidArgumentError(`--${stray[0]} needs --shard (or --shard-count)`, { option: stray[0] });
+  const shard = spec === undefined ? ({} as ShardOptions) : parseShard(spec, count, env);
+  if (v['shard-dir'] !== undefined) shard.dir = v['shard-dir'] as string;
+  if (v['shard-min-unit'] !== undefined)
+    shard.minUnit = intOption('shard-min-unit', v['shard-min-unit'] as string, 0, 0);
+  out.shard = shard;
+  return out;
+}
+
+/** --shard K/N, or 'auto' from the scheduler's environment (runOptionsFromFlags). */
+function parseShard(spec: string, count: number | undefined, env: NodeJS.ProcessEnv): ShardOptions {
+  const int = (name: string, text: string | undefined): number => {
+    if (text === undefined || !/^\d+$/.test(text.trim()))
+      throw new InvalidArgumentError(`--shard ${spec}: ${name} must be a non-negative integer, got '${text ?? ''}'`, {
+        option: 'shard',
+      });
+    return Number(text.trim());
+  };
+  let index: number, total: number;
+  const m = /^(\d+)\/(\d+)$/.exec(spec.trim());
+  if (m) {
+    [index, total] = [Number(m[1]), Number(m[2])];
+    if (count !== undefined && count !== total)
+      throw new InvalidArgumentError(`--shard ${spec} and --shard-count ${count} disagree`, { option: 'shard-count' });
+  } else if (spec.trim() === 'auto') {
+    if (env.SLURM_ARRAY_TASK_ID !== undefined) {
+      index =
+        int('SLURM_ARRAY_TASK_ID', env.SLURM_ARRAY_TASK_ID) -
+        int('SLURM_ARRAY_TASK_MIN', env.SLURM_ARRAY_TASK_MIN ?? '0');
+      total = count ?? int('SLURM_ARRAY_TASK_COUNT', env.SLURM_ARRAY_TASK_COUNT);
+    } else if (env.JOB_COMPLETION_INDEX !== undefined) {
+      index = int('JOB_COMPLETION_INDEX', env.JOB_COMPLETION_INDEX);
+      if (count === undefined)
+        throw new InvalidArgumentError(
+          "--shard auto: a Kubernetes Indexed Job gives the index (JOB_COMPLETION_INDEX), not the count: give --shard-count N (the Job's completions)",
+          { option: 'shard-count' },
+        );
+      total = count;
+    } else {
+      throw new InvalidArgumentError(
+        '--shard auto: no scheduler said which shard this is (neither SLURM_ARRAY_TASK_ID nor JOB_COMPLETION_INDEX is set); give --shard K/N',
+        { option: 'shard' },
+      );
+    }
+  } else {
+    throw new InvalidArgumentError(`--shard must be K/N (0 <= K < N) or auto, got '${spec}'`, { option: 'shard' });
+  }
+  if (total < 1 || total > MAX_SHARDS || index < 0 || index >= total)
+    throw new InvalidArgumentError(
+      `--shard ${index}/${total}: the index must be in [0, ${total}) and the count in [1, ${MAX_SHARDS}]`,
+      {
+        option: 'shard',
+        index,
+        count: total,
+      },
+    );
+  return { index, count: total };
+}
+
+/** --devices: 'all' (every device the driver reports), or a comma list of distinct device numbers. */
+function parseDevices(text: string): number[] {
+  if (text.trim() === 'all') {
+    const n = cudaDeviceCount();
+    if (n === 0)
+      throw new InvalidArgumentError('--devices all: no CUDA device answers (the CUDA engine is not available)', {
+        option: 'devices',
+      });
+    return Array.from({ length: n }, (_, i) => i);
+  }
+  const list = text.split(',').map((x) => x.trim());
+  if (list.some((x) => !/^\d+$/.test(x)) || new Set(list).size !== list.length)
+    throw new InvalidArgumentError(
+      `--devices must be 'all' or a comma list of distinct device numbers, got '${text}'`,
+      {
+        option: 'devices',
+      },
+    );
+  return list.map(Number);
 }
 
 /** The OFDM flags, when any is given: --scs (default 30000), --prbs (default 273), --csi, --dmrs-additional. */
@@ -309,9 +454,21 @@ export async function run(argv: string[]): Promise<number> {
   }
   let o = cmd.options;
   if (cmd.resume !== undefined) {
-    const threads = o.threads;
+    const run = o;
     o = resumeOptions(await readInput(cmd.resume, 'give the JSON of a run'), cmd.resume);
-    if (threads !== undefined) o.threads = threads;
+    if (run.threads !== undefined) o.threads = run.threads;
+    if (run.chunkVectors !== undefined) o.chunkVectors = run.chunkVectors;
+    if (run.devices !== undefined) o.devices = run.devices;
+    // a shard's file runs its shard again (from the start: a shard keeps no partial points), or the shard given
+    if (run.shard !== undefined || o.shard !== undefined) {
+      if (o.shard === undefined && run.shard?.index === undefined)
+        throw new InvalidArgumentError(
+          `${cmd.resume} is not a shard's file: --shard-dir and --shard-min-unit need --shard K/N`,
+          { option: 'shard' },
+        );
+      o.shard = { ...o.shard!, ...run.shard };
+      delete o.completedPoints;
+    }
   }
   // Every output path is checked before any work: a typo must not cost a run.
   const outputs = Object.entries(cmd.files).flatMap(([option, file]) =>
@@ -353,7 +510,13 @@ export async function run(argv: string[]): Promise<number> {
     );
     if (cmd.resume !== undefined)
       process.stderr.write(
-        `simulate: ${cmd.resume} holds ${o.completedPoints!.length} points (${done} SNR values); computing the rest\n`,
+        o.shard
+          ? `simulate: running shard ${o.shard.index} of ${o.shard.count} of ${cmd.resume}'s run${o.shard.minUnit !== undefined ? ` through unit ${o.shard.minUnit} at least` : ''}\n`
+          : `simulate: ${cmd.resume} holds ${o.completedPoints!.length} points (${done} SNR values); computing the rest\n`,
+      );
+    else if (o.shard)
+      process.stderr.write(
+        `simulate: shard ${o.shard.index} of ${o.shard.count}${o.shard.dir ? `, sharing ${o.shard.dir}` : ''}\n`,
       );
     let result: SimulationResult;
     try {

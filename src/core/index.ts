@@ -85,7 +85,14 @@ export {
   writeFileAtomicSync,
   writesInPlace,
 } from './io.js';
-export { defaultThreads, runOnWorkers, serializeError, WorkerPool } from './worker-pool.js';
+export {
+  defaultThreads,
+  deserializeError,
+  runOnWorkers,
+  serializeError,
+  WorkerPool,
+  type SerializedError,
+} from './worker-pool.js';
 export { assertFinite } from './validate.js';
 export {
   CPU_KERNEL_REQUESTS,

@@ -159,9 +159,21 @@ export function cudaAvailable(): CudaAvailability {
   return availability;
 }
 
-/** The context to use, or an EngineUnavailableError saying why there is none. */
-export function requireCuda(): CudaContext {
+/**
+ * The context of device `ordinal` (default 0), or an EngineUnavailableError saying why there is
+ * none (no CUDA engine, or no such device). A thread uses one device at a time: the runtime makes
+ * a context current once, so a second device belongs in another thread.
+ */
+export function requireCuda(ordinal = 0): CudaContext {
   const a = cudaAvailable();
   if (!a.ok) throw new EngineUnavailableError(`the CUDA engine was asked for but is not available: ${a.reason}`);
-  return CudaContext.get(0);
+  return CudaContext.get(ordinal);
+}
+
+/** CUDA devices the driver reports (0 where the CUDA engine is not available). */
+export function cudaDeviceCount(): number {
+  if (!cudaAvailable().ok) return 0;
+  const count = [0];
+  check(getDriver().cuDeviceGetCount(count), 'cuDeviceGetCount');
+  return count[0]!;
 }

@@ -2,7 +2,14 @@
  * The CUDA engine's runtime: libcuda and NVRTC through koffi, the device's primary context,
  * device and pinned buffers, compiled-module cache, kernel launch, streams and events.
  */
-export { cudaAvailable, requireCuda, CudaContext, type CudaAvailability, type DeviceProperties } from './context.js';
+export {
+  cudaAvailable,
+  cudaDeviceCount,
+  requireCuda,
+  CudaContext,
+  type CudaAvailability,
+  type DeviceProperties,
+} from './context.js';
 export { DeviceBuffer, PinnedBuffer } from './memory.js';
 export { Kernel, type ParamType, type ParamValue, type LaunchConfig, type Dim3 } from './launch.js';
 export { Stream, CudaEvent, timeOnStream, type TimingResult } from './stream.js';

@@ -1,7 +1,8 @@
 /**
- * One unit of simulation work: generate a chunk of the link, run the active detectors on the same
- * data, count their errors. A pure function of the task, so the worker threads and the in-thread
- * executor give identical counts.
+ * A chunk of simulation work: consecutive units of the link (link.ts), each generated from its own
+ * streams, the active detectors run on the same data, their errors counted unit by unit (the stop
+ * rules are applied per unit, so how units are grouped into chunks cannot change a count). A pure
+ * function of the task, so the worker threads and the in-thread executor give identical counts.
  */
 import {
   CheckFailedError,
@@ -15,13 +16,20 @@ import { detect, constellation, type DetectOptions, type Modulation, hardDecisio
 import { decodeRange } from './coded.js';
 import { generateLinkChunk, type LinkChunkSpec } from './link.js';
 
-/** A chunk of the link (link.ts: what generateLinkChunk draws) and the detectors to run on it. */
-export interface ChunkTask extends LinkChunkSpec {
+/**
+ * A chunk: `unitSizes.length` consecutive units of one SNR point from unit `unit0` (each drawn from
+ * its own streams, link.ts), and the detectors to run on them.
+ */
+export interface ChunkTask extends Omit<LinkChunkSpec, 'unitIndex' | 'vectors'> {
   /** All detectors of the run (indices into this list are stable). */
   detectors: DetectOptions[];
   /** Which of them to run on this chunk (those that had not stopped when it was handed out). */
   active: number[];
-  /** Coded link: lcm(vectors per frame, vectorsPerChannel), the smallest piece the chunk is cut into; vectors is a multiple of it. */
+  /** The chunk's first unit at its SNR point. */
+  unit0: number;
+  /** Vectors of each unit of the chunk: the run's unitVectors, but for a point's last unit (maxVectors need not end on one). */
+  unitSizes: number[];
+  /** Coded link: lcm(vectors per frame, vectorsPerChannel), the smallest piece a unit is cut into; units are multiples of it. */
   sliceVectors?: number;
 }
 
@@ -39,22 +47,43 @@ export interface DetectorCounts {
   iterations?: number;
 }
 
-export interface ChunkResult {
-  snrIndex: number;
-  chunkIndex: number;
+/** One unit's counts: what the stop rules see, unit by unit. */
+export interface UnitResult {
   vectors: number;
-  /** counts[d] for every active detector d that finished the chunk, null for the others. */
+  /** counts[d] for every active detector d that finished the unit, null for the others. */
   counts: (DetectorCounts | null)[];
   /**
-   * failures[d]: the error of an active detector d that failed on this chunk (at its first failing
+   * failures[d]: the error of an active detector d that failed on this unit (at its first failing
    * vector), as data; absent when none failed. simulate() raises it only if d is still active when
-   * the chunk merges, so whether a run fails does not depend on how far ahead chunks were computed.
+   * the unit merges, so whether a run fails does not depend on how far ahead units were computed.
+   * A detector that failed on a unit is not run on the chunk's later units (their counts[d] null).
    */
   failures?: (ErrorRecord | null)[];
 }
 
+export interface ChunkResult {
+  snrIndex: number;
+  unit0: number;
+  /** The chunk's units in order. */
+  units: UnitResult[];
+}
+
+/** A unit of a chunk with the chunk's detectors: what detectRange reads. */
+export type UnitTask = LinkChunkSpec & Pick<ChunkTask, 'detectors' | 'active' | 'sliceVectors'>;
+
+/** Unit i of a chunk: its link spec (its index at the point, its vectors) and the chunk's detectors. */
+export function unitOf(task: ChunkTask, i: number): UnitTask {
+  const { unit0: _u, unitSizes, ...rest } = task;
+  return { ...rest, unitIndex: task.unit0 + i, vectors: unitSizes[i]! };
+}
+
+/** Empty per-unit results of a chunk (every count null), for an executor to fill. */
+export function emptyUnits(task: Pick<ChunkTask, 'unitSizes' | 'detectors'>): UnitResult[] {
+  return task.unitSizes.map((vectors) => ({ vectors, counts: task.detectors.map(() => null) }));
+}
+
 /** Records detector d's failure on the chunk (the library's errors; anything else is a bug and fails the chunk). */
-export function recordFailure(result: Pick<ChunkResult, 'failures'>, detectors: number, d: number, err: unknown): void {
+export function recordFailure(result: Pick<UnitResult, 'failures'>, detectors: number, d: number, err: unknown): void {
   if (!(err instanceof LatticeMimoError)) throw err;
   result.failures ??= new Array<ErrorRecord | null>(detectors).fill(null);
   result.failures[d] = errorRecord(err);
@@ -101,7 +130,7 @@ export function countErrors(
  * the chunk, and the vector (or channel) of the chunk; details.detectorIndex is `d`.
  */
 function detectRange(
-  task: ChunkTask,
+  task: UnitTask,
   link: ReturnType<typeof generateLinkChunk>,
   d: number,
   v0: number,
@@ -119,12 +148,12 @@ function detectRange(
  * and channel numbers are those of its own input, from vector v0 and channel v0 / vectorsPerChannel
  * of the chunk.
  */
-function inChunk(err: unknown, task: ChunkTask, d: number, v0: number): unknown {
+function inChunk(err: unknown, task: UnitTask, d: number, v0: number): unknown {
   const own: ErrorContext = err instanceof LatticeMimoError ? err.context : {};
   const where: ErrorContext = {
     snrIndex: task.snrIndex,
     detector: task.detectors[d]!.detector,
-    chunk: task.chunkIndex,
+    chunk: task.unitIndex,
     ...(own.vector !== undefined ? { vector: v0 + own.vector } : {}),
     ...(own.channel !== undefined ? { channel: v0 / task.vectorsPerChannel + own.channel } : {}),
   };
@@ -132,7 +161,7 @@ function inChunk(err: unknown, task: ChunkTask, d: number, v0: number): unknown 
 }
 
 function detectRangeAt(
-  task: ChunkTask,
+  task: UnitTask,
   link: ReturnType<typeof generateLinkChunk>,
   d: number,
   v0: number,
@@ -166,70 +195,80 @@ function detectRangeAt(
   };
 }
 
-export function runChunk(task: ChunkTask): ChunkResult {
-  const link = generateLinkChunk(task);
-  const counts: (DetectorCounts | null)[] = task.detectors.map(() => null);
-  const result: ChunkResult = { snrIndex: task.snrIndex, chunkIndex: task.chunkIndex, vectors: task.vectors, counts };
-  for (const d of task.active) {
-    const t0 = performance.now();
-    try {
-      const c = detectRange(task, link, d, 0, task.vectors);
-      counts[d] = { ...c, timeMs: performance.now() - t0 };
-    } catch (err) {
-      recordFailure(result, task.detectors.length, d, err);
-    }
-  }
-  return result;
-}
-
 /** Longest stretch runChunkSliced computes without giving the event loop a turn. */
 const SLICE_MS = 50;
 
 /**
- * runChunk in slices of whole channel groups (and frames), yielding to the event loop between them (timers,
- * signals, the live table keep running when chunks are computed in the main thread). Detection is
- * per vector, so the counts equal runChunk's. `cancelled()` is checked between slices: when it is
- * true the chunk is abandoned (the promise rejects).
+ * The work of a chunk, unit by unit (each generated once, every active detector run on it), in
+ * slices of whole channel groups (and frames) that double while they take under SLICE_MS / 4 and
+ * halve past SLICE_MS; it yields between slices. Detection is per vector, so the counts do not
+ * depend on the slices. A detector that fails on a unit records it there and skips the later units.
+ */
+function* chunkSteps(task: ChunkTask, result: ChunkResult): Generator<void, void, void> {
+  const failed = new Set<number>();
+  const nDet = task.detectors.length;
+  for (const [i, unit] of result.units.entries()) {
+    const spec = unitOf(task, i);
+    const link = generateLinkChunk(spec);
+    const grain = task.coded ? task.sliceVectors! : task.vectorsPerChannel;
+    for (const d of task.active) {
+      if (failed.has(d)) continue;
+      const c: DetectorCounts = task.coded
+        ? { bitErrors: 0, symbolErrors: 0, frameErrors: 0, unproven: 0, timeMs: 0, frames: 0, iterations: 0 }
+        : { bitErrors: 0, symbolErrors: 0, frameErrors: 0, unproven: 0, timeMs: 0 };
+      let groups = 1;
+      let ok = true;
+      for (let v0 = 0; v0 < spec.vectors; ) {
+        const v1 = Math.min(spec.vectors, v0 + groups * grain);
+        const t0 = performance.now();
+        let part: Omit<DetectorCounts, 'timeMs'>;
+        try {
+          part = detectRange(spec, link, d, v0, v1);
+        } catch (err) {
+          recordFailure(unit, nDet, d, err);
+          failed.add(d);
+          ok = false;
+          break;
+        }
+        const ms = performance.now() - t0;
+        c.bitErrors += part.bitErrors;
+        c.symbolErrors += part.symbolErrors;
+        c.frameErrors += part.frameErrors;
+        c.unproven += part.unproven;
+        c.timeMs += ms;
+        if (c.frames !== undefined) {
+          c.frames += part.frames!;
+          c.iterations! += part.iterations!;
+        }
+        v0 = v1;
+        if (ms < SLICE_MS / 4) groups *= 2;
+        else if (ms > SLICE_MS && groups > 1) groups = Math.max(1, groups >> 1);
+        yield;
+      }
+      if (ok) unit.counts[d] = c;
+    }
+  }
+}
+
+/** The counts of a chunk's units, computed in this thread without a break (a worker's). */
+export function runChunk(task: ChunkTask): ChunkResult {
+  const result: ChunkResult = { snrIndex: task.snrIndex, unit0: task.unit0, units: emptyUnits(task) };
+  for (const _ of chunkSteps(task, result));
+  return result;
+}
+
+/**
+ * runChunk yielding to the event loop between slices (timers, signals, the live table keep
+ * running when chunks are computed in the main thread); the counts equal runChunk's.
+ * `cancelled()` is checked between slices: when it is true the chunk is abandoned (the promise rejects).
  */
 export async function runChunkSliced(task: ChunkTask, cancelled: () => boolean): Promise<ChunkResult> {
   const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
   await yieldTurn();
-  const link = generateLinkChunk(task);
-  const counts: (DetectorCounts | null)[] = task.detectors.map(() => null);
-  const result: ChunkResult = { snrIndex: task.snrIndex, chunkIndex: task.chunkIndex, vectors: task.vectors, counts };
-  const unit = task.coded ? task.sliceVectors! : task.vectorsPerChannel;
-  detectors: for (const d of task.active) {
-    const c: DetectorCounts = task.coded
-      ? { bitErrors: 0, symbolErrors: 0, frameErrors: 0, unproven: 0, timeMs: 0, frames: 0, iterations: 0 }
-      : { bitErrors: 0, symbolErrors: 0, frameErrors: 0, unproven: 0, timeMs: 0 };
-    let groups = 1;
-    for (let v0 = 0; v0 < task.vectors; ) {
-      if (cancelled()) throw new Error('chunk cancelled');
-      const v1 = Math.min(task.vectors, v0 + groups * unit);
-      const t0 = performance.now();
-      let part: Omit<DetectorCounts, 'timeMs'>;
-      try {
-        part = detectRange(task, link, d, v0, v1);
-      } catch (err) {
-        recordFailure(result, task.detectors.length, d, err);
-        continue detectors;
-      }
-      const ms = performance.now() - t0;
-      c.bitErrors += part.bitErrors;
-      c.symbolErrors += part.symbolErrors;
-      c.frameErrors += part.frameErrors;
-      c.unproven += part.unproven;
-      c.timeMs += ms;
-      if (c.frames !== undefined) {
-        c.frames += part.frames!;
-        c.iterations! += part.iterations!;
-      }
-      v0 = v1;
-      if (ms < SLICE_MS / 4) groups *= 2;
-      else if (ms > SLICE_MS && groups > 1) groups = Math.max(1, groups >> 1);
-      await yieldTurn();
-    }
-    counts[d] = c;
+  const result: ChunkResult = { snrIndex: task.snrIndex, unit0: task.unit0, units: emptyUnits(task) };
+  for (const _ of chunkSteps(task, result)) {
+    await yieldTurn();
+    if (cancelled()) throw new Error('chunk cancelled');
   }
   return result;
 }

@@ -64,19 +64,20 @@ export function checkChunkBuffers(
   bitsPerSymbol: number,
   vectorsPerChannel: number,
   chunkVectors: number,
+  what = 'chunkVectors',
 ): void {
   const arrays: [string, number][] = [
     ['channel matrices (chunkVectors / vectorsPerChannel x 2 nr nt)', (2 * nr * nt) / vectorsPerChannel],
     ['received vectors (chunkVectors x 2 nr)', 2 * nr],
     ['LLRs (chunkVectors x nt x bits per symbol)', nt * bitsPerSymbol],
   ];
-  for (const [what, perVector] of arrays) {
+  for (const [array, perVector] of arrays) {
     const elements = Math.ceil(chunkVectors * perVector);
     if (elements <= MAX_ARRAY_LENGTH) continue;
     const fits = Math.floor(MAX_ARRAY_LENGTH / perVector / vectorsPerChannel) * vectorsPerChannel;
     throw new UnsupportedError(
-      `a chunk of ${chunkVectors} vectors of ${nt}x${nr} needs ${elements} elements of ${what}, past the ${MAX_ARRAY_LENGTH} an array may hold: ask for chunkVectors of at most ${fits}`,
-      { option: 'chunkVectors', what, elements, limit: MAX_ARRAY_LENGTH, largest: fits },
+      `a chunk of ${chunkVectors} vectors of ${nt}x${nr} needs ${elements} elements of ${array}, past the ${MAX_ARRAY_LENGTH} an array may hold: ask for ${what} of at most ${fits}`,
+      { option: what, what: array, elements, limit: MAX_ARRAY_LENGTH, largest: fits },
     );
   }
 }

@@ -1,12 +1,12 @@
 /**
- * One chunk of the link: random symbols (or, coded, the symbols of encoded random frames, see
+ * One unit of the link: random symbols (or, coded, the symbols of encoded random frames, see
  * coded.ts), the channel model's channels (src/channels: iid Rayleigh, H = I for AWGN, ...),
  * y = H s + w.
  *
- * Every chunk draws from its own three Philox streams, derived from (SNR index, chunk index,
- * purpose), so a chunk's data depends only on the seed and those indices: not on which worker
+ * Every unit draws from its own three Philox streams, derived from (SNR index, unit index,
+ * purpose), so a unit's data depends only on the seed and those indices: not on which worker
  * runs it, nor on how many threads there are. Separate streams per purpose keep the symbols and
- * channels of a chunk independent of how much noise is drawn (and a GPU generator can reproduce
+ * channels of a unit independent of how much noise is drawn (and a GPU generator can reproduce
  * any of them alone). The draw order within each stream is channel.ts's.
  */
 import { InvalidArgumentError, Philox } from '../core/index.js';
@@ -17,22 +17,22 @@ import { codedSymbols, codeOf, vectorsPerFrame, type CodedSpec } from './coded.j
 import { ofdmChunk, type OfdmLinkSpec } from './ofdm-link.js';
 
 /**
- * What a stream of a chunk is used for (the low two bits of the stream number). Coded runs draw
+ * What a stream of a unit is used for (the low two bits of the stream number). Coded runs draw
  * their information bits (and pad bits) from `infoBits` instead of `symbols`.
  */
 export const STREAM_PURPOSE = { symbols: 0, channels: 1, noise: 2, infoBits: 3 } as const;
 
-/** Chunk indices below 2^32, SNR indices below 2^19: stream numbers stay exact doubles (< 2^53). */
-const MAX_CHUNK_INDEX = 2 ** 32;
+/** Unit indices below 2^32, SNR indices below 2^19: stream numbers stay exact doubles (< 2^53). */
+const MAX_UNIT_INDEX = 2 ** 32;
 const MAX_SNR_INDEX = 2 ** 19;
 
-/** The Philox stream number of (snrIndex, chunkIndex, purpose): snrIndex * 2^34 + chunkIndex * 4 + purpose. */
-export function chunkStream(snrIndex: number, chunkIndex: number, purpose: number): number {
+/** The Philox stream number of (snrIndex, unitIndex, purpose): snrIndex * 2^34 + unitIndex * 4 + purpose. */
+export function unitStream(snrIndex: number, unitIndex: number, purpose: number): number {
   if (!Number.isInteger(snrIndex) || snrIndex < 0 || snrIndex >= MAX_SNR_INDEX)
     throw new InvalidArgumentError(`SNR index ${snrIndex} outside [0, 2^19)`);
-  if (!Number.isInteger(chunkIndex) || chunkIndex < 0 || chunkIndex >= MAX_CHUNK_INDEX)
-    throw new InvalidArgumentError(`chunk index ${chunkIndex} outside [0, 2^32)`);
-  return snrIndex * 2 ** 34 + chunkIndex * 4 + purpose;
+  if (!Number.isInteger(unitIndex) || unitIndex < 0 || unitIndex >= MAX_UNIT_INDEX)
+    throw new InvalidArgumentError(`unit index ${unitIndex} outside [0, 2^32)`);
+  return snrIndex * 2 ** 34 + unitIndex * 4 + purpose;
 }
 
 export interface LinkChunkSpec {
@@ -42,17 +42,17 @@ export interface LinkChunkSpec {
   vectorsPerChannel: number;
   seed: number;
   snrIndex: number;
-  chunkIndex: number;
-  /** Vectors in this chunk, a multiple of vectorsPerChannel. */
+  unitIndex: number;
+  /** Vectors in this unit, a multiple of vectorsPerChannel. */
   vectors: number;
   noiseVar: number;
   /** The channel model (default DEFAULT_CHANNEL_MODEL, 'rayleigh': iid CN(0, 1) channels; 'awgn': H = I). */
   channel?: ChannelModel;
   /** The model's parameters, as checkChannel() returned them. */
   channelOptions?: Readonly<Record<string, unknown>>;
-  /** Coded link: the code whose frames fill the chunk (vectors a multiple of its vectors per frame). */
+  /** Coded link: the code whose frames fill the unit (vectors a multiple of its vectors per frame). */
   coded?: CodedSpec;
-  /** OFDM link: the chunk is a slot, its vectors the slot's data resource elements (ofdm-link.ts). */
+  /** OFDM link: the unit is a slot, its vectors the slot's data resource elements (ofdm-link.ts). */
   ofdm?: OfdmLinkSpec;
 }
 
@@ -70,45 +70,45 @@ export interface LinkChunk {
 }
 
 /**
- * Channels first .. first + count - 1 of chunk `chunkIndex` (a chunk holds `perChunk` channels, drawn
+ * Channels first .. first + count - 1 of unit `unitIndex` (a unit holds `perUnit` channels, drawn
  * from its channel stream), by the spec's channel model: generateLinkChunk draws a chunk's all at
  * once, the GPU executor's CPU redo one alone, with the same values.
  */
 export function linkChannels(
-  spec: Pick<LinkChunkSpec, 'nt' | 'nr' | 'seed' | 'snrIndex' | 'chunkIndex' | 'channel' | 'channelOptions'>,
+  spec: Pick<LinkChunkSpec, 'nt' | 'nr' | 'seed' | 'snrIndex' | 'unitIndex' | 'channel' | 'channelOptions'>,
   first: number,
   count: number,
-  perChunk: number,
+  perUnit: number,
 ): Float64Array {
   const name = spec.channel ?? DEFAULT_CHANNEL_MODEL;
   const model = channelEntry(name);
   if (!model) throw new InvalidArgumentError(`unknown channel model '${name}'`, { option: 'channel' });
   return model
     .cpu({ nt: spec.nt, nr: spec.nr }, spec.channelOptions ?? {})
-    .draw(linkChannelSpan(spec, first, count, perChunk));
+    .draw(linkChannelSpan(spec, first, count, perUnit));
 }
 
-/** Where the channels of a chunk come from: its channel stream, the next chunk's 4 streams on (chunkStream). */
+/** Where the channels of a unit come from: its channel stream, the next unit's 4 streams on (unitStream). */
 export function linkChannelSpan(
-  spec: Pick<LinkChunkSpec, 'seed' | 'snrIndex' | 'chunkIndex'>,
+  spec: Pick<LinkChunkSpec, 'seed' | 'snrIndex' | 'unitIndex'>,
   first: number,
   count: number,
-  perChunk: number,
+  perUnit: number,
 ): ChannelSpan {
   return {
     seed: spec.seed,
-    stream0: chunkStream(spec.snrIndex, spec.chunkIndex, STREAM_PURPOSE.channels),
+    stream0: unitStream(spec.snrIndex, spec.unitIndex, STREAM_PURPOSE.channels),
     streamStep: 4,
-    perStream: perChunk,
+    perStream: perUnit,
     first,
     count,
   };
 }
 
 export function generateLinkChunk(spec: LinkChunkSpec): LinkChunk {
-  const { nt, nr, modulation, vectorsPerChannel, seed, snrIndex, chunkIndex, vectors, noiseVar } = spec;
+  const { nt, nr, modulation, vectorsPerChannel, seed, snrIndex, unitIndex, vectors, noiseVar } = spec;
   checkChunkVectors(vectors, { vectorsPerChannel }, "a chunk's vectors");
-  const rngFor = (purpose: number) => new Philox(seed, chunkStream(snrIndex, chunkIndex, purpose));
+  const rngFor = (purpose: number) => new Philox(seed, unitStream(snrIndex, unitIndex, purpose));
   let indices: Int32Array, symbols: Float64Array, info: Uint8Array | undefined;
   if (spec.coded) {
     const code = codeOf(spec.coded.code, modulation, spec.coded.E);
@@ -128,7 +128,7 @@ export function generateLinkChunk(spec: LinkChunkSpec): LinkChunk {
     const slot = ofdmChunk(
       { ...spec, ofdm: spec.ofdm },
       symbols,
-      chunkStream(snrIndex, chunkIndex, STREAM_PURPOSE.channels),
+      unitStream(snrIndex, unitIndex, STREAM_PURPOSE.channels),
       rngFor(STREAM_PURPOSE.noise),
     );
     return { txIndices: indices, ...slot, ...(info ? { info } : {}) };

@@ -1,16 +1,16 @@
 /**
- * One chunk of the OFDM link: a slot of 14 symbols on K = 12 prbs subcarriers, its channel the
- * model's response on every resource element (one drop a chunk, from the chunk's channel stream),
+ * One unit of the OFDM link: a slot of 14 symbols on K = 12 prbs subcarriers, its channel the
+ * model's response on every resource element (one drop a unit, from the unit's channel stream),
  * the PUSCH DM-RS on its DM-RS symbols (one port a layer, nt layers), data on every other symbol,
- * noise on every resource element. Vector v of the chunk is data resource element v in the order
- * data symbol, then subcarrier (frequency first, as NR maps a code block); a chunk may use only the
+ * noise on every resource element. Vector v of the unit is data resource element v in the order
+ * data symbol, then subcarrier (frequency first, as NR maps a code block); a unit may use only the
  * first `vectors` of them (a coded slot holds whole code blocks; the rest stay empty). The detectors get
  * the true channel (csi 'perfect') or its LS / LMMSE estimate from the DM-RS, with the noise
  * variance estimated from the DM-RS plus the estimate's error variance on the data symbols times nt
  * (the power the channel error leaks in as noise, unit-energy symbols; the interpolation in time
  * under the model's time correlation included).
  *
- * Streams (chunkStream purposes, as the flat link): symbols / info bits as generateLinkChunk draws
+ * Streams (unitStream purposes, as the flat link): symbols / info bits as generateLinkChunk draws
  * them; channels: the drop; noise: every resource element's nr complex normals in grid order
  * (symbol, subcarrier, antenna).
  */
@@ -122,12 +122,12 @@ export function ofdmTimeTerms(
   return t;
 }
 
-/** What the OFDM chunk needs of the link's spec. */
+/** What the OFDM unit needs of the link's spec. */
 export interface OfdmChunkSpec {
   nt: number;
   nr: number;
   seed: number;
-  chunkIndex: number;
+  unitIndex: number;
   vectors: number;
   noiseVar: number;
   channel?: ChannelModel;
@@ -137,7 +137,7 @@ export interface OfdmChunkSpec {
 
 /**
  * The slot's received data vectors and the detectors' channels and noise variance, for the data
- * symbols `symbols` (vectors x nt complex). `rngFor(purpose)` gives the chunk's streams.
+ * symbols `symbols` (vectors x nt complex). `rngFor(purpose)` gives the unit's streams.
  */
 export function ofdmChunk(
   spec: OfdmChunkSpec,
@@ -182,7 +182,7 @@ export function ofdmChunk(
       }
     }
   }
-  const pilots = dmrsPilots(config, spec.chunkIndex % slotsPerFrame(ofdm.scs));
+  const pilots = dmrsPilots(config, spec.unitIndex % slotsPerFrame(ofdm.scs));
   const X = pilotGrid(pilots);
   for (const l of config.symbols) {
     for (let k = 0; k < K; k++) {

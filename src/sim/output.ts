@@ -1,10 +1,18 @@
 /** Simulation results as JSON (`{"points": [...], ...run settings}`) and CSV (one row per point). */
 import type { SimPoint, SimulationResult } from './types.js';
 
-/** The result as pretty JSON: `{"points": [...]}` then the run settings, newline-terminated. */
+/**
+ * The result as pretty JSON: `{"points": [...]}` then the run settings, newline-terminated; a
+ * shard's per-unit counts (`shard`) come last, their columns on one line each.
+ */
 export function resultToJson(result: SimulationResult): string {
-  const { points, ...settings } = result;
-  return `${JSON.stringify({ points, ...settings }, null, 2)}\n`;
+  const { points, shard, ...settings } = result;
+  const text = JSON.stringify({ points, ...settings }, null, 2);
+  if (!shard) return `${text}\n`;
+  const { units, ...place } = shard;
+  const rows = units.map((u) => `      ${JSON.stringify(u)}`).join(',\n');
+  const body = `{\n    ${JSON.stringify(place).slice(1, -1)},\n    "units": [\n${rows}\n    ]\n  }`;
+  return `${text.slice(0, -2)},\n  "shard": ${body}\n}\n`;
 }
 
 const CSV_FIELDS: readonly (keyof SimPoint)[] = [

@@ -16,6 +16,7 @@ import { availableParallelism } from 'node:os';
 import { chooseEngine, type EngineDecision } from '../gpu/index.js';
 import {
   asLibraryError,
+  EngineUnavailableError,
   checkOptions,
   errorFromRecord,
   errorRecord,
@@ -45,20 +46,46 @@ import { ofdmDataVectors, type OfdmLinkSpec } from './ofdm-link.js';
 import { toEbN0Db, toEsN0Db } from './snr.js';
 import { checkChunkBuffers, checkChunkVectors, chunkUnit } from './chunking.js';
 import { checkCompletedPoints } from './completed-points.js';
+import {
+  checkShard,
+  chunkOrder,
+  chunksOf,
+  ShardDir,
+  shardQuota,
+  unitCountAt,
+  unitIndexOf,
+  unitSize,
+  walkUnits,
+  type UnitRule,
+} from './shards.js';
 import { MAX_CHUNK_VECTORS, MAX_THREADS, SIMULATION_SCHEMA } from './simulation-options.js';
-import type { OfdmOptions, SimDetector, SimPoint, SimulationOptions, SimulationResult, SnrType } from './types.js';
+import type {
+  OfdmOptions,
+  ShardOptions,
+  ShardUnits,
+  SimDetector,
+  SimPoint,
+  SimulationOptions,
+  SimulationResult,
+  SnrType,
+} from './types.js';
 import { InThreadExecutor, WorkerPool, type ChunkExecutor } from './worker-pool.js';
+import type { GpuLinkSetup } from './gpu/executor.js';
 
 /** Default stop rule: bit errors per detector and SNR point. */
 export const DEFAULT_MAX_ERRORS = 200;
 /** Default stop rule: received vectors per detector and SNR point. */
 export const DEFAULT_MAX_VECTORS = 1_000_000;
-/** Default chunk size in vectors: the unit of work handed to a worker and of stop decisions. */
-export const DEFAULT_CHUNK_VECTORS = 1024;
+/** Default unit in vectors (rounded to whole channel groups and frames): the grain of the draw and of stop decisions. */
+export const DEFAULT_UNIT_VECTORS = 1024;
+/** The default chunk is one unit; kept for the callers that name it. */
+export const DEFAULT_CHUNK_VECTORS = DEFAULT_UNIT_VECTORS;
+/** The GPU link's default chunk (rounded to whole units): many units a launch. */
+export const DEFAULT_GPU_CHUNK_VECTORS = 1 << 16;
 /** Longest gap between two progress events while a point runs (the live row's refresh). */
 export const PROGRESS_INTERVAL_MS = 500;
-/** Chunks per SNR point at most: chunk indices stay exact in the Philox stream numbers. */
-const MAX_CHUNKS_PER_POINT = 2 ** 32;
+/** Units per SNR point at most: unit indices stay exact in the Philox stream numbers. */
+const MAX_UNITS_PER_POINT = 2 ** 32;
 
 /** The name a detector goes by in tables and plots: its algorithm and the parameters that matter (its entry's label). */
 export function detectorLabel(d: SimDetector): string {
@@ -145,7 +172,7 @@ export async function resolveEngine(
   });
 }
 
-interface Plan {
+export interface Plan {
   opts: SimulationOptions;
   /** OFDM link: its settings resolved; null for the flat link. */
   ofdm: OfdmLinkSpec | null;
@@ -153,7 +180,15 @@ interface Plan {
   maxErrors: number;
   maxVectors: number;
   vectorsPerChannel: number;
+  /** Vectors per unit (the last unit of a point may hold fewer: maxVectors need not end on one). */
+  unitVectors: number;
+  /** Vectors per chunk: whole units. */
   chunkVectors: number;
+  /** Units per point: ceil(maxVectors / unitVectors). */
+  maxUnits: number;
+  shard: ShardOptions | null;
+  /** CUDA devices, one executor each; null: the one default device. */
+  devices: readonly number[] | null;
   seed: number;
   threads: number;
   maxTimeSeconds: number | undefined;
@@ -246,7 +281,7 @@ function ofdmPlan(
   return { spec, slotVectors };
 }
 
-function plan(opts: SimulationOptions): Plan {
+export function plan(opts: SimulationOptions): Plan {
   const call = 'simulate()';
   const o = checkOptions(opts, SIMULATION_SCHEMA, call);
   const { nt, nr, modulation } = o as Required<typeof o>;
@@ -294,25 +329,39 @@ function plan(opts: SimulationOptions): Plan {
     throw inapplicable(call, 'maxFrames', 'maxFrames needs a code (an uncoded run counts vectors: use maxVectors)');
   }
   const ofdm = ofdmPlan(o, nt, modulation, coded, call);
-  // Chunks hold whole channel groups, and (coded) whole frames: the unit of both; an OFDM chunk is a slot.
+  // Units hold whole channel groups, and (coded) whole frames: the grain of both; an OFDM unit is a slot.
   const grain = coded
     ? { vectorsPerChannel, vectorsPerFrame: coded.vectorsPerFrame, code: coded.code }
     : { vectorsPerChannel };
-  const unit = ofdm ? ofdm.slotVectors : chunkUnit(grain);
-  const chunkVectors = ofdm
-    ? ofdm.slotVectors
-    : (o.chunkVectors ?? unit * Math.max(1, Math.round(DEFAULT_CHUNK_VECTORS / unit)));
-  checkChunkVectors(chunkVectors, grain);
-  checkChunkBuffers(nt, nr, bitsPerSymbolOf(modulation), vectorsPerChannel, chunkVectors);
+  const grainVectors = ofdm ? ofdm.slotVectors : chunkUnit(grain);
+  if (ofdm && o.unitVectors !== undefined && o.unitVectors !== ofdm.slotVectors)
+    throw inapplicable(call, 'unitVectors', `an OFDM unit is a slot: its ${ofdm.slotVectors} data vectors`);
+  const unitVectors =
+    o.unitVectors ??
+    (ofdm ? grainVectors : grainVectors * Math.max(1, Math.round(DEFAULT_UNIT_VECTORS / grainVectors)));
+  checkChunkVectors(unitVectors, grain, 'unitVectors');
+  const chunkVectors = o.chunkVectors ?? unitVectors;
+  if (chunkVectors % unitVectors !== 0)
+    throw new InvalidArgumentError(
+      `chunkVectors (${chunkVectors}) must hold whole units: a multiple of unitVectors (${unitVectors})`,
+      { option: 'chunkVectors', chunkVectors, unitVectors },
+    );
+  // the CPU engine generates a chunk unit by unit: a unit's arrays are the largest
+  checkChunkBuffers(nt, nr, bitsPerSymbolOf(modulation), vectorsPerChannel, unitVectors, 'unitVectors');
   const maxFrames = o.maxFrames;
-  // A channel group (and a frame) is never split: the vector limit is rounded up to whole units.
+  // A channel group (and a frame) is never split: the vector limit is rounded up to whole grains;
+  // a point's last unit may then be shorter than the others.
   const maxVectorsAsked = Math.min(
     o.maxVectors ?? DEFAULT_MAX_VECTORS,
     coded && maxFrames !== undefined ? maxFrames * coded.vectorsPerFrame : Infinity,
   );
-  const maxVectors = Math.ceil(maxVectorsAsked / unit) * unit;
-  if (maxVectors / chunkVectors > MAX_CHUNKS_PER_POINT)
-    throw new InvalidArgumentError(`maxVectors / chunkVectors must be below 2^32`, { option: 'maxVectors' });
+  const maxVectors = Math.ceil(maxVectorsAsked / grainVectors) * grainVectors;
+  if (maxVectors / unitVectors > MAX_UNITS_PER_POINT)
+    throw new InvalidArgumentError(`maxVectors / unitVectors must be below 2^32`, { option: 'maxVectors' });
+  const shard = (o.shard as ShardOptions | undefined) ?? null;
+  if (shard) checkShard(shard, o.maxTimeSeconds, call);
+  if (o.devices !== undefined && o.engine === 'cpu')
+    throw inapplicable(call, 'devices', 'devices are CUDA devices: the CPU engine takes threads');
   const seed = o.seed ?? 1;
   const threads = o.threads ?? Math.min(MAX_THREADS, Math.max(1, availableParallelism()));
   const maxTimeSeconds = o.maxTimeSeconds;
@@ -327,7 +376,11 @@ function plan(opts: SimulationOptions): Plan {
     maxErrors,
     maxVectors,
     vectorsPerChannel,
+    unitVectors,
     chunkVectors,
+    maxUnits: Math.ceil(maxVectors / unitVectors),
+    shard,
+    devices: o.devices ?? null,
     seed,
     threads,
     maxTimeSeconds,
@@ -359,7 +412,7 @@ function checkIdd(idd: number | undefined, detectors: readonly SimDetector[], ca
 }
 
 /** Running totals of one detector at one point. */
-interface Tally {
+export interface Tally {
   bitErrors: number;
   symbolErrors: number;
   frameErrors: number;
@@ -381,7 +434,7 @@ const codedSpecOf = (c: NonNullable<Plan['coded']>): CodedSpec => ({
 /** The errors the stop rule counts: bit errors, or frame errors for a coded run. */
 const stopErrors = (p: Plan, t: Tally): number => (p.coded ? t.frameErrors : t.bitErrors);
 
-function toPoint(p: Plan, d: number, snrIndex: number, snr: number, noiseVar: number, t: Tally): SimPoint {
+export function toPoint(p: Plan, d: number, snrIndex: number, snr: number, noiseVar: number, t: Tally): SimPoint {
   const rate = p.coded?.rate ?? 1;
   const frames = p.coded ? t.vectors / p.coded.vectorsPerFrame : t.vectors;
   const bits = p.coded ? frames * p.coded.k : t.vectors * p.opts.nt * p.bitsPerSymbol;
@@ -413,25 +466,41 @@ function toPoint(p: Plan, d: number, snrIndex: number, snr: number, noiseVar: nu
 }
 
 /**
- * Makes the executor of chunks: the GPU link (engine cuda), else the worker pool, or this thread
- * for threads = 1.
+ * Makes the executor of chunks: the GPU link (engine cuda; with several devices one a device,
+ * chunks dealt out in turn), else the worker pool, or this thread for threads = 1.
  */
 async function makeExecutor(p: Plan, engine: 'cpu' | 'cuda'): Promise<ChunkExecutor<ChunkTask, ChunkResult>> {
   if (engine === 'cuda') {
     const { GpuLinkExecutor } = await import('./gpu/executor.js');
-    return GpuLinkExecutor.create({
+    const setup: GpuLinkSetup = {
       nt: p.opts.nt,
       nr: p.opts.nr,
       modulation: p.opts.modulation,
       vectorsPerChannel: p.vectorsPerChannel,
-      chunkVectors: p.chunkVectors,
+      unitVectors: p.unitVectors,
       seed: p.seed,
       detectors: p.detectors,
       channel: p.channel,
       channelOptions: p.channelOptions,
       ...(p.coded ? { coded: codedSpecOf(p.coded) } : {}),
       ...(p.ofdm ? { ofdm: p.ofdm } : {}),
-    });
+    };
+    const devices = p.devices ?? [0];
+    if (devices.length === 1) return GpuLinkExecutor.create({ ...setup, device: devices[0]! });
+    // the first device in this thread, the others each in a worker thread
+    const { DealingExecutor, DeviceWorkerExecutor } = await import('./devices.js');
+    const made = await Promise.allSettled([
+      GpuLinkExecutor.create({ ...setup, device: devices[0]! }),
+      ...devices.slice(1).map((device) => DeviceWorkerExecutor.start({ ...setup, device })),
+    ]);
+    const failed = made.find((m) => m.status === 'rejected');
+    if (failed) {
+      await Promise.all(made.map((m) => (m.status === 'fulfilled' ? m.value.close() : undefined)));
+      throw failed.reason;
+    }
+    return new DealingExecutor(
+      made.map((m) => (m as PromiseFulfilledResult<ChunkExecutor<ChunkTask, ChunkResult>>).value),
+    );
   }
   return p.threads === 1
     ? new InThreadExecutor(runChunkSliced)
@@ -441,12 +510,37 @@ async function makeExecutor(p: Plan, engine: 'cpu' | 'cuda'): Promise<ChunkExecu
 /** The executor of a run; replaced when a point stops by time with chunks still running. */
 interface Runner {
   exec: ChunkExecutor<ChunkTask, ChunkResult>;
-  engine: 'cpu' | 'cuda';
+  /** Makes the run's executor (again). */
+  make: () => Promise<ChunkExecutor<ChunkTask, ChunkResult>>;
   aborted: Promise<'abort'>;
 }
 
-/** One SNR point's counts, or null when the run's signal fired before it finished. */
-async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise<SimPoint[] | null> {
+/** What makes a run's executor once its plan and engine are known (simulateWith). */
+export type ExecutorMaker = (p: Plan, engine: 'cpu' | 'cuda') => Promise<ChunkExecutor<ChunkTask, ChunkResult>>;
+
+/** A point's outcome: its points (one per detector), and a shard's units of it. */
+interface PointResult {
+  points: SimPoint[];
+  shardUnits: ShardUnits[];
+}
+
+/** How often a shard with a shared directory writes its units and reads its siblings'. */
+const SHARD_DIR_INTERVAL_MS = 1000;
+
+/**
+ * One SNR point's counts, or null when the run's signal fired before it finished. Chunks are handed
+ * out ahead (as many as the executor computes at once, twice over) and merged strictly in order,
+ * unit by unit: after each unit every active detector's stop rule is checked, so the counts are
+ * those of units 0..u for a u that depends only on the data. A shard merges its own chunks in order
+ * and keeps each unit's counts; it stops a detector at its quota (shards.ts), or once the shared
+ * directory shows the run's stop within units computed.
+ */
+async function simulatePoint(
+  p: Plan,
+  runner: Runner,
+  snrIndex: number,
+  shardDir: { dir: ShardDir; earlier: ShardUnits[] } | null,
+): Promise<PointResult | null> {
   const snr = p.opts.snrs[snrIndex]!;
   const noiseVar = snrToNoiseVar(snr, p.snrType, p.bitsPerSymbol, p.coded?.rate ?? 1);
   const start = performance.now();
@@ -462,20 +556,40 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
     stoppedBy: null,
   }));
   const isActive = (d: number) => tallies[d]!.stoppedBy === null;
-  const maxChunks = Math.ceil(p.maxVectors / p.chunkVectors);
-  // chunks the executor computes at once: its threads, or the GPU's chunks per launch
-  const parallel = runner.exec.parallelism ?? p.threads;
+  const perChunk = p.chunkVectors / p.unitVectors;
+  const maxChunks = Math.ceil(p.maxUnits / perChunk);
+  const shard = p.shard;
+  const chunkAt = chunkOrder(shard);
+  const chunks = chunksOf(maxChunks, shard);
+  const quota = shard ? shardQuota(p.maxErrors, shard.count) : p.maxErrors;
+  const minUnit = shard?.minUnit ?? -1;
+  const rule = unitRule(p);
+  const shardUnits: ShardUnits[] = shard
+    ? p.labels.map((detector) => ({
+        snrIndex,
+        detector,
+        units: [],
+        bitErrors: [],
+        symbolErrors: [],
+        frameErrors: [],
+        unproven: [],
+        iterations: [],
+        timeMs: 0,
+      }))
+    : [];
+  // chunks the executor computes at once: its threads, or the GPU's units per launch in chunks
+  const parallel = Math.max(1, Math.floor((runner.exec.parallelism ?? p.threads * perChunk) / perChunk));
   const window = 2 * parallel;
   // `result` is set as soon as the chunk is done: the chunks of a GPU launch finish together and
   // are then merged without a turn of the event loop each
   const inflight = new Map<number, { promise: Promise<ChunkResult>; vectors: number; result?: ChunkResult }>();
   let inflightVectors = 0;
-  let nextChunk = 0;
+  let nextPos = 0;
   let mergedVectors = 0;
 
   // More chunks are worth handing out while some active detector is not expected to reach its
   // error limit within the chunks already in flight (at its error rate so far). This only decides
-  // how much work is done ahead, never which chunks are counted, so it cannot change the results.
+  // how much work is done ahead, never which units are counted, so it cannot change the results.
   const worthDispatching = (): boolean => {
     if (inflight.size === 0) return true;
     if (mergedVectors === 0) return inflight.size < parallel;
@@ -483,7 +597,7 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
       if (!isActive(d)) continue;
       const t = tallies[d]!;
       const e = stopErrors(p, t);
-      if (e + (e / mergedVectors) * inflightVectors < p.maxErrors) return true;
+      if (e + (e / mergedVectors) * inflightVectors < quota) return true;
     }
     return false;
   };
@@ -498,10 +612,13 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
   };
 
   const dispatch = (): void => {
-    while (nextChunk < maxChunks && inflight.size < window && worthDispatching()) {
-      const chunkIndex = nextChunk++;
-      const vectors = Math.min(p.chunkVectors, p.maxVectors - chunkIndex * p.chunkVectors);
-      const active = activeList();
+    while (nextPos < chunks && inflight.size < window && worthDispatching()) {
+      const pos = nextPos++;
+      const c = chunkAt(pos);
+      const unit0 = c * perChunk;
+      const unitSizes: number[] = [];
+      for (let u = unit0; u < Math.min(p.maxUnits, unit0 + perChunk); u++) unitSizes.push(unitSize(rule, u));
+      const vectors = unitSizes.reduce((a, b) => a + b, 0);
       const task: ChunkTask = {
         nt: p.opts.nt,
         nr: p.opts.nr,
@@ -509,10 +626,10 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
         vectorsPerChannel: p.vectorsPerChannel,
         seed: p.seed,
         detectors: p.detectors,
-        active,
+        active: activeList(),
         snrIndex,
-        chunkIndex,
-        vectors,
+        unit0,
+        unitSizes,
         noiseVar,
         ...(p.channel !== DEFAULT_CHANNEL_MODEL ? { channel: p.channel } : {}),
         ...(Object.keys(p.channelOptions).length > 0 ? { channelOptions: p.channelOptions } : {}),
@@ -528,7 +645,7 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
         },
         () => {},
       );
-      inflight.set(chunkIndex, entry);
+      inflight.set(pos, entry);
       inflightVectors += vectors;
     }
   };
@@ -544,6 +661,34 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
       pointWallMs: performance.now() - start,
     });
 
+  // A shard with a shared directory: its units go there, and a detector stops once the units of
+  // every shard there reach the run's stop and this shard has computed its own units up to it.
+  let lastMerged = -1;
+  let dirDue = 0;
+  const shareAndCheck = (force: boolean): void => {
+    if (!shardDir || (!force && performance.now() < dirDue)) return;
+    dirDue = performance.now() + SHARD_DIR_INTERVAL_MS;
+    shardDir.dir.write([...shardDir.earlier, ...shardUnits]);
+    const others = shardDir.dir.readOthers();
+    for (let d = 0; d < nDet; d++) {
+      if (!isActive(d)) continue;
+      const recs = [
+        shardUnits[d]!,
+        ...others.flatMap((f) => f.units.filter((r) => r.snrIndex === snrIndex && r.detector === p.labels[d])),
+      ];
+      const index = recs.map(unitIndexOf);
+      const walk = walkUnits(rule, (u) => {
+        for (const [i, rec] of recs.entries()) {
+          const at = index[i]!.get(u);
+          if (at !== undefined) return unitCountAt(rec, at);
+        }
+        return undefined;
+      });
+      // the run's stop is known: every unit up to it is there, this shard's own among them
+      if (walk.stoppedBy !== null && lastMerged >= minUnit) tallies[d]!.stoppedBy = walk.stoppedBy;
+    }
+  };
+
   // The abort signal and the time limit wake the one waiting merge (a race per chunk against
   // long-lived promises would leave a reaction on them per chunk: memory and GC at GPU rates).
   let interrupt: 'abort' | 'time' | null = null;
@@ -558,7 +703,7 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
   // The live row moves inside a long point too (its wall time), not only when a chunk merges.
   const ticker = p.opts.onProgress ? setInterval(() => emit('update'), PROGRESS_INTERVAL_MS) : undefined;
   try {
-    for (let merged = 0; merged < maxChunks && tallies.some((t) => t.stoppedBy === null); merged++) {
+    for (let merged = 0; merged < chunks && tallies.some((t) => t.stoppedBy === null); merged++) {
       dispatch();
       const entry = inflight.get(merged)!;
       const result =
@@ -566,7 +711,7 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
         entry.result ??
         (await new Promise<ChunkResult | 'abort' | 'time'>((resolve, reject) => {
           wake = resolve;
-          entry.promise.then(resolve, (err: unknown) => reject(atChunk(err, merged)));
+          entry.promise.then(resolve, (err: unknown) => reject(atChunk(err, chunkAt(merged) * perChunk)));
         }));
       wake = null;
       if (result === 'abort') return null;
@@ -576,37 +721,69 @@ async function simulatePoint(p: Plan, runner: Runner, snrIndex: number): Promise
       }
       inflight.delete(merged);
       inflightVectors -= entry.vectors;
-      mergedVectors += result.vectors;
-      for (let d = 0; d < nDet; d++) {
-        if (!isActive(d)) continue;
-        const failed = result.failures?.[d];
-        if (failed) throw errorFromRecord(failed);
-        const c = result.counts[d];
-        if (!c) throw new Error(`internal: chunk ${merged} lacks counts of active detector ${p.labels[d]}`);
-        const t = tallies[d]!;
-        t.bitErrors += c.bitErrors;
-        t.symbolErrors += c.symbolErrors;
-        t.frameErrors += c.frameErrors;
-        t.unproven += c.unproven;
-        t.vectors += result.vectors;
-        t.timeMs += c.timeMs;
-        t.iterations += c.iterations ?? 0;
-        if (stopErrors(p, t) >= p.maxErrors) t.stoppedBy = 'errors';
-        else if (t.vectors >= p.maxVectors) t.stoppedBy = 'vectors';
+      for (const [i, unit] of result.units.entries()) {
+        const u = result.unit0 + i;
+        mergedVectors += unit.vectors;
+        let left = 0;
+        for (let d = 0; d < nDet; d++) {
+          if (!isActive(d)) continue;
+          const failed = unit.failures?.[d];
+          if (failed) throw errorFromRecord(failed);
+          const c = unit.counts[d];
+          if (!c) throw new Error(`internal: unit ${u} lacks counts of active detector ${p.labels[d]}`);
+          const t = tallies[d]!;
+          t.bitErrors += c.bitErrors;
+          t.symbolErrors += c.symbolErrors;
+          t.frameErrors += c.frameErrors;
+          t.unproven += c.unproven;
+          t.vectors += unit.vectors;
+          t.timeMs += c.timeMs;
+          t.iterations += c.iterations ?? 0;
+          if (shard) {
+            const r = shardUnits[d]!;
+            r.units.push(u);
+            r.bitErrors.push(c.bitErrors);
+            r.symbolErrors.push(c.symbolErrors);
+            r.frameErrors.push(c.frameErrors);
+            r.unproven.push(c.unproven);
+            r.iterations.push(c.iterations ?? 0);
+            r.timeMs += c.timeMs;
+            if (stopErrors(p, t) >= quota && u >= minUnit) t.stoppedBy = 'errors';
+          } else if (stopErrors(p, t) >= p.maxErrors) t.stoppedBy = 'errors';
+          else if (t.vectors >= p.maxVectors) t.stoppedBy = 'vectors';
+          if (t.stoppedBy === null) left++;
+        }
+        lastMerged = u;
+        if (left === 0) break;
       }
+      shareAndCheck(false);
       emit('update');
     }
   } finally {
     clearTimeout(deadlineTimer);
     clearInterval(ticker);
   }
+  // a shard's detectors still running when its units ran out stopped by the vector limit
+  for (const t of tallies) t.stoppedBy ??= 'vectors';
   if (tallies.some((t) => t.stoppedBy === 'time') && inflight.size > 0) {
     // Chunks past a time limit would keep the workers busy into the next point: start afresh.
     await runner.exec.close();
-    runner.exec = await makeExecutor(p, runner.engine);
+    runner.exec = await runner.make();
   }
+  if (shardDir) shardDir.dir.write([...shardDir.earlier, ...shardUnits]);
   emit('point');
-  return tallies.map((t, d) => toPoint(p, d, snrIndex, snr, noiseVar, t));
+  return { points: tallies.map((t, d) => toPoint(p, d, snrIndex, snr, noiseVar, t)), shardUnits };
+}
+
+/** The unit-ordered stop rule of a plan (shards.ts walkUnits). */
+export function unitRule(p: Plan): UnitRule {
+  return {
+    maxUnits: p.maxUnits,
+    unitVectors: p.unitVectors,
+    maxVectors: p.maxVectors,
+    maxErrors: p.maxErrors,
+    coded: p.coded !== null,
+  };
 }
 
 /**
@@ -659,13 +836,51 @@ export function checkSimulationOptions(opts: SimulationOptions): void {
   checkCompletedPoints(opts.completedPoints ?? [], plan(opts));
 }
 
+/**
+ * The settings that fix a run's counts, as one string (shards of one run share it): everything
+ * but how the work is cut and run (chunkVectors, threads, engine, devices, shard) and callbacks.
+ */
+export function runKey(p: Plan): string {
+  const o = p.opts;
+  return JSON.stringify({
+    nt: o.nt,
+    nr: o.nr,
+    modulation: o.modulation,
+    detectors: o.detectors,
+    snrs: o.snrs,
+    snrType: p.snrType,
+    code: p.coded ? { code: p.coded.code, decoder: p.coded.decoder, idd: p.coded.idd ?? 1 } : null,
+    channel: p.channel,
+    channelOptions: p.channelOptions,
+    ofdm: p.ofdm,
+    maxErrors: p.maxErrors,
+    maxVectors: p.maxVectors,
+    vectorsPerChannel: p.vectorsPerChannel,
+    unitVectors: p.unitVectors,
+    seed: p.seed,
+  });
+}
+
 /** Runs the whole simulation: every SNR point in order, every detector on the same data. */
 export async function simulate(opts: SimulationOptions): Promise<SimulationResult> {
+  return simulateWith(opts, makeExecutor);
+}
+
+/**
+ * simulate() with its executors made by `makeExec` (the engine still chosen as simulate() chooses
+ * it): how the tests put a fake device beside a real one. Not part of the public API.
+ */
+export async function simulateWith(opts: SimulationOptions, makeExec: ExecutorMaker): Promise<SimulationResult> {
   const p = plan(opts);
   // a resumed run's points are checked before any work (the engine probe included)
   const completed = opts.completedPoints ?? [];
   checkCompletedPoints(completed, p);
-  const { engine } = await resolveEngine(opts.engine, p.detectors, {
+  if (p.shard && completed.length > 0)
+    throw new InvalidArgumentError(
+      'simulate(): a shard computes units, not whole points: completedPoints cannot go with shard (merge the shards, then resume the merged run)',
+      { option: 'completedPoints' },
+    );
+  const decision = await resolveEngine(opts.engine, p.detectors, {
     code: opts.code,
     decoder: p.coded?.decoder,
     modulation: opts.modulation,
@@ -673,6 +888,15 @@ export async function simulate(opts: SimulationOptions): Promise<SimulationResul
     ofdm: opts.ofdm,
     ...(p.coded?.idd !== undefined ? { idd: p.coded.idd } : {}),
   });
+  const { engine } = decision;
+  if (p.devices && engine !== 'cuda')
+    throw new EngineUnavailableError(
+      `simulate(): devices ${p.devices.join(',')} asked for, but the run takes the CPU engine (${decision.reason})`,
+      { option: 'devices' },
+    );
+  // the GPU link runs fastest on big chunks; counts do not depend on them
+  if (engine === 'cuda' && opts.chunkVectors === undefined && !p.ofdm)
+    p.chunkVectors = p.unitVectors * Math.max(1, Math.round(DEFAULT_GPU_CHUNK_VECTORS / p.unitVectors));
   const start = performance.now();
   const signal = opts.signal;
   let onAbort: (() => void) | undefined;
@@ -682,6 +906,15 @@ export async function simulate(opts: SimulationOptions): Promise<SimulationResul
     else signal?.addEventListener('abort', onAbort, { once: true });
   });
   const points: SimPoint[] = [];
+  const shardUnits: ShardUnits[] = [];
+  const shardDir =
+    p.shard?.dir !== undefined
+      ? new ShardDir(p.shard.dir, runKey(p), {
+          index: p.shard.index,
+          count: p.shard.count,
+          unitsPerChunk: p.chunkVectors / p.unitVectors,
+        })
+      : null;
   let interrupted = false;
   let runner: Runner | undefined;
   // what stopped the run, and at which point (null: before any point ran, making the executor)
@@ -698,15 +931,19 @@ export async function simulate(opts: SimulationOptions): Promise<SimulationResul
         break;
       }
       try {
-        runner ??= { exec: await makeExecutor(p, engine), engine, aborted };
+        const make = () => makeExec(p, engine);
+        runner ??= { exec: await make(), make, aborted };
       } catch (err) {
         failure = { err, snrIndex: null };
         break;
       }
       try {
-        const got = await simulatePoint(p, runner, i);
+        const got = await simulatePoint(p, runner, i, shardDir ? { dir: shardDir, earlier: shardUnits } : null);
         if (got === null) interrupted = true;
-        else points.push(...got);
+        else {
+          points.push(...got.points);
+          shardUnits.push(...got.shardUnits);
+        }
       } catch (err) {
         failure = { err, snrIndex: i };
         break;
@@ -734,7 +971,18 @@ export async function simulate(opts: SimulationOptions): Promise<SimulationResul
     maxErrors: p.maxErrors,
     maxVectors: p.maxVectors,
     vectorsPerChannel: p.vectorsPerChannel,
+    unitVectors: p.unitVectors,
     chunkVectors: p.chunkVectors,
+    ...(p.shard
+      ? {
+          shard: {
+            index: p.shard.index,
+            count: p.shard.count,
+            unitsPerChunk: p.chunkVectors / p.unitVectors,
+            units: shardUnits,
+          },
+        }
+      : {}),
     detectors: opts.detectors.map(({ ...d }) => d),
     snrs: [...opts.snrs],
     ...(p.maxTimeSeconds !== undefined ? { maxTimeSeconds: p.maxTimeSeconds } : {}),

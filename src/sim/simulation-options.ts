@@ -31,6 +31,9 @@ export const MAX_TIME_SECONDS = 7 * 86400;
 /** Most vectors a channel matrix may serve, and most vectors a chunk may hold. */
 export const MAX_VECTORS_PER_CHANNEL = 1 << 20;
 export const MAX_CHUNK_VECTORS = 1 << 24;
+/** Most shards of a run, and most CUDA devices of a host one run takes. */
+export const MAX_SHARDS = 1 << 16;
+export const MAX_DEVICES = 64;
 /** Most outer iterations of iterative detection and decoding (SimulationOptions.idd). */
 export const MAX_IDD_ITERATIONS = 32;
 
@@ -115,8 +118,26 @@ export const SIMULATION_SCHEMA = {
     default: 1,
     cli: { flag: 'vectors-per-channel', metavar: 'N' },
   }),
-  chunkVectors: option(integer(1, MAX_CHUNK_VECTORS), 'vectors per chunk, the unit of work and of stop decisions', {
+  unitVectors: option(
+    integer(1, MAX_CHUNK_VECTORS),
+    'vectors per unit, the grain of the draw and of the stop rules (counts depend on it, never on chunkVectors)',
+    { cli: { flag: 'unit-vectors', metavar: 'N' } },
+  ),
+  chunkVectors: option(integer(1, MAX_CHUNK_VECTORS), 'vectors per chunk, the work handed out at once (whole units)', {
     cli: { flag: 'chunk-vectors', metavar: 'N' },
+  }),
+  shard: option(
+    object({
+      index: option(integer(0, MAX_SHARDS - 1), 'this shard, 0 to count - 1', { required: true }),
+      count: option(integer(1, MAX_SHARDS), 'shards of the run', { required: true }),
+      dir: option(string(), 'a directory the shards share: they stop together once the run is done'),
+      minUnit: option(integer(0), "compute this shard's units up to this unit at least"),
+    }),
+    'run one shard of the units (merge the shards with mergeShards)',
+    { cli: { flag: 'shard', metavar: 'K/N' } },
+  ),
+  devices: option(arrayOf(integer(0, MAX_DEVICES - 1), 1, MAX_DEVICES), 'CUDA devices, one GPU link each', {
+    cli: { flag: 'devices', metavar: 'LIST' },
   }),
   seed: option(integer(0), 'the Philox key: same seed, same counts', {
     default: 1,

@@ -182,3 +182,12 @@ export class LiveTable {
     this.out.write(`${notes.join('\n')}\n`);
   }
 }
+
+/** A finished run's table (header and a row per point), as the live table ends. */
+export function resultTable(result: SimulationResult): string {
+  const unproven = result.points.some((p) => p.unproven > 0);
+  return [
+    tableHeader(result.snrType, result.code, unproven),
+    ...result.points.map((p) => formatPointRow(p, undefined, unproven)),
+  ].join('\n');
+}

@@ -74,8 +74,30 @@ export interface SimulationOptions {
   maxFrames?: number;
   /** One channel matrix serves this many consecutive vectors (default 1). */
   vectorsPerChannel?: number;
-  /** Vectors per chunk, the unit of work and of stop decisions (default 1024, a multiple of vectorsPerChannel). */
+  /**
+   * Vectors per unit: the link is drawn unit by unit, each from its own Philox streams numbered by
+   * (seed, SNR index, unit index), and the stop rules are applied after each unit in unit order, so
+   * the counts of a seed depend on the unit, never on chunkVectors, threads, engine, devices or
+   * shards. Whole channel groups and (coded) frames; default: 1024 rounded to a multiple of those
+   * (an OFDM unit is a slot).
+   */
+  unitVectors?: number;
+  /** Vectors per chunk, the work handed to a worker or a GPU launch at once: a multiple of unitVectors (default unitVectors). */
   chunkVectors?: number;
+  /**
+   * Shard `index` of `count` (0 <= index < count): this run computes the chunks index, index +
+   * count, ... of every point and keeps each unit's counts (SimulationResult.shard); mergeShards()
+   * then gives the counts of one unsharded run. A shard stops a detector once its own errors reach
+   * its share (shardQuota) or, with `dir`, once the shards' files there show the run's stop reached;
+   * `minUnit` makes it compute its units up to that unit at least (what merge asks for where it
+   * found units missing).
+   */
+  shard?: ShardOptions;
+  /**
+   * CUDA devices to run on: one GPU link executor per device, chunks dealt out in order, counts
+   * merged by unit as with one (default: device 0 alone). Engine cuda only.
+   */
+  devices?: readonly number[];
   /** Philox key (default 1). Same seed -> same counts, whatever the number of threads. */
   seed?: number;
   /** Worker threads (default: all cores); 1 runs in this thread. */
@@ -110,6 +132,52 @@ export interface SimulationOptions {
    * after every finished point.
    */
   onProgress?: (event: SimProgressEvent) => void;
+}
+
+/** Which shard a run is (SimulationOptions.shard). */
+export interface ShardOptions {
+  /** This shard, 0 to count - 1. */
+  index: number;
+  /** Shards of the run. */
+  count: number;
+  /** A directory every shard can read and write: they stop together once the run's stop is reached. */
+  dir?: string;
+  /** Compute this shard's units up to this unit index at least (every point, every detector). */
+  minUnit?: number;
+}
+
+/** One detector's units at one point of a shard, in unit order; the counts are columns, unit by unit. */
+export interface ShardUnits {
+  /** The SNR point's index. */
+  snrIndex: number;
+  /** The detector's label (SimPoint.detector). */
+  detector: string;
+  /** Unit indices (at the point) whose counts follow. */
+  units: number[];
+  /** Bit errors of each unit (coded: of its decoded information bits). */
+  bitErrors: number[];
+  /** Symbol errors of each unit. */
+  symbolErrors: number[];
+  /** Frame errors of each unit. */
+  frameErrors: number[];
+  /** Vectors of each unit whose search stopped at the node budget (onBudget 'flag'). */
+  unproven: number[];
+  /** Coded: decoder iterations summed over the unit's frames (0 uncoded). */
+  iterations: number[];
+  /** Detection time over these units. */
+  timeMs: number;
+}
+
+/** SimulationResult.shard: a shard's place and its units. */
+export interface ShardRecord {
+  /** This shard (ShardOptions.index). */
+  index: number;
+  /** Shards of the run. */
+  count: number;
+  /** Units per chunk of this shard's run: it computed chunks index, index + count, ... */
+  unitsPerChunk: number;
+  /** Every (SNR point, detector) the shard computed units of. */
+  units: ShardUnits[];
 }
 
 /** The OFDM link's settings (SimulationOptions.ofdm). */
@@ -218,8 +286,12 @@ export interface SimulationResult {
   maxVectors: number;
   /** Consecutive vectors per channel matrix. */
   vectorsPerChannel: number;
+  /** Vectors per unit: the draw and the stop rules go unit by unit (SimulationOptions.unitVectors). */
+  unitVectors: number;
   /** Vectors per chunk. */
   chunkVectors: number;
+  /** A shard's run: which shard, and every unit's counts it computed (mergeShards() reads them). */
+  shard?: ShardRecord;
   /** The detectors asked for (with the settings above and `snrs`: enough to resume the run). */
   detectors: SimDetector[];
   /** The SNR points asked for, in dB of the kind `snrType` names. */

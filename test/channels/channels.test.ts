@@ -23,7 +23,7 @@ import {
   rayleighChannels,
   registerChannelModel,
 } from '../../src/channels/index.js';
-import { chunkStream, generateLinkChunk, linkChannels, STREAM_PURPOSE } from '../../src/sim/link.js';
+import { unitStream, generateLinkChunk, linkChannels, STREAM_PURPOSE } from '../../src/sim/link.js';
 import { simulate } from '../../src/sim/simulate.js';
 import { plotSpec } from '../../src/sim/plot.js';
 import { parseSimulateArgs, simulateHelp } from '../../src/cli/simulate.js';
@@ -69,7 +69,7 @@ test("rayleigh: a span's channels are rayleighChannels on each chunk's stream, r
       const { nt, nr } = s;
       const span: ChannelSpan = {
         seed: s.seed,
-        stream0: chunkStream(s.snrIndex, s.chunk, STREAM_PURPOSE.channels),
+        stream0: unitStream(s.snrIndex, s.chunk, STREAM_PURPOSE.channels),
         streamStep: 4,
         perStream: s.perStream,
         first: s.first,
@@ -83,11 +83,11 @@ test("rayleigh: a span's channels are rayleighChannels on each chunk's stream, r
           k = s.chunk + Math.floor(q / s.perStream),
           at = q % s.perStream;
         // the old generateLinkChunk: the whole chunk from a fresh reader of its stream
-        const whole = rayleighChannels(new Philox(s.seed, chunkStream(s.snrIndex, k, 1)), at + 1, nt, nr);
+        const whole = rayleighChannels(new Philox(s.seed, unitStream(s.snrIndex, k, 1)), at + 1, nt, nr);
         assert.deepEqual(got.subarray(c * per, (c + 1) * per), whole.subarray(at * per), msg(`channel ${q}`));
         // the old CPU redo (cpu-vector.ts): the channel alone, its words sought
         const alone = rayleighChannels(
-          new Philox(s.seed, chunkStream(s.snrIndex, k, 1)).seek(4 * at * nr * nt),
+          new Philox(s.seed, unitStream(s.snrIndex, k, 1)).seek(4 * at * nr * nt),
           1,
           nt,
           nr,
@@ -131,7 +131,7 @@ test('generateLinkChunk draws what it drew before the channel registry, bit for 
       vectorsPerChannel: 1,
       seed: 12345,
       snrIndex: 3,
-      chunkIndex: 77,
+      unitIndex: 77,
       vectors: 64,
       noiseVar: 0.1,
     },
@@ -142,7 +142,7 @@ test('generateLinkChunk draws what it drew before the channel registry, bit for 
       vectorsPerChannel: 4,
       seed: 2 ** 40 + 17,
       snrIndex: 0,
-      chunkIndex: 2 ** 31 + 5,
+      unitIndex: 2 ** 31 + 5,
       vectors: 40,
       noiseVar: 0.5,
     },
@@ -153,7 +153,7 @@ test('generateLinkChunk draws what it drew before the channel registry, bit for 
       vectorsPerChannel: 2,
       seed: 9,
       snrIndex: 5,
-      chunkIndex: 1,
+      unitIndex: 1,
       vectors: 30,
       noiseVar: 0.01,
       channel: 'awgn',
@@ -165,7 +165,7 @@ test('generateLinkChunk draws what it drew before the channel registry, bit for 
       vectorsPerChannel: 1,
       seed: 31,
       snrIndex: 1,
-      chunkIndex: 4,
+      unitIndex: 4,
       vectors: 576,
       noiseVar: 0.3,
       coded: { code: 'wimax:576', decoder: {} },
@@ -190,7 +190,7 @@ test('linkChannels: any piece of a chunk equals the same piece of the whole chun
   fc.assert(
     fc.property(spanArb, fc.constantFrom<ChannelModel>('rayleigh', 'awgn'), (s, channel) => {
       const nr = channel === 'awgn' ? Math.max(s.nr, s.nt) : s.nr;
-      const spec = { nt: s.nt, nr, seed: s.seed, snrIndex: s.snrIndex, chunkIndex: s.chunk, channel };
+      const spec = { nt: s.nt, nr, seed: s.seed, snrIndex: s.snrIndex, unitIndex: s.chunk, channel };
       const total = s.first + s.count + 1;
       const whole = linkChannels(spec, 0, total, total);
       const per = 2 * nr * s.nt;

@@ -397,7 +397,7 @@ function run(channel: 'rician' | 'kronecker' | 'rayleigh', more: Partial<Simulat
     detectors: [{ detector: 'zf' }, { detector: 'mmse' }],
     snrs: [6, 12],
     maxVectors: 384,
-    chunkVectors: 64,
+    unitVectors: 64,
     seed,
     threads: 1,
     engine: 'cpu',

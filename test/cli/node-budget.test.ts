@@ -131,7 +131,7 @@ test('simulate: --on-budget error stops with NODE_BUDGET naming the point, chunk
       '0,8',
       '--max-vectors',
       '64',
-      '--chunk-vectors',
+      '--unit-vectors',
       '64',
       '--threads',
       '1',

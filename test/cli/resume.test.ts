@@ -160,7 +160,7 @@ function pick(c: Config): SimulationOptions {
     snrs: c.snrs,
     snrType: c.snrType,
     vectorsPerChannel: c.vpc,
-    chunkVectors: c.vpc * c.chunks * 8,
+    unitVectors: c.vpc * c.chunks * 8,
     maxErrors: c.maxErrors,
     maxVectors: c.maxVectors,
     seed: c.seed,

@@ -47,7 +47,7 @@ try {
     detectors: [{ detector: 'zf' }, { detector: 'nway' }],
     snrs: [0, 10],
     maxVectors: 4096,
-    chunkVectors: 256,
+    unitVectors: 256,
     threads: 4,
     engine,
   });

@@ -52,7 +52,7 @@ test('simulate --threads 64 starts and ends 64 workers cleanly, three runs in a 
     const args = ['simulate', '--mimo', '2x2', '--detector', 'zf', '--snr', '0', '--max-errors', '1000000'];
     const s = spawnSync(
       process.execPath,
-      [cli, ...args, '--max-vectors', '256', '--chunk-vectors', '4', '--threads', '64', '--json', '-'],
+      [cli, ...args, '--max-vectors', '256', '--unit-vectors', '4', '--threads', '64', '--json', '-'],
       { encoding: 'utf8', timeout: 300_000 },
     );
     assert.equal(s.status, 0, `run ${run}: exit ${s.status ?? s.signal}\n${s.stderr.slice(-2000)}`);

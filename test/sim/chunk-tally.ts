@@ -1,6 +1,6 @@
 /**
- * For the GPU executor's device tests: its per-chunk counts of one detector summed beside the CPU
- * engine's runChunk() on the same tasks (frames asserted equal chunk by chunk).
+ * For the GPU executor's device tests: its per-unit counts of one detector summed beside the CPU
+ * engine's runChunk() on the same tasks (frames asserted equal unit by unit).
  */
 import assert from 'node:assert/strict';
 import { type ChunkResult, type ChunkTask, runChunk } from '../../src/sim/chunk.js';
@@ -20,16 +20,44 @@ export interface ChunkTally {
 export function tallyAgainstCpu(tasks: readonly ChunkTask[], results: readonly ChunkResult[]): ChunkTally {
   const t: ChunkTally = { gFe: 0, cFe: 0, frames: 0, gSym: 0, cSym: 0, gIt: 0, cIt: 0 };
   for (const [i, task] of tasks.entries()) {
-    const g = results[i]!.counts[0]!,
-      c = runChunk(task).counts[0]!;
-    assert.equal(g.frames, c.frames);
-    t.gFe += g.frameErrors;
-    t.cFe += c.frameErrors;
-    t.frames += c.frames!;
-    t.gSym += g.symbolErrors;
-    t.cSym += c.symbolErrors;
-    t.gIt += g.iterations ?? 0;
-    t.cIt += c.iterations ?? 0;
+    const cpu = runChunk(task);
+    assert.equal(results[i]!.unit0, task.unit0);
+    assert.equal(results[i]!.units.length, task.unitSizes.length);
+    for (const [u, unit] of cpu.units.entries()) {
+      const g = results[i]!.units[u]!.counts[0]!,
+        c = unit.counts[0]!;
+      assert.equal(g.frames, c.frames);
+      t.gFe += g.frameErrors;
+      t.cFe += c.frameErrors;
+      t.frames += c.frames!;
+      t.gSym += g.symbolErrors;
+      t.cSym += c.symbolErrors;
+      t.gIt += g.iterations ?? 0;
+      t.cIt += c.iterations ?? 0;
+    }
   }
   return t;
+}
+
+/**
+ * Chunks of consecutive units for the executor tests: task i holds perTask[i] units of
+ * `unitVectors` from unit `first` on, detectors active(i); the very last unit holds `last` vectors
+ * when given (a point's short last unit).
+ */
+export function unitChunks(
+  base: Omit<ChunkTask, 'unit0' | 'unitSizes' | 'active'>,
+  first: number,
+  unitVectors: number,
+  perTask: readonly number[],
+  active: (i: number) => number[],
+  last?: number,
+): ChunkTask[] {
+  let unit0 = first;
+  return perTask.map((n, i) => {
+    const unitSizes = Array.from({ length: n }, () => unitVectors);
+    if (i === perTask.length - 1 && last !== undefined) unitSizes[n - 1] = last;
+    const task: ChunkTask = { ...base, unit0, unitSizes, active: active(i) };
+    unit0 += n;
+    return task;
+  });
 }

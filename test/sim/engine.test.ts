@@ -21,7 +21,7 @@ function counts(p: SimPoint) {
   return rest;
 }
 
-test('same seed gives identical counts with 1 and 2 threads', async () => {
+test('same seed gives identical counts with 1 and 2 threads and any chunk of whole units', async () => {
   const base: SimulationOptions = {
     nt: 2,
     nr: 2,
@@ -30,12 +30,12 @@ test('same seed gives identical counts with 1 and 2 threads', async () => {
     snrs: [0, 8, 16],
     maxErrors: 150,
     maxVectors: 4000,
-    chunkVectors: 256,
+    unitVectors: 256,
     seed,
   };
   for (const vectorsPerChannel of [1, 4]) {
     const one = await simulate({ ...base, vectorsPerChannel, threads: 1 });
-    const two = await simulate({ ...base, vectorsPerChannel, threads: 2 });
+    const two = await simulate({ ...base, vectorsPerChannel, threads: 2, chunkVectors: 256 * (2 + randomInt(4)) });
     assert.equal(one.points.length, 9);
     assert.deepEqual(two.points.map(counts), one.points.map(counts), msg(`vectorsPerChannel ${vectorsPerChannel}`));
     // The seed matters: another seed gives other counts (equal counts at every point would be a fluke).
@@ -44,10 +44,10 @@ test('same seed gives identical counts with 1 and 2 threads', async () => {
   }
 });
 
-test('stop rules: a detector stops at the first whole chunk that reaches max errors, else at max vectors', async () => {
+test('stop rules: a detector stops at the first whole unit that reaches max errors, else at max vectors', async () => {
   for (let trial = 0; trial < 4; trial++) {
     const vectorsPerChannel = 1 + randomInt(3);
-    const chunkVectors = vectorsPerChannel * (16 + randomInt(64));
+    const unitVectors = vectorsPerChannel * (16 + randomInt(64));
     const maxErrors = 20 + randomInt(200);
     const maxVectorsAsked = 200 + randomInt(3000);
     const maxVectors = Math.ceil(maxVectorsAsked / vectorsPerChannel) * vectorsPerChannel;
@@ -62,12 +62,12 @@ test('stop rules: a detector stops at the first whole chunk that reaches max err
       maxErrors,
       maxVectors: maxVectorsAsked,
       vectorsPerChannel,
-      chunkVectors,
+      unitVectors,
       seed: seed + trial,
       threads: trial % 2 ? 2 : 1,
       onProgress: (e) => events.push(e),
     });
-    const what = msg(`trial ${trial}: chunk ${chunkVectors}, maxErrors ${maxErrors}, maxVectors ${maxVectors}`);
+    const what = msg(`trial ${trial}: chunk ${unitVectors}, maxErrors ${maxErrors}, maxVectors ${maxVectors}`);
     assert.equal(result.maxVectors, maxVectors, what);
     for (let s = 0; s < snrs.length; s++) {
       // 'update' comes after each merged chunk and, while a chunk takes long, every PROGRESS_INTERVAL_MS:
@@ -87,7 +87,7 @@ test('stop rules: a detector stops at the first whole chunk that reaches max err
             assert.deepEqual(counts(q), counts(p), `${what}: counts changed after detector ${d} stopped`);
             continue;
           }
-          assert.equal(q.vectors, Math.min((c + 1) * chunkVectors, maxVectors), `${what}: whole chunks, in order`);
+          assert.equal(q.vectors, Math.min((c + 1) * unitVectors, maxVectors), `${what}: whole chunks, in order`);
           if (q.bitErrors >= maxErrors || q.vectors >= maxVectors) {
             expectedStop = c;
             assert.equal(updates[c]!.finished[d], true, `${what}: detector ${d} should stop after chunk ${c}`);
@@ -121,7 +121,7 @@ test('chunk data depends only on (seed, SNR index, chunk index); SNR points and 
     vectorsPerChannel: 2,
     seed,
     snrIndex: 3,
-    chunkIndex: 7,
+    unitIndex: 7,
     vectors: 64,
     noiseVar: 0.05,
   };
@@ -132,15 +132,13 @@ test('chunk data depends only on (seed, SNR index, chunk index); SNR points and 
   const seen = new Map<string, string>();
   for (let k = 0; k < 40; k++) {
     const at =
-      k < 16
-        ? { snrIndex: k >> 2, chunkIndex: k & 3 }
-        : { snrIndex: randomInt(1 << 19), chunkIndex: randomInt(2 ** 32) };
-    const key = `${at.snrIndex}/${at.chunkIndex}`;
+      k < 16 ? { snrIndex: k >> 2, unitIndex: k & 3 } : { snrIndex: randomInt(1 << 19), unitIndex: randomInt(2 ** 32) };
+    const key = `${at.snrIndex}/${at.unitIndex}`;
     const h = generateLinkChunk({ ...spec, ...at, vectors: 2 }).H.join(',');
     if (seen.has(h) && seen.get(h) !== key) assert.fail(msg(`chunks ${seen.get(h)} and ${key} have the same channels`));
     seen.set(h, key);
   }
-  const c = generateLinkChunk({ ...spec, chunkIndex: 8 });
+  const c = generateLinkChunk({ ...spec, unitIndex: 8 });
   const d = generateLinkChunk({ ...spec, snrIndex: 4 });
   assert.notDeepEqual(c.H, a.H, msg('chunk index changes the channels'));
   assert.notDeepEqual(d.txIndices, a.txIndices, msg('SNR index changes the symbols'));

@@ -22,14 +22,14 @@ import { cudaAvailable } from '../../src/gpu/context.js';
 import { snrToNoiseVar } from '../../src/mimo/channel.js';
 import { constellation } from '../../src/mimo/modulation.js';
 import type { DetectOptions, Modulation } from '../../src/mimo/types.js';
-import { runChunk, type ChunkTask } from '../../src/sim/chunk.js';
+import { runChunk } from '../../src/sim/chunk.js';
 import type { ChannelModel } from '../../src/channels/index.js';
 import { codedUnit, codeOf, countDecoded, frameLlrs, vectorsPerFrame } from '../../src/sim/coded.js';
 import { linkChannelSpan } from '../../src/sim/link.js';
 import { codedFrameOnCpu, linkVectorOnCpu } from '../../src/sim/gpu/cpu-vector.js';
 import { generateLinkChunk, type LinkChunk } from '../../src/sim/link.js';
 import { resolveEngine, simulate } from '../../src/sim/simulate.js';
-import { tallyAgainstCpu } from './chunk-tally.js';
+import { tallyAgainstCpu, unitChunks } from './chunk-tally.js';
 import { injectFlags } from './flag-injection.js';
 import { compileEmulated, emulatorUnavailable, runEmulated } from '../gpu/cuda-emulator.js';
 
@@ -60,8 +60,8 @@ interface CodedCase {
   channel: ChannelModel;
   seed: number;
   snrIndex: number;
-  chunk0: number;
-  chunkVectors: number;
+  unit0: number;
+  unitVectors: number;
   v0: number;
   vectors: number;
   lastVectors: number;
@@ -84,11 +84,11 @@ function codedCase(
 ): CodedCase {
   const c = codeOf(code, modulation);
   const unit = codedUnit(vectorsPerFrame(c.n, nt, constellation(modulation).bitsPerSymbol), vpc);
-  const chunkVectors = unit * unitsPerChunk;
+  const unitVectors = unit * unitsPerChunk;
   const piece = chunks === 1 && unitsPerChunk > 1 && randomInt(2) === 0;
-  const short = !piece && randomInt(2) === 0 ? unit * (1 + randomInt(unitsPerChunk)) : chunkVectors;
+  const short = !piece && randomInt(2) === 0 ? unit * (1 + randomInt(unitsPerChunk)) : unitVectors;
   const v0 = piece ? unit * randomInt(unitsPerChunk) : 0;
-  const vectors = piece ? unit * (1 + randomInt(unitsPerChunk - v0 / unit)) : (chunks - 1) * chunkVectors + short;
+  const vectors = piece ? unit * (1 + randomInt(unitsPerChunk - v0 / unit)) : (chunks - 1) * unitVectors + short;
   return {
     code,
     nt,
@@ -98,11 +98,11 @@ function codedCase(
     channel,
     seed: randomInt(2 ** 40),
     snrIndex: randomInt(20),
-    chunk0: randomInt(1000),
-    chunkVectors,
+    unit0: randomInt(1000),
+    unitVectors,
     v0,
     vectors,
-    lastVectors: piece ? chunkVectors : short,
+    lastVectors: piece ? unitVectors : short,
     noiseVar: 10 ** (-randomInt(20) / 10),
   };
 }
@@ -135,12 +135,12 @@ function cpuCoded(c: CodedCase): {
     H: new Float64Array((c.vectors / c.vpc) * hLen),
     y: new Float64Array(c.vectors * 2 * c.nr),
   };
-  const lastChunk = Math.floor((c.v0 + c.vectors - 1) / c.chunkVectors);
+  const lastChunk = Math.floor((c.v0 + c.vectors - 1) / c.unitVectors);
   const chunks = new Map<number, LinkChunk>();
   for (let g = 0; g < c.vectors; g++) {
     const p = c.v0 + g,
-      kc = Math.floor(p / c.chunkVectors),
-      v = p % c.chunkVectors;
+      kc = Math.floor(p / c.unitVectors),
+      v = p % c.unitVectors;
     let ch = chunks.get(kc);
     if (!ch) {
       ch = generateLinkChunk({
@@ -150,8 +150,8 @@ function cpuCoded(c: CodedCase): {
         vectorsPerChannel: c.vpc,
         seed: c.seed,
         snrIndex: c.snrIndex,
-        chunkIndex: c.chunk0 + kc,
-        vectors: kc === lastChunk ? c.lastVectors : c.chunkVectors,
+        unitIndex: c.unit0 + kc,
+        vectors: kc === lastChunk ? c.lastVectors : c.unitVectors,
         noiseVar: c.noiseVar,
         channel: c.channel,
         coded: { code: c.code, decoder: {} },
@@ -215,7 +215,7 @@ const GEN_MAIN = String.raw`
 int main() {
   long long h[22]; double d[1];
   if (fread(h, 8, 22, stdin) != 22 || fread(d, 8, 1, stdin) != 1) return 1;
-  const unsigned long long seed = h[0], chunk0 = h[2], v0 = h[3], cv = h[4], lastVectors = h[10];
+  const unsigned long long seed = h[0], unit0 = h[2], v0 = h[3], cv = h[4], lastVectors = h[10];
   const unsigned snr = (unsigned)h[1];
   const int vectors = (int)h[5], vpc = (int)h[6], M = (int)h[7], nt = (int)h[8], nr = (int)h[9];
   const int bps = (int)h[11], vpf = (int)h[12], n = (int)h[13], nFull = (int)h[14], k = (int)h[15], padWords = (int)h[16], hasMap = (int)h[17], identity = (int)h[18];
@@ -230,14 +230,14 @@ int main() {
   std::vector<unsigned char> info((size_t)frames * k), cw((size_t)frames * nFull);
   std::vector<double> H64((size_t)channels * 2 * pairs); std::vector<float> H32(H64.size()), y((size_t)vectors * 2 * nr);
   std::vector<int> tx((size_t)vectors * nt);
-  if (emu_launch((frames * k + 255) / 256, dim3{256, 1, 1}, 0, [&] { link_info(info.data(), seed, snr, chunk0, v0, cv, frames, vpf, k); })) return 2;
+  if (emu_launch((frames * k + 255) / 256, dim3{256, 1, 1}, 0, [&] { link_info(info.data(), seed, snr, unit0, v0, cv, frames, vpf, k); })) return 2;
   if (emu_launch((frames + FPB - 1) / FPB, dim3{Z, FPB, 1}, (size_t)FPB * (NCOLS + NLAYERS) * Z, [&] { ldpc_encode(info.data(), cw.data(), frames); })) return 2;
-  if (emu_launch((vectors * nt + 255) / 256, dim3{256, 1, 1}, 0, [&] { link_symbols(cw.data(), hasMap ? map.data() : nullptr, tx.data(), seed, snr, chunk0, v0, cv, lastChunk, lastVectors, vectors, nt, bps, vpf, n, nFull, k, padWords); })) return 2;
+  if (emu_launch((vectors * nt + 255) / 256, dim3{256, 1, 1}, 0, [&] { link_symbols(cw.data(), hasMap ? map.data() : nullptr, tx.data(), seed, snr, unit0, v0, cv, lastChunk, lastVectors, vectors, nt, bps, vpf, n, nFull, k, padWords); })) return 2;
   if (emu_launch((channels * pairs + 255) / 256, dim3{256, 1, 1}, 0, [&] {
         if (identity) identity_channels(H64.data(), H32.data(), channels, pairs, nr);
         else rayleigh_channels(H64.data(), H32.data(), seed, stream0, 4, perStream, first, channels, pairs);
       })) return 2;
-  if (emu_launch((vectors + 255) / 256, dim3{256, 1, 1}, 0, [&] { link_vectors(pts.data(), H64.data(), tx.data(), y.data(), seed, snr, chunk0, v0, cv, vectors, vpc, M, d[0]); })) return 2;
+  if (emu_launch((vectors + 255) / 256, dim3{256, 1, 1}, 0, [&] { link_vectors(pts.data(), H64.data(), tx.data(), y.data(), seed, snr, unit0, v0, cv, vectors, vpc, M, d[0]); })) return 2;
   fwrite(info.data(), 1, info.size(), stdout); fwrite(cw.data(), 1, cw.size(), stdout); fwrite(tx.data(), 4, tx.size(), stdout);
   fwrite(H32.data(), 4, H32.size(), stdout); fwrite(y.data(), 4, y.size(), stdout);
   return 0;
@@ -256,10 +256,10 @@ function runCodedEmulated(c: CodedCase): CodedOutput {
   const files = ['link-info.cu', 'link-symbols.cu', 'link-vectors.cu'].map((f) => SRC + f);
   const { exe, error } = compileEmulated(GEN_MAIN, [ENCODER, ...CHANNEL_KERNELS, ...files], defines);
   const span = linkChannelSpan(
-    { seed: c.seed, snrIndex: c.snrIndex, chunkIndex: c.chunk0 },
+    { seed: c.seed, snrIndex: c.snrIndex, unitIndex: c.unit0 },
     c.v0 / c.vpc,
     c.vectors / c.vpc,
-    c.chunkVectors / c.vpc,
+    c.unitVectors / c.vpc,
   );
   assert.equal(error, null);
   const con = constellation(c.modulation);
@@ -267,9 +267,9 @@ function runCodedEmulated(c: CodedCase): CodedOutput {
     [
       c.seed,
       c.snrIndex,
-      c.chunk0,
+      c.unit0,
       c.v0,
-      c.chunkVectors,
+      c.unitVectors,
       c.vectors,
       c.vpc,
       con.size,
@@ -544,7 +544,7 @@ test("a coded frame regenerated alone (the GPU executor's CPU redo) equals gener
       vectorsPerChannel: vpc,
       seed: randomInt(2 ** 40),
       snrIndex: randomInt(30),
-      chunkIndex: randomInt(2 ** 32),
+      unitIndex: randomInt(2 ** 32),
       noiseVar: 10 ** (-randomInt(30) / 10),
       channel,
     };
@@ -553,7 +553,7 @@ test("a coded frame regenerated alone (the GPU executor's CPU redo) equals gener
     const vpf = vectorsPerFrame(code.n, nt, constellation(modulation).bitsPerSymbol),
       frames = vectors / vpf;
     const f = randomInt(frames);
-    const one = codedFrameOnCpu({ ...spec, coded, chunkVectors: vectors }, f);
+    const one = codedFrameOnCpu({ ...spec, coded, unitVectors: vectors }, f);
     const what = `${codeSpec} ${channel} frame ${f} of ${frames}`;
     assert.deepEqual(one.info, chunk.info!.subarray(f * code.k, (f + 1) * code.k), what);
     assert.deepEqual(one.txIndices, chunk.txIndices.subarray(f * vpf * nt, (f + 1) * vpf * nt), what);
@@ -574,7 +574,7 @@ test("a coded frame regenerated alone (the GPU executor's CPU redo) equals gener
     vectorsPerChannel: 2,
     seed: randomInt(2 ** 40),
     snrIndex: 1,
-    chunkIndex: randomInt(1000),
+    unitIndex: randomInt(1000),
     noiseVar: 0.1,
     channel: 'awgn' as const,
   };
@@ -637,9 +637,9 @@ test('device coded link kernels: information bits, codewords, symbols bit for bi
     const l = {
       seed: c.seed,
       snrIndex: c.snrIndex,
-      chunk0: c.chunk0,
+      unit0: c.unit0,
       v0: c.v0,
-      chunkVectors: c.chunkVectors,
+      unitVectors: c.unitVectors,
       vectors: c.vectors,
       vpc: c.vpc,
       lastVectors: c.lastVectors,
@@ -683,7 +683,7 @@ function ferAgrees(gFe: number, cFe: number, frames: number): boolean {
   return Math.abs(gFe - cFe) / frames <= 4 * Math.sqrt((2 * p * (1 - p)) / frames) + 2 / frames;
 }
 
-test("device GPU executor, coded: per-chunk counts agree with runChunk's (same data, float32 LLRs), across launches and pieces of large chunks", {
+test("device GPU executor, coded: per-unit counts agree with runChunk's (same data, float32 LLRs), across launches, chunks of several units and pieces of large units", {
   skip,
 }, async (t) => {
   const { GpuLinkExecutor } = await import('../../src/sim/gpu/executor.js');
@@ -723,7 +723,8 @@ test("device GPU executor, coded: per-chunk counts agree with runChunk's (same d
     const code = codeOf(c.code, c.modulation),
       bps = constellation(c.modulation).bitsPerSymbol;
     const unit = codedUnit(vectorsPerFrame(code.n, c.nt, bps), c.vpc);
-    const chunkVectors = c.chunkVectors || unit * 20;
+    // units of the old chunk size; chunks of 1 to 3 units, the point's last unit short
+    const unitVectors = c.chunkVectors || unit * 20;
     const noiseVar = snrToNoiseVar(c.ebn0, 'ebn0', bps, code.rate);
     const detectors: DetectOptions[] = [
       { detector: 'nway', passes: c.passes, modulation: c.modulation, engine: 'cpu' },
@@ -735,7 +736,7 @@ test("device GPU executor, coded: per-chunk counts agree with runChunk's (same d
       nr: c.nt,
       modulation: c.modulation,
       vectorsPerChannel: c.vpc,
-      chunkVectors,
+      unitVectors,
       seed: 1 + randomInt(1000),
       detectors,
       launchVectors: c.launchVectors,
@@ -743,21 +744,25 @@ test("device GPU executor, coded: per-chunk counts agree with runChunk's (same d
     });
     try {
       const seed = exec.setup.seed;
-      const tasks: ChunkTask[] = Array.from({ length: 6 }, (_, i) => ({
-        nt: c.nt,
-        nr: c.nt,
-        modulation: c.modulation,
-        vectorsPerChannel: c.vpc,
-        seed,
-        detectors,
-        active: i < 4 ? [0, 1] : [1],
-        snrIndex: 2,
-        chunkIndex: 5 + i,
-        vectors: i === 5 ? chunkVectors - unit : chunkVectors,
-        noiseVar,
-        coded: { code: c.code, decoder },
-        sliceVectors: unit,
-      }));
+      const tasks = unitChunks(
+        {
+          nt: c.nt,
+          nr: c.nt,
+          modulation: c.modulation,
+          vectorsPerChannel: c.vpc,
+          seed,
+          detectors,
+          snrIndex: 2,
+          noiseVar,
+          coded: { code: c.code, decoder },
+          sliceVectors: unit,
+        },
+        5,
+        unitVectors,
+        [1, 2, 1, 3, 1, 2],
+        (i) => (i < 4 ? [0, 1] : [1]),
+        unitVectors - unit,
+      );
       const results = await Promise.all(tasks.map((task) => exec.run(task)));
       let gFe = 0,
         cFe = 0,
@@ -768,29 +773,31 @@ test("device GPU executor, coded: per-chunk counts agree with runChunk's (same d
       for (const [i, task] of tasks.entries()) {
         const cpu = runChunk(task),
           gpu = results[i]!;
-        assert.equal(gpu.chunkIndex, task.chunkIndex);
-        for (let d = 0; d < 2; d++) {
-          const g = gpu.counts[d],
-            cc = cpu.counts[d];
-          if (!task.active.includes(d)) {
-            assert.equal(g, null);
-            continue;
+        assert.equal(gpu.unit0, task.unit0);
+        assert.equal(gpu.units.length, task.unitSizes.length);
+        for (const [u, unitCpu] of cpu.units.entries())
+          for (let d = 0; d < 2; d++) {
+            const g = gpu.units[u]!.counts[d],
+              cc = unitCpu.counts[d];
+            if (!task.active.includes(d)) {
+              assert.equal(g, null);
+              continue;
+            }
+            assert.ok(g && cc);
+            assert.equal(g.frames, cc.frames);
+            assert.ok(
+              g.frameErrors <= g.frames! &&
+                g.bitErrors >= g.frameErrors &&
+                g.iterations! >= g.frames! &&
+                g.iterations! <= g.frames! * 10,
+            );
+            gFe += g.frameErrors;
+            cFe += cc.frameErrors;
+            frames += cc.frames!;
+            gSym += g.symbolErrors;
+            cSym += cc.symbolErrors;
+            symbols += unitCpu.vectors * c.nt;
           }
-          assert.ok(g && cc);
-          assert.equal(g.frames, cc.frames);
-          assert.ok(
-            g.frameErrors <= g.frames! &&
-              g.bitErrors >= g.frameErrors &&
-              g.iterations! >= g.frames! &&
-              g.iterations! <= g.frames! * 10,
-          );
-          gFe += g.frameErrors;
-          cFe += cc.frameErrors;
-          frames += cc.frames!;
-          gSym += g.symbolErrors;
-          cSym += cc.symbolErrors;
-          symbols += task.vectors * c.nt;
-        }
       }
       assert.ok(ferAgrees(gFe, cFe, frames), `${c.code}: GPU ${gFe} vs CPU ${cFe} frame errors of ${frames}`);
       assert.ok(Math.abs(gSym - cSym) <= 0.01 * symbols, `${c.code}: symbol errors GPU ${gSym} vs CPU ${cSym}`);
@@ -821,34 +828,38 @@ test('device GPU executor, coded: frames with vectors to redo (forced) are decod
       const noiseVar = snrToNoiseVar(3.3, 'ebn0', 4, code.rate);
       const detectors: DetectOptions[] = [{ detector: 'nway', passes: 4, modulation, engine: 'cpu' }];
       const decoder = { maxIterations: 10 };
-      const chunkVectors = unit * 12;
+      const chunkVectors = unit * 12,
+        unitVectors = unit * 4;
       const exec = await GpuLinkExecutor.create({
         nt,
         nr: nt,
         modulation,
         vectorsPerChannel: 1,
-        chunkVectors,
+        unitVectors,
         seed: 1 + randomInt(1000),
         detectors,
         launchVectors: chunkVectors * 3,
         coded: { code: 'wimax:2304:1/2', decoder },
       });
       try {
-        const tasks: ChunkTask[] = Array.from({ length: 6 }, (_, i) => ({
-          nt,
-          nr: nt,
-          modulation,
-          vectorsPerChannel: 1,
-          seed: exec.setup.seed,
-          detectors,
-          active: [0],
-          snrIndex: 1,
-          chunkIndex: i,
-          vectors: chunkVectors,
-          noiseVar,
-          coded: { code: 'wimax:2304:1/2', decoder },
-          sliceVectors: unit,
-        }));
+        const tasks = unitChunks(
+          {
+            nt,
+            nr: nt,
+            modulation,
+            vectorsPerChannel: 1,
+            seed: exec.setup.seed,
+            detectors,
+            snrIndex: 1,
+            noiseVar,
+            coded: { code: 'wimax:2304:1/2', decoder },
+            sliceVectors: unit,
+          },
+          0,
+          unitVectors,
+          [3, 3, 3, 3, 3, 3],
+          () => [0],
+        );
         const results = await Promise.all(tasks.map((task) => exec.run(task)));
         const { gFe, cFe, frames, gSym, cSym, gIt, cIt } = tallyAgainstCpu(tasks, results);
         assert.ok(ferAgrees(gFe, cFe, frames), `GPU ${gFe} vs CPU ${cFe} frame errors of ${frames}`);

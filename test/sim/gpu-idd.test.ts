@@ -27,10 +27,9 @@ import { picDefines, PIC_KERNEL_URL } from '../../src/mimo/detectors/mmse-pic/cu
 import { UNANSWERED } from '../../src/mimo/fallback.js';
 import { MIMO_STATUS } from '../../src/mimo/gpu/status.js';
 import { constellation } from '../../src/mimo/modulation.js';
-import { tallyAgainstCpu } from './chunk-tally.js';
+import { tallyAgainstCpu, unitChunks } from './chunk-tally.js';
 import { injectFlags } from './flag-injection.js';
 import type { DetectOptions, Modulation } from '../../src/mimo/types.js';
-import type { ChunkTask } from '../../src/sim/chunk.js';
 import {
   codedUnit,
   codeOf,
@@ -391,7 +390,7 @@ function chunkOf(c: IddCase, chunkSeed: number) {
     vectorsPerChannel: 1,
     seed: chunkSeed,
     snrIndex: 0,
-    chunkIndex: 0,
+    unitIndex: 0,
     vectors: c.frames * vpf,
     noiseVar,
     coded: spec,
@@ -548,7 +547,7 @@ function ferAgrees(gFe: number, cFe: number, frames: number): boolean {
   return Math.abs(gFe - cFe) / frames <= 4 * Math.sqrt((2 * p * (1 - p)) / frames) + 2 / frames;
 }
 
-test("device GPU executor, IDD: per-chunk counts agree with runChunk's; frames with vectors to redo (forced) go through the CPU's passes", {
+test("device GPU executor, IDD: per-unit counts agree with runChunk's across chunks of several units; frames with vectors to redo (forced) go through the CPU's passes", {
   skip,
 }, async (t) => {
   const { GpuLinkExecutor } = await import('../../src/sim/gpu/executor.js');
@@ -565,7 +564,7 @@ test("device GPU executor, IDD: per-chunk counts agree with runChunk's; frames w
       const code = codeOf(c.code, c.modulation),
         bps = constellation(c.modulation).bitsPerSymbol;
       const unit = codedUnit(vectorsPerFrame(code.n, c.nt, bps), 1);
-      const chunkVectors = unit * 24;
+      const unitVectors = unit * 8;
       const noiseVar = snrToNoiseVar(c.esn0, 'esn0', bps, code.rate);
       const detectors: DetectOptions[] = [{ detector: 'mmse-pic', modulation: c.modulation, engine: 'cpu' }];
       const coded = { code: c.code, decoder: { maxIterations: 10 }, idd: 3 };
@@ -574,28 +573,32 @@ test("device GPU executor, IDD: per-chunk counts agree with runChunk's; frames w
         nr: c.nt,
         modulation: c.modulation,
         vectorsPerChannel: 1,
-        chunkVectors,
+        unitVectors,
         seed: 1 + randomInt(1000),
         detectors,
-        launchVectors: chunkVectors * 2,
+        launchVectors: unitVectors * 6,
         coded,
       });
       try {
-        const tasks: ChunkTask[] = Array.from({ length: 6 }, (_, i) => ({
-          nt: c.nt,
-          nr: c.nt,
-          modulation: c.modulation,
-          vectorsPerChannel: 1,
-          seed: exec.setup.seed,
-          detectors,
-          active: [0],
-          snrIndex: 1,
-          chunkIndex: i,
-          vectors: chunkVectors,
-          noiseVar,
-          coded,
-          sliceVectors: unit,
-        }));
+        // chunks of 1 to 5 units: launches of 6 units take whole chunks and parts of chunks
+        const tasks = unitChunks(
+          {
+            nt: c.nt,
+            nr: c.nt,
+            modulation: c.modulation,
+            vectorsPerChannel: 1,
+            seed: exec.setup.seed,
+            detectors,
+            snrIndex: 1,
+            noiseVar,
+            coded,
+            sliceVectors: unit,
+          },
+          0,
+          unitVectors,
+          [3, 1, 5, 2, 4, 3],
+          () => [0],
+        );
         const results = await Promise.all(tasks.map((task) => exec.run(task)));
         const { gFe, cFe, frames, gSym, cSym } = tallyAgainstCpu(tasks, results);
         const symbols = frames * unit * c.nt;

@@ -19,9 +19,10 @@ import { constellation } from '../../src/mimo/modulation.js';
 import { DETECTOR_REGISTRY, type DetectorEntry } from '../../src/mimo/registry.js';
 import type { CudaDetector } from '../../src/mimo/gpu/cuda-detector.js';
 import type { Modulation } from '../../src/mimo/types.js';
-import { runChunk, type ChunkTask } from '../../src/sim/chunk.js';
+import { runChunk } from '../../src/sim/chunk.js';
+import { unitChunks } from './chunk-tally.js';
 import { linkVectorOnCpu } from '../../src/sim/gpu/cpu-vector.js';
-import { chunkStream, generateLinkChunk, linkChannelSpan } from '../../src/sim/link.js';
+import { unitStream, generateLinkChunk, linkChannelSpan } from '../../src/sim/link.js';
 import { resolveEngine, simulate } from '../../src/sim/simulate.js';
 import { compileEmulated, emulatorUnavailable, runEmulated } from '../gpu/cuda-emulator.js';
 
@@ -57,7 +58,7 @@ function probeInput(n: number): ProbeInput {
     blocks = new BigUint64Array(n);
   for (let i = 0; i < n; i++) {
     seeds[i] = i % 3 === 0 ? BigInt(randomInt(100)) : r53();
-    streams[i] = i % 2 === 0 ? BigInt(chunkStream(randomInt(2 ** 19), randomInt(2 ** 32), randomInt(3))) : r53();
+    streams[i] = i % 2 === 0 ? BigInt(unitStream(randomInt(2 ** 19), randomInt(2 ** 32), randomInt(3))) : r53();
     blocks[i] = i % 4 === 0 ? BigInt(randomInt(64)) : BigInt(randomInt(2 ** 40));
   }
   return { seeds, streams, blocks, M: 2 ** (1 + randomInt(8)) };
@@ -172,28 +173,28 @@ interface LinkCase {
   nr: number;
   modulation: Modulation;
   vpc: number;
-  chunkVectors: number;
+  unitVectors: number;
   seed: number;
   snrIndex: number;
-  chunk0: number;
+  unit0: number;
   v0: number;
   vectors: number;
   noiseVar: number;
 }
 
 function randomCase(nt: number, nr: number, vpc: number): LinkCase {
-  const chunkVectors = vpc * (1 + randomInt(40));
+  const unitVectors = vpc * (1 + randomInt(40));
   const total = vpc * (1 + randomInt(Math.max(1, Math.floor(300 / vpc))));
   return {
     nt,
     nr,
     modulation: MODS[randomInt(MODS.length)]!,
     vpc,
-    chunkVectors,
+    unitVectors,
     seed: randomInt(2 ** 40),
     snrIndex: randomInt(20),
-    chunk0: randomInt(1000),
-    v0: vpc * randomInt(chunkVectors / vpc),
+    unit0: randomInt(1000),
+    v0: vpc * randomInt(unitVectors / vpc),
     vectors: total,
     noiseVar: 10 ** (-randomInt(30) / 10),
   };
@@ -215,8 +216,8 @@ function cpuLaunch(c: LinkCase): { H: Float64Array; y: Float64Array; tx: Int32Ar
   const chunks = new Map<number, ReturnType<typeof generateLinkChunk>>();
   for (let g = 0; g < c.vectors; g++) {
     const p = c.v0 + g,
-      k = c.chunk0 + Math.floor(p / c.chunkVectors),
-      v = p % c.chunkVectors;
+      k = c.unit0 + Math.floor(p / c.unitVectors),
+      v = p % c.unitVectors;
     let ch = chunks.get(k);
     if (!ch) {
       ch = generateLinkChunk({
@@ -226,8 +227,8 @@ function cpuLaunch(c: LinkCase): { H: Float64Array; y: Float64Array; tx: Int32Ar
         vectorsPerChannel: c.vpc,
         seed: c.seed,
         snrIndex: c.snrIndex,
-        chunkIndex: k,
-        vectors: c.chunkVectors,
+        unitIndex: k,
+        vectors: c.unitVectors,
         noiseVar: c.noiseVar,
       });
       chunks.set(k, ch);
@@ -287,7 +288,7 @@ int main() {
   if (fread(h, 8, 13, stdin) != 13 || fread(d, 8, 1, stdin) != 1) return 1;
   // the channels' span (src/sim/link.ts linkChannelSpan): stream0, perStream, first
   const unsigned long long stream0 = h[10], perStream = h[11], first = h[12];
-  const unsigned long long seed = h[0], chunk0 = h[2], v0 = h[3], cv = h[4];
+  const unsigned long long seed = h[0], unit0 = h[2], v0 = h[3], cv = h[4];
   const unsigned snr = (unsigned)h[1];
   const int vectors = (int)h[5], vpc = (int)h[6], M = (int)h[7], nt = (int)h[8], nr = (int)h[9];
   std::vector<double> pts(2 * M);
@@ -296,7 +297,7 @@ int main() {
   std::vector<double> H64((size_t)channels * 2 * pairs); std::vector<float> H32(H64.size()), y((size_t)vectors * 2 * nr);
   std::vector<int> tx((size_t)vectors * nt);
   if (emu_launch((channels * pairs + 255) / 256, dim3{256, 1, 1}, 0, [&] { rayleigh_channels(H64.data(), H32.data(), seed, stream0, 4, perStream, first, channels, pairs); })) return 2;
-  if (emu_launch((vectors + 255) / 256, dim3{256, 1, 1}, 0, [&] { link_vectors(pts.data(), H64.data(), tx.data(), y.data(), seed, snr, chunk0, v0, cv, vectors, vpc, M, d[0]); })) return 2;
+  if (emu_launch((vectors + 255) / 256, dim3{256, 1, 1}, 0, [&] { link_vectors(pts.data(), H64.data(), tx.data(), y.data(), seed, snr, unit0, v0, cv, vectors, vpc, M, d[0]); })) return 2;
   fwrite(H64.data(), 8, H64.size(), stdout); fwrite(H32.data(), 4, H32.size(), stdout); fwrite(tx.data(), 4, tx.size(), stdout); fwrite(y.data(), 4, y.size(), stdout);
   return 0;
 }
@@ -310,10 +311,10 @@ function runLinkEmulated(c: LinkCase): LinkOutput {
     ['-DLINK_BLOCK=256', `-DNT=${c.nt}`, `-DNR=${c.nr}`],
   );
   const span = linkChannelSpan(
-    { seed: c.seed, snrIndex: c.snrIndex, chunkIndex: c.chunk0 },
+    { seed: c.seed, snrIndex: c.snrIndex, unitIndex: c.unit0 },
     c.v0 / c.vpc,
     c.vectors / c.vpc,
-    c.chunkVectors / c.vpc,
+    c.unitVectors / c.vpc,
   );
   assert.equal(error, null);
   const con = constellation(c.modulation);
@@ -321,9 +322,9 @@ function runLinkEmulated(c: LinkCase): LinkOutput {
     [
       c.seed,
       c.snrIndex,
-      c.chunk0,
+      c.unit0,
       c.v0,
-      c.chunkVectors,
+      c.unitVectors,
       c.vectors,
       c.vpc,
       con.size,
@@ -383,7 +384,7 @@ test("one vector of a chunk regenerated alone (the GPU executor's CPU redo) equa
       vectorsPerChannel: vpc,
       seed: randomInt(2 ** 40),
       snrIndex: randomInt(30),
-      chunkIndex: randomInt(2 ** 32),
+      unitIndex: randomInt(2 ** 32),
       noiseVar: 10 ** (-randomInt(30) / 10),
     };
     const vectors = vpc * (1 + randomInt(20));
@@ -507,9 +508,9 @@ test('device link kernels: symbols bit for bit, channels and received vectors wi
         {
           seed: cs.seed,
           snrIndex: cs.snrIndex,
-          chunk0: cs.chunk0,
+          unit0: cs.unit0,
           v0: cs.v0,
-          chunkVectors: cs.chunkVectors,
+          unitVectors: cs.unitVectors,
           vectors: cs.vectors,
           vpc,
         },
@@ -592,7 +593,7 @@ function zfOnGpu(): { nt: number; restore: () => void; real: boolean } {
   };
 }
 
-test("device GPU executor: per-chunk counts equal runChunk's (but for float32 near-ties), across launches, pieces of large chunks and detector sets", {
+test("device GPU executor: per-unit counts equal runChunk's (but for float32 near-ties), across launches, chunks of several units, pieces of large units and detector sets", {
   skip,
 }, async (t) => {
   const zf = zfOnGpu();
@@ -600,7 +601,7 @@ test("device GPU executor: per-chunk counts equal runChunk's (but for float32 ne
   try {
     const nt = zf.nt,
       nr = zf.nt;
-    for (const [modulation, vpc, chunkVectors, launchVectors, snrDb] of [
+    for (const [modulation, vpc, unitVectors, launchVectors, snrDb] of [
       ['16qam', 1, 1000, 4096, 6],
       ['qpsk', 2, 512, 300, 2],
       ['64qam', 1, 5000, 1024, 14],
@@ -615,48 +616,50 @@ test("device GPU executor: per-chunk counts equal runChunk's (but for float32 ne
         nr,
         modulation,
         vectorsPerChannel: vpc,
-        chunkVectors,
+        unitVectors,
         seed: 1 + randomInt(1000),
         detectors,
         launchVectors,
       });
       try {
         const seed = exec.setup.seed;
-        const tasks: ChunkTask[] = Array.from({ length: 7 }, (_, i) => ({
-          nt,
-          nr,
-          modulation,
-          vectorsPerChannel: vpc,
-          seed,
-          detectors,
-          active: i < 4 ? [0, 1] : [1],
-          snrIndex: 3,
-          chunkIndex: 10 + i,
-          vectors: i === 6 ? chunkVectors / 2 : chunkVectors,
-          noiseVar,
-        }));
+        // chunks of 1 to 4 units, the point's last unit half a unit
+        const tasks = unitChunks(
+          { nt, nr, modulation, vectorsPerChannel: vpc, seed, detectors, snrIndex: 3, noiseVar },
+          10,
+          unitVectors,
+          [1, 3, 2, 1, 4, 1, 2],
+          (i) => (i < 4 ? [0, 1] : [1]),
+          unitVectors / 2,
+        );
         const results = await Promise.all(tasks.map((task) => exec.run(task)));
         let differ = 0,
           bits = 0;
         for (const [i, task] of tasks.entries()) {
           const cpu = runChunk(task);
-          assert.equal(results[i]!.chunkIndex, task.chunkIndex);
-          assert.equal(results[i]!.vectors, task.vectors);
-          for (let d = 0; d < 2; d++) {
-            const g = results[i]!.counts[d],
-              c = cpu.counts[d];
-            if (!task.active.includes(d)) {
-              assert.equal(g, null);
-              continue;
+          assert.equal(results[i]!.unit0, task.unit0);
+          assert.deepEqual(
+            results[i]!.units.map((u) => u.vectors),
+            task.unitSizes,
+          );
+          for (const [u, unit] of cpu.units.entries()) {
+            const gu = results[i]!.units[u]!;
+            for (let d = 0; d < 2; d++) {
+              const g = gu.counts[d],
+                c = unit.counts[d];
+              if (!task.active.includes(d)) {
+                assert.equal(g, null);
+                continue;
+              }
+              assert.ok(g && c);
+              differ += Math.abs(g.bitErrors - c.bitErrors);
+              bits += c.bitErrors;
+              assert.ok(g.frameErrors <= g.symbolErrors && g.symbolErrors <= g.bitErrors);
             }
-            assert.ok(g && c);
-            differ += Math.abs(g.bitErrors - c.bitErrors);
-            bits += c.bitErrors;
-            assert.ok(g.frameErrors <= g.symbolErrors && g.symbolErrors <= g.bitErrors);
+            // both detector rows of a unit are the same detector on the same data
+            if (task.active.length === 2)
+              assert.deepEqual({ ...gu.counts[0], timeMs: 0 }, { ...gu.counts[1], timeMs: 0 });
           }
-          // both detector rows of a chunk are the same detector on the same data
-          if (task.active.length === 2)
-            assert.deepEqual({ ...results[i]!.counts[0], timeMs: 0 }, { ...results[i]!.counts[1], timeMs: 0 });
         }
         assert.ok(differ <= Math.max(2, bits * 0.002), `${differ} bit errors differ of ${bits}`);
         t.diagnostic(

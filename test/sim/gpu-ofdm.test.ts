@@ -47,6 +47,7 @@ import { ofdmVectorOnCpu } from '../../src/sim/gpu/cpu-vector.js';
 import { lmmseDeviceArrays, NOISE_SUM_METHOD } from '../../src/channels/estimation/gpu/estimation-plan.js';
 import { resolveEngine, simulate } from '../../src/sim/simulate.js';
 import { compileEmulated, emulatorUnavailable, runEmulated } from '../gpu/cuda-emulator.js';
+import { unitChunks } from './chunk-tally.js';
 
 const cuda = cudaAvailable();
 const skip = cuda.ok ? false : `no CUDA device: ${cuda.reason}`;
@@ -63,12 +64,12 @@ interface OfdmCase {
   ofdm: OfdmLinkSpec;
   seed: number;
   snrIndex: number;
-  chunk0: number;
+  unit0: number;
   chunks: number;
   /** Data vectors a chunk: all of the slot's, or (as a coded slot) fewer. */
-  chunkVectors: number;
+  unitVectors: number;
   noiseVar: number;
-  /** Coded slots: the frames' symbols (chunkVectors whole frames). */
+  /** Coded slots: the frames' symbols (unitVectors whole frames). */
   coded?: CodedSpec;
 }
 
@@ -96,9 +97,9 @@ function randomCase(
     ofdm,
     seed: randomInt(2 ** 40),
     snrIndex: randomInt(20),
-    chunk0: randomInt(1000),
+    unit0: randomInt(1000),
     chunks: 1 + randomInt(3),
-    chunkVectors: randomInt(3) === 0 ? 1 + randomInt(data) : data,
+    unitVectors: randomInt(3) === 0 ? 1 + randomInt(data) : data,
     noiseVar: 10 ** (-randomInt(30) / 10),
   };
 }
@@ -113,8 +114,8 @@ function cpuLaunch(c: OfdmCase): { tx: Int32Array; H: Float64Array; y: Float64Ar
       vectorsPerChannel: 1,
       seed: c.seed,
       snrIndex: c.snrIndex,
-      chunkIndex: c.chunk0 + i,
-      vectors: c.chunkVectors,
+      unitIndex: c.unit0 + i,
+      vectors: c.unitVectors,
       noiseVar: c.noiseVar,
       channel: c.channel,
       channelOptions: c.channelOptions,
@@ -155,7 +156,7 @@ const MAIN = String.raw`
 int main() {
   long long h[10]; double d[1];
   if (fread(h, 8, 10, stdin) != 10 || fread(d, 8, 1, stdin) != 1) return 1;
-  const unsigned long long seed = h[0], chunk0 = h[2];
+  const unsigned long long seed = h[0], unit0 = h[2];
   const unsigned snr = (unsigned)h[1];
   const int cv = (int)h[3], vectors = (int)h[4], K = (int)h[5], mask = (int)h[6], flat = (int)h[7], M = (int)h[8];
   const long long gridEntries = h[9];
@@ -166,7 +167,7 @@ int main() {
 #if LINK_CODED
   if (fread(tx.data(), 4, tx.size(), stdin) != tx.size()) return 1;
 #endif
-  if (emu_launch((vectors + 255) / 256, dim3{256, 1, 1}, 0, [&] { ofdm_data(pts.data(), H64.data(), H32.data(), tx.data(), y.data(), seed, snr, chunk0, cv, vectors, K, mask, flat, M, d[0]); })) return 2;
+  if (emu_launch((vectors + 255) / 256, dim3{256, 1, 1}, 0, [&] { ofdm_data(pts.data(), H64.data(), H32.data(), tx.data(), y.data(), seed, snr, unit0, cv, vectors, K, mask, flat, M, d[0]); })) return 2;
   fwrite(H32.data(), 4, H32.size(), stdout); fwrite(tx.data(), 4, tx.size(), stdout); fwrite(y.data(), 4, y.size(), stdout);
   return 0;
 }
@@ -194,21 +195,21 @@ function runEmulatedCase(c: OfdmCase): { H32: Float32Array; tx: Int32Array; y32:
   const config = ofdmDmrs(c.ofdm, c.nt);
   const shape = { nt: c.nt, nr: c.nr };
   const gen = CHANNEL_REGISTRY[c.channel].cpu(shape, c.channelOptions as never);
-  const span = linkChannelSpan({ seed: c.seed, snrIndex: c.snrIndex, chunkIndex: c.chunk0 }, 0, c.chunks, 1);
+  const span = linkChannelSpan({ seed: c.seed, snrIndex: c.snrIndex, unitIndex: c.unit0 }, 0, c.chunks, 1);
   const grid = { scs: c.ofdm.scs, prbs: c.ofdm.prbs };
   const flat = gen.response === undefined;
   const H64 = flat
     ? gen.draw(span)
     : channelResponse(gen, shape, span, { times: symbolTimes(grid, 0, 1), freqs: subcarrierFrequencies(grid) });
-  const vectors = c.chunks * c.chunkVectors;
+  const vectors = c.chunks * c.unitVectors;
   const con = constellation(c.modulation);
   const mask = config.symbols.reduce((m, l) => m | (1 << l), 0);
   const head = new BigInt64Array(
     [
       c.seed,
       c.snrIndex,
-      c.chunk0,
-      c.chunkVectors,
+      c.unit0,
+      c.unitVectors,
       vectors,
       config.subcarriers,
       mask,
@@ -232,7 +233,7 @@ function runEmulatedCase(c: OfdmCase): { H32: Float32Array; tx: Int32Array; y32:
 /** Symbols bit for bit, H the CPU's rounded, y within a float32 ulp where it sits on a rounding boundary; returns y's such entries. */
 function check(c: OfdmCase, got: { H32: Float32Array; tx: Int32Array; y32: Float32Array }): number {
   const want = cpuLaunch(c);
-  const what = `${c.channel} ${c.nt}x${c.nr} ${JSON.stringify(c.ofdm)} chunkVectors ${c.chunkVectors}`;
+  const what = `${c.channel} ${c.nt}x${c.nr} ${JSON.stringify(c.ofdm)} unitVectors ${c.unitVectors}`;
   assert.deepEqual(got.tx, want.tx, `${what}: symbol indices`);
   assert.deepEqual(got.H32, Float32Array.from(want.H), `${what}: channels`);
   let off = 0;
@@ -256,7 +257,7 @@ int main() {
   const int method = (int)h[14], empty = (int)h[16];
   const long long terms = h[15];
   const int segments = (int)((terms + 63) / 64);
-  const unsigned long long seed = h[0], chunk0 = h[2];
+  const unsigned long long seed = h[0], unit0 = h[2];
   const unsigned snr = (unsigned)h[1];
   const int cv = (int)h[3], vectors = (int)h[4], K = (int)h[5], mask = (int)h[6], flat = (int)h[7], M = (int)h[8];
   const long long gridEntries = h[9];
@@ -274,11 +275,11 @@ int main() {
   std::vector<int> tx((size_t)vectors * NT);
   std::vector<double> Yp(2 * (size_t)chunks * D * K * NR), P(2 * (size_t)chunks * D * NT * NR * (K / 4)), Q(P.size()), noise(chunks);
   auto blocks = [](long long n) { return (unsigned)((n + 255) / 256); };
-  if (emu_launch(blocks(vectors), dim3{256, 1, 1}, 0, [&] { ofdm_data(pts.data(), H64.data(), nullptr, tx.data(), y.data(), seed, snr, chunk0, cv, vectors, K, mask, flat, M, sd); })) return 2;
-  if (emu_launch(blocks((long long)chunks * D * K * NR), dim3{256, 1, 1}, 0, [&] { ofdm_pilots(H64.data(), seq.data(), Yp.data(), seed, snr, chunk0, chunks, K, D, mask, slots, flat, beta, sd); })) return 2;
-  if (emu_launch(blocks((long long)chunks * D * NT * NR * (K / 4)), dim3{256, 1, 1}, 0, [&] { ofdm_despread(Yp.data(), seq.data(), P.data(), W ? Q.data() : nullptr, chunk0, chunks, K, D, slots, beta, 1 / (2 * pilotPower)); })) return 2;
+  if (emu_launch(blocks(vectors), dim3{256, 1, 1}, 0, [&] { ofdm_data(pts.data(), H64.data(), nullptr, tx.data(), y.data(), seed, snr, unit0, cv, vectors, K, mask, flat, M, sd); })) return 2;
+  if (emu_launch(blocks((long long)chunks * D * K * NR), dim3{256, 1, 1}, 0, [&] { ofdm_pilots(H64.data(), seq.data(), Yp.data(), seed, snr, unit0, chunks, K, D, mask, slots, flat, beta, sd); })) return 2;
+  if (emu_launch(blocks((long long)chunks * D * NT * NR * (K / 4)), dim3{256, 1, 1}, 0, [&] { ofdm_despread(Yp.data(), seq.data(), P.data(), W ? Q.data() : nullptr, unit0, chunks, K, D, slots, beta, 1 / (2 * pilotPower)); })) return 2;
   if (W && emu_launch(blocks((long long)windows.size()), dim3{256, 1, 1}, 0, [&] { ofdm_noise_window(P.data(), Q.data(), Pi.data(), windows.data(), chunks, K, D, W, per); })) return 2;
-  if (emu_launch(blocks((long long)chunks * segments), dim3{256, 1, 1}, 0, [&] { ofdm_noise_segments(Yp.data(), P.data(), seq.data(), W ? windows.data() : nullptr, segs.data(), chunk0, chunks, K, D, slots, method, terms, empty); })) return 2;
+  if (emu_launch(blocks((long long)chunks * segments), dim3{256, 1, 1}, 0, [&] { ofdm_noise_segments(Yp.data(), P.data(), seq.data(), W ? windows.data() : nullptr, segs.data(), unit0, chunks, K, D, slots, method, terms, empty); })) return 2;
   if (emu_launch(blocks(chunks), dim3{256, 1, 1}, 0, [&] { ofdm_noise(segs.data(), noise.data(), chunks, segments, method, (double)terms, dofs, pilotPower, lsScale, errorVar, doppler); })) return 2;
   std::vector<double> Hd(2 * (size_t)chunks * D * K * NR * NT);
   if (emu_launch(blocks((long long)chunks * D * K * NR * NT), dim3{256, 1, 1}, 0, [&] { ofdm_freq_estimate(P.data(), W ? Q.data() : nullptr, W ? starts.data() : nullptr, weights.data(), Hd.data(), chunks, K, D, W); })) return 2;
@@ -321,7 +322,7 @@ function runEstimateEmulated(c: OfdmCase): {
     slots = slotsPerFrame(c.ofdm.scs);
   const shape = { nt: c.nt, nr: c.nr };
   const gen = CHANNEL_REGISTRY[c.channel].cpu(shape, c.channelOptions as never);
-  const span = linkChannelSpan({ seed: c.seed, snrIndex: c.snrIndex, chunkIndex: c.chunk0 }, 0, c.chunks, 1);
+  const span = linkChannelSpan({ seed: c.seed, snrIndex: c.snrIndex, unitIndex: c.unit0 }, 0, c.chunks, 1);
   const grid = { scs: c.ofdm.scs, prbs: c.ofdm.prbs };
   const flat = gen.response === undefined;
   const H64 = flat
@@ -332,7 +333,7 @@ function runEstimateEmulated(c: OfdmCase): {
   const f = c.ofdm.csi === 'lmmse' ? ofdmLmmseFilter(config, c.channel, c.channelOptions, c.noiseVar) : null;
   const W = f ? f.window : 0;
   const time = ofdmTimeTerms(config, c.channel, c.channelOptions);
-  const vectors = c.chunks * c.chunkVectors;
+  const vectors = c.chunks * c.unitVectors;
   const con = constellation(c.modulation);
   // the noise sum's terms, as ofdm-kernels.ts counts them
   const sum = f ? 'lmmse' : autoNoiseSum(c.nt);
@@ -343,8 +344,8 @@ function runEstimateEmulated(c: OfdmCase): {
     [
       c.seed,
       c.snrIndex,
-      c.chunk0,
-      c.chunkVectors,
+      c.unit0,
+      c.unitVectors,
       vectors,
       K,
       config.symbols.reduce((m, l) => m | (1 << l), 0),
@@ -400,13 +401,13 @@ function runEstimateEmulated(c: OfdmCase): {
  */
 function checkEstimate(c: OfdmCase, got: ReturnType<typeof runEstimateEmulated>): { off: number; noiseRel: number } {
   const want = cpuLaunch(c);
-  const what = `${c.channel} ${c.ofdm.csi} ${c.nt}x${c.nr} ${JSON.stringify(c.ofdm)} chunkVectors ${c.chunkVectors}`;
+  const what = `${c.channel} ${c.ofdm.csi} ${c.nt}x${c.nr} ${JSON.stringify(c.ofdm)} unitVectors ${c.unitVectors}`;
   assert.deepEqual(got.tx, want.tx, `${what}: symbol indices`);
   let noiseRel = 0;
   for (let k = 0; k < c.chunks; k++) {
     noiseRel = Math.max(noiseRel, Math.abs(got.noise[k]! - want.noise[k]!) / want.noise[k]!);
-    for (let v = 0; v < c.chunkVectors; v++) {
-      const n = got.noiseIn[k * c.chunkVectors + v]!;
+    for (let v = 0; v < c.unitVectors; v++) {
+      const n = got.noiseIn[k * c.unitVectors + v]!;
       assert.ok(
         Math.abs(n - want.noise[k]!) <= ulp32(want.noise[k]!),
         `${what}: vector ${v}'s noise ${n} vs ${want.noise[k]}`,
@@ -453,7 +454,7 @@ test("emulated OFDM estimation kernels: LS and LMMSE estimates and noise varianc
   // a wider grid: LMMSE windows that slide along the band (W = 8 of K / 4 = 18 pairs)
   const wide = randomCase('tdl-a', { speed: 10 }, 'lmmse');
   const ofdm = { ...wide.ofdm, prbs: 6 };
-  cases.push({ ...wide, ofdm, chunks: 1, chunkVectors: ofdmDataVectors(ofdm, wide.nt) });
+  cases.push({ ...wide, ofdm, chunks: 1, unitVectors: ofdmDataVectors(ofdm, wide.nt) });
   let off = 0,
     noiseRel = 0;
   for (const c of cases) {
@@ -489,7 +490,7 @@ test('emulated OFDM data kernel, coded slots: the frames fill the first data vec
     const coded = { code: 'wimax:576', decoder: {} };
     const vpf = vectorsPerFrame(codeOf(coded.code, c.modulation).n, c.nt, constellation(c.modulation).bitsPerSymbol);
     const ofdm = { ...c.ofdm, prbs: 4 + randomInt(3) };
-    const cc = { ...c, ofdm, coded, chunkVectors: Math.floor(ofdmDataVectors(ofdm, c.nt) / vpf) * vpf };
+    const cc = { ...c, ofdm, coded, unitVectors: Math.floor(ofdmDataVectors(ofdm, c.nt) / vpf) * vpf };
     check(cc, runEmulatedCase(cc));
   }
 });
@@ -500,12 +501,8 @@ test("an OFDM vector regenerated for the GPU executor's CPU redo equals generate
   const cache = new Map();
   const { nt, nr } = c;
   for (let trial = 0; trial < 5; trial++) {
-    const v = randomInt(c.chunkVectors);
-    const one = ofdmVectorOnCpu(
-      { ...c, vectorsPerChannel: 1, chunkIndex: c.chunk0, vectors: c.chunkVectors },
-      v,
-      cache,
-    );
+    const v = randomInt(c.unitVectors);
+    const one = ofdmVectorOnCpu({ ...c, vectorsPerChannel: 1, unitIndex: c.unit0, vectors: c.unitVectors }, v, cache);
     assert.deepEqual(one.txIndices, want.tx.subarray(v * nt, (v + 1) * nt));
     assert.deepEqual(one.H, want.H.subarray(2 * v * nr * nt, 2 * (v + 1) * nr * nt));
     assert.deepEqual(one.y, want.y.subarray(2 * v * nr, 2 * (v + 1) * nr));
@@ -647,7 +644,7 @@ test("device GPU executor, OFDM: per-slot counts equal runChunk's (but for float
       nr,
       modulation,
       vectorsPerChannel: 1,
-      chunkVectors: slot,
+      unitVectors: slot,
       seed: 1 + randomInt(1000),
       detectors,
       channel: 'tdl-a',
@@ -657,38 +654,43 @@ test("device GPU executor, OFDM: per-slot counts equal runChunk's (but for float
       launchVectors: 2 * slot + 1,
     });
     try {
-      const tasks = Array.from({ length: 5 }, (_, i) => ({
-        nt,
-        nr,
-        modulation,
-        vectorsPerChannel: 1,
-        seed: exec.setup.seed,
-        detectors,
-        active: [0, 1],
-        snrIndex: 2,
-        chunkIndex: 17 + i,
-        vectors: slot,
-        noiseVar: 10 ** (-12 / 10),
-        channel: 'tdl-a' as const,
-        channelOptions,
-        ofdm,
-      }));
+      // chunks of one slot and of three (a launch then takes part of a chunk)
+      const tasks = unitChunks(
+        {
+          nt,
+          nr,
+          modulation,
+          vectorsPerChannel: 1,
+          seed: exec.setup.seed,
+          detectors,
+          snrIndex: 2,
+          noiseVar: 10 ** (-12 / 10),
+          channel: 'tdl-a' as const,
+          channelOptions,
+          ofdm,
+        },
+        17,
+        slot,
+        [1, 3, 1],
+        () => [0, 1],
+      );
       const results = await Promise.all(tasks.map((task) => exec.run(task)));
       let differ = 0,
         bits = 0;
       for (const [i, task] of tasks.entries()) {
         const cpu = runChunk(task);
-        assert.equal(results[i]!.chunkIndex, task.chunkIndex);
-        for (let d = 0; d < 2; d++) {
-          const g = results[i]!.counts[d]!,
-            c = cpu.counts[d]!;
-          differ += Math.abs(g.bitErrors - c.bitErrors);
-          bits += c.bitErrors;
-        }
+        assert.equal(results[i]!.unit0, task.unit0);
+        for (const [u, unit] of cpu.units.entries())
+          for (let d = 0; d < 2; d++) {
+            const g = results[i]!.units[u]!.counts[d]!,
+              c = unit.counts[d]!;
+            differ += Math.abs(g.bitErrors - c.bitErrors);
+            bits += c.bitErrors;
+          }
       }
       // float32 decisions near a tie (gpu-link.test.ts's executor rule)
       assert.ok(differ <= Math.max(2, bits * 0.002), `csi ${csi}: ${differ} bit errors differ of ${bits}`);
-      t.diagnostic(`csi ${csi}: ${tasks.length} slots of ${slot} vectors, bit errors differ by ${differ} of ${bits}`);
+      t.diagnostic(`csi ${csi}: 5 slots of ${slot} vectors, bit errors differ by ${differ} of ${bits}`);
     } finally {
       await exec.close();
     }

@@ -75,7 +75,7 @@ test('idd 3 beats one pass of mmse-pic, paired over the same frames (4x4 16-QAM 
       vectorsPerChannel: 1,
       seed,
       snrIndex: 0,
-      chunkIndex: chunk,
+      unitIndex: chunk,
       vectors: 24 * vpf,
       noiseVar,
       coded: spec,

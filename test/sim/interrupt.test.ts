@@ -36,7 +36,7 @@ const config = fc.record({
   }),
   snrs: fc.array(fc.integer({ min: -5, max: 20 }), { minLength: 2, maxLength: 4 }),
   maxErrors: fc.integer({ min: 5, max: 200 }),
-  chunkVectors: fc.integer({ min: 8, max: 128 }),
+  unitVectors: fc.integer({ min: 8, max: 128 }),
 });
 
 test('an aborted run keeps exactly its finished points; resuming from them gives the uninterrupted counts', async () => {
@@ -50,7 +50,7 @@ test('an aborted run keeps exactly its finished points; resuming from them gives
         snrs: c.snrs,
         maxErrors: c.maxErrors,
         maxVectors: 2000,
-        chunkVectors: c.chunkVectors,
+        unitVectors: c.unitVectors,
         seed: c.seed,
         threads: 1,
       };
@@ -120,7 +120,7 @@ test('--max-time stops a long point with its counts, flagged; progress comes at 
       snrs: [30, 31],
       maxErrors: 1e9,
       maxVectors: 1e6,
-      chunkVectors: 256,
+      unitVectors: 256,
       seed: randomInt(1000),
       threads,
       maxTimeSeconds,
@@ -197,7 +197,7 @@ test('simulate killed by a signal writes the finished points and says so; --resu
       '1000000',
       '--max-vectors',
       '20000',
-      '--chunk-vectors',
+      '--unit-vectors',
       '512',
       '--seed',
       String(seed),
@@ -243,7 +243,7 @@ test('simulate killed by a signal writes the finished points and says so; --resu
       snrs,
       maxErrors: 1_000_000,
       maxVectors: 20000,
-      chunkVectors: 512,
+      unitVectors: 512,
       seed,
       threads: 2,
     });

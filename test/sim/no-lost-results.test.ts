@@ -54,8 +54,8 @@ function unprovenAlone(o: SimulationOptions, d: number, snrIndex: number, chunk:
     vectorsPerChannel: 1,
     seed: o.seed!,
     snrIndex,
-    chunkIndex: chunk,
-    vectors: o.chunkVectors!,
+    unitIndex: chunk,
+    vectors: o.unitVectors!,
     noiseVar,
   });
   const n = 2 * o.nr * o.nt;
@@ -79,7 +79,7 @@ const config = fc.record({
   slack: fc.integer({ min: 0, max: 8 }),
   // high SNRs first, so that some points usually finish before the budget is reached
   snrs: fc.tuple(fc.integer({ min: 30, max: 45 }), fc.integer({ min: 20, max: 30 }), fc.integer({ min: -6, max: 6 })),
-  chunkVectors: fc.integer({ min: 8, max: 64 }),
+  unitVectors: fc.integer({ min: 8, max: 64 }),
   threads: fc.constantFrom(1, 2),
 });
 
@@ -98,7 +98,7 @@ test('a node budget mid-run: the typed error names point, detector, chunk and ve
         snrs: [...c.snrs],
         maxErrors: 40,
         maxVectors: 256,
-        chunkVectors: c.chunkVectors,
+        unitVectors: c.unitVectors,
         seed: c.seed,
         threads: c.threads,
         // the CPU engine, whose search unprovenAlone repeats; the GPU's float32 kernels may stop at
@@ -121,7 +121,7 @@ test('a node budget mid-run: the typed error names point, detector, chunk and ve
       assert.equal(err.code, 'NODE_BUDGET');
       const { snrIndex, snr, detector, chunk, vector } = err.context;
       assert.deepEqual([snrIndex, snr, detector], [i, c.snrs[i], 'sphere'], err.message);
-      assert.ok(Number.isInteger(chunk) && Number.isInteger(vector) && vector! < c.chunkVectors, err.message);
+      assert.ok(Number.isInteger(chunk) && Number.isInteger(vector) && vector! < c.unitVectors, err.message);
       assert.equal(err.details?.maxNodes, budgeted.maxNodes);
       assert.equal(
         err.message.split(': the search')[0],
@@ -160,7 +160,7 @@ test('anything thrown mid-run (here by onProgress) is an InternalError at its SN
     snrs: [0, 4, 8],
     maxErrors: 1e9,
     maxVectors: 64 * (2 + randomInt(3)),
-    chunkVectors: 64,
+    unitVectors: 64,
     seed,
     threads: 1,
   };
@@ -186,7 +186,7 @@ test('anything thrown mid-run (here by onProgress) is an InternalError at its SN
 
 test("onBudget 'flag': each point counts exactly its vectors whose search stopped at the budget, whatever the threads; table and CSV show it", async () => {
   const nt = 2 + randomInt(2),
-    chunkVectors = 16 * (1 + randomInt(3)),
+    unitVectors = 16 * (1 + randomInt(3)),
     seed = randomInt(2 ** 31);
   const opts: SimulationOptions = {
     nt,
@@ -195,8 +195,8 @@ test("onBudget 'flag': each point counts exactly its vectors whose search stoppe
     detectors: [{ detector: 'sphere', maxNodes: 4 * nt + randomInt(6), onBudget: 'flag' }, { detector: 'zf' }],
     snrs: [-2 + randomInt(6)],
     maxErrors: 1e9,
-    maxVectors: chunkVectors * (1 + randomInt(3)),
-    chunkVectors,
+    maxVectors: unitVectors * (1 + randomInt(3)),
+    unitVectors,
     seed,
   };
   const one = await simulate({ ...opts, threads: 1 });
@@ -205,8 +205,8 @@ test("onBudget 'flag': each point counts exactly its vectors whose search stoppe
   const [sphere, zf] = one.points as [SimPoint, SimPoint];
   assert.equal(zf.unproven, 0);
   let expected = 0;
-  for (let k = 0; k < sphere.vectors / chunkVectors; k++)
-    for (let v = 0; v < chunkVectors; v++) if (unprovenAlone(opts, 0, 0, k, v, sphere.noiseVar)) expected++;
+  for (let k = 0; k < sphere.vectors / unitVectors; k++)
+    for (let v = 0; v < unitVectors; v++) if (unprovenAlone(opts, 0, 0, k, v, sphere.noiseVar)) expected++;
   assert.equal(sphere.unproven, expected, `seed ${seed}`);
   assert.ok(expected > 0, `seed ${seed}: no vector reached ${opts.detectors[0]!.maxNodes} nodes at ${opts.snrs[0]} dB`);
   const csv = resultToCsv(one).trim().split('\n');
@@ -236,7 +236,7 @@ test('simulate CLI: a NODE_BUDGET stop writes the finished points (JSON, CSV), s
     const seed = String(randomInt(1 << 30)),
       maxNodes = 10 + randomInt(4);
     const common = ['simulate', '--mimo', '2x2', '--mod', 'qpsk', '--detector', 'sphere,zf', '--snr', '40,35,-4'];
-    const rest = ['--max-vectors', '128', '--chunk-vectors', '32', '--threads', '1', '--seed', seed];
+    const rest = ['--max-vectors', '128', '--unit-vectors', '32', '--threads', '1', '--seed', seed];
     const json = join(dir, 'run.json'),
       csv = join(dir, 'run.csv');
     const failed = cli([...common, ...rest, '--max-nodes', String(maxNodes), '--json', json, '--csv', csv]);

@@ -23,7 +23,7 @@ import {
 } from '../../src/channels/index.js';
 import { randomSymbols } from '../../src/mimo/index.js';
 import { Philox } from '../../src/core/rng.js';
-import { chunkStream, generateLinkChunk, STREAM_PURPOSE } from '../../src/sim/link.js';
+import { unitStream, generateLinkChunk, STREAM_PURPOSE } from '../../src/sim/link.js';
 import { parseSimulateArgs } from '../../src/cli/simulate.js';
 import { simulate } from '../../src/sim/simulate.js';
 import type { SimulationOptions } from '../../src/sim/types.js';
@@ -49,7 +49,7 @@ test('ofdm link: vectors are the data resource elements, their channel the respo
     vectorsPerChannel: 1,
     seed,
     snrIndex: randomInt(4),
-    chunkIndex: randomInt(40),
+    unitIndex: randomInt(40),
     vectors,
     noiseVar,
     channel: 'tdl-c' as const,
@@ -65,7 +65,7 @@ test('ofdm link: vectors are the data resource elements, their channel the respo
     shape,
     {
       seed,
-      stream0: chunkStream(spec.snrIndex, spec.chunkIndex, STREAM_PURPOSE.channels),
+      stream0: unitStream(spec.snrIndex, spec.unitIndex, STREAM_PURPOSE.channels),
       streamStep: 1,
       perStream: 1,
       first: 0,
@@ -75,7 +75,7 @@ test('ofdm link: vectors are the data resource elements, their channel the respo
   );
   const E = nr * nt;
   const { symbols } = randomSymbols(
-    new Philox(seed, chunkStream(spec.snrIndex, spec.chunkIndex, STREAM_PURPOSE.symbols)),
+    new Philox(seed, unitStream(spec.snrIndex, spec.unitIndex, STREAM_PURPOSE.symbols)),
     vectors * nt,
     'qpsk',
   );
@@ -121,7 +121,7 @@ test('ofdm link: LS and LMMSE estimates of a block-faded channel at vanishing no
       vectorsPerChannel: 1,
       seed,
       snrIndex: 0,
-      chunkIndex: randomInt(100),
+      unitIndex: randomInt(100),
       vectors: 12 * prbs * 11,
       noiseVar: 1e-12,
       ofdm: { scs: 15e3, prbs, csi, dmrsAdditional: 2 },

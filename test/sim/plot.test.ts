@@ -57,6 +57,7 @@ function randomResult(snrType: 'esn0' | 'ebn0'): SimulationResult {
     maxErrors: 100,
     maxVectors: 1e5,
     vectorsPerChannel: 1,
+    unitVectors: 1024,
     chunkVectors: 1024,
     wallMs: 1,
     points,

@@ -24,7 +24,7 @@ const BASE: SimulationOptions = {
   detectors: [{ detector: 'zf' }],
   snrs: [10],
   maxVectors: 64,
-  chunkVectors: 32,
+  unitVectors: 32,
   threads: 1,
   engine: 'cpu',
 };
@@ -97,7 +97,7 @@ test('the chunk rule: a chunk holds whole channel groups and whole frames, every
             vectorsPerChannel: vpc,
             seed: 1,
             snrIndex: 0,
-            chunkIndex: 0,
+            unitIndex: 0,
             vectors: chunk,
             noiseVar: 1,
           }),
@@ -107,20 +107,32 @@ test('the chunk rule: a chunk holds whole channel groups and whole frames, every
   );
 });
 
-test('simulate(): chunks that break the chunk rule, or whose buffers no array could hold, are refused before any work', async () => {
+test('simulate(): units that break the grain rule, chunks of broken units, or units whose buffers no array could hold, are refused before any work', async () => {
   await fc.assert(
-    fc.asyncProperty(fc.integer({ min: 2, max: 8 }), fc.integer({ min: 1, max: 200 }), async (vpc, chunk) => {
-      fc.pre(chunk % vpc !== 0);
-      await refused(() => simulate({ ...BASE, vectorsPerChannel: vpc, chunkVectors: chunk }), 'chunkVectors');
+    fc.asyncProperty(fc.integer({ min: 2, max: 8 }), fc.integer({ min: 1, max: 200 }), async (vpc, n) => {
+      fc.pre(n % vpc !== 0);
+      // a unit of broken channel groups; a chunk of a unit and a piece
+      await refused(() => simulate({ ...BASE, vectorsPerChannel: vpc, unitVectors: n }), 'unitVectors');
+      const unitVectors = vpc * (2 + (n % 7));
+      await refused(
+        () =>
+          simulate({
+            ...BASE,
+            vectorsPerChannel: vpc,
+            unitVectors,
+            chunkVectors: unitVectors + vpc * (1 + (n % (unitVectors / vpc - 1 || 1))),
+          }),
+        'chunkVectors',
+      );
     }),
     { numRuns: 20 },
   );
   const t0 = performance.now();
   await assert.rejects(
-    () => simulate({ ...BASE, nt: 64, nr: 64, chunkVectors: 1 << 24, maxVectors: 1 << 24 }),
+    () => simulate({ ...BASE, nt: 64, nr: 64, unitVectors: 1 << 24, maxVectors: 1 << 24 }),
     (e: unknown) =>
       e instanceof UnsupportedError &&
-      e.details?.option === 'chunkVectors' &&
+      e.details?.option === 'unitVectors' &&
       (e.details.elements as number) > (e.details.limit as number) &&
       (e.details.largest as number) * 2 * 64 * 64 <= (e.details.limit as number),
   );
@@ -141,7 +153,7 @@ test('simulate(): valid options of every kind are taken, and explicit defaults c
         const opts: SimulationOptions = {
           ...BASE,
           vectorsPerChannel: vpc,
-          chunkVectors: 16 * vpc,
+          unitVectors: 16 * vpc,
           maxVectors: 16 * vpc * chunks,
           seed,
           snrType,

@@ -27,7 +27,7 @@ async function runWithTable(tty: boolean, snrType: 'esn0' | 'ebn0') {
     snrType,
     maxErrors: 400,
     maxVectors: 4096,
-    chunkVectors: 128,
+    unitVectors: 128,
     seed: randomInt(2 ** 31),
     threads: 1,
     onProgress: (e) => table.update(e),

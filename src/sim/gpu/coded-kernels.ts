@@ -4,7 +4,7 @@
  * symbols (link-symbols.cu, then link-vectors.cu with LINK_CODED), and after a detector's soft
  * output the decoder's input (src/coding/gpu rateRecoveryCudaPlan, only when a frame's LLRs are
  * not already its codeword's: pad bits or NR rate matching), the layered decoder (ldpcCudaPlan) and the counts
- * over decoded information bits per chunk (link-coded-count.cu). Shared by the GPU executor, the
+ * over decoded information bits per unit (link-coded-count.cu). Shared by the GPU executor, the
  * tests and the benchmark.
  */
 import { InvalidArgumentError } from '../../core/index.js';
@@ -28,15 +28,15 @@ import {
   type Stream,
 } from '../../gpu/index.js';
 import { vectorsPerFrame } from '../coded.js';
-import { launchChunks, type LinkLaunch } from './link-kernels.js';
+import { launchUnits, type LinkLaunch } from './link-kernels.js';
 
 const BLOCK = 256;
 const COUNT_BLOCK = 256;
 
-/** u64 counts per chunk of a coded launch: bit, symbol, frame errors, iterations. */
+/** u64 counts per unit of a coded launch: bit, symbol, frame errors, iterations. */
 export const CODED_COUNT_WORDS = 4;
 
-/** A coded launch: whole frames; `lastVectors` = the vectors of its last chunk (a point's last chunk may be short). */
+/** A coded launch: whole frames; `lastVectors` = the vectors of its last unit (a point's last unit may be short). */
 export interface CodedLaunch extends LinkLaunch {
   readonly lastVectors: number;
 }
@@ -71,7 +71,7 @@ export interface CodedCountBuffers {
   readonly status: bigint;
   /** The detector's LLRs (launch frames x perFrame float32). */
   readonly llr: bigint;
-  /** CODED_COUNT_WORDS u64 per chunk of the launch, zeroed by the caller. */
+  /** CODED_COUNT_WORDS u64 per unit of the launch, zeroed by the caller. */
   readonly counts: bigint;
   /** int32 [count, (vector, flags) x listCap], count zeroed by the caller. */
   readonly list: bigint;
@@ -190,9 +190,9 @@ export class CodedLinkKernels {
 
   /** Information bits, codewords and symbol indices of a launch (whole frames). */
   enqueueFrames(stream: Stream, l: CodedLaunch, b: CodedFrameBuffers): void {
-    if (l.v0 % this.vpf !== 0 || l.vectors % this.vpf !== 0 || l.chunkVectors % this.vpf !== 0) {
+    if (l.v0 % this.vpf !== 0 || l.vectors % this.vpf !== 0 || l.unitVectors % this.vpf !== 0) {
       throw new InvalidArgumentError(
-        `a coded launch holds whole frames of ${this.vpf} vectors (v0 ${l.v0}, ${l.vectors} vectors, chunks of ${l.chunkVectors})`,
+        `a coded launch holds whole frames of ${this.vpf} vectors (v0 ${l.v0}, ${l.vectors} vectors, units of ${l.unitVectors})`,
       );
     }
     const frames = l.vectors / this.vpf,
@@ -201,9 +201,9 @@ export class CodedLinkKernels {
       b.info,
       l.seed,
       l.snrIndex,
-      l.chunk0,
+      l.unit0,
       l.v0,
-      l.chunkVectors,
+      l.unitVectors,
       frames,
       this.vpf,
       k,
@@ -215,10 +215,10 @@ export class CodedLinkKernels {
       b.tx,
       l.seed,
       l.snrIndex,
-      l.chunk0,
+      l.unit0,
       l.v0,
-      l.chunkVectors,
-      launchChunks(l) - 1,
+      l.unitVectors,
+      launchUnits(l) - 1,
       l.lastVectors,
       l.vectors,
       this.nt,
@@ -242,7 +242,7 @@ export class CodedLinkKernels {
   }
 
   /**
-   * One detector's counts per chunk of a launch (CODED_COUNT_WORDS each), its flagged vectors, and
+   * One detector's counts per unit of a launch (CODED_COUNT_WORDS each), its flagged vectors, and
    * the frames left out for a redo with their LLRs (link-coded-count.cu).
    */
   enqueueCount(
@@ -277,7 +277,7 @@ export class CodedLinkKernels {
       this.nt,
       this.code.k,
       l.v0,
-      l.chunkVectors,
+      l.unitVectors,
     ]);
   }
 

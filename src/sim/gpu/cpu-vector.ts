@@ -1,5 +1,5 @@
 /**
- * One vector (or one coded frame) of a chunk of the link, generated on the CPU without the rest of
+ * One vector (or one coded frame) of a unit of the link, generated on the CPU without the rest of
  * the chunk: each stream is read from the position generateLinkChunk reaches it at (Philox.seek),
  * so the values equal generateLinkChunk's. The GPU executor uses them to redo the rare vector a
  * CUDA detector flags (float32 unsafe, singular) on the CPU engine in float64.
@@ -8,7 +8,7 @@ import { Philox } from '../../core/index.js';
 import { addNoise, randomSymbols, transmit, constellation } from '../../mimo/index.js';
 import { codeOf, frameSymbols, vectorsPerFrame, type CodedSpec } from '../coded.js';
 import {
-  chunkStream,
+  unitStream,
   generateLinkChunk,
   linkChannels,
   STREAM_PURPOSE,
@@ -17,44 +17,44 @@ import {
 } from '../link.js';
 import type { OfdmLinkSpec } from '../ofdm-link.js';
 
-/** The chunk a vector belongs to (its size does not matter: each stream is read at the vector). */
+/** The unit a vector belongs to (its size does not matter: each stream is read at the vector). */
 export type ChunkVectorSpec = Omit<LinkChunkSpec, 'vectors' | 'coded' | 'ofdm'>;
 
 /** The channel of vector v (nr x nt complex): its channel group's, drawn alone by the channel model. */
 function channelOf(spec: ChunkVectorSpec, v: number): Float64Array {
   const c = Math.floor(v / spec.vectorsPerChannel);
-  // the chunk holds at least c + 1 channels; how many more does not move channel c's draws
+  // the unit holds at least c + 1 channels; how many more does not move channel c's draws
   return linkChannels(spec, c, 1, c + 1);
 }
 
 /** y of vector v for its symbols (2 nt reals) and channel: the noise stream read at the vector. */
 function receivedOf(spec: ChunkVectorSpec, v: number, H: Float64Array, symbols: Float64Array): Float64Array {
-  const rng = new Philox(spec.seed, chunkStream(spec.snrIndex, spec.chunkIndex, STREAM_PURPOSE.noise));
+  const rng = new Philox(spec.seed, unitStream(spec.snrIndex, spec.unitIndex, STREAM_PURPOSE.noise));
   return addNoise(rng.seek(4 * v * spec.nr), transmit(H, symbols, spec.nt, spec.nr, 1), spec.noiseVar);
 }
 
 /**
- * Vector v of an uncoded chunk: its sent symbol indices (nt), its channel (nr x nt complex) and its
+ * Vector v of an uncoded unit: its sent symbol indices (nt), its channel (nr x nt complex) and its
  * received vector (nr complex), equal to generateLinkChunk's entries for v.
  */
 export function linkVectorOnCpu(
   spec: ChunkVectorSpec,
   v: number,
 ): { txIndices: Int32Array; H: Float64Array; y: Float64Array } {
-  const rng = new Philox(spec.seed, chunkStream(spec.snrIndex, spec.chunkIndex, STREAM_PURPOSE.symbols));
+  const rng = new Philox(spec.seed, unitStream(spec.snrIndex, spec.unitIndex, STREAM_PURPOSE.symbols));
   const { indices, symbols } = randomSymbols(rng.seek(v * spec.nt), spec.nt, spec.modulation);
   const H = channelOf(spec, v);
   return { txIndices: indices, H, y: receivedOf(spec, v, H, symbols) };
 }
 
-/** A coded frame's chunk: the code, and how many vectors the chunk holds (its pad words follow all its information words). */
+/** A coded frame's unit: the code, and how many vectors the unit holds (its pad words follow all its information words). */
 export interface CodedFrameSpec extends ChunkVectorSpec {
   coded: CodedSpec;
-  chunkVectors: number;
+  unitVectors: number;
 }
 
 /**
- * Frame f of a coded chunk (src/sim/coded.ts codedSymbols, read at the frame): its information
+ * Frame f of a coded unit (src/sim/coded.ts codedSymbols, read at the frame): its information
  * bits (k) and sent symbol indices (vectorsPerFrame x nt), equal to generateLinkChunk's; and
  * vector(u) gives the channel and received vector of its vector u, as linkVectorOnCpu.
  */
@@ -73,7 +73,7 @@ export function codedFrameOnCpu(
     bps = con.bitsPerSymbol;
   const vpf = vectorsPerFrame(code.n, nt, bps),
     k = code.k;
-  const rng = new Philox(spec.seed, chunkStream(spec.snrIndex, spec.chunkIndex, STREAM_PURPOSE.infoBits));
+  const rng = new Philox(spec.seed, unitStream(spec.snrIndex, spec.unitIndex, STREAM_PURPOSE.infoBits));
   const info = new Uint8Array(k);
   const b0 = f * k;
   rng.seek(Math.floor(b0 / 32));
@@ -88,7 +88,7 @@ export function codedFrameOnCpu(
     padBits = symbolsPerFrame * bps - code.n;
   let pad = 0;
   if (padBits > 0) {
-    const frames = spec.chunkVectors / vpf;
+    const frames = spec.unitVectors / vpf;
     pad = rng.seek(Math.ceil((frames * k) / 32) + f * Math.ceil(padBits / 32)).nextUint32();
   }
   const txIndices = new Int32Array(symbolsPerFrame);
@@ -111,7 +111,7 @@ export function codedFrameOnCpu(
   };
 }
 
-/** An OFDM chunk (a slot): how many data vectors it holds, the link's OFDM settings, and (coded) its code. */
+/** An OFDM unit (a slot): how many data vectors it holds, the link's OFDM settings, and (coded) its code. */
 export interface OfdmVectorSpec extends ChunkVectorSpec {
   vectors: number;
   ofdm: OfdmLinkSpec;
@@ -119,7 +119,7 @@ export interface OfdmVectorSpec extends ChunkVectorSpec {
 }
 
 /**
- * Vector v of an OFDM chunk: its sent symbol indices, its channel (true or estimated) and received
+ * Vector v of an OFDM unit: its sent symbol indices, its channel (true or estimated) and received
  * vector, and the noise variance the detectors are told, equal to generateLinkChunk's. A slot's
  * channel and estimate span the whole grid, so the slot is generated whole, once per `cache`.
  */
@@ -128,16 +128,16 @@ export function ofdmVectorOnCpu(
   v: number,
   cache: Map<number, LinkChunk>,
 ): { txIndices: Int32Array; H: Float64Array; y: Float64Array; noiseVar: number } {
-  let chunk = cache.get(spec.chunkIndex);
-  if (!chunk) {
-    chunk = generateLinkChunk({ ...spec, vectorsPerChannel: 1 });
-    cache.set(spec.chunkIndex, chunk);
+  let unit = cache.get(spec.unitIndex);
+  if (!unit) {
+    unit = generateLinkChunk({ ...spec, vectorsPerChannel: 1 });
+    cache.set(spec.unitIndex, unit);
   }
   const { nt, nr } = spec;
   return {
-    txIndices: chunk.txIndices.slice(v * nt, (v + 1) * nt),
-    H: chunk.H.slice(2 * v * nr * nt, 2 * (v + 1) * nr * nt),
-    y: chunk.y.slice(2 * v * nr, 2 * (v + 1) * nr),
-    noiseVar: chunk.noiseVar ?? spec.noiseVar,
+    txIndices: unit.txIndices.slice(v * nt, (v + 1) * nt),
+    H: unit.H.slice(2 * v * nr * nt, 2 * (v + 1) * nr * nt),
+    y: unit.y.slice(2 * v * nr, 2 * (v + 1) * nr),
+    noiseVar: unit.noiseVar ?? spec.noiseVar,
   };
 }

@@ -1,6 +1,7 @@
 /**
- * The GPU executor of simulation chunks: the whole link on the device. For each launch
- * (consecutive chunks of one SNR point, or a piece of one large chunk) the stream runs
+ * The GPU executor of simulation chunks: the whole link on the device. A chunk is whole units
+ * (each drawn from its own Philox streams, link.ts); a launch is consecutive units of one SNR point,
+ * from one chunk or several (or a piece of one unit larger than a launch), and for each the stream runs
  *   uncoded: link-channels.cu, link-vectors.cu   channels, symbols and y = H s + w from the CPU's streams
  *   OFDM:    in place of link-channels.cu and link-vectors.cu, the slots' responses and ofdm-data.cu,
  *            with estimated CSI then the DM-RS estimators' kernels (ofdm-kernels.ts): whole slots a launch
@@ -14,10 +15,10 @@
  *              bits); with iterative detection and decoding (idd N), N passes of detection and
  *              decoding, each after the first detecting with the last decoding's extrinsic LLRs as
  *              priors (idd-kernels.ts)
- * and only the counts per chunk (and the rare vectors a detector flags: redone on the CPU, or past
+ * and only the counts per unit (and the rare vectors a detector flags: redone on the CPU, or past
  * the node budget: an error, or counted as unproven under onBudget 'flag') come back. Results are per
- * chunk, as the CPU's runChunk gives them, so simulate() merges and stops exactly as with the CPU
- * executor: same chunk order, same stop rules, same counts for a seed (up to float32 decisions and
+ * unit, as the CPU's runChunk gives them, so simulate() merges and stops exactly as with the CPU
+ * executor: same unit order, same stop rules, same counts for a seed (up to float32 decisions and
  * float32 LLRs, which move the rare frame decoded near a tie).
  *
  * Launches go in order on one stream; two are in flight, so the host merges one while the device
@@ -47,7 +48,14 @@ import {
   type RedoneVectors,
   type VectorsToRedo,
 } from '../../mimo/index.js';
-import { countErrors, type ChunkResult, type ChunkTask, type DetectorCounts } from '../chunk.js';
+import {
+  countErrors,
+  emptyUnits,
+  type ChunkResult,
+  type ChunkTask,
+  type DetectorCounts,
+  type UnitResult,
+} from '../chunk.js';
 import type { FrameDecoder } from '../../coding/index.js';
 import { channelEntry, DEFAULT_CHANNEL_MODEL, type ChannelCudaPlan, type ChannelModel } from '../../channels/index.js';
 import { checkChunkVectors } from '../chunking.js';
@@ -56,7 +64,7 @@ import type { ChunkExecutor } from '../worker-pool.js';
 import { CODED_COUNT_WORDS, CodedLinkKernels, type CodedLaunch } from './coded-kernels.js';
 import { codedFrameOnCpu, linkVectorOnCpu, ofdmVectorOnCpu } from './cpu-vector.js';
 import { IddKernels, runIddPasses } from './idd-kernels.js';
-import { launchChunks, LinkKernels } from './link-kernels.js';
+import { LinkKernels } from './link-kernels.js';
 import { OfdmLinkKernels } from './ofdm-kernels.js';
 import type { LinkChunk } from '../link.js';
 import type { OfdmLinkSpec } from '../ofdm-link.js';
@@ -76,17 +84,19 @@ export interface GpuLinkSetup {
   nr: number;
   modulation: Modulation;
   vectorsPerChannel: number;
-  chunkVectors: number;
+  unitVectors: number;
   seed: number;
   detectors: DetectOptions[];
-  /** Most vectors per launch (rounded to whole chunks, or to channel groups and frames for larger chunks). */
+  /** The CUDA device (default 0); this thread's only one (requireCuda). */
+  device?: number;
+  /** Most vectors per launch (rounded to whole units, or to channel groups and frames for larger units). */
   launchVectors?: number;
   /** The channel model (default 'rayleigh'), and its parameters as checkChannel() returned them. */
   channel?: ChannelModel;
   channelOptions?: Readonly<Record<string, unknown>>;
-  /** Coded link: the code, decoder and IDD passes (chunkVectors then holds whole frames). */
+  /** Coded link: the code, decoder and IDD passes (unitVectors then holds whole frames). */
   coded?: CodedSpec;
-  /** OFDM link (vectorsPerChannel 1, chunkVectors a slot's data vectors): chunks are slots, launches whole slots. */
+  /** OFDM link (vectorsPerChannel 1, unitVectors a slot's data vectors): units are slots, launches whole slots. */
   ofdm?: OfdmLinkSpec;
 }
 
@@ -128,10 +138,13 @@ interface Pending {
   task: ChunkTask;
   resolve: (r: ChunkResult) => void;
   reject: (e: Error) => void;
-  counts: (DetectorCounts | null)[];
-  /** failures[d]: detector d's failure at its smallest vector of the chunk (ChunkResult.failures). */
-  failures?: ({ vector: number; record: ErrorRecord } | null)[];
-  /** Vectors of the task already put into launches. */
+  /** The task's units, their counts filled in as launches settle. */
+  units: UnitResult[];
+  /** fails[i][d]: detector d's failure at its smallest vector of unit i (UnitResult.failures). */
+  fails: Map<number, ({ vector: number; record: ErrorRecord } | null)[]>;
+  /** The task's vectors (its units' sum). */
+  total: number;
+  /** Vectors of the task already put into launches (whole units, or a piece of a unit larger than a launch). */
   launched: number;
   /** Launches holding part of the task, not yet settled. */
   open: number;
@@ -140,8 +153,10 @@ interface Pending {
 
 interface Launch {
   link: CodedLaunch;
-  /** Tasks of the launch in chunk order (chunk0 is the first's). */
+  /** Tasks of the launch in unit order (unit0 is in the first). */
   parts: Pending[];
+  /** at[s]: the task and its unit i that the launch's count slot s (unit unit0 + s) belongs to. */
+  at: { p: Pending; i: number }[];
   active: number[];
   noiseVar: number;
   slot: number;
@@ -163,7 +178,7 @@ interface Slot {
 const u64 = (a: BigUint64Array, i: number) => Number(a[i]!);
 
 export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
-  /** Chunks the executor computes at once (simulate() keeps twice this in flight). */
+  /** Units the executor computes at once (a launch's; simulate() keeps twice this in flight). */
   readonly parallelism: number;
   private readonly stream: Stream;
   private readonly kernels: LinkKernels;
@@ -207,7 +222,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
   private readonly statusWords: number;
   private readonly slots: Slot[] = [];
   private readonly launchVectors: number;
-  private readonly maxChunks: number;
+  private readonly maxUnits: number;
   private readonly slotBytes: { counts: number; list: number; skipped: number; perDetector: number };
   /** Bytes of one detector's full list of flagged vectors in a slot. */
   private readonly listBytes: number;
@@ -225,13 +240,13 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     codedKernels: CodedLinkKernels | null,
     private readonly channelPlan: ChannelCudaPlan,
   ) {
-    const { nt, nr, vectorsPerChannel: vpc, chunkVectors } = setup;
+    const { nt, nr, vectorsPerChannel: vpc, unitVectors } = setup;
     this.statusWords = plans[0]!.statusWords;
     const con = constellation(setup.modulation);
     const bps = con.bitsPerSymbol;
     const hLen = 2 * nr * nt;
     // launches hold whole channel groups, and (coded) whole frames; OFDM launches whole slots
-    const unit = setup.ofdm ? chunkVectors : codedKernels ? codedUnit(codedKernels.vpf, vpc) : vpc;
+    const unit = setup.ofdm ? unitVectors : codedKernels ? codedUnit(codedKernels.vpf, vpc) : vpc;
     const scratchPerVector = plans.reduce((t, p) => t + p.scratchBytesPerChannel.reduce((a, b) => a + b, 0), 0) / vpc;
     const passes = codedKernels ? (setup.coded?.idd ?? 1) : 1;
     const codedPerVector = codedKernels
@@ -252,10 +267,10 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       8 * SLOTS * plans.length;
     const byMemory = Math.floor(ctx.memInfo().freeBytes / 4 / perVector);
     let L = Math.max(unit, Math.min(setup.launchVectors ?? DEFAULT_LAUNCH_VECTORS, byMemory));
-    L = chunkVectors <= L ? Math.floor(L / chunkVectors) * chunkVectors : Math.floor(L / unit) * unit;
+    L = unitVectors <= L ? Math.floor(L / unitVectors) * unitVectors : Math.floor(L / unit) * unit;
     this.launchVectors = L;
-    this.parallelism = Math.max(1, Math.floor(L / chunkVectors));
-    this.maxChunks = chunkVectors <= L ? L / chunkVectors : 2;
+    this.parallelism = Math.max(1, Math.floor(L / unitVectors));
+    this.maxUnits = unitVectors <= L ? L / unitVectors : 2;
     this.countWords = codedKernels ? CODED_COUNT_WORDS : 3;
     const channels = L / vpc;
     this.stream = Stream.create(ctx);
@@ -276,7 +291,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
         setup.ofdm,
         channelPlan,
         { channel: setup.channel ?? DEFAULT_CHANNEL_MODEL, params: setup.channelOptions ?? {} },
-        this.maxChunks,
+        this.maxUnits,
         codedKernels !== null,
       );
     }
@@ -315,7 +330,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     }
     // per detector: counts, the flagged vectors' list, (coded) the frames left out
     this.listBytes = (1 + 2 * L) * 4;
-    const counts = this.maxChunks * this.countWords * 8,
+    const counts = this.maxUnits * this.countWords * 8,
       list = Math.ceil(((1 + 2 * LIST_CAP) * 4) / 8) * 8;
     const skipped = codedKernels ? Math.ceil(((1 + FRAME_CAP) * 4) / 8) * 8 : 0;
     const perDetector = counts + list + skipped;
@@ -344,9 +359,9 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     const missing = detectorsWithoutCuda(setup.detectors);
     if (missing.length > 0)
       throw new EngineUnavailableError(`the CUDA engine has no ${missing.join(', ')} detector; use engine cpu or auto`);
-    const ctx = requireCuda();
+    const ctx = requireCuda(setup.device ?? 0);
     const { nt, nr, modulation, vectorsPerChannel: vpc } = setup;
-    checkChunkVectors(setup.chunkVectors, { vectorsPerChannel: vpc });
+    checkChunkVectors(setup.unitVectors, { vectorsPerChannel: vpc });
     if (setup.ofdm && vpc !== 1)
       throw new CheckFailedError(
         `internal: the OFDM link gives every vector its own channel, got vectorsPerChannel ${vpc}`,
@@ -366,7 +381,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
         nt,
         con.bitsPerSymbol,
       );
-      checkChunkVectors(setup.chunkVectors, {
+      checkChunkVectors(setup.unitVectors, {
         vectorsPerChannel: vpc,
         vectorsPerFrame: coded.vpf,
         code: setup.coded.code,
@@ -405,7 +420,9 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
         task,
         resolve,
         reject,
-        counts: task.detectors.map(() => null),
+        units: emptyUnits(task),
+        fails: new Map(),
+        total: task.unitSizes.reduce((a, b) => a + b, 0),
         launched: 0,
         open: 0,
         failed: false,
@@ -439,59 +456,70 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     }
   }
 
-  /** The next launch from the queue: whole consecutive chunks of one point and detector set, or a piece of one large chunk. */
+  /**
+   * The next launch from the queue: whole consecutive units of one point and detector set (from
+   * one task or several), or a piece of one unit larger than a launch.
+   */
   private take(slot: number): Launch {
     const L = this.launchVectors,
-      cv = this.setup.chunkVectors;
+      uv = this.setup.unitVectors;
     const head = this.queue[0]!;
     const t = head.task;
-    const link = {
-      seed: this.setup.seed,
-      snrIndex: t.snrIndex,
-      chunk0: t.chunkIndex,
-      chunkVectors: cv,
-      vpc: this.setup.vectorsPerChannel,
-    };
-    if (t.vectors > L) {
-      const v0 = head.launched,
-        n = Math.min(L, t.vectors - v0);
+    const link = { seed: this.setup.seed, snrIndex: t.snrIndex, unitVectors: uv, vpc: this.setup.vectorsPerChannel };
+    if (uv > L) {
+      const i = Math.floor(head.launched / uv),
+        size = t.unitSizes[i]!,
+        v0 = head.launched - i * uv,
+        n = Math.min(L, size - v0);
       head.launched += n;
       head.open++;
-      if (head.launched === t.vectors) this.queue.shift();
+      if (head.launched === head.total) this.queue.shift();
       return {
-        link: { ...link, v0, vectors: n, lastVectors: t.vectors },
+        link: { ...link, unit0: t.unit0 + i, v0, vectors: n, lastVectors: size },
         parts: [head],
+        at: [{ p: head, i }],
         active: t.active,
         noiseVar: t.noiseVar,
         slot,
       };
     }
     const parts: Pending[] = [];
-    let vectors = 0;
+    const at: { p: Pending; i: number }[] = [];
+    let vectors = 0,
+      lastVectors = 0;
+    const unit0 = t.unit0 + head.launched / uv;
     while (this.queue.length > 0) {
       const q = this.queue[0]!,
-        prev = parts[parts.length - 1];
-      if (prev) {
-        const a = prev.task,
-          b = q.task;
+        a = t,
+        b = q.task;
+      let i = q.launched / uv;
+      if (at.length > 0) {
         const same =
           b.snrIndex === a.snrIndex &&
-          b.chunkIndex === a.chunkIndex + 1 &&
-          a.vectors === cv &&
+          b.unit0 + i === unit0 + at.length &&
           b.noiseVar === a.noiseVar &&
           (b.active === a.active ||
-            (b.active.length === a.active.length && b.active.every((d, i) => d === a.active[i])));
-        if (!same || vectors + b.vectors > L || b.vectors > L) break;
+            (b.active.length === a.active.length && b.active.every((d, j) => d === a.active[j])));
+        if (!same) break;
       }
+      const took = at.length;
+      while (i < b.unitSizes.length && vectors + b.unitSizes[i]! <= L) {
+        at.push({ p: q, i });
+        vectors += lastVectors = b.unitSizes[i]!;
+        q.launched += b.unitSizes[i]!;
+        i++;
+      }
+      if (at.length > took) {
+        q.open++;
+        parts.push(q);
+      }
+      if (q.launched < q.total) break;
       this.queue.shift();
-      q.launched = q.task.vectors;
-      q.open++;
-      parts.push(q);
-      vectors += q.task.vectors;
     }
     return {
-      link: { ...link, v0: 0, vectors, lastVectors: parts[parts.length - 1]!.task.vectors },
+      link: { ...link, unit0, v0: 0, vectors, lastVectors },
       parts,
+      at,
       active: t.active,
       noiseVar: t.noiseVar,
       slot,
@@ -519,14 +547,9 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     }
     for (const p of launch.parts) {
       p.open--;
-      if (!p.failed && p.open === 0 && p.launched === p.task.vectors) {
-        p.resolve({
-          snrIndex: p.task.snrIndex,
-          chunkIndex: p.task.chunkIndex,
-          vectors: p.task.vectors,
-          counts: p.counts,
-          ...(p.failures ? { failures: p.failures.map((f) => f?.record ?? null) } : {}),
-        });
+      if (!p.failed && p.open === 0 && p.launched === p.total) {
+        for (const [i, f] of p.fails) p.units[i]!.failures = f.map((x) => x?.record ?? null);
+        p.resolve({ snrIndex: p.task.snrIndex, unit0: p.task.unit0, units: p.units });
       }
     }
   }
@@ -661,23 +684,22 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     const l = launch.link,
       slot = this.slots[launch.slot]!,
       sb = this.slotBytes;
-    const chunks = launchChunks(l),
-      W = this.countWords,
+    const W = this.countWords,
       cd = this.coded;
     for (const d of launch.active) {
       const off = d * sb.perDetector;
-      const c = new BigUint64Array(slot.host.view(), off, chunks * W);
+      const c = new BigUint64Array(slot.host.view(), off, launch.at.length * W);
       const list = new Int32Array(slot.host.view(), off + sb.counts, 1 + 2 * LIST_CAP);
       const ms = slot.end[d]!.elapsedSince(slot.start[d]!);
-      const rows = launch.parts.map((p, k) => {
-        const row = (p.counts[d] ??= cd
+      // slot k counts unit at[k]; a piece of a unit larger than a launch counts into slot 0
+      const rows = launch.at.map(({ p, i }, k) => {
+        const row = (p.units[i]!.counts[d] ??= cd
           ? { bitErrors: 0, symbolErrors: 0, frameErrors: 0, unproven: 0, timeMs: 0, frames: 0, iterations: 0 }
           : { bitErrors: 0, symbolErrors: 0, frameErrors: 0, unproven: 0, timeMs: 0 });
-        // a piece of a large chunk counts into slot (v0 / chunkVectors) = 0
         row.bitErrors += u64(c, W * k);
         row.symbolErrors += u64(c, W * k + 1);
         row.frameErrors += u64(c, W * k + 2);
-        const share = launch.parts.length === 1 ? l.vectors : p.task.vectors;
+        const share = launch.at.length === 1 ? l.vectors : p.task.unitSizes[i]!;
         if (cd) {
           row.iterations! += u64(c, W * k + 3);
           row.frames! += share / cd.kernels.vpf;
@@ -737,34 +759,35 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     if (plan.remedy(flags) !== 'node-budget') return false;
     const l = launch.link;
     const pos = l.v0 + g,
-      k = Math.floor(pos / l.chunkVectors);
+      k = Math.floor(pos / l.unitVectors);
     if (plan.onBudget === 'error') {
-      const v = pos % l.chunkVectors;
+      const v = pos % l.unitVectors;
       const where = {
         snrIndex: l.snrIndex,
         detector: this.setup.detectors[d]!.detector,
-        chunk: l.chunk0 + k,
+        chunk: l.unit0 + k,
         vector: v,
       };
       this.failAt(launch, d, k, v, () => nodeBudgetError(plan.maxNodes, where, { detectorIndex: d }));
       return true;
     }
-    const row = rows[launch.parts.length === 1 ? 0 : k];
-    if (!row) throw new CheckFailedError(`internal: flagged vector ${g} lies outside the launch's chunks`);
+    const row = rows[k];
+    if (!row) throw new CheckFailedError(`internal: flagged vector ${g} lies outside the launch's units`);
     row.unproven++;
     return true;
   }
 
   /**
-   * Records detector d's failure `err` at vector v of the launch's chunk k (of the launch's parts),
-   * keeping the chunk's smallest such vector: the one the CPU engine, detecting in order, stops at.
-   * The chunk resolves with it (ChunkResult.failures); simulate() raises it if d is still active.
+   * Records detector d's failure `err` at vector v of the launch's unit k (its count slot), keeping
+   * the unit's smallest such vector: the one the CPU engine, detecting in order, stops at. The unit
+   * resolves with it (UnitResult.failures); simulate() raises it if d is still active there.
    * `err` is made only for a vector that is kept (a launch may list every one of its vectors).
    */
   private failAt(launch: Launch, d: number, k: number, v: number, err: () => unknown): void {
-    const part = launch.parts.length === 1 ? launch.parts[0] : launch.parts[k];
-    if (!part) throw new CheckFailedError(`internal: failed vector ${v} lies outside the launch's chunks`);
-    const failures = (part.failures ??= this.setup.detectors.map(() => null));
+    const at = launch.at[k];
+    if (!at) throw new CheckFailedError(`internal: failed vector ${v} lies outside the launch's units`);
+    let failures = at.p.fails.get(at.i);
+    if (!failures) at.p.fails.set(at.i, (failures = this.setup.detectors.map(() => null)));
     const was = failures[d];
     if (was && was.vector <= v) return;
     const e = err();
@@ -772,9 +795,9 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     failures[d] = { vector: v, record: errorRecord(e) };
   }
 
-  /** `err` of the CPU engine's detect() on vector v of chunk `chunkIndex`, named there. */
-  private atVector(err: unknown, launch: Launch, d: number, chunkIndex: number, v: number): unknown {
-    const where = { snrIndex: launch.link.snrIndex, detector: this.setup.detectors[d]!.detector, chunk: chunkIndex };
+  /** `err` of the CPU engine's detect() on vector v of chunk `unitIndex`, named there. */
+  private atVector(err: unknown, launch: Launch, d: number, unitIndex: number, v: number): unknown {
+    const where = { snrIndex: launch.link.snrIndex, detector: this.setup.detectors[d]!.detector, chunk: unitIndex };
     const channel = Math.floor(v / this.setup.vectorsPerChannel);
     return withContext(err, { ...where, channel, vector: v }, { detectorIndex: d });
   }
@@ -788,7 +811,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     launch: Launch,
     d: number,
     vectors: VectorsToRedo,
-    where: (i: number) => { k: number; chunkIndex: number; v: number },
+    where: (i: number) => { k: number; unitIndex: number; v: number },
   ): Promise<RedoneVectors | null> {
     try {
       return await this.plans[d]!.redo(vectors);
@@ -797,21 +820,23 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       const named = e.context.vector ?? e.details?.vector;
       const i = typeof named === 'number' && named >= 0 && named < vectors.flags.length ? named : 0;
       const w = where(i);
-      this.failAt(launch, d, w.k, w.v, () => this.atVector(e, launch, d, w.chunkIndex, w.v));
+      this.failAt(launch, d, w.k, w.v, () => this.atVector(e, launch, d, w.unitIndex, w.v));
       return null;
     }
   }
 
   /**
-   * Frame lf of a coded launch regenerated on the CPU (cpu-vector.ts): its chunk (`part`, the
-   * launch's kc-th), its first vector v in the chunk, its information bits and symbols (`fr`), and
-   * vectorOf(u) the channel, received vector (and, OFDM, noise variance) of its vector u.
+   * Frame lf of a coded launch regenerated on the CPU (cpu-vector.ts): its unit (`unit`, the
+   * launch's kc-th, index unitIndex at the point), its first vector v in the unit, its information
+   * bits and symbols (`fr`), and vectorOf(u) the channel, received vector (and, OFDM, noise
+   * variance) of its vector u.
    */
   private frameOnCpu(
     launch: Launch,
     lf: number,
   ): {
-    part: Pending;
+    unit: UnitResult;
+    unitIndex: number;
     kc: number;
     v: number;
     fr: ReturnType<typeof codedFrameOnCpu>;
@@ -821,18 +846,20 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       s = this.setup,
       vpf = this.coded!.kernels.vpf;
     const pos = l.v0 + lf * vpf,
-      kc = Math.floor(pos / l.chunkVectors),
-      v = pos % l.chunkVectors;
-    const part = launch.parts.length === 1 ? launch.parts[0]! : launch.parts[kc];
-    if (!part) throw new CheckFailedError(`internal: flagged frame ${lf} lies outside the launch's chunks`);
+      kc = Math.floor(pos / l.unitVectors),
+      v = pos % l.unitVectors;
+    const at = launch.at[kc];
+    if (!at) throw new CheckFailedError(`internal: flagged frame ${lf} lies outside the launch's units`);
+    const unitIndex = l.unit0 + kc,
+      size = at.p.task.unitSizes[at.i]!;
     const fr = codedFrameOnCpu(
       {
         ...s,
         snrIndex: l.snrIndex,
-        chunkIndex: part.task.chunkIndex,
+        unitIndex,
         noiseVar: launch.noiseVar,
         coded: s.coded!,
-        chunkVectors: part.task.vectors,
+        unitVectors: size,
       },
       v / vpf,
     );
@@ -845,16 +872,16 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
             {
               ...s,
               snrIndex: l.snrIndex,
-              chunkIndex: part.task.chunkIndex,
+              unitIndex,
               noiseVar: launch.noiseVar,
               ofdm: s.ofdm,
-              vectors: part.task.vectors,
+              vectors: size,
             },
             v + u,
             slots,
           )
         : fr.vector(u);
-    return { part, kc, v, fr, vectorOf };
+    return { unit: at.p.units[at.i]!, unitIndex, kc, v, fr, vectorOf };
   }
 
   /**
@@ -870,7 +897,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     const { nt, nr } = s,
       hLen = 2 * nr * nt,
       yLen = 2 * nr;
-    const { part, kc, v, fr, vectorOf } = this.frameOnCpu(launch, lf);
+    const { unit, unitIndex, kc, v, fr, vectorOf } = this.frameOnCpu(launch, lf);
     const H = new Float64Array(vpf * hLen),
       y = new Float64Array(vpf * yLen);
     // an OFDM frame lies in one slot: one noise variance
@@ -905,10 +932,10 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     } catch (e) {
       const named = e instanceof LatticeMimoError ? e.context.vector : undefined;
       const u = typeof named === 'number' && named >= 0 && named < vpf ? named : Math.min(...us);
-      this.failAt(launch, d, kc, v + u, () => this.atVector(e, launch, d, part.task.chunkIndex, v + u));
+      this.failAt(launch, d, kc, v + u, () => this.atVector(e, launch, d, unitIndex, v + u));
       return;
     }
-    const row = part.counts[d]!;
+    const row = unit.counts[d]!;
     row.bitErrors += got.bitErrors;
     row.symbolErrors += got.symbolErrors;
     row.frameErrors += got.frameErrors;
@@ -937,7 +964,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       per = cd.perFrame;
     const { nt, nr } = s,
       bps = per / (vpf * nt);
-    const { part, kc, v, fr, vectorOf } = this.frameOnCpu(launch, lf);
+    const { unit, unitIndex, kc, v, fr, vectorOf } = this.frameOnCpu(launch, lf);
     const opts = s.detectors[d]!;
     const frameLlr = llr ?? new Float32Array(per);
     // the flagged vectors: answered by the plan's redo, as detectAsync answers them
@@ -950,7 +977,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
         us.map((u) => flagged.get(lf * vpf + u)!),
         launch.noiseVar,
       ),
-      (i) => ({ k: kc, chunkIndex: part.task.chunkIndex, v: v + us[i]! }),
+      (i) => ({ k: kc, unitIndex: unitIndex, v: v + us[i]! }),
     );
     if (!redo) return;
     if (!redo.llr) throw new CheckFailedError(`internal: detector '${opts.detector}' returned no LLRs`);
@@ -976,7 +1003,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
         try {
           out = detect({ nt, nr, H: one.H, y: one.y, noiseVar: one.noiseVar ?? launch.noiseVar }, detectOpts);
         } catch (e) {
-          this.failAt(launch, d, kc, v + u, () => this.atVector(e, launch, d, part.task.chunkIndex, v + u));
+          this.failAt(launch, d, kc, v + u, () => this.atVector(e, launch, d, unitIndex, v + u));
           return;
         }
         if (!out.llr) throw new CheckFailedError(`internal: detector '${opts.detector}' returned no LLRs`);
@@ -987,7 +1014,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     const code = cd.code;
     const dec = this.cpuDecoder.decodeBatch(frameLlrs(frameLlr, 1, code.n, per, true), 1);
     const got = countDecoded(dec.bits, dec.iterations, fr.info, 0, 1, code.k);
-    const row = part.counts[d]!;
+    const row = unit.counts[d]!;
     row.bitErrors += got.bitErrors;
     row.symbolErrors += symbolErrors;
     row.frameErrors += got.frameErrors;
@@ -1032,23 +1059,23 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     if (gs.length === 0) return;
     const where = gs.map((g) => {
       const pos = l.v0 + g,
-        k = Math.floor(pos / l.chunkVectors);
-      return { k, chunkIndex: l.chunk0 + k, v: pos % l.chunkVectors };
+        k = Math.floor(pos / l.unitVectors);
+      return { k, unitIndex: l.unit0 + k, v: pos % l.unitVectors };
     });
     const slots = new Map<number, LinkChunk>();
     const ones = where.map((w) => {
-      const at = { ...s, snrIndex: l.snrIndex, chunkIndex: w.chunkIndex, noiseVar: launch.noiseVar };
+      const at = { ...s, snrIndex: l.snrIndex, unitIndex: w.unitIndex, noiseVar: launch.noiseVar };
       if (!s.ofdm) return linkVectorOnCpu(at, w.v);
-      const part = launch.parts.length === 1 ? launch.parts[0]! : launch.parts[w.k]!;
-      return ofdmVectorOnCpu({ ...at, ofdm: s.ofdm, vectors: part.task.vectors }, w.v, slots);
+      const u = launch.at[w.k]!;
+      return ofdmVectorOnCpu({ ...at, ofdm: s.ofdm, vectors: u.p.task.unitSizes[u.i]! }, w.v, slots);
     });
     const redo = await this.redoOrFail(launch, d, this.vectorsToRedo(ones, flags, launch.noiseVar), (i) => where[i]!);
     if (!redo) return;
     where.forEach((w, i) => {
       const symbols = redo.symbols.subarray(i * s.nt, (i + 1) * s.nt);
       const e = countErrors(ones[i]!.txIndices, symbols, symbolsToBits(symbols, s.modulation), s.nt, s.modulation);
-      const row = rows[launch.parts.length === 1 ? 0 : w.k];
-      if (!row) throw new CheckFailedError(`internal: flagged vector ${gs[i]} lies outside the launch's chunks`);
+      const row = rows[w.k];
+      if (!row) throw new CheckFailedError(`internal: flagged vector ${gs[i]} lies outside the launch's units`);
       row.bitErrors += e.bitErrors;
       row.symbolErrors += e.symbolErrors;
       row.frameErrors += e.frameErrors;

@@ -1,5 +1,5 @@
 // Error counts of one detector and the decoder over a coded launch (src/sim/coded.ts decodeRange
-// and countDecoded), reduced on the device per chunk: only counts (and the rare vectors to redo)
+// and countDecoded), reduced on the device per unit: only counts (and the rare vectors to redo)
 // go back to the host.
 //
 // One block of COUNT_BLOCK threads per frame (a launch holds a few hundred frames: a warp a frame
@@ -9,7 +9,7 @@
 //   tx, rx      int32, vectors x nt: sent and detected symbol indices
 //   status      int32, 2 a vector: [flags, nodes] (src/mimo/gpu/status.ts)
 //   llr         float32, frames x perFrame: the detector's LLRs
-//   counts      u64 out, per chunk of the launch: [bit errors, symbol errors, frame errors, iterations]
+//   counts      u64 out, per unit of the launch: [bit errors, symbol errors, frame errors, iterations]
 //   list        int32 out, [count, then (vector, flags) pairs] of vectors whose flags meet listMask
 //               (capacity listCap pairs; count goes on past it).
 // A vector whose flags meet skipMask is left out of the symbol errors, and its frame out of the
@@ -27,7 +27,7 @@ extern "C" __global__ void __launch_bounds__(COUNT_BLOCK) link_coded_count(
     const int* __restrict__ tx, const int* __restrict__ rx, const int* __restrict__ status, const float* __restrict__ llr,
     unsigned long long* __restrict__ counts, int* __restrict__ list, int listCap, int listMask, int skipMask,
     int* __restrict__ skipped, float* __restrict__ side, int frameCap, int perFrame,
-    int frames, int vpf, int nt, int k, unsigned long long v0, unsigned long long chunkVectors) {
+    int frames, int vpf, int nt, int k, unsigned long long v0, unsigned long long unitVectors) {
   const long long f = blockIdx.x;
   const int t = threadIdx.x, lane = t & 31;
   if (f >= frames) return;  // the whole block leaves together
@@ -79,7 +79,7 @@ extern "C" __global__ void __launch_bounds__(COUNT_BLOCK) link_coded_count(
     syms += __shfl_xor_sync(0xffffffffu, syms, o);
     errs += __shfl_xor_sync(0xffffffffu, errs, o);
   }
-  unsigned long long* c = counts + 4 * ((v0 + g0) / chunkVectors);
+  unsigned long long* c = counts + 4 * ((v0 + g0) / unitVectors);
   if (lane == 0) {
     if (syms) atomicAdd(c + 1, (unsigned long long)syms);
     if (errs) atomicAdd(c, (unsigned long long)errs);

@@ -1,13 +1,13 @@
 // Error counts of one detector over a launch of the link (src/sim/chunk.ts countErrors), reduced
-// on the device per chunk: only the counts (and the rare vectors to redo) go back to the host.
+// on the device per unit: only the counts (and the rare vectors to redo) go back to the host.
 // A symbol index is its bit label (modulation.ts), so the bit errors of a symbol are
 // popc(sent ^ detected) over its bitsPerSymbol bits.
 //
-// One thread per vector; a warp whose vectors all lie in one chunk adds its sums with one atomic
-// per count, a warp across a chunk boundary adds lane by lane.
+// One thread per vector; a warp whose vectors all lie in one unit adds its sums with one atomic
+// per count, a warp across a unit boundary adds lane by lane.
 //   tx, rx   int32, vectors x nt: sent and detected symbol indices
 //   status   int32, 2 a vector: [flags, nodes] (src/mimo/gpu/status.ts)
-//   counts   u64 out, per chunk of the launch (chunk - chunk0): [bit, symbol, frame errors]
+//   counts   u64 out, per unit of the launch (unit - unit0): [bit, symbol, frame errors]
 //   list     int32 out, [count, then (vector, flags) pairs]: vectors whose flags meet listMask
 //            (capacity listCap pairs; count goes on past it). Vectors whose flags meet skipMask
 //            are left out of the counts (the host redoes them on the CPU).
@@ -20,13 +20,13 @@
 extern "C" __global__ void __launch_bounds__(COUNT_BLOCK) link_count(
     const int* __restrict__ tx, const int* __restrict__ rx, const int* __restrict__ status,
     unsigned long long* __restrict__ counts, int* __restrict__ list, int listCap, int listMask, int skipMask,
-    int vectors, int nt, int bps, unsigned long long v0, unsigned long long chunkVectors) {
+    int vectors, int nt, int bps, unsigned long long v0, unsigned long long unitVectors) {
   const long long g = (long long)blockIdx.x * COUNT_BLOCK + threadIdx.x;
   const bool live = g < vectors;
   unsigned long long bits = 0, syms = 0, frames = 0;
   long long slot = 0;
   if (live) {
-    slot = (long long)((v0 + g) / chunkVectors);
+    slot = (long long)((v0 + g) / unitVectors);
     const int flags = status[2 * g];
     if (flags & listMask) {
       const int at = atomicAdd(list, 1);

@@ -2,7 +2,7 @@
  * The link's kernels (the channel model's plan, link-vectors.cu, link-count.cu) and their launches:
  * a launch generates `vectors` consecutive vectors of one SNR point into device buffers laid out as
  * the CUDA detectors read them (src/mimo/gpu/cuda-detector.ts), and counts a detector's errors per
- * chunk. Shared by the GPU executor (executor.ts), the tests and the benchmark.
+ * unit. Shared by the GPU executor (executor.ts), the tests and the benchmark.
  */
 import type { ChannelCudaPlan } from '../../channels/index.js';
 import { type CudaContext, type Kernel, loadModule, readKernelSource, type Stream } from '../../gpu/index.js';
@@ -11,15 +11,15 @@ import { linkChannelSpan } from '../link.js';
 const BLOCK = 256;
 
 /**
- * Where a launch starts and how long it is: vector v0 (a multiple of vpc) of chunk chunk0 of SNR
- * point snrIndex, `vectors` vectors on (a multiple of vpc), in chunks of chunkVectors.
+ * Where a launch starts and how long it is: vector v0 (a multiple of vpc) of unit unit0 of SNR
+ * point snrIndex, `vectors` vectors on (a multiple of vpc), in units of unitVectors.
  */
 export interface LinkLaunch {
   readonly seed: number;
   readonly snrIndex: number;
-  readonly chunk0: number;
+  readonly unit0: number;
   readonly v0: number;
-  readonly chunkVectors: number;
+  readonly unitVectors: number;
   readonly vectors: number;
   readonly vpc: number;
 }
@@ -43,7 +43,7 @@ export interface CountBuffers {
   readonly tx: bigint;
   readonly rx: bigint;
   readonly status: bigint;
-  /** u64 x 3 per chunk of the launch, zeroed by the caller. */
+  /** u64 x 3 per unit of the launch, zeroed by the caller. */
   readonly counts: bigint;
   /** int32 [count, (vector, flags) x listCap], count zeroed by the caller. */
   readonly list: bigint;
@@ -113,12 +113,12 @@ export class LinkKernels {
    * (16 entries a thread in sequence against 16 threads), though it skips the float64 channels' round trip.
    */
   enqueueGenerate(stream: Stream, l: LinkLaunch, b: LinkBuffers, modulationSize: number, sd: number): void {
-    // the launch's channels: from channel v0 / vpc of chunk chunk0, chunkVectors / vpc a chunk
+    // the launch's channels: from channel v0 / vpc of unit unit0, unitVectors / vpc a unit
     const span = linkChannelSpan(
-      { seed: l.seed, snrIndex: l.snrIndex, chunkIndex: l.chunk0 },
+      { seed: l.seed, snrIndex: l.snrIndex, unitIndex: l.unit0 },
       l.v0 / l.vpc,
       l.vectors / l.vpc,
-      l.chunkVectors / l.vpc,
+      l.unitVectors / l.vpc,
     );
     this.how.channels.enqueue(stream, span, { H64: b.H64, H32: b.H32 });
     this.vectorsK.launch({ grid: Math.ceil(l.vectors / BLOCK), block: BLOCK, stream }, [
@@ -128,9 +128,9 @@ export class LinkKernels {
       b.y32,
       l.seed,
       l.snrIndex,
-      l.chunk0,
+      l.unit0,
       l.v0,
-      l.chunkVectors,
+      l.unitVectors,
       l.vectors,
       l.vpc,
       modulationSize,
@@ -138,7 +138,7 @@ export class LinkKernels {
     ]);
   }
 
-  /** One detector's error counts per chunk of the launch, and the list of flagged vectors. */
+  /** One detector's error counts per unit of the launch, and the list of flagged vectors. */
   enqueueCount(
     stream: Stream,
     l: LinkLaunch,
@@ -161,12 +161,12 @@ export class LinkKernels {
       this.nt,
       bitsPerSymbol,
       l.v0,
-      l.chunkVectors,
+      l.unitVectors,
     ]);
   }
 }
 
-/** Chunks a launch touches: from chunk0 to the chunk of its last vector. */
-export function launchChunks(l: Pick<LinkLaunch, 'v0' | 'vectors' | 'chunkVectors'>): number {
-  return Math.floor((l.v0 + l.vectors - 1) / l.chunkVectors) + 1;
+/** Units a launch touches: from unit0 to the unit of its last vector. */
+export function launchUnits(l: Pick<LinkLaunch, 'v0' | 'vectors' | 'unitVectors'>): number {
+  return Math.floor((l.v0 + l.vectors - 1) / l.unitVectors) + 1;
 }

@@ -2,15 +2,15 @@
 // frame's channel bits fill consecutive symbols, bitsPerSymbol bits each, first bit as the most
 // significant of the symbol index (modulation.ts bit labels), symbols fill the frame's vectors
 // stream-major. Channel bit j of a frame is its codeword's bit map[j] (NR rate matching) or bit j
-// (map null, a code sent whole); bits past n are pad, drawn from the chunk's info-bit stream after
-// all its information words: pad bit t of frame f of a chunk is bit t & 31 of word
-// ceil(chunkFrames k / 32) + f padWords + (t >> 5).
+// (map null, a code sent whole); bits past n are pad, drawn from the unit's info-bit stream after
+// all its information words: pad bit t of frame f of a unit is bit t & 31 of word
+// ceil(unitFrames k / 32) + f padWords + (t >> 5).
 //
-// One thread per symbol of the launch (vectors from vector v0 of chunk chunk0):
+// One thread per symbol of the launch (vectors from vector v0 of unit unit0):
 //   cw     uint8, launch frames x nFull codeword bits (cuda-encoder.ts)
 //   map    int32, n codeword columns, or null
 //   tx     int32 out, vectors x nt symbol indices
-// lastChunk, lastVectors: the launch's last chunk (counted from chunk0) may be shorter (the last of
+// lastUnit, lastVectors: the launch's last unit (counted from unit0) may be shorter (the last of
 // an SNR point): its frames, and so where its pad words start, follow from lastVectors.
 // nvcc-variant: -DLINK_BLOCK=256
 
@@ -22,8 +22,8 @@
 
 extern "C" __global__ void __launch_bounds__(LINK_BLOCK) link_symbols(
     const unsigned char* __restrict__ cw, const int* __restrict__ map, int* __restrict__ tx,
-    unsigned long long seed, unsigned snrIndex, unsigned long long chunk0, unsigned long long v0, unsigned long long chunkVectors,
-    unsigned long long lastChunk, unsigned long long lastVectors,
+    unsigned long long seed, unsigned snrIndex, unsigned long long unit0, unsigned long long v0, unsigned long long unitVectors,
+    unsigned long long lastUnit, unsigned long long lastVectors,
     int vectors, int nt, int bps, int vpf, int n, int nFull, int k, int padWords) {
   const long long g = (long long)blockIdx.x * LINK_BLOCK + threadIdx.x;
   if (g >= (long long)vectors * nt) return;
@@ -32,11 +32,11 @@ extern "C" __global__ void __launch_bounds__(LINK_BLOCK) link_symbols(
   const long long lf = v / vpf;          // frame of the launch
   const int s = (int)(v - lf * vpf) * nt + j;  // symbol within the frame
   const unsigned long long p = v0 + v;
-  const unsigned long long kc = p / chunkVectors;  // chunk counted from chunk0
-  const unsigned long long fc = (p % chunkVectors) / vpf;  // frame within its chunk
-  const unsigned long long chunkFrames = (kc == lastChunk ? lastVectors : chunkVectors) / vpf;
-  const unsigned long long padBase = (chunkFrames * k + 31) / 32 + fc * padWords;
-  const unsigned long long stream = link_stream(snrIndex, chunk0 + kc, LINK_PURPOSE_INFO);
+  const unsigned long long kc = p / unitVectors;  // unit counted from unit0
+  const unsigned long long fc = (p % unitVectors) / vpf;  // frame within its unit
+  const unsigned long long unitFrames = (kc == lastUnit ? lastVectors : unitVectors) / vpf;
+  const unsigned long long padBase = (unitFrames * k + 31) / 32 + fc * padWords;
+  const unsigned long long stream = link_stream(snrIndex, unit0 + kc, LINK_PURPOSE_INFO);
   const unsigned char* frame = cw + lf * nFull;
   int idx = 0;
   for (int b = 0; b < bps; b++) {

@@ -1,8 +1,8 @@
 // The received vectors of the link (src/sim/link.ts generateLinkChunk: channel.ts randomSymbols,
 // transmit, addNoise), one vector a call:
-//   symbol j of vector v of a chunk = Philox.int(M) on word v NT + j of the chunk's symbol stream;
+//   symbol j of vector v of a unit = Philox.int(M) on word v NT + j of the unit's symbol stream;
 //   y_i = sum_j H_ij s_j in float64 in the CPU's order (re += hr sr - hi si, im += hr si + hi sr),
-//   plus the noise pair nv NR + i of the chunk's noise stream (cos to re, sin to im) times sd, then
+//   plus the noise pair nv NR + i of the unit's noise stream (cos to re, sin to im) times sd, then
 //   rounded to float32 for the detector. With H equal to the CPU's, y equals the CPU's y rounded
 //   to float32. Layouts: tx int32 vectors x NT, y32 float32 vectors x NR complex.
 // LINK_CODED 1: the symbols are the coded frames' (link-symbols.cu wrote them into tx), not drawn.
@@ -22,13 +22,13 @@
 #define LINK_CODED 0
 #endif
 
-// The symbols and received vector of vector g of a launch (vector v of chunk `chunk`, its noise
+// The symbols and received vector of vector g of a launch (vector v of unit `unit`, its noise
 // the pairs nv NR .. nv NR + NR - 1), given its channel h (2 NR NT doubles, column-major: global
 // memory or a register array).
 __device__ __forceinline__ void link_vector(const double* __restrict__ points, const double* h, int* __restrict__ tx, float* __restrict__ y32,
-                                            unsigned long long seed, unsigned snrIndex, unsigned long long chunk, unsigned long long v, unsigned long long nv, long long g,
+                                            unsigned long long seed, unsigned snrIndex, unsigned long long unit, unsigned long long v, unsigned long long nv, long long g,
                                             unsigned M, double sd) {
-  const unsigned long long noiseStream = link_stream(snrIndex, chunk, LINK_PURPOSE_NOISE);
+  const unsigned long long noiseStream = link_stream(snrIndex, unit, LINK_PURPOSE_NOISE);
   double sr[NT], si[NT];
 #if LINK_CODED
 #pragma unroll
@@ -38,7 +38,7 @@ __device__ __forceinline__ void link_vector(const double* __restrict__ points, c
     si[j] = points[2 * s + 1];
   }
 #else
-  const unsigned long long symStream = link_stream(snrIndex, chunk, LINK_PURPOSE_SYMBOLS);
+  const unsigned long long symStream = link_stream(snrIndex, unit, LINK_PURPOSE_SYMBOLS);
   // the symbol words v NT .. v NT + NT - 1, a Philox block at a time
   unsigned long long word = v * NT;
   philox_words w = philox_block(seed, symStream, word >> 2);

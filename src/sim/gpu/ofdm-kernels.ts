@@ -1,8 +1,8 @@
 /**
  * The OFDM link's generation stage on the GPU (src/sim/ofdm-link.ts on the device): a launch is
- * whole slots (chunks) of one SNR point; the channel model's response on each slot's grid (its
- * enqueueResponse at the grid's symbol times and subcarrier frequencies, a drop a chunk from the
- * chunk's channel stream; a flat model's drop stands for every element), then ofdm-data.cu: the
+ * whole slots (units) of one SNR point; the channel model's response on each slot's grid (its
+ * enqueueResponse at the grid's symbol times and subcarrier frequencies, a drop a unit from the
+ * unit's channel stream; a flat model's drop stands for every element), then ofdm-data.cu: the
  * data symbols, y = H s + w on the data resource elements (the noise where ofdmChunk draws it) and
  * the detectors' channels, in the buffers and layouts link-kernels.ts fills for the flat link, so
  * that the executor's stages after it do not change. Estimated CSI (ls, lmmse) adds ofdm-pilots.cu
@@ -33,13 +33,13 @@ import {
 } from '../../gpu/index.js';
 import { linkChannelSpan } from '../link.js';
 import { ofdmDmrs, type OfdmLinkSpec, ofdmTimeTerms } from '../ofdm-link.js';
-import { type LinkBuffers, type LinkLaunch, launchChunks } from './link-kernels.js';
+import { type LinkBuffers, type LinkLaunch, launchUnits } from './link-kernels.js';
 
 const BLOCK = 256;
 
 /**
- * Estimated CSI's side: ofdm-pilots.cu's received DM-RS symbols (maxChunks x D x K x nr complex
- * doubles), each vector's noise variance (maxChunks x data vectors floats), the estimation part's plan.
+ * Estimated CSI's side: ofdm-pilots.cu's received DM-RS symbols (maxUnits x D x K x nr complex
+ * doubles), each vector's noise variance (maxUnits x data vectors floats), the estimation part's plan.
  */
 interface Estimation {
   pilots: Kernel;
@@ -48,7 +48,7 @@ interface Estimation {
   plan: DmrsEstimationCudaPlan;
 }
 
-/** The OFDM generation stage for one antenna configuration and grid, with its grid buffers for up to maxChunks slots. */
+/** The OFDM generation stage for one antenna configuration and grid, with its grid buffers for up to maxUnits slots. */
 export class OfdmLinkKernels {
   readonly config: DmrsConfig;
   /** Subcarriers K. */
@@ -58,7 +58,7 @@ export class OfdmLinkKernels {
   private readonly data: Kernel;
   private readonly points: ResponsePoints;
   /**
-   * The response: maxChunks x 14 x K x 2 nr nt doubles (flat: maxChunks x 2 nr nt); a flat model's
+   * The response: maxUnits x 14 x K x 2 nr nt doubles (flat: maxUnits x 2 nr nt); a flat model's
    * float32 copy too (its generators write both; a selective model's response skips it).
    */
   private readonly grid64!: DeviceBuffer;
@@ -78,7 +78,7 @@ export class OfdmLinkKernels {
     readonly ofdm: OfdmLinkSpec,
     readonly channels: ChannelCudaPlan,
     readonly model: { channel: ChannelModel; params: Readonly<Record<string, unknown>> },
-    readonly maxChunks: number,
+    readonly maxUnits: number,
     coded = false,
   ) {
     this.config = ofdmDmrs(ofdm, nt);
@@ -110,7 +110,7 @@ export class OfdmLinkKernels {
       'u32',
       'f64',
     ]);
-    const entries = maxChunks * (this.flat ? 1 : SYMBOLS_PER_SLOT * this.K) * nr * nt;
+    const entries = maxUnits * (this.flat ? 1 : SYMBOLS_PER_SLOT * this.K) * nr * nt;
     const alloc = (bytes: number) => {
       const b = DeviceBuffer.alloc(ctx, Math.max(bytes, 8));
       this.held.push(b);
@@ -126,9 +126,9 @@ export class OfdmLinkKernels {
     }
   }
 
-  /** The pilots kernel, the estimation plan, and buffers for maxChunks slots. */
+  /** The pilots kernel, the estimation plan, and buffers for maxUnits slots. */
   private estimation(alloc: (bytes: number) => DeviceBuffer): Estimation {
-    const { nt, nr, K, config, maxChunks } = this;
+    const { nt, nr, K, config, maxUnits } = this;
     const D = config.symbols.length;
     const pilots = loadModule(this.ctx, {
       source: readKernelSource(new URL('./ofdm-pilots.cu', import.meta.url)),
@@ -143,8 +143,8 @@ export class OfdmLinkKernels {
       csi === 'lmmse'
         ? (channelEntry(this.model.channel)!.powerDelayProfile?.(this.model.params) ?? { delays: [0], powers: [1] })
         : undefined;
-    const Yp = alloc(maxChunks * D * K * nr * 16),
-      noiseIn = alloc(maxChunks * config.dataSymbols.length * K * 4);
+    const Yp = alloc(maxUnits * D * K * nr * 16),
+      noiseIn = alloc(maxUnits * config.dataSymbols.length * K * 4);
     const time = ofdmTimeTerms(config, this.model.channel, this.model.params);
     const plan = dmrsEstimationCudaPlan(this.ctx, {
       config,
@@ -152,7 +152,7 @@ export class OfdmLinkKernels {
       csi,
       ...(pdp ? { pdp } : {}),
       time,
-      maxSlots: maxChunks,
+      maxSlots: maxUnits,
     });
     return { pilots, Yp, noiseIn, plan };
   }
@@ -166,14 +166,14 @@ export class OfdmLinkKernels {
   }
 
   /**
-   * The launch's slots (l.v0 = 0, whole chunks): the response on their grids, then the data
+   * The launch's slots (l.v0 = 0, whole units): the response on their grids, then the data
    * vectors' symbols (coded: read from b.tx), received vectors and channels (b.H32, vectors x 2 nr nt
    * floats; b.H64 unused), and with estimated CSI the estimate in H32 and each vector's noise
    * variance in noiseIn; `noiseVar` = N0 of the point.
    */
   enqueueGenerate(stream: Stream, l: LinkLaunch, b: LinkBuffers, modulationSize: number, noiseVar: number): void {
-    const chunks = launchChunks(l);
-    const span = linkChannelSpan({ seed: l.seed, snrIndex: l.snrIndex, chunkIndex: l.chunk0 }, 0, chunks, 1);
+    const units = launchUnits(l);
+    const span = linkChannelSpan({ seed: l.seed, snrIndex: l.snrIndex, unitIndex: l.unit0 }, 0, units, 1);
     const out = { H64: this.grid64.ptr, H32: this.grid32?.ptr ?? 0n };
     if (this.channels.enqueueResponse) this.channels.enqueueResponse(stream, span, this.points, out);
     else this.channels.enqueue(stream, span, out);
@@ -188,8 +188,8 @@ export class OfdmLinkKernels {
       b.y32,
       l.seed,
       l.snrIndex,
-      l.chunk0,
-      l.chunkVectors,
+      l.unit0,
+      l.unitVectors,
       l.vectors,
       this.K,
       this.dmrsMask,
@@ -197,14 +197,14 @@ export class OfdmLinkKernels {
       modulationSize,
       sd,
     ]);
-    if (est) this.enqueueEstimate(stream, l, chunks, b.H32, noiseVar, sd);
+    if (est) this.enqueueEstimate(stream, l, units, b.H32, noiseVar, sd);
   }
 
   /** Estimated CSI: the DM-RS symbols received, then the estimation plan (the detectors' channels and noise). */
   private enqueueEstimate(
     stream: Stream,
     l: LinkLaunch,
-    chunks: number,
+    units: number,
     H32: bigint,
     noiseVar: number,
     sd: number,
@@ -212,14 +212,14 @@ export class OfdmLinkKernels {
     const est = this.est!,
       { nr, K, config } = this;
     const D = config.symbols.length;
-    est.pilots.launch({ grid: Math.max(1, Math.ceil((chunks * D * K * nr) / BLOCK)), block: BLOCK, stream }, [
+    est.pilots.launch({ grid: Math.max(1, Math.ceil((units * D * K * nr) / BLOCK)), block: BLOCK, stream }, [
       this.grid64.ptr,
       est.plan.sequence,
       est.Yp.ptr,
       l.seed,
       l.snrIndex,
-      l.chunk0,
-      chunks,
+      l.unit0,
+      units,
       K,
       D,
       this.dmrsMask,
@@ -232,9 +232,9 @@ export class OfdmLinkKernels {
       Yp: est.Yp.ptr,
       H32,
       noiseIn: est.noiseIn.ptr,
-      slots: chunks,
-      slot0: l.chunk0,
-      vectorsPerSlot: l.chunkVectors,
+      slots: units,
+      slot0: l.unit0,
+      vectorsPerSlot: l.unitVectors,
       vectors: l.vectors,
       n0: noiseVar,
     });
