@@ -12,7 +12,14 @@ import {
   LatticeMimoError,
   readInput,
 } from '../core/index.js';
-import { mergeShards, resultTable, writeOutputs, type SimulationResult } from '../sim/index.js';
+import {
+  type MissingUnit,
+  mergeShards,
+  missingUnitsText,
+  resultTable,
+  type SimulationResult,
+  writeOutputs,
+} from '../sim/index.js';
 import { parseCommandLine } from './args.js';
 
 export function mergeHelp(): string {
@@ -106,7 +113,7 @@ export async function run(argv: string[]): Promise<number> {
       const commands = rerunCommands(err, files, results);
       throw new InvalidInputError(
         'INVALID_INPUT',
-        `${err.message.replace(/; run shard .*$/, '')}; compute them with: ${commands.join(' ; ')} (then merge again)`,
+        `merge: ${missingUnitsText((err.details as { missing: MissingUnit[] }).missing)}; compute them with: ${commands.join(' ; ')} (then merge again)`,
         { ...err.details, commands },
       );
     }

@@ -19,7 +19,7 @@ export { resultTable } from './table.js';
 export { plotSpec, renderPlotSvg, svgToPng, writePlot, type PlotMetric, type PlotOptions } from './plot.js';
 export { simulateWithTable, writeOutputs, type OutputFiles } from './report.js';
 export type { TableStream } from './table.js';
-export { mergeShards, type MissingUnit } from './merge.js';
+export { mergeShards, type MissingUnit, missingUnitsText } from './merge.js';
 export type {
   OfdmOptions,
   ShardOptions,

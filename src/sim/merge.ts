@@ -51,6 +51,12 @@ export interface MissingUnit {
   shard: number;
 }
 
+/** The words of SHARDS_INCOMPLETE: which units are missing (the first 20). */
+export function missingUnitsText(missing: readonly MissingUnit[]): string {
+  const list = missing.map((m) => `SNR index ${m.snrIndex} ${m.detector} unit ${m.unit} (shard ${m.shard})`);
+  return `the shards stopped before the run's stop: units missing: ${list.join(', ')}${missing.length === 20 ? ', ...' : ''}`;
+}
+
 /**
  * The merged run of `shards` (the results of simulate() with `shard`, any order): one result as an
  * unsharded simulate() of the same settings and seed gives (its counts equal; timeMs the shards'
@@ -138,11 +144,10 @@ export function mergeShards(shards: readonly SimulationResult[]): SimulationResu
     }
   }
   if (missing.length > 0) {
-    const list = missing.map((m) => `SNR index ${m.snrIndex} ${m.detector} unit ${m.unit} (shard ${m.shard})`);
     const runs = [...rerun].sort((a, b) => a[0] - b[0]).map(([shard, minUnit]) => ({ shard, minUnit }));
     throw new InvalidInputError(
       'INVALID_INPUT',
-      `mergeShards(): the shards stopped before the run's stop: units missing: ${list.join(', ')}${missing.length === 20 ? ', ...' : ''}; run ${runs.map((r) => `shard ${r.shard} with minUnit ${r.minUnit}`).join(', ')} again`,
+      `mergeShards(): ${missingUnitsText(missing)}; run ${runs.map((r) => `shard ${r.shard} with minUnit ${r.minUnit}`).join(', ')} again`,
       { reason: 'SHARDS_INCOMPLETE', missing, rerun: runs, count },
     );
   }
