@@ -1,7 +1,7 @@
 /**
  * Layered min-sum on the WebAssembly SIMD kernel (wasm/layered-min-sum.as.ts): 16 frames in i8x16
- * lanes ('int8') or 8 in i16x8 lanes ('int16'), each lane computing fixed-point-min-sum.ts's
- * arithmetic bit for bit. With early stop each lane stops on its own frame's zero syndrome and
+ * lanes ('int8') or 8 in i16x8 lanes ('int16'), two such vectors a column (32 or 16 frames in
+ * flight), each lane computing fixed-point-min-sum.ts's arithmetic bit for bit. With early stop each lane stops on its own frame's zero syndrome and
  * takes the next frame at once (lane refill), so a slow frame holds up no other; without it, frames
  * go in groups of a vector's lanes for the full iteration count.
  */
@@ -42,14 +42,33 @@ type PairsKernel = (
   satQ: number,
 ) => void;
 
+/**
+ * PassKernel's iteration on two groups of frames, two vectors a column: the second group's
+ * posteriors dL bytes past the first's, its messages dR bytes past (addr in row order).
+ */
+type WideKernel = (
+  rowStart: number,
+  addr: number,
+  m: number,
+  R: number,
+  Q: number,
+  dL: number,
+  dR: number,
+  alphaQ: number,
+  betaQ: number,
+  satQ: number,
+) => void;
+
 /** The kernel's exports (pointers are byte offsets into its memory). */
 interface LayeredMinSumKernel {
   pass8: PassKernel;
   pass16: PassKernel;
+  wide8: WideKernel;
+  wide16: WideKernel;
   pairs8: PairsKernel;
   pairs16: PairsKernel;
-  syndrome8(rowStart: number, addr: number, m: number): number;
-  syndrome16(rowStart: number, addr: number, m: number): number;
+  syndrome8(rowStart: number, addr: number, m: number, shift: number): number;
+  syndrome16(rowStart: number, addr: number, m: number, shift: number): number;
   quantize(input: number, n: number, out: number, clip: number, scale: number): number;
   interleave(bytes: number, frames: number, count: number, n: number, L: number): void;
   insertLane(lane: number, bytes: number, frame: number, n: number, L: number): void;
@@ -115,7 +134,17 @@ function pairsOverlap(H: SparseParityCheck, overlap: Uint8Array): void {
   }
 }
 
-function layout(H: SparseParityCheck, dmax: number): Layout {
+/**
+ * Groups of a vector's lanes decoded together: 2 (two vectors a column, 32 frames for 'int8', 16
+ * for 'int16'), so that each edge's address load, pointer steps and loop test serve two vectors
+ * and two minimum chains run side by side; this outruns the one-group row pairs on both formats.
+ */
+function groupsOf(_format: FixedPointFormat): 1 | 2 {
+  return 2;
+}
+
+/** The kernel's memory for H and `groups` groups of 16-byte vectors (L and R a group after another). */
+function layout(H: SparseParityCheck, dmax: number, groups: number): Layout {
   let at = 0;
   const take = (bytes: number): number => {
     const p = at;
@@ -127,13 +156,13 @@ function layout(H: SparseParityCheck, dmax: number): Layout {
     rowStart: take(4 * (H.m + 1)),
     addr: take(4 * edges),
     rowAddr: take(4 * edges),
-    L: take(16 * H.n),
-    R: take(16 * edges),
+    L: take(16 * H.n * groups),
+    R: take(16 * edges * groups),
     Q: take(4 * 16 * dmax),
     overlap: take(Math.ceil(H.m / 2)),
     input: take(8 * H.n),
-    frames: take(2 * 16 * H.n),
-    bits: take(16 * H.n),
+    frames: take(2 * 16 * H.n * groups),
+    bits: take(16 * H.n * groups),
     values: take(4 * H.n),
     scratch: take(256),
     get bytes() {
@@ -161,6 +190,13 @@ export class SimdMinSumDecoder {
   private readonly values: Int32Array;
   private readonly paired: boolean;
   private readonly dmax: number;
+  /** Groups of format.lanes frames decoded together (two vectors a column when 2). */
+  private readonly groups: 1 | 2;
+  /** Frames in flight: format.lanes * groups. */
+  private readonly lanes: number;
+  /** Bytes from one group's posteriors (messages) to the next's. */
+  private readonly dL: number;
+  private readonly dR: number;
 
   /** Compiles (once a process) and instantiates the kernel, and lays H out in its memory. */
   constructor(H: SparseParityCheck, options: ResolvedDecoderOptions, format: FixedPointFormat) {
@@ -170,8 +206,12 @@ export class SimdMinSumDecoder {
     this.format = format;
     this.constants = fixedPointConstants(format, options);
     const dmax = maxRowDegree(H);
-    this.at = layout(H, dmax);
-    this.paired = rowsPairUp(H);
+    this.groups = groupsOf(format);
+    this.lanes = format.lanes * this.groups;
+    this.dL = 16 * H.n;
+    this.dR = 16 * H.col.length;
+    this.at = layout(H, dmax, this.groups);
+    this.paired = this.groups === 1 && rowsPairUp(H);
     this.dmax = dmax;
     const instance = instantiateWasmKernel<LayeredMinSumKernel>(KERNEL_URL, this.at.bytes);
     this.k = instance.exports;
@@ -195,7 +235,7 @@ export class SimdMinSumDecoder {
       }
     if (this.paired) pairsOverlap(H, new Uint8Array(buf, this.at.overlap, Math.ceil(H.m / 2)));
     this.input = new Float64Array(buf, this.at.input, H.n);
-    this.laneBits = Array.from({ length: format.lanes }, (_, l) => new Uint8Array(buf, this.at.bits + l * H.n, H.n));
+    this.laneBits = Array.from({ length: this.lanes }, (_, l) => new Uint8Array(buf, this.at.bits + l * H.n, H.n));
     this.values = new Int32Array(buf, this.at.values, H.n);
   }
 
@@ -211,7 +251,20 @@ export class SimdMinSumDecoder {
   private pass(): void {
     const { k, at, H } = this;
     const { alphaQ, betaQ, satQ } = this.constants;
-    if (this.paired)
+    if (this.groups === 2)
+      (this.format.bytes === 1 ? k.wide8 : k.wide16)(
+        at.rowStart,
+        at.rowAddr,
+        H.m,
+        at.R,
+        at.Q,
+        this.dL,
+        this.dR,
+        alphaQ,
+        betaQ,
+        satQ,
+      );
+    else if (this.paired)
       (this.format.bytes === 1 ? k.pairs8 : k.pairs16)(
         at.rowStart,
         at.addr,
@@ -227,12 +280,21 @@ export class SimdMinSumDecoder {
     else (this.format.bytes === 1 ? k.pass8 : k.pass16)(at.rowStart, at.addr, H.m, at.R, at.Q, alphaQ, betaQ, satQ);
   }
 
-  /** Bit l set where lane l's decisions break a check. */
+  /** Bit l set where lane l's decisions break a check (lane l: lane l % format.lanes of group l / format.lanes). */
   private syndrome(): number {
     const { k, at, H } = this;
-    return this.format.bytes === 1
-      ? k.syndrome8(at.rowStart, at.rowAddr, H.m)
-      : k.syndrome16(at.rowStart, at.rowAddr, H.m);
+    const syndrome = this.format.bytes === 1 ? k.syndrome8 : k.syndrome16;
+    let bad = 0;
+    for (let g = 0; g < this.groups; g++) {
+      // The rows' addresses point into group 0's L: group g's columns lie g dL bytes further.
+      bad |= syndrome(at.rowStart, at.rowAddr, H.m, g * this.dL) << (g * this.format.lanes);
+    }
+    return bad;
+  }
+
+  /** Group g's posteriors (lane l of the decoder is lane l % format.lanes of group l / format.lanes). */
+  private groupL(g: number): number {
+    return this.at.L + g * this.dL;
   }
 
   /** Frame `frame`'s LLRs, loaded and quantized into slot `slot` of the frames area. */
@@ -254,44 +316,56 @@ export class SimdMinSumDecoder {
 
   /** Frame `frame` into lane `lane` of L (its messages left as they are). */
   private loadLane(lane: number, frame: number, load: FrameLoad): void {
+    const v = this.format.lanes;
     this.quantize(frame, 0, load);
-    this.k.insertLane(lane, this.format.bytes, this.at.frames, this.n, this.at.L);
+    this.k.insertLane(lane % v, this.format.bytes, this.at.frames, this.n, this.groupL(Math.floor(lane / v)));
   }
 
   /** Lane `lane`'s results to done(); its decisions already at laneBits[at] unless `at` is omitted. */
   private finish(lane: number, frame: number, iterations: number, done: FrameDone, at?: number): void {
     const { k, n } = this;
     const bytes = this.format.bytes;
-    if (at === undefined) k.hardLane(lane, bytes, this.at.L, n, this.at.bits);
+    const v = this.format.lanes;
+    const L = this.groupL(Math.floor(lane / v));
+    if (at === undefined) k.hardLane(lane % v, bytes, L, n, this.at.bits);
     done(frame, iterations, this.laneBits[at ?? 0]!, () => {
-      k.laneValues(lane, bytes, this.at.L, n, this.at.values);
+      k.laneValues(lane % v, bytes, L, n, this.at.values);
       return this.values;
     });
   }
 
   private clearState(): void {
     const buf = new Uint8Array(this.buffer);
-    buf.fill(0, this.at.L, this.at.L + 16 * this.n);
-    buf.fill(0, this.at.R, this.at.R + 16 * this.H.col.length);
+    buf.fill(0, this.at.L, this.at.L + this.dL * this.groups);
+    buf.fill(0, this.at.R, this.at.R + this.dR * this.groups);
   }
 
   private grouped(frames: number, load: FrameLoad, done: FrameDone): void {
-    const lanes = this.format.lanes;
+    const { lanes, n } = this;
+    const { bytes, lanes: v } = this.format;
     const its = this.options.maxIterations;
     for (let f0 = 0; f0 < frames; f0 += lanes) {
       const count = Math.min(lanes, frames - f0);
-      new Uint8Array(this.buffer).fill(0, this.at.R, this.at.R + 16 * this.H.col.length);
+      new Uint8Array(this.buffer).fill(0, this.at.R, this.at.R + this.dR * this.groups);
       for (let l = 0; l < count; l++) this.quantize(f0 + l, l, load);
-      this.k.interleave(this.format.bytes, this.at.frames, count, this.n, this.at.L);
+      // Group g takes lanes g v .. g v + v - 1 (a group past the frames gets zeros).
+      for (let g = 0; g < this.groups; g++) {
+        const c = Math.max(0, Math.min(v, count - g * v));
+        this.k.interleave(bytes, this.at.frames + 2 * n * g * v, c, n, this.groupL(g));
+      }
       for (let it = 0; it < its; it++) this.pass();
       const bad = this.syndrome();
-      this.k.hardAll(this.format.bytes, this.at.L, this.n, count, this.at.bits, this.at.scratch);
+      for (let g = 0; g < this.groups; g++) {
+        const c = Math.max(0, Math.min(v, count - g * v));
+        if (c > 0) this.k.hardAll(bytes, this.groupL(g), n, c, this.at.bits + n * g * v, this.at.scratch);
+      }
       for (let l = 0; l < count; l++) this.finish(l, f0 + l, (bad >> l) & 1 ? -its : its, done, l);
     }
   }
 
   private refilling(frames: number, load: FrameLoad, done: FrameDone): void {
-    const lanes = this.format.lanes;
+    const lanes = this.lanes;
+    const v = this.format.lanes;
     const its = this.options.maxIterations;
     const edges = this.H.col.length;
     const frameOf = new Int32Array(lanes).fill(-1);
@@ -317,7 +391,7 @@ export class SimdMinSumDecoder {
           frameOf[l] = next;
           itOf[l] = 0;
           this.loadLane(l, next++, load);
-          this.k.clearLane(l, this.format.bytes, this.at.R, edges);
+          this.k.clearLane(l % v, this.format.bytes, this.at.R + Math.floor(l / v) * this.dR, edges);
         } else {
           frameOf[l] = -1;
           active--;

@@ -265,6 +265,98 @@
   }
 }
 
+/**
+ * rows<T>'s iteration on two groups of frames at once (two vectors a column: the second group's
+ * posteriors dL bytes past the first's, its messages dR bytes past): one address load, pointer step
+ * and loop test serve both vectors, and the two groups' minimum chains run side by side. Q holds
+ * the two q of an edge next to each other (32 bytes an edge).
+ */
+// @ts-ignore: decorator
+@inline function rowsWide<T>(
+  rowStart: usize,
+  addr: usize,
+  m: i32,
+  R: usize,
+  Q: usize,
+  dL: usize,
+  dR: usize,
+  alphaQ: i32,
+  betaQ: i32,
+  satQ: i32,
+): void {
+  const vSat = splat<T>(satQ);
+  const vBeta = splat<T>(betaQ);
+  const vAlpha = alphaSplat<T>(alphaQ);
+  let e = load<i32>(rowStart);
+  let cp = addr + ((<usize>e) << 2);
+  let rp = R + ((<usize>e) << 4);
+  const end = addr + ((<usize>load<i32>(rowStart + ((<usize>m) << 2))) << 2);
+  let rs = rowStart + 4;
+  while (cp < end) {
+    const ce = addr + ((<usize>load<i32>(rs)) << 2);
+    rs += 4;
+    if (ce == cp) continue;
+    let a1 = vSat;
+    let a2 = vSat;
+    let b1 = vSat;
+    let b2 = vSat;
+    let sa = v128.splat<i32>(0);
+    let sb = v128.splat<i32>(0);
+    let c = cp;
+    let r = rp;
+    let qp = Q;
+    do {
+      const p = <usize>load<i32>(c);
+      const qa = subSat<T>(v128.load(p), v128.load(r));
+      const qb = subSat<T>(v128.load(p + dL), v128.load(r + dR));
+      v128.store(qp, qa);
+      v128.store(qp, qb, 16);
+      sa = v128.xor(sa, qa);
+      sb = v128.xor(sb, qb);
+      const ma = abs<T>(qa);
+      const mb = abs<T>(qb);
+      a2 = minU<T>(a2, maxU<T>(a1, ma));
+      a1 = minU<T>(a1, ma);
+      b2 = minU<T>(b2, maxU<T>(b1, mb));
+      b1 = minU<T>(b1, mb);
+      c += 4;
+      r += 16;
+      qp += 32;
+    } while (c < ce);
+    const rsa = negMask<T>(sa);
+    const rsb = negMask<T>(sb);
+    const ma1 = negIf<T>(magnitude<T>(a1, vBeta, vAlpha), rsa);
+    const xa = v128.xor(ma1, negIf<T>(magnitude<T>(a2, vBeta, vAlpha), rsa));
+    const mb1 = negIf<T>(magnitude<T>(b1, vBeta, vAlpha), rsb);
+    const xb = v128.xor(mb1, negIf<T>(magnitude<T>(b2, vBeta, vAlpha), rsb));
+    qp = Q;
+    do {
+      const p = <usize>load<i32>(cp);
+      const ua = v128.load(qp);
+      const ub = v128.load(qp, 16);
+      const na = negIf<T>(v128.xor(ma1, v128.and(xa, eq<T>(abs<T>(ua), a1))), negMask<T>(ua));
+      const nb = negIf<T>(v128.xor(mb1, v128.and(xb, eq<T>(abs<T>(ub), b1))), negMask<T>(ub));
+      v128.store(rp, na);
+      v128.store(rp + dR, nb);
+      v128.store(p, addSat<T>(ua, na));
+      v128.store(p + dL, addSat<T>(ub, nb));
+      cp += 4;
+      rp += 16;
+      qp += 32;
+    } while (cp < ce);
+  }
+}
+
+/** One layered iteration on two groups of 16 frames (i8x16 lanes, two vectors a column), a row at a time. */
+export function wide8(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, dR: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i8>(rowStart, addr, m, R, Q, dL, dR, alphaQ, betaQ, satQ);
+}
+
+/** One layered iteration on two groups of 8 frames (i16x8 lanes, two vectors a column), a row at a time. */
+export function wide16(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, dR: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i16>(rowStart, addr, m, R, Q, dL, dR, alphaQ, betaQ, satQ);
+}
+
 /** One layered iteration, 16 frames in i8x16 lanes, a row at a time. */
 export function pass8(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
   rows<i8>(rowStart, addr, m, R, Q, alphaQ, betaQ, satQ);
@@ -307,18 +399,21 @@ export function pairs16(
   pairs<i16>(rowStart, addr, m, R, Q, dmax, overlap, alphaQ, betaQ, satQ);
 }
 
-/** Bit f set where lane f's hard decisions (8-bit lanes) break some check (16 lanes). */
-export function syndrome8(rowStart: usize, addr: usize, m: i32): i32 {
-  return i8x16.bitmask(syndromeOr(rowStart, addr, m));
+/**
+ * Bit f set where lane f's hard decisions (8-bit lanes) break some check (16 lanes); the columns
+ * `shift` bytes past addr's (another group's posteriors).
+ */
+export function syndrome8(rowStart: usize, addr: usize, m: i32, shift: usize): i32 {
+  return i8x16.bitmask(syndromeOr(rowStart, addr, m, shift));
 }
 
-/** Bit f set where lane f's hard decisions (16-bit lanes) break some check (8 lanes). */
-export function syndrome16(rowStart: usize, addr: usize, m: i32): i32 {
-  return i16x8.bitmask(syndromeOr(rowStart, addr, m));
+/** Bit f set where lane f's hard decisions (16-bit lanes) break some check (8 lanes); shift as syndrome8's. */
+export function syndrome16(rowStart: usize, addr: usize, m: i32, shift: usize): i32 {
+  return i16x8.bitmask(syndromeOr(rowStart, addr, m, shift));
 }
 
-/** The or over the rows of each row's xor of its columns (addr in row order): a lane's sign bit is set where a check fails. */
-function syndromeOr(rowStart: usize, addr: usize, m: i32): v128 {
+/** The or over the rows of each row's xor of its columns (addr + shift, in row order): a lane's sign bit is set where a check fails. */
+function syndromeOr(rowStart: usize, addr: usize, m: i32, shift: usize): v128 {
   let acc = v128.splat<i32>(0);
   let e = load<i32>(rowStart);
   let cp = addr + ((<usize>e) << 2);
@@ -326,7 +421,7 @@ function syndromeOr(rowStart: usize, addr: usize, m: i32): v128 {
     const end = load<i32>(rowStart + ((<usize>row) << 2), 4);
     let x = v128.splat<i32>(0);
     for (; e < end; e++) {
-      x = v128.xor(x, v128.load(<usize>load<i32>(cp)));
+      x = v128.xor(x, v128.load(<usize>load<i32>(cp) + shift));
       cp += 4;
     }
     acc = v128.or(acc, x);
