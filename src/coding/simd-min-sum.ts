@@ -44,7 +44,8 @@ type PairsKernel = (
 
 /**
  * PassKernel's iteration on two groups of frames, two vectors a column: the second group's
- * posteriors dL bytes past the first's, its messages dR bytes past (addr in row order).
+ * posteriors dL bytes past the first's, an edge's two message vectors side by side in R (addr in
+ * row order).
  */
 type WideKernel = (
   rowStart: number,
@@ -53,7 +54,6 @@ type WideKernel = (
   R: number,
   Q: number,
   dL: number,
-  dR: number,
   alphaQ: number,
   betaQ: number,
   satQ: number,
@@ -72,7 +72,7 @@ interface LayeredMinSumKernel {
   quantize(input: number, n: number, out: number, clip: number, scale: number): number;
   interleave(bytes: number, frames: number, count: number, n: number, L: number): void;
   insertLane(lane: number, bytes: number, frame: number, n: number, L: number): void;
-  clearLane(lane: number, bytes: number, R: number, edges: number): void;
+  clearLane(lane: number, bytes: number, R: number, edges: number, step: number): void;
   hardLane(lane: number, bytes: number, L: number, n: number, bits: number): void;
   hardAll(bytes: number, L: number, n: number, count: number, bits: number, scratch: number): void;
   laneValues(lane: number, bytes: number, L: number, n: number, values: number): void;
@@ -194,9 +194,10 @@ export class SimdMinSumDecoder {
   private readonly groups: 1 | 2;
   /** Frames in flight: format.lanes * groups. */
   private readonly lanes: number;
-  /** Bytes from one group's posteriors (messages) to the next's. */
+  /** Bytes from one group's posteriors to the next's (an edge's messages lie side by side). */
   private readonly dL: number;
-  private readonly dR: number;
+  /** Bytes of R: a vector an edge and group. */
+  private readonly rBytes: number;
 
   /** Compiles (once a process) and instantiates the kernel, and lays H out in its memory. */
   constructor(H: SparseParityCheck, options: ResolvedDecoderOptions, format: FixedPointFormat) {
@@ -209,7 +210,7 @@ export class SimdMinSumDecoder {
     this.groups = groupsOf(format);
     this.lanes = format.lanes * this.groups;
     this.dL = 16 * H.n;
-    this.dR = 16 * H.col.length;
+    this.rBytes = 16 * H.col.length * this.groups;
     this.at = layout(H, dmax, this.groups);
     this.paired = this.groups === 1 && rowsPairUp(H);
     this.dmax = dmax;
@@ -259,7 +260,6 @@ export class SimdMinSumDecoder {
         at.R,
         at.Q,
         this.dL,
-        this.dR,
         alphaQ,
         betaQ,
         satQ,
@@ -337,7 +337,7 @@ export class SimdMinSumDecoder {
   private clearState(): void {
     const buf = new Uint8Array(this.buffer);
     buf.fill(0, this.at.L, this.at.L + this.dL * this.groups);
-    buf.fill(0, this.at.R, this.at.R + this.dR * this.groups);
+    buf.fill(0, this.at.R, this.at.R + this.rBytes);
   }
 
   private grouped(frames: number, load: FrameLoad, done: FrameDone): void {
@@ -346,7 +346,7 @@ export class SimdMinSumDecoder {
     const its = this.options.maxIterations;
     for (let f0 = 0; f0 < frames; f0 += lanes) {
       const count = Math.min(lanes, frames - f0);
-      new Uint8Array(this.buffer).fill(0, this.at.R, this.at.R + this.dR * this.groups);
+      new Uint8Array(this.buffer).fill(0, this.at.R, this.at.R + this.rBytes);
       for (let l = 0; l < count; l++) this.quantize(f0 + l, l, load);
       // Group g takes lanes g v .. g v + v - 1 (a group past the frames gets zeros).
       for (let g = 0; g < this.groups; g++) {
@@ -391,7 +391,7 @@ export class SimdMinSumDecoder {
           frameOf[l] = next;
           itOf[l] = 0;
           this.loadLane(l, next++, load);
-          this.k.clearLane(l % v, this.format.bytes, this.at.R + Math.floor(l / v) * this.dR, edges);
+          this.k.clearLane(l % v, this.format.bytes, this.at.R + 16 * Math.floor(l / v), edges, 16 * this.groups);
         } else {
           frameOf[l] = -1;
           active--;

@@ -267,7 +267,8 @@
 
 /**
  * rows<T>'s iteration on two groups of frames at once (two vectors a column: the second group's
- * posteriors dL bytes past the first's, its messages dR bytes past): one address load, pointer step
+ * posteriors dL bytes past the first's; an edge's two message vectors side by side, 32 bytes an
+ * edge in R): one address load, pointer step
  * and loop test serve both vectors, and the two groups' minimum chains run side by side. Q holds
  * the two q of an edge next to each other (32 bytes an edge).
  */
@@ -279,7 +280,6 @@
   R: usize,
   Q: usize,
   dL: usize,
-  dR: usize,
   alphaQ: i32,
   betaQ: i32,
   satQ: i32,
@@ -287,9 +287,9 @@
   const vSat = splat<T>(satQ);
   const vBeta = splat<T>(betaQ);
   const vAlpha = alphaSplat<T>(alphaQ);
-  let e = load<i32>(rowStart);
+  const e = load<i32>(rowStart);
   let cp = addr + ((<usize>e) << 2);
-  let rp = R + ((<usize>e) << 4);
+  let rp = R + ((<usize>e) << 5);
   const end = addr + ((<usize>load<i32>(rowStart + ((<usize>m) << 2))) << 2);
   let rs = rowStart + 4;
   while (cp < end) {
@@ -308,7 +308,7 @@
     do {
       const p = <usize>load<i32>(c);
       const qa = subSat<T>(v128.load(p), v128.load(r));
-      const qb = subSat<T>(v128.load(p + dL), v128.load(r + dR));
+      const qb = subSat<T>(v128.load(p + dL), v128.load(r, 16));
       v128.store(qp, qa);
       v128.store(qp, qb, 16);
       sa = v128.xor(sa, qa);
@@ -320,7 +320,7 @@
       b2 = minU<T>(b2, maxU<T>(b1, mb));
       b1 = minU<T>(b1, mb);
       c += 4;
-      r += 16;
+      r += 32;
       qp += 32;
     } while (c < ce);
     const rsa = negMask<T>(sa);
@@ -337,24 +337,24 @@
       const na = negIf<T>(v128.xor(ma1, v128.and(xa, eq<T>(abs<T>(ua), a1))), negMask<T>(ua));
       const nb = negIf<T>(v128.xor(mb1, v128.and(xb, eq<T>(abs<T>(ub), b1))), negMask<T>(ub));
       v128.store(rp, na);
-      v128.store(rp + dR, nb);
+      v128.store(rp, nb, 16);
       v128.store(p, addSat<T>(ua, na));
       v128.store(p + dL, addSat<T>(ub, nb));
       cp += 4;
-      rp += 16;
+      rp += 32;
       qp += 32;
     } while (cp < ce);
   }
 }
 
 /** One layered iteration on two groups of 16 frames (i8x16 lanes, two vectors a column), a row at a time. */
-export function wide8(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, dR: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  rowsWide<i8>(rowStart, addr, m, R, Q, dL, dR, alphaQ, betaQ, satQ);
+export function wide8(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i8>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ);
 }
 
 /** One layered iteration on two groups of 8 frames (i16x8 lanes, two vectors a column), a row at a time. */
-export function wide16(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, dR: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  rowsWide<i16>(rowStart, addr, m, R, Q, dL, dR, alphaQ, betaQ, satQ);
+export function wide16(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i16>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ);
 }
 
 /** One layered iteration, 16 frames in i8x16 lanes, a row at a time. */
@@ -564,18 +564,18 @@ export function insertLane(lane: i32, bytes: i32, frame: usize, n: i32, L: usize
   }
 }
 
-/** Zeroes lane `lane`'s check-to-variable messages (edges vectors at R). */
-export function clearLane(lane: i32, bytes: i32, R: usize, edges: i32): void {
+/** Zeroes lane `lane`'s check-to-variable messages (edges vectors at R, `step` bytes apart). */
+export function clearLane(lane: i32, bytes: i32, R: usize, edges: i32, step: usize): void {
   let p = R + <usize>(lane * bytes);
   if (bytes === 1) {
     for (let j = 0; j < edges; j++) {
       store<i8>(p, 0);
-      p += 16;
+      p += step;
     }
   } else {
     for (let j = 0; j < edges; j++) {
       store<i16>(p, 0);
-      p += 16;
+      p += step;
     }
   }
 }
