@@ -1,9 +1,10 @@
 /**
  * Layered min-sum on the WebAssembly SIMD kernel (wasm/layered-min-sum.as.ts): 16 frames in i8x16
- * lanes ('int8') or 8 in i16x8 lanes ('int16'), each lane computing fixed-point-min-sum.ts's
- * arithmetic bit for bit. With early stop each lane stops on its own frame's zero syndrome and
- * takes the next frame at once (lane refill), so a slow frame holds up no other; without it, frames
- * go in groups of a vector's lanes for the full iteration count.
+ * lanes ('int8') or 8 in i16x8 lanes ('int16'), two such vectors a column (32 or 16 frames in
+ * flight), each lane computing fixed-point-min-sum.ts's arithmetic bit for bit. With early stop
+ * each lane stops on its own frame's zero syndrome and takes the next frame at once (lane refill),
+ * so a slow frame holds up no other; without it, frames go in groups of the two vectors' lanes for
+ * the full iteration count.
  */
 import { InvalidInputError, instantiateWasmKernel } from '../core/index.js';
 import type { ResolvedDecoderOptions } from './decoder.js';
@@ -16,27 +17,18 @@ import {
 } from './fixed-point-min-sum.js';
 import { maxRowDegree, type SparseParityCheck } from './types.js';
 
-/** One layered iteration over H's m rows (edge addresses and messages in the kernel's edge order). */
-type PassKernel = (
+/**
+ * One layered iteration over H's m rows on two groups of frames, two vectors a column: addr the
+ * edges' column addresses in group 0's L (row order), group 1's posteriors dL bytes further, an
+ * edge's two message vectors side by side in R.
+ */
+type WideKernel = (
   rowStart: number,
   addr: number,
   m: number,
   R: number,
   Q: number,
-  alphaQ: number,
-  betaQ: number,
-  satQ: number,
-) => void;
-
-/** PassKernel's iteration on rows in pairs: dmax the largest row degree, overlap a byte a pair. */
-type PairsKernel = (
-  rowStart: number,
-  addr: number,
-  m: number,
-  R: number,
-  Q: number,
-  dmax: number,
-  overlap: number,
+  dL: number,
   alphaQ: number,
   betaQ: number,
   satQ: number,
@@ -44,16 +36,14 @@ type PairsKernel = (
 
 /** The kernel's exports (pointers are byte offsets into its memory). */
 interface LayeredMinSumKernel {
-  pass8: PassKernel;
-  pass16: PassKernel;
-  pairs8: PairsKernel;
-  pairs16: PairsKernel;
-  syndrome8(rowStart: number, addr: number, m: number): number;
-  syndrome16(rowStart: number, addr: number, m: number): number;
+  wide8: WideKernel;
+  wide16: WideKernel;
+  syndrome8(rowStart: number, addr: number, m: number, shift: number): number;
+  syndrome16(rowStart: number, addr: number, m: number, shift: number): number;
   quantize(input: number, n: number, out: number, clip: number, scale: number): number;
   interleave(bytes: number, frames: number, count: number, n: number, L: number): void;
   insertLane(lane: number, bytes: number, frame: number, n: number, L: number): void;
-  clearLane(lane: number, bytes: number, R: number, edges: number): void;
+  clearLane(lane: number, bytes: number, R: number, edges: number, step: number): void;
   hardLane(lane: number, bytes: number, L: number, n: number, bits: number): void;
   hardAll(bytes: number, L: number, n: number, count: number, bits: number, scratch: number): void;
   laneValues(lane: number, bytes: number, L: number, n: number, values: number): void;
@@ -64,12 +54,10 @@ const KERNEL_URL = new URL('./wasm/layered-min-sum.wasm', import.meta.url);
 /** Byte offsets of the kernel's arrays in its memory (each 16-byte aligned). */
 interface Layout {
   rowStart: number;
-  addr: number;
   rowAddr: number;
   L: number;
   R: number;
   Q: number;
-  overlap: number;
   input: number;
   frames: number;
   bits: number;
@@ -79,42 +67,13 @@ interface Layout {
 }
 
 /**
- * Whether the rows pair up for the kernel's two-rows-at-a-time pass: an even count, and rows 2i and
- * 2i + 1 of equal degree with no column in common (then their layered updates commute).
+ * Groups of a vector's lanes decoded together, two vectors a column (32 frames for 'int8', 16 for
+ * 'int16'): each edge's address load, pointer steps and loop test serve both vectors, and two
+ * minimum chains run side by side.
  */
-function rowsPairUp(H: SparseParityCheck): boolean {
-  if (H.m % 2 !== 0) return false;
-  const { rowStart, col } = H;
-  const stamp = new Int32Array(H.n).fill(-1);
-  for (let r = 0; r < H.m; r += 2) {
-    const a = rowStart[r]!,
-      b = rowStart[r + 1]!,
-      c = rowStart[r + 2]!;
-    if (b - a !== c - b) return false;
-    for (let e = a; e < b; e++) stamp[col[e]!] = r;
-    for (let e = b; e < c; e++) if (stamp[col[e]!] === r) return false;
-  }
-  return true;
-}
+const GROUPS = 2;
 
-/**
- * overlap[p] = 1 where pair p (rows 2p, 2p + 1) has pair p - 1's degree and no column in common with
- * it: the kernel may then run pair p's first sweep beside pair p - 1's second.
- */
-function pairsOverlap(H: SparseParityCheck, overlap: Uint8Array): void {
-  const { rowStart, col } = H;
-  const stamp = new Int32Array(H.n).fill(-1);
-  for (let p = 1; 2 * p < H.m; p++) {
-    const a = rowStart[2 * p - 2]!,
-      b = rowStart[2 * p]!,
-      c = rowStart[2 * p + 2]!;
-    let ok = b - a === c - b;
-    for (let e = a; e < b; e++) stamp[col[e]!] = p;
-    for (let e = b; ok && e < c; e++) if (stamp[col[e]!] === p) ok = false;
-    overlap[p] = ok ? 1 : 0;
-  }
-}
-
+/** The kernel's memory for H: L and R hold GROUPS vectors a column and an edge. */
 function layout(H: SparseParityCheck, dmax: number): Layout {
   let at = 0;
   const take = (bytes: number): number => {
@@ -125,15 +84,13 @@ function layout(H: SparseParityCheck, dmax: number): Layout {
   const edges = H.col.length;
   return {
     rowStart: take(4 * (H.m + 1)),
-    addr: take(4 * edges),
     rowAddr: take(4 * edges),
-    L: take(16 * H.n),
-    R: take(16 * edges),
-    Q: take(4 * 16 * dmax),
-    overlap: take(Math.ceil(H.m / 2)),
+    L: take(16 * H.n * GROUPS),
+    R: take(16 * edges * GROUPS),
+    Q: take(16 * GROUPS * dmax),
     input: take(8 * H.n),
-    frames: take(2 * 16 * H.n),
-    bits: take(16 * H.n),
+    frames: take(2 * 16 * H.n * GROUPS),
+    bits: take(16 * H.n * GROUPS),
     values: take(4 * H.n),
     scratch: take(256),
     get bytes() {
@@ -159,8 +116,12 @@ export class SimdMinSumDecoder {
   /** Lane l's n hard decisions (lane 0's are also hardLane's output). */
   private readonly laneBits: Uint8Array[];
   private readonly values: Int32Array;
-  private readonly paired: boolean;
-  private readonly dmax: number;
+  /** Frames in flight: format.lanes * GROUPS. */
+  private readonly lanes: number;
+  /** Bytes from one group's posteriors to the next's (an edge's messages lie side by side). */
+  private readonly dL: number;
+  /** Bytes of R: a vector an edge and group. */
+  private readonly rBytes: number;
 
   /** Compiles (once a process) and instantiates the kernel, and lays H out in its memory. */
   constructor(H: SparseParityCheck, options: ResolvedDecoderOptions, format: FixedPointFormat) {
@@ -170,32 +131,20 @@ export class SimdMinSumDecoder {
     this.format = format;
     this.constants = fixedPointConstants(format, options);
     const dmax = maxRowDegree(H);
+    this.lanes = format.lanes * GROUPS;
+    this.dL = 16 * H.n;
+    this.rBytes = 16 * H.col.length * GROUPS;
     this.at = layout(H, dmax);
-    this.paired = rowsPairUp(H);
-    this.dmax = dmax;
     const instance = instantiateWasmKernel<LayeredMinSumKernel>(KERNEL_URL, this.at.bytes);
     this.k = instance.exports;
     this.buffer = instance.buffer;
     const buf = this.buffer;
     new Int32Array(buf, this.at.rowStart, H.m + 1).set(H.rowStart);
-    // Byte addresses of the edges' columns in L: in row order for the syndrome, and in the pass's
-    // order (a pair's edges interleaved when the rows pair up) for the layered iteration.
+    // Byte addresses of the edges' columns in group 0's L, in row order (the pass's and the syndrome's).
     const rowAddr = new Int32Array(buf, this.at.rowAddr, H.col.length);
     for (let e = 0; e < H.col.length; e++) rowAddr[e] = this.at.L + H.col[e]! * 16;
-    const addr = new Int32Array(buf, this.at.addr, H.col.length);
-    if (!this.paired) addr.set(rowAddr);
-    else
-      for (let r = 0; r < H.m; r += 2) {
-        const a = H.rowStart[r]!,
-          d = H.rowStart[r + 1]! - a;
-        for (let j = 0; j < d; j++) {
-          addr[a + 2 * j] = rowAddr[a + j]!;
-          addr[a + 2 * j + 1] = rowAddr[a + d + j]!;
-        }
-      }
-    if (this.paired) pairsOverlap(H, new Uint8Array(buf, this.at.overlap, Math.ceil(H.m / 2)));
     this.input = new Float64Array(buf, this.at.input, H.n);
-    this.laneBits = Array.from({ length: format.lanes }, (_, l) => new Uint8Array(buf, this.at.bits + l * H.n, H.n));
+    this.laneBits = Array.from({ length: this.lanes }, (_, l) => new Uint8Array(buf, this.at.bits + l * H.n, H.n));
     this.values = new Int32Array(buf, this.at.values, H.n);
   }
 
@@ -211,28 +160,34 @@ export class SimdMinSumDecoder {
   private pass(): void {
     const { k, at, H } = this;
     const { alphaQ, betaQ, satQ } = this.constants;
-    if (this.paired)
-      (this.format.bytes === 1 ? k.pairs8 : k.pairs16)(
-        at.rowStart,
-        at.addr,
-        H.m,
-        at.R,
-        at.Q,
-        this.dmax,
-        at.overlap,
-        alphaQ,
-        betaQ,
-        satQ,
-      );
-    else (this.format.bytes === 1 ? k.pass8 : k.pass16)(at.rowStart, at.addr, H.m, at.R, at.Q, alphaQ, betaQ, satQ);
+    (this.format.bytes === 1 ? k.wide8 : k.wide16)(
+      at.rowStart,
+      at.rowAddr,
+      H.m,
+      at.R,
+      at.Q,
+      this.dL,
+      alphaQ,
+      betaQ,
+      satQ,
+    );
   }
 
-  /** Bit l set where lane l's decisions break a check. */
+  /** Bit l set where lane l's decisions break a check (lane l: lane l % format.lanes of group l / format.lanes). */
   private syndrome(): number {
     const { k, at, H } = this;
-    return this.format.bytes === 1
-      ? k.syndrome8(at.rowStart, at.rowAddr, H.m)
-      : k.syndrome16(at.rowStart, at.rowAddr, H.m);
+    const syndrome = this.format.bytes === 1 ? k.syndrome8 : k.syndrome16;
+    let bad = 0;
+    for (let g = 0; g < GROUPS; g++) {
+      // The rows' addresses point into group 0's L: group g's columns lie g dL bytes further.
+      bad |= syndrome(at.rowStart, at.rowAddr, H.m, g * this.dL) << (g * this.format.lanes);
+    }
+    return bad;
+  }
+
+  /** Group g's posteriors (lane l of the decoder is lane l % format.lanes of group l / format.lanes). */
+  private groupL(g: number): number {
+    return this.at.L + g * this.dL;
   }
 
   /** Frame `frame`'s LLRs, loaded and quantized into slot `slot` of the frames area. */
@@ -254,44 +209,56 @@ export class SimdMinSumDecoder {
 
   /** Frame `frame` into lane `lane` of L (its messages left as they are). */
   private loadLane(lane: number, frame: number, load: FrameLoad): void {
+    const v = this.format.lanes;
     this.quantize(frame, 0, load);
-    this.k.insertLane(lane, this.format.bytes, this.at.frames, this.n, this.at.L);
+    this.k.insertLane(lane % v, this.format.bytes, this.at.frames, this.n, this.groupL(Math.floor(lane / v)));
   }
 
   /** Lane `lane`'s results to done(); its decisions already at laneBits[at] unless `at` is omitted. */
   private finish(lane: number, frame: number, iterations: number, done: FrameDone, at?: number): void {
     const { k, n } = this;
     const bytes = this.format.bytes;
-    if (at === undefined) k.hardLane(lane, bytes, this.at.L, n, this.at.bits);
+    const v = this.format.lanes;
+    const L = this.groupL(Math.floor(lane / v));
+    if (at === undefined) k.hardLane(lane % v, bytes, L, n, this.at.bits);
     done(frame, iterations, this.laneBits[at ?? 0]!, () => {
-      k.laneValues(lane, bytes, this.at.L, n, this.at.values);
+      k.laneValues(lane % v, bytes, L, n, this.at.values);
       return this.values;
     });
   }
 
   private clearState(): void {
     const buf = new Uint8Array(this.buffer);
-    buf.fill(0, this.at.L, this.at.L + 16 * this.n);
-    buf.fill(0, this.at.R, this.at.R + 16 * this.H.col.length);
+    buf.fill(0, this.at.L, this.at.L + this.dL * GROUPS);
+    buf.fill(0, this.at.R, this.at.R + this.rBytes);
   }
 
   private grouped(frames: number, load: FrameLoad, done: FrameDone): void {
-    const lanes = this.format.lanes;
+    const { lanes, n } = this;
+    const { bytes, lanes: v } = this.format;
     const its = this.options.maxIterations;
     for (let f0 = 0; f0 < frames; f0 += lanes) {
       const count = Math.min(lanes, frames - f0);
-      new Uint8Array(this.buffer).fill(0, this.at.R, this.at.R + 16 * this.H.col.length);
+      new Uint8Array(this.buffer).fill(0, this.at.R, this.at.R + this.rBytes);
       for (let l = 0; l < count; l++) this.quantize(f0 + l, l, load);
-      this.k.interleave(this.format.bytes, this.at.frames, count, this.n, this.at.L);
+      // Group g takes lanes g v .. g v + v - 1 (a group past the frames gets zeros).
+      for (let g = 0; g < GROUPS; g++) {
+        const c = Math.max(0, Math.min(v, count - g * v));
+        this.k.interleave(bytes, this.at.frames + 2 * n * g * v, c, n, this.groupL(g));
+      }
       for (let it = 0; it < its; it++) this.pass();
       const bad = this.syndrome();
-      this.k.hardAll(this.format.bytes, this.at.L, this.n, count, this.at.bits, this.at.scratch);
+      for (let g = 0; g < GROUPS; g++) {
+        const c = Math.max(0, Math.min(v, count - g * v));
+        if (c > 0) this.k.hardAll(bytes, this.groupL(g), n, c, this.at.bits + n * g * v, this.at.scratch);
+      }
       for (let l = 0; l < count; l++) this.finish(l, f0 + l, (bad >> l) & 1 ? -its : its, done, l);
     }
   }
 
   private refilling(frames: number, load: FrameLoad, done: FrameDone): void {
-    const lanes = this.format.lanes;
+    const lanes = this.lanes;
+    const v = this.format.lanes;
     const its = this.options.maxIterations;
     const edges = this.H.col.length;
     const frameOf = new Int32Array(lanes).fill(-1);
@@ -317,7 +284,7 @@ export class SimdMinSumDecoder {
           frameOf[l] = next;
           itOf[l] = 0;
           this.loadLane(l, next++, load);
-          this.k.clearLane(l, this.format.bytes, this.at.R, edges);
+          this.k.clearLane(l % v, this.format.bytes, this.at.R + 16 * Math.floor(l / v), edges, 16 * GROUPS);
         } else {
           frameOf[l] = -1;
           active--;

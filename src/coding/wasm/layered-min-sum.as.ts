@@ -1,20 +1,19 @@
 /**
  * AssemblyScript source of the layered min-sum LDPC kernels on WebAssembly SIMD (built to
  * layered-min-sum.wasm by scripts/build-wasm.mjs; not compiled by tsc). Frames are interleaved
- * across the lanes of a v128: the 8-bit kernels hold 16 frames (i8x16), the 16-bit ones 8 (i16x8).
+ * across the lanes of a v128: the 8-bit kernels hold 16 frames (i8x16), the 16-bit ones 8 (i16x8),
+ * and the layered pass runs two groups of such frames at once (two vectors a column).
  * Every pointer is a byte offset into the imported memory, laid out by the host
  * (src/coding/simd-min-sum.ts):
  *   rowStart  i32[m + 1]    edge offsets of the check rows (compressed rows)
- *   addr      i32[edges]    byte address of each edge's column in L, in the pass's edge order (a
- *                           pair's edges interleaved when the rows pair up)
- *   rowAddr   i32[edges]    the same in row order, for the syndrome
- *   L         v128[n]       posteriors, one vector a column, lane f = frame f
- *   R         v128[edges]   check-to-variable messages, one vector an edge, in the pass's order
- *   Q         v128[4 dmax]  scratch: the rows' variable-to-check messages
- *   overlap   u8[m / 2]     1 where a row pair may run beside the one before (pairs only)
+ *   rowAddr   i32[edges]    byte address of each edge's column in group 0's L, in row order
+ *   L         v128[2 n]     posteriors, group after group (dL = 16 n bytes apart), one vector a
+ *                           column, lane f = the group's frame f
+ *   R         v128[2 edges] check-to-variable messages, an edge's two groups' vectors side by side
+ *   Q         v128[2 dmax]  scratch: a row's variable-to-check messages (two vectors an edge)
  *   input     f64[n]        one frame's channel LLRs, for quantize
- *   frames    i16[16 n]     quantized frames, frame after frame, for interleave / insertLane
- *   bits      u8[16 n]      hard decisions: every lane's from hardAll (lane l at l n), one lane's
+ *   frames    i16[32 n]     quantized frames, frame after frame, for interleave / insertLane
+ *   bits      u8[32 n]      hard decisions: every lane's from hardAll (lane l at l n), one lane's
  *                           from hardLane
  *   values    i32[n]        one lane's posteriors, from laneValues
  *   scratch   256 bytes     hardAll's transposes
@@ -84,74 +83,20 @@
 }
 
 /**
- * One layered iteration over every check row, a row at a time. Edge e of the kernel's order reads
- * the column at byte address addr[e] and owns message vector e of R.
+ * One layered iteration over every check row, a row at a time, on two groups of frames at once:
+ * edge e (row order) reads group 0's column at byte address addr[e] and group 1's dL bytes further,
+ * and owns the two message vectors at R + 32 e. One address load, pointer step and loop test serve
+ * both vectors, and the two groups' minimum and sign chains run side by side. Q holds an edge's
+ * two q next to each other.
  */
 // @ts-ignore: decorator
-@inline function rows<T>(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  const vSat = splat<T>(satQ);
-  const vBeta = splat<T>(betaQ);
-  const vAlpha = alphaSplat<T>(alphaQ);
-  let e = load<i32>(rowStart);
-  let cp = addr + ((<usize>e) << 2);
-  let rp = R + ((<usize>e) << 4);
-  for (let row = 0; row < m; row++) {
-    const d = load<i32>(rowStart + ((<usize>row) << 2), 4) - load<i32>(rowStart + ((<usize>row) << 2));
-    let min1 = vSat;
-    let min2 = vSat;
-    let sgn = v128.splat<i32>(0);
-    let c = cp;
-    let r = rp;
-    let qp = Q;
-    for (let j = 0; j < d; j++) {
-      const q = subSat<T>(v128.load(<usize>load<i32>(c)), v128.load(r));
-      v128.store(qp, q);
-      sgn = v128.xor(sgn, q);
-      const mag = abs<T>(q);
-      min2 = minU<T>(min2, maxU<T>(min1, mag));
-      min1 = minU<T>(min1, mag);
-      c += 4;
-      r += 16;
-      qp += 16;
-    }
-    // The row's sign applied once; each edge then flips by its own sign.
-    const rs = negMask<T>(sgn);
-    const m1s = negIf<T>(magnitude<T>(min1, vBeta, vAlpha), rs);
-    const x12 = v128.xor(m1s, negIf<T>(magnitude<T>(min2, vBeta, vAlpha), rs));
-    qp = Q;
-    for (let j = 0; j < d; j++) {
-      const a = <usize>load<i32>(cp);
-      const q = v128.load(qp);
-      const rn = negIf<T>(v128.xor(m1s, v128.and(x12, eq<T>(abs<T>(q), min1))), negMask<T>(q));
-      v128.store(rp, rn);
-      v128.store(a, addSat<T>(q, rn));
-      cp += 4;
-      rp += 16;
-      qp += 16;
-    }
-  }
-}
-
-/**
- * rows<T>'s iteration two rows at a time, for a parity check whose rows pair up (rows 2i and 2i + 1
- * of equal degree with no column in common, as in a QC code's layer of even z): the two rows'
- * updates are independent, so running them side by side doubles the work in flight (the minimum
- * and sign chains of one row are serial). The kernel's edge order interleaves a pair's edges (a0,
- * b0, a1, b1, ...), so one pointer walks both rows' addresses and messages. Software pipelined:
- * where overlap[p] is 1 (pair p has pair p - 1's degree and no column in common with it, as within
- * a QC layer) pair p's first sweep (minima, signs) runs in the loop of pair p - 1's second
- * (messages, posteriors), the two sweeps' q in the two halves of Q (4 dmax vectors). The first
- * sweep is written out in both loops: one loop with a test each step runs slower.
- */
-// @ts-ignore: decorator
-@inline function pairs<T>(
+@inline function rowsWide<T>(
   rowStart: usize,
   addr: usize,
   m: i32,
   R: usize,
   Q: usize,
-  dmax: i32,
-  overlap: usize,
+  dL: usize,
   alphaQ: i32,
   betaQ: i32,
   satQ: i32,
@@ -159,166 +104,91 @@
   const vSat = splat<T>(satQ);
   const vBeta = splat<T>(betaQ);
   const vAlpha = alphaSplat<T>(alphaQ);
-  const zero = v128.splat<i32>(0);
   const e = load<i32>(rowStart);
   let cp = addr + ((<usize>e) << 2);
-  let rp = R + ((<usize>e) << 4);
-  let qcur = Q;
-  let qnext = Q + ((<usize>dmax) << 5);
-  // Row -2 is an empty pair (degree 0): the loop's first turn runs pair 0's first sweep alone.
-  let d = 0;
-  let a1 = vSat;
-  let a2 = vSat;
-  let b1 = vSat;
-  let b2 = vSat;
-  let sa = zero;
-  let sb = zero;
-  for (let row = -2; row < m; row += 2) {
+  let rp = R + ((<usize>e) << 5);
+  const end = addr + ((<usize>load<i32>(rowStart + ((<usize>m) << 2))) << 2);
+  let rs = rowStart + 4;
+  while (cp < end) {
+    const ce = addr + ((<usize>load<i32>(rs)) << 2);
+    rs += 4;
+    if (ce == cp) continue;
+    let a1 = vSat;
+    let a2 = vSat;
+    let b1 = vSat;
+    let b2 = vSat;
+    let sa = v128.splat<i32>(0);
+    let sb = v128.splat<i32>(0);
+    let c = cp;
+    let r = rp;
+    let qp = Q;
+    do {
+      const p = <usize>load<i32>(c);
+      const qa = subSat<T>(v128.load(p), v128.load(r));
+      const qb = subSat<T>(v128.load(p + dL), v128.load(r, 16));
+      v128.store(qp, qa);
+      v128.store(qp, qb, 16);
+      sa = v128.xor(sa, qa);
+      sb = v128.xor(sb, qb);
+      const ma = abs<T>(qa);
+      const mb = abs<T>(qb);
+      a2 = minU<T>(a2, maxU<T>(a1, ma));
+      a1 = minU<T>(a1, ma);
+      b2 = minU<T>(b2, maxU<T>(b1, mb));
+      b1 = minU<T>(b1, mb);
+      c += 4;
+      r += 32;
+      qp += 32;
+    } while (c < ce);
     const rsa = negMask<T>(sa);
     const rsb = negMask<T>(sb);
     const ma1 = negIf<T>(magnitude<T>(a1, vBeta, vAlpha), rsa);
     const xa = v128.xor(ma1, negIf<T>(magnitude<T>(a2, vBeta, vAlpha), rsa));
     const mb1 = negIf<T>(magnitude<T>(b1, vBeta, vAlpha), rsb);
     const xb = v128.xor(mb1, negIf<T>(magnitude<T>(b2, vBeta, vAlpha), rsb));
-    const ka = a1;
-    const kb = b1;
-    const next = row + 2;
-    const dn = next < m ? load<i32>(rowStart + ((<usize>next) << 2), 4) - load<i32>(rowStart + ((<usize>next) << 2)) : 0;
-    a1 = vSat;
-    a2 = vSat;
-    b1 = vSat;
-    b2 = vSat;
-    sa = zero;
-    sb = zero;
-    let c = cp + ((<usize>d) << 3);
-    let r = rp + ((<usize>d) << 5);
-    let qp = qcur;
-    let qn = qnext;
-    if (next < m && load<u8>(overlap + ((<usize>next) >> 1)) != 0) {
-      for (let j = 0; j < d; j++) {
-        const qa = subSat<T>(v128.load(<usize>load<i32>(c)), v128.load(r));
-        const qb = subSat<T>(v128.load(<usize>load<i32>(c, 4)), v128.load(r, 16));
-        v128.store(qn, qa);
-        v128.store(qn, qb, 16);
-        sa = v128.xor(sa, qa);
-        sb = v128.xor(sb, qb);
-        const ma = abs<T>(qa);
-        const mb = abs<T>(qb);
-        a2 = minU<T>(a2, maxU<T>(a1, ma));
-        a1 = minU<T>(a1, ma);
-        b2 = minU<T>(b2, maxU<T>(b1, mb));
-        b1 = minU<T>(b1, mb);
-        c += 8;
-        r += 32;
-        qn += 32;
-        const pa = <usize>load<i32>(cp);
-        const pb = <usize>load<i32>(cp, 4);
-        const ua = v128.load(qp);
-        const ub = v128.load(qp, 16);
-        const na = negIf<T>(v128.xor(ma1, v128.and(xa, eq<T>(abs<T>(ua), ka))), negMask<T>(ua));
-        const nb = negIf<T>(v128.xor(mb1, v128.and(xb, eq<T>(abs<T>(ub), kb))), negMask<T>(ub));
-        v128.store(rp, na);
-        v128.store(rp, nb, 16);
-        v128.store(pa, addSat<T>(ua, na));
-        v128.store(pb, addSat<T>(ub, nb));
-        cp += 8;
-        rp += 32;
-        qp += 32;
-      }
-    } else {
-      for (let j = 0; j < d; j++) {
-        const pa = <usize>load<i32>(cp);
-        const pb = <usize>load<i32>(cp, 4);
-        const ua = v128.load(qp);
-        const ub = v128.load(qp, 16);
-        const na = negIf<T>(v128.xor(ma1, v128.and(xa, eq<T>(abs<T>(ua), ka))), negMask<T>(ua));
-        const nb = negIf<T>(v128.xor(mb1, v128.and(xb, eq<T>(abs<T>(ub), kb))), negMask<T>(ub));
-        v128.store(rp, na);
-        v128.store(rp, nb, 16);
-        v128.store(pa, addSat<T>(ua, na));
-        v128.store(pb, addSat<T>(ub, nb));
-        cp += 8;
-        rp += 32;
-        qp += 32;
-      }
-      for (let j = 0; j < dn; j++) {
-        const qa = subSat<T>(v128.load(<usize>load<i32>(c)), v128.load(r));
-        const qb = subSat<T>(v128.load(<usize>load<i32>(c, 4)), v128.load(r, 16));
-        v128.store(qn, qa);
-        v128.store(qn, qb, 16);
-        sa = v128.xor(sa, qa);
-        sb = v128.xor(sb, qb);
-        const ma = abs<T>(qa);
-        const mb = abs<T>(qb);
-        a2 = minU<T>(a2, maxU<T>(a1, ma));
-        a1 = minU<T>(a1, ma);
-        b2 = minU<T>(b2, maxU<T>(b1, mb));
-        b1 = minU<T>(b1, mb);
-        c += 8;
-        r += 32;
-        qn += 32;
-      }
-    }
-    qcur = qnext;
-    qnext = qp - ((<usize>d) << 5);
-    d = dn;
+    qp = Q;
+    do {
+      const p = <usize>load<i32>(cp);
+      const ua = v128.load(qp);
+      const ub = v128.load(qp, 16);
+      const na = negIf<T>(v128.xor(ma1, v128.and(xa, eq<T>(abs<T>(ua), a1))), negMask<T>(ua));
+      const nb = negIf<T>(v128.xor(mb1, v128.and(xb, eq<T>(abs<T>(ub), b1))), negMask<T>(ub));
+      v128.store(rp, na);
+      v128.store(rp, nb, 16);
+      v128.store(p, addSat<T>(ua, na));
+      v128.store(p + dL, addSat<T>(ub, nb));
+      cp += 4;
+      rp += 32;
+      qp += 32;
+    } while (cp < ce);
   }
 }
 
-/** One layered iteration, 16 frames in i8x16 lanes, a row at a time. */
-export function pass8(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  rows<i8>(rowStart, addr, m, R, Q, alphaQ, betaQ, satQ);
+/** One layered iteration on two groups of 16 frames (i8x16 lanes, two vectors a column), a row at a time. */
+export function wide8(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i8>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ);
 }
 
-/** One layered iteration, 8 frames in i16x8 lanes, a row at a time. */
-export function pass16(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  rows<i16>(rowStart, addr, m, R, Q, alphaQ, betaQ, satQ);
+/** One layered iteration on two groups of 8 frames (i16x8 lanes, two vectors a column), a row at a time. */
+export function wide16(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i16>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ);
 }
 
-/** One layered iteration, 16 frames in i8x16 lanes, rows in pairs (edges interleaved). */
-export function pairs8(
-  rowStart: usize,
-  addr: usize,
-  m: i32,
-  R: usize,
-  Q: usize,
-  dmax: i32,
-  overlap: usize,
-  alphaQ: i32,
-  betaQ: i32,
-  satQ: i32,
-): void {
-  pairs<i8>(rowStart, addr, m, R, Q, dmax, overlap, alphaQ, betaQ, satQ);
+/**
+ * Bit f set where lane f's hard decisions (8-bit lanes) break some check (16 lanes); the columns
+ * `shift` bytes past addr's (another group's posteriors).
+ */
+export function syndrome8(rowStart: usize, addr: usize, m: i32, shift: usize): i32 {
+  return i8x16.bitmask(syndromeOr(rowStart, addr, m, shift));
 }
 
-/** One layered iteration, 8 frames in i16x8 lanes, rows in pairs (edges interleaved). */
-export function pairs16(
-  rowStart: usize,
-  addr: usize,
-  m: i32,
-  R: usize,
-  Q: usize,
-  dmax: i32,
-  overlap: usize,
-  alphaQ: i32,
-  betaQ: i32,
-  satQ: i32,
-): void {
-  pairs<i16>(rowStart, addr, m, R, Q, dmax, overlap, alphaQ, betaQ, satQ);
+/** Bit f set where lane f's hard decisions (16-bit lanes) break some check (8 lanes); shift as syndrome8's. */
+export function syndrome16(rowStart: usize, addr: usize, m: i32, shift: usize): i32 {
+  return i16x8.bitmask(syndromeOr(rowStart, addr, m, shift));
 }
 
-/** Bit f set where lane f's hard decisions (8-bit lanes) break some check (16 lanes). */
-export function syndrome8(rowStart: usize, addr: usize, m: i32): i32 {
-  return i8x16.bitmask(syndromeOr(rowStart, addr, m));
-}
-
-/** Bit f set where lane f's hard decisions (16-bit lanes) break some check (8 lanes). */
-export function syndrome16(rowStart: usize, addr: usize, m: i32): i32 {
-  return i16x8.bitmask(syndromeOr(rowStart, addr, m));
-}
-
-/** The or over the rows of each row's xor of its columns (addr in row order): a lane's sign bit is set where a check fails. */
-function syndromeOr(rowStart: usize, addr: usize, m: i32): v128 {
+/** The or over the rows of each row's xor of its columns (addr + shift, in row order): a lane's sign bit is set where a check fails. */
+function syndromeOr(rowStart: usize, addr: usize, m: i32, shift: usize): v128 {
   let acc = v128.splat<i32>(0);
   let e = load<i32>(rowStart);
   let cp = addr + ((<usize>e) << 2);
@@ -326,7 +196,7 @@ function syndromeOr(rowStart: usize, addr: usize, m: i32): v128 {
     const end = load<i32>(rowStart + ((<usize>row) << 2), 4);
     let x = v128.splat<i32>(0);
     for (; e < end; e++) {
-      x = v128.xor(x, v128.load(<usize>load<i32>(cp)));
+      x = v128.xor(x, v128.load(<usize>load<i32>(cp) + shift));
       cp += 4;
     }
     acc = v128.or(acc, x);
@@ -469,18 +339,18 @@ export function insertLane(lane: i32, bytes: i32, frame: usize, n: i32, L: usize
   }
 }
 
-/** Zeroes lane `lane`'s check-to-variable messages (edges vectors at R). */
-export function clearLane(lane: i32, bytes: i32, R: usize, edges: i32): void {
+/** Zeroes lane `lane`'s check-to-variable messages (edges vectors at R, `step` bytes apart). */
+export function clearLane(lane: i32, bytes: i32, R: usize, edges: i32, step: usize): void {
   let p = R + <usize>(lane * bytes);
   if (bytes === 1) {
     for (let j = 0; j < edges; j++) {
       store<i8>(p, 0);
-      p += 16;
+      p += step;
     }
   } else {
     for (let j = 0; j < edges; j++) {
       store<i16>(p, 0);
-      p += 16;
+      p += step;
     }
   }
 }
