@@ -26,7 +26,7 @@ import {
 import { choiceOption, parseCommandLine, rejectInapplicable } from './args.js';
 import { resumeOptions } from './resume.js';
 import { checkSnrNumbers, intOption, numberOption } from './values.js';
-import { LDPC_DECODER_ALGORITHMS } from '../coding/index.js';
+import { LDPC_DECODER_ALGORITHMS, MIN_SUM_ARITHMETICS } from '../coding/index.js';
 import { cudaDeviceCount } from '../gpu/index.js';
 import { SOFT_DETECTORS, priorDetectors } from '../mimo/index.js';
 import { channelEntry, DEFAULT_CHANNEL_MODEL, MAX_PRBS } from '../channels/index.js';
@@ -72,6 +72,9 @@ ${channelHelp(COLUMN).flags}
 ${line('--code SPEC', `coded link: wimax:N[:1/2] (N = 576..2304 step 96) or nr:[bgB:]K:R (5G NR, 38.212); every detector must be soft (${SOFT_DETECTORS.join(', ')}): its max-log LLRs feed the decoder. A frame's bits fill consecutive symbols, stream by stream, over ceil(n / (bits per symbol x NT)) vectors (the last padded)`)}
   --decoder ALG             with --code: nms (default), oms, spa, flooding-spa
   --iterations N            with --code: most decoder iterations (default 20; early stop on a zero syndrome)
+  --arithmetic A            with --code, nms or oms on the CPU engine: float (default), int16 (the
+                            same decisions, WebAssembly SIMD lanes) or int8 (faster, a slightly
+                            different FER); docs/WASM-KERNELS.md
   --idd N                   with --code: iterative detection and decoding, N passes (default 1): each
                             detection after the first takes the previous decoding's extrinsic LLRs as
                             priors; N > 1 needs detectors that take priors (${priorDetectors().join(', ')};
@@ -169,6 +172,7 @@ const OPTIONS = {
   code: { type: 'string' },
   decoder: { type: 'string' },
   iterations: { type: 'string' },
+  arithmetic: { type: 'string' },
   idd: { type: 'string' },
   channel: { type: 'string' },
   'max-frames': { type: 'string' },
@@ -250,7 +254,7 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
   );
   rejectInapplicable(
     given,
-    ['decoder', 'iterations', 'max-frames', 'idd'],
+    ['decoder', 'iterations', 'arithmetic', 'max-frames', 'idd'],
     code !== undefined,
     'no --code (an uncoded run decodes nothing)',
   );
@@ -285,6 +289,9 @@ export function parseSimulateArgs(argv: string[]): SimulateCommand {
     options.decoder = {
       algorithm: choiceOption('decoder', v.decoder, LDPC_DECODER_ALGORITHMS, 'nms'),
       maxIterations: intOption('iterations', v.iterations, 20, 1, 10_000),
+      ...(v.arithmetic !== undefined
+        ? { arithmetic: choiceOption('arithmetic', v.arithmetic, MIN_SUM_ARITHMETICS, 'float') }
+        : {}),
     };
     if (v['max-frames'] !== undefined) options.maxFrames = intOption('max-frames', v['max-frames'], 0, 1);
     if (v.idd !== undefined) options.idd = intOption('idd', v.idd, 1, 1, MAX_IDD_ITERATIONS);

@@ -276,9 +276,27 @@ test('CLI: --code, --decoder, --iterations, --channel, --max-frames', () => {
     ['--max-frames', '5'],
     ['--llr-clip', '8'],
     ['--channel', 'no-such-model'],
+    ['--arithmetic', 'int8'],
+    ['--code', 'wimax:2304', '--arithmetic', 'int4'],
   ]) {
     assert.throws(() => parseSimulateArgs(argv), InvalidArgumentError, argv.join(' '));
   }
+});
+
+test("CLI: --arithmetic reaches the decoder; int16 gives the float decoder's counts", async () => {
+  const arithmetic = (['int16', 'int8'] as const)[randomInt(2)];
+  const argv = ['--code', 'wimax:576', '--mimo', '2x2', '--detector', 'mmse-pic', '--snr', '2,4', '--snr-type', 'ebn0'];
+  const { options } = parseSimulateArgs([...argv, '--arithmetic', arithmetic]);
+  assert.deepEqual(options.decoder, { algorithm: 'nms', maxIterations: 20, arithmetic });
+  const run = (o: SimulationOptions) =>
+    simulate({ ...o, maxErrors: 1e9, maxFrames: 64, threads: 1, seed, engine: 'cpu' });
+  const float = await run(parseSimulateArgs(argv).options);
+  const int16 = await run(parseSimulateArgs([...argv, '--arithmetic', 'int16']).options);
+  assert.deepEqual(
+    int16.points.map((p) => [p.bitErrors, p.frameErrors, p.meanIterations]),
+    float.points.map((p) => [p.bitErrors, p.frameErrors, p.meanIterations]),
+    `seed ${seed}`,
+  );
 });
 
 test('a coded run resumes from its JSON: settings and finished points', async () => {
