@@ -162,7 +162,8 @@ test('same seed, same counts with 1 and 2 threads; frame errors stop the point',
 });
 
 test('4x4 16-QAM nway: coded FER and BER below uncoded at the same Eb/N0', async () => {
-  const ebn0 = 6 + randomInt(3);
+  // 6 or 7 dB: the uncoded FER well above 0.02 (at 8 dB it is about 0.02 itself)
+  const ebn0 = 6 + randomInt(2);
   const common = {
     nt: 4,
     nr: 4,
