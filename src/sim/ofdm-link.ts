@@ -80,7 +80,21 @@ export function ofdmDataVectors(ofdm: OfdmLinkSpec, nt: number): number {
   return c.dataSymbols.length * c.subcarriers;
 }
 
-const filters = new Map<string, LmmseFilter>();
+/** A per-thread cache of at most 64 entries by key (emptied when full): one object per key while it lasts. */
+function boundedCache<T>(): (key: string, make: () => T) => T {
+  const m = new Map<string, T>();
+  return (key, make) => {
+    let v = m.get(key);
+    if (v === undefined) {
+      v = make();
+      if (m.size > 64) m.clear();
+      m.set(key, v);
+    }
+    return v;
+  };
+}
+
+const filters = boundedCache<LmmseFilter>();
 
 /** The LMMSE filter of a model's mean profile and the point's N0 (cached per thread; the GPU link uploads it). */
 export function ofdmLmmseFilter(
@@ -90,18 +104,13 @@ export function ofdmLmmseFilter(
   noiseVar: number,
 ): LmmseFilter {
   const key = `${config.scs}|${config.prbs}|${config.additionalPosition}|${config.layers}|${channel}|${JSON.stringify(params)}|${noiseVar}`;
-  let f = filters.get(key);
-  if (!f) {
-    const entry = channelEntry(channel)!;
-    const pdp = entry.powerDelayProfile?.(params) ?? { delays: [0], powers: [1] };
-    f = lmmseFilter(config, { pdp, noiseVariance: noiseVar });
-    if (filters.size > 64) filters.clear();
-    filters.set(key, f);
-  }
-  return f;
+  return filters(key, () => {
+    const pdp = channelEntry(channel)!.powerDelayProfile?.(params) ?? { delays: [0], powers: [1] };
+    return lmmseFilter(config, { pdp, noiseVariance: noiseVar });
+  });
 }
 
-const terms = new Map<string, TimeInterpolationTerms>();
+const terms = boundedCache<TimeInterpolationTerms>();
 
 /**
  * The time interpolation's error terms of a configuration under a model's time correlation (cached
@@ -113,13 +122,7 @@ export function ofdmTimeTerms(
   params: Readonly<Record<string, unknown>>,
 ): TimeInterpolationTerms {
   const key = `${config.scs}|${config.symbols.join(',')}|${channel}|${JSON.stringify(params)}`;
-  let t = terms.get(key);
-  if (!t) {
-    t = timeInterpolationTerms(config, channelEntry(channel)!.timeCorrelation?.(params));
-    if (terms.size > 64) terms.clear();
-    terms.set(key, t);
-  }
-  return t;
+  return terms(key, () => timeInterpolationTerms(config, channelEntry(channel)!.timeCorrelation?.(params)));
 }
 
 /** What the OFDM unit needs of the link's spec. */

@@ -407,6 +407,26 @@ export function cdlTimeCorrelation(table: CdlTable, params: CdlLosParams): TimeC
   const P = clusterPowers(table, params.kFactorDb);
   const first = table.los ? 1 : 0;
   const clusters = table.rows.length - first;
+  const nu = pairingDopplers(table, vel);
+  const losNu = table.los ? dopplerOf(vel, table.rows[0]![5], table.rows[0]![3]) : 0;
+  return (lag) => {
+    let r = table.los ? P[0]! * Math.cos(2 * Math.PI * losNu * lag) : 0;
+    for (let n = 0; n < clusters; n++) {
+      let c = 0;
+      for (let k = n * RAYS * RAYS; k < (n + 1) * RAYS * RAYS; k++) c += Math.cos(2 * Math.PI * nu[k]! * lag);
+      r += (P[n + first]! * c) / (RAYS * RAYS);
+    }
+    return r;
+  };
+}
+
+/**
+ * The UE's Doppler shift (Hz) of every pairing of a non-specular cluster's AOA and ZOA offsets, at
+ * (n 20 + AOA offset) 20 + ZOA offset (CdlSetup.ueNu).
+ */
+function pairingDopplers(table: CdlTable, vel: readonly [number, number, number]): Float64Array {
+  const first = table.los ? 1 : 0;
+  const clusters = table.rows.length - first;
   const nu = new Float64Array(clusters * RAYS * RAYS);
   for (let n = 0; n < clusters; n++) {
     const row = table.rows[n + first]!;
@@ -418,16 +438,7 @@ export function cdlTimeCorrelation(table: CdlTable, params: CdlLosParams): TimeC
           row[3] + table.cASA * RAY_OFFSETS[a]!,
         );
   }
-  const losNu = table.los ? dopplerOf(vel, table.rows[0]![5], table.rows[0]![3]) : 0;
-  return (lag) => {
-    let r = table.los ? P[0]! * Math.cos(2 * Math.PI * losNu * lag) : 0;
-    for (let n = 0; n < clusters; n++) {
-      let c = 0;
-      for (let k = n * RAYS * RAYS; k < (n + 1) * RAYS * RAYS; k++) c += Math.cos(2 * Math.PI * nu[k]! * lag);
-      r += (P[n + first]! * c) / (RAYS * RAYS);
-    }
-    return r;
-  };
+  return nu;
 }
 
 /** The UE's velocity over the wavelength (Hz a unit direction): its Doppler vector. */
@@ -462,7 +473,7 @@ export function cdlSetup(shape: ChannelShape, table: CdlTable, params: CdlLosPar
   const pairs = RAYS * RAYS;
   const bsDir = new Float64Array(clusters * pairs * DIR),
     ueDir = new Float64Array(clusters * pairs * DIR),
-    ueNu = new Float64Array(clusters * pairs);
+    ueNu = pairingDopplers(table, vel);
   for (let n = 0; n < clusters; n++) {
     const row = table.rows[n + first]!;
     for (let a = 0; a < RAYS; a++)
@@ -478,7 +489,6 @@ export function cdlSetup(shape: ChannelShape, table: CdlTable, params: CdlLosPar
         const zoa = foldZenith(row[5] + table.cZSA * RAY_OFFSETS[z]!),
           aoa = row[3] + table.cASA * RAY_OFFSETS[a]!;
         direction(tx, zoa, aoa, ueDir, k * DIR);
-        ueNu[k] = dopplerOf(vel, zoa, aoa);
       }
   }
   const model: CdlSetup = {

@@ -154,12 +154,20 @@ export function frequencyInterpolation(K: number): { below: Int32Array[]; frac: 
  * noises are independent).
  */
 export function frequencyNoiseGain(config: DmrsConfig): number {
-  const K = config.subcarriers;
-  const { frac } = frequencyInterpolation(K);
-  let g = 0;
-  for (const port of config.ports) for (const t of frac[port.delta]!) g += (1 - t) * (1 - t) + t * t;
-  return g / (K * config.ports.length);
+  let g = noiseGains.get(config);
+  if (g === undefined) {
+    const K = config.subcarriers;
+    const { frac } = frequencyInterpolation(K);
+    g = 0;
+    for (const port of config.ports) for (const t of frac[port.delta]!) g += (1 - t) * (1 - t) + t * t;
+    g /= K * config.ports.length;
+    noiseGains.set(config, g);
+  }
+  return g;
 }
+
+/** frequencyNoiseGain per configuration (estimateSlot asks it every slot). */
+const noiseGains = new WeakMap<DmrsConfig, number>();
 
 /**
  * The LS estimate on every resource element of the slot: 14 x K x (nr x layers complex matrix,
