@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { CudaContext } from '../../src/gpu/index.js';
 import { NodeBudgetError, UnsupportedError } from '../../src/core/errors.js';
 import { detector as kbestCpu } from '../../src/mimo/detectors/kbest/cpu.js';
-import { cudaDetector, kbestShape, KBEST_PREP_THREADS } from '../../src/mimo/detectors/kbest/cuda.js';
+import { cudaDetector, kbestPrepLaunch, kbestShape } from '../../src/mimo/detectors/kbest/cuda.js';
 import { Philox } from '../../src/core/rng.js';
 import { MIMO_STATUS } from '../../src/mimo/gpu/status.js';
 import type { DetectOptions, Modulation } from '../../src/mimo/types.js';
@@ -237,15 +237,15 @@ test('kbest on the GPU: flagged vectors are skipped, a singular channel is RANK_
 // In the CUDA emulator (no GPU needed)
 
 /**
- * Header ints [channels, vpc, soft, prepThreads, blockThreads, vpb, sharedBytes, hasPrior], clip
+ * Header ints [channels, vpc, soft, prepGrid, prepBlock, blockThreads, vpb, sharedBytes, hasPrior], clip
  * (f32), scale (f64), then H, y, noise, status in, with hasPrior the priors (vectors x NT x BPS
  * float32); out: symbols, LLRs, status, and the QR (Q, R, info).
  */
 const KBEST_MAIN = String.raw`
 int main() {
-  int h[8]; float clip; double scale;
-  if (fread(h, 4, 8, stdin) != 8 || fread(&clip, 4, 1, stdin) != 1 || fread(&scale, 8, 1, stdin) != 1) return 1;
-  const int channels = h[0], vpc = h[1], soft = h[2], pt = h[3], bt = h[4], vpb = h[5], shared = h[6], hasPrior = h[7];
+  int h[9]; float clip; double scale;
+  if (fread(h, 4, 9, stdin) != 9 || fread(&clip, 4, 1, stdin) != 1 || fread(&scale, 8, 1, stdin) != 1) return 1;
+  const int channels = h[0], vpc = h[1], soft = h[2], pg = h[3], pt = h[4], bt = h[5], vpb = h[6], shared = h[7], hasPrior = h[8];
   const int vectors = channels * vpc;
   std::vector<float> H((size_t)channels * 2 * NR * NT), y((size_t)vectors * ROWS), noise(vectors);
   std::vector<int> status((size_t)vectors * 2);
@@ -255,7 +255,7 @@ int main() {
   if (fread(prior.data(), 4, prior.size(), stdin) != prior.size()) return 1;
   std::vector<float> Q((size_t)channels * ROWS * ND), R((size_t)channels * ND * ND), llr((size_t)vectors * NT * BPS, -1e30f);
   std::vector<int> info((size_t)channels * (ND + 1)), sym((size_t)vectors * NT, -1);
-  if (emu_launch((channels + pt - 1) / pt, dim3{(unsigned)pt, 1, 1}, 0, [&] { kbest_prep(H.data(), Q.data(), R.data(), info.data(), channels, scale); })) return 2;
+  if (emu_launch(pg, dim3{(unsigned)pt, 1, 1}, 0, [&] { kbest_prep(H.data(), Q.data(), R.data(), info.data(), channels, scale); })) return 2;
   if (emu_launch((vectors + vpb - 1) / vpb, dim3{(unsigned)bt, 1, 1}, shared, [&] {
     kbest_search(y.data(), noise.data(), Q.data(), R.data(), info.data(), sym.data(), soft ? llr.data() : nullptr, status.data(), vectors, vpc, clip, hasPrior ? prior.data() : nullptr); })) return 2;
   fwrite(sym.data(), 4, sym.size(), stdout);
@@ -282,13 +282,15 @@ function runKbestEmulated(p: Problem, opts: Partial<DetectOptions>, prior: Float
   if (error) throw new Error(error);
   const vectors = p.channels * p.vpc,
     nb = p.nt * setup.constellation.bitsPerSymbol;
-  const head = new ArrayBuffer(8 * 4 + 4 + 8);
+  const head = new ArrayBuffer(9 * 4 + 4 + 8);
+  const prepLaunch = kbestPrepLaunch(p.channels, sh.model.nd);
   const dv = new DataView(head);
   [
     p.channels,
     p.vpc,
     1,
-    KBEST_PREP_THREADS,
+    prepLaunch.grid,
+    prepLaunch.block,
     sh.threadsPerVector * sh.vectorsPerBlock,
     sh.vectorsPerBlock,
     sh.sharedBytes,
@@ -296,8 +298,8 @@ function runKbestEmulated(p: Problem, opts: Partial<DetectOptions>, prior: Float
   ].forEach((x, i) => {
     dv.setInt32(4 * i, x, true);
   });
-  dv.setFloat32(32, sh.clip, true);
-  dv.setFloat64(36, sh.scale, true);
+  dv.setFloat32(36, sh.clip, true);
+  dv.setFloat64(40, sh.scale, true);
   const parts = [
     new Uint8Array(head),
     Float32Array.from(p.H),

@@ -1,5 +1,5 @@
-// The modified Gram-Schmidt step of the per-channel QR in double that the K-best and lattice-aided
-// preprocessing kernels (kbest/kbest-prep.cu, lr/lr-filter.cu) share: qrInto's step in
+// The modified Gram-Schmidt step of the per-channel QR in double of the lattice-aided preprocessing
+// (lr/lr-filter.cu), and the tolerances kbest/kbest-prep.cu shares with it: qrInto's step in
 // src/mimo/preprocess/qr.ts, operation for operation (the kernels compile with -fmad=false, so the
 // factors, and the decisions taken on them, are the CPU engine's bit for bit). The kernels keep
 // the loop over the later columns, where the sorted QR adds its residual downdate.

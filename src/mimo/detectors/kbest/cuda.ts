@@ -108,7 +108,7 @@ export function kbestShape(
   // Warps of one vector each: as many per block as fit 48 KiB (up to 8).
   const vpb = tpv > 32 ? 1 : Math.max(1, Math.min(8, Math.floor((48 * 1024) / gb)));
   const clip = Math.min(llrClipOf(setup.opts.llrClip), setup.llrClip);
-  const prepDefines = realModelDefines(model);
+  const prepDefines = { ...realModelDefines(model), PREP_LANES: prepLanes(nd) };
   return {
     model,
     k,
@@ -131,8 +131,16 @@ export function kbestShape(
   };
 }
 
-/** Threads per block of kbest-prep.cu (a thread per channel). */
-export const KBEST_PREP_THREADS = 64;
+/** Threads per block of kbest-prep.cu. */
+export const KBEST_PREP_THREADS = 128;
+
+/** Lanes of kbest-prep.cu a channel: a lane a real dimension, rounded up to a power of two (nd <= 32). */
+const prepLanes = (nd: number): number => 2 ** Math.ceil(Math.log2(Math.max(1, nd)));
+
+/** kbest-prep.cu's launch for `channels` channels of `nd` real dimensions. */
+export function kbestPrepLaunch(channels: number, nd: number): { grid: number; block: number } {
+  return { grid: Math.ceil((channels * prepLanes(nd)) / KBEST_PREP_THREADS), block: KBEST_PREP_THREADS };
+}
 
 /** The plan with an explicit tuning (the bench compares launch shapes; cudaDetector uses the default). */
 export function createKbestPlan(
@@ -181,7 +189,7 @@ export function createKbestPlan(
       enqueue(stream, chunk) {
         if (chunk.channels === 0) return;
         const [Q, R, info] = scratchOf(chunk);
-        prep.launch({ grid: Math.ceil(chunk.channels / KBEST_PREP_THREADS), block: KBEST_PREP_THREADS, stream }, [
+        prep.launch({ ...kbestPrepLaunch(chunk.channels, sh.model.nd), stream }, [
           chunk.H,
           Q,
           R,

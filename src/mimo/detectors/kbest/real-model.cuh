@@ -22,30 +22,34 @@
 // Math.SQRT1_2 as a double.
 #define MIMO_SQRT1_2 0.70710678118654757
 
-// The real matrix of the complex NR x NT channel H (column-major, interleaved; float32 or double),
-// scaled by `scale` (the PAM amplitude of p = 1), into out (ROWS x ND, column-major), column k being
-// real dimension dimOf[k] (natural order when dimOf is null): fillRealMatrix in real-model.ts.
+// Column `d` of the real matrix of the complex NR x NT channel H (column-major, interleaved; float32
+// or double), scaled by `scale` (the PAM amplitude of p = 1): real dimension d's ROWS entries into
+// out, as fillRealMatrix in real-model.ts builds them.
 template <typename T>
-__device__ __forceinline__ void real_model_fill_order(const T* __restrict__ H, double scale, const int* dimOf, double* out) {
-  for (int k = 0; k < ND; k++) {
-    const int col = k * ROWS, d = dimOf ? dimOf[k] : k;
-    if (DPS == 1) {
-      const int base = 2 * d * NR;
-      for (int i = 0; i < NR; i++) {
-        const double hr = (double)H[base + 2 * i], hi = (double)H[base + 2 * i + 1];
-        out[col + 2 * i] = (hr - hi) * MIMO_SQRT1_2;
-        out[col + 2 * i + 1] = (hr + hi) * MIMO_SQRT1_2;
-      }
-    } else {
-      const int j = d >> 1, imagPart = d & 1;
-      const int base = 2 * j * NR;
-      for (int i = 0; i < NR; i++) {
-        const double hr = (double)H[base + 2 * i] * scale, hi = (double)H[base + 2 * i + 1] * scale;
-        out[col + 2 * i] = imagPart ? -hi : hr;
-        out[col + 2 * i + 1] = imagPart ? hr : hi;
-      }
+__device__ __forceinline__ void real_model_fill_column(const T* __restrict__ H, double scale, int d, double* out) {
+  if (DPS == 1) {
+    const int base = 2 * d * NR;
+    for (int i = 0; i < NR; i++) {
+      const double hr = (double)H[base + 2 * i], hi = (double)H[base + 2 * i + 1];
+      out[2 * i] = (hr - hi) * MIMO_SQRT1_2;
+      out[2 * i + 1] = (hr + hi) * MIMO_SQRT1_2;
+    }
+  } else {
+    const int j = d >> 1, imagPart = d & 1;
+    const int base = 2 * j * NR;
+    for (int i = 0; i < NR; i++) {
+      const double hr = (double)H[base + 2 * i] * scale, hi = (double)H[base + 2 * i + 1] * scale;
+      out[2 * i] = imagPart ? -hi : hr;
+      out[2 * i + 1] = imagPart ? hr : hi;
     }
   }
+}
+
+// The whole real matrix into out (ROWS x ND, column-major), column k being real dimension dimOf[k]
+// (natural order when dimOf is null).
+template <typename T>
+__device__ __forceinline__ void real_model_fill_order(const T* __restrict__ H, double scale, const int* dimOf, double* out) {
+  for (int k = 0; k < ND; k++) real_model_fill_column(H, scale, dimOf ? dimOf[k] : k, out + k * ROWS);
 }
 
 // The real matrix in natural column order (column k is real dimension k).
