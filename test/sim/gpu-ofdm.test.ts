@@ -44,7 +44,11 @@ import {
   ofdmTimeTerms,
 } from '../../src/sim/ofdm-link.js';
 import { ofdmVectorOnCpu } from '../../src/sim/gpu/cpu-vector.js';
-import { lmmseDeviceArrays, NOISE_SUM_METHOD } from '../../src/channels/estimation/gpu/estimation-plan.js';
+import {
+  lmmseDeviceArrays,
+  NOISE_SUM_METHOD,
+  NOISE_WINDOW_LANES,
+} from '../../src/channels/estimation/gpu/estimation-plan.js';
 import { resolveEngine, simulate } from '../../src/sim/simulate.js';
 import { compileEmulated, emulatorUnavailable, runEmulated } from '../gpu/cuda-emulator.js';
 import { unitChunks } from './chunk-tally.js';
@@ -278,7 +282,7 @@ int main() {
   if (emu_launch(blocks(vectors), dim3{256, 1, 1}, 0, [&] { ofdm_data(pts.data(), H64.data(), nullptr, tx.data(), y.data(), seed, snr, unit0, cv, vectors, K, mask, flat, M, sd); })) return 2;
   if (emu_launch(blocks((long long)chunks * D * K * NR), dim3{256, 1, 1}, 0, [&] { ofdm_pilots(H64.data(), seq.data(), Yp.data(), seed, snr, unit0, chunks, K, D, mask, slots, flat, beta, sd); })) return 2;
   if (emu_launch(blocks((long long)chunks * D * NT * NR * (K / 4)), dim3{256, 1, 1}, 0, [&] { ofdm_despread(Yp.data(), seq.data(), P.data(), W ? Q.data() : nullptr, unit0, chunks, K, D, slots, beta, 1 / (2 * pilotPower)); })) return 2;
-  if (W && emu_launch(blocks((long long)windows.size()), dim3{256, 1, 1}, 0, [&] { ofdm_noise_window(P.data(), Q.data(), Pi.data(), windows.data(), chunks, K, D, W, per); })) return 2;
+  if (W && emu_launch(blocks((long long)windows.size() * OFDM_WINDOW_LANES), dim3{256, 1, 1}, 0, [&] { ofdm_noise_window(P.data(), Q.data(), Pi.data(), windows.data(), chunks, K, D, W, per); })) return 2;
   if (emu_launch(blocks((long long)chunks * segments), dim3{256, 1, 1}, 0, [&] { ofdm_noise_segments(Yp.data(), P.data(), seq.data(), W ? windows.data() : nullptr, segs.data(), unit0, chunks, K, D, slots, method, terms, empty); })) return 2;
   if (emu_launch(blocks(chunks), dim3{256, 1, 1}, 0, [&] { ofdm_noise(segs.data(), noise.data(), chunks, segments, method, (double)terms, dofs, pilotPower, lsScale, errorVar, doppler); })) return 2;
   std::vector<double> Hd(2 * (size_t)chunks * D * K * NR * NT);
@@ -312,6 +316,7 @@ function runEstimateEmulated(c: OfdmCase): {
   const { exe, error } = compileEmulated(ESTIMATE_MAIN, files, [
     '-DLINK_BLOCK=256',
     '-DOFDM_BLOCK=256',
+    `-DOFDM_WINDOW_LANES=${NOISE_WINDOW_LANES}`,
     `-DNT=${c.nt}`,
     `-DNR=${c.nr}`,
   ]);

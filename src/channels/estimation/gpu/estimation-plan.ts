@@ -32,6 +32,9 @@ import { lsErrorScale, type TimeInterpolationTerms, timeInterpolationTerms } fro
 
 const BLOCK = 256;
 
+/** Threads of noise-window.cu a window (a lane a row of the residual projection; 2W <= 16, W = 8 by default). */
+export const NOISE_WINDOW_LANES = 16;
+
 /** noise-segments.cu's and noise.cu's method numbers. */
 export const NOISE_SUM_METHOD = { free: 0, residual: 1, lmmse: 2 } as const;
 
@@ -172,7 +175,7 @@ class EstimationPlan implements DmrsEstimationCudaPlan {
       loadModule(ctx, {
         source: readKernelSource(new URL(`./${file}`, import.meta.url)),
         name: `channels/estimation/gpu/${file}`,
-        defines: { OFDM_BLOCK: BLOCK, NT: nt, NR: nr },
+        defines: { OFDM_BLOCK: BLOCK, NT: nt, NR: nr, OFDM_WINDOW_LANES: NOISE_WINDOW_LANES },
       }).kernel(name, [...params]);
     const ptr = 'ptr' as const,
       i32 = 'i32' as const,
@@ -294,8 +297,7 @@ class EstimationPlan implements DmrsEstimationCudaPlan {
     const terms = noiseTermCount(sum, D, K, nr, nt, f?.W);
     const segments = Math.ceil(terms / NOISE_SEGMENT);
     if (f)
-      // small blocks: a few windows a row, and every SM should hold some
-      this.noiseWindow.launch(grid(chunks * terms, 64), [
+      this.noiseWindow.launch(grid(chunks * terms * NOISE_WINDOW_LANES, 128), [
         this.P.ptr,
         this.Q!.ptr,
         f.residual.ptr,
