@@ -5,12 +5,21 @@
  * and after it. A pool of `threads - 1` workers takes one half while the calling thread reduces the
  * other; the calling thread waits for a result synchronously (Atomics.wait on a shared flag, then
  * receiveMessageOnPort), so the recursion stays one synchronous function and its output is the
- * one-thread output, operation for operation.
+ * one-thread output, operation for operation. The workers are started and watched by a supervisor
+ * thread (supervisor.ts), whose event loop sees a worker end without answering (out of memory, a
+ * crash) while the calling thread is blocked: it raises the worker's flag as DIED, and the caller
+ * wakes with a typed error instead of waiting forever.
  *
  * Shapes: a block is k columns of k BigInts (a compressed copy, compress.ts); its result is the
  * transform Z (k columns of k BigInts) with the block's reduction = block Z, or null (unchanged).
  */
-import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import {
+  MessageChannel,
+  type MessagePort,
+  type ResourceLimits,
+  receiveMessageOnPort,
+  Worker,
+} from 'node:worker_threads';
 import { InternalError, IterationLimitError, RankDeficientError } from '../../core/index.js';
 import type { BigBasis } from '../precision/exact.js';
 import type { IterateStats } from './iterate.js';
@@ -32,8 +41,13 @@ export type BlockAnswer =
   | { Z: BigBasis | null; stats: IterateStats }
   | { error: { code: string; message: string; details?: Record<string, unknown> } };
 
+/**
+ * A worker's shared flag: [state, exit code, out of memory (1 or 0)]; state WORKING while it has a
+ * block, IDLE once it answered, DIED once it ended (the supervisor's word, with its exit code).
+ */
+export const FLAG = { WORKING: 0, IDLE: 1, DIED: 2 } as const;
+
 interface Slot {
-  worker: Worker;
   port: MessagePort;
   flag: Int32Array;
   busy: boolean;
@@ -42,18 +56,23 @@ interface Slot {
 /** A pool of block workers; close() ends them (the caller's finally). */
 export class BlockPool {
   private readonly slots: Slot[] = [];
+  private readonly supervisor: Worker;
 
-  constructor(workers: number) {
+  /** `limits`: each block worker's V8 resource limits (Node's defaults when absent). */
+  constructor(workers: number, limits?: ResourceLimits) {
+    const ports: MessagePort[] = [];
     for (let i = 0; i < workers; i++) {
-      const flag = new Int32Array(new SharedArrayBuffer(4));
+      const flag = new Int32Array(new SharedArrayBuffer(12));
+      flag[0] = FLAG.IDLE;
       const { port1, port2 } = new MessageChannel();
-      const worker = new Worker(new URL('./worker.js', import.meta.url), {
-        workerData: { port: port2, flag },
-        transferList: [port2],
-      });
-      worker.unref();
-      this.slots.push({ worker, port: port1, flag, busy: false });
+      ports.push(port2);
+      this.slots.push({ port: port1, flag, busy: false });
     }
+    this.supervisor = new Worker(new URL('./supervisor.js', import.meta.url), {
+      workerData: { ports, flags: this.slots.map((s) => s.flag), ...(limits ? { limits } : {}) },
+      transferList: ports,
+    });
+    this.supervisor.unref();
   }
 
   /** A free worker's index, or -1. */
@@ -61,21 +80,24 @@ export class BlockPool {
     return this.slots.findIndex((s) => !s.busy);
   }
 
-  /** Sends a block to worker `i` (free()). */
+  /** Sends a block to worker `i` (free()); a worker that has ended is an InternalError. */
   start(i: number, job: BlockJob): void {
     const s = this.slots[i]!;
+    if (Atomics.compareExchange(s.flag, 0, FLAG.IDLE, FLAG.WORKING) !== FLAG.IDLE) throw this.died(i);
     s.busy = true;
-    Atomics.store(s.flag, 0, 0);
     s.port.postMessage(job);
   }
 
   /** Waits for worker `i`'s answer; its counts added to `stats`; its error rethrown, typed. */
   wait(i: number, stats: IterateStats): BigBasis | null {
     const s = this.slots[i]!;
-    Atomics.wait(s.flag, 0, 0);
+    Atomics.wait(s.flag, 0, FLAG.WORKING);
     const got = receiveMessageOnPort(s.port);
     s.busy = false;
-    if (!got) throw new InternalError('recursive: a block worker signalled without an answer');
+    if (!got) {
+      if (Atomics.load(s.flag, 0) === FLAG.DIED) throw this.died(i);
+      throw new InternalError('recursive: a block worker signalled without an answer');
+    }
     const a = got.message as BlockAnswer;
     if ('error' in a) {
       const { code, message, details } = a.error;
@@ -92,12 +114,22 @@ export class BlockPool {
     return a.Z;
   }
 
-  /** Ends the workers. */
+  /** The error of worker `i` having ended: its exit code, and whether it ran out of memory. */
+  private died(i: number): InternalError {
+    const f = this.slots[i]!.flag;
+    const exitCode = Atomics.load(f, 1),
+      outOfMemory = Atomics.load(f, 2) === 1;
+    return new InternalError(
+      `recursive: block worker ${i} ended without answering (exit code ${exitCode}${outOfMemory ? ', out of memory' : ''})`,
+      undefined,
+      { worker: i, exitCode, outOfMemory },
+    );
+  }
+
+  /** Ends the workers (the supervisor's end ends them). */
   close(): void {
-    for (const s of this.slots) {
-      s.port.close();
-      void s.worker.terminate();
-    }
+    for (const s of this.slots) s.port.close();
+    void this.supervisor.terminate();
     this.slots.length = 0;
   }
 }

@@ -6,7 +6,7 @@ import { type MessagePort, workerData } from 'node:worker_threads';
 import { LatticeMimoError } from '../../core/index.js';
 import type { BigBasis } from '../precision/exact.js';
 import { identity, type IterateStats, reduceLevel } from './iterate.js';
-import type { BlockAnswer, BlockJob } from './parallel.js';
+import { type BlockAnswer, type BlockJob, FLAG } from './parallel.js';
 
 const { port, flag } = workerData as { port: MessagePort; flag: Int32Array };
 
@@ -41,6 +41,6 @@ port.on('message', (job: BlockJob) => {
     };
   }
   port.postMessage(answer);
-  Atomics.store(flag, 0, 1);
+  Atomics.store(flag, 0, FLAG.IDLE);
   Atomics.notify(flag, 0);
 });
