@@ -19,8 +19,8 @@ import { maxRowDegree, type SparseParityCheck } from './types.js';
 
 /**
  * One layered iteration over H's m rows on two groups of frames, two vectors a column: addr the
- * edges' column addresses in group 0's L (row order), group 1's posteriors dL bytes further, an
- * edge's two message vectors side by side in R.
+ * edges' column addresses in group 0's L (row order), group 1's posteriors dL bytes further, its
+ * messages dR bytes after group 0's.
  */
 type WideKernel = (
   rowStart: number,
@@ -29,6 +29,7 @@ type WideKernel = (
   R: number,
   Q: number,
   dL: number,
+  dR: number,
   alphaQ: number,
   betaQ: number,
   satQ: number,
@@ -37,7 +38,11 @@ type WideKernel = (
 /** The kernel's exports (pointers are byte offsets into its memory). */
 interface LayeredMinSumKernel {
   wide8: WideKernel;
+  wide8ThreeQuarters: WideKernel;
+  wide8Offset: WideKernel;
   wide16: WideKernel;
+  wide16ThreeQuarters: WideKernel;
+  wide16Offset: WideKernel;
   syndrome8(rowStart: number, addr: number, m: number, shift: number): number;
   syndrome16(rowStart: number, addr: number, m: number, shift: number): number;
   quantize(input: number, n: number, out: number, clip: number, scale: number): number;
@@ -68,10 +73,24 @@ interface Layout {
 
 /**
  * Groups of a vector's lanes decoded together, two vectors a column (32 frames for 'int8', 16 for
- * 'int16'): each edge's address load, pointer steps and loop test serve both vectors, and two
- * minimum chains run side by side.
+ * 'int16'): a row's column addresses serve both groups.
  */
 const GROUPS = 2;
+
+/**
+ * The pass of a format and setting: the kernel has one a normalization of the message magnitude,
+ * all computing max(0, m - betaQ) * alphaQ >> 8: 'ThreeQuarters' for alphaQ 192 without offset (nms
+ * at alpha 3/4, the default: floor(3 m / 4) in the lanes), 'Offset' for alphaQ 256 (the offset
+ * alone), and the plain one (widened multiplies) for any other.
+ */
+function passKernel(k: LayeredMinSumKernel, format: FixedPointFormat, c: FixedPointConstants): WideKernel {
+  const [any, threeQuarters, offset] =
+    format.bytes === 1
+      ? [k.wide8, k.wide8ThreeQuarters, k.wide8Offset]
+      : [k.wide16, k.wide16ThreeQuarters, k.wide16Offset];
+  if (c.alphaQ === 192 && c.betaQ === 0) return threeQuarters;
+  return c.alphaQ === 256 ? offset : any;
+}
 
 /** The kernel's memory for H: L and R hold GROUPS vectors a column and an edge. */
 function layout(H: SparseParityCheck, dmax: number): Layout {
@@ -118,8 +137,12 @@ export class SimdMinSumDecoder {
   private readonly values: Int32Array;
   /** Frames in flight: format.lanes * GROUPS. */
   private readonly lanes: number;
-  /** Bytes from one group's posteriors to the next's (an edge's messages lie side by side). */
+  /** Bytes from one group's posteriors to the next's. */
   private readonly dL: number;
+  /** The pass of this format and setting ({@link passKernel}). */
+  private readonly passOf: WideKernel;
+  /** Bytes from one group's messages to the next's (a vector an edge). */
+  private readonly dR: number;
   /** Bytes of R: a vector an edge and group. */
   private readonly rBytes: number;
 
@@ -133,10 +156,12 @@ export class SimdMinSumDecoder {
     const dmax = maxRowDegree(H);
     this.lanes = format.lanes * GROUPS;
     this.dL = 16 * H.n;
-    this.rBytes = 16 * H.col.length * GROUPS;
+    this.dR = 16 * H.col.length;
+    this.rBytes = this.dR * GROUPS;
     this.at = layout(H, dmax);
     const instance = instantiateWasmKernel<LayeredMinSumKernel>(KERNEL_URL, this.at.bytes);
     this.k = instance.exports;
+    this.passOf = passKernel(this.k, format, this.constants);
     this.buffer = instance.buffer;
     const buf = this.buffer;
     new Int32Array(buf, this.at.rowStart, H.m + 1).set(H.rowStart);
@@ -158,19 +183,9 @@ export class SimdMinSumDecoder {
   }
 
   private pass(): void {
-    const { k, at, H } = this;
+    const { at, H } = this;
     const { alphaQ, betaQ, satQ } = this.constants;
-    (this.format.bytes === 1 ? k.wide8 : k.wide16)(
-      at.rowStart,
-      at.rowAddr,
-      H.m,
-      at.R,
-      at.Q,
-      this.dL,
-      alphaQ,
-      betaQ,
-      satQ,
-    );
+    this.passOf(at.rowStart, at.rowAddr, H.m, at.R, at.Q, this.dL, this.dR, alphaQ, betaQ, satQ);
   }
 
   /** Bit l set where lane l's decisions break a check (lane l: lane l % format.lanes of group l / format.lanes). */
@@ -284,7 +299,7 @@ export class SimdMinSumDecoder {
           frameOf[l] = next;
           itOf[l] = 0;
           this.loadLane(l, next++, load);
-          this.k.clearLane(l % v, this.format.bytes, this.at.R + 16 * Math.floor(l / v), edges, 16 * GROUPS);
+          this.k.clearLane(l % v, this.format.bytes, this.at.R + this.dR * Math.floor(l / v), edges, 16);
         } else {
           frameOf[l] = -1;
           active--;
