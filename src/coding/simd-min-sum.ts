@@ -45,7 +45,7 @@ interface LayeredMinSumKernel {
   wide16Offset: WideKernel;
   syndrome8(rowStart: number, addr: number, m: number, shift: number): number;
   syndrome16(rowStart: number, addr: number, m: number, shift: number): number;
-  quantize(input: number, n: number, out: number, clip: number, scale: number): number;
+  quantize(input: number, n: number, out: number, clip: number, scale: number, bytes: number): number;
   interleave(bytes: number, frames: number, count: number, n: number, L: number): void;
   insertLane(lane: number, bytes: number, frame: number, n: number, L: number): void;
   clearLane(lane: number, bytes: number, R: number, edges: number, step: number): void;
@@ -108,7 +108,8 @@ function layout(H: SparseParityCheck, dmax: number): Layout {
     R: take(16 * edges * GROUPS),
     Q: take(16 * GROUPS * dmax),
     input: take(8 * H.n),
-    frames: take(2 * 16 * H.n * GROUPS),
+    // Quantized frames at the lanes' width: 16 bytes a column either way.
+    frames: take(16 * H.n * GROUPS),
     bits: take(16 * H.n * GROUPS),
     values: take(4 * H.n),
     scratch: take(256),
@@ -211,9 +212,10 @@ export class SimdMinSumDecoder {
     const bad = this.k.quantize(
       this.at.input,
       this.n,
-      this.at.frames + 2 * this.n * slot,
+      this.at.frames + this.format.bytes * this.n * slot,
       this.constants.clip,
       this.format.scale,
+      this.format.bytes,
     );
     if (bad >= 0)
       throw new InvalidInputError('NON_FINITE', `LLR ${bad} of frame ${frame} is ${this.input[bad]}`, {
@@ -259,7 +261,7 @@ export class SimdMinSumDecoder {
       // Group g takes lanes g v .. g v + v - 1 (a group past the frames gets zeros).
       for (let g = 0; g < GROUPS; g++) {
         const c = Math.max(0, Math.min(v, count - g * v));
-        this.k.interleave(bytes, this.at.frames + 2 * n * g * v, c, n, this.groupL(g));
+        this.k.interleave(bytes, this.at.frames + bytes * n * g * v, c, n, this.groupL(g));
       }
       for (let it = 0; it < its; it++) this.pass();
       const bad = this.syndrome();

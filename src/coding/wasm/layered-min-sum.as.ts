@@ -13,7 +13,8 @@
  *                           apart), one vector an edge, in row order
  *   Q         v128[2 dmax]  scratch of the rows longer than UNROLLED: their q (two vectors an edge)
  *   input     f64[n]        one frame's channel LLRs, for quantize
- *   frames    i16[32 n]     quantized frames, frame after frame, for interleave / insertLane
+ *   frames    i8[32 n] or i16[16 n]  quantized frames (the lanes' width), frame after frame, for
+ *                           interleave / insertLane
  *   bits      u8[32 n]      hard decisions: every lane's from hardAll (lane l at l n), one lane's
  *                           from hardLane
  *   values    i32[n]        one lane's posteriors, from laneValues
@@ -514,20 +515,24 @@ function syndromeOr(rowStart: usize, addr: usize, m: i32, shift: usize): v128 {
 }
 
 /**
- * Quantizes one frame's n channel LLRs (f64 at `input`) to i16 at `out`: clip to [-clip, clip]
- * (LLR units), then floor(v * scale + 0.5), eight values an iteration. Returns the index of the
- * first LLR that is not finite (the output is then incomplete), or -1. Values fit the lanes: clip *
- * scale is at most the lane's largest value.
+ * Quantizes one frame's n channel LLRs (f64 at `input`) into `out`, as bytes (`bytes` 1) or i16
+ * (2): clip to [-clip, clip] (LLR units), then floor(v * scale + 0.5), eight values an iteration.
+ * Returns the index of the first LLR that is not finite (the output is then incomplete), or -1.
+ * Values fit the lanes: clip * scale is at most the lane's largest value.
  */
-export function quantize(input: usize, n: i32, out: usize, clip: f64, scale: f64): i32 {
+export function quantize(input: usize, n: i32, out: usize, clip: f64, scale: f64, bytes: i32): i32 {
   const hi = f64x2.splat(clip);
   const lo = f64x2.splat(-clip);
   const vs = f64x2.splat(scale);
   const half = f64x2.splat(0.5);
   // An integer-valued double k plus 2^52 + 2^51 holds k in its low 32 bits (two's complement).
   const magic = f64x2.splat(6755399441055744.0);
-  // v - v is +0 (all bits clear) for a finite v, NaN otherwise: the or of them is zero iff all are finite.
-  let bad = v128.splat<i32>(0);
+  // Sums of the inputs: finite unless some input is not (or the sum overflows: then the scalar
+  // rescan below finds every input finite). One add a vector, where v - v and an or took two.
+  let sa = f64x2.splat(0);
+  let sb = sa;
+  let sc = sa;
+  let sd = sa;
   let i = 0;
   for (; i + 8 <= n; i += 8) {
     const p = input + ((<usize>i) << 3);
@@ -535,21 +540,28 @@ export function quantize(input: usize, n: i32, out: usize, clip: f64, scale: f64
     const b = v128.load(p, 16);
     const c = v128.load(p, 32);
     const d = v128.load(p, 48);
-    bad = v128.or(bad, v128.or(v128.or(f64x2.sub(a, a), f64x2.sub(b, b)), v128.or(f64x2.sub(c, c), f64x2.sub(d, d))));
+    sa = f64x2.add(sa, a);
+    sb = f64x2.add(sb, b);
+    sc = f64x2.add(sc, c);
+    sd = f64x2.add(sd, d);
     const qa = quantize2(a, lo, hi, vs, half, magic);
     const qb = quantize2(b, lo, hi, vs, half, magic);
     const qc = quantize2(c, lo, hi, vs, half, magic);
     const qd = quantize2(d, lo, hi, vs, half, magic);
     const q = i16x8.narrow_i32x4_s(v128.shuffle<i32>(qa, qb, 0, 2, 4, 6), v128.shuffle<i32>(qc, qd, 0, 2, 4, 6));
-    v128.store(out + ((<usize>i) << 1), q);
+    if (bytes == 1) v128.store_lane<i64>(out + <usize>i, i8x16.narrow_i16x8_s(q, q), 0);
+    else v128.store(out + ((<usize>i) << 1), q);
   }
   for (; i < n; i++) {
     let v = load<f64>(input + ((<usize>i) << 3));
     if (!(v - v == 0)) return i;
     v = v > clip ? clip : v < -clip ? -clip : v;
-    store<i16>(out + ((<usize>i) << 1), <i16>(<i32>Math.floor(v * scale + 0.5)));
+    const q = <i32>Math.floor(v * scale + 0.5);
+    if (bytes == 1) store<i8>(out + <usize>i, <i8>q);
+    else store<i16>(out + ((<usize>i) << 1), <i16>q);
   }
-  if (v128.any_true(bad)) {
+  const sum = f64x2.add(f64x2.add(sa, sb), f64x2.add(sc, sd));
+  if (v128.any_true(f64x2.sub(sum, sum))) {
     for (let j = 0; j < n; j++) {
       const v = load<f64>(input + ((<usize>j) << 3));
       if (!(v - v == 0)) return j;
@@ -564,49 +576,44 @@ export function quantize(input: usize, n: i32, out: usize, clip: f64, scale: f64
   return f64x2.add(f64x2.floor(f64x2.add(f64x2.mul(f64x2.pmin(f64x2.pmax(a, lo), hi), vs), half)), magic);
 }
 
-/** 16 quantized values (i16 at p) as bytes (they fit: the int8 format's clip). */
-// @ts-ignore: decorator
-@inline function row8(p: usize): v128 {
-  return i8x16.narrow_i16x8_s(v128.load(p), v128.load(p, 16));
-}
-
 /**
- * Interleaves `count` quantized frames (i16, frame after frame, n each, at `frames`) into lanes
- * 0 .. count - 1 of L (the other lanes 0): `bytes` 1 for i8 lanes (16 a vector), 2 for i16 (8).
+ * Interleaves `count` quantized frames (frame after frame, n each, at `frames`: bytes for i8 lanes,
+ * `bytes` 1, 16 a vector; i16 for i16 lanes, `bytes` 2, 8 a vector) into lanes 0 .. count - 1 of L
+ * (the other lanes 0).
  */
 export function interleave(bytes: i32, frames: usize, count: i32, n: i32, L: usize): void {
-  const stride = (<usize>n) << 1;
+  const stride = (<usize>n) * bytes;
   let from = 0;
   if (bytes === 1 && count === 16) {
-    // Whole blocks of 16 columns: each frame's 16 values narrowed to bytes, then transposed.
+    // Whole blocks of 16 columns: each frame's 16 bytes, transposed.
     for (; from + 16 <= n; from += 16) {
-      const p = frames + ((<usize>from) << 1);
+      const p = frames + <usize>from;
       transpose16(
-        row8(p + 0 * stride),
-        row8(p + 1 * stride),
-        row8(p + 2 * stride),
-        row8(p + 3 * stride),
-        row8(p + 4 * stride),
-        row8(p + 5 * stride),
-        row8(p + 6 * stride),
-        row8(p + 7 * stride),
-        row8(p + 8 * stride),
-        row8(p + 9 * stride),
-        row8(p + 10 * stride),
-        row8(p + 11 * stride),
-        row8(p + 12 * stride),
-        row8(p + 13 * stride),
-        row8(p + 14 * stride),
-        row8(p + 15 * stride),
+        v128.load(p + 0 * stride),
+        v128.load(p + 1 * stride),
+        v128.load(p + 2 * stride),
+        v128.load(p + 3 * stride),
+        v128.load(p + 4 * stride),
+        v128.load(p + 5 * stride),
+        v128.load(p + 6 * stride),
+        v128.load(p + 7 * stride),
+        v128.load(p + 8 * stride),
+        v128.load(p + 9 * stride),
+        v128.load(p + 10 * stride),
+        v128.load(p + 11 * stride),
+        v128.load(p + 12 * stride),
+        v128.load(p + 13 * stride),
+        v128.load(p + 14 * stride),
+        v128.load(p + 15 * stride),
         L + ((<usize>from) << 4),
       );
     }
   }
   for (let i = from; i < n; i++) {
-    const p = frames + ((<usize>i) << 1);
     let v = i8x16.splat(0);
     if (bytes === 1) {
-      // Each lane's byte is the low byte of its i16 (little-endian); lanes past count stay 0.
+      const p = frames + <usize>i;
+      // Lanes past count stay 0.
       if (count > 0) v = v128.load8_lane(p, v, 0);
       if (count > 1) v = v128.load8_lane(p + stride, v, 1);
       if (count > 2) v = v128.load8_lane(p + 2 * stride, v, 2);
@@ -624,6 +631,7 @@ export function interleave(bytes: i32, frames: usize, count: i32, n: i32, L: usi
       if (count > 14) v = v128.load8_lane(p + 14 * stride, v, 14);
       if (count > 15) v = v128.load8_lane(p + 15 * stride, v, 15);
     } else {
+      const p = frames + ((<usize>i) << 1);
       if (count > 0) v = v128.load16_lane(p, v, 0);
       if (count > 1) v = v128.load16_lane(p + stride, v, 1);
       if (count > 2) v = v128.load16_lane(p + 2 * stride, v, 2);
@@ -637,13 +645,12 @@ export function interleave(bytes: i32, frames: usize, count: i32, n: i32, L: usi
   }
 }
 
-/** Writes one quantized frame (i16 at `frame`, n values) into lane `lane` of L. */
+/** Writes one quantized frame (n values at `frame`: bytes for `bytes` 1, i16 for 2) into lane `lane` of L. */
 export function insertLane(lane: i32, bytes: i32, frame: usize, n: i32, L: usize): void {
   let p = L + <usize>(lane * bytes);
   for (let i = 0; i < n; i++) {
-    const q = load<i16>(frame + ((<usize>i) << 1));
-    if (bytes === 1) store<i8>(p, <i8>q);
-    else store<i16>(p, q);
+    if (bytes === 1) store<i8>(p, load<i8>(frame + <usize>i));
+    else store<i16>(p, load<i16>(frame + ((<usize>i) << 1)));
     p += 16;
   }
 }
