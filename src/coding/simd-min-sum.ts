@@ -19,8 +19,8 @@ import { maxRowDegree, type SparseParityCheck } from './types.js';
 
 /**
  * One layered iteration over H's m rows on two groups of frames, two vectors a column: addr the
- * edges' column addresses in group 0's L (row order), group 1's posteriors dL bytes further, its
- * messages dR bytes after group 0's.
+ * edges' column addresses in group 0's L (row order), group 1's posteriors dL bytes further, an
+ * edge's two message vectors side by side in R.
  */
 type WideKernel = (
   rowStart: number,
@@ -29,7 +29,6 @@ type WideKernel = (
   R: number,
   Q: number,
   dL: number,
-  dR: number,
   alphaQ: number,
   betaQ: number,
   satQ: number,
@@ -73,7 +72,8 @@ interface Layout {
 
 /**
  * Groups of a vector's lanes decoded together, two vectors a column (32 frames for 'int8', 16 for
- * 'int16'): a row's column addresses serve both groups.
+ * 'int16'): each edge's address load, pointer steps and loop test serve both vectors, and two
+ * minimum chains run side by side.
  */
 const GROUPS = 2;
 
@@ -138,12 +138,10 @@ export class SimdMinSumDecoder {
   private readonly values: Int32Array;
   /** Frames in flight: format.lanes * GROUPS. */
   private readonly lanes: number;
-  /** Bytes from one group's posteriors to the next's. */
+  /** Bytes from one group's posteriors to the next's (an edge's messages lie side by side). */
   private readonly dL: number;
   /** The pass of this format and setting ({@link passKernel}). */
   private readonly passOf: WideKernel;
-  /** Bytes from one group's messages to the next's (a vector an edge). */
-  private readonly dR: number;
   /** Bytes of R: a vector an edge and group. */
   private readonly rBytes: number;
 
@@ -157,8 +155,7 @@ export class SimdMinSumDecoder {
     const dmax = maxRowDegree(H);
     this.lanes = format.lanes * GROUPS;
     this.dL = 16 * H.n;
-    this.dR = 16 * H.col.length;
-    this.rBytes = this.dR * GROUPS;
+    this.rBytes = 16 * H.col.length * GROUPS;
     this.at = layout(H, dmax);
     const instance = instantiateWasmKernel<LayeredMinSumKernel>(KERNEL_URL, this.at.bytes);
     this.k = instance.exports;
@@ -186,7 +183,7 @@ export class SimdMinSumDecoder {
   private pass(): void {
     const { at, H } = this;
     const { alphaQ, betaQ, satQ } = this.constants;
-    this.passOf(at.rowStart, at.rowAddr, H.m, at.R, at.Q, this.dL, this.dR, alphaQ, betaQ, satQ);
+    this.passOf(at.rowStart, at.rowAddr, H.m, at.R, at.Q, this.dL, alphaQ, betaQ, satQ);
   }
 
   /** Bit l set where lane l's decisions break a check (lane l: lane l % format.lanes of group l / format.lanes). */
@@ -301,7 +298,7 @@ export class SimdMinSumDecoder {
           frameOf[l] = next;
           itOf[l] = 0;
           this.loadLane(l, next++, load);
-          this.k.clearLane(l % v, this.format.bytes, this.at.R + this.dR * Math.floor(l / v), edges, 16);
+          this.k.clearLane(l % v, this.format.bytes, this.at.R + 16 * Math.floor(l / v), edges, 16 * GROUPS);
         } else {
           frameOf[l] = -1;
           active--;

@@ -90,10 +90,7 @@ function randomSparseCode(rng: Philox): LdpcCode {
   return sparseCode({ m, n, rowStart, col: Int32Array.from(col) }, 'random');
 }
 
-/**
- * A random parity check whose rows take every degree from 1 to 16 in a random order (each of the
- * kernel's unrolled row lengths and the loop past them).
- */
+/** A random parity check whose rows take every degree from 1 to 16, in a random order. */
 function everyDegreeCode(rng: Philox): LdpcCode {
   const n = 48;
   const degrees = Array.from({ length: 16 }, (_, i) => i + 1).sort(() => rng.uniform() - 0.5);

@@ -9,9 +9,8 @@
  *   rowAddr   i32[edges]    byte address of each edge's column in group 0's L, in row order
  *   L         v128[2 n]     posteriors, group after group (dL = 16 n bytes apart), one vector a
  *                           column, lane f = the group's frame f
- *   R         v128[2 edges] check-to-variable messages, group after group (dR = 16 edges bytes
- *                           apart), one vector an edge, in row order
- *   Q         v128[2 dmax]  scratch of the rows longer than UNROLLED: their q (two vectors an edge)
+ *   R         v128[2 edges] check-to-variable messages, an edge's two groups' vectors side by side
+ *   Q         v128[2 dmax]  scratch: a row's variable-to-check messages (two vectors an edge)
  *   input     f64[n]        one frame's channel LLRs, for quantize
  *   frames    i8[32 n] or i16[16 n]  quantized frames (the lanes' width), frame after frame, for
  *                           interleave / insertLane
@@ -63,8 +62,10 @@
 @inline function negIf<T>(a: v128, s: v128): v128 {
   return sizeof<T>() == 1 ? i8x16.sub(v128.xor(a, s), s) : i16x8.sub(v128.xor(a, s), s);
 }
-/** Normalizations of a message magnitude (the host picks one a setting: `normMode` in simd-min-sum.ts). */
-// max(0, m - betaQ) * alphaQ >> 8, through widened lanes: any setting.
+
+// The normalizations of a message magnitude, each computing max(0, m - betaQ) * alphaQ >> 8 (the
+// host picks the pass of its setting: simd-min-sum.ts's passKernel).
+// Through widened lanes: any setting.
 const NORM_ANY = 0;
 // alphaQ = 192, betaQ = 0 (nms at alpha 3/4, the default): floor(3 m / 4) = m - ceil(m / 4), in the lanes.
 const NORM_THREE_QUARTERS = 1;
@@ -73,7 +74,7 @@ const NORM_OFFSET = 2;
 
 /**
  * A message magnitude from a minimum: max(0, m - betaQ) * alphaQ >> 8, by the cheapest form the
- * setting allows (mode: a NORM_ constant, the same for every row: the branch is predicted).
+ * setting allows (mode: a NORM_ constant, folded at compile time in each exported pass).
  */
 // @ts-ignore: decorator
 @inline function magnitude<T>(m: v128, vBeta: v128, vAlpha: v128, mode: i32): v128 {
@@ -102,271 +103,12 @@ const NORM_OFFSET = 2;
   return sizeof<T>() == 1 ? i16x8.splat(<i16>alphaQ) : i32x4.splat(alphaQ);
 }
 
-/** Message of an edge from its q: min2's magnitude where |q| = min1 (x = m1 ^ m2, both signed by the row's sign), flipped by q's sign. */
-// @ts-ignore: decorator
-@inline function message<T>(q: v128, m1: v128, x: v128, min1: v128): v128 {
-  return negIf<T>(v128.xor(m1, v128.and(x, eq<T>(abs<T>(q), min1))), negMask<T>(q));
-}
-
-// UNROLLED = 12: the largest row degree with an unrolled kernel (rowsWide's cases); longer rows loop.
-
 /**
- * One row of degree D (a constant: every `D > k` folds at compile time) on one group of frames,
- * unrolled, its q held in registers between the two sweeps (no scratch, no loop counter): c the
- * row's first column address (group 0's L; this group's columns dL bytes further), r the row's
- * first message vector of this group (a vector an edge).
- */
-// @ts-ignore: decorator
-@inline function rowInRegisters<T>(D: i32, c: usize, r: usize, dL: usize, vSat: v128, vBeta: v128, vAlpha: v128, mode: i32): void {
-  const zero = v128.splat<i32>(0);
-  let a1 = vSat;
-  let a2 = vSat;
-  let s = zero;
-  let p0: usize = 0;
-  let q0 = zero;
-  let p1: usize = 0;
-  let q1 = zero;
-  let p2: usize = 0;
-  let q2 = zero;
-  let p3: usize = 0;
-  let q3 = zero;
-  let p4: usize = 0;
-  let q4 = zero;
-  let p5: usize = 0;
-  let q5 = zero;
-  let p6: usize = 0;
-  let q6 = zero;
-  let p7: usize = 0;
-  let q7 = zero;
-  let p8: usize = 0;
-  let q8 = zero;
-  let p9: usize = 0;
-  let q9 = zero;
-  let p10: usize = 0;
-  let q10 = zero;
-  let p11: usize = 0;
-  let q11 = zero;
-  p0 = <usize>load<i32>(c, 0) + dL;
-  q0 = subSat<T>(v128.load(p0), v128.load(r, 0));
-  s = v128.xor(s, q0);
-  const m0 = abs<T>(q0);
-  a2 = minU<T>(a2, maxU<T>(a1, m0));
-  a1 = minU<T>(a1, m0);
-  if (D > 1) {
-    p1 = <usize>load<i32>(c, 4) + dL;
-    q1 = subSat<T>(v128.load(p1), v128.load(r, 16));
-    s = v128.xor(s, q1);
-    const m1 = abs<T>(q1);
-    a2 = minU<T>(a2, maxU<T>(a1, m1));
-    a1 = minU<T>(a1, m1);
-  }
-  if (D > 2) {
-    p2 = <usize>load<i32>(c, 8) + dL;
-    q2 = subSat<T>(v128.load(p2), v128.load(r, 32));
-    s = v128.xor(s, q2);
-    const m2 = abs<T>(q2);
-    a2 = minU<T>(a2, maxU<T>(a1, m2));
-    a1 = minU<T>(a1, m2);
-  }
-  if (D > 3) {
-    p3 = <usize>load<i32>(c, 12) + dL;
-    q3 = subSat<T>(v128.load(p3), v128.load(r, 48));
-    s = v128.xor(s, q3);
-    const m3 = abs<T>(q3);
-    a2 = minU<T>(a2, maxU<T>(a1, m3));
-    a1 = minU<T>(a1, m3);
-  }
-  if (D > 4) {
-    p4 = <usize>load<i32>(c, 16) + dL;
-    q4 = subSat<T>(v128.load(p4), v128.load(r, 64));
-    s = v128.xor(s, q4);
-    const m4 = abs<T>(q4);
-    a2 = minU<T>(a2, maxU<T>(a1, m4));
-    a1 = minU<T>(a1, m4);
-  }
-  if (D > 5) {
-    p5 = <usize>load<i32>(c, 20) + dL;
-    q5 = subSat<T>(v128.load(p5), v128.load(r, 80));
-    s = v128.xor(s, q5);
-    const m5 = abs<T>(q5);
-    a2 = minU<T>(a2, maxU<T>(a1, m5));
-    a1 = minU<T>(a1, m5);
-  }
-  if (D > 6) {
-    p6 = <usize>load<i32>(c, 24) + dL;
-    q6 = subSat<T>(v128.load(p6), v128.load(r, 96));
-    s = v128.xor(s, q6);
-    const m6 = abs<T>(q6);
-    a2 = minU<T>(a2, maxU<T>(a1, m6));
-    a1 = minU<T>(a1, m6);
-  }
-  if (D > 7) {
-    p7 = <usize>load<i32>(c, 28) + dL;
-    q7 = subSat<T>(v128.load(p7), v128.load(r, 112));
-    s = v128.xor(s, q7);
-    const m7 = abs<T>(q7);
-    a2 = minU<T>(a2, maxU<T>(a1, m7));
-    a1 = minU<T>(a1, m7);
-  }
-  if (D > 8) {
-    p8 = <usize>load<i32>(c, 32) + dL;
-    q8 = subSat<T>(v128.load(p8), v128.load(r, 128));
-    s = v128.xor(s, q8);
-    const m8 = abs<T>(q8);
-    a2 = minU<T>(a2, maxU<T>(a1, m8));
-    a1 = minU<T>(a1, m8);
-  }
-  if (D > 9) {
-    p9 = <usize>load<i32>(c, 36) + dL;
-    q9 = subSat<T>(v128.load(p9), v128.load(r, 144));
-    s = v128.xor(s, q9);
-    const m9 = abs<T>(q9);
-    a2 = minU<T>(a2, maxU<T>(a1, m9));
-    a1 = minU<T>(a1, m9);
-  }
-  if (D > 10) {
-    p10 = <usize>load<i32>(c, 40) + dL;
-    q10 = subSat<T>(v128.load(p10), v128.load(r, 160));
-    s = v128.xor(s, q10);
-    const m10 = abs<T>(q10);
-    a2 = minU<T>(a2, maxU<T>(a1, m10));
-    a1 = minU<T>(a1, m10);
-  }
-  if (D > 11) {
-    p11 = <usize>load<i32>(c, 44) + dL;
-    q11 = subSat<T>(v128.load(p11), v128.load(r, 176));
-    s = v128.xor(s, q11);
-    const m11 = abs<T>(q11);
-    a2 = minU<T>(a2, maxU<T>(a1, m11));
-    a1 = minU<T>(a1, m11);
-  }
-  const rs = negMask<T>(s);
-  const m1 = negIf<T>(magnitude<T>(a1, vBeta, vAlpha, mode), rs);
-  const x = v128.xor(m1, negIf<T>(magnitude<T>(a2, vBeta, vAlpha, mode), rs));
-  const n0 = message<T>(q0, m1, x, a1);
-  v128.store(r, n0, 0);
-  v128.store(p0, addSat<T>(q0, n0));
-  if (D > 1) {
-    const n1 = message<T>(q1, m1, x, a1);
-    v128.store(r, n1, 16);
-    v128.store(p1, addSat<T>(q1, n1));
-  }
-  if (D > 2) {
-    const n2 = message<T>(q2, m1, x, a1);
-    v128.store(r, n2, 32);
-    v128.store(p2, addSat<T>(q2, n2));
-  }
-  if (D > 3) {
-    const n3 = message<T>(q3, m1, x, a1);
-    v128.store(r, n3, 48);
-    v128.store(p3, addSat<T>(q3, n3));
-  }
-  if (D > 4) {
-    const n4 = message<T>(q4, m1, x, a1);
-    v128.store(r, n4, 64);
-    v128.store(p4, addSat<T>(q4, n4));
-  }
-  if (D > 5) {
-    const n5 = message<T>(q5, m1, x, a1);
-    v128.store(r, n5, 80);
-    v128.store(p5, addSat<T>(q5, n5));
-  }
-  if (D > 6) {
-    const n6 = message<T>(q6, m1, x, a1);
-    v128.store(r, n6, 96);
-    v128.store(p6, addSat<T>(q6, n6));
-  }
-  if (D > 7) {
-    const n7 = message<T>(q7, m1, x, a1);
-    v128.store(r, n7, 112);
-    v128.store(p7, addSat<T>(q7, n7));
-  }
-  if (D > 8) {
-    const n8 = message<T>(q8, m1, x, a1);
-    v128.store(r, n8, 128);
-    v128.store(p8, addSat<T>(q8, n8));
-  }
-  if (D > 9) {
-    const n9 = message<T>(q9, m1, x, a1);
-    v128.store(r, n9, 144);
-    v128.store(p9, addSat<T>(q9, n9));
-  }
-  if (D > 10) {
-    const n10 = message<T>(q10, m1, x, a1);
-    v128.store(r, n10, 160);
-    v128.store(p10, addSat<T>(q10, n10));
-  }
-  if (D > 11) {
-    const n11 = message<T>(q11, m1, x, a1);
-    v128.store(r, n11, 176);
-    v128.store(p11, addSat<T>(q11, n11));
-  }
-}
-
-/**
- * One row of any degree on two groups of frames at once, looping over its edges (rows longer than
- * UNROLLED): edge e (row order) reads group 0's column at byte address c[e] and group 1's dL bytes
- * further; its messages are r[e] and dR bytes further. One address load, pointer step and loop test
- * serve both vectors, and the two groups' minimum and sign chains run side by side. Q holds an
- * edge's two q next to each other.
- */
-// @ts-ignore: decorator
-@inline function rowLooped<T>(cp: usize, ce: usize, rp: usize, Q: usize, dL: usize, dR: usize, vSat: v128, vBeta: v128, vAlpha: v128, mode: i32): void {
-  let a1 = vSat;
-  let a2 = vSat;
-  let b1 = vSat;
-  let b2 = vSat;
-  let sa = v128.splat<i32>(0);
-  let sb = v128.splat<i32>(0);
-  let c = cp;
-  let r = rp;
-  let qp = Q;
-  do {
-    const p = <usize>load<i32>(c);
-    const qa = subSat<T>(v128.load(p), v128.load(r));
-    const qb = subSat<T>(v128.load(p + dL), v128.load(r + dR));
-    v128.store(qp, qa);
-    v128.store(qp, qb, 16);
-    sa = v128.xor(sa, qa);
-    sb = v128.xor(sb, qb);
-    const ma = abs<T>(qa);
-    const mb = abs<T>(qb);
-    a2 = minU<T>(a2, maxU<T>(a1, ma));
-    a1 = minU<T>(a1, ma);
-    b2 = minU<T>(b2, maxU<T>(b1, mb));
-    b1 = minU<T>(b1, mb);
-    c += 4;
-    r += 16;
-    qp += 32;
-  } while (c < ce);
-  const rsa = negMask<T>(sa);
-  const rsb = negMask<T>(sb);
-  const ma1 = negIf<T>(magnitude<T>(a1, vBeta, vAlpha, mode), rsa);
-  const xa = v128.xor(ma1, negIf<T>(magnitude<T>(a2, vBeta, vAlpha, mode), rsa));
-  const mb1 = negIf<T>(magnitude<T>(b1, vBeta, vAlpha, mode), rsb);
-  const xb = v128.xor(mb1, negIf<T>(magnitude<T>(b2, vBeta, vAlpha, mode), rsb));
-  qp = Q;
-  r = rp;
-  do {
-    const p = <usize>load<i32>(cp);
-    const ua = v128.load(qp);
-    const ub = v128.load(qp, 16);
-    const na = message<T>(ua, ma1, xa, a1);
-    const nb = message<T>(ub, mb1, xb, b1);
-    v128.store(r, na);
-    v128.store(r + dR, nb);
-    v128.store(p, addSat<T>(ua, na));
-    v128.store(p + dL, addSat<T>(ub, nb));
-    cp += 4;
-    r += 16;
-    qp += 32;
-  } while (cp < ce);
-}
-
-/**
- * One layered iteration over every check row, a row at a time, on two groups of frames (group 1's
- * posteriors dL bytes after group 0's, its messages dR bytes after group 0's): a row of degree up to
- * UNROLLED by its unrolled kernel, one group after the other; a longer one by the loop.
+ * One layered iteration over every check row, a row at a time, on two groups of frames at once:
+ * edge e (row order) reads group 0's column at byte address addr[e] and group 1's dL bytes further,
+ * and owns the two message vectors at R + 32 e. One address load, pointer step and loop test serve
+ * both vectors, and the two groups' minimum and sign chains run side by side. Q holds an edge's
+ * two q next to each other.
  */
 // @ts-ignore: decorator
 @inline function rowsWide<T>(
@@ -376,7 +118,6 @@ const NORM_OFFSET = 2;
   R: usize,
   Q: usize,
   dL: usize,
-  dR: usize,
   alphaQ: i32,
   betaQ: i32,
   satQ: i32,
@@ -385,69 +126,63 @@ const NORM_OFFSET = 2;
   const vSat = splat<T>(satQ);
   const vBeta = splat<T>(betaQ);
   const vAlpha = alphaSplat<T>(alphaQ);
-  let e = load<i32>(rowStart);
+  const e = load<i32>(rowStart);
+  let cp = addr + ((<usize>e) << 2);
+  let rp = R + ((<usize>e) << 5);
+  const end = addr + ((<usize>load<i32>(rowStart + ((<usize>m) << 2))) << 2);
   let rs = rowStart + 4;
-  const last = rowStart + ((<usize>m) << 2);
-  while (rs <= last) {
-    const next = load<i32>(rs);
+  while (cp < end) {
+    const ce = addr + ((<usize>load<i32>(rs)) << 2);
     rs += 4;
-    const cp = addr + ((<usize>e) << 2);
-    const rp = R + ((<usize>e) << 4);
-    switch (next - e) {
-      case 0:
-        break;
-      case 1:
-        rowInRegisters<T>(1, cp, rp, 0, vSat, vBeta, vAlpha, mode);
-        rowInRegisters<T>(1, cp, rp + dR, dL, vSat, vBeta, vAlpha, mode);
-        break;
-      case 2:
-        rowInRegisters<T>(2, cp, rp, 0, vSat, vBeta, vAlpha, mode);
-        rowInRegisters<T>(2, cp, rp + dR, dL, vSat, vBeta, vAlpha, mode);
-        break;
-      case 3:
-        rowInRegisters<T>(3, cp, rp, 0, vSat, vBeta, vAlpha, mode);
-        rowInRegisters<T>(3, cp, rp + dR, dL, vSat, vBeta, vAlpha, mode);
-        break;
-      case 4:
-        rowInRegisters<T>(4, cp, rp, 0, vSat, vBeta, vAlpha, mode);
-        rowInRegisters<T>(4, cp, rp + dR, dL, vSat, vBeta, vAlpha, mode);
-        break;
-      case 5:
-        rowInRegisters<T>(5, cp, rp, 0, vSat, vBeta, vAlpha, mode);
-        rowInRegisters<T>(5, cp, rp + dR, dL, vSat, vBeta, vAlpha, mode);
-        break;
-      case 6:
-        rowInRegisters<T>(6, cp, rp, 0, vSat, vBeta, vAlpha, mode);
-        rowInRegisters<T>(6, cp, rp + dR, dL, vSat, vBeta, vAlpha, mode);
-        break;
-      case 7:
-        rowInRegisters<T>(7, cp, rp, 0, vSat, vBeta, vAlpha, mode);
-        rowInRegisters<T>(7, cp, rp + dR, dL, vSat, vBeta, vAlpha, mode);
-        break;
-      case 8:
-        rowInRegisters<T>(8, cp, rp, 0, vSat, vBeta, vAlpha, mode);
-        rowInRegisters<T>(8, cp, rp + dR, dL, vSat, vBeta, vAlpha, mode);
-        break;
-      case 9:
-        rowInRegisters<T>(9, cp, rp, 0, vSat, vBeta, vAlpha, mode);
-        rowInRegisters<T>(9, cp, rp + dR, dL, vSat, vBeta, vAlpha, mode);
-        break;
-      case 10:
-        rowInRegisters<T>(10, cp, rp, 0, vSat, vBeta, vAlpha, mode);
-        rowInRegisters<T>(10, cp, rp + dR, dL, vSat, vBeta, vAlpha, mode);
-        break;
-      case 11:
-        rowInRegisters<T>(11, cp, rp, 0, vSat, vBeta, vAlpha, mode);
-        rowInRegisters<T>(11, cp, rp + dR, dL, vSat, vBeta, vAlpha, mode);
-        break;
-      case 12:
-        rowInRegisters<T>(12, cp, rp, 0, vSat, vBeta, vAlpha, mode);
-        rowInRegisters<T>(12, cp, rp + dR, dL, vSat, vBeta, vAlpha, mode);
-        break;
-      default:
-        rowLooped<T>(cp, addr + ((<usize>next) << 2), rp, Q, dL, dR, vSat, vBeta, vAlpha, mode);
-    }
-    e = next;
+    if (ce == cp) continue;
+    let a1 = vSat;
+    let a2 = vSat;
+    let b1 = vSat;
+    let b2 = vSat;
+    let sa = v128.splat<i32>(0);
+    let sb = v128.splat<i32>(0);
+    let c = cp;
+    let r = rp;
+    let qp = Q;
+    do {
+      const p = <usize>load<i32>(c);
+      const qa = subSat<T>(v128.load(p), v128.load(r));
+      const qb = subSat<T>(v128.load(p + dL), v128.load(r, 16));
+      v128.store(qp, qa);
+      v128.store(qp, qb, 16);
+      sa = v128.xor(sa, qa);
+      sb = v128.xor(sb, qb);
+      const ma = abs<T>(qa);
+      const mb = abs<T>(qb);
+      a2 = minU<T>(a2, maxU<T>(a1, ma));
+      a1 = minU<T>(a1, ma);
+      b2 = minU<T>(b2, maxU<T>(b1, mb));
+      b1 = minU<T>(b1, mb);
+      c += 4;
+      r += 32;
+      qp += 32;
+    } while (c < ce);
+    const rsa = negMask<T>(sa);
+    const rsb = negMask<T>(sb);
+    const ma1 = negIf<T>(magnitude<T>(a1, vBeta, vAlpha, mode), rsa);
+    const xa = v128.xor(ma1, negIf<T>(magnitude<T>(a2, vBeta, vAlpha, mode), rsa));
+    const mb1 = negIf<T>(magnitude<T>(b1, vBeta, vAlpha, mode), rsb);
+    const xb = v128.xor(mb1, negIf<T>(magnitude<T>(b2, vBeta, vAlpha, mode), rsb));
+    qp = Q;
+    do {
+      const p = <usize>load<i32>(cp);
+      const ua = v128.load(qp);
+      const ub = v128.load(qp, 16);
+      const na = negIf<T>(v128.xor(ma1, v128.and(xa, eq<T>(abs<T>(ua), a1))), negMask<T>(ua));
+      const nb = negIf<T>(v128.xor(mb1, v128.and(xb, eq<T>(abs<T>(ub), b1))), negMask<T>(ub));
+      v128.store(rp, na);
+      v128.store(rp, nb, 16);
+      v128.store(p, addSat<T>(ua, na));
+      v128.store(p + dL, addSat<T>(ub, nb));
+      cp += 4;
+      rp += 32;
+      qp += 32;
+    } while (cp < ce);
   }
 }
 
@@ -455,33 +190,33 @@ const NORM_OFFSET = 2;
 // picks the export: simd-min-sum.ts).
 
 /** One layered iteration on two groups of 16 frames (i8x16 lanes, two vectors a column), any setting. */
-export function wide8(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, dR: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  rowsWide<i8>(rowStart, addr, m, R, Q, dL, dR, alphaQ, betaQ, satQ, NORM_ANY);
+export function wide8(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i8>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_ANY);
 }
 
 /** wide8 for alphaQ 192 without offset (NORM_THREE_QUARTERS). */
-export function wide8ThreeQuarters(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, dR: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  rowsWide<i8>(rowStart, addr, m, R, Q, dL, dR, alphaQ, betaQ, satQ, NORM_THREE_QUARTERS);
+export function wide8ThreeQuarters(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i8>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_THREE_QUARTERS);
 }
 
 /** wide8 for alphaQ 256 (NORM_OFFSET). */
-export function wide8Offset(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, dR: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  rowsWide<i8>(rowStart, addr, m, R, Q, dL, dR, alphaQ, betaQ, satQ, NORM_OFFSET);
+export function wide8Offset(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i8>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_OFFSET);
 }
 
 /** One layered iteration on two groups of 8 frames (i16x8 lanes, two vectors a column), any setting. */
-export function wide16(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, dR: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  rowsWide<i16>(rowStart, addr, m, R, Q, dL, dR, alphaQ, betaQ, satQ, NORM_ANY);
+export function wide16(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i16>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_ANY);
 }
 
 /** wide16 for alphaQ 192 without offset (NORM_THREE_QUARTERS). */
-export function wide16ThreeQuarters(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, dR: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  rowsWide<i16>(rowStart, addr, m, R, Q, dL, dR, alphaQ, betaQ, satQ, NORM_THREE_QUARTERS);
+export function wide16ThreeQuarters(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i16>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_THREE_QUARTERS);
 }
 
 /** wide16 for alphaQ 256 (NORM_OFFSET). */
-export function wide16Offset(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, dR: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  rowsWide<i16>(rowStart, addr, m, R, Q, dL, dR, alphaQ, betaQ, satQ, NORM_OFFSET);
+export function wide16Offset(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i16>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_OFFSET);
 }
 
 /**
