@@ -42,6 +42,12 @@ interface LayeredMinSumKernel {
   wide16: WideKernel;
   wide16ThreeQuarters: WideKernel;
   wide16Offset: WideKernel;
+  wide8First: WideKernel;
+  wide8ThreeQuartersFirst: WideKernel;
+  wide8OffsetFirst: WideKernel;
+  wide16First: WideKernel;
+  wide16ThreeQuartersFirst: WideKernel;
+  wide16OffsetFirst: WideKernel;
   syndrome8(rowStart: number, addr: number, m: number, shift: number): number;
   syndrome16(rowStart: number, addr: number, m: number, shift: number): number;
   quantize(input: number, n: number, out: number, clip: number, scale: number, bytes: number): number;
@@ -78,18 +84,20 @@ interface Layout {
 const GROUPS = 2;
 
 /**
- * The pass of a format and setting: the kernel has one a normalization of the message magnitude,
- * all computing max(0, m - betaQ) * alphaQ >> 8: 'ThreeQuarters' for alphaQ 192 without offset (nms
- * at alpha 3/4, the default: floor(3 m / 4) in the lanes), 'Offset' for alphaQ 256 (the offset
- * alone), and the plain one (widened multiplies) for any other.
+ * The passes of a format and setting (`first` for fresh frames, whose messages are all 0: R is
+ * written, not read, so it needs no clearing): the kernel has one a normalization of the message
+ * magnitude, all computing max(0, m - betaQ) * alphaQ >> 8: 'ThreeQuarters' for alphaQ 192 without
+ * offset (nms at alpha 3/4, the default: floor(3 m / 4) in the lanes), 'Offset' for alphaQ 256 (the
+ * offset alone), and the plain one (widened multiplies) for any other.
  */
-function passKernel(k: LayeredMinSumKernel, format: FixedPointFormat, c: FixedPointConstants): WideKernel {
-  const [any, threeQuarters, offset] =
-    format.bytes === 1
-      ? [k.wide8, k.wide8ThreeQuarters, k.wide8Offset]
-      : [k.wide16, k.wide16ThreeQuarters, k.wide16Offset];
-  if (c.alphaQ === 192 && c.betaQ === 0) return threeQuarters;
-  return c.alphaQ === 256 ? offset : any;
+function passKernels(
+  k: LayeredMinSumKernel,
+  format: FixedPointFormat,
+  c: FixedPointConstants,
+): { pass: WideKernel; first: WideKernel } {
+  const norm = c.alphaQ === 192 && c.betaQ === 0 ? 'ThreeQuarters' : c.alphaQ === 256 ? 'Offset' : '';
+  const name = `wide${format.bytes === 1 ? 8 : 16}${norm}` as 'wide8' | 'wide16';
+  return { pass: k[name], first: k[`${name}First`] };
 }
 
 /** The kernel's memory for H: L and R hold GROUPS vectors a column and an edge. */
@@ -140,8 +148,8 @@ export class SimdMinSumDecoder {
   private readonly lanes: number;
   /** Bytes from one group's posteriors to the next's (an edge's messages lie side by side). */
   private readonly dL: number;
-  /** The pass of this format and setting ({@link passKernel}). */
-  private readonly passOf: WideKernel;
+  /** The passes of this format and setting ({@link passKernels}). */
+  private readonly passes: { pass: WideKernel; first: WideKernel };
   /** Bytes of R: a vector an edge and group. */
   private readonly rBytes: number;
 
@@ -159,7 +167,7 @@ export class SimdMinSumDecoder {
     this.at = layout(H, dmax);
     const instance = instantiateWasmKernel<LayeredMinSumKernel>(KERNEL_URL, this.at.bytes);
     this.k = instance.exports;
-    this.passOf = passKernel(this.k, format, this.constants);
+    this.passes = passKernels(this.k, format, this.constants);
     this.buffer = instance.buffer;
     const buf = this.buffer;
     new Int32Array(buf, this.at.rowStart, H.m + 1).set(H.rowStart);
@@ -180,10 +188,21 @@ export class SimdMinSumDecoder {
     else this.grouped(frames, load, done);
   }
 
-  private pass(): void {
+  /** One layered iteration; `first` when every message is 0 (fresh frames in every lane). */
+  private pass(first = false): void {
     const { at, H } = this;
     const { alphaQ, betaQ, satQ } = this.constants;
-    this.passOf(at.rowStart, at.rowAddr, H.m, at.R, at.Q, this.dL, alphaQ, betaQ, satQ);
+    (first ? this.passes.first : this.passes.pass)(
+      at.rowStart,
+      at.rowAddr,
+      H.m,
+      at.R,
+      at.Q,
+      this.dL,
+      alphaQ,
+      betaQ,
+      satQ,
+    );
   }
 
   /** Bit l set where lane l's decisions break a check (lane l: lane l % format.lanes of group l / format.lanes). */
@@ -253,14 +272,14 @@ export class SimdMinSumDecoder {
     const its = this.options.maxIterations;
     for (let f0 = 0; f0 < frames; f0 += lanes) {
       const count = Math.min(lanes, frames - f0);
-      new Uint8Array(this.buffer).fill(0, this.at.R, this.at.R + this.rBytes);
       for (let l = 0; l < count; l++) this.quantize(f0 + l, l, load);
       // Group g takes lanes g v .. g v + v - 1 (a group past the frames gets zeros).
       for (let g = 0; g < GROUPS; g++) {
         const c = Math.max(0, Math.min(v, count - g * v));
         this.k.interleave(bytes, this.at.frames + bytes * n * g * v, c, n, this.groupL(g));
       }
-      for (let it = 0; it < its; it++) this.pass();
+      // Fresh frames in every lane: the first pass takes every message as 0 (R not cleared, not read).
+      for (let it = 0; it < its; it++) this.pass(it === 0);
       const bad = this.syndrome();
       for (let g = 0; g < GROUPS; g++) {
         const c = Math.max(0, Math.min(v, count - g * v));

@@ -122,6 +122,7 @@ const NORM_OFFSET = 2;
   betaQ: i32,
   satQ: i32,
   mode: i32,
+  first: bool,
 ): void {
   const vSat = splat<T>(satQ);
   const vBeta = splat<T>(betaQ);
@@ -146,8 +147,9 @@ const NORM_OFFSET = 2;
     let qp = Q;
     do {
       const p = <usize>load<i32>(c);
-      const qa = subSat<T>(v128.load(p), v128.load(r));
-      const qb = subSat<T>(v128.load(p + dL), v128.load(r, 16));
+      // The first pass of fresh frames: every message 0, so q = L and R is neither read nor cleared.
+      const qa = first ? v128.load(p) : subSat<T>(v128.load(p), v128.load(r));
+      const qb = first ? v128.load(p + dL) : subSat<T>(v128.load(p + dL), v128.load(r, 16));
       v128.store(qp, qa);
       v128.store(qp, qb, 16);
       sa = v128.xor(sa, qa);
@@ -186,37 +188,67 @@ const NORM_OFFSET = 2;
   }
 }
 
-// One exported pass a lane width and normalization, so that no row branches on the setting (the host
-// picks the export: simd-min-sum.ts).
-
+// One exported pass a lane width, normalization and kind (the first pass of fresh frames, whose
+// messages are all 0, or any other), so that no row branches on the setting (the host picks the
+// export: simd-min-sum.ts's passKernel).
 /** One layered iteration on two groups of 16 frames (i8x16 lanes, two vectors a column), any setting. */
 export function wide8(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  rowsWide<i8>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_ANY);
+  rowsWide<i8>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_ANY, false);
+}
+
+/** wide8 on fresh frames: every message 0 (R is written, not read). */
+export function wide8First(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i8>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_ANY, true);
 }
 
 /** wide8 for alphaQ 192 without offset (NORM_THREE_QUARTERS). */
 export function wide8ThreeQuarters(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  rowsWide<i8>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_THREE_QUARTERS);
+  rowsWide<i8>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_THREE_QUARTERS, false);
+}
+
+/** wide8ThreeQuarters on fresh frames: every message 0 (R is written, not read). */
+export function wide8ThreeQuartersFirst(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i8>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_THREE_QUARTERS, true);
 }
 
 /** wide8 for alphaQ 256 (NORM_OFFSET). */
 export function wide8Offset(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  rowsWide<i8>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_OFFSET);
+  rowsWide<i8>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_OFFSET, false);
+}
+
+/** wide8Offset on fresh frames: every message 0 (R is written, not read). */
+export function wide8OffsetFirst(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i8>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_OFFSET, true);
 }
 
 /** One layered iteration on two groups of 8 frames (i16x8 lanes, two vectors a column), any setting. */
 export function wide16(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  rowsWide<i16>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_ANY);
+  rowsWide<i16>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_ANY, false);
+}
+
+/** wide16 on fresh frames: every message 0 (R is written, not read). */
+export function wide16First(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i16>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_ANY, true);
 }
 
 /** wide16 for alphaQ 192 without offset (NORM_THREE_QUARTERS). */
 export function wide16ThreeQuarters(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  rowsWide<i16>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_THREE_QUARTERS);
+  rowsWide<i16>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_THREE_QUARTERS, false);
+}
+
+/** wide16ThreeQuarters on fresh frames: every message 0 (R is written, not read). */
+export function wide16ThreeQuartersFirst(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i16>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_THREE_QUARTERS, true);
 }
 
 /** wide16 for alphaQ 256 (NORM_OFFSET). */
 export function wide16Offset(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  rowsWide<i16>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_OFFSET);
+  rowsWide<i16>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_OFFSET, false);
+}
+
+/** wide16Offset on fresh frames: every message 0 (R is written, not read). */
+export function wide16OffsetFirst(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i16>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_OFFSET, true);
 }
 
 /**
