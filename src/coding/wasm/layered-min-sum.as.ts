@@ -64,7 +64,7 @@
 }
 
 // The normalizations of a message magnitude, each computing max(0, m - betaQ) * alphaQ >> 8 (the
-// host picks the pass of its setting: simd-min-sum.ts's passKernel).
+// host picks the pass of its setting: simd-min-sum.ts's passKernels).
 // Through widened lanes: any setting.
 const NORM_ANY = 0;
 // alphaQ = 192, betaQ = 0 (nms at alpha 3/4, the default): floor(3 m / 4) = m - ceil(m / 4), in the lanes.
@@ -90,6 +90,7 @@ const NORM_OFFSET = 2;
       i16x8.shr_u(i16x8.mul(i16x8.extend_high_i8x16_u(a), vAlpha), 8),
     );
   }
+  // m <= 32767: m + 3 fits the unsigned 16-bit lane the shift reads.
   if (mode == NORM_THREE_QUARTERS) return i16x8.sub(m, i16x8.shr_u(i16x8.add(m, i16x8.splat(3)), 2));
   const a = i16x8.sub_sat_u(m, vBeta);
   if (mode == NORM_OFFSET) return a;
@@ -108,7 +109,8 @@ const NORM_OFFSET = 2;
  * edge e (row order) reads group 0's column at byte address addr[e] and group 1's dL bytes further,
  * and owns the two message vectors at R + 32 e. One address load, pointer step and loop test serve
  * both vectors, and the two groups' minimum and sign chains run side by side. Q holds an edge's
- * two q next to each other.
+ * two q next to each other. mode (a NORM_ constant) and first are compile-time constants of each
+ * exported pass: first takes every message as 0 (fresh frames).
  */
 // @ts-ignore: decorator
 @inline function rowsWide<T>(
@@ -190,7 +192,7 @@ const NORM_OFFSET = 2;
 
 // One exported pass a lane width, normalization and kind (the first pass of fresh frames, whose
 // messages are all 0, or any other), so that no row branches on the setting (the host picks the
-// export: simd-min-sum.ts's passKernel).
+// export: simd-min-sum.ts's passKernels).
 /** One layered iteration on two groups of 16 frames (i8x16 lanes, two vectors a column), any setting. */
 export function wide8(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
   rowsWide<i8>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_ANY, false);
