@@ -37,10 +37,20 @@ type WideKernel = (
 /** The kernel's exports (pointers are byte offsets into its memory). */
 interface LayeredMinSumKernel {
   wide8: WideKernel;
+  wide8ThreeQuarters: WideKernel;
+  wide8Offset: WideKernel;
   wide16: WideKernel;
+  wide16ThreeQuarters: WideKernel;
+  wide16Offset: WideKernel;
+  wide8First: WideKernel;
+  wide8ThreeQuartersFirst: WideKernel;
+  wide8OffsetFirst: WideKernel;
+  wide16First: WideKernel;
+  wide16ThreeQuartersFirst: WideKernel;
+  wide16OffsetFirst: WideKernel;
   syndrome8(rowStart: number, addr: number, m: number, shift: number): number;
   syndrome16(rowStart: number, addr: number, m: number, shift: number): number;
-  quantize(input: number, n: number, out: number, clip: number, scale: number): number;
+  quantize(input: number, n: number, out: number, clip: number, scale: number, bytes: number): number;
   interleave(bytes: number, frames: number, count: number, n: number, L: number): void;
   insertLane(lane: number, bytes: number, frame: number, n: number, L: number): void;
   clearLane(lane: number, bytes: number, R: number, edges: number, step: number): void;
@@ -73,6 +83,23 @@ interface Layout {
  */
 const GROUPS = 2;
 
+/**
+ * The passes of a format and setting (`first` for fresh frames, whose messages are all 0: R is
+ * written, not read, so it needs no clearing): the kernel has one a normalization of the message
+ * magnitude, all computing max(0, m - betaQ) * alphaQ >> 8: 'ThreeQuarters' for alphaQ 192 without
+ * offset (nms at alpha 3/4, the default: floor(3 m / 4) in the lanes), 'Offset' for alphaQ 256 (the
+ * offset alone), and the plain one (widened multiplies) for any other.
+ */
+function passKernels(
+  k: LayeredMinSumKernel,
+  format: FixedPointFormat,
+  c: FixedPointConstants,
+): { pass: WideKernel; first: WideKernel } {
+  const norm = c.alphaQ === 192 && c.betaQ === 0 ? 'ThreeQuarters' : c.alphaQ === 256 ? 'Offset' : '';
+  const name = `wide${format.bytes === 1 ? 8 : 16}${norm}` as 'wide8' | 'wide16';
+  return { pass: k[name], first: k[`${name}First`] };
+}
+
 /** The kernel's memory for H: L and R hold GROUPS vectors a column and an edge. */
 function layout(H: SparseParityCheck, dmax: number): Layout {
   let at = 0;
@@ -89,7 +116,8 @@ function layout(H: SparseParityCheck, dmax: number): Layout {
     R: take(16 * edges * GROUPS),
     Q: take(16 * GROUPS * dmax),
     input: take(8 * H.n),
-    frames: take(2 * 16 * H.n * GROUPS),
+    // Quantized frames at the lanes' width: 16 bytes a column either way.
+    frames: take(16 * H.n * GROUPS),
     bits: take(16 * H.n * GROUPS),
     values: take(4 * H.n),
     scratch: take(256),
@@ -120,6 +148,8 @@ export class SimdMinSumDecoder {
   private readonly lanes: number;
   /** Bytes from one group's posteriors to the next's (an edge's messages lie side by side). */
   private readonly dL: number;
+  /** The passes of this format and setting ({@link passKernels}). */
+  private readonly passes: { pass: WideKernel; first: WideKernel };
   /** Bytes of R: a vector an edge and group. */
   private readonly rBytes: number;
 
@@ -137,6 +167,7 @@ export class SimdMinSumDecoder {
     this.at = layout(H, dmax);
     const instance = instantiateWasmKernel<LayeredMinSumKernel>(KERNEL_URL, this.at.bytes);
     this.k = instance.exports;
+    this.passes = passKernels(this.k, format, this.constants);
     this.buffer = instance.buffer;
     const buf = this.buffer;
     new Int32Array(buf, this.at.rowStart, H.m + 1).set(H.rowStart);
@@ -157,10 +188,11 @@ export class SimdMinSumDecoder {
     else this.grouped(frames, load, done);
   }
 
-  private pass(): void {
-    const { k, at, H } = this;
+  /** One layered iteration; `first` when every message is 0 (fresh frames in every lane). */
+  private pass(first = false): void {
+    const { at, H } = this;
     const { alphaQ, betaQ, satQ } = this.constants;
-    (this.format.bytes === 1 ? k.wide8 : k.wide16)(
+    (first ? this.passes.first : this.passes.pass)(
       at.rowStart,
       at.rowAddr,
       H.m,
@@ -196,9 +228,10 @@ export class SimdMinSumDecoder {
     const bad = this.k.quantize(
       this.at.input,
       this.n,
-      this.at.frames + 2 * this.n * slot,
+      this.at.frames + this.format.bytes * this.n * slot,
       this.constants.clip,
       this.format.scale,
+      this.format.bytes,
     );
     if (bad >= 0)
       throw new InvalidInputError('NON_FINITE', `LLR ${bad} of frame ${frame} is ${this.input[bad]}`, {
@@ -239,14 +272,14 @@ export class SimdMinSumDecoder {
     const its = this.options.maxIterations;
     for (let f0 = 0; f0 < frames; f0 += lanes) {
       const count = Math.min(lanes, frames - f0);
-      new Uint8Array(this.buffer).fill(0, this.at.R, this.at.R + this.rBytes);
       for (let l = 0; l < count; l++) this.quantize(f0 + l, l, load);
       // Group g takes lanes g v .. g v + v - 1 (a group past the frames gets zeros).
       for (let g = 0; g < GROUPS; g++) {
         const c = Math.max(0, Math.min(v, count - g * v));
-        this.k.interleave(bytes, this.at.frames + 2 * n * g * v, c, n, this.groupL(g));
+        this.k.interleave(bytes, this.at.frames + bytes * n * g * v, c, n, this.groupL(g));
       }
-      for (let it = 0; it < its; it++) this.pass();
+      // Fresh frames in every lane: the first pass takes every message as 0 (R not cleared, not read).
+      for (let it = 0; it < its; it++) this.pass(it === 0);
       const bad = this.syndrome();
       for (let g = 0; g < GROUPS; g++) {
         const c = Math.max(0, Math.min(v, count - g * v));

@@ -3,7 +3,8 @@
  * failure):
  *  - the WebAssembly SIMD kernel equals the TypeScript reference of the same arithmetic bit for bit
  *    (decisions, iterations, verdicts, extrinsic LLRs): WiMAX and NR codes (paired rows and not),
- *    a plain sparse code, nms and oms, early stop on and off, LLRs past the clip and exact zeros;
+ *    a plain sparse code and one with every row degree from 1 to 16, nms (alpha 3/4, 1 and any)
+ *    and oms, early stop on and off, LLRs past the clip and exact zeros;
  *    and whole groups of lanes without early stop (the transposed loads and decisions), code
  *    lengths a multiple of the transpose blocks and not; two vectors a column (32 int8 / 16 int16
  *    frames): whole groups, partial ones (the second vector empty or part full), early stop on
@@ -89,11 +90,26 @@ function randomSparseCode(rng: Philox): LdpcCode {
   return sparseCode({ m, n, rowStart, col: Int32Array.from(col) }, 'random');
 }
 
+/** A random parity check whose rows take every degree from 1 to 16, in a random order. */
+function everyDegreeCode(rng: Philox): LdpcCode {
+  const n = 48;
+  const degrees = Array.from({ length: 16 }, (_, i) => i + 1).sort(() => rng.uniform() - 0.5);
+  const rowStart = new Int32Array(degrees.length + 1);
+  const col: number[] = [];
+  degrees.forEach((d, r) => {
+    const cols = new Set<number>();
+    while (cols.size < d) cols.add(rng.nextUint32() % n);
+    col.push(...[...cols].sort((x, y) => x - y));
+    rowStart[r + 1] = col.length;
+  });
+  return sparseCode({ m: degrees.length, n, rowStart, col: Int32Array.from(col) }, 'every-degree');
+}
+
 const CODES = ['wimax:576:1/2', 'wimax:1056:1/2', 'nr:bg1:500:1/2', 'nr:bg2:100:1/3'];
 
 test('the WebAssembly kernel equals the TypeScript reference of its arithmetic bit for bit', { skip: !simd }, () => {
   const rng = new Philox(seed, 1);
-  const codes = [...CODES.map((s) => ldpcCode(s)), randomSparseCode(rng)];
+  const codes = [...CODES.map((s) => ldpcCode(s)), randomSparseCode(rng), everyDegreeCode(rng)];
   for (const code of codes) {
     for (const arithmetic of ['int8', 'int16'] as const) {
       const frames = 1 + (rng.nextUint32() % 21);
@@ -104,9 +120,11 @@ test('the WebAssembly kernel equals the TypeScript reference of its arithmetic b
         const i = rng.nextUint32() % llr.length;
         llr[i] = [0, 40, -40, 1e6, -0.125, 0.375][t % 6]!;
       }
+      // The kernel's normalizations: alpha 3/4 (the default), alpha 1 and any offset, any other alpha.
+      const pick = rng.nextUint32() % 4;
       const o: DecoderOptions =
-        rng.nextUint32() & 1
-          ? { algorithm: 'nms', alpha: 0.5 + rng.uniform() * 0.5 }
+        pick < 3
+          ? { algorithm: 'nms', alpha: [0.75, 1, 0.5 + rng.uniform() * 0.5][pick]! }
           : { algorithm: 'oms', beta: rng.uniform() };
       const common = {
         ...o,

@@ -12,7 +12,8 @@
  *   R         v128[2 edges] check-to-variable messages, an edge's two groups' vectors side by side
  *   Q         v128[2 dmax]  scratch: a row's variable-to-check messages (two vectors an edge)
  *   input     f64[n]        one frame's channel LLRs, for quantize
- *   frames    i16[32 n]     quantized frames, frame after frame, for interleave / insertLane
+ *   frames    i8[32 n] or i16[16 n]  quantized frames (the lanes' width), frame after frame, for
+ *                           interleave / insertLane
  *   bits      u8[32 n]      hard decisions: every lane's from hardAll (lane l at l n), one lane's
  *                           from hardLane
  *   values    i32[n]        one lane's posteriors, from laneValues
@@ -61,17 +62,38 @@
 @inline function negIf<T>(a: v128, s: v128): v128 {
   return sizeof<T>() == 1 ? i8x16.sub(v128.xor(a, s), s) : i16x8.sub(v128.xor(a, s), s);
 }
-/** A message magnitude from a minimum: max(0, m - betaQ) * alphaQ >> 8 (widened, then narrowed). */
+
+// The normalizations of a message magnitude, each computing max(0, m - betaQ) * alphaQ >> 8 (the
+// host picks the pass of its setting: simd-min-sum.ts's passKernels).
+// Through widened lanes: any setting.
+const NORM_ANY = 0;
+// alphaQ = 192, betaQ = 0 (nms at alpha 3/4, the default): floor(3 m / 4) = m - ceil(m / 4), in the lanes.
+const NORM_THREE_QUARTERS = 1;
+// alphaQ = 256 (oms, or nms at alpha 1): max(0, m - betaQ), one saturating subtraction.
+const NORM_OFFSET = 2;
+
+/**
+ * A message magnitude from a minimum: max(0, m - betaQ) * alphaQ >> 8, by the cheapest form the
+ * setting allows (mode: a NORM_ constant, folded at compile time in each exported pass).
+ */
 // @ts-ignore: decorator
-@inline function magnitude<T>(m: v128, vBeta: v128, vAlpha: v128): v128 {
+@inline function magnitude<T>(m: v128, vBeta: v128, vAlpha: v128, mode: i32): v128 {
   if (sizeof<T>() == 1) {
+    if (mode == NORM_THREE_QUARTERS) {
+      // (m + 3) >> 2 in 16-bit lanes pulls the odd byte's low bits into the even byte's top two: masked off.
+      return i8x16.sub(m, v128.and(i16x8.shr_u(i8x16.add(m, i8x16.splat(3)), 2), i8x16.splat(0x3f)));
+    }
     const a = i8x16.sub_sat_u(m, vBeta);
+    if (mode == NORM_OFFSET) return a;
     return i8x16.narrow_i16x8_u(
       i16x8.shr_u(i16x8.mul(i16x8.extend_low_i8x16_u(a), vAlpha), 8),
       i16x8.shr_u(i16x8.mul(i16x8.extend_high_i8x16_u(a), vAlpha), 8),
     );
   }
+  // m <= 32767: m + 3 fits the unsigned 16-bit lane the shift reads.
+  if (mode == NORM_THREE_QUARTERS) return i16x8.sub(m, i16x8.shr_u(i16x8.add(m, i16x8.splat(3)), 2));
   const a = i16x8.sub_sat_u(m, vBeta);
+  if (mode == NORM_OFFSET) return a;
   return i16x8.narrow_i32x4_u(
     i32x4.shr_u(i32x4.mul(i32x4.extend_low_i16x8_u(a), vAlpha), 8),
     i32x4.shr_u(i32x4.mul(i32x4.extend_high_i16x8_u(a), vAlpha), 8),
@@ -87,7 +109,8 @@
  * edge e (row order) reads group 0's column at byte address addr[e] and group 1's dL bytes further,
  * and owns the two message vectors at R + 32 e. One address load, pointer step and loop test serve
  * both vectors, and the two groups' minimum and sign chains run side by side. Q holds an edge's
- * two q next to each other.
+ * two q next to each other. mode (a NORM_ constant) and first are compile-time constants of each
+ * exported pass: first takes every message as 0 (fresh frames).
  */
 // @ts-ignore: decorator
 @inline function rowsWide<T>(
@@ -100,6 +123,8 @@
   alphaQ: i32,
   betaQ: i32,
   satQ: i32,
+  mode: i32,
+  first: bool,
 ): void {
   const vSat = splat<T>(satQ);
   const vBeta = splat<T>(betaQ);
@@ -124,8 +149,9 @@
     let qp = Q;
     do {
       const p = <usize>load<i32>(c);
-      const qa = subSat<T>(v128.load(p), v128.load(r));
-      const qb = subSat<T>(v128.load(p + dL), v128.load(r, 16));
+      // The first pass of fresh frames: every message 0, so q = L and R is neither read nor cleared.
+      const qa = first ? v128.load(p) : subSat<T>(v128.load(p), v128.load(r));
+      const qb = first ? v128.load(p + dL) : subSat<T>(v128.load(p + dL), v128.load(r, 16));
       v128.store(qp, qa);
       v128.store(qp, qb, 16);
       sa = v128.xor(sa, qa);
@@ -142,10 +168,10 @@
     } while (c < ce);
     const rsa = negMask<T>(sa);
     const rsb = negMask<T>(sb);
-    const ma1 = negIf<T>(magnitude<T>(a1, vBeta, vAlpha), rsa);
-    const xa = v128.xor(ma1, negIf<T>(magnitude<T>(a2, vBeta, vAlpha), rsa));
-    const mb1 = negIf<T>(magnitude<T>(b1, vBeta, vAlpha), rsb);
-    const xb = v128.xor(mb1, negIf<T>(magnitude<T>(b2, vBeta, vAlpha), rsb));
+    const ma1 = negIf<T>(magnitude<T>(a1, vBeta, vAlpha, mode), rsa);
+    const xa = v128.xor(ma1, negIf<T>(magnitude<T>(a2, vBeta, vAlpha, mode), rsa));
+    const mb1 = negIf<T>(magnitude<T>(b1, vBeta, vAlpha, mode), rsb);
+    const xb = v128.xor(mb1, negIf<T>(magnitude<T>(b2, vBeta, vAlpha, mode), rsb));
     qp = Q;
     do {
       const p = <usize>load<i32>(cp);
@@ -164,14 +190,67 @@
   }
 }
 
-/** One layered iteration on two groups of 16 frames (i8x16 lanes, two vectors a column), a row at a time. */
+// One exported pass a lane width, normalization and kind (the first pass of fresh frames, whose
+// messages are all 0, or any other), so that no row branches on the setting (the host picks the
+// export: simd-min-sum.ts's passKernels).
+/** One layered iteration on two groups of 16 frames (i8x16 lanes, two vectors a column), any setting. */
 export function wide8(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  rowsWide<i8>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ);
+  rowsWide<i8>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_ANY, false);
 }
 
-/** One layered iteration on two groups of 8 frames (i16x8 lanes, two vectors a column), a row at a time. */
+/** wide8 on fresh frames: every message 0 (R is written, not read). */
+export function wide8First(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i8>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_ANY, true);
+}
+
+/** wide8 for alphaQ 192 without offset (NORM_THREE_QUARTERS). */
+export function wide8ThreeQuarters(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i8>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_THREE_QUARTERS, false);
+}
+
+/** wide8ThreeQuarters on fresh frames: every message 0 (R is written, not read). */
+export function wide8ThreeQuartersFirst(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i8>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_THREE_QUARTERS, true);
+}
+
+/** wide8 for alphaQ 256 (NORM_OFFSET). */
+export function wide8Offset(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i8>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_OFFSET, false);
+}
+
+/** wide8Offset on fresh frames: every message 0 (R is written, not read). */
+export function wide8OffsetFirst(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i8>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_OFFSET, true);
+}
+
+/** One layered iteration on two groups of 8 frames (i16x8 lanes, two vectors a column), any setting. */
 export function wide16(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  rowsWide<i16>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ);
+  rowsWide<i16>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_ANY, false);
+}
+
+/** wide16 on fresh frames: every message 0 (R is written, not read). */
+export function wide16First(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i16>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_ANY, true);
+}
+
+/** wide16 for alphaQ 192 without offset (NORM_THREE_QUARTERS). */
+export function wide16ThreeQuarters(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i16>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_THREE_QUARTERS, false);
+}
+
+/** wide16ThreeQuarters on fresh frames: every message 0 (R is written, not read). */
+export function wide16ThreeQuartersFirst(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i16>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_THREE_QUARTERS, true);
+}
+
+/** wide16 for alphaQ 256 (NORM_OFFSET). */
+export function wide16Offset(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i16>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_OFFSET, false);
+}
+
+/** wide16Offset on fresh frames: every message 0 (R is written, not read). */
+export function wide16OffsetFirst(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i16>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_OFFSET, true);
 }
 
 /**
@@ -205,20 +284,24 @@ function syndromeOr(rowStart: usize, addr: usize, m: i32, shift: usize): v128 {
 }
 
 /**
- * Quantizes one frame's n channel LLRs (f64 at `input`) to i16 at `out`: clip to [-clip, clip]
- * (LLR units), then floor(v * scale + 0.5), eight values an iteration. Returns the index of the
- * first LLR that is not finite (the output is then incomplete), or -1. Values fit the lanes: clip *
- * scale is at most the lane's largest value.
+ * Quantizes one frame's n channel LLRs (f64 at `input`) into `out`, as bytes (`bytes` 1) or i16
+ * (2): clip to [-clip, clip] (LLR units), then floor(v * scale + 0.5), eight values an iteration.
+ * Returns the index of the first LLR that is not finite (the output is then incomplete), or -1.
+ * Values fit the lanes: clip * scale is at most the lane's largest value.
  */
-export function quantize(input: usize, n: i32, out: usize, clip: f64, scale: f64): i32 {
+export function quantize(input: usize, n: i32, out: usize, clip: f64, scale: f64, bytes: i32): i32 {
   const hi = f64x2.splat(clip);
   const lo = f64x2.splat(-clip);
   const vs = f64x2.splat(scale);
   const half = f64x2.splat(0.5);
   // An integer-valued double k plus 2^52 + 2^51 holds k in its low 32 bits (two's complement).
   const magic = f64x2.splat(6755399441055744.0);
-  // v - v is +0 (all bits clear) for a finite v, NaN otherwise: the or of them is zero iff all are finite.
-  let bad = v128.splat<i32>(0);
+  // Sums of the inputs: finite unless some input is not (or the sum overflows: then the scalar
+  // rescan below finds every input finite). One add a vector, where v - v and an or took two.
+  let sa = f64x2.splat(0);
+  let sb = sa;
+  let sc = sa;
+  let sd = sa;
   let i = 0;
   for (; i + 8 <= n; i += 8) {
     const p = input + ((<usize>i) << 3);
@@ -226,21 +309,28 @@ export function quantize(input: usize, n: i32, out: usize, clip: f64, scale: f64
     const b = v128.load(p, 16);
     const c = v128.load(p, 32);
     const d = v128.load(p, 48);
-    bad = v128.or(bad, v128.or(v128.or(f64x2.sub(a, a), f64x2.sub(b, b)), v128.or(f64x2.sub(c, c), f64x2.sub(d, d))));
+    sa = f64x2.add(sa, a);
+    sb = f64x2.add(sb, b);
+    sc = f64x2.add(sc, c);
+    sd = f64x2.add(sd, d);
     const qa = quantize2(a, lo, hi, vs, half, magic);
     const qb = quantize2(b, lo, hi, vs, half, magic);
     const qc = quantize2(c, lo, hi, vs, half, magic);
     const qd = quantize2(d, lo, hi, vs, half, magic);
     const q = i16x8.narrow_i32x4_s(v128.shuffle<i32>(qa, qb, 0, 2, 4, 6), v128.shuffle<i32>(qc, qd, 0, 2, 4, 6));
-    v128.store(out + ((<usize>i) << 1), q);
+    if (bytes == 1) v128.store_lane<i64>(out + <usize>i, i8x16.narrow_i16x8_s(q, q), 0);
+    else v128.store(out + ((<usize>i) << 1), q);
   }
   for (; i < n; i++) {
     let v = load<f64>(input + ((<usize>i) << 3));
     if (!(v - v == 0)) return i;
     v = v > clip ? clip : v < -clip ? -clip : v;
-    store<i16>(out + ((<usize>i) << 1), <i16>(<i32>Math.floor(v * scale + 0.5)));
+    const q = <i32>Math.floor(v * scale + 0.5);
+    if (bytes == 1) store<i8>(out + <usize>i, <i8>q);
+    else store<i16>(out + ((<usize>i) << 1), <i16>q);
   }
-  if (v128.any_true(bad)) {
+  const sum = f64x2.add(f64x2.add(sa, sb), f64x2.add(sc, sd));
+  if (v128.any_true(f64x2.sub(sum, sum))) {
     for (let j = 0; j < n; j++) {
       const v = load<f64>(input + ((<usize>j) << 3));
       if (!(v - v == 0)) return j;
@@ -255,49 +345,44 @@ export function quantize(input: usize, n: i32, out: usize, clip: f64, scale: f64
   return f64x2.add(f64x2.floor(f64x2.add(f64x2.mul(f64x2.pmin(f64x2.pmax(a, lo), hi), vs), half)), magic);
 }
 
-/** 16 quantized values (i16 at p) as bytes (they fit: the int8 format's clip). */
-// @ts-ignore: decorator
-@inline function row8(p: usize): v128 {
-  return i8x16.narrow_i16x8_s(v128.load(p), v128.load(p, 16));
-}
-
 /**
- * Interleaves `count` quantized frames (i16, frame after frame, n each, at `frames`) into lanes
- * 0 .. count - 1 of L (the other lanes 0): `bytes` 1 for i8 lanes (16 a vector), 2 for i16 (8).
+ * Interleaves `count` quantized frames (frame after frame, n each, at `frames`: bytes for i8 lanes,
+ * `bytes` 1, 16 a vector; i16 for i16 lanes, `bytes` 2, 8 a vector) into lanes 0 .. count - 1 of L
+ * (the other lanes 0).
  */
 export function interleave(bytes: i32, frames: usize, count: i32, n: i32, L: usize): void {
-  const stride = (<usize>n) << 1;
+  const stride = (<usize>n) * bytes;
   let from = 0;
   if (bytes === 1 && count === 16) {
-    // Whole blocks of 16 columns: each frame's 16 values narrowed to bytes, then transposed.
+    // Whole blocks of 16 columns: each frame's 16 bytes, transposed.
     for (; from + 16 <= n; from += 16) {
-      const p = frames + ((<usize>from) << 1);
+      const p = frames + <usize>from;
       transpose16(
-        row8(p + 0 * stride),
-        row8(p + 1 * stride),
-        row8(p + 2 * stride),
-        row8(p + 3 * stride),
-        row8(p + 4 * stride),
-        row8(p + 5 * stride),
-        row8(p + 6 * stride),
-        row8(p + 7 * stride),
-        row8(p + 8 * stride),
-        row8(p + 9 * stride),
-        row8(p + 10 * stride),
-        row8(p + 11 * stride),
-        row8(p + 12 * stride),
-        row8(p + 13 * stride),
-        row8(p + 14 * stride),
-        row8(p + 15 * stride),
+        v128.load(p + 0 * stride),
+        v128.load(p + 1 * stride),
+        v128.load(p + 2 * stride),
+        v128.load(p + 3 * stride),
+        v128.load(p + 4 * stride),
+        v128.load(p + 5 * stride),
+        v128.load(p + 6 * stride),
+        v128.load(p + 7 * stride),
+        v128.load(p + 8 * stride),
+        v128.load(p + 9 * stride),
+        v128.load(p + 10 * stride),
+        v128.load(p + 11 * stride),
+        v128.load(p + 12 * stride),
+        v128.load(p + 13 * stride),
+        v128.load(p + 14 * stride),
+        v128.load(p + 15 * stride),
         L + ((<usize>from) << 4),
       );
     }
   }
   for (let i = from; i < n; i++) {
-    const p = frames + ((<usize>i) << 1);
     let v = i8x16.splat(0);
     if (bytes === 1) {
-      // Each lane's byte is the low byte of its i16 (little-endian); lanes past count stay 0.
+      const p = frames + <usize>i;
+      // Lanes past count stay 0.
       if (count > 0) v = v128.load8_lane(p, v, 0);
       if (count > 1) v = v128.load8_lane(p + stride, v, 1);
       if (count > 2) v = v128.load8_lane(p + 2 * stride, v, 2);
@@ -315,6 +400,7 @@ export function interleave(bytes: i32, frames: usize, count: i32, n: i32, L: usi
       if (count > 14) v = v128.load8_lane(p + 14 * stride, v, 14);
       if (count > 15) v = v128.load8_lane(p + 15 * stride, v, 15);
     } else {
+      const p = frames + ((<usize>i) << 1);
       if (count > 0) v = v128.load16_lane(p, v, 0);
       if (count > 1) v = v128.load16_lane(p + stride, v, 1);
       if (count > 2) v = v128.load16_lane(p + 2 * stride, v, 2);
@@ -328,13 +414,12 @@ export function interleave(bytes: i32, frames: usize, count: i32, n: i32, L: usi
   }
 }
 
-/** Writes one quantized frame (i16 at `frame`, n values) into lane `lane` of L. */
+/** Writes one quantized frame (n values at `frame`: bytes for `bytes` 1, i16 for 2) into lane `lane` of L. */
 export function insertLane(lane: i32, bytes: i32, frame: usize, n: i32, L: usize): void {
   let p = L + <usize>(lane * bytes);
   for (let i = 0; i < n; i++) {
-    const q = load<i16>(frame + ((<usize>i) << 1));
-    if (bytes === 1) store<i8>(p, <i8>q);
-    else store<i16>(p, q);
+    if (bytes === 1) store<i8>(p, load<i8>(frame + <usize>i));
+    else store<i16>(p, load<i16>(frame + ((<usize>i) << 1)));
     p += 16;
   }
 }
