@@ -317,3 +317,19 @@ export function runEmulated(exe: string, input: Uint8Array): Buffer {
     throw e;
   }
 }
+
+/**
+ * The cases a run of an emulated test checks: all of them up to `keep`, else the first (the
+ * host's choice, or the case the test is about) and keep - 1 others drawn afresh by `rng` (every
+ * case compiles its own emulated build, seconds each); successive runs cover them all. EMU_ALL=1
+ * takes all.
+ */
+export function someCases<V>(cases: readonly V[], rng: { int(n: number): number }, keep = 6): readonly V[] {
+  if (cases.length <= keep || process.env.EMU_ALL === '1') return cases;
+  const rest = cases.slice(1);
+  for (let i = rest.length - 1; i > 0; i--) {
+    const j = rng.int(i + 1);
+    [rest[i], rest[j]] = [rest[j]!, rest[i]!];
+  }
+  return [cases[0]!, ...rest.slice(0, keep - 1)];
+}

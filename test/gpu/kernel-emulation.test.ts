@@ -21,7 +21,7 @@ import { emulatedH100 } from './emulated-device.js';
 import { STATUS, type LaunchPlan } from '../../src/lattice/gpu/batch.js';
 import { allswapCpu } from '../../src/lattice/allswap/cpu.js';
 import { allswapKernelUrl, allswapPlan } from '../../src/lattice/allswap/cuda.js';
-import { compileEmulated, emulatorUnavailable, runEmulated } from './cuda-emulator.js';
+import { compileEmulated, emulatorUnavailable, runEmulated, someCases } from './cuda-emulator.js';
 import { proveOutput } from './prove-output.js';
 
 const unavailable = emulatorUnavailable();
@@ -353,21 +353,6 @@ function runKernel(
   return { basis, Z, stats };
 }
 
-/**
- * The launch variants a run checks for one size: all of them up to 6, else the first (the host's
- * choice) and 5 others drawn afresh (every variant compiles its own emulated build: all 15 of
- * Jacobi's at every size took minutes of CI); successive runs cover them all. EMU_ALL=1 takes all.
- */
-function someVariants<V>(variants: readonly V[], rng: Philox): readonly V[] {
-  if (variants.length <= 6 || process.env.EMU_ALL === '1') return variants;
-  const rest = variants.slice(1);
-  for (let i = rest.length - 1; i > 0; i--) {
-    const j = rng.int(i + 1);
-    [rest[i], rest[j]] = [rest[j]!, rest[i]!];
-  }
-  return [variants[0]!, ...rest.slice(0, 5)];
-}
-
 for (const k of KERNELS) {
   for (const precision of ['float64', 'float32'] as const) {
     test(`${k.name} kernel, emulated on the CPU, equals the CPU reference bit for bit (${precision})`, { skip }, () => {
@@ -381,7 +366,7 @@ for (const k of KERNELS) {
         [12 + rng.int(6), 11 + rng.int(2)],
       ]) {
         const g = gaussianBases({ batch: 2, n, m, seed: seed + n * 31 + m, precision });
-        for (const v of someVariants(k.variants(n, m, precision), rng)) {
+        for (const v of someCases(k.variants(n, m, precision), rng)) {
           assertMatchesReference(
             k.cpu,
             PARAMS,

@@ -26,7 +26,7 @@ import { cudaDetector, kbestPrepLaunch, kbestShape } from '../../src/mimo/detect
 import { Philox } from '../../src/core/rng.js';
 import { MIMO_STATUS } from '../../src/mimo/gpu/status.js';
 import type { DetectOptions, Modulation } from '../../src/mimo/types.js';
-import { compileEmulated, runEmulated } from '../gpu/cuda-emulator.js';
+import { compileEmulated, runEmulated, someCases } from '../gpu/cuda-emulator.js';
 import { cutOutput, gpuTestEnv, stdinOf } from './gpu-test-env.js';
 import { emulatedH100 } from '../gpu/emulated-device.js';
 import { kbestPrep, kbestVectorBound, llrTolerance } from './kbest-float32-bound.js';
@@ -338,7 +338,7 @@ test('kbest kernels in the CUDA emulator equal the CPU engine within the proven 
     [2, 2, '16qam', 1, 10],
   ];
   const lines: string[] = [];
-  for (const [nt, nr, mod, k, snr] of cases) {
+  for (const [nt, nr, mod, k, snr] of someCases(cases, new Philox(seed, 7), 5)) {
     const p = makeProblem(seed++, nt, nr, mod, Number(process.env.KBEST_EMU_CHANNELS ?? 8), 10, snr);
     const opts = { detector: 'kbest' as const, k };
     const label = `emulated ${nt}x${nr} ${mod} K=${k} ${snr} dB (seed ${seed - 1})`;
@@ -381,8 +381,9 @@ test('kbest kernels in the CUDA emulator with a-priori LLRs equal the CPU engine
     [2, 2, '16qam', 1, 10],
   ];
   const lines: string[] = [];
-  let changed = 0;
-  for (const [nt, nr, mod, k, snr] of cases) {
+  let changed = 0,
+    checked = 0;
+  for (const [nt, nr, mod, k, snr] of someCases(cases, new Philox(seed, 7), 4)) {
     const p = makeProblem(seed++, nt, nr, mod, Number(process.env.KBEST_EMU_CHANNELS ?? 8), 10, snr);
     const prior = randomPriors(p, seed * 7 + 1);
     const opts = { detector: 'kbest' as const, k };
@@ -395,6 +396,7 @@ test('kbest kernels in the CUDA emulator with a-priori LLRs equal the CPU engine
     assert.deepEqual(zero.llr, plain.llr, `${label}: all-zero priors LLRs`);
     assert.deepEqual(zero.status, plain.status, `${label}: all-zero priors status (node counts)`);
     const nb = p.nt * cpuSetup(p, {}, false).constellation.bitsPerSymbol;
+    checked += p.channels * p.vpc;
     for (let v = 0; v < p.channels * p.vpc; v++)
       for (let b = 0; b < nb; b++)
         if (got.llr![v * nb + b] !== plain.llr![v * nb + b]) {
@@ -402,8 +404,8 @@ test('kbest kernels in the CUDA emulator with a-priori LLRs equal the CPU engine
           break;
         }
   }
-  // the priors matter
-  assert.ok(changed > 150, `only ${changed} vectors' LLRs changed by their priors`);
+  // the priors matter: four vectors in five have some
+  assert.ok(changed > 0.3 * checked, `only ${changed} of ${checked} vectors' LLRs changed by their priors`);
   if (process.env.KBEST_DEBUG) console.log(lines.join('\n'));
 });
 
