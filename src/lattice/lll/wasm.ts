@@ -1,0 +1,103 @@
+/**
+ * The sequential LLL on its WebAssembly kernel (lll-kernel.as.ts): float64 bases reduced a whole
+ * basis a kernel step, a run of bases a call, with the reference's arithmetic operation for
+ * operation (cpu.ts): the same bases, transforms and counts bit for bit. A basis the kernel hands
+ * back (it left the common path: a breakdown, the double-double extension, a transform near 2^53,
+ * the iteration limit, the modified Gram-Schmidt verification) is reduced by the reference from its
+ * input by the caller, which gives the reference's result or error.
+ */
+import { LatticeMimoError, sharedWasmKernel } from '../../core/index.js';
+import type { AlgoParams, BasisStats } from '../types.js';
+import { reductionBound } from './gso.js';
+
+const KERNEL_URL = new URL('./lll-kernel.wasm', import.meta.url);
+
+/** The kernel's exports (pointers are byte offsets into its memory). */
+interface LllKernelExports {
+  reduceRun(
+    count: number,
+    n: number,
+    m: number,
+    data: number,
+    zs: number,
+    counts: number,
+    status: number,
+    work: number,
+    delta: number,
+    bound: number,
+    maxIterations: number,
+  ): number;
+  workBytes(n: number, m: number): number;
+}
+
+/** Bytes of bases and transforms a call of the kernel holds: a run stays in L2 (at least one basis). */
+const RUN_BYTES = 256 * 1024;
+
+/** Whether the kernel takes bases of n x m with these parameters (else the reference runs, and says what is wrong). */
+export function lllKernelCovers(n: number, m: number, p: AlgoParams): boolean {
+  return (
+    Number.isInteger(n) &&
+    Number.isInteger(m) &&
+    m >= 2 &&
+    n >= m &&
+    p.delta > 0.25 &&
+    p.delta < 1 &&
+    p.eta >= 0.5 &&
+    p.eta < Math.sqrt(p.delta) &&
+    Number.isInteger(p.maxIterations) &&
+    p.maxIterations >= 1
+  );
+}
+
+/**
+ * Reduces `count` float64 bases of n x m in `work` (back to back, column-major) in place, their
+ * transforms into Z (count x m x m): `stats[k]` set for each basis the kernel reduced; a basis it
+ * handed back is left as it was (its input) with `stats[k]` undefined. `onBasis(k)` after each
+ * basis of a run (reduced or not). The caller checked lllKernelCovers().
+ */
+export function lllWasm(
+  work: Float64Array,
+  Z: Float64Array,
+  count: number,
+  n: number,
+  m: number,
+  p: AlgoParams,
+  stats: (BasisStats | undefined)[],
+  onRun?: (first: number, count: number) => void,
+): void {
+  const size = n * m,
+    mm = m * m;
+  const per = 8 * (size + mm) + 13;
+  const cap = Math.max(1, Math.min(count, Math.floor(RUN_BYTES / per)));
+  const at = { data: 0, zs: cap * size * 8, counts: 0, status: 0, work: 0 };
+  at.counts = at.zs + cap * mm * 8;
+  at.status = at.counts + 12 * cap;
+  at.work = Math.ceil((at.status + cap) / 16) * 16;
+  const instance = sharedWasmKernel<LllKernelExports>(KERNEL_URL, at.work + workBytes(n, m));
+  const k = instance.exports;
+  if (k.workBytes(n, m) !== workBytes(n, m))
+    throw new LatticeMimoError('CHECK_FAILED', 'lll-kernel: the host layout disagrees with the kernel');
+  const buf = instance.buffer;
+  const data = new Float64Array(buf, at.data, cap * size),
+    zs = new Float64Array(buf, at.zs, cap * mm),
+    counts = new Int32Array(buf, at.counts, 3 * cap),
+    status = new Uint8Array(buf, at.status, cap);
+  const bound = reductionBound(p.eta, work);
+  for (let k0 = 0; k0 < count; k0 += cap) {
+    const len = Math.min(cap, count - k0);
+    data.set(work.subarray(k0 * size, (k0 + len) * size));
+    k.reduceRun(len, n, m, at.data, at.zs, at.counts, at.status, at.work, p.delta, bound, p.maxIterations);
+    for (let b = 0; b < len; b++) {
+      if (status[b] !== 0) continue;
+      work.set(data.subarray(b * size, (b + 1) * size), (k0 + b) * size);
+      Z.set(zs.subarray(b * mm, (b + 1) * mm), (k0 + b) * mm);
+      stats[k0 + b] = { iterations: counts[b]!, swaps: counts[len + b]!, sizeReductions: counts[2 * len + b]! };
+    }
+    onRun?.(k0, len);
+  }
+}
+
+/** The kernel's scratch for one basis (its workBytes). */
+function workBytes(n: number, m: number): number {
+  return 8 * (3 * m * m + 6 * m + 2 + n + n * m) + 4 * (3 * m + 1) + 16;
+}
