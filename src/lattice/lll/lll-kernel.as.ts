@@ -661,3 +661,8 @@ export function reduceRun(
   }
   return handed;
 }
+
+/** dot() on its own (columns.ts's dotCols of two columns at byte offsets a and c), for the tests. */
+export function dotCols(a: usize, c: usize, len: i32): f64 {
+  return dot(a, c, len);
+}

@@ -28,6 +28,7 @@ interface LllKernelExports {
     maxIterations: number,
   ): number;
   workBytes(n: number, m: number): number;
+  dotCols(a: number, c: number, len: number): number;
 }
 
 /** Bytes of bases and transforms a call of the kernel holds: a run stays in L2 (at least one basis). */
@@ -67,12 +68,8 @@ export function lllWasm(
 ): void {
   const size = n * m,
     mm = m * m;
-  const per = 8 * (size + mm) + 13;
-  const cap = Math.max(1, Math.min(count, Math.floor(RUN_BYTES / per)));
-  const at = { data: 0, zs: cap * size * 8, counts: 0, status: 0, work: 0 };
-  at.counts = at.zs + cap * mm * 8;
-  at.status = at.counts + 12 * cap;
-  at.work = Math.ceil((at.status + cap) / 16) * 16;
+  const cap = Math.max(1, Math.min(count, Math.floor(RUN_BYTES / (8 * (size + mm) + 13))));
+  const at = layout(cap, n, m);
   const instance = sharedWasmKernel<LllKernelExports>(KERNEL_URL, at.work + workBytes(n, m));
   const k = instance.exports;
   if (k.workBytes(n, m) !== workBytes(n, m))
@@ -97,7 +94,55 @@ export function lllWasm(
   }
 }
 
+/** Byte offsets of a run of `cap` bases in the kernel's memory (lll-kernel.as.ts's layout). */
+function layout(cap: number, n: number, m: number) {
+  const zs = cap * n * m * 8;
+  const counts = zs + cap * m * m * 8;
+  const status = counts + 12 * cap;
+  return { data: 0, zs, counts, status, work: Math.ceil((status + cap) / 16) * 16 };
+}
+
 /** The kernel's scratch for one basis (its workBytes). */
 function workBytes(n: number, m: number): number {
   return 8 * (3 * m * m + 6 * m + 2 + n + n * m) + 4 * (3 * m + 1) + 16;
+}
+
+/**
+ * The kernel's dot product of a and c (its four partial sums, which every row, norm and Gram entry
+ * goes through), for tests against columns.ts's dotCols.
+ */
+export function lllKernelDot(a: Float64Array, c: Float64Array): number {
+  const len = a.length;
+  const instance = sharedWasmKernel<LllKernelExports>(KERNEL_URL, 16 * len + 64);
+  new Float64Array(instance.buffer, 0, len).set(a);
+  new Float64Array(instance.buffer, 8 * len, len).set(c);
+  return instance.exports.dotCols(0, 8 * len, len);
+}
+
+/**
+ * One basis on the kernel with the coefficient rows mu and R (m x m row-major) as its run left
+ * them, for tests against cpu.ts's lllCpuRows; null where the kernel handed the basis back.
+ */
+export function lllKernelRows(
+  B: Float64Array,
+  n: number,
+  m: number,
+  p: AlgoParams,
+): { B: Float64Array; Z: Float64Array; stats: BasisStats; mu: Float64Array; R: Float64Array } | null {
+  const Z = new Float64Array(m * m);
+  const work = Float64Array.from(B);
+  const stats: (BasisStats | undefined)[] = [];
+  lllWasm(work, Z, 1, n, m, p, stats);
+  if (!stats[0]) return null;
+  // the run's scratch starts with G, then mu and R (lll-kernel.as.ts's reduceRun)
+  const w = layout(1, n, m).work,
+    mm = m * m;
+  const buffer = sharedWasmKernel<LllKernelExports>(KERNEL_URL, 0).buffer;
+  return {
+    B: work,
+    Z,
+    stats: stats[0],
+    mu: new Float64Array(buffer, w + 8 * mm, mm).slice(),
+    R: new Float64Array(buffer, w + 16 * mm, mm).slice(),
+  };
 }
