@@ -12,8 +12,8 @@
  * It covers the reference's common path; a basis that leaves it is handed back unfinished (status
  * 1) and the host runs the reference on it from its input: a float64 breakdown (the reference's
  * double-double extension or its error), Babai's loop not settling, the iteration limit, a column
- * of Z that may pass 2^53, a Gram matrix whose error estimate asks for the modified Gram-Schmidt
- * verification, a non-finite entry.
+ * of Z that may pass 2^53, a basis that fails the modified Gram-Schmidt verification the Gram
+ * matrix's error estimate asks for (the reference's all-swap repair), a non-finite entry.
  *
  * Every pointer is a byte offset into the imported memory, laid out by the host (wasm.ts):
  *   data    f64[count][n m]   the bases (column-major), reduced in place
@@ -259,21 +259,32 @@ function fetchGramRow(k: i32, from: i32): void {
       a1 = at(B, I(pending, c + 1) * n),
       a2 = at(B, I(pending, c + 2) * n),
       a3 = at(B, I(pending, c + 3) * n);
-    let s0: f64 = 0,
-      s1: f64 = 0,
-      s2: f64 = 0,
-      s3: f64 = 0;
-    for (let t = 0; t < n; t++) {
-      const v = F(bk, t);
-      s0 += v * F(a0, t);
-      s1 += v * F(a1, t);
-      s2 += v * F(a2, t);
-      s3 += v * F(a3, t);
+    // the four running sums as (s0, s1) and (s2, s3): two rows of the four columns a step, their
+    // entries paired by shuffles, each lane adding its column's products in row order
+    let s01 = f64x2.splat(0),
+      s23 = f64x2.splat(0);
+    let t = 0;
+    for (; t + 1 < n; t += 2) {
+      const o = (<usize>t) << 3;
+      const w = v128.load(bk + o);
+      const x0 = v128.load(a0 + o),
+        x1 = v128.load(a1 + o),
+        x2 = v128.load(a2 + o),
+        x3 = v128.load(a3 + o);
+      const v0 = v128.shuffle<f64>(w, w, 0, 0),
+        v1 = v128.shuffle<f64>(w, w, 1, 1);
+      s01 = f64x2.add(s01, f64x2.mul(v0, v128.shuffle<f64>(x0, x1, 0, 2)));
+      s23 = f64x2.add(s23, f64x2.mul(v0, v128.shuffle<f64>(x2, x3, 0, 2)));
+      s01 = f64x2.add(s01, f64x2.mul(v1, v128.shuffle<f64>(x0, x1, 1, 3)));
+      s23 = f64x2.add(s23, f64x2.mul(v1, v128.shuffle<f64>(x2, x3, 1, 3)));
     }
-    setF(dots, c, s0);
-    setF(dots, c + 1, s1);
-    setF(dots, c + 2, s2);
-    setF(dots, c + 3, s3);
+    if (t < n) {
+      const v = f64x2.splat(F(bk, t));
+      s01 = f64x2.add(s01, f64x2.mul(v, f64x2(F(a0, t), F(a1, t))));
+      s23 = f64x2.add(s23, f64x2.mul(v, f64x2(F(a2, t), F(a3, t))));
+    }
+    v128.store(at(dots, c), s01);
+    v128.store(at(dots, c + 2), s23);
   }
   for (let i = 0; i < c; i++) setGram(k, I(pending, i), F(dots, i));
   for (; c < count; c++) {
@@ -577,6 +588,38 @@ function gramErrorEstimate(): f64 {
   return UNIT_ROUNDOFF * big * big * q;
 }
 
+/**
+ * cpu.ts's reducedOnModifiedGramSchmidt (gso.ts's gramSchmidtInto, then both conditions): whether B
+ * is reduced on a modified Gram-Schmidt; false also where a vector vanishes (the reference raises).
+ * Its scratch: B* in input's place, the coefficients in G's, r in dots' (none is read afterwards).
+ */
+function reducedOnModifiedGramSchmidt(): bool {
+  const Bs = input,
+    c = G,
+    r = dots;
+  memory.copy(Bs, B, (<usize>(n * m)) << 3);
+  for (let j = 0; j < m; j++) {
+    const bj = at(Bs, j * n);
+    const norm0 = dot(bj, bj, n);
+    for (let i = 0; i < j; i++) {
+      const bi = at(Bs, i * n);
+      const x = dot(bj, bi, n) / F(r, i);
+      setF(c, j * m + i, x);
+      subMul(bj, bi, x, n);
+    }
+    const rj = dot(bj, bj, n);
+    setF(r, j, rj);
+    if (!(rj > 0) || !(rj > 1e-28 * norm0)) return false;
+  }
+  for (let k = 1; k < m; k++) {
+    const ko = k * m;
+    for (let j = 0; j < k; j++) if (!(Math.abs(F(c, ko + j)) <= bound)) return false;
+    const x = F(c, ko + k - 1);
+    if (!(F(r, k) + x * x * F(r, k - 1) >= delta * F(r, k - 1))) return false;
+  }
+  return true;
+}
+
 /** One basis: 0 reduced, 1 handed back to the reference. */
 function reduceOne(): i32 {
   const mm = m * m;
@@ -606,7 +649,9 @@ function reduceOne(): i32 {
     if (r < 0) return 1;
     if (r == 0) break;
   }
-  return gramErrorEstimate() > GRAM_TRUST ? 1 : 0;
+  // past the trust bound the reference verifies on a modified Gram-Schmidt, and repairs (all-swap
+  // rounds) only where that fails: the repair is the reference's
+  return gramErrorEstimate() > GRAM_TRUST && !reducedOnModifiedGramSchmidt() ? 1 : 0;
 }
 
 /**
