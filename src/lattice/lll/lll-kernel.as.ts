@@ -124,6 +124,24 @@ function subMul(dst: usize, src: usize, x: f64, len: i32): void {
   if (t < len) setF(dst, t, F(dst, t) - x * F(src, t));
 }
 
+/** dst[0..len) = src[0..len), the two not overlapping (inline: memory.copy is a call a copy in V8, and these are short). */
+@inline
+function copyF(dst: usize, src: usize, len: i32): void {
+  let t = 0;
+  for (; t + 1 < len; t += 2) v128.store(dst + ((<usize>t) << 3), v128.load(src + ((<usize>t) << 3)));
+  if (t < len) setF(dst, t, F(src, t));
+}
+
+/** copyF where dst lies above src and they overlap: from the end down. */
+function moveUpF(dst: usize, src: usize, len: i32): void {
+  let t = len;
+  while (t >= 2) {
+    t -= 2;
+    v128.store(dst + ((<usize>t) << 3), v128.load(src + ((<usize>t) << 3)));
+  }
+  if (t == 1) setF(dst, 0, F(src, 0));
+}
+
 function fillNaN(p: usize, len: i32): void {
   for (let t = 0; t < len; t++) setF(p, t, NaN);
 }
@@ -459,20 +477,20 @@ function sizeReduce(k: i32): bool {
 /** cpu.ts's insert: b_k to position i, S its new ||b*_i||^2. */
 function insert(k: i32, i: i32, Si: f64): void {
   const ko = k * m;
-  memory.copy(rowMu, at(mu, ko), (<usize>i) << 3);
-  memory.copy(rowR, at(R, ko), (<usize>i) << 3);
+  copyF(rowMu, at(mu, ko), i);
+  copyF(rowR, at(R, ko), i);
   for (let t = k - 1; t >= i; t--) {
     const v = I(valid, t);
     const len = v < i ? v : i;
     const src = t * m,
       dst = src + m;
-    memory.copy(at(mu, dst), at(mu, src), (<usize>len) << 3);
-    memory.copy(at(R, dst), at(R, src), (<usize>len) << 3);
+    copyF(at(mu, dst), at(mu, src), len);
+    copyF(at(R, dst), at(R, src), len);
     setI(valid, t + 1, len);
   }
   const io = i * m;
-  memory.copy(at(mu, io), rowMu, (<usize>i) << 3);
-  memory.copy(at(R, io), rowR, (<usize>i) << 3);
+  copyF(at(mu, io), rowMu, i);
+  copyF(at(R, io), rowR, i);
   setF(R, io + i, Si);
   setI(valid, i, i);
   for (let t = k + 1; t <= kMax; t++) if (I(valid, t) > i) setI(valid, t, i);
@@ -484,12 +502,12 @@ function insert(k: i32, i: i32, Si: f64): void {
   }
   setI(slot, i, s);
   setF(zBound, i, zb);
-  memory.copy(colB, at(B, k * n), (<usize>n) << 3);
-  memory.copy(at(B, (i + 1) * n), at(B, i * n), (<usize>((k - i) * n)) << 3);
-  memory.copy(at(B, i * n), colB, (<usize>n) << 3);
-  memory.copy(colZ, at(Z, k * m), (<usize>m) << 3);
-  memory.copy(at(Z, (i + 1) * m), at(Z, i * m), (<usize>((k - i) * m)) << 3);
-  memory.copy(at(Z, i * m), colZ, (<usize>m) << 3);
+  copyF(colB, at(B, k * n), n);
+  moveUpF(at(B, (i + 1) * n), at(B, i * n), (k - i) * n);
+  copyF(at(B, i * n), colB, n);
+  copyF(colZ, at(Z, k * m), m);
+  moveUpF(at(Z, (i + 1) * m), at(Z, i * m), (k - i) * m);
+  copyF(at(Z, i * m), colZ, m);
 }
 
 /** cpu.ts's lovasz (float64 rows): the next position, or -1 where b_k broke down (handed back). */
