@@ -34,10 +34,17 @@ interface LllKernelExports {
 /** Bytes of bases and transforms a call of the kernel holds: a run stays in L2 (at least one basis). */
 const RUN_BYTES = 256 * 1024;
 
+/**
+ * The most memory a basis may take in the kernel (its basis, transform and scratch): the thread keeps
+ * the largest memory it was asked for, so a basis past this (m over about 2,800) runs the reference.
+ */
+const MAX_KERNEL_BYTES = 256 * 1024 * 1024;
+
 /** Whether the kernel takes bases of n x m with these parameters (else the reference runs, and says what is wrong). */
 export function lllKernelCovers(n: number, m: number, p: AlgoParams): boolean {
   return (
     Number.isInteger(n) &&
+    8 * (n * m + m * m) + workBytes(n, m) <= MAX_KERNEL_BYTES &&
     Number.isInteger(m) &&
     m >= 2 &&
     n >= m &&
