@@ -22,6 +22,7 @@
  *   status  u8[count]         0 reduced, 1 handed back
  *   work    workBytes(n, m) bytes of scratch
  */
+import { F, I, jsRound, setF, setI } from '../../core/wasm/memory.lib.as';
 
 const LIMIT: f64 = 9007199254740992; // 2^53
 const MAX_PASSES = 8;
@@ -30,31 +31,8 @@ const GRAM_TRUST: f64 = 5e-9;
 const UNIT_ROUNDOFF: f64 = 1.1102230246251565e-16; // 2^-53
 
 @inline
-function F(p: usize, i: i32): f64 {
-  return load<f64>(p + ((<usize>i) << 3));
-}
-@inline
-function setF(p: usize, i: i32, v: f64): void {
-  store<f64>(p + ((<usize>i) << 3), v);
-}
-@inline
-function I(p: usize, i: i32): i32 {
-  return load<i32>(p + ((<usize>i) << 2));
-}
-@inline
-function setI(p: usize, i: i32, v: i32): void {
-  store<i32>(p + ((<usize>i) << 2), v);
-}
-@inline
 function at(p: usize, i: i32): usize {
   return p + ((<usize>i) << 3);
-}
-
-/** JavaScript's Math.round: the nearest integer, halves up. */
-@inline
-function jsRound(u: f64): f64 {
-  const r = Math.floor(u);
-  return u - r >= 0.5 ? r + 1 : r;
 }
 
 // the basis being reduced and its scratch (set by reduceOne)
@@ -73,6 +51,7 @@ let G: usize = 0,
   dots: usize = 0,
   gBound: usize = 0,
   zBound: usize = 0,
+  tile: usize = 0,
   input: usize = 0,
   slot: usize = 0,
   valid: usize = 0,
@@ -91,7 +70,7 @@ let iterations: i32 = 0,
 
 /** Bytes of scratch for an n x m basis (the host's layout checks it). */
 export function workBytes(n: i32, m: i32): usize {
-  const f = 3 * m * m + 6 * m + 2 + n + n * m;
+  const f = 3 * m * m + 6 * m + 18 + n + n * m;
   const i = 3 * m + 1;
   return ((<usize>f) << 3) + ((<usize>i) << 2) + 16;
 }
@@ -172,77 +151,48 @@ function gramInto(): void {
   for (let i = 0; i < m; i++) for (let j = 0; j < i; j++) setF(G, j * m + i, F(G, i * m + j));
 }
 
+/**
+ * columns.ts's gramTile: rows i..i+3, columns j..j+3 of B^T B, sixteen running sums in row order,
+ * kept in `tile` (row a at tile + 32 a): two columns a lane pair, their entries paired by shuffles.
+ */
 function gramTile(i: i32, j: i32): void {
-  const a0 = at(B, i * n),
-    a1 = at(B, (i + 1) * n),
-    a2 = at(B, (i + 2) * n),
-    a3 = at(B, (i + 3) * n);
+  const zero = f64x2.splat(0);
+  for (let a = 0; a < 8; a++) v128.store(tile + ((<usize>a) << 4), zero);
   const b0 = at(B, j * n),
-    b1 = at(B, (j + 1) * n),
-    b2 = at(B, (j + 2) * n),
-    b3 = at(B, (j + 3) * n);
-  let s00: f64 = 0,
-    s01: f64 = 0,
-    s02: f64 = 0,
-    s03: f64 = 0,
-    s10: f64 = 0,
-    s11: f64 = 0,
-    s12: f64 = 0,
-    s13: f64 = 0;
-  let s20: f64 = 0,
-    s21: f64 = 0,
-    s22: f64 = 0,
-    s23: f64 = 0,
-    s30: f64 = 0,
-    s31: f64 = 0,
-    s32: f64 = 0,
-    s33: f64 = 0;
-  for (let t = 0; t < n; t++) {
-    const x0 = F(a0, t),
-      x1 = F(a1, t),
-      x2 = F(a2, t),
-      x3 = F(a3, t);
-    const y0 = F(b0, t),
-      y1 = F(b1, t),
-      y2 = F(b2, t),
-      y3 = F(b3, t);
-    s00 += x0 * y0;
-    s01 += x0 * y1;
-    s02 += x0 * y2;
-    s03 += x0 * y3;
-    s10 += x1 * y0;
-    s11 += x1 * y1;
-    s12 += x1 * y2;
-    s13 += x1 * y3;
-    s20 += x2 * y0;
-    s21 += x2 * y1;
-    s22 += x2 * y2;
-    s23 += x2 * y3;
-    s30 += x3 * y0;
-    s31 += x3 * y1;
-    s32 += x3 * y2;
-    s33 += x3 * y3;
+    b1 = at(b0, n),
+    b2 = at(b1, n),
+    b3 = at(b2, n);
+  let t = 0;
+  for (; t + 1 < n; t += 2) {
+    const o = (<usize>t) << 3;
+    const ya = v128.load(b0 + o),
+      yb = v128.load(b1 + o),
+      yc = v128.load(b2 + o),
+      yd = v128.load(b3 + o);
+    const p0 = v128.shuffle<f64>(ya, yb, 0, 2),
+      p1 = v128.shuffle<f64>(ya, yb, 1, 3),
+      q0 = v128.shuffle<f64>(yc, yd, 0, 2),
+      q1 = v128.shuffle<f64>(yc, yd, 1, 3);
+    for (let a = 0; a < 4; a++) {
+      const x = v128.load(at(B, (i + a) * n) + o);
+      const x0 = v128.shuffle<f64>(x, x, 0, 0),
+        x1 = v128.shuffle<f64>(x, x, 1, 1);
+      const s = tile + ((<usize>a) << 5);
+      v128.store(s, f64x2.add(f64x2.add(v128.load(s), f64x2.mul(x0, p0)), f64x2.mul(x1, p1)));
+      v128.store(s, f64x2.add(f64x2.add(v128.load(s, 16), f64x2.mul(x0, q0)), f64x2.mul(x1, q1)), 16);
+    }
   }
-  let o = i * m + j;
-  setF(G, o, s00);
-  setF(G, o + 1, s01);
-  setF(G, o + 2, s02);
-  setF(G, o + 3, s03);
-  o += m;
-  setF(G, o, s10);
-  setF(G, o + 1, s11);
-  setF(G, o + 2, s12);
-  setF(G, o + 3, s13);
-  o += m;
-  setF(G, o, s20);
-  setF(G, o + 1, s21);
-  setF(G, o + 2, s22);
-  setF(G, o + 3, s23);
-  o += m;
-  setF(G, o, s30);
-  setF(G, o + 1, s31);
-  setF(G, o + 2, s32);
-  setF(G, o + 3, s33);
+  if (t < n) {
+    const p0 = f64x2(F(b0, t), F(b1, t)),
+      q0 = f64x2(F(b2, t), F(b3, t));
+    for (let a = 0; a < 4; a++) {
+      const x0 = f64x2.splat(F(at(B, (i + a) * n), t));
+      const s = tile + ((<usize>a) << 5);
+      v128.store(s, f64x2.add(v128.load(s), f64x2.mul(x0, p0)));
+      v128.store(s, f64x2.add(v128.load(s, 16), f64x2.mul(x0, q0)), 16);
+    }
+  }
+  for (let a = 0; a < 4; a++) copyF(at(G, (i + a) * m + j), tile + ((<usize>a) << 5), 4);
 }
 
 /** <b_i, b_j> from G, computed first where unknown (NaN). */
@@ -696,6 +646,7 @@ export function reduceRun(
   bound = boundIn;
   maxIterations = maxIterationsIn;
   // f64 scratch (zeroed a basis in one fill: G, mu, R, rowMu, rowR, colZ, S, dots, gBound, zBound), then the rest
+  // (tile: gramTile's sums)
   G = work;
   mu = at(G, m * m);
   R = at(mu, m * m);
@@ -706,7 +657,8 @@ export function reduceRun(
   dots = at(S, m + 1);
   gBound = at(dots, m + 1);
   zBound = at(gBound, m);
-  colB = at(zBound, m);
+  tile = at(zBound, m);
+  colB = at(tile, 16);
   input = at(colB, n);
   slot = at(input, n * m);
   valid = slot + ((<usize>m) << 2);

@@ -8,6 +8,7 @@
  */
 import { LatticeMimoError, sharedWasmKernel } from '../../core/index.js';
 import type { AlgoParams, BasisStats } from '../types.js';
+import type { CpuWasmKernel } from '../registry.js';
 import { reductionBound } from './gso.js';
 
 const KERNEL_URL = new URL('./lll-kernel.wasm', import.meta.url);
@@ -57,22 +58,8 @@ export function lllKernelCovers(n: number, m: number, p: AlgoParams): boolean {
   );
 }
 
-/**
- * Reduces `count` float64 bases of n x m in `work` (back to back, column-major) in place, their
- * transforms into Z (count x m x m): `stats[k]` set for each basis the kernel reduced; a basis it
- * handed back is left as it was (its input) with `stats[k]` undefined. `onBasis(k)` after each
- * basis of a run (reduced or not). The caller checked lllKernelCovers().
- */
-export function lllWasm(
-  work: Float64Array,
-  Z: Float64Array,
-  count: number,
-  n: number,
-  m: number,
-  p: AlgoParams,
-  stats: (BasisStats | undefined)[],
-  onRun?: (first: number, count: number) => void,
-): void {
+/** The kernel's CpuWasmKernel.reduce (registry.ts): the caller checked lllKernelCovers(). */
+export const lllWasm: CpuWasmKernel['reduce'] = (work, Z, count, n, m, p, stats, onRun) => {
   const size = n * m,
     mm = m * m;
   const cap = Math.max(1, Math.min(count, Math.floor(RUN_BYTES / (8 * (size + mm) + 13))));
@@ -99,7 +86,7 @@ export function lllWasm(
     }
     onRun?.(k0, len);
   }
-}
+};
 
 /** Byte offsets of a run of `cap` bases in the kernel's memory (lll-kernel.as.ts's layout). */
 function layout(cap: number, n: number, m: number) {
@@ -111,7 +98,7 @@ function layout(cap: number, n: number, m: number) {
 
 /** The kernel's scratch for one basis (its workBytes). */
 function workBytes(n: number, m: number): number {
-  return 8 * (3 * m * m + 6 * m + 2 + n + n * m) + 4 * (3 * m + 1) + 16;
+  return 8 * (3 * m * m + 6 * m + 18 + n + n * m) + 4 * (3 * m + 1) + 16;
 }
 
 /**
