@@ -45,10 +45,10 @@ const MAX_KERNEL_BYTES = 256 * 1024 * 1024;
 export function lllKernelCovers(n: number, m: number, p: AlgoParams): boolean {
   return (
     Number.isInteger(n) &&
-    8 * (n * m + m * m) + workBytes(n, m) <= MAX_KERNEL_BYTES &&
     Number.isInteger(m) &&
     m >= 2 &&
     n >= m &&
+    8 * (n * m + m * m) + workBytes(n, m) <= MAX_KERNEL_BYTES &&
     p.delta > 0.25 &&
     p.delta < 1 &&
     p.eta >= 0.5 &&
