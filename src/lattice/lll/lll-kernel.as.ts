@@ -212,7 +212,33 @@ function setGram(i: i32, j: i32, d: f64): void {
   setF(G, I(slot, j) * m + I(slot, i), d);
 }
 
-/** cpu.ts's fetchGramRow: the unknown <b_k, b_j>, j in [from, k], four a pass over b_k (running sums). */
+/** Column pending[c] of B. */
+@inline
+function col(c: i32): usize {
+  return at(B, I(pending, c) * n);
+}
+
+/**
+ * Two rows of dotsByFours' running sums of two columns (lanes): acc + v0 (xa_t, xb_t), then
+ * + v1 (xa_t+1, xb_t+1), where v0, v1 hold b_k's rows t and t + 1 and xa, xb the columns' rows t, t + 1.
+ */
+@inline
+function pairStep(acc: v128, v0: v128, v1: v128, xa: v128, xb: v128): v128 {
+  const lo = f64x2.add(acc, f64x2.mul(v0, v128.shuffle<f64>(xa, xb, 0, 2)));
+  return f64x2.add(lo, f64x2.mul(v1, v128.shuffle<f64>(xa, xb, 1, 3)));
+}
+
+/** The last (odd) row t of pairStep's sums for columns a and b. */
+@inline
+function pairTail(acc: v128, v: v128, a: usize, b: usize, t: i32): v128 {
+  return f64x2.add(acc, f64x2.mul(v, f64x2(F(a, t), F(b, t))));
+}
+
+/**
+ * cpu.ts's fetchGramRow: the unknown <b_k, b_j>, j in [from, k], by columns.ts's dotsByFours (four
+ * columns a pass over b_k, each a running sum in row order; here two lanes a pair of columns) for
+ * the first count - count % 4, dot() for the rest.
+ */
 function fetchGramRow(k: i32, from: i32): void {
   const gk = I(slot, k) * m;
   let count = 0;
@@ -221,38 +247,69 @@ function fetchGramRow(k: i32, from: i32): void {
     if (g != g) setI(pending, count++, j);
   }
   const bk = at(B, k * n);
+  const zero = f64x2.splat(0);
   let c = 0;
-  for (; c + 3 < count; c += 4) {
-    const a0 = at(B, I(pending, c) * n),
-      a1 = at(B, I(pending, c + 1) * n),
-      a2 = at(B, I(pending, c + 2) * n),
-      a3 = at(B, I(pending, c + 3) * n);
-    // the four running sums as (s0, s1) and (s2, s3): two rows of the four columns a step, their
-    // entries paired by shuffles, each lane adding its column's products in row order
-    let s01 = f64x2.splat(0),
-      s23 = f64x2.splat(0);
+  // two groups of four at once (eight independent sums: the add latency hides), then one group
+  for (; c + 7 < count; c += 8) {
+    const a0 = col(c),
+      a1 = col(c + 1),
+      a2 = col(c + 2),
+      a3 = col(c + 3),
+      a4 = col(c + 4),
+      a5 = col(c + 5),
+      a6 = col(c + 6),
+      a7 = col(c + 7);
+    let s01 = zero,
+      s23 = zero,
+      s45 = zero,
+      s67 = zero;
     let t = 0;
     for (; t + 1 < n; t += 2) {
       const o = (<usize>t) << 3;
       const w = v128.load(bk + o);
-      const x0 = v128.load(a0 + o),
-        x1 = v128.load(a1 + o),
-        x2 = v128.load(a2 + o),
-        x3 = v128.load(a3 + o);
       const v0 = v128.shuffle<f64>(w, w, 0, 0),
         v1 = v128.shuffle<f64>(w, w, 1, 1);
-      s01 = f64x2.add(s01, f64x2.mul(v0, v128.shuffle<f64>(x0, x1, 0, 2)));
-      s23 = f64x2.add(s23, f64x2.mul(v0, v128.shuffle<f64>(x2, x3, 0, 2)));
-      s01 = f64x2.add(s01, f64x2.mul(v1, v128.shuffle<f64>(x0, x1, 1, 3)));
-      s23 = f64x2.add(s23, f64x2.mul(v1, v128.shuffle<f64>(x2, x3, 1, 3)));
+      s01 = pairStep(s01, v0, v1, v128.load(a0 + o), v128.load(a1 + o));
+      s23 = pairStep(s23, v0, v1, v128.load(a2 + o), v128.load(a3 + o));
+      s45 = pairStep(s45, v0, v1, v128.load(a4 + o), v128.load(a5 + o));
+      s67 = pairStep(s67, v0, v1, v128.load(a6 + o), v128.load(a7 + o));
     }
     if (t < n) {
       const v = f64x2.splat(F(bk, t));
-      s01 = f64x2.add(s01, f64x2.mul(v, f64x2(F(a0, t), F(a1, t))));
-      s23 = f64x2.add(s23, f64x2.mul(v, f64x2(F(a2, t), F(a3, t))));
+      s01 = pairTail(s01, v, a0, a1, t);
+      s23 = pairTail(s23, v, a2, a3, t);
+      s45 = pairTail(s45, v, a4, a5, t);
+      s67 = pairTail(s67, v, a6, a7, t);
     }
     v128.store(at(dots, c), s01);
     v128.store(at(dots, c + 2), s23);
+    v128.store(at(dots, c + 4), s45);
+    v128.store(at(dots, c + 6), s67);
+  }
+  if (c + 3 < count) {
+    const a0 = col(c),
+      a1 = col(c + 1),
+      a2 = col(c + 2),
+      a3 = col(c + 3);
+    let s01 = zero,
+      s23 = zero;
+    let t = 0;
+    for (; t + 1 < n; t += 2) {
+      const o = (<usize>t) << 3;
+      const w = v128.load(bk + o);
+      const v0 = v128.shuffle<f64>(w, w, 0, 0),
+        v1 = v128.shuffle<f64>(w, w, 1, 1);
+      s01 = pairStep(s01, v0, v1, v128.load(a0 + o), v128.load(a1 + o));
+      s23 = pairStep(s23, v0, v1, v128.load(a2 + o), v128.load(a3 + o));
+    }
+    if (t < n) {
+      const v = f64x2.splat(F(bk, t));
+      s01 = pairTail(s01, v, a0, a1, t);
+      s23 = pairTail(s23, v, a2, a3, t);
+    }
+    v128.store(at(dots, c), s01);
+    v128.store(at(dots, c + 2), s23);
+    c += 4;
   }
   for (let i = 0; i < c; i++) setGram(k, I(pending, i), F(dots, i));
   for (; c < count; c++) {
