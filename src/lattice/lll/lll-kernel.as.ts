@@ -235,6 +235,52 @@ function pairTail(acc: v128, v: v128, a: usize, b: usize, t: i32): v128 {
 }
 
 /**
+ * dotsByFours' running sums of b_k (at bk) with columns pending[c .. c + 4), and [c + 4 .. c + 8)
+ * where `eight`, into dots[c ..).
+ */
+function groupSums(bk: usize, c: i32, eight: bool): void {
+  const a0 = col(c),
+    a1 = col(c + 1),
+    a2 = col(c + 2),
+    a3 = col(c + 3);
+  const a4 = eight ? col(c + 4) : a0,
+    a5 = eight ? col(c + 5) : a1,
+    a6 = eight ? col(c + 6) : a2,
+    a7 = eight ? col(c + 7) : a3;
+  const zero = f64x2.splat(0);
+  let s01 = zero,
+    s23 = zero,
+    s45 = zero,
+    s67 = zero;
+  let t = 0;
+  for (; t + 1 < n; t += 2) {
+    const o = (<usize>t) << 3;
+    const w = v128.load(bk + o);
+    const v0 = v128.shuffle<f64>(w, w, 0, 0),
+      v1 = v128.shuffle<f64>(w, w, 1, 1);
+    s01 = pairStep(s01, v0, v1, v128.load(a0 + o), v128.load(a1 + o));
+    s23 = pairStep(s23, v0, v1, v128.load(a2 + o), v128.load(a3 + o));
+    if (eight) {
+      s45 = pairStep(s45, v0, v1, v128.load(a4 + o), v128.load(a5 + o));
+      s67 = pairStep(s67, v0, v1, v128.load(a6 + o), v128.load(a7 + o));
+    }
+  }
+  if (t < n) {
+    const v = f64x2.splat(F(bk, t));
+    s01 = pairTail(s01, v, a0, a1, t);
+    s23 = pairTail(s23, v, a2, a3, t);
+    s45 = pairTail(s45, v, a4, a5, t);
+    s67 = pairTail(s67, v, a6, a7, t);
+  }
+  v128.store(at(dots, c), s01);
+  v128.store(at(dots, c + 2), s23);
+  if (eight) {
+    v128.store(at(dots, c + 4), s45);
+    v128.store(at(dots, c + 6), s67);
+  }
+}
+
+/**
  * cpu.ts's fetchGramRow: the unknown <b_k, b_j>, j in [from, k], by columns.ts's dotsByFours (four
  * columns a pass over b_k, each a running sum in row order; here two lanes a pair of columns) for
  * the first count - count % 4, dot() for the rest.
@@ -247,68 +293,11 @@ function fetchGramRow(k: i32, from: i32): void {
     if (g != g) setI(pending, count++, j);
   }
   const bk = at(B, k * n);
-  const zero = f64x2.splat(0);
   let c = 0;
   // two groups of four at once (eight independent sums: the add latency hides), then one group
-  for (; c + 7 < count; c += 8) {
-    const a0 = col(c),
-      a1 = col(c + 1),
-      a2 = col(c + 2),
-      a3 = col(c + 3),
-      a4 = col(c + 4),
-      a5 = col(c + 5),
-      a6 = col(c + 6),
-      a7 = col(c + 7);
-    let s01 = zero,
-      s23 = zero,
-      s45 = zero,
-      s67 = zero;
-    let t = 0;
-    for (; t + 1 < n; t += 2) {
-      const o = (<usize>t) << 3;
-      const w = v128.load(bk + o);
-      const v0 = v128.shuffle<f64>(w, w, 0, 0),
-        v1 = v128.shuffle<f64>(w, w, 1, 1);
-      s01 = pairStep(s01, v0, v1, v128.load(a0 + o), v128.load(a1 + o));
-      s23 = pairStep(s23, v0, v1, v128.load(a2 + o), v128.load(a3 + o));
-      s45 = pairStep(s45, v0, v1, v128.load(a4 + o), v128.load(a5 + o));
-      s67 = pairStep(s67, v0, v1, v128.load(a6 + o), v128.load(a7 + o));
-    }
-    if (t < n) {
-      const v = f64x2.splat(F(bk, t));
-      s01 = pairTail(s01, v, a0, a1, t);
-      s23 = pairTail(s23, v, a2, a3, t);
-      s45 = pairTail(s45, v, a4, a5, t);
-      s67 = pairTail(s67, v, a6, a7, t);
-    }
-    v128.store(at(dots, c), s01);
-    v128.store(at(dots, c + 2), s23);
-    v128.store(at(dots, c + 4), s45);
-    v128.store(at(dots, c + 6), s67);
-  }
+  for (; c + 7 < count; c += 8) groupSums(bk, c, true);
   if (c + 3 < count) {
-    const a0 = col(c),
-      a1 = col(c + 1),
-      a2 = col(c + 2),
-      a3 = col(c + 3);
-    let s01 = zero,
-      s23 = zero;
-    let t = 0;
-    for (; t + 1 < n; t += 2) {
-      const o = (<usize>t) << 3;
-      const w = v128.load(bk + o);
-      const v0 = v128.shuffle<f64>(w, w, 0, 0),
-        v1 = v128.shuffle<f64>(w, w, 1, 1);
-      s01 = pairStep(s01, v0, v1, v128.load(a0 + o), v128.load(a1 + o));
-      s23 = pairStep(s23, v0, v1, v128.load(a2 + o), v128.load(a3 + o));
-    }
-    if (t < n) {
-      const v = f64x2.splat(F(bk, t));
-      s01 = pairTail(s01, v, a0, a1, t);
-      s23 = pairTail(s23, v, a2, a3, t);
-    }
-    v128.store(at(dots, c), s01);
-    v128.store(at(dots, c + 2), s23);
+    groupSums(bk, c, false);
     c += 4;
   }
   for (let i = 0; i < c; i++) setGram(k, I(pending, i), F(dots, i));
