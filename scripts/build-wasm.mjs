@@ -1,4 +1,4 @@
-// Compiles every AssemblyScript kernel (src/**/*.as.ts) to a .wasm beside its compiled host code in
+// Compiles every AssemblyScript kernel (src/**/*.as.ts but the shared helpers, *.lib.as.ts) to a .wasm beside its compiled host code in
 // dist/ (src/coding/wasm/x.as.ts -> dist/src/coding/wasm/x.wasm), with the assemblyscript package
 // from npm: no native toolchain. The kernels take an imported memory laid out by their host and use
 // no AssemblyScript runtime (stub runtime, no abort import), so a module's only import is env.memory.
@@ -11,7 +11,8 @@ function sources(dir) {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) out.push(...sources(path));
-    else if (name.endsWith('.as.ts')) out.push(path);
+    // (a *.lib.as.ts file holds helpers the kernels import: no module of its own)
+    else if (name.endsWith('.as.ts') && !name.endsWith('.lib.as.ts')) out.push(path);
   }
   return out;
 }

@@ -16,6 +16,7 @@ import {
   writesInPlace,
   makeBatch,
   type MatrixBatch,
+  CPU_KERNEL_REQUESTS,
 } from '../core/index.js';
 import {
   assertExactDoubles,
@@ -88,6 +89,11 @@ options:
                         CPU engine (default), or in float32 as the papers' kernels (faster; other
                         results, each proven in float64). Only with -a allswap, --precision float32
                         and the GPU (--engine cuda, or auto with a device)
+      --cpu-kernel K    auto | wasm | typescript (default auto): lll's kernel on the CPU engine for
+                        float64 bases: WebAssembly SIMD where the runtime has it (auto), it or an
+                        ENGINE_UNAVAILABLE error (wasm), or the TypeScript reference; the same
+                        result bit for bit. Only with -a lll, float64 and the CPU engine (the
+                        precision ladder's rungs past float64 run TypeScript)
       --no-drift-watch  allswap, block, cr-block on the CPU: the papers' algorithms as they are,
                         without recomputing B* where its swap updates drifted (what the per-basis
                         GPU kernels run; knapsack-like bases can then fail)
@@ -177,6 +183,7 @@ const OPTIONS = {
   check: { type: 'boolean' },
   'no-drift-watch': { type: 'boolean' },
   'float32-arithmetic': { type: 'string' },
+  'cpu-kernel': { type: 'string' },
   verbose: { type: 'boolean', short: 'v' },
   checkpoint: { type: 'string' },
   'from-rung': { type: 'string' },
@@ -294,6 +301,16 @@ export async function run(argv: string[]): Promise<number> {
     `${f32}, the precision is float64 (give --precision float32)`,
   );
   rejectInapplicable(given, ['float32-arithmetic'], engine !== 'cpu', `${f32}; the CPU engine computes in double`);
+  const cpuKernel = choiceOption('cpu-kernel', values['cpu-kernel'], CPU_KERNEL_REQUESTS);
+  const kernelLine = "it chooses the CPU engine's kernel for float64 bases";
+  rejectInapplicable(
+    given,
+    ['cpu-kernel'],
+    ALGORITHM_REGISTRY[algorithm].cpuWasm !== undefined,
+    `${kernelLine}, and ${algorithm} runs TypeScript only on the CPU`,
+  );
+  rejectInapplicable(given, ['cpu-kernel'], precision !== 'float32', `${kernelLine}, the precision is float32`);
+  rejectInapplicable(given, ['cpu-kernel'], engine !== 'cuda', `${kernelLine}, the engine is cuda`);
   // the engine reduce() will choose, asked before the input is read ('cuda' that cannot be had fails here)
   const decision = await reduceEngine({ algorithm, engine });
   // auto: without a device the CPU engine runs, in double, and the option would go unheard
@@ -390,6 +407,7 @@ export async function run(argv: string[]): Promise<number> {
     check: true,
     ...(values['no-drift-watch'] ? { driftWatch: false } : {}),
     float32Arithmetic: choiceOption('float32-arithmetic', values['float32-arithmetic'], ['double', 'float32'] as const),
+    cpuKernel,
   };
 
   const text = await readInput(positionals[0], 'pipe a basis on stdin or give a FILE');
@@ -491,7 +509,7 @@ export async function run(argv: string[]): Promise<number> {
     const s = res.stats;
     line.update(
       'reduced',
-      `${s.algorithm} on ${s.engine} (${s.precision}): ${s.iterations} iterations, ${s.swaps} swaps, ${s.timeMs.toFixed(1)} ms; result checked (${res.checks![0]!.ok ? 'pass' : 'FAIL'})`,
+      `${s.algorithm} on ${s.engine} (${s.precision}${s.kernel === 'wasm-simd' ? ', WebAssembly kernel' : ''}): ${s.iterations} iterations, ${s.swaps} swaps, ${s.timeMs.toFixed(1)} ms; result checked (${res.checks![0]!.ok ? 'pass' : 'FAIL'})`,
       performance.now() - t0,
     );
     line.done();

@@ -16,8 +16,11 @@ import {
   withContext,
   defaultThreads,
   runOnWorkers,
+  pickCpuKernel,
+  EngineUnavailableError,
+  type CpuKernel,
 } from '../core/index.js';
-import { ALGORITHM_REGISTRY } from './registry.js';
+import { ALGORITHM_REGISTRY, type CpuWasmKernel } from './registry.js';
 import { remedy } from './fallback.js';
 import type { AlgoParams, Algorithm, BasisStats } from './types.js';
 import { isIntegral } from './check.js';
@@ -29,6 +32,10 @@ export interface BatchOutcome {
   /** batch x m x m transforms. */
   Z: Float64Array;
   stats: BasisStats[];
+  /** Which kernel reduced the bases (ChunkResult.kernel). */
+  kernel: CpuKernel;
+  /** Bases the WebAssembly kernel handed to the reference (ChunkResult.redoneInTypescript). */
+  redoneInTypescript: number;
 }
 
 /**
@@ -72,18 +79,40 @@ export interface ChunkResult {
   work: RealArray;
   Z: Float64Array;
   stats: BasisStats[];
+  /** Which kernel reduced the chunk's bases: the algorithm's WebAssembly kernel or the TypeScript reference. */
+  kernel: CpuKernel;
+  /** Bases the WebAssembly kernel handed to the reference (reduced by it from their input: the same result). */
+  redoneInTypescript: number;
+}
+
+/**
+ * The WebAssembly kernel a chunk runs on, or null for the reference: the algorithm has one, the
+ * bases are float64, the one policy (core pickCpuKernel: option cpuKernel, LATTICE_MIMO_WASM) says
+ * 'wasm-simd' and the kernel covers the shape ('wasm' where it does not: EngineUnavailableError).
+ */
+function wasmKernelOf(t: ChunkTask): CpuWasmKernel | null {
+  const wasm = ALGORITHM_REGISTRY[t.algorithm].cpuWasm;
+  if (!wasm || !(t.work instanceof Float64Array)) return null;
+  const request = t.params.cpuKernel ?? 'auto';
+  if (pickCpuKernel(request, `reduce() ${t.algorithm}`) !== 'wasm-simd') return null;
+  if (wasm.covers(t.n, t.m, t.params)) return wasm;
+  if (request === 'wasm')
+    throw new EngineUnavailableError(
+      `reduce() ${t.algorithm}: cpuKernel 'wasm' asked for, and the kernel does not take ${t.n} x ${t.m} bases`,
+    );
+  return null;
 }
 
 export function reduceChunk(t: ChunkTask, onBasis?: (k: number) => void): ChunkResult {
   const size = t.n * t.m,
     mm = t.m * t.m;
   const Z = allocArray(Float64Array, t.count * mm, `transforms (${t.count} x m x m, m = ${t.m})`);
-  const stats: BasisStats[] = [];
-  for (let k = 0; k < t.count; k++) {
+  const stats: BasisStats[] = new Array(t.count);
+  const one = (k: number) => {
     try {
-      const one = reduceOneCpu(t.algorithm, t.work.subarray(k * size, (k + 1) * size), t.n, t.m, t.params);
-      Z.set(one.Z, k * mm);
-      stats.push(one.stats);
+      const r = reduceOneCpu(t.algorithm, t.work.subarray(k * size, (k + 1) * size), t.n, t.m, t.params);
+      Z.set(r.Z, k * mm);
+      stats[k] = r.stats;
     } catch (err) {
       const precision = t.work instanceof Float32Array ? 'float32' : 'float64';
       const traits = ALGORITHM_REGISTRY[t.algorithm].traits;
@@ -94,11 +123,31 @@ export function reduceChunk(t: ChunkTask, onBasis?: (k: number) => void): ChunkR
         throw withBasisIndex(err, t.offset + k, t.batch);
       }
       Z.set(identity(t.m), k * mm);
-      stats.push({ iterations: 0, swaps: 0, sizeReductions: 0, float32Failure: errorRecord(err) });
+      stats[k] = { iterations: 0, swaps: 0, sizeReductions: 0, float32Failure: errorRecord(err) };
     }
     onBasis?.(k);
+  };
+  const wasm = wasmKernelOf(t);
+  if (!wasm) {
+    for (let k = 0; k < t.count; k++) one(k);
+    return { work: t.work, Z, stats, kernel: 'typescript', redoneInTypescript: 0 };
   }
-  return { work: t.work, Z, stats };
+  // the kernel's bases; those it hands back the reference reduces from their input
+  let redone = 0;
+  const done: (BasisStats | undefined)[] = new Array(t.count);
+  wasm.reduce(t.work as Float64Array, Z, t.count, t.n, t.m, t.params, done, (first, len) => {
+    for (let k = first; k < first + len; k++) {
+      const s = done[k];
+      if (s) {
+        stats[k] = s;
+        onBasis?.(k);
+      } else {
+        redone++;
+        one(k);
+      }
+    }
+  });
+  return { work: t.work, Z, stats, kernel: 'wasm-simd', redoneInTypescript: redone };
 }
 
 /** Rough work estimate (flops) of one basis, to decide whether threads pay. */
@@ -147,11 +196,13 @@ export async function reduceBatchCpu(
   );
   const Z = allocArray(Float64Array, batch * m * m, `transforms (${batch} x m x m, m = ${m})`);
   const stats: BasisStats[] = [];
+  let redoneInTypescript = 0;
   results.forEach((r, i) => {
     const offset = tasks[i]!.offset;
     data.set(r.work, offset * size);
     Z.set(r.Z, offset * m * m);
     stats.push(...r.stats);
+    redoneInTypescript += r.redoneInTypescript;
   });
-  return { work: data, Z, stats };
+  return { work: data, Z, stats, kernel: results[0]!.kernel, redoneInTypescript };
 }

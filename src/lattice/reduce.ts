@@ -20,6 +20,7 @@ import {
   toPrecision,
   type MatrixBatch,
   type RealArray,
+  type CpuKernel,
   errorFromRecord,
 } from '../core/index.js';
 import { rebuildTransform, type ExactTransform } from './exact-transform.js';
@@ -85,6 +86,16 @@ export interface ReduceStats {
   redoneOnCpu: number;
   timeMs: number;
   perBasis: BasisStats[];
+  /**
+   * CPU engine: the kernel that reduced the bases, the algorithm's WebAssembly kernel or the
+   * TypeScript reference (ReduceOptions.cpuKernel; 'typescript' for algorithms without a kernel).
+   */
+  kernel?: CpuKernel;
+  /**
+   * CPU engine on the WebAssembly kernel: bases it handed to the TypeScript reference (a breakdown,
+   * a transform near 2^53, ...), which reduced them from their input: the same results.
+   */
+  redoneInTypescript?: number;
   /**
    * CUDA engine only: device time of the kernels (events), the GPU call's wall time, chunks the
    * batch was split into, and which kernel ran (its plan's variant, e.g. 'grid' for the
@@ -601,7 +612,14 @@ export async function reduce(bases: MatrixBatch, opts: ReduceOptions = {}): Prom
     (err: unknown) => explainFailure(bases, err),
   );
   arrays.Z.set(run.Z);
-  return packResult(bases, o, engine, arrays, BasisRecords.of(run.stats), t0, all(batch), run.work);
+  return withKernel(packResult(bases, o, engine, arrays, BasisRecords.of(run.stats), t0, all(batch), run.work), run);
+}
+
+/** A CPU engine result's stats with the kernel that ran (and the bases it handed to the reference). */
+function withKernel(r: ReduceResult, run: { kernel: CpuKernel; redoneInTypescript: number }): ReduceResult {
+  r.stats.kernel = run.kernel;
+  if (run.kernel === 'wasm-simd') r.stats.redoneInTypescript = run.redoneInTypescript;
+  return r;
 }
 
 /** A result of the scaled bases with its basis scaled back, written into the caller's `out` arrays where given. */
@@ -640,14 +658,8 @@ export function reduceSync(bases: MatrixBatch, opts: Omit<ReduceOptions, 'engine
     explainFailure(bases, err);
   }
   arrays.Z.set(run.Z);
-  return packResult(
-    bases,
-    { ...o, engine: 'cpu' },
-    'cpu',
-    arrays,
-    BasisRecords.of(run.stats),
-    t0,
-    all(batch),
-    run.work,
+  return withKernel(
+    packResult(bases, { ...o, engine: 'cpu' }, 'cpu', arrays, BasisRecords.of(run.stats), t0, all(batch), run.work),
+    run,
   );
 }

@@ -6,7 +6,7 @@
  * fallback policy (fallback.ts) read the traits instead of lists of names.
  */
 import type { OptionSchema, RealArray } from '../core/index.js';
-import type { AlgoParams, Algorithm, CpuReducer } from './types.js';
+import type { AlgoParams, Algorithm, BasisStats, CpuReducer } from './types.js';
 import type { CudaBatchOutputs, CudaBatchResult } from './gpu/batch.js';
 import type { TuningGroup } from './gpu-tuning.js';
 import { lllEntry } from './lll/entry.js';
@@ -49,10 +49,36 @@ export type CudaReducer = <A extends RealArray>(
   out?: CudaBatchOutputs<A>,
 ) => Promise<CudaBatchResult<A>>;
 
+/**
+ * A CPU reducer's WebAssembly kernel: float64 bases, a run of them a call, with the reference's
+ * results bit for bit. `reduce` reduces `count` bases of `work` in place with their transforms into
+ * Z, sets `stats[k]` for each basis it reduced and leaves the others as they were (their input,
+ * `stats[k]` undefined) for the reference; `onRun(first, count)` after each run of bases.
+ */
+export interface CpuWasmKernel {
+  /** Whether it takes bases of n x m with these parameters (else the reference runs all of them). */
+  covers(n: number, m: number, p: AlgoParams): boolean;
+  reduce(
+    work: Float64Array,
+    Z: Float64Array,
+    count: number,
+    n: number,
+    m: number,
+    p: AlgoParams,
+    stats: (BasisStats | undefined)[],
+    onRun?: (first: number, count: number) => void,
+  ): void;
+}
+
 export interface AlgorithmEntry {
   readonly name: Algorithm;
   readonly traits: AlgorithmTraits;
   readonly cpu: CpuReducer;
+  /**
+   * The CPU reducer's WebAssembly kernel for float64 bases, when there is one: run where the one
+   * policy (core pickCpuKernel, option cpuKernel, LATTICE_MIMO_WASM) says 'wasm-simd'.
+   */
+  readonly cpuWasm?: CpuWasmKernel;
   /** The GPU implementation, when there is one. */
   readonly cuda?: () => Promise<CudaReducer>;
   /**
@@ -75,6 +101,11 @@ export const ALGORITHM_REGISTRY: Readonly<Record<Algorithm, AlgorithmEntry>> = {
 /** The algorithms with a GPU implementation. */
 export const CUDA_ALGORITHMS = (Object.values(ALGORITHM_REGISTRY) as AlgorithmEntry[])
   .filter((e) => e.cuda)
+  .map((e) => e.name);
+
+/** The algorithms with a WebAssembly kernel on the CPU engine. */
+export const WASM_ALGORITHMS = (Object.values(ALGORITHM_REGISTRY) as AlgorithmEntry[])
+  .filter((e) => e.cpuWasm)
   .map((e) => e.name);
 
 /** The algorithms whose reducers read an option (AlgorithmTraits.params), for messages. */

@@ -4,7 +4,7 @@
  * Bases are column-major n x m (n = dimension of the space, m = number of basis vectors, m <= n);
  * the basis vectors are the columns. Z is m x m, column-major, integer valued, with B' = B Z.
  */
-import type { ErrorRecord, Precision, RealArray } from '../core/index.js';
+import type { CpuKernelRequest, ErrorRecord, Precision, RealArray } from '../core/index.js';
 import type { GpuTuning } from './gpu-tuning.js';
 
 /** Every reduction algorithm `reduce()` accepts, by name. */
@@ -47,6 +47,12 @@ export interface AlgoParams {
    * each absent field the plan's own choice. For tests and measurements; the defaults are measured.
    */
   readonly gpuTuning?: GpuTuning;
+  /**
+   * The CPU engine's kernel for float64 bases of an algorithm with a WebAssembly one (lll): 'auto'
+   * (default) the kernel where the runtime has WebAssembly SIMD, 'wasm' it or an
+   * EngineUnavailableError, 'typescript' the reference. The same results either way.
+   */
+  readonly cpuKernel?: CpuKernelRequest;
 }
 
 /** What one run of an algorithm on one basis reports. */
@@ -105,6 +111,8 @@ export interface ReduceOptions {
   float32Arithmetic?: 'double' | 'float32';
   /** Launch choices of the GPU kernels (AlgoParams.gpuTuning); validated, default none. */
   gpuTuning?: GpuTuning;
+  /** The CPU engine's kernel for float64 bases (AlgoParams.cpuKernel; algorithms with a WebAssembly kernel: lll); default 'auto'. */
+  cpuKernel?: CpuKernelRequest;
   /** Worker threads for batches on the CPU engine; default: all cores (1 for small batches). */
   threads?: number;
   /** Called with (basesDone, basesTotal) as a batch progresses: on the CPU as bases finish, on the GPU as chunks come back. */

@@ -25,12 +25,13 @@ import {
   type OptionsOf,
   type SameKeys,
   assertFinite,
+  CPU_KERNEL_REQUESTS,
 } from '../core/index.js';
 import { ENGINE_REQUESTS } from '../gpu/index.js';
 import { gramSchmidt, isIntegral } from './check.js';
 import { provablyFullRank } from './exact-rank.js';
 import { GPU_TUNING_SCHEMA, type GpuTuning, type TuningGroup } from './gpu-tuning.js';
-import { ALGORITHM_REGISTRY, algorithmsReading, type AlgorithmParam } from './registry.js';
+import { ALGORITHM_REGISTRY, algorithmsReading, WASM_ALGORITHMS, type AlgorithmParam } from './registry.js';
 import { ALGORITHMS, type AlgoParams, type Algorithm, type Engine, type ReduceOptions } from './types.js';
 
 export const DEFAULTS = { algorithm: 'lll' as Algorithm, delta: 0.75, eta: 0.51, blockSize: 8 };
@@ -100,6 +101,11 @@ export const REDUCE_SCHEMA = {
     { default: 'double', cli: { flag: 'float32-arithmetic', metavar: 'A' } },
   ),
   gpuTuning: option(object(GPU_TUNING_SCHEMA), 'launch choices of the GPU kernels and of the batch runner'),
+  cpuKernel: option(
+    choice(CPU_KERNEL_REQUESTS),
+    "the CPU engine's kernel for float64 bases: auto (WebAssembly SIMD where the runtime has it), wasm (it or ENGINE_UNAVAILABLE) or typescript (the reference); the same results",
+    { default: 'auto', cli: { flag: 'cpu-kernel', metavar: 'auto|wasm|typescript' } },
+  ),
   threads: option(integer(1, MAX_THREADS), 'worker threads for a batch on the CPU engine (default: all cores)'),
   onProgress: option(
     callback<(done: number, total: number) => void>(),
@@ -142,7 +148,7 @@ export function resolveOptions(opts: unknown, m: number, call: ReduceCall = { na
   if (call.sync && o.threads !== undefined)
     throw inapplicable(call.name, 'threads', `${call.name} runs in the calling thread; reduce() takes threads`);
   const cpuOnly = call.sync ? `${call.name} runs the CPU engine` : o.engine === 'cpu' ? "the engine is 'cpu'" : null;
-  refuseInapplicable(o, call.name, algorithm, precision, cpuOnly);
+  refuseInapplicable(o, call.name, algorithm, precision, cpuOnly, o.engine);
   return {
     ...algoParams(o, m, call.name),
     algorithm,
@@ -169,6 +175,7 @@ function algoParams(o: Partial<CheckedReduceOptions>, m: number, call: string): 
     maxIterations: o.maxIterations ?? defaultMaxIterations(m),
     driftWatch: o.driftWatch ?? true,
     float32Arithmetic: o.float32Arithmetic ?? 'double',
+    ...(o.cpuKernel ? { cpuKernel: o.cpuKernel } : {}),
     ...(o.gpuTuning ? { gpuTuning: o.gpuTuning as GpuTuning } : {}),
   };
 }
@@ -226,6 +233,7 @@ function refuseInapplicable(
   algorithm: Algorithm,
   precision: 'float32' | 'float64',
   cpuOnly: string | null,
+  engineAsked?: string,
 ): void {
   const entry = ALGORITHM_REGISTRY[algorithm];
   const traits = entry.traits;
@@ -253,6 +261,22 @@ function refuseInapplicable(
         'float32Arithmetic',
         `it is the GPU kernel's (the CPU computes in double), and ${cpuOnly}`,
       );
+  }
+  if (o.cpuKernel !== undefined && o.cpuKernel !== 'auto') {
+    if (!entry.cpuWasm)
+      throw inapplicable(
+        call,
+        'cpuKernel',
+        `${algorithm} runs TypeScript only on the CPU (algorithms with a WebAssembly kernel: ${WASM_ALGORITHMS.join(', ')})`,
+      );
+    if (precision !== 'float64')
+      throw inapplicable(
+        call,
+        'cpuKernel',
+        "the WebAssembly kernel reduces float64 bases, and the precision is 'float32'",
+      );
+    if (engineAsked === 'cuda')
+      throw inapplicable(call, 'cpuKernel', "it chooses the CPU engine's kernel, and the engine is 'cuda'");
   }
   if (o.gpuTuning !== undefined) {
     if (entry.cuda === undefined) throw inapplicable(call, 'gpuTuning', `${algorithm} has no GPU kernel`);

@@ -7,6 +7,7 @@ import { Philox } from '../../src/core/rng.js';
 import { formatFplll, parseFplll } from '../../src/lattice/fplll-format.js';
 import { blockToeplitzBases, integerScale } from '../../src/lattice/generators.js';
 import { checkLLL, checkUnimodular } from '../../src/lattice/check.js';
+import { wasmUnavailableReason } from '../../src/core/wasm-kernels.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 const cli = (args: string[], input?: string) =>
@@ -158,7 +159,30 @@ test('reduce -v: progress of the precision ladder on stderr (a non-terminal gets
     assert.equal(told.stdout, plain.stdout, `${args.join(' ')}: -v changed the output`);
     assert.equal(plain.stderr, '');
     assert.match(told.stderr, /3 vectors in dimension 3, reducing\n/, args.join(' '));
-    assert.match(told.stderr, /on cpu \(float64\): \d+ iterations, \d+ swaps, [\d.]+ ms; result checked \(pass\)\n$/);
+    assert.match(
+      told.stderr,
+      /on cpu \(float64(, WebAssembly kernel)?\): \d+ iterations, \d+ swaps, [\d.]+ ms; result checked \(pass\)\n$/,
+    );
+  }
+});
+
+test('reduce --cpu-kernel: the same output from the WebAssembly kernel and the TypeScript reference; refused where it does not apply', () => {
+  assert.match(cli(['reduce', '--help']).stdout, /--cpu-kernel K/);
+  const basis = `[${Array.from({ length: 6 }, () => `[${Array.from({ length: 6 }, () => rng.int(2001) - 1000).join(' ')}]`).join('')}]`;
+  const ts = cli(['reduce', '-of', 'bu', '--cpu-kernel', 'typescript', '-v'], basis);
+  assert.equal(ts.status, 0, ts.stderr);
+  assert.doesNotMatch(ts.stderr, /WebAssembly/);
+  const auto = cli(['reduce', '-of', 'bu', '-v'], basis);
+  assert.equal(auto.stdout, ts.stdout);
+  if (wasmUnavailableReason() === null) assert.match(auto.stderr, /WebAssembly kernel/);
+  for (const args of [
+    ['--cpu-kernel', 'wasm', '-a', 'allswap'],
+    ['--cpu-kernel', 'typescript', '--precision', 'float32'],
+    ['--cpu-kernel', 'fast'],
+  ]) {
+    const r = cli(['reduce', ...args], basis);
+    assert.equal(r.status, 2, args.join(' '));
+    assert.match(r.stderr, /cpu-kernel/, args.join(' '));
   }
 });
 

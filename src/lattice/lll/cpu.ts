@@ -208,6 +208,11 @@ class SchnorrEuchner {
     this.stats.extendedPrecision = 'double-double';
   }
 
+  /** The coefficient rows as the run left them (m x m row-major mu and R), for the kernel's tests. */
+  rows(): { mu: Float64Array; R: Float64Array } {
+    return { mu: Float64Array.from(this.mu), R: Float64Array.from(this.R) };
+  }
+
   /** Whether B satisfies both LLL conditions on a modified Gram-Schmidt (the float64 re-check's). */
   private reducedOnModifiedGramSchmidt(): boolean {
     const { B, n, m, p, bound } = this;
@@ -687,3 +692,22 @@ export const lllCpu: CpuReducer = (B, Z, n, m, p) => {
   if (m >= 2) new SchnorrEuchner(B, Z, n, m, p, stats).run();
   return stats;
 };
+
+/**
+ * lllCpu on a float64 basis that also returns the coefficient rows mu and R as the run left them:
+ * what the WebAssembly kernel's tests compare, where one rounding apart in a row rarely shows in
+ * the output basis.
+ */
+export function lllCpuRows(
+  B: Float64Array,
+  Z: Float64Array,
+  n: number,
+  m: number,
+  p: AlgoParams,
+): { stats: BasisStats; mu: Float64Array; R: Float64Array } {
+  checkReducerInput(B, Z, n, m, p, 'lll');
+  const stats = newStats();
+  const se = new SchnorrEuchner(B, Z, n, m, p, stats);
+  se.run();
+  return { stats, ...se.rows() };
+}

@@ -17,30 +17,7 @@
  *   stop    u8[vectors]              1 where the search stopped at its node budget
  *   work    scratch
  */
-
-@inline
-function F(p: usize, i: i32): f64 {
-  return load<f64>(p + ((<usize>i) << 3));
-}
-@inline
-function setF(p: usize, i: i32, v: f64): void {
-  store<f64>(p + ((<usize>i) << 3), v);
-}
-@inline
-function I(p: usize, i: i32): i32 {
-  return load<i32>(p + ((<usize>i) << 2));
-}
-@inline
-function setI(p: usize, i: i32, v: i32): void {
-  store<i32>(p + ((<usize>i) << 2), v);
-}
-
-/** JavaScript's Math.round: the nearest integer, halves up (floor(u + 0.5) is wrong just below 0.5). */
-@inline
-function jsRound(u: f64): f64 {
-  const r = Math.floor(u);
-  return u - r >= 0.5 ? r + 1 : r;
-}
+import { F, I, jsRound, setF, setI } from '../../../core/wasm/memory.lib.as';
 
 /** Math.round(u) clamped to [0, qMax], clamped before it becomes an integer (u may be far out). */
 @inline
