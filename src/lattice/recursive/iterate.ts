@@ -95,6 +95,13 @@ const PARALLEL_MIN = 16;
 const REFACTOR_BITS = 12;
 
 /**
+ * A factor at a scale past this many bits is dear (its products cost the square of its bits): its
+ * level factors the whole basis for each block rather than a prefix, so that columns far from
+ * size-reduced are reduced once.
+ */
+const DEAR_BITS = 1024;
+
+/**
  * Reduces B in place with U updated alongside (the module comment); returns whether B changed.
  * `depth` is the level (0 at the top, where `p.stop` applies). U null: no transform kept (the top
  * level's caller may rebuild it exactly from B_in and B_out, exact-transform.ts).
@@ -160,7 +167,9 @@ export function reduceLevel(B: BigBasis, U: BigBasis | null, p: IterateParams, d
       first = 2;
     }
     for (const [a, b] of blocks.slice(first)) {
-      const g = qr.sizeReduced(U, b);
+      // (a level whose factor needs many bits has columns after b far from size-reduced: they are
+      // reduced by the whole factor now, once, not by a prefix's and then the next round's)
+      const g = qr.sizeReduced(U, qr.dear ? m : b);
       const block = compressBlock(g.R, g.F, g.profile, a, b, p.guard);
       const Z = identity(b - a);
       if (!reduceLevel(block, Z, p, depth + 1)) continue;
@@ -317,6 +326,8 @@ class Factoriser {
   private low = 0;
   /** Whether `low` was measured (a first factor, or a triangular B's diagonal). */
   private measured = false;
+  /** The last factor's scale passed DEAR_BITS (its basis has entries far larger than its smallest norm). */
+  dear = false;
 
   constructor(
     private readonly B: BigBasis,
@@ -375,6 +386,7 @@ class Factoriser {
     this.low = low;
     this.state = undefined;
     this.valid = B.length;
+    this.dear = false;
     return r;
   }
 
@@ -393,6 +405,8 @@ class Factoriser {
       for (let i = 0; i < m; i++) profile[i] = log2Big(R[i]![i]!);
       this.low = Math.floor(Math.min(...profile)) - 4;
       this.measured = true;
+      // (the scale a factor after a change will need)
+      this.dear = maxBitLength(B) - this.low > DEAR_BITS;
       return { R, F: 0, profile };
     }
     if (!this.measured && whole) {
@@ -420,6 +434,7 @@ class Factoriser {
         r = f;
       }
       p.stats.factorisations++;
+      this.dear = F > DEAR_BITS;
       let lo = Number.POSITIVE_INFINITY;
       for (const v of r.profile) lo = Math.min(lo, v);
       this.valid = m;
