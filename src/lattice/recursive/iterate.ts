@@ -91,6 +91,9 @@ export interface IterateStats {
 /** Levels of fewer vectors reduce their halves one after the other (a worker's message costs more). */
 const PARALLEL_MIN = 16;
 
+/** The smallest log2 Gram-Schmidt norm a first fixed-point factor resolves (q-ary and NTRU-like bases reach about -4). */
+const FIRST_LOW = -8;
+
 /** Size reductions whose multiplier passes this many bits send the basis back to the QR (its R has drifted). */
 const REFACTOR_BITS = 12;
 
@@ -322,8 +325,12 @@ class Factoriser {
   private currentUpTo = 0;
   /** Columns 0..valid-1 of the state's R are those of B. */
   private valid = 0;
-  /** log2 of the smallest Gram-Schmidt norm the fixed-point scale resolves. */
-  private low = 0;
+  /**
+   * log2 of the smallest Gram-Schmidt norm the fixed-point scale resolves; before any factor, a
+   * little below 1, the least an integer basis' norms are apt to reach (a first factor that finds
+   * smaller is redone with the bits it needs).
+   */
+  private low = FIRST_LOW;
   /** Whether `low` was measured (a first factor, or a triangular B's diagonal). */
   private measured = false;
   /** The last factor's scale passed DEAR_BITS (its basis has entries far larger than its smallest norm). */
