@@ -326,9 +326,8 @@ class Factoriser {
   /** Columns 0..valid-1 of the state's R are those of B. */
   private valid = 0;
   /**
-   * log2 of the smallest Gram-Schmidt norm the fixed-point scale resolves; before any factor, a
-   * little below 1, the least an integer basis' norms are apt to reach (a first factor that finds
-   * smaller is redone with the bits it needs).
+   * log2 of the smallest Gram-Schmidt norm the fixed-point scale resolves; before any factor,
+   * FIRST_LOW (a first factor that finds smaller norms is redone with the bits they need).
    */
   private low = FIRST_LOW;
   /** Whether `low` was measured (a first factor, or a triangular B's diagonal). */
