@@ -28,7 +28,6 @@ import {
 } from '../../src/lattice/precision/exact.js';
 import { fixedQR } from '../../src/lattice/recursive/fixed-qr.js';
 import { recursiveReduce } from '../../src/lattice/recursive/integral.js';
-import { reduceLevel } from '../../src/lattice/recursive/iterate.js';
 import { rebuildTransformBig } from '../../src/lattice/exact-transform.js';
 import { reduce } from '../../src/lattice/reduce.js';
 import { availableReferences } from '../../bench/reference/fplll.js';
@@ -167,16 +166,6 @@ test('recursiveReduce without the finish (rhf, alpha): the asked quality is reac
   let drop = 0;
   for (let i = 0; i + 1 < pa.length; i++) drop = Math.max(drop, pa[i]! - pa[i + 1]!);
   assert.ok(a.goal.reached && 2 ** drop <= alpha + 1e-9, `largest drop ${2 ** drop} against alpha ${alpha}`);
-});
-
-test('reduceLevel whose top level never takes one leaf of the whole (its leaves too narrow): the blocks end at delta, not at the levels-below delta, every pair LLL-reduced', () => {
-  // 40 vectors, guard 20: a leaf of the whole needs 20 + log2 40 + 2 = 27.3 bits at least, past 27
-  const B = qary(40, 20, 60);
-  const stats = { rounds: 0, leaves: 0, swaps: 0, factorisations: 0, depth: 0, workerBlocks: 0 };
-  reduceLevel(B, null, { delta: 0.99, innerDelta: 0.9, eta: 0.51, guard: 20, leafBits: 27, maxRounds: 5000, stats });
-  assert.ok(stats.depth > 0, 'blocks reduced below the top level');
-  const check = checkLLLExactBig(B, 0.98, 0.52);
-  assert.ok(check.ok, `LLL at 0.98 exactly: ${check.violations.join('; ')}`);
 });
 
 test('recursiveReduce with threads: the halves on a worker give the one-thread output, operation for operation, proven', () => {

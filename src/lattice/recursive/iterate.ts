@@ -123,16 +123,6 @@ export function reduceLevel(B: BigBasis, U: BigBasis | null, p: IterateParams, d
   const delta = depth === 0 ? p.delta : (p.innerDelta ?? p.delta);
   const least = 0.25 * Math.log2(1 / delta);
   let before = Number.POSITIVE_INFINITY;
-  // the blocks' parameters: the levels below at innerDelta, until the top level has converged so;
-  // then once more with the blocks at delta itself (a profile that descends too far for one leaf of
-  // the whole, past about dimension 250, is otherwise left to the finish at innerDelta's quality)
-  let sub = p;
-  const polish = (): boolean => {
-    if (depth > 0 || sub.innerDelta === undefined || sub.innerDelta >= p.delta) return false;
-    sub = { ...p, innerDelta: p.delta };
-    before = Number.POSITIVE_INFINITY;
-    return true;
-  };
   for (let round = 0; ; round++) {
     if (round >= p.maxRounds)
       throw new IterationLimitError(
@@ -143,10 +133,7 @@ export function reduceLevel(B: BigBasis, U: BigBasis | null, p: IterateParams, d
     const f = qr.sizeReduced(U);
     if (depth === 0 && p.stop?.(f.profile)) return changed;
     const now = potential(f.profile);
-    if (before - now < least) {
-      if (polish()) continue;
-      return changed;
-    }
+    if (before - now < least) return changed;
     before = now;
     if (descentOf(f.profile) + p.guard + Math.log2(m) + 2 <= p.leafBits) {
       const leaf = lllLeaf(compressBlock(f.R, f.F, f.profile, 0, m, p.guard), delta, p.eta);
@@ -178,7 +165,7 @@ export function reduceLevel(B: BigBasis, U: BigBasis | null, p: IterateParams, d
     if (w >= 0) {
       // the two halves from one factor, [h, m) on a worker and [0, h) here (parallel.ts: the
       // same copies, and so the same operations, as one after the other)
-      any = parallelHalves(B, U, qr, sub, depth, w, blocks[0]!, blocks[1]!);
+      any = parallelHalves(B, U, qr, p, depth, w, blocks[0]!, blocks[1]!);
       if (any) qr.changedFrom(0);
       first = 2;
     }
@@ -188,16 +175,13 @@ export function reduceLevel(B: BigBasis, U: BigBasis | null, p: IterateParams, d
       const g = qr.sizeReduced(U, qr.dear ? m : b);
       const block = compressBlock(g.R, g.F, g.profile, a, b, p.guard);
       const Z = identity(b - a);
-      if (!reduceLevel(block, Z, sub, depth + 1)) continue;
+      if (!reduceLevel(block, Z, p, depth + 1)) continue;
       applyColumns(B, a, Z);
       if (U) applyColumns(U, a, Z);
       qr.changedFrom(a);
       any = true;
     }
-    if (!any) {
-      if (polish()) continue;
-      return changed;
-    }
+    if (!any) return changed;
     changed = true;
   }
 }
