@@ -74,6 +74,25 @@ function knapsack(m: number, bits: number): bigint[][] {
   });
 }
 
+/**
+ * Z^m in disguise: rows (a_i, e_i) for i < m - 1 and (1 + sum a_i, 1, ..., 1), a_i of `bits` bits:
+ * det 1 under a first vector of `bits` bits, so its later Gram-Schmidt norms fall to about 2^-bits
+ * (a first factor must find them and be redone with the bits they need).
+ */
+function disguisedIdentity(m: number, bits: number): bigint[][] {
+  const rows: bigint[][] = [];
+  let sum = 1n;
+  for (let i = 0; i + 1 < m; i++) {
+    const r = new Array<bigint>(m).fill(0n);
+    r[0] = bigBelow(bits) | (1n << BigInt(bits - 1));
+    r[i + 1] = 1n;
+    sum += r[0];
+    rows.push(r);
+  }
+  rows.push([sum, ...new Array<bigint>(m - 1).fill(1n)]);
+  return rows;
+}
+
 /** A square basis of uniform entries of `bits` bits (signed). */
 function uniform(m: number, bits: number): bigint[][] {
   return Array.from({ length: m }, () => Array.from({ length: m }, () => bigBelow(bits) - (1n << BigInt(bits - 1))));
@@ -118,6 +137,10 @@ const families: [string, () => bigint[][]][] = [
   ['uniform 16, 40 bits', () => uniform(16, 40)],
   // near-reduced and past float64: the double-double first factor, one LLL of the whole, the finish
   ['uniform 24, 200 bits', () => uniform(24, 200)],
+  // a factor's scale past 1024 bits: each block's factor is the whole basis' (iterate.ts, DEAR_BITS)
+  ['knapsack 12, 1400 bits', () => knapsack(12, 1400)],
+  // Gram-Schmidt norms far below 2^-8: the first factor found them and was redone
+  ['Z^10 disguised, 300 bits', () => disguisedIdentity(10, 300)],
 ];
 
 test('recursiveReduce at delta: fresh q-ary, knapsack and uniform bases come out LLL-reduced (exact check), U B_in = B_out, det U = +-1', () => {

@@ -91,8 +91,18 @@ export interface IterateStats {
 /** Levels of fewer vectors reduce their halves one after the other (a worker's message costs more). */
 const PARALLEL_MIN = 16;
 
+/** The smallest log2 Gram-Schmidt norm a first fixed-point factor resolves (q-ary and NTRU-like bases reach about -4). */
+const FIRST_LOW = -8;
+
 /** Size reductions whose multiplier passes this many bits send the basis back to the QR (its R has drifted). */
 const REFACTOR_BITS = 12;
+
+/**
+ * A factor at a scale past this many bits is dear (its products cost the square of its bits): its
+ * level factors the whole basis for each block rather than a prefix, so that columns far from
+ * size-reduced are reduced once.
+ */
+const DEAR_BITS = 1024;
 
 /**
  * Reduces B in place with U updated alongside (the module comment); returns whether B changed.
@@ -160,7 +170,9 @@ export function reduceLevel(B: BigBasis, U: BigBasis | null, p: IterateParams, d
       first = 2;
     }
     for (const [a, b] of blocks.slice(first)) {
-      const g = qr.sizeReduced(U, b);
+      // (a level whose factor needs many bits has columns after b far from size-reduced: they are
+      // reduced by the whole factor now, once, not by a prefix's and then the next round's)
+      const g = qr.sizeReduced(U, qr.dear ? m : b);
       const block = compressBlock(g.R, g.F, g.profile, a, b, p.guard);
       const Z = identity(b - a);
       if (!reduceLevel(block, Z, p, depth + 1)) continue;
@@ -313,10 +325,15 @@ class Factoriser {
   private currentUpTo = 0;
   /** Columns 0..valid-1 of the state's R are those of B. */
   private valid = 0;
-  /** log2 of the smallest Gram-Schmidt norm the fixed-point scale resolves. */
-  private low = 0;
+  /**
+   * log2 of the smallest Gram-Schmidt norm the fixed-point scale resolves; before any factor,
+   * FIRST_LOW (a first factor that finds smaller norms is redone with the bits they need).
+   */
+  private low = FIRST_LOW;
   /** Whether `low` was measured (a first factor, or a triangular B's diagonal). */
   private measured = false;
+  /** The last factor's scale passed DEAR_BITS (its basis has entries far larger than its smallest norm). */
+  dear = false;
 
   constructor(
     private readonly B: BigBasis,
@@ -375,6 +392,7 @@ class Factoriser {
     this.low = low;
     this.state = undefined;
     this.valid = B.length;
+    this.dear = false;
     return r;
   }
 
@@ -393,6 +411,8 @@ class Factoriser {
       for (let i = 0; i < m; i++) profile[i] = log2Big(R[i]![i]!);
       this.low = Math.floor(Math.min(...profile)) - 4;
       this.measured = true;
+      // (the scale a factor after a change will need)
+      this.dear = maxBitLength(B) - this.low > DEAR_BITS;
       return { R, F: 0, profile };
     }
     if (!this.measured && whole) {
@@ -420,6 +440,7 @@ class Factoriser {
         r = f;
       }
       p.stats.factorisations++;
+      this.dear = F > DEAR_BITS;
       let lo = Number.POSITIVE_INFINITY;
       for (const v of r.profile) lo = Math.min(lo, v);
       this.valid = m;
