@@ -28,7 +28,7 @@ import {
 } from '../core/index.js';
 import { cpuOnlyEngine } from '../gpu/index.js';
 import { maxNodesOf, nodeBudgetError, onBudgetOf } from './budget.js';
-import type { CpuDetector, DetectorOutput, DetectorSetup, LaneKernel } from './detectors/detector.js';
+import type { CpuDetector, DetectorSetup, LaneKernel, LaneOutput } from './detectors/detector.js';
 import { bitsPerSymbolOf, constellation, symbolsToBits } from './modulation.js';
 import { checkDetectOptions } from './options.js';
 import { type Detector, detectorEntry, priorDetectors, WIDE_DETECTORS } from './registry.js';
@@ -404,10 +404,11 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
   };
   const instance = impl.create(setup);
   const lanes = laneKernelOf(impl, setup, val.opts.cpuKernel ?? 'auto');
-  const out: DetectorOutput = {
+  const out: LaneOutput = {
     symbols: new Int32Array(vectors * nt),
     llr: soft ? new Float64Array(vectors * nt * con.bitsPerSymbol) : null,
     unproven: new Uint8Array(vectors),
+    bits: lanes?.bits ? new Uint8Array(vectors * nt * con.bitsPerSymbol) : null,
   };
   const Hs = new Float64Array(hLen),
     ys = new Float64Array(yLen);
@@ -422,7 +423,15 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
       c0 = Math.floor(v0 / vpc),
       c1 = Math.floor((v1 - 1) / vpc) + 1;
     const run = lanes.inputs(c1 - c0, v1 - v0);
-    for (let c = c0; c < c1; c++) {
+    if (lanes.unscaled) {
+      // the kernel scales the caller's arrays itself
+      run.H.set(H.subarray(c0 * hLen, c1 * hLen));
+      run.y.set(Y.subarray(v0 * yLen, v1 * yLen));
+      run.shift.set(shift.subarray(c0, c1));
+      for (let c = c0; c < c1; c++)
+        run.channel.fill(c - c0, Math.max(v0, c * vpc) - v0, Math.min(v1, (c + 1) * vpc) - v0);
+    }
+    for (let c = c0; !lanes.unscaled && c < c1; c++) {
       const p = shift[c]!,
         a = Math.max(v0, c * vpc),
         b = Math.min(v1, (c + 1) * vpc);
@@ -498,7 +507,7 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
       }
     }
   }
-  const bits = symbolsToBits(out.symbols, mod);
+  const bits = out.bits ?? symbolsToBits(out.symbols, mod);
   const budgeted = entry.traits.nodeBudget === 'search';
   const stats: DetectionResult['stats'] = {
     detector: val.opts.detector,
