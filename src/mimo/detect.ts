@@ -322,6 +322,21 @@ export function yTooLarge(Y: Float64Array | Float32Array, v: number, yLen: numbe
   return m > 0 && exponentOf(m) + p > MAX_Y_OVER_H_EXPONENT;
 }
 
+/**
+ * The first vector that yTooLarge refuses (each vector v with its channel's power of two
+ * shift[floor(v / vpc)]), or -1: one comparison an entry, |y_i| >= 2^(MAX + 1 - p) being
+ * exactly exponentOf(max |y|) + p > MAX (the bound is a normal double or infinity).
+ */
+export function firstTooLarge(Y: Float64Array, shift: Int32Array, vpc: number, yLen: number): number {
+  const vectors = Y.length / yLen;
+  for (let c = 0; c * vpc < vectors; c++) {
+    const bound = timesPow2(1, MAX_Y_OVER_H_EXPONENT + 1 - shift[c]!),
+      end = Math.min(vectors, (c + 1) * vpc) * yLen;
+    for (let i = c * vpc * yLen; i < end; i++) if (Math.abs(Y[i]!) >= bound) return Math.floor(i / yLen);
+  }
+  return -1;
+}
+
 /** The CPU engine's error for a vector yTooLarge refuses. */
 export function yTooLargeError(input: DetectionInput, val: ValidatedInput, v: number): InvalidInputError {
   const hLen = 2 * val.nr * val.nt,
@@ -387,10 +402,8 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
     yLen = 2 * nr;
   const shift = new Int32Array(channels);
   for (let c = 0; c < channels; c++) shift[c] = channelShift(H, c, hLen);
-  for (let v = 0; v < vectors; v++) {
-    const c = Math.floor(v / vpc);
-    if (yTooLarge(Y, v, yLen, shift[c]!)) throw yTooLargeError(input, val, v);
-  }
+  const tooLarge = firstTooLarge(Y, shift, vpc, yLen);
+  if (tooLarge >= 0) throw yTooLargeError(input, val, tooLarge);
   const prior = input.priorLlr;
   const setup: DetectorSetup = {
     nr,
@@ -428,8 +441,13 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
       run.H.set(H.subarray(c0 * hLen, c1 * hLen));
       run.y.set(Y.subarray(v0 * yLen, v1 * yLen));
       run.shift.set(shift.subarray(c0, c1));
-      for (let c = c0; c < c1; c++)
-        run.channel.fill(c - c0, Math.max(v0, c * vpc) - v0, Math.min(v1, (c + 1) * vpc) - v0);
+      for (let v = v0, c = c0, next = (c0 + 1) * vpc; v < v1; v++) {
+        if (v === next) {
+          c++;
+          next += vpc;
+        }
+        run.channel[v - v0] = c - c0;
+      }
     }
     for (let c = c0; !lanes.unscaled && c < c1; c++) {
       const p = shift[c]!,

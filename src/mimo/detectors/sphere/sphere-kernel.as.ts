@@ -212,7 +212,7 @@ export function workBytes(nr: i32, nt: i32): usize {
   return (
     ((<usize>(2 * nt * nt + nt + n * n + 7 * n + 1 + 2 * nr)) << 3) +
     ((<usize>(6 * n + nt)) << 2) +
-    ((<usize>(4 * n + 1)) << 4) +
+    ((<usize>(2 + 2 * (5 * n + 1 + 2 * nr))) << 4) +
     64
   );
 }
@@ -342,6 +342,146 @@ function search(
   return nodes;
 }
 
+/** yHat2 = Q^H y of two vectors (lanes A, B; B's channel dB bytes after A's): re += qr a + qi b, im += qr b - qi a. */
+@inline
+function rotate(same: bool, QA: usize, dB: usize, yA: usize, yB: usize, nr: i32, nt: i32, ypair: usize, yHat2: usize): void {
+  for (let i = 0; i < 2 * nr; i++) v128.store(at(ypair, i), pair(yA + ((<usize>i) << 3), yB + ((<usize>i) << 3)));
+  let e = QA;
+  for (let k = 0; k < nt; k++) {
+    let re = f64x2.splat(0),
+      im = f64x2.splat(0);
+    for (let i = 0; i < nr; i++, e += 16) {
+      const qr = lanes(e, e + dB, same),
+        qi = lanes(e + 8, e + 8 + dB, same);
+      const a = v128.load(at(ypair, 2 * i)),
+        b = v128.load(at(ypair, 2 * i + 1));
+      re = f64x2.add(re, f64x2.add(f64x2.mul(qr, a), f64x2.mul(qi, b)));
+      im = f64x2.add(im, f64x2.sub(f64x2.mul(qr, b), f64x2.mul(qi, a)));
+    }
+    v128.store(at(yHat2, 2 * k), re);
+    v128.store(at(yHat2, 2 * k + 1), im);
+  }
+}
+
+/** Lane `o` (byte 0 or 8) of the v128 array src2[0 .. n) into the scalar array dst. */
+function laneOf(src2: usize, n: i32, o: usize, dst: usize): void {
+  for (let k = 0; k < n; k++) setF(dst, k, load<f64>(at(src2, k) + o));
+}
+
+/**
+ * Four vectors' first descent (nearest level at every position, the reference's operations), two
+ * pairs of lanes side by side (two independent chains: a level waits on the level above), and the
+ * test of the first sibling at each level above the leaf against the leaf's metric. Lane L's
+ * channel is dL bytes after lane 0's (`same`: all four share it). Pair g's state is at
+ * block g bytes after pair 0's. Returns each lane's way (lane L's in bits 2L, 2L + 1): 0 the leaf
+ * is the answer (no sibling inside), 1 the search goes on after the leaf, 2 the descent left the
+ * radius (the search starts afresh).
+ */
+@inline
+function descend(
+  same: bool,
+  rows: usize,
+  d1: usize,
+  d2: usize,
+  d3: usize,
+  n: i32,
+  r2a: v128,
+  r2b: v128,
+  vHalf: v128,
+  vToIndex: v128,
+  vScale: v128,
+  vQMax: v128,
+  yHat2: usize,
+  amp2: usize,
+  pd2: usize,
+  centre2: usize,
+  lev2: usize,
+  block: usize,
+): i32 {
+  const invDiag = rows + ((<usize>(n * n)) << 3),
+    weight = invDiag + ((<usize>n) << 3);
+  const vZero = f64x2.splat(0),
+    vOne = f64x2.splat(1),
+    vTwo = f64x2.splat(2),
+    vPoint5 = f64x2.splat(0.5);
+  let okA = v128.not(vZero),
+    okB = okA;
+  let pdA = vZero,
+    pdB = vZero;
+  for (let k = n - 1; k >= 0; k--) {
+    let sA = v128.load(at(yHat2, k)),
+      sB = v128.load(at(yHat2, k) + block);
+    const rb = rows + ((<usize>(k * n)) << 3);
+    for (let j = k + 1; j < n; j++) {
+      const e = rb + ((<usize>j) << 3);
+      const aj = at(amp2, j);
+      sA = f64x2.sub(sA, f64x2.mul(lanes(e, e + d1, same), v128.load(aj)));
+      sB = f64x2.sub(sB, f64x2.mul(same ? v128.load64_splat(e) : pair(e + d2, e + d3), v128.load(aj + block)));
+    }
+    const ek = invDiag + ((<usize>k) << 3),
+      ew = weight + ((<usize>k) << 3);
+    const ivA = lanes(ek, ek + d1, same),
+      ivB = same ? ivA : pair(ek + d2, ek + d3);
+    const wA = lanes(ew, ew + d1, same),
+      wB = same ? wA : pair(ew + d2, ew + d3);
+    const uA = f64x2.add(f64x2.mul(f64x2.mul(sA, ivA), vToIndex), vHalf),
+      uB = f64x2.add(f64x2.mul(f64x2.mul(sB, ivB), vToIndex), vHalf);
+    const fA = f64x2.floor(uA),
+      fB = f64x2.floor(uB);
+    const rA = f64x2.add(fA, v128.and(f64x2.ge(f64x2.sub(uA, fA), vPoint5), vOne)),
+      rB = f64x2.add(fB, v128.and(f64x2.ge(f64x2.sub(uB, fB), vPoint5), vOne));
+    const iA = f64x2.pmin(f64x2.pmax(rA, vZero), vQMax),
+      iB = f64x2.pmin(f64x2.pmax(rB, vZero), vQMax);
+    const dA = f64x2.sub(iA, uA),
+      dB = f64x2.sub(iB, uB);
+    const mA = f64x2.add(pdA, f64x2.mul(f64x2.mul(wA, dA), dA)),
+      mB = f64x2.add(pdB, f64x2.mul(f64x2.mul(wB, dB), dB));
+    okA = v128.and(okA, f64x2.lt(mA, r2a));
+    okB = v128.and(okB, f64x2.lt(mB, r2b));
+    v128.store(at(amp2, k), f64x2.mul(f64x2.sub(f64x2.mul(vTwo, iA), vQMax), vScale));
+    v128.store(at(amp2, k) + block, f64x2.mul(f64x2.sub(f64x2.mul(vTwo, iB), vQMax), vScale));
+    v128.store(at(centre2, k), uA);
+    v128.store(at(centre2, k) + block, uB);
+    v128.store(at(lev2, k), iA);
+    v128.store(at(lev2, k) + block, iB);
+    v128.store(at(pd2, k), mA);
+    v128.store(at(pd2, k) + block, mB);
+    pdA = mA;
+    pdB = mB;
+  }
+  // the first sibling at each level above the leaf (the next nearest level), against the leaf's metric
+  let inA = vZero,
+    inB = vZero;
+  let aboveA = vZero,
+    aboveB = vZero;
+  for (let k = n - 1; k >= 1; k--) {
+    const ew = weight + ((<usize>k) << 3);
+    const wA = lanes(ew, ew + d1, same),
+      wB = same ? wA : pair(ew + d2, ew + d3);
+    for (let g = 0; g < 2; g++) {
+      const o: usize = g ? block : 0;
+      const u = v128.load(at(centre2, k) + o),
+        i0 = v128.load(at(lev2, k) + o);
+      const l = f64x2.sub(i0, vOne),
+        h = f64x2.add(i0, vOne);
+      const lOk = f64x2.ge(l, vZero),
+        hOk = f64x2.le(h, vQMax);
+      const takeL = v128.and(lOk, v128.or(v128.not(hOk), f64x2.le(f64x2.sub(u, l), f64x2.sub(h, u))));
+      const d = f64x2.sub(v128.bitselect(l, h, takeL), u);
+      const m = f64x2.add(g ? aboveB : aboveA, f64x2.mul(f64x2.mul(g ? wB : wA, d), d));
+      if (g) inB = v128.or(inB, f64x2.lt(m, pdB));
+      else inA = v128.or(inA, f64x2.lt(m, pdA));
+    }
+    aboveA = v128.load(at(pd2, k));
+    aboveB = v128.load(at(pd2, k) + block);
+  }
+  const ok = i64x2.bitmask(okA) | (i64x2.bitmask(okB) << 2),
+    inside = i64x2.bitmask(inA) | (i64x2.bitmask(inB) << 2);
+  let ways = 0;
+  for (let L = 0; L < 4; L++) ways |= ((ok >> L) & 1 ? (inside >> L) & 1 : 2) << (2 * L);
+  return ways;
+}
+
 /**
  * Per vector: yHat = Q^H y (the complex rotation), the initial radius (infinity, or with `babai`
  * the sliced zero-forcing point's distance, inflated as the reference inflates it), the search
@@ -378,9 +518,8 @@ export function detect(
   const n = 2 * nt;
   const stride = prepStride(nr, nt);
   const hLen = 2 * nr * nt;
-  const yHatA = work,
-    yHatB = yHatA + ((<usize>n) << 3),
-    amp = yHatB + ((<usize>n) << 3),
+  const yHat = work,
+    amp = yHat + ((<usize>n) << 3),
     pd = amp + ((<usize>n) << 3),
     centre = pd + ((<usize>(n + 1)) << 3),
     idx = centre + ((<usize>n) << 3),
@@ -388,139 +527,95 @@ export function detect(
     hi = lo + ((<usize>n) << 2),
     best = hi + ((<usize>n) << 2),
     scr = best + ((<usize>n) << 2),
-    amp2 = (scr + ((<usize>n) << 2) + 15) & ~(<usize>15),
+    r2s = (scr + ((<usize>n) << 2) + 15) & ~(<usize>15),
+    // two pairs' state: pair 1's `block` bytes after pair 0's
+    amp2 = at(r2s, 2),
     pd2 = at(amp2, n),
     centre2 = at(pd2, n + 1),
-    lev2 = at(centre2, n);
+    lev2 = at(centre2, n),
+    yHat2 = at(lev2, n),
+    ypair = at(yHat2, n),
+    block = (<usize>(5 * n + 1 + 2 * nr)) << 4;
   const half = <f64>(q - 1) / 2,
     toIndex = 1 / (2 * scale),
     qMax = q - 1;
   const vHalf = f64x2.splat(half),
     vToIndex = f64x2.splat(toIndex),
     vScale = f64x2.splat(scale),
-    vQMax = f64x2.splat(<f64>qMax),
-    vZero = f64x2.splat(0),
-    vOne = f64x2.splat(1),
-    vTwo = f64x2.splat(2),
-    vPoint5 = f64x2.splat(0.5);
+    vQMax = f64x2.splat(<f64>qMax);
   // the lanes' answer is the reference's only where its n + n - 1 nodes are within the budget
   const lanesFit = <f64>(2 * n - 1) <= maxNodes;
   let total: f64 = 0;
-  for (let v = 0; v < vectors; v += 2) {
-    const vb = v + 1 < vectors ? v + 1 : v;
-    const QA = prep + <usize>I(chan, v) * stride,
-      QB = prep + <usize>I(chan, vb) * stride;
-    const same = QA == QB;
-    const dB = QB - QA;
-    const rows = QA + ((<usize>hLen) << 3),
-      invDiag = rows + ((<usize>(n * n)) << 3),
-      weight = invDiag + ((<usize>n) << 3);
-    const yA = y + ((<usize>(v * 2 * nr)) << 3),
-      yB = y + ((<usize>(vb * 2 * nr)) << 3);
-    // the rotation, both vectors (re += qr a + qi b, im += qr b - qi a), into yHatA / yHatB
-    for (let k = 0; k < nt; k++) {
-      let re = vZero,
-        im = vZero;
-      const c = 2 * k * nr;
-      for (let i = 0; i < nr; i++) {
-        const e = QA + ((<usize>(c + 2 * i)) << 3);
-        const qr = lanes(e, e + dB, same),
-          qi = lanes(e + 8, e + 8 + dB, same);
-        const o = (<usize>(2 * i)) << 3;
-        const a = pair(yA + o, yB + o),
-          b = pair(yA + o + 8, yB + o + 8);
-        re = f64x2.add(re, f64x2.add(f64x2.mul(qr, a), f64x2.mul(qi, b)));
-        im = f64x2.add(im, f64x2.sub(f64x2.mul(qr, b), f64x2.mul(qi, a)));
+  for (let v = 0; v < vectors; v += 4) {
+    // lanes 0 to 3: vectors v to v + 3 (the last vector again past the run's end)
+    const last = vectors - 1;
+    const v1 = min(v + 1, last),
+      v2 = min(v + 2, last),
+      v3 = min(v + 3, last);
+    const Q0 = prep + <usize>I(chan, v) * stride,
+      Q1 = prep + <usize>I(chan, v1) * stride,
+      Q2 = prep + <usize>I(chan, v2) * stride,
+      Q3 = prep + <usize>I(chan, v3) * stride;
+    const d1 = Q1 - Q0,
+      d2 = Q2 - Q0,
+      d3 = Q3 - Q0;
+    const same = Q0 == Q1 && Q0 == Q2 && Q0 == Q3;
+    const rows = Q0 + ((<usize>hLen) << 3);
+    const y0 = y + ((<usize>(v * 2 * nr)) << 3),
+      y1 = y + ((<usize>(v1 * 2 * nr)) << 3),
+      y2 = y + ((<usize>(v2 * 2 * nr)) << 3),
+      y3 = y + ((<usize>(v3 * 2 * nr)) << 3);
+    // the rotation, a pair at a time, into yHat2 (one loop for a shared channel, one for two)
+    if (Q0 == Q1) rotate(true, Q0, 0, y0, y1, nr, nt, ypair, yHat2);
+    else rotate(false, Q0, d1, y0, y1, nr, nt, ypair, yHat2);
+    if (Q2 == Q3) rotate(true, Q2, 0, y2, y3, nr, nt, ypair + block, yHat2 + block);
+    else rotate(false, Q2, Q3 - Q2, y2, y3, nr, nt, ypair + block, yHat2 + block);
+    for (let L = 0; L < 4; L++) setF(r2s, L, Infinity);
+    if (babai)
+      for (let L = 0; L < 4; L++) {
+        const off: usize = L == 0 ? 0 : L == 1 ? d1 : L == 2 ? d2 : d3;
+        laneOf(yHat2 + (L >> 1 ? block : 0), n, (<usize>(L & 1)) << 3, yHat);
+        const r = zfRadius(n, q, scale, yHat, amp, idx, rows + off, rows + off + ((<usize>(n * n)) << 3), best);
+        setF(r2s, L, r * (1 + 1e-9) + 1e-300);
       }
-      setF(yHatA, 2 * k, f64x2.extract_lane(re, 0));
-      setF(yHatB, 2 * k, f64x2.extract_lane(re, 1));
-      setF(yHatA, 2 * k + 1, f64x2.extract_lane(im, 0));
-      setF(yHatB, 2 * k + 1, f64x2.extract_lane(im, 1));
-    }
-    let r2A: f64 = Infinity,
-      r2B: f64 = Infinity;
-    if (babai) {
-      r2A = zfRadius(n, q, scale, yHatA, amp, idx, rows, invDiag, best) * (1 + 1e-9) + 1e-300;
-      r2B = zfRadius(n, q, scale, yHatB, amp, idx, rows + dB, invDiag + dB, best) * (1 + 1e-9) + 1e-300;
-    }
     // lane L: 0 the lane's answer is the leaf, 1 resume after the leaf, 2 search afresh
-    let wayA = 2,
-      wayB = 2;
+    let ways = 0xaa;
     if (lanesFit) {
-      // the first descent, nearest level at every position
-      const r2v = f64x2.replace_lane(f64x2.splat(r2A), 1, r2B);
-      let ok = v128.not(vZero);
-      let pdNext = vZero;
-      for (let k = n - 1; k >= 0; k--) {
-        let s = pair(yHatA + ((<usize>k) << 3), yHatB + ((<usize>k) << 3));
-        const rb = rows + ((<usize>(k * n)) << 3);
-        for (let j = k + 1; j < n; j++) {
-          const e = rb + ((<usize>j) << 3);
-          s = f64x2.sub(s, f64x2.mul(lanes(e, e + dB, same), v128.load(at(amp2, j))));
-        }
-        const ek = invDiag + ((<usize>k) << 3);
-        const u = f64x2.add(f64x2.mul(f64x2.mul(s, lanes(ek, ek + dB, same)), vToIndex), vHalf);
-        const f = f64x2.floor(u);
-        const r = f64x2.add(f, v128.and(f64x2.ge(f64x2.sub(u, f), vPoint5), vOne));
-        const i0 = f64x2.pmin(f64x2.pmax(r, vZero), vQMax);
-        const dlt = f64x2.sub(i0, u);
-        const ew = weight + ((<usize>k) << 3);
-        const m = f64x2.add(pdNext, f64x2.mul(f64x2.mul(lanes(ew, ew + dB, same), dlt), dlt));
-        ok = v128.and(ok, f64x2.lt(m, r2v));
-        v128.store(at(centre2, k), u);
-        v128.store(at(lev2, k), i0);
-        v128.store(at(pd2, k), m);
-        v128.store(at(amp2, k), f64x2.mul(f64x2.sub(f64x2.mul(vTwo, i0), vQMax), vScale));
-        pdNext = m;
-      }
-      // the first sibling at each level above the leaf (the next nearest level), against the leaf's metric
-      const leaf = pdNext;
-      let inside = vZero;
-      for (let k = 1; k < n; k++) {
-        const u = v128.load(at(centre2, k)),
-          i0 = v128.load(at(lev2, k));
-        const l = f64x2.sub(i0, vOne),
-          h = f64x2.add(i0, vOne);
-        const lOk = f64x2.ge(l, vZero),
-          hOk = f64x2.le(h, vQMax);
-        const takeL = v128.and(lOk, v128.or(v128.not(hOk), f64x2.le(f64x2.sub(u, l), f64x2.sub(h, u))));
-        const d = f64x2.sub(v128.bitselect(l, h, takeL), u);
-        const above = k + 1 < n ? v128.load(at(pd2, k + 1)) : vZero;
-        const ew = weight + ((<usize>k) << 3);
-        const m = f64x2.add(above, f64x2.mul(f64x2.mul(lanes(ew, ew + dB, same), d), d));
-        inside = v128.or(inside, f64x2.lt(m, leaf));
-      }
-      const okBits = i64x2.bitmask(ok),
-        inBits = i64x2.bitmask(inside);
-      wayA = okBits & 1 ? ((inBits & 1) != 0 ? 1 : 0) : 2;
-      wayB = okBits & 2 ? ((inBits & 2) != 0 ? 1 : 0) : 2;
+      const r2a = v128.load(r2s),
+        r2b = v128.load(r2s + 16);
+      ways = same
+        ? descend(true, rows, 0, 0, 0, n, r2a, r2b, vHalf, vToIndex, vScale, vQMax, yHat2, amp2, pd2, centre2, lev2, block)
+        : descend(false, rows, d1, d2, d3, n, r2a, r2b, vHalf, vToIndex, vScale, vQMax, yHat2, amp2, pd2, centre2, lev2, block);
     }
-    for (let lane = 0; lane < (vb == v ? 1 : 2); lane++) {
-      const way = lane == 0 ? wayA : wayB;
-      const off: usize = lane == 0 ? 0 : dB;
-      const yHat = lane == 0 ? yHatA : yHatB;
-      const o = (<usize>lane) << 3;
+    for (let L = 0; L < min(4, vectors - v); L++) {
+      const way = (ways >> (2 * L)) & 3;
+      const off: usize = L == 0 ? 0 : L == 1 ? d1 : L == 2 ? d2 : d3;
+      const g: usize = L >> 1 ? block : 0;
+      const o = (<usize>(L & 1)) << 3;
+      const invDiag = rows + off + ((<usize>(n * n)) << 3),
+        weight = invDiag + ((<usize>n) << 3);
       let nodes: f64 = 0;
       let halted = false;
       if (way == 0) {
-        for (let t = 0; t < n; t++) setI(best, t, <i32>load<f64>(at(lev2, t) + o));
+        for (let t = 0; t < n; t++) setI(best, t, <i32>load<f64>(at(lev2 + g, t) + o));
         nodes = <f64>(2 * n - 1);
       } else {
-        let r2 = lane == 0 ? r2A : r2B;
+        let r2 = F(r2s, L);
+        laneOf(yHat2 + g, n, o, yHat);
         if (way == 1) {
           // the lane's state after its first leaf
           for (let t = 0; t < n; t++) {
-            const i0 = <i32>load<f64>(at(lev2, t) + o);
+            const i0 = <i32>load<f64>(at(lev2 + g, t) + o);
             setI(idx, t, i0);
             setI(lo, t, i0 - 1);
             setI(hi, t, i0 + 1);
             setI(best, t, i0);
-            setF(centre, t, load<f64>(at(centre2, t) + o));
-            setF(amp, t, load<f64>(at(amp2, t) + o));
-            setF(pd, t, load<f64>(at(pd2, t) + o));
           }
+          laneOf(centre2 + g, n, o, centre);
+          laneOf(amp2 + g, n, o, amp);
+          laneOf(pd2 + g, n, o, pd);
           setF(pd, n, 0);
-          r2 = load<f64>(pd2 + o);
+          r2 = F(pd, 0);
           nodes = <f64>n;
         }
         nodes = search(
@@ -528,8 +623,8 @@ export function detect(
           q,
           scale,
           rows + off,
-          invDiag + off,
-          weight + off,
+          invDiag,
+          weight,
           yHat,
           amp,
           pd,
@@ -546,10 +641,10 @@ export function detect(
         halted = stopped;
       }
       total += nodes;
-      const vv = v + lane;
+      const vv = v + L;
       store<u8>(stop + <usize>vv, halted ? 1 : 0);
       // symbolsFromLevels
-      const perm = weight + off + ((<usize>n) << 3);
+      const perm = weight + ((<usize>n) << 3);
       for (let t = 0; t < n; t++) setI(scr, I(perm, t), I(best, t));
       for (let j = 0; j < nt; j++) {
         const sym = I(table, I(scr, j) * q + I(scr, nt + j));
