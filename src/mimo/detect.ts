@@ -330,7 +330,8 @@ export function yTooLarge(Y: Float64Array | Float32Array, v: number, yLen: numbe
 export function firstTooLarge(Y: Float64Array, shift: Int32Array, vpc: number, yLen: number): number {
   const vectors = Y.length / yLen;
   for (let c = 0; c * vpc < vectors; c++) {
-    const bound = timesPow2(1, MAX_Y_OVER_H_EXPONENT + 1 - shift[c]!),
+    const e = MAX_Y_OVER_H_EXPONENT + 1 - shift[c]!;
+    const bound = e <= 1023 ? 2 ** e : Infinity,
       end = Math.min(vectors, (c + 1) * vpc) * yLen;
     for (let i = c * vpc * yLen; i < end; i++) if (Math.abs(Y[i]!) >= bound) return Math.floor(i / yLen);
   }

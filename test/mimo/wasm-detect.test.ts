@@ -20,8 +20,8 @@ import { EngineUnavailableError, InvalidArgumentError, RankDeficientError } from
 import { WASM_ENV, wasmUnavailableReason } from '../../src/core/wasm-kernels.js';
 import { addNoise, randomSymbols, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
 import { rayleighChannels } from '../../src/channels/index.js';
-import { detect } from '../../src/mimo/detect.js';
-import { bitsPerSymbolOf } from '../../src/mimo/modulation.js';
+import { detect, firstTooLarge, yTooLarge } from '../../src/mimo/detect.js';
+import { bitsPerSymbolOf, constellation } from '../../src/mimo/modulation.js';
 import type { DetectionInput, DetectOptions, Modulation } from '../../src/mimo/types.js';
 
 const seed = randomInt(2 ** 31);
@@ -126,6 +126,123 @@ test('sphere: the kernel equals the reference (symbols, nodes, budget stops) on 
   };
   assert.equal(errorOf('auto'), errorOf('typescript'), msg('budget error'));
   assert.match(errorOf('auto'), /NODE_BUDGET/);
+});
+
+/** Exhaustive ML: the symbol indices minimizing ||y - H s||^2 over every combination, and the runner-up's margin. */
+function exhaustiveMl(
+  H: Float64Array,
+  hOff: number,
+  y: Float64Array,
+  yOff: number,
+  nt: number,
+  nr: number,
+  mod: Modulation,
+) {
+  const pts = constellation(mod).points,
+    size = pts.length / 2;
+  let best = Infinity,
+    second = Infinity,
+    arg: number[] = [];
+  const s = new Array<number>(nt).fill(0);
+  for (let combo = 0; combo < size ** nt; combo++) {
+    for (let t = 0, c = combo; t < nt; t++, c = Math.floor(c / size)) s[t] = c % size;
+    let d = 0;
+    for (let r = 0; r < nr; r++) {
+      let re = y[yOff + 2 * r]!,
+        im = y[yOff + 2 * r + 1]!;
+      for (let t = 0; t < nt; t++) {
+        const hr = H[hOff + 2 * (t * nr + r)]!,
+          hi = H[hOff + 2 * (t * nr + r) + 1]!,
+          xr = pts[2 * s[t]!]!,
+          xi = pts[2 * s[t]! + 1]!;
+        re -= hr * xr - hi * xi;
+        im -= hr * xi + hi * xr;
+      }
+      d += re * re + im * im;
+    }
+    if (d < best) {
+      second = best;
+      best = d;
+      arg = [...s];
+    } else if (d < second) second = d;
+  }
+  return { arg, margin: second - best, best };
+}
+
+test("sphere: the kernel's decisions are the exhaustive ML point on small random problems", () => {
+  const rng = new Philox(seed, 6);
+  const mods: Modulation[] = ['qpsk', '16qam'];
+  let compared = 0;
+  for (let trial = 0; trial < 16; trial++) {
+    const mod = mods[trial % 2]!;
+    const nt = 1 + (rng.nextUint32() % (mod === 'qpsk' ? 4 : 3)),
+      nr = nt + (rng.nextUint32() % 2);
+    const vpc = 1 + (rng.nextUint32() % 3),
+      vectors = 1 + (rng.nextUint32() % 9);
+    const snr = -5 + rng.uniform() * 30;
+    const input = problem(rng, nt, nr, mod, vectors, vpc, snr);
+    const opts: DetectOptions = { detector: 'sphere', modulation: mod };
+    if (rng.nextUint32() % 2) opts.initialRadius = 'babai';
+    const r = detect(input, opts);
+    assert.equal(r.stats.kernel, simd ? 'wasm-simd' : 'typescript');
+    const H = input.H as Float64Array,
+      y = input.y as Float64Array;
+    for (let v = 0; v < vectors; v++) {
+      const ml = exhaustiveMl(H, Math.floor(v / vpc) * 2 * nr * nt, y, v * 2 * nr, nt, nr, mod);
+      // a near tie (relative margin under 1e-9) may go either way in floating point
+      if (ml.margin <= 1e-9 * ml.best) continue;
+      compared++;
+      assert.deepEqual(
+        [...r.symbols.subarray(v * nt, (v + 1) * nt)],
+        ml.arg,
+        msg(
+          `sphere ${nt}x${nr} ${mod} vector ${v} of ${vectors} at ${vpc}, ${snr.toFixed(1)} dB, ${JSON.stringify(opts)}`,
+        ),
+      );
+    }
+  }
+  assert.ok(compared > 0);
+});
+
+test("sphere: the kernel equals the reference at budgets around its lanes' 2n - 1 nodes and with vectors far larger than their channel", () => {
+  const rng = new Philox(seed, 7);
+  for (let trial = 0; trial < 8; trial++) {
+    const nt = 1 + (rng.nextUint32() % 4),
+      nr = nt + (rng.nextUint32() % 2);
+    const mod: Modulation = trial % 2 ? 'qpsk' : '16qam';
+    const vectors = 1 + (rng.nextUint32() % 23),
+      vpc = 1 + (rng.nextUint32() % 5);
+    const input = problem(rng, nt, nr, mod, vectors, vpc, 5 + rng.uniform() * 20);
+    const maxNodes = 4 * nt - 2 + (rng.nextUint32() % 3);
+    const opts: DetectOptions = { detector: 'sphere', modulation: mod, maxNodes, onBudget: 'flag' };
+    if (trial & 2) opts.initialRadius = 'babai';
+    same(input, opts, `sphere ${nt}x${nr} ${mod} ${vectors} at ${vpc}, ${JSON.stringify(opts)}`);
+    // some vectors up to 2^499 times their channel: metrics that overflow to infinity
+    const y = Float64Array.from(input.y as Float64Array);
+    for (let v = 0; v < vectors; v++)
+      if (rng.nextUint32() % 2)
+        for (let i = 0; i < 2 * nr; i++) y[v * 2 * nr + i]! *= 2 ** (300 + (rng.nextUint32() % 199));
+    same({ ...input, y }, { detector: 'sphere', modulation: mod }, `sphere ${nt}x${nr} ${mod}, large vectors`);
+  }
+});
+
+test('firstTooLarge finds the first vector yTooLarge refuses', () => {
+  const rng = new Philox(seed, 8);
+  for (let trial = 0; trial < 50; trial++) {
+    const yLen = 2 * (1 + (rng.nextUint32() % 4)),
+      vpc = 1 + (rng.nextUint32() % 4),
+      vectors = 1 + (rng.nextUint32() % 12);
+    const channels = Math.ceil(vectors / vpc);
+    const shift = Int32Array.from({ length: channels }, () => -1074 + (rng.nextUint32() % 2098));
+    const Y = Float64Array.from({ length: vectors * yLen }, () => {
+      // a third of the trials with no vector too large
+      const e = Math.min(-1074 + (rng.nextUint32() % 2098), trial % 3 ? 1022 : -600);
+      return rng.nextUint32() % 8 ? (rng.uniform() + 1) * 2 ** e * (rng.nextUint32() % 2 ? 1 : -1) : 0;
+    });
+    let want = -1;
+    for (let v = 0; v < vectors && want < 0; v++) if (yTooLarge(Y, v, yLen, shift[Math.floor(v / vpc)]!)) want = v;
+    assert.equal(firstTooLarge(Y, shift, vpc, yLen), want, msg(`trial ${trial}`));
+  }
 });
 
 test('a batch past one run of the kernel, and per-vector noise', () => {

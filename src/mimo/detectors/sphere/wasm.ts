@@ -18,7 +18,16 @@ const KERNEL_URL = new URL('./sphere-kernel.wasm', import.meta.url);
 /** The kernel's exports (pointers are byte offsets into its memory). */
 interface SphereKernelExports {
   prepare(H: number, channels: number, nr: number, nt: number, scale: number, prep: number, work: number): number;
-  scale(H: number, channels: number, y: number, chan: number, vectors: number, nr: number, nt: number, shift: number): void;
+  scale(
+    H: number,
+    channels: number,
+    y: number,
+    chan: number,
+    vectors: number,
+    nr: number,
+    nt: number,
+    shift: number,
+  ): void;
   detect(
     y: number,
     chan: number,
@@ -93,7 +102,8 @@ export class SphereKernel implements LaneKernel {
       work: lay.bytes,
     };
     // the scratch as the kernel counts it (workBytes), checked once instantiated
-    const work = 8 * (2 * nt * nt + nt + n * n + 7 * n + 1 + 2 * nr) + 4 * (6 * n + nt) + 16 * (2 + 2 * (5 * n + 1 + 2 * nr)) + 64;
+    const work =
+      8 * (2 * nt * nt + nt + n * n + 7 * n + 1 + 2 * nr) + 4 * (6 * n + nt) + 16 * (2 + 2 * (5 * n + 1 + 2 * nr)) + 64;
     const instance = sharedWasmKernel<SphereKernelExports>(KERNEL_URL, this.at.work + work);
     this.k = instance.exports;
     this.buffer = instance.buffer;
