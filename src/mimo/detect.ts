@@ -331,7 +331,10 @@ export function firstTooLarge(Y: Float64Array, shift: Int32Array, vpc: number, y
   const vectors = Y.length / yLen;
   for (let c = 0; c * vpc < vectors; c++) {
     const e = MAX_Y_OVER_H_EXPONENT + 1 - shift[c]!;
-    const bound = e <= 1023 ? 2 ** e : Infinity,
+    // 2^e from its exponent bits (e >= -573: a normal double)
+    u32[0] = 0;
+    u32[1] = (e + 1023) << 20;
+    const bound = e <= 1023 ? f64[0]! : Infinity,
       end = Math.min(vectors, (c + 1) * vpc) * yLen;
     for (let i = c * vpc * yLen; i < end; i++) if (Math.abs(Y[i]!) >= bound) return Math.floor(i / yLen);
   }

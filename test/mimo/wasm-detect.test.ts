@@ -271,6 +271,33 @@ test("a rank-deficient channel: the reference's error, naming the channel", () =
       (e) => e instanceof RankDeficientError && /channel 1/.test(e.message),
       `sphere ${cpuKernel}`,
     );
+  // the sphere kernel prepares channels in pairs: deficient channels at random (one column
+  // repeated, or a zero channel), the error names the first, whichever lane it is in
+  for (let trial = 0; trial < 16; trial++) {
+    const nt = 2 + (rng.nextUint32() % 3),
+      channels = 2 + (rng.nextUint32() % 6);
+    const p = problem(rng, nt, nt, '16qam', channels, 1, 20);
+    const Hd = Float64Array.from(p.H);
+    const hLen = 2 * nt * nt;
+    const bad = Array.from({ length: channels }, () => rng.nextUint32() % 3 === 0);
+    bad[1 + (rng.nextUint32() % (channels - 1))] = true;
+    for (let c = 0; c < channels; c++) {
+      if (!bad[c]) continue;
+      if (rng.nextUint32() % 4 === 0) Hd.fill(0, c * hLen, (c + 1) * hLen);
+      else {
+        const a = rng.nextUint32() % nt,
+          b = (a + 1 + (rng.nextUint32() % (nt - 1))) % nt;
+        for (let i = 0; i < 2 * nt; i++) Hd[c * hLen + b * 2 * nt + i] = Hd[c * hLen + a * 2 * nt + i]!;
+      }
+    }
+    const first = bad.indexOf(true);
+    for (const cpuKernel of ['typescript', 'auto'] as const)
+      assert.throws(
+        () => detect({ ...p, H: Hd }, { detector: 'sphere', modulation: '16qam', cpuKernel }),
+        (e) => e instanceof RankDeficientError && new RegExp(`channel ${first}\\b`).test(e.message),
+        msg(`sphere ${cpuKernel}, deficient channels ${bad}`),
+      );
+  }
 });
 
 test('the fallback: LATTICE_MIMO_WASM=off, uncovered setups, and where cpuKernel applies', () => {

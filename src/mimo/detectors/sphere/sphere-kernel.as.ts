@@ -97,110 +97,145 @@ export function prepStride(nr: i32, nt: i32): usize {
 }
 
 /**
- * Per channel: the sorted complex QR and the search's tables (prepareSphere). Returns the first
- * channel whose matrix is rank deficient (the host then lets the reference throw), or -1.
+ * Per channel: the sorted complex QR and the search's tables (prepareSphere), two channels at a
+ * time in f64x2 lanes (each lane sorts its own columns: a swap moves one lane's entries). Returns
+ * the first channel whose matrix is rank deficient (the host then lets the reference throw), or -1.
  */
 export function prepare(H: usize, channels: i32, nr: i32, nt: i32, scale: f64, prep: usize, work: usize): i32 {
   const n = 2 * nt;
   const stride = prepStride(nr, nt);
   const hLen = 2 * nr * nt;
-  const Rc = work,
-    resid = Rc + ((<usize>(2 * nt * nt)) << 3),
-    R = resid + ((<usize>nt) << 3),
-    permC = R + ((<usize>(n * n)) << 3);
-  for (let c = 0; c < channels; c++) {
-    const h = H + ((<usize>(c * hLen)) << 3);
-    const Q = prep + <usize>c * stride;
-    const rows = Q + ((<usize>hLen) << 3),
-      invDiag = rows + ((<usize>(n * n)) << 3),
-      weight = invDiag + ((<usize>n) << 3),
-      perm = weight + ((<usize>n) << 3);
-    let sc: f64 = 0;
+  // lanes A, B: Q (column k at 2 k nr), Rc (column k at 2 k nt), the residual norms, the two orders
+  const Qv = (work + 15) & ~(<usize>15),
+    Rcv = at(Qv, hLen),
+    resid = at(Rcv, 2 * nt * nt),
+    permA = at(resid, nt),
+    permB = permA + ((<usize>nt) << 2);
+  const zero = f64x2.splat(0),
+    tol = f64x2.splat(1e-24);
+  for (let c = 0; c < channels; c += 2) {
+    const cb = c + 1 < channels ? c + 1 : c;
+    const hA = H + ((<usize>(c * hLen)) << 3),
+      hB = H + ((<usize>(cb * hLen)) << 3);
+    let sc = zero;
+    let failedB = false;
     for (let k = 0; k < nt; k++) {
-      setI(permC, k, k);
-      let nn: f64 = 0;
+      setI(permA, k, k);
+      setI(permB, k, k);
+      let nn = zero;
       for (let i = 0; i < 2 * nr; i++) {
-        const v = F(h, 2 * k * nr + i);
-        setF(Q, 2 * k * nr + i, v);
-        nn += v * v;
+        const e = (<usize>(2 * k * nr + i)) << 3;
+        const v = pair(hA + e, hB + e);
+        v128.store(at(Qv, 2 * k * nr + i), v);
+        nn = f64x2.add(nn, f64x2.mul(v, v));
       }
-      setF(resid, k, nn);
-      sc = Math.max(sc, nn);
-      for (let i = 0; i < 2 * nt; i++) setF(Rc, 2 * k * nt + i, 0);
+      v128.store(at(resid, k), nn);
+      sc = f64x2.max(sc, nn);
+      for (let i = 0; i < 2 * nt; i++) v128.store(at(Rcv, 2 * k * nt + i), zero);
     }
     for (let i = 0; i < nt; i++) {
-      let best = i;
-      for (let k = i + 1; k < nt; k++) if (F(resid, k) < F(resid, best)) best = k;
-      if (best != i) {
+      // each lane's column of least residual norm (the first such) to position i
+      for (let lane = 0; lane < 2; lane++) {
+        const o = (<usize>lane) << 3;
+        let best = i;
+        for (let k = i + 1; k < nt; k++) if (load<f64>(at(resid, k) + o) < load<f64>(at(resid, best) + o)) best = k;
+        if (best == i) continue;
         for (let r = 0; r < 2 * nr; r++) {
-          const t = F(Q, 2 * i * nr + r);
-          setF(Q, 2 * i * nr + r, F(Q, 2 * best * nr + r));
-          setF(Q, 2 * best * nr + r, t);
+          const a = at(Qv, 2 * i * nr + r) + o,
+            b = at(Qv, 2 * best * nr + r) + o;
+          const t = load<f64>(a);
+          store<f64>(a, load<f64>(b));
+          store<f64>(b, t);
         }
         for (let r = 0; r < 2 * i; r++) {
-          const t = F(Rc, 2 * i * nt + r);
-          setF(Rc, 2 * i * nt + r, F(Rc, 2 * best * nt + r));
-          setF(Rc, 2 * best * nt + r, t);
+          const a = at(Rcv, 2 * i * nt + r) + o,
+            b = at(Rcv, 2 * best * nt + r) + o;
+          const t = load<f64>(a);
+          store<f64>(a, load<f64>(b));
+          store<f64>(b, t);
         }
-        const tp = I(permC, i);
-        setI(permC, i, I(permC, best));
-        setI(permC, best, tp);
-        const tr = F(resid, i);
-        setF(resid, i, F(resid, best));
-        setF(resid, best, tr);
+        const perm = lane ? permB : permA;
+        const tp = I(perm, i);
+        setI(perm, i, I(perm, best));
+        setI(perm, best, tp);
+        const a = at(resid, i) + o,
+          b = at(resid, best) + o;
+        const tr = load<f64>(a);
+        store<f64>(a, load<f64>(b));
+        store<f64>(b, tr);
       }
       const ci = 2 * i * nr;
-      let nn: f64 = 0;
-      for (let r = 0; r < 2 * nr; r++) nn += F(Q, ci + r) * F(Q, ci + r);
-      if (!(nn > 1e-24 * sc)) return c;
-      const norm = Math.sqrt(nn),
-        inv = 1 / norm;
-      setF(Rc, 2 * (i + i * nt), norm);
-      for (let r = 0; r < 2 * nr; r++) setF(Q, ci + r, F(Q, ci + r) * inv);
+      let nn = zero;
+      for (let r = 0; r < 2 * nr; r++) {
+        const v = v128.load(at(Qv, ci + r));
+        nn = f64x2.add(nn, f64x2.mul(v, v));
+      }
+      const okBits = i64x2.bitmask(f64x2.gt(nn, f64x2.mul(tol, sc)));
+      // channel c's failure first; channel cb's once c is through (its lane goes on, unused)
+      if (!(okBits & 1)) return c;
+      if (!(okBits & 2)) failedB = true;
+      const norm = f64x2.sqrt(nn),
+        inv = f64x2.div(f64x2.splat(1), norm);
+      v128.store(at(Rcv, 2 * (i + i * nt)), norm);
+      for (let r = 0; r < 2 * nr; r++) v128.store(at(Qv, ci + r), f64x2.mul(v128.load(at(Qv, ci + r)), inv));
       for (let k = i + 1; k < nt; k++) {
         const ck = 2 * k * nr;
-        let dr: f64 = 0,
-          di: f64 = 0;
+        let dr = zero,
+          di = zero;
         for (let r = 0; r < nr; r++) {
-          const ar = F(Q, ci + 2 * r),
-            ai = F(Q, ci + 2 * r + 1),
-            br = F(Q, ck + 2 * r),
-            bi = F(Q, ck + 2 * r + 1);
-          dr += ar * br + ai * bi;
-          di += ar * bi - ai * br;
+          const ar = v128.load(at(Qv, ci + 2 * r)),
+            ai = v128.load(at(Qv, ci + 2 * r + 1)),
+            br = v128.load(at(Qv, ck + 2 * r)),
+            bi = v128.load(at(Qv, ck + 2 * r + 1));
+          dr = f64x2.add(dr, f64x2.add(f64x2.mul(ar, br), f64x2.mul(ai, bi)));
+          di = f64x2.add(di, f64x2.sub(f64x2.mul(ar, bi), f64x2.mul(ai, br)));
         }
-        setF(Rc, 2 * (i + k * nt), dr);
-        setF(Rc, 2 * (i + k * nt) + 1, di);
+        v128.store(at(Rcv, 2 * (i + k * nt)), dr);
+        v128.store(at(Rcv, 2 * (i + k * nt) + 1), di);
         for (let r = 0; r < nr; r++) {
-          const ar = F(Q, ci + 2 * r),
-            ai = F(Q, ci + 2 * r + 1);
-          setF(Q, ck + 2 * r, F(Q, ck + 2 * r) - (ar * dr - ai * di));
-          setF(Q, ck + 2 * r + 1, F(Q, ck + 2 * r + 1) - (ar * di + ai * dr));
+          const ar = v128.load(at(Qv, ci + 2 * r)),
+            ai = v128.load(at(Qv, ci + 2 * r + 1));
+          const pr = at(Qv, ck + 2 * r),
+            pi = at(Qv, ck + 2 * r + 1);
+          v128.store(pr, f64x2.sub(v128.load(pr), f64x2.sub(f64x2.mul(ar, dr), f64x2.mul(ai, di))));
+          v128.store(pi, f64x2.sub(v128.load(pi), f64x2.add(f64x2.mul(ar, di), f64x2.mul(ai, dr))));
         }
-        setF(resid, k, F(resid, k) - (dr * dr + di * di));
+        const rk = at(resid, k);
+        v128.store(rk, f64x2.sub(v128.load(rk), f64x2.add(f64x2.mul(dr, dr), f64x2.mul(di, di))));
       }
     }
-    // the MRVD: positions 2k, 2k + 1 are Re and Im of stream permC[k] (RVD numbering s, nt + s)
-    for (let k = 0; k < nt; k++) {
-      const s = I(permC, k);
-      setI(perm, 2 * k, s);
-      setI(perm, 2 * k + 1, nt + s);
-    }
-    for (let e = 0; e < n * n; e++) setF(R, e, 0);
-    for (let j = 0; j < nt; j++)
-      for (let i = 0; i <= j; i++) {
-        const re = F(Rc, 2 * (i + j * nt)),
-          im = F(Rc, 2 * (i + j * nt) + 1);
-        setF(R, 2 * i + 2 * j * n, re);
-        setF(R, 2 * i + (2 * j + 1) * n, -im);
-        setF(R, 2 * i + 1 + 2 * j * n, im);
-        setF(R, 2 * i + 1 + (2 * j + 1) * n, re);
+    if (failedB) return cb;
+    // each lane's channel: Q, then R by rows through the MRVD (positions 2k, 2k + 1 are Re and Im
+    // of stream perm[k], RVD numbering s, nt + s), 1 / R_kk, the weights and the order
+    for (let lane = 0; lane < (cb == c ? 1 : 2); lane++) {
+      const o = (<usize>lane) << 3;
+      const Q = prep + <usize>(c + lane) * stride;
+      const rows = Q + ((<usize>hLen) << 3),
+        invDiag = rows + ((<usize>(n * n)) << 3),
+        weight = invDiag + ((<usize>n) << 3),
+        perm = weight + ((<usize>n) << 3);
+      for (let e = 0; e < hLen; e++) setF(Q, e, load<f64>(at(Qv, e) + o));
+      for (let i = 0; i < nt; i++) {
+        for (let j = i; j < nt; j++) {
+          const re = load<f64>(at(Rcv, 2 * (i + j * nt)) + o),
+            im = load<f64>(at(Rcv, 2 * (i + j * nt) + 1) + o);
+          // R(2i, 2j) = re, R(2i, 2j + 1) = -im, R(2i + 1, 2j) = im, R(2i + 1, 2j + 1) = re
+          setF(rows, 2 * i * n + 2 * j, re);
+          setF(rows, 2 * i * n + 2 * j + 1, -im);
+          if (j > i) setF(rows, (2 * i + 1) * n + 2 * j, im);
+          setF(rows, (2 * i + 1) * n + 2 * j + 1, re);
+        }
+        const d = load<f64>(at(Rcv, 2 * (i + i * nt)) + o);
+        const iv = 1 / d,
+          w = 4 * scale * scale * d * d;
+        setF(invDiag, 2 * i, iv);
+        setF(invDiag, 2 * i + 1, iv);
+        setF(weight, 2 * i, w);
+        setF(weight, 2 * i + 1, w);
+        const s = I(lane ? permB : permA, i);
+        setI(perm, 2 * i, s);
+        setI(perm, 2 * i + 1, nt + s);
       }
-    for (let k = 0; k < n; k++) {
-      for (let j = k; j < n; j++) setF(rows, k * n + j, F(R, k + j * n));
-      const d = F(R, k + k * n);
-      setF(invDiag, k, 1 / d);
-      setF(weight, k, 4 * scale * scale * d * d);
     }
   }
   return -1;
@@ -212,6 +247,7 @@ export function workBytes(nr: i32, nt: i32): usize {
   return (
     ((<usize>(2 * nt * nt + nt + n * n + 7 * n + 1 + 2 * nr)) << 3) +
     ((<usize>(6 * n + nt)) << 2) +
+    ((<usize>(2 * nr * nt + 2 * nt * nt + nt)) << 4) +
     ((<usize>(2 + 2 * (5 * n + 1 + 2 * nr))) << 4) +
     64
   );

@@ -103,7 +103,11 @@ export class SphereKernel implements LaneKernel {
     };
     // the scratch as the kernel counts it (workBytes), checked once instantiated
     const work =
-      8 * (2 * nt * nt + nt + n * n + 7 * n + 1 + 2 * nr) + 4 * (6 * n + nt) + 16 * (2 + 2 * (5 * n + 1 + 2 * nr)) + 64;
+      8 * (2 * nt * nt + nt + n * n + 7 * n + 1 + 2 * nr) +
+      4 * (6 * n + nt) +
+      16 * (2 + 2 * (5 * n + 1 + 2 * nr)) +
+      16 * (2 * nr * nt + 2 * nt * nt + nt) +
+      64;
     const instance = sharedWasmKernel<SphereKernelExports>(KERNEL_URL, this.at.work + work);
     this.k = instance.exports;
     this.buffer = instance.buffer;
