@@ -14,9 +14,9 @@
  *   y       f64[vectors][2 nr]       the received vectors (scaled in place by scale())
  *   chan    i32[vectors]             each vector's channel
  *   table   i32[q q]                 symbol index of a stream's level indices (Re * q + Im)
- *   bitTab  u8[q q][bps]             a symbol's bits (the constellation's bitTable)
+ *   bitTab  u8[q q][8]               a symbol's bits (the constellation's bitTable), zeros to 8 bytes
  *   symOut  i32[vectors][nt]         decisions
- *   bitOut  u8[vectors][nt][bps]     their bits
+ *   bitOut  u8[vectors][nt][bps]     their bits (and 8 bytes of slack)
  *   stop    u8[vectors]              1 where the search stopped at its node budget
  *   work    scratch
  */
@@ -679,15 +679,15 @@ export function detect(
       total += nodes;
       const vv = v + L;
       store<u8>(stop + <usize>vv, halted ? 1 : 0);
-      // symbolsFromLevels
+      // symbolsFromLevels: positions 2k, 2k + 1 are Re and Im of stream perm[2k]
       const perm = weight + ((<usize>n) << 3);
-      for (let t = 0; t < n; t++) setI(scr, I(perm, t), I(best, t));
-      for (let j = 0; j < nt; j++) {
-        const sym = I(table, I(scr, j) * q + I(scr, nt + j));
+      for (let k = 0; k < nt; k++) setI(scr, I(perm, 2 * k), I(table, I(best, 2 * k) * q + I(best, 2 * k + 1)));
+      // the bits in stream order, eight bytes a symbol (the next symbol's store overwrites the excess)
+      let dst = bitOut + <usize>(vv * nt * bps);
+      for (let j = 0; j < nt; j++, dst += <usize>bps) {
+        const sym = I(scr, j);
         setI(symOut, vv * nt + j, sym);
-        const src = bitTab + <usize>(sym * bps),
-          dst = bitOut + <usize>((vv * nt + j) * bps);
-        for (let b = 0; b < bps; b++) store<u8>(dst + <usize>b, load<u8>(src + <usize>b));
+        store<u64>(dst, load<u64>(bitTab + ((<usize>sym) << 3)));
       }
     }
   }

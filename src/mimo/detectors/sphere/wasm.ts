@@ -94,10 +94,10 @@ export class SphereKernel implements LaneKernel {
     const cap = this.capacity;
     this.at = {
       table: lay.take(q * q * 4),
-      bitTab: lay.take(q * q * bps),
+      bitTab: lay.take(q * q * 8),
       prep: lay.take(cap * stride),
       symOut: lay.take(cap * nt * 4),
-      bitOut: lay.take(cap * nt * bps),
+      bitOut: lay.take(cap * nt * bps + 8),
       stop: lay.take(cap),
       work: lay.bytes,
     };
@@ -114,7 +114,10 @@ export class SphereKernel implements LaneKernel {
     if (this.k.prepStride(nr, nt) !== stride || this.k.workBytes(nr, nt) !== work)
       throw new LatticeMimoError('CHECK_FAILED', 'sphere-kernel: the host layout disagrees with the kernel');
     new Int32Array(this.buffer, this.at.table, q * q).set(model.constellation.symbolOfLevels!);
-    new Uint8Array(this.buffer, this.at.bitTab, q * q * bps).set(model.constellation.bitTable);
+    // a symbol's bits in eight bytes (bps <= 8): the kernel copies them with one store
+    const words = new Uint8Array(this.buffer, this.at.bitTab, q * q * 8).fill(0),
+      bitTable = model.constellation.bitTable;
+    for (let sym = 0; sym < q * q; sym++) words.set(bitTable.subarray(sym * bps, (sym + 1) * bps), sym * 8);
   }
 
   inputs(channels: number, vectors: number): LaneInputs {
