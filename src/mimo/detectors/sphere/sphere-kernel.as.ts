@@ -399,6 +399,39 @@ function rotate(same: bool, QA: usize, dB: usize, yA: usize, yB: usize, nr: i32,
   }
 }
 
+/** rotate() of four vectors of one channel (two pairs of lanes, pair 1's arrays `block` bytes on): one load of each entry of Q. */
+function rotate4(Q: usize, y0: usize, y1: usize, y2: usize, y3: usize, nr: i32, nt: i32, ypair: usize, yHat2: usize, block: usize): void {
+  for (let i = 0; i < 2 * nr; i++) {
+    const o = (<usize>i) << 3;
+    v128.store(at(ypair, i), pair(y0 + o, y1 + o));
+    v128.store(at(ypair, i) + block, pair(y2 + o, y3 + o));
+  }
+  let e = Q;
+  for (let k = 0; k < nt; k++) {
+    let re = f64x2.splat(0),
+      im = f64x2.splat(0),
+      re2 = f64x2.splat(0),
+      im2 = f64x2.splat(0);
+    for (let i = 0; i < nr; i++, e += 16) {
+      const qr = v128.load64_splat(e),
+        qi = v128.load64_splat(e + 8);
+      const pa = at(ypair, 2 * i);
+      const a = v128.load(pa),
+        b = v128.load(pa + 16),
+        a2 = v128.load(pa + block),
+        b2 = v128.load(pa + block + 16);
+      re = f64x2.add(re, f64x2.add(f64x2.mul(qr, a), f64x2.mul(qi, b)));
+      im = f64x2.add(im, f64x2.sub(f64x2.mul(qr, b), f64x2.mul(qi, a)));
+      re2 = f64x2.add(re2, f64x2.add(f64x2.mul(qr, a2), f64x2.mul(qi, b2)));
+      im2 = f64x2.add(im2, f64x2.sub(f64x2.mul(qr, b2), f64x2.mul(qi, a2)));
+    }
+    v128.store(at(yHat2, 2 * k), re);
+    v128.store(at(yHat2, 2 * k + 1), im);
+    v128.store(at(yHat2, 2 * k) + block, re2);
+    v128.store(at(yHat2, 2 * k + 1) + block, im2);
+  }
+}
+
 /** Lane `o` (byte 0 or 8) of the v128 array src2[0 .. n) into the scalar array dst. */
 function laneOf(src2: usize, n: i32, o: usize, dst: usize): void {
   for (let k = 0; k < n; k++) setF(dst, k, load<f64>(at(src2, k) + o));
@@ -602,10 +635,13 @@ export function detect(
       y2 = y + ((<usize>(v2 * 2 * nr)) << 3),
       y3 = y + ((<usize>(v3 * 2 * nr)) << 3);
     // the rotation, a pair at a time, into yHat2 (one loop for a shared channel, one for two)
-    if (Q0 == Q1) rotate(true, Q0, 0, y0, y1, nr, nt, ypair, yHat2);
-    else rotate(false, Q0, d1, y0, y1, nr, nt, ypair, yHat2);
-    if (Q2 == Q3) rotate(true, Q2, 0, y2, y3, nr, nt, ypair + block, yHat2 + block);
-    else rotate(false, Q2, Q3 - Q2, y2, y3, nr, nt, ypair + block, yHat2 + block);
+    if (same) rotate4(Q0, y0, y1, y2, y3, nr, nt, ypair, yHat2, block);
+    else {
+      if (Q0 == Q1) rotate(true, Q0, 0, y0, y1, nr, nt, ypair, yHat2);
+      else rotate(false, Q0, d1, y0, y1, nr, nt, ypair, yHat2);
+      if (Q2 == Q3) rotate(true, Q2, 0, y2, y3, nr, nt, ypair + block, yHat2 + block);
+      else rotate(false, Q2, Q3 - Q2, y2, y3, nr, nt, ypair + block, yHat2 + block);
+    }
     for (let L = 0; L < 4; L++) setF(r2s, L, Infinity);
     if (babai)
       for (let L = 0; L < 4; L++) {
@@ -632,8 +668,14 @@ export function detect(
         weight = invDiag + ((<usize>n) << 3);
       let nodes: f64 = 0;
       let halted = false;
+      const perm = weight + ((<usize>n) << 3);
       if (way == 0) {
-        for (let t = 0; t < n; t++) setI(best, t, <i32>load<f64>(at(lev2 + g, t) + o));
+        // the leaf's levels, stream by stream (positions 2k, 2k + 1: Re and Im of stream perm[2k])
+        for (let k = 0; k < nt; k++) {
+          const re = <i32>load<f64>(at(lev2 + g, 2 * k) + o),
+            im = <i32>load<f64>(at(lev2 + g, 2 * k + 1) + o);
+          setI(scr, I(perm, 2 * k), I(table, re * q + im));
+        }
         nodes = <f64>(2 * n - 1);
       } else {
         let r2 = F(r2s, L);
@@ -675,14 +717,12 @@ export function detect(
           nodes,
         );
         halted = stopped;
+        for (let k = 0; k < nt; k++) setI(scr, I(perm, 2 * k), I(table, I(best, 2 * k) * q + I(best, 2 * k + 1)));
       }
       total += nodes;
       const vv = v + L;
       store<u8>(stop + <usize>vv, halted ? 1 : 0);
-      // symbolsFromLevels: positions 2k, 2k + 1 are Re and Im of stream perm[2k]
-      const perm = weight + ((<usize>n) << 3);
-      for (let k = 0; k < nt; k++) setI(scr, I(perm, 2 * k), I(table, I(best, 2 * k) * q + I(best, 2 * k + 1)));
-      // the bits in stream order, eight bytes a symbol (the next symbol's store overwrites the excess)
+      // the symbols (symbolsFromLevels, into scr above) and their bits in stream order, eight bytes a symbol (the next symbol's store overwrites the excess)
       let dst = bitOut + <usize>(vv * nt * bps);
       for (let j = 0; j < nt; j++, dst += <usize>bps) {
         const sym = I(scr, j);
