@@ -223,6 +223,21 @@ test("sphere: the kernel equals the reference at budgets around its lanes' 2n - 
       if (rng.nextUint32() % 2)
         for (let i = 0; i < 2 * nr; i++) y[v * 2 * nr + i]! *= 2 ** (300 + (rng.nextUint32() % 199));
     same({ ...input, y }, { detector: 'sphere', modulation: mod }, `sphere ${nt}x${nr} ${mod}, large vectors`);
+    // channels (with their vectors) scaled by 2^+-1005 to 2^+-1015: the scaling's steps of 2^1000
+    const H2 = Float64Array.from(input.H as Float64Array),
+      y2 = Float64Array.from(input.y as Float64Array);
+    const hLen = 2 * nr * nt;
+    for (let c = 0; c * vpc < vectors; c++) {
+      if (rng.nextUint32() % 2) continue;
+      const f = 2 ** ((rng.nextUint32() % 2 ? 1 : -1) * (1005 + (rng.nextUint32() % 11)));
+      for (let i = c * hLen; i < (c + 1) * hLen; i++) H2[i]! *= f;
+      for (let i = c * vpc * 2 * nr; i < Math.min(vectors, (c + 1) * vpc) * 2 * nr; i++) y2[i]! *= f;
+    }
+    same(
+      { ...input, H: H2, y: y2 },
+      { detector: 'sphere', modulation: mod },
+      `sphere ${nt}x${nr} ${mod}, scaled channels`,
+    );
   }
 });
 

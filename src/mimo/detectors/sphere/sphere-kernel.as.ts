@@ -8,10 +8,11 @@
  *
  * Square QAM only (the host refuses the rest). Every pointer is a byte offset into the imported
  * memory, laid out by the host (wasm.ts):
- *   H       f64[channels][2 nr nt]   the complex channels (scaled in place by scale())
+ *   H       f64[channels][2 nr nt]   the complex channels (unscaled: see scale())
  *   shift   i32[channels]            each channel's power of two (detect.ts's channelShift)
+ *   factor  f64[channels]            its scale factor (scale() writes it)
  *   prep    per channel (stride bytes): Q f64[2 nr nt], rows f64[n n], invDiag f64[n], weight f64[n], perm i32[n]
- *   y       f64[vectors][2 nr]       the received vectors (scaled in place by scale())
+ *   y       f64[vectors][2 nr]       the received vectors (unscaled)
  *   chan    i32[vectors]             each vector's channel
  *   table   i32[q q]                 symbol index of a stream's level indices (Re * q + Im)
  *   bitTab  u8[q q][8]               a symbol's bits (the constellation's bitTable), zeros to 8 bytes
@@ -80,14 +81,34 @@ function scaleBy(a: usize, len: i32, p: i32): void {
 }
 
 /**
- * The CPU engine's scaling of a run in place (detect.ts's scaleInto): channel c and its vectors by
- * 2^shift[c], exact as the host's (the same products).
+ * The CPU engine's scaling of a run (detect.ts's scaleInto: channel c and its vectors by
+ * 2^shift[c], the same products): factor[c] = 2^shift[c], by which prepare() and detect()
+ * multiply each entry as they load it; a channel whose |shift| is over 1000 (several products) is
+ * scaled in place here, with its vectors, and gets factor 1.
  */
-export function scale(H: usize, channels: i32, y: usize, chan: usize, vectors: i32, nr: i32, nt: i32, shift: usize): void {
+export function scale(
+  H: usize,
+  channels: i32,
+  y: usize,
+  chan: usize,
+  vectors: i32,
+  nr: i32,
+  nt: i32,
+  shift: usize,
+  factor: usize,
+): void {
   const hLen = 2 * nr * nt,
     yLen = 2 * nr;
-  for (let c = 0; c < channels; c++) scaleBy(H + ((<usize>(c * hLen)) << 3), hLen, I(shift, c));
-  for (let v = 0; v < vectors; v++) scaleBy(y + ((<usize>(v * yLen)) << 3), yLen, I(shift, I(chan, v)));
+  for (let c = 0; c < channels; c++) {
+    const p = I(shift, c);
+    if (p >= -1000 && p <= 1000) {
+      setF(factor, c, pow2(p));
+      continue;
+    }
+    setF(factor, c, 1);
+    scaleBy(H + ((<usize>(c * hLen)) << 3), hLen, p);
+    for (let v = 0; v < vectors; v++) if (I(chan, v) == c) scaleBy(y + ((<usize>(v * yLen)) << 3), yLen, p);
+  }
 }
 
 /** Bytes of one channel's prep. */
@@ -101,7 +122,16 @@ export function prepStride(nr: i32, nt: i32): usize {
  * time in f64x2 lanes (each lane sorts its own columns: a swap moves one lane's entries). Returns
  * the first channel whose matrix is rank deficient (the host then lets the reference throw), or -1.
  */
-export function prepare(H: usize, channels: i32, nr: i32, nt: i32, scale: f64, prep: usize, work: usize): i32 {
+export function prepare(
+  H: usize,
+  factor: usize,
+  channels: i32,
+  nr: i32,
+  nt: i32,
+  scale: f64,
+  prep: usize,
+  work: usize,
+): i32 {
   const n = 2 * nt;
   const stride = prepStride(nr, nt);
   const hLen = 2 * nr * nt;
@@ -117,6 +147,7 @@ export function prepare(H: usize, channels: i32, nr: i32, nt: i32, scale: f64, p
     const cb = c + 1 < channels ? c + 1 : c;
     const hA = H + ((<usize>(c * hLen)) << 3),
       hB = H + ((<usize>(cb * hLen)) << 3);
+    const f = pair(factor + ((<usize>c) << 3), factor + ((<usize>cb) << 3));
     let sc = zero;
     let failedB = false;
     for (let k = 0; k < nt; k++) {
@@ -125,7 +156,7 @@ export function prepare(H: usize, channels: i32, nr: i32, nt: i32, scale: f64, p
       let nn = zero;
       for (let i = 0; i < 2 * nr; i++) {
         const e = (<usize>(2 * k * nr + i)) << 3;
-        const v = pair(hA + e, hB + e);
+        const v = f64x2.mul(pair(hA + e, hB + e), f);
         v128.store(at(Qv, 2 * k * nr + i), v);
         nn = f64x2.add(nn, f64x2.mul(v, v));
       }
@@ -380,8 +411,20 @@ function search(
 
 /** yHat2 = Q^H y of two vectors (lanes A, B; B's channel dB bytes after A's): re += qr a + qi b, im += qr b - qi a. */
 @inline
-function rotate(same: bool, QA: usize, dB: usize, yA: usize, yB: usize, nr: i32, nt: i32, ypair: usize, yHat2: usize): void {
-  for (let i = 0; i < 2 * nr; i++) v128.store(at(ypair, i), pair(yA + ((<usize>i) << 3), yB + ((<usize>i) << 3)));
+function rotate(
+  same: bool,
+  QA: usize,
+  dB: usize,
+  yA: usize,
+  yB: usize,
+  f: v128,
+  nr: i32,
+  nt: i32,
+  ypair: usize,
+  yHat2: usize,
+): void {
+  for (let i = 0; i < 2 * nr; i++)
+    v128.store(at(ypair, i), f64x2.mul(pair(yA + ((<usize>i) << 3), yB + ((<usize>i) << 3)), f));
   let e = QA;
   for (let k = 0; k < nt; k++) {
     let re = f64x2.splat(0),
@@ -400,11 +443,23 @@ function rotate(same: bool, QA: usize, dB: usize, yA: usize, yB: usize, nr: i32,
 }
 
 /** rotate() of four vectors of one channel (two pairs of lanes, pair 1's arrays `block` bytes on): one load of each entry of Q. */
-function rotate4(Q: usize, y0: usize, y1: usize, y2: usize, y3: usize, nr: i32, nt: i32, ypair: usize, yHat2: usize, block: usize): void {
+function rotate4(
+  Q: usize,
+  y0: usize,
+  y1: usize,
+  y2: usize,
+  y3: usize,
+  f: v128,
+  nr: i32,
+  nt: i32,
+  ypair: usize,
+  yHat2: usize,
+  block: usize,
+): void {
   for (let i = 0; i < 2 * nr; i++) {
     const o = (<usize>i) << 3;
-    v128.store(at(ypair, i), pair(y0 + o, y1 + o));
-    v128.store(at(ypair, i) + block, pair(y2 + o, y3 + o));
+    v128.store(at(ypair, i), f64x2.mul(pair(y0 + o, y1 + o), f));
+    v128.store(at(ypair, i) + block, f64x2.mul(pair(y2 + o, y3 + o), f));
   }
   let e = Q;
   for (let k = 0; k < nt; k++) {
@@ -567,6 +622,7 @@ function descend(
  */
 export function detect(
   y: usize,
+  factor: usize,
   chan: usize,
   vectors: i32,
   prep: usize,
@@ -635,12 +691,17 @@ export function detect(
       y2 = y + ((<usize>(v2 * 2 * nr)) << 3),
       y3 = y + ((<usize>(v3 * 2 * nr)) << 3);
     // the rotation, a pair at a time, into yHat2 (one loop for a shared channel, one for two)
-    if (same) rotate4(Q0, y0, y1, y2, y3, nr, nt, ypair, yHat2, block);
+    // each vector's scale factor (its channel's)
+    const c0 = I(chan, v),
+      c2 = I(chan, v2);
+    const fa = pair(factor + ((<usize>c0) << 3), factor + ((<usize>I(chan, v1)) << 3)),
+      fb = pair(factor + ((<usize>c2) << 3), factor + ((<usize>I(chan, v3)) << 3));
+    if (same) rotate4(Q0, y0, y1, y2, y3, fa, nr, nt, ypair, yHat2, block);
     else {
-      if (Q0 == Q1) rotate(true, Q0, 0, y0, y1, nr, nt, ypair, yHat2);
-      else rotate(false, Q0, d1, y0, y1, nr, nt, ypair, yHat2);
-      if (Q2 == Q3) rotate(true, Q2, 0, y2, y3, nr, nt, ypair + block, yHat2 + block);
-      else rotate(false, Q2, Q3 - Q2, y2, y3, nr, nt, ypair + block, yHat2 + block);
+      if (Q0 == Q1) rotate(true, Q0, 0, y0, y1, fa, nr, nt, ypair, yHat2);
+      else rotate(false, Q0, d1, y0, y1, fa, nr, nt, ypair, yHat2);
+      if (Q2 == Q3) rotate(true, Q2, 0, y2, y3, fb, nr, nt, ypair + block, yHat2 + block);
+      else rotate(false, Q2, Q3 - Q2, y2, y3, fb, nr, nt, ypair + block, yHat2 + block);
     }
     for (let L = 0; L < 4; L++) setF(r2s, L, Infinity);
     if (babai)

@@ -17,7 +17,16 @@ const KERNEL_URL = new URL('./sphere-kernel.wasm', import.meta.url);
 
 /** The kernel's exports (pointers are byte offsets into its memory). */
 interface SphereKernelExports {
-  prepare(H: number, channels: number, nr: number, nt: number, scale: number, prep: number, work: number): number;
+  prepare(
+    H: number,
+    factor: number,
+    channels: number,
+    nr: number,
+    nt: number,
+    scale: number,
+    prep: number,
+    work: number,
+  ): number;
   scale(
     H: number,
     channels: number,
@@ -27,9 +36,11 @@ interface SphereKernelExports {
     nr: number,
     nt: number,
     shift: number,
+    factor: number,
   ): void;
   detect(
     y: number,
+    factor: number,
     chan: number,
     vectors: number,
     prep: number,
@@ -68,6 +79,7 @@ export class SphereKernel implements LaneKernel {
   private readonly lay: RunLayout;
   private readonly at: {
     table: number;
+    factor: number;
     bitTab: number;
     prep: number;
     symOut: number;
@@ -88,12 +100,13 @@ export class SphereKernel implements LaneKernel {
     // one channel's prep (the kernel's prepStride): Q, rows, 1 / R_kk, weights, perm
     const stride = Math.ceil((8 * (hLen + n * n + 2 * n) + 4 * n) / 16) * 16;
     // a vector with its own channel: the channel's prep, the decisions and their bits, the budget flag
-    const lay = new RunLayout(hLen, 2 * nr, stride + nt * (4 + bps) + 1 + 48);
+    const lay = new RunLayout(hLen, 2 * nr, stride + nt * (4 + bps) + 8 + 1 + 48);
     this.lay = lay;
     this.capacity = lay.capacity;
     const cap = this.capacity;
     this.at = {
       table: lay.take(q * q * 4),
+      factor: lay.take(cap * 8),
       bitTab: lay.take(q * q * 8),
       prep: lay.take(cap * stride),
       symOut: lay.take(cap * nt * 4),
@@ -128,11 +141,12 @@ export class SphereKernel implements LaneKernel {
     const { k, at, lay, model } = this;
     const { nr, nt, q, scale } = model;
     const bps = model.constellation.bitsPerSymbol;
-    k.scale(lay.H, channels, lay.y, lay.channel, vectors, nr, nt, lay.shift);
-    const failed = k.prepare(lay.H, channels, nr, nt, scale, at.prep, at.work);
+    k.scale(lay.H, channels, lay.y, lay.channel, vectors, nr, nt, lay.shift, at.factor);
+    const failed = k.prepare(lay.H, at.factor, channels, nr, nt, scale, at.prep, at.work);
     if (failed >= 0) return -1 - failed;
     const nodes = k.detect(
       lay.y,
+      at.factor,
       lay.channel,
       vectors,
       at.prep,
