@@ -1,10 +1,12 @@
 /**
  * AssemblyScript source of the sphere decoder's kernels on WebAssembly (built to sphere-kernel.wasm
  * by scripts/build-wasm.mjs; not compiled by tsc): the per-channel sorted complex QR (complex.ts's
- * complexSortedQrInto, expanded to the real R by MRVD, as triangularizeInto 'complex') and the
- * per-vector Schnorr-Euchner search (cpu.ts's SphereSearch), for a whole run of channels and
- * vectors in one call. The arithmetic is the reference's, operation for operation (float64, no
- * fused multiply-add, Math.round as JavaScript rounds): the same decisions, nodes and budget stops.
+ * complexSortedQrInto, expanded to the real R by MRVD, as triangularizeInto 'complex'; two
+ * channels in f64x2 lanes) and the per-vector Schnorr-Euchner search (cpu.ts's SphereSearch; its
+ * first descent and first siblings four vectors at a time in lanes, the rest scalar), for a whole
+ * run of channels and vectors in one call. The arithmetic is the reference's, operation for
+ * operation (float64, no fused multiply-add, Math.round as JavaScript rounds, every sum in its
+ * order): the same decisions, nodes and budget stops, ties broken as the reference breaks them.
  *
  * Square QAM only (the host refuses the rest). Every pointer is a byte offset into the imported
  * memory, laid out by the host (wasm.ts):

@@ -1,10 +1,11 @@
 /**
- * The sphere decoder on its WebAssembly kernel (sphere-kernel.as.ts): the per-channel sorted complex
- * QR and the per-vector depth-first search of a whole run in one call each, in float64 with the
- * reference's arithmetic operation for operation (cpu.ts): the same decisions, node counts and
- * budget stops. A depth-first search branches on every node, differently in every vector, so the
- * kernel walks one vector at a time (lanes over vectors would wait on the longest search of each
- * group); what it saves is the JavaScript around the arithmetic.
+ * The sphere decoder on its WebAssembly kernel (sphere-kernel.as.ts): the scaling, the per-channel
+ * sorted complex QR and the per-vector depth-first search of a whole run in one call each, in
+ * float64 with the reference's arithmetic operation for operation (cpu.ts): the same decisions,
+ * node counts and budget stops. A depth-first search branches on every node, differently in every
+ * vector, but most searches at a useful SNR end after their first descent and its first siblings:
+ * the kernel runs those for four vectors at a time in f64x2 lanes and the rest of a search on its
+ * own. It takes the caller's unscaled H and y (`unscaled`) and writes the decisions' bits (`bits`).
  *
  * Covers square QAM (the complex QR); BPSK runs the TypeScript reference (lanes() says why).
  */
