@@ -495,6 +495,23 @@ function laneOf(src2: usize, n: i32, o: usize, dst: usize): void {
 }
 
 /**
+ * The metric of a level's first sibling: the next nearest level to centre u after i0 (below where
+ * it is at least as near, as the reference's zig-zag), under partial metric `above`.
+ */
+@inline
+function sibling(u: v128, i0: v128, above: v128, w: v128, vQMax: v128): v128 {
+  const vOne = f64x2.splat(1),
+    vZero = f64x2.splat(0);
+  const l = f64x2.sub(i0, vOne),
+    h = f64x2.add(i0, vOne);
+  const lOk = f64x2.ge(l, vZero),
+    hOk = f64x2.le(h, vQMax);
+  const takeL = v128.and(lOk, v128.or(v128.not(hOk), f64x2.le(f64x2.sub(u, l), f64x2.sub(h, u))));
+  const d = f64x2.sub(v128.bitselect(l, h, takeL), u);
+  return f64x2.add(above, f64x2.mul(f64x2.mul(w, d), d));
+}
+
+/**
  * Four vectors' first descent (nearest level at every position, the reference's operations), two
  * pairs of lanes side by side (two independent chains: a level waits on the level above), and the
  * test of the first sibling at each level above the leaf against the leaf's metric. Lane L's
@@ -534,6 +551,8 @@ function descend(
     okB = okA;
   let pdA = vZero,
     pdB = vZero;
+  let sibA = f64x2.splat(Infinity),
+    sibB = sibA;
   for (let k = n - 1; k >= 0; k--) {
     let sA = v128.load(at(yHat2, k)),
       sB = v128.load(at(yHat2, k) + block);
@@ -572,35 +591,18 @@ function descend(
     v128.store(at(lev2, k) + block, iB);
     v128.store(at(pd2, k), mA);
     v128.store(at(pd2, k) + block, mB);
+    if (k > 0) {
+      // the level's first sibling (the next nearest level) under the same levels above
+      sibA = f64x2.pmin(sibA, sibling(uA, iA, pdA, wA, vQMax));
+      sibB = f64x2.pmin(sibB, sibling(uB, iB, pdB, wB, vQMax));
+    }
     pdA = mA;
     pdB = mB;
   }
-  // the first sibling at each level above the leaf (the next nearest level), against the leaf's metric
-  let inA = vZero,
-    inB = vZero;
-  let aboveA = vZero,
-    aboveB = vZero;
-  for (let k = n - 1; k >= 1; k--) {
-    const ew = weight + ((<usize>k) << 3);
-    const wA = lanes(ew, ew + d1, same),
-      wB = same ? wA : pair(ew + d2, ew + d3);
-    for (let g = 0; g < 2; g++) {
-      const o: usize = g ? block : 0;
-      const u = v128.load(at(centre2, k) + o),
-        i0 = v128.load(at(lev2, k) + o);
-      const l = f64x2.sub(i0, vOne),
-        h = f64x2.add(i0, vOne);
-      const lOk = f64x2.ge(l, vZero),
-        hOk = f64x2.le(h, vQMax);
-      const takeL = v128.and(lOk, v128.or(v128.not(hOk), f64x2.le(f64x2.sub(u, l), f64x2.sub(h, u))));
-      const d = f64x2.sub(v128.bitselect(l, h, takeL), u);
-      const m = f64x2.add(g ? aboveB : aboveA, f64x2.mul(f64x2.mul(g ? wB : wA, d), d));
-      if (g) inB = v128.or(inB, f64x2.lt(m, pdB));
-      else inA = v128.or(inA, f64x2.lt(m, pdA));
-    }
-    aboveA = v128.load(at(pd2, k));
-    aboveB = v128.load(at(pd2, k) + block);
-  }
+  // a sibling inside the leaf's metric: the least of them below it (all finite where the descent
+  // stayed inside the radius, the only lanes where this counts)
+  const inA = f64x2.lt(sibA, pdA),
+    inB = f64x2.lt(sibB, pdB);
   const ok = i64x2.bitmask(okA) | (i64x2.bitmask(okB) << 2),
     inside = i64x2.bitmask(inA) | (i64x2.bitmask(inB) << 2);
   let ways = 0;
