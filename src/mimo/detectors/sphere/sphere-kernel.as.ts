@@ -557,11 +557,13 @@ function descend(
     let sA = v128.load(at(yHat2, k)),
       sB = v128.load(at(yHat2, k) + block);
     const rb = rows + ((<usize>(k * n)) << 3);
-    for (let j = k + 1; j < n; j++) {
-      const e = rb + ((<usize>j) << 3);
-      const aj = at(amp2, j);
-      sA = f64x2.sub(sA, f64x2.mul(lanes(e, e + d1, same), v128.load(aj)));
-      sB = f64x2.sub(sB, f64x2.mul(same ? v128.load64_splat(e) : pair(e + d2, e + d3), v128.load(aj + block)));
+    // s -= R_kj amp_j for j = k + 1 .. n - 1, in that order (pointers to R_kj and amp_j walked)
+    const rEnd = rb + ((<usize>n) << 3);
+    for (let e = rb + ((<usize>(k + 1)) << 3), aj = at(amp2, k + 1); e < rEnd; e += 8, aj += 16) {
+      const rA = lanes(e, e + d1, same),
+        rB = same ? rA : pair(e + d2, e + d3);
+      sA = f64x2.sub(sA, f64x2.mul(rA, v128.load(aj)));
+      sB = f64x2.sub(sB, f64x2.mul(rB, v128.load(aj + block)));
     }
     const ek = invDiag + ((<usize>k) << 3),
       ew = weight + ((<usize>k) << 3);
