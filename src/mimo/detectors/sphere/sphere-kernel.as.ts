@@ -279,7 +279,7 @@ export function workBytes(nr: i32, nt: i32): usize {
   const n = 2 * nt;
   return (
     ((<usize>(2 * nt * nt + nt + n * n + 7 * n + 1 + 2 * nr)) << 3) +
-    ((<usize>(6 * n + nt)) << 2) +
+    ((<usize>(8 * n + 1 + nt)) << 2) +
     ((<usize>(2 * nr * nt + 2 * nt * nt + nt)) << 4) +
     ((<usize>(2 + 2 * (5 * n + 1 + 2 * nr))) << 4) +
     64
@@ -327,6 +327,8 @@ function search(
   lo: usize,
   hi: usize,
   best: usize,
+  gen: usize,
+  stamp: usize,
   r2: f64,
   maxNodes: f64,
   resume: bool,
@@ -337,6 +339,12 @@ function search(
     qMax = q - 1;
   found = resume;
   stopped = false;
+  // An even position's centre does not depend on the odd position above it (R_{2m, 2m+1} is -0:
+  // its product leaves the sum as it is), so it is kept while the positions above that stay:
+  // gen[j] counts the nodes accepted at j, stamp[2m] is gen[2m + 2] when centre[2m] was computed
+  // (the resumed state's centres are current, a fresh search's are not).
+  for (let j = 0; j <= n; j++) setI(gen, j, 0);
+  for (let j = 0; j < n; j += 2) setI(stamp, j, resume ? 0 : -1);
   let k = n - 1;
   let advance = resume;
   if (resume) k = 1;
@@ -367,11 +375,17 @@ function search(
         } else {
           setF(amp, k, <f64>(2 * I(idx, k) - qMax) * scale);
           setF(pd, k, m);
+          setI(gen, k, I(gen, k) + 1);
           k--;
-          let s = F(yHat, k);
-          const rb = k * n;
-          for (let j = k + 1; j < n; j++) s -= F(rows, rb + j) * F(amp, j);
-          const u = s * F(invDiag, k) * toIndex + half;
+          let u: f64;
+          if ((k & 1) == 0 && I(stamp, k) == I(gen, k + 2)) u = F(centre, k);
+          else {
+            let s = F(yHat, k);
+            const rb = k * n;
+            for (let j = k + 1; j < n; j++) s -= F(rows, rb + j) * F(amp, j);
+            u = s * F(invDiag, k) * toIndex + half;
+            if ((k & 1) == 0) setI(stamp, k, I(gen, k + 2));
+          }
           const i0 = level(u, qMax);
           setF(centre, k, u);
           setI(idx, k, i0);
@@ -395,14 +409,12 @@ function search(
         u = F(centre, k);
       const lOk = l >= 0,
         hOk = h <= qMax;
-      if (lOk && (!hOk || u - <f64>l <= <f64>h - u)) {
-        setI(idx, k, l);
-        setI(lo, k, l - 1);
-        break;
-      }
-      if (hOk) {
-        setI(idx, k, h);
-        setI(hi, k, h + 1);
+      if (lOk || hOk) {
+        // the nearer of the two (below on a tie), without a branch on which
+        const takeL = lOk & (!hOk | (u - <f64>l <= <f64>h - u));
+        setI(idx, k, select<i32>(l, h, takeL));
+        setI(lo, k, select<i32>(l - 1, l, takeL));
+        setI(hi, k, select<i32>(h, h + 1, takeL));
         break;
       }
       k++;
@@ -658,7 +670,9 @@ export function detect(
     hi = lo + ((<usize>n) << 2),
     best = hi + ((<usize>n) << 2),
     scr = best + ((<usize>n) << 2),
-    r2s = (scr + ((<usize>n) << 2) + 15) & ~(<usize>15),
+    gen = scr + ((<usize>n) << 2),
+    stamp = gen + ((<usize>(n + 1)) << 2),
+    r2s = (stamp + ((<usize>n) << 2) + 15) & ~(<usize>15),
     // two pairs' state: pair 1's `block` bytes after pair 0's
     amp2 = at(r2s, 2),
     pd2 = at(amp2, n),
@@ -778,6 +792,8 @@ export function detect(
           lo,
           hi,
           best,
+          gen,
+          stamp,
           r2,
           maxNodes,
           way == 1,

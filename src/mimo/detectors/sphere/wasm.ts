@@ -118,7 +118,7 @@ export class SphereKernel implements LaneKernel {
     // the scratch as the kernel counts it (workBytes), checked once instantiated
     const work =
       8 * (2 * nt * nt + nt + n * n + 7 * n + 1 + 2 * nr) +
-      4 * (6 * n + nt) +
+      4 * (8 * n + 1 + nt) +
       16 * (2 + 2 * (5 * n + 1 + 2 * nr)) +
       16 * (2 * nr * nt + 2 * nt * nt + nt) +
       64;
