@@ -434,6 +434,32 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
     prepNoise = NaN,
     nodes = 0,
     budgetExceeded = 0;
+  /** The reference on vectors [from, to), in order: its errors come as the reference's do. */
+  function reference(from: number, to: number): void {
+    for (let v = from; v < to; v++) {
+      const c = Math.floor(v / vpc),
+        p = shift[c]!;
+      const noise = scaledNoise(noiseAt(v), p);
+      if (c !== prepChannel || noise !== prepNoise) {
+        if (c !== prepChannel) scaleInto(H, c * hLen, hLen, p, Hs);
+        try {
+          prep = instance.prepare(Hs, 0, noise);
+        } catch (e) {
+          throw withContext(e, { channel: c });
+        }
+        prepChannel = c;
+        prepNoise = noise;
+      }
+      scaleInto(Y, v * yLen, yLen, p, ys);
+      nodes += instance.detect(prep, ys, 0, noise, out, v);
+      if (out.unproven[v]) {
+        if (onBudget === 'error') {
+          throw nodeBudgetError(maxNodes, { detector: val.opts.detector, vector: v });
+        }
+        budgetExceeded++;
+      }
+    }
+  }
   // The WebAssembly kernel: the batch in runs of at most lanes.capacity vectors, scaled into its memory.
   for (let v0 = 0; lanes && v0 < vectors; v0 += lanes.capacity) {
     const v1 = Math.min(vectors, v0 + lanes.capacity),
@@ -474,15 +500,10 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
     }
     const r = lanes.run(c1 - c0, v1 - v0, out, v0);
     if (r < 0) {
-      // the reference's preparation throws the channel's error
-      const c = c0 - 1 - r;
-      scaleInto(H, c * hLen, hLen, shift[c]!, Hs);
-      try {
-        instance.prepare(Hs, 0, scaledNoise(noiseAt(c * vpc), shift[c]!));
-      } catch (e) {
-        throw withContext(e, { channel: c });
-      }
-      throw new LatticeMimoError('CHECK_FAILED', `the WebAssembly kernel could not prepare channel ${c}`);
+      // the reference on the run throws what it throws first: a vector's budget error before the
+      // channel, or the channel's error
+      reference(v0, v1);
+      throw new LatticeMimoError('CHECK_FAILED', `the WebAssembly kernel could not prepare channel ${c0 - 1 - r}`);
     }
     nodes += r;
     for (let v = v0; v < v1; v++) {
@@ -491,29 +512,7 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
       budgetExceeded++;
     }
   }
-  for (let v = 0; !lanes && v < vectors; v++) {
-    const c = Math.floor(v / vpc),
-      p = shift[c]!;
-    const noise = scaledNoise(noiseAt(v), p);
-    if (c !== prepChannel || noise !== prepNoise) {
-      if (c !== prepChannel) scaleInto(H, c * hLen, hLen, p, Hs);
-      try {
-        prep = instance.prepare(Hs, 0, noise);
-      } catch (e) {
-        throw withContext(e, { channel: c });
-      }
-      prepChannel = c;
-      prepNoise = noise;
-    }
-    scaleInto(Y, v * yLen, yLen, p, ys);
-    nodes += instance.detect(prep, ys, 0, noise, out, v);
-    if (out.unproven[v]) {
-      if (onBudget === 'error') {
-        throw nodeBudgetError(maxNodes, { detector: val.opts.detector, vector: v });
-      }
-      budgetExceeded++;
-    }
-  }
+  if (!lanes) reference(0, vectors);
   if (out.llr) {
     const clip = Math.min(val.opts.llrClip ?? LLR_LIMIT, LLR_LIMIT),
       llr = out.llr;

@@ -286,6 +286,24 @@ test("a rank-deficient channel: the reference's error, naming the channel", () =
       (e) => e instanceof RankDeficientError && /channel 1/.test(e.message),
       `sphere ${cpuKernel}`,
     );
+  // a vector past its budget (onBudget 'error') before a rank-deficient channel of the same run:
+  // the budget error first, as the reference meets them
+  {
+    const p = problem(rng, 3, 3, '64qam', 12, 2, 0);
+    const Hd = Float64Array.from(p.H);
+    const c = 2 + (rng.nextUint32() % 4);
+    Hd.fill(0, c * 18, (c + 1) * 18);
+    const errorOf = (cpuKernel: 'typescript' | 'auto') => {
+      try {
+        detect({ ...p, H: Hd }, { detector: 'sphere', modulation: '64qam', maxNodes: 6, cpuKernel });
+      } catch (e) {
+        return `${(e as { code?: string }).code} ${JSON.stringify((e as { details?: unknown }).details)}`;
+      }
+      return 'no error';
+    };
+    assert.match(errorOf('typescript'), /NODE_BUDGET/, msg('budget before the channel'));
+    assert.equal(errorOf('auto'), errorOf('typescript'), msg('budget before the channel'));
+  }
   // the sphere kernel prepares channels in pairs: deficient channels at random (one column
   // repeated, or a zero channel), the error names the first, whichever lane it is in
   for (let trial = 0; trial < 16; trial++) {
