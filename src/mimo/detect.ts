@@ -91,7 +91,18 @@ export function checkFinite(
   offset = 0,
   details?: Record<string, unknown>,
 ): void {
-  for (let i = 0; i < a.length; i++) {
+  // four entries a test (x - x is 0 for a finite x, NaN otherwise); the first block that fails is
+  // searched entry by entry below
+  const n = a.length;
+  let from = 0;
+  for (; from + 4 <= n; from += 4) {
+    const w = a[from]!,
+      x = a[from + 1]!,
+      y = a[from + 2]!,
+      z = a[from + 3]!;
+    if (w - w + (x - x) + (y - y) + (z - z) !== 0) break;
+  }
+  for (let i = from; i < n; i++) {
     const v = a[i]!;
     if (!Number.isFinite(v)) {
       throw new InvalidInputError(

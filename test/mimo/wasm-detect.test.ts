@@ -20,7 +20,7 @@ import { EngineUnavailableError, InvalidArgumentError, RankDeficientError } from
 import { WASM_ENV, wasmUnavailableReason } from '../../src/core/wasm-kernels.js';
 import { addNoise, randomSymbols, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
 import { rayleighChannels } from '../../src/channels/index.js';
-import { detect, firstTooLarge, yTooLarge } from '../../src/mimo/detect.js';
+import { checkFinite, detect, firstTooLarge, yTooLarge } from '../../src/mimo/detect.js';
 import { bitsPerSymbolOf, constellation } from '../../src/mimo/modulation.js';
 import type { DetectionInput, DetectOptions, Modulation } from '../../src/mimo/types.js';
 
@@ -238,6 +238,30 @@ test("sphere: the kernel equals the reference at budgets around its lanes' 2n - 
       { detector: 'sphere', modulation: mod },
       `sphere ${nt}x${nr} ${mod}, scaled channels`,
     );
+  }
+});
+
+test('checkFinite names the first NaN or infinity, wherever it is', () => {
+  const rng = new Philox(seed, 9);
+  for (let trial = 0; trial < 200; trial++) {
+    const a = Float64Array.from(
+      { length: rng.nextUint32() % 19 },
+      () => (rng.uniform() - 0.5) * 2 ** ((rng.nextUint32() % 200) - 100),
+    );
+    const bad = [NaN, Infinity, -Infinity];
+    let first = -1;
+    for (let k = rng.nextUint32() % 3; k > 0 && a.length > 0; k--) {
+      const i = rng.nextUint32() % a.length;
+      a[i] = bad[rng.nextUint32() % 3]!;
+      if (first < 0 || i < first) first = i;
+    }
+    let got = -1;
+    try {
+      checkFinite(a, 'a', 5);
+    } catch (e) {
+      got = ((e as { details?: { index?: number } }).details?.index ?? -100) - 5;
+    }
+    assert.equal(got, first, msg(`trial ${trial}: ${Array.from(a)}`));
   }
 });
 
