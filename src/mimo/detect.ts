@@ -28,7 +28,7 @@ import {
 } from '../core/index.js';
 import { cpuOnlyEngine } from '../gpu/index.js';
 import { maxNodesOf, nodeBudgetError, onBudgetOf } from './budget.js';
-import type { CpuDetector, DetectorOutput, DetectorSetup, LaneKernel } from './detectors/detector.js';
+import type { CpuDetector, DetectorSetup, LaneKernel, LaneOutput } from './detectors/detector.js';
 import { bitsPerSymbolOf, constellation, symbolsToBits } from './modulation.js';
 import { checkDetectOptions } from './options.js';
 import { type Detector, detectorEntry, priorDetectors, WIDE_DETECTORS } from './registry.js';
@@ -91,7 +91,18 @@ export function checkFinite(
   offset = 0,
   details?: Record<string, unknown>,
 ): void {
-  for (let i = 0; i < a.length; i++) {
+  // four entries a test (x - x is 0 for a finite x, NaN otherwise); the first block that fails is
+  // searched entry by entry below
+  const n = a.length;
+  let from = 0;
+  for (; from + 4 <= n; from += 4) {
+    const w = a[from]!,
+      x = a[from + 1]!,
+      y = a[from + 2]!,
+      z = a[from + 3]!;
+    if (w - w + (x - x) + (y - y) + (z - z) !== 0) break;
+  }
+  for (let i = from; i < n; i++) {
     const v = a[i]!;
     if (!Number.isFinite(v)) {
       throw new InvalidInputError(
@@ -322,6 +333,25 @@ export function yTooLarge(Y: Float64Array | Float32Array, v: number, yLen: numbe
   return m > 0 && exponentOf(m) + p > MAX_Y_OVER_H_EXPONENT;
 }
 
+/**
+ * The first vector that yTooLarge refuses (each vector v with its channel's power of two
+ * shift[floor(v / vpc)]), or -1: one comparison an entry, |y_i| >= 2^(MAX + 1 - p) being
+ * exactly exponentOf(max |y|) + p > MAX (the bound is a normal double or infinity).
+ */
+export function firstTooLarge(Y: Float64Array, shift: Int32Array, vpc: number, yLen: number): number {
+  const vectors = Y.length / yLen;
+  for (let c = 0; c * vpc < vectors; c++) {
+    const e = MAX_Y_OVER_H_EXPONENT + 1 - shift[c]!;
+    // 2^e from its exponent bits (e >= -573: a normal double)
+    u32[0] = 0;
+    u32[1] = (e + 1023) << 20;
+    const bound = e <= 1023 ? f64[0]! : Infinity,
+      end = Math.min(vectors, (c + 1) * vpc) * yLen;
+    for (let i = c * vpc * yLen; i < end; i++) if (Math.abs(Y[i]!) >= bound) return Math.floor(i / yLen);
+  }
+  return -1;
+}
+
 /** The CPU engine's error for a vector yTooLarge refuses. */
 export function yTooLargeError(input: DetectionInput, val: ValidatedInput, v: number): InvalidInputError {
   const hLen = 2 * val.nr * val.nt,
@@ -387,10 +417,8 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
     yLen = 2 * nr;
   const shift = new Int32Array(channels);
   for (let c = 0; c < channels; c++) shift[c] = channelShift(H, c, hLen);
-  for (let v = 0; v < vectors; v++) {
-    const c = Math.floor(v / vpc);
-    if (yTooLarge(Y, v, yLen, shift[c]!)) throw yTooLargeError(input, val, v);
-  }
+  const tooLarge = firstTooLarge(Y, shift, vpc, yLen);
+  if (tooLarge >= 0) throw yTooLargeError(input, val, tooLarge);
   const prior = input.priorLlr;
   const setup: DetectorSetup = {
     nr,
@@ -404,10 +432,11 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
   };
   const instance = impl.create(setup);
   const lanes = laneKernelOf(impl, setup, val.opts.cpuKernel ?? 'auto');
-  const out: DetectorOutput = {
+  const out: LaneOutput = {
     symbols: new Int32Array(vectors * nt),
     llr: soft ? new Float64Array(vectors * nt * con.bitsPerSymbol) : null,
     unproven: new Uint8Array(vectors),
+    bits: lanes?.bits ? new Uint8Array(vectors * nt * con.bitsPerSymbol) : null,
   };
   const Hs = new Float64Array(hLen),
     ys = new Float64Array(yLen);
@@ -416,13 +445,52 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
     prepNoise = NaN,
     nodes = 0,
     budgetExceeded = 0;
+  /** The reference on vectors [from, to), in order: its errors come as the reference's do. */
+  function reference(from: number, to: number): void {
+    for (let v = from; v < to; v++) {
+      const c = Math.floor(v / vpc),
+        p = shift[c]!;
+      const noise = scaledNoise(noiseAt(v), p);
+      if (c !== prepChannel || noise !== prepNoise) {
+        if (c !== prepChannel) scaleInto(H, c * hLen, hLen, p, Hs);
+        try {
+          prep = instance.prepare(Hs, 0, noise);
+        } catch (e) {
+          throw withContext(e, { channel: c });
+        }
+        prepChannel = c;
+        prepNoise = noise;
+      }
+      scaleInto(Y, v * yLen, yLen, p, ys);
+      nodes += instance.detect(prep, ys, 0, noise, out, v);
+      if (out.unproven[v]) {
+        if (onBudget === 'error') {
+          throw nodeBudgetError(maxNodes, { detector: val.opts.detector, vector: v });
+        }
+        budgetExceeded++;
+      }
+    }
+  }
   // The WebAssembly kernel: the batch in runs of at most lanes.capacity vectors, scaled into its memory.
   for (let v0 = 0; lanes && v0 < vectors; v0 += lanes.capacity) {
     const v1 = Math.min(vectors, v0 + lanes.capacity),
       c0 = Math.floor(v0 / vpc),
       c1 = Math.floor((v1 - 1) / vpc) + 1;
     const run = lanes.inputs(c1 - c0, v1 - v0);
-    for (let c = c0; c < c1; c++) {
+    if (lanes.unscaled) {
+      // the kernel scales the caller's arrays itself
+      run.H.set(H.subarray(c0 * hLen, c1 * hLen));
+      run.y.set(Y.subarray(v0 * yLen, v1 * yLen));
+      run.shift.set(shift.subarray(c0, c1));
+      for (let v = v0, c = c0, next = (c0 + 1) * vpc; v < v1; v++) {
+        if (v === next) {
+          c++;
+          next += vpc;
+        }
+        run.channel[v - v0] = c - c0;
+      }
+    }
+    for (let c = c0; !lanes.unscaled && c < c1; c++) {
       const p = shift[c]!,
         a = Math.max(v0, c * vpc),
         b = Math.min(v1, (c + 1) * vpc);
@@ -443,15 +511,10 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
     }
     const r = lanes.run(c1 - c0, v1 - v0, out, v0);
     if (r < 0) {
-      // the reference's preparation throws the channel's error
-      const c = c0 - 1 - r;
-      scaleInto(H, c * hLen, hLen, shift[c]!, Hs);
-      try {
-        instance.prepare(Hs, 0, scaledNoise(noiseAt(c * vpc), shift[c]!));
-      } catch (e) {
-        throw withContext(e, { channel: c });
-      }
-      throw new LatticeMimoError('CHECK_FAILED', `the WebAssembly kernel could not prepare channel ${c}`);
+      // the reference on the run throws what it throws first: a vector's budget error before the
+      // channel, or the channel's error
+      reference(v0, v1);
+      throw new LatticeMimoError('CHECK_FAILED', `the WebAssembly kernel could not prepare channel ${c0 - 1 - r}`);
     }
     nodes += r;
     for (let v = v0; v < v1; v++) {
@@ -460,29 +523,7 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
       budgetExceeded++;
     }
   }
-  for (let v = 0; !lanes && v < vectors; v++) {
-    const c = Math.floor(v / vpc),
-      p = shift[c]!;
-    const noise = scaledNoise(noiseAt(v), p);
-    if (c !== prepChannel || noise !== prepNoise) {
-      if (c !== prepChannel) scaleInto(H, c * hLen, hLen, p, Hs);
-      try {
-        prep = instance.prepare(Hs, 0, noise);
-      } catch (e) {
-        throw withContext(e, { channel: c });
-      }
-      prepChannel = c;
-      prepNoise = noise;
-    }
-    scaleInto(Y, v * yLen, yLen, p, ys);
-    nodes += instance.detect(prep, ys, 0, noise, out, v);
-    if (out.unproven[v]) {
-      if (onBudget === 'error') {
-        throw nodeBudgetError(maxNodes, { detector: val.opts.detector, vector: v });
-      }
-      budgetExceeded++;
-    }
-  }
+  if (!lanes) reference(0, vectors);
   if (out.llr) {
     const clip = Math.min(val.opts.llrClip ?? LLR_LIMIT, LLR_LIMIT),
       llr = out.llr;
@@ -498,7 +539,7 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
       }
     }
   }
-  const bits = symbolsToBits(out.symbols, mod);
+  const bits = out.bits ?? symbolsToBits(out.symbols, mod);
   const budgeted = entry.traits.nodeBudget === 'search';
   const stats: DetectionResult['stats'] = {
     detector: val.opts.detector,

@@ -20,8 +20,8 @@ import { EngineUnavailableError, InvalidArgumentError, RankDeficientError } from
 import { WASM_ENV, wasmUnavailableReason } from '../../src/core/wasm-kernels.js';
 import { addNoise, randomSymbols, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
 import { rayleighChannels } from '../../src/channels/index.js';
-import { detect } from '../../src/mimo/detect.js';
-import { bitsPerSymbolOf } from '../../src/mimo/modulation.js';
+import { checkFinite, detect, firstTooLarge, yTooLarge } from '../../src/mimo/detect.js';
+import { bitsPerSymbolOf, constellation } from '../../src/mimo/modulation.js';
 import type { DetectionInput, DetectOptions, Modulation } from '../../src/mimo/types.js';
 
 const seed = randomInt(2 ** 31);
@@ -128,6 +128,162 @@ test('sphere: the kernel equals the reference (symbols, nodes, budget stops) on 
   assert.match(errorOf('auto'), /NODE_BUDGET/);
 });
 
+/** Exhaustive ML: the symbol indices minimizing ||y - H s||^2 over every combination, and the runner-up's margin. */
+function exhaustiveMl(
+  H: Float64Array,
+  hOff: number,
+  y: Float64Array,
+  yOff: number,
+  nt: number,
+  nr: number,
+  mod: Modulation,
+) {
+  const pts = constellation(mod).points,
+    size = pts.length / 2;
+  let best = Infinity,
+    second = Infinity,
+    arg: number[] = [];
+  const s = new Array<number>(nt).fill(0);
+  for (let combo = 0; combo < size ** nt; combo++) {
+    for (let t = 0, c = combo; t < nt; t++, c = Math.floor(c / size)) s[t] = c % size;
+    let d = 0;
+    for (let r = 0; r < nr; r++) {
+      let re = y[yOff + 2 * r]!,
+        im = y[yOff + 2 * r + 1]!;
+      for (let t = 0; t < nt; t++) {
+        const hr = H[hOff + 2 * (t * nr + r)]!,
+          hi = H[hOff + 2 * (t * nr + r) + 1]!,
+          xr = pts[2 * s[t]!]!,
+          xi = pts[2 * s[t]! + 1]!;
+        re -= hr * xr - hi * xi;
+        im -= hr * xi + hi * xr;
+      }
+      d += re * re + im * im;
+    }
+    if (d < best) {
+      second = best;
+      best = d;
+      arg = [...s];
+    } else if (d < second) second = d;
+  }
+  return { arg, margin: second - best, best };
+}
+
+test("sphere: the kernel's decisions are the exhaustive ML point on small random problems", () => {
+  const rng = new Philox(seed, 6);
+  const mods: Modulation[] = ['qpsk', '16qam'];
+  let compared = 0;
+  for (let trial = 0; trial < 16; trial++) {
+    const mod = mods[trial % 2]!;
+    const nt = 1 + (rng.nextUint32() % (mod === 'qpsk' ? 4 : 3)),
+      nr = nt + (rng.nextUint32() % 2);
+    const vpc = 1 + (rng.nextUint32() % 3),
+      vectors = 1 + (rng.nextUint32() % 9);
+    const snr = -5 + rng.uniform() * 30;
+    const input = problem(rng, nt, nr, mod, vectors, vpc, snr);
+    const opts: DetectOptions = { detector: 'sphere', modulation: mod };
+    if (rng.nextUint32() % 2) opts.initialRadius = 'babai';
+    const r = detect(input, opts);
+    assert.equal(r.stats.kernel, simd ? 'wasm-simd' : 'typescript');
+    const H = input.H as Float64Array,
+      y = input.y as Float64Array;
+    for (let v = 0; v < vectors; v++) {
+      const ml = exhaustiveMl(H, Math.floor(v / vpc) * 2 * nr * nt, y, v * 2 * nr, nt, nr, mod);
+      // a near tie (relative margin under 1e-9) may go either way in floating point
+      if (ml.margin <= 1e-9 * ml.best) continue;
+      compared++;
+      assert.deepEqual(
+        [...r.symbols.subarray(v * nt, (v + 1) * nt)],
+        ml.arg,
+        msg(
+          `sphere ${nt}x${nr} ${mod} vector ${v} of ${vectors} at ${vpc}, ${snr.toFixed(1)} dB, ${JSON.stringify(opts)}`,
+        ),
+      );
+    }
+  }
+  assert.ok(compared > 0);
+});
+
+test("sphere: the kernel equals the reference at budgets around its lanes' 2n - 1 nodes and with vectors far larger than their channel", () => {
+  const rng = new Philox(seed, 7);
+  for (let trial = 0; trial < 8; trial++) {
+    const nt = 1 + (rng.nextUint32() % 4),
+      nr = nt + (rng.nextUint32() % 2);
+    const mod: Modulation = trial % 2 ? 'qpsk' : '16qam';
+    const vectors = 1 + (rng.nextUint32() % 23),
+      vpc = 1 + (rng.nextUint32() % 5);
+    const input = problem(rng, nt, nr, mod, vectors, vpc, 5 + rng.uniform() * 20);
+    const maxNodes = 4 * nt - 2 + (rng.nextUint32() % 3);
+    const opts: DetectOptions = { detector: 'sphere', modulation: mod, maxNodes, onBudget: 'flag' };
+    if (trial & 2) opts.initialRadius = 'babai';
+    same(input, opts, `sphere ${nt}x${nr} ${mod} ${vectors} at ${vpc}, ${JSON.stringify(opts)}`);
+    // some vectors up to 2^499 times their channel: metrics that overflow to infinity
+    const y = Float64Array.from(input.y as Float64Array);
+    for (let v = 0; v < vectors; v++)
+      if (rng.nextUint32() % 2)
+        for (let i = 0; i < 2 * nr; i++) y[v * 2 * nr + i]! *= 2 ** (300 + (rng.nextUint32() % 199));
+    same({ ...input, y }, { detector: 'sphere', modulation: mod }, `sphere ${nt}x${nr} ${mod}, large vectors`);
+    // channels (with their vectors) scaled by 2^+-1005 to 2^+-1015: the scaling's steps of 2^1000
+    const H2 = Float64Array.from(input.H as Float64Array),
+      y2 = Float64Array.from(input.y as Float64Array);
+    const hLen = 2 * nr * nt;
+    for (let c = 0; c * vpc < vectors; c++) {
+      if (rng.nextUint32() % 2) continue;
+      const f = 2 ** ((rng.nextUint32() % 2 ? 1 : -1) * (1005 + (rng.nextUint32() % 11)));
+      for (let i = c * hLen; i < (c + 1) * hLen; i++) H2[i]! *= f;
+      for (let i = c * vpc * 2 * nr; i < Math.min(vectors, (c + 1) * vpc) * 2 * nr; i++) y2[i]! *= f;
+    }
+    same(
+      { ...input, H: H2, y: y2 },
+      { detector: 'sphere', modulation: mod },
+      `sphere ${nt}x${nr} ${mod}, scaled channels`,
+    );
+  }
+});
+
+test('checkFinite names the first NaN or infinity, wherever it is', () => {
+  const rng = new Philox(seed, 9);
+  for (let trial = 0; trial < 200; trial++) {
+    const a = Float64Array.from(
+      { length: rng.nextUint32() % 19 },
+      () => (rng.uniform() - 0.5) * 2 ** ((rng.nextUint32() % 200) - 100),
+    );
+    const bad = [NaN, Infinity, -Infinity];
+    let first = -1;
+    for (let k = rng.nextUint32() % 3; k > 0 && a.length > 0; k--) {
+      const i = rng.nextUint32() % a.length;
+      a[i] = bad[rng.nextUint32() % 3]!;
+      if (first < 0 || i < first) first = i;
+    }
+    let got = -1;
+    try {
+      checkFinite(a, 'a', 5);
+    } catch (e) {
+      got = ((e as { details?: { index?: number } }).details?.index ?? -100) - 5;
+    }
+    assert.equal(got, first, msg(`trial ${trial}: ${Array.from(a)}`));
+  }
+});
+
+test('firstTooLarge finds the first vector yTooLarge refuses', () => {
+  const rng = new Philox(seed, 8);
+  for (let trial = 0; trial < 50; trial++) {
+    const yLen = 2 * (1 + (rng.nextUint32() % 4)),
+      vpc = 1 + (rng.nextUint32() % 4),
+      vectors = 1 + (rng.nextUint32() % 12);
+    const channels = Math.ceil(vectors / vpc);
+    const shift = Int32Array.from({ length: channels }, () => -1074 + (rng.nextUint32() % 2098));
+    const Y = Float64Array.from({ length: vectors * yLen }, () => {
+      // a third of the trials with no vector too large
+      const e = Math.min(-1074 + (rng.nextUint32() % 2098), trial % 3 ? 1022 : -600);
+      return rng.nextUint32() % 8 ? (rng.uniform() + 1) * 2 ** e * (rng.nextUint32() % 2 ? 1 : -1) : 0;
+    });
+    let want = -1;
+    for (let v = 0; v < vectors && want < 0; v++) if (yTooLarge(Y, v, yLen, shift[Math.floor(v / vpc)]!)) want = v;
+    assert.equal(firstTooLarge(Y, shift, vpc, yLen), want, msg(`trial ${trial}`));
+  }
+});
+
 test('a batch past one run of the kernel, and per-vector noise', () => {
   const rng = new Philox(seed, 2);
   // 4x4 16-QAM N = 4: a run holds about 50 vectors
@@ -154,6 +310,51 @@ test("a rank-deficient channel: the reference's error, naming the channel", () =
       (e) => e instanceof RankDeficientError && /channel 1/.test(e.message),
       `sphere ${cpuKernel}`,
     );
+  // a vector past its budget (onBudget 'error') before a rank-deficient channel of the same run:
+  // the budget error first, as the reference meets them
+  {
+    const p = problem(rng, 3, 3, '64qam', 12, 2, 0);
+    const Hd = Float64Array.from(p.H);
+    const c = 2 + (rng.nextUint32() % 4);
+    Hd.fill(0, c * 18, (c + 1) * 18);
+    const errorOf = (cpuKernel: 'typescript' | 'auto') => {
+      try {
+        detect({ ...p, H: Hd }, { detector: 'sphere', modulation: '64qam', maxNodes: 6, cpuKernel });
+      } catch (e) {
+        return `${(e as { code?: string }).code} ${JSON.stringify((e as { details?: unknown }).details)}`;
+      }
+      return 'no error';
+    };
+    assert.match(errorOf('typescript'), /NODE_BUDGET/, msg('budget before the channel'));
+    assert.equal(errorOf('auto'), errorOf('typescript'), msg('budget before the channel'));
+  }
+  // the sphere kernel prepares channels in pairs: deficient channels at random (one column
+  // repeated, or a zero channel), the error names the first, whichever lane it is in
+  for (let trial = 0; trial < 16; trial++) {
+    const nt = 2 + (rng.nextUint32() % 3),
+      channels = 2 + (rng.nextUint32() % 6);
+    const p = problem(rng, nt, nt, '16qam', channels, 1, 20);
+    const Hd = Float64Array.from(p.H);
+    const hLen = 2 * nt * nt;
+    const bad = Array.from({ length: channels }, () => rng.nextUint32() % 3 === 0);
+    bad[1 + (rng.nextUint32() % (channels - 1))] = true;
+    for (let c = 0; c < channels; c++) {
+      if (!bad[c]) continue;
+      if (rng.nextUint32() % 4 === 0) Hd.fill(0, c * hLen, (c + 1) * hLen);
+      else {
+        const a = rng.nextUint32() % nt,
+          b = (a + 1 + (rng.nextUint32() % (nt - 1))) % nt;
+        for (let i = 0; i < 2 * nt; i++) Hd[c * hLen + b * 2 * nt + i] = Hd[c * hLen + a * 2 * nt + i]!;
+      }
+    }
+    const first = bad.indexOf(true);
+    for (const cpuKernel of ['typescript', 'auto'] as const)
+      assert.throws(
+        () => detect({ ...p, H: Hd }, { detector: 'sphere', modulation: '16qam', cpuKernel }),
+        (e) => e instanceof RankDeficientError && new RegExp(`channel ${first}\\b`).test(e.message),
+        msg(`sphere ${cpuKernel}, deficient channels ${bad}`),
+      );
+  }
 });
 
 test('the fallback: LATTICE_MIMO_WASM=off, uncovered setups, and where cpuKernel applies', () => {

@@ -70,23 +70,39 @@ export interface LaneInputs {
   readonly y: Float64Array;
   readonly noise: Float64Array;
   readonly channel: Int32Array;
+  /** Each channel's power of two (detect()'s channelShift), for a kernel that scales its inputs itself (`unscaled`). */
+  readonly shift: Int32Array;
+}
+
+/** What a lane kernel's run() writes: the detector's outputs and, where the kernel says `bits`, the decisions' bits. */
+export interface LaneOutput extends DetectorOutput {
+  /** vectors x nt x bitsPerSymbol bits of the symbols (null where the kernel does not write them). */
+  readonly bits: Uint8Array | null;
 }
 
 /**
  * A detector's batch kernel on the CPU engine: WebAssembly SIMD, lanes over vectors, the same
  * decisions and LLRs as the detector's per-vector reference. detect() runs the batch in runs of at
- * most `capacity` vectors (and as many channels): it scales a run into inputs(), then calls run().
+ * most `capacity` vectors (and as many channels): it writes a run into inputs(), then calls run().
  */
 export interface LaneKernel {
   /** Vectors a run holds. */
   readonly capacity: number;
+  /**
+   * true: inputs() takes the caller's H and y as they are, with each channel's power of two in
+   * `shift`, and run() scales them itself, exactly as detect() scales (the same products), and
+   * takes no N0 (a search that ignores it); false: detect() writes the scaled H, y and N0.
+   */
+  readonly unscaled: boolean;
+  /** Whether run() writes the bits of its decisions (out.bits); detect() otherwise derives them from the symbols. */
+  readonly bits: boolean;
   /** The input arrays of a run of `channels` channels and `vectors` vectors (views of the kernel's memory). */
   inputs(channels: number, vectors: number): LaneInputs;
   /**
    * Detects a run's vectors into `out` at vectors v0 ..; returns the nodes visited, or -1 - c when
    * the run's channel c cannot be prepared (detect() then lets the reference's prepare throw its error).
    */
-  run(channels: number, vectors: number, out: DetectorOutput, v0: number): number;
+  run(channels: number, vectors: number, out: LaneOutput, v0: number): number;
 }
 
 export interface CpuDetector<P = unknown> {

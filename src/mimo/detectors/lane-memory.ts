@@ -13,11 +13,12 @@ export class RunLayout {
   readonly capacity: number;
   /** Bytes taken so far: the offset of the next array. */
   bytes = 0;
-  /** Offsets of the inputs: H f64[capacity][hLen], y f64[capacity][yLen], noise f64[capacity], channel i32[capacity]. */
+  /** Offsets of the inputs: H f64[capacity][hLen], y f64[capacity][yLen], noise f64[capacity], channel i32[capacity], shift i32[capacity]. */
   readonly H: number;
   readonly y: number;
   readonly noise: number;
   readonly channel: number;
+  readonly shift: number;
 
   /** `hLen` / `yLen`: reals of a channel / a vector; `perVector`: the host's own bytes a vector (its channel's included). */
   constructor(
@@ -25,12 +26,13 @@ export class RunLayout {
     private readonly yLen: number,
     perVector: number,
   ) {
-    this.capacity = Math.max(2, Math.floor(RUN_BYTES / (8 * (hLen + yLen) + 12 + 48 + perVector)));
+    this.capacity = Math.max(2, Math.floor(RUN_BYTES / (8 * (hLen + yLen) + 16 + 48 + perVector)));
     const cap = this.capacity;
     this.H = this.take(cap * hLen * 8);
     this.y = this.take(cap * yLen * 8);
     this.noise = this.take(cap * 8);
     this.channel = this.take(cap * 4);
+    this.shift = this.take(cap * 4);
   }
 
   /** The offset of a new array of `bytes` bytes. */
@@ -47,6 +49,7 @@ export class RunLayout {
       y: new Float64Array(buffer, this.y, vectors * this.yLen),
       noise: new Float64Array(buffer, this.noise, vectors),
       channel: new Int32Array(buffer, this.channel, vectors),
+      shift: new Int32Array(buffer, this.shift, channels),
     };
   }
 }

@@ -1,19 +1,25 @@
 /**
  * AssemblyScript source of the sphere decoder's kernels on WebAssembly (built to sphere-kernel.wasm
  * by scripts/build-wasm.mjs; not compiled by tsc): the per-channel sorted complex QR (complex.ts's
- * complexSortedQrInto, expanded to the real R by MRVD, as triangularizeInto 'complex') and the
- * per-vector Schnorr-Euchner search (cpu.ts's SphereSearch), for a whole run of channels and
- * vectors in one call. The arithmetic is the reference's, operation for operation (float64, no
- * fused multiply-add, Math.round as JavaScript rounds): the same decisions, nodes and budget stops.
+ * complexSortedQrInto, expanded to the real R by MRVD, as triangularizeInto 'complex'; two
+ * channels in f64x2 lanes) and the per-vector Schnorr-Euchner search (cpu.ts's SphereSearch; its
+ * first descent and first siblings four vectors at a time in lanes, the rest scalar), for a whole
+ * run of channels and vectors in one call. The arithmetic is the reference's, operation for
+ * operation (float64, no fused multiply-add, Math.round as JavaScript rounds, every sum in its
+ * order): the same decisions, nodes and budget stops, ties broken as the reference breaks them.
  *
  * Square QAM only (the host refuses the rest). Every pointer is a byte offset into the imported
  * memory, laid out by the host (wasm.ts):
- *   H       f64[channels][2 nr nt]   the scaled complex channels
+ *   H       f64[channels][2 nr nt]   the complex channels (unscaled: see scale())
+ *   shift   i32[channels]            each channel's power of two (detect.ts's channelShift)
+ *   factor  f64[channels]            its scale factor (scale() writes it)
  *   prep    per channel (stride bytes): Q f64[2 nr nt], rows f64[n n], invDiag f64[n], weight f64[n], perm i32[n]
- *   y       f64[vectors][2 nr]       the scaled received vectors
+ *   y       f64[vectors][2 nr]       the received vectors (unscaled)
  *   chan    i32[vectors]             each vector's channel
  *   table   i32[q q]                 symbol index of a stream's level indices (Re * q + Im)
+ *   bitTab  u8[q q][8]               a symbol's bits (the constellation's bitTable), zeros to 8 bytes
  *   symOut  i32[vectors][nt]         decisions
+ *   bitOut  u8[vectors][nt][bps]     their bits (and 8 bytes of slack)
  *   stop    u8[vectors]              1 where the search stopped at its node budget
  *   work    scratch
  */
@@ -26,6 +32,64 @@ function level(u: f64, qMax: i32): i32 {
   return r < 0 ? 0 : r > <f64>qMax ? qMax : <i32>r;
 }
 
+/** 2^p for an integer p in [-1022, 1023], from its bits. */
+@inline
+function pow2(p: i32): f64 {
+  return reinterpret<f64>((<i64>(p + 1023)) << 52);
+}
+
+/** x 2^p as detect.ts's timesPow2: steps of 2^+-1000 while |p| > 1000, then one product. */
+function timesPow2(x: f64, p: i32): f64 {
+  while (p > 1000) {
+    x *= pow2(1000);
+    p -= 1000;
+  }
+  while (p < -1000) {
+    x *= pow2(-1000);
+    p += 1000;
+  }
+  return x * pow2(p);
+}
+
+/** a[0 .. len) times 2^p in place, as detect.ts's scaleInto: one product where |p| <= 1000. */
+function scaleBy(a: usize, len: i32, p: i32): void {
+  if (p >= -1000 && p <= 1000) {
+    const f = pow2(p);
+    for (let i = 0; i < len; i++) setF(a, i, F(a, i) * f);
+  } else for (let i = 0; i < len; i++) setF(a, i, timesPow2(F(a, i), p));
+}
+
+/**
+ * The CPU engine's scaling of a run (detect.ts's scaleInto: channel c and its vectors by
+ * 2^shift[c], the same products): factor[c] = 2^shift[c], by which prepare() and detect()
+ * multiply each entry as they load it; a channel whose |shift| is over 1000 (several products) is
+ * scaled in place here, with its vectors, and gets factor 1.
+ */
+export function scale(
+  H: usize,
+  channels: i32,
+  y: usize,
+  chan: usize,
+  vectors: i32,
+  nr: i32,
+  nt: i32,
+  shift: usize,
+  factor: usize,
+): void {
+  const hLen = 2 * nr * nt,
+    yLen = 2 * nr;
+  for (let c = 0; c < channels; c++) {
+    const p = I(shift, c);
+    if (p >= -1000 && p <= 1000) {
+      setF(factor, c, pow2(p));
+      continue;
+    }
+    setF(factor, c, 1);
+    scaleBy(H + ((<usize>(c * hLen)) << 3), hLen, p);
+    for (let v = 0; v < vectors; v++) if (I(chan, v) == c) scaleBy(y + ((<usize>(v * yLen)) << 3), yLen, p);
+  }
+}
+
 /** Bytes of one channel's prep. */
 export function prepStride(nr: i32, nt: i32): usize {
   const n = 2 * nt;
@@ -33,110 +97,155 @@ export function prepStride(nr: i32, nt: i32): usize {
 }
 
 /**
- * Per channel: the sorted complex QR and the search's tables (prepareSphere). Returns the first
- * channel whose matrix is rank deficient (the host then lets the reference throw), or -1.
+ * Per channel: the sorted complex QR and the search's tables (prepareSphere), two channels at a
+ * time in f64x2 lanes (each lane sorts its own columns: a swap moves one lane's entries). Returns
+ * the first channel whose matrix is rank deficient (the host then lets the reference throw), or -1.
  */
-export function prepare(H: usize, channels: i32, nr: i32, nt: i32, scale: f64, prep: usize, work: usize): i32 {
+export function prepare(
+  H: usize,
+  factor: usize,
+  channels: i32,
+  nr: i32,
+  nt: i32,
+  scale: f64,
+  prep: usize,
+  work: usize,
+): i32 {
   const n = 2 * nt;
   const stride = prepStride(nr, nt);
   const hLen = 2 * nr * nt;
-  const Rc = work,
-    resid = Rc + ((<usize>(2 * nt * nt)) << 3),
-    R = resid + ((<usize>nt) << 3),
-    permC = R + ((<usize>(n * n)) << 3);
-  for (let c = 0; c < channels; c++) {
-    const h = H + ((<usize>(c * hLen)) << 3);
-    const Q = prep + <usize>c * stride;
-    const rows = Q + ((<usize>hLen) << 3),
-      invDiag = rows + ((<usize>(n * n)) << 3),
-      weight = invDiag + ((<usize>n) << 3),
-      perm = weight + ((<usize>n) << 3);
-    let sc: f64 = 0;
+  // lanes A, B: Q (column k at 2 k nr), Rc (column k at 2 k nt), the residual norms, the two orders
+  const Qv = (work + 15) & ~(<usize>15),
+    Rcv = at(Qv, hLen),
+    resid = at(Rcv, 2 * nt * nt),
+    permA = at(resid, nt),
+    permB = permA + ((<usize>nt) << 2);
+  const zero = f64x2.splat(0),
+    tol = f64x2.splat(1e-24);
+  for (let c = 0; c < channels; c += 2) {
+    const cb = c + 1 < channels ? c + 1 : c;
+    const hA = H + ((<usize>(c * hLen)) << 3),
+      hB = H + ((<usize>(cb * hLen)) << 3);
+    const f = pair(factor + ((<usize>c) << 3), factor + ((<usize>cb) << 3));
+    let sc = zero;
+    let failedB = false;
     for (let k = 0; k < nt; k++) {
-      setI(permC, k, k);
-      let nn: f64 = 0;
+      setI(permA, k, k);
+      setI(permB, k, k);
+      let nn = zero;
       for (let i = 0; i < 2 * nr; i++) {
-        const v = F(h, 2 * k * nr + i);
-        setF(Q, 2 * k * nr + i, v);
-        nn += v * v;
+        const e = (<usize>(2 * k * nr + i)) << 3;
+        const v = f64x2.mul(pair(hA + e, hB + e), f);
+        v128.store(at(Qv, 2 * k * nr + i), v);
+        nn = f64x2.add(nn, f64x2.mul(v, v));
       }
-      setF(resid, k, nn);
-      sc = Math.max(sc, nn);
-      for (let i = 0; i < 2 * nt; i++) setF(Rc, 2 * k * nt + i, 0);
+      v128.store(at(resid, k), nn);
+      sc = f64x2.max(sc, nn);
+      for (let i = 0; i < 2 * nt; i++) v128.store(at(Rcv, 2 * k * nt + i), zero);
     }
     for (let i = 0; i < nt; i++) {
-      let best = i;
-      for (let k = i + 1; k < nt; k++) if (F(resid, k) < F(resid, best)) best = k;
-      if (best != i) {
+      // each lane's column of least residual norm (the first such) to position i
+      for (let lane = 0; lane < 2; lane++) {
+        const o = (<usize>lane) << 3;
+        let best = i;
+        for (let k = i + 1; k < nt; k++) if (load<f64>(at(resid, k) + o) < load<f64>(at(resid, best) + o)) best = k;
+        if (best == i) continue;
         for (let r = 0; r < 2 * nr; r++) {
-          const t = F(Q, 2 * i * nr + r);
-          setF(Q, 2 * i * nr + r, F(Q, 2 * best * nr + r));
-          setF(Q, 2 * best * nr + r, t);
+          const a = at(Qv, 2 * i * nr + r) + o,
+            b = at(Qv, 2 * best * nr + r) + o;
+          const t = load<f64>(a);
+          store<f64>(a, load<f64>(b));
+          store<f64>(b, t);
         }
         for (let r = 0; r < 2 * i; r++) {
-          const t = F(Rc, 2 * i * nt + r);
-          setF(Rc, 2 * i * nt + r, F(Rc, 2 * best * nt + r));
-          setF(Rc, 2 * best * nt + r, t);
+          const a = at(Rcv, 2 * i * nt + r) + o,
+            b = at(Rcv, 2 * best * nt + r) + o;
+          const t = load<f64>(a);
+          store<f64>(a, load<f64>(b));
+          store<f64>(b, t);
         }
-        const tp = I(permC, i);
-        setI(permC, i, I(permC, best));
-        setI(permC, best, tp);
-        const tr = F(resid, i);
-        setF(resid, i, F(resid, best));
-        setF(resid, best, tr);
+        const perm = lane ? permB : permA;
+        const tp = I(perm, i);
+        setI(perm, i, I(perm, best));
+        setI(perm, best, tp);
+        const a = at(resid, i) + o,
+          b = at(resid, best) + o;
+        const tr = load<f64>(a);
+        store<f64>(a, load<f64>(b));
+        store<f64>(b, tr);
       }
       const ci = 2 * i * nr;
-      let nn: f64 = 0;
-      for (let r = 0; r < 2 * nr; r++) nn += F(Q, ci + r) * F(Q, ci + r);
-      if (!(nn > 1e-24 * sc)) return c;
-      const norm = Math.sqrt(nn),
-        inv = 1 / norm;
-      setF(Rc, 2 * (i + i * nt), norm);
-      for (let r = 0; r < 2 * nr; r++) setF(Q, ci + r, F(Q, ci + r) * inv);
+      let nn = zero;
+      for (let r = 0; r < 2 * nr; r++) {
+        const v = v128.load(at(Qv, ci + r));
+        nn = f64x2.add(nn, f64x2.mul(v, v));
+      }
+      const okBits = i64x2.bitmask(f64x2.gt(nn, f64x2.mul(tol, sc)));
+      // channel c's failure first; channel cb's once c is through (its lane goes on, unused)
+      if (!(okBits & 1)) return c;
+      if (!(okBits & 2)) failedB = true;
+      const norm = f64x2.sqrt(nn),
+        inv = f64x2.div(f64x2.splat(1), norm);
+      v128.store(at(Rcv, 2 * (i + i * nt)), norm);
+      for (let r = 0; r < 2 * nr; r++) v128.store(at(Qv, ci + r), f64x2.mul(v128.load(at(Qv, ci + r)), inv));
       for (let k = i + 1; k < nt; k++) {
         const ck = 2 * k * nr;
-        let dr: f64 = 0,
-          di: f64 = 0;
+        let dr = zero,
+          di = zero;
         for (let r = 0; r < nr; r++) {
-          const ar = F(Q, ci + 2 * r),
-            ai = F(Q, ci + 2 * r + 1),
-            br = F(Q, ck + 2 * r),
-            bi = F(Q, ck + 2 * r + 1);
-          dr += ar * br + ai * bi;
-          di += ar * bi - ai * br;
+          const ar = v128.load(at(Qv, ci + 2 * r)),
+            ai = v128.load(at(Qv, ci + 2 * r + 1)),
+            br = v128.load(at(Qv, ck + 2 * r)),
+            bi = v128.load(at(Qv, ck + 2 * r + 1));
+          dr = f64x2.add(dr, f64x2.add(f64x2.mul(ar, br), f64x2.mul(ai, bi)));
+          di = f64x2.add(di, f64x2.sub(f64x2.mul(ar, bi), f64x2.mul(ai, br)));
         }
-        setF(Rc, 2 * (i + k * nt), dr);
-        setF(Rc, 2 * (i + k * nt) + 1, di);
+        v128.store(at(Rcv, 2 * (i + k * nt)), dr);
+        v128.store(at(Rcv, 2 * (i + k * nt) + 1), di);
         for (let r = 0; r < nr; r++) {
-          const ar = F(Q, ci + 2 * r),
-            ai = F(Q, ci + 2 * r + 1);
-          setF(Q, ck + 2 * r, F(Q, ck + 2 * r) - (ar * dr - ai * di));
-          setF(Q, ck + 2 * r + 1, F(Q, ck + 2 * r + 1) - (ar * di + ai * dr));
+          const ar = v128.load(at(Qv, ci + 2 * r)),
+            ai = v128.load(at(Qv, ci + 2 * r + 1));
+          const pr = at(Qv, ck + 2 * r),
+            pi = at(Qv, ck + 2 * r + 1);
+          v128.store(pr, f64x2.sub(v128.load(pr), f64x2.sub(f64x2.mul(ar, dr), f64x2.mul(ai, di))));
+          v128.store(pi, f64x2.sub(v128.load(pi), f64x2.add(f64x2.mul(ar, di), f64x2.mul(ai, dr))));
         }
-        setF(resid, k, F(resid, k) - (dr * dr + di * di));
+        const rk = at(resid, k);
+        v128.store(rk, f64x2.sub(v128.load(rk), f64x2.add(f64x2.mul(dr, dr), f64x2.mul(di, di))));
       }
     }
-    // the MRVD: positions 2k, 2k + 1 are Re and Im of stream permC[k] (RVD numbering s, nt + s)
-    for (let k = 0; k < nt; k++) {
-      const s = I(permC, k);
-      setI(perm, 2 * k, s);
-      setI(perm, 2 * k + 1, nt + s);
-    }
-    for (let e = 0; e < n * n; e++) setF(R, e, 0);
-    for (let j = 0; j < nt; j++)
-      for (let i = 0; i <= j; i++) {
-        const re = F(Rc, 2 * (i + j * nt)),
-          im = F(Rc, 2 * (i + j * nt) + 1);
-        setF(R, 2 * i + 2 * j * n, re);
-        setF(R, 2 * i + (2 * j + 1) * n, -im);
-        setF(R, 2 * i + 1 + 2 * j * n, im);
-        setF(R, 2 * i + 1 + (2 * j + 1) * n, re);
+    if (failedB) return cb;
+    // each lane's channel: Q, then R by rows through the MRVD (positions 2k, 2k + 1 are Re and Im
+    // of stream perm[k], RVD numbering s, nt + s), 1 / R_kk, the weights and the order
+    for (let lane = 0; lane < (cb == c ? 1 : 2); lane++) {
+      const o = (<usize>lane) << 3;
+      const Q = prep + <usize>(c + lane) * stride;
+      const rows = Q + ((<usize>hLen) << 3),
+        invDiag = rows + ((<usize>(n * n)) << 3),
+        weight = invDiag + ((<usize>n) << 3),
+        perm = weight + ((<usize>n) << 3);
+      for (let e = 0; e < hLen; e++) setF(Q, e, load<f64>(at(Qv, e) + o));
+      for (let i = 0; i < nt; i++) {
+        for (let j = i; j < nt; j++) {
+          const re = load<f64>(at(Rcv, 2 * (i + j * nt)) + o),
+            im = load<f64>(at(Rcv, 2 * (i + j * nt) + 1) + o);
+          // R(2i, 2j) = re, R(2i, 2j + 1) = -im, R(2i + 1, 2j) = im, R(2i + 1, 2j + 1) = re
+          setF(rows, 2 * i * n + 2 * j, re);
+          setF(rows, 2 * i * n + 2 * j + 1, -im);
+          if (j > i) setF(rows, (2 * i + 1) * n + 2 * j, im);
+          setF(rows, (2 * i + 1) * n + 2 * j + 1, re);
+        }
+        const d = load<f64>(at(Rcv, 2 * (i + i * nt)) + o);
+        const iv = 1 / d,
+          w = 4 * scale * scale * d * d;
+        setF(invDiag, 2 * i, iv);
+        setF(invDiag, 2 * i + 1, iv);
+        setF(weight, 2 * i, w);
+        setF(weight, 2 * i + 1, w);
+        const s = I(lane ? permB : permA, i);
+        setI(perm, 2 * i, s);
+        setI(perm, 2 * i + 1, nt + s);
       }
-    for (let k = 0; k < n; k++) {
-      for (let j = k; j < n; j++) setF(rows, k * n + j, F(R, k + j * n));
-      const d = F(R, k + k * n);
-      setF(invDiag, k, 1 / d);
-      setF(weight, k, 4 * scale * scale * d * d);
     }
   }
   return -1;
@@ -145,16 +254,370 @@ export function prepare(H: usize, channels: i32, nr: i32, nt: i32, scale: f64, p
 /** Bytes of the scratch `work` must hold. */
 export function workBytes(nr: i32, nt: i32): usize {
   const n = 2 * nt;
-  return ((<usize>(2 * nt * nt + nt + n * n + 6 * n + 1 + 2 * nr)) << 3) + ((<usize>(6 * n + nt)) << 2) + 64;
+  return (
+    ((<usize>(2 * nt * nt + nt + n * n + 7 * n + 1 + 2 * nr)) << 3) +
+    ((<usize>(8 * n + 1 + nt)) << 2) +
+    ((<usize>(2 * nr * nt + 2 * nt * nt + nt)) << 4) +
+    ((<usize>(2 + 2 * (5 * n + 1 + 2 * nr))) << 4) +
+    64
+  );
+}
+
+/** Two vectors' values at a (lane 0) and b (lane 1). */
+@inline
+function pair(a: usize, b: usize): v128 {
+  return f64x2.replace_lane(f64x2.splat(load<f64>(a)), 1, load<f64>(b));
+}
+
+/** Two channels' element at ea and eb: one load where they are the same channel. */
+@inline
+function lanes(ea: usize, eb: usize, same: bool): v128 {
+  return same ? v128.load64_splat(ea) : pair(ea, eb);
+}
+
+@inline
+function at(base: usize, i: i32): usize {
+  return base + ((<usize>i) << 4);
+}
+
+/** Set by search(): whether it found a leaf inside the radius / stopped at its node budget. */
+let found = false;
+let stopped = false;
+
+/**
+ * SphereSearch.search on the scalar state: from the top (`resume` false: nodes 0, the top level's
+ * centre) or from just after the first leaf (`resume` true: the descent's state in idx, lo, hi,
+ * centre, pd and amp, that leaf in best, its metric r2, `nodes` its n nodes). Returns the nodes.
+ */
+function search(
+  n: i32,
+  q: i32,
+  scale: f64,
+  rows: usize,
+  invDiag: usize,
+  weight: usize,
+  yHat: usize,
+  amp: usize,
+  pd: usize,
+  centre: usize,
+  idx: usize,
+  lo: usize,
+  hi: usize,
+  best: usize,
+  gen: usize,
+  stamp: usize,
+  r2: f64,
+  maxNodes: f64,
+  resume: bool,
+  nodes: f64,
+): f64 {
+  const half = <f64>(q - 1) / 2,
+    toIndex = 1 / (2 * scale),
+    qMax = q - 1;
+  found = resume;
+  stopped = false;
+  // An even position's centre does not depend on the odd position above it (R_{2m, 2m+1} is -0:
+  // its product leaves the sum as it is), so it is kept while the positions above that stay:
+  // gen[j] counts the nodes accepted at j, stamp[2m] is gen[2m + 2] when centre[2m] was computed
+  // (the resumed state's centres are current, a fresh search's are not).
+  for (let j = 0; j <= n; j++) setI(gen, j, 0);
+  for (let j = 0; j < n; j += 2) setI(stamp, j, resume ? 0 : -1);
+  let k = n - 1;
+  let advance = resume;
+  if (resume) k = 1;
+  else {
+    setF(pd, n, 0);
+    const u = F(yHat, k) * F(invDiag, k) * toIndex + half;
+    const i0 = level(u, qMax);
+    setF(centre, k, u);
+    setI(idx, k, i0);
+    setI(lo, k, i0 - 1);
+    setI(hi, k, i0 + 1);
+  }
+  for (;;) {
+    if (!advance) {
+      const dlt = <f64>I(idx, k) - F(centre, k);
+      const m = F(pd, k + 1) + F(weight, k) * dlt * dlt;
+      if (++nodes > maxNodes) {
+        stopped = true;
+        if (!found) zfRadius(n, q, scale, yHat, amp, idx, rows, invDiag, best);
+        return nodes - 1;
+      }
+      if (m < r2) {
+        if (k == 0) {
+          r2 = m;
+          found = true;
+          for (let t = 0; t < n; t++) setI(best, t, I(idx, t));
+          k = 1;
+        } else {
+          setF(amp, k, <f64>(2 * I(idx, k) - qMax) * scale);
+          setF(pd, k, m);
+          setI(gen, k, I(gen, k) + 1);
+          k--;
+          let u: f64;
+          if ((k & 1) == 0 && I(stamp, k) == I(gen, k + 2)) u = F(centre, k);
+          else {
+            let s = F(yHat, k);
+            const rb = k * n;
+            for (let j = k + 1; j < n; j++) s -= F(rows, rb + j) * F(amp, j);
+            u = s * F(invDiag, k) * toIndex + half;
+            if ((k & 1) == 0) setI(stamp, k, I(gen, k + 2));
+          }
+          const i0 = level(u, qMax);
+          setF(centre, k, u);
+          setI(idx, k, i0);
+          setI(lo, k, i0 - 1);
+          setI(hi, k, i0 + 1);
+          continue;
+        }
+      } else {
+        k++;
+      }
+    }
+    advance = false;
+    // the next candidate at level k, going up while a level is exhausted
+    for (;;) {
+      if (k >= n) {
+        if (!found) zfRadius(n, q, scale, yHat, amp, idx, rows, invDiag, best);
+        return nodes;
+      }
+      const l = I(lo, k),
+        h = I(hi, k),
+        u = F(centre, k);
+      const lOk = l >= 0,
+        hOk = h <= qMax;
+      if (lOk || hOk) {
+        // the nearer of the two (below on a tie), without a branch on which
+        const takeL = lOk & (!hOk | (u - <f64>l <= <f64>h - u));
+        setI(idx, k, select<i32>(l, h, takeL));
+        setI(lo, k, select<i32>(l - 1, l, takeL));
+        setI(hi, k, select<i32>(h, h + 1, takeL));
+        break;
+      }
+      k++;
+    }
+  }
+  return nodes;
+}
+
+/** yHat2 = Q^H y of two vectors (lanes A, B; B's channel dB bytes after A's): re += qr a + qi b, im += qr b - qi a. */
+@inline
+function rotate(
+  same: bool,
+  QA: usize,
+  dB: usize,
+  yA: usize,
+  yB: usize,
+  f: v128,
+  nr: i32,
+  nt: i32,
+  ypair: usize,
+  yHat2: usize,
+): void {
+  for (let i = 0; i < 2 * nr; i++)
+    v128.store(at(ypair, i), f64x2.mul(pair(yA + ((<usize>i) << 3), yB + ((<usize>i) << 3)), f));
+  let e = QA;
+  for (let k = 0; k < nt; k++) {
+    let re = f64x2.splat(0),
+      im = f64x2.splat(0);
+    for (let i = 0; i < nr; i++, e += 16) {
+      const qr = lanes(e, e + dB, same),
+        qi = lanes(e + 8, e + 8 + dB, same);
+      const a = v128.load(at(ypair, 2 * i)),
+        b = v128.load(at(ypair, 2 * i + 1));
+      re = f64x2.add(re, f64x2.add(f64x2.mul(qr, a), f64x2.mul(qi, b)));
+      im = f64x2.add(im, f64x2.sub(f64x2.mul(qr, b), f64x2.mul(qi, a)));
+    }
+    v128.store(at(yHat2, 2 * k), re);
+    v128.store(at(yHat2, 2 * k + 1), im);
+  }
+}
+
+/** rotate() of four vectors of one channel (two pairs of lanes, pair 1's arrays `block` bytes on): one load of each entry of Q. */
+function rotate4(
+  Q: usize,
+  y0: usize,
+  y1: usize,
+  y2: usize,
+  y3: usize,
+  f: v128,
+  nr: i32,
+  nt: i32,
+  ypair: usize,
+  yHat2: usize,
+  block: usize,
+): void {
+  for (let i = 0; i < 2 * nr; i++) {
+    const o = (<usize>i) << 3;
+    v128.store(at(ypair, i), f64x2.mul(pair(y0 + o, y1 + o), f));
+    v128.store(at(ypair, i) + block, f64x2.mul(pair(y2 + o, y3 + o), f));
+  }
+  let e = Q;
+  for (let k = 0; k < nt; k++) {
+    let re = f64x2.splat(0),
+      im = f64x2.splat(0),
+      re2 = f64x2.splat(0),
+      im2 = f64x2.splat(0);
+    for (let i = 0; i < nr; i++, e += 16) {
+      const qr = v128.load64_splat(e),
+        qi = v128.load64_splat(e + 8);
+      const pa = at(ypair, 2 * i);
+      const a = v128.load(pa),
+        b = v128.load(pa + 16),
+        a2 = v128.load(pa + block),
+        b2 = v128.load(pa + block + 16);
+      re = f64x2.add(re, f64x2.add(f64x2.mul(qr, a), f64x2.mul(qi, b)));
+      im = f64x2.add(im, f64x2.sub(f64x2.mul(qr, b), f64x2.mul(qi, a)));
+      re2 = f64x2.add(re2, f64x2.add(f64x2.mul(qr, a2), f64x2.mul(qi, b2)));
+      im2 = f64x2.add(im2, f64x2.sub(f64x2.mul(qr, b2), f64x2.mul(qi, a2)));
+    }
+    v128.store(at(yHat2, 2 * k), re);
+    v128.store(at(yHat2, 2 * k + 1), im);
+    v128.store(at(yHat2, 2 * k) + block, re2);
+    v128.store(at(yHat2, 2 * k + 1) + block, im2);
+  }
+}
+
+/** Lane `o` (byte 0 or 8) of the v128 array src2[0 .. n) into the scalar array dst. */
+function laneOf(src2: usize, n: i32, o: usize, dst: usize): void {
+  for (let k = 0; k < n; k++) setF(dst, k, load<f64>(at(src2, k) + o));
+}
+
+/**
+ * The metric of a level's first sibling: the next nearest level to centre u after i0 (below where
+ * it is at least as near, as the reference's zig-zag), under partial metric `above`.
+ */
+@inline
+function sibling(u: v128, i0: v128, above: v128, w: v128, vQMax: v128): v128 {
+  const vOne = f64x2.splat(1),
+    vZero = f64x2.splat(0);
+  const l = f64x2.sub(i0, vOne),
+    h = f64x2.add(i0, vOne);
+  const lOk = f64x2.ge(l, vZero),
+    hOk = f64x2.le(h, vQMax);
+  const takeL = v128.and(lOk, v128.or(v128.not(hOk), f64x2.le(f64x2.sub(u, l), f64x2.sub(h, u))));
+  const d = f64x2.sub(v128.bitselect(l, h, takeL), u);
+  return f64x2.add(above, f64x2.mul(f64x2.mul(w, d), d));
+}
+
+/**
+ * Four vectors' first descent (nearest level at every position, the reference's operations), two
+ * pairs of lanes side by side (two independent chains: a level waits on the level above), and the
+ * test of the first sibling at each level above the leaf against the leaf's metric. Lane L's
+ * channel is dL bytes after lane 0's (`same`: all four share it). Pair g's state is at
+ * block g bytes after pair 0's. Returns each lane's way (lane L's in bits 2L, 2L + 1): 0 the leaf
+ * is the answer (no sibling inside), 1 the search goes on after the leaf, 2 the descent left the
+ * radius (the search starts afresh).
+ */
+@inline
+function descend(
+  same: bool,
+  rows: usize,
+  d1: usize,
+  d2: usize,
+  d3: usize,
+  n: i32,
+  r2a: v128,
+  r2b: v128,
+  vHalf: v128,
+  vToIndex: v128,
+  vScale: v128,
+  vQMax: v128,
+  yHat2: usize,
+  amp2: usize,
+  pd2: usize,
+  centre2: usize,
+  lev2: usize,
+  block: usize,
+): i32 {
+  const invDiag = rows + ((<usize>(n * n)) << 3),
+    weight = invDiag + ((<usize>n) << 3);
+  const vZero = f64x2.splat(0),
+    vOne = f64x2.splat(1),
+    vTwo = f64x2.splat(2),
+    vPoint5 = f64x2.splat(0.5);
+  let okA = v128.not(vZero),
+    okB = okA;
+  let pdA = vZero,
+    pdB = vZero;
+  let sibA = f64x2.splat(Infinity),
+    sibB = sibA;
+  for (let k = n - 1; k >= 0; k--) {
+    let sA = v128.load(at(yHat2, k)),
+      sB = v128.load(at(yHat2, k) + block);
+    const rb = rows + ((<usize>(k * n)) << 3);
+    // s -= R_kj amp_j for j = k + 1 .. n - 1, in that order (pointers to R_kj and amp_j walked)
+    const rEnd = rb + ((<usize>n) << 3);
+    for (let e = rb + ((<usize>(k + 1)) << 3), aj = at(amp2, k + 1); e < rEnd; e += 8, aj += 16) {
+      const rA = lanes(e, e + d1, same),
+        rB = same ? rA : pair(e + d2, e + d3);
+      sA = f64x2.sub(sA, f64x2.mul(rA, v128.load(aj)));
+      sB = f64x2.sub(sB, f64x2.mul(rB, v128.load(aj + block)));
+    }
+    const ek = invDiag + ((<usize>k) << 3),
+      ew = weight + ((<usize>k) << 3);
+    const ivA = lanes(ek, ek + d1, same),
+      ivB = same ? ivA : pair(ek + d2, ek + d3);
+    const wA = lanes(ew, ew + d1, same),
+      wB = same ? wA : pair(ew + d2, ew + d3);
+    const uA = f64x2.add(f64x2.mul(f64x2.mul(sA, ivA), vToIndex), vHalf),
+      uB = f64x2.add(f64x2.mul(f64x2.mul(sB, ivB), vToIndex), vHalf);
+    const fA = f64x2.floor(uA),
+      fB = f64x2.floor(uB);
+    const rA = f64x2.add(fA, v128.and(f64x2.ge(f64x2.sub(uA, fA), vPoint5), vOne)),
+      rB = f64x2.add(fB, v128.and(f64x2.ge(f64x2.sub(uB, fB), vPoint5), vOne));
+    const iA = f64x2.pmin(f64x2.pmax(rA, vZero), vQMax),
+      iB = f64x2.pmin(f64x2.pmax(rB, vZero), vQMax);
+    const dA = f64x2.sub(iA, uA),
+      dB = f64x2.sub(iB, uB);
+    const mA = f64x2.add(pdA, f64x2.mul(f64x2.mul(wA, dA), dA)),
+      mB = f64x2.add(pdB, f64x2.mul(f64x2.mul(wB, dB), dB));
+    okA = v128.and(okA, f64x2.lt(mA, r2a));
+    okB = v128.and(okB, f64x2.lt(mB, r2b));
+    v128.store(at(amp2, k), f64x2.mul(f64x2.sub(f64x2.mul(vTwo, iA), vQMax), vScale));
+    v128.store(at(amp2, k) + block, f64x2.mul(f64x2.sub(f64x2.mul(vTwo, iB), vQMax), vScale));
+    v128.store(at(centre2, k), uA);
+    v128.store(at(centre2, k) + block, uB);
+    v128.store(at(lev2, k), iA);
+    v128.store(at(lev2, k) + block, iB);
+    v128.store(at(pd2, k), mA);
+    v128.store(at(pd2, k) + block, mB);
+    if (k > 0) {
+      // the level's first sibling (the next nearest level) under the same levels above
+      sibA = f64x2.pmin(sibA, sibling(uA, iA, pdA, wA, vQMax));
+      sibB = f64x2.pmin(sibB, sibling(uB, iB, pdB, wB, vQMax));
+    }
+    pdA = mA;
+    pdB = mB;
+  }
+  // a sibling inside the leaf's metric: the least of them below it (all finite where the descent
+  // stayed inside the radius, the only lanes where this counts)
+  const inA = f64x2.lt(sibA, pdA),
+    inB = f64x2.lt(sibB, pdB);
+  const ok = i64x2.bitmask(okA) | (i64x2.bitmask(okB) << 2),
+    inside = i64x2.bitmask(inA) | (i64x2.bitmask(inB) << 2);
+  let ways = 0;
+  for (let L = 0; L < 4; L++) ways |= ((ok >> L) & 1 ? (inside >> L) & 1 : 2) << (2 * L);
+  return ways;
 }
 
 /**
  * Per vector: yHat = Q^H y (the complex rotation), the initial radius (infinity, or with `babai`
  * the sliced zero-forcing point's distance, inflated as the reference inflates it), the search
  * within maxNodes nodes, and the decisions. Returns the nodes visited over all vectors.
+ *
+ * Two vectors at a time in f64x2 lanes (the next two of the run, whatever their channels): the
+ * rotation, the first descent (the Babai / SIC point: nearest level at every position), and the
+ * test of the first sibling at every level above the leaf against the leaf's metric. Where that
+ * descent stayed inside the radius and no sibling is inside the leaf's metric (most vectors at a
+ * high SNR), the search ends there in the reference, after its n + n - 1 nodes: the leaf is the
+ * answer. Otherwise the lane's state goes to the scalar search, which goes on from just after the
+ * leaf (or starts afresh where the descent left the radius). Every value is computed by the
+ * reference's operations in its order, so decisions, nodes and budget stops are the reference's.
  */
 export function detect(
   y: usize,
+  factor: usize,
   chan: usize,
   vectors: i32,
   prep: usize,
@@ -165,7 +628,10 @@ export function detect(
   babai: i32,
   maxNodes: f64,
   table: usize,
+  bitTab: usize,
+  bps: i32,
   symOut: usize,
+  bitOut: usize,
   stop: usize,
   work: usize,
 ): f64 {
@@ -180,114 +646,150 @@ export function detect(
     lo = idx + ((<usize>n) << 2),
     hi = lo + ((<usize>n) << 2),
     best = hi + ((<usize>n) << 2),
-    scr = best + ((<usize>n) << 2);
+    scr = best + ((<usize>n) << 2),
+    gen = scr + ((<usize>n) << 2),
+    stamp = gen + ((<usize>(n + 1)) << 2),
+    r2s = (stamp + ((<usize>n) << 2) + 15) & ~(<usize>15),
+    // two pairs' state: pair 1's `block` bytes after pair 0's
+    amp2 = at(r2s, 2),
+    pd2 = at(amp2, n),
+    centre2 = at(pd2, n + 1),
+    lev2 = at(centre2, n),
+    yHat2 = at(lev2, n),
+    ypair = at(yHat2, n),
+    block = (<usize>(5 * n + 1 + 2 * nr)) << 4;
   const half = <f64>(q - 1) / 2,
     toIndex = 1 / (2 * scale),
     qMax = q - 1;
+  const vHalf = f64x2.splat(half),
+    vToIndex = f64x2.splat(toIndex),
+    vScale = f64x2.splat(scale),
+    vQMax = f64x2.splat(<f64>qMax);
+  // the lanes' answer is the reference's only where its n + n - 1 nodes are within the budget
+  const lanesFit = <f64>(2 * n - 1) <= maxNodes;
   let total: f64 = 0;
-  for (let v = 0; v < vectors; v++) {
-    const Q = prep + <usize>I(chan, v) * stride;
-    const rows = Q + ((<usize>hLen) << 3),
-      invDiag = rows + ((<usize>(n * n)) << 3),
-      weight = invDiag + ((<usize>n) << 3),
-      perm = weight + ((<usize>n) << 3);
-    const yv = y + ((<usize>(v * 2 * nr)) << 3);
-    for (let k = 0; k < nt; k++) {
-      let re: f64 = 0,
-        im: f64 = 0;
-      const c = 2 * k * nr;
-      for (let i = 0; i < nr; i++) {
-        const qr = F(Q, c + 2 * i),
-          qi = F(Q, c + 2 * i + 1),
-          a = F(yv, 2 * i),
-          b = F(yv, 2 * i + 1);
-        re += qr * a + qi * b;
-        im += qr * b - qi * a;
-      }
-      setF(yHat, 2 * k, re);
-      setF(yHat, 2 * k + 1, im);
+  for (let v = 0; v < vectors; v += 4) {
+    // lanes 0 to 3: vectors v to v + 3 (the last vector again past the run's end)
+    const last = vectors - 1;
+    const v1 = min(v + 1, last),
+      v2 = min(v + 2, last),
+      v3 = min(v + 3, last);
+    const Q0 = prep + <usize>I(chan, v) * stride,
+      Q1 = prep + <usize>I(chan, v1) * stride,
+      Q2 = prep + <usize>I(chan, v2) * stride,
+      Q3 = prep + <usize>I(chan, v3) * stride;
+    const d1 = Q1 - Q0,
+      d2 = Q2 - Q0,
+      d3 = Q3 - Q0;
+    const same = Q0 == Q1 && Q0 == Q2 && Q0 == Q3;
+    const rows = Q0 + ((<usize>hLen) << 3);
+    const y0 = y + ((<usize>(v * 2 * nr)) << 3),
+      y1 = y + ((<usize>(v1 * 2 * nr)) << 3),
+      y2 = y + ((<usize>(v2 * 2 * nr)) << 3),
+      y3 = y + ((<usize>(v3 * 2 * nr)) << 3);
+    // the rotation, a pair at a time, into yHat2 (one loop for a shared channel, one for two)
+    // each vector's scale factor (its channel's)
+    const c0 = I(chan, v),
+      c2 = I(chan, v2);
+    const fa = pair(factor + ((<usize>c0) << 3), factor + ((<usize>I(chan, v1)) << 3)),
+      fb = pair(factor + ((<usize>c2) << 3), factor + ((<usize>I(chan, v3)) << 3));
+    if (same) rotate4(Q0, y0, y1, y2, y3, fa, nr, nt, ypair, yHat2, block);
+    else {
+      if (Q0 == Q1) rotate(true, Q0, 0, y0, y1, fa, nr, nt, ypair, yHat2);
+      else rotate(false, Q0, d1, y0, y1, fa, nr, nt, ypair, yHat2);
+      if (Q2 == Q3) rotate(true, Q2, 0, y2, y3, fb, nr, nt, ypair + block, yHat2 + block);
+      else rotate(false, Q2, Q3 - Q2, y2, y3, fb, nr, nt, ypair + block, yHat2 + block);
     }
-    let r2: f64 = Infinity;
-    if (babai) r2 = zfRadius(n, q, scale, yHat, amp, idx, rows, invDiag, best) * (1 + 1e-9) + 1e-300;
-    // the search (SphereSearch.search)
-    let found = false,
-      stopped = false;
-    let nodes: f64 = 0;
-    let k = n - 1;
-    setF(pd, n, 0);
-    {
-      const u = F(yHat, k) * F(invDiag, k) * toIndex + half;
-      const i0 = level(u, qMax);
-      setF(centre, k, u);
-      setI(idx, k, i0);
-      setI(lo, k, i0 - 1);
-      setI(hi, k, i0 + 1);
-    }
-    for (;;) {
-      const dlt = <f64>I(idx, k) - F(centre, k);
-      const m = F(pd, k + 1) + F(weight, k) * dlt * dlt;
-      if (++nodes > maxNodes) {
-        nodes -= 1;
-        stopped = true;
-        if (!found) zfRadius(n, q, scale, yHat, amp, idx, rows, invDiag, best);
-        break;
+    for (let L = 0; L < 4; L++) setF(r2s, L, Infinity);
+    if (babai)
+      for (let L = 0; L < 4; L++) {
+        const off: usize = L == 0 ? 0 : L == 1 ? d1 : L == 2 ? d2 : d3;
+        laneOf(yHat2 + (L >> 1 ? block : 0), n, (<usize>(L & 1)) << 3, yHat);
+        const r = zfRadius(n, q, scale, yHat, amp, idx, rows + off, rows + off + ((<usize>(n * n)) << 3), best);
+        setF(r2s, L, r * (1 + 1e-9) + 1e-300);
       }
-      if (m < r2) {
-        if (k == 0) {
-          r2 = m;
-          found = true;
-          for (let t = 0; t < n; t++) setI(best, t, I(idx, t));
-          k = 1;
-        } else {
-          setF(amp, k, <f64>(2 * I(idx, k) - qMax) * scale);
-          setF(pd, k, m);
-          k--;
-          let s = F(yHat, k);
-          const rb = k * n;
-          for (let j = k + 1; j < n; j++) s -= F(rows, rb + j) * F(amp, j);
-          const u = s * F(invDiag, k) * toIndex + half;
-          const i0 = level(u, qMax);
-          setF(centre, k, u);
-          setI(idx, k, i0);
-          setI(lo, k, i0 - 1);
-          setI(hi, k, i0 + 1);
-          continue;
+    // lane L: 0 the lane's answer is the leaf, 1 resume after the leaf, 2 search afresh
+    let ways = 0xaa;
+    if (lanesFit) {
+      const r2a = v128.load(r2s),
+        r2b = v128.load(r2s + 16);
+      ways = same
+        ? descend(true, rows, 0, 0, 0, n, r2a, r2b, vHalf, vToIndex, vScale, vQMax, yHat2, amp2, pd2, centre2, lev2, block)
+        : descend(false, rows, d1, d2, d3, n, r2a, r2b, vHalf, vToIndex, vScale, vQMax, yHat2, amp2, pd2, centre2, lev2, block);
+    }
+    for (let L = 0; L < min(4, vectors - v); L++) {
+      const way = (ways >> (2 * L)) & 3;
+      const off: usize = L == 0 ? 0 : L == 1 ? d1 : L == 2 ? d2 : d3;
+      const g: usize = L >> 1 ? block : 0;
+      const o = (<usize>(L & 1)) << 3;
+      const invDiag = rows + off + ((<usize>(n * n)) << 3),
+        weight = invDiag + ((<usize>n) << 3);
+      let nodes: f64 = 0;
+      let halted = false;
+      const perm = weight + ((<usize>n) << 3);
+      if (way == 0) {
+        // the leaf's levels, stream by stream (positions 2k, 2k + 1: Re and Im of stream perm[2k])
+        for (let k = 0; k < nt; k++) {
+          const re = <i32>load<f64>(at(lev2 + g, 2 * k) + o),
+            im = <i32>load<f64>(at(lev2 + g, 2 * k + 1) + o);
+          setI(scr, I(perm, 2 * k), I(table, re * q + im));
         }
+        nodes = <f64>(2 * n - 1);
       } else {
-        k++;
+        let r2 = F(r2s, L);
+        laneOf(yHat2 + g, n, o, yHat);
+        if (way == 1) {
+          // the lane's state after its first leaf
+          for (let t = 0; t < n; t++) {
+            const i0 = <i32>load<f64>(at(lev2 + g, t) + o);
+            setI(idx, t, i0);
+            setI(lo, t, i0 - 1);
+            setI(hi, t, i0 + 1);
+            setI(best, t, i0);
+          }
+          laneOf(centre2 + g, n, o, centre);
+          laneOf(amp2 + g, n, o, amp);
+          laneOf(pd2 + g, n, o, pd);
+          setF(pd, n, 0);
+          r2 = F(pd, 0);
+          nodes = <f64>n;
+        }
+        nodes = search(
+          n,
+          q,
+          scale,
+          rows + off,
+          invDiag,
+          weight,
+          yHat,
+          amp,
+          pd,
+          centre,
+          idx,
+          lo,
+          hi,
+          best,
+          gen,
+          stamp,
+          r2,
+          maxNodes,
+          way == 1,
+          nodes,
+        );
+        halted = stopped;
+        for (let k = 0; k < nt; k++) setI(scr, I(perm, 2 * k), I(table, I(best, 2 * k) * q + I(best, 2 * k + 1)));
       }
-      // the next candidate at level k, going up while a level is exhausted
-      let done = false;
-      for (;;) {
-        if (k >= n) {
-          if (!found) zfRadius(n, q, scale, yHat, amp, idx, rows, invDiag, best);
-          done = true;
-          break;
-        }
-        const l = I(lo, k),
-          h = I(hi, k),
-          u = F(centre, k);
-        const lOk = l >= 0,
-          hOk = h <= qMax;
-        if (lOk && (!hOk || u - <f64>l <= <f64>h - u)) {
-          setI(idx, k, l);
-          setI(lo, k, l - 1);
-          break;
-        }
-        if (hOk) {
-          setI(idx, k, h);
-          setI(hi, k, h + 1);
-          break;
-        }
-        k++;
+      total += nodes;
+      const vv = v + L;
+      store<u8>(stop + <usize>vv, halted ? 1 : 0);
+      // the symbols (symbolsFromLevels, into scr above) and their bits in stream order, eight bytes a symbol (the next symbol's store overwrites the excess)
+      let dst = bitOut + <usize>(vv * nt * bps);
+      for (let j = 0; j < nt; j++, dst += <usize>bps) {
+        const sym = I(scr, j);
+        setI(symOut, vv * nt + j, sym);
+        store<u64>(dst, load<u64>(bitTab + ((<usize>sym) << 3)));
       }
-      if (done) break;
     }
-    total += nodes;
-    store<u8>(stop + <usize>v, stopped ? 1 : 0);
-    // symbolsFromLevels
-    for (let t = 0; t < n; t++) setI(scr, I(perm, t), I(best, t));
-    for (let j = 0; j < nt; j++) setI(symOut, v * nt + j, I(table, I(scr, j) * q + I(scr, nt + j)));
   }
   return total;
 }

@@ -66,6 +66,8 @@ export function ssfeLanesRefusal(model: RealModel, setup: DetectorSetup): string
  */
 export class SsfeLanes implements LaneKernel {
   readonly capacity: number;
+  readonly unscaled = false;
+  readonly bits = false;
   private readonly k: SsfeLanesExports;
   private readonly buffer: ArrayBuffer;
   private readonly lay: RunLayout;
