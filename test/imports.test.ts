@@ -3,7 +3,9 @@
  * a module of one part reaches another part only through that part's index (`../mimo/index.js`),
  * never its internals, and only along the parts' layering: core below everything, the domain-free
  * CUDA runtime (gpu) on core, the parts on those, sim on the parts it joins, the CLI on top. No
- * module imports its own part's index (a cycle).
+ * module imports its own part's index (a cycle). WebAssembly kernels (`*.as.ts`, AssemblyScript),
+ * which cannot load a TypeScript index, reach another part through its AssemblyScript libraries
+ * (`src/<part>/wasm/*.lib.as.ts`) instead.
  * Static, dynamic (`import('...')`) and type-only imports all count. Tests and benchmarks may reach
  * anything.
  */
@@ -89,7 +91,10 @@ test('every part reaches another only through its index, along the layers', (t) 
         broken.push(`${here}: imports the package index`);
         continue;
       }
-      if (rel !== `src/${to}/index.ts`) broken.push(`${here}: imports ${rel}, an internal of part ${to}`);
+      const entry = here.endsWith('.as.ts')
+        ? new RegExp(`^src/${to}/wasm/[^/]+\\.lib\\.as(\\.ts)?$`).test(rel)
+        : rel === `src/${to}/index.ts`;
+      if (!entry) broken.push(`${here}: imports ${rel}, an internal of part ${to}`);
       else if (!(LAYERS[from] ?? []).includes(to)) broken.push(`${here}: part ${from} may not import part ${to}`);
     }
   }
