@@ -10,7 +10,10 @@
  * Batches: `g<n>` n x n Gaussian, `t<n>` block-Toeplitz (complex 1x1 taps, 3 taps, 'full': (n + 4) x n),
  * `i<n>` n x n Gaussian scaled by 2^20 and rounded (integral), each with its batch size after ':'.
  *
- * Usage: node --expose-gc dist/bench/lattice/wasm-lll.js [--cases g8:16384,g16:16384,t64:1024] [--reps 5] [--seed 1]
+ * Run it without --expose-gc: gc() before each call lets process.cpuUsage count V8's background
+ * collector threads, unevenly between the kernels.
+ *
+ * Usage: node dist/bench/lattice/wasm-lll.js [--cases g8:16384,g16:16384,t64:1024] [--reps 5] [--seed 1]
  */
 import { parseArgs } from 'node:util';
 import type { MatrixBatch } from '../../src/core/index.js';

@@ -7,7 +7,10 @@
  * in parentheses, the median of the ratios of neighbouring calls (on a shared machine the two calls
  * of a pair see the same load).
  *
- * Usage: node --expose-gc dist/bench/mimo/wasm-detect.js [--detectors nway,sphere] [--mimo 4x4] [--mod 16qam]
+ * Run it without --expose-gc: gc() before each call lets process.cpuUsage count V8's background
+ * collector threads, unevenly between the kernels.
+ *
+ * Usage: node dist/bench/mimo/wasm-detect.js [--detectors nway,sphere] [--mimo 4x4] [--mod 16qam]
  *        [--snr 20] [--vectors 8400] [--vpc 1,14] [--reps 7] [--seed 1]
  */
 import { parseArgs } from 'node:util';
