@@ -47,25 +47,40 @@ export interface DetectorCounts {
   iterations?: number;
 }
 
-/** One unit's counts: what the stop rules see, unit by unit. */
-export interface UnitResult {
-  vectors: number;
-  /** counts[d] for every active detector d that finished the unit, null for the others. */
-  counts: (DetectorCounts | null)[];
-  /**
-   * failures[d]: the error of an active detector d that failed on this unit (at its first failing
-   * vector), as data; absent when none failed. simulate() raises it only if d is still active when
-   * the unit merges, so whether a run fails does not depend on how far ahead units were computed.
-   * A detector that failed on a unit is not run on the chunk's later units (their counts[d] null).
-   */
-  failures?: (ErrorRecord | null)[];
-}
+/**
+ * The fields of a unit's counts in ChunkResult.counts rows, in this order: COUNT_FIELDS numbers a
+ * unit. Rows of numbers rather than an object a unit: a GPU launch settles hundreds of units, and
+ * simulate() merges them at the device's rate.
+ */
+export const COUNT = { bitErrors: 0, symbolErrors: 1, frameErrors: 2, unproven: 3, timeMs: 4, iterations: 5 } as const;
+/** Numbers a unit in ChunkResult.counts[d]. */
+export const COUNT_FIELDS = 6;
 
+/**
+ * A chunk's counts, unit by unit: what the stop rules see.
+ * - `counts[d]`: detector d's counts, [units x COUNT_FIELDS] (row i: unit unit0 + i, fields in
+ *   COUNT order; `iterations` is 0 on an uncoded link), or null for a detector not in the task's
+ *   `active` list.
+ * - `failures[d]`: the first unit of the chunk (its row) on which active detector d failed, at its
+ *   first failing vector, and the error as data; absent or null where none failed. Rows from that
+ *   unit on are not counts (a detector that failed is not run on the chunk's later units).
+ *   simulate() raises the error only if d is still active when the unit merges, so whether a run
+ *   fails does not depend on how far ahead units were computed.
+ */
 export interface ChunkResult {
   snrIndex: number;
   unit0: number;
-  /** The chunk's units in order. */
-  units: UnitResult[];
+  /** Vectors of each of the chunk's units, in order (the task's unitSizes). */
+  vectors: number[];
+  counts: (Float64Array | null)[];
+  failures?: (ChunkFailure | null)[];
+}
+
+/** Where a detector failed on a chunk (ChunkResult.failures). */
+export interface ChunkFailure {
+  /** The unit's row in the chunk. */
+  unit: number;
+  error: ErrorRecord;
 }
 
 /** A unit of a chunk with the chunk's detectors: what detectRange reads. */
@@ -77,16 +92,58 @@ export function unitOf(task: ChunkTask, i: number): UnitTask {
   return { ...rest, unitIndex: task.unit0 + i, vectors: unitSizes[i]! };
 }
 
-/** Empty per-unit results of a chunk (every count null), for an executor to fill. */
-export function emptyUnits(task: Pick<ChunkTask, 'unitSizes' | 'detectors'>): UnitResult[] {
-  return task.unitSizes.map((vectors) => ({ vectors, counts: task.detectors.map(() => null) }));
+/** A chunk's result with every count zero (rows for the task's active detectors), for an executor to fill. */
+export function emptyChunkResult(
+  task: Pick<ChunkTask, 'snrIndex' | 'unit0' | 'unitSizes' | 'detectors' | 'active'>,
+): ChunkResult {
+  const counts: (Float64Array | null)[] = task.detectors.map(() => null);
+  for (const d of task.active) counts[d] = new Float64Array(task.unitSizes.length * COUNT_FIELDS);
+  return { snrIndex: task.snrIndex, unit0: task.unit0, vectors: task.unitSizes.slice(), counts };
 }
 
-/** Records detector d's failure on the chunk (the library's errors; anything else is a bug and fails the chunk). */
-export function recordFailure(result: Pick<UnitResult, 'failures'>, detectors: number, d: number, err: unknown): void {
+/** Adds `c` to unit i's row of detector d (a row of ChunkResult.counts). */
+export function addCounts(result: ChunkResult, d: number, i: number, c: Partial<Omit<DetectorCounts, 'frames'>>): void {
+  const row = result.counts[d];
+  if (!row || i < 0 || i * COUNT_FIELDS >= row.length)
+    throw new CheckFailedError(`internal: no counts of detector ${d} at unit ${i} of the chunk`);
+  const o = i * COUNT_FIELDS;
+  row[o + COUNT.bitErrors] += c.bitErrors ?? 0;
+  row[o + COUNT.symbolErrors] += c.symbolErrors ?? 0;
+  row[o + COUNT.frameErrors] += c.frameErrors ?? 0;
+  row[o + COUNT.unproven] += c.unproven ?? 0;
+  row[o + COUNT.timeMs] += c.timeMs ?? 0;
+  row[o + COUNT.iterations] += c.iterations ?? 0;
+}
+
+/** Unit i's counts of detector d as an object (null where d has no counts in the chunk). */
+export function unitCounts(result: ChunkResult, d: number, i: number): Required<Omit<DetectorCounts, 'frames'>> | null {
+  const row = result.counts[d];
+  if (!row) return null;
+  const o = i * COUNT_FIELDS;
+  return {
+    bitErrors: row[o + COUNT.bitErrors]!,
+    symbolErrors: row[o + COUNT.symbolErrors]!,
+    frameErrors: row[o + COUNT.frameErrors]!,
+    unproven: row[o + COUNT.unproven]!,
+    timeMs: row[o + COUNT.timeMs]!,
+    iterations: row[o + COUNT.iterations]!,
+  };
+}
+
+/**
+ * Records detector d's failure `err` at unit i of the chunk, keeping the earliest unit's (the
+ * library's errors; anything else is a bug and fails the chunk).
+ */
+export function recordFailure(result: ChunkResult, d: number, i: number, err: unknown): void {
   if (!(err instanceof LatticeMimoError)) throw err;
-  result.failures ??= new Array<ErrorRecord | null>(detectors).fill(null);
-  result.failures[d] = errorRecord(err);
+  failureAt(result, d, i, errorRecord(err));
+}
+
+/** Records detector d's failure (as data) at unit i of the chunk, keeping the earliest unit's. */
+export function failureAt(result: ChunkResult, d: number, i: number, error: ErrorRecord): void {
+  result.failures ??= result.counts.map(() => null);
+  const was = result.failures[d];
+  if (!was || i < was.unit) result.failures[d] = { unit: i, error };
 }
 
 /** Counts the errors of one detector's output against the transmitted symbols. */
@@ -206,18 +263,13 @@ const SLICE_MS = 50;
  */
 function* chunkSteps(task: ChunkTask, result: ChunkResult): Generator<void, void, void> {
   const failed = new Set<number>();
-  const nDet = task.detectors.length;
-  for (const [i, unit] of result.units.entries()) {
+  for (let i = 0; i < task.unitSizes.length; i++) {
     const spec = unitOf(task, i);
     const link = generateLinkChunk(spec);
     const grain = task.coded ? task.sliceVectors! : task.vectorsPerChannel;
     for (const d of task.active) {
       if (failed.has(d)) continue;
-      const c: DetectorCounts = task.coded
-        ? { bitErrors: 0, symbolErrors: 0, frameErrors: 0, unproven: 0, timeMs: 0, frames: 0, iterations: 0 }
-        : { bitErrors: 0, symbolErrors: 0, frameErrors: 0, unproven: 0, timeMs: 0 };
       let groups = 1;
-      let ok = true;
       for (let v0 = 0; v0 < spec.vectors; ) {
         const v1 = Math.min(spec.vectors, v0 + groups * grain);
         const t0 = performance.now();
@@ -225,34 +277,24 @@ function* chunkSteps(task: ChunkTask, result: ChunkResult): Generator<void, void
         try {
           part = detectRange(spec, link, d, v0, v1);
         } catch (err) {
-          recordFailure(unit, nDet, d, err);
+          recordFailure(result, d, i, err);
           failed.add(d);
-          ok = false;
           break;
         }
         const ms = performance.now() - t0;
-        c.bitErrors += part.bitErrors;
-        c.symbolErrors += part.symbolErrors;
-        c.frameErrors += part.frameErrors;
-        c.unproven += part.unproven;
-        c.timeMs += ms;
-        if (c.frames !== undefined) {
-          c.frames += part.frames!;
-          c.iterations! += part.iterations!;
-        }
+        addCounts(result, d, i, { ...part, timeMs: ms });
         v0 = v1;
         if (ms < SLICE_MS / 4) groups *= 2;
         else if (ms > SLICE_MS && groups > 1) groups = Math.max(1, groups >> 1);
         yield;
       }
-      if (ok) unit.counts[d] = c;
     }
   }
 }
 
 /** The counts of a chunk's units, computed in this thread without a break (a worker's). */
 export function runChunk(task: ChunkTask): ChunkResult {
-  const result: ChunkResult = { snrIndex: task.snrIndex, unit0: task.unit0, units: emptyUnits(task) };
+  const result = emptyChunkResult(task);
   for (const _ of chunkSteps(task, result));
   return result;
 }
@@ -265,7 +307,7 @@ export function runChunk(task: ChunkTask): ChunkResult {
 export async function runChunkSliced(task: ChunkTask, cancelled: () => boolean): Promise<ChunkResult> {
   const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
   await yieldTurn();
-  const result: ChunkResult = { snrIndex: task.snrIndex, unit0: task.unit0, units: emptyUnits(task) };
+  const result = emptyChunkResult(task);
   for (const _ of chunkSteps(task, result)) {
     await yieldTurn();
     if (cancelled()) throw new Error('chunk cancelled');

@@ -39,7 +39,7 @@ import {
   priorDetectors,
 } from '../mimo/index.js';
 import { resolveDecoderOptions, type DecoderOptions } from '../coding/index.js';
-import { runChunkSliced, type ChunkResult, type ChunkTask } from './chunk.js';
+import { COUNT, COUNT_FIELDS, runChunkSliced, type ChunkResult, type ChunkTask } from './chunk.js';
 import { checkSoftDetectors, codeOf, vectorsPerFrame, type CodedSpec } from './coded.js';
 import { channelEntry, checkChannel, checkGrid, DEFAULT_CHANNEL_MODEL, type ChannelModel } from '../channels/index.js';
 import { ofdmDataVectors, type OfdmLinkSpec } from './ofdm-link.js';
@@ -434,6 +434,17 @@ const codedSpecOf = (c: NonNullable<Plan['coded']>): CodedSpec => ({
 /** The errors the stop rule counts: bit errors, or frame errors for a coded run. */
 const stopErrors = (p: Plan, t: Tally): number => (p.coded ? t.frameErrors : t.bitErrors);
 
+/** Adds the counts at rows[o ..] (ChunkResult.counts: a unit's, or a chunk's summed) and their vectors to a tally. */
+function addTally(t: Tally, rows: Float64Array, o: number, vectors: number): void {
+  t.bitErrors += rows[o + COUNT.bitErrors]!;
+  t.symbolErrors += rows[o + COUNT.symbolErrors]!;
+  t.frameErrors += rows[o + COUNT.frameErrors]!;
+  t.unproven += rows[o + COUNT.unproven]!;
+  t.timeMs += rows[o + COUNT.timeMs]!;
+  t.iterations += rows[o + COUNT.iterations]!;
+  t.vectors += vectors;
+}
+
 export function toPoint(p: Plan, d: number, snrIndex: number, snr: number, noiseVar: number, t: Tally): SimPoint {
   const rate = p.coded?.rate ?? 1;
   const frames = p.coded ? t.vectors / p.coded.vectorsPerFrame : t.vectors;
@@ -661,9 +672,79 @@ async function simulatePoint(
       pointWallMs: performance.now() - start,
     });
 
+  let lastMerged = -1;
+  // A chunk's rows of an active detector (every detector active now was active when it was handed out).
+  const rowsOf = (result: ChunkResult, d: number): Float64Array => {
+    const rows = result.counts[d];
+    if (!rows)
+      throw new Error(`internal: chunk at unit ${result.unit0} lacks counts of active detector ${p.labels[d]}`);
+    return rows;
+  };
+
+  // The whole chunk at once, where no active detector can reach a stop (or a failure) inside it:
+  // the counts are then those of the unit walk, summed in another order (exact for the counts).
+  const mergeWhole = (result: ChunkResult): boolean => {
+    let vectors = 0;
+    for (const v of result.vectors) vectors += v;
+    const errorField = p.coded ? COUNT.frameErrors : COUNT.bitErrors;
+    const active = activeList();
+    for (const d of active) {
+      if (result.failures?.[d]) return false;
+      const t = tallies[d]!;
+      if (t.vectors + vectors >= p.maxVectors) return false;
+      const rows = rowsOf(result, d);
+      let errors = stopErrors(p, t);
+      for (let o = errorField; o < rows.length; o += COUNT_FIELDS) errors += rows[o]!;
+      if (errors >= p.maxErrors) return false;
+    }
+    mergedVectors += vectors;
+    for (const d of active) {
+      const rows = rowsOf(result, d);
+      const t = tallies[d]!;
+      const sum = new Float64Array(COUNT_FIELDS);
+      for (let o = 0; o < rows.length; o += COUNT_FIELDS) for (let f = 0; f < COUNT_FIELDS; f++) sum[f] += rows[o + f]!;
+      addTally(t, sum, 0, vectors);
+    }
+    return true;
+  };
+
+  // The chunk unit by unit, the stop rules checked after each.
+  const mergeUnits = (result: ChunkResult): void => {
+    const n = result.vectors.length;
+    for (let i = 0; i < n; i++) {
+      const u = result.unit0 + i;
+      const vectors = result.vectors[i]!;
+      mergedVectors += vectors;
+      let left = 0;
+      for (let d = 0; d < nDet; d++) {
+        if (!isActive(d)) continue;
+        const failed = result.failures?.[d];
+        if (failed && failed.unit <= i) throw errorFromRecord(failed.error);
+        const rows = rowsOf(result, d);
+        const o = i * COUNT_FIELDS;
+        const t = tallies[d]!;
+        addTally(t, rows, o, vectors);
+        if (shard) {
+          const r = shardUnits[d]!;
+          r.units.push(u);
+          r.bitErrors.push(rows[o + COUNT.bitErrors]!);
+          r.symbolErrors.push(rows[o + COUNT.symbolErrors]!);
+          r.frameErrors.push(rows[o + COUNT.frameErrors]!);
+          r.unproven.push(rows[o + COUNT.unproven]!);
+          r.iterations.push(rows[o + COUNT.iterations]!);
+          r.timeMs += rows[o + COUNT.timeMs]!;
+          if (stopErrors(p, t) >= quota && u >= minUnit) t.stoppedBy = 'errors';
+        } else if (stopErrors(p, t) >= p.maxErrors) t.stoppedBy = 'errors';
+        else if (t.vectors >= p.maxVectors) t.stoppedBy = 'vectors';
+        if (t.stoppedBy === null) left++;
+      }
+      lastMerged = u;
+      if (left === 0) break;
+    }
+  };
+
   // A shard with a shared directory: its units go there, and a detector stops once the units of
   // every shard there reach the run's stop and this shard has computed its own units up to it.
-  let lastMerged = -1;
   let dirDue = 0;
   const shareAndCheck = (force: boolean): void => {
     if (!shardDir || (!force && performance.now() < dirDue)) return;
@@ -721,41 +802,8 @@ async function simulatePoint(
       }
       inflight.delete(merged);
       inflightVectors -= entry.vectors;
-      for (const [i, unit] of result.units.entries()) {
-        const u = result.unit0 + i;
-        mergedVectors += unit.vectors;
-        let left = 0;
-        for (let d = 0; d < nDet; d++) {
-          if (!isActive(d)) continue;
-          const failed = unit.failures?.[d];
-          if (failed) throw errorFromRecord(failed);
-          const c = unit.counts[d];
-          if (!c) throw new Error(`internal: unit ${u} lacks counts of active detector ${p.labels[d]}`);
-          const t = tallies[d]!;
-          t.bitErrors += c.bitErrors;
-          t.symbolErrors += c.symbolErrors;
-          t.frameErrors += c.frameErrors;
-          t.unproven += c.unproven;
-          t.vectors += unit.vectors;
-          t.timeMs += c.timeMs;
-          t.iterations += c.iterations ?? 0;
-          if (shard) {
-            const r = shardUnits[d]!;
-            r.units.push(u);
-            r.bitErrors.push(c.bitErrors);
-            r.symbolErrors.push(c.symbolErrors);
-            r.frameErrors.push(c.frameErrors);
-            r.unproven.push(c.unproven);
-            r.iterations.push(c.iterations ?? 0);
-            r.timeMs += c.timeMs;
-            if (stopErrors(p, t) >= quota && u >= minUnit) t.stoppedBy = 'errors';
-          } else if (stopErrors(p, t) >= p.maxErrors) t.stoppedBy = 'errors';
-          else if (t.vectors >= p.maxVectors) t.stoppedBy = 'vectors';
-          if (t.stoppedBy === null) left++;
-        }
-        lastMerged = u;
-        if (left === 0) break;
-      }
+      if (!shard && mergeWhole(result)) lastMerged = result.unit0 + result.vectors.length - 1;
+      else mergeUnits(result);
       shareAndCheck(false);
       emit('update');
     }

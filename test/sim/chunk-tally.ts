@@ -3,7 +3,7 @@
  * engine's runChunk() on the same tasks (frames asserted equal unit by unit).
  */
 import assert from 'node:assert/strict';
-import { type ChunkResult, type ChunkTask, runChunk } from '../../src/sim/chunk.js';
+import { type ChunkResult, type ChunkTask, runChunk, unitCounts } from '../../src/sim/chunk.js';
 
 /** GPU and CPU sums of frame errors, symbol errors and decoder iterations, and the frames. */
 export interface ChunkTally {
@@ -16,24 +16,27 @@ export interface ChunkTally {
   cIt: number;
 }
 
-/** Detector 0's counts of `results` (the executor's, task for task) against runChunk's. */
-export function tallyAgainstCpu(tasks: readonly ChunkTask[], results: readonly ChunkResult[]): ChunkTally {
+/** Detector 0's counts of `results` (the executor's, task for task) against runChunk's; frames of `vectorsPerFrame` vectors. */
+export function tallyAgainstCpu(
+  tasks: readonly ChunkTask[],
+  results: readonly ChunkResult[],
+  vectorsPerFrame: number,
+): ChunkTally {
   const t: ChunkTally = { gFe: 0, cFe: 0, frames: 0, gSym: 0, cSym: 0, gIt: 0, cIt: 0 };
   for (const [i, task] of tasks.entries()) {
     const cpu = runChunk(task);
     assert.equal(results[i]!.unit0, task.unit0);
-    assert.equal(results[i]!.units.length, task.unitSizes.length);
-    for (const [u, unit] of cpu.units.entries()) {
-      const g = results[i]!.units[u]!.counts[0]!,
-        c = unit.counts[0]!;
-      assert.equal(g.frames, c.frames);
+    assert.deepEqual(results[i]!.vectors, task.unitSizes);
+    for (const [u, vectors] of cpu.vectors.entries()) {
+      const g = unitCounts(results[i]!, 0, u)!,
+        c = unitCounts(cpu, 0, u)!;
       t.gFe += g.frameErrors;
       t.cFe += c.frameErrors;
-      t.frames += c.frames!;
+      t.frames += vectors / vectorsPerFrame;
       t.gSym += g.symbolErrors;
       t.cSym += c.symbolErrors;
-      t.gIt += g.iterations ?? 0;
-      t.cIt += c.iterations ?? 0;
+      t.gIt += g.iterations;
+      t.cIt += c.iterations;
     }
   }
   return t;

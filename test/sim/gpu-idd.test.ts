@@ -600,7 +600,7 @@ test("device GPU executor, IDD: per-unit counts agree with runChunk's across chu
           () => [0],
         );
         const results = await Promise.all(tasks.map((task) => exec.run(task)));
-        const { gFe, cFe, frames, gSym, cSym } = tallyAgainstCpu(tasks, results);
+        const { gFe, cFe, frames, gSym, cSym } = tallyAgainstCpu(tasks, results, unit);
         const symbols = frames * unit * c.nt;
         assert.ok(ferAgrees(gFe, cFe, frames), msg(`${c.code}: GPU ${gFe} vs CPU ${cFe} frame errors of ${frames}`));
         assert.ok(

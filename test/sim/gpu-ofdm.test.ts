@@ -632,7 +632,7 @@ test("device GPU executor, OFDM: per-slot counts equal runChunk's (but for float
   skip,
 }, async (t) => {
   const { GpuLinkExecutor } = await import('../../src/sim/gpu/executor.js');
-  const { runChunk } = await import('../../src/sim/chunk.js');
+  const { runChunk, unitCounts } = await import('../../src/sim/chunk.js');
   const nt = 2,
     nr = 4,
     modulation = '16qam' as const;
@@ -685,10 +685,10 @@ test("device GPU executor, OFDM: per-slot counts equal runChunk's (but for float
       for (const [i, task] of tasks.entries()) {
         const cpu = runChunk(task);
         assert.equal(results[i]!.unit0, task.unit0);
-        for (const [u, unit] of cpu.units.entries())
+        for (let u = 0; u < cpu.vectors.length; u++)
           for (let d = 0; d < 2; d++) {
-            const g = results[i]!.units[u]!.counts[d]!,
-              c = unit.counts[d]!;
+            const g = unitCounts(results[i]!, d, u)!,
+              c = unitCounts(cpu, d, u)!;
             differ += Math.abs(g.bitErrors - c.bitErrors);
             bits += c.bitErrors;
           }

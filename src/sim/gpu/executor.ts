@@ -49,12 +49,14 @@ import {
   type VectorsToRedo,
 } from '../../mimo/index.js';
 import {
+  addCounts,
+  COUNT,
+  COUNT_FIELDS,
   countErrors,
-  emptyUnits,
+  emptyChunkResult,
+  failureAt,
   type ChunkResult,
   type ChunkTask,
-  type DetectorCounts,
-  type UnitResult,
 } from '../chunk.js';
 import type { FrameDecoder } from '../../coding/index.js';
 import { channelEntry, DEFAULT_CHANNEL_MODEL, type ChannelCudaPlan, type ChannelModel } from '../../channels/index.js';
@@ -138,9 +140,9 @@ interface Pending {
   task: ChunkTask;
   resolve: (r: ChunkResult) => void;
   reject: (e: Error) => void;
-  /** The task's units, their counts filled in as launches settle. */
-  units: UnitResult[];
-  /** fails[i][d]: detector d's failure at its smallest vector of unit i (UnitResult.failures). */
+  /** The task's counts, filled in as launches settle. */
+  result: ChunkResult;
+  /** fails[i][d]: detector d's failure at its smallest vector of unit i (ChunkResult.failures). */
   fails: Map<number, ({ vector: number; record: ErrorRecord } | null)[]>;
   /** The task's vectors (its units' sum). */
   total: number;
@@ -420,7 +422,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
         task,
         resolve,
         reject,
-        units: emptyUnits(task),
+        result: emptyChunkResult(task),
         fails: new Map(),
         total: task.unitSizes.reduce((a, b) => a + b, 0),
         launched: 0,
@@ -548,8 +550,8 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     for (const p of launch.parts) {
       p.open--;
       if (!p.failed && p.open === 0 && p.launched === p.total) {
-        for (const [i, f] of p.fails) p.units[i]!.failures = f.map((x) => x?.record ?? null);
-        p.resolve({ snrIndex: p.task.snrIndex, unit0: p.task.unit0, units: p.units });
+        for (const [i, f] of p.fails) for (const [d, x] of f.entries()) if (x) failureAt(p.result, d, i, x.record);
+        p.resolve(p.result);
       }
     }
   }
@@ -692,21 +694,17 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       const list = new Int32Array(slot.host.view(), off + sb.counts, 1 + 2 * LIST_CAP);
       const ms = slot.end[d]!.elapsedSince(slot.start[d]!);
       // slot k counts unit at[k]; a piece of a unit larger than a launch counts into slot 0
-      const rows = launch.at.map(({ p, i }, k) => {
-        const row = (p.units[i]!.counts[d] ??= cd
-          ? { bitErrors: 0, symbolErrors: 0, frameErrors: 0, unproven: 0, timeMs: 0, frames: 0, iterations: 0 }
-          : { bitErrors: 0, symbolErrors: 0, frameErrors: 0, unproven: 0, timeMs: 0 });
-        row.bitErrors += u64(c, W * k);
-        row.symbolErrors += u64(c, W * k + 1);
-        row.frameErrors += u64(c, W * k + 2);
+      for (let k = 0; k < launch.at.length; k++) {
+        const { p, i } = launch.at[k]!;
+        const rows = p.result.counts[d]!,
+          o = i * COUNT_FIELDS;
+        rows[o + COUNT.bitErrors] += u64(c, W * k);
+        rows[o + COUNT.symbolErrors] += u64(c, W * k + 1);
+        rows[o + COUNT.frameErrors] += u64(c, W * k + 2);
+        if (cd) rows[o + COUNT.iterations] += u64(c, W * k + 3);
         const share = launch.at.length === 1 ? l.vectors : p.task.unitSizes[i]!;
-        if (cd) {
-          row.iterations! += u64(c, W * k + 3);
-          row.frames! += share / cd.kernels.vpf;
-        }
-        row.timeMs += (ms * share) / l.vectors;
-        return row;
-      });
+        rows[o + COUNT.timeMs] += (ms * share) / l.vectors;
+      }
       const flagged = list[0]!;
       let entries = list.subarray(1, 1 + 2 * Math.min(flagged, LIST_CAP));
       if (flagged > LIST_CAP) {
@@ -716,13 +714,13 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
         entries = all.subarray(1);
       }
       if (!cd) {
-        await this.flaggedVectors(launch, d, entries, rows);
+        await this.flaggedVectors(launch, d, entries);
         continue;
       }
       // coded: the flagged vectors by frame; each frame is decoded again with their CPU LLRs
       const byFrame = new Map<number, Map<number, number>>();
       for (let i = 0; i < entries.length; i += 2) {
-        if (this.pastBudget(launch, d, entries[i]!, entries[i + 1]!, rows)) continue;
+        if (this.pastBudget(launch, d, entries[i]!, entries[i + 1]!)) continue;
         const g = entries[i]!,
           f = Math.floor(g / cd.kernels.vpf);
         let vs = byFrame.get(f);
@@ -754,7 +752,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
    * detector, the chunk and the vector of the chunk, recorded for its chunk (failAt); under 'flag' one
    * more unproven vector of its chunk (the device counted its best leaf).
    */
-  private pastBudget(launch: Launch, d: number, g: number, flags: number, rows: DetectorCounts[]): boolean {
+  private pastBudget(launch: Launch, d: number, g: number, flags: number): boolean {
     const plan = this.plans[d]!;
     if (plan.remedy(flags) !== 'node-budget') return false;
     const l = launch.link;
@@ -771,16 +769,16 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       this.failAt(launch, d, k, v, () => nodeBudgetError(plan.maxNodes, where, { detectorIndex: d }));
       return true;
     }
-    const row = rows[k];
-    if (!row) throw new CheckFailedError(`internal: flagged vector ${g} lies outside the launch's units`);
-    row.unproven++;
+    const at = launch.at[k];
+    if (!at) throw new CheckFailedError(`internal: flagged vector ${g} lies outside the launch's units`);
+    addCounts(at.p.result, d, at.i, { unproven: 1 });
     return true;
   }
 
   /**
    * Records detector d's failure `err` at vector v of the launch's unit k (its count slot), keeping
    * the unit's smallest such vector: the one the CPU engine, detecting in order, stops at. The unit
-   * resolves with it (UnitResult.failures); simulate() raises it if d is still active there.
+   * resolves with it (ChunkResult.failures); simulate() raises it if d is still active there.
    * `err` is made only for a vector that is kept (a launch may list every one of its vectors).
    */
   private failAt(launch: Launch, d: number, k: number, v: number, err: () => unknown): void {
@@ -835,7 +833,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     launch: Launch,
     lf: number,
   ): {
-    unit: UnitResult;
+    at: { p: Pending; i: number };
     unitIndex: number;
     kc: number;
     v: number;
@@ -881,7 +879,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
             slots,
           )
         : fr.vector(u);
-    return { unit: at.p.units[at.i]!, unitIndex, kc, v, fr, vectorOf };
+    return { at, unitIndex, kc, v, fr, vectorOf };
   }
 
   /**
@@ -897,7 +895,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     const { nt, nr } = s,
       hLen = 2 * nr * nt,
       yLen = 2 * nr;
-    const { unit, unitIndex, kc, v, fr, vectorOf } = this.frameOnCpu(launch, lf);
+    const { at, unitIndex, kc, v, fr, vectorOf } = this.frameOnCpu(launch, lf);
     const H = new Float64Array(vpf * hLen),
       y = new Float64Array(vpf * yLen);
     // an OFDM frame lies in one slot: one noise variance
@@ -935,12 +933,13 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       this.failAt(launch, d, kc, v + u, () => this.atVector(e, launch, d, unitIndex, v + u));
       return;
     }
-    const row = unit.counts[d]!;
-    row.bitErrors += got.bitErrors;
-    row.symbolErrors += got.symbolErrors;
-    row.frameErrors += got.frameErrors;
-    row.unproven += got.unproven;
-    row.iterations! += got.iterations;
+    addCounts(at.p.result, d, at.i, {
+      bitErrors: got.bitErrors,
+      symbolErrors: got.symbolErrors,
+      frameErrors: got.frameErrors,
+      unproven: got.unproven,
+      iterations: got.iterations,
+    });
   }
 
   /**
@@ -964,7 +963,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       per = cd.perFrame;
     const { nt, nr } = s,
       bps = per / (vpf * nt);
-    const { unit, unitIndex, kc, v, fr, vectorOf } = this.frameOnCpu(launch, lf);
+    const { at, unitIndex, kc, v, fr, vectorOf } = this.frameOnCpu(launch, lf);
     const opts = s.detectors[d]!;
     const frameLlr = llr ?? new Float32Array(per);
     // the flagged vectors: answered by the plan's redo, as detectAsync answers them
@@ -1014,12 +1013,13 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     const code = cd.code;
     const dec = this.cpuDecoder.decodeBatch(frameLlrs(frameLlr, 1, code.n, per, true), 1);
     const got = countDecoded(dec.bits, dec.iterations, fr.info, 0, 1, code.k);
-    const row = unit.counts[d]!;
-    row.bitErrors += got.bitErrors;
-    row.symbolErrors += symbolErrors;
-    row.frameErrors += got.frameErrors;
-    row.unproven += unproven;
-    row.iterations! += got.iterations;
+    addCounts(at.p.result, d, at.i, {
+      bitErrors: got.bitErrors,
+      symbolErrors,
+      frameErrors: got.frameErrors,
+      unproven,
+      iterations: got.iterations,
+    });
   }
 
   /** The redo input of regenerated vectors (each with its channel, and its own noise variance where given) and their device flags. */
@@ -1046,13 +1046,13 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
    * the answers of the others from the detection plan's redo (each vector's channel and received
    * vector regenerated alone, cpu-vector.ts), counted into their chunks.
    */
-  private async flaggedVectors(launch: Launch, d: number, entries: Int32Array, rows: DetectorCounts[]): Promise<void> {
+  private async flaggedVectors(launch: Launch, d: number, entries: Int32Array): Promise<void> {
     const l = launch.link,
       s = this.setup;
     const gs: number[] = [],
       flags: number[] = [];
     for (let i = 0; i < entries.length; i += 2) {
-      if (this.pastBudget(launch, d, entries[i]!, entries[i + 1]!, rows)) continue;
+      if (this.pastBudget(launch, d, entries[i]!, entries[i + 1]!)) continue;
       gs.push(entries[i]!);
       flags.push(entries[i + 1]!);
     }
@@ -1074,12 +1074,14 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
     where.forEach((w, i) => {
       const symbols = redo.symbols.subarray(i * s.nt, (i + 1) * s.nt);
       const e = countErrors(ones[i]!.txIndices, symbols, symbolsToBits(symbols, s.modulation), s.nt, s.modulation);
-      const row = rows[w.k];
-      if (!row) throw new CheckFailedError(`internal: flagged vector ${gs[i]} lies outside the launch's units`);
-      row.bitErrors += e.bitErrors;
-      row.symbolErrors += e.symbolErrors;
-      row.frameErrors += e.frameErrors;
-      row.unproven += redo.unproven?.[i] ?? 0;
+      const at = launch.at[w.k];
+      if (!at) throw new CheckFailedError(`internal: flagged vector ${gs[i]} lies outside the launch's units`);
+      addCounts(at.p.result, d, at.i, {
+        bitErrors: e.bitErrors,
+        symbolErrors: e.symbolErrors,
+        frameErrors: e.frameErrors,
+        unproven: redo.unproven?.[i] ?? 0,
+      });
     });
   }
 
