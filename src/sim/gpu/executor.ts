@@ -177,7 +177,8 @@ interface Slot {
   busy: boolean;
 }
 
-const u64 = (a: BigUint64Array, i: number) => Number(a[i]!);
+/** Word i of 64-bit counts read as two 32-bit halves, low first (no BigInt a read: a launch reads four a unit); exact below 2^53. */
+const u64 = (a: Uint32Array, i: number) => a[2 * i]! + a[2 * i + 1]! * 4294967296;
 
 export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
   /** Units the executor computes at once (a launch's; simulate() keeps twice this in flight). */
@@ -690,7 +691,7 @@ export class GpuLinkExecutor implements ChunkExecutor<ChunkTask, ChunkResult> {
       cd = this.coded;
     for (const d of launch.active) {
       const off = d * sb.perDetector;
-      const c = new BigUint64Array(slot.host.view(), off, launch.at.length * W);
+      const c = new Uint32Array(slot.host.view(), off, 2 * launch.at.length * W);
       const list = new Int32Array(slot.host.view(), off + sb.counts, 1 + 2 * LIST_CAP);
       const ms = slot.end[d]!.elapsedSince(slot.start[d]!);
       // slot k counts unit at[k]; a piece of a unit larger than a launch counts into slot 0
