@@ -15,7 +15,7 @@ import { lllCpu } from '../lll/cpu.js';
 import { checkReducerInput } from '../lll/gso.js';
 import { applyTransformBig, type BigBasis } from '../precision/exact.js';
 import type { CpuReducer } from '../types.js';
-import { INNER_DELTA, LEAF_BITS, reduceLevel, type IterateStats } from './iterate.js';
+import { INNER_DELTA, LEAF_BITS, polishDelta, reduceLevel, type IterateStats } from './iterate.js';
 
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
@@ -30,6 +30,7 @@ export const recursiveCpu: CpuReducer = (B, Z, n, m, p) => {
   reduceLevel(Bb, U, {
     delta: p.delta,
     innerDelta: Math.min(p.delta, INNER_DELTA),
+    polishDelta: polishDelta(p.delta),
     eta: p.eta,
     guard: 20,
     leafBits: LEAF_BITS,

@@ -21,7 +21,7 @@ import { readTransform, rebuildTransformBig, unitCoordinates } from '../exact-tr
 import { lllIntegral, type IntegralLLLResult } from '../precision/ladder.js';
 import { DD_BITS, ddQR } from './dd-qr.js';
 import { fixedQR, maxBitLength } from './fixed-qr.js';
-import { INNER_DELTA, LEAF_BITS, reduceLevel, type IterateStats } from './iterate.js';
+import { INNER_DELTA, LEAF_BITS, polishDelta, reduceLevel, type IterateStats } from './iterate.js';
 import { resolveRecursive, type RecursiveOptions } from './options.js';
 import { BlockPool } from './parallel.js';
 
@@ -137,6 +137,8 @@ export function recursiveReduce(
     reduceLevel(B, null, {
       delta: o.delta,
       innerDelta: Math.min(o.delta, INNER_DELTA),
+      // the blocks end a little above delta where the proven finish follows, at delta otherwise
+      polishDelta: goal.kind === 'lll' && goal.finish ? polishDelta(o.delta) : o.delta,
       eta: o.eta,
       guard: o.guard,
       leafBits: LEAF_BITS,

@@ -42,6 +42,19 @@ import type { BlockPool } from './parallel.js';
  */
 export const INNER_DELTA = 0.9;
 
+/**
+ * The Lovasz parameter at which a top level that has converged with its blocks at INNER_DELTA
+ * reduces them once more, for an LLL finish at delta: halfway from delta to 1 (0.995 for 0.99).
+ * A profile too deep for one leaf of the whole (past about dimension 250 at 100 bits) is
+ * otherwise left to the finish at the levels-below quality; at delta itself the compressed copies'
+ * rounding leaves pairs just below delta in the exact basis, and the finish's float64 certificate
+ * no margin to prove the ones just above: a little above delta, the finish has next to nothing to
+ * swap and its certificate proves what it gets.
+ */
+export function polishDelta(delta: number): number {
+  return delta + (1 - delta) / 2;
+}
+
 /** Bits a leaf's float64 LLL resolves: the profile's descent + guard + log2 m + 2 at most. */
 export const LEAF_BITS = 50;
 
@@ -51,6 +64,11 @@ export interface IterateParams {
   delta: number;
   /** Lovasz parameter of the levels below the top (default delta). */
   innerDelta?: number;
+  /**
+   * Where above innerDelta: the Lovasz parameter at which the top level, once converged with its
+   * blocks at innerDelta, reduces them again (every level below at it), until they no longer change.
+   */
+  polishDelta?: number;
   /** Size-reduction bound of the leaves' LLL. */
   eta: number;
   /** Bits kept below a compressed block's smallest Gram-Schmidt norm. */
@@ -121,8 +139,20 @@ export function reduceLevel(B: BigBasis, U: BigBasis | null, p: IterateParams, d
   // the levels below the top reduce at innerDelta: their blocks are reduced again as the top's
   // profile moves, and a weaker delta there saves swaps the top level would undo
   const delta = depth === 0 ? p.delta : (p.innerDelta ?? p.delta);
-  const least = 0.25 * Math.log2(1 / delta);
+  let least = 0.25 * Math.log2(1 / delta);
   let before = Number.POSITIVE_INFINITY;
+  // the parameters of the levels below: at innerDelta until this (top) level has converged, then at
+  // polishDelta until the blocks no longer change
+  let sub = p;
+  const polish = (): boolean => {
+    const to = p.polishDelta;
+    if (depth > 0 || to === undefined || sub !== p || p.innerDelta === undefined || to <= p.innerDelta) return false;
+    sub = { ...p, innerDelta: to };
+    // (a swap at `to` lowers the potential by half of log2(1 / to): a quarter of it is progress)
+    least = Math.min(least, 0.25 * Math.log2(1 / to));
+    before = Number.POSITIVE_INFINITY;
+    return true;
+  };
   for (let round = 0; ; round++) {
     if (round >= p.maxRounds)
       throw new IterationLimitError(
@@ -133,7 +163,10 @@ export function reduceLevel(B: BigBasis, U: BigBasis | null, p: IterateParams, d
     const f = qr.sizeReduced(U);
     if (depth === 0 && p.stop?.(f.profile)) return changed;
     const now = potential(f.profile);
-    if (before - now < least) return changed;
+    if (before - now < least) {
+      if (polish()) continue;
+      return changed;
+    }
     before = now;
     if (descentOf(f.profile) + p.guard + Math.log2(m) + 2 <= p.leafBits) {
       const leaf = lllLeaf(compressBlock(f.R, f.F, f.profile, 0, m, p.guard), delta, p.eta);
@@ -165,7 +198,7 @@ export function reduceLevel(B: BigBasis, U: BigBasis | null, p: IterateParams, d
     if (w >= 0) {
       // the two halves from one factor, [h, m) on a worker and [0, h) here (parallel.ts: the
       // same copies, and so the same operations, as one after the other)
-      any = parallelHalves(B, U, qr, p, depth, w, blocks[0]!, blocks[1]!);
+      any = parallelHalves(B, U, qr, sub, depth, w, blocks[0]!, blocks[1]!);
       if (any) qr.changedFrom(0);
       first = 2;
     }
@@ -175,13 +208,16 @@ export function reduceLevel(B: BigBasis, U: BigBasis | null, p: IterateParams, d
       const g = qr.sizeReduced(U, qr.dear ? m : b);
       const block = compressBlock(g.R, g.F, g.profile, a, b, p.guard);
       const Z = identity(b - a);
-      if (!reduceLevel(block, Z, p, depth + 1)) continue;
+      if (!reduceLevel(block, Z, sub, depth + 1)) continue;
       applyColumns(B, a, Z);
       if (U) applyColumns(U, a, Z);
       qr.changedFrom(a);
       any = true;
     }
-    if (!any) return changed;
+    if (!any) {
+      if (polish()) continue;
+      return changed;
+    }
     changed = true;
   }
 }
