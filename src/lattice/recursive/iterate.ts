@@ -43,16 +43,16 @@ import type { BlockPool } from './parallel.js';
 export const INNER_DELTA = 0.9;
 
 /**
- * The Lovasz parameter at which a top level that has converged with its blocks at INNER_DELTA
- * reduces them once more, for an LLL finish at delta: halfway from delta to 1 (0.995 for 0.99).
- * A profile too deep for one leaf of the whole (past about dimension 250 at 100 bits) is
- * otherwise left to the finish at the levels-below quality; at delta itself the compressed copies'
- * rounding leaves pairs just below delta in the exact basis, and the finish's float64 certificate
- * no margin to prove the ones just above: a little above delta, the finish has next to nothing to
- * swap and its certificate proves what it gets.
+ * The Lovasz parameter of the compressed reduction's top level (its leaves, and its blocks once it
+ * has converged with them at innerDelta) under an LLL finish at delta: a little above delta, by
+ * (1 - delta) / 2 and at most 0.005 (0.995 for 0.99). A leaf decides on a compressed copy (guard
+ * bits below its smallest norm), so at delta itself it leaves pairs a rounding below delta in the
+ * exact basis, and pairs just above it that the finish's float64 certificate cannot prove; a
+ * little above, the output is LLL-reduced at delta with a margin, and the finish proves it as it
+ * is (finish.ts).
  */
-export function polishDelta(delta: number): number {
-  return delta + (1 - delta) / 2;
+export function finishMargin(delta: number): number {
+  return delta + Math.min(0.005, (1 - delta) / 2);
 }
 
 /** Bits a leaf's float64 LLL resolves: the profile's descent + guard + log2 m + 2 at most. */
@@ -62,13 +62,13 @@ export const LEAF_BITS = 50;
 export interface IterateParams {
   /** Lovasz parameter of the leaves' LLL. */
   delta: number;
-  /** Lovasz parameter of the levels below the top (default delta). */
-  innerDelta?: number;
   /**
-   * Where above innerDelta: the Lovasz parameter at which the top level, once converged with its
-   * blocks at innerDelta, reduces them again (every level below at it), until they no longer change.
+   * Lovasz parameter of the levels below the top (default delta). Where below delta, a top level
+   * that has converged with its blocks at innerDelta reduces them again at delta (every level
+   * below at it) until they no longer change: a profile too deep for one leaf of the whole (past
+   * about dimension 250 at 100 bits) is otherwise left at the levels-below quality.
    */
-  polishDelta?: number;
+  innerDelta?: number;
   /** Size-reduction bound of the leaves' LLL. */
   eta: number;
   /** Bits kept below a compressed block's smallest Gram-Schmidt norm. */
@@ -139,17 +139,14 @@ export function reduceLevel(B: BigBasis, U: BigBasis | null, p: IterateParams, d
   // the levels below the top reduce at innerDelta: their blocks are reduced again as the top's
   // profile moves, and a weaker delta there saves swaps the top level would undo
   const delta = depth === 0 ? p.delta : (p.innerDelta ?? p.delta);
-  let least = 0.25 * Math.log2(1 / delta);
+  const least = 0.25 * Math.log2(1 / delta);
   let before = Number.POSITIVE_INFINITY;
-  // the parameters of the levels below: at innerDelta until this (top) level has converged, then at
-  // polishDelta until the blocks no longer change
+  // the parameters of the levels below: at innerDelta until this (top) level has converged, then
+  // at delta until the blocks no longer change
   let sub = p;
   const polish = (): boolean => {
-    const to = p.polishDelta;
-    if (depth > 0 || to === undefined || sub !== p || p.innerDelta === undefined || to <= p.innerDelta) return false;
-    sub = { ...p, innerDelta: to };
-    // (a swap at `to` lowers the potential by half of log2(1 / to): a quarter of it is progress)
-    least = Math.min(least, 0.25 * Math.log2(1 / to));
+    if (depth > 0 || sub !== p || p.innerDelta === undefined || p.innerDelta >= p.delta) return false;
+    sub = { ...p, innerDelta: p.delta };
     before = Number.POSITIVE_INFINITY;
     return true;
   };
