@@ -28,6 +28,7 @@ import {
 } from '../../src/lattice/precision/exact.js';
 import { fixedQR } from '../../src/lattice/recursive/fixed-qr.js';
 import { recursiveReduce } from '../../src/lattice/recursive/integral.js';
+import { finishMargin, reduceLevel } from '../../src/lattice/recursive/iterate.js';
 import { rebuildTransformBig } from '../../src/lattice/exact-transform.js';
 import { reduce } from '../../src/lattice/reduce.js';
 import { availableReferences } from '../../bench/reference/fplll.js';
@@ -166,6 +167,31 @@ test('recursiveReduce without the finish (rhf, alpha): the asked quality is reac
   let drop = 0;
   for (let i = 0; i + 1 < pa.length; i++) drop = Math.max(drop, pa[i]! - pa[i + 1]!);
   assert.ok(a.goal.reached && 2 ** drop <= alpha + 1e-9, `largest drop ${2 ** drop} against alpha ${alpha}`);
+});
+
+test('reduceLevel whose top level never takes one leaf of the whole: converged with its blocks at innerDelta, it reduces them again at its delta, and ends LLL-reduced exactly at the finish delta below it', () => {
+  // guard 20, leaves of 27 bits: a leaf of the whole needs 20 + log2 m + 2 bits and more, past 27
+  // for m >= 40, so only the blocks reduce (as past about dimension 250 with 50-bit leaves)
+  const m = 40 + 2 * int(6);
+  const B = qary(m, m >> 1, 50 + int(30));
+  const stats = { rounds: 0, leaves: 0, swaps: 0, factorisations: 0, depth: 0, workerBlocks: 0 };
+  const delta = int(2) ? 0.99 : 0.75 + 0.2 * rng.uniform();
+  const top = finishMargin(delta);
+  assert.ok(top > delta && top < 1 && top - delta <= 0.005 + 1e-12, `finishMargin(${delta}) = ${top}`);
+  reduceLevel(B, null, { delta: top, innerDelta: 0.9, eta: 0.51, guard: 20, leafBits: 27, maxRounds: 5000, stats });
+  assert.ok(stats.depth > 0, 'blocks reduced below the top level');
+  const check = checkLLLExactBig(B, delta, 0.51);
+  assert.ok(check.ok, `LLL at ${delta} exactly: ${check.violations.join('; ')}`);
+});
+
+test('recursiveReduce at delta 0.99: an output reduced with a margin is proven as it is (no finish swaps), by the certificate or interval arithmetic', () => {
+  const Bin = qary(40, 20, 60 + int(40));
+  const r = recursiveReduce(Bin, { delta: 0.99 });
+  verify(Bin, r, 'q-ary 40');
+  assert.equal(r.proof.lll, true);
+  assert.ok(r.proof.method === 'certificate' || r.proof.method === 'interval', `proven by ${r.proof.method}`);
+  assert.equal(r.stats.finishSwaps, 0, 'nothing left to the finish');
+  assert.ok(checkLLLExactBig(r.basis, 0.99, 0.51).ok, 'LLL conditions, exactly');
 });
 
 test('recursiveReduce with threads: the halves on a worker give the one-thread output, operation for operation, proven', () => {

@@ -15,7 +15,7 @@ import { lllCpu } from '../lll/cpu.js';
 import { checkReducerInput } from '../lll/gso.js';
 import { applyTransformBig, type BigBasis } from '../precision/exact.js';
 import type { CpuReducer } from '../types.js';
-import { INNER_DELTA, LEAF_BITS, reduceLevel, type IterateStats } from './iterate.js';
+import { finishMargin, INNER_DELTA, LEAF_BITS, reduceLevel, type IterateStats } from './iterate.js';
 
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
@@ -28,7 +28,8 @@ export const recursiveCpu: CpuReducer = (B, Z, n, m, p) => {
   const U: BigBasis = Array.from({ length: m }, (_, j) => Array.from({ length: m }, (_, i) => (i === j ? 1n : 0n)));
   const stats: IterateStats = { rounds: 0, leaves: 0, swaps: 0, factorisations: 0, depth: 0, workerBlocks: 0 };
   reduceLevel(Bb, U, {
-    delta: p.delta,
+    // a little above delta: the finish then has next to nothing to swap
+    delta: finishMargin(p.delta),
     innerDelta: Math.min(p.delta, INNER_DELTA),
     eta: p.eta,
     guard: 20,

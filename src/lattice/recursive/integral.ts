@@ -5,9 +5,10 @@
  *    primes past the bound of the difference, and B_out W = B_in with W integral, so |det U| = 1;
  *    a knapsack-like input's U read off B_out, checked by the exact product, det U by residues),
  *    so the output spans the input's lattice;
- *  - with delta (the default): an LLL finish at (delta, eta) on the compressed reduction's output
- *    by the precision ladder (lllIntegral), which proves the LLL conditions as `lll` does (certified
- *    bound, interval arithmetic or exact integral Gram-Schmidt);
+ *  - with delta (the default): the compressed reduction a little above delta, then an LLL finish
+ *    at (delta, eta) on its output (finish.ts): proven as it is where it is reduced already, else
+ *    by the precision ladder (lllIntegral); the LLL conditions proven as `lll` proves them
+ *    (certified bound, interval arithmetic or exact integral Gram-Schmidt);
  *  - with rhf or alpha: the quality reached, reported (profile, root Hermite factor), the goal
  *    checked on the exact output.
  *
@@ -18,10 +19,11 @@ import { CheckFailedError, RankDeficientError } from '../../core/index.js';
 import { applyTransformBig, type BigBasis, readBigBasis } from '../precision/exact.js';
 import { isUnimodular } from '../precision/unimodular.js';
 import { readTransform, rebuildTransformBig, unitCoordinates } from '../exact-transform.js';
-import { lllIntegral, type IntegralLLLResult } from '../precision/ladder.js';
+import type { IntegralLLLResult } from '../precision/ladder.js';
 import { DD_BITS, ddQR } from './dd-qr.js';
 import { fixedQR, maxBitLength } from './fixed-qr.js';
-import { INNER_DELTA, LEAF_BITS, reduceLevel, type IterateStats } from './iterate.js';
+import { finishMargin, INNER_DELTA, LEAF_BITS, reduceLevel, type IterateStats } from './iterate.js';
+import { lllFinish } from './finish.js';
 import { resolveRecursive, type RecursiveOptions } from './options.js';
 import { BlockPool } from './parallel.js';
 
@@ -135,7 +137,8 @@ export function recursiveReduce(
   const pool = o.threads > 1 && m >= 16 ? new BlockPool(o.threads - 1) : undefined;
   try {
     reduceLevel(B, null, {
-      delta: o.delta,
+      // a little above delta where the proven finish follows (its certificate then has a margin)
+      delta: goal.kind === 'lll' && goal.finish ? finishMargin(o.delta) : o.delta,
       innerDelta: Math.min(o.delta, INNER_DELTA),
       eta: o.eta,
       guard: o.guard,
@@ -157,11 +160,11 @@ export function recursiveReduce(
     method: IntegralLLLResult['proof']['method'] = null;
   if (goal.kind === 'lll' && goal.finish) {
     const tf = performance.now();
-    const f = lllIntegral(B, { delta: o.delta, eta: o.eta });
+    const f = lllFinish(B, o.delta, o.eta);
     out = f.basis;
-    finishSwaps = f.rungs.reduce((s, r) => s + r.swaps, 0);
-    lll = f.proof.lll;
-    method = f.proof.method;
+    finishSwaps = f.swaps;
+    lll = f.lll;
+    method = f.method;
     finishMs = performance.now() - tf;
     if (!lll) throw new CheckFailedError('recursive: the LLL finish returned a basis it did not prove reduced');
   }

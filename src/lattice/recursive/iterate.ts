@@ -42,6 +42,19 @@ import type { BlockPool } from './parallel.js';
  */
 export const INNER_DELTA = 0.9;
 
+/**
+ * The Lovasz parameter of the compressed reduction's top level (its leaves, and its blocks once it
+ * has converged with them at innerDelta) under an LLL finish at delta: a little above delta, by
+ * (1 - delta) / 2 and at most 0.005 (0.995 for 0.99). A leaf decides on a compressed copy (guard
+ * bits below its smallest norm), so at delta itself it leaves pairs a rounding below delta in the
+ * exact basis, and pairs just above it that the finish's float64 certificate cannot prove; a
+ * little above, the output is LLL-reduced at delta with a margin, and the finish proves it as it
+ * is (finish.ts).
+ */
+export function finishMargin(delta: number): number {
+  return delta + Math.min(0.005, (1 - delta) / 2);
+}
+
 /** Bits a leaf's float64 LLL resolves: the profile's descent + guard + log2 m + 2 at most. */
 export const LEAF_BITS = 50;
 
@@ -49,7 +62,12 @@ export const LEAF_BITS = 50;
 export interface IterateParams {
   /** Lovasz parameter of the leaves' LLL. */
   delta: number;
-  /** Lovasz parameter of the levels below the top (default delta). */
+  /**
+   * Lovasz parameter of the levels below the top (default delta). Where below delta, a top level
+   * that has converged with its blocks at innerDelta reduces them again at delta (every level
+   * below at it) until they no longer change: a profile too deep for one leaf of the whole (past
+   * about dimension 250 at 100 bits) is otherwise left at the levels-below quality.
+   */
   innerDelta?: number;
   /** Size-reduction bound of the leaves' LLL. */
   eta: number;
@@ -123,6 +141,15 @@ export function reduceLevel(B: BigBasis, U: BigBasis | null, p: IterateParams, d
   const delta = depth === 0 ? p.delta : (p.innerDelta ?? p.delta);
   const least = 0.25 * Math.log2(1 / delta);
   let before = Number.POSITIVE_INFINITY;
+  // the parameters of the levels below: at innerDelta until this (top) level has converged, then
+  // at delta until the blocks no longer change
+  let sub = p;
+  const polish = (): boolean => {
+    if (depth > 0 || sub !== p || p.innerDelta === undefined || p.innerDelta >= p.delta) return false;
+    sub = { ...p, innerDelta: p.delta };
+    before = Number.POSITIVE_INFINITY;
+    return true;
+  };
   for (let round = 0; ; round++) {
     if (round >= p.maxRounds)
       throw new IterationLimitError(
@@ -133,7 +160,10 @@ export function reduceLevel(B: BigBasis, U: BigBasis | null, p: IterateParams, d
     const f = qr.sizeReduced(U);
     if (depth === 0 && p.stop?.(f.profile)) return changed;
     const now = potential(f.profile);
-    if (before - now < least) return changed;
+    if (before - now < least) {
+      if (polish()) continue;
+      return changed;
+    }
     before = now;
     if (descentOf(f.profile) + p.guard + Math.log2(m) + 2 <= p.leafBits) {
       const leaf = lllLeaf(compressBlock(f.R, f.F, f.profile, 0, m, p.guard), delta, p.eta);
@@ -165,7 +195,7 @@ export function reduceLevel(B: BigBasis, U: BigBasis | null, p: IterateParams, d
     if (w >= 0) {
       // the two halves from one factor, [h, m) on a worker and [0, h) here (parallel.ts: the
       // same copies, and so the same operations, as one after the other)
-      any = parallelHalves(B, U, qr, p, depth, w, blocks[0]!, blocks[1]!);
+      any = parallelHalves(B, U, qr, sub, depth, w, blocks[0]!, blocks[1]!);
       if (any) qr.changedFrom(0);
       first = 2;
     }
@@ -175,13 +205,16 @@ export function reduceLevel(B: BigBasis, U: BigBasis | null, p: IterateParams, d
       const g = qr.sizeReduced(U, qr.dear ? m : b);
       const block = compressBlock(g.R, g.F, g.profile, a, b, p.guard);
       const Z = identity(b - a);
-      if (!reduceLevel(block, Z, p, depth + 1)) continue;
+      if (!reduceLevel(block, Z, sub, depth + 1)) continue;
       applyColumns(B, a, Z);
       if (U) applyColumns(U, a, Z);
       qr.changedFrom(a);
       any = true;
     }
-    if (!any) return changed;
+    if (!any) {
+      if (polish()) continue;
+      return changed;
+    }
     changed = true;
   }
 }
