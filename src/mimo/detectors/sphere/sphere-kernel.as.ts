@@ -90,6 +90,90 @@ export function scale(
   }
 }
 
+/** Swaps the lane of `mask` between the `len` vectors at a and at b. */
+@inline
+function swapLane(a: usize, b: usize, len: i32, mask: v128): void {
+  for (let r = 0; r < len; r++) {
+    const pa = a + ((<usize>r) << 4),
+      pb = b + ((<usize>r) << 4);
+    const x = v128.load(pa),
+      y = v128.load(pb);
+    v128.store(pa, v128.bitselect(y, x, mask));
+    v128.store(pb, v128.bitselect(x, y, mask));
+  }
+}
+
+/**
+ * Column b -= q (q^H b) of two channels (a lane each), q normalized: q^H b = (dr, di) to rij (two
+ * vectors) and its squared modulus off resid, every sum in row order (complexSortedQrInto's).
+ */
+@inline
+function orthogonalize(q: usize, b: usize, nr: i32, rij: usize, resid: usize): void {
+  let dr = f64x2.splat(0),
+    di = dr;
+  for (let r = 0; r < nr; r++) {
+    const ar = v128.load(at(q, 2 * r)),
+      ai = v128.load(at(q, 2 * r + 1)),
+      br = v128.load(at(b, 2 * r)),
+      bi = v128.load(at(b, 2 * r + 1));
+    dr = f64x2.add(dr, f64x2.add(f64x2.mul(ar, br), f64x2.mul(ai, bi)));
+    di = f64x2.add(di, f64x2.sub(f64x2.mul(ar, bi), f64x2.mul(ai, br)));
+  }
+  v128.store(rij, dr);
+  v128.store(rij + 16, di);
+  for (let r = 0; r < nr; r++) {
+    const ar = v128.load(at(q, 2 * r)),
+      ai = v128.load(at(q, 2 * r + 1));
+    const pr = at(b, 2 * r),
+      pi = at(b, 2 * r + 1);
+    v128.store(pr, f64x2.sub(v128.load(pr), f64x2.sub(f64x2.mul(ar, dr), f64x2.mul(ai, di))));
+    v128.store(pi, f64x2.sub(v128.load(pi), f64x2.add(f64x2.mul(ar, di), f64x2.mul(ai, dr))));
+  }
+  v128.store(resid, f64x2.sub(v128.load(resid), f64x2.add(f64x2.mul(dr, dr), f64x2.mul(di, di))));
+}
+
+/** orthogonalize() at nr = 4, unrolled (the same operations in the same order). */
+@inline
+function orthogonalize4(q: usize, b: usize, rij: usize, resid: usize): void {
+  const ar0 = v128.load(q + 0),
+    ai0 = v128.load(q + 16),
+    br0 = v128.load(b + 0),
+    bi0 = v128.load(b + 16);
+  const ar1 = v128.load(q + 32),
+    ai1 = v128.load(q + 48),
+    br1 = v128.load(b + 32),
+    bi1 = v128.load(b + 48);
+  const ar2 = v128.load(q + 64),
+    ai2 = v128.load(q + 80),
+    br2 = v128.load(b + 64),
+    bi2 = v128.load(b + 80);
+  const ar3 = v128.load(q + 96),
+    ai3 = v128.load(q + 112),
+    br3 = v128.load(b + 96),
+    bi3 = v128.load(b + 112);
+  let dr = f64x2.splat(0),
+    di = dr;
+  dr = f64x2.add(dr, f64x2.add(f64x2.mul(ar0, br0), f64x2.mul(ai0, bi0)));
+  di = f64x2.add(di, f64x2.sub(f64x2.mul(ar0, bi0), f64x2.mul(ai0, br0)));
+  dr = f64x2.add(dr, f64x2.add(f64x2.mul(ar1, br1), f64x2.mul(ai1, bi1)));
+  di = f64x2.add(di, f64x2.sub(f64x2.mul(ar1, bi1), f64x2.mul(ai1, br1)));
+  dr = f64x2.add(dr, f64x2.add(f64x2.mul(ar2, br2), f64x2.mul(ai2, bi2)));
+  di = f64x2.add(di, f64x2.sub(f64x2.mul(ar2, bi2), f64x2.mul(ai2, br2)));
+  dr = f64x2.add(dr, f64x2.add(f64x2.mul(ar3, br3), f64x2.mul(ai3, bi3)));
+  di = f64x2.add(di, f64x2.sub(f64x2.mul(ar3, bi3), f64x2.mul(ai3, br3)));
+  v128.store(rij, dr);
+  v128.store(rij + 16, di);
+  v128.store(b + 0, f64x2.sub(br0, f64x2.sub(f64x2.mul(ar0, dr), f64x2.mul(ai0, di))));
+  v128.store(b + 16, f64x2.sub(bi0, f64x2.add(f64x2.mul(ar0, di), f64x2.mul(ai0, dr))));
+  v128.store(b + 32, f64x2.sub(br1, f64x2.sub(f64x2.mul(ar1, dr), f64x2.mul(ai1, di))));
+  v128.store(b + 48, f64x2.sub(bi1, f64x2.add(f64x2.mul(ar1, di), f64x2.mul(ai1, dr))));
+  v128.store(b + 64, f64x2.sub(br2, f64x2.sub(f64x2.mul(ar2, dr), f64x2.mul(ai2, di))));
+  v128.store(b + 80, f64x2.sub(bi2, f64x2.add(f64x2.mul(ar2, di), f64x2.mul(ai2, dr))));
+  v128.store(b + 96, f64x2.sub(br3, f64x2.sub(f64x2.mul(ar3, dr), f64x2.mul(ai3, di))));
+  v128.store(b + 112, f64x2.sub(bi3, f64x2.add(f64x2.mul(ar3, di), f64x2.mul(ai3, dr))));
+  v128.store(resid, f64x2.sub(v128.load(resid), f64x2.add(f64x2.mul(dr, dr), f64x2.mul(di, di))));
+}
+
 /** Bytes of one channel's prep. */
 export function prepStride(nr: i32, nt: i32): usize {
   const n = 2 * nt;
@@ -102,6 +186,23 @@ export function prepStride(nr: i32, nt: i32): usize {
  * the first channel whose matrix is rank deficient (the host then lets the reference throw), or -1.
  */
 export function prepare(
+  H: usize,
+  factor: usize,
+  channels: i32,
+  nr: i32,
+  nt: i32,
+  scale: f64,
+  prep: usize,
+  work: usize,
+): i32 {
+  // 4 x 4 (the common case) with its sizes constant: loops of known length, bounds in no register
+  return nr == 4 && nt == 4
+    ? prepareSized(H, factor, channels, 4, 4, scale, prep, work)
+    : prepareSized(H, factor, channels, nr, nt, scale, prep, work);
+}
+
+@inline
+function prepareSized(
   H: usize,
   factor: usize,
   channels: i32,
@@ -144,36 +245,31 @@ export function prepare(
       for (let i = 0; i < 2 * nt; i++) v128.store(at(Rcv, 2 * k * nt + i), zero);
     }
     for (let i = 0; i < nt; i++) {
-      // each lane's column of least residual norm (the first such) to position i
-      for (let lane = 0; lane < 2; lane++) {
-        const o = (<usize>lane) << 3;
-        let best = i;
-        for (let k = i + 1; k < nt; k++) if (load<f64>(at(resid, k) + o) < load<f64>(at(resid, best) + o)) best = k;
-        if (best == i) continue;
-        for (let r = 0; r < 2 * nr; r++) {
-          const a = at(Qv, 2 * i * nr + r) + o,
-            b = at(Qv, 2 * best * nr + r) + o;
-          const t = load<f64>(a);
-          store<f64>(a, load<f64>(b));
-          store<f64>(b, t);
-        }
-        for (let r = 0; r < 2 * i; r++) {
-          const a = at(Rcv, 2 * i * nt + r) + o,
-            b = at(Rcv, 2 * best * nt + r) + o;
-          const t = load<f64>(a);
-          store<f64>(a, load<f64>(b));
-          store<f64>(b, t);
-        }
-        const perm = lane ? permB : permA;
-        const tp = I(perm, i);
-        setI(perm, i, I(perm, best));
-        setI(perm, best, tp);
-        const a = at(resid, i) + o,
-          b = at(resid, best) + o;
-        const tr = load<f64>(a);
-        store<f64>(a, load<f64>(b));
-        store<f64>(b, tr);
+      // each lane's column of least residual norm (the first such: only a strictly less one
+      // replaces it) to position i, with no branch on the data: the least norm and its column by
+      // lane, then a swap of column i with each later column in the lanes that chose that column
+      let least = v128.load(at(resid, i)),
+        col = i64x2.splat(<i64>i);
+      for (let k = i + 1; k < nt; k++) {
+        const r = v128.load(at(resid, k)),
+          lt = f64x2.lt(r, least);
+        least = v128.bitselect(r, least, lt);
+        col = v128.bitselect(i64x2.splat(<i64>k), col, lt);
       }
+      for (let k = i + 1; k < nt; k++) {
+        const mask = i64x2.eq(col, i64x2.splat(<i64>k));
+        swapLane(Qv + ((<usize>(2 * i * nr)) << 4), Qv + ((<usize>(2 * k * nr)) << 4), 2 * nr, mask);
+        swapLane(Rcv + ((<usize>(2 * i * nt)) << 4), Rcv + ((<usize>(2 * k * nt)) << 4), 2 * i, mask);
+        swapLane(at(resid, i), at(resid, k), 1, mask);
+      }
+      const bA = <i32>i64x2.extract_lane(col, 0),
+        bB = <i32>i64x2.extract_lane(col, 1);
+      const tA = I(permA, i),
+        tB = I(permB, i);
+      setI(permA, i, I(permA, bA));
+      setI(permA, bA, tA);
+      setI(permB, i, I(permB, bB));
+      setI(permB, bB, tB);
       const ci = 2 * i * nr;
       let nn = zero;
       for (let r = 0; r < 2 * nr; r++) {
@@ -190,61 +286,63 @@ export function prepare(
       for (let r = 0; r < 2 * nr; r++) v128.store(at(Qv, ci + r), f64x2.mul(v128.load(at(Qv, ci + r)), inv));
       for (let k = i + 1; k < nt; k++) {
         const ck = 2 * k * nr;
-        let dr = zero,
-          di = zero;
-        for (let r = 0; r < nr; r++) {
-          const ar = v128.load(at(Qv, ci + 2 * r)),
-            ai = v128.load(at(Qv, ci + 2 * r + 1)),
-            br = v128.load(at(Qv, ck + 2 * r)),
-            bi = v128.load(at(Qv, ck + 2 * r + 1));
-          dr = f64x2.add(dr, f64x2.add(f64x2.mul(ar, br), f64x2.mul(ai, bi)));
-          di = f64x2.add(di, f64x2.sub(f64x2.mul(ar, bi), f64x2.mul(ai, br)));
-        }
-        v128.store(at(Rcv, 2 * (i + k * nt)), dr);
-        v128.store(at(Rcv, 2 * (i + k * nt) + 1), di);
-        for (let r = 0; r < nr; r++) {
-          const ar = v128.load(at(Qv, ci + 2 * r)),
-            ai = v128.load(at(Qv, ci + 2 * r + 1));
-          const pr = at(Qv, ck + 2 * r),
-            pi = at(Qv, ck + 2 * r + 1);
-          v128.store(pr, f64x2.sub(v128.load(pr), f64x2.sub(f64x2.mul(ar, dr), f64x2.mul(ai, di))));
-          v128.store(pi, f64x2.sub(v128.load(pi), f64x2.add(f64x2.mul(ar, di), f64x2.mul(ai, dr))));
-        }
-        const rk = at(resid, k);
-        v128.store(rk, f64x2.sub(v128.load(rk), f64x2.add(f64x2.mul(dr, dr), f64x2.mul(di, di))));
+        if (nr == 4) orthogonalize4(at(Qv, ci), at(Qv, ck), at(Rcv, 2 * (i + k * nt)), at(resid, k));
+        else orthogonalize(at(Qv, ci), at(Qv, ck), nr, at(Rcv, 2 * (i + k * nt)), at(resid, k));
       }
     }
     if (failedB) return cb;
     // each lane's channel: Q, then R by rows through the MRVD (positions 2k, 2k + 1 are Re and Im
-    // of stream perm[k], RVD numbering s, nt + s), 1 / R_kk, the weights and the order
-    for (let lane = 0; lane < (cb == c ? 1 : 2); lane++) {
-      const o = (<usize>lane) << 3;
-      const Q = prep + <usize>(c + lane) * stride;
-      const rows = Q + ((<usize>hLen) << 3),
-        invDiag = rows + ((<usize>(n * n)) << 3),
-        weight = invDiag + ((<usize>n) << 3),
-        perm = weight + ((<usize>n) << 3);
-      for (let e = 0; e < hLen; e++) setF(Q, e, load<f64>(at(Qv, e) + o));
-      for (let i = 0; i < nt; i++) {
-        for (let j = i; j < nt; j++) {
-          const re = load<f64>(at(Rcv, 2 * (i + j * nt)) + o),
-            im = load<f64>(at(Rcv, 2 * (i + j * nt) + 1) + o);
-          // R(2i, 2j) = re, R(2i, 2j + 1) = -im, R(2i + 1, 2j) = im, R(2i + 1, 2j + 1) = re
-          setF(rows, 2 * i * n + 2 * j, re);
-          setF(rows, 2 * i * n + 2 * j + 1, -im);
-          if (j > i) setF(rows, (2 * i + 1) * n + 2 * j, im);
-          setF(rows, (2 * i + 1) * n + 2 * j + 1, re);
+    // of stream perm[k], RVD numbering s, nt + s), 1 / R_kk, the weights and the order; two
+    // entries a store, taken from the two lanes' vectors by shuffles (lane B's where it is a channel)
+    const QA = prep + <usize>c * stride,
+      QB = QA + stride,
+      two = cb != c;
+    const rowsA = QA + ((<usize>hLen) << 3),
+      rowsB = rowsA + stride,
+      invA = rowsA + ((<usize>(n * n)) << 3),
+      invB = invA + stride,
+      weightA = invA + ((<usize>n) << 3),
+      weightB = weightA + stride,
+      permOutA = weightA + ((<usize>n) << 3),
+      permOutB = permOutA + stride;
+    for (let e = 0; e < hLen; e += 2) {
+      const a = v128.load(at(Qv, e)),
+        b = v128.load(at(Qv, e + 1));
+      v128.store(QA + ((<usize>e) << 3), v128.shuffle<f64>(a, b, 0, 2));
+      if (two) v128.store(QB + ((<usize>e) << 3), v128.shuffle<f64>(a, b, 1, 3));
+    }
+    const w4 = f64x2.splat(4 * scale * scale);
+    for (let i = 0; i < nt; i++) {
+      for (let j = i; j < nt; j++) {
+        const re = v128.load(at(Rcv, 2 * (i + j * nt))),
+          im = v128.load(at(Rcv, 2 * (i + j * nt) + 1)),
+          negIm = f64x2.neg(im);
+        // R(2i, 2j) = re, R(2i, 2j + 1) = -im, R(2i + 1, 2j) = im, R(2i + 1, 2j + 1) = re (at j = i
+        // R(2i + 1, 2i), below the diagonal, is never read)
+        const even = (<usize>(2 * i * n + 2 * j)) << 3,
+          odd = (<usize>((2 * i + 1) * n + 2 * j)) << 3;
+        v128.store(rowsA + even, v128.shuffle<f64>(re, negIm, 0, 2));
+        v128.store(rowsA + odd, v128.shuffle<f64>(im, re, 0, 2));
+        if (two) {
+          v128.store(rowsB + even, v128.shuffle<f64>(re, negIm, 1, 3));
+          v128.store(rowsB + odd, v128.shuffle<f64>(im, re, 1, 3));
         }
-        const d = load<f64>(at(Rcv, 2 * (i + i * nt)) + o);
-        const iv = 1 / d,
-          w = 4 * scale * scale * d * d;
-        setF(invDiag, 2 * i, iv);
-        setF(invDiag, 2 * i + 1, iv);
-        setF(weight, 2 * i, w);
-        setF(weight, 2 * i + 1, w);
-        const s = I(lane ? permB : permA, i);
-        setI(perm, 2 * i, s);
-        setI(perm, 2 * i + 1, nt + s);
+      }
+      const d = v128.load(at(Rcv, 2 * (i + i * nt)));
+      const iv = f64x2.div(f64x2.splat(1), d),
+        w = f64x2.mul(f64x2.mul(w4, d), d);
+      const o = (<usize>i) << 4;
+      v128.store(invA + o, v128.shuffle<f64>(iv, iv, 0, 0));
+      v128.store(weightA + o, v128.shuffle<f64>(w, w, 0, 0));
+      const sA = I(permA, i);
+      setI(permOutA, 2 * i, sA);
+      setI(permOutA, 2 * i + 1, nt + sA);
+      if (two) {
+        v128.store(invB + o, v128.shuffle<f64>(iv, iv, 1, 1));
+        v128.store(weightB + o, v128.shuffle<f64>(w, w, 1, 1));
+        const sB = I(permB, i);
+        setI(permOutB, 2 * i, sB);
+        setI(permOutB, 2 * i + 1, nt + sB);
       }
     }
   }
@@ -616,6 +714,33 @@ function descend(
  * reference's operations in its order, so decisions, nodes and budget stops are the reference's.
  */
 export function detect(
+  y: usize,
+  factor: usize,
+  chan: usize,
+  vectors: i32,
+  prep: usize,
+  nr: i32,
+  nt: i32,
+  q: i32,
+  scale: f64,
+  babai: i32,
+  maxNodes: f64,
+  table: usize,
+  bitTab: usize,
+  bps: i32,
+  symOut: usize,
+  bitOut: usize,
+  stop: usize,
+  work: usize,
+): f64 {
+  // 4 x 4 (the common case) with its sizes constant
+  return nr == 4 && nt == 4
+    ? detectSized(y, factor, chan, vectors, prep, 4, 4, q, scale, babai, maxNodes, table, bitTab, bps, symOut, bitOut, stop, work)
+    : detectSized(y, factor, chan, vectors, prep, nr, nt, q, scale, babai, maxNodes, table, bitTab, bps, symOut, bitOut, stop, work);
+}
+
+@inline
+function detectSized(
   y: usize,
   factor: usize,
   chan: usize,
