@@ -676,8 +676,9 @@ function descend(
     v128.store(at(amp2, k) + block, f64x2.mul(f64x2.sub(f64x2.mul(vTwo, iB), vQMax), vScale));
     v128.store(at(centre2, k), uA);
     v128.store(at(centre2, k) + block, uB);
-    v128.store(at(lev2, k), iA);
-    v128.store(at(lev2, k) + block, iB);
+    // the levels as integers (i32 lanes 0 and 1), exact: 0 <= i <= qMax
+    v128.store(at(lev2, k), i32x4.trunc_sat_f64x2_s_zero(iA));
+    v128.store(at(lev2, k) + block, i32x4.trunc_sat_f64x2_s_zero(iB));
     v128.store(at(pd2, k), mA);
     v128.store(at(pd2, k) + block, mB);
     if (k > 0) {
@@ -846,7 +847,8 @@ function detectSized(
       const way = (ways >> (2 * L)) & 3;
       const off: usize = L == 0 ? 0 : L == 1 ? d1 : L == 2 ? d2 : d3;
       const g: usize = L >> 1 ? block : 0;
-      const o = (<usize>(L & 1)) << 3;
+      const o = (<usize>(L & 1)) << 3,
+        oi = (<usize>(L & 1)) << 2;
       const invDiag = rows + off + ((<usize>(n * n)) << 3),
         weight = invDiag + ((<usize>n) << 3);
       let nodes: f64 = 0;
@@ -855,8 +857,8 @@ function detectSized(
       if (way == 0) {
         // the leaf's levels, stream by stream (positions 2k, 2k + 1: Re and Im of stream perm[2k])
         for (let k = 0; k < nt; k++) {
-          const re = <i32>load<f64>(at(lev2 + g, 2 * k) + o),
-            im = <i32>load<f64>(at(lev2 + g, 2 * k + 1) + o);
+          const re = load<i32>(at(lev2 + g, 2 * k) + oi),
+            im = load<i32>(at(lev2 + g, 2 * k + 1) + oi);
           setI(scr, I(perm, 2 * k), I(table, re * q + im));
         }
         nodes = <f64>(2 * n - 1);
@@ -866,7 +868,7 @@ function detectSized(
         if (way == 1) {
           // the lane's state after its first leaf
           for (let t = 0; t < n; t++) {
-            const i0 = <i32>load<f64>(at(lev2 + g, t) + o);
+            const i0 = load<i32>(at(lev2 + g, t) + oi);
             setI(idx, t, i0);
             setI(lo, t, i0 - 1);
             setI(hi, t, i0 + 1);
