@@ -13,7 +13,8 @@
  *   H       f64[channels][2 nr nt]   the complex channels (unscaled: see scale())
  *   shift   i32[channels]            each channel's power of two (detect.ts's channelShift)
  *   factor  f64[channels]            its scale factor (scale() writes it)
- *   prep    per channel (stride bytes): Q f64[2 nr nt], rows f64[n n], invDiag f64[n], weight f64[n], perm i32[n]
+ *   prep    per pair of channels (stride bytes), an entry of both in a v128 (lane c & 1 channel c's):
+ *           Q [2 nr nt], rows [n n], invDiag [n], weight [n]; then perm i32[2][n]
  *   y       f64[vectors][2 nr]       the received vectors (unscaled)
  *   chan    i32[vectors]             each vector's channel
  *   table   i32[q q]                 symbol index of a stream's level indices (Re * q + Im)
@@ -174,10 +175,31 @@ function orthogonalize4(q: usize, b: usize, rij: usize, resid: usize): void {
   v128.store(resid, f64x2.sub(v128.load(resid), f64x2.add(f64x2.mul(dr, dr), f64x2.mul(di, di))));
 }
 
-/** Bytes of one channel's prep. */
+/** Bytes of one pair of channels' prep. */
 export function prepStride(nr: i32, nt: i32): usize {
   const n = 2 * nt;
-  return ((((<usize>(2 * nr * nt + n * n + 2 * n)) << 3) + ((<usize>n) << 2)) + 15) & ~(<usize>15);
+  return ((((<usize>(2 * nr * nt + n * n + 2 * n)) << 4) + ((<usize>(2 * n)) << 2)) + 15) & ~(<usize>15);
+}
+
+/** Where channel c's prep starts: its pair's block, lane c & 1 (an array's entries 16 bytes apart). */
+@inline
+function chanPrep(prep: usize, c: i32, stride: usize): usize {
+  return prep + <usize>(c >> 1) * stride + ((<usize>(c & 1)) << 3);
+}
+
+/** Channel c's order (perm i32[n]) in its pair's block. */
+@inline
+function chanPerm(prep: usize, c: i32, stride: usize, nr: i32, nt: i32): usize {
+  const n = 2 * nt;
+  return (
+    prep + <usize>(c >> 1) * stride + ((<usize>(2 * nr * nt + n * n + 2 * n)) << 4) + ((<usize>((c & 1) * n)) << 2)
+  );
+}
+
+/** Entry i of a prep array (one lane of 16-byte entries). */
+@inline
+function G(p: usize, i: i32): f64 {
+  return load<f64>(p + ((<usize>i) << 4));
 }
 
 /**
@@ -215,9 +237,9 @@ function prepareSized(
   const n = 2 * nt;
   const stride = prepStride(nr, nt);
   const hLen = 2 * nr * nt;
-  // lanes A, B: Q (column k at 2 k nr), Rc (column k at 2 k nt), the residual norms, the two orders
-  const Qv = (work + 15) & ~(<usize>15),
-    Rcv = at(Qv, hLen),
+  // lanes A, B: Rc (column k at 2 k nt), the residual norms, the two orders; Q (column k at
+  // 2 k nr) is factored in place in the pair's prep
+  const Rcv = (work + 15) & ~(<usize>15),
     resid = at(Rcv, 2 * nt * nt),
     permA = at(resid, nt),
     permB = permA + ((<usize>nt) << 2);
@@ -225,6 +247,7 @@ function prepareSized(
     tol = f64x2.splat(1e-24);
   for (let c = 0; c < channels; c += 2) {
     const cb = c + 1 < channels ? c + 1 : c;
+    const Qv = prep + <usize>(c >> 1) * stride;
     const hA = H + ((<usize>(c * hLen)) << 3),
       hB = H + ((<usize>(cb * hLen)) << 3);
     const f = pair(factor + ((<usize>c) << 3), factor + ((<usize>cb) << 3));
@@ -291,59 +314,38 @@ function prepareSized(
       }
     }
     if (failedB) return cb;
-    // each lane's channel: Q, then R by rows through the MRVD (positions 2k, 2k + 1 are Re and Im
-    // of stream perm[k], RVD numbering s, nt + s), 1 / R_kk, the weights and the order; two
-    // entries a store, taken from the two lanes' vectors by shuffles (lane B's where it is a channel)
-    const QA = prep + <usize>c * stride,
-      QB = QA + stride,
-      two = cb != c;
-    const rowsA = QA + ((<usize>hLen) << 3),
-      rowsB = rowsA + stride,
-      invA = rowsA + ((<usize>(n * n)) << 3),
-      invB = invA + stride,
-      weightA = invA + ((<usize>n) << 3),
-      weightB = weightA + stride,
-      permOutA = weightA + ((<usize>n) << 3),
-      permOutB = permOutA + stride;
-    for (let e = 0; e < hLen; e += 2) {
-      const a = v128.load(at(Qv, e)),
-        b = v128.load(at(Qv, e + 1));
-      v128.store(QA + ((<usize>e) << 3), v128.shuffle<f64>(a, b, 0, 2));
-      if (two) v128.store(QB + ((<usize>e) << 3), v128.shuffle<f64>(a, b, 1, 3));
-    }
+    // R by rows through the MRVD (positions 2k, 2k + 1 are Re and Im of stream perm[k], RVD
+    // numbering s, nt + s), 1 / R_kk, the weights and each lane's order, after Q
+    const rows = Qv + ((<usize>hLen) << 4),
+      inv = rows + ((<usize>(n * n)) << 4),
+      weight = inv + ((<usize>n) << 4),
+      permOutA = weight + ((<usize>n) << 4),
+      permOutB = permOutA + ((<usize>n) << 2);
     const w4 = f64x2.splat(4 * scale * scale);
     for (let i = 0; i < nt; i++) {
       for (let j = i; j < nt; j++) {
         const re = v128.load(at(Rcv, 2 * (i + j * nt))),
-          im = v128.load(at(Rcv, 2 * (i + j * nt) + 1)),
-          negIm = f64x2.neg(im);
+          im = v128.load(at(Rcv, 2 * (i + j * nt) + 1));
         // R(2i, 2j) = re, R(2i, 2j + 1) = -im, R(2i + 1, 2j) = im, R(2i + 1, 2j + 1) = re (at j = i
         // R(2i + 1, 2i), below the diagonal, is never read)
-        const even = (<usize>(2 * i * n + 2 * j)) << 3,
-          odd = (<usize>((2 * i + 1) * n + 2 * j)) << 3;
-        v128.store(rowsA + even, v128.shuffle<f64>(re, negIm, 0, 2));
-        v128.store(rowsA + odd, v128.shuffle<f64>(im, re, 0, 2));
-        if (two) {
-          v128.store(rowsB + even, v128.shuffle<f64>(re, negIm, 1, 3));
-          v128.store(rowsB + odd, v128.shuffle<f64>(im, re, 1, 3));
-        }
+        v128.store(at(rows, 2 * i * n + 2 * j), re);
+        v128.store(at(rows, 2 * i * n + 2 * j + 1), f64x2.neg(im));
+        v128.store(at(rows, (2 * i + 1) * n + 2 * j), im);
+        v128.store(at(rows, (2 * i + 1) * n + 2 * j + 1), re);
       }
       const d = v128.load(at(Rcv, 2 * (i + i * nt)));
       const iv = f64x2.div(f64x2.splat(1), d),
-        w = f64x2.mul(f64x2.mul(w4, d), d);
-      const o = (<usize>i) << 4;
-      v128.store(invA + o, v128.shuffle<f64>(iv, iv, 0, 0));
-      v128.store(weightA + o, v128.shuffle<f64>(w, w, 0, 0));
-      const sA = I(permA, i);
+        wt = f64x2.mul(f64x2.mul(w4, d), d);
+      v128.store(at(inv, 2 * i), iv);
+      v128.store(at(inv, 2 * i + 1), iv);
+      v128.store(at(weight, 2 * i), wt);
+      v128.store(at(weight, 2 * i + 1), wt);
+      const sA = I(permA, i),
+        sB = I(permB, i);
       setI(permOutA, 2 * i, sA);
       setI(permOutA, 2 * i + 1, nt + sA);
-      if (two) {
-        v128.store(invB + o, v128.shuffle<f64>(iv, iv, 1, 1));
-        v128.store(weightB + o, v128.shuffle<f64>(w, w, 1, 1));
-        const sB = I(permB, i);
-        setI(permOutB, 2 * i, sB);
-        setI(permOutB, 2 * i + 1, nt + sB);
-      }
+      setI(permOutB, 2 * i, sB);
+      setI(permOutB, 2 * i + 1, nt + sB);
     }
   }
   return -1;
@@ -367,10 +369,25 @@ function pair(a: usize, b: usize): v128 {
   return f64x2.replace_lane(f64x2.splat(load<f64>(a)), 1, load<f64>(b));
 }
 
-/** Two channels' element at ea and eb: one load where they are the same channel. */
+/**
+ * Two channels' entry at ea and eb (prep arrays: 16 bytes an entry, lane c & 1 channel c's): `mode`
+ * SAME one channel (one load), PAIR the two channels of one pair in their order (one vector load),
+ * else any two.
+ */
 @inline
-function lanes(ea: usize, eb: usize, same: bool): v128 {
-  return same ? v128.load64_splat(ea) : pair(ea, eb);
+function lanes(ea: usize, eb: usize, mode: i32): v128 {
+  return mode == SAME ? v128.load64_splat(ea) : mode == PAIR ? v128.load(ea) : pair(ea, eb);
+}
+
+/** lanes()'s modes. */
+const SAME = 0,
+  PAIR = 1,
+  ANY = 2;
+
+/** The mode of two channels' entries dB bytes apart (lane A's channel first). */
+@inline
+function modeOf(dB: usize): i32 {
+  return dB == 0 ? SAME : dB == 8 ? PAIR : ANY;
 }
 
 @inline
@@ -425,7 +442,7 @@ function search(
   if (resume) k = 1;
   else {
     setF(pd, n, 0);
-    const u = F(yHat, k) * F(invDiag, k) * toIndex + half;
+    const u = F(yHat, k) * G(invDiag, k) * toIndex + half;
     const i0 = level(u, qMax);
     setF(centre, k, u);
     setI(idx, k, i0);
@@ -435,7 +452,7 @@ function search(
   for (;;) {
     if (!advance) {
       const dlt = <f64>I(idx, k) - F(centre, k);
-      const m = F(pd, k + 1) + F(weight, k) * dlt * dlt;
+      const m = F(pd, k + 1) + G(weight, k) * dlt * dlt;
       if (++nodes > maxNodes) {
         stopped = true;
         if (!found) zfRadius(n, q, scale, yHat, amp, idx, rows, invDiag, best);
@@ -457,8 +474,8 @@ function search(
           else {
             let s = F(yHat, k);
             const rb = k * n;
-            for (let j = k + 1; j < n; j++) s -= F(rows, rb + j) * F(amp, j);
-            u = s * F(invDiag, k) * toIndex + half;
+            for (let j = k + 1; j < n; j++) s -= G(rows, rb + j) * F(amp, j);
+            u = s * G(invDiag, k) * toIndex + half;
             if ((k & 1) == 0) setI(stamp, k, I(gen, k + 2));
           }
           const i0 = level(u, qMax);
@@ -501,7 +518,7 @@ function search(
 /** yHat2 = Q^H y of two vectors (lanes A, B; B's channel dB bytes after A's): re += qr a + qi b, im += qr b - qi a. */
 @inline
 function rotate(
-  same: bool,
+  mode: i32,
   QA: usize,
   dB: usize,
   yA: usize,
@@ -518,9 +535,9 @@ function rotate(
   for (let k = 0; k < nt; k++) {
     let re = f64x2.splat(0),
       im = f64x2.splat(0);
-    for (let i = 0; i < nr; i++, e += 16) {
-      const qr = lanes(e, e + dB, same),
-        qi = lanes(e + 8, e + 8 + dB, same);
+    for (let i = 0; i < nr; i++, e += 32) {
+      const qr = lanes(e, e + dB, mode),
+        qi = lanes(e + 16, e + 16 + dB, mode);
       const a = v128.load(at(ypair, 2 * i)),
         b = v128.load(at(ypair, 2 * i + 1));
       re = f64x2.add(re, f64x2.add(f64x2.mul(qr, a), f64x2.mul(qi, b)));
@@ -556,9 +573,9 @@ function rotate4(
       im = f64x2.splat(0),
       re2 = f64x2.splat(0),
       im2 = f64x2.splat(0);
-    for (let i = 0; i < nr; i++, e += 16) {
+    for (let i = 0; i < nr; i++, e += 32) {
       const qr = v128.load64_splat(e),
-        qi = v128.load64_splat(e + 8);
+        qi = v128.load64_splat(e + 16);
       const pa = at(ypair, 2 * i);
       const a = v128.load(pa),
         b = v128.load(pa + 16),
@@ -609,7 +626,7 @@ function sibling(u: v128, i0: v128, above: v128, w: v128, vQMax: v128): v128 {
  */
 @inline
 function descend(
-  same: bool,
+  mode: i32,
   rows: usize,
   d1: usize,
   d2: usize,
@@ -628,8 +645,8 @@ function descend(
   lev2: usize,
   block: usize,
 ): i32 {
-  const invDiag = rows + ((<usize>(n * n)) << 3),
-    weight = invDiag + ((<usize>n) << 3);
+  const invDiag = rows + ((<usize>(n * n)) << 4),
+    weight = invDiag + ((<usize>n) << 4);
   const vZero = f64x2.splat(0),
     vOne = f64x2.splat(1),
     vTwo = f64x2.splat(2),
@@ -643,21 +660,21 @@ function descend(
   for (let k = n - 1; k >= 0; k--) {
     let sA = v128.load(at(yHat2, k)),
       sB = v128.load(at(yHat2, k) + block);
-    const rb = rows + ((<usize>(k * n)) << 3);
+    const rb = at(rows, k * n);
     // s -= R_kj amp_j for j = k + 1 .. n - 1, in that order (pointers to R_kj and amp_j walked)
-    const rEnd = rb + ((<usize>n) << 3);
-    for (let e = rb + ((<usize>(k + 1)) << 3), aj = at(amp2, k + 1); e < rEnd; e += 8, aj += 16) {
-      const rA = lanes(e, e + d1, same),
-        rB = same ? rA : pair(e + d2, e + d3);
+    const rEnd = at(rb, n);
+    for (let e = at(rb, k + 1), aj = at(amp2, k + 1); e < rEnd; e += 16, aj += 16) {
+      const rA = lanes(e, e + d1, mode),
+        rB = mode == SAME ? rA : lanes(e + d2, e + d3, mode);
       sA = f64x2.sub(sA, f64x2.mul(rA, v128.load(aj)));
       sB = f64x2.sub(sB, f64x2.mul(rB, v128.load(aj + block)));
     }
-    const ek = invDiag + ((<usize>k) << 3),
-      ew = weight + ((<usize>k) << 3);
-    const ivA = lanes(ek, ek + d1, same),
-      ivB = same ? ivA : pair(ek + d2, ek + d3);
-    const wA = lanes(ew, ew + d1, same),
-      wB = same ? wA : pair(ew + d2, ew + d3);
+    const ek = at(invDiag, k),
+      ew = at(weight, k);
+    const ivA = lanes(ek, ek + d1, mode),
+      ivB = mode == SAME ? ivA : lanes(ek + d2, ek + d3, mode);
+    const wA = lanes(ew, ew + d1, mode),
+      wB = mode == SAME ? wA : lanes(ew + d2, ew + d3, mode);
     const uA = f64x2.add(f64x2.mul(f64x2.mul(sA, ivA), vToIndex), vHalf),
       uB = f64x2.add(f64x2.mul(f64x2.mul(sB, ivB), vToIndex), vHalf);
     const fA = f64x2.floor(uA),
@@ -800,15 +817,15 @@ function detectSized(
     const v1 = min(v + 1, last),
       v2 = min(v + 2, last),
       v3 = min(v + 3, last);
-    const Q0 = prep + <usize>I(chan, v) * stride,
-      Q1 = prep + <usize>I(chan, v1) * stride,
-      Q2 = prep + <usize>I(chan, v2) * stride,
-      Q3 = prep + <usize>I(chan, v3) * stride;
+    const Q0 = chanPrep(prep, I(chan, v), stride),
+      Q1 = chanPrep(prep, I(chan, v1), stride),
+      Q2 = chanPrep(prep, I(chan, v2), stride),
+      Q3 = chanPrep(prep, I(chan, v3), stride);
     const d1 = Q1 - Q0,
       d2 = Q2 - Q0,
       d3 = Q3 - Q0;
     const same = Q0 == Q1 && Q0 == Q2 && Q0 == Q3;
-    const rows = Q0 + ((<usize>hLen) << 3);
+    const rows = Q0 + ((<usize>hLen) << 4);
     const y0 = y + ((<usize>(v * 2 * nr)) << 3),
       y1 = y + ((<usize>(v1 * 2 * nr)) << 3),
       y2 = y + ((<usize>(v2 * 2 * nr)) << 3),
@@ -821,17 +838,21 @@ function detectSized(
       fb = pair(factor + ((<usize>c2) << 3), factor + ((<usize>I(chan, v3)) << 3));
     if (same) rotate4(Q0, y0, y1, y2, y3, fa, nr, nt, ypair, yHat2, block);
     else {
-      if (Q0 == Q1) rotate(true, Q0, 0, y0, y1, fa, nr, nt, ypair, yHat2);
-      else rotate(false, Q0, d1, y0, y1, fa, nr, nt, ypair, yHat2);
-      if (Q2 == Q3) rotate(true, Q2, 0, y2, y3, fb, nr, nt, ypair + block, yHat2 + block);
-      else rotate(false, Q2, Q3 - Q2, y2, y3, fb, nr, nt, ypair + block, yHat2 + block);
+      const mA = modeOf(d1),
+        mB = modeOf(Q3 - Q2);
+      if (mA == SAME) rotate(SAME, Q0, 0, y0, y1, fa, nr, nt, ypair, yHat2);
+      else if (mA == PAIR) rotate(PAIR, Q0, d1, y0, y1, fa, nr, nt, ypair, yHat2);
+      else rotate(ANY, Q0, d1, y0, y1, fa, nr, nt, ypair, yHat2);
+      if (mB == SAME) rotate(SAME, Q2, 0, y2, y3, fb, nr, nt, ypair + block, yHat2 + block);
+      else if (mB == PAIR) rotate(PAIR, Q2, Q3 - Q2, y2, y3, fb, nr, nt, ypair + block, yHat2 + block);
+      else rotate(ANY, Q2, Q3 - Q2, y2, y3, fb, nr, nt, ypair + block, yHat2 + block);
     }
     for (let L = 0; L < 4; L++) setF(r2s, L, Infinity);
     if (babai)
       for (let L = 0; L < 4; L++) {
         const off: usize = L == 0 ? 0 : L == 1 ? d1 : L == 2 ? d2 : d3;
         laneOf(yHat2 + (L >> 1 ? block : 0), n, (<usize>(L & 1)) << 3, yHat);
-        const r = zfRadius(n, q, scale, yHat, amp, idx, rows + off, rows + off + ((<usize>(n * n)) << 3), best);
+        const r = zfRadius(n, q, scale, yHat, amp, idx, rows + off, rows + off + ((<usize>(n * n)) << 4), best);
         setF(r2s, L, r * (1 + 1e-9) + 1e-300);
       }
     // lane L: 0 the lane's answer is the leaf, 1 resume after the leaf, 2 search afresh
@@ -839,9 +860,13 @@ function detectSized(
     if (lanesFit) {
       const r2a = v128.load(r2s),
         r2b = v128.load(r2s + 16);
+      // one channel for all four, the two channels of a pair in each pair of lanes (one vector
+      // load an entry: one vector a channel, consecutive channels), or any
       ways = same
-        ? descend(true, rows, 0, 0, 0, n, r2a, r2b, vHalf, vToIndex, vScale, vQMax, yHat2, amp2, pd2, centre2, lev2, block)
-        : descend(false, rows, d1, d2, d3, n, r2a, r2b, vHalf, vToIndex, vScale, vQMax, yHat2, amp2, pd2, centre2, lev2, block);
+        ? descend(SAME, rows, 0, 0, 0, n, r2a, r2b, vHalf, vToIndex, vScale, vQMax, yHat2, amp2, pd2, centre2, lev2, block)
+        : d1 == 8 && d3 - d2 == 8
+          ? descend(PAIR, rows, d1, d2, d3, n, r2a, r2b, vHalf, vToIndex, vScale, vQMax, yHat2, amp2, pd2, centre2, lev2, block)
+          : descend(ANY, rows, d1, d2, d3, n, r2a, r2b, vHalf, vToIndex, vScale, vQMax, yHat2, amp2, pd2, centre2, lev2, block);
     }
     for (let L = 0; L < min(4, vectors - v); L++) {
       const way = (ways >> (2 * L)) & 3;
@@ -849,11 +874,11 @@ function detectSized(
       const g: usize = L >> 1 ? block : 0;
       const o = (<usize>(L & 1)) << 3,
         oi = (<usize>(L & 1)) << 2;
-      const invDiag = rows + off + ((<usize>(n * n)) << 3),
-        weight = invDiag + ((<usize>n) << 3);
+      const invDiag = rows + off + ((<usize>(n * n)) << 4),
+        weight = invDiag + ((<usize>n) << 4);
       let nodes: f64 = 0;
       let halted = false;
-      const perm = weight + ((<usize>n) << 3);
+      const perm = chanPerm(prep, I(chan, L == 0 ? v : L == 1 ? v1 : L == 2 ? v2 : v3), stride, nr, nt);
       if (way == 0) {
         // the leaf's levels, stream by stream (positions 2k, 2k + 1: Re and Im of stream perm[2k])
         for (let k = 0; k < nt; k++) {
@@ -936,8 +961,8 @@ function zfRadius(
   const half = <f64>(q - 1) / 2;
   for (let k = n - 1; k >= 0; k--) {
     let s = F(yHat, k);
-    for (let j = k + 1; j < n; j++) s -= F(rows, k * n + j) * F(amp, j);
-    setF(amp, k, s * F(invDiag, k));
+    for (let j = k + 1; j < n; j++) s -= G(rows, k * n + j) * F(amp, j);
+    setF(amp, k, s * G(invDiag, k));
   }
   for (let k = 0; k < n; k++) {
     setI(idx, k, level(F(amp, k) / (2 * scale) + half, q - 1));
@@ -946,7 +971,7 @@ function zfRadius(
   let d: f64 = 0;
   for (let k = 0; k < n; k++) {
     let s = F(yHat, k);
-    for (let j = k; j < n; j++) s -= F(rows, k * n + j) * F(amp, j);
+    for (let j = k; j < n; j++) s -= G(rows, k * n + j) * F(amp, j);
     d += s * s;
   }
   for (let t = 0; t < n; t++) setI(best, t, I(idx, t));
