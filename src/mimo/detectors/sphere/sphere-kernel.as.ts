@@ -204,8 +204,9 @@ function G(p: usize, i: i32): f64 {
 
 /**
  * Per channel: the sorted complex QR and the search's tables (prepareSphere), two channels at a
- * time in f64x2 lanes (each lane sorts its own columns: a swap moves one lane's entries). Returns
- * the first channel whose matrix is rank deficient (the host then lets the reference throw), or -1.
+ * time in f64x2 lanes, into their pair's prep (each lane sorts its own columns, choosing by compares
+ * and selects: a swap moves one lane's entries under a mask). Returns the first channel whose
+ * matrix is rank deficient (the host then lets the reference throw), or -1.
  */
 export function prepare(
   H: usize,
