@@ -241,6 +241,53 @@ test("sphere: the kernel equals the reference at budgets around its lanes' 2n - 
   }
 });
 
+test('sphere: the kernel equals the reference at 4 x 4 (its sizes fixed in the kernel) on any number of channels, and where column norms tie', () => {
+  const rng = new Philox(seed, 11);
+  const mods: Modulation[] = ['qpsk', '16qam', '64qam', '256qam'];
+  let compared = 0;
+  for (let trial = 0; trial < 12; trial++) {
+    const mod = mods[trial % 4]!;
+    // channels in fours and pairs (the kernel's groups) and beside them: 1 to 9 channels
+    const vpc = 1 + (rng.nextUint32() % 14),
+      vectors = vpc * (1 + (rng.nextUint32() % 9)) - (rng.nextUint32() % vpc);
+    const opts: DetectOptions = { detector: 'sphere', modulation: mod, maxNodes: 20_000, onBudget: 'flag' };
+    if (trial & 1) opts.initialRadius = 'babai';
+    const input = problem(rng, 4, 4, mod, vectors, vpc, rng.uniform() * 30);
+    same(input, opts, `sphere 4x4 ${mod} ${vectors} vectors at ${vpc}, ${JSON.stringify(opts)}`);
+    // integer channels whose columns hold the same entries in other rows: equal column norms, so
+    // the sorted QR's first choice is a tie (the first such column is taken)
+    const H = Float64Array.from(input.H as Float64Array);
+    const channels = H.length / 32;
+    for (let c = 0; c < channels; c++) {
+      const col = Array.from({ length: 8 }, () => (rng.nextUint32() % 7) - 3);
+      for (let k = 0; k < 4; k++)
+        for (let r = 0; r < 4; r++) {
+          const from = (r + k * (c % 2 ? 3 : 1)) % 4;
+          H[c * 32 + k * 8 + 2 * r] = col[2 * from]!;
+          H[c * 32 + k * 8 + 2 * r + 1] = col[2 * from + 1]! * (k % 2 ? -1 : 1);
+        }
+    }
+    const y = transmit(H, randomSymbols(rng, vectors * 4, mod).symbols, 4, 4, vpc);
+    const tied = { ...input, H, y: addNoise(rng, y, input.noiseVar as number) };
+    let deficient: string | null = null;
+    try {
+      detect(tied, { ...opts, cpuKernel: 'typescript' });
+    } catch (e) {
+      if (!(e instanceof RankDeficientError)) throw e;
+      deficient = e.message;
+    }
+    if (deficient === null) same(tied, opts, `sphere 4x4 ${mod}, tied column norms`);
+    else
+      assert.throws(
+        () => detect(tied, opts),
+        (e) => e instanceof RankDeficientError && e.message === deficient,
+        msg('tied column norms, a rank-deficient draw'),
+      );
+    compared += deficient === null ? 1 : 0;
+  }
+  assert.ok(compared > 0, msg('every tied draw was rank deficient'));
+});
+
 test('checkFinite names the first NaN or infinity, wherever it is', () => {
   const rng = new Philox(seed, 9);
   for (let trial = 0; trial < 200; trial++) {

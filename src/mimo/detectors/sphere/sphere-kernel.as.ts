@@ -13,7 +13,8 @@
  *   H       f64[channels][2 nr nt]   the complex channels (unscaled: see scale())
  *   shift   i32[channels]            each channel's power of two (detect.ts's channelShift)
  *   factor  f64[channels]            its scale factor (scale() writes it)
- *   prep    per channel (stride bytes): Q f64[2 nr nt], rows f64[n n], invDiag f64[n], weight f64[n], perm i32[n]
+ *   prep    per pair of channels (stride bytes), an entry of both in a v128 (lane c & 1 channel c's):
+ *           Q [2 nr nt], rows [n n], invDiag [n], weight [n]; then perm i32[2][n]
  *   y       f64[vectors][2 nr]       the received vectors (unscaled)
  *   chan    i32[vectors]             each vector's channel
  *   table   i32[q q]                 symbol index of a stream's level indices (Re * q + Im)
@@ -90,18 +91,141 @@ export function scale(
   }
 }
 
-/** Bytes of one channel's prep. */
+/** Swaps the lane of `mask` between the `len` vectors at a and at b. */
+@inline
+function swapLane(a: usize, b: usize, len: i32, mask: v128): void {
+  for (let r = 0; r < len; r++) {
+    const pa = a + ((<usize>r) << 4),
+      pb = b + ((<usize>r) << 4);
+    const x = v128.load(pa),
+      y = v128.load(pb);
+    v128.store(pa, v128.bitselect(y, x, mask));
+    v128.store(pb, v128.bitselect(x, y, mask));
+  }
+}
+
+/**
+ * Column b -= q (q^H b) of two channels (a lane each), q normalized: q^H b = (dr, di) to rij (two
+ * vectors) and its squared modulus off resid, every sum in row order (complexSortedQrInto's).
+ */
+@inline
+function orthogonalize(q: usize, b: usize, nr: i32, rij: usize, resid: usize): void {
+  let dr = f64x2.splat(0),
+    di = dr;
+  for (let r = 0; r < nr; r++) {
+    const ar = v128.load(at(q, 2 * r)),
+      ai = v128.load(at(q, 2 * r + 1)),
+      br = v128.load(at(b, 2 * r)),
+      bi = v128.load(at(b, 2 * r + 1));
+    dr = f64x2.add(dr, f64x2.add(f64x2.mul(ar, br), f64x2.mul(ai, bi)));
+    di = f64x2.add(di, f64x2.sub(f64x2.mul(ar, bi), f64x2.mul(ai, br)));
+  }
+  v128.store(rij, dr);
+  v128.store(rij + 16, di);
+  for (let r = 0; r < nr; r++) {
+    const ar = v128.load(at(q, 2 * r)),
+      ai = v128.load(at(q, 2 * r + 1));
+    const pr = at(b, 2 * r),
+      pi = at(b, 2 * r + 1);
+    v128.store(pr, f64x2.sub(v128.load(pr), f64x2.sub(f64x2.mul(ar, dr), f64x2.mul(ai, di))));
+    v128.store(pi, f64x2.sub(v128.load(pi), f64x2.add(f64x2.mul(ar, di), f64x2.mul(ai, dr))));
+  }
+  v128.store(resid, f64x2.sub(v128.load(resid), f64x2.add(f64x2.mul(dr, dr), f64x2.mul(di, di))));
+}
+
+/** orthogonalize() at nr = 4, unrolled (the same operations in the same order). */
+@inline
+function orthogonalize4(q: usize, b: usize, rij: usize, resid: usize): void {
+  const ar0 = v128.load(q + 0),
+    ai0 = v128.load(q + 16),
+    br0 = v128.load(b + 0),
+    bi0 = v128.load(b + 16);
+  const ar1 = v128.load(q + 32),
+    ai1 = v128.load(q + 48),
+    br1 = v128.load(b + 32),
+    bi1 = v128.load(b + 48);
+  const ar2 = v128.load(q + 64),
+    ai2 = v128.load(q + 80),
+    br2 = v128.load(b + 64),
+    bi2 = v128.load(b + 80);
+  const ar3 = v128.load(q + 96),
+    ai3 = v128.load(q + 112),
+    br3 = v128.load(b + 96),
+    bi3 = v128.load(b + 112);
+  let dr = f64x2.splat(0),
+    di = dr;
+  dr = f64x2.add(dr, f64x2.add(f64x2.mul(ar0, br0), f64x2.mul(ai0, bi0)));
+  di = f64x2.add(di, f64x2.sub(f64x2.mul(ar0, bi0), f64x2.mul(ai0, br0)));
+  dr = f64x2.add(dr, f64x2.add(f64x2.mul(ar1, br1), f64x2.mul(ai1, bi1)));
+  di = f64x2.add(di, f64x2.sub(f64x2.mul(ar1, bi1), f64x2.mul(ai1, br1)));
+  dr = f64x2.add(dr, f64x2.add(f64x2.mul(ar2, br2), f64x2.mul(ai2, bi2)));
+  di = f64x2.add(di, f64x2.sub(f64x2.mul(ar2, bi2), f64x2.mul(ai2, br2)));
+  dr = f64x2.add(dr, f64x2.add(f64x2.mul(ar3, br3), f64x2.mul(ai3, bi3)));
+  di = f64x2.add(di, f64x2.sub(f64x2.mul(ar3, bi3), f64x2.mul(ai3, br3)));
+  v128.store(rij, dr);
+  v128.store(rij + 16, di);
+  v128.store(b + 0, f64x2.sub(br0, f64x2.sub(f64x2.mul(ar0, dr), f64x2.mul(ai0, di))));
+  v128.store(b + 16, f64x2.sub(bi0, f64x2.add(f64x2.mul(ar0, di), f64x2.mul(ai0, dr))));
+  v128.store(b + 32, f64x2.sub(br1, f64x2.sub(f64x2.mul(ar1, dr), f64x2.mul(ai1, di))));
+  v128.store(b + 48, f64x2.sub(bi1, f64x2.add(f64x2.mul(ar1, di), f64x2.mul(ai1, dr))));
+  v128.store(b + 64, f64x2.sub(br2, f64x2.sub(f64x2.mul(ar2, dr), f64x2.mul(ai2, di))));
+  v128.store(b + 80, f64x2.sub(bi2, f64x2.add(f64x2.mul(ar2, di), f64x2.mul(ai2, dr))));
+  v128.store(b + 96, f64x2.sub(br3, f64x2.sub(f64x2.mul(ar3, dr), f64x2.mul(ai3, di))));
+  v128.store(b + 112, f64x2.sub(bi3, f64x2.add(f64x2.mul(ar3, di), f64x2.mul(ai3, dr))));
+  v128.store(resid, f64x2.sub(v128.load(resid), f64x2.add(f64x2.mul(dr, dr), f64x2.mul(di, di))));
+}
+
+/** Bytes of one pair of channels' prep. */
 export function prepStride(nr: i32, nt: i32): usize {
   const n = 2 * nt;
-  return ((((<usize>(2 * nr * nt + n * n + 2 * n)) << 3) + ((<usize>n) << 2)) + 15) & ~(<usize>15);
+  return ((((<usize>(2 * nr * nt + n * n + 2 * n)) << 4) + ((<usize>(2 * n)) << 2)) + 15) & ~(<usize>15);
+}
+
+/** Where channel c's prep starts: its pair's block, lane c & 1 (an array's entries 16 bytes apart). */
+@inline
+function chanPrep(prep: usize, c: i32, stride: usize): usize {
+  return prep + <usize>(c >> 1) * stride + ((<usize>(c & 1)) << 3);
+}
+
+/** Channel c's order (perm i32[n]) in its pair's block. */
+@inline
+function chanPerm(prep: usize, c: i32, stride: usize, nr: i32, nt: i32): usize {
+  const n = 2 * nt;
+  return (
+    prep + <usize>(c >> 1) * stride + ((<usize>(2 * nr * nt + n * n + 2 * n)) << 4) + ((<usize>((c & 1) * n)) << 2)
+  );
+}
+
+/** Entry i of a prep array (one lane of 16-byte entries). */
+@inline
+function G(p: usize, i: i32): f64 {
+  return load<f64>(p + ((<usize>i) << 4));
 }
 
 /**
  * Per channel: the sorted complex QR and the search's tables (prepareSphere), two channels at a
- * time in f64x2 lanes (each lane sorts its own columns: a swap moves one lane's entries). Returns
- * the first channel whose matrix is rank deficient (the host then lets the reference throw), or -1.
+ * time in f64x2 lanes, into their pair's prep (each lane sorts its own columns, choosing by compares
+ * and selects: a swap moves one lane's entries under a mask). Returns the first channel whose
+ * matrix is rank deficient (the host then lets the reference throw), or -1.
  */
 export function prepare(
+  H: usize,
+  factor: usize,
+  channels: i32,
+  nr: i32,
+  nt: i32,
+  scale: f64,
+  prep: usize,
+  work: usize,
+): i32 {
+  // 4 x 4 (the common case) with its sizes constant: loops of known length, bounds in no register
+  return nr == 4 && nt == 4
+    ? prepareSized(H, factor, channels, 4, 4, scale, prep, work)
+    : prepareSized(H, factor, channels, nr, nt, scale, prep, work);
+}
+
+@inline
+function prepareSized(
   H: usize,
   factor: usize,
   channels: i32,
@@ -114,9 +238,9 @@ export function prepare(
   const n = 2 * nt;
   const stride = prepStride(nr, nt);
   const hLen = 2 * nr * nt;
-  // lanes A, B: Q (column k at 2 k nr), Rc (column k at 2 k nt), the residual norms, the two orders
-  const Qv = (work + 15) & ~(<usize>15),
-    Rcv = at(Qv, hLen),
+  // lanes A, B: Rc (column k at 2 k nt), the residual norms, the two orders; Q (column k at
+  // 2 k nr) is factored in place in the pair's prep
+  const Rcv = (work + 15) & ~(<usize>15),
     resid = at(Rcv, 2 * nt * nt),
     permA = at(resid, nt),
     permB = permA + ((<usize>nt) << 2);
@@ -124,6 +248,7 @@ export function prepare(
     tol = f64x2.splat(1e-24);
   for (let c = 0; c < channels; c += 2) {
     const cb = c + 1 < channels ? c + 1 : c;
+    const Qv = prep + <usize>(c >> 1) * stride;
     const hA = H + ((<usize>(c * hLen)) << 3),
       hB = H + ((<usize>(cb * hLen)) << 3);
     const f = pair(factor + ((<usize>c) << 3), factor + ((<usize>cb) << 3));
@@ -144,36 +269,31 @@ export function prepare(
       for (let i = 0; i < 2 * nt; i++) v128.store(at(Rcv, 2 * k * nt + i), zero);
     }
     for (let i = 0; i < nt; i++) {
-      // each lane's column of least residual norm (the first such) to position i
-      for (let lane = 0; lane < 2; lane++) {
-        const o = (<usize>lane) << 3;
-        let best = i;
-        for (let k = i + 1; k < nt; k++) if (load<f64>(at(resid, k) + o) < load<f64>(at(resid, best) + o)) best = k;
-        if (best == i) continue;
-        for (let r = 0; r < 2 * nr; r++) {
-          const a = at(Qv, 2 * i * nr + r) + o,
-            b = at(Qv, 2 * best * nr + r) + o;
-          const t = load<f64>(a);
-          store<f64>(a, load<f64>(b));
-          store<f64>(b, t);
-        }
-        for (let r = 0; r < 2 * i; r++) {
-          const a = at(Rcv, 2 * i * nt + r) + o,
-            b = at(Rcv, 2 * best * nt + r) + o;
-          const t = load<f64>(a);
-          store<f64>(a, load<f64>(b));
-          store<f64>(b, t);
-        }
-        const perm = lane ? permB : permA;
-        const tp = I(perm, i);
-        setI(perm, i, I(perm, best));
-        setI(perm, best, tp);
-        const a = at(resid, i) + o,
-          b = at(resid, best) + o;
-        const tr = load<f64>(a);
-        store<f64>(a, load<f64>(b));
-        store<f64>(b, tr);
+      // each lane's column of least residual norm (the first such: only a strictly less one
+      // replaces it) to position i, with no branch on the data: the least norm and its column by
+      // lane, then a swap of column i with each later column in the lanes that chose that column
+      let least = v128.load(at(resid, i)),
+        col = i64x2.splat(<i64>i);
+      for (let k = i + 1; k < nt; k++) {
+        const r = v128.load(at(resid, k)),
+          lt = f64x2.lt(r, least);
+        least = v128.bitselect(r, least, lt);
+        col = v128.bitselect(i64x2.splat(<i64>k), col, lt);
       }
+      for (let k = i + 1; k < nt; k++) {
+        const mask = i64x2.eq(col, i64x2.splat(<i64>k));
+        swapLane(Qv + ((<usize>(2 * i * nr)) << 4), Qv + ((<usize>(2 * k * nr)) << 4), 2 * nr, mask);
+        swapLane(Rcv + ((<usize>(2 * i * nt)) << 4), Rcv + ((<usize>(2 * k * nt)) << 4), 2 * i, mask);
+        swapLane(at(resid, i), at(resid, k), 1, mask);
+      }
+      const bA = <i32>i64x2.extract_lane(col, 0),
+        bB = <i32>i64x2.extract_lane(col, 1);
+      const tA = I(permA, i),
+        tB = I(permB, i);
+      setI(permA, i, I(permA, bA));
+      setI(permA, bA, tA);
+      setI(permB, i, I(permB, bB));
+      setI(permB, bB, tB);
       const ci = 2 * i * nr;
       let nn = zero;
       for (let r = 0; r < 2 * nr; r++) {
@@ -190,62 +310,43 @@ export function prepare(
       for (let r = 0; r < 2 * nr; r++) v128.store(at(Qv, ci + r), f64x2.mul(v128.load(at(Qv, ci + r)), inv));
       for (let k = i + 1; k < nt; k++) {
         const ck = 2 * k * nr;
-        let dr = zero,
-          di = zero;
-        for (let r = 0; r < nr; r++) {
-          const ar = v128.load(at(Qv, ci + 2 * r)),
-            ai = v128.load(at(Qv, ci + 2 * r + 1)),
-            br = v128.load(at(Qv, ck + 2 * r)),
-            bi = v128.load(at(Qv, ck + 2 * r + 1));
-          dr = f64x2.add(dr, f64x2.add(f64x2.mul(ar, br), f64x2.mul(ai, bi)));
-          di = f64x2.add(di, f64x2.sub(f64x2.mul(ar, bi), f64x2.mul(ai, br)));
-        }
-        v128.store(at(Rcv, 2 * (i + k * nt)), dr);
-        v128.store(at(Rcv, 2 * (i + k * nt) + 1), di);
-        for (let r = 0; r < nr; r++) {
-          const ar = v128.load(at(Qv, ci + 2 * r)),
-            ai = v128.load(at(Qv, ci + 2 * r + 1));
-          const pr = at(Qv, ck + 2 * r),
-            pi = at(Qv, ck + 2 * r + 1);
-          v128.store(pr, f64x2.sub(v128.load(pr), f64x2.sub(f64x2.mul(ar, dr), f64x2.mul(ai, di))));
-          v128.store(pi, f64x2.sub(v128.load(pi), f64x2.add(f64x2.mul(ar, di), f64x2.mul(ai, dr))));
-        }
-        const rk = at(resid, k);
-        v128.store(rk, f64x2.sub(v128.load(rk), f64x2.add(f64x2.mul(dr, dr), f64x2.mul(di, di))));
+        if (nr == 4) orthogonalize4(at(Qv, ci), at(Qv, ck), at(Rcv, 2 * (i + k * nt)), at(resid, k));
+        else orthogonalize(at(Qv, ci), at(Qv, ck), nr, at(Rcv, 2 * (i + k * nt)), at(resid, k));
       }
     }
     if (failedB) return cb;
-    // each lane's channel: Q, then R by rows through the MRVD (positions 2k, 2k + 1 are Re and Im
-    // of stream perm[k], RVD numbering s, nt + s), 1 / R_kk, the weights and the order
-    for (let lane = 0; lane < (cb == c ? 1 : 2); lane++) {
-      const o = (<usize>lane) << 3;
-      const Q = prep + <usize>(c + lane) * stride;
-      const rows = Q + ((<usize>hLen) << 3),
-        invDiag = rows + ((<usize>(n * n)) << 3),
-        weight = invDiag + ((<usize>n) << 3),
-        perm = weight + ((<usize>n) << 3);
-      for (let e = 0; e < hLen; e++) setF(Q, e, load<f64>(at(Qv, e) + o));
-      for (let i = 0; i < nt; i++) {
-        for (let j = i; j < nt; j++) {
-          const re = load<f64>(at(Rcv, 2 * (i + j * nt)) + o),
-            im = load<f64>(at(Rcv, 2 * (i + j * nt) + 1) + o);
-          // R(2i, 2j) = re, R(2i, 2j + 1) = -im, R(2i + 1, 2j) = im, R(2i + 1, 2j + 1) = re
-          setF(rows, 2 * i * n + 2 * j, re);
-          setF(rows, 2 * i * n + 2 * j + 1, -im);
-          if (j > i) setF(rows, (2 * i + 1) * n + 2 * j, im);
-          setF(rows, (2 * i + 1) * n + 2 * j + 1, re);
-        }
-        const d = load<f64>(at(Rcv, 2 * (i + i * nt)) + o);
-        const iv = 1 / d,
-          w = 4 * scale * scale * d * d;
-        setF(invDiag, 2 * i, iv);
-        setF(invDiag, 2 * i + 1, iv);
-        setF(weight, 2 * i, w);
-        setF(weight, 2 * i + 1, w);
-        const s = I(lane ? permB : permA, i);
-        setI(perm, 2 * i, s);
-        setI(perm, 2 * i + 1, nt + s);
+    // R by rows through the MRVD (positions 2k, 2k + 1 are Re and Im of stream perm[k], RVD
+    // numbering s, nt + s), 1 / R_kk, the weights and each lane's order, after Q
+    const rows = Qv + ((<usize>hLen) << 4),
+      inv = rows + ((<usize>(n * n)) << 4),
+      weight = inv + ((<usize>n) << 4),
+      permOutA = weight + ((<usize>n) << 4),
+      permOutB = permOutA + ((<usize>n) << 2);
+    const w4 = f64x2.splat(4 * scale * scale);
+    for (let i = 0; i < nt; i++) {
+      for (let j = i; j < nt; j++) {
+        const re = v128.load(at(Rcv, 2 * (i + j * nt))),
+          im = v128.load(at(Rcv, 2 * (i + j * nt) + 1));
+        // R(2i, 2j) = re, R(2i, 2j + 1) = -im, R(2i + 1, 2j) = im, R(2i + 1, 2j + 1) = re (at j = i
+        // R(2i + 1, 2i), below the diagonal, is never read)
+        v128.store(at(rows, 2 * i * n + 2 * j), re);
+        v128.store(at(rows, 2 * i * n + 2 * j + 1), f64x2.neg(im));
+        v128.store(at(rows, (2 * i + 1) * n + 2 * j), im);
+        v128.store(at(rows, (2 * i + 1) * n + 2 * j + 1), re);
       }
+      const d = v128.load(at(Rcv, 2 * (i + i * nt)));
+      const iv = f64x2.div(f64x2.splat(1), d),
+        wt = f64x2.mul(f64x2.mul(w4, d), d);
+      v128.store(at(inv, 2 * i), iv);
+      v128.store(at(inv, 2 * i + 1), iv);
+      v128.store(at(weight, 2 * i), wt);
+      v128.store(at(weight, 2 * i + 1), wt);
+      const sA = I(permA, i),
+        sB = I(permB, i);
+      setI(permOutA, 2 * i, sA);
+      setI(permOutA, 2 * i + 1, nt + sA);
+      setI(permOutB, 2 * i, sB);
+      setI(permOutB, 2 * i + 1, nt + sB);
     }
   }
   return -1;
@@ -269,10 +370,25 @@ function pair(a: usize, b: usize): v128 {
   return f64x2.replace_lane(f64x2.splat(load<f64>(a)), 1, load<f64>(b));
 }
 
-/** Two channels' element at ea and eb: one load where they are the same channel. */
+/**
+ * Two channels' entry at ea and eb (prep arrays: 16 bytes an entry, lane c & 1 channel c's): `mode`
+ * SAME one channel (one load), PAIR the two channels of one pair in their order (one vector load),
+ * else any two.
+ */
 @inline
-function lanes(ea: usize, eb: usize, same: bool): v128 {
-  return same ? v128.load64_splat(ea) : pair(ea, eb);
+function lanes(ea: usize, eb: usize, mode: i32): v128 {
+  return mode == SAME ? v128.load64_splat(ea) : mode == PAIR ? v128.load(ea) : pair(ea, eb);
+}
+
+/** lanes()'s modes. */
+const SAME = 0,
+  PAIR = 1,
+  ANY = 2;
+
+/** The mode of two channels' entries dB bytes apart (lane A's channel first). */
+@inline
+function modeOf(dB: usize): i32 {
+  return dB == 0 ? SAME : dB == 8 ? PAIR : ANY;
 }
 
 @inline
@@ -327,7 +443,7 @@ function search(
   if (resume) k = 1;
   else {
     setF(pd, n, 0);
-    const u = F(yHat, k) * F(invDiag, k) * toIndex + half;
+    const u = F(yHat, k) * G(invDiag, k) * toIndex + half;
     const i0 = level(u, qMax);
     setF(centre, k, u);
     setI(idx, k, i0);
@@ -337,7 +453,7 @@ function search(
   for (;;) {
     if (!advance) {
       const dlt = <f64>I(idx, k) - F(centre, k);
-      const m = F(pd, k + 1) + F(weight, k) * dlt * dlt;
+      const m = F(pd, k + 1) + G(weight, k) * dlt * dlt;
       if (++nodes > maxNodes) {
         stopped = true;
         if (!found) zfRadius(n, q, scale, yHat, amp, idx, rows, invDiag, best);
@@ -359,8 +475,8 @@ function search(
           else {
             let s = F(yHat, k);
             const rb = k * n;
-            for (let j = k + 1; j < n; j++) s -= F(rows, rb + j) * F(amp, j);
-            u = s * F(invDiag, k) * toIndex + half;
+            for (let j = k + 1; j < n; j++) s -= G(rows, rb + j) * F(amp, j);
+            u = s * G(invDiag, k) * toIndex + half;
             if ((k & 1) == 0) setI(stamp, k, I(gen, k + 2));
           }
           const i0 = level(u, qMax);
@@ -403,7 +519,7 @@ function search(
 /** yHat2 = Q^H y of two vectors (lanes A, B; B's channel dB bytes after A's): re += qr a + qi b, im += qr b - qi a. */
 @inline
 function rotate(
-  same: bool,
+  mode: i32,
   QA: usize,
   dB: usize,
   yA: usize,
@@ -420,9 +536,9 @@ function rotate(
   for (let k = 0; k < nt; k++) {
     let re = f64x2.splat(0),
       im = f64x2.splat(0);
-    for (let i = 0; i < nr; i++, e += 16) {
-      const qr = lanes(e, e + dB, same),
-        qi = lanes(e + 8, e + 8 + dB, same);
+    for (let i = 0; i < nr; i++, e += 32) {
+      const qr = lanes(e, e + dB, mode),
+        qi = lanes(e + 16, e + 16 + dB, mode);
       const a = v128.load(at(ypair, 2 * i)),
         b = v128.load(at(ypair, 2 * i + 1));
       re = f64x2.add(re, f64x2.add(f64x2.mul(qr, a), f64x2.mul(qi, b)));
@@ -458,9 +574,9 @@ function rotate4(
       im = f64x2.splat(0),
       re2 = f64x2.splat(0),
       im2 = f64x2.splat(0);
-    for (let i = 0; i < nr; i++, e += 16) {
+    for (let i = 0; i < nr; i++, e += 32) {
       const qr = v128.load64_splat(e),
-        qi = v128.load64_splat(e + 8);
+        qi = v128.load64_splat(e + 16);
       const pa = at(ypair, 2 * i);
       const a = v128.load(pa),
         b = v128.load(pa + 16),
@@ -511,7 +627,7 @@ function sibling(u: v128, i0: v128, above: v128, w: v128, vQMax: v128): v128 {
  */
 @inline
 function descend(
-  same: bool,
+  mode: i32,
   rows: usize,
   d1: usize,
   d2: usize,
@@ -530,8 +646,8 @@ function descend(
   lev2: usize,
   block: usize,
 ): i32 {
-  const invDiag = rows + ((<usize>(n * n)) << 3),
-    weight = invDiag + ((<usize>n) << 3);
+  const invDiag = rows + ((<usize>(n * n)) << 4),
+    weight = invDiag + ((<usize>n) << 4);
   const vZero = f64x2.splat(0),
     vOne = f64x2.splat(1),
     vTwo = f64x2.splat(2),
@@ -545,21 +661,21 @@ function descend(
   for (let k = n - 1; k >= 0; k--) {
     let sA = v128.load(at(yHat2, k)),
       sB = v128.load(at(yHat2, k) + block);
-    const rb = rows + ((<usize>(k * n)) << 3);
+    const rb = at(rows, k * n);
     // s -= R_kj amp_j for j = k + 1 .. n - 1, in that order (pointers to R_kj and amp_j walked)
-    const rEnd = rb + ((<usize>n) << 3);
-    for (let e = rb + ((<usize>(k + 1)) << 3), aj = at(amp2, k + 1); e < rEnd; e += 8, aj += 16) {
-      const rA = lanes(e, e + d1, same),
-        rB = same ? rA : pair(e + d2, e + d3);
+    const rEnd = at(rb, n);
+    for (let e = at(rb, k + 1), aj = at(amp2, k + 1); e < rEnd; e += 16, aj += 16) {
+      const rA = lanes(e, e + d1, mode),
+        rB = mode == SAME ? rA : lanes(e + d2, e + d3, mode);
       sA = f64x2.sub(sA, f64x2.mul(rA, v128.load(aj)));
       sB = f64x2.sub(sB, f64x2.mul(rB, v128.load(aj + block)));
     }
-    const ek = invDiag + ((<usize>k) << 3),
-      ew = weight + ((<usize>k) << 3);
-    const ivA = lanes(ek, ek + d1, same),
-      ivB = same ? ivA : pair(ek + d2, ek + d3);
-    const wA = lanes(ew, ew + d1, same),
-      wB = same ? wA : pair(ew + d2, ew + d3);
+    const ek = at(invDiag, k),
+      ew = at(weight, k);
+    const ivA = lanes(ek, ek + d1, mode),
+      ivB = mode == SAME ? ivA : lanes(ek + d2, ek + d3, mode);
+    const wA = lanes(ew, ew + d1, mode),
+      wB = mode == SAME ? wA : lanes(ew + d2, ew + d3, mode);
     const uA = f64x2.add(f64x2.mul(f64x2.mul(sA, ivA), vToIndex), vHalf),
       uB = f64x2.add(f64x2.mul(f64x2.mul(sB, ivB), vToIndex), vHalf);
     const fA = f64x2.floor(uA),
@@ -578,8 +694,9 @@ function descend(
     v128.store(at(amp2, k) + block, f64x2.mul(f64x2.sub(f64x2.mul(vTwo, iB), vQMax), vScale));
     v128.store(at(centre2, k), uA);
     v128.store(at(centre2, k) + block, uB);
-    v128.store(at(lev2, k), iA);
-    v128.store(at(lev2, k) + block, iB);
+    // the levels as integers (i32 lanes 0 and 1), exact: 0 <= i <= qMax
+    v128.store(at(lev2, k), i32x4.trunc_sat_f64x2_s_zero(iA));
+    v128.store(at(lev2, k) + block, i32x4.trunc_sat_f64x2_s_zero(iB));
     v128.store(at(pd2, k), mA);
     v128.store(at(pd2, k) + block, mB);
     if (k > 0) {
@@ -616,6 +733,33 @@ function descend(
  * reference's operations in its order, so decisions, nodes and budget stops are the reference's.
  */
 export function detect(
+  y: usize,
+  factor: usize,
+  chan: usize,
+  vectors: i32,
+  prep: usize,
+  nr: i32,
+  nt: i32,
+  q: i32,
+  scale: f64,
+  babai: i32,
+  maxNodes: f64,
+  table: usize,
+  bitTab: usize,
+  bps: i32,
+  symOut: usize,
+  bitOut: usize,
+  stop: usize,
+  work: usize,
+): f64 {
+  // 4 x 4 (the common case) with its sizes constant
+  return nr == 4 && nt == 4
+    ? detectSized(y, factor, chan, vectors, prep, 4, 4, q, scale, babai, maxNodes, table, bitTab, bps, symOut, bitOut, stop, work)
+    : detectSized(y, factor, chan, vectors, prep, nr, nt, q, scale, babai, maxNodes, table, bitTab, bps, symOut, bitOut, stop, work);
+}
+
+@inline
+function detectSized(
   y: usize,
   factor: usize,
   chan: usize,
@@ -674,15 +818,15 @@ export function detect(
     const v1 = min(v + 1, last),
       v2 = min(v + 2, last),
       v3 = min(v + 3, last);
-    const Q0 = prep + <usize>I(chan, v) * stride,
-      Q1 = prep + <usize>I(chan, v1) * stride,
-      Q2 = prep + <usize>I(chan, v2) * stride,
-      Q3 = prep + <usize>I(chan, v3) * stride;
+    const Q0 = chanPrep(prep, I(chan, v), stride),
+      Q1 = chanPrep(prep, I(chan, v1), stride),
+      Q2 = chanPrep(prep, I(chan, v2), stride),
+      Q3 = chanPrep(prep, I(chan, v3), stride);
     const d1 = Q1 - Q0,
       d2 = Q2 - Q0,
       d3 = Q3 - Q0;
     const same = Q0 == Q1 && Q0 == Q2 && Q0 == Q3;
-    const rows = Q0 + ((<usize>hLen) << 3);
+    const rows = Q0 + ((<usize>hLen) << 4);
     const y0 = y + ((<usize>(v * 2 * nr)) << 3),
       y1 = y + ((<usize>(v1 * 2 * nr)) << 3),
       y2 = y + ((<usize>(v2 * 2 * nr)) << 3),
@@ -695,17 +839,21 @@ export function detect(
       fb = pair(factor + ((<usize>c2) << 3), factor + ((<usize>I(chan, v3)) << 3));
     if (same) rotate4(Q0, y0, y1, y2, y3, fa, nr, nt, ypair, yHat2, block);
     else {
-      if (Q0 == Q1) rotate(true, Q0, 0, y0, y1, fa, nr, nt, ypair, yHat2);
-      else rotate(false, Q0, d1, y0, y1, fa, nr, nt, ypair, yHat2);
-      if (Q2 == Q3) rotate(true, Q2, 0, y2, y3, fb, nr, nt, ypair + block, yHat2 + block);
-      else rotate(false, Q2, Q3 - Q2, y2, y3, fb, nr, nt, ypair + block, yHat2 + block);
+      const mA = modeOf(d1),
+        mB = modeOf(Q3 - Q2);
+      if (mA == SAME) rotate(SAME, Q0, 0, y0, y1, fa, nr, nt, ypair, yHat2);
+      else if (mA == PAIR) rotate(PAIR, Q0, d1, y0, y1, fa, nr, nt, ypair, yHat2);
+      else rotate(ANY, Q0, d1, y0, y1, fa, nr, nt, ypair, yHat2);
+      if (mB == SAME) rotate(SAME, Q2, 0, y2, y3, fb, nr, nt, ypair + block, yHat2 + block);
+      else if (mB == PAIR) rotate(PAIR, Q2, Q3 - Q2, y2, y3, fb, nr, nt, ypair + block, yHat2 + block);
+      else rotate(ANY, Q2, Q3 - Q2, y2, y3, fb, nr, nt, ypair + block, yHat2 + block);
     }
     for (let L = 0; L < 4; L++) setF(r2s, L, Infinity);
     if (babai)
       for (let L = 0; L < 4; L++) {
         const off: usize = L == 0 ? 0 : L == 1 ? d1 : L == 2 ? d2 : d3;
         laneOf(yHat2 + (L >> 1 ? block : 0), n, (<usize>(L & 1)) << 3, yHat);
-        const r = zfRadius(n, q, scale, yHat, amp, idx, rows + off, rows + off + ((<usize>(n * n)) << 3), best);
+        const r = zfRadius(n, q, scale, yHat, amp, idx, rows + off, rows + off + ((<usize>(n * n)) << 4), best);
         setF(r2s, L, r * (1 + 1e-9) + 1e-300);
       }
     // lane L: 0 the lane's answer is the leaf, 1 resume after the leaf, 2 search afresh
@@ -713,25 +861,30 @@ export function detect(
     if (lanesFit) {
       const r2a = v128.load(r2s),
         r2b = v128.load(r2s + 16);
+      // one channel for all four, the two channels of a pair in each pair of lanes (one vector
+      // load an entry: one vector a channel, consecutive channels), or any
       ways = same
-        ? descend(true, rows, 0, 0, 0, n, r2a, r2b, vHalf, vToIndex, vScale, vQMax, yHat2, amp2, pd2, centre2, lev2, block)
-        : descend(false, rows, d1, d2, d3, n, r2a, r2b, vHalf, vToIndex, vScale, vQMax, yHat2, amp2, pd2, centre2, lev2, block);
+        ? descend(SAME, rows, 0, 0, 0, n, r2a, r2b, vHalf, vToIndex, vScale, vQMax, yHat2, amp2, pd2, centre2, lev2, block)
+        : d1 == 8 && d3 - d2 == 8
+          ? descend(PAIR, rows, d1, d2, d3, n, r2a, r2b, vHalf, vToIndex, vScale, vQMax, yHat2, amp2, pd2, centre2, lev2, block)
+          : descend(ANY, rows, d1, d2, d3, n, r2a, r2b, vHalf, vToIndex, vScale, vQMax, yHat2, amp2, pd2, centre2, lev2, block);
     }
     for (let L = 0; L < min(4, vectors - v); L++) {
       const way = (ways >> (2 * L)) & 3;
       const off: usize = L == 0 ? 0 : L == 1 ? d1 : L == 2 ? d2 : d3;
       const g: usize = L >> 1 ? block : 0;
-      const o = (<usize>(L & 1)) << 3;
-      const invDiag = rows + off + ((<usize>(n * n)) << 3),
-        weight = invDiag + ((<usize>n) << 3);
+      const o = (<usize>(L & 1)) << 3,
+        oi = (<usize>(L & 1)) << 2;
+      const invDiag = rows + off + ((<usize>(n * n)) << 4),
+        weight = invDiag + ((<usize>n) << 4);
       let nodes: f64 = 0;
       let halted = false;
-      const perm = weight + ((<usize>n) << 3);
+      const perm = chanPerm(prep, I(chan, L == 0 ? v : L == 1 ? v1 : L == 2 ? v2 : v3), stride, nr, nt);
       if (way == 0) {
         // the leaf's levels, stream by stream (positions 2k, 2k + 1: Re and Im of stream perm[2k])
         for (let k = 0; k < nt; k++) {
-          const re = <i32>load<f64>(at(lev2 + g, 2 * k) + o),
-            im = <i32>load<f64>(at(lev2 + g, 2 * k + 1) + o);
+          const re = load<i32>(at(lev2 + g, 2 * k) + oi),
+            im = load<i32>(at(lev2 + g, 2 * k + 1) + oi);
           setI(scr, I(perm, 2 * k), I(table, re * q + im));
         }
         nodes = <f64>(2 * n - 1);
@@ -741,7 +894,7 @@ export function detect(
         if (way == 1) {
           // the lane's state after its first leaf
           for (let t = 0; t < n; t++) {
-            const i0 = <i32>load<f64>(at(lev2 + g, t) + o);
+            const i0 = load<i32>(at(lev2 + g, t) + oi);
             setI(idx, t, i0);
             setI(lo, t, i0 - 1);
             setI(hi, t, i0 + 1);
@@ -809,8 +962,8 @@ function zfRadius(
   const half = <f64>(q - 1) / 2;
   for (let k = n - 1; k >= 0; k--) {
     let s = F(yHat, k);
-    for (let j = k + 1; j < n; j++) s -= F(rows, k * n + j) * F(amp, j);
-    setF(amp, k, s * F(invDiag, k));
+    for (let j = k + 1; j < n; j++) s -= G(rows, k * n + j) * F(amp, j);
+    setF(amp, k, s * G(invDiag, k));
   }
   for (let k = 0; k < n; k++) {
     setI(idx, k, level(F(amp, k) / (2 * scale) + half, q - 1));
@@ -819,7 +972,7 @@ function zfRadius(
   let d: f64 = 0;
   for (let k = 0; k < n; k++) {
     let s = F(yHat, k);
-    for (let j = k; j < n; j++) s -= F(rows, k * n + j) * F(amp, j);
+    for (let j = k; j < n; j++) s -= G(rows, k * n + j) * F(amp, j);
     d += s * s;
   }
   for (let t = 0; t < n; t++) setI(best, t, I(idx, t));

@@ -98,10 +98,11 @@ export class SphereKernel implements LaneKernel {
     const bps = model.constellation.bitsPerSymbol;
     const n = 2 * nt,
       hLen = 2 * nr * nt;
-    // one channel's prep (the kernel's prepStride): Q, rows, 1 / R_kk, weights, perm
-    const stride = Math.ceil((8 * (hLen + n * n + 2 * n) + 4 * n) / 16) * 16;
-    // a vector with its own channel: the channel's prep, the decisions and their bits, the budget flag
-    const lay = new RunLayout(hLen, 2 * nr, stride + nt * (4 + bps) + 8 + 1 + 48);
+    // a pair of channels' prep (the kernel's prepStride): Q, rows, 1 / R_kk, weights (an entry of
+    // both in 16 bytes), their two orders
+    const stride = Math.ceil((16 * (hLen + n * n + 2 * n) + 8 * n) / 16) * 16;
+    // a vector with its own channel: half a pair's prep, the decisions and their bits, the budget flag
+    const lay = new RunLayout(hLen, 2 * nr, stride / 2 + nt * (4 + bps) + 8 + 1 + 48);
     this.lay = lay;
     this.capacity = lay.capacity;
     const cap = this.capacity;
@@ -109,7 +110,7 @@ export class SphereKernel implements LaneKernel {
       table: lay.take(q * q * 4),
       factor: lay.take(cap * 8),
       bitTab: lay.take(q * q * 8),
-      prep: lay.take(cap * stride),
+      prep: lay.take(Math.ceil(cap / 2) * stride),
       symOut: lay.take(cap * nt * 4),
       bitOut: lay.take(cap * nt * bps + 8),
       stop: lay.take(cap),
