@@ -285,11 +285,100 @@ function syndromeOr(rowStart: usize, addr: usize, m: i32, shift: usize): v128 {
 
 /**
  * Quantizes one frame's n channel LLRs (f64 at `input`) into `out`, as bytes (`bytes` 1) or i16
- * (2): clip to [-clip, clip] (LLR units), then floor(v * scale + 0.5), eight values an iteration.
- * Returns the index of the first LLR that is not finite (the output is then incomplete), or -1.
- * Values fit the lanes: clip * scale is at most the lane's largest value.
+ * (2): clip to [-clip, clip] (LLR units), then floor(v * scale + 0.5). Returns the index of the
+ * first LLR that is not finite (the output is then incomplete), or -1. Values fit the lanes: clip *
+ * scale is at most the lane's largest value.
+ *
+ * The clip is taken in the lanes' integers where that gives the same values ({@link quantizeLanes}:
+ * every frame of LLRs a channel gives); a frame it refuses (an LLR not finite, or the magnitudes'
+ * sum past 2^24) is quantized again with the clip on the doubles ({@link quantizeClipped}).
  */
 export function quantize(input: usize, n: i32, out: usize, clip: f64, scale: f64, bytes: i32): i32 {
+  if (bytes == 1 ? quantizeLanes<i8>(input, n, out, clip, scale) : quantizeLanes<i16>(input, n, out, clip, scale))
+    return -1;
+  return quantizeClipped(input, n, out, clip, scale, bytes);
+}
+
+/** Two LLRs (f64x2) quantized without the clip, each integer in the low 32 bits of its lane (floor(.) + 2^52 + 2^51). */
+// @ts-ignore: decorator
+@inline function round2(a: v128, vs: v128, half: v128, magic: v128): v128 {
+  return f64x2.add(f64x2.floor(f64x2.add(f64x2.mul(a, vs), half)), magic);
+}
+
+/** The magnitudes of four f64x2 summed, lane by lane. */
+// @ts-ignore: decorator
+@inline function absSum(a: v128, b: v128, c: v128, d: v128): v128 {
+  return f64x2.add(f64x2.add(f64x2.abs(a), f64x2.abs(b)), f64x2.add(f64x2.abs(c), f64x2.abs(d)));
+}
+
+/** Four f64x2 quantized without the clip ({@link round2}), as i16x8 (saturating). */
+// @ts-ignore: decorator
+@inline function round8(a: v128, b: v128, c: v128, d: v128, vs: v128, half: v128, magic: v128): v128 {
+  return i16x8.narrow_i32x4_s(
+    v128.shuffle<i32>(round2(a, vs, half, magic), round2(b, vs, half, magic), 0, 2, 4, 6),
+    v128.shuffle<i32>(round2(c, vs, half, magic), round2(d, vs, half, magic), 0, 2, 4, 6),
+  );
+}
+
+/**
+ * quantize's values with the clip taken after the rounding, on the lanes' integers: floor(v * scale
+ * + 0.5) is non-decreasing in v, so clamping it to [q(-clip), q(clip)] gives q(clip(v)), as long as
+ * it is computed without wrapping: every |v| at most the sum of the magnitudes, which must stay
+ * below 2^24 (|v * scale| < 2^28 for scale up to 16; floor(.) + 2^52 + 2^51 then holds the integer
+ * in its low 32 bits, and the saturating narrows keep the order). Returns false, its output
+ * incomplete, where that sum is not below 2^24 (an LLR not finite makes it NaN or infinite).
+ * 16 LLRs an iteration (i8: one byte vector) or 8 (i16), the rest one at a time.
+ */
+// @ts-ignore: decorator
+@inline function quantizeLanes<T>(input: usize, n: i32, out: usize, clip: f64, scale: f64): bool {
+  const qhi = <i32>Math.floor(clip * scale + 0.5);
+  const qlo = <i32>Math.floor(-clip * scale + 0.5);
+  const vlo = splat<T>(qlo);
+  const vhi = splat<T>(qhi);
+  const vs = f64x2.splat(scale);
+  const half = f64x2.splat(0.5);
+  const magic = f64x2.splat(6755399441055744.0);
+  let sa = f64x2.splat(0);
+  let sb = sa;
+  let i = 0;
+  const step = sizeof<T>() == 1 ? 16 : 8;
+  for (; i + step <= n; i += step) {
+    const p = input + ((<usize>i) << 3);
+    const a = v128.load(p);
+    const b = v128.load(p, 16);
+    const c = v128.load(p, 32);
+    const d = v128.load(p, 48);
+    sa = f64x2.add(sa, absSum(a, b, c, d));
+    const q0 = round8(a, b, c, d, vs, half, magic);
+    if (sizeof<T>() == 1) {
+      const e = v128.load(p, 64);
+      const f = v128.load(p, 80);
+      const g = v128.load(p, 96);
+      const h = v128.load(p, 112);
+      sb = f64x2.add(sb, absSum(e, f, g, h));
+      const q1 = round8(e, f, g, h, vs, half, magic);
+      v128.store(out + <usize>i, i8x16.min_s(i8x16.max_s(i8x16.narrow_i16x8_s(q0, q1), vlo), vhi));
+    } else {
+      v128.store(out + ((<usize>i) << 1), i16x8.min_s(i16x8.max_s(q0, vlo), vhi));
+    }
+  }
+  for (; i < n; i++) {
+    let v = load<f64>(input + ((<usize>i) << 3));
+    if (!(v - v == 0)) return false;
+    v = v > clip ? clip : v < -clip ? -clip : v;
+    const q = <i32>Math.floor(v * scale + 0.5);
+    if (sizeof<T>() == 1) store<i8>(out + <usize>i, <i8>q);
+    else store<i16>(out + ((<usize>i) << 1), <i16>q);
+  }
+  const sum = f64x2.add(sa, sb);
+  return f64x2.extract_lane(sum, 0) + f64x2.extract_lane(sum, 1) < 16777216.0;
+}
+
+/**
+ * quantize with the clip on the doubles (any finite LLRs), eight values an iteration: the index of
+ * the first LLR that is not finite, or -1.
+ */
+function quantizeClipped(input: usize, n: i32, out: usize, clip: f64, scale: f64, bytes: i32): i32 {
   const hi = f64x2.splat(clip);
   const lo = f64x2.splat(-clip);
   const vs = f64x2.splat(scale);
