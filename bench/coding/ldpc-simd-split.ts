@@ -51,9 +51,9 @@ async function loadBuild(root: string, a: { code: string; arithmetic: 'int8' | '
     lanes: number;
     buffer: ArrayBuffer;
     at: { L: number };
-    dL: number;
+    lBytes: number;
   };
-  const L = new Int8Array(dec.buffer, dec.at.L, 2 * dec.dL);
+  const L = new Int8Array(dec.buffer, dec.at.L, dec.lBytes);
   const rng = new Philox(7, 1);
   for (let i = 0; i < L.length; i++) L[i] = (rng.nextUint32() % 61) - 20;
   return { root, code, pass: () => dec.pass(), lanes: dec.lanes };

@@ -19,8 +19,8 @@ import { maxRowDegree, type SparseParityCheck } from './types.js';
 
 /**
  * One layered iteration over H's m rows on two groups of frames, two vectors a column: addr the
- * edges' column addresses in group 0's L (row order), group 1's posteriors dL bytes further, an
- * edge's two message vectors side by side in R.
+ * edges' column addresses in group 0's L (row order), group 1's posteriors 16 bytes further (a
+ * column's two vectors side by side: {@link COLUMN}), an edge's two message vectors side by side in R.
  */
 type WideKernel = (
   rowStart: number,
@@ -28,7 +28,6 @@ type WideKernel = (
   m: number,
   R: number,
   Q: number,
-  dL: number,
   alphaQ: number,
   betaQ: number,
   satQ: number,
@@ -84,6 +83,12 @@ interface Layout {
 const GROUPS = 2;
 
 /**
+ * Bytes from one column's posteriors to the next's in L: its GROUPS vectors side by side (group g's
+ * at 16 g), so that an edge's loads share a cache line (the kernel's COLUMN).
+ */
+const COLUMN = 16 * GROUPS;
+
+/**
  * The passes of a format and setting (`first` for fresh frames, whose messages are all 0: R is
  * written, not read, so it needs no clearing): the kernel has one a normalization of the message
  * magnitude, all computing max(0, m - betaQ) * alphaQ >> 8: 'ThreeQuarters' for alphaQ 192 without
@@ -112,7 +117,7 @@ function layout(H: SparseParityCheck, dmax: number): Layout {
   return {
     rowStart: take(4 * (H.m + 1)),
     rowAddr: take(4 * edges),
-    L: take(16 * H.n * GROUPS),
+    L: take(COLUMN * H.n),
     R: take(16 * edges * GROUPS),
     Q: take(16 * GROUPS * dmax),
     input: take(8 * H.n),
@@ -146,8 +151,8 @@ export class SimdMinSumDecoder {
   private readonly values: Int32Array;
   /** Frames in flight: format.lanes * GROUPS. */
   private readonly lanes: number;
-  /** Bytes from one group's posteriors to the next's (an edge's messages lie side by side). */
-  private readonly dL: number;
+  /** Bytes of L: every column's GROUPS vectors. */
+  private readonly lBytes: number;
   /** The passes of this format and setting ({@link passKernels}). */
   private readonly passes: { pass: WideKernel; first: WideKernel };
   /** Bytes of R: a vector an edge and group. */
@@ -162,7 +167,7 @@ export class SimdMinSumDecoder {
     this.constants = fixedPointConstants(format, options);
     const dmax = maxRowDegree(H);
     this.lanes = format.lanes * GROUPS;
-    this.dL = 16 * H.n;
+    this.lBytes = COLUMN * H.n;
     this.rBytes = 16 * H.col.length * GROUPS;
     this.at = layout(H, dmax);
     const instance = instantiateWasmKernel<LayeredMinSumKernel>(KERNEL_URL, this.at.bytes);
@@ -173,7 +178,7 @@ export class SimdMinSumDecoder {
     new Int32Array(buf, this.at.rowStart, H.m + 1).set(H.rowStart);
     // Byte addresses of the edges' columns in group 0's L, in row order (the pass's and the syndrome's).
     const rowAddr = new Int32Array(buf, this.at.rowAddr, H.col.length);
-    for (let e = 0; e < H.col.length; e++) rowAddr[e] = this.at.L + H.col[e]! * 16;
+    for (let e = 0; e < H.col.length; e++) rowAddr[e] = this.at.L + H.col[e]! * COLUMN;
     this.input = new Float64Array(buf, this.at.input, H.n);
     this.laneBits = Array.from({ length: this.lanes }, (_, l) => new Uint8Array(buf, this.at.bits + l * H.n, H.n));
     this.values = new Int32Array(buf, this.at.values, H.n);
@@ -192,17 +197,7 @@ export class SimdMinSumDecoder {
   private pass(first = false): void {
     const { at, H } = this;
     const { alphaQ, betaQ, satQ } = this.constants;
-    (first ? this.passes.first : this.passes.pass)(
-      at.rowStart,
-      at.rowAddr,
-      H.m,
-      at.R,
-      at.Q,
-      this.dL,
-      alphaQ,
-      betaQ,
-      satQ,
-    );
+    (first ? this.passes.first : this.passes.pass)(at.rowStart, at.rowAddr, H.m, at.R, at.Q, alphaQ, betaQ, satQ);
   }
 
   /** Bit l set where lane l's decisions break a check (lane l: lane l % format.lanes of group l / format.lanes). */
@@ -211,15 +206,18 @@ export class SimdMinSumDecoder {
     const syndrome = this.format.bytes === 1 ? k.syndrome8 : k.syndrome16;
     let bad = 0;
     for (let g = 0; g < GROUPS; g++) {
-      // The rows' addresses point into group 0's L: group g's columns lie g dL bytes further.
-      bad |= syndrome(at.rowStart, at.rowAddr, H.m, g * this.dL) << (g * this.format.lanes);
+      // The rows' addresses point into group 0's L: group g's vectors lie 16 g bytes further.
+      bad |= syndrome(at.rowStart, at.rowAddr, H.m, 16 * g) << (g * this.format.lanes);
     }
     return bad;
   }
 
-  /** Group g's posteriors (lane l of the decoder is lane l % format.lanes of group l / format.lanes). */
+  /**
+   * Group g's posteriors, COLUMN bytes a column (lane l of the decoder is lane l % format.lanes of
+   * group l / format.lanes).
+   */
   private groupL(g: number): number {
-    return this.at.L + g * this.dL;
+    return this.at.L + 16 * g;
   }
 
   /** Frame `frame`'s LLRs, loaded and quantized into slot `slot` of the frames area. */
@@ -262,7 +260,7 @@ export class SimdMinSumDecoder {
 
   private clearState(): void {
     const buf = new Uint8Array(this.buffer);
-    buf.fill(0, this.at.L, this.at.L + this.dL * GROUPS);
+    buf.fill(0, this.at.L, this.at.L + this.lBytes);
     buf.fill(0, this.at.R, this.at.R + this.rBytes);
   }
 

@@ -7,8 +7,9 @@
  * (src/coding/simd-min-sum.ts):
  *   rowStart  i32[m + 1]    edge offsets of the check rows (compressed rows)
  *   rowAddr   i32[edges]    byte address of each edge's column in group 0's L, in row order
- *   L         v128[2 n]     posteriors, group after group (dL = 16 n bytes apart), one vector a
- *                           column, lane f = the group's frame f
+ *   L         v128[2 n]     posteriors, column after column (COLUMN bytes apart), a column's two
+ *                           groups' vectors side by side (group g at + 16 g), lane f = the
+ *                           group's frame f
  *   R         v128[2 edges] check-to-variable messages, an edge's two groups' vectors side by side
  *   Q         v128[2 dmax]  scratch: a row's variable-to-check messages (two vectors an edge)
  *   input     f64[n]        one frame's channel LLRs, for quantize
@@ -21,6 +22,12 @@
  * The arithmetic is src/coding/fixed-point-min-sum.ts's, bit for bit: saturating lanes,
  * message magnitude max(0, min - betaQ) * alphaQ >> 8 with min clipped to satQ.
  */
+
+/**
+ * Bytes from one column's posteriors to the next's in L: the two groups' vectors side by side, so
+ * that an edge's two loads share a cache line and group 1's is an immediate offset (16) off group 0's.
+ */
+const COLUMN: usize = 32;
 
 // Lane-width generic helpers: T is i8 (16 lanes) or i16 (8 lanes); sizeof<T>() folds at compile time.
 
@@ -106,9 +113,9 @@ const NORM_OFFSET = 2;
 
 /**
  * One layered iteration over every check row, a row at a time, on two groups of frames at once:
- * edge e (row order) reads group 0's column at byte address addr[e] and group 1's dL bytes further,
- * and owns the two message vectors at R + 32 e. One address load, pointer step and loop test serve
- * both vectors, and the two groups' minimum and sign chains run side by side. Q holds an edge's
+ * edge e (row order) reads group 0's column at byte address addr[e] and group 1's 16 bytes further
+ * (COLUMN's layout), and owns the two message vectors at R + 32 e. One address load, pointer step
+ * and loop test serve both vectors, and the two groups' minimum and sign chains run side by side. Q holds an edge's
  * two q next to each other. mode (a NORM_ constant) and first are compile-time constants of each
  * exported pass: first takes every message as 0 (fresh frames).
  */
@@ -119,7 +126,6 @@ const NORM_OFFSET = 2;
   m: i32,
   R: usize,
   Q: usize,
-  dL: usize,
   alphaQ: i32,
   betaQ: i32,
   satQ: i32,
@@ -151,7 +157,7 @@ const NORM_OFFSET = 2;
       const p = <usize>load<i32>(c);
       // The first pass of fresh frames: every message 0, so q = L and R is neither read nor cleared.
       const qa = first ? v128.load(p) : subSat<T>(v128.load(p), v128.load(r));
-      const qb = first ? v128.load(p + dL) : subSat<T>(v128.load(p + dL), v128.load(r, 16));
+      const qb = first ? v128.load(p, 16) : subSat<T>(v128.load(p, 16), v128.load(r, 16));
       v128.store(qp, qa);
       v128.store(qp, qb, 16);
       sa = v128.xor(sa, qa);
@@ -182,7 +188,7 @@ const NORM_OFFSET = 2;
       v128.store(rp, na);
       v128.store(rp, nb, 16);
       v128.store(p, addSat<T>(ua, na));
-      v128.store(p + dL, addSat<T>(ub, nb));
+      v128.store(p, addSat<T>(ub, nb), 16);
       cp += 4;
       rp += 32;
       qp += 32;
@@ -194,63 +200,63 @@ const NORM_OFFSET = 2;
 // messages are all 0, or any other), so that no row branches on the setting (the host picks the
 // export: simd-min-sum.ts's passKernels).
 /** One layered iteration on two groups of 16 frames (i8x16 lanes, two vectors a column), any setting. */
-export function wide8(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  rowsWide<i8>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_ANY, false);
+export function wide8(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i8>(rowStart, addr, m, R, Q, alphaQ, betaQ, satQ, NORM_ANY, false);
 }
 
 /** wide8 on fresh frames: every message 0 (R is written, not read). */
-export function wide8First(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  rowsWide<i8>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_ANY, true);
+export function wide8First(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i8>(rowStart, addr, m, R, Q, alphaQ, betaQ, satQ, NORM_ANY, true);
 }
 
 /** wide8 for alphaQ 192 without offset (NORM_THREE_QUARTERS). */
-export function wide8ThreeQuarters(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  rowsWide<i8>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_THREE_QUARTERS, false);
+export function wide8ThreeQuarters(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i8>(rowStart, addr, m, R, Q, alphaQ, betaQ, satQ, NORM_THREE_QUARTERS, false);
 }
 
 /** wide8ThreeQuarters on fresh frames: every message 0 (R is written, not read). */
-export function wide8ThreeQuartersFirst(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  rowsWide<i8>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_THREE_QUARTERS, true);
+export function wide8ThreeQuartersFirst(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i8>(rowStart, addr, m, R, Q, alphaQ, betaQ, satQ, NORM_THREE_QUARTERS, true);
 }
 
 /** wide8 for alphaQ 256 (NORM_OFFSET). */
-export function wide8Offset(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  rowsWide<i8>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_OFFSET, false);
+export function wide8Offset(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i8>(rowStart, addr, m, R, Q, alphaQ, betaQ, satQ, NORM_OFFSET, false);
 }
 
 /** wide8Offset on fresh frames: every message 0 (R is written, not read). */
-export function wide8OffsetFirst(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  rowsWide<i8>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_OFFSET, true);
+export function wide8OffsetFirst(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i8>(rowStart, addr, m, R, Q, alphaQ, betaQ, satQ, NORM_OFFSET, true);
 }
 
 /** One layered iteration on two groups of 8 frames (i16x8 lanes, two vectors a column), any setting. */
-export function wide16(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  rowsWide<i16>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_ANY, false);
+export function wide16(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i16>(rowStart, addr, m, R, Q, alphaQ, betaQ, satQ, NORM_ANY, false);
 }
 
 /** wide16 on fresh frames: every message 0 (R is written, not read). */
-export function wide16First(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  rowsWide<i16>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_ANY, true);
+export function wide16First(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i16>(rowStart, addr, m, R, Q, alphaQ, betaQ, satQ, NORM_ANY, true);
 }
 
 /** wide16 for alphaQ 192 without offset (NORM_THREE_QUARTERS). */
-export function wide16ThreeQuarters(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  rowsWide<i16>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_THREE_QUARTERS, false);
+export function wide16ThreeQuarters(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i16>(rowStart, addr, m, R, Q, alphaQ, betaQ, satQ, NORM_THREE_QUARTERS, false);
 }
 
 /** wide16ThreeQuarters on fresh frames: every message 0 (R is written, not read). */
-export function wide16ThreeQuartersFirst(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  rowsWide<i16>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_THREE_QUARTERS, true);
+export function wide16ThreeQuartersFirst(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i16>(rowStart, addr, m, R, Q, alphaQ, betaQ, satQ, NORM_THREE_QUARTERS, true);
 }
 
 /** wide16 for alphaQ 256 (NORM_OFFSET). */
-export function wide16Offset(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  rowsWide<i16>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_OFFSET, false);
+export function wide16Offset(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i16>(rowStart, addr, m, R, Q, alphaQ, betaQ, satQ, NORM_OFFSET, false);
 }
 
 /** wide16Offset on fresh frames: every message 0 (R is written, not read). */
-export function wide16OffsetFirst(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, dL: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
-  rowsWide<i16>(rowStart, addr, m, R, Q, dL, alphaQ, betaQ, satQ, NORM_OFFSET, true);
+export function wide16OffsetFirst(rowStart: usize, addr: usize, m: i32, R: usize, Q: usize, alphaQ: i32, betaQ: i32, satQ: i32): void {
+  rowsWide<i16>(rowStart, addr, m, R, Q, alphaQ, betaQ, satQ, NORM_OFFSET, true);
 }
 
 /**
@@ -463,7 +469,8 @@ export function interleave(bytes: i32, frames: usize, count: i32, n: i32, L: usi
         v128.load(p + 13 * stride),
         v128.load(p + 14 * stride),
         v128.load(p + 15 * stride),
-        L + ((<usize>from) << 4),
+        L + (<usize>from) * COLUMN,
+        COLUMN,
       );
     }
   }
@@ -499,7 +506,7 @@ export function interleave(bytes: i32, frames: usize, count: i32, n: i32, L: usi
       if (count > 6) v = v128.load16_lane(p + 6 * stride, v, 6);
       if (count > 7) v = v128.load16_lane(p + 7 * stride, v, 7);
     }
-    v128.store(L + ((<usize>i) << 4), v);
+    v128.store(L + (<usize>i) * COLUMN, v);
   }
 }
 
@@ -509,7 +516,7 @@ export function insertLane(lane: i32, bytes: i32, frame: usize, n: i32, L: usize
   for (let i = 0; i < n; i++) {
     if (bytes === 1) store<i8>(p, load<i8>(frame + <usize>i));
     else store<i16>(p, load<i16>(frame + ((<usize>i) << 1)));
-    p += 16;
+    p += COLUMN;
   }
 }
 
@@ -530,8 +537,8 @@ export function clearLane(lane: i32, bytes: i32, R: usize, edges: i32, step: usi
 }
 
 /**
- * The 16 x 16 byte transpose of v0 .. v15 stored at out (16 vectors): vector l's byte k is byte l of
- * vk (four rounds of interleaving unpacks).
+ * The 16 x 16 byte transpose of v0 .. v15 stored at out (16 vectors, `step` bytes apart): vector
+ * l's byte k is byte l of vk (four rounds of interleaving unpacks).
  */
 // @ts-ignore: decorator
 @inline function transpose16(
@@ -552,6 +559,7 @@ export function clearLane(lane: i32, bytes: i32, R: usize, edges: i32, step: usi
   v14: v128,
   v15: v128,
   out: usize,
+  step: usize,
 ): void {
   const s0 = i8x16.shuffle(v0, v1, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
   const s1 = i8x16.shuffle(v0, v1, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
@@ -617,29 +625,29 @@ export function clearLane(lane: i32, bytes: i32, R: usize, edges: i32, step: usi
   const w13 = i8x16.shuffle(u6, u14, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
   const w14 = i8x16.shuffle(u7, u15, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
   const w15 = i8x16.shuffle(u7, u15, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
-  v128.store(out, w0, 0);
-  v128.store(out, w1, 16);
-  v128.store(out, w2, 32);
-  v128.store(out, w3, 48);
-  v128.store(out, w4, 64);
-  v128.store(out, w5, 80);
-  v128.store(out, w6, 96);
-  v128.store(out, w7, 112);
-  v128.store(out, w8, 128);
-  v128.store(out, w9, 144);
-  v128.store(out, w10, 160);
-  v128.store(out, w11, 176);
-  v128.store(out, w12, 192);
-  v128.store(out, w13, 208);
-  v128.store(out, w14, 224);
-  v128.store(out, w15, 240);
+  v128.store(out + 0 * step, w0);
+  v128.store(out + 1 * step, w1);
+  v128.store(out + 2 * step, w2);
+  v128.store(out + 3 * step, w3);
+  v128.store(out + 4 * step, w4);
+  v128.store(out + 5 * step, w5);
+  v128.store(out + 6 * step, w6);
+  v128.store(out + 7 * step, w7);
+  v128.store(out + 8 * step, w8);
+  v128.store(out + 9 * step, w9);
+  v128.store(out + 10 * step, w10);
+  v128.store(out + 11 * step, w11);
+  v128.store(out + 12 * step, w12);
+  v128.store(out + 13 * step, w13);
+  v128.store(out + 14 * step, w14);
+  v128.store(out + 15 * step, w15);
 }
 
 /** A block's k-th byte vector: column k's (i8 lanes), or columns k and k + 16 narrowed, signs kept (i16 lanes). */
 // @ts-ignore: decorator
-@inline function column<T>(p: usize, off: usize): v128 {
-  if (sizeof<T>() == 1) return v128.load(p + off);
-  return i8x16.narrow_i16x8_s(v128.load(p + off), v128.load(p + off + 256));
+@inline function column<T>(p: usize, k: usize): v128 {
+  if (sizeof<T>() == 1) return v128.load(p + k * COLUMN);
+  return i8x16.narrow_i16x8_s(v128.load(p + k * COLUMN), v128.load(p + (k + 16) * COLUMN));
 }
 
 // @ts-ignore: decorator
@@ -649,8 +657,8 @@ export function clearLane(lane: i32, bytes: i32, R: usize, edges: i32, step: usi
   const block = sizeof<T>() == 1 ? 16 : 32;
   let i = 0;
   for (; i + block <= n; i += block) {
-    const p = L + ((<usize>i) << 4);
-    transpose16(column<T>(p, 0), column<T>(p, 16), column<T>(p, 32), column<T>(p, 48), column<T>(p, 64), column<T>(p, 80), column<T>(p, 96), column<T>(p, 112), column<T>(p, 128), column<T>(p, 144), column<T>(p, 160), column<T>(p, 176), column<T>(p, 192), column<T>(p, 208), column<T>(p, 224), column<T>(p, 240), scratch);
+    const p = L + (<usize>i) * COLUMN;
+    transpose16(column<T>(p, 0), column<T>(p, 1), column<T>(p, 2), column<T>(p, 3), column<T>(p, 4), column<T>(p, 5), column<T>(p, 6), column<T>(p, 7), column<T>(p, 8), column<T>(p, 9), column<T>(p, 10), column<T>(p, 11), column<T>(p, 12), column<T>(p, 13), column<T>(p, 14), column<T>(p, 15), scratch, 16);
     // Lane l's 16 decisions (and, i16, its next 16), sign bits to 0 / 1.
     for (let l = 0; l < count; l++) {
       const o = bits + <usize>(l * n + i);
@@ -670,10 +678,10 @@ export function clearLane(lane: i32, bytes: i32, R: usize, edges: i32, step: usi
 export function hardAll(bytes: i32, L: usize, n: i32, count: i32, bits: usize, scratch: usize): void {
   const from = bytes === 1 ? hardBlocks<i8>(L, n, count, bits, scratch) : hardBlocks<i16>(L, n, count, bits, scratch);
   for (let l = 0; l < count; l++) {
-    let p = L + <usize>(l * bytes + bytes - 1) + ((<usize>from) << 4);
+    let p = L + <usize>(l * bytes + bytes - 1) + (<usize>from) * COLUMN;
     for (let i = from; i < n; i++) {
       store<u8>(bits + <usize>(l * n + i), load<u8>(p) >> 7);
-      p += 16;
+      p += COLUMN;
     }
   }
 }
@@ -684,7 +692,7 @@ export function hardLane(lane: i32, bytes: i32, L: usize, n: i32, bits: usize): 
   let p = L + <usize>(lane * bytes + bytes - 1);
   for (let i = 0; i < n; i++) {
     store<u8>(bits + <usize>i, load<u8>(p) >> 7);
-    p += 16;
+    p += COLUMN;
   }
 }
 
@@ -693,6 +701,6 @@ export function laneValues(lane: i32, bytes: i32, L: usize, n: i32, values: usiz
   let p = L + <usize>(lane * bytes);
   for (let i = 0; i < n; i++) {
     store<i32>(values + ((<usize>i) << 2), bytes === 1 ? <i32>load<i8>(p) : <i32>load<i16>(p));
-    p += 16;
+    p += COLUMN;
   }
 }
