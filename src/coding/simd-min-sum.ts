@@ -47,8 +47,8 @@ interface LayeredMinSumKernel {
   wide16First: WideKernel;
   wide16ThreeQuartersFirst: WideKernel;
   wide16OffsetFirst: WideKernel;
-  syndrome8(rowStart: number, addr: number, m: number, shift: number): number;
-  syndrome16(rowStart: number, addr: number, m: number, shift: number): number;
+  syndrome8(rowStart: number, addr: number, m: number): number;
+  syndrome16(rowStart: number, addr: number, m: number): number;
   quantize(input: number, n: number, out: number, clip: number, scale: number, bytes: number): number;
   interleave(bytes: number, frames: number, count: number, n: number, L: number): void;
   insertLane(lane: number, bytes: number, frame: number, n: number, L: number): void;
@@ -203,13 +203,7 @@ export class SimdMinSumDecoder {
   /** Bit l set where lane l's decisions break a check (lane l: lane l % format.lanes of group l / format.lanes). */
   private syndrome(): number {
     const { k, at, H } = this;
-    const syndrome = this.format.bytes === 1 ? k.syndrome8 : k.syndrome16;
-    let bad = 0;
-    for (let g = 0; g < GROUPS; g++) {
-      // The rows' addresses point into group 0's L: group g's vectors lie 16 g bytes further.
-      bad |= syndrome(at.rowStart, at.rowAddr, H.m, 16 * g) << (g * this.format.lanes);
-    }
-    return bad;
+    return (this.format.bytes === 1 ? k.syndrome8 : k.syndrome16)(at.rowStart, at.rowAddr, H.m);
   }
 
   /**
@@ -279,10 +273,7 @@ export class SimdMinSumDecoder {
       // Fresh frames in every lane: the first pass takes every message as 0 (R not cleared, not read).
       for (let it = 0; it < its; it++) this.pass(it === 0);
       const bad = this.syndrome();
-      for (let g = 0; g < GROUPS; g++) {
-        const c = Math.max(0, Math.min(v, count - g * v));
-        if (c > 0) this.k.hardAll(bytes, this.groupL(g), n, c, this.at.bits + n * g * v, this.at.scratch);
-      }
+      this.k.hardAll(bytes, this.at.L, n, count, this.at.bits, this.at.scratch);
       for (let l = 0; l < count; l++) this.finish(l, f0 + l, (bad >> l) & 1 ? -its : its, done, l);
     }
   }

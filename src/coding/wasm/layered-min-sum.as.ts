@@ -260,33 +260,44 @@ export function wide16OffsetFirst(rowStart: usize, addr: usize, m: i32, R: usize
 }
 
 /**
- * Bit f set where lane f's hard decisions (8-bit lanes) break some check (16 lanes); the columns
- * `shift` bytes past addr's (another group's posteriors).
+ * Bit l set where lane l's hard decisions (8-bit lanes) break some check: lanes 0 .. 15 group 0's,
+ * 16 .. 31 group 1's.
  */
-export function syndrome8(rowStart: usize, addr: usize, m: i32, shift: usize): i32 {
-  return i8x16.bitmask(syndromeOr(rowStart, addr, m, shift));
+export function syndrome8(rowStart: usize, addr: usize, m: i32): i32 {
+  return syndromeBoth<i8>(rowStart, addr, m);
 }
 
-/** Bit f set where lane f's hard decisions (16-bit lanes) break some check (8 lanes); shift as syndrome8's. */
-export function syndrome16(rowStart: usize, addr: usize, m: i32, shift: usize): i32 {
-  return i16x8.bitmask(syndromeOr(rowStart, addr, m, shift));
+/** syndrome8 for 16-bit lanes: lanes 0 .. 7 group 0's, 8 .. 15 group 1's. */
+export function syndrome16(rowStart: usize, addr: usize, m: i32): i32 {
+  return syndromeBoth<i16>(rowStart, addr, m);
 }
 
-/** The or over the rows of each row's xor of its columns (addr + shift, in row order): a lane's sign bit is set where a check fails. */
-function syndromeOr(rowStart: usize, addr: usize, m: i32, shift: usize): v128 {
-  let acc = v128.splat<i32>(0);
+/**
+ * The or over the rows of each row's xor of its columns (addr's, in row order), both groups in one
+ * walk: a lane's sign bit is set where a check fails, as bits of a lane.
+ */
+// @ts-ignore: decorator
+@inline function syndromeBoth<T>(rowStart: usize, addr: usize, m: i32): i32 {
+  let acc0 = v128.splat<i32>(0);
+  let acc1 = acc0;
   let e = load<i32>(rowStart);
   let cp = addr + ((<usize>e) << 2);
   for (let row = 0; row < m; row++) {
     const end = load<i32>(rowStart + ((<usize>row) << 2), 4);
-    let x = v128.splat<i32>(0);
+    let x0 = v128.splat<i32>(0);
+    let x1 = x0;
     for (; e < end; e++) {
-      x = v128.xor(x, v128.load(<usize>load<i32>(cp) + shift));
+      const p = <usize>load<i32>(cp);
+      x0 = v128.xor(x0, v128.load(p));
+      x1 = v128.xor(x1, v128.load(p, 16));
       cp += 4;
     }
-    acc = v128.or(acc, x);
+    acc0 = v128.or(acc0, x0);
+    acc1 = v128.or(acc1, x1);
   }
-  return acc;
+  return sizeof<T>() == 1
+    ? i8x16.bitmask(acc0) | (i8x16.bitmask(acc1) << 16)
+    : i16x8.bitmask(acc0) | (i16x8.bitmask(acc1) << 8);
 }
 
 /**
@@ -652,19 +663,24 @@ export function clearLane(lane: i32, bytes: i32, R: usize, edges: i32, step: usi
 
 // @ts-ignore: decorator
 @inline function hardBlocks<T>(L: usize, n: i32, count: i32, bits: usize, scratch: usize): i32 {
-  // A block: 16 byte vectors, transposed so that vector l holds 16 columns of lane l (i8), or lane
-  // l % 8's columns (l < 8 the block's first 16, else its last 16; i16).
+  // A block: 16 byte vectors of a group, transposed so that vector l holds 16 columns of the group's
+  // lane l (i8), or lane l % 8's columns (l < 8 the block's first 16, else its last 16; i16).
   const block = sizeof<T>() == 1 ? 16 : 32;
+  const v = sizeof<T>() == 1 ? 16 : 8;
   let i = 0;
   for (; i + block <= n; i += block) {
-    const p = L + (<usize>i) * COLUMN;
-    transpose16(column<T>(p, 0), column<T>(p, 1), column<T>(p, 2), column<T>(p, 3), column<T>(p, 4), column<T>(p, 5), column<T>(p, 6), column<T>(p, 7), column<T>(p, 8), column<T>(p, 9), column<T>(p, 10), column<T>(p, 11), column<T>(p, 12), column<T>(p, 13), column<T>(p, 14), column<T>(p, 15), scratch, 16);
-    // Lane l's 16 decisions (and, i16, its next 16), sign bits to 0 / 1.
-    for (let l = 0; l < count; l++) {
-      const o = bits + <usize>(l * n + i);
-      const t = scratch + ((<usize>l) << 4);
-      v128.store(o, i8x16.shr_u(v128.load(t), 7));
-      if (sizeof<T>() == 2) v128.store(o, i8x16.shr_u(v128.load(t, 128), 7), 16);
+    for (let g = 0; g < 2; g++) {
+      const c = min(v, count - g * v);
+      if (c <= 0) break;
+      const p = L + (<usize>i) * COLUMN + ((<usize>g) << 4);
+      transpose16(column<T>(p, 0), column<T>(p, 1), column<T>(p, 2), column<T>(p, 3), column<T>(p, 4), column<T>(p, 5), column<T>(p, 6), column<T>(p, 7), column<T>(p, 8), column<T>(p, 9), column<T>(p, 10), column<T>(p, 11), column<T>(p, 12), column<T>(p, 13), column<T>(p, 14), column<T>(p, 15), scratch, 16);
+      // The group's lane l's 16 decisions (and, i16, its next 16), sign bits to 0 / 1.
+      for (let l = 0; l < c; l++) {
+        const o = bits + <usize>((g * v + l) * n + i);
+        const t = scratch + ((<usize>l) << 4);
+        v128.store(o, i8x16.shr_u(v128.load(t), 7));
+        if (sizeof<T>() == 2) v128.store(o, i8x16.shr_u(v128.load(t, 128), 7), 16);
+      }
     }
   }
   return i;
@@ -672,13 +688,15 @@ export function clearLane(lane: i32, bytes: i32, R: usize, edges: i32, step: usi
 
 /**
  * Lanes 0 .. count - 1's n hard decisions (1 where the posterior is negative) as bytes, lane l's at
- * bits + l n: whole blocks of columns by byte transposes (through 256 bytes at scratch), the rest a
+ * bits + l n (lane l: the lane l % v of group l / v, v the lanes a vector), both groups a block of
+ * columns at a time: whole blocks by byte transposes (through 256 bytes at scratch), the rest a
  * column at a time.
  */
 export function hardAll(bytes: i32, L: usize, n: i32, count: i32, bits: usize, scratch: usize): void {
   const from = bytes === 1 ? hardBlocks<i8>(L, n, count, bits, scratch) : hardBlocks<i16>(L, n, count, bits, scratch);
+  const v = 16 / bytes;
   for (let l = 0; l < count; l++) {
-    let p = L + <usize>(l * bytes + bytes - 1) + (<usize>from) * COLUMN;
+    let p = L + (<usize>(l / v) << 4) + <usize>((l % v) * bytes + bytes - 1) + (<usize>from) * COLUMN;
     for (let i = from; i < n; i++) {
       store<u8>(bits + <usize>(l * n + i), load<u8>(p) >> 7);
       p += COLUMN;
