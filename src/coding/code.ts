@@ -16,7 +16,7 @@ import {
 } from '../core/index.js';
 import { LdpcDecoder, resolveDecoderOptions, type ResolvedDecoderOptions } from './decoder.js';
 import { FixedPointMinSumDecoder, fixedPointFormat, type FrameLoad } from './fixed-point-min-sum.js';
-import { SimdMinSumDecoder } from './simd-min-sum.js';
+import { type ChannelMap, SimdMinSumDecoder } from './simd-min-sum.js';
 import { QcEncoder } from './encoder.js';
 import { GenericEncoder } from './generic-encoder.js';
 import {
@@ -147,6 +147,14 @@ abstract class CodeBase implements LdpcCode {
     for (let i = 0; i < this.n; i++) into[i] = llr[llrOffset + i]!;
   }
 
+  /**
+   * How toDecoderInput maps channel LLRs to the decoder's inputs, for the WebAssembly kernel to do it
+   * (a sum over a column map): absent where the channel carries the codeword as is.
+   */
+  protected channelMap(_saturation: number): ChannelMap | undefined {
+    return undefined;
+  }
+
   /** A frame's extrinsic LLRs on its code bits (H.n, `col`) -> on its n channel bits at out[at ..] (here as they are). */
   protected toChannelLlrs(col: Float64Array, out: Float64Array, at: number): void {
     for (let i = 0; i < this.n; i++) out[at + i] = col[i]!;
@@ -244,19 +252,24 @@ abstract class CodeBase implements LdpcCode {
     const kernel = pickCpuKernel(o.cpuKernel, 'LDPC decoder');
     const backend =
       kernel === 'wasm-simd'
-        ? new SimdMinSumDecoder(this.H, o, format)
+        ? new SimdMinSumDecoder(this.H, o, format, this.channelMap(o.saturation))
         : new FixedPointMinSumDecoder(this.H, o, format);
     const { clip } = backend.constants;
     const N = this.H.n;
     const col = new Float64Array(N);
     const again = new Float64Array(N);
-    const loadOf =
+    const hostLoad =
       (llr: ArrayLike<number>): FrameLoad =>
       (f, into) => {
         if (!this.sentWhole) this.toDecoderInput(llr, f * this.n, into, o.saturation);
         else if (llr instanceof Float64Array) into.set(llr.subarray(f * N, (f + 1) * N));
         else for (let i = 0; i < N; i++) into[i] = llr[f * N + i]!;
       };
+    // A rate-matched code's recovery runs in the kernel where it can (channelLoad).
+    const loadOf = (llr: ArrayLike<number>): FrameLoad =>
+      backend instanceof SimdMinSumDecoder && !this.sentWhole && llr instanceof Float64Array
+        ? backend.channelLoad(llr, hostLoad(llr))
+        : hostLoad(llr);
     const decodeBatch = (
       llr: ArrayLike<number>,
       frames: number,
@@ -403,6 +416,11 @@ class NrCode extends QcCodeBase {
   protected override toChannelLlrs(col: Float64Array, out: Float64Array, at: number): void {
     const map = this.map;
     for (let i = 0; i < this.n; i++) out[at + i] = col[map[i]!]!;
+  }
+
+  protected override channelMap(saturation: number): ChannelMap {
+    // nrRateRecover's sums: fillers (K .. Kldpc - 1) known zeros at +saturation, the rest from 0.
+    return { map: this.map, fillFrom: this.nr.K, fillTo: this.nr.Kldpc, fillValue: saturation };
   }
 
   protected override toDecoderInput(

@@ -50,6 +50,16 @@ interface LayeredMinSumKernel {
   syndrome8(rowStart: number, addr: number, m: number): number;
   syndrome16(rowStart: number, addr: number, m: number): number;
   quantize(input: number, n: number, out: number, clip: number, scale: number, bytes: number): number;
+  recover(
+    channel: number,
+    E: number,
+    map: number,
+    input: number,
+    n: number,
+    fillFrom: number,
+    fillTo: number,
+    fillValue: number,
+  ): number;
   interleave(bytes: number, frames: number, count: number, n: number, L: number): void;
   insertLane(lane: number, bytes: number, frame: number, n: number, L: number): void;
   clearLane(lane: number, bytes: number, R: number, edges: number, step: number): void;
@@ -68,6 +78,8 @@ interface Layout {
   R: number;
   Q: number;
   input: number;
+  channel: number;
+  map: number;
   frames: number;
   bits: number;
   values: number;
@@ -105,8 +117,20 @@ function passKernels(
   return { pass: k[name], first: k[`${name}First`] };
 }
 
-/** The kernel's memory for H: L and R hold GROUPS vectors a column and an edge. */
-function layout(H: SparseParityCheck, dmax: number): Layout {
+/**
+ * How a frame's channel LLRs become the decoder's inputs, where its channel bits are not the code's
+ * columns (NR's rate matching): every input 0 but columns fillFrom .. fillTo - 1 (known bits, at
+ * fillValue), then input[map[k]] += llr[k] for each of the E = map.length channel LLRs in order.
+ */
+export interface ChannelMap {
+  readonly map: Int32Array;
+  readonly fillFrom: number;
+  readonly fillTo: number;
+  readonly fillValue: number;
+}
+
+/** The kernel's memory for H (and a channel map's E LLRs and columns): L and R hold GROUPS vectors a column and an edge. */
+function layout(H: SparseParityCheck, dmax: number, E: number): Layout {
   let at = 0;
   const take = (bytes: number): number => {
     const p = at;
@@ -121,6 +145,8 @@ function layout(H: SparseParityCheck, dmax: number): Layout {
     R: take(16 * edges * GROUPS),
     Q: take(16 * GROUPS * dmax),
     input: take(8 * H.n),
+    channel: take(8 * E),
+    map: take(4 * E),
     // Quantized frames at the lanes' width: 16 bytes a column either way.
     frames: take(16 * H.n * GROUPS),
     bits: take(16 * H.n * GROUPS),
@@ -158,8 +184,15 @@ export class SimdMinSumDecoder {
   /** Bytes of R: a vector an edge and group. */
   private readonly rBytes: number;
 
-  /** Compiles (once a process) and instantiates the kernel, and lays H out in its memory. */
-  constructor(H: SparseParityCheck, options: ResolvedDecoderOptions, format: FixedPointFormat) {
+  /** The channel map, when the kernel rate-recovers ({@link channelLoad}). */
+  private readonly channel?: ChannelMap;
+  private readonly channelLlrs?: Float64Array;
+
+  /**
+   * Compiles (once a process) and instantiates the kernel, and lays H out in its memory (and
+   * `channel`'s map, for {@link channelLoad}).
+   */
+  constructor(H: SparseParityCheck, options: ResolvedDecoderOptions, format: FixedPointFormat, channel?: ChannelMap) {
     this.H = H;
     this.n = H.n;
     this.options = options;
@@ -169,7 +202,7 @@ export class SimdMinSumDecoder {
     this.lanes = format.lanes * GROUPS;
     this.lBytes = COLUMN * H.n;
     this.rBytes = 16 * H.col.length * GROUPS;
-    this.at = layout(H, dmax);
+    this.at = layout(H, dmax, channel?.map.length ?? 0);
     const instance = instantiateWasmKernel<LayeredMinSumKernel>(KERNEL_URL, this.at.bytes);
     this.k = instance.exports;
     this.passes = passKernels(this.k, format, this.constants);
@@ -182,6 +215,30 @@ export class SimdMinSumDecoder {
     this.input = new Float64Array(buf, this.at.input, H.n);
     this.laneBits = Array.from({ length: this.lanes }, (_, l) => new Uint8Array(buf, this.at.bits + l * H.n, H.n));
     this.values = new Int32Array(buf, this.at.values, H.n);
+    if (channel) {
+      this.channel = channel;
+      new Int32Array(buf, this.at.map, channel.map.length).set(channel.map);
+      this.channelLlrs = new Float64Array(buf, this.at.channel, channel.map.length);
+    }
+  }
+
+  /**
+   * A FrameLoad of frame f's E channel LLRs in `llr` (E = the channel map's length, frame after
+   * frame): where it fills the kernel's own input (decodeFrames's loads), the kernel rate-recovers
+   * (the LLRs copied in, then the channel map's sums in the kernel, in the same order and float64
+   * arithmetic as the host's); any other target, or a frame with an LLR that is not finite (which
+   * `fallback` then names), goes to `fallback`, which must fill `into` as the channel map says.
+   */
+  channelLoad(llr: Float64Array, fallback: FrameLoad): FrameLoad {
+    const { channel, channelLlrs, at } = this;
+    if (!channel || !channelLlrs) return fallback;
+    const E = channel.map.length;
+    const { fillFrom, fillTo, fillValue } = channel;
+    return (f, into) => {
+      if (into !== this.input || (f + 1) * E > llr.length) return fallback(f, into);
+      channelLlrs.set(llr.subarray(f * E, (f + 1) * E));
+      if (!this.k.recover(at.channel, E, at.map, at.input, this.n, fillFrom, fillTo, fillValue)) fallback(f, into);
+    };
   }
 
   /**

@@ -13,6 +13,8 @@
  *  - at high SNR every frame decodes to what was sent with a zero syndrome, on every family;
  *  - 'int8''s FER equals 'float''s within statistical error at a moderate SNR, same iterations;
  *  - the fallback: cpuKernel 'typescript', LATTICE_MIMO_WASM=off, and 'wasm' refused when off;
+ *  - a rate-matched (NR) code's recovery in the kernel equals the host's: fillers, repeated bits,
+ *    and a non-finite channel LLR refused with the host's error;
  *  - the kernel's quantization equals the reference's on rounding ties, at and past the clip and on
  *    huge magnitudes (the clip in the lanes and on the doubles);
  *  - bad options and non-finite LLRs (NaN, +-Infinity, anywhere in a frame) get typed errors.
@@ -203,6 +205,43 @@ test('a non-finite LLR anywhere in a frame is refused by both kernels', () => {
           (e: unknown) => e instanceof InvalidInputError && e.code === 'NON_FINITE',
           msg(`${code.name} ${bad} ${cpuKernel}`),
         );
+    }
+  }
+});
+
+test("a rate-matched code's recovery in the kernel equals the host's: fillers, repeated bits, non-finite LLRs", {
+  skip: !simd,
+}, () => {
+  const rng = new Philox(seed, 10);
+  // Fillers (K < Kldpc) and, past the circular buffer's N, channel bits sent twice (summed).
+  const codes = [ldpcCode('nr:bg1:500:1/2'), ldpcCode('nr:bg2:100:1/3', { E: 900 + 2 * (rng.nextUint32() % 300) })];
+  for (const code of codes) {
+    for (const arithmetic of ['int8', 'int16'] as const) {
+      const frames = 1 + (rng.nextUint32() % 40);
+      const { llr } = awgn(code, frames, 0.5 + rng.uniform() * 3, rng);
+      for (const earlyStop of [false, true]) {
+        const common = { arithmetic, maxIterations: 1 + (rng.nextUint32() % 8), earlyStop };
+        assertSame(
+          decodeWith(code, llr, frames, { ...common, cpuKernel: 'wasm' }),
+          decodeWith(code, llr, frames, { ...common, cpuKernel: 'typescript' }),
+          `${code.name} E = ${code.n} ${frames} frames ${JSON.stringify(common)}`,
+        );
+      }
+      // A non-finite channel LLR is refused with the host's error (the channel bit's index).
+      const bad = llr.slice();
+      const at = rng.nextUint32() % bad.length;
+      bad[at] = [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY][at % 3]!;
+      const errorOf = (cpuKernel: 'wasm' | 'typescript'): unknown => {
+        try {
+          code.decoder({ arithmetic, cpuKernel }).decodeBatch(bad, frames);
+        } catch (e) {
+          return e;
+        }
+        return undefined;
+      };
+      const w = errorOf('wasm');
+      assert.ok(w instanceof InvalidInputError && w.code === 'NON_FINITE', msg(`${code.name}: ${String(w)}`));
+      assert.equal(w.message, (errorOf('typescript') as Error).message, msg(code.name));
     }
   }
 });

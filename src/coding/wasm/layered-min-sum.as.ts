@@ -12,7 +12,10 @@
  *                           group's frame f
  *   R         v128[2 edges] check-to-variable messages, an edge's two groups' vectors side by side
  *   Q         v128[2 dmax]  scratch: a row's variable-to-check messages (two vectors an edge)
- *   input     f64[n]        one frame's channel LLRs, for quantize
+ *   input     f64[n]        one frame's LLRs on the code's columns, for quantize
+ *   channel   f64[E]        one frame's channel LLRs, for recover (codes whose channel bits are not
+ *                           the columns: NR's rate matching)
+ *   map       i32[E]        the column of each channel bit, for recover
  *   frames    i8[32 n] or i16[16 n]  quantized frames (the lanes' width), frame after frame, for
  *                           interleave / insertLane
  *   bits      u8[32 n]      hard decisions: every lane's from hardAll (lane l at l n), one lane's
@@ -298,6 +301,44 @@ export function syndrome16(rowStart: usize, addr: usize, m: i32): i32 {
   return sizeof<T>() == 1
     ? i8x16.bitmask(acc0) | (i8x16.bitmask(acc1) << 16)
     : i16x8.bitmask(acc0) | (i16x8.bitmask(acc1) << 8);
+}
+
+/**
+ * The inverse of a rate matching (a channel bit k carries column map[k]): input[i] = 0 for every
+ * column i but fillFrom .. fillTo - 1 (fillValue: known bits), then input[map[k]] += channel[k]
+ * for k = 0 .. E - 1 in order (a column sent twice gets the sum), in float64 as the host's
+ * nrRateRecover adds. Returns 0, input incomplete, where some channel LLR is not finite (the host
+ * then names it), else 1.
+ */
+export function recover(channel: usize, E: i32, map: usize, input: usize, n: i32, fillFrom: i32, fillTo: i32, fillValue: f64): i32 {
+  // Finiteness first, four running sums of the channel's LLRs (quantize's test).
+  let sa = f64x2.splat(0);
+  let sb = sa;
+  let k = 0;
+  for (; k + 4 <= E; k += 4) {
+    const p = channel + ((<usize>k) << 3);
+    sa = f64x2.add(sa, v128.load(p));
+    sb = f64x2.add(sb, v128.load(p, 16));
+  }
+  let rest = 0.0;
+  for (; k < E; k++) rest += load<f64>(channel + ((<usize>k) << 3));
+  const sum = f64x2.add(sa, sb);
+  if (v128.any_true(f64x2.sub(sum, sum)) || !(rest - rest == 0)) {
+    for (let j = 0; j < E; j++) {
+      const v = load<f64>(channel + ((<usize>j) << 3));
+      if (!(v - v == 0)) return 0;
+    }
+  }
+  const zero = f64x2.splat(0);
+  let i = 0;
+  for (; i + 2 <= n; i += 2) v128.store(input + ((<usize>i) << 3), zero);
+  if (i < n) store<f64>(input + ((<usize>i) << 3), 0);
+  for (let j = fillFrom; j < fillTo; j++) store<f64>(input + ((<usize>j) << 3), fillValue);
+  for (let j = 0; j < E; j++) {
+    const p = input + ((<usize>load<i32>(map + ((<usize>j) << 2))) << 3);
+    store<f64>(p, load<f64>(p) + load<f64>(channel + ((<usize>j) << 3)));
+  }
+  return 1;
 }
 
 /**
