@@ -296,17 +296,24 @@ export class SimdMinSumDecoder {
     this.k.insertLane(lane % v, this.format.bytes, this.at.frames, this.n, this.groupL(Math.floor(lane / v)));
   }
 
+  /** The lane whose posteriors {@link posteriors} reads: finish()'s, during its done() call. */
+  private doneLane = 0;
+
+  /** The posteriors of lane doneLane, in fixed point (one getter for every frame: no closure a frame). */
+  private readonly posteriors = (): Int32Array => {
+    const v = this.format.lanes;
+    const lane = this.doneLane;
+    this.k.laneValues(lane % v, this.format.bytes, this.groupL(Math.floor(lane / v)), this.n, this.at.values);
+    return this.values;
+  };
+
   /** Lane `lane`'s results to done(); its decisions already at laneBits[at] unless `at` is omitted. */
   private finish(lane: number, frame: number, iterations: number, done: FrameDone, at?: number): void {
-    const { k, n } = this;
-    const bytes = this.format.bytes;
     const v = this.format.lanes;
-    const L = this.groupL(Math.floor(lane / v));
-    if (at === undefined) k.hardLane(lane % v, bytes, L, n, this.at.bits);
-    done(frame, iterations, this.laneBits[at ?? 0]!, () => {
-      k.laneValues(lane % v, bytes, L, n, this.at.values);
-      return this.values;
-    });
+    if (at === undefined)
+      this.k.hardLane(lane % v, this.format.bytes, this.groupL(Math.floor(lane / v)), this.n, this.at.bits);
+    this.doneLane = lane;
+    done(frame, iterations, this.laneBits[at ?? 0]!, this.posteriors);
   }
 
   private clearState(): void {
