@@ -270,6 +270,9 @@ abstract class CodeBase implements LdpcCode {
       backend instanceof SimdMinSumDecoder && !this.sentWhole && llr instanceof Float64Array
         ? backend.channelLoad(llr, hostLoad(llr))
         : hostLoad(llr);
+    // The decisions gatherInfo reads: the information bits' columns.
+    const pos = this.infoPositions;
+    const decisionColumns = pos ? pos.reduce((a, b) => Math.max(a, b + 1), 0) : this.k;
     const decodeBatch = (
       llr: ArrayLike<number>,
       frames: number,
@@ -279,20 +282,25 @@ abstract class CodeBase implements LdpcCode {
       const res = this.batchOutputs(llr, frames, out, extrinsic);
       const load = loadOf(llr);
       const { scale } = format;
-      backend.decodeFrames(frames, load, (f, it, decisions, posteriors) => {
-        this.gatherInfo(decisions, res.bits, f * this.k);
-        res.iterations[f] = Math.abs(it);
-        res.ok[f] = it > 0 ? 1 : 0;
-        if (!extrinsic) return;
-        // The extrinsic LLR is the posterior less the input as quantized (the float decoder's rule).
-        load(f, again);
-        const L = posteriors();
-        for (let i = 0; i < N; i++) {
-          const v = again[i]!;
-          col[i] = (L[i]! - Math.floor((v > clip ? clip : v < -clip ? -clip : v) * scale + 0.5)) / scale;
-        }
-        this.toChannelLlrs(col, extrinsic, f * this.n);
-      });
+      backend.decodeFrames(
+        frames,
+        load,
+        (f, it, decisions, posteriors) => {
+          this.gatherInfo(decisions, res.bits, f * this.k);
+          res.iterations[f] = Math.abs(it);
+          res.ok[f] = it > 0 ? 1 : 0;
+          if (!extrinsic) return;
+          // The extrinsic LLR is the posterior less the input as quantized (the float decoder's rule).
+          load(f, again);
+          const L = posteriors();
+          for (let i = 0; i < N; i++) {
+            const v = again[i]!;
+            col[i] = (L[i]! - Math.floor((v > clip ? clip : v < -clip ? -clip : v) * scale + 0.5)) / scale;
+          }
+          this.toChannelLlrs(col, extrinsic, f * this.n);
+        },
+        decisionColumns,
+      );
       res.kernel = kernel;
       return res;
     };

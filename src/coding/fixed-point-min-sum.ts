@@ -29,8 +29,9 @@ export type FrameLoad = (frame: number, into: Float64Array) => void;
 
 /**
  * What a fixed-point batch decoder hands back for each frame: its index, the iterations run
- * (negated when the final syndrome is not zero), its n hard decisions, and a getter of its n
- * posteriors in fixed point (both valid during the call only).
+ * (negated when the final syndrome is not zero), its hard decisions (at least the columns the
+ * caller asked decodeFrames for, from column 0), and a getter of its n posteriors in fixed point
+ * (both valid during the call only).
  */
 export type FrameDone = (
   frame: number,
@@ -144,9 +145,10 @@ export class FixedPointMinSumDecoder {
 
   /**
    * Decodes `frames` frames one after another, as SimdMinSumDecoder.decodeFrames does in lanes:
-   * load(f, into) gives frame f's n LLRs, done(f, iterations, decisions, posteriors) takes its results.
+   * load(f, into) gives frame f's n LLRs, done(f, iterations, decisions, posteriors) takes its results
+   * (all n decisions, whatever `_columns` asks).
    */
-  decodeFrames(frames: number, load: FrameLoad, done: FrameDone): void {
+  decodeFrames(frames: number, load: FrameLoad, done: FrameDone, _columns = this.n): void {
     const input = (this.staging ??= new Float64Array(this.n));
     for (let f = 0; f < frames; f++) {
       load(f, input);

@@ -64,7 +64,7 @@ interface LayeredMinSumKernel {
   insertLane(lane: number, bytes: number, frame: number, n: number, L: number): void;
   clearLane(lane: number, bytes: number, R: number, edges: number, step: number): void;
   hardLane(lane: number, bytes: number, L: number, n: number, bits: number): void;
-  hardAll(bytes: number, L: number, n: number, count: number, bits: number, scratch: number): void;
+  hardAll(bytes: number, L: number, n: number, cols: number, count: number, bits: number, scratch: number): void;
   laneValues(lane: number, bytes: number, L: number, n: number, values: number): void;
 }
 
@@ -172,8 +172,8 @@ export class SimdMinSumDecoder {
   private readonly at: Layout;
   private readonly buffer: ArrayBuffer;
   private readonly input: Float64Array;
-  /** Lane l's n hard decisions (lane 0's are also hardLane's output). */
-  private readonly laneBits: Uint8Array[];
+  /** Lane l's hard decisions on the decode's `columns` columns (lane 0's are also hardLane's output). */
+  private laneBits: Uint8Array[] = [];
   private readonly values: Int32Array;
   /** Frames in flight: format.lanes * GROUPS. */
   private readonly lanes: number;
@@ -213,7 +213,6 @@ export class SimdMinSumDecoder {
     const rowAddr = new Int32Array(buf, this.at.rowAddr, H.col.length);
     for (let e = 0; e < H.col.length; e++) rowAddr[e] = this.at.L + H.col[e]! * COLUMN;
     this.input = new Float64Array(buf, this.at.input, H.n);
-    this.laneBits = Array.from({ length: this.lanes }, (_, l) => new Uint8Array(buf, this.at.bits + l * H.n, H.n));
     this.values = new Int32Array(buf, this.at.values, H.n);
     if (channel) {
       this.channel = channel;
@@ -243,9 +242,17 @@ export class SimdMinSumDecoder {
 
   /**
    * Decodes `frames` frames: load(f, into) gives frame f's LLRs, done(f, ...) takes its results,
-   * frames in any order (each when its lane finishes).
+   * frames in any order (each when its lane finishes); its decisions cover columns 0 .. columns - 1
+   * (those the caller reads: the rest are not computed).
    */
-  decodeFrames(frames: number, load: FrameLoad, done: FrameDone): void {
+  decodeFrames(frames: number, load: FrameLoad, done: FrameDone, columns = this.n): void {
+    if (this.laneBits[0]?.length !== columns) {
+      const buf = this.buffer;
+      this.laneBits = Array.from(
+        { length: this.lanes },
+        (_, l) => new Uint8Array(buf, this.at.bits + l * this.n, columns),
+      );
+    }
     if (this.options.earlyStop) this.refilling(frames, load, done);
     else this.grouped(frames, load, done);
   }
@@ -311,7 +318,13 @@ export class SimdMinSumDecoder {
   private finish(lane: number, frame: number, iterations: number, done: FrameDone, at?: number): void {
     const v = this.format.lanes;
     if (at === undefined)
-      this.k.hardLane(lane % v, this.format.bytes, this.groupL(Math.floor(lane / v)), this.n, this.at.bits);
+      this.k.hardLane(
+        lane % v,
+        this.format.bytes,
+        this.groupL(Math.floor(lane / v)),
+        this.laneBits[0]!.length,
+        this.at.bits,
+      );
     this.doneLane = lane;
     done(frame, iterations, this.laneBits[at ?? 0]!, this.posteriors);
   }
@@ -337,7 +350,7 @@ export class SimdMinSumDecoder {
       // Fresh frames in every lane: the first pass takes every message as 0 (R not cleared, not read).
       for (let it = 0; it < its; it++) this.pass(it === 0);
       const bad = this.syndrome();
-      this.k.hardAll(bytes, this.at.L, n, count, this.at.bits, this.at.scratch);
+      this.k.hardAll(bytes, this.at.L, n, this.laneBits[0]!.length, count, this.at.bits, this.at.scratch);
       for (let l = 0; l < count; l++) this.finish(l, f0 + l, (bad >> l) & 1 ? -its : its, done, l);
     }
   }

@@ -703,13 +703,13 @@ export function clearLane(lane: i32, bytes: i32, R: usize, edges: i32, step: usi
 }
 
 // @ts-ignore: decorator
-@inline function hardBlocks<T>(L: usize, n: i32, count: i32, bits: usize, scratch: usize): i32 {
+@inline function hardBlocks<T>(L: usize, n: i32, cols: i32, count: i32, bits: usize, scratch: usize): i32 {
   // A block: 16 byte vectors of a group, transposed so that vector l holds 16 columns of the group's
   // lane l (i8), or lane l % 8's columns (l < 8 the block's first 16, else its last 16; i16).
   const block = sizeof<T>() == 1 ? 16 : 32;
   const v = sizeof<T>() == 1 ? 16 : 8;
   let i = 0;
-  for (; i + block <= n; i += block) {
+  for (; i + block <= cols; i += block) {
     for (let g = 0; g < 2; g++) {
       const c = min(v, count - g * v);
       if (c <= 0) break;
@@ -728,17 +728,18 @@ export function clearLane(lane: i32, bytes: i32, R: usize, edges: i32, step: usi
 }
 
 /**
- * Lanes 0 .. count - 1's n hard decisions (1 where the posterior is negative) as bytes, lane l's at
- * bits + l n (lane l: the lane l % v of group l / v, v the lanes a vector), both groups a block of
- * columns at a time: whole blocks by byte transposes (through 256 bytes at scratch), the rest a
- * column at a time.
+ * Lanes 0 .. count - 1's hard decisions (1 where the posterior is negative) on columns 0 .. cols - 1
+ * (cols <= n: those the caller reads) as bytes, lane l's at bits + l n (lane l: the lane l % v of
+ * group l / v, v the lanes a vector), both groups a block of columns at a time: whole blocks by
+ * byte transposes (through 256 bytes at scratch), the rest a column at a time.
  */
-export function hardAll(bytes: i32, L: usize, n: i32, count: i32, bits: usize, scratch: usize): void {
-  const from = bytes === 1 ? hardBlocks<i8>(L, n, count, bits, scratch) : hardBlocks<i16>(L, n, count, bits, scratch);
+export function hardAll(bytes: i32, L: usize, n: i32, cols: i32, count: i32, bits: usize, scratch: usize): void {
+  const from =
+    bytes === 1 ? hardBlocks<i8>(L, n, cols, count, bits, scratch) : hardBlocks<i16>(L, n, cols, count, bits, scratch);
   const v = 16 / bytes;
   for (let l = 0; l < count; l++) {
     let p = L + (<usize>(l / v) << 4) + <usize>((l % v) * bytes + bytes - 1) + (<usize>from) * COLUMN;
-    for (let i = from; i < n; i++) {
+    for (let i = from; i < cols; i++) {
       store<u8>(bits + <usize>(l * n + i), load<u8>(p) >> 7);
       p += COLUMN;
     }
