@@ -339,7 +339,7 @@ abstract class CodeBase implements LdpcCode {
   /** Copies the k information bits of a decided codeword to out[at ..]. */
   private gatherInfo(decisions: Uint8Array, out: Uint8Array, at: number): void {
     const pos = this.infoPositions;
-    if (!pos) out.set(decisions.subarray(0, this.k), at);
+    if (!pos) out.set(decisions.length === this.k ? decisions : decisions.subarray(0, this.k), at);
     else for (let i = 0; i < this.k; i++) out[at + i] = decisions[pos[i]!]!;
   }
 }
