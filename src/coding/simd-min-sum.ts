@@ -54,6 +54,7 @@ interface LayeredMinSumKernel {
     channel: number,
     E: number,
     map: number,
+    runs: number,
     input: number,
     n: number,
     fillFrom: number,
@@ -129,6 +130,21 @@ export interface ChannelMap {
   readonly fillValue: number;
 }
 
+/**
+ * A channel map's runs of consecutive columns, in channel order: (first channel bit, first column,
+ * length) triples.
+ */
+function columnRuns(map: Int32Array): Int32Array {
+  const runs: number[] = [];
+  for (let k = 0; k < map.length; ) {
+    let end = k + 1;
+    while (end < map.length && map[end] === map[end - 1]! + 1) end++;
+    runs.push(k, map[k]!, end - k);
+    k = end;
+  }
+  return Int32Array.from(runs);
+}
+
 /** The kernel's memory for H (and a channel map's E LLRs and columns): L and R hold GROUPS vectors a column and an edge. */
 function layout(H: SparseParityCheck, dmax: number, E: number): Layout {
   let at = 0;
@@ -146,6 +162,7 @@ function layout(H: SparseParityCheck, dmax: number, E: number): Layout {
     Q: take(16 * GROUPS * dmax),
     input: take(8 * H.n),
     channel: take(8 * E),
+    // The map, or its runs: 3 i32 a run, fewer than E / 4 runs.
     map: take(4 * E),
     // Quantized frames at the lanes' width: 16 bytes a column either way.
     frames: take(16 * H.n * GROUPS),
@@ -187,6 +204,8 @@ export class SimdMinSumDecoder {
   /** The channel map, when the kernel rate-recovers ({@link channelLoad}). */
   private readonly channel?: ChannelMap;
   private readonly channelLlrs?: Float64Array;
+  /** Runs of the channel map in the kernel's memory (0: the map itself). */
+  private readonly runs: number = 0;
 
   /**
    * Compiles (once a process) and instantiates the kernel, and lays H out in its memory (and
@@ -216,7 +235,12 @@ export class SimdMinSumDecoder {
     this.values = new Int32Array(buf, this.at.values, H.n);
     if (channel) {
       this.channel = channel;
-      new Int32Array(buf, this.at.map, channel.map.length).set(channel.map);
+      const runs = columnRuns(channel.map);
+      // Runs where they are long (NR without a bit interleaver: a few runs a frame), else the map.
+      if (runs.length / 3 < channel.map.length / 4) {
+        new Int32Array(buf, this.at.map, runs.length).set(runs);
+        this.runs = runs.length / 3;
+      } else new Int32Array(buf, this.at.map, channel.map.length).set(channel.map);
       this.channelLlrs = new Float64Array(buf, this.at.channel, channel.map.length);
     }
   }
@@ -236,7 +260,8 @@ export class SimdMinSumDecoder {
     return (f, into) => {
       if (into !== this.input || (f + 1) * E > llr.length) return fallback(f, into);
       channelLlrs.set(llr.subarray(f * E, (f + 1) * E));
-      if (!this.k.recover(at.channel, E, at.map, at.input, this.n, fillFrom, fillTo, fillValue)) fallback(f, into);
+      if (!this.k.recover(at.channel, E, at.map, this.runs, at.input, this.n, fillFrom, fillTo, fillValue))
+        fallback(f, into);
     };
   }
 

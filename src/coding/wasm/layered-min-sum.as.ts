@@ -15,7 +15,9 @@
  *   input     f64[n]        one frame's LLRs on the code's columns, for quantize
  *   channel   f64[E]        one frame's channel LLRs, for recover (codes whose channel bits are not
  *                           the columns: NR's rate matching)
- *   map       i32[E]        the column of each channel bit, for recover
+ *   map       i32[E]        the column of each channel bit, for recover; or, where the map is
+ *                           mostly runs of consecutive columns, i32 triples (first channel bit,
+ *                           first column, length) of its runs in channel order
  *   frames    i8[32 n] or i16[16 n]  quantized frames (the lanes' width), frame after frame, for
  *                           interleave / insertLane
  *   bits      u8[32 n]      hard decisions: every lane's from hardAll (lane l at l n), one lane's
@@ -307,10 +309,11 @@ export function syndrome16(rowStart: usize, addr: usize, m: i32): i32 {
  * The inverse of a rate matching (a channel bit k carries column map[k]): input[i] = 0 for every
  * column i but fillFrom .. fillTo - 1 (fillValue: known bits), then input[map[k]] += channel[k]
  * for k = 0 .. E - 1 in order (a column sent twice gets the sum), in float64 as the host's
- * nrRateRecover adds. Returns 0, input incomplete, where some channel LLR is not finite (the host
- * then names it), else 1.
+ * nrRateRecover adds. `runs` > 0: map holds that many runs (first channel bit, first column,
+ * length), added two LLRs a vector op, in the same order. Returns 0, input incomplete, where some
+ * channel LLR is not finite (the host then names it), else 1.
  */
-export function recover(channel: usize, E: i32, map: usize, input: usize, n: i32, fillFrom: i32, fillTo: i32, fillValue: f64): i32 {
+export function recover(channel: usize, E: i32, map: usize, runs: i32, input: usize, n: i32, fillFrom: i32, fillTo: i32, fillValue: f64): i32 {
   // Finiteness first, four running sums of the channel's LLRs (quantize's test).
   let sa = f64x2.splat(0);
   let sb = sa;
@@ -334,6 +337,17 @@ export function recover(channel: usize, E: i32, map: usize, input: usize, n: i32
   for (; i + 2 <= n; i += 2) v128.store(input + ((<usize>i) << 3), zero);
   if (i < n) store<f64>(input + ((<usize>i) << 3), 0);
   for (let j = fillFrom; j < fillTo; j++) store<f64>(input + ((<usize>j) << 3), fillValue);
+  if (runs > 0) {
+    for (let r = 0; r < runs; r++) {
+      const t = map + <usize>(r * 12);
+      let from = channel + ((<usize>load<i32>(t)) << 3);
+      let to = input + ((<usize>load<i32>(t, 4)) << 3);
+      const end = from + ((<usize>load<i32>(t, 8)) << 3);
+      for (; from + 16 <= end; from += 16, to += 16) v128.store(to, f64x2.add(v128.load(to), v128.load(from)));
+      if (from < end) store<f64>(to, load<f64>(to) + load<f64>(from));
+    }
+    return 1;
+  }
   for (let j = 0; j < E; j++) {
     const p = input + ((<usize>load<i32>(map + ((<usize>j) << 2))) << 3);
     store<f64>(p, load<f64>(p) + load<f64>(channel + ((<usize>j) << 3)));
