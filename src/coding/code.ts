@@ -157,7 +157,7 @@ abstract class CodeBase implements LdpcCode {
 
   /** A frame's extrinsic LLRs on its code bits (H.n, `col`) -> on its n channel bits at out[at ..] (here as they are). */
   protected toChannelLlrs(col: Float64Array, out: Float64Array, at: number): void {
-    for (let i = 0; i < this.n; i++) out[at + i] = col[i]!;
+    out.set(col.length === this.n ? col : col.subarray(0, this.n), at);
   }
 
   encodeBatch(info: ArrayLike<number>, frames: number, out?: Uint8Array): Uint8Array {
@@ -254,10 +254,7 @@ abstract class CodeBase implements LdpcCode {
       kernel === 'wasm-simd'
         ? new SimdMinSumDecoder(this.H, o, format, this.channelMap(o.saturation))
         : new FixedPointMinSumDecoder(this.H, o, format);
-    const { clip } = backend.constants;
     const N = this.H.n;
-    const col = new Float64Array(N);
-    const again = new Float64Array(N);
     const hostLoad =
       (llr: ArrayLike<number>): FrameLoad =>
       (f, into) => {
@@ -281,23 +278,14 @@ abstract class CodeBase implements LdpcCode {
     ): DecodeBatchResult => {
       const res = this.batchOutputs(llr, frames, out, extrinsic);
       const load = loadOf(llr);
-      const { scale } = format;
       backend.decodeFrames(
         frames,
         load,
-        (f, it, decisions, posteriors) => {
+        (f, it, decisions, extrinsicOf) => {
           this.gatherInfo(decisions, res.bits, f * this.k);
           res.iterations[f] = Math.abs(it);
           res.ok[f] = it > 0 ? 1 : 0;
-          if (!extrinsic) return;
-          // The extrinsic LLR is the posterior less the input as quantized (the float decoder's rule).
-          load(f, again);
-          const L = posteriors();
-          for (let i = 0; i < N; i++) {
-            const v = again[i]!;
-            col[i] = (L[i]! - Math.floor((v > clip ? clip : v < -clip ? -clip : v) * scale + 0.5)) / scale;
-          }
-          this.toChannelLlrs(col, extrinsic, f * this.n);
+          if (extrinsic) this.toChannelLlrs(extrinsicOf(), extrinsic, f * this.n);
         },
         decisionColumns,
       );

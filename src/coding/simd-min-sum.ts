@@ -66,7 +66,7 @@ interface LayeredMinSumKernel {
   clearLane(lane: number, bytes: number, R: number, edges: number, step: number): void;
   hardLane(lane: number, bytes: number, L: number, n: number, bits: number): void;
   hardAll(bytes: number, L: number, n: number, cols: number, count: number, bits: number, scratch: number): void;
-  laneValues(lane: number, bytes: number, L: number, n: number, values: number): void;
+  extrinsic(lane: number, bytes: number, L: number, n: number, frame: number, inverse: number, out: number): void;
 }
 
 const KERNEL_URL = new URL('./wasm/layered-min-sum.wasm', import.meta.url);
@@ -167,7 +167,7 @@ function layout(H: SparseParityCheck, dmax: number, E: number): Layout {
     // Quantized frames at the lanes' width: 16 bytes a column either way.
     frames: take(16 * H.n * GROUPS),
     bits: take(16 * H.n * GROUPS),
-    values: take(4 * H.n),
+    values: take(8 * H.n),
     scratch: take(256),
     get bytes() {
       return at;
@@ -191,7 +191,7 @@ export class SimdMinSumDecoder {
   private readonly input: Float64Array;
   /** Lane l's hard decisions on the decode's `columns` columns (lane 0's are also hardLane's output). */
   private laneBits: Uint8Array[] = [];
-  private readonly values: Int32Array;
+  private readonly values: Float64Array;
   /** Frames in flight: format.lanes * GROUPS. */
   private readonly lanes: number;
   /** Bytes of L: every column's GROUPS vectors. */
@@ -232,7 +232,7 @@ export class SimdMinSumDecoder {
     const rowAddr = new Int32Array(buf, this.at.rowAddr, H.col.length);
     for (let e = 0; e < H.col.length; e++) rowAddr[e] = this.at.L + H.col[e]! * COLUMN;
     this.input = new Float64Array(buf, this.at.input, H.n);
-    this.values = new Int32Array(buf, this.at.values, H.n);
+    this.values = new Float64Array(buf, this.at.values, H.n);
     if (channel) {
       this.channel = channel;
       const runs = columnRuns(channel.map);
@@ -247,10 +247,10 @@ export class SimdMinSumDecoder {
 
   /**
    * A FrameLoad of frame f's E channel LLRs in `llr` (E = the channel map's length, frame after
-   * frame): where it fills the kernel's own input (decodeFrames's loads), the kernel rate-recovers
-   * (the LLRs copied in, then the channel map's sums in the kernel, in the same order and float64
-   * arithmetic as the host's); any other target, or a frame with an LLR that is not finite (which
-   * `fallback` then names), goes to `fallback`, which must fill `into` as the channel map says.
+   * frame) that rate-recovers in the kernel: the LLRs copied in, then the channel map's sums in the
+   * same order and float64 arithmetic as the host's, into the kernel's input (copied out to any
+   * other target: between decodeFrames's loads that input is free). A frame with an LLR that is not
+   * finite goes to `fallback`, which names it; `fallback` must fill `into` as the channel map says.
    */
   channelLoad(llr: Float64Array, fallback: FrameLoad): FrameLoad {
     const { channel, channelLlrs, at } = this;
@@ -258,10 +258,11 @@ export class SimdMinSumDecoder {
     const E = channel.map.length;
     const { fillFrom, fillTo, fillValue } = channel;
     return (f, into) => {
-      if (into !== this.input || (f + 1) * E > llr.length) return fallback(f, into);
+      if ((f + 1) * E > llr.length || into.length !== this.n) return fallback(f, into);
       channelLlrs.set(llr.subarray(f * E, (f + 1) * E));
       if (!this.k.recover(at.channel, E, at.map, this.runs, at.input, this.n, fillFrom, fillTo, fillValue))
-        fallback(f, into);
+        return fallback(f, into);
+      if (into !== this.input) into.set(this.input);
     };
   }
 
@@ -324,20 +325,30 @@ export class SimdMinSumDecoder {
   /** Frame `frame` into lane `lane` of L (its messages left as they are). */
   private loadLane(lane: number, frame: number, load: FrameLoad): void {
     const v = this.format.lanes;
-    this.quantize(frame, 0, load);
-    this.k.insertLane(lane % v, this.format.bytes, this.at.frames, this.n, this.groupL(Math.floor(lane / v)));
+    this.quantize(frame, lane, load);
+    this.k.insertLane(lane % v, this.format.bytes, this.slot(lane), this.n, this.groupL(Math.floor(lane / v)));
   }
 
-  /** The lane whose posteriors {@link posteriors} reads: finish()'s, during its done() call. */
+  /** The lane whose extrinsic LLRs {@link extrinsic} computes: finish()'s, during its done() call. */
   private doneLane = 0;
 
-  /** The posteriors of lane doneLane, in fixed point (one getter for every frame: no closure a frame). */
-  private readonly posteriors = (): Int32Array => {
-    const v = this.format.lanes;
+  /**
+   * The extrinsic LLRs of lane doneLane, from its posteriors and its quantized input (the frames
+   * area's slot of the lane), one getter for every frame (no closure a frame).
+   */
+  private readonly extrinsic = (): Float64Array => {
+    const { bytes, lanes: v, scale } = this.format;
     const lane = this.doneLane;
-    this.k.laneValues(lane % v, this.format.bytes, this.groupL(Math.floor(lane / v)), this.n, this.at.values);
+    const L = this.groupL(Math.floor(lane / v));
+    // The formats' scales are powers of two: d x (1 / scale) is d / scale exactly.
+    this.k.extrinsic(lane % v, bytes, L, this.n, this.slot(lane), 1 / scale, this.at.values);
     return this.values;
   };
+
+  /** Where lane `lane`'s quantized input lies in the frames area. */
+  private slot(lane: number): number {
+    return this.at.frames + this.format.bytes * this.n * lane;
+  }
 
   /** Lane `lane`'s results to done(); its decisions already at laneBits[at] unless `at` is omitted. */
   private finish(lane: number, frame: number, iterations: number, done: FrameDone, at?: number): void {
@@ -351,7 +362,7 @@ export class SimdMinSumDecoder {
         this.at.bits,
       );
     this.doneLane = lane;
-    done(frame, iterations, this.laneBits[at ?? 0]!, this.posteriors);
+    done(frame, iterations, this.laneBits[at ?? 0]!, this.extrinsic);
   }
 
   private clearState(): void {

@@ -18,11 +18,11 @@
  *   map       i32[E]        the column of each channel bit, for recover; or, where the map is
  *                           mostly runs of consecutive columns, i32 triples (first channel bit,
  *                           first column, length) of its runs in channel order
- *   frames    i8[32 n] or i16[16 n]  quantized frames (the lanes' width), frame after frame, for
- *                           interleave / insertLane
+ *   frames    i8[32 n] or i16[16 n]  quantized frames (the lanes' width), lane after lane, for
+ *                           interleave / insertLane and extrinsic
  *   bits      u8[32 n]      hard decisions: every lane's from hardAll (lane l at l n), one lane's
  *                           from hardLane
- *   values    i32[n]        one lane's posteriors, from laneValues
+ *   values    f64[n]        one lane's extrinsic LLRs, from extrinsic
  *   scratch   256 bytes     hardAll's transposes
  * The arithmetic is src/coding/fixed-point-min-sum.ts's, bit for bit: saturating lanes,
  * message magnitude max(0, min - betaQ) * alphaQ >> 8 with min clipped to satQ.
@@ -770,11 +770,16 @@ export function hardLane(lane: i32, bytes: i32, L: usize, n: i32, bits: usize): 
   }
 }
 
-/** Lane `lane`'s n posteriors, in the lane's fixed point, as i32 at `values`. */
-export function laneValues(lane: i32, bytes: i32, L: usize, n: i32, values: usize): void {
+/**
+ * Lane `lane`'s n extrinsic LLRs as f64 at `out`: (posterior - the frame's input as quantized, at
+ * `frame`: bytes for `bytes` 1, i16 for 2) x inverse, inverse = 1 / scale for a power-of-two scale:
+ * the host's float64 quotient exactly.
+ */
+export function extrinsic(lane: i32, bytes: i32, L: usize, n: i32, frame: usize, inverse: f64, out: usize): void {
   let p = L + <usize>(lane * bytes);
   for (let i = 0; i < n; i++) {
-    store<i32>(values + ((<usize>i) << 2), bytes === 1 ? <i32>load<i8>(p) : <i32>load<i16>(p));
+    const d = bytes === 1 ? <i32>load<i8>(p) - <i32>load<i8>(frame + <usize>i) : <i32>load<i16>(p) - <i32>load<i16>(frame + ((<usize>i) << 1));
+    store<f64>(out + ((<usize>i) << 3), <f64>d * inverse);
     p += COLUMN;
   }
 }
