@@ -255,6 +255,7 @@ abstract class CodeBase implements LdpcCode {
         ? new SimdMinSumDecoder(this.H, o, format, this.channelMap(o.saturation))
         : new FixedPointMinSumDecoder(this.H, o, format);
     const N = this.H.n;
+    const simd = backend instanceof SimdMinSumDecoder ? backend : undefined;
     const hostLoad =
       (llr: ArrayLike<number>): FrameLoad =>
       (f, into) => {
@@ -285,7 +286,11 @@ abstract class CodeBase implements LdpcCode {
           this.gatherInfo(decisions, res.bits, f * this.k);
           res.iterations[f] = Math.abs(it);
           res.ok[f] = it > 0 ? 1 : 0;
-          if (extrinsic) this.toChannelLlrs(extrinsicOf(), extrinsic, f * this.n);
+          if (!extrinsic) return;
+          const col = extrinsicOf();
+          // A rate-matched code's gather runs in the kernel where the values are the kernel's.
+          if (!(simd && !this.sentWhole && simd.extrinsicToChannel(extrinsic, f * this.n)))
+            this.toChannelLlrs(col, extrinsic, f * this.n);
         },
         decisionColumns,
       );

@@ -50,6 +50,7 @@ interface LayeredMinSumKernel {
   syndrome8(rowStart: number, addr: number, m: number): number;
   syndrome16(rowStart: number, addr: number, m: number): number;
   quantize(input: number, n: number, out: number, clip: number, scale: number, bytes: number): number;
+  gather(values: number, map: number, runs: number, E: number, out: number): void;
   recover(
     channel: number,
     E: number,
@@ -264,6 +265,19 @@ export class SimdMinSumDecoder {
         return fallback(f, into);
       if (into !== this.input) into.set(this.input);
     };
+  }
+
+  /**
+   * The extrinsic LLRs the frame's getter gave last (decodeFrames's done()), on the E channel bits
+   * of the channel map (out[at + k] = value of column map[k]: a rate-matched code's channel LLRs),
+   * gathered in the kernel; false, nothing written, without a channel map.
+   */
+  extrinsicToChannel(out: Float64Array, at: number): boolean {
+    const { channel, channelLlrs } = this;
+    if (!channel || !channelLlrs) return false;
+    this.k.gather(this.at.values, this.at.map, this.runs, channelLlrs.length, this.at.channel);
+    out.set(channelLlrs, at);
+    return true;
   }
 
   /**

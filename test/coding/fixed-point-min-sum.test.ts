@@ -214,10 +214,11 @@ test("a rate-matched code's recovery in the kernel equals the host's: fillers, r
 }, () => {
   const rng = new Philox(seed, 10);
   // Fillers (K < Kldpc) and, past the circular buffer's N, channel bits sent twice (summed); the
-  // map as runs of consecutive columns (Qm = 1) and bit-interleaved (Qm 2, 4: runs of one column).
+  // map as runs of consecutive columns (Qm = 1; an odd E: a run of odd length) and bit-interleaved
+  // (Qm 2, 4: runs of one column).
   const codes = [
     ldpcCode('nr:bg1:500:1/2'),
-    ldpcCode('nr:bg2:100:1/3', { E: 900 + (rng.nextUint32() % 600) }),
+    ldpcCode('nr:bg2:100:1/3', { E: 901 + 2 * (rng.nextUint32() % 300) }),
     ldpcCode('nr:bg2:100:1/3', { Qm: 4 }),
     ldpcCode('nr:bg2:100:1/3', { Qm: 2, E: 900 + 2 * (rng.nextUint32() % 300) }),
   ];

@@ -356,6 +356,26 @@ export function recover(channel: usize, E: i32, map: usize, runs: i32, input: us
 }
 
 /**
+ * recover's map the other way: out[k] = values[map[k]] for the E channel bits (f64), from the map
+ * or its `runs` (recover's layout), two values a vector op along a run.
+ */
+export function gather(values: usize, map: usize, runs: i32, E: i32, out: usize): void {
+  if (runs > 0) {
+    for (let r = 0; r < runs; r++) {
+      const t = map + <usize>(r * 12);
+      let to = out + ((<usize>load<i32>(t)) << 3);
+      let from = values + ((<usize>load<i32>(t, 4)) << 3);
+      const end = to + ((<usize>load<i32>(t, 8)) << 3);
+      for (; to + 16 <= end; to += 16, from += 16) v128.store(to, v128.load(from));
+      if (to < end) store<f64>(to, load<f64>(from));
+    }
+    return;
+  }
+  for (let k = 0; k < E; k++)
+    store<f64>(out + ((<usize>k) << 3), load<f64>(values + ((<usize>load<i32>(map + ((<usize>k) << 2))) << 3)));
+}
+
+/**
  * Quantizes one frame's n channel LLRs (f64 at `input`) into `out`, as bytes (`bytes` 1) or i16
  * (2): clip to [-clip, clip] (LLR units), then floor(v * scale + 0.5). Returns the index of the
  * first LLR that is not finite (the output is then incomplete), or -1. Values fit the lanes: clip *
