@@ -14,7 +14,7 @@
  *   Q         v128[2 dmax]  scratch: a row's variable-to-check messages (two vectors an edge)
  *   input     f64[n]        one frame's LLRs on the code's columns, for quantize
  *   channel   f64[E]        one frame's channel LLRs, for recover (codes whose channel bits are not
- *                           the columns: NR's rate matching)
+ *                           the columns: NR's rate matching); gather's output
  *   map       i32[E]        the column of each channel bit, for recover; or, where the map is
  *                           mostly runs of consecutive columns, i32 triples (first channel bit,
  *                           first column, length) of its runs in channel order
@@ -22,7 +22,7 @@
  *                           interleave / insertLane and extrinsic
  *   bits      u8[32 n]      hard decisions: every lane's from hardAll (lane l at l n), one lane's
  *                           from hardLane
- *   values    f64[n]        one lane's extrinsic LLRs, from extrinsic
+ *   values    f64[n]        one lane's extrinsic LLRs, from extrinsic (gather's input)
  *   scratch   256 bytes     hardAll's transposes
  * The arithmetic is src/coding/fixed-point-min-sum.ts's, bit for bit: saturating lanes,
  * message magnitude max(0, min - betaQ) * alphaQ >> 8 with min clipped to satQ.
@@ -780,7 +780,7 @@ export function hardAll(bytes: i32, L: usize, n: i32, cols: i32, count: i32, bit
   }
 }
 
-/** Lane `lane`'s n hard decisions (1 where the posterior is negative) as bytes at `bits`. */
+/** Lane `lane`'s hard decisions on columns 0 .. n - 1 (1 where the posterior is negative) as bytes at `bits`. */
 export function hardLane(lane: i32, bytes: i32, L: usize, n: i32, bits: usize): void {
   // The sign lives in the lane's most significant byte.
   let p = L + <usize>(lane * bytes + bytes - 1);
