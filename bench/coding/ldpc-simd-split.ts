@@ -10,8 +10,10 @@
  *
  *   node dist/bench/coding/ldpc-simd-split.js [--code wimax:2304:1/2] [--arithmetic int8]
  *        [--frames 320] [--iterations 10] [--reps 15] [--builds /path/a,/path/b] [--seed S]
+ *        [--extrinsic 0|1]
  *
- * `--builds` names repository roots whose `dist/` is built (default: this build); each row is one
+ * `--extrinsic 1` has every `decodeBatch` also write the frames' extrinsic LLRs (an iterative
+ * receiver's call). `--builds` names repository roots whose `dist/` is built (default: this build); each row is one
  * build. Speeds are the median (and best) of the reps, Mbps of information bits per CPU second.
  */
 import { cpuUsage } from 'node:process';
@@ -20,7 +22,7 @@ import { Philox } from '../../src/core/rng.js';
 import { BenchArgs } from '../args.js';
 
 const USAGE =
-  'node dist/bench/coding/ldpc-simd-split.js [--code wimax:2304:1/2] [--arithmetic int8|int16] [--frames 320] [--iterations 10] [--reps 15] [--builds /path/a,/path/b] [--seed S]';
+  'node dist/bench/coding/ldpc-simd-split.js [--code wimax:2304:1/2] [--arithmetic int8|int16] [--frames 320] [--iterations 10] [--reps 15] [--builds /path/a,/path/b] [--seed S] [--extrinsic 0|1]';
 
 /** What the bench uses of a build's coding modules (loaded by path: each build its own copy). */
 interface Build {
@@ -30,7 +32,14 @@ interface Build {
     n: number;
     H: unknown;
     encodeBatch(info: Uint8Array, frames: number): Uint8Array;
-    decoder(o: object): { decodeBatch(llr: Float64Array, frames: number): { bits: Uint8Array; kernel?: string } };
+    decoder(o: object): {
+      decodeBatch(
+        llr: Float64Array,
+        frames: number,
+        out?: undefined,
+        extrinsic?: Float64Array,
+      ): { bits: Uint8Array; kernel?: string };
+    };
   };
   /** One layered pass on a decoder's memory, and the frames it holds. */
   pass: () => void;
@@ -51,9 +60,9 @@ async function loadBuild(root: string, a: { code: string; arithmetic: 'int8' | '
     lanes: number;
     buffer: ArrayBuffer;
     at: { L: number };
-    dL: number;
+    lBytes: number;
   };
-  const L = new Int8Array(dec.buffer, dec.at.L, 2 * dec.dL);
+  const L = new Int8Array(dec.buffer, dec.at.L, dec.lBytes);
   const rng = new Philox(7, 1);
   for (let i = 0; i < L.length; i++) L[i] = (rng.nextUint32() % 61) - 20;
   return { root, code, pass: () => dec.pass(), lanes: dec.lanes };
@@ -63,7 +72,7 @@ function main(): Promise<number> | number {
   const cl = BenchArgs.parse(
     'ldpc-simd-split',
     USAGE,
-    ['code', 'arithmetic', 'frames', 'iterations', 'reps', 'builds', 'seed'],
+    ['code', 'arithmetic', 'frames', 'iterations', 'reps', 'builds', 'seed', 'extrinsic'],
     process.argv.slice(2),
   );
   const arithmetic = cl.text('arithmetic', 'int8');
@@ -78,6 +87,7 @@ function main(): Promise<number> | number {
     iterations: cl.int('iterations', 1, 1000, 10),
     reps: cl.int('reps', 1, 1000, 15),
     seed: cl.int('seed', 0, 2 ** 47, 21),
+    extrinsic: cl.int('extrinsic', 0, 1, 0) === 1,
   };
   const here = fileURLToPath(new URL('../../..', import.meta.url)).replace(/\/$/, '');
   const roots = cl.text('builds', here).split(',');
@@ -85,7 +95,15 @@ function main(): Promise<number> | number {
 }
 
 async function run(
-  a: { code: string; arithmetic: 'int8' | 'int16'; frames: number; iterations: number; reps: number; seed: number },
+  a: {
+    code: string;
+    arithmetic: 'int8' | 'int16';
+    frames: number;
+    iterations: number;
+    reps: number;
+    seed: number;
+    extrinsic: boolean;
+  },
   roots: string[],
 ): Promise<number> {
   const builds = [];
@@ -113,11 +131,13 @@ async function run(
     });
     const group = Math.min(a.frames, b.lanes);
     const first = llr.subarray(0, group * code.n);
-    for (let w = 0; w < 3; w++) dec.decodeBatch(llr, a.frames);
+    const ext = a.extrinsic ? new Float64Array(llr.length) : undefined;
+    const decodeBatch = (x: Float64Array, frames: number) => dec.decodeBatch(x, frames, undefined, ext);
+    for (let w = 0; w < 3; w++) decodeBatch(llr, a.frames);
     for (let w = 0; w < 200; w++) b.pass();
     return {
       b,
-      dec,
+      decodeBatch,
       llr,
       first,
       group,
@@ -129,10 +149,10 @@ async function run(
   });
   for (let r = 0; r < a.reps; r++) {
     for (const row of rows) {
-      row.whole.push(cpu(() => (row.kernel = row.dec.decodeBatch(row.llr, a.frames).kernel ?? 'typescript')));
+      row.whole.push(cpu(() => (row.kernel = row.decodeBatch(row.llr, a.frames).kernel ?? 'typescript')));
       row.cached.push(
         cpu(() => {
-          for (let f = 0; f < a.frames; f += row.group) row.dec.decodeBatch(row.first, row.group);
+          for (let f = 0; f < a.frames; f += row.group) row.decodeBatch(row.first, row.group);
         }),
       );
       row.pass.push(
@@ -145,7 +165,7 @@ async function run(
   const median = (xs: number[]) => [...xs].sort((p, q) => p - q)[xs.length >> 1]!;
   const best = (xs: number[]) => Math.min(...xs);
   console.log(
-    `${a.code} ${a.arithmetic}, ${a.frames} frames, ${a.iterations} iterations, no early stop, ${a.reps} alternating reps, Mbps of information bits per CPU second, median (best)\n`,
+    `${a.code} ${a.arithmetic}, ${a.frames} frames, ${a.iterations} iterations, no early stop${a.extrinsic ? ', with extrinsic LLRs' : ''}, ${a.reps} alternating reps, Mbps of information bits per CPU second, median (best)\n`,
   );
   console.log('| build | kernel | decodeBatch | decodeBatch, input in cache | us a pass | the passes alone |');
   console.log('|---|---|---|---|---|---|');

@@ -16,7 +16,7 @@ import {
 } from '../core/index.js';
 import { LdpcDecoder, resolveDecoderOptions, type ResolvedDecoderOptions } from './decoder.js';
 import { FixedPointMinSumDecoder, fixedPointFormat, type FrameLoad } from './fixed-point-min-sum.js';
-import { SimdMinSumDecoder } from './simd-min-sum.js';
+import { type ChannelMap, SimdMinSumDecoder } from './simd-min-sum.js';
 import { QcEncoder } from './encoder.js';
 import { GenericEncoder } from './generic-encoder.js';
 import {
@@ -147,9 +147,17 @@ abstract class CodeBase implements LdpcCode {
     for (let i = 0; i < this.n; i++) into[i] = llr[llrOffset + i]!;
   }
 
+  /**
+   * How toDecoderInput maps channel LLRs to the decoder's inputs, for the WebAssembly kernel to do it
+   * (a sum over a column map): absent where the channel carries the codeword as is.
+   */
+  protected channelMap(_saturation: number): ChannelMap | undefined {
+    return undefined;
+  }
+
   /** A frame's extrinsic LLRs on its code bits (H.n, `col`) -> on its n channel bits at out[at ..] (here as they are). */
   protected toChannelLlrs(col: Float64Array, out: Float64Array, at: number): void {
-    for (let i = 0; i < this.n; i++) out[at + i] = col[i]!;
+    out.set(col.length === this.n ? col : col.subarray(0, this.n), at);
   }
 
   encodeBatch(info: ArrayLike<number>, frames: number, out?: Uint8Array): Uint8Array {
@@ -244,19 +252,25 @@ abstract class CodeBase implements LdpcCode {
     const kernel = pickCpuKernel(o.cpuKernel, 'LDPC decoder');
     const backend =
       kernel === 'wasm-simd'
-        ? new SimdMinSumDecoder(this.H, o, format)
+        ? new SimdMinSumDecoder(this.H, o, format, this.channelMap(o.saturation))
         : new FixedPointMinSumDecoder(this.H, o, format);
-    const { clip } = backend.constants;
     const N = this.H.n;
-    const col = new Float64Array(N);
-    const again = new Float64Array(N);
-    const loadOf =
+    const simd = backend instanceof SimdMinSumDecoder ? backend : undefined;
+    const hostLoad =
       (llr: ArrayLike<number>): FrameLoad =>
       (f, into) => {
         if (!this.sentWhole) this.toDecoderInput(llr, f * this.n, into, o.saturation);
         else if (llr instanceof Float64Array) into.set(llr.subarray(f * N, (f + 1) * N));
         else for (let i = 0; i < N; i++) into[i] = llr[f * N + i]!;
       };
+    // A rate-matched code's recovery runs in the kernel where it can (channelLoad).
+    const loadOf = (llr: ArrayLike<number>): FrameLoad =>
+      backend instanceof SimdMinSumDecoder && !this.sentWhole && llr instanceof Float64Array
+        ? backend.channelLoad(llr, hostLoad(llr))
+        : hostLoad(llr);
+    // The decisions gatherInfo reads: the information bits' columns.
+    const pos = this.infoPositions;
+    const decisionColumns = pos ? pos.reduce((a, b) => Math.max(a, b + 1), 0) : this.k;
     const decodeBatch = (
       llr: ArrayLike<number>,
       frames: number,
@@ -265,21 +279,21 @@ abstract class CodeBase implements LdpcCode {
     ): DecodeBatchResult => {
       const res = this.batchOutputs(llr, frames, out, extrinsic);
       const load = loadOf(llr);
-      const { scale } = format;
-      backend.decodeFrames(frames, load, (f, it, decisions, posteriors) => {
-        this.gatherInfo(decisions, res.bits, f * this.k);
-        res.iterations[f] = Math.abs(it);
-        res.ok[f] = it > 0 ? 1 : 0;
-        if (!extrinsic) return;
-        // The extrinsic LLR is the posterior less the input as quantized (the float decoder's rule).
-        load(f, again);
-        const L = posteriors();
-        for (let i = 0; i < N; i++) {
-          const v = again[i]!;
-          col[i] = (L[i]! - Math.floor((v > clip ? clip : v < -clip ? -clip : v) * scale + 0.5)) / scale;
-        }
-        this.toChannelLlrs(col, extrinsic, f * this.n);
-      });
+      backend.decodeFrames(
+        frames,
+        load,
+        (f, it, decisions, extrinsicOf) => {
+          this.gatherInfo(decisions, res.bits, f * this.k);
+          res.iterations[f] = Math.abs(it);
+          res.ok[f] = it > 0 ? 1 : 0;
+          if (!extrinsic) return;
+          const col = extrinsicOf();
+          // A rate-matched code's gather runs in the kernel where the values are the kernel's.
+          if (!(simd && !this.sentWhole && simd.extrinsicToChannel(extrinsic, f * this.n)))
+            this.toChannelLlrs(col, extrinsic, f * this.n);
+        },
+        decisionColumns,
+      );
       res.kernel = kernel;
       return res;
     };
@@ -318,7 +332,7 @@ abstract class CodeBase implements LdpcCode {
   /** Copies the k information bits of a decided codeword to out[at ..]. */
   private gatherInfo(decisions: Uint8Array, out: Uint8Array, at: number): void {
     const pos = this.infoPositions;
-    if (!pos) out.set(decisions.subarray(0, this.k), at);
+    if (!pos) out.set(decisions.length === this.k ? decisions : decisions.subarray(0, this.k), at);
     else for (let i = 0; i < this.k; i++) out[at + i] = decisions[pos[i]!]!;
   }
 }
@@ -403,6 +417,11 @@ class NrCode extends QcCodeBase {
   protected override toChannelLlrs(col: Float64Array, out: Float64Array, at: number): void {
     const map = this.map;
     for (let i = 0; i < this.n; i++) out[at + i] = col[map[i]!]!;
+  }
+
+  protected override channelMap(saturation: number): ChannelMap {
+    // nrRateRecover's sums: fillers (K .. Kldpc - 1) known zeros at +saturation, the rest from 0.
+    return { map: this.map, fillFrom: this.nr.K, fillTo: this.nr.Kldpc, fillValue: saturation };
   }
 
   protected override toDecoderInput(

@@ -29,14 +29,16 @@ export type FrameLoad = (frame: number, into: Float64Array) => void;
 
 /**
  * What a fixed-point batch decoder hands back for each frame: its index, the iterations run
- * (negated when the final syndrome is not zero), its n hard decisions, and a getter of its n
- * posteriors in fixed point (both valid during the call only).
+ * (negated when the final syndrome is not zero), its hard decisions (at least the columns the
+ * caller asked decodeFrames for, from column 0), and a getter of its n extrinsic LLRs (the
+ * posterior less the input as quantized, over the format's scale: the float decoder's rule), both
+ * valid during the call only.
  */
 export type FrameDone = (
   frame: number,
   iterations: number,
   decisions: Uint8Array,
-  posteriors: () => Int32Array,
+  extrinsic: () => Float64Array,
 ) => void;
 
 /** The min-sum decoders' arithmetics: the reference ('float': int32 at 1/16 LLR), and saturating 16- and 8-bit lanes. */
@@ -144,18 +146,30 @@ export class FixedPointMinSumDecoder {
 
   /**
    * Decodes `frames` frames one after another, as SimdMinSumDecoder.decodeFrames does in lanes:
-   * load(f, into) gives frame f's n LLRs, done(f, iterations, decisions, posteriors) takes its results.
+   * load(f, into) gives frame f's n LLRs, done(f, iterations, decisions, extrinsic) takes its results
+   * (all n decisions, whatever `_columns` asks).
    */
-  decodeFrames(frames: number, load: FrameLoad, done: FrameDone): void {
+  decodeFrames(frames: number, load: FrameLoad, done: FrameDone, _columns = this.n): void {
     const input = (this.staging ??= new Float64Array(this.n));
     for (let f = 0; f < frames; f++) {
       load(f, input);
       const it = this.run(input, 0);
-      done(f, it, this.hard, () => this.L);
+      done(f, it, this.hard, this.extrinsic);
     }
   }
 
   private staging?: Float64Array;
+
+  /** The last run()'s extrinsic LLRs: (posterior - quantized input) / scale. */
+  private readonly extrinsic = (): Float64Array => {
+    const ext = (this.ext ??= new Float64Array(this.n));
+    const { L, L0 } = this;
+    const { scale } = this.format;
+    for (let i = 0; i < this.n; i++) ext[i] = (L[i]! - L0[i]!) / scale;
+    return ext;
+  };
+
+  private ext?: Float64Array;
 
   /** Decodes llr[offset .. offset + n); iterations run, negated when the final syndrome is not zero. */
   run(llr: ArrayLike<number>, offset: number): number {

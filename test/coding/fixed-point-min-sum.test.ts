@@ -13,6 +13,10 @@
  *  - at high SNR every frame decodes to what was sent with a zero syndrome, on every family;
  *  - 'int8''s FER equals 'float''s within statistical error at a moderate SNR, same iterations;
  *  - the fallback: cpuKernel 'typescript', LATTICE_MIMO_WASM=off, and 'wasm' refused when off;
+ *  - a rate-matched (NR) code's recovery in the kernel equals the host's: fillers, repeated bits,
+ *    and a non-finite channel LLR refused with the host's error;
+ *  - the kernel's quantization equals the reference's on rounding ties, at and past the clip and on
+ *    huge magnitudes (the clip in the lanes and on the doubles);
  *  - bad options and non-finite LLRs (NaN, +-Infinity, anywhere in a frame) get typed errors.
  */
 import { test } from 'node:test';
@@ -201,6 +205,97 @@ test('a non-finite LLR anywhere in a frame is refused by both kernels', () => {
           (e: unknown) => e instanceof InvalidInputError && e.code === 'NON_FINITE',
           msg(`${code.name} ${bad} ${cpuKernel}`),
         );
+    }
+  }
+});
+
+test("a rate-matched code's recovery in the kernel equals the host's: fillers, repeated bits, non-finite LLRs", {
+  skip: !simd,
+}, () => {
+  const rng = new Philox(seed, 10);
+  // Fillers (K < Kldpc) and, past the circular buffer's N, channel bits sent twice (summed); the
+  // map as runs of consecutive columns (Qm = 1; an odd E: a run of odd length) and bit-interleaved
+  // (Qm 2, 4: runs of one column).
+  const codes = [
+    ldpcCode('nr:bg1:500:1/2'),
+    ldpcCode('nr:bg2:100:1/3', { E: 901 + 2 * (rng.nextUint32() % 300) }),
+    ldpcCode('nr:bg2:100:1/3', { Qm: 4 }),
+    ldpcCode('nr:bg2:100:1/3', { Qm: 2, E: 900 + 2 * (rng.nextUint32() % 300) }),
+  ];
+  for (const code of codes) {
+    for (const arithmetic of ['int8', 'int16'] as const) {
+      const frames = 1 + (rng.nextUint32() % 40);
+      const { llr } = awgn(code, frames, 0.5 + rng.uniform() * 3, rng);
+      for (const earlyStop of [false, true]) {
+        const common = { arithmetic, maxIterations: 1 + (rng.nextUint32() % 8), earlyStop };
+        assertSame(
+          decodeWith(code, llr, frames, { ...common, cpuKernel: 'wasm' }),
+          decodeWith(code, llr, frames, { ...common, cpuKernel: 'typescript' }),
+          `${code.name} E = ${code.n} ${frames} frames ${JSON.stringify(common)}`,
+        );
+      }
+      // A non-finite channel LLR is refused with the host's error (the channel bit's index).
+      const bad = llr.slice();
+      const at = rng.nextUint32() % bad.length;
+      bad[at] = [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY][at % 3]!;
+      const errorOf = (cpuKernel: 'wasm' | 'typescript'): unknown => {
+        try {
+          code.decoder({ arithmetic, cpuKernel }).decodeBatch(bad, frames);
+        } catch (e) {
+          return e;
+        }
+        return undefined;
+      };
+      const w = errorOf('wasm');
+      assert.ok(w instanceof InvalidInputError && w.code === 'NON_FINITE', msg(`${code.name}: ${String(w)}`));
+      assert.equal(w.message, (errorOf('typescript') as Error).message, msg(code.name));
+    }
+  }
+});
+
+test('the kernel quantizes every LLR as the reference does: rounding ties, the clip, huge magnitudes', {
+  skip: !simd,
+}, () => {
+  const rng = new Philox(seed, 9);
+  // One check on columns 0 and 1: every other column's posterior is its quantized LLR, so its
+  // extrinsic LLR (posterior less the host's quantization) is 0 exactly where the two agree. n
+  // leaves a rest past whole vectors of 16 (int8) and 8 (int16).
+  const n = 16 * 4 + 5 + (rng.nextUint32() % 11);
+  const code = sparseCode({ m: 1, n, rowStart: Int32Array.from([0, 2]), col: Int32Array.from([0, 1]) }, 'one-check');
+  const frames = 40;
+  const llr = new Float64Array(frames * n);
+  for (let f = 0; f < frames; f++) {
+    const kind = f % 4;
+    for (let i = 0; i < n; i++) {
+      const j = (rng.nextUint32() % 400) - 200;
+      // Ties of floor(v scale + 0.5) for scale 4 and 16 (v = (2 j - 1) / 32), a ulp either side, the
+      // double just below 1/2 of a unit, the clips and past them, signed zeros, subnormals.
+      const tie = (2 * j - 1) / 32;
+      const near = [tie, tie + Number.EPSILON * Math.abs(tie), tie - Number.EPSILON * Math.abs(tie)];
+      const special = [0.49999999999999994 / 4, 0.49999999999999994 / 16, -0, 5e-324, -5e-324, 31.75, -31.75, 64, -64];
+      let v = kind === 3 ? rng.normal() * 8 : rng.nextUint32() & 1 ? near[i % 3]! : special[i % special.length]!;
+      // Huge magnitudes: some frames past the lanes' sum bound (2^24), others just within it.
+      if (kind === 1 && i % 7 === 0) v = [1e12, -1e300, Number.MAX_VALUE, -3e9][i % 4]!;
+      if (kind === 2 && i < 15) v = (i & 1 ? 1 : -1) * 1.1e6;
+      llr[f * n + i] = v;
+    }
+  }
+  for (const arithmetic of ['int8', 'int16'] as const) {
+    for (const saturation of [64, 10, 31.75, 1000]) {
+      const common = { arithmetic, saturation, maxIterations: 1, earlyStop: false };
+      const wasm = decodeWith(code, llr, frames, { ...common, cpuKernel: 'wasm' });
+      for (let f = 0; f < frames; f++)
+        for (let i = 2; i < n; i++)
+          assert.equal(
+            wasm.ext[f * n + i],
+            0,
+            msg(`${arithmetic} saturation ${saturation}: frame ${f} LLR ${i} = ${llr[f * n + i]}`),
+          );
+      assertSame(
+        wasm,
+        decodeWith(code, llr, frames, { ...common, cpuKernel: 'typescript' }),
+        `one check, ${arithmetic}, saturation ${saturation}`,
+      );
     }
   }
 });
