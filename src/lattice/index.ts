@@ -81,6 +81,9 @@ export {
   type LllStatusLayout,
 } from './gpu/lll-plan.js';
 export { lllCpu as lllInPlace } from './lll/cpu.js';
+// The same LLL on many small float64 bases at once (count x n x m in, count x m x m transforms out),
+// on the WebAssembly kernel where the runtime has SIMD and the reference elsewhere: equal bit for bit.
+export { lllBatchInPlace } from './lll/wasm.js';
 export type { CpuReducer } from './types.js';
 
 // What other parts of the package use (the package index, src/index.ts, picks what users see).

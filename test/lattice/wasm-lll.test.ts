@@ -10,7 +10,10 @@
  *  - bases the kernel hands back (a column of Z near 2^53, the iteration limit, a dependent basis,
  *    float64 breaking down into double-double): the reference's result or error;
  *  - the fallback: cpuKernel 'typescript', LATTICE_MIMO_WASM=off ('auto' runs TypeScript, 'wasm'
- *    refused), and where cpuKernel applies (lll, float64, the CPU engine).
+ *    refused), and where cpuKernel applies (lll, float64, the CPU engine);
+ *  - the public lllBatchInPlace on many small channel-like bases (2 [Ha; beta I], 2 to 16 columns):
+ *    bases, transforms and counts equal lllInPlace's one basis at a time bit for bit, with the
+ *    kernel and forced off; an error names the basis the reference refuses.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -26,6 +29,7 @@ import { dotCols } from '../../src/lattice/lll/columns.js';
 import { lllKernelDot, lllKernelRows } from '../../src/lattice/lll/wasm.js';
 import { lllCpuRows } from '../../src/lattice/lll/cpu.js';
 import { defaultMaxIterations } from '../../src/lattice/validate.js';
+import { lllBatchInPlace, lllInPlace, type AlgoParams, type BasisStats } from '../../src/lattice/index.js';
 
 // Where the kernels cannot run (no SIMD, or LATTICE_MIMO_WASM=off), 'auto' runs the reference.
 const simd = wasmUnavailableReason() === null;
@@ -238,4 +242,86 @@ test('the fallback: LATTICE_MIMO_WASM=off, and where cpuKernel applies', () => {
       () => reduceSync(one, { cpuKernel: 'wasm' }),
       (e) => e instanceof EngineUnavailableError && e.message.includes('3 x 1'),
     );
+});
+
+/** count bases of n x m like the lattice-aided detectors': 2 Ha over 2 beta I (beta 0: Ha alone, n = m). */
+function channelBases(rng: Philox, count: number, n: number, m: number, beta: number): Float64Array {
+  const B = new Float64Array(count * n * m);
+  for (let k = 0; k < count; k++)
+    for (let j = 0; j < m; j++) {
+      const col = (k * m + j) * n;
+      for (let i = 0; i < n - (beta > 0 ? m : 0); i++) B[col + i] = 2 * rng.normal() * Math.SQRT1_2;
+      if (beta > 0) B[col + n - m + j] = 2 * beta;
+    }
+  return B;
+}
+
+test('lllBatchInPlace equals lllInPlace one basis at a time, bit for bit, with the kernel and forced off', () => {
+  const seed = Math.floor(Math.random() * 2 ** 31);
+  const rng = new Philox(seed, 21);
+  const seedMsg = `(Philox seed ${seed})`;
+  const p: AlgoParams = { delta: 0.75, eta: 0.51, blockSize: 2, maxIterations: 100_000 };
+  for (let trial = 0; trial < 24; trial++) {
+    const m = 2 * (1 + (rng.nextUint32() % 8)),
+      beta = trial % 2 ? 0.05 + rng.uniform() : 0;
+    const n = beta > 0 ? 2 * m : m + 2 * (rng.nextUint32() % 2),
+      count = 1 + (rng.nextUint32() % 40);
+    const input = channelBases(rng, count, n, m, beta);
+    const ref = Float64Array.from(input),
+      refZ = new Float64Array(count * m * m),
+      refStats: BasisStats[] = [];
+    for (let k = 0; k < count; k++) {
+      const Z = refZ.subarray(k * m * m, (k + 1) * m * m);
+      for (let i = 0; i < m; i++) Z[i * (m + 1)] = 1;
+      refStats.push(lllInPlace(ref.subarray(k * n * m, (k + 1) * n * m), Z, n, m, p));
+    }
+    const what = `trial ${trial}: ${count} bases of ${n} x ${m}, beta ${beta} ${seedMsg}`;
+    for (const off of [false, true]) {
+      const before = process.env[WASM_ENV];
+      if (off) process.env[WASM_ENV] = 'off';
+      try {
+        const B = Float64Array.from(input),
+          Z = new Float64Array(count * m * m).fill(NaN),
+          stats: BasisStats[] = [];
+        const r = lllBatchInPlace(B, Z, count, n, m, p, stats);
+        assert.equal(r.kernel, off ? 'typescript' : expected, what);
+        sameArray(ref, B, `${what}, off ${off}: bases`);
+        sameArray(refZ, Z, `${what}, off ${off}: transforms`);
+        assert.deepEqual(stats, refStats, `${what}, off ${off}: counts`);
+      } finally {
+        if (before === undefined) delete process.env[WASM_ENV];
+        else process.env[WASM_ENV] = before;
+      }
+    }
+  }
+  // count 0: the kernel a batch of the shape would run, and 'wasm' where it cannot
+  const none = new Float64Array(0);
+  assert.equal(lllBatchInPlace(none, none, 0, 8, 8, p).kernel, expected);
+  assert.equal(lllBatchInPlace(none, none, 0, 3, 1, p).kernel, 'typescript');
+  assert.throws(
+    () => lllBatchInPlace(none, none, 0, 3, 1, { ...p, cpuKernel: 'wasm' }),
+    (e) => e instanceof EngineUnavailableError,
+  );
+  // a dependent basis among good ones: the reference's error, naming the basis
+  const B = channelBases(rng, 5, 6, 6, 0);
+  for (let i = 0; i < 6; i++) B[3 * 36 + 6 + i] = B[3 * 36 + i]!;
+  const refErr = (() => {
+    const Z = new Float64Array(36);
+    for (let i = 0; i < 6; i++) Z[i * 7] = 1;
+    try {
+      lllInPlace(B.slice(3 * 36, 4 * 36), Z, 6, 6, p);
+    } catch (e) {
+      return e as LatticeMimoError;
+    }
+    assert.fail('the dependent basis was reduced');
+  })();
+  assert.throws(
+    () => lllBatchInPlace(B, new Float64Array(5 * 36), 5, 6, 6, p),
+    (e) =>
+      e instanceof LatticeMimoError &&
+      e.code === refErr.code &&
+      e.context.basis === 3 &&
+      e.message.includes(refErr.reason) &&
+      e.message.includes('basis 3'),
+  );
 });

@@ -7,6 +7,9 @@
  *  - nway, ssfe: decisions, LLRs and node counts equal bit for bit, over random sizes, modulations, channel
  *    reuse, SNRs, passes, llrClip (none to tight) and soft 'none', odd vector and channel counts (a lane alone),
  *    and a batch past one run of the kernel (several runs);
+ *  - lr-zf, lr-mmse, lr-sic (their channels' bases on the lattice part's LLL kernel): symbols equal
+ *    the reference's, with the kernel and with LATTICE_MIMO_WASM=off, over random sizes, channel
+ *    reuse, per-vector N0 and several runs;
  *  - a rank-deficient channel gets the reference's error, naming the channel;
  *  - the fallback: cpuKernel 'typescript', LATTICE_MIMO_WASM=off ('auto' runs TypeScript, 'wasm'
  *    refused), and setups the kernel does not cover (a-priori LLRs, BPSK): 'auto' runs the
@@ -286,6 +289,72 @@ test('sphere: the kernel equals the reference at 4 x 4 (its sizes fixed in the k
     compared += deficient === null ? 1 : 0;
   }
   assert.ok(compared > 0, msg('every tied draw was rank deficient'));
+});
+
+test('lr-zf, lr-mmse, lr-sic: the LLL kernel path equals the reference, and LATTICE_MIMO_WASM=off runs the reference', () => {
+  const rng = new Philox(seed, 12);
+  const mods: Modulation[] = ['bpsk', 'qpsk', '16qam', '64qam'];
+  for (let trial = 0; trial < 18; trial++) {
+    const detector = (['lr-zf', 'lr-mmse', 'lr-sic'] as const)[trial % 3]!;
+    const mod = mods[rng.nextUint32() % 4]!;
+    const nt = 1 + (rng.nextUint32() % 4),
+      nr = nt + (rng.nextUint32() % 3);
+    const vpc = 1 + (rng.nextUint32() % 14),
+      vectors = 1 + (rng.nextUint32() % (trial < 15 ? 60 : 1500));
+    let input = problem(rng, nt, nr, mod, vectors, vpc, rng.uniform() * 30);
+    // per-vector N0 in half the trials, repeated along runs of vectors (the MMSE basis holds it)
+    if (trial % 2) {
+      const noise = new Float64Array(vectors);
+      for (let v = 0; v < vectors; v++)
+        noise[v] = v > 0 && rng.nextUint32() % 3 ? noise[v - 1]! : 0.01 + rng.uniform() * 0.3;
+      input = { ...input, noiseVar: noise };
+    }
+    const opts: DetectOptions = { detector, modulation: mod };
+    const what = `${detector} ${nt}x${nr} ${mod} ${vectors} vectors at ${vpc}`;
+    // the LLL kernel takes bases of 2 or more columns: a BPSK stream alone (1 real dimension) runs the reference
+    const kernel = simd && (mod === 'bpsk' ? nt : 2 * nt) >= 2 ? 'wasm-simd' : 'typescript';
+    const ts = detect(input, { ...opts, cpuKernel: 'typescript' }),
+      k = detect(input, opts);
+    assert.equal(ts.stats.kernel, 'typescript');
+    assert.equal(k.stats.kernel, kernel, msg(what));
+    assert.deepEqual(k.symbols, ts.symbols, msg(`${what}: symbols`));
+    if (kernel === 'typescript' && simd)
+      assert.throws(
+        () => detect(input, { ...opts, cpuKernel: 'wasm' }),
+        (e) => e instanceof EngineUnavailableError && / x 1 bases/.test(e.message),
+        msg(what),
+      );
+    const before = process.env[WASM_ENV];
+    process.env[WASM_ENV] = 'off';
+    let off: ReturnType<typeof detect>;
+    try {
+      off = detect(input, opts);
+    } finally {
+      if (before === undefined) delete process.env[WASM_ENV];
+      else process.env[WASM_ENV] = before;
+    }
+    assert.equal(off.stats.kernel, 'typescript', msg(what));
+    assert.deepEqual(k.symbols, off.symbols, msg(`${what}: kernel on and off`));
+  }
+  // a rank-deficient channel: the reference's error, naming it
+  const p = problem(rng, 3, 3, '16qam', 12, 2, 20);
+  const Hd = Float64Array.from(p.H);
+  for (let i = 0; i < 6; i++) Hd[4 * 18 + 6 + i] = Hd[4 * 18 + i]!;
+  for (const detector of ['lr-zf', 'lr-mmse'] as const) {
+    const errorOf = (cpuKernel: 'typescript' | 'auto') => {
+      try {
+        detect(
+          { ...p, H: Hd, noiseVar: detector === 'lr-zf' ? p.noiseVar : 0 },
+          { detector, modulation: '16qam', cpuKernel },
+        );
+      } catch (e) {
+        return `${(e as { code?: string }).code} ${(e as Error).message}`;
+      }
+      return 'no error';
+    };
+    assert.match(errorOf('typescript'), /channel 4/, msg(detector));
+    assert.equal(errorOf('auto'), errorOf('typescript'), msg(detector));
+  }
 });
 
 test('checkFinite names the first NaN or infinity, wherever it is', () => {

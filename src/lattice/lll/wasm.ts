@@ -6,9 +6,17 @@
  * the iteration limit, the modified Gram-Schmidt verification) is reduced by the reference from its
  * input by the caller, which gives the reference's result or error.
  */
-import { LatticeMimoError, sharedWasmKernel } from '../../core/index.js';
+import {
+  LatticeMimoError,
+  EngineUnavailableError,
+  pickCpuKernel,
+  sharedWasmKernel,
+  withContext,
+  type CpuKernel,
+} from '../../core/index.js';
 import type { AlgoParams, BasisStats } from '../types.js';
 import type { CpuWasmKernel } from '../registry.js';
+import { lllCpu } from './cpu.js';
 import { reductionBound } from './gso.js';
 
 const KERNEL_URL = new URL('./lll-kernel.wasm', import.meta.url);
@@ -87,6 +95,62 @@ export const lllWasm: CpuWasmKernel['reduce'] = (work, Z, count, n, m, p, stats,
     onRun?.(k0, len);
   }
 };
+
+/**
+ * The sequential LLL on `count` float64 bases in place, for another part's loop over many small
+ * bases (no proof: reduce() proves). B holds count x n x m (basis k column-major at B[k n m ..]),
+ * replaced by the reduced bases; Z receives count x m x m (basis k's unimodular transform,
+ * column-major at Z[k m m ..], whatever it held), so that B_in Z = B_out. The WebAssembly kernel
+ * runs where the one policy (core pickCpuKernel: p.cpuKernel, LATTICE_MIMO_WASM) says 'wasm-simd'
+ * and it takes the shape (lllKernelCovers; p.cpuKernel 'wasm' where it does not:
+ * EngineUnavailableError), one call for the whole batch; the reference (cpu.ts) reduces the rest and
+ * each basis the kernel hands back, from its input. Either way the bases, transforms and `stats`
+ * (per basis, when given) equal the reference's bit for bit; a basis the reference refuses throws
+ * its error with the basis index in its context (`basis`). Returns the kernel that ran and how many
+ * bases the reference redid; with `count` 0, the kernel a batch of this shape would run.
+ */
+export function lllBatchInPlace(
+  B: Float64Array,
+  Z: Float64Array,
+  count: number,
+  n: number,
+  m: number,
+  p: AlgoParams,
+  stats?: BasisStats[],
+): { kernel: CpuKernel; redoneInTypescript: number } {
+  const size = n * m,
+    mm = m * m;
+  if (B.length < count * size || Z.length < count * mm)
+    throw new LatticeMimoError(
+      'SHAPE_MISMATCH',
+      `lllBatchInPlace: ${count} bases of ${n} x ${m} need ${count * size} basis and ${count * mm} transform entries, got ${B.length} and ${Z.length}`,
+    );
+  const request = p.cpuKernel ?? 'auto';
+  const wasm = pickCpuKernel(request, 'lllBatchInPlace') === 'wasm-simd' && lllKernelCovers(n, m, p);
+  if (!wasm && request === 'wasm')
+    throw new EngineUnavailableError(
+      `lllBatchInPlace: cpuKernel 'wasm' asked for, and the kernel does not take ${n} x ${m} bases with these parameters`,
+    );
+  const done: (BasisStats | undefined)[] = new Array(count);
+  if (wasm && count > 0) lllWasm(B.subarray(0, count * size), Z, count, n, m, p, done);
+  let redone = 0;
+  for (let k = 0; k < count; k++) {
+    let s = done[k];
+    if (!s) {
+      const Zk = Z.subarray(k * mm, (k + 1) * mm);
+      Zk.fill(0);
+      for (let i = 0; i < m; i++) Zk[i * (m + 1)] = 1;
+      try {
+        s = lllCpu(B.subarray(k * size, (k + 1) * size), Zk, n, m, p);
+      } catch (err) {
+        throw withContext(err, { basis: k });
+      }
+      if (wasm) redone++;
+    }
+    if (stats) stats[k] = s;
+  }
+  return { kernel: wasm ? 'wasm-simd' : 'typescript', redoneInTypescript: redone };
+}
 
 /** Byte offsets of a run of `cap` bases in the kernel's memory (lll-kernel.as.ts's layout). */
 function layout(cap: number, n: number, m: number) {

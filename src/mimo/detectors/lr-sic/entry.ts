@@ -5,7 +5,7 @@ import { detector } from './cpu.js';
 export const lrSicEntry: DetectorEntry<'lr-sic'> = {
   name: 'lr-sic',
   description: 'lattice-reduction-aided MMSE-SIC',
-  traits: { soft: false, exact: false, nodeBudget: 'none', model: 'real', wideChannels: 'no' },
+  traits: { soft: false, exact: false, nodeBudget: 'none', model: 'real', wideChannels: 'no', wasmKernel: true },
   options: {},
   cpu: detector,
   cuda: () => import('./cuda.js').then((m) => m.cudaDetector),

@@ -5,7 +5,7 @@ import { detector } from './cpu.js';
 export const lrZfEntry: DetectorEntry<'lr-zf'> = {
   name: 'lr-zf',
   description: 'lattice-reduction-aided zero forcing (LLL on the real channel)',
-  traits: { soft: false, exact: false, nodeBudget: 'none', model: 'real', wideChannels: 'no' },
+  traits: { soft: false, exact: false, nodeBudget: 'none', model: 'real', wideChannels: 'no', wasmKernel: true },
   options: {},
   cpu: detector,
   cuda: () => import('./cuda.js').then((m) => m.cudaDetector),

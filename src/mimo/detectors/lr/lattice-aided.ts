@@ -42,12 +42,15 @@ export class LrPrepScratch {
   readonly Qb: Float64Array;
   readonly perm: Int32Array;
   readonly natural: Int32Array;
+  /** Rows of the lattice basis: the model's for ZF, nd more for the MMSE extension. */
+  readonly n: number;
   constructor(
     readonly model: RealModel,
     readonly variant: LrVariant,
   ) {
     const { rows, nd } = model;
     const n = variant === 'zf' ? rows : rows + nd;
+    this.n = n;
     this.Ha = new Float64Array(rows * nd);
     this.B = new Float64Array(n * nd);
     this.cst = new Float64Array(n);
@@ -59,34 +62,63 @@ export class LrPrepScratch {
 
 /** Per-channel work: shifted/scaled (and MMSE-extended) basis, LLL, QR, reduced-domain filter. */
 export function prepareLr(sc: LrPrepScratch, H: Float64Array, hOff: number, noiseVar: number): LrPrep {
+  const nd = sc.model.nd;
+  fillLrBasis(sc, H, hOff, noiseVar, sc.B, 0, sc.cst, 0);
+  const Z = new Float64Array(nd * nd);
+  for (let k = 0; k < nd; k++) Z[k + k * nd] = 1;
+  lllInPlace(sc.B, Z, sc.n, nd, LR_LLL_PARAMS);
+  return finishLr(sc, sc.B, 0, Z, sc.cst);
+}
+
+/**
+ * The lattice basis of a channel, B = 2 Ha (ZF) or 2 [Ha; beta I] (MMSE, SIC), n x nd column-major
+ * into B[bOff ..], and the constant part of its observation, (Q-1) times the same rows summed,
+ * n reals into cst[cOff ..] (n = sc.n).
+ */
+export function fillLrBasis(
+  sc: LrPrepScratch,
+  H: Float64Array,
+  hOff: number,
+  noiseVar: number,
+  B: Float64Array,
+  bOff: number,
+  cst: Float64Array,
+  cOff: number,
+): void {
   const m = sc.model,
     variant = sc.variant;
   const { rows, nd, q } = m;
   const ext = variant !== 'zf';
-  const n = ext ? rows + nd : rows;
-  const { Ha, B, cst, Qb } = sc;
+  const n = sc.n;
+  const Ha = sc.Ha;
   fillRealMatrix(m, H, hOff, sc.natural, Ha);
   const beta = ext ? Math.sqrt(noiseVar / 2 / m.levelEnergy) : 0;
-  // Basis B (n x nd) and the constant part of the observation, cst (n).
-  B.fill(0);
-  cst.fill(0);
+  B.fill(0, bOff, bOff + n * nd);
+  cst.fill(0, cOff, cOff + n);
   for (let k = 0; k < nd; k++) {
+    const col = bOff + k * n;
     for (let r = 0; r < rows; r++) {
       const h = Ha[r + k * rows]!;
-      B[r + k * n] = 2 * h;
-      cst[r] += (q - 1) * h;
+      B[col + r] = 2 * h;
+      cst[cOff + r] += (q - 1) * h;
     }
     if (ext) {
-      B[rows + k + k * n] = 2 * beta;
-      cst[rows + k] = (q - 1) * beta;
+      B[col + rows + k] = 2 * beta;
+      cst[cOff + rows + k] = (q - 1) * beta;
     }
   }
-  const Z = new Float64Array(nd * nd);
-  for (let k = 0; k < nd; k++) Z[k + k * nd] = 1;
-  lllInPlace(B, Z, n, nd, LR_LLL_PARAMS);
+}
+
+/**
+ * A channel's preparation from its LLL-reduced basis (n x nd at B[bOff ..]), its transform Z
+ * (nd x nd, kept as the prep's) and its constant rows cst (n): the QR of the reduced basis and the
+ * reduced-domain filter.
+ */
+export function finishLr(sc: LrPrepScratch, B: Float64Array, bOff: number, Z: Float64Array, cst: Float64Array): LrPrep {
+  const { rows, nd } = sc.model;
   const R = new Float64Array(nd * nd);
-  qrInto(B, 0, n, nd, 'none', Qb, R, sc.perm);
-  const { P, p0 } = reducedFilter(Qb, R, cst, n, nd, rows, variant);
+  qrInto(B, bOff, sc.n, nd, 'none', sc.Qb, R, sc.perm);
+  const { P, p0 } = reducedFilter(sc.Qb, R, cst, sc.n, nd, rows, sc.variant);
   return { Z, P, p0, R };
 }
 
