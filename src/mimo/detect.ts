@@ -28,7 +28,7 @@ import {
 } from '../core/index.js';
 import { cpuOnlyEngine } from '../gpu/index.js';
 import { maxNodesOf, nodeBudgetError, onBudgetOf } from './budget.js';
-import type { CpuDetector, DetectorSetup, LaneKernel, LaneOutput } from './detectors/detector.js';
+import type { CpuDetector, DetectorSetup, LaneInputs, LaneKernel, LaneOutput } from './detectors/detector.js';
 import { bitsPerSymbolOf, constellation, symbolsToBits } from './modulation.js';
 import { checkDetectOptions } from './options.js';
 import { type Detector, detectorEntry, priorDetectors, WIDE_DETECTORS } from './registry.js';
@@ -341,15 +341,122 @@ export function yTooLarge(Y: Float64Array | Float32Array, v: number, yLen: numbe
 export function firstTooLarge(Y: Float64Array, shift: Int32Array, vpc: number, yLen: number): number {
   const vectors = Y.length / yLen;
   for (let c = 0; c * vpc < vectors; c++) {
-    const e = MAX_Y_OVER_H_EXPONENT + 1 - shift[c]!;
-    // 2^e from its exponent bits (e >= -573: a normal double)
-    u32[0] = 0;
-    u32[1] = (e + 1023) << 20;
-    const bound = e <= 1023 ? f64[0]! : Infinity,
+    const bound = tooLargeBound(shift[c]!),
       end = Math.min(vectors, (c + 1) * vpc) * yLen;
     for (let i = c * vpc * yLen; i < end; i++) if (Math.abs(Y[i]!) >= bound) return Math.floor(i / yLen);
   }
   return -1;
+}
+
+/** 2^(MAX_Y_OVER_H_EXPONENT + 1 - p), from its exponent bits (a normal double), or infinity past the largest: |y_i| at or over it is too large at channel shift p. */
+function tooLargeBound(p: number): number {
+  const e = MAX_Y_OVER_H_EXPONENT + 1 - p;
+  u32[0] = 0;
+  u32[1] = (e + 1023) << 20;
+  return e <= 1023 ? f64[0]! : Infinity;
+}
+
+/**
+ * A lane kernel's run filled in one read of H and y, the checks done on the way: channels [c0, c1)
+ * and vectors [v0, v1) copied into `run` (scaled by their channel's power of two, with their
+ * scaled N0, unless the kernel takes them `unscaled`), shift[c] set as channelShift sets it.
+ * false where an entry is NaN or infinite or a vector is too large (firstTooLarge's bound): the
+ * unfused checks then name the first problem of the whole input. A channel's entries are read from
+ * memory once: its largest entry and the finiteness sum (x - x is 0 for a finite x, NaN
+ * otherwise) on the way in, the scaling from the cache.
+ */
+function fillRun(
+  H: Float64Array,
+  Y: Float64Array,
+  val: ValidatedInput,
+  c0: number,
+  c1: number,
+  v0: number,
+  v1: number,
+  shift: Int32Array,
+  run: LaneInputs,
+  unscaled: boolean,
+): boolean {
+  const hLen = 2 * val.nr * val.nt,
+    yLen = 2 * val.nr,
+    vpc = val.vectorsPerChannel,
+    noiseAt = val.noiseAt;
+  const rH = run.H,
+    ry = run.y;
+  let bad = 0;
+  for (let c = c0; c < c1; c++) {
+    const from = c * hLen,
+      to = from + hLen,
+      d = (c - c0) * hLen - from;
+    let m = 0;
+    if (unscaled) {
+      for (let i = from; i < to; i++) {
+        const x = H[i]!,
+          a = Math.abs(x);
+        bad += x - x;
+        if (a > m) m = a;
+        rH[d + i] = x;
+      }
+    } else {
+      for (let i = from; i < to; i++) {
+        const x = H[i]!,
+          a = Math.abs(x);
+        bad += x - x;
+        if (a > m) m = a;
+      }
+    }
+    if (bad !== 0) return false;
+    const p = m > 0 ? -exponentOf(m) : 0,
+      bound = tooLargeBound(p),
+      a = Math.max(v0, c * vpc),
+      b = Math.min(v1, (c + 1) * vpc),
+      yFrom = a * yLen,
+      yTo = b * yLen,
+      e = (a - v0) * yLen - yFrom;
+    shift[c] = p;
+    let over = false;
+    if (unscaled) {
+      run.shift[c - c0] = p;
+      for (let i = yFrom; i < yTo; i++) {
+        const x = Y[i]!;
+        bad += x - x;
+        if (Math.abs(x) >= bound) over = true;
+        ry[e + i] = x;
+      }
+      for (let v = a; v < b; v++) run.channel[v - v0] = c - c0;
+    } else {
+      scaleInto(H, from, hLen, p, rH, from + d);
+      if (p >= -1000 && p <= 1000) {
+        const f = 2 ** p;
+        for (let i = yFrom; i < yTo; i++) {
+          const x = Y[i]!;
+          bad += x - x;
+          if (Math.abs(x) >= bound) over = true;
+          ry[e + i] = x * f;
+        }
+      } else {
+        for (let i = yFrom; i < yTo; i++) {
+          const x = Y[i]!;
+          bad += x - x;
+          if (Math.abs(x) >= bound) over = true;
+        }
+        scaleInto(Y, yFrom, yTo - yFrom, p, ry, yFrom + e);
+      }
+      let raw = NaN,
+        scaled = NaN;
+      for (let v = a; v < b; v++) {
+        const n0 = noiseAt(v);
+        if (n0 !== raw) {
+          raw = n0;
+          scaled = scaledNoise(n0, p);
+        }
+        run.noise[v - v0] = scaled;
+        run.channel[v - v0] = c - c0;
+      }
+    }
+    if (bad !== 0 || over) return false;
+  }
+  return true;
 }
 
 /** The CPU engine's error for a vector yTooLarge refuses. */
@@ -395,13 +502,38 @@ function laneKernelOf(impl: CpuDetector, setup: DetectorSetup, request: CpuKerne
  */
 export function detect(input: DetectionInput, opts: DetectOptions): DetectionResult {
   const t0 = performance.now();
-  const val = validateDetection(input, opts);
-  cpuOnlyEngine(val.opts.engine, 'detect()', 'detectAsync()');
-  return detectCpu(input, val, t0);
+  // the scan of H and y for NaN and infinities waits for detectCpu, which reads them once; an
+  // error found before it comes after the scan's, so the scan runs first there
+  let val: ValidatedInput;
+  try {
+    val = validateDetection(input, opts, 'defer');
+  } catch (e) {
+    validateDetection(input, opts);
+    throw e;
+  }
+  try {
+    cpuOnlyEngine(val.opts.engine, 'detect()', 'detectAsync()');
+  } catch (e) {
+    checkFinite(input.H, 'H');
+    checkFinite(input.y, 'y');
+    throw e;
+  }
+  return detectCpu(input, val, t0, 'unscanned');
 }
 
-/** The CPU engine on validated input (detect() and the GPU engine's redo of flagged vectors). */
-export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = performance.now()): DetectionResult {
+/**
+ * The CPU engine on validated input (detect() and the GPU engine's redo of flagged vectors).
+ * `values` 'unscanned': H and y are not yet checked for NaN and infinities (validateDetection's
+ * 'defer'), and detectCpu checks them first, as validation would have: every error as the
+ * validated call throws it, while a WebAssembly kernel's run reads H and y once for the scan, the
+ * scale and the copy.
+ */
+export function detectCpu(
+  input: DetectionInput,
+  val: ValidatedInput,
+  t0 = performance.now(),
+  values: 'scanned' | 'unscanned' = 'scanned',
+): DetectionResult {
   const H = input.H instanceof Float64Array ? input.H : Float64Array.from(input.H);
   const Y = input.y instanceof Float64Array ? input.y : Float64Array.from(input.y);
   const { nr, nt, vectors, channels, vectorsPerChannel: vpc, noiseAt } = val;
@@ -416,9 +548,21 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
   const hLen = 2 * nr * nt,
     yLen = 2 * nr;
   const shift = new Int32Array(channels);
-  for (let c = 0; c < channels; c++) shift[c] = channelShift(H, c, hLen);
-  const tooLarge = firstTooLarge(Y, shift, vpc, yLen);
-  if (tooLarge >= 0) throw yTooLargeError(input, val, tooLarge);
+  /** The input's checks in their order, each pass over the whole batch (the first problem thrown); sets shift. */
+  function checkAll(): void {
+    if (values === 'unscanned') {
+      checkFinite(input.H, 'H');
+      checkFinite(input.y, 'y');
+    }
+    for (let c = 0; c < channels; c++) shift[c] = channelShift(H, c, hLen);
+    const tooLarge = firstTooLarge(Y, shift, vpc, yLen);
+    if (tooLarge >= 0) throw yTooLargeError(input, val, tooLarge);
+  }
+  /** Throws `e` after the input's checks (which throw first where they find a problem). */
+  function after(e: unknown): never {
+    checkAll();
+    throw e;
+  }
   const prior = input.priorLlr;
   const setup: DetectorSetup = {
     nr,
@@ -430,8 +574,15 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
     maxNodes,
     ...(prior ? { priorLlr: prior instanceof Float64Array ? prior : Float64Array.from(prior) } : {}),
   };
-  const instance = impl.create(setup);
-  const lanes = laneKernelOf(impl, setup, val.opts.cpuKernel ?? 'auto');
+  let instance: ReturnType<CpuDetector['create']>, lanes: LaneKernel | null;
+  try {
+    instance = impl.create(setup);
+    lanes = laneKernelOf(impl, setup, val.opts.cpuKernel ?? 'auto');
+  } catch (e) {
+    after(e);
+  }
+  // the reference's inputs are checked up front; a kernel's run by run as fillRun copies them
+  if (!lanes) checkAll();
   const out: LaneOutput = {
     symbols: new Int32Array(vectors * nt),
     llr: soft ? new Float64Array(vectors * nt * con.bitsPerSymbol) : null,
@@ -477,49 +628,22 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
       c0 = Math.floor(v0 / vpc),
       c1 = Math.floor((v1 - 1) / vpc) + 1;
     const run = lanes.inputs(c1 - c0, v1 - v0);
-    if (lanes.unscaled) {
-      // the kernel scales the caller's arrays itself
-      run.H.set(H.subarray(c0 * hLen, c1 * hLen));
-      run.y.set(Y.subarray(v0 * yLen, v1 * yLen));
-      run.shift.set(shift.subarray(c0, c1));
-      for (let v = v0, c = c0, next = (c0 + 1) * vpc; v < v1; v++) {
-        if (v === next) {
-          c++;
-          next += vpc;
-        }
-        run.channel[v - v0] = c - c0;
-      }
-    }
-    for (let c = c0; !lanes.unscaled && c < c1; c++) {
-      const p = shift[c]!,
-        a = Math.max(v0, c * vpc),
-        b = Math.min(v1, (c + 1) * vpc);
-      scaleInto(H, c * hLen, hLen, p, run.H, (c - c0) * hLen);
-      // the channel's vectors in the run, contiguous
-      scaleInto(Y, a * yLen, (b - a) * yLen, p, run.y, (a - v0) * yLen);
-      let raw = NaN,
-        scaled = NaN;
-      for (let v = a; v < b; v++) {
-        const n0 = noiseAt(v);
-        if (n0 !== raw) {
-          raw = n0;
-          scaled = scaledNoise(n0, p);
-        }
-        run.noise[v - v0] = scaled;
-        run.channel[v - v0] = c - c0;
-      }
+    if (!fillRun(H, Y, val, c0, c1, v0, v1, shift, run, lanes.unscaled)) {
+      checkAll();
+      throw new LatticeMimoError('CHECK_FAILED', 'detect(): the one-pass input check and the full one disagree');
     }
     const r = lanes.run(c1 - c0, v1 - v0, out, v0);
     if (r < 0) {
       // the reference on the run throws what it throws first: a vector's budget error before the
-      // channel, or the channel's error
+      // channel, or the channel's error (after the input's checks: the later runs' not yet done)
+      checkAll();
       reference(v0, v1);
       throw new LatticeMimoError('CHECK_FAILED', `the WebAssembly kernel could not prepare channel ${c0 - 1 - r}`);
     }
     nodes += r;
     for (let v = v0; v < v1; v++) {
       if (!out.unproven[v]) continue;
-      if (onBudget === 'error') throw nodeBudgetError(maxNodes, { detector: val.opts.detector, vector: v });
+      if (onBudget === 'error') after(nodeBudgetError(maxNodes, { detector: val.opts.detector, vector: v }));
       budgetExceeded++;
     }
   }
