@@ -28,7 +28,7 @@ import {
 } from '../core/index.js';
 import { cpuOnlyEngine } from '../gpu/index.js';
 import { maxNodesOf, nodeBudgetError, onBudgetOf } from './budget.js';
-import type { CpuDetector, DetectorSetup, LaneInputs, LaneKernel, LaneOutput } from './detectors/detector.js';
+import type { CpuDetector, DetectorSetup, LaneKernel, LaneOutput } from './detectors/detector.js';
 import { bitsPerSymbolOf, constellation, symbolsToBits } from './modulation.js';
 import { checkDetectOptions } from './options.js';
 import { type Detector, detectorEntry, priorDetectors, WIDE_DETECTORS } from './registry.js';
@@ -356,109 +356,6 @@ function tooLargeBound(p: number): number {
   return e <= 1023 ? f64[0]! : Infinity;
 }
 
-/**
- * A lane kernel's run filled in one read of H and y, the checks done on the way: channels [c0, c1)
- * and vectors [v0, v1) copied into `run` (scaled by their channel's power of two, with their
- * scaled N0, unless the kernel takes them `unscaled`), shift[c] set as channelShift sets it.
- * false where an entry is NaN or infinite or a vector is too large (firstTooLarge's bound): the
- * unfused checks then name the first problem of the whole input. A channel's entries are read from
- * memory once: its largest entry and the finiteness sum (x - x is 0 for a finite x, NaN
- * otherwise) on the way in, the scaling from the cache.
- */
-function fillRun(
-  H: Float64Array,
-  Y: Float64Array,
-  val: ValidatedInput,
-  c0: number,
-  c1: number,
-  v0: number,
-  v1: number,
-  shift: Int32Array,
-  run: LaneInputs,
-  unscaled: boolean,
-): boolean {
-  const hLen = 2 * val.nr * val.nt,
-    yLen = 2 * val.nr,
-    vpc = val.vectorsPerChannel,
-    noiseAt = val.noiseAt;
-  const rH = run.H,
-    ry = run.y;
-  let bad = 0;
-  for (let c = c0; c < c1; c++) {
-    const from = c * hLen,
-      to = from + hLen,
-      d = (c - c0) * hLen - from;
-    let m = 0;
-    if (unscaled) {
-      for (let i = from; i < to; i++) {
-        const x = H[i]!,
-          a = Math.abs(x);
-        bad += x - x;
-        if (a > m) m = a;
-        rH[d + i] = x;
-      }
-    } else {
-      for (let i = from; i < to; i++) {
-        const x = H[i]!,
-          a = Math.abs(x);
-        bad += x - x;
-        if (a > m) m = a;
-      }
-    }
-    if (bad !== 0) return false;
-    const p = m > 0 ? -exponentOf(m) : 0,
-      bound = tooLargeBound(p),
-      a = Math.max(v0, c * vpc),
-      b = Math.min(v1, (c + 1) * vpc),
-      yFrom = a * yLen,
-      yTo = b * yLen,
-      e = (a - v0) * yLen - yFrom;
-    shift[c] = p;
-    let over = false;
-    if (unscaled) {
-      run.shift[c - c0] = p;
-      for (let i = yFrom; i < yTo; i++) {
-        const x = Y[i]!;
-        bad += x - x;
-        if (Math.abs(x) >= bound) over = true;
-        ry[e + i] = x;
-      }
-      for (let v = a; v < b; v++) run.channel[v - v0] = c - c0;
-    } else {
-      scaleInto(H, from, hLen, p, rH, from + d);
-      if (p >= -1000 && p <= 1000) {
-        const f = 2 ** p;
-        for (let i = yFrom; i < yTo; i++) {
-          const x = Y[i]!;
-          bad += x - x;
-          if (Math.abs(x) >= bound) over = true;
-          ry[e + i] = x * f;
-        }
-      } else {
-        for (let i = yFrom; i < yTo; i++) {
-          const x = Y[i]!;
-          bad += x - x;
-          if (Math.abs(x) >= bound) over = true;
-        }
-        scaleInto(Y, yFrom, yTo - yFrom, p, ry, yFrom + e);
-      }
-      let raw = NaN,
-        scaled = NaN;
-      for (let v = a; v < b; v++) {
-        const n0 = noiseAt(v);
-        if (n0 !== raw) {
-          raw = n0;
-          scaled = scaledNoise(n0, p);
-        }
-        run.noise[v - v0] = scaled;
-        run.channel[v - v0] = c - c0;
-      }
-    }
-    if (bad !== 0 || over) return false;
-  }
-  return true;
-}
-
 /** The CPU engine's error for a vector yTooLarge refuses. */
 export function yTooLargeError(input: DetectionInput, val: ValidatedInput, v: number): InvalidInputError {
   const hLen = 2 * val.nr * val.nt,
@@ -581,7 +478,7 @@ export function detectCpu(
   } catch (e) {
     after(e);
   }
-  // the reference's inputs are checked up front; a kernel's run by run as fillRun copies them
+  // the reference's inputs are checked up front; a kernel's run by run in the kernel (LaneKernel.scan)
   if (!lanes) checkAll();
   const out: LaneOutput = {
     symbols: new Int32Array(vectors * nt),
@@ -627,10 +524,34 @@ export function detectCpu(
     const v1 = Math.min(vectors, v0 + lanes.capacity),
       c0 = Math.floor(v0 / vpc),
       c1 = Math.floor((v1 - 1) / vpc) + 1;
+    // the run's H and y copied as they are; the kernel checks and scales them (scan), each entry read once
     const run = lanes.inputs(c1 - c0, v1 - v0);
-    if (!fillRun(H, Y, val, c0, c1, v0, v1, shift, run, lanes.unscaled)) {
+    run.H.set(H.subarray(c0 * hLen, c1 * hLen));
+    run.y.set(Y.subarray(v0 * yLen, v1 * yLen));
+    for (let v = v0, c = c0, next = (c0 + 1) * vpc; v < v1; v++) {
+      if (v === next) {
+        c++;
+        next += vpc;
+      }
+      run.channel[v - v0] = c - c0;
+    }
+    if (!lanes.scan(c1 - c0, v1 - v0)) {
       checkAll();
-      throw new LatticeMimoError('CHECK_FAILED', 'detect(): the one-pass input check and the full one disagree');
+      throw new LatticeMimoError(
+        'CHECK_FAILED',
+        "detect(): the WebAssembly kernel's input check and detect()'s disagree",
+      );
+    }
+    shift.set(run.shift, c0);
+    for (let v = v0, raw = NaN, p = NaN, scaled = NaN; !lanes.unscaled && v < v1; v++) {
+      const n0 = noiseAt(v),
+        pv = shift[Math.floor(v / vpc)]!;
+      if (n0 !== raw || pv !== p) {
+        raw = n0;
+        p = pv;
+        scaled = scaledNoise(n0, pv);
+      }
+      run.noise[v - v0] = scaled;
     }
     const r = lanes.run(c1 - c0, v1 - v0, out, v0);
     if (r < 0) {

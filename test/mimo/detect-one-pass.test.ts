@@ -120,7 +120,8 @@ function randomCase(rng: Philox): { input: DetectionInput; opts: DetectOptions; 
   if (k !== 0) {
     for (let i = 0; i < H.length; i++) H[i] = H[i]! * 2 ** k;
     for (let i = 0; i < y.length; i++) y[i] = y[i]! * 2 ** k;
-    noise = noise * 2 ** k * 2 ** k;
+    // N0 with them where it stays a normal double; else as it was (clamped where scaled)
+    if (Math.abs(k) <= 500) noise = noise * 2 ** k * 2 ** k;
   }
   const planted: string[] = [];
   const bad = rng.uniform() < 0.25 ? 0 : 1 + (rng.nextUint32() % 3);
