@@ -478,8 +478,8 @@ export function detectCpu(
   } catch (e) {
     after(e);
   }
-  // the reference's inputs are checked up front; a kernel's run by run in the kernel (LaneKernel.scan)
-  if (!lanes) checkAll();
+  // checked up front, or run by run by the kernel (LaneKernel.scan) as it reads them
+  if (!lanes?.scan) checkAll();
   const out: LaneOutput = {
     symbols: new Int32Array(vectors * nt),
     llr: soft ? new Float64Array(vectors * nt * con.bitsPerSymbol) : null,
@@ -524,34 +524,67 @@ export function detectCpu(
     const v1 = Math.min(vectors, v0 + lanes.capacity),
       c0 = Math.floor(v0 / vpc),
       c1 = Math.floor((v1 - 1) / vpc) + 1;
-    // the run's H and y copied as they are; the kernel checks and scales them (scan), each entry read once
     const run = lanes.inputs(c1 - c0, v1 - v0);
-    run.H.set(H.subarray(c0 * hLen, c1 * hLen));
-    run.y.set(Y.subarray(v0 * yLen, v1 * yLen));
-    for (let v = v0, c = c0, next = (c0 + 1) * vpc; v < v1; v++) {
-      if (v === next) {
-        c++;
-        next += vpc;
+    if (lanes.scan) {
+      // H and y copied as they are; the kernel checks and scales them, each entry read once
+      run.H.set(H.subarray(c0 * hLen, c1 * hLen));
+      run.y.set(Y.subarray(v0 * yLen, v1 * yLen));
+      for (let v = v0, c = c0, next = (c0 + 1) * vpc; v < v1; v++) {
+        if (v === next) {
+          c++;
+          next += vpc;
+        }
+        run.channel[v - v0] = c - c0;
       }
-      run.channel[v - v0] = c - c0;
-    }
-    if (!lanes.scan(c1 - c0, v1 - v0)) {
-      checkAll();
-      throw new LatticeMimoError(
-        'CHECK_FAILED',
-        "detect(): the WebAssembly kernel's input check and detect()'s disagree",
-      );
-    }
-    shift.set(run.shift, c0);
-    for (let v = v0, raw = NaN, p = NaN, scaled = NaN; !lanes.unscaled && v < v1; v++) {
-      const n0 = noiseAt(v),
-        pv = shift[Math.floor(v / vpc)]!;
-      if (n0 !== raw || pv !== p) {
-        raw = n0;
-        p = pv;
-        scaled = scaledNoise(n0, pv);
+      if (!lanes.scan(c1 - c0, v1 - v0)) {
+        checkAll();
+        throw new LatticeMimoError(
+          'CHECK_FAILED',
+          "detect(): the WebAssembly kernel's input check and detect()'s disagree",
+        );
       }
-      run.noise[v - v0] = scaled;
+      shift.set(run.shift, c0);
+      for (let v = v0, raw = NaN, p = NaN, scaled = NaN; !lanes.unscaled && v < v1; v++) {
+        const n0 = noiseAt(v),
+          pv = shift[Math.floor(v / vpc)]!;
+        if (n0 !== raw || pv !== p) {
+          raw = n0;
+          p = pv;
+          scaled = scaledNoise(n0, pv);
+        }
+        run.noise[v - v0] = scaled;
+      }
+    } else if (lanes.unscaled) {
+      // the kernel scales the caller's arrays itself
+      run.H.set(H.subarray(c0 * hLen, c1 * hLen));
+      run.y.set(Y.subarray(v0 * yLen, v1 * yLen));
+      run.shift.set(shift.subarray(c0, c1));
+      for (let v = v0, c = c0, next = (c0 + 1) * vpc; v < v1; v++) {
+        if (v === next) {
+          c++;
+          next += vpc;
+        }
+        run.channel[v - v0] = c - c0;
+      }
+    }
+    for (let c = c0; !lanes.scan && !lanes.unscaled && c < c1; c++) {
+      const p = shift[c]!,
+        a = Math.max(v0, c * vpc),
+        b = Math.min(v1, (c + 1) * vpc);
+      scaleInto(H, c * hLen, hLen, p, run.H, (c - c0) * hLen);
+      // the channel's vectors in the run, contiguous
+      scaleInto(Y, a * yLen, (b - a) * yLen, p, run.y, (a - v0) * yLen);
+      let raw = NaN,
+        scaled = NaN;
+      for (let v = a; v < b; v++) {
+        const n0 = noiseAt(v);
+        if (n0 !== raw) {
+          raw = n0;
+          scaled = scaledNoise(n0, p);
+        }
+        run.noise[v - v0] = scaled;
+        run.channel[v - v0] = c - c0;
+      }
     }
     const r = lanes.run(c1 - c0, v1 - v0, out, v0);
     if (r < 0) {
