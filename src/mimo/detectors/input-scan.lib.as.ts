@@ -71,11 +71,17 @@ export function scanRun(
 ): i32 {
   for (let c = 0; c < channels; c++) {
     const base = H + (<usize>(c * hLen) << 3);
-    // the max of |entries|: NaN where one is NaN, infinity where one is infinite
-    let m = f64x2.splat(0);
-    for (let i = 0; i < hLen; i += 2) m = f64x2.max(m, f64x2.abs(v128.load(base + ((<usize>i) << 3))));
+    // the max of |entries| (pmax: one instruction, where max's NaN rule takes several), infinity
+    // where one is infinite; a NaN flagged beside it (x != x)
+    let m = f64x2.splat(0),
+      nan = i64x2.splat(0);
+    for (let i = 0; i < hLen; i += 2) {
+      const x = v128.load(base + ((<usize>i) << 3));
+      m = f64x2.pmax(m, f64x2.abs(x));
+      nan = v128.or(nan, f64x2.ne(x, x));
+    }
     const top = Math.max(f64x2.extract_lane(m, 0), f64x2.extract_lane(m, 1));
-    if (!(top < Infinity)) return 0;
+    if (v128.any_true(nan) || !(top < Infinity)) return 0;
     const s = top > 0 ? -exponentOf(top) : 0;
     store<i32>(shift + ((<usize>c) << 2), s);
     if (scaled) {
