@@ -1,7 +1,9 @@
 /**
  * detect(): batched MIMO detection on the CPU engine. Validates the whole input first (shapes,
  * finiteness, noise variance, option ranges, the detector's nr / nt rule: typed errors naming the
- * problem), then runs the chosen detector: its per-channel preprocessing once per channel (again
+ * problem; where a WebAssembly kernel runs, the kernel scans H and y for NaN, infinities and
+ * too-large vectors as it reads each run, and a problem it finds is named by the same error, in
+ * the same order), then runs the chosen detector: its per-channel preprocessing once per channel (again
  * only if the noise variance changes inside a channel's group of vectors), its per-vector search
  * for every vector.
  *
