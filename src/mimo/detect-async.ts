@@ -42,12 +42,13 @@ export async function detectAsync(
           ? `the '${val.opts.detector}' detector's CUDA kernel takes no a-priori LLRs (priorLlr)`
           : null,
   });
+  // the CPU engine scans H and y itself, first (in one read with its copies where a kernel runs)
+  if (engine === 'cpu') return intoOutputs(detectCpu(input, val, t0, 'unscanned'), out);
   const gpuScans = engine === 'cuda' && input.H instanceof Float32Array && input.y instanceof Float32Array;
   if (!gpuScans) {
     checkFinite(input.H, 'H');
     checkFinite(input.y, 'y');
   }
-  if (engine === 'cpu') return intoOutputs(detectCpu(input, val, t0), out);
   const impl = cudaImpls.get(val.opts.detector) ?? (await loadCuda(val.opts.detector, entry.cuda!));
   engineModule ??= await import('./gpu/detect-batch.js');
   return engineModule.detectCuda(input, val, impl, t0, out);

@@ -1,7 +1,9 @@
 /**
  * detect(): batched MIMO detection on the CPU engine. Validates the whole input first (shapes,
  * finiteness, noise variance, option ranges, the detector's nr / nt rule: typed errors naming the
- * problem), then runs the chosen detector: its per-channel preprocessing once per channel (again
+ * problem; where a WebAssembly kernel runs, the kernel scans H and y for NaN, infinities and
+ * too-large vectors as it reads each run, and a problem it finds is named by the same error, in
+ * the same order), then runs the chosen detector: its per-channel preprocessing once per channel (again
  * only if the noise variance changes inside a channel's group of vectors), its per-vector search
  * for every vector.
  *
@@ -341,15 +343,19 @@ export function yTooLarge(Y: Float64Array | Float32Array, v: number, yLen: numbe
 export function firstTooLarge(Y: Float64Array, shift: Int32Array, vpc: number, yLen: number): number {
   const vectors = Y.length / yLen;
   for (let c = 0; c * vpc < vectors; c++) {
-    const e = MAX_Y_OVER_H_EXPONENT + 1 - shift[c]!;
-    // 2^e from its exponent bits (e >= -573: a normal double)
-    u32[0] = 0;
-    u32[1] = (e + 1023) << 20;
-    const bound = e <= 1023 ? f64[0]! : Infinity,
+    const bound = tooLargeBound(shift[c]!),
       end = Math.min(vectors, (c + 1) * vpc) * yLen;
     for (let i = c * vpc * yLen; i < end; i++) if (Math.abs(Y[i]!) >= bound) return Math.floor(i / yLen);
   }
   return -1;
+}
+
+/** 2^(MAX_Y_OVER_H_EXPONENT + 1 - p), from its exponent bits (a normal double), or infinity past the largest: |y_i| at or over it is too large at channel shift p. */
+function tooLargeBound(p: number): number {
+  const e = MAX_Y_OVER_H_EXPONENT + 1 - p;
+  u32[0] = 0;
+  u32[1] = (e + 1023) << 20;
+  return e <= 1023 ? f64[0]! : Infinity;
 }
 
 /** The CPU engine's error for a vector yTooLarge refuses. */
@@ -395,13 +401,38 @@ function laneKernelOf(impl: CpuDetector, setup: DetectorSetup, request: CpuKerne
  */
 export function detect(input: DetectionInput, opts: DetectOptions): DetectionResult {
   const t0 = performance.now();
-  const val = validateDetection(input, opts);
-  cpuOnlyEngine(val.opts.engine, 'detect()', 'detectAsync()');
-  return detectCpu(input, val, t0);
+  // the scan of H and y for NaN and infinities waits for detectCpu, which reads them once; an
+  // error found before it comes after the scan's, so the scan runs first there
+  let val: ValidatedInput;
+  try {
+    val = validateDetection(input, opts, 'defer');
+  } catch (e) {
+    validateDetection(input, opts);
+    throw e;
+  }
+  try {
+    cpuOnlyEngine(val.opts.engine, 'detect()', 'detectAsync()');
+  } catch (e) {
+    checkFinite(input.H, 'H');
+    checkFinite(input.y, 'y');
+    throw e;
+  }
+  return detectCpu(input, val, t0, 'unscanned');
 }
 
-/** The CPU engine on validated input (detect() and the GPU engine's redo of flagged vectors). */
-export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = performance.now()): DetectionResult {
+/**
+ * The CPU engine on validated input (detect() and the GPU engine's redo of flagged vectors).
+ * `values` 'unscanned': H and y are not yet checked for NaN and infinities (validateDetection's
+ * 'defer'), and detectCpu checks them first, as validation would have: every error as the
+ * validated call throws it, while a WebAssembly kernel's run reads H and y once for the scan, the
+ * scale and the copy.
+ */
+export function detectCpu(
+  input: DetectionInput,
+  val: ValidatedInput,
+  t0 = performance.now(),
+  values: 'scanned' | 'unscanned' = 'scanned',
+): DetectionResult {
   const H = input.H instanceof Float64Array ? input.H : Float64Array.from(input.H);
   const Y = input.y instanceof Float64Array ? input.y : Float64Array.from(input.y);
   const { nr, nt, vectors, channels, vectorsPerChannel: vpc, noiseAt } = val;
@@ -416,9 +447,21 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
   const hLen = 2 * nr * nt,
     yLen = 2 * nr;
   const shift = new Int32Array(channels);
-  for (let c = 0; c < channels; c++) shift[c] = channelShift(H, c, hLen);
-  const tooLarge = firstTooLarge(Y, shift, vpc, yLen);
-  if (tooLarge >= 0) throw yTooLargeError(input, val, tooLarge);
+  /** The input's checks in their order, each pass over the whole batch (the first problem thrown); sets shift. */
+  function checkAll(): void {
+    if (values === 'unscanned') {
+      checkFinite(input.H, 'H');
+      checkFinite(input.y, 'y');
+    }
+    for (let c = 0; c < channels; c++) shift[c] = channelShift(H, c, hLen);
+    const tooLarge = firstTooLarge(Y, shift, vpc, yLen);
+    if (tooLarge >= 0) throw yTooLargeError(input, val, tooLarge);
+  }
+  /** Throws `e` after the input's checks (which throw first where they find a problem). */
+  function after(e: unknown): never {
+    checkAll();
+    throw e;
+  }
   const prior = input.priorLlr;
   const setup: DetectorSetup = {
     nr,
@@ -430,8 +473,15 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
     maxNodes,
     ...(prior ? { priorLlr: prior instanceof Float64Array ? prior : Float64Array.from(prior) } : {}),
   };
-  const instance = impl.create(setup);
-  const lanes = laneKernelOf(impl, setup, val.opts.cpuKernel ?? 'auto');
+  let instance: ReturnType<CpuDetector['create']>, lanes: LaneKernel | null;
+  try {
+    instance = impl.create(setup);
+    lanes = laneKernelOf(impl, setup, val.opts.cpuKernel ?? 'auto');
+  } catch (e) {
+    after(e);
+  }
+  // checked up front, or run by run by the kernel (LaneKernel.scan) as it reads them
+  if (!lanes?.scan) checkAll();
   const out: LaneOutput = {
     symbols: new Int32Array(vectors * nt),
     llr: soft ? new Float64Array(vectors * nt * con.bitsPerSymbol) : null,
@@ -477,7 +527,36 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
       c0 = Math.floor(v0 / vpc),
       c1 = Math.floor((v1 - 1) / vpc) + 1;
     const run = lanes.inputs(c1 - c0, v1 - v0);
-    if (lanes.unscaled) {
+    if (lanes.scan) {
+      // H and y copied as they are; the kernel checks and scales them, each entry read once
+      run.H.set(H.subarray(c0 * hLen, c1 * hLen));
+      run.y.set(Y.subarray(v0 * yLen, v1 * yLen));
+      for (let v = v0, c = c0, next = (c0 + 1) * vpc; v < v1; v++) {
+        if (v === next) {
+          c++;
+          next += vpc;
+        }
+        run.channel[v - v0] = c - c0;
+      }
+      if (!lanes.scan(c1 - c0, v1 - v0)) {
+        checkAll();
+        throw new LatticeMimoError(
+          'CHECK_FAILED',
+          "detect(): the WebAssembly kernel's input check and detect()'s disagree",
+        );
+      }
+      shift.set(run.shift, c0);
+      for (let v = v0, raw = NaN, p = NaN, scaled = NaN; !lanes.unscaled && v < v1; v++) {
+        const n0 = noiseAt(v),
+          pv = shift[Math.floor(v / vpc)]!;
+        if (n0 !== raw || pv !== p) {
+          raw = n0;
+          p = pv;
+          scaled = scaledNoise(n0, pv);
+        }
+        run.noise[v - v0] = scaled;
+      }
+    } else if (lanes.unscaled) {
       // the kernel scales the caller's arrays itself
       run.H.set(H.subarray(c0 * hLen, c1 * hLen));
       run.y.set(Y.subarray(v0 * yLen, v1 * yLen));
@@ -490,7 +569,7 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
         run.channel[v - v0] = c - c0;
       }
     }
-    for (let c = c0; !lanes.unscaled && c < c1; c++) {
+    for (let c = c0; !lanes.scan && !lanes.unscaled && c < c1; c++) {
       const p = shift[c]!,
         a = Math.max(v0, c * vpc),
         b = Math.min(v1, (c + 1) * vpc);
@@ -512,14 +591,15 @@ export function detectCpu(input: DetectionInput, val: ValidatedInput, t0 = perfo
     const r = lanes.run(c1 - c0, v1 - v0, out, v0);
     if (r < 0) {
       // the reference on the run throws what it throws first: a vector's budget error before the
-      // channel, or the channel's error
+      // channel, or the channel's error (after the input's checks: the later runs' not yet done)
+      checkAll();
       reference(v0, v1);
       throw new LatticeMimoError('CHECK_FAILED', `the WebAssembly kernel could not prepare channel ${c0 - 1 - r}`);
     }
     nodes += r;
     for (let v = v0; v < v1; v++) {
       if (!out.unproven[v]) continue;
-      if (onBudget === 'error') throw nodeBudgetError(maxNodes, { detector: val.opts.detector, vector: v });
+      if (onBudget === 'error') after(nodeBudgetError(maxNodes, { detector: val.opts.detector, vector: v }));
       budgetExceeded++;
     }
   }

@@ -89,15 +89,24 @@ export interface LaneKernel {
   /** Vectors a run holds. */
   readonly capacity: number;
   /**
-   * true: inputs() takes the caller's H and y as they are, with each channel's power of two in
-   * `shift`, and run() scales them itself, exactly as detect() scales (the same products), and
-   * takes no N0 (a search that ignores it); false: detect() writes the scaled H, y and N0.
+   * true: run() takes the caller's H and y unscaled (as scan() leaves them, or as detect() copies
+   * them), with each channel's power of two in `shift`, and scales them itself, exactly as detect()
+   * scales (the same products), and takes no N0 (a search that ignores it); false: H and y come
+   * scaled (by scan(), or by detect() for a kernel without one), with the scaled N0 (detect()'s).
    */
   readonly unscaled: boolean;
   /** Whether run() writes the bits of its decisions (out.bits); detect() otherwise derives them from the symbols. */
   readonly bits: boolean;
   /** The input arrays of a run of `channels` channels and `vectors` vectors (views of the kernel's memory). */
   inputs(channels: number, vectors: number): LaneInputs;
+  /**
+   * The checks and scale of a run whose inputs() hold the caller's H and y as they are and each
+   * vector's channel: writes each channel's power of two (channelShift's) to `shift` and, unless
+   * `unscaled`, scales H and y by it in place (scaleInto's products); false where an entry is NaN
+   * or infinite or a vector is too large (firstTooLarge's bound), and detect() then names the problem.
+   * Without it detect() checks the whole batch first, then writes each run (scaled unless `unscaled`).
+   */
+  scan?(channels: number, vectors: number): boolean;
   /**
    * Detects a run's vectors into `out` at vectors v0 ..; returns the nodes visited, or -1 - c when
    * the run's channel c cannot be prepared (detect() then lets the reference's prepare throw its error).

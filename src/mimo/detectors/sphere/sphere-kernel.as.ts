@@ -26,6 +26,8 @@
  */
 import { F, I, jsRound, setF, setI } from '../../../core/wasm/memory.lib.as';
 
+export { scanRun } from '../input-scan.lib.as';
+
 /** Math.round(u) clamped to [0, qMax], clamped before it becomes an integer (u may be far out). */
 @inline
 function level(u: f64, qMax: i32): i32 {

@@ -18,6 +18,17 @@ const KERNEL_URL = new URL('./sphere-kernel.wasm', import.meta.url);
 
 /** The kernel's exports (pointers are byte offsets into its memory). */
 interface SphereKernelExports {
+  scanRun(
+    H: number,
+    channels: number,
+    hLen: number,
+    y: number,
+    chan: number,
+    vectors: number,
+    yLen: number,
+    shift: number,
+    scaled: number,
+  ): number;
   prepare(
     H: number,
     factor: number,
@@ -137,6 +148,12 @@ export class SphereKernel implements LaneKernel {
 
   inputs(channels: number, vectors: number): LaneInputs {
     return this.lay.inputs(this.buffer, channels, vectors);
+  }
+
+  scan(channels: number, vectors: number): boolean {
+    const { k, lay, model } = this;
+    const { nr, nt } = model;
+    return k.scanRun(lay.H, channels, 2 * nr * nt, lay.y, lay.channel, vectors, 2 * nr, lay.shift, 0) === 1;
   }
 
   run(channels: number, vectors: number, out: LaneOutput, v0: number): number {

@@ -42,6 +42,8 @@ function at(base: usize, i: i32): usize {
   return base + ((<usize>i) << 4);
 }
 
+export { scanRun } from '../input-scan.lib.as';
+
 /**
  * Per channel and pass: the MRVD real matrix of the channel with its streams rotated by the pass
  * (column c holds stream (c + pass) mod nt, Re then Im), factored by modified Gram-Schmidt (qrInto,

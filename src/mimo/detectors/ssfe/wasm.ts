@@ -19,6 +19,17 @@ const KERNEL_URL = new URL('./ssfe-lanes.wasm', import.meta.url);
 
 /** The kernel's exports (pointers are byte offsets into its memory). */
 interface SsfeLanesExports {
+  scanRun(
+    H: number,
+    channels: number,
+    hLen: number,
+    y: number,
+    chan: number,
+    vectors: number,
+    yLen: number,
+    shift: number,
+    scaled: number,
+  ): number;
   prepare(
     H: number,
     channels: number,
@@ -128,6 +139,12 @@ export class SsfeLanes implements LaneKernel {
 
   inputs(channels: number, vectors: number): LaneInputs {
     return this.lay.inputs(this.buffer, channels, vectors);
+  }
+
+  scan(channels: number, vectors: number): boolean {
+    const { k, lay, model } = this;
+    const { nr, nt, rows } = model;
+    return k.scanRun(lay.H, channels, 2 * nr * nt, lay.y, lay.channel, vectors, rows, lay.shift, 1) === 1;
   }
 
   run(channels: number, vectors: number, out: DetectorOutput, v0: number): number {
