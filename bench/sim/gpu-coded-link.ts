@@ -11,7 +11,8 @@
  *     in chunks of `--chunk` vectors: information bits per second of the second of two equal points'
  *     wall time (the first compiles), for each decoder setting.
  *     Each for `--vpc` vectors a channel (default 1 and 144: a channel a vector, a channel a frame).
- * Usage: node dist/bench/sim/gpu-coded-link.js [--frames N] [--sim-frames N] [--chunk N] [--ebn0 DB] [--vpc LIST]
+ * Usage: node dist/bench/sim/gpu-coded-link.js [--frames N] [--sim-frames N] [--chunk N] [--unit N] [--ebn0 DB] [--vpc LIST]
+ * (--unit: simulate()'s unitVectors in step 2, default its own: units as large as the chunk show the host's work a unit)
  */
 import { ldpcCode } from '../../src/coding/code.js';
 import { requireCuda } from '../../src/gpu/context.js';
@@ -362,6 +363,7 @@ async function endToEnd(
   vpc: number,
   ebn0: number,
   settings = SETTINGS,
+  unit = 0,
 ): Promise<void> {
   console.log(
     `simulate --engine cuda --code ${CODE}, 4x4 16-QAM, nway N = 4, ${vpc} vectors a channel, Eb/N0 ${ebn0} dB, ${simFrames} frames a point, chunks of ${chunk} vectors:`,
@@ -381,6 +383,7 @@ async function endToEnd(
       maxFrames: simFrames,
       maxVectors: simFrames * 144,
       chunkVectors: chunk,
+      ...(unit > 0 ? { unitVectors: unit } : {}),
       vectorsPerChannel: vpc,
       seed: 1,
       engine: 'cuda',
@@ -401,12 +404,13 @@ async function main(): Promise<void> {
   const ebn0 = Number(arg('ebn0', '4'));
   const frames = Number(arg('frames', '1820')),
     simFrames = Number(arg('sim-frames', String(1 << 17))),
-    chunk = Number(arg('chunk', String(144 * 455)));
+    chunk = Number(arg('chunk', String(144 * 455))),
+    unit = Number(arg('unit', '0'));
   const vpcs = arg('vpc', '1,144').split(',').map(Number);
   for (const vpc of vpcs) await stages(frames, vpc, ebn0);
   console.log('overlap:');
   for (const vpc of vpcs) await overlap(frames, vpc, ebn0);
-  for (const vpc of vpcs) await endToEnd(simFrames, chunk, vpc, ebn0);
+  for (const vpc of vpcs) await endToEnd(simFrames, chunk, vpc, ebn0, SETTINGS, unit);
   // the default chunk (7 frames): the host's work a chunk shows
   await endToEnd(Math.min(simFrames, 1 << 15), 144 * 7, 1, ebn0, SETTINGS.slice(0, 1));
 }
