@@ -8,6 +8,25 @@ import type { LaneInputs } from './detector.js';
 /** Bytes a run's arrays may take (its vectors are cut to fit): small enough to stay in a core's cache between the kernel's preparation and its searches. */
 const RUN_BYTES = 1 << 18;
 
+/**
+ * The input scan a lane kernel exports (input-scan.lib.as.ts's scanRun; pointers are byte offsets
+ * into its memory): each channel's power of two to `shift`, 1 where the run passes detect()'s
+ * checks, 0 where one fails.
+ */
+export interface ScanRunExport {
+  scanRun(
+    H: number,
+    channels: number,
+    hLen: number,
+    y: number,
+    chan: number,
+    vectors: number,
+    yLen: number,
+    shift: number,
+    scaled: number,
+  ): number;
+}
+
 export class RunLayout {
   /** Vectors (and channels: at most as many) a run holds, at least 2. */
   readonly capacity: number;

@@ -12,23 +12,12 @@
 import { LatticeMimoError, sharedWasmKernel } from '../../../core/index.js';
 import type { RealModel } from '../../preprocess/real-system.js';
 import type { LaneInputs, LaneKernel, LaneOutput } from '../detector.js';
-import { RunLayout } from '../lane-memory.js';
+import { RunLayout, type ScanRunExport } from '../lane-memory.js';
 
 const KERNEL_URL = new URL('./sphere-kernel.wasm', import.meta.url);
 
 /** The kernel's exports (pointers are byte offsets into its memory). */
-interface SphereKernelExports {
-  scanRun(
-    H: number,
-    channels: number,
-    hLen: number,
-    y: number,
-    chan: number,
-    vectors: number,
-    yLen: number,
-    shift: number,
-    scaled: number,
-  ): number;
+interface SphereKernelExports extends ScanRunExport {
   prepare(
     H: number,
     factor: number,

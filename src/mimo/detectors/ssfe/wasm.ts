@@ -12,24 +12,13 @@ import { LatticeMimoError, sharedWasmKernel } from '../../../core/index.js';
 import { BitMetricMinima } from '../../soft/maxlog.js';
 import type { RealModel } from '../../soft/real-model.js';
 import type { DetectorOutput, DetectorSetup, LaneInputs, LaneKernel } from '../detector.js';
-import { RunLayout } from '../lane-memory.js';
+import { RunLayout, type ScanRunExport } from '../lane-memory.js';
 import { ssfePaths } from './search.js';
 
 const KERNEL_URL = new URL('./ssfe-lanes.wasm', import.meta.url);
 
 /** The kernel's exports (pointers are byte offsets into its memory). */
-interface SsfeLanesExports {
-  scanRun(
-    H: number,
-    channels: number,
-    hLen: number,
-    y: number,
-    chan: number,
-    vectors: number,
-    yLen: number,
-    shift: number,
-    scaled: number,
-  ): number;
+interface SsfeLanesExports extends ScanRunExport {
   prepare(
     H: number,
     channels: number,
