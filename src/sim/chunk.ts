@@ -98,7 +98,7 @@ export function emptyChunkResult(
 ): ChunkResult {
   const counts: (Float64Array | null)[] = task.detectors.map(() => null);
   for (const d of task.active) counts[d] = new Float64Array(task.unitSizes.length * COUNT_FIELDS);
-  return { snrIndex: task.snrIndex, unit0: task.unit0, vectors: task.unitSizes.slice(), counts };
+  return { snrIndex: task.snrIndex, unit0: task.unit0, vectors: task.unitSizes, counts };
 }
 
 /** Adds `c` to unit i's row of detector d (a row of ChunkResult.counts). */

@@ -434,6 +434,30 @@ const codedSpecOf = (c: NonNullable<Plan['coded']>): CodedSpec => ({
 /** The errors the stop rule counts: bit errors, or frame errors for a coded run. */
 const stopErrors = (p: Plan, t: Tally): number => (p.coded ? t.frameErrors : t.bitErrors);
 
+/** The sums of a chunk's rows (ChunkResult.counts[d]: COUNT_FIELDS numbers a unit), one pass, to out[at ..]. */
+function sumRows(rows: Float64Array, out: Float64Array, at: number): void {
+  let bit = 0,
+    sym = 0,
+    frame = 0,
+    unproven = 0,
+    time = 0,
+    iterations = 0;
+  for (let o = 0; o < rows.length; o += COUNT_FIELDS) {
+    bit += rows[o + COUNT.bitErrors]!;
+    sym += rows[o + COUNT.symbolErrors]!;
+    frame += rows[o + COUNT.frameErrors]!;
+    unproven += rows[o + COUNT.unproven]!;
+    time += rows[o + COUNT.timeMs]!;
+    iterations += rows[o + COUNT.iterations]!;
+  }
+  out[at + COUNT.bitErrors] = bit;
+  out[at + COUNT.symbolErrors] = sym;
+  out[at + COUNT.frameErrors] = frame;
+  out[at + COUNT.unproven] = unproven;
+  out[at + COUNT.timeMs] = time;
+  out[at + COUNT.iterations] = iterations;
+}
+
 /** Adds the counts at rows[o ..] (ChunkResult.counts: a unit's, or a chunk's summed) and their vectors to a tally. */
 function addTally(t: Tally, rows: Float64Array, o: number, vectors: number): void {
   t.bitErrors += rows[o + COUNT.bitErrors]!;
@@ -627,9 +651,11 @@ async function simulatePoint(
       const pos = nextPos++;
       const c = chunkAt(pos);
       const unit0 = c * perChunk;
-      const unitSizes: number[] = [];
-      for (let u = unit0; u < Math.min(p.maxUnits, unit0 + perChunk); u++) unitSizes.push(unitSize(rule, u));
-      const vectors = unitSizes.reduce((a, b) => a + b, 0);
+      // every unit is whole but a point's last (maxVectors need not end on one)
+      const n = Math.min(p.maxUnits, unit0 + perChunk) - unit0;
+      const unitSizes = new Array<number>(n).fill(p.unitVectors);
+      unitSizes[n - 1] = unitSize(rule, unit0 + n - 1);
+      const vectors = (n - 1) * p.unitVectors + unitSizes[n - 1]!;
       const task: ChunkTask = {
         nt: p.opts.nt,
         nr: p.opts.nr,
@@ -683,6 +709,7 @@ async function simulatePoint(
 
   // The whole chunk at once, where no active detector can reach a stop (or a failure) inside it:
   // the counts are then those of the unit walk, summed in another order (exact for the counts).
+  const chunkSums = new Float64Array(nDet * COUNT_FIELDS);
   const mergeWhole = (result: ChunkResult): boolean => {
     let vectors = 0;
     for (const v of result.vectors) vectors += v;
@@ -692,19 +719,11 @@ async function simulatePoint(
       if (result.failures?.[d]) return false;
       const t = tallies[d]!;
       if (t.vectors + vectors >= p.maxVectors) return false;
-      const rows = rowsOf(result, d);
-      let errors = stopErrors(p, t);
-      for (let o = errorField; o < rows.length; o += COUNT_FIELDS) errors += rows[o]!;
-      if (errors >= p.maxErrors) return false;
+      sumRows(rowsOf(result, d), chunkSums, d * COUNT_FIELDS);
+      if (stopErrors(p, t) + chunkSums[d * COUNT_FIELDS + errorField]! >= p.maxErrors) return false;
     }
     mergedVectors += vectors;
-    for (const d of active) {
-      const rows = rowsOf(result, d);
-      const t = tallies[d]!;
-      const sum = new Float64Array(COUNT_FIELDS);
-      for (let o = 0; o < rows.length; o += COUNT_FIELDS) for (let f = 0; f < COUNT_FIELDS; f++) sum[f] += rows[o + f]!;
-      addTally(t, sum, 0, vectors);
-    }
+    for (const d of active) addTally(tallies[d]!, chunkSums, d * COUNT_FIELDS, vectors);
     return true;
   };
 
