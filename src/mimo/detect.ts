@@ -527,8 +527,9 @@ export function detectCpu(
       c0 = Math.floor(v0 / vpc),
       c1 = Math.floor((v1 - 1) / vpc) + 1;
     const run = lanes.inputs(c1 - c0, v1 - v0);
-    if (lanes.scan) {
-      // H and y copied as they are; the kernel checks and scales them, each entry read once
+    if (lanes.scan || lanes.unscaled) {
+      // H and y copied as they are: the kernel scales them itself (and, with scan, checks them,
+      // each entry read once)
       run.H.set(H.subarray(c0 * hLen, c1 * hLen));
       run.y.set(Y.subarray(v0 * yLen, v1 * yLen));
       for (let v = v0, c = c0, next = (c0 + 1) * vpc; v < v1; v++) {
@@ -538,6 +539,8 @@ export function detectCpu(
         }
         run.channel[v - v0] = c - c0;
       }
+    }
+    if (lanes.scan) {
       if (!lanes.scan(c1 - c0, v1 - v0)) {
         checkAll();
         throw new LatticeMimoError(
@@ -556,19 +559,7 @@ export function detectCpu(
         }
         run.noise[v - v0] = scaled;
       }
-    } else if (lanes.unscaled) {
-      // the kernel scales the caller's arrays itself
-      run.H.set(H.subarray(c0 * hLen, c1 * hLen));
-      run.y.set(Y.subarray(v0 * yLen, v1 * yLen));
-      run.shift.set(shift.subarray(c0, c1));
-      for (let v = v0, c = c0, next = (c0 + 1) * vpc; v < v1; v++) {
-        if (v === next) {
-          c++;
-          next += vpc;
-        }
-        run.channel[v - v0] = c - c0;
-      }
-    }
+    } else if (lanes.unscaled) run.shift.set(shift.subarray(c0, c1));
     for (let c = c0; !lanes.scan && !lanes.unscaled && c < c1; c++) {
       const p = shift[c]!,
         a = Math.max(v0, c * vpc),
