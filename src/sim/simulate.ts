@@ -698,6 +698,7 @@ async function simulatePoint(
       pointWallMs: performance.now() - start,
     });
 
+  // a shard's last merged unit (shareAndCheck)
   let lastMerged = -1;
   // A chunk's rows of an active detector (every detector active now was active when it was handed out).
   const rowsOf = (result: ChunkResult, d: number): Float64Array => {
@@ -821,8 +822,8 @@ async function simulatePoint(
       }
       inflight.delete(merged);
       inflightVectors -= entry.vectors;
-      if (!shard && mergeWhole(result)) lastMerged = result.unit0 + result.vectors.length - 1;
-      else mergeUnits(result);
+      // a shard keeps each unit's counts: always unit by unit
+      if (shard || !mergeWhole(result)) mergeUnits(result);
       shareAndCheck(false);
       emit('update');
     }
