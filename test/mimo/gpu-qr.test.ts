@@ -692,16 +692,27 @@ test('mgs.cuh (emulated) on the extended matrix [A | Y]: E = [R | Q^T Y] and the
         );
         continue;
       }
+      // Y's columns ride on Q: float32 projections lose Q's orthogonality by about eps * kappa(A), so
+      // Q^T Y and Y's residual (zero for a square A) carry that much of |Y|; kappa from R's diagonal
+      // (a lower bound of A's condition number; measured errors stay below 0.013 kappa of 2e-5 scale rows)
+      let minR = Infinity,
+        maxR = 0;
+      for (let i = 0; i < nd; i++) {
+        minR = Math.min(minR, Math.abs(E[i + i * nd]!));
+        maxR = Math.max(maxR, Math.abs(E[i + i * nd]!));
+      }
+      const tolR = 2e-5 * scale * rows,
+        tolY = tolR * Math.max(1, maxR / minR / 16);
       for (let i = 0; i < nd * ncols; i++) {
         assert.ok(
-          Math.abs(f[b * nd * ncols + i]! - E[i]!) <= 2e-5 * scale * rows,
+          Math.abs(f[b * nd * ncols + i]! - E[i]!) <= (i < nd * nd ? tolR : tolY),
           `${rows}x${nd}+${extra} sorted=${sorted} problem ${b}: E[${i}] = ${f[b * nd * ncols + i]}, reference ${E[i]}`,
         );
       }
       const resOff = count * nd * ncols + b * rows * extra;
       for (let i = 0; i < rows * extra; i++) {
         assert.ok(
-          Math.abs(f[resOff + i]! - V[nd * rows + i]!) <= 2e-5 * scale * rows,
+          Math.abs(f[resOff + i]! - V[nd * rows + i]!) <= tolY,
           `${rows}x${nd}+${extra} sorted=${sorted} problem ${b}: residual ${i} = ${f[resOff + i]}, reference ${V[nd * rows + i]}`,
         );
       }
