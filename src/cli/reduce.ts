@@ -341,12 +341,13 @@ export async function run(argv: string[]): Promise<number> {
   );
   if (algorithm === 'recursive') {
     const entry = ALGORITHM_REGISTRY.recursive.options!;
-    const read = (key: string, text: string | boolean | undefined) =>
+    // the value read by its flag's name; its range is the schema's (checkRecursiveOptions names the option)
+    const read = (flag: string, key: string, text: string | boolean | undefined) =>
       typeof text !== 'string'
         ? undefined
         : entry[key]!.kind === 'integer'
-          ? intOption(key, text, 0, 1)
-          : parseDecimal(key, text);
+          ? intOption(flag, text, 0, Number.MIN_SAFE_INTEGER)
+          : parseDecimal(flag, text);
     const ropts: RecursiveOptions = {
       ...(values.delta !== undefined ? { delta: parseDecimal('delta', values.delta) } : {}),
       ...(values.eta !== undefined ? { eta: parseDecimal('eta', values.eta) } : {}),
@@ -354,7 +355,7 @@ export async function run(argv: string[]): Promise<number> {
     };
     for (const [flag, f] of ENTRY_FLAGS)
       if (f.algorithm === 'recursive' && entryValues[flag] !== undefined)
-        (ropts as Record<string, unknown>)[f.key] = read(f.key, entryValues[flag]);
+        (ropts as Record<string, unknown>)[f.key] = read(flag, f.key, entryValues[flag]);
     checkRecursiveOptions(ropts);
     const parsedR = readBasisParsed(await readInput(positionals[0], 'pipe a basis on stdin or give a FILE'));
     if (parsedR.bigValues === null)

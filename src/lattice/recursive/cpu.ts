@@ -1,6 +1,7 @@
 /**
  * The recursive reduction as reduce()'s CPU reducer. An integral float64 basis is reduced by
- * iterated compression (iterate.ts, exact BigInt arithmetic), then finished by the sequential LLL
+ * iterated compression (iterate.ts, exact BigInt arithmetic; the first block's shortest vector put
+ * first at the default svpBlock and svpNodes, first-block.ts), then finished by the sequential LLL
  * at (delta, eta) in float64 (its transform tracked), whose output reduce() proves as it proves
  * every LLL output; a basis that is not integral, or float32, has no exact integer lattice to
  * compress, and is reduced by the recursion's leaf alone, the sequential LLL. (recursiveReduce()
@@ -15,7 +16,9 @@ import { lllCpu } from '../lll/cpu.js';
 import { checkReducerInput } from '../lll/gso.js';
 import { applyTransformBig, type BigBasis } from '../precision/exact.js';
 import type { CpuReducer } from '../types.js';
-import { finishMargin, INNER_DELTA, LEAF_BITS, reduceLevel, type IterateStats } from './iterate.js';
+import { shortestFirst } from './first-block.js';
+import { finishMargin, INNER_DELTA, LEAF_BITS, reduceLevel, type IterateParams, type IterateStats } from './iterate.js';
+import { SVP_BLOCK, SVP_NODES } from './options.js';
 
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
@@ -27,7 +30,7 @@ export const recursiveCpu: CpuReducer = (B, Z, n, m, p) => {
   );
   const U: BigBasis = Array.from({ length: m }, (_, j) => Array.from({ length: m }, (_, i) => (i === j ? 1n : 0n)));
   const stats: IterateStats = { rounds: 0, leaves: 0, swaps: 0, factorisations: 0, depth: 0, workerBlocks: 0 };
-  reduceLevel(Bb, U, {
+  const level: IterateParams = {
     // a little above delta: the finish then has next to nothing to swap
     delta: finishMargin(p.delta),
     innerDelta: Math.min(p.delta, INNER_DELTA),
@@ -37,7 +40,10 @@ export const recursiveCpu: CpuReducer = (B, Z, n, m, p) => {
     maxRounds: Math.min(p.maxIterations, 64 * m + 1000),
     finished: true,
     stats,
-  });
+  };
+  reduceLevel(Bb, U, level);
+  // a shorter first vector from the first block's lattice (first-block.ts), the block reduced again
+  if (shortestFirst(Bb, U, SVP_BLOCK, SVP_NODES).improved) reduceLevel(Bb, U, level);
   for (let j = 0; j < m; j++) for (let t = 0; t < n; t++) B[j * n + t] = Number(Bb[j]![t]!);
   // the finish: LLL at (delta, eta) from the compressed reduction's output (exact: its entries
   // are no larger than the input's, and lllCpu keeps integer bases exact below 2^53)

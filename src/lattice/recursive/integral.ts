@@ -22,7 +22,8 @@ import { readTransform, rebuildTransformBig, unitCoordinates } from '../exact-tr
 import type { IntegralLLLResult } from '../precision/ladder.js';
 import { DD_BITS, ddQR } from './dd-qr.js';
 import { fixedQR, maxBitLength } from './fixed-qr.js';
-import { finishMargin, INNER_DELTA, LEAF_BITS, reduceLevel, type IterateStats } from './iterate.js';
+import { finishMargin, INNER_DELTA, LEAF_BITS, reduceLevel, type IterateParams, type IterateStats } from './iterate.js';
+import { type FirstBlockResult, shortestFirst } from './first-block.js';
 import { lllFinish } from './finish.js';
 import { resolveRecursive, type RecursiveOptions } from './options.js';
 import { BlockPool } from './parallel.js';
@@ -74,6 +75,12 @@ export interface RecursiveStats {
   proofMs: number;
   /** Swaps of the LLL finish. */
   finishSwaps: number;
+  /** The first block's enumeration (first-block.ts): its wall time, ms (within reduceMs). */
+  svpMs: number;
+  /** Its nodes (0: not run). */
+  svpNodes: number;
+  /** ||b_0||^2 after it / before it (1: no shorter vector found). */
+  svpRatio: number;
 }
 
 /** The result of recursiveReduce(). */
@@ -135,8 +142,10 @@ export function recursiveReduce(
   // no transform kept: it is rebuilt from B_in and B_out at the end, exactly and proven (half the
   // column operations of the top level saved)
   const pool = o.threads > 1 && m >= 16 ? new BlockPool(o.threads - 1) : undefined;
+  let svpMs = 0,
+    svp: FirstBlockResult = { improved: false, ratio: 1, nodes: 0, complete: true };
   try {
-    reduceLevel(B, null, {
+    const level: IterateParams = {
       // a little above delta where the proven finish follows (its certificate then has a margin)
       delta: goal.kind === 'lll' && goal.finish ? finishMargin(o.delta) : o.delta,
       innerDelta: Math.min(o.delta, INNER_DELTA),
@@ -148,7 +157,16 @@ export function recursiveReduce(
       stats,
       ...(stop ? { stop } : {}),
       ...(pool ? { pool } : {}),
-    });
+    };
+    reduceLevel(B, null, level);
+    // a shorter first vector from the first block's lattice, then that block reduced again (the
+    // lattice of the first svpBlock vectors, and every Gram-Schmidt vector after it, unchanged)
+    if (o.svpBlock >= 2 && !stop?.(outputProfile(B))) {
+      const ts = performance.now();
+      svp = shortestFirst(B, null, o.svpBlock, o.svpNodes);
+      svpMs = performance.now() - ts;
+      if (svp.improved) reduceLevel(B, null, level);
+    }
   } finally {
     pool?.close();
   }
@@ -186,7 +204,16 @@ export function recursiveReduce(
     maxDrop,
     goal: { ...goal, reached } as RecursiveGoal,
     proof: { transform, unimodular, lll, method },
-    stats: { ...stats, reduceMs, finishMs, proofMs, finishSwaps },
+    stats: {
+      ...stats,
+      reduceMs,
+      finishMs,
+      proofMs,
+      finishSwaps,
+      svpMs,
+      svpNodes: svp.nodes,
+      svpRatio: svp.ratio,
+    },
     timeMs: performance.now() - t0,
   };
 }

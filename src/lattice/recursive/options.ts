@@ -41,7 +41,15 @@ export interface RecursiveOptions {
   guard?: number;
   /** Bound on the rounds of each level of the recursion; default 64 m + 1000. */
   maxRounds?: number;
+  /** Vectors of the first block whose lattice a pruned enumeration searches for a shorter b_0 (0: none); default 48. */
+  svpBlock?: number;
+  /** Node budget of that enumeration; default 2^21. */
+  svpNodes?: number;
 }
+
+/** The first block's defaults: about a tenth of a second of enumeration, b_0 some 0.75x shorter than LLL leaves it. */
+export const SVP_BLOCK = 48,
+  SVP_NODES = 2 ** 21;
 
 /** The smallest alpha: LLL's profile drop bound 1 / sqrt(delta - eta^2) at delta 0.99, eta 0.51, rounded up. */
 export const MIN_ALPHA = 1.17;
@@ -90,6 +98,15 @@ export const RECURSIVE_SCHEMA = {
     default: 20,
   }),
   maxRounds: option(integer(1), 'bound on the rounds of each level of the recursion (default 64 m + 1000)'),
+  svpBlock: option(
+    integer(0, 1024),
+    'vectors of the first block whose lattice a pruned enumeration searches for a shorter first vector, put first and the block reduced again (0: none)',
+    { default: SVP_BLOCK, cli: { flag: 'svp-block', metavar: 'K' } },
+  ),
+  svpNodes: option(integer(1, 2 ** 40), "node budget of the first block's enumeration", {
+    default: SVP_NODES,
+    cli: { flag: 'svp-nodes', metavar: 'N' },
+  }),
 };
 
 const _sameKeys: SameKeys<RecursiveOptions, typeof RECURSIVE_SCHEMA> = true;
@@ -106,6 +123,9 @@ export interface ResolvedRecursive {
   maxRounds: number;
   /** Threads (1: no workers). */
   threads: number;
+  /** The first block's size (0: no search) and node budget. */
+  svpBlock: number;
+  svpNodes: number;
 }
 
 /** Checks recursiveReduce()'s options for a basis of m vectors (typed errors naming the option). */
@@ -134,18 +154,20 @@ export function resolveRecursive(opts: unknown, m: number, call = 'recursiveRedu
   const guard = o.guard ?? 20;
   const maxRounds = o.maxRounds ?? 64 * m + 1000;
   const threads = o.threads ?? 1;
+  const svp = { svpBlock: o.svpBlock ?? SVP_BLOCK, svpNodes: o.svpNodes ?? SVP_NODES };
   if (o.alpha !== undefined) {
     // LLL at delta bounds every drop by 1 / sqrt(delta - eta^2): the delta whose bound is alpha
     const delta = Math.min(0.99, 1 / (o.alpha * o.alpha) + eta * eta);
-    return { delta, eta, goal: { kind: 'alpha', alpha: o.alpha }, guard, maxRounds, threads };
+    return { delta, eta, goal: { kind: 'alpha', alpha: o.alpha }, guard, maxRounds, threads, ...svp };
   }
-  if (o.rhf !== undefined) return { delta: 0.99, eta, goal: { kind: 'rhf', rhf: o.rhf }, guard, maxRounds, threads };
+  if (o.rhf !== undefined)
+    return { delta: 0.99, eta, goal: { kind: 'rhf', rhf: o.rhf }, guard, maxRounds, threads, ...svp };
   const delta = o.delta ?? 0.99;
   if (!(eta < Math.sqrt(delta)))
     throw new InvalidArgumentError(`${call}: eta must be below sqrt(delta) = ${Math.sqrt(delta)}, got ${eta}`, {
       option: 'eta',
     });
-  return { delta, eta, goal: { kind: 'lll', finish: o.finish ?? true }, guard, maxRounds, threads };
+  return { delta, eta, goal: { kind: 'lll', finish: o.finish ?? true }, guard, maxRounds, threads, ...svp };
 }
 
 /** Checks recursiveReduce()'s options before any input is read (the command line): the typed error resolveRecursive() would throw. */

@@ -61,7 +61,7 @@ export function formatRecursiveResult(
     ? `${[
         `check: ${ok ? 'PASS' : 'FAIL'} (${goalText(r, delta, eta)}${r.proof.lll ? `: LLL conditions proven ${r.proof.method === 'certificate' ? 'by a float64 Gram-Schmidt with a rigorous error bound' : r.proof.method === 'interval' ? 'by interval arithmetic on the exact Gram matrix' : 'exactly by the integral Gram-Schmidt'}` : r.goal.reached ? ': reached' : ': NOT reached'}; U B_in = B_out and |det U| = 1 proven exactly)`,
         `  recursive: root Hermite factor ${r.rootHermiteFactor.toFixed(6)}, largest profile drop ${r.maxDrop.toFixed(4)}, log2 |b*_i| from ${r.profile[0]!.toFixed(2)} to ${r.profile[m - 1]!.toFixed(2)}`,
-        `  recursive on cpu: n = ${n}, m = ${m}, ${r.timeMs.toFixed(0)} ms (compressed reduction ${s.reduceMs.toFixed(0)} ms: ${s.rounds} rounds, ${s.leaves} leaves, ${s.swaps} swaps, ${s.factorisations} QR, depth ${s.depth}${s.workerBlocks ? `, ${s.workerBlocks} blocks on worker threads` : ''}; LLL finish ${s.finishMs.toFixed(0)} ms, ${s.finishSwaps} swaps; proof ${s.proofMs.toFixed(0)} ms)`,
+        `  recursive on cpu: n = ${n}, m = ${m}, ${r.timeMs.toFixed(0)} ms (compressed reduction ${s.reduceMs.toFixed(0)} ms: ${s.rounds} rounds, ${s.leaves} leaves, ${s.swaps} swaps, ${s.factorisations} QR, depth ${s.depth}${s.workerBlocks ? `, ${s.workerBlocks} blocks on worker threads` : ''}${s.svpNodes ? `; first block ${s.svpMs.toFixed(0)} ms, ${s.svpNodes} nodes, |b_0|^2 x ${s.svpRatio.toFixed(4)}` : ''}; LLL finish ${s.finishMs.toFixed(0)} ms, ${s.finishSwaps} swaps; proof ${s.proofMs.toFixed(0)} ms)`,
       ].join('\n')}\n`
     : '';
   return { stdout, stderr };
