@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Philox } from '../../src/core/rng.js';
 import { determinantBig } from '../../src/lattice/precision/exact.js';
 import { formatIntegerRows } from '../../src/lattice/fplll-format.js';
-import { shortestFirst } from '../../src/lattice/recursive/first-block.js';
+import { prefixTours, shortestFirst } from '../../src/lattice/recursive/first-block.js';
 import { recursiveReduce } from '../../src/lattice/recursive/integral.js';
 import { identity } from '../../src/lattice/recursive/iterate.js';
 
@@ -49,7 +49,7 @@ test('shortestFirst: B_out = B_in U with U unimodular and the identity past the 
     const m = 24 + int(24),
       bits = 100 + int(400);
     // an LLL-reduced basis (the recursive reduction without the search), as the search finds them
-    const Bin = recursiveReduce(knapsack(m, bits), { delta: 0.99, svpBlock: 0 }).basis;
+    const Bin = recursiveReduce(knapsack(m, bits), { delta: 0.99, svpBlock: 0, bkzBlock: 0 }).basis;
     const B = Bin.map((c) => c.slice()),
       U = identity(m);
     const k = 4 + int(m - 3),
@@ -70,6 +70,24 @@ test('shortestFirst: B_out = B_in U with U unimodular and the identity past the 
   }
 });
 
+test('prefixTours: B_out = B_in U with U unimodular and the identity past the prefix; the tours put vectors on a knapsack basis', () => {
+  const m = 30 + int(30),
+    bits = 200 + int(600);
+  const Bin = recursiveReduce(knapsack(m, bits), { delta: 0.99, svpBlock: 0, bkzBlock: 0 }).basis;
+  const B = Bin.map((c) => c.slice()),
+    U = identity(m);
+  const prefix = 10 + int(m - 9),
+    block = 2 + int(24);
+  const r = prefixTours(B, U, prefix, block, 1 + int(3), 100_000, 0.99);
+  const label = msg(`m ${m}, ${bits} bits, prefix ${prefix}, block ${block}`);
+  assert.deepEqual(times(Bin, U), B, `${label}: B_out = B_in U`);
+  const det = determinantBig(U);
+  assert.ok(det === 1n || det === -1n, `${label}: det U = ${det}`);
+  for (let j = prefix; j < m; j++) assert.deepEqual(B[j], Bin[j], `${label}: vector ${j} past the prefix untouched`);
+  if (block >= 16 && prefix >= 30)
+    assert.ok(r.inserted > 0, `${label}: an LLL-reduced knapsack basis has shorter projected vectors`);
+});
+
 test('shortestFirst: a planted short vector of the block (b_0 - b_1, far shorter than every basis vector) is found', () => {
   for (let round = 0; round < 6; round++) {
     const k = 3 + int(10),
@@ -81,7 +99,7 @@ test('shortestFirst: a planted short vector of the block (b_0 - b_1, far shorter
       Array.from({ length: k - 1 }, () =>
         Array.from({ length: k }, () => bigBelow(bits) - (1n << BigInt(bits - 1))),
       ).concat([]),
-      { delta: 0.99, svpBlock: 0 },
+      { delta: 0.99, svpBlock: 0, bkzBlock: 0 },
     ).basis.map((c) => [...c, 0n]);
     const s = Array.from({ length: n }, (_, t) => (t === n - 1 ? 1n + BigInt(int(3)) : BigInt(int(3) - 1)));
     const B = [rest[0]!.map((v, t) => v + s[t]!), ...rest];
@@ -95,18 +113,18 @@ test('shortestFirst: a planted short vector of the block (b_0 - b_1, far shorter
   }
 });
 
-test('recursiveReduce with the first block searched (the default) and without (svpBlock 0): both proven LLL-reduced, b_0 no longer with it', () => {
+test('recursiveReduce with its first vectors shortened (the default) and without (svpBlock 0, bkzBlock 0): both proven LLL-reduced, b_0 no longer with it', () => {
   const m = 40 + int(20),
     bits = 200 + int(800);
   const Bin = knapsack(m, bits);
-  const without = recursiveReduce(Bin, { delta: 0.99, svpBlock: 0 });
+  const without = recursiveReduce(Bin, { delta: 0.99, svpBlock: 0, bkzBlock: 0 });
   const withIt = recursiveReduce(Bin, { delta: 0.99 });
   const label = msg(`knapsack ${m} x ${bits} bits`);
   for (const r of [without, withIt]) {
     assert.equal(r.proof.lll, true, label);
     assert.ok(r.proof.transform && r.proof.unimodular, label);
   }
-  assert.equal(without.stats.svpNodes, 0, `${label}: svpBlock 0 searches nothing`);
+  assert.equal(without.stats.svpNodes, 0, `${label}: svpBlock 0 and bkzBlock 0 search nothing`);
   assert.ok(withIt.stats.svpNodes > 0, `${label}: the default searches`);
   assert.ok(
     norm2(withIt.basis[0]!) <= norm2(without.basis[0]!),
@@ -128,20 +146,26 @@ test('reduce -a recursive --svp-block / --svp-nodes: taken, checked, and reporte
   );
   assert.equal(ok.status, 0, ok.stderr);
   assert.match(ok.stderr, /check: PASS/);
-  assert.match(ok.stderr, /first block \d+ ms, \d+ nodes/);
-  const off = spawnSync(process.execPath, [cli, 'reduce', '-a', 'recursive', '--check', '--svp-block', '0'], {
-    input,
-    encoding: 'utf8',
-  });
+  assert.match(ok.stderr, /first vectors \d+ ms \(\d+ put by BKZ tours, \d+ nodes/);
+  const off = spawnSync(
+    process.execPath,
+    [cli, 'reduce', '-a', 'recursive', '--check', '--svp-block', '0', '--bkz-block', '0'],
+    {
+      input,
+      encoding: 'utf8',
+    },
+  );
   assert.equal(off.status, 0, off.stderr);
-  assert.doesNotMatch(off.stderr, /first block/);
+  assert.doesNotMatch(off.stderr, /first vectors/);
   for (const bad of [
     ['--svp-block', '-1'],
     ['--svp-block', 'x'],
     ['--svp-nodes', '0'],
+    ['--bkz-block', '-2'],
+    ['--bkz-prefix', '1'],
   ]) {
     const r = spawnSync(process.execPath, [cli, 'reduce', '-a', 'recursive', ...bad], { input, encoding: 'utf8' });
     assert.equal(r.status, 2, `${bad.join(' ')}: exit ${r.status} ${r.stderr}`);
-    assert.match(r.stderr, /svp-?[bB]lock|svp-?[nN]odes/, r.stderr);
+    assert.match(r.stderr, /(svp|bkz)-?([bB]lock|[nN]odes|[pP]refix)/, r.stderr);
   }
 });

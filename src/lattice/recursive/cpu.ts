@@ -1,7 +1,7 @@
 /**
  * The recursive reduction as reduce()'s CPU reducer. An integral float64 basis is reduced by
- * iterated compression (iterate.ts, exact BigInt arithmetic; the first block's shortest vector put
- * first at the default svpBlock and svpNodes, first-block.ts), then finished by the sequential LLL
+ * iterated compression (iterate.ts, exact BigInt arithmetic; its first vectors shortened at the
+ * defaults of first-block.ts: BKZ tours on a prefix, the first block's shortest vector), then finished by the sequential LLL
  * at (delta, eta) in float64 (its transform tracked), whose output reduce() proves as it proves
  * every LLL output; a basis that is not integral, or float32, has no exact integer lattice to
  * compress, and is reduced by the recursion's leaf alone, the sequential LLL. (recursiveReduce()
@@ -16,9 +16,9 @@ import { lllCpu } from '../lll/cpu.js';
 import { checkReducerInput } from '../lll/gso.js';
 import { applyTransformBig, type BigBasis } from '../precision/exact.js';
 import type { CpuReducer } from '../types.js';
-import { shortestFirst } from './first-block.js';
+import { shortenFirst } from './first-block.js';
 import { finishMargin, INNER_DELTA, LEAF_BITS, reduceLevel, type IterateParams, type IterateStats } from './iterate.js';
-import { SVP_BLOCK, SVP_NODES } from './options.js';
+import { BKZ_BLOCK, BKZ_TOURS, SVP_BLOCK, SVP_NODES } from './options.js';
 
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
@@ -42,8 +42,16 @@ export const recursiveCpu: CpuReducer = (B, Z, n, m, p) => {
     stats,
   };
   reduceLevel(Bb, U, level);
-  // a shorter first vector from the first block's lattice (first-block.ts), the block reduced again
-  if (shortestFirst(Bb, U, SVP_BLOCK, SVP_NODES).improved) reduceLevel(Bb, U, level);
+  // a shorter first vector (first-block.ts: BKZ tours on a prefix, the first block's shortest
+  // vector), the basis reduced again
+  const short = shortenFirst(Bb, U, {
+    svpBlock: SVP_BLOCK,
+    svpNodes: SVP_NODES,
+    bkzBlock: BKZ_BLOCK,
+    bkzTours: BKZ_TOURS,
+    delta: p.delta,
+  });
+  if (short.changed) reduceLevel(Bb, U, level);
   for (let j = 0; j < m; j++) for (let t = 0; t < n; t++) B[j * n + t] = Number(Bb[j]![t]!);
   // the finish: LLL at (delta, eta) from the compressed reduction's output (exact: its entries
   // are no larger than the input's, and lllCpu keeps integer bases exact below 2^53)

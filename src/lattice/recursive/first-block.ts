@@ -15,7 +15,11 @@
  * Shapes: B is m columns of n BigInts (column j = basis vector j), changed in place; U, where given,
  * m columns of m BigInts, gets the same column operations.
  */
+import { LatticeMimoError } from '../../core/index.js';
+import { transformLost } from '../lll/columns.js';
+import { lllCpu } from '../lll/cpu.js';
 import type { BigBasis } from '../precision/exact.js';
+import { defaultMaxIterations } from '../validate.js';
 import { applyColumns, identity } from './iterate.js';
 
 /** The first search's block, and the step to the next (each below the radius the last left). */
@@ -212,26 +216,157 @@ export function shortestFirst(
   const old = norm2(B[0]!),
     nv = norm2(v);
   if (nv === 0n || nv >= old) return none(nodes, complete);
-  // Z: k columns of k; column operations that carry the coefficient vector a to g e_0
-  const Z = identity(k);
-  const combine = (j: number, p: bigint, q: bigint, r: bigint, s: bigint): void => {
-    // columns (j - 1, j) <- (p col_{j-1} + q col_j, r col_{j-1} + s col_j), p s - q r = 1
-    const c0 = Z[j - 1]!,
-      c1 = Z[j]!;
-    Z[j - 1] = c0.map((x, t) => p * x + q * c1[t]!);
-    Z[j] = c0.map((x, t) => r * x + s * c1[t]!);
-  };
-  for (let j = k - 1; j >= 1; j--) {
-    if (a[j] === 0n) continue;
-    const [gj, p, q] = egcd(a[j - 1]!, a[j]!);
-    // a_{j-1} c_{j-1} + a_j c_j = g (a_{j-1}/g c_{j-1} + a_j/g c_j); the second column -q c_{j-1} + p c_j
-    combine(j, a[j - 1]! / gj, a[j]! / gj, -q, p);
-    a[j - 1] = gj;
-    a[j] = 0n;
-  }
-  // a_0 c_0 = v: a_0 = 1 for a primitive v (a shortest vector is), else c_0 = v / a_0 is shorter still
-  if (a[0]! < 0n) Z[0] = Z[0]!.map((x) => -x);
+  const Z = completion(a);
   applyColumns(B, 0, Z);
   if (U) applyColumns(U, 0, Z);
   return { improved: true, ratio: Number((norm2(B[0]!) * 1000000n) / old) / 1e6, nodes, complete };
+}
+
+/**
+ * A unimodular k x k Z (k columns) whose first column is a / g, g = gcd(a): a chain of 2 x 2 steps
+ * from the extended gcd of neighbouring coefficients, from the last up. B Z then has b' = B a / g
+ * first and spans B's lattice.
+ */
+function completion(a: bigint[]): BigBasis {
+  const k = a.length;
+  a = a.slice();
+  const Z = identity(k);
+  for (let j = k - 1; j >= 1; j--) {
+    if (a[j] === 0n) continue;
+    const [g, p, q] = egcd(a[j - 1]!, a[j]!);
+    // a_{j-1} c_{j-1} + a_j c_j = g (a_{j-1}/g c_{j-1} + a_j/g c_j), and the second column
+    // -q c_{j-1} + p c_j: the 2 x 2 step's determinant (a_{j-1} p + a_j q) / g = 1
+    const c0 = Z[j - 1]!,
+      c1 = Z[j]!,
+      u = a[j - 1]! / g,
+      w = a[j]! / g;
+    Z[j - 1] = c0.map((x, t) => u * x + w * c1[t]!);
+    Z[j] = c0.map((x, t) => -q * x + p * c1[t]!);
+    a[j - 1] = g;
+    a[j] = 0n;
+  }
+  if (a[0]! < 0n) Z[0] = Z[0]!.map((x) => -x);
+  return Z;
+}
+
+/**
+ * Tours of BKZ over the first `prefix` vectors with blocks of `block`: at each position j, the
+ * pruned enumeration of the projected block [j, j + block) for a vector whose projection is shorter
+ * than b*_j (a float64 test: the lattice is exact whatever it says), put at j by completion() (the
+ * lattice of the first j vectors, and of the first j + block, unchanged), then lllPrefix() on the
+ * first j + block vectors. A tour that puts nothing ends them, as does a prefix float64 cannot
+ * reduce (the caller reduces the whole basis after). Returns the nodes and the vectors put.
+ */
+export function prefixTours(
+  B: BigBasis,
+  U: BigBasis | null,
+  prefix: number,
+  block: number,
+  tours: number,
+  maxNodes: number,
+  delta: number,
+): { nodes: number; inserted: number } {
+  prefix = Math.min(prefix, B.length);
+  let nodes = 0,
+    inserted = 0;
+  for (let t = 0; t < tours; t++) {
+    let changed = false;
+    for (let j = 0; j + 1 < prefix; j++) {
+      const k = Math.min(block, prefix - j);
+      const g = blockGso(B, j + k);
+      if (!g) return { nodes, inserted };
+      const stride = j + k;
+      const e = enumerate(g.rr.subarray(j), g.mu.subarray(j * stride + j), stride, k, 0.99 * g.rr[j]!, maxNodes);
+      nodes += e.nodes;
+      if (!e.x?.every((v) => Number.isSafeInteger(v))) continue;
+      const Z = completion(Array.from(e.x, (v) => BigInt(v)));
+      applyColumns(B, j, Z);
+      if (U) applyColumns(U, j, Z);
+      inserted++;
+      if (!lllPrefix(B, U, j + k, delta)) return { nodes, inserted };
+      changed = true;
+    }
+    if (!changed) break;
+  }
+  return { nodes, inserted };
+}
+
+/**
+ * The sequential LLL at delta on a float64 copy of the first `len` vectors (scaled by a power of two
+ * into range: rounded, so the output is about reduced, and exactly in the lattice), its transform
+ * applied exactly to B and U. false where float64 broke down or the transform passed 2^53.
+ */
+function lllPrefix(B: BigBasis, U: BigBasis | null, len: number, delta: number): boolean {
+  const n = B[0]!.length;
+  let bits = 0;
+  for (let j = 0; j < len; j++)
+    for (const x of B[j]!) {
+      const b = (x < 0n ? -x : x).toString(16).length * 4;
+      if (b > bits) bits = b;
+    }
+  const shift = BigInt(Math.max(0, bits - 500));
+  const Bf = new Float64Array(n * len),
+    Z = new Float64Array(len * len);
+  for (let j = 0; j < len; j++) {
+    for (let t = 0; t < n; t++) Bf[j * n + t] = Number(B[j]![t]! >> shift);
+    Z[j * len + j] = 1;
+  }
+  try {
+    lllCpu(Bf, Z, n, len, { delta, eta: 0.51, blockSize: 8, maxIterations: defaultMaxIterations(len) });
+  } catch (err) {
+    if (err instanceof LatticeMimoError && err.code !== 'INTERNAL') return false;
+    throw err;
+  }
+  if (transformLost(Z)) return false;
+  const Zb: BigBasis = Array.from({ length: len }, (_, j) =>
+    Array.from(Z.subarray(j * len, (j + 1) * len), (v) => BigInt(v)),
+  );
+  applyColumns(B, 0, Zb);
+  if (U) applyColumns(U, 0, Zb);
+  return true;
+}
+
+/** What shortenFirst() asks: the tours' block, count and prefix, the first block, the node budget, delta. */
+export interface ShortenParams {
+  bkzBlock: number;
+  bkzTours: number;
+  /** Vectors the tours cover (default: half the basis, at least 40). */
+  bkzPrefix?: number;
+  svpBlock: number;
+  svpNodes: number;
+  delta: number;
+}
+
+/** What shortenFirst() did: the first block's search (its ratio that of the whole: ||b_0||^2 after / before the tours), and the vectors the tours put. */
+export interface ShortenResult extends FirstBlockResult {
+  inserted: number;
+  /** Whether B changed (the caller then reduces it again). */
+  changed: boolean;
+}
+
+/** The tours' default prefix of m vectors: half of them, at least 40 (all of a smaller basis). */
+export function defaultBkzPrefix(m: number): number {
+  return Math.min(m, Math.max(40, Math.ceil(m / 2)));
+}
+
+/**
+ * BKZ tours on the prefix (prefixTours), then the first block's shortest vector put first
+ * (shortestFirst): b_0 shorter, the lattice the same. Every enumeration has the node budget.
+ */
+export function shortenFirst(B: BigBasis, U: BigBasis | null, p: ShortenParams): ShortenResult {
+  const m = B.length,
+    old = norm2(B[0]!);
+  let inserted = 0,
+    nodes = 0;
+  if (p.bkzBlock >= 2 && p.bkzTours > 0) {
+    const t = prefixTours(B, U, p.bkzPrefix ?? defaultBkzPrefix(m), p.bkzBlock, p.bkzTours, p.svpNodes, p.delta);
+    inserted = t.inserted;
+    nodes = t.nodes;
+  }
+  const f: FirstBlockResult =
+    p.svpBlock >= 2
+      ? shortestFirst(B, U, p.svpBlock, p.svpNodes)
+      : { improved: false, ratio: 1, nodes: 0, complete: true };
+  const ratio = old > 0n ? Number((norm2(B[0]!) * 1000000n) / old) / 1e6 : 1;
+  return { ...f, ratio, nodes: nodes + f.nodes, inserted, changed: inserted > 0 || f.improved };
 }

@@ -23,7 +23,7 @@ import type { IntegralLLLResult } from '../precision/ladder.js';
 import { DD_BITS, ddQR } from './dd-qr.js';
 import { fixedQR, maxBitLength } from './fixed-qr.js';
 import { finishMargin, INNER_DELTA, LEAF_BITS, reduceLevel, type IterateParams, type IterateStats } from './iterate.js';
-import { type FirstBlockResult, shortestFirst } from './first-block.js';
+import { type ShortenResult, shortenFirst } from './first-block.js';
 import { lllFinish } from './finish.js';
 import { resolveRecursive, type RecursiveOptions } from './options.js';
 import { BlockPool } from './parallel.js';
@@ -75,12 +75,14 @@ export interface RecursiveStats {
   proofMs: number;
   /** Swaps of the LLL finish. */
   finishSwaps: number;
-  /** The first block's enumeration (first-block.ts): its wall time, ms (within reduceMs). */
+  /** The first vectors' shortening (first-block.ts: the prefix's BKZ tours, the first block's enumeration): its wall time, ms (within reduceMs). */
   svpMs: number;
-  /** Its nodes (0: not run). */
+  /** Their enumerations' nodes (0: not run). */
   svpNodes: number;
-  /** ||b_0||^2 after it / before it (1: no shorter vector found). */
+  /** ||b_0||^2 after it / before it (1: no shorter vector found; before the basis is reduced again, which keeps or shortens it). */
   svpRatio: number;
+  /** Vectors the BKZ tours on the prefix put (first-block.ts prefixTours). */
+  bkzInserted: number;
 }
 
 /** The result of recursiveReduce(). */
@@ -143,7 +145,7 @@ export function recursiveReduce(
   // column operations of the top level saved)
   const pool = o.threads > 1 && m >= 16 ? new BlockPool(o.threads - 1) : undefined;
   let svpMs = 0,
-    svp: FirstBlockResult = { improved: false, ratio: 1, nodes: 0, complete: true };
+    svp: ShortenResult = { improved: false, ratio: 1, nodes: 0, complete: true, inserted: 0, changed: false };
   try {
     const level: IterateParams = {
       // a little above delta where the proven finish follows (its certificate then has a margin)
@@ -159,13 +161,13 @@ export function recursiveReduce(
       ...(pool ? { pool } : {}),
     };
     reduceLevel(B, null, level);
-    // a shorter first vector from the first block's lattice, then that block reduced again (the
-    // lattice of the first svpBlock vectors, and every Gram-Schmidt vector after it, unchanged)
-    if (o.svpBlock >= 2 && !stop?.(outputProfile(B))) {
+    // a shorter first vector: BKZ tours on a prefix, the first block's shortest vector put first,
+    // then the basis reduced again (the lattice unchanged; first-block.ts)
+    if ((o.svpBlock >= 2 || (o.bkzBlock >= 2 && o.bkzTours > 0)) && !stop?.(outputProfile(B))) {
       const ts = performance.now();
-      svp = shortestFirst(B, null, o.svpBlock, o.svpNodes);
+      svp = shortenFirst(B, null, { ...o, delta: o.delta });
       svpMs = performance.now() - ts;
-      if (svp.improved) reduceLevel(B, null, level);
+      if (svp.changed) reduceLevel(B, null, level);
     }
   } finally {
     pool?.close();
@@ -213,6 +215,7 @@ export function recursiveReduce(
       svpMs,
       svpNodes: svp.nodes,
       svpRatio: svp.ratio,
+      bkzInserted: svp.inserted,
     },
     timeMs: performance.now() - t0,
   };

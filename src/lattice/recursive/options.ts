@@ -43,13 +43,21 @@ export interface RecursiveOptions {
   maxRounds?: number;
   /** Vectors of the first block whose lattice a pruned enumeration searches for a shorter b_0 (0: none); default 48. */
   svpBlock?: number;
-  /** Node budget of that enumeration; default 2^21. */
+  /** Node budget of each enumeration (the first block's, each of the tours'); default 2^21. */
   svpNodes?: number;
+  /** Block of the BKZ tours on the prefix before the first block's search (0: none); default 24. */
+  bkzBlock?: number;
+  /** Tours at most (fewer where one puts nothing); default 3. */
+  bkzTours?: number;
+  /** Vectors the tours cover; default half the basis, at least 40. */
+  bkzPrefix?: number;
 }
 
 /** The first block's defaults: about a tenth of a second of enumeration, b_0 some 0.75x shorter than LLL leaves it. */
 export const SVP_BLOCK = 48,
-  SVP_NODES = 2 ** 21;
+  SVP_NODES = 2 ** 21,
+  BKZ_BLOCK = 24,
+  BKZ_TOURS = 3;
 
 /** The smallest alpha: LLL's profile drop bound 1 / sqrt(delta - eta^2) at delta 0.99, eta 0.51, rounded up. */
 export const MIN_ALPHA = 1.17;
@@ -103,9 +111,21 @@ export const RECURSIVE_SCHEMA = {
     'vectors of the first block whose lattice a pruned enumeration searches for a shorter first vector, put first and the block reduced again (0: none)',
     { default: SVP_BLOCK, cli: { flag: 'svp-block', metavar: 'K' } },
   ),
-  svpNodes: option(integer(1, 2 ** 40), "node budget of the first block's enumeration", {
+  svpNodes: option(integer(1, 2 ** 40), "node budget of each enumeration (the first block's, the tours')", {
     default: SVP_NODES,
     cli: { flag: 'svp-nodes', metavar: 'N' },
+  }),
+  bkzBlock: option(
+    integer(0, 1024),
+    "block of the BKZ tours on the basis' first vectors before the first block's search (0: none)",
+    { default: BKZ_BLOCK, cli: { flag: 'bkz-block', metavar: 'K' } },
+  ),
+  bkzTours: option(integer(0, 1000), 'BKZ tours at most (fewer where one changes nothing)', {
+    default: BKZ_TOURS,
+    cli: { flag: 'bkz-tours', metavar: 'T' },
+  }),
+  bkzPrefix: option(integer(2), 'vectors the BKZ tours cover (default half the basis, at least 40)', {
+    cli: { flag: 'bkz-prefix', metavar: 'P' },
   }),
 };
 
@@ -123,9 +143,13 @@ export interface ResolvedRecursive {
   maxRounds: number;
   /** Threads (1: no workers). */
   threads: number;
-  /** The first block's size (0: no search) and node budget. */
+  /** The first block's size (0: no search) and the node budget of every enumeration. */
   svpBlock: number;
   svpNodes: number;
+  /** The prefix's BKZ tours: block (0: none), tours, prefix (undefined: first-block.ts's default). */
+  bkzBlock: number;
+  bkzTours: number;
+  bkzPrefix?: number;
 }
 
 /** Checks recursiveReduce()'s options for a basis of m vectors (typed errors naming the option). */
@@ -154,7 +178,13 @@ export function resolveRecursive(opts: unknown, m: number, call = 'recursiveRedu
   const guard = o.guard ?? 20;
   const maxRounds = o.maxRounds ?? 64 * m + 1000;
   const threads = o.threads ?? 1;
-  const svp = { svpBlock: o.svpBlock ?? SVP_BLOCK, svpNodes: o.svpNodes ?? SVP_NODES };
+  const svp = {
+    svpBlock: o.svpBlock ?? SVP_BLOCK,
+    svpNodes: o.svpNodes ?? SVP_NODES,
+    bkzBlock: o.bkzBlock ?? BKZ_BLOCK,
+    bkzTours: o.bkzTours ?? BKZ_TOURS,
+    ...(o.bkzPrefix !== undefined ? { bkzPrefix: o.bkzPrefix } : {}),
+  };
   if (o.alpha !== undefined) {
     // LLL at delta bounds every drop by 1 / sqrt(delta - eta^2): the delta whose bound is alpha
     const delta = Math.min(0.99, 1 / (o.alpha * o.alpha) + eta * eta);
