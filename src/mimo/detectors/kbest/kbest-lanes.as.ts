@@ -342,15 +342,38 @@ function pass(
     }
     const children = count * q;
     const keep = children < kk ? children : kk;
+    const pruned = keep < children && !ordered;
+    // a bound on the K-th least child of each lane where K survivors are expanded: each has a child
+    // at or under its own least, so at least K children lie at or under the largest of those leasts
+    let bound = f64x2.splat(Infinity);
+    if (pruned && count >= kk) {
+      bound = f64x2.splat(-Infinity);
+      for (let s = 0; s < count; s++) {
+        const cm = at(CM, s * q);
+        let least = v128.load(cm);
+        for (let c = 1; c < q; c++) least = f64x2.pmin(least, v128.load(at(cm, c)));
+        bound = f64x2.pmax(bound, least);
+      }
+    }
     for (let lane = 0; lane < 2; lane++) {
       const ix = lane ? idxB : idx,
         keys = CM + ((<usize>lane) << 3);
-      for (let c = 0; c < children; c++) setI(ix, c, c);
-      if (keep < children) {
-        if (ordered) sortRange(ix, keys, 0, children - 1, keep);
-        else if (!(tiedLanes & (1 << lane))) {
-          const pos = selectSmallest(ix, keys, children, keep);
-          if (tiedAtCut(ix, keys, children, keep, pos)) tiedLanes |= 1 << lane;
+      if (!pruned || tiedLanes & (1 << lane)) {
+        // (a lane already tied: its list is searched again, ordered; any survivors do)
+        for (let c = 0; c < children; c++) setI(ix, c, c);
+        if (keep < children && ordered) sortRange(ix, keys, 0, children - 1, keep);
+      } else {
+        // the children at or under the bound, in index order: the K least are among them, and so is
+        // the (K+1)-th where there are more than K (a cut's tie lies among them; with exactly K, none)
+        const edge = lane ? f64x2.extract_lane(bound, 1) : f64x2.extract_lane(bound, 0);
+        let n = 0;
+        for (let c = 0; c < children; c++) {
+          setI(ix, n, c);
+          n += <i32>(load<f64>(at(keys, c)) <= edge);
+        }
+        if (n > keep) {
+          const pos = selectSmallest(ix, keys, n, keep);
+          if (tiedAtCut(ix, keys, n, keep, pos)) tiedLanes |= 1 << lane;
         }
       }
       // the survivors, in slots: their parents' p values above level i, their own at i, their metric
