@@ -240,9 +240,20 @@ function partition(idx: usize, keys: usize, lo: i32, hi: i32): i32 {
   if (less(keys, I(idx, mid), I(idx, lo))) swap(idx, mid, lo);
   if (less(keys, I(idx, hi), I(idx, lo))) swap(idx, hi, lo);
   if (less(keys, I(idx, mid), I(idx, hi))) swap(idx, mid, hi);
-  const pivot = I(idx, hi);
+  const pivot = I(idx, hi),
+    kp = load<f64>(at(keys, pivot));
   let store = lo;
-  for (let t = lo; t < hi; t++) if (less(keys, I(idx, t), pivot)) swap(idx, t, store++);
+  // the reference's `if (less(t, pivot)) swap(t, store++)` without a branch (which way a compare
+  // goes is random): both entries written either way
+  for (let t = lo; t < hi; t++) {
+    const v = I(idx, t),
+      w = I(idx, store),
+      kv = load<f64>(at(keys, v));
+    const l = <i32>(kv < kp) | (<i32>(kv == kp) & <i32>(v < pivot));
+    setI(idx, t, select<i32>(w, v, l));
+    setI(idx, store, select<i32>(v, w, l));
+    store += l;
+  }
   swap(idx, store, hi);
   return store;
 }
