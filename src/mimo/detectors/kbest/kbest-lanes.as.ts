@@ -336,6 +336,7 @@ function pass(
     Mn = M1;
   let count = 1;
   v128.store(M, f64x2.splat(0));
+  const laneA = i64x2.replace_lane(i64x2.splat(-1), 1, 0);
   tiedLanes = 0;
   for (let i = nd - 1; i >= 0; i--) {
     const rii = v128.load(at(R, i + i * nd));
@@ -387,17 +388,25 @@ function pass(
           if (tiedAtCut(ix, keys, n, keep, pos)) tiedLanes |= 1 << lane;
         }
       }
-      // the survivors, in slots: their parents' p values above level i, their own at i, their metric
-      const lo = (<usize>lane) << 3;
-      for (let t = 0; t < keep; t++) {
-        const child = I(ix, t);
-        const parent = child / q;
-        const dst = at(Pn, t * nd) + lo,
-          src = at(P, parent * nd) + lo;
-        for (let j = i + 1; j < nd; j++) store<f64>(at(dst, j), load<f64>(at(src, j)));
-        store<f64>(at(dst, i), <f64>(2 * (child - parent * q)) - half);
-        store<f64>(at(Mn, t) + lo, load<f64>(at(CM, child) + lo));
-      }
+    }
+    // the survivors, in slots, both lanes a store (a lane's own 8-byte stores would stall the next
+    // level's vector loads of them): their parents' p values above level i, their own at i, their
+    // metric; lane 0 from its parent's entries, lane 1 from its own
+    for (let t = 0; t < keep; t++) {
+      const ca = I(idx, t),
+        cb = I(idxB, t);
+      const pa = ca / q,
+        pb = cb / q;
+      const dst = at(Pn, t * nd),
+        sa = at(P, pa * nd),
+        sb = at(P, pb * nd);
+      for (let j = i + 1; j < nd; j++)
+        v128.store(at(dst, j), v128.bitselect(v128.load(at(sa, j)), v128.load(at(sb, j)), laneA));
+      v128.store(
+        at(dst, i),
+        f64x2.replace_lane(f64x2.splat(<f64>(2 * (ca - pa * q)) - half), 1, <f64>(2 * (cb - pb * q)) - half),
+      );
+      v128.store(at(Mn, t), v128.bitselect(v128.load(at(CM, ca)), v128.load(at(CM, cb)), laneA));
     }
     const tp = P;
     P = Pn;
@@ -560,9 +569,12 @@ export function detect(
       for (let b = 0; b < bps; b++) {
         let m0 = inf,
           m1 = inf;
+        // (each lane's minimum a load of its own: they were stored lane by lane)
         for (let t = b * halfM; t < (b + 1) * halfM; t++) {
-          m0 = f64x2.pmin(m0, v128.load(at(base, I(zero, t))));
-          m1 = f64x2.pmin(m1, v128.load(at(base, I(oneSyms, t))));
+          const z = at(base, I(zero, t)),
+            o = at(base, I(oneSyms, t));
+          m0 = f64x2.pmin(m0, pair(z, z + 8));
+          m1 = f64x2.pmin(m1, pair(o, o + 8));
         }
         // clipped as the reference clips: l > clip ? clip : l < -clip ? -clip : l
         const l = f64x2.pmax(f64x2.pmin(f64x2.mul(f64x2.sub(m1, m0), invN), hi), lo);
