@@ -367,22 +367,34 @@ function pass(
         bound = f64x2.pmax(bound, least);
       }
     }
+    // the children at or under the bound, in index order, both lanes in one pass (at least K: a
+    // lane already tied takes the first K, any survivors doing until its ordered search)
+    let na = children,
+      nb = children;
+    if (pruned) {
+      na = 0;
+      nb = 0;
+      for (let c = 0; c < children; c++) {
+        setI(idx, na, c);
+        setI(idxB, nb, c);
+        const bits = i64x2.bitmask(f64x2.le(v128.load(at(CM, c)), bound));
+        na += bits & 1;
+        nb += bits >> 1;
+      }
+    } else
+      for (let c = 0; c < children; c++) {
+        setI(idx, c, c);
+        setI(idxB, c, c);
+      }
     for (let lane = 0; lane < 2; lane++) {
       const ix = lane ? idxB : idx,
         keys = CM + ((<usize>lane) << 3);
-      if (!pruned || tiedLanes & (1 << lane)) {
-        // (a lane already tied: its list is searched again, ordered; any survivors do)
-        for (let c = 0; c < children; c++) setI(ix, c, c);
+      if (!pruned) {
         if (keep < children && ordered) sortRange(ix, keys, 0, children - 1, keep);
-      } else {
-        // the children at or under the bound, in index order: the K least are among them, and so is
-        // the (K+1)-th where there are more than K (a cut's tie lies among them; with exactly K, none)
-        const edge = lane ? f64x2.extract_lane(bound, 1) : f64x2.extract_lane(bound, 0);
-        let n = 0;
-        for (let c = 0; c < children; c++) {
-          setI(ix, n, c);
-          n += <i32>(load<f64>(at(keys, c)) <= edge);
-        }
+      } else if (!(tiedLanes & (1 << lane))) {
+        // the K least are among them, and so is the (K+1)-th where there are more than K (a cut's
+        // tie lies among them; with exactly K, none)
+        const n = lane ? nb : na;
         if (n > keep) {
           const pos = selectSmallest(ix, keys, n, keep);
           if (tiedAtCut(ix, keys, n, keep, pos)) tiedLanes |= 1 << lane;
