@@ -484,7 +484,8 @@ export function detect(
     nbits = nt * bps,
     qq = q * q;
   const stride = prepStride(rows, nd);
-  const half = <f64>(q - 1);
+  const half = <f64>(q - 1),
+    halfQ = 0.5 * <f64>q;
   // scratch: v128 arrays, then i32 arrays
   const R = work;
   const z = at(R, nd * nd);
@@ -535,31 +536,27 @@ export function detect(
       const lo = (<usize>lane) << 3;
       const c = lane ? cb : ca;
       const perm = prep + <usize>(c >> 1) * stride + er + ((<usize>(nd * nd)) << 4) + ((<usize>((c & 1) * nd)) << 2);
-      // column k's stream (the high bits) and weight in the level index (Re Q, Im 1)
-      for (let k = 0; k < nd; k++) {
-        const d = I(perm, k);
-        setI(colOf, 2 * k, d >> 1);
-        setI(colOf, 2 * k + 1, d & 1 ? 1 : q);
-      }
+      // the byte offsets in a path's levels of each stream's columns (Re, then Im)
+      for (let k = 0; k < nd; k++) setI(colOf, I(perm, k), k << 4);
       const lid = ids + ((<usize>(lane * nt)) << 2),
         bid = bestIds + ((<usize>(lane * nt)) << 2);
       let best = Infinity;
       for (let t = 0; t < count; t++) {
-        for (let j = 0; j < nt; j++) setI(lid, j, 0);
         const pt = at(P0, t * nd) + lo;
-        for (let k = 0; k < nd; k++) {
-          const level = <i32>((load<f64>(at(pt, k)) + half) * 0.5);
-          const s = I(colOf, 2 * k);
-          setI(lid, s, I(lid, s) + level * I(colOf, 2 * k + 1));
-        }
         const mt = load<f64>(at(M0, t) + lo);
+        // each stream's level index Re Q + Im from its p values (2 l - (Q - 1): exact), and the
+        // least metric of a path with it
+        for (let j = 0; j < nt; j++) {
+          const fr = load<f64>(pt + <usize>I(colOf, 2 * j)),
+            fi = load<f64>(pt + <usize>I(colOf, 2 * j + 1));
+          const id = <i32>((fr + half) * halfQ + (fi + half) * 0.5);
+          setI(lid, j, id);
+          const p = at(symMin, j * qq + id) + lo;
+          if (mt < load<f64>(p)) store<f64>(p, mt);
+        }
         if (mt < best) {
           best = mt;
           for (let j = 0; j < nt; j++) setI(bid, j, I(lid, j));
-        }
-        for (let j = 0; j < nt; j++) {
-          const p = at(symMin, j * qq + I(lid, j)) + lo;
-          if (mt < load<f64>(p)) store<f64>(p, mt);
         }
       }
     }
