@@ -4,10 +4,12 @@
  * channels in `prepare` (the sorted QR by pairs, qr.ts's qrInto with `pairs`), two received vectors
  * (of any channels) in `detect` (Q^T y, each level's expansion, the list's max-log LLRs). Both
  * vectors of a group keep the same number of survivors at every level (min(K, Q^levels)), so their
- * expansions run side by side; the selection of each level's K best (search.ts's quickselect by
- * (metric, index), its tie checks and its ordered second pass) runs per lane. The arithmetic is
- * qr.ts's, search.ts's and maxlog.ts's in the same order, operation for operation, and WebAssembly
- * has no fused multiply-add: every metric, list, decision and LLR equals the reference's bit for bit.
+ * expansions and gathers run side by side; the selection of each level's K best runs per lane
+ * (search.ts's quickselect by (metric, index) on the children at or under a bound, its tie checks
+ * and its ordered second pass: where no metrics tie at a cut or at the best, only the set of
+ * survivors decides the outputs, and it is the reference's). The arithmetic is qr.ts's, search.ts's
+ * and maxlog.ts's in the same order, operation for operation, and WebAssembly has no fused
+ * multiply-add: every metric, list, decision and LLR equals the reference's bit for bit.
  *
  * Square QAM only (two real dimensions a stream, Q levels each; the host refuses the rest). Every
  * pointer is a byte offset into the imported memory, laid out by the host (wasm.ts):

@@ -1,10 +1,11 @@
 /**
  * The K-best detector on its WebAssembly SIMD kernel (kbest-lanes.as.ts): two problems a lane
  * group in float64 (f64x2), channels paired in the sorted QR, received vectors paired in Q^T y,
- * every level's expansion and the max-log LLRs; each lane's selection of its K best by (metric,
- * index) as search.ts selects (quickselect, its tie checks, its ordered second pass). Float64
- * arithmetic in the reference's order with no fused multiply-add: the kernel's lists, decisions,
- * LLRs and node counts equal the TypeScript reference's bit for bit.
+ * every level's expansion and gather and the max-log LLRs; each lane selects its K best by
+ * (metric, index) among the children at or under a bound that leaves out none of them, with
+ * search.ts's tie checks and ordered second pass. Float64 arithmetic in the reference's order with
+ * no fused multiply-add: the kernel's lists, decisions, LLRs and node counts equal the TypeScript
+ * reference's bit for bit.
  *
  * Covers square QAM without a-priori LLRs, K x Q up to MAX_CHILDREN; the rest runs the TypeScript
  * reference (lanes() says why).
