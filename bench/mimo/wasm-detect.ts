@@ -19,7 +19,7 @@
  *        [--snr 20] [--vectors 8400] [--vpc 1,14] [--reps 7] [--seed 1] [--against ROOT]
  *
  * Any detector whose traits say `wasmKernel` runs on both paths: nway (nway:N for N passes), ssfe,
- * sphere, and lr-zf, lr-mmse, lr-sic (their channels' LLL on the lattice part's kernel).
+ * kbest (kbest:K for K paths a level; default 16), sphere, and lr-zf, lr-mmse, lr-sic (their channels' LLL on the lattice part's kernel).
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -97,6 +97,7 @@ for (const name of values.detectors.split(',')) {
     detector,
     modulation: mod,
     ...(arg && detector === 'nway' ? { passes: Number(arg) } : {}),
+    ...(arg && detector === 'kbest' ? { k: Number(arg) } : {}),
   };
   const kernels = detectorEntry(detector)!.traits.wasmKernel === true;
   for (const vpc of values.vpc.split(',').map(Number)) {

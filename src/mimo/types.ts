@@ -86,7 +86,7 @@ export interface CommonDetectOptions {
    */
   onBudget?: 'error' | 'flag';
   /**
-   * CPU engine, detectors with a WebAssembly kernel only (the registry trait wasmKernel: nway, ssfe,
+   * CPU engine, detectors with a WebAssembly kernel only (the registry trait wasmKernel: nway, ssfe, kbest,
    * sphere, lr-zf, lr-mmse, lr-sic): 'auto' (default) runs the WebAssembly SIMD kernel where the
    * runtime has SIMD and LATTICE_MIMO_WASM does not turn it off;
    * 'wasm' runs it or throws EngineUnavailableError (no SIMD, or a setup it does not cover);

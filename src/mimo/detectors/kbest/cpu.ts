@@ -28,6 +28,7 @@ import { fillRealMatrix, naturalDimOrder, detectorRealModel, symbolsOfLevels } f
 import type { CpuDetector, DetectorInstance } from '../detector.js';
 import { LevelPriors } from '../ssfe/search.js';
 import { KBestScratch } from './search.js';
+import { KBestLanes, kbestLanesRefusal } from './wasm.js';
 
 /** Paths K-best keeps per level when DetectOptions.k is not given. */
 export const DEFAULT_K = 16;
@@ -63,6 +64,15 @@ interface KBestPrep {
 export const detector: CpuDetector<KBestPrep> = {
   name: 'kbest',
   soft: true,
+  lanes(setup) {
+    const model = detectorRealModel('kbest', setup.constellation, setup.nt, setup.nr);
+    const { nd, q } = model;
+    const k = Math.min(kOf(setup.opts.k), q ** nd);
+    return (
+      kbestLanesRefusal(model, setup, k) ??
+      new KBestLanes(model, k, kbestNodes(k, nd, q), llrClipOf(setup.opts.llrClip), setup.soft)
+    );
+  },
   create(setup): DetectorInstance<KBestPrep> {
     const model = detectorRealModel('kbest', setup.constellation, setup.nt, setup.nr);
     const { rows, nd, q } = model;

@@ -18,7 +18,15 @@ export const kbestEntry: DetectorEntry<'kbest', KbestOptions> = {
   name: 'kbest',
   description:
     'K-best breadth-first search on the sorted QR; max-log LLRs from its list (priorLlr: a-priori costs, extrinsic LLRs)',
-  traits: { soft: true, exact: false, nodeBudget: 'size', model: 'real', wideChannels: 'no', priors: true },
+  traits: {
+    soft: true,
+    exact: false,
+    nodeBudget: 'size',
+    model: 'real',
+    wideChannels: 'no',
+    priors: true,
+    wasmKernel: true,
+  },
   options: {
     k: option(integer(1, 1 << 16), 'K, the paths kept per level', {
       default: DEFAULT_K,
