@@ -75,6 +75,7 @@ function hypot2(x: v128, y: v128): v128 {
  * their order; Hs nr x n, pair-interleaved): the same sums, and the same signed zero written last
  * on the diagonal's imaginary part.
  */
+@inline
 function gram(Hs: usize, n: i32, nr: i32, diag: v128, G: usize): void {
   const zero = f64x2.splat(0);
   for (let a = 0; a < n; a++) {
@@ -140,10 +141,13 @@ function subMul(x: usize, y: usize, fr: v128, fi: v128, keep: v128): void {
 
 /**
  * The inverse of each lane's n x n complex A into inv (complex.ts's invertInPlace: Gauss-Jordan
- * elimination with partial pivoting by Math.hypot, the first row of the largest; A is left
- * reduced). Returns the lanes (bit 0, bit 1) whose pivot was not above 1e-13 times A's largest
+ * elimination with partial pivoting by Math.hypot, the first row of the largest). A's row
+ * operations skip its columns up to the pivot's, which nothing reads again (the pivots and factors
+ * come from later columns; each column's operations are its own): every value the inverse depends
+ * on is the reference's, and A is left partly reduced. Returns the lanes (bit 0, bit 1) whose pivot was not above 1e-13 times A's largest
  * |entry|, where the reference throws; the others' inverses are the reference's bit for bit.
  */
+@inline
 function invert(A: usize, inv: usize, n: i32): i32 {
   const zero = f64x2.splat(0),
     one = f64x2.splat(1);
@@ -170,10 +174,8 @@ function invert(A: usize, inv: usize, n: i32): i32 {
     for (let r = c + 1; r < n; r++) {
       const sw = f64x2.eq(p, f64x2.splat(<f64>r));
       if (!v128.any_true(sw)) continue;
-      for (let k = 0; k < n; k++) {
-        swapWhere(at(A, 2 * (c + k * n)), at(A, 2 * (r + k * n)), sw);
-        swapWhere(at(inv, 2 * (c + k * n)), at(inv, 2 * (r + k * n)), sw);
-      }
+      for (let k = c; k < n; k++) swapWhere(at(A, 2 * (c + k * n)), at(A, 2 * (r + k * n)), sw);
+      for (let k = 0; k < n; k++) swapWhere(at(inv, 2 * (c + k * n)), at(inv, 2 * (r + k * n)), sw);
     }
     // row c by 1 / pivot
     const pr = v128.load(at(A, 2 * (c + c * n))),
@@ -181,10 +183,8 @@ function invert(A: usize, inv: usize, n: i32): i32 {
     const d = f64x2.add(f64x2.mul(pr, pr), f64x2.mul(pi, pi));
     const qr = f64x2.div(pr, d),
       qi = f64x2.div(f64x2.neg(pi), d);
-    for (let k = 0; k < n; k++) {
-      scaleEntry(at(A, 2 * (c + k * n)), qr, qi);
-      scaleEntry(at(inv, 2 * (c + k * n)), qr, qi);
-    }
+    for (let k = c + 1; k < n; k++) scaleEntry(at(A, 2 * (c + k * n)), qr, qi);
+    for (let k = 0; k < n; k++) scaleEntry(at(inv, 2 * (c + k * n)), qr, qi);
     // column c eliminated from the other rows (a row whose entry is zero left as it is)
     for (let r = 0; r < n; r++) {
       if (r == c) continue;
@@ -192,10 +192,8 @@ function invert(A: usize, inv: usize, n: i32): i32 {
         fi = v128.load(at(A, 2 * (r + c * n) + 1));
       const keep = v128.and(f64x2.eq(fr, zero), f64x2.eq(fi, zero));
       if (i64x2.all_true(keep)) continue;
-      for (let k = 0; k < n; k++) {
-        subMul(at(A, 2 * (r + k * n)), at(A, 2 * (c + k * n)), fr, fi, keep);
-        subMul(at(inv, 2 * (r + k * n)), at(inv, 2 * (c + k * n)), fr, fi, keep);
-      }
+      for (let k = c + 1; k < n; k++) subMul(at(A, 2 * (r + k * n)), at(A, 2 * (c + k * n)), fr, fi, keep);
+      for (let k = 0; k < n; k++) subMul(at(inv, 2 * (r + k * n)), at(inv, 2 * (c + k * n)), fr, fi, keep);
     }
   }
   return failed;
@@ -255,6 +253,27 @@ export function workBytes(nr: i32, nt: i32): usize {
  * such preparation's).
  */
 export function prepareLinear(
+  H: usize,
+  chan: usize,
+  noise: usize,
+  vectors: i32,
+  nr: i32,
+  nt: i32,
+  mmse: i32,
+  group: usize,
+  gChan: usize,
+  gNoise: usize,
+  prep: usize,
+  work: usize,
+): i32 {
+  // 4 x 4 (the common case) with its sizes constant
+  return nr == 4 && nt == 4
+    ? prepareLinearSized(H, chan, noise, vectors, 4, 4, mmse, group, gChan, gNoise, prep, work)
+    : prepareLinearSized(H, chan, noise, vectors, nr, nt, mmse, group, gChan, gNoise, prep, work);
+}
+
+@inline
+function prepareLinearSized(
   H: usize,
   chan: usize,
   noise: usize,
@@ -445,8 +464,9 @@ function slice(re: v128, im: v128, q: i32, scale: f64, table: usize, sym: usize,
     half = f64x2.splat(0.5),
     one = f64x2.splat(1),
     zero = f64x2.splat(0);
-  const ur = f64x2.div(f64x2.add(f64x2.div(re, vScale), qm1), two),
-    ui = f64x2.div(f64x2.add(f64x2.div(im, vScale), qm1), two);
+  // (. + q - 1) / 2 as a product by 1/2: the same correctly rounded half
+  const ur = f64x2.mul(f64x2.add(f64x2.div(re, vScale), qm1), half),
+    ui = f64x2.mul(f64x2.add(f64x2.div(im, vScale), qm1), half);
   const fr = f64x2.floor(ur),
     fi = f64x2.floor(ui);
   let lr = f64x2.add(fr, v128.and(f64x2.ge(f64x2.sub(ur, fr), half), one)),
@@ -487,6 +507,27 @@ function emit(sym: usize, v: i32, nt: i32, bitTab: usize, bps: i32, symOut: usiz
  * antennas in order), sliced; the decisions and their bits.
  */
 export function detectLinear(
+  y: usize,
+  vectors: i32,
+  group: usize,
+  prep: usize,
+  nr: i32,
+  nt: i32,
+  q: i32,
+  scale: f64,
+  table: usize,
+  bitTab: usize,
+  bps: i32,
+  symOut: usize,
+  bitOut: usize,
+  work: usize,
+): void {
+  if (nr == 4 && nt == 4) detectLinearSized(y, vectors, group, prep, 4, 4, q, scale, table, bitTab, bps, symOut, bitOut, work);
+  else detectLinearSized(y, vectors, group, prep, nr, nt, q, scale, table, bitTab, bps, symOut, bitOut, work);
+}
+
+@inline
+function detectLinearSized(
   y: usize,
   vectors: i32,
   group: usize,
@@ -560,6 +601,27 @@ function streams(
  * column cancelled from the residual (sic/cpu.ts's detect, in its order).
  */
 export function detectSic(
+  y: usize,
+  vectors: i32,
+  group: usize,
+  prep: usize,
+  nr: i32,
+  nt: i32,
+  q: i32,
+  scale: f64,
+  table: usize,
+  bitTab: usize,
+  bps: i32,
+  symOut: usize,
+  bitOut: usize,
+  work: usize,
+): void {
+  if (nr == 4 && nt == 4) detectSicSized(y, vectors, group, prep, 4, 4, q, scale, table, bitTab, bps, symOut, bitOut, work);
+  else detectSicSized(y, vectors, group, prep, nr, nt, q, scale, table, bitTab, bps, symOut, bitOut, work);
+}
+
+@inline
+function detectSicSized(
   y: usize,
   vectors: i32,
   group: usize,
