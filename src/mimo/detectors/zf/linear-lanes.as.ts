@@ -345,6 +345,25 @@ export function prepareSic(
   prep: usize,
   work: usize,
 ): i32 {
+  return nr == 4 && nt == 4
+    ? prepareSicSized(H, chan, noise, vectors, 4, 4, group, gChan, gNoise, prep, work)
+    : prepareSicSized(H, chan, noise, vectors, nr, nt, group, gChan, gNoise, prep, work);
+}
+
+@inline
+function prepareSicSized(
+  H: usize,
+  chan: usize,
+  noise: usize,
+  vectors: i32,
+  nr: i32,
+  nt: i32,
+  group: usize,
+  gChan: usize,
+  gNoise: usize,
+  prep: usize,
+  work: usize,
+): i32 {
   const count = groups(chan, noise, vectors, 1, group, gChan, gNoise);
   const hLen = 2 * nr * nt,
     stride = prepStride(nr, nt, 1);
