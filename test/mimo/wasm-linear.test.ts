@@ -9,6 +9,8 @@
  *    same symbols or the same error;
  *  - rank-deficient channels at random among good ones (zf; mmse and sic with N0 = 0): the same
  *    error (class, code, message, details), naming the first;
+ *  - the kernel's Math.hypot (its pivots' magnitudes) equals V8's bit for bit on finite pairs of any
+ *    magnitudes (subnormals, zeros, equal magnitudes, near overflow);
  *  - the fallback: LATTICE_MIMO_WASM=off ('auto' runs TypeScript, 'wasm' refused naming why).
  * With the kernels off (no SIMD, or LATTICE_MIMO_WASM=off) every comparison runs the reference twice.
  */
@@ -21,6 +23,7 @@ import { WASM_ENV, wasmUnavailableReason } from '../../src/core/wasm-kernels.js'
 import { addNoise, randomSymbols, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
 import { rayleighChannels } from '../../src/channels/index.js';
 import { detect } from '../../src/mimo/detect.js';
+import { linearKernelHypot } from '../../src/mimo/detectors/zf/linear-wasm.js';
 import { bitsPerSymbolOf } from '../../src/mimo/modulation.js';
 import type { DetectionInput, DetectionResult, DetectOptions, Modulation } from '../../src/mimo/types.js';
 
@@ -192,6 +195,31 @@ test("rank-deficient channels: the reference's error, naming the first", () => {
     assert.ok('error' in r && r.error.startsWith('RankDeficientError'), msg(what));
     assert.match(r.error, new RegExp(`"channel":${first}\\b`), msg(what));
   }
+});
+
+test("the kernel's Math.hypot, which picks the pivots, is V8's bit for bit", () => {
+  if (!simd) return;
+  const rng = new Philox(seed, 6);
+  const count = 20_001;
+  const x = new Float64Array(count),
+    y = new Float64Array(count);
+  const draw = (): number => {
+    const r = rng.uniform();
+    if (r < 0.03) return 0;
+    if (r < 0.06) return 2 ** -1074 * (1 + (rng.nextUint32() % 1000));
+    const e = r < 0.5 ? -60 + (rng.nextUint32() % 120) : -1074 + (rng.nextUint32() % 2098);
+    return (rng.uniform() - 0.5) * 2 ** Math.min(e, 1023) * 1.999;
+  };
+  for (let i = 0; i < count; i++) {
+    x[i] = draw();
+    const r = rng.uniform();
+    // the same magnitude, one near it, or its own
+    y[i] = r < 0.1 ? -x[i]! : r < 0.2 ? x[i]! * (1 + 2 ** -52 * (rng.nextUint32() % 8)) : draw();
+  }
+  const h = linearKernelHypot(x, y);
+  for (let i = 0; i < count; i++)
+    if (!Object.is(h[i], Math.hypot(x[i]!, y[i]!)))
+      assert.fail(msg(`hypot(${x[i]}, ${y[i]}): the kernel's ${h[i]}, V8's ${Math.hypot(x[i]!, y[i]!)}`));
 });
 
 test('the fallback: LATTICE_MIMO_WASM=off runs the reference, and cpuKernel wasm is refused naming why', () => {

@@ -70,6 +70,15 @@ function hypot2(x: v128, y: v128): v128 {
   return v128.bitselect(f64x2.splat(0), h, f64x2.eq(m, f64x2.splat(0)));
 }
 
+/** hypot2 of the count (x, y) pairs at xy (interleaved, count even) into out: the pivots' magnitudes, for tests against Math.hypot. */
+export function hypotPairs(xy: usize, count: i32, out: usize): void {
+  for (let i = 0; i < count; i += 2) {
+    const a = v128.load(at(xy, i)),
+      b = v128.load(at(xy, i + 1));
+    v128.store(at(out, i >> 1), hypot2(i64x2.shuffle(a, b, 0, 2), i64x2.shuffle(a, b, 1, 3)));
+  }
+}
+
 /**
  * G = Hs^H Hs + diag I (n x n) of each lane (complex.ts's gramInto over Hs's first n columns, in
  * their order; Hs nr x n, pair-interleaved): the same sums, and the same signed zero written last

@@ -77,6 +77,7 @@ interface LinearLanesExports extends ScanRunExport {
     bitOut: number,
     work: number,
   ): void;
+  hypotPairs(xy: number, count: number, out: number): void;
   prepStride(nr: number, nt: number, sic: number): number;
   workBytes(nr: number, nt: number): number;
 }
@@ -196,4 +197,20 @@ export class LinearLanes implements LaneKernel {
     out.bits!.set(new Uint8Array(this.buffer, at.bitOut, vectors * nt * bps), v0 * nt * bps);
     return 0;
   }
+}
+
+/**
+ * The kernel's Math.hypot(x[i], y[i]) (the pivots' magnitudes of its Gauss-Jordan inverse, which
+ * choose each lane's pivot rows), for tests against Math.hypot.
+ */
+export function linearKernelHypot(x: Float64Array, y: Float64Array): Float64Array {
+  const count = x.length + (x.length & 1);
+  const instance = sharedWasmKernel<LinearLanesExports>(KERNEL_URL, 24 * count + 64);
+  const xy = new Float64Array(instance.buffer, 0, 2 * count).fill(0);
+  for (let i = 0; i < x.length; i++) {
+    xy[2 * i] = x[i]!;
+    xy[2 * i + 1] = y[i]!;
+  }
+  instance.exports.hypotPairs(0, count, 16 * count);
+  return new Float64Array(instance.buffer, 16 * count, x.length).slice();
 }
