@@ -19,7 +19,8 @@
  *        [--snr 20] [--vectors 8400] [--vpc 1,14] [--reps 7] [--seed 1] [--against ROOT]
  *
  * Any detector whose traits say `wasmKernel` runs on both paths: nway (nway:N for N passes), ssfe,
- * kbest (kbest:K for K paths a level; default 16), sphere, and lr-zf, lr-mmse, lr-sic (their channels' LLL on the lattice part's kernel).
+ * kbest (kbest:K for K paths a level; default 16), sphere, zf, mmse, sic, and lr-zf, lr-mmse, lr-sic (their
+ * channels' LLL on the lattice part's kernel).
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';

@@ -98,12 +98,12 @@ function sameOutcome(got: Outcome, want: Outcome, what: string): void {
   assert.equal(a.stats.budgetExceeded, b.stats.budgetExceeded, msg(`${what}: budgetExceeded`));
 }
 
-const KERNEL_DETECTORS: Detector[] = ['sphere', 'nway', 'ssfe'];
+const KERNEL_DETECTORS: Detector[] = ['sphere', 'nway', 'ssfe', 'kbest', 'zf', 'mmse', 'sic'];
 
 /** A random problem and options, with bad entries and other errors planted at random. */
 function randomCase(rng: Philox): { input: DetectionInput; opts: DetectOptions; what: string } {
   const pick = <T>(a: readonly T[]): T => a[rng.nextUint32() % a.length]!;
-  const detector: Detector = rng.uniform() < 0.85 ? pick(KERNEL_DETECTORS) : pick(['zf', 'mmse'] as Detector[]);
+  const detector: Detector = rng.uniform() < 0.85 ? pick(KERNEL_DETECTORS) : pick(['ml', 'psd'] as Detector[]);
   const mod: Modulation = rng.uniform() < 0.1 ? 'bpsk' : pick(['qpsk', '16qam'] as Modulation[]);
   const nt = 1 + (rng.nextUint32() % 4),
     nr = nt + (rng.nextUint32() % 2);

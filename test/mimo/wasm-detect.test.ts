@@ -505,9 +505,9 @@ test('the fallback: LATTICE_MIMO_WASM=off, uncovered setups, and where cpuKernel
       (e) => e instanceof EngineUnavailableError && /square QAM/.test(e.message),
     );
   assert.throws(
-    () => detect(input, { detector: 'zf', modulation: '16qam', cpuKernel: 'typescript' }),
+    () => detect(input, { detector: 'ml', modulation: '16qam', cpuKernel: 'typescript' }),
     (e) => e instanceof InvalidArgumentError && /cpuKernel/.test(e.message),
   );
   assert.equal(detect(bpsk, { detector: 'sphere', modulation: 'bpsk' }).stats.kernel, 'typescript');
-  assert.equal(detect(input, { detector: 'zf', modulation: '16qam' }).stats.kernel, 'typescript');
+  assert.equal(detect(input, { detector: 'ml', modulation: '16qam' }).stats.kernel, 'typescript');
 });

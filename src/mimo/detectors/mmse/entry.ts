@@ -5,7 +5,14 @@ import { detector } from './cpu.js';
 export const mmseEntry: DetectorEntry<'mmse'> = {
   name: 'mmse',
   description: 'linear MMSE filter (bias removed), then per-stream slicing',
-  traits: { soft: false, exact: false, nodeBudget: 'none', model: 'complex', wideChannels: 'regularized' },
+  traits: {
+    soft: false,
+    exact: false,
+    nodeBudget: 'none',
+    model: 'complex',
+    wideChannels: 'regularized',
+    wasmKernel: true,
+  },
   options: {},
   cpu: detector,
   cuda: () => import('./cuda.js').then((m) => m.cudaDetector),

@@ -8,6 +8,7 @@
 import { sliceSymbol } from '../../modulation.js';
 import { filterInto, gramInto, invertInPlace } from '../../preprocess/complex.js';
 import type { CpuDetector, DetectorInstance, DetectorOutput, DetectorSetup } from '../detector.js';
+import { LinearLanes } from '../zf/linear-wasm.js';
 
 export interface SicPrep {
   /** order[t]: the stream detected at step t. */
@@ -23,6 +24,7 @@ export interface SicPrep {
 export const detector: CpuDetector<SicPrep> = {
   name: 'sic',
   soft: false,
+  lanes: (setup) => new LinearLanes('sic', setup.nr, setup.nt, setup.constellation),
   create(setup: DetectorSetup): DetectorInstance<SicPrep> {
     const { nr, nt, constellation: con } = setup;
     const G = new Float64Array(2 * nt * nt),

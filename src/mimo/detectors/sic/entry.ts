@@ -5,7 +5,14 @@ import { detector } from './cpu.js';
 export const sicEntry: DetectorEntry<'sic'> = {
   name: 'sic',
   description: 'ordered MMSE successive interference cancellation (V-BLAST order)',
-  traits: { soft: false, exact: false, nodeBudget: 'none', model: 'complex', wideChannels: 'regularized' },
+  traits: {
+    soft: false,
+    exact: false,
+    nodeBudget: 'none',
+    model: 'complex',
+    wideChannels: 'regularized',
+    wasmKernel: true,
+  },
   options: {},
   cpu: detector,
   cuda: () => import('./cuda.js').then((m) => m.cudaDetector),

@@ -5,7 +5,7 @@ import { detector } from './cpu.js';
 export const zfEntry: DetectorEntry<'zf'> = {
   name: 'zf',
   description: 'zero forcing: the left inverse of H, then per-stream slicing',
-  traits: { soft: false, exact: false, nodeBudget: 'none', model: 'complex', wideChannels: 'no' },
+  traits: { soft: false, exact: false, nodeBudget: 'none', model: 'complex', wideChannels: 'no', wasmKernel: true },
   options: {},
   cpu: detector,
   cuda: () => import('./cuda.js').then((m) => m.cudaDetector),
