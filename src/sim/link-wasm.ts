@@ -65,7 +65,7 @@ interface LinkKernelExports {
 
 /** Memory: scratch (Philox words and uniforms), the constellation's points (256 at most), then a piece's data. */
 const SCRATCH = 0;
-const POINTS = 256;
+const POINTS = 512;
 const DATA = POINTS + 256 * 16;
 /** A piece's data: about this many bytes. */
 const PIECE_BYTES = 256 * 1024;
@@ -101,10 +101,11 @@ function sampleInputs(): Float64Array {
 const MATH = { log: 0, sin: 1, cos: 2 } as const;
 
 /**
- * The kernel's log, sin or cos of each of xs (sin and cos: |x| <= 2^19 pi / 2), for the startup
- * check and for tests that compare it with Math.
+ * The kernel's log, sin or cos of each of xs (sin and cos: |x| <= 2^19 pi / 2), in f64x2 lanes as
+ * the generator runs them (or by the scalar functions, which the lanes hand their rare cases), for
+ * the startup check and for tests that compare it with Math.
  */
-export function linkKernelMath(fn: keyof typeof MATH, xs: Float64Array): Float64Array {
+export function linkKernelMath(fn: keyof typeof MATH, xs: Float64Array, lanes = true): Float64Array {
   const out = new Float64Array(xs.length);
   const piece = Math.floor(PIECE_BYTES / 16);
   const { exports: k, buffer } = instance(16 * piece);
@@ -112,7 +113,7 @@ export function linkKernelMath(fn: keyof typeof MATH, xs: Float64Array): Float64
   for (let at = 0; at < xs.length; at += piece) {
     const n = Math.min(piece, xs.length - at);
     mem.set(xs.subarray(at, at + n));
-    k.math(MATH[fn], DATA, n, DATA + 8 * n);
+    k.math(MATH[fn] + (lanes ? 0 : 3), DATA, n, DATA + 8 * n);
     out.set(mem.subarray(n, 2 * n), at);
   }
   return out;
@@ -122,10 +123,12 @@ export function linkKernelMath(fn: keyof typeof MATH, xs: Float64Array): Float64
 function selfCheck(): string | null {
   const xs = sampleInputs();
   for (const fn of ['log', 'sin', 'cos'] as const) {
-    const got = linkKernelMath(fn, xs);
-    for (let i = 0; i < xs.length; i++) {
-      const want = Math[fn](xs[i]!);
-      if (!Object.is(got[i], want)) return `its ${fn}(${xs[i]}) is ${got[i]}, this runtime's Math gives ${want}`;
+    for (const lanes of [true, false]) {
+      const got = linkKernelMath(fn, xs, lanes);
+      for (let i = 0; i < xs.length; i++) {
+        const want = Math[fn](xs[i]!);
+        if (!Object.is(got[i], want)) return `its ${fn}(${xs[i]}) is ${got[i]}, this runtime's Math gives ${want}`;
+      }
     }
   }
   const pairs = 64;

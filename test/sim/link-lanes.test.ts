@@ -1,7 +1,8 @@
 /**
  * The link generator's WebAssembly kernel (src/sim/wasm/link-lanes.as.ts, host link-wasm.ts)
  * against the TypeScript generator on fresh random inputs (seed printed on failure):
- *  - its log, sin and cos equal this runtime's Math.log, Math.sin, Math.cos bit for bit on random
+ *  - its log, sin and cos (in lanes, and the scalar functions the lanes hand their rare cases)
+ *    equal this runtime's Math.log, Math.sin, Math.cos bit for bit on random
  *    inputs over the ranges Box-Muller uses (uniforms down to 2^-54, angles in (0, 2 pi)), the
  *    edges of fdlibm's branches, and uniforms and angles from Philox words as the generator makes them;
  *  - generateLinkChunk's symbols, channels and received vectors equal the TypeScript's bit for bit
@@ -50,10 +51,13 @@ function assertMathEqual(xs: Float64Array, what: string): void {
   for (const fn of ['log', 'sin', 'cos'] as const) {
     if (fn !== 'log' && what === 'uniforms') continue;
     if (fn === 'log' && what === 'angles') continue;
-    const got = linkKernelMath(fn, xs);
-    for (let i = 0; i < xs.length; i++) {
-      const want = Math[fn](xs[i]!);
-      if (!Object.is(got[i], want)) assert.fail(msg(`${what}: ${fn}(${xs[i]}) = ${got[i]}, Math gives ${want}`));
+    for (const lanes of [true, false]) {
+      const got = linkKernelMath(fn, xs, lanes);
+      for (let i = 0; i < xs.length; i++) {
+        const want = Math[fn](xs[i]!);
+        if (!Object.is(got[i], want))
+          assert.fail(msg(`${what}: ${fn}(${xs[i]}) = ${got[i]} (${lanes ? 'lanes' : 'scalar'}), Math gives ${want}`));
+      }
     }
   }
 }
@@ -97,7 +101,11 @@ test("log, sin, cos equal this runtime's Math bit for bit", { skip: !simd && 'no
   for (let k = 1; k <= 8; k++) around((k * Math.PI) / 4);
   const xs = new Float64Array(edges.filter((x) => x > 0));
   assertMathEqual(xs, 'edges');
+  // an odd count's last value, and inputs outside Box-Muller's ranges (the scalar path of the lanes)
   assert.deepEqual([...linkKernelMath('log', new Float64Array([1, 2, 0.5]))], [0, Math.log(2), Math.log(0.5)]);
+  const odd = new Float64Array([0, -0, -1, Infinity, Number.NaN, 5e-324, 1e300, -3, 1e6, 1e5 + 0.5, 40, -2]);
+  assertMathEqual(odd.subarray(0, 7), 'uniforms');
+  assertMathEqual(odd.subarray(7), 'angles');
 });
 
 const MODS: Modulation[] = ['bpsk', 'qpsk', '16qam', '64qam', '256qam'];

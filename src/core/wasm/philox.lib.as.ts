@@ -50,3 +50,53 @@ export function philox4(k0: u32, k1: u32, block: u32, s0: u32, s1: u32, out: usi
   v128.store(out, x2, 32);
   v128.store(out, x3, 48);
 }
+
+/**
+ * philox4 of blocks block .. block + 3 and block + 4 .. block + 7 in one pass of the rounds (two
+ * independent chains of products in flight), stored as two philox4 outputs at out and out + 64.
+ */
+@inline
+export function philox8(k0: u32, k1: u32, block: u32, s0: u32, s1: u32, out: usize): void {
+  let a0 = i32x4.add(i32x4.splat(block), i32x4(0, 1, 2, 3));
+  let b0 = i32x4.add(i32x4.splat(block), i32x4(4, 5, 6, 7));
+  let a1 = i32x4.splat(0);
+  let b1 = a1;
+  let a2 = i32x4.splat(s0);
+  let b2 = a2;
+  let a3 = i32x4.splat(s1);
+  let b3 = a3;
+  const m0 = i32x4.splat(M0);
+  const m1 = i32x4.splat(M1);
+  let ka = k0,
+    kb = k1;
+  for (let r = 0; r < 10; r++) {
+    const ka4 = i32x4.splat(ka);
+    const kb4 = i32x4.splat(kb);
+    const ah0 = mulhi(m0, a0);
+    const bh0 = mulhi(m0, b0);
+    const al0 = i32x4.mul(m0, a0);
+    const bl0 = i32x4.mul(m0, b0);
+    const ah1 = mulhi(m1, a2);
+    const bh1 = mulhi(m1, b2);
+    const al1 = i32x4.mul(m1, a2);
+    const bl1 = i32x4.mul(m1, b2);
+    a0 = v128.xor(v128.xor(ah1, a1), ka4);
+    b0 = v128.xor(v128.xor(bh1, b1), ka4);
+    a1 = al1;
+    b1 = bl1;
+    a2 = v128.xor(v128.xor(ah0, a3), kb4);
+    b2 = v128.xor(v128.xor(bh0, b3), kb4);
+    a3 = al0;
+    b3 = bl0;
+    ka += W0;
+    kb += W1;
+  }
+  v128.store(out, a0);
+  v128.store(out, a1, 16);
+  v128.store(out, a2, 32);
+  v128.store(out, a3, 48);
+  v128.store(out, b0, 64);
+  v128.store(out, b1, 80);
+  v128.store(out, b2, 96);
+  v128.store(out, b3, 112);
+}

@@ -13,7 +13,8 @@
  * Every pointer is a byte offset into the imported memory, laid out by the host (link-wasm.ts).
  */
 import { cosOut, fdlibmLog, sinCos, sinOut } from '../../core/wasm/fdlibm.lib.as';
-import { philox4 } from '../../core/wasm/philox.lib.as';
+import { cosLanes, logLanes, sinCosLanes, sinLanes } from '../../core/wasm/fdlibm-lanes.lib.as';
+import { philox4, philox8 } from '../../core/wasm/philox.lib.as';
 
 /** The four uniforms of word pairs (w0, w1) of four blocks: lanes 0, 1 into lo, 2, 3 into hi (stored at out, out + 16). */
 @inline
@@ -39,8 +40,8 @@ function uniforms(w0: v128, w1: v128, out: usize): void {
 
 /**
  * `pairs` normal pairs of blocks block .. block + pairs - 1 of stream (s0, s1), each times `scale`
- * (Philox.normal() * scale, cos's then sin's): f64[2 pairs] at out. scratch: 128 bytes.
- * The caller keeps block + pairs + 3 below 2^32.
+ * (Philox.normal() * scale, cos's then sin's): f64[2 pairs] at out. scratch: 320 bytes.
+ * The caller keeps block + pairs + 7 below 2^32.
  */
 export function normals(
   k0: u32,
@@ -53,20 +54,32 @@ export function normals(
   out: usize,
   scratch: usize,
 ): void {
-  const u = scratch + 64;
-  for (let p = 0; p < pairs; p += 4) {
-    philox4(k0, k1, block + <u32>p, s0, s1, scratch);
-    uniforms(v128.load(scratch), v128.load(scratch, 16), u);
-    uniforms(v128.load(scratch, 32), v128.load(scratch, 48), u + 32);
-    const m = pairs - p < 4 ? pairs - p : 4;
-    for (let l = 0; l < m; l++) {
-      const u1 = load<f64>(u + ((<usize>l) << 3));
-      const u2 = load<f64>(u + 32 + ((<usize>l) << 3));
-      const r = Math.sqrt(-2 * fdlibmLog(u1));
-      sinCos(2 * Math.PI * u2);
-      const o = out + ((<usize>(p + l)) << 4);
-      store<f64>(o, r * cosOut * scale);
-      store<f64>(o, r * sinOut * scale, 8);
+  // scratch: Philox words of 8 blocks (128 bytes), u1 of 8 (64), u2 of 8 (64), r of 8 (64)
+  const u1 = scratch + 128;
+  const u2 = scratch + 192;
+  const rr = scratch + 256;
+  const m2 = f64x2.splat(-2);
+  const twoPi = f64x2.splat(2 * Math.PI);
+  const sc = f64x2.splat(scale);
+  for (let p = 0; p < pairs; p += 8) {
+    philox8(k0, k1, block + <u32>p, s0, s1, scratch);
+    uniforms(v128.load(scratch), v128.load(scratch, 16), u1);
+    uniforms(v128.load(scratch, 64), v128.load(scratch, 80), u1 + 32);
+    uniforms(v128.load(scratch, 32), v128.load(scratch, 48), u2);
+    uniforms(v128.load(scratch, 96), v128.load(scratch, 112), u2 + 32);
+    // the four lane pairs' logarithms, then their angles: independent chains side by side
+    for (let q: usize = 0; q < 64; q += 16) v128.store(rr + q, f64x2.sqrt(f64x2.mul(m2, logLanes(v128.load(u1 + q)))));
+    const m = pairs - p < 8 ? pairs - p : 8;
+    const o = out + ((<usize>p) << 4);
+    for (let l = 0; l < m; l += 2) {
+      const q = (<usize>l) << 3;
+      const r = v128.load(rr + q);
+      sinCosLanes(f64x2.mul(twoPi, v128.load(u2 + q)));
+      const c = f64x2.mul(f64x2.mul(r, cosLanes), sc);
+      const s = f64x2.mul(f64x2.mul(r, sinLanes), sc);
+      // pairs (cos, sin) of the two lanes; the second only where it is one of the `pairs`
+      v128.store(o + (q << 1), v128.shuffle<f64>(c, s, 0, 2));
+      if (l + 1 < m) v128.store(o + (q << 1), v128.shuffle<f64>(c, s, 1, 3), 16);
     }
   }
 }
@@ -150,15 +163,34 @@ export function transmitNoise(
   }
 }
 
-/** Math on a batch, for the host's startup check and the tests: op 0 log, 1 sin, 2 cos of f64[n] at x into out. */
+/**
+ * Math on a batch, for the host's startup check and the tests: op 0 log, 1 sin, 2 cos of f64[n] at
+ * x into out, in lanes as normals() computes them; 3, 4, 5 the same by the scalar functions.
+ */
 export function math(op: i32, x: usize, n: i32, out: usize): void {
+  if (op < 3) {
+    for (let i = 0; i < n; i += 2) {
+      const at = (<usize>i) << 3;
+      // (an odd n's last value in both lanes)
+      const v = i + 1 < n ? v128.load(x + at) : v128.load64_splat(x + at);
+      let r: v128;
+      if (op == 0) r = logLanes(v);
+      else {
+        sinCosLanes(v);
+        r = op == 1 ? sinLanes : cosLanes;
+      }
+      if (i + 1 < n) v128.store(out + at, r);
+      else store<f64>(out + at, f64x2.extract_lane(r, 0));
+    }
+    return;
+  }
   for (let i = 0; i < n; i++) {
     const v = load<f64>(x + ((<usize>i) << 3));
     let r: f64;
-    if (op == 0) r = fdlibmLog(v);
+    if (op == 3) r = fdlibmLog(v);
     else {
       sinCos(v);
-      r = op == 1 ? sinOut : cosOut;
+      r = op == 4 ? sinOut : cosOut;
     }
     store<f64>(out + ((<usize>i) << 3), r);
   }
