@@ -60,12 +60,12 @@ interface LinkKernelExports {
     noise: number,
     y: number,
   ): void;
-  math(op: number, x: number, n: number, out: number): void;
+  math(op: number, x: number, n: number, out: number, scratch: number): void;
 }
 
-/** Memory: scratch (Philox words and uniforms), the constellation's points (256 at most), then a piece's data. */
+/** Memory: scratch (Philox words, uniforms, the math's constants), the constellation's points (256 at most), then a piece's data. */
 const SCRATCH = 0;
-const POINTS = 512;
+const POINTS = 2048;
 const DATA = POINTS + 256 * 16;
 /** A piece's data: about this many bytes. */
 const PIECE_BYTES = 256 * 1024;
@@ -113,7 +113,7 @@ export function linkKernelMath(fn: keyof typeof MATH, xs: Float64Array, lanes = 
   for (let at = 0; at < xs.length; at += piece) {
     const n = Math.min(piece, xs.length - at);
     mem.set(xs.subarray(at, at + n));
-    k.math(MATH[fn] + (lanes ? 0 : 3), DATA, n, DATA + 8 * n);
+    k.math(MATH[fn] + (lanes ? 0 : 3), DATA, n, DATA + 8 * n, SCRATCH);
     out.set(mem.subarray(n, 2 * n), at);
   }
   return out;

@@ -17,10 +17,13 @@ import { cosOut, fdlibmLog, sinCos, sinOut } from './fdlibm.lib.as';
 
 const SIGN = i64x2.splat(0x8000000000000000);
 
-/** Each lane's high word (sign-extended), as an i64 lane. */
+/** Bytes of the constants' table (writeLaneConstants). */
+export const LANE_CONSTANT_BYTES: usize = 832;
+
+/** Each lane's high word (unsigned: a negative double's is 2^31 or more), as an i64 lane. */
 @inline
 function hiWords(x: v128): v128 {
-  return i64x2.shr_s(x, 32);
+  return i64x2.shr_u(x, 32);
 }
 
 /** Each lane's i64 (a small integer) as a double. */
@@ -29,33 +32,89 @@ function i64ToF64(k: v128): v128 {
   return f64x2.convert_low_i32x4_s(v128.shuffle<i32>(k, k, 0, 2, 0, 2));
 }
 
+/** Writes the lanes' constants (LANE_CONSTANT_BYTES bytes) at tab, which logLanes and sinCosLanes read (a load each: no constant built in the loop). */
+export function writeLaneConstants(tab: usize): void {
+  v128.store(tab, f64x2.splat(6.93147180369123816490e-1), 0);
+  v128.store(tab, f64x2.splat(1.90821492927058770002e-10), 16);
+  v128.store(tab, f64x2.splat(6.666666666666735130e-1), 32);
+  v128.store(tab, f64x2.splat(3.999999999940941908e-1), 48);
+  v128.store(tab, f64x2.splat(2.857142874366239149e-1), 64);
+  v128.store(tab, f64x2.splat(2.222219843214978396e-1), 80);
+  v128.store(tab, f64x2.splat(1.818357216161805012e-1), 96);
+  v128.store(tab, f64x2.splat(1.531383769920937332e-1), 112);
+  v128.store(tab, f64x2.splat(1.479819860511658591e-1), 128);
+  v128.store(tab, i64x2.splat(0x000fffff), 144);
+  v128.store(tab, i64x2.splat(0x95f64), 160);
+  v128.store(tab, i64x2.splat(0x100000), 176);
+  v128.store(tab, i64x2.splat(1023), 192);
+  v128.store(tab, i64x2.splat(0xffffffff), 208);
+  v128.store(tab, i64x2.splat(0x3ff00000), 224);
+  v128.store(tab, f64x2.splat(1.0), 240);
+  v128.store(tab, i64x2.splat(0x00100000), 256);
+  v128.store(tab, i64x2.splat(0x7ff00000), 272);
+  v128.store(tab, i64x2.splat(2), 288);
+  v128.store(tab, i64x2.splat(3), 304);
+  v128.store(tab, f64x2.splat(2.0), 320);
+  v128.store(tab, i64x2.splat(0x6147a), 336);
+  v128.store(tab, i64x2.splat(0x6b851), 352);
+  v128.store(tab, i64x2.splat(0), 368);
+  v128.store(tab, f64x2.splat(0.5), 384);
+  v128.store(tab, f64x2.splat(6.36619772367581382433e-1), 400);
+  v128.store(tab, f64x2.splat(1.57079632673412561417), 416);
+  v128.store(tab, f64x2.splat(6.07710050650619224932e-11), 432);
+  v128.store(tab, f64x2.splat(1.5707963267948966), 448);
+  v128.store(tab, f64x2.splat(-1.66666666666666324348e-1), 464);
+  v128.store(tab, f64x2.splat(8.33333333332248946124e-3), 480);
+  v128.store(tab, f64x2.splat(-1.98412698298579493134e-4), 496);
+  v128.store(tab, f64x2.splat(2.75573137070700676789e-6), 512);
+  v128.store(tab, f64x2.splat(-2.50507602534068634195e-8), 528);
+  v128.store(tab, f64x2.splat(1.58969099521155010221e-10), 544);
+  v128.store(tab, f64x2.splat(4.16666666666666019037e-2), 560);
+  v128.store(tab, f64x2.splat(-1.38888888888741095749e-3), 576);
+  v128.store(tab, f64x2.splat(2.48015872894767294178e-5), 592);
+  v128.store(tab, f64x2.splat(-2.75573143513906633035e-7), 608);
+  v128.store(tab, f64x2.splat(2.08757232129817482790e-9), 624);
+  v128.store(tab, f64x2.splat(-1.13596475577881948265e-11), 640);
+  v128.store(tab, i64x2.splat(0x7fffffff), 656);
+  v128.store(tab, i64x2.splat(0x3fe921fb), 672);
+  v128.store(tab, i64x2.splat(0x4002d97c), 688);
+  v128.store(tab, i64x2.splat(1), 704);
+  v128.store(tab, i64x2.splat(0x413921fb), 720);
+  v128.store(tab, i64x2.splat(32), 736);
+  v128.store(tab, i64x2.splat(0x3e400000), 752);
+  v128.store(tab, f64x2.splat(0.28125), 768);
+  v128.store(tab, i64x2.splat(0x00200000), 784);
+  v128.store(tab, i64x2.splat(0x3fe90000), 800);
+  v128.store(tab, i64x2.splat(0x3fd33333), 816);
+}
+
 /** fdlibmLog of each lane. */
 @inline
-export function logLanes(x: v128): v128 {
-  const ln2_hi = f64x2.splat(6.93147180369123816490e-1),
-    ln2_lo = f64x2.splat(1.90821492927058770002e-10),
-    Lg1 = f64x2.splat(6.666666666666735130e-1),
-    Lg2 = f64x2.splat(3.999999999940941908e-1),
-    Lg3 = f64x2.splat(2.857142874366239149e-1),
-    Lg4 = f64x2.splat(2.222219843214978396e-1),
-    Lg5 = f64x2.splat(1.818357216161805012e-1),
-    Lg6 = f64x2.splat(1.531383769920937332e-1),
-    Lg7 = f64x2.splat(1.479819860511658591e-1);
+export function logLanes(x: v128, tab: usize): v128 {
+  const ln2_hi = v128.load(tab, 0),
+    ln2_lo = v128.load(tab, 16),
+    Lg1 = v128.load(tab, 32),
+    Lg2 = v128.load(tab, 48),
+    Lg3 = v128.load(tab, 64),
+    Lg4 = v128.load(tab, 80),
+    Lg5 = v128.load(tab, 96),
+    Lg6 = v128.load(tab, 112),
+    Lg7 = v128.load(tab, 128);
   const hx = hiWords(x);
-  const mant = i64x2.splat(0x000fffff);
+  const mant = v128.load(tab, 144);
   const hm = v128.and(hx, mant);
-  const i = v128.and(i64x2.add(hm, i64x2.splat(0x95f64)), i64x2.splat(0x100000));
-  const k = i64x2.add(i64x2.sub(i64x2.shr_s(hx, 20), i64x2.splat(1023)), i64x2.shr_s(i, 20));
+  const i = v128.and(i64x2.add(hm, v128.load(tab, 160)), v128.load(tab, 176));
+  const k = i64x2.add(i64x2.sub(i64x2.shr_u(hx, 20), v128.load(tab, 192)), i64x2.shr_u(i, 20));
   const xn = v128.or(
-    v128.and(x, i64x2.splat(0xffffffff)),
-    i64x2.shl(v128.or(hm, v128.xor(i, i64x2.splat(0x3ff00000))), 32),
+    v128.and(x, v128.load(tab, 208)),
+    i64x2.shl(v128.or(hm, v128.xor(i, v128.load(tab, 224))), 32),
   );
-  const f = f64x2.sub(xn, f64x2.splat(1.0));
+  const f = f64x2.sub(xn, v128.load(tab, 240));
   const rare = v128.or(
-    v128.or(i64x2.lt_s(hx, i64x2.splat(0x00100000)), i64x2.ge_s(hx, i64x2.splat(0x7ff00000))),
-    i64x2.lt_s(v128.and(i64x2.add(hm, i64x2.splat(2)), mant), i64x2.splat(3)),
+    v128.or(i64x2.lt_s(hx, v128.load(tab, 256)), i64x2.ge_s(hx, v128.load(tab, 272))),
+    i64x2.lt_s(v128.and(i64x2.add(hm, v128.load(tab, 288)), mant), v128.load(tab, 304)),
   );
-  const s = f64x2.div(f, f64x2.add(f64x2.splat(2.0), f));
+  const s = f64x2.div(f, f64x2.add(v128.load(tab, 320), f));
   const dk = i64ToF64(k);
   const z = f64x2.mul(s, s);
   const w = f64x2.mul(z, z);
@@ -66,11 +125,11 @@ export function logLanes(x: v128): v128 {
   );
   const R = f64x2.add(t2, t1);
   const iPos = i64x2.gt_s(
-    v128.or(i64x2.sub(hm, i64x2.splat(0x6147a)), i64x2.sub(i64x2.splat(0x6b851), hm)),
-    i64x2.splat(0),
+    v128.or(i64x2.sub(hm, v128.load(tab, 336)), i64x2.sub(v128.load(tab, 352), hm)),
+    v128.load(tab, 368),
   );
-  const kZero = i64x2.eq(k, i64x2.splat(0));
-  const hfsq = f64x2.mul(f64x2.mul(f64x2.splat(0.5), f), f);
+  const kZero = i64x2.eq(k, v128.load(tab, 368));
+  const hfsq = f64x2.mul(f64x2.mul(v128.load(tab, 384), f), f);
   const sh = f64x2.mul(s, f64x2.add(hfsq, R));
   const sf = f64x2.mul(s, f64x2.sub(f, R));
   const dkHi = f64x2.mul(dk, ln2_hi);
@@ -94,34 +153,34 @@ export let cosLanes: v128 = i64x2.splat(0);
 
 /** sinCos of each lane: (sinLanes, cosLanes). */
 @inline
-export function sinCosLanes(x: v128): void {
-  const invpio2 = f64x2.splat(6.36619772367581382433e-1),
-    pio2_1 = f64x2.splat(1.57079632673412561417),
-    pio2_1t = f64x2.splat(6.07710050650619224932e-11),
-    pio2 = f64x2.splat(1.5707963267948966),
-    S1 = f64x2.splat(-1.66666666666666324348e-1),
-    S2 = f64x2.splat(8.33333333332248946124e-3),
-    S3 = f64x2.splat(-1.98412698298579493134e-4),
-    S4 = f64x2.splat(2.75573137070700676789e-6),
-    S5 = f64x2.splat(-2.50507602534068634195e-8),
-    S6 = f64x2.splat(1.58969099521155010221e-10),
-    C1 = f64x2.splat(4.16666666666666019037e-2),
-    C2 = f64x2.splat(-1.38888888888741095749e-3),
-    C3 = f64x2.splat(2.48015872894767294178e-5),
-    C4 = f64x2.splat(-2.75573143513906633035e-7),
-    C5 = f64x2.splat(2.08757232129817482790e-9),
-    C6 = f64x2.splat(-1.13596475577881948265e-11);
-  const one = f64x2.splat(1.0);
-  const half = f64x2.splat(0.5);
-  const low31 = i64x2.splat(0x7fffffff);
+export function sinCosLanes(x: v128, tab: usize): void {
+  const invpio2 = v128.load(tab, 400),
+    pio2_1 = v128.load(tab, 416),
+    pio2_1t = v128.load(tab, 432),
+    pio2 = v128.load(tab, 448),
+    S1 = v128.load(tab, 464),
+    S2 = v128.load(tab, 480),
+    S3 = v128.load(tab, 496),
+    S4 = v128.load(tab, 512),
+    S5 = v128.load(tab, 528),
+    S6 = v128.load(tab, 544),
+    C1 = v128.load(tab, 560),
+    C2 = v128.load(tab, 576),
+    C3 = v128.load(tab, 592),
+    C4 = v128.load(tab, 608),
+    C5 = v128.load(tab, 624),
+    C6 = v128.load(tab, 640);
+  const one = v128.load(tab, 240);
+  const half = v128.load(tab, 384);
+  const low31 = v128.load(tab, 656);
   const hx = hiWords(x);
   const ix = v128.and(hx, low31);
-  const small = i64x2.le_s(ix, i64x2.splat(0x3fe921fb));
-  const nOne = i64x2.lt_s(ix, i64x2.splat(0x4002d97c));
+  const small = i64x2.le_s(ix, v128.load(tab, 672));
+  const nOne = i64x2.lt_s(ix, v128.load(tab, 688));
   // n = (int)(|x| 2 / pi + 1/2), 1 below 3 pi / 4, 0 at or below pi / 4 (as an i32 in each i64 lane's low half)
   const nTrunc = i32x4.trunc_sat_f64x2_s_zero(f64x2.add(f64x2.mul(x, invpio2), half));
   let n = i64x2.extend_low_i32x4_s(nTrunc);
-  n = v128.bitselect(i64x2.splat(1), n, nOne);
+  n = v128.bitselect(v128.load(tab, 704), n, nOne);
   n = v128.andnot(n, small);
   const fn = i64ToF64(n);
   const r = f64x2.sub(x, f64x2.mul(fn, pio2_1));
@@ -133,12 +192,12 @@ export function sinCosLanes(x: v128): void {
   const ky = v128.and(hiWords(y0), low31);
   const rare = v128.or(
     v128.or(
-      v128.or(i64x2.lt_s(hx, i64x2.splat(0)), i64x2.gt_s(ix, i64x2.splat(0x413921fb))),
-      i64x2.ge_s(n, i64x2.splat(32)),
+      v128.or(i64x2.gt_s(hx, v128.load(tab, 656)), i64x2.gt_s(ix, v128.load(tab, 720))),
+      i64x2.ge_s(n, v128.load(tab, 736)),
     ),
     v128.or(
       v128.andnot(i64x2.eq(v128.and(hiWords(f64x2.mul(fn, pio2)), low31), ix), small),
-      i64x2.lt_s(ky, i64x2.splat(0x3e400000)),
+      i64x2.lt_s(ky, v128.load(tab, 752)),
     ),
   );
   const z = f64x2.mul(y0, y0);
@@ -163,16 +222,16 @@ export function sinCosLanes(x: v128): void {
   const tail = f64x2.sub(f64x2.mul(z, rc), f64x2.mul(y0, y1));
   const cosA = f64x2.sub(one, f64x2.sub(f64x2.mul(half, z), tail));
   const qx = v128.bitselect(
-    f64x2.splat(0.28125),
-    i64x2.shl(i64x2.sub(ky, i64x2.splat(0x00200000)), 32),
-    i64x2.gt_s(ky, i64x2.splat(0x3fe90000)),
+    v128.load(tab, 768),
+    i64x2.shl(i64x2.sub(ky, v128.load(tab, 784)), 32),
+    i64x2.gt_s(ky, v128.load(tab, 800)),
   );
   const cosB = f64x2.sub(f64x2.sub(one, qx), f64x2.sub(f64x2.sub(f64x2.mul(half, z), qx), tail));
-  const cv = v128.bitselect(cosA, cosB, i64x2.lt_s(ky, i64x2.splat(0x3fd33333)));
+  const cv = v128.bitselect(cosA, cosB, i64x2.lt_s(ky, v128.load(tab, 816)));
   // quadrant n & 3: sin = s, c, -s, -c; cos = c, -s, -c, s
-  const swap = i64x2.ne(v128.and(n, i64x2.splat(1)), i64x2.splat(0));
+  const swap = i64x2.ne(v128.and(n, v128.load(tab, 704)), v128.load(tab, 368));
   const sinNeg = v128.and(i64x2.shl(n, 62), SIGN);
-  const cosNeg = v128.and(i64x2.shl(i64x2.add(n, i64x2.splat(1)), 62), SIGN);
+  const cosNeg = v128.and(i64x2.shl(i64x2.add(n, v128.load(tab, 704)), 62), SIGN);
   let so = v128.xor(v128.bitselect(cv, sv, swap), sinNeg);
   let co = v128.xor(v128.bitselect(sv, cv, swap), cosNeg);
   if (v128.any_true(rare)) {

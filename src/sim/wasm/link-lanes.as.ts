@@ -13,7 +13,7 @@
  * Every pointer is a byte offset into the imported memory, laid out by the host (link-wasm.ts).
  */
 import { cosOut, fdlibmLog, sinCos, sinOut } from '../../core/wasm/fdlibm.lib.as';
-import { cosLanes, logLanes, sinCosLanes, sinLanes } from '../../core/wasm/fdlibm-lanes.lib.as';
+import { cosLanes, logLanes, sinCosLanes, sinLanes, writeLaneConstants } from '../../core/wasm/fdlibm-lanes.lib.as';
 import { philox4, philox8 } from '../../core/wasm/philox.lib.as';
 
 /** The four uniforms of word pairs (w0, w1) of four blocks: lanes 0, 1 into lo, 2, 3 into hi (stored at out, out + 16). */
@@ -40,7 +40,8 @@ function uniforms(w0: v128, w1: v128, out: usize): void {
 
 /**
  * `pairs` normal pairs of blocks block .. block + pairs - 1 of stream (s0, s1), each times `scale`
- * (Philox.normal() * scale, cos's then sin's): f64[2 pairs] at out. scratch: 320 bytes.
+ * (Philox.normal() * scale, cos's then sin's): f64[2 pairs] at out. scratch: 512 bytes and the
+ * lanes' constants (LANE_CONSTANT_BYTES).
  * The caller keeps block + pairs + 7 below 2^32.
  */
 export function normals(
@@ -58,6 +59,8 @@ export function normals(
   const u1 = scratch + 128;
   const u2 = scratch + 192;
   const rr = scratch + 256;
+  const tab = scratch + 512;
+  writeLaneConstants(tab);
   const m2 = f64x2.splat(-2);
   const twoPi = f64x2.splat(2 * Math.PI);
   const sc = f64x2.splat(scale);
@@ -68,13 +71,13 @@ export function normals(
     uniforms(v128.load(scratch, 32), v128.load(scratch, 48), u2);
     uniforms(v128.load(scratch, 96), v128.load(scratch, 112), u2 + 32);
     // the four lane pairs' logarithms, then their angles: independent chains side by side
-    for (let q: usize = 0; q < 64; q += 16) v128.store(rr + q, f64x2.sqrt(f64x2.mul(m2, logLanes(v128.load(u1 + q)))));
+    for (let q: usize = 0; q < 64; q += 16) v128.store(rr + q, f64x2.sqrt(f64x2.mul(m2, logLanes(v128.load(u1 + q), tab))));
     const m = pairs - p < 8 ? pairs - p : 8;
     const o = out + ((<usize>p) << 4);
     for (let l = 0; l < m; l += 2) {
       const q = (<usize>l) << 3;
       const r = v128.load(rr + q);
-      sinCosLanes(f64x2.mul(twoPi, v128.load(u2 + q)));
+      sinCosLanes(f64x2.mul(twoPi, v128.load(u2 + q)), tab);
       const c = f64x2.mul(f64x2.mul(r, cosLanes), sc);
       const s = f64x2.mul(f64x2.mul(r, sinLanes), sc);
       // pairs (cos, sin) of the two lanes; the second only where it is one of the `pairs`
@@ -167,16 +170,18 @@ export function transmitNoise(
  * Math on a batch, for the host's startup check and the tests: op 0 log, 1 sin, 2 cos of f64[n] at
  * x into out, in lanes as normals() computes them; 3, 4, 5 the same by the scalar functions.
  */
-export function math(op: i32, x: usize, n: i32, out: usize): void {
+export function math(op: i32, x: usize, n: i32, out: usize, scratch: usize): void {
   if (op < 3) {
+    const tab = scratch + 512;
+    writeLaneConstants(tab);
     for (let i = 0; i < n; i += 2) {
       const at = (<usize>i) << 3;
       // (an odd n's last value in both lanes)
       const v = i + 1 < n ? v128.load(x + at) : v128.load64_splat(x + at);
       let r: v128;
-      if (op == 0) r = logLanes(v);
+      if (op == 0) r = logLanes(v, tab);
       else {
-        sinCosLanes(v);
+        sinCosLanes(v, tab);
         r = op == 1 ? sinLanes : cosLanes;
       }
       if (i + 1 < n) v128.store(out + at, r);
