@@ -1,8 +1,8 @@
 /**
- * The flat link's generator on its WebAssembly kernel (wasm/link-lanes.as.ts): Philox words four
- * blocks at a time in lanes, Box-Muller with fdlibm's log, sin and cos (those V8 runs for Math),
- * symbols, y = H s + w, each equal to the TypeScript's (randomSymbols, rayleighChannels,
- * transmit, addNoise) bit for bit, so a unit's data and the simulation's counts do not depend on
+ * The flat link's generator on its WebAssembly kernel (wasm/link-lanes.as.ts): Philox words eight
+ * blocks at a time in lanes, Box-Muller with fdlibm's log, sin and cos (those V8 runs for Math) in
+ * f64x2 lanes, symbols, y = H s + w, each equal to the TypeScript's (randomSymbols,
+ * rayleighChannels, transmit, addNoise) bit for bit, so a unit's data and the simulation's counts do not depend on
  * the kernel. A unit is generated in pieces of about PIECE_BYTES of kernel memory each (the kernel's
  * data stays in the second-level cache), copied out into the arrays generateLinkChunk returns.
  *
@@ -82,7 +82,7 @@ function instance(bytes: number): WasmKernelInstance<LinkKernelExports> {
   return sharedWasmKernel<LinkKernelExports>(KERNEL_URL, DATA + bytes);
 }
 
-/** Sample inputs of the startup check: x values for op (0 log, 1 sin, 2 cos) covering every branch. */
+/** Sample inputs of the startup check (each function takes all of them): Philox's uniforms and angles, and every branch's edges. */
 function sampleInputs(): Float64Array {
   const xs: number[] = [];
   const rng = new Philox(0x5eed, 1);

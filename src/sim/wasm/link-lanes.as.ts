@@ -3,10 +3,11 @@
  * scripts/build-wasm.mjs; not compiled by tsc): link.ts's generateLinkChunk for the flat link,
  * a piece of a unit at a time, with the TypeScript's arithmetic operation for operation, so every
  * symbol index, channel entry and received sample equals it bit for bit:
- *   - Philox4x32-10 words four blocks at a time in 32-bit lanes (philox.lib.as.ts);
+ *   - Philox4x32-10 words eight blocks a pass in 32-bit lanes (philox.lib.as.ts; symbols four);
  *   - the uniforms (rng.ts's uniform, ((w0 >>> 5) 2^26 + (w1 >>> 6) + 0.5) 2^-53) in f64x2 lanes;
  *   - Box-Muller as Philox.normal: sqrt(-2 log u1) (cos, sin)(2 pi u2), log, sin and cos those of
- *     fdlibm as V8 runs them (fdlibm.lib.as.ts), a normal pair a Philox block;
+ *     fdlibm as V8 runs them, two at a time in f64x2 lanes (fdlibm-lanes.lib.as.ts, its rare cases
+ *     by fdlibm.lib.as.ts), a normal pair a Philox block;
  *   - symbols as randomSymbols: index = word >>> (32 - log2 q) (= floor(word / 2^32 q) exactly);
  *   - y = H s + w as transmit and addNoise: each complex product and sum in f64x2 lanes (re, im),
  *     in the reference's order, then the noise sample added.
