@@ -43,7 +43,7 @@ export {
   type Precision,
   type RealArray,
 } from './matrix.js';
-export { Philox, philox4x32 } from './rng.js';
+export { Philox, philox4x32, philoxWords } from './rng.js';
 export {
   checkOptions,
   option,

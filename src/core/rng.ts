@@ -82,6 +82,14 @@ function splitU64(v: number | bigint, what: string): [number, number] {
   return [v % TWO_POW_32, Math.floor(v / TWO_POW_32)];
 }
 
+/**
+ * The key and the stream's counter words of (seed, stream) as Philox reads them: [key0, key1,
+ * stream low, stream high], each a uint32 (for a kernel that computes the stream's blocks itself).
+ */
+export function philoxWords(seed: number | bigint, stream: number | bigint): [number, number, number, number] {
+  return [...splitU64(seed, 'seed'), ...splitU64(stream, 'stream')];
+}
+
 /** Sequential reader of one Philox stream: (seed, stream) fixes the sequence. */
 export class Philox {
   private readonly k0: number;

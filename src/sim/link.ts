@@ -9,12 +9,13 @@
  * channels of a unit independent of how much noise is drawn (and a GPU generator can reproduce
  * any of them alone). The draw order within each stream is channel.ts's.
  */
-import { InvalidArgumentError, Philox } from '../core/index.js';
+import { type CpuKernelRequest, InvalidArgumentError, Philox } from '../core/index.js';
 import { checkChunkVectors } from './chunking.js';
 import { type ChannelModel, type ChannelSpan, channelEntry, DEFAULT_CHANNEL_MODEL } from '../channels/index.js';
 import { addNoise, randomSymbols, transmit, bitsPerSymbolOf, constellation, type Modulation } from '../mimo/index.js';
 import { codedSymbols, codeOf, vectorsPerFrame, type CodedSpec } from './coded.js';
 import { ofdmChunk, type OfdmLinkSpec } from './ofdm-link.js';
+import { rayleighOnKernel, receivedOnKernel, symbolsOnKernel, useLinkKernel } from './link-wasm.js';
 
 /**
  * What a stream of a unit is used for (the low two bits of the stream number). Coded runs draw
@@ -54,6 +55,13 @@ export interface LinkChunkSpec {
   coded?: CodedSpec;
   /** OFDM link: the unit is a slot, its vectors the slot's data resource elements (ofdm-link.ts). */
   ofdm?: OfdmLinkSpec;
+  /**
+   * The flat link's kernel (core pickCpuKernel, LATTICE_MIMO_WASM): 'auto' (default) runs the
+   * WebAssembly one (link-wasm.ts: symbols, iid Rayleigh channels, y = H s + w; the same values
+   * bit for bit) where the runtime has SIMD and its startup check passes; the OFDM link runs its
+   * TypeScript.
+   */
+  cpuKernel?: CpuKernelRequest;
 }
 
 export interface LinkChunk {
@@ -109,6 +117,16 @@ export function generateLinkChunk(spec: LinkChunkSpec): LinkChunk {
   const { nt, nr, modulation, vectorsPerChannel, seed, snrIndex, unitIndex, vectors, noiseVar } = spec;
   checkChunkVectors(vectors, { vectorsPerChannel }, "a chunk's vectors");
   const rngFor = (purpose: number) => new Philox(seed, unitStream(snrIndex, unitIndex, purpose));
+  // (invalid dimensions or noise variance take the TypeScript path, which names them)
+  const lanes =
+    !spec.ofdm &&
+    useLinkKernel(spec.cpuKernel ?? 'auto') &&
+    Number.isInteger(nt) &&
+    Number.isInteger(nr) &&
+    nt >= 1 &&
+    nr >= 1 &&
+    noiseVar >= 0 &&
+    Number.isFinite(noiseVar);
   let indices: Int32Array, symbols: Float64Array, info: Uint8Array | undefined;
   if (spec.coded) {
     const code = codeOf(spec.coded.code, modulation, spec.coded.E);
@@ -122,7 +140,10 @@ export function generateLinkChunk(spec: LinkChunkSpec): LinkChunk {
       symbols[2 * i + 1] = points[2 * indices[i]! + 1]!;
     }
   } else {
-    ({ indices, symbols } = randomSymbols(rngFor(STREAM_PURPOSE.symbols), vectors * nt, modulation));
+    const stream = unitStream(snrIndex, unitIndex, STREAM_PURPOSE.symbols);
+    ({ indices, symbols } =
+      (lanes ? symbolsOnKernel(seed, stream, vectors * nt, modulation) : null) ??
+      randomSymbols(new Philox(seed, stream), vectors * nt, modulation));
   }
   if (spec.ofdm) {
     const slot = ofdmChunk(
@@ -134,7 +155,22 @@ export function generateLinkChunk(spec: LinkChunkSpec): LinkChunk {
     return { txIndices: indices, ...slot, ...(info ? { info } : {}) };
   }
   const channels = vectors / vectorsPerChannel;
-  const H = linkChannels(spec, 0, channels, channels);
-  const y = addNoise(rngFor(STREAM_PURPOSE.noise), transmit(H, symbols, nt, nr, vectorsPerChannel), noiseVar);
+  const H =
+    (lanes && (spec.channel ?? DEFAULT_CHANNEL_MODEL) === 'rayleigh'
+      ? rayleighOnKernel(seed, unitStream(snrIndex, unitIndex, STREAM_PURPOSE.channels), channels, nt, nr)
+      : null) ?? linkChannels(spec, 0, channels, channels);
+  const y =
+    (lanes && H.length === 2 * channels * nr * nt
+      ? receivedOnKernel(
+          H,
+          symbols,
+          nt,
+          nr,
+          vectorsPerChannel,
+          seed,
+          unitStream(snrIndex, unitIndex, STREAM_PURPOSE.noise),
+          noiseVar,
+        )
+      : null) ?? addNoise(rngFor(STREAM_PURPOSE.noise), transmit(H, symbols, nt, nr, vectorsPerChannel), noiseVar);
   return info ? { txIndices: indices, H, y, info } : { txIndices: indices, H, y };
 }
