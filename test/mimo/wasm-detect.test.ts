@@ -20,33 +20,16 @@ import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { Philox } from '../../src/core/rng.js';
 import { EngineUnavailableError, InvalidArgumentError, RankDeficientError } from '../../src/core/errors.js';
-import { WASM_ENV, wasmUnavailableReason } from '../../src/core/wasm-kernels.js';
-import { addNoise, randomSymbols, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
-import { rayleighChannels } from '../../src/channels/index.js';
+import { WASM_ENV } from '../../src/core/wasm-kernels.js';
+import { addNoise, randomSymbols, transmit } from '../../src/mimo/channel.js';
 import { checkFinite, detect, firstTooLarge, yTooLarge } from '../../src/mimo/detect.js';
-import { bitsPerSymbolOf, constellation } from '../../src/mimo/modulation.js';
+import { constellation } from '../../src/mimo/modulation.js';
 import type { DetectionInput, DetectOptions, Modulation } from '../../src/mimo/types.js';
+import { plantDeficient, problem, sameAsReference, simd } from './wasm-problems.js';
 
 const seed = randomInt(2 ** 31);
 const msg = (s: string) => `${s} (seed ${seed})`;
-// Where the kernels cannot run (no SIMD, or LATTICE_MIMO_WASM=off), 'auto' runs the reference.
-const simd = wasmUnavailableReason() === null;
-
-function problem(
-  rng: Philox,
-  nt: number,
-  nr: number,
-  mod: Modulation,
-  vectors: number,
-  vpc: number,
-  snrDb: number,
-): DetectionInput {
-  const H = rayleighChannels(rng, Math.ceil(vectors / vpc), nt, nr);
-  const { symbols } = randomSymbols(rng, vectors * nt, mod);
-  const noiseVar = snrToNoiseVar(snrDb, 'esn0', bitsPerSymbolOf(mod));
-  const y = addNoise(rng, transmit(H, symbols, nt, nr, vpc), noiseVar);
-  return { nt, nr, H, y, vectorsPerChannel: vpc, noiseVar };
-}
+const same = (input: DetectionInput, opts: DetectOptions, what: string) => sameAsReference(input, opts, what, msg);
 
 /** A random size: nt 1 to 4, nr nt to nt + 2, QPSK to 256-QAM, 1 to 4 vectors a channel, 1 to 41 vectors, -5 to 30 dB. */
 function randomSize(rng: Philox) {
@@ -57,26 +40,6 @@ function randomSize(rng: Philox) {
   const vpc = 1 + (rng.nextUint32() % 4),
     vectors = 1 + (rng.nextUint32() % 41);
   return { nt, nr, mod, vpc, vectors, snr: -5 + rng.uniform() * 35 };
-}
-
-/** Runs the reference and the kernel ('auto': the reference too where the kernels are off) and compares every output. */
-function same(input: DetectionInput, opts: DetectOptions, what: string): void {
-  const ts = detect(input, { ...opts, cpuKernel: 'typescript' });
-  const k = detect(input, { ...opts, cpuKernel: 'auto' });
-  assert.equal(ts.stats.kernel, 'typescript');
-  assert.equal(k.stats.kernel, simd ? 'wasm-simd' : 'typescript', msg(what));
-  assert.deepEqual(k.symbols, ts.symbols, msg(`${what}: symbols`));
-  assert.deepEqual(k.bits, ts.bits, msg(`${what}: bits`));
-  assert.equal(k.stats.nodesVisited, ts.stats.nodesVisited, msg(`${what}: nodes`));
-  if (ts.llr === undefined) assert.equal(k.llr, undefined, msg(what));
-  else {
-    // bit for bit: the kernel's float64 arithmetic is the reference's, operation for operation
-    const a = ts.llr,
-      b = k.llr!;
-    assert.equal(b.length, a.length);
-    for (let i = 0; i < a.length; i++)
-      if (!Object.is(a[i], b[i])) assert.fail(msg(`${what}: LLR ${i} is ${b[i]}, the reference's ${a[i]}`));
-  }
 }
 
 test('nway and ssfe: the kernel equals the reference bit for bit on random problems', () => {
@@ -451,18 +414,7 @@ test("a rank-deficient channel: the reference's error, naming the channel", () =
       channels = 2 + (rng.nextUint32() % 6);
     const p = problem(rng, nt, nt, '16qam', channels, 1, 20);
     const Hd = Float64Array.from(p.H);
-    const hLen = 2 * nt * nt;
-    const bad = Array.from({ length: channels }, () => rng.nextUint32() % 3 === 0);
-    bad[1 + (rng.nextUint32() % (channels - 1))] = true;
-    for (let c = 0; c < channels; c++) {
-      if (!bad[c]) continue;
-      if (rng.nextUint32() % 4 === 0) Hd.fill(0, c * hLen, (c + 1) * hLen);
-      else {
-        const a = rng.nextUint32() % nt,
-          b = (a + 1 + (rng.nextUint32() % (nt - 1))) % nt;
-        for (let i = 0; i < 2 * nt; i++) Hd[c * hLen + b * 2 * nt + i] = Hd[c * hLen + a * 2 * nt + i]!;
-      }
-    }
+    const bad = plantDeficient(rng, Hd, channels, nt, nt);
     const first = bad.indexOf(true);
     for (const cpuKernel of ['typescript', 'auto'] as const)
       assert.throws(

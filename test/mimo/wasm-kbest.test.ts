@@ -15,54 +15,18 @@ import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { Philox } from '../../src/core/rng.js';
 import { EngineUnavailableError, RankDeficientError } from '../../src/core/errors.js';
-import { WASM_ENV, wasmUnavailableReason } from '../../src/core/wasm-kernels.js';
-import { addNoise, randomSymbols, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
-import { rayleighChannels } from '../../src/channels/index.js';
+import { WASM_ENV } from '../../src/core/wasm-kernels.js';
+import { randomSymbols, transmit } from '../../src/mimo/channel.js';
 import { detect } from '../../src/mimo/detect.js';
 import { MAX_CHILDREN } from '../../src/mimo/detectors/kbest/wasm.js';
 import { bitsPerSymbolOf } from '../../src/mimo/modulation.js';
 import type { DetectionInput, DetectOptions, Modulation } from '../../src/mimo/types.js';
+import { plantDeficient, problem, sameAsReference, simd } from './wasm-problems.js';
 
 const seed = randomInt(2 ** 31);
 const msg = (s: string) => `${s} (seed ${seed})`;
-// Where the kernels cannot run (no SIMD, or LATTICE_MIMO_WASM=off), 'auto' runs the reference.
-const simd = wasmUnavailableReason() === null;
+const same = (input: DetectionInput, opts: DetectOptions, what: string) => sameAsReference(input, opts, what, msg);
 const mods: Modulation[] = ['qpsk', '16qam', '64qam', '256qam'];
-
-function problem(
-  rng: Philox,
-  nt: number,
-  nr: number,
-  mod: Modulation,
-  vectors: number,
-  vpc: number,
-  snrDb: number,
-): DetectionInput {
-  const H = rayleighChannels(rng, Math.ceil(vectors / vpc), nt, nr);
-  const { symbols } = randomSymbols(rng, vectors * nt, mod);
-  const noiseVar = snrToNoiseVar(snrDb, 'esn0', bitsPerSymbolOf(mod));
-  const y = addNoise(rng, transmit(H, symbols, nt, nr, vpc), noiseVar);
-  return { nt, nr, H, y, vectorsPerChannel: vpc, noiseVar };
-}
-
-/** Runs the reference and the kernel ('auto': the reference too where the kernels are off) and compares every output. */
-function same(input: DetectionInput, opts: DetectOptions, what: string): void {
-  const ts = detect(input, { ...opts, cpuKernel: 'typescript' });
-  const k = detect(input, { ...opts, cpuKernel: 'auto' });
-  assert.equal(ts.stats.kernel, 'typescript');
-  assert.equal(k.stats.kernel, simd ? 'wasm-simd' : 'typescript', msg(what));
-  assert.deepEqual(k.symbols, ts.symbols, msg(`${what}: symbols`));
-  assert.deepEqual(k.bits, ts.bits, msg(`${what}: bits`));
-  assert.equal(k.stats.nodesVisited, ts.stats.nodesVisited, msg(`${what}: nodes`));
-  if (ts.llr === undefined) assert.equal(k.llr, undefined, msg(what));
-  else {
-    const a = ts.llr,
-      b = k.llr!;
-    assert.equal(b.length, a.length);
-    for (let i = 0; i < a.length; i++)
-      if (!Object.is(a[i], b[i])) assert.fail(msg(`${what}: LLR ${i} is ${b[i]}, the reference's ${a[i]}`));
-  }
-}
 
 /** A K for nt streams of `mod`: 1, small, the default 16, around Q^2, or at and past Q^(2 nt) (nothing pruned); K Q within the kernel's. */
 function randomK(rng: Philox, nt: number, mod: Modulation): number {
@@ -137,18 +101,7 @@ test("kbest: a rank-deficient channel gets the reference's error, naming the fir
       channels = 2 + (rng.nextUint32() % 6);
     const p = problem(rng, nt, nt, '16qam', channels, 1, 20);
     const Hd = Float64Array.from(p.H);
-    const hLen = 2 * nt * nt;
-    const bad = Array.from({ length: channels }, () => rng.nextUint32() % 3 === 0);
-    bad[1 + (rng.nextUint32() % (channels - 1))] = true;
-    for (let c = 0; c < channels; c++) {
-      if (!bad[c]) continue;
-      if (rng.nextUint32() % 4 === 0) Hd.fill(0, c * hLen, (c + 1) * hLen);
-      else {
-        const a = rng.nextUint32() % nt,
-          b = (a + 1 + (rng.nextUint32() % (nt - 1))) % nt;
-        for (let i = 0; i < 2 * nt; i++) Hd[c * hLen + b * 2 * nt + i] = Hd[c * hLen + a * 2 * nt + i]!;
-      }
-    }
+    const bad = plantDeficient(rng, Hd, channels, nt, nt);
     const first = bad.indexOf(true);
     const errorOf = (cpuKernel: 'typescript' | 'auto') => {
       try {

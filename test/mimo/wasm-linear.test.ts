@@ -19,41 +19,17 @@ import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { Philox } from '../../src/core/rng.js';
 import { EngineUnavailableError } from '../../src/core/errors.js';
-import { WASM_ENV, wasmUnavailableReason } from '../../src/core/wasm-kernels.js';
-import { addNoise, randomSymbols, snrToNoiseVar, transmit } from '../../src/mimo/channel.js';
+import { WASM_ENV } from '../../src/core/wasm-kernels.js';
 import { rayleighChannels } from '../../src/channels/index.js';
 import { detect } from '../../src/mimo/detect.js';
 import { linearKernelHypot } from '../../src/mimo/detectors/zf/linear-wasm.js';
-import { bitsPerSymbolOf } from '../../src/mimo/modulation.js';
 import type { DetectionInput, DetectionResult, DetectOptions, Modulation } from '../../src/mimo/types.js';
+import { plantDeficient, problem, simd } from './wasm-problems.js';
 
 const seed = randomInt(2 ** 31);
 const msg = (s: string) => `${s} (seed ${seed})`;
-const simd = wasmUnavailableReason() === null;
 const MODS: Modulation[] = ['bpsk', 'qpsk', '16qam', '64qam', '256qam'];
 const LINEAR = ['zf', 'mmse', 'sic'] as const;
-
-/** A random problem: H Rayleigh unless given, one N0 or one a vector (in runs of equal values). */
-function problem(
-  rng: Philox,
-  nt: number,
-  nr: number,
-  mod: Modulation,
-  vectors: number,
-  vpc: number,
-  snrDb: number,
-  perVector: boolean,
-  H = rayleighChannels(rng, Math.ceil(vectors / vpc), nt, nr),
-): DetectionInput {
-  const { symbols } = randomSymbols(rng, vectors * nt, mod);
-  const n0 = snrToNoiseVar(snrDb, 'esn0', bitsPerSymbolOf(mod));
-  const y = addNoise(rng, transmit(H, symbols, nt, nr, vpc), n0);
-  if (!perVector) return { nt, nr, H, y, vectorsPerChannel: vpc, noiseVar: n0 };
-  const noise = new Float64Array(vectors);
-  for (let v = 0; v < vectors; v++)
-    noise[v] = v > 0 && rng.uniform() < 0.6 ? noise[v - 1]! : n0 * (0.5 + rng.uniform());
-  return { nt, nr, H, y, vectorsPerChannel: vpc, noiseVar: noise };
-}
 
 type Outcome = { result: DetectionResult } | { error: string };
 
@@ -174,19 +150,8 @@ test("rank-deficient channels: the reference's error, naming the first", () => {
     const vpc = 1 + (rng.nextUint32() % 3),
       channels = 2 + (rng.nextUint32() % 8);
     const input = problem(rng, nt, nr, '16qam', channels * vpc, vpc, 20, false);
-    const H = input.H as Float64Array,
-      hLen = 2 * nr * nt;
-    const bad = Array.from({ length: channels }, () => rng.nextUint32() % 3 === 0);
-    bad[1 + (rng.nextUint32() % (channels - 1))] = true;
-    for (let c = 0; c < channels; c++) {
-      if (!bad[c]) continue;
-      if (rng.nextUint32() % 4 === 0) H.fill(0, c * hLen, (c + 1) * hLen);
-      else {
-        const a = rng.nextUint32() % nt,
-          b = (a + 1 + (rng.nextUint32() % (nt - 1))) % nt;
-        for (let i = 0; i < 2 * nr; i++) H[c * hLen + b * 2 * nr + i] = H[c * hLen + a * 2 * nr + i]!;
-      }
-    }
+    const H = input.H as Float64Array;
+    const bad = plantDeficient(rng, H, channels, nt, nr);
     // N0 = 0: the Gram matrix itself
     const noiseVar = detector === 'zf' ? input.noiseVar : 0;
     const first = bad.indexOf(true);
