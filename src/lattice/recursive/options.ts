@@ -41,9 +41,9 @@ export interface RecursiveOptions {
   guard?: number;
   /** Bound on the rounds of each level of the recursion; default 64 m + 1000. */
   maxRounds?: number;
-  /** Vectors of the first block whose lattice a pruned enumeration searches for a shorter b_0 (0: none); default 48. */
+  /** Vectors of the first block whose lattice a pruned enumeration searches for a shorter b_0 (0: none); default 56. */
   svpBlock?: number;
-  /** Node budget of each enumeration (the first block's, each of the tours'); default 2^21. */
+  /** Node budget of each enumeration (the first block's, each of the tours'); default 2^23. */
   svpNodes?: number;
   /** Block of the BKZ tours on the prefix before the first block's search (0: none); default 24. */
   bkzBlock?: number;
@@ -53,9 +53,9 @@ export interface RecursiveOptions {
   bkzPrefix?: number;
 }
 
-/** The first block's defaults: about a tenth of a second of enumeration, b_0 some 0.75x shorter than LLL leaves it. */
-export const SVP_BLOCK = 48,
-  SVP_NODES = 2 ** 21,
+/** The first vectors' defaults: at most about a second of enumeration (a tenth where the tours leave the first block short already). */
+export const SVP_BLOCK = 56,
+  SVP_NODES = 2 ** 23,
   BKZ_BLOCK = 24,
   BKZ_TOURS = 3;
 
