@@ -27,52 +27,13 @@
  *   llrOut  f64[vectors][nt bps]        the clipped max-log LLRs (when soft)
  *   work    scratch (workBytes)
  */
+import { I, setI } from '../../../core/wasm/memory.lib.as';
+import { at, lanes, pair, swapLane } from '../lanes.lib.as';
 
 /** A column whose residual norm falls below this fraction of its original norm is dependent (qr.ts's). */
 const RANK_TOL: f64 = 1e-12;
 
 export { scanRun } from '../input-scan.lib.as';
-
-@inline
-function pair(a: usize, b: usize): v128 {
-  return f64x2.replace_lane(f64x2.splat(load<f64>(a)), 1, load<f64>(b));
-}
-
-/** Two channels' element at ea (lane of channel a) and eb: splat (one channel), the block's v128 (a pair in place) or two loads. */
-@inline
-function lanes(ea: usize, eb: usize, mode: i32): v128 {
-  if (mode == 0) return v128.load64_splat(ea);
-  if (mode == 1) return v128.load(ea);
-  return pair(ea, eb);
-}
-
-@inline
-function at(base: usize, i: i32): usize {
-  return base + ((<usize>i) << 4);
-}
-
-@inline
-function I(p: usize, i: i32): i32 {
-  return load<i32>(p + ((<usize>i) << 2));
-}
-
-@inline
-function setI(p: usize, i: i32, v: i32): void {
-  store<i32>(p + ((<usize>i) << 2), v);
-}
-
-/** Swaps the lane of `mask` between the `len` vectors at a and at b. */
-@inline
-function swapLane(a: usize, b: usize, len: i32, mask: v128): void {
-  for (let r = 0; r < len; r++) {
-    const pa = a + ((<usize>r) << 4),
-      pb = b + ((<usize>r) << 4);
-    const x = v128.load(pa),
-      y = v128.load(pb);
-    v128.store(pa, v128.bitselect(y, x, mask));
-    v128.store(pb, v128.bitselect(x, y, mask));
-  }
-}
 
 /** Bytes of a pair of channels' prep: Q, R (f64x2), the two orders (i32), 16-byte aligned. */
 export function prepStride(rows: i32, nd: i32): usize {

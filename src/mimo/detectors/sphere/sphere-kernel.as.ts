@@ -25,6 +25,7 @@
  *   work    scratch
  */
 import { F, I, jsRound, setF, setI } from '../../../core/wasm/memory.lib.as';
+import { ANY, at, lanes, PAIR, pair, SAME, swapLane } from '../lanes.lib.as';
 
 export { scanRun } from '../input-scan.lib.as';
 
@@ -90,19 +91,6 @@ export function scale(
     setF(factor, c, 1);
     scaleBy(H + ((<usize>(c * hLen)) << 3), hLen, p);
     for (let v = 0; v < vectors; v++) if (I(chan, v) == c) scaleBy(y + ((<usize>(v * yLen)) << 3), yLen, p);
-  }
-}
-
-/** Swaps the lane of `mask` between the `len` vectors at a and at b. */
-@inline
-function swapLane(a: usize, b: usize, len: i32, mask: v128): void {
-  for (let r = 0; r < len; r++) {
-    const pa = a + ((<usize>r) << 4),
-      pb = b + ((<usize>r) << 4);
-    const x = v128.load(pa),
-      y = v128.load(pb);
-    v128.store(pa, v128.bitselect(y, x, mask));
-    v128.store(pb, v128.bitselect(x, y, mask));
   }
 }
 
@@ -366,36 +354,10 @@ export function workBytes(nr: i32, nt: i32): usize {
   );
 }
 
-/** Two vectors' values at a (lane 0) and b (lane 1). */
-@inline
-function pair(a: usize, b: usize): v128 {
-  return f64x2.replace_lane(f64x2.splat(load<f64>(a)), 1, load<f64>(b));
-}
-
-/**
- * Two channels' entry at ea and eb (prep arrays: 16 bytes an entry, lane c & 1 channel c's): `mode`
- * SAME one channel (one load), PAIR the two channels of one pair in their order (one vector load),
- * else any two.
- */
-@inline
-function lanes(ea: usize, eb: usize, mode: i32): v128 {
-  return mode == SAME ? v128.load64_splat(ea) : mode == PAIR ? v128.load(ea) : pair(ea, eb);
-}
-
-/** lanes()'s modes. */
-const SAME = 0,
-  PAIR = 1,
-  ANY = 2;
-
 /** The mode of two channels' entries dB bytes apart (lane A's channel first). */
 @inline
 function modeOf(dB: usize): i32 {
   return dB == 0 ? SAME : dB == 8 ? PAIR : ANY;
-}
-
-@inline
-function at(base: usize, i: i32): usize {
-  return base + ((<usize>i) << 4);
 }
 
 /** Set by search(): whether it found a leaf inside the radius / stopped at its node budget. */

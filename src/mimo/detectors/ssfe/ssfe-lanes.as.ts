@@ -20,27 +20,10 @@
  *   llrOut  f64[vectors][nt bps]        the clipped max-log LLRs (when soft)
  *   work    scratch (v128 arrays: the lanes' per-pass state, each stream's least metric per symbol)
  */
+import { at, lanes, pair } from '../lanes.lib.as';
 
 /** A column whose residual norm falls below this fraction of its original norm is dependent (qr.ts's). */
 const RANK_TOL: f64 = 1e-12;
-
-@inline
-function pair(a: usize, b: usize): v128 {
-  return f64x2.replace_lane(f64x2.splat(load<f64>(a)), 1, load<f64>(b));
-}
-
-/** Two channels' element at ea (lane of channel a) and eb: splat (one channel), the block's v128 (a pair in place) or two loads. */
-@inline
-function lanes(ea: usize, eb: usize, mode: i32): v128 {
-  if (mode == 0) return v128.load64_splat(ea);
-  if (mode == 1) return v128.load(ea);
-  return pair(ea, eb);
-}
-
-@inline
-function at(base: usize, i: i32): usize {
-  return base + ((<usize>i) << 4);
-}
 
 export { scanRun } from '../input-scan.lib.as';
 

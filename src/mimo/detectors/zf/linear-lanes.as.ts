@@ -29,30 +29,9 @@
  *   work    scratch (workBytes)
  */
 import { F, I, setF, setI } from '../../../core/wasm/memory.lib.as';
+import { ANY, at, lanes, PAIR, pair, SAME } from '../lanes.lib.as';
 
 export { scanRun } from '../input-scan.lib.as';
-
-/** Entry i of a pair-interleaved array (16 bytes an entry). */
-@inline
-function at(base: usize, i: i32): usize {
-  return base + ((<usize>i) << 4);
-}
-
-/** Two values at a (lane 0) and b (lane 1). */
-@inline
-function pair(a: usize, b: usize): v128 {
-  return f64x2.replace_lane(f64x2.splat(load<f64>(a)), 1, load<f64>(b));
-}
-
-/** Loads of two preparations' entries ea (lane 0) and eb (lane 1): one preparation, the two of a pair in order, or any two. */
-const SAME = 0,
-  PAIR = 1,
-  ANY = 2;
-
-@inline
-function lanes(ea: usize, eb: usize, mode: i32): v128 {
-  return mode == SAME ? v128.load64_splat(ea) : mode == PAIR ? v128.load(ea) : pair(ea, eb);
-}
 
 /**
  * Math.hypot(x, y) of each lane as V8 computes it: the larger magnitude m, then (Kahan's sum of
