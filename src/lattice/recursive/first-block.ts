@@ -20,6 +20,7 @@ import { transformLost } from '../lll/columns.js';
 import { lllCpu } from '../lll/cpu.js';
 import type { BigBasis } from '../precision/exact.js';
 import { defaultMaxIterations } from '../validate.js';
+import { maxBitLength } from './fixed-qr.js';
 import { applyColumns, identity } from './iterate.js';
 
 /** The first search's block, and the step to the next (each below the radius the last left). */
@@ -58,22 +59,26 @@ function egcd(a: bigint, b: bigint): [bigint, bigint, bigint] {
 }
 
 /**
+ * The first `len` columns in float64 (n x len, column-major), all divided by one power of two that
+ * brings the largest entry below 2^500 (so that no square overflows); the rest rounded.
+ */
+function floatPrefix(B: BigBasis, len: number): Float64Array {
+  const n = B[0]!.length;
+  const shift = BigInt(Math.max(0, maxBitLength(B.slice(0, len)) - 500));
+  const out = new Float64Array(n * len);
+  for (let j = 0; j < len; j++) for (let t = 0; t < n; t++) out[j * n + t] = Number(B[j]![t]! >> shift);
+  return out;
+}
+
+/**
  * The float64 Gram-Schmidt of the first k columns: rr[i] = ||b*_i||^2 and mu[j k + i] = <b_j, b*_i>
  * / ||b*_i||^2, from the columns scaled by a common power of two (so that no entry overflows).
  * null where a column is dependent in float64.
  */
 function blockGso(B: BigBasis, k: number): { rr: Float64Array; mu: Float64Array } | null {
   const n = B[0]!.length;
-  let bits = 0;
-  for (let j = 0; j < k; j++)
-    for (const x of B[j]!) {
-      const b = (x < 0n ? -x : x).toString(16).length * 4;
-      if (b > bits) bits = b;
-    }
-  const shift = BigInt(Math.max(0, bits - 500));
-  const b = new Float64Array(k * n),
+  const b = floatPrefix(B, k),
     q = new Float64Array(k * n);
-  for (let j = 0; j < k; j++) for (let t = 0; t < n; t++) b[j * n + t] = Number(B[j]![t]! >> shift);
   const rr = new Float64Array(k),
     mu = new Float64Array(k * k);
   for (let j = 0; j < k; j++) {
@@ -298,19 +303,9 @@ export function prefixTours(
  */
 function lllPrefix(B: BigBasis, U: BigBasis | null, len: number, delta: number): boolean {
   const n = B[0]!.length;
-  let bits = 0;
-  for (let j = 0; j < len; j++)
-    for (const x of B[j]!) {
-      const b = (x < 0n ? -x : x).toString(16).length * 4;
-      if (b > bits) bits = b;
-    }
-  const shift = BigInt(Math.max(0, bits - 500));
-  const Bf = new Float64Array(n * len),
+  const Bf = floatPrefix(B, len),
     Z = new Float64Array(len * len);
-  for (let j = 0; j < len; j++) {
-    for (let t = 0; t < n; t++) Bf[j * n + t] = Number(B[j]![t]! >> shift);
-    Z[j * len + j] = 1;
-  }
+  for (let j = 0; j < len; j++) Z[j * len + j] = 1;
   try {
     lllCpu(Bf, Z, n, len, { delta, eta: 0.51, blockSize: 8, maxIterations: defaultMaxIterations(len) });
   } catch (err) {
@@ -363,10 +358,8 @@ export function shortenFirst(B: BigBasis, U: BigBasis | null, p: ShortenParams):
     inserted = t.inserted;
     nodes = t.nodes;
   }
-  const f: FirstBlockResult =
-    p.svpBlock >= 2
-      ? shortestFirst(B, U, p.svpBlock, p.svpNodes)
-      : { improved: false, ratio: 1, nodes: 0, complete: true };
+  // (a block under 2 vectors searches nothing)
+  const f = shortestFirst(B, U, p.svpBlock, p.svpNodes);
   const ratio = old > 0n ? Number((norm2(B[0]!) * 1000000n) / old) / 1e6 : 1;
   return { ...f, ratio, nodes: nodes + f.nodes, inserted, changed: inserted > 0 || f.improved };
 }
